@@ -1,0 +1,289 @@
+/* dl-node.c: autograd graph nodes and the thread-local grad mode.
+ *
+ * A node is the grad_fn of the outputs of one recorded op. It owns its
+ * edges (to the grad_fn of each input, or to the input itself when that is
+ * a leaf) and the tensors its backward needs. Outputs are saved detached
+ * (same storage, no grad_fn) so that no output -> node -> output cycle
+ * forms; every saved tensor remembers the storage version it had, and
+ * reading it after an in-place change is an error.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "dl-node-private.h"
+#include "dl-tensor-private.h"
+#include "dl-error.h"
+#include "ops/dl-ops-shape.h"
+
+/**
+ * DlNode:
+ *
+ * A node of the autograd graph: the `grad_fn` of a tensor that an op made
+ * from tensors requiring grad. dl_tensor_backward() walks the nodes from
+ * the root to the leaves.
+ *
+ * Since: 1.0
+ */
+typedef DlNodeData DlNodePrivate;
+G_DEFINE_TYPE_WITH_PRIVATE (DlNode, dl_node, G_TYPE_OBJECT)
+
+static __thread gint grad_disabled;
+
+DlNodeData *
+dl_node_data (DlNode *self)
+{
+  return dl_node_get_instance_private (self);
+}
+
+static void
+dl_node_dispose (GObject *object)
+{
+  DlNodeData *d = dl_node_data (DL_NODE (object));
+
+  for (guint i = 0; i < d->n_inputs; i++)
+    {
+      g_clear_object (&d->edges[i].node);
+      g_clear_object (&d->edges[i].leaf);
+    }
+  g_clear_pointer (&d->saved, g_ptr_array_unref);
+  g_clear_pointer (&d->saved_versions, g_array_unref);
+  G_OBJECT_CLASS (dl_node_parent_class)->dispose (object);
+}
+
+static void
+dl_node_class_init (DlNodeClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = dl_node_dispose;
+}
+
+static void
+dl_node_init (DlNode *self)
+{
+  DlNodeData *d = dl_node_data (self);
+
+  d->name = "Node";
+  d->n_outputs = 1;
+}
+
+/**
+ * dl_node_get_name:
+ * @self: a #DlNode
+ *
+ * Returns: (transfer none): the node's name as PyTorch names it, such as
+ *   "AddBackward0"
+ *
+ * Since: 1.0
+ */
+const gchar *
+dl_node_get_name (DlNode *self)
+{
+  g_return_val_if_fail (DL_IS_NODE (self), NULL);
+  return dl_node_data (self)->name;
+}
+
+/**
+ * dl_node_get_n_inputs:
+ * @self: a #DlNode
+ *
+ * Returns: the number of inputs of the recorded op
+ *
+ * Since: 1.0
+ */
+guint
+dl_node_get_n_inputs (DlNode *self)
+{
+  g_return_val_if_fail (DL_IS_NODE (self), 0);
+  return dl_node_data (self)->n_inputs;
+}
+
+/**
+ * dl_node_get_next_node:
+ * @self: a #DlNode
+ * @input: an input index
+ *
+ * Returns: (transfer none) (nullable): the node the gradient of @input
+ *   flows to, or %NULL when it goes to a leaf or nowhere
+ *
+ * Since: 1.0
+ */
+DlNode *
+dl_node_get_next_node (DlNode *self,
+                       guint   input)
+{
+  DlNodeData *d;
+
+  g_return_val_if_fail (DL_IS_NODE (self), NULL);
+  d = dl_node_data (self);
+  if (input >= d->n_inputs)
+    return NULL;
+  return d->edges[input].node;
+}
+
+/**
+ * dl_is_grad_enabled:
+ *
+ * Returns: whether ops on tensors that require grad are recorded on this
+ *   thread
+ *
+ * Since: 1.0
+ */
+gboolean
+dl_is_grad_enabled (void)
+{
+  return grad_disabled == 0;
+}
+
+/**
+ * dl_set_grad_enabled:
+ * @enabled: whether to record ops for autograd on this thread
+ *
+ * Turns gradient recording on or off for the calling thread, as
+ * torch.set_grad_enabled() does; `no_grad` is built on it.
+ *
+ * Returns: whether it was enabled before the call
+ *
+ * Since: 1.0
+ */
+gboolean
+dl_set_grad_enabled (gboolean enabled)
+{
+  gboolean was = grad_disabled == 0;
+
+  grad_disabled = enabled ? 0 : 1;
+  return was;
+}
+
+gboolean
+dl_autograd_any_requires (guint      n,
+                          DlTensor **inputs)
+{
+  if (grad_disabled)
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    if (inputs[i] && inputs[i]->requires_grad)
+      return TRUE;
+  return FALSE;
+}
+
+DlNode *
+dl_node_new_for_op (const gchar    *name,
+                    DlBackwardFunc  backward,
+                    guint           n_inputs,
+                    DlTensor      **inputs)
+{
+  DlNode *node = g_object_new (DL_TYPE_NODE, NULL);
+  DlNodeData *d = dl_node_data (node);
+
+  g_assert (n_inputs <= DL_NODE_MAX_INPUTS);
+  d->name = name;
+  d->backward = backward;
+  d->n_inputs = n_inputs;
+  for (guint i = 0; i < n_inputs; i++)
+    {
+      DlTensor *t = inputs[i];
+
+      if (t == NULL)
+        continue;
+      d->inputs[i].dtype = t->dtype;
+      d->inputs[i].ndim = t->ndim;
+      for (gint k = 0; k < t->ndim; k++)
+        d->inputs[i].sizes[k] = t->sizes[k];
+      if (!t->requires_grad)
+        continue;
+      if (t->grad_fn)
+        {
+          d->edges[i].node = g_object_ref (t->grad_fn);
+          d->edges[i].input_nr = t->output_nr;
+        }
+      else
+        d->edges[i].leaf = g_object_ref (t);
+    }
+  return node;
+}
+
+void
+dl_node_set_output (DlNode   *node,
+                    DlTensor *output,
+                    guint     output_nr)
+{
+  g_clear_object (&output->grad_fn);
+  output->grad_fn = g_object_ref (node);
+  output->output_nr = output_nr;
+  output->requires_grad = TRUE;
+}
+
+void
+dl_node_save (DlNode   *node,
+              DlTensor *tensor,
+              gboolean  is_output)
+{
+  DlNodeData *d = dl_node_data (node);
+  DlTensor *saved;
+  gint version = tensor->storage->version;
+
+  if (d->saved == NULL)
+    {
+      d->saved = g_ptr_array_new_with_free_func (g_object_unref);
+      d->saved_versions = g_array_new (FALSE, FALSE, sizeof (gint));
+    }
+  if (is_output)
+    saved = dl_tensor_new_view_internal (tensor, tensor->sizes, tensor->strides,
+                                         tensor->ndim, tensor->offset);
+  else
+    saved = g_object_ref (tensor);
+  g_ptr_array_add (d->saved, saved);
+  g_array_append_val (d->saved_versions, version);
+}
+
+DlTensor *
+dl_node_get_saved (DlNode  *node,
+                   guint    i,
+                   GError **error)
+{
+  DlNodeData *d = dl_node_data (node);
+  DlTensor *t;
+
+  if (d->released || d->saved == NULL || i >= d->saved->len)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
+                   "%s: Trying to backward through the graph a second time (or directly "
+                   "access saved tensors after they have already been freed). Saved "
+                   "intermediate values of the graph are freed when you call .backward() "
+                   "or autograd.grad(). Specify retain_graph=True if you need to backward "
+                   "through the graph a second time or if you need to access saved tensors "
+                   "after calling backward.", d->name);
+      return NULL;
+    }
+  t = g_ptr_array_index (d->saved, i);
+  if (t->storage->version != g_array_index (d->saved_versions, gint, i))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
+                   "%s: one of the variables needed for gradient computation has been "
+                   "modified by an inplace operation: it is at version %d; expected "
+                   "version %d instead.", d->name, t->storage->version,
+                   g_array_index (d->saved_versions, gint, i));
+      return NULL;
+    }
+  return t;
+}
+
+gboolean
+dl_node_needs_input_grad (DlNode *node,
+                          guint   i)
+{
+  DlNodeData *d = dl_node_data (node);
+
+  return i < d->n_inputs && (d->edges[i].node || d->edges[i].leaf);
+}
+
+void
+dl_node_release (DlNode *node)
+{
+  DlNodeData *d = dl_node_data (node);
+
+  d->released = TRUE;
+  g_clear_pointer (&d->saved, g_ptr_array_unref);
+  g_clear_pointer (&d->saved_versions, g_array_unref);
+}

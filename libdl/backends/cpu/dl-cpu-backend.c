@@ -1,0 +1,140 @@
+/* dl-cpu-backend.c: the CPU backend's vtable, memory, and loop driver.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <omp.h>
+
+#include "dl-cpu-private.h"
+
+static gpointer
+cpu_raw_alloc (gsize nbytes)
+{
+  void *p = NULL;
+
+  if (posix_memalign (&p, 64, MAX (nbytes, 64)) != 0)
+    return NULL;
+  return p;
+}
+
+static void
+cpu_raw_free (gpointer ptr,
+              gsize    nbytes)
+{
+  free (ptr);
+}
+
+static void
+cpu_memcpy (gpointer      dst,
+            gconstpointer src,
+            gsize         nbytes)
+{
+  memcpy (dst, src, nbytes);
+}
+
+gint
+dl_cpu_get_num_threads (void)
+{
+  return omp_get_max_threads ();
+}
+
+/* Runs loop over the flat index range [begin, end) of iter. */
+static void
+run_range (const DlIter *it,
+           gint64        begin,
+           gint64        end,
+           DlCpuLoop     loop,
+           gpointer      ctx)
+{
+  gint nd = it->ndim, nops = it->n_operands;
+  gint64 idx[DL_MAX_DIMS];
+  gint64 inner_strides[DL_ITER_MAX_OPERANDS];
+  char *base[DL_ITER_MAX_OPERANDS];
+  gint64 rem = begin;
+
+  for (gint d = nd - 1; d >= 0; d--)
+    {
+      idx[d] = rem % it->shape[d];
+      rem /= it->shape[d];
+    }
+  for (gint k = 0; k < nops; k++)
+    inner_strides[k] = it->strides[k][nd - 1];
+
+  while (begin < end)
+    {
+      gint64 n = MIN (it->shape[nd - 1] - idx[nd - 1], end - begin);
+
+      for (gint k = 0; k < nops; k++)
+        {
+          char *p = it->data[k];
+          for (gint d = 0; d < nd; d++)
+            p += idx[d] * it->strides[k][d];
+          base[k] = p;
+        }
+      loop (base, inner_strides, n, ctx);
+      begin += n;
+      idx[nd - 1] += n;
+      for (gint d = nd - 1; d > 0 && idx[d] >= it->shape[d]; d--)
+        {
+          idx[d] = 0;
+          idx[d - 1]++;
+        }
+    }
+}
+
+void
+dl_cpu_iter_for_each (const DlIter *it,
+                      DlCpuLoop     loop,
+                      gpointer      ctx)
+{
+  gint64 total = 1;
+  gint nt;
+
+  for (gint d = 0; d < it->ndim; d++)
+    total *= it->shape[d];
+  if (total == 0)
+    return;
+  nt = total >= DL_CPU_GRAIN ? omp_get_max_threads () : 1;
+  nt = (gint) MIN ((gint64) nt, total / (DL_CPU_GRAIN / 2) + 1);
+  if (nt <= 1)
+    {
+      run_range (it, 0, total, loop, ctx);
+      return;
+    }
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+  for (gint t = 0; t < nt; t++)
+    {
+      /* split on 64-element boundaries so threads never share a cache line
+       * of a contiguous output */
+      gint64 b = total * t / nt, e = total * (t + 1) / nt;
+      b = t == 0 ? 0 : b & ~(gint64) 63;
+      e = t == nt - 1 ? total : e & ~(gint64) 63;
+      if (b < e)
+        run_range (it, b, e, loop, ctx);
+    }
+}
+
+static const DlBackend cpu_backend = {
+  .name = "cpu",
+  .raw_alloc = cpu_raw_alloc,
+  .raw_free = cpu_raw_free,
+  .copy_to_host = cpu_memcpy,
+  .copy_from_host = cpu_memcpy,
+  .synchronize = NULL,
+  .copy = dl_cpu_copy,
+  .fill = dl_cpu_fill,
+  .unary = dl_cpu_unary,
+  .binary = dl_cpu_binary,
+  .reduce = dl_cpu_reduce,
+  .gemm = dl_cpu_gemm,
+  .random = dl_cpu_random,
+};
+
+const DlBackend *
+dl_cpu_backend_get (void)
+{
+  return &cpu_backend;
+}

@@ -1,0 +1,418 @@
+/* dl-cpu-pointwise.c: copy/cast, fill, unary and binary kernels.
+ *
+ * Every kernel is a loop over one run of n elements with byte strides; the
+ * driver in dl-cpu-backend.c walks the rest of the loop nest and splits it
+ * over threads. Runs whose operands are all contiguous take a separate
+ * branch with unit-stride, restrict-qualified pointers that GCC vectorises
+ * at -O3; broadcast scalars get their own branch too.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "dl-cpu-private.h"
+
+/* X-macro of the dtypes with a native C type: (NAME, DTYPE, C type) */
+#define DL_FOR_NATIVE_DTYPES(X)          \
+  X (f32, DL_DTYPE_FLOAT32, float)       \
+  X (f64, DL_DTYPE_FLOAT64, double)      \
+  X (f16, DL_DTYPE_FLOAT16, dl_half)     \
+  X (bf16, DL_DTYPE_BFLOAT16, dl_bf16)   \
+  X (i32, DL_DTYPE_INT32, gint32)        \
+  X (i64, DL_DTYPE_INT64, gint64)        \
+  X (u8, DL_DTYPE_UINT8, guint8)         \
+  X (b8, DL_DTYPE_BOOL, guint8)
+
+/* loading one element as its natural arithmetic value */
+#define LOAD_f32(p) (*(const float *) (p))
+#define LOAD_f64(p) (*(const double *) (p))
+#define LOAD_f16(p) ((float) *(const dl_half *) (p))
+#define LOAD_bf16(p) dl_bf16_to_float (*(const dl_bf16 *) (p))
+#define LOAD_i32(p) (*(const gint32 *) (p))
+#define LOAD_i64(p) (*(const gint64 *) (p))
+#define LOAD_u8(p) (*(const guint8 *) (p))
+#define LOAD_b8(p) (*(const guint8 *) (p))
+
+/* storing a value converted to the element type */
+#define STORE_f32(p, v) (*(float *) (p) = (float) (v))
+#define STORE_f64(p, v) (*(double *) (p) = (double) (v))
+#define STORE_f16(p, v) (*(dl_half *) (p) = (dl_half) (v))
+#define STORE_bf16(p, v) (*(dl_bf16 *) (p) = dl_float_to_bf16 ((float) (v)))
+#define STORE_i32(p, v) (*(gint32 *) (p) = (gint32) (v))
+#define STORE_i64(p, v) (*(gint64 *) (p) = (gint64) (v))
+#define STORE_u8(p, v) (*(guint8 *) (p) = (guint8) (v))
+#define STORE_b8(p, v) (*(guint8 *) (p) = ((v) != 0))
+
+/* ---- copy / cast ---------------------------------------------------- */
+
+#define DEFINE_COPY(DN, DD, DT, SN)                                            \
+  static void copy_##DN##_##SN (char **data, const gint64 *s, gint64 n,     \
+                                gpointer ctx)                                  \
+  {                                                                            \
+    char *d = data[0];                                                         \
+    const char *src = data[1];                                                 \
+    for (gint64 i = 0; i < n; i++)                                             \
+      STORE_##DN (d + i * s[0], LOAD_##SN (src + i * s[1]));                   \
+  }
+#define DEFINE_COPY_FROM(SN, SD, ST)                                           \
+  DEFINE_COPY (f32, 0, 0, SN) DEFINE_COPY (f64, 0, 0, SN)                      \
+  DEFINE_COPY (f16, 0, 0, SN) DEFINE_COPY (bf16, 0, 0, SN)                     \
+  DEFINE_COPY (i32, 0, 0, SN) DEFINE_COPY (i64, 0, 0, SN)                      \
+  DEFINE_COPY (u8, 0, 0, SN) DEFINE_COPY (b8, 0, 0, SN)
+DL_FOR_NATIVE_DTYPES (DEFINE_COPY_FROM)
+
+#define COPY_ROW(SN, SD, ST)                                              \
+  [SD] = { [DL_DTYPE_FLOAT32] = copy_f32_##SN, [DL_DTYPE_FLOAT64] = copy_f64_##SN, \
+           [DL_DTYPE_FLOAT16] = copy_f16_##SN, [DL_DTYPE_BFLOAT16] = copy_bf16_##SN, \
+           [DL_DTYPE_INT32] = copy_i32_##SN, [DL_DTYPE_INT64] = copy_i64_##SN, \
+           [DL_DTYPE_UINT8] = copy_u8_##SN, [DL_DTYPE_BOOL] = copy_b8_##SN },
+/* copy_loops[src][dst] */
+static const DlCpuLoop copy_loops[DL_N_DTYPES][DL_N_DTYPES] = { DL_FOR_NATIVE_DTYPES (COPY_ROW) };
+
+static void
+copy_same (char        **data,
+           const gint64 *s,
+           gint64        n,
+           gpointer      ctx)
+{
+  gsize es = GPOINTER_TO_SIZE (ctx);
+
+  if ((gsize) s[0] == es && (gsize) s[1] == es)
+    memcpy (data[0], data[1], n * es);
+  else
+    for (gint64 i = 0; i < n; i++)
+      memcpy (data[0] + i * s[0], data[1] + i * s[1], es);
+}
+
+void
+dl_cpu_copy (DlIter *iter,
+             DlDType dst_dtype,
+             DlDType src_dtype)
+{
+  if (dst_dtype == src_dtype)
+    dl_cpu_iter_for_each (iter, copy_same, GSIZE_TO_POINTER (dl_dtype_get_size (dst_dtype)));
+  else
+    dl_cpu_iter_for_each (iter, copy_loops[src_dtype][dst_dtype], NULL);
+}
+
+/* ---- fill -------------------------------------------------------------- */
+
+typedef struct
+{
+  DlDType dtype;
+  guint8 bytes[8];
+} FillCtx;
+
+static void
+fill_loop (char        **data,
+           const gint64 *s,
+           gint64        n,
+           gpointer      ctx)
+{
+  FillCtx *f = ctx;
+  gsize es = dl_dtype_get_size (f->dtype);
+
+  if (f->dtype == DL_DTYPE_FLOAT32 && (gsize) s[0] == es)
+    {
+      float v, *restrict d = (float *) data[0];
+      memcpy (&v, f->bytes, 4);
+      for (gint64 i = 0; i < n; i++)
+        d[i] = v;
+      return;
+    }
+  for (gint64 i = 0; i < n; i++)
+    memcpy (data[0] + i * s[0], f->bytes, es);
+}
+
+void
+dl_cpu_fill (DlIter *iter,
+             DlDType dtype,
+             gdouble value)
+{
+  FillCtx f = { .dtype = dtype };
+
+  switch (dtype)
+    {
+#define FILL_CASE(N, D, T) \
+    case D:                \
+      STORE_##N (f.bytes, value); \
+      break;
+      DL_FOR_NATIVE_DTYPES (FILL_CASE)
+#undef FILL_CASE
+    }
+  dl_cpu_iter_for_each (iter, fill_loop, &f);
+}
+
+/* name of a kernel function: FN (unary_, exp, TN) is unary_exp_f32 when TN
+ * is defined as f32 (the indirection expands TN before pasting) */
+#define FN_(prefix, opn, tn) prefix##opn##_##tn
+#define FN(prefix, opn, tn) FN_ (prefix, opn, tn)
+
+/* ---- unary --------------------------------------------------------------
+ * out = f (x); computed in the element type for float32/float64 and in the
+ * integer type for neg/abs/relu on integers. */
+
+#define UNARY_FLOAT_OPS(X)                                   \
+  X (NEG, neg, -x)                                           \
+  X (EXP, exp, EXPF (x))                                     \
+  X (LOG, log, LOGF (x))                                     \
+  X (RELU, relu, (x > 0 ? x : (x != x ? x : 0)))             \
+  X (ABS, abs, FABSF (x))                                    \
+  X (SQRT, sqrt, SQRTF (x))                                  \
+  X (TANH, tanh, TANHF (x))                                  \
+  X (SIGMOID, sigmoid, (1 / (1 + EXPF (-x))))
+
+#define DEFINE_UNARY(OPN, opn, EXPR)                                           \
+  static void FN (unary_, opn, TN) (char **data, const gint64 *s, gint64 n,      \
+                                  gpointer ctx)                                \
+  {                                                                            \
+    if (s[0] == sizeof (T) && s[1] == sizeof (T))                              \
+      {                                                                        \
+        T *restrict o = (T *) data[0];                                         \
+        const T *restrict in = (const T *) data[1];                            \
+        for (gint64 i = 0; i < n; i++)                                         \
+          {                                                                    \
+            T x = in[i];                                                       \
+            o[i] = (EXPR);                                                     \
+          }                                                                    \
+      }                                                                        \
+    else                                                                       \
+      for (gint64 i = 0; i < n; i++)                                           \
+        {                                                                      \
+          T x = *(const T *) (data[1] + i * s[1]);                             \
+          *(T *) (data[0] + i * s[0]) = (EXPR);                                \
+        }                                                                      \
+  }
+
+#define T float
+#define TN f32
+#define EXPF expf
+#define LOGF logf
+#define FABSF fabsf
+#define SQRTF sqrtf
+#define TANHF tanhf
+UNARY_FLOAT_OPS (DEFINE_UNARY)
+#undef T
+#undef TN
+#undef EXPF
+#undef LOGF
+#undef FABSF
+#undef SQRTF
+#undef TANHF
+
+#define T double
+#define TN f64
+#define EXPF exp
+#define LOGF log
+#define FABSF fabs
+#define SQRTF sqrt
+#define TANHF tanh
+UNARY_FLOAT_OPS (DEFINE_UNARY)
+#undef T
+#undef TN
+
+#define UNARY_INT_OPS(X)                 \
+  X (NEG, neg, (T) -x)                   \
+  X (RELU, relu, (x > 0 ? x : 0))        \
+  X (ABS, abs, (x < 0 ? (T) -x : x))
+
+#define T gint32
+#define TN i32
+UNARY_INT_OPS (DEFINE_UNARY)
+#undef T
+#undef TN
+#define T gint64
+#define TN i64
+UNARY_INT_OPS (DEFINE_UNARY)
+#undef T
+#undef TN
+#define UNARY_UINT_OPS(X)                \
+  X (NEG, neg, (T) -x)                   \
+  X (RELU, relu, x)                      \
+  X (ABS, abs, x)
+
+#define T guint8
+#define TN u8
+UNARY_UINT_OPS (DEFINE_UNARY)
+#undef T
+#undef TN
+
+#define UNARY_ENTRY(OPN, opn, EXPR) [DL_UNARY_##OPN] = FN (unary_, opn, TN),
+static const DlCpuLoop unary_loops[DL_N_DTYPES][DL_N_UNARY_OPS] = {
+#define TN f32
+  [DL_DTYPE_FLOAT32] = { UNARY_FLOAT_OPS (UNARY_ENTRY) },
+#undef TN
+#define TN f64
+  [DL_DTYPE_FLOAT64] = { UNARY_FLOAT_OPS (UNARY_ENTRY) },
+#undef TN
+#define TN i32
+  [DL_DTYPE_INT32] = { UNARY_INT_OPS (UNARY_ENTRY) },
+#undef TN
+#define TN i64
+  [DL_DTYPE_INT64] = { UNARY_INT_OPS (UNARY_ENTRY) },
+#undef TN
+#define TN u8
+  [DL_DTYPE_UINT8] = { UNARY_UINT_OPS (UNARY_ENTRY) },
+#undef TN
+};
+
+void
+dl_cpu_unary (DlUnaryOp op,
+              DlIter   *iter,
+              DlDType   dtype)
+{
+  DlCpuLoop loop = unary_loops[dtype][op];
+
+  g_return_if_fail (loop != NULL); /* the ops layer promotes first */
+  dl_cpu_iter_for_each (iter, loop, NULL);
+}
+
+/* ---- binary -------------------------------------------------------------
+ * out = a OP b. ADD and SUB scale b by alpha. Comparisons write bool. */
+
+#define BINARY_ARITH_OPS(X)                         \
+  X (ADD, add, (a + alpha * b))                     \
+  X (SUB, sub, (a - alpha * b))                     \
+  X (MUL, mul, (a * b))                             \
+  X (DIV, div, (a / b))                             \
+  X (MAXIMUM, maximum, (a != a ? a : (b != b ? b : (a > b ? a : b)))) \
+  X (MINIMUM, minimum, (a != a ? a : (b != b ? b : (a < b ? a : b))))
+
+#define BINARY_CMP_OPS(X)       \
+  X (EQ, eq, (a == b))          \
+  X (NE, ne, (a != b))          \
+  X (LT, lt, (a < b))           \
+  X (LE, le, (a <= b))          \
+  X (GT, gt, (a > b))           \
+  X (GE, ge, (a >= b))
+
+#define DEFINE_BINARY(OPN, opn, EXPR, OT)                                      \
+  static void FN (binary_, opn, TN) (char **data, const gint64 *s, gint64 n,     \
+                                   gpointer ctx)                               \
+  {                                                                            \
+    const T alpha = (T) * (const double *) ctx;                                \
+    (void) alpha;                                                              \
+    if (s[0] == sizeof (OT) && s[1] == sizeof (T) && s[2] == sizeof (T))       \
+      {                                                                        \
+        OT *restrict o = (OT *) data[0];                                       \
+        const T *restrict pa = (const T *) data[1];                            \
+        const T *restrict pb = (const T *) data[2];                            \
+        for (gint64 i = 0; i < n; i++)                                         \
+          {                                                                    \
+            T a = pa[i], b = pb[i];                                            \
+            o[i] = (OT) (EXPR);                                                \
+          }                                                                    \
+      }                                                                        \
+    else if (s[0] == sizeof (OT) && s[1] == sizeof (T) && s[2] == 0)           \
+      {                                                                        \
+        OT *restrict o = (OT *) data[0];                                       \
+        const T *restrict pa = (const T *) data[1];                            \
+        const T b = *(const T *) data[2];                                      \
+        for (gint64 i = 0; i < n; i++)                                         \
+          {                                                                    \
+            T a = pa[i];                                                       \
+            o[i] = (OT) (EXPR);                                                \
+          }                                                                    \
+      }                                                                        \
+    else if (s[0] == sizeof (OT) && s[1] == 0 && s[2] == sizeof (T))           \
+      {                                                                        \
+        OT *restrict o = (OT *) data[0];                                       \
+        const T a = *(const T *) data[1];                                      \
+        const T *restrict pb = (const T *) data[2];                            \
+        for (gint64 i = 0; i < n; i++)                                         \
+          {                                                                    \
+            T b = pb[i];                                                       \
+            o[i] = (OT) (EXPR);                                                \
+          }                                                                    \
+      }                                                                        \
+    else                                                                       \
+      for (gint64 i = 0; i < n; i++)                                           \
+        {                                                                      \
+          T a = *(const T *) (data[1] + i * s[1]);                             \
+          T b = *(const T *) (data[2] + i * s[2]);                             \
+          *(OT *) (data[0] + i * s[0]) = (OT) (EXPR);                          \
+        }                                                                      \
+  }
+#define DEFINE_ARITH(OPN, opn, EXPR) DEFINE_BINARY (OPN, opn, EXPR, T)
+#define DEFINE_CMP(OPN, opn, EXPR) DEFINE_BINARY (OPN, opn, EXPR, guint8)
+
+#define T float
+#define TN f32
+BINARY_ARITH_OPS (DEFINE_ARITH)
+BINARY_CMP_OPS (DEFINE_CMP)
+#undef T
+#undef TN
+#define T double
+#define TN f64
+BINARY_ARITH_OPS (DEFINE_ARITH)
+BINARY_CMP_OPS (DEFINE_CMP)
+#undef T
+#undef TN
+#define T gint32
+#define TN i32
+BINARY_ARITH_OPS (DEFINE_ARITH)
+BINARY_CMP_OPS (DEFINE_CMP)
+#undef T
+#undef TN
+#define T gint64
+#define TN i64
+BINARY_ARITH_OPS (DEFINE_ARITH)
+BINARY_CMP_OPS (DEFINE_CMP)
+#undef T
+#undef TN
+#define T guint8
+#define TN u8
+BINARY_ARITH_OPS (DEFINE_ARITH)
+BINARY_CMP_OPS (DEFINE_CMP)
+#undef T
+#undef TN
+
+/* bool: add is or, mul is and; comparisons as on bytes */
+#define BOOL_OPS(X)                   \
+  X (ADD, add, (a | b))               \
+  X (MUL, mul, (a & b))               \
+  X (MAXIMUM, maximum, (a | b))       \
+  X (MINIMUM, minimum, (a & b))
+#define T guint8
+#define TN b8
+BOOL_OPS (DEFINE_ARITH)
+#undef T
+#undef TN
+
+#define BINARY_ENTRY(OPN, opn, EXPR) [DL_BINARY_##OPN] = FN (binary_, opn, TN),
+static const DlCpuLoop binary_loops[DL_N_DTYPES][DL_N_BINARY_OPS] = {
+#define TN f32
+  [DL_DTYPE_FLOAT32] = { BINARY_ARITH_OPS (BINARY_ENTRY) BINARY_CMP_OPS (BINARY_ENTRY) },
+#undef TN
+#define TN f64
+  [DL_DTYPE_FLOAT64] = { BINARY_ARITH_OPS (BINARY_ENTRY) BINARY_CMP_OPS (BINARY_ENTRY) },
+#undef TN
+#define TN i32
+  [DL_DTYPE_INT32] = { BINARY_ARITH_OPS (BINARY_ENTRY) BINARY_CMP_OPS (BINARY_ENTRY) },
+#undef TN
+#define TN i64
+  [DL_DTYPE_INT64] = { BINARY_ARITH_OPS (BINARY_ENTRY) BINARY_CMP_OPS (BINARY_ENTRY) },
+#undef TN
+#define TN u8
+  [DL_DTYPE_UINT8] = { BINARY_ARITH_OPS (BINARY_ENTRY) BINARY_CMP_OPS (BINARY_ENTRY) },
+#undef TN
+#define TN b8
+  [DL_DTYPE_BOOL] = { BOOL_OPS (BINARY_ENTRY)
+#undef TN
+#define TN u8
+                      BINARY_CMP_OPS (BINARY_ENTRY) },
+#undef TN
+};
+
+void
+dl_cpu_binary (DlBinaryOp op,
+               DlIter    *iter,
+               DlDType    dtype,
+               gdouble    alpha)
+{
+  DlCpuLoop loop = binary_loops[dtype][op];
+
+  g_return_if_fail (loop != NULL); /* the ops layer promotes first */
+  dl_cpu_iter_for_each (iter, loop, &alpha);
+}

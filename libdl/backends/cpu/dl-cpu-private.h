@@ -1,0 +1,64 @@
+/* dl-cpu-private.h: shared pieces of the CPU backend: element types,
+ * conversions for the 16-bit floats, and the threaded strided loop driver.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <stdint.h>
+#include <string.h>
+#include <math.h>
+
+#include "backends/dl-backend.h"
+
+G_BEGIN_DECLS
+
+/* Work below this many elements runs on the calling thread alone. */
+#define DL_CPU_GRAIN 32768
+
+typedef _Float16 dl_half;
+typedef guint16 dl_bf16;
+
+static inline float
+dl_bf16_to_float (dl_bf16 v)
+{
+  guint32 bits = (guint32) v << 16;
+  float f;
+  memcpy (&f, &bits, 4);
+  return f;
+}
+
+static inline dl_bf16
+dl_float_to_bf16 (float f)
+{
+  guint32 bits;
+  memcpy (&bits, &f, 4);
+  if (isnan (f))
+    return 0x7fc0;
+  /* round to nearest even */
+  bits += 0x7fff + ((bits >> 16) & 1);
+  return (dl_bf16) (bits >> 16);
+}
+
+/* The loop body over one run of n elements: data[k] points at operand k's
+ * first element, strides[k] is its byte stride along the run. */
+typedef void (*DlCpuLoop) (char **data, const gint64 *strides, gint64 n, gpointer ctx);
+
+gint dl_cpu_get_num_threads (void);
+void dl_cpu_iter_for_each   (const DlIter *iter, DlCpuLoop loop, gpointer ctx);
+
+/* kernel entry points, one family per file */
+void dl_cpu_copy    (DlIter *iter, DlDType dst_dtype, DlDType src_dtype);
+void dl_cpu_fill    (DlIter *iter, DlDType dtype, gdouble value);
+void dl_cpu_unary   (DlUnaryOp op, DlIter *iter, DlDType dtype);
+void dl_cpu_binary  (DlBinaryOp op, DlIter *iter, DlDType dtype, gdouble alpha);
+void dl_cpu_reduce  (DlReduceOp op, const DlReduceArgs *args, DlDType dtype);
+void dl_cpu_gemm    (DlDType dtype, gint64 m, gint64 n, gint64 k,
+                     const void *a, gint64 a_rs, gint64 a_cs,
+                     const void *b, gint64 b_rs, gint64 b_cs,
+                     void *c, gint64 c_rs, gint64 c_cs);
+void dl_cpu_random  (DlRandomOp op, void *data, gint64 n, DlDType dtype,
+                     guint64 seed, guint64 offset, gdouble a, gdouble b);
+
+G_END_DECLS

@@ -1,0 +1,430 @@
+/* dl-cpu-reduce.c: sum, mean, max and min over a set of dims.
+ *
+ * Reference semantics, for each outer position o:
+ *   out[o] = op over inner positions i of in[o, i]
+ * with indices[o] = the first position of the max/min along the (single)
+ * reduced dim. Sums of float32 accumulate in double; of integers and bool
+ * in int64 (the ops layer gives such sums an int64 output).
+ *
+ * Three paths: a contiguous inner run (reduce each row), a contiguous outer
+ * run with strided inner dims ("columns": accumulate whole rows into a
+ * buffer, which keeps the reads sequential), and the generic loop nest.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <omp.h>
+
+#include "dl-cpu-private.h"
+
+static gdouble
+load_f (const char *p,
+        DlDType     dt)
+{
+  switch (dt)
+    {
+    case DL_DTYPE_FLOAT32: return *(const float *) p;
+    case DL_DTYPE_FLOAT64: return *(const double *) p;
+    case DL_DTYPE_FLOAT16: return (float) *(const dl_half *) p;
+    case DL_DTYPE_BFLOAT16: return dl_bf16_to_float (*(const dl_bf16 *) p);
+    case DL_DTYPE_INT32: return *(const gint32 *) p;
+    case DL_DTYPE_INT64: return (gdouble) *(const gint64 *) p;
+    case DL_DTYPE_UINT8:
+    case DL_DTYPE_BOOL: return *(const guint8 *) p;
+    }
+  return 0;
+}
+
+static gint64
+load_i (const char *p,
+        DlDType     dt)
+{
+  switch (dt)
+    {
+    case DL_DTYPE_INT32: return *(const gint32 *) p;
+    case DL_DTYPE_INT64: return *(const gint64 *) p;
+    case DL_DTYPE_UINT8:
+    case DL_DTYPE_BOOL: return *(const guint8 *) p;
+    default: return (gint64) load_f (p, dt);
+    }
+}
+
+static void
+store (char    *p,
+       DlDType  dt,
+       gdouble  v,
+       gint64   iv)
+{
+  switch (dt)
+    {
+    case DL_DTYPE_FLOAT32: *(float *) p = v; break;
+    case DL_DTYPE_FLOAT64: *(double *) p = v; break;
+    case DL_DTYPE_FLOAT16: *(dl_half *) p = (dl_half) v; break;
+    case DL_DTYPE_BFLOAT16: *(dl_bf16 *) p = dl_float_to_bf16 (v); break;
+    case DL_DTYPE_INT32: *(gint32 *) p = iv; break;
+    case DL_DTYPE_INT64: *(gint64 *) p = iv; break;
+    case DL_DTYPE_UINT8: *(guint8 *) p = iv; break;
+    case DL_DTYPE_BOOL: *(guint8 *) p = iv != 0; break;
+    }
+}
+
+static gdouble
+sum_f32_contig (const float *restrict x,
+                gint64                n)
+{
+  /* eight independent double lanes: vectorisable and accurate */
+  double acc[8] = { 0 };
+  gint64 i = 0;
+
+  for (; i + 8 <= n; i += 8)
+    for (gint j = 0; j < 8; j++)
+      acc[j] += x[i + j];
+  for (; i < n; i++)
+    acc[0] += x[i];
+  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
+static gdouble
+sum_f64_contig (const double *restrict x,
+                gint64                 n)
+{
+  double acc[4] = { 0 };
+  gint64 i = 0;
+
+  for (; i + 4 <= n; i += 4)
+    for (gint j = 0; j < 4; j++)
+      acc[j] += x[i + j];
+  for (; i < n; i++)
+    acc[0] += x[i];
+  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+typedef struct
+{
+  gdouble f;
+  gint64 i;
+  gint64 index;
+  gboolean nan_seen;
+} Acc;
+
+static inline gboolean
+is_int_dtype (DlDType dt)
+{
+  return !dl_dtype_is_floating_point (dt);
+}
+
+/* Reduces n elements at stride s (bytes) starting at p, for the op. */
+static Acc
+reduce_run (DlReduceOp  op,
+            DlDType     dt,
+            const char *p,
+            gint64      s,
+            gint64      n)
+{
+  Acc a = { 0 };
+  gsize es = dl_dtype_get_size (dt);
+
+  if (op == DL_REDUCE_SUM || op == DL_REDUCE_MEAN)
+    {
+      if (dt == DL_DTYPE_FLOAT32 && (gsize) s == es)
+        a.f = sum_f32_contig ((const float *) p, n);
+      else if (dt == DL_DTYPE_FLOAT64 && (gsize) s == es)
+        a.f = sum_f64_contig ((const double *) p, n);
+      else if (is_int_dtype (dt))
+        for (gint64 k = 0; k < n; k++)
+          a.i += load_i (p + k * s, dt);
+      else
+        for (gint64 k = 0; k < n; k++)
+          a.f += load_f (p + k * s, dt);
+      return a;
+    }
+
+  /* max / min: first index wins ties; NaN propagates (first NaN) */
+  a.index = 0;
+  if (is_int_dtype (dt))
+    {
+      a.i = load_i (p, dt);
+      for (gint64 k = 1; k < n; k++)
+        {
+          gint64 v = load_i (p + k * s, dt);
+          if (op == DL_REDUCE_MAX ? v > a.i : v < a.i)
+            {
+              a.i = v;
+              a.index = k;
+            }
+        }
+    }
+  else if (dt == DL_DTYPE_FLOAT32)
+    {
+      float best = *(const float *) p;
+      if (best != best)
+        return (Acc) { .f = best, .index = 0 };
+      for (gint64 k = 1; k < n; k++)
+        {
+          float v = *(const float *) (p + k * s);
+          if (v != v)
+            return (Acc) { .f = v, .index = k };
+          if (op == DL_REDUCE_MAX ? v > best : v < best)
+            {
+              best = v;
+              a.index = k;
+            }
+        }
+      a.f = best;
+    }
+  else
+    {
+      a.f = load_f (p, dt);
+      if (a.f != a.f)
+        return a;
+      for (gint64 k = 1; k < n; k++)
+        {
+          gdouble v = load_f (p + k * s, dt);
+          if (v != v)
+            return (Acc) { .f = v, .index = k };
+          if (op == DL_REDUCE_MAX ? v > a.f : v < a.f)
+            {
+              a.f = v;
+              a.index = k;
+            }
+        }
+    }
+  return a;
+}
+
+static void
+unravel (gint64        flat,
+         gint          nd,
+         const gint64 *shape,
+         gint64       *idx)
+{
+  for (gint d = nd - 1; d >= 0; d--)
+    {
+      idx[d] = flat % shape[d];
+      flat /= shape[d];
+    }
+}
+
+static gint64
+offset_of (const gint64 *idx,
+           const gint64 *strides,
+           gint          nd)
+{
+  gint64 off = 0;
+  for (gint d = 0; d < nd; d++)
+    off += idx[d] * strides[d];
+  return off;
+}
+
+/* Combines partial results of the same op. */
+static void
+combine (DlReduceOp op,
+         DlDType    dt,
+         Acc       *into,
+         Acc        part,
+         gint64     part_base)
+{
+  if (op == DL_REDUCE_SUM || op == DL_REDUCE_MEAN)
+    {
+      into->f += part.f;
+      into->i += part.i;
+      return;
+    }
+  part.index += part_base;
+  if (is_int_dtype (dt))
+    {
+      if (op == DL_REDUCE_MAX ? part.i > into->i : part.i < into->i)
+        *into = part;
+    }
+  else if (into->f != into->f)
+    return;
+  else if (part.f != part.f || (op == DL_REDUCE_MAX ? part.f > into->f : part.f < into->f))
+    *into = part;
+}
+
+static void
+finish (DlReduceOp          op,
+        DlDType             dt,
+        const DlReduceArgs *args,
+        gint64              o,
+        const gint64       *oidx,
+        Acc                 a,
+        gint64              n_inner)
+{
+  char *out = args->out + offset_of (oidx, args->out_strides, args->outer_ndim);
+
+  if (op == DL_REDUCE_SUM)
+    {
+      if (is_int_dtype (dt))
+        *(gint64 *) out = a.i;
+      else
+        store (out, dt, a.f, 0);
+    }
+  else if (op == DL_REDUCE_MEAN)
+    store (out, dt, a.f / n_inner, 0);
+  else
+    {
+      store (out, dt, a.f, a.i);
+      if (args->indices)
+        *(gint64 *) (args->indices + offset_of (oidx, args->indices_strides, args->outer_ndim)) = a.index;
+    }
+}
+
+/* Reduces the full inner nest for one outer position. The inner nest is
+ * walked as runs along its innermost dim. */
+static Acc
+reduce_inner (DlReduceOp          op,
+              DlDType             dt,
+              const DlReduceArgs *args,
+              const char         *base,
+              gint64              n_inner)
+{
+  gint nd = args->inner_ndim;
+  gint64 run = args->inner_shape[nd - 1];
+  gint64 n_runs = n_inner / run;
+  gint64 idx[DL_MAX_DIMS] = { 0 };
+  Acc acc = { 0 };
+
+  for (gint64 r = 0; r < n_runs; r++)
+    {
+      const char *p = base + offset_of (idx, args->in_inner_strides, nd);
+      Acc part = reduce_run (op, dt, p, args->in_inner_strides[nd - 1], run);
+
+      if (r == 0)
+        {
+          acc = part;
+          acc.index = part.index;
+        }
+      else
+        combine (op, dt, &acc, part, r * run);
+      /* advance the multi-index over all but the innermost dim */
+      for (gint d = nd - 2; d >= 0; d--)
+        {
+          if (++idx[d] < args->inner_shape[d])
+            break;
+          idx[d] = 0;
+        }
+    }
+  return acc;
+}
+
+/* Column path: the innermost outer dim is contiguous in the input and in
+ * the output and the op is a float32 sum or mean: accumulate whole rows. */
+static gboolean
+try_columns (DlReduceOp          op,
+             DlDType             dt,
+             const DlReduceArgs *args,
+             gint64              n_outer,
+             gint64              n_inner)
+{
+  gint ond = args->outer_ndim, ind = args->inner_ndim;
+  gint64 width, n_blocks;
+
+  if (dt != DL_DTYPE_FLOAT32 || (op != DL_REDUCE_SUM && op != DL_REDUCE_MEAN) || ond < 1
+      || args->in_outer_strides[ond - 1] != 4 || args->out_strides[ond - 1] != 4
+      || (args->in_inner_strides[ind - 1] == 4))
+    return FALSE;
+  width = args->outer_shape[ond - 1];
+  n_blocks = n_outer / width;
+
+#pragma omp parallel for if (n_outer * n_inner >= DL_CPU_GRAIN * 4) schedule(static)
+  for (gint64 blk = 0; blk < n_blocks * ((width + 255) / 256); blk++)
+    {
+      gint64 b = blk / ((width + 255) / 256);
+      gint64 c0 = (blk % ((width + 255) / 256)) * 256;
+      gint64 cw = MIN (256, width - c0);
+      gint64 oidx[DL_MAX_DIMS], iidx[DL_MAX_DIMS] = { 0 };
+      double acc[256] = { 0 };
+      const char *base;
+      float *out;
+
+      unravel (b * width, ond, args->outer_shape, oidx);
+      base = args->in + offset_of (oidx, args->in_outer_strides, ond) + c0 * 4;
+      for (gint64 r = 0; r < n_inner; r++)
+        {
+          const float *restrict row = (const float *) (base + offset_of (iidx, args->in_inner_strides, ind));
+          for (gint64 j = 0; j < cw; j++)
+            acc[j] += row[j];
+          for (gint d = ind - 1; d >= 0; d--)
+            {
+              if (++iidx[d] < args->inner_shape[d])
+                break;
+              iidx[d] = 0;
+            }
+        }
+      out = (float *) (args->out + offset_of (oidx, args->out_strides, ond)) + c0;
+      for (gint64 j = 0; j < cw; j++)
+        out[j] = op == DL_REDUCE_MEAN ? acc[j] / n_inner : acc[j];
+    }
+  return TRUE;
+}
+
+void
+dl_cpu_reduce (DlReduceOp          op,
+               const DlReduceArgs *args,
+               DlDType             dt)
+{
+  gint64 n_outer = 1, n_inner = 1;
+
+  for (gint d = 0; d < args->outer_ndim; d++)
+    n_outer *= args->outer_shape[d];
+  for (gint d = 0; d < args->inner_ndim; d++)
+    n_inner *= args->inner_shape[d];
+  if (n_outer == 0)
+    return;
+  g_return_if_fail (n_inner > 0 || op == DL_REDUCE_SUM || op == DL_REDUCE_MEAN);
+
+  if (n_inner == 0)
+    {
+      Acc zero = { 0 };
+      gint64 oidx[DL_MAX_DIMS];
+      for (gint64 o = 0; o < n_outer; o++)
+        {
+          unravel (o, args->outer_ndim, args->outer_shape, oidx);
+          finish (op, dt, args, o, oidx, op == DL_REDUCE_MEAN ? (Acc) { .f = NAN } : zero,
+                  op == DL_REDUCE_MEAN ? 1 : n_inner);
+        }
+      return;
+    }
+
+  if (n_outer > 1 && try_columns (op, dt, args, n_outer, n_inner))
+    return;
+
+  if (n_outer == 1 && args->inner_ndim == 1 && n_inner >= DL_CPU_GRAIN * 2)
+    {
+      /* one long run: split it over threads and combine the parts */
+      gint nt = omp_get_max_threads ();
+      Acc parts[64];
+      gint64 s = args->in_inner_strides[0];
+      gint64 oidx[DL_MAX_DIMS] = { 0 };
+      Acc acc;
+
+      nt = MIN (nt, 64);
+#pragma omp parallel for num_threads(nt)
+      for (gint t = 0; t < nt; t++)
+        {
+          gint64 b = n_inner * t / nt, e = n_inner * (t + 1) / nt;
+          parts[t] = reduce_run (op, dt, args->in + b * s, s, e - b);
+        }
+      acc = parts[0];
+      for (gint t = 1; t < nt; t++)
+        combine (op, dt, &acc, parts[t], n_inner * t / nt);
+      finish (op, dt, args, 0, oidx, acc, n_inner);
+      return;
+    }
+
+#pragma omp parallel for if (n_outer > 1 && n_outer * n_inner >= DL_CPU_GRAIN * 2) schedule(static)
+  for (gint64 o = 0; o < n_outer; o++)
+    {
+      gint64 oidx[DL_MAX_DIMS];
+      Acc acc;
+
+      unravel (o, args->outer_ndim, args->outer_shape, oidx);
+      acc = reduce_inner (op, dt, args,
+                          args->in + offset_of (oidx, args->in_outer_strides, args->outer_ndim),
+                          n_inner);
+      finish (op, dt, args, o, oidx, acc, n_inner);
+    }
+}

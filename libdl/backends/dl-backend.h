@@ -1,0 +1,131 @@
+/* dl-backend.h: the private device interface every backend fills.
+ *
+ * Ops dispatch through this vtable; nothing above it names OpenBLAS or CUDA.
+ * A backend sees raw pointers, element sizes and byte strides only.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <glib.h>
+#include "dl-dtype.h"
+
+G_BEGIN_DECLS
+
+#define DL_MAX_DIMS 32
+#define DL_ITER_MAX_OPERANDS 3
+
+/* A strided loop nest over up to three operands, the output first.
+ * shape has ndim entries (innermost last); strides are in bytes, so an
+ * operand broadcast along a dim has stride 0 there. */
+typedef struct
+{
+  gint ndim;
+  gint n_operands;
+  gint64 shape[DL_MAX_DIMS];
+  char *data[DL_ITER_MAX_OPERANDS];
+  gint64 strides[DL_ITER_MAX_OPERANDS][DL_MAX_DIMS];
+} DlIter;
+
+typedef enum
+{
+  DL_UNARY_NEG,
+  DL_UNARY_EXP,
+  DL_UNARY_LOG,
+  DL_UNARY_RELU,
+  DL_UNARY_ABS,
+  DL_UNARY_SQRT,
+  DL_UNARY_TANH,
+  DL_UNARY_SIGMOID,
+  DL_N_UNARY_OPS
+} DlUnaryOp;
+
+typedef enum
+{
+  DL_BINARY_ADD,  /* a + alpha * b */
+  DL_BINARY_SUB,  /* a - alpha * b */
+  DL_BINARY_MUL,
+  DL_BINARY_DIV,
+  DL_BINARY_MAXIMUM,
+  DL_BINARY_MINIMUM,
+  /* comparisons: the output operand is bool, the inputs are compute dtype */
+  DL_BINARY_EQ,
+  DL_BINARY_NE,
+  DL_BINARY_LT,
+  DL_BINARY_LE,
+  DL_BINARY_GT,
+  DL_BINARY_GE,
+  DL_N_BINARY_OPS
+} DlBinaryOp;
+
+#define DL_BINARY_IS_COMPARISON(op) ((op) >= DL_BINARY_EQ)
+
+typedef enum
+{
+  DL_REDUCE_SUM,
+  DL_REDUCE_MEAN,
+  DL_REDUCE_MAX,     /* values, and indices into the reduced dim if asked */
+  DL_REDUCE_MIN,
+} DlReduceOp;
+
+/* A reduction: n_outer output positions, each reducing n_inner elements.
+ * Both index spaces are strided loop nests (byte strides). The output is
+ * laid out by out_strides over the outer dims; indices (int64, nullable)
+ * share the output's outer layout. */
+typedef struct
+{
+  gint outer_ndim;
+  gint inner_ndim;
+  gint64 outer_shape[DL_MAX_DIMS];
+  gint64 inner_shape[DL_MAX_DIMS];
+  const char *in;
+  gint64 in_outer_strides[DL_MAX_DIMS];
+  gint64 in_inner_strides[DL_MAX_DIMS];
+  char *out;
+  gint64 out_strides[DL_MAX_DIMS];
+  char *indices;
+  gint64 indices_strides[DL_MAX_DIMS];
+} DlReduceArgs;
+
+typedef enum
+{
+  DL_RANDOM_UNIFORM, /* in [a, b) */
+  DL_RANDOM_NORMAL,  /* mean a, std b */
+} DlRandomOp;
+
+typedef struct _DlBackend DlBackend;
+
+struct _DlBackend
+{
+  const gchar *name;
+
+  /* memory: raw allocation (64-byte aligned), below the caching allocator */
+  gpointer (*raw_alloc)       (gsize nbytes);
+  void     (*raw_free)        (gpointer ptr, gsize nbytes);
+  /* copy nbytes between host memory and this device's memory */
+  void     (*copy_to_host)    (gpointer dst, gconstpointer src, gsize nbytes);
+  void     (*copy_from_host)  (gpointer dst, gconstpointer src, gsize nbytes);
+  void     (*synchronize)     (void);
+
+  /* kernels */
+  void (*copy)    (DlIter *iter, DlDType dst_dtype, DlDType src_dtype);
+  void (*fill)    (DlIter *iter, DlDType dtype, gdouble value);
+  void (*unary)   (DlUnaryOp op, DlIter *iter, DlDType dtype);
+  void (*binary)  (DlBinaryOp op, DlIter *iter, DlDType dtype, gdouble alpha);
+  void (*reduce)  (DlReduceOp op, const DlReduceArgs *args, DlDType dtype);
+  /* C[M,N] = A[M,K] @ B[K,N] for one matrix; each matrix given by its
+   * element strides (row, column), which the backend may need to be unit in
+   * one of the two (the ops layer makes a contiguous copy otherwise). */
+  void (*gemm)    (DlDType dtype, gint64 m, gint64 n, gint64 k,
+                   const void *a, gint64 a_rs, gint64 a_cs,
+                   const void *b, gint64 b_rs, gint64 b_cs,
+                   void *c, gint64 c_rs, gint64 c_cs);
+  /* fills n contiguous elements from the counter-based stream (seed, offset) */
+  void (*random)  (DlRandomOp op, void *data, gint64 n, DlDType dtype,
+                   guint64 seed, guint64 offset, gdouble a, gdouble b);
+};
+
+const DlBackend *dl_cpu_backend_get (void);
+
+G_END_DECLS

@@ -1,0 +1,44 @@
+/* dl-allocator-private.h: the caching allocator shared by all backends.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct _DlAllocator DlAllocator;
+
+typedef gpointer (*DlRawAllocFunc) (gsize nbytes);
+typedef void     (*DlRawFreeFunc)  (gpointer ptr, gsize nbytes);
+
+typedef struct
+{
+  guint64 allocated;      /* bytes handed out and not yet given back */
+  guint64 peak_allocated; /* the most allocated has been */
+  guint64 reserved;       /* allocated + cached */
+  guint64 cached;         /* held in free lists */
+  guint64 n_hits;         /* allocations served from the cache */
+  guint64 n_misses;       /* allocations that went to the raw allocator */
+} DlAllocatorStats;
+
+DlAllocator *dl_allocator_new        (DlRawAllocFunc raw_alloc,
+                                      DlRawFreeFunc  raw_free,
+                                      gsize          min_cached_size,
+                                      guint64        cache_limit);
+void         dl_allocator_free_all   (DlAllocator  *self);
+gpointer     dl_allocator_alloc      (DlAllocator  *self,
+                                      gsize         nbytes,
+                                      gsize        *block_size);
+void         dl_allocator_release    (DlAllocator  *self,
+                                      gpointer      ptr,
+                                      gsize         block_size);
+void         dl_allocator_empty_cache (DlAllocator *self);
+void         dl_allocator_get_stats  (DlAllocator      *self,
+                                      DlAllocatorStats *stats);
+gsize        dl_allocator_round_size (DlAllocator  *self,
+                                      gsize         nbytes);
+
+G_END_DECLS

@@ -1,0 +1,60 @@
+/* dl-device.h: DlDevice, a physical device tensors live on.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(DL_INSIDE) && !defined(DL_COMPILATION)
+#error "Only <dl.h> can be included directly."
+#endif
+
+#include "dl-types.h"
+
+G_BEGIN_DECLS
+
+/**
+ * DlDeviceType:
+ * @DL_DEVICE_TYPE_CPU: the host CPU
+ * @DL_DEVICE_TYPE_CUDA: an NVIDIA GPU through the CUDA backend
+ *
+ * The kind of a #DlDevice.
+ *
+ * Since: 1.0
+ */
+typedef enum
+{
+  DL_DEVICE_TYPE_CPU,
+  DL_DEVICE_TYPE_CUDA,
+} DlDeviceType;
+
+#define DL_TYPE_DEVICE (dl_device_get_type ())
+DL_EXPORT
+G_DECLARE_FINAL_TYPE (DlDevice, dl_device, DL, DEVICE, GObject)
+
+DL_EXPORT
+DlDevice     *dl_device_get                 (const gchar *name,
+                                             GError     **error);
+DL_EXPORT
+DlDevice     *dl_device_get_default         (void);
+DL_EXPORT
+DlDeviceType  dl_device_get_device_type     (DlDevice *self);
+DL_EXPORT
+gint          dl_device_get_index           (DlDevice *self);
+DL_EXPORT
+const gchar  *dl_device_get_name            (DlDevice *self);
+DL_EXPORT
+gboolean      dl_device_equal               (DlDevice *self,
+                                             DlDevice *other);
+DL_EXPORT
+guint64       dl_device_get_memory_allocated     (DlDevice *self);
+DL_EXPORT
+guint64       dl_device_get_max_memory_allocated (DlDevice *self);
+DL_EXPORT
+guint64       dl_device_get_memory_reserved      (DlDevice *self);
+DL_EXPORT
+void          dl_device_empty_cache         (DlDevice *self);
+DL_EXPORT
+void          dl_device_synchronize         (DlDevice *self);
+
+G_END_DECLS

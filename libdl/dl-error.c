@@ -1,0 +1,21 @@
+/* dl-error.c
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "dl-error.h"
+
+/**
+ * dl_error_quark:
+ *
+ * Returns: the quark of the %DL_ERROR domain
+ *
+ * Since: 1.0
+ */
+GQuark
+dl_error_quark (void)
+{
+  return g_quark_from_static_string ("dl-error-quark");
+}

@@ -1,0 +1,162 @@
+/* dl-storage.c
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "dl-storage-private.h"
+#include "dl-error.h"
+
+/**
+ * DlStorage:
+ *
+ * A refcounted block of memory on one device. Tensors are views into a
+ * storage; the memory goes back to the device's allocator when the last
+ * view and the last reference are gone.
+ *
+ * Since: 1.0
+ */
+G_DEFINE_BOXED_TYPE (DlStorage, dl_storage, dl_storage_ref, dl_storage_unref)
+
+static gchar *
+format_bytes (gsize nbytes)
+{
+  return g_format_size_full (nbytes, G_FORMAT_SIZE_IEC_UNITS);
+}
+
+DlStorage *
+dl_storage_new (DlDevice  *device,
+                gsize      nbytes,
+                GError   **error)
+{
+  DlStorage *self;
+  gsize block_size = 0;
+  char *data;
+
+  data = dl_allocator_alloc (dl_device_get_allocator (device), nbytes, &block_size);
+  if (data == NULL)
+    {
+      g_autofree gchar *size = format_bytes (nbytes);
+      g_set_error (error, DL_ERROR, DL_ERROR_OUT_OF_MEMORY,
+                   "%s: out of memory: tried to allocate %s (%" G_GSIZE_FORMAT " bytes)",
+                   dl_device_get_name (device), size, nbytes);
+      return NULL;
+    }
+  self = g_new0 (DlStorage, 1);
+  self->ref_count = 1;
+  self->device = g_object_ref (device);
+  self->data = data;
+  self->nbytes = nbytes;
+  self->block_size = block_size;
+  return self;
+}
+
+DlStorage *
+dl_storage_new_external (DlDevice       *device,
+                         gpointer        data,
+                         gsize           nbytes,
+                         DlReleaseFunc   release,
+                         gpointer        user_data,
+                         GDestroyNotify  notify)
+{
+  DlStorage *self = g_new0 (DlStorage, 1);
+
+  self->ref_count = 1;
+  self->device = g_object_ref (device);
+  self->data = data;
+  self->nbytes = nbytes;
+  self->release = release;
+  self->release_data = user_data;
+  self->release_notify = notify;
+  return self;
+}
+
+/**
+ * dl_storage_ref:
+ * @self: a #DlStorage
+ *
+ * Returns: (transfer full): @self, with one more reference
+ *
+ * Since: 1.0
+ */
+DlStorage *
+dl_storage_ref (DlStorage *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_atomic_int_inc (&self->ref_count);
+  return self;
+}
+
+/**
+ * dl_storage_unref:
+ * @self: (transfer full): a #DlStorage
+ *
+ * Drops a reference; the memory is released with the last one.
+ *
+ * Since: 1.0
+ */
+void
+dl_storage_unref (DlStorage *self)
+{
+  g_return_if_fail (self != NULL);
+  if (!g_atomic_int_dec_and_test (&self->ref_count))
+    return;
+  if (self->block_size)
+    dl_allocator_release (dl_device_get_allocator (self->device), self->data, self->block_size);
+  else
+    {
+      if (self->release)
+        self->release (self->release_data);
+      if (self->release_notify)
+        self->release_notify (self->release_data);
+    }
+  g_object_unref (self->device);
+  g_free (self);
+}
+
+/**
+ * dl_storage_get_nbytes:
+ * @self: a #DlStorage
+ *
+ * Returns: the size of the storage in bytes
+ *
+ * Since: 1.0
+ */
+gsize
+dl_storage_get_nbytes (DlStorage *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->nbytes;
+}
+
+/**
+ * dl_storage_get_device:
+ * @self: a #DlStorage
+ *
+ * Returns: (transfer none): the device that owns the memory
+ *
+ * Since: 1.0
+ */
+DlDevice *
+dl_storage_get_device (DlStorage *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->device;
+}
+
+/**
+ * dl_storage_is_external:
+ * @self: a #DlStorage
+ *
+ * Returns: whether the storage wraps memory that another owner (a numpy
+ *   array, a mapped file) lent it
+ *
+ * Since: 1.0
+ */
+gboolean
+dl_storage_is_external (DlStorage *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return self->block_size == 0;
+}

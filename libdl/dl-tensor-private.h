@@ -1,0 +1,73 @@
+/* dl-tensor-private.h: DlTensor's fields, for ops, autograd and backends glue.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "dl-tensor.h"
+#include "dl-storage-private.h"
+#include "autograd/dl-node.h"
+
+G_BEGIN_DECLS
+
+struct _DlTensor
+{
+  GObject parent_instance;
+
+  DlStorage *storage;          /* (owned) */
+  DlDType dtype;
+  gint ndim;
+  gint64 offset;               /* in elements */
+  gint64 numel;
+  gint64 sizes[DL_MAX_DIMS];
+  gint64 strides[DL_MAX_DIMS]; /* in elements */
+
+  /* autograd */
+  gboolean requires_grad;
+  DlTensor *grad;              /* (owned) (nullable) */
+  DlNode *grad_fn;             /* (owned) (nullable) */
+  guint output_nr;
+};
+
+DlTensor *dl_tensor_new_empty_internal (DlDevice      *device,
+                                        DlDType        dtype,
+                                        const gint64  *shape,
+                                        gint           ndim,
+                                        GError       **error);
+DlTensor *dl_tensor_new_view_internal  (DlTensor      *base,
+                                        const gint64  *sizes,
+                                        const gint64  *strides,
+                                        gint           ndim,
+                                        gint64         offset);
+gboolean  dl_check_shape               (const gchar   *op,
+                                        const gint64  *shape,
+                                        gsize          ndim,
+                                        gint64        *numel,
+                                        GError       **error);
+gchar    *dl_shape_to_string           (const gint64  *shape,
+                                        gint           ndim);
+gboolean  dl_normalize_dim             (const gchar   *op,
+                                        gint          *dim,
+                                        gint           ndim,
+                                        GError       **error);
+
+static inline char *
+dl_tensor_data (DlTensor *t)
+{
+  return t->storage->data + t->offset * (gint64) dl_dtype_get_size (t->dtype);
+}
+
+static inline DlDevice *
+dl_tensor_device (DlTensor *t)
+{
+  return t->storage->device;
+}
+
+static inline const DlBackend *
+dl_tensor_backend (DlTensor *t)
+{
+  return dl_device_get_backend (t->storage->device);
+}
+
+G_END_DECLS

@@ -1,0 +1,970 @@
+/* dl-tensor.c: the DlTensor class: metadata, construction, host I/O.
+ *
+ * Ops live in ops/, autograd in autograd/; this file holds what every op
+ * needs: making tensors and views, and reading their fields.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "dl-tensor-private.h"
+#include "dl-error.h"
+#include "dl-enums.h"
+#include "ops/dl-iter-private.h"
+#include "ops/dl-format-private.h"
+#include "autograd/dl-node-private.h"
+
+/**
+ * DlTensor:
+ *
+ * An n-dimensional array of one #DlDType on one #DlDevice: sizes and
+ * strides over a shared #DlStorage, so that views (transpose, slicing,
+ * reshape) cost no copy. A tensor that requires grad records the ops made
+ * from it, and dl_tensor_backward() computes gradients through them.
+ *
+ * Since: 1.0
+ */
+
+G_DEFINE_FINAL_TYPE (DlTensor, dl_tensor, G_TYPE_OBJECT)
+
+enum
+{
+  PROP_0,
+  PROP_DTYPE,
+  PROP_NDIM,
+  PROP_REQUIRES_GRAD,
+  PROP_DEVICE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* Set while the library itself constructs a tensor, so that constructed()
+ * only gives a storage to tensors made bare from a binding. */
+static __thread gboolean constructing_internal;
+
+static void
+dl_tensor_dispose (GObject *object)
+{
+  DlTensor *self = DL_TENSOR (object);
+
+  g_clear_object (&self->grad);
+  g_clear_object (&self->grad_fn);
+  G_OBJECT_CLASS (dl_tensor_parent_class)->dispose (object);
+}
+
+static void
+dl_tensor_finalize (GObject *object)
+{
+  DlTensor *self = DL_TENSOR (object);
+
+  g_clear_pointer (&self->storage, dl_storage_unref);
+  G_OBJECT_CLASS (dl_tensor_parent_class)->finalize (object);
+}
+
+static void
+dl_tensor_constructed (GObject *object)
+{
+  DlTensor *self = DL_TENSOR (object);
+
+  G_OBJECT_CLASS (dl_tensor_parent_class)->constructed (object);
+  if (!constructing_internal && self->storage == NULL)
+    {
+      /* Dl.Tensor() from a binding: a valid 0-d float32 zero */
+      self->storage = dl_storage_new (dl_device_cpu (), sizeof (gfloat), NULL);
+      memset (self->storage->data, 0, sizeof (gfloat));
+    }
+}
+
+static void
+dl_tensor_get_property (GObject    *object,
+                        guint       prop_id,
+                        GValue     *value,
+                        GParamSpec *pspec)
+{
+  DlTensor *self = DL_TENSOR (object);
+
+  switch (prop_id)
+    {
+    case PROP_DTYPE:
+      g_value_set_enum (value, self->dtype);
+      break;
+    case PROP_NDIM:
+      g_value_set_int (value, self->ndim);
+      break;
+    case PROP_REQUIRES_GRAD:
+      g_value_set_boolean (value, self->requires_grad);
+      break;
+    case PROP_DEVICE:
+      g_value_set_object (value, dl_tensor_device (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+dl_tensor_set_property (GObject      *object,
+                        guint         prop_id,
+                        const GValue *value,
+                        GParamSpec   *pspec)
+{
+  DlTensor *self = DL_TENSOR (object);
+
+  switch (prop_id)
+    {
+    case PROP_REQUIRES_GRAD:
+      {
+        g_autoptr (GError) error = NULL;
+        if (!dl_tensor_set_requires_grad (self, g_value_get_boolean (value), &error))
+          g_warning ("%s", error->message);
+      }
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+dl_tensor_class_init (DlTensorClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = dl_tensor_dispose;
+  object_class->finalize = dl_tensor_finalize;
+  object_class->constructed = dl_tensor_constructed;
+  object_class->get_property = dl_tensor_get_property;
+  object_class->set_property = dl_tensor_set_property;
+
+  /**
+   * DlTensor:dtype:
+   *
+   * The element type.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_DTYPE] =
+    g_param_spec_enum ("dtype", NULL, NULL, DL_TYPE_DTYPE, DL_DTYPE_FLOAT32,
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * DlTensor:ndim:
+   *
+   * The number of dimensions.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_NDIM] =
+    g_param_spec_int ("ndim", NULL, NULL, 0, DL_MAX_DIMS, 0,
+                      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * DlTensor:requires-grad:
+   *
+   * Whether autograd records ops on this tensor.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_REQUIRES_GRAD] =
+    g_param_spec_boolean ("requires-grad", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * DlTensor:device:
+   *
+   * The device the tensor's storage lives on.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_DEVICE] =
+    g_param_spec_object ("device", NULL, NULL, DL_TYPE_DEVICE,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+dl_tensor_init (DlTensor *self)
+{
+  self->numel = 1;
+}
+
+gchar *
+dl_shape_to_string (const gint64 *shape,
+                    gint          ndim)
+{
+  GString *s = g_string_new ("[");
+
+  for (gint i = 0; i < ndim; i++)
+    g_string_append_printf (s, "%s%" G_GINT64_FORMAT, i ? ", " : "", shape[i]);
+  g_string_append_c (s, ']');
+  return g_string_free (s, FALSE);
+}
+
+gboolean
+dl_check_shape (const gchar   *op,
+                const gint64  *shape,
+                gsize          ndim,
+                gint64        *numel,
+                GError       **error)
+{
+  gint64 n = 1;
+
+  if (ndim > DL_MAX_DIMS)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "%s: tensors have at most %d dimensions, got %" G_GSIZE_FORMAT,
+                   op, DL_MAX_DIMS, ndim);
+      return FALSE;
+    }
+  for (gsize i = 0; i < ndim; i++)
+    {
+      if (shape[i] < 0)
+        {
+          g_autofree gchar *s = dl_shape_to_string (shape, ndim);
+          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                       "%s: negative dimension %" G_GINT64_FORMAT " in shape %s",
+                       op, shape[i], s);
+          return FALSE;
+        }
+      if (shape[i] > 0 && n > G_MAXINT64 / 16 / shape[i])
+        {
+          g_autofree gchar *s = dl_shape_to_string (shape, ndim);
+          g_set_error (error, DL_ERROR, DL_ERROR_OUT_OF_MEMORY,
+                       "%s: shape %s has too many elements", op, s);
+          return FALSE;
+        }
+      n *= shape[i];
+    }
+  if (numel)
+    *numel = n;
+  return TRUE;
+}
+
+gboolean
+dl_normalize_dim (const gchar  *op,
+                  gint         *dim,
+                  gint          ndim,
+                  GError      **error)
+{
+  gint n = MAX (ndim, 1);
+
+  if (*dim < -n || *dim >= n)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
+                   "%s: dimension out of range (expected to be in range of [%d, %d], but got %d)",
+                   op, -n, n - 1, *dim);
+      return FALSE;
+    }
+  if (*dim < 0)
+    *dim += n;
+  return TRUE;
+}
+
+static DlTensor *
+tensor_alloc (void)
+{
+  DlTensor *t;
+
+  constructing_internal = TRUE;
+  t = g_object_new (DL_TYPE_TENSOR, NULL);
+  constructing_internal = FALSE;
+  return t;
+}
+
+static void
+set_contiguous_strides (DlTensor *t)
+{
+  gint64 s = 1;
+
+  for (gint i = t->ndim - 1; i >= 0; i--)
+    {
+      t->strides[i] = s;
+      s *= MAX (t->sizes[i], 1);
+    }
+}
+
+DlTensor *
+dl_tensor_new_empty_internal (DlDevice      *device,
+                              DlDType        dtype,
+                              const gint64  *shape,
+                              gint           ndim,
+                              GError       **error)
+{
+  DlTensor *t;
+  DlStorage *storage;
+  gint64 numel;
+
+  if (!dl_check_shape ("empty", shape, ndim, &numel, error))
+    return NULL;
+  storage = dl_storage_new (device ? device : dl_device_cpu (),
+                            (gsize) numel * dl_dtype_get_size (dtype), error);
+  if (storage == NULL)
+    return NULL;
+  t = tensor_alloc ();
+  t->storage = storage;
+  t->dtype = dtype;
+  t->ndim = ndim;
+  t->numel = numel;
+  if (ndim)
+    memcpy (t->sizes, shape, ndim * sizeof (gint64));
+  set_contiguous_strides (t);
+  return t;
+}
+
+DlTensor *
+dl_tensor_new_view_internal (DlTensor      *base,
+                             const gint64  *sizes,
+                             const gint64  *strides,
+                             gint           ndim,
+                             gint64         offset)
+{
+  DlTensor *t = tensor_alloc ();
+
+  t->storage = dl_storage_ref (base->storage);
+  t->dtype = base->dtype;
+  t->ndim = ndim;
+  t->offset = offset;
+  t->numel = 1;
+  for (gint i = 0; i < ndim; i++)
+    {
+      t->sizes[i] = sizes[i];
+      t->strides[i] = strides[i];
+      t->numel *= sizes[i];
+    }
+  return t;
+}
+
+/**
+ * dl_tensor_new_from_bytes:
+ * @bytes: the elements in row-major order, in host byte order
+ * @dtype: the element type
+ * @shape: (array length=n_dims): the shape
+ * @n_dims: the number of dimensions
+ * @error: return location for a #GError
+ *
+ * Makes a CPU tensor holding a copy of @bytes. The fast way to bring bulk
+ * data in from a binding.
+ *
+ * Returns: (transfer full): a new tensor, or %NULL if the size of @bytes
+ *   does not match @shape and @dtype
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_new_from_bytes (GBytes        *bytes,
+                          DlDType        dtype,
+                          const gint64  *shape,
+                          gsize          n_dims,
+                          GError       **error)
+{
+  gint64 numel;
+  gsize size;
+  gconstpointer data;
+  DlTensor *t;
+
+  g_return_val_if_fail (bytes != NULL, NULL);
+  if (!dl_check_shape ("from_bytes", shape, n_dims, &numel, error))
+    return NULL;
+  data = g_bytes_get_data (bytes, &size);
+  if ((guint64) numel * dl_dtype_get_size (dtype) != size)
+    {
+      g_autofree gchar *s = dl_shape_to_string (shape, n_dims);
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "from_bytes: shape %s of %s needs %" G_GUINT64_FORMAT
+                   " bytes, got %" G_GSIZE_FORMAT,
+                   s, dl_dtype_get_name (dtype),
+                   (guint64) numel * dl_dtype_get_size (dtype), size);
+      return NULL;
+    }
+  t = dl_tensor_new_empty_internal (NULL, dtype, shape, n_dims, error);
+  if (t && size)
+    memcpy (dl_tensor_data (t), data, size);
+  return t;
+}
+
+/**
+ * dl_tensor_new_from_address:
+ * @address: the address of the first element of external host memory
+ * @dtype: the element type
+ * @shape: (array length=n_dims): the shape
+ * @n_dims: the number of dimensions
+ * @strides: (array length=n_strides) (nullable): strides in elements, or
+ *   %NULL for row-major contiguous
+ * @n_strides: the number of strides: 0 or @n_dims
+ * @release: (scope notified) (closure user_data) (destroy notify) (nullable):
+ *   called when the tensor's storage lets the memory go
+ * @user_data: data for @release; the owner of the memory
+ * @notify: (nullable): frees @user_data after @release
+ * @error: return location for a #GError
+ *
+ * Wraps memory that another owner lends without copying it: this is how a
+ * numpy array becomes a tensor. The memory must stay valid until @release
+ * is called; from a binding, let @user_data be (or hold) the owner.
+ * Strides must not be negative.
+ *
+ * Returns: (transfer full): a tensor viewing the memory, or %NULL on error
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_new_from_address (guintptr        address,
+                            DlDType         dtype,
+                            const gint64   *shape,
+                            gsize           n_dims,
+                            const gint64   *strides,
+                            gsize           n_strides,
+                            DlReleaseFunc   release,
+                            gpointer        user_data,
+                            GDestroyNotify  notify,
+                            GError        **error)
+{
+  gint64 numel, extent = 1;
+  DlTensor *t;
+
+  if (!dl_check_shape ("from_address", shape, n_dims, &numel, error))
+    goto fail;
+  if (strides && n_strides != n_dims)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "from_address: %" G_GSIZE_FORMAT " strides for %" G_GSIZE_FORMAT " dims",
+                   n_strides, n_dims);
+      goto fail;
+    }
+  if (address == 0 && numel > 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "from_address: NULL address");
+      goto fail;
+    }
+  t = tensor_alloc ();
+  t->dtype = dtype;
+  t->ndim = n_dims;
+  t->numel = numel;
+  for (gsize i = 0; i < n_dims; i++)
+    t->sizes[i] = shape[i];
+  if (strides)
+    {
+      for (gsize i = 0; i < n_dims; i++)
+        {
+          if (strides[i] < 0)
+            {
+              g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                           "from_address: negative strides are not supported");
+              g_object_unref (t);
+              goto fail;
+            }
+          t->strides[i] = strides[i];
+          if (shape[i] > 0)
+            extent += (shape[i] - 1) * strides[i];
+        }
+    }
+  else
+    {
+      set_contiguous_strides (t);
+      extent = numel;
+    }
+  if (numel == 0)
+    extent = 0;
+  t->storage = dl_storage_new_external (dl_device_cpu (), GSIZE_TO_POINTER (address),
+                                        extent * dl_dtype_get_size (dtype),
+                                        release, user_data, notify);
+  return t;
+
+fail:
+  if (release)
+    release (user_data);
+  if (notify)
+    notify (user_data);
+  return NULL;
+}
+
+static void
+write_scalar (char    *p,
+              DlDType  dtype,
+              gdouble  value)
+{
+  DlIter iter = { .ndim = 1, .n_operands = 1, .shape = { 1 }, .data = { p } };
+
+  dl_cpu_backend_get ()->fill (&iter, dtype, value);
+}
+
+/**
+ * dl_tensor_new_scalar:
+ * @value: the value
+ * @dtype: the element type
+ *
+ * Returns: (transfer full): a new 0-d CPU tensor holding @value
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_new_scalar (gdouble value,
+                      DlDType dtype)
+{
+  DlTensor *t = dl_tensor_new_empty_internal (NULL, dtype, NULL, 0, NULL);
+
+  g_assert (t != NULL);
+  write_scalar (dl_tensor_data (t), dtype, value);
+  return t;
+}
+
+/* Copies @src, whatever its layout and device, into contiguous host memory
+ * of @dtype. */
+static gboolean
+copy_to_host (DlTensor  *src,
+              DlDType    dtype,
+              gpointer   dst)
+{
+  DlTensor tmp = { 0 };
+  DlStorage st = { 0 };
+  DlTensor *ops[2] = { &tmp, src };
+  DlIter iter;
+
+  if (src->numel == 0)
+    return TRUE;
+  /* a stack tensor describing dst, so the iterator can walk both */
+  st.data = dst;
+  st.device = dl_device_cpu ();
+  tmp.storage = &st;
+  tmp.dtype = dtype;
+  tmp.ndim = src->ndim;
+  memcpy (tmp.sizes, src->sizes, src->ndim * sizeof (gint64));
+  set_contiguous_strides (&tmp);
+  dl_iter_init (&iter, 2, ops, src->sizes, src->ndim);
+  dl_cpu_backend_get ()->copy (&iter, dtype, src->dtype);
+  return TRUE;
+}
+
+/**
+ * dl_tensor_to_bytes:
+ * @self: a #DlTensor
+ * @error: return location for a #GError
+ *
+ * Copies the elements out in row-major order, whatever the tensor's layout.
+ *
+ * Returns: (transfer full): the elements, or %NULL on error
+ *
+ * Since: 1.0
+ */
+GBytes *
+dl_tensor_to_bytes (DlTensor  *self,
+                    GError   **error)
+{
+  gsize n;
+  gpointer buf;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  n = self->numel * dl_dtype_get_size (self->dtype);
+  buf = g_try_malloc (MAX (n, 1));
+  if (buf == NULL)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_OUT_OF_MEMORY,
+                   "to_bytes: out of memory copying %" G_GSIZE_FORMAT " bytes", n);
+      return NULL;
+    }
+  copy_to_host (self, self->dtype, buf);
+  return g_bytes_new_take (buf, n);
+}
+
+/**
+ * dl_tensor_item:
+ * @self: a #DlTensor with one element
+ * @error: return location for a #GError
+ *
+ * Returns: the only element as a double, or 0 with @error set when the
+ *   tensor does not have exactly one element
+ *
+ * Since: 1.0
+ */
+gdouble
+dl_tensor_item (DlTensor  *self,
+                GError   **error)
+{
+  gdouble v = 0;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), 0);
+  if (self->numel != 1)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "item: a Tensor with %" G_GINT64_FORMAT
+                   " elements cannot be converted to Scalar", self->numel);
+      return 0;
+    }
+  copy_to_host (self, DL_DTYPE_FLOAT64, &v);
+  return v;
+}
+
+/**
+ * dl_tensor_to_string:
+ * @self: a #DlTensor
+ *
+ * Formats the tensor as PyTorch prints it, as in
+ * `tensor([[1., 2.],\n        [3., 4.]], dtype=torch.float64)`.
+ *
+ * Returns: (transfer full): the text
+ *
+ * Since: 1.0
+ */
+gchar *
+dl_tensor_to_string (DlTensor *self)
+{
+  g_autofree gdouble *values = NULL;
+  const gchar *suffixes[4] = { NULL };
+  g_autofree gchar *dtype_s = NULL;
+  g_autofree gchar *grad_fn_s = NULL;
+  DlFormatKind kind;
+  gint n = 0;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  values = g_new (gdouble, MAX (self->numel, 1));
+  copy_to_host (self, DL_DTYPE_FLOAT64, values);
+  if (dl_dtype_is_floating_point (self->dtype))
+    kind = DL_FORMAT_FLOAT;
+  else if (self->dtype == DL_DTYPE_BOOL)
+    kind = DL_FORMAT_BOOL;
+  else
+    kind = DL_FORMAT_INT;
+  /* torch names the dtype unless it is implied: the default float dtype,
+   * int64 and bool for non-empty tensors; any but the default when empty */
+  if (self->dtype != dl_get_default_dtype ()
+      && (self->numel == 0 || (self->dtype != DL_DTYPE_INT64 && self->dtype != DL_DTYPE_BOOL)))
+    suffixes[n++] = dtype_s = g_strdup_printf ("dtype=torch.%s", dl_dtype_get_name (self->dtype));
+  if (self->grad_fn)
+    suffixes[n++] = grad_fn_s = g_strdup_printf ("grad_fn=<%s>", dl_node_get_name (self->grad_fn));
+  else if (self->requires_grad)
+    suffixes[n++] = "requires_grad=True";
+  return dl_format_tensor (values, self->sizes, self->ndim, kind, suffixes);
+}
+
+/**
+ * dl_tensor_get_dtype:
+ * @self: a #DlTensor
+ *
+ * Returns: the element type
+ *
+ * Since: 1.0
+ */
+DlDType
+dl_tensor_get_dtype (DlTensor *self)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), DL_DTYPE_FLOAT32);
+  return self->dtype;
+}
+
+/**
+ * dl_tensor_get_ndim:
+ * @self: a #DlTensor
+ *
+ * Returns: the number of dimensions (0 for a scalar)
+ *
+ * Since: 1.0
+ */
+gint
+dl_tensor_get_ndim (DlTensor *self)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), 0);
+  return self->ndim;
+}
+
+/**
+ * dl_tensor_get_shape:
+ * @self: a #DlTensor
+ * @n_dims: (out): the number of dimensions
+ *
+ * Returns: (array length=n_dims) (transfer none): the size of each dimension
+ *
+ * Since: 1.0
+ */
+const gint64 *
+dl_tensor_get_shape (DlTensor *self,
+                     gsize    *n_dims)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  *n_dims = self->ndim;
+  return self->sizes;
+}
+
+/**
+ * dl_tensor_get_strides:
+ * @self: a #DlTensor
+ * @n_dims: (out): the number of dimensions
+ *
+ * Returns: (array length=n_dims) (transfer none): the stride of each
+ *   dimension, in elements
+ *
+ * Since: 1.0
+ */
+const gint64 *
+dl_tensor_get_strides (DlTensor *self,
+                       gsize    *n_dims)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  *n_dims = self->ndim;
+  return self->strides;
+}
+
+/**
+ * dl_tensor_get_size:
+ * @self: a #DlTensor
+ * @dim: a dimension, negative counting from the end
+ * @error: return location for a #GError
+ *
+ * Returns: the size of dimension @dim, or -1 with @error set if @dim is
+ *   out of range
+ *
+ * Since: 1.0
+ */
+gint64
+dl_tensor_get_size (DlTensor  *self,
+                    gint       dim,
+                    GError   **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), -1);
+  if (self->ndim == 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
+                   "size: dimension specified as %d but tensor has no dimensions", dim);
+      return -1;
+    }
+  if (!dl_normalize_dim ("size", &dim, self->ndim, error))
+    return -1;
+  return self->sizes[dim];
+}
+
+/**
+ * dl_tensor_get_storage_offset:
+ * @self: a #DlTensor
+ *
+ * Returns: the offset of the first element in the storage, in elements
+ *
+ * Since: 1.0
+ */
+gint64
+dl_tensor_get_storage_offset (DlTensor *self)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), 0);
+  return self->offset;
+}
+
+/**
+ * dl_tensor_numel:
+ * @self: a #DlTensor
+ *
+ * Returns: the number of elements
+ *
+ * Since: 1.0
+ */
+gint64
+dl_tensor_numel (DlTensor *self)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), 0);
+  return self->numel;
+}
+
+/**
+ * dl_tensor_element_size:
+ * @self: a #DlTensor
+ *
+ * Returns: the size of one element in bytes
+ *
+ * Since: 1.0
+ */
+gsize
+dl_tensor_element_size (DlTensor *self)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), 0);
+  return dl_dtype_get_size (self->dtype);
+}
+
+/**
+ * dl_tensor_is_contiguous:
+ * @self: a #DlTensor
+ *
+ * Returns: whether the elements lie in row-major order without gaps
+ *
+ * Since: 1.0
+ */
+gboolean
+dl_tensor_is_contiguous (DlTensor *self)
+{
+  gint64 expected = 1;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
+  if (self->numel == 0)
+    return TRUE;
+  for (gint i = self->ndim - 1; i >= 0; i--)
+    {
+      if (self->sizes[i] != 1 && self->strides[i] != expected)
+        return FALSE;
+      expected *= self->sizes[i];
+    }
+  return TRUE;
+}
+
+/**
+ * dl_tensor_get_device:
+ * @self: a #DlTensor
+ *
+ * Returns: (transfer none): the device the tensor lives on
+ *
+ * Since: 1.0
+ */
+DlDevice *
+dl_tensor_get_device (DlTensor *self)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  return dl_tensor_device (self);
+}
+
+/**
+ * dl_tensor_get_storage:
+ * @self: a #DlTensor
+ *
+ * Returns: (transfer none): the storage the tensor views
+ *
+ * Since: 1.0
+ */
+DlStorage *
+dl_tensor_get_storage (DlTensor *self)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  return self->storage;
+}
+
+/**
+ * dl_tensor_get_data_ptr:
+ * @self: a #DlTensor
+ *
+ * Returns: the address of the first element, as torch's data_ptr()
+ *
+ * Since: 1.0
+ */
+guintptr
+dl_tensor_get_data_ptr (DlTensor *self)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), 0);
+  return GPOINTER_TO_SIZE (dl_tensor_data (self));
+}
+
+/**
+ * dl_tensor_get_requires_grad:
+ * @self: a #DlTensor
+ *
+ * Returns: whether autograd records ops on the tensor
+ *
+ * Since: 1.0
+ */
+gboolean
+dl_tensor_get_requires_grad (DlTensor *self)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
+  return self->requires_grad;
+}
+
+/**
+ * dl_tensor_set_requires_grad:
+ * @self: a #DlTensor
+ * @requires_grad: whether to record ops on the tensor
+ * @error: return location for a #GError
+ *
+ * Makes a leaf tensor require grad, or stop. Only floating-point tensors
+ * can require grad, and a non-leaf tensor cannot stop.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 1.0
+ */
+gboolean
+dl_tensor_set_requires_grad (DlTensor  *self,
+                             gboolean   requires_grad,
+                             GError   **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
+  requires_grad = !!requires_grad;
+  if (requires_grad && !dl_dtype_is_floating_point (self->dtype))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                   "requires_grad_: only Tensors of floating point dtype can require gradients, got %s",
+                   dl_dtype_get_name (self->dtype));
+      return FALSE;
+    }
+  if (!requires_grad && self->grad_fn)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
+                   "requires_grad_: you can only change requires_grad flags of leaf variables. "
+                   "If you want to use a computed variable in a subgraph that doesn't require "
+                   "differentiation use var_no_grad = var.detach().");
+      return FALSE;
+    }
+  if (self->requires_grad != requires_grad)
+    {
+      self->requires_grad = requires_grad;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_REQUIRES_GRAD]);
+    }
+  return TRUE;
+}
+
+/**
+ * dl_tensor_get_grad:
+ * @self: a #DlTensor
+ *
+ * Returns: (transfer none) (nullable): the gradient accumulated by
+ *   backward, or %NULL
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_get_grad (DlTensor *self)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  return self->grad;
+}
+
+/**
+ * dl_tensor_set_grad:
+ * @self: a #DlTensor
+ * @grad: (nullable): the new gradient, or %NULL to clear it
+ *
+ * Replaces the accumulated gradient, as assigning `.grad` does.
+ *
+ * Since: 1.0
+ */
+void
+dl_tensor_set_grad (DlTensor *self,
+                    DlTensor *grad)
+{
+  g_return_if_fail (DL_IS_TENSOR (self));
+  g_return_if_fail (grad == NULL || DL_IS_TENSOR (grad));
+  g_set_object (&self->grad, grad);
+}
+
+/**
+ * dl_tensor_get_grad_fn:
+ * @self: a #DlTensor
+ *
+ * Returns: (transfer none) (nullable): the autograd node that made the
+ *   tensor, or %NULL for a leaf
+ *
+ * Since: 1.0
+ */
+DlNode *
+dl_tensor_get_grad_fn (DlTensor *self)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  return self->grad_fn;
+}
+
+/**
+ * dl_tensor_is_leaf:
+ * @self: a #DlTensor
+ *
+ * Returns: whether the tensor was made by the user rather than by an op
+ *   recorded by autograd
+ *
+ * Since: 1.0
+ */
+gboolean
+dl_tensor_is_leaf (DlTensor *self)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), TRUE);
+  return self->grad_fn == NULL;
+}

@@ -1,0 +1,31 @@
+/* dl.h: the one header users include.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#define DL_INSIDE
+
+#include "dl-types.h"
+#include "dl-error.h"
+#include "dl-dtype.h"
+#include "dl-device.h"
+#include "dl-storage.h"
+#include "dl-tensor.h"
+#include "dl-enums.h"
+#include "autograd/dl-node.h"
+#include "ops/dl-ops-creation.h"
+#include "ops/dl-ops-pointwise.h"
+#include "ops/dl-ops-reduce.h"
+#include "ops/dl-ops-shape.h"
+#include "ops/dl-ops-linalg.h"
+#include "ops/dl-ops-activation.h"
+#include "nn/dl-module.h"
+#include "nn/dl-linear.h"
+#include "nn/dl-loss.h"
+#include "optim/dl-optimizer.h"
+#include "optim/dl-sgd.h"
+#include "data/dl-datasets.h"
+
+#undef DL_INSIDE

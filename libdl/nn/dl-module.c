@@ -1,0 +1,494 @@
+/* dl-module.c: DlModule: named parameters and children, forward as a
+ * virtual method, train/eval.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "dl-module.h"
+#include "dl-error.h"
+
+/**
+ * DlModule:
+ *
+ * The base class of every layer and model, as torch.nn.Module. A module
+ * owns named parameters (tensors that require grad) and named child
+ * modules, both kept in the order they were registered; dl_module_forward()
+ * runs the subclass's forward.
+ *
+ * Since: 1.0
+ */
+
+typedef struct
+{
+  GPtrArray *param_names;  /* gchar* */
+  GPtrArray *params;       /* DlTensor* or NULL */
+  GPtrArray *child_names;  /* gchar* */
+  GPtrArray *children;     /* DlModule* */
+  gboolean training;
+} DlModulePrivate;
+
+G_DEFINE_TYPE_WITH_PRIVATE (DlModule, dl_module, G_TYPE_OBJECT)
+
+enum
+{
+  PROP_0,
+  PROP_TRAINING,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+dl_module_dispose (GObject *object)
+{
+  DlModulePrivate *priv = dl_module_get_instance_private (DL_MODULE (object));
+
+  g_clear_pointer (&priv->params, g_ptr_array_unref);
+  g_clear_pointer (&priv->children, g_ptr_array_unref);
+  G_OBJECT_CLASS (dl_module_parent_class)->dispose (object);
+}
+
+static void
+dl_module_finalize (GObject *object)
+{
+  DlModulePrivate *priv = dl_module_get_instance_private (DL_MODULE (object));
+
+  g_ptr_array_unref (priv->param_names);
+  g_ptr_array_unref (priv->child_names);
+  G_OBJECT_CLASS (dl_module_parent_class)->finalize (object);
+}
+
+static void
+dl_module_get_property (GObject    *object,
+                        guint       prop_id,
+                        GValue     *value,
+                        GParamSpec *pspec)
+{
+  switch (prop_id)
+    {
+    case PROP_TRAINING:
+      g_value_set_boolean (value, dl_module_get_training (DL_MODULE (object)));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+dl_module_set_property (GObject      *object,
+                        guint         prop_id,
+                        const GValue *value,
+                        GParamSpec   *pspec)
+{
+  switch (prop_id)
+    {
+    case PROP_TRAINING:
+      dl_module_set_training (DL_MODULE (object), g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static DlTensor *
+dl_module_real_forward (DlModule  *self,
+                        DlTensor  *input,
+                        GError   **error)
+{
+  g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
+               "forward: module of type %s does not implement forward",
+               G_OBJECT_TYPE_NAME (self));
+  return NULL;
+}
+
+static void
+dl_module_class_init (DlModuleClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = dl_module_dispose;
+  object_class->finalize = dl_module_finalize;
+  object_class->get_property = dl_module_get_property;
+  object_class->set_property = dl_module_set_property;
+  klass->forward = dl_module_real_forward;
+
+  /**
+   * DlModule:training:
+   *
+   * Whether the module is in training mode (as opposed to evaluation).
+   *
+   * Since: 1.0
+   */
+  properties[PROP_TRAINING] =
+    g_param_spec_boolean ("training", NULL, NULL, TRUE,
+                          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+dl_module_init (DlModule *self)
+{
+  DlModulePrivate *priv = dl_module_get_instance_private (self);
+
+  priv->param_names = g_ptr_array_new_with_free_func (g_free);
+  priv->params = g_ptr_array_new_with_free_func ((GDestroyNotify) g_object_unref);
+  priv->child_names = g_ptr_array_new_with_free_func (g_free);
+  priv->children = g_ptr_array_new_with_free_func (g_object_unref);
+  priv->training = TRUE;
+}
+
+/**
+ * dl_module_forward: (virtual forward)
+ * @self: a #DlModule
+ * @input: the input tensor
+ * @error: return location for a #GError
+ *
+ * Runs the module on @input.
+ *
+ * Returns: (transfer full): the output, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_module_forward (DlModule  *self,
+                   DlTensor  *input,
+                   GError   **error)
+{
+  GError *local = NULL;
+  DlTensor *out;
+
+  g_return_val_if_fail (DL_IS_MODULE (self), NULL);
+  g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
+  out = DL_MODULE_GET_CLASS (self)->forward (self, input, &local);
+  if (local)
+    {
+      g_clear_object (&out);
+      g_propagate_error (error, local);
+      return NULL;
+    }
+  if (out == NULL)
+    {
+      /* a binding's override that raised something other than a GError */
+      g_set_error (error, DL_ERROR, DL_ERROR_FAILED,
+                   "forward: %s.forward returned no tensor", G_OBJECT_TYPE_NAME (self));
+      return NULL;
+    }
+  if (!DL_IS_TENSOR (out))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_FAILED,
+                   "forward: %s.forward returned a %s, not a tensor",
+                   G_OBJECT_TYPE_NAME (self), G_OBJECT_TYPE_NAME (out));
+      g_object_unref (out);
+      return NULL;
+    }
+  return out;
+}
+
+static gint
+find_name (GPtrArray   *names,
+           const gchar *name)
+{
+  for (guint i = 0; i < names->len; i++)
+    if (g_str_equal (g_ptr_array_index (names, i), name))
+      return i;
+  return -1;
+}
+
+/**
+ * dl_module_register_parameter:
+ * @self: a #DlModule
+ * @name: the parameter's name, unique within the module
+ * @param: (nullable): the parameter; %NULL registers an absent one
+ *
+ * Adds a parameter or replaces the one of that name. The module keeps a
+ * reference; the tensor is what dl_module_parameters() hands optimizers.
+ *
+ * Since: 1.0
+ */
+void
+dl_module_register_parameter (DlModule    *self,
+                              const gchar *name,
+                              DlTensor    *param)
+{
+  DlModulePrivate *priv;
+  gint i;
+
+  g_return_if_fail (DL_IS_MODULE (self));
+  g_return_if_fail (name != NULL);
+  g_return_if_fail (param == NULL || DL_IS_TENSOR (param));
+  priv = dl_module_get_instance_private (self);
+  i = find_name (priv->param_names, name);
+  if (i >= 0)
+    {
+      if (g_ptr_array_index (priv->params, i))
+        g_object_unref (g_ptr_array_index (priv->params, i));
+      g_ptr_array_index (priv->params, i) = param ? g_object_ref (param) : NULL;
+      return;
+    }
+  g_ptr_array_add (priv->param_names, g_strdup (name));
+  g_ptr_array_add (priv->params, param ? g_object_ref (param) : NULL);
+}
+
+/**
+ * dl_module_register_module:
+ * @self: a #DlModule
+ * @name: the child's name, unique within the module
+ * @child: the child module
+ *
+ * Adds a child module or replaces the one of that name; its parameters
+ * become part of @self's.
+ *
+ * Since: 1.0
+ */
+void
+dl_module_register_module (DlModule    *self,
+                           const gchar *name,
+                           DlModule    *child)
+{
+  DlModulePrivate *priv;
+  gint i;
+
+  g_return_if_fail (DL_IS_MODULE (self));
+  g_return_if_fail (name != NULL);
+  g_return_if_fail (DL_IS_MODULE (child));
+  g_return_if_fail (child != self);
+  priv = dl_module_get_instance_private (self);
+  i = find_name (priv->child_names, name);
+  if (i >= 0)
+    {
+      g_object_unref (g_ptr_array_index (priv->children, i));
+      g_ptr_array_index (priv->children, i) = g_object_ref (child);
+      return;
+    }
+  g_ptr_array_add (priv->child_names, g_strdup (name));
+  g_ptr_array_add (priv->children, g_object_ref (child));
+}
+
+/**
+ * dl_module_get_parameter:
+ * @self: a #DlModule
+ * @name: a parameter name of this module (not dotted)
+ *
+ * Returns: (transfer none) (nullable): the parameter, or %NULL
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_module_get_parameter (DlModule    *self,
+                         const gchar *name)
+{
+  DlModulePrivate *priv;
+  gint i;
+
+  g_return_val_if_fail (DL_IS_MODULE (self), NULL);
+  priv = dl_module_get_instance_private (self);
+  i = find_name (priv->param_names, name);
+  return i >= 0 ? g_ptr_array_index (priv->params, i) : NULL;
+}
+
+/**
+ * dl_module_get_module:
+ * @self: a #DlModule
+ * @name: a child name of this module (not dotted)
+ *
+ * Returns: (transfer none) (nullable): the child, or %NULL
+ *
+ * Since: 1.0
+ */
+DlModule *
+dl_module_get_module (DlModule    *self,
+                      const gchar *name)
+{
+  DlModulePrivate *priv;
+  gint i;
+
+  g_return_val_if_fail (DL_IS_MODULE (self), NULL);
+  priv = dl_module_get_instance_private (self);
+  i = find_name (priv->child_names, name);
+  return i >= 0 ? g_ptr_array_index (priv->children, i) : NULL;
+}
+
+/* Walks parameters depth-first, own before children's, as PyTorch does;
+ * a tensor shared by two modules is listed once. */
+static void
+collect_params (DlModule    *self,
+                const gchar *prefix,
+                GPtrArray   *names,
+                GPtrArray   *params,
+                GHashTable  *seen)
+{
+  DlModulePrivate *priv = dl_module_get_instance_private (self);
+
+  for (guint i = 0; i < priv->params->len; i++)
+    {
+      DlTensor *p = g_ptr_array_index (priv->params, i);
+
+      if (p == NULL || g_hash_table_contains (seen, p))
+        continue;
+      g_hash_table_add (seen, p);
+      if (names)
+        g_ptr_array_add (names, g_strconcat (prefix, g_ptr_array_index (priv->param_names, i), NULL));
+      if (params)
+        g_ptr_array_add (params, g_object_ref (p));
+    }
+  for (guint i = 0; i < priv->children->len; i++)
+    {
+      g_autofree gchar *sub = g_strconcat (prefix, g_ptr_array_index (priv->child_names, i), ".", NULL);
+      collect_params (g_ptr_array_index (priv->children, i), sub, names, params, seen);
+    }
+}
+
+/**
+ * dl_module_parameters:
+ * @self: a #DlModule
+ *
+ * Returns: (transfer container) (element-type DlTensor): the parameters of
+ *   the module and its descendants, in registration order
+ *
+ * Since: 1.0
+ */
+GPtrArray *
+dl_module_parameters (DlModule *self)
+{
+  GPtrArray *params = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
+
+  g_return_val_if_fail (DL_IS_MODULE (self), params);
+  collect_params (self, "", NULL, params, seen);
+  return params;
+}
+
+/**
+ * dl_module_parameter_names:
+ * @self: a #DlModule
+ *
+ * Returns: (transfer full): the dotted names ("fc1.weight") of the
+ *   parameters, in the order of dl_module_parameters()
+ *
+ * Since: 1.0
+ */
+GStrv
+dl_module_parameter_names (DlModule *self)
+{
+  GPtrArray *names = g_ptr_array_new ();
+  g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
+
+  g_return_val_if_fail (DL_IS_MODULE (self), NULL);
+  collect_params (self, "", names, NULL, seen);
+  g_ptr_array_add (names, NULL);
+  return (GStrv) g_ptr_array_free (names, FALSE);
+}
+
+/**
+ * dl_module_children:
+ * @self: a #DlModule
+ *
+ * Returns: (transfer container) (element-type DlModule): the direct
+ *   children, in registration order
+ *
+ * Since: 1.0
+ */
+GPtrArray *
+dl_module_children (DlModule *self)
+{
+  DlModulePrivate *priv;
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_object_unref);
+
+  g_return_val_if_fail (DL_IS_MODULE (self), out);
+  priv = dl_module_get_instance_private (self);
+  for (guint i = 0; i < priv->children->len; i++)
+    g_ptr_array_add (out, g_object_ref (g_ptr_array_index (priv->children, i)));
+  return out;
+}
+
+/**
+ * dl_module_children_names:
+ * @self: a #DlModule
+ *
+ * Returns: (transfer full): the names of the direct children, in the order
+ *   of dl_module_children()
+ *
+ * Since: 1.0
+ */
+GStrv
+dl_module_children_names (DlModule *self)
+{
+  DlModulePrivate *priv;
+  GStrvBuilder *b = g_strv_builder_new ();
+  GStrv out;
+
+  g_return_val_if_fail (DL_IS_MODULE (self), NULL);
+  priv = dl_module_get_instance_private (self);
+  for (guint i = 0; i < priv->child_names->len; i++)
+    g_strv_builder_add (b, g_ptr_array_index (priv->child_names, i));
+  out = g_strv_builder_end (b);
+  g_strv_builder_unref (b);
+  return out;
+}
+
+/**
+ * dl_module_zero_grad:
+ * @self: a #DlModule
+ *
+ * Clears the gradient of every parameter (sets it to none, as PyTorch's
+ * default set_to_none=True).
+ *
+ * Since: 1.0
+ */
+void
+dl_module_zero_grad (DlModule *self)
+{
+  g_autoptr (GPtrArray) params = NULL;
+
+  g_return_if_fail (DL_IS_MODULE (self));
+  params = dl_module_parameters (self);
+  for (guint i = 0; i < params->len; i++)
+    dl_tensor_set_grad (g_ptr_array_index (params, i), NULL);
+}
+
+/**
+ * dl_module_set_training:
+ * @self: a #DlModule
+ * @training: %TRUE for training mode, %FALSE for evaluation
+ *
+ * Sets the mode of the module and all its descendants (train()/eval()).
+ *
+ * Since: 1.0
+ */
+void
+dl_module_set_training (DlModule *self,
+                        gboolean  training)
+{
+  DlModulePrivate *priv;
+
+  g_return_if_fail (DL_IS_MODULE (self));
+  priv = dl_module_get_instance_private (self);
+  training = !!training;
+  for (guint i = 0; i < priv->children->len; i++)
+    dl_module_set_training (g_ptr_array_index (priv->children, i), training);
+  if (priv->training != training)
+    {
+      priv->training = training;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRAINING]);
+    }
+}
+
+/**
+ * dl_module_get_training:
+ * @self: a #DlModule
+ *
+ * Returns: whether the module is in training mode
+ *
+ * Since: 1.0
+ */
+gboolean
+dl_module_get_training (DlModule *self)
+{
+  DlModulePrivate *priv;
+
+  g_return_val_if_fail (DL_IS_MODULE (self), FALSE);
+  priv = dl_module_get_instance_private (self);
+  return priv->training;
+}

@@ -1,0 +1,447 @@
+/* dl-format.c
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/* Tensor pretty-printing that mirrors the repr() of a strided CPU tensor in
+ * PyTorch 1.13 (torch/_tensor_str.py) with the default print options:
+ * precision 4, threshold 1000, edgeitems 3, linewidth 80 and automatic
+ * choice of scientific notation.  The rules reproduced here are:
+ *
+ *  - one formatter (fixed / integer-valued / scientific mode plus a common
+ *    column width) is chosen from the values that are actually shown, i.e.
+ *    from the summarised data when the tensor has more than 1000 elements;
+ *  - floats use fixed notation with 4 decimals, or "N." when every nonzero
+ *    finite value is integral, or 4-digit scientific notation when the
+ *    max/min magnitude ratio exceeds 1000, the max exceeds 1e8 or (for
+ *    non-integral data) the min is below 1e-4;
+ *  - every element is right-aligned to the common width, innermost rows are
+ *    wrapped to fit in 80 columns, nested rows are indented one column per
+ *    level and separated by dim-1 newlines;
+ *  - summarised dimensions show 3 leading and 3 trailing items around "...";
+ *  - empty tensors print "[]" followed by a size suffix unless 1-D, and extra
+ *    suffixes are appended, wrapping onto a new line past 80 columns.
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "dl-format-private.h"
+
+#define FORMAT_PRECISION_FIXED "%.4f"
+#define FORMAT_PRECISION_SCI   "%.4e"
+#define FORMAT_INTEGRAL        "%.0f"
+#define FORMAT_THRESHOLD       1000
+#define FORMAT_EDGEITEMS       3
+#define FORMAT_LINEWIDTH       80
+#define FORMAT_PREFIX          "tensor("
+
+/* Large enough for "%.0f" / "%.4f" of any finite double. */
+#define FORMAT_BUF_SIZE        512
+
+typedef struct
+{
+  DlFormatKind kind;
+  gboolean     int_mode;
+  gboolean     sci_mode;
+  gsize        max_width;
+} Formatter;
+
+typedef struct
+{
+  const gdouble *values;
+  const gint64  *shape;
+  gsize          ndim;
+  const gsize   *strides;
+  gboolean       summarize;
+  Formatter      formatter;
+} PrintContext;
+
+/* Writes the unpadded text of @value into @buf and returns its length. */
+static gsize
+format_raw (const Formatter *formatter,
+            gdouble          value,
+            gchar           *buf)
+{
+  switch (formatter->kind)
+    {
+    case DL_FORMAT_BOOL:
+      g_strlcpy (buf, value != 0.0 ? "True" : "False", FORMAT_BUF_SIZE);
+      break;
+
+    case DL_FORMAT_INT:
+      /* Adding 0.0 turns a stray -0.0 into 0.0. */
+      g_ascii_formatd (buf, FORMAT_BUF_SIZE, FORMAT_INTEGRAL, value + 0.0);
+      break;
+
+    case DL_FORMAT_FLOAT:
+    default:
+      if (isnan (value))
+        g_strlcpy (buf, "nan", FORMAT_BUF_SIZE);
+      else if (isinf (value))
+        g_strlcpy (buf, value > 0 ? "inf" : "-inf", FORMAT_BUF_SIZE);
+      else if (formatter->sci_mode)
+        g_ascii_formatd (buf, FORMAT_BUF_SIZE, FORMAT_PRECISION_SCI, value);
+      else if (formatter->int_mode)
+        {
+          gsize len;
+
+          g_ascii_formatd (buf, FORMAT_BUF_SIZE - 1, FORMAT_INTEGRAL, value);
+          len = strlen (buf);
+          buf[len] = '.';
+          buf[len + 1] = '\0';
+        }
+      else
+        g_ascii_formatd (buf, FORMAT_BUF_SIZE, FORMAT_PRECISION_FIXED, value);
+      break;
+    }
+
+  return strlen (buf);
+}
+
+/* Appends @value right-aligned to the formatter's width. */
+static void
+append_value (GString         *out,
+              const Formatter *formatter,
+              gdouble          value)
+{
+  gchar buf[FORMAT_BUF_SIZE];
+  gsize len;
+
+  len = format_raw (formatter, value, buf);
+  for (; len < formatter->max_width; len++)
+    g_string_append_c (out, ' ');
+  g_string_append (out, buf);
+}
+
+static void
+formatter_init (Formatter     *formatter,
+                DlFormatKind   kind,
+                const gdouble *values,
+                gsize          n_values)
+{
+  gchar buf[FORMAT_BUF_SIZE];
+  gdouble min_abs = INFINITY;
+  gdouble max_abs = 0.0;
+  gsize n_nonzero_finite = 0;
+  gsize i;
+
+  formatter->kind = kind;
+  formatter->int_mode = TRUE;
+  formatter->sci_mode = FALSE;
+  formatter->max_width = 1;
+
+  if (kind != DL_FORMAT_FLOAT)
+    {
+      for (i = 0; i < n_values; i++)
+        formatter->max_width = MAX (formatter->max_width,
+                                    format_raw (formatter, values[i], buf));
+      return;
+    }
+
+  for (i = 0; i < n_values; i++)
+    {
+      gdouble v = values[i];
+
+      if (!isfinite (v) || v == 0.0)
+        continue;
+
+      n_nonzero_finite++;
+      min_abs = MIN (min_abs, fabs (v));
+      max_abs = MAX (max_abs, fabs (v));
+      if (v != ceil (v))
+        formatter->int_mode = FALSE;
+    }
+
+  /* Only zeros and non-finite values: integral mode with width 1. */
+  if (n_nonzero_finite == 0)
+    return;
+
+  if (max_abs / min_abs > 1000.0 || max_abs > 1.0e8)
+    formatter->sci_mode = TRUE;
+  else if (!formatter->int_mode && min_abs < 1.0e-4)
+    formatter->sci_mode = TRUE;
+
+  /* The width only considers nonzero finite values. */
+  for (i = 0; i < n_values; i++)
+    {
+      gdouble v = values[i];
+
+      if (!isfinite (v) || v == 0.0)
+        continue;
+
+      formatter->max_width = MAX (formatter->max_width,
+                                  format_raw (formatter, v, buf));
+    }
+}
+
+/* Whether dimension @dim is shown as edge items around an ellipsis. */
+static inline gboolean
+dim_is_trimmed (const PrintContext *ctx,
+                gsize               dim)
+{
+  return ctx->summarize && ctx->shape[dim] > 2 * FORMAT_EDGEITEMS;
+}
+
+/* Maps the @k-th shown item of dimension @dim to its index, or -1 for the
+ * ellipsis. */
+static gint64
+shown_index (const PrintContext *ctx,
+             gsize               dim,
+             gint64              k)
+{
+  if (!dim_is_trimmed (ctx, dim))
+    return k;
+  if (k < FORMAT_EDGEITEMS)
+    return k;
+  if (k == FORMAT_EDGEITEMS)
+    return -1;
+  return ctx->shape[dim] - (2 * FORMAT_EDGEITEMS + 1 - k);
+}
+
+static gint64
+n_shown_items (const PrintContext *ctx,
+               gsize               dim)
+{
+  return dim_is_trimmed (ctx, dim) ? 2 * FORMAT_EDGEITEMS + 1 : ctx->shape[dim];
+}
+
+/* Collects the values that get printed, i.e. the summarised data. */
+static void
+collect_shown (const PrintContext *ctx,
+               gsize               dim,
+               gsize               offset,
+               GArray             *out)
+{
+  gint64 n_items = n_shown_items (ctx, dim);
+  gint64 k;
+
+  for (k = 0; k < n_items; k++)
+    {
+      gint64 index = shown_index (ctx, dim, k);
+      gsize child;
+
+      if (index < 0)
+        continue;
+
+      child = offset + (gsize) index * ctx->strides[dim];
+      if (dim + 1 == ctx->ndim)
+        g_array_append_val (out, ctx->values[child]);
+      else
+        collect_shown (ctx, dim + 1, child, out);
+    }
+}
+
+static void
+append_spaces (GString *out,
+               gsize    n)
+{
+  for (; n > 0; n--)
+    g_string_append_c (out, ' ');
+}
+
+static void
+append_row (GString            *out,
+            const PrintContext *ctx,
+            gsize               offset,
+            gsize               indent)
+{
+  gsize dim = ctx->ndim - 1;
+  gint64 n_items = n_shown_items (ctx, dim);
+  gint64 element_length = (gint64) ctx->formatter.max_width + 2;
+  gint64 per_line;
+  gint64 k;
+
+  per_line = ((gint64) FORMAT_LINEWIDTH - (gint64) indent) / element_length;
+  per_line = MAX (1, per_line);
+
+  g_string_append_c (out, '[');
+  for (k = 0; k < n_items; k++)
+    {
+      gint64 index = shown_index (ctx, dim, k);
+
+      if (k > 0)
+        {
+          if (k % per_line == 0)
+            {
+              g_string_append (out, ",\n");
+              append_spaces (out, indent + 1);
+            }
+          else
+            g_string_append (out, ", ");
+        }
+
+      if (index < 0)
+        g_string_append (out, " ...");
+      else
+        append_value (out, &ctx->formatter,
+                      ctx->values[offset + (gsize) index * ctx->strides[dim]]);
+    }
+  g_string_append_c (out, ']');
+}
+
+static void
+append_slice (GString            *out,
+              const PrintContext *ctx,
+              gsize               dim,
+              gsize               offset,
+              gsize               indent)
+{
+  gint64 n_items;
+  gint64 k;
+  gsize i;
+
+  if (dim + 1 == ctx->ndim)
+    {
+      append_row (out, ctx, offset, indent);
+      return;
+    }
+
+  n_items = n_shown_items (ctx, dim);
+  g_string_append_c (out, '[');
+  for (k = 0; k < n_items; k++)
+    {
+      gint64 index = shown_index (ctx, dim, k);
+
+      if (k > 0)
+        {
+          /* A slice of rank r is separated from the next by r-1 newlines. */
+          g_string_append_c (out, ',');
+          for (i = dim + 1; i < ctx->ndim; i++)
+            g_string_append_c (out, '\n');
+          append_spaces (out, indent + 1);
+        }
+
+      if (index < 0)
+        g_string_append (out, "...");
+      else
+        append_slice (out, ctx, dim + 1,
+                      offset + (gsize) index * ctx->strides[dim], indent + 1);
+    }
+  g_string_append_c (out, ']');
+}
+
+static void
+append_suffix (GString     *out,
+               const gchar *suffix,
+               gsize        indent,
+               glong       *last_line_len)
+{
+  glong suffix_len = g_utf8_strlen (suffix, -1);
+
+  if (*last_line_len + suffix_len + 2 > FORMAT_LINEWIDTH)
+    {
+      g_string_append (out, ",\n");
+      append_spaces (out, indent);
+      g_string_append (out, suffix);
+      *last_line_len = (glong) indent + suffix_len;
+    }
+  else
+    {
+      g_string_append (out, ", ");
+      g_string_append (out, suffix);
+      *last_line_len += suffix_len + 2;
+    }
+}
+
+gchar *
+dl_format_tensor (const gdouble       *values,
+                  const gint64        *shape,
+                  gsize                ndim,
+                  DlFormatKind         kind,
+                  const gchar * const *suffixes)
+{
+  g_autoptr (GString) out = NULL;
+  g_autofree gsize *strides = NULL;
+  g_autofree gchar *size_suffix = NULL;
+  const gchar *last_newline;
+  const gsize indent = strlen (FORMAT_PREFIX);
+  glong last_line_len;
+  gsize numel = 1;
+  gsize i;
+
+  g_return_val_if_fail (ndim == 0 || shape != NULL, NULL);
+
+  for (i = 0; i < ndim; i++)
+    {
+      g_return_val_if_fail (shape[i] >= 0, NULL);
+      numel *= (gsize) shape[i];
+    }
+
+  g_return_val_if_fail (numel == 0 || values != NULL, NULL);
+
+  out = g_string_new (FORMAT_PREFIX);
+
+  if (numel == 0)
+    {
+      g_autoptr (GString) size = g_string_new ("size=(");
+
+      g_string_append (out, "[]");
+
+      /* Like NumPy, the shape is spelled out unless it is (0,). */
+      if (ndim != 1)
+        {
+          for (i = 0; i < ndim; i++)
+            g_string_append_printf (size, "%s%" G_GINT64_FORMAT,
+                                    i > 0 ? ", " : "", shape[i]);
+          g_string_append_c (size, ')');
+          size_suffix = g_string_free (g_steal_pointer (&size), FALSE);
+        }
+    }
+  else if (ndim == 0)
+    {
+      Formatter formatter;
+
+      formatter_init (&formatter, kind, values, 1);
+      append_value (out, &formatter, values[0]);
+    }
+  else
+    {
+      PrintContext ctx = { 0, };
+      g_autoptr (GArray) shown = NULL;
+
+      strides = g_new (gsize, ndim);
+      strides[ndim - 1] = 1;
+      for (i = ndim - 1; i > 0; i--)
+        strides[i - 1] = strides[i] * (gsize) shape[i];
+
+      ctx.values = values;
+      ctx.shape = shape;
+      ctx.ndim = ndim;
+      ctx.strides = strides;
+      ctx.summarize = numel > FORMAT_THRESHOLD;
+
+      if (ctx.summarize)
+        {
+          shown = g_array_new (FALSE, FALSE, sizeof (gdouble));
+          collect_shown (&ctx, 0, 0, shown);
+          formatter_init (&ctx.formatter, kind,
+                          (const gdouble *) shown->data, shown->len);
+        }
+      else
+        formatter_init (&ctx.formatter, kind, values, numel);
+
+      append_slice (out, &ctx, 0, 0, indent);
+    }
+
+  /* PyTorch measures the last line as its length plus one, so a single
+   * line counts as its length plus two. */
+  last_newline = strrchr (out->str, '\n');
+  if (last_newline != NULL)
+    last_line_len = (glong) (out->len - (gsize) (last_newline - out->str)) + 1;
+  else
+    last_line_len = (glong) out->len + 2;
+
+  if (size_suffix != NULL)
+    append_suffix (out, size_suffix, indent, &last_line_len);
+
+  for (i = 0; suffixes != NULL && suffixes[i] != NULL; i++)
+    append_suffix (out, suffixes[i], indent, &last_line_len);
+
+  g_string_append_c (out, ')');
+
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}

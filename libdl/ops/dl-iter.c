@@ -1,0 +1,108 @@
+/* dl-iter.c: broadcasting and dim coalescing for elementwise loops.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "dl-iter-private.h"
+#include "dl-error.h"
+
+gboolean
+dl_broadcast_shapes (const gchar   *op,
+                     const gint64  *a,
+                     gint           a_ndim,
+                     const gint64  *b,
+                     gint           b_ndim,
+                     gint64        *out,
+                     gint          *out_ndim,
+                     GError       **error)
+{
+  gint ndim = MAX (a_ndim, b_ndim);
+
+  for (gint i = 0; i < ndim; i++)
+    {
+      gint ia = a_ndim - ndim + i, ib = b_ndim - ndim + i;
+      gint64 sa = ia >= 0 ? a[ia] : 1, sb = ib >= 0 ? b[ib] : 1;
+
+      if (sa == sb || sb == 1)
+        out[i] = sa;
+      else if (sa == 1)
+        out[i] = sb;
+      else
+        {
+          g_autofree gchar *as = dl_shape_to_string (a, a_ndim);
+          g_autofree gchar *bs = dl_shape_to_string (b, b_ndim);
+          g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                       "%s: shapes %s and %s cannot be broadcast "
+                       "(size %" G_GINT64_FORMAT " vs %" G_GINT64_FORMAT " at dim %d)",
+                       op, as, bs, sa, sb, i);
+          return FALSE;
+        }
+    }
+  *out_ndim = ndim;
+  return TRUE;
+}
+
+void
+dl_iter_init (DlIter        *iter,
+              gint           n,
+              DlTensor     **tensors,
+              const gint64  *shape,
+              gint           ndim)
+{
+  gint d = 0;
+
+  iter->n_operands = n;
+  for (gint k = 0; k < n; k++)
+    iter->data[k] = dl_tensor_data (tensors[k]);
+
+  /* broadcast strides (bytes), dropping size-1 dims */
+  for (gint i = 0; i < ndim; i++)
+    {
+      if (shape[i] == 1)
+        continue;
+      iter->shape[d] = shape[i];
+      for (gint k = 0; k < n; k++)
+        {
+          DlTensor *t = tensors[k];
+          gint ti = t->ndim - ndim + i;
+          gint64 es = dl_dtype_get_size (t->dtype);
+
+          iter->strides[k][d] = (ti >= 0 && t->sizes[ti] != 1) ? t->strides[ti] * es : 0;
+        }
+      d++;
+    }
+  if (d == 0)
+    {
+      iter->shape[0] = 1;
+      for (gint k = 0; k < n; k++)
+        iter->strides[k][0] = 0;
+      d = 1;
+    }
+
+  /* merge dim i into dim i+1 where every operand is contiguous across them */
+  {
+    gint out = 0;
+    for (gint i = 1; i < d; i++)
+      {
+        gboolean can = TRUE;
+        for (gint k = 0; k < n && can; k++)
+          can = iter->strides[k][out] == iter->strides[k][i] * iter->shape[i];
+        if (can)
+          {
+            iter->shape[out] *= iter->shape[i];
+            for (gint k = 0; k < n; k++)
+              iter->strides[k][out] = iter->strides[k][i];
+          }
+        else
+          {
+            out++;
+            iter->shape[out] = iter->shape[i];
+            for (gint k = 0; k < n; k++)
+              iter->strides[k][out] = iter->strides[k][i];
+          }
+      }
+    iter->ndim = out + 1;
+  }
+}

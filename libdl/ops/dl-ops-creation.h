@@ -1,0 +1,44 @@
+/* dl-ops-creation.h
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(DL_INSIDE) && !defined(DL_COMPILATION)
+#error "Only <dl.h> can be included directly."
+#endif
+
+#include "dl-tensor.h"
+
+G_BEGIN_DECLS
+
+DL_EXPORT
+DlTensor *dl_empty       (const gint64 *shape, gsize n_dims, DlDType dtype,
+                          DlDevice *device, GError **error);
+DL_EXPORT
+DlTensor *dl_zeros       (const gint64 *shape, gsize n_dims, DlDType dtype,
+                          DlDevice *device, GError **error);
+DL_EXPORT
+DlTensor *dl_ones        (const gint64 *shape, gsize n_dims, DlDType dtype,
+                          DlDevice *device, GError **error);
+DL_EXPORT
+DlTensor *dl_full        (const gint64 *shape, gsize n_dims, gdouble value,
+                          DlDType dtype, DlDevice *device, GError **error);
+DL_EXPORT
+DlTensor *dl_arange      (gdouble start, gdouble end, gdouble step,
+                          DlDType dtype, DlDevice *device, GError **error);
+DL_EXPORT
+DlTensor *dl_rand        (const gint64 *shape, gsize n_dims, DlDType dtype,
+                          DlDevice *device, GError **error);
+DL_EXPORT
+DlTensor *dl_randn       (const gint64 *shape, gsize n_dims, DlDType dtype,
+                          DlDevice *device, GError **error);
+DL_EXPORT
+void      dl_manual_seed (guint64 seed);
+DL_EXPORT
+DlTensor *dl_tensor_uniform_ (DlTensor *self, gdouble from, gdouble to, GError **error);
+DL_EXPORT
+DlTensor *dl_tensor_normal_  (DlTensor *self, gdouble mean, gdouble std, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,242 @@
+/* dl-ops-linalg.c: matmul with PyTorch's rules for 1-d operands and
+ * broadcast batch dims, over one batched-GEMM primitive.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "dl-ops-private.h"
+
+static DlTensor *bmm_prim (DlTensor *a, DlTensor *b, GError **error);
+
+/* A matrix operand fit for the backend: unit stride in one of its two dims. */
+static DlTensor *
+gemm_ready (DlTensor  *t,
+            GError   **error)
+{
+  gint n = t->ndim;
+  gint64 rs = t->strides[n - 2], cs = t->strides[n - 1];
+
+  if ((cs == 1 && rs >= MAX (t->sizes[n - 1], 1)) || (rs == 1 && cs >= MAX (t->sizes[n - 2], 1))
+      || t->sizes[n - 1] == 1 || t->sizes[n - 2] == 1)
+    return g_object_ref (t);
+  return dl_contiguous_nograd (t, error);
+}
+
+/* Batched matrix product of a[..., n, k] and b[..., k, m] with equal batch
+ * shapes (strides may be 0); the result is contiguous. */
+static DlTensor *
+bmm_raw (DlTensor  *a0,
+         DlTensor  *b0,
+         GError   **error)
+{
+  gint nd = a0->ndim;
+  gint64 n = a0->sizes[nd - 2], k = a0->sizes[nd - 1], m = b0->sizes[nd - 1];
+  gint64 shape[DL_MAX_DIMS];
+  gint64 n_batch = 1, idx[DL_MAX_DIMS] = { 0 };
+  gsize es = dl_dtype_get_size (a0->dtype);
+  g_autoptr (DlTensor) a = NULL;
+  g_autoptr (DlTensor) b = NULL;
+  DlTensor *out;
+  const DlBackend *be = dl_tensor_backend (a0);
+
+  if (!(a = gemm_ready (a0, error)) || !(b = gemm_ready (b0, error)))
+    return NULL;
+  for (gint i = 0; i < nd - 2; i++)
+    {
+      shape[i] = a->sizes[i];
+      n_batch *= a->sizes[i];
+    }
+  shape[nd - 2] = n;
+  shape[nd - 1] = m;
+  if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (a), a->dtype, shape, nd, error)))
+    return NULL;
+  for (gint64 bi = 0; bi < n_batch; bi++)
+    {
+      gint64 oa = 0, ob = 0;
+      gint64 ars = a->strides[nd - 2], acs = a->strides[nd - 1];
+      gint64 brs = b->strides[nd - 2], bcs = b->strides[nd - 1];
+
+      for (gint i = 0; i < nd - 2; i++)
+        {
+          oa += idx[i] * a->strides[i];
+          ob += idx[i] * b->strides[i];
+        }
+      /* size-1 dims may carry any stride: give BLAS consistent ones */
+      if (k == 1 || n == 1)
+        {
+          if (acs != 1 && ars != 1)
+            acs = 1;
+          if (acs == 1)
+            ars = MAX (ars, k);
+          else
+            acs = MAX (acs, n);
+        }
+      if (m == 1 || k == 1)
+        {
+          if (bcs != 1 && brs != 1)
+            bcs = 1;
+          if (bcs == 1)
+            brs = MAX (brs, m);
+          else
+            bcs = MAX (bcs, k);
+        }
+      be->gemm (a->dtype, n, m, k,
+                dl_tensor_data (a) + oa * es, ars, acs,
+                dl_tensor_data (b) + ob * es, brs, bcs,
+                dl_tensor_data (out) + bi * n * m * es, m, 1);
+      for (gint i = nd - 3; i >= 0; i--)
+        {
+          if (++idx[i] < a->sizes[i])
+            break;
+          idx[i] = 0;
+        }
+    }
+  return out;
+}
+
+static gboolean
+bmm_backward (DlNode    *node,
+              DlTensor **go,
+              DlTensor **gi,
+              GError   **error)
+{
+  DlTensor *a, *b;
+  gint nd;
+
+  if (!(a = dl_node_get_saved (node, 0, error)) || !(b = dl_node_get_saved (node, 1, error)))
+    return FALSE;
+  nd = a->ndim;
+  if (dl_node_needs_input_grad (node, 0))
+    {
+      g_autoptr (DlTensor) bt = dl_tensor_transpose (b, nd - 2, nd - 1, error);
+      if (!bt || !(gi[0] = bmm_prim (go[0], bt, error)))
+        return FALSE;
+    }
+  if (dl_node_needs_input_grad (node, 1))
+    {
+      g_autoptr (DlTensor) at = dl_tensor_transpose (a, nd - 2, nd - 1, error);
+      if (!at || !(gi[1] = bmm_prim (at, go[0], error)))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static DlTensor *
+bmm_prim (DlTensor  *a,
+          DlTensor  *b,
+          GError   **error)
+{
+  DlTensor *out = bmm_raw (a, b, error);
+
+  if (out && dl_autograd_any_requires (2, (DlTensor *[]) { a, b }))
+    {
+      g_autoptr (DlNode) node = dl_node_new_for_op (a->ndim == 2 ? "MmBackward0" : "BmmBackward0",
+                                                    bmm_backward, 2, (DlTensor *[]) { a, b });
+      dl_node_save (node, a, FALSE);
+      dl_node_save (node, b, FALSE);
+      dl_node_set_output (node, out, 0);
+    }
+  return out;
+}
+
+/**
+ * dl_tensor_matmul:
+ * @self: a tensor of at least 1 dim
+ * @other: a tensor of at least 1 dim and the same dtype
+ * @error: return location for a #GError
+ *
+ * The matrix product as torch.matmul computes it: vectors are promoted to
+ * matrices (and the added dim removed after), and the batch dims, all but
+ * the last two, broadcast.
+ *
+ * Returns: (transfer full): the product, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_matmul (DlTensor  *self,
+                  DlTensor  *other,
+                  GError   **error)
+{
+  g_autoptr (DlTensor) a = NULL;
+  g_autoptr (DlTensor) b = NULL;
+  g_autoptr (DlTensor) ae = NULL;
+  g_autoptr (DlTensor) be = NULL;
+  g_autoptr (DlTensor) out = NULL;
+  g_autoptr (DlTensor) ca = NULL;
+  g_autoptr (DlTensor) cb = NULL;
+  gint64 batch[DL_MAX_DIMS], shape[DL_MAX_DIMS];
+  gint nb, nd;
+  DlDType dt;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
+  if (self->ndim == 0 || other->ndim == 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "matmul: both arguments to matmul need to be at least 1D, but they are %dD and %dD",
+                   self->ndim, other->ndim);
+      return NULL;
+    }
+  if (!dl_check_same_device ("matmul", self, other, error))
+    return NULL;
+  if (self->dtype != other->dtype)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                   "matmul: expected both operands to have the same dtype, but got %s and %s",
+                   dl_dtype_get_name (self->dtype), dl_dtype_get_name (other->dtype));
+      return NULL;
+    }
+  if (self->dtype == DL_DTYPE_BOOL)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "matmul: not implemented for 'bool'");
+      return NULL;
+    }
+  dt = self->dtype;
+  if (dt == DL_DTYPE_FLOAT16 || dt == DL_DTYPE_BFLOAT16)
+    {
+      /* compute in float32 through differentiable casts */
+      if (!(ca = dl_tensor_to_dtype (self, DL_DTYPE_FLOAT32, error))
+          || !(cb = dl_tensor_to_dtype (other, DL_DTYPE_FLOAT32, error))
+          || !(out = dl_tensor_matmul (ca, cb, error)))
+        return NULL;
+      return dl_tensor_to_dtype (out, dt, error);
+    }
+
+  if (!(a = self->ndim == 1 ? dl_tensor_unsqueeze (self, 0, error) : g_object_ref (self))
+      || !(b = other->ndim == 1 ? dl_tensor_unsqueeze (other, 1, error) : g_object_ref (other)))
+    return NULL;
+  if (a->sizes[a->ndim - 1] != b->sizes[b->ndim - 2])
+    {
+      g_autofree gchar *as = dl_shape_to_string (self->sizes, self->ndim);
+      g_autofree gchar *bs = dl_shape_to_string (other->sizes, other->ndim);
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "matmul: %s @ %s: inner dimensions %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT " differ",
+                   as, bs, a->sizes[a->ndim - 1], b->sizes[b->ndim - 2]);
+      return NULL;
+    }
+  if (!dl_broadcast_shapes ("matmul", a->sizes, a->ndim - 2, b->sizes, b->ndim - 2, batch, &nb, error))
+    return NULL;
+  nd = nb + 2;
+  memcpy (shape, batch, nb * sizeof (gint64));
+  shape[nb] = a->sizes[a->ndim - 2];
+  shape[nb + 1] = a->sizes[a->ndim - 1];
+  if (!(ae = dl_tensor_expand (a, shape, nd, error)))
+    return NULL;
+  shape[nb] = b->sizes[b->ndim - 2];
+  shape[nb + 1] = b->sizes[b->ndim - 1];
+  if (!(be = dl_tensor_expand (b, shape, nd, error)))
+    return NULL;
+  if (!(out = bmm_prim (ae, be, error)))
+    return NULL;
+
+  /* drop the dims that vectors gained */
+  if (self->ndim == 1 && other->ndim == 1)
+    return dl_tensor_reshape (out, NULL, 0, error);
+  if (self->ndim == 1)
+    return dl_tensor_squeeze_dim (out, -2, error);
+  if (other->ndim == 1)
+    return dl_tensor_squeeze_dim (out, -1, error);
+  return g_steal_pointer (&out);
+}

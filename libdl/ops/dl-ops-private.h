@@ -1,0 +1,43 @@
+/* dl-ops-private.h: helpers shared by the op families.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "dl-tensor-private.h"
+#include "dl-error.h"
+#include "dl-iter-private.h"
+#include "autograd/dl-node-private.h"
+#include "dl-ops-creation.h"
+#include "dl-ops-pointwise.h"
+#include "dl-ops-reduce.h"
+#include "dl-ops-shape.h"
+#include "dl-ops-linalg.h"
+#include "dl-ops-activation.h"
+
+G_BEGIN_DECLS
+
+/* @t converted to @dtype without recording autograd: @t itself (a new
+ * reference) when it already has that dtype. */
+DlTensor *dl_cast_nograd        (DlTensor      *t,
+                                 DlDType        dtype,
+                                 GError       **error);
+/* A contiguous copy of @t (or @t itself, referenced), no autograd. */
+DlTensor *dl_contiguous_nograd  (DlTensor      *t,
+                                 GError       **error);
+/* Sums @grad down to @shape, undoing broadcasting (differentiable). */
+DlTensor *dl_sum_to             (DlTensor      *grad,
+                                 const gint64  *shape,
+                                 gint           ndim,
+                                 GError       **error);
+gboolean  dl_check_same_device  (const gchar   *op,
+                                 DlTensor      *a,
+                                 DlTensor      *b,
+                                 GError       **error);
+/* The dtype of a Python-style scalar next to a tensor of @dtype: the
+ * tensor's own if floating or if @value is integral, else the default. */
+DlDType   dl_scalar_dtype       (DlDType        dtype,
+                                 gdouble        value);
+
+G_END_DECLS

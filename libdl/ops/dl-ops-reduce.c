@@ -1,0 +1,634 @@
+/* dl-ops-reduce.c: sum, mean, max, min, argmax, argmin over all dims or a
+ * set of dims, and their gradients.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "dl-ops-private.h"
+
+/* Merges adjacent dims of a strided nest where every array is contiguous
+ * across them; drops size-1 dims. */
+static gint
+coalesce (gint          ndim,
+          gint64       *shape,
+          gint          n_arrays,
+          gint64      **strides)
+{
+  gint out = -1;
+
+  for (gint i = 0; i < ndim; i++)
+    {
+      gboolean can = out >= 0;
+
+      if (shape[i] == 1)
+        continue;
+      for (gint k = 0; k < n_arrays && can; k++)
+        can = strides[k][out] == strides[k][i] * shape[i];
+      if (can)
+        {
+          shape[out] *= shape[i];
+          for (gint k = 0; k < n_arrays; k++)
+            strides[k][out] = strides[k][i];
+        }
+      else
+        {
+          out++;
+          shape[out] = shape[i];
+          for (gint k = 0; k < n_arrays; k++)
+            strides[k][out] = strides[k][i];
+        }
+    }
+  if (out < 0)
+    {
+      shape[0] = 1;
+      for (gint k = 0; k < n_arrays; k++)
+        strides[k][0] = 0;
+      return 1;
+    }
+  return out + 1;
+}
+
+/* Parses @dims into a mask; an empty list means all dims. */
+static gboolean
+dims_mask (const gchar  *op,
+           DlTensor     *self,
+           const gint   *dims,
+           gsize         n,
+           gboolean     *mask,
+           GError      **error)
+{
+  for (gint i = 0; i < DL_MAX_DIMS; i++)
+    mask[i] = n == 0;
+  for (gsize i = 0; i < n; i++)
+    {
+      gint d = dims[i];
+      if (!dl_normalize_dim (op, &d, self->ndim, error))
+        return FALSE;
+      if (self->ndim == 0)
+        continue;
+      if (mask[d])
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                       "%s: dim %d appears multiple times in the list of dims", op, d);
+          return FALSE;
+        }
+      mask[d] = TRUE;
+    }
+  return TRUE;
+}
+
+/* Runs the backend reduction of @x over the dims in @mask into new tensors. */
+static DlTensor *
+reduce_raw (DlReduceOp   op,
+            DlTensor    *x,
+            const gboolean *mask,
+            gboolean     keepdim,
+            DlDType      out_dtype,
+            DlTensor   **indices_out,
+            GError     **error)
+{
+  gint64 out_shape[DL_MAX_DIMS];
+  gint out_ndim = 0;
+  DlReduceArgs args = { 0 };
+  g_autoptr (DlTensor) out = NULL;
+  g_autoptr (DlTensor) indices = NULL;
+  g_autoptr (DlTensor) cx = NULL;
+  gint64 es;
+  gint64 *outer_strides[3], *inner_strides[1];
+  gint n_outer_arrays;
+
+  /* half types reduce through float32 */
+  if (x->dtype == DL_DTYPE_FLOAT16 || x->dtype == DL_DTYPE_BFLOAT16)
+    {
+      g_autoptr (DlTensor) f = NULL;
+      g_autoptr (DlTensor) r = NULL;
+      if (!(f = dl_cast_nograd (x, DL_DTYPE_FLOAT32, error))
+          || !(r = reduce_raw (op, f, mask, keepdim, DL_DTYPE_FLOAT32, indices_out, error)))
+        return NULL;
+      return dl_cast_nograd (r, out_dtype, error);
+    }
+  cx = g_object_ref (x);
+  es = dl_dtype_get_size (x->dtype);
+  for (gint i = 0; i < x->ndim; i++)
+    {
+      if (!mask[i])
+        out_shape[out_ndim++] = x->sizes[i];
+      else if (keepdim)
+        out_shape[out_ndim++] = 1;
+    }
+  if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (x), out_dtype, out_shape, out_ndim, error)))
+    return NULL;
+  if (indices_out
+      && !(indices = dl_tensor_new_empty_internal (dl_tensor_device (x), DL_DTYPE_INT64, out_shape,
+                                                   out_ndim, error)))
+    return NULL;
+
+  /* outer dims: the kept ones, with the output's strides */
+  {
+    gint64 ostride[DL_MAX_DIMS];
+    gint64 s = 1, oes = dl_dtype_get_size (out_dtype);
+    gint k = 0;
+
+    /* contiguous output strides over the kept dims, innermost last */
+    for (gint i = x->ndim - 1; i >= 0; i--)
+      if (!mask[i])
+        {
+          ostride[i] = s;
+          s *= x->sizes[i];
+        }
+    for (gint i = 0; i < x->ndim; i++)
+      if (!mask[i])
+        {
+          args.outer_shape[k] = x->sizes[i];
+          args.in_outer_strides[k] = x->strides[i] * es;
+          args.out_strides[k] = ostride[i] * oes;
+          args.indices_strides[k] = ostride[i] * 8;
+          k++;
+        }
+    args.outer_ndim = k;
+    outer_strides[0] = args.in_outer_strides;
+    outer_strides[1] = args.out_strides;
+    outer_strides[2] = args.indices_strides;
+    n_outer_arrays = 3;
+    if (k > 0)
+      args.outer_ndim = coalesce (k, args.outer_shape, n_outer_arrays, outer_strides);
+    k = 0;
+    for (gint i = 0; i < x->ndim; i++)
+      if (mask[i])
+        {
+          args.inner_shape[k] = x->sizes[i];
+          args.in_inner_strides[k] = x->strides[i] * es;
+          k++;
+        }
+    inner_strides[0] = args.in_inner_strides;
+    args.inner_ndim = coalesce (k, args.inner_shape, 1, inner_strides);
+    if (k == 0)
+      {
+        args.inner_ndim = 1;
+        args.inner_shape[0] = 1;
+        args.in_inner_strides[0] = es;
+      }
+  }
+  args.in = dl_tensor_data (cx);
+  args.out = dl_tensor_data (out);
+  args.indices = indices ? dl_tensor_data (indices) : NULL;
+  dl_tensor_backend (x)->reduce (op, &args, x->dtype);
+  if (indices_out)
+    *indices_out = g_steal_pointer (&indices);
+  return g_steal_pointer (&out);
+}
+
+DlTensor *
+dl_sum_to (DlTensor      *grad,
+           const gint64  *shape,
+           gint           ndim,
+           GError       **error)
+{
+  gint dims[DL_MAX_DIMS];
+  gint n = 0, lead = grad->ndim - ndim;
+  g_autoptr (DlTensor) s = NULL;
+
+  if (grad->ndim == ndim && memcmp (grad->sizes, shape, ndim * sizeof (gint64)) == 0)
+    return g_object_ref (grad);
+  for (gint i = 0; i < grad->ndim; i++)
+    if (i < lead || (shape[i - lead] == 1 && grad->sizes[i] != 1))
+      dims[n++] = i;
+  if (n == 0)
+    return dl_tensor_reshape (grad, shape, ndim, error);
+  if (!(s = dl_tensor_sum_dims (grad, dims, n, TRUE, error)))
+    return NULL;
+  return dl_tensor_reshape (s, shape, ndim, error);
+}
+
+/* Gradient of a sum/mean: the output gradient broadcast back. */
+static gboolean
+sum_backward (DlNode    *node,
+              DlTensor **go,
+              DlTensor **gi,
+              GError   **error)
+{
+  DlNodeData *d = dl_node_data (node);
+  DlInputMeta *in = &d->inputs[0];
+  gboolean keepdim = d->ints[0];
+  gint64 kshape[DL_MAX_DIMS];
+  g_autoptr (DlTensor) g = NULL;
+  g_autoptr (DlTensor) e = NULL;
+
+  /* the gradient's shape with the reduced dims kept as 1 */
+  for (gint i = 0; i < in->ndim; i++)
+    kshape[i] = d->ints[2 + i] ? 1 : in->sizes[i];
+  if (!(g = keepdim ? g_object_ref (go[0]) : dl_tensor_reshape (go[0], kshape, in->ndim, error)))
+    return FALSE;
+  if (!(e = dl_tensor_expand (g, in->sizes, in->ndim, error)))
+    return FALSE;
+  if (d->ints[1]) /* mean */
+    gi[0] = dl_tensor_mul_scalar (e, d->scalars[0], error);
+  else
+    gi[0] = dl_tensor_contiguous (e, error);
+  return gi[0] != NULL;
+}
+
+static DlTensor *
+sum_mean (gboolean     mean,
+          DlTensor    *self,
+          const gint  *dims,
+          gsize        n,
+          gboolean     keepdim,
+          GError     **error)
+{
+  const gchar *op = mean ? "mean" : "sum";
+  gboolean mask[DL_MAX_DIMS];
+  DlDType out_dtype = self->dtype;
+  DlTensor *out;
+  gint64 count = 1;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dims_mask (op, self, dims, n, mask, error))
+    return NULL;
+  if (!dl_dtype_is_floating_point (self->dtype))
+    {
+      if (mean)
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                       "mean: could not infer output dtype. Input dtype must be either a "
+                       "floating point or complex dtype. Got: %s", dl_dtype_get_name (self->dtype));
+          return NULL;
+        }
+      out_dtype = DL_DTYPE_INT64;
+    }
+  for (gint i = 0; i < self->ndim; i++)
+    if (mask[i])
+      count *= self->sizes[i];
+  if (!(out = reduce_raw (mean ? DL_REDUCE_MEAN : DL_REDUCE_SUM, self, mask, keepdim, out_dtype,
+                          NULL, error)))
+    return NULL;
+  if (dl_autograd_any_requires (1, &self))
+    {
+      g_autoptr (DlNode) node = dl_node_new_for_op (mean ? (n ? "MeanBackward1" : "MeanBackward0")
+                                                         : (n ? "SumBackward1" : "SumBackward0"),
+                                                    sum_backward, 1, &self);
+      DlNodeData *d = dl_node_data (node);
+
+      d->ints[0] = keepdim;
+      d->ints[1] = mean;
+      d->scalars[0] = 1.0 / count;
+      for (gint i = 0; i < self->ndim; i++)
+        d->ints[2 + i] = mask[i];
+      dl_node_set_output (node, out, 0);
+    }
+  return out;
+}
+
+/**
+ * dl_tensor_sum:
+ * @self: a #DlTensor
+ * @error: return location for a #GError
+ *
+ * The sum of all elements, as a 0-d tensor. Integer and bool tensors sum
+ * to int64.
+ *
+ * Returns: (transfer full): the sum, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_sum (DlTensor  *self,
+               GError   **error)
+{
+  return sum_mean (FALSE, self, NULL, 0, FALSE, error);
+}
+
+/**
+ * dl_tensor_sum_dims:
+ * @self: a #DlTensor
+ * @dims: (array length=n_dims): the dims to reduce; empty for all
+ * @n_dims: the number of dims in @dims
+ * @keepdim: whether to keep the reduced dims with size 1
+ * @error: return location for a #GError
+ *
+ * Sums over the given dims.
+ *
+ * Returns: (transfer full): the sums, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_sum_dims (DlTensor    *self,
+                    const gint  *dims,
+                    gsize        n_dims,
+                    gboolean     keepdim,
+                    GError     **error)
+{
+  return sum_mean (FALSE, self, dims, n_dims, keepdim, error);
+}
+
+/**
+ * dl_tensor_mean:
+ * @self: a floating-point #DlTensor
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): the mean of all elements as a 0-d tensor, or
+ *   %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_mean (DlTensor  *self,
+                GError   **error)
+{
+  return sum_mean (TRUE, self, NULL, 0, FALSE, error);
+}
+
+/**
+ * dl_tensor_mean_dims:
+ * @self: a floating-point #DlTensor
+ * @dims: (array length=n_dims): the dims to reduce; empty for all
+ * @n_dims: the number of dims in @dims
+ * @keepdim: whether to keep the reduced dims with size 1
+ * @error: return location for a #GError
+ *
+ * Averages over the given dims.
+ *
+ * Returns: (transfer full): the means, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_mean_dims (DlTensor    *self,
+                     const gint  *dims,
+                     gsize        n_dims,
+                     gboolean     keepdim,
+                     GError     **error)
+{
+  return sum_mean (TRUE, self, dims, n_dims, keepdim, error);
+}
+
+/* max()/min() over everything: the gradient is spread evenly over ties. */
+static gboolean
+extremum_all_backward (DlNode    *node,
+                       DlTensor **go,
+                       DlTensor **gi,
+                       GError   **error)
+{
+  DlTensor *x, *out;
+  g_autoptr (DlTensor) eq = NULL;
+  g_autoptr (DlTensor) mask = NULL;
+  g_autoptr (DlTensor) count = NULL;
+  g_autoptr (DlTensor) share = NULL;
+
+  if (!(x = dl_node_get_saved (node, 0, error)) || !(out = dl_node_get_saved (node, 1, error)))
+    return FALSE;
+  if (!(eq = dl_tensor_eq (x, out, error)) || !(mask = dl_tensor_to_dtype (eq, go[0]->dtype, error))
+      || !(count = dl_tensor_sum (mask, error)) || !(share = dl_tensor_div (go[0], count, error)))
+    return FALSE;
+  gi[0] = dl_tensor_mul (mask, share, error);
+  return gi[0] != NULL;
+}
+
+static DlTensor *
+extremum_all (DlReduceOp   op,
+              DlTensor    *self,
+              GError     **error)
+{
+  const gchar *name = op == DL_REDUCE_MAX ? "max" : "min";
+  gboolean mask[DL_MAX_DIMS];
+  DlTensor *out;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (self->numel == 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "%s: Expected reduction dim to be specified for input.numel() == 0. "
+                   "Specify the reduction dim with the 'dim' argument.", name);
+      return NULL;
+    }
+  dims_mask (name, self, NULL, 0, mask, NULL);
+  if (!(out = reduce_raw (op, self, mask, FALSE, self->dtype, NULL, error)))
+    return NULL;
+  if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
+    {
+      g_autoptr (DlNode) node = dl_node_new_for_op (op == DL_REDUCE_MAX ? "MaxBackward1" : "MinBackward1",
+                                                    extremum_all_backward, 1, &self);
+      dl_node_save (node, self, FALSE);
+      dl_node_save (node, out, TRUE);
+      dl_node_set_output (node, out, 0);
+    }
+  return out;
+}
+
+/**
+ * dl_tensor_max:
+ * @self: a non-empty #DlTensor
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): the largest element as a 0-d tensor (NaN if
+ *   any), or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_max (DlTensor  *self,
+               GError   **error)
+{
+  return extremum_all (DL_REDUCE_MAX, self, error);
+}
+
+/**
+ * dl_tensor_min:
+ * @self: a non-empty #DlTensor
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): the smallest element as a 0-d tensor (NaN if
+ *   any), or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_min (DlTensor  *self,
+               GError   **error)
+{
+  return extremum_all (DL_REDUCE_MIN, self, error);
+}
+
+/* max(dim)/min(dim): the gradient goes to the position of the index. */
+static gboolean
+extremum_dim_backward (DlNode    *node,
+                       DlTensor **go,
+                       DlTensor **gi,
+                       GError   **error)
+{
+  DlNodeData *d = dl_node_data (node);
+  DlInputMeta *in = &d->inputs[0];
+  gint dim = d->ints[0];
+  gboolean keepdim = d->ints[1];
+  DlTensor *idx;
+  gint64 ashape[DL_MAX_DIMS];
+  g_autoptr (DlTensor) ar = NULL;
+  g_autoptr (DlTensor) arv = NULL;
+  g_autoptr (DlTensor) idxk = NULL;
+  g_autoptr (DlTensor) gk = NULL;
+  g_autoptr (DlTensor) hit = NULL;
+  g_autoptr (DlTensor) mask = NULL;
+
+  if (!(idx = dl_node_get_saved (node, 0, error)))
+    return FALSE;
+  /* mask[..., j, ...] = (j == indices[...]) along dim */
+  for (gint i = 0; i < in->ndim; i++)
+    ashape[i] = i == dim ? in->sizes[i] : 1;
+  if (!(ar = dl_arange (0, in->sizes[dim], 1, DL_DTYPE_INT64, NULL, error))
+      || !(arv = dl_tensor_reshape (ar, ashape, in->ndim, error)))
+    return FALSE;
+  if (!(idxk = keepdim ? g_object_ref (idx) : dl_tensor_unsqueeze (idx, dim, error))
+      || !(gk = keepdim ? g_object_ref (go[0]) : dl_tensor_unsqueeze (go[0], dim, error)))
+    return FALSE;
+  if (!(hit = dl_tensor_eq (arv, idxk, error)) || !(mask = dl_tensor_to_dtype (hit, go[0]->dtype, error)))
+    return FALSE;
+  gi[0] = dl_tensor_mul (gk, mask, error);
+  return gi[0] != NULL;
+}
+
+static DlTensor *
+extremum_dim (DlReduceOp   op,
+              DlTensor    *self,
+              gint         dim,
+              gboolean     keepdim,
+              DlTensor   **indices,
+              GError     **error)
+{
+  const gchar *name = op == DL_REDUCE_MAX ? "max" : "min";
+  gboolean mask[DL_MAX_DIMS] = { FALSE };
+  g_autoptr (DlTensor) idx = NULL;
+  DlTensor *out;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_normalize_dim (name, &dim, self->ndim, error))
+    return NULL;
+  if (self->ndim > 0 && self->sizes[dim] == 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
+                   "%s: Expected reduction dim %d to have non-zero size.", name, dim);
+      return NULL;
+    }
+  if (self->ndim > 0)
+    mask[dim] = TRUE;
+  if (!(out = reduce_raw (op, self, mask, keepdim, self->dtype, &idx, error)))
+    return NULL;
+  if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
+    {
+      g_autoptr (DlNode) node = dl_node_new_for_op (op == DL_REDUCE_MAX ? "MaxBackward0" : "MinBackward0",
+                                                    extremum_dim_backward, 1, &self);
+      DlNodeData *d = dl_node_data (node);
+
+      d->ints[0] = dim;
+      d->ints[1] = keepdim || self->ndim == 0;
+      dl_node_save (node, idx, TRUE);
+      dl_node_set_output (node, out, 0);
+    }
+  if (indices)
+    *indices = g_steal_pointer (&idx);
+  return out;
+}
+
+/**
+ * dl_tensor_max_dim:
+ * @self: a #DlTensor
+ * @dim: the dim to reduce
+ * @keepdim: whether to keep @dim with size 1
+ * @indices: (out) (optional) (transfer full): where to store the int64
+ *   positions of the maxima along @dim
+ * @error: return location for a #GError
+ *
+ * The largest value along @dim and where it is (the first, on ties).
+ *
+ * Returns: (transfer full): the values, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_max_dim (DlTensor   *self,
+                   gint        dim,
+                   gboolean    keepdim,
+                   DlTensor  **indices,
+                   GError    **error)
+{
+  return extremum_dim (DL_REDUCE_MAX, self, dim, keepdim, indices, error);
+}
+
+/**
+ * dl_tensor_min_dim:
+ * @self: a #DlTensor
+ * @dim: the dim to reduce
+ * @keepdim: whether to keep @dim with size 1
+ * @indices: (out) (optional) (transfer full): where to store the int64
+ *   positions of the minima along @dim
+ * @error: return location for a #GError
+ *
+ * The smallest value along @dim and where it is (the first, on ties).
+ *
+ * Returns: (transfer full): the values, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_min_dim (DlTensor   *self,
+                   gint        dim,
+                   gboolean    keepdim,
+                   DlTensor  **indices,
+                   GError    **error)
+{
+  return extremum_dim (DL_REDUCE_MIN, self, dim, keepdim, indices, error);
+}
+
+/**
+ * dl_tensor_argmax:
+ * @self: a #DlTensor
+ * @dim: the dim to reduce
+ * @keepdim: whether to keep @dim with size 1
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): the int64 positions of the maxima along @dim,
+ *   or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_argmax (DlTensor  *self,
+                  gint       dim,
+                  gboolean   keepdim,
+                  GError   **error)
+{
+  DlTensor *idx = NULL;
+  gboolean was = dl_set_grad_enabled (FALSE);
+  g_autoptr (DlTensor) v = extremum_dim (DL_REDUCE_MAX, self, dim, keepdim, &idx, error);
+
+  dl_set_grad_enabled (was);
+  return v ? idx : NULL;
+}
+
+/**
+ * dl_tensor_argmin:
+ * @self: a #DlTensor
+ * @dim: the dim to reduce
+ * @keepdim: whether to keep @dim with size 1
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): the int64 positions of the minima along @dim,
+ *   or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_argmin (DlTensor  *self,
+                  gint       dim,
+                  gboolean   keepdim,
+                  GError   **error)
+{
+  DlTensor *idx = NULL;
+  gboolean was = dl_set_grad_enabled (FALSE);
+  g_autoptr (DlTensor) v = extremum_dim (DL_REDUCE_MIN, self, dim, keepdim, &idx, error);
+
+  dl_set_grad_enabled (was);
+  return v ? idx : NULL;
+}

@@ -1,0 +1,33 @@
+/* dl-ops-reduce.h
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(DL_INSIDE) && !defined(DL_COMPILATION)
+#error "Only <dl.h> can be included directly."
+#endif
+
+#include "dl-tensor.h"
+
+G_BEGIN_DECLS
+
+DL_EXPORT DlTensor *dl_tensor_sum       (DlTensor *self, GError **error);
+DL_EXPORT DlTensor *dl_tensor_sum_dims  (DlTensor *self, const gint *dims, gsize n_dims,
+                                         gboolean keepdim, GError **error);
+DL_EXPORT DlTensor *dl_tensor_mean      (DlTensor *self, GError **error);
+DL_EXPORT DlTensor *dl_tensor_mean_dims (DlTensor *self, const gint *dims, gsize n_dims,
+                                         gboolean keepdim, GError **error);
+DL_EXPORT DlTensor *dl_tensor_max       (DlTensor *self, GError **error);
+DL_EXPORT DlTensor *dl_tensor_min       (DlTensor *self, GError **error);
+DL_EXPORT DlTensor *dl_tensor_max_dim   (DlTensor *self, gint dim, gboolean keepdim,
+                                         DlTensor **indices, GError **error);
+DL_EXPORT DlTensor *dl_tensor_min_dim   (DlTensor *self, gint dim, gboolean keepdim,
+                                         DlTensor **indices, GError **error);
+DL_EXPORT DlTensor *dl_tensor_argmax    (DlTensor *self, gint dim, gboolean keepdim,
+                                         GError **error);
+DL_EXPORT DlTensor *dl_tensor_argmin    (DlTensor *self, gint dim, gboolean keepdim,
+                                         GError **error);
+
+G_END_DECLS

@@ -1,0 +1,604 @@
+/* dl-ops-shape.c: views (view, reshape, transpose, permute, unsqueeze,
+ * squeeze, expand) and contiguous/detach. Views share the storage of their
+ * base; only reshape of an incompatible layout and contiguous copy.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "dl-ops-private.h"
+
+enum
+{
+  VIEW_RESHAPE,   /* gradient: reshape back to the input shape */
+  VIEW_PERMUTE,   /* gradient: inverse permutation in ints[1..] */
+  VIEW_EXPAND,    /* gradient: sum back to the input shape */
+};
+
+static gboolean
+view_backward (DlNode    *node,
+               DlTensor **go,
+               DlTensor **gi,
+               GError   **error)
+{
+  DlNodeData *d = dl_node_data (node);
+  DlInputMeta *in = &d->inputs[0];
+
+  switch (d->ints[0])
+    {
+    case VIEW_RESHAPE:
+      {
+        g_autoptr (DlTensor) c = dl_tensor_contiguous (go[0], error);
+        gi[0] = c ? dl_tensor_reshape (c, in->sizes, in->ndim, error) : NULL;
+      }
+      break;
+    case VIEW_PERMUTE:
+      {
+        gint inv[DL_MAX_DIMS];
+        for (gint i = 0; i < in->ndim; i++)
+          inv[i] = d->ints[1 + i];
+        gi[0] = dl_tensor_permute (go[0], inv, in->ndim, error);
+      }
+      break;
+    case VIEW_EXPAND:
+      gi[0] = dl_sum_to (go[0], in->sizes, in->ndim, error);
+      break;
+    }
+  return gi[0] != NULL;
+}
+
+static DlTensor *
+make_view (DlTensor      *self,
+           const gchar   *node_name,
+           gint           kind,
+           const gint64  *sizes,
+           const gint64  *strides,
+           gint           ndim,
+           const gint    *inv_perm)
+{
+  DlTensor *out = dl_tensor_new_view_internal (self, sizes, strides, ndim, self->offset);
+
+  if (dl_autograd_any_requires (1, &self))
+    {
+      g_autoptr (DlNode) node = dl_node_new_for_op (node_name, view_backward, 1, &self);
+      DlNodeData *d = dl_node_data (node);
+
+      d->ints[0] = kind;
+      if (inv_perm)
+        for (gint i = 0; i < ndim; i++)
+          d->ints[1 + i] = inv_perm[i];
+      dl_node_set_output (node, out, 0);
+    }
+  return out;
+}
+
+/* Resolves one -1 in @shape against @numel. */
+static gboolean
+infer_shape (const gchar   *op,
+             DlTensor      *self,
+             const gint64  *shape,
+             gsize          ndim,
+             gint64        *out,
+             GError       **error)
+{
+  gint infer = -1;
+  gint64 known = 1;
+
+  if (ndim > DL_MAX_DIMS)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE, "%s: at most %d dimensions", op, DL_MAX_DIMS);
+      return FALSE;
+    }
+  for (gsize i = 0; i < ndim; i++)
+    {
+      out[i] = shape[i];
+      if (shape[i] == -1)
+        {
+          if (infer >= 0)
+            {
+              g_set_error (error, DL_ERROR, DL_ERROR_SHAPE, "%s: only one dimension can be inferred", op);
+              return FALSE;
+            }
+          infer = i;
+        }
+      else if (shape[i] < 0)
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                       "%s: invalid shape dimension %" G_GINT64_FORMAT, op, shape[i]);
+          return FALSE;
+        }
+      else
+        known *= shape[i];
+    }
+  if (infer >= 0)
+    {
+      if (known == 0 || self->numel % known != 0)
+        goto mismatch;
+      out[infer] = self->numel / known;
+    }
+  else if (known != self->numel)
+    goto mismatch;
+  return TRUE;
+
+mismatch:
+  {
+    g_autofree gchar *s = dl_shape_to_string (shape, ndim);
+    g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                 "%s: shape '%s' is invalid for input of size %" G_GINT64_FORMAT,
+                 op, s, self->numel);
+    return FALSE;
+  }
+}
+
+/* Strides for viewing @self with @shape without a copy, if possible: each
+ * chunk of input dims that is contiguous in memory maps onto a run of
+ * output dims with the same element count. */
+static gboolean
+view_strides (DlTensor     *self,
+              const gint64 *shape,
+              gint          ndim,
+              gint64       *strides)
+{
+  gint view_d = ndim - 1;
+  gint64 chunk_base_stride, tensor_numel = 1, view_numel = 1;
+
+  if (self->numel == 0 || self->ndim == 0)
+    {
+      gint64 s = 1;
+      for (gint i = ndim - 1; i >= 0; i--)
+        {
+          strides[i] = s;
+          s *= MAX (shape[i], 1);
+        }
+      return TRUE;
+    }
+  chunk_base_stride = self->strides[self->ndim - 1];
+  for (gint td = self->ndim - 1; td >= 0; td--)
+    {
+      tensor_numel *= self->sizes[td];
+      if (td == 0 || (self->sizes[td - 1] != 1
+                      && self->strides[td - 1] != tensor_numel * chunk_base_stride))
+        {
+          while (view_d >= 0 && (view_numel < tensor_numel || shape[view_d] == 1))
+            {
+              strides[view_d] = view_numel * chunk_base_stride;
+              view_numel *= shape[view_d];
+              view_d--;
+            }
+          if (view_numel != tensor_numel)
+            return FALSE;
+          if (td > 0)
+            {
+              chunk_base_stride = self->strides[td - 1];
+              tensor_numel = 1;
+              view_numel = 1;
+            }
+        }
+    }
+  return view_d == -1;
+}
+
+/**
+ * dl_tensor_view:
+ * @self: a #DlTensor
+ * @shape: (array length=n_dims): the new shape; one entry may be -1
+ * @n_dims: the number of dimensions
+ * @error: return location for a #GError
+ *
+ * A view of the same elements with another shape, sharing storage. Fails
+ * when the element count differs or the layout cannot be viewed that way
+ * (use dl_tensor_reshape() then).
+ *
+ * Returns: (transfer full): the view, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_view (DlTensor      *self,
+                const gint64  *shape,
+                gsize          n_dims,
+                GError       **error)
+{
+  gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS];
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!infer_shape ("view", self, shape, n_dims, sizes, error))
+    return NULL;
+  if (!view_strides (self, sizes, n_dims, strides))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "view: view size is not compatible with input tensor's size and stride "
+                   "(at least one dimension spans across two contiguous subspaces). "
+                   "Use .reshape(...) instead.");
+      return NULL;
+    }
+  return make_view (self, "ViewBackward0", VIEW_RESHAPE, sizes, strides, n_dims, NULL);
+}
+
+/**
+ * dl_tensor_reshape:
+ * @self: a #DlTensor
+ * @shape: (array length=n_dims): the new shape; one entry may be -1
+ * @n_dims: the number of dimensions
+ * @error: return location for a #GError
+ *
+ * The same elements with another shape: a view when the layout allows,
+ * otherwise a contiguous copy.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_reshape (DlTensor      *self,
+                   const gint64  *shape,
+                   gsize          n_dims,
+                   GError       **error)
+{
+  gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS];
+  g_autoptr (DlTensor) c = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!infer_shape ("reshape", self, shape, n_dims, sizes, error))
+    return NULL;
+  if (view_strides (self, sizes, n_dims, strides))
+    return make_view (self, "ViewBackward0", VIEW_RESHAPE, sizes, strides, n_dims, NULL);
+  if (!(c = dl_tensor_clone (self, error)))
+    return NULL;
+  return dl_tensor_view (c, sizes, n_dims, error);
+}
+
+/**
+ * dl_tensor_flatten:
+ * @self: a #DlTensor
+ * @start_dim: the first dim to flatten
+ * @end_dim: the last dim to flatten (-1 for the last)
+ * @error: return location for a #GError
+ *
+ * Merges dims @start_dim to @end_dim into one, as torch.flatten.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_flatten (DlTensor  *self,
+                   gint       start_dim,
+                   gint       end_dim,
+                   GError   **error)
+{
+  gint64 shape[DL_MAX_DIMS];
+  gint n = 0;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (self->ndim == 0)
+    {
+      gint64 one = 1;
+      return dl_tensor_reshape (self, &one, 1, error);
+    }
+  if (!dl_normalize_dim ("flatten", &start_dim, self->ndim, error)
+      || !dl_normalize_dim ("flatten", &end_dim, self->ndim, error))
+    return NULL;
+  if (start_dim > end_dim)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "flatten: start_dim cannot come after end_dim");
+      return NULL;
+    }
+  for (gint i = 0; i < start_dim; i++)
+    shape[n++] = self->sizes[i];
+  shape[n] = 1;
+  for (gint i = start_dim; i <= end_dim; i++)
+    shape[n] *= self->sizes[i];
+  n++;
+  for (gint i = end_dim + 1; i < self->ndim; i++)
+    shape[n++] = self->sizes[i];
+  return dl_tensor_reshape (self, shape, n, error);
+}
+
+/**
+ * dl_tensor_permute:
+ * @self: a #DlTensor
+ * @dims: (array length=n_dims): the new order of the dims
+ * @n_dims: the number of dims; must equal the tensor's
+ * @error: return location for a #GError
+ *
+ * A view with the dims reordered: dim i of the result is dim dims[i] of
+ * @self.
+ *
+ * Returns: (transfer full): the view, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_permute (DlTensor    *self,
+                   const gint  *dims,
+                   gsize        n_dims,
+                   GError     **error)
+{
+  gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS];
+  gint inv[DL_MAX_DIMS];
+  gboolean seen[DL_MAX_DIMS] = { FALSE };
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if ((gint) n_dims != self->ndim)
+    {
+      g_autofree gchar *s = dl_shape_to_string (self->sizes, self->ndim);
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "permute: number of dims don't match: tensor of shape %s has %d dims "
+                   "but %" G_GSIZE_FORMAT " were given", s, self->ndim, n_dims);
+      return NULL;
+    }
+  for (gsize i = 0; i < n_dims; i++)
+    {
+      gint d = dims[i];
+      if (!dl_normalize_dim ("permute", &d, self->ndim, error))
+        return NULL;
+      if (seen[d])
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "permute: repeated dim %d", d);
+          return NULL;
+        }
+      seen[d] = TRUE;
+      sizes[i] = self->sizes[d];
+      strides[i] = self->strides[d];
+      inv[d] = i;
+    }
+  return make_view (self, "PermuteBackward0", VIEW_PERMUTE, sizes, strides, n_dims, inv);
+}
+
+/**
+ * dl_tensor_transpose:
+ * @self: a #DlTensor
+ * @dim0: a dim
+ * @dim1: another dim
+ * @error: return location for a #GError
+ *
+ * A view with two dims swapped.
+ *
+ * Returns: (transfer full): the view, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_transpose (DlTensor  *self,
+                     gint       dim0,
+                     gint       dim1,
+                     GError   **error)
+{
+  gint perm[DL_MAX_DIMS];
+  gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS];
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_normalize_dim ("transpose", &dim0, self->ndim, error)
+      || !dl_normalize_dim ("transpose", &dim1, self->ndim, error))
+    return NULL;
+  for (gint i = 0; i < self->ndim; i++)
+    {
+      perm[i] = i == dim0 ? dim1 : i == dim1 ? dim0 : i;
+      sizes[i] = self->sizes[perm[i]];
+      strides[i] = self->strides[perm[i]];
+    }
+  return make_view (self, "TransposeBackward0", VIEW_PERMUTE, sizes, strides, self->ndim, perm);
+}
+
+/**
+ * dl_tensor_t:
+ * @self: a tensor of at most 2 dims
+ * @error: return location for a #GError
+ *
+ * The transpose of a matrix; 0-d and 1-d tensors come back as they are.
+ *
+ * Returns: (transfer full): the view, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_t (DlTensor  *self,
+             GError   **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (self->ndim > 2)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "t: t() expects a tensor with <= 2 dimensions, but self is %dD", self->ndim);
+      return NULL;
+    }
+  if (self->ndim < 2)
+    return make_view (self, "TBackward0", VIEW_RESHAPE, self->sizes, self->strides, self->ndim, NULL);
+  return dl_tensor_transpose (self, 0, 1, error);
+}
+
+/**
+ * dl_tensor_unsqueeze:
+ * @self: a #DlTensor
+ * @dim: where to insert a dim of size 1 (in [-ndim-1, ndim])
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): a view with one more dim, or %NULL with @error
+ *   set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_unsqueeze (DlTensor  *self,
+                     gint       dim,
+                     GError   **error)
+{
+  gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS];
+  gint n = self->ndim + 1;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (dim < -n || dim >= n)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
+                   "unsqueeze: dimension out of range (expected to be in range of [%d, %d], but got %d)",
+                   -n, n - 1, dim);
+      return NULL;
+    }
+  if (n > DL_MAX_DIMS)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE, "unsqueeze: at most %d dimensions", DL_MAX_DIMS);
+      return NULL;
+    }
+  if (dim < 0)
+    dim += n;
+  for (gint i = 0, j = 0; i < n; i++)
+    {
+      if (i == dim)
+        {
+          sizes[i] = 1;
+          strides[i] = j < self->ndim ? self->sizes[j] * self->strides[j] : 1;
+        }
+      else
+        {
+          sizes[i] = self->sizes[j];
+          strides[i] = self->strides[j];
+          j++;
+        }
+    }
+  return make_view (self, "UnsqueezeBackward0", VIEW_RESHAPE, sizes, strides, n, NULL);
+}
+
+/**
+ * dl_tensor_squeeze_dim:
+ * @self: a #DlTensor
+ * @dim: the dim to remove if its size is 1
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): a view without dim @dim when its size is 1,
+ *   else a view of the same shape; %NULL with @error set on a bad dim
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_squeeze_dim (DlTensor  *self,
+                       gint       dim,
+                       GError   **error)
+{
+  gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS];
+  gint n = 0;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_normalize_dim ("squeeze", &dim, self->ndim, error))
+    return NULL;
+  for (gint i = 0; i < self->ndim; i++)
+    if (i != dim || self->sizes[i] != 1)
+      {
+        sizes[n] = self->sizes[i];
+        strides[n] = self->strides[i];
+        n++;
+      }
+  return make_view (self, "SqueezeBackward1", VIEW_RESHAPE, sizes, strides, n, NULL);
+}
+
+/**
+ * dl_tensor_expand:
+ * @self: a #DlTensor
+ * @shape: (array length=n_dims): the shape to broadcast to; -1 keeps a size
+ * @n_dims: the number of dims, at least the tensor's
+ * @error: return location for a #GError
+ *
+ * A view that repeats size-1 dims without copying (stride 0).
+ *
+ * Returns: (transfer full): the view, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_expand (DlTensor      *self,
+                  const gint64  *shape,
+                  gsize          n_dims,
+                  GError       **error)
+{
+  gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS];
+  gint lead;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if ((gint) n_dims < self->ndim || n_dims > DL_MAX_DIMS)
+    {
+      g_autofree gchar *s = dl_shape_to_string (shape, n_dims);
+      g_autofree gchar *ss = dl_shape_to_string (self->sizes, self->ndim);
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "expand: the number of sizes provided (%" G_GSIZE_FORMAT ") must be greater "
+                   "or equal to the number of dimensions in the tensor (%d): %s to %s",
+                   n_dims, self->ndim, ss, s);
+      return NULL;
+    }
+  lead = n_dims - self->ndim;
+  for (gint i = 0; i < (gint) n_dims; i++)
+    {
+      gint j = i - lead;
+      gint64 want = shape[i];
+
+      if (j < 0)
+        {
+          if (want < 0)
+            {
+              g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                           "expand: -1 is not allowed in a leading, non-existing dimension");
+              return NULL;
+            }
+          sizes[i] = want;
+          strides[i] = 0;
+        }
+      else if (want == -1 || want == self->sizes[j])
+        {
+          sizes[i] = self->sizes[j];
+          strides[i] = self->strides[j];
+        }
+      else if (self->sizes[j] == 1 && want >= 0)
+        {
+          sizes[i] = want;
+          strides[i] = 0;
+        }
+      else
+        {
+          g_autofree gchar *s = dl_shape_to_string (shape, n_dims);
+          g_autofree gchar *ss = dl_shape_to_string (self->sizes, self->ndim);
+          g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                       "expand: the expanded size of the tensor (%" G_GINT64_FORMAT ") must "
+                       "match the existing size (%" G_GINT64_FORMAT ") at non-singleton "
+                       "dimension %d; %s to %s", want, self->sizes[j], i, ss, s);
+          return NULL;
+        }
+    }
+  return make_view (self, "ExpandBackward0", VIEW_EXPAND, sizes, strides, n_dims, NULL);
+}
+
+/**
+ * dl_tensor_contiguous:
+ * @self: a #DlTensor
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): @self when it is contiguous, else a
+ *   contiguous copy; %NULL with @error set if memory runs out
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_contiguous (DlTensor  *self,
+                      GError   **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (dl_tensor_is_contiguous (self))
+    return g_object_ref (self);
+  return dl_tensor_clone (self, error);
+}
+
+/**
+ * dl_tensor_detach:
+ * @self: a #DlTensor
+ *
+ * Returns: (transfer full): a view of the same storage that is cut off
+ *   from the autograd graph and does not require grad
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_detach (DlTensor *self)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  return dl_tensor_new_view_internal (self, self->sizes, self->strides, self->ndim, self->offset);
+}

@@ -1,0 +1,33 @@
+/* dl-ops-shape.h
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(DL_INSIDE) && !defined(DL_COMPILATION)
+#error "Only <dl.h> can be included directly."
+#endif
+
+#include "dl-tensor.h"
+
+G_BEGIN_DECLS
+
+DL_EXPORT DlTensor *dl_tensor_view       (DlTensor *self, const gint64 *shape, gsize n_dims,
+                                          GError **error);
+DL_EXPORT DlTensor *dl_tensor_reshape    (DlTensor *self, const gint64 *shape, gsize n_dims,
+                                          GError **error);
+DL_EXPORT DlTensor *dl_tensor_transpose  (DlTensor *self, gint dim0, gint dim1, GError **error);
+DL_EXPORT DlTensor *dl_tensor_permute    (DlTensor *self, const gint *dims, gsize n_dims,
+                                          GError **error);
+DL_EXPORT DlTensor *dl_tensor_t          (DlTensor *self, GError **error);
+DL_EXPORT DlTensor *dl_tensor_contiguous (DlTensor *self, GError **error);
+DL_EXPORT DlTensor *dl_tensor_unsqueeze  (DlTensor *self, gint dim, GError **error);
+DL_EXPORT DlTensor *dl_tensor_squeeze_dim (DlTensor *self, gint dim, GError **error);
+DL_EXPORT DlTensor *dl_tensor_expand     (DlTensor *self, const gint64 *shape, gsize n_dims,
+                                          GError **error);
+DL_EXPORT DlTensor *dl_tensor_flatten    (DlTensor *self, gint start_dim, gint end_dim,
+                                          GError **error);
+DL_EXPORT DlTensor *dl_tensor_detach     (DlTensor *self);
+
+G_END_DECLS
