@@ -14,6 +14,8 @@ enum
   VIEW_RESHAPE,   /* gradient: reshape back to the input shape */
   VIEW_PERMUTE,   /* gradient: inverse permutation in ints[1..] */
   VIEW_EXPAND,    /* gradient: sum back to the input shape */
+  VIEW_SLICE,     /* gradient: zeros with the slice ints[1..4] set */
+  VIEW_SELECT,    /* gradient: zeros with the index ints[1..2] set */
 };
 
 static gboolean
@@ -44,8 +46,56 @@ view_backward (DlNode    *node,
     case VIEW_EXPAND:
       gi[0] = dl_sum_to (go[0], in->sizes, in->ndim, error);
       break;
+    case VIEW_SLICE:
+    case VIEW_SELECT:
+      {
+        g_autoptr (DlTensor) z = dl_zeros (in->sizes, in->ndim, go[0]->dtype,
+                                           dl_tensor_get_device (go[0]), error);
+        g_autoptr (DlTensor) part = NULL;
+        g_autoptr (DlTensor) done = NULL;
+        gboolean was;
+
+        if (!z)
+          return FALSE;
+        was = dl_set_grad_enabled (FALSE);
+        if (d->ints[0] == VIEW_SLICE)
+          part = dl_tensor_slice (z, d->ints[1], d->ints[2], d->ints[3], d->ints[4], error);
+        else
+          part = dl_tensor_select (z, d->ints[1], d->ints[2], error);
+        done = part ? dl_tensor_copy_ (part, go[0], error) : NULL;
+        dl_set_grad_enabled (was);
+        if (done)
+          gi[0] = g_steal_pointer (&z);
+      }
+      break;
     }
   return gi[0] != NULL;
+}
+
+static DlTensor *
+make_view_at (DlTensor      *self,
+              const gchar   *node_name,
+              gint           kind,
+              const gint64  *sizes,
+              const gint64  *strides,
+              gint           ndim,
+              gint64         offset,
+              const gint64  *extra,
+              gint           n_extra)
+{
+  DlTensor *out = dl_tensor_new_view_internal (self, sizes, strides, ndim, offset);
+
+  if (dl_autograd_any_requires (1, &self))
+    {
+      g_autoptr (DlNode) node = dl_node_new_for_op (node_name, view_backward, 1, &self);
+      DlNodeData *d = dl_node_data (node);
+
+      d->ints[0] = kind;
+      for (gint i = 0; i < n_extra; i++)
+        d->ints[1 + i] = extra[i];
+      dl_node_set_output (node, out, 0);
+    }
+  return out;
 }
 
 static DlTensor *
@@ -57,20 +107,12 @@ make_view (DlTensor      *self,
            gint           ndim,
            const gint    *inv_perm)
 {
-  DlTensor *out = dl_tensor_new_view_internal (self, sizes, strides, ndim, self->offset);
+  gint64 extra[DL_MAX_DIMS];
 
-  if (dl_autograd_any_requires (1, &self))
-    {
-      g_autoptr (DlNode) node = dl_node_new_for_op (node_name, view_backward, 1, &self);
-      DlNodeData *d = dl_node_data (node);
-
-      d->ints[0] = kind;
-      if (inv_perm)
-        for (gint i = 0; i < ndim; i++)
-          d->ints[1 + i] = inv_perm[i];
-      dl_node_set_output (node, out, 0);
-    }
-  return out;
+  for (gint i = 0; inv_perm && i < ndim; i++)
+    extra[i] = inv_perm[i];
+  return make_view_at (self, node_name, kind, sizes, strides, ndim, self->offset, extra,
+                       inv_perm ? ndim : 0);
 }
 
 /* Resolves one -1 in @shape against @numel. */
@@ -601,4 +643,157 @@ dl_tensor_detach (DlTensor *self)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   return dl_tensor_new_view_internal (self, self->sizes, self->strides, self->ndim, self->offset);
+}
+
+/**
+ * dl_tensor_slice:
+ * @self: a #DlTensor
+ * @dim: the dim to slice
+ * @start: the first index (negative counts from the end; clamped)
+ * @end: the bound, not included (negative counts from the end; clamped)
+ * @step: the stride, at least 1
+ * @error: return location for a #GError
+ *
+ * The view self[..., start:end:step, ...] along @dim, with Python's rules
+ * for out-of-range bounds.
+ *
+ * Returns: (transfer full): the view, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_slice (DlTensor  *self,
+                 gint       dim,
+                 gint64     start,
+                 gint64     end,
+                 gint64     step,
+                 GError   **error)
+{
+  gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS], n, extra[4];
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (self->ndim == 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_INDEX, "slice: cannot slice a 0-d tensor");
+      return NULL;
+    }
+  if (!dl_normalize_dim ("slice", &dim, self->ndim, error))
+    return NULL;
+  if (step <= 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "slice: step must be greater than zero");
+      return NULL;
+    }
+  n = self->sizes[dim];
+  if (start < 0)
+    start += n;
+  if (end < 0)
+    end += n;
+  start = CLAMP (start, 0, n);
+  end = CLAMP (end, start, n);
+  memcpy (sizes, self->sizes, self->ndim * sizeof (gint64));
+  memcpy (strides, self->strides, self->ndim * sizeof (gint64));
+  sizes[dim] = (end - start + step - 1) / step;
+  strides[dim] = self->strides[dim] * step;
+  extra[0] = dim;
+  extra[1] = start;
+  extra[2] = end;
+  extra[3] = step;
+  return make_view_at (self, "SliceBackward0", VIEW_SLICE, sizes, strides, self->ndim,
+                       self->offset + start * self->strides[dim], extra, 4);
+}
+
+/**
+ * dl_tensor_narrow:
+ * @self: a #DlTensor
+ * @dim: the dim to narrow
+ * @start: the first index (negative counts from the end)
+ * @length: how many indices to keep
+ * @error: return location for a #GError
+ *
+ * The view of @length entries of @dim from @start, as torch.narrow.
+ *
+ * Returns: (transfer full): the view, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_narrow (DlTensor  *self,
+                  gint       dim,
+                  gint64     start,
+                  gint64     length,
+                  GError   **error)
+{
+  gint64 n;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (self->ndim == 0 || !dl_normalize_dim ("narrow", &dim, self->ndim, error))
+    {
+      if (self->ndim == 0)
+        g_set_error (error, DL_ERROR, DL_ERROR_INDEX, "narrow: cannot be applied to a 0-dim tensor.");
+      return NULL;
+    }
+  n = self->sizes[dim];
+  if (start < 0)
+    start += n;
+  if (start < 0 || start > n || length < 0 || start + length > n)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
+                   "narrow: start (%" G_GINT64_FORMAT ") + length (%" G_GINT64_FORMAT
+                   ") exceeds dimension size (%" G_GINT64_FORMAT ").", start, length, n);
+      return NULL;
+    }
+  return dl_tensor_slice (self, dim, start, start + length, 1, error);
+}
+
+/**
+ * dl_tensor_select:
+ * @self: a #DlTensor
+ * @dim: the dim to index
+ * @index: the index (negative counts from the end)
+ * @error: return location for a #GError
+ *
+ * The view self[..., index, ...] with @dim removed.
+ *
+ * Returns: (transfer full): the view, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_select (DlTensor  *self,
+                  gint       dim,
+                  gint64     index,
+                  GError   **error)
+{
+  gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS], extra[2];
+  gint n = 0;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (self->ndim == 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_INDEX, "select: invalid index of a 0-dim tensor.");
+      return NULL;
+    }
+  if (!dl_normalize_dim ("select", &dim, self->ndim, error))
+    return NULL;
+  if (index < -self->sizes[dim] || index >= self->sizes[dim])
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
+                   "select: index %" G_GINT64_FORMAT " is out of bounds for dimension %d with size %"
+                   G_GINT64_FORMAT, index, dim, self->sizes[dim]);
+      return NULL;
+    }
+  if (index < 0)
+    index += self->sizes[dim];
+  for (gint i = 0; i < self->ndim; i++)
+    if (i != dim)
+      {
+        sizes[n] = self->sizes[i];
+        strides[n] = self->strides[i];
+        n++;
+      }
+  extra[0] = dim;
+  extra[1] = index;
+  return make_view_at (self, "SelectBackward0", VIEW_SELECT, sizes, strides, n,
+                       self->offset + index * self->strides[dim], extra, 2);
 }
