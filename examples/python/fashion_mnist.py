@@ -67,7 +67,7 @@ def main():
     p.add_argument('--hidden', type=int, default=256)
     p.add_argument('--epochs', type=int, default=5)
     p.add_argument('--batch-size', type=int, default=64)
-    p.add_argument('--lr', type=float, default=0.05)
+    p.add_argument('--lr', type=float, default=0.01)
     p.add_argument('--momentum', type=float, default=0.9)
     p.add_argument('--train-limit', type=int, default=0, help='use only the first N images')
     p.add_argument('--test-limit', type=int, default=0)

@@ -382,3 +382,53 @@ dl_randn (const gint64  *shape,
 
   return t ? random_fill ("randn", DL_RANDOM_NORMAL, t, 0, 1, error) : NULL;
 }
+
+/**
+ * dl_randint:
+ * @low: the lowest value
+ * @high: one above the highest value
+ * @shape: (array length=n_dims): the shape
+ * @n_dims: the number of dimensions
+ * @dtype: the element type
+ * @device: (nullable): the device, or %NULL for the CPU
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): a new tensor of integers drawn uniformly from
+ *   [low, high), or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_randint (gint64         low,
+            gint64         high,
+            const gint64  *shape,
+            gsize          n_dims,
+            DlDType        dtype,
+            DlDevice      *device,
+            GError       **error)
+{
+  g_autoptr (DlTensor) u = NULL;
+  g_autoptr (DlTensor) k = NULL;
+
+  if (high <= low)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "randint: random_ expects 'from' to be less than 'to', but got from=%"
+                   G_GINT64_FORMAT " >= to=%" G_GINT64_FORMAT, low, high);
+      return NULL;
+    }
+  /* uniform doubles in [0, high - low), truncated (= floored), shifted */
+  if (!(u = dl_empty (shape, n_dims, DL_DTYPE_FLOAT64, device, error))
+      || !random_fill ("randint", DL_RANDOM_UNIFORM, u, 0, (gdouble) (high - low), error))
+    return NULL;
+  g_object_unref (u); /* random_fill returned a second reference */
+  if (!(k = dl_cast_nograd (u, DL_DTYPE_INT64, error)))
+    return NULL;
+  if (low != 0)
+    {
+      g_autoptr (DlTensor) r = dl_tensor_add_scalar_ (k, (gdouble) low, error);
+      if (!r)
+        return NULL;
+    }
+  return dl_cast_nograd (k, dtype, error);
+}

@@ -35,6 +35,9 @@ DL_EXPORT
 DlTensor *dl_randn       (const gint64 *shape, gsize n_dims, DlDType dtype,
                           DlDevice *device, GError **error);
 DL_EXPORT
+DlTensor *dl_randint     (gint64 low, gint64 high, const gint64 *shape, gsize n_dims,
+                          DlDType dtype, DlDevice *device, GError **error);
+DL_EXPORT
 void      dl_manual_seed (guint64 seed);
 DL_EXPORT
 DlTensor *dl_tensor_uniform_ (DlTensor *self, gdouble from, gdouble to, GError **error);

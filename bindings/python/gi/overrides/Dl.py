@@ -959,6 +959,16 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 
 
 @_export
+def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False):
+    if size is None:
+        low, high, size = 0, low, high
+    if size is None:
+        raise TypeError("randint() missing required argument 'size'")
+    return _finish(Dl.randint(int(low), int(high), _size_args((size,), 'randint'),
+                              _dt(dtype or int64), _dl_device(device)), requires_grad)
+
+
+@_export
 def manual_seed(seed):
     Dl.manual_seed(int(seed) & 0xFFFFFFFFFFFFFFFF)
 
