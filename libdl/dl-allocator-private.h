@@ -36,6 +36,8 @@ void         dl_allocator_release    (DlAllocator  *self,
                                       gpointer      ptr,
                                       gsize         block_size);
 void         dl_allocator_empty_cache (DlAllocator *self);
+void         dl_allocator_track      (DlAllocator  *self,
+                                      gssize        delta);
 void         dl_allocator_get_stats  (DlAllocator      *self,
                                       DlAllocatorStats *stats);
 gsize        dl_allocator_round_size (DlAllocator  *self,

@@ -162,6 +162,19 @@ dl_allocator_release (DlAllocator *self,
   g_mutex_unlock (&self->lock);
 }
 
+/* Counts memory allocated outside the allocator (small inline storages) in
+ * its allocated, peak and reserved figures. */
+void
+dl_allocator_track (DlAllocator *self,
+                    gssize       delta)
+{
+  g_mutex_lock (&self->lock);
+  self->stats.allocated += delta;
+  self->stats.reserved += delta;
+  self->stats.peak_allocated = MAX (self->stats.peak_allocated, self->stats.allocated);
+  g_mutex_unlock (&self->lock);
+}
+
 void
 dl_allocator_empty_cache (DlAllocator *self)
 {

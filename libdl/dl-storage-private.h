@@ -10,14 +10,25 @@
 
 G_BEGIN_DECLS
 
+typedef enum
+{
+  DL_STORAGE_ALLOCATED, /* a block of the device's caching allocator */
+  DL_STORAGE_INLINE,    /* small host memory sharing one malloc with this struct */
+  DL_STORAGE_EXTERNAL,  /* lent by another owner; released through release */
+} DlStorageKind;
+
+/* Host storages of at most this many bytes live inline. */
+#define DL_STORAGE_INLINE_MAX 1024
+
 struct _DlStorage
 {
   gint ref_count;
+  DlStorageKind kind;
   gint version;      /* bumped by every in-place write, shared by views */
   DlDevice *device;  /* (owned) */
   char *data;
   gsize nbytes;
-  gsize block_size;  /* from the device's allocator; 0 for external memory */
+  gsize block_size;  /* for DL_STORAGE_ALLOCATED and DL_STORAGE_INLINE */
   DlReleaseFunc release;
   gpointer release_data;
   GDestroyNotify release_notify;

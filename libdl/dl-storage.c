@@ -5,6 +5,8 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
+
 #include "dl-storage-private.h"
 #include "dl-error.h"
 
@@ -25,6 +27,9 @@ format_bytes (gsize nbytes)
   return g_format_size_full (nbytes, G_FORMAT_SIZE_IEC_UNITS);
 }
 
+/* The struct's size rounded up so that inline data stays 64-byte aligned. */
+#define HEADER_SIZE ((sizeof (DlStorage) + 63) & ~(gsize) 63)
+
 DlStorage *
 dl_storage_new (DlDevice  *device,
                 gsize      nbytes,
@@ -34,22 +39,46 @@ dl_storage_new (DlDevice  *device,
   gsize block_size = 0;
   char *data;
 
+  if (nbytes <= DL_STORAGE_INLINE_MAX && dl_device_get_backend (device)->host_memory)
+    {
+      /* one allocation for struct and data: small tensors are made and
+       * freed at the rate of Python operators */
+      void *p = NULL;
+
+      if (posix_memalign (&p, 64, HEADER_SIZE + MAX (nbytes, 1)) != 0)
+        goto oom;
+      self = p;
+      memset (self, 0, sizeof (DlStorage));
+      self->kind = DL_STORAGE_INLINE;
+      self->ref_count = 1;
+      self->device = g_object_ref (device);
+      self->data = (char *) p + HEADER_SIZE;
+      self->nbytes = nbytes;
+      self->block_size = HEADER_SIZE + nbytes;
+      dl_allocator_track (dl_device_get_allocator (device), self->block_size);
+      return self;
+    }
+
   data = dl_allocator_alloc (dl_device_get_allocator (device), nbytes, &block_size);
   if (data == NULL)
-    {
-      g_autofree gchar *size = format_bytes (nbytes);
-      g_set_error (error, DL_ERROR, DL_ERROR_OUT_OF_MEMORY,
-                   "%s: out of memory: tried to allocate %s (%" G_GSIZE_FORMAT " bytes)",
-                   dl_device_get_name (device), size, nbytes);
-      return NULL;
-    }
+    goto oom;
   self = g_new0 (DlStorage, 1);
+  self->kind = DL_STORAGE_ALLOCATED;
   self->ref_count = 1;
   self->device = g_object_ref (device);
   self->data = data;
   self->nbytes = nbytes;
   self->block_size = block_size;
   return self;
+
+oom:
+  {
+    g_autofree gchar *size = format_bytes (nbytes);
+    g_set_error (error, DL_ERROR, DL_ERROR_OUT_OF_MEMORY,
+                 "%s: out of memory: tried to allocate %s (%" G_GSIZE_FORMAT " bytes)",
+                 dl_device_get_name (device), size, nbytes);
+    return NULL;
+  }
 }
 
 DlStorage *
@@ -62,6 +91,7 @@ dl_storage_new_external (DlDevice       *device,
 {
   DlStorage *self = g_new0 (DlStorage, 1);
 
+  self->kind = DL_STORAGE_EXTERNAL;
   self->ref_count = 1;
   self->device = g_object_ref (device);
   self->data = data;
@@ -102,17 +132,27 @@ dl_storage_unref (DlStorage *self)
   g_return_if_fail (self != NULL);
   if (!g_atomic_int_dec_and_test (&self->ref_count))
     return;
-  if (self->block_size)
-    dl_allocator_release (dl_device_get_allocator (self->device), self->data, self->block_size);
-  else
+  switch (self->kind)
     {
+    case DL_STORAGE_ALLOCATED:
+      dl_allocator_release (dl_device_get_allocator (self->device), self->data, self->block_size);
+      g_object_unref (self->device);
+      g_free (self);
+      break;
+    case DL_STORAGE_INLINE:
+      dl_allocator_track (dl_device_get_allocator (self->device), -(gssize) self->block_size);
+      g_object_unref (self->device);
+      free (self);
+      break;
+    case DL_STORAGE_EXTERNAL:
       if (self->release)
         self->release (self->release_data);
       if (self->release_notify)
         self->release_notify (self->release_data);
+      g_object_unref (self->device);
+      g_free (self);
+      break;
     }
-  g_object_unref (self->device);
-  g_free (self);
 }
 
 /**
@@ -158,5 +198,5 @@ gboolean
 dl_storage_is_external (DlStorage *self)
 {
   g_return_val_if_fail (self != NULL, FALSE);
-  return self->block_size == 0;
+  return self->kind == DL_STORAGE_EXTERNAL;
 }

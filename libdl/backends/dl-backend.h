@@ -99,6 +99,7 @@ typedef struct _DlBackend DlBackend;
 struct _DlBackend
 {
   const gchar *name;
+  gboolean host_memory; /* device memory is plain host memory (the CPU) */
 
   /* memory: raw allocation (64-byte aligned), below the caching allocator */
   gpointer (*raw_alloc)       (gsize nbytes);

@@ -119,6 +119,7 @@ dl_cpu_iter_for_each (const DlIter *it,
 
 static const DlBackend cpu_backend = {
   .name = "cpu",
+  .host_memory = TRUE,
   .raw_alloc = cpu_raw_alloc,
   .raw_free = cpu_raw_free,
   .copy_to_host = cpu_memcpy,
