@@ -23,6 +23,10 @@ struct _DlTensor
   gint64 sizes[DL_MAX_DIMS];
   gint64 strides[DL_MAX_DIMS]; /* in elements */
 
+  /* a 0-d tensor made from a C/Python number for one op: it takes part in
+   * type promotion at the lowest priority (PyTorch's wrapped numbers) */
+  gboolean is_wrapped_number;
+
   /* autograd */
   gboolean requires_grad;
   DlTensor *grad;              /* (owned) (nullable) */

@@ -43,6 +43,9 @@ DL_EXPORT
 DlTensor     *dl_tensor_new_scalar         (gdouble         value,
                                             DlDType         dtype);
 DL_EXPORT
+DlTensor     *dl_tensor_new_wrapped_scalar (gdouble         value,
+                                            DlDType         dtype);
+DL_EXPORT
 GBytes       *dl_tensor_to_bytes           (DlTensor       *self,
                                             GError        **error);
 DL_EXPORT

@@ -1,8 +1,12 @@
-/* dl-ops-activation.c: softmax and log_softmax, composed from primitives
- * (so their gradients come from those of the parts).
+/* dl-ops-activation.c: softmax and log_softmax along a dim.
  *
- * log_softmax (x) = (x - m) - log (sum (exp (x - m))), m = max (x) along dim
- * taken without gradient: the result does not depend on m.
+ *   log_softmax (x) = (x - m) - log (sum (exp (x - m))),  m = max (x)
+ *   softmax (x)     = exp (log_softmax (x))
+ * The forward pass composes primitives without recording them, in float32
+ * for the 16-bit types (rounded once at the end); the gradients are single
+ * nodes, as PyTorch's:
+ *   d log_softmax: g - exp (y) * sum (g)
+ *   d softmax:     y * (g - sum (g * y))
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -10,6 +14,113 @@
 #include "config.h"
 
 #include "dl-ops-private.h"
+
+static gboolean
+log_softmax_backward (DlNode    *node,
+                      DlTensor **go,
+                      DlTensor **gi,
+                      GError   **error)
+{
+  gint dim = dl_node_data (node)->ints[0];
+  DlTensor *y = dl_node_get_saved (node, 0, error);
+  g_autoptr (DlTensor) p = NULL;
+  g_autoptr (DlTensor) s = NULL;
+  g_autoptr (DlTensor) ps = NULL;
+
+  if (!y || !(p = dl_tensor_exp (y, error)) || !(s = dl_tensor_sum_dims (go[0], &dim, 1, TRUE, error))
+      || !(ps = dl_tensor_mul (p, s, error)))
+    return FALSE;
+  gi[0] = dl_tensor_sub (go[0], ps, error);
+  return gi[0] != NULL;
+}
+
+static gboolean
+softmax_backward (DlNode    *node,
+                  DlTensor **go,
+                  DlTensor **gi,
+                  GError   **error)
+{
+  gint dim = dl_node_data (node)->ints[0];
+  DlTensor *y = dl_node_get_saved (node, 0, error);
+  g_autoptr (DlTensor) gy = NULL;
+  g_autoptr (DlTensor) s = NULL;
+  g_autoptr (DlTensor) d = NULL;
+
+  if (!y || !(gy = dl_tensor_mul (go[0], y, error))
+      || !(s = dl_tensor_sum_dims (gy, &dim, 1, TRUE, error)) || !(d = dl_tensor_sub (go[0], s, error)))
+    return FALSE;
+  gi[0] = dl_tensor_mul (y, d, error);
+  return gi[0] != NULL;
+}
+
+/* log_softmax of @x along @dim, computed without autograd. */
+static DlTensor *
+log_softmax_values (DlTensor  *x,
+                    gint       dim,
+                    GError   **error)
+{
+  g_autoptr (DlTensor) m = NULL;
+  g_autoptr (DlTensor) shifted = NULL;
+  g_autoptr (DlTensor) e = NULL;
+  g_autoptr (DlTensor) s = NULL;
+  g_autoptr (DlTensor) lse = NULL;
+
+  if (x->numel == 0)
+    return dl_tensor_clone (x, error);
+  if (!(m = dl_tensor_max_dim (x, dim, TRUE, NULL, error)) || !(shifted = dl_tensor_sub (x, m, error))
+      || !(e = dl_tensor_exp (shifted, error)) || !(s = dl_tensor_sum_dims (e, &dim, 1, TRUE, error))
+      || !(lse = dl_tensor_log (s, error)))
+    return NULL;
+  return dl_tensor_sub (shifted, lse, error);
+}
+
+static DlTensor *
+softmax_op (DlTensor  *self,
+            gint       dim,
+            gboolean   log,
+            GError   **error)
+{
+  const gchar *name = log ? "log_softmax" : "softmax";
+  g_autoptr (DlTensor) x = NULL;
+  g_autoptr (DlTensor) y = NULL;
+  DlTensor *out;
+  gboolean was;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_normalize_dim (name, &dim, self->ndim, error))
+    return NULL;
+  if (!dl_dtype_is_floating_point (self->dtype))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: not implemented for '%s'", name,
+                   dl_dtype_get_name (self->dtype));
+      return NULL;
+    }
+  was = dl_set_grad_enabled (FALSE);
+  x = dl_cast_nograd (self, self->dtype == DL_DTYPE_FLOAT64 ? DL_DTYPE_FLOAT64 : DL_DTYPE_FLOAT32,
+                      error);
+  if (x)
+    y = log_softmax_values (x, dim, error);
+  if (y && !log)
+    {
+      DlTensor *e = dl_tensor_exp (y, error);
+      g_object_unref (y);
+      y = e;
+    }
+  dl_set_grad_enabled (was);
+  if (!y || !(out = dl_cast_nograd (y, self->dtype, error)))
+    return NULL;
+
+  if (dl_autograd_any_requires (1, &self))
+    {
+      g_autoptr (DlNode) node = dl_node_new_for_op (log ? "LogSoftmaxBackward0" : "SoftmaxBackward0",
+                                                    log ? log_softmax_backward : softmax_backward,
+                                                    1, &self);
+      dl_node_data (node)->ints[0] = dim;
+      dl_node_save (node, out, TRUE);
+      dl_node_set_output (node, out, 0);
+    }
+  return out;
+}
 
 /**
  * dl_tensor_log_softmax:
@@ -27,38 +138,7 @@ dl_tensor_log_softmax (DlTensor  *self,
                        gint       dim,
                        GError   **error)
 {
-  g_autoptr (DlTensor) x = NULL;
-  g_autoptr (DlTensor) m = NULL;
-  g_autoptr (DlTensor) shifted = NULL;
-  g_autoptr (DlTensor) e = NULL;
-  g_autoptr (DlTensor) s = NULL;
-  g_autoptr (DlTensor) lse = NULL;
-  g_autoptr (DlTensor) detached = NULL;
-  gboolean was;
-
-  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!dl_normalize_dim ("log_softmax", &dim, self->ndim, error))
-    return NULL;
-  if (!dl_dtype_is_floating_point (self->dtype))
-    {
-      if (!(x = dl_tensor_to_dtype (self, dl_get_default_dtype (), error)))
-        return NULL;
-    }
-  else
-    x = g_object_ref (self);
-  if (x->numel == 0)
-    return dl_tensor_clone (x, error);
-
-  detached = dl_tensor_detach (x);
-  was = dl_set_grad_enabled (FALSE);
-  m = dl_tensor_max_dim (detached, dim, TRUE, NULL, error);
-  dl_set_grad_enabled (was);
-  if (!m)
-    return NULL;
-  if (!(shifted = dl_tensor_sub (x, m, error)) || !(e = dl_tensor_exp (shifted, error))
-      || !(s = dl_tensor_sum_dims (e, &dim, 1, TRUE, error)) || !(lse = dl_tensor_log (s, error)))
-    return NULL;
-  return dl_tensor_sub (shifted, lse, error);
+  return softmax_op (self, dim, TRUE, error);
 }
 
 /**
@@ -77,7 +157,5 @@ dl_tensor_softmax (DlTensor  *self,
                    gint       dim,
                    GError   **error)
 {
-  g_autoptr (DlTensor) ls = dl_tensor_log_softmax (self, dim, error);
-
-  return ls ? dl_tensor_exp (ls, error) : NULL;
+  return softmax_op (self, dim, FALSE, error);
 }

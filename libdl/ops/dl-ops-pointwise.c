@@ -27,15 +27,80 @@ dl_check_same_device (const gchar  *op,
   return FALSE;
 }
 
-DlDType
-dl_scalar_dtype (DlDType dtype,
-                 gdouble value)
+DlTensor *
+dl_wrapped_scalar (gdouble value)
 {
-  if (dl_dtype_is_floating_point (dtype))
-    return dtype;
-  if (value == floor (value) && fabs (value) < 9.2e18)
-    return dtype == DL_DTYPE_BOOL ? DL_DTYPE_INT64 : dtype;
-  return dl_get_default_dtype ();
+  gboolean integral = value == floor (value) && fabs (value) < 9.2e18;
+
+  return dl_tensor_new_wrapped_scalar (value, integral ? DL_DTYPE_INT64 : DL_DTYPE_FLOAT64);
+}
+
+/**
+ * dl_tensor_new_wrapped_scalar:
+ * @value: the value
+ * @dtype: the kind of number: %DL_DTYPE_FLOAT64 for a floating-point
+ *   number, %DL_DTYPE_INT64 for an integer, %DL_DTYPE_BOOL for a boolean
+ *
+ * Makes a 0-d tensor that takes part in type promotion as a Python number
+ * does in PyTorch: it never widens the other operand's dtype within its
+ * category, so that an int32 tensor plus an integer stays int32 and an
+ * integer tensor times the float 2.0 becomes the default float dtype.
+ * Bindings whose numbers are all floats (JavaScript) use it to say which
+ * kind of number they mean.
+ *
+ * Returns: (transfer full): the 0-d tensor
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_new_wrapped_scalar (gdouble value,
+                              DlDType dtype)
+{
+  DlTensor *s = dl_tensor_new_scalar (value, dtype);
+
+  s->is_wrapped_number = TRUE;
+  return s;
+}
+
+/* -1 stands for "no operand of this priority yet" */
+static gint
+combine_categories (gint higher,
+                    gint lower)
+{
+  if (higher >= 0 && dl_dtype_is_floating_point (higher))
+    return higher;
+  if (higher == DL_DTYPE_BOOL || (lower >= 0 && dl_dtype_is_floating_point (lower)))
+    return higher < 0 ? lower : lower < 0 ? higher : (gint) dl_dtype_promote (higher, lower);
+  return higher >= 0 ? higher : lower;
+}
+
+static void
+update_state (gint     *state,
+              DlDType   dtype)
+{
+  *state = *state < 0 ? (gint) dtype : (gint) dl_dtype_promote (*state, dtype);
+}
+
+DlDType
+dl_result_type (DlTensor *a,
+                DlTensor *b)
+{
+  gint dim = -1, zero = -1, wrapped = -1;
+  DlTensor *ops[2] = { a, b };
+
+  for (gint i = 0; i < 2; i++)
+    {
+      DlTensor *t = ops[i];
+
+      if (t->is_wrapped_number)
+        update_state (&wrapped, dl_dtype_is_floating_point (t->dtype) ? dl_get_default_dtype ()
+                                                                      : t->dtype);
+      else if (t->ndim == 0)
+        update_state (&zero, t->dtype);
+      else
+        update_state (&dim, t->dtype);
+    }
+  return combine_categories (dim, combine_categories (zero, wrapped));
 }
 
 static DlTensor *
@@ -89,12 +154,12 @@ static const gchar *const binary_nodes[DL_N_BINARY_OPS] = {
 /* The dtype an op computes in: PyTorch's result type, with true division
  * of integers in the default float type. Half types compute in float32. */
 static DlDType
-compute_dtype (DlBinaryOp op,
-               DlDType    a,
-               DlDType    b,
-               DlDType   *result)
+compute_dtype (DlBinaryOp  op,
+               DlTensor   *a,
+               DlTensor   *b,
+               DlDType    *result)
 {
-  DlDType r = dl_dtype_promote (a, b);
+  DlDType r = dl_result_type (a, b);
 
   if (op == DL_BINARY_DIV && !dl_dtype_is_floating_point (r))
     r = dl_get_default_dtype ();
@@ -105,6 +170,23 @@ compute_dtype (DlBinaryOp op,
 }
 
 static gboolean binary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error);
+
+/* @t in the compute dtype @cdt. An op whose result is a 16-bit float
+ * computes in float32 on operands first rounded to that type, so that a
+ * number too large for it (float16 * 1e5) overflows as PyTorch's does. */
+static DlTensor *
+cast_through (DlTensor  *t,
+              DlDType    result,
+              DlDType    cdt,
+              GError   **error)
+{
+  if ((result == DL_DTYPE_FLOAT16 || result == DL_DTYPE_BFLOAT16) && t->dtype != result)
+    {
+      g_autoptr (DlTensor) r = dl_cast_nograd (t, result, error);
+      return r ? dl_cast_nograd (r, cdt, error) : NULL;
+    }
+  return dl_cast_nograd (t, cdt, error);
+}
 
 /* Computes op (a, b) into a new tensor, or into @into when given (its shape
  * must be the broadcast shape). Records autograd when asked. */
@@ -130,20 +212,21 @@ binary_op (DlBinaryOp  op,
   if (!dl_check_same_device (name, a, b, error)
       || !dl_broadcast_shapes (name, a->sizes, a->ndim, b->sizes, b->ndim, shape, &ndim, error))
     return NULL;
-  cdt = compute_dtype (op, a->dtype, b->dtype, &rdt);
-  if (op == DL_BINARY_SUB && a->dtype == DL_DTYPE_BOOL && b->dtype == DL_DTYPE_BOOL)
+  cdt = compute_dtype (op, a, b, &rdt);
+  if (op == DL_BINARY_SUB && (a->dtype == DL_DTYPE_BOOL || b->dtype == DL_DTYPE_BOOL))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
-                   "sub: subtraction, the `-` operator, with two bool tensors is not "
+                   "sub: subtraction, the `-` operator, with %s bool tensor%s is not "
                    "supported. If you are trying to invert a mask, use the `~` or "
-                   "`logical_not()` operator instead.");
+                   "`logical_not()` operator instead.",
+                   a->dtype == b->dtype ? "two" : "a", a->dtype == b->dtype ? "s" : "");
       return NULL;
     }
   if (cdt == DL_DTYPE_BOOL && !DL_BINARY_IS_COMPARISON (op) && op != DL_BINARY_ADD
       && op != DL_BINARY_MUL && op != DL_BINARY_MAXIMUM && op != DL_BINARY_MINIMUM)
     cdt = DL_DTYPE_INT64;
 
-  if (!(ca = dl_cast_nograd (a, cdt, error)) || !(cb = dl_cast_nograd (b, cdt, error)))
+  if (!(ca = cast_through (a, rdt, cdt, error)) || !(cb = cast_through (b, rdt, cdt, error)))
     return NULL;
 
   if (into && into->dtype == (DL_BINARY_IS_COMPARISON (op) ? DL_DTYPE_BOOL : cdt))
@@ -325,7 +408,7 @@ inplace_op (DlBinaryOp  op,
                    name, s, bs);
       return NULL;
     }
-  compute_dtype (op, self->dtype, other->dtype, &rdt);
+  compute_dtype (op, self, other, &rdt);
   if (dl_dtype_is_floating_point (rdt) && !dl_dtype_is_floating_point (self->dtype))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
@@ -344,19 +427,26 @@ inplace_op (DlBinaryOp  op,
       return NULL;
     }
   {
-    /* alias carries self's current history into the out-of-place op */
-    g_autoptr (DlTensor) alias = dl_tensor_new_view_internal (self, self->sizes, self->strides,
-                                                              self->ndim, self->offset);
+    /* alias carries self's current history into the out-of-place op; an
+     * op whose gradient needs self's old values gets a copy of them */
+    g_autoptr (DlTensor) alias = NULL;
     g_autoptr (DlTensor) result = NULL;
     DlTensor *cops[2] = { self, NULL };
     DlIter iter;
 
-    alias->requires_grad = self->requires_grad;
-    if (self->grad_fn)
+    if (op == DL_BINARY_ADD || op == DL_BINARY_SUB)
       {
-        alias->grad_fn = g_object_ref (self->grad_fn);
-        alias->output_nr = self->output_nr;
+        alias = dl_tensor_new_view_internal (self, self->sizes, self->strides, self->ndim,
+                                             self->offset);
+        alias->requires_grad = self->requires_grad;
+        if (self->grad_fn)
+          {
+            alias->grad_fn = g_object_ref (self->grad_fn);
+            alias->output_nr = self->output_nr;
+          }
       }
+    else if (!(alias = dl_tensor_clone (self, error)))
+      return NULL;
     if (!(result = binary_op (op, alias, other, alpha, NULL, error)))
       return NULL;
     cops[1] = result;
@@ -374,8 +464,7 @@ static DlTensor *
 scalar_tensor_for (DlTensor *self,
                    gdouble   value)
 {
-  DlTensor *s = dl_tensor_new_scalar (value, dl_scalar_dtype (self->dtype, value));
-  return s;
+  return dl_wrapped_scalar (value);
 }
 
 #define DEFINE_BINARY_PUBLIC(name, OP, what)                                   \

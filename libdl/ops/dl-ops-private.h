@@ -35,9 +35,13 @@ gboolean  dl_check_same_device  (const gchar   *op,
                                  DlTensor      *a,
                                  DlTensor      *b,
                                  GError       **error);
-/* The dtype of a Python-style scalar next to a tensor of @dtype: the
- * tensor's own if floating or if @value is integral, else the default. */
-DlDType   dl_scalar_dtype       (DlDType        dtype,
-                                 gdouble        value);
+/* A 0-d tensor for a number: int64 if integral, else float64, marked as a
+ * wrapped number for type promotion. */
+DlTensor *dl_wrapped_scalar     (gdouble        value);
+/* PyTorch's result type of an op on @a and @b: tensors with dims decide,
+ * then 0-d tensors, then wrapped numbers, a lower priority only winning
+ * when it is of a higher category (bool < integer < floating). */
+DlDType   dl_result_type        (DlTensor      *a,
+                                 DlTensor      *b);
 
 G_END_DECLS

@@ -449,7 +449,12 @@ dl_tensor_t (DlTensor  *self,
     }
   if (self->ndim < 2)
     return make_view (self, "TBackward0", VIEW_RESHAPE, self->sizes, self->strides, self->ndim, NULL);
-  return dl_tensor_transpose (self, 0, 1, error);
+  {
+    gint64 sizes[2] = { self->sizes[1], self->sizes[0] };
+    gint64 strides[2] = { self->strides[1], self->strides[0] };
+    gint perm[2] = { 1, 0 };
+    return make_view (self, "TBackward0", VIEW_PERMUTE, sizes, strides, 2, perm);
+  }
 }
 
 /**

@@ -258,17 +258,19 @@ def _is_tensor(x):
 
 
 def _scalar_operand(self, other):
-    """(tensor, value) for an op with a Python number: a float next to an
-    integer tensor lifts the tensor to the default float dtype first, as
-    PyTorch's type promotion does."""
+    """(tensor, value) for an op with a Python int or float: the C scalar
+    ops take the number's kind from its value, so a float with an integral
+    value next to an integer tensor goes as a wrapped float64 number
+    instead. (Python bools go as bool 0-d tensors, see _binary_fallback.)"""
     if isinstance(other, bool):
-        return self, float(other)
+        return None, None
     if isinstance(other, numbers.Integral):
         return self, float(other)
     if isinstance(other, numbers.Real):
-        if not Dl.dtype_is_floating_point(self.get_dtype()):
-            self = self.to_dtype(Dl.get_default_dtype())
-        return self, float(other)
+        v = float(other)
+        if v.is_integer() and not Dl.dtype_is_floating_point(self.get_dtype()):
+            return self, Dl.Tensor.new_wrapped_scalar(v, Dl.DType.FLOAT64)
+        return self, v
     return None, None
 
 
@@ -286,12 +288,14 @@ def _binary(tensor_fn, scalar_fn, name):
     return op
 
 
-def _reflected(scalar_fn, name):
+def _reflected(scalar_fn, name, tensor_fn):
     def op(self, other):
+        if isinstance(other, bool):
+            return tensor_fn(_bool_scalar(other), self)
         t, v = _scalar_operand(self, other)
         if t is None:
             return NotImplemented
-        return scalar_fn(t, v)
+        return scalar_fn(t, v) if type(v) is float else tensor_fn(v, t)
     op.__name__ = name
     return op
 
@@ -302,10 +306,12 @@ def _comparison(tensor_fn, scalar_fn, name, none_result):
             return tensor_fn(self, other)
         if other is None:
             return none_result
+        if isinstance(other, bool):
+            return tensor_fn(self, _bool_scalar(other))
         t, v = _scalar_operand(self, other)
         if t is None:
             return NotImplemented
-        return scalar_fn(t, v)
+        return scalar_fn(t, v) if type(v) is float else tensor_fn(t, v)
     op.__name__ = name
     return op
 
@@ -314,8 +320,14 @@ def _inplace(tensor_fn, scalar_fn, name):
     def op(self, other):
         if _is_tensor(other):
             tensor_fn(self, other)
+        elif isinstance(other, bool):
+            tensor_fn(self, _bool_scalar(other))
         elif isinstance(other, numbers.Real):
-            scalar_fn(self, float(other))
+            t, v = _scalar_operand(self, other)
+            if type(v) is float:
+                scalar_fn(self, v)
+            else:
+                tensor_fn(self, v)
         else:
             raise TypeError('%s(): argument \'other\' must be a Tensor or a number, not %s'
                             % (name, type(other).__name__))
@@ -340,7 +352,7 @@ class Tensor(Dl.Tensor):
         t, v = _scalar_operand(self, other)
         if t is None:
             return _binary_fallback(self, other, _t_add)
-        return t.add_scalar(v)
+        return t.add_scalar(v) if type(v) is float else _t_add(t, v)
 
     def __sub__(self, other):
         if type(other) is Tensor:
@@ -348,7 +360,7 @@ class Tensor(Dl.Tensor):
         t, v = _scalar_operand(self, other)
         if t is None:
             return _binary_fallback(self, other, _t_sub)
-        return t.sub_scalar(v)
+        return t.sub_scalar(v) if type(v) is float else _t_sub(t, v)
 
     def __mul__(self, other):
         if type(other) is Tensor:
@@ -356,7 +368,7 @@ class Tensor(Dl.Tensor):
         t, v = _scalar_operand(self, other)
         if t is None:
             return _binary_fallback(self, other, _t_mul)
-        return t.mul_scalar(v)
+        return t.mul_scalar(v) if type(v) is float else _t_mul(t, v)
 
     def __truediv__(self, other):
         if type(other) is Tensor:
@@ -364,17 +376,17 @@ class Tensor(Dl.Tensor):
         t, v = _scalar_operand(self, other)
         if t is None:
             return _binary_fallback(self, other, _t_div)
-        return t.div_scalar(v)
+        return t.div_scalar(v) if type(v) is float else _t_div(t, v)
 
     def __matmul__(self, other):
         if _is_tensor(other):
             return _t_matmul(self, other)
         return NotImplemented
 
-    __radd__ = _reflected(Dl.Tensor.add_scalar, '__radd__')
-    __rmul__ = _reflected(Dl.Tensor.mul_scalar, '__rmul__')
-    __rsub__ = _reflected(Dl.Tensor.rsub_scalar, '__rsub__')
-    __rtruediv__ = _reflected(Dl.Tensor.rdiv_scalar, '__rtruediv__')
+    __radd__ = _reflected(Dl.Tensor.add_scalar, '__radd__', Dl.Tensor.add)
+    __rmul__ = _reflected(Dl.Tensor.mul_scalar, '__rmul__', Dl.Tensor.mul)
+    __rsub__ = _reflected(Dl.Tensor.rsub_scalar, '__rsub__', Dl.Tensor.sub)
+    __rtruediv__ = _reflected(Dl.Tensor.rdiv_scalar, '__rtruediv__', Dl.Tensor.div)
 
     __eq__ = _comparison(Dl.Tensor.eq, Dl.Tensor.eq_scalar, '__eq__', False)
     __ne__ = _comparison(Dl.Tensor.ne, Dl.Tensor.ne_scalar, '__ne__', True)
@@ -586,13 +598,14 @@ class Tensor(Dl.Tensor):
 
     # -- conversion --
     def item(self):
-        v = Dl.Tensor.item(self)
+        if self.numel() != 1:
+            raise ValueError('only one element tensors can be converted to Python scalars')
         dt = self.get_dtype()
         if dt == Dl.DType.BOOL:
-            return bool(v)
+            return bool(Dl.Tensor.item(self))
         if not Dl.dtype_is_floating_point(dt):
-            return int(v)
-        return v
+            return int(self.numpy().reshape(-1)[0])  # exact beyond 2**53
+        return Dl.Tensor.item(self)
 
     def __float__(self):
         return float(Dl.Tensor.item(self))
@@ -869,7 +882,20 @@ Tensor = override(Tensor)
 __all__.append('Tensor')
 
 
+_BOOL_SCALARS = {}
+
+
+def _bool_scalar(value):
+    """A 0-d bool tensor for a Python bool (shared; never written to)."""
+    t = _BOOL_SCALARS.get(value)
+    if t is None:
+        t = _BOOL_SCALARS[value] = Dl.Tensor.new_scalar(1.0 if value else 0.0, Dl.DType.BOOL)
+    return t
+
+
 def _binary_fallback(self, other, fn):
+    if isinstance(other, bool):
+        return fn(self, _bool_scalar(other))
     if isinstance(other, (_np.ndarray, list, tuple)):
         return fn(self, tensor(other))
     if _is_tensor(other):
@@ -1002,14 +1028,15 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         raise TypeError('tensor(): could not convert %r to a tensor' % (data,))
     if dtype is None:
         dtype = _infer_dtype(arr, data)
-    if dtype.name == 'bfloat16':
-        src = _np.ascontiguousarray(arr, dtype=_np.float32)
-        t = Dl.Tensor.new_from_bytes(GLib.Bytes.new(src.tobytes()), Dl.DType.FLOAT32,
-                                     list(src.shape)).to_dtype(Dl.DType.BFLOAT16)
-    else:
-        src = _np.ascontiguousarray(arr, dtype=_NP_OF[dtype.name])
-        t = Dl.Tensor.new_from_bytes(GLib.Bytes.new(src.tobytes()), dtype._value,
-                                     list(src.shape))
+    with _np.errstate(over='ignore', invalid='ignore'):
+        if dtype.name == 'bfloat16':
+            src = _np.array(arr, dtype=_np.float32, order='C')
+            t = Dl.Tensor.new_from_bytes(GLib.Bytes.new(src.tobytes()), Dl.DType.FLOAT32,
+                                         list(src.shape)).to_dtype(Dl.DType.BFLOAT16)
+        else:
+            src = _np.array(arr, dtype=_NP_OF[dtype.name], order='C')
+            t = Dl.Tensor.new_from_bytes(GLib.Bytes.new(src.tobytes()), dtype._value,
+                                         list(src.shape))
     _dl_device(device)
     return _finish(t, requires_grad)
 
@@ -1284,6 +1311,14 @@ class Linear(Dl.Linear):
         pass
 
     @property
+    def weight(self):
+        return self.get_parameter('weight')
+
+    @property
+    def bias(self):
+        return self.get_parameter('bias')
+
+    @property
     def in_features(self):
         return self.get_in_features()
 
@@ -1309,11 +1344,19 @@ def _parameter(data=None, requires_grad=True):
     return p
 
 
+def _check_batch(input, target):
+    if input.get_ndim() >= 1 and target.get_ndim() >= 1 and \
+            input.get_shape()[0] != target.get_shape()[0]:
+        raise ValueError('Expected input batch_size (%d) to match target batch_size (%d).'
+                         % (input.get_shape()[0], target.get_shape()[0]))
+
+
 def _cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean',
                    label_smoothing=0.0):
     if weight is not None or reduction != 'mean' or label_smoothing != 0.0:
         raise NotImplementedError('cross_entropy: weight, reduction other than "mean" and '
                                   'label_smoothing arrive with the nn milestone')
+    _check_batch(input, target)
     try:
         return Dl.cross_entropy(input, target)
     except GLib.Error as e:
@@ -1324,6 +1367,7 @@ def _nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
     if weight is not None or reduction != 'mean':
         raise NotImplementedError('nll_loss: weight and reduction other than "mean" arrive with '
                                   'the nn milestone')
+    _check_batch(input, target)
     try:
         return Dl.nll_loss(input, target)
     except GLib.Error as e:
