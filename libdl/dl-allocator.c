@@ -40,7 +40,7 @@ dl_allocator_new (DlRawAllocFunc raw_alloc,
   self->raw_free = raw_free;
   self->min_cached_size = MAX (min_cached_size, 64);
   self->cache_limit = cache_limit;
-  self->free_lists = g_hash_table_new (g_int64_hash, g_int64_equal);
+  self->free_lists = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   return self;
 }
 
@@ -55,7 +55,7 @@ dl_allocator_round_size (DlAllocator *self,
   if (nbytes < self->min_cached_size)
     return (nbytes + 63) & ~(gsize) 63;
   p = 1;
-  while (p < nbytes / 2 && p < G_MAXSIZE / 4)
+  while (p * 2 < nbytes && p < G_MAXSIZE / 4)
     p <<= 1;
   /* p <= nbytes <= 2p: round up to a multiple of p / 4 */
   step = MAX (p / 4, 64);
@@ -97,12 +97,7 @@ dl_allocator_alloc (DlAllocator *self,
           if (list)
             g_hash_table_insert (self->free_lists, g_memdup2 (&key, sizeof key), list);
           else
-            {
-              gpointer orig_key = NULL;
-              g_hash_table_lookup_extended (self->free_lists, &key, &orig_key, NULL);
-              g_hash_table_remove (self->free_lists, &key);
-              g_free (orig_key);
-            }
+            g_hash_table_remove (self->free_lists, &key);
           self->stats.cached -= size;
           self->stats.n_hits++;
         }
@@ -144,14 +139,11 @@ dl_allocator_release (DlAllocator *self,
       && self->stats.cached + block_size <= self->cache_limit)
     {
       gint64 key = block_size;
-      gpointer orig_key = NULL;
-      GSList *list = NULL;
+      GSList *list = g_hash_table_lookup (self->free_lists, &key);
 
-      if (g_hash_table_lookup_extended (self->free_lists, &key, &orig_key, (gpointer *) &list))
-        g_hash_table_steal (self->free_lists, &key);
-      else
-        orig_key = g_memdup2 (&key, sizeof key);
-      g_hash_table_insert (self->free_lists, orig_key, g_slist_prepend (list, ptr));
+      /* insert frees the duplicate key when the size is already there */
+      g_hash_table_insert (self->free_lists, g_memdup2 (&key, sizeof key),
+                           g_slist_prepend (list, ptr));
       self->stats.cached += block_size;
     }
   else
@@ -184,11 +176,8 @@ dl_allocator_empty_cache (DlAllocator *self)
   g_mutex_lock (&self->lock);
   g_hash_table_iter_init (&iter, self->free_lists);
   while (g_hash_table_iter_next (&iter, &key, &value))
-    {
-      release_list_locked (self, *(gint64 *) key, value);
-      g_free (key);
-      g_hash_table_iter_steal (&iter);
-    }
+    release_list_locked (self, *(gint64 *) key, value);
+  g_hash_table_remove_all (self->free_lists);
   g_mutex_unlock (&self->lock);
 }
 

@@ -923,18 +923,79 @@ dl_tensor_get_grad (DlTensor *self)
  * dl_tensor_set_grad:
  * @self: a #DlTensor
  * @grad: (nullable): the new gradient, or %NULL to clear it
+ * @error: return location for a #GError
  *
- * Replaces the accumulated gradient, as assigning `.grad` does.
+ * Replaces the accumulated gradient, as assigning `.grad` does. The
+ * gradient must have the tensor's shape, dtype and device.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 1.0
+ */
+gboolean
+dl_tensor_set_grad (DlTensor  *self,
+                    DlTensor  *grad,
+                    GError   **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
+  g_return_val_if_fail (grad == NULL || DL_IS_TENSOR (grad), FALSE);
+  if (grad && (grad->ndim != self->ndim
+               || memcmp (grad->sizes, self->sizes, self->ndim * sizeof (gint64)) != 0))
+    {
+      g_autofree gchar *s = dl_shape_to_string (self->sizes, self->ndim);
+      g_autofree gchar *gs = dl_shape_to_string (grad->sizes, grad->ndim);
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "grad: assigned grad has data of a different size: %s for a tensor of %s",
+                   gs, s);
+      return FALSE;
+    }
+  if (grad && grad->dtype != self->dtype)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                   "grad: assigned grad has data of a different type: %s for a tensor of %s",
+                   dl_dtype_get_name (grad->dtype), dl_dtype_get_name (self->dtype));
+      return FALSE;
+    }
+  if (grad && dl_tensor_device (grad) != dl_tensor_device (self))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
+                   "grad: assigned grad has data located on a different device");
+      return FALSE;
+    }
+  g_set_object (&self->grad, grad);
+  return TRUE;
+}
+
+/**
+ * dl_tensor_release:
+ * @self: a #DlTensor
+ *
+ * Lets go of the tensor's memory now rather than when the object is
+ * finalized, and of its gradient and autograd history: @self becomes an
+ * empty tensor of shape [0]. Views that share the memory keep it alive.
+ * This is for garbage-collected bindings (GJS), where an object may be
+ * finalized long after its last use.
  *
  * Since: 1.0
  */
 void
-dl_tensor_set_grad (DlTensor *self,
-                    DlTensor *grad)
+dl_tensor_release (DlTensor *self)
 {
+  DlStorage *empty;
+
   g_return_if_fail (DL_IS_TENSOR (self));
-  g_return_if_fail (grad == NULL || DL_IS_TENSOR (grad));
-  g_set_object (&self->grad, grad);
+  empty = dl_storage_new (dl_tensor_device (self), 0, NULL);
+  g_assert (empty != NULL);
+  g_clear_pointer (&self->storage, dl_storage_unref);
+  self->storage = empty;
+  self->ndim = 1;
+  self->sizes[0] = 0;
+  self->strides[0] = 1;
+  self->offset = 0;
+  self->numel = 0;
+  g_clear_object (&self->grad);
+  g_clear_object (&self->grad_fn);
+  self->requires_grad = FALSE;
 }
 
 /**

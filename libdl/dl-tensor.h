@@ -92,8 +92,11 @@ gboolean      dl_tensor_set_requires_grad  (DlTensor       *self,
 DL_EXPORT
 DlTensor     *dl_tensor_get_grad           (DlTensor       *self);
 DL_EXPORT
-void          dl_tensor_set_grad           (DlTensor       *self,
-                                            DlTensor       *grad);
+gboolean      dl_tensor_set_grad           (DlTensor       *self,
+                                            DlTensor       *grad,
+                                            GError        **error);
+DL_EXPORT
+void          dl_tensor_release            (DlTensor       *self);
 DL_EXPORT
 DlNode       *dl_tensor_get_grad_fn        (DlTensor       *self);
 DL_EXPORT

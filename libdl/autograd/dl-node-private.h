@@ -49,6 +49,7 @@ typedef struct
   gint64 ints[DL_MAX_DIMS + 4];
   gint n_ints;
   gboolean released;
+  gboolean is_view;           /* the op made a view of its input */
 } DlNodeData;
 
 DlNodeData *dl_node_data            (DlNode       *self);

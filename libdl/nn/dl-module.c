@@ -41,6 +41,13 @@ enum
 static GParamSpec *properties[N_PROPS];
 
 static void
+unref_if_set (gpointer object)
+{
+  if (object)
+    g_object_unref (object);
+}
+
+static void
 dl_module_dispose (GObject *object)
 {
   DlModulePrivate *priv = dl_module_get_instance_private (DL_MODULE (object));
@@ -133,7 +140,7 @@ dl_module_init (DlModule *self)
   DlModulePrivate *priv = dl_module_get_instance_private (self);
 
   priv->param_names = g_ptr_array_new_with_free_func (g_free);
-  priv->params = g_ptr_array_new_with_free_func ((GDestroyNotify) g_object_unref);
+  priv->params = g_ptr_array_new_with_free_func (unref_if_set);
   priv->child_names = g_ptr_array_new_with_free_func (g_free);
   priv->children = g_ptr_array_new_with_free_func (g_object_unref);
   priv->training = TRUE;
@@ -445,7 +452,7 @@ dl_module_zero_grad (DlModule *self)
   g_return_if_fail (DL_IS_MODULE (self));
   params = dl_module_parameters (self);
   for (guint i = 0; i < params->len; i++)
-    dl_tensor_set_grad (g_ptr_array_index (params, i), NULL);
+    dl_tensor_set_grad (g_ptr_array_index (params, i), NULL, NULL);
 }
 
 /**

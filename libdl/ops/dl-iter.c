@@ -6,6 +6,8 @@
 #include "config.h"
 
 #include "dl-iter-private.h"
+#include <string.h>
+
 #include "dl-error.h"
 
 gboolean
@@ -105,4 +107,59 @@ dl_iter_init (DlIter        *iter,
       }
     iter->ndim = out + 1;
   }
+}
+
+gboolean
+dl_check_no_internal_overlap (const gchar  *op,
+                              DlTensor     *out,
+                              GError      **error)
+{
+  for (gint i = 0; i < out->ndim; i++)
+    if (out->sizes[i] > 1 && out->strides[i] == 0)
+      {
+        g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                     "%s: unsupported operation: more than one element of the written-to "
+                     "tensor refers to a single memory location. Please clone() the tensor "
+                     "before performing the operation.", op);
+        return FALSE;
+      }
+  return TRUE;
+}
+
+static void
+byte_range (DlTensor *t,
+            gint64   *start,
+            gint64   *end)
+{
+  gint64 es = dl_dtype_get_size (t->dtype);
+
+  *start = t->offset * es;
+  *end = *start + es;
+  for (gint i = 0; i < t->ndim; i++)
+    *end += (t->sizes[i] - 1) * t->strides[i] * es;
+}
+
+gboolean
+dl_check_no_partial_overlap (const gchar  *op,
+                             DlTensor     *out,
+                             DlTensor     *input,
+                             GError      **error)
+{
+  gint64 a0, a1, b0, b1;
+
+  if (out->storage != input->storage || out->numel == 0 || input->numel == 0)
+    return TRUE;
+  if (out->offset == input->offset && out->ndim == input->ndim && out->dtype == input->dtype
+      && memcmp (out->sizes, input->sizes, out->ndim * sizeof (gint64)) == 0
+      && memcmp (out->strides, input->strides, out->ndim * sizeof (gint64)) == 0)
+    return TRUE;
+  byte_range (out, &a0, &a1);
+  byte_range (input, &b0, &b1);
+  if (a1 <= b0 || b1 <= a0)
+    return TRUE;
+  g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+               "%s: unsupported operation: some elements of the input tensor and the "
+               "written-to tensor refer to a single memory location. Please clone() the "
+               "tensor before performing the operation.", op);
+  return FALSE;
 }

@@ -249,6 +249,8 @@ random_fill (const gchar  *op,
                    "%s: not implemented for '%s'", op, dl_dtype_get_name (self->dtype));
       return NULL;
     }
+  if (!dl_check_no_internal_overlap (op, self, error))
+    return NULL;
   rng_reserve (self->numel, self->dtype, &seed, &offset);
   if (dl_tensor_is_contiguous (self))
     dl_tensor_backend (self)->random (kind, dl_tensor_data (self), self->numel, self->dtype,

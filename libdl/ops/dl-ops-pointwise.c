@@ -408,6 +408,9 @@ inplace_op (DlBinaryOp  op,
                    name, s, bs);
       return NULL;
     }
+  if (!dl_check_no_internal_overlap (name, self, error)
+      || !dl_check_no_partial_overlap (name, self, other, error))
+    return NULL;
   compute_dtype (op, self, other, &rdt);
   if (dl_dtype_is_floating_point (rdt) && !dl_dtype_is_floating_point (self->dtype))
     {
@@ -424,6 +427,16 @@ inplace_op (DlBinaryOp  op,
       g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
                    "%s_: a leaf Variable that requires grad is being used in an in-place "
                    "operation.", name);
+      return NULL;
+    }
+  if (self->grad_fn && dl_node_data (self->grad_fn)->is_view)
+    {
+      /* the base's history would have to be rewritten (PyTorch's
+       * CopySlices); refuse rather than compute a wrong gradient */
+      g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
+                   "%s_: in-place operations on a view (%s) of a tensor that requires grad "
+                   "are not supported yet; clone() the view first", name,
+                   dl_node_data (self->grad_fn)->name);
       return NULL;
     }
   {
@@ -1036,7 +1049,8 @@ dl_tensor_fill_ (DlTensor  *self,
   DlIter iter;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!check_inplace_leaf ("fill_", self, error))
+  if (!check_inplace_leaf ("fill_", self, error)
+      || !dl_check_no_internal_overlap ("fill_", self, error))
     return NULL;
   dl_iter_init (&iter, 1, &self, self->sizes, self->ndim);
   dl_tensor_backend (self)->fill (&iter, self->dtype, value);
@@ -1086,6 +1100,8 @@ dl_tensor_copy_ (DlTensor  *self,
 
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (src), NULL);
   if (!check_inplace_leaf ("copy_", self, error)
+      || !dl_check_no_internal_overlap ("copy_", self, error)
+      || !dl_check_no_partial_overlap ("copy_", self, src, error)
       || !dl_check_same_device ("copy_", self, src, error)
       || !dl_broadcast_shapes ("copy_", self->sizes, self->ndim, src->sizes, src->ndim, shape,
                                &ndim, error))

@@ -44,4 +44,14 @@ DlTensor *dl_wrapped_scalar     (gdouble        value);
 DlDType   dl_result_type        (DlTensor      *a,
                                  DlTensor      *b);
 
+/* In-place writes: @out may not have several elements at one address, and
+ * an input may share memory with @out only if it is exactly @out. */
+gboolean  dl_check_no_internal_overlap (const gchar *op,
+                                        DlTensor    *out,
+                                        GError     **error);
+gboolean  dl_check_no_partial_overlap  (const gchar *op,
+                                        DlTensor    *out,
+                                        DlTensor    *input,
+                                        GError     **error);
+
 G_END_DECLS

@@ -180,7 +180,7 @@ dl_optimizer_zero_grad (DlOptimizer *self,
       if (g == NULL)
         continue;
       if (set_to_none)
-        dl_tensor_set_grad (p, NULL);
+        dl_tensor_set_grad (p, NULL, NULL);
       else
         {
           g_autoptr (DlTensor) r = dl_tensor_zero_ (g, NULL);

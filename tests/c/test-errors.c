@@ -1,0 +1,315 @@
+/* test-errors.c: what bad input gives: a GError in the DL_ERROR domain
+ * with the right code and a message that names the op and the values, never
+ * an abort or a critical.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <glib/gstdio.h>
+
+#include "dl-test-utils.h"
+
+/* Asserts @error is DL_ERROR @code and that its message holds each of the
+ * NULL-terminated strings that follow. */
+static void
+assert_dl_error (const GError *error,
+                 gint          code,
+                 ...)
+{
+  va_list args;
+  const gchar *s;
+
+  g_assert_error (error, DL_ERROR, code);
+  va_start (args, code);
+  while ((s = va_arg (args, const gchar *)))
+    if (strstr (error->message, s) == NULL)
+      g_test_fail_printf ("error message \"%s\" lacks \"%s\"", error->message, s);
+  va_end (args);
+}
+
+
+static void
+test_error_broadcast (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) a = dl_ones (DL_TEST_SHAPE (2, 3), DL_DTYPE_FLOAT32, NULL, NULL);
+  g_autoptr (DlTensor) b = dl_ones (DL_TEST_SHAPE (4), DL_DTYPE_FLOAT32, NULL, NULL);
+  g_autoptr (DlTensor) c = dl_tensor_add (a, b, &error);
+
+  g_assert_null (c);
+  assert_dl_error (error, DL_ERROR_SHAPE, "add", "[2, 3]", "[4]", NULL);
+  g_clear_error (&error);
+  c = dl_tensor_mul (b, a, &error);
+  g_assert_null (c);
+  assert_dl_error (error, DL_ERROR_SHAPE, "mul", "[2, 3]", "[4]", NULL);
+}
+
+static void
+test_error_matmul (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) a = dl_ones (DL_TEST_SHAPE (2, 3), DL_DTYPE_FLOAT32, NULL, NULL);
+  g_autoptr (DlTensor) b = dl_ones (DL_TEST_SHAPE (4, 5), DL_DTYPE_FLOAT32, NULL, NULL);
+  g_autoptr (DlTensor) c = dl_tensor_matmul (a, b, &error);
+  g_autoptr (DlTensor) v = dl_ones (DL_TEST_SHAPE (2), DL_DTYPE_FLOAT32, NULL, NULL);
+  g_autoptr (DlTensor) w = dl_ones (DL_TEST_SHAPE (3), DL_DTYPE_FLOAT32, NULL, NULL);
+  g_autoptr (DlTensor) s = dl_tensor_new_scalar (1, DL_DTYPE_FLOAT32);
+
+  g_assert_null (c);
+  assert_dl_error (error, DL_ERROR_SHAPE, "matmul", "[2, 3]", "[4, 5]", NULL);
+  g_clear_error (&error);
+  c = dl_tensor_matmul (v, w, &error);
+  g_assert_null (c);
+  assert_dl_error (error, DL_ERROR_SHAPE, "matmul", NULL);
+  g_clear_error (&error);
+  /* both arguments to matmul need at least one dimension */
+  c = dl_tensor_matmul (s, w, &error);
+  g_assert_null (c);
+  g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
+}
+
+static void
+test_error_view (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) a = dl_ones (DL_TEST_SHAPE (2, 3), DL_DTYPE_FLOAT32, NULL, NULL);
+  g_autoptr (DlTensor) v = dl_tensor_view (a, DL_TEST_SHAPE (4), &error);
+  g_autoptr (DlTensor) t = NULL;
+
+  g_assert_null (v);
+  assert_dl_error (error, DL_ERROR_SHAPE, "view", "[4]", "6", NULL);
+  g_clear_error (&error);
+  v = dl_tensor_reshape (a, DL_TEST_SHAPE (5, -1), &error);
+  g_assert_null (v);
+  g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
+  g_clear_error (&error);
+  /* view of a transposed tensor cannot merge its dims */
+  t = dl_tensor_t (a, &error);
+  v = dl_tensor_view (t, DL_TEST_SHAPE (6), &error);
+  g_assert_null (v);
+  g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
+  g_clear_error (&error);
+  v = dl_tensor_expand (a, DL_TEST_SHAPE (2, 4), &error);
+  g_assert_null (v);
+  g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
+}
+
+static void
+test_error_index (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) a = dl_ones (DL_TEST_SHAPE (2, 3), DL_DTYPE_FLOAT32, NULL, NULL);
+  g_autoptr (DlTensor) r = dl_tensor_transpose (a, 0, 5, &error);
+  g_autoptr (DlTensor) idx = NULL;
+
+  g_assert_null (r);
+  assert_dl_error (error, DL_ERROR_INDEX, "transpose", "5", NULL);
+  g_clear_error (&error);
+  g_assert_cmpint (dl_tensor_get_size (a, 2, &error), ==, -1);
+  g_assert_error (error, DL_ERROR, DL_ERROR_INDEX);
+  g_clear_error (&error);
+  r = dl_tensor_sum_dims (a, (gint[]) { -3 }, 1, FALSE, &error);
+  g_assert_null (r);
+  g_assert_error (error, DL_ERROR, DL_ERROR_INDEX);
+  g_clear_error (&error);
+  r = dl_tensor_max_dim (a, 2, FALSE, &idx, &error);
+  g_assert_null (r);
+  g_assert_null (idx);
+  g_assert_error (error, DL_ERROR, DL_ERROR_INDEX);
+  g_clear_error (&error);
+  r = dl_tensor_log_softmax (a, 2, &error);
+  g_assert_null (r);
+  g_assert_error (error, DL_ERROR, DL_ERROR_INDEX);
+  g_clear_error (&error);
+  r = dl_tensor_permute (a, (gint[]) { 0, 0 }, 2, &error);
+  g_assert_null (r);
+  g_assert_nonnull (error);
+  g_assert_true (error->domain == DL_ERROR);
+}
+
+static void
+test_error_argument (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) t = dl_zeros (DL_TEST_SHAPE (2, -1), DL_DTYPE_FLOAT32, NULL, &error);
+
+  g_assert_null (t);
+  assert_dl_error (error, DL_ERROR_ARGUMENT, "-1", NULL);
+  g_clear_error (&error);
+  t = dl_arange (0, 5, 0, DL_DTYPE_FLOAT32, NULL, &error);
+  g_assert_null (t);
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+}
+
+static void
+test_error_out_of_memory (void)
+{
+  g_autoptr (GError) error = NULL;
+  /* 2^60 elements: caught before any allocation */
+  g_autoptr (DlTensor) t = dl_zeros (DL_TEST_SHAPE ((gint64) 1 << 40, (gint64) 1 << 20),
+                                     DL_DTYPE_FLOAT32, NULL, &error);
+
+  g_assert_null (t);
+  assert_dl_error (error, DL_ERROR_OUT_OF_MEMORY, NULL);
+  g_clear_error (&error);
+  /* 2^47 bytes: more than the address space, so the allocation itself fails */
+  t = dl_empty (DL_TEST_SHAPE ((gint64) 1 << 45), DL_DTYPE_FLOAT32, NULL, &error);
+  g_assert_null (t);
+  assert_dl_error (error, DL_ERROR_OUT_OF_MEMORY, NULL);
+}
+
+static void
+test_error_bytes_length (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) bytes = g_bytes_new ("1234567", 7);
+  g_autoptr (DlTensor) t = dl_tensor_new_from_bytes (bytes, DL_DTYPE_FLOAT32, DL_TEST_SHAPE (2), &error);
+
+  g_assert_null (t);
+  assert_dl_error (error, DL_ERROR_SHAPE, "8", "7", NULL);
+}
+
+static void
+test_error_dtype (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) i = dl_ones (DL_TEST_SHAPE (3), DL_DTYPE_INT64, NULL, NULL);
+  g_autoptr (DlTensor) m = dl_tensor_mean (i, &error);
+  g_autoptr (DlTensor) logits = dl_zeros (DL_TEST_SHAPE (2, 3), DL_DTYPE_FLOAT32, NULL, NULL);
+  g_autoptr (DlTensor) ftarget = dl_zeros (DL_TEST_SHAPE (2), DL_DTYPE_FLOAT32, NULL, NULL);
+  g_autoptr (DlTensor) loss = NULL;
+
+  g_assert_null (m);
+  assert_dl_error (error, DL_ERROR_DTYPE, "mean", "int64", NULL);
+  g_clear_error (&error);
+  loss = dl_cross_entropy (logits, ftarget, &error);
+  g_assert_null (loss);
+  assert_dl_error (error, DL_ERROR_DTYPE, "int64", NULL);
+  g_clear_error (&error);
+  /* only floating point tensors can require grad */
+  g_assert_false (dl_tensor_set_requires_grad (i, TRUE, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_DTYPE);
+}
+
+static void
+test_error_io_format (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *dir = g_dir_make_tmp ("dl-test-XXXXXX", &error);
+  g_autofree gchar *missing = NULL;
+  g_autofree gchar *bad_magic = NULL;
+  g_autofree gchar *truncated = NULL;
+  g_autofree gchar *bad_gzip = NULL;
+  g_autofree gchar *good = NULL;
+  g_autoptr (DlTensor) t = NULL;
+  g_autoptr (DlTensor) images = NULL;
+  g_autoptr (DlTensor) labels = NULL;
+  /* uint8, 1 dim of 4 elements, but only 2 of them */
+  const guint8 trunc_data[] = { 0, 0, 0x08, 1, 0, 0, 0, 4, 10, 20 };
+  const guint8 good_data[] = { 0, 0, 0x08, 2, 0, 0, 0, 2, 0, 0, 0, 3, 1, 2, 3, 4, 5, 255 };
+  const guint8 gzip_data[] = { 0x1f, 0x8b, 0x08, 0x00, 0xde, 0xad, 0xbe, 0xef, 0, 0, 1, 2, 3 };
+
+  g_assert_no_error (error);
+  missing = g_build_filename (dir, "missing-idx1-ubyte", NULL);
+  bad_magic = g_build_filename (dir, "bad-magic", NULL);
+  truncated = g_build_filename (dir, "truncated", NULL);
+  bad_gzip = g_build_filename (dir, "bad.gz", NULL);
+  good = g_build_filename (dir, "good", NULL);
+  g_assert_true (g_file_set_contents (bad_magic, "\x12\x34\x56\x78 not an idx file", -1, NULL));
+  g_assert_true (g_file_set_contents (truncated, (const gchar *) trunc_data, sizeof trunc_data, NULL));
+  g_assert_true (g_file_set_contents (bad_gzip, (const gchar *) gzip_data, sizeof gzip_data, NULL));
+  g_assert_true (g_file_set_contents (good, (const gchar *) good_data, sizeof good_data, NULL));
+
+  t = dl_read_idx (missing, NULL, &error);
+  g_assert_null (t);
+  assert_dl_error (error, DL_ERROR_IO, "missing-idx1-ubyte", NULL);
+  g_clear_error (&error);
+
+  t = dl_read_idx (bad_magic, NULL, &error);
+  g_assert_null (t);
+  assert_dl_error (error, DL_ERROR_FORMAT, "bad-magic", NULL);
+  g_clear_error (&error);
+
+  t = dl_read_idx (truncated, NULL, &error);
+  g_assert_null (t);
+  assert_dl_error (error, DL_ERROR_FORMAT, NULL);
+  g_clear_error (&error);
+
+  t = dl_read_idx (bad_gzip, NULL, &error);
+  g_assert_null (t);
+  assert_dl_error (error, DL_ERROR_FORMAT, NULL);
+  g_clear_error (&error);
+
+  /* and a well-formed file reads back exactly */
+  t = dl_read_idx (good, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (dl_tensor_get_dtype (t), ==, DL_DTYPE_UINT8);
+  dl_test_assert_shape (t, DL_TEST_SHAPE (2, 3));
+  dl_test_assert_values (t, (gdouble[]) { 1, 2, 3, 4, 5, 255 }, 6, 0);
+
+  /* a cancelled read reports the cancellation as it is */
+  {
+    g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+    g_autoptr (DlTensor) c = NULL;
+
+    g_cancellable_cancel (cancellable);
+    c = dl_read_idx (good, cancellable, &error);
+    g_assert_null (c);
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+    g_clear_error (&error);
+  }
+
+  /* a folder without the Fashion-MNIST files */
+  g_assert_false (dl_fashion_mnist_load (dir, TRUE, &images, &labels, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_IO);
+  g_assert_null (images);
+  g_assert_null (labels);
+
+  g_assert_cmpint (g_remove (bad_magic), ==, 0);
+  g_assert_cmpint (g_remove (truncated), ==, 0);
+  g_assert_cmpint (g_remove (bad_gzip), ==, 0);
+  g_assert_cmpint (g_remove (good), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+static void
+test_error_device (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlDevice) cpu = dl_device_get ("cpu", &error);
+  g_autoptr (DlDevice) d = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (dl_device_get_device_type (cpu), ==, DL_DEVICE_TYPE_CPU);
+  d = dl_device_get ("cuda", &error);
+  g_assert_null (d);
+  assert_dl_error (error, DL_ERROR_DEVICE, "cuda", NULL);
+  g_clear_error (&error);
+  d = dl_device_get ("cuda:0", &error);
+  g_assert_null (d);
+  g_assert_error (error, DL_ERROR, DL_ERROR_DEVICE);
+  g_clear_error (&error);
+  d = dl_device_get ("tpu", &error);
+  g_assert_null (d);
+  g_assert_error (error, DL_ERROR, DL_ERROR_DEVICE);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/tensor/error/broadcast", test_error_broadcast);
+  g_test_add_func ("/tensor/error/matmul", test_error_matmul);
+  g_test_add_func ("/tensor/error/view", test_error_view);
+  g_test_add_func ("/tensor/error/index", test_error_index);
+  g_test_add_func ("/tensor/error/argument", test_error_argument);
+  g_test_add_func ("/tensor/error/out-of-memory", test_error_out_of_memory);
+  g_test_add_func ("/tensor/error/bytes-length", test_error_bytes_length);
+  g_test_add_func ("/tensor/error/dtype", test_error_dtype);
+  g_test_add_func ("/tensor/error/io-format", test_error_io_format);
+  g_test_add_func ("/tensor/error/device", test_error_device);
+
+  return g_test_run ();
+}

@@ -1,0 +1,515 @@
+/* test-nn.c: DlModule subclassed in C, parameter names and order, Linear's
+ * initialisation and forward, cross-entropy, SGD against a hand-written
+ * update, and a small model that learns.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dl-test-utils.h"
+
+/* MyNet: scale * fc2 (relu (fc1 (x))), with its own parameter "scale"
+ * registered after the two children. */
+
+#define MY_TYPE_NET (my_net_get_type ())
+G_DECLARE_FINAL_TYPE (MyNet, my_net, MY, NET, DlModule)
+
+struct _MyNet
+{
+  DlModule parent_instance;
+  DlLinear *fc1; /* (owned) */
+  DlLinear *fc2; /* (owned) */
+  DlTensor *scale; /* (owned) */
+  guint n_forward;
+};
+
+G_DEFINE_FINAL_TYPE (MyNet, my_net, DL_TYPE_MODULE)
+
+static DlTensor *
+my_net_forward (DlModule  *module,
+                DlTensor  *input,
+                GError   **error)
+{
+  MyNet *self = MY_NET (module);
+  g_autoptr (DlTensor) h = NULL;
+  g_autoptr (DlTensor) r = NULL;
+  g_autoptr (DlTensor) o = NULL;
+
+  self->n_forward++;
+  if (!(h = dl_module_forward (DL_MODULE (self->fc1), input, error))
+      || !(r = dl_tensor_relu (h, error))
+      || !(o = dl_module_forward (DL_MODULE (self->fc2), r, error)))
+    return NULL;
+  return dl_tensor_mul (o, self->scale, error);
+}
+
+static void
+my_net_dispose (GObject *object)
+{
+  MyNet *self = MY_NET (object);
+
+  g_clear_object (&self->fc1);
+  g_clear_object (&self->fc2);
+  g_clear_object (&self->scale);
+  G_OBJECT_CLASS (my_net_parent_class)->dispose (object);
+}
+
+static void
+my_net_class_init (MyNetClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = my_net_dispose;
+  DL_MODULE_CLASS (klass)->forward = my_net_forward;
+}
+
+static void
+my_net_init (MyNet *self)
+{
+}
+
+static MyNet *
+my_net_new (gint64 in, gint64 hidden, gint64 out)
+{
+  g_autoptr (GError) error = NULL;
+  MyNet *self = g_object_new (MY_TYPE_NET, NULL);
+
+  self->fc1 = dl_linear_new (in, hidden, TRUE, &error);
+  g_assert_no_error (error);
+  self->fc2 = dl_linear_new (hidden, out, TRUE, &error);
+  g_assert_no_error (error);
+  self->scale = dl_ones (DL_TEST_SHAPE (1), DL_DTYPE_FLOAT32, NULL, &error);
+  g_assert_no_error (error);
+  dl_tensor_set_requires_grad (self->scale, TRUE, &error);
+  dl_module_register_module (DL_MODULE (self), "fc1", DL_MODULE (self->fc1));
+  dl_module_register_module (DL_MODULE (self), "fc2", DL_MODULE (self->fc2));
+  dl_module_register_parameter (DL_MODULE (self), "scale", self->scale);
+  return self;
+}
+
+static void
+test_module_subclass (void)
+{
+  g_autoptr (GError) error = NULL;
+  MyNet *net = my_net_new (4, 8, 3);
+  g_autoptr (GPtrArray) params = dl_module_parameters (DL_MODULE (net));
+  g_auto (GStrv) names = dl_module_parameter_names (DL_MODULE (net));
+  g_auto (GStrv) child_names = dl_module_children_names (DL_MODULE (net));
+  g_autoptr (GPtrArray) children = dl_module_children (DL_MODULE (net));
+  const gchar *expected[] = { "scale", "fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias", NULL };
+  g_autoptr (DlTensor) x = dl_randn (DL_TEST_SHAPE (5, 4), DL_DTYPE_FLOAT32, NULL, &error);
+  g_autoptr (DlTensor) y = NULL;
+  gpointer fc1_weak = net->fc1;
+
+  /* own parameters first, then the children's, depth first (PyTorch) */
+  g_assert_cmpstrv (names, expected);
+  g_assert_cmpuint (params->len, ==, 5);
+  g_assert_true (g_ptr_array_index (params, 0) == net->scale);
+  g_assert_true (g_ptr_array_index (params, 1)
+                 == dl_module_get_parameter (DL_MODULE (net->fc1), "weight"));
+  g_assert_true (g_ptr_array_index (params, 4)
+                 == dl_module_get_parameter (DL_MODULE (net->fc2), "bias"));
+  for (guint i = 0; i < params->len; i++)
+    g_assert_true (dl_tensor_get_requires_grad (g_ptr_array_index (params, i)));
+  g_assert_cmpstrv (child_names, ((const gchar *[]) { "fc1", "fc2", NULL }));
+  g_assert_cmpuint (children->len, ==, 2);
+  g_assert_true (dl_module_get_module (DL_MODULE (net), "fc2") == DL_MODULE (net->fc2));
+  g_assert_null (dl_module_get_module (DL_MODULE (net), "fc3"));
+  g_assert_null (dl_module_get_parameter (DL_MODULE (net), "weight"));
+
+  /* dl_module_forward runs the C override */
+  y = dl_module_forward (DL_MODULE (net), x, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (net->n_forward, ==, 1);
+  dl_test_assert_shape (y, DL_TEST_SHAPE (5, 3));
+  g_assert_cmpstr (dl_node_get_name (dl_tensor_get_grad_fn (y)), ==, "MulBackward0");
+
+  /* eval/train reaches the children */
+  dl_module_set_training (DL_MODULE (net), FALSE);
+  g_assert_false (dl_module_get_training (DL_MODULE (net->fc1)));
+  dl_module_set_training (DL_MODULE (net), TRUE);
+  g_assert_true (dl_module_get_training (DL_MODULE (net->fc2)));
+
+  /* an error inside forward comes out of the invoker */
+  {
+    g_autoptr (DlTensor) bad = dl_randn (DL_TEST_SHAPE (5, 7), DL_DTYPE_FLOAT32, NULL, NULL);
+    g_autoptr (DlTensor) out = dl_module_forward (DL_MODULE (net), bad, &error);
+
+    g_assert_null (out);
+    g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
+    g_clear_error (&error);
+  }
+
+  g_clear_pointer (&children, g_ptr_array_unref);
+  g_clear_pointer (&params, g_ptr_array_unref);
+  g_clear_object (&y);
+  g_object_add_weak_pointer (fc1_weak, &fc1_weak);
+  g_assert_finalize_object (net);
+  g_assert_null (fc1_weak);
+}
+
+static void
+test_module_shared_and_replaced (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlModule) m = g_object_new (DL_TYPE_MODULE, NULL);
+  g_autoptr (DlLinear) l = dl_linear_new (2, 2, FALSE, &error);
+  g_autoptr (DlTensor) a = dl_zeros (DL_TEST_SHAPE (2), DL_DTYPE_FLOAT32, NULL, NULL);
+  g_autoptr (DlTensor) b = dl_zeros (DL_TEST_SHAPE (2), DL_DTYPE_FLOAT32, NULL, NULL);
+  g_autoptr (GPtrArray) params = NULL;
+  g_auto (GStrv) names = NULL;
+  g_autoptr (DlTensor) out = NULL;
+
+  g_assert_no_error (error);
+  /* a tensor registered twice (weight tying) is listed once */
+  dl_module_register_parameter (m, "a", a);
+  dl_module_register_module (m, "lin", DL_MODULE (l));
+  dl_module_register_parameter (DL_MODULE (l), "tied", a);
+  names = dl_module_parameter_names (m);
+  g_assert_cmpstrv (names, ((const gchar *[]) { "a", "lin.weight", NULL }));
+  g_clear_pointer (&names, g_strfreev);
+  /* registering a name again replaces the tensor in place */
+  dl_module_register_parameter (m, "a", b);
+  g_assert_true (dl_module_get_parameter (m, "a") == b);
+  params = dl_module_parameters (m);
+  g_assert_cmpuint (params->len, ==, 3);
+  g_assert_true (g_ptr_array_index (params, 0) == b);
+  g_assert_true (g_ptr_array_index (params, 2) == a);
+
+  /* DlModule itself has no forward */
+  out = dl_module_forward (m, a, &error);
+  g_assert_null (out);
+  g_assert_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED);
+}
+
+/* dl_module_register_parameter (nullable) documents that NULL registers an
+ * absent parameter (PyTorch's register_parameter (name, None)); the module
+ * must then be freed without criticals. */
+static void
+test_module_null_parameter (void)
+{
+  if (g_test_subprocess ())
+    {
+      DlModule *m = g_object_new (DL_TYPE_MODULE, NULL);
+      g_autoptr (GPtrArray) params = NULL;
+
+      dl_module_register_parameter (m, "absent", NULL);
+      params = dl_module_parameters (m);
+      g_assert_cmpuint (params->len, ==, 0);
+      g_assert_null (dl_module_get_parameter (m, "absent"));
+      g_assert_finalize_object (m);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  if (!g_test_trap_has_passed ())
+    g_test_fail_printf ("a module with a NULL parameter did not finalize cleanly "
+                        "(libdl bug: dl_module_dispose unrefs the NULL entry)");
+  else
+    g_test_trap_assert_stderr_unmatched ("*CRITICAL*");
+}
+
+static void
+test_linear_init (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlLinear) l = dl_linear_new (50, 40, TRUE, &error);
+  DlTensor *w, *b;
+  g_autofree gdouble *wv = NULL;
+  g_autofree gdouble *bv = NULL;
+  gdouble bound = 1 / sqrt (50.0), lo = 1, hi = -1;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (dl_linear_get_in_features (l), ==, 50);
+  g_assert_cmpint (dl_linear_get_out_features (l), ==, 40);
+  w = dl_module_get_parameter (DL_MODULE (l), "weight");
+  b = dl_module_get_parameter (DL_MODULE (l), "bias");
+  dl_test_assert_shape (w, DL_TEST_SHAPE (40, 50));
+  dl_test_assert_shape (b, DL_TEST_SHAPE (40));
+  g_assert_cmpint (dl_tensor_get_dtype (w), ==, DL_DTYPE_FLOAT32);
+  g_assert_true (dl_tensor_get_requires_grad (w));
+  g_assert_true (dl_tensor_is_leaf (w));
+  wv = dl_test_values (w);
+  bv = dl_test_values (b);
+  for (gint i = 0; i < 2000; i++)
+    {
+      g_assert_cmpfloat (fabs (wv[i]), <=, bound);
+      lo = MIN (lo, wv[i]);
+      hi = MAX (hi, wv[i]);
+    }
+  for (gint i = 0; i < 40; i++)
+    g_assert_cmpfloat (fabs (bv[i]), <=, bound);
+  /* uniform over the whole range, not a corner of it */
+  g_assert_cmpfloat (lo, <, -0.9 * bound);
+  g_assert_cmpfloat (hi, >, 0.9 * bound);
+
+  g_clear_object (&l);
+  l = dl_linear_new (-1, 3, TRUE, &error);
+  g_assert_null (l);
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+}
+
+static void
+test_linear_forward (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlLinear) l = dl_linear_new (3, 2, TRUE, &error);
+  g_autofree gdouble *xv = dl_test_random_values (12);
+  g_autoptr (DlTensor) x = dl_test_tensor (xv, DL_TEST_SHAPE (2, 2, 3), DL_DTYPE_FLOAT32);
+  g_autoptr (DlTensor) y = dl_module_forward (DL_MODULE (l), x, &error);
+  g_autofree gdouble *wv = dl_test_values (dl_module_get_parameter (DL_MODULE (l), "weight"));
+  g_autofree gdouble *bv = dl_test_values (dl_module_get_parameter (DL_MODULE (l), "bias"));
+  gdouble ref[8];
+
+  g_assert_no_error (error);
+  for (gint n = 0; n < 4; n++)
+    for (gint o = 0; o < 2; o++)
+      {
+        ref[n * 2 + o] = bv[o];
+        for (gint i = 0; i < 3; i++)
+          ref[n * 2 + o] += xv[n * 3 + i] * wv[o * 3 + i];
+      }
+  dl_test_assert_shape (y, DL_TEST_SHAPE (2, 2, 2));
+  dl_test_assert_values (y, ref, 8, 1e-5);
+}
+
+static void
+test_cross_entropy (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree gdouble *lv = dl_test_random_values (12);
+  g_autoptr (DlTensor) logits = dl_test_tensor (lv, DL_TEST_SHAPE (4, 3), DL_DTYPE_FLOAT64);
+  const gdouble tv[] = { 0, 2, 1, 2 };
+  g_autoptr (DlTensor) target = dl_test_tensor (tv, DL_TEST_SHAPE (4), DL_DTYPE_INT64);
+  g_autoptr (DlTensor) loss = dl_cross_entropy (logits, target, &error);
+  g_autoptr (DlTensor) bad_target = NULL;
+  gdouble ref = 0;
+
+  g_assert_no_error (error);
+  for (gint n = 0; n < 4; n++)
+    {
+      gdouble z = 0;
+      for (gint c = 0; c < 3; c++)
+        z += exp (lv[n * 3 + c]);
+      ref += (log (z) - lv[n * 3 + (gint) tv[n]]) / 4;
+    }
+  g_assert_cmpint (dl_tensor_get_ndim (loss), ==, 0);
+  g_assert_cmpfloat_with_epsilon (dl_tensor_item (loss, &error), ref, 1e-12);
+
+  /* a class index out of range */
+  bad_target = dl_test_tensor ((gdouble[]) { 0, 3, 1, 2 }, DL_TEST_SHAPE (4), DL_DTYPE_INT64);
+  g_clear_object (&loss);
+  loss = dl_cross_entropy (logits, bad_target, &error);
+  g_assert_null (loss);
+  g_assert_error (error, DL_ERROR, DL_ERROR_INDEX);
+  g_clear_error (&error);
+  /* a batch size that does not match */
+  g_clear_object (&bad_target);
+  bad_target = dl_test_tensor ((gdouble[]) { 0, 1 }, DL_TEST_SHAPE (2), DL_DTYPE_INT64);
+  loss = dl_cross_entropy (logits, bad_target, &error);
+  g_assert_null (loss);
+  g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
+}
+
+/* SGD against torch.optim.SGD's update written out on plain arrays:
+ *   g = grad + wd * p; b = g (first step) or m * b + (1 - damp) * g;
+ *   g = nesterov ? g + m * b : b; p -= lr * g */
+typedef struct
+{
+  gdouble lr, momentum, dampening, weight_decay;
+  gboolean nesterov;
+} SgdConfig;
+
+static void
+check_sgd (const SgdConfig *c)
+{
+  g_autoptr (GError) error = NULL;
+  const gdouble p0[] = { 1.0, -2.0, 0.5 };
+  const gdouble grads[3][3] = { { 0.5, 1.0, -1.5 }, { -0.25, 2.0, 0.0 }, { 1.0, -1.0, 0.75 } };
+  gdouble p[3], buf[3];
+  g_autoptr (DlTensor) param = dl_test_tensor (p0, DL_TEST_SHAPE (3), DL_DTYPE_FLOAT64);
+  g_autoptr (GPtrArray) params = g_ptr_array_new ();
+  g_autoptr (DlSgd) sgd = NULL;
+
+  memcpy (p, p0, sizeof p);
+  dl_tensor_set_requires_grad (param, TRUE, &error);
+  g_ptr_array_add (params, param);
+  sgd = dl_sgd_new (params, c->lr, c->momentum, c->dampening, c->weight_decay, c->nesterov, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (dl_optimizer_get_lr (DL_OPTIMIZER (sgd)), ==, c->lr);
+
+  for (gint step = 0; step < 3; step++)
+    {
+      g_autoptr (DlTensor) g = dl_test_tensor (grads[step], DL_TEST_SHAPE (3), DL_DTYPE_FLOAT64);
+
+      g_assert_true (dl_tensor_set_grad (param, g, NULL));
+      g_assert_true (dl_optimizer_step (DL_OPTIMIZER (sgd), &error));
+      g_assert_no_error (error);
+      for (gint i = 0; i < 3; i++)
+        {
+          gdouble gi = grads[step][i] + c->weight_decay * p[i];
+
+          if (c->momentum != 0)
+            {
+              buf[i] = step == 0 ? gi : c->momentum * buf[i] + (1 - c->dampening) * gi;
+              gi = c->nesterov ? gi + c->momentum * buf[i] : buf[i];
+            }
+          p[i] -= c->lr * gi;
+        }
+      dl_test_assert_values (param, p, 3, 1e-14);
+      /* the gradient itself is left alone */
+      dl_test_assert_values (g, grads[step], 3, 0);
+      /* a step records nothing */
+      g_assert_null (dl_tensor_get_grad_fn (param));
+      g_assert_true (dl_tensor_is_leaf (param));
+    }
+
+  dl_optimizer_zero_grad (DL_OPTIMIZER (sgd), FALSE);
+  dl_test_assert_values (dl_tensor_get_grad (param), (gdouble[]) { 0, 0, 0 }, 3, 0);
+  dl_optimizer_zero_grad (DL_OPTIMIZER (sgd), TRUE);
+  g_assert_null (dl_tensor_get_grad (param));
+  /* no gradient: the step skips the parameter */
+  g_assert_true (dl_optimizer_step (DL_OPTIMIZER (sgd), &error));
+  g_assert_no_error (error);
+  dl_test_assert_values (param, p, 3, 0);
+}
+
+static void
+test_sgd (void)
+{
+  static const SgdConfig configs[] = {
+    { 0.1, 0.0, 0.0, 0.0, FALSE },
+    { 0.1, 0.9, 0.0, 0.0, FALSE },
+    { 0.1, 0.9, 0.0, 0.01, FALSE },
+    { 0.05, 0.8, 0.3, 0.0, FALSE },
+    { 0.1, 0.9, 0.0, 0.01, TRUE },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (configs); i++)
+    check_sgd (&configs[i]);
+}
+
+static void
+test_sgd_errors (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) empty = g_ptr_array_new ();
+  g_autoptr (GPtrArray) params = g_ptr_array_new_with_free_func (g_object_unref);
+  DlSgd *sgd;
+
+  g_ptr_array_add (params, dl_zeros (DL_TEST_SHAPE (2), DL_DTYPE_FLOAT32, NULL, NULL));
+  sgd = dl_sgd_new (empty, 0.1, 0, 0, 0, FALSE, &error);
+  g_assert_null (sgd);
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_clear_error (&error);
+  sgd = dl_sgd_new (params, -0.1, 0, 0, 0, FALSE, &error);
+  g_assert_null (sgd);
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_clear_error (&error);
+  sgd = dl_sgd_new (params, 0.1, 0, 0, 0, TRUE, &error);
+  g_assert_null (sgd);
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+}
+
+/* A tiny model learns a separable 3-class problem: the loss must fall. */
+static void
+test_training (void)
+{
+  g_autoptr (GError) error = NULL;
+  const gint64 n = 64;
+  g_autoptr (MyNet) net = NULL;
+  g_autoptr (DlTensor) x = NULL;
+  g_autoptr (DlTensor) target = NULL;
+  g_autoptr (GPtrArray) params = NULL;
+  g_autoptr (DlSgd) sgd = NULL;
+  g_autofree gdouble *xv = NULL;
+  gdouble tv[64], first = 0, last = 0;
+
+  dl_manual_seed (1);
+  net = my_net_new (2, 16, 3);
+  xv = dl_test_random_values (n * 2);
+  for (gint64 i = 0; i < n; i++) /* class by the sign pattern of x */
+    tv[i] = xv[2 * i] < 0 ? 0 : (xv[2 * i + 1] < 0 ? 1 : 2);
+  x = dl_test_tensor (xv, DL_TEST_SHAPE (64, 2), DL_DTYPE_FLOAT32);
+  target = dl_test_tensor (tv, DL_TEST_SHAPE (64), DL_DTYPE_INT64);
+  params = dl_module_parameters (DL_MODULE (net));
+  sgd = dl_sgd_new (params, 0.2, 0.9, 0, 0, FALSE, &error);
+  g_assert_no_error (error);
+
+  for (gint step = 0; step < 200; step++)
+    {
+      g_autoptr (DlTensor) logits = dl_module_forward (DL_MODULE (net), x, &error);
+      g_autoptr (DlTensor) loss = dl_cross_entropy (logits, target, &error);
+
+      g_assert_no_error (error);
+      dl_optimizer_zero_grad (DL_OPTIMIZER (sgd), TRUE);
+      g_assert_true (dl_tensor_backward (loss, NULL, FALSE, FALSE, &error));
+      g_assert_true (dl_optimizer_step (DL_OPTIMIZER (sgd), &error));
+      g_assert_no_error (error);
+      last = dl_tensor_item (loss, &error);
+      if (step == 0)
+        first = last;
+    }
+  g_test_message ("loss %.4f -> %.4f", first, last);
+  g_assert_cmpfloat (first, >, 0.9);
+  g_assert_cmpfloat (last, <, 0.3 * first);
+}
+
+/* The real data set, where Debian's dataset-fashion-mnist put it */
+static void
+test_fashion_mnist (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) images = NULL;
+  g_autoptr (DlTensor) labels = NULL;
+  g_autoptr (DlTensor) lmin = NULL;
+  g_autoptr (DlTensor) lmax = NULL;
+  g_autofree gchar *path = g_build_filename (DL_FASHION_MNIST_DEFAULT_ROOT,
+                                             "t10k-labels-idx1-ubyte.gz", NULL);
+  g_autofree gdouble *lv = NULL;
+  guint counts[10] = { 0 };
+
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("Fashion-MNIST is not installed in " DL_FASHION_MNIST_DEFAULT_ROOT);
+      return;
+    }
+  g_assert_true (dl_fashion_mnist_load (NULL, FALSE, &images, &labels, &error));
+  g_assert_no_error (error);
+  dl_test_assert_shape (images, DL_TEST_SHAPE (10000, 28, 28));
+  dl_test_assert_shape (labels, DL_TEST_SHAPE (10000));
+  g_assert_cmpint (dl_tensor_get_dtype (images), ==, DL_DTYPE_UINT8);
+  g_assert_cmpint (dl_tensor_get_dtype (labels), ==, DL_DTYPE_INT64);
+  lv = dl_test_values (labels);
+  /* the first test image is an ankle boot (9); each class has 1000 */
+  g_assert_cmpfloat (lv[0], ==, 9);
+  for (gint i = 0; i < 10000; i++)
+    {
+      g_assert_cmpfloat (lv[i], >=, 0);
+      g_assert_cmpfloat (lv[i], <=, 9);
+      counts[(gint) lv[i]]++;
+    }
+  for (gint c = 0; c < 10; c++)
+    g_assert_cmpuint (counts[c], ==, 1000);
+  lmax = dl_tensor_max (images, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (dl_tensor_item (lmax, NULL), ==, 255);
+  lmin = dl_tensor_min (images, &error);
+  g_assert_cmpfloat (dl_tensor_item (lmin, NULL), ==, 0);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/nn/module/subclass", test_module_subclass);
+  g_test_add_func ("/nn/module/shared-and-replaced", test_module_shared_and_replaced);
+  g_test_add_func ("/nn/module/null-parameter", test_module_null_parameter);
+  g_test_add_func ("/nn/linear/init", test_linear_init);
+  g_test_add_func ("/nn/linear/forward", test_linear_forward);
+  g_test_add_func ("/nn/loss/cross-entropy", test_cross_entropy);
+  g_test_add_func ("/nn/optim/sgd", test_sgd);
+  g_test_add_func ("/nn/optim/sgd-errors", test_sgd_errors);
+  g_test_add_func ("/nn/training", test_training);
+  g_test_add_func ("/nn/data/fashion-mnist", test_fashion_mnist);
+
+  return g_test_run ();
+}
