@@ -10,8 +10,9 @@ import sys
 def count(entry):
     out = entry.get('stdout') or ''
     result = entry['result']
-    m = re.findall(r'(\d+) (passed|failed|error|errors|skipped)', out.splitlines()[-1] if out.strip() else '')
-    if 'pytest' in entry['name'] and m:
+    last = out.strip().splitlines()[-1] if out.strip() else ''
+    m = re.findall(r'(\d+) (passed|failed|error|errors|skipped)', last)
+    if m and re.search(r' in [\d.]+s', last):  # pytest's closing line
         c = {'passed': 0, 'failed': 0, 'skipped': 0}
         for n, what in m:
             c['failed' if what.startswith('error') else what] += int(n)
