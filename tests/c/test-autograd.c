@@ -583,6 +583,8 @@ check_graph_freed (gboolean run_backward,
                    gboolean retain_graph)
 {
   g_autoptr (GError) error = NULL;
+  g_autoptr (DlDevice) cpu = dl_device_get ("cpu", NULL);
+  guint64 before = dl_device_get_memory_allocated (cpu);
   DlTensor *x = dl_randn (DL_TEST_SHAPE (3, 4), DL_DTYPE_FLOAT32, NULL, &error);
   DlTensor *w = dl_randn (DL_TEST_SHAPE (4, 2), DL_DTYPE_FLOAT32, NULL, &error);
   DlTensor *h, *e, *ls, *y;
@@ -635,6 +637,8 @@ check_graph_freed (gboolean run_backward,
   g_assert_finalize_object (x);
   g_assert_finalize_object (w);
   g_assert_null (grad_weak);
+  /* and so are the storages: the device holds no more memory than before */
+  g_assert_cmpuint (dl_device_get_memory_allocated (cpu), ==, before);
 }
 
 static void
