@@ -91,7 +91,7 @@ softmax_op (DlTensor  *self,
     return NULL;
   if (!dl_dtype_is_floating_point (self->dtype))
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: not implemented for '%s'", name,
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: expected a floating-point tensor, got %s", name,
                    dl_dtype_get_name (self->dtype));
       return NULL;
     }

@@ -246,7 +246,7 @@ random_fill (const gchar  *op,
   if (!dl_dtype_is_floating_point (self->dtype))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
-                   "%s: not implemented for '%s'", op, dl_dtype_get_name (self->dtype));
+                   "%s: expected a floating-point tensor, got %s", op, dl_dtype_get_name (self->dtype));
       return NULL;
     }
   if (!dl_check_no_internal_overlap (op, self, error))

@@ -190,7 +190,7 @@ dl_tensor_matmul (DlTensor  *self,
     }
   if (self->dtype == DL_DTYPE_BOOL)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "matmul: not implemented for 'bool'");
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "matmul: bool tensors are not supported; convert them to a number dtype first");
       return NULL;
     }
   dt = self->dtype;
