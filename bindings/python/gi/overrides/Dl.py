@@ -55,6 +55,20 @@ def __getattr__(name):
 _ERROR_DOMAIN = 'dl-error-quark'
 
 
+_glib_error_str = GLib.Error.__str__
+
+
+def _error_str(self):
+    """libdl's errors print as PyTorch's do: just the message, which names
+    the op. Errors of other domains keep PyGObject's format."""
+    if getattr(self, 'domain', None) == _ERROR_DOMAIN:
+        return self.message
+    return _glib_error_str(self)
+
+
+GLib.Error.__str__ = _error_str
+
+
 def _translate(e):
     """The exception PyTorch raises for a DL_ERROR: IndexError for indices
     and dims out of range, the GLib.Error (a RuntimeError) otherwise."""
