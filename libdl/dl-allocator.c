@@ -163,7 +163,8 @@ dl_allocator_track (DlAllocator *self,
   g_mutex_lock (&self->lock);
   self->stats.allocated += delta;
   self->stats.reserved += delta;
-  self->stats.peak_allocated = MAX (self->stats.peak_allocated, self->stats.allocated);
+  if (self->stats.allocated > self->stats.peak_allocated)
+    self->stats.peak_allocated = self->stats.allocated;
   g_mutex_unlock (&self->lock);
 }
 

@@ -266,7 +266,7 @@ tensor_alloc (void)
   DlTensor *t;
 
   constructing_internal = TRUE;
-  t = g_object_new (DL_TYPE_TENSOR, NULL);
+  t = (DlTensor *) g_object_new_with_properties (DL_TYPE_TENSOR, 0, NULL, NULL);
   constructing_internal = FALSE;
   return t;
 }
