@@ -92,6 +92,8 @@ typedef enum
 {
   DL_RANDOM_UNIFORM, /* in [a, b) */
   DL_RANDOM_NORMAL,  /* mean a, std b */
+  DL_RANDOM_BERNOULLI,   /* 1 with probability a, else 0 */
+  DL_RANDOM_PERMUTATION, /* int64 data: a random permutation of 0 .. n - 1 */
 } DlRandomOp;
 
 typedef struct _DlBackend DlBackend;

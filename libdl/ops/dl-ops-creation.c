@@ -1,5 +1,5 @@
 /* dl-ops-creation.c: tensors made from nothing: empty, zeros, ones, full,
- * arange, and random ones from the default generator.
+ * arange, linspace, eye, and random ones from a #DlGenerator.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -9,43 +9,25 @@
 #include <math.h>
 
 #include "dl-ops-private.h"
-
-/* The default generator: a Philox key (the seed) and a counter offset that
- * each request advances by the blocks it used. */
-static GMutex rng_lock;
-static guint64 rng_seed = G_GUINT64_CONSTANT (67280421310721);
-static guint64 rng_offset;
-
-static void
-rng_reserve (gint64   n,
-             DlDType  dtype,
-             guint64 *seed,
-             guint64 *offset)
-{
-  gint per_block = dtype == DL_DTYPE_FLOAT64 ? 2 : 4;
-
-  g_mutex_lock (&rng_lock);
-  *seed = rng_seed;
-  *offset = rng_offset;
-  rng_offset += (n + per_block - 1) / per_block;
-  g_mutex_unlock (&rng_lock);
-}
+#include "dl-generator-private.h"
 
 /**
  * dl_manual_seed:
  * @seed: the seed
  *
- * Seeds the default random generator, as torch.manual_seed.
+ * Seeds the default random generator of every device, as torch.manual_seed.
+ *
+ * Returns: (transfer none): the default generator of the CPU
  *
  * Since: 1.0
  */
-void
+DlGenerator *
 dl_manual_seed (guint64 seed)
 {
-  g_mutex_lock (&rng_lock);
-  rng_seed = seed;
-  rng_offset = 0;
-  g_mutex_unlock (&rng_lock);
+  DlGenerator *gen = dl_device_get_default_generator (NULL);
+
+  dl_generator_manual_seed (gen, seed);
+  return gen;
 }
 
 static DlDevice *
@@ -233,16 +215,35 @@ dl_arange (gdouble    start,
   return t;
 }
 
+static gboolean
+check_generator (const gchar  *op,
+                 DlGenerator  *generator,
+                 DlDevice     *device,
+                 GError      **error)
+{
+  if (generator == NULL || dl_device_equal (dl_generator_get_device (generator), device))
+    return TRUE;
+  g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
+               "%s: expected a generator on device %s, but got one on %s", op,
+               dl_device_get_name (device), dl_device_get_name (dl_generator_get_device (generator)));
+  return FALSE;
+}
+
 static DlTensor *
 random_fill (const gchar  *op,
              DlRandomOp    kind,
              DlTensor     *self,
              gdouble       a,
              gdouble       b,
+             DlGenerator  *generator,
              GError      **error)
 {
   guint64 seed, offset;
+  gint per_block = self->dtype == DL_DTYPE_FLOAT64 ? 2 : 4;
 
+  g_return_val_if_fail (generator == NULL || DL_IS_GENERATOR (generator), NULL);
+  if (!check_generator (op, generator, dl_tensor_device (self), error))
+    return NULL;
   if (!dl_dtype_is_floating_point (self->dtype))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
@@ -251,7 +252,8 @@ random_fill (const gchar  *op,
     }
   if (!dl_check_no_internal_overlap (op, self, error))
     return NULL;
-  rng_reserve (self->numel, self->dtype, &seed, &offset);
+  dl_generator_reserve (generator, dl_tensor_device (self), (self->numel + per_block - 1) / per_block,
+                        &seed, &offset);
   if (dl_tensor_is_contiguous (self))
     dl_tensor_backend (self)->random (kind, dl_tensor_data (self), self->numel, self->dtype,
                                       seed, offset, a, b);
@@ -276,6 +278,38 @@ random_fill (const gchar  *op,
 }
 
 /**
+ * dl_tensor_uniform_gen_:
+ * @self: a floating-point #DlTensor, written in place
+ * @from: the lower bound
+ * @to: the upper bound
+ * @generator: (nullable): the generator, or %NULL for the default one
+ * @error: return location for a #GError
+ *
+ * Fills @self with numbers drawn uniformly from [from, to) by @generator.
+ *
+ * Returns: (transfer full): @self, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_uniform_gen_ (DlTensor     *self,
+                        gdouble       from,
+                        gdouble       to,
+                        DlGenerator  *generator,
+                        GError      **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!(from <= to) || !isfinite (to - from))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "uniform_: expects to return a [from, to) range, but found from=%g > to=%g",
+                   from, to);
+      return NULL;
+    }
+  return random_fill ("uniform_", DL_RANDOM_UNIFORM, self, from, to, generator, error);
+}
+
+/**
  * dl_tensor_uniform_:
  * @self: a floating-point #DlTensor, written in place
  * @from: the lower bound
@@ -295,15 +329,38 @@ dl_tensor_uniform_ (DlTensor  *self,
                     gdouble    to,
                     GError   **error)
 {
+  return dl_tensor_uniform_gen_ (self, from, to, NULL, error);
+}
+
+/**
+ * dl_tensor_normal_gen_:
+ * @self: a floating-point #DlTensor, written in place
+ * @mean: the mean
+ * @std: the standard deviation, not negative
+ * @generator: (nullable): the generator, or %NULL for the default one
+ * @error: return location for a #GError
+ *
+ * Fills @self with normally distributed numbers from @generator.
+ *
+ * Returns: (transfer full): @self, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_normal_gen_ (DlTensor     *self,
+                       gdouble       mean,
+                       gdouble       std,
+                       DlGenerator  *generator,
+                       GError      **error)
+{
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (from > to)
+  if (!(std >= 0))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "uniform_: expects to return a [from, to) range, but found from=%g > to=%g",
-                   from, to);
+                   "normal_: expects std >= 0.0, but found std %g", std);
       return NULL;
     }
-  return random_fill ("uniform_", DL_RANDOM_UNIFORM, self, from, to, error);
+  return random_fill ("normal_", DL_RANDOM_NORMAL, self, mean, std, generator, error);
 }
 
 /**
@@ -325,14 +382,79 @@ dl_tensor_normal_ (DlTensor  *self,
                    gdouble    std,
                    GError   **error)
 {
+  return dl_tensor_normal_gen_ (self, mean, std, NULL, error);
+}
+
+/**
+ * dl_tensor_bernoulli_:
+ * @self: a #DlTensor, written in place
+ * @p: the probability of a 1, in [0, 1]
+ * @generator: (nullable): the generator, or %NULL for the default one
+ * @error: return location for a #GError
+ *
+ * Fills @self with 1 with probability @p and 0 otherwise.
+ *
+ * Returns: (transfer full): @self, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_bernoulli_ (DlTensor     *self,
+                      gdouble       p,
+                      DlGenerator  *generator,
+                      GError      **error)
+{
+  g_autoptr (DlTensor) u = NULL;
+  DlTensor *ops[2];
+  DlIter iter;
+
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (std < 0)
+  if (!(p >= 0 && p <= 1))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "normal_: expects std >= 0.0, but found std %g", std);
+                   "bernoulli_: expected p in [0, 1], but got p=%g", p);
       return NULL;
     }
-  return random_fill ("normal_", DL_RANDOM_NORMAL, self, mean, std, error);
+  if (!dl_check_no_internal_overlap ("bernoulli_", self, error))
+    return NULL;
+  if (!(u = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_FLOAT32, self->sizes,
+                                          self->ndim, error))
+      || !random_fill ("bernoulli_", DL_RANDOM_BERNOULLI, u, p, 0, generator, error))
+    return NULL;
+  g_object_unref (u); /* random_fill returned a second reference */
+  ops[0] = self;
+  ops[1] = u;
+  dl_iter_init (&iter, 2, ops, self->sizes, self->ndim);
+  dl_tensor_backend (self)->copy (&iter, self->dtype, DL_DTYPE_FLOAT32);
+  dl_storage_bump_version (self->storage);
+  return g_object_ref (self);
+}
+
+/**
+ * dl_rand_gen:
+ * @shape: (array length=n_dims): the shape
+ * @n_dims: the number of dimensions
+ * @dtype: a floating-point element type
+ * @device: (nullable): the device, or %NULL for the CPU
+ * @generator: (nullable): the generator, or %NULL for the default one
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): a new tensor of numbers uniform in [0, 1), or
+ *   %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_rand_gen (const gint64  *shape,
+             gsize          n_dims,
+             DlDType        dtype,
+             DlDevice      *device,
+             DlGenerator   *generator,
+             GError       **error)
+{
+  g_autoptr (DlTensor) t = dl_empty (shape, n_dims, dtype, device, error);
+
+  return t ? random_fill ("rand", DL_RANDOM_UNIFORM, t, 0, 1, generator, error) : NULL;
 }
 
 /**
@@ -343,8 +465,8 @@ dl_tensor_normal_ (DlTensor  *self,
  * @device: (nullable): the device, or %NULL for the CPU
  * @error: return location for a #GError
  *
- * Returns: (transfer full): a new tensor of numbers uniform in [0, 1), or
- *   %NULL with @error set
+ * Returns: (transfer full): a new tensor of numbers uniform in [0, 1) from
+ *   the default generator, or %NULL with @error set
  *
  * Since: 1.0
  */
@@ -355,9 +477,34 @@ dl_rand (const gint64  *shape,
          DlDevice      *device,
          GError       **error)
 {
+  return dl_rand_gen (shape, n_dims, dtype, device, NULL, error);
+}
+
+/**
+ * dl_randn_gen:
+ * @shape: (array length=n_dims): the shape
+ * @n_dims: the number of dimensions
+ * @dtype: a floating-point element type
+ * @device: (nullable): the device, or %NULL for the CPU
+ * @generator: (nullable): the generator, or %NULL for the default one
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): a new tensor of standard normal numbers, or
+ *   %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_randn_gen (const gint64  *shape,
+              gsize          n_dims,
+              DlDType        dtype,
+              DlDevice      *device,
+              DlGenerator   *generator,
+              GError       **error)
+{
   g_autoptr (DlTensor) t = dl_empty (shape, n_dims, dtype, device, error);
 
-  return t ? random_fill ("rand", DL_RANDOM_UNIFORM, t, 0, 1, error) : NULL;
+  return t ? random_fill ("randn", DL_RANDOM_NORMAL, t, 0, 1, generator, error) : NULL;
 }
 
 /**
@@ -368,8 +515,8 @@ dl_rand (const gint64  *shape,
  * @device: (nullable): the device, or %NULL for the CPU
  * @error: return location for a #GError
  *
- * Returns: (transfer full): a new tensor of standard normal numbers, or
- *   %NULL with @error set
+ * Returns: (transfer full): a new tensor of standard normal numbers from
+ *   the default generator, or %NULL with @error set
  *
  * Since: 1.0
  */
@@ -380,19 +527,18 @@ dl_randn (const gint64  *shape,
           DlDevice      *device,
           GError       **error)
 {
-  g_autoptr (DlTensor) t = dl_empty (shape, n_dims, dtype, device, error);
-
-  return t ? random_fill ("randn", DL_RANDOM_NORMAL, t, 0, 1, error) : NULL;
+  return dl_randn_gen (shape, n_dims, dtype, device, NULL, error);
 }
 
 /**
- * dl_randint:
+ * dl_randint_gen:
  * @low: the lowest value
  * @high: one above the highest value
  * @shape: (array length=n_dims): the shape
  * @n_dims: the number of dimensions
  * @dtype: the element type
  * @device: (nullable): the device, or %NULL for the CPU
+ * @generator: (nullable): the generator, or %NULL for the default one
  * @error: return location for a #GError
  *
  * Returns: (transfer full): a new tensor of integers drawn uniformly from
@@ -401,13 +547,14 @@ dl_randn (const gint64  *shape,
  * Since: 1.0
  */
 DlTensor *
-dl_randint (gint64         low,
-            gint64         high,
-            const gint64  *shape,
-            gsize          n_dims,
-            DlDType        dtype,
-            DlDevice      *device,
-            GError       **error)
+dl_randint_gen (gint64         low,
+                gint64         high,
+                const gint64  *shape,
+                gsize          n_dims,
+                DlDType        dtype,
+                DlDevice      *device,
+                DlGenerator   *generator,
+                GError       **error)
 {
   g_autoptr (DlTensor) u = NULL;
   g_autoptr (DlTensor) k = NULL;
@@ -421,7 +568,7 @@ dl_randint (gint64         low,
     }
   /* uniform doubles in [0, high - low), truncated (= floored), shifted */
   if (!(u = dl_empty (shape, n_dims, DL_DTYPE_FLOAT64, device, error))
-      || !random_fill ("randint", DL_RANDOM_UNIFORM, u, 0, (gdouble) (high - low), error))
+      || !random_fill ("randint", DL_RANDOM_UNIFORM, u, 0, (gdouble) (high - low), generator, error))
     return NULL;
   g_object_unref (u); /* random_fill returned a second reference */
   if (!(k = dl_cast_nograd (u, DL_DTYPE_INT64, error)))
@@ -433,4 +580,201 @@ dl_randint (gint64         low,
         return NULL;
     }
   return dl_cast_nograd (k, dtype, error);
+}
+
+/**
+ * dl_randint:
+ * @low: the lowest value
+ * @high: one above the highest value
+ * @shape: (array length=n_dims): the shape
+ * @n_dims: the number of dimensions
+ * @dtype: the element type
+ * @device: (nullable): the device, or %NULL for the CPU
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): a new tensor of integers drawn uniformly from
+ *   [low, high) by the default generator, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_randint (gint64         low,
+            gint64         high,
+            const gint64  *shape,
+            gsize          n_dims,
+            DlDType        dtype,
+            DlDevice      *device,
+            GError       **error)
+{
+  return dl_randint_gen (low, high, shape, n_dims, dtype, device, NULL, error);
+}
+
+/**
+ * dl_randperm:
+ * @n: the number of elements, not negative
+ * @dtype: the element type (not bool; float16 and bfloat16 hold integers up to 2048 and 256 exactly)
+ * @device: (nullable): the device, or %NULL for the CPU
+ * @generator: (nullable): the generator, or %NULL for the default one
+ * @error: return location for a #GError
+ *
+ * A random permutation of 0 .. n - 1, as torch.randperm.
+ *
+ * Returns: (transfer full): a new 1-d tensor of @n elements, or %NULL with
+ *   @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_randperm (gint64        n,
+             DlDType       dtype,
+             DlDevice     *device,
+             DlGenerator  *generator,
+             GError      **error)
+{
+  g_autoptr (DlTensor) t = NULL;
+  guint64 seed, offset;
+
+  g_return_val_if_fail (generator == NULL || DL_IS_GENERATOR (generator), NULL);
+  device = device_or_cpu (device);
+  if (n < 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "randperm: n must be non-negative, got %" G_GINT64_FORMAT, n);
+      return NULL;
+    }
+  if ((guint) dtype >= DL_N_DTYPES || dtype == DL_DTYPE_BOOL
+      || (dtype == DL_DTYPE_UINT8 && n > 256) || (dtype == DL_DTYPE_INT32 && n > G_MAXINT32))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                   "randperm: n=%" G_GINT64_FORMAT " is too large for the result dtype %s",
+                   n, (guint) dtype < DL_N_DTYPES ? dl_dtype_get_name (dtype) : "?");
+      return NULL;
+    }
+  if (!check_generator ("randperm", generator, device, error))
+    return NULL;
+  if (!(t = dl_empty (&n, 1, DL_DTYPE_INT64, device, error)))
+    return NULL;
+  dl_generator_reserve (generator, device, (n + 1) / 2, &seed, &offset);
+  dl_tensor_backend (t)->random (DL_RANDOM_PERMUTATION, dl_tensor_data (t), n, DL_DTYPE_INT64,
+                                 seed, offset, 0, 0);
+  return dtype == DL_DTYPE_INT64 ? g_steal_pointer (&t) : dl_cast_nograd (t, dtype, error);
+}
+
+/* Writes the n doubles of @host into the 1-d @t, converting. */
+static DlTensor *
+fill_from_host (DlTensor  *t,
+                gdouble   *host,
+                GError   **error)
+{
+  g_autoptr (DlTensor) h = NULL;
+  gint64 n = t->numel;
+  DlTensor *ops[2];
+  DlIter iter;
+
+  if (!(h = dl_tensor_new_from_address (GPOINTER_TO_SIZE (host), DL_DTYPE_FLOAT64, &n, 1, NULL, 0,
+                                        NULL, NULL, NULL, error)))
+    {
+      g_object_unref (t);
+      return NULL;
+    }
+  ops[0] = t;
+  ops[1] = h;
+  dl_iter_init (&iter, 2, ops, t->sizes, 1);
+  dl_tensor_backend (t)->copy (&iter, t->dtype, DL_DTYPE_FLOAT64);
+  return t;
+}
+
+/**
+ * dl_linspace:
+ * @start: the first value
+ * @end: the last value
+ * @steps: the number of values, not negative
+ * @dtype: the element type
+ * @device: (nullable): the device, or %NULL for the CPU
+ * @error: return location for a #GError
+ *
+ * @steps values evenly spaced from @start to @end, both included, as
+ * torch.linspace.
+ *
+ * Returns: (transfer full): a new 1-d tensor, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_linspace (gdouble    start,
+             gdouble    end,
+             gint64     steps,
+             DlDType    dtype,
+             DlDevice  *device,
+             GError   **error)
+{
+  DlTensor *t;
+  g_autofree gdouble *host = NULL;
+  gdouble step;
+
+  if (steps < 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "linspace: number of steps must be non-negative, got %" G_GINT64_FORMAT, steps);
+      return NULL;
+    }
+  if (!(t = dl_empty (&steps, 1, dtype, device, error)))
+    return NULL;
+  if (steps == 0)
+    return t;
+  host = g_try_new (gdouble, steps);
+  if (host == NULL)
+    {
+      g_object_unref (t);
+      g_set_error (error, DL_ERROR, DL_ERROR_OUT_OF_MEMORY, "linspace: out of memory");
+      return NULL;
+    }
+  /* from both ends, so that the last value is exactly @end */
+  step = steps > 1 ? (end - start) / (gdouble) (steps - 1) : 0;
+  for (gint64 i = 0; i < steps; i++)
+    host[i] = i < steps / 2 ? start + step * (gdouble) i : end - step * (gdouble) (steps - 1 - i);
+  return fill_from_host (t, host, error);
+}
+
+/**
+ * dl_eye:
+ * @n: the number of rows, not negative
+ * @m: the number of columns, not negative
+ * @dtype: the element type
+ * @device: (nullable): the device, or %NULL for the CPU
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): a new @n x @m tensor with ones on the diagonal
+ *   and zeros elsewhere, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_eye (gint64     n,
+        gint64     m,
+        DlDType    dtype,
+        DlDevice  *device,
+        GError   **error)
+{
+  gint64 shape[2] = { n, m };
+  gint64 k = MIN (n, m), stride = m + 1;
+  g_autoptr (DlTensor) diag = NULL;
+  DlTensor *t;
+  DlIter iter;
+
+  if (n < 0 || m < 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "eye: n and m must be non-negative, got n=%" G_GINT64_FORMAT
+                   " and m=%" G_GINT64_FORMAT, n, m);
+      return NULL;
+    }
+  if (!(t = dl_zeros (shape, 2, dtype, device, error)))
+    return NULL;
+  if (k == 0)
+    return t;
+  diag = dl_tensor_new_view_internal (t, &k, &stride, 1, t->offset);
+  dl_iter_init (&iter, 1, &diag, diag->sizes, 1);
+  dl_tensor_backend (t)->fill (&iter, dtype, 1);
+  return t;
 }

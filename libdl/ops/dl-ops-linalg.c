@@ -240,3 +240,168 @@ dl_tensor_matmul (DlTensor  *self,
     return dl_tensor_squeeze_dim (out, -1, error);
   return g_steal_pointer (&out);
 }
+
+static gboolean
+check_ndim (const gchar  *op,
+            const gchar  *what,
+            DlTensor     *t,
+            gint          ndim,
+            GError      **error)
+{
+  if (t->ndim == ndim)
+    return TRUE;
+  g_set_error (error, DL_ERROR, DL_ERROR_SHAPE, "%s: %s must be a %dD tensor, but got a %dD tensor",
+               op, what, ndim, t->ndim);
+  return FALSE;
+}
+
+static gboolean
+check_same_dtype (const gchar  *op,
+                  DlTensor     *a,
+                  DlTensor     *b,
+                  GError      **error)
+{
+  if (a->dtype == b->dtype)
+    return TRUE;
+  g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+               "%s: expected both operands to have the same dtype, but got %s and %s", op,
+               dl_dtype_get_name (a->dtype), dl_dtype_get_name (b->dtype));
+  return FALSE;
+}
+
+/**
+ * dl_tensor_mm:
+ * @self: an n x k matrix
+ * @other: a k x m matrix of the same dtype
+ * @error: return location for a #GError
+ *
+ * The matrix product of two 2-D tensors, as torch.mm (no broadcasting).
+ *
+ * Returns: (transfer full): the n x m product, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_mm (DlTensor  *self,
+              DlTensor  *other,
+              GError   **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
+  if (!check_ndim ("mm", "self", self, 2, error) || !check_ndim ("mm", "mat2", other, 2, error)
+      || !check_same_dtype ("mm", self, other, error))
+    return NULL;
+  if (self->sizes[1] != other->sizes[0])
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "mm: mat1 and mat2 shapes cannot be multiplied (%" G_GINT64_FORMAT "x%"
+                   G_GINT64_FORMAT " and %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT ")",
+                   self->sizes[0], self->sizes[1], other->sizes[0], other->sizes[1]);
+      return NULL;
+    }
+  return dl_tensor_matmul (self, other, error);
+}
+
+/**
+ * dl_tensor_bmm:
+ * @self: a b x n x k batch of matrices
+ * @other: a b x k x m batch of matrices of the same dtype
+ * @error: return location for a #GError
+ *
+ * The batched matrix product of two 3-D tensors, as torch.bmm (no
+ * broadcasting).
+ *
+ * Returns: (transfer full): the b x n x m products, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_bmm (DlTensor  *self,
+               DlTensor  *other,
+               GError   **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
+  if (!check_ndim ("bmm", "batch1", self, 3, error) || !check_ndim ("bmm", "batch2", other, 3, error)
+      || !check_same_dtype ("bmm", self, other, error))
+    return NULL;
+  if (self->sizes[0] != other->sizes[0] || self->sizes[2] != other->sizes[1])
+    {
+      g_autofree gchar *as = dl_shape_to_string (self->sizes, 3);
+      g_autofree gchar *bs = dl_shape_to_string (other->sizes, 3);
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "bmm: batch1 %s and batch2 %s: expected the same batch size and "
+                   "batch1.size(2) == batch2.size(1)", as, bs);
+      return NULL;
+    }
+  return dl_tensor_matmul (self, other, error);
+}
+
+/**
+ * dl_tensor_dot:
+ * @self: a 1-D tensor
+ * @other: a 1-D tensor of the same size and dtype
+ * @error: return location for a #GError
+ *
+ * The inner product of two vectors, as torch.dot.
+ *
+ * Returns: (transfer full): a 0-d tensor, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_dot (DlTensor  *self,
+               DlTensor  *other,
+               GError   **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
+  if (self->ndim != 1 || other->ndim != 1)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "dot: 1D tensors expected, but got %dD and %dD tensors", self->ndim, other->ndim);
+      return NULL;
+    }
+  if (!check_same_dtype ("dot", self, other, error))
+    return NULL;
+  if (self->sizes[0] != other->sizes[0])
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "dot: inconsistent tensor size, expected tensor [%" G_GINT64_FORMAT
+                   "] and src [%" G_GINT64_FORMAT "] to have the same number of elements, but got %"
+                   G_GINT64_FORMAT " and %" G_GINT64_FORMAT " elements respectively",
+                   self->sizes[0], other->sizes[0], self->sizes[0], other->sizes[0]);
+      return NULL;
+    }
+  return dl_tensor_matmul (self, other, error);
+}
+
+/**
+ * dl_tensor_outer:
+ * @self: a 1-D tensor of n elements
+ * @other: a 1-D tensor of m elements
+ * @error: return location for a #GError
+ *
+ * The outer product of two vectors, as torch.outer: an n x m tensor whose
+ * element (i, j) is self[i] * other[j], in the promoted dtype.
+ *
+ * Returns: (transfer full): the product, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_outer (DlTensor  *self,
+                 DlTensor  *other,
+                 GError   **error)
+{
+  g_autoptr (DlTensor) col = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
+  if (self->ndim != 1 || other->ndim != 1)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "outer: 1D tensors expected, but got %dD and %dD tensors",
+                   self->ndim, other->ndim);
+      return NULL;
+    }
+  if (!(col = dl_tensor_unsqueeze (self, 1, error)))
+    return NULL;
+  return dl_tensor_mul (col, other, error);
+}

@@ -14,5 +14,9 @@
 G_BEGIN_DECLS
 
 DL_EXPORT DlTensor *dl_tensor_matmul (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_mm     (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_bmm    (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_dot    (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_outer  (DlTensor *self, DlTensor *other, GError **error);
 
 G_END_DECLS

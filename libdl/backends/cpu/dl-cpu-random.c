@@ -6,6 +6,9 @@
  *   uniform float32: 4 values per block, 24 bits each: u = (x >> 8) * 2^-24
  *   uniform float64: 2 values per block, 53 bits from two words
  *   normal: Box-Muller on pairs of uniforms, both outputs used
+ *   bernoulli: 1 where the uniform is below p
+ *   permutation: Fisher-Yates from the last element down; the swap for
+ *     position i (n - 1 .. 1) takes a float64 uniform, two per block
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -76,6 +79,34 @@ store_value (void    *data,
     }
 }
 
+static void
+permutation (gint64  *data,
+             gint64   n,
+             guint64  seed,
+             guint64  offset)
+{
+  for (gint64 i = 0; i < n; i++)
+    data[i] = i;
+  for (gint64 i = n - 1, k = 0; i > 0; i--, k++)
+    {
+      guint32 x[4];
+      gint64 j;
+      double u;
+
+      philox (seed, offset + k / 2, x);
+      u = k % 2 == 0 ? u53 (x[0], x[1]) : u53 (x[2], x[3]);
+      j = (gint64) (u * (double) (i + 1));
+      if (j > i)
+        j = i;
+      if (j != i)
+        {
+          gint64 tmp = data[i];
+          data[i] = data[j];
+          data[j] = tmp;
+        }
+    }
+}
+
 void
 dl_cpu_random (DlRandomOp  op,
                void       *data,
@@ -90,6 +121,12 @@ dl_cpu_random (DlRandomOp  op,
   gint per_block = wide ? 2 : 4;
   gint64 n_blocks = (n + per_block - 1) / per_block;
 
+  if (op == DL_RANDOM_PERMUTATION)
+    {
+      g_return_if_fail (dtype == DL_DTYPE_INT64);
+      permutation (data, n, seed, offset);
+      return;
+    }
 #pragma omp parallel for if (n >= DL_CPU_GRAIN) schedule(static)
   for (gint64 blk = 0; blk < n_blocks; blk++)
     {
@@ -115,6 +152,9 @@ dl_cpu_random (DlRandomOp  op,
             u[j] = a + b * r * cos (th);
             u[j + 1] = a + b * r * sin (th);
           }
+      else if (op == DL_RANDOM_BERNOULLI)
+        for (gint j = 0; j < per_block; j++)
+          u[j] = u[j] < a ? 1.0 : 0.0;
       else
         for (gint j = 0; j < per_block; j++)
           u[j] = a + (b - a) * u[j];

@@ -1,0 +1,321 @@
+/* dl-generator.c: DlGenerator, the state of a counter-based random stream.
+ *
+ * A generator is a Philox key (the seed) and a counter (the offset).  Each
+ * request reserves the blocks it needs by advancing the offset under a lock;
+ * the backend then derives element i of the request from block offset + i /
+ * per_block alone, so the numbers a seed gives do not depend on the number
+ * of threads.  Each device has one default generator, used when a random op
+ * is given none.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "dl-generator-private.h"
+#include "dl-device-private.h"
+#include "dl-error.h"
+
+#define DL_DEFAULT_SEED G_GUINT64_CONSTANT (67280421310721)
+#define DL_STATE_MAGIC  G_GUINT64_CONSTANT (0x31474e52444c4400) /* "\0DLDRNG1" */
+#define DL_STATE_SIZE   (3 * sizeof (guint64))
+
+/**
+ * DlGenerator:
+ *
+ * A seedable source of random numbers for one device, as torch.Generator.
+ * Random ops (dl_rand_gen(), dl_tensor_uniform_gen_(), dl_randperm(), ...)
+ * take an optional generator; without one they use the device's default
+ * generator, which dl_manual_seed() seeds.
+ *
+ * Since: 1.0
+ */
+struct _DlGenerator
+{
+  GObject parent_instance;
+
+  DlDevice *device;
+  GMutex lock;
+  guint64 seed;
+  guint64 offset;
+};
+
+G_DEFINE_FINAL_TYPE (DlGenerator, dl_generator, G_TYPE_OBJECT)
+
+static void
+dl_generator_finalize (GObject *object)
+{
+  DlGenerator *self = DL_GENERATOR (object);
+
+  g_clear_object (&self->device);
+  g_mutex_clear (&self->lock);
+  G_OBJECT_CLASS (dl_generator_parent_class)->finalize (object);
+}
+
+static void
+dl_generator_class_init (DlGeneratorClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = dl_generator_finalize;
+}
+
+static void
+dl_generator_init (DlGenerator *self)
+{
+  g_mutex_init (&self->lock);
+  self->seed = DL_DEFAULT_SEED;
+  self->device = g_object_ref (dl_device_cpu ());
+}
+
+/**
+ * dl_generator_new:
+ * @device: (nullable): the device whose tensors it fills, or %NULL for the CPU
+ * @error: return location for a #GError
+ *
+ * Creates a generator seeded with the default seed, as torch.Generator.
+ *
+ * Returns: (transfer full): a new #DlGenerator, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlGenerator *
+dl_generator_new (DlDevice  *device,
+                  GError   **error)
+{
+  DlGenerator *self;
+
+  g_return_val_if_fail (device == NULL || DL_IS_DEVICE (device), NULL);
+  self = g_object_new (DL_TYPE_GENERATOR, NULL);
+  if (device != NULL)
+    g_set_object (&self->device, device);
+  return self;
+}
+
+/**
+ * dl_generator_manual_seed:
+ * @self: a #DlGenerator
+ * @seed: the seed
+ *
+ * Restarts the stream of @self from @seed.
+ *
+ * Since: 1.0
+ */
+void
+dl_generator_manual_seed (DlGenerator *self,
+                          guint64      seed)
+{
+  g_return_if_fail (DL_IS_GENERATOR (self));
+  g_mutex_lock (&self->lock);
+  self->seed = seed;
+  self->offset = 0;
+  g_mutex_unlock (&self->lock);
+}
+
+/**
+ * dl_generator_seed:
+ * @self: a #DlGenerator
+ *
+ * Seeds @self with a nondeterministic seed, as torch.Generator.seed.
+ *
+ * Returns: the seed chosen
+ *
+ * Since: 1.0
+ */
+guint64
+dl_generator_seed (DlGenerator *self)
+{
+  guint64 seed;
+
+  g_return_val_if_fail (DL_IS_GENERATOR (self), 0);
+  /* GLib seeds its global generator from /dev/urandom */
+  seed = ((guint64) g_random_int () << 32) | g_random_int ();
+  dl_generator_manual_seed (self, seed);
+  return seed;
+}
+
+/**
+ * dl_generator_initial_seed:
+ * @self: a #DlGenerator
+ *
+ * Returns: the seed the stream of @self started from
+ *
+ * Since: 1.0
+ */
+guint64
+dl_generator_initial_seed (DlGenerator *self)
+{
+  guint64 seed;
+
+  g_return_val_if_fail (DL_IS_GENERATOR (self), 0);
+  g_mutex_lock (&self->lock);
+  seed = self->seed;
+  g_mutex_unlock (&self->lock);
+  return seed;
+}
+
+/**
+ * dl_generator_get_offset:
+ * @self: a #DlGenerator
+ *
+ * Returns: the number of Philox blocks used since the last seeding
+ *
+ * Since: 1.0
+ */
+guint64
+dl_generator_get_offset (DlGenerator *self)
+{
+  guint64 offset;
+
+  g_return_val_if_fail (DL_IS_GENERATOR (self), 0);
+  g_mutex_lock (&self->lock);
+  offset = self->offset;
+  g_mutex_unlock (&self->lock);
+  return offset;
+}
+
+/**
+ * dl_generator_get_device:
+ * @self: a #DlGenerator
+ *
+ * Returns: (transfer none): the device of @self
+ *
+ * Since: 1.0
+ */
+DlDevice *
+dl_generator_get_device (DlGenerator *self)
+{
+  g_return_val_if_fail (DL_IS_GENERATOR (self), NULL);
+  return self->device;
+}
+
+/**
+ * dl_generator_get_state:
+ * @self: a #DlGenerator
+ *
+ * Saves the position of @self in its stream: 24 bytes (a tag, the seed
+ * and the offset, little-endian) that dl_generator_set_state() restores.
+ *
+ * Returns: (transfer full): the state
+ *
+ * Since: 1.0
+ */
+GBytes *
+dl_generator_get_state (DlGenerator *self)
+{
+  guint64 words[3];
+
+  g_return_val_if_fail (DL_IS_GENERATOR (self), NULL);
+  g_mutex_lock (&self->lock);
+  words[0] = GUINT64_TO_LE (DL_STATE_MAGIC);
+  words[1] = GUINT64_TO_LE (self->seed);
+  words[2] = GUINT64_TO_LE (self->offset);
+  g_mutex_unlock (&self->lock);
+  return g_bytes_new (words, sizeof words);
+}
+
+/**
+ * dl_generator_set_state:
+ * @self: a #DlGenerator
+ * @state: a state from dl_generator_get_state()
+ * @error: return location for a #GError
+ *
+ * Puts @self back where it was when @state was saved.
+ *
+ * Returns: %TRUE, or %FALSE with @error set (not a generator state)
+ *
+ * Since: 1.0
+ */
+gboolean
+dl_generator_set_state (DlGenerator  *self,
+                        GBytes       *state,
+                        GError      **error)
+{
+  guint64 words[3];
+  gsize size = 0;
+  const void *data;
+
+  g_return_val_if_fail (DL_IS_GENERATOR (self), FALSE);
+  g_return_val_if_fail (state != NULL, FALSE);
+  data = g_bytes_get_data (state, &size);
+  if (size == DL_STATE_SIZE)
+    memcpy (words, data, sizeof words);
+  if (size != DL_STATE_SIZE || GUINT64_FROM_LE (words[0]) != DL_STATE_MAGIC)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "set_state: expected a generator state of %u bytes from get_state, got %"
+                   G_GSIZE_FORMAT " bytes%s", (guint) DL_STATE_SIZE, size,
+                   size == DL_STATE_SIZE ? " with a wrong tag" : "");
+      return FALSE;
+    }
+  g_mutex_lock (&self->lock);
+  self->seed = GUINT64_FROM_LE (words[1]);
+  self->offset = GUINT64_FROM_LE (words[2]);
+  g_mutex_unlock (&self->lock);
+  return TRUE;
+}
+
+static GMutex defaults_lock;
+static GHashTable *defaults; /* DlDevice* -> DlGenerator*, never freed */
+
+/**
+ * dl_device_get_default_generator:
+ * @device: (nullable): a #DlDevice, or %NULL for the CPU
+ *
+ * The generator random ops on @device use when they are given none.
+ *
+ * Returns: (transfer none): the default generator of @device
+ *
+ * Since: 1.0
+ */
+DlGenerator *
+dl_device_get_default_generator (DlDevice *device)
+{
+  DlGenerator *gen;
+
+  g_return_val_if_fail (device == NULL || DL_IS_DEVICE (device), NULL);
+  if (device == NULL)
+    device = dl_device_cpu ();
+  g_mutex_lock (&defaults_lock);
+  if (defaults == NULL)
+    defaults = g_hash_table_new (NULL, NULL);
+  gen = g_hash_table_lookup (defaults, device);
+  if (gen == NULL)
+    {
+      gen = dl_generator_new (device, NULL);
+      g_hash_table_insert (defaults, g_object_ref (device), gen);
+    }
+  g_mutex_unlock (&defaults_lock);
+  return gen;
+}
+
+/**
+ * dl_default_generator:
+ *
+ * The default generator of the CPU, as torch.default_generator.
+ *
+ * Returns: (transfer none): the CPU's default generator
+ *
+ * Since: 1.0
+ */
+DlGenerator *
+dl_default_generator (void)
+{
+  return dl_device_get_default_generator (NULL);
+}
+
+void
+dl_generator_reserve (DlGenerator *self,
+                      DlDevice    *device,
+                      guint64      n_blocks,
+                      guint64     *seed,
+                      guint64     *offset)
+{
+  if (self == NULL)
+    self = dl_device_get_default_generator (device);
+  g_mutex_lock (&self->lock);
+  *seed = self->seed;
+  *offset = self->offset;
+  self->offset += n_blocks;
+  g_mutex_unlock (&self->lock);
+}

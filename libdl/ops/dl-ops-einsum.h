@@ -1,0 +1,19 @@
+/* dl-ops-einsum.h
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(DL_INSIDE) && !defined(DL_COMPILATION)
+#error "Only <dl.h> can be included directly."
+#endif
+
+#include "dl-tensor.h"
+
+G_BEGIN_DECLS
+
+DL_EXPORT DlTensor *dl_einsum (const gchar *equation, DlTensor **operands, gsize n_operands,
+                               GError **error);
+
+G_END_DECLS
