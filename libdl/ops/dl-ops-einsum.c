@@ -172,6 +172,15 @@ operand_diagonal (Operand  *op,
       || !(prod = dl_tensor_mul (op->t, eye_v, error))
       || !(s = dl_tensor_sum_dims (prod, &d2, 1, FALSE, error)))
     return FALSE;
+  if (s->dtype != op->t->dtype)
+    {
+      /* one nonzero term per sum: the diagonal keeps the operand's dtype */
+      DlTensor *c = dl_tensor_to_dtype (s, op->t->dtype, error);
+
+      g_object_unref (s);
+      if (!(s = c))
+        return FALSE;
+    }
   operand_replace (op, s);
   drop[d2] = TRUE;
   operand_remove_dims (op, drop);
@@ -217,6 +226,16 @@ contract_pair (Operand         *a,
     drop_b[i] = !needed[b->labels[i]] && find_label (a, b->labels[i]) < 0;
   if (!operand_sum (a, drop_a, error) || !operand_sum (b, drop_b, error))
     return FALSE;
+
+  /* an integer operand summed above became int64: widen the other too */
+  if (a->t->dtype != b->t->dtype)
+    {
+      Operand *narrow = a->t->dtype == DL_DTYPE_INT64 ? b : a;
+      DlTensor *w = dl_tensor_to_dtype (narrow->t, DL_DTYPE_INT64, error);
+      if (!w)
+        return FALSE;
+      operand_replace (narrow, w);
+    }
 
   /* size-1 dims broadcast against the other operand */
   memcpy (sa, a->t->sizes, a->n * sizeof (gint64));
@@ -589,10 +608,8 @@ dl_einsum (const gchar  *equation,
       perm[j] = find_label (&ops[0], out[j]);
     if (!(r = dl_tensor_permute (ops[0].t, perm, n_out, error)))
       goto out;
-    if (r->dtype != operands[0]->dtype)
-      result = dl_tensor_to_dtype (r, operands[0]->dtype, error);
-    else
-      result = g_steal_pointer (&r);
+    /* integer sums come out as int64, as torch's do */
+    result = g_steal_pointer (&r);
   }
 
 out:

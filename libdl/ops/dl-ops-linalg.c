@@ -18,8 +18,11 @@ gemm_ready (DlTensor  *t,
   gint n = t->ndim;
   gint64 rs = t->strides[n - 2], cs = t->strides[n - 1];
 
-  if ((cs == 1 && rs >= MAX (t->sizes[n - 1], 1)) || (rs == 1 && cs >= MAX (t->sizes[n - 2], 1))
-      || t->sizes[n - 1] == 1 || t->sizes[n - 2] == 1)
+  gint64 r = t->sizes[n - 2], c = t->sizes[n - 1];
+
+  /* a single column needs rows 1 apart or more, a single row likewise */
+  if ((cs == 1 && rs >= MAX (c, 1)) || (rs == 1 && cs >= MAX (r, 1))
+      || (c == 1 && (rs >= 1 || r <= 1)) || (r == 1 && (cs >= 1 || c <= 1)))
     return g_object_ref (t);
   return dl_contiguous_nograd (t, error);
 }
@@ -63,24 +66,27 @@ bmm_raw (DlTensor  *a0,
           oa += idx[i] * a->strides[i];
           ob += idx[i] * b->strides[i];
         }
-      /* size-1 dims may carry any stride: give BLAS consistent ones */
-      if (k == 1 || n == 1)
+      /* the stride of a size-1 dim is never used to address an element:
+       * replace it with one that makes the layout one BLAS accepts */
+      if (k == 1)
         {
-          if (acs != 1 && ars != 1)
-            acs = 1;
-          if (acs == 1)
-            ars = MAX (ars, k);
-          else
-            acs = MAX (acs, n);
+          acs = 1;
+          ars = MAX (ars, 1);
         }
-      if (m == 1 || k == 1)
+      else if (n == 1)
         {
-          if (bcs != 1 && brs != 1)
-            bcs = 1;
-          if (bcs == 1)
-            brs = MAX (brs, m);
-          else
-            bcs = MAX (bcs, k);
+          ars = 1;
+          acs = MAX (acs, 1);
+        }
+      if (m == 1)
+        {
+          bcs = 1;
+          brs = MAX (brs, 1);
+        }
+      else if (k == 1)
+        {
+          brs = 1;
+          bcs = MAX (bcs, 1);
         }
       be->gemm (a->dtype, n, m, k,
                 dl_tensor_data (a) + oa * es, ars, acs,

@@ -1,0 +1,270 @@
+# test_linalg_more.py: mm, bmm, dot, outer and einsum compared against
+# PyTorch, values and gradients, including the errors PyTorch raises.
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+import numpy as np
+import pytest
+import torch
+
+from conftest import Dl, assert_same, dl_call, rand_pair, to_np, torch_ref
+
+DTYPES = ["float32", "float64", "float16", "bfloat16", "int32", "int64"]
+
+
+def tol(name, k=1):
+    k = max(k, 1)
+    return {"float32": dict(rtol=1e-5, atol=2e-6 * k),
+            "float64": dict(rtol=1e-10, atol=1e-12 * k),
+            "float16": dict(rtol=4e-3, atol=2e-3 * k),
+            "bfloat16": dict(rtol=2e-2, atol=1e-2 * k)}.get(name, {})
+
+
+def check(fn, dl_args, th_args, name, k=1):
+    expected = torch_ref(fn, *th_args, upcast=name in ("float16", "bfloat16"))
+    got = dl_call(fn, *dl_args, upcast=True)
+    assert_same(got, expected, **tol(name, k))
+
+
+def check_grad(fn, shapes, rng, name="float64", **kw):
+    pairs = [rand_pair(rng, s, name, requires_grad=True) for s in shapes]
+    out_d = fn(*[p[0] for p in pairs])
+    out_t = fn(*[p[1] for p in pairs])
+    assert_same(out_d, out_t, **kw)
+    g = rng.standard_normal(tuple(out_t.shape))
+    gd, gt = rand_pair(rng, out_t.shape, name)
+    out_d.backward(gd)
+    out_t.backward(gt)
+    for x, t in pairs:
+        assert_same(x.grad, t.grad, **kw)
+    del g
+
+
+# ---- mm / bmm / dot / outer ----------------------------------------------
+
+@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("shapes", [((3, 4), (4, 5)), ((1, 1), (1, 1)), ((0, 3), (3, 2)),
+                                    ((3, 0), (0, 2)), ((17, 9), (9, 1))], ids=str)
+def test_mm(rng, name, shapes):
+    x, t = rand_pair(rng, shapes[0], name, low=-1, high=1)
+    y, u = rand_pair(rng, shapes[1], name, low=-1, high=1)
+    check(lambda a, b: a.mm(b), (x, y), (t, u), name, shapes[0][1])
+    check(lambda a, b: Dl.mm(a, b) if not isinstance(a, torch.Tensor) else torch.mm(a, b),
+          (x, y), (t, u), name, shapes[0][1])
+
+
+@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("shapes", [((2, 3, 4), (2, 4, 5)), ((1, 1, 1), (1, 1, 1)),
+                                    ((0, 3, 4), (0, 4, 2)), ((3, 2, 0), (3, 0, 4))], ids=str)
+def test_bmm(rng, name, shapes):
+    x, t = rand_pair(rng, shapes[0], name, low=-1, high=1)
+    y, u = rand_pair(rng, shapes[1], name, low=-1, high=1)
+    check(lambda a, b: a.bmm(b), (x, y), (t, u), name, shapes[0][2])
+
+
+@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("n", [0, 1, 7, 100])
+def test_dot(rng, name, n):
+    x, t = rand_pair(rng, (n,), name, low=-1, high=1)
+    y, u = rand_pair(rng, (n,), name, low=-1, high=1)
+    check(lambda a, b: a.dot(b), (x, y), (t, u), name, n)
+
+
+@pytest.mark.parametrize("name", DTYPES + ["uint8", "bool"])
+@pytest.mark.parametrize("shapes", [((3,), (4,)), ((0,), (2,)), ((1,), (1,)), ((5,), (0,))],
+                         ids=str)
+def test_outer(rng, name, shapes):
+    x, t = rand_pair(rng, shapes[0], name)
+    y, u = rand_pair(rng, shapes[1], name)
+    check(lambda a, b: a.outer(b), (x, y), (t, u), name)
+
+
+def test_outer_promotes(rng):
+    x, t = rand_pair(rng, (3,), "int64")
+    y, u = rand_pair(rng, (2,), "float32")
+    assert_same(Dl.outer(x, y), torch.outer(t, u))
+
+
+def test_noncontiguous(rng):
+    x, t = rand_pair(rng, (5, 3), "float32")
+    y, u = rand_pair(rng, (4, 5), "float32")
+    assert_same(x.t().mm(y.t()), t.t().mm(u.t()))
+    x, t = rand_pair(rng, (3, 2, 4), "float32")
+    y, u = rand_pair(rng, (2, 5, 4), "float32")
+    assert_same(x.transpose(0, 1).bmm(y.transpose(1, 2)), t.transpose(0, 1).bmm(u.transpose(1, 2)))
+    x, t = rand_pair(rng, (10,), "float64")
+    assert_same(x[::2].dot(x[1::2]), t[::2].dot(t[1::2]))
+    assert_same(x[::3].outer(x[::4]), t[::3].outer(t[::4]))
+    assert_same(x[::2].unsqueeze(0).mm(x[1::2].unsqueeze(1)),
+                t[::2].unsqueeze(0).mm(t[1::2].unsqueeze(1)))
+    assert_same(x[::2] @ x[1::2], t[::2] @ t[1::2])
+
+
+@pytest.mark.parametrize("fn,shapes", [
+    (lambda a, b: a.mm(b), [(3, 4), (4, 2)]),
+    (lambda a, b: a.bmm(b), [(2, 3, 4), (2, 4, 5)]),
+    (lambda a, b: a.dot(b), [(6,), (6,)]),
+    (lambda a, b: a.outer(b), [(3,), (4,)]),
+], ids=["mm", "bmm", "dot", "outer"])
+def test_grad(rng, fn, shapes):
+    check_grad(fn, shapes, rng)
+
+
+@pytest.mark.parametrize("fn,shapes", [
+    (lambda a, b: a.mm(b), [(3,), (3, 2)]),
+    (lambda a, b: a.mm(b), [(2, 3, 4), (4, 2)]),
+    (lambda a, b: a.mm(b), [(3, 4), (5, 2)]),
+    (lambda a, b: a.bmm(b), [(3, 4), (4, 2)]),
+    (lambda a, b: a.bmm(b), [(2, 3, 4), (3, 4, 2)]),
+    (lambda a, b: a.bmm(b), [(2, 3, 4), (2, 5, 2)]),
+    (lambda a, b: a.dot(b), [(3,), (4,)]),
+    (lambda a, b: a.dot(b), [(3, 1), (3,)]),
+    (lambda a, b: a.outer(b), [(3, 1), (3,)]),
+], ids=["mm1d", "mm3d", "mm_inner", "bmm2d", "bmm_batch", "bmm_inner", "dot_size",
+        "dot_2d", "outer_2d"])
+def test_errors(rng, fn, shapes):
+    ts = [torch.zeros(s) for s in shapes]
+    xs = [Dl.zeros(*s) for s in shapes]
+    with pytest.raises(RuntimeError) as e:
+        fn(*ts)
+    with pytest.raises(RuntimeError):
+        fn(*xs)
+    del e
+
+
+def test_dtype_mismatch():
+    for fn in (lambda a, b: a.mm(b.t()), lambda a, b: a[0].dot(b[0])):
+        with pytest.raises(RuntimeError):
+            fn(torch.zeros(2, 2), torch.zeros(2, 2, dtype=torch.float64))
+        with pytest.raises(RuntimeError):
+            fn(Dl.zeros(2, 2), Dl.zeros(2, 2, dtype=Dl.float64))
+
+
+# ---- einsum ----------------------------------------------------------------
+
+EINSUM = [
+    ("ij,jk->ik", [(3, 4), (4, 5)]),
+    ("ij,jk", [(3, 4), (4, 5)]),
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("i,i->", [(5,)]*2),
+    ("i,i", [(5,)]*2),
+    ("i,j->ij", [(3,), (4,)]),
+    ("ij->ji", [(3, 4)]),
+    ("ij", [(3, 4)]),
+    ("ji", [(3, 4)]),
+    ("ij->", [(3, 4)]),
+    ("ij->j", [(3, 4)]),
+    ("ii->i", [(4, 4)]),
+    ("ii", [(4, 4)]),
+    ("iij->j", [(3, 3, 2)]),
+    ("bii->bi", [(2, 3, 3)]),
+    ("ij,ij->ij", [(3, 4), (3, 4)]),
+    ("ij,ij->", [(3, 4), (3, 4)]),
+    ("ik,kj,jl->il", [(2, 3), (3, 4), (4, 5)]),
+    ("i,j,k->ijk", [(2,), (3,), (4,)]),
+    ("abc,cd,de->abe", [(2, 3, 4), (4, 5), (5, 2)]),
+    ("bhqd,bhkd->bhqk", [(2, 3, 4, 5), (2, 3, 6, 5)]),
+    ("...ij,...jk->...ik", [(2, 3, 4), (2, 4, 5)]),
+    ("...ij,...jk", [(2, 1, 3, 4), (5, 4, 2)]),
+    ("...,...->...", [(2, 3), (3,)]),
+    ("i...->...", [(3, 2, 2)]),
+    ("...i,i", [(2, 3, 4), (4,)]),
+    ("ij,j->i", [(3, 4), (4,)]),
+    ("ij,kj->ik", [(3, 4), (5, 4)]),
+    ("ij,jk->", [(3, 4), (4, 5)]),
+    ("i j , j k -> i k", [(2, 3), (3, 2)]),
+    (",->", [(), ()]),
+    ("i,->i", [(3,), ()]),
+    ("ij,jk->ik", [(0, 4), (4, 5)]),
+    ("ij,jk->ik", [(3, 0), (0, 5)]),
+    ("ij,jk->ik", [(1, 4), (4, 1)]),
+    ("Ab,bC->AC", [(2, 3), (3, 4)]),
+    ("ba,ab->", [(3, 4), (4, 3)]),
+]
+
+
+@pytest.mark.parametrize("eq,shapes", EINSUM, ids=[e[0] + str(e[1]) for e in EINSUM])
+@pytest.mark.parametrize("name", ["float32", "float64"])
+def test_einsum(rng, eq, shapes, name):
+    pairs = [rand_pair(rng, s, name) for s in shapes]
+    expected = torch.einsum(eq, *[p[1] for p in pairs])
+    got = Dl.einsum(eq, *[p[0] for p in pairs])
+    assert_same(got, expected, **tol(name, 8))
+    got = Dl.einsum(eq, [p[0] for p in pairs])
+    assert_same(got, expected, **tol(name, 8))
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16", "int64", "int32"])
+def test_einsum_dtypes(rng, name):
+    x, t = rand_pair(rng, (3, 4), name, low=-1, high=1)
+    y, u = rand_pair(rng, (4, 2), name, low=-1, high=1)
+    expected = torch_ref(lambda a, b: torch.einsum("ij,jk->ik", a, b), t, u, upcast=True)
+    assert_same(dl_call(lambda a, b: Dl.einsum("ij,jk->ik", a, b), x, y, upcast=True),
+                expected, **tol(name, 4))
+    for eq in ("ij->j", "ij->ji", "ii->i"):
+        sq, sqt = x[:, :3], t[:, :3]
+        expected = torch_ref(lambda a: torch.einsum(eq, a), sqt, upcast=True)
+        assert_same(dl_call(lambda a: Dl.einsum(eq, a), sq, upcast=True), expected,
+                    **tol(name, 4))
+    if name.startswith("int"):
+        z, w = rand_pair(rng, (5,), name)
+        assert_same(Dl.einsum("ij,k->k", x, z), torch.einsum("ij,k->k", t, w))
+
+
+def test_einsum_noncontiguous(rng):
+    x, t = rand_pair(rng, (4, 3), "float32")
+    y, u = rand_pair(rng, (5, 4), "float32")
+    assert_same(Dl.einsum("ij,jk", x.t(), y.t()), torch.einsum("ij,jk", t.t(), u.t()))
+    z, w = rand_pair(rng, (1, 4), "float32")
+    assert_same(Dl.einsum("ij,ij->i", z.expand(3, 4), x.t()),
+                torch.einsum("ij,ij->i", w.expand(3, 4), t.t()))
+    v, s = rand_pair(rng, (12,), "float32")
+    assert_same(Dl.einsum("i,i", v[::3], v[1::3]), torch.einsum("i,i", s[::3], s[1::3]))
+
+
+@pytest.mark.parametrize("eq,shapes", [
+    ("ij,jk->ik", [(3, 4), (4, 5)]),
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("ii->i", [(4, 4)]),
+    ("ii", [(3, 3)]),
+    ("i,j->ij", [(3,), (4,)]),
+    ("ik,kj,jl->il", [(2, 3), (3, 4), (4, 5)]),
+    ("...ij,...jk", [(2, 1, 3, 4), (5, 4, 2)]),
+    ("ij->", [(3, 4)]),
+    ("bhqd,bhkd->bhqk", [(2, 3, 4, 5), (2, 3, 6, 5)]),
+], ids=lambda v: str(v))
+def test_einsum_grad(rng, eq, shapes):
+    check_grad(lambda *ts: (Dl.einsum if not isinstance(ts[0], torch.Tensor)
+                            else torch.einsum)(eq, *ts), shapes, rng)
+
+
+@pytest.mark.parametrize("eq,shapes", [
+    ("ij,jk->ik", [(3, 4)]),                 # operand count
+    ("ij,jk->ik", [(3, 4), (5, 6)]),         # sizes differ
+    ("ijk", [(3, 4)]),                       # subscripts vs dims
+    ("ij->k", [(3, 4)]),                     # output label not in input
+    ("ij->ii", [(3, 4)]),                    # repeated output label
+    ("i1->i", [(3, 4)]),                     # invalid subscript
+    ("ii->i", [(3, 4)]),                     # diagonal of unequal sizes
+    ("i..j->i", [(3, 4)]),                   # broken ellipsis
+], ids=lambda v: str(v))
+def test_einsum_errors(eq, shapes):
+    with pytest.raises(RuntimeError):
+        torch.einsum(eq, *[torch.zeros(s) for s in shapes])
+    with pytest.raises(RuntimeError):
+        Dl.einsum(eq, *[Dl.zeros(*s) for s in shapes])
+
+
+def test_einsum_dtype_mismatch():
+    with pytest.raises(RuntimeError):
+        Dl.einsum("ij,jk", Dl.zeros(2, 2), Dl.zeros(2, 2, dtype=Dl.float64))
+    with pytest.raises(TypeError):
+        Dl.einsum("ij", [1, 2])
+
+
+def test_einsum_matches_numpy_large(rng):
+    a = rng.standard_normal((8, 16, 32))
+    b = rng.standard_normal((32, 16, 4))
+    got = Dl.einsum("ijk,kjl->il", Dl.from_numpy(a), Dl.from_numpy(b))
+    np.testing.assert_allclose(to_np(got), np.einsum("ijk,kjl->il", a, b), rtol=1e-10)
