@@ -729,8 +729,16 @@ dl_linspace (gdouble    start,
       g_set_error (error, DL_ERROR, DL_ERROR_OUT_OF_MEMORY, "linspace: out of memory");
       return NULL;
     }
+  /* integer results start and end at the bounds converted first */
+  if (!dl_dtype_is_floating_point (dtype))
+    {
+      start = trunc (start);
+      end = trunc (end);
+    }
   /* from both ends, so that the last value is exactly @end */
   step = steps > 1 ? (end - start) / (gdouble) (steps - 1) : 0;
+  if (steps == 1)
+    end = start;
   for (gint64 i = 0; i < steps; i++)
     host[i] = i < steps / 2 ? start + step * (gdouble) i : end - step * (gdouble) (steps - 1 - i);
   return fill_from_host (t, host, error);

@@ -1829,3 +1829,37 @@ def einsum(equation, *operands):
         if not _is_tensor(t):
             raise TypeError('einsum(): operands must be tensors, got %s' % type(t).__name__)
     return Dl.einsum(equation, list(operands))
+
+
+_tensor_from_data = tensor
+
+
+def _unwrap_data(data):
+    """Python data with one-element tensors replaced by their values, and
+    what PyTorch refuses refused with PyTorch's exception."""
+    if data is None:
+        raise RuntimeError('Could not infer dtype of NoneType')
+    if _is_tensor(data):
+        if data.numel() != 1:
+            raise TypeError('only integer tensors of a single element can be converted to an '
+                            'index')
+        return data.item()
+    if isinstance(data, (list, tuple)):
+        return [_unwrap_data(d) for d in data]
+    if isinstance(data, numbers.Integral) and not isinstance(data, bool) and \
+            not -2 ** 63 <= int(data) < 2 ** 63:
+        raise RuntimeError('Overflow when unpacking long')
+    return data
+
+
+@_export
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    if data is None or (isinstance(data, numbers.Integral) and not _is_tensor(data)):
+        data = _unwrap_data(data)
+    try:
+        return _tensor_from_data(data, dtype=dtype, device=device, requires_grad=requires_grad)
+    except TypeError:
+        if not isinstance(data, (list, tuple, numbers.Integral)) or isinstance(data, bool):
+            raise
+    return _tensor_from_data(_unwrap_data(data), dtype=dtype, device=device,
+                             requires_grad=requires_grad)
