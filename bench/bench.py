@@ -24,8 +24,21 @@
 # must not fail CI.  The memcpy bandwidth (numpy copy of 64 MB into a
 # preallocated array) is printed for reference: the 16M add moves 192 MB
 # (two reads, one write) and cannot beat that bandwidth.
+#
+# The issue-3 benchmarks follow the first three lines, measured the same
+# way: pointwise add/mul (contiguous and through a transposed view), exp
+# and tanh on 16M float32; sum and max over 16M elements, all at once and
+# along each dim of 4096x4096; softmax along the last dim of 512x1000;
+# square matmul 64/256/2048 (1024 is line 3) and a batched 32x128x128;
+# gather of 1M indices, a boolean mask over 16M and cat of 8 x 2M (these
+# three run only where libdl has the op).  For memory-bound benchmarks the
+# "bw" column is libdl's achieved memory traffic (the minimum bytes the op
+# must read and write, divided by its time) as a fraction of the memcpy
+# traffic (2 x the copy rate above): 1.00 would be memcpy speed.  At the
+# end the geometric mean of all libdl/torch ratios is printed.
 
 import argparse
+import math
 import os
 import statistics
 import sys
@@ -65,6 +78,108 @@ def memcpy_bandwidth(repeats):
     return src.nbytes / best   # bytes copied per second (memory traffic is twice that)
 
 
+def pair(a_np):
+    """The same values as a libdl and a torch tensor (each its own copy)."""
+    return Dl.from_numpy(a_np.copy()), torch.from_numpy(a_np.copy())
+
+
+def close(x, t, rtol=1e-4, atol=1e-4):
+    if isinstance(x, tuple):
+        x, t = x[0], t[0]
+    np.testing.assert_allclose(x.contiguous().numpy(), t.contiguous().numpy(),
+                               rtol=rtol, atol=atol)
+
+
+def issue3(bench, rng, quick):
+    """The issue-3 benchmarks (see the header comment)."""
+    n16 = 16 * 1024 * 1024
+    f32 = 4
+    da, ta = pair(rng.standard_normal(n16, dtype=np.float32))
+    db, tb = pair(rng.standard_normal(n16, dtype=np.float32))
+    close((da * db)[:1000], (ta * tb)[:1000])
+    bench("mul, 16M float32", lambda: da * db, lambda: ta * tb, n=5, target=1.0,
+          nbytes=3 * f32 * n16)
+    sq = (4096, 4096)
+    dat, tat = da.reshape(sq).t(), ta.reshape(sq).t()
+    dbt, tbt = db.reshape(sq).t(), tb.reshape(sq).t()
+    close((dat + dbt)[:7], (tat + tbt)[:7])
+    bench("a.t() + b.t(), 4096x4096 float32", lambda: dat + dbt, lambda: tat + tbt, n=5,
+          target=1.0, nbytes=3 * f32 * n16)
+    bench("a.t() * b (mixed layouts), 4096^2", lambda: dat * db.reshape(sq),
+          lambda: tat * tb.reshape(sq), n=5, target=1.0, nbytes=3 * f32 * n16)
+    close(da[:1000].exp(), ta[:1000].exp())
+    bench("exp, 16M float32", lambda: da.exp(), lambda: ta.exp(), n=5, target=1.0,
+          nbytes=2 * f32 * n16)
+    bench("tanh, 16M float32", lambda: da.tanh(), lambda: ta.tanh(), n=5, target=1.0,
+          nbytes=2 * f32 * n16)
+
+    # reductions
+    close(da.sum().reshape(1), ta.sum().reshape(1), rtol=1e-3, atol=1e-1)
+    bench("sum, 16M float32", lambda: da.sum(), lambda: ta.sum(), n=5, target=1.0,
+          nbytes=f32 * n16)
+    bench("max, 16M float32", lambda: da.max(), lambda: ta.max(), n=5, target=1.0,
+          nbytes=f32 * n16)
+    dm, tm = da.reshape(sq), ta.reshape(sq)
+    for dim in (0, 1):
+        close(dm.sum(dim), tm.sum(dim), rtol=1e-3, atol=1e-3)
+        bench("sum(dim=%d), 4096x4096" % dim, lambda: dm.sum(dim), lambda: tm.sum(dim),
+              n=5, target=1.0, nbytes=f32 * n16)
+    for dim in (0, 1):
+        close(dm.max(dim), tm.max(dim))
+        bench("max(dim=%d), 4096x4096" % dim, lambda: dm.max(dim), lambda: tm.max(dim),
+              n=5, target=1.0, nbytes=f32 * n16)
+
+    # softmax
+    ds, ts = pair(rng.standard_normal((512, 1000), dtype=np.float32))
+    close(ds.softmax(-1), ts.softmax(-1), rtol=1e-4, atol=1e-6)
+    bench("softmax(dim=-1), 512x1000", lambda: ds.softmax(-1), lambda: ts.softmax(-1),
+          n=50, target=1.0, nbytes=2 * f32 * 512 * 1000)
+
+    # matmul (1024 is the third benchmark above)
+    for size, n in ((64, 2000), (256, 100), (2048, 1)):
+        dx, tx = pair(rng.standard_normal((size, size), dtype=np.float32))
+        dy, ty = pair(rng.standard_normal((size, size), dtype=np.float32))
+        close(dx @ dy, tx @ ty, rtol=1e-3, atol=1e-2)
+        bench("sgemm %dx%d (a @ b)" % (size, size), lambda: dx @ dy, lambda: tx @ ty,
+              n=n if not quick else max(1, n // 4), target=1.05, warmup=2)
+    dx, tx = pair(rng.standard_normal((32, 128, 128), dtype=np.float32))
+    dy, ty = pair(rng.standard_normal((32, 128, 128), dtype=np.float32))
+    close(dx @ dy, tx @ ty, rtol=1e-3, atol=1e-3)
+    bench("batched matmul 32x128x128", lambda: dx @ dy, lambda: tx @ ty, n=50, target=1.05)
+
+    # indexing and cat: only where libdl has the op (other branches add them)
+    idx_np = rng.integers(0, n16, size=1 << 20)
+    di, ti = pair(idx_np)
+    if hasattr(Dl.Tensor, "gather") or hasattr(Dl, "gather"):
+        try:
+            close(da.gather(0, di), ta.gather(0, ti))
+            bench("gather, 1M indices of 16M", lambda: da.gather(0, di),
+                  lambda: ta.gather(0, ti), n=20, target=1.0,
+                  nbytes=(8 + 4 + 4) * (1 << 20))
+        except Exception as e:  # noqa: BLE001 - a missing op must not stop the bench
+            print("%-34s skipped: %s" % ("gather, 1M indices of 16M", e))
+    else:
+        print("%-34s skipped: libdl has no gather yet" % "gather, 1M indices of 16M")
+    mask_np = rng.random(n16) < 0.5
+    dmask, tmask = pair(mask_np)
+    try:
+        close(da[dmask][:1000], ta[tmask][:1000])
+    except Exception as e:  # noqa: BLE001
+        print("%-34s skipped: %s" % ("x[mask], 16M", str(e).splitlines()[0][:60]))
+    else:
+        bench("x[mask], 16M (half selected)", lambda: da[dmask], lambda: ta[tmask], n=5,
+              target=1.0, nbytes=(1 + 4 + 2) * n16)
+    if hasattr(Dl, "cat"):
+        dparts = [Dl.from_numpy(rng.standard_normal(2 << 20, dtype=np.float32))
+                  for _ in range(8)]
+        tparts = [torch.from_numpy(p.numpy().copy()) for p in dparts]
+        close(Dl.cat(dparts)[::1 << 20], torch.cat(tparts)[::1 << 20])
+        bench("cat of 8 x 2M float32", lambda: Dl.cat(dparts), lambda: torch.cat(tparts),
+              n=5, target=1.0, nbytes=2 * f32 * 8 * (2 << 20))
+    else:
+        print("%-34s skipped: libdl has no cat yet" % "cat of 8 x 2M float32")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="fewer repeats (a smoke run)")
@@ -83,8 +198,9 @@ def main():
     print("%-34s %11s %11s %8s %7s  %s" % ("benchmark", "libdl", "torch", "ratio", "target", ""))
 
     results = []
+    ratios = []
 
-    def bench(label, dl_fn, th_fn, n, target, warmup=3):
+    def bench(label, dl_fn, th_fn, n, target, warmup=3, nbytes=None):
         for fn in (dl_fn, th_fn):
             for _ in range(warmup):
                 fn()
@@ -97,9 +213,13 @@ def main():
         ratio = d / t
         ok = ratio <= target
         results.append(ok)
-        print("%-34s %11s %11s %8.3f %7s  %s   (median %s / %s)" % (
+        ratios.append(ratio)
+        extra = ""
+        if nbytes is not None:
+            extra = "   bw %.2f of memcpy" % (nbytes / d / (2 * bw))
+        print("%-34s %11s %11s %8.3f %7s  %s   (median %s / %s)%s" % (
             label, fmt(d), fmt(t), ratio, "<=%.2f" % target, "PASS" if ok else "MISS",
-            fmt(statistics.median(dl_t)).strip(), fmt(statistics.median(th_t)).strip()))
+            fmt(statistics.median(dl_t)).strip(), fmt(statistics.median(th_t)).strip(), extra))
         sys.stdout.flush()
 
     # 1. per-op overhead: a + b on 10 floats, from Python
@@ -119,7 +239,7 @@ def main():
     ta, tb = torch.from_numpy(a_np), torch.from_numpy(b_np)
     assert np.array_equal((da + db).numpy()[:1000], (ta + tb).numpy()[:1000])
     bench("a + b, 16M float32 (fresh output)", lambda: da + db, lambda: ta + tb,
-          n=5, target=1.0)
+          n=5, target=1.0, nbytes=3 * 4 * n16)
 
     # 3. compute-bound: sgemm 1024 x 1024
     a_np = rng.standard_normal((1024, 1024), dtype=np.float32)
@@ -130,7 +250,11 @@ def main():
     bench("sgemm 1024x1024 (a @ b)", lambda: da @ db, lambda: ta @ tb,
           n=3, target=1.05)
 
+    issue3(bench, rng, args.quick)
+
     print()
+    print("geometric mean of libdl/torch over %d benchmarks: %.3f" % (
+        len(ratios), math.exp(sum(math.log(r) for r in ratios) / len(ratios))))
     print("%d of %d benchmarks meet their targets%s" % (
         sum(results), len(results), "" if all(results) else " (MISS lines above; not a failure)"))
     return 0
