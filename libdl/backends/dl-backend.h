@@ -127,7 +127,20 @@ struct _DlBackend
   /* fills n contiguous elements from the counter-based stream (seed, offset) */
   void (*random)  (DlRandomOp op, void *data, gint64 n, DlDType dtype,
                    guint64 seed, guint64 offset, gdouble a, gdouble b);
+  /* draws n_samples category indices into out[rows, n_samples] from each
+   * row of the contiguous weights[rows, k], with or without replacement;
+   * row r takes its numbers from blocks offset + r * ((n_samples + 1) / 2)
+   * on.  Returns a DlMultinomialStatus: the first bad input found. */
+  gint (*multinomial) (const gdouble *weights, gint64 rows, gint64 k, gint64 n_samples,
+                       gboolean replacement, gint64 *out, guint64 seed, guint64 offset);
 };
+
+typedef enum
+{
+  DL_MULTINOMIAL_OK,
+  DL_MULTINOMIAL_BAD_WEIGHT,   /* inf, nan or negative */
+  DL_MULTINOMIAL_ZERO_SUM,     /* a row sums to 0 */
+} DlMultinomialStatus;
 
 const DlBackend *dl_cpu_backend_get (void);
 

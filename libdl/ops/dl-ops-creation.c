@@ -660,6 +660,107 @@ dl_randperm (gint64        n,
   return dtype == DL_DTYPE_INT64 ? g_steal_pointer (&t) : dl_cast_nograd (t, dtype, error);
 }
 
+/**
+ * dl_multinomial:
+ * @probs: a 1-D or 2-D floating-point tensor of non-negative weights
+ *   (each row a distribution, not necessarily normalised)
+ * @num_samples: the number of draws per row, at least 1
+ * @replacement: whether a category may be drawn more than once
+ * @generator: (nullable): the generator, or %NULL for the default one
+ * @error: return location for a #GError
+ *
+ * Draws category indices from the distributions in the rows of @probs, as
+ * torch.multinomial.
+ *
+ * Returns: (transfer full): an int64 tensor of shape [num_samples] or
+ *   [rows, num_samples], or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_multinomial (DlTensor     *probs,
+                gint64        num_samples,
+                gboolean      replacement,
+                DlGenerator  *generator,
+                GError      **error)
+{
+  g_autoptr (DlTensor) w = NULL;
+  g_autoptr (DlTensor) wc = NULL;
+  g_autoptr (DlTensor) out = NULL;
+  gint64 rows, k, shape[2];
+  guint64 seed, offset;
+  gint status;
+
+  g_return_val_if_fail (DL_IS_TENSOR (probs), NULL);
+  g_return_val_if_fail (generator == NULL || DL_IS_GENERATOR (generator), NULL);
+  if (probs->ndim != 1 && probs->ndim != 2)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "multinomial: prob_dist must be 1 or 2 dim, got %d dims", probs->ndim);
+      return NULL;
+    }
+  if (!dl_dtype_is_floating_point (probs->dtype))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                   "multinomial: only floating-point dtypes are supported for prob_dist, got %s",
+                   dl_dtype_get_name (probs->dtype));
+      return NULL;
+    }
+  k = probs->sizes[probs->ndim - 1];
+  rows = probs->ndim == 2 ? probs->sizes[0] : 1;
+  if (num_samples <= 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "multinomial: cannot sample n_sample <= 0 samples (got %" G_GINT64_FORMAT ")",
+                   num_samples);
+      return NULL;
+    }
+  if (k == 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "multinomial: number of categories cannot be zero");
+      return NULL;
+    }
+  if (!replacement && num_samples > k)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "multinomial: cannot sample n_sample (%" G_GINT64_FORMAT ") > prob_dist.size(-1) (%"
+                   G_GINT64_FORMAT ") samples without replacement", num_samples, k);
+      return NULL;
+    }
+  if (!check_generator ("multinomial", generator, dl_tensor_device (probs), error))
+    return NULL;
+  if (!(w = dl_cast_nograd (probs, DL_DTYPE_FLOAT64, error))
+      || !(wc = dl_contiguous_nograd (w, error)))
+    return NULL;
+  shape[0] = rows;
+  shape[1] = num_samples;
+  if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (probs), DL_DTYPE_INT64, shape, 2,
+                                            error)))
+    return NULL;
+  dl_generator_reserve (generator, dl_tensor_device (probs), rows * ((num_samples + 1) / 2),
+                        &seed, &offset);
+  status = dl_tensor_backend (probs)->multinomial ((const gdouble *) dl_tensor_data (wc), rows, k,
+                                                   num_samples, replacement,
+                                                   (gint64 *) dl_tensor_data (out), seed, offset);
+  switch (status)
+    {
+    case DL_MULTINOMIAL_OK:
+      break;
+    case DL_MULTINOMIAL_BAD_WEIGHT:
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "multinomial: probability tensor contains either inf, nan or element < 0");
+      return NULL;
+    default:
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "multinomial: invalid multinomial distribution (sum of probabilities <= 0)");
+      return NULL;
+    }
+  if (probs->ndim == 1)
+    return dl_tensor_reshape (out, &num_samples, 1, error);
+  return g_steal_pointer (&out);
+}
+
 /* Writes the n doubles of @host into the 1-d @t, converting. */
 static DlTensor *
 fill_from_host (DlTensor  *t,

@@ -67,6 +67,9 @@ DL_EXPORT
 DlTensor *dl_tensor_bernoulli_   (DlTensor *self, gdouble p, DlGenerator *generator,
                                   GError **error);
 DL_EXPORT
+DlTensor *dl_multinomial (DlTensor *probs, gint64 num_samples, gboolean replacement,
+                          DlGenerator *generator, GError **error);
+DL_EXPORT
 DlTensor *dl_linspace    (gdouble start, gdouble end, gint64 steps, DlDType dtype,
                           DlDevice *device, GError **error);
 DL_EXPORT

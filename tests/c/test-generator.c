@@ -119,6 +119,36 @@ test_bernoulli (void)
 }
 
 static void
+test_multinomial (void)
+{
+  g_autoptr (GError) error = NULL;
+  const gdouble w[8] = { 0, 1, 3, 0, 2, 2, 0, 4 };
+  g_autoptr (DlTensor) probs = dl_test_tensor (w, DL_TEST_SHAPE (2, 4), DL_DTYPE_FLOAT32);
+  g_autoptr (DlTensor) neg = NULL;
+  const gdouble bad[2] = { 1, -1 };
+
+  for (gint repl = 0; repl < 2; repl++)
+    {
+      g_autoptr (DlTensor) s = dl_multinomial (probs, repl ? 50 : 2, repl, NULL, &error);
+      g_autofree gdouble *v = NULL;
+      gint64 n = repl ? 50 : 2;
+
+      g_assert_no_error (error);
+      dl_test_assert_shape (s, DL_TEST_SHAPE (2, n));
+      v = dl_test_values (s);
+      for (gint r = 0; r < 2; r++)
+        for (gint64 i = 0; i < n; i++)
+          g_assert_cmpfloat (w[r * 4 + (gint) v[r * n + i]], >, 0);
+      if (!repl)
+        for (gint r = 0; r < 2; r++)
+          g_assert_cmpfloat (v[r * 2], !=, v[r * 2 + 1]);
+    }
+  neg = dl_test_tensor (bad, DL_TEST_SHAPE (2), DL_DTYPE_FLOAT64);
+  g_assert_null (dl_multinomial (neg, 1, TRUE, NULL, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+}
+
+static void
 test_linspace_eye (void)
 {
   g_autoptr (GError) error = NULL;
@@ -189,6 +219,7 @@ main (int    argc,
   g_test_add_func ("/generator/seed-and-state", test_generator_seed_and_state);
   g_test_add_func ("/generator/randperm", test_randperm);
   g_test_add_func ("/generator/bernoulli", test_bernoulli);
+  g_test_add_func ("/generator/multinomial", test_multinomial);
   g_test_add_func ("/creation/linspace-eye", test_linspace_eye);
   g_test_add_func ("/linalg/bmm-einsum", test_linalg);
   return g_test_run ();

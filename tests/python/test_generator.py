@@ -137,7 +137,9 @@ for t in (Dl.rand(1 << 20, generator=g), Dl.randn(1 << 20, generator=g),
           Dl.rand(1 << 19, dtype=Dl.float64, generator=g),
           Dl.randn(300001, dtype=Dl.float64, generator=g),
           Dl.randint(-5, 100, (1 << 18,), generator=g), Dl.randperm(100000, generator=g),
-          Dl.empty(1 << 20).bernoulli_(0.3, generator=g)):
+          Dl.empty(1 << 20).bernoulli_(0.3, generator=g),
+          Dl.multinomial(Dl.rand(3000, 100, generator=g), 40, generator=g),
+          Dl.multinomial(Dl.rand(3000, 100, generator=g), 40, True, generator=g)):
     h.update(t.numpy().tobytes())
 print(h.hexdigest())
 """
@@ -281,3 +283,71 @@ def test_rand_like_generator_kwargs():
     assert Dl.rand_like(x, requires_grad=True).requires_grad
     with pytest.raises(RuntimeError):
         Dl.rand_like(Dl.zeros(2, dtype=Dl.int64))
+
+
+@pytest.mark.parametrize("replacement", [False, True])
+@pytest.mark.parametrize("name", ["float32", "float64", "float16", "bfloat16"])
+def test_multinomial_shapes_and_values(replacement, name):
+    g = Dl.Generator().manual_seed(21)
+    w = [[0.0, 1.0, 2.0, 0.0, 3.0], [5.0, 0.0, 0.0, 1.0, 1.0]]
+    if SELF_CHECK and name == "float16":
+        pytest.skip("torch 1.13 has no float16 multinomial on CPU")
+    for probs_d, probs_t in ((Dl.tensor(w, dtype=getattr(Dl, name)), torch.tensor(w)),
+                             (Dl.tensor(w[0], dtype=getattr(Dl, name)), torch.tensor(w[0]))):
+        n = 3
+        x = Dl.multinomial(probs_d, n, replacement, generator=g)
+        t = torch.multinomial(probs_t, n, replacement)
+        assert tuple(x.shape) == tuple(t.shape) and dtype_name(x.dtype) == "int64"
+        a = to_np(x).reshape(-1, n)
+        wz = np.array(w if probs_d.dim() == 2 else [w[0]])
+        for row, weights in zip(a, wz):
+            assert (weights[row] > 0).all()          # zero weights are never drawn
+            if not replacement:
+                assert len(set(row.tolist())) == n   # no category twice
+
+
+def test_multinomial_distribution():
+    g = Dl.Generator().manual_seed(22)
+    p = Dl.tensor([0.1, 0.2, 0.3, 0.4])
+    x = to_np(Dl.multinomial(p, 40000, True, generator=g))
+    freq = np.bincount(x, minlength=4) / 40000
+    assert np.abs(freq - [0.1, 0.2, 0.3, 0.4]).max() < 0.015
+    # without replacement, the first draw follows the weights too
+    first = np.array([to_np(p.multinomial(2, generator=g))[0] for _ in range(3000)])
+    freq = np.bincount(first, minlength=4) / 3000
+    assert np.abs(freq - [0.1, 0.2, 0.3, 0.4]).max() < 0.04
+    # reproducible
+    g.manual_seed(1)
+    a = to_np(Dl.multinomial(p.expand(5, 4), 4, generator=g))
+    g.manual_seed(1)
+    assert np.array_equal(a, to_np(Dl.multinomial(p.expand(5, 4), 4, generator=g)))
+    assert (np.sort(a, axis=1) == np.arange(4)).all()
+
+
+@pytest.mark.parametrize("probs,n,repl", [
+    ([0.5, -0.1, 0.6], 1, True), ([0.0, 0.0], 1, True), ([1.0, float("nan")], 1, True),
+    ([1.0, float("inf")], 1, True), ([0.5, 0.5], 3, False),
+    ([0.5, 0.5], 0, True), ([[[0.5]]], 1, True), ([], 1, True),
+], ids=str)
+def test_multinomial_errors(probs, n, repl):
+    with pytest.raises(RuntimeError):
+        torch.multinomial(torch.tensor(probs), n, repl)
+    with pytest.raises(RuntimeError):
+        Dl.multinomial(Dl.tensor(probs), n, repl)
+
+
+def test_multinomial_zero_weights_last():
+    # torch draws the zero-weight categories once the others are used up
+    g = Dl.Generator().manual_seed(23)
+    for _ in range(20):
+        r = to_np(Dl.multinomial(Dl.tensor([0.0, 1.0, 0.0, 0.0]), 4, generator=g)).tolist()
+        assert r[0] == 1 and sorted(r) == [0, 1, 2, 3]
+    t = torch.multinomial(torch.tensor([0.0, 1.0, 0.0, 0.0]), 4).tolist()
+    assert t[0] == 1 and sorted(t) == [0, 1, 2, 3]
+
+
+def test_multinomial_int_input():
+    with pytest.raises(RuntimeError):
+        torch.multinomial(torch.tensor([1, 2]), 1)
+    with pytest.raises(RuntimeError):
+        Dl.multinomial(Dl.tensor([1, 2]), 1)

@@ -132,6 +132,7 @@ static const DlBackend cpu_backend = {
   .reduce = dl_cpu_reduce,
   .gemm = dl_cpu_gemm,
   .random = dl_cpu_random,
+  .multinomial = dl_cpu_multinomial,
 };
 
 const DlBackend *

@@ -63,6 +63,8 @@ void dl_cpu_gemm    (DlDType dtype, gint64 m, gint64 n, gint64 k,
                      const void *a, gint64 a_rs, gint64 a_cs,
                      const void *b, gint64 b_rs, gint64 b_cs,
                      void *c, gint64 c_rs, gint64 c_cs);
+gint dl_cpu_multinomial (const gdouble *weights, gint64 rows, gint64 k, gint64 n_samples,
+                         gboolean replacement, gint64 *out, guint64 seed, guint64 offset);
 void dl_cpu_random  (DlRandomOp op, void *data, gint64 n, DlDType dtype,
                      guint64 seed, guint64 offset, gdouble a, gdouble b);
 

@@ -7,6 +7,9 @@
  *   uniform float64: 2 values per block, 53 bits from two words
  *   normal: Box-Muller on pairs of uniforms, both outputs used
  *   bernoulli: 1 where the uniform is below p
+ *   multinomial: sample s of row r takes the float64 uniform s of the row's
+ *     blocks; with replacement a binary search in the cumulative weights,
+ *     without it a scan of the weights not yet drawn
  *   permutation: Fisher-Yates from the last element down; the swap for
  *     position i (n - 1 .. 1) takes a float64 uniform, two per block
  *
@@ -162,4 +165,130 @@ dl_cpu_random (DlRandomOp  op,
       for (gint j = 0; j < per_block && base + j < n; j++)
         store_value (data, base + j, dtype, u[j]);
     }
+}
+
+/* the float64 uniform number i of the stream starting at block @offset */
+static inline double
+uniform_at (guint64 seed,
+            guint64 offset,
+            gint64  i)
+{
+  guint32 x[4];
+
+  philox (seed, offset + i / 2, x);
+  return i % 2 == 0 ? u53 (x[0], x[1]) : u53 (x[2], x[3]);
+}
+
+static gint
+multinomial_row (const gdouble *w,
+                 gint64         k,
+                 gint64         n_samples,
+                 gboolean       replacement,
+                 gint64        *out,
+                 guint64        seed,
+                 guint64        offset,
+                 double        *tmp)
+{
+  double total = 0;
+  for (gint64 j = 0; j < k; j++)
+    {
+      if (!(w[j] >= 0) || isinf (w[j]))
+        return DL_MULTINOMIAL_BAD_WEIGHT;
+      total += w[j];
+      tmp[j] = total;
+    }
+  if (!(total > 0))
+    return DL_MULTINOMIAL_ZERO_SUM;
+
+  if (replacement)
+    for (gint64 s = 0; s < n_samples; s++)
+      {
+        /* the first category whose cumulative weight exceeds the target */
+        double target = uniform_at (seed, offset, s) * total;
+        gint64 lo = 0, hi = k - 1;
+
+        while (lo < hi)
+          {
+            gint64 mid = lo + (hi - lo) / 2;
+            if (tmp[mid] > target)
+              hi = mid;
+            else
+              lo = mid + 1;
+          }
+        while (lo > 0 && w[lo] == 0)  /* rounding at the top end */
+          lo--;
+        out[s] = lo;
+      }
+  else
+    {
+      /* tmp: the weights not drawn yet, -1 for those drawn */
+      for (gint64 j = 0; j < k; j++)
+        tmp[j] = w[j];
+      for (gint64 s = 0; s < n_samples; s++)
+        {
+          double sum = 0, target, acc = 0, u = uniform_at (seed, offset, s);
+          gint64 pick = -1, left = 0;
+
+          for (gint64 j = 0; j < k; j++)
+            if (tmp[j] > 0)
+              sum += tmp[j];
+            else if (tmp[j] == 0)
+              left++;
+          if (sum > 0)
+            {
+              target = u * sum;
+              for (gint64 j = 0; j < k; j++)
+                if (tmp[j] > 0)
+                  {
+                    pick = j;
+                    acc += tmp[j];
+                    if (acc > target)
+                      break;
+                  }
+            }
+          else
+            {
+              /* the positive weights are used up: the zero ones follow, in a
+               * uniformly random order, as torch draws them */
+              gint64 nth = MIN ((gint64) (u * (double) left), left - 1);
+
+              for (gint64 j = 0; j < k && pick < 0; j++)
+                if (tmp[j] == 0 && nth-- == 0)
+                  pick = j;
+            }
+          out[s] = pick;
+          tmp[pick] = -1;
+        }
+    }
+  return DL_MULTINOMIAL_OK;
+}
+
+gint
+dl_cpu_multinomial (const gdouble *weights,
+                    gint64         rows,
+                    gint64         k,
+                    gint64         n_samples,
+                    gboolean       replacement,
+                    gint64        *out,
+                    guint64        seed,
+                    guint64        offset)
+{
+  gint64 per_row = (n_samples + 1) / 2;
+  gint status = DL_MULTINOMIAL_OK;
+
+#pragma omp parallel if (rows * MAX (k, n_samples) >= DL_CPU_GRAIN)
+  {
+    double *tmp = g_new (double, MAX (k, 1));
+
+#pragma omp for schedule(static)
+    for (gint64 r = 0; r < rows; r++)
+      {
+        gint st = multinomial_row (weights + r * k, k, n_samples, replacement,
+                                   out + r * n_samples, seed, offset + r * per_row, tmp);
+        if (st != DL_MULTINOMIAL_OK)
+          g_atomic_int_compare_and_exchange (&status, DL_MULTINOMIAL_OK, st);
+      }
+    g_free (tmp);
+  }
+  return status;
 }

@@ -1863,3 +1863,16 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
             raise
     return _tensor_from_data(_unwrap_data(data), dtype=dtype, device=device,
                              requires_grad=requires_grad)
+
+
+@_export
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    if not isinstance(num_samples, numbers.Integral) or isinstance(num_samples, bool):
+        raise TypeError("multinomial(): argument 'num_samples' must be int, not %s"
+                        % type(num_samples).__name__)
+    return Dl.multinomial(input, int(num_samples), bool(replacement),
+                          _check_generator(generator))
+
+
+Tensor.multinomial = lambda self, num_samples, replacement=False, *, generator=None: \
+    multinomial(self, num_samples, replacement, generator=generator)
