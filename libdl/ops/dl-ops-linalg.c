@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "dl-ops-private.h"
+#include "dl-ops-einsum.h"
 
 static DlTensor *bmm_prim (DlTensor *a, DlTensor *b, GError **error);
 
@@ -410,4 +411,229 @@ dl_tensor_outer (DlTensor  *self,
   if (!(col = dl_tensor_unsqueeze (self, 1, error)))
     return NULL;
   return dl_tensor_mul (col, other, error);
+}
+
+/**
+ * dl_tensor_mv:
+ * @self: an n x m matrix
+ * @vec: a vector of m elements and the same dtype
+ * @error: return location for a #GError
+ *
+ * The matrix-vector product, as torch.mv.
+ *
+ * Returns: (transfer full): the n elements of the product, or %NULL with
+ *   @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_mv (DlTensor  *self,
+              DlTensor  *vec,
+              GError   **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (vec), NULL);
+  if (!check_ndim ("mv", "self", self, 2, error) || !check_ndim ("mv", "vec", vec, 1, error)
+      || !check_same_dtype ("mv", self, vec, error))
+    return NULL;
+  if (self->sizes[1] != vec->sizes[0])
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "mv: size mismatch, got input (%" G_GINT64_FORMAT "), mat (%" G_GINT64_FORMAT
+                   "x%" G_GINT64_FORMAT "), vec (%" G_GINT64_FORMAT ")",
+                   self->sizes[0], self->sizes[0], self->sizes[1], vec->sizes[0]);
+      return NULL;
+    }
+  return dl_tensor_matmul (self, vec, error);
+}
+
+/* beta * input + alpha * product, input broadcast to the product's shape */
+static DlTensor *
+add_scaled_product (const gchar  *op,
+                    DlTensor     *input,
+                    DlTensor     *product,
+                    gdouble       beta,
+                    gdouble       alpha,
+                    GError      **error)
+{
+  g_autoptr (DlTensor) p = NULL;
+  g_autoptr (DlTensor) in = NULL;
+
+  if (!(in = dl_tensor_expand (input, product->sizes, product->ndim, error)))
+    {
+      g_prefix_error (error, "%s: input does not broadcast to the product: ", op);
+      return NULL;
+    }
+  if (alpha != 1)
+    p = dl_tensor_mul_scalar (product, alpha, error);
+  else
+    p = g_object_ref (product);
+  if (p == NULL)
+    return NULL;
+  /* beta = 0 ignores the input, NaN and infinities included, as torch does */
+  if (beta == 0)
+    return g_steal_pointer (&p);
+  return dl_tensor_add_scaled (p, in, beta, error);
+}
+
+/**
+ * dl_tensor_addmm:
+ * @self: the input, broadcastable to n x m
+ * @mat1: an n x k matrix
+ * @mat2: a k x m matrix
+ * @beta: the factor for @self (0 ignores it)
+ * @alpha: the factor for the product
+ * @error: return location for a #GError
+ *
+ * Computes beta * self + alpha * (mat1 @ mat2), as torch.addmm.
+ *
+ * Returns: (transfer full): the n x m result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_addmm (DlTensor  *self,
+                 DlTensor  *mat1,
+                 DlTensor  *mat2,
+                 gdouble    beta,
+                 gdouble    alpha,
+                 GError   **error)
+{
+  g_autoptr (DlTensor) p = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!(p = dl_tensor_mm (mat1, mat2, error)))
+    return NULL;
+  return add_scaled_product ("addmm", self, p, beta, alpha, error);
+}
+
+/**
+ * dl_tensor_baddbmm:
+ * @self: the input, broadcastable to b x n x m
+ * @batch1: a b x n x k batch of matrices
+ * @batch2: a b x k x m batch of matrices
+ * @beta: the factor for @self (0 ignores it)
+ * @alpha: the factor for the products
+ * @error: return location for a #GError
+ *
+ * Computes beta * self + alpha * (batch1 @ batch2), as torch.baddbmm.
+ *
+ * Returns: (transfer full): the b x n x m result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_baddbmm (DlTensor  *self,
+                   DlTensor  *batch1,
+                   DlTensor  *batch2,
+                   gdouble    beta,
+                   gdouble    alpha,
+                   GError   **error)
+{
+  g_autoptr (DlTensor) p = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!(p = dl_tensor_bmm (batch1, batch2, error)))
+    return NULL;
+  return add_scaled_product ("baddbmm", self, p, beta, alpha, error);
+}
+
+/**
+ * dl_tensor_tensordot:
+ * @self: a tensor
+ * @other: a tensor of the same dtype
+ * @dims_self: (array length=n_dims_self): the dims of @self to contract
+ * @n_dims_self: the number of dims in @dims_self
+ * @dims_other: (array length=n_dims_other): the dims of @other to contract,
+ *   paired with @dims_self
+ * @n_dims_other: the number of dims in @dims_other, equal to @n_dims_self
+ * @error: return location for a #GError
+ *
+ * Sums the products of @self and @other over the paired dims, as
+ * torch.tensordot: the result has the remaining dims of @self, then those
+ * of @other.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_tensordot (DlTensor     *self,
+                     DlTensor     *other,
+                     const gint   *dims_self,
+                     gsize         n_dims_self,
+                     const gint   *dims_other,
+                     gsize         n_dims_other,
+                     GError      **error)
+{
+  gchar eq[4 * DL_MAX_DIMS + 8], *p = eq;
+  gchar la[DL_MAX_DIMS], lb[DL_MAX_DIMS];
+  gboolean used_a[DL_MAX_DIMS] = { FALSE }, used_b[DL_MAX_DIMS] = { FALSE };
+
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
+  if (n_dims_self != n_dims_other)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "tensordot: both dimension lists should have same length, got %" G_GSIZE_FORMAT
+                   " and %" G_GSIZE_FORMAT, n_dims_self, n_dims_other);
+      return NULL;
+    }
+  if (!check_same_dtype ("tensordot", self, other, error))
+    return NULL;
+  if (self->ndim + other->ndim > 52)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
+                   "tensordot: at most 52 dims in both operands together, got %d and %d",
+                   self->ndim, other->ndim);
+      return NULL;
+    }
+  for (gint i = 0; i < self->ndim + other->ndim; i++)
+    {
+      gchar c = i < 26 ? 'a' + i : 'A' + (i - 26);
+
+      if (i < self->ndim)
+        la[i] = c;
+      else
+        lb[i - self->ndim] = c;
+    }
+  for (gsize i = 0; i < n_dims_self; i++)
+    {
+      gint da = dims_self[i], db = dims_other[i];
+
+      if (!dl_normalize_dim ("tensordot", &da, self->ndim, error)
+          || !dl_normalize_dim ("tensordot", &db, other->ndim, error))
+        return NULL;
+      if (used_a[da] || used_b[db])
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                       "tensordot: dim %d appears multiple times in the list of dims",
+                       used_a[da] ? da : db);
+          return NULL;
+        }
+      if (self->sizes[da] != other->sizes[db])
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                       "tensordot: contracted dimensions need to match, but first has size %"
+                       G_GINT64_FORMAT " in dim %d and second has size %" G_GINT64_FORMAT
+                       " in dim %d", self->sizes[da], da, other->sizes[db], db);
+          return NULL;
+        }
+      used_a[da] = used_b[db] = TRUE;
+      lb[db] = la[da];
+    }
+  /* self's labels, other's labels, then the free ones of each */
+  for (gint i = 0; i < self->ndim; i++)
+    *p++ = la[i];
+  *p++ = ',';
+  for (gint i = 0; i < other->ndim; i++)
+    *p++ = lb[i];
+  *p++ = '-';
+  *p++ = '>';
+  for (gint i = 0; i < self->ndim; i++)
+    if (!used_a[i])
+      *p++ = la[i];
+  for (gint i = 0; i < other->ndim; i++)
+    if (!used_b[i])
+      *p++ = lb[i];
+  *p = '\0';
+  return dl_einsum (eq, (DlTensor *[]) { self, other }, 2, error);
 }

@@ -268,3 +268,88 @@ def test_einsum_matches_numpy_large(rng):
     b = rng.standard_normal((32, 16, 4))
     got = Dl.einsum("ijk,kjl->il", Dl.from_numpy(a), Dl.from_numpy(b))
     np.testing.assert_allclose(to_np(got), np.einsum("ijk,kjl->il", a, b), rtol=1e-10)
+
+
+# ---- mv, addmm, baddbmm, tensordot, inner ------------------------------------
+
+@pytest.mark.parametrize("name", ["float32", "float64", "int64"])
+def test_mv(rng, name):
+    x, t = rand_pair(rng, (3, 4), name)
+    v, u = rand_pair(rng, (4,), name)
+    check(lambda a, b: a.mv(b), (x, v), (t, u), name, 4)
+    check(lambda a, b: a[:, ::2].mv(b[::2]),
+          (x, v), (t, u), name, 4)
+    for bad in ((5,), (4, 1)):
+        with pytest.raises(RuntimeError):
+            torch.mv(t, torch.zeros(bad, dtype=t.dtype))
+        with pytest.raises(RuntimeError):
+            Dl.mv(x, Dl.zeros(bad, dtype=x.dtype))
+
+
+@pytest.mark.parametrize("input_shape", [(3, 5), (5,), (1, 5), (3, 1), ()], ids=str)
+@pytest.mark.parametrize("ab", [(1, 1), (0.5, 2), (0, 1), (2, 0)], ids=str)
+def test_addmm(rng, input_shape, ab):
+    beta, alpha = ab
+    i, it = rand_pair(rng, input_shape, "float64")
+    x, t = rand_pair(rng, (3, 4), "float64")
+    y, u = rand_pair(rng, (4, 5), "float64")
+    assert_same(Dl.addmm(i, x, y, beta=beta, alpha=alpha),
+                torch.addmm(it, t, u, beta=beta, alpha=alpha))
+    assert_same(i.addmm(x, y), it.addmm(t, u))
+    b1, c1 = rand_pair(rng, (2, 3, 4), "float64")
+    b2, c2 = rand_pair(rng, (2, 4, 5), "float64")
+    assert_same(Dl.baddbmm(i, b1, b2, beta=beta, alpha=alpha),
+                torch.baddbmm(it, c1, c2, beta=beta, alpha=alpha))
+
+
+def test_addmm_beta0_ignores_nan(rng):
+    x, t = rand_pair(rng, (3, 4), "float32")
+    y, u = rand_pair(rng, (4, 5), "float32")
+    nan_d, nan_t = Dl.full((3, 5), float("nan")), torch.full((3, 5), float("nan"))
+    assert_same(Dl.addmm(nan_d, x, y, beta=0), torch.addmm(nan_t, t, u, beta=0))
+    with pytest.raises(RuntimeError):
+        torch.addmm(torch.zeros(4, 5), t, u)
+    with pytest.raises(RuntimeError):
+        Dl.addmm(Dl.zeros(4, 5), x, y)
+
+
+def test_addmm_grad(rng):
+    check_grad(lambda i, a, b: (Dl if not isinstance(i, torch.Tensor) else torch).addmm(
+        i, a, b, beta=0.5, alpha=2), [(5,), (3, 4), (4, 5)], rng)
+    check_grad(lambda i, a, b: i.baddbmm(a, b), [(2, 3, 5), (2, 3, 4), (2, 4, 5)], rng)
+    check_grad(lambda a, b: a.mv(b), [(3, 4), (4,)], rng)
+
+
+TENSORDOT = [((3, 4, 5), (4, 5, 6), 2), ((3, 4, 5), (4, 5, 6), ([1, 2], [0, 1])),
+             ((3, 4, 5), (5, 4, 6), ([1, 2], [1, 0])), ((3, 4), (4, 5), 1), ((3,), (4,), 0),
+             ((2, 3), (3, 2), ([0, 1], [1, 0])), ((3, 4), (5, 4), ([-1], [-1])),
+             ((3, 4, 5), (4, 5), ([1, 2], [0, 1])), ((), (3,), 0)]
+
+
+@pytest.mark.parametrize("sa,sb,dims", TENSORDOT, ids=str)
+def test_tensordot(rng, sa, sb, dims):
+    x, t = rand_pair(rng, sa, "float64")
+    y, u = rand_pair(rng, sb, "float64")
+    assert_same(Dl.tensordot(x, y, dims), torch.tensordot(t, u, dims))
+
+
+def test_tensordot_errors_and_grad(rng):
+    for sa, sb, dims in (((3, 4), (5, 4), 1), ((3, 4), (4, 5), ([1], [0, 1])),
+                         ((3, 4), (4, 5), 3)):
+        # torch 1.13 raises IndexError for lists of different lengths
+        with pytest.raises((RuntimeError, IndexError)):
+            torch.tensordot(torch.zeros(sa), torch.zeros(sb), dims)
+        with pytest.raises((RuntimeError, IndexError)):
+            Dl.tensordot(Dl.zeros(sa), Dl.zeros(sb), dims)
+    with pytest.raises(IndexError):
+        Dl.tensordot(Dl.zeros(3, 4), Dl.zeros(4, 5), ([5], [0]))
+    check_grad(lambda a, b: (Dl if not isinstance(a, torch.Tensor) else torch).tensordot(
+        a, b, ([1, 2], [1, 0])), [(3, 4, 5), (5, 4, 2)], rng)
+
+
+@pytest.mark.parametrize("sa,sb", [((3,), (3,)), ((2, 3), (4, 3)), ((2, 3, 4), (5, 4)),
+                                   ((), (3, 2)), ((2,), ())], ids=str)
+def test_inner(rng, sa, sb):
+    x, t = rand_pair(rng, sa, "float64")
+    y, u = rand_pair(rng, sb, "float64")
+    assert_same(Dl.inner(x, y), torch.inner(t, u))

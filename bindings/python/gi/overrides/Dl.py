@@ -1876,3 +1876,53 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 
 Tensor.multinomial = lambda self, num_samples, replacement=False, *, generator=None: \
     multinomial(self, num_samples, replacement, generator=generator)
+
+
+def _mv(input, vec):
+    return Dl.Tensor.mv(input, vec)
+
+
+def _addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    return Dl.Tensor.addmm(input, mat1, mat2, float(beta), float(alpha))
+
+
+def _baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    return Dl.Tensor.baddbmm(input, batch1, batch2, float(beta), float(alpha))
+
+
+for _name, _fn in (('mv', _mv), ('addmm', _addmm), ('baddbmm', _baddbmm)):
+    _fn.__name__ = _name
+    setattr(Tensor, _name, _fn)
+    _export(_fn, _name)
+
+
+@_export
+def tensordot(a, b, dims=2, out=None):
+    if _is_tensor(dims):
+        dims = dims.tolist()
+    if isinstance(dims, numbers.Integral):
+        if dims < 0:
+            raise RuntimeError('tensordot expects dims >= 0, but got dims=%d' % dims)
+        if dims > a.dim() or dims > b.dim():
+            raise RuntimeError('tensordot expects dims < ndim_a or ndim_b, but got dims=%d'
+                               % dims)
+        da = list(range(a.dim() - dims, a.dim()))
+        db = list(range(dims))
+    else:
+        if len(dims) != 2:
+            raise RuntimeError('tensordot expects dims to be a pair of lists')
+        da, db = dims
+        da = [da] if isinstance(da, numbers.Integral) else list(da)
+        db = [db] if isinstance(db, numbers.Integral) else list(db)
+    return _checked(Dl.Tensor.tensordot)(a, b, [int(d) for d in da], [int(d) for d in db])
+
+
+@_export
+def inner(input, other):
+    if input.dim() == 0 or other.dim() == 0:
+        return input * other
+    return tensordot(input, other, ([-1], [-1]))
+
+
+Tensor.inner = inner
+Tensor.tensordot = tensordot
