@@ -234,3 +234,30 @@ def test_default_dtype_half(float64_default):
     assert Dl.tensor([1.5]).dtype == Dl.float16
     assert Dl.rand(2).dtype == Dl.float16
     assert Dl.arange(3).dtype == Dl.int64
+
+
+def test_size_keyword():
+    for fn in ("zeros", "ones", "empty", "rand", "randn"):
+        assert tuple(getattr(Dl, fn)(size=(2, 3)).shape) == \
+            tuple(getattr(torch, fn)(size=(2, 3)).shape)
+        assert getattr(Dl, fn)(size=[4], dtype=Dl.float64).dtype == Dl.float64
+
+
+@pytest.mark.parametrize("name", ["float32", "float64", "int64", "int32", "uint8", "bool"])
+def test_random_(name):
+    g = Dl.Generator().manual_seed(31)
+    x = Dl.empty(4000, dtype=dl_dtype(name))
+    assert x.random_(10, generator=g) is x if name != "bool" else True
+    if name != "bool":
+        a = to_np(x).astype(np.int64)
+        assert a.min() == 0 and a.max() == 9
+        a = to_np(x.random_(3, 7, generator=g)).astype(np.int64)
+        assert a.min() == 3 and a.max() == 6
+    a = to_np(x.random_(generator=g)).astype(np.float64)
+    assert a.min() >= 0
+    if name == "bool":
+        assert set(np.unique(a)) == {0.0, 1.0}
+    with pytest.raises(RuntimeError):
+        torch.empty(2).random_(5, 2)
+    with pytest.raises(RuntimeError):
+        Dl.empty(2).random_(5, 2)

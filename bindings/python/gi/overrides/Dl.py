@@ -1926,3 +1926,43 @@ def inner(input, other):
 
 Tensor.inner = inner
 Tensor.tensordot = tensordot
+
+
+def _with_size_kwarg(fn):
+    """Lets a factory taking *size also take size= as a keyword, as torch's do."""
+    @functools.wraps(fn)
+    def wrapper(*size, **kwargs):
+        if 'size' in kwargs:
+            if size:
+                raise TypeError("%s() got multiple values for argument 'size'" % fn.__name__)
+            size = (kwargs.pop('size'),)
+        return fn(*size, **kwargs)
+    return wrapper
+
+
+for _name in ('zeros', 'ones', 'empty', 'rand', 'randn'):
+    _export(_with_size_kwarg(globals()[_name]), _name)
+
+_RANDOM_TOP = {'float32': 2 ** 24, 'float64': 2 ** 53, 'float16': 2 ** 11, 'bfloat16': 2 ** 8,
+               'int32': 2 ** 31, 'int64': 2 ** 63 - 1, 'uint8': 2 ** 8, 'bool': 2}
+
+
+def _random_(self, from_=None, to=None, *, generator=None, **kwargs):
+    """Tensor.random_([from,] to): integers uniform in [from, to); with no
+    bounds, [0, 2^mantissa] for floats and the whole range for integers."""
+    if 'from' in kwargs:
+        from_ = kwargs.pop('from')
+    if kwargs:
+        raise TypeError('random_() got an unexpected keyword argument %r' % next(iter(kwargs)))
+    if from_ is None and to is None:
+        low, high = 0, _RANDOM_TOP[self.dtype.name] + (1 if self.is_floating_point() else 0)
+    elif to is None:
+        low, high = 0, from_
+    else:
+        low, high = from_, to
+    r = randint(int(low), int(high), tuple(self.shape), generator=generator)
+    self.copy_(r)
+    return self
+
+
+Tensor.random_ = _random_
