@@ -305,6 +305,13 @@ contract_pair (Operand         *a,
         n *= sb[i];
       }
 
+  if (nb + nr + nc > DL_MAX_DIMS)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
+                   "einsum: an intermediate result has more than %d dims", DL_MAX_DIMS);
+      return FALSE;
+    }
+
   /* a -> [batch, rows, inner], b -> [batch, inner, cols] */
   for (gint i = 0; i < nb; i++)
     perm_a[i] = batch[i];
@@ -341,12 +348,6 @@ contract_pair (Operand         *a,
       {
         shape[nl] = sb[cols[i]];
         labels[nl++] = b->labels[cols[i]];
-      }
-    if (nl > DL_MAX_DIMS)
-      {
-        g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
-                     "einsum: an intermediate result has more than %d dims", DL_MAX_DIMS);
-        return FALSE;
       }
     if (!(out = dl_tensor_reshape (prod, shape, nl, error)))
       return FALSE;
