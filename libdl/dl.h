@@ -21,6 +21,7 @@
 #include "ops/dl-ops-shape.h"
 #include "ops/dl-ops-linalg.h"
 #include "ops/dl-ops-activation.h"
+#include "ops/dl-ops-math.h"
 #include "nn/dl-module.h"
 #include "nn/dl-linear.h"
 #include "nn/dl-loss.h"

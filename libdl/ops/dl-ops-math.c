@@ -1,0 +1,1742 @@
+/* dl-ops-math.c: the pointwise math library: checks, dtype rules, dispatch
+ * to the backend's math kernels, and gradients written with tensor ops.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <math.h>
+
+#include "dl-ops-private.h"
+
+#define TRY(expr) \
+  G_STMT_START { if (!(expr)) return FALSE; } G_STMT_END
+
+/* ---- shared helpers ---------------------------------------------------- */
+
+static gboolean
+is_half (DlDType dtype)
+{
+  return dtype == DL_DTYPE_FLOAT16 || dtype == DL_DTYPE_BFLOAT16;
+}
+
+/* @t in @cdt; a result in a 16-bit float type is computed in float32 on
+ * operands first rounded to that type, as in dl-ops-pointwise.c */
+static DlTensor *
+cast_through (DlTensor  *t,
+              DlDType    result,
+              DlDType    cdt,
+              GError   **error)
+{
+  if (is_half (result) && t->dtype != result)
+    {
+      g_autoptr (DlTensor) r = dl_cast_nograd (t, result, error);
+      return r ? dl_cast_nograd (r, cdt, error) : NULL;
+    }
+  return dl_cast_nograd (t, cdt, error);
+}
+
+/* @out converted to @rdt (consumes @out) */
+static DlTensor *
+finish_dtype (DlTensor  *out,
+              DlDType    rdt,
+              GError   **error)
+{
+  DlTensor *r;
+
+  if (out == NULL || out->dtype == rdt)
+    return out;
+  r = dl_cast_nograd (out, rdt, error);
+  g_object_unref (out);
+  return r;
+}
+
+/* a bool tensor of @t's shape filled with @value */
+static DlTensor *
+constant_bool (DlTensor  *t,
+               gboolean   value,
+               GError   **error)
+{
+  DlTensor *out = dl_tensor_new_empty_internal (dl_tensor_device (t), DL_DTYPE_BOOL,
+                                                t->sizes, t->ndim, error);
+  DlIter iter;
+
+  if (out == NULL)
+    return NULL;
+  dl_iter_init (&iter, 1, &out, t->sizes, t->ndim);
+  dl_tensor_backend (t)->fill (&iter, DL_DTYPE_BOOL, value ? 1.0 : 0.0);
+  return out;
+}
+
+/* g * mask, the bool @mask (consumed) converted to @g's dtype */
+static DlTensor *
+mul_mask (DlTensor  *g,
+          DlTensor  *mask,
+          GError   **error)
+{
+  g_autoptr (DlTensor) m = mask;
+  g_autoptr (DlTensor) f = NULL;
+
+  if (m == NULL || !(f = dl_tensor_to_dtype (m, g->dtype, error)))
+    return NULL;
+  return dl_tensor_mul (g, f, error);
+}
+
+/* ---- unary ------------------------------------------------------------- */
+
+typedef enum
+{
+  KIND_FLOAT,    /* integers and bool promote to the default float dtype */
+  KIND_STRICT,   /* floating point only */
+  KIND_ROUNDING, /* integers: a copy; bool: an error */
+  KIND_SIGN,     /* every dtype, kept */
+  KIND_PRED,     /* bool result; integers are finite */
+  KIND_BITWISE,  /* integer and bool only */
+  KIND_NAN,      /* nan_to_num: integers and bool: a copy */
+} UnaryKind;
+
+static const struct
+{
+  const gchar *name;
+  const gchar *node;
+  UnaryKind kind;
+  gboolean save_output; /* the gradient needs the result, else the input */
+} unary_info[DL_N_UNARY_OPS] = {
+  [DL_UNARY_EXPM1] = { "expm1", "Expm1Backward0", KIND_FLOAT, TRUE },
+  [DL_UNARY_LOG1P] = { "log1p", "Log1PBackward0", KIND_FLOAT, FALSE },
+  [DL_UNARY_LOG2] = { "log2", "Log2Backward0", KIND_FLOAT, FALSE },
+  [DL_UNARY_RSQRT] = { "rsqrt", "RsqrtBackward0", KIND_FLOAT, TRUE },
+  [DL_UNARY_SIN] = { "sin", "SinBackward0", KIND_FLOAT, FALSE },
+  [DL_UNARY_COS] = { "cos", "CosBackward0", KIND_FLOAT, FALSE },
+  [DL_UNARY_TAN] = { "tan", "TanBackward0", KIND_FLOAT, TRUE },
+  [DL_UNARY_GELU] = { "gelu", "GeluBackward0", KIND_STRICT, FALSE },
+  [DL_UNARY_GELU_TANH] = { "gelu", "GeluBackward0", KIND_STRICT, FALSE },
+  [DL_UNARY_SILU] = { "silu", "SiluBackward0", KIND_STRICT, FALSE },
+  [DL_UNARY_SIGN] = { "sign", "SignBackward0", KIND_SIGN, FALSE },
+  [DL_UNARY_FLOOR] = { "floor", "FloorBackward0", KIND_ROUNDING, FALSE },
+  [DL_UNARY_CEIL] = { "ceil", "CeilBackward0", KIND_ROUNDING, FALSE },
+  [DL_UNARY_ROUND] = { "round", "RoundBackward0", KIND_ROUNDING, FALSE },
+  [DL_UNARY_TRUNC] = { "trunc", "TruncBackward0", KIND_ROUNDING, FALSE },
+  [DL_UNARY_FRAC] = { "frac", "FracBackward0", KIND_STRICT, FALSE },
+  [DL_UNARY_RECIPROCAL] = { "reciprocal", "ReciprocalBackward0", KIND_FLOAT, TRUE },
+  [DL_UNARY_ERF] = { "erf", "ErfBackward0", KIND_FLOAT, FALSE },
+  [DL_UNARY_BITWISE_NOT] = { "bitwise_not", NULL, KIND_BITWISE, FALSE },
+  [DL_UNARY_ISNAN] = { "isnan", NULL, KIND_PRED, FALSE },
+  [DL_UNARY_ISINF] = { "isinf", NULL, KIND_PRED, FALSE },
+  [DL_UNARY_ISFINITE] = { "isfinite", NULL, KIND_PRED, FALSE },
+  [DL_UNARY_NAN_TO_NUM] = { "nan_to_num", "NanToNumBackward0", KIND_NAN, FALSE },
+};
+
+static gboolean math_unary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error);
+
+static DlTensor *
+math_unary (DlUnaryOp      op,
+            DlTensor      *x,
+            const gdouble *params,
+            GError       **error)
+{
+  const gchar *name = unary_info[op].name;
+  UnaryKind kind = unary_info[op].kind;
+  gboolean floating = dl_dtype_is_floating_point (x->dtype);
+  DlDType cdt = x->dtype, rdt = x->dtype;
+  g_autoptr (DlTensor) cx = NULL;
+  g_autoptr (DlTensor) out = NULL;
+  DlTensor *ops[2];
+  DlIter iter;
+
+  g_return_val_if_fail (DL_IS_TENSOR (x), NULL);
+  if ((kind == KIND_STRICT && !floating)
+      || (kind == KIND_ROUNDING && x->dtype == DL_DTYPE_BOOL))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                   "%s: not implemented for %s tensors", name, dl_dtype_get_name (x->dtype));
+      return NULL;
+    }
+  if (kind == KIND_BITWISE && floating)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                   "%s: only integer and bool tensors are supported, not %s", name,
+                   dl_dtype_get_name (x->dtype));
+      return NULL;
+    }
+  if (!floating && (kind == KIND_ROUNDING || kind == KIND_NAN))
+    return dl_tensor_clone (x, error);
+  if (!floating && kind == KIND_PRED)
+    return constant_bool (x, op == DL_UNARY_ISFINITE, error);
+  if (!floating && kind == KIND_FLOAT)
+    cdt = rdt = dl_get_default_dtype ();
+  if (is_half (cdt))
+    cdt = DL_DTYPE_FLOAT32;
+  if (kind == KIND_PRED)
+    rdt = DL_DTYPE_BOOL;
+
+  if (!(cx = dl_cast_nograd (x, cdt, error))
+      || !(out = dl_tensor_new_empty_internal (dl_tensor_device (x),
+                                               kind == KIND_PRED ? DL_DTYPE_BOOL : cdt,
+                                               x->sizes, x->ndim, error)))
+    return NULL;
+  ops[0] = out;
+  ops[1] = cx;
+  dl_iter_init (&iter, 2, ops, x->sizes, x->ndim);
+  if (params)
+    dl_tensor_backend (x)->unary_params (op, &iter, cdt, params);
+  else
+    dl_tensor_backend (x)->unary (op, &iter, cdt);
+  if (!(out = finish_dtype (g_steal_pointer (&out), rdt, error)))
+    return NULL;
+
+  if (unary_info[op].node && dl_dtype_is_floating_point (rdt) && dl_autograd_any_requires (1, &x))
+    {
+      g_autoptr (DlNode) node = dl_node_new_for_op (unary_info[op].node, math_unary_backward,
+                                                    1, &x);
+
+      dl_node_data (node)->ints[0] = op;
+      if (unary_info[op].save_output)
+        dl_node_save (node, out, TRUE);
+      else
+        dl_node_save (node, x, FALSE);
+      dl_node_set_output (node, out, 0);
+    }
+  return g_steal_pointer (&out);
+}
+
+/* g * d(gelu)/dx; exact: Phi (x) + x phi (x); tanh form: with
+ * u = k (x + c x^3), t = tanh (u): 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2) */
+static DlTensor *
+gelu_grad (DlTensor  *g,
+           DlTensor  *x,
+           gboolean   approximate,
+           GError   **error)
+{
+  const gdouble k = 0.79788456080286535588, c = 0.044715;
+  g_autoptr (DlTensor) d = NULL;
+
+  if (!approximate)
+    {
+      g_autoptr (DlTensor) xs = dl_tensor_mul_scalar (x, M_SQRT1_2, error);
+      g_autoptr (DlTensor) e = xs ? dl_tensor_erf (xs, error) : NULL;
+      g_autoptr (DlTensor) e1 = e ? dl_tensor_add_scalar (e, 1, error) : NULL;
+      g_autoptr (DlTensor) cdf = e1 ? dl_tensor_mul_scalar (e1, 0.5, error) : NULL;
+      g_autoptr (DlTensor) x2 = cdf ? dl_tensor_mul (x, x, error) : NULL;
+      g_autoptr (DlTensor) x2h = x2 ? dl_tensor_mul_scalar (x2, -0.5, error) : NULL;
+      g_autoptr (DlTensor) ex = x2h ? dl_tensor_exp (x2h, error) : NULL;
+      g_autoptr (DlTensor) pdf = ex ? dl_tensor_mul_scalar (ex, 0.5 * M_2_SQRTPI * M_SQRT1_2, error) : NULL;
+      g_autoptr (DlTensor) xpdf = pdf ? dl_tensor_mul (x, pdf, error) : NULL;
+      d = xpdf ? dl_tensor_add (cdf, xpdf, error) : NULL;
+    }
+  else
+    {
+      g_autoptr (DlTensor) x2 = dl_tensor_mul (x, x, error);
+      g_autoptr (DlTensor) x3 = x2 ? dl_tensor_mul (x2, x, error) : NULL;
+      g_autoptr (DlTensor) inner = x3 ? dl_tensor_add_scaled (x, x3, c, error) : NULL;
+      g_autoptr (DlTensor) u = inner ? dl_tensor_mul_scalar (inner, k, error) : NULL;
+      g_autoptr (DlTensor) t = u ? dl_tensor_tanh (u, error) : NULL;
+      g_autoptr (DlTensor) left = t ? dl_tensor_add_scalar (t, 1, error) : NULL;
+      g_autoptr (DlTensor) lefth = left ? dl_tensor_mul_scalar (left, 0.5, error) : NULL;
+      g_autoptr (DlTensor) t2 = lefth ? dl_tensor_mul (t, t, error) : NULL;
+      g_autoptr (DlTensor) sech2 = t2 ? dl_tensor_rsub_scalar (t2, 1, error) : NULL;
+      g_autoptr (DlTensor) p = sech2 ? dl_tensor_mul_scalar (x2, 3 * c, error) : NULL;
+      g_autoptr (DlTensor) p1 = p ? dl_tensor_add_scalar (p, 1, error) : NULL;
+      g_autoptr (DlTensor) du = p1 ? dl_tensor_mul_scalar (p1, 0.5 * k, error) : NULL;
+      g_autoptr (DlTensor) r1 = du ? dl_tensor_mul (x, sech2, error) : NULL;
+      g_autoptr (DlTensor) right = r1 ? dl_tensor_mul (r1, du, error) : NULL;
+      d = right ? dl_tensor_add (lefth, right, error) : NULL;
+    }
+  return d ? dl_tensor_mul (g, d, error) : NULL;
+}
+
+static gboolean
+math_unary_backward (DlNode    *node,
+                     DlTensor **go,
+                     DlTensor **gi,
+                     GError   **error)
+{
+  DlUnaryOp op = dl_node_data (node)->ints[0];
+  DlTensor *g = go[0], *s;
+
+  TRY (s = dl_node_get_saved (node, 0, error));
+  switch (op)
+    {
+    case DL_UNARY_EXPM1: /* s = expm1 (x): g (s + 1) */
+      {
+        g_autoptr (DlTensor) d = dl_tensor_add_scalar (s, 1, error);
+        TRY (d);
+        gi[0] = dl_tensor_mul (g, d, error);
+      }
+      break;
+    case DL_UNARY_LOG1P: /* s = x: g / (x + 1) */
+      {
+        g_autoptr (DlTensor) d = dl_tensor_add_scalar (s, 1, error);
+        TRY (d);
+        gi[0] = dl_tensor_div (g, d, error);
+      }
+      break;
+    case DL_UNARY_LOG2: /* s = x: g / (x ln 2) */
+      {
+        g_autoptr (DlTensor) d = dl_tensor_mul_scalar (s, M_LN2, error);
+        TRY (d);
+        gi[0] = dl_tensor_div (g, d, error);
+      }
+      break;
+    case DL_UNARY_RSQRT: /* s = x^-1/2: -g s^3 / 2 */
+      {
+        g_autoptr (DlTensor) s2 = dl_tensor_mul (s, s, error);
+        g_autoptr (DlTensor) s3 = s2 ? dl_tensor_mul (s2, s, error) : NULL;
+        g_autoptr (DlTensor) d = s3 ? dl_tensor_mul_scalar (s3, -0.5, error) : NULL;
+        TRY (d);
+        gi[0] = dl_tensor_mul (g, d, error);
+      }
+      break;
+    case DL_UNARY_SIN: /* s = x: g cos x */
+      {
+        g_autoptr (DlTensor) d = dl_tensor_cos (s, error);
+        TRY (d);
+        gi[0] = dl_tensor_mul (g, d, error);
+      }
+      break;
+    case DL_UNARY_COS: /* s = x: -g sin x */
+      {
+        g_autoptr (DlTensor) d = dl_tensor_sin (s, error);
+        g_autoptr (DlTensor) nd = d ? dl_tensor_neg (d, error) : NULL;
+        TRY (nd);
+        gi[0] = dl_tensor_mul (g, nd, error);
+      }
+      break;
+    case DL_UNARY_TAN: /* s = tan x: g (1 + s^2) */
+      {
+        g_autoptr (DlTensor) s2 = dl_tensor_mul (s, s, error);
+        g_autoptr (DlTensor) d = s2 ? dl_tensor_add_scalar (s2, 1, error) : NULL;
+        TRY (d);
+        gi[0] = dl_tensor_mul (g, d, error);
+      }
+      break;
+    case DL_UNARY_GELU:
+    case DL_UNARY_GELU_TANH:
+      gi[0] = gelu_grad (g, s, op == DL_UNARY_GELU_TANH, error);
+      break;
+    case DL_UNARY_SILU: /* s = x, sg = sigmoid (x): g sg (1 + x (1 - sg)) */
+      {
+        g_autoptr (DlTensor) sg = dl_tensor_sigmoid (s, error);
+        g_autoptr (DlTensor) one_m = sg ? dl_tensor_rsub_scalar (sg, 1, error) : NULL;
+        g_autoptr (DlTensor) xo = one_m ? dl_tensor_mul (s, one_m, error) : NULL;
+        g_autoptr (DlTensor) xo1 = xo ? dl_tensor_add_scalar (xo, 1, error) : NULL;
+        g_autoptr (DlTensor) d = xo1 ? dl_tensor_mul (sg, xo1, error) : NULL;
+        TRY (d);
+        gi[0] = dl_tensor_mul (g, d, error);
+      }
+      break;
+    case DL_UNARY_SIGN:
+    case DL_UNARY_FLOOR:
+    case DL_UNARY_CEIL:
+    case DL_UNARY_ROUND:
+    case DL_UNARY_TRUNC:
+      gi[0] = dl_zeros (g->sizes, g->ndim, g->dtype, dl_tensor_device (g), error);
+      break;
+    case DL_UNARY_FRAC:
+      gi[0] = g_object_ref (g);
+      break;
+    case DL_UNARY_RECIPROCAL: /* s = 1 / x: -g s^2 */
+      {
+        g_autoptr (DlTensor) s2 = dl_tensor_mul (s, s, error);
+        g_autoptr (DlTensor) d = s2 ? dl_tensor_neg (s2, error) : NULL;
+        TRY (d);
+        gi[0] = dl_tensor_mul (g, d, error);
+      }
+      break;
+    case DL_UNARY_ERF: /* s = x: g 2/sqrt(pi) e^-x^2 */
+      {
+        g_autoptr (DlTensor) x2 = dl_tensor_mul (s, s, error);
+        g_autoptr (DlTensor) nx2 = x2 ? dl_tensor_neg (x2, error) : NULL;
+        g_autoptr (DlTensor) e = nx2 ? dl_tensor_exp (nx2, error) : NULL;
+        g_autoptr (DlTensor) d = e ? dl_tensor_mul_scalar (e, M_2_SQRTPI, error) : NULL;
+        TRY (d);
+        gi[0] = dl_tensor_mul (g, d, error);
+      }
+      break;
+    case DL_UNARY_NAN_TO_NUM: /* s = x: g where x is finite */
+      gi[0] = mul_mask (g, dl_tensor_isfinite (s, error), error);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+  return gi[0] != NULL;
+}
+
+#define DEFINE_UNARY_PUBLIC(name, OP)                         \
+  DlTensor *dl_tensor_##name (DlTensor *self, GError **error) \
+  {                                                           \
+    return math_unary (OP, self, NULL, error);                \
+  }
+
+/**
+ * dl_tensor_expm1:
+ * @self: a #DlTensor
+ * @error: return location for a #GError
+ *
+ * Computes e^x - 1 elementwise, accurately near 0. Integer and bool
+ * tensors give the default float dtype.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DEFINE_UNARY_PUBLIC (expm1, DL_UNARY_EXPM1)
+/**
+ * dl_tensor_log1p:
+ * @self: a #DlTensor
+ * @error: return location for a #GError
+ *
+ * Computes ln (1 + x) elementwise, accurately near 0. Integer and bool
+ * tensors give the default float dtype.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DEFINE_UNARY_PUBLIC (log1p, DL_UNARY_LOG1P)
+/**
+ * dl_tensor_log2:
+ * @self: a #DlTensor
+ * @error: return location for a #GError
+ *
+ * Computes the base-2 logarithm elementwise. Integer and bool tensors give
+ * the default float dtype.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DEFINE_UNARY_PUBLIC (log2, DL_UNARY_LOG2)
+/**
+ * dl_tensor_rsqrt:
+ * @self: a #DlTensor
+ * @error: return location for a #GError
+ *
+ * Computes 1 / sqrt (x) elementwise. Integer and bool tensors give the
+ * default float dtype.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DEFINE_UNARY_PUBLIC (rsqrt, DL_UNARY_RSQRT)
+/**
+ * dl_tensor_sin:
+ * @self: a #DlTensor
+ * @error: return location for a #GError
+ *
+ * Computes the sine elementwise. Integer and bool tensors give the default
+ * float dtype.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DEFINE_UNARY_PUBLIC (sin, DL_UNARY_SIN)
+/**
+ * dl_tensor_cos:
+ * @self: a #DlTensor
+ * @error: return location for a #GError
+ *
+ * Computes the cosine elementwise. Integer and bool tensors give the
+ * default float dtype.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DEFINE_UNARY_PUBLIC (cos, DL_UNARY_COS)
+/**
+ * dl_tensor_tan:
+ * @self: a #DlTensor
+ * @error: return location for a #GError
+ *
+ * Computes the tangent elementwise. Integer and bool tensors give the
+ * default float dtype.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DEFINE_UNARY_PUBLIC (tan, DL_UNARY_TAN)
+/**
+ * dl_tensor_gelu:
+ * @self: a floating-point #DlTensor
+ * @error: return location for a #GError
+ *
+ * Computes the exact GELU, x Phi (x) with Phi the standard normal
+ * distribution function, elementwise (torch.nn.functional.gelu).
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DEFINE_UNARY_PUBLIC (gelu, DL_UNARY_GELU)
+/**
+ * dl_tensor_gelu_tanh:
+ * @self: a floating-point #DlTensor
+ * @error: return location for a #GError
+ *
+ * Computes GELU's tanh approximation,
+ * 0.5 x (1 + tanh (sqrt (2 / pi) (x + 0.044715 x^3))), elementwise
+ * (torch.nn.functional.gelu with approximate='tanh').
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DEFINE_UNARY_PUBLIC (gelu_tanh, DL_UNARY_GELU_TANH)
+/**
+ * dl_tensor_silu:
+ * @self: a floating-point #DlTensor
+ * @error: return location for a #GError
+ *
+ * Computes x sigmoid (x) elementwise.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DEFINE_UNARY_PUBLIC (silu, DL_UNARY_SILU)
+/**
+ * dl_tensor_sign:
+ * @self: a #DlTensor
+ * @error: return location for a #GError
+ *
+ * Computes the sign, -1, 0 or 1, elementwise in @self's dtype; NaN gives 0.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DEFINE_UNARY_PUBLIC (sign, DL_UNARY_SIGN)
+/**
+ * dl_tensor_floor:
+ * @self: a #DlTensor, not bool
+ * @error: return location for a #GError
+ *
+ * Rounds down elementwise; an integer tensor gives a copy.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DEFINE_UNARY_PUBLIC (floor, DL_UNARY_FLOOR)
+/**
+ * dl_tensor_ceil:
+ * @self: a #DlTensor, not bool
+ * @error: return location for a #GError
+ *
+ * Rounds up elementwise; an integer tensor gives a copy.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DEFINE_UNARY_PUBLIC (ceil, DL_UNARY_CEIL)
+/**
+ * dl_tensor_round:
+ * @self: a #DlTensor, not bool
+ * @error: return location for a #GError
+ *
+ * Rounds to the nearest integer elementwise, halves to even; an integer
+ * tensor gives a copy.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DEFINE_UNARY_PUBLIC (round, DL_UNARY_ROUND)
+/**
+ * dl_tensor_trunc:
+ * @self: a #DlTensor, not bool
+ * @error: return location for a #GError
+ *
+ * Rounds toward zero elementwise; an integer tensor gives a copy.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DEFINE_UNARY_PUBLIC (trunc, DL_UNARY_TRUNC)
+/**
+ * dl_tensor_frac:
+ * @self: a floating-point #DlTensor
+ * @error: return location for a #GError
+ *
+ * Computes the fractional part, x - trunc (x), elementwise.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DEFINE_UNARY_PUBLIC (frac, DL_UNARY_FRAC)
+/**
+ * dl_tensor_reciprocal:
+ * @self: a #DlTensor
+ * @error: return location for a #GError
+ *
+ * Computes 1 / x elementwise. Integer and bool tensors give the default
+ * float dtype.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DEFINE_UNARY_PUBLIC (reciprocal, DL_UNARY_RECIPROCAL)
+/**
+ * dl_tensor_erf:
+ * @self: a #DlTensor
+ * @error: return location for a #GError
+ *
+ * Computes the error function elementwise. Integer and bool tensors give
+ * the default float dtype.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DEFINE_UNARY_PUBLIC (erf, DL_UNARY_ERF)
+/**
+ * dl_tensor_isnan:
+ * @self: a #DlTensor
+ * @error: return location for a #GError
+ *
+ * Tests each element for NaN.
+ *
+ * Returns: (transfer full): a bool tensor, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DEFINE_UNARY_PUBLIC (isnan, DL_UNARY_ISNAN)
+/**
+ * dl_tensor_isinf:
+ * @self: a #DlTensor
+ * @error: return location for a #GError
+ *
+ * Tests each element for positive or negative infinity.
+ *
+ * Returns: (transfer full): a bool tensor, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DEFINE_UNARY_PUBLIC (isinf, DL_UNARY_ISINF)
+/**
+ * dl_tensor_isfinite:
+ * @self: a #DlTensor
+ * @error: return location for a #GError
+ *
+ * Tests each element for being neither infinite nor NaN.
+ *
+ * Returns: (transfer full): a bool tensor, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DEFINE_UNARY_PUBLIC (isfinite, DL_UNARY_ISFINITE)
+/**
+ * dl_tensor_bitwise_not:
+ * @self: an integer or bool #DlTensor
+ * @error: return location for a #GError
+ *
+ * Computes ~x elementwise: the bitwise complement of integers, the
+ * negation of bools.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DEFINE_UNARY_PUBLIC (bitwise_not, DL_UNARY_BITWISE_NOT)
+
+/**
+ * dl_tensor_logical_not:
+ * @self: a #DlTensor
+ * @error: return location for a #GError
+ *
+ * Computes the logical negation elementwise: true where an element is zero.
+ *
+ * Returns: (transfer full): a bool tensor, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_logical_not (DlTensor  *self,
+                       GError   **error)
+{
+  g_autoptr (DlTensor) zero = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  zero = dl_tensor_new_wrapped_scalar (0, DL_DTYPE_BOOL);
+  return dl_tensor_eq (self, zero, error);
+}
+
+/* the largest finite value of a floating-point dtype */
+static gdouble
+dtype_max (DlDType dtype)
+{
+  switch (dtype)
+    {
+    case DL_DTYPE_FLOAT16:
+      return 65504.0;
+    case DL_DTYPE_BFLOAT16:
+      return 3.3895313892515355e38;
+    case DL_DTYPE_FLOAT32:
+      return G_MAXFLOAT;
+    default:
+      return G_MAXDOUBLE;
+    }
+}
+
+/**
+ * dl_tensor_nan_to_num:
+ * @self: a #DlTensor
+ * @nan: the value for NaN
+ * @posinf: the value for positive infinity; NaN stands for the largest
+ *   finite value of @self's dtype
+ * @neginf: the value for negative infinity; NaN stands for the lowest
+ *   finite value of @self's dtype
+ * @error: return location for a #GError
+ *
+ * Replaces NaN and infinities with the given numbers. Integer and bool
+ * tensors give a copy.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_nan_to_num (DlTensor  *self,
+                      gdouble    nan,
+                      gdouble    posinf,
+                      gdouble    neginf,
+                      GError   **error)
+{
+  gdouble params[3];
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  params[0] = nan;
+  params[1] = isnan (posinf) ? dtype_max (self->dtype) : posinf;
+  params[2] = isnan (neginf) ? -dtype_max (self->dtype) : neginf;
+  return math_unary (DL_UNARY_NAN_TO_NUM, self, params, error);
+}
+
+/* ---- binary ------------------------------------------------------------ */
+
+static const struct
+{
+  const gchar *name;
+  const gchar *node; /* NULL: not differentiable */
+} binary_info[DL_N_BINARY_OPS] = {
+  [DL_BINARY_POW] = { "pow", "PowBackward1" },
+  [DL_BINARY_FLOOR_DIVIDE] = { "floor_divide", NULL },
+  [DL_BINARY_REMAINDER] = { "remainder", "RemainderBackward0" },
+  [DL_BINARY_ATAN2] = { "atan2", "Atan2Backward0" },
+  [DL_BINARY_BITWISE_AND] = { "bitwise_and", NULL },
+  [DL_BINARY_BITWISE_OR] = { "bitwise_or", NULL },
+  [DL_BINARY_BITWISE_XOR] = { "bitwise_xor", NULL },
+  [DL_BINARY_ZERO_WHERE] = { "zero_where", NULL },
+};
+
+static gboolean math_binary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error);
+
+/* whether the integer tensor @b has a zero element */
+static gboolean
+has_zero (DlTensor  *b,
+          gboolean  *result,
+          GError   **error)
+{
+  g_autoptr (DlTensor) z = dl_tensor_eq_scalar (b, 0, error);
+  g_autoptr (DlTensor) n = z ? dl_tensor_sum (z, error) : NULL;
+  GError *local = NULL;
+  gdouble count;
+
+  if (n == NULL)
+    return FALSE;
+  count = dl_tensor_item (n, &local);
+  if (local)
+    {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  *result = count > 0;
+  return TRUE;
+}
+
+static DlTensor *
+math_binary (DlBinaryOp  op,
+             DlTensor   *a,
+             DlTensor   *b,
+             GError    **error)
+{
+  const gchar *name = binary_info[op].name;
+  gint64 shape[DL_MAX_DIMS];
+  gint ndim;
+  DlDType cdt, rdt;
+  g_autoptr (DlTensor) ca = NULL;
+  g_autoptr (DlTensor) cb = NULL;
+  g_autoptr (DlTensor) out = NULL;
+  DlTensor *ops[3];
+  DlIter iter;
+
+  g_return_val_if_fail (DL_IS_TENSOR (a) && DL_IS_TENSOR (b), NULL);
+  if (!dl_check_same_device (name, a, b, error)
+      || !dl_broadcast_shapes (name, a->sizes, a->ndim, b->sizes, b->ndim, shape, &ndim, error))
+    return NULL;
+  rdt = dl_result_type (a, b);
+  switch (op)
+    {
+    case DL_BINARY_POW:
+    case DL_BINARY_FLOOR_DIVIDE:
+    case DL_BINARY_REMAINDER:
+      if (rdt == DL_DTYPE_BOOL)
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: not implemented for bool tensors",
+                       name);
+          return NULL;
+        }
+      break;
+    case DL_BINARY_ATAN2:
+      if (!dl_dtype_is_floating_point (rdt))
+        rdt = dl_get_default_dtype ();
+      break;
+    case DL_BINARY_BITWISE_AND:
+    case DL_BINARY_BITWISE_OR:
+    case DL_BINARY_BITWISE_XOR:
+      if (dl_dtype_is_floating_point (rdt))
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                       "%s: only integer and bool tensors are supported, not %s", name,
+                       dl_dtype_get_name (rdt));
+          return NULL;
+        }
+      break;
+    default:
+      break;
+    }
+  cdt = is_half (rdt) ? DL_DTYPE_FLOAT32 : rdt;
+  if (!(ca = cast_through (a, rdt, cdt, error)) || !(cb = cast_through (b, rdt, cdt, error)))
+    return NULL;
+
+  if ((op == DL_BINARY_FLOOR_DIVIDE || op == DL_BINARY_REMAINDER)
+      && !dl_dtype_is_floating_point (cdt))
+    {
+      gboolean zero = FALSE;
+
+      if (!has_zero (cb, &zero, error))
+        return NULL;
+      if (zero)
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                       "ZeroDivisionError: %s: integer division by zero", name);
+          return NULL;
+        }
+    }
+  if (op == DL_BINARY_POW && !dl_dtype_is_floating_point (cdt) && b->is_wrapped_number)
+    {
+      GError *local = NULL;
+      gdouble e = dl_tensor_item (b, &local);
+
+      if (local)
+        {
+          g_propagate_error (error, local);
+          return NULL;
+        }
+      if (e < 0)
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                       "pow: Integers to negative integer powers are not allowed (exponent %g).",
+                       e);
+          return NULL;
+        }
+    }
+
+  if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (a), cdt, shape, ndim, error)))
+    return NULL;
+  ops[0] = out;
+  ops[1] = ca;
+  ops[2] = cb;
+  dl_iter_init (&iter, 3, ops, shape, ndim);
+  dl_tensor_backend (a)->binary (op, &iter, cdt, 1.0);
+  if (!(out = finish_dtype (g_steal_pointer (&out), rdt, error)))
+    return NULL;
+
+  if (binary_info[op].node && dl_dtype_is_floating_point (rdt)
+      && dl_autograd_any_requires (2, (DlTensor *[]) { a, b }))
+    {
+      g_autoptr (DlNode) node = dl_node_new_for_op (binary_info[op].node, math_binary_backward,
+                                                    2, (DlTensor *[]) { a, b });
+
+      dl_node_data (node)->ints[0] = op;
+      dl_node_save (node, a, FALSE);
+      dl_node_save (node, b, FALSE);
+      if (op == DL_BINARY_POW)
+        dl_node_save (node, out, TRUE);
+      dl_node_set_output (node, out, 0);
+    }
+  return g_steal_pointer (&out);
+}
+
+/* @t with zeros where the bool @mask (consumed) is true */
+static DlTensor *
+zero_where (DlTensor  *t,
+            DlTensor  *mask,
+            GError   **error)
+{
+  g_autoptr (DlTensor) m = mask;
+  g_autoptr (DlTensor) f = NULL;
+
+  if (m == NULL || !(f = dl_cast_nograd (m, t->dtype, error)))
+    return NULL;
+  return math_binary (DL_BINARY_ZERO_WHERE, t, f, error);
+}
+
+static gboolean
+math_binary_backward (DlNode    *node,
+                      DlTensor **go,
+                      DlTensor **gi,
+                      GError   **error)
+{
+  DlNodeData *d = dl_node_data (node);
+  DlBinaryOp op = d->ints[0];
+  DlTensor *g = go[0], *a, *b;
+  g_autoptr (DlTensor) ga = NULL;
+  g_autoptr (DlTensor) gb = NULL;
+
+  TRY (a = dl_node_get_saved (node, 0, error));
+  TRY (b = dl_node_get_saved (node, 1, error));
+  switch (op)
+    {
+    case DL_BINARY_POW:
+      if (dl_node_needs_input_grad (node, 0))
+        {
+          /* g b a^(b-1), zero where b == 0 */
+          g_autoptr (DlTensor) bm1 = dl_tensor_sub_scalar (b, 1, error);
+          g_autoptr (DlTensor) p = bm1 ? dl_tensor_pow (a, bm1, error) : NULL;
+          g_autoptr (DlTensor) bp = p ? dl_tensor_mul (b, p, error) : NULL;
+          g_autoptr (DlTensor) t = bp ? dl_tensor_mul (g, bp, error) : NULL;
+          TRY (t);
+          TRY (ga = zero_where (t, dl_tensor_eq_scalar (b, 0, error), error));
+        }
+      if (dl_node_needs_input_grad (node, 1))
+        {
+          /* g a^b ln a, zero where a == 0 and b >= 0 */
+          DlTensor *out;
+          g_autoptr (DlTensor) la = NULL;
+          g_autoptr (DlTensor) ol = NULL;
+          g_autoptr (DlTensor) t = NULL;
+          g_autoptr (DlTensor) az = NULL;
+          g_autoptr (DlTensor) bnn = NULL;
+
+          TRY (out = dl_node_get_saved (node, 2, error));
+          TRY (la = dl_tensor_log (a, error));
+          TRY (ol = dl_tensor_mul (out, la, error));
+          TRY (t = dl_tensor_mul (g, ol, error));
+          TRY (az = dl_tensor_eq_scalar (a, 0, error));
+          TRY (bnn = dl_tensor_ge_scalar (b, 0, error));
+          TRY (gb = zero_where (t, dl_tensor_logical_and (az, bnn, error), error));
+        }
+      break;
+    case DL_BINARY_REMAINDER:
+      if (dl_node_needs_input_grad (node, 0))
+        ga = g_object_ref (g);
+      if (dl_node_needs_input_grad (node, 1))
+        {
+          /* -g floor (a / b) */
+          g_autoptr (DlTensor) q = dl_tensor_floor_divide (a, b, error);
+          g_autoptr (DlTensor) t = q ? dl_tensor_mul (g, q, error) : NULL;
+          TRY (t);
+          TRY (gb = dl_tensor_neg (t, error));
+        }
+      break;
+    case DL_BINARY_ATAN2:
+      {
+        /* d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2) */
+        g_autoptr (DlTensor) a2 = dl_tensor_mul (a, a, error);
+        g_autoptr (DlTensor) b2 = a2 ? dl_tensor_mul (b, b, error) : NULL;
+        g_autoptr (DlTensor) den = b2 ? dl_tensor_add (a2, b2, error) : NULL;
+        g_autoptr (DlTensor) gd = den ? dl_tensor_div (g, den, error) : NULL;
+
+        TRY (gd);
+        if (dl_node_needs_input_grad (node, 0))
+          TRY (ga = dl_tensor_mul (gd, b, error));
+        if (dl_node_needs_input_grad (node, 1))
+          {
+            g_autoptr (DlTensor) t = dl_tensor_mul (gd, a, error);
+            TRY (t);
+            TRY (gb = dl_tensor_neg (t, error));
+          }
+      }
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+  if (ga)
+    TRY (gi[0] = dl_sum_to (ga, d->inputs[0].sizes, d->inputs[0].ndim, error));
+  if (gb)
+    TRY (gi[1] = dl_sum_to (gb, d->inputs[1].sizes, d->inputs[1].ndim, error));
+  return TRUE;
+}
+
+/**
+ * dl_tensor_pow:
+ * @self: a #DlTensor, the base
+ * @exponent: a #DlTensor broadcastable with @self
+ * @error: return location for a #GError
+ *
+ * Computes self ^ exponent elementwise, broadcasting and promoting as
+ * PyTorch does. Integers to negative integer powers give 1 for 1, ±1 for
+ * -1 and 0 otherwise; a negative wrapped number as the exponent of an
+ * integer tensor is an error.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_pow (DlTensor  *self,
+               DlTensor  *exponent,
+               GError   **error)
+{
+  return math_binary (DL_BINARY_POW, self, exponent, error);
+}
+
+/**
+ * dl_tensor_pow_scalar:
+ * @self: a #DlTensor, the base
+ * @exponent: a number
+ * @error: return location for a #GError
+ *
+ * Computes self ^ exponent elementwise with a number as the exponent.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_pow_scalar (DlTensor  *self,
+                      gdouble    exponent,
+                      GError   **error)
+{
+  g_autoptr (DlTensor) s = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  s = dl_wrapped_scalar (exponent);
+  return math_binary (DL_BINARY_POW, self, s, error);
+}
+
+/**
+ * dl_tensor_rpow_scalar:
+ * @self: a #DlTensor, the exponent
+ * @base: a number
+ * @error: return location for a #GError
+ *
+ * Computes base ^ self elementwise, for Python's `2 ** t`.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_rpow_scalar (DlTensor  *self,
+                       gdouble    base,
+                       GError   **error)
+{
+  g_autoptr (DlTensor) s = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  s = dl_wrapped_scalar (base);
+  return math_binary (DL_BINARY_POW, s, self, error);
+}
+
+/**
+ * dl_tensor_floor_divide:
+ * @self: a #DlTensor
+ * @other: a #DlTensor broadcastable with @self
+ * @error: return location for a #GError
+ *
+ * Computes the floor of self / other elementwise (Python's `//`). Integer
+ * division by zero is an error. Not differentiable.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_floor_divide (DlTensor  *self,
+                        DlTensor  *other,
+                        GError   **error)
+{
+  return math_binary (DL_BINARY_FLOOR_DIVIDE, self, other, error);
+}
+
+/**
+ * dl_tensor_floor_divide_scalar:
+ * @self: a #DlTensor
+ * @other: a number
+ * @error: return location for a #GError
+ *
+ * Computes the floor of self / other elementwise with a number as @other.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_floor_divide_scalar (DlTensor  *self,
+                               gdouble    other,
+                               GError   **error)
+{
+  g_autoptr (DlTensor) s = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  s = dl_wrapped_scalar (other);
+  return math_binary (DL_BINARY_FLOOR_DIVIDE, self, s, error);
+}
+
+/**
+ * dl_tensor_remainder:
+ * @self: a #DlTensor
+ * @other: a #DlTensor broadcastable with @self
+ * @error: return location for a #GError
+ *
+ * Computes self modulo other elementwise with the sign of @other, as
+ * Python's `%`. Integer division by zero is an error.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_remainder (DlTensor  *self,
+                     DlTensor  *other,
+                     GError   **error)
+{
+  return math_binary (DL_BINARY_REMAINDER, self, other, error);
+}
+
+/**
+ * dl_tensor_remainder_scalar:
+ * @self: a #DlTensor
+ * @other: a number
+ * @error: return location for a #GError
+ *
+ * Computes self modulo other elementwise with a number as @other.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_remainder_scalar (DlTensor  *self,
+                            gdouble    other,
+                            GError   **error)
+{
+  g_autoptr (DlTensor) s = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  s = dl_wrapped_scalar (other);
+  return math_binary (DL_BINARY_REMAINDER, self, s, error);
+}
+
+/**
+ * dl_tensor_atan2:
+ * @self: a #DlTensor, y
+ * @other: a #DlTensor broadcastable with @self, x
+ * @error: return location for a #GError
+ *
+ * Computes the angle of the point (other, self) elementwise, in [-pi, pi].
+ * Integer tensors give the default float dtype.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_atan2 (DlTensor  *self,
+                 DlTensor  *other,
+                 GError   **error)
+{
+  return math_binary (DL_BINARY_ATAN2, self, other, error);
+}
+
+/**
+ * dl_tensor_bitwise_and:
+ * @self: an integer or bool #DlTensor
+ * @other: an integer or bool #DlTensor broadcastable with @self
+ * @error: return location for a #GError
+ *
+ * Computes self & other elementwise.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_bitwise_and (DlTensor  *self,
+                       DlTensor  *other,
+                       GError   **error)
+{
+  return math_binary (DL_BINARY_BITWISE_AND, self, other, error);
+}
+
+/**
+ * dl_tensor_bitwise_or:
+ * @self: an integer or bool #DlTensor
+ * @other: an integer or bool #DlTensor broadcastable with @self
+ * @error: return location for a #GError
+ *
+ * Computes self | other elementwise.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_bitwise_or (DlTensor  *self,
+                      DlTensor  *other,
+                      GError   **error)
+{
+  return math_binary (DL_BINARY_BITWISE_OR, self, other, error);
+}
+
+/**
+ * dl_tensor_bitwise_xor:
+ * @self: an integer or bool #DlTensor
+ * @other: an integer or bool #DlTensor broadcastable with @self
+ * @error: return location for a #GError
+ *
+ * Computes self ^ other elementwise.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_bitwise_xor (DlTensor  *self,
+                       DlTensor  *other,
+                       GError   **error)
+{
+  return math_binary (DL_BINARY_BITWISE_XOR, self, other, error);
+}
+
+static DlTensor *
+logical_op (DlBinaryOp  op,
+            DlTensor   *a,
+            DlTensor   *b,
+            GError    **error)
+{
+  g_autoptr (DlTensor) zero = dl_tensor_new_wrapped_scalar (0, DL_DTYPE_BOOL);
+  g_autoptr (DlTensor) ba = NULL;
+  g_autoptr (DlTensor) bb = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (a) && DL_IS_TENSOR (b), NULL);
+  if (!(ba = dl_tensor_ne (a, zero, error)) || !(bb = dl_tensor_ne (b, zero, error)))
+    return NULL;
+  return math_binary (op, ba, bb, error);
+}
+
+/**
+ * dl_tensor_logical_and:
+ * @self: a #DlTensor
+ * @other: a #DlTensor broadcastable with @self
+ * @error: return location for a #GError
+ *
+ * Computes the logical and of the elements' truth (nonzero) elementwise.
+ *
+ * Returns: (transfer full): a bool tensor, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_logical_and (DlTensor  *self,
+                       DlTensor  *other,
+                       GError   **error)
+{
+  return logical_op (DL_BINARY_BITWISE_AND, self, other, error);
+}
+
+/**
+ * dl_tensor_logical_or:
+ * @self: a #DlTensor
+ * @other: a #DlTensor broadcastable with @self
+ * @error: return location for a #GError
+ *
+ * Computes the logical or of the elements' truth (nonzero) elementwise.
+ *
+ * Returns: (transfer full): a bool tensor, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_logical_or (DlTensor  *self,
+                      DlTensor  *other,
+                      GError   **error)
+{
+  return logical_op (DL_BINARY_BITWISE_OR, self, other, error);
+}
+
+/**
+ * dl_tensor_logical_xor:
+ * @self: a #DlTensor
+ * @other: a #DlTensor broadcastable with @self
+ * @error: return location for a #GError
+ *
+ * Computes the logical exclusive or of the elements' truth (nonzero)
+ * elementwise.
+ *
+ * Returns: (transfer full): a bool tensor, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_logical_xor (DlTensor  *self,
+                       DlTensor  *other,
+                       GError   **error)
+{
+  return logical_op (DL_BINARY_BITWISE_XOR, self, other, error);
+}
+
+/* ---- clamp, lerp and in-place forms ---------------------------------- */
+
+static gboolean
+clamp_backward (DlNode    *node,
+                DlTensor **go,
+                DlTensor **gi,
+                GError   **error)
+{
+  DlNodeData *d = dl_node_data (node);
+  gboolean has_min = d->ints[0], has_max = d->ints[1];
+  DlTensor *g = go[0], *x, *mn = NULL, *mx = NULL;
+  guint imax = has_min ? 2 : 1;
+
+  TRY (x = dl_node_get_saved (node, 0, error));
+  if (has_min)
+    TRY (mn = dl_node_get_saved (node, 1, error));
+  if (has_max)
+    TRY (mx = dl_node_get_saved (node, imax, error));
+
+  if (dl_node_needs_input_grad (node, 0))
+    {
+      g_autoptr (DlTensor) m = NULL;
+      g_autoptr (DlTensor) t = NULL;
+
+      if (has_min && has_max)
+        {
+          g_autoptr (DlTensor) ge = dl_tensor_ge (x, mn, error);
+          g_autoptr (DlTensor) le = ge ? dl_tensor_le (x, mx, error) : NULL;
+          TRY (le);
+          TRY (m = dl_tensor_logical_and (ge, le, error));
+        }
+      else if (has_min)
+        TRY (m = dl_tensor_ge (x, mn, error));
+      else
+        TRY (m = dl_tensor_le (x, mx, error));
+      TRY (t = mul_mask (g, g_steal_pointer (&m), error));
+      TRY (gi[0] = dl_sum_to (t, d->inputs[0].sizes, d->inputs[0].ndim, error));
+    }
+  if (has_min && dl_node_needs_input_grad (node, 1))
+    {
+      g_autoptr (DlTensor) m = dl_tensor_lt (x, mn, error);
+      g_autoptr (DlTensor) t = NULL;
+
+      TRY (m);
+      if (has_max)
+        {
+          g_autoptr (DlTensor) ok = dl_tensor_lt (mn, mx, error);
+          g_autoptr (DlTensor) both = ok ? dl_tensor_logical_and (m, ok, error) : NULL;
+          TRY (both);
+          g_set_object (&m, both);
+        }
+      TRY (t = mul_mask (g, g_steal_pointer (&m), error));
+      TRY (gi[1] = dl_sum_to (t, d->inputs[1].sizes, d->inputs[1].ndim, error));
+    }
+  if (has_max && dl_node_needs_input_grad (node, imax))
+    {
+      g_autoptr (DlTensor) m = dl_tensor_gt (x, mx, error);
+      g_autoptr (DlTensor) t = NULL;
+
+      TRY (m);
+      if (has_min)
+        {
+          g_autoptr (DlTensor) bad = dl_tensor_lt (mx, mn, error);
+          g_autoptr (DlTensor) either = bad ? dl_tensor_logical_or (m, bad, error) : NULL;
+          TRY (either);
+          g_set_object (&m, either);
+        }
+      TRY (t = mul_mask (g, g_steal_pointer (&m), error));
+      TRY (gi[imax] = dl_sum_to (t, d->inputs[imax].sizes, d->inputs[imax].ndim, error));
+    }
+  return TRUE;
+}
+
+/**
+ * dl_tensor_clamp:
+ * @self: a #DlTensor
+ * @min: (nullable): the lower bound, broadcastable with @self
+ * @max: (nullable): the upper bound, broadcastable with @self
+ * @error: return location for a #GError
+ *
+ * Computes min (max (self, min), max) elementwise, leaving out a bound that
+ * is %NULL (one of them must be given). NaN stays NaN; where @min is
+ * above @max the result is @max. Dtypes promote as PyTorch's do.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_clamp (DlTensor  *self,
+                 DlTensor  *min,
+                 DlTensor  *max,
+                 GError   **error)
+{
+  g_autoptr (DlTensor) x = NULL;
+  g_autoptr (DlTensor) lo = NULL;
+  g_autoptr (DlTensor) out = NULL;
+  DlTensor *inputs[3];
+  guint n = 0;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (min == NULL || DL_IS_TENSOR (min), NULL);
+  g_return_val_if_fail (max == NULL || DL_IS_TENSOR (max), NULL);
+  if (min == NULL && max == NULL)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "torch.clamp: At least one of 'min' or 'max' must not be None");
+      return NULL;
+    }
+  if (self->dtype == DL_DTYPE_BOOL && (min == NULL || min->dtype == DL_DTYPE_BOOL)
+      && (max == NULL || max->dtype == DL_DTYPE_BOOL))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "clamp: not implemented for bool tensors");
+      return NULL;
+    }
+
+  /* the values, computed without recording */
+  x = dl_tensor_detach (self);
+  if (min)
+    {
+      g_autoptr (DlTensor) m = dl_tensor_detach (min);
+      if (!(lo = dl_tensor_maximum (x, m, error)))
+        return NULL;
+    }
+  else
+    lo = g_object_ref (x);
+  if (max)
+    {
+      g_autoptr (DlTensor) m = dl_tensor_detach (max);
+      if (!(out = dl_tensor_minimum (lo, m, error)))
+        return NULL;
+    }
+  else
+    out = g_steal_pointer (&lo);
+  inputs[n++] = self;
+  if (min)
+    inputs[n++] = min;
+  if (max)
+    inputs[n++] = max;
+  if (dl_dtype_is_floating_point (out->dtype) && dl_autograd_any_requires (n, inputs))
+    {
+      g_autoptr (DlNode) node = dl_node_new_for_op ("ClampBackward1", clamp_backward, n, inputs);
+
+      dl_node_data (node)->ints[0] = min != NULL;
+      dl_node_data (node)->ints[1] = max != NULL;
+      for (guint i = 0; i < n; i++)
+        dl_node_save (node, inputs[i], FALSE);
+      dl_node_set_output (node, out, 0);
+    }
+  return g_steal_pointer (&out);
+}
+
+/**
+ * dl_tensor_clamp_scalar:
+ * @self: a #DlTensor
+ * @min: the lower bound
+ * @max: the upper bound
+ * @error: return location for a #GError
+ *
+ * Computes min (max (self, min), max) elementwise with numbers as bounds.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_clamp_scalar (DlTensor  *self,
+                        gdouble    min,
+                        gdouble    max,
+                        GError   **error)
+{
+  g_autoptr (DlTensor) lo = NULL;
+  g_autoptr (DlTensor) hi = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  lo = dl_wrapped_scalar (min);
+  hi = dl_wrapped_scalar (max);
+  return dl_tensor_clamp (self, lo, hi, error);
+}
+
+typedef DlTensor *(*InplaceFunc) (DlTensor *src, gpointer data, GError **error);
+
+/* An in-place op from an out-of-place @fn: the result is computed from
+ * @self (or, when autograd is involved, from a clone carrying its history)
+ * and written back, data and history, so that autograd sees the new
+ * value. @others are further inputs that may require grad. */
+static DlTensor *
+inplace_commit (const gchar  *name,
+                DlTensor     *self,
+                guint         n_others,
+                DlTensor    **others,
+                InplaceFunc   fn,
+                gpointer      data,
+                GError      **error)
+{
+  DlTensor *all[4] = { self };
+  g_autoptr (DlTensor) src = NULL;
+  g_autoptr (DlTensor) result = NULL;
+  gboolean grad;
+  DlTensor *cops[2];
+  DlIter iter;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  for (guint i = 0; i < n_others; i++)
+    all[i + 1] = others[i];
+  if (!dl_check_no_internal_overlap (name, self, error))
+    return NULL;
+  grad = dl_autograd_any_requires (n_others + 1, all);
+  if (grad && self->requires_grad && self->grad_fn == NULL)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
+                   "%s: a leaf Variable that requires grad is being used in an in-place "
+                   "operation.", name);
+      return NULL;
+    }
+  if (grad && self->grad_fn && dl_node_data (self->grad_fn)->is_view)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
+                   "%s: in-place operations on a view (%s) of a tensor that requires grad "
+                   "are not supported yet; clone() the view first", name,
+                   dl_node_data (self->grad_fn)->name);
+      return NULL;
+    }
+  if (grad)
+    src = dl_tensor_clone (self, error);
+  else
+    src = dl_tensor_detach (self);
+  if (src == NULL || !(result = fn (src, data, error)))
+    return NULL;
+  if (result->ndim != self->ndim
+      || memcmp (result->sizes, self->sizes, self->ndim * sizeof (gint64)) != 0)
+    {
+      g_autofree gchar *s = dl_shape_to_string (self->sizes, self->ndim);
+      g_autofree gchar *bs = dl_shape_to_string (result->sizes, result->ndim);
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "%s: output with shape %s doesn't match the broadcast shape %s", name, s, bs);
+      return NULL;
+    }
+  if (dl_dtype_is_floating_point (result->dtype) && !dl_dtype_is_floating_point (self->dtype))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                   "%s: result type %s can't be cast to the desired output type %s", name,
+                   dl_dtype_get_name (result->dtype), dl_dtype_get_name (self->dtype));
+      return NULL;
+    }
+  cops[0] = self;
+  cops[1] = result;
+  dl_iter_init (&iter, 2, cops, self->sizes, self->ndim);
+  dl_tensor_backend (self)->copy (&iter, self->dtype, result->dtype);
+  dl_storage_bump_version (self->storage);
+  if (grad)
+    {
+      g_set_object (&self->grad_fn, result->grad_fn);
+      self->output_nr = result->output_nr;
+      self->requires_grad = TRUE;
+    }
+  return g_object_ref (self);
+}
+
+static DlTensor *
+relu_fn (DlTensor  *src,
+         gpointer   data,
+         GError   **error)
+{
+  return dl_tensor_relu (src, error);
+}
+
+/**
+ * dl_tensor_relu_:
+ * @self: a #DlTensor, written in place
+ * @error: return location for a #GError
+ *
+ * In place, self = max (self, 0).
+ *
+ * Returns: (transfer full): @self, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_relu_ (DlTensor  *self,
+                 GError   **error)
+{
+  return inplace_commit ("relu_", self, 0, NULL, relu_fn, NULL, error);
+}
+
+static DlTensor *
+clamp_fn (DlTensor  *src,
+          gpointer   data,
+          GError   **error)
+{
+  DlTensor **bounds = data;
+
+  return dl_tensor_clamp (src, bounds[0], bounds[1], error);
+}
+
+/**
+ * dl_tensor_clamp_:
+ * @self: a #DlTensor, written in place
+ * @min: (nullable): the lower bound, broadcastable to @self's shape
+ * @max: (nullable): the upper bound, broadcastable to @self's shape
+ * @error: return location for a #GError
+ *
+ * In place, self = clamp (self, min, max).
+ *
+ * Returns: (transfer full): @self, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_clamp_ (DlTensor  *self,
+                  DlTensor  *min,
+                  DlTensor  *max,
+                  GError   **error)
+{
+  DlTensor *bounds[2] = { min, max };
+  DlTensor *others[2];
+  guint n = 0;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (min)
+    {
+      if (!dl_check_no_partial_overlap ("clamp_", self, min, error))
+        return NULL;
+      others[n++] = min;
+    }
+  if (max)
+    {
+      if (!dl_check_no_partial_overlap ("clamp_", self, max, error))
+        return NULL;
+      others[n++] = max;
+    }
+  return inplace_commit ("clamp_", self, n, others, clamp_fn, bounds, error);
+}
+
+static gboolean
+check_lerp (DlTensor  *self,
+            DlTensor  *end,
+            DlTensor  *weight,
+            GError   **error)
+{
+  if (!dl_dtype_is_floating_point (self->dtype))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "lerp: not implemented for %s tensors",
+                   dl_dtype_get_name (self->dtype));
+      return FALSE;
+    }
+  if (end->dtype != self->dtype || (weight && weight->dtype != self->dtype))
+    {
+      gboolean bad_end = end->dtype != self->dtype;
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                   "lerp: expected dtype %s for `%s` but got dtype %s",
+                   dl_dtype_get_name (self->dtype), bad_end ? "end" : "weight",
+                   dl_dtype_get_name (bad_end ? end->dtype : weight->dtype));
+      return FALSE;
+    }
+  return dl_check_same_device ("lerp", self, end, error)
+         && (weight == NULL || dl_check_same_device ("lerp", self, weight, error));
+}
+
+/* self + weight (end - self), in float32 for the 16-bit types; @weight
+ * may be NULL for the number @w */
+static DlTensor *
+lerp_impl (DlTensor  *self,
+           DlTensor  *end,
+           DlTensor  *weight,
+           gdouble    w,
+           GError   **error)
+{
+  DlDType dt = self->dtype;
+  g_autoptr (DlTensor) a = NULL;
+  g_autoptr (DlTensor) b = NULL;
+  g_autoptr (DlTensor) wt = NULL;
+  g_autoptr (DlTensor) diff = NULL;
+  g_autoptr (DlTensor) step = NULL;
+  g_autoptr (DlTensor) out = NULL;
+
+  if (!check_lerp (self, end, weight, error))
+    return NULL;
+  if (is_half (dt))
+    {
+      if (!(a = dl_tensor_to_dtype (self, DL_DTYPE_FLOAT32, error))
+          || !(b = dl_tensor_to_dtype (end, DL_DTYPE_FLOAT32, error))
+          || (weight && !(wt = dl_tensor_to_dtype (weight, DL_DTYPE_FLOAT32, error))))
+        return NULL;
+    }
+  else
+    {
+      a = g_object_ref (self);
+      b = g_object_ref (end);
+      wt = weight ? g_object_ref (weight) : NULL;
+    }
+  if (!(diff = dl_tensor_sub (b, a, error)))
+    return NULL;
+  step = wt ? dl_tensor_mul (wt, diff, error) : dl_tensor_mul_scalar (diff, w, error);
+  if (step == NULL || !(out = dl_tensor_add (a, step, error)))
+    return NULL;
+  return dl_tensor_to_dtype (out, dt, error);
+}
+
+/**
+ * dl_tensor_lerp:
+ * @self: a floating-point #DlTensor, the start
+ * @end: a #DlTensor of @self's dtype, broadcastable with it
+ * @weight: a #DlTensor of @self's dtype, broadcastable with both
+ * @error: return location for a #GError
+ *
+ * Interpolates linearly, self + weight (end - self), elementwise.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_lerp (DlTensor  *self,
+                DlTensor  *end,
+                DlTensor  *weight,
+                GError   **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (end) && DL_IS_TENSOR (weight), NULL);
+  return lerp_impl (self, end, weight, 0, error);
+}
+
+/**
+ * dl_tensor_lerp_scalar:
+ * @self: a floating-point #DlTensor, the start
+ * @end: a #DlTensor of @self's dtype, broadcastable with it
+ * @weight: the weight of @end
+ * @error: return location for a #GError
+ *
+ * Interpolates linearly, self + weight (end - self), elementwise.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_lerp_scalar (DlTensor  *self,
+                       DlTensor  *end,
+                       gdouble    weight,
+                       GError   **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (end), NULL);
+  return lerp_impl (self, end, NULL, weight, error);
+}
