@@ -1412,11 +1412,14 @@ dl_tensor_clamp (DlTensor  *self,
       return NULL;
     }
 
-  /* the values, computed without recording */
+  /* the values, computed without recording (detached wrapped numbers stay
+   * wrapped numbers for type promotion) */
   x = dl_tensor_detach (self);
+  x->is_wrapped_number = self->is_wrapped_number;
   if (min)
     {
       g_autoptr (DlTensor) m = dl_tensor_detach (min);
+      m->is_wrapped_number = min->is_wrapped_number;
       if (!(lo = dl_tensor_maximum (x, m, error)))
         return NULL;
     }
@@ -1425,6 +1428,7 @@ dl_tensor_clamp (DlTensor  *self,
   if (max)
     {
       g_autoptr (DlTensor) m = dl_tensor_detach (max);
+      m->is_wrapped_number = max->is_wrapped_number;
       if (!(out = dl_tensor_minimum (lo, m, error)))
         return NULL;
     }
