@@ -173,6 +173,13 @@ def test_half_unary_grad(rng):
     assert_same(x.grad, t.grad, rtol=2e-3, atol=1e-3)
 
 
+@pytest.mark.parametrize("op", ["isnan", "isinf", "isfinite", "logical_not"])
+def test_predicates_are_proper_bools(rng, op):
+    x, t = pair(with_specials(rand_np(rng, (6,), "float32"), "float32"))
+    check(lambda v: getattr(v, op)().long(), (x,), (t,))
+    check(lambda v: getattr(v, op)().int() + 1, (x,), (t,))
+
+
 def test_predicates_no_grad(rng):
     x, _ = rand_pair(rng, (3,), requires_grad=True)
     assert not x.isnan().requires_grad

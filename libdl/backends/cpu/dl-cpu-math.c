@@ -140,9 +140,9 @@ iremainder_i64 (gint64 a,
   X (ERF, erf, erf (x))
 
 #define UNARY_PRED_OPS(X)                                                      \
-  X (ISNAN, isnan, isnan (x))                                                  \
-  X (ISINF, isinf, isinf (x))                                                  \
-  X (ISFINITE, isfinite, isfinite (x))
+  X (ISNAN, isnan, (isnan (x) != 0))                                           \
+  X (ISINF, isinf, (isinf (x) != 0))                                           \
+  X (ISFINITE, isfinite, (isfinite (x) != 0))
 
 #define UNARY_INT_OPS(X)                                                       \
   X (SIGN, sign, (T) ((x > 0) - (x < 0)))                                      \
