@@ -426,6 +426,200 @@ test_errors (void)
     }
 }
 
+/* ---- gradients against central finite differences in float64 ---------- */
+
+#define MAX_INPUTS 3
+#define EPS 1e-6
+#define GRAD_TOL 1e-6
+
+typedef DlTensor *(*GradFunc) (DlTensor **x, GError **error);
+
+typedef struct
+{
+  const gchar *name;
+  GradFunc func;
+  guint n_inputs;
+  gint64 shapes[MAX_INPUTS][2];
+  gsize n_dims[MAX_INPUTS];
+  gdouble min_abs;   /* keep inputs at least this far from 0 */
+  gboolean positive; /* and positive */
+} GradCase;
+
+/* L = sum (f (x) * w) with random weights w */
+static gdouble
+grad_loss (const GradCase *c,
+           DlTensor      **x,
+           const gdouble  *w,
+           DlTensor      **loss_out)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) out = c->func (x, &error);
+  g_autoptr (DlTensor) wt = NULL;
+  g_autoptr (DlTensor) prod = NULL;
+  DlTensor *loss;
+  const gint64 *shape;
+  gsize nd;
+  gdouble l;
+
+  g_assert_no_error (error);
+  shape = dl_tensor_get_shape (out, &nd);
+  wt = dl_test_tensor (w, shape, nd, DL_DTYPE_FLOAT64);
+  prod = dl_tensor_mul (out, wt, &error);
+  loss = dl_tensor_sum (prod, &error);
+  g_assert_no_error (error);
+  l = dl_tensor_item (loss, &error);
+  g_assert_no_error (error);
+  if (loss_out)
+    *loss_out = loss;
+  else
+    g_object_unref (loss);
+  return l;
+}
+
+static gdouble
+eval_loss (const GradCase *c,
+           gdouble       **vals,
+           const gdouble  *w)
+{
+  DlTensor *x[MAX_INPUTS] = { NULL };
+  gboolean was = dl_set_grad_enabled (FALSE);
+  gdouble l;
+
+  for (guint i = 0; i < c->n_inputs; i++)
+    x[i] = dl_test_tensor (vals[i], c->shapes[i], c->n_dims[i], DL_DTYPE_FLOAT64);
+  l = grad_loss (c, x, w, NULL);
+  for (guint i = 0; i < c->n_inputs; i++)
+    g_object_unref (x[i]);
+  dl_set_grad_enabled (was);
+  return l;
+}
+
+static void
+gradcheck (gconstpointer data)
+{
+  const GradCase *c = data;
+  g_autoptr (GError) error = NULL;
+  gdouble *vals[MAX_INPUTS] = { NULL };
+  DlTensor *x[MAX_INPUTS] = { NULL };
+  g_autoptr (DlTensor) out = NULL;
+  g_autoptr (DlTensor) loss = NULL;
+  g_autofree gdouble *w = NULL;
+  const gint64 *shape;
+  gsize nd;
+
+  for (guint i = 0; i < c->n_inputs; i++)
+    {
+      gint64 n = dl_test_numel (c->shapes[i], c->n_dims[i]);
+
+      vals[i] = dl_test_random_values (n);
+      for (gint64 j = 0; j < n; j++)
+        {
+          if (c->positive)
+            vals[i][j] = fabs (vals[i][j]);
+          if (fabs (vals[i][j]) < c->min_abs)
+            vals[i][j] += vals[i][j] < 0 ? -c->min_abs : c->min_abs;
+        }
+      x[i] = dl_test_tensor (vals[i], c->shapes[i], c->n_dims[i], DL_DTYPE_FLOAT64);
+      g_assert_true (dl_tensor_set_requires_grad (x[i], TRUE, &error));
+    }
+  out = c->func (x, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (dl_tensor_get_grad_fn (out));
+  shape = dl_tensor_get_shape (out, &nd);
+  w = dl_test_random_values (dl_test_numel (shape, nd));
+  grad_loss (c, x, w, &loss);
+  g_assert_true (dl_tensor_backward (loss, NULL, FALSE, FALSE, &error));
+  g_assert_no_error (error);
+
+  for (guint i = 0; i < c->n_inputs; i++)
+    {
+      gint64 n = dl_test_numel (c->shapes[i], c->n_dims[i]);
+      DlTensor *grad = dl_tensor_get_grad (x[i]);
+      g_autofree gdouble *g = NULL;
+
+      g_assert_nonnull (grad);
+      dl_test_assert_shape (grad, c->shapes[i], c->n_dims[i]);
+      g = dl_test_values (grad);
+      for (gint64 j = 0; j < n; j++)
+        {
+          gdouble saved = vals[i][j], lp, lm, num;
+
+          vals[i][j] = saved + EPS;
+          lp = eval_loss (c, vals, w);
+          vals[i][j] = saved - EPS;
+          lm = eval_loss (c, vals, w);
+          vals[i][j] = saved;
+          num = (lp - lm) / (2 * EPS);
+          if (!(fabs (num - g[j]) <= GRAD_TOL * (1 + fabs (num))))
+            {
+              g_test_fail_printf ("%s: d/dx%u[%" G_GINT64_FORMAT "]: analytic %.10g, numeric %.10g",
+                                  c->name, i, j, g[j], num);
+              break;
+            }
+        }
+    }
+  for (guint i = 0; i < c->n_inputs; i++)
+    {
+      g_object_unref (x[i]);
+      g_free (vals[i]);
+    }
+}
+
+static DlTensor *g_expm1 (DlTensor **x, GError **e) { return dl_tensor_expm1 (x[0], e); }
+static DlTensor *g_log1p (DlTensor **x, GError **e) { return dl_tensor_log1p (x[0], e); }
+static DlTensor *g_log2 (DlTensor **x, GError **e) { return dl_tensor_log2 (x[0], e); }
+static DlTensor *g_rsqrt (DlTensor **x, GError **e) { return dl_tensor_rsqrt (x[0], e); }
+static DlTensor *g_sin (DlTensor **x, GError **e) { return dl_tensor_sin (x[0], e); }
+static DlTensor *g_cos (DlTensor **x, GError **e) { return dl_tensor_cos (x[0], e); }
+static DlTensor *g_tan (DlTensor **x, GError **e) { return dl_tensor_tan (x[0], e); }
+static DlTensor *g_gelu (DlTensor **x, GError **e) { return dl_tensor_gelu (x[0], e); }
+static DlTensor *g_gelu_tanh (DlTensor **x, GError **e) { return dl_tensor_gelu_tanh (x[0], e); }
+static DlTensor *g_silu (DlTensor **x, GError **e) { return dl_tensor_silu (x[0], e); }
+static DlTensor *g_floor (DlTensor **x, GError **e) { return dl_tensor_floor (x[0], e); }
+static DlTensor *g_frac (DlTensor **x, GError **e) { return dl_tensor_frac (x[0], e); }
+static DlTensor *g_reciprocal (DlTensor **x, GError **e) { return dl_tensor_reciprocal (x[0], e); }
+static DlTensor *g_erf (DlTensor **x, GError **e) { return dl_tensor_erf (x[0], e); }
+static DlTensor *g_nan_to_num (DlTensor **x, GError **e) { return dl_tensor_nan_to_num (x[0], 0, NAN, NAN, e); }
+static DlTensor *g_pow (DlTensor **x, GError **e) { return dl_tensor_pow (x[0], x[1], e); }
+static DlTensor *g_pow_scalar (DlTensor **x, GError **e) { return dl_tensor_pow_scalar (x[0], 2.5, e); }
+static DlTensor *g_rpow (DlTensor **x, GError **e) { return dl_tensor_rpow_scalar (x[0], 1.7, e); }
+static DlTensor *g_remainder (DlTensor **x, GError **e) { return dl_tensor_remainder (x[0], x[1], e); }
+static DlTensor *g_atan2 (DlTensor **x, GError **e) { return dl_tensor_atan2 (x[0], x[1], e); }
+static DlTensor *g_clamp (DlTensor **x, GError **e) { return dl_tensor_clamp (x[0], x[1], x[2], e); }
+static DlTensor *g_clamp_scalar (DlTensor **x, GError **e) { return dl_tensor_clamp_scalar (x[0], -0.3, 0.4, e); }
+static DlTensor *g_lerp (DlTensor **x, GError **e) { return dl_tensor_lerp (x[0], x[1], x[2], e); }
+static DlTensor *g_lerp_scalar (DlTensor **x, GError **e) { return dl_tensor_lerp_scalar (x[0], x[1], 0.3, e); }
+
+#define UNARY_CASE(NAME, FN, MIN_ABS, POS) \
+  { NAME, FN, 1, { { 3, 4 } }, { 2 }, MIN_ABS, POS }
+
+static const GradCase grad_cases[] = {
+  UNARY_CASE ("expm1", g_expm1, 0, FALSE),
+  UNARY_CASE ("log1p", g_log1p, 0, TRUE),
+  UNARY_CASE ("log2", g_log2, 0.1, TRUE),
+  UNARY_CASE ("rsqrt", g_rsqrt, 0.1, TRUE),
+  UNARY_CASE ("sin", g_sin, 0, FALSE),
+  UNARY_CASE ("cos", g_cos, 0, FALSE),
+  UNARY_CASE ("tan", g_tan, 0, FALSE),
+  UNARY_CASE ("gelu", g_gelu, 0, FALSE),
+  UNARY_CASE ("gelu_tanh", g_gelu_tanh, 0, FALSE),
+  UNARY_CASE ("silu", g_silu, 0, FALSE),
+  UNARY_CASE ("floor", g_floor, 0.01, FALSE),
+  UNARY_CASE ("frac", g_frac, 0.01, FALSE),
+  UNARY_CASE ("reciprocal", g_reciprocal, 0.2, FALSE),
+  UNARY_CASE ("erf", g_erf, 0, FALSE),
+  UNARY_CASE ("nan_to_num", g_nan_to_num, 0, FALSE),
+  UNARY_CASE ("pow_scalar", g_pow_scalar, 0.1, TRUE),
+  UNARY_CASE ("rpow_scalar", g_rpow, 0, FALSE),
+  UNARY_CASE ("clamp_scalar", g_clamp_scalar, 0, FALSE),
+  { "pow", g_pow, 2, { { 3, 4 }, { 4 } }, { 2, 1 }, 0.1, TRUE },
+  { "remainder", g_remainder, 2, { { 3, 4 }, { 3, 1 } }, { 2, 2 }, 0.3, FALSE },
+  { "atan2", g_atan2, 2, { { 3, 4 }, { 4 } }, { 2, 1 }, 0.1, FALSE },
+  { "clamp", g_clamp, 3, { { 3, 4 }, { 4 }, { 3, 1 } }, { 2, 1, 2 }, 0.01, FALSE },
+  { "lerp", g_lerp, 3, { { 3, 4 }, { 4 }, { 3, 1 } }, { 2, 1, 2 }, 0, FALSE },
+  { "lerp_scalar", g_lerp_scalar, 2, { { 3, 4 }, { 3, 4 } }, { 2, 2 }, 0, FALSE },
+};
+
 int
 main (int    argc,
       char **argv)
@@ -439,5 +633,10 @@ main (int    argc,
   g_test_add_func ("/math/binary-int", test_binary_int);
   g_test_add_func ("/math/clamp-lerp", test_clamp_lerp);
   g_test_add_func ("/math/errors", test_errors);
+  for (gsize i = 0; i < G_N_ELEMENTS (grad_cases); i++)
+    {
+      g_autofree gchar *path = g_strdup_printf ("/math/gradcheck/%s", grad_cases[i].name);
+      g_test_add_data_func (path, &grad_cases[i], gradcheck);
+    }
   return g_test_run ();
 }
