@@ -725,10 +725,11 @@ dl_tensor_nan_to_num (DlTensor  *self,
 static const struct
 {
   const gchar *name;
-  const gchar *node; /* NULL: not differentiable */
+  const gchar *node; /* NULL: not differentiable; "NotImplemented": records
+                     * a node whose backward fails, as PyTorch's does */
 } binary_info[DL_N_BINARY_OPS] = {
   [DL_BINARY_POW] = { "pow", "PowBackward1" },
-  [DL_BINARY_FLOOR_DIVIDE] = { "floor_divide", NULL },
+  [DL_BINARY_FLOOR_DIVIDE] = { "floor_divide", "NotImplemented" },
   [DL_BINARY_REMAINDER] = { "remainder", "RemainderBackward0" },
   [DL_BINARY_ATAN2] = { "atan2", "Atan2Backward0" },
   [DL_BINARY_BITWISE_AND] = { "bitwise_and", NULL },
@@ -967,6 +968,10 @@ math_binary_backward (DlNode    *node,
           }
       }
       break;
+    case DL_BINARY_FLOOR_DIVIDE:
+      g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
+                   "floor_divide: the derivative for 'floor_divide' is not implemented.");
+      return FALSE;
     default:
       g_assert_not_reached ();
     }
@@ -1055,7 +1060,8 @@ dl_tensor_rpow_scalar (DlTensor  *self,
  * @error: return location for a #GError
  *
  * Computes the floor of self / other elementwise (Python's `//`). Integer
- * division by zero is an error. Not differentiable.
+ * division by zero is an error. Not differentiable: as in PyTorch, the
+ * result of inputs that require grad records a node whose backward fails.
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *

@@ -1772,3 +1772,28 @@ for _name in ('expm1', 'log1p', 'log2', 'rsqrt', 'sin', 'cos', 'tan', 'sign', 'f
               'trunc', 'frac', 'reciprocal', 'erf', 'isnan', 'isinf', 'isfinite', 'logical_not',
               'bitwise_not', 'fix'):
     _export(_unary_fn(_name))
+
+
+def _make_math_modules():
+    class GELU(Module):
+        def __init__(self, approximate='none'):
+            super().__init__()
+            self.approximate = approximate
+
+        def forward(self, input):
+            return _gelu(input, self.approximate)
+
+    class SiLU(Module):
+        def __init__(self, inplace=False):
+            super().__init__()
+
+        def forward(self, input):
+            return Dl.Tensor.silu(input)
+
+    for cls in (GELU, SiLU):
+        cls.__qualname__ = cls.__name__
+        cls.__module__ = 'Dl.nn'
+    return GELU, SiLU
+
+
+nn.GELU, nn.SiLU = _make_math_modules()
