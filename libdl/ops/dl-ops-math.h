@@ -39,20 +39,21 @@ DL_EXPORT DlTensor *dl_tensor_bitwise_not (DlTensor *self, GError **error);
 DL_EXPORT DlTensor *dl_tensor_nan_to_num  (DlTensor *self, gdouble nan, gdouble posinf,
                                            gdouble neginf, GError **error);
 
-DL_EXPORT DlTensor *dl_tensor_pow                 (DlTensor *self, DlTensor *exponent, GError **error);
-DL_EXPORT DlTensor *dl_tensor_pow_scalar          (DlTensor *self, gdouble exponent, GError **error);
-DL_EXPORT DlTensor *dl_tensor_rpow_scalar         (DlTensor *self, gdouble base, GError **error);
-DL_EXPORT DlTensor *dl_tensor_floor_divide        (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_floor_divide_scalar (DlTensor *self, gdouble other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_remainder           (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_remainder_scalar    (DlTensor *self, gdouble other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_atan2               (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_bitwise_and         (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_bitwise_or          (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_bitwise_xor         (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_logical_and         (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_logical_or          (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_logical_xor         (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_pow          (DlTensor *self, DlTensor *exponent, GError **error);
+DL_EXPORT DlTensor *dl_tensor_pow_scalar   (DlTensor *self, gdouble exponent, GError **error);
+DL_EXPORT DlTensor *dl_tensor_rpow_scalar  (DlTensor *self, gdouble base, GError **error);
+DL_EXPORT DlTensor *dl_tensor_floor_divide (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_floor_divide_scalar (DlTensor *self, gdouble other,
+                                                   GError **error);
+DL_EXPORT DlTensor *dl_tensor_remainder    (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_remainder_scalar (DlTensor *self, gdouble other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_atan2        (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_bitwise_and  (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_bitwise_or   (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_bitwise_xor  (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_logical_and  (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_logical_or   (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_logical_xor  (DlTensor *self, DlTensor *other, GError **error);
 
 DL_EXPORT DlTensor *dl_tensor_clamp         (DlTensor *self, DlTensor *min, DlTensor *max,
                                              GError **error);

@@ -579,16 +579,40 @@ static DlTensor *g_floor (DlTensor **x, GError **e) { return dl_tensor_floor (x[
 static DlTensor *g_frac (DlTensor **x, GError **e) { return dl_tensor_frac (x[0], e); }
 static DlTensor *g_reciprocal (DlTensor **x, GError **e) { return dl_tensor_reciprocal (x[0], e); }
 static DlTensor *g_erf (DlTensor **x, GError **e) { return dl_tensor_erf (x[0], e); }
-static DlTensor *g_nan_to_num (DlTensor **x, GError **e) { return dl_tensor_nan_to_num (x[0], 0, NAN, NAN, e); }
+static DlTensor *
+g_nan_to_num (DlTensor **x, GError **e)
+{
+  return dl_tensor_nan_to_num (x[0], 0, NAN, NAN, e);
+}
 static DlTensor *g_pow (DlTensor **x, GError **e) { return dl_tensor_pow (x[0], x[1], e); }
-static DlTensor *g_pow_scalar (DlTensor **x, GError **e) { return dl_tensor_pow_scalar (x[0], 2.5, e); }
+static DlTensor *
+g_pow_scalar (DlTensor **x, GError **e)
+{
+  return dl_tensor_pow_scalar (x[0], 2.5, e);
+}
 static DlTensor *g_rpow (DlTensor **x, GError **e) { return dl_tensor_rpow_scalar (x[0], 1.7, e); }
-static DlTensor *g_remainder (DlTensor **x, GError **e) { return dl_tensor_remainder (x[0], x[1], e); }
+static DlTensor *
+g_remainder (DlTensor **x, GError **e)
+{
+  return dl_tensor_remainder (x[0], x[1], e);
+}
 static DlTensor *g_atan2 (DlTensor **x, GError **e) { return dl_tensor_atan2 (x[0], x[1], e); }
-static DlTensor *g_clamp (DlTensor **x, GError **e) { return dl_tensor_clamp (x[0], x[1], x[2], e); }
-static DlTensor *g_clamp_scalar (DlTensor **x, GError **e) { return dl_tensor_clamp_scalar (x[0], -0.3, 0.4, e); }
+static DlTensor *
+g_clamp (DlTensor **x, GError **e)
+{
+  return dl_tensor_clamp (x[0], x[1], x[2], e);
+}
+static DlTensor *
+g_clamp_scalar (DlTensor **x, GError **e)
+{
+  return dl_tensor_clamp_scalar (x[0], -0.3, 0.4, e);
+}
 static DlTensor *g_lerp (DlTensor **x, GError **e) { return dl_tensor_lerp (x[0], x[1], x[2], e); }
-static DlTensor *g_lerp_scalar (DlTensor **x, GError **e) { return dl_tensor_lerp_scalar (x[0], x[1], 0.3, e); }
+static DlTensor *
+g_lerp_scalar (DlTensor **x, GError **e)
+{
+  return dl_tensor_lerp_scalar (x[0], x[1], 0.3, e);
+}
 
 #define UNARY_CASE(NAME, FN, MIN_ABS, POS) \
   { NAME, FN, 1, { { 3, 4 } }, { 2 }, MIN_ABS, POS }

@@ -117,8 +117,8 @@ def test_nan_to_num_args(rng, name):
 def test_gelu_silu(rng, approximate, name, shape):
     x, t = rand_pair(rng, shape, name)
     DlF, F = Dl.nn.functional, torch.nn.functional
-    check(lambda v: (DlF if not isinstance(v, torch.Tensor) else F).gelu(v, approximate=approximate),
-          (x,), (t,), upcast=True)
+    check(lambda v: (DlF if not isinstance(v, torch.Tensor) else F).gelu(
+        v, approximate=approximate), (x,), (t,), upcast=True)
     check(lambda v: (DlF if not isinstance(v, torch.Tensor) else F).silu(v), (x,), (t,),
           upcast=True)
 
@@ -558,7 +558,8 @@ def test_lerp(rng, name):
     y, u = rand_pair(rng, (4,), name)
     w, tw = rand_pair(rng, (3, 1), name)
     check(lambda a, b: a.lerp(b, 0.3), (x, y), (t, u))
-    check(lambda a, b: (torch if isinstance(a, torch.Tensor) else Dl).lerp(a, b, 0.75), (x, y), (t, u))
+    check(lambda a, b: (torch if isinstance(a, torch.Tensor) else Dl).lerp(a, b, 0.75),
+          (x, y), (t, u))
     check(lambda a, b, c: a.lerp(b, c), (x, y, w), (t, u, tw))
 
 
