@@ -838,7 +838,8 @@ inplace_commit (const gchar  *name,
                    "%s: output with shape %s doesn't match the broadcast shape %s", name, s, bs);
       return NULL;
     }
-  if (dl_dtype_is_floating_point (result->dtype) && !dl_dtype_is_floating_point (self->dtype))
+  if ((dl_dtype_is_floating_point (result->dtype) && !dl_dtype_is_floating_point (self->dtype))
+      || (result->dtype != DL_DTYPE_BOOL && self->dtype == DL_DTYPE_BOOL))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
                    "%s: result type %s can't be cast to the desired output type %s", name,
@@ -932,6 +933,157 @@ dl_tensor_clamp_ (DlTensor  *self,
       others[n++] = max;
     }
   return inplace_commit ("clamp_", self, n, others, clamp_fn, bounds, error);
+}
+
+typedef struct
+{
+  DlTensor *(*fn) (DlTensor *self, DlTensor *other, GError **error);
+  DlTensor *other;
+} BinaryInplace;
+
+static DlTensor *
+binary_fn (DlTensor  *src,
+           gpointer   data,
+           GError   **error)
+{
+  BinaryInplace *b = data;
+
+  return b->fn (src, b->other, error);
+}
+
+static DlTensor *
+binary_inplace (const gchar  *name,
+                DlTensor     *self,
+                DlTensor     *other,
+                DlTensor   *(*fn) (DlTensor *, DlTensor *, GError **),
+                GError      **error)
+{
+  BinaryInplace b = { fn, other };
+
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
+  if (!dl_check_no_partial_overlap (name, self, other, error))
+    return NULL;
+  return inplace_commit (name, self, 1, &other, binary_fn, &b, error);
+}
+
+/**
+ * dl_tensor_pow_:
+ * @self: a #DlTensor, written in place
+ * @exponent: a #DlTensor that broadcasts to the shape of @self
+ * @error: return location for a #GError
+ *
+ * In place, self = self ^ exponent.
+ *
+ * Returns: (transfer full): @self, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_pow_ (DlTensor  *self,
+                DlTensor  *exponent,
+                GError   **error)
+{
+  return binary_inplace ("pow_", self, exponent, dl_tensor_pow, error);
+}
+
+/**
+ * dl_tensor_floor_divide_:
+ * @self: a #DlTensor, written in place
+ * @other: a #DlTensor that broadcasts to the shape of @self
+ * @error: return location for a #GError
+ *
+ * In place, self = floor (self / other).
+ *
+ * Returns: (transfer full): @self, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_floor_divide_ (DlTensor  *self,
+                         DlTensor  *other,
+                         GError   **error)
+{
+  return binary_inplace ("floor_divide_", self, other, dl_tensor_floor_divide, error);
+}
+
+/**
+ * dl_tensor_remainder_:
+ * @self: a #DlTensor, written in place
+ * @other: a #DlTensor that broadcasts to the shape of @self
+ * @error: return location for a #GError
+ *
+ * In place, self = self modulo other, with the sign of @other.
+ *
+ * Returns: (transfer full): @self, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_remainder_ (DlTensor  *self,
+                      DlTensor  *other,
+                      GError   **error)
+{
+  return binary_inplace ("remainder_", self, other, dl_tensor_remainder, error);
+}
+
+/**
+ * dl_tensor_bitwise_and_:
+ * @self: an integer or bool #DlTensor, written in place
+ * @other: a #DlTensor that broadcasts to the shape of @self
+ * @error: return location for a #GError
+ *
+ * In place, self = self & other.
+ *
+ * Returns: (transfer full): @self, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_bitwise_and_ (DlTensor  *self,
+                        DlTensor  *other,
+                        GError   **error)
+{
+  return binary_inplace ("bitwise_and_", self, other, dl_tensor_bitwise_and, error);
+}
+
+/**
+ * dl_tensor_bitwise_or_:
+ * @self: an integer or bool #DlTensor, written in place
+ * @other: a #DlTensor that broadcasts to the shape of @self
+ * @error: return location for a #GError
+ *
+ * In place, self = self | other.
+ *
+ * Returns: (transfer full): @self, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_bitwise_or_ (DlTensor  *self,
+                       DlTensor  *other,
+                       GError   **error)
+{
+  return binary_inplace ("bitwise_or_", self, other, dl_tensor_bitwise_or, error);
+}
+
+/**
+ * dl_tensor_bitwise_xor_:
+ * @self: an integer or bool #DlTensor, written in place
+ * @other: a #DlTensor that broadcasts to the shape of @self
+ * @error: return location for a #GError
+ *
+ * In place, self = self ^ other.
+ *
+ * Returns: (transfer full): @self, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_bitwise_xor_ (DlTensor  *self,
+                        DlTensor  *other,
+                        GError   **error)
+{
+  return binary_inplace ("bitwise_xor_", self, other, dl_tensor_bitwise_xor, error);
 }
 
 static gboolean

@@ -62,6 +62,12 @@ DL_EXPORT DlTensor *dl_tensor_clamp_scalar  (DlTensor *self, gdouble min, gdoubl
 DL_EXPORT DlTensor *dl_tensor_clamp_        (DlTensor *self, DlTensor *min, DlTensor *max,
                                              GError **error);
 DL_EXPORT DlTensor *dl_tensor_relu_         (DlTensor *self, GError **error);
+DL_EXPORT DlTensor *dl_tensor_pow_          (DlTensor *self, DlTensor *exponent, GError **error);
+DL_EXPORT DlTensor *dl_tensor_floor_divide_ (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_remainder_    (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_bitwise_and_  (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_bitwise_or_   (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_bitwise_xor_  (DlTensor *self, DlTensor *other, GError **error);
 DL_EXPORT DlTensor *dl_tensor_lerp          (DlTensor *self, DlTensor *end, DlTensor *weight,
                                              GError **error);
 DL_EXPORT DlTensor *dl_tensor_lerp_scalar   (DlTensor *self, DlTensor *end, gdouble weight,

@@ -605,3 +605,56 @@ def test_gelu_silu_modules(rng, approximate):
     y.sum().backward()
     u.sum().backward()
     assert_same(x.grad, t.grad, rtol=1e-4)
+
+
+INPLACE = {"pow_": operator.ipow, "floor_divide_": operator.ifloordiv,
+           "remainder_": operator.imod, "bitwise_and_": operator.iand,
+           "bitwise_or_": operator.ior, "bitwise_xor_": operator.ixor}
+
+
+@pytest.mark.parametrize("op", list(INPLACE))
+@pytest.mark.parametrize("name", ["float32", "float64", "int32", "int64", "uint8", "bool"])
+@pytest.mark.parametrize("other", ["same", "int", "float", "int64", "bool"])
+def test_binary_inplace(rng, op, name, other):
+    base = op[:-1]
+
+    def make():
+        x, t = rand_pair(rng, (3, 4), name)
+        if other == "same":
+            y, u = pair(binary_data(rng, (4,), name, base), name)
+        elif other == "int64":
+            y, u = pair(binary_data(rng, (4,), "int64", base), "int64")
+        elif other == "bool":
+            y, u = (True, True)
+        else:
+            y = u = 2 if other == "int" else 1.5
+        return x, t, y, u
+
+    x, t, y, u = make()
+    for f in (lambda a, b: getattr(a, op)(b), INPLACE[op]):
+        x, t, y, u = make()
+        try:
+            r = f(t, u)
+            assert r is t
+        except (RuntimeError, TypeError) as e:
+            with pytest.raises(type(e)):
+                dl_call(f, x, y)
+            continue
+        r = dl_call(f, x, y)
+        assert r is x
+        assert_same(x, t)
+
+
+def test_binary_inplace_view_and_grad(rng):
+    x, t = pair(np.arange(12).reshape(3, 4))
+    v, w = x[1], t[1]
+    v &= 6
+    w &= 6
+    assert_same(x, t)
+    x, t = rand_pair(rng, (3, 4), "float64", requires_grad=True, positive=True)
+    y, u = x * 1, t * 1
+    y **= 2
+    u **= 2
+    y.sum().backward()
+    u.sum().backward()
+    assert_same(x.grad, t.grad)

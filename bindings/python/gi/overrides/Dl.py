@@ -1797,3 +1797,28 @@ def _make_math_modules():
 
 
 nn.GELU, nn.SiLU = _make_math_modules()
+
+
+def _math_inplace(cfn, name, operator=False):
+    def op(self, other):
+        o = _math_operand(other)
+        if o is None:
+            if operator:
+                return NotImplemented
+            raise TypeError("%s(): argument 'other' must be Tensor or Number, not %s"
+                            % (name, type(other).__name__))
+        cfn(self, o)
+        return self
+    op.__name__ = name
+    return op
+
+
+for _name in ('pow_', 'floor_divide_', 'remainder_', 'bitwise_and_', 'bitwise_or_',
+              'bitwise_xor_'):
+    setattr(Tensor, _name, _math_inplace(getattr(Dl.Tensor, _name), _name))
+Tensor.__ipow__ = _math_inplace(Dl.Tensor.pow_, '__ipow__', True)
+Tensor.__ifloordiv__ = _math_inplace(Dl.Tensor.floor_divide_, '__ifloordiv__', True)
+Tensor.__imod__ = _math_inplace(Dl.Tensor.remainder_, '__imod__', True)
+Tensor.__iand__ = _math_inplace(Dl.Tensor.bitwise_and_, '__iand__', True)
+Tensor.__ior__ = _math_inplace(Dl.Tensor.bitwise_or_, '__ior__', True)
+Tensor.__ixor__ = _math_inplace(Dl.Tensor.bitwise_xor_, '__ixor__', True)
