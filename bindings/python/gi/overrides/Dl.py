@@ -1653,11 +1653,14 @@ def _invert(self):
 Tensor.__invert__ = _invert
 
 
-@_export
-def pow(input, exponent):
+def _pow(input, exponent):
     if not _is_tensor(input) and _is_tensor(exponent):
         return Dl.Tensor.pow(_math_arg(input, 'pow', 'self'), exponent)
     return _tensor_pow(_math_arg(input, 'pow', 'input'), exponent)
+
+
+# named apart from the builtin pow, which this module must keep
+_export(_pow, 'pow')
 
 
 def _clamp_bound(x, argname):
@@ -1742,9 +1745,11 @@ def _round(self, decimals=0):
 Tensor.round = _round
 
 
-@_export
-def round(input, decimals=0):
+def _round_fn(input, decimals=0):
     return _round(input, decimals)
+
+
+_export(_round_fn, 'round')
 
 
 def _gelu(input, approximate='none'):
