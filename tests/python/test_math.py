@@ -397,6 +397,13 @@ def test_invert(rng, name):
     check(lambda v: ~v, (x,), (t,))
 
 
+def test_numpy_scalars(rng):
+    x, t = rand_pair(rng, (3,), "int64")
+    for s in (np.int64(3), np.float32(1.5), np.float64(-2.0)):
+        check(lambda v: v ** s, (x,), (t,))
+        check(lambda v: v.clamp(max=s), (x,), (t,))
+
+
 def test_bad_operands(rng):
     x, t = rand_pair(rng, (3,))
     with pytest.raises(TypeError):

@@ -1573,6 +1573,8 @@ def _math_operand(x):
     wrapped 0-d tensors, arrays and lists as new tensors; None otherwise."""
     if _is_tensor(x):
         return x
+    if isinstance(x, _np.generic) and x.ndim == 0:
+        x = x.item()
     if isinstance(x, bool):
         return Dl.Tensor.new_wrapped_scalar(1.0 if x else 0.0, Dl.DType.BOOL)
     if isinstance(x, numbers.Integral):
