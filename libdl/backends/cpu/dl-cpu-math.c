@@ -264,6 +264,7 @@ dl_cpu_math_unary (DlUnaryOp      op,
   DlCpuLoop loop = math_unary_loops[dtype][op];
 
   g_return_if_fail (loop != NULL); /* the ops layer promotes first */
+  g_return_if_fail (op != DL_UNARY_NAN_TO_NUM || params != NULL);
   dl_cpu_iter_for_each (iter, loop, (gpointer) params);
 }
 
