@@ -23,6 +23,7 @@
 #include "ops/dl-ops-linalg.h"
 #include "ops/dl-ops-einsum.h"
 #include "ops/dl-ops-activation.h"
+#include "ops/dl-ops-math.h"
 #include "nn/dl-module.h"
 #include "nn/dl-linear.h"
 #include "nn/dl-loss.h"

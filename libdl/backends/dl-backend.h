@@ -38,6 +38,32 @@ typedef enum
   DL_UNARY_SQRT,
   DL_UNARY_TANH,
   DL_UNARY_SIGMOID,
+  /* the math library (dl-cpu-math.c); floating-point kernels unless noted */
+  DL_UNARY_EXPM1,
+  DL_UNARY_LOG1P,
+  DL_UNARY_LOG2,
+  DL_UNARY_RSQRT,
+  DL_UNARY_SIN,
+  DL_UNARY_COS,
+  DL_UNARY_TAN,
+  DL_UNARY_GELU,       /* exact: x Phi (x) */
+  DL_UNARY_GELU_TANH,  /* the tanh approximation */
+  DL_UNARY_SILU,
+  DL_UNARY_SIGN,       /* also integer and bool */
+  DL_UNARY_FLOOR,
+  DL_UNARY_CEIL,
+  DL_UNARY_ROUND,      /* half to even */
+  DL_UNARY_TRUNC,
+  DL_UNARY_FRAC,
+  DL_UNARY_RECIPROCAL,
+  DL_UNARY_ERF,
+  DL_UNARY_BITWISE_NOT, /* integer and bool only */
+  /* predicates: the output operand is bool */
+  DL_UNARY_ISNAN,
+  DL_UNARY_ISINF,
+  DL_UNARY_ISFINITE,
+  /* with parameters, through unary_params: (nan, posinf, neginf) */
+  DL_UNARY_NAN_TO_NUM,
   DL_N_UNARY_OPS
 } DlUnaryOp;
 
@@ -56,10 +82,19 @@ typedef enum
   DL_BINARY_LE,
   DL_BINARY_GT,
   DL_BINARY_GE,
+  /* the math library (dl-cpu-math.c) */
+  DL_BINARY_POW,
+  DL_BINARY_FLOOR_DIVIDE,  /* integers: the ops layer rules out b == 0 */
+  DL_BINARY_REMAINDER,     /* with the sign of b, as Python's % */
+  DL_BINARY_ATAN2,         /* floating point only */
+  DL_BINARY_BITWISE_AND,   /* integer and bool only */
+  DL_BINARY_BITWISE_OR,
+  DL_BINARY_BITWISE_XOR,
+  DL_BINARY_ZERO_WHERE,    /* b != 0 ? 0 : a (for gradients) */
   DL_N_BINARY_OPS
 } DlBinaryOp;
 
-#define DL_BINARY_IS_COMPARISON(op) ((op) >= DL_BINARY_EQ)
+#define DL_BINARY_IS_COMPARISON(op) ((op) >= DL_BINARY_EQ && (op) <= DL_BINARY_GE)
 
 typedef enum
 {
@@ -116,6 +151,8 @@ struct _DlBackend
   void (*fill)    (DlIter *iter, DlDType dtype, gdouble value);
   void (*unary)   (DlUnaryOp op, DlIter *iter, DlDType dtype);
   void (*binary)  (DlBinaryOp op, DlIter *iter, DlDType dtype, gdouble alpha);
+  /* a unary op that takes numbers (DL_UNARY_NAN_TO_NUM: three) */
+  void (*unary_params) (DlUnaryOp op, DlIter *iter, DlDType dtype, const gdouble *params);
   void (*reduce)  (DlReduceOp op, const DlReduceArgs *args, DlDType dtype);
   /* C[M,N] = A[M,K] @ B[K,N] for one matrix; each matrix given by its
    * element strides (row, column), which the backend may need to be unit in

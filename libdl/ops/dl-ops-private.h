@@ -15,6 +15,7 @@
 #include "dl-ops-shape.h"
 #include "dl-ops-linalg.h"
 #include "dl-ops-activation.h"
+#include "dl-ops-math.h"
 
 G_BEGIN_DECLS
 

@@ -129,6 +129,7 @@ static const DlBackend cpu_backend = {
   .fill = dl_cpu_fill,
   .unary = dl_cpu_unary,
   .binary = dl_cpu_binary,
+  .unary_params = dl_cpu_math_unary,
   .reduce = dl_cpu_reduce,
   .gemm = dl_cpu_gemm,
   .random = dl_cpu_random,

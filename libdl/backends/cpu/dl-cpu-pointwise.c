@@ -262,8 +262,14 @@ dl_cpu_unary (DlUnaryOp op,
               DlIter   *iter,
               DlDType   dtype)
 {
-  DlCpuLoop loop = unary_loops[dtype][op];
+  DlCpuLoop loop;
 
+  if (op >= DL_UNARY_EXPM1)
+    {
+      dl_cpu_math_unary (op, iter, dtype, NULL);
+      return;
+    }
+  loop = unary_loops[dtype][op];
   g_return_if_fail (loop != NULL); /* the ops layer promotes first */
   dl_cpu_iter_for_each (iter, loop, NULL);
 }
@@ -411,8 +417,14 @@ dl_cpu_binary (DlBinaryOp op,
                DlDType    dtype,
                gdouble    alpha)
 {
-  DlCpuLoop loop = binary_loops[dtype][op];
+  DlCpuLoop loop;
 
+  if (op >= DL_BINARY_POW)
+    {
+      dl_cpu_math_binary (op, iter, dtype);
+      return;
+    }
+  loop = binary_loops[dtype][op];
   g_return_if_fail (loop != NULL); /* the ops layer promotes first */
   dl_cpu_iter_for_each (iter, loop, &alpha);
 }

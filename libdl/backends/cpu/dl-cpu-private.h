@@ -58,6 +58,8 @@ void dl_cpu_copy    (DlIter *iter, DlDType dst_dtype, DlDType src_dtype);
 void dl_cpu_fill    (DlIter *iter, DlDType dtype, gdouble value);
 void dl_cpu_unary   (DlUnaryOp op, DlIter *iter, DlDType dtype);
 void dl_cpu_binary  (DlBinaryOp op, DlIter *iter, DlDType dtype, gdouble alpha);
+void dl_cpu_math_unary  (DlUnaryOp op, DlIter *iter, DlDType dtype, const gdouble *params);
+void dl_cpu_math_binary (DlBinaryOp op, DlIter *iter, DlDType dtype);
 void dl_cpu_reduce  (DlReduceOp op, const DlReduceArgs *args, DlDType dtype);
 void dl_cpu_gemm    (DlDType dtype, gint64 m, gint64 n, gint64 k,
                      const void *a, gint64 a_rs, gint64 a_cs,

@@ -1,0 +1,666 @@
+/* test-math.c: the math kernels (dl-cpu-math.c) through the public ops,
+ * each family against a plain reference loop over the same values, on
+ * contiguous, strided, broadcast and multi-threaded layouts; and the
+ * errors of the math ops.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dl-test-utils.h"
+
+typedef DlTensor *(*UnaryFn) (DlTensor *self, GError **error);
+typedef DlTensor *(*BinaryFn) (DlTensor *self, DlTensor *other, GError **error);
+
+/* NaN equals NaN, infinities match by sign, else within @tol */
+static void
+assert_close (DlTensor      *t,
+              const gdouble *expected,
+              gint64         n,
+              gdouble        tol,
+              const gchar   *what)
+{
+  g_autofree gdouble *v = dl_test_values (t);
+
+  g_assert_cmpint (dl_tensor_numel (t), ==, n);
+  for (gint64 i = 0; i < n; i++)
+    {
+      gdouble a = v[i], e = expected[i];
+
+      if (isnan (e) ? isnan (a) : isinf (e) ? a == e : fabs (a - e) <= tol * (1.0 + fabs (e)))
+        continue;
+      g_test_fail_printf ("%s: element %" G_GINT64_FORMAT ": got %.9g, expected %.9g",
+                          what, i, a, e);
+      return;
+    }
+}
+
+static gdouble
+ref_floordiv (gdouble a,
+              gdouble b)
+{
+  return b == 0 ? a / b : floor (a / b);
+}
+
+static gdouble
+ref_remainder (gdouble a,
+               gdouble b)
+{
+  gdouble m = fmod (a, b);
+
+  return (m != 0 && ((m < 0) != (b < 0))) ? m + b : m;
+}
+
+static gdouble ref_sign (gdouble x) { return (x > 0) - (x < 0); }
+static gdouble ref_rsqrt (gdouble x) { return 1 / sqrt (x); }
+static gdouble ref_frac (gdouble x) { return x - trunc (x); }
+static gdouble ref_reciprocal (gdouble x) { return 1 / x; }
+static gdouble ref_gelu (gdouble x) { return x * 0.5 * (1 + erf (x * M_SQRT1_2)); }
+static gdouble ref_silu (gdouble x) { return x / (1 + exp (-x)); }
+static gdouble
+ref_gelu_tanh (gdouble x)
+{
+  return 0.5 * x * (1 + tanh (sqrt (2 / M_PI) * (x + 0.044715 * x * x * x)));
+}
+
+static const struct
+{
+  const gchar *name;
+  UnaryFn fn;
+  gdouble (*ref) (gdouble);
+  gboolean positive;
+} unary_cases[] = {
+  { "expm1", dl_tensor_expm1, expm1, FALSE },
+  { "log1p", dl_tensor_log1p, log1p, TRUE },
+  { "log2", dl_tensor_log2, log2, TRUE },
+  { "rsqrt", dl_tensor_rsqrt, ref_rsqrt, TRUE },
+  { "sin", dl_tensor_sin, sin, FALSE },
+  { "cos", dl_tensor_cos, cos, FALSE },
+  { "tan", dl_tensor_tan, tan, FALSE },
+  { "gelu", dl_tensor_gelu, ref_gelu, FALSE },
+  { "gelu_tanh", dl_tensor_gelu_tanh, ref_gelu_tanh, FALSE },
+  { "silu", dl_tensor_silu, ref_silu, FALSE },
+  { "sign", dl_tensor_sign, ref_sign, FALSE },
+  { "floor", dl_tensor_floor, floor, FALSE },
+  { "ceil", dl_tensor_ceil, ceil, FALSE },
+  { "round", dl_tensor_round, nearbyint, FALSE },
+  { "trunc", dl_tensor_trunc, trunc, FALSE },
+  { "frac", dl_tensor_frac, ref_frac, FALSE },
+  { "reciprocal", dl_tensor_reciprocal, ref_reciprocal, TRUE },
+  { "erf", dl_tensor_erf, erf, FALSE },
+};
+
+/* values for a unary op: in (-3, 3), or (0.1, 3.1) for @positive; the
+ * values are first rounded to @dtype so that the reference sees them */
+static DlTensor *
+input_for (gint64    n,
+           gboolean  positive,
+           DlDType   dtype,
+           gdouble **values)
+{
+  g_autofree gdouble *v = dl_test_random_values (n);
+  DlTensor *t;
+
+  for (gint64 i = 0; i < n; i++)
+    v[i] = positive ? 1.6 + 1.5 * v[i] : 3 * v[i];
+  t = dl_test_tensor (v, &n, 1, dtype);
+  *values = dl_test_values (t);
+  return t;
+}
+
+static void
+test_unary_float (void)
+{
+  const DlDType dtypes[] = { DL_DTYPE_FLOAT32, DL_DTYPE_FLOAT64, DL_DTYPE_FLOAT16 };
+  const gdouble tols[] = { 2e-6, 1e-13, 2e-3 };
+
+  for (gsize c = 0; c < G_N_ELEMENTS (unary_cases); c++)
+    for (gsize d = 0; d < G_N_ELEMENTS (dtypes); d++)
+      {
+        g_autoptr (GError) error = NULL;
+        g_autofree gdouble *v = NULL;
+        g_autofree gdouble *expected = g_new (gdouble, 1000);
+        g_autoptr (DlTensor) x = input_for (1000, unary_cases[c].positive, dtypes[d], &v);
+        g_autoptr (DlTensor) m = NULL;
+        g_autoptr (DlTensor) xt = NULL;
+        g_autoptr (DlTensor) y = NULL;
+        g_autoptr (DlTensor) yt = NULL;
+        g_autofree gdouble *expected_t = g_new (gdouble, 1000);
+
+        for (gint i = 0; i < 1000; i++)
+          expected[i] = unary_cases[c].ref (v[i]);
+        y = unary_cases[c].fn (x, &error);
+        g_assert_no_error (error);
+        g_assert_cmpint (dl_tensor_get_dtype (y), ==, dtypes[d]);
+        assert_close (y, expected, 1000, tols[d], unary_cases[c].name);
+
+        /* a strided view: the transpose of [25, 40] */
+        m = dl_tensor_view (x, DL_TEST_SHAPE (25, 40), &error);
+        g_assert_no_error (error);
+        xt = dl_tensor_transpose (m, 0, 1, &error);
+        g_assert_no_error (error);
+        yt = unary_cases[c].fn (xt, &error);
+        g_assert_no_error (error);
+        for (gint i = 0; i < 40; i++)
+          for (gint j = 0; j < 25; j++)
+            expected_t[i * 25 + j] = expected[j * 40 + i];
+        assert_close (yt, expected_t, 1000, tols[d], unary_cases[c].name);
+      }
+}
+
+/* a large tensor runs on several threads */
+static void
+test_unary_threaded (void)
+{
+  g_autoptr (GError) error = NULL;
+  const gint64 n = 600000;
+  g_autofree gdouble *v = NULL;
+  g_autoptr (DlTensor) x = input_for (n, FALSE, DL_DTYPE_FLOAT64, &v);
+  g_autoptr (DlTensor) y = dl_tensor_sin (x, &error);
+  g_autoptr (DlTensor) z = NULL;
+  g_autoptr (DlTensor) e = NULL;
+  g_autofree gdouble *expected = g_new (gdouble, n);
+
+  g_assert_no_error (error);
+  for (gint64 i = 0; i < n; i++)
+    expected[i] = sin (v[i]);
+  assert_close (y, expected, n, 1e-14, "sin");
+  e = dl_tensor_new_scalar (2, DL_DTYPE_FLOAT64);
+  z = dl_tensor_remainder (x, e, &error);
+  g_assert_no_error (error);
+  for (gint64 i = 0; i < n; i++)
+    expected[i] = ref_remainder (v[i], 2);
+  assert_close (z, expected, n, 1e-14, "remainder");
+}
+
+static void
+test_predicates_nan_to_num (void)
+{
+  const gdouble vals[] = { NAN, INFINITY, -INFINITY, -0.0, 1.5, -2.5, 1e30 };
+  const DlDType dtypes[] = { DL_DTYPE_FLOAT32, DL_DTYPE_FLOAT64, DL_DTYPE_FLOAT16,
+                             DL_DTYPE_BFLOAT16 };
+  const gint64 n = G_N_ELEMENTS (vals);
+
+  for (gsize d = 0; d < G_N_ELEMENTS (dtypes); d++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (DlTensor) x = dl_test_tensor (vals, &n, 1, dtypes[d]);
+      g_autofree gdouble *v = dl_test_values (x);
+      g_autoptr (DlTensor) isn = dl_tensor_isnan (x, &error);
+      g_autoptr (DlTensor) isi = dl_tensor_isinf (x, &error);
+      g_autoptr (DlTensor) isf = dl_tensor_isfinite (x, &error);
+      g_autoptr (DlTensor) r = dl_tensor_nan_to_num (x, 7, 100, -100, &error);
+      gdouble en[7], ei[7], ef[7], er[7];
+
+      g_assert_no_error (error);
+      g_assert_cmpint (dl_tensor_get_dtype (isn), ==, DL_DTYPE_BOOL);
+      for (gint i = 0; i < n; i++)
+        {
+          en[i] = isnan (v[i]) != 0;
+          ei[i] = isinf (v[i]) != 0;
+          ef[i] = isfinite (v[i]) != 0;
+          er[i] = isnan (v[i]) ? 7 : isinf (v[i]) ? (v[i] > 0 ? 100 : -100) : v[i];
+        }
+      assert_close (isn, en, n, 0, "isnan");
+      assert_close (isi, ei, n, 0, "isinf");
+      assert_close (isf, ef, n, 0, "isfinite");
+      assert_close (r, er, n, 0, "nan_to_num");
+    }
+}
+
+static void
+test_unary_int (void)
+{
+  const gdouble vals[] = { -5, -1, 0, 1, 7, 100 };
+  const DlDType dtypes[] = { DL_DTYPE_INT32, DL_DTYPE_INT64, DL_DTYPE_UINT8 };
+  const gint64 n = G_N_ELEMENTS (vals);
+
+  for (gsize d = 0; d < G_N_ELEMENTS (dtypes); d++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (DlTensor) x = dl_test_tensor (vals, &n, 1, dtypes[d]);
+      g_autofree gdouble *v = dl_test_values (x);
+      g_autoptr (DlTensor) s = dl_tensor_sign (x, &error);
+      g_autoptr (DlTensor) b = dl_tensor_bitwise_not (x, &error);
+      g_autoptr (DlTensor) f = dl_tensor_floor (x, &error);
+      g_autoptr (DlTensor) e = dl_tensor_expm1 (x, &error);
+      gdouble es[6], eb[6], ee[6];
+
+      g_assert_no_error (error);
+      for (gint i = 0; i < n; i++)
+        {
+          es[i] = ref_sign (v[i]);
+          eb[i] = dtypes[d] == DL_DTYPE_UINT8 ? (gdouble) (guint8) ~(guint8) v[i]
+                                              : (gdouble) ~(gint64) v[i];
+          ee[i] = expm1f ((float) v[i]);
+        }
+      g_assert_cmpint (dl_tensor_get_dtype (s), ==, dtypes[d]);
+      g_assert_cmpint (dl_tensor_get_dtype (e), ==, DL_DTYPE_FLOAT32);
+      assert_close (s, es, n, 0, "sign");
+      assert_close (b, eb, n, 0, "bitwise_not");
+      assert_close (f, v, n, 0, "floor");
+      assert_close (e, ee, n, 1e-6, "expm1");
+    }
+}
+
+static const struct
+{
+  const gchar *name;
+  BinaryFn fn;
+  gdouble (*ref) (gdouble, gdouble);
+} binary_cases[] = {
+  { "pow", dl_tensor_pow, pow },
+  { "floor_divide", dl_tensor_floor_divide, ref_floordiv },
+  { "remainder", dl_tensor_remainder, ref_remainder },
+  { "atan2", dl_tensor_atan2, atan2 },
+};
+
+static void
+test_binary_float (void)
+{
+  const DlDType dtypes[] = { DL_DTYPE_FLOAT32, DL_DTYPE_FLOAT64 };
+  const gdouble tols[] = { 2e-6, 1e-13 };
+
+  for (gsize c = 0; c < G_N_ELEMENTS (binary_cases); c++)
+    for (gsize d = 0; d < G_N_ELEMENTS (dtypes); d++)
+      {
+        g_autoptr (GError) error = NULL;
+        g_autofree gdouble *va = NULL;
+        g_autofree gdouble *vb = NULL;
+        g_autoptr (DlTensor) a = input_for (600, TRUE, dtypes[d], &va);
+        g_autoptr (DlTensor) b = input_for (600, FALSE, dtypes[d], &vb);
+        g_autoptr (DlTensor) a2 = dl_tensor_view (a, DL_TEST_SHAPE (20, 30), &error);
+        g_autoptr (DlTensor) b2 = dl_tensor_view (b, DL_TEST_SHAPE (20, 30), &error);
+        g_autoptr (DlTensor) bt = dl_tensor_transpose (b2, 0, 1, &error);
+        g_autoptr (DlTensor) at = dl_tensor_transpose (a2, 0, 1, &error);
+        g_autoptr (DlTensor) row = dl_tensor_select (b2, 0, 3, &error);
+        g_autoptr (DlTensor) y = NULL;
+        g_autoptr (DlTensor) yt = NULL;
+        g_autoptr (DlTensor) yb = NULL;
+        gdouble e[600], et[600], eb[600];
+
+        g_assert_no_error (error);
+        for (gint i = 0; i < 20; i++)
+          for (gint j = 0; j < 30; j++)
+            {
+              e[i * 30 + j] = binary_cases[c].ref (va[i * 30 + j], vb[i * 30 + j]);
+              et[j * 20 + i] = e[i * 30 + j];
+              eb[i * 30 + j] = binary_cases[c].ref (va[i * 30 + j], vb[3 * 30 + j]);
+            }
+        /* contiguous, strided, broadcast row */
+        y = binary_cases[c].fn (a, b, &error);
+        g_assert_no_error (error);
+        assert_close (y, e, 600, tols[d], binary_cases[c].name);
+        yt = binary_cases[c].fn (at, bt, &error);
+        g_assert_no_error (error);
+        assert_close (yt, et, 600, tols[d], binary_cases[c].name);
+        yb = binary_cases[c].fn (a2, row, &error);
+        g_assert_no_error (error);
+        assert_close (yb, eb, 600, tols[d], binary_cases[c].name);
+      }
+}
+
+static void
+test_binary_int (void)
+{
+  const gdouble av[] = { 7, -7, 7, -7, 0, 3, -9, 2, 5, -1 };
+  const gdouble bv[] = { 2, 2, -2, -2, 5, 4, 3, -1, 1, 3 };
+  const DlDType dtypes[] = { DL_DTYPE_INT32, DL_DTYPE_INT64 };
+  const gint64 n = G_N_ELEMENTS (av);
+
+  for (gsize d = 0; d < G_N_ELEMENTS (dtypes); d++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (DlTensor) a = dl_test_tensor (av, &n, 1, dtypes[d]);
+      g_autoptr (DlTensor) b = dl_test_tensor (bv, &n, 1, dtypes[d]);
+      g_autoptr (DlTensor) q = dl_tensor_floor_divide (a, b, &error);
+      g_autoptr (DlTensor) r = dl_tensor_remainder (a, b, &error);
+      g_autoptr (DlTensor) p = dl_tensor_pow (a, b, &error);
+      g_autoptr (DlTensor) band = dl_tensor_bitwise_and (a, b, &error);
+      g_autoptr (DlTensor) bor = dl_tensor_bitwise_or (a, b, &error);
+      g_autoptr (DlTensor) bxor = dl_tensor_bitwise_xor (a, b, &error);
+      g_autoptr (DlTensor) qs = dl_tensor_floor_divide_scalar (a, -3, &error);
+      gdouble eq[10], er[10], ep[10], ea[10], eo[10], ex[10], eqs[10];
+
+      g_assert_no_error (error);
+      for (gint i = 0; i < n; i++)
+        {
+          gint64 x = av[i], y = bv[i];
+          eq[i] = floor (av[i] / bv[i]);
+          er[i] = ref_remainder (av[i], bv[i]);
+          ep[i] = y >= 0 ? pow (av[i], bv[i]) : x == 1 ? 1 : x == -1 ? ((y & 1) ? -1 : 1) : 0;
+          ea[i] = x & y;
+          eo[i] = x | y;
+          ex[i] = x ^ y;
+          eqs[i] = floor (av[i] / -3);
+        }
+      g_assert_cmpint (dl_tensor_get_dtype (q), ==, dtypes[d]);
+      assert_close (q, eq, n, 0, "floor_divide");
+      assert_close (r, er, n, 0, "remainder");
+      assert_close (p, ep, n, 0, "pow");
+      assert_close (band, ea, n, 0, "bitwise_and");
+      assert_close (bor, eo, n, 0, "bitwise_or");
+      assert_close (bxor, ex, n, 0, "bitwise_xor");
+      assert_close (qs, eqs, n, 0, "floor_divide_scalar");
+    }
+}
+
+static void
+test_clamp_lerp (void)
+{
+  const gdouble v[] = { -3, -1, -0.5, 0, 0.5, 1, 3, NAN };
+  const gint64 n = G_N_ELEMENTS (v);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) x = dl_test_tensor (v, &n, 1, DL_DTYPE_FLOAT32);
+  g_autoptr (DlTensor) c = dl_tensor_clamp_scalar (x, -1, 0.5, &error);
+  g_autoptr (DlTensor) hi = dl_tensor_new_scalar (1, DL_DTYPE_FLOAT32);
+  g_autoptr (DlTensor) cmax = dl_tensor_clamp (x, NULL, hi, &error);
+  g_autoptr (DlTensor) zero = dl_zeros (&n, 1, DL_DTYPE_FLOAT32, NULL, &error);
+  g_autoptr (DlTensor) l = dl_tensor_lerp_scalar (zero, x, 0.25, &error);
+  gdouble ec[8], em[8], el[8];
+
+  g_assert_no_error (error);
+  for (gint i = 0; i < n; i++)
+    {
+      ec[i] = isnan (v[i]) ? v[i] : MIN (MAX (v[i], -1), 0.5);
+      em[i] = isnan (v[i]) ? v[i] : MIN (v[i], 1);
+      el[i] = 0.25 * v[i];
+    }
+  assert_close (c, ec, n, 0, "clamp");
+  assert_close (cmax, em, n, 0, "clamp max");
+  assert_close (l, el, n, 1e-7, "lerp");
+  {
+    DlTensor *r = dl_tensor_clamp_ (x, NULL, hi, &error);
+    g_assert_no_error (error);
+    g_assert_true (r == x);
+    g_object_unref (r);
+  }
+  assert_close (x, em, n, 0, "clamp_");
+}
+
+static void
+assert_error (DlTensor    *result,
+              GError      *error,
+              gint         code,
+              const gchar *needle)
+{
+  g_assert_null (result);
+  g_assert_error (error, DL_ERROR, code);
+  if (strstr (error->message, needle) == NULL)
+    g_test_fail_printf ("error message \"%s\" lacks \"%s\"", error->message, needle);
+}
+
+static void
+test_errors (void)
+{
+  g_autoptr (DlTensor) f = dl_ones (DL_TEST_SHAPE (3), DL_DTYPE_FLOAT32, NULL, NULL);
+  g_autoptr (DlTensor) d = dl_ones (DL_TEST_SHAPE (3), DL_DTYPE_FLOAT64, NULL, NULL);
+  g_autoptr (DlTensor) i = dl_ones (DL_TEST_SHAPE (3), DL_DTYPE_INT64, NULL, NULL);
+  g_autoptr (DlTensor) z = dl_zeros (DL_TEST_SHAPE (3), DL_DTYPE_INT64, NULL, NULL);
+  g_autoptr (DlTensor) f4 = dl_ones (DL_TEST_SHAPE (4), DL_DTYPE_FLOAT32, NULL, NULL);
+  struct { DlTensor *r; GError *e; gint code; const gchar *needle; } cases[10];
+  gint n = 0;
+
+#define CASE(expr, CODE, NEEDLE)                              \
+  G_STMT_START {                                              \
+    cases[n].e = NULL;                                        \
+    cases[n].r = (expr);                                      \
+    cases[n].code = CODE;                                     \
+    cases[n].needle = NEEDLE;                                 \
+    n++;                                                      \
+  } G_STMT_END
+  CASE (dl_tensor_floor_divide (i, z, &cases[n].e), DL_ERROR_ARGUMENT, "ZeroDivisionError");
+  CASE (dl_tensor_remainder_scalar (i, 0, &cases[n].e), DL_ERROR_ARGUMENT, "ZeroDivisionError");
+  CASE (dl_tensor_bitwise_and (f, i, &cases[n].e), DL_ERROR_DTYPE, "bitwise_and");
+  CASE (dl_tensor_bitwise_not (f, &cases[n].e), DL_ERROR_DTYPE, "bitwise_not");
+  CASE (dl_tensor_gelu (i, &cases[n].e), DL_ERROR_DTYPE, "gelu");
+  CASE (dl_tensor_pow_scalar (i, -2, &cases[n].e), DL_ERROR_ARGUMENT, "negative");
+  CASE (dl_tensor_clamp (f, NULL, NULL, &cases[n].e), DL_ERROR_ARGUMENT, "min");
+  CASE (dl_tensor_lerp_scalar (f, d, 0.5, &cases[n].e), DL_ERROR_DTYPE, "lerp");
+  CASE (dl_tensor_atan2 (f, f4, &cases[n].e), DL_ERROR_SHAPE, "atan2");
+  CASE (dl_tensor_clamp_ (i, f, NULL, &cases[n].e), DL_ERROR_DTYPE, "clamp_");
+#undef CASE
+  for (gint k = 0; k < n; k++)
+    {
+      assert_error (cases[k].r, cases[k].e, cases[k].code, cases[k].needle);
+      g_clear_error (&cases[k].e);
+    }
+}
+
+/* ---- gradients against central finite differences in float64 ---------- */
+
+#define MAX_INPUTS 3
+#define EPS 1e-6
+#define GRAD_TOL 1e-6
+
+typedef DlTensor *(*GradFunc) (DlTensor **x, GError **error);
+
+typedef struct
+{
+  const gchar *name;
+  GradFunc func;
+  guint n_inputs;
+  gint64 shapes[MAX_INPUTS][2];
+  gsize n_dims[MAX_INPUTS];
+  gdouble min_abs;   /* keep inputs at least this far from 0 */
+  gboolean positive; /* and positive */
+} GradCase;
+
+/* L = sum (f (x) * w) with random weights w */
+static gdouble
+grad_loss (const GradCase *c,
+           DlTensor      **x,
+           const gdouble  *w,
+           DlTensor      **loss_out)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) out = c->func (x, &error);
+  g_autoptr (DlTensor) wt = NULL;
+  g_autoptr (DlTensor) prod = NULL;
+  DlTensor *loss;
+  const gint64 *shape;
+  gsize nd;
+  gdouble l;
+
+  g_assert_no_error (error);
+  shape = dl_tensor_get_shape (out, &nd);
+  wt = dl_test_tensor (w, shape, nd, DL_DTYPE_FLOAT64);
+  prod = dl_tensor_mul (out, wt, &error);
+  loss = dl_tensor_sum (prod, &error);
+  g_assert_no_error (error);
+  l = dl_tensor_item (loss, &error);
+  g_assert_no_error (error);
+  if (loss_out)
+    *loss_out = loss;
+  else
+    g_object_unref (loss);
+  return l;
+}
+
+static gdouble
+eval_loss (const GradCase *c,
+           gdouble       **vals,
+           const gdouble  *w)
+{
+  DlTensor *x[MAX_INPUTS] = { NULL };
+  gboolean was = dl_set_grad_enabled (FALSE);
+  gdouble l;
+
+  for (guint i = 0; i < c->n_inputs; i++)
+    x[i] = dl_test_tensor (vals[i], c->shapes[i], c->n_dims[i], DL_DTYPE_FLOAT64);
+  l = grad_loss (c, x, w, NULL);
+  for (guint i = 0; i < c->n_inputs; i++)
+    g_object_unref (x[i]);
+  dl_set_grad_enabled (was);
+  return l;
+}
+
+static void
+gradcheck (gconstpointer data)
+{
+  const GradCase *c = data;
+  g_autoptr (GError) error = NULL;
+  gdouble *vals[MAX_INPUTS] = { NULL };
+  DlTensor *x[MAX_INPUTS] = { NULL };
+  g_autoptr (DlTensor) out = NULL;
+  g_autoptr (DlTensor) loss = NULL;
+  g_autofree gdouble *w = NULL;
+  const gint64 *shape;
+  gsize nd;
+
+  for (guint i = 0; i < c->n_inputs; i++)
+    {
+      gint64 n = dl_test_numel (c->shapes[i], c->n_dims[i]);
+
+      vals[i] = dl_test_random_values (n);
+      for (gint64 j = 0; j < n; j++)
+        {
+          if (c->positive)
+            vals[i][j] = fabs (vals[i][j]);
+          if (fabs (vals[i][j]) < c->min_abs)
+            vals[i][j] += vals[i][j] < 0 ? -c->min_abs : c->min_abs;
+        }
+      x[i] = dl_test_tensor (vals[i], c->shapes[i], c->n_dims[i], DL_DTYPE_FLOAT64);
+      g_assert_true (dl_tensor_set_requires_grad (x[i], TRUE, &error));
+    }
+  out = c->func (x, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (dl_tensor_get_grad_fn (out));
+  shape = dl_tensor_get_shape (out, &nd);
+  w = dl_test_random_values (dl_test_numel (shape, nd));
+  grad_loss (c, x, w, &loss);
+  g_assert_true (dl_tensor_backward (loss, NULL, FALSE, FALSE, &error));
+  g_assert_no_error (error);
+
+  for (guint i = 0; i < c->n_inputs; i++)
+    {
+      gint64 n = dl_test_numel (c->shapes[i], c->n_dims[i]);
+      DlTensor *grad = dl_tensor_get_grad (x[i]);
+      g_autofree gdouble *g = NULL;
+
+      g_assert_nonnull (grad);
+      dl_test_assert_shape (grad, c->shapes[i], c->n_dims[i]);
+      g = dl_test_values (grad);
+      for (gint64 j = 0; j < n; j++)
+        {
+          gdouble saved = vals[i][j], lp, lm, num;
+
+          vals[i][j] = saved + EPS;
+          lp = eval_loss (c, vals, w);
+          vals[i][j] = saved - EPS;
+          lm = eval_loss (c, vals, w);
+          vals[i][j] = saved;
+          num = (lp - lm) / (2 * EPS);
+          if (!(fabs (num - g[j]) <= GRAD_TOL * (1 + fabs (num))))
+            {
+              g_test_fail_printf ("%s: d/dx%u[%" G_GINT64_FORMAT "]: analytic %.10g, numeric %.10g",
+                                  c->name, i, j, g[j], num);
+              break;
+            }
+        }
+    }
+  for (guint i = 0; i < c->n_inputs; i++)
+    {
+      g_object_unref (x[i]);
+      g_free (vals[i]);
+    }
+}
+
+static DlTensor *g_expm1 (DlTensor **x, GError **e) { return dl_tensor_expm1 (x[0], e); }
+static DlTensor *g_log1p (DlTensor **x, GError **e) { return dl_tensor_log1p (x[0], e); }
+static DlTensor *g_log2 (DlTensor **x, GError **e) { return dl_tensor_log2 (x[0], e); }
+static DlTensor *g_rsqrt (DlTensor **x, GError **e) { return dl_tensor_rsqrt (x[0], e); }
+static DlTensor *g_sin (DlTensor **x, GError **e) { return dl_tensor_sin (x[0], e); }
+static DlTensor *g_cos (DlTensor **x, GError **e) { return dl_tensor_cos (x[0], e); }
+static DlTensor *g_tan (DlTensor **x, GError **e) { return dl_tensor_tan (x[0], e); }
+static DlTensor *g_gelu (DlTensor **x, GError **e) { return dl_tensor_gelu (x[0], e); }
+static DlTensor *g_gelu_tanh (DlTensor **x, GError **e) { return dl_tensor_gelu_tanh (x[0], e); }
+static DlTensor *g_silu (DlTensor **x, GError **e) { return dl_tensor_silu (x[0], e); }
+static DlTensor *g_floor (DlTensor **x, GError **e) { return dl_tensor_floor (x[0], e); }
+static DlTensor *g_frac (DlTensor **x, GError **e) { return dl_tensor_frac (x[0], e); }
+static DlTensor *g_reciprocal (DlTensor **x, GError **e) { return dl_tensor_reciprocal (x[0], e); }
+static DlTensor *g_erf (DlTensor **x, GError **e) { return dl_tensor_erf (x[0], e); }
+static DlTensor *
+g_nan_to_num (DlTensor **x, GError **e)
+{
+  return dl_tensor_nan_to_num (x[0], 0, NAN, NAN, e);
+}
+static DlTensor *g_pow (DlTensor **x, GError **e) { return dl_tensor_pow (x[0], x[1], e); }
+static DlTensor *
+g_pow_scalar (DlTensor **x, GError **e)
+{
+  return dl_tensor_pow_scalar (x[0], 2.5, e);
+}
+static DlTensor *g_rpow (DlTensor **x, GError **e) { return dl_tensor_rpow_scalar (x[0], 1.7, e); }
+static DlTensor *
+g_remainder (DlTensor **x, GError **e)
+{
+  return dl_tensor_remainder (x[0], x[1], e);
+}
+static DlTensor *g_atan2 (DlTensor **x, GError **e) { return dl_tensor_atan2 (x[0], x[1], e); }
+static DlTensor *
+g_clamp (DlTensor **x, GError **e)
+{
+  return dl_tensor_clamp (x[0], x[1], x[2], e);
+}
+static DlTensor *
+g_clamp_scalar (DlTensor **x, GError **e)
+{
+  return dl_tensor_clamp_scalar (x[0], -0.3, 0.4, e);
+}
+static DlTensor *g_lerp (DlTensor **x, GError **e) { return dl_tensor_lerp (x[0], x[1], x[2], e); }
+static DlTensor *
+g_lerp_scalar (DlTensor **x, GError **e)
+{
+  return dl_tensor_lerp_scalar (x[0], x[1], 0.3, e);
+}
+
+#define UNARY_CASE(NAME, FN, MIN_ABS, POS) \
+  { NAME, FN, 1, { { 3, 4 } }, { 2 }, MIN_ABS, POS }
+
+static const GradCase grad_cases[] = {
+  UNARY_CASE ("expm1", g_expm1, 0, FALSE),
+  UNARY_CASE ("log1p", g_log1p, 0, TRUE),
+  UNARY_CASE ("log2", g_log2, 0.1, TRUE),
+  UNARY_CASE ("rsqrt", g_rsqrt, 0.1, TRUE),
+  UNARY_CASE ("sin", g_sin, 0, FALSE),
+  UNARY_CASE ("cos", g_cos, 0, FALSE),
+  UNARY_CASE ("tan", g_tan, 0, FALSE),
+  UNARY_CASE ("gelu", g_gelu, 0, FALSE),
+  UNARY_CASE ("gelu_tanh", g_gelu_tanh, 0, FALSE),
+  UNARY_CASE ("silu", g_silu, 0, FALSE),
+  UNARY_CASE ("floor", g_floor, 0.01, FALSE),
+  UNARY_CASE ("frac", g_frac, 0.01, FALSE),
+  UNARY_CASE ("reciprocal", g_reciprocal, 0.2, FALSE),
+  UNARY_CASE ("erf", g_erf, 0, FALSE),
+  UNARY_CASE ("nan_to_num", g_nan_to_num, 0, FALSE),
+  UNARY_CASE ("pow_scalar", g_pow_scalar, 0.1, TRUE),
+  UNARY_CASE ("rpow_scalar", g_rpow, 0, FALSE),
+  UNARY_CASE ("clamp_scalar", g_clamp_scalar, 0, FALSE),
+  { "pow", g_pow, 2, { { 3, 4 }, { 4 } }, { 2, 1 }, 0.1, TRUE },
+  { "remainder", g_remainder, 2, { { 3, 4 }, { 3, 1 } }, { 2, 2 }, 0.3, FALSE },
+  { "atan2", g_atan2, 2, { { 3, 4 }, { 4 } }, { 2, 1 }, 0.1, FALSE },
+  { "clamp", g_clamp, 3, { { 3, 4 }, { 4 }, { 3, 1 } }, { 2, 1, 2 }, 0.01, FALSE },
+  { "lerp", g_lerp, 3, { { 3, 4 }, { 4 }, { 3, 1 } }, { 2, 1, 2 }, 0, FALSE },
+  { "lerp_scalar", g_lerp_scalar, 2, { { 3, 4 }, { 3, 4 } }, { 2, 2 }, 0, FALSE },
+};
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/math/unary-float", test_unary_float);
+  g_test_add_func ("/math/unary-threaded", test_unary_threaded);
+  g_test_add_func ("/math/predicates-nan-to-num", test_predicates_nan_to_num);
+  g_test_add_func ("/math/unary-int", test_unary_int);
+  g_test_add_func ("/math/binary-float", test_binary_float);
+  g_test_add_func ("/math/binary-int", test_binary_int);
+  g_test_add_func ("/math/clamp-lerp", test_clamp_lerp);
+  g_test_add_func ("/math/errors", test_errors);
+  for (gsize i = 0; i < G_N_ELEMENTS (grad_cases); i++)
+    {
+      g_autofree gchar *path = g_strdup_printf ("/math/gradcheck/%s", grad_cases[i].name);
+      g_test_add_data_func (path, &grad_cases[i], gradcheck);
+    }
+  return g_test_run ();
+}
