@@ -21,6 +21,8 @@
 #include "ops/dl-ops-shape.h"
 #include "ops/dl-ops-linalg.h"
 #include "ops/dl-ops-activation.h"
+#include "ops/dl-ops-index.h"
+#include "ops/dl-ops-join.h"
 #include "nn/dl-module.h"
 #include "nn/dl-linear.h"
 #include "nn/dl-loss.h"

@@ -15,6 +15,8 @@
 #include "dl-ops-shape.h"
 #include "dl-ops-linalg.h"
 #include "dl-ops-activation.h"
+#include "dl-ops-index.h"
+#include "dl-ops-join.h"
 
 G_BEGIN_DECLS
 

@@ -132,6 +132,9 @@ static const DlBackend cpu_backend = {
   .reduce = dl_cpu_reduce,
   .gemm = dl_cpu_gemm,
   .random = dl_cpu_random,
+  .index = dl_cpu_index,
+  .masked_copy = dl_cpu_masked_copy,
+  .nonzero = dl_cpu_nonzero,
 };
 
 const DlBackend *

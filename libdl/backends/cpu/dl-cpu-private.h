@@ -65,5 +65,9 @@ void dl_cpu_gemm    (DlDType dtype, gint64 m, gint64 n, gint64 k,
                      void *c, gint64 c_rs, gint64 c_cs);
 void dl_cpu_random  (DlRandomOp op, void *data, gint64 n, DlDType dtype,
                      guint64 seed, guint64 offset, gdouble a, gdouble b);
+gboolean dl_cpu_index     (DlIndexOp op, const DlIndexArgs *args, DlDType dtype, gint64 *bad);
+void     dl_cpu_masked_copy (DlIter *iter, DlDType dtype);
+gint64   dl_cpu_nonzero   (const char *data, DlDType dtype, gint ndim, const gint64 *shape,
+                           const gint64 *strides, gint64 *out);
 
 G_END_DECLS
