@@ -1561,3 +1561,509 @@ def _fashion_mnist(root=None, train=True):
 datasets = _export(types.SimpleNamespace(fashion_mnist=_fashion_mnist,
                                          read_idx=lambda path: Dl.read_idx(path, None)),
                    'datasets')
+
+
+# ---- indexing and joining (issue 3) ----
+
+def _index_error_as_runtime(fn):
+    """gather/scatter: an index out of range is a RuntimeError in PyTorch,
+    a dim out of range an IndexError."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except GLib.Error as e:
+            if 'is out of bounds for dimension' in e.message:
+                raise
+            raise _translate(e) from None
+    return wrapper
+
+
+def _to_tensor_arg(x):
+    if _is_tensor(x):
+        return x
+    return tensor(x)
+
+
+def _number_tensor(value, like=None):
+    """A wrapped 0-d tensor for a Python number (or like's dtype)."""
+    if _is_tensor(value):
+        return value
+    if like is not None:
+        return Dl.Tensor.new_scalar(float(value), like.get_dtype())
+    if isinstance(value, bool):
+        return Dl.Tensor.new_wrapped_scalar(1.0 if value else 0.0, Dl.DType.BOOL)
+    if isinstance(value, numbers.Integral):
+        return Dl.Tensor.new_wrapped_scalar(float(value), Dl.DType.INT64)
+    if isinstance(value, numbers.Real):
+        return Dl.Tensor.new_wrapped_scalar(float(value), Dl.DType.FLOAT64)
+    raise TypeError('expected a Tensor or a number, not %s' % type(value).__name__)
+
+
+@_index_error_as_runtime
+def _t_gather(self, dim, index, *, sparse_grad=False, out=None):
+    return Dl.Tensor.gather(self, dim, index)
+
+
+@_index_error_as_runtime
+def _t_scatter(self, dim, index, src=None, *, value=None, reduce=None):
+    if reduce is not None:
+        raise NotImplementedError('scatter(reduce=) is not supported yet')
+    if src is None:
+        src = value
+    if _is_tensor(src):
+        return Dl.Tensor.scatter(self, dim, index, src)
+    return Dl.Tensor.scatter_value(self, dim, index, float(src))
+
+
+@_index_error_as_runtime
+def _t_scatter_add(self, dim, index, src):
+    return Dl.Tensor.scatter_add(self, dim, index, src)
+
+
+def _inplace_from(self, result, name, *others):
+    """In-place variants that have no history-keeping C op: copy the
+    out-of-place result back (refused when autograd would need a graph)."""
+    if is_grad_enabled() and (self.requires_grad or any(_is_tensor(o) and o.requires_grad
+                                                         for o in others)):
+        raise RuntimeError('%s: in-place use with autograd is not supported; use the '
+                           'out-of-place %s' % (name, name.rstrip('_')))
+    Dl.Tensor.copy_(self, result)
+    return self
+
+
+def _t_scatter_(self, dim, index, src=None, *, value=None, reduce=None):
+    return _inplace_from(self, _t_scatter(self, dim, index, src, value=value, reduce=reduce),
+                         'scatter_', src)
+
+
+def _t_scatter_add_(self, dim, index, src):
+    return _inplace_from(self, _t_scatter_add(self, dim, index, src), 'scatter_add_', src)
+
+
+@_checked
+def _t_index_select(self, dim, index):
+    return Dl.Tensor.index_select(self, dim, index)
+
+
+@_checked
+def _t_masked_fill(self, mask, value):
+    if _is_tensor(value):
+        return Dl.Tensor.masked_fill_tensor(self, mask, value)
+    return Dl.Tensor.masked_fill(self, mask, float(value))
+
+
+@_checked
+def _t_masked_fill_(self, mask, value):
+    if _is_tensor(value):
+        if value.requires_grad:
+            raise RuntimeError('masked_fill_: a value tensor that requires grad is not '
+                               'supported in place; use masked_fill')
+        value = value.item()
+    Dl.Tensor.masked_fill_(self, mask, float(value))
+    return self
+
+
+@_checked
+def _t_masked_select(self, mask):
+    return Dl.Tensor.masked_select(self, mask)
+
+
+@_checked
+def _t_nonzero(self, *, as_tuple=False):
+    nz = Dl.Tensor.nonzero(self)
+    if not as_tuple:
+        return nz
+    if self.get_ndim() == 0:
+        return (Dl.Tensor.nonzero(self.reshape(1)).reshape(-1),)
+    return tuple(nz.select(1, d) for d in range(self.get_ndim()))
+
+
+@_checked
+def _t_take_along_dim(self, indices, dim=None):
+    if dim is None:
+        return Dl.Tensor.take_along_dim(self.reshape(-1), indices.reshape(-1), 0)
+    return Dl.Tensor.take_along_dim(self, indices, dim)
+
+
+@_checked
+def _t_where(self, condition, y):
+    return where(condition, self, y)
+
+
+def _index_list(indices):
+    out = []
+    for i in indices:
+        if i is None:
+            raise NotImplementedError('index_put_: None entries are not supported; index the '
+                                      'leading dims')
+        i = _to_tensor_arg(i)
+        if i.get_dtype() in (Dl.DType.BOOL, Dl.DType.UINT8):
+            out.extend(_t_nonzero(i.bool() if i.get_dtype() == Dl.DType.UINT8 else i,
+                                  as_tuple=True))
+        else:
+            out.append(i)
+    return out
+
+
+@_checked
+def _t_index_put_(self, indices, values, accumulate=False):
+    Dl.Tensor.index_put_(self, _index_list(indices), _number_tensor(values, self),
+                         bool(accumulate))
+    return self
+
+
+@_checked
+def _t_index_put(self, indices, values, accumulate=False):
+    return Dl.Tensor.index_put(self, _index_list(indices), _number_tensor(values, self),
+                               bool(accumulate))
+
+
+@_checked
+def _t_unbind(self, dim=0):
+    n = self.get_size(dim)
+    return tuple(Dl.Tensor.select(self, dim, i) for i in range(n))
+
+
+@_checked
+def _t_split(self, split_size_or_sections, dim=0):
+    if self.get_ndim() == 0:
+        raise RuntimeError('split: dimension specified as %d but tensor has no dimensions' % dim)
+    n = self.get_size(dim)
+    if isinstance(split_size_or_sections, numbers.Integral):
+        step = int(split_size_or_sections)
+        if step < 0 or (step == 0 and n != 0):
+            raise RuntimeError('split expects split_size be non-negative, but got split_size=%d'
+                               % step)
+        if n == 0:
+            return (Dl.Tensor.narrow(self, dim, 0, 0),)
+        return tuple(Dl.Tensor.narrow(self, dim, s, min(step, n - s)) for s in range(0, n, step))
+    sizes = [int(s) for s in split_size_or_sections]
+    if sum(sizes) != n or any(s < 0 for s in sizes):
+        raise RuntimeError('split_with_sizes expects split_sizes to sum exactly to %d (input '
+                           'tensor\'s size at dimension %d), but got split_sizes=%s'
+                           % (n, dim, sizes))
+    out, start = [], 0
+    for s in sizes:
+        out.append(Dl.Tensor.narrow(self, dim, start, s))
+        start += s
+    return tuple(out)
+
+
+@_checked
+def _t_chunk(self, chunks, dim=0):
+    chunks = int(chunks)
+    if chunks <= 0:
+        raise RuntimeError('chunk expects `chunks` to be greater than 0, got: %d' % chunks)
+    if self.get_ndim() == 0:
+        raise RuntimeError('chunk expects at least a 1-dimensional tensor')
+    n = self.get_size(dim)
+    return _t_split(self, max(-(-n // chunks), 1) if n else 0, dim) if n else \
+        tuple(Dl.Tensor.narrow(self, dim, 0, 0) for _ in range(chunks))
+
+
+@_checked
+def _t_repeat(self, *sizes):
+    return Dl.Tensor.repeat(self, _size_args(sizes, 'repeat'))
+
+
+@_checked
+def _t_flip(self, *dims):
+    return Dl.Tensor.flip(self, _size_args(dims, 'flip'))
+
+
+def _int_tuple(x):
+    return [int(x)] if isinstance(x, numbers.Integral) else [int(v) for v in x]
+
+
+@_checked
+def _t_roll(self, shifts, dims=None):
+    return Dl.Tensor.roll(self, _int_tuple(shifts), [] if dims is None else _int_tuple(dims))
+
+
+@_checked
+def _t_tril(self, diagonal=0):
+    return Dl.Tensor.tril(self, int(diagonal))
+
+
+@_checked
+def _t_triu(self, diagonal=0):
+    return Dl.Tensor.triu(self, int(diagonal))
+
+
+def _t_tril_(self, diagonal=0):
+    return _inplace_from(self, _t_tril(self, diagonal), 'tril_')
+
+
+def _t_triu_(self, diagonal=0):
+    return _inplace_from(self, _t_triu(self, diagonal), 'triu_')
+
+
+def _broadcast_shape(shapes):
+    nd = max((len(s) for s in shapes), default=0)
+    out = [1] * nd
+    for s in shapes:
+        for k, v in enumerate(s):
+            o = nd - len(s) + k
+            if out[o] == 1:
+                out[o] = v
+            elif v != 1 and v != out[o]:
+                raise IndexError('shape mismatch: indexing tensors could not be broadcast '
+                                 'together with shapes %s' % ' '.join(str(list(x)) for x in shapes))
+    return out
+
+
+def _split_index(self, idx):
+    """Applies the basic part of an index (ints, slices, None, Ellipsis) as
+    views, as PyTorch does, and returns (view, [(dim, int64 index)]) for
+    the advanced part, each index a dim of the view."""
+    if type(idx) is not tuple:
+        idx = (idx,)
+    items = []
+    for i in idx:
+        if isinstance(i, (list, _np.ndarray)) or (isinstance(i, tuple)):
+            i = tensor(i)
+            if i.get_ndim() == 1 and i.get_shape()[0] == 0:
+                i = i.long()
+        if _is_tensor(i) and i.get_dtype() == Dl.DType.UINT8:
+            i = i.bool()
+        items.append(i)
+
+    def width(i):
+        if i is None or i is Ellipsis:
+            return 0
+        if _is_tensor(i) and i.get_dtype() == Dl.DType.BOOL:
+            return max(i.get_ndim(), 1)
+        return 1
+    if sum(1 for i in items if i is Ellipsis) > 1:
+        raise IndexError('an index can only have a single ellipsis (\'...\')')
+    ndim = self.get_ndim()
+    n_real = sum(width(i) for i in items)
+    if n_real > ndim:
+        raise IndexError('too many indices for tensor of dimension %d' % ndim)
+    t, d, adv = self, 0, []
+    for i in items:
+        if i is None:
+            t = t.unsqueeze(d)
+            d += 1
+        elif i is Ellipsis:
+            d += ndim - n_real
+        elif isinstance(i, slice):
+            step = 1 if i.step is None else int(i.step)
+            if step <= 0:
+                raise ValueError('step must be greater than zero')
+            start = 0 if i.start is None else int(i.start)
+            stop = sys.maxsize if i.stop is None else int(i.stop)
+            t = Dl.Tensor.slice(t, d, start, stop, step)
+            d += 1
+        elif _is_tensor(i) and i.get_dtype() == Dl.DType.BOOL:
+            if i.get_ndim() == 0:
+                t = t.unsqueeze(d)
+                adv.append((d, tensor([0] if i.item() else [], dtype=int64)))
+                d += 1
+                continue
+            shape = t.get_shape()
+            for k, s in enumerate(i.get_shape()):
+                if s != shape[d + k]:
+                    raise IndexError('The shape of the mask %s at index %d does not match the '
+                                     'shape of the indexed tensor %s at index %d'
+                                     % (list(i.get_shape()), k, list(shape), d + k))
+            for k, col in enumerate(_t_nonzero(i, as_tuple=True)):
+                adv.append((d + k, col))
+            d += i.get_ndim()
+        elif _is_tensor(i):
+            if Dl.dtype_is_floating_point(i.get_dtype()):
+                raise IndexError('tensors used as indices must be long, int, byte or bool '
+                                 'tensors')
+            if i.get_ndim() == 0:
+                t = Dl.Tensor.select(t, d, int(i.item()))
+            else:
+                adv.append((d, i))
+                d += 1
+        elif isinstance(i, numbers.Integral) and not isinstance(i, bool):
+            t = Dl.Tensor.select(t, d, int(i))
+        else:
+            raise IndexError('only integers, slices (`:`), ellipsis (`...`), None and long or '
+                             'byte Variables are valid indices (got %s)' % type(i).__name__)
+    return t, adv
+
+
+def _advanced_layout(t, adv):
+    """(permuted view with the indexed dims first, index tensors, the
+    broadcast index shape, the permutation from B-first results to
+    PyTorch's layout or None)."""
+    dims = [d for d, _ in adv]
+    rest = [d for d in range(t.get_ndim()) if d not in dims]
+    perm = dims + rest
+    tp = t if perm == list(range(t.get_ndim())) else t.permute(*perm)
+    bshape = _broadcast_shape([list(i.get_shape()) for _, i in adv])
+    nb = len(bshape)
+    adjacent = dims == list(range(dims[0], dims[0] + len(dims)))
+    back = None
+    if adjacent and dims[0] > 0:
+        first = dims[0]
+        back = [nb + k for k in range(first)] + list(range(nb)) + \
+            [nb + k for k in range(first, len(rest))]
+    return tp, [i for _, i in adv], bshape, back
+
+
+def _getitem(self, idx):
+    try:
+        t, adv = _split_index(self, idx)
+        if not adv:
+            return t
+        tp, indices, _, back = _advanced_layout(t, adv)
+        res = Dl.Tensor.index(tp, indices)
+        return res if back is None else res.permute(*back)
+    except GLib.Error as e:
+        raise _translate(e) from None
+
+
+def _setitem(self, idx, value):
+    try:
+        t, adv = _split_index(self, idx)
+        if not adv:
+            if _is_tensor(value):
+                t.copy_(value)
+            elif isinstance(value, (list, tuple, _np.ndarray)):
+                t.copy_(tensor(value, dtype=t.dtype))
+            else:
+                t.fill_(value)
+            return
+        tp, indices, bshape, back = _advanced_layout(t, adv)
+        if not _is_tensor(value):
+            if isinstance(value, (list, tuple, _np.ndarray)):
+                value = tensor(value, dtype=t.dtype)
+            else:
+                value = Dl.Tensor.new_scalar(float(value), t.get_dtype())
+        if back is not None:
+            rest = [s for k, s in enumerate(t.get_shape()) if k not in [d for d, _ in adv]]
+            first = adv[0][0]
+            result_shape = rest[:first] + bshape + rest[first:]
+            try:
+                value = value.expand(*result_shape)
+            except GLib.Error:
+                raise RuntimeError('shape mismatch: value tensor of shape %s cannot be '
+                                   'broadcast to indexing result of shape %s'
+                                   % (list(value.shape), result_shape)) from None
+            inv = [0] * len(back)
+            for k, b in enumerate(back):
+                inv[b] = k
+            value = value.permute(*inv)
+        Dl.Tensor.index_put_(tp, indices, value, False)
+    except GLib.Error as e:
+        raise _translate(e) from None
+
+
+Tensor.__getitem__ = _getitem
+Tensor.__setitem__ = _setitem
+Tensor.gather = _t_gather
+Tensor.scatter = _t_scatter
+Tensor.scatter_ = _t_scatter_
+Tensor.scatter_add = _t_scatter_add
+Tensor.scatter_add_ = _t_scatter_add_
+Tensor.index_select = _t_index_select
+Tensor.masked_fill = _t_masked_fill
+Tensor.masked_fill_ = _t_masked_fill_
+Tensor.masked_select = _t_masked_select
+Tensor.nonzero = _t_nonzero
+Tensor.take_along_dim = _t_take_along_dim
+Tensor.where = _t_where
+Tensor.index_put_ = _t_index_put_
+Tensor.index_put = _t_index_put
+Tensor.unbind = _t_unbind
+Tensor.split = _t_split
+Tensor.chunk = _t_chunk
+Tensor.repeat = _t_repeat
+Tensor.flip = _t_flip
+Tensor.fliplr = lambda self: _t_flip(self, 1)
+Tensor.flipud = lambda self: _t_flip(self, 0)
+Tensor.roll = _t_roll
+Tensor.tril = _t_tril
+Tensor.triu = _t_triu
+Tensor.tril_ = _t_tril_
+Tensor.triu_ = _t_triu_
+
+
+def _method_fn(method, name):
+    def fn(input, *args, **kwargs):
+        return method(input, *args, **kwargs)
+    fn.__name__ = name
+    return fn
+
+
+for _name in ('gather', 'scatter', 'scatter_add', 'index_select', 'masked_fill',
+              'masked_select', 'take_along_dim', 'unbind', 'split', 'chunk', 'flip', 'fliplr',
+              'flipud', 'roll', 'tril', 'triu', 'index_put'):
+    _export(_method_fn(getattr(Tensor, _name), _name))
+
+
+@_export
+def nonzero(input, *, as_tuple=False, out=None):
+    return _t_nonzero(input, as_tuple=as_tuple)
+
+
+@_export
+def where(condition, input=None, other=None):
+    if input is None and other is None:
+        return _t_nonzero(condition, as_tuple=True)
+    if input is None or other is None:
+        raise TypeError('where() takes 1 or 3 arguments')
+    try:
+        return Dl.where(condition, _number_tensor(input), _number_tensor(other))
+    except GLib.Error as e:
+        raise _translate(e) from None
+
+
+def _tensor_seq(tensors, name):
+    if _is_tensor(tensors) or not isinstance(tensors, (list, tuple)):
+        raise TypeError('%s(): argument \'tensors\' must be tuple of Tensors, not %s'
+                        % (name, type(tensors).__name__))
+    for t in tensors:
+        if not _is_tensor(t):
+            raise TypeError('expected Tensor as element in argument \'tensors\' of %s(), but '
+                            'got %s' % (name, type(t).__name__))
+    return list(tensors)
+
+
+@_export
+def cat(tensors, dim=0, *, out=None):
+    try:
+        return Dl.cat(_tensor_seq(tensors, 'cat'), dim)
+    except GLib.Error as e:
+        raise _translate(e) from None
+
+
+_export(cat, 'concat')
+_export(cat, 'concatenate')
+
+
+@_export
+def stack(tensors, dim=0, *, out=None):
+    try:
+        return Dl.stack(_tensor_seq(tensors, 'stack'), dim)
+    except GLib.Error as e:
+        raise _translate(e) from None
+
+
+@_export
+def hstack(tensors):
+    tensors = _tensor_seq(tensors, 'hstack')
+    return cat(tensors, 0 if all(t.get_ndim() <= 1 for t in tensors) else 1)
+
+
+@_export
+def vstack(tensors):
+    tensors = [t.reshape(1, -1) if t.get_ndim() < 2 else t
+               for t in _tensor_seq(tensors, 'vstack')]
+    return cat(tensors, 0)
+
+
+def _one_hot(tensor, num_classes=-1):
+    try:
+        return Dl.one_hot(tensor, int(num_classes))
+    except GLib.Error as e:
+        raise _translate(e) from None
+
+
+functional.one_hot = _one_hot
