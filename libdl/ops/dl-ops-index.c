@@ -414,7 +414,7 @@ dl_tensor_index_select (DlTensor  *self,
     return NULL;
   if (index->ndim > 1)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+      g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
                    "index_select(): Index is supposed to be a vector, got %d dims", index->ndim);
       return NULL;
     }
@@ -447,17 +447,17 @@ dl_tensor_index_select (DlTensor  *self,
       g_error_free (local);
       return NULL;
     }
-  if (self->ndim == 0 || index->ndim == 0)
+  if (out && self->ndim == 0)
     {
+      /* a 0-d input gives a 0-d result (the index then has one entry) */
       g_autoptr (DlTensor) o = out;
-      gint64 s[DL_MAX_DIMS];
-      gint n = 0;
-      for (gint d = 0; d < nd; d++)
-        if (!(d == dim && index->ndim == 0) && self->ndim > 0)
-          s[n++] = out->sizes[d];
-      if (self->ndim == 0 && index->ndim == 1)
-        s[n++] = out->numel;
-      out = dl_tensor_reshape (o, s, n, error);
+      if (out->numel != 1)
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
+                       "index_select(): index of a 0-d tensor must have one element");
+          return NULL;
+        }
+      out = dl_tensor_reshape (o, NULL, 0, error);
     }
   return out;
 }
@@ -592,7 +592,7 @@ check_mask (const gchar  *op,
  * @error: return location for a #GError
  *
  * A copy of @self with @value where @mask holds, as torch.masked_fill
- * with a tensor value (which gets a gradient).
+ * with a tensor value (which gets a gradient). @mask and @self broadcast.
  *
  * Returns: (transfer full): the new tensor, or %NULL with @error set
  *
@@ -606,9 +606,15 @@ dl_tensor_masked_fill_tensor (DlTensor  *self,
 {
   g_autoptr (DlTensor) v = NULL;
 
-  if (!check_mask ("masked_fill", self, mask, error))
-    return NULL;
-  g_return_val_if_fail (DL_IS_TENSOR (value), NULL);
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (mask) && DL_IS_TENSOR (value),
+                        NULL);
+  if (mask->dtype != DL_DTYPE_BOOL)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                   "masked_fill: expected BoolTensor for mask, got %s",
+                   dl_dtype_get_name (mask->dtype));
+      return NULL;
+    }
   if (value->ndim != 0)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
@@ -732,7 +738,8 @@ dl_tensor_masked_fill_ (DlTensor  *self,
   g_autoptr (DlTensor) result = NULL;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!(alias = inplace_alias ("masked_fill_", self, NULL, error))
+  if (!check_mask ("masked_fill_", self, mask, error)
+      || !(alias = inplace_alias ("masked_fill_", self, NULL, error))
       || !(result = dl_tensor_masked_fill (alias, mask, value, error)))
     return NULL;
   return commit_inplace ("masked_fill_", self, result, error);
@@ -1188,7 +1195,14 @@ dl_tensor_index_put (DlTensor   *self,
                    : dl_tensor_scatter (merged, 0, le, vm, error);
   if (!res)
     return NULL;
-  return dl_tensor_reshape (res, self->sizes, self->ndim, error);
+  {
+    /* the result is new memory: its history must not read as a view, or
+     * index_put_ could not be applied to it again */
+    g_autoptr (DlTensor) shaped = dl_tensor_reshape (res, self->sizes, self->ndim, error);
+    if (shaped && shaped->grad_fn && dl_node_data (shaped->grad_fn)->is_view)
+      return dl_tensor_clone (shaped, error);
+    return shaped ? g_object_ref (shaped) : NULL;
+  }
 }
 
 /**

@@ -1860,21 +1860,14 @@ def _split_index(self, idx):
             if i.get_ndim() == 0:
                 t = t.unsqueeze(d)
                 adv.append((d, tensor([0] if i.item() else [], dtype=int64)))
-                d += 1
-                continue
-            shape = t.get_shape()
-            for k, s in enumerate(i.get_shape()):
-                if s != shape[d + k]:
-                    raise IndexError('The shape of the mask %s at index %d does not match the '
-                                     'shape of the indexed tensor %s at index %d'
-                                     % (list(i.get_shape()), k, list(shape), d + k))
-            for k, col in enumerate(_t_nonzero(i, as_tuple=True)):
-                adv.append((d + k, col))
-            d += i.get_ndim()
+            else:
+                # as in PyTorch, a mask moves the basic indices that follow
+                # it on by one dim only; it expands over its dims below
+                adv.append((d, i))
+            d += 1
         elif _is_tensor(i):
-            if Dl.dtype_is_floating_point(i.get_dtype()):
-                raise IndexError('tensors used as indices must be long, int, byte or bool '
-                                 'tensors')
+            if i.get_dtype() not in (Dl.DType.INT64, Dl.DType.UINT8, Dl.DType.BOOL):
+                raise IndexError('tensors used as indices must be long, byte or bool tensors')
             if i.get_ndim() == 0:
                 t = Dl.Tensor.select(t, d, int(i.item()))
             else:
@@ -1885,6 +1878,23 @@ def _split_index(self, idx):
         else:
             raise IndexError('only integers, slices (`:`), ellipsis (`...`), None and long or '
                              'byte Variables are valid indices (got %s)' % type(i).__name__)
+    out, shift = [], 0
+    shape = t.get_shape()
+    for d, i in adv:
+        d += shift
+        if i.get_dtype() != Dl.DType.BOOL:
+            out.append((d, i))
+            continue
+        k = i.get_ndim()
+        for j, s in enumerate(i.get_shape()):
+            if d + j >= len(shape) or s != shape[d + j]:
+                raise IndexError('The shape of the mask %s at index %d does not match the '
+                                 'shape of the indexed tensor %s at index %d'
+                                 % (list(i.get_shape()), j, list(shape), d + j))
+        for j, col in enumerate(_t_nonzero(i, as_tuple=True)):
+            out.append((d + j, col))
+        shift += k - 1
+    adv = out
     return t, adv
 
 
