@@ -469,7 +469,7 @@ triangle (const gchar  *op,
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (self->ndim < 2)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+      g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
                    "%s: input tensor must have at least 2 dimensions (got %d)", op, self->ndim);
       return NULL;
     }
