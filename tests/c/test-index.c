@@ -136,6 +136,32 @@ test_scatter (void)
     }
 }
 
+/* big enough for the threaded gather: index_select of 700 rows of 500 */
+static void
+test_gather_threaded (void)
+{
+  g_autoptr (GError) error = NULL;
+  const gint64 rows = 600, cols = 500, n = 700;
+  g_autofree gdouble *a = dl_test_random_values (rows * cols);
+  g_autofree gint64 *idx = g_new (gint64, n);
+  g_autofree gdouble *expected = g_new (gdouble, n * cols);
+  g_autoptr (DlTensor) x = dl_test_tensor (a, (gint64[]) { rows, cols }, 2, DL_DTYPE_FLOAT32);
+  g_autoptr (DlTensor) it = NULL;
+  g_autoptr (DlTensor) r = NULL;
+
+  for (gint64 i = 0; i < n; i++)
+    {
+      idx[i] = g_test_rand_int_range (0, rows);
+      for (gint64 j = 0; j < cols; j++)
+        expected[i * cols + j] = a[idx[i] * cols + j];
+    }
+  it = index_tensor (idx, (gint64[]) { n }, 1);
+  r = dl_tensor_index_select (x, 0, it, &error);
+  g_assert_no_error (error);
+  dl_test_assert_shape (r, (gint64[]) { n, cols }, 2);
+  dl_test_assert_values (r, expected, n * cols, 1e-6);
+}
+
 static void
 test_where_and_masks (void)
 {
@@ -308,6 +334,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/index/gather", test_gather);
   g_test_add_func ("/index/scatter", test_scatter);
+  g_test_add_func ("/index/gather-threaded", test_gather_threaded);
   g_test_add_func ("/index/where-masks-nonzero", test_where_and_masks);
   g_test_add_func ("/index/index-put", test_index_and_put);
   g_test_add_func ("/index/cat-flip-roll-tril", test_cat_flip_roll_tril);
