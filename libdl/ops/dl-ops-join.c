@@ -240,6 +240,245 @@ dl_stack (DlTensor **tensors,
   return dl_cat ((DlTensor **) parts->pdata, parts->len, dim, error);
 }
 
+/* ---- unbind, split, chunk ------------------------------------------------------ */
+
+static DlTensor **
+steal_array (GPtrArray *parts,
+             gsize     *n_out)
+{
+  *n_out = parts->len;
+  g_ptr_array_add (parts, NULL);
+  return (DlTensor **) g_ptr_array_free (parts, FALSE);
+}
+
+static void
+free_parts (GPtrArray *parts)
+{
+  g_ptr_array_set_free_func (parts, g_object_unref);
+  g_ptr_array_unref (parts);
+}
+
+/**
+ * dl_tensor_unbind:
+ * @self: a #DlTensor with at least one dim
+ * @dim: the dim to remove
+ * @n_out: (out): return location for the number of tensors
+ * @error: return location for a #GError
+ *
+ * The slices of @self along @dim, views with @dim removed, as
+ * torch.unbind.
+ *
+ * Returns: (array length=n_out) (transfer full) (nullable): the views, or
+ *   %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor **
+dl_tensor_unbind (DlTensor  *self,
+                  gint       dim,
+                  gsize     *n_out,
+                  GError   **error)
+{
+  GPtrArray *parts;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self) && n_out != NULL, NULL);
+  *n_out = 0;
+  if (self->ndim == 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_INDEX, "unbind: Dimension specified as %d but "
+                   "tensor has no dimensions", dim);
+      return NULL;
+    }
+  if (!dl_normalize_dim ("unbind", &dim, self->ndim, error))
+    return NULL;
+  parts = g_ptr_array_new ();
+  for (gint64 i = 0; i < self->sizes[dim]; i++)
+    {
+      DlTensor *v = dl_tensor_select (self, dim, i, error);
+      if (!v)
+        {
+          free_parts (parts);
+          return NULL;
+        }
+      g_ptr_array_add (parts, v);
+    }
+  return steal_array (parts, n_out);
+}
+
+/**
+ * dl_tensor_split_with_sizes:
+ * @self: a #DlTensor with at least one dim
+ * @sizes: (array length=n_sizes): the length of each piece along @dim;
+ *   they add up to that dim's size
+ * @n_sizes: how many pieces
+ * @dim: the dim to split
+ * @n_out: (out): return location for the number of tensors
+ * @error: return location for a #GError
+ *
+ * @self cut along @dim into views of the given lengths, as torch.split
+ * with a list of sizes.
+ *
+ * Returns: (array length=n_out) (transfer full) (nullable): the views, or
+ *   %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor **
+dl_tensor_split_with_sizes (DlTensor      *self,
+                            const gint64  *sizes,
+                            gsize          n_sizes,
+                            gint           dim,
+                            gsize         *n_out,
+                            GError       **error)
+{
+  GPtrArray *parts;
+  gint64 total = 0, start = 0;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self) && n_out != NULL, NULL);
+  *n_out = 0;
+  if (self->ndim == 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "split: dimension specified as %d but tensor has no dimensions", dim);
+      return NULL;
+    }
+  if (!dl_normalize_dim ("split", &dim, self->ndim, error))
+    return NULL;
+  for (gsize i = 0; i < n_sizes; i++)
+    {
+      if (sizes[i] < 0)
+        total = -1;
+      if (total < 0)
+        break;
+      total += sizes[i];
+    }
+  if (total != self->sizes[dim])
+    {
+      g_autofree gchar *s = dl_shape_to_string (sizes, n_sizes);
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "split_with_sizes expects split_sizes to sum exactly to %" G_GINT64_FORMAT
+                   " (input tensor's size at dimension %d), but got split_sizes=%s",
+                   self->sizes[dim], dim, s);
+      return NULL;
+    }
+  parts = g_ptr_array_new ();
+  for (gsize i = 0; i < n_sizes; i++)
+    {
+      DlTensor *v = dl_tensor_narrow (self, dim, start, sizes[i], error);
+      if (!v)
+        {
+          free_parts (parts);
+          return NULL;
+        }
+      g_ptr_array_add (parts, v);
+      start += sizes[i];
+    }
+  return steal_array (parts, n_out);
+}
+
+/**
+ * dl_tensor_split:
+ * @self: a #DlTensor with at least one dim
+ * @split_size: the length of each piece along @dim (the last may be
+ *   shorter)
+ * @dim: the dim to split
+ * @n_out: (out): return location for the number of tensors
+ * @error: return location for a #GError
+ *
+ * @self cut along @dim into views of @split_size, as torch.split with an
+ * int.
+ *
+ * Returns: (array length=n_out) (transfer full) (nullable): the views, or
+ *   %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor **
+dl_tensor_split (DlTensor  *self,
+                 gint64     split_size,
+                 gint       dim,
+                 gsize     *n_out,
+                 GError   **error)
+{
+  g_autofree gint64 *sizes = NULL;
+  gint64 n, count;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self) && n_out != NULL, NULL);
+  *n_out = 0;
+  if (self->ndim == 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "split: dimension specified as %d but tensor has no dimensions", dim);
+      return NULL;
+    }
+  if (!dl_normalize_dim ("split", &dim, self->ndim, error))
+    return NULL;
+  n = self->sizes[dim];
+  if (split_size < 0 || (split_size == 0 && n != 0))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "split expects split_size be non-negative, but got split_size=%"
+                   G_GINT64_FORMAT, split_size);
+      return NULL;
+    }
+  count = n == 0 ? 1 : (n + split_size - 1) / split_size;
+  sizes = g_new (gint64, count);
+  for (gint64 i = 0; i < count; i++)
+    sizes[i] = n == 0 ? 0 : MIN (split_size, n - i * split_size);
+  return dl_tensor_split_with_sizes (self, sizes, count, dim, n_out, error);
+}
+
+/**
+ * dl_tensor_chunk:
+ * @self: a #DlTensor with at least one dim
+ * @chunks: how many pieces to aim for, at least 1
+ * @dim: the dim to split
+ * @n_out: (out): return location for the number of tensors
+ * @error: return location for a #GError
+ *
+ * @self cut along @dim into at most @chunks views of equal length (the
+ * last may be shorter), as torch.chunk.
+ *
+ * Returns: (array length=n_out) (transfer full) (nullable): the views, or
+ *   %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor **
+dl_tensor_chunk (DlTensor  *self,
+                 gint64     chunks,
+                 gint       dim,
+                 gsize     *n_out,
+                 GError   **error)
+{
+  gint64 n;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self) && n_out != NULL, NULL);
+  *n_out = 0;
+  if (chunks <= 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "chunk expects `chunks` to be greater than 0, got: %" G_GINT64_FORMAT, chunks);
+      return NULL;
+    }
+  if (self->ndim == 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "chunk expects at least a 1-dimensional tensor");
+      return NULL;
+    }
+  if (!dl_normalize_dim ("chunk", &dim, self->ndim, error))
+    return NULL;
+  n = self->sizes[dim];
+  if (n == 0)
+    {
+      /* PyTorch gives @chunks empty pieces */
+      g_autofree gint64 *sizes = g_new0 (gint64, chunks);
+      return dl_tensor_split_with_sizes (self, sizes, chunks, dim, n_out, error);
+    }
+  return dl_tensor_split (self, (n + chunks - 1) / chunks, dim, n_out, error);
+}
+
 /* ---- repeat, flip, roll ------------------------------------------------------ */
 
 /**

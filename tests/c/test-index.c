@@ -286,6 +286,47 @@ test_cat_flip_roll_tril (void)
 }
 
 static void
+test_split_views (void)
+{
+  g_autoptr (GError) error = NULL;
+  gdouble a[10] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+  g_autoptr (DlTensor) x = dl_test_tensor (a, DL_TEST_SHAPE (5, 2), DL_DTYPE_FLOAT32);
+  gsize n = 0;
+  DlTensor **parts;
+
+  parts = dl_tensor_split (x, 2, 0, &n, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (n, ==, 3);
+  dl_test_assert_shape (parts[2], DL_TEST_SHAPE (1, 2));
+  dl_test_assert_values (parts[1], a + 4, 4, 0);
+  /* views: they share x's storage */
+  g_assert_true (dl_tensor_get_storage (parts[1]) == dl_tensor_get_storage (x));
+  for (gsize i = 0; i < n; i++)
+    g_object_unref (parts[i]);
+  g_free (parts);
+
+  parts = dl_tensor_unbind (x, 1, &n, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (n, ==, 2);
+  dl_test_assert_values (parts[1], (gdouble[]) { 1, 3, 5, 7, 9 }, 5, 0);
+  for (gsize i = 0; i < n; i++)
+    g_object_unref (parts[i]);
+  g_free (parts);
+
+  parts = dl_tensor_chunk (x, 3, 0, &n, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (n, ==, 3);
+  for (gsize i = 0; i < n; i++)
+    g_object_unref (parts[i]);
+  g_free (parts);
+
+  parts = dl_tensor_split_with_sizes (x, (gint64[]) { 1, 2 }, 2, 0, &n, &error);
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_assert_null (parts);
+  g_assert_cmpuint (n, ==, 0);
+}
+
+static void
 test_errors (void)
 {
   gdouble a[6] = { 0 };
@@ -338,6 +379,7 @@ main (int   argc,
   g_test_add_func ("/index/where-masks-nonzero", test_where_and_masks);
   g_test_add_func ("/index/index-put", test_index_and_put);
   g_test_add_func ("/index/cat-flip-roll-tril", test_cat_flip_roll_tril);
+  g_test_add_func ("/index/split-views", test_split_views);
   g_test_add_func ("/index/errors", test_errors);
   return g_test_run ();
 }

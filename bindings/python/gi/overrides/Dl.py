@@ -1719,47 +1719,27 @@ def _t_index_put(self, indices, values, accumulate=False):
                                bool(accumulate))
 
 
+_c_unbind = Dl.Tensor.unbind
+_c_split = Dl.Tensor.split
+_c_split_with_sizes = Dl.Tensor.split_with_sizes
+_c_chunk = Dl.Tensor.chunk
+
+
 @_checked
 def _t_unbind(self, dim=0):
-    n = self.get_size(dim)
-    return tuple(Dl.Tensor.select(self, dim, i) for i in range(n))
+    return tuple(_c_unbind(self, dim))
 
 
 @_checked
 def _t_split(self, split_size_or_sections, dim=0):
-    if self.get_ndim() == 0:
-        raise RuntimeError('split: dimension specified as %d but tensor has no dimensions' % dim)
-    n = self.get_size(dim)
     if isinstance(split_size_or_sections, numbers.Integral):
-        step = int(split_size_or_sections)
-        if step < 0 or (step == 0 and n != 0):
-            raise RuntimeError('split expects split_size be non-negative, but got split_size=%d'
-                               % step)
-        if n == 0:
-            return (Dl.Tensor.narrow(self, dim, 0, 0),)
-        return tuple(Dl.Tensor.narrow(self, dim, s, min(step, n - s)) for s in range(0, n, step))
-    sizes = [int(s) for s in split_size_or_sections]
-    if sum(sizes) != n or any(s < 0 for s in sizes):
-        raise RuntimeError('split_with_sizes expects split_sizes to sum exactly to %d (input '
-                           'tensor\'s size at dimension %d), but got split_sizes=%s'
-                           % (n, dim, sizes))
-    out, start = [], 0
-    for s in sizes:
-        out.append(Dl.Tensor.narrow(self, dim, start, s))
-        start += s
-    return tuple(out)
+        return tuple(_c_split(self, int(split_size_or_sections), dim))
+    return tuple(_c_split_with_sizes(self, [int(s) for s in split_size_or_sections], dim))
 
 
 @_checked
 def _t_chunk(self, chunks, dim=0):
-    chunks = int(chunks)
-    if chunks <= 0:
-        raise RuntimeError('chunk expects `chunks` to be greater than 0, got: %d' % chunks)
-    if self.get_ndim() == 0:
-        raise RuntimeError('chunk expects at least a 1-dimensional tensor')
-    n = self.get_size(dim)
-    return _t_split(self, max(-(-n // chunks), 1) if n else 0, dim) if n else \
-        tuple(Dl.Tensor.narrow(self, dim, 0, 0) for _ in range(chunks))
+    return tuple(_c_chunk(self, int(chunks), dim))
 
 
 @_checked
