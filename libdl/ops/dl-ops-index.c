@@ -11,6 +11,11 @@
 
 #define TRY(x) G_STMT_START { if (!(x)) return FALSE; } G_STMT_END
 
+static DlTensor *commit_inplace (const gchar *op, DlTensor *self, DlTensor *result,
+                                 GError **error);
+static DlTensor *inplace_alias  (const gchar *op, DlTensor *self, DlTensor *other,
+                                 GError **error);
+
 /* ---- gather / scatter ---------------------------------------------------- */
 
 static gboolean
@@ -378,6 +383,101 @@ dl_tensor_scatter_add (DlTensor  *self,
 {
   g_return_val_if_fail (DL_IS_TENSOR (src), NULL);
   return scatter_impl ("scatter_add", SCATTER_ADD, self, dim, index, src, 0, error);
+}
+
+static DlTensor *
+scatter_inplace (const gchar  *op,
+                 gint          kind,
+                 DlTensor     *self,
+                 gint          dim,
+                 DlTensor     *index,
+                 DlTensor     *src,
+                 gdouble       value,
+                 GError      **error)
+{
+  g_autoptr (DlTensor) alias = NULL;
+  g_autoptr (DlTensor) result = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!(alias = inplace_alias (op, self, src, error))
+      || !(result = scatter_impl (op, kind, alias, dim, index, src, value, error)))
+    return NULL;
+  return commit_inplace (op, self, result, error);
+}
+
+/**
+ * dl_tensor_scatter_:
+ * @self: a #DlTensor, written in place
+ * @dim: the dim to scatter along
+ * @index: int64 indices, with the ndim of @self
+ * @src: the values, of @self's dtype, at least as big as @index
+ * @error: return location for a #GError
+ *
+ * dl_tensor_scatter() in place, as torch.Tensor.scatter_.
+ *
+ * Returns: (transfer full): @self, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_scatter_ (DlTensor  *self,
+                    gint       dim,
+                    DlTensor  *index,
+                    DlTensor  *src,
+                    GError   **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (src), NULL);
+  return scatter_inplace ("scatter_", SCATTER_SRC, self, dim, index, src, 0, error);
+}
+
+/**
+ * dl_tensor_scatter_value_:
+ * @self: a #DlTensor, written in place
+ * @dim: the dim to scatter along
+ * @index: int64 indices, with the ndim of @self
+ * @value: the value to write
+ * @error: return location for a #GError
+ *
+ * dl_tensor_scatter_value() in place, as torch.Tensor.scatter_ with a
+ * number.
+ *
+ * Returns: (transfer full): @self, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_scatter_value_ (DlTensor  *self,
+                          gint       dim,
+                          DlTensor  *index,
+                          gdouble    value,
+                          GError   **error)
+{
+  return scatter_inplace ("scatter_", SCATTER_VALUE, self, dim, index, NULL, value, error);
+}
+
+/**
+ * dl_tensor_scatter_add_:
+ * @self: a #DlTensor, written in place
+ * @dim: the dim to scatter along
+ * @index: int64 indices, with the ndim of @self
+ * @src: the values, of @self's dtype, at least as big as @index
+ * @error: return location for a #GError
+ *
+ * dl_tensor_scatter_add() in place, as torch.Tensor.scatter_add_.
+ *
+ * Returns: (transfer full): @self, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_scatter_add_ (DlTensor  *self,
+                        gint       dim,
+                        DlTensor  *index,
+                        DlTensor  *src,
+                        GError   **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (src), NULL);
+  return scatter_inplace ("scatter_add_", SCATTER_ADD, self, dim, index, src, 0, error);
 }
 
 /**

@@ -21,6 +21,12 @@ DL_EXPORT DlTensor *dl_tensor_scatter_value (DlTensor *self, gint dim, DlTensor 
                                              gdouble value, GError **error);
 DL_EXPORT DlTensor *dl_tensor_scatter_add   (DlTensor *self, gint dim, DlTensor *index,
                                              DlTensor *src, GError **error);
+DL_EXPORT DlTensor *dl_tensor_scatter_      (DlTensor *self, gint dim, DlTensor *index,
+                                             DlTensor *src, GError **error);
+DL_EXPORT DlTensor *dl_tensor_scatter_value_ (DlTensor *self, gint dim, DlTensor *index,
+                                              gdouble value, GError **error);
+DL_EXPORT DlTensor *dl_tensor_scatter_add_  (DlTensor *self, gint dim, DlTensor *index,
+                                             DlTensor *src, GError **error);
 DL_EXPORT DlTensor *dl_tensor_index_select  (DlTensor *self, gint dim, DlTensor *index,
                                              GError **error);
 DL_EXPORT DlTensor *dl_where                (DlTensor *condition, DlTensor *input,

@@ -552,3 +552,74 @@ def test_index_errors(rng):
         v[[7]] = 1.0
         return v
     same(put_oob, (x, t), (m, mt))
+
+
+# ---- in place with history, index_add / index_copy / index_fill --------------------------
+
+def test_scatter_inplace_grad(rng):
+    idx = unique_index(rng, 4, 2, (2, 3), 0)
+    ix, it = Dl.from_numpy(idx.copy()), torch.from_numpy(idx.copy())
+    a, b = rand_np(rng, (4, 3), "float64"), rand_np(rng, (2, 3), "float64")
+    x, t = pair(a, "float64", requires_grad=True)
+    s, st = pair(b, "float64", requires_grad=True)
+    y, u = x * 2, t * 2
+    y.scatter_(0, ix, s)
+    u.scatter_(0, it, st)
+    y.scatter_add_(0, ix, s * s)
+    u.scatter_add_(0, it, st * st)
+    jx, jt = index_pair([[0], [2]])
+    y.scatter_(1, jx, 0.5)
+    u.scatter_(1, jt, 0.5)
+    assert_same(y, u)
+    (y * y).sum().backward()
+    (u * u).sum().backward()
+    assert_same(x.grad, t.grad)
+    assert_same(s.grad, st.grad)
+    with pytest.raises(RuntimeError):
+        x.scatter_(0, ix, s)
+
+
+def test_tril_triu_inplace_grad(rng):
+    a = rand_np(rng, (3, 4), "float64")
+    x, t = pair(a, "float64", requires_grad=True)
+    y, u = x * 3, t * 3
+    y.tril_(1)
+    u.tril_(1)
+    y.triu_(-1)
+    u.triu_(-1)
+    assert_same(y, u)
+    (y * y).sum().backward()
+    (u * u).sum().backward()
+    assert_same(x.grad, t.grad)
+
+
+@pytest.mark.parametrize("shape,dim,idx", [
+    ((4, 3), 0, [3, 0, 3]), ((4, 3), 1, [2, 0]), ((2, 3, 4), -1, [1, 1, 0]), ((5,), 0, [4, 0]),
+    ((4, 3), 0, []), ((4, 3), 2, [0]), ((4, 3), 0, [4]),
+])
+@pytest.mark.parametrize("name", ["float32", "float64", "int64", "int32"])
+def test_index_add_copy_fill(rng, shape, dim, idx, name):
+    x, t = rand_pair(rng, shape, name)
+    ix, it = index_pair(idx)
+    sshape = list(shape)
+    if -len(shape) <= dim < len(shape):
+        sshape[dim] = len(idx)
+    s, st = rand_pair(rng, sshape, name)
+    same(lambda a, i, b: a.index_add(dim, i, b), (x, t), (ix, it), (s, st))
+    same(lambda a, i, b: a.index_add(dim, i, b, alpha=2), (x, t), (ix, it), (s, st))
+    if len(set(idx)) == len(idx):
+        same(lambda a, i, b: a.index_copy(dim, i, b), (x, t), (ix, it), (s, st))
+    same(lambda a, i: a.index_fill(dim, i, 7), (x, t), (ix, it))
+
+    def inplace(a, i, b):
+        a = a.clone()
+        a.index_add_(dim, i, b)
+        a.index_fill_(dim, i[:1], -1)
+        return a
+    same(inplace, (x, t), (ix, it), (s, st))
+
+
+def test_index_add_grad(rng):
+    ix, it = index_pair([2, 0, 2])
+    check_grad(lambda a, b: a.index_add(1, ix if isinstance(a, Dl.Tensor) else it, b),
+               rand_np(rng, (2, 4), "float64"), rand_np(rng, (2, 3), "float64"))

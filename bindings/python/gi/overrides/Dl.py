@@ -1621,24 +1621,23 @@ def _t_scatter_add(self, dim, index, src):
     return Dl.Tensor.scatter_add(self, dim, index, src)
 
 
-def _inplace_from(self, result, name, *others):
-    """In-place variants that have no history-keeping C op: copy the
-    out-of-place result back (refused when autograd would need a graph)."""
-    if is_grad_enabled() and (self.requires_grad or any(_is_tensor(o) and o.requires_grad
-                                                         for o in others)):
-        raise RuntimeError('%s: in-place use with autograd is not supported; use the '
-                           'out-of-place %s' % (name, name.rstrip('_')))
-    Dl.Tensor.copy_(self, result)
+@_index_error_as_runtime
+def _t_scatter_(self, dim, index, src=None, *, value=None, reduce=None):
+    if reduce is not None:
+        raise NotImplementedError('scatter_(reduce=) is not supported yet')
+    if src is None:
+        src = value
+    if _is_tensor(src):
+        Dl.Tensor.scatter_(self, dim, index, src)
+    else:
+        Dl.Tensor.scatter_value_(self, dim, index, float(src))
     return self
 
 
-def _t_scatter_(self, dim, index, src=None, *, value=None, reduce=None):
-    return _inplace_from(self, _t_scatter(self, dim, index, src, value=value, reduce=reduce),
-                         'scatter_', src)
-
-
+@_index_error_as_runtime
 def _t_scatter_add_(self, dim, index, src):
-    return _inplace_from(self, _t_scatter_add(self, dim, index, src), 'scatter_add_', src)
+    Dl.Tensor.scatter_add_(self, dim, index, src)
+    return self
 
 
 @_checked
@@ -1771,12 +1770,101 @@ def _t_triu(self, diagonal=0):
     return Dl.Tensor.triu(self, int(diagonal))
 
 
+def _triangle_mask(self, diagonal, lower):
+    """True where tril_ (lower) or triu_ zeroes an element."""
+    if self.get_ndim() < 2:
+        raise IndexError('%s_: input tensor must have at least 2 dimensions'
+                         % ('tril' if lower else 'triu'))
+    r, c = self.get_shape()[-2:]
+    ones = Dl.ones([r, c], Dl.DType.BOOL, None)
+    return _t_triu(ones, diagonal + 1) if lower else _t_tril(ones, diagonal - 1)
+
+
 def _t_tril_(self, diagonal=0):
-    return _inplace_from(self, _t_tril(self, diagonal), 'tril_')
+    return _t_masked_fill_(self, _triangle_mask(self, int(diagonal), True), 0)
 
 
 def _t_triu_(self, diagonal=0):
-    return _inplace_from(self, _t_triu(self, diagonal), 'triu_')
+    return _t_masked_fill_(self, _triangle_mask(self, int(diagonal), False), 0)
+
+
+def _movedim_front(t, dim):
+    nd = t.get_ndim()
+    dim = dim + nd if dim < 0 else dim
+    if not 0 <= dim < max(nd, 1):
+        raise IndexError('Dimension out of range (expected to be in range of [%d, %d], but got '
+                         '%d)' % (-max(nd, 1), max(nd, 1) - 1, dim))
+    perm = [dim] + [d for d in range(nd) if d != dim]
+    return t if dim == 0 or nd == 0 else t.permute(*perm), perm
+
+
+def _index_along(self, dim, index, source, accumulate, name, inplace=True):
+    """self with source put (or added) at index along dim: index_put on a
+    view with dim moved to the front."""
+    if index.get_ndim() > 1:
+        raise IndexError('%s(): Index is supposed to be a vector' % name)
+    if index.get_dtype() not in (Dl.DType.INT64, Dl.DType.INT32):
+        raise IndexError('%s(): Expected dtype int32/int64 for index' % name)
+    base = self if self.get_ndim() else self.reshape(1)
+    t, perm = _movedim_front(base, dim)
+    moved = perm != list(range(len(perm)))
+    if _is_tensor(source) and source.get_ndim() > 0 and moved:
+        source = source.permute(*perm)
+    source = _number_tensor(source, self)
+    if inplace:
+        Dl.Tensor.index_put_(t, [index.reshape(-1)], source, accumulate)
+        return self
+    res = Dl.Tensor.index_put(t, [index.reshape(-1)], source, accumulate)
+    if moved:
+        inv = [0] * len(perm)
+        for k, p in enumerate(perm):
+            inv[p] = k
+        res = res.permute(*inv)
+    return res.reshape(self.shape) if self.get_ndim() == 0 else res
+
+
+@_checked
+def _t_index_add_(self, dim, index, source, *, alpha=1):
+    if alpha != 1:
+        source = source * alpha
+    return _index_along(self, dim, index, source, True, 'index_add_')
+
+
+@_checked
+def _t_index_copy_(self, dim, index, source):
+    return _index_along(self, dim, index, source, False, 'index_copy_')
+
+
+@_checked
+def _t_index_fill_(self, dim, index, value):
+    if _is_tensor(value):
+        if value.get_ndim() != 0:
+            raise RuntimeError('index_fill_ only supports a 0-dimensional value tensor, but got '
+                               'tensor with %d dimension(s).' % value.get_ndim())
+        value = value.item()
+    return _index_along(self, dim, index, value, False, 'index_fill_')
+
+
+@_checked
+def _t_index_add(self, dim, index, source, *, alpha=1):
+    if alpha != 1:
+        source = source * alpha
+    return _index_along(self, dim, index, source, True, 'index_add', inplace=False)
+
+
+@_checked
+def _t_index_copy(self, dim, index, source):
+    return _index_along(self, dim, index, source, False, 'index_copy', inplace=False)
+
+
+@_checked
+def _t_index_fill(self, dim, index, value):
+    if _is_tensor(value):
+        if value.get_ndim() != 0:
+            raise RuntimeError('index_fill_ only supports a 0-dimensional value tensor, but got '
+                               'tensor with %d dimension(s).' % value.get_ndim())
+        value = value.item()
+    return _index_along(self, dim, index, value, False, 'index_fill', inplace=False)
 
 
 def _broadcast_shape(shapes):
@@ -1973,6 +2061,12 @@ Tensor.tril = _t_tril
 Tensor.triu = _t_triu
 Tensor.tril_ = _t_tril_
 Tensor.triu_ = _t_triu_
+Tensor.index_add_ = _t_index_add_
+Tensor.index_copy_ = _t_index_copy_
+Tensor.index_fill_ = _t_index_fill_
+Tensor.index_add = _t_index_add
+Tensor.index_copy = _t_index_copy
+Tensor.index_fill = _t_index_fill
 
 
 def _method_fn(method, name):
@@ -1984,7 +2078,8 @@ def _method_fn(method, name):
 
 for _name in ('gather', 'scatter', 'scatter_add', 'index_select', 'masked_fill',
               'masked_select', 'take_along_dim', 'unbind', 'split', 'chunk', 'flip', 'fliplr',
-              'flipud', 'roll', 'tril', 'triu', 'index_put'):
+              'flipud', 'roll', 'tril', 'triu', 'index_put', 'index_add', 'index_copy',
+              'index_fill'):
     _export(_method_fn(getattr(Tensor, _name), _name))
 
 
