@@ -60,10 +60,13 @@ run_index (const gchar  *op,
     }
   if (index->ndim == 0)
     {
-      /* a 0-d index: one element */
+      /* a 0-d index: one element, of a 0-d or 1-d self and other */
       args.ndim = 1;
       args.dim = 0;
       args.shape[0] = 1;
+      args.self_strides[0] = self->ndim == 0 ? 0 : self->strides[0] * (gint64) es;
+      args.other_strides[0] = 0;
+      args.index_strides[0] = 0;
     }
   if (!dl_tensor_backend (self)->index (kind, &args, self->dtype, &bad))
     {

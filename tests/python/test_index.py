@@ -64,7 +64,7 @@ def index_pair(a):
 
 @pytest.mark.parametrize("shape,dim,ishape", [
     ((3, 4), 0, (2, 4)), ((3, 4), 1, (3, 6)), ((3, 4), -1, (2, 2)), ((2, 3, 4), 1, (2, 5, 3)),
-    ((5,), 0, (7,)), ((), 0, ()), ((3, 4), 1, (3, 0)), ((0, 4), 1, (0, 4)), ((1, 1), 0, (1, 1)),
+    ((5,), 0, (7,)), ((), 0, ()), ((5,), 0, ()), ((), 0, (3,)), ((3, 4), 1, (3, 0)), ((0, 4), 1, (0, 4)), ((1, 1), 0, (1, 1)),
 ])
 @pytest.mark.parametrize("name", DTYPES)
 def test_gather(rng, shape, dim, ishape, name):
@@ -145,6 +145,16 @@ def test_scatter(rng, shape, dim, ishape, name):
     same(lambda a, i, b: a.scatter_add(dim, i, b), (x, t), (rx, rt), (s, st))
     same(lambda a, i, b: Dl.scatter_add(a, dim, i, b) if a is x else torch.scatter_add(a, dim, i, b),
          (x, t), (rx, rt), (s, st))
+
+
+def test_scatter_0d_index(rng):
+    for shape in ((5,), ()):
+        x, t = rand_pair(rng, shape)
+        s, st = rand_pair(rng, ())
+        ix, it = index_pair(3 if shape else 0)
+        same(lambda a, i, b: a.scatter(0, i, b), (x, t), (ix, it), (s, st))
+        same(lambda a, i, b: a.scatter_add(0, i, b), (x, t), (ix, it), (s, st))
+        same(lambda a, i: a.scatter(0, i, 9.0), (x, t), (ix, it))
 
 
 def test_scatter_add_half(rng):
