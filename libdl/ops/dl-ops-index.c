@@ -531,7 +531,8 @@ dl_tensor_index_select (DlTensor  *self,
   if (!(idx = dl_cast_nograd (index, DL_DTYPE_INT64, error)))
     return NULL;
   /* a gather with the index broadcast over the other dims */
-  src = self->ndim == 0 ? dl_tensor_reshape (self, (gint64[]) { 1 }, 1, error) : g_object_ref (self);
+  src = self->ndim == 0 ? dl_tensor_reshape (self, (gint64[]) { 1 }, 1, error)
+                        : g_object_ref (self);
   if (!src)
     return NULL;
   for (gint d = 0; d < nd; d++)

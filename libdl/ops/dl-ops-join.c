@@ -139,8 +139,10 @@ cat_impl (DlTensor **tensors,
       DlNodeData *d = dl_node_data (node);
       d->ints[0] = dim;
       for (gsize i = 0; i < n; i++)
-        d->ints[1 + i] = is_legacy_empty (tensors[i]) && tensors[i] != ref ? -1
-                                                                            : tensors[i]->sizes[dim];
+        {
+          gboolean skipped = is_legacy_empty (tensors[i]) && tensors[i] != ref;
+          d->ints[1 + i] = skipped ? -1 : tensors[i]->sizes[dim];
+        }
       dl_node_set_output (node, out, 0);
     }
   return g_steal_pointer (&out);

@@ -86,7 +86,8 @@ def test_cat_noncontiguous_and_grad(rng):
     for label, shape, view in NONCONTIG:
         x, t = rand_pair(rng, shape)
         y, u = rand_pair(rng, shape)
-        same(lambda p, q: Dl.cat([view(p), view(q)], 0), lambda p, q: torch.cat([view(p), view(q)], 0),
+        same(lambda p, q: Dl.cat([view(p), view(q)], 0),
+             lambda p, q: torch.cat([view(p), view(q)], 0),
              (x, t), (y, u))
         same(lambda p, q: Dl.cat([view(p), view(q)], -1),
              lambda p, q: torch.cat([view(p), view(q)], -1), (x, t), (y, u))
