@@ -634,3 +634,45 @@ def test_index_add_grad(rng):
     ix, it = index_pair([2, 0, 2])
     check_grad(lambda a, b: a.index_add(1, ix if isinstance(a, Dl.Tensor) else it, b),
                rand_np(rng, (2, 4), "float64"), rand_np(rng, (2, 3), "float64"))
+
+
+BASIC_SET = [
+    (0,), (slice(1, None),), (slice(None), 1), (Ellipsis, 2), (1, slice(0, 3, 2)),
+    (-1, -1), (slice(None, None, 2), Ellipsis),
+]
+
+
+@pytest.mark.parametrize("k", range(len(BASIC_SET)))
+def test_basic_setitem_grad(rng, k):
+    """y[basic] = v keeps the graph: v gets its gradient and the
+    overwritten part of y none."""
+    idx = BASIC_SET[k]
+    a = rand_np(rng, (3, 4), "float64")
+    tv = torch.zeros(3, 4)[idx]
+    b = rand_np(rng, tuple(tv.shape), "float64")
+    x, t = pair(a, "float64", requires_grad=True)
+    v, vt = pair(b, "float64", requires_grad=True)
+    y, u = x * 2, t * 2
+    y[idx] = v * 3
+    u[idx] = vt * 3
+    assert_same(y, u)
+    (y * y).sum().backward()
+    (u * u).sum().backward()
+    assert_same(x.grad, t.grad)
+    assert_same(v.grad, vt.grad)
+    # a number, with grad flowing into self only
+    x, t = pair(a, "float64", requires_grad=True)
+    y, u = x * 2, t * 2
+    y[idx] = 1.5
+    u[idx] = 1.5
+    (y * y).sum().backward()
+    (u * u).sum().backward()
+    assert_same(x.grad, t.grad)
+    # into a tensor that does not require grad
+    z, w = Dl.zeros(3, 4, dtype=Dl.float64), torch.zeros(3, 4, dtype=torch.float64)
+    v, vt = pair(b, "float64", requires_grad=True)
+    z[idx] = v
+    w[idx] = vt
+    (z * z).sum().backward()
+    (w * w).sum().backward()
+    assert_same(v.grad, vt.grad)
