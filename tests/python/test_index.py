@@ -676,3 +676,17 @@ def test_basic_setitem_grad(rng, k):
     (z * z).sum().backward()
     (w * w).sum().backward()
     assert_same(v.grad, vt.grad)
+
+
+@pytest.mark.parametrize("shape,ishape", [((3, 4), (5,)), ((3, 4), (2, 2)), ((5,), ()),
+                                          ((), (2,)), ((3, 4), (0,))])
+def test_take_argwhere(rng, shape, ishape):
+    x, t = rand_pair(rng, shape)
+    n = max(int(np.prod(shape)), 1)
+    ix, it = index_pair(rng.integers(-n, n, size=ishape))
+    same(lambda a, i: a.take(i), (x, t), (ix, it))
+    same(lambda a, i: (Dl.take if a is x else torch.take)(a, i), (x, t), (ix, it))
+    same(lambda a: a.argwhere(), (x, t))
+    same(lambda a: (Dl.argwhere if a is x else torch.argwhere)(a > 0), (x, t))
+    ox, ot = index_pair(np.full(ishape, n))
+    same(lambda a, i: a.take(i), (x, t), (ox, ot))

@@ -2098,6 +2098,20 @@ def _setitem(self, idx, value):
         raise _translate(e) from None
 
 
+@_checked
+def _t_take(self, index):
+    if index.get_dtype() != Dl.DType.INT64:
+        raise RuntimeError('take(): Expected a long tensor for index, but got %s'
+                           % index.dtype)
+    return Dl.Tensor.index(self.reshape(-1), [index])
+
+
+def _t_argwhere(self):
+    return _t_nonzero(self)
+
+
+Tensor.take = _t_take
+Tensor.argwhere = _t_argwhere
 Tensor.__getitem__ = _getitem
 Tensor.__setitem__ = _setitem
 Tensor.gather = _t_gather
@@ -2144,7 +2158,7 @@ def _method_fn(method, name):
 for _name in ('gather', 'scatter', 'scatter_add', 'index_select', 'masked_fill',
               'masked_select', 'take_along_dim', 'unbind', 'split', 'chunk', 'flip', 'fliplr',
               'flipud', 'roll', 'tril', 'triu', 'index_put', 'index_add', 'index_copy',
-              'index_fill'):
+              'index_fill', 'take', 'argwhere'):
     _export(_method_fn(getattr(Tensor, _name), _name))
 
 
