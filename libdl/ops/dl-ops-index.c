@@ -1220,6 +1220,68 @@ dl_tensor_index (DlTensor   *self,
   return dl_tensor_reshape (sel, bshape, nd, error);
 }
 
+/* index_put as a scatter along dim 0 of @self with its indexed dims
+ * merged: sets *merged (@self reshaped, a view where the layout allows),
+ * *index (the linear index expanded over the other dims) and *src (the
+ * values broadcast and cast to @self's dtype). */
+static gboolean
+prepare_put (DlTensor   *self,
+             DlTensor  **indices,
+             gsize       n_indices,
+             DlTensor   *values,
+             DlTensor  **merged,
+             DlTensor  **index,
+             DlTensor  **src,
+             GError    **error)
+{
+  gint64 bshape[DL_MAX_DIMS], rshape[DL_MAX_DIMS], mshape[DL_MAX_DIMS], vshape[DL_MAX_DIMS];
+  gint64 p, n;
+  gint bnd, nd, vnd;
+  g_autoptr (DlTensor) lin = NULL;
+  g_autoptr (DlTensor) lv = NULL;
+  g_autoptr (DlTensor) vc = NULL;
+  g_autoptr (DlTensor) ve = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (values), FALSE);
+  if (!(lin = linear_index ("index_put", self, indices, n_indices, bshape, &bnd, &p, error)))
+    return FALSE;
+  nd = bnd;
+  memcpy (rshape, bshape, bnd * sizeof (gint64));
+  n = lin->numel;
+  mshape[0] = n;
+  vshape[0] = n;
+  vnd = 1;
+  for (gint d = n_indices; d < self->ndim; d++)
+    {
+      rshape[nd++] = self->sizes[d];
+      mshape[vnd] = self->sizes[d];
+      vshape[vnd++] = 1;
+    }
+  {
+    gint64 s[DL_MAX_DIMS];
+    gint snd;
+    if (!dl_broadcast_shapes ("index_put", rshape, nd, values->sizes, values->ndim, s, &snd,
+                              NULL)
+        || snd != nd || memcmp (s, rshape, nd * sizeof (gint64)) != 0)
+      {
+        g_autofree gchar *vs = dl_shape_to_string (values->sizes, values->ndim);
+        g_autofree gchar *rs = dl_shape_to_string (rshape, nd);
+        g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                     "index_put: shape mismatch: value tensor of shape %s cannot be broadcast "
+                     "to indexing result of shape %s", vs, rs);
+        return FALSE;
+      }
+  }
+  if (!(vc = dl_tensor_to_dtype (values, self->dtype, error))
+      || !(ve = dl_tensor_expand (vc, rshape, nd, error))
+      || !(*src = dl_tensor_reshape (ve, mshape, vnd, error))
+      || !(lv = dl_tensor_reshape (lin, vshape, vnd, error))
+      || !(*index = dl_tensor_expand (lv, mshape, vnd, error))
+      || !(*merged = merge_leading (self, n_indices, p, error)))
+    return FALSE;
+  return TRUE;
+}
+
 /**
  * dl_tensor_index_put:
  * @self: a #DlTensor
@@ -1246,57 +1308,15 @@ dl_tensor_index_put (DlTensor   *self,
                      gboolean    accumulate,
                      GError    **error)
 {
-  gint64 bshape[DL_MAX_DIMS], rshape[DL_MAX_DIMS], mshape[DL_MAX_DIMS], vshape[DL_MAX_DIMS];
-  gint64 p, n;
-  gint bnd, nd, vnd;
-  g_autoptr (DlTensor) lin = NULL;
-  g_autoptr (DlTensor) lv = NULL;
-  g_autoptr (DlTensor) le = NULL;
   g_autoptr (DlTensor) merged = NULL;
-  g_autoptr (DlTensor) vc = NULL;
-  g_autoptr (DlTensor) ve = NULL;
-  g_autoptr (DlTensor) vm = NULL;
+  g_autoptr (DlTensor) index = NULL;
+  g_autoptr (DlTensor) src = NULL;
   g_autoptr (DlTensor) res = NULL;
 
-  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (values), NULL);
-  if (!(lin = linear_index ("index_put", self, indices, n_indices, bshape, &bnd, &p, error)))
+  if (!prepare_put (self, indices, n_indices, values, &merged, &index, &src, error))
     return NULL;
-  nd = bnd;
-  memcpy (rshape, bshape, bnd * sizeof (gint64));
-  n = lin->numel;
-  mshape[0] = n;
-  vshape[0] = n;
-  vnd = 1;
-  for (gint d = n_indices; d < self->ndim; d++)
-    {
-      rshape[nd++] = self->sizes[d];
-      mshape[vnd] = self->sizes[d];
-      vshape[vnd++] = 1;
-    }
-  {
-    gint64 s[DL_MAX_DIMS];
-    gint snd;
-    if (!dl_broadcast_shapes ("index_put", rshape, nd, values->sizes, values->ndim, s, &snd,
-                              NULL)
-        || snd != nd || memcmp (s, rshape, nd * sizeof (gint64)) != 0)
-      {
-        g_autofree gchar *vs = dl_shape_to_string (values->sizes, values->ndim);
-        g_autofree gchar *rs = dl_shape_to_string (rshape, nd);
-        g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                     "index_put: shape mismatch: value tensor of shape %s cannot be broadcast "
-                     "to indexing result of shape %s", vs, rs);
-        return NULL;
-      }
-  }
-  if (!(vc = dl_tensor_to_dtype (values, self->dtype, error))
-      || !(ve = dl_tensor_expand (vc, rshape, nd, error))
-      || !(vm = dl_tensor_reshape (ve, mshape, vnd, error))
-      || !(lv = dl_tensor_reshape (lin, vshape, vnd, error))
-      || !(le = dl_tensor_expand (lv, mshape, vnd, error))
-      || !(merged = merge_leading (self, n_indices, p, error)))
-    return NULL;
-  res = accumulate ? dl_tensor_scatter_add (merged, 0, le, vm, error)
-                   : dl_tensor_scatter (merged, 0, le, vm, error);
+  res = accumulate ? dl_tensor_scatter_add (merged, 0, index, src, error)
+                   : dl_tensor_scatter (merged, 0, index, src, error);
   if (!res)
     return NULL;
   {
@@ -1345,6 +1365,28 @@ dl_tensor_index_put_ (DlTensor   *self,
                    "got %s for the destination and %s for the source.",
                    dl_dtype_get_name (self->dtype), dl_dtype_get_name (values->dtype));
       return NULL;
+    }
+  if (!dl_autograd_any_requires (2, (DlTensor *[]) { self, values })
+      && values->storage != self->storage)
+    {
+      /* no graph to keep: scatter straight into self when its indexed
+       * dims merge into a view */
+      g_autoptr (DlTensor) merged = NULL;
+      g_autoptr (DlTensor) index = NULL;
+      g_autoptr (DlTensor) src = NULL;
+
+      if (!dl_check_no_internal_overlap ("index_put_", self, error)
+          || !prepare_put (self, indices, n_indices, values, &merged, &index, &src, error))
+        return NULL;
+      if (merged->storage == self->storage)
+        {
+          if (!check_gather_shapes ("index_put_", merged, &(gint) { 0 }, index, src, error)
+              || !run_index ("index_put_", accumulate ? DL_INDEX_SCATTER_ADD : DL_INDEX_SCATTER,
+                             merged, 0, index, src, error))
+            return NULL;
+          dl_storage_bump_version (self->storage);
+          return g_object_ref (self);
+        }
     }
   if (!(alias = inplace_alias ("index_put_", self, values, error))
       || !(result = dl_tensor_index_put (alias, indices, n_indices, values, accumulate, error)))
