@@ -499,12 +499,14 @@ def test_setitem(rng, k, name):
     SETITEM[k](x, i, m, s)
     SETITEM[k](t, it, mt, st)
     assert_same(x, t)
-    # through a non-contiguous view, which must see the writes
-    x, t = pair(a, name)
-    xv, tv = x.transpose(0, 2), t.transpose(0, 2)
-    SETITEM[k](xv.transpose(0, 2), i, m, s)
-    SETITEM[k](tv.transpose(0, 2), it, mt, st)
+    # through a non-contiguous view, whose base must see the writes
+    x, t = pair(np.ascontiguousarray(a.transpose(2, 1, 0)), name)
+    xv, tv = x.permute(2, 1, 0), t.permute(2, 1, 0)
+    assert not xv.is_contiguous()
+    SETITEM[k](xv, i, m, s)
+    SETITEM[k](tv, it, mt, st)
     assert_same(x, t)
+    assert_same(xv, tv)
 
 
 def test_setitem_grad(rng):
