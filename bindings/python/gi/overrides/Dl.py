@@ -1600,8 +1600,14 @@ def _number_tensor(value, like=None):
     raise TypeError('expected a Tensor or a number, not %s' % type(value).__name__)
 
 
+def _no_out(out, name):
+    if out is not None:
+        raise NotImplementedError('%s(out=) is not supported yet' % name)
+
+
 @_index_error_as_runtime
 def _t_gather(self, dim, index, *, sparse_grad=False, out=None):
+    _no_out(out, 'gather')
     return Dl.Tensor.gather(self, dim, index)
 
 
@@ -2164,6 +2170,7 @@ for _name in ('gather', 'scatter', 'scatter_add', 'index_select', 'masked_fill',
 
 @_export
 def nonzero(input, *, as_tuple=False, out=None):
+    _no_out(out, 'nonzero')
     return _t_nonzero(input, as_tuple=as_tuple)
 
 
@@ -2192,6 +2199,7 @@ def _tensor_seq(tensors, name):
 
 @_export
 def cat(tensors, dim=0, *, out=None):
+    _no_out(out, 'cat')
     try:
         return Dl.cat(_tensor_seq(tensors, 'cat'), dim)
     except GLib.Error as e:
@@ -2204,6 +2212,7 @@ _export(cat, 'concatenate')
 
 @_export
 def stack(tensors, dim=0, *, out=None):
+    _no_out(out, 'stack')
     try:
         return Dl.stack(_tensor_seq(tensors, 'stack'), dim)
     except GLib.Error as e:
