@@ -24,6 +24,8 @@
 #include "ops/dl-ops-einsum.h"
 #include "ops/dl-ops-activation.h"
 #include "ops/dl-ops-math.h"
+#include "ops/dl-ops-index.h"
+#include "ops/dl-ops-join.h"
 #include "nn/dl-module.h"
 #include "nn/dl-linear.h"
 #include "nn/dl-loss.h"

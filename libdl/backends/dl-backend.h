@@ -131,6 +131,32 @@ typedef enum
   DL_RANDOM_PERMUTATION, /* int64 data: a random permutation of 0 .. n - 1 */
 } DlRandomOp;
 
+typedef enum
+{
+  DL_INDEX_GATHER,      /* other[p] = self[p with p[dim] := index[p]] */
+  DL_INDEX_SCATTER,     /* self[p with p[dim] := index[p]] = other[p] */
+  DL_INDEX_SCATTER_ADD, /* self[p with p[dim] := index[p]] += other[p] */
+} DlIndexOp;
+
+/* Gather or scatter along one dim. The loop runs over the index tensor's
+ * shape; at position p, self's element sits at
+ *   self + sum_{d != dim} p[d] * self_strides[d] + index[p] * self_strides[dim]
+ * and other's at other + sum_d p[d] * other_strides[d]. The index is int64;
+ * every entry must lie in [0, dim_size). Strides are in bytes. */
+typedef struct
+{
+  gint ndim;
+  gint dim;
+  gint64 dim_size;
+  gint64 shape[DL_MAX_DIMS];
+  char *self;
+  gint64 self_strides[DL_MAX_DIMS];
+  char *other;
+  gint64 other_strides[DL_MAX_DIMS];
+  const char *index;
+  gint64 index_strides[DL_MAX_DIMS];
+} DlIndexArgs;
+
 typedef struct _DlBackend DlBackend;
 
 struct _DlBackend
@@ -161,6 +187,17 @@ struct _DlBackend
                    const void *a, gint64 a_rs, gint64 a_cs,
                    const void *b, gint64 b_rs, gint64 b_cs,
                    void *c, gint64 c_rs, gint64 c_cs);
+  /* gathers or scatters (see DlIndexArgs); checks every index first and
+   * returns FALSE with the first bad one in *bad, writing nothing */
+  gboolean (*index) (DlIndexOp op, const DlIndexArgs *args, DlDType dtype, gint64 *bad);
+  /* out = mask ? src : out over a three-operand iter (out, mask, src); the
+   * mask is bool, src has out's dtype */
+  void (*masked_copy) (DlIter *iter, DlDType dtype);
+  /* counts the nonzero elements of a strided tensor (byte strides) and, if
+   * out is not NULL, writes their coordinates (int64, [count, ndim], row
+   * major) there */
+  gint64 (*nonzero) (const char *data, DlDType dtype, gint ndim, const gint64 *shape,
+                     const gint64 *strides, gint64 *out);
   /* fills n contiguous elements from the counter-based stream (seed, offset) */
   void (*random)  (DlRandomOp op, void *data, gint64 n, DlDType dtype,
                    guint64 seed, guint64 offset, gdouble a, gdouble b);

@@ -16,6 +16,8 @@
 #include "dl-ops-linalg.h"
 #include "dl-ops-activation.h"
 #include "dl-ops-math.h"
+#include "dl-ops-index.h"
+#include "dl-ops-join.h"
 
 G_BEGIN_DECLS
 

@@ -134,6 +134,9 @@ static const DlBackend cpu_backend = {
   .gemm = dl_cpu_gemm,
   .random = dl_cpu_random,
   .multinomial = dl_cpu_multinomial,
+  .index = dl_cpu_index,
+  .masked_copy = dl_cpu_masked_copy,
+  .nonzero = dl_cpu_nonzero,
 };
 
 const DlBackend *

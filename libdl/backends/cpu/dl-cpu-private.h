@@ -69,5 +69,9 @@ gint dl_cpu_multinomial (const gdouble *weights, gint64 rows, gint64 k, gint64 n
                          gboolean replacement, gint64 *out, guint64 seed, guint64 offset);
 void dl_cpu_random  (DlRandomOp op, void *data, gint64 n, DlDType dtype,
                      guint64 seed, guint64 offset, gdouble a, gdouble b);
+gboolean dl_cpu_index     (DlIndexOp op, const DlIndexArgs *args, DlDType dtype, gint64 *bad);
+void     dl_cpu_masked_copy (DlIter *iter, DlDType dtype);
+gint64   dl_cpu_nonzero   (const char *data, DlDType dtype, gint ndim, const gint64 *shape,
+                           const gint64 *strides, gint64 *out);
 
 G_END_DECLS
