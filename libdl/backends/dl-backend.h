@@ -67,7 +67,16 @@ typedef enum
   DL_REDUCE_MEAN,
   DL_REDUCE_MAX,     /* values, and indices into the reduced dim if asked */
   DL_REDUCE_MIN,
+  DL_REDUCE_PROD,    /* floats in double, integers in int64 (int64 output) */
+  DL_REDUCE_ALL,     /* output bool or uint8: every element nonzero */
+  DL_REDUCE_ANY,     /* output bool or uint8: some element nonzero */
 } DlReduceOp;
+
+typedef enum
+{
+  DL_SCAN_CUMSUM,
+  DL_SCAN_CUMPROD,
+} DlScanOp;
 
 /* A reduction: n_outer output positions, each reducing n_inner elements.
  * Both index spaces are strided loop nests (byte strides). The output is
@@ -122,6 +131,21 @@ struct _DlBackend
                    const void *a, gint64 a_rs, gint64 a_cs,
                    const void *b, gint64 b_rs, gint64 b_cs,
                    void *c, gint64 c_rs, gint64 c_cs);
+  /* inclusive scans of n_rows contiguous rows of n elements, in place */
+  void (*scan)    (DlScanOp op, void *data, gint64 n_rows, gint64 n, DlDType dtype);
+  /* stable sorts of n_rows contiguous rows of n elements, in place, NaN
+   * greatest; indices (int64, same layout) receive the original positions */
+  void (*sort)    (void *data, void *indices, gint64 n_rows, gint64 n, DlDType dtype,
+                   gboolean descending);
+  /* out[r, index[r, j]] = src[r, j] for n_rows contiguous rows: src and index
+   * have n_src columns, out has n_out columns */
+  void (*scatter_rows) (void *out, const void *src, const void *index, gint64 n_rows,
+                        gint64 n_src, gint64 n_out, DlDType dtype);
+  /* groups of equal neighbours in a sorted contiguous array of n elements:
+   * values[g] gets each group's value, counts[g] its size, group[i] the group
+   * of element i; returns the number of groups */
+  gint64 (*unique_sorted) (const void *sorted, gint64 n, DlDType dtype, void *values,
+                           void *counts, void *group);
   /* fills n contiguous elements from the counter-based stream (seed, offset) */
   void (*random)  (DlRandomOp op, void *data, gint64 n, DlDType dtype,
                    guint64 seed, guint64 offset, gdouble a, gdouble b);

@@ -1,10 +1,13 @@
-/* dl-ops-reduce.c: sum, mean, max, min, argmax, argmin over all dims or a
- * set of dims, and their gradients.
+/* dl-ops-reduce.c: sum, mean, max, min, argmax, argmin, prod, amax, amin,
+ * var, std, norm, logsumexp, all and any over all dims or a set of dims,
+ * and their gradients.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
+
+#include <math.h>
 
 #include "dl-ops-private.h"
 
@@ -100,7 +103,8 @@ reduce_raw (DlReduceOp   op,
   gint n_outer_arrays;
 
   /* half types reduce through float32 */
-  if (x->dtype == DL_DTYPE_FLOAT16 || x->dtype == DL_DTYPE_BFLOAT16)
+  if ((x->dtype == DL_DTYPE_FLOAT16 || x->dtype == DL_DTYPE_BFLOAT16)
+      && op != DL_REDUCE_ALL && op != DL_REDUCE_ANY)
     {
       g_autoptr (DlTensor) f = NULL;
       g_autoptr (DlTensor) r = NULL;
@@ -631,4 +635,642 @@ dl_tensor_argmin (DlTensor  *self,
 
   dl_set_grad_enabled (was);
   return v ? idx : NULL;
+}
+
+/* ---- prod, amax, amin, var, std, norm, logsumexp, all, any ---------------- */
+
+/* Node layout shared by the reductions below: ints[0] = keepdim, ints[2 + i]
+ * = whether input dim i is reduced. */
+static void
+save_mask (DlNodeData     *d,
+           gint            ndim,
+           gboolean        keepdim,
+           const gboolean *mask)
+{
+  d->ints[0] = keepdim;
+  for (gint i = 0; i < ndim; i++)
+    d->ints[2 + i] = mask[i];
+}
+
+/* The reduced dims of a node, as a list; returns how many. */
+static gint
+node_dims (DlNodeData *d,
+           gint       *dims)
+{
+  gint n = 0;
+
+  for (gint i = 0; i < d->inputs[0].ndim; i++)
+    if (d->ints[2 + i])
+      dims[n++] = i;
+  return n;
+}
+
+/* @t (shaped like the reduction's output) with the reduced dims back as 1. */
+static DlTensor *
+node_keepdim (DlNodeData  *d,
+              DlTensor    *t,
+              GError     **error)
+{
+  DlInputMeta *in = &d->inputs[0];
+  gint64 kshape[DL_MAX_DIMS];
+
+  if (d->ints[0])
+    return g_object_ref (t);
+  for (gint i = 0; i < in->ndim; i++)
+    kshape[i] = d->ints[2 + i] ? 1 : in->sizes[i];
+  return dl_tensor_reshape (t, kshape, in->ndim, error);
+}
+
+static DlTensor *
+mask_as (DlTensor  *bool_t,
+         DlDType    dtype,
+         GError   **error)
+{
+  g_autoptr (DlTensor) b = bool_t;
+
+  return b ? dl_tensor_to_dtype (b, dtype, error) : NULL;
+}
+
+/* d prod / d x_i = the product of the others: prod / x_i without zeros;
+ * with exactly one zero, the product of the nonzeros at the zero, else 0. */
+static gboolean
+prod_backward (DlNode    *node,
+               DlTensor **go,
+               DlTensor **gi,
+               GError   **error)
+{
+  DlNodeData *d = dl_node_data (node);
+  gint dims[DL_MAX_DIMS];
+  gint n = node_dims (d, dims);
+  DlTensor *x;
+  g_autoptr (DlTensor) g = NULL;
+  g_autoptr (DlTensor) z = NULL;
+  g_autoptr (DlTensor) nz = NULL;
+  g_autoptr (DlTensor) x1 = NULL;
+  g_autoptr (DlTensor) p1 = NULL;
+  g_autoptr (DlTensor) none = NULL;
+  g_autoptr (DlTensor) one = NULL;
+  g_autoptr (DlTensor) q = NULL;
+  g_autoptr (DlTensor) t0 = NULL;
+  g_autoptr (DlTensor) zp = NULL;
+  g_autoptr (DlTensor) t1 = NULL;
+  g_autoptr (DlTensor) sum = NULL;
+
+  if (!(x = dl_node_get_saved (node, 0, error)) || !(g = node_keepdim (d, go[0], error)))
+    return FALSE;
+  if (!(z = mask_as (dl_tensor_eq_scalar (x, 0, error), x->dtype, error))
+      || !(nz = dl_tensor_sum_dims (z, dims, n, TRUE, error))
+      || !(x1 = dl_tensor_add (x, z, error))
+      || !(p1 = dl_tensor_prod_dims (x1, dims, n, TRUE, error))
+      || !(none = mask_as (dl_tensor_eq_scalar (nz, 0, error), x->dtype, error))
+      || !(one = mask_as (dl_tensor_eq_scalar (nz, 1, error), x->dtype, error))
+      || !(q = dl_tensor_div (p1, x1, error))
+      || !(t0 = dl_tensor_mul (q, none, error))
+      || !(zp = dl_tensor_mul (z, p1, error))
+      || !(t1 = dl_tensor_mul (zp, one, error))
+      || !(sum = dl_tensor_add (t0, t1, error)))
+    return FALSE;
+  gi[0] = dl_tensor_mul (g, sum, error);
+  return gi[0] != NULL;
+}
+
+/**
+ * dl_tensor_prod_dims:
+ * @self: a #DlTensor
+ * @dims: (array length=n_dims): the dims to reduce; empty for all
+ * @n_dims: the number of dims in @dims
+ * @keepdim: whether to keep the reduced dims with size 1
+ * @error: return location for a #GError
+ *
+ * The product over the given dims. Integer and bool tensors multiply to
+ * int64; the product of nothing is 1.
+ *
+ * Returns: (transfer full): the products, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_prod_dims (DlTensor    *self,
+                     const gint  *dims,
+                     gsize        n_dims,
+                     gboolean     keepdim,
+                     GError     **error)
+{
+  gboolean mask[DL_MAX_DIMS];
+  DlDType out_dtype;
+  DlTensor *out;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dims_mask ("prod", self, dims, n_dims, mask, error))
+    return NULL;
+  out_dtype = dl_dtype_is_floating_point (self->dtype) ? self->dtype : DL_DTYPE_INT64;
+  if (!(out = reduce_raw (DL_REDUCE_PROD, self, mask, keepdim, out_dtype, NULL, error)))
+    return NULL;
+  if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
+    {
+      g_autoptr (DlNode) node = dl_node_new_for_op (n_dims ? "ProdBackward1" : "ProdBackward0",
+                                                    prod_backward, 1, &self);
+      DlNodeData *d = dl_node_data (node);
+
+      save_mask (d, self->ndim, keepdim, mask);
+      dl_node_save (node, self, FALSE);
+      dl_node_set_output (node, out, 0);
+    }
+  return out;
+}
+
+/**
+ * dl_tensor_prod:
+ * @self: a #DlTensor
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): the product of all elements as a 0-d tensor
+ *   (int64 for integer and bool tensors), or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_prod (DlTensor  *self,
+                GError   **error)
+{
+  return dl_tensor_prod_dims (self, NULL, 0, FALSE, error);
+}
+
+/* amax/amin: the gradient is spread evenly over the tied extrema. */
+static gboolean
+amax_backward (DlNode    *node,
+               DlTensor **go,
+               DlTensor **gi,
+               GError   **error)
+{
+  DlNodeData *d = dl_node_data (node);
+  gint dims[DL_MAX_DIMS];
+  gint n = node_dims (d, dims);
+  DlTensor *x, *out;
+  g_autoptr (DlTensor) g = NULL;
+  g_autoptr (DlTensor) ok = NULL;
+  g_autoptr (DlTensor) mask = NULL;
+  g_autoptr (DlTensor) count = NULL;
+  g_autoptr (DlTensor) share = NULL;
+
+  if (!(x = dl_node_get_saved (node, 0, error)) || !(out = dl_node_get_saved (node, 1, error)))
+    return FALSE;
+  if (!(g = node_keepdim (d, go[0], error)) || !(ok = node_keepdim (d, out, error)))
+    return FALSE;
+  if (!(mask = mask_as (dl_tensor_eq (x, ok, error), go[0]->dtype, error))
+      || !(count = dl_tensor_sum_dims (mask, dims, n, TRUE, error))
+      || !(share = dl_tensor_div (g, count, error)))
+    return FALSE;
+  gi[0] = dl_tensor_mul (mask, share, error);
+  return gi[0] != NULL;
+}
+
+static DlTensor *
+amax_amin (DlReduceOp   op,
+           DlTensor    *self,
+           const gint  *dims,
+           gsize        n,
+           gboolean     keepdim,
+           GError     **error)
+{
+  const gchar *name = op == DL_REDUCE_MAX ? "amax" : "amin";
+  gboolean mask[DL_MAX_DIMS];
+  DlTensor *out;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dims_mask (name, self, dims, n, mask, error))
+    return NULL;
+  for (gint i = 0; i < self->ndim; i++)
+    if (mask[i] && self->sizes[i] == 0)
+      {
+        g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
+                     "%s: Expected reduction dim %d to have non-zero size.", name, i);
+        return NULL;
+      }
+  if (!(out = reduce_raw (op, self, mask, keepdim, self->dtype, NULL, error)))
+    return NULL;
+  if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
+    {
+      g_autoptr (DlNode) node = dl_node_new_for_op (op == DL_REDUCE_MAX ? "AmaxBackward0" : "AminBackward0",
+                                                    amax_backward, 1, &self);
+
+      save_mask (dl_node_data (node), self->ndim, keepdim, mask);
+      dl_node_save (node, self, FALSE);
+      dl_node_save (node, out, TRUE);
+      dl_node_set_output (node, out, 0);
+    }
+  return out;
+}
+
+/**
+ * dl_tensor_amax:
+ * @self: a #DlTensor
+ * @dims: (array length=n_dims): the dims to reduce; empty for all
+ * @n_dims: the number of dims in @dims
+ * @keepdim: whether to keep the reduced dims with size 1
+ * @error: return location for a #GError
+ *
+ * The largest values over the given dims (NaN if any). The gradient is
+ * shared evenly by the elements equal to the maximum.
+ *
+ * Returns: (transfer full): the maxima, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_amax (DlTensor    *self,
+                const gint  *dims,
+                gsize        n_dims,
+                gboolean     keepdim,
+                GError     **error)
+{
+  return amax_amin (DL_REDUCE_MAX, self, dims, n_dims, keepdim, error);
+}
+
+/**
+ * dl_tensor_amin:
+ * @self: a #DlTensor
+ * @dims: (array length=n_dims): the dims to reduce; empty for all
+ * @n_dims: the number of dims in @dims
+ * @keepdim: whether to keep the reduced dims with size 1
+ * @error: return location for a #GError
+ *
+ * The smallest values over the given dims (NaN if any). The gradient is
+ * shared evenly by the elements equal to the minimum.
+ *
+ * Returns: (transfer full): the minima, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_amin (DlTensor    *self,
+                const gint  *dims,
+                gsize        n_dims,
+                gboolean     keepdim,
+                GError     **error)
+{
+  return amax_amin (DL_REDUCE_MIN, self, dims, n_dims, keepdim, error);
+}
+
+static gboolean
+check_floating (const gchar  *op,
+                DlTensor     *self,
+                GError      **error)
+{
+  if (dl_dtype_is_floating_point (self->dtype))
+    return TRUE;
+  g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+               "%s: only supports floating point dtypes, but got %s", op,
+               dl_dtype_get_name (self->dtype));
+  return FALSE;
+}
+
+static DlTensor *
+var_impl (const gchar *op,
+          DlTensor    *self,
+          const gint  *dims,
+          gsize        n,
+          gdouble      correction,
+          gboolean     keepdim,
+          GError     **error)
+{
+  gboolean mask[DL_MAX_DIMS];
+  gint64 count = 1;
+  g_autoptr (DlTensor) mean = NULL;
+  g_autoptr (DlTensor) dev = NULL;
+  g_autoptr (DlTensor) sq = NULL;
+  g_autoptr (DlTensor) ss = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!check_floating (op, self, error) || !dims_mask (op, self, dims, n, mask, error))
+    return NULL;
+  for (gint i = 0; i < self->ndim; i++)
+    if (mask[i])
+      count *= self->sizes[i];
+  /* two passes: the squared deviations from the mean, summed */
+  if (!(mean = dl_tensor_mean_dims (self, dims, n, TRUE, error))
+      || !(dev = dl_tensor_sub (self, mean, error))
+      || !(sq = dl_tensor_mul (dev, dev, error))
+      || !(ss = dl_tensor_sum_dims (sq, dims, n, keepdim, error)))
+    return NULL;
+  return dl_tensor_div_scalar (ss, MAX (0.0, (gdouble) count - correction), error);
+}
+
+/**
+ * dl_tensor_var:
+ * @self: a floating-point #DlTensor
+ * @dims: (array length=n_dims): the dims to reduce; empty for all
+ * @n_dims: the number of dims in @dims
+ * @correction: subtracted from the number of elements in the divisor (1
+ *   for Bessel's correction, 0 for the population variance)
+ * @keepdim: whether to keep the reduced dims with size 1
+ * @error: return location for a #GError
+ *
+ * The variance over the given dims: the sum of squared deviations from the
+ * mean divided by max(0, N - @correction).
+ *
+ * Returns: (transfer full): the variances, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_var (DlTensor    *self,
+               const gint  *dims,
+               gsize        n_dims,
+               gdouble      correction,
+               gboolean     keepdim,
+               GError     **error)
+{
+  return var_impl ("var", self, dims, n_dims, correction, keepdim, error);
+}
+
+/**
+ * dl_tensor_std:
+ * @self: a floating-point #DlTensor
+ * @dims: (array length=n_dims): the dims to reduce; empty for all
+ * @n_dims: the number of dims in @dims
+ * @correction: subtracted from the number of elements in the divisor
+ * @keepdim: whether to keep the reduced dims with size 1
+ * @error: return location for a #GError
+ *
+ * The standard deviation over the given dims: the square root of
+ * dl_tensor_var().
+ *
+ * Returns: (transfer full): the standard deviations, or %NULL with @error
+ *   set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_std (DlTensor    *self,
+               const gint  *dims,
+               gsize        n_dims,
+               gdouble      correction,
+               gboolean     keepdim,
+               GError     **error)
+{
+  g_autoptr (DlTensor) v = var_impl ("std", self, dims, n_dims, correction, keepdim, error);
+
+  return v ? dl_tensor_sqrt (v, error) : NULL;
+}
+
+/* d ||x||_2 / dx = x / ||x||, taken as 0 where the norm is 0. */
+static gboolean
+norm2_backward (DlNode    *node,
+                DlTensor **go,
+                DlTensor **gi,
+                GError   **error)
+{
+  DlNodeData *d = dl_node_data (node);
+  DlTensor *x, *out;
+  g_autoptr (DlTensor) g = NULL;
+  g_autoptr (DlTensor) nk = NULL;
+  g_autoptr (DlTensor) zero = NULL;
+  g_autoptr (DlTensor) safe = NULL;
+  g_autoptr (DlTensor) q = NULL;
+
+  if (!(x = dl_node_get_saved (node, 0, error)) || !(out = dl_node_get_saved (node, 1, error)))
+    return FALSE;
+  if (!(g = node_keepdim (d, go[0], error)) || !(nk = node_keepdim (d, out, error))
+      || !(zero = mask_as (dl_tensor_eq_scalar (nk, 0, error), nk->dtype, error))
+      || !(safe = dl_tensor_add (nk, zero, error)) || !(q = dl_tensor_div (g, safe, error)))
+    return FALSE;
+  gi[0] = dl_tensor_mul (x, q, error);
+  return gi[0] != NULL;
+}
+
+/**
+ * dl_tensor_norm:
+ * @self: a floating-point #DlTensor
+ * @p: the order: 2 (Euclidean, also the Frobenius norm), 1, 0 (the number
+ *   of nonzeros), infinity or minus infinity (the largest or smallest
+ *   absolute value)
+ * @dims: (array length=n_dims): the dims to reduce; empty for all
+ * @n_dims: the number of dims in @dims
+ * @keepdim: whether to keep the reduced dims with size 1
+ * @error: return location for a #GError
+ *
+ * The vector @p-norm over the given dims.
+ *
+ * Returns: (transfer full): the norms, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_norm (DlTensor    *self,
+                gdouble      p,
+                const gint  *dims,
+                gsize        n_dims,
+                gboolean     keepdim,
+                GError     **error)
+{
+  gboolean mask[DL_MAX_DIMS];
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!check_floating ("norm", self, error) || !dims_mask ("norm", self, dims, n_dims, mask, error))
+    return NULL;
+  if (p == 1)
+    {
+      g_autoptr (DlTensor) a = dl_tensor_abs (self, error);
+      return a ? dl_tensor_sum_dims (a, dims, n_dims, keepdim, error) : NULL;
+    }
+  if (isinf (p))
+    {
+      g_autoptr (DlTensor) a = dl_tensor_abs (self, error);
+      if (!a)
+        return NULL;
+      for (gint i = 0; i < self->ndim; i++)
+        if (mask[i] && self->sizes[i] == 0)
+          {
+            g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                         "norm: Expected reduction dim %d to have non-zero size for an "
+                         "infinity norm", i);
+            return NULL;
+          }
+      return amax_amin (p > 0 ? DL_REDUCE_MAX : DL_REDUCE_MIN, a, dims, n_dims, keepdim, error);
+    }
+  if (p == 0)
+    {
+      g_autoptr (DlTensor) nz = dl_tensor_ne_scalar (self, 0, error);
+      g_autoptr (DlTensor) f = nz ? dl_tensor_to_dtype (nz, self->dtype, error) : NULL;
+      return f ? dl_tensor_sum_dims (f, dims, n_dims, keepdim, error) : NULL;
+    }
+  if (p == 2)
+    {
+      DlTensor *out;
+      g_autoptr (DlTensor) sq = NULL;
+      g_autoptr (DlTensor) ss = NULL;
+      gboolean was = dl_set_grad_enabled (FALSE);
+
+      if ((sq = dl_tensor_mul (self, self, error)))
+        ss = dl_tensor_sum_dims (sq, dims, n_dims, keepdim, error);
+      out = ss ? dl_tensor_sqrt (ss, error) : NULL;
+      dl_set_grad_enabled (was);
+      if (!out)
+        return NULL;
+      if (dl_autograd_any_requires (1, &self))
+        {
+          g_autoptr (DlNode) node = dl_node_new_for_op ("NormBackward1", norm2_backward, 1, &self);
+
+          save_mask (dl_node_data (node), self->ndim, keepdim, mask);
+          dl_node_save (node, self, FALSE);
+          dl_node_save (node, out, TRUE);
+          dl_node_set_output (node, out, 0);
+        }
+      return out;
+    }
+  g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+               "norm: the order p=%g is not supported (use 0, 1, 2 or infinity)", p);
+  return NULL;
+}
+
+static gdouble
+dtype_max (DlDType dt)
+{
+  switch (dt)
+    {
+    case DL_DTYPE_FLOAT16: return 65504.0;
+    case DL_DTYPE_BFLOAT16: return 3.3895313892515355e38;
+    case DL_DTYPE_FLOAT32: return 3.4028234663852886e38;
+    default: return G_MAXDOUBLE;
+    }
+}
+
+/**
+ * dl_tensor_logsumexp:
+ * @self: a #DlTensor; integer and bool tensors are taken as float32
+ * @dims: (array length=n_dims): the dims to reduce; empty for all
+ * @n_dims: the number of dims in @dims
+ * @keepdim: whether to keep the reduced dims with size 1
+ * @error: return location for a #GError
+ *
+ * log(sum(exp(@self))) over the given dims, computed without overflow by
+ * shifting by the largest element.
+ *
+ * Returns: (transfer full): the results, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_logsumexp (DlTensor    *self,
+                     const gint  *dims,
+                     gsize        n_dims,
+                     gboolean     keepdim,
+                     GError     **error)
+{
+  gboolean mask[DL_MAX_DIMS];
+  gint64 count = 1;
+  g_autoptr (DlTensor) x = NULL;
+  g_autoptr (DlTensor) shift = NULL;
+  g_autoptr (DlTensor) shifted = NULL;
+  g_autoptr (DlTensor) e = NULL;
+  g_autoptr (DlTensor) s = NULL;
+  g_autoptr (DlTensor) l = NULL;
+  g_autoptr (DlTensor) shift_out = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dims_mask ("logsumexp", self, dims, n_dims, mask, error))
+    return NULL;
+  x = dl_dtype_is_floating_point (self->dtype) ? g_object_ref (self)
+                                                : dl_tensor_to_dtype (self, DL_DTYPE_FLOAT32, error);
+  if (!x)
+    return NULL;
+  for (gint i = 0; i < x->ndim; i++)
+    if (mask[i])
+      count *= x->sizes[i];
+  if (count > 0)
+    {
+      /* the shift: the maxima, a constant for autograd, clamped to finite
+       * values so that inf - inf never happens */
+      gboolean was = dl_set_grad_enabled (FALSE);
+      g_autoptr (DlTensor) m = reduce_raw (DL_REDUCE_MAX, x, mask, TRUE, x->dtype, NULL, error);
+      g_autoptr (DlTensor) lo = dl_full (NULL, 0, -dtype_max (x->dtype), x->dtype, NULL, NULL);
+      g_autoptr (DlTensor) hi = dl_full (NULL, 0, dtype_max (x->dtype), x->dtype, NULL, NULL);
+      g_autoptr (DlTensor) m1 = m ? dl_tensor_maximum (m, lo, error) : NULL;
+
+      shift = m1 ? dl_tensor_minimum (m1, hi, error) : NULL;
+      dl_set_grad_enabled (was);
+      if (!shift)
+        return NULL;
+    }
+  else if (!(shift = dl_zeros (NULL, 0, x->dtype, NULL, error)))
+    return NULL;
+  if (!(shifted = dl_tensor_sub (x, shift, error)) || !(e = dl_tensor_exp (shifted, error))
+      || !(s = dl_tensor_sum_dims (e, dims, n_dims, keepdim, error)) || !(l = dl_tensor_log (s, error)))
+    return NULL;
+  if (count > 0 && !keepdim)
+    {
+      if (!(shift_out = dl_tensor_reshape (shift, l->sizes, l->ndim, error)))
+        return NULL;
+    }
+  else
+    shift_out = g_object_ref (shift);
+  return dl_tensor_add (l, shift_out, error);
+}
+
+static DlTensor *
+all_any (DlReduceOp   op,
+         DlTensor    *self,
+         const gint  *dims,
+         gsize        n,
+         gboolean     keepdim,
+         GError     **error)
+{
+  gboolean mask[DL_MAX_DIMS];
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dims_mask (op == DL_REDUCE_ALL ? "all" : "any", self, dims, n, mask, error))
+    return NULL;
+  return reduce_raw (op, self, mask, keepdim,
+                     self->dtype == DL_DTYPE_UINT8 ? DL_DTYPE_UINT8 : DL_DTYPE_BOOL, NULL, error);
+}
+
+/**
+ * dl_tensor_all:
+ * @self: a #DlTensor
+ * @dims: (array length=n_dims): the dims to reduce; empty for all
+ * @n_dims: the number of dims in @dims
+ * @keepdim: whether to keep the reduced dims with size 1
+ * @error: return location for a #GError
+ *
+ * Whether every element over the given dims is nonzero (true over no
+ * elements). The result is bool, or uint8 for a uint8 tensor.
+ *
+ * Returns: (transfer full): the results, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_all (DlTensor    *self,
+               const gint  *dims,
+               gsize        n_dims,
+               gboolean     keepdim,
+               GError     **error)
+{
+  return all_any (DL_REDUCE_ALL, self, dims, n_dims, keepdim, error);
+}
+
+/**
+ * dl_tensor_any:
+ * @self: a #DlTensor
+ * @dims: (array length=n_dims): the dims to reduce; empty for all
+ * @n_dims: the number of dims in @dims
+ * @keepdim: whether to keep the reduced dims with size 1
+ * @error: return location for a #GError
+ *
+ * Whether some element over the given dims is nonzero (false over no
+ * elements). The result is bool, or uint8 for a uint8 tensor.
+ *
+ * Returns: (transfer full): the results, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_any (DlTensor    *self,
+               const gint  *dims,
+               gsize        n_dims,
+               gboolean     keepdim,
+               GError     **error)
+{
+  return all_any (DL_REDUCE_ANY, self, dims, n_dims, keepdim, error);
 }

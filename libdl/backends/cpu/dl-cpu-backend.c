@@ -130,6 +130,10 @@ static const DlBackend cpu_backend = {
   .unary = dl_cpu_unary,
   .binary = dl_cpu_binary,
   .reduce = dl_cpu_reduce,
+  .scan = dl_cpu_scan,
+  .sort = dl_cpu_sort,
+  .scatter_rows = dl_cpu_scatter_rows,
+  .unique_sorted = dl_cpu_unique_sorted,
   .gemm = dl_cpu_gemm,
   .random = dl_cpu_random,
 };

@@ -1561,3 +1561,128 @@ def _fashion_mnist(root=None, train=True):
 datasets = _export(types.SimpleNamespace(fashion_mnist=_fashion_mnist,
                                          read_idx=lambda path: Dl.read_idx(path, None)),
                    'datasets')
+
+
+# ---- reductions, scans and sorting (issue 3) ------------------------------------
+
+def _dims_or_all(dim):
+    """A dim argument as a list for libdl, where [] means every dim."""
+    if dim is None:
+        return []
+    return _dims(dim)
+
+
+def _reduce_prod(self, dim=None, keepdim=False, dtype=None):
+    t = self if dtype is None else self.to(dtype)
+    if dim is None:
+        return Dl.Tensor.prod(t)
+    if not isinstance(dim, numbers.Integral):
+        raise TypeError('prod(): argument \'dim\' must be int, not %s' % type(dim).__name__)
+    return t.prod_dims([int(dim)], keepdim)
+
+
+def _reduce_amax(self, dim=(), keepdim=False):
+    return Dl.Tensor.amax(self, _dims_or_all(dim), keepdim)
+
+
+def _reduce_amin(self, dim=(), keepdim=False):
+    return Dl.Tensor.amin(self, _dims_or_all(dim), keepdim)
+
+
+def _var_args(dim, unbiased, keepdim, correction):
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    if correction is not None and unbiased is not None:
+        raise RuntimeError('var(): cannot specify both unbiased and correction')
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    return _dims_or_all(dim), float(correction), bool(keepdim)
+
+
+def _reduce_var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    dims, corr, keep = _var_args(dim, unbiased, keepdim, correction)
+    return Dl.Tensor.var(self, dims, corr, keep)
+
+
+def _reduce_std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    dims, corr, keep = _var_args(dim, unbiased, keepdim, correction)
+    return Dl.Tensor.std(self, dims, corr, keep)
+
+
+def _reduce_norm(self, p='fro', dim=None, keepdim=False, dtype=None):
+    t = self if dtype is None else self.to(dtype)
+    if p is None or p == 'fro':
+        p = 2
+    elif isinstance(p, str):
+        raise RuntimeError('norm(): the norm %r is not supported' % (p,))
+    return Dl.Tensor.norm(t, float(p), _dims_or_all(dim), keepdim)
+
+
+def _reduce_logsumexp(self, dim, keepdim=False):
+    return Dl.Tensor.logsumexp(self, _dims(dim), keepdim)
+
+
+def _reduce_all(self, dim=None, keepdim=False):
+    return Dl.Tensor.all(self, _dims_or_all(dim), keepdim)
+
+
+def _reduce_any(self, dim=None, keepdim=False):
+    return Dl.Tensor.any(self, _dims_or_all(dim), keepdim)
+
+
+def _reduce_median(self, dim=None, keepdim=False):
+    if dim is None:
+        return Dl.Tensor.median(self)
+    values, indices = self.median_dim(int(dim), keepdim)
+    return _ReturnValues(values, indices)
+
+
+def _scan_args(self, dtype):
+    return self if dtype is None else self.to(dtype)
+
+
+def _scan_cumsum(self, dim, *, dtype=None):
+    return Dl.Tensor.cumsum(_scan_args(self, dtype), int(dim))
+
+
+def _scan_cumprod(self, dim, *, dtype=None):
+    return Dl.Tensor.cumprod(_scan_args(self, dtype), int(dim))
+
+
+def _scan_sort(self, dim=-1, descending=False, stable=False):
+    # the sort is always stable
+    values, indices = Dl.Tensor.sort(self, int(dim), bool(descending))
+    return _ReturnValues(values, indices)
+
+
+def _scan_argsort(self, dim=-1, descending=False, stable=False):
+    return _scan_sort(self, dim, descending)[1]
+
+
+def _scan_topk(self, k, dim=-1, largest=True, sorted=True):
+    values, indices = Dl.Tensor.topk(self, int(k), int(dim), bool(largest))
+    return _ReturnValues(values, indices)
+
+
+def _scan_unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    if dim is not None:
+        raise NotImplementedError('unique(dim=...) is not supported yet')
+    values, inverse, counts = Dl.Tensor.unique(self)
+    out = (values,)
+    if return_inverse:
+        out += (inverse,)
+    if return_counts:
+        out += (counts,)
+    return out[0] if len(out) == 1 else out
+
+
+for _name, _fn in (('prod', _reduce_prod), ('amax', _reduce_amax), ('amin', _reduce_amin),
+                   ('var', _reduce_var), ('std', _reduce_std), ('norm', _reduce_norm),
+                   ('logsumexp', _reduce_logsumexp), ('all', _reduce_all), ('any', _reduce_any),
+                   ('median', _reduce_median), ('cumsum', _scan_cumsum),
+                   ('cumprod', _scan_cumprod), ('sort', _scan_sort), ('argsort', _scan_argsort),
+                   ('topk', _scan_topk), ('unique', _scan_unique)):
+    _fn = _checked(_fn)
+    _fn.__name__ = _name
+    setattr(Tensor, _name, _fn)
+    _export(_unary_fn(_name))

@@ -1,0 +1,278 @@
+/* dl-cpu-scan.c: cumulative sums and products, stable sorts, row scatters
+ * and the grouping of a sorted array, over contiguous rows.
+ *
+ * Reference semantics, for each row r of n elements:
+ *   scan:    x[r, j] = x[r, 0] op ... op x[r, j]  (floats accumulate in
+ *            double, integers in int64)
+ *   sort:    a stable merge sort of the row, NaN greater than every number;
+ *            indices[r, j] = the original position of the j-th element
+ *   scatter: out[r, index[r, j]] = src[r, j]
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <omp.h>
+
+#include "dl-cpu-private.h"
+
+static inline gdouble
+load_f (const char *p,
+        DlDType     dt)
+{
+  switch (dt)
+    {
+    case DL_DTYPE_FLOAT32: return *(const float *) p;
+    case DL_DTYPE_FLOAT64: return *(const double *) p;
+    case DL_DTYPE_FLOAT16: return (float) *(const dl_half *) p;
+    case DL_DTYPE_BFLOAT16: return dl_bf16_to_float (*(const dl_bf16 *) p);
+    case DL_DTYPE_INT32: return *(const gint32 *) p;
+    case DL_DTYPE_INT64: return (gdouble) *(const gint64 *) p;
+    case DL_DTYPE_UINT8:
+    case DL_DTYPE_BOOL: return *(const guint8 *) p;
+    }
+  return 0;
+}
+
+static inline gint64
+load_i (const char *p,
+        DlDType     dt)
+{
+  switch (dt)
+    {
+    case DL_DTYPE_INT32: return *(const gint32 *) p;
+    case DL_DTYPE_INT64: return *(const gint64 *) p;
+    case DL_DTYPE_UINT8:
+    case DL_DTYPE_BOOL: return *(const guint8 *) p;
+    default: return (gint64) load_f (p, dt);
+    }
+}
+
+static inline void
+store_f (char    *p,
+         DlDType  dt,
+         gdouble  v)
+{
+  switch (dt)
+    {
+    case DL_DTYPE_FLOAT32: *(float *) p = v; break;
+    case DL_DTYPE_FLOAT64: *(double *) p = v; break;
+    case DL_DTYPE_FLOAT16: *(dl_half *) p = (dl_half) v; break;
+    case DL_DTYPE_BFLOAT16: *(dl_bf16 *) p = dl_float_to_bf16 (v); break;
+    default: break;
+    }
+}
+
+static inline void
+store_i (char    *p,
+         DlDType  dt,
+         gint64   v)
+{
+  switch (dt)
+    {
+    case DL_DTYPE_INT32: *(gint32 *) p = v; break;
+    case DL_DTYPE_INT64: *(gint64 *) p = v; break;
+    case DL_DTYPE_UINT8: *(guint8 *) p = v; break;
+    case DL_DTYPE_BOOL: *(guint8 *) p = v != 0; break;
+    default: break;
+    }
+}
+
+void
+dl_cpu_scan (DlScanOp  op,
+             void     *data,
+             gint64    n_rows,
+             gint64    n,
+             DlDType   dt)
+{
+  gsize es = dl_dtype_get_size (dt);
+  gboolean fp = dl_dtype_is_floating_point (dt);
+
+#pragma omp parallel for if (n_rows > 1 && n_rows * n >= DL_CPU_GRAIN) schedule(static)
+  for (gint64 r = 0; r < n_rows; r++)
+    {
+      char *row = (char *) data + r * n * es;
+
+      if (fp)
+        {
+          gdouble acc = op == DL_SCAN_CUMSUM ? 0 : 1;
+          for (gint64 j = 0; j < n; j++)
+            {
+              gdouble v = load_f (row + j * es, dt);
+              acc = op == DL_SCAN_CUMSUM ? acc + v : acc * v;
+              store_f (row + j * es, dt, acc);
+            }
+        }
+      else
+        {
+          gint64 acc = op == DL_SCAN_CUMSUM ? 0 : 1;
+          for (gint64 j = 0; j < n; j++)
+            {
+              gint64 v = load_i (row + j * es, dt);
+              acc = op == DL_SCAN_CUMSUM ? (gint64) ((guint64) acc + (guint64) v)
+                                         : (gint64) ((guint64) acc * (guint64) v);
+              store_i (row + j * es, dt, acc);
+            }
+        }
+    }
+}
+
+/* Whether the element keyed a goes strictly before the one keyed b. */
+static inline gboolean
+before_f (gdouble  a,
+          gdouble  b,
+          gboolean desc)
+{
+  gboolean an = isnan (a), bn = isnan (b);
+
+  if (desc)
+    return (an && !bn) || a > b;
+  return (!an && bn) || a < b;
+}
+
+static inline gboolean
+before_i (gint64   a,
+          gint64   b,
+          gboolean desc)
+{
+  return desc ? a > b : a < b;
+}
+
+/* Bottom-up merge sort of the positions idx[0..n) by their keys; tmp has
+ * room for n positions. Taking from the left run on equal keys keeps it
+ * stable. */
+static void
+merge_sort (const gdouble *fkey,
+            const gint64  *ikey,
+            gint64        *idx,
+            gint64        *tmp,
+            gint64         n,
+            gboolean       desc)
+{
+  gint64 *src = idx, *dst = tmp;
+
+  for (gint64 width = 1; width < n; width *= 2)
+    {
+      for (gint64 lo = 0; lo < n; lo += 2 * width)
+        {
+          gint64 mid = MIN (lo + width, n), hi = MIN (lo + 2 * width, n);
+          gint64 i = lo, j = mid, k = lo;
+
+          while (i < mid && j < hi)
+            {
+              gboolean take_right = fkey ? before_f (fkey[src[j]], fkey[src[i]], desc)
+                                         : before_i (ikey[src[j]], ikey[src[i]], desc);
+              dst[k++] = take_right ? src[j++] : src[i++];
+            }
+          while (i < mid)
+            dst[k++] = src[i++];
+          while (j < hi)
+            dst[k++] = src[j++];
+        }
+      {
+        gint64 *t = src;
+        src = dst;
+        dst = t;
+      }
+    }
+  if (src != idx)
+    memcpy (idx, src, n * sizeof (gint64));
+}
+
+void
+dl_cpu_sort (void     *data,
+             void     *indices,
+             gint64    n_rows,
+             gint64    n,
+             DlDType   dt,
+             gboolean  descending)
+{
+  gsize es = dl_dtype_get_size (dt);
+  gboolean fp = dl_dtype_is_floating_point (dt);
+
+  if (n == 0)
+    return;
+#pragma omp parallel if (n_rows > 1 && n_rows * n >= DL_CPU_GRAIN / 4)
+  {
+    char *orig = g_malloc (n * es);
+    gdouble *fkey = fp ? g_new (gdouble, n) : NULL;
+    gint64 *ikey = fp ? NULL : g_new (gint64, n);
+    gint64 *tmp = g_new (gint64, n);
+
+#pragma omp for schedule(static)
+    for (gint64 r = 0; r < n_rows; r++)
+      {
+        char *row = (char *) data + r * n * es;
+        gint64 *idx = (gint64 *) indices + r * n;
+
+        memcpy (orig, row, n * es);
+        for (gint64 j = 0; j < n; j++)
+          {
+            idx[j] = j;
+            if (fp)
+              fkey[j] = load_f (orig + j * es, dt);
+            else
+              ikey[j] = load_i (orig + j * es, dt);
+          }
+        merge_sort (fkey, ikey, idx, tmp, n, descending);
+        for (gint64 j = 0; j < n; j++)
+          memcpy (row + j * es, orig + idx[j] * es, es);
+      }
+    g_free (orig);
+    g_free (fkey);
+    g_free (ikey);
+    g_free (tmp);
+  }
+}
+
+void
+dl_cpu_scatter_rows (void          *out,
+                     const void    *src,
+                     const void    *index,
+                     gint64         n_rows,
+                     gint64         n_src,
+                     gint64         n_out,
+                     DlDType        dt)
+{
+  gsize es = dl_dtype_get_size (dt);
+
+#pragma omp parallel for if (n_rows > 1 && n_rows * n_src >= DL_CPU_GRAIN) schedule(static)
+  for (gint64 r = 0; r < n_rows; r++)
+    for (gint64 j = 0; j < n_src; j++)
+      {
+        gint64 k = ((const gint64 *) index)[r * n_src + j];
+        if (k >= 0 && k < n_out)
+          memcpy ((char *) out + (r * n_out + k) * es, (const char *) src + (r * n_src + j) * es, es);
+      }
+}
+
+gint64
+dl_cpu_unique_sorted (const void  *sorted,
+                      gint64       n,
+                      DlDType      dt,
+                      void        *values,
+                      void        *counts_out,
+                      void        *group_out)
+{
+  gsize es = dl_dtype_get_size (dt);
+  gboolean fp = dl_dtype_is_floating_point (dt);
+  const char *p = sorted;
+  gint64 *counts = counts_out, *group = group_out;
+  gint64 g = -1;
+
+  for (gint64 i = 0; i < n; i++)
+    {
+      gboolean same = i > 0 && (fp ? load_f (p + i * es, dt) == load_f (p + (i - 1) * es, dt)
+                                   : load_i (p + i * es, dt) == load_i (p + (i - 1) * es, dt));
+      if (!same)
+        {
+          g++;
+          memcpy ((char *) values + g * es, p + i * es, es);
+          counts[g] = 0;
+        }
+      counts[g]++;
+      group[i] = g;
+    }
+  return g + 1;
+}
