@@ -141,6 +141,10 @@ struct _DlBackend
    * have n_src columns, out has n_out columns */
   void (*scatter_rows) (void *out, const void *src, const void *index, gint64 n_rows,
                         gint64 n_src, gint64 n_out, DlDType dtype);
+  /* out[r, j] = src[r, index[r, j]] for n_rows contiguous rows: out and
+   * index have n_out columns, src has n_src */
+  void (*gather_rows)  (void *out, const void *src, const void *index, gint64 n_rows,
+                        gint64 n_out, gint64 n_src, DlDType dtype);
   /* groups of equal neighbours in a sorted contiguous array of n elements:
    * values[g] gets each group's value, counts[g] its size, group[i] the group
    * of element i; returns the number of groups */

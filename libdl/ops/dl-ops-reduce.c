@@ -840,6 +840,13 @@ amax_amin (DlReduceOp   op,
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!dims_mask (name, self, dims, n, mask, error))
     return NULL;
+  if (n == 0 && self->numel == 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "%s: Expected reduction dim to be specified for input.numel() == 0. "
+                   "Specify the reduction dim with the 'dim' argument.", name);
+      return NULL;
+    }
   for (gint i = 0; i < self->ndim; i++)
     if (mask[i] && self->sizes[i] == 0)
       {
@@ -925,6 +932,23 @@ check_floating (const gchar  *op,
   return FALSE;
 }
 
+static gboolean
+is_half (DlDType dt)
+{
+  return dt == DL_DTYPE_FLOAT16 || dt == DL_DTYPE_BFLOAT16;
+}
+
+/* @r (owned, nullable) cast back to the half type @dt (differentiable). */
+static DlTensor *
+to_half (DlTensor  *r,
+         DlDType    dt,
+         GError   **error)
+{
+  g_autoptr (DlTensor) owned = r;
+
+  return owned ? dl_tensor_to_dtype (owned, dt, error) : NULL;
+}
+
 static DlTensor *
 var_impl (const gchar *op,
           DlTensor    *self,
@@ -944,6 +968,12 @@ var_impl (const gchar *op,
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!check_floating (op, self, error) || !dims_mask (op, self, dims, n, mask, error))
     return NULL;
+  if (is_half (self->dtype))
+    {
+      /* computed in float32, rounded once */
+      g_autoptr (DlTensor) f = dl_tensor_to_dtype (self, DL_DTYPE_FLOAT32, error);
+      return f ? to_half (var_impl (op, f, dims, n, correction, keepdim, error), self->dtype, error) : NULL;
+    }
   for (gint i = 0; i < self->ndim; i++)
     if (mask[i])
       count *= self->sizes[i];
@@ -1009,8 +1039,15 @@ dl_tensor_std (DlTensor    *self,
                gboolean     keepdim,
                GError     **error)
 {
-  g_autoptr (DlTensor) v = var_impl ("std", self, dims, n_dims, correction, keepdim, error);
+  g_autoptr (DlTensor) v = NULL;
 
+  if (DL_IS_TENSOR (self) && is_half (self->dtype))
+    {
+      g_autoptr (DlTensor) f = dl_tensor_to_dtype (self, DL_DTYPE_FLOAT32, error);
+      return f ? to_half (dl_tensor_std (f, dims, n_dims, correction, keepdim, error), self->dtype, error)
+               : NULL;
+    }
+  v = var_impl ("std", self, dims, n_dims, correction, keepdim, error);
   return v ? dl_tensor_sqrt (v, error) : NULL;
 }
 
@@ -1069,6 +1106,11 @@ dl_tensor_norm (DlTensor    *self,
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!check_floating ("norm", self, error) || !dims_mask ("norm", self, dims, n_dims, mask, error))
     return NULL;
+  if (is_half (self->dtype) && (p == 2 || p == 1))
+    {
+      g_autoptr (DlTensor) f = dl_tensor_to_dtype (self, DL_DTYPE_FLOAT32, error);
+      return f ? to_half (dl_tensor_norm (f, p, dims, n_dims, keepdim, error), self->dtype, error) : NULL;
+    }
   if (p == 1)
     {
       g_autoptr (DlTensor) a = dl_tensor_abs (self, error);
@@ -1079,14 +1121,12 @@ dl_tensor_norm (DlTensor    *self,
       g_autoptr (DlTensor) a = dl_tensor_abs (self, error);
       if (!a)
         return NULL;
+      /* over no elements the norm is 0 */
       for (gint i = 0; i < self->ndim; i++)
         if (mask[i] && self->sizes[i] == 0)
-          {
-            g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                         "norm: Expected reduction dim %d to have non-zero size for an "
-                         "infinity norm", i);
-            return NULL;
-          }
+          return dl_tensor_sum_dims (a, dims, n_dims, keepdim, error);
+      if (self->numel == 0)
+        return dl_tensor_sum_dims (a, dims, n_dims, keepdim, error);
       return amax_amin (p > 0 ? DL_REDUCE_MAX : DL_REDUCE_MIN, a, dims, n_dims, keepdim, error);
     }
   if (p == 0)
@@ -1171,6 +1211,11 @@ dl_tensor_logsumexp (DlTensor    *self,
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!dims_mask ("logsumexp", self, dims, n_dims, mask, error))
     return NULL;
+  if (is_half (self->dtype))
+    {
+      g_autoptr (DlTensor) f = dl_tensor_to_dtype (self, DL_DTYPE_FLOAT32, error);
+      return f ? to_half (dl_tensor_logsumexp (f, dims, n_dims, keepdim, error), self->dtype, error) : NULL;
+    }
   x = dl_dtype_is_floating_point (self->dtype) ? g_object_ref (self)
                                                 : dl_tensor_to_dtype (self, DL_DTYPE_FLOAT32, error);
   if (!x)

@@ -10,6 +10,8 @@
  */
 #include "config.h"
 
+#include <math.h>
+
 #include "dl-ops-private.h"
 
 /* A fresh contiguous copy of @x (as @dtype) with @dim moved last, and its
@@ -453,7 +455,7 @@ dl_tensor_topk (DlTensor   *self,
   n = self->ndim == 0 ? 1 : self->sizes[dim];
   if (k < 0 || k > n)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                    "topk: selected index k out of range (k = %" G_GINT64_FORMAT ", size of dim %d = %"
                    G_GINT64_FORMAT ")", k, dim, n);
       return NULL;
@@ -500,16 +502,17 @@ dl_tensor_median_dim (DlTensor   *self,
                       DlTensor  **indices,
                       GError    **error)
 {
-  gint64 n, nan_count = 0;
+  gint64 n, rows, half;
   gint last;
+  gint64 kshape[DL_MAX_DIMS];
   g_autoptr (DlTensor) v = NULL;
   g_autoptr (DlTensor) i = NULL;
-  g_autoptr (DlTensor) vn = NULL;
-  g_autoptr (DlTensor) in = NULL;
+  g_autoptr (DlTensor) pos = NULL;
   g_autoptr (DlTensor) vc = NULL;
   g_autoptr (DlTensor) ic = NULL;
   g_autoptr (DlTensor) vo = NULL;
   g_autoptr (DlTensor) io = NULL;
+  const DlBackend *be;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!dl_normalize_dim ("median", &dim, self->ndim, error))
@@ -521,32 +524,38 @@ dl_tensor_median_dim (DlTensor   *self,
                    "median: Expected reduction dim %d to have non-zero size.", dim);
       return NULL;
     }
-  if (dl_dtype_is_floating_point (self->dtype))
-    {
-      g_autoptr (DlTensor) isn = dl_tensor_ne (self, self, error);
-      g_autoptr (DlTensor) cnt = isn ? dl_tensor_sum (isn, error) : NULL;
-      if (!cnt)
-        return NULL;
-      nan_count = (gint64) dl_tensor_item (cnt, NULL);
-    }
+  be = dl_tensor_backend (self);
+  half = (n - 1) / 2;
   if (!sort_rows (self, dim, FALSE, &v, &i, error))
     return NULL;
   last = MAX (v->ndim - 1, 0);
-  if (nan_count > 0)
+  rows = self->numel / n;
+  /* the position to take in each sorted row: the lower middle, or the
+   * first NaN (NaN sorts last, stably) where the row holds one */
+  if (dl_dtype_is_floating_point (self->dtype) && v->ndim > 0)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "median: inputs holding NaN are not supported along a dim yet");
-      return NULL;
+      g_autoptr (DlTensor) isn = dl_tensor_ne (v, v, error);
+      g_autoptr (DlTensor) cnt = isn ? dl_tensor_sum_dims (isn, &last, 1, TRUE, error) : NULL;
+      g_autoptr (DlTensor) has = cnt ? owned_as (dl_tensor_gt_scalar (cnt, 0, error), DL_DTYPE_INT64, error) : NULL;
+      g_autoptr (DlTensor) off = has ? dl_tensor_rsub_scalar (cnt, n - half, error) : NULL;
+      g_autoptr (DlTensor) shift = off ? dl_tensor_mul (has, off, error) : NULL;
+
+      if (!shift || !(pos = dl_tensor_add_scalar (shift, half, error)))
+        return NULL;
     }
-  if (v->ndim == 0)
+  else
     {
-      vc = g_object_ref (v);
-      ic = g_object_ref (i);
+      for (gint d = 0; d < v->ndim; d++)
+        kshape[d] = d == last ? 1 : v->sizes[d];
+      if (!(pos = dl_full (kshape, v->ndim, half, DL_DTYPE_INT64, dl_tensor_device (self), error)))
+        return NULL;
     }
-  else if (!(vn = dl_tensor_narrow (v, last, (n - 1) / 2, 1, error))
-           || !(in = dl_tensor_narrow (i, last, (n - 1) / 2, 1, error))
-           || !(vc = dl_contiguous_nograd (vn, error)) || !(ic = dl_contiguous_nograd (in, error)))
+  if (!(vc = dl_tensor_new_empty_internal (dl_tensor_device (self), self->dtype, pos->sizes, pos->ndim, error))
+      || !(ic = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, pos->sizes, pos->ndim,
+                                              error)))
     return NULL;
+  be->gather_rows (dl_tensor_data (vc), dl_tensor_data (v), dl_tensor_data (pos), rows, 1, n, self->dtype);
+  be->gather_rows (dl_tensor_data (ic), dl_tensor_data (i), dl_tensor_data (pos), rows, 1, n, DL_DTYPE_INT64);
   if (!(vo = rows_restore (vc, dim, self->ndim, error)) || !(io = rows_restore (ic, dim, self->ndim, error)))
     return NULL;
   if (!keepdim && self->ndim > 0)
@@ -616,6 +625,8 @@ dl_tensor_median (DlTensor  *self,
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (n == 0)
     {
+      if (dl_dtype_is_floating_point (self->dtype))
+        return dl_full (NULL, 0, NAN, self->dtype, dl_tensor_device (self), error);
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                    "median: Expected reduction dim to be specified for input.numel() == 0.");
       return NULL;

@@ -133,6 +133,7 @@ static const DlBackend cpu_backend = {
   .scan = dl_cpu_scan,
   .sort = dl_cpu_sort,
   .scatter_rows = dl_cpu_scatter_rows,
+  .gather_rows = dl_cpu_gather_rows,
   .unique_sorted = dl_cpu_unique_sorted,
   .gemm = dl_cpu_gemm,
   .random = dl_cpu_random,

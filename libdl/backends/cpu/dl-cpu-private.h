@@ -64,6 +64,8 @@ void dl_cpu_sort    (void *data, void *indices, gint64 n_rows, gint64 n, DlDType
                      gboolean descending);
 void dl_cpu_scatter_rows (void *out, const void *src, const void *index, gint64 n_rows,
                           gint64 n_src, gint64 n_out, DlDType dtype);
+void dl_cpu_gather_rows (void *out, const void *src, const void *index, gint64 n_rows,
+                         gint64 n_out, gint64 n_src, DlDType dtype);
 gint64 dl_cpu_unique_sorted (const void *sorted, gint64 n, DlDType dtype, void *values,
                              void *counts, void *group);
 void dl_cpu_gemm    (DlDType dtype, gint64 m, gint64 n, gint64 k,

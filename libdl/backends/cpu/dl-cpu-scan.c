@@ -7,6 +7,7 @@
  *   sort:    a stable merge sort of the row, NaN greater than every number;
  *            indices[r, j] = the original position of the j-th element
  *   scatter: out[r, index[r, j]] = src[r, j]
+ *   gather:  out[r, j] = src[r, index[r, j]]
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -244,6 +245,27 @@ dl_cpu_scatter_rows (void          *out,
         gint64 k = ((const gint64 *) index)[r * n_src + j];
         if (k >= 0 && k < n_out)
           memcpy ((char *) out + (r * n_out + k) * es, (const char *) src + (r * n_src + j) * es, es);
+      }
+}
+
+void
+dl_cpu_gather_rows (void          *out,
+                    const void    *src,
+                    const void    *index,
+                    gint64         n_rows,
+                    gint64         n_out,
+                    gint64         n_src,
+                    DlDType        dt)
+{
+  gsize es = dl_dtype_get_size (dt);
+
+#pragma omp parallel for if (n_rows > 1 && n_rows * n_out >= DL_CPU_GRAIN) schedule(static)
+  for (gint64 r = 0; r < n_rows; r++)
+    for (gint64 j = 0; j < n_out; j++)
+      {
+        gint64 k = ((const gint64 *) index)[r * n_out + j];
+        if (k >= 0 && k < n_src)
+          memcpy ((char *) out + (r * n_out + j) * es, (const char *) src + (r * n_src + k) * es, es);
       }
 }
 
