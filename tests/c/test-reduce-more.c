@@ -1,0 +1,387 @@
+/* test-reduce-more.c: prod, all, any, amax, var, logsumexp, cumsum,
+ * cumprod, sort, topk, median and unique, each kernel family compared with
+ * a plain loop over arrays of doubles, on sizes that take the threaded
+ * paths too; and the errors bad arguments give.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dl-test-utils.h"
+
+/* Random integers in [0, k) as doubles: many ties. */
+static gdouble *
+tie_values (gint64 n,
+            gint   k)
+{
+  gdouble *v = g_new (gdouble, MAX (n, 1));
+
+  for (gint64 i = 0; i < n; i++)
+    v[i] = g_test_rand_int_range (0, k);
+  return v;
+}
+
+static void
+test_prod_all_any (void)
+{
+  const gint64 rows = 37, cols = 53;
+  g_autoptr (GError) error = NULL;
+  g_autofree gdouble *x = dl_test_random_values (rows * cols);
+  g_autofree gdouble *p0 = g_new (gdouble, cols);
+  g_autofree gdouble *p1 = g_new (gdouble, rows);
+  g_autofree gdouble *any1 = g_new (gdouble, rows);
+  g_autofree gdouble *all0 = g_new (gdouble, cols);
+  g_autoptr (DlTensor) t = NULL;
+  g_autoptr (DlTensor) r0 = NULL;
+  g_autoptr (DlTensor) r1 = NULL;
+  g_autoptr (DlTensor) a1 = NULL;
+  g_autoptr (DlTensor) l0 = NULL;
+  gint d0 = 0, d1 = 1;
+
+  for (gint64 i = 0; i < rows * cols; i++)
+    {
+      x[i] = 1 + x[i] * 0.2;
+      if (g_test_rand_int_range (0, 5) == 0)
+        x[i] = 0;
+    }
+  for (gint64 j = 0; j < cols; j++)
+    {
+      p0[j] = 1;
+      all0[j] = 1;
+      for (gint64 i = 0; i < rows; i++)
+        {
+          p0[j] *= x[i * cols + j];
+          all0[j] = all0[j] && x[i * cols + j] != 0;
+        }
+    }
+  for (gint64 i = 0; i < rows; i++)
+    {
+      p1[i] = 1;
+      any1[i] = 0;
+      for (gint64 j = 0; j < cols; j++)
+        {
+          p1[i] *= x[i * cols + j];
+          any1[i] = any1[i] || x[i * cols + j] != 0;
+        }
+    }
+  t = dl_test_tensor (x, DL_TEST_SHAPE (rows, cols), DL_DTYPE_FLOAT64);
+  r0 = dl_tensor_prod_dims (t, &d0, 1, FALSE, &error);
+  g_assert_no_error (error);
+  dl_test_assert_values (r0, p0, cols, 1e-12);
+  r1 = dl_tensor_prod_dims (t, &d1, 1, TRUE, &error);
+  g_assert_no_error (error);
+  dl_test_assert_shape (r1, DL_TEST_SHAPE (rows, 1));
+  dl_test_assert_values (r1, p1, rows, 1e-12);
+  a1 = dl_tensor_any (t, &d1, 1, FALSE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (dl_tensor_get_dtype (a1), ==, DL_DTYPE_BOOL);
+  dl_test_assert_values (a1, any1, rows, 0);
+  l0 = dl_tensor_all (t, &d0, 1, FALSE, &error);
+  g_assert_no_error (error);
+  dl_test_assert_values (l0, all0, cols, 0);
+}
+
+static void
+test_all_any_long (void)
+{
+  /* one run long enough to be split over threads */
+  const gint64 n = 1200001;
+  g_autoptr (GError) error = NULL;
+  g_autofree gdouble *x = g_new0 (gdouble, n);
+  g_autoptr (DlTensor) t = NULL;
+  g_autoptr (DlTensor) any = NULL;
+  g_autoptr (DlTensor) all = NULL;
+  g_autoptr (DlTensor) prod = NULL;
+
+  for (gint64 i = 0; i < n; i++)
+    x[i] = 1;
+  x[n - 7] = 0;
+  t = dl_test_tensor (x, DL_TEST_SHAPE (n), DL_DTYPE_UINT8);
+  any = dl_tensor_any (t, NULL, 0, FALSE, &error);
+  g_assert_no_error (error);
+  all = dl_tensor_all (t, NULL, 0, FALSE, &error);
+  g_assert_no_error (error);
+  prod = dl_tensor_prod (t, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (dl_tensor_get_dtype (any), ==, DL_DTYPE_UINT8);
+  g_assert_cmpint (dl_tensor_get_dtype (prod), ==, DL_DTYPE_INT64);
+  g_assert_cmpfloat (dl_tensor_item (any, NULL), ==, 1);
+  g_assert_cmpfloat (dl_tensor_item (all, NULL), ==, 0);
+  g_assert_cmpfloat (dl_tensor_item (prod, NULL), ==, 0);
+}
+
+static void
+test_amax_var_logsumexp (void)
+{
+  const gint64 rows = 5, cols = 9;
+  g_autoptr (GError) error = NULL;
+  g_autofree gdouble *x = dl_test_random_values (rows * cols);
+  gdouble mx[5], var[5], lse[5];
+  g_autoptr (DlTensor) t = NULL;
+  g_autoptr (DlTensor) m = NULL;
+  g_autoptr (DlTensor) v = NULL;
+  g_autoptr (DlTensor) l = NULL;
+  gint d1 = 1;
+
+  for (gint64 i = 0; i < rows; i++)
+    {
+      gdouble mean = 0, ss = 0, se = 0;
+
+      mx[i] = -INFINITY;
+      for (gint64 j = 0; j < cols; j++)
+        {
+          mx[i] = MAX (mx[i], x[i * cols + j]);
+          mean += x[i * cols + j] / cols;
+        }
+      for (gint64 j = 0; j < cols; j++)
+        {
+          ss += (x[i * cols + j] - mean) * (x[i * cols + j] - mean);
+          se += exp (x[i * cols + j]);
+        }
+      var[i] = ss / (cols - 1);
+      lse[i] = log (se);
+    }
+  t = dl_test_tensor (x, DL_TEST_SHAPE (rows, cols), DL_DTYPE_FLOAT64);
+  m = dl_tensor_amax (t, &d1, 1, FALSE, &error);
+  g_assert_no_error (error);
+  dl_test_assert_values (m, mx, rows, 0);
+  v = dl_tensor_var (t, &d1, 1, 1.0, FALSE, &error);
+  g_assert_no_error (error);
+  dl_test_assert_values (v, var, rows, 1e-12);
+  l = dl_tensor_logsumexp (t, &d1, 1, FALSE, &error);
+  g_assert_no_error (error);
+  dl_test_assert_values (l, lse, rows, 1e-12);
+}
+
+static void
+check_scan (gint64 rows,
+            gint64 cols,
+            gint   dim)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree gdouble *x = dl_test_random_values (rows * cols);
+  g_autofree gdouble *cs = g_new (gdouble, rows * cols);
+  g_autofree gdouble *cp = g_new (gdouble, rows * cols);
+  g_autoptr (DlTensor) t = NULL;
+  g_autoptr (DlTensor) s = NULL;
+  g_autoptr (DlTensor) p = NULL;
+  g_autoptr (DlTensor) ti = NULL;
+  g_autoptr (DlTensor) si = NULL;
+  gint64 outer = dim == 1 ? rows : cols, inner = dim == 1 ? cols : rows;
+
+  for (gint64 i = 0; i < rows * cols; i++)
+    x[i] = 1 + x[i] * 1e-3;
+  for (gint64 o = 0; o < outer; o++)
+    {
+      gdouble acc = 0, prod = 1;
+      for (gint64 k = 0; k < inner; k++)
+        {
+          gint64 at = dim == 1 ? o * cols + k : k * cols + o;
+          acc += x[at];
+          prod *= x[at];
+          cs[at] = acc;
+          cp[at] = prod;
+        }
+    }
+  t = dl_test_tensor (x, DL_TEST_SHAPE (rows, cols), DL_DTYPE_FLOAT64);
+  s = dl_tensor_cumsum (t, dim, &error);
+  g_assert_no_error (error);
+  dl_test_assert_values (s, cs, rows * cols, 1e-12);
+  p = dl_tensor_cumprod (t, dim, &error);
+  g_assert_no_error (error);
+  dl_test_assert_values (p, cp, rows * cols, 1e-12);
+  /* integers accumulate into int64 */
+  ti = dl_tensor_to_dtype (t, DL_DTYPE_INT32, &error);
+  g_assert_no_error (error);
+  si = dl_tensor_cumsum (ti, dim, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (dl_tensor_get_dtype (si), ==, DL_DTYPE_INT64);
+}
+
+static void
+test_scan (void)
+{
+  check_scan (7, 13, 0);
+  check_scan (7, 13, 1);
+  check_scan (2048, 300, 1);   /* threaded */
+  check_scan (300, 2048, 0);
+}
+
+/* Checks rows of sorted values and indices of @x ([rows, n]) sorted along
+ * dim 1: ordered, a permutation, values matching, stable. */
+static void
+check_sorted (const gdouble *x,
+              const gdouble *v,
+              const gdouble *idx,
+              gint64         rows,
+              gint64         n,
+              gboolean       desc)
+{
+  g_autofree gboolean *seen = g_new (gboolean, n);
+
+  for (gint64 r = 0; r < rows; r++)
+    {
+      memset (seen, 0, n * sizeof (gboolean));
+      for (gint64 j = 0; j < n; j++)
+        {
+          gint64 k = (gint64) idx[r * n + j];
+
+          g_assert_cmpint (k, >=, 0);
+          g_assert_cmpint (k, <, n);
+          g_assert_false (seen[k]);
+          seen[k] = TRUE;
+          g_assert_cmpfloat (v[r * n + j], ==, x[r * n + k]);
+          if (j > 0)
+            {
+              gdouble a = v[r * n + j - 1], b = v[r * n + j];
+              if (desc)
+                g_assert_cmpfloat (a, >=, b);
+              else
+                g_assert_cmpfloat (a, <=, b);
+              if (a == b)
+                g_assert_cmpfloat (idx[r * n + j - 1], <, idx[r * n + j]);
+            }
+        }
+    }
+}
+
+static void
+check_sort (gint64   rows,
+            gint64   n,
+            DlDType  dtype,
+            gboolean desc)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree gdouble *x = tie_values (rows * n, 7);
+  g_autoptr (DlTensor) t = dl_test_tensor (x, DL_TEST_SHAPE (rows, n), dtype);
+  g_autoptr (DlTensor) idx = NULL;
+  g_autoptr (DlTensor) v = dl_tensor_sort (t, 1, desc, &idx, &error);
+  g_autofree gdouble *vv = NULL;
+  g_autofree gdouble *iv = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (dl_tensor_get_dtype (v), ==, dtype);
+  g_assert_cmpint (dl_tensor_get_dtype (idx), ==, DL_DTYPE_INT64);
+  vv = dl_test_values (v);
+  iv = dl_test_values (idx);
+  check_sorted (x, vv, iv, rows, n, desc);
+}
+
+static void
+test_sort (void)
+{
+  const DlDType dtypes[] = { DL_DTYPE_FLOAT32, DL_DTYPE_FLOAT64, DL_DTYPE_INT64, DL_DTYPE_UINT8,
+                             DL_DTYPE_FLOAT16 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (dtypes); i++)
+    for (gint desc = 0; desc < 2; desc++)
+      {
+        check_sort (3, 1, dtypes[i], desc);
+        check_sort (5, 33, dtypes[i], desc);
+        check_sort (1, 1000, dtypes[i], desc);
+      }
+  check_sort (4000, 40, DL_DTYPE_FLOAT32, FALSE);   /* threaded */
+}
+
+static int
+cmp_double (gconstpointer a,
+            gconstpointer b)
+{
+  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
+
+  return (x > y) - (x < y);
+}
+
+static void
+test_topk_median_unique (void)
+{
+  const gint64 n = 101;
+  g_autoptr (GError) error = NULL;
+  g_autofree gdouble *x = tie_values (n, 20);
+  g_autofree gdouble *s = g_memdup2 (x, n * sizeof (gdouble));
+  g_autofree gdouble *uv = g_new (gdouble, n);
+  g_autofree gdouble *uc = g_new (gdouble, n);
+  g_autofree gdouble *inv = g_new (gdouble, n);
+  g_autoptr (DlTensor) t = dl_test_tensor (x, DL_TEST_SHAPE (n), DL_DTYPE_FLOAT32);
+  g_autoptr (DlTensor) top = NULL;
+  g_autoptr (DlTensor) med = NULL;
+  g_autoptr (DlTensor) u = NULL;
+  g_autoptr (DlTensor) ui = NULL;
+  g_autoptr (DlTensor) uc_t = NULL;
+  gdouble topv[5];
+  gint64 nu = 0;
+
+  qsort (s, n, sizeof (gdouble), cmp_double);
+  for (gint i = 0; i < 5; i++)
+    topv[i] = s[n - 1 - i];
+  for (gint64 i = 0; i < n; i++)
+    {
+      if (i == 0 || s[i] != s[i - 1])
+        {
+          uv[nu] = s[i];
+          uc[nu++] = 0;
+        }
+      uc[nu - 1]++;
+    }
+  for (gint64 i = 0; i < n; i++)
+    for (gint64 g = 0; g < nu; g++)
+      if (uv[g] == x[i])
+        inv[i] = g;
+
+  top = dl_tensor_topk (t, 5, 0, TRUE, NULL, &error);
+  g_assert_no_error (error);
+  dl_test_assert_values (top, topv, 5, 0);
+  med = dl_tensor_median (t, &error);
+  g_assert_no_error (error);
+  dl_test_assert_values (med, &s[(n - 1) / 2], 1, 0);
+  u = dl_tensor_unique (t, &ui, &uc_t, &error);
+  g_assert_no_error (error);
+  dl_test_assert_values (u, uv, nu, 0);
+  dl_test_assert_values (uc_t, uc, nu, 0);
+  dl_test_assert_values (ui, inv, n, 0);
+}
+
+static void
+test_errors (void)
+{
+  g_autoptr (DlTensor) t = dl_zeros (DL_TEST_SHAPE (2, 3), DL_DTYPE_FLOAT32, NULL, NULL);
+  g_autoptr (DlTensor) ti = dl_zeros (DL_TEST_SHAPE (2, 3), DL_DTYPE_INT64, NULL, NULL);
+  gint bad = 2;
+  GError *error = NULL;
+
+  g_assert_null (dl_tensor_cumsum (t, 2, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_INDEX);
+  g_clear_error (&error);
+  g_assert_null (dl_tensor_sort (t, -3, FALSE, NULL, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_INDEX);
+  g_clear_error (&error);
+  g_assert_null (dl_tensor_amax (t, &bad, 1, FALSE, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_INDEX);
+  g_clear_error (&error);
+  g_assert_null (dl_tensor_topk (t, 4, 1, TRUE, NULL, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "topk"));
+  g_clear_error (&error);
+  g_assert_null (dl_tensor_var (ti, NULL, 0, 1, FALSE, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_DTYPE);
+  g_clear_error (&error);
+  g_assert_null (dl_tensor_norm (t, 3, NULL, 0, FALSE, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_clear_error (&error);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/reduce-more/prod-all-any", test_prod_all_any);
+  g_test_add_func ("/reduce-more/all-any-long", test_all_any_long);
+  g_test_add_func ("/reduce-more/amax-var-logsumexp", test_amax_var_logsumexp);
+  g_test_add_func ("/reduce-more/scan", test_scan);
+  g_test_add_func ("/reduce-more/sort", test_sort);
+  g_test_add_func ("/reduce-more/topk-median-unique", test_topk_median_unique);
+  g_test_add_func ("/reduce-more/errors", test_errors);
+
+  return g_test_run ();
+}
