@@ -1076,12 +1076,70 @@ norm2_backward (DlNode    *node,
   return gi[0] != NULL;
 }
 
+/* |t|^e (t >= 0) as exp (e log t), without autograd; 0^e is 0 for e > 0
+ * and infinity for e < 0. */
+static DlTensor *
+pow_abs (DlTensor  *t,
+         gdouble    e,
+         GError   **error)
+{
+  g_autoptr (DlTensor) l = dl_tensor_log (t, error);
+  g_autoptr (DlTensor) le = l ? dl_tensor_mul_scalar (l, e, error) : NULL;
+
+  return le ? dl_tensor_exp (le, error) : NULL;
+}
+
+/* d ||x||_p / dx = sign (x) |x|^(p-1) / ||x||^(p-1), taken as 0 where the
+ * norm is 0. scalars[0] = p. */
+static gboolean
+normp_backward (DlNode    *node,
+                DlTensor **go,
+                DlTensor **gi,
+                GError   **error)
+{
+  DlNodeData *d = dl_node_data (node);
+  gdouble p = d->scalars[0];
+  gboolean was;
+  DlTensor *x, *out;
+  g_autoptr (DlTensor) g = NULL;
+  g_autoptr (DlTensor) nk = NULL;
+  g_autoptr (DlTensor) zero = NULL;
+  g_autoptr (DlTensor) safe = NULL;
+  g_autoptr (DlTensor) a = NULL;
+  g_autoptr (DlTensor) num = NULL;
+  g_autoptr (DlTensor) den = NULL;
+  g_autoptr (DlTensor) pos = NULL;
+  g_autoptr (DlTensor) neg = NULL;
+  g_autoptr (DlTensor) sign = NULL;
+  g_autoptr (DlTensor) q = NULL;
+  g_autoptr (DlTensor) sq = NULL;
+
+  if (!(x = dl_node_get_saved (node, 0, error)) || !(out = dl_node_get_saved (node, 1, error)))
+    return FALSE;
+  was = dl_set_grad_enabled (FALSE);
+  if (!(g = node_keepdim (d, go[0], error)) || !(nk = node_keepdim (d, out, error))
+      || !(zero = mask_as (dl_tensor_eq_scalar (nk, 0, error), nk->dtype, error))
+      || !(safe = dl_tensor_add (nk, zero, error)) || !(a = dl_tensor_abs (x, error))
+      || !(num = pow_abs (a, p - 1, error)) || !(den = pow_abs (safe, p - 1, error))
+      || !(pos = mask_as (dl_tensor_gt_scalar (x, 0, error), x->dtype, error))
+      || !(neg = mask_as (dl_tensor_lt_scalar (x, 0, error), x->dtype, error))
+      || !(sign = dl_tensor_sub (pos, neg, error)) || !(q = dl_tensor_div (num, den, error))
+      || !(sq = dl_tensor_mul (sign, q, error)))
+    {
+      dl_set_grad_enabled (was);
+      return FALSE;
+    }
+  dl_set_grad_enabled (was);
+  gi[0] = dl_tensor_mul (g, sq, error);
+  return gi[0] != NULL;
+}
+
 /**
  * dl_tensor_norm:
  * @self: a floating-point #DlTensor
  * @p: the order: 2 (Euclidean, also the Frobenius norm), 1, 0 (the number
  *   of nonzeros), infinity or minus infinity (the largest or smallest
- *   absolute value)
+ *   absolute value), or any other number: (sum |x|^p)^(1/p)
  * @dims: (array length=n_dims): the dims to reduce; empty for all
  * @n_dims: the number of dims in @dims
  * @keepdim: whether to keep the reduced dims with size 1
@@ -1106,7 +1164,19 @@ dl_tensor_norm (DlTensor    *self,
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!check_floating ("norm", self, error) || !dims_mask ("norm", self, dims, n_dims, mask, error))
     return NULL;
-  if (is_half (self->dtype) && (p == 2 || p == 1))
+  {
+    gint64 count = 1;
+
+    for (gint i = 0; i < self->ndim; i++)
+      if (mask[i])
+        count *= self->sizes[i];
+    if (count == 0) /* over no elements every norm is 0 */
+      {
+        g_autoptr (DlTensor) a = dl_tensor_abs (self, error);
+        return a ? dl_tensor_sum_dims (a, dims, n_dims, keepdim, error) : NULL;
+      }
+  }
+  if (is_half (self->dtype) && !isinf (p))
     {
       g_autoptr (DlTensor) f = dl_tensor_to_dtype (self, DL_DTYPE_FLOAT32, error);
       return f ? to_half (dl_tensor_norm (f, p, dims, n_dims, keepdim, error), self->dtype, error) : NULL;
@@ -1121,10 +1191,6 @@ dl_tensor_norm (DlTensor    *self,
       g_autoptr (DlTensor) a = dl_tensor_abs (self, error);
       if (!a)
         return NULL;
-      /* over no elements the norm is 0 */
-      for (gint i = 0; i < self->ndim; i++)
-        if (mask[i] && self->sizes[i] == 0)
-          return dl_tensor_sum_dims (a, dims, n_dims, keepdim, error);
       if (self->numel == 0)
         return dl_tensor_sum_dims (a, dims, n_dims, keepdim, error);
       return amax_amin (p > 0 ? DL_REDUCE_MAX : DL_REDUCE_MIN, a, dims, n_dims, keepdim, error);
@@ -1159,9 +1225,31 @@ dl_tensor_norm (DlTensor    *self,
         }
       return out;
     }
-  g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-               "norm: the order p=%g is not supported (use 0, 1, 2 or infinity)", p);
-  return NULL;
+  {
+    DlTensor *out;
+    g_autoptr (DlTensor) a = NULL;
+    g_autoptr (DlTensor) ap = NULL;
+    g_autoptr (DlTensor) s = NULL;
+    gboolean was = dl_set_grad_enabled (FALSE);
+
+    if ((a = dl_tensor_abs (self, error)) && (ap = pow_abs (a, p, error)))
+      s = dl_tensor_sum_dims (ap, dims, n_dims, keepdim, error);
+    out = s ? pow_abs (s, 1.0 / p, error) : NULL;
+    dl_set_grad_enabled (was);
+    if (!out)
+      return NULL;
+    if (dl_autograd_any_requires (1, &self))
+      {
+        g_autoptr (DlNode) node = dl_node_new_for_op ("NormBackward1", normp_backward, 1, &self);
+
+        save_mask (dl_node_data (node), self->ndim, keepdim, mask);
+        dl_node_data (node)->scalars[0] = p;
+        dl_node_save (node, self, FALSE);
+        dl_node_save (node, out, TRUE);
+        dl_node_set_output (node, out, 0);
+      }
+    return out;
+  }
 }
 
 static gdouble

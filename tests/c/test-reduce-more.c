@@ -364,8 +364,8 @@ test_errors (void)
   g_assert_null (dl_tensor_var (ti, NULL, 0, 1, FALSE, &error));
   g_assert_error (error, DL_ERROR, DL_ERROR_DTYPE);
   g_clear_error (&error);
-  g_assert_null (dl_tensor_norm (t, 3, NULL, 0, FALSE, &error));
-  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_assert_null (dl_tensor_norm (ti, 3, NULL, 0, FALSE, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_DTYPE);
   g_clear_error (&error);
 }
 

@@ -178,7 +178,7 @@ def test_var_std_grad(rng, fn):
 
 # ---- norm ------------------------------------------------------------------------------
 
-PS = [None, 'fro', 2, 1, 0, float('inf'), float('-inf')]
+PS = [None, 'fro', 2, 1, 0, float('inf'), float('-inf'), 3, 1.5, 0.5, -1]
 
 
 @pytest.mark.parametrize("name", DTYPES)
@@ -197,14 +197,22 @@ def test_norm(rng, name, shape):
                 check(lambda v: lib(v).norm(v, p=p, dim=dim, keepdim=keepdim), x, t, rtol=1e-4, atol=1e-5)
 
 
-@pytest.mark.parametrize("p", [2, 1, float('inf')])
+@pytest.mark.parametrize("p", [2, 1, float('inf'), 3, 1.5])
 def test_norm_grad(rng, p):
     a = rng.standard_normal((3, 4))
     a[1] = 0
     a[2, 1] = a[2, 2] = 5
+    a[0, 0] = 0
     grad_check(lambda v: v.norm(p), a)
     grad_check(lambda v: v.norm(p, 1), a)
     grad_check(lambda v: v.norm(p, 0, True), a)
+
+
+@pytest.mark.parametrize("p", [0.5, -1, 4])
+def test_norm_grad_nonzero(rng, p):
+    a = rng.uniform(0.5, 2.0, size=(3, 4)) * rng.choice([-1, 1], size=(3, 4))
+    grad_check(lambda v: v.norm(p), a)
+    grad_check(lambda v: v.norm(p, 1), a)
 
 
 # ---- logsumexp --------------------------------------------------------------------------
