@@ -427,3 +427,71 @@ def test_unique(rng, name, shape):
     check(lambda v: lib(v).unique(v, sorted=True, return_inverse=True), x, t)
     check(lambda v: v.unique(return_counts=True), x, t)
     check(lambda v: v.unique(return_inverse=True, return_counts=True), x, t)
+
+
+# ---- non-contiguous inputs ------------------------------------------------------------------
+
+@pytest.mark.parametrize("label,shape,view", NONCONTIG + [
+    ("step", (6, 5), lambda t: t[::2, 1::2])], ids=[v[0] for v in NONCONTIG] + ["step"])
+def test_reduce_more_noncontiguous(rng, label, shape, view):
+    x, t = rand_pair(rng, shape)
+    xv, tv = view(x), view(t)
+    tol = dict(rtol=1e-5, atol=1e-6)
+    check(lambda v: v.prod(), xv, tv, **tol)
+    check(lambda v: v.amax(), xv, tv)
+    check(lambda v: v.var(), xv, tv, **tol)
+    check(lambda v: v.norm(), xv, tv, **tol)
+    check(lambda v: v.all(), xv, tv)
+    check(lambda v: v.median(), xv, tv)
+    check(lambda v: v.unique(return_inverse=True, return_counts=True), xv, tv)
+    for dim in range(tv.dim()):
+        check(lambda v: v.prod(dim), xv, tv, **tol)
+        check(lambda v: v.amin(dim, keepdim=True), xv, tv)
+        check(lambda v: v.std(dim), xv, tv, **tol)
+        check(lambda v: v.norm(1, dim), xv, tv, **tol)
+        check(lambda v: v.logsumexp(dim), xv, tv, **tol)
+        check(lambda v: v.any(dim), xv, tv)
+        check(lambda v: v.sort(dim=dim, descending=True, stable=True), xv, tv)
+        # which of tied elements topk picks is unspecified: values only
+        check(lambda v: v.topk(1, dim).values, xv, tv)
+        if tv.shape[dim] > 0 and label not in ("expand", "expand_mid"):
+            check(lambda v: v.median(dim), xv, tv)
+
+
+def test_large_rows(rng):
+    """Sizes that take the threaded paths of the kernels."""
+    a = rng.standard_normal((600, 1000)).astype(np.float32)
+    x, t = pair(a)
+    check(lambda v: v.sort(dim=1, stable=True), x, t)
+    check(lambda v: v.sort(dim=0, stable=True), x, t)
+    check(lambda v: v.cumsum(1), x, t, rtol=1e-4, atol=1e-4)
+    check(lambda v: v.cumsum(0), x, t, rtol=1e-4, atol=1e-4)
+    check(lambda v: v.topk(5, 1), x, t)
+    check(lambda v: v.median(1), x, t)
+    check(lambda v: v.amax(1), x, t)
+    check(lambda v: v.any(), x, t)
+    check(lambda v: v.var(0), x, t, rtol=1e-4, atol=1e-5)
+    b = rng.integers(0, 50, size=200_000)
+    x, t = pair(b)
+    check(lambda v: v.unique(return_inverse=True, return_counts=True), x, t)
+
+
+def test_sort_bool_and_inf():
+    x, t = pair(np.array([True, False, True, False, False]))
+    check(lambda v: v.sort(dim=0, stable=True), x, t)
+    check(lambda v: v.sort(dim=0, descending=True, stable=True), x, t)
+    a = np.array([np.inf, -np.inf, 0.0, -0.0, 1.0, np.inf], np.float64)
+    x, t = pair(a)
+    check(lambda v: v.sort(dim=0, stable=True), x, t)
+    check(lambda v: v.cumsum(0), x, t)
+    check(lambda v: v.cumprod(0), x, t)
+
+
+def test_return_types():
+    x, t = pair(np.array([[3.0, 1.0, 2.0]], np.float32))
+    for fn in (lambda v: v.sort(), lambda v: v.topk(2), lambda v: v.median(1)):
+        r = fn(x)
+        values, indices = r
+        assert r.values is values or r.values.shape == values.shape
+        assert r.indices.dtype == Dl.int64
+        assert r[0].shape == fn(t)[0].shape
