@@ -616,13 +616,14 @@ DlTensor *
 dl_tensor_median (DlTensor  *self,
                   GError   **error)
 {
-  gint64 n = self->numel;
+  gint64 n;
   g_autoptr (DlTensor) flat = NULL;
   g_autoptr (DlTensor) v = NULL;
   g_autoptr (DlTensor) i = NULL;
   DlTensor *out;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  n = self->numel;
   if (n == 0)
     {
       if (dl_dtype_is_floating_point (self->dtype))
@@ -689,7 +690,7 @@ dl_tensor_unique (DlTensor   *self,
                   DlTensor  **counts,
                   GError    **error)
 {
-  gint64 n = self->numel, n_unique = 0;
+  gint64 n, n_unique = 0;
   g_autoptr (DlTensor) flat = NULL;
   g_autoptr (DlTensor) v = NULL;
   g_autoptr (DlTensor) perm = NULL;
@@ -703,6 +704,7 @@ dl_tensor_unique (DlTensor   *self,
   const DlBackend *be;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  n = self->numel;
   be = dl_tensor_backend (self);
   if (!(flat = dl_tensor_reshape (self, &n, 1, error)) || !sort_rows (flat, 0, FALSE, &v, &perm, error))
     return NULL;
