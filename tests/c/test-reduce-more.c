@@ -340,6 +340,201 @@ test_topk_median_unique (void)
   dl_test_assert_values (ui, inv, n, 0);
 }
 
+/* ---- gradients against central differences ---- */
+
+typedef DlTensor *(*UnaryFunc) (DlTensor *x, GError **error);
+
+typedef struct
+{
+  const gchar *name;
+  UnaryFunc func;
+  gboolean with_zero;   /* put a zero into the input */
+} GradCase;
+
+static DlTensor *
+f_prod (DlTensor *x, GError **error)
+{
+  gint d = 1;
+  return dl_tensor_prod_dims (x, &d, 1, FALSE, error);
+}
+
+static DlTensor *
+f_prod_all (DlTensor *x, GError **error)
+{
+  return dl_tensor_prod (x, error);
+}
+
+static DlTensor *
+f_amin (DlTensor *x, GError **error)
+{
+  gint d = 0;
+  return dl_tensor_amin (x, &d, 1, TRUE, error);
+}
+
+static DlTensor *
+f_var (DlTensor *x, GError **error)
+{
+  gint d = 1;
+  return dl_tensor_var (x, &d, 1, 1.0, FALSE, error);
+}
+
+static DlTensor *
+f_std (DlTensor *x, GError **error)
+{
+  return dl_tensor_std (x, NULL, 0, 0.0, FALSE, error);
+}
+
+static DlTensor *
+f_norm2 (DlTensor *x, GError **error)
+{
+  gint d = 1;
+  return dl_tensor_norm (x, 2, &d, 1, FALSE, error);
+}
+
+static DlTensor *
+f_norm3 (DlTensor *x, GError **error)
+{
+  return dl_tensor_norm (x, 3, NULL, 0, FALSE, error);
+}
+
+static DlTensor *
+f_logsumexp (DlTensor *x, GError **error)
+{
+  gint d = 1;
+  return dl_tensor_logsumexp (x, &d, 1, TRUE, error);
+}
+
+static DlTensor *
+f_cumsum (DlTensor *x, GError **error)
+{
+  return dl_tensor_cumsum (x, 0, error);
+}
+
+static DlTensor *
+f_cumprod (DlTensor *x, GError **error)
+{
+  return dl_tensor_cumprod (x, 1, error);
+}
+
+static DlTensor *
+f_sort (DlTensor *x, GError **error)
+{
+  return dl_tensor_sort (x, 1, TRUE, NULL, error);
+}
+
+static DlTensor *
+f_topk (DlTensor *x, GError **error)
+{
+  return dl_tensor_topk (x, 2, 0, FALSE, NULL, error);
+}
+
+static DlTensor *
+f_median (DlTensor *x, GError **error)
+{
+  return dl_tensor_median_dim (x, 1, FALSE, NULL, error);
+}
+
+static DlTensor *
+f_median_all (DlTensor *x, GError **error)
+{
+  return dl_tensor_median (x, error);
+}
+
+static const GradCase grad_cases[] = {
+  { "prod", f_prod, FALSE },
+  { "prod-zero", f_prod, TRUE },
+  { "prod-all-zero", f_prod_all, TRUE },
+  { "amin", f_amin, FALSE },
+  { "var", f_var, FALSE },
+  { "std", f_std, FALSE },
+  { "norm2", f_norm2, FALSE },
+  { "norm3", f_norm3, FALSE },
+  { "logsumexp", f_logsumexp, FALSE },
+  { "cumsum", f_cumsum, FALSE },
+  { "cumprod", f_cumprod, FALSE },
+  { "cumprod-zero", f_cumprod, TRUE },
+  { "sort", f_sort, FALSE },
+  { "topk", f_topk, FALSE },
+  { "median", f_median, FALSE },
+  { "median-all", f_median_all, FALSE },
+};
+
+/* sum (f (x) * w) for the values @v, without autograd */
+static gdouble
+weighted (const GradCase *c,
+          const gdouble  *v,
+          const gdouble  *w)
+{
+  g_autoptr (GError) error = NULL;
+  gboolean was = dl_set_grad_enabled (FALSE);
+  g_autoptr (DlTensor) x = dl_test_tensor (v, DL_TEST_SHAPE (3, 4), DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) y = c->func (x, &error);
+  g_autofree gdouble *yv = NULL;
+  gdouble s = 0;
+
+  g_assert_no_error (error);
+  yv = dl_test_values (y);
+  for (gint64 i = 0; i < dl_tensor_numel (y); i++)
+    s += yv[i] * w[i];
+  dl_set_grad_enabled (was);
+  return s;
+}
+
+static void
+gradcheck (gconstpointer data)
+{
+  const GradCase *c = data;
+  const gdouble eps = 1e-6;
+  g_autoptr (GError) error = NULL;
+  g_autofree gdouble *v = dl_test_random_values (12);
+  g_autofree gdouble *w = NULL;
+  g_autofree gdouble *g = NULL;
+  g_autoptr (DlTensor) x = NULL;
+  g_autoptr (DlTensor) y = NULL;
+  g_autoptr (DlTensor) wt = NULL;
+  g_autoptr (DlTensor) yw = NULL;
+  g_autoptr (DlTensor) loss = NULL;
+  const gint64 *shape;
+  gsize nd;
+
+  /* values apart from each other and from 0, so that order is stable */
+  for (gint i = 0; i < 12; i++)
+    v[i] = (v[i] < 0 ? -0.2 : 0.2) + v[i] + i * 1e-3;
+  if (c->with_zero)
+    v[5] = 0;
+  x = dl_test_tensor (v, DL_TEST_SHAPE (3, 4), DL_DTYPE_FLOAT64);
+  g_assert_true (dl_tensor_set_requires_grad (x, TRUE, &error));
+  y = c->func (x, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (dl_tensor_get_grad_fn (y));
+  shape = dl_tensor_get_shape (y, &nd);
+  w = dl_test_random_values (dl_test_numel (shape, nd));
+  wt = dl_test_tensor (w, shape, nd, DL_DTYPE_FLOAT64);
+  yw = dl_tensor_mul (y, wt, &error);
+  g_assert_no_error (error);
+  loss = dl_tensor_sum (yw, &error);
+  g_assert_no_error (error);
+  g_assert_true (dl_tensor_backward (loss, NULL, FALSE, FALSE, &error));
+  g_assert_no_error (error);
+  g = dl_test_values (dl_tensor_get_grad (x));
+  for (gint j = 0; j < 12; j++)
+    {
+      gdouble saved = v[j], lp, lm, num;
+
+      v[j] = saved + eps;
+      lp = weighted (c, v, w);
+      v[j] = saved - eps;
+      lm = weighted (c, v, w);
+      v[j] = saved;
+      num = (lp - lm) / (2 * eps);
+      if (!(fabs (num - g[j]) <= 1e-5 * (1 + fabs (num))))
+        {
+          g_test_fail_printf ("%s: d/dx[%d]: analytic %.10g, numeric %.10g", c->name, j, g[j], num);
+          return;
+        }
+    }
+}
+
 static void
 test_errors (void)
 {
@@ -382,6 +577,11 @@ main (int   argc,
   g_test_add_func ("/reduce-more/sort", test_sort);
   g_test_add_func ("/reduce-more/topk-median-unique", test_topk_median_unique);
   g_test_add_func ("/reduce-more/errors", test_errors);
+  for (guint i = 0; i < G_N_ELEMENTS (grad_cases); i++)
+    {
+      g_autofree gchar *path = g_strdup_printf ("/reduce-more/grad/%s", grad_cases[i].name);
+      g_test_add_data_func (path, &grad_cases[i], gradcheck);
+    }
 
   return g_test_run ();
 }
