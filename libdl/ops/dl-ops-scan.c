@@ -479,28 +479,16 @@ dl_tensor_topk (DlTensor   *self,
   return g_steal_pointer (&vo);
 }
 
-/**
- * dl_tensor_median_dim:
- * @self: a #DlTensor
- * @dim: the dim to reduce
- * @keepdim: whether to keep @dim with size 1
- * @indices: (out) (optional) (transfer full): where to store the int64
- *   positions of the medians along @dim
- * @error: return location for a #GError
- *
- * The lower median along @dim (the element at position (n - 1) / 2 in
- * sorted order); NaN where a row holds NaN.
- *
- * Returns: (transfer full): the medians, or %NULL with @error set
- *
- * Since: 1.0
- */
-DlTensor *
-dl_tensor_median_dim (DlTensor   *self,
-                      gint        dim,
-                      gboolean    keepdim,
-                      DlTensor  **indices,
-                      GError    **error)
+/* The element at sorted position @k along @dim (the lower median, NaN
+ * first, where @k is -1), and its index. */
+static DlTensor *
+pick_dim (const gchar  *name,
+          DlTensor     *self,
+          gint64        k,
+          gint          dim,
+          gboolean      keepdim,
+          DlTensor    **indices,
+          GError      **error)
 {
   gint64 n, rows, half;
   gint last;
@@ -515,24 +503,31 @@ dl_tensor_median_dim (DlTensor   *self,
   const DlBackend *be;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!dl_normalize_dim ("median", &dim, self->ndim, error))
+  if (!dl_normalize_dim (name, &dim, self->ndim, error))
     return NULL;
   n = self->ndim == 0 ? 1 : self->sizes[dim];
-  if (n == 0)
+  if (k < 0 && n == 0)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
-                   "median: Expected reduction dim %d to have non-zero size.", dim);
+                   "%s: Expected reduction dim %d to have non-zero size.", name, dim);
+      return NULL;
+    }
+  if (k >= 0 && k >= n)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "%s: selected number k out of range for dimension %d (k = %" G_GINT64_FORMAT
+                   ", size %" G_GINT64_FORMAT ")", name, dim, k + 1, n);
       return NULL;
     }
   be = dl_tensor_backend (self);
-  half = (n - 1) / 2;
+  half = k >= 0 ? k : (n - 1) / 2;
   if (!sort_rows (self, dim, FALSE, &v, &i, error))
     return NULL;
   last = MAX (v->ndim - 1, 0);
   rows = self->numel / n;
   /* the position to take in each sorted row: the lower middle, or the
    * first NaN (NaN sorts last, stably) where the row holds one */
-  if (dl_dtype_is_floating_point (self->dtype) && v->ndim > 0)
+  if (k < 0 && dl_dtype_is_floating_point (self->dtype) && v->ndim > 0)
     {
       g_autoptr (DlTensor) isn = dl_tensor_ne (v, v, error);
       g_autoptr (DlTensor) cnt = isn ? dl_tensor_sum_dims (isn, &last, 1, TRUE, error) : NULL;
@@ -571,10 +566,71 @@ dl_tensor_median_dim (DlTensor   *self,
       g_object_unref (io);
       io = t;
     }
-  record_index_node ("MedianBackward1", self, vo, io, dim, !keepdim && self->ndim > 0);
+  record_index_node (k < 0 ? "MedianBackward1" : "KthvalueBackward0", self, vo, io, dim,
+                     !keepdim && self->ndim > 0);
   if (indices)
     *indices = g_steal_pointer (&io);
   return g_steal_pointer (&vo);
+}
+
+/**
+ * dl_tensor_median_dim:
+ * @self: a #DlTensor
+ * @dim: the dim to reduce
+ * @keepdim: whether to keep @dim with size 1
+ * @indices: (out) (optional) (transfer full): where to store the int64
+ *   positions of the medians along @dim
+ * @error: return location for a #GError
+ *
+ * The lower median along @dim (the element at position (n - 1) / 2 in
+ * sorted order); NaN where a row holds NaN.
+ *
+ * Returns: (transfer full): the medians, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_median_dim (DlTensor   *self,
+                      gint        dim,
+                      gboolean    keepdim,
+                      DlTensor  **indices,
+                      GError    **error)
+{
+  return pick_dim ("median", self, -1, dim, keepdim, indices, error);
+}
+
+/**
+ * dl_tensor_kthvalue:
+ * @self: a #DlTensor
+ * @k: which smallest element to take, from 1
+ * @dim: the dim to reduce
+ * @keepdim: whether to keep @dim with size 1
+ * @indices: (out) (optional) (transfer full): where to store the int64
+ *   positions of the elements along @dim
+ * @error: return location for a #GError
+ *
+ * The @k-th smallest element along @dim (NaN counting as the largest).
+ *
+ * Returns: (transfer full): the values, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_kthvalue (DlTensor   *self,
+                    gint64      k,
+                    gint        dim,
+                    gboolean    keepdim,
+                    DlTensor  **indices,
+                    GError    **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (k < 1)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "kthvalue: selected number k out of range (k = %" G_GINT64_FORMAT ")", k);
+      return NULL;
+    }
+  return pick_dim ("kthvalue", self, k - 1, dim, keepdim, indices, error);
 }
 
 /* median() over everything: the gradient is shared evenly by the elements

@@ -33,6 +33,9 @@ def check(fn, x, t, **tol):
     return got
 
 
+NP = {"float32": np.float32, "float64": np.float64, "int32": np.int32, "int64": np.int64}
+
+
 def lib(v):
     """The library a tensor belongs to, for calling torch.fn-style functions."""
     return torch if isinstance(v, torch.Tensor) else Dl
@@ -502,3 +505,56 @@ def test_return_types():
         assert r.values is values or r.values.shape == values.shape
         assert r.indices.dtype == Dl.int64
         assert r[0].shape == fn(t)[0].shape
+
+
+# ---- kthvalue, var_mean, std_mean, count_nonzero, aminmax, msort ------------------------------
+
+@pytest.mark.parametrize("name", ["float32", "float64", "int64", "int32"])
+@pytest.mark.parametrize("shape", [(), (1,), (7,), (3, 4), (2, 3, 4)], ids=str)
+def test_kthvalue(rng, name, shape):
+    n = int(np.prod(shape))
+    a = np.asarray(rng.permutation(n).reshape(shape) - 2, dtype=NP[name])
+    x, t = pair(a, name)
+    for dim in single_dims(shape):
+        size = 1 if len(shape) == 0 else shape[dim]
+        for k in sorted({1, size, (size + 1) // 2}):
+            for keepdim in (False, True):
+                check(lambda v: v.kthvalue(k, dim, keepdim), x, t)
+                check(lambda v: lib(v).kthvalue(v, k, dim=dim, keepdim=keepdim), x, t)
+        check(lambda v: v.kthvalue(size + 1, dim), x, t)
+        check(lambda v: v.kthvalue(0, dim), x, t)
+
+
+def test_kthvalue_grad_nan(rng):
+    a = rng.permutation(12).reshape(3, 4).astype(np.float64)
+    grad_check(lambda v: v.kthvalue(2, 1)[0], a)
+    grad_check(lambda v: v.kthvalue(3, 0, True).values, a)
+    x, t = pair(np.array([[1.0, np.nan, 0.0]], np.float32))
+    check(lambda v: v.kthvalue(3, 1), x, t)
+    check(lambda v: v.kthvalue(1, 1), x, t)
+
+
+@pytest.mark.parametrize("shape", [(7,), (3, 4), (2, 3, 4)], ids=str)
+def test_var_mean_std_mean(rng, shape):
+    x, t = rand_pair(rng, shape, "float64")
+    for fn in ("var_mean", "std_mean"):
+        check(lambda v: getattr(lib(v), fn)(v), x, t)
+        check(lambda v: getattr(lib(v), fn)(v, 0, keepdim=True), x, t)
+        check(lambda v: getattr(lib(v), fn)(v, -1, unbiased=False), x, t)
+        check(lambda v: getattr(lib(v), fn)(v, dim=0, correction=0), x, t)
+
+
+@pytest.mark.parametrize("name", DTYPES)
+def test_count_nonzero_aminmax_msort(rng, name):
+    a = sparse_ties(rng, (3, 4), name)
+    x, t = pair(a, name)
+    check(lambda v: v.count_nonzero(), x, t)
+    check(lambda v: v.count_nonzero(1), x, t)
+    check(lambda v: lib(v).count_nonzero(v, dim=(0, 1)), x, t)
+    check(lambda v: tuple(v.aminmax()), x, t)
+    check(lambda v: tuple(lib(v).aminmax(v, dim=1, keepdim=True)), x, t)
+    assert_same(x.aminmax(dim=0).max, t.amax(0))
+    assert_same(x.aminmax(dim=0).min, t.amin(0))
+    if name != "bool":
+        check(lambda v: v.msort(), x, t)
+        check(lambda v: lib(v).msort(v), x, t)

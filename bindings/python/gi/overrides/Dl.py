@@ -1676,7 +1676,42 @@ def _scan_unique(self, sorted=True, return_inverse=False, return_counts=False, d
     return out[0] if len(out) == 1 else out
 
 
-for _name, _fn in (('prod', _reduce_prod), ('amax', _reduce_amax), ('amin', _reduce_amin),
+def _reduce_kthvalue(self, k, dim=-1, keepdim=False):
+    values, indices = Dl.Tensor.kthvalue(self, int(k), int(dim), bool(keepdim))
+    return _ReturnValues(values, indices)
+
+
+def _reduce_var_mean(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    dims, corr, keep = _var_args(dim, unbiased, keepdim, correction)
+    return Dl.Tensor.var(self, dims, corr, keep), self.mean_dims(dims, keep)
+
+
+def _reduce_std_mean(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    dims, corr, keep = _var_args(dim, unbiased, keepdim, correction)
+    return Dl.Tensor.std(self, dims, corr, keep), self.mean_dims(dims, keep)
+
+
+def _reduce_count_nonzero(self, dim=None):
+    nz = self != 0
+    return nz.sum() if dim is None else nz.sum(dim)
+
+
+_MinMax = collections.namedtuple('aminmax', ['min', 'max'])
+
+
+def _reduce_aminmax(self, *, dim=None, keepdim=False):
+    dims = _dims_or_all(dim)
+    return _MinMax(Dl.Tensor.amin(self, dims, keepdim), Dl.Tensor.amax(self, dims, keepdim))
+
+
+def _scan_msort(self):
+    return _scan_sort(self, 0)[0]
+
+
+for _name, _fn in (('kthvalue', _reduce_kthvalue), ('var_mean', _reduce_var_mean),
+                   ('std_mean', _reduce_std_mean), ('count_nonzero', _reduce_count_nonzero),
+                   ('aminmax', _reduce_aminmax), ('msort', _scan_msort),
+                   ('prod', _reduce_prod), ('amax', _reduce_amax), ('amin', _reduce_amin),
                    ('var', _reduce_var), ('std', _reduce_std), ('norm', _reduce_norm),
                    ('logsumexp', _reduce_logsumexp), ('all', _reduce_all), ('any', _reduce_any),
                    ('median', _reduce_median), ('cumsum', _scan_cumsum),
