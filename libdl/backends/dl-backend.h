@@ -137,10 +137,15 @@ struct _DlBackend
    * greatest; indices (int64, same layout) receive the original positions */
   void (*sort)    (void *data, void *indices, gint64 n_rows, gint64 n, DlDType dtype,
                    gboolean descending);
-  /* out[r, index[r, j]] = src[r, j] for n_rows contiguous rows: src and index
-   * have n_src columns, out has n_out columns */
+  /* running maxima (or minima) of n_rows contiguous rows of n elements, in
+   * place, NaN winning; indices (int64) receive where each was (the last
+   * position on ties) */
+  void (*scan_extremum) (void *data, void *indices, gint64 n_rows, gint64 n, DlDType dtype,
+                         gboolean is_max);
+  /* out[r, index[r, j]] = src[r, j] (+= where accumulate) for n_rows
+   * contiguous rows: src and index have n_src columns, out has n_out */
   void (*scatter_rows) (void *out, const void *src, const void *index, gint64 n_rows,
-                        gint64 n_src, gint64 n_out, DlDType dtype);
+                        gint64 n_src, gint64 n_out, DlDType dtype, gboolean accumulate);
   /* out[r, j] = src[r, index[r, j]] for n_rows contiguous rows: out and
    * index have n_out columns, src has n_src */
   void (*gather_rows)  (void *out, const void *src, const void *index, gint64 n_rows,

@@ -1,5 +1,5 @@
-/* dl-ops-scan.c: cumsum, cumprod, sort, topk, median and unique, and their
- * gradients.
+/* dl-ops-scan.c: cumsum, cumprod, cummax, cummin, sort, topk, median,
+ * kthvalue and unique, and their gradients.
  *
  * The kernels work on contiguous rows: an op copies its input with the
  * chosen dim moved last into a fresh buffer, runs the kernel in place, and
@@ -63,7 +63,7 @@ rows_restore (DlTensor  *t,
   return dl_contiguous_nograd (tr, error);
 }
 
-/* out (zeros shaped @sizes) with out[..., index[..., j], ...] = src[..., j, ...]
+/* out (zeros shaped @sizes) with out[..., index[..., j], ...] += src[..., j, ...]
  * along @dim; no autograd. */
 static DlTensor *
 scatter_dim (DlTensor      *src,
@@ -85,7 +85,7 @@ scatter_dim (DlTensor      *src,
       || !(i = rows_copy (index, dim, DL_DTYPE_INT64, &rows, &n_src, error)))
     return NULL;
   dl_tensor_backend (src)->scatter_rows (dl_tensor_data (zr), dl_tensor_data (s), dl_tensor_data (i),
-                                         rows, n_src, n_out, src->dtype);
+                                         rows, n_src, n_out, src->dtype, TRUE);
   return rows_restore (zr, dim, ndim, error);
 }
 
@@ -298,10 +298,95 @@ dl_tensor_cumprod (DlTensor  *self,
   return scan (DL_SCAN_CUMPROD, self, dim, error);
 }
 
+/* ---- cummax, cummin -------------------------------------------------------- */
+
+static void record_index_node (const gchar *name, DlTensor *self, DlTensor *values,
+                               DlTensor *indices, gint dim, gboolean squeezed);
+
+static DlTensor *
+scan_extremum (gboolean    is_max,
+               DlTensor   *self,
+               gint        dim,
+               DlTensor  **indices,
+               GError    **error)
+{
+  const gchar *name = is_max ? "cummax" : "cummin";
+  gint64 rows, n;
+  g_autoptr (DlTensor) r = NULL;
+  g_autoptr (DlTensor) i = NULL;
+  g_autoptr (DlTensor) vo = NULL;
+  g_autoptr (DlTensor) io = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_normalize_dim (name, &dim, self->ndim, error))
+    return NULL;
+  if (!(r = rows_copy (self, dim, self->dtype, &rows, &n, error))
+      || !(i = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, r->sizes, r->ndim,
+                                             error)))
+    return NULL;
+  if (rows > 0)
+    dl_tensor_backend (self)->scan_extremum (dl_tensor_data (r), dl_tensor_data (i), rows, n, self->dtype,
+                                             is_max);
+  if (!(vo = rows_restore (r, dim, self->ndim, error)) || !(io = rows_restore (i, dim, self->ndim, error)))
+    return NULL;
+  record_index_node (is_max ? "CummaxBackward0" : "CumminBackward0", self, vo, io, dim, FALSE);
+  if (indices)
+    *indices = g_steal_pointer (&io);
+  return g_steal_pointer (&vo);
+}
+
+/**
+ * dl_tensor_cummax:
+ * @self: a #DlTensor
+ * @dim: the dim to accumulate along
+ * @indices: (out) (optional) (transfer full): where to store the int64
+ *   positions of the running maxima (the last one on ties)
+ * @error: return location for a #GError
+ *
+ * The running maxima along @dim; a NaN stays once seen.
+ *
+ * Returns: (transfer full): the maxima, shaped like @self, or %NULL with
+ *   @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_cummax (DlTensor   *self,
+                  gint        dim,
+                  DlTensor  **indices,
+                  GError    **error)
+{
+  return scan_extremum (TRUE, self, dim, indices, error);
+}
+
+/**
+ * dl_tensor_cummin:
+ * @self: a #DlTensor
+ * @dim: the dim to accumulate along
+ * @indices: (out) (optional) (transfer full): where to store the int64
+ *   positions of the running minima (the last one on ties)
+ * @error: return location for a #GError
+ *
+ * The running minima along @dim; a NaN stays once seen.
+ *
+ * Returns: (transfer full): the minima, shaped like @self, or %NULL with
+ *   @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_cummin (DlTensor   *self,
+                  gint        dim,
+                  DlTensor  **indices,
+                  GError    **error)
+{
+  return scan_extremum (FALSE, self, dim, indices, error);
+}
+
 /* ---- sort, topk, median --------------------------------------------------- */
 
-/* The gradient of values picked by indices along a dim: scattered back
- * to those positions, zeros elsewhere. ints[0] = dim, ints[1] = whether
+/* The gradient of values picked by indices along a dim: summed back into
+ * those positions, zeros elsewhere. ints[0] = dim, ints[1] = whether
  * the indices lack the dim (a median without keepdim). */
 static gboolean
 index_backward (DlNode    *node,
@@ -775,7 +860,7 @@ dl_tensor_unique (DlTensor   *self,
                                     dl_tensor_data (cnt), dl_tensor_data (grp));
       /* inverse[perm[i]] = group[i] */
       be->scatter_rows (dl_tensor_data (inv), dl_tensor_data (grp), dl_tensor_data (perm), 1, n, n,
-                        DL_DTYPE_INT64);
+                        DL_DTYPE_INT64, FALSE);
     }
   if (!(vals_n = dl_tensor_narrow (vals, 0, 0, n_unique, error))
       || !(cnt_n = dl_tensor_narrow (cnt, 0, 0, n_unique, error))

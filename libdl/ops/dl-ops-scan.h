@@ -15,6 +15,10 @@ G_BEGIN_DECLS
 
 DL_EXPORT DlTensor *dl_tensor_cumsum     (DlTensor *self, gint dim, GError **error);
 DL_EXPORT DlTensor *dl_tensor_cumprod    (DlTensor *self, gint dim, GError **error);
+DL_EXPORT DlTensor *dl_tensor_cummax     (DlTensor *self, gint dim, DlTensor **indices,
+                                          GError **error);
+DL_EXPORT DlTensor *dl_tensor_cummin     (DlTensor *self, gint dim, DlTensor **indices,
+                                          GError **error);
 DL_EXPORT DlTensor *dl_tensor_sort       (DlTensor *self, gint dim, gboolean descending,
                                           DlTensor **indices, GError **error);
 DL_EXPORT DlTensor *dl_tensor_topk       (DlTensor *self, gint64 k, gint dim, gboolean largest,

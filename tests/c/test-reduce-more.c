@@ -206,6 +206,40 @@ test_scan (void)
   check_scan (300, 2048, 0);
 }
 
+static void
+test_cummax (void)
+{
+  const gint64 rows = 9, n = 31;
+  g_autoptr (GError) error = NULL;
+  g_autofree gdouble *x = tie_values (rows * n, 5);
+  g_autofree gdouble *mv = g_new (gdouble, rows * n);
+  g_autofree gdouble *mi = g_new (gdouble, rows * n);
+  g_autoptr (DlTensor) t = dl_test_tensor (x, DL_TEST_SHAPE (rows, n), DL_DTYPE_INT32);
+  g_autoptr (DlTensor) idx = NULL;
+  g_autoptr (DlTensor) v = NULL;
+
+  for (gint64 r = 0; r < rows; r++)
+    {
+      gdouble best = x[r * n];
+      gint64 at = 0;
+      for (gint64 j = 0; j < n; j++)
+        {
+          if (x[r * n + j] >= best)
+            {
+              best = x[r * n + j];
+              at = j;
+            }
+          mv[r * n + j] = best;
+          mi[r * n + j] = at;
+        }
+    }
+  v = dl_tensor_cummax (t, 1, &idx, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (dl_tensor_get_dtype (v), ==, DL_DTYPE_INT32);
+  dl_test_assert_values (v, mv, rows * n, 0);
+  dl_test_assert_values (idx, mi, rows * n, 0);
+}
+
 /* Checks rows of sorted values and indices of @x ([rows, n]) sorted along
  * dim 1: ordered, a permutation, values matching, stable. */
 static void
@@ -440,7 +474,21 @@ f_median_all (DlTensor *x, GError **error)
   return dl_tensor_median (x, error);
 }
 
+static DlTensor *
+f_cummin (DlTensor *x, GError **error)
+{
+  return dl_tensor_cummin (x, 0, NULL, error);
+}
+
+static DlTensor *
+f_kthvalue (DlTensor *x, GError **error)
+{
+  return dl_tensor_kthvalue (x, 2, 1, TRUE, NULL, error);
+}
+
 static const GradCase grad_cases[] = {
+  { "cummin", f_cummin, FALSE },
+  { "kthvalue", f_kthvalue, FALSE },
   { "prod", f_prod, FALSE },
   { "prod-zero", f_prod, TRUE },
   { "prod-all-zero", f_prod_all, TRUE },
@@ -574,6 +622,7 @@ main (int   argc,
   g_test_add_func ("/reduce-more/all-any-long", test_all_any_long);
   g_test_add_func ("/reduce-more/amax-var-logsumexp", test_amax_var_logsumexp);
   g_test_add_func ("/reduce-more/scan", test_scan);
+  g_test_add_func ("/reduce-more/cummax", test_cummax);
   g_test_add_func ("/reduce-more/sort", test_sort);
   g_test_add_func ("/reduce-more/topk-median-unique", test_topk_median_unique);
   g_test_add_func ("/reduce-more/errors", test_errors);

@@ -558,3 +558,35 @@ def test_count_nonzero_aminmax_msort(rng, name):
     if name != "bool":
         check(lambda v: v.msort(), x, t)
         check(lambda v: lib(v).msort(v), x, t)
+
+
+# ---- cummax / cummin -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fn", ["cummax", "cummin"])
+@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("shape", RSHAPES, ids=str)
+def test_cummax_cummin(rng, fn, name, shape):
+    x, t = pair(sparse_ties(rng, shape, name), name)
+    for dim in single_dims(shape):
+        check(lambda v: getattr(v, fn)(dim), x, t)
+        check(lambda v: getattr(lib(v), fn)(v, dim=dim), x, t)
+
+
+def test_cummax_nan_noncontiguous(rng):
+    a = np.array([[1.0, np.nan, 3.0, np.nan, 0.0], [2.0, 2.0, -1.0, 5.0, 5.0]], np.float32)
+    x, t = pair(a)
+    for fn in ("cummax", "cummin"):
+        check(lambda v: getattr(v, fn)(1), x, t)
+        check(lambda v: getattr(v, fn)(0), x, t)
+    for label, shape, view in NONCONTIG:
+        x, t = rand_pair(rng, shape)
+        xv, tv = view(x), view(t)
+        for dim in range(tv.dim()):
+            check(lambda v: v.cummax(dim), xv, tv)
+
+
+@pytest.mark.parametrize("fn", ["cummax", "cummin"])
+def test_cummax_cummin_grad(rng, fn):
+    a = rng.integers(-2, 3, size=(3, 6)).astype(np.float64)
+    grad_check(lambda v: getattr(v, fn)(1)[0], a)
+    grad_check(lambda v: getattr(v, fn)(0).values, a)

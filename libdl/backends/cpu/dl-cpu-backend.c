@@ -132,6 +132,7 @@ static const DlBackend cpu_backend = {
   .reduce = dl_cpu_reduce,
   .scan = dl_cpu_scan,
   .sort = dl_cpu_sort,
+  .scan_extremum = dl_cpu_scan_extremum,
   .scatter_rows = dl_cpu_scatter_rows,
   .gather_rows = dl_cpu_gather_rows,
   .unique_sorted = dl_cpu_unique_sorted,

@@ -6,7 +6,8 @@
  *            double, integers in int64)
  *   sort:    a stable merge sort of the row, NaN greater than every number;
  *            indices[r, j] = the original position of the j-th element
- *   scatter: out[r, index[r, j]] = src[r, j]
+ *   scatter: out[r, index[r, j]] = src[r, j] (or +=)
+ *   cummax:  x[r, j] = max (x[r, 0..j]), NaN winning, the last on ties
  *   gather:  out[r, j] = src[r, index[r, j]]
  *
  * Copyright 2026 The libdl authors
@@ -228,23 +229,85 @@ dl_cpu_sort (void     *data,
 }
 
 void
+dl_cpu_scan_extremum (void     *data,
+                      void     *indices,
+                      gint64    n_rows,
+                      gint64    n,
+                      DlDType   dt,
+                      gboolean  is_max)
+{
+  gsize es = dl_dtype_get_size (dt);
+  gboolean fp = dl_dtype_is_floating_point (dt);
+
+#pragma omp parallel for if (n_rows > 1 && n_rows * n >= DL_CPU_GRAIN) schedule(static)
+  for (gint64 r = 0; r < n_rows; r++)
+    {
+      char *row = (char *) data + r * n * es;
+      gint64 *idx = (gint64 *) indices + r * n;
+      gint64 at = 0;
+
+      if (fp)
+        {
+          gdouble best = n > 0 ? load_f (row, dt) : 0;
+          for (gint64 j = 0; j < n; j++)
+            {
+              gdouble v = load_f (row + j * es, dt);
+              if (isnan (v) || (!isnan (best) && (is_max ? v >= best : v <= best)))
+                {
+                  best = v;
+                  at = j;
+                }
+              store_f (row + j * es, dt, best);
+              idx[j] = at;
+            }
+        }
+      else
+        {
+          gint64 best = n > 0 ? load_i (row, dt) : 0;
+          for (gint64 j = 0; j < n; j++)
+            {
+              gint64 v = load_i (row + j * es, dt);
+              if (is_max ? v >= best : v <= best)
+                {
+                  best = v;
+                  at = j;
+                }
+              store_i (row + j * es, dt, best);
+              idx[j] = at;
+            }
+        }
+    }
+}
+
+void
 dl_cpu_scatter_rows (void          *out,
                      const void    *src,
                      const void    *index,
                      gint64         n_rows,
                      gint64         n_src,
                      gint64         n_out,
-                     DlDType        dt)
+                     DlDType        dt,
+                     gboolean       accumulate)
 {
   gsize es = dl_dtype_get_size (dt);
+  gboolean fp = dl_dtype_is_floating_point (dt);
 
 #pragma omp parallel for if (n_rows > 1 && n_rows * n_src >= DL_CPU_GRAIN) schedule(static)
   for (gint64 r = 0; r < n_rows; r++)
     for (gint64 j = 0; j < n_src; j++)
       {
         gint64 k = ((const gint64 *) index)[r * n_src + j];
-        if (k >= 0 && k < n_out)
-          memcpy ((char *) out + (r * n_out + k) * es, (const char *) src + (r * n_src + j) * es, es);
+        char *o = (char *) out + (r * n_out + k) * es;
+        const char *x = (const char *) src + (r * n_src + j) * es;
+
+        if (k < 0 || k >= n_out)
+          continue;
+        if (!accumulate)
+          memcpy (o, x, es);
+        else if (fp)
+          store_f (o, dt, load_f (o, dt) + load_f (x, dt));
+        else
+          store_i (o, dt, load_i (o, dt) + load_i (x, dt));
       }
 }
 

@@ -1704,6 +1704,16 @@ def _reduce_aminmax(self, *, dim=None, keepdim=False):
     return _MinMax(Dl.Tensor.amin(self, dims, keepdim), Dl.Tensor.amax(self, dims, keepdim))
 
 
+def _scan_cummax(self, dim):
+    values, indices = Dl.Tensor.cummax(self, int(dim))
+    return _ReturnValues(values, indices)
+
+
+def _scan_cummin(self, dim):
+    values, indices = Dl.Tensor.cummin(self, int(dim))
+    return _ReturnValues(values, indices)
+
+
 def _scan_msort(self):
     return _scan_sort(self, 0)[0]
 
@@ -1711,6 +1721,7 @@ def _scan_msort(self):
 for _name, _fn in (('kthvalue', _reduce_kthvalue), ('var_mean', _reduce_var_mean),
                    ('std_mean', _reduce_std_mean), ('count_nonzero', _reduce_count_nonzero),
                    ('aminmax', _reduce_aminmax), ('msort', _scan_msort),
+                   ('cummax', _scan_cummax), ('cummin', _scan_cummin),
                    ('prod', _reduce_prod), ('amax', _reduce_amax), ('amin', _reduce_amin),
                    ('var', _reduce_var), ('std', _reduce_std), ('norm', _reduce_norm),
                    ('logsumexp', _reduce_logsumexp), ('all', _reduce_all), ('any', _reduce_any),
