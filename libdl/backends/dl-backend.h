@@ -150,7 +150,7 @@ struct _DlBackend
    * index have n_out columns, src has n_src */
   void (*gather_rows)  (void *out, const void *src, const void *index, gint64 n_rows,
                         gint64 n_out, gint64 n_src, DlDType dtype);
-  /* groups of equal neighbours in a sorted contiguous array of n elements:
+  /* groups of equal neighbours in a (sorted) contiguous array of n elements:
    * values[g] gets each group's value, counts[g] its size, group[i] the group
    * of element i; returns the number of groups */
   gint64 (*unique_sorted) (const void *sorted, gint64 n, DlDType dtype, void *values,

@@ -1,5 +1,5 @@
 /* dl-ops-scan.c: cumsum, cumprod, cummax, cummin, sort, topk, median,
- * kthvalue and unique, and their gradients.
+ * kthvalue, unique and unique_consecutive, and their gradients.
  *
  * The kernels work on contiguous rows: an op copies its input with the
  * chosen dim moved last into a fresh buffer, runs the kernel in place, and
@@ -865,6 +865,60 @@ dl_tensor_unique (DlTensor   *self,
   if (!(vals_n = dl_tensor_narrow (vals, 0, 0, n_unique, error))
       || !(cnt_n = dl_tensor_narrow (cnt, 0, 0, n_unique, error))
       || !(inv_s = dl_tensor_reshape (inv, self->sizes, self->ndim, error)))
+    return NULL;
+  if (inverse)
+    *inverse = g_steal_pointer (&inv_s);
+  if (counts)
+    *counts = dl_contiguous_nograd (cnt_n, error);
+  return dl_contiguous_nograd (vals_n, error);
+}
+
+/**
+ * dl_tensor_unique_consecutive:
+ * @self: a #DlTensor
+ * @inverse: (out) (optional) (transfer full): where to store, shaped like
+ *   @self, the int64 position of each element's run in the result
+ * @counts: (out) (optional) (transfer full): where to store the length of
+ *   each run (int64)
+ * @error: return location for a #GError
+ *
+ * The values of @self, flattened, with every run of equal neighbours
+ * reduced to one element.
+ *
+ * Returns: (transfer full): the values, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_unique_consecutive (DlTensor   *self,
+                              DlTensor  **inverse,
+                              DlTensor  **counts,
+                              GError    **error)
+{
+  gint64 n, rows, len, n_unique = 0;
+  g_autoptr (DlTensor) flat = NULL;
+  g_autoptr (DlTensor) c = NULL;
+  g_autoptr (DlTensor) vals = NULL;
+  g_autoptr (DlTensor) cnt = NULL;
+  g_autoptr (DlTensor) grp = NULL;
+  g_autoptr (DlTensor) vals_n = NULL;
+  g_autoptr (DlTensor) cnt_n = NULL;
+  g_autoptr (DlTensor) inv_s = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  n = self->numel;
+  if (!(flat = dl_tensor_reshape (self, &n, 1, error)) || !(c = rows_copy (flat, 0, self->dtype, &rows, &len, error)))
+    return NULL;
+  if (!(vals = dl_tensor_new_empty_internal (dl_tensor_device (self), self->dtype, &n, 1, error))
+      || !(cnt = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, &n, 1, error))
+      || !(grp = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, &n, 1, error)))
+    return NULL;
+  if (n > 0)
+    n_unique = dl_tensor_backend (self)->unique_sorted (dl_tensor_data (c), n, self->dtype, dl_tensor_data (vals),
+                                                        dl_tensor_data (cnt), dl_tensor_data (grp));
+  if (!(vals_n = dl_tensor_narrow (vals, 0, 0, n_unique, error))
+      || !(cnt_n = dl_tensor_narrow (cnt, 0, 0, n_unique, error))
+      || !(inv_s = dl_tensor_reshape (grp, self->sizes, self->ndim, error)))
     return NULL;
   if (inverse)
     *inverse = g_steal_pointer (&inv_s);

@@ -30,5 +30,7 @@ DL_EXPORT DlTensor *dl_tensor_kthvalue   (DlTensor *self, gint64 k, gint dim, gb
                                           DlTensor **indices, GError **error);
 DL_EXPORT DlTensor *dl_tensor_unique     (DlTensor *self, DlTensor **inverse, DlTensor **counts,
                                           GError **error);
+DL_EXPORT DlTensor *dl_tensor_unique_consecutive (DlTensor *self, DlTensor **inverse,
+                                                  DlTensor **counts, GError **error);
 
 G_END_DECLS

@@ -590,3 +590,15 @@ def test_cummax_cummin_grad(rng, fn):
     a = rng.integers(-2, 3, size=(3, 6)).astype(np.float64)
     grad_check(lambda v: getattr(v, fn)(1)[0], a)
     grad_check(lambda v: getattr(v, fn)(0).values, a)
+
+
+@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("shape", [(), (0,), (1,), (9,), (3, 4), (2, 3, 4)], ids=str)
+def test_unique_consecutive(rng, name, shape):
+    x, t = pair(sparse_ties(rng, shape, name), name)
+    check(lambda v: v.unique_consecutive(), x, t)
+    check(lambda v: lib(v).unique_consecutive(v, return_inverse=True), x, t)
+    check(lambda v: v.unique_consecutive(return_counts=True), x, t)
+    check(lambda v: v.unique_consecutive(return_inverse=True, return_counts=True), x, t)
+    xv, tv = x.transpose(0, -1) if len(shape) > 1 else x, t.transpose(0, -1) if len(shape) > 1 else t
+    check(lambda v: v.unique_consecutive(return_inverse=True, return_counts=True), xv, tv)

@@ -1714,6 +1714,18 @@ def _scan_cummin(self, dim):
     return _ReturnValues(values, indices)
 
 
+def _scan_unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+    if dim is not None:
+        raise NotImplementedError('unique_consecutive(dim=...) is not supported yet')
+    values, inverse, counts = Dl.Tensor.unique_consecutive(self)
+    out = (values,)
+    if return_inverse:
+        out += (inverse,)
+    if return_counts:
+        out += (counts,)
+    return out[0] if len(out) == 1 else out
+
+
 def _scan_msort(self):
     return _scan_sort(self, 0)[0]
 
@@ -1722,6 +1734,7 @@ for _name, _fn in (('kthvalue', _reduce_kthvalue), ('var_mean', _reduce_var_mean
                    ('std_mean', _reduce_std_mean), ('count_nonzero', _reduce_count_nonzero),
                    ('aminmax', _reduce_aminmax), ('msort', _scan_msort),
                    ('cummax', _scan_cummax), ('cummin', _scan_cummin),
+                   ('unique_consecutive', _scan_unique_consecutive),
                    ('prod', _reduce_prod), ('amax', _reduce_amax), ('amin', _reduce_amin),
                    ('var', _reduce_var), ('std', _reduce_std), ('norm', _reduce_norm),
                    ('logsumexp', _reduce_logsumexp), ('all', _reduce_all), ('any', _reduce_any),
