@@ -120,41 +120,66 @@ dl_cpu_scan (DlScanOp  op,
     }
 }
 
-/* Whether the element keyed a goes strictly before the one keyed b. */
-static inline gboolean
-before_f (gdouble  a,
-          gdouble  b,
-          gboolean desc)
+/* A key and the position it came from: sorting the pairs keeps the reads
+ * sequential. Integer keys are kept exact in i; float keys in f. */
+typedef struct
 {
-  gboolean an = isnan (a), bn = isnan (b);
+  union
+  {
+    gdouble f;
+    gint64 i;
+  } key;
+  gint64 pos;
+} SortItem;
 
-  if (desc)
-    return (an && !bn) || a > b;
-  return (!an && bn) || a < b;
+/* Whether item a goes strictly before item b (NaN greatest). */
+static inline gboolean
+before (const SortItem *a,
+        const SortItem *b,
+        gboolean        fp,
+        gboolean        desc)
+{
+  if (fp)
+    {
+      gdouble x = a->key.f, y = b->key.f;
+      gboolean xn = isnan (x), yn = isnan (y);
+
+      if (desc)
+        return (xn && !yn) || x > y;
+      return (!xn && yn) || x < y;
+    }
+  return desc ? a->key.i > b->key.i : a->key.i < b->key.i;
 }
 
-static inline gboolean
-before_i (gint64   a,
-          gint64   b,
-          gboolean desc)
-{
-  return desc ? a > b : a < b;
-}
+#define SORT_RUN 16
 
-/* Bottom-up merge sort of the positions idx[0..n) by their keys; tmp has
- * room for n positions. Taking from the left run on equal keys keeps it
- * stable. */
+/* Stable sort of items[0..n): insertion sort of short runs, then bottom-up
+ * merges that take from the left run on ties; tmp has room for n items. */
 static void
-merge_sort (const gdouble *fkey,
-            const gint64  *ikey,
-            gint64        *idx,
-            gint64        *tmp,
-            gint64         n,
-            gboolean       desc)
+stable_sort (SortItem *items,
+             SortItem *tmp,
+             gint64    n,
+             gboolean  fp,
+             gboolean  desc)
 {
-  gint64 *src = idx, *dst = tmp;
+  SortItem *src = items, *dst = tmp;
 
-  for (gint64 width = 1; width < n; width *= 2)
+  for (gint64 lo = 0; lo < n; lo += SORT_RUN)
+    {
+      gint64 hi = MIN (lo + SORT_RUN, n);
+      for (gint64 i = lo + 1; i < hi; i++)
+        {
+          SortItem it = items[i];
+          gint64 j = i;
+          while (j > lo && before (&it, &items[j - 1], fp, desc))
+            {
+              items[j] = items[j - 1];
+              j--;
+            }
+          items[j] = it;
+        }
+    }
+  for (gint64 width = SORT_RUN; width < n; width *= 2)
     {
       for (gint64 lo = 0; lo < n; lo += 2 * width)
         {
@@ -162,24 +187,20 @@ merge_sort (const gdouble *fkey,
           gint64 i = lo, j = mid, k = lo;
 
           while (i < mid && j < hi)
-            {
-              gboolean take_right = fkey ? before_f (fkey[src[j]], fkey[src[i]], desc)
-                                         : before_i (ikey[src[j]], ikey[src[i]], desc);
-              dst[k++] = take_right ? src[j++] : src[i++];
-            }
+            dst[k++] = before (&src[j], &src[i], fp, desc) ? src[j++] : src[i++];
           while (i < mid)
             dst[k++] = src[i++];
           while (j < hi)
             dst[k++] = src[j++];
         }
       {
-        gint64 *t = src;
+        SortItem *t = src;
         src = dst;
         dst = t;
       }
     }
-  if (src != idx)
-    memcpy (idx, src, n * sizeof (gint64));
+  if (src != items)
+    memcpy (items, src, n * sizeof (SortItem));
 }
 
 void
@@ -198,9 +219,8 @@ dl_cpu_sort (void     *data,
 #pragma omp parallel if (n_rows > 1 && n_rows * n >= DL_CPU_GRAIN / 4)
   {
     char *orig = g_malloc (n * es);
-    gdouble *fkey = fp ? g_new (gdouble, n) : NULL;
-    gint64 *ikey = fp ? NULL : g_new (gint64, n);
-    gint64 *tmp = g_new (gint64, n);
+    SortItem *items = g_new (SortItem, n);
+    SortItem *tmp = g_new (SortItem, n);
 
 #pragma omp for schedule(static)
     for (gint64 r = 0; r < n_rows; r++)
@@ -211,19 +231,21 @@ dl_cpu_sort (void     *data,
         memcpy (orig, row, n * es);
         for (gint64 j = 0; j < n; j++)
           {
-            idx[j] = j;
+            items[j].pos = j;
             if (fp)
-              fkey[j] = load_f (orig + j * es, dt);
+              items[j].key.f = load_f (orig + j * es, dt);
             else
-              ikey[j] = load_i (orig + j * es, dt);
+              items[j].key.i = load_i (orig + j * es, dt);
           }
-        merge_sort (fkey, ikey, idx, tmp, n, descending);
+        stable_sort (items, tmp, n, fp, descending);
         for (gint64 j = 0; j < n; j++)
-          memcpy (row + j * es, orig + idx[j] * es, es);
+          {
+            idx[j] = items[j].pos;
+            memcpy (row + j * es, orig + items[j].pos * es, es);
+          }
       }
     g_free (orig);
-    g_free (fkey);
-    g_free (ikey);
+    g_free (items);
     g_free (tmp);
   }
 }
