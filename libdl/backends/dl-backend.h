@@ -134,8 +134,10 @@ struct _DlBackend
   /* inclusive scans of n_rows contiguous rows of n elements, in place */
   void (*scan)    (DlScanOp op, void *data, gint64 n_rows, gint64 n, DlDType dtype);
   /* stable sorts of n_rows contiguous rows of n elements, in place, NaN
-   * greatest; indices (int64, same layout) receive the original positions */
-  void (*sort)    (void *data, void *indices, gint64 n_rows, gint64 n, DlDType dtype,
+   * greatest; indices (int64, same layout) receive the original positions.
+   * Only the first k of each row need be sorted (k <= n); the rows stay
+   * permutations. */
+  void (*sort)    (void *data, void *indices, gint64 n_rows, gint64 n, gint64 k, DlDType dtype,
                    gboolean descending);
   /* running maxima (or minima) of n_rows contiguous rows of n elements, in
    * place, NaN winning; indices (int64) receive where each was (the last

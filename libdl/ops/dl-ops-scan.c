@@ -440,6 +440,7 @@ static gboolean
 sort_rows (DlTensor   *self,
            gint        dim,
            gboolean    descending,
+           gint64      k,
            DlTensor  **values,
            DlTensor  **indices,
            GError    **error)
@@ -453,7 +454,8 @@ sort_rows (DlTensor   *self,
                                              error)))
     return FALSE;
   if (rows > 0)
-    dl_tensor_backend (self)->sort (dl_tensor_data (v), dl_tensor_data (i), rows, n, self->dtype, descending);
+    dl_tensor_backend (self)->sort (dl_tensor_data (v), dl_tensor_data (i), rows, n, CLAMP (k, 0, n), self->dtype,
+                                    descending);
   *values = g_steal_pointer (&v);
   *indices = g_steal_pointer (&i);
   return TRUE;
@@ -490,8 +492,8 @@ dl_tensor_sort (DlTensor   *self,
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!dl_normalize_dim ("sort", &dim, self->ndim, error))
     return NULL;
-  if (!sort_rows (self, dim, descending, &v, &i, error) || !(vo = rows_restore (v, dim, self->ndim, error))
-      || !(io = rows_restore (i, dim, self->ndim, error)))
+  if (!sort_rows (self, dim, descending, G_MAXINT64, &v, &i, error)
+      || !(vo = rows_restore (v, dim, self->ndim, error)) || !(io = rows_restore (i, dim, self->ndim, error)))
     return NULL;
   record_index_node ("SortBackward0", self, vo, io, dim, FALSE);
   if (indices)
@@ -545,7 +547,7 @@ dl_tensor_topk (DlTensor   *self,
                    G_GINT64_FORMAT ")", k, dim, n);
       return NULL;
     }
-  if (!sort_rows (self, dim, largest, &v, &i, error))
+  if (!sort_rows (self, dim, largest, k, &v, &i, error))
     return NULL;
   last = MAX (v->ndim - 1, 0);
   if (v->ndim == 0)
@@ -606,8 +608,24 @@ pick_dim (const gchar  *name,
     }
   be = dl_tensor_backend (self);
   half = k >= 0 ? k : (n - 1) / 2;
-  if (!sort_rows (self, dim, FALSE, &v, &i, error))
-    return NULL;
+  /* only the rows' first half + 1 need sorting, unless NaN moves the
+   * median to a row's first NaN */
+  {
+    gint64 need = half + 1;
+
+    if (k < 0 && dl_dtype_is_floating_point (self->dtype))
+      {
+        g_autoptr (DlTensor) isn = dl_tensor_ne (self, self, error);
+        g_autoptr (DlTensor) anyn = isn ? dl_tensor_any (isn, NULL, 0, FALSE, error) : NULL;
+
+        if (!anyn)
+          return NULL;
+        if (dl_tensor_item (anyn, NULL) != 0)
+          need = n;
+      }
+    if (!sort_rows (self, dim, FALSE, need, &v, &i, error))
+      return NULL;
+  }
   last = MAX (v->ndim - 1, 0);
   rows = self->numel / n;
   /* the position to take in each sorted row: the lower middle, or the
@@ -773,7 +791,8 @@ dl_tensor_median (DlTensor  *self,
                    "median: Expected reduction dim to be specified for input.numel() == 0.");
       return NULL;
     }
-  if (!(flat = dl_tensor_reshape (self, &n, 1, error)) || !sort_rows (flat, 0, FALSE, &v, &i, error))
+  if (!(flat = dl_tensor_reshape (self, &n, 1, error))
+      || !sort_rows (flat, 0, FALSE, G_MAXINT64, &v, &i, error))
     return NULL;
   /* NaN sorts last: a NaN anywhere makes the median NaN */
   if (dl_dtype_is_floating_point (self->dtype))
@@ -847,7 +866,8 @@ dl_tensor_unique (DlTensor   *self,
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   n = self->numel;
   be = dl_tensor_backend (self);
-  if (!(flat = dl_tensor_reshape (self, &n, 1, error)) || !sort_rows (flat, 0, FALSE, &v, &perm, error))
+  if (!(flat = dl_tensor_reshape (self, &n, 1, error))
+      || !sort_rows (flat, 0, FALSE, G_MAXINT64, &v, &perm, error))
     return NULL;
   if (!(vals = dl_tensor_new_empty_internal (dl_tensor_device (self), self->dtype, &n, 1, error))
       || !(cnt = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, &n, 1, error))

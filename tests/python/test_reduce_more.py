@@ -602,3 +602,33 @@ def test_unique_consecutive(rng, name, shape):
     check(lambda v: v.unique_consecutive(return_inverse=True, return_counts=True), x, t)
     xv, tv = x.transpose(0, -1) if len(shape) > 1 else x, t.transpose(0, -1) if len(shape) > 1 else t
     check(lambda v: v.unique_consecutive(return_inverse=True, return_counts=True), xv, tv)
+
+
+@pytest.mark.parametrize("n", [65, 100, 257, 1000])
+@pytest.mark.parametrize("name", ["float32", "int64"])
+def test_partial_selection_ties(rng, n, name):
+    """topk, kthvalue and median select without a full sort on long rows:
+    the result must be the stable sort's prefix, ties in original order."""
+    a = rng.integers(0, 7, size=(5, n)).astype(NP[name])
+    if name == "float32":
+        a[1, ::7] = np.nan
+    x, t = pair(a, name)
+    for k in (1, 3, n // 2, n - 1):
+        for largest in (True, False):
+            ref = t.sort(dim=1, descending=largest, stable=True)
+            got = x.topk(k, 1, largest)
+            assert_same(got.values, ref.values[:, :k].contiguous())
+            assert_same(got.indices, ref.indices[:, :k].contiguous())
+        got = x.kthvalue(k, 1)
+        ref = t.sort(dim=1, stable=True)
+        assert_same(got.values, ref.values[:, k - 1].contiguous())
+        assert_same(got.indices, ref.indices[:, k - 1].contiguous())
+    check(lambda v: v.median(1), x, t)
+    check(lambda v: v.median(0), x, t)
+    check(lambda v: v.median(), x, t)
+    b = a.copy()
+    if name == "float32":
+        b[1, ::7] = 1.5
+    xb, tb = pair(b, name)
+    check(lambda v: v.median(1), xb, tb)
+    check(lambda v: v.median(1, keepdim=True), xb, tb)

@@ -5,7 +5,9 @@
  *   scan:    x[r, j] = x[r, 0] op ... op x[r, j]  (floats accumulate in
  *            double, integers in int64)
  *   sort:    a stable merge sort of the row, NaN greater than every number;
- *            indices[r, j] = the original position of the j-th element
+ *            indices[r, j] = the original position of the j-th element;
+ *            asked for only the k first, a quickselect moves them to the
+ *            front and sorts them (the rest of the row stays a permutation)
  *   scatter: out[r, index[r, j]] = src[r, j] (or +=)
  *   cummax:  x[r, j] = max (x[r, 0..j]), NaN winning, the last on ties
  *   gather:  out[r, j] = src[r, index[r, j]]
@@ -203,16 +205,82 @@ stable_sort (SortItem *items,
     memcpy (items, src, n * sizeof (SortItem));
 }
 
+/* The strict order of items with positions breaking ties: the order a
+ * stable sort gives. */
+static inline gboolean
+before_lex (const SortItem *a,
+            const SortItem *b,
+            gboolean        fp,
+            gboolean        desc)
+{
+  if (before (a, b, fp, desc))
+    return TRUE;
+  if (before (b, a, fp, desc))
+    return FALSE;
+  return a->pos < b->pos;
+}
+
+/* Moves the k first items (in before_lex order) to items[0..k), in some
+ * order: quickselect with Hoare partitions. */
+static void
+select_first (SortItem *items,
+              gint64    n,
+              gint64    k,
+              gboolean  fp,
+              gboolean  desc)
+{
+  gint64 lo = 0, hi = n - 1, target = k - 1;
+
+  while (lo < hi)
+    {
+      SortItem p = items[lo + (hi - lo) / 2];
+      gint64 i = lo, j = hi;
+
+      while (i <= j)
+        {
+          while (before_lex (&items[i], &p, fp, desc))
+            i++;
+          while (before_lex (&p, &items[j], fp, desc))
+            j--;
+          if (i <= j)
+            {
+              SortItem t = items[i];
+              items[i] = items[j];
+              items[j] = t;
+              i++;
+              j--;
+            }
+        }
+      if (target <= j)
+        hi = j;
+      else if (target >= i)
+        lo = i;
+      else
+        break;
+    }
+}
+
+static int
+cmp_pos (const void *a,
+         const void *b)
+{
+  gint64 x = ((const SortItem *) a)->pos, y = ((const SortItem *) b)->pos;
+
+  return (x > y) - (x < y);
+}
+
 void
 dl_cpu_sort (void     *data,
              void     *indices,
              gint64    n_rows,
              gint64    n,
+             gint64    k,
              DlDType   dt,
              gboolean  descending)
 {
   gsize es = dl_dtype_get_size (dt);
   gboolean fp = dl_dtype_is_floating_point (dt);
+  gboolean partial = k < n && n > 64 && k * 4 < n * 3;
 
   if (n == 0)
     return;
@@ -237,7 +305,16 @@ dl_cpu_sort (void     *data,
             else
               items[j].key.i = load_i (orig + j * es, dt);
           }
-        stable_sort (items, tmp, n, fp, descending);
+        if (partial)
+          {
+            /* the k first, back in their original order, then sorted
+             * stably: the same as a full stable sort's prefix */
+            select_first (items, n, k, fp, descending);
+            qsort (items, k, sizeof (SortItem), cmp_pos);
+            stable_sort (items, tmp, k, fp, descending);
+          }
+        else
+          stable_sort (items, tmp, n, fp, descending);
         for (gint64 j = 0; j < n; j++)
           {
             idx[j] = items[j].pos;
