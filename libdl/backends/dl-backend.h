@@ -135,9 +135,10 @@ struct _DlBackend
   void (*scan)    (DlScanOp op, void *data, gint64 n_rows, gint64 n, DlDType dtype);
   /* stable sorts of n_rows contiguous rows of n elements, in place, NaN
    * greatest; indices (int64, same layout) receive the original positions.
-   * Only the first k of each row need be sorted (k <= n); the rows stay
-   * permutations. */
-  void (*sort)    (void *data, void *indices, gint64 n_rows, gint64 n, gint64 k, DlDType dtype,
+   * Only the first k of each row need be sorted (k <= n), or with kth_only
+   * only the k-th be in its place; the rows stay permutations. */
+  void (*sort)    (void *data, void *indices, gint64 n_rows, gint64 n, gint64 k,
+                   gboolean kth_only, DlDType dtype,
                    gboolean descending);
   /* running maxima (or minima) of n_rows contiguous rows of n elements, in
    * place, NaN winning; indices (int64) receive where each was (the last

@@ -441,6 +441,7 @@ sort_rows (DlTensor   *self,
            gint        dim,
            gboolean    descending,
            gint64      k,
+           gboolean    kth_only,
            DlTensor  **values,
            DlTensor  **indices,
            GError    **error)
@@ -454,8 +455,8 @@ sort_rows (DlTensor   *self,
                                              error)))
     return FALSE;
   if (rows > 0)
-    dl_tensor_backend (self)->sort (dl_tensor_data (v), dl_tensor_data (i), rows, n, CLAMP (k, 0, n), self->dtype,
-                                    descending);
+    dl_tensor_backend (self)->sort (dl_tensor_data (v), dl_tensor_data (i), rows, n, CLAMP (k, 0, n), kth_only,
+                                    self->dtype, descending);
   *values = g_steal_pointer (&v);
   *indices = g_steal_pointer (&i);
   return TRUE;
@@ -492,7 +493,7 @@ dl_tensor_sort (DlTensor   *self,
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!dl_normalize_dim ("sort", &dim, self->ndim, error))
     return NULL;
-  if (!sort_rows (self, dim, descending, G_MAXINT64, &v, &i, error)
+  if (!sort_rows (self, dim, descending, G_MAXINT64, FALSE, &v, &i, error)
       || !(vo = rows_restore (v, dim, self->ndim, error)) || !(io = rows_restore (i, dim, self->ndim, error)))
     return NULL;
   record_index_node ("SortBackward0", self, vo, io, dim, FALSE);
@@ -547,7 +548,7 @@ dl_tensor_topk (DlTensor   *self,
                    G_GINT64_FORMAT ")", k, dim, n);
       return NULL;
     }
-  if (!sort_rows (self, dim, largest, k, &v, &i, error))
+  if (!sort_rows (self, dim, largest, k, FALSE, &v, &i, error))
     return NULL;
   last = MAX (v->ndim - 1, 0);
   if (v->ndim == 0)
@@ -623,7 +624,7 @@ pick_dim (const gchar  *name,
         if (dl_tensor_item (anyn, NULL) != 0)
           need = n;
       }
-    if (!sort_rows (self, dim, FALSE, need, &v, &i, error))
+    if (!sort_rows (self, dim, FALSE, need, TRUE, &v, &i, error))
       return NULL;
   }
   last = MAX (v->ndim - 1, 0);
@@ -777,8 +778,6 @@ dl_tensor_median (DlTensor  *self,
 {
   gint64 n;
   g_autoptr (DlTensor) flat = NULL;
-  g_autoptr (DlTensor) v = NULL;
-  g_autoptr (DlTensor) i = NULL;
   DlTensor *out;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
@@ -791,29 +790,16 @@ dl_tensor_median (DlTensor  *self,
                    "median: Expected reduction dim to be specified for input.numel() == 0.");
       return NULL;
     }
-  if (!(flat = dl_tensor_reshape (self, &n, 1, error))
-      || !sort_rows (flat, 0, FALSE, G_MAXINT64, &v, &i, error))
-    return NULL;
-  /* NaN sorts last: a NaN anywhere makes the median NaN */
-  if (dl_dtype_is_floating_point (self->dtype))
-    {
-      g_autoptr (DlTensor) lastv = dl_tensor_select (v, 0, n - 1, error);
-      gdouble lv;
-
-      if (!lastv)
-        return NULL;
-      lv = dl_tensor_item (lastv, NULL);
-      if (lv != lv)
-        {
-          out = dl_contiguous_nograd (lastv, error);
-          goto record;
-        }
-    }
+  /* the median of the flattened tensor, without recording autograd */
   {
-    g_autoptr (DlTensor) sel = dl_tensor_select (v, 0, (n - 1) / 2, error);
-    out = sel ? dl_contiguous_nograd (sel, error) : NULL;
+    gboolean was = dl_set_grad_enabled (FALSE);
+
+    if ((flat = dl_tensor_reshape (self, &n, 1, error)))
+      out = pick_dim ("median", flat, -1, 0, FALSE, NULL, error);
+    else
+      out = NULL;
+    dl_set_grad_enabled (was);
   }
-record:
   if (!out)
     return NULL;
   if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
@@ -867,7 +853,7 @@ dl_tensor_unique (DlTensor   *self,
   n = self->numel;
   be = dl_tensor_backend (self);
   if (!(flat = dl_tensor_reshape (self, &n, 1, error))
-      || !sort_rows (flat, 0, FALSE, G_MAXINT64, &v, &perm, error))
+      || !sort_rows (flat, 0, FALSE, G_MAXINT64, FALSE, &v, &perm, error))
     return NULL;
   if (!(vals = dl_tensor_new_empty_internal (dl_tensor_device (self), self->dtype, &n, 1, error))
       || !(cnt = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, &n, 1, error))

@@ -60,7 +60,8 @@ void dl_cpu_unary   (DlUnaryOp op, DlIter *iter, DlDType dtype);
 void dl_cpu_binary  (DlBinaryOp op, DlIter *iter, DlDType dtype, gdouble alpha);
 void dl_cpu_reduce  (DlReduceOp op, const DlReduceArgs *args, DlDType dtype);
 void dl_cpu_scan    (DlScanOp op, void *data, gint64 n_rows, gint64 n, DlDType dtype);
-void dl_cpu_sort    (void *data, void *indices, gint64 n_rows, gint64 n, gint64 k, DlDType dtype,
+void dl_cpu_sort    (void *data, void *indices, gint64 n_rows, gint64 n, gint64 k,
+                   gboolean kth_only, DlDType dtype,
                      gboolean descending);
 void dl_cpu_scan_extremum (void *data, void *indices, gint64 n_rows, gint64 n, DlDType dtype,
                            gboolean is_max);

@@ -7,7 +7,8 @@
  *   sort:    a stable merge sort of the row, NaN greater than every number;
  *            indices[r, j] = the original position of the j-th element;
  *            asked for only the k first, a quickselect moves them to the
- *            front and sorts them (the rest of the row stays a permutation)
+ *            front and sorts them, or only puts the k-th in place (the row
+ *            stays a permutation)
  *   scatter: out[r, index[r, j]] = src[r, j] (or +=)
  *   cummax:  x[r, j] = max (x[r, 0..j]), NaN winning, the last on ties
  *   gather:  out[r, j] = src[r, index[r, j]]
@@ -220,8 +221,9 @@ before_lex (const SortItem *a,
   return a->pos < b->pos;
 }
 
-/* Moves the k first items (in before_lex order) to items[0..k), in some
- * order: quickselect with Hoare partitions. */
+/* Moves the k first items (in before_lex order) to items[0..k), the k-th
+ * of them to items[k - 1] and the others in some order: quickselect with
+ * Hoare partitions. */
 static void
 select_first (SortItem *items,
               gint64    n,
@@ -275,12 +277,13 @@ dl_cpu_sort (void     *data,
              gint64    n_rows,
              gint64    n,
              gint64    k,
+             gboolean  kth_only,
              DlDType   dt,
              gboolean  descending)
 {
   gsize es = dl_dtype_get_size (dt);
   gboolean fp = dl_dtype_is_floating_point (dt);
-  gboolean partial = k < n && n > 64 && k * 4 < n * 3;
+  gboolean partial = k < n && n > 64 && (kth_only || k * 4 < n * 3);
 
   if (n == 0)
     return;
@@ -310,8 +313,11 @@ dl_cpu_sort (void     *data,
             /* the k first, back in their original order, then sorted
              * stably: the same as a full stable sort's prefix */
             select_first (items, n, k, fp, descending);
-            qsort (items, k, sizeof (SortItem), cmp_pos);
-            stable_sort (items, tmp, k, fp, descending);
+            if (!kth_only)
+              {
+                qsort (items, k, sizeof (SortItem), cmp_pos);
+                stable_sort (items, tmp, k, fp, descending);
+              }
           }
         else
           stable_sort (items, tmp, n, fp, descending);
