@@ -316,6 +316,57 @@ test_sort (void)
   check_sort (4000, 40, DL_DTYPE_FLOAT32, FALSE);   /* threaded */
 }
 
+/* The quickselect paths (topk, kthvalue on long rows) against the full
+ * stable sort's prefix, with many ties. */
+static void
+test_select_vs_sort (void)
+{
+  const gint64 rows = 6, n = 300;
+  g_autoptr (GError) error = NULL;
+  g_autofree gdouble *x = tie_values (rows * n, 9);
+  g_autoptr (DlTensor) t = dl_test_tensor (x, DL_TEST_SHAPE (rows, n), DL_DTYPE_FLOAT32);
+  const gint64 ks[] = { 1, 7, 150, 299 };
+
+  for (guint c = 0; c < G_N_ELEMENTS (ks); c++)
+    for (gint largest = 0; largest < 2; largest++)
+      {
+        gint64 k = ks[c];
+        g_autoptr (DlTensor) si = NULL;
+        g_autoptr (DlTensor) sv = dl_tensor_sort (t, 1, largest, &si, &error);
+        g_autoptr (DlTensor) ti = NULL;
+        g_autoptr (DlTensor) tv = dl_tensor_topk (t, k, 1, largest, &ti, &error);
+        g_autoptr (DlTensor) ki = NULL;
+        g_autoptr (DlTensor) kv = dl_tensor_kthvalue (t, k, 1, FALSE, &ki, &error);
+        g_autofree gdouble *svv = NULL;
+        g_autofree gdouble *siv = NULL;
+        g_autofree gdouble *tvv = NULL;
+        g_autofree gdouble *tiv = NULL;
+        g_autofree gdouble *kvv = NULL;
+        g_autofree gdouble *kiv = NULL;
+
+        g_assert_no_error (error);
+        svv = dl_test_values (sv);
+        siv = dl_test_values (si);
+        tvv = dl_test_values (tv);
+        tiv = dl_test_values (ti);
+        kvv = dl_test_values (kv);
+        kiv = dl_test_values (ki);
+        for (gint64 r = 0; r < rows; r++)
+          {
+            for (gint64 j = 0; j < k; j++)
+              {
+                g_assert_cmpfloat (tvv[r * k + j], ==, svv[r * n + j]);
+                g_assert_cmpfloat (tiv[r * k + j], ==, siv[r * n + j]);
+              }
+            if (!largest)
+              {
+                g_assert_cmpfloat (kvv[r], ==, svv[r * n + k - 1]);
+                g_assert_cmpfloat (kiv[r], ==, siv[r * n + k - 1]);
+              }
+          }
+      }
+}
+
 static int
 cmp_double (gconstpointer a,
             gconstpointer b)
@@ -624,6 +675,7 @@ main (int   argc,
   g_test_add_func ("/reduce-more/scan", test_scan);
   g_test_add_func ("/reduce-more/cummax", test_cummax);
   g_test_add_func ("/reduce-more/sort", test_sort);
+  g_test_add_func ("/reduce-more/select-vs-sort", test_select_vs_sort);
   g_test_add_func ("/reduce-more/topk-median-unique", test_topk_median_unique);
   g_test_add_func ("/reduce-more/errors", test_errors);
   for (guint i = 0; i < G_N_ELEMENTS (grad_cases); i++)
