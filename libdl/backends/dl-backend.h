@@ -70,6 +70,7 @@ typedef enum
   DL_REDUCE_PROD,    /* floats in double, integers in int64 (int64 output) */
   DL_REDUCE_ALL,     /* output bool or uint8: every element nonzero */
   DL_REDUCE_ANY,     /* output bool or uint8: some element nonzero */
+  DL_REDUCE_NANSUM,  /* a sum that skips NaN */
 } DlReduceOp;
 
 typedef enum

@@ -1407,3 +1407,115 @@ dl_tensor_any (DlTensor    *self,
 {
   return all_any (DL_REDUCE_ANY, self, dims, n_dims, keepdim, error);
 }
+
+/* nansum: the gradient flows to the elements that are not NaN. */
+static gboolean
+nansum_backward (DlNode    *node,
+                 DlTensor **go,
+                 DlTensor **gi,
+                 GError   **error)
+{
+  DlNodeData *d = dl_node_data (node);
+  DlInputMeta *in = &d->inputs[0];
+  DlTensor *x;
+  g_autoptr (DlTensor) g = NULL;
+  g_autoptr (DlTensor) e = NULL;
+  g_autoptr (DlTensor) ok = NULL;
+
+  if (!(x = dl_node_get_saved (node, 0, error)) || !(g = node_keepdim (d, go[0], error))
+      || !(e = dl_tensor_expand (g, in->sizes, in->ndim, error))
+      || !(ok = mask_as (dl_tensor_eq (x, x, error), go[0]->dtype, error)))
+    return FALSE;
+  gi[0] = dl_tensor_mul (e, ok, error);
+  return gi[0] != NULL;
+}
+
+/**
+ * dl_tensor_nansum:
+ * @self: a #DlTensor
+ * @dims: (array length=n_dims): the dims to reduce; empty for all
+ * @n_dims: the number of dims in @dims
+ * @keepdim: whether to keep the reduced dims with size 1
+ * @error: return location for a #GError
+ *
+ * Sums over the given dims, taking NaN as 0. Integer and bool tensors sum
+ * to int64.
+ *
+ * Returns: (transfer full): the sums, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_nansum (DlTensor    *self,
+                  const gint  *dims,
+                  gsize        n_dims,
+                  gboolean     keepdim,
+                  GError     **error)
+{
+  gboolean mask[DL_MAX_DIMS];
+  DlTensor *out;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dims_mask ("nansum", self, dims, n_dims, mask, error))
+    return NULL;
+  if (!(out = reduce_raw (DL_REDUCE_NANSUM, self, mask, keepdim,
+                          dl_dtype_is_floating_point (self->dtype) ? self->dtype : DL_DTYPE_INT64, NULL,
+                          error)))
+    return NULL;
+  if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
+    {
+      g_autoptr (DlNode) node = dl_node_new_for_op ("NansumBackward0", nansum_backward, 1, &self);
+
+      save_mask (dl_node_data (node), self->ndim, keepdim, mask);
+      dl_node_save (node, self, FALSE);
+      dl_node_set_output (node, out, 0);
+    }
+  return out;
+}
+
+/**
+ * dl_tensor_nanmean:
+ * @self: a floating-point #DlTensor
+ * @dims: (array length=n_dims): the dims to reduce; empty for all
+ * @n_dims: the number of dims in @dims
+ * @keepdim: whether to keep the reduced dims with size 1
+ * @error: return location for a #GError
+ *
+ * Averages over the given dims, leaving NaN out (NaN where every element
+ * is NaN).
+ *
+ * Returns: (transfer full): the means, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_nanmean (DlTensor    *self,
+                   const gint  *dims,
+                   gsize        n_dims,
+                   gboolean     keepdim,
+                   GError     **error)
+{
+  g_autoptr (DlTensor) s = NULL;
+  g_autoptr (DlTensor) ok = NULL;
+  g_autoptr (DlTensor) count = NULL;
+  g_autoptr (DlTensor) countf = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_dtype_is_floating_point (self->dtype))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                   "nanmean: expected a floating point tensor as input. Got %s",
+                   dl_dtype_get_name (self->dtype));
+      return NULL;
+    }
+  if (is_half (self->dtype))
+    {
+      g_autoptr (DlTensor) f = dl_tensor_to_dtype (self, DL_DTYPE_FLOAT32, error);
+      return f ? to_half (dl_tensor_nanmean (f, dims, n_dims, keepdim, error), self->dtype, error) : NULL;
+    }
+  if (!(s = dl_tensor_nansum (self, dims, n_dims, keepdim, error)) || !(ok = dl_tensor_eq (self, self, error))
+      || !(count = dl_tensor_sum_dims (ok, dims, n_dims, keepdim, error))
+      || !(countf = dl_tensor_to_dtype (count, self->dtype, error)))
+    return NULL;
+  return dl_tensor_div (s, countf, error);
+}

@@ -48,5 +48,9 @@ DL_EXPORT DlTensor *dl_tensor_all       (DlTensor *self, const gint *dims, gsize
                                          gboolean keepdim, GError **error);
 DL_EXPORT DlTensor *dl_tensor_any       (DlTensor *self, const gint *dims, gsize n_dims,
                                          gboolean keepdim, GError **error);
+DL_EXPORT DlTensor *dl_tensor_nansum    (DlTensor *self, const gint *dims, gsize n_dims,
+                                         gboolean keepdim, GError **error);
+DL_EXPORT DlTensor *dl_tensor_nanmean   (DlTensor *self, const gint *dims, gsize n_dims,
+                                         gboolean keepdim, GError **error);
 
 G_END_DECLS

@@ -632,3 +632,33 @@ def test_partial_selection_ties(rng, n, name):
     xb, tb = pair(b, name)
     check(lambda v: v.median(1), xb, tb)
     check(lambda v: v.median(1, keepdim=True), xb, tb)
+
+
+# ---- nansum / nanmean ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fn", ["nansum", "nanmean"])
+@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("shape", RSHAPES, ids=str)
+def test_nansum_nanmean(rng, fn, name, shape):
+    a = rand_np(rng, shape, name)
+    if name in FLOAT_DTYPES and a.size:
+        a.reshape(-1)[::3] = np.nan
+    x, t = pair(a, name)
+    tol = dict(rtol=1e-4, atol=1e-5)
+    check(lambda v: getattr(v, fn)(), x, t, **tol)
+    if name not in FLOAT_DTYPES and fn == "nanmean":
+        return
+    for dim in dims_for(shape)[1:]:
+        for keepdim in (False, True):
+            check(lambda v: getattr(lib(v), fn)(v, dim, keepdim=keepdim), x, t, **tol)
+
+
+def test_nansum_nanmean_grad(rng):
+    a = rng.standard_normal((3, 4))
+    a[0, 1] = a[2, 2] = np.nan
+    a[1, :] = np.nan
+    for fn in ("nansum", "nanmean"):
+        x, t = pair(a, "float64", requires_grad=True)
+        getattr(x, fn)(1).nansum().backward()
+        getattr(t, fn)(1).nansum().backward()
+        assert_same(x.grad, t.grad)

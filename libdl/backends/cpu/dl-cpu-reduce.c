@@ -1,5 +1,5 @@
-/* dl-cpu-reduce.c: sum, mean, max, min, prod, all and any over a set of
- * dims.
+/* dl-cpu-reduce.c: sum, mean, max, min, prod, all, any and nansum over a
+ * set of dims.
  *
  * Reference semantics, for each outer position o:
  *   out[o] = op over inner positions i of in[o, i]
@@ -142,6 +142,20 @@ reduce_run (DlReduceOp  op,
       return a;
     }
 
+  if (op == DL_REDUCE_NANSUM)
+    {
+      if (is_int_dtype (dt))
+        for (gint64 k = 0; k < n; k++)
+          a.i += load_i (p + k * s, dt);
+      else
+        for (gint64 k = 0; k < n; k++)
+          {
+            gdouble v = load_f (p + k * s, dt);
+            if (v == v)
+              a.f += v;
+          }
+      return a;
+    }
   if (op == DL_REDUCE_PROD)
     {
       if (is_int_dtype (dt))
@@ -260,7 +274,7 @@ combine (DlReduceOp op,
          Acc        part,
          gint64     part_base)
 {
-  if (op == DL_REDUCE_SUM || op == DL_REDUCE_MEAN)
+  if (op == DL_REDUCE_SUM || op == DL_REDUCE_MEAN || op == DL_REDUCE_NANSUM)
     {
       into->f += part.f;
       into->i += part.i;
@@ -305,7 +319,7 @@ finish (DlReduceOp          op,
 {
   char *out = args->out + offset_of (oidx, args->out_strides, args->outer_ndim);
 
-  if (op == DL_REDUCE_SUM)
+  if (op == DL_REDUCE_SUM || op == DL_REDUCE_NANSUM)
     {
       if (is_int_dtype (dt))
         *(gint64 *) out = a.i;

@@ -1726,6 +1726,16 @@ def _scan_unique_consecutive(self, return_inverse=False, return_counts=False, di
     return out[0] if len(out) == 1 else out
 
 
+def _reduce_nansum(self, dim=None, keepdim=False, dtype=None):
+    t = self if dtype is None else self.to(dtype)
+    return Dl.Tensor.nansum(t, _dims_or_all(dim), keepdim)
+
+
+def _reduce_nanmean(self, dim=None, keepdim=False, dtype=None):
+    t = self if dtype is None else self.to(dtype)
+    return Dl.Tensor.nanmean(t, _dims_or_all(dim), keepdim)
+
+
 def _scan_msort(self):
     return _scan_sort(self, 0)[0]
 
@@ -1735,6 +1745,7 @@ for _name, _fn in (('kthvalue', _reduce_kthvalue), ('var_mean', _reduce_var_mean
                    ('aminmax', _reduce_aminmax), ('msort', _scan_msort),
                    ('cummax', _scan_cummax), ('cummin', _scan_cummin),
                    ('unique_consecutive', _scan_unique_consecutive),
+                   ('nansum', _reduce_nansum), ('nanmean', _reduce_nanmean),
                    ('prod', _reduce_prod), ('amax', _reduce_amax), ('amin', _reduce_amin),
                    ('var', _reduce_var), ('std', _reduce_std), ('norm', _reduce_norm),
                    ('logsumexp', _reduce_logsumexp), ('all', _reduce_all), ('any', _reduce_any),
