@@ -153,6 +153,32 @@ test_amax_var_logsumexp (void)
 }
 
 static void
+test_nansum (void)
+{
+  const gint64 rows = 11, cols = 17;
+  g_autoptr (GError) error = NULL;
+  g_autofree gdouble *x = dl_test_random_values (rows * cols);
+  gdouble sums[17];
+  g_autoptr (DlTensor) t = NULL;
+  g_autoptr (DlTensor) s = NULL;
+  gint d0 = 0;
+
+  for (gint64 i = 0; i < rows * cols; i += 4)
+    x[i] = NAN;
+  for (gint64 j = 0; j < cols; j++)
+    {
+      sums[j] = 0;
+      for (gint64 i = 0; i < rows; i++)
+        if (!isnan (x[i * cols + j]))
+          sums[j] += x[i * cols + j];
+    }
+  t = dl_test_tensor (x, DL_TEST_SHAPE (rows, cols), DL_DTYPE_FLOAT64);
+  s = dl_tensor_nansum (t, &d0, 1, FALSE, &error);
+  g_assert_no_error (error);
+  dl_test_assert_values (s, sums, cols, 1e-12);
+}
+
+static void
 check_scan (gint64 rows,
             gint64 cols,
             gint   dim)
@@ -672,6 +698,7 @@ main (int   argc,
   g_test_add_func ("/reduce-more/prod-all-any", test_prod_all_any);
   g_test_add_func ("/reduce-more/all-any-long", test_all_any_long);
   g_test_add_func ("/reduce-more/amax-var-logsumexp", test_amax_var_logsumexp);
+  g_test_add_func ("/reduce-more/nansum", test_nansum);
   g_test_add_func ("/reduce-more/scan", test_scan);
   g_test_add_func ("/reduce-more/cummax", test_cummax);
   g_test_add_func ("/reduce-more/sort", test_sort);
