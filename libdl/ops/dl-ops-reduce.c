@@ -64,6 +64,8 @@ dims_mask (const gchar  *op,
            gboolean     *mask,
            GError      **error)
 {
+  gboolean seen_0d = FALSE;
+
   for (gint i = 0; i < DL_MAX_DIMS; i++)
     mask[i] = n == 0;
   for (gsize i = 0; i < n; i++)
@@ -71,15 +73,17 @@ dims_mask (const gchar  *op,
       gint d = dims[i];
       if (!dl_normalize_dim (op, &d, self->ndim, error))
         return FALSE;
-      if (self->ndim == 0)
-        continue;
-      if (mask[d])
+      /* a 0-d tensor has no dim to mark, but takes 0 and -1 once */
+      if (self->ndim == 0 ? seen_0d : mask[d])
         {
           g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                        "%s: dim %d appears multiple times in the list of dims", op, d);
           return FALSE;
         }
-      mask[d] = TRUE;
+      if (self->ndim == 0)
+        seen_0d = TRUE;
+      else
+        mask[d] = TRUE;
     }
   return TRUE;
 }

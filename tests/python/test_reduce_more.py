@@ -662,3 +662,15 @@ def test_nansum_nanmean_grad(rng):
         getattr(x, fn)(1).nansum().backward()
         getattr(t, fn)(1).nansum().backward()
         assert_same(x.grad, t.grad)
+
+
+def test_dtype_argument_and_repeated_dims():
+    x, t = pair(np.array([[1.0, 2.5, 3.0], [4.0, -1.0, 2.0]], np.float32))
+    for fn in (lambda v: v.prod(dtype=lib(v).int32), lambda v: v.prod(1, dtype=lib(v).int32),
+               lambda v: v.cumsum(0, dtype=lib(v).int32), lambda v: v.cumprod(1, dtype=lib(v).float64),
+               lambda v: lib(v).nansum(v, dtype=lib(v).float64), lambda v: v.prod(dtype=lib(v).uint8)):
+        check(fn, x, t)
+    x, t = pair(np.array(2.0, np.float32))
+    for fn in (lambda v: v.sum((0, 0)), lambda v: v.amax((0, -1)), lambda v: v.amax((0,)),
+               lambda v: v.var((0, 0))):
+        check(fn, x, t)

@@ -1565,6 +1565,14 @@ datasets = _export(types.SimpleNamespace(fashion_mnist=_fashion_mnist,
 
 # ---- reductions, scans and sorting (issue 3) ------------------------------------
 
+def _as_dtype(result, dtype):
+    """With dtype= given, torch computes in it and returns it, integers
+    included (int64 accumulation wraps to the same low bits)."""
+    if dtype is None or result.dtype == dtype:
+        return result
+    return result.to(dtype)
+
+
 def _dims_or_all(dim):
     """A dim argument as a list for libdl, where [] means every dim."""
     if dim is None:
@@ -1575,10 +1583,10 @@ def _dims_or_all(dim):
 def _reduce_prod(self, dim=None, keepdim=False, dtype=None):
     t = self if dtype is None else self.to(dtype)
     if dim is None:
-        return Dl.Tensor.prod(t)
+        return _as_dtype(Dl.Tensor.prod(t), dtype)
     if not isinstance(dim, numbers.Integral):
         raise TypeError('prod(): argument \'dim\' must be int, not %s' % type(dim).__name__)
-    return t.prod_dims([int(dim)], keepdim)
+    return _as_dtype(t.prod_dims([int(dim)], keepdim), dtype)
 
 
 def _reduce_amax(self, dim=(), keepdim=False):
@@ -1642,11 +1650,11 @@ def _scan_args(self, dtype):
 
 
 def _scan_cumsum(self, dim, *, dtype=None):
-    return Dl.Tensor.cumsum(_scan_args(self, dtype), int(dim))
+    return _as_dtype(Dl.Tensor.cumsum(_scan_args(self, dtype), int(dim)), dtype)
 
 
 def _scan_cumprod(self, dim, *, dtype=None):
-    return Dl.Tensor.cumprod(_scan_args(self, dtype), int(dim))
+    return _as_dtype(Dl.Tensor.cumprod(_scan_args(self, dtype), int(dim)), dtype)
 
 
 def _scan_sort(self, dim=-1, descending=False, stable=False):
@@ -1728,7 +1736,7 @@ def _scan_unique_consecutive(self, return_inverse=False, return_counts=False, di
 
 def _reduce_nansum(self, dim=None, keepdim=False, dtype=None):
     t = self if dtype is None else self.to(dtype)
-    return Dl.Tensor.nansum(t, _dims_or_all(dim), keepdim)
+    return _as_dtype(Dl.Tensor.nansum(t, _dims_or_all(dim), keepdim), dtype)
 
 
 def _reduce_nanmean(self, dim=None, keepdim=False, dtype=None):
