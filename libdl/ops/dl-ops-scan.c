@@ -1,5 +1,6 @@
 /* dl-ops-scan.c: cumsum, cumprod, cummax, cummin, sort, topk, median,
- * kthvalue, unique and unique_consecutive, and their gradients.
+ * nanmedian, kthvalue, unique and unique_consecutive, and their
+ * gradients.
  *
  * The kernels work on contiguous rows: an op copies its input with the
  * chosen dim moved last into a fresh buffer, runs the kernel in place, and
@@ -567,8 +568,9 @@ dl_tensor_topk (DlTensor   *self,
   return g_steal_pointer (&vo);
 }
 
-/* The element at sorted position @k along @dim (the lower median, NaN
- * first, where @k is -1), and its index. */
+/* The element at sorted position @k along @dim and its index; for @k = -1
+ * the lower median (NaN, the first, where a row holds NaN), for @k = -2
+ * the lower median of the elements that are not NaN. */
 static DlTensor *
 pick_dim (const gchar  *name,
           DlTensor     *self,
@@ -580,6 +582,7 @@ pick_dim (const gchar  *name,
 {
   gint64 n, rows, half;
   gint last;
+  gboolean any_nan = FALSE;
   gint64 kshape[DL_MAX_DIMS];
   g_autoptr (DlTensor) v = NULL;
   g_autoptr (DlTensor) i = NULL;
@@ -611,36 +614,48 @@ pick_dim (const gchar  *name,
   half = k >= 0 ? k : (n - 1) / 2;
   /* only the rows' first half + 1 need sorting, unless NaN moves the
    * median to a row's first NaN */
-  {
-    gint64 need = half + 1;
+  if (k < 0 && dl_dtype_is_floating_point (self->dtype))
+    {
+      g_autoptr (DlTensor) isn = dl_tensor_ne (self, self, error);
+      g_autoptr (DlTensor) anyn = isn ? dl_tensor_any (isn, NULL, 0, FALSE, error) : NULL;
 
-    if (k < 0 && dl_dtype_is_floating_point (self->dtype))
-      {
-        g_autoptr (DlTensor) isn = dl_tensor_ne (self, self, error);
-        g_autoptr (DlTensor) anyn = isn ? dl_tensor_any (isn, NULL, 0, FALSE, error) : NULL;
-
-        if (!anyn)
-          return NULL;
-        if (dl_tensor_item (anyn, NULL) != 0)
-          need = n;
-      }
-    if (!sort_rows (self, dim, FALSE, need, TRUE, &v, &i, error))
-      return NULL;
-  }
+      if (!anyn)
+        return NULL;
+      any_nan = dl_tensor_item (anyn, NULL) != 0;
+    }
+  if (!sort_rows (self, dim, FALSE, any_nan ? n : half + 1, TRUE, &v, &i, error))
+    return NULL;
   last = MAX (v->ndim - 1, 0);
   rows = self->numel / n;
-  /* the position to take in each sorted row: the lower middle, or the
-   * first NaN (NaN sorts last, stably) where the row holds one */
-  if (k < 0 && dl_dtype_is_floating_point (self->dtype) && v->ndim > 0)
+  /* the position to take in each sorted row: the lower middle; where a
+   * row holds NaN (sorted last, stably), its first NaN for median, the
+   * middle of the numbers before for nanmedian */
+  if (any_nan && v->ndim > 0)
     {
       g_autoptr (DlTensor) isn = dl_tensor_ne (v, v, error);
       g_autoptr (DlTensor) cnt = isn ? dl_tensor_sum_dims (isn, &last, 1, TRUE, error) : NULL;
-      g_autoptr (DlTensor) has = cnt ? owned_as (dl_tensor_gt_scalar (cnt, 0, error), DL_DTYPE_INT64, error) : NULL;
-      g_autoptr (DlTensor) off = has ? dl_tensor_rsub_scalar (cnt, n - half, error) : NULL;
-      g_autoptr (DlTensor) shift = off ? dl_tensor_mul (has, off, error) : NULL;
 
-      if (!shift || !(pos = dl_tensor_add_scalar (shift, half, error)))
+      if (!cnt)
         return NULL;
+      if (k == -1)
+        {
+          g_autoptr (DlTensor) has = owned_as (dl_tensor_gt_scalar (cnt, 0, error), DL_DTYPE_INT64, error);
+          g_autoptr (DlTensor) off = has ? dl_tensor_rsub_scalar (cnt, n - half, error) : NULL;
+          g_autoptr (DlTensor) shift = off ? dl_tensor_mul (has, off, error) : NULL;
+
+          if (!shift || !(pos = dl_tensor_add_scalar (shift, half, error)))
+            return NULL;
+        }
+      else
+        {
+          /* (n - 1 - count) / 2, rounded toward 0: 0 for a row of NaN */
+          g_autoptr (DlTensor) valid = dl_tensor_rsub_scalar (cnt, n - 1, error);
+          g_autoptr (DlTensor) vf = valid ? dl_tensor_to_dtype (valid, DL_DTYPE_FLOAT64, error) : NULL;
+          g_autoptr (DlTensor) h = vf ? dl_tensor_mul_scalar (vf, 0.5, error) : NULL;
+
+          if (!h || !(pos = dl_tensor_to_dtype (h, DL_DTYPE_INT64, error)))
+            return NULL;
+        }
     }
   else
     {
@@ -670,7 +685,8 @@ pick_dim (const gchar  *name,
       g_object_unref (io);
       io = t;
     }
-  record_index_node (k < 0 ? "MedianBackward1" : "KthvalueBackward0", self, vo, io, dim,
+  record_index_node (k == -1 ? "MedianBackward1" : k == -2 ? "NanmedianBackward1" : "KthvalueBackward0",
+                     self, vo, io, dim,
                      !keepdim && self->ndim > 0);
   if (indices)
     *indices = g_steal_pointer (&io);
@@ -701,6 +717,32 @@ dl_tensor_median_dim (DlTensor   *self,
                       GError    **error)
 {
   return pick_dim ("median", self, -1, dim, keepdim, indices, error);
+}
+
+/**
+ * dl_tensor_nanmedian_dim:
+ * @self: a #DlTensor
+ * @dim: the dim to reduce
+ * @keepdim: whether to keep @dim with size 1
+ * @indices: (out) (optional) (transfer full): where to store the int64
+ *   positions of the medians along @dim
+ * @error: return location for a #GError
+ *
+ * The lower median along @dim of the elements that are not NaN (NaN where
+ * a row holds nothing else).
+ *
+ * Returns: (transfer full): the medians, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_nanmedian_dim (DlTensor   *self,
+                         gint        dim,
+                         gboolean    keepdim,
+                         DlTensor  **indices,
+                         GError    **error)
+{
+  return pick_dim ("nanmedian", self, -2, dim, keepdim, indices, error);
 }
 
 /**
@@ -760,6 +802,50 @@ median_all_backward (DlNode    *node,
   return gi[0] != NULL;
 }
 
+static DlTensor *
+median_all (gboolean    skip_nan,
+            DlTensor   *self,
+            GError    **error)
+{
+  gint64 n;
+  g_autoptr (DlTensor) flat = NULL;
+  DlTensor *out;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  n = self->numel;
+  if (n == 0)
+    {
+      if (dl_dtype_is_floating_point (self->dtype))
+        return dl_full (NULL, 0, NAN, self->dtype, dl_tensor_device (self), error);
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "%s: Expected reduction dim to be specified for input.numel() == 0.",
+                   skip_nan ? "nanmedian" : "median");
+      return NULL;
+    }
+  /* the median of the flattened tensor, without recording autograd */
+  {
+    gboolean was = dl_set_grad_enabled (FALSE);
+
+    if ((flat = dl_tensor_reshape (self, &n, 1, error)))
+      out = pick_dim (skip_nan ? "nanmedian" : "median", flat, skip_nan ? -2 : -1, 0, FALSE, NULL, error);
+    else
+      out = NULL;
+    dl_set_grad_enabled (was);
+  }
+  if (!out)
+    return NULL;
+  if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
+    {
+      g_autoptr (DlNode) node = dl_node_new_for_op (skip_nan ? "NanmedianBackward0" : "MedianBackward0",
+                                                    median_all_backward, 1, &self);
+
+      dl_node_save (node, self, FALSE);
+      dl_node_save (node, out, TRUE);
+      dl_node_set_output (node, out, 0);
+    }
+  return out;
+}
+
 /**
  * dl_tensor_median:
  * @self: a non-empty #DlTensor
@@ -776,41 +862,26 @@ DlTensor *
 dl_tensor_median (DlTensor  *self,
                   GError   **error)
 {
-  gint64 n;
-  g_autoptr (DlTensor) flat = NULL;
-  DlTensor *out;
+  return median_all (FALSE, self, error);
+}
 
-  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  n = self->numel;
-  if (n == 0)
-    {
-      if (dl_dtype_is_floating_point (self->dtype))
-        return dl_full (NULL, 0, NAN, self->dtype, dl_tensor_device (self), error);
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "median: Expected reduction dim to be specified for input.numel() == 0.");
-      return NULL;
-    }
-  /* the median of the flattened tensor, without recording autograd */
-  {
-    gboolean was = dl_set_grad_enabled (FALSE);
-
-    if ((flat = dl_tensor_reshape (self, &n, 1, error)))
-      out = pick_dim ("median", flat, -1, 0, FALSE, NULL, error);
-    else
-      out = NULL;
-    dl_set_grad_enabled (was);
-  }
-  if (!out)
-    return NULL;
-  if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
-    {
-      g_autoptr (DlNode) node = dl_node_new_for_op ("MedianBackward0", median_all_backward, 1, &self);
-
-      dl_node_save (node, self, FALSE);
-      dl_node_save (node, out, TRUE);
-      dl_node_set_output (node, out, 0);
-    }
-  return out;
+/**
+ * dl_tensor_nanmedian:
+ * @self: a non-empty #DlTensor
+ * @error: return location for a #GError
+ *
+ * The lower median of the elements that are not NaN (NaN if all are).
+ *
+ * Returns: (transfer full): the median as a 0-d tensor, or %NULL with
+ *   @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_nanmedian (DlTensor  *self,
+                     GError   **error)
+{
+  return median_all (TRUE, self, error);
 }
 
 /* ---- unique ---------------------------------------------------------------- */

@@ -26,6 +26,9 @@ DL_EXPORT DlTensor *dl_tensor_topk       (DlTensor *self, gint64 k, gint dim, gb
 DL_EXPORT DlTensor *dl_tensor_median     (DlTensor *self, GError **error);
 DL_EXPORT DlTensor *dl_tensor_median_dim (DlTensor *self, gint dim, gboolean keepdim,
                                           DlTensor **indices, GError **error);
+DL_EXPORT DlTensor *dl_tensor_nanmedian  (DlTensor *self, GError **error);
+DL_EXPORT DlTensor *dl_tensor_nanmedian_dim (DlTensor *self, gint dim, gboolean keepdim,
+                                             DlTensor **indices, GError **error);
 DL_EXPORT DlTensor *dl_tensor_kthvalue   (DlTensor *self, gint64 k, gint dim, gboolean keepdim,
                                           DlTensor **indices, GError **error);
 DL_EXPORT DlTensor *dl_tensor_unique     (DlTensor *self, DlTensor **inverse, DlTensor **counts,

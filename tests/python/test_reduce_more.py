@@ -674,3 +674,34 @@ def test_dtype_argument_and_repeated_dims():
     for fn in (lambda v: v.sum((0, 0)), lambda v: v.amax((0, -1)), lambda v: v.amax((0,)),
                lambda v: v.var((0, 0))):
         check(fn, x, t)
+
+
+# ---- nanmedian -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["float32", "float64", "int64", "int32"])
+@pytest.mark.parametrize("shape", [(), (1,), (7,), (6,), (3, 4), (2, 3, 4), (3, 70)], ids=str)
+def test_nanmedian(rng, name, shape):
+    n = int(np.prod(shape))
+    a = np.asarray(rng.permutation(n).reshape(shape) - 3, dtype=NP[name])
+    if name.startswith("float") and n > 1:
+        a.reshape(-1)[::3] = np.nan
+    x, t = pair(a, name)
+    check(lambda v: v.nanmedian(), x, t)
+    for dim in single_dims(shape):
+        for keepdim in (False, True):
+            check(lambda v: lib(v).nanmedian(v, dim, keepdim=keepdim), x, t)
+
+
+def test_nanmedian_all_nan_rows_and_grad(rng):
+    a = np.array([[np.nan, np.nan, np.nan], [1.0, np.nan, 0.0], [3.0, 1.0, 2.0]], np.float32)
+    x, t = pair(a)
+    check(lambda v: v.nanmedian(1), x, t)
+    check(lambda v: v.nanmedian(), x, t)
+    check(lambda v: v.nanmedian(0), x, t)
+    b = rng.permutation(12).reshape(3, 4).astype(np.float64)
+    b[0, 1] = b[2, 3] = np.nan
+    for fn in (lambda v: v.nanmedian(1)[0], lambda v: v.nanmedian()):
+        x, t = pair(b, "float64", requires_grad=True)
+        fn(x).nansum().backward()
+        fn(t).nansum().backward()
+        assert_same(x.grad, t.grad)

@@ -1645,6 +1645,13 @@ def _reduce_median(self, dim=None, keepdim=False):
     return _ReturnValues(values, indices)
 
 
+def _reduce_nanmedian(self, dim=None, keepdim=False):
+    if dim is None:
+        return Dl.Tensor.nanmedian(self)
+    values, indices = self.nanmedian_dim(int(dim), keepdim)
+    return _ReturnValues(values, indices)
+
+
 def _scan_args(self, dtype):
     return self if dtype is None else self.to(dtype)
 
@@ -1757,7 +1764,8 @@ for _name, _fn in (('kthvalue', _reduce_kthvalue), ('var_mean', _reduce_var_mean
                    ('prod', _reduce_prod), ('amax', _reduce_amax), ('amin', _reduce_amin),
                    ('var', _reduce_var), ('std', _reduce_std), ('norm', _reduce_norm),
                    ('logsumexp', _reduce_logsumexp), ('all', _reduce_all), ('any', _reduce_any),
-                   ('median', _reduce_median), ('cumsum', _scan_cumsum),
+                   ('median', _reduce_median), ('nanmedian', _reduce_nanmedian),
+                   ('cumsum', _scan_cumsum),
                    ('cumprod', _scan_cumprod), ('sort', _scan_sort), ('argsort', _scan_argsort),
                    ('topk', _scan_topk), ('unique', _scan_unique)):
     _fn = _checked(_fn)
