@@ -19,6 +19,7 @@
 #include "ops/dl-ops-creation.h"
 #include "ops/dl-ops-pointwise.h"
 #include "ops/dl-ops-reduce.h"
+#include "ops/dl-ops-scan.h"
 #include "ops/dl-ops-shape.h"
 #include "ops/dl-ops-linalg.h"
 #include "ops/dl-ops-einsum.h"

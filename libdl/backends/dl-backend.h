@@ -102,7 +102,17 @@ typedef enum
   DL_REDUCE_MEAN,
   DL_REDUCE_MAX,     /* values, and indices into the reduced dim if asked */
   DL_REDUCE_MIN,
+  DL_REDUCE_PROD,    /* floats in double, integers in int64 (int64 output) */
+  DL_REDUCE_ALL,     /* output bool or uint8: every element nonzero */
+  DL_REDUCE_ANY,     /* output bool or uint8: some element nonzero */
+  DL_REDUCE_NANSUM,  /* a sum that skips NaN */
 } DlReduceOp;
+
+typedef enum
+{
+  DL_SCAN_CUMSUM,
+  DL_SCAN_CUMPROD,
+} DlScanOp;
 
 /* A reduction: n_outer output positions, each reducing n_inner elements.
  * Both index spaces are strided loop nests (byte strides). The output is
@@ -198,6 +208,33 @@ struct _DlBackend
    * major) there */
   gint64 (*nonzero) (const char *data, DlDType dtype, gint ndim, const gint64 *shape,
                      const gint64 *strides, gint64 *out);
+  /* inclusive scans of n_rows contiguous rows of n elements, in place */
+  void (*scan)    (DlScanOp op, void *data, gint64 n_rows, gint64 n, DlDType dtype);
+  /* stable sorts of n_rows contiguous rows of n elements, in place, NaN
+   * greatest; indices (int64, same layout) receive the original positions.
+   * Only the first k of each row need be sorted (k <= n), or with kth_only
+   * only the k-th be in its place; the rows stay permutations. */
+  void (*sort)    (void *data, void *indices, gint64 n_rows, gint64 n, gint64 k,
+                   gboolean kth_only, DlDType dtype,
+                   gboolean descending);
+  /* running maxima (or minima) of n_rows contiguous rows of n elements, in
+   * place, NaN winning; indices (int64) receive where each was (the last
+   * position on ties) */
+  void (*scan_extremum) (void *data, void *indices, gint64 n_rows, gint64 n, DlDType dtype,
+                         gboolean is_max);
+  /* out[r, index[r, j]] = src[r, j] (+= where accumulate) for n_rows
+   * contiguous rows: src and index have n_src columns, out has n_out */
+  void (*scatter_rows) (void *out, const void *src, const void *index, gint64 n_rows,
+                        gint64 n_src, gint64 n_out, DlDType dtype, gboolean accumulate);
+  /* out[r, j] = src[r, index[r, j]] for n_rows contiguous rows: out and
+   * index have n_out columns, src has n_src */
+  void (*gather_rows)  (void *out, const void *src, const void *index, gint64 n_rows,
+                        gint64 n_out, gint64 n_src, DlDType dtype);
+  /* groups of equal neighbours in a (sorted) contiguous array of n elements:
+   * values[g] gets each group's value, counts[g] its size, group[i] the group
+   * of element i; returns the number of groups */
+  gint64 (*unique_sorted) (const void *sorted, gint64 n, DlDType dtype, void *values,
+                           void *counts, void *group);
   /* fills n contiguous elements from the counter-based stream (seed, offset) */
   void (*random)  (DlRandomOp op, void *data, gint64 n, DlDType dtype,
                    guint64 seed, guint64 offset, gdouble a, gdouble b);

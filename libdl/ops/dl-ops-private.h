@@ -12,6 +12,7 @@
 #include "dl-ops-creation.h"
 #include "dl-ops-pointwise.h"
 #include "dl-ops-reduce.h"
+#include "dl-ops-scan.h"
 #include "dl-ops-shape.h"
 #include "dl-ops-linalg.h"
 #include "dl-ops-activation.h"

@@ -1,12 +1,17 @@
-/* dl-ops-reduce.c: sum, mean, max, min, argmax, argmin over all dims or a
- * set of dims, and their gradients.
+/* dl-ops-reduce.c: sum, mean, max, min, argmax, argmin, prod, amax, amin,
+ * all, any and nansum over all dims or a set of dims, and their gradients.
+ * (var, std, norm, logsumexp and nanmean, composites, are in
+ * dl-ops-stats.c.)
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
 
+#include <math.h>
+
 #include "dl-ops-private.h"
+#include "dl-ops-reduce-private.h"
 
 /* Merges adjacent dims of a strided nest where every array is contiguous
  * across them; drops size-1 dims. */
@@ -59,6 +64,8 @@ dims_mask (const gchar  *op,
            gboolean     *mask,
            GError      **error)
 {
+  gboolean seen_0d = FALSE;
+
   for (gint i = 0; i < DL_MAX_DIMS; i++)
     mask[i] = n == 0;
   for (gsize i = 0; i < n; i++)
@@ -66,17 +73,30 @@ dims_mask (const gchar  *op,
       gint d = dims[i];
       if (!dl_normalize_dim (op, &d, self->ndim, error))
         return FALSE;
-      if (self->ndim == 0)
-        continue;
-      if (mask[d])
+      /* a 0-d tensor has no dim to mark, but takes 0 and -1 once */
+      if (self->ndim == 0 ? seen_0d : mask[d])
         {
           g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                        "%s: dim %d appears multiple times in the list of dims", op, d);
           return FALSE;
         }
-      mask[d] = TRUE;
+      if (self->ndim == 0)
+        seen_0d = TRUE;
+      else
+        mask[d] = TRUE;
     }
   return TRUE;
+}
+
+gboolean
+dl_reduce_dims_mask (const gchar  *op,
+                     DlTensor     *self,
+                     const gint   *dims,
+                     gsize         n,
+                     gboolean     *mask,
+                     GError      **error)
+{
+  return dims_mask (op, self, dims, n, mask, error);
 }
 
 /* Runs the backend reduction of @x over the dims in @mask into new tensors. */
@@ -100,7 +120,8 @@ reduce_raw (DlReduceOp   op,
   gint n_outer_arrays;
 
   /* half types reduce through float32 */
-  if (x->dtype == DL_DTYPE_FLOAT16 || x->dtype == DL_DTYPE_BFLOAT16)
+  if ((x->dtype == DL_DTYPE_FLOAT16 || x->dtype == DL_DTYPE_BFLOAT16)
+      && op != DL_REDUCE_ALL && op != DL_REDUCE_ANY)
     {
       g_autoptr (DlTensor) f = NULL;
       g_autoptr (DlTensor) r = NULL;
@@ -631,4 +652,418 @@ dl_tensor_argmin (DlTensor  *self,
 
   dl_set_grad_enabled (was);
   return v ? idx : NULL;
+}
+
+/* ---- prod, amax, amin, all, any, nansum -------------------------------------- */
+
+/* Node layout shared by the reductions below and dl-ops-stats.c: ints[0] =
+ * keepdim, ints[2 + i] = whether input dim i is reduced. */
+void
+dl_reduce_save_mask (DlNodeData     *d,
+                     gint            ndim,
+                     gboolean        keepdim,
+                     const gboolean *mask)
+{
+  d->ints[0] = keepdim;
+  for (gint i = 0; i < ndim; i++)
+    d->ints[2 + i] = mask[i];
+}
+
+/* The reduced dims of a node, as a list; returns how many. */
+static gint
+node_dims (DlNodeData *d,
+           gint       *dims)
+{
+  gint n = 0;
+
+  for (gint i = 0; i < d->inputs[0].ndim; i++)
+    if (d->ints[2 + i])
+      dims[n++] = i;
+  return n;
+}
+
+/* @t (shaped like the reduction's output) with the reduced dims back as 1. */
+DlTensor *
+dl_reduce_node_keepdim (DlNodeData  *d,
+                        DlTensor    *t,
+                        GError     **error)
+{
+  DlInputMeta *in = &d->inputs[0];
+  gint64 kshape[DL_MAX_DIMS];
+
+  if (d->ints[0])
+    return g_object_ref (t);
+  for (gint i = 0; i < in->ndim; i++)
+    kshape[i] = d->ints[2 + i] ? 1 : in->sizes[i];
+  return dl_tensor_reshape (t, kshape, in->ndim, error);
+}
+
+static DlTensor *
+mask_as (DlTensor  *bool_t,
+         DlDType    dtype,
+         GError   **error)
+{
+  g_autoptr (DlTensor) b = bool_t;
+
+  return b ? dl_tensor_to_dtype (b, dtype, error) : NULL;
+}
+
+/* d prod / d x_i = the product of the others: prod / x_i without zeros;
+ * with exactly one zero, the product of the nonzeros at the zero, else 0. */
+static gboolean
+prod_backward (DlNode    *node,
+               DlTensor **go,
+               DlTensor **gi,
+               GError   **error)
+{
+  DlNodeData *d = dl_node_data (node);
+  gint dims[DL_MAX_DIMS];
+  gint n = node_dims (d, dims);
+  DlTensor *x;
+  g_autoptr (DlTensor) g = NULL;
+  g_autoptr (DlTensor) z = NULL;
+  g_autoptr (DlTensor) nz = NULL;
+  g_autoptr (DlTensor) x1 = NULL;
+  g_autoptr (DlTensor) p1 = NULL;
+  g_autoptr (DlTensor) none = NULL;
+  g_autoptr (DlTensor) one = NULL;
+  g_autoptr (DlTensor) q = NULL;
+  g_autoptr (DlTensor) t0 = NULL;
+  g_autoptr (DlTensor) zp = NULL;
+  g_autoptr (DlTensor) t1 = NULL;
+  g_autoptr (DlTensor) sum = NULL;
+
+  if (!(x = dl_node_get_saved (node, 0, error)) || !(g = dl_reduce_node_keepdim (d, go[0], error)))
+    return FALSE;
+  if (!(z = mask_as (dl_tensor_eq_scalar (x, 0, error), x->dtype, error))
+      || !(nz = dl_tensor_sum_dims (z, dims, n, TRUE, error))
+      || !(x1 = dl_tensor_add (x, z, error))
+      || !(p1 = dl_tensor_prod_dims (x1, dims, n, TRUE, error))
+      || !(none = mask_as (dl_tensor_eq_scalar (nz, 0, error), x->dtype, error))
+      || !(one = mask_as (dl_tensor_eq_scalar (nz, 1, error), x->dtype, error))
+      || !(q = dl_tensor_div (p1, x1, error))
+      || !(t0 = dl_tensor_mul (q, none, error))
+      || !(zp = dl_tensor_mul (z, p1, error))
+      || !(t1 = dl_tensor_mul (zp, one, error))
+      || !(sum = dl_tensor_add (t0, t1, error)))
+    return FALSE;
+  gi[0] = dl_tensor_mul (g, sum, error);
+  return gi[0] != NULL;
+}
+
+/**
+ * dl_tensor_prod_dims:
+ * @self: a #DlTensor
+ * @dims: (array length=n_dims): the dims to reduce; empty for all
+ * @n_dims: the number of dims in @dims
+ * @keepdim: whether to keep the reduced dims with size 1
+ * @error: return location for a #GError
+ *
+ * The product over the given dims. Integer and bool tensors multiply to
+ * int64; the product of nothing is 1.
+ *
+ * Returns: (transfer full): the products, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_prod_dims (DlTensor    *self,
+                     const gint  *dims,
+                     gsize        n_dims,
+                     gboolean     keepdim,
+                     GError     **error)
+{
+  gboolean mask[DL_MAX_DIMS];
+  DlDType out_dtype;
+  DlTensor *out;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dims_mask ("prod", self, dims, n_dims, mask, error))
+    return NULL;
+  out_dtype = dl_dtype_is_floating_point (self->dtype) ? self->dtype : DL_DTYPE_INT64;
+  if (!(out = reduce_raw (DL_REDUCE_PROD, self, mask, keepdim, out_dtype, NULL, error)))
+    return NULL;
+  if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
+    {
+      g_autoptr (DlNode) node = dl_node_new_for_op (n_dims ? "ProdBackward1" : "ProdBackward0",
+                                                    prod_backward, 1, &self);
+      DlNodeData *d = dl_node_data (node);
+
+      dl_reduce_save_mask (d, self->ndim, keepdim, mask);
+      dl_node_save (node, self, FALSE);
+      dl_node_set_output (node, out, 0);
+    }
+  return out;
+}
+
+/**
+ * dl_tensor_prod:
+ * @self: a #DlTensor
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): the product of all elements as a 0-d tensor
+ *   (int64 for integer and bool tensors), or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_prod (DlTensor  *self,
+                GError   **error)
+{
+  return dl_tensor_prod_dims (self, NULL, 0, FALSE, error);
+}
+
+/* amax/amin: the gradient is spread evenly over the tied extrema. */
+static gboolean
+amax_backward (DlNode    *node,
+               DlTensor **go,
+               DlTensor **gi,
+               GError   **error)
+{
+  DlNodeData *d = dl_node_data (node);
+  gint dims[DL_MAX_DIMS];
+  gint n = node_dims (d, dims);
+  DlTensor *x, *out;
+  g_autoptr (DlTensor) g = NULL;
+  g_autoptr (DlTensor) ok = NULL;
+  g_autoptr (DlTensor) mask = NULL;
+  g_autoptr (DlTensor) count = NULL;
+  g_autoptr (DlTensor) share = NULL;
+
+  if (!(x = dl_node_get_saved (node, 0, error)) || !(out = dl_node_get_saved (node, 1, error)))
+    return FALSE;
+  if (!(g = dl_reduce_node_keepdim (d, go[0], error)) || !(ok = dl_reduce_node_keepdim (d, out, error)))
+    return FALSE;
+  if (!(mask = mask_as (dl_tensor_eq (x, ok, error), go[0]->dtype, error))
+      || !(count = dl_tensor_sum_dims (mask, dims, n, TRUE, error))
+      || !(share = dl_tensor_div (g, count, error)))
+    return FALSE;
+  gi[0] = dl_tensor_mul (mask, share, error);
+  return gi[0] != NULL;
+}
+
+static DlTensor *
+amax_amin (DlReduceOp   op,
+           DlTensor    *self,
+           const gint  *dims,
+           gsize        n,
+           gboolean     keepdim,
+           GError     **error)
+{
+  const gchar *name = op == DL_REDUCE_MAX ? "amax" : "amin";
+  gboolean mask[DL_MAX_DIMS];
+  DlTensor *out;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dims_mask (name, self, dims, n, mask, error))
+    return NULL;
+  if (n == 0 && self->numel == 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "%s: Expected reduction dim to be specified for input.numel() == 0. "
+                   "Specify the reduction dim with the 'dim' argument.", name);
+      return NULL;
+    }
+  for (gint i = 0; i < self->ndim; i++)
+    if (mask[i] && self->sizes[i] == 0)
+      {
+        g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
+                     "%s: Expected reduction dim %d to have non-zero size.", name, i);
+        return NULL;
+      }
+  if (!(out = reduce_raw (op, self, mask, keepdim, self->dtype, NULL, error)))
+    return NULL;
+  if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
+    {
+      g_autoptr (DlNode) node = dl_node_new_for_op (op == DL_REDUCE_MAX ? "AmaxBackward0" : "AminBackward0",
+                                                    amax_backward, 1, &self);
+
+      dl_reduce_save_mask (dl_node_data (node), self->ndim, keepdim, mask);
+      dl_node_save (node, self, FALSE);
+      dl_node_save (node, out, TRUE);
+      dl_node_set_output (node, out, 0);
+    }
+  return out;
+}
+
+/**
+ * dl_tensor_amax:
+ * @self: a #DlTensor
+ * @dims: (array length=n_dims): the dims to reduce; empty for all
+ * @n_dims: the number of dims in @dims
+ * @keepdim: whether to keep the reduced dims with size 1
+ * @error: return location for a #GError
+ *
+ * The largest values over the given dims (NaN if any). The gradient is
+ * shared evenly by the elements equal to the maximum.
+ *
+ * Returns: (transfer full): the maxima, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_amax (DlTensor    *self,
+                const gint  *dims,
+                gsize        n_dims,
+                gboolean     keepdim,
+                GError     **error)
+{
+  return amax_amin (DL_REDUCE_MAX, self, dims, n_dims, keepdim, error);
+}
+
+/**
+ * dl_tensor_amin:
+ * @self: a #DlTensor
+ * @dims: (array length=n_dims): the dims to reduce; empty for all
+ * @n_dims: the number of dims in @dims
+ * @keepdim: whether to keep the reduced dims with size 1
+ * @error: return location for a #GError
+ *
+ * The smallest values over the given dims (NaN if any). The gradient is
+ * shared evenly by the elements equal to the minimum.
+ *
+ * Returns: (transfer full): the minima, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_amin (DlTensor    *self,
+                const gint  *dims,
+                gsize        n_dims,
+                gboolean     keepdim,
+                GError     **error)
+{
+  return amax_amin (DL_REDUCE_MIN, self, dims, n_dims, keepdim, error);
+}
+
+static DlTensor *
+all_any (DlReduceOp   op,
+         DlTensor    *self,
+         const gint  *dims,
+         gsize        n,
+         gboolean     keepdim,
+         GError     **error)
+{
+  gboolean mask[DL_MAX_DIMS];
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dims_mask (op == DL_REDUCE_ALL ? "all" : "any", self, dims, n, mask, error))
+    return NULL;
+  return reduce_raw (op, self, mask, keepdim,
+                     self->dtype == DL_DTYPE_UINT8 ? DL_DTYPE_UINT8 : DL_DTYPE_BOOL, NULL, error);
+}
+
+/**
+ * dl_tensor_all:
+ * @self: a #DlTensor
+ * @dims: (array length=n_dims): the dims to reduce; empty for all
+ * @n_dims: the number of dims in @dims
+ * @keepdim: whether to keep the reduced dims with size 1
+ * @error: return location for a #GError
+ *
+ * Whether every element over the given dims is nonzero (true over no
+ * elements). The result is bool, or uint8 for a uint8 tensor.
+ *
+ * Returns: (transfer full): the results, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_all (DlTensor    *self,
+               const gint  *dims,
+               gsize        n_dims,
+               gboolean     keepdim,
+               GError     **error)
+{
+  return all_any (DL_REDUCE_ALL, self, dims, n_dims, keepdim, error);
+}
+
+/**
+ * dl_tensor_any:
+ * @self: a #DlTensor
+ * @dims: (array length=n_dims): the dims to reduce; empty for all
+ * @n_dims: the number of dims in @dims
+ * @keepdim: whether to keep the reduced dims with size 1
+ * @error: return location for a #GError
+ *
+ * Whether some element over the given dims is nonzero (false over no
+ * elements). The result is bool, or uint8 for a uint8 tensor.
+ *
+ * Returns: (transfer full): the results, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_any (DlTensor    *self,
+               const gint  *dims,
+               gsize        n_dims,
+               gboolean     keepdim,
+               GError     **error)
+{
+  return all_any (DL_REDUCE_ANY, self, dims, n_dims, keepdim, error);
+}
+
+/* nansum: the gradient flows to the elements that are not NaN. */
+static gboolean
+nansum_backward (DlNode    *node,
+                 DlTensor **go,
+                 DlTensor **gi,
+                 GError   **error)
+{
+  DlNodeData *d = dl_node_data (node);
+  DlInputMeta *in = &d->inputs[0];
+  DlTensor *x;
+  g_autoptr (DlTensor) g = NULL;
+  g_autoptr (DlTensor) e = NULL;
+  g_autoptr (DlTensor) ok = NULL;
+
+  if (!(x = dl_node_get_saved (node, 0, error)) || !(g = dl_reduce_node_keepdim (d, go[0], error))
+      || !(e = dl_tensor_expand (g, in->sizes, in->ndim, error))
+      || !(ok = mask_as (dl_tensor_eq (x, x, error), go[0]->dtype, error)))
+    return FALSE;
+  gi[0] = dl_tensor_mul (e, ok, error);
+  return gi[0] != NULL;
+}
+
+/**
+ * dl_tensor_nansum:
+ * @self: a #DlTensor
+ * @dims: (array length=n_dims): the dims to reduce; empty for all
+ * @n_dims: the number of dims in @dims
+ * @keepdim: whether to keep the reduced dims with size 1
+ * @error: return location for a #GError
+ *
+ * Sums over the given dims, taking NaN as 0. Integer and bool tensors sum
+ * to int64.
+ *
+ * Returns: (transfer full): the sums, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_nansum (DlTensor    *self,
+                  const gint  *dims,
+                  gsize        n_dims,
+                  gboolean     keepdim,
+                  GError     **error)
+{
+  gboolean mask[DL_MAX_DIMS];
+  DlTensor *out;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dims_mask ("nansum", self, dims, n_dims, mask, error))
+    return NULL;
+  if (!(out = reduce_raw (DL_REDUCE_NANSUM, self, mask, keepdim,
+                          dl_dtype_is_floating_point (self->dtype) ? self->dtype : DL_DTYPE_INT64, NULL,
+                          error)))
+    return NULL;
+  if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
+    {
+      g_autoptr (DlNode) node = dl_node_new_for_op ("NansumBackward0", nansum_backward, 1, &self);
+
+      dl_reduce_save_mask (dl_node_data (node), self->ndim, keepdim, mask);
+      dl_node_save (node, self, FALSE);
+      dl_node_set_output (node, out, 0);
+    }
+  return out;
 }

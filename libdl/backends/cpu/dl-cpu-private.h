@@ -61,6 +61,18 @@ void dl_cpu_binary  (DlBinaryOp op, DlIter *iter, DlDType dtype, gdouble alpha);
 void dl_cpu_math_unary  (DlUnaryOp op, DlIter *iter, DlDType dtype, const gdouble *params);
 void dl_cpu_math_binary (DlBinaryOp op, DlIter *iter, DlDType dtype);
 void dl_cpu_reduce  (DlReduceOp op, const DlReduceArgs *args, DlDType dtype);
+void dl_cpu_scan    (DlScanOp op, void *data, gint64 n_rows, gint64 n, DlDType dtype);
+void dl_cpu_sort    (void *data, void *indices, gint64 n_rows, gint64 n, gint64 k,
+                   gboolean kth_only, DlDType dtype,
+                     gboolean descending);
+void dl_cpu_scan_extremum (void *data, void *indices, gint64 n_rows, gint64 n, DlDType dtype,
+                           gboolean is_max);
+void dl_cpu_scatter_rows (void *out, const void *src, const void *index, gint64 n_rows,
+                          gint64 n_src, gint64 n_out, DlDType dtype, gboolean accumulate);
+void dl_cpu_gather_rows (void *out, const void *src, const void *index, gint64 n_rows,
+                         gint64 n_out, gint64 n_src, DlDType dtype);
+gint64 dl_cpu_unique_sorted (const void *sorted, gint64 n, DlDType dtype, void *values,
+                             void *counts, void *group);
 void dl_cpu_gemm    (DlDType dtype, gint64 m, gint64 n, gint64 k,
                      const void *a, gint64 a_rs, gint64 a_cs,
                      const void *b, gint64 b_rs, gint64 b_cs,

@@ -1,4 +1,5 @@
-/* dl-cpu-reduce.c: sum, mean, max and min over a set of dims.
+/* dl-cpu-reduce.c: sum, mean, max, min, prod, all, any and nansum over a
+ * set of dims.
  *
  * Reference semantics, for each outer position o:
  *   out[o] = op over inner positions i of in[o, i]
@@ -141,6 +142,53 @@ reduce_run (DlReduceOp  op,
       return a;
     }
 
+  if (op == DL_REDUCE_NANSUM)
+    {
+      if (is_int_dtype (dt))
+        for (gint64 k = 0; k < n; k++)
+          a.i += load_i (p + k * s, dt);
+      else
+        for (gint64 k = 0; k < n; k++)
+          {
+            gdouble v = load_f (p + k * s, dt);
+            if (v == v)
+              a.f += v;
+          }
+      return a;
+    }
+  if (op == DL_REDUCE_PROD)
+    {
+      if (is_int_dtype (dt))
+        {
+          a.i = 1;
+          for (gint64 k = 0; k < n; k++)
+            a.i *= load_i (p + k * s, dt);
+        }
+      else
+        {
+          a.f = 1;
+          for (gint64 k = 0; k < n; k++)
+            a.f *= load_f (p + k * s, dt);
+        }
+      return a;
+    }
+  if (op == DL_REDUCE_ALL || op == DL_REDUCE_ANY)
+    {
+      gboolean want = op == DL_REDUCE_ANY;
+
+      a.i = !want;
+      for (gint64 k = 0; k < n; k++)
+        {
+          gboolean nz = is_int_dtype (dt) ? load_i (p + k * s, dt) != 0 : load_f (p + k * s, dt) != 0;
+          if (nz == want)
+            {
+              a.i = want;
+              break;
+            }
+        }
+      return a;
+    }
+
   /* max / min: first index wins ties; NaN propagates (first NaN) */
   a.index = 0;
   if (is_int_dtype (dt))
@@ -226,10 +274,26 @@ combine (DlReduceOp op,
          Acc        part,
          gint64     part_base)
 {
-  if (op == DL_REDUCE_SUM || op == DL_REDUCE_MEAN)
+  if (op == DL_REDUCE_SUM || op == DL_REDUCE_MEAN || op == DL_REDUCE_NANSUM)
     {
       into->f += part.f;
       into->i += part.i;
+      return;
+    }
+  if (op == DL_REDUCE_PROD)
+    {
+      into->f *= part.f;
+      into->i *= part.i;
+      return;
+    }
+  if (op == DL_REDUCE_ALL)
+    {
+      into->i = into->i && part.i;
+      return;
+    }
+  if (op == DL_REDUCE_ANY)
+    {
+      into->i = into->i || part.i;
       return;
     }
   part.index += part_base;
@@ -255,7 +319,7 @@ finish (DlReduceOp          op,
 {
   char *out = args->out + offset_of (oidx, args->out_strides, args->outer_ndim);
 
-  if (op == DL_REDUCE_SUM)
+  if (op == DL_REDUCE_SUM || op == DL_REDUCE_NANSUM)
     {
       if (is_int_dtype (dt))
         *(gint64 *) out = a.i;
@@ -264,6 +328,15 @@ finish (DlReduceOp          op,
     }
   else if (op == DL_REDUCE_MEAN)
     store (out, dt, a.f / n_inner, 0);
+  else if (op == DL_REDUCE_PROD)
+    {
+      if (is_int_dtype (dt))
+        *(gint64 *) out = a.i;
+      else
+        store (out, dt, a.f, 0);
+    }
+  else if (op == DL_REDUCE_ALL || op == DL_REDUCE_ANY)
+    *(guint8 *) out = a.i != 0;
   else
     {
       store (out, dt, a.f, a.i);
@@ -374,12 +447,15 @@ dl_cpu_reduce (DlReduceOp          op,
     n_inner *= args->inner_shape[d];
   if (n_outer == 0)
     return;
-  g_return_if_fail (n_inner > 0 || op == DL_REDUCE_SUM || op == DL_REDUCE_MEAN);
+  g_return_if_fail (n_inner > 0 || (op != DL_REDUCE_MAX && op != DL_REDUCE_MIN));
 
   if (n_inner == 0)
     {
       Acc zero = { 0 };
       gint64 oidx[DL_MAX_DIMS];
+
+      if (op == DL_REDUCE_PROD || op == DL_REDUCE_ALL)
+        zero = (Acc) { .f = 1, .i = 1 };
       for (gint64 o = 0; o < n_outer; o++)
         {
           unravel (o, args->outer_ndim, args->outer_shape, oidx);

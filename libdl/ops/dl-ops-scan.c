@@ -1,0 +1,1005 @@
+/* dl-ops-scan.c: cumsum, cumprod, cummax, cummin, sort, topk, median,
+ * nanmedian, kthvalue, unique and unique_consecutive, and their
+ * gradients.
+ *
+ * The kernels work on contiguous rows: an op copies its input with the
+ * chosen dim moved last into a fresh buffer, runs the kernel in place, and
+ * moves the dim back.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <math.h>
+
+#include "dl-ops-private.h"
+
+/* A fresh contiguous copy of @x (as @dtype) with @dim moved last, and its
+ * row count and length. No autograd. */
+static DlTensor *
+rows_copy (DlTensor  *x,
+           gint       dim,
+           DlDType    dtype,
+           gint64    *n_rows,
+           gint64    *n,
+           GError   **error)
+{
+  g_autoptr (DlTensor) det = dl_tensor_detach (x);
+  g_autoptr (DlTensor) tr = NULL;
+  DlTensor *out, *ops[2];
+  DlIter iter;
+
+  if (x->ndim > 1 && dim != x->ndim - 1)
+    {
+      if (!(tr = dl_tensor_transpose (det, dim, -1, error)))
+        return NULL;
+    }
+  else
+    tr = g_object_ref (det);
+  if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (x), dtype, tr->sizes, tr->ndim, error)))
+    return NULL;
+  ops[0] = out;
+  ops[1] = tr;
+  dl_iter_init (&iter, 2, ops, tr->sizes, tr->ndim);
+  dl_tensor_backend (x)->copy (&iter, dtype, tr->dtype);
+  *n = x->ndim == 0 ? 1 : x->sizes[dim];
+  *n_rows = *n == 0 ? 0 : x->numel / *n;
+  return out;
+}
+
+/* Undoes rows_copy's move of @dim (for a tensor of @ndim dims), contiguous. */
+static DlTensor *
+rows_restore (DlTensor  *t,
+              gint       dim,
+              gint       ndim,
+              GError   **error)
+{
+  g_autoptr (DlTensor) tr = NULL;
+
+  if (ndim <= 1 || dim == ndim - 1)
+    return g_object_ref (t);
+  if (!(tr = dl_tensor_transpose (t, dim, -1, error)))
+    return NULL;
+  return dl_contiguous_nograd (tr, error);
+}
+
+/* out (zeros shaped @sizes) with out[..., index[..., j], ...] += src[..., j, ...]
+ * along @dim; no autograd. */
+static DlTensor *
+scatter_dim (DlTensor      *src,
+             DlTensor      *index,
+             gint           dim,
+             const gint64  *sizes,
+             gint           ndim,
+             GError       **error)
+{
+  gint64 rows, n_src, rows_o, n_out;
+  g_autoptr (DlTensor) s = NULL;
+  g_autoptr (DlTensor) i = NULL;
+  g_autoptr (DlTensor) z = NULL;
+  g_autoptr (DlTensor) zr = NULL;
+
+  if (!(z = dl_zeros (sizes, ndim, src->dtype, dl_tensor_device (src), error))
+      || !(zr = rows_copy (z, dim, src->dtype, &rows_o, &n_out, error))
+      || !(s = rows_copy (src, dim, src->dtype, &rows, &n_src, error))
+      || !(i = rows_copy (index, dim, DL_DTYPE_INT64, &rows, &n_src, error)))
+    return NULL;
+  dl_tensor_backend (src)->scatter_rows (dl_tensor_data (zr), dl_tensor_data (s), dl_tensor_data (i),
+                                         rows, n_src, n_out, src->dtype, TRUE);
+  return rows_restore (zr, dim, ndim, error);
+}
+
+/* ---- cumsum, cumprod ------------------------------------------------------ */
+
+static DlTensor *scan (DlScanOp op, DlTensor *self, gint dim, GError **error);
+
+/* @t (owned, nullable) converted to @dtype. */
+static DlTensor *
+owned_as (DlTensor  *t,
+          DlDType    dtype,
+          GError   **error)
+{
+  g_autoptr (DlTensor) owned = t;
+
+  return owned ? dl_tensor_to_dtype (owned, dtype, error) : NULL;
+}
+
+/* Along the last dim of a tensor: the sum of the elements at and after
+ * each position. */
+static DlTensor *
+reverse_cumsum (DlTensor  *g,
+                gint       dim,
+                GError   **error)
+{
+  g_autoptr (DlTensor) total = NULL;
+  g_autoptr (DlTensor) c = NULL;
+  g_autoptr (DlTensor) d = NULL;
+
+  if (!(total = dl_tensor_sum_dims (g, &dim, 1, TRUE, error)) || !(c = scan (DL_SCAN_CUMSUM, g, dim, error))
+      || !(d = dl_tensor_sub (total, c, error)))
+    return NULL;
+  return dl_tensor_add (d, g, error);
+}
+
+static gboolean
+cumsum_backward (DlNode    *node,
+                 DlTensor **go,
+                 DlTensor **gi,
+                 GError   **error)
+{
+  DlNodeData *d = dl_node_data (node);
+
+  if (d->inputs[0].ndim == 0)
+    gi[0] = g_object_ref (go[0]);
+  else
+    gi[0] = reverse_cumsum (go[0], d->ints[0], error);
+  return gi[0] != NULL;
+}
+
+/* d out_k / d x_i = prod_{j <= k, j != i} x_j for k >= i. Without zeros
+ * the gradient is reverse_cumsum (g * out) / x; with zeros the products
+ * that skip x_i are formed explicitly: an n x n cumprod per row. */
+static gboolean
+cumprod_backward (DlNode    *node,
+                  DlTensor **go,
+                  DlTensor **gi,
+                  GError   **error)
+{
+  DlNodeData *d = dl_node_data (node);
+  gint dim = d->ints[0];
+  gint ndim = d->inputs[0].ndim;
+  DlTensor *x, *out;
+  gdouble zeros;
+  g_autoptr (DlTensor) eqz = NULL;
+  g_autoptr (DlTensor) anyz = NULL;
+
+  if (!(x = dl_node_get_saved (node, 0, error)) || !(out = dl_node_get_saved (node, 1, error)))
+    return FALSE;
+  if (ndim == 0 || x->numel == 0)
+    {
+      gi[0] = g_object_ref (go[0]);
+      return TRUE;
+    }
+  if (!(eqz = dl_tensor_eq_scalar (x, 0, error)) || !(anyz = dl_tensor_any (eqz, NULL, 0, FALSE, error)))
+    return FALSE;
+  zeros = dl_tensor_item (anyz, error);
+  if (!zeros)
+    {
+      g_autoptr (DlTensor) go_out = NULL;
+      g_autoptr (DlTensor) r = NULL;
+
+      if (!(go_out = dl_tensor_mul (go[0], out, error)) || !(r = reverse_cumsum (go_out, dim, error)))
+        return FALSE;
+      gi[0] = dl_tensor_div (r, x, error);
+      return gi[0] != NULL;
+    }
+  else
+    {
+      gint64 n = x->sizes[dim];
+      gint64 col[2] = { n, 1 };
+      g_autoptr (DlTensor) xt = NULL;
+      g_autoptr (DlTensor) gt = NULL;
+      g_autoptr (DlTensor) xu = NULL;
+      g_autoptr (DlTensor) gu = NULL;
+      g_autoptr (DlTensor) ar = NULL;
+      g_autoptr (DlTensor) arc = NULL;
+      g_autoptr (DlTensor) eye = NULL;
+      g_autoptr (DlTensor) tri = NULL;
+      g_autoptr (DlTensor) keep = NULL;
+      g_autoptr (DlTensor) xk = NULL;
+      g_autoptr (DlTensor) big = NULL;
+      g_autoptr (DlTensor) c = NULL;
+      g_autoptr (DlTensor) cg = NULL;
+      g_autoptr (DlTensor) cgt = NULL;
+      g_autoptr (DlTensor) s = NULL;
+      gint last = -1;
+
+      /* work with dim last: X[..., i, j] = x_j for j != i, 1 for j == i */
+      if (!(xt = dl_tensor_transpose (x, dim, -1, error)) || !(gt = dl_tensor_transpose (go[0], dim, -1, error))
+          || !(xu = dl_tensor_unsqueeze (xt, -2, error)) || !(gu = dl_tensor_unsqueeze (gt, -2, error))
+          || !(ar = dl_arange (0, n, 1, DL_DTYPE_INT64, NULL, error))
+          || !(arc = dl_tensor_reshape (ar, col, 2, error))
+          || !(eye = owned_as (dl_tensor_eq (arc, ar, error), x->dtype, error))
+          || !(tri = owned_as (dl_tensor_le (arc, ar, error), x->dtype, error))
+          || !(keep = dl_tensor_rsub_scalar (eye, 1, error)) || !(xk = dl_tensor_mul (xu, keep, error))
+          || !(big = dl_tensor_add (xk, eye, error)) || !(c = scan (DL_SCAN_CUMPROD, big, last, error))
+          || !(cg = dl_tensor_mul (c, gu, error)) || !(cgt = dl_tensor_mul (cg, tri, error))
+          || !(s = dl_tensor_sum_dims (cgt, &last, 1, FALSE, error)))
+        return FALSE;
+      if (dim == ndim - 1)
+        gi[0] = g_object_ref (s);
+      else
+        {
+          g_autoptr (DlTensor) st = dl_tensor_transpose (s, dim, -1, error);
+          gi[0] = st ? dl_tensor_contiguous (st, error) : NULL;
+        }
+      return gi[0] != NULL;
+    }
+}
+
+static DlTensor *
+scan (DlScanOp   op,
+      DlTensor  *self,
+      gint       dim,
+      GError   **error)
+{
+  const gchar *name = op == DL_SCAN_CUMSUM ? "cumsum" : "cumprod";
+  DlDType dt = dl_dtype_is_floating_point (self->dtype) ? self->dtype : DL_DTYPE_INT64;
+  gint64 rows, n;
+  g_autoptr (DlTensor) r = NULL;
+  DlTensor *out;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_normalize_dim (name, &dim, self->ndim, error))
+    return NULL;
+  if (!(r = rows_copy (self, dim, dt, &rows, &n, error)))
+    return NULL;
+  if (rows > 0)
+    dl_tensor_backend (self)->scan (op, dl_tensor_data (r), rows, n, dt);
+  if (!(out = rows_restore (r, dim, self->ndim, error)))
+    return NULL;
+  if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
+    {
+      g_autoptr (DlNode) node = dl_node_new_for_op (op == DL_SCAN_CUMSUM ? "CumsumBackward0" : "CumprodBackward0",
+                                                    op == DL_SCAN_CUMSUM ? cumsum_backward : cumprod_backward,
+                                                    1, &self);
+      dl_node_data (node)->ints[0] = dim;
+      if (op == DL_SCAN_CUMPROD)
+        {
+          dl_node_save (node, self, FALSE);
+          dl_node_save (node, out, TRUE);
+        }
+      dl_node_set_output (node, out, 0);
+    }
+  return out;
+}
+
+/**
+ * dl_tensor_cumsum:
+ * @self: a #DlTensor
+ * @dim: the dim to accumulate along
+ * @error: return location for a #GError
+ *
+ * The running sums along @dim. Integer and bool tensors accumulate into
+ * int64.
+ *
+ * Returns: (transfer full): the sums, shaped like @self, or %NULL with
+ *   @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_cumsum (DlTensor  *self,
+                  gint       dim,
+                  GError   **error)
+{
+  return scan (DL_SCAN_CUMSUM, self, dim, error);
+}
+
+/**
+ * dl_tensor_cumprod:
+ * @self: a #DlTensor
+ * @dim: the dim to accumulate along
+ * @error: return location for a #GError
+ *
+ * The running products along @dim. Integer and bool tensors accumulate
+ * into int64.
+ *
+ * Returns: (transfer full): the products, shaped like @self, or %NULL with
+ *   @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_cumprod (DlTensor  *self,
+                   gint       dim,
+                   GError   **error)
+{
+  return scan (DL_SCAN_CUMPROD, self, dim, error);
+}
+
+/* ---- cummax, cummin -------------------------------------------------------- */
+
+static void record_index_node (const gchar *name, DlTensor *self, DlTensor *values,
+                               DlTensor *indices, gint dim, gboolean squeezed);
+
+static DlTensor *
+scan_extremum (gboolean    is_max,
+               DlTensor   *self,
+               gint        dim,
+               DlTensor  **indices,
+               GError    **error)
+{
+  const gchar *name = is_max ? "cummax" : "cummin";
+  gint64 rows, n;
+  g_autoptr (DlTensor) r = NULL;
+  g_autoptr (DlTensor) i = NULL;
+  g_autoptr (DlTensor) vo = NULL;
+  g_autoptr (DlTensor) io = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_normalize_dim (name, &dim, self->ndim, error))
+    return NULL;
+  if (!(r = rows_copy (self, dim, self->dtype, &rows, &n, error))
+      || !(i = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, r->sizes, r->ndim,
+                                             error)))
+    return NULL;
+  if (rows > 0)
+    dl_tensor_backend (self)->scan_extremum (dl_tensor_data (r), dl_tensor_data (i), rows, n, self->dtype,
+                                             is_max);
+  if (!(vo = rows_restore (r, dim, self->ndim, error)) || !(io = rows_restore (i, dim, self->ndim, error)))
+    return NULL;
+  record_index_node (is_max ? "CummaxBackward0" : "CumminBackward0", self, vo, io, dim, FALSE);
+  if (indices)
+    *indices = g_steal_pointer (&io);
+  return g_steal_pointer (&vo);
+}
+
+/**
+ * dl_tensor_cummax:
+ * @self: a #DlTensor
+ * @dim: the dim to accumulate along
+ * @indices: (out) (optional) (transfer full): where to store the int64
+ *   positions of the running maxima (the last one on ties)
+ * @error: return location for a #GError
+ *
+ * The running maxima along @dim; a NaN stays once seen.
+ *
+ * Returns: (transfer full): the maxima, shaped like @self, or %NULL with
+ *   @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_cummax (DlTensor   *self,
+                  gint        dim,
+                  DlTensor  **indices,
+                  GError    **error)
+{
+  return scan_extremum (TRUE, self, dim, indices, error);
+}
+
+/**
+ * dl_tensor_cummin:
+ * @self: a #DlTensor
+ * @dim: the dim to accumulate along
+ * @indices: (out) (optional) (transfer full): where to store the int64
+ *   positions of the running minima (the last one on ties)
+ * @error: return location for a #GError
+ *
+ * The running minima along @dim; a NaN stays once seen.
+ *
+ * Returns: (transfer full): the minima, shaped like @self, or %NULL with
+ *   @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_cummin (DlTensor   *self,
+                  gint        dim,
+                  DlTensor  **indices,
+                  GError    **error)
+{
+  return scan_extremum (FALSE, self, dim, indices, error);
+}
+
+/* ---- sort, topk, median --------------------------------------------------- */
+
+/* The gradient of values picked by indices along a dim: summed back into
+ * those positions, zeros elsewhere. ints[0] = dim, ints[1] = whether
+ * the indices lack the dim (a median without keepdim). */
+static gboolean
+index_backward (DlNode    *node,
+                DlTensor **go,
+                DlTensor **gi,
+                GError   **error)
+{
+  DlNodeData *d = dl_node_data (node);
+  DlInputMeta *in = &d->inputs[0];
+  gint dim = d->ints[0];
+  DlTensor *idx;
+  g_autoptr (DlTensor) g = NULL;
+  g_autoptr (DlTensor) ik = NULL;
+
+  if (!(idx = dl_node_get_saved (node, 0, error)))
+    return FALSE;
+  if (in->ndim == 0)
+    {
+      gi[0] = g_object_ref (go[0]);
+      return TRUE;
+    }
+  if (!(g = d->ints[1] ? dl_tensor_unsqueeze (go[0], dim, error) : g_object_ref (go[0]))
+      || !(ik = d->ints[1] ? dl_tensor_unsqueeze (idx, dim, error) : g_object_ref (idx)))
+    return FALSE;
+  gi[0] = scatter_dim (g, ik, dim, in->sizes, in->ndim, error);
+  return gi[0] != NULL;
+}
+
+static void
+record_index_node (const gchar *name,
+                   DlTensor    *self,
+                   DlTensor    *values,
+                   DlTensor    *indices,
+                   gint         dim,
+                   gboolean     squeezed)
+{
+  if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
+    {
+      g_autoptr (DlNode) node = dl_node_new_for_op (name, index_backward, 1, &self);
+      DlNodeData *d = dl_node_data (node);
+
+      d->ints[0] = dim;
+      d->ints[1] = squeezed;
+      dl_node_save (node, indices, FALSE);
+      dl_node_set_output (node, values, 0);
+    }
+}
+
+/* Sorted values and indices along @dim, dim moved last, no autograd. */
+static gboolean
+sort_rows (DlTensor   *self,
+           gint        dim,
+           gboolean    descending,
+           gint64      k,
+           gboolean    kth_only,
+           DlTensor  **values,
+           DlTensor  **indices,
+           GError    **error)
+{
+  gint64 rows, n;
+  g_autoptr (DlTensor) v = NULL;
+  g_autoptr (DlTensor) i = NULL;
+
+  if (!(v = rows_copy (self, dim, self->dtype, &rows, &n, error))
+      || !(i = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, v->sizes, v->ndim,
+                                             error)))
+    return FALSE;
+  if (rows > 0)
+    dl_tensor_backend (self)->sort (dl_tensor_data (v), dl_tensor_data (i), rows, n, CLAMP (k, 0, n), kth_only,
+                                    self->dtype, descending);
+  *values = g_steal_pointer (&v);
+  *indices = g_steal_pointer (&i);
+  return TRUE;
+}
+
+/**
+ * dl_tensor_sort:
+ * @self: a #DlTensor
+ * @dim: the dim to sort along
+ * @descending: whether the largest come first
+ * @indices: (out) (optional) (transfer full): where to store the int64
+ *   original positions of the sorted elements
+ * @error: return location for a #GError
+ *
+ * Sorts along @dim. The sort is stable: equal elements keep their order.
+ * NaN counts as greater than every number.
+ *
+ * Returns: (transfer full): the sorted values, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_sort (DlTensor   *self,
+                gint        dim,
+                gboolean    descending,
+                DlTensor  **indices,
+                GError    **error)
+{
+  g_autoptr (DlTensor) v = NULL;
+  g_autoptr (DlTensor) i = NULL;
+  g_autoptr (DlTensor) vo = NULL;
+  g_autoptr (DlTensor) io = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_normalize_dim ("sort", &dim, self->ndim, error))
+    return NULL;
+  if (!sort_rows (self, dim, descending, G_MAXINT64, FALSE, &v, &i, error)
+      || !(vo = rows_restore (v, dim, self->ndim, error)) || !(io = rows_restore (i, dim, self->ndim, error)))
+    return NULL;
+  record_index_node ("SortBackward0", self, vo, io, dim, FALSE);
+  if (indices)
+    *indices = g_steal_pointer (&io);
+  return g_steal_pointer (&vo);
+}
+
+/**
+ * dl_tensor_topk:
+ * @self: a #DlTensor
+ * @k: how many elements to take
+ * @dim: the dim to take them along
+ * @largest: whether to take the largest (else the smallest)
+ * @indices: (out) (optional) (transfer full): where to store their int64
+ *   positions along @dim
+ * @error: return location for a #GError
+ *
+ * The @k largest (or smallest) elements along @dim, in sorted order.
+ *
+ * Returns: (transfer full): the values, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_topk (DlTensor   *self,
+                gint64      k,
+                gint        dim,
+                gboolean    largest,
+                DlTensor  **indices,
+                GError    **error)
+{
+  gint64 n;
+  g_autoptr (DlTensor) v = NULL;
+  g_autoptr (DlTensor) i = NULL;
+  g_autoptr (DlTensor) vn = NULL;
+  g_autoptr (DlTensor) in = NULL;
+  g_autoptr (DlTensor) vc = NULL;
+  g_autoptr (DlTensor) ic = NULL;
+  g_autoptr (DlTensor) vo = NULL;
+  g_autoptr (DlTensor) io = NULL;
+  gint last;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_normalize_dim ("topk", &dim, self->ndim, error))
+    return NULL;
+  n = self->ndim == 0 ? 1 : self->sizes[dim];
+  if (k < 0 || k > n)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "topk: selected index k out of range (k = %" G_GINT64_FORMAT ", size of dim %d = %"
+                   G_GINT64_FORMAT ")", k, dim, n);
+      return NULL;
+    }
+  if (!sort_rows (self, dim, largest, k, FALSE, &v, &i, error))
+    return NULL;
+  last = MAX (v->ndim - 1, 0);
+  if (v->ndim == 0)
+    {
+      vc = g_object_ref (v);
+      ic = g_object_ref (i);
+    }
+  else if (!(vn = dl_tensor_narrow (v, last, 0, k, error)) || !(in = dl_tensor_narrow (i, last, 0, k, error))
+           || !(vc = dl_contiguous_nograd (vn, error)) || !(ic = dl_contiguous_nograd (in, error)))
+    return NULL;
+  if (!(vo = rows_restore (vc, dim, self->ndim, error)) || !(io = rows_restore (ic, dim, self->ndim, error)))
+    return NULL;
+  record_index_node ("TopkBackward0", self, vo, io, dim, FALSE);
+  if (indices)
+    *indices = g_steal_pointer (&io);
+  return g_steal_pointer (&vo);
+}
+
+/* The element at sorted position @k along @dim and its index; for @k = -1
+ * the lower median (NaN, the first, where a row holds NaN), for @k = -2
+ * the lower median of the elements that are not NaN. */
+static DlTensor *
+pick_dim (const gchar  *name,
+          DlTensor     *self,
+          gint64        k,
+          gint          dim,
+          gboolean      keepdim,
+          DlTensor    **indices,
+          GError      **error)
+{
+  gint64 n, rows, half;
+  gint last;
+  gboolean any_nan = FALSE;
+  gint64 kshape[DL_MAX_DIMS];
+  g_autoptr (DlTensor) v = NULL;
+  g_autoptr (DlTensor) i = NULL;
+  g_autoptr (DlTensor) pos = NULL;
+  g_autoptr (DlTensor) vc = NULL;
+  g_autoptr (DlTensor) ic = NULL;
+  g_autoptr (DlTensor) vo = NULL;
+  g_autoptr (DlTensor) io = NULL;
+  const DlBackend *be;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_normalize_dim (name, &dim, self->ndim, error))
+    return NULL;
+  n = self->ndim == 0 ? 1 : self->sizes[dim];
+  if (k < 0 && n == 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
+                   "%s: Expected reduction dim %d to have non-zero size.", name, dim);
+      return NULL;
+    }
+  if (k >= 0 && k >= n)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "%s: selected number k out of range for dimension %d (k = %" G_GINT64_FORMAT
+                   ", size %" G_GINT64_FORMAT ")", name, dim, k + 1, n);
+      return NULL;
+    }
+  be = dl_tensor_backend (self);
+  half = k >= 0 ? k : (n - 1) / 2;
+  /* only the rows' first half + 1 need sorting, unless NaN moves the
+   * median to a row's first NaN */
+  if (k < 0 && dl_dtype_is_floating_point (self->dtype))
+    {
+      g_autoptr (DlTensor) isn = dl_tensor_ne (self, self, error);
+      g_autoptr (DlTensor) anyn = isn ? dl_tensor_any (isn, NULL, 0, FALSE, error) : NULL;
+
+      if (!anyn)
+        return NULL;
+      any_nan = dl_tensor_item (anyn, NULL) != 0;
+    }
+  if (!sort_rows (self, dim, FALSE, any_nan ? n : half + 1, TRUE, &v, &i, error))
+    return NULL;
+  last = MAX (v->ndim - 1, 0);
+  rows = self->numel / n;
+  /* the position to take in each sorted row: the lower middle; where a
+   * row holds NaN (sorted last, stably), its first NaN for median, the
+   * middle of the numbers before for nanmedian */
+  if (any_nan && v->ndim > 0)
+    {
+      g_autoptr (DlTensor) isn = dl_tensor_ne (v, v, error);
+      g_autoptr (DlTensor) cnt = isn ? dl_tensor_sum_dims (isn, &last, 1, TRUE, error) : NULL;
+
+      if (!cnt)
+        return NULL;
+      if (k == -1)
+        {
+          g_autoptr (DlTensor) has = owned_as (dl_tensor_gt_scalar (cnt, 0, error), DL_DTYPE_INT64, error);
+          g_autoptr (DlTensor) off = has ? dl_tensor_rsub_scalar (cnt, n - half, error) : NULL;
+          g_autoptr (DlTensor) shift = off ? dl_tensor_mul (has, off, error) : NULL;
+
+          if (!shift || !(pos = dl_tensor_add_scalar (shift, half, error)))
+            return NULL;
+        }
+      else
+        {
+          /* (n - 1 - count) / 2, rounded toward 0: 0 for a row of NaN */
+          g_autoptr (DlTensor) valid = dl_tensor_rsub_scalar (cnt, n - 1, error);
+          g_autoptr (DlTensor) vf = valid ? dl_tensor_to_dtype (valid, DL_DTYPE_FLOAT64, error) : NULL;
+          g_autoptr (DlTensor) h = vf ? dl_tensor_mul_scalar (vf, 0.5, error) : NULL;
+
+          if (!h || !(pos = dl_tensor_to_dtype (h, DL_DTYPE_INT64, error)))
+            return NULL;
+        }
+    }
+  else
+    {
+      for (gint d = 0; d < v->ndim; d++)
+        kshape[d] = d == last ? 1 : v->sizes[d];
+      if (!(pos = dl_full (kshape, v->ndim, half, DL_DTYPE_INT64, dl_tensor_device (self), error)))
+        return NULL;
+    }
+  if (!(vc = dl_tensor_new_empty_internal (dl_tensor_device (self), self->dtype, pos->sizes, pos->ndim, error))
+      || !(ic = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, pos->sizes, pos->ndim,
+                                              error)))
+    return NULL;
+  be->gather_rows (dl_tensor_data (vc), dl_tensor_data (v), dl_tensor_data (pos), rows, 1, n, self->dtype);
+  be->gather_rows (dl_tensor_data (ic), dl_tensor_data (i), dl_tensor_data (pos), rows, 1, n, DL_DTYPE_INT64);
+  if (!(vo = rows_restore (vc, dim, self->ndim, error)) || !(io = rows_restore (ic, dim, self->ndim, error)))
+    return NULL;
+  if (!keepdim && self->ndim > 0)
+    {
+      DlTensor *t;
+
+      if (!(t = dl_tensor_squeeze_dim (vo, dim, error)))
+        return NULL;
+      g_object_unref (vo);
+      vo = t;
+      if (!(t = dl_tensor_squeeze_dim (io, dim, error)))
+        return NULL;
+      g_object_unref (io);
+      io = t;
+    }
+  record_index_node (k == -1 ? "MedianBackward1" : k == -2 ? "NanmedianBackward1" : "KthvalueBackward0",
+                     self, vo, io, dim,
+                     !keepdim && self->ndim > 0);
+  if (indices)
+    *indices = g_steal_pointer (&io);
+  return g_steal_pointer (&vo);
+}
+
+/**
+ * dl_tensor_median_dim:
+ * @self: a #DlTensor
+ * @dim: the dim to reduce
+ * @keepdim: whether to keep @dim with size 1
+ * @indices: (out) (optional) (transfer full): where to store the int64
+ *   positions of the medians along @dim
+ * @error: return location for a #GError
+ *
+ * The lower median along @dim (the element at position (n - 1) / 2 in
+ * sorted order); NaN where a row holds NaN.
+ *
+ * Returns: (transfer full): the medians, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_median_dim (DlTensor   *self,
+                      gint        dim,
+                      gboolean    keepdim,
+                      DlTensor  **indices,
+                      GError    **error)
+{
+  return pick_dim ("median", self, -1, dim, keepdim, indices, error);
+}
+
+/**
+ * dl_tensor_nanmedian_dim:
+ * @self: a #DlTensor
+ * @dim: the dim to reduce
+ * @keepdim: whether to keep @dim with size 1
+ * @indices: (out) (optional) (transfer full): where to store the int64
+ *   positions of the medians along @dim
+ * @error: return location for a #GError
+ *
+ * The lower median along @dim of the elements that are not NaN (NaN where
+ * a row holds nothing else).
+ *
+ * Returns: (transfer full): the medians, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_nanmedian_dim (DlTensor   *self,
+                         gint        dim,
+                         gboolean    keepdim,
+                         DlTensor  **indices,
+                         GError    **error)
+{
+  return pick_dim ("nanmedian", self, -2, dim, keepdim, indices, error);
+}
+
+/**
+ * dl_tensor_kthvalue:
+ * @self: a #DlTensor
+ * @k: which smallest element to take, from 1
+ * @dim: the dim to reduce
+ * @keepdim: whether to keep @dim with size 1
+ * @indices: (out) (optional) (transfer full): where to store the int64
+ *   positions of the elements along @dim
+ * @error: return location for a #GError
+ *
+ * The @k-th smallest element along @dim (NaN counting as the largest).
+ *
+ * Returns: (transfer full): the values, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_kthvalue (DlTensor   *self,
+                    gint64      k,
+                    gint        dim,
+                    gboolean    keepdim,
+                    DlTensor  **indices,
+                    GError    **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (k < 1)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "kthvalue: selected number k out of range (k = %" G_GINT64_FORMAT ")", k);
+      return NULL;
+    }
+  return pick_dim ("kthvalue", self, k - 1, dim, keepdim, indices, error);
+}
+
+/* median() over everything: the gradient is shared evenly by the elements
+ * equal to the median. */
+static gboolean
+median_all_backward (DlNode    *node,
+                     DlTensor **go,
+                     DlTensor **gi,
+                     GError   **error)
+{
+  DlTensor *x, *out;
+  g_autoptr (DlTensor) eq = NULL;
+  g_autoptr (DlTensor) mask = NULL;
+  g_autoptr (DlTensor) count = NULL;
+  g_autoptr (DlTensor) share = NULL;
+
+  if (!(x = dl_node_get_saved (node, 0, error)) || !(out = dl_node_get_saved (node, 1, error)))
+    return FALSE;
+  if (!(eq = dl_tensor_eq (x, out, error)) || !(mask = dl_tensor_to_dtype (eq, go[0]->dtype, error))
+      || !(count = dl_tensor_sum (mask, error)) || !(share = dl_tensor_div (go[0], count, error)))
+    return FALSE;
+  gi[0] = dl_tensor_mul (mask, share, error);
+  return gi[0] != NULL;
+}
+
+static DlTensor *
+median_all (gboolean    skip_nan,
+            DlTensor   *self,
+            GError    **error)
+{
+  gint64 n;
+  g_autoptr (DlTensor) flat = NULL;
+  DlTensor *out;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  n = self->numel;
+  if (n == 0)
+    {
+      if (dl_dtype_is_floating_point (self->dtype))
+        return dl_full (NULL, 0, NAN, self->dtype, dl_tensor_device (self), error);
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "%s: Expected reduction dim to be specified for input.numel() == 0.",
+                   skip_nan ? "nanmedian" : "median");
+      return NULL;
+    }
+  /* the median of the flattened tensor, without recording autograd */
+  {
+    gboolean was = dl_set_grad_enabled (FALSE);
+
+    if ((flat = dl_tensor_reshape (self, &n, 1, error)))
+      out = pick_dim (skip_nan ? "nanmedian" : "median", flat, skip_nan ? -2 : -1, 0, FALSE, NULL, error);
+    else
+      out = NULL;
+    dl_set_grad_enabled (was);
+  }
+  if (!out)
+    return NULL;
+  if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
+    {
+      g_autoptr (DlNode) node = dl_node_new_for_op (skip_nan ? "NanmedianBackward0" : "MedianBackward0",
+                                                    median_all_backward, 1, &self);
+
+      dl_node_save (node, self, FALSE);
+      dl_node_save (node, out, TRUE);
+      dl_node_set_output (node, out, 0);
+    }
+  return out;
+}
+
+/**
+ * dl_tensor_median:
+ * @self: a non-empty #DlTensor
+ * @error: return location for a #GError
+ *
+ * The lower median of all elements (NaN if any is NaN).
+ *
+ * Returns: (transfer full): the median as a 0-d tensor, or %NULL with
+ *   @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_median (DlTensor  *self,
+                  GError   **error)
+{
+  return median_all (FALSE, self, error);
+}
+
+/**
+ * dl_tensor_nanmedian:
+ * @self: a non-empty #DlTensor
+ * @error: return location for a #GError
+ *
+ * The lower median of the elements that are not NaN (NaN if all are).
+ *
+ * Returns: (transfer full): the median as a 0-d tensor, or %NULL with
+ *   @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_nanmedian (DlTensor  *self,
+                     GError   **error)
+{
+  return median_all (TRUE, self, error);
+}
+
+/* ---- unique ---------------------------------------------------------------- */
+
+/**
+ * dl_tensor_unique:
+ * @self: a #DlTensor
+ * @inverse: (out) (optional) (transfer full): where to store, shaped like
+ *   @self, the int64 position of each element's value in the result
+ * @counts: (out) (optional) (transfer full): where to store how often each
+ *   value occurs (int64)
+ * @error: return location for a #GError
+ *
+ * The distinct values of @self, flattened, in ascending order.
+ *
+ * Returns: (transfer full): the values, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_unique (DlTensor   *self,
+                  DlTensor  **inverse,
+                  DlTensor  **counts,
+                  GError    **error)
+{
+  gint64 n, n_unique = 0;
+  g_autoptr (DlTensor) flat = NULL;
+  g_autoptr (DlTensor) v = NULL;
+  g_autoptr (DlTensor) perm = NULL;
+  g_autoptr (DlTensor) vals = NULL;
+  g_autoptr (DlTensor) cnt = NULL;
+  g_autoptr (DlTensor) grp = NULL;
+  g_autoptr (DlTensor) inv = NULL;
+  g_autoptr (DlTensor) vals_n = NULL;
+  g_autoptr (DlTensor) cnt_n = NULL;
+  g_autoptr (DlTensor) inv_s = NULL;
+  const DlBackend *be;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  n = self->numel;
+  be = dl_tensor_backend (self);
+  if (!(flat = dl_tensor_reshape (self, &n, 1, error))
+      || !sort_rows (flat, 0, FALSE, G_MAXINT64, FALSE, &v, &perm, error))
+    return NULL;
+  if (!(vals = dl_tensor_new_empty_internal (dl_tensor_device (self), self->dtype, &n, 1, error))
+      || !(cnt = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, &n, 1, error))
+      || !(grp = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, &n, 1, error))
+      || !(inv = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, &n, 1, error)))
+    return NULL;
+  if (n > 0)
+    {
+      n_unique = be->unique_sorted (dl_tensor_data (v), n, self->dtype, dl_tensor_data (vals),
+                                    dl_tensor_data (cnt), dl_tensor_data (grp));
+      /* inverse[perm[i]] = group[i] */
+      be->scatter_rows (dl_tensor_data (inv), dl_tensor_data (grp), dl_tensor_data (perm), 1, n, n,
+                        DL_DTYPE_INT64, FALSE);
+    }
+  if (!(vals_n = dl_tensor_narrow (vals, 0, 0, n_unique, error))
+      || !(cnt_n = dl_tensor_narrow (cnt, 0, 0, n_unique, error))
+      || !(inv_s = dl_tensor_reshape (inv, self->sizes, self->ndim, error)))
+    return NULL;
+  if (inverse)
+    *inverse = g_steal_pointer (&inv_s);
+  if (counts)
+    *counts = dl_contiguous_nograd (cnt_n, error);
+  return dl_contiguous_nograd (vals_n, error);
+}
+
+/**
+ * dl_tensor_unique_consecutive:
+ * @self: a #DlTensor
+ * @inverse: (out) (optional) (transfer full): where to store, shaped like
+ *   @self, the int64 position of each element's run in the result
+ * @counts: (out) (optional) (transfer full): where to store the length of
+ *   each run (int64)
+ * @error: return location for a #GError
+ *
+ * The values of @self, flattened, with every run of equal neighbours
+ * reduced to one element.
+ *
+ * Returns: (transfer full): the values, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_unique_consecutive (DlTensor   *self,
+                              DlTensor  **inverse,
+                              DlTensor  **counts,
+                              GError    **error)
+{
+  gint64 n, rows, len, n_unique = 0;
+  g_autoptr (DlTensor) flat = NULL;
+  g_autoptr (DlTensor) c = NULL;
+  g_autoptr (DlTensor) vals = NULL;
+  g_autoptr (DlTensor) cnt = NULL;
+  g_autoptr (DlTensor) grp = NULL;
+  g_autoptr (DlTensor) vals_n = NULL;
+  g_autoptr (DlTensor) cnt_n = NULL;
+  g_autoptr (DlTensor) inv_s = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  n = self->numel;
+  if (!(flat = dl_tensor_reshape (self, &n, 1, error)) || !(c = rows_copy (flat, 0, self->dtype, &rows, &len, error)))
+    return NULL;
+  if (!(vals = dl_tensor_new_empty_internal (dl_tensor_device (self), self->dtype, &n, 1, error))
+      || !(cnt = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, &n, 1, error))
+      || !(grp = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, &n, 1, error)))
+    return NULL;
+  if (n > 0)
+    n_unique = dl_tensor_backend (self)->unique_sorted (dl_tensor_data (c), n, self->dtype, dl_tensor_data (vals),
+                                                        dl_tensor_data (cnt), dl_tensor_data (grp));
+  if (!(vals_n = dl_tensor_narrow (vals, 0, 0, n_unique, error))
+      || !(cnt_n = dl_tensor_narrow (cnt, 0, 0, n_unique, error))
+      || !(inv_s = dl_tensor_reshape (grp, self->sizes, self->ndim, error)))
+    return NULL;
+  if (inverse)
+    *inverse = g_steal_pointer (&inv_s);
+  if (counts)
+    *counts = dl_contiguous_nograd (cnt_n, error);
+  return dl_contiguous_nograd (vals_n, error);
+}
