@@ -84,7 +84,7 @@ math_binary (DlBinaryOp  op,
     case DL_BINARY_REMAINDER:
       if (rdt == DL_DTYPE_BOOL)
         {
-          g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: not implemented for bool tensors",
+          g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: not supported for bool tensors",
                        name);
           return NULL;
         }
@@ -264,7 +264,7 @@ math_binary_backward (DlNode    *node,
       break;
     case DL_BINARY_FLOOR_DIVIDE:
       g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
-                   "floor_divide: the derivative for 'floor_divide' is not implemented.");
+                   "floor_divide: the result is not differentiable (PyTorch defines no derivative for floor_divide)");
       return FALSE;
     default:
       g_assert_not_reached ();
@@ -708,7 +708,7 @@ dl_tensor_clamp (DlTensor  *self,
   if (self->dtype == DL_DTYPE_BOOL && (min == NULL || min->dtype == DL_DTYPE_BOOL)
       && (max == NULL || max->dtype == DL_DTYPE_BOOL))
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "clamp: not implemented for bool tensors");
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "clamp: not supported for bool tensors");
       return NULL;
     }
 
@@ -1094,7 +1094,7 @@ check_lerp (DlTensor  *self,
 {
   if (!dl_dtype_is_floating_point (self->dtype))
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "lerp: not implemented for %s tensors",
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "lerp: not supported for %s tensors",
                    dl_dtype_get_name (self->dtype));
       return FALSE;
     }

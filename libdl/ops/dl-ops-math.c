@@ -145,7 +145,7 @@ math_unary (DlUnaryOp      op,
       || (kind == KIND_ROUNDING && x->dtype == DL_DTYPE_BOOL))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
-                   "%s: not implemented for %s tensors", name, dl_dtype_get_name (x->dtype));
+                   "%s: not supported for %s tensors", name, dl_dtype_get_name (x->dtype));
       return NULL;
     }
   if (kind == KIND_BITWISE && floating)

@@ -1,0 +1,683 @@
+# indexing.py: part of the Dl override (bindings/python/gi/overrides/Dl.py),
+# executed in that module's namespace after it; see _include there.
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+# ---- indexing and joining (issue 3) ----
+
+def _index_error_as_runtime(fn):
+    """gather/scatter: an index out of range is a RuntimeError in PyTorch,
+    a dim out of range an IndexError."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except GLib.Error as e:
+            if 'is out of bounds for dimension' in e.message:
+                raise
+            raise _translate(e) from None
+    return wrapper
+
+
+def _to_tensor_arg(x):
+    if _is_tensor(x):
+        return x
+    return tensor(x)
+
+
+def _number_tensor(value, like=None):
+    """A wrapped 0-d tensor for a Python number (or like's dtype)."""
+    if _is_tensor(value):
+        return value
+    if like is not None:
+        return Dl.Tensor.new_scalar(float(value), like.get_dtype())
+    if isinstance(value, bool):
+        return Dl.Tensor.new_wrapped_scalar(1.0 if value else 0.0, Dl.DType.BOOL)
+    if isinstance(value, numbers.Integral):
+        return Dl.Tensor.new_wrapped_scalar(float(value), Dl.DType.INT64)
+    if isinstance(value, numbers.Real):
+        return Dl.Tensor.new_wrapped_scalar(float(value), Dl.DType.FLOAT64)
+    raise TypeError('expected a Tensor or a number, not %s' % type(value).__name__)
+
+
+def _no_out(out, name):
+    if out is not None:
+        raise NotImplementedError('%s(out=) is not supported yet' % name)
+
+
+@_index_error_as_runtime
+def _t_gather(self, dim, index, *, sparse_grad=False, out=None):
+    _no_out(out, 'gather')
+    return Dl.Tensor.gather(self, dim, index)
+
+
+@_index_error_as_runtime
+def _t_scatter(self, dim, index, src=None, *, value=None, reduce=None):
+    if reduce is not None:
+        raise NotImplementedError('scatter(reduce=) is not supported yet')
+    if src is None:
+        src = value
+    if _is_tensor(src):
+        return Dl.Tensor.scatter(self, dim, index, src)
+    return Dl.Tensor.scatter_value(self, dim, index, float(src))
+
+
+@_index_error_as_runtime
+def _t_scatter_add(self, dim, index, src):
+    return Dl.Tensor.scatter_add(self, dim, index, src)
+
+
+@_index_error_as_runtime
+def _t_scatter_(self, dim, index, src=None, *, value=None, reduce=None):
+    if reduce is not None:
+        raise NotImplementedError('scatter_(reduce=) is not supported yet')
+    if src is None:
+        src = value
+    if _is_tensor(src):
+        Dl.Tensor.scatter_(self, dim, index, src)
+    else:
+        Dl.Tensor.scatter_value_(self, dim, index, float(src))
+    return self
+
+
+@_index_error_as_runtime
+def _t_scatter_add_(self, dim, index, src):
+    Dl.Tensor.scatter_add_(self, dim, index, src)
+    return self
+
+
+@_checked
+def _t_index_select(self, dim, index):
+    return Dl.Tensor.index_select(self, dim, index)
+
+
+@_checked
+def _t_masked_fill(self, mask, value):
+    if _is_tensor(value):
+        return Dl.Tensor.masked_fill_tensor(self, mask, value)
+    return Dl.Tensor.masked_fill(self, mask, float(value))
+
+
+@_checked
+def _t_masked_fill_(self, mask, value):
+    if _is_tensor(value):
+        if value.requires_grad:
+            raise RuntimeError('masked_fill_: a value tensor that requires grad is not '
+                               'supported in place; use masked_fill')
+        value = value.item()
+    Dl.Tensor.masked_fill_(self, mask, float(value))
+    return self
+
+
+@_checked
+def _t_masked_select(self, mask):
+    return Dl.Tensor.masked_select(self, mask)
+
+
+@_checked
+def _t_nonzero(self, *, as_tuple=False):
+    nz = Dl.Tensor.nonzero(self)
+    if not as_tuple:
+        return nz
+    if self.get_ndim() == 0:
+        return (Dl.Tensor.nonzero(self.reshape(1)).reshape(-1),)
+    return tuple(nz.select(1, d) for d in range(self.get_ndim()))
+
+
+@_checked
+def _t_take_along_dim(self, indices, dim=None):
+    if dim is None:
+        return Dl.Tensor.take_along_dim(self.reshape(-1), indices.reshape(-1), 0)
+    return Dl.Tensor.take_along_dim(self, indices, dim)
+
+
+@_checked
+def _t_where(self, condition, y):
+    return where(condition, self, y)
+
+
+def _index_list(indices):
+    out = []
+    for i in indices:
+        if i is None:
+            raise NotImplementedError('index_put_: None entries are not supported; index the '
+                                      'leading dims')
+        i = _to_tensor_arg(i)
+        if i.get_dtype() in (Dl.DType.BOOL, Dl.DType.UINT8):
+            out.extend(_t_nonzero(i.bool() if i.get_dtype() == Dl.DType.UINT8 else i,
+                                  as_tuple=True))
+        else:
+            out.append(i)
+    return out
+
+
+@_checked
+def _t_index_put_(self, indices, values, accumulate=False):
+    Dl.Tensor.index_put_(self, _index_list(indices), _number_tensor(values, self),
+                         bool(accumulate))
+    return self
+
+
+@_checked
+def _t_index_put(self, indices, values, accumulate=False):
+    return Dl.Tensor.index_put(self, _index_list(indices), _number_tensor(values, self),
+                               bool(accumulate))
+
+
+_c_unbind = Dl.Tensor.unbind
+_c_split = Dl.Tensor.split
+_c_split_with_sizes = Dl.Tensor.split_with_sizes
+_c_chunk = Dl.Tensor.chunk
+
+
+@_checked
+def _t_unbind(self, dim=0):
+    return tuple(_c_unbind(self, dim))
+
+
+@_checked
+def _t_split(self, split_size_or_sections, dim=0):
+    if isinstance(split_size_or_sections, numbers.Integral):
+        return tuple(_c_split(self, int(split_size_or_sections), dim))
+    return tuple(_c_split_with_sizes(self, [int(s) for s in split_size_or_sections], dim))
+
+
+@_checked
+def _t_chunk(self, chunks, dim=0):
+    return tuple(_c_chunk(self, int(chunks), dim))
+
+
+@_checked
+def _t_repeat(self, *sizes):
+    return Dl.Tensor.repeat(self, _size_args(sizes, 'repeat'))
+
+
+@_checked
+def _t_flip(self, *dims):
+    return Dl.Tensor.flip(self, _size_args(dims, 'flip'))
+
+
+def _int_tuple(x):
+    return [int(x)] if isinstance(x, numbers.Integral) else [int(v) for v in x]
+
+
+@_checked
+def _t_roll(self, shifts, dims=None):
+    return Dl.Tensor.roll(self, _int_tuple(shifts), [] if dims is None else _int_tuple(dims))
+
+
+@_checked
+def _t_tril(self, diagonal=0):
+    return Dl.Tensor.tril(self, int(diagonal))
+
+
+@_checked
+def _t_triu(self, diagonal=0):
+    return Dl.Tensor.triu(self, int(diagonal))
+
+
+def _triangle_mask(self, diagonal, lower):
+    """True where tril_ (lower) or triu_ zeroes an element."""
+    if self.get_ndim() < 2:
+        raise IndexError('%s_: input tensor must have at least 2 dimensions'
+                         % ('tril' if lower else 'triu'))
+    r, c = self.get_shape()[-2:]
+    ones = Dl.ones([r, c], Dl.DType.BOOL, None)
+    return _t_triu(ones, diagonal + 1) if lower else _t_tril(ones, diagonal - 1)
+
+
+def _t_tril_(self, diagonal=0):
+    return _t_masked_fill_(self, _triangle_mask(self, int(diagonal), True), 0)
+
+
+def _t_triu_(self, diagonal=0):
+    return _t_masked_fill_(self, _triangle_mask(self, int(diagonal), False), 0)
+
+
+def _movedim_front(t, dim):
+    nd = t.get_ndim()
+    dim = dim + nd if dim < 0 else dim
+    if not 0 <= dim < max(nd, 1):
+        raise IndexError('Dimension out of range (expected to be in range of [%d, %d], but got '
+                         '%d)' % (-max(nd, 1), max(nd, 1) - 1, dim))
+    perm = [dim] + [d for d in range(nd) if d != dim]
+    return t if dim == 0 or nd == 0 else t.permute(*perm), perm
+
+
+def _index_along(self, dim, index, source, accumulate, name, inplace=True):
+    """self with source put (or added) at index along dim: index_put on a
+    view with dim moved to the front."""
+    if index.get_ndim() > 1:
+        raise IndexError('%s(): Index is supposed to be a vector' % name)
+    if index.get_dtype() not in (Dl.DType.INT64, Dl.DType.INT32):
+        raise IndexError('%s(): Expected dtype int32/int64 for index' % name)
+    base = self if self.get_ndim() else self.reshape(1)
+    t, perm = _movedim_front(base, dim)
+    moved = perm != list(range(len(perm)))
+    if _is_tensor(source) and source.get_ndim() > 0 and moved:
+        source = source.permute(*perm)
+    source = _number_tensor(source, self)
+    if inplace:
+        Dl.Tensor.index_put_(t, [index.reshape(-1)], source, accumulate)
+        return self
+    res = Dl.Tensor.index_put(t, [index.reshape(-1)], source, accumulate)
+    if moved:
+        inv = [0] * len(perm)
+        for k, p in enumerate(perm):
+            inv[p] = k
+        res = res.permute(*inv)
+    return res.reshape(self.shape) if self.get_ndim() == 0 else res
+
+
+@_checked
+def _t_index_add_(self, dim, index, source, *, alpha=1):
+    if alpha != 1:
+        source = source * alpha
+    return _index_along(self, dim, index, source, True, 'index_add_')
+
+
+@_checked
+def _t_index_copy_(self, dim, index, source):
+    return _index_along(self, dim, index, source, False, 'index_copy_')
+
+
+@_checked
+def _t_index_fill_(self, dim, index, value):
+    if _is_tensor(value):
+        if value.get_ndim() != 0:
+            raise RuntimeError('index_fill_ only supports a 0-dimensional value tensor, but got '
+                               'tensor with %d dimension(s).' % value.get_ndim())
+        value = value.item()
+    return _index_along(self, dim, index, value, False, 'index_fill_')
+
+
+@_checked
+def _t_index_add(self, dim, index, source, *, alpha=1):
+    if alpha != 1:
+        source = source * alpha
+    return _index_along(self, dim, index, source, True, 'index_add', inplace=False)
+
+
+@_checked
+def _t_index_copy(self, dim, index, source):
+    return _index_along(self, dim, index, source, False, 'index_copy', inplace=False)
+
+
+@_checked
+def _t_index_fill(self, dim, index, value):
+    if _is_tensor(value):
+        if value.get_ndim() != 0:
+            raise RuntimeError('index_fill_ only supports a 0-dimensional value tensor, but got '
+                               'tensor with %d dimension(s).' % value.get_ndim())
+        value = value.item()
+    return _index_along(self, dim, index, value, False, 'index_fill', inplace=False)
+
+
+def _broadcast_shape(shapes):
+    nd = max((len(s) for s in shapes), default=0)
+    out = [1] * nd
+    for s in shapes:
+        for k, v in enumerate(s):
+            o = nd - len(s) + k
+            if out[o] == 1:
+                out[o] = v
+            elif v != 1 and v != out[o]:
+                raise IndexError('shape mismatch: indexing tensors could not be broadcast '
+                                 'together with shapes %s' % ' '.join(str(list(x)) for x in shapes))
+    return out
+
+
+def _split_index(self, idx):
+    """Applies the basic part of an index (ints, slices, None, Ellipsis) as
+    views, as PyTorch does, and returns (view, [(dim, int64 index)]) for
+    the advanced part, each index a dim of the view."""
+    if type(idx) is not tuple:
+        idx = (idx,)
+    items = []
+    for i in idx:
+        if isinstance(i, (list, _np.ndarray)) or (isinstance(i, tuple)):
+            i = tensor(i)
+            if i.get_ndim() == 1 and i.get_shape()[0] == 0:
+                i = i.long()
+        if _is_tensor(i) and i.get_dtype() == Dl.DType.UINT8:
+            i = i.bool()
+        items.append(i)
+
+    def width(i):
+        if i is None or i is Ellipsis:
+            return 0
+        if _is_tensor(i) and i.get_dtype() == Dl.DType.BOOL:
+            return max(i.get_ndim(), 1)
+        return 1
+    if sum(1 for i in items if i is Ellipsis) > 1:
+        raise IndexError('an index can only have a single ellipsis (\'...\')')
+    ndim = self.get_ndim()
+    n_real = sum(width(i) for i in items)
+    if n_real > ndim:
+        raise IndexError('too many indices for tensor of dimension %d' % ndim)
+    t, d, adv = self, 0, []
+    for i in items:
+        if i is None:
+            t = t.unsqueeze(d)
+            d += 1
+        elif i is Ellipsis:
+            d += ndim - n_real
+        elif isinstance(i, slice):
+            step = 1 if i.step is None else int(i.step)
+            if step <= 0:
+                raise ValueError('step must be greater than zero')
+            start = 0 if i.start is None else int(i.start)
+            stop = sys.maxsize if i.stop is None else int(i.stop)
+            t = Dl.Tensor.slice(t, d, start, stop, step)
+            d += 1
+        elif _is_tensor(i) and i.get_dtype() == Dl.DType.BOOL:
+            if i.get_ndim() == 0:
+                t = t.unsqueeze(d)
+                adv.append((d, tensor([0] if i.item() else [], dtype=int64)))
+            else:
+                # as in PyTorch, a mask moves the basic indices that follow
+                # it on by one dim only; it expands over its dims below
+                adv.append((d, i))
+            d += 1
+        elif _is_tensor(i):
+            if i.get_dtype() not in (Dl.DType.INT64, Dl.DType.UINT8, Dl.DType.BOOL):
+                raise IndexError('tensors used as indices must be long, byte or bool tensors')
+            if i.get_ndim() == 0:
+                t = Dl.Tensor.select(t, d, int(i.item()))
+            else:
+                adv.append((d, i))
+                d += 1
+        elif isinstance(i, numbers.Integral) and not isinstance(i, bool):
+            t = Dl.Tensor.select(t, d, int(i))
+        else:
+            raise IndexError('only integers, slices (`:`), ellipsis (`...`), None and long or '
+                             'byte Variables are valid indices (got %s)' % type(i).__name__)
+    out, shift = [], 0
+    shape = t.get_shape()
+    for d, i in adv:
+        d += shift
+        if i.get_dtype() != Dl.DType.BOOL:
+            out.append((d, i))
+            continue
+        k = i.get_ndim()
+        for j, s in enumerate(i.get_shape()):
+            if d + j >= len(shape) or s != shape[d + j]:
+                raise IndexError('The shape of the mask %s at index %d does not match the '
+                                 'shape of the indexed tensor %s at index %d'
+                                 % (list(i.get_shape()), j, list(shape), d + j))
+        for j, col in enumerate(_t_nonzero(i, as_tuple=True)):
+            out.append((d + j, col))
+        shift += k - 1
+    adv = out
+    return t, adv
+
+
+def _advanced_layout(t, adv):
+    """(permuted view with the indexed dims first, index tensors, the
+    broadcast index shape, the permutation from B-first results to
+    PyTorch's layout or None)."""
+    dims = [d for d, _ in adv]
+    rest = [d for d in range(t.get_ndim()) if d not in dims]
+    perm = dims + rest
+    tp = t if perm == list(range(t.get_ndim())) else t.permute(*perm)
+    bshape = _broadcast_shape([list(i.get_shape()) for _, i in adv])
+    nb = len(bshape)
+    adjacent = dims == list(range(dims[0], dims[0] + len(dims)))
+    back = None
+    if adjacent and dims[0] > 0:
+        first = dims[0]
+        back = [nb + k for k in range(first)] + list(range(nb)) + \
+            [nb + k for k in range(first, len(rest))]
+    return tp, [i for _, i in adv], bshape, back
+
+
+def _getitem(self, idx):
+    try:
+        t, adv = _split_index(self, idx)
+        if not adv:
+            return t
+        tp, indices, _, back = _advanced_layout(t, adv)
+        res = Dl.Tensor.index(tp, indices)
+        return res if back is None else res.permute(*back)
+    except GLib.Error as e:
+        raise _translate(e) from None
+
+
+def _basic_as_advanced(self, idx):
+    """For a basic index (ints, slices, one Ellipsis), index tensors that
+    pick the same elements (each along its own axis, as numpy's ix_), and
+    the positions of the int ones; None where the index has other parts."""
+    items = list(idx) if type(idx) is tuple else [idx]
+    if not all(i is Ellipsis or isinstance(i, slice) or
+               (isinstance(i, numbers.Integral) and not isinstance(i, bool)) for i in items):
+        return None
+    if sum(1 for i in items if i is Ellipsis) > 1:
+        return None
+    ndim = self.get_ndim()
+    n_real = sum(1 for i in items if i is not Ellipsis)
+    if n_real > ndim or ndim == 0:
+        return None
+    full = []
+    for i in items:
+        full.extend([slice(None)] * (ndim - n_real) if i is Ellipsis else [i])
+    full.extend([slice(None)] * (ndim - len(full)))
+    shape = self.get_shape()
+    indices, int_dims = [], []
+    for k, (i, size) in enumerate(zip(full, shape)):
+        if isinstance(i, slice):
+            if i.step is not None and int(i.step) <= 0:
+                raise ValueError('step must be greater than zero')
+            r = list(range(*i.indices(size)))
+        else:
+            i = int(i)
+            if not -size <= i < size:
+                raise IndexError('index %d is out of bounds for dimension %d with size %d'
+                                 % (i, k, size))
+            r = [i % size]
+            int_dims.append(k)
+        view = [1] * ndim
+        view[k] = len(r)
+        indices.append(tensor(r, dtype=int64).reshape(view))
+    return indices, int_dims
+
+
+def _setitem_with_history(self, idx, value):
+    """self[basic index] = value recorded in the graph: an index_put_ on
+    self itself (a write through a view would bypass autograd)."""
+    plan = _basic_as_advanced(self, idx)
+    if plan is None:
+        return False
+    indices, int_dims = plan
+    full_shape = [i.get_shape()[k] for k, i in enumerate(indices)]
+    if not _is_tensor(value):
+        value = Dl.Tensor.new_scalar(float(value), self.get_dtype())
+    elif value.get_dtype() != self.get_dtype():
+        value = value.to(self.dtype)
+    result_shape = [s for k, s in enumerate(full_shape) if k not in int_dims]
+    try:
+        value = value.expand(*result_shape) if result_shape else value.reshape([])
+    except GLib.Error:
+        raise RuntimeError('shape mismatch: value tensor of shape %s cannot be broadcast to '
+                           'indexing result of shape %s'
+                           % (list(value.shape), result_shape)) from None
+    Dl.Tensor.index_put_(self, indices, value.reshape(full_shape), False)
+    return True
+
+
+def _setitem(self, idx, value):
+    try:
+        if is_grad_enabled() and (self.requires_grad or
+                                  (_is_tensor(value) and value.requires_grad)):
+            if _setitem_with_history(self, idx, value):
+                return
+        t, adv = _split_index(self, idx)
+        if not adv:
+            if _is_tensor(value):
+                t.copy_(value)
+            elif isinstance(value, (list, tuple, _np.ndarray)):
+                t.copy_(tensor(value, dtype=t.dtype))
+            else:
+                t.fill_(value)
+            return
+        tp, indices, bshape, back = _advanced_layout(t, adv)
+        if not _is_tensor(value):
+            if isinstance(value, (list, tuple, _np.ndarray)):
+                value = tensor(value, dtype=t.dtype)
+            else:
+                value = Dl.Tensor.new_scalar(float(value), t.get_dtype())
+        if back is not None:
+            rest = [s for k, s in enumerate(t.get_shape()) if k not in [d for d, _ in adv]]
+            first = adv[0][0]
+            result_shape = rest[:first] + bshape + rest[first:]
+            try:
+                value = value.expand(*result_shape)
+            except GLib.Error:
+                raise RuntimeError('shape mismatch: value tensor of shape %s cannot be '
+                                   'broadcast to indexing result of shape %s'
+                                   % (list(value.shape), result_shape)) from None
+            inv = [0] * len(back)
+            for k, b in enumerate(back):
+                inv[b] = k
+            value = value.permute(*inv)
+        Dl.Tensor.index_put_(tp, indices, value, False)
+    except GLib.Error as e:
+        raise _translate(e) from None
+
+
+@_checked
+def _t_take(self, index):
+    if index.get_dtype() != Dl.DType.INT64:
+        raise RuntimeError('take(): Expected a long tensor for index, but got %s'
+                           % index.dtype)
+    return Dl.Tensor.index(self.reshape(-1), [index])
+
+
+def _t_argwhere(self):
+    return _t_nonzero(self)
+
+
+Tensor.take = _t_take
+Tensor.argwhere = _t_argwhere
+Tensor.__getitem__ = _getitem
+Tensor.__setitem__ = _setitem
+Tensor.gather = _t_gather
+Tensor.scatter = _t_scatter
+Tensor.scatter_ = _t_scatter_
+Tensor.scatter_add = _t_scatter_add
+Tensor.scatter_add_ = _t_scatter_add_
+Tensor.index_select = _t_index_select
+Tensor.masked_fill = _t_masked_fill
+Tensor.masked_fill_ = _t_masked_fill_
+Tensor.masked_select = _t_masked_select
+Tensor.nonzero = _t_nonzero
+Tensor.take_along_dim = _t_take_along_dim
+Tensor.where = _t_where
+Tensor.index_put_ = _t_index_put_
+Tensor.index_put = _t_index_put
+Tensor.unbind = _t_unbind
+Tensor.split = _t_split
+Tensor.chunk = _t_chunk
+Tensor.repeat = _t_repeat
+Tensor.flip = _t_flip
+Tensor.fliplr = lambda self: _t_flip(self, 1)
+Tensor.flipud = lambda self: _t_flip(self, 0)
+Tensor.roll = _t_roll
+Tensor.tril = _t_tril
+Tensor.triu = _t_triu
+Tensor.tril_ = _t_tril_
+Tensor.triu_ = _t_triu_
+Tensor.index_add_ = _t_index_add_
+Tensor.index_copy_ = _t_index_copy_
+Tensor.index_fill_ = _t_index_fill_
+Tensor.index_add = _t_index_add
+Tensor.index_copy = _t_index_copy
+Tensor.index_fill = _t_index_fill
+
+
+def _method_fn(method, name):
+    def fn(input, *args, **kwargs):
+        return method(input, *args, **kwargs)
+    fn.__name__ = name
+    return fn
+
+
+for _name in ('gather', 'scatter', 'scatter_add', 'index_select', 'masked_fill',
+              'masked_select', 'take_along_dim', 'unbind', 'split', 'chunk', 'flip', 'fliplr',
+              'flipud', 'roll', 'tril', 'triu', 'index_put', 'index_add', 'index_copy',
+              'index_fill', 'take', 'argwhere'):
+    _export(_method_fn(getattr(Tensor, _name), _name))
+
+
+@_export
+def nonzero(input, *, as_tuple=False, out=None):
+    _no_out(out, 'nonzero')
+    return _t_nonzero(input, as_tuple=as_tuple)
+
+
+@_export
+def where(condition, input=None, other=None):
+    if input is None and other is None:
+        return _t_nonzero(condition, as_tuple=True)
+    if input is None or other is None:
+        raise TypeError('where() takes 1 or 3 arguments')
+    try:
+        return Dl.where(condition, _number_tensor(input), _number_tensor(other))
+    except GLib.Error as e:
+        raise _translate(e) from None
+
+
+def _tensor_seq(tensors, name):
+    if _is_tensor(tensors) or not isinstance(tensors, (list, tuple)):
+        raise TypeError('%s(): argument \'tensors\' must be tuple of Tensors, not %s'
+                        % (name, type(tensors).__name__))
+    for t in tensors:
+        if not _is_tensor(t):
+            raise TypeError('expected Tensor as element in argument \'tensors\' of %s(), but '
+                            'got %s' % (name, type(t).__name__))
+    return list(tensors)
+
+
+@_export
+def cat(tensors, dim=0, *, out=None):
+    _no_out(out, 'cat')
+    try:
+        return Dl.cat(_tensor_seq(tensors, 'cat'), dim)
+    except GLib.Error as e:
+        raise _translate(e) from None
+
+
+_export(cat, 'concat')
+_export(cat, 'concatenate')
+
+
+@_export
+def stack(tensors, dim=0, *, out=None):
+    _no_out(out, 'stack')
+    try:
+        return Dl.stack(_tensor_seq(tensors, 'stack'), dim)
+    except GLib.Error as e:
+        raise _translate(e) from None
+
+
+@_export
+def hstack(tensors):
+    tensors = _tensor_seq(tensors, 'hstack')
+    return cat(tensors, 0 if all(t.get_ndim() <= 1 for t in tensors) else 1)
+
+
+@_export
+def vstack(tensors):
+    tensors = [t.reshape(1, -1) if t.get_ndim() < 2 else t
+               for t in _tensor_seq(tensors, 'vstack')]
+    return cat(tensors, 0)
+
+
+def _one_hot(tensor, num_classes=-1):
+    try:
+        return Dl.one_hot(tensor, int(num_classes))
+    except GLib.Error as e:
+        raise _translate(e) from None
+
+
+functional.one_hot = _one_hot
