@@ -20,6 +20,10 @@
 
 #include "dl-cpu-private.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 static gdouble
 load_f (const char *p,
         DlDType     dt)
@@ -71,20 +75,39 @@ store (char    *p,
     }
 }
 
+/* Sum of a contiguous float32 run: float lanes over blocks of 512
+ * elements (SSE where available), each block's total added in double; as
+ * accurate as a cascade and as fast as memory allows. */
 static gdouble
 sum_f32_contig (const float *restrict x,
                 gint64                n)
 {
-  /* eight independent double lanes: vectorisable and accurate */
-  double acc[8] = { 0 };
+  gdouble total = 0;
   gint64 i = 0;
 
-  for (; i + 8 <= n; i += 8)
-    for (gint j = 0; j < 8; j++)
-      acc[j] += x[i + j];
-  for (; i < n; i++)
-    acc[0] += x[i];
-  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+#ifdef __SSE2__
+  for (; i + 512 <= n; i += 512)
+    {
+      __m128 acc[4] = { _mm_setzero_ps (), _mm_setzero_ps (), _mm_setzero_ps (), _mm_setzero_ps () };
+      float lanes[4];
+
+      for (gint64 k = 0; k < 512; k += 16)
+        for (gint j = 0; j < 4; j++)
+          acc[j] = _mm_add_ps (acc[j], _mm_loadu_ps (x + i + k + 4 * j));
+      _mm_storeu_ps (lanes, _mm_add_ps (_mm_add_ps (acc[0], acc[1]), _mm_add_ps (acc[2], acc[3])));
+      total += ((gdouble) lanes[0] + lanes[1]) + ((gdouble) lanes[2] + lanes[3]);
+    }
+#endif
+  {
+    double acc[8] = { 0 };
+    for (; i + 8 <= n; i += 8)
+      for (gint j = 0; j < 8; j++)
+        acc[j] += x[i + j];
+    for (; i < n; i++)
+      acc[0] += x[i];
+    total += ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+  }
+  return total;
 }
 
 static gdouble
@@ -110,6 +133,60 @@ typedef struct
   gboolean nan_seen;
 } Acc;
 
+/* max or min of a contiguous float32 run, with the index of its first
+ * occurrence; the first NaN wins. The first pass runs on SSE registers
+ * (maxps/minps; GCC does not vectorise the scalar form because of NaN
+ * rules) with a separate NaN flag; a second pass finds the index. */
+static Acc
+extremum_f32_contig (const float *restrict x,
+                     gint64                n,
+                     gboolean              is_max,
+                     gboolean              want_index)
+{
+  float best = x[0];
+  gboolean nan = FALSE;
+  gint64 i = 0;
+
+#ifdef __SSE2__
+  if (n >= 16)
+    {
+      __m128 acc[4], isnan = _mm_setzero_ps ();
+      float lanes[4];
+
+      for (gint j = 0; j < 4; j++)
+        acc[j] = _mm_set1_ps (x[0]);
+      for (; i + 16 <= n; i += 16)
+        for (gint j = 0; j < 4; j++)
+          {
+            __m128 v = _mm_loadu_ps (x + i + 4 * j);
+            isnan = _mm_or_ps (isnan, _mm_cmpunord_ps (v, v));
+            acc[j] = is_max ? _mm_max_ps (v, acc[j]) : _mm_min_ps (v, acc[j]);
+          }
+      acc[0] = is_max ? _mm_max_ps (_mm_max_ps (acc[0], acc[1]), _mm_max_ps (acc[2], acc[3]))
+                      : _mm_min_ps (_mm_min_ps (acc[0], acc[1]), _mm_min_ps (acc[2], acc[3]));
+      _mm_storeu_ps (lanes, acc[0]);
+      nan = _mm_movemask_ps (isnan) != 0;
+      for (gint j = 0; j < 4; j++)
+        best = is_max ? (lanes[j] > best ? lanes[j] : best) : (lanes[j] < best ? lanes[j] : best);
+    }
+#endif
+  for (; i < n; i++)
+    {
+      float v = x[i];
+      nan |= v != v;
+      best = is_max ? (v > best ? v : best) : (v < best ? v : best);
+    }
+  if (nan)
+    for (i = 0; i < n; i++)
+      if (x[i] != x[i])
+        return (Acc) { .f = x[i], .index = i };
+  if (!want_index)
+    return (Acc) { .f = best };
+  for (i = 0; i < n && x[i] != best; i++)
+    ;
+  return (Acc) { .f = best, .index = i };
+}
+
 static inline gboolean
 is_int_dtype (DlDType dt)
 {
@@ -122,7 +199,8 @@ reduce_run (DlReduceOp  op,
             DlDType     dt,
             const char *p,
             gint64      s,
-            gint64      n)
+            gint64      n,
+            gboolean    want_index)
 {
   Acc a = { 0 };
   gsize es = dl_dtype_get_size (dt);
@@ -204,6 +282,8 @@ reduce_run (DlReduceOp  op,
             }
         }
     }
+  else if (dt == DL_DTYPE_FLOAT32 && s == 4)
+    return extremum_f32_contig ((const float *) p, n, op == DL_REDUCE_MAX, want_index);
   else if (dt == DL_DTYPE_FLOAT32)
     {
       float best = *(const float *) p;
@@ -363,7 +443,7 @@ reduce_inner (DlReduceOp          op,
   for (gint64 r = 0; r < n_runs; r++)
     {
       const char *p = base + offset_of (idx, args->in_inner_strides, nd);
-      Acc part = reduce_run (op, dt, p, args->in_inner_strides[nd - 1], run);
+      Acc part = reduce_run (op, dt, p, args->in_inner_strides[nd - 1], run, args->indices != NULL);
 
       if (r == 0)
         {
@@ -392,7 +472,7 @@ try_columns (DlReduceOp          op,
              gint64              n_outer,
              gint64              n_inner)
 {
-  gint ond = args->outer_ndim, ind = args->inner_ndim;
+  gint ond = args->outer_ndim, ind = args->inner_ndim, nt;
   gint64 width, n_blocks;
 
   if (dt != DL_DTYPE_FLOAT32 || (op != DL_REDUCE_SUM && op != DL_REDUCE_MEAN) || ond < 1
@@ -401,35 +481,56 @@ try_columns (DlReduceOp          op,
     return FALSE;
   width = args->outer_shape[ond - 1];
   n_blocks = n_outer / width;
+  nt = n_outer * n_inner >= DL_CPU_GRAIN * 4 ? omp_get_max_threads () : 1;
 
-#pragma omp parallel for if (n_outer * n_inner >= DL_CPU_GRAIN * 4) schedule(static)
-  for (gint64 blk = 0; blk < n_blocks * ((width + 255) / 256); blk++)
+  /* Each thread sums its share of the rows, streaming through memory, into
+   * float lanes flushed to double every 128 rows; the parts are added. */
+  for (gint64 b = 0; b < n_blocks; b++)
     {
-      gint64 b = blk / ((width + 255) / 256);
-      gint64 c0 = (blk % ((width + 255) / 256)) * 256;
-      gint64 cw = MIN (256, width - c0);
-      gint64 oidx[DL_MAX_DIMS], iidx[DL_MAX_DIMS] = { 0 };
-      double acc[256] = { 0 };
+      gint64 oidx[DL_MAX_DIMS];
       const char *base;
+      double *total = g_new0 (double, width);
       float *out;
 
       unravel (b * width, ond, args->outer_shape, oidx);
-      base = args->in + offset_of (oidx, args->in_outer_strides, ond) + c0 * 4;
-      for (gint64 r = 0; r < n_inner; r++)
-        {
-          const float *restrict row = (const float *) (base + offset_of (iidx, args->in_inner_strides, ind));
-          for (gint64 j = 0; j < cw; j++)
-            acc[j] += row[j];
-          for (gint d = ind - 1; d >= 0; d--)
-            {
-              if (++iidx[d] < args->inner_shape[d])
-                break;
-              iidx[d] = 0;
-            }
-        }
-      out = (float *) (args->out + offset_of (oidx, args->out_strides, ond)) + c0;
-      for (gint64 j = 0; j < cw; j++)
-        out[j] = op == DL_REDUCE_MEAN ? acc[j] / n_inner : acc[j];
+      base = args->in + offset_of (oidx, args->in_outer_strides, ond);
+#pragma omp parallel num_threads(nt)
+      {
+        gint t = omp_get_thread_num (), n_threads = omp_get_num_threads ();
+        gint64 r0 = n_inner * t / n_threads, r1 = n_inner * (t + 1) / n_threads;
+        gint64 iidx[DL_MAX_DIMS];
+        float *facc = g_new0 (float, width);
+        double *dacc = g_new0 (double, width);
+
+        unravel (r0, ind, args->inner_shape, iidx);
+        for (gint64 r = r0; r < r1; r++)
+          {
+            const float *restrict row = (const float *) (base + offset_of (iidx, args->in_inner_strides, ind));
+            for (gint64 j = 0; j < width; j++)
+              facc[j] += row[j];
+            if ((r - r0) % 128 == 127)
+              for (gint64 j = 0; j < width; j++)
+                {
+                  dacc[j] += facc[j];
+                  facc[j] = 0;
+                }
+            for (gint d = ind - 1; d >= 0; d--)
+              {
+                if (++iidx[d] < args->inner_shape[d])
+                  break;
+                iidx[d] = 0;
+              }
+          }
+#pragma omp critical
+        for (gint64 j = 0; j < width; j++)
+          total[j] += dacc[j] + facc[j];
+        g_free (facc);
+        g_free (dacc);
+      }
+      out = (float *) (args->out + offset_of (oidx, args->out_strides, ond));
+      for (gint64 j = 0; j < width; j++)
+        out[j] = op == DL_REDUCE_MEAN ? total[j] / n_inner : total[j];
+      g_free (total);
     }
   return TRUE;
 }
@@ -482,7 +583,7 @@ dl_cpu_reduce (DlReduceOp          op,
       for (gint t = 0; t < nt; t++)
         {
           gint64 b = n_inner * t / nt, e = n_inner * (t + 1) / nt;
-          parts[t] = reduce_run (op, dt, args->in + b * s, s, e - b);
+          parts[t] = reduce_run (op, dt, args->in + b * s, s, e - b, args->indices != NULL);
         }
       acc = parts[0];
       for (gint t = 1; t < nt; t++)
