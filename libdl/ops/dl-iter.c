@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "dl-iter-private.h"
+#include "dl-ops-private.h"
 #include <string.h>
 
 #include "dl-error.h"
@@ -162,4 +163,49 @@ dl_check_no_partial_overlap (const gchar  *op,
                "written-to tensor refer to a single memory location. Please clone() the "
                "tensor before performing the operation.", op);
   return FALSE;
+}
+
+DlTensor *
+dl_empty_like_layout (DlTensor      *like,
+                      DlDType        dtype,
+                      const gint64  *shape,
+                      gint           ndim,
+                      GError       **error)
+{
+  gint perm[DL_MAX_DIMS];
+  gint64 expected = 1;
+  DlTensor *out;
+
+  if (like == NULL || like->ndim != ndim || like->numel <= 1 || dl_tensor_is_contiguous (like)
+      || memcmp (like->sizes, shape, ndim * sizeof (gint64)) != 0)
+    return dl_tensor_new_empty_internal (like ? dl_tensor_device (like) : NULL, dtype, shape, ndim,
+                                         error);
+  /* dims by decreasing stride (stable: ties keep their order) */
+  for (gint i = 0; i < ndim; i++)
+    perm[i] = i;
+  for (gint i = 1; i < ndim; i++)
+    for (gint j = i; j > 0 && like->strides[perm[j]] > like->strides[perm[j - 1]]; j--)
+      {
+        gint tmp = perm[j];
+        perm[j] = perm[j - 1];
+        perm[j - 1] = tmp;
+      }
+  for (gint i = ndim - 1; i >= 0; i--)
+    {
+      gint d = perm[i];
+      if (like->sizes[d] != 1 && like->strides[d] != expected)
+        return dl_tensor_new_empty_internal (dl_tensor_device (like), dtype, shape, ndim, error);
+      expected *= like->sizes[d];
+    }
+  out = dl_tensor_new_empty_internal (dl_tensor_device (like), dtype, shape, ndim, error);
+  if (out)
+    {
+      expected = 1;
+      for (gint i = ndim - 1; i >= 0; i--)
+        {
+          out->strides[perm[i]] = expected;
+          expected *= shape[perm[i]];
+        }
+    }
+  return out;
 }

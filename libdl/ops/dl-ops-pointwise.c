@@ -231,9 +231,9 @@ binary_op (DlBinaryOp  op,
 
   if (into && into->dtype == (DL_BINARY_IS_COMPARISON (op) ? DL_DTYPE_BOOL : cdt))
     out = g_object_ref (into);
-  else if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (a),
-                                                 DL_BINARY_IS_COMPARISON (op) ? DL_DTYPE_BOOL : cdt,
-                                                 shape, ndim, error)))
+  else if (!(out = dl_empty_like_layout (a->ndim == ndim ? a : b,
+                                         DL_BINARY_IS_COMPARISON (op) ? DL_DTYPE_BOOL : cdt,
+                                         shape, ndim, error)))
     return NULL;
 
   ops[0] = out;
@@ -1166,7 +1166,7 @@ unary_op (DlUnaryOp   op,
     cdt = DL_DTYPE_FLOAT32;
 
   if (!(cx = dl_cast_nograd (x, cdt, error))
-      || !(out = dl_tensor_new_empty_internal (dl_tensor_device (x), cdt, x->sizes, x->ndim, error)))
+      || !(out = dl_empty_like_layout (x, cdt, x->sizes, x->ndim, error)))
     return NULL;
   ops[0] = out;
   ops[1] = cx;

@@ -58,4 +58,15 @@ gboolean  dl_check_no_partial_overlap  (const gchar *op,
                                         DlTensor    *input,
                                         GError     **error);
 
+/* A new tensor of @shape for the result of an elementwise op on @like: laid
+ * out in memory as @like is when @like has that shape and is a dense
+ * permutation of a contiguous tensor (a transpose, say), so that the loop
+ * over both runs through memory in order, as PyTorch's output layouts do;
+ * contiguous otherwise. */
+DlTensor *dl_empty_like_layout  (DlTensor      *like,
+                                 DlDType        dtype,
+                                 const gint64  *shape,
+                                 gint           ndim,
+                                 GError       **error);
+
 G_END_DECLS
