@@ -84,6 +84,35 @@ dl_iter_init (DlIter        *iter,
       d = 1;
     }
 
+  /* order the dims by the output's strides, largest first (by the next
+   * operand's where the output broadcasts), so that the innermost loop runs
+   * along the smallest stride: a transposed output then walks memory in
+   * order. Stable, so contiguous layouts keep their order. */
+  for (gint i = 1; i < d; i++)
+    for (gint j = i; j > 0; j--)
+      {
+        gint k = 0;
+        gint64 sa, sb;
+
+        while (k < n - 1 && iter->strides[k][j] == 0 && iter->strides[k][j - 1] == 0)
+          k++;
+        sa = iter->strides[k][j - 1];
+        sb = iter->strides[k][j];
+        if (sb <= sa)
+          break;
+        {
+          gint64 t = iter->shape[j];
+          iter->shape[j] = iter->shape[j - 1];
+          iter->shape[j - 1] = t;
+          for (gint m = 0; m < n; m++)
+            {
+              t = iter->strides[m][j];
+              iter->strides[m][j] = iter->strides[m][j - 1];
+              iter->strides[m][j - 1] = t;
+            }
+        }
+      }
+
   /* merge dim i into dim i+1 where every operand is contiguous across them */
   {
     gint out = 0;
