@@ -244,6 +244,10 @@ struct _DlBackend
    * on.  Returns a DlMultinomialStatus: the first bad input found. */
   gint (*multinomial) (const gdouble *weights, gint64 rows, gint64 k, gint64 n_samples,
                        gboolean replacement, gint64 *out, guint64 seed, guint64 offset);
+  /* softmax (or log_softmax) of each of n_rows contiguous rows of n
+   * float32/float64 elements, in one pass per row over cached data */
+  void (*softmax) (const void *in, void *out, gint64 n_rows, gint64 n, DlDType dtype,
+                   gboolean log);
 };
 
 typedef enum

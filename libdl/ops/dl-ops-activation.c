@@ -98,13 +98,24 @@ softmax_op (DlTensor  *self,
   was = dl_set_grad_enabled (FALSE);
   x = dl_cast_nograd (self, self->dtype == DL_DTYPE_FLOAT64 ? DL_DTYPE_FLOAT64 : DL_DTYPE_FLOAT32,
                       error);
-  if (x)
-    y = log_softmax_values (x, dim, error);
-  if (y && !log)
+  if (x && dim == x->ndim - 1 && x->numel > 0 && dl_tensor_is_contiguous (x)
+      && dl_tensor_backend (x)->softmax)
     {
-      DlTensor *e = dl_tensor_exp (y, error);
-      g_object_unref (y);
-      y = e;
+      /* rows along the last dim: the backend's fused kernel */
+      y = dl_tensor_new_empty_internal (dl_tensor_device (x), x->dtype, x->sizes, x->ndim, error);
+      if (y)
+        dl_tensor_backend (x)->softmax (dl_tensor_data (x), dl_tensor_data (y),
+                                        x->numel / x->sizes[dim], x->sizes[dim], x->dtype, log);
+    }
+  else if (x)
+    {
+      y = log_softmax_values (x, dim, error);
+      if (y && !log)
+        {
+          DlTensor *e = dl_tensor_exp (y, error);
+          g_object_unref (y);
+          y = e;
+        }
     }
   dl_set_grad_enabled (was);
   if (!y || !(out = dl_cast_nograd (y, self->dtype, error)))

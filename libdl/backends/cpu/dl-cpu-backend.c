@@ -137,6 +137,7 @@ static const DlBackend cpu_backend = {
   .scatter_rows = dl_cpu_scatter_rows,
   .gather_rows = dl_cpu_gather_rows,
   .unique_sorted = dl_cpu_unique_sorted,
+  .softmax = dl_cpu_softmax,
   .gemm = dl_cpu_gemm,
   .random = dl_cpu_random,
   .multinomial = dl_cpu_multinomial,

@@ -153,7 +153,7 @@ dl_cpu_fill (DlIter *iter,
  * (to x^17, evaluated in double) below |x| = 0.55, where the next term is
  * under 3e-9 relative; 1 - 2 / (e^2|x| + 1) above, which loses nothing
  * there; +-1 beyond |x| = 9, where tanh rounds to 1 in float32. */
-static inline float
+static inline G_ALWAYS_INLINE float
 dl_tanhf (float x)
 {
   float ax = fabsf (x);
@@ -174,7 +174,7 @@ dl_tanhf (float x)
     }
   if (ax > 9.0f)
     return copysignf (1.0f, x);
-  return copysignf (1.0f - 2.0f / (expf (2.0f * ax) + 1.0f), x);
+  return copysignf (1.0f - 2.0f / (dl_expf (2.0f * ax) + 1.0f), x);
 }
 
 /* ---- unary --------------------------------------------------------------
@@ -215,7 +215,7 @@ dl_tanhf (float x)
 
 #define T float
 #define TN f32
-#define EXPF expf
+#define EXPF dl_expf
 #define LOGF logf
 #define FABSF fabsf
 #define SQRTF sqrtf
