@@ -192,7 +192,7 @@ dl_tanhf (float x)
   X (SIGMOID, sigmoid, (1 / (1 + EXPF (-x))))
 
 #define DEFINE_UNARY(OPN, opn, EXPR)                                           \
-  static void FN (unary_, opn, TN) (char **data, const gint64 *s, gint64 n,      \
+  DL_CPU_CLONES static void FN (unary_, opn, TN) (char **data, const gint64 *s, gint64 n,      \
                                   gpointer ctx)                                \
   {                                                                            \
     if (s[0] == sizeof (T) && s[1] == sizeof (T))                              \
@@ -322,7 +322,7 @@ dl_cpu_unary (DlUnaryOp op,
   X (GE, ge, (a >= b))
 
 #define DEFINE_BINARY(OPN, opn, EXPR, OT)                                      \
-  static void FN (binary_, opn, TN) (char **data, const gint64 *s, gint64 n,     \
+  DL_CPU_CLONES static void FN (binary_, opn, TN) (char **data, const gint64 *s, gint64 n,     \
                                    gpointer ctx)                               \
   {                                                                            \
     const T alpha = (T) * (const double *) ctx;                                \

@@ -46,6 +46,15 @@ dl_float_to_bf16 (float f)
   return (dl_bf16) (bits >> 16);
 }
 
+/* Compute-bound kernels are compiled twice: for x86-64-v3 (AVX2 and FMA)
+ * and for the baseline; the loader picks the clone the CPU can run (GCC's
+ * target_clones, resolved once through an ifunc). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#define DL_CPU_CLONES __attribute__ ((target_clones ("arch=x86-64-v3", "default")))
+#else
+#define DL_CPU_CLONES
+#endif
+
 /* e^x for float32, within about 1 ulp, written so that GCC vectorises the
  * loops that call it (glibc's expf is a scalar call): x = k ln 2 + r with
  * |r| <= ln 2 / 2 (k rounded by the 1.5 * 2^23 trick, ln 2 split in two

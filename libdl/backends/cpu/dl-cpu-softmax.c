@@ -19,7 +19,7 @@
 
 /* the largest element of a float32 row and whether it holds a NaN
  * (maxps: GCC does not vectorise the scalar form because of NaN rules) */
-static float
+DL_CPU_CLONES static float
 row_max_f32 (const float *restrict x,
              gint64                n,
              gboolean             *nan)
@@ -73,7 +73,7 @@ row_max_f64 (const double *restrict x,
 
 /* sum of a row in eight independent lanes, so that it vectorises */
 #define DEFINE_ROW_SUM(name, T)                                               \
-  static T name (const T *restrict y, gint64 n)                               \
+  DL_CPU_CLONES static T name (const T *restrict y, gint64 n)                               \
   {                                                                           \
     T lane[8] = { 0 };                                                        \
     gint64 i = 0;                                                             \
@@ -88,14 +88,6 @@ row_max_f64 (const double *restrict x,
 
 DEFINE_ROW_SUM (row_sum_f32, float)
 DEFINE_ROW_SUM (row_sum_f64, double)
-
-/* Rows are compiled twice, for AVX2 with FMA and for the x86-64 baseline;
- * the loader picks the clone the CPU runs (GCC's target_clones). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define DL_CPU_CLONES __attribute__ ((target_clones ("arch=haswell", "default")))
-#else
-#define DL_CPU_CLONES
-#endif
 
 #define DEFINE_SOFTMAX_ROW(name, T, EXP, LOG, SUM, MAX)                       \
   DL_CPU_CLONES static void name (const T *restrict x, T *restrict y, gint64 n, gboolean want_log) \
