@@ -211,6 +211,21 @@ dl_tensor_matmul (DlTensor  *self,
       return dl_tensor_to_dtype (out, dt, error);
     }
 
+  if (self->ndim == 2 && other->ndim == 2)
+    {
+      /* plain matrices: no batch dims to broadcast, no views to make */
+      if (self->sizes[1] != other->sizes[0])
+        {
+          g_autofree gchar *as = dl_shape_to_string (self->sizes, 2);
+          g_autofree gchar *bs = dl_shape_to_string (other->sizes, 2);
+          g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                       "matmul: %s @ %s: inner dimensions %" G_GINT64_FORMAT " and %"
+                       G_GINT64_FORMAT " differ", as, bs, self->sizes[1], other->sizes[0]);
+          return NULL;
+        }
+      return bmm_prim (self, other, error);
+    }
+
   if (!(a = self->ndim == 1 ? dl_tensor_unsqueeze (self, 0, error) : g_object_ref (self))
       || !(b = other->ndim == 1 ? dl_tensor_unsqueeze (other, 1, error) : g_object_ref (other)))
     return NULL;
