@@ -803,3 +803,73 @@ dl_tensor_select (DlTensor  *self,
   return make_view_at (self, "SelectBackward0", VIEW_SELECT, sizes, strides, n,
                        self->offset + index * self->strides[dim], extra, 2);
 }
+
+/**
+ * dl_tensor_unflatten:
+ * @self: a #DlTensor
+ * @dim: the dim to split
+ * @sizes: (array length=n_sizes): the sizes it becomes; one may be -1
+ * @n_sizes: the number of sizes, at least 1
+ * @error: return location for a #GError
+ *
+ * Splits dim @dim into several, as torch.unflatten: the product of @sizes
+ * must equal the size of @dim.
+ *
+ * Returns: (transfer full): the result (a view when the layout allows), or
+ *   %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_unflatten (DlTensor      *self,
+                     gint           dim,
+                     const gint64  *sizes,
+                     gsize          n_sizes,
+                     GError       **error)
+{
+  gint64 shape[DL_MAX_DIMS], known = 1;
+  gint n = 0, infer = -1;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (self->ndim == 0 || !dl_normalize_dim ("unflatten", &dim, self->ndim, error))
+    {
+      if (self->ndim == 0)
+        g_set_error (error, DL_ERROR, DL_ERROR_INDEX, "unflatten: cannot unflatten a 0-d tensor");
+      return NULL;
+    }
+  if (n_sizes == 0 || self->ndim - 1 + (gint) n_sizes > DL_MAX_DIMS)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "unflatten: sizes must hold between 1 and %d entries", DL_MAX_DIMS - self->ndim + 1);
+      return NULL;
+    }
+  for (gsize i = 0; i < n_sizes; i++)
+    {
+      if (sizes[i] == -1 && infer < 0)
+        infer = i;
+      else if (sizes[i] < 0)
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                       "unflatten: invalid size %" G_GINT64_FORMAT, sizes[i]);
+          return NULL;
+        }
+      else
+        known *= sizes[i];
+    }
+  if ((infer < 0 && known != self->sizes[dim])
+      || (infer >= 0 && (known == 0 || self->sizes[dim] % known != 0)))
+    {
+      g_autofree gchar *s = dl_shape_to_string (sizes, n_sizes);
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "unflatten: provided sizes %s don't multiply up to the size of dim %d (%"
+                   G_GINT64_FORMAT ") in the input tensor", s, dim, self->sizes[dim]);
+      return NULL;
+    }
+  for (gint i = 0; i < dim; i++)
+    shape[n++] = self->sizes[i];
+  for (gsize i = 0; i < n_sizes; i++)
+    shape[n++] = (gint) i == infer ? self->sizes[dim] / known : sizes[i];
+  for (gint i = dim + 1; i < self->ndim; i++)
+    shape[n++] = self->sizes[i];
+  return dl_tensor_reshape (self, shape, n, error);
+}

@@ -29,6 +29,8 @@ DL_EXPORT DlTensor *dl_tensor_expand     (DlTensor *self, const gint64 *shape, g
 DL_EXPORT DlTensor *dl_tensor_flatten    (DlTensor *self, gint start_dim, gint end_dim,
                                           GError **error);
 DL_EXPORT DlTensor *dl_tensor_detach     (DlTensor *self);
+DL_EXPORT DlTensor *dl_tensor_unflatten  (DlTensor *self, gint dim, const gint64 *sizes,
+                                          gsize n_sizes, GError **error);
 DL_EXPORT DlTensor *dl_tensor_select     (DlTensor *self, gint dim, gint64 index, GError **error);
 DL_EXPORT DlTensor *dl_tensor_slice      (DlTensor *self, gint dim, gint64 start, gint64 end,
                                           gint64 step, GError **error);

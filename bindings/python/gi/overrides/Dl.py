@@ -813,6 +813,10 @@ class Tensor(Dl.Tensor):
         return Dl.Tensor.flatten(self, start_dim, end_dim)
 
     @_checked
+    def unflatten(self, dim, sizes):
+        return Dl.Tensor.unflatten(self, dim, _size_args((sizes,), 'unflatten'))
+
+    @_checked
     def narrow(self, dim, start, length):
         return Dl.Tensor.narrow(self, dim, int(start), int(length))
 
@@ -1093,7 +1097,7 @@ def _unary_fn(name):
 
 
 for _name in ('neg', 'exp', 'log', 'relu', 'abs', 'sqrt', 'tanh', 'sigmoid', 'sum', 'mean',
-              'argmax', 'argmin', 't', 'flatten', 'squeeze', 'unsqueeze', 'transpose', 'permute',
+              'argmax', 'argmin', 't', 'flatten', 'unflatten', 'squeeze', 'unsqueeze', 'transpose', 'permute',
               'reshape', 'log_softmax', 'softmax', 'matmul', 'detach', 'clone', 'numel',
               'maximum', 'minimum', 'narrow', 'select'):
     _export(_unary_fn(_name))
