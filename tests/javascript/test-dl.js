@@ -155,6 +155,209 @@ test('autograd', () => {
     assertDlError(() => y.backward(null, false, false), Dl.Error.AUTOGRAD, 'second backward');
 });
 
+// Every op family through the typelib, checked against hand-computed values
+
+const I64 = Dl.DType.INT64;
+const BOOL = Dl.DType.BOOL;
+
+test('math ops', () => {
+    const x = fromArray([-1.5, -0.5, 0.5, 2.5], [4], F64);
+    assertClose(values(x.sin()), [-1.5, -0.5, 0.5, 2.5].map(Math.sin), 1e-12, 'sin');
+    assertClose(values(x.exp()), [-1.5, -0.5, 0.5, 2.5].map(Math.exp), 1e-12, 'exp');
+    assertArrayEqual(values(x.pow_scalar(2)), [2.25, 0.25, 0.25, 6.25], 'pow_scalar');
+    assertArrayEqual(values(x.floor()), [-2, -1, 0, 2], 'floor');
+    // clamp with nullable min / max tensors
+    const lo = Dl.full([1], -1, F64, null);
+    const hi = fromArray([0, 0, 1, 1], [4], F64);
+    assertArrayEqual(values(x.clamp(lo, null)), [-1, -0.5, 0.5, 2.5], 'clamp min only');
+    assertArrayEqual(values(x.clamp(null, hi)), [-1.5, -0.5, 0.5, 1], 'clamp max only');
+    assertArrayEqual(values(x.clamp(lo, hi)), [-1, -0.5, 0.5, 1], 'clamp both');
+    assertArrayEqual(values(x.clamp_scalar(-1, 1)), [-1, -0.5, 0.5, 1], 'clamp_scalar');
+    // Python-style floor division and remainder (sign of the divisor)
+    const a = fromArray([7, -7, 7, -7], [4], I64);
+    const b = fromArray([2, 2, -2, -2], [4], I64);
+    assertArrayEqual(values(a.floor_divide(b)), [3, -4, -4, 3], 'floor_divide');
+    assertArrayEqual(values(a.remainder(b)), [1, 1, -1, -1], 'remainder');
+    assert(a.remainder(b).get_dtype() === I64, 'remainder keeps int64');
+    assertArrayEqual(values(fromArray([5.5, -5.5], [2], F64).remainder_scalar(2)), [1.5, 0.5],
+        'remainder_scalar');
+    const n = fromArray([0, NaN, Infinity, -1], [4], F64);
+    const nan = n.isnan();
+    assert(nan.get_dtype() === BOOL, 'isnan gives bool');
+    assertArrayEqual(values(nan), [0, 1, 0, 0], 'isnan');
+    assertArrayEqual(values(n.isfinite()), [1, 0, 0, 1], 'isfinite');
+    assertArrayEqual(values(n.nan_to_num(9, 8, 7)), [0, 9, 8, -1], 'nan_to_num');
+    // integer division by zero is an argument error
+    assertDlError(() => a.floor_divide(Dl.zeros([4], I64, null)), Dl.Error.ARGUMENT,
+        'integer floor_divide by zero');
+    assertDlError(() => x.clamp(null, null), Dl.Error.ARGUMENT, 'clamp without bounds');
+});
+
+test('reductions and scans', () => {
+    const a = fromArray([1, 2, 3, 4, 5, 6], [2, 3], F64);
+    assertArrayEqual(values(a.prod_dims([1], false)), [6, 120], 'prod_dims');
+    assertArrayEqual(values(a.var([1], 1, false)), [1, 1], 'var');
+    assertClose(values(a.std([0], 1, false)), [Math.sqrt(4.5), Math.sqrt(4.5), Math.sqrt(4.5)],
+        1e-12, 'std');
+    assertArrayEqual(values(a.amax([0], false)), [4, 5, 6], 'amax');
+    const lse = a.logsumexp([1], true);
+    assertArrayEqual(lse.get_shape(), [2, 1], 'logsumexp keepdim shape');
+    assertClose(values(lse), [Math.log(Math.E + Math.E ** 2 + Math.E ** 3),
+        Math.log(Math.E ** 4 + Math.E ** 5 + Math.E ** 6)], 1e-12, 'logsumexp');
+    assertArrayEqual(values(a.cumsum(1)), [1, 3, 6, 4, 9, 15], 'cumsum dim 1');
+    assertArrayEqual(values(a.cumsum(0)), [1, 2, 3, 5, 7, 9], 'cumsum dim 0');
+    const t = fromArray([3, 1, 4, 1, 5], [5], F64);
+    const [sorted, order] = t.sort(0, false);
+    assertArrayEqual(values(sorted), [1, 1, 3, 4, 5], 'sort values');
+    assert(order.get_dtype() === I64, 'sort indices are int64');
+    // ties may come in either order
+    const ov = values(order);
+    assert(ov[2] === 0 && ov[3] === 2 && ov[4] === 4 &&
+           [ov[0], ov[1]].sort().join() === '1,3', `sort indices ${ov}`);
+    const [desc, descIdx] = t.sort(0, true);
+    assertArrayEqual(values(desc), [5, 4, 3, 1, 1], 'sort descending');
+    assertArrayEqual(values(descIdx).slice(0, 3), [4, 2, 0], 'sort descending indices');
+    const [top, topIdx] = t.topk(2, 0, true);
+    assertArrayEqual(values(top), [5, 4], 'topk values');
+    assertArrayEqual(values(topIdx), [4, 2], 'topk indices');
+    const [bottom, bottomIdx] = fromArray([3, 1, 4, 2], [4], F64).topk(2, 0, false);
+    assertArrayEqual(values(bottom), [1, 2], 'topk smallest');
+    assertArrayEqual(values(bottomIdx), [1, 3], 'topk smallest indices');
+    const m = fromArray([1, 0, 1, 1, 1, 1], [2, 3], F64);
+    const all = m.all([1], false);
+    assert(all.get_dtype() === BOOL, 'all gives bool');
+    assertArrayEqual(values(all), [0, 1], 'all');
+    assertArrayEqual(values(m.sub_scalar(1).any([1], false)), [1, 0], 'any');
+    assertArrayEqual(values(m.all([], false)), [0], 'all over every dim');
+    assertDlError(() => t.topk(6, 0, true), Dl.Error.ARGUMENT, 'topk k too large');
+    assertDlError(() => a.amax([2], false), Dl.Error.INDEX, 'amax dim out of range');
+});
+
+test('indexing and joining', () => {
+    const a = fromArray([1, 2, 3, 4, 5, 6], [2, 3], F64);
+    const gi = fromArray([0, 0, 2, 1], [2, 2], I64);
+    assertArrayEqual(values(a.gather(1, gi)), [1, 1, 6, 5], 'gather');
+    assertArrayEqual(values(a.index_select(0, fromArray([1, 0, 1], [3], I64))),
+        [4, 5, 6, 1, 2, 3, 4, 5, 6], 'index_select');
+    assertArrayEqual(values(a.index_select(1, fromArray([2], [1], I64))), [3, 6],
+        'index_select dim 1');
+    const mask = a.gt_scalar(3);
+    assert(mask.get_dtype() === BOOL, 'gt_scalar gives bool');
+    assertArrayEqual(values(a.masked_fill(mask, -1)), [1, 2, 3, -1, -1, -1], 'masked_fill');
+    const cond = fromArray([1, 0, 1], [3], BOOL);
+    assertArrayEqual(values(Dl.where(cond, a, a.neg())), [1, -2, 3, 4, -5, 6], 'where');
+    const nz = fromArray([0, 1, 2, 0], [2, 2], F64).nonzero();
+    assertArrayEqual(nz.get_shape(), [2, 2], 'nonzero shape');
+    assert(nz.get_dtype() === I64, 'nonzero gives int64');
+    assertArrayEqual(values(nz), [0, 1, 1, 0], 'nonzero');
+    const b = fromArray([7, 8, 9], [1, 3], F64);
+    const c0 = Dl.cat([a, b], 0);
+    assertArrayEqual(c0.get_shape(), [3, 3], 'cat shape');
+    assertArrayEqual(values(c0), [1, 2, 3, 4, 5, 6, 7, 8, 9], 'cat dim 0');
+    assertArrayEqual(values(Dl.cat([a, a], 1)), [1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6], 'cat dim 1');
+    const x = fromArray([1, 2], [2], F64), y = fromArray([3, 4], [2], F64);
+    const s0 = Dl.stack([x, y, x], 0);
+    assertArrayEqual(s0.get_shape(), [3, 2], 'stack dim 0 shape');
+    assertArrayEqual(values(s0), [1, 2, 3, 4, 1, 2], 'stack dim 0');
+    const s1 = Dl.stack([x, y], 1);
+    assertArrayEqual(s1.get_shape(), [2, 2], 'stack dim 1 shape');
+    assertArrayEqual(values(s1), [1, 3, 2, 4], 'stack dim 1');
+    assertArrayEqual(values(a.flip([1])), [3, 2, 1, 6, 5, 4], 'flip dim 1');
+    assertArrayEqual(values(a.flip([0, 1])), [6, 5, 4, 3, 2, 1], 'flip both dims');
+    const sq = Dl.arange(1, 10, 1, F64, null).view([3, 3]);
+    assertArrayEqual(values(sq.tril(0)), [1, 0, 0, 4, 5, 0, 7, 8, 9], 'tril');
+    assertArrayEqual(values(sq.tril(-1)), [0, 0, 0, 4, 0, 0, 7, 8, 0], 'tril -1');
+    assertArrayEqual(values(sq.triu(1)), [0, 2, 3, 0, 0, 6, 0, 0, 0], 'triu 1');
+    // unbind and chunk return arrays of views of the same storage
+    const base = fromArray([1, 2, 3, 4, 5, 6], [2, 3], F64);
+    const rows = base.unbind(0);
+    assert(rows.length === 2, 'unbind count');
+    assertArrayEqual(values(rows[0]), [1, 2, 3], 'unbind row 0');
+    assertArrayEqual(values(rows[1]), [4, 5, 6], 'unbind row 1');
+    rows[1].copy_(Dl.full([3], 0, F64, null));
+    assertArrayEqual(values(base), [1, 2, 3, 0, 0, 0], 'unbind gives views');
+    const cols = base.chunk(2, 1);
+    assert(cols.length === 2, 'chunk count');
+    assertArrayEqual(cols[0].get_shape(), [2, 2], 'first chunk shape');
+    assertArrayEqual(cols[1].get_shape(), [2, 1], 'last chunk shape');
+    assertArrayEqual(values(cols[0]), [1, 2, 0, 0], 'chunk 0');
+    assertArrayEqual(values(cols[1]), [3, 0], 'chunk 1');
+    cols[1].copy_(Dl.full([2, 1], 9, F64, null));
+    assertArrayEqual(values(base), [1, 2, 9, 0, 0, 9], 'chunk gives views');
+    assertDlError(() => a.gather(1, fromArray([0, 3], [2, 1], I64)), Dl.Error.INDEX,
+        'gather index out of range');
+    assertDlError(() => a.index_select(0, fromArray([2], [1], I64)), Dl.Error.INDEX,
+        'index_select index out of range');
+    assertDlError(() => a.gather(1, fromArray([0, 1], [2, 1], F32)), Dl.Error.DTYPE,
+        'gather with a float index');
+    assertDlError(() => Dl.cat([a, fromArray([1, 2], [1, 2], F64)], 0), Dl.Error.SHAPE,
+        'cat with mismatched sizes');
+    assertDlError(() => Dl.stack([], 0), Dl.Error.ARGUMENT, 'stack of nothing');
+});
+
+test('creation and random', () => {
+    assertClose(values(Dl.linspace(0, 1, 5, F64, null)), [0, 0.25, 0.5, 0.75, 1], 1e-15, 'linspace');
+    assertArrayEqual(values(Dl.linspace(2, -2, 3, F32, null)), [2, 0, -2], 'linspace down');
+    const e = Dl.eye(2, 3, F32, null);
+    assertArrayEqual(e.get_shape(), [2, 3], 'eye shape');
+    assertArrayEqual(values(e), [1, 0, 0, 0, 1, 0], 'eye');
+    // one generator seeded twice repeats itself; another seeded alike matches
+    const g = Dl.Generator.new(null);
+    g.manual_seed(1234);
+    assert(g.initial_seed() === 1234, 'initial_seed');
+    const r1 = values(Dl.rand_gen([6], F64, null, g));
+    const n1 = values(Dl.randn_gen([6], F64, null, g));
+    g.manual_seed(1234);
+    const r2 = values(Dl.rand_gen([6], F64, null, g));
+    const n2 = values(Dl.randn_gen([6], F64, null, g));
+    assertArrayEqual(r2, r1, 'rand_gen repeats');
+    assertArrayEqual(n2, n1, 'randn_gen repeats');
+    assert(r1.every(v => v >= 0 && v < 1), `rand in [0, 1): ${r1}`);
+    assert(new Set(r1).size === 6, 'rand values differ');
+    const h = Dl.Generator.new(null);
+    h.manual_seed(1234);
+    assertArrayEqual(values(Dl.rand_gen([6], F64, null, h)), r1, 'second generator, same seed');
+    h.manual_seed(4321);
+    assert(values(Dl.rand_gen([6], F64, null, h)).join() !== r1.join(), 'another seed differs');
+    const p = Dl.randperm(10, I64, null, g);
+    assert(p.get_dtype() === I64, 'randperm dtype');
+    assertArrayEqual(values(p).sort((u, v) => u - v), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+        'randperm is a permutation');
+    g.manual_seed(7);
+    const p1 = values(Dl.randperm(10, I64, null, g));
+    g.manual_seed(7);
+    assertArrayEqual(values(Dl.randperm(10, I64, null, g)), p1, 'randperm repeats');
+    assertDlError(() => Dl.linspace(0, 1, -1, F32, null), Dl.Error.ARGUMENT, 'linspace steps < 0');
+    assertDlError(() => Dl.randperm(-1, I64, null, g), Dl.Error.ARGUMENT, 'randperm n < 0');
+});
+
+test('linear algebra', () => {
+    const a = fromArray([1, 2, 3, 4, 5, 6], [2, 3], F64);
+    const b = fromArray([1, 0, 0, 1, 1, 1], [3, 2], F64);
+    assertArrayEqual(values(a.mm(b)), [4, 5, 10, 11], 'mm');
+    // a batch of two 2x2 products
+    const p = fromArray([1, 2, 3, 4, 1, 0, 0, 2], [2, 2, 2], F64);
+    const q = fromArray([5, 6, 7, 8, 1, 1, 1, 1], [2, 2, 2], F64);
+    const pq = p.bmm(q);
+    assertArrayEqual(pq.get_shape(), [2, 2, 2], 'bmm shape');
+    assertArrayEqual(values(pq), [19, 22, 43, 50, 1, 1, 2, 2], 'bmm');
+    const u = fromArray([1, 2, 3], [3], F64), v = fromArray([4, 5, 6], [3], F64);
+    assert(u.dot(v).item() === 32, 'dot');
+    const o = fromArray([1, 2], [2], F64).outer(u);
+    assertArrayEqual(o.get_shape(), [2, 3], 'outer shape');
+    assertArrayEqual(values(o), [1, 2, 3, 2, 4, 6], 'outer');
+    assertArrayEqual(values(Dl.einsum('ij,jk->ik', [a, b])), [4, 5, 10, 11], 'einsum matmul');
+    assertArrayEqual(values(Dl.einsum('ij->ji', [a])), [1, 4, 2, 5, 3, 6], 'einsum transpose');
+    assert(Dl.einsum('i,i->', [u, v]).item() === 32, 'einsum dot');
+    assert(Dl.einsum('ii', [Dl.arange(1, 10, 1, F64, null).view([3, 3])]).item() === 15,
+        'einsum trace');
+    assertArrayEqual(values(Dl.einsum('bij,bjk->bik', [p, q])), [19, 22, 43, 50, 1, 1, 2, 2],
+        'einsum batched');
+    assertDlError(() => u.dot(fromArray([1, 2], [2], F64)), Dl.Error.SHAPE, 'dot size mismatch');
+    assertDlError(() => a.mm(a), Dl.Error.SHAPE, 'mm shape mismatch');
+    assertDlError(() => Dl.einsum('ij,jk->ik', [a]), Dl.Error.ARGUMENT, 'einsum operand count');
+});
+
 // A Dl.Module subclass: a two-layer MLP with its forward in JavaScript.
 const Mlp = GObject.registerClass(
 class Mlp extends Dl.Module {

@@ -31,6 +31,28 @@ void assert_values (Dl.Tensor t, double[] expected, double tol = 0) throws GLib.
     }
 }
 
+void assert_shape (Dl.Tensor t, int64[] expected) {
+    var shape = t.get_shape ();
+    assert_cmpint (shape.length, CompareOperator.EQ, expected.length);
+    for (int i = 0; i < shape.length; i++)
+        assert_cmpint ((int) shape[i], CompareOperator.EQ, (int) expected[i]);
+}
+
+delegate void Thrower () throws GLib.Error;
+
+/* fn must fail with a Dl.Error of the given code. */
+void assert_dl_error (Thrower fn, int code, string what) {
+    try {
+        fn ();
+    } catch (GLib.Error e) {
+        if (e.domain != Dl.Error.quark () || e.code != code)
+            error ("%s: error %s:%d (%s), expected code %d", what,
+                   e.domain.to_string (), e.code, e.message, code);
+        return;
+    }
+    error ("%s: no error", what);
+}
+
 /* A two-layer MLP whose forward is written in Vala. */
 class Mlp : Dl.Module {
     public Dl.Linear fc1;
@@ -171,10 +193,250 @@ void test_training () {
     }
 }
 
+/* Every op family through the vapi, checked against hand-computed values */
+
+void test_math () {
+    try {
+        var x = from_array ({ -1.5, -0.5, 0.5, 2.5 }, { 4 }, Dl.DType.FLOAT64);
+        assert_values (x.sin (), { Math.sin (-1.5), Math.sin (-0.5), Math.sin (0.5), Math.sin (2.5) }, 1e-12);
+        assert_values (x.exp (), { Math.exp (-1.5), Math.exp (-0.5), Math.exp (0.5), Math.exp (2.5) }, 1e-12);
+        assert_values (x.pow_scalar (2), { 2.25, 0.25, 0.25, 6.25 });
+        assert_values (x.floor (), { -2, -1, 0, 2 });
+        /* clamp with nullable min / max tensors */
+        var lo = Dl.full ({ 1 }, -1, Dl.DType.FLOAT64, null);
+        var hi = from_array ({ 0, 0, 1, 1 }, { 4 }, Dl.DType.FLOAT64);
+        assert_values (x.clamp (lo, null), { -1, -0.5, 0.5, 2.5 });
+        assert_values (x.clamp (null, hi), { -1.5, -0.5, 0.5, 1 });
+        assert_values (x.clamp (lo, hi), { -1, -0.5, 0.5, 1 });
+        assert_values (x.clamp_scalar (-1, 1), { -1, -0.5, 0.5, 1 });
+        /* Python-style floor division and remainder (sign of the divisor) */
+        var a = from_array ({ 7, -7, 7, -7 }, { 4 }, Dl.DType.INT64);
+        var b = from_array ({ 2, 2, -2, -2 }, { 4 }, Dl.DType.INT64);
+        assert_values (a.floor_divide (b), { 3, -4, -4, 3 });
+        assert_values (a.remainder (b), { 1, 1, -1, -1 });
+        assert (a.remainder (b).get_dtype () == Dl.DType.INT64);
+        assert_values (from_array ({ 5.5, -5.5 }, { 2 }, Dl.DType.FLOAT64).remainder_scalar (2), { 1.5, 0.5 });
+        var n = from_array ({ 0, double.NAN, double.INFINITY, -1 }, { 4 }, Dl.DType.FLOAT64);
+        var nan = n.isnan ();
+        assert (nan.get_dtype () == Dl.DType.BOOL);
+        assert_values (nan, { 0, 1, 0, 0 });
+        assert_values (n.isfinite (), { 1, 0, 0, 1 });
+        assert_values (n.nan_to_num (9, 8, 7), { 0, 9, 8, -1 });
+        var zero = Dl.zeros ({ 4 }, Dl.DType.INT64, null);
+        assert_dl_error (() => { a.floor_divide (zero); }, Dl.Error.ARGUMENT, "integer floor_divide by zero");
+        assert_dl_error (() => { x.clamp (null, null); }, Dl.Error.ARGUMENT, "clamp without bounds");
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
+void test_reduce_scan () {
+    try {
+        var a = from_array ({ 1, 2, 3, 4, 5, 6 }, { 2, 3 }, Dl.DType.FLOAT64);
+        assert_values (a.prod_dims ({ 1 }, false), { 6, 120 });
+        assert_values (a.var ({ 1 }, 1, false), { 1, 1 });
+        assert_values (a.std ({ 0 }, 1, false), { Math.sqrt (4.5), Math.sqrt (4.5), Math.sqrt (4.5) }, 1e-12);
+        assert_values (a.amax ({ 0 }, false), { 4, 5, 6 });
+        var lse = a.logsumexp ({ 1 }, true);
+        assert_shape (lse, { 2, 1 });
+        assert_values (lse, { Math.log (Math.exp (1) + Math.exp (2) + Math.exp (3)),
+                              Math.log (Math.exp (4) + Math.exp (5) + Math.exp (6)) }, 1e-12);
+        assert_values (a.cumsum (1), { 1, 3, 6, 4, 9, 15 });
+        assert_values (a.cumsum (0), { 1, 2, 3, 5, 7, 9 });
+
+        var t = from_array ({ 3, 1, 4, 1, 5 }, { 5 }, Dl.DType.FLOAT64);
+        Dl.Tensor order;
+        var sorted = t.sort (0, false, out order);
+        assert_values (sorted, { 1, 1, 3, 4, 5 });
+        assert (order.get_dtype () == Dl.DType.INT64);
+        var ov = values (order);
+        /* ties may come in either order */
+        assert (ov[2] == 0 && ov[3] == 2 && ov[4] == 4);
+        assert ((ov[0] == 1 && ov[1] == 3) || (ov[0] == 3 && ov[1] == 1));
+        Dl.Tensor desc_idx;
+        assert_values (t.sort (0, true, out desc_idx), { 5, 4, 3, 1, 1 });
+        var dv = values (desc_idx);
+        assert (dv[0] == 4 && dv[1] == 2 && dv[2] == 0);
+        Dl.Tensor top_idx;
+        assert_values (t.topk (2, 0, true, out top_idx), { 5, 4 });
+        assert_values (top_idx, { 4, 2 });
+        Dl.Tensor bottom_idx;
+        assert_values (from_array ({ 3, 1, 4, 2 }, { 4 }, Dl.DType.FLOAT64).topk (2, 0, false, out bottom_idx), { 1, 2 });
+        assert_values (bottom_idx, { 1, 3 });
+
+        var m = from_array ({ 1, 0, 1, 1, 1, 1 }, { 2, 3 }, Dl.DType.FLOAT64);
+        var all = m.all ({ 1 }, false);
+        assert (all.get_dtype () == Dl.DType.BOOL);
+        assert_values (all, { 0, 1 });
+        assert_values (m.sub_scalar (1).any ({ 1 }, false), { 1, 0 });
+        assert_values (m.all (new int[0], false), { 0 });
+        assert_dl_error (() => { t.topk (6, 0, true, null); }, Dl.Error.ARGUMENT, "topk k too large");
+        assert_dl_error (() => { a.amax ({ 2 }, false); }, Dl.Error.INDEX, "amax dim out of range");
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
+void test_index_join () {
+    try {
+        var a = from_array ({ 1, 2, 3, 4, 5, 6 }, { 2, 3 }, Dl.DType.FLOAT64);
+        var gi = from_array ({ 0, 0, 2, 1 }, { 2, 2 }, Dl.DType.INT64);
+        assert_values (a.gather (1, gi), { 1, 1, 6, 5 });
+        assert_values (a.index_select (0, from_array ({ 1, 0, 1 }, { 3 }, Dl.DType.INT64)),
+                       { 4, 5, 6, 1, 2, 3, 4, 5, 6 });
+        assert_values (a.index_select (1, from_array ({ 2 }, { 1 }, Dl.DType.INT64)), { 3, 6 });
+        var mask = a.gt_scalar (3);
+        assert (mask.get_dtype () == Dl.DType.BOOL);
+        assert_values (a.masked_fill (mask, -1), { 1, 2, 3, -1, -1, -1 });
+        var cond = from_array ({ 1, 0, 1 }, { 3 }, Dl.DType.BOOL);
+        assert_values (Dl.where (cond, a, a.neg ()), { 1, -2, 3, 4, -5, 6 });
+        var nz = from_array ({ 0, 1, 2, 0 }, { 2, 2 }, Dl.DType.FLOAT64).nonzero ();
+        assert_shape (nz, { 2, 2 });
+        assert (nz.get_dtype () == Dl.DType.INT64);
+        assert_values (nz, { 0, 1, 1, 0 });
+
+        var b = from_array ({ 7, 8, 9 }, { 1, 3 }, Dl.DType.FLOAT64);
+        var c0 = Dl.cat ({ a, b }, 0);
+        assert_shape (c0, { 3, 3 });
+        assert_values (c0, { 1, 2, 3, 4, 5, 6, 7, 8, 9 });
+        assert_values (Dl.cat ({ a, a }, 1), { 1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6 });
+        var x = from_array ({ 1, 2 }, { 2 }, Dl.DType.FLOAT64);
+        var y = from_array ({ 3, 4 }, { 2 }, Dl.DType.FLOAT64);
+        var s0 = Dl.stack ({ x, y, x }, 0);
+        assert_shape (s0, { 3, 2 });
+        assert_values (s0, { 1, 2, 3, 4, 1, 2 });
+        var s1 = Dl.stack ({ x, y }, 1);
+        assert_shape (s1, { 2, 2 });
+        assert_values (s1, { 1, 3, 2, 4 });
+        assert_values (a.flip ({ 1 }), { 3, 2, 1, 6, 5, 4 });
+        assert_values (a.flip ({ 0, 1 }), { 6, 5, 4, 3, 2, 1 });
+        var sq = Dl.arange (1, 10, 1, Dl.DType.FLOAT64, null).view ({ 3, 3 });
+        assert_values (sq.tril (0), { 1, 0, 0, 4, 5, 0, 7, 8, 9 });
+        assert_values (sq.tril (-1), { 0, 0, 0, 4, 0, 0, 7, 8, 0 });
+        assert_values (sq.triu (1), { 0, 2, 3, 0, 0, 6, 0, 0, 0 });
+
+        /* unbind and chunk return arrays of views of the same storage */
+        var base_t = from_array ({ 1, 2, 3, 4, 5, 6 }, { 2, 3 }, Dl.DType.FLOAT64);
+        var rows = base_t.unbind (0);
+        assert (rows != null && rows.length == 2);
+        assert_values (rows[0], { 1, 2, 3 });
+        assert_values (rows[1], { 4, 5, 6 });
+        rows[1].copy_ (Dl.full ({ 3 }, 0, Dl.DType.FLOAT64, null));
+        assert_values (base_t, { 1, 2, 3, 0, 0, 0 });
+        var cols = base_t.chunk (2, 1);
+        assert (cols != null && cols.length == 2);
+        assert_shape (cols[0], { 2, 2 });
+        assert_shape (cols[1], { 2, 1 });
+        assert_values (cols[0], { 1, 2, 0, 0 });
+        assert_values (cols[1], { 3, 0 });
+        cols[1].copy_ (Dl.full ({ 2, 1 }, 9, Dl.DType.FLOAT64, null));
+        assert_values (base_t, { 1, 2, 9, 0, 0, 9 });
+
+        var bad_index = from_array ({ 0, 3 }, { 2, 1 }, Dl.DType.INT64);
+        assert_dl_error (() => { a.gather (1, bad_index); }, Dl.Error.INDEX, "gather index out of range");
+        var bad_select = from_array ({ 2 }, { 1 }, Dl.DType.INT64);
+        assert_dl_error (() => { a.index_select (0, bad_select); }, Dl.Error.INDEX, "index_select index out of range");
+        var float_index = from_array ({ 0, 1 }, { 2, 1 }, Dl.DType.FLOAT32);
+        assert_dl_error (() => { a.gather (1, float_index); }, Dl.Error.DTYPE, "gather with a float index");
+        var narrow = from_array ({ 1, 2 }, { 1, 2 }, Dl.DType.FLOAT64);
+        assert_dl_error (() => { Dl.cat ({ a, narrow }, 0); }, Dl.Error.SHAPE, "cat with mismatched sizes");
+        assert_dl_error (() => { Dl.stack (new Dl.Tensor[0], 0); }, Dl.Error.ARGUMENT, "stack of nothing");
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
+void test_creation_random () {
+    try {
+        assert_values (Dl.linspace (0, 1, 5, Dl.DType.FLOAT64, null), { 0, 0.25, 0.5, 0.75, 1 }, 1e-15);
+        assert_values (Dl.linspace (2, -2, 3, Dl.DType.FLOAT32, null), { 2, 0, -2 });
+        var e = Dl.eye (2, 3, Dl.DType.FLOAT32, null);
+        assert_shape (e, { 2, 3 });
+        assert_values (e, { 1, 0, 0, 0, 1, 0 });
+
+        /* one generator seeded twice repeats itself; another seeded alike matches */
+        var g = new Dl.Generator (null);
+        g.manual_seed (1234);
+        assert (g.initial_seed () == 1234);
+        var r1 = Dl.rand_gen ({ 6 }, Dl.DType.FLOAT64, null, g);
+        var n1 = Dl.randn_gen ({ 6 }, Dl.DType.FLOAT64, null, g);
+        g.manual_seed (1234);
+        assert_values (Dl.rand_gen ({ 6 }, Dl.DType.FLOAT64, null, g), values (r1));
+        assert_values (Dl.randn_gen ({ 6 }, Dl.DType.FLOAT64, null, g), values (n1));
+        var rv = values (r1);
+        for (int i = 0; i < rv.length; i++) {
+            assert (rv[i] >= 0 && rv[i] < 1);
+            for (int j = 0; j < i; j++)
+                assert (rv[i] != rv[j]);
+        }
+        var h = new Dl.Generator (null);
+        h.manual_seed (1234);
+        assert_values (Dl.rand_gen ({ 6 }, Dl.DType.FLOAT64, null, h), rv);
+        h.manual_seed (4321);
+        assert (values (Dl.rand_gen ({ 6 }, Dl.DType.FLOAT64, null, h))[0] != rv[0]);
+
+        var p = Dl.randperm (10, Dl.DType.INT64, null, g);
+        assert (p.get_dtype () == Dl.DType.INT64);
+        var pv = values (p);
+        assert (pv.length == 10);
+        var seen = new bool[10];
+        foreach (var v in pv) {
+            assert (v >= 0 && v < 10 && v == Math.floor (v) && !seen[(int) v]);
+            seen[(int) v] = true;
+        }
+        g.manual_seed (7);
+        var p1 = values (Dl.randperm (10, Dl.DType.INT64, null, g));
+        g.manual_seed (7);
+        assert_values (Dl.randperm (10, Dl.DType.INT64, null, g), p1);
+
+        assert_dl_error (() => { Dl.linspace (0, 1, -1, Dl.DType.FLOAT32, null); }, Dl.Error.ARGUMENT, "linspace steps < 0");
+        assert_dl_error (() => { Dl.randperm (-1, Dl.DType.INT64, null, g); }, Dl.Error.ARGUMENT, "randperm n < 0");
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
+void test_linalg () {
+    try {
+        var a = from_array ({ 1, 2, 3, 4, 5, 6 }, { 2, 3 }, Dl.DType.FLOAT64);
+        var b = from_array ({ 1, 0, 0, 1, 1, 1 }, { 3, 2 }, Dl.DType.FLOAT64);
+        assert_values (a.mm (b), { 4, 5, 10, 11 });
+        /* a batch of two 2x2 products */
+        var p = from_array ({ 1, 2, 3, 4, 1, 0, 0, 2 }, { 2, 2, 2 }, Dl.DType.FLOAT64);
+        var q = from_array ({ 5, 6, 7, 8, 1, 1, 1, 1 }, { 2, 2, 2 }, Dl.DType.FLOAT64);
+        var pq = p.bmm (q);
+        assert_shape (pq, { 2, 2, 2 });
+        assert_values (pq, { 19, 22, 43, 50, 1, 1, 2, 2 });
+        var u = from_array ({ 1, 2, 3 }, { 3 }, Dl.DType.FLOAT64);
+        var v = from_array ({ 4, 5, 6 }, { 3 }, Dl.DType.FLOAT64);
+        assert (u.dot (v).item () == 32);
+        var o = from_array ({ 1, 2 }, { 2 }, Dl.DType.FLOAT64).outer (u);
+        assert_shape (o, { 2, 3 });
+        assert_values (o, { 1, 2, 3, 2, 4, 6 });
+        assert_values (Dl.einsum ("ij,jk->ik", { a, b }), { 4, 5, 10, 11 });
+        assert_values (Dl.einsum ("ij->ji", { a }), { 1, 4, 2, 5, 3, 6 });
+        assert (Dl.einsum ("i,i->", { u, v }).item () == 32);
+        var sq = Dl.arange (1, 10, 1, Dl.DType.FLOAT64, null).view ({ 3, 3 });
+        assert (Dl.einsum ("ii", { sq }).item () == 15);
+        assert_values (Dl.einsum ("bij,bjk->bik", { p, q }), { 19, 22, 43, 50, 1, 1, 2, 2 });
+        var short_v = from_array ({ 1, 2 }, { 2 }, Dl.DType.FLOAT64);
+        assert_dl_error (() => { u.dot (short_v); }, Dl.Error.SHAPE, "dot size mismatch");
+        assert_dl_error (() => { a.mm (a); }, Dl.Error.SHAPE, "mm shape mismatch");
+        assert_dl_error (() => { Dl.einsum ("ij,jk->ik", { a }); }, Dl.Error.ARGUMENT, "einsum operand count");
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
 int main (string[] args) {
     Test.init (ref args);
     Test.add_func ("/vala/tensor/ops", test_tensor_ops);
     Test.add_func ("/vala/errors", test_errors);
+    Test.add_func ("/vala/ops/math", test_math);
+    Test.add_func ("/vala/ops/reduce-scan", test_reduce_scan);
+    Test.add_func ("/vala/ops/index-join", test_index_join);
+    Test.add_func ("/vala/ops/creation-random", test_creation_random);
+    Test.add_func ("/vala/ops/linalg", test_linalg);
     Test.add_func ("/vala/module/subclass", test_module_subclass);
     Test.add_func ("/vala/training", test_training);
     return Test.run ();
