@@ -10,6 +10,8 @@
 
 #include "dl-cpu-private.h"
 
+gint64 dl_cpu_grain = 262144;
+
 static gpointer
 cpu_raw_alloc (gsize nbytes)
 {
@@ -149,5 +151,12 @@ static const DlBackend cpu_backend = {
 const DlBackend *
 dl_cpu_backend_get (void)
 {
+  static gsize init = 0;
+
+  if (g_once_init_enter (&init))
+    {
+      dl_cpu_grain = dl_cpu_blas_grain ();
+      g_once_init_leave (&init, 1);
+    }
   return &cpu_backend;
 }

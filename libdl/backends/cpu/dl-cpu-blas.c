@@ -34,6 +34,15 @@ blas_layout (gint64           rs,
     }
 }
 
+/* The threading grain that suits the OpenBLAS build this process loaded:
+ * openblas_get_parallel () is 2 for the OpenMP build, whose GEMMs run on the
+ * same OpenMP pool as our kernels. */
+gint64
+dl_cpu_blas_grain (void)
+{
+  return openblas_get_parallel () == 2 ? 32768 : 262144;
+}
+
 #define DEFINE_NAIVE(TN, T, ACC)                                                  \
   static void gemm_naive_##TN (gint64 m, gint64 n, gint64 k, const T *a,          \
                                gint64 a_rs, gint64 a_cs, const T *b, gint64 b_rs, \

@@ -14,13 +14,16 @@
 
 G_BEGIN_DECLS
 
-/* Work below this many elements runs on the calling thread alone. It is
- * high because OpenBLAS (Debian's pthread build) keeps its workers spinning
- * after each GEMM: an OpenMP region right after one fights them for the
- * cores (measured: a Fashion-MNIST MLP step took 1.9 ms with a grain of
- * 32K elements and 0.9 ms with 256K). Memory-bound ops below 256K elements
- * gain little from a second thread anyway. */
-#define DL_CPU_GRAIN 262144
+/* Work below this many elements runs on the calling thread alone. The
+ * grain depends on the OpenBLAS the process loaded (see dl-cpu-blas.c): with
+ * its OpenMP build, kernels and GEMMs share one thread pool and 32K
+ * elements is the grain; with its pthread build, OpenBLAS keeps its own
+ * workers spinning after each GEMM and an OpenMP region right after one
+ * fights them for the cores, so the grain is 256K (measured on the
+ * Fashion-MNIST MLP step: 0.68 ms with OpenMP OpenBLAS at 32K, 0.92 ms with
+ * pthread OpenBLAS at 256K, 1.8-3.7 ms with pthread OpenBLAS at 32K). */
+extern gint64 dl_cpu_grain;
+#define DL_CPU_GRAIN dl_cpu_grain
 
 typedef _Float16 dl_half;
 typedef guint16 dl_bf16;
@@ -93,6 +96,7 @@ dl_expf (float x)
 typedef void (*DlCpuLoop) (char **data, const gint64 *strides, gint64 n, gpointer ctx);
 
 gint dl_cpu_get_num_threads (void);
+gint64 dl_cpu_blas_grain    (void);
 void dl_cpu_iter_for_each   (const DlIter *iter, DlCpuLoop loop, gpointer ctx);
 
 /* kernel entry points, one family per file */

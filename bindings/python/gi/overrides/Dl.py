@@ -16,13 +16,17 @@ import numbers
 import sys
 import types
 
-import numpy as _np
 from gi.repository import GLib
 
 from ..module import get_introspection_module
 from ..overrides import override
 
 Dl = get_introspection_module('Dl')
+# Load libdl (and so the OpenBLAS build it links, the OpenMP one) before
+# numpy brings in the system's default OpenBLAS; see meson.build.
+Dl.Tensor.__gtype__  # noqa: B018
+
+import numpy as _np  # noqa: E402
 
 __all__ = []
 
