@@ -78,7 +78,7 @@ store (char    *p,
 /* Sum of a contiguous float32 run: float lanes over blocks of 512
  * elements (SSE where available), each block's total added in double; as
  * accurate as a cascade and as fast as memory allows. */
-static gdouble
+DL_CPU_CLONES static gdouble
 sum_f32_contig (const float *restrict x,
                 gint64                n)
 {
@@ -137,7 +137,7 @@ typedef struct
  * occurrence; the first NaN wins. The first pass runs on SSE registers
  * (maxps/minps; GCC does not vectorise the scalar form because of NaN
  * rules) with a separate NaN flag; a second pass finds the index. */
-static Acc
+DL_CPU_CLONES static Acc
 extremum_f32_contig (const float *restrict x,
                      gint64                n,
                      gboolean              is_max,
