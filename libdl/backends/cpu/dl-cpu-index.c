@@ -91,9 +91,10 @@ check_rows (const Rows *r,
   return TRUE;
 }
 
-/* one row of a gather (SCATTER false) or scatter of elements of type T */
+/* one row of a gather (SCATTER false) or scatter of elements of type T,
+ * over the columns [j0, j1) */
 #define MOVE_ROW(T, SCATTER)                                                  \
-  for (gint64 j = 0; j < r->n_inner; j++)                                     \
+  for (gint64 j = j0; j < j1; j++)                                            \
     {                                                                         \
       gint64 i = *(const gint64 *) (ip + j * r->i_inner);                     \
       T *sp = (T *) (sb + j * r->s_inner + i * r->istride);                   \
@@ -105,11 +106,13 @@ check_rows (const Rows *r,
     }
 
 static void
-move_rows (const Rows *r,
-           gint64      begin,
-           gint64      end,
-           gsize       es,
-           gboolean    scatter)
+move_rows_part (const Rows *r,
+                gint64      begin,
+                gint64      end,
+                gint64      j0,
+                gint64      j1,
+                gsize       es,
+                gboolean    scatter)
 {
   for (gint64 row = begin; row < end; row++)
     {
@@ -129,6 +132,16 @@ move_rows (const Rows *r,
         default: if (scatter) { MOVE_ROW (guint64, TRUE) } else { MOVE_ROW (guint64, FALSE) } break;
         }
     }
+}
+
+static void
+move_rows (const Rows *r,
+           gint64      begin,
+           gint64      end,
+           gsize       es,
+           gboolean    scatter)
+{
+  move_rows_part (r, begin, end, 0, r->n_inner, es, scatter);
 }
 
 static void
@@ -181,14 +194,25 @@ dl_cpu_index (DlIndexOp          op,
       {
         gint64 total = n_rows * r.n_inner;
         gint nt = total >= DL_CPU_GRAIN ? dl_cpu_get_num_threads () : 1;
-        nt = (gint) MIN ((gint64) nt, n_rows);
+      
         if (nt <= 1)
           move_rows (&r, 0, n_rows, es, FALSE);
-        else
+        else if (n_rows >= nt)
           {
 #pragma omp parallel for num_threads(nt) schedule(static, 1)
             for (gint t = 0; t < nt; t++)
               move_rows (&r, n_rows * t / nt, n_rows * (t + 1) / nt, es, FALSE);
+          }
+        else
+          {
+            /* few long rows (a 1-d gather): split each row's columns */
+            for (gint64 row = 0; row < n_rows; row++)
+              {
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+                for (gint t = 0; t < nt; t++)
+                  move_rows_part (&r, row, row + 1, r.n_inner * t / nt, r.n_inner * (t + 1) / nt,
+                                  es, FALSE);
+              }
           }
       }
       break;
