@@ -315,6 +315,32 @@ dl_cpu_nonzero (const char   *data,
           for (gint64 j = 0; j < n_inner; j++)
             count += *(const guint8 *) (p + j * s_inner) != 0;
         }
+      else if (dtype == DL_DTYPE_BOOL || dtype == DL_DTYPE_UINT8)
+        {
+          /* branch-free compaction of the positions through a small buffer
+           * (one slot of slack for the unconditional store): a random mask
+           * would mispredict every other branch */
+          gint64 buf[1025];
+
+          for (gint64 j0 = 0; j0 < n_inner; j0 += 1024)
+            {
+              gint64 j1 = MIN (j0 + 1024, n_inner), k = 0;
+
+              for (gint64 j = j0; j < j1; j++)
+                {
+                  buf[k] = j;
+                  k += *(const guint8 *) (p + j * s_inner) != 0;
+                }
+              for (gint64 q = 0; q < k; q++)
+                {
+                  gint64 *o = out + (count + q) * ndim;
+                  for (gint d = 0; d < last; d++)
+                    o[d] = pos[d];
+                  o[last] = buf[q];
+                }
+              count += k;
+            }
+        }
       else
         for (gint64 j = 0; j < n_inner; j++)
           if (is_nonzero (p + j * s_inner, dtype))
