@@ -91,6 +91,41 @@ dl_expf (float x)
   return x != x ? x : y;
 }
 
+/* One element of any dtype as a double, or as an int64 for the integer
+ * types (exact beyond 2^53); for kernels whose inner loop is not the hot
+ * path. */
+static inline gdouble
+dl_cpu_load_f (const char *p,
+               DlDType     dt)
+{
+  switch (dt)
+    {
+    case DL_DTYPE_FLOAT32: return *(const float *) p;
+    case DL_DTYPE_FLOAT64: return *(const double *) p;
+    case DL_DTYPE_FLOAT16: return (float) *(const dl_half *) p;
+    case DL_DTYPE_BFLOAT16: return dl_bf16_to_float (*(const dl_bf16 *) p);
+    case DL_DTYPE_INT32: return *(const gint32 *) p;
+    case DL_DTYPE_INT64: return (gdouble) *(const gint64 *) p;
+    case DL_DTYPE_UINT8:
+    case DL_DTYPE_BOOL: return *(const guint8 *) p;
+    }
+  return 0;
+}
+
+static inline gint64
+dl_cpu_load_i (const char *p,
+               DlDType     dt)
+{
+  switch (dt)
+    {
+    case DL_DTYPE_INT32: return *(const gint32 *) p;
+    case DL_DTYPE_INT64: return *(const gint64 *) p;
+    case DL_DTYPE_UINT8:
+    case DL_DTYPE_BOOL: return *(const guint8 *) p;
+    default: return (gint64) dl_cpu_load_f (p, dt);
+    }
+}
+
 /* The loop body over one run of n elements: data[k] points at operand k's
  * first element, strides[k] is its byte stride along the run. */
 typedef void (*DlCpuLoop) (char **data, const gint64 *strides, gint64 n, gpointer ctx);

@@ -24,38 +24,6 @@
 #include <emmintrin.h>
 #endif
 
-static gdouble
-load_f (const char *p,
-        DlDType     dt)
-{
-  switch (dt)
-    {
-    case DL_DTYPE_FLOAT32: return *(const float *) p;
-    case DL_DTYPE_FLOAT64: return *(const double *) p;
-    case DL_DTYPE_FLOAT16: return (float) *(const dl_half *) p;
-    case DL_DTYPE_BFLOAT16: return dl_bf16_to_float (*(const dl_bf16 *) p);
-    case DL_DTYPE_INT32: return *(const gint32 *) p;
-    case DL_DTYPE_INT64: return (gdouble) *(const gint64 *) p;
-    case DL_DTYPE_UINT8:
-    case DL_DTYPE_BOOL: return *(const guint8 *) p;
-    }
-  return 0;
-}
-
-static gint64
-load_i (const char *p,
-        DlDType     dt)
-{
-  switch (dt)
-    {
-    case DL_DTYPE_INT32: return *(const gint32 *) p;
-    case DL_DTYPE_INT64: return *(const gint64 *) p;
-    case DL_DTYPE_UINT8:
-    case DL_DTYPE_BOOL: return *(const guint8 *) p;
-    default: return (gint64) load_f (p, dt);
-    }
-}
-
 static void
 store (char    *p,
        DlDType  dt,
@@ -213,10 +181,10 @@ reduce_run (DlReduceOp  op,
         a.f = sum_f64_contig ((const double *) p, n);
       else if (is_int_dtype (dt))
         for (gint64 k = 0; k < n; k++)
-          a.i += load_i (p + k * s, dt);
+          a.i += dl_cpu_load_i (p + k * s, dt);
       else
         for (gint64 k = 0; k < n; k++)
-          a.f += load_f (p + k * s, dt);
+          a.f += dl_cpu_load_f (p + k * s, dt);
       return a;
     }
 
@@ -224,11 +192,11 @@ reduce_run (DlReduceOp  op,
     {
       if (is_int_dtype (dt))
         for (gint64 k = 0; k < n; k++)
-          a.i += load_i (p + k * s, dt);
+          a.i += dl_cpu_load_i (p + k * s, dt);
       else
         for (gint64 k = 0; k < n; k++)
           {
-            gdouble v = load_f (p + k * s, dt);
+            gdouble v = dl_cpu_load_f (p + k * s, dt);
             if (v == v)
               a.f += v;
           }
@@ -240,13 +208,13 @@ reduce_run (DlReduceOp  op,
         {
           a.i = 1;
           for (gint64 k = 0; k < n; k++)
-            a.i *= load_i (p + k * s, dt);
+            a.i *= dl_cpu_load_i (p + k * s, dt);
         }
       else
         {
           a.f = 1;
           for (gint64 k = 0; k < n; k++)
-            a.f *= load_f (p + k * s, dt);
+            a.f *= dl_cpu_load_f (p + k * s, dt);
         }
       return a;
     }
@@ -257,7 +225,7 @@ reduce_run (DlReduceOp  op,
       a.i = !want;
       for (gint64 k = 0; k < n; k++)
         {
-          gboolean nz = is_int_dtype (dt) ? load_i (p + k * s, dt) != 0 : load_f (p + k * s, dt) != 0;
+          gboolean nz = is_int_dtype (dt) ? dl_cpu_load_i (p + k * s, dt) != 0 : dl_cpu_load_f (p + k * s, dt) != 0;
           if (nz == want)
             {
               a.i = want;
@@ -271,10 +239,10 @@ reduce_run (DlReduceOp  op,
   a.index = 0;
   if (is_int_dtype (dt))
     {
-      a.i = load_i (p, dt);
+      a.i = dl_cpu_load_i (p, dt);
       for (gint64 k = 1; k < n; k++)
         {
-          gint64 v = load_i (p + k * s, dt);
+          gint64 v = dl_cpu_load_i (p + k * s, dt);
           if (op == DL_REDUCE_MAX ? v > a.i : v < a.i)
             {
               a.i = v;
@@ -304,12 +272,12 @@ reduce_run (DlReduceOp  op,
     }
   else
     {
-      a.f = load_f (p, dt);
+      a.f = dl_cpu_load_f (p, dt);
       if (a.f != a.f)
         return a;
       for (gint64 k = 1; k < n; k++)
         {
-          gdouble v = load_f (p + k * s, dt);
+          gdouble v = dl_cpu_load_f (p + k * s, dt);
           if (v != v)
             return (Acc) { .f = v, .index = k };
           if (op == DL_REDUCE_MAX ? v > a.f : v < a.f)

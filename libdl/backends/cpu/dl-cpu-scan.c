@@ -22,38 +22,6 @@
 
 #include "dl-cpu-private.h"
 
-static inline gdouble
-load_f (const char *p,
-        DlDType     dt)
-{
-  switch (dt)
-    {
-    case DL_DTYPE_FLOAT32: return *(const float *) p;
-    case DL_DTYPE_FLOAT64: return *(const double *) p;
-    case DL_DTYPE_FLOAT16: return (float) *(const dl_half *) p;
-    case DL_DTYPE_BFLOAT16: return dl_bf16_to_float (*(const dl_bf16 *) p);
-    case DL_DTYPE_INT32: return *(const gint32 *) p;
-    case DL_DTYPE_INT64: return (gdouble) *(const gint64 *) p;
-    case DL_DTYPE_UINT8:
-    case DL_DTYPE_BOOL: return *(const guint8 *) p;
-    }
-  return 0;
-}
-
-static inline gint64
-load_i (const char *p,
-        DlDType     dt)
-{
-  switch (dt)
-    {
-    case DL_DTYPE_INT32: return *(const gint32 *) p;
-    case DL_DTYPE_INT64: return *(const gint64 *) p;
-    case DL_DTYPE_UINT8:
-    case DL_DTYPE_BOOL: return *(const guint8 *) p;
-    default: return (gint64) load_f (p, dt);
-    }
-}
-
 static inline void
 store_f (char    *p,
          DlDType  dt,
@@ -104,7 +72,7 @@ dl_cpu_scan (DlScanOp  op,
           gdouble acc = op == DL_SCAN_CUMSUM ? 0 : 1;
           for (gint64 j = 0; j < n; j++)
             {
-              gdouble v = load_f (row + j * es, dt);
+              gdouble v = dl_cpu_load_f (row + j * es, dt);
               acc = op == DL_SCAN_CUMSUM ? acc + v : acc * v;
               store_f (row + j * es, dt, acc);
             }
@@ -114,7 +82,7 @@ dl_cpu_scan (DlScanOp  op,
           gint64 acc = op == DL_SCAN_CUMSUM ? 0 : 1;
           for (gint64 j = 0; j < n; j++)
             {
-              gint64 v = load_i (row + j * es, dt);
+              gint64 v = dl_cpu_load_i (row + j * es, dt);
               acc = op == DL_SCAN_CUMSUM ? (gint64) ((guint64) acc + (guint64) v)
                                          : (gint64) ((guint64) acc * (guint64) v);
               store_i (row + j * es, dt, acc);
@@ -304,9 +272,9 @@ dl_cpu_sort (void     *data,
           {
             items[j].pos = j;
             if (fp)
-              items[j].key.f = load_f (orig + j * es, dt);
+              items[j].key.f = dl_cpu_load_f (orig + j * es, dt);
             else
-              items[j].key.i = load_i (orig + j * es, dt);
+              items[j].key.i = dl_cpu_load_i (orig + j * es, dt);
           }
         if (partial)
           {
@@ -353,10 +321,10 @@ dl_cpu_scan_extremum (void     *data,
 
       if (fp)
         {
-          gdouble best = n > 0 ? load_f (row, dt) : 0;
+          gdouble best = n > 0 ? dl_cpu_load_f (row, dt) : 0;
           for (gint64 j = 0; j < n; j++)
             {
-              gdouble v = load_f (row + j * es, dt);
+              gdouble v = dl_cpu_load_f (row + j * es, dt);
               if (isnan (v) || (!isnan (best) && (is_max ? v >= best : v <= best)))
                 {
                   best = v;
@@ -368,10 +336,10 @@ dl_cpu_scan_extremum (void     *data,
         }
       else
         {
-          gint64 best = n > 0 ? load_i (row, dt) : 0;
+          gint64 best = n > 0 ? dl_cpu_load_i (row, dt) : 0;
           for (gint64 j = 0; j < n; j++)
             {
-              gint64 v = load_i (row + j * es, dt);
+              gint64 v = dl_cpu_load_i (row + j * es, dt);
               if (is_max ? v >= best : v <= best)
                 {
                   best = v;
@@ -410,9 +378,9 @@ dl_cpu_scatter_rows (void          *out,
         if (!accumulate)
           memcpy (o, x, es);
         else if (fp)
-          store_f (o, dt, load_f (o, dt) + load_f (x, dt));
+          store_f (o, dt, dl_cpu_load_f (o, dt) + dl_cpu_load_f (x, dt));
         else
-          store_i (o, dt, load_i (o, dt) + load_i (x, dt));
+          store_i (o, dt, dl_cpu_load_i (o, dt) + dl_cpu_load_i (x, dt));
       }
 }
 
@@ -453,8 +421,8 @@ dl_cpu_unique_sorted (const void  *sorted,
 
   for (gint64 i = 0; i < n; i++)
     {
-      gboolean same = i > 0 && (fp ? load_f (p + i * es, dt) == load_f (p + (i - 1) * es, dt)
-                                   : load_i (p + i * es, dt) == load_i (p + (i - 1) * es, dt));
+      gboolean same = i > 0 && (fp ? dl_cpu_load_f (p + i * es, dt) == dl_cpu_load_f (p + (i - 1) * es, dt)
+                                   : dl_cpu_load_i (p + i * es, dt) == dl_cpu_load_i (p + (i - 1) * es, dt));
       if (!same)
         {
           g++;
