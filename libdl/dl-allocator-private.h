@@ -12,7 +12,7 @@ G_BEGIN_DECLS
 typedef struct _DlAllocator DlAllocator;
 
 typedef gpointer (*DlRawAllocFunc) (gsize nbytes);
-typedef void     (*DlRawFreeFunc)  (gpointer ptr, gsize nbytes);
+typedef void (*DlRawFreeFunc) (gpointer ptr, gsize nbytes);
 
 typedef struct
 {
@@ -24,23 +24,16 @@ typedef struct
   guint64 n_misses;       /* allocations that went to the raw allocator */
 } DlAllocatorStats;
 
-DlAllocator *dl_allocator_new        (DlRawAllocFunc raw_alloc,
-                                      DlRawFreeFunc  raw_free,
-                                      gsize          min_cached_size,
-                                      guint64        cache_limit);
-void         dl_allocator_free_all   (DlAllocator  *self);
-gpointer     dl_allocator_alloc      (DlAllocator  *self,
-                                      gsize         nbytes,
-                                      gsize        *block_size);
-void         dl_allocator_release    (DlAllocator  *self,
-                                      gpointer      ptr,
-                                      gsize         block_size);
-void         dl_allocator_empty_cache (DlAllocator *self);
-void         dl_allocator_track      (DlAllocator  *self,
-                                      gssize        delta);
-void         dl_allocator_get_stats  (DlAllocator      *self,
-                                      DlAllocatorStats *stats);
-gsize        dl_allocator_round_size (DlAllocator  *self,
-                                      gsize         nbytes);
+DlAllocator *dl_allocator_new (DlRawAllocFunc raw_alloc,
+                               DlRawFreeFunc raw_free,
+                               gsize min_cached_size,
+                               guint64 cache_limit);
+void dl_allocator_free_all (DlAllocator *self);
+gpointer dl_allocator_alloc (DlAllocator *self, gsize nbytes, gsize *block_size);
+void dl_allocator_release (DlAllocator *self, gpointer ptr, gsize block_size);
+void dl_allocator_empty_cache (DlAllocator *self);
+void dl_allocator_track (DlAllocator *self, gssize delta);
+void dl_allocator_get_stats (DlAllocator *self, DlAllocatorStats *stats);
+gsize dl_allocator_round_size (DlAllocator *self, gsize nbytes);
 
 G_END_DECLS

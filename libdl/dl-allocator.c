@@ -29,9 +29,9 @@ struct _DlAllocator
 
 DlAllocator *
 dl_allocator_new (DlRawAllocFunc raw_alloc,
-                  DlRawFreeFunc  raw_free,
-                  gsize          min_cached_size,
-                  guint64        cache_limit)
+                  DlRawFreeFunc raw_free,
+                  gsize min_cached_size,
+                  guint64 cache_limit)
 {
   DlAllocator *self = g_new0 (DlAllocator, 1);
 
@@ -47,13 +47,12 @@ dl_allocator_new (DlRawAllocFunc raw_alloc,
 /* Sizes below the cached minimum round to 64 bytes; larger ones to one of
  * four classes per power of two (at most 25% waste). */
 gsize
-dl_allocator_round_size (DlAllocator *self,
-                         gsize        nbytes)
+dl_allocator_round_size (DlAllocator *self, gsize nbytes)
 {
   gsize p, step;
 
   if (nbytes < self->min_cached_size)
-    return (nbytes + 63) & ~(gsize) 63;
+    return (nbytes + 63) & ~(gsize)63;
   p = 1;
   while (p * 2 < nbytes && p < G_MAXSIZE / 4)
     p <<= 1;
@@ -63,9 +62,7 @@ dl_allocator_round_size (DlAllocator *self,
 }
 
 static void
-release_list_locked (DlAllocator *self,
-                     gsize        size,
-                     GSList      *list)
+release_list_locked (DlAllocator *self, gsize size, GSList *list)
 {
   for (GSList *l = list; l; l = l->next)
     {
@@ -77,9 +74,7 @@ release_list_locked (DlAllocator *self,
 }
 
 gpointer
-dl_allocator_alloc (DlAllocator *self,
-                    gsize        nbytes,
-                    gsize       *block_size)
+dl_allocator_alloc (DlAllocator *self, gsize nbytes, gsize *block_size)
 {
   gsize size = dl_allocator_round_size (self, MAX (nbytes, 1));
   gpointer ptr = NULL;
@@ -129,14 +124,11 @@ dl_allocator_alloc (DlAllocator *self,
 }
 
 void
-dl_allocator_release (DlAllocator *self,
-                      gpointer     ptr,
-                      gsize        block_size)
+dl_allocator_release (DlAllocator *self, gpointer ptr, gsize block_size)
 {
   g_mutex_lock (&self->lock);
   self->stats.allocated -= block_size;
-  if (block_size >= self->min_cached_size
-      && self->stats.cached + block_size <= self->cache_limit)
+  if (block_size >= self->min_cached_size && self->stats.cached + block_size <= self->cache_limit)
     {
       gint64 key = block_size;
       GSList *list = g_hash_table_lookup (self->free_lists, &key);
@@ -157,8 +149,7 @@ dl_allocator_release (DlAllocator *self,
 /* Counts memory allocated outside the allocator (small inline storages) in
  * its allocated, peak and reserved figures. */
 void
-dl_allocator_track (DlAllocator *self,
-                    gssize       delta)
+dl_allocator_track (DlAllocator *self, gssize delta)
 {
   g_mutex_lock (&self->lock);
   self->stats.allocated += delta;
@@ -177,14 +168,13 @@ dl_allocator_empty_cache (DlAllocator *self)
   g_mutex_lock (&self->lock);
   g_hash_table_iter_init (&iter, self->free_lists);
   while (g_hash_table_iter_next (&iter, &key, &value))
-    release_list_locked (self, *(gint64 *) key, value);
+    release_list_locked (self, *(gint64 *)key, value);
   g_hash_table_remove_all (self->free_lists);
   g_mutex_unlock (&self->lock);
 }
 
 void
-dl_allocator_get_stats (DlAllocator      *self,
-                        DlAllocatorStats *stats)
+dl_allocator_get_stats (DlAllocator *self, DlAllocatorStats *stats)
 {
   g_mutex_lock (&self->lock);
   *stats = self->stats;

@@ -11,8 +11,8 @@
 
 G_BEGIN_DECLS
 
-const DlBackend *dl_device_get_backend   (DlDevice *self);
-DlAllocator     *dl_device_get_allocator (DlDevice *self);
-DlDevice        *dl_device_cpu           (void); /* (transfer none) */
+const DlBackend *dl_device_get_backend (DlDevice *self);
+DlAllocator *dl_device_get_allocator (DlDevice *self);
+DlDevice *dl_device_cpu (void); /* (transfer none) */
 
 G_END_DECLS

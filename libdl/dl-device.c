@@ -56,26 +56,23 @@ dl_device_finalize (GObject *object)
 }
 
 static void
-dl_device_get_property (GObject    *object,
-                        guint       prop_id,
-                        GValue     *value,
-                        GParamSpec *pspec)
+dl_device_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
   DlDevice *self = DL_DEVICE (object);
 
   switch (prop_id)
     {
-    case PROP_DEVICE_TYPE:
-      g_value_set_enum (value, self->type);
-      break;
-    case PROP_INDEX:
-      g_value_set_int (value, self->index);
-      break;
-    case PROP_NAME:
-      g_value_set_string (value, self->name);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      case PROP_DEVICE_TYPE:
+        g_value_set_enum (value, self->type);
+        break;
+      case PROP_INDEX:
+        g_value_set_int (value, self->index);
+        break;
+      case PROP_NAME:
+        g_value_set_string (value, self->name);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
@@ -94,9 +91,9 @@ dl_device_class_init (DlDeviceClass *klass)
    *
    * Since: 1.0
    */
-  properties[PROP_DEVICE_TYPE] =
-    g_param_spec_enum ("device-type", NULL, NULL, DL_TYPE_DEVICE_TYPE, DL_DEVICE_TYPE_CPU,
-                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  properties[PROP_DEVICE_TYPE]
+      = g_param_spec_enum ("device-type", NULL, NULL, DL_TYPE_DEVICE_TYPE, DL_DEVICE_TYPE_CPU,
+                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   /**
    * DlDevice:index:
    *
@@ -104,9 +101,9 @@ dl_device_class_init (DlDeviceClass *klass)
    *
    * Since: 1.0
    */
-  properties[PROP_INDEX] =
-    g_param_spec_int ("index", NULL, NULL, -1, G_MAXINT, -1,
-                      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  properties[PROP_INDEX]
+      = g_param_spec_int ("index", NULL, NULL, -1, G_MAXINT, -1,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   /**
    * DlDevice:name:
    *
@@ -114,9 +111,9 @@ dl_device_class_init (DlDeviceClass *klass)
    *
    * Since: 1.0
    */
-  properties[PROP_NAME] =
-    g_param_spec_string ("name", NULL, NULL, "cpu",
-                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  properties[PROP_NAME]
+      = g_param_spec_string ("name", NULL, NULL, "cpu",
+                             G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -134,7 +131,7 @@ cpu_cache_limit (void)
 
   if (env)
     return g_ascii_strtoull (env, NULL, 10);
-  return (guint64) 2 << 30;
+  return (guint64)2 << 30;
 }
 
 /* The CPU device: created on first use, kept for the process's life. */
@@ -152,11 +149,11 @@ dl_device_cpu (void)
       device->index = -1;
       device->name = g_strdup ("cpu");
       device->backend = backend;
-      device->allocator = dl_allocator_new (backend->raw_alloc, backend->raw_free,
-                                            256 * 1024, cpu_cache_limit ());
-      g_once_init_leave (&cpu, (gsize) device);
+      device->allocator = dl_allocator_new (backend->raw_alloc, backend->raw_free, 256 * 1024,
+                                            cpu_cache_limit ());
+      g_once_init_leave (&cpu, (gsize)device);
     }
-  return (DlDevice *) cpu;
+  return (DlDevice *)cpu;
 }
 
 /**
@@ -172,8 +169,7 @@ dl_device_cpu (void)
  * Since: 1.0
  */
 DlDevice *
-dl_device_get (const gchar  *name,
-               GError      **error)
+dl_device_get (const gchar *name, GError **error)
 {
   g_return_val_if_fail (name != NULL, NULL);
 
@@ -186,18 +182,18 @@ dl_device_get (const gchar  *name,
 
       if (*idx == ':' && !g_ascii_string_to_unsigned (idx + 1, 10, 0, G_MAXINT, &index, NULL))
         {
-          g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
-                       "device: invalid device string '%s'", name);
+          g_set_error (error, DL_ERROR, DL_ERROR_DEVICE, "device: invalid device string '%s'",
+                       name);
           return NULL;
         }
       g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
                    "device: '%s' is not available: this libdl has no CUDA backend "
-                   "(it is not built yet; only 'cpu' works)", name);
+                   "(it is not built yet; only 'cpu' works)",
+                   name);
       return NULL;
     }
   g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
-               "device: expected one of cpu, cuda device type at start of device string: %s",
-               name);
+               "device: expected one of cpu, cuda device type at start of device string: %s", name);
   return NULL;
 }
 
@@ -270,8 +266,7 @@ dl_device_get_name (DlDevice *self)
  * Since: 1.0
  */
 gboolean
-dl_device_equal (DlDevice *self,
-                 DlDevice *other)
+dl_device_equal (DlDevice *self, DlDevice *other)
 {
   return self == other;
 }

@@ -33,28 +33,26 @@ DL_EXPORT
 G_DECLARE_FINAL_TYPE (DlDevice, dl_device, DL, DEVICE, GObject)
 
 DL_EXPORT
-DlDevice     *dl_device_get                 (const gchar *name,
-                                             GError     **error);
+DlDevice *dl_device_get (const gchar *name, GError **error);
 DL_EXPORT
-DlDevice     *dl_device_get_default         (void);
+DlDevice *dl_device_get_default (void);
 DL_EXPORT
-DlDeviceType  dl_device_get_device_type     (DlDevice *self);
+DlDeviceType dl_device_get_device_type (DlDevice *self);
 DL_EXPORT
-gint          dl_device_get_index           (DlDevice *self);
+gint dl_device_get_index (DlDevice *self);
 DL_EXPORT
-const gchar  *dl_device_get_name            (DlDevice *self);
+const gchar *dl_device_get_name (DlDevice *self);
 DL_EXPORT
-gboolean      dl_device_equal               (DlDevice *self,
-                                             DlDevice *other);
+gboolean dl_device_equal (DlDevice *self, DlDevice *other);
 DL_EXPORT
-guint64       dl_device_get_memory_allocated     (DlDevice *self);
+guint64 dl_device_get_memory_allocated (DlDevice *self);
 DL_EXPORT
-guint64       dl_device_get_max_memory_allocated (DlDevice *self);
+guint64 dl_device_get_max_memory_allocated (DlDevice *self);
 DL_EXPORT
-guint64       dl_device_get_memory_reserved      (DlDevice *self);
+guint64 dl_device_get_memory_reserved (DlDevice *self);
 DL_EXPORT
-void          dl_device_empty_cache         (DlDevice *self);
+void dl_device_empty_cache (DlDevice *self);
 DL_EXPORT
-void          dl_device_synchronize         (DlDevice *self);
+void dl_device_synchronize (DlDevice *self);
 
 G_END_DECLS

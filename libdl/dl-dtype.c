@@ -13,14 +13,10 @@ static const struct
   gsize size;
   const gchar *name;
 } dtype_info[DL_N_DTYPES] = {
-  [DL_DTYPE_FLOAT32] = { 4, "float32" },
-  [DL_DTYPE_FLOAT64] = { 8, "float64" },
-  [DL_DTYPE_FLOAT16] = { 2, "float16" },
-  [DL_DTYPE_BFLOAT16] = { 2, "bfloat16" },
-  [DL_DTYPE_INT32] = { 4, "int32" },
-  [DL_DTYPE_INT64] = { 8, "int64" },
-  [DL_DTYPE_UINT8] = { 1, "uint8" },
-  [DL_DTYPE_BOOL] = { 1, "bool" },
+  [DL_DTYPE_FLOAT32] = { 4, "float32" }, [DL_DTYPE_FLOAT64] = { 8, "float64" },
+  [DL_DTYPE_FLOAT16] = { 2, "float16" }, [DL_DTYPE_BFLOAT16] = { 2, "bfloat16" },
+  [DL_DTYPE_INT32] = { 4, "int32" },     [DL_DTYPE_INT64] = { 8, "int64" },
+  [DL_DTYPE_UINT8] = { 1, "uint8" },     [DL_DTYPE_BOOL] = { 1, "bool" },
 };
 
 static gint default_dtype = DL_DTYPE_FLOAT32;
@@ -36,7 +32,7 @@ static gint default_dtype = DL_DTYPE_FLOAT32;
 gsize
 dl_dtype_get_size (DlDType dtype)
 {
-  g_return_val_if_fail ((guint) dtype < DL_N_DTYPES, 0);
+  g_return_val_if_fail ((guint)dtype < DL_N_DTYPES, 0);
   return dtype_info[dtype].size;
 }
 
@@ -51,7 +47,7 @@ dl_dtype_get_size (DlDType dtype)
 const gchar *
 dl_dtype_get_name (DlDType dtype)
 {
-  g_return_val_if_fail ((guint) dtype < DL_N_DTYPES, NULL);
+  g_return_val_if_fail ((guint)dtype < DL_N_DTYPES, NULL);
   return dtype_info[dtype].name;
 }
 
@@ -66,8 +62,8 @@ dl_dtype_get_name (DlDType dtype)
 gboolean
 dl_dtype_is_floating_point (DlDType dtype)
 {
-  return dtype == DL_DTYPE_FLOAT32 || dtype == DL_DTYPE_FLOAT64
-         || dtype == DL_DTYPE_FLOAT16 || dtype == DL_DTYPE_BFLOAT16;
+  return dtype == DL_DTYPE_FLOAT32 || dtype == DL_DTYPE_FLOAT64 || dtype == DL_DTYPE_FLOAT16
+         || dtype == DL_DTYPE_BFLOAT16;
 }
 
 /**
@@ -82,17 +78,15 @@ dl_dtype_is_floating_point (DlDType dtype)
  * Since: 1.0
  */
 gboolean
-dl_dtype_from_name (const gchar *name,
-                    DlDType     *dtype)
+dl_dtype_from_name (const gchar *name, DlDType *dtype)
 {
   static const struct
   {
     const gchar *alias;
     DlDType dtype;
   } aliases[] = {
-    { "float", DL_DTYPE_FLOAT32 },  { "double", DL_DTYPE_FLOAT64 },
-    { "half", DL_DTYPE_FLOAT16 },   { "int", DL_DTYPE_INT32 },
-    { "long", DL_DTYPE_INT64 },
+    { "float", DL_DTYPE_FLOAT32 }, { "double", DL_DTYPE_FLOAT64 }, { "half", DL_DTYPE_FLOAT16 },
+    { "int", DL_DTYPE_INT32 },     { "long", DL_DTYPE_INT64 },
   };
 
   g_return_val_if_fail (name != NULL, FALSE);
@@ -116,15 +110,15 @@ float_rank (DlDType dtype)
 {
   switch (dtype)
     {
-    case DL_DTYPE_FLOAT16:
-    case DL_DTYPE_BFLOAT16:
-      return 1;
-    case DL_DTYPE_FLOAT32:
-      return 2;
-    case DL_DTYPE_FLOAT64:
-      return 3;
-    default:
-      return 0;
+      case DL_DTYPE_FLOAT16:
+      case DL_DTYPE_BFLOAT16:
+        return 1;
+      case DL_DTYPE_FLOAT32:
+        return 2;
+      case DL_DTYPE_FLOAT64:
+        return 3;
+      default:
+        return 0;
     }
 }
 
@@ -133,16 +127,16 @@ int_rank (DlDType dtype)
 {
   switch (dtype)
     {
-    case DL_DTYPE_BOOL:
-      return 0;
-    case DL_DTYPE_UINT8:
-      return 1;
-    case DL_DTYPE_INT32:
-      return 2;
-    case DL_DTYPE_INT64:
-      return 3;
-    default:
-      return -1;
+      case DL_DTYPE_BOOL:
+        return 0;
+      case DL_DTYPE_UINT8:
+        return 1;
+      case DL_DTYPE_INT32:
+        return 2;
+      case DL_DTYPE_INT64:
+        return 3;
+      default:
+        return -1;
     }
 }
 
@@ -161,8 +155,7 @@ int_rank (DlDType dtype)
  * Since: 1.0
  */
 DlDType
-dl_dtype_promote (DlDType a,
-                  DlDType b)
+dl_dtype_promote (DlDType a, DlDType b)
 {
   gint fa = float_rank (a), fb = float_rank (b);
 
@@ -207,14 +200,13 @@ dl_get_default_dtype (void)
  * Since: 1.0
  */
 gboolean
-dl_set_default_dtype (DlDType   dtype,
-                      GError  **error)
+dl_set_default_dtype (DlDType dtype, GError **error)
 {
-  if ((guint) dtype >= DL_N_DTYPES || !dl_dtype_is_floating_point (dtype))
+  if ((guint)dtype >= DL_N_DTYPES || !dl_dtype_is_floating_point (dtype))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
                    "set_default_dtype: only floating-point dtypes are supported as default, got %s",
-                   (guint) dtype < DL_N_DTYPES ? dtype_info[dtype].name : "an invalid dtype");
+                   (guint)dtype < DL_N_DTYPES ? dtype_info[dtype].name : "an invalid dtype");
       return FALSE;
     }
   g_atomic_int_set (&default_dtype, dtype);

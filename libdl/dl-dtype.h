@@ -43,21 +43,18 @@ typedef enum
 #define DL_N_DTYPES 8
 
 DL_EXPORT
-gsize        dl_dtype_get_size           (DlDType dtype);
+gsize dl_dtype_get_size (DlDType dtype);
 DL_EXPORT
-const gchar *dl_dtype_get_name           (DlDType dtype);
+const gchar *dl_dtype_get_name (DlDType dtype);
 DL_EXPORT
-gboolean     dl_dtype_is_floating_point  (DlDType dtype);
+gboolean dl_dtype_is_floating_point (DlDType dtype);
 DL_EXPORT
-gboolean     dl_dtype_from_name          (const gchar *name,
-                                          DlDType     *dtype);
+gboolean dl_dtype_from_name (const gchar *name, DlDType *dtype);
 DL_EXPORT
-DlDType      dl_dtype_promote            (DlDType a,
-                                          DlDType b);
+DlDType dl_dtype_promote (DlDType a, DlDType b);
 DL_EXPORT
-DlDType      dl_get_default_dtype        (void);
+DlDType dl_get_default_dtype (void);
 DL_EXPORT
-gboolean     dl_set_default_dtype        (DlDType   dtype,
-                                          GError  **error);
+gboolean dl_set_default_dtype (DlDType dtype, GError **error);
 
 G_END_DECLS

@@ -13,9 +13,9 @@ G_BEGIN_DECLS
  * @device when @self is NULL): the key in @seed, the first counter in
  * @offset.  Thread-safe. */
 void dl_generator_reserve (DlGenerator *self,
-                           DlDevice    *device,
-                           guint64      n_blocks,
-                           guint64     *seed,
-                           guint64     *offset);
+                           DlDevice *device,
+                           guint64 n_blocks,
+                           guint64 *seed,
+                           guint64 *offset);
 
 G_END_DECLS

@@ -19,8 +19,8 @@
 #include "dl-error.h"
 
 #define DL_DEFAULT_SEED G_GUINT64_CONSTANT (67280421310721)
-#define DL_STATE_MAGIC  G_GUINT64_CONSTANT (0x31474e52444c4400) /* "\0DLDRNG1" */
-#define DL_STATE_SIZE   (3 * sizeof (guint64))
+#define DL_STATE_MAGIC G_GUINT64_CONSTANT (0x31474e52444c4400) /* "\0DLDRNG1" */
+#define DL_STATE_SIZE (3 * sizeof (guint64))
 
 /**
  * DlGenerator:
@@ -80,8 +80,7 @@ dl_generator_init (DlGenerator *self)
  * Since: 1.0
  */
 DlGenerator *
-dl_generator_new (DlDevice  *device,
-                  GError   **error)
+dl_generator_new (DlDevice *device, GError **error)
 {
   DlGenerator *self;
 
@@ -102,8 +101,7 @@ dl_generator_new (DlDevice  *device,
  * Since: 1.0
  */
 void
-dl_generator_manual_seed (DlGenerator *self,
-                          guint64      seed)
+dl_generator_manual_seed (DlGenerator *self, guint64 seed)
 {
   g_return_if_fail (DL_IS_GENERATOR (self));
   g_mutex_lock (&self->lock);
@@ -129,7 +127,7 @@ dl_generator_seed (DlGenerator *self)
 
   g_return_val_if_fail (DL_IS_GENERATOR (self), 0);
   /* GLib seeds its global generator from /dev/urandom */
-  seed = ((guint64) g_random_int () << 32) | g_random_int ();
+  seed = ((guint64)g_random_int () << 32) | g_random_int ();
   dl_generator_manual_seed (self, seed);
   return seed;
 }
@@ -227,9 +225,7 @@ dl_generator_get_state (DlGenerator *self)
  * Since: 1.0
  */
 gboolean
-dl_generator_set_state (DlGenerator  *self,
-                        GBytes       *state,
-                        GError      **error)
+dl_generator_set_state (DlGenerator *self, GBytes *state, GError **error)
 {
   guint64 words[3];
   gsize size = 0;
@@ -242,10 +238,11 @@ dl_generator_set_state (DlGenerator  *self,
     memcpy (words, data, sizeof words);
   if (size != DL_STATE_SIZE || GUINT64_FROM_LE (words[0]) != DL_STATE_MAGIC)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "set_state: expected a generator state of %u bytes from get_state, got %"
-                   G_GSIZE_FORMAT " bytes%s", (guint) DL_STATE_SIZE, size,
-                   size == DL_STATE_SIZE ? " with a wrong tag" : "");
+      g_set_error (
+          error, DL_ERROR, DL_ERROR_ARGUMENT,
+          "set_state: expected a generator state of %u bytes from get_state, got %" G_GSIZE_FORMAT
+          " bytes%s",
+          (guint)DL_STATE_SIZE, size, size == DL_STATE_SIZE ? " with a wrong tag" : "");
       return FALSE;
     }
   g_mutex_lock (&self->lock);
@@ -306,10 +303,10 @@ dl_default_generator (void)
 
 void
 dl_generator_reserve (DlGenerator *self,
-                      DlDevice    *device,
-                      guint64      n_blocks,
-                      guint64     *seed,
-                      guint64     *offset)
+                      DlDevice *device,
+                      guint64 n_blocks,
+                      guint64 *seed,
+                      guint64 *offset)
 {
   if (self == NULL)
     self = dl_device_get_default_generator (device);

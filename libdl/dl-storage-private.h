@@ -24,25 +24,23 @@ struct _DlStorage
 {
   gint ref_count;
   DlStorageKind kind;
-  gint version;      /* bumped by every in-place write, shared by views */
-  DlDevice *device;  /* (owned) */
+  gint version;     /* bumped by every in-place write, shared by views */
+  DlDevice *device; /* (owned) */
   char *data;
   gsize nbytes;
-  gsize block_size;  /* for DL_STORAGE_ALLOCATED and DL_STORAGE_INLINE */
+  gsize block_size; /* for DL_STORAGE_ALLOCATED and DL_STORAGE_INLINE */
   DlReleaseFunc release;
   gpointer release_data;
   GDestroyNotify release_notify;
 };
 
-DlStorage *dl_storage_new          (DlDevice  *device,
-                                    gsize      nbytes,
-                                    GError   **error);
-DlStorage *dl_storage_new_external (DlDevice       *device,
-                                    gpointer        data,
-                                    gsize           nbytes,
-                                    DlReleaseFunc   release,
-                                    gpointer        user_data,
-                                    GDestroyNotify  notify);
+DlStorage *dl_storage_new (DlDevice *device, gsize nbytes, GError **error);
+DlStorage *dl_storage_new_external (DlDevice *device,
+                                    gpointer data,
+                                    gsize nbytes,
+                                    DlReleaseFunc release,
+                                    gpointer user_data,
+                                    GDestroyNotify notify);
 
 static inline void
 dl_storage_bump_version (DlStorage *self)

@@ -28,12 +28,10 @@ format_bytes (gsize nbytes)
 }
 
 /* The struct's size rounded up so that inline data stays 64-byte aligned. */
-#define HEADER_SIZE ((sizeof (DlStorage) + 63) & ~(gsize) 63)
+#define HEADER_SIZE ((sizeof (DlStorage) + 63) & ~(gsize)63)
 
 DlStorage *
-dl_storage_new (DlDevice  *device,
-                gsize      nbytes,
-                GError   **error)
+dl_storage_new (DlDevice *device, gsize nbytes, GError **error)
 {
   DlStorage *self;
   gsize block_size = 0;
@@ -52,7 +50,7 @@ dl_storage_new (DlDevice  *device,
       self->kind = DL_STORAGE_INLINE;
       self->ref_count = 1;
       self->device = g_object_ref (device);
-      self->data = (char *) p + HEADER_SIZE;
+      self->data = (char *)p + HEADER_SIZE;
       self->nbytes = nbytes;
       self->block_size = HEADER_SIZE + nbytes;
       dl_allocator_track (dl_device_get_allocator (device), self->block_size);
@@ -82,12 +80,12 @@ oom:
 }
 
 DlStorage *
-dl_storage_new_external (DlDevice       *device,
-                         gpointer        data,
-                         gsize           nbytes,
-                         DlReleaseFunc   release,
-                         gpointer        user_data,
-                         GDestroyNotify  notify)
+dl_storage_new_external (DlDevice *device,
+                         gpointer data,
+                         gsize nbytes,
+                         DlReleaseFunc release,
+                         gpointer user_data,
+                         GDestroyNotify notify)
 {
   DlStorage *self = g_new0 (DlStorage, 1);
 
@@ -134,24 +132,24 @@ dl_storage_unref (DlStorage *self)
     return;
   switch (self->kind)
     {
-    case DL_STORAGE_ALLOCATED:
-      dl_allocator_release (dl_device_get_allocator (self->device), self->data, self->block_size);
-      g_object_unref (self->device);
-      g_free (self);
-      break;
-    case DL_STORAGE_INLINE:
-      dl_allocator_track (dl_device_get_allocator (self->device), -(gssize) self->block_size);
-      g_object_unref (self->device);
-      free (self);
-      break;
-    case DL_STORAGE_EXTERNAL:
-      if (self->release)
-        self->release (self->release_data);
-      if (self->release_notify)
-        self->release_notify (self->release_data);
-      g_object_unref (self->device);
-      g_free (self);
-      break;
+      case DL_STORAGE_ALLOCATED:
+        dl_allocator_release (dl_device_get_allocator (self->device), self->data, self->block_size);
+        g_object_unref (self->device);
+        g_free (self);
+        break;
+      case DL_STORAGE_INLINE:
+        dl_allocator_track (dl_device_get_allocator (self->device), -(gssize)self->block_size);
+        g_object_unref (self->device);
+        free (self);
+        break;
+      case DL_STORAGE_EXTERNAL:
+        if (self->release)
+          self->release (self->release_data);
+        if (self->release_notify)
+          self->release_notify (self->release_data);
+        g_object_unref (self->device);
+        g_free (self);
+        break;
     }
 }
 

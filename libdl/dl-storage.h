@@ -27,17 +27,17 @@ typedef void (*DlReleaseFunc) (gpointer user_data);
 #define DL_TYPE_STORAGE (dl_storage_get_type ())
 
 DL_EXPORT
-GType      dl_storage_get_type    (void) G_GNUC_CONST;
+GType dl_storage_get_type (void) G_GNUC_CONST;
 DL_EXPORT
-DlStorage *dl_storage_ref         (DlStorage *self);
+DlStorage *dl_storage_ref (DlStorage *self);
 DL_EXPORT
-void       dl_storage_unref       (DlStorage *self);
+void dl_storage_unref (DlStorage *self);
 DL_EXPORT
-gsize      dl_storage_get_nbytes  (DlStorage *self);
+gsize dl_storage_get_nbytes (DlStorage *self);
 DL_EXPORT
-DlDevice  *dl_storage_get_device  (DlStorage *self);
+DlDevice *dl_storage_get_device (DlStorage *self);
 DL_EXPORT
-gboolean   dl_storage_is_external (DlStorage *self);
+gboolean dl_storage_is_external (DlStorage *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DlStorage, dl_storage_unref)
 

@@ -15,10 +15,10 @@ struct _DlTensor
 {
   GObject parent_instance;
 
-  DlStorage *storage;          /* (owned) */
+  DlStorage *storage; /* (owned) */
   DlDType dtype;
   gint ndim;
-  gint64 offset;               /* in elements */
+  gint64 offset; /* in elements */
   gint64 numel;
   gint64 sizes[DL_MAX_DIMS];
   gint64 strides[DL_MAX_DIMS]; /* in elements */
@@ -29,37 +29,30 @@ struct _DlTensor
 
   /* autograd */
   gboolean requires_grad;
-  DlTensor *grad;              /* (owned) (nullable) */
-  DlNode *grad_fn;             /* (owned) (nullable) */
+  DlTensor *grad;  /* (owned) (nullable) */
+  DlNode *grad_fn; /* (owned) (nullable) */
   guint output_nr;
 };
 
-DlTensor *dl_tensor_new_empty_internal (DlDevice      *device,
-                                        DlDType        dtype,
-                                        const gint64  *shape,
-                                        gint           ndim,
-                                        GError       **error);
-DlTensor *dl_tensor_new_view_internal  (DlTensor      *base,
-                                        const gint64  *sizes,
-                                        const gint64  *strides,
-                                        gint           ndim,
-                                        gint64         offset);
-gboolean  dl_check_shape               (const gchar   *op,
-                                        const gint64  *shape,
-                                        gsize          ndim,
-                                        gint64        *numel,
-                                        GError       **error);
-gchar    *dl_shape_to_string           (const gint64  *shape,
-                                        gint           ndim);
-gboolean  dl_normalize_dim             (const gchar   *op,
-                                        gint          *dim,
-                                        gint           ndim,
-                                        GError       **error);
+DlTensor *dl_tensor_new_empty_internal (DlDevice *device,
+                                        DlDType dtype,
+                                        const gint64 *shape,
+                                        gint ndim,
+                                        GError **error);
+DlTensor *dl_tensor_new_view_internal (DlTensor *base,
+                                       const gint64 *sizes,
+                                       const gint64 *strides,
+                                       gint ndim,
+                                       gint64 offset);
+gboolean
+dl_check_shape (const gchar *op, const gint64 *shape, gsize ndim, gint64 *numel, GError **error);
+gchar *dl_shape_to_string (const gint64 *shape, gint ndim);
+gboolean dl_normalize_dim (const gchar *op, gint *dim, gint ndim, GError **error);
 
 static inline char *
 dl_tensor_data (DlTensor *t)
 {
-  return t->storage->data + t->offset * (gint64) dl_dtype_get_size (t->dtype);
+  return t->storage->data + t->offset * (gint64)dl_dtype_get_size (t->dtype);
 }
 
 static inline DlDevice *

@@ -80,51 +80,45 @@ dl_tensor_constructed (GObject *object)
 }
 
 static void
-dl_tensor_get_property (GObject    *object,
-                        guint       prop_id,
-                        GValue     *value,
-                        GParamSpec *pspec)
+dl_tensor_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
   DlTensor *self = DL_TENSOR (object);
 
   switch (prop_id)
     {
-    case PROP_DTYPE:
-      g_value_set_enum (value, self->dtype);
-      break;
-    case PROP_NDIM:
-      g_value_set_int (value, self->ndim);
-      break;
-    case PROP_REQUIRES_GRAD:
-      g_value_set_boolean (value, self->requires_grad);
-      break;
-    case PROP_DEVICE:
-      g_value_set_object (value, dl_tensor_device (self));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      case PROP_DTYPE:
+        g_value_set_enum (value, self->dtype);
+        break;
+      case PROP_NDIM:
+        g_value_set_int (value, self->ndim);
+        break;
+      case PROP_REQUIRES_GRAD:
+        g_value_set_boolean (value, self->requires_grad);
+        break;
+      case PROP_DEVICE:
+        g_value_set_object (value, dl_tensor_device (self));
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
 static void
-dl_tensor_set_property (GObject      *object,
-                        guint         prop_id,
-                        const GValue *value,
-                        GParamSpec   *pspec)
+dl_tensor_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   DlTensor *self = DL_TENSOR (object);
 
   switch (prop_id)
     {
-    case PROP_REQUIRES_GRAD:
-      {
-        g_autoptr (GError) error = NULL;
-        if (!dl_tensor_set_requires_grad (self, g_value_get_boolean (value), &error))
-          g_warning ("%s", error->message);
-      }
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      case PROP_REQUIRES_GRAD:
+        {
+          g_autoptr (GError) error = NULL;
+          if (!dl_tensor_set_requires_grad (self, g_value_get_boolean (value), &error))
+            g_warning ("%s", error->message);
+        }
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
@@ -146,9 +140,9 @@ dl_tensor_class_init (DlTensorClass *klass)
    *
    * Since: 1.0
    */
-  properties[PROP_DTYPE] =
-    g_param_spec_enum ("dtype", NULL, NULL, DL_TYPE_DTYPE, DL_DTYPE_FLOAT32,
-                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  properties[PROP_DTYPE]
+      = g_param_spec_enum ("dtype", NULL, NULL, DL_TYPE_DTYPE, DL_DTYPE_FLOAT32,
+                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   /**
    * DlTensor:ndim:
    *
@@ -156,9 +150,9 @@ dl_tensor_class_init (DlTensorClass *klass)
    *
    * Since: 1.0
    */
-  properties[PROP_NDIM] =
-    g_param_spec_int ("ndim", NULL, NULL, 0, DL_MAX_DIMS, 0,
-                      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  properties[PROP_NDIM]
+      = g_param_spec_int ("ndim", NULL, NULL, 0, DL_MAX_DIMS, 0,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   /**
    * DlTensor:requires-grad:
    *
@@ -166,9 +160,9 @@ dl_tensor_class_init (DlTensorClass *klass)
    *
    * Since: 1.0
    */
-  properties[PROP_REQUIRES_GRAD] =
-    g_param_spec_boolean ("requires-grad", NULL, NULL, FALSE,
-                          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  properties[PROP_REQUIRES_GRAD]
+      = g_param_spec_boolean ("requires-grad", NULL, NULL, FALSE,
+                              G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   /**
    * DlTensor:device:
    *
@@ -176,9 +170,9 @@ dl_tensor_class_init (DlTensorClass *klass)
    *
    * Since: 1.0
    */
-  properties[PROP_DEVICE] =
-    g_param_spec_object ("device", NULL, NULL, DL_TYPE_DEVICE,
-                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  properties[PROP_DEVICE]
+      = g_param_spec_object ("device", NULL, NULL, DL_TYPE_DEVICE,
+                             G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -189,8 +183,7 @@ dl_tensor_init (DlTensor *self)
 }
 
 gchar *
-dl_shape_to_string (const gint64 *shape,
-                    gint          ndim)
+dl_shape_to_string (const gint64 *shape, gint ndim)
 {
   GString *s = g_string_new ("[");
 
@@ -201,19 +194,15 @@ dl_shape_to_string (const gint64 *shape,
 }
 
 gboolean
-dl_check_shape (const gchar   *op,
-                const gint64  *shape,
-                gsize          ndim,
-                gint64        *numel,
-                GError       **error)
+dl_check_shape (const gchar *op, const gint64 *shape, gsize ndim, gint64 *numel, GError **error)
 {
   gint64 n = 1;
 
   if (ndim > DL_MAX_DIMS)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "%s: tensors have at most %d dimensions, got %" G_GSIZE_FORMAT,
-                   op, DL_MAX_DIMS, ndim);
+                   "%s: tensors have at most %d dimensions, got %" G_GSIZE_FORMAT, op, DL_MAX_DIMS,
+                   ndim);
       return FALSE;
     }
   for (gsize i = 0; i < ndim; i++)
@@ -222,8 +211,7 @@ dl_check_shape (const gchar   *op,
         {
           g_autofree gchar *s = dl_shape_to_string (shape, ndim);
           g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                       "%s: negative dimension %" G_GINT64_FORMAT " in shape %s",
-                       op, shape[i], s);
+                       "%s: negative dimension %" G_GINT64_FORMAT " in shape %s", op, shape[i], s);
           return FALSE;
         }
       if (shape[i] > 0 && n > G_MAXINT64 / 16 / shape[i])
@@ -241,10 +229,7 @@ dl_check_shape (const gchar   *op,
 }
 
 gboolean
-dl_normalize_dim (const gchar  *op,
-                  gint         *dim,
-                  gint          ndim,
-                  GError      **error)
+dl_normalize_dim (const gchar *op, gint *dim, gint ndim, GError **error)
 {
   gint n = MAX (ndim, 1);
 
@@ -266,7 +251,7 @@ tensor_alloc (void)
   DlTensor *t;
 
   constructing_internal = TRUE;
-  t = (DlTensor *) g_object_new_with_properties (DL_TYPE_TENSOR, 0, NULL, NULL);
+  t = (DlTensor *)g_object_new_with_properties (DL_TYPE_TENSOR, 0, NULL, NULL);
   constructing_internal = FALSE;
   return t;
 }
@@ -284,11 +269,11 @@ set_contiguous_strides (DlTensor *t)
 }
 
 DlTensor *
-dl_tensor_new_empty_internal (DlDevice      *device,
-                              DlDType        dtype,
-                              const gint64  *shape,
-                              gint           ndim,
-                              GError       **error)
+dl_tensor_new_empty_internal (DlDevice *device,
+                              DlDType dtype,
+                              const gint64 *shape,
+                              gint ndim,
+                              GError **error)
 {
   DlTensor *t;
   DlStorage *storage;
@@ -297,7 +282,7 @@ dl_tensor_new_empty_internal (DlDevice      *device,
   if (!dl_check_shape ("empty", shape, ndim, &numel, error))
     return NULL;
   storage = dl_storage_new (device ? device : dl_device_cpu (),
-                            (gsize) numel * dl_dtype_get_size (dtype), error);
+                            (gsize)numel * dl_dtype_get_size (dtype), error);
   if (storage == NULL)
     return NULL;
   t = tensor_alloc ();
@@ -312,11 +297,11 @@ dl_tensor_new_empty_internal (DlDevice      *device,
 }
 
 DlTensor *
-dl_tensor_new_view_internal (DlTensor      *base,
-                             const gint64  *sizes,
-                             const gint64  *strides,
-                             gint           ndim,
-                             gint64         offset)
+dl_tensor_new_view_internal (DlTensor *base,
+                             const gint64 *sizes,
+                             const gint64 *strides,
+                             gint ndim,
+                             gint64 offset)
 {
   DlTensor *t = tensor_alloc ();
 
@@ -351,11 +336,11 @@ dl_tensor_new_view_internal (DlTensor      *base,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_new_from_bytes (GBytes        *bytes,
-                          DlDType        dtype,
-                          const gint64  *shape,
-                          gsize          n_dims,
-                          GError       **error)
+dl_tensor_new_from_bytes (GBytes *bytes,
+                          DlDType dtype,
+                          const gint64 *shape,
+                          gsize n_dims,
+                          GError **error)
 {
   gint64 numel;
   gsize size;
@@ -366,14 +351,13 @@ dl_tensor_new_from_bytes (GBytes        *bytes,
   if (!dl_check_shape ("from_bytes", shape, n_dims, &numel, error))
     return NULL;
   data = g_bytes_get_data (bytes, &size);
-  if ((guint64) numel * dl_dtype_get_size (dtype) != size)
+  if ((guint64)numel * dl_dtype_get_size (dtype) != size)
     {
       g_autofree gchar *s = dl_shape_to_string (shape, n_dims);
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                    "from_bytes: shape %s of %s needs %" G_GUINT64_FORMAT
                    " bytes, got %" G_GSIZE_FORMAT,
-                   s, dl_dtype_get_name (dtype),
-                   (guint64) numel * dl_dtype_get_size (dtype), size);
+                   s, dl_dtype_get_name (dtype), (guint64)numel * dl_dtype_get_size (dtype), size);
       return NULL;
     }
   t = dl_tensor_new_empty_internal (NULL, dtype, shape, n_dims, error);
@@ -407,16 +391,16 @@ dl_tensor_new_from_bytes (GBytes        *bytes,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_new_from_address (guintptr        address,
-                            DlDType         dtype,
-                            const gint64   *shape,
-                            gsize           n_dims,
-                            const gint64   *strides,
-                            gsize           n_strides,
-                            DlReleaseFunc   release,
-                            gpointer        user_data,
-                            GDestroyNotify  notify,
-                            GError        **error)
+dl_tensor_new_from_address (guintptr address,
+                            DlDType dtype,
+                            const gint64 *shape,
+                            gsize n_dims,
+                            const gint64 *strides,
+                            gsize n_strides,
+                            DlReleaseFunc release,
+                            gpointer user_data,
+                            GDestroyNotify notify,
+                            GError **error)
 {
   gint64 numel, extent = 1;
   DlTensor *t;
@@ -464,9 +448,9 @@ dl_tensor_new_from_address (guintptr        address,
     }
   if (numel == 0)
     extent = 0;
-  t->storage = dl_storage_new_external (dl_device_cpu (), GSIZE_TO_POINTER (address),
-                                        extent * dl_dtype_get_size (dtype),
-                                        release, user_data, notify);
+  t->storage
+      = dl_storage_new_external (dl_device_cpu (), GSIZE_TO_POINTER (address),
+                                 extent * dl_dtype_get_size (dtype), release, user_data, notify);
   return t;
 
 fail:
@@ -478,9 +462,7 @@ fail:
 }
 
 static void
-write_scalar (char    *p,
-              DlDType  dtype,
-              gdouble  value)
+write_scalar (char *p, DlDType dtype, gdouble value)
 {
   DlIter iter = { .ndim = 1, .n_operands = 1, .shape = { 1 }, .data = { p } };
 
@@ -497,8 +479,7 @@ write_scalar (char    *p,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_new_scalar (gdouble value,
-                      DlDType dtype)
+dl_tensor_new_scalar (gdouble value, DlDType dtype)
 {
   DlTensor *t = dl_tensor_new_empty_internal (NULL, dtype, NULL, 0, NULL);
 
@@ -510,9 +491,7 @@ dl_tensor_new_scalar (gdouble value,
 /* Copies @src, whatever its layout and device, into contiguous host memory
  * of @dtype. */
 static gboolean
-copy_to_host (DlTensor  *src,
-              DlDType    dtype,
-              gpointer   dst)
+copy_to_host (DlTensor *src, DlDType dtype, gpointer dst)
 {
   DlTensor tmp = { 0 };
   DlStorage st = { 0 };
@@ -546,8 +525,7 @@ copy_to_host (DlTensor  *src,
  * Since: 1.0
  */
 GBytes *
-dl_tensor_to_bytes (DlTensor  *self,
-                    GError   **error)
+dl_tensor_to_bytes (DlTensor *self, GError **error)
 {
   gsize n;
   gpointer buf;
@@ -576,8 +554,7 @@ dl_tensor_to_bytes (DlTensor  *self,
  * Since: 1.0
  */
 gdouble
-dl_tensor_item (DlTensor  *self,
-                GError   **error)
+dl_tensor_item (DlTensor *self, GError **error)
 {
   gdouble v = 0;
 
@@ -586,7 +563,8 @@ dl_tensor_item (DlTensor  *self,
     {
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                    "item: a Tensor with %" G_GINT64_FORMAT
-                   " elements cannot be converted to Scalar", self->numel);
+                   " elements cannot be converted to Scalar",
+                   self->numel);
       return 0;
     }
   copy_to_host (self, DL_DTYPE_FLOAT64, &v);
@@ -675,8 +653,7 @@ dl_tensor_get_ndim (DlTensor *self)
  * Since: 1.0
  */
 const gint64 *
-dl_tensor_get_shape (DlTensor *self,
-                     gsize    *n_dims)
+dl_tensor_get_shape (DlTensor *self, gsize *n_dims)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   *n_dims = self->ndim;
@@ -694,8 +671,7 @@ dl_tensor_get_shape (DlTensor *self,
  * Since: 1.0
  */
 const gint64 *
-dl_tensor_get_strides (DlTensor *self,
-                       gsize    *n_dims)
+dl_tensor_get_strides (DlTensor *self, gsize *n_dims)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   *n_dims = self->ndim;
@@ -714,9 +690,7 @@ dl_tensor_get_strides (DlTensor *self,
  * Since: 1.0
  */
 gint64
-dl_tensor_get_size (DlTensor  *self,
-                    gint       dim,
-                    GError   **error)
+dl_tensor_get_size (DlTensor *self, gint dim, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), -1);
   if (self->ndim == 0)
@@ -874,17 +848,16 @@ dl_tensor_get_requires_grad (DlTensor *self)
  * Since: 1.0
  */
 gboolean
-dl_tensor_set_requires_grad (DlTensor  *self,
-                             gboolean   requires_grad,
-                             GError   **error)
+dl_tensor_set_requires_grad (DlTensor *self, gboolean requires_grad, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
   requires_grad = !!requires_grad;
   if (requires_grad && !dl_dtype_is_floating_point (self->dtype))
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
-                   "requires_grad_: only Tensors of floating point dtype can require gradients, got %s",
-                   dl_dtype_get_name (self->dtype));
+      g_set_error (
+          error, DL_ERROR, DL_ERROR_DTYPE,
+          "requires_grad_: only Tensors of floating point dtype can require gradients, got %s",
+          dl_dtype_get_name (self->dtype));
       return FALSE;
     }
   if (!requires_grad && self->grad_fn)
@@ -933,20 +906,19 @@ dl_tensor_get_grad (DlTensor *self)
  * Since: 1.0
  */
 gboolean
-dl_tensor_set_grad (DlTensor  *self,
-                    DlTensor  *grad,
-                    GError   **error)
+dl_tensor_set_grad (DlTensor *self, DlTensor *grad, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
   g_return_val_if_fail (grad == NULL || DL_IS_TENSOR (grad), FALSE);
-  if (grad && (grad->ndim != self->ndim
-               || memcmp (grad->sizes, self->sizes, self->ndim * sizeof (gint64)) != 0))
+  if (grad
+      && (grad->ndim != self->ndim
+          || memcmp (grad->sizes, self->sizes, self->ndim * sizeof (gint64)) != 0))
     {
       g_autofree gchar *s = dl_shape_to_string (self->sizes, self->ndim);
       g_autofree gchar *gs = dl_shape_to_string (grad->sizes, grad->ndim);
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "grad: assigned grad has data of a different size: %s for a tensor of %s",
-                   gs, s);
+                   "grad: assigned grad has data of a different size: %s for a tensor of %s", gs,
+                   s);
       return FALSE;
     }
   if (grad && grad->dtype != self->dtype)

@@ -23,89 +23,77 @@ DL_EXPORT
 G_DECLARE_FINAL_TYPE (DlTensor, dl_tensor, DL, TENSOR, GObject)
 
 DL_EXPORT
-DlTensor     *dl_tensor_new_from_bytes     (GBytes         *bytes,
-                                            DlDType         dtype,
-                                            const gint64   *shape,
-                                            gsize           n_dims,
-                                            GError        **error);
+DlTensor *dl_tensor_new_from_bytes (GBytes *bytes,
+                                    DlDType dtype,
+                                    const gint64 *shape,
+                                    gsize n_dims,
+                                    GError **error);
 DL_EXPORT
-DlTensor     *dl_tensor_new_from_address   (guintptr        address,
-                                            DlDType         dtype,
-                                            const gint64   *shape,
-                                            gsize           n_dims,
-                                            const gint64   *strides,
-                                            gsize           n_strides,
-                                            DlReleaseFunc   release,
-                                            gpointer        user_data,
-                                            GDestroyNotify  notify,
-                                            GError        **error);
+DlTensor *dl_tensor_new_from_address (guintptr address,
+                                      DlDType dtype,
+                                      const gint64 *shape,
+                                      gsize n_dims,
+                                      const gint64 *strides,
+                                      gsize n_strides,
+                                      DlReleaseFunc release,
+                                      gpointer user_data,
+                                      GDestroyNotify notify,
+                                      GError **error);
 DL_EXPORT
-DlTensor     *dl_tensor_new_scalar         (gdouble         value,
-                                            DlDType         dtype);
+DlTensor *dl_tensor_new_scalar (gdouble value, DlDType dtype);
 DL_EXPORT
-DlTensor     *dl_tensor_new_wrapped_scalar (gdouble         value,
-                                            DlDType         dtype);
+DlTensor *dl_tensor_new_wrapped_scalar (gdouble value, DlDType dtype);
 DL_EXPORT
-GBytes       *dl_tensor_to_bytes           (DlTensor       *self,
-                                            GError        **error);
+GBytes *dl_tensor_to_bytes (DlTensor *self, GError **error);
 DL_EXPORT
-gdouble       dl_tensor_item               (DlTensor       *self,
-                                            GError        **error);
+gdouble dl_tensor_item (DlTensor *self, GError **error);
 DL_EXPORT
-gchar        *dl_tensor_to_string          (DlTensor       *self);
+gchar *dl_tensor_to_string (DlTensor *self);
 
 DL_EXPORT
-DlDType       dl_tensor_get_dtype          (DlTensor       *self);
+DlDType dl_tensor_get_dtype (DlTensor *self);
 DL_EXPORT
-gint          dl_tensor_get_ndim           (DlTensor       *self);
+gint dl_tensor_get_ndim (DlTensor *self);
 DL_EXPORT
-const gint64 *dl_tensor_get_shape          (DlTensor       *self,
-                                            gsize          *n_dims);
+const gint64 *dl_tensor_get_shape (DlTensor *self, gsize *n_dims);
 DL_EXPORT
-const gint64 *dl_tensor_get_strides        (DlTensor       *self,
-                                            gsize          *n_dims);
+const gint64 *dl_tensor_get_strides (DlTensor *self, gsize *n_dims);
 DL_EXPORT
-gint64        dl_tensor_get_size           (DlTensor       *self,
-                                            gint            dim,
-                                            GError        **error);
+gint64 dl_tensor_get_size (DlTensor *self, gint dim, GError **error);
 DL_EXPORT
-gint64        dl_tensor_get_storage_offset (DlTensor       *self);
+gint64 dl_tensor_get_storage_offset (DlTensor *self);
 DL_EXPORT
-gint64        dl_tensor_numel              (DlTensor       *self);
+gint64 dl_tensor_numel (DlTensor *self);
 DL_EXPORT
-gsize         dl_tensor_element_size       (DlTensor       *self);
+gsize dl_tensor_element_size (DlTensor *self);
 DL_EXPORT
-gboolean      dl_tensor_is_contiguous      (DlTensor       *self);
+gboolean dl_tensor_is_contiguous (DlTensor *self);
 DL_EXPORT
-DlDevice     *dl_tensor_get_device         (DlTensor       *self);
+DlDevice *dl_tensor_get_device (DlTensor *self);
 DL_EXPORT
-DlStorage    *dl_tensor_get_storage        (DlTensor       *self);
+DlStorage *dl_tensor_get_storage (DlTensor *self);
 DL_EXPORT
-guintptr      dl_tensor_get_data_ptr       (DlTensor       *self);
+guintptr dl_tensor_get_data_ptr (DlTensor *self);
 
 DL_EXPORT
-gboolean      dl_tensor_get_requires_grad  (DlTensor       *self);
+gboolean dl_tensor_get_requires_grad (DlTensor *self);
 DL_EXPORT
-gboolean      dl_tensor_set_requires_grad  (DlTensor       *self,
-                                            gboolean        requires_grad,
-                                            GError        **error);
+gboolean dl_tensor_set_requires_grad (DlTensor *self, gboolean requires_grad, GError **error);
 DL_EXPORT
-DlTensor     *dl_tensor_get_grad           (DlTensor       *self);
+DlTensor *dl_tensor_get_grad (DlTensor *self);
 DL_EXPORT
-gboolean      dl_tensor_set_grad           (DlTensor       *self,
-                                            DlTensor       *grad,
-                                            GError        **error);
+gboolean dl_tensor_set_grad (DlTensor *self, DlTensor *grad, GError **error);
 DL_EXPORT
-void          dl_tensor_release            (DlTensor       *self);
+void dl_tensor_release (DlTensor *self);
 DL_EXPORT
-DlNode       *dl_tensor_get_grad_fn        (DlTensor       *self);
+DlNode *dl_tensor_get_grad_fn (DlTensor *self);
 DL_EXPORT
-gboolean      dl_tensor_is_leaf            (DlTensor       *self);
+gboolean dl_tensor_is_leaf (DlTensor *self);
 DL_EXPORT
-gboolean      dl_tensor_backward           (DlTensor       *self,
-                                            DlTensor       *gradient,
-                                            gboolean        retain_graph,
-                                            gboolean        create_graph,
-                                            GError        **error);
+gboolean dl_tensor_backward (DlTensor *self,
+                             DlTensor *gradient,
+                             gboolean retain_graph,
+                             gboolean create_graph,
+                             GError **error);
 
 G_END_DECLS

@@ -40,9 +40,7 @@ G_DEFINE_FINAL_TYPE (MyNet, my_net, DL_TYPE_MODULE)
  * which dispatches here. Every op can fail (a shape that does not fit, for
  * one): pass the error on and return NULL. */
 static DlTensor *
-my_net_forward (DlModule  *module,
-                DlTensor  *input,
-                GError   **error)
+my_net_forward (DlModule *module, DlTensor *input, GError **error)
 {
   MyNet *self = MY_NET (module);
   g_autoptr (DlTensor) hidden = NULL;
@@ -80,10 +78,7 @@ my_net_init (MyNet *self)
 }
 
 static MyNet *
-my_net_new (gint64   n_in,
-            gint64   n_hidden,
-            gint64   n_out,
-            GError **error)
+my_net_new (gint64 n_in, gint64 n_hidden, gint64 n_out, GError **error)
 {
   g_autoptr (MyNet) self = g_object_new (MY_TYPE_NET, NULL);
 
@@ -107,10 +102,7 @@ my_net_new (gint64   n_in,
  * int64). The labels are computed on the host from the points' bytes and
  * come back as a tensor through GBytes. */
 static gboolean
-make_data (gint64     n,
-           DlTensor **points,
-           DlTensor **labels,
-           GError   **error)
+make_data (gint64 n, DlTensor **points, DlTensor **labels, GError **error)
 {
   g_autoptr (DlTensor) u = NULL;
   g_autoptr (DlTensor) scaled = NULL;
@@ -120,7 +112,7 @@ make_data (gint64     n,
   const gfloat *xv;
   gint64 *yv;
 
-  if (!(u = dl_rand ((gint64[]) { n, 2 }, 2, DL_DTYPE_FLOAT32, NULL, error))
+  if (!(u = dl_rand ((gint64[]){ n, 2 }, 2, DL_DTYPE_FLOAT32, NULL, error))
       || !(scaled = dl_tensor_mul_scalar (u, 2.0, error))
       || !(x = dl_tensor_sub_scalar (scaled, 1.0, error))
       || !(x_bytes = dl_tensor_to_bytes (x, error)))
@@ -142,10 +134,7 @@ make_data (gint64     n,
 /* The fraction of @points that @net classifies right, computed without
  * recording a graph (PyTorch's torch.no_grad()). */
 static gdouble
-accuracy (DlModule  *net,
-          DlTensor  *points,
-          DlTensor  *labels,
-          GError   **error)
+accuracy (DlModule *net, DlTensor *points, DlTensor *labels, GError **error)
 {
   gboolean was_enabled = dl_set_grad_enabled (FALSE);
   g_autoptr (DlTensor) logits = NULL;
@@ -175,8 +164,7 @@ fail (const GError *error)
 }
 
 int
-main (int   argc,
-      char *argv[])
+main (int argc, char *argv[])
 {
   const gint64 n_points = 256;
   const gint n_steps = 400;
@@ -239,8 +227,7 @@ main (int   argc,
   acc = accuracy (DL_MODULE (net), points, labels, &error);
   if (error)
     return fail (error);
-  g_print ("loss %.4f -> %.4f, training accuracy %.1f%%\n",
-           first_loss, last_loss, 100 * acc);
+  g_print ("loss %.4f -> %.4f, training accuracy %.1f%%\n", first_loss, last_loss, 100 * acc);
 
   if (!(last_loss < 0.5 * first_loss))
     {

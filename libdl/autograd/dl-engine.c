@@ -35,9 +35,7 @@ node_state_free (gpointer p)
 
 /* into <- into + g (new tensor; the old one may be shared) */
 static gboolean
-accumulate (DlTensor **into,
-            DlTensor  *g,
-            GError   **error)
+accumulate (DlTensor **into, DlTensor *g, GError **error)
 {
   DlTensor *sum;
 
@@ -54,10 +52,7 @@ accumulate (DlTensor **into,
 }
 
 static gboolean
-accumulate_leaf (DlTensor  *leaf,
-                 DlTensor  *g,
-                 gboolean   create_graph,
-                 GError   **error)
+accumulate_leaf (DlTensor *leaf, DlTensor *g, gboolean create_graph, GError **error)
 {
   g_autoptr (DlTensor) gg = NULL;
 
@@ -110,11 +105,11 @@ accumulate_leaf (DlTensor  *leaf,
 }
 
 static gboolean
-run_backward (DlTensor  *root,
-              DlTensor  *grad_root,
-              gboolean   retain_graph,
-              gboolean   create_graph,
-              GError   **error)
+run_backward (DlTensor *root,
+              DlTensor *grad_root,
+              gboolean retain_graph,
+              gboolean create_graph,
+              GError **error)
 {
   g_autoptr (GHashTable) state = g_hash_table_new_full (NULL, NULL, NULL, node_state_free);
   g_autoptr (GPtrArray) stack = g_ptr_array_new ();
@@ -244,11 +239,11 @@ run_backward (DlTensor  *root,
  * Since: 1.0
  */
 gboolean
-dl_tensor_backward (DlTensor  *self,
-                    DlTensor  *gradient,
-                    gboolean   retain_graph,
-                    gboolean   create_graph,
-                    GError   **error)
+dl_tensor_backward (DlTensor *self,
+                    DlTensor *gradient,
+                    gboolean retain_graph,
+                    gboolean create_graph,
+                    GError **error)
 {
   g_autoptr (DlTensor) g = NULL;
   gboolean was, ok;
@@ -257,8 +252,9 @@ dl_tensor_backward (DlTensor  *self,
   g_return_val_if_fail (gradient == NULL || DL_IS_TENSOR (gradient), FALSE);
   if (!self->requires_grad)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
-                   "backward: element 0 of tensors does not require grad and does not have a grad_fn");
+      g_set_error (
+          error, DL_ERROR, DL_ERROR_AUTOGRAD,
+          "backward: element 0 of tensors does not require grad and does not have a grad_fn");
       return FALSE;
     }
   if (gradient == NULL)
@@ -268,7 +264,8 @@ dl_tensor_backward (DlTensor  *self,
           g_autofree gchar *s = dl_shape_to_string (self->sizes, self->ndim);
           g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
                        "backward: grad can be implicitly created only for scalar outputs, "
-                       "got shape %s", s);
+                       "got shape %s",
+                       s);
           return FALSE;
         }
       g = dl_full (self->sizes, self->ndim, 1, self->dtype, dl_tensor_device (self), error);
@@ -284,7 +281,8 @@ dl_tensor_backward (DlTensor  *self,
           g_autofree gchar *gs = dl_shape_to_string (gradient->sizes, gradient->ndim);
           g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                        "backward: mismatch in shape: grad_output[0] has a shape of %s and "
-                       "output[0] has a shape of %s", gs, s);
+                       "output[0] has a shape of %s",
+                       gs, s);
           return FALSE;
         }
       g = g_object_ref (gradient);

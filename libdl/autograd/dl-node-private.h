@@ -14,16 +14,16 @@ G_BEGIN_DECLS
 /* grad_outputs[i] may be NULL for an output that got no gradient (only for
  * nodes with several outputs). Set grad_inputs[i] to a new tensor (transfer
  * full) or leave it NULL for an input that needs none. */
-typedef gboolean (*DlBackwardFunc) (DlNode    *node,
+typedef gboolean (*DlBackwardFunc) (DlNode *node,
                                     DlTensor **grad_outputs,
                                     DlTensor **grad_inputs,
-                                    GError   **error);
+                                    GError **error);
 
 typedef struct
 {
-  DlNode *node;      /* (owned) (nullable): where the gradient flows next */
-  DlTensor *leaf;    /* (owned) (nullable): or the leaf that accumulates it */
-  guint input_nr;    /* which output of node */
+  DlNode *node;   /* (owned) (nullable): where the gradient flows next */
+  DlTensor *leaf; /* (owned) (nullable): or the leaf that accumulates it */
+  guint input_nr; /* which output of node */
 } DlEdge;
 
 typedef struct
@@ -43,33 +43,23 @@ typedef struct
   guint n_outputs;
   DlEdge edges[DL_NODE_MAX_INPUTS];
   DlInputMeta inputs[DL_NODE_MAX_INPUTS];
-  GPtrArray *saved;           /* DlTensor */
-  GArray *saved_versions;     /* gint */
+  GPtrArray *saved;       /* DlTensor */
+  GArray *saved_versions; /* gint */
   gdouble scalars[4];
   gint64 ints[DL_MAX_DIMS + 4];
   gint n_ints;
   gboolean released;
-  gboolean is_view;           /* the op made a view of its input */
+  gboolean is_view; /* the op made a view of its input */
 } DlNodeData;
 
-DlNodeData *dl_node_data            (DlNode       *self);
-gboolean    dl_autograd_any_requires (guint         n,
-                                      DlTensor    **inputs);
-DlNode     *dl_node_new_for_op       (const gchar  *name,
-                                      DlBackwardFunc backward,
-                                      guint         n_inputs,
-                                      DlTensor    **inputs);
-void        dl_node_set_output       (DlNode       *node,
-                                      DlTensor     *output,
-                                      guint         output_nr);
-void        dl_node_save             (DlNode       *node,
-                                      DlTensor     *tensor,
-                                      gboolean      is_output);
-DlTensor   *dl_node_get_saved        (DlNode       *node,
-                                      guint         i,
-                                      GError      **error);
-gboolean    dl_node_needs_input_grad (DlNode       *node,
-                                      guint         i);
-void        dl_node_release          (DlNode       *node);
+DlNodeData *dl_node_data (DlNode *self);
+gboolean dl_autograd_any_requires (guint n, DlTensor **inputs);
+DlNode *
+dl_node_new_for_op (const gchar *name, DlBackwardFunc backward, guint n_inputs, DlTensor **inputs);
+void dl_node_set_output (DlNode *node, DlTensor *output, guint output_nr);
+void dl_node_save (DlNode *node, DlTensor *tensor, gboolean is_output);
+DlTensor *dl_node_get_saved (DlNode *node, guint i, GError **error);
+gboolean dl_node_needs_input_grad (DlNode *node, guint i);
+void dl_node_release (DlNode *node);
 
 G_END_DECLS

@@ -109,8 +109,7 @@ dl_node_get_n_inputs (DlNode *self)
  * Since: 1.0
  */
 DlNode *
-dl_node_get_next_node (DlNode *self,
-                       guint   input)
+dl_node_get_next_node (DlNode *self, guint input)
 {
   DlNodeData *d;
 
@@ -156,8 +155,7 @@ dl_set_grad_enabled (gboolean enabled)
 }
 
 gboolean
-dl_autograd_any_requires (guint      n,
-                          DlTensor **inputs)
+dl_autograd_any_requires (guint n, DlTensor **inputs)
 {
   if (grad_disabled)
     return FALSE;
@@ -168,10 +166,7 @@ dl_autograd_any_requires (guint      n,
 }
 
 DlNode *
-dl_node_new_for_op (const gchar    *name,
-                    DlBackwardFunc  backward,
-                    guint           n_inputs,
-                    DlTensor      **inputs)
+dl_node_new_for_op (const gchar *name, DlBackwardFunc backward, guint n_inputs, DlTensor **inputs)
 {
   DlNode *node = g_object_new (DL_TYPE_NODE, NULL);
   DlNodeData *d = dl_node_data (node);
@@ -204,9 +199,7 @@ dl_node_new_for_op (const gchar    *name,
 }
 
 void
-dl_node_set_output (DlNode   *node,
-                    DlTensor *output,
-                    guint     output_nr)
+dl_node_set_output (DlNode *node, DlTensor *output, guint output_nr)
 {
   g_clear_object (&output->grad_fn);
   output->grad_fn = g_object_ref (node);
@@ -215,9 +208,7 @@ dl_node_set_output (DlNode   *node,
 }
 
 void
-dl_node_save (DlNode   *node,
-              DlTensor *tensor,
-              gboolean  is_output)
+dl_node_save (DlNode *node, DlTensor *tensor, gboolean is_output)
 {
   DlNodeData *d = dl_node_data (node);
   DlTensor *saved;
@@ -229,8 +220,8 @@ dl_node_save (DlNode   *node,
       d->saved_versions = g_array_new (FALSE, FALSE, sizeof (gint));
     }
   if (is_output)
-    saved = dl_tensor_new_view_internal (tensor, tensor->sizes, tensor->strides,
-                                         tensor->ndim, tensor->offset);
+    saved = dl_tensor_new_view_internal (tensor, tensor->sizes, tensor->strides, tensor->ndim,
+                                         tensor->offset);
   else
     saved = g_object_ref (tensor);
   g_ptr_array_add (d->saved, saved);
@@ -238,9 +229,7 @@ dl_node_save (DlNode   *node,
 }
 
 DlTensor *
-dl_node_get_saved (DlNode  *node,
-                   guint    i,
-                   GError **error)
+dl_node_get_saved (DlNode *node, guint i, GError **error)
 {
   DlNodeData *d = dl_node_data (node);
   DlTensor *t;
@@ -253,7 +242,8 @@ dl_node_get_saved (DlNode  *node,
                    "intermediate values of the graph are freed when you call .backward() "
                    "or autograd.grad(). Specify retain_graph=True if you need to backward "
                    "through the graph a second time or if you need to access saved tensors "
-                   "after calling backward.", d->name);
+                   "after calling backward.",
+                   d->name);
       return NULL;
     }
   t = g_ptr_array_index (d->saved, i);
@@ -262,16 +252,15 @@ dl_node_get_saved (DlNode  *node,
       g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
                    "%s: one of the variables needed for gradient computation has been "
                    "modified by an inplace operation: it is at version %d; expected "
-                   "version %d instead.", d->name, t->storage->version,
-                   g_array_index (d->saved_versions, gint, i));
+                   "version %d instead.",
+                   d->name, t->storage->version, g_array_index (d->saved_versions, gint, i));
       return NULL;
     }
   return t;
 }
 
 gboolean
-dl_node_needs_input_grad (DlNode *node,
-                          guint   i)
+dl_node_needs_input_grad (DlNode *node, guint i)
 {
   DlNodeData *d = dl_node_data (node);
 

@@ -35,15 +35,14 @@ struct _DlNodeClass
 };
 
 DL_EXPORT
-const gchar *dl_node_get_name      (DlNode *self);
+const gchar *dl_node_get_name (DlNode *self);
 DL_EXPORT
-guint        dl_node_get_n_inputs  (DlNode *self);
+guint dl_node_get_n_inputs (DlNode *self);
 DL_EXPORT
-DlNode      *dl_node_get_next_node (DlNode *self,
-                                    guint   input);
+DlNode *dl_node_get_next_node (DlNode *self, guint input);
 
 DL_EXPORT
-gboolean dl_is_grad_enabled  (void);
+gboolean dl_is_grad_enabled (void);
 DL_EXPORT
 gboolean dl_set_grad_enabled (gboolean enabled);
 

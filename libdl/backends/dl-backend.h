@@ -46,13 +46,13 @@ typedef enum
   DL_UNARY_SIN,
   DL_UNARY_COS,
   DL_UNARY_TAN,
-  DL_UNARY_GELU,       /* exact: x Phi (x) */
-  DL_UNARY_GELU_TANH,  /* the tanh approximation */
+  DL_UNARY_GELU,      /* exact: x Phi (x) */
+  DL_UNARY_GELU_TANH, /* the tanh approximation */
   DL_UNARY_SILU,
-  DL_UNARY_SIGN,       /* also integer and bool */
+  DL_UNARY_SIGN, /* also integer and bool */
   DL_UNARY_FLOOR,
   DL_UNARY_CEIL,
-  DL_UNARY_ROUND,      /* half to even */
+  DL_UNARY_ROUND, /* half to even */
   DL_UNARY_TRUNC,
   DL_UNARY_FRAC,
   DL_UNARY_RECIPROCAL,
@@ -69,8 +69,8 @@ typedef enum
 
 typedef enum
 {
-  DL_BINARY_ADD,  /* a + alpha * b */
-  DL_BINARY_SUB,  /* a - alpha * b */
+  DL_BINARY_ADD, /* a + alpha * b */
+  DL_BINARY_SUB, /* a - alpha * b */
   DL_BINARY_MUL,
   DL_BINARY_DIV,
   DL_BINARY_MAXIMUM,
@@ -84,13 +84,13 @@ typedef enum
   DL_BINARY_GE,
   /* the math library (dl-cpu-math.c) */
   DL_BINARY_POW,
-  DL_BINARY_FLOOR_DIVIDE,  /* integers: the ops layer rules out b == 0 */
-  DL_BINARY_REMAINDER,     /* with the sign of b, as Python's % */
-  DL_BINARY_ATAN2,         /* floating point only */
-  DL_BINARY_BITWISE_AND,   /* integer and bool only */
+  DL_BINARY_FLOOR_DIVIDE, /* integers: the ops layer rules out b == 0 */
+  DL_BINARY_REMAINDER,    /* with the sign of b, as Python's % */
+  DL_BINARY_ATAN2,        /* floating point only */
+  DL_BINARY_BITWISE_AND,  /* integer and bool only */
   DL_BINARY_BITWISE_OR,
   DL_BINARY_BITWISE_XOR,
-  DL_BINARY_ZERO_WHERE,    /* b != 0 ? 0 : a (for gradients) */
+  DL_BINARY_ZERO_WHERE, /* b != 0 ? 0 : a (for gradients) */
   DL_N_BINARY_OPS
 } DlBinaryOp;
 
@@ -100,12 +100,12 @@ typedef enum
 {
   DL_REDUCE_SUM,
   DL_REDUCE_MEAN,
-  DL_REDUCE_MAX,     /* values, and indices into the reduced dim if asked */
+  DL_REDUCE_MAX, /* values, and indices into the reduced dim if asked */
   DL_REDUCE_MIN,
-  DL_REDUCE_PROD,    /* floats in double, integers in int64 (int64 output) */
-  DL_REDUCE_ALL,     /* output bool or uint8: every element nonzero */
-  DL_REDUCE_ANY,     /* output bool or uint8: some element nonzero */
-  DL_REDUCE_NANSUM,  /* a sum that skips NaN */
+  DL_REDUCE_PROD,   /* floats in double, integers in int64 (int64 output) */
+  DL_REDUCE_ALL,    /* output bool or uint8: every element nonzero */
+  DL_REDUCE_ANY,    /* output bool or uint8: some element nonzero */
+  DL_REDUCE_NANSUM, /* a sum that skips NaN */
 } DlReduceOp;
 
 typedef enum
@@ -135,8 +135,8 @@ typedef struct
 
 typedef enum
 {
-  DL_RANDOM_UNIFORM, /* in [a, b) */
-  DL_RANDOM_NORMAL,  /* mean a, std b */
+  DL_RANDOM_UNIFORM,     /* in [a, b) */
+  DL_RANDOM_NORMAL,      /* mean a, std b */
   DL_RANDOM_BERNOULLI,   /* 1 with probability a, else 0 */
   DL_RANDOM_PERMUTATION, /* int64 data: a random permutation of 0 .. n - 1 */
 } DlRandomOp;
@@ -175,28 +175,37 @@ struct _DlBackend
   gboolean host_memory; /* device memory is plain host memory (the CPU) */
 
   /* memory: raw allocation (64-byte aligned), below the caching allocator */
-  gpointer (*raw_alloc)       (gsize nbytes);
-  void     (*raw_free)        (gpointer ptr, gsize nbytes);
+  gpointer (*raw_alloc) (gsize nbytes);
+  void (*raw_free) (gpointer ptr, gsize nbytes);
   /* copy nbytes between host memory and this device's memory */
-  void     (*copy_to_host)    (gpointer dst, gconstpointer src, gsize nbytes);
-  void     (*copy_from_host)  (gpointer dst, gconstpointer src, gsize nbytes);
-  void     (*synchronize)     (void);
+  void (*copy_to_host) (gpointer dst, gconstpointer src, gsize nbytes);
+  void (*copy_from_host) (gpointer dst, gconstpointer src, gsize nbytes);
+  void (*synchronize) (void);
 
   /* kernels */
-  void (*copy)    (DlIter *iter, DlDType dst_dtype, DlDType src_dtype);
-  void (*fill)    (DlIter *iter, DlDType dtype, gdouble value);
-  void (*unary)   (DlUnaryOp op, DlIter *iter, DlDType dtype);
-  void (*binary)  (DlBinaryOp op, DlIter *iter, DlDType dtype, gdouble alpha);
+  void (*copy) (DlIter *iter, DlDType dst_dtype, DlDType src_dtype);
+  void (*fill) (DlIter *iter, DlDType dtype, gdouble value);
+  void (*unary) (DlUnaryOp op, DlIter *iter, DlDType dtype);
+  void (*binary) (DlBinaryOp op, DlIter *iter, DlDType dtype, gdouble alpha);
   /* a unary op that takes numbers (DL_UNARY_NAN_TO_NUM: three) */
   void (*unary_params) (DlUnaryOp op, DlIter *iter, DlDType dtype, const gdouble *params);
-  void (*reduce)  (DlReduceOp op, const DlReduceArgs *args, DlDType dtype);
+  void (*reduce) (DlReduceOp op, const DlReduceArgs *args, DlDType dtype);
   /* C[M,N] = A[M,K] @ B[K,N] for one matrix; each matrix given by its
    * element strides (row, column), which the backend may need to be unit in
    * one of the two (the ops layer makes a contiguous copy otherwise). */
-  void (*gemm)    (DlDType dtype, gint64 m, gint64 n, gint64 k,
-                   const void *a, gint64 a_rs, gint64 a_cs,
-                   const void *b, gint64 b_rs, gint64 b_cs,
-                   void *c, gint64 c_rs, gint64 c_cs);
+  void (*gemm) (DlDType dtype,
+                gint64 m,
+                gint64 n,
+                gint64 k,
+                const void *a,
+                gint64 a_rs,
+                gint64 a_cs,
+                const void *b,
+                gint64 b_rs,
+                gint64 b_cs,
+                void *c,
+                gint64 c_rs,
+                gint64 c_cs);
   /* gathers or scatters (see DlIndexArgs); checks every index first and
    * returns FALSE with the first bad one in *bad, writing nothing */
   gboolean (*index) (DlIndexOp op, const DlIndexArgs *args, DlDType dtype, gint64 *bad);
@@ -206,55 +215,94 @@ struct _DlBackend
   /* counts the nonzero elements of a strided tensor (byte strides) and, if
    * out is not NULL, writes their coordinates (int64, [count, ndim], row
    * major) there */
-  gint64 (*nonzero) (const char *data, DlDType dtype, gint ndim, const gint64 *shape,
-                     const gint64 *strides, gint64 *out);
+  gint64 (*nonzero) (const char *data,
+                     DlDType dtype,
+                     gint ndim,
+                     const gint64 *shape,
+                     const gint64 *strides,
+                     gint64 *out);
   /* inclusive scans of n_rows contiguous rows of n elements, in place */
-  void (*scan)    (DlScanOp op, void *data, gint64 n_rows, gint64 n, DlDType dtype);
+  void (*scan) (DlScanOp op, void *data, gint64 n_rows, gint64 n, DlDType dtype);
   /* stable sorts of n_rows contiguous rows of n elements, in place, NaN
    * greatest; indices (int64, same layout) receive the original positions.
    * Only the first k of each row need be sorted (k <= n), or with kth_only
    * only the k-th be in its place; the rows stay permutations. */
-  void (*sort)    (void *data, void *indices, gint64 n_rows, gint64 n, gint64 k,
-                   gboolean kth_only, DlDType dtype,
-                   gboolean descending);
+  void (*sort) (void *data,
+                void *indices,
+                gint64 n_rows,
+                gint64 n,
+                gint64 k,
+                gboolean kth_only,
+                DlDType dtype,
+                gboolean descending);
   /* running maxima (or minima) of n_rows contiguous rows of n elements, in
    * place, NaN winning; indices (int64) receive where each was (the last
    * position on ties) */
-  void (*scan_extremum) (void *data, void *indices, gint64 n_rows, gint64 n, DlDType dtype,
+  void (*scan_extremum) (void *data,
+                         void *indices,
+                         gint64 n_rows,
+                         gint64 n,
+                         DlDType dtype,
                          gboolean is_max);
   /* out[r, index[r, j]] = src[r, j] (+= where accumulate) for n_rows
    * contiguous rows: src and index have n_src columns, out has n_out */
-  void (*scatter_rows) (void *out, const void *src, const void *index, gint64 n_rows,
-                        gint64 n_src, gint64 n_out, DlDType dtype, gboolean accumulate);
+  void (*scatter_rows) (void *out,
+                        const void *src,
+                        const void *index,
+                        gint64 n_rows,
+                        gint64 n_src,
+                        gint64 n_out,
+                        DlDType dtype,
+                        gboolean accumulate);
   /* out[r, j] = src[r, index[r, j]] for n_rows contiguous rows: out and
    * index have n_out columns, src has n_src */
-  void (*gather_rows)  (void *out, const void *src, const void *index, gint64 n_rows,
-                        gint64 n_out, gint64 n_src, DlDType dtype);
+  void (*gather_rows) (void *out,
+                       const void *src,
+                       const void *index,
+                       gint64 n_rows,
+                       gint64 n_out,
+                       gint64 n_src,
+                       DlDType dtype);
   /* groups of equal neighbours in a (sorted) contiguous array of n elements:
    * values[g] gets each group's value, counts[g] its size, group[i] the group
    * of element i; returns the number of groups */
-  gint64 (*unique_sorted) (const void *sorted, gint64 n, DlDType dtype, void *values,
-                           void *counts, void *group);
+  gint64 (*unique_sorted) (const void *sorted,
+                           gint64 n,
+                           DlDType dtype,
+                           void *values,
+                           void *counts,
+                           void *group);
   /* fills n contiguous elements from the counter-based stream (seed, offset) */
-  void (*random)  (DlRandomOp op, void *data, gint64 n, DlDType dtype,
-                   guint64 seed, guint64 offset, gdouble a, gdouble b);
+  void (*random) (DlRandomOp op,
+                  void *data,
+                  gint64 n,
+                  DlDType dtype,
+                  guint64 seed,
+                  guint64 offset,
+                  gdouble a,
+                  gdouble b);
   /* draws n_samples category indices into out[rows, n_samples] from each
    * row of the contiguous weights[rows, k], with or without replacement;
    * row r takes its numbers from blocks offset + r * ((n_samples + 1) / 2)
    * on.  Returns a DlMultinomialStatus: the first bad input found. */
-  gint (*multinomial) (const gdouble *weights, gint64 rows, gint64 k, gint64 n_samples,
-                       gboolean replacement, gint64 *out, guint64 seed, guint64 offset);
+  gint (*multinomial) (const gdouble *weights,
+                       gint64 rows,
+                       gint64 k,
+                       gint64 n_samples,
+                       gboolean replacement,
+                       gint64 *out,
+                       guint64 seed,
+                       guint64 offset);
   /* softmax (or log_softmax) of each of n_rows contiguous rows of n
    * float32/float64 elements, in one pass per row over cached data */
-  void (*softmax) (const void *in, void *out, gint64 n_rows, gint64 n, DlDType dtype,
-                   gboolean log);
+  void (*softmax) (const void *in, void *out, gint64 n_rows, gint64 n, DlDType dtype, gboolean log);
 };
 
 typedef enum
 {
   DL_MULTINOMIAL_OK,
-  DL_MULTINOMIAL_BAD_WEIGHT,   /* inf, nan or negative */
-  DL_MULTINOMIAL_ZERO_SUM,     /* a row sums to 0 */
+  DL_MULTINOMIAL_BAD_WEIGHT, /* inf, nan or negative */
+  DL_MULTINOMIAL_ZERO_SUM,   /* a row sums to 0 */
 } DlMultinomialStatus;
 
 const DlBackend *dl_cpu_backend_get (void);

@@ -26,9 +26,7 @@
  * Since: 1.0
  */
 DlTensor *
-dl_read_idx (const gchar   *path,
-             GCancellable  *cancellable,
-             GError       **error)
+dl_read_idx (const gchar *path, GCancellable *cancellable, GError **error)
 {
   g_autoptr (GFile) file = NULL;
   g_autoptr (GBytes) bytes = NULL;
@@ -42,31 +40,32 @@ dl_read_idx (const gchar   *path,
     return NULL;
   switch (type)
     {
-    case DL_IDX_UINT8:
-      return dl_tensor_new_from_bytes (bytes, DL_DTYPE_UINT8, dims, n_dims, error);
-    case DL_IDX_INT32:
-      return dl_tensor_new_from_bytes (bytes, DL_DTYPE_INT32, dims, n_dims, error);
-    case DL_IDX_FLOAT32:
-      return dl_tensor_new_from_bytes (bytes, DL_DTYPE_FLOAT32, dims, n_dims, error);
-    case DL_IDX_FLOAT64:
-      return dl_tensor_new_from_bytes (bytes, DL_DTYPE_FLOAT64, dims, n_dims, error);
-    case DL_IDX_INT8:
-    case DL_IDX_INT16:
-      {
-        gsize n;
-        const guint8 *src = g_bytes_get_data (bytes, &n);
-        gsize count = type == DL_IDX_INT8 ? n : n / 2;
-        gint32 *wide = g_new (gint32, MAX (count, 1));
-        g_autoptr (GBytes) wb = NULL;
+      case DL_IDX_UINT8:
+        return dl_tensor_new_from_bytes (bytes, DL_DTYPE_UINT8, dims, n_dims, error);
+      case DL_IDX_INT32:
+        return dl_tensor_new_from_bytes (bytes, DL_DTYPE_INT32, dims, n_dims, error);
+      case DL_IDX_FLOAT32:
+        return dl_tensor_new_from_bytes (bytes, DL_DTYPE_FLOAT32, dims, n_dims, error);
+      case DL_IDX_FLOAT64:
+        return dl_tensor_new_from_bytes (bytes, DL_DTYPE_FLOAT64, dims, n_dims, error);
+      case DL_IDX_INT8:
+      case DL_IDX_INT16:
+        {
+          gsize n;
+          const guint8 *src = g_bytes_get_data (bytes, &n);
+          gsize count = type == DL_IDX_INT8 ? n : n / 2;
+          gint32 *wide = g_new (gint32, MAX (count, 1));
+          g_autoptr (GBytes) wb = NULL;
 
-        for (gsize i = 0; i < count; i++)
-          wide[i] = type == DL_IDX_INT8 ? (gint32) (gint8) src[i] : (gint32) ((const gint16 *) src)[i];
-        wb = g_bytes_new_take (wide, count * sizeof (gint32));
-        return dl_tensor_new_from_bytes (wb, DL_DTYPE_INT32, dims, n_dims, error);
-      }
-    default:
-      g_set_error (error, DL_ERROR, DL_ERROR_FORMAT, "read_idx: %s: unsupported type", path);
-      return NULL;
+          for (gsize i = 0; i < count; i++)
+            wide[i]
+                = type == DL_IDX_INT8 ? (gint32)(gint8)src[i] : (gint32)((const gint16 *)src)[i];
+          wb = g_bytes_new_take (wide, count * sizeof (gint32));
+          return dl_tensor_new_from_bytes (wb, DL_DTYPE_INT32, dims, n_dims, error);
+        }
+      default:
+        g_set_error (error, DL_ERROR, DL_ERROR_FORMAT, "read_idx: %s: unsupported type", path);
+        return NULL;
     }
 }
 
@@ -88,11 +87,11 @@ dl_read_idx (const gchar   *path,
  * Since: 1.0
  */
 gboolean
-dl_fashion_mnist_load (const gchar  *root,
-                       gboolean      train,
-                       DlTensor    **images,
-                       DlTensor    **labels,
-                       GError      **error)
+dl_fashion_mnist_load (const gchar *root,
+                       gboolean train,
+                       DlTensor **images,
+                       DlTensor **labels,
+                       GError **error)
 {
   const gchar *prefix = train ? "train" : "t10k";
   g_autofree gchar *ipath = NULL;

@@ -23,14 +23,12 @@ G_BEGIN_DECLS
 #define DL_FASHION_MNIST_DEFAULT_ROOT "/usr/share/datasets/fashion-mnist"
 
 DL_EXPORT
-DlTensor *dl_read_idx           (const gchar   *path,
-                                 GCancellable  *cancellable,
-                                 GError       **error);
+DlTensor *dl_read_idx (const gchar *path, GCancellable *cancellable, GError **error);
 DL_EXPORT
-gboolean  dl_fashion_mnist_load (const gchar   *root,
-                                 gboolean       train,
-                                 DlTensor     **images,
-                                 DlTensor     **labels,
-                                 GError       **error);
+gboolean dl_fashion_mnist_load (const gchar *root,
+                                gboolean train,
+                                DlTensor **images,
+                                DlTensor **labels,
+                                GError **error);
 
 G_END_DECLS

@@ -8,12 +8,12 @@
 #include <gio/gio.h>
 
 #ifdef DL_COMPILATION
-# include "dl-error.h"
+#include "dl-error.h"
 #endif
 
 /* Stand-alone builds (test harnesses) get the same domain and codes. */
 #ifndef DL_ERROR
-# define DL_ERROR (g_quark_from_static_string ("dl-error-quark"))
+#define DL_ERROR (g_quark_from_static_string ("dl-error-quark"))
 enum
 {
   DL_ERROR_OUT_OF_MEMORY = 6,
@@ -25,7 +25,15 @@ enum
 G_BEGIN_DECLS
 
 /* The IDX type code (third byte of the magic number). */
-typedef enum { DL_IDX_UINT8 = 0x08, DL_IDX_INT8 = 0x09, DL_IDX_INT16 = 0x0B, DL_IDX_INT32 = 0x0C, DL_IDX_FLOAT32 = 0x0D, DL_IDX_FLOAT64 = 0x0E } DlIdxType;
+typedef enum
+{
+  DL_IDX_UINT8 = 0x08,
+  DL_IDX_INT8 = 0x09,
+  DL_IDX_INT16 = 0x0B,
+  DL_IDX_INT32 = 0x0C,
+  DL_IDX_FLOAT32 = 0x0D,
+  DL_IDX_FLOAT64 = 0x0E
+} DlIdxType;
 
 /* Reads the whole IDX file @file, which may be gzip-compressed (detected by
  * the 0x1f 0x8b magic) or not.
@@ -46,6 +54,11 @@ typedef enum { DL_IDX_UINT8 = 0x08, DL_IDX_INT8 = 0x09, DL_IDX_INT16 = 0x0B, DL_
  *    ("read_idx: <path>: <what is wrong>");
  *  - DL_ERROR_OUT_OF_MEMORY when the data buffer cannot be allocated.
  */
-GBytes *dl_idx_read (GFile *file, DlIdxType *type, gsize *n_dims, gint64 **dims, GCancellable *cancellable, GError **error);
+GBytes *dl_idx_read (GFile *file,
+                     DlIdxType *type,
+                     gsize *n_dims,
+                     gint64 **dims,
+                     GCancellable *cancellable,
+                     GError **error);
 
 G_END_DECLS

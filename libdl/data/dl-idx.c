@@ -8,7 +8,7 @@
  * uint32 sizes, then the elements in row-major order, each big-endian.
  */
 #ifdef DL_COMPILATION
-# include "config.h"
+#include "config.h"
 #endif
 
 #include <string.h>
@@ -21,20 +21,15 @@
 /* At most this much is allocated before the data has actually arrived; the
  * buffer then grows geometrically, so a forged header promising terabytes
  * fails with "truncated" instead of exhausting memory. */
-#define DL_IDX_INITIAL_ALLOC ((gsize) 64 * 1024 * 1024)
+#define DL_IDX_INITIAL_ALLOC ((gsize)64 * 1024 * 1024)
 
 #define DL_IDX_MAX_DIMS 4
 
-static void set_format_error (GError     **error,
-                              const gchar *name,
-                              const gchar *format,
-                              ...) G_GNUC_PRINTF (3, 4);
+static void set_format_error (GError **error, const gchar *name, const gchar *format, ...)
+    G_GNUC_PRINTF (3, 4);
 
 static void
-set_format_error (GError     **error,
-                  const gchar *name,
-                  const gchar *format,
-                  ...)
+set_format_error (GError **error, const gchar *name, const gchar *format, ...)
 {
   g_autofree gchar *message = NULL;
   va_list args;
@@ -49,10 +44,7 @@ set_format_error (GError     **error,
 /* Takes ownership of @local.  A cancellation is passed on as is; errors of
  * the decompressor mean a corrupt file; anything else is an I/O error. */
 static void
-propagate_read_error (GError      **error,
-                      const gchar  *name,
-                      GError       *local,
-                      gboolean      gzip)
+propagate_read_error (GError **error, const gchar *name, GError *local, gboolean gzip)
 {
   if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
@@ -60,14 +52,13 @@ propagate_read_error (GError      **error,
       return;
     }
 
-  if (gzip &&
-      (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_INVALID_DATA) ||
-       g_error_matches (local, G_IO_ERROR, G_IO_ERROR_PARTIAL_INPUT)))
-    g_set_error (error, DL_ERROR, DL_ERROR_FORMAT,
-                 "read_idx: %s: corrupt gzip stream: %s", name, local->message);
+  if (gzip
+      && (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_INVALID_DATA)
+          || g_error_matches (local, G_IO_ERROR, G_IO_ERROR_PARTIAL_INPUT)))
+    g_set_error (error, DL_ERROR, DL_ERROR_FORMAT, "read_idx: %s: corrupt gzip stream: %s", name,
+                 local->message);
   else
-    g_set_error (error, DL_ERROR, DL_ERROR_IO,
-                 "read_idx: %s: %s", name, local->message);
+    g_set_error (error, DL_ERROR, DL_ERROR_IO, "read_idx: %s: %s", name, local->message);
 
   g_error_free (local);
 }
@@ -77,68 +68,66 @@ element_size (guint8 type_code)
 {
   switch (type_code)
     {
-    case DL_IDX_UINT8:
-    case DL_IDX_INT8:
-      return 1;
-    case DL_IDX_INT16:
-      return 2;
-    case DL_IDX_INT32:
-    case DL_IDX_FLOAT32:
-      return 4;
-    case DL_IDX_FLOAT64:
-      return 8;
-    default:
-      return 0;
+      case DL_IDX_UINT8:
+      case DL_IDX_INT8:
+        return 1;
+      case DL_IDX_INT16:
+        return 2;
+      case DL_IDX_INT32:
+      case DL_IDX_FLOAT32:
+        return 4;
+      case DL_IDX_FLOAT64:
+        return 8;
+      default:
+        return 0;
     }
 }
 
 static void
-swap_to_host (gpointer data,
-              gsize    n_elements,
-              gsize    elem_size)
+swap_to_host (gpointer data, gsize n_elements, gsize elem_size)
 {
 #if G_BYTE_ORDER == G_LITTLE_ENDIAN
   gsize i;
 
   switch (elem_size)
     {
-    case 2:
-      {
-        guint16 *p = data;
-        for (i = 0; i < n_elements; i++)
-          p[i] = GUINT16_FROM_BE (p[i]);
-      }
-      break;
-    case 4:
-      {
-        guint32 *p = data;
-        for (i = 0; i < n_elements; i++)
-          p[i] = GUINT32_FROM_BE (p[i]);
-      }
-      break;
-    case 8:
-      {
-        guint64 *p = data;
-        for (i = 0; i < n_elements; i++)
-          p[i] = GUINT64_FROM_BE (p[i]);
-      }
-      break;
-    default:
-      break;
+      case 2:
+        {
+          guint16 *p = data;
+          for (i = 0; i < n_elements; i++)
+            p[i] = GUINT16_FROM_BE (p[i]);
+        }
+        break;
+      case 4:
+        {
+          guint32 *p = data;
+          for (i = 0; i < n_elements; i++)
+            p[i] = GUINT32_FROM_BE (p[i]);
+        }
+        break;
+      case 8:
+        {
+          guint64 *p = data;
+          for (i = 0; i < n_elements; i++)
+            p[i] = GUINT64_FROM_BE (p[i]);
+        }
+        break;
+      default:
+        break;
     }
 #else
-  (void) data;
-  (void) n_elements;
-  (void) elem_size;
+  (void)data;
+  (void)n_elements;
+  (void)elem_size;
 #endif
 }
 
 /* Checks for the gzip magic 0x1f 0x8b without consuming any bytes. */
 static gboolean
-peek_is_gzip (GBufferedInputStream  *buffered,
-              gboolean              *is_gzip,
-              GCancellable          *cancellable,
-              GError               **error)
+peek_is_gzip (GBufferedInputStream *buffered,
+              gboolean *is_gzip,
+              GCancellable *cancellable,
+              GError **error)
 {
   const guint8 *peek;
   gsize available;
@@ -160,18 +149,18 @@ peek_is_gzip (GBufferedInputStream  *buffered,
 }
 
 GBytes *
-dl_idx_read (GFile         *file,
-             DlIdxType     *type,
-             gsize         *n_dims,
-             gint64       **dims,
-             GCancellable  *cancellable,
-             GError       **error)
+dl_idx_read (GFile *file,
+             DlIdxType *type,
+             gsize *n_dims,
+             gint64 **dims,
+             GCancellable *cancellable,
+             GError **error)
 {
   g_autofree gchar *name = NULL;
-  g_autoptr(GFileInputStream) file_stream = NULL;
-  g_autoptr(GInputStream) buffered = NULL;
-  g_autoptr(GInputStream) stream = NULL;
-  g_autoptr(GConverter) decompressor = NULL;
+  g_autoptr (GFileInputStream) file_stream = NULL;
+  g_autoptr (GInputStream) buffered = NULL;
+  g_autoptr (GInputStream) stream = NULL;
+  g_autoptr (GConverter) decompressor = NULL;
   g_autofree gint64 *sizes = NULL;
   g_autofree guint8 *data = NULL;
   GError *local_error = NULL;
@@ -201,8 +190,8 @@ dl_idx_read (GFile         *file,
       return NULL;
     }
 
-  buffered = g_buffered_input_stream_new_sized (G_INPUT_STREAM (file_stream),
-                                                DL_IDX_STREAM_BUFFER_SIZE);
+  buffered
+      = g_buffered_input_stream_new_sized (G_INPUT_STREAM (file_stream), DL_IDX_STREAM_BUFFER_SIZE);
   if (!peek_is_gzip (G_BUFFERED_INPUT_STREAM (buffered), &gzip, cancellable, &local_error))
     {
       propagate_read_error (error, name, local_error, FALSE);
@@ -220,8 +209,7 @@ dl_idx_read (GFile         *file,
     }
 
   /* Magic number. */
-  if (!g_input_stream_read_all (stream, header, sizeof header, &n_read,
-                                cancellable, &local_error))
+  if (!g_input_stream_read_all (stream, header, sizeof header, &n_read, cancellable, &local_error))
     {
       propagate_read_error (error, name, local_error, gzip);
       return NULL;
@@ -239,8 +227,7 @@ dl_idx_read (GFile         *file,
     }
   if (header[0] != 0 || header[1] != 0)
     {
-      set_format_error (error, name,
-                        "bad magic number 0x%02x%02x%02x%02x (not an IDX file)",
+      set_format_error (error, name, "bad magic number 0x%02x%02x%02x%02x (not an IDX file)",
                         header[0], header[1], header[2], header[3]);
       return NULL;
     }
@@ -262,8 +249,7 @@ dl_idx_read (GFile         *file,
     }
 
   /* Sizes. */
-  if (!g_input_stream_read_all (stream, size_bytes, 4 * rank, &n_read,
-                                cancellable, &local_error))
+  if (!g_input_stream_read_all (stream, size_bytes, 4 * rank, &n_read, cancellable, &local_error))
     {
       propagate_read_error (error, name, local_error, gzip);
       return NULL;
@@ -283,7 +269,7 @@ dl_idx_read (GFile         *file,
 
       memcpy (&size_be, size_bytes + 4 * i, 4);
       sizes[i] = GUINT32_FROM_BE (size_be);
-      if (!g_size_checked_mul (&n_elements, n_elements, (gsize) sizes[i]))
+      if (!g_size_checked_mul (&n_elements, n_elements, (gsize)sizes[i]))
         {
           set_format_error (error, name, "the sizes in the header overflow");
           return NULL;
@@ -321,8 +307,8 @@ dl_idx_read (GFile         *file,
         }
 
       want = allocated - filled;
-      if (!g_input_stream_read_all (stream, data + filled, want, &n_read,
-                                    cancellable, &local_error))
+      if (!g_input_stream_read_all (stream, data + filled, want, &n_read, cancellable,
+                                    &local_error))
         {
           propagate_read_error (error, name, local_error, gzip);
           return NULL;
@@ -343,8 +329,7 @@ dl_idx_read (GFile         *file,
 
   /* Nothing may follow; for gzip this also reads up to the end of the
    * stream, so its CRC and length get checked. */
-  if (!g_input_stream_read_all (stream, extra, sizeof extra, &n_read,
-                                cancellable, &local_error))
+  if (!g_input_stream_read_all (stream, extra, sizeof extra, &n_read, cancellable, &local_error))
     {
       propagate_read_error (error, name, local_error, gzip);
       return NULL;
@@ -360,7 +345,7 @@ dl_idx_read (GFile         *file,
   swap_to_host (data, n_elements, elem_size);
 
   if (type != NULL)
-    *type = (DlIdxType) header[2];
+    *type = (DlIdxType)header[2];
   if (n_dims != NULL)
     *n_dims = rank;
   if (dims != NULL)
@@ -370,7 +355,6 @@ dl_idx_read (GFile         *file,
 
 out_of_memory:
   g_set_error (error, DL_ERROR, DL_ERROR_OUT_OF_MEMORY,
-               "read_idx: %s: cannot allocate %" G_GSIZE_FORMAT " bytes for the data",
-               name, total);
+               "read_idx: %s: cannot allocate %" G_GSIZE_FORMAT " bytes for the data", name, total);
   return NULL;
 }

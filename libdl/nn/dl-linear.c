@@ -35,9 +35,7 @@ struct _DlLinear
 G_DEFINE_FINAL_TYPE (DlLinear, dl_linear, DL_TYPE_MODULE)
 
 static DlTensor *
-dl_linear_forward (DlModule  *module,
-                   DlTensor  *input,
-                   GError   **error)
+dl_linear_forward (DlModule *module, DlTensor *input, GError **error)
 {
   DlLinear *self = DL_LINEAR (module);
   DlTensor *w = dl_module_get_parameter (module, "weight");
@@ -50,8 +48,9 @@ dl_linear_forward (DlModule  *module,
   if (nd == 0 || shape[nd - 1] != self->in_features)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "linear: input's last dim is %" G_GINT64_FORMAT ", expected in_features = %"
-                   G_GINT64_FORMAT, nd ? shape[nd - 1] : 0, self->in_features);
+                   "linear: input's last dim is %" G_GINT64_FORMAT
+                   ", expected in_features = %" G_GINT64_FORMAT,
+                   nd ? shape[nd - 1] : 0, self->in_features);
       return NULL;
     }
   if (!(wt = dl_tensor_t (w, error)) || !(y = dl_tensor_matmul (input, wt, error)))
@@ -85,10 +84,7 @@ dl_linear_init (DlLinear *self)
  * Since: 1.0
  */
 DlLinear *
-dl_linear_new (gint64    in_features,
-               gint64    out_features,
-               gboolean  bias,
-               GError  **error)
+dl_linear_new (gint64 in_features, gint64 out_features, gboolean bias, GError **error)
 {
   g_autoptr (DlLinear) self = NULL;
   g_autoptr (DlTensor) w = NULL;
@@ -100,14 +96,15 @@ dl_linear_new (gint64    in_features,
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                    "Linear: sizes must be non-negative, got in_features=%" G_GINT64_FORMAT
-                   ", out_features=%" G_GINT64_FORMAT, in_features, out_features);
+                   ", out_features=%" G_GINT64_FORMAT,
+                   in_features, out_features);
       return NULL;
     }
   self = g_object_new (DL_TYPE_LINEAR, NULL);
   self->in_features = in_features;
   self->out_features = out_features;
-  bound = in_features > 0 ? 1.0 / sqrt ((gdouble) in_features) : 0;
-  if (!(w = dl_empty ((gint64[]) { out_features, in_features }, 2, dt, NULL, error))
+  bound = in_features > 0 ? 1.0 / sqrt ((gdouble)in_features) : 0;
+  if (!(w = dl_empty ((gint64[]){ out_features, in_features }, 2, dt, NULL, error))
       || !dl_tensor_uniform_ (w, -bound, bound, error))
     return NULL;
   g_object_unref (w); /* uniform_ returned a second reference */

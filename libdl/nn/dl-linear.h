@@ -18,13 +18,10 @@ DL_EXPORT
 G_DECLARE_FINAL_TYPE (DlLinear, dl_linear, DL, LINEAR, DlModule)
 
 DL_EXPORT
-DlLinear *dl_linear_new              (gint64     in_features,
-                                      gint64     out_features,
-                                      gboolean   bias,
-                                      GError   **error);
+DlLinear *dl_linear_new (gint64 in_features, gint64 out_features, gboolean bias, GError **error);
 DL_EXPORT
-gint64    dl_linear_get_in_features  (DlLinear  *self);
+gint64 dl_linear_get_in_features (DlLinear *self);
 DL_EXPORT
-gint64    dl_linear_get_out_features (DlLinear  *self);
+gint64 dl_linear_get_out_features (DlLinear *self);
 
 G_END_DECLS

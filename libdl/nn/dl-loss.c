@@ -17,9 +17,7 @@
 #include "ops/dl-ops-activation.h"
 
 static gboolean
-check_target (DlTensor  *input,
-              DlTensor  *target,
-              GError   **error)
+check_target (DlTensor *input, DlTensor *target, GError **error)
 {
   gsize nd, td;
   const gint64 *shape = dl_tensor_get_shape (input, &nd);
@@ -44,8 +42,8 @@ check_target (DlTensor  *input,
   if (td != 1 || tshape[0] != shape[0])
     {
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "nll_loss: expected target of shape [%" G_GINT64_FORMAT "], got %"
-                   G_GSIZE_FORMAT " dims with %" G_GINT64_FORMAT " entries",
+                   "nll_loss: expected target of shape [%" G_GINT64_FORMAT "], got %" G_GSIZE_FORMAT
+                   " dims with %" G_GINT64_FORMAT " entries",
                    shape[0], td, td ? tshape[0] : 0);
       return FALSE;
     }
@@ -59,7 +57,8 @@ check_target (DlTensor  *input,
     {
       g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
                    "nll_loss: Target %" G_GINT64_FORMAT " is out of bounds (%" G_GINT64_FORMAT
-                   " classes).", (gint64) (vlo < 0 ? vlo : vhi), shape[1]);
+                   " classes).",
+                   (gint64)(vlo < 0 ? vlo : vhi), shape[1]);
       return FALSE;
     }
   return TRUE;
@@ -79,9 +78,7 @@ check_target (DlTensor  *input,
  * Since: 1.0
  */
 DlTensor *
-dl_nll_loss (DlTensor  *log_probs,
-             DlTensor  *target,
-             GError   **error)
+dl_nll_loss (DlTensor *log_probs, DlTensor *target, GError **error)
 {
   gsize nd;
   const gint64 *shape;
@@ -96,14 +93,15 @@ dl_nll_loss (DlTensor  *log_probs,
   if (!check_target (log_probs, target, error))
     return NULL;
   shape = dl_tensor_get_shape (log_probs, &nd);
-  if (!(classes = dl_arange (0, shape[1], 1, DL_DTYPE_INT64, dl_tensor_get_device (log_probs), error))
+  if (!(classes
+        = dl_arange (0, shape[1], 1, DL_DTYPE_INT64, dl_tensor_get_device (log_probs), error))
       || !(tcol = dl_tensor_unsqueeze (target, 1, error))
       || !(hot = dl_tensor_eq (tcol, classes, error))
       || !(hotf = dl_tensor_to_dtype (hot, dl_tensor_get_dtype (log_probs), error))
       || !(picked = dl_tensor_mul (log_probs, hotf, error))
       || !(total = dl_tensor_sum (picked, error)))
     return NULL;
-  return dl_tensor_mul_scalar (total, -1.0 / (gdouble) shape[0], error);
+  return dl_tensor_mul_scalar (total, -1.0 / (gdouble)shape[0], error);
 }
 
 /**
@@ -120,9 +118,7 @@ dl_nll_loss (DlTensor  *log_probs,
  * Since: 1.0
  */
 DlTensor *
-dl_cross_entropy (DlTensor  *input,
-                  DlTensor  *target,
-                  GError   **error)
+dl_cross_entropy (DlTensor *input, DlTensor *target, GError **error)
 {
   g_autoptr (DlTensor) lp = NULL;
 

@@ -14,7 +14,7 @@
 G_BEGIN_DECLS
 
 DL_EXPORT
-DlTensor *dl_nll_loss      (DlTensor *log_probs, DlTensor *target, GError **error);
+DlTensor *dl_nll_loss (DlTensor *log_probs, DlTensor *target, GError **error);
 DL_EXPORT
 DlTensor *dl_cross_entropy (DlTensor *input, DlTensor *target, GError **error);
 

@@ -22,10 +22,10 @@
 
 typedef struct
 {
-  GPtrArray *param_names;  /* gchar* */
-  GPtrArray *params;       /* DlTensor* or NULL */
-  GPtrArray *child_names;  /* gchar* */
-  GPtrArray *children;     /* DlModule* */
+  GPtrArray *param_names; /* gchar* */
+  GPtrArray *params;      /* DlTensor* or NULL */
+  GPtrArray *child_names; /* gchar* */
+  GPtrArray *children;    /* DlModule* */
   gboolean training;
 } DlModulePrivate;
 
@@ -68,45 +68,36 @@ dl_module_finalize (GObject *object)
 }
 
 static void
-dl_module_get_property (GObject    *object,
-                        guint       prop_id,
-                        GValue     *value,
-                        GParamSpec *pspec)
+dl_module_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
   switch (prop_id)
     {
-    case PROP_TRAINING:
-      g_value_set_boolean (value, dl_module_get_training (DL_MODULE (object)));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      case PROP_TRAINING:
+        g_value_set_boolean (value, dl_module_get_training (DL_MODULE (object)));
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
 static void
-dl_module_set_property (GObject      *object,
-                        guint         prop_id,
-                        const GValue *value,
-                        GParamSpec   *pspec)
+dl_module_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   switch (prop_id)
     {
-    case PROP_TRAINING:
-      dl_module_set_training (DL_MODULE (object), g_value_get_boolean (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      case PROP_TRAINING:
+        dl_module_set_training (DL_MODULE (object), g_value_get_boolean (value));
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
 static DlTensor *
-dl_module_real_forward (DlModule  *self,
-                        DlTensor  *input,
-                        GError   **error)
+dl_module_real_forward (DlModule *self, DlTensor *input, GError **error)
 {
   g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
-               "forward: module of type %s does not implement forward",
-               G_OBJECT_TYPE_NAME (self));
+               "forward: module of type %s does not implement forward", G_OBJECT_TYPE_NAME (self));
   return NULL;
 }
 
@@ -128,9 +119,9 @@ dl_module_class_init (DlModuleClass *klass)
    *
    * Since: 1.0
    */
-  properties[PROP_TRAINING] =
-    g_param_spec_boolean ("training", NULL, NULL, TRUE,
-                          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  properties[PROP_TRAINING]
+      = g_param_spec_boolean ("training", NULL, NULL, TRUE,
+                              G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -159,9 +150,7 @@ dl_module_init (DlModule *self)
  * Since: 1.0
  */
 DlTensor *
-dl_module_forward (DlModule  *self,
-                   DlTensor  *input,
-                   GError   **error)
+dl_module_forward (DlModule *self, DlTensor *input, GError **error)
 {
   GError *local = NULL;
   DlTensor *out;
@@ -178,15 +167,15 @@ dl_module_forward (DlModule  *self,
   if (out == NULL)
     {
       /* a binding's override that raised something other than a GError */
-      g_set_error (error, DL_ERROR, DL_ERROR_FAILED,
-                   "forward: %s.forward returned no tensor", G_OBJECT_TYPE_NAME (self));
+      g_set_error (error, DL_ERROR, DL_ERROR_FAILED, "forward: %s.forward returned no tensor",
+                   G_OBJECT_TYPE_NAME (self));
       return NULL;
     }
   if (!DL_IS_TENSOR (out))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_FAILED,
-                   "forward: %s.forward returned a %s, not a tensor",
-                   G_OBJECT_TYPE_NAME (self), G_OBJECT_TYPE_NAME (out));
+                   "forward: %s.forward returned a %s, not a tensor", G_OBJECT_TYPE_NAME (self),
+                   G_OBJECT_TYPE_NAME (out));
       g_object_unref (out);
       return NULL;
     }
@@ -194,8 +183,7 @@ dl_module_forward (DlModule  *self,
 }
 
 static gint
-find_name (GPtrArray   *names,
-           const gchar *name)
+find_name (GPtrArray *names, const gchar *name)
 {
   for (guint i = 0; i < names->len; i++)
     if (g_str_equal (g_ptr_array_index (names, i), name))
@@ -215,9 +203,7 @@ find_name (GPtrArray   *names,
  * Since: 1.0
  */
 void
-dl_module_register_parameter (DlModule    *self,
-                              const gchar *name,
-                              DlTensor    *param)
+dl_module_register_parameter (DlModule *self, const gchar *name, DlTensor *param)
 {
   DlModulePrivate *priv;
   gint i;
@@ -250,9 +236,7 @@ dl_module_register_parameter (DlModule    *self,
  * Since: 1.0
  */
 void
-dl_module_register_module (DlModule    *self,
-                           const gchar *name,
-                           DlModule    *child)
+dl_module_register_module (DlModule *self, const gchar *name, DlModule *child)
 {
   DlModulePrivate *priv;
   gint i;
@@ -283,8 +267,7 @@ dl_module_register_module (DlModule    *self,
  * Since: 1.0
  */
 DlTensor *
-dl_module_get_parameter (DlModule    *self,
-                         const gchar *name)
+dl_module_get_parameter (DlModule *self, const gchar *name)
 {
   DlModulePrivate *priv;
   gint i;
@@ -305,8 +288,7 @@ dl_module_get_parameter (DlModule    *self,
  * Since: 1.0
  */
 DlModule *
-dl_module_get_module (DlModule    *self,
-                      const gchar *name)
+dl_module_get_module (DlModule *self, const gchar *name)
 {
   DlModulePrivate *priv;
   gint i;
@@ -320,11 +302,11 @@ dl_module_get_module (DlModule    *self,
 /* Walks parameters depth-first, own before children's, as PyTorch does;
  * a tensor shared by two modules is listed once. */
 static void
-collect_params (DlModule    *self,
+collect_params (DlModule *self,
                 const gchar *prefix,
-                GPtrArray   *names,
-                GPtrArray   *params,
-                GHashTable  *seen)
+                GPtrArray *names,
+                GPtrArray *params,
+                GHashTable *seen)
 {
   DlModulePrivate *priv = dl_module_get_instance_private (self);
 
@@ -336,13 +318,15 @@ collect_params (DlModule    *self,
         continue;
       g_hash_table_add (seen, p);
       if (names)
-        g_ptr_array_add (names, g_strconcat (prefix, g_ptr_array_index (priv->param_names, i), NULL));
+        g_ptr_array_add (names,
+                         g_strconcat (prefix, g_ptr_array_index (priv->param_names, i), NULL));
       if (params)
         g_ptr_array_add (params, g_object_ref (p));
     }
   for (guint i = 0; i < priv->children->len; i++)
     {
-      g_autofree gchar *sub = g_strconcat (prefix, g_ptr_array_index (priv->child_names, i), ".", NULL);
+      g_autofree gchar *sub
+          = g_strconcat (prefix, g_ptr_array_index (priv->child_names, i), ".", NULL);
       collect_params (g_ptr_array_index (priv->children, i), sub, names, params, seen);
     }
 }
@@ -385,7 +369,7 @@ dl_module_parameter_names (DlModule *self)
   g_return_val_if_fail (DL_IS_MODULE (self), NULL);
   collect_params (self, "", names, NULL, seen);
   g_ptr_array_add (names, NULL);
-  return (GStrv) g_ptr_array_free (names, FALSE);
+  return (GStrv)g_ptr_array_free (names, FALSE);
 }
 
 /**
@@ -465,8 +449,7 @@ dl_module_zero_grad (DlModule *self)
  * Since: 1.0
  */
 void
-dl_module_set_training (DlModule *self,
-                        gboolean  training)
+dl_module_set_training (DlModule *self, gboolean training)
 {
   DlModulePrivate *priv;
 

@@ -31,46 +31,35 @@ struct _DlModuleClass
 {
   GObjectClass parent_class;
 
-  DlTensor *(*forward) (DlModule  *self,
-                        DlTensor  *input,
-                        GError   **error);
+  DlTensor *(*forward) (DlModule *self, DlTensor *input, GError **error);
 
   /*< private >*/
   gpointer padding[8];
 };
 
 DL_EXPORT
-DlTensor  *dl_module_forward              (DlModule     *self,
-                                           DlTensor     *input,
-                                           GError      **error);
+DlTensor *dl_module_forward (DlModule *self, DlTensor *input, GError **error);
 DL_EXPORT
-void       dl_module_register_parameter   (DlModule     *self,
-                                           const gchar  *name,
-                                           DlTensor     *param);
+void dl_module_register_parameter (DlModule *self, const gchar *name, DlTensor *param);
 DL_EXPORT
-void       dl_module_register_module      (DlModule     *self,
-                                           const gchar  *name,
-                                           DlModule     *child);
+void dl_module_register_module (DlModule *self, const gchar *name, DlModule *child);
 DL_EXPORT
-DlTensor  *dl_module_get_parameter        (DlModule     *self,
-                                           const gchar  *name);
+DlTensor *dl_module_get_parameter (DlModule *self, const gchar *name);
 DL_EXPORT
-DlModule  *dl_module_get_module           (DlModule     *self,
-                                           const gchar  *name);
+DlModule *dl_module_get_module (DlModule *self, const gchar *name);
 DL_EXPORT
-GPtrArray *dl_module_parameters           (DlModule     *self);
+GPtrArray *dl_module_parameters (DlModule *self);
 DL_EXPORT
-GStrv      dl_module_parameter_names      (DlModule     *self);
+GStrv dl_module_parameter_names (DlModule *self);
 DL_EXPORT
-GPtrArray *dl_module_children             (DlModule     *self);
+GPtrArray *dl_module_children (DlModule *self);
 DL_EXPORT
-GStrv      dl_module_children_names       (DlModule     *self);
+GStrv dl_module_children_names (DlModule *self);
 DL_EXPORT
-void       dl_module_zero_grad            (DlModule     *self);
+void dl_module_zero_grad (DlModule *self);
 DL_EXPORT
-void       dl_module_set_training         (DlModule     *self,
-                                           gboolean      training);
+void dl_module_set_training (DlModule *self, gboolean training);
 DL_EXPORT
-gboolean   dl_module_get_training         (DlModule     *self);
+gboolean dl_module_get_training (DlModule *self);
 
 G_END_DECLS

@@ -25,10 +25,10 @@ typedef enum
  *   suffix for empty tensors with ndim != 1, first, as torch does.)
  * Returns a newly allocated string like
  *   "tensor([[1., 2.],\n        [3., 4.]])". */
-gchar *dl_format_tensor (const gdouble       *values,
-                         const gint64        *shape,
-                         gsize                ndim,
-                         DlFormatKind         kind,
-                         const gchar * const *suffixes);
+gchar *dl_format_tensor (const gdouble *values,
+                         const gint64 *shape,
+                         gsize ndim,
+                         DlFormatKind kind,
+                         const gchar *const *suffixes);
 
 G_END_DECLS

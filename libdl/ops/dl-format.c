@@ -32,71 +32,69 @@
 #include "dl-format-private.h"
 
 #define FORMAT_PRECISION_FIXED "%.4f"
-#define FORMAT_PRECISION_SCI   "%.4e"
-#define FORMAT_INTEGRAL        "%.0f"
-#define FORMAT_THRESHOLD       1000
-#define FORMAT_EDGEITEMS       3
-#define FORMAT_LINEWIDTH       80
-#define FORMAT_PREFIX          "tensor("
+#define FORMAT_PRECISION_SCI "%.4e"
+#define FORMAT_INTEGRAL "%.0f"
+#define FORMAT_THRESHOLD 1000
+#define FORMAT_EDGEITEMS 3
+#define FORMAT_LINEWIDTH 80
+#define FORMAT_PREFIX "tensor("
 
 /* Large enough for "%.0f" / "%.4f" of any finite double. */
-#define FORMAT_BUF_SIZE        512
+#define FORMAT_BUF_SIZE 512
 
 typedef struct
 {
   DlFormatKind kind;
-  gboolean     int_mode;
-  gboolean     sci_mode;
-  gsize        max_width;
+  gboolean int_mode;
+  gboolean sci_mode;
+  gsize max_width;
 } Formatter;
 
 typedef struct
 {
   const gdouble *values;
-  const gint64  *shape;
-  gsize          ndim;
-  const gsize   *strides;
-  gboolean       summarize;
-  Formatter      formatter;
+  const gint64 *shape;
+  gsize ndim;
+  const gsize *strides;
+  gboolean summarize;
+  Formatter formatter;
 } PrintContext;
 
 /* Writes the unpadded text of @value into @buf and returns its length. */
 static gsize
-format_raw (const Formatter *formatter,
-            gdouble          value,
-            gchar           *buf)
+format_raw (const Formatter *formatter, gdouble value, gchar *buf)
 {
   switch (formatter->kind)
     {
-    case DL_FORMAT_BOOL:
-      g_strlcpy (buf, value != 0.0 ? "True" : "False", FORMAT_BUF_SIZE);
-      break;
+      case DL_FORMAT_BOOL:
+        g_strlcpy (buf, value != 0.0 ? "True" : "False", FORMAT_BUF_SIZE);
+        break;
 
-    case DL_FORMAT_INT:
-      /* Adding 0.0 turns a stray -0.0 into 0.0. */
-      g_ascii_formatd (buf, FORMAT_BUF_SIZE, FORMAT_INTEGRAL, value + 0.0);
-      break;
+      case DL_FORMAT_INT:
+        /* Adding 0.0 turns a stray -0.0 into 0.0. */
+        g_ascii_formatd (buf, FORMAT_BUF_SIZE, FORMAT_INTEGRAL, value + 0.0);
+        break;
 
-    case DL_FORMAT_FLOAT:
-    default:
-      if (isnan (value))
-        g_strlcpy (buf, "nan", FORMAT_BUF_SIZE);
-      else if (isinf (value))
-        g_strlcpy (buf, value > 0 ? "inf" : "-inf", FORMAT_BUF_SIZE);
-      else if (formatter->sci_mode)
-        g_ascii_formatd (buf, FORMAT_BUF_SIZE, FORMAT_PRECISION_SCI, value);
-      else if (formatter->int_mode)
-        {
-          gsize len;
+      case DL_FORMAT_FLOAT:
+      default:
+        if (isnan (value))
+          g_strlcpy (buf, "nan", FORMAT_BUF_SIZE);
+        else if (isinf (value))
+          g_strlcpy (buf, value > 0 ? "inf" : "-inf", FORMAT_BUF_SIZE);
+        else if (formatter->sci_mode)
+          g_ascii_formatd (buf, FORMAT_BUF_SIZE, FORMAT_PRECISION_SCI, value);
+        else if (formatter->int_mode)
+          {
+            gsize len;
 
-          g_ascii_formatd (buf, FORMAT_BUF_SIZE - 1, FORMAT_INTEGRAL, value);
-          len = strlen (buf);
-          buf[len] = '.';
-          buf[len + 1] = '\0';
-        }
-      else
-        g_ascii_formatd (buf, FORMAT_BUF_SIZE, FORMAT_PRECISION_FIXED, value);
-      break;
+            g_ascii_formatd (buf, FORMAT_BUF_SIZE - 1, FORMAT_INTEGRAL, value);
+            len = strlen (buf);
+            buf[len] = '.';
+            buf[len + 1] = '\0';
+          }
+        else
+          g_ascii_formatd (buf, FORMAT_BUF_SIZE, FORMAT_PRECISION_FIXED, value);
+        break;
     }
 
   return strlen (buf);
@@ -104,9 +102,7 @@ format_raw (const Formatter *formatter,
 
 /* Appends @value right-aligned to the formatter's width. */
 static void
-append_value (GString         *out,
-              const Formatter *formatter,
-              gdouble          value)
+append_value (GString *out, const Formatter *formatter, gdouble value)
 {
   gchar buf[FORMAT_BUF_SIZE];
   gsize len;
@@ -118,10 +114,7 @@ append_value (GString         *out,
 }
 
 static void
-formatter_init (Formatter     *formatter,
-                DlFormatKind   kind,
-                const gdouble *values,
-                gsize          n_values)
+formatter_init (Formatter *formatter, DlFormatKind kind, const gdouble *values, gsize n_values)
 {
   gchar buf[FORMAT_BUF_SIZE];
   gdouble min_abs = INFINITY;
@@ -137,8 +130,7 @@ formatter_init (Formatter     *formatter,
   if (kind != DL_FORMAT_FLOAT)
     {
       for (i = 0; i < n_values; i++)
-        formatter->max_width = MAX (formatter->max_width,
-                                    format_raw (formatter, values[i], buf));
+        formatter->max_width = MAX (formatter->max_width, format_raw (formatter, values[i], buf));
       return;
     }
 
@@ -173,15 +165,13 @@ formatter_init (Formatter     *formatter,
       if (!isfinite (v) || v == 0.0)
         continue;
 
-      formatter->max_width = MAX (formatter->max_width,
-                                  format_raw (formatter, v, buf));
+      formatter->max_width = MAX (formatter->max_width, format_raw (formatter, v, buf));
     }
 }
 
 /* Whether dimension @dim is shown as edge items around an ellipsis. */
 static inline gboolean
-dim_is_trimmed (const PrintContext *ctx,
-                gsize               dim)
+dim_is_trimmed (const PrintContext *ctx, gsize dim)
 {
   return ctx->summarize && ctx->shape[dim] > 2 * FORMAT_EDGEITEMS;
 }
@@ -189,9 +179,7 @@ dim_is_trimmed (const PrintContext *ctx,
 /* Maps the @k-th shown item of dimension @dim to its index, or -1 for the
  * ellipsis. */
 static gint64
-shown_index (const PrintContext *ctx,
-             gsize               dim,
-             gint64              k)
+shown_index (const PrintContext *ctx, gsize dim, gint64 k)
 {
   if (!dim_is_trimmed (ctx, dim))
     return k;
@@ -203,18 +191,14 @@ shown_index (const PrintContext *ctx,
 }
 
 static gint64
-n_shown_items (const PrintContext *ctx,
-               gsize               dim)
+n_shown_items (const PrintContext *ctx, gsize dim)
 {
   return dim_is_trimmed (ctx, dim) ? 2 * FORMAT_EDGEITEMS + 1 : ctx->shape[dim];
 }
 
 /* Collects the values that get printed, i.e. the summarised data. */
 static void
-collect_shown (const PrintContext *ctx,
-               gsize               dim,
-               gsize               offset,
-               GArray             *out)
+collect_shown (const PrintContext *ctx, gsize dim, gsize offset, GArray *out)
 {
   gint64 n_items = n_shown_items (ctx, dim);
   gint64 k;
@@ -227,7 +211,7 @@ collect_shown (const PrintContext *ctx,
       if (index < 0)
         continue;
 
-      child = offset + (gsize) index * ctx->strides[dim];
+      child = offset + (gsize)index * ctx->strides[dim];
       if (dim + 1 == ctx->ndim)
         g_array_append_val (out, ctx->values[child]);
       else
@@ -236,26 +220,22 @@ collect_shown (const PrintContext *ctx,
 }
 
 static void
-append_spaces (GString *out,
-               gsize    n)
+append_spaces (GString *out, gsize n)
 {
   for (; n > 0; n--)
     g_string_append_c (out, ' ');
 }
 
 static void
-append_row (GString            *out,
-            const PrintContext *ctx,
-            gsize               offset,
-            gsize               indent)
+append_row (GString *out, const PrintContext *ctx, gsize offset, gsize indent)
 {
   gsize dim = ctx->ndim - 1;
   gint64 n_items = n_shown_items (ctx, dim);
-  gint64 element_length = (gint64) ctx->formatter.max_width + 2;
+  gint64 element_length = (gint64)ctx->formatter.max_width + 2;
   gint64 per_line;
   gint64 k;
 
-  per_line = ((gint64) FORMAT_LINEWIDTH - (gint64) indent) / element_length;
+  per_line = ((gint64)FORMAT_LINEWIDTH - (gint64)indent) / element_length;
   per_line = MAX (1, per_line);
 
   g_string_append_c (out, '[');
@@ -277,18 +257,13 @@ append_row (GString            *out,
       if (index < 0)
         g_string_append (out, " ...");
       else
-        append_value (out, &ctx->formatter,
-                      ctx->values[offset + (gsize) index * ctx->strides[dim]]);
+        append_value (out, &ctx->formatter, ctx->values[offset + (gsize)index * ctx->strides[dim]]);
     }
   g_string_append_c (out, ']');
 }
 
 static void
-append_slice (GString            *out,
-              const PrintContext *ctx,
-              gsize               dim,
-              gsize               offset,
-              gsize               indent)
+append_slice (GString *out, const PrintContext *ctx, gsize dim, gsize offset, gsize indent)
 {
   gint64 n_items;
   gint64 k;
@@ -318,17 +293,13 @@ append_slice (GString            *out,
       if (index < 0)
         g_string_append (out, "...");
       else
-        append_slice (out, ctx, dim + 1,
-                      offset + (gsize) index * ctx->strides[dim], indent + 1);
+        append_slice (out, ctx, dim + 1, offset + (gsize)index * ctx->strides[dim], indent + 1);
     }
   g_string_append_c (out, ']');
 }
 
 static void
-append_suffix (GString     *out,
-               const gchar *suffix,
-               gsize        indent,
-               glong       *last_line_len)
+append_suffix (GString *out, const gchar *suffix, gsize indent, glong *last_line_len)
 {
   glong suffix_len = g_utf8_strlen (suffix, -1);
 
@@ -337,7 +308,7 @@ append_suffix (GString     *out,
       g_string_append (out, ",\n");
       append_spaces (out, indent);
       g_string_append (out, suffix);
-      *last_line_len = (glong) indent + suffix_len;
+      *last_line_len = (glong)indent + suffix_len;
     }
   else
     {
@@ -348,11 +319,11 @@ append_suffix (GString     *out,
 }
 
 gchar *
-dl_format_tensor (const gdouble       *values,
-                  const gint64        *shape,
-                  gsize                ndim,
-                  DlFormatKind         kind,
-                  const gchar * const *suffixes)
+dl_format_tensor (const gdouble *values,
+                  const gint64 *shape,
+                  gsize ndim,
+                  DlFormatKind kind,
+                  const gchar *const *suffixes)
 {
   g_autoptr (GString) out = NULL;
   g_autofree gsize *strides = NULL;
@@ -368,7 +339,7 @@ dl_format_tensor (const gdouble       *values,
   for (i = 0; i < ndim; i++)
     {
       g_return_val_if_fail (shape[i] >= 0, NULL);
-      numel *= (gsize) shape[i];
+      numel *= (gsize)shape[i];
     }
 
   g_return_val_if_fail (numel == 0 || values != NULL, NULL);
@@ -385,8 +356,7 @@ dl_format_tensor (const gdouble       *values,
       if (ndim != 1)
         {
           for (i = 0; i < ndim; i++)
-            g_string_append_printf (size, "%s%" G_GINT64_FORMAT,
-                                    i > 0 ? ", " : "", shape[i]);
+            g_string_append_printf (size, "%s%" G_GINT64_FORMAT, i > 0 ? ", " : "", shape[i]);
           g_string_append_c (size, ')');
           size_suffix = g_string_free (g_steal_pointer (&size), FALSE);
         }
@@ -400,13 +370,15 @@ dl_format_tensor (const gdouble       *values,
     }
   else
     {
-      PrintContext ctx = { 0, };
+      PrintContext ctx = {
+        0,
+      };
       g_autoptr (GArray) shown = NULL;
 
       strides = g_new (gsize, ndim);
       strides[ndim - 1] = 1;
       for (i = ndim - 1; i > 0; i--)
-        strides[i - 1] = strides[i] * (gsize) shape[i];
+        strides[i - 1] = strides[i] * (gsize)shape[i];
 
       ctx.values = values;
       ctx.shape = shape;
@@ -418,8 +390,7 @@ dl_format_tensor (const gdouble       *values,
         {
           shown = g_array_new (FALSE, FALSE, sizeof (gdouble));
           collect_shown (&ctx, 0, 0, shown);
-          formatter_init (&ctx.formatter, kind,
-                          (const gdouble *) shown->data, shown->len);
+          formatter_init (&ctx.formatter, kind, (const gdouble *)shown->data, shown->len);
         }
       else
         formatter_init (&ctx.formatter, kind, values, numel);
@@ -431,9 +402,9 @@ dl_format_tensor (const gdouble       *values,
    * line counts as its length plus two. */
   last_newline = strrchr (out->str, '\n');
   if (last_newline != NULL)
-    last_line_len = (glong) (out->len - (gsize) (last_newline - out->str)) + 1;
+    last_line_len = (glong)(out->len - (gsize)(last_newline - out->str)) + 1;
   else
-    last_line_len = (glong) out->len + 2;
+    last_line_len = (glong)out->len + 2;
 
   if (size_suffix != NULL)
     append_suffix (out, size_suffix, indent, &last_line_len);

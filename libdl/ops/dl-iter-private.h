@@ -13,18 +13,14 @@ G_BEGIN_DECLS
  * to @shape (right-aligned; size-1 dims get stride 0) and merging dims that
  * are contiguous in every operand. The caller has checked that the shapes
  * broadcast. */
-void     dl_iter_init        (DlIter        *iter,
-                              gint           n,
-                              DlTensor     **tensors,
-                              const gint64  *shape,
-                              gint           ndim);
-gboolean dl_broadcast_shapes (const gchar   *op,
-                              const gint64  *a,
-                              gint           a_ndim,
-                              const gint64  *b,
-                              gint           b_ndim,
-                              gint64        *out,
-                              gint          *out_ndim,
-                              GError       **error);
+void dl_iter_init (DlIter *iter, gint n, DlTensor **tensors, const gint64 *shape, gint ndim);
+gboolean dl_broadcast_shapes (const gchar *op,
+                              const gint64 *a,
+                              gint a_ndim,
+                              const gint64 *b,
+                              gint b_ndim,
+                              gint64 *out,
+                              gint *out_ndim,
+                              GError **error);
 
 G_END_DECLS

@@ -12,14 +12,14 @@
 #include "dl-error.h"
 
 gboolean
-dl_broadcast_shapes (const gchar   *op,
-                     const gint64  *a,
-                     gint           a_ndim,
-                     const gint64  *b,
-                     gint           b_ndim,
-                     gint64        *out,
-                     gint          *out_ndim,
-                     GError       **error)
+dl_broadcast_shapes (const gchar *op,
+                     const gint64 *a,
+                     gint a_ndim,
+                     const gint64 *b,
+                     gint b_ndim,
+                     gint64 *out,
+                     gint *out_ndim,
+                     GError **error)
 {
   gint ndim = MAX (a_ndim, b_ndim);
 
@@ -48,11 +48,7 @@ dl_broadcast_shapes (const gchar   *op,
 }
 
 void
-dl_iter_init (DlIter        *iter,
-              gint           n,
-              DlTensor     **tensors,
-              const gint64  *shape,
-              gint           ndim)
+dl_iter_init (DlIter *iter, gint n, DlTensor **tensors, const gint64 *shape, gint ndim)
 {
   gint d = 0;
 
@@ -140,9 +136,7 @@ dl_iter_init (DlIter        *iter,
 }
 
 gboolean
-dl_check_no_internal_overlap (const gchar  *op,
-                              DlTensor     *out,
-                              GError      **error)
+dl_check_no_internal_overlap (const gchar *op, DlTensor *out, GError **error)
 {
   for (gint i = 0; i < out->ndim; i++)
     if (out->sizes[i] > 1 && out->strides[i] == 0)
@@ -150,16 +144,15 @@ dl_check_no_internal_overlap (const gchar  *op,
         g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                      "%s: unsupported operation: more than one element of the written-to "
                      "tensor refers to a single memory location. Please clone() the tensor "
-                     "before performing the operation.", op);
+                     "before performing the operation.",
+                     op);
         return FALSE;
       }
   return TRUE;
 }
 
 static void
-byte_range (DlTensor *t,
-            gint64   *start,
-            gint64   *end)
+byte_range (DlTensor *t, gint64 *start, gint64 *end)
 {
   gint64 es = dl_dtype_get_size (t->dtype);
 
@@ -170,10 +163,7 @@ byte_range (DlTensor *t,
 }
 
 gboolean
-dl_check_no_partial_overlap (const gchar  *op,
-                             DlTensor     *out,
-                             DlTensor     *input,
-                             GError      **error)
+dl_check_no_partial_overlap (const gchar *op, DlTensor *out, DlTensor *input, GError **error)
 {
   gint64 a0, a1, b0, b1;
 
@@ -190,16 +180,13 @@ dl_check_no_partial_overlap (const gchar  *op,
   g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                "%s: unsupported operation: some elements of the input tensor and the "
                "written-to tensor refer to a single memory location. Please clone() the "
-               "tensor before performing the operation.", op);
+               "tensor before performing the operation.",
+               op);
   return FALSE;
 }
 
 DlTensor *
-dl_empty_like_layout (DlTensor      *like,
-                      DlDType        dtype,
-                      const gint64  *shape,
-                      gint           ndim,
-                      GError       **error)
+dl_empty_like_layout (DlTensor *like, DlDType dtype, const gint64 *shape, gint ndim, GError **error)
 {
   gint perm[DL_MAX_DIMS];
   gint64 expected = 1;

@@ -16,10 +16,7 @@
 #include "dl-ops-private.h"
 
 static gboolean
-log_softmax_backward (DlNode    *node,
-                      DlTensor **go,
-                      DlTensor **gi,
-                      GError   **error)
+log_softmax_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   gint dim = dl_node_data (node)->ints[0];
   DlTensor *y = dl_node_get_saved (node, 0, error);
@@ -27,7 +24,8 @@ log_softmax_backward (DlNode    *node,
   g_autoptr (DlTensor) s = NULL;
   g_autoptr (DlTensor) ps = NULL;
 
-  if (!y || !(p = dl_tensor_exp (y, error)) || !(s = dl_tensor_sum_dims (go[0], &dim, 1, TRUE, error))
+  if (!y || !(p = dl_tensor_exp (y, error))
+      || !(s = dl_tensor_sum_dims (go[0], &dim, 1, TRUE, error))
       || !(ps = dl_tensor_mul (p, s, error)))
     return FALSE;
   gi[0] = dl_tensor_sub (go[0], ps, error);
@@ -35,10 +33,7 @@ log_softmax_backward (DlNode    *node,
 }
 
 static gboolean
-softmax_backward (DlNode    *node,
-                  DlTensor **go,
-                  DlTensor **gi,
-                  GError   **error)
+softmax_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   gint dim = dl_node_data (node)->ints[0];
   DlTensor *y = dl_node_get_saved (node, 0, error);
@@ -47,7 +42,8 @@ softmax_backward (DlNode    *node,
   g_autoptr (DlTensor) d = NULL;
 
   if (!y || !(gy = dl_tensor_mul (go[0], y, error))
-      || !(s = dl_tensor_sum_dims (gy, &dim, 1, TRUE, error)) || !(d = dl_tensor_sub (go[0], s, error)))
+      || !(s = dl_tensor_sum_dims (gy, &dim, 1, TRUE, error))
+      || !(d = dl_tensor_sub (go[0], s, error)))
     return FALSE;
   gi[0] = dl_tensor_mul (y, d, error);
   return gi[0] != NULL;
@@ -55,9 +51,7 @@ softmax_backward (DlNode    *node,
 
 /* log_softmax of @x along @dim, computed without autograd. */
 static DlTensor *
-log_softmax_values (DlTensor  *x,
-                    gint       dim,
-                    GError   **error)
+log_softmax_values (DlTensor *x, gint dim, GError **error)
 {
   g_autoptr (DlTensor) m = NULL;
   g_autoptr (DlTensor) shifted = NULL;
@@ -67,18 +61,15 @@ log_softmax_values (DlTensor  *x,
 
   if (x->numel == 0)
     return dl_tensor_clone (x, error);
-  if (!(m = dl_tensor_max_dim (x, dim, TRUE, NULL, error)) || !(shifted = dl_tensor_sub (x, m, error))
-      || !(e = dl_tensor_exp (shifted, error)) || !(s = dl_tensor_sum_dims (e, &dim, 1, TRUE, error))
-      || !(lse = dl_tensor_log (s, error)))
+  if (!(m = dl_tensor_max_dim (x, dim, TRUE, NULL, error))
+      || !(shifted = dl_tensor_sub (x, m, error)) || !(e = dl_tensor_exp (shifted, error))
+      || !(s = dl_tensor_sum_dims (e, &dim, 1, TRUE, error)) || !(lse = dl_tensor_log (s, error)))
     return NULL;
   return dl_tensor_sub (shifted, lse, error);
 }
 
 static DlTensor *
-softmax_op (DlTensor  *self,
-            gint       dim,
-            gboolean   log,
-            GError   **error)
+softmax_op (DlTensor *self, gint dim, gboolean log, GError **error)
 {
   const gchar *name = log ? "log_softmax" : "softmax";
   g_autoptr (DlTensor) x = NULL;
@@ -91,8 +82,8 @@ softmax_op (DlTensor  *self,
     return NULL;
   if (!dl_dtype_is_floating_point (self->dtype))
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: expected a floating-point tensor, got %s", name,
-                   dl_dtype_get_name (self->dtype));
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: expected a floating-point tensor, got %s",
+                   name, dl_dtype_get_name (self->dtype));
       return NULL;
     }
   was = dl_set_grad_enabled (FALSE);
@@ -123,9 +114,9 @@ softmax_op (DlTensor  *self,
 
   if (dl_autograd_any_requires (1, &self))
     {
-      g_autoptr (DlNode) node = dl_node_new_for_op (log ? "LogSoftmaxBackward0" : "SoftmaxBackward0",
-                                                    log ? log_softmax_backward : softmax_backward,
-                                                    1, &self);
+      g_autoptr (DlNode) node
+          = dl_node_new_for_op (log ? "LogSoftmaxBackward0" : "SoftmaxBackward0",
+                                log ? log_softmax_backward : softmax_backward, 1, &self);
       dl_node_data (node)->ints[0] = dim;
       dl_node_save (node, out, TRUE);
       dl_node_set_output (node, out, 0);
@@ -145,9 +136,7 @@ softmax_op (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_log_softmax (DlTensor  *self,
-                       gint       dim,
-                       GError   **error)
+dl_tensor_log_softmax (DlTensor *self, gint dim, GError **error)
 {
   return softmax_op (self, dim, TRUE, error);
 }
@@ -164,9 +153,7 @@ dl_tensor_log_softmax (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_softmax (DlTensor  *self,
-                   gint       dim,
-                   GError   **error)
+dl_tensor_softmax (DlTensor *self, gint dim, GError **error)
 {
   return softmax_op (self, dim, FALSE, error);
 }

@@ -14,6 +14,6 @@
 G_BEGIN_DECLS
 
 DL_EXPORT DlTensor *dl_tensor_log_softmax (DlTensor *self, gint dim, GError **error);
-DL_EXPORT DlTensor *dl_tensor_softmax     (DlTensor *self, gint dim, GError **error);
+DL_EXPORT DlTensor *dl_tensor_softmax (DlTensor *self, gint dim, GError **error);
 
 G_END_DECLS

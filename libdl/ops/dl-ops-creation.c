@@ -50,13 +50,9 @@ device_or_cpu (DlDevice *device)
  * Since: 1.0
  */
 DlTensor *
-dl_empty (const gint64  *shape,
-          gsize          n_dims,
-          DlDType        dtype,
-          DlDevice      *device,
-          GError       **error)
+dl_empty (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GError **error)
 {
-  if ((guint) dtype >= DL_N_DTYPES)
+  if ((guint)dtype >= DL_N_DTYPES)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "empty: invalid dtype %d", dtype);
       return NULL;
@@ -79,12 +75,12 @@ dl_empty (const gint64  *shape,
  * Since: 1.0
  */
 DlTensor *
-dl_full (const gint64  *shape,
-         gsize          n_dims,
-         gdouble        value,
-         DlDType        dtype,
-         DlDevice      *device,
-         GError       **error)
+dl_full (const gint64 *shape,
+         gsize n_dims,
+         gdouble value,
+         DlDType dtype,
+         DlDevice *device,
+         GError **error)
 {
   DlTensor *t = dl_empty (shape, n_dims, dtype, device, error);
   DlIter iter;
@@ -109,11 +105,7 @@ dl_full (const gint64  *shape,
  * Since: 1.0
  */
 DlTensor *
-dl_zeros (const gint64  *shape,
-          gsize          n_dims,
-          DlDType        dtype,
-          DlDevice      *device,
-          GError       **error)
+dl_zeros (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GError **error)
 {
   return dl_full (shape, n_dims, 0, dtype, device, error);
 }
@@ -131,11 +123,7 @@ dl_zeros (const gint64  *shape,
  * Since: 1.0
  */
 DlTensor *
-dl_ones (const gint64  *shape,
-         gsize          n_dims,
-         DlDType        dtype,
-         DlDevice      *device,
-         GError       **error)
+dl_ones (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GError **error)
 {
   return dl_full (shape, n_dims, 1, dtype, device, error);
 }
@@ -155,12 +143,12 @@ dl_ones (const gint64  *shape,
  * Since: 1.0
  */
 DlTensor *
-dl_arange (gdouble    start,
-           gdouble    end,
-           gdouble    step,
-           DlDType    dtype,
-           DlDevice  *device,
-           GError   **error)
+dl_arange (gdouble start,
+           gdouble end,
+           gdouble step,
+           DlDType dtype,
+           DlDevice *device,
+           GError **error)
 {
   gdouble span;
   gint64 n;
@@ -172,7 +160,8 @@ dl_arange (gdouble    start,
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                    step == 0 ? "arange: step must be nonzero"
-                             : "arange: unsupported range: %g -> %g", start, end);
+                             : "arange: unsupported range: %g -> %g",
+                   start, end);
       return NULL;
     }
   if ((step > 0 && end < start) || (step < 0 && end > start))
@@ -182,12 +171,12 @@ dl_arange (gdouble    start,
       return NULL;
     }
   span = ceil ((end - start) / step);
-  if (span > (gdouble) G_MAXINT64 / 16)
+  if (span > (gdouble)G_MAXINT64 / 16)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_OUT_OF_MEMORY, "arange: too many elements");
       return NULL;
     }
-  n = (gint64) span;
+  n = (gint64)span;
   if (!(t = dl_empty (&n, 1, dtype, device, error)))
     return NULL;
   host = g_try_new (gdouble, MAX (n, 1));
@@ -216,27 +205,24 @@ dl_arange (gdouble    start,
 }
 
 static gboolean
-check_generator (const gchar  *op,
-                 DlGenerator  *generator,
-                 DlDevice     *device,
-                 GError      **error)
+check_generator (const gchar *op, DlGenerator *generator, DlDevice *device, GError **error)
 {
   if (generator == NULL || dl_device_equal (dl_generator_get_device (generator), device))
     return TRUE;
-  g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
-               "%s: expected a generator on device %s, but got one on %s", op,
-               dl_device_get_name (device), dl_device_get_name (dl_generator_get_device (generator)));
+  g_set_error (
+      error, DL_ERROR, DL_ERROR_DEVICE, "%s: expected a generator on device %s, but got one on %s",
+      op, dl_device_get_name (device), dl_device_get_name (dl_generator_get_device (generator)));
   return FALSE;
 }
 
 static DlTensor *
-random_fill (const gchar  *op,
-             DlRandomOp    kind,
-             DlTensor     *self,
-             gdouble       a,
-             gdouble       b,
-             DlGenerator  *generator,
-             GError      **error)
+random_fill (const gchar *op,
+             DlRandomOp kind,
+             DlTensor *self,
+             gdouble a,
+             gdouble b,
+             DlGenerator *generator,
+             GError **error)
 {
   guint64 seed, offset;
   gint per_block = self->dtype == DL_DTYPE_FLOAT64 ? 2 : 4;
@@ -246,17 +232,17 @@ random_fill (const gchar  *op,
     return NULL;
   if (!dl_dtype_is_floating_point (self->dtype))
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
-                   "%s: expected a floating-point tensor, got %s", op, dl_dtype_get_name (self->dtype));
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: expected a floating-point tensor, got %s",
+                   op, dl_dtype_get_name (self->dtype));
       return NULL;
     }
   if (!dl_check_no_internal_overlap (op, self, error))
     return NULL;
-  dl_generator_reserve (generator, dl_tensor_device (self), (self->numel + per_block - 1) / per_block,
-                        &seed, &offset);
+  dl_generator_reserve (generator, dl_tensor_device (self),
+                        (self->numel + per_block - 1) / per_block, &seed, &offset);
   if (dl_tensor_is_contiguous (self))
-    dl_tensor_backend (self)->random (kind, dl_tensor_data (self), self->numel, self->dtype,
-                                      seed, offset, a, b);
+    dl_tensor_backend (self)->random (kind, dl_tensor_data (self), self->numel, self->dtype, seed,
+                                      offset, a, b);
   else
     {
       g_autoptr (DlTensor) tmp = NULL;
@@ -266,8 +252,8 @@ random_fill (const gchar  *op,
       if (!(tmp = dl_tensor_new_empty_internal (dl_tensor_device (self), self->dtype, self->sizes,
                                                 self->ndim, error)))
         return NULL;
-      dl_tensor_backend (self)->random (kind, dl_tensor_data (tmp), tmp->numel, tmp->dtype,
-                                        seed, offset, a, b);
+      dl_tensor_backend (self)->random (kind, dl_tensor_data (tmp), tmp->numel, tmp->dtype, seed,
+                                        offset, a, b);
       ops[0] = self;
       ops[1] = tmp;
       dl_iter_init (&iter, 2, ops, self->sizes, self->ndim);
@@ -292,11 +278,11 @@ random_fill (const gchar  *op,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_uniform_gen_ (DlTensor     *self,
-                        gdouble       from,
-                        gdouble       to,
-                        DlGenerator  *generator,
-                        GError      **error)
+dl_tensor_uniform_gen_ (DlTensor *self,
+                        gdouble from,
+                        gdouble to,
+                        DlGenerator *generator,
+                        GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!(from <= to) || !isfinite (to - from))
@@ -324,10 +310,7 @@ dl_tensor_uniform_gen_ (DlTensor     *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_uniform_ (DlTensor  *self,
-                    gdouble    from,
-                    gdouble    to,
-                    GError   **error)
+dl_tensor_uniform_ (DlTensor *self, gdouble from, gdouble to, GError **error)
 {
   return dl_tensor_uniform_gen_ (self, from, to, NULL, error);
 }
@@ -347,11 +330,11 @@ dl_tensor_uniform_ (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_normal_gen_ (DlTensor     *self,
-                       gdouble       mean,
-                       gdouble       std,
-                       DlGenerator  *generator,
-                       GError      **error)
+dl_tensor_normal_gen_ (DlTensor *self,
+                       gdouble mean,
+                       gdouble std,
+                       DlGenerator *generator,
+                       GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!(std >= 0))
@@ -377,10 +360,7 @@ dl_tensor_normal_gen_ (DlTensor     *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_normal_ (DlTensor  *self,
-                   gdouble    mean,
-                   gdouble    std,
-                   GError   **error)
+dl_tensor_normal_ (DlTensor *self, gdouble mean, gdouble std, GError **error)
 {
   return dl_tensor_normal_gen_ (self, mean, std, NULL, error);
 }
@@ -399,10 +379,7 @@ dl_tensor_normal_ (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_bernoulli_ (DlTensor     *self,
-                      gdouble       p,
-                      DlGenerator  *generator,
-                      GError      **error)
+dl_tensor_bernoulli_ (DlTensor *self, gdouble p, DlGenerator *generator, GError **error)
 {
   g_autoptr (DlTensor) u = NULL;
   DlTensor *ops[2];
@@ -445,12 +422,12 @@ dl_tensor_bernoulli_ (DlTensor     *self,
  * Since: 1.0
  */
 DlTensor *
-dl_rand_gen (const gint64  *shape,
-             gsize          n_dims,
-             DlDType        dtype,
-             DlDevice      *device,
-             DlGenerator   *generator,
-             GError       **error)
+dl_rand_gen (const gint64 *shape,
+             gsize n_dims,
+             DlDType dtype,
+             DlDevice *device,
+             DlGenerator *generator,
+             GError **error)
 {
   g_autoptr (DlTensor) t = dl_empty (shape, n_dims, dtype, device, error);
 
@@ -471,11 +448,7 @@ dl_rand_gen (const gint64  *shape,
  * Since: 1.0
  */
 DlTensor *
-dl_rand (const gint64  *shape,
-         gsize          n_dims,
-         DlDType        dtype,
-         DlDevice      *device,
-         GError       **error)
+dl_rand (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GError **error)
 {
   return dl_rand_gen (shape, n_dims, dtype, device, NULL, error);
 }
@@ -495,12 +468,12 @@ dl_rand (const gint64  *shape,
  * Since: 1.0
  */
 DlTensor *
-dl_randn_gen (const gint64  *shape,
-              gsize          n_dims,
-              DlDType        dtype,
-              DlDevice      *device,
-              DlGenerator   *generator,
-              GError       **error)
+dl_randn_gen (const gint64 *shape,
+              gsize n_dims,
+              DlDType dtype,
+              DlDevice *device,
+              DlGenerator *generator,
+              GError **error)
 {
   g_autoptr (DlTensor) t = dl_empty (shape, n_dims, dtype, device, error);
 
@@ -521,11 +494,7 @@ dl_randn_gen (const gint64  *shape,
  * Since: 1.0
  */
 DlTensor *
-dl_randn (const gint64  *shape,
-          gsize          n_dims,
-          DlDType        dtype,
-          DlDevice      *device,
-          GError       **error)
+dl_randn (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GError **error)
 {
   return dl_randn_gen (shape, n_dims, dtype, device, NULL, error);
 }
@@ -547,35 +516,37 @@ dl_randn (const gint64  *shape,
  * Since: 1.0
  */
 DlTensor *
-dl_randint_gen (gint64         low,
-                gint64         high,
-                const gint64  *shape,
-                gsize          n_dims,
-                DlDType        dtype,
-                DlDevice      *device,
-                DlGenerator   *generator,
-                GError       **error)
+dl_randint_gen (gint64 low,
+                gint64 high,
+                const gint64 *shape,
+                gsize n_dims,
+                DlDType dtype,
+                DlDevice *device,
+                DlGenerator *generator,
+                GError **error)
 {
   g_autoptr (DlTensor) u = NULL;
   g_autoptr (DlTensor) k = NULL;
 
   if (high <= low)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "randint: random_ expects 'from' to be less than 'to', but got from=%"
-                   G_GINT64_FORMAT " >= to=%" G_GINT64_FORMAT, low, high);
+      g_set_error (
+          error, DL_ERROR, DL_ERROR_ARGUMENT,
+          "randint: random_ expects 'from' to be less than 'to', but got from=%" G_GINT64_FORMAT
+          " >= to=%" G_GINT64_FORMAT,
+          low, high);
       return NULL;
     }
   /* uniform doubles in [0, high - low), truncated (= floored), shifted */
   if (!(u = dl_empty (shape, n_dims, DL_DTYPE_FLOAT64, device, error))
-      || !random_fill ("randint", DL_RANDOM_UNIFORM, u, 0, (gdouble) (high - low), generator, error))
+      || !random_fill ("randint", DL_RANDOM_UNIFORM, u, 0, (gdouble)(high - low), generator, error))
     return NULL;
   g_object_unref (u); /* random_fill returned a second reference */
   if (!(k = dl_cast_nograd (u, DL_DTYPE_INT64, error)))
     return NULL;
   if (low != 0)
     {
-      g_autoptr (DlTensor) r = dl_tensor_add_scalar_ (k, (gdouble) low, error);
+      g_autoptr (DlTensor) r = dl_tensor_add_scalar_ (k, (gdouble)low, error);
       if (!r)
         return NULL;
     }
@@ -598,13 +569,13 @@ dl_randint_gen (gint64         low,
  * Since: 1.0
  */
 DlTensor *
-dl_randint (gint64         low,
-            gint64         high,
-            const gint64  *shape,
-            gsize          n_dims,
-            DlDType        dtype,
-            DlDevice      *device,
-            GError       **error)
+dl_randint (gint64 low,
+            gint64 high,
+            const gint64 *shape,
+            gsize n_dims,
+            DlDType dtype,
+            DlDevice *device,
+            GError **error)
 {
   return dl_randint_gen (low, high, shape, n_dims, dtype, device, NULL, error);
 }
@@ -612,7 +583,8 @@ dl_randint (gint64         low,
 /**
  * dl_randperm:
  * @n: the number of elements, not negative
- * @dtype: the element type (not bool; float16 and bfloat16 hold integers up to 2048 and 256 exactly)
+ * @dtype: the element type (not bool; float16 and bfloat16 hold integers up to 2048 and 256
+ * exactly)
  * @device: (nullable): the device, or %NULL for the CPU
  * @generator: (nullable): the generator, or %NULL for the default one
  * @error: return location for a #GError
@@ -625,11 +597,7 @@ dl_randint (gint64         low,
  * Since: 1.0
  */
 DlTensor *
-dl_randperm (gint64        n,
-             DlDType       dtype,
-             DlDevice     *device,
-             DlGenerator  *generator,
-             GError      **error)
+dl_randperm (gint64 n, DlDType dtype, DlDevice *device, DlGenerator *generator, GError **error)
 {
   g_autoptr (DlTensor) t = NULL;
   guint64 seed, offset;
@@ -642,12 +610,12 @@ dl_randperm (gint64        n,
                    "randperm: n must be non-negative, got %" G_GINT64_FORMAT, n);
       return NULL;
     }
-  if ((guint) dtype >= DL_N_DTYPES || dtype == DL_DTYPE_BOOL
-      || (dtype == DL_DTYPE_UINT8 && n > 256) || (dtype == DL_DTYPE_INT32 && n > G_MAXINT32))
+  if ((guint)dtype >= DL_N_DTYPES || dtype == DL_DTYPE_BOOL || (dtype == DL_DTYPE_UINT8 && n > 256)
+      || (dtype == DL_DTYPE_INT32 && n > G_MAXINT32))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
-                   "randperm: n=%" G_GINT64_FORMAT " is too large for the result dtype %s",
-                   n, (guint) dtype < DL_N_DTYPES ? dl_dtype_get_name (dtype) : "?");
+                   "randperm: n=%" G_GINT64_FORMAT " is too large for the result dtype %s", n,
+                   (guint)dtype < DL_N_DTYPES ? dl_dtype_get_name (dtype) : "?");
       return NULL;
     }
   if (!check_generator ("randperm", generator, device, error))
@@ -655,8 +623,8 @@ dl_randperm (gint64        n,
   if (!(t = dl_empty (&n, 1, DL_DTYPE_INT64, device, error)))
     return NULL;
   dl_generator_reserve (generator, device, (n + 1) / 2, &seed, &offset);
-  dl_tensor_backend (t)->random (DL_RANDOM_PERMUTATION, dl_tensor_data (t), n, DL_DTYPE_INT64,
-                                 seed, offset, 0, 0);
+  dl_tensor_backend (t)->random (DL_RANDOM_PERMUTATION, dl_tensor_data (t), n, DL_DTYPE_INT64, seed,
+                                 offset, 0, 0);
   return dtype == DL_DTYPE_INT64 ? g_steal_pointer (&t) : dl_cast_nograd (t, dtype, error);
 }
 
@@ -678,11 +646,11 @@ dl_randperm (gint64        n,
  * Since: 1.0
  */
 DlTensor *
-dl_multinomial (DlTensor     *probs,
-                gint64        num_samples,
-                gboolean      replacement,
-                DlGenerator  *generator,
-                GError      **error)
+dl_multinomial (DlTensor *probs,
+                gint64 num_samples,
+                gboolean replacement,
+                DlGenerator *generator,
+                GError **error)
 {
   g_autoptr (DlTensor) w = NULL;
   g_autoptr (DlTensor) wc = NULL;
@@ -724,8 +692,9 @@ dl_multinomial (DlTensor     *probs,
   if (!replacement && num_samples > k)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "multinomial: cannot sample n_sample (%" G_GINT64_FORMAT ") > prob_dist.size(-1) (%"
-                   G_GINT64_FORMAT ") samples without replacement", num_samples, k);
+                   "multinomial: cannot sample n_sample (%" G_GINT64_FORMAT
+                   ") > prob_dist.size(-1) (%" G_GINT64_FORMAT ") samples without replacement",
+                   num_samples, k);
       return NULL;
     }
   if (!check_generator ("multinomial", generator, dl_tensor_device (probs), error))
@@ -735,26 +704,26 @@ dl_multinomial (DlTensor     *probs,
     return NULL;
   shape[0] = rows;
   shape[1] = num_samples;
-  if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (probs), DL_DTYPE_INT64, shape, 2,
-                                            error)))
+  if (!(out
+        = dl_tensor_new_empty_internal (dl_tensor_device (probs), DL_DTYPE_INT64, shape, 2, error)))
     return NULL;
-  dl_generator_reserve (generator, dl_tensor_device (probs), rows * ((num_samples + 1) / 2),
-                        &seed, &offset);
-  status = dl_tensor_backend (probs)->multinomial ((const gdouble *) dl_tensor_data (wc), rows, k,
+  dl_generator_reserve (generator, dl_tensor_device (probs), rows * ((num_samples + 1) / 2), &seed,
+                        &offset);
+  status = dl_tensor_backend (probs)->multinomial ((const gdouble *)dl_tensor_data (wc), rows, k,
                                                    num_samples, replacement,
-                                                   (gint64 *) dl_tensor_data (out), seed, offset);
+                                                   (gint64 *)dl_tensor_data (out), seed, offset);
   switch (status)
     {
-    case DL_MULTINOMIAL_OK:
-      break;
-    case DL_MULTINOMIAL_BAD_WEIGHT:
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "multinomial: probability tensor contains either inf, nan or element < 0");
-      return NULL;
-    default:
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "multinomial: invalid multinomial distribution (sum of probabilities <= 0)");
-      return NULL;
+      case DL_MULTINOMIAL_OK:
+        break;
+      case DL_MULTINOMIAL_BAD_WEIGHT:
+        g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                     "multinomial: probability tensor contains either inf, nan or element < 0");
+        return NULL;
+      default:
+        g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                     "multinomial: invalid multinomial distribution (sum of probabilities <= 0)");
+        return NULL;
     }
   if (probs->ndim == 1)
     return dl_tensor_reshape (out, &num_samples, 1, error);
@@ -763,9 +732,7 @@ dl_multinomial (DlTensor     *probs,
 
 /* Writes the n doubles of @host into the 1-d @t, converting. */
 static DlTensor *
-fill_from_host (DlTensor  *t,
-                gdouble   *host,
-                GError   **error)
+fill_from_host (DlTensor *t, gdouble *host, GError **error)
 {
   g_autoptr (DlTensor) h = NULL;
   gint64 n = t->numel;
@@ -802,12 +769,12 @@ fill_from_host (DlTensor  *t,
  * Since: 1.0
  */
 DlTensor *
-dl_linspace (gdouble    start,
-             gdouble    end,
-             gint64     steps,
-             DlDType    dtype,
-             DlDevice  *device,
-             GError   **error)
+dl_linspace (gdouble start,
+             gdouble end,
+             gint64 steps,
+             DlDType dtype,
+             DlDevice *device,
+             GError **error)
 {
   DlTensor *t;
   g_autofree gdouble *host = NULL;
@@ -837,11 +804,11 @@ dl_linspace (gdouble    start,
       end = trunc (end);
     }
   /* from both ends, so that the last value is exactly @end */
-  step = steps > 1 ? (end - start) / (gdouble) (steps - 1) : 0;
+  step = steps > 1 ? (end - start) / (gdouble)(steps - 1) : 0;
   if (steps == 1)
     end = start;
   for (gint64 i = 0; i < steps; i++)
-    host[i] = i < steps / 2 ? start + step * (gdouble) i : end - step * (gdouble) (steps - 1 - i);
+    host[i] = i < steps / 2 ? start + step * (gdouble)i : end - step * (gdouble)(steps - 1 - i);
   return fill_from_host (t, host, error);
 }
 
@@ -859,11 +826,7 @@ dl_linspace (gdouble    start,
  * Since: 1.0
  */
 DlTensor *
-dl_eye (gint64     n,
-        gint64     m,
-        DlDType    dtype,
-        DlDevice  *device,
-        GError   **error)
+dl_eye (gint64 n, gint64 m, DlDType dtype, DlDevice *device, GError **error)
 {
   gint64 shape[2] = { n, m };
   gint64 k = MIN (n, m), stride = m + 1;
@@ -875,7 +838,8 @@ dl_eye (gint64     n,
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                    "eye: n and m must be non-negative, got n=%" G_GINT64_FORMAT
-                   " and m=%" G_GINT64_FORMAT, n, m);
+                   " and m=%" G_GINT64_FORMAT,
+                   n, m);
       return NULL;
     }
   if (!(t = dl_zeros (shape, 2, dtype, device, error)))

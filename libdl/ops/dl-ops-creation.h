@@ -15,64 +15,102 @@
 G_BEGIN_DECLS
 
 DL_EXPORT
-DlTensor *dl_empty       (const gint64 *shape, gsize n_dims, DlDType dtype,
-                          DlDevice *device, GError **error);
+DlTensor *
+dl_empty (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GError **error);
 DL_EXPORT
-DlTensor *dl_zeros       (const gint64 *shape, gsize n_dims, DlDType dtype,
-                          DlDevice *device, GError **error);
+DlTensor *
+dl_zeros (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GError **error);
 DL_EXPORT
-DlTensor *dl_ones        (const gint64 *shape, gsize n_dims, DlDType dtype,
-                          DlDevice *device, GError **error);
+DlTensor *
+dl_ones (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GError **error);
 DL_EXPORT
-DlTensor *dl_full        (const gint64 *shape, gsize n_dims, gdouble value,
-                          DlDType dtype, DlDevice *device, GError **error);
+DlTensor *dl_full (const gint64 *shape,
+                   gsize n_dims,
+                   gdouble value,
+                   DlDType dtype,
+                   DlDevice *device,
+                   GError **error);
 DL_EXPORT
-DlTensor *dl_arange      (gdouble start, gdouble end, gdouble step,
-                          DlDType dtype, DlDevice *device, GError **error);
+DlTensor *dl_arange (gdouble start,
+                     gdouble end,
+                     gdouble step,
+                     DlDType dtype,
+                     DlDevice *device,
+                     GError **error);
 DL_EXPORT
-DlTensor *dl_rand        (const gint64 *shape, gsize n_dims, DlDType dtype,
-                          DlDevice *device, GError **error);
+DlTensor *
+dl_rand (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GError **error);
 DL_EXPORT
-DlTensor *dl_randn       (const gint64 *shape, gsize n_dims, DlDType dtype,
-                          DlDevice *device, GError **error);
+DlTensor *
+dl_randn (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GError **error);
 DL_EXPORT
-DlTensor *dl_randint     (gint64 low, gint64 high, const gint64 *shape, gsize n_dims,
-                          DlDType dtype, DlDevice *device, GError **error);
+DlTensor *dl_randint (gint64 low,
+                      gint64 high,
+                      const gint64 *shape,
+                      gsize n_dims,
+                      DlDType dtype,
+                      DlDevice *device,
+                      GError **error);
 DL_EXPORT
 DlGenerator *dl_manual_seed (guint64 seed);
 DL_EXPORT
 DlTensor *dl_tensor_uniform_ (DlTensor *self, gdouble from, gdouble to, GError **error);
 DL_EXPORT
-DlTensor *dl_tensor_normal_  (DlTensor *self, gdouble mean, gdouble std, GError **error);
+DlTensor *dl_tensor_normal_ (DlTensor *self, gdouble mean, gdouble std, GError **error);
 DL_EXPORT
-DlTensor *dl_rand_gen    (const gint64 *shape, gsize n_dims, DlDType dtype,
-                          DlDevice *device, DlGenerator *generator, GError **error);
+DlTensor *dl_rand_gen (const gint64 *shape,
+                       gsize n_dims,
+                       DlDType dtype,
+                       DlDevice *device,
+                       DlGenerator *generator,
+                       GError **error);
 DL_EXPORT
-DlTensor *dl_randn_gen   (const gint64 *shape, gsize n_dims, DlDType dtype,
-                          DlDevice *device, DlGenerator *generator, GError **error);
+DlTensor *dl_randn_gen (const gint64 *shape,
+                        gsize n_dims,
+                        DlDType dtype,
+                        DlDevice *device,
+                        DlGenerator *generator,
+                        GError **error);
 DL_EXPORT
-DlTensor *dl_randint_gen (gint64 low, gint64 high, const gint64 *shape, gsize n_dims,
-                          DlDType dtype, DlDevice *device, DlGenerator *generator,
+DlTensor *dl_randint_gen (gint64 low,
+                          gint64 high,
+                          const gint64 *shape,
+                          gsize n_dims,
+                          DlDType dtype,
+                          DlDevice *device,
+                          DlGenerator *generator,
                           GError **error);
 DL_EXPORT
-DlTensor *dl_randperm    (gint64 n, DlDType dtype, DlDevice *device, DlGenerator *generator,
-                          GError **error);
+DlTensor *
+dl_randperm (gint64 n, DlDType dtype, DlDevice *device, DlGenerator *generator, GError **error);
 DL_EXPORT
-DlTensor *dl_tensor_uniform_gen_ (DlTensor *self, gdouble from, gdouble to,
-                                  DlGenerator *generator, GError **error);
-DL_EXPORT
-DlTensor *dl_tensor_normal_gen_  (DlTensor *self, gdouble mean, gdouble std,
-                                  DlGenerator *generator, GError **error);
-DL_EXPORT
-DlTensor *dl_tensor_bernoulli_   (DlTensor *self, gdouble p, DlGenerator *generator,
+DlTensor *dl_tensor_uniform_gen_ (DlTensor *self,
+                                  gdouble from,
+                                  gdouble to,
+                                  DlGenerator *generator,
                                   GError **error);
 DL_EXPORT
-DlTensor *dl_multinomial (DlTensor *probs, gint64 num_samples, gboolean replacement,
-                          DlGenerator *generator, GError **error);
+DlTensor *dl_tensor_normal_gen_ (DlTensor *self,
+                                 gdouble mean,
+                                 gdouble std,
+                                 DlGenerator *generator,
+                                 GError **error);
 DL_EXPORT
-DlTensor *dl_linspace    (gdouble start, gdouble end, gint64 steps, DlDType dtype,
-                          DlDevice *device, GError **error);
+DlTensor *dl_tensor_bernoulli_ (DlTensor *self, gdouble p, DlGenerator *generator, GError **error);
 DL_EXPORT
-DlTensor *dl_eye         (gint64 n, gint64 m, DlDType dtype, DlDevice *device, GError **error);
+DlTensor *dl_multinomial (DlTensor *probs,
+                          gint64 num_samples,
+                          gboolean replacement,
+                          DlGenerator *generator,
+                          GError **error);
+DL_EXPORT
+DlTensor *dl_linspace (gdouble start,
+                       gdouble end,
+                       gint64 steps,
+                       DlDType dtype,
+                       DlDevice *device,
+                       GError **error);
+DL_EXPORT
+DlTensor *dl_eye (gint64 n, gint64 m, DlDType dtype, DlDevice *device, GError **error);
 
 G_END_DECLS

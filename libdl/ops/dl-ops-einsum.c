@@ -30,8 +30,8 @@
 
 typedef struct
 {
-  DlTensor *t;              /* owned */
-  gint n;                   /* labels, one per dim of t */
+  DlTensor *t; /* owned */
+  gint n;      /* labels, one per dim of t */
   gint labels[DL_MAX_DIMS];
 } Operand;
 
@@ -53,12 +53,12 @@ label_char (gint id)
 
 /* Parses one term (without spaces) into letter ids, -2 for the ellipsis. */
 static gboolean
-parse_term (const gchar  *term,
-            gsize         len,
-            gint         *ids,
-            gint         *n_ids,
-            gboolean     *has_ellipsis,
-            GError      **error)
+parse_term (const gchar *term,
+            gsize len,
+            gint *ids,
+            gint *n_ids,
+            gboolean *has_ellipsis,
+            GError **error)
 {
   *n_ids = 0;
   *has_ellipsis = FALSE;
@@ -85,7 +85,8 @@ parse_term (const gchar  *term,
         {
           g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                        "einsum: invalid subscript given at index %" G_GSIZE_FORMAT
-                       " in the equation string, subscripts must be in [a-zA-Z]", i);
+                       " in the equation string, subscripts must be in [a-zA-Z]",
+                       i);
           return FALSE;
         }
       if (*n_ids >= DL_MAX_DIMS)
@@ -95,22 +96,20 @@ parse_term (const gchar  *term,
   return TRUE;
 
 too_many:
-  g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-               "einsum: a term has more than %d subscripts", DL_MAX_DIMS);
+  g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "einsum: a term has more than %d subscripts",
+               DL_MAX_DIMS);
   return FALSE;
 }
 
 static void
-operand_replace (Operand  *op,
-                 DlTensor *t)
+operand_replace (Operand *op, DlTensor *t)
 {
   g_object_unref (op->t);
   op->t = t;
 }
 
 static void
-operand_remove_dims (Operand  *op,
-                     gboolean *drop)
+operand_remove_dims (Operand *op, gboolean *drop)
 {
   gint k = 0;
 
@@ -122,9 +121,7 @@ operand_remove_dims (Operand  *op,
 
 /* Sums away the dims of @op flagged in @drop. */
 static gboolean
-operand_sum (Operand   *op,
-             gboolean  *drop,
-             GError   **error)
+operand_sum (Operand *op, gboolean *drop, GError **error)
 {
   gint dims[DL_MAX_DIMS], nd = 0;
   DlTensor *s;
@@ -143,10 +140,7 @@ operand_sum (Operand   *op,
 
 /* Takes the diagonal of the dims d1 < d2 of @op, which share a label. */
 static gboolean
-operand_diagonal (Operand  *op,
-                  gint      d1,
-                  gint      d2,
-                  GError  **error)
+operand_diagonal (Operand *op, gint d1, gint d2, GError **error)
 {
   gint64 n = op->t->sizes[d1];
   gint64 shape[DL_MAX_DIMS];
@@ -159,8 +153,8 @@ operand_diagonal (Operand  *op,
   if (op->t->sizes[d2] != n)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "einsum: subscript %c is repeated for an operand but the sizes don't match, %"
-                   G_GINT64_FORMAT " != %" G_GINT64_FORMAT,
+                   "einsum: subscript %c is repeated for an operand but the sizes don't match, "
+                   "%" G_GINT64_FORMAT " != %" G_GINT64_FORMAT,
                    label_char (op->labels[d1]), n, op->t->sizes[d2]);
       return FALSE;
     }
@@ -188,8 +182,7 @@ operand_diagonal (Operand  *op,
 }
 
 static gint
-find_label (const Operand *op,
-            gint           label)
+find_label (const Operand *op, gint label)
 {
   for (gint i = 0; i < op->n; i++)
     if (op->labels[i] == label)
@@ -200,10 +193,7 @@ find_label (const Operand *op,
 /* Combines @a and @b into @a with one batched matrix product; @needed says
  * which labels the output or a later operand still uses. */
 static gboolean
-contract_pair (Operand         *a,
-               Operand         *b,
-               const gboolean  *needed,
-               GError         **error)
+contract_pair (Operand *a, Operand *b, const gboolean *needed, GError **error)
 {
   gint perm_a[DL_MAX_DIMS], perm_b[DL_MAX_DIMS];
   gint batch[DL_MAX_DIMS], rows[DL_MAX_DIMS], cols[DL_MAX_DIMS], inner[DL_MAX_DIMS];
@@ -255,10 +245,11 @@ contract_pair (Operand         *a,
           }
         else
           {
-            g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                         "einsum: operands do not broadcast: subscript %c has sizes %"
-                         G_GINT64_FORMAT " and %" G_GINT64_FORMAT,
-                         label_char (a->labels[i]), sa[i], sb[k]);
+            g_set_error (
+                error, DL_ERROR, DL_ERROR_SHAPE,
+                "einsum: operands do not broadcast: subscript %c has sizes %" G_GINT64_FORMAT
+                " and %" G_GINT64_FORMAT,
+                label_char (a->labels[i]), sa[i], sb[k]);
             return FALSE;
           }
       }
@@ -326,8 +317,8 @@ contract_pair (Operand         *a,
 
   if (!(pa = dl_tensor_permute (a->t, perm_a, a->n, error))
       || !(pb = dl_tensor_permute (b->t, perm_b, b->n, error))
-      || !(ra = dl_tensor_reshape (pa, (gint64[]) { bsz, m, kk }, 3, error))
-      || !(rb = dl_tensor_reshape (pb, (gint64[]) { bsz, kk, n }, 3, error))
+      || !(ra = dl_tensor_reshape (pa, (gint64[]){ bsz, m, kk }, 3, error))
+      || !(rb = dl_tensor_reshape (pb, (gint64[]){ bsz, kk, n }, 3, error))
       || !(prod = dl_tensor_matmul (ra, rb, error)))
     return FALSE;
 
@@ -377,10 +368,7 @@ contract_pair (Operand         *a,
  * Since: 1.0
  */
 DlTensor *
-dl_einsum (const gchar  *equation,
-           DlTensor    **operands,
-           gsize         n_operands,
-           GError      **error)
+dl_einsum (const gchar *equation, DlTensor **operands, gsize n_operands, GError **error)
 {
   g_autofree gchar *eq = NULL;
   gchar *arrow, *lhs, *rhs = NULL, *p;
@@ -456,7 +444,7 @@ dl_einsum (const gchar  *equation,
     for (gsize i = 0; i < n_operands; i++)
       {
         gchar *end = strchr (term, ',');
-        gsize len = end ? (gsize) (end - term) : strlen (term);
+        gsize len = end ? (gsize)(end - term) : strlen (term);
         gint letters;
         DlTensor *t = operands[i];
 
@@ -510,7 +498,8 @@ dl_einsum (const gchar  *equation,
               {
                 g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                              "einsum: output subscript %c does not appear in the equation for "
-                             "any input operand", label_char (ids[j]));
+                             "any input operand",
+                             label_char (ids[j]));
                 goto out;
               }
             if (in_output[ids[j]])

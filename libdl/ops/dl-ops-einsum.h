@@ -13,7 +13,7 @@
 
 G_BEGIN_DECLS
 
-DL_EXPORT DlTensor *dl_einsum (const gchar *equation, DlTensor **operands, gsize n_operands,
-                               GError **error);
+DL_EXPORT DlTensor *
+dl_einsum (const gchar *equation, DlTensor **operands, gsize n_operands, GError **error);
 
 G_END_DECLS

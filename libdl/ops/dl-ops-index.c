@@ -9,37 +9,39 @@
 
 #include "dl-ops-private.h"
 
-#define TRY(x) G_STMT_START { if (!(x)) return FALSE; } G_STMT_END
+#define TRY(x)                                                                                     \
+  G_STMT_START                                                                                     \
+  {                                                                                                \
+    if (!(x))                                                                                      \
+      return FALSE;                                                                                \
+  }                                                                                                \
+  G_STMT_END
 
-static DlTensor *commit_inplace (const gchar *op, DlTensor *self, DlTensor *result,
-                                 GError **error);
-static DlTensor *inplace_alias  (const gchar *op, DlTensor *self, DlTensor *other,
-                                 GError **error);
+static DlTensor *commit_inplace (const gchar *op, DlTensor *self, DlTensor *result, GError **error);
+static DlTensor *inplace_alias (const gchar *op, DlTensor *self, DlTensor *other, GError **error);
 
 /* ---- gather / scatter ---------------------------------------------------- */
 
 static gboolean
-check_index_dtype (const gchar  *op,
-                   DlTensor     *index,
-                   GError      **error)
+check_index_dtype (const gchar *op, DlTensor *index, GError **error)
 {
   if (index->dtype == DL_DTYPE_INT64)
     return TRUE;
-  g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s(): Expected dtype int64 for index, got %s",
-               op, dl_dtype_get_name (index->dtype));
+  g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s(): Expected dtype int64 for index, got %s", op,
+               dl_dtype_get_name (index->dtype));
   return FALSE;
 }
 
 /* Runs the backend's gather/scatter; @self is written by scatters, @other
  * is the output of a gather or the source of a scatter. */
 static gboolean
-run_index (const gchar  *op,
-           DlIndexOp     kind,
-           DlTensor     *self,
-           gint          dim,
-           DlTensor     *index,
-           DlTensor     *other,
-           GError      **error)
+run_index (const gchar *op,
+           DlIndexOp kind,
+           DlTensor *self,
+           gint dim,
+           DlTensor *index,
+           DlTensor *other,
+           GError **error)
 {
   DlIndexArgs args = { 0 };
   gsize es = dl_dtype_get_size (self->dtype);
@@ -54,9 +56,9 @@ run_index (const gchar  *op,
   for (gint d = 0; d < index->ndim; d++)
     {
       args.shape[d] = index->sizes[d];
-      args.self_strides[d] = self->ndim == 0 ? 0 : self->strides[d] * (gint64) es;
-      args.other_strides[d] = other->ndim == 0 ? 0 : other->strides[d] * (gint64) es;
-      args.index_strides[d] = index->strides[d] * (gint64) sizeof (gint64);
+      args.self_strides[d] = self->ndim == 0 ? 0 : self->strides[d] * (gint64)es;
+      args.other_strides[d] = other->ndim == 0 ? 0 : other->strides[d] * (gint64)es;
+      args.index_strides[d] = index->strides[d] * (gint64)sizeof (gint64);
     }
   if (index->ndim == 0)
     {
@@ -64,15 +66,16 @@ run_index (const gchar  *op,
       args.ndim = 1;
       args.dim = 0;
       args.shape[0] = 1;
-      args.self_strides[0] = self->ndim == 0 ? 0 : self->strides[0] * (gint64) es;
+      args.self_strides[0] = self->ndim == 0 ? 0 : self->strides[0] * (gint64)es;
       args.other_strides[0] = 0;
       args.index_strides[0] = 0;
     }
   if (!dl_tensor_backend (self)->index (kind, &args, self->dtype, &bad))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
-                   "%s(): index %" G_GINT64_FORMAT " is out of bounds for dimension %d with size %"
-                   G_GINT64_FORMAT, op, bad, dim, args.dim_size);
+                   "%s(): index %" G_GINT64_FORMAT
+                   " is out of bounds for dimension %d with size %" G_GINT64_FORMAT,
+                   op, bad, dim, args.dim_size);
       return FALSE;
     }
   return TRUE;
@@ -81,12 +84,12 @@ run_index (const gchar  *op,
 /* gather's shape rules: index has self's ndim and no bigger size than self
  * on the other dims (and than @src on every dim, for scatters). */
 static gboolean
-check_gather_shapes (const gchar  *op,
-                     DlTensor     *self,
-                     gint         *dim,
-                     DlTensor     *index,
-                     DlTensor     *src,
-                     GError      **error)
+check_gather_shapes (const gchar *op,
+                     DlTensor *self,
+                     gint *dim,
+                     DlTensor *index,
+                     DlTensor *src,
+                     GError **error)
 {
   gint sd = MAX (self->ndim, 1), id = MAX (index->ndim, 1);
 
@@ -98,14 +101,14 @@ check_gather_shapes (const gchar  *op,
     {
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                    "%s(): Index tensor must have the same number of dimensions as %s tensor "
-                   "(%d and %d)", op, src ? "self" : "input", id, sd);
+                   "(%d and %d)",
+                   op, src ? "self" : "input", id, sd);
       return FALSE;
     }
   if (src && MAX (src->ndim, 1) != id && src->numel > 0)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "%s(): Index tensor must have the same number of dimensions as src tensor",
-                   op);
+                   "%s(): Index tensor must have the same number of dimensions as src tensor", op);
       return FALSE;
     }
   for (gint d = 0; d < index->ndim; d++)
@@ -116,8 +119,8 @@ check_gather_shapes (const gchar  *op,
           g_autofree gchar *is = dl_shape_to_string (index->sizes, index->ndim);
           g_autofree gchar *ss = dl_shape_to_string (self->sizes, self->ndim);
           g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                       "%s(): Size does not match at dimension %d: index %s, self %s", op, d,
-                       is, ss);
+                       "%s(): Size does not match at dimension %d: index %s, self %s", op, d, is,
+                       ss);
           return FALSE;
         }
     }
@@ -134,10 +137,7 @@ check_gather_shapes (const gchar  *op,
 /* a zero tensor of @shape with @src copied into its leading corner (the
  * gradient of a source bigger than the index), differentiable */
 static DlTensor *
-pad_to (DlTensor     *src,
-        const gint64 *shape,
-        gint          ndim,
-        GError      **error)
+pad_to (DlTensor *src, const gint64 *shape, gint ndim, GError **error)
 {
   g_autoptr (DlTensor) z = NULL;
   gboolean same = src->ndim == ndim;
@@ -172,10 +172,7 @@ pad_to (DlTensor     *src,
 }
 
 static gboolean
-gather_backward (DlNode    *node,
-                 DlTensor **go,
-                 DlTensor **gi,
-                 GError   **error)
+gather_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlNodeData *d = dl_node_data (node);
   DlInputMeta *in = &d->inputs[0];
@@ -203,10 +200,7 @@ gather_backward (DlNode    *node,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_gather (DlTensor  *self,
-                  gint       dim,
-                  DlTensor  *index,
-                  GError   **error)
+dl_tensor_gather (DlTensor *self, gint dim, DlTensor *index, GError **error)
 {
   g_autoptr (DlTensor) out = NULL;
 
@@ -234,10 +228,7 @@ enum
 };
 
 static gboolean
-scatter_backward (DlNode    *node,
-                  DlTensor **go,
-                  DlTensor **gi,
-                  GError   **error)
+scatter_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlNodeData *d = dl_node_data (node);
   gint dim = d->ints[0], kind = d->ints[1];
@@ -261,14 +252,14 @@ scatter_backward (DlNode    *node,
 }
 
 static DlTensor *
-scatter_impl (const gchar  *op,
-              gint          kind,
-              DlTensor     *self,
-              gint          dim,
-              DlTensor     *index,
-              DlTensor     *src,
-              gdouble       value,
-              GError      **error)
+scatter_impl (const gchar *op,
+              gint kind,
+              DlTensor *self,
+              gint dim,
+              DlTensor *index,
+              DlTensor *src,
+              gdouble value,
+              GError **error)
 {
   g_autoptr (DlTensor) out = NULL;
   g_autoptr (DlTensor) filled = NULL;
@@ -299,8 +290,8 @@ scatter_impl (const gchar  *op,
   if (dl_autograd_any_requires (kind == SCATTER_VALUE ? 1 : 2, inputs))
     {
       const gchar *name = kind == SCATTER_ADD ? "ScatterAddBackward0" : "ScatterBackward0";
-      g_autoptr (DlNode) node = dl_node_new_for_op (name, scatter_backward,
-                                                    kind == SCATTER_VALUE ? 1 : 2, inputs);
+      g_autoptr (DlNode) node
+          = dl_node_new_for_op (name, scatter_backward, kind == SCATTER_VALUE ? 1 : 2, inputs);
       DlNodeData *d = dl_node_data (node);
       d->ints[0] = dim;
       d->ints[1] = kind;
@@ -327,11 +318,7 @@ scatter_impl (const gchar  *op,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_scatter (DlTensor  *self,
-                   gint       dim,
-                   DlTensor  *index,
-                   DlTensor  *src,
-                   GError   **error)
+dl_tensor_scatter (DlTensor *self, gint dim, DlTensor *index, DlTensor *src, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (src), NULL);
   return scatter_impl ("scatter", SCATTER_SRC, self, dim, index, src, 0, error);
@@ -353,11 +340,7 @@ dl_tensor_scatter (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_scatter_value (DlTensor  *self,
-                         gint       dim,
-                         DlTensor  *index,
-                         gdouble    value,
-                         GError   **error)
+dl_tensor_scatter_value (DlTensor *self, gint dim, DlTensor *index, gdouble value, GError **error)
 {
   return scatter_impl ("scatter", SCATTER_VALUE, self, dim, index, NULL, value, error);
 }
@@ -378,25 +361,21 @@ dl_tensor_scatter_value (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_scatter_add (DlTensor  *self,
-                       gint       dim,
-                       DlTensor  *index,
-                       DlTensor  *src,
-                       GError   **error)
+dl_tensor_scatter_add (DlTensor *self, gint dim, DlTensor *index, DlTensor *src, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (src), NULL);
   return scatter_impl ("scatter_add", SCATTER_ADD, self, dim, index, src, 0, error);
 }
 
 static DlTensor *
-scatter_inplace (const gchar  *op,
-                 gint          kind,
-                 DlTensor     *self,
-                 gint          dim,
-                 DlTensor     *index,
-                 DlTensor     *src,
-                 gdouble       value,
-                 GError      **error)
+scatter_inplace (const gchar *op,
+                 gint kind,
+                 DlTensor *self,
+                 gint dim,
+                 DlTensor *index,
+                 DlTensor *src,
+                 gdouble value,
+                 GError **error)
 {
   g_autoptr (DlTensor) alias = NULL;
   g_autoptr (DlTensor) result = NULL;
@@ -423,11 +402,7 @@ scatter_inplace (const gchar  *op,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_scatter_ (DlTensor  *self,
-                    gint       dim,
-                    DlTensor  *index,
-                    DlTensor  *src,
-                    GError   **error)
+dl_tensor_scatter_ (DlTensor *self, gint dim, DlTensor *index, DlTensor *src, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (src), NULL);
   return scatter_inplace ("scatter_", SCATTER_SRC, self, dim, index, src, 0, error);
@@ -449,11 +424,7 @@ dl_tensor_scatter_ (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_scatter_value_ (DlTensor  *self,
-                          gint       dim,
-                          DlTensor  *index,
-                          gdouble    value,
-                          GError   **error)
+dl_tensor_scatter_value_ (DlTensor *self, gint dim, DlTensor *index, gdouble value, GError **error)
 {
   return scatter_inplace ("scatter_", SCATTER_VALUE, self, dim, index, NULL, value, error);
 }
@@ -473,11 +444,7 @@ dl_tensor_scatter_value_ (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_scatter_add_ (DlTensor  *self,
-                        gint       dim,
-                        DlTensor  *index,
-                        DlTensor  *src,
-                        GError   **error)
+dl_tensor_scatter_add_ (DlTensor *self, gint dim, DlTensor *index, DlTensor *src, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (src), NULL);
   return scatter_inplace ("scatter_add_", SCATTER_ADD, self, dim, index, src, 0, error);
@@ -497,10 +464,7 @@ dl_tensor_scatter_add_ (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_index_select (DlTensor  *self,
-                        gint       dim,
-                        DlTensor  *index,
-                        GError   **error)
+dl_tensor_index_select (DlTensor *self, gint dim, DlTensor *index, GError **error)
 {
   gint64 shape[DL_MAX_DIMS], vshape[DL_MAX_DIMS];
   gint nd;
@@ -531,8 +495,7 @@ dl_tensor_index_select (DlTensor  *self,
   if (!(idx = dl_cast_nograd (index, DL_DTYPE_INT64, error)))
     return NULL;
   /* a gather with the index broadcast over the other dims */
-  src = self->ndim == 0 ? dl_tensor_reshape (self, (gint64[]) { 1 }, 1, error)
-                        : g_object_ref (self);
+  src = self->ndim == 0 ? dl_tensor_reshape (self, (gint64[]){ 1 }, 1, error) : g_object_ref (self);
   if (!src)
     return NULL;
   for (gint d = 0; d < nd; d++)
@@ -546,8 +509,10 @@ dl_tensor_index_select (DlTensor  *self,
   out = dl_tensor_gather (src, dim, e, &local);
   if (local)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_INDEX, "index_select(): index out of range in self "
-                   "(%s)", local->message);
+      g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
+                   "index_select(): index out of range in self "
+                   "(%s)",
+                   local->message);
       g_error_free (local);
       return NULL;
     }
@@ -569,10 +534,7 @@ dl_tensor_index_select (DlTensor  *self,
 /* ---- where, masked ops ------------------------------------------------------ */
 
 static gboolean
-where_backward (DlNode    *node,
-                DlTensor **go,
-                DlTensor **gi,
-                GError   **error)
+where_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlNodeData *d = dl_node_data (node);
   DlTensor *cond;
@@ -607,10 +569,7 @@ where_backward (DlNode    *node,
  * Since: 1.0
  */
 DlTensor *
-dl_where (DlTensor  *condition,
-          DlTensor  *input,
-          DlTensor  *other,
-          GError   **error)
+dl_where (DlTensor *condition, DlTensor *input, DlTensor *other, GError **error)
 {
   gint64 s1[DL_MAX_DIMS], shape[DL_MAX_DIMS];
   gint n1, nd;
@@ -620,13 +579,14 @@ dl_where (DlTensor  *condition,
   DlTensor *inputs[2] = { input, other };
   DlIter iter;
 
-  g_return_val_if_fail (DL_IS_TENSOR (condition) && DL_IS_TENSOR (input)
-                        && DL_IS_TENSOR (other), NULL);
+  g_return_val_if_fail (DL_IS_TENSOR (condition) && DL_IS_TENSOR (input) && DL_IS_TENSOR (other),
+                        NULL);
   if (condition->dtype != DL_DTYPE_BOOL)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
                    "where: expected condition to be a boolean tensor, but got a tensor with "
-                   "dtype %s", dl_dtype_get_name (condition->dtype));
+                   "dtype %s",
+                   dl_dtype_get_name (condition->dtype));
       return NULL;
     }
   if (!dl_check_same_device ("where", condition, input, error)
@@ -659,10 +619,7 @@ dl_where (DlTensor  *condition,
 }
 
 static gboolean
-check_mask (const gchar  *op,
-            DlTensor     *self,
-            DlTensor     *mask,
-            GError      **error)
+check_mask (const gchar *op, DlTensor *self, DlTensor *mask, GError **error)
 {
   gint64 shape[DL_MAX_DIMS];
   gint nd;
@@ -670,8 +627,8 @@ check_mask (const gchar  *op,
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (mask), FALSE);
   if (mask->dtype != DL_DTYPE_BOOL)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
-                   "%s: expected BoolTensor for mask, got %s", op, dl_dtype_get_name (mask->dtype));
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: expected BoolTensor for mask, got %s", op,
+                   dl_dtype_get_name (mask->dtype));
       return FALSE;
     }
   if (!dl_broadcast_shapes (op, self->sizes, self->ndim, mask->sizes, mask->ndim, shape, &nd,
@@ -703,15 +660,11 @@ check_mask (const gchar  *op,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_masked_fill_tensor (DlTensor  *self,
-                              DlTensor  *mask,
-                              DlTensor  *value,
-                              GError   **error)
+dl_tensor_masked_fill_tensor (DlTensor *self, DlTensor *mask, DlTensor *value, GError **error)
 {
   g_autoptr (DlTensor) v = NULL;
 
-  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (mask) && DL_IS_TENSOR (value),
-                        NULL);
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (mask) && DL_IS_TENSOR (value), NULL);
   if (mask->dtype != DL_DTYPE_BOOL)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
@@ -723,7 +676,8 @@ dl_tensor_masked_fill_tensor (DlTensor  *self,
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                    "masked_fill_ only supports a 0-dimensional value tensor, but got tensor "
-                   "with %d dimension(s).", value->ndim);
+                   "with %d dimension(s).",
+                   value->ndim);
       return NULL;
     }
   if (!(v = dl_tensor_to_dtype (value, self->dtype, error)))
@@ -745,10 +699,7 @@ dl_tensor_masked_fill_tensor (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_masked_fill (DlTensor  *self,
-                       DlTensor  *mask,
-                       gdouble    value,
-                       GError   **error)
+dl_tensor_masked_fill (DlTensor *self, DlTensor *mask, gdouble value, GError **error)
 {
   g_autoptr (DlTensor) v = NULL;
 
@@ -760,10 +711,7 @@ dl_tensor_masked_fill (DlTensor  *self,
 /* Writes @result into @self and gives @self result's history, as the
  * in-place ops do. */
 static DlTensor *
-commit_inplace (const gchar  *op,
-                DlTensor     *self,
-                DlTensor     *result,
-                GError      **error)
+commit_inplace (const gchar *op, DlTensor *self, DlTensor *result, GError **error)
 {
   DlTensor *ops[2] = { self, result };
   DlIter iter;
@@ -785,10 +733,7 @@ commit_inplace (const gchar  *op,
 /* In-place ops: refuse what the graph cannot express, and make an alias
  * that carries @self's history into the out-of-place op. */
 static DlTensor *
-inplace_alias (const gchar  *op,
-               DlTensor     *self,
-               DlTensor     *other,
-               GError      **error)
+inplace_alias (const gchar *op, DlTensor *self, DlTensor *other, GError **error)
 {
   DlTensor *alias;
 
@@ -796,7 +741,8 @@ inplace_alias (const gchar  *op,
     {
       g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
                    "%s: a leaf Variable that requires grad is being used in an in-place "
-                   "operation.", op);
+                   "operation.",
+                   op);
       return NULL;
     }
   if (dl_is_grad_enabled () && self->grad_fn && dl_node_data (self->grad_fn)->is_view
@@ -804,12 +750,11 @@ inplace_alias (const gchar  *op,
     {
       g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
                    "%s: in-place operations on a view (%s) of a tensor that requires grad "
-                   "are not supported yet; clone() the view first", op,
-                   dl_node_data (self->grad_fn)->name);
+                   "are not supported yet; clone() the view first",
+                   op, dl_node_data (self->grad_fn)->name);
       return NULL;
     }
-  alias = dl_tensor_new_view_internal (self, self->sizes, self->strides, self->ndim,
-                                       self->offset);
+  alias = dl_tensor_new_view_internal (self, self->sizes, self->strides, self->ndim, self->offset);
   alias->requires_grad = self->requires_grad;
   if (self->grad_fn)
     {
@@ -833,10 +778,7 @@ inplace_alias (const gchar  *op,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_masked_fill_ (DlTensor  *self,
-                        DlTensor  *mask,
-                        gdouble    value,
-                        GError   **error)
+dl_tensor_masked_fill_ (DlTensor *self, DlTensor *mask, gdouble value, GError **error)
 {
   g_autoptr (DlTensor) alias = NULL;
   g_autoptr (DlTensor) result = NULL;
@@ -862,8 +804,7 @@ dl_tensor_masked_fill_ (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_nonzero (DlTensor  *self,
-                   GError   **error)
+dl_tensor_nonzero (DlTensor *self, GError **error)
 {
   gint64 bstrides[DL_MAX_DIMS], shape[2];
   gsize es;
@@ -873,15 +814,15 @@ dl_tensor_nonzero (DlTensor  *self,
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   es = dl_dtype_get_size (self->dtype);
   for (gint d = 0; d < self->ndim; d++)
-    bstrides[d] = self->strides[d] * (gint64) es;
+    bstrides[d] = self->strides[d] * (gint64)es;
   be = dl_tensor_backend (self);
-  shape[0] = be->nonzero (dl_tensor_data (self), self->dtype, self->ndim, self->sizes, bstrides,
-                          NULL);
+  shape[0]
+      = be->nonzero (dl_tensor_data (self), self->dtype, self->ndim, self->sizes, bstrides, NULL);
   shape[1] = self->ndim;
   out = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, shape, 2, error);
   if (out && shape[0] * shape[1] > 0)
     be->nonzero (dl_tensor_data (self), self->dtype, self->ndim, self->sizes, bstrides,
-                 (gint64 *) dl_tensor_data (out));
+                 (gint64 *)dl_tensor_data (out));
   return out;
 }
 
@@ -899,9 +840,7 @@ dl_tensor_nonzero (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_masked_select (DlTensor  *self,
-                         DlTensor  *mask,
-                         GError   **error)
+dl_tensor_masked_select (DlTensor *self, DlTensor *mask, GError **error)
 {
   gint64 shape[DL_MAX_DIMS], flat = -1;
   gint nd;
@@ -925,8 +864,7 @@ dl_tensor_masked_select (DlTensor  *self,
       || !(se = dl_tensor_expand (self, shape, nd, error))
       || !(sf = dl_tensor_reshape (se, &flat, 1, error))
       || !(me = dl_tensor_expand (mask, shape, nd, error))
-      || !(mf = dl_tensor_reshape (me, &flat, 1, error))
-      || !(nz = dl_tensor_nonzero (mf, error))
+      || !(mf = dl_tensor_reshape (me, &flat, 1, error)) || !(nz = dl_tensor_nonzero (mf, error))
       || !(idx = dl_tensor_reshape (nz, &flat, 1, error)))
     return NULL;
   return dl_tensor_index_select (sf, 0, idx, error);
@@ -947,10 +885,7 @@ dl_tensor_masked_select (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_take_along_dim (DlTensor  *self,
-                          DlTensor  *indices,
-                          gint       dim,
-                          GError   **error)
+dl_tensor_take_along_dim (DlTensor *self, DlTensor *indices, gint dim, GError **error)
 {
   gint64 a[DL_MAX_DIMS], b[DL_MAX_DIMS], s[DL_MAX_DIMS];
   gint nd;
@@ -1001,9 +936,7 @@ dl_tensor_take_along_dim (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_one_hot (DlTensor  *tensor,
-            gint64     num_classes,
-            GError   **error)
+dl_one_hot (DlTensor *tensor, gint64 num_classes, GError **error)
 {
   gint64 shape[DL_MAX_DIMS];
   g_autoptr (DlTensor) z = NULL;
@@ -1034,17 +967,20 @@ dl_one_hot (DlTensor  *tensor,
       hi = dl_tensor_item (mx, NULL);
       if (lo < 0)
         {
-          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "one_hot: Class values must be "
-                       "non-negative (got %.0f).", lo);
+          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                       "one_hot: Class values must be "
+                       "non-negative (got %.0f).",
+                       lo);
           return NULL;
         }
       if (num_classes == -1)
-        num_classes = (gint64) hi + 1;
+        num_classes = (gint64)hi + 1;
       else if (hi >= num_classes)
         {
-          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "one_hot: Class values must be "
-                       "smaller than num_classes (got %.0f for %" G_GINT64_FORMAT ").", hi,
-                       num_classes);
+          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                       "one_hot: Class values must be "
+                       "smaller than num_classes (got %.0f for %" G_GINT64_FORMAT ").",
+                       hi, num_classes);
           return NULL;
         }
     }
@@ -1063,8 +999,8 @@ dl_one_hot (DlTensor  *tensor,
     }
   memcpy (shape, tensor->sizes, tensor->ndim * sizeof (gint64));
   shape[tensor->ndim] = num_classes;
-  if (!(z = dl_zeros (shape, tensor->ndim + 1, DL_DTYPE_INT64, dl_tensor_get_device (tensor),
-                      error))
+  if (!(z
+        = dl_zeros (shape, tensor->ndim + 1, DL_DTYPE_INT64, dl_tensor_get_device (tensor), error))
       || !(idx = dl_tensor_unsqueeze (tensor, -1, error)))
     return NULL;
   if (num_classes == 0)
@@ -1078,22 +1014,22 @@ dl_one_hot (DlTensor  *tensor,
  * @n dims of @self taken as one: sets @bshape and @bnd to their broadcast
  * shape and *p to the product of those dims. */
 static DlTensor *
-linear_index (const gchar  *op,
-              DlTensor     *self,
-              DlTensor    **indices,
-              gsize         n,
-              gint64       *bshape,
-              gint         *bnd,
-              gint64       *p,
-              GError      **error)
+linear_index (const gchar *op,
+              DlTensor *self,
+              DlTensor **indices,
+              gsize n,
+              gint64 *bshape,
+              gint *bnd,
+              gint64 *p,
+              GError **error)
 {
   g_autoptr (DlTensor) lin = NULL;
 
-  if (n == 0 || n > (gsize) self->ndim)
+  if (n == 0 || n > (gsize)self->ndim)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
-                   "%s: too many indices for tensor of dimension %d (got %" G_GSIZE_FORMAT ")",
-                   op, self->ndim, n);
+                   "%s: too many indices for tensor of dimension %d (got %" G_GSIZE_FORMAT ")", op,
+                   self->ndim, n);
       return NULL;
     }
   *bnd = 0;
@@ -1104,12 +1040,13 @@ linear_index (const gchar  *op,
         {
           g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
                        "%s: tensors used as indices must be long, int, byte or bool tensors "
-                       "(got %s)", op, dl_dtype_get_name (indices[k]->dtype));
+                       "(got %s)",
+                       op, dl_dtype_get_name (indices[k]->dtype));
           return NULL;
         }
       if (!dl_check_same_device (op, self, indices[k], error)
-          || !dl_broadcast_shapes (op, bshape, *bnd, indices[k]->sizes, indices[k]->ndim,
-                                   bshape, bnd, error))
+          || !dl_broadcast_shapes (op, bshape, *bnd, indices[k]->sizes, indices[k]->ndim, bshape,
+                                   bnd, error))
         return NULL;
     }
   *p = 1;
@@ -1131,14 +1068,15 @@ linear_index (const gchar  *op,
           gint64 lo, hi;
           if (!mx)
             return NULL;
-          lo = (gint64) dl_tensor_item (mn, NULL);
-          hi = (gint64) dl_tensor_item (mx, NULL);
+          lo = (gint64)dl_tensor_item (mn, NULL);
+          hi = (gint64)dl_tensor_item (mx, NULL);
           if (lo < -size || hi >= size)
             {
               g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
-                           "%s: index %" G_GINT64_FORMAT " is out of bounds for dimension %"
-                           G_GSIZE_FORMAT " with size %" G_GINT64_FORMAT, op,
-                           hi >= size ? hi : lo, k, size);
+                           "%s: index %" G_GINT64_FORMAT
+                           " is out of bounds for dimension %" G_GSIZE_FORMAT
+                           " with size %" G_GINT64_FORMAT,
+                           op, hi >= size ? hi : lo, k, size);
               return NULL;
             }
         }
@@ -1164,10 +1102,7 @@ linear_index (const gchar  *op,
 
 /* @self with its first @n dims taken as one of size @p */
 static DlTensor *
-merge_leading (DlTensor  *self,
-               gsize      n,
-               gint64     p,
-               GError   **error)
+merge_leading (DlTensor *self, gsize n, gint64 p, GError **error)
 {
   gint64 shape[DL_MAX_DIMS];
   gint nd = 0;
@@ -1196,10 +1131,7 @@ merge_leading (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_index (DlTensor   *self,
-                 DlTensor  **indices,
-                 gsize       n_indices,
-                 GError    **error)
+dl_tensor_index (DlTensor *self, DlTensor **indices, gsize n_indices, GError **error)
 {
   gint64 bshape[DL_MAX_DIMS], p, flat = -1;
   gint bnd, nd;
@@ -1225,14 +1157,14 @@ dl_tensor_index (DlTensor   *self,
  * *index (the linear index expanded over the other dims) and *src (the
  * values broadcast and cast to @self's dtype). */
 static gboolean
-prepare_put (DlTensor   *self,
-             DlTensor  **indices,
-             gsize       n_indices,
-             DlTensor   *values,
-             DlTensor  **merged,
-             DlTensor  **index,
-             DlTensor  **src,
-             GError    **error)
+prepare_put (DlTensor *self,
+             DlTensor **indices,
+             gsize n_indices,
+             DlTensor *values,
+             DlTensor **merged,
+             DlTensor **index,
+             DlTensor **src,
+             GError **error)
 {
   gint64 bshape[DL_MAX_DIMS], rshape[DL_MAX_DIMS], mshape[DL_MAX_DIMS], vshape[DL_MAX_DIMS];
   gint64 p, n;
@@ -1260,15 +1192,15 @@ prepare_put (DlTensor   *self,
   {
     gint64 s[DL_MAX_DIMS];
     gint snd;
-    if (!dl_broadcast_shapes ("index_put", rshape, nd, values->sizes, values->ndim, s, &snd,
-                              NULL)
+    if (!dl_broadcast_shapes ("index_put", rshape, nd, values->sizes, values->ndim, s, &snd, NULL)
         || snd != nd || memcmp (s, rshape, nd * sizeof (gint64)) != 0)
       {
         g_autofree gchar *vs = dl_shape_to_string (values->sizes, values->ndim);
         g_autofree gchar *rs = dl_shape_to_string (rshape, nd);
         g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                      "index_put: shape mismatch: value tensor of shape %s cannot be broadcast "
-                     "to indexing result of shape %s", vs, rs);
+                     "to indexing result of shape %s",
+                     vs, rs);
         return FALSE;
       }
   }
@@ -1301,12 +1233,12 @@ prepare_put (DlTensor   *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_index_put (DlTensor   *self,
-                     DlTensor  **indices,
-                     gsize       n_indices,
-                     DlTensor   *values,
-                     gboolean    accumulate,
-                     GError    **error)
+dl_tensor_index_put (DlTensor *self,
+                     DlTensor **indices,
+                     gsize n_indices,
+                     DlTensor *values,
+                     gboolean accumulate,
+                     GError **error)
 {
   g_autoptr (DlTensor) merged = NULL;
   g_autoptr (DlTensor) index = NULL;
@@ -1347,12 +1279,12 @@ dl_tensor_index_put (DlTensor   *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_index_put_ (DlTensor   *self,
-                      DlTensor  **indices,
-                      gsize       n_indices,
-                      DlTensor   *values,
-                      gboolean    accumulate,
-                      GError    **error)
+dl_tensor_index_put_ (DlTensor *self,
+                      DlTensor **indices,
+                      gsize n_indices,
+                      DlTensor *values,
+                      gboolean accumulate,
+                      GError **error)
 {
   g_autoptr (DlTensor) alias = NULL;
   g_autoptr (DlTensor) result = NULL;
@@ -1366,7 +1298,7 @@ dl_tensor_index_put_ (DlTensor   *self,
                    dl_dtype_get_name (self->dtype), dl_dtype_get_name (values->dtype));
       return NULL;
     }
-  if (!dl_autograd_any_requires (2, (DlTensor *[]) { self, values })
+  if (!dl_autograd_any_requires (2, (DlTensor *[]){ self, values })
       && values->storage != self->storage)
     {
       /* no graph to keep: scatter straight into self when its indexed
@@ -1380,7 +1312,7 @@ dl_tensor_index_put_ (DlTensor   *self,
         return NULL;
       if (merged->storage == self->storage)
         {
-          if (!check_gather_shapes ("index_put_", merged, &(gint) { 0 }, index, src, error)
+          if (!check_gather_shapes ("index_put_", merged, &(gint){ 0 }, index, src, error)
               || !run_index ("index_put_", accumulate ? DL_INDEX_SCATTER_ADD : DL_INDEX_SCATTER,
                              merged, 0, index, src, error))
             return NULL;

@@ -11,9 +11,7 @@
 #include "dl-ops-private.h"
 
 static DlTensor *
-int64_tensor (const gint64  *values,
-              gint64         n,
-              GError       **error)
+int64_tensor (const gint64 *values, gint64 n, GError **error)
 {
   g_autoptr (GBytes) bytes = g_bytes_new (values, n * sizeof (gint64));
 
@@ -25,10 +23,7 @@ int64_tensor (const gint64  *values,
 /* ints[0] is the dim, ints[1 + i] input i's size along it (-1 for a
  * skipped legacy empty tensor) */
 static gboolean
-cat_backward (DlNode    *node,
-              DlTensor **go,
-              DlTensor **gi,
-              GError   **error)
+cat_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlNodeData *d = dl_node_data (node);
   gint64 offset = 0;
@@ -42,8 +37,8 @@ cat_backward (DlNode    *node,
       if (size < 0)
         {
           if (dl_node_needs_input_grad (node, i)
-              && !(gi[i] = dl_zeros (in->sizes, in->ndim, in->dtype,
-                                     dl_tensor_get_device (go[0]), error)))
+              && !(gi[i] = dl_zeros (in->sizes, in->ndim, in->dtype, dl_tensor_get_device (go[0]),
+                                     error)))
             return FALSE;
           continue;
         }
@@ -65,10 +60,7 @@ is_legacy_empty (DlTensor *t)
 }
 
 static DlTensor *
-cat_impl (DlTensor **tensors,
-          gsize      n,
-          gint       dim,
-          GError   **error)
+cat_impl (DlTensor **tensors, gsize n, gint dim, GError **error)
 {
   DlTensor *ref = NULL;
   gint64 shape[DL_MAX_DIMS], offset = 0;
@@ -82,7 +74,8 @@ cat_impl (DlTensor **tensors,
         {
           g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                        "cat: zero-dimensional tensor (at position %" G_GSIZE_FORMAT ") cannot be "
-                       "concatenated", i);
+                       "concatenated",
+                       i);
           return NULL;
         }
       if (!dl_check_same_device ("cat", tensors[0], tensors[i], error))
@@ -109,7 +102,8 @@ cat_impl (DlTensor **tensors,
             g_autofree gchar *b = dl_shape_to_string (t->sizes, t->ndim);
             g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                          "cat: Sizes of tensors must match except in dimension %d: %s and %s "
-                         "(tensor %" G_GSIZE_FORMAT ")", dim, a, b, i);
+                         "(tensor %" G_GSIZE_FORMAT ")",
+                         dim, a, b, i);
             return NULL;
           }
       shape[dim] += t->sizes[dim];
@@ -163,10 +157,7 @@ cat_impl (DlTensor **tensors,
  * Since: 1.0
  */
 DlTensor *
-dl_cat (DlTensor **tensors,
-        gsize      n_tensors,
-        gint       dim,
-        GError   **error)
+dl_cat (DlTensor **tensors, gsize n_tensors, gint dim, GError **error)
 {
   g_autoptr (GPtrArray) parts = NULL;
 
@@ -187,7 +178,7 @@ dl_cat (DlTensor **tensors,
         return NULL;
       g_ptr_array_add (parts, part);
     }
-  return dl_cat ((DlTensor **) parts->pdata, parts->len, dim, error);
+  return dl_cat ((DlTensor **)parts->pdata, parts->len, dim, error);
 }
 
 /**
@@ -204,17 +195,13 @@ dl_cat (DlTensor **tensors,
  * Since: 1.0
  */
 DlTensor *
-dl_stack (DlTensor **tensors,
-          gsize      n_tensors,
-          gint       dim,
-          GError   **error)
+dl_stack (DlTensor **tensors, gsize n_tensors, gint dim, GError **error)
 {
   g_autoptr (GPtrArray) parts = NULL;
 
   if (n_tensors == 0)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "stack expects a non-empty TensorList");
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "stack expects a non-empty TensorList");
       return NULL;
     }
   g_return_val_if_fail (DL_IS_TENSOR (tensors[0]), NULL);
@@ -232,25 +219,25 @@ dl_stack (DlTensor **tensors,
           g_autofree gchar *b = dl_shape_to_string (tensors[i]->sizes, tensors[i]->ndim);
           g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                        "stack expects each tensor to be equal size, but got %s at entry 0 and "
-                       "%s at entry %" G_GSIZE_FORMAT, a, b, i);
+                       "%s at entry %" G_GSIZE_FORMAT,
+                       a, b, i);
           return NULL;
         }
       if (!(u = dl_tensor_unsqueeze (tensors[i], dim, error)))
         return NULL;
       g_ptr_array_add (parts, u);
     }
-  return dl_cat ((DlTensor **) parts->pdata, parts->len, dim, error);
+  return dl_cat ((DlTensor **)parts->pdata, parts->len, dim, error);
 }
 
 /* ---- unbind, split, chunk ------------------------------------------------------ */
 
 static DlTensor **
-steal_array (GPtrArray *parts,
-             gsize     *n_out)
+steal_array (GPtrArray *parts, gsize *n_out)
 {
   *n_out = parts->len;
   g_ptr_array_add (parts, NULL);
-  return (DlTensor **) g_ptr_array_free (parts, FALSE);
+  return (DlTensor **)g_ptr_array_free (parts, FALSE);
 }
 
 static void
@@ -276,10 +263,7 @@ free_parts (GPtrArray *parts)
  * Since: 1.0
  */
 DlTensor **
-dl_tensor_unbind (DlTensor  *self,
-                  gint       dim,
-                  gsize     *n_out,
-                  GError   **error)
+dl_tensor_unbind (DlTensor *self, gint dim, gsize *n_out, GError **error)
 {
   GPtrArray *parts;
 
@@ -287,8 +271,10 @@ dl_tensor_unbind (DlTensor  *self,
   *n_out = 0;
   if (self->ndim == 0)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_INDEX, "unbind: Dimension specified as %d but "
-                   "tensor has no dimensions", dim);
+      g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
+                   "unbind: Dimension specified as %d but "
+                   "tensor has no dimensions",
+                   dim);
       return NULL;
     }
   if (!dl_normalize_dim ("unbind", &dim, self->ndim, error))
@@ -326,12 +312,12 @@ dl_tensor_unbind (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor **
-dl_tensor_split_with_sizes (DlTensor      *self,
-                            const gint64  *sizes,
-                            gsize          n_sizes,
-                            gint           dim,
-                            gsize         *n_out,
-                            GError       **error)
+dl_tensor_split_with_sizes (DlTensor *self,
+                            const gint64 *sizes,
+                            gsize n_sizes,
+                            gint dim,
+                            gsize *n_out,
+                            GError **error)
 {
   GPtrArray *parts;
   gint64 total = 0, start = 0;
@@ -396,11 +382,7 @@ dl_tensor_split_with_sizes (DlTensor      *self,
  * Since: 1.0
  */
 DlTensor **
-dl_tensor_split (DlTensor  *self,
-                 gint64     split_size,
-                 gint       dim,
-                 gsize     *n_out,
-                 GError   **error)
+dl_tensor_split (DlTensor *self, gint64 split_size, gint dim, gsize *n_out, GError **error)
 {
   g_autofree gint64 *sizes = NULL;
   gint64 n, count;
@@ -419,8 +401,8 @@ dl_tensor_split (DlTensor  *self,
   if (split_size < 0 || (split_size == 0 && n != 0))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "split expects split_size be non-negative, but got split_size=%"
-                   G_GINT64_FORMAT, split_size);
+                   "split expects split_size be non-negative, but got split_size=%" G_GINT64_FORMAT,
+                   split_size);
       return NULL;
     }
   count = n == 0 ? 1 : (n + split_size - 1) / split_size;
@@ -447,11 +429,7 @@ dl_tensor_split (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor **
-dl_tensor_chunk (DlTensor  *self,
-                 gint64     chunks,
-                 gint       dim,
-                 gsize     *n_out,
-                 GError   **error)
+dl_tensor_chunk (DlTensor *self, gint64 chunks, gint dim, gsize *n_out, GError **error)
 {
   gint64 n;
 
@@ -498,10 +476,7 @@ dl_tensor_chunk (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_repeat (DlTensor      *self,
-                  const gint64  *repeats,
-                  gsize          n_repeats,
-                  GError       **error)
+dl_tensor_repeat (DlTensor *self, const gint64 *repeats, gsize n_repeats, GError **error)
 {
   gint64 inter[DL_MAX_DIMS], big[DL_MAX_DIMS], out[DL_MAX_DIMS];
   gint lead;
@@ -509,11 +484,12 @@ dl_tensor_repeat (DlTensor      *self,
   g_autoptr (DlTensor) e = NULL;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (n_repeats < (gsize) self->ndim)
+  if (n_repeats < (gsize)self->ndim)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                    "repeat: Number of dimensions of repeat dims (%" G_GSIZE_FORMAT ") can not be "
-                   "smaller than number of dimensions of tensor (%d)", n_repeats, self->ndim);
+                   "smaller than number of dimensions of tensor (%d)",
+                   n_repeats, self->ndim);
       return NULL;
     }
   if (2 * n_repeats > DL_MAX_DIMS)
@@ -524,7 +500,7 @@ dl_tensor_repeat (DlTensor      *self,
   lead = n_repeats - self->ndim;
   for (gsize i = 0; i < n_repeats; i++)
     {
-      gint64 s = (gint) i < lead ? 1 : self->sizes[i - lead];
+      gint64 s = (gint)i < lead ? 1 : self->sizes[i - lead];
       if (repeats[i] < 0)
         {
           g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
@@ -546,10 +522,7 @@ dl_tensor_repeat (DlTensor      *self,
 
 /* self indexed along @dim by a host-made index (flip, roll) */
 static DlTensor *
-permute_along (DlTensor      *self,
-               gint           dim,
-               const gint64  *index,
-               GError       **error)
+permute_along (DlTensor *self, gint dim, const gint64 *index, GError **error)
 {
   g_autoptr (DlTensor) idx = int64_tensor (index, self->sizes[dim], error);
 
@@ -571,10 +544,7 @@ permute_along (DlTensor      *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_flip (DlTensor    *self,
-                const gint  *dims,
-                gsize        n_dims,
-                GError     **error)
+dl_tensor_flip (DlTensor *self, const gint *dims, gsize n_dims, GError **error)
 {
   gboolean seen[DL_MAX_DIMS] = { FALSE };
   g_autoptr (DlTensor) t = NULL;
@@ -587,8 +557,10 @@ dl_tensor_flip (DlTensor    *self,
         return NULL;
       if (seen[d])
         {
-          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "flip: dim %d appears multiple times "
-                       "in the list of dims", d);
+          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                       "flip: dim %d appears multiple times "
+                       "in the list of dims",
+                       d);
           return NULL;
         }
       seen[d] = TRUE;
@@ -626,12 +598,12 @@ dl_tensor_flip (DlTensor    *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_roll (DlTensor      *self,
-                const gint64  *shifts,
-                gsize          n_shifts,
-                const gint    *dims,
-                gsize          n_dims,
-                GError       **error)
+dl_tensor_roll (DlTensor *self,
+                const gint64 *shifts,
+                gsize n_shifts,
+                const gint *dims,
+                gsize n_dims,
+                GError **error)
 {
   g_autoptr (DlTensor) t = NULL;
 
@@ -646,7 +618,8 @@ dl_tensor_roll (DlTensor      *self,
         {
           g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                        "roll: shifts (%" G_GSIZE_FORMAT ") and dimensions (0) must align; "
-                       "without dims, give one shift", n_shifts);
+                       "without dims, give one shift",
+                       n_shifts);
           return NULL;
         }
       if (!(f = dl_tensor_reshape (self, &flat, 1, error))
@@ -658,7 +631,8 @@ dl_tensor_roll (DlTensor      *self,
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                    "roll: shifts and dimensions must align. shifts: %" G_GSIZE_FORMAT
-                   ", dims: %" G_GSIZE_FORMAT, n_shifts, n_dims);
+                   ", dims: %" G_GSIZE_FORMAT,
+                   n_shifts, n_dims);
       return NULL;
     }
   t = dl_tensor_clone (self, error);
@@ -692,11 +666,7 @@ dl_tensor_roll (DlTensor      *self,
 /* ---- tril, triu -------------------------------------------------------------- */
 
 static DlTensor *
-triangle (const gchar  *op,
-          DlTensor     *self,
-          gint64        diagonal,
-          gboolean      lower,
-          GError      **error)
+triangle (const gchar *op, DlTensor *self, gint64 diagonal, gboolean lower, GError **error)
 {
   gint64 r, c, rs[2], cs[2];
   g_autoptr (DlTensor) rows = NULL;
@@ -724,8 +694,7 @@ triangle (const gchar  *op,
   if (!(rows = dl_arange (0, r, 1, DL_DTYPE_INT64, dl_tensor_get_device (self), error))
       || !(cols = dl_arange (0, c, 1, DL_DTYPE_INT64, dl_tensor_get_device (self), error))
       || !(rv = dl_tensor_reshape (rows, rs, 2, error))
-      || !(cv = dl_tensor_reshape (cols, cs, 2, error))
-      || !(diff = dl_tensor_sub (cv, rv, error))
+      || !(cv = dl_tensor_reshape (cols, cs, 2, error)) || !(diff = dl_tensor_sub (cv, rv, error))
       || !(mask = lower ? dl_tensor_le_scalar (diff, diagonal, error)
                         : dl_tensor_ge_scalar (diff, diagonal, error)))
     return NULL;
@@ -748,9 +717,7 @@ triangle (const gchar  *op,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_tril (DlTensor  *self,
-                gint64     diagonal,
-                GError   **error)
+dl_tensor_tril (DlTensor *self, gint64 diagonal, GError **error)
 {
   return triangle ("tril", self, diagonal, TRUE, error);
 }
@@ -770,9 +737,7 @@ dl_tensor_tril (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_triu (DlTensor  *self,
-                gint64     diagonal,
-                GError   **error)
+dl_tensor_triu (DlTensor *self, gint64 diagonal, GError **error)
 {
   return triangle ("triu", self, diagonal, FALSE, error);
 }

@@ -13,8 +13,7 @@ static DlTensor *bmm_prim (DlTensor *a, DlTensor *b, GError **error);
 
 /* A matrix operand fit for the backend: unit stride in one of its two dims. */
 static DlTensor *
-gemm_ready (DlTensor  *t,
-            GError   **error)
+gemm_ready (DlTensor *t, GError **error)
 {
   gint n = t->ndim;
   gint64 rs = t->strides[n - 2], cs = t->strides[n - 1];
@@ -31,9 +30,7 @@ gemm_ready (DlTensor  *t,
 /* Batched matrix product of a[..., n, k] and b[..., k, m] with equal batch
  * shapes (strides may be 0); the result is contiguous. */
 static DlTensor *
-bmm_raw (DlTensor  *a0,
-         DlTensor  *b0,
-         GError   **error)
+bmm_raw (DlTensor *a0, DlTensor *b0, GError **error)
 {
   gint nd = a0->ndim;
   gint64 n = a0->sizes[nd - 2], k = a0->sizes[nd - 1], m = b0->sizes[nd - 1];
@@ -89,10 +86,9 @@ bmm_raw (DlTensor  *a0,
           brs = 1;
           bcs = MAX (bcs, 1);
         }
-      be->gemm (a->dtype, n, m, k,
-                dl_tensor_data (a) + oa * es, ars, acs,
-                dl_tensor_data (b) + ob * es, brs, bcs,
-                dl_tensor_data (out) + bi * n * m * es, m, 1);
+      be->gemm (a->dtype, n, m, k, dl_tensor_data (a) + oa * es, ars, acs,
+                dl_tensor_data (b) + ob * es, brs, bcs, dl_tensor_data (out) + bi * n * m * es, m,
+                1);
       for (gint i = nd - 3; i >= 0; i--)
         {
           if (++idx[i] < a->sizes[i])
@@ -104,10 +100,7 @@ bmm_raw (DlTensor  *a0,
 }
 
 static gboolean
-bmm_backward (DlNode    *node,
-              DlTensor **go,
-              DlTensor **gi,
-              GError   **error)
+bmm_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlTensor *a, *b;
   gint nd;
@@ -131,16 +124,14 @@ bmm_backward (DlNode    *node,
 }
 
 static DlTensor *
-bmm_prim (DlTensor  *a,
-          DlTensor  *b,
-          GError   **error)
+bmm_prim (DlTensor *a, DlTensor *b, GError **error)
 {
   DlTensor *out = bmm_raw (a, b, error);
 
-  if (out && dl_autograd_any_requires (2, (DlTensor *[]) { a, b }))
+  if (out && dl_autograd_any_requires (2, (DlTensor *[]){ a, b }))
     {
       g_autoptr (DlNode) node = dl_node_new_for_op (a->ndim == 2 ? "MmBackward0" : "BmmBackward0",
-                                                    bmm_backward, 2, (DlTensor *[]) { a, b });
+                                                    bmm_backward, 2, (DlTensor *[]){ a, b });
       dl_node_save (node, a, FALSE);
       dl_node_save (node, b, FALSE);
       dl_node_set_output (node, out, 0);
@@ -163,9 +154,7 @@ bmm_prim (DlTensor  *a,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_matmul (DlTensor  *self,
-                  DlTensor  *other,
-                  GError   **error)
+dl_tensor_matmul (DlTensor *self, DlTensor *other, GError **error)
 {
   g_autoptr (DlTensor) a = NULL;
   g_autoptr (DlTensor) b = NULL;
@@ -181,9 +170,10 @@ dl_tensor_matmul (DlTensor  *self,
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
   if (self->ndim == 0 || other->ndim == 0)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "matmul: both arguments to matmul need to be at least 1D, but they are %dD and %dD",
-                   self->ndim, other->ndim);
+      g_set_error (
+          error, DL_ERROR, DL_ERROR_SHAPE,
+          "matmul: both arguments to matmul need to be at least 1D, but they are %dD and %dD",
+          self->ndim, other->ndim);
       return NULL;
     }
   if (!dl_check_same_device ("matmul", self, other, error))
@@ -197,7 +187,8 @@ dl_tensor_matmul (DlTensor  *self,
     }
   if (self->dtype == DL_DTYPE_BOOL)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "matmul: bool tensors are not supported; convert them to a number dtype first");
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                   "matmul: bool tensors are not supported; convert them to a number dtype first");
       return NULL;
     }
   dt = self->dtype;
@@ -219,8 +210,9 @@ dl_tensor_matmul (DlTensor  *self,
           g_autofree gchar *as = dl_shape_to_string (self->sizes, 2);
           g_autofree gchar *bs = dl_shape_to_string (other->sizes, 2);
           g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                       "matmul: %s @ %s: inner dimensions %" G_GINT64_FORMAT " and %"
-                       G_GINT64_FORMAT " differ", as, bs, self->sizes[1], other->sizes[0]);
+                       "matmul: %s @ %s: inner dimensions %" G_GINT64_FORMAT
+                       " and %" G_GINT64_FORMAT " differ",
+                       as, bs, self->sizes[1], other->sizes[0]);
           return NULL;
         }
       return bmm_prim (self, other, error);
@@ -234,11 +226,13 @@ dl_tensor_matmul (DlTensor  *self,
       g_autofree gchar *as = dl_shape_to_string (self->sizes, self->ndim);
       g_autofree gchar *bs = dl_shape_to_string (other->sizes, other->ndim);
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "matmul: %s @ %s: inner dimensions %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT " differ",
+                   "matmul: %s @ %s: inner dimensions %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT
+                   " differ",
                    as, bs, a->sizes[a->ndim - 1], b->sizes[b->ndim - 2]);
       return NULL;
     }
-  if (!dl_broadcast_shapes ("matmul", a->sizes, a->ndim - 2, b->sizes, b->ndim - 2, batch, &nb, error))
+  if (!dl_broadcast_shapes ("matmul", a->sizes, a->ndim - 2, b->sizes, b->ndim - 2, batch, &nb,
+                            error))
     return NULL;
   nd = nb + 2;
   memcpy (shape, batch, nb * sizeof (gint64));
@@ -264,11 +258,7 @@ dl_tensor_matmul (DlTensor  *self,
 }
 
 static gboolean
-check_ndim (const gchar  *op,
-            const gchar  *what,
-            DlTensor     *t,
-            gint          ndim,
-            GError      **error)
+check_ndim (const gchar *op, const gchar *what, DlTensor *t, gint ndim, GError **error)
 {
   if (t->ndim == ndim)
     return TRUE;
@@ -278,10 +268,7 @@ check_ndim (const gchar  *op,
 }
 
 static gboolean
-check_same_dtype (const gchar  *op,
-                  DlTensor     *a,
-                  DlTensor     *b,
-                  GError      **error)
+check_same_dtype (const gchar *op, DlTensor *a, DlTensor *b, GError **error)
 {
   if (a->dtype == b->dtype)
     return TRUE;
@@ -304,9 +291,7 @@ check_same_dtype (const gchar  *op,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_mm (DlTensor  *self,
-              DlTensor  *other,
-              GError   **error)
+dl_tensor_mm (DlTensor *self, DlTensor *other, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
   if (!check_ndim ("mm", "self", self, 2, error) || !check_ndim ("mm", "mat2", other, 2, error)
@@ -315,8 +300,8 @@ dl_tensor_mm (DlTensor  *self,
   if (self->sizes[1] != other->sizes[0])
     {
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "mm: mat1 and mat2 shapes cannot be multiplied (%" G_GINT64_FORMAT "x%"
-                   G_GINT64_FORMAT " and %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT ")",
+                   "mm: mat1 and mat2 shapes cannot be multiplied (%" G_GINT64_FORMAT
+                   "x%" G_GINT64_FORMAT " and %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT ")",
                    self->sizes[0], self->sizes[1], other->sizes[0], other->sizes[1]);
       return NULL;
     }
@@ -337,12 +322,11 @@ dl_tensor_mm (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_bmm (DlTensor  *self,
-               DlTensor  *other,
-               GError   **error)
+dl_tensor_bmm (DlTensor *self, DlTensor *other, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
-  if (!check_ndim ("bmm", "batch1", self, 3, error) || !check_ndim ("bmm", "batch2", other, 3, error)
+  if (!check_ndim ("bmm", "batch1", self, 3, error)
+      || !check_ndim ("bmm", "batch2", other, 3, error)
       || !check_same_dtype ("bmm", self, other, error))
     return NULL;
   if (self->sizes[0] != other->sizes[0] || self->sizes[2] != other->sizes[1])
@@ -351,7 +335,8 @@ dl_tensor_bmm (DlTensor  *self,
       g_autofree gchar *bs = dl_shape_to_string (other->sizes, 3);
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                    "bmm: batch1 %s and batch2 %s: expected the same batch size and "
-                   "batch1.size(2) == batch2.size(1)", as, bs);
+                   "batch1.size(2) == batch2.size(1)",
+                   as, bs);
       return NULL;
     }
   return dl_tensor_matmul (self, other, error);
@@ -370,15 +355,14 @@ dl_tensor_bmm (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_dot (DlTensor  *self,
-               DlTensor  *other,
-               GError   **error)
+dl_tensor_dot (DlTensor *self, DlTensor *other, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
   if (self->ndim != 1 || other->ndim != 1)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "dot: 1D tensors expected, but got %dD and %dD tensors", self->ndim, other->ndim);
+                   "dot: 1D tensors expected, but got %dD and %dD tensors", self->ndim,
+                   other->ndim);
       return NULL;
     }
   if (!check_same_dtype ("dot", self, other, error))
@@ -387,8 +371,9 @@ dl_tensor_dot (DlTensor  *self,
     {
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                    "dot: inconsistent tensor size, expected tensor [%" G_GINT64_FORMAT
-                   "] and src [%" G_GINT64_FORMAT "] to have the same number of elements, but got %"
-                   G_GINT64_FORMAT " and %" G_GINT64_FORMAT " elements respectively",
+                   "] and src [%" G_GINT64_FORMAT
+                   "] to have the same number of elements, but got %" G_GINT64_FORMAT
+                   " and %" G_GINT64_FORMAT " elements respectively",
                    self->sizes[0], other->sizes[0], self->sizes[0], other->sizes[0]);
       return NULL;
     }
@@ -409,9 +394,7 @@ dl_tensor_dot (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_outer (DlTensor  *self,
-                 DlTensor  *other,
-                 GError   **error)
+dl_tensor_outer (DlTensor *self, DlTensor *other, GError **error)
 {
   g_autoptr (DlTensor) col = NULL;
 
@@ -419,8 +402,8 @@ dl_tensor_outer (DlTensor  *self,
   if (self->ndim != 1 || other->ndim != 1)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "outer: 1D tensors expected, but got %dD and %dD tensors",
-                   self->ndim, other->ndim);
+                   "outer: 1D tensors expected, but got %dD and %dD tensors", self->ndim,
+                   other->ndim);
       return NULL;
     }
   if (!(col = dl_tensor_unsqueeze (self, 1, error)))
@@ -442,9 +425,7 @@ dl_tensor_outer (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_mv (DlTensor  *self,
-              DlTensor  *vec,
-              GError   **error)
+dl_tensor_mv (DlTensor *self, DlTensor *vec, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (vec), NULL);
   if (!check_ndim ("mv", "self", self, 2, error) || !check_ndim ("mv", "vec", vec, 1, error)
@@ -463,12 +444,12 @@ dl_tensor_mv (DlTensor  *self,
 
 /* beta * input + alpha * product, input broadcast to the product's shape */
 static DlTensor *
-add_scaled_product (const gchar  *op,
-                    DlTensor     *input,
-                    DlTensor     *product,
-                    gdouble       beta,
-                    gdouble       alpha,
-                    GError      **error)
+add_scaled_product (const gchar *op,
+                    DlTensor *input,
+                    DlTensor *product,
+                    gdouble beta,
+                    gdouble alpha,
+                    GError **error)
 {
   g_autoptr (DlTensor) p = NULL;
   g_autoptr (DlTensor) in = NULL;
@@ -506,12 +487,12 @@ add_scaled_product (const gchar  *op,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_addmm (DlTensor  *self,
-                 DlTensor  *mat1,
-                 DlTensor  *mat2,
-                 gdouble    beta,
-                 gdouble    alpha,
-                 GError   **error)
+dl_tensor_addmm (DlTensor *self,
+                 DlTensor *mat1,
+                 DlTensor *mat2,
+                 gdouble beta,
+                 gdouble alpha,
+                 GError **error)
 {
   g_autoptr (DlTensor) p = NULL;
 
@@ -537,12 +518,12 @@ dl_tensor_addmm (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_baddbmm (DlTensor  *self,
-                   DlTensor  *batch1,
-                   DlTensor  *batch2,
-                   gdouble    beta,
-                   gdouble    alpha,
-                   GError   **error)
+dl_tensor_baddbmm (DlTensor *self,
+                   DlTensor *batch1,
+                   DlTensor *batch2,
+                   gdouble beta,
+                   gdouble alpha,
+                   GError **error)
 {
   g_autoptr (DlTensor) p = NULL;
 
@@ -572,13 +553,13 @@ dl_tensor_baddbmm (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_tensordot (DlTensor     *self,
-                     DlTensor     *other,
-                     const gint   *dims_self,
-                     gsize         n_dims_self,
-                     const gint   *dims_other,
-                     gsize         n_dims_other,
-                     GError      **error)
+dl_tensor_tensordot (DlTensor *self,
+                     DlTensor *other,
+                     const gint *dims_self,
+                     gsize n_dims_self,
+                     const gint *dims_other,
+                     gsize n_dims_other,
+                     GError **error)
 {
   gchar eq[4 * DL_MAX_DIMS + 8], *p = eq;
   gchar la[DL_MAX_DIMS], lb[DL_MAX_DIMS];
@@ -589,7 +570,8 @@ dl_tensor_tensordot (DlTensor     *self,
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                    "tensordot: both dimension lists should have same length, got %" G_GSIZE_FORMAT
-                   " and %" G_GSIZE_FORMAT, n_dims_self, n_dims_other);
+                   " and %" G_GSIZE_FORMAT,
+                   n_dims_self, n_dims_other);
       return NULL;
     }
   if (!check_same_dtype ("tensordot", self, other, error))
@@ -626,10 +608,11 @@ dl_tensor_tensordot (DlTensor     *self,
         }
       if (self->sizes[da] != other->sizes[db])
         {
-          g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                       "tensordot: contracted dimensions need to match, but first has size %"
-                       G_GINT64_FORMAT " in dim %d and second has size %" G_GINT64_FORMAT
-                       " in dim %d", self->sizes[da], da, other->sizes[db], db);
+          g_set_error (
+              error, DL_ERROR, DL_ERROR_SHAPE,
+              "tensordot: contracted dimensions need to match, but first has size %" G_GINT64_FORMAT
+              " in dim %d and second has size %" G_GINT64_FORMAT " in dim %d",
+              self->sizes[da], da, other->sizes[db], db);
           return NULL;
         }
       used_a[da] = used_b[db] = TRUE;
@@ -650,5 +633,5 @@ dl_tensor_tensordot (DlTensor     *self,
     if (!used_b[i])
       *p++ = lb[i];
   *p = '\0';
-  return dl_einsum (eq, (DlTensor *[]) { self, other }, 2, error);
+  return dl_einsum (eq, (DlTensor *[]){ self, other }, 2, error);
 }

@@ -14,18 +14,29 @@
 G_BEGIN_DECLS
 
 DL_EXPORT DlTensor *dl_tensor_matmul (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_mm     (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_bmm    (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_dot    (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_outer  (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_mv     (DlTensor *self, DlTensor *vec, GError **error);
-DL_EXPORT DlTensor *dl_tensor_addmm  (DlTensor *self, DlTensor *mat1, DlTensor *mat2,
-                                      gdouble beta, gdouble alpha, GError **error);
-DL_EXPORT DlTensor *dl_tensor_baddbmm (DlTensor *self, DlTensor *batch1, DlTensor *batch2,
-                                       gdouble beta, gdouble alpha, GError **error);
-DL_EXPORT DlTensor *dl_tensor_tensordot (DlTensor *self, DlTensor *other,
-                                         const gint *dims_self, gsize n_dims_self,
-                                         const gint *dims_other, gsize n_dims_other,
+DL_EXPORT DlTensor *dl_tensor_mm (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_bmm (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_dot (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_outer (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_mv (DlTensor *self, DlTensor *vec, GError **error);
+DL_EXPORT DlTensor *dl_tensor_addmm (DlTensor *self,
+                                     DlTensor *mat1,
+                                     DlTensor *mat2,
+                                     gdouble beta,
+                                     gdouble alpha,
+                                     GError **error);
+DL_EXPORT DlTensor *dl_tensor_baddbmm (DlTensor *self,
+                                       DlTensor *batch1,
+                                       DlTensor *batch2,
+                                       gdouble beta,
+                                       gdouble alpha,
+                                       GError **error);
+DL_EXPORT DlTensor *dl_tensor_tensordot (DlTensor *self,
+                                         DlTensor *other,
+                                         const gint *dims_self,
+                                         gsize n_dims_self,
+                                         const gint *dims_other,
+                                         gsize n_dims_other,
                                          GError **error);
 
 G_END_DECLS

@@ -19,7 +19,7 @@ static const struct
 {
   const gchar *name;
   const gchar *node; /* NULL: not differentiable; "NotImplemented": records
-                     * a node whose backward fails, as PyTorch's does */
+                      * a node whose backward fails, as PyTorch's does */
 } binary_info[DL_N_BINARY_OPS] = {
   [DL_BINARY_POW] = { "pow", "PowBackward1" },
   [DL_BINARY_FLOOR_DIVIDE] = { "floor_divide", "NotImplemented" },
@@ -35,9 +35,7 @@ static gboolean math_binary_backward (DlNode *node, DlTensor **go, DlTensor **gi
 
 /* whether the integer tensor @b has a zero element */
 static gboolean
-has_zero (DlTensor  *b,
-          gboolean  *result,
-          GError   **error)
+has_zero (DlTensor *b, gboolean *result, GError **error)
 {
   g_autoptr (DlTensor) z = dl_tensor_eq_scalar (b, 0, error);
   g_autoptr (DlTensor) n = z ? dl_tensor_sum (z, error) : NULL;
@@ -57,10 +55,7 @@ has_zero (DlTensor  *b,
 }
 
 static DlTensor *
-math_binary (DlBinaryOp  op,
-             DlTensor   *a,
-             DlTensor   *b,
-             GError    **error)
+math_binary (DlBinaryOp op, DlTensor *a, DlTensor *b, GError **error)
 {
   const gchar *name = binary_info[op].name;
   gint64 shape[DL_MAX_DIMS];
@@ -79,33 +74,33 @@ math_binary (DlBinaryOp  op,
   rdt = dl_result_type (a, b);
   switch (op)
     {
-    case DL_BINARY_POW:
-    case DL_BINARY_FLOOR_DIVIDE:
-    case DL_BINARY_REMAINDER:
-      if (rdt == DL_DTYPE_BOOL)
-        {
-          g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: not supported for bool tensors",
-                       name);
-          return NULL;
-        }
-      break;
-    case DL_BINARY_ATAN2:
-      if (!dl_dtype_is_floating_point (rdt))
-        rdt = dl_get_default_dtype ();
-      break;
-    case DL_BINARY_BITWISE_AND:
-    case DL_BINARY_BITWISE_OR:
-    case DL_BINARY_BITWISE_XOR:
-      if (dl_dtype_is_floating_point (rdt))
-        {
-          g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
-                       "%s: only integer and bool tensors are supported, not %s", name,
-                       dl_dtype_get_name (rdt));
-          return NULL;
-        }
-      break;
-    default:
-      break;
+      case DL_BINARY_POW:
+      case DL_BINARY_FLOOR_DIVIDE:
+      case DL_BINARY_REMAINDER:
+        if (rdt == DL_DTYPE_BOOL)
+          {
+            g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: not supported for bool tensors",
+                         name);
+            return NULL;
+          }
+        break;
+      case DL_BINARY_ATAN2:
+        if (!dl_dtype_is_floating_point (rdt))
+          rdt = dl_get_default_dtype ();
+        break;
+      case DL_BINARY_BITWISE_AND:
+      case DL_BINARY_BITWISE_OR:
+      case DL_BINARY_BITWISE_XOR:
+        if (dl_dtype_is_floating_point (rdt))
+          {
+            g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                         "%s: only integer and bool tensors are supported, not %s", name,
+                         dl_dtype_get_name (rdt));
+            return NULL;
+          }
+        break;
+      default:
+        break;
     }
   cdt = dl_math_is_half (rdt) ? DL_DTYPE_FLOAT32 : rdt;
   if (!(ca = dl_math_cast_through (a, rdt, cdt, error))
@@ -156,10 +151,10 @@ math_binary (DlBinaryOp  op,
     return NULL;
 
   if (binary_info[op].node && dl_dtype_is_floating_point (rdt)
-      && dl_autograd_any_requires (2, (DlTensor *[]) { a, b }))
+      && dl_autograd_any_requires (2, (DlTensor *[]){ a, b }))
     {
-      g_autoptr (DlNode) node = dl_node_new_for_op (binary_info[op].node, math_binary_backward,
-                                                    2, (DlTensor *[]) { a, b });
+      g_autoptr (DlNode) node = dl_node_new_for_op (binary_info[op].node, math_binary_backward, 2,
+                                                    (DlTensor *[]){ a, b });
 
       dl_node_data (node)->ints[0] = op;
       dl_node_save (node, a, FALSE);
@@ -173,9 +168,7 @@ math_binary (DlBinaryOp  op,
 
 /* @t with zeros where the bool @mask (consumed) is true */
 static DlTensor *
-zero_where (DlTensor  *t,
-            DlTensor  *mask,
-            GError   **error)
+zero_where (DlTensor *t, DlTensor *mask, GError **error)
 {
   g_autoptr (DlTensor) m = mask;
   g_autoptr (DlTensor) f = NULL;
@@ -186,10 +179,7 @@ zero_where (DlTensor  *t,
 }
 
 static gboolean
-math_binary_backward (DlNode    *node,
-                      DlTensor **go,
-                      DlTensor **gi,
-                      GError   **error)
+math_binary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlNodeData *d = dl_node_data (node);
   DlBinaryOp op = d->ints[0];
@@ -201,73 +191,74 @@ math_binary_backward (DlNode    *node,
   TRY (b = dl_node_get_saved (node, 1, error));
   switch (op)
     {
-    case DL_BINARY_POW:
-      if (dl_node_needs_input_grad (node, 0))
-        {
-          /* g b a^(b-1), zero where b == 0 */
-          g_autoptr (DlTensor) bm1 = dl_tensor_sub_scalar (b, 1, error);
-          g_autoptr (DlTensor) p = bm1 ? dl_tensor_pow (a, bm1, error) : NULL;
-          g_autoptr (DlTensor) bp = p ? dl_tensor_mul (b, p, error) : NULL;
-          g_autoptr (DlTensor) t = bp ? dl_tensor_mul (g, bp, error) : NULL;
-          TRY (t);
-          TRY (ga = zero_where (t, dl_tensor_eq_scalar (b, 0, error), error));
-        }
-      if (dl_node_needs_input_grad (node, 1))
-        {
-          /* g a^b ln a, zero where a == 0 and b >= 0 */
-          DlTensor *out;
-          g_autoptr (DlTensor) la = NULL;
-          g_autoptr (DlTensor) ol = NULL;
-          g_autoptr (DlTensor) t = NULL;
-          g_autoptr (DlTensor) az = NULL;
-          g_autoptr (DlTensor) bnn = NULL;
-
-          TRY (out = dl_node_get_saved (node, 2, error));
-          TRY (la = dl_tensor_log (a, error));
-          TRY (ol = dl_tensor_mul (out, la, error));
-          TRY (t = dl_tensor_mul (g, ol, error));
-          TRY (az = dl_tensor_eq_scalar (a, 0, error));
-          TRY (bnn = dl_tensor_ge_scalar (b, 0, error));
-          TRY (gb = zero_where (t, dl_tensor_logical_and (az, bnn, error), error));
-        }
-      break;
-    case DL_BINARY_REMAINDER:
-      if (dl_node_needs_input_grad (node, 0))
-        ga = g_object_ref (g);
-      if (dl_node_needs_input_grad (node, 1))
-        {
-          /* -g floor (a / b) */
-          g_autoptr (DlTensor) q = dl_tensor_floor_divide (a, b, error);
-          g_autoptr (DlTensor) t = q ? dl_tensor_mul (g, q, error) : NULL;
-          TRY (t);
-          TRY (gb = dl_tensor_neg (t, error));
-        }
-      break;
-    case DL_BINARY_ATAN2:
-      {
-        /* d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2) */
-        g_autoptr (DlTensor) a2 = dl_tensor_mul (a, a, error);
-        g_autoptr (DlTensor) b2 = a2 ? dl_tensor_mul (b, b, error) : NULL;
-        g_autoptr (DlTensor) den = b2 ? dl_tensor_add (a2, b2, error) : NULL;
-        g_autoptr (DlTensor) gd = den ? dl_tensor_div (g, den, error) : NULL;
-
-        TRY (gd);
+      case DL_BINARY_POW:
         if (dl_node_needs_input_grad (node, 0))
-          TRY (ga = dl_tensor_mul (gd, b, error));
+          {
+            /* g b a^(b-1), zero where b == 0 */
+            g_autoptr (DlTensor) bm1 = dl_tensor_sub_scalar (b, 1, error);
+            g_autoptr (DlTensor) p = bm1 ? dl_tensor_pow (a, bm1, error) : NULL;
+            g_autoptr (DlTensor) bp = p ? dl_tensor_mul (b, p, error) : NULL;
+            g_autoptr (DlTensor) t = bp ? dl_tensor_mul (g, bp, error) : NULL;
+            TRY (t);
+            TRY (ga = zero_where (t, dl_tensor_eq_scalar (b, 0, error), error));
+          }
         if (dl_node_needs_input_grad (node, 1))
           {
-            g_autoptr (DlTensor) t = dl_tensor_mul (gd, a, error);
+            /* g a^b ln a, zero where a == 0 and b >= 0 */
+            DlTensor *out;
+            g_autoptr (DlTensor) la = NULL;
+            g_autoptr (DlTensor) ol = NULL;
+            g_autoptr (DlTensor) t = NULL;
+            g_autoptr (DlTensor) az = NULL;
+            g_autoptr (DlTensor) bnn = NULL;
+
+            TRY (out = dl_node_get_saved (node, 2, error));
+            TRY (la = dl_tensor_log (a, error));
+            TRY (ol = dl_tensor_mul (out, la, error));
+            TRY (t = dl_tensor_mul (g, ol, error));
+            TRY (az = dl_tensor_eq_scalar (a, 0, error));
+            TRY (bnn = dl_tensor_ge_scalar (b, 0, error));
+            TRY (gb = zero_where (t, dl_tensor_logical_and (az, bnn, error), error));
+          }
+        break;
+      case DL_BINARY_REMAINDER:
+        if (dl_node_needs_input_grad (node, 0))
+          ga = g_object_ref (g);
+        if (dl_node_needs_input_grad (node, 1))
+          {
+            /* -g floor (a / b) */
+            g_autoptr (DlTensor) q = dl_tensor_floor_divide (a, b, error);
+            g_autoptr (DlTensor) t = q ? dl_tensor_mul (g, q, error) : NULL;
             TRY (t);
             TRY (gb = dl_tensor_neg (t, error));
           }
-      }
-      break;
-    case DL_BINARY_FLOOR_DIVIDE:
-      g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
-                   "floor_divide: the result is not differentiable (PyTorch defines no derivative for floor_divide)");
-      return FALSE;
-    default:
-      g_assert_not_reached ();
+        break;
+      case DL_BINARY_ATAN2:
+        {
+          /* d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2) */
+          g_autoptr (DlTensor) a2 = dl_tensor_mul (a, a, error);
+          g_autoptr (DlTensor) b2 = a2 ? dl_tensor_mul (b, b, error) : NULL;
+          g_autoptr (DlTensor) den = b2 ? dl_tensor_add (a2, b2, error) : NULL;
+          g_autoptr (DlTensor) gd = den ? dl_tensor_div (g, den, error) : NULL;
+
+          TRY (gd);
+          if (dl_node_needs_input_grad (node, 0))
+            TRY (ga = dl_tensor_mul (gd, b, error));
+          if (dl_node_needs_input_grad (node, 1))
+            {
+              g_autoptr (DlTensor) t = dl_tensor_mul (gd, a, error);
+              TRY (t);
+              TRY (gb = dl_tensor_neg (t, error));
+            }
+        }
+        break;
+      case DL_BINARY_FLOOR_DIVIDE:
+        g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
+                     "floor_divide: the result is not differentiable (PyTorch defines no "
+                     "derivative for floor_divide)");
+        return FALSE;
+      default:
+        g_assert_not_reached ();
     }
   if (ga)
     TRY (gi[0] = dl_sum_to (ga, d->inputs[0].sizes, d->inputs[0].ndim, error));
@@ -292,9 +283,7 @@ math_binary_backward (DlNode    *node,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_pow (DlTensor  *self,
-               DlTensor  *exponent,
-               GError   **error)
+dl_tensor_pow (DlTensor *self, DlTensor *exponent, GError **error)
 {
   return math_binary (DL_BINARY_POW, self, exponent, error);
 }
@@ -312,9 +301,7 @@ dl_tensor_pow (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_pow_scalar (DlTensor  *self,
-                      gdouble    exponent,
-                      GError   **error)
+dl_tensor_pow_scalar (DlTensor *self, gdouble exponent, GError **error)
 {
   g_autoptr (DlTensor) s = NULL;
 
@@ -336,9 +323,7 @@ dl_tensor_pow_scalar (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_rpow_scalar (DlTensor  *self,
-                       gdouble    base,
-                       GError   **error)
+dl_tensor_rpow_scalar (DlTensor *self, gdouble base, GError **error)
 {
   g_autoptr (DlTensor) s = NULL;
 
@@ -362,9 +347,7 @@ dl_tensor_rpow_scalar (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_floor_divide (DlTensor  *self,
-                        DlTensor  *other,
-                        GError   **error)
+dl_tensor_floor_divide (DlTensor *self, DlTensor *other, GError **error)
 {
   return math_binary (DL_BINARY_FLOOR_DIVIDE, self, other, error);
 }
@@ -382,9 +365,7 @@ dl_tensor_floor_divide (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_floor_divide_scalar (DlTensor  *self,
-                               gdouble    other,
-                               GError   **error)
+dl_tensor_floor_divide_scalar (DlTensor *self, gdouble other, GError **error)
 {
   g_autoptr (DlTensor) s = NULL;
 
@@ -407,9 +388,7 @@ dl_tensor_floor_divide_scalar (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_remainder (DlTensor  *self,
-                     DlTensor  *other,
-                     GError   **error)
+dl_tensor_remainder (DlTensor *self, DlTensor *other, GError **error)
 {
   return math_binary (DL_BINARY_REMAINDER, self, other, error);
 }
@@ -427,9 +406,7 @@ dl_tensor_remainder (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_remainder_scalar (DlTensor  *self,
-                            gdouble    other,
-                            GError   **error)
+dl_tensor_remainder_scalar (DlTensor *self, gdouble other, GError **error)
 {
   g_autoptr (DlTensor) s = NULL;
 
@@ -452,9 +429,7 @@ dl_tensor_remainder_scalar (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_atan2 (DlTensor  *self,
-                 DlTensor  *other,
-                 GError   **error)
+dl_tensor_atan2 (DlTensor *self, DlTensor *other, GError **error)
 {
   return math_binary (DL_BINARY_ATAN2, self, other, error);
 }
@@ -472,9 +447,7 @@ dl_tensor_atan2 (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_bitwise_and (DlTensor  *self,
-                       DlTensor  *other,
-                       GError   **error)
+dl_tensor_bitwise_and (DlTensor *self, DlTensor *other, GError **error)
 {
   return math_binary (DL_BINARY_BITWISE_AND, self, other, error);
 }
@@ -492,9 +465,7 @@ dl_tensor_bitwise_and (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_bitwise_or (DlTensor  *self,
-                      DlTensor  *other,
-                      GError   **error)
+dl_tensor_bitwise_or (DlTensor *self, DlTensor *other, GError **error)
 {
   return math_binary (DL_BINARY_BITWISE_OR, self, other, error);
 }
@@ -512,18 +483,13 @@ dl_tensor_bitwise_or (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_bitwise_xor (DlTensor  *self,
-                       DlTensor  *other,
-                       GError   **error)
+dl_tensor_bitwise_xor (DlTensor *self, DlTensor *other, GError **error)
 {
   return math_binary (DL_BINARY_BITWISE_XOR, self, other, error);
 }
 
 static DlTensor *
-logical_op (DlBinaryOp  op,
-            DlTensor   *a,
-            DlTensor   *b,
-            GError    **error)
+logical_op (DlBinaryOp op, DlTensor *a, DlTensor *b, GError **error)
 {
   g_autoptr (DlTensor) zero = dl_tensor_new_wrapped_scalar (0, DL_DTYPE_BOOL);
   g_autoptr (DlTensor) ba = NULL;
@@ -548,9 +514,7 @@ logical_op (DlBinaryOp  op,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_logical_and (DlTensor  *self,
-                       DlTensor  *other,
-                       GError   **error)
+dl_tensor_logical_and (DlTensor *self, DlTensor *other, GError **error)
 {
   return logical_op (DL_BINARY_BITWISE_AND, self, other, error);
 }
@@ -568,9 +532,7 @@ dl_tensor_logical_and (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_logical_or (DlTensor  *self,
-                      DlTensor  *other,
-                      GError   **error)
+dl_tensor_logical_or (DlTensor *self, DlTensor *other, GError **error)
 {
   return logical_op (DL_BINARY_BITWISE_OR, self, other, error);
 }
@@ -589,9 +551,7 @@ dl_tensor_logical_or (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_logical_xor (DlTensor  *self,
-                       DlTensor  *other,
-                       GError   **error)
+dl_tensor_logical_xor (DlTensor *self, DlTensor *other, GError **error)
 {
   return logical_op (DL_BINARY_BITWISE_XOR, self, other, error);
 }
@@ -599,10 +559,7 @@ dl_tensor_logical_xor (DlTensor  *self,
 /* ---- clamp, lerp and in-place forms ---------------------------------- */
 
 static gboolean
-clamp_backward (DlNode    *node,
-                DlTensor **go,
-                DlTensor **gi,
-                GError   **error)
+clamp_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlNodeData *d = dl_node_data (node);
   gboolean has_min = d->ints[0], has_max = d->ints[1];
@@ -685,10 +642,7 @@ clamp_backward (DlNode    *node,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_clamp (DlTensor  *self,
-                 DlTensor  *min,
-                 DlTensor  *max,
-                 GError   **error)
+dl_tensor_clamp (DlTensor *self, DlTensor *min, DlTensor *max, GError **error)
 {
   g_autoptr (DlTensor) x = NULL;
   g_autoptr (DlTensor) lo = NULL;
@@ -766,10 +720,7 @@ dl_tensor_clamp (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_clamp_scalar (DlTensor  *self,
-                        gdouble    min,
-                        gdouble    max,
-                        GError   **error)
+dl_tensor_clamp_scalar (DlTensor *self, gdouble min, gdouble max, GError **error)
 {
   g_autoptr (DlTensor) lo = NULL;
   g_autoptr (DlTensor) hi = NULL;
@@ -787,13 +738,13 @@ typedef DlTensor *(*InplaceFunc) (DlTensor *src, gpointer data, GError **error);
  * and written back, data and history, so that autograd sees the new
  * value. @others are further inputs that may require grad. */
 static DlTensor *
-inplace_commit (const gchar  *name,
-                DlTensor     *self,
-                guint         n_others,
-                DlTensor    **others,
-                InplaceFunc   fn,
-                gpointer      data,
-                GError      **error)
+inplace_commit (const gchar *name,
+                DlTensor *self,
+                guint n_others,
+                DlTensor **others,
+                InplaceFunc fn,
+                gpointer data,
+                GError **error)
 {
   DlTensor *all[4] = { self };
   g_autoptr (DlTensor) src = NULL;
@@ -812,15 +763,16 @@ inplace_commit (const gchar  *name,
     {
       g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
                    "%s: a leaf Variable that requires grad is being used in an in-place "
-                   "operation.", name);
+                   "operation.",
+                   name);
       return NULL;
     }
   if (grad && self->grad_fn && dl_node_data (self->grad_fn)->is_view)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
                    "%s: in-place operations on a view (%s) of a tensor that requires grad "
-                   "are not supported yet; clone() the view first", name,
-                   dl_node_data (self->grad_fn)->name);
+                   "are not supported yet; clone() the view first",
+                   name, dl_node_data (self->grad_fn)->name);
       return NULL;
     }
   if (grad)
@@ -861,9 +813,7 @@ inplace_commit (const gchar  *name,
 }
 
 static DlTensor *
-relu_fn (DlTensor  *src,
-         gpointer   data,
-         GError   **error)
+relu_fn (DlTensor *src, gpointer data, GError **error)
 {
   return dl_tensor_relu (src, error);
 }
@@ -880,16 +830,13 @@ relu_fn (DlTensor  *src,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_relu_ (DlTensor  *self,
-                 GError   **error)
+dl_tensor_relu_ (DlTensor *self, GError **error)
 {
   return inplace_commit ("relu_", self, 0, NULL, relu_fn, NULL, error);
 }
 
 static DlTensor *
-clamp_fn (DlTensor  *src,
-          gpointer   data,
-          GError   **error)
+clamp_fn (DlTensor *src, gpointer data, GError **error)
 {
   DlTensor **bounds = data;
 
@@ -910,10 +857,7 @@ clamp_fn (DlTensor  *src,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_clamp_ (DlTensor  *self,
-                  DlTensor  *min,
-                  DlTensor  *max,
-                  GError   **error)
+dl_tensor_clamp_ (DlTensor *self, DlTensor *min, DlTensor *max, GError **error)
 {
   DlTensor *bounds[2] = { min, max };
   DlTensor *others[2];
@@ -942,9 +886,7 @@ typedef struct
 } BinaryInplace;
 
 static DlTensor *
-binary_fn (DlTensor  *src,
-           gpointer   data,
-           GError   **error)
+binary_fn (DlTensor *src, gpointer data, GError **error)
 {
   BinaryInplace *b = data;
 
@@ -952,11 +894,11 @@ binary_fn (DlTensor  *src,
 }
 
 static DlTensor *
-binary_inplace (const gchar  *name,
-                DlTensor     *self,
-                DlTensor     *other,
-                DlTensor   *(*fn) (DlTensor *, DlTensor *, GError **),
-                GError      **error)
+binary_inplace (const gchar *name,
+                DlTensor *self,
+                DlTensor *other,
+                DlTensor *(*fn) (DlTensor *, DlTensor *, GError **),
+                GError **error)
 {
   BinaryInplace b = { fn, other };
 
@@ -979,9 +921,7 @@ binary_inplace (const gchar  *name,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_pow_ (DlTensor  *self,
-                DlTensor  *exponent,
-                GError   **error)
+dl_tensor_pow_ (DlTensor *self, DlTensor *exponent, GError **error)
 {
   return binary_inplace ("pow_", self, exponent, dl_tensor_pow, error);
 }
@@ -999,9 +939,7 @@ dl_tensor_pow_ (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_floor_divide_ (DlTensor  *self,
-                         DlTensor  *other,
-                         GError   **error)
+dl_tensor_floor_divide_ (DlTensor *self, DlTensor *other, GError **error)
 {
   return binary_inplace ("floor_divide_", self, other, dl_tensor_floor_divide, error);
 }
@@ -1019,9 +957,7 @@ dl_tensor_floor_divide_ (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_remainder_ (DlTensor  *self,
-                      DlTensor  *other,
-                      GError   **error)
+dl_tensor_remainder_ (DlTensor *self, DlTensor *other, GError **error)
 {
   return binary_inplace ("remainder_", self, other, dl_tensor_remainder, error);
 }
@@ -1039,9 +975,7 @@ dl_tensor_remainder_ (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_bitwise_and_ (DlTensor  *self,
-                        DlTensor  *other,
-                        GError   **error)
+dl_tensor_bitwise_and_ (DlTensor *self, DlTensor *other, GError **error)
 {
   return binary_inplace ("bitwise_and_", self, other, dl_tensor_bitwise_and, error);
 }
@@ -1059,9 +993,7 @@ dl_tensor_bitwise_and_ (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_bitwise_or_ (DlTensor  *self,
-                       DlTensor  *other,
-                       GError   **error)
+dl_tensor_bitwise_or_ (DlTensor *self, DlTensor *other, GError **error)
 {
   return binary_inplace ("bitwise_or_", self, other, dl_tensor_bitwise_or, error);
 }
@@ -1079,18 +1011,13 @@ dl_tensor_bitwise_or_ (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_bitwise_xor_ (DlTensor  *self,
-                        DlTensor  *other,
-                        GError   **error)
+dl_tensor_bitwise_xor_ (DlTensor *self, DlTensor *other, GError **error)
 {
   return binary_inplace ("bitwise_xor_", self, other, dl_tensor_bitwise_xor, error);
 }
 
 static gboolean
-check_lerp (DlTensor  *self,
-            DlTensor  *end,
-            DlTensor  *weight,
-            GError   **error)
+check_lerp (DlTensor *self, DlTensor *end, DlTensor *weight, GError **error)
 {
   if (!dl_dtype_is_floating_point (self->dtype))
     {
@@ -1114,11 +1041,7 @@ check_lerp (DlTensor  *self,
 /* self + weight (end - self), in float32 for the 16-bit types; @weight
  * may be NULL for the number @w */
 static DlTensor *
-lerp_impl (DlTensor  *self,
-           DlTensor  *end,
-           DlTensor  *weight,
-           gdouble    w,
-           GError   **error)
+lerp_impl (DlTensor *self, DlTensor *end, DlTensor *weight, gdouble w, GError **error)
 {
   DlDType dt = self->dtype;
   g_autoptr (DlTensor) a = NULL;
@@ -1165,10 +1088,7 @@ lerp_impl (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_lerp (DlTensor  *self,
-                DlTensor  *end,
-                DlTensor  *weight,
-                GError   **error)
+dl_tensor_lerp (DlTensor *self, DlTensor *end, DlTensor *weight, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (end) && DL_IS_TENSOR (weight), NULL);
   return lerp_impl (self, end, weight, 0, error);
@@ -1188,10 +1108,7 @@ dl_tensor_lerp (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_lerp_scalar (DlTensor  *self,
-                       DlTensor  *end,
-                       gdouble    weight,
-                       GError   **error)
+dl_tensor_lerp_scalar (DlTensor *self, DlTensor *end, gdouble weight, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (end), NULL);
   return lerp_impl (self, end, NULL, weight, error);

@@ -9,8 +9,13 @@
 
 G_BEGIN_DECLS
 
-#define TRY(expr) \
-  G_STMT_START { if (!(expr)) return FALSE; } G_STMT_END
+#define TRY(expr)                                                                                  \
+  G_STMT_START                                                                                     \
+  {                                                                                                \
+    if (!(expr))                                                                                   \
+      return FALSE;                                                                                \
+  }                                                                                                \
+  G_STMT_END
 
 static inline gboolean
 dl_math_is_half (DlDType dtype)
@@ -20,17 +25,10 @@ dl_math_is_half (DlDType dtype)
 
 /* @t in the compute dtype @cdt; a result in a 16-bit float type is computed
  * in float32 on operands first rounded to that type */
-DlTensor *dl_math_cast_through (DlTensor  *t,
-                                DlDType    result,
-                                DlDType    cdt,
-                                GError   **error);
+DlTensor *dl_math_cast_through (DlTensor *t, DlDType result, DlDType cdt, GError **error);
 /* @out converted to @rdt (consumes @out; NULL passes through) */
-DlTensor *dl_math_finish_dtype (DlTensor  *out,
-                                DlDType    rdt,
-                                GError   **error);
+DlTensor *dl_math_finish_dtype (DlTensor *out, DlDType rdt, GError **error);
 /* g * mask, the bool @mask (consumed) converted to @g's dtype */
-DlTensor *dl_math_mul_mask     (DlTensor  *g,
-                                DlTensor  *mask,
-                                GError   **error);
+DlTensor *dl_math_mul_mask (DlTensor *g, DlTensor *mask, GError **error);
 
 G_END_DECLS

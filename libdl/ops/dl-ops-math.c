@@ -17,10 +17,7 @@
 /* @t in @cdt; a result in a 16-bit float type is computed in float32 on
  * operands first rounded to that type, as in dl-ops-pointwise.c */
 DlTensor *
-dl_math_cast_through (DlTensor  *t,
-                      DlDType    result,
-                      DlDType    cdt,
-                      GError   **error)
+dl_math_cast_through (DlTensor *t, DlDType result, DlDType cdt, GError **error)
 {
   if (dl_math_is_half (result) && t->dtype != result)
     {
@@ -32,9 +29,7 @@ dl_math_cast_through (DlTensor  *t,
 
 /* @out converted to @rdt (consumes @out) */
 DlTensor *
-dl_math_finish_dtype (DlTensor  *out,
-                      DlDType    rdt,
-                      GError   **error)
+dl_math_finish_dtype (DlTensor *out, DlDType rdt, GError **error)
 {
   DlTensor *r;
 
@@ -47,9 +42,7 @@ dl_math_finish_dtype (DlTensor  *out,
 
 /* g * mask, the bool @mask (consumed) converted to @g's dtype */
 DlTensor *
-dl_math_mul_mask (DlTensor  *g,
-                  DlTensor  *mask,
-                  GError   **error)
+dl_math_mul_mask (DlTensor *g, DlTensor *mask, GError **error)
 {
   g_autoptr (DlTensor) m = mask;
   g_autoptr (DlTensor) f = NULL;
@@ -63,12 +56,10 @@ dl_math_mul_mask (DlTensor  *g,
 
 /* a bool tensor of @t's shape filled with @value */
 static DlTensor *
-constant_bool (DlTensor  *t,
-               gboolean   value,
-               GError   **error)
+constant_bool (DlTensor *t, gboolean value, GError **error)
 {
-  DlTensor *out = dl_tensor_new_empty_internal (dl_tensor_device (t), DL_DTYPE_BOOL,
-                                                t->sizes, t->ndim, error);
+  DlTensor *out = dl_tensor_new_empty_internal (dl_tensor_device (t), DL_DTYPE_BOOL, t->sizes,
+                                                t->ndim, error);
   DlIter iter;
 
   if (out == NULL)
@@ -126,10 +117,7 @@ static const struct
 static gboolean math_unary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error);
 
 static DlTensor *
-math_unary (DlUnaryOp      op,
-            DlTensor      *x,
-            const gdouble *params,
-            GError       **error)
+math_unary (DlUnaryOp op, DlTensor *x, const gdouble *params, GError **error)
 {
   const gchar *name = unary_info[op].name;
   UnaryKind kind = unary_info[op].kind;
@@ -141,11 +129,10 @@ math_unary (DlUnaryOp      op,
   DlIter iter;
 
   g_return_val_if_fail (DL_IS_TENSOR (x), NULL);
-  if ((kind == KIND_STRICT && !floating)
-      || (kind == KIND_ROUNDING && x->dtype == DL_DTYPE_BOOL))
+  if ((kind == KIND_STRICT && !floating) || (kind == KIND_ROUNDING && x->dtype == DL_DTYPE_BOOL))
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
-                   "%s: not supported for %s tensors", name, dl_dtype_get_name (x->dtype));
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: not supported for %s tensors", name,
+                   dl_dtype_get_name (x->dtype));
       return NULL;
     }
   if (kind == KIND_BITWISE && floating)
@@ -168,8 +155,8 @@ math_unary (DlUnaryOp      op,
 
   if (!(cx = dl_cast_nograd (x, cdt, error))
       || !(out = dl_tensor_new_empty_internal (dl_tensor_device (x),
-                                               kind == KIND_PRED ? DL_DTYPE_BOOL : cdt,
-                                               x->sizes, x->ndim, error)))
+                                               kind == KIND_PRED ? DL_DTYPE_BOOL : cdt, x->sizes,
+                                               x->ndim, error)))
     return NULL;
   ops[0] = out;
   ops[1] = cx;
@@ -183,8 +170,8 @@ math_unary (DlUnaryOp      op,
 
   if (unary_info[op].node && dl_dtype_is_floating_point (rdt) && dl_autograd_any_requires (1, &x))
     {
-      g_autoptr (DlNode) node = dl_node_new_for_op (unary_info[op].node, math_unary_backward,
-                                                    1, &x);
+      g_autoptr (DlNode) node
+          = dl_node_new_for_op (unary_info[op].node, math_unary_backward, 1, &x);
 
       dl_node_data (node)->ints[0] = op;
       if (unary_info[op].save_output)
@@ -199,10 +186,7 @@ math_unary (DlUnaryOp      op,
 /* g * d(gelu)/dx; exact: Phi (x) + x phi (x); tanh form: with
  * u = k (x + c x^3), t = tanh (u): 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2) */
 static DlTensor *
-gelu_grad (DlTensor  *g,
-           DlTensor  *x,
-           gboolean   approximate,
-           GError   **error)
+gelu_grad (DlTensor *g, DlTensor *x, gboolean approximate, GError **error)
 {
   const gdouble k = 0.79788456080286535588, c = 0.044715;
   g_autoptr (DlTensor) d = NULL;
@@ -216,9 +200,8 @@ gelu_grad (DlTensor  *g,
       g_autoptr (DlTensor) x2 = cdf ? dl_tensor_mul (x, x, error) : NULL;
       g_autoptr (DlTensor) x2h = x2 ? dl_tensor_mul_scalar (x2, -0.5, error) : NULL;
       g_autoptr (DlTensor) ex = x2h ? dl_tensor_exp (x2h, error) : NULL;
-      g_autoptr (DlTensor) pdf = ex ? dl_tensor_mul_scalar (ex, 0.5 * M_2_SQRTPI * M_SQRT1_2,
-                                                            error)
-                                    : NULL;
+      g_autoptr (DlTensor) pdf
+          = ex ? dl_tensor_mul_scalar (ex, 0.5 * M_2_SQRTPI * M_SQRT1_2, error) : NULL;
       g_autoptr (DlTensor) xpdf = pdf ? dl_tensor_mul (x, pdf, error) : NULL;
       d = xpdf ? dl_tensor_add (cdf, xpdf, error) : NULL;
     }
@@ -244,10 +227,7 @@ gelu_grad (DlTensor  *g,
 }
 
 static gboolean
-math_unary_backward (DlNode    *node,
-                     DlTensor **go,
-                     DlTensor **gi,
-                     GError   **error)
+math_unary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlUnaryOp op = dl_node_data (node)->ints[0];
   DlTensor *g = go[0], *s;
@@ -255,115 +235,115 @@ math_unary_backward (DlNode    *node,
   TRY (s = dl_node_get_saved (node, 0, error));
   switch (op)
     {
-    case DL_UNARY_EXPM1: /* s = expm1 (x): g (s + 1) */
-      {
-        g_autoptr (DlTensor) d = dl_tensor_add_scalar (s, 1, error);
-        TRY (d);
-        gi[0] = dl_tensor_mul (g, d, error);
-      }
-      break;
-    case DL_UNARY_LOG1P: /* s = x: g / (x + 1) */
-      {
-        g_autoptr (DlTensor) d = dl_tensor_add_scalar (s, 1, error);
-        TRY (d);
-        gi[0] = dl_tensor_div (g, d, error);
-      }
-      break;
-    case DL_UNARY_LOG2: /* s = x: g / (x ln 2) */
-      {
-        g_autoptr (DlTensor) d = dl_tensor_mul_scalar (s, M_LN2, error);
-        TRY (d);
-        gi[0] = dl_tensor_div (g, d, error);
-      }
-      break;
-    case DL_UNARY_RSQRT: /* s = x^-1/2: -g s^3 / 2 */
-      {
-        g_autoptr (DlTensor) s2 = dl_tensor_mul (s, s, error);
-        g_autoptr (DlTensor) s3 = s2 ? dl_tensor_mul (s2, s, error) : NULL;
-        g_autoptr (DlTensor) d = s3 ? dl_tensor_mul_scalar (s3, -0.5, error) : NULL;
-        TRY (d);
-        gi[0] = dl_tensor_mul (g, d, error);
-      }
-      break;
-    case DL_UNARY_SIN: /* s = x: g cos x */
-      {
-        g_autoptr (DlTensor) d = dl_tensor_cos (s, error);
-        TRY (d);
-        gi[0] = dl_tensor_mul (g, d, error);
-      }
-      break;
-    case DL_UNARY_COS: /* s = x: -g sin x */
-      {
-        g_autoptr (DlTensor) d = dl_tensor_sin (s, error);
-        g_autoptr (DlTensor) nd = d ? dl_tensor_neg (d, error) : NULL;
-        TRY (nd);
-        gi[0] = dl_tensor_mul (g, nd, error);
-      }
-      break;
-    case DL_UNARY_TAN: /* s = tan x: g (1 + s^2) */
-      {
-        g_autoptr (DlTensor) s2 = dl_tensor_mul (s, s, error);
-        g_autoptr (DlTensor) d = s2 ? dl_tensor_add_scalar (s2, 1, error) : NULL;
-        TRY (d);
-        gi[0] = dl_tensor_mul (g, d, error);
-      }
-      break;
-    case DL_UNARY_GELU:
-    case DL_UNARY_GELU_TANH:
-      gi[0] = gelu_grad (g, s, op == DL_UNARY_GELU_TANH, error);
-      break;
-    case DL_UNARY_SILU: /* s = x, sg = sigmoid (x): g sg (1 + x (1 - sg)) */
-      {
-        g_autoptr (DlTensor) sg = dl_tensor_sigmoid (s, error);
-        g_autoptr (DlTensor) one_m = sg ? dl_tensor_rsub_scalar (sg, 1, error) : NULL;
-        g_autoptr (DlTensor) xo = one_m ? dl_tensor_mul (s, one_m, error) : NULL;
-        g_autoptr (DlTensor) xo1 = xo ? dl_tensor_add_scalar (xo, 1, error) : NULL;
-        g_autoptr (DlTensor) d = xo1 ? dl_tensor_mul (sg, xo1, error) : NULL;
-        TRY (d);
-        gi[0] = dl_tensor_mul (g, d, error);
-      }
-      break;
-    case DL_UNARY_SIGN:
-    case DL_UNARY_FLOOR:
-    case DL_UNARY_CEIL:
-    case DL_UNARY_ROUND:
-    case DL_UNARY_TRUNC:
-      gi[0] = dl_zeros (g->sizes, g->ndim, g->dtype, dl_tensor_device (g), error);
-      break;
-    case DL_UNARY_FRAC:
-      gi[0] = g_object_ref (g);
-      break;
-    case DL_UNARY_RECIPROCAL: /* s = 1 / x: -g s^2 */
-      {
-        g_autoptr (DlTensor) s2 = dl_tensor_mul (s, s, error);
-        g_autoptr (DlTensor) d = s2 ? dl_tensor_neg (s2, error) : NULL;
-        TRY (d);
-        gi[0] = dl_tensor_mul (g, d, error);
-      }
-      break;
-    case DL_UNARY_ERF: /* s = x: g 2/sqrt(pi) e^-x^2 */
-      {
-        g_autoptr (DlTensor) x2 = dl_tensor_mul (s, s, error);
-        g_autoptr (DlTensor) nx2 = x2 ? dl_tensor_neg (x2, error) : NULL;
-        g_autoptr (DlTensor) e = nx2 ? dl_tensor_exp (nx2, error) : NULL;
-        g_autoptr (DlTensor) d = e ? dl_tensor_mul_scalar (e, M_2_SQRTPI, error) : NULL;
-        TRY (d);
-        gi[0] = dl_tensor_mul (g, d, error);
-      }
-      break;
-    case DL_UNARY_NAN_TO_NUM: /* s = x: g where x is finite */
-      gi[0] = dl_math_mul_mask (g, dl_tensor_isfinite (s, error), error);
-      break;
-    default:
-      g_assert_not_reached ();
+      case DL_UNARY_EXPM1: /* s = expm1 (x): g (s + 1) */
+        {
+          g_autoptr (DlTensor) d = dl_tensor_add_scalar (s, 1, error);
+          TRY (d);
+          gi[0] = dl_tensor_mul (g, d, error);
+        }
+        break;
+      case DL_UNARY_LOG1P: /* s = x: g / (x + 1) */
+        {
+          g_autoptr (DlTensor) d = dl_tensor_add_scalar (s, 1, error);
+          TRY (d);
+          gi[0] = dl_tensor_div (g, d, error);
+        }
+        break;
+      case DL_UNARY_LOG2: /* s = x: g / (x ln 2) */
+        {
+          g_autoptr (DlTensor) d = dl_tensor_mul_scalar (s, M_LN2, error);
+          TRY (d);
+          gi[0] = dl_tensor_div (g, d, error);
+        }
+        break;
+      case DL_UNARY_RSQRT: /* s = x^-1/2: -g s^3 / 2 */
+        {
+          g_autoptr (DlTensor) s2 = dl_tensor_mul (s, s, error);
+          g_autoptr (DlTensor) s3 = s2 ? dl_tensor_mul (s2, s, error) : NULL;
+          g_autoptr (DlTensor) d = s3 ? dl_tensor_mul_scalar (s3, -0.5, error) : NULL;
+          TRY (d);
+          gi[0] = dl_tensor_mul (g, d, error);
+        }
+        break;
+      case DL_UNARY_SIN: /* s = x: g cos x */
+        {
+          g_autoptr (DlTensor) d = dl_tensor_cos (s, error);
+          TRY (d);
+          gi[0] = dl_tensor_mul (g, d, error);
+        }
+        break;
+      case DL_UNARY_COS: /* s = x: -g sin x */
+        {
+          g_autoptr (DlTensor) d = dl_tensor_sin (s, error);
+          g_autoptr (DlTensor) nd = d ? dl_tensor_neg (d, error) : NULL;
+          TRY (nd);
+          gi[0] = dl_tensor_mul (g, nd, error);
+        }
+        break;
+      case DL_UNARY_TAN: /* s = tan x: g (1 + s^2) */
+        {
+          g_autoptr (DlTensor) s2 = dl_tensor_mul (s, s, error);
+          g_autoptr (DlTensor) d = s2 ? dl_tensor_add_scalar (s2, 1, error) : NULL;
+          TRY (d);
+          gi[0] = dl_tensor_mul (g, d, error);
+        }
+        break;
+      case DL_UNARY_GELU:
+      case DL_UNARY_GELU_TANH:
+        gi[0] = gelu_grad (g, s, op == DL_UNARY_GELU_TANH, error);
+        break;
+      case DL_UNARY_SILU: /* s = x, sg = sigmoid (x): g sg (1 + x (1 - sg)) */
+        {
+          g_autoptr (DlTensor) sg = dl_tensor_sigmoid (s, error);
+          g_autoptr (DlTensor) one_m = sg ? dl_tensor_rsub_scalar (sg, 1, error) : NULL;
+          g_autoptr (DlTensor) xo = one_m ? dl_tensor_mul (s, one_m, error) : NULL;
+          g_autoptr (DlTensor) xo1 = xo ? dl_tensor_add_scalar (xo, 1, error) : NULL;
+          g_autoptr (DlTensor) d = xo1 ? dl_tensor_mul (sg, xo1, error) : NULL;
+          TRY (d);
+          gi[0] = dl_tensor_mul (g, d, error);
+        }
+        break;
+      case DL_UNARY_SIGN:
+      case DL_UNARY_FLOOR:
+      case DL_UNARY_CEIL:
+      case DL_UNARY_ROUND:
+      case DL_UNARY_TRUNC:
+        gi[0] = dl_zeros (g->sizes, g->ndim, g->dtype, dl_tensor_device (g), error);
+        break;
+      case DL_UNARY_FRAC:
+        gi[0] = g_object_ref (g);
+        break;
+      case DL_UNARY_RECIPROCAL: /* s = 1 / x: -g s^2 */
+        {
+          g_autoptr (DlTensor) s2 = dl_tensor_mul (s, s, error);
+          g_autoptr (DlTensor) d = s2 ? dl_tensor_neg (s2, error) : NULL;
+          TRY (d);
+          gi[0] = dl_tensor_mul (g, d, error);
+        }
+        break;
+      case DL_UNARY_ERF: /* s = x: g 2/sqrt(pi) e^-x^2 */
+        {
+          g_autoptr (DlTensor) x2 = dl_tensor_mul (s, s, error);
+          g_autoptr (DlTensor) nx2 = x2 ? dl_tensor_neg (x2, error) : NULL;
+          g_autoptr (DlTensor) e = nx2 ? dl_tensor_exp (nx2, error) : NULL;
+          g_autoptr (DlTensor) d = e ? dl_tensor_mul_scalar (e, M_2_SQRTPI, error) : NULL;
+          TRY (d);
+          gi[0] = dl_tensor_mul (g, d, error);
+        }
+        break;
+      case DL_UNARY_NAN_TO_NUM: /* s = x: g where x is finite */
+        gi[0] = dl_math_mul_mask (g, dl_tensor_isfinite (s, error), error);
+        break;
+      default:
+        g_assert_not_reached ();
     }
   return gi[0] != NULL;
 }
 
-#define DEFINE_UNARY_PUBLIC(name, OP)                         \
-  DlTensor *dl_tensor_##name (DlTensor *self, GError **error) \
-  {                                                           \
-    return math_unary (OP, self, NULL, error);                \
+#define DEFINE_UNARY_PUBLIC(name, OP)                                                              \
+  DlTensor *dl_tensor_##name (DlTensor *self, GError **error)                                      \
+  {                                                                                                \
+    return math_unary (OP, self, NULL, error);                                                     \
   }
 
 /**
@@ -657,8 +637,7 @@ DEFINE_UNARY_PUBLIC (bitwise_not, DL_UNARY_BITWISE_NOT)
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_logical_not (DlTensor  *self,
-                       GError   **error)
+dl_tensor_logical_not (DlTensor *self, GError **error)
 {
   g_autoptr (DlTensor) zero = NULL;
 
@@ -673,14 +652,14 @@ dtype_max (DlDType dtype)
 {
   switch (dtype)
     {
-    case DL_DTYPE_FLOAT16:
-      return 65504.0;
-    case DL_DTYPE_BFLOAT16:
-      return 3.3895313892515355e38;
-    case DL_DTYPE_FLOAT32:
-      return G_MAXFLOAT;
-    default:
-      return G_MAXDOUBLE;
+      case DL_DTYPE_FLOAT16:
+        return 65504.0;
+      case DL_DTYPE_BFLOAT16:
+        return 3.3895313892515355e38;
+      case DL_DTYPE_FLOAT32:
+        return G_MAXFLOAT;
+      default:
+        return G_MAXDOUBLE;
     }
 }
 
@@ -702,11 +681,7 @@ dtype_max (DlDType dtype)
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_nan_to_num (DlTensor  *self,
-                      gdouble    nan,
-                      gdouble    posinf,
-                      gdouble    neginf,
-                      GError   **error)
+dl_tensor_nan_to_num (DlTensor *self, gdouble nan, gdouble posinf, gdouble neginf, GError **error)
 {
   gdouble params[3];
 

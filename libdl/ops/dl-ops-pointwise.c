@@ -13,16 +13,14 @@
 /* ---- helpers shared with the other families --------------------------- */
 
 gboolean
-dl_check_same_device (const gchar  *op,
-                      DlTensor     *a,
-                      DlTensor     *b,
-                      GError      **error)
+dl_check_same_device (const gchar *op, DlTensor *a, DlTensor *b, GError **error)
 {
   if (dl_tensor_device (a) == dl_tensor_device (b))
     return TRUE;
   g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
                "%s: expected all tensors to be on the same device, but found at least "
-               "two devices, %s and %s", op, dl_device_get_name (dl_tensor_device (a)),
+               "two devices, %s and %s",
+               op, dl_device_get_name (dl_tensor_device (a)),
                dl_device_get_name (dl_tensor_device (b)));
   return FALSE;
 }
@@ -53,8 +51,7 @@ dl_wrapped_scalar (gdouble value)
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_new_wrapped_scalar (gdouble value,
-                              DlDType dtype)
+dl_tensor_new_wrapped_scalar (gdouble value, DlDType dtype)
 {
   DlTensor *s = dl_tensor_new_scalar (value, dtype);
 
@@ -64,26 +61,23 @@ dl_tensor_new_wrapped_scalar (gdouble value,
 
 /* -1 stands for "no operand of this priority yet" */
 static gint
-combine_categories (gint higher,
-                    gint lower)
+combine_categories (gint higher, gint lower)
 {
   if (higher >= 0 && dl_dtype_is_floating_point (higher))
     return higher;
   if (higher == DL_DTYPE_BOOL || (lower >= 0 && dl_dtype_is_floating_point (lower)))
-    return higher < 0 ? lower : lower < 0 ? higher : (gint) dl_dtype_promote (higher, lower);
+    return higher < 0 ? lower : lower < 0 ? higher : (gint)dl_dtype_promote (higher, lower);
   return higher >= 0 ? higher : lower;
 }
 
 static void
-update_state (gint     *state,
-              DlDType   dtype)
+update_state (gint *state, DlDType dtype)
 {
-  *state = *state < 0 ? (gint) dtype : (gint) dl_dtype_promote (*state, dtype);
+  *state = *state < 0 ? (gint)dtype : (gint)dl_dtype_promote (*state, dtype);
 }
 
 DlDType
-dl_result_type (DlTensor *a,
-                DlTensor *b)
+dl_result_type (DlTensor *a, DlTensor *b)
 {
   gint dim = -1, zero = -1, wrapped = -1;
   DlTensor *ops[2] = { a, b };
@@ -93,8 +87,8 @@ dl_result_type (DlTensor *a,
       DlTensor *t = ops[i];
 
       if (t->is_wrapped_number)
-        update_state (&wrapped, dl_dtype_is_floating_point (t->dtype) ? dl_get_default_dtype ()
-                                                                      : t->dtype);
+        update_state (&wrapped,
+                      dl_dtype_is_floating_point (t->dtype) ? dl_get_default_dtype () : t->dtype);
       else if (t->ndim == 0)
         update_state (&zero, t->dtype);
       else
@@ -104,11 +98,10 @@ dl_result_type (DlTensor *a,
 }
 
 static DlTensor *
-copy_into_new (DlTensor  *t,
-               DlDType    dtype,
-               GError   **error)
+copy_into_new (DlTensor *t, DlDType dtype, GError **error)
 {
-  DlTensor *out = dl_tensor_new_empty_internal (dl_tensor_device (t), dtype, t->sizes, t->ndim, error);
+  DlTensor *out
+      = dl_tensor_new_empty_internal (dl_tensor_device (t), dtype, t->sizes, t->ndim, error);
   DlTensor *ops[2];
   DlIter iter;
 
@@ -122,9 +115,7 @@ copy_into_new (DlTensor  *t,
 }
 
 DlTensor *
-dl_cast_nograd (DlTensor  *t,
-                DlDType    dtype,
-                GError   **error)
+dl_cast_nograd (DlTensor *t, DlDType dtype, GError **error)
 {
   if (t->dtype == dtype)
     return g_object_ref (t);
@@ -132,8 +123,7 @@ dl_cast_nograd (DlTensor  *t,
 }
 
 DlTensor *
-dl_contiguous_nograd (DlTensor  *t,
-                      GError   **error)
+dl_contiguous_nograd (DlTensor *t, GError **error)
 {
   if (dl_tensor_is_contiguous (t))
     return g_object_ref (t);
@@ -147,17 +137,14 @@ static const gchar *const binary_names[DL_N_BINARY_OPS] = {
 };
 
 static const gchar *const binary_nodes[DL_N_BINARY_OPS] = {
-  "AddBackward0", "SubBackward0", "MulBackward0", "DivBackward0",
-  "MaximumBackward0", "MinimumBackward0",
+  "AddBackward0", "SubBackward0",     "MulBackward0",
+  "DivBackward0", "MaximumBackward0", "MinimumBackward0",
 };
 
 /* The dtype an op computes in: PyTorch's result type, with true division
  * of integers in the default float type. Half types compute in float32. */
 static DlDType
-compute_dtype (DlBinaryOp  op,
-               DlTensor   *a,
-               DlTensor   *b,
-               DlDType    *result)
+compute_dtype (DlBinaryOp op, DlTensor *a, DlTensor *b, DlDType *result)
 {
   DlDType r = dl_result_type (a, b);
 
@@ -175,10 +162,7 @@ static gboolean binary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GEr
  * computes in float32 on operands first rounded to that type, so that a
  * number too large for it (float16 * 1e5) overflows as PyTorch's does. */
 static DlTensor *
-cast_through (DlTensor  *t,
-              DlDType    result,
-              DlDType    cdt,
-              GError   **error)
+cast_through (DlTensor *t, DlDType result, DlDType cdt, GError **error)
 {
   if ((result == DL_DTYPE_FLOAT16 || result == DL_DTYPE_BFLOAT16) && t->dtype != result)
     {
@@ -191,12 +175,7 @@ cast_through (DlTensor  *t,
 /* Computes op (a, b) into a new tensor, or into @into when given (its shape
  * must be the broadcast shape). Records autograd when asked. */
 static DlTensor *
-binary_op (DlBinaryOp  op,
-           DlTensor   *a,
-           DlTensor   *b,
-           gdouble     alpha,
-           DlTensor   *into,
-           GError    **error)
+binary_op (DlBinaryOp op, DlTensor *a, DlTensor *b, gdouble alpha, DlTensor *into, GError **error)
 {
   const gchar *name = binary_names[op];
   gint64 shape[DL_MAX_DIMS];
@@ -232,8 +211,8 @@ binary_op (DlBinaryOp  op,
   if (into && into->dtype == (DL_BINARY_IS_COMPARISON (op) ? DL_DTYPE_BOOL : cdt))
     out = g_object_ref (into);
   else if (!(out = dl_empty_like_layout (a->ndim == ndim ? a : b,
-                                         DL_BINARY_IS_COMPARISON (op) ? DL_DTYPE_BOOL : cdt,
-                                         shape, ndim, error)))
+                                         DL_BINARY_IS_COMPARISON (op) ? DL_DTYPE_BOOL : cdt, shape,
+                                         ndim, error)))
     return NULL;
 
   ops[0] = out;
@@ -263,10 +242,10 @@ binary_op (DlBinaryOp  op,
         return NULL;
     }
 
-  if (!DL_BINARY_IS_COMPARISON (op) && dl_autograd_any_requires (2, (DlTensor *[]) { a, b }))
+  if (!DL_BINARY_IS_COMPARISON (op) && dl_autograd_any_requires (2, (DlTensor *[]){ a, b }))
     {
-      g_autoptr (DlNode) node = dl_node_new_for_op (binary_nodes[op], binary_backward, 2,
-                                                    (DlTensor *[]) { a, b });
+      g_autoptr (DlNode) node
+          = dl_node_new_for_op (binary_nodes[op], binary_backward, 2, (DlTensor *[]){ a, b });
       DlNodeData *d = dl_node_data (node);
 
       d->ints[0] = op;
@@ -282,15 +261,17 @@ binary_op (DlBinaryOp  op,
   return g_steal_pointer (&out);
 }
 
-#define TRY(expr) \
-  G_STMT_START { if (!(expr)) return FALSE; } G_STMT_END
+#define TRY(expr)                                                                                  \
+  G_STMT_START                                                                                     \
+  {                                                                                                \
+    if (!(expr))                                                                                   \
+      return FALSE;                                                                                \
+  }                                                                                                \
+  G_STMT_END
 
 /* Gradient of maximum/minimum: to the larger (smaller) input; ties split. */
 static DlTensor *
-extremum_mask (DlTensor  *x,
-               DlTensor  *y,
-               gboolean   max,
-               GError   **error)
+extremum_mask (DlTensor *x, DlTensor *y, gboolean max, GError **error)
 {
   g_autoptr (DlTensor) strict = max ? dl_tensor_gt (x, y, error) : dl_tensor_lt (x, y, error);
   g_autoptr (DlTensor) tie = NULL;
@@ -306,10 +287,7 @@ extremum_mask (DlTensor  *x,
 }
 
 static gboolean
-binary_backward (DlNode    *node,
-                 DlTensor **go,
-                 DlTensor **gi,
-                 GError   **error)
+binary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlNodeData *d = dl_node_data (node);
   DlBinaryOp op = d->ints[0];
@@ -326,52 +304,53 @@ binary_backward (DlNode    *node,
     }
   switch (op)
     {
-    case DL_BINARY_ADD:
-    case DL_BINARY_SUB:
-      if (dl_node_needs_input_grad (node, 0))
-        ga = g_object_ref (g);
-      if (dl_node_needs_input_grad (node, 1))
-        TRY (gb = dl_tensor_mul_scalar (g, op == DL_BINARY_ADD ? d->scalars[0] : -d->scalars[0], error));
-      break;
-    case DL_BINARY_MUL:
-      if (dl_node_needs_input_grad (node, 0))
-        TRY (ga = dl_tensor_mul (g, b, error));
-      if (dl_node_needs_input_grad (node, 1))
-        TRY (gb = dl_tensor_mul (g, a, error));
-      break;
-    case DL_BINARY_DIV:
-      if (dl_node_needs_input_grad (node, 0))
-        TRY (ga = dl_tensor_div (g, b, error));
-      if (dl_node_needs_input_grad (node, 1))
-        {
-          /* d(a/b)/db = -a / b^2 */
-          g_autoptr (DlTensor) t1 = dl_tensor_mul (g, a, error);
-          g_autoptr (DlTensor) t2 = t1 ? dl_tensor_div (t1, b, error) : NULL;
-          g_autoptr (DlTensor) t3 = t2 ? dl_tensor_div (t2, b, error) : NULL;
-          TRY (t3);
-          TRY (gb = dl_tensor_neg (t3, error));
-        }
-      break;
-    case DL_BINARY_MAXIMUM:
-    case DL_BINARY_MINIMUM:
-      {
-        gboolean max = op == DL_BINARY_MAXIMUM;
+      case DL_BINARY_ADD:
+      case DL_BINARY_SUB:
         if (dl_node_needs_input_grad (node, 0))
-          {
-            g_autoptr (DlTensor) m = extremum_mask (a, b, max, error);
-            TRY (m);
-            TRY (ga = dl_tensor_mul (g, m, error));
-          }
+          ga = g_object_ref (g);
+        if (dl_node_needs_input_grad (node, 1))
+          TRY (gb = dl_tensor_mul_scalar (g, op == DL_BINARY_ADD ? d->scalars[0] : -d->scalars[0],
+                                          error));
+        break;
+      case DL_BINARY_MUL:
+        if (dl_node_needs_input_grad (node, 0))
+          TRY (ga = dl_tensor_mul (g, b, error));
+        if (dl_node_needs_input_grad (node, 1))
+          TRY (gb = dl_tensor_mul (g, a, error));
+        break;
+      case DL_BINARY_DIV:
+        if (dl_node_needs_input_grad (node, 0))
+          TRY (ga = dl_tensor_div (g, b, error));
         if (dl_node_needs_input_grad (node, 1))
           {
-            g_autoptr (DlTensor) m = extremum_mask (b, a, max, error);
-            TRY (m);
-            TRY (gb = dl_tensor_mul (g, m, error));
+            /* d(a/b)/db = -a / b^2 */
+            g_autoptr (DlTensor) t1 = dl_tensor_mul (g, a, error);
+            g_autoptr (DlTensor) t2 = t1 ? dl_tensor_div (t1, b, error) : NULL;
+            g_autoptr (DlTensor) t3 = t2 ? dl_tensor_div (t2, b, error) : NULL;
+            TRY (t3);
+            TRY (gb = dl_tensor_neg (t3, error));
           }
-      }
-      break;
-    default:
-      g_assert_not_reached ();
+        break;
+      case DL_BINARY_MAXIMUM:
+      case DL_BINARY_MINIMUM:
+        {
+          gboolean max = op == DL_BINARY_MAXIMUM;
+          if (dl_node_needs_input_grad (node, 0))
+            {
+              g_autoptr (DlTensor) m = extremum_mask (a, b, max, error);
+              TRY (m);
+              TRY (ga = dl_tensor_mul (g, m, error));
+            }
+          if (dl_node_needs_input_grad (node, 1))
+            {
+              g_autoptr (DlTensor) m = extremum_mask (b, a, max, error);
+              TRY (m);
+              TRY (gb = dl_tensor_mul (g, m, error));
+            }
+        }
+        break;
+      default:
+        g_assert_not_reached ();
     }
   if (ga)
     TRY (gi[0] = dl_sum_to (ga, d->inputs[0].sizes, d->inputs[0].ndim, error));
@@ -384,11 +363,7 @@ binary_backward (DlNode    *node,
  * autograd involved) or computes out of place and takes the result over,
  * data and history, so that autograd sees the new value. */
 static DlTensor *
-inplace_op (DlBinaryOp  op,
-            DlTensor   *self,
-            DlTensor   *other,
-            gdouble     alpha,
-            GError    **error)
+inplace_op (DlBinaryOp op, DlTensor *self, DlTensor *other, gdouble alpha, GError **error)
 {
   const gchar *name = binary_names[op];
   gint64 shape[DL_MAX_DIMS];
@@ -396,16 +371,15 @@ inplace_op (DlBinaryOp  op,
   DlDType rdt;
 
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
-  if (!dl_broadcast_shapes (name, self->sizes, self->ndim, other->sizes, other->ndim, shape,
-                            &ndim, error))
+  if (!dl_broadcast_shapes (name, self->sizes, self->ndim, other->sizes, other->ndim, shape, &ndim,
+                            error))
     return NULL;
   if (ndim != self->ndim || memcmp (shape, self->sizes, ndim * sizeof (gint64)) != 0)
     {
       g_autofree gchar *s = dl_shape_to_string (self->sizes, self->ndim);
       g_autofree gchar *bs = dl_shape_to_string (shape, ndim);
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "%s_: output with shape %s doesn't match the broadcast shape %s",
-                   name, s, bs);
+                   "%s_: output with shape %s doesn't match the broadcast shape %s", name, s, bs);
       return NULL;
     }
   if (!dl_check_no_internal_overlap (name, self, error)
@@ -415,18 +389,19 @@ inplace_op (DlBinaryOp  op,
   if (dl_dtype_is_floating_point (rdt) && !dl_dtype_is_floating_point (self->dtype))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
-                   "%s_: result type %s can't be cast to the desired output type %s",
-                   name, dl_dtype_get_name (rdt), dl_dtype_get_name (self->dtype));
+                   "%s_: result type %s can't be cast to the desired output type %s", name,
+                   dl_dtype_get_name (rdt), dl_dtype_get_name (self->dtype));
       return NULL;
     }
-  if (!dl_autograd_any_requires (2, (DlTensor *[]) { self, other }))
+  if (!dl_autograd_any_requires (2, (DlTensor *[]){ self, other }))
     return binary_op (op, self, other, alpha, self, error);
 
   if (self->requires_grad && self->grad_fn == NULL)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
                    "%s_: a leaf Variable that requires grad is being used in an in-place "
-                   "operation.", name);
+                   "operation.",
+                   name);
       return NULL;
     }
   if (self->grad_fn && dl_node_data (self->grad_fn)->is_view)
@@ -435,8 +410,8 @@ inplace_op (DlBinaryOp  op,
        * CopySlices); refuse rather than compute a wrong gradient */
       g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
                    "%s_: in-place operations on a view (%s) of a tensor that requires grad "
-                   "are not supported yet; clone() the view first", name,
-                   dl_node_data (self->grad_fn)->name);
+                   "are not supported yet; clone() the view first",
+                   name, dl_node_data (self->grad_fn)->name);
       return NULL;
     }
   {
@@ -474,24 +449,22 @@ inplace_op (DlBinaryOp  op,
 }
 
 static DlTensor *
-scalar_tensor_for (DlTensor *self,
-                   gdouble   value)
+scalar_tensor_for (DlTensor *self, gdouble value)
 {
   return dl_wrapped_scalar (value);
 }
 
-#define DEFINE_BINARY_PUBLIC(name, OP, what)                                   \
-  DlTensor *dl_tensor_##name (DlTensor *self, DlTensor *other, GError **error) \
-  {                                                                            \
-    return binary_op (OP, self, other, 1.0, NULL, error);                      \
-  }                                                                            \
-  DlTensor *dl_tensor_##name##_scalar (DlTensor *self, gdouble other,          \
-                                       GError **error)                         \
-  {                                                                            \
-    g_autoptr (DlTensor) s = NULL;                                             \
-    g_return_val_if_fail (DL_IS_TENSOR (self), NULL);                         \
-    s = scalar_tensor_for (self, other);                                       \
-    return binary_op (OP, self, s, 1.0, NULL, error);                          \
+#define DEFINE_BINARY_PUBLIC(name, OP, what)                                                       \
+  DlTensor *dl_tensor_##name (DlTensor *self, DlTensor *other, GError **error)                     \
+  {                                                                                                \
+    return binary_op (OP, self, other, 1.0, NULL, error);                                          \
+  }                                                                                                \
+  DlTensor *dl_tensor_##name##_scalar (DlTensor *self, gdouble other, GError **error)              \
+  {                                                                                                \
+    g_autoptr (DlTensor) s = NULL;                                                                 \
+    g_return_val_if_fail (DL_IS_TENSOR (self), NULL);                                              \
+    s = scalar_tensor_for (self, other);                                                           \
+    return binary_op (OP, self, s, 1.0, NULL, error);                                              \
   }
 
 /**
@@ -788,9 +761,7 @@ DEFINE_BINARY_PUBLIC (ge, DL_BINARY_GE, "self >= other as bool")
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_maximum (DlTensor  *self,
-                   DlTensor  *other,
-                   GError   **error)
+dl_tensor_maximum (DlTensor *self, DlTensor *other, GError **error)
 {
   return binary_op (DL_BINARY_MAXIMUM, self, other, 1.0, NULL, error);
 }
@@ -808,9 +779,7 @@ dl_tensor_maximum (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_minimum (DlTensor  *self,
-                   DlTensor  *other,
-                   GError   **error)
+dl_tensor_minimum (DlTensor *self, DlTensor *other, GError **error)
 {
   return binary_op (DL_BINARY_MINIMUM, self, other, 1.0, NULL, error);
 }
@@ -829,10 +798,7 @@ dl_tensor_minimum (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_add_scaled (DlTensor  *self,
-                      DlTensor  *other,
-                      gdouble    alpha,
-                      GError   **error)
+dl_tensor_add_scaled (DlTensor *self, DlTensor *other, gdouble alpha, GError **error)
 {
   return binary_op (DL_BINARY_ADD, self, other, alpha, NULL, error);
 }
@@ -850,9 +816,7 @@ dl_tensor_add_scaled (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_rsub_scalar (DlTensor  *self,
-                       gdouble    other,
-                       GError   **error)
+dl_tensor_rsub_scalar (DlTensor *self, gdouble other, GError **error)
 {
   g_autoptr (DlTensor) s = NULL;
 
@@ -874,9 +838,7 @@ dl_tensor_rsub_scalar (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_rdiv_scalar (DlTensor  *self,
-                       gdouble    other,
-                       GError   **error)
+dl_tensor_rdiv_scalar (DlTensor *self, gdouble other, GError **error)
 {
   g_autoptr (DlTensor) s = NULL;
 
@@ -885,10 +847,10 @@ dl_tensor_rdiv_scalar (DlTensor  *self,
   return binary_op (DL_BINARY_DIV, s, self, 1.0, NULL, error);
 }
 
-#define DEFINE_INPLACE(name, OP, what)                                         \
-  DlTensor *dl_tensor_##name##_ (DlTensor *self, DlTensor *other, GError **error) \
-  {                                                                            \
-    return inplace_op (OP, self, other, 1.0, error);                           \
+#define DEFINE_INPLACE(name, OP, what)                                                             \
+  DlTensor *dl_tensor_##name##_ (DlTensor *self, DlTensor *other, GError **error)                  \
+  {                                                                                                \
+    return inplace_op (OP, self, other, 1.0, error);                                               \
   }
 
 /**
@@ -958,10 +920,7 @@ DEFINE_INPLACE (div, DL_BINARY_DIV, "self / other")
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_add_scaled_ (DlTensor  *self,
-                       DlTensor  *other,
-                       gdouble    alpha,
-                       GError   **error)
+dl_tensor_add_scaled_ (DlTensor *self, DlTensor *other, gdouble alpha, GError **error)
 {
   return inplace_op (DL_BINARY_ADD, self, other, alpha, error);
 }
@@ -979,9 +938,7 @@ dl_tensor_add_scaled_ (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_add_scalar_ (DlTensor  *self,
-                       gdouble    other,
-                       GError   **error)
+dl_tensor_add_scalar_ (DlTensor *self, gdouble other, GError **error)
 {
   g_autoptr (DlTensor) s = NULL;
 
@@ -1003,9 +960,7 @@ dl_tensor_add_scalar_ (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_mul_scalar_ (DlTensor  *self,
-                       gdouble    other,
-                       GError   **error)
+dl_tensor_mul_scalar_ (DlTensor *self, gdouble other, GError **error)
 {
   g_autoptr (DlTensor) s = NULL;
 
@@ -1015,15 +970,14 @@ dl_tensor_mul_scalar_ (DlTensor  *self,
 }
 
 static gboolean
-check_inplace_leaf (const gchar  *op,
-                    DlTensor     *self,
-                    GError      **error)
+check_inplace_leaf (const gchar *op, DlTensor *self, GError **error)
 {
   if (dl_is_grad_enabled () && self->requires_grad)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
                    "%s: a leaf Variable that requires grad is being used in an in-place "
-                   "operation.", op);
+                   "operation.",
+                   op);
       return FALSE;
     }
   return TRUE;
@@ -1042,9 +996,7 @@ check_inplace_leaf (const gchar  *op,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_fill_ (DlTensor  *self,
-                 gdouble    value,
-                 GError   **error)
+dl_tensor_fill_ (DlTensor *self, gdouble value, GError **error)
 {
   DlIter iter;
 
@@ -1070,8 +1022,7 @@ dl_tensor_fill_ (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_zero_ (DlTensor  *self,
-                 GError   **error)
+dl_tensor_zero_ (DlTensor *self, GError **error)
 {
   return dl_tensor_fill_ (self, 0, error);
 }
@@ -1089,9 +1040,7 @@ dl_tensor_zero_ (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_copy_ (DlTensor  *self,
-                 DlTensor  *src,
-                 GError   **error)
+dl_tensor_copy_ (DlTensor *self, DlTensor *src, GError **error)
 {
   gint64 shape[DL_MAX_DIMS];
   gint ndim;
@@ -1111,8 +1060,7 @@ dl_tensor_copy_ (DlTensor  *self,
       g_autofree gchar *s = dl_shape_to_string (self->sizes, self->ndim);
       g_autofree gchar *ss = dl_shape_to_string (src->sizes, src->ndim);
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "copy_: the size of source %s does not broadcast to the destination %s",
-                   ss, s);
+                   "copy_: the size of source %s does not broadcast to the destination %s", ss, s);
       return NULL;
     }
   dl_iter_init (&iter, 2, ops, self->sizes, self->ndim);
@@ -1142,9 +1090,7 @@ static const struct
 static gboolean unary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error);
 
 static DlTensor *
-unary_op (DlUnaryOp   op,
-          DlTensor   *x,
-          GError    **error)
+unary_op (DlUnaryOp op, DlTensor *x, GError **error)
 {
   DlDType cdt = x->dtype, rdt = x->dtype;
   g_autoptr (DlTensor) cx = NULL;
@@ -1155,8 +1101,8 @@ unary_op (DlUnaryOp   op,
   g_return_val_if_fail (DL_IS_TENSOR (x), NULL);
   if (x->dtype == DL_DTYPE_BOOL)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
-                   "%s: not supported for bool tensors%s", unary_info[op].name,
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: not supported for bool tensors%s",
+                   unary_info[op].name,
                    op == DL_UNARY_NEG ? "; use the `~` or `logical_not()` operator instead" : "");
       return NULL;
     }
@@ -1195,19 +1141,14 @@ unary_op (DlUnaryOp   op,
 }
 
 static DlTensor *
-mask_to (DlTensor  *mask,
-         DlDType    dtype,
-         GError   **error)
+mask_to (DlTensor *mask, DlDType dtype, GError **error)
 {
   g_autoptr (DlTensor) m = mask;
   return m ? dl_tensor_to_dtype (m, dtype, error) : NULL;
 }
 
 static gboolean
-unary_backward (DlNode    *node,
-                DlTensor **go,
-                DlTensor **gi,
-                GError   **error)
+unary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlUnaryOp op = dl_node_data (node)->ints[0];
   DlTensor *g = go[0], *s = NULL;
@@ -1216,64 +1157,65 @@ unary_backward (DlNode    *node,
     TRY (s = dl_node_get_saved (node, 0, error));
   switch (op)
     {
-    case DL_UNARY_NEG:
-      gi[0] = dl_tensor_neg (g, error);
-      break;
-    case DL_UNARY_EXP: /* s = exp (x) */
-      gi[0] = dl_tensor_mul (g, s, error);
-      break;
-    case DL_UNARY_LOG: /* s = x */
-      gi[0] = dl_tensor_div (g, s, error);
-      break;
-    case DL_UNARY_RELU: /* s = relu (x) */
-      {
-        g_autoptr (DlTensor) m = mask_to (dl_tensor_gt_scalar (s, 0, error), g->dtype, error);
-        TRY (m);
-        gi[0] = dl_tensor_mul (g, m, error);
-      }
-      break;
-    case DL_UNARY_ABS: /* s = x; sign (x) = (x > 0) - (x < 0) */
-      {
-        g_autoptr (DlTensor) pos = mask_to (dl_tensor_gt_scalar (s, 0, error), g->dtype, error);
-        g_autoptr (DlTensor) neg = pos ? mask_to (dl_tensor_lt_scalar (s, 0, error), g->dtype, error) : NULL;
-        g_autoptr (DlTensor) sign = neg ? dl_tensor_sub (pos, neg, error) : NULL;
-        TRY (sign);
-        gi[0] = dl_tensor_mul (g, sign, error);
-      }
-      break;
-    case DL_UNARY_SQRT: /* s = sqrt (x); g / (2 s) */
-      {
-        g_autoptr (DlTensor) t = dl_tensor_div (g, s, error);
-        TRY (t);
-        gi[0] = dl_tensor_mul_scalar (t, 0.5, error);
-      }
-      break;
-    case DL_UNARY_TANH: /* s = tanh (x); g (1 - s^2) */
-      {
-        g_autoptr (DlTensor) s2 = dl_tensor_mul (s, s, error);
-        g_autoptr (DlTensor) d = s2 ? dl_tensor_rsub_scalar (s2, 1, error) : NULL;
-        TRY (d);
-        gi[0] = dl_tensor_mul (g, d, error);
-      }
-      break;
-    case DL_UNARY_SIGMOID: /* s = sigmoid (x); g s (1 - s) */
-      {
-        g_autoptr (DlTensor) d = dl_tensor_rsub_scalar (s, 1, error);
-        g_autoptr (DlTensor) sd = d ? dl_tensor_mul (s, d, error) : NULL;
-        TRY (sd);
-        gi[0] = dl_tensor_mul (g, sd, error);
-      }
-      break;
-    default:
-      g_assert_not_reached ();
+      case DL_UNARY_NEG:
+        gi[0] = dl_tensor_neg (g, error);
+        break;
+      case DL_UNARY_EXP: /* s = exp (x) */
+        gi[0] = dl_tensor_mul (g, s, error);
+        break;
+      case DL_UNARY_LOG: /* s = x */
+        gi[0] = dl_tensor_div (g, s, error);
+        break;
+      case DL_UNARY_RELU: /* s = relu (x) */
+        {
+          g_autoptr (DlTensor) m = mask_to (dl_tensor_gt_scalar (s, 0, error), g->dtype, error);
+          TRY (m);
+          gi[0] = dl_tensor_mul (g, m, error);
+        }
+        break;
+      case DL_UNARY_ABS: /* s = x; sign (x) = (x > 0) - (x < 0) */
+        {
+          g_autoptr (DlTensor) pos = mask_to (dl_tensor_gt_scalar (s, 0, error), g->dtype, error);
+          g_autoptr (DlTensor) neg
+              = pos ? mask_to (dl_tensor_lt_scalar (s, 0, error), g->dtype, error) : NULL;
+          g_autoptr (DlTensor) sign = neg ? dl_tensor_sub (pos, neg, error) : NULL;
+          TRY (sign);
+          gi[0] = dl_tensor_mul (g, sign, error);
+        }
+        break;
+      case DL_UNARY_SQRT: /* s = sqrt (x); g / (2 s) */
+        {
+          g_autoptr (DlTensor) t = dl_tensor_div (g, s, error);
+          TRY (t);
+          gi[0] = dl_tensor_mul_scalar (t, 0.5, error);
+        }
+        break;
+      case DL_UNARY_TANH: /* s = tanh (x); g (1 - s^2) */
+        {
+          g_autoptr (DlTensor) s2 = dl_tensor_mul (s, s, error);
+          g_autoptr (DlTensor) d = s2 ? dl_tensor_rsub_scalar (s2, 1, error) : NULL;
+          TRY (d);
+          gi[0] = dl_tensor_mul (g, d, error);
+        }
+        break;
+      case DL_UNARY_SIGMOID: /* s = sigmoid (x); g s (1 - s) */
+        {
+          g_autoptr (DlTensor) d = dl_tensor_rsub_scalar (s, 1, error);
+          g_autoptr (DlTensor) sd = d ? dl_tensor_mul (s, d, error) : NULL;
+          TRY (sd);
+          gi[0] = dl_tensor_mul (g, sd, error);
+        }
+        break;
+      default:
+        g_assert_not_reached ();
     }
   return gi[0] != NULL;
 }
 
-#define DEFINE_UNARY_PUBLIC(name, OP, what)                     \
-  DlTensor *dl_tensor_##name (DlTensor *self, GError **error)   \
-  {                                                             \
-    return unary_op (OP, self, error);                          \
+#define DEFINE_UNARY_PUBLIC(name, OP, what)                                                        \
+  DlTensor *dl_tensor_##name (DlTensor *self, GError **error)                                      \
+  {                                                                                                \
+    return unary_op (OP, self, error);                                                             \
   }
 
 /**
@@ -1376,10 +1318,7 @@ DEFINE_UNARY_PUBLIC (sigmoid, DL_UNARY_SIGMOID, "1 / (1 + e^-x)")
 /* ---- dtype conversion and clone --------------------------------------- */
 
 static gboolean
-to_dtype_backward (DlNode    *node,
-                   DlTensor **go,
-                   DlTensor **gi,
-                   GError   **error)
+to_dtype_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   gi[0] = dl_tensor_to_dtype (go[0], dl_node_data (node)->inputs[0].dtype, error);
   return gi[0] != NULL;
@@ -1399,14 +1338,12 @@ to_dtype_backward (DlNode    *node,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_to_dtype (DlTensor  *self,
-                    DlDType    dtype,
-                    GError   **error)
+dl_tensor_to_dtype (DlTensor *self, DlDType dtype, GError **error)
 {
   DlTensor *out;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if ((guint) dtype >= DL_N_DTYPES)
+  if ((guint)dtype >= DL_N_DTYPES)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "to: invalid dtype %d", dtype);
       return NULL;
@@ -1424,10 +1361,7 @@ dl_tensor_to_dtype (DlTensor  *self,
 }
 
 static gboolean
-identity_backward (DlNode    *node,
-                   DlTensor **go,
-                   DlTensor **gi,
-                   GError   **error)
+identity_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   gi[0] = g_object_ref (go[0]);
   return TRUE;
@@ -1444,8 +1378,7 @@ identity_backward (DlNode    *node,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_clone (DlTensor  *self,
-                 GError   **error)
+dl_tensor_clone (DlTensor *self, GError **error)
 {
   DlTensor *out;
 

@@ -24,49 +24,35 @@ G_BEGIN_DECLS
 
 /* @t converted to @dtype without recording autograd: @t itself (a new
  * reference) when it already has that dtype. */
-DlTensor *dl_cast_nograd        (DlTensor      *t,
-                                 DlDType        dtype,
-                                 GError       **error);
+DlTensor *dl_cast_nograd (DlTensor *t, DlDType dtype, GError **error);
 /* A contiguous copy of @t (or @t itself, referenced), no autograd. */
-DlTensor *dl_contiguous_nograd  (DlTensor      *t,
-                                 GError       **error);
+DlTensor *dl_contiguous_nograd (DlTensor *t, GError **error);
 /* Sums @grad down to @shape, undoing broadcasting (differentiable). */
-DlTensor *dl_sum_to             (DlTensor      *grad,
-                                 const gint64  *shape,
-                                 gint           ndim,
-                                 GError       **error);
-gboolean  dl_check_same_device  (const gchar   *op,
-                                 DlTensor      *a,
-                                 DlTensor      *b,
-                                 GError       **error);
+DlTensor *dl_sum_to (DlTensor *grad, const gint64 *shape, gint ndim, GError **error);
+gboolean dl_check_same_device (const gchar *op, DlTensor *a, DlTensor *b, GError **error);
 /* A 0-d tensor for a number: int64 if integral, else float64, marked as a
  * wrapped number for type promotion. */
-DlTensor *dl_wrapped_scalar     (gdouble        value);
+DlTensor *dl_wrapped_scalar (gdouble value);
 /* PyTorch's result type of an op on @a and @b: tensors with dims decide,
  * then 0-d tensors, then wrapped numbers, a lower priority only winning
  * when it is of a higher category (bool < integer < floating). */
-DlDType   dl_result_type        (DlTensor      *a,
-                                 DlTensor      *b);
+DlDType dl_result_type (DlTensor *a, DlTensor *b);
 
 /* In-place writes: @out may not have several elements at one address, and
  * an input may share memory with @out only if it is exactly @out. */
-gboolean  dl_check_no_internal_overlap (const gchar *op,
-                                        DlTensor    *out,
-                                        GError     **error);
-gboolean  dl_check_no_partial_overlap  (const gchar *op,
-                                        DlTensor    *out,
-                                        DlTensor    *input,
-                                        GError     **error);
+gboolean dl_check_no_internal_overlap (const gchar *op, DlTensor *out, GError **error);
+gboolean
+dl_check_no_partial_overlap (const gchar *op, DlTensor *out, DlTensor *input, GError **error);
 
 /* A new tensor of @shape for the result of an elementwise op on @like: laid
  * out in memory as @like is when @like has that shape and is a dense
  * permutation of a contiguous tensor (a transpose, say), so that the loop
  * over both runs through memory in order, as PyTorch's output layouts do;
  * contiguous otherwise. */
-DlTensor *dl_empty_like_layout  (DlTensor      *like,
-                                 DlDType        dtype,
-                                 const gint64  *shape,
-                                 gint           ndim,
-                                 GError       **error);
+DlTensor *dl_empty_like_layout (DlTensor *like,
+                                DlDType dtype,
+                                const gint64 *shape,
+                                gint ndim,
+                                GError **error);
 
 G_END_DECLS

@@ -16,10 +16,7 @@
 /* Merges adjacent dims of a strided nest where every array is contiguous
  * across them; drops size-1 dims. */
 static gint
-coalesce (gint          ndim,
-          gint64       *shape,
-          gint          n_arrays,
-          gint64      **strides)
+coalesce (gint ndim, gint64 *shape, gint n_arrays, gint64 **strides)
 {
   gint out = -1;
 
@@ -57,12 +54,12 @@ coalesce (gint          ndim,
 
 /* Parses @dims into a mask; an empty list means all dims. */
 static gboolean
-dims_mask (const gchar  *op,
-           DlTensor     *self,
-           const gint   *dims,
-           gsize         n,
-           gboolean     *mask,
-           GError      **error)
+dims_mask (const gchar *op,
+           DlTensor *self,
+           const gint *dims,
+           gsize n,
+           gboolean *mask,
+           GError **error)
 {
   gboolean seen_0d = FALSE;
 
@@ -89,25 +86,25 @@ dims_mask (const gchar  *op,
 }
 
 gboolean
-dl_reduce_dims_mask (const gchar  *op,
-                     DlTensor     *self,
-                     const gint   *dims,
-                     gsize         n,
-                     gboolean     *mask,
-                     GError      **error)
+dl_reduce_dims_mask (const gchar *op,
+                     DlTensor *self,
+                     const gint *dims,
+                     gsize n,
+                     gboolean *mask,
+                     GError **error)
 {
   return dims_mask (op, self, dims, n, mask, error);
 }
 
 /* Runs the backend reduction of @x over the dims in @mask into new tensors. */
 static DlTensor *
-reduce_raw (DlReduceOp   op,
-            DlTensor    *x,
+reduce_raw (DlReduceOp op,
+            DlTensor *x,
             const gboolean *mask,
-            gboolean     keepdim,
-            DlDType      out_dtype,
-            DlTensor   **indices_out,
-            GError     **error)
+            gboolean keepdim,
+            DlDType out_dtype,
+            DlTensor **indices_out,
+            GError **error)
 {
   gint64 out_shape[DL_MAX_DIMS];
   gint out_ndim = 0;
@@ -120,8 +117,8 @@ reduce_raw (DlReduceOp   op,
   gint n_outer_arrays;
 
   /* half types reduce through float32 */
-  if ((x->dtype == DL_DTYPE_FLOAT16 || x->dtype == DL_DTYPE_BFLOAT16)
-      && op != DL_REDUCE_ALL && op != DL_REDUCE_ANY)
+  if ((x->dtype == DL_DTYPE_FLOAT16 || x->dtype == DL_DTYPE_BFLOAT16) && op != DL_REDUCE_ALL
+      && op != DL_REDUCE_ANY)
     {
       g_autoptr (DlTensor) f = NULL;
       g_autoptr (DlTensor) r = NULL;
@@ -139,7 +136,8 @@ reduce_raw (DlReduceOp   op,
       else if (keepdim)
         out_shape[out_ndim++] = 1;
     }
-  if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (x), out_dtype, out_shape, out_ndim, error)))
+  if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (x), out_dtype, out_shape, out_ndim,
+                                            error)))
     return NULL;
   if (indices_out
       && !(indices = dl_tensor_new_empty_internal (dl_tensor_device (x), DL_DTYPE_INT64, out_shape,
@@ -202,10 +200,7 @@ reduce_raw (DlReduceOp   op,
 }
 
 DlTensor *
-dl_sum_to (DlTensor      *grad,
-           const gint64  *shape,
-           gint           ndim,
-           GError       **error)
+dl_sum_to (DlTensor *grad, const gint64 *shape, gint ndim, GError **error)
 {
   gint dims[DL_MAX_DIMS];
   gint n = 0, lead = grad->ndim - ndim;
@@ -225,10 +220,7 @@ dl_sum_to (DlTensor      *grad,
 
 /* Gradient of a sum/mean: the output gradient broadcast back. */
 static gboolean
-sum_backward (DlNode    *node,
-              DlTensor **go,
-              DlTensor **gi,
-              GError   **error)
+sum_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlNodeData *d = dl_node_data (node);
   DlInputMeta *in = &d->inputs[0];
@@ -252,12 +244,12 @@ sum_backward (DlNode    *node,
 }
 
 static DlTensor *
-sum_mean (gboolean     mean,
-          DlTensor    *self,
-          const gint  *dims,
-          gsize        n,
-          gboolean     keepdim,
-          GError     **error)
+sum_mean (gboolean mean,
+          DlTensor *self,
+          const gint *dims,
+          gsize n,
+          gboolean keepdim,
+          GError **error)
 {
   const gchar *op = mean ? "mean" : "sum";
   gboolean mask[DL_MAX_DIMS];
@@ -274,7 +266,8 @@ sum_mean (gboolean     mean,
         {
           g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
                        "mean: could not infer output dtype. Input dtype must be either a "
-                       "floating point or complex dtype. Got: %s", dl_dtype_get_name (self->dtype));
+                       "floating point or complex dtype. Got: %s",
+                       dl_dtype_get_name (self->dtype));
           return NULL;
         }
       out_dtype = DL_DTYPE_INT64;
@@ -315,8 +308,7 @@ sum_mean (gboolean     mean,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_sum (DlTensor  *self,
-               GError   **error)
+dl_tensor_sum (DlTensor *self, GError **error)
 {
   return sum_mean (FALSE, self, NULL, 0, FALSE, error);
 }
@@ -336,11 +328,11 @@ dl_tensor_sum (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_sum_dims (DlTensor    *self,
-                    const gint  *dims,
-                    gsize        n_dims,
-                    gboolean     keepdim,
-                    GError     **error)
+dl_tensor_sum_dims (DlTensor *self,
+                    const gint *dims,
+                    gsize n_dims,
+                    gboolean keepdim,
+                    GError **error)
 {
   return sum_mean (FALSE, self, dims, n_dims, keepdim, error);
 }
@@ -356,8 +348,7 @@ dl_tensor_sum_dims (DlTensor    *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_mean (DlTensor  *self,
-                GError   **error)
+dl_tensor_mean (DlTensor *self, GError **error)
 {
   return sum_mean (TRUE, self, NULL, 0, FALSE, error);
 }
@@ -377,21 +368,18 @@ dl_tensor_mean (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_mean_dims (DlTensor    *self,
-                     const gint  *dims,
-                     gsize        n_dims,
-                     gboolean     keepdim,
-                     GError     **error)
+dl_tensor_mean_dims (DlTensor *self,
+                     const gint *dims,
+                     gsize n_dims,
+                     gboolean keepdim,
+                     GError **error)
 {
   return sum_mean (TRUE, self, dims, n_dims, keepdim, error);
 }
 
 /* max()/min() over everything: the gradient is spread evenly over ties. */
 static gboolean
-extremum_all_backward (DlNode    *node,
-                       DlTensor **go,
-                       DlTensor **gi,
-                       GError   **error)
+extremum_all_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlTensor *x, *out;
   g_autoptr (DlTensor) eq = NULL;
@@ -409,9 +397,7 @@ extremum_all_backward (DlNode    *node,
 }
 
 static DlTensor *
-extremum_all (DlReduceOp   op,
-              DlTensor    *self,
-              GError     **error)
+extremum_all (DlReduceOp op, DlTensor *self, GError **error)
 {
   const gchar *name = op == DL_REDUCE_MAX ? "max" : "min";
   gboolean mask[DL_MAX_DIMS];
@@ -422,7 +408,8 @@ extremum_all (DlReduceOp   op,
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                    "%s: Expected reduction dim to be specified for input.numel() == 0. "
-                   "Specify the reduction dim with the 'dim' argument.", name);
+                   "Specify the reduction dim with the 'dim' argument.",
+                   name);
       return NULL;
     }
   dims_mask (name, self, NULL, 0, mask, NULL);
@@ -430,8 +417,8 @@ extremum_all (DlReduceOp   op,
     return NULL;
   if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
     {
-      g_autoptr (DlNode) node = dl_node_new_for_op (op == DL_REDUCE_MAX ? "MaxBackward1" : "MinBackward1",
-                                                    extremum_all_backward, 1, &self);
+      g_autoptr (DlNode) node = dl_node_new_for_op (
+          op == DL_REDUCE_MAX ? "MaxBackward1" : "MinBackward1", extremum_all_backward, 1, &self);
       dl_node_save (node, self, FALSE);
       dl_node_save (node, out, TRUE);
       dl_node_set_output (node, out, 0);
@@ -450,8 +437,7 @@ extremum_all (DlReduceOp   op,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_max (DlTensor  *self,
-               GError   **error)
+dl_tensor_max (DlTensor *self, GError **error)
 {
   return extremum_all (DL_REDUCE_MAX, self, error);
 }
@@ -467,18 +453,14 @@ dl_tensor_max (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_min (DlTensor  *self,
-               GError   **error)
+dl_tensor_min (DlTensor *self, GError **error)
 {
   return extremum_all (DL_REDUCE_MIN, self, error);
 }
 
 /* max(dim)/min(dim): the gradient goes to the position of the index. */
 static gboolean
-extremum_dim_backward (DlNode    *node,
-                       DlTensor **go,
-                       DlTensor **gi,
-                       GError   **error)
+extremum_dim_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlNodeData *d = dl_node_data (node);
   DlInputMeta *in = &d->inputs[0];
@@ -504,19 +486,20 @@ extremum_dim_backward (DlNode    *node,
   if (!(idxk = keepdim ? g_object_ref (idx) : dl_tensor_unsqueeze (idx, dim, error))
       || !(gk = keepdim ? g_object_ref (go[0]) : dl_tensor_unsqueeze (go[0], dim, error)))
     return FALSE;
-  if (!(hit = dl_tensor_eq (arv, idxk, error)) || !(mask = dl_tensor_to_dtype (hit, go[0]->dtype, error)))
+  if (!(hit = dl_tensor_eq (arv, idxk, error))
+      || !(mask = dl_tensor_to_dtype (hit, go[0]->dtype, error)))
     return FALSE;
   gi[0] = dl_tensor_mul (gk, mask, error);
   return gi[0] != NULL;
 }
 
 static DlTensor *
-extremum_dim (DlReduceOp   op,
-              DlTensor    *self,
-              gint         dim,
-              gboolean     keepdim,
-              DlTensor   **indices,
-              GError     **error)
+extremum_dim (DlReduceOp op,
+              DlTensor *self,
+              gint dim,
+              gboolean keepdim,
+              DlTensor **indices,
+              GError **error)
 {
   const gchar *name = op == DL_REDUCE_MAX ? "max" : "min";
   gboolean mask[DL_MAX_DIMS] = { FALSE };
@@ -538,8 +521,8 @@ extremum_dim (DlReduceOp   op,
     return NULL;
   if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
     {
-      g_autoptr (DlNode) node = dl_node_new_for_op (op == DL_REDUCE_MAX ? "MaxBackward0" : "MinBackward0",
-                                                    extremum_dim_backward, 1, &self);
+      g_autoptr (DlNode) node = dl_node_new_for_op (
+          op == DL_REDUCE_MAX ? "MaxBackward0" : "MinBackward0", extremum_dim_backward, 1, &self);
       DlNodeData *d = dl_node_data (node);
 
       d->ints[0] = dim;
@@ -568,11 +551,7 @@ extremum_dim (DlReduceOp   op,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_max_dim (DlTensor   *self,
-                   gint        dim,
-                   gboolean    keepdim,
-                   DlTensor  **indices,
-                   GError    **error)
+dl_tensor_max_dim (DlTensor *self, gint dim, gboolean keepdim, DlTensor **indices, GError **error)
 {
   return extremum_dim (DL_REDUCE_MAX, self, dim, keepdim, indices, error);
 }
@@ -593,11 +572,7 @@ dl_tensor_max_dim (DlTensor   *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_min_dim (DlTensor   *self,
-                   gint        dim,
-                   gboolean    keepdim,
-                   DlTensor  **indices,
-                   GError    **error)
+dl_tensor_min_dim (DlTensor *self, gint dim, gboolean keepdim, DlTensor **indices, GError **error)
 {
   return extremum_dim (DL_REDUCE_MIN, self, dim, keepdim, indices, error);
 }
@@ -615,10 +590,7 @@ dl_tensor_min_dim (DlTensor   *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_argmax (DlTensor  *self,
-                  gint       dim,
-                  gboolean   keepdim,
-                  GError   **error)
+dl_tensor_argmax (DlTensor *self, gint dim, gboolean keepdim, GError **error)
 {
   DlTensor *idx = NULL;
   gboolean was = dl_set_grad_enabled (FALSE);
@@ -641,10 +613,7 @@ dl_tensor_argmax (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_argmin (DlTensor  *self,
-                  gint       dim,
-                  gboolean   keepdim,
-                  GError   **error)
+dl_tensor_argmin (DlTensor *self, gint dim, gboolean keepdim, GError **error)
 {
   DlTensor *idx = NULL;
   gboolean was = dl_set_grad_enabled (FALSE);
@@ -659,10 +628,7 @@ dl_tensor_argmin (DlTensor  *self,
 /* Node layout shared by the reductions below and dl-ops-stats.c: ints[0] =
  * keepdim, ints[2 + i] = whether input dim i is reduced. */
 void
-dl_reduce_save_mask (DlNodeData     *d,
-                     gint            ndim,
-                     gboolean        keepdim,
-                     const gboolean *mask)
+dl_reduce_save_mask (DlNodeData *d, gint ndim, gboolean keepdim, const gboolean *mask)
 {
   d->ints[0] = keepdim;
   for (gint i = 0; i < ndim; i++)
@@ -671,8 +637,7 @@ dl_reduce_save_mask (DlNodeData     *d,
 
 /* The reduced dims of a node, as a list; returns how many. */
 static gint
-node_dims (DlNodeData *d,
-           gint       *dims)
+node_dims (DlNodeData *d, gint *dims)
 {
   gint n = 0;
 
@@ -684,9 +649,7 @@ node_dims (DlNodeData *d,
 
 /* @t (shaped like the reduction's output) with the reduced dims back as 1. */
 DlTensor *
-dl_reduce_node_keepdim (DlNodeData  *d,
-                        DlTensor    *t,
-                        GError     **error)
+dl_reduce_node_keepdim (DlNodeData *d, DlTensor *t, GError **error)
 {
   DlInputMeta *in = &d->inputs[0];
   gint64 kshape[DL_MAX_DIMS];
@@ -699,9 +662,7 @@ dl_reduce_node_keepdim (DlNodeData  *d,
 }
 
 static DlTensor *
-mask_as (DlTensor  *bool_t,
-         DlDType    dtype,
-         GError   **error)
+mask_as (DlTensor *bool_t, DlDType dtype, GError **error)
 {
   g_autoptr (DlTensor) b = bool_t;
 
@@ -711,10 +672,7 @@ mask_as (DlTensor  *bool_t,
 /* d prod / d x_i = the product of the others: prod / x_i without zeros;
  * with exactly one zero, the product of the nonzeros at the zero, else 0. */
 static gboolean
-prod_backward (DlNode    *node,
-               DlTensor **go,
-               DlTensor **gi,
-               GError   **error)
+prod_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlNodeData *d = dl_node_data (node);
   gint dims[DL_MAX_DIMS];
@@ -736,15 +694,12 @@ prod_backward (DlNode    *node,
   if (!(x = dl_node_get_saved (node, 0, error)) || !(g = dl_reduce_node_keepdim (d, go[0], error)))
     return FALSE;
   if (!(z = mask_as (dl_tensor_eq_scalar (x, 0, error), x->dtype, error))
-      || !(nz = dl_tensor_sum_dims (z, dims, n, TRUE, error))
-      || !(x1 = dl_tensor_add (x, z, error))
+      || !(nz = dl_tensor_sum_dims (z, dims, n, TRUE, error)) || !(x1 = dl_tensor_add (x, z, error))
       || !(p1 = dl_tensor_prod_dims (x1, dims, n, TRUE, error))
       || !(none = mask_as (dl_tensor_eq_scalar (nz, 0, error), x->dtype, error))
       || !(one = mask_as (dl_tensor_eq_scalar (nz, 1, error), x->dtype, error))
-      || !(q = dl_tensor_div (p1, x1, error))
-      || !(t0 = dl_tensor_mul (q, none, error))
-      || !(zp = dl_tensor_mul (z, p1, error))
-      || !(t1 = dl_tensor_mul (zp, one, error))
+      || !(q = dl_tensor_div (p1, x1, error)) || !(t0 = dl_tensor_mul (q, none, error))
+      || !(zp = dl_tensor_mul (z, p1, error)) || !(t1 = dl_tensor_mul (zp, one, error))
       || !(sum = dl_tensor_add (t0, t1, error)))
     return FALSE;
   gi[0] = dl_tensor_mul (g, sum, error);
@@ -767,11 +722,11 @@ prod_backward (DlNode    *node,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_prod_dims (DlTensor    *self,
-                     const gint  *dims,
-                     gsize        n_dims,
-                     gboolean     keepdim,
-                     GError     **error)
+dl_tensor_prod_dims (DlTensor *self,
+                     const gint *dims,
+                     gsize n_dims,
+                     gboolean keepdim,
+                     GError **error)
 {
   gboolean mask[DL_MAX_DIMS];
   DlDType out_dtype;
@@ -807,18 +762,14 @@ dl_tensor_prod_dims (DlTensor    *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_prod (DlTensor  *self,
-                GError   **error)
+dl_tensor_prod (DlTensor *self, GError **error)
 {
   return dl_tensor_prod_dims (self, NULL, 0, FALSE, error);
 }
 
 /* amax/amin: the gradient is spread evenly over the tied extrema. */
 static gboolean
-amax_backward (DlNode    *node,
-               DlTensor **go,
-               DlTensor **gi,
-               GError   **error)
+amax_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlNodeData *d = dl_node_data (node);
   gint dims[DL_MAX_DIMS];
@@ -832,7 +783,8 @@ amax_backward (DlNode    *node,
 
   if (!(x = dl_node_get_saved (node, 0, error)) || !(out = dl_node_get_saved (node, 1, error)))
     return FALSE;
-  if (!(g = dl_reduce_node_keepdim (d, go[0], error)) || !(ok = dl_reduce_node_keepdim (d, out, error)))
+  if (!(g = dl_reduce_node_keepdim (d, go[0], error))
+      || !(ok = dl_reduce_node_keepdim (d, out, error)))
     return FALSE;
   if (!(mask = mask_as (dl_tensor_eq (x, ok, error), go[0]->dtype, error))
       || !(count = dl_tensor_sum_dims (mask, dims, n, TRUE, error))
@@ -843,12 +795,12 @@ amax_backward (DlNode    *node,
 }
 
 static DlTensor *
-amax_amin (DlReduceOp   op,
-           DlTensor    *self,
-           const gint  *dims,
-           gsize        n,
-           gboolean     keepdim,
-           GError     **error)
+amax_amin (DlReduceOp op,
+           DlTensor *self,
+           const gint *dims,
+           gsize n,
+           gboolean keepdim,
+           GError **error)
 {
   const gchar *name = op == DL_REDUCE_MAX ? "amax" : "amin";
   gboolean mask[DL_MAX_DIMS];
@@ -861,7 +813,8 @@ amax_amin (DlReduceOp   op,
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                    "%s: Expected reduction dim to be specified for input.numel() == 0. "
-                   "Specify the reduction dim with the 'dim' argument.", name);
+                   "Specify the reduction dim with the 'dim' argument.",
+                   name);
       return NULL;
     }
   for (gint i = 0; i < self->ndim; i++)
@@ -875,8 +828,8 @@ amax_amin (DlReduceOp   op,
     return NULL;
   if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
     {
-      g_autoptr (DlNode) node = dl_node_new_for_op (op == DL_REDUCE_MAX ? "AmaxBackward0" : "AminBackward0",
-                                                    amax_backward, 1, &self);
+      g_autoptr (DlNode) node = dl_node_new_for_op (
+          op == DL_REDUCE_MAX ? "AmaxBackward0" : "AminBackward0", amax_backward, 1, &self);
 
       dl_reduce_save_mask (dl_node_data (node), self->ndim, keepdim, mask);
       dl_node_save (node, self, FALSE);
@@ -902,11 +855,7 @@ amax_amin (DlReduceOp   op,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_amax (DlTensor    *self,
-                const gint  *dims,
-                gsize        n_dims,
-                gboolean     keepdim,
-                GError     **error)
+dl_tensor_amax (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim, GError **error)
 {
   return amax_amin (DL_REDUCE_MAX, self, dims, n_dims, keepdim, error);
 }
@@ -927,22 +876,13 @@ dl_tensor_amax (DlTensor    *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_amin (DlTensor    *self,
-                const gint  *dims,
-                gsize        n_dims,
-                gboolean     keepdim,
-                GError     **error)
+dl_tensor_amin (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim, GError **error)
 {
   return amax_amin (DL_REDUCE_MIN, self, dims, n_dims, keepdim, error);
 }
 
 static DlTensor *
-all_any (DlReduceOp   op,
-         DlTensor    *self,
-         const gint  *dims,
-         gsize        n,
-         gboolean     keepdim,
-         GError     **error)
+all_any (DlReduceOp op, DlTensor *self, const gint *dims, gsize n, gboolean keepdim, GError **error)
 {
   gboolean mask[DL_MAX_DIMS];
 
@@ -969,11 +909,7 @@ all_any (DlReduceOp   op,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_all (DlTensor    *self,
-               const gint  *dims,
-               gsize        n_dims,
-               gboolean     keepdim,
-               GError     **error)
+dl_tensor_all (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim, GError **error)
 {
   return all_any (DL_REDUCE_ALL, self, dims, n_dims, keepdim, error);
 }
@@ -994,21 +930,14 @@ dl_tensor_all (DlTensor    *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_any (DlTensor    *self,
-               const gint  *dims,
-               gsize        n_dims,
-               gboolean     keepdim,
-               GError     **error)
+dl_tensor_any (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim, GError **error)
 {
   return all_any (DL_REDUCE_ANY, self, dims, n_dims, keepdim, error);
 }
 
 /* nansum: the gradient flows to the elements that are not NaN. */
 static gboolean
-nansum_backward (DlNode    *node,
-                 DlTensor **go,
-                 DlTensor **gi,
-                 GError   **error)
+nansum_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlNodeData *d = dl_node_data (node);
   DlInputMeta *in = &d->inputs[0];
@@ -1041,11 +970,7 @@ nansum_backward (DlNode    *node,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_nansum (DlTensor    *self,
-                  const gint  *dims,
-                  gsize        n_dims,
-                  gboolean     keepdim,
-                  GError     **error)
+dl_tensor_nansum (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim, GError **error)
 {
   gboolean mask[DL_MAX_DIMS];
   DlTensor *out;
@@ -1054,8 +979,8 @@ dl_tensor_nansum (DlTensor    *self,
   if (!dims_mask ("nansum", self, dims, n_dims, mask, error))
     return NULL;
   if (!(out = reduce_raw (DL_REDUCE_NANSUM, self, mask, keepdim,
-                          dl_dtype_is_floating_point (self->dtype) ? self->dtype : DL_DTYPE_INT64, NULL,
-                          error)))
+                          dl_dtype_is_floating_point (self->dtype) ? self->dtype : DL_DTYPE_INT64,
+                          NULL, error)))
     return NULL;
   if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
     {

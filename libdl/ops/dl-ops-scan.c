@@ -18,12 +18,7 @@
 /* A fresh contiguous copy of @x (as @dtype) with @dim moved last, and its
  * row count and length. No autograd. */
 static DlTensor *
-rows_copy (DlTensor  *x,
-           gint       dim,
-           DlDType    dtype,
-           gint64    *n_rows,
-           gint64    *n,
-           GError   **error)
+rows_copy (DlTensor *x, gint dim, DlDType dtype, gint64 *n_rows, gint64 *n, GError **error)
 {
   g_autoptr (DlTensor) det = dl_tensor_detach (x);
   g_autoptr (DlTensor) tr = NULL;
@@ -37,7 +32,8 @@ rows_copy (DlTensor  *x,
     }
   else
     tr = g_object_ref (det);
-  if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (x), dtype, tr->sizes, tr->ndim, error)))
+  if (!(out
+        = dl_tensor_new_empty_internal (dl_tensor_device (x), dtype, tr->sizes, tr->ndim, error)))
     return NULL;
   ops[0] = out;
   ops[1] = tr;
@@ -50,10 +46,7 @@ rows_copy (DlTensor  *x,
 
 /* Undoes rows_copy's move of @dim (for a tensor of @ndim dims), contiguous. */
 static DlTensor *
-rows_restore (DlTensor  *t,
-              gint       dim,
-              gint       ndim,
-              GError   **error)
+rows_restore (DlTensor *t, gint dim, gint ndim, GError **error)
 {
   g_autoptr (DlTensor) tr = NULL;
 
@@ -67,12 +60,12 @@ rows_restore (DlTensor  *t,
 /* out (zeros shaped @sizes) with out[..., index[..., j], ...] += src[..., j, ...]
  * along @dim; no autograd. */
 static DlTensor *
-scatter_dim (DlTensor      *src,
-             DlTensor      *index,
-             gint           dim,
-             const gint64  *sizes,
-             gint           ndim,
-             GError       **error)
+scatter_dim (DlTensor *src,
+             DlTensor *index,
+             gint dim,
+             const gint64 *sizes,
+             gint ndim,
+             GError **error)
 {
   gint64 rows, n_src, rows_o, n_out;
   g_autoptr (DlTensor) s = NULL;
@@ -85,8 +78,8 @@ scatter_dim (DlTensor      *src,
       || !(s = rows_copy (src, dim, src->dtype, &rows, &n_src, error))
       || !(i = rows_copy (index, dim, DL_DTYPE_INT64, &rows, &n_src, error)))
     return NULL;
-  dl_tensor_backend (src)->scatter_rows (dl_tensor_data (zr), dl_tensor_data (s), dl_tensor_data (i),
-                                         rows, n_src, n_out, src->dtype, TRUE);
+  dl_tensor_backend (src)->scatter_rows (dl_tensor_data (zr), dl_tensor_data (s),
+                                         dl_tensor_data (i), rows, n_src, n_out, src->dtype, TRUE);
   return rows_restore (zr, dim, ndim, error);
 }
 
@@ -96,9 +89,7 @@ static DlTensor *scan (DlScanOp op, DlTensor *self, gint dim, GError **error);
 
 /* @t (owned, nullable) converted to @dtype. */
 static DlTensor *
-owned_as (DlTensor  *t,
-          DlDType    dtype,
-          GError   **error)
+owned_as (DlTensor *t, DlDType dtype, GError **error)
 {
   g_autoptr (DlTensor) owned = t;
 
@@ -108,25 +99,20 @@ owned_as (DlTensor  *t,
 /* Along the last dim of a tensor: the sum of the elements at and after
  * each position. */
 static DlTensor *
-reverse_cumsum (DlTensor  *g,
-                gint       dim,
-                GError   **error)
+reverse_cumsum (DlTensor *g, gint dim, GError **error)
 {
   g_autoptr (DlTensor) total = NULL;
   g_autoptr (DlTensor) c = NULL;
   g_autoptr (DlTensor) d = NULL;
 
-  if (!(total = dl_tensor_sum_dims (g, &dim, 1, TRUE, error)) || !(c = scan (DL_SCAN_CUMSUM, g, dim, error))
-      || !(d = dl_tensor_sub (total, c, error)))
+  if (!(total = dl_tensor_sum_dims (g, &dim, 1, TRUE, error))
+      || !(c = scan (DL_SCAN_CUMSUM, g, dim, error)) || !(d = dl_tensor_sub (total, c, error)))
     return NULL;
   return dl_tensor_add (d, g, error);
 }
 
 static gboolean
-cumsum_backward (DlNode    *node,
-                 DlTensor **go,
-                 DlTensor **gi,
-                 GError   **error)
+cumsum_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlNodeData *d = dl_node_data (node);
 
@@ -141,10 +127,7 @@ cumsum_backward (DlNode    *node,
  * the gradient is reverse_cumsum (g * out) / x; with zeros the products
  * that skip x_i are formed explicitly: an n x n cumprod per row. */
 static gboolean
-cumprod_backward (DlNode    *node,
-                  DlTensor **go,
-                  DlTensor **gi,
-                  GError   **error)
+cumprod_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlNodeData *d = dl_node_data (node);
   gint dim = d->ints[0];
@@ -161,7 +144,8 @@ cumprod_backward (DlNode    *node,
       gi[0] = g_object_ref (go[0]);
       return TRUE;
     }
-  if (!(eqz = dl_tensor_eq_scalar (x, 0, error)) || !(anyz = dl_tensor_any (eqz, NULL, 0, FALSE, error)))
+  if (!(eqz = dl_tensor_eq_scalar (x, 0, error))
+      || !(anyz = dl_tensor_any (eqz, NULL, 0, FALSE, error)))
     return FALSE;
   zeros = dl_tensor_item (anyz, error);
   if (!zeros)
@@ -169,7 +153,8 @@ cumprod_backward (DlNode    *node,
       g_autoptr (DlTensor) go_out = NULL;
       g_autoptr (DlTensor) r = NULL;
 
-      if (!(go_out = dl_tensor_mul (go[0], out, error)) || !(r = reverse_cumsum (go_out, dim, error)))
+      if (!(go_out = dl_tensor_mul (go[0], out, error))
+          || !(r = reverse_cumsum (go_out, dim, error)))
         return FALSE;
       gi[0] = dl_tensor_div (r, x, error);
       return gi[0] != NULL;
@@ -196,15 +181,18 @@ cumprod_backward (DlNode    *node,
       gint last = -1;
 
       /* work with dim last: X[..., i, j] = x_j for j != i, 1 for j == i */
-      if (!(xt = dl_tensor_transpose (x, dim, -1, error)) || !(gt = dl_tensor_transpose (go[0], dim, -1, error))
-          || !(xu = dl_tensor_unsqueeze (xt, -2, error)) || !(gu = dl_tensor_unsqueeze (gt, -2, error))
+      if (!(xt = dl_tensor_transpose (x, dim, -1, error))
+          || !(gt = dl_tensor_transpose (go[0], dim, -1, error))
+          || !(xu = dl_tensor_unsqueeze (xt, -2, error))
+          || !(gu = dl_tensor_unsqueeze (gt, -2, error))
           || !(ar = dl_arange (0, n, 1, DL_DTYPE_INT64, NULL, error))
           || !(arc = dl_tensor_reshape (ar, col, 2, error))
           || !(eye = owned_as (dl_tensor_eq (arc, ar, error), x->dtype, error))
           || !(tri = owned_as (dl_tensor_le (arc, ar, error), x->dtype, error))
-          || !(keep = dl_tensor_rsub_scalar (eye, 1, error)) || !(xk = dl_tensor_mul (xu, keep, error))
-          || !(big = dl_tensor_add (xk, eye, error)) || !(c = scan (DL_SCAN_CUMPROD, big, last, error))
-          || !(cg = dl_tensor_mul (c, gu, error)) || !(cgt = dl_tensor_mul (cg, tri, error))
+          || !(keep = dl_tensor_rsub_scalar (eye, 1, error))
+          || !(xk = dl_tensor_mul (xu, keep, error)) || !(big = dl_tensor_add (xk, eye, error))
+          || !(c = scan (DL_SCAN_CUMPROD, big, last, error)) || !(cg = dl_tensor_mul (c, gu, error))
+          || !(cgt = dl_tensor_mul (cg, tri, error))
           || !(s = dl_tensor_sum_dims (cgt, &last, 1, FALSE, error)))
         return FALSE;
       if (dim == ndim - 1)
@@ -219,10 +207,7 @@ cumprod_backward (DlNode    *node,
 }
 
 static DlTensor *
-scan (DlScanOp   op,
-      DlTensor  *self,
-      gint       dim,
-      GError   **error)
+scan (DlScanOp op, DlTensor *self, gint dim, GError **error)
 {
   const gchar *name = op == DL_SCAN_CUMSUM ? "cumsum" : "cumprod";
   DlDType dt = dl_dtype_is_floating_point (self->dtype) ? self->dtype : DL_DTYPE_INT64;
@@ -241,9 +226,9 @@ scan (DlScanOp   op,
     return NULL;
   if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
     {
-      g_autoptr (DlNode) node = dl_node_new_for_op (op == DL_SCAN_CUMSUM ? "CumsumBackward0" : "CumprodBackward0",
-                                                    op == DL_SCAN_CUMSUM ? cumsum_backward : cumprod_backward,
-                                                    1, &self);
+      g_autoptr (DlNode) node = dl_node_new_for_op (
+          op == DL_SCAN_CUMSUM ? "CumsumBackward0" : "CumprodBackward0",
+          op == DL_SCAN_CUMSUM ? cumsum_backward : cumprod_backward, 1, &self);
       dl_node_data (node)->ints[0] = dim;
       if (op == DL_SCAN_CUMPROD)
         {
@@ -270,9 +255,7 @@ scan (DlScanOp   op,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_cumsum (DlTensor  *self,
-                  gint       dim,
-                  GError   **error)
+dl_tensor_cumsum (DlTensor *self, gint dim, GError **error)
 {
   return scan (DL_SCAN_CUMSUM, self, dim, error);
 }
@@ -292,24 +275,22 @@ dl_tensor_cumsum (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_cumprod (DlTensor  *self,
-                   gint       dim,
-                   GError   **error)
+dl_tensor_cumprod (DlTensor *self, gint dim, GError **error)
 {
   return scan (DL_SCAN_CUMPROD, self, dim, error);
 }
 
 /* ---- cummax, cummin -------------------------------------------------------- */
 
-static void record_index_node (const gchar *name, DlTensor *self, DlTensor *values,
-                               DlTensor *indices, gint dim, gboolean squeezed);
+static void record_index_node (const gchar *name,
+                               DlTensor *self,
+                               DlTensor *values,
+                               DlTensor *indices,
+                               gint dim,
+                               gboolean squeezed);
 
 static DlTensor *
-scan_extremum (gboolean    is_max,
-               DlTensor   *self,
-               gint        dim,
-               DlTensor  **indices,
-               GError    **error)
+scan_extremum (gboolean is_max, DlTensor *self, gint dim, DlTensor **indices, GError **error)
 {
   const gchar *name = is_max ? "cummax" : "cummin";
   gint64 rows, n;
@@ -322,13 +303,14 @@ scan_extremum (gboolean    is_max,
   if (!dl_normalize_dim (name, &dim, self->ndim, error))
     return NULL;
   if (!(r = rows_copy (self, dim, self->dtype, &rows, &n, error))
-      || !(i = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, r->sizes, r->ndim,
-                                             error)))
+      || !(i = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, r->sizes,
+                                             r->ndim, error)))
     return NULL;
   if (rows > 0)
-    dl_tensor_backend (self)->scan_extremum (dl_tensor_data (r), dl_tensor_data (i), rows, n, self->dtype,
-                                             is_max);
-  if (!(vo = rows_restore (r, dim, self->ndim, error)) || !(io = rows_restore (i, dim, self->ndim, error)))
+    dl_tensor_backend (self)->scan_extremum (dl_tensor_data (r), dl_tensor_data (i), rows, n,
+                                             self->dtype, is_max);
+  if (!(vo = rows_restore (r, dim, self->ndim, error))
+      || !(io = rows_restore (i, dim, self->ndim, error)))
     return NULL;
   record_index_node (is_max ? "CummaxBackward0" : "CumminBackward0", self, vo, io, dim, FALSE);
   if (indices)
@@ -352,10 +334,7 @@ scan_extremum (gboolean    is_max,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_cummax (DlTensor   *self,
-                  gint        dim,
-                  DlTensor  **indices,
-                  GError    **error)
+dl_tensor_cummax (DlTensor *self, gint dim, DlTensor **indices, GError **error)
 {
   return scan_extremum (TRUE, self, dim, indices, error);
 }
@@ -376,10 +355,7 @@ dl_tensor_cummax (DlTensor   *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_cummin (DlTensor   *self,
-                  gint        dim,
-                  DlTensor  **indices,
-                  GError    **error)
+dl_tensor_cummin (DlTensor *self, gint dim, DlTensor **indices, GError **error)
 {
   return scan_extremum (FALSE, self, dim, indices, error);
 }
@@ -390,10 +366,7 @@ dl_tensor_cummin (DlTensor   *self,
  * those positions, zeros elsewhere. ints[0] = dim, ints[1] = whether
  * the indices lack the dim (a median without keepdim). */
 static gboolean
-index_backward (DlNode    *node,
-                DlTensor **go,
-                DlTensor **gi,
-                GError   **error)
+index_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlNodeData *d = dl_node_data (node);
   DlInputMeta *in = &d->inputs[0];
@@ -418,11 +391,11 @@ index_backward (DlNode    *node,
 
 static void
 record_index_node (const gchar *name,
-                   DlTensor    *self,
-                   DlTensor    *values,
-                   DlTensor    *indices,
-                   gint         dim,
-                   gboolean     squeezed)
+                   DlTensor *self,
+                   DlTensor *values,
+                   DlTensor *indices,
+                   gint dim,
+                   gboolean squeezed)
 {
   if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
     {
@@ -438,26 +411,26 @@ record_index_node (const gchar *name,
 
 /* Sorted values and indices along @dim, dim moved last, no autograd. */
 static gboolean
-sort_rows (DlTensor   *self,
-           gint        dim,
-           gboolean    descending,
-           gint64      k,
-           gboolean    kth_only,
-           DlTensor  **values,
-           DlTensor  **indices,
-           GError    **error)
+sort_rows (DlTensor *self,
+           gint dim,
+           gboolean descending,
+           gint64 k,
+           gboolean kth_only,
+           DlTensor **values,
+           DlTensor **indices,
+           GError **error)
 {
   gint64 rows, n;
   g_autoptr (DlTensor) v = NULL;
   g_autoptr (DlTensor) i = NULL;
 
   if (!(v = rows_copy (self, dim, self->dtype, &rows, &n, error))
-      || !(i = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, v->sizes, v->ndim,
-                                             error)))
+      || !(i = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, v->sizes,
+                                             v->ndim, error)))
     return FALSE;
   if (rows > 0)
-    dl_tensor_backend (self)->sort (dl_tensor_data (v), dl_tensor_data (i), rows, n, CLAMP (k, 0, n), kth_only,
-                                    self->dtype, descending);
+    dl_tensor_backend (self)->sort (dl_tensor_data (v), dl_tensor_data (i), rows, n,
+                                    CLAMP (k, 0, n), kth_only, self->dtype, descending);
   *values = g_steal_pointer (&v);
   *indices = g_steal_pointer (&i);
   return TRUE;
@@ -480,11 +453,7 @@ sort_rows (DlTensor   *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_sort (DlTensor   *self,
-                gint        dim,
-                gboolean    descending,
-                DlTensor  **indices,
-                GError    **error)
+dl_tensor_sort (DlTensor *self, gint dim, gboolean descending, DlTensor **indices, GError **error)
 {
   g_autoptr (DlTensor) v = NULL;
   g_autoptr (DlTensor) i = NULL;
@@ -495,7 +464,8 @@ dl_tensor_sort (DlTensor   *self,
   if (!dl_normalize_dim ("sort", &dim, self->ndim, error))
     return NULL;
   if (!sort_rows (self, dim, descending, G_MAXINT64, FALSE, &v, &i, error)
-      || !(vo = rows_restore (v, dim, self->ndim, error)) || !(io = rows_restore (i, dim, self->ndim, error)))
+      || !(vo = rows_restore (v, dim, self->ndim, error))
+      || !(io = rows_restore (i, dim, self->ndim, error)))
     return NULL;
   record_index_node ("SortBackward0", self, vo, io, dim, FALSE);
   if (indices)
@@ -520,12 +490,12 @@ dl_tensor_sort (DlTensor   *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_topk (DlTensor   *self,
-                gint64      k,
-                gint        dim,
-                gboolean    largest,
-                DlTensor  **indices,
-                GError    **error)
+dl_tensor_topk (DlTensor *self,
+                gint64 k,
+                gint dim,
+                gboolean largest,
+                DlTensor **indices,
+                GError **error)
 {
   gint64 n;
   g_autoptr (DlTensor) v = NULL;
@@ -545,8 +515,9 @@ dl_tensor_topk (DlTensor   *self,
   if (k < 0 || k > n)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "topk: selected index k out of range (k = %" G_GINT64_FORMAT ", size of dim %d = %"
-                   G_GINT64_FORMAT ")", k, dim, n);
+                   "topk: selected index k out of range (k = %" G_GINT64_FORMAT
+                   ", size of dim %d = %" G_GINT64_FORMAT ")",
+                   k, dim, n);
       return NULL;
     }
   if (!sort_rows (self, dim, largest, k, FALSE, &v, &i, error))
@@ -557,10 +528,12 @@ dl_tensor_topk (DlTensor   *self,
       vc = g_object_ref (v);
       ic = g_object_ref (i);
     }
-  else if (!(vn = dl_tensor_narrow (v, last, 0, k, error)) || !(in = dl_tensor_narrow (i, last, 0, k, error))
+  else if (!(vn = dl_tensor_narrow (v, last, 0, k, error))
+           || !(in = dl_tensor_narrow (i, last, 0, k, error))
            || !(vc = dl_contiguous_nograd (vn, error)) || !(ic = dl_contiguous_nograd (in, error)))
     return NULL;
-  if (!(vo = rows_restore (vc, dim, self->ndim, error)) || !(io = rows_restore (ic, dim, self->ndim, error)))
+  if (!(vo = rows_restore (vc, dim, self->ndim, error))
+      || !(io = rows_restore (ic, dim, self->ndim, error)))
     return NULL;
   record_index_node ("TopkBackward0", self, vo, io, dim, FALSE);
   if (indices)
@@ -572,13 +545,13 @@ dl_tensor_topk (DlTensor   *self,
  * the lower median (NaN, the first, where a row holds NaN), for @k = -2
  * the lower median of the elements that are not NaN. */
 static DlTensor *
-pick_dim (const gchar  *name,
-          DlTensor     *self,
-          gint64        k,
-          gint          dim,
-          gboolean      keepdim,
-          DlTensor    **indices,
-          GError      **error)
+pick_dim (const gchar *name,
+          DlTensor *self,
+          gint64 k,
+          gint dim,
+          gboolean keepdim,
+          DlTensor **indices,
+          GError **error)
 {
   gint64 n, rows, half;
   gint last;
@@ -607,7 +580,8 @@ pick_dim (const gchar  *name,
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                    "%s: selected number k out of range for dimension %d (k = %" G_GINT64_FORMAT
-                   ", size %" G_GINT64_FORMAT ")", name, dim, k + 1, n);
+                   ", size %" G_GINT64_FORMAT ")",
+                   name, dim, k + 1, n);
       return NULL;
     }
   be = dl_tensor_backend (self);
@@ -639,7 +613,8 @@ pick_dim (const gchar  *name,
         return NULL;
       if (k == -1)
         {
-          g_autoptr (DlTensor) has = owned_as (dl_tensor_gt_scalar (cnt, 0, error), DL_DTYPE_INT64, error);
+          g_autoptr (DlTensor) has
+              = owned_as (dl_tensor_gt_scalar (cnt, 0, error), DL_DTYPE_INT64, error);
           g_autoptr (DlTensor) off = has ? dl_tensor_rsub_scalar (cnt, n - half, error) : NULL;
           g_autoptr (DlTensor) shift = off ? dl_tensor_mul (has, off, error) : NULL;
 
@@ -650,7 +625,8 @@ pick_dim (const gchar  *name,
         {
           /* (n - 1 - count) / 2, rounded toward 0: 0 for a row of NaN */
           g_autoptr (DlTensor) valid = dl_tensor_rsub_scalar (cnt, n - 1, error);
-          g_autoptr (DlTensor) vf = valid ? dl_tensor_to_dtype (valid, DL_DTYPE_FLOAT64, error) : NULL;
+          g_autoptr (DlTensor) vf
+              = valid ? dl_tensor_to_dtype (valid, DL_DTYPE_FLOAT64, error) : NULL;
           g_autoptr (DlTensor) h = vf ? dl_tensor_mul_scalar (vf, 0.5, error) : NULL;
 
           if (!h || !(pos = dl_tensor_to_dtype (h, DL_DTYPE_INT64, error)))
@@ -664,13 +640,17 @@ pick_dim (const gchar  *name,
       if (!(pos = dl_full (kshape, v->ndim, half, DL_DTYPE_INT64, dl_tensor_device (self), error)))
         return NULL;
     }
-  if (!(vc = dl_tensor_new_empty_internal (dl_tensor_device (self), self->dtype, pos->sizes, pos->ndim, error))
-      || !(ic = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, pos->sizes, pos->ndim,
-                                              error)))
+  if (!(vc = dl_tensor_new_empty_internal (dl_tensor_device (self), self->dtype, pos->sizes,
+                                           pos->ndim, error))
+      || !(ic = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, pos->sizes,
+                                              pos->ndim, error)))
     return NULL;
-  be->gather_rows (dl_tensor_data (vc), dl_tensor_data (v), dl_tensor_data (pos), rows, 1, n, self->dtype);
-  be->gather_rows (dl_tensor_data (ic), dl_tensor_data (i), dl_tensor_data (pos), rows, 1, n, DL_DTYPE_INT64);
-  if (!(vo = rows_restore (vc, dim, self->ndim, error)) || !(io = rows_restore (ic, dim, self->ndim, error)))
+  be->gather_rows (dl_tensor_data (vc), dl_tensor_data (v), dl_tensor_data (pos), rows, 1, n,
+                   self->dtype);
+  be->gather_rows (dl_tensor_data (ic), dl_tensor_data (i), dl_tensor_data (pos), rows, 1, n,
+                   DL_DTYPE_INT64);
+  if (!(vo = rows_restore (vc, dim, self->ndim, error))
+      || !(io = rows_restore (ic, dim, self->ndim, error)))
     return NULL;
   if (!keepdim && self->ndim > 0)
     {
@@ -685,9 +665,10 @@ pick_dim (const gchar  *name,
       g_object_unref (io);
       io = t;
     }
-  record_index_node (k == -1 ? "MedianBackward1" : k == -2 ? "NanmedianBackward1" : "KthvalueBackward0",
-                     self, vo, io, dim,
-                     !keepdim && self->ndim > 0);
+  record_index_node (k == -1   ? "MedianBackward1"
+                     : k == -2 ? "NanmedianBackward1"
+                               : "KthvalueBackward0",
+                     self, vo, io, dim, !keepdim && self->ndim > 0);
   if (indices)
     *indices = g_steal_pointer (&io);
   return g_steal_pointer (&vo);
@@ -710,11 +691,11 @@ pick_dim (const gchar  *name,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_median_dim (DlTensor   *self,
-                      gint        dim,
-                      gboolean    keepdim,
-                      DlTensor  **indices,
-                      GError    **error)
+dl_tensor_median_dim (DlTensor *self,
+                      gint dim,
+                      gboolean keepdim,
+                      DlTensor **indices,
+                      GError **error)
 {
   return pick_dim ("median", self, -1, dim, keepdim, indices, error);
 }
@@ -736,11 +717,11 @@ dl_tensor_median_dim (DlTensor   *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_nanmedian_dim (DlTensor   *self,
-                         gint        dim,
-                         gboolean    keepdim,
-                         DlTensor  **indices,
-                         GError    **error)
+dl_tensor_nanmedian_dim (DlTensor *self,
+                         gint dim,
+                         gboolean keepdim,
+                         DlTensor **indices,
+                         GError **error)
 {
   return pick_dim ("nanmedian", self, -2, dim, keepdim, indices, error);
 }
@@ -762,12 +743,12 @@ dl_tensor_nanmedian_dim (DlTensor   *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_kthvalue (DlTensor   *self,
-                    gint64      k,
-                    gint        dim,
-                    gboolean    keepdim,
-                    DlTensor  **indices,
-                    GError    **error)
+dl_tensor_kthvalue (DlTensor *self,
+                    gint64 k,
+                    gint dim,
+                    gboolean keepdim,
+                    DlTensor **indices,
+                    GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (k < 1)
@@ -782,10 +763,7 @@ dl_tensor_kthvalue (DlTensor   *self,
 /* median() over everything: the gradient is shared evenly by the elements
  * equal to the median. */
 static gboolean
-median_all_backward (DlNode    *node,
-                     DlTensor **go,
-                     DlTensor **gi,
-                     GError   **error)
+median_all_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlTensor *x, *out;
   g_autoptr (DlTensor) eq = NULL;
@@ -803,9 +781,7 @@ median_all_backward (DlNode    *node,
 }
 
 static DlTensor *
-median_all (gboolean    skip_nan,
-            DlTensor   *self,
-            GError    **error)
+median_all (gboolean skip_nan, DlTensor *self, GError **error)
 {
   gint64 n;
   g_autoptr (DlTensor) flat = NULL;
@@ -827,7 +803,8 @@ median_all (gboolean    skip_nan,
     gboolean was = dl_set_grad_enabled (FALSE);
 
     if ((flat = dl_tensor_reshape (self, &n, 1, error)))
-      out = pick_dim (skip_nan ? "nanmedian" : "median", flat, skip_nan ? -2 : -1, 0, FALSE, NULL, error);
+      out = pick_dim (skip_nan ? "nanmedian" : "median", flat, skip_nan ? -2 : -1, 0, FALSE, NULL,
+                      error);
     else
       out = NULL;
     dl_set_grad_enabled (was);
@@ -836,8 +813,8 @@ median_all (gboolean    skip_nan,
     return NULL;
   if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
     {
-      g_autoptr (DlNode) node = dl_node_new_for_op (skip_nan ? "NanmedianBackward0" : "MedianBackward0",
-                                                    median_all_backward, 1, &self);
+      g_autoptr (DlNode) node = dl_node_new_for_op (
+          skip_nan ? "NanmedianBackward0" : "MedianBackward0", median_all_backward, 1, &self);
 
       dl_node_save (node, self, FALSE);
       dl_node_save (node, out, TRUE);
@@ -859,8 +836,7 @@ median_all (gboolean    skip_nan,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_median (DlTensor  *self,
-                  GError   **error)
+dl_tensor_median (DlTensor *self, GError **error)
 {
   return median_all (FALSE, self, error);
 }
@@ -878,8 +854,7 @@ dl_tensor_median (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_nanmedian (DlTensor  *self,
-                     GError   **error)
+dl_tensor_nanmedian (DlTensor *self, GError **error)
 {
   return median_all (TRUE, self, error);
 }
@@ -902,10 +877,7 @@ dl_tensor_nanmedian (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_unique (DlTensor   *self,
-                  DlTensor  **inverse,
-                  DlTensor  **counts,
-                  GError    **error)
+dl_tensor_unique (DlTensor *self, DlTensor **inverse, DlTensor **counts, GError **error)
 {
   gint64 n, n_unique = 0;
   g_autoptr (DlTensor) flat = NULL;
@@ -927,9 +899,12 @@ dl_tensor_unique (DlTensor   *self,
       || !sort_rows (flat, 0, FALSE, G_MAXINT64, FALSE, &v, &perm, error))
     return NULL;
   if (!(vals = dl_tensor_new_empty_internal (dl_tensor_device (self), self->dtype, &n, 1, error))
-      || !(cnt = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, &n, 1, error))
-      || !(grp = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, &n, 1, error))
-      || !(inv = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, &n, 1, error)))
+      || !(cnt
+           = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, &n, 1, error))
+      || !(grp
+           = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, &n, 1, error))
+      || !(inv
+           = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, &n, 1, error)))
     return NULL;
   if (n > 0)
     {
@@ -967,10 +942,7 @@ dl_tensor_unique (DlTensor   *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_unique_consecutive (DlTensor   *self,
-                              DlTensor  **inverse,
-                              DlTensor  **counts,
-                              GError    **error)
+dl_tensor_unique_consecutive (DlTensor *self, DlTensor **inverse, DlTensor **counts, GError **error)
 {
   gint64 n, rows, len, n_unique = 0;
   g_autoptr (DlTensor) flat = NULL;
@@ -984,15 +956,19 @@ dl_tensor_unique_consecutive (DlTensor   *self,
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   n = self->numel;
-  if (!(flat = dl_tensor_reshape (self, &n, 1, error)) || !(c = rows_copy (flat, 0, self->dtype, &rows, &len, error)))
+  if (!(flat = dl_tensor_reshape (self, &n, 1, error))
+      || !(c = rows_copy (flat, 0, self->dtype, &rows, &len, error)))
     return NULL;
   if (!(vals = dl_tensor_new_empty_internal (dl_tensor_device (self), self->dtype, &n, 1, error))
-      || !(cnt = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, &n, 1, error))
-      || !(grp = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, &n, 1, error)))
+      || !(cnt
+           = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, &n, 1, error))
+      || !(grp
+           = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, &n, 1, error)))
     return NULL;
   if (n > 0)
-    n_unique = dl_tensor_backend (self)->unique_sorted (dl_tensor_data (c), n, self->dtype, dl_tensor_data (vals),
-                                                        dl_tensor_data (cnt), dl_tensor_data (grp));
+    n_unique = dl_tensor_backend (self)->unique_sorted (dl_tensor_data (c), n, self->dtype,
+                                                        dl_tensor_data (vals), dl_tensor_data (cnt),
+                                                        dl_tensor_data (grp));
   if (!(vals_n = dl_tensor_narrow (vals, 0, 0, n_unique, error))
       || !(cnt_n = dl_tensor_narrow (cnt, 0, 0, n_unique, error))
       || !(inv_s = dl_tensor_reshape (grp, self->sizes, self->ndim, error)))

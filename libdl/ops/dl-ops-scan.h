@@ -13,27 +13,41 @@
 
 G_BEGIN_DECLS
 
-DL_EXPORT DlTensor *dl_tensor_cumsum     (DlTensor *self, gint dim, GError **error);
-DL_EXPORT DlTensor *dl_tensor_cumprod    (DlTensor *self, gint dim, GError **error);
-DL_EXPORT DlTensor *dl_tensor_cummax     (DlTensor *self, gint dim, DlTensor **indices,
+DL_EXPORT DlTensor *dl_tensor_cumsum (DlTensor *self, gint dim, GError **error);
+DL_EXPORT DlTensor *dl_tensor_cumprod (DlTensor *self, gint dim, GError **error);
+DL_EXPORT DlTensor *dl_tensor_cummax (DlTensor *self, gint dim, DlTensor **indices, GError **error);
+DL_EXPORT DlTensor *dl_tensor_cummin (DlTensor *self, gint dim, DlTensor **indices, GError **error);
+DL_EXPORT DlTensor *
+dl_tensor_sort (DlTensor *self, gint dim, gboolean descending, DlTensor **indices, GError **error);
+DL_EXPORT DlTensor *dl_tensor_topk (DlTensor *self,
+                                    gint64 k,
+                                    gint dim,
+                                    gboolean largest,
+                                    DlTensor **indices,
+                                    GError **error);
+DL_EXPORT DlTensor *dl_tensor_median (DlTensor *self, GError **error);
+DL_EXPORT DlTensor *dl_tensor_median_dim (DlTensor *self,
+                                          gint dim,
+                                          gboolean keepdim,
+                                          DlTensor **indices,
                                           GError **error);
-DL_EXPORT DlTensor *dl_tensor_cummin     (DlTensor *self, gint dim, DlTensor **indices,
-                                          GError **error);
-DL_EXPORT DlTensor *dl_tensor_sort       (DlTensor *self, gint dim, gboolean descending,
-                                          DlTensor **indices, GError **error);
-DL_EXPORT DlTensor *dl_tensor_topk       (DlTensor *self, gint64 k, gint dim, gboolean largest,
-                                          DlTensor **indices, GError **error);
-DL_EXPORT DlTensor *dl_tensor_median     (DlTensor *self, GError **error);
-DL_EXPORT DlTensor *dl_tensor_median_dim (DlTensor *self, gint dim, gboolean keepdim,
-                                          DlTensor **indices, GError **error);
-DL_EXPORT DlTensor *dl_tensor_nanmedian  (DlTensor *self, GError **error);
-DL_EXPORT DlTensor *dl_tensor_nanmedian_dim (DlTensor *self, gint dim, gboolean keepdim,
-                                             DlTensor **indices, GError **error);
-DL_EXPORT DlTensor *dl_tensor_kthvalue   (DlTensor *self, gint64 k, gint dim, gboolean keepdim,
-                                          DlTensor **indices, GError **error);
-DL_EXPORT DlTensor *dl_tensor_unique     (DlTensor *self, DlTensor **inverse, DlTensor **counts,
-                                          GError **error);
-DL_EXPORT DlTensor *dl_tensor_unique_consecutive (DlTensor *self, DlTensor **inverse,
-                                                  DlTensor **counts, GError **error);
+DL_EXPORT DlTensor *dl_tensor_nanmedian (DlTensor *self, GError **error);
+DL_EXPORT DlTensor *dl_tensor_nanmedian_dim (DlTensor *self,
+                                             gint dim,
+                                             gboolean keepdim,
+                                             DlTensor **indices,
+                                             GError **error);
+DL_EXPORT DlTensor *dl_tensor_kthvalue (DlTensor *self,
+                                        gint64 k,
+                                        gint dim,
+                                        gboolean keepdim,
+                                        DlTensor **indices,
+                                        GError **error);
+DL_EXPORT DlTensor *
+dl_tensor_unique (DlTensor *self, DlTensor **inverse, DlTensor **counts, GError **error);
+DL_EXPORT DlTensor *dl_tensor_unique_consecutive (DlTensor *self,
+                                                  DlTensor **inverse,
+                                                  DlTensor **counts,
+                                                  GError **error);
 
 G_END_DECLS

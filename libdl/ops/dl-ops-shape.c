@@ -11,77 +11,74 @@
 
 enum
 {
-  VIEW_RESHAPE,   /* gradient: reshape back to the input shape */
-  VIEW_PERMUTE,   /* gradient: inverse permutation in ints[1..] */
-  VIEW_EXPAND,    /* gradient: sum back to the input shape */
-  VIEW_SLICE,     /* gradient: zeros with the slice ints[1..4] set */
-  VIEW_SELECT,    /* gradient: zeros with the index ints[1..2] set */
+  VIEW_RESHAPE, /* gradient: reshape back to the input shape */
+  VIEW_PERMUTE, /* gradient: inverse permutation in ints[1..] */
+  VIEW_EXPAND,  /* gradient: sum back to the input shape */
+  VIEW_SLICE,   /* gradient: zeros with the slice ints[1..4] set */
+  VIEW_SELECT,  /* gradient: zeros with the index ints[1..2] set */
 };
 
 static gboolean
-view_backward (DlNode    *node,
-               DlTensor **go,
-               DlTensor **gi,
-               GError   **error)
+view_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlNodeData *d = dl_node_data (node);
   DlInputMeta *in = &d->inputs[0];
 
   switch (d->ints[0])
     {
-    case VIEW_RESHAPE:
-      {
-        g_autoptr (DlTensor) c = dl_tensor_contiguous (go[0], error);
-        gi[0] = c ? dl_tensor_reshape (c, in->sizes, in->ndim, error) : NULL;
-      }
-      break;
-    case VIEW_PERMUTE:
-      {
-        gint inv[DL_MAX_DIMS];
-        for (gint i = 0; i < in->ndim; i++)
-          inv[i] = d->ints[1 + i];
-        gi[0] = dl_tensor_permute (go[0], inv, in->ndim, error);
-      }
-      break;
-    case VIEW_EXPAND:
-      gi[0] = dl_sum_to (go[0], in->sizes, in->ndim, error);
-      break;
-    case VIEW_SLICE:
-    case VIEW_SELECT:
-      {
-        g_autoptr (DlTensor) z = dl_zeros (in->sizes, in->ndim, go[0]->dtype,
-                                           dl_tensor_get_device (go[0]), error);
-        g_autoptr (DlTensor) part = NULL;
-        g_autoptr (DlTensor) done = NULL;
-        gboolean was;
+      case VIEW_RESHAPE:
+        {
+          g_autoptr (DlTensor) c = dl_tensor_contiguous (go[0], error);
+          gi[0] = c ? dl_tensor_reshape (c, in->sizes, in->ndim, error) : NULL;
+        }
+        break;
+      case VIEW_PERMUTE:
+        {
+          gint inv[DL_MAX_DIMS];
+          for (gint i = 0; i < in->ndim; i++)
+            inv[i] = d->ints[1 + i];
+          gi[0] = dl_tensor_permute (go[0], inv, in->ndim, error);
+        }
+        break;
+      case VIEW_EXPAND:
+        gi[0] = dl_sum_to (go[0], in->sizes, in->ndim, error);
+        break;
+      case VIEW_SLICE:
+      case VIEW_SELECT:
+        {
+          g_autoptr (DlTensor) z
+              = dl_zeros (in->sizes, in->ndim, go[0]->dtype, dl_tensor_get_device (go[0]), error);
+          g_autoptr (DlTensor) part = NULL;
+          g_autoptr (DlTensor) done = NULL;
+          gboolean was;
 
-        if (!z)
-          return FALSE;
-        was = dl_set_grad_enabled (FALSE);
-        if (d->ints[0] == VIEW_SLICE)
-          part = dl_tensor_slice (z, d->ints[1], d->ints[2], d->ints[3], d->ints[4], error);
-        else
-          part = dl_tensor_select (z, d->ints[1], d->ints[2], error);
-        done = part ? dl_tensor_copy_ (part, go[0], error) : NULL;
-        dl_set_grad_enabled (was);
-        if (done)
-          gi[0] = g_steal_pointer (&z);
-      }
-      break;
+          if (!z)
+            return FALSE;
+          was = dl_set_grad_enabled (FALSE);
+          if (d->ints[0] == VIEW_SLICE)
+            part = dl_tensor_slice (z, d->ints[1], d->ints[2], d->ints[3], d->ints[4], error);
+          else
+            part = dl_tensor_select (z, d->ints[1], d->ints[2], error);
+          done = part ? dl_tensor_copy_ (part, go[0], error) : NULL;
+          dl_set_grad_enabled (was);
+          if (done)
+            gi[0] = g_steal_pointer (&z);
+        }
+        break;
     }
   return gi[0] != NULL;
 }
 
 static DlTensor *
-make_view_at (DlTensor      *self,
-              const gchar   *node_name,
-              gint           kind,
-              const gint64  *sizes,
-              const gint64  *strides,
-              gint           ndim,
-              gint64         offset,
-              const gint64  *extra,
-              gint           n_extra)
+make_view_at (DlTensor *self,
+              const gchar *node_name,
+              gint kind,
+              const gint64 *sizes,
+              const gint64 *strides,
+              gint ndim,
+              gint64 offset,
+              const gint64 *extra,
+              gint n_extra)
 {
   DlTensor *out = dl_tensor_new_view_internal (self, sizes, strides, ndim, offset);
 
@@ -100,13 +97,13 @@ make_view_at (DlTensor      *self,
 }
 
 static DlTensor *
-make_view (DlTensor      *self,
-           const gchar   *node_name,
-           gint           kind,
-           const gint64  *sizes,
-           const gint64  *strides,
-           gint           ndim,
-           const gint    *inv_perm)
+make_view (DlTensor *self,
+           const gchar *node_name,
+           gint kind,
+           const gint64 *sizes,
+           const gint64 *strides,
+           gint ndim,
+           const gint *inv_perm)
 {
   gint64 extra[DL_MAX_DIMS];
 
@@ -118,12 +115,12 @@ make_view (DlTensor      *self,
 
 /* Resolves one -1 in @shape against @numel. */
 static gboolean
-infer_shape (const gchar   *op,
-             DlTensor      *self,
-             const gint64  *shape,
-             gsize          ndim,
-             gint64        *out,
-             GError       **error)
+infer_shape (const gchar *op,
+             DlTensor *self,
+             const gint64 *shape,
+             gsize ndim,
+             gint64 *out,
+             GError **error)
 {
   gint infer = -1;
   gint64 known = 1;
@@ -140,7 +137,8 @@ infer_shape (const gchar   *op,
         {
           if (infer >= 0)
             {
-              g_set_error (error, DL_ERROR, DL_ERROR_SHAPE, "%s: only one dimension can be inferred", op);
+              g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                           "%s: only one dimension can be inferred", op);
               return FALSE;
             }
           infer = i;
@@ -168,8 +166,8 @@ mismatch:
   {
     g_autofree gchar *s = dl_shape_to_string (shape, ndim);
     g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                 "%s: shape '%s' is invalid for input of size %" G_GINT64_FORMAT,
-                 op, s, self->numel);
+                 "%s: shape '%s' is invalid for input of size %" G_GINT64_FORMAT, op, s,
+                 self->numel);
     return FALSE;
   }
 }
@@ -178,10 +176,7 @@ mismatch:
  * chunk of input dims that is contiguous in memory maps onto a run of
  * output dims with the same element count. */
 static gboolean
-view_strides (DlTensor     *self,
-              const gint64 *shape,
-              gint          ndim,
-              gint64       *strides)
+view_strides (DlTensor *self, const gint64 *shape, gint ndim, gint64 *strides)
 {
   gint view_d = ndim - 1;
   gint64 chunk_base_stride, tensor_numel = 1, view_numel = 1;
@@ -200,8 +195,9 @@ view_strides (DlTensor     *self,
   for (gint td = self->ndim - 1; td >= 0; td--)
     {
       tensor_numel *= self->sizes[td];
-      if (td == 0 || (self->sizes[td - 1] != 1
-                      && self->strides[td - 1] != tensor_numel * chunk_base_stride))
+      if (td == 0
+          || (self->sizes[td - 1] != 1
+              && self->strides[td - 1] != tensor_numel * chunk_base_stride))
         {
           while (view_d >= 0 && (view_numel < tensor_numel || shape[view_d] == 1))
             {
@@ -238,10 +234,7 @@ view_strides (DlTensor     *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_view (DlTensor      *self,
-                const gint64  *shape,
-                gsize          n_dims,
-                GError       **error)
+dl_tensor_view (DlTensor *self, const gint64 *shape, gsize n_dims, GError **error)
 {
   gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS];
 
@@ -274,10 +267,7 @@ dl_tensor_view (DlTensor      *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_reshape (DlTensor      *self,
-                   const gint64  *shape,
-                   gsize          n_dims,
-                   GError       **error)
+dl_tensor_reshape (DlTensor *self, const gint64 *shape, gsize n_dims, GError **error)
 {
   gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS];
   g_autoptr (DlTensor) c = NULL;
@@ -306,10 +296,7 @@ dl_tensor_reshape (DlTensor      *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_flatten (DlTensor  *self,
-                   gint       start_dim,
-                   gint       end_dim,
-                   GError   **error)
+dl_tensor_flatten (DlTensor *self, gint start_dim, gint end_dim, GError **error)
 {
   gint64 shape[DL_MAX_DIMS];
   gint n = 0;
@@ -355,22 +342,20 @@ dl_tensor_flatten (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_permute (DlTensor    *self,
-                   const gint  *dims,
-                   gsize        n_dims,
-                   GError     **error)
+dl_tensor_permute (DlTensor *self, const gint *dims, gsize n_dims, GError **error)
 {
   gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS];
   gint inv[DL_MAX_DIMS];
   gboolean seen[DL_MAX_DIMS] = { FALSE };
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if ((gint) n_dims != self->ndim)
+  if ((gint)n_dims != self->ndim)
     {
       g_autofree gchar *s = dl_shape_to_string (self->sizes, self->ndim);
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                    "permute: number of dims don't match: tensor of shape %s has %d dims "
-                   "but %" G_GSIZE_FORMAT " were given", s, self->ndim, n_dims);
+                   "but %" G_GSIZE_FORMAT " were given",
+                   s, self->ndim, n_dims);
       return NULL;
     }
   for (gsize i = 0; i < n_dims; i++)
@@ -405,10 +390,7 @@ dl_tensor_permute (DlTensor    *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_transpose (DlTensor  *self,
-                     gint       dim0,
-                     gint       dim1,
-                     GError   **error)
+dl_tensor_transpose (DlTensor *self, gint dim0, gint dim1, GError **error)
 {
   gint perm[DL_MAX_DIMS];
   gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS];
@@ -438,8 +420,7 @@ dl_tensor_transpose (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_t (DlTensor  *self,
-             GError   **error)
+dl_tensor_t (DlTensor *self, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (self->ndim > 2)
@@ -449,7 +430,8 @@ dl_tensor_t (DlTensor  *self,
       return NULL;
     }
   if (self->ndim < 2)
-    return make_view (self, "TBackward0", VIEW_RESHAPE, self->sizes, self->strides, self->ndim, NULL);
+    return make_view (self, "TBackward0", VIEW_RESHAPE, self->sizes, self->strides, self->ndim,
+                      NULL);
   {
     gint64 sizes[2] = { self->sizes[1], self->sizes[0] };
     gint64 strides[2] = { self->strides[1], self->strides[0] };
@@ -470,9 +452,7 @@ dl_tensor_t (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_unsqueeze (DlTensor  *self,
-                     gint       dim,
-                     GError   **error)
+dl_tensor_unsqueeze (DlTensor *self, gint dim, GError **error)
 {
   gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS];
   gint n = self->ndim + 1;
@@ -480,14 +460,16 @@ dl_tensor_unsqueeze (DlTensor  *self,
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (dim < -n || dim >= n)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
-                   "unsqueeze: dimension out of range (expected to be in range of [%d, %d], but got %d)",
-                   -n, n - 1, dim);
+      g_set_error (
+          error, DL_ERROR, DL_ERROR_INDEX,
+          "unsqueeze: dimension out of range (expected to be in range of [%d, %d], but got %d)", -n,
+          n - 1, dim);
       return NULL;
     }
   if (n > DL_MAX_DIMS)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE, "unsqueeze: at most %d dimensions", DL_MAX_DIMS);
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE, "unsqueeze: at most %d dimensions",
+                   DL_MAX_DIMS);
       return NULL;
     }
   if (dim < 0)
@@ -521,9 +503,7 @@ dl_tensor_unsqueeze (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_squeeze_dim (DlTensor  *self,
-                       gint       dim,
-                       GError   **error)
+dl_tensor_squeeze_dim (DlTensor *self, gint dim, GError **error)
 {
   gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS];
   gint n = 0;
@@ -555,16 +535,13 @@ dl_tensor_squeeze_dim (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_expand (DlTensor      *self,
-                  const gint64  *shape,
-                  gsize          n_dims,
-                  GError       **error)
+dl_tensor_expand (DlTensor *self, const gint64 *shape, gsize n_dims, GError **error)
 {
   gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS];
   gint lead;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if ((gint) n_dims < self->ndim || n_dims > DL_MAX_DIMS)
+  if ((gint)n_dims < self->ndim || n_dims > DL_MAX_DIMS)
     {
       g_autofree gchar *s = dl_shape_to_string (shape, n_dims);
       g_autofree gchar *ss = dl_shape_to_string (self->sizes, self->ndim);
@@ -575,7 +552,7 @@ dl_tensor_expand (DlTensor      *self,
       return NULL;
     }
   lead = n_dims - self->ndim;
-  for (gint i = 0; i < (gint) n_dims; i++)
+  for (gint i = 0; i < (gint)n_dims; i++)
     {
       gint j = i - lead;
       gint64 want = shape[i];
@@ -608,7 +585,8 @@ dl_tensor_expand (DlTensor      *self,
           g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                        "expand: the expanded size of the tensor (%" G_GINT64_FORMAT ") must "
                        "match the existing size (%" G_GINT64_FORMAT ") at non-singleton "
-                       "dimension %d; %s to %s", want, self->sizes[j], i, ss, s);
+                       "dimension %d; %s to %s",
+                       want, self->sizes[j], i, ss, s);
           return NULL;
         }
     }
@@ -626,8 +604,7 @@ dl_tensor_expand (DlTensor      *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_contiguous (DlTensor  *self,
-                      GError   **error)
+dl_tensor_contiguous (DlTensor *self, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (dl_tensor_is_contiguous (self))
@@ -668,12 +645,7 @@ dl_tensor_detach (DlTensor *self)
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_slice (DlTensor  *self,
-                 gint       dim,
-                 gint64     start,
-                 gint64     end,
-                 gint64     step,
-                 GError   **error)
+dl_tensor_slice (DlTensor *self, gint dim, gint64 start, gint64 end, gint64 step, GError **error)
 {
   gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS], n, extra[4];
 
@@ -724,11 +696,7 @@ dl_tensor_slice (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_narrow (DlTensor  *self,
-                  gint       dim,
-                  gint64     start,
-                  gint64     length,
-                  GError   **error)
+dl_tensor_narrow (DlTensor *self, gint dim, gint64 start, gint64 length, GError **error)
 {
   gint64 n;
 
@@ -736,7 +704,8 @@ dl_tensor_narrow (DlTensor  *self,
   if (self->ndim == 0 || !dl_normalize_dim ("narrow", &dim, self->ndim, error))
     {
       if (self->ndim == 0)
-        g_set_error (error, DL_ERROR, DL_ERROR_INDEX, "narrow: cannot be applied to a 0-dim tensor.");
+        g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
+                     "narrow: cannot be applied to a 0-dim tensor.");
       return NULL;
     }
   n = self->sizes[dim];
@@ -746,7 +715,8 @@ dl_tensor_narrow (DlTensor  *self,
     {
       g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
                    "narrow: start (%" G_GINT64_FORMAT ") + length (%" G_GINT64_FORMAT
-                   ") exceeds dimension size (%" G_GINT64_FORMAT ").", start, length, n);
+                   ") exceeds dimension size (%" G_GINT64_FORMAT ").",
+                   start, length, n);
       return NULL;
     }
   return dl_tensor_slice (self, dim, start, start + length, 1, error);
@@ -766,10 +736,7 @@ dl_tensor_narrow (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_select (DlTensor  *self,
-                  gint       dim,
-                  gint64     index,
-                  GError   **error)
+dl_tensor_select (DlTensor *self, gint dim, gint64 index, GError **error)
 {
   gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS], extra[2];
   gint n = 0;
@@ -785,8 +752,9 @@ dl_tensor_select (DlTensor  *self,
   if (index < -self->sizes[dim] || index >= self->sizes[dim])
     {
       g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
-                   "select: index %" G_GINT64_FORMAT " is out of bounds for dimension %d with size %"
-                   G_GINT64_FORMAT, index, dim, self->sizes[dim]);
+                   "select: index %" G_GINT64_FORMAT
+                   " is out of bounds for dimension %d with size %" G_GINT64_FORMAT,
+                   index, dim, self->sizes[dim]);
       return NULL;
     }
   if (index < 0)
@@ -821,11 +789,7 @@ dl_tensor_select (DlTensor  *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_unflatten (DlTensor      *self,
-                     gint           dim,
-                     const gint64  *sizes,
-                     gsize          n_sizes,
-                     GError       **error)
+dl_tensor_unflatten (DlTensor *self, gint dim, const gint64 *sizes, gsize n_sizes, GError **error)
 {
   gint64 shape[DL_MAX_DIMS], known = 1;
   gint n = 0, infer = -1;
@@ -837,10 +801,11 @@ dl_tensor_unflatten (DlTensor      *self,
         g_set_error (error, DL_ERROR, DL_ERROR_INDEX, "unflatten: cannot unflatten a 0-d tensor");
       return NULL;
     }
-  if (n_sizes == 0 || self->ndim - 1 + (gint) n_sizes > DL_MAX_DIMS)
+  if (n_sizes == 0 || self->ndim - 1 + (gint)n_sizes > DL_MAX_DIMS)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "unflatten: sizes must hold between 1 and %d entries", DL_MAX_DIMS - self->ndim + 1);
+                   "unflatten: sizes must hold between 1 and %d entries",
+                   DL_MAX_DIMS - self->ndim + 1);
       return NULL;
     }
   for (gsize i = 0; i < n_sizes; i++)
@@ -860,15 +825,17 @@ dl_tensor_unflatten (DlTensor      *self,
       || (infer >= 0 && (known == 0 || self->sizes[dim] % known != 0)))
     {
       g_autofree gchar *s = dl_shape_to_string (sizes, n_sizes);
-      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "unflatten: provided sizes %s don't multiply up to the size of dim %d (%"
-                   G_GINT64_FORMAT ") in the input tensor", s, dim, self->sizes[dim]);
+      g_set_error (
+          error, DL_ERROR, DL_ERROR_SHAPE,
+          "unflatten: provided sizes %s don't multiply up to the size of dim %d (%" G_GINT64_FORMAT
+          ") in the input tensor",
+          s, dim, self->sizes[dim]);
       return NULL;
     }
   for (gint i = 0; i < dim; i++)
     shape[n++] = self->sizes[i];
   for (gsize i = 0; i < n_sizes; i++)
-    shape[n++] = (gint) i == infer ? self->sizes[dim] / known : sizes[i];
+    shape[n++] = (gint)i == infer ? self->sizes[dim] / known : sizes[i];
   for (gint i = dim + 1; i < self->ndim; i++)
     shape[n++] = self->sizes[i];
   return dl_tensor_reshape (self, shape, n, error);

@@ -13,9 +13,7 @@
 #include "dl-ops-reduce-private.h"
 
 static DlTensor *
-mask_as (DlTensor  *bool_t,
-         DlDType    dtype,
-         GError   **error)
+mask_as (DlTensor *bool_t, DlDType dtype, GError **error)
 {
   g_autoptr (DlTensor) b = bool_t;
 
@@ -23,9 +21,7 @@ mask_as (DlTensor  *bool_t,
 }
 
 static gboolean
-check_floating (const gchar  *op,
-                DlTensor     *self,
-                GError      **error)
+check_floating (const gchar *op, DlTensor *self, GError **error)
 {
   if (dl_dtype_is_floating_point (self->dtype))
     return TRUE;
@@ -43,9 +39,7 @@ is_half (DlDType dt)
 
 /* @r (owned, nullable) cast back to the half type @dt (differentiable). */
 static DlTensor *
-to_half (DlTensor  *r,
-         DlDType    dt,
-         GError   **error)
+to_half (DlTensor *r, DlDType dt, GError **error)
 {
   g_autoptr (DlTensor) owned = r;
 
@@ -54,12 +48,12 @@ to_half (DlTensor  *r,
 
 static DlTensor *
 var_impl (const gchar *op,
-          DlTensor    *self,
-          const gint  *dims,
-          gsize        n,
-          gdouble      correction,
-          gboolean     keepdim,
-          GError     **error)
+          DlTensor *self,
+          const gint *dims,
+          gsize n,
+          gdouble correction,
+          gboolean keepdim,
+          GError **error)
 {
   gboolean mask[DL_MAX_DIMS];
   gint64 count = 1;
@@ -75,18 +69,18 @@ var_impl (const gchar *op,
     {
       /* computed in float32, rounded once */
       g_autoptr (DlTensor) f = dl_tensor_to_dtype (self, DL_DTYPE_FLOAT32, error);
-      return f ? to_half (var_impl (op, f, dims, n, correction, keepdim, error), self->dtype, error) : NULL;
+      return f ? to_half (var_impl (op, f, dims, n, correction, keepdim, error), self->dtype, error)
+               : NULL;
     }
   for (gint i = 0; i < self->ndim; i++)
     if (mask[i])
       count *= self->sizes[i];
   /* two passes: the squared deviations from the mean, summed */
   if (!(mean = dl_tensor_mean_dims (self, dims, n, TRUE, error))
-      || !(dev = dl_tensor_sub (self, mean, error))
-      || !(sq = dl_tensor_mul (dev, dev, error))
+      || !(dev = dl_tensor_sub (self, mean, error)) || !(sq = dl_tensor_mul (dev, dev, error))
       || !(ss = dl_tensor_sum_dims (sq, dims, n, keepdim, error)))
     return NULL;
-  return dl_tensor_div_scalar (ss, MAX (0.0, (gdouble) count - correction), error);
+  return dl_tensor_div_scalar (ss, MAX (0.0, (gdouble)count - correction), error);
 }
 
 /**
@@ -107,12 +101,12 @@ var_impl (const gchar *op,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_var (DlTensor    *self,
-               const gint  *dims,
-               gsize        n_dims,
-               gdouble      correction,
-               gboolean     keepdim,
-               GError     **error)
+dl_tensor_var (DlTensor *self,
+               const gint *dims,
+               gsize n_dims,
+               gdouble correction,
+               gboolean keepdim,
+               GError **error)
 {
   return var_impl ("var", self, dims, n_dims, correction, keepdim, error);
 }
@@ -135,19 +129,20 @@ dl_tensor_var (DlTensor    *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_std (DlTensor    *self,
-               const gint  *dims,
-               gsize        n_dims,
-               gdouble      correction,
-               gboolean     keepdim,
-               GError     **error)
+dl_tensor_std (DlTensor *self,
+               const gint *dims,
+               gsize n_dims,
+               gdouble correction,
+               gboolean keepdim,
+               GError **error)
 {
   g_autoptr (DlTensor) v = NULL;
 
   if (DL_IS_TENSOR (self) && is_half (self->dtype))
     {
       g_autoptr (DlTensor) f = dl_tensor_to_dtype (self, DL_DTYPE_FLOAT32, error);
-      return f ? to_half (dl_tensor_std (f, dims, n_dims, correction, keepdim, error), self->dtype, error)
+      return f ? to_half (dl_tensor_std (f, dims, n_dims, correction, keepdim, error), self->dtype,
+                          error)
                : NULL;
     }
   v = var_impl ("std", self, dims, n_dims, correction, keepdim, error);
@@ -156,10 +151,7 @@ dl_tensor_std (DlTensor    *self,
 
 /* d ||x||_2 / dx = x / ||x||, taken as 0 where the norm is 0. */
 static gboolean
-norm2_backward (DlNode    *node,
-                DlTensor **go,
-                DlTensor **gi,
-                GError   **error)
+norm2_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlNodeData *d = dl_node_data (node);
   DlTensor *x, *out;
@@ -171,7 +163,8 @@ norm2_backward (DlNode    *node,
 
   if (!(x = dl_node_get_saved (node, 0, error)) || !(out = dl_node_get_saved (node, 1, error)))
     return FALSE;
-  if (!(g = dl_reduce_node_keepdim (d, go[0], error)) || !(nk = dl_reduce_node_keepdim (d, out, error))
+  if (!(g = dl_reduce_node_keepdim (d, go[0], error))
+      || !(nk = dl_reduce_node_keepdim (d, out, error))
       || !(zero = mask_as (dl_tensor_eq_scalar (nk, 0, error), nk->dtype, error))
       || !(safe = dl_tensor_add (nk, zero, error)) || !(q = dl_tensor_div (g, safe, error)))
     return FALSE;
@@ -182,9 +175,7 @@ norm2_backward (DlNode    *node,
 /* |t|^e (t >= 0) as exp (e log t), without autograd; 0^e is 0 for e > 0
  * and infinity for e < 0. */
 static DlTensor *
-pow_abs (DlTensor  *t,
-         gdouble    e,
-         GError   **error)
+pow_abs (DlTensor *t, gdouble e, GError **error)
 {
   g_autoptr (DlTensor) l = dl_tensor_log (t, error);
   g_autoptr (DlTensor) le = l ? dl_tensor_mul_scalar (l, e, error) : NULL;
@@ -195,10 +186,7 @@ pow_abs (DlTensor  *t,
 /* d ||x||_p / dx = sign (x) |x|^(p-1) / ||x||^(p-1), taken as 0 where the
  * norm is 0. scalars[0] = p. */
 static gboolean
-normp_backward (DlNode    *node,
-                DlTensor **go,
-                DlTensor **gi,
-                GError   **error)
+normp_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlNodeData *d = dl_node_data (node);
   gdouble p = d->scalars[0];
@@ -220,7 +208,8 @@ normp_backward (DlNode    *node,
   if (!(x = dl_node_get_saved (node, 0, error)) || !(out = dl_node_get_saved (node, 1, error)))
     return FALSE;
   was = dl_set_grad_enabled (FALSE);
-  if (!(g = dl_reduce_node_keepdim (d, go[0], error)) || !(nk = dl_reduce_node_keepdim (d, out, error))
+  if (!(g = dl_reduce_node_keepdim (d, go[0], error))
+      || !(nk = dl_reduce_node_keepdim (d, out, error))
       || !(zero = mask_as (dl_tensor_eq_scalar (nk, 0, error), nk->dtype, error))
       || !(safe = dl_tensor_add (nk, zero, error)) || !(a = dl_tensor_abs (x, error))
       || !(num = pow_abs (a, p - 1, error)) || !(den = pow_abs (safe, p - 1, error))
@@ -255,17 +244,18 @@ normp_backward (DlNode    *node,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_norm (DlTensor    *self,
-                gdouble      p,
-                const gint  *dims,
-                gsize        n_dims,
-                gboolean     keepdim,
-                GError     **error)
+dl_tensor_norm (DlTensor *self,
+                gdouble p,
+                const gint *dims,
+                gsize n_dims,
+                gboolean keepdim,
+                GError **error)
 {
   gboolean mask[DL_MAX_DIMS];
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!check_floating ("norm", self, error) || !dl_reduce_dims_mask ("norm", self, dims, n_dims, mask, error))
+  if (!check_floating ("norm", self, error)
+      || !dl_reduce_dims_mask ("norm", self, dims, n_dims, mask, error))
     return NULL;
   {
     gint64 count = 1;
@@ -282,7 +272,8 @@ dl_tensor_norm (DlTensor    *self,
   if (is_half (self->dtype) && !isinf (p))
     {
       g_autoptr (DlTensor) f = dl_tensor_to_dtype (self, DL_DTYPE_FLOAT32, error);
-      return f ? to_half (dl_tensor_norm (f, p, dims, n_dims, keepdim, error), self->dtype, error) : NULL;
+      return f ? to_half (dl_tensor_norm (f, p, dims, n_dims, keepdim, error), self->dtype, error)
+               : NULL;
     }
   if (p == 1)
     {
@@ -361,10 +352,14 @@ dtype_max (DlDType dt)
 {
   switch (dt)
     {
-    case DL_DTYPE_FLOAT16: return 65504.0;
-    case DL_DTYPE_BFLOAT16: return 3.3895313892515355e38;
-    case DL_DTYPE_FLOAT32: return 3.4028234663852886e38;
-    default: return G_MAXDOUBLE;
+      case DL_DTYPE_FLOAT16:
+        return 65504.0;
+      case DL_DTYPE_BFLOAT16:
+        return 3.3895313892515355e38;
+      case DL_DTYPE_FLOAT32:
+        return 3.4028234663852886e38;
+      default:
+        return G_MAXDOUBLE;
     }
 }
 
@@ -384,11 +379,11 @@ dtype_max (DlDType dt)
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_logsumexp (DlTensor    *self,
-                     const gint  *dims,
-                     gsize        n_dims,
-                     gboolean     keepdim,
-                     GError     **error)
+dl_tensor_logsumexp (DlTensor *self,
+                     const gint *dims,
+                     gsize n_dims,
+                     gboolean keepdim,
+                     GError **error)
 {
   gboolean mask[DL_MAX_DIMS];
   gint64 count = 1;
@@ -406,10 +401,11 @@ dl_tensor_logsumexp (DlTensor    *self,
   if (is_half (self->dtype))
     {
       g_autoptr (DlTensor) f = dl_tensor_to_dtype (self, DL_DTYPE_FLOAT32, error);
-      return f ? to_half (dl_tensor_logsumexp (f, dims, n_dims, keepdim, error), self->dtype, error) : NULL;
+      return f ? to_half (dl_tensor_logsumexp (f, dims, n_dims, keepdim, error), self->dtype, error)
+               : NULL;
     }
   x = dl_dtype_is_floating_point (self->dtype) ? g_object_ref (self)
-                                                : dl_tensor_to_dtype (self, DL_DTYPE_FLOAT32, error);
+                                               : dl_tensor_to_dtype (self, DL_DTYPE_FLOAT32, error);
   if (!x)
     return NULL;
   for (gint i = 0; i < x->ndim; i++)
@@ -433,7 +429,8 @@ dl_tensor_logsumexp (DlTensor    *self,
   else if (!(shift = dl_zeros (NULL, 0, x->dtype, NULL, error)))
     return NULL;
   if (!(shifted = dl_tensor_sub (x, shift, error)) || !(e = dl_tensor_exp (shifted, error))
-      || !(s = dl_tensor_sum_dims (e, dims, n_dims, keepdim, error)) || !(l = dl_tensor_log (s, error)))
+      || !(s = dl_tensor_sum_dims (e, dims, n_dims, keepdim, error))
+      || !(l = dl_tensor_log (s, error)))
     return NULL;
   if (count > 0 && !keepdim)
     {
@@ -461,11 +458,7 @@ dl_tensor_logsumexp (DlTensor    *self,
  * Since: 1.0
  */
 DlTensor *
-dl_tensor_nanmean (DlTensor    *self,
-                   const gint  *dims,
-                   gsize        n_dims,
-                   gboolean     keepdim,
-                   GError     **error)
+dl_tensor_nanmean (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim, GError **error)
 {
   g_autoptr (DlTensor) s = NULL;
   g_autoptr (DlTensor) ok = NULL;
@@ -483,9 +476,11 @@ dl_tensor_nanmean (DlTensor    *self,
   if (is_half (self->dtype))
     {
       g_autoptr (DlTensor) f = dl_tensor_to_dtype (self, DL_DTYPE_FLOAT32, error);
-      return f ? to_half (dl_tensor_nanmean (f, dims, n_dims, keepdim, error), self->dtype, error) : NULL;
+      return f ? to_half (dl_tensor_nanmean (f, dims, n_dims, keepdim, error), self->dtype, error)
+               : NULL;
     }
-  if (!(s = dl_tensor_nansum (self, dims, n_dims, keepdim, error)) || !(ok = dl_tensor_eq (self, self, error))
+  if (!(s = dl_tensor_nansum (self, dims, n_dims, keepdim, error))
+      || !(ok = dl_tensor_eq (self, self, error))
       || !(count = dl_tensor_sum_dims (ok, dims, n_dims, keepdim, error))
       || !(countf = dl_tensor_to_dtype (count, self->dtype, error)))
     return NULL;

@@ -48,40 +48,33 @@ dl_optimizer_dispose (GObject *object)
 }
 
 static void
-dl_optimizer_get_property (GObject    *object,
-                           guint       prop_id,
-                           GValue     *value,
-                           GParamSpec *pspec)
+dl_optimizer_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
   switch (prop_id)
     {
-    case PROP_LR:
-      g_value_set_double (value, dl_optimizer_get_lr (DL_OPTIMIZER (object)));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      case PROP_LR:
+        g_value_set_double (value, dl_optimizer_get_lr (DL_OPTIMIZER (object)));
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
 static void
-dl_optimizer_set_property (GObject      *object,
-                           guint         prop_id,
-                           const GValue *value,
-                           GParamSpec   *pspec)
+dl_optimizer_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   switch (prop_id)
     {
-    case PROP_LR:
-      dl_optimizer_set_lr (DL_OPTIMIZER (object), g_value_get_double (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      case PROP_LR:
+        dl_optimizer_set_lr (DL_OPTIMIZER (object), g_value_get_double (value));
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
 static gboolean
-dl_optimizer_real_step (DlOptimizer  *self,
-                        GError      **error)
+dl_optimizer_real_step (DlOptimizer *self, GError **error)
 {
   g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
                "step: optimizer of type %s does not implement step", G_OBJECT_TYPE_NAME (self));
@@ -105,9 +98,9 @@ dl_optimizer_class_init (DlOptimizerClass *klass)
    *
    * Since: 1.0
    */
-  properties[PROP_LR] =
-    g_param_spec_double ("lr", NULL, NULL, 0, G_MAXDOUBLE, 1e-3,
-                         G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  properties[PROP_LR]
+      = g_param_spec_double ("lr", NULL, NULL, 0, G_MAXDOUBLE, 1e-3,
+                             G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -133,8 +126,7 @@ dl_optimizer_init (DlOptimizer *self)
  * Since: 1.0
  */
 gboolean
-dl_optimizer_step (DlOptimizer  *self,
-                   GError      **error)
+dl_optimizer_step (DlOptimizer *self, GError **error)
 {
   GError *local = NULL;
   gboolean ok, was;
@@ -149,8 +141,8 @@ dl_optimizer_step (DlOptimizer  *self,
       return FALSE;
     }
   if (!ok)
-    g_set_error (error, DL_ERROR, DL_ERROR_FAILED,
-                 "step: %s.step failed", G_OBJECT_TYPE_NAME (self));
+    g_set_error (error, DL_ERROR, DL_ERROR_FAILED, "step: %s.step failed",
+                 G_OBJECT_TYPE_NAME (self));
   return ok;
 }
 
@@ -165,8 +157,7 @@ dl_optimizer_step (DlOptimizer  *self,
  * Since: 1.0
  */
 void
-dl_optimizer_zero_grad (DlOptimizer *self,
-                        gboolean     set_to_none)
+dl_optimizer_zero_grad (DlOptimizer *self, gboolean set_to_none)
 {
   DlOptimizerPrivate *priv;
 
@@ -198,8 +189,7 @@ dl_optimizer_zero_grad (DlOptimizer *self,
  * Since: 1.0
  */
 void
-dl_optimizer_add_params (DlOptimizer *self,
-                         GPtrArray   *params)
+dl_optimizer_add_params (DlOptimizer *self, GPtrArray *params)
 {
   DlOptimizerPrivate *priv;
 
@@ -260,8 +250,7 @@ dl_optimizer_get_lr (DlOptimizer *self)
  * Since: 1.0
  */
 void
-dl_optimizer_set_lr (DlOptimizer *self,
-                     gdouble      lr)
+dl_optimizer_set_lr (DlOptimizer *self, gdouble lr)
 {
   DlOptimizerPrivate *priv;
 

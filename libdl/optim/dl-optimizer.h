@@ -31,28 +31,23 @@ struct _DlOptimizerClass
 {
   GObjectClass parent_class;
 
-  gboolean (*step) (DlOptimizer  *self,
-                    GError      **error);
+  gboolean (*step) (DlOptimizer *self, GError **error);
 
   /*< private >*/
   gpointer padding[8];
 };
 
 DL_EXPORT
-gboolean   dl_optimizer_step       (DlOptimizer  *self,
-                                    GError      **error);
+gboolean dl_optimizer_step (DlOptimizer *self, GError **error);
 DL_EXPORT
-void       dl_optimizer_zero_grad  (DlOptimizer  *self,
-                                    gboolean      set_to_none);
+void dl_optimizer_zero_grad (DlOptimizer *self, gboolean set_to_none);
 DL_EXPORT
-void       dl_optimizer_add_params (DlOptimizer  *self,
-                                    GPtrArray    *params);
+void dl_optimizer_add_params (DlOptimizer *self, GPtrArray *params);
 DL_EXPORT
-GPtrArray *dl_optimizer_get_params (DlOptimizer  *self);
+GPtrArray *dl_optimizer_get_params (DlOptimizer *self);
 DL_EXPORT
-gdouble    dl_optimizer_get_lr     (DlOptimizer  *self);
+gdouble dl_optimizer_get_lr (DlOptimizer *self);
 DL_EXPORT
-void       dl_optimizer_set_lr     (DlOptimizer  *self,
-                                    gdouble       lr);
+void dl_optimizer_set_lr (DlOptimizer *self, gdouble lr);
 
 G_END_DECLS

@@ -33,12 +33,16 @@ struct _DlSgd
 
 G_DEFINE_FINAL_TYPE (DlSgd, dl_sgd, DL_TYPE_OPTIMIZER)
 
-#define TRY(expr) \
-  G_STMT_START { if (!(expr)) return FALSE; } G_STMT_END
+#define TRY(expr)                                                                                  \
+  G_STMT_START                                                                                     \
+  {                                                                                                \
+    if (!(expr))                                                                                   \
+      return FALSE;                                                                                \
+  }                                                                                                \
+  G_STMT_END
 
 static gboolean
-dl_sgd_step (DlOptimizer  *optimizer,
-             GError      **error)
+dl_sgd_step (DlOptimizer *optimizer, GError **error)
 {
   DlSgd *self = DL_SGD (optimizer);
   GPtrArray *params = dl_optimizer_get_params (optimizer);
@@ -132,22 +136,26 @@ dl_sgd_init (DlSgd *self)
  * Since: 1.0
  */
 DlSgd *
-dl_sgd_new (GPtrArray  *params,
-            gdouble     lr,
-            gdouble     momentum,
-            gdouble     dampening,
-            gdouble     weight_decay,
-            gboolean    nesterov,
-            GError    **error)
+dl_sgd_new (GPtrArray *params,
+            gdouble lr,
+            gdouble momentum,
+            gdouble dampening,
+            gdouble weight_decay,
+            gboolean nesterov,
+            GError **error)
 {
   DlSgd *self;
 
   g_return_val_if_fail (params != NULL, NULL);
   if (lr < 0 || momentum < 0 || weight_decay < 0)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "SGD: invalid %s value: %g", lr < 0 ? "learning rate" : momentum < 0 ? "momentum" : "weight_decay",
-                   lr < 0 ? lr : momentum < 0 ? momentum : weight_decay);
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "SGD: invalid %s value: %g",
+                   lr < 0         ? "learning rate"
+                   : momentum < 0 ? "momentum"
+                                  : "weight_decay",
+                   lr < 0         ? lr
+                   : momentum < 0 ? momentum
+                                  : weight_decay);
       return NULL;
     }
   if (nesterov && (momentum <= 0 || dampening != 0))
@@ -158,7 +166,8 @@ dl_sgd_new (GPtrArray  *params,
     }
   if (params->len == 0)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "SGD: optimizer got an empty parameter list");
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "SGD: optimizer got an empty parameter list");
       return NULL;
     }
   self = g_object_new (DL_TYPE_SGD, "lr", lr, NULL);

@@ -18,12 +18,12 @@ DL_EXPORT
 G_DECLARE_FINAL_TYPE (DlSgd, dl_sgd, DL, SGD, DlOptimizer)
 
 DL_EXPORT
-DlSgd *dl_sgd_new (GPtrArray  *params,
-                   gdouble     lr,
-                   gdouble     momentum,
-                   gdouble     dampening,
-                   gdouble     weight_decay,
-                   gboolean    nesterov,
-                   GError    **error);
+DlSgd *dl_sgd_new (GPtrArray *params,
+                   gdouble lr,
+                   gdouble momentum,
+                   gdouble dampening,
+                   gdouble weight_decay,
+                   gboolean nesterov,
+                   GError **error);
 
 G_END_DECLS

@@ -14,8 +14,7 @@
 G_BEGIN_DECLS
 
 static inline gint64
-dl_test_numel (const gint64 *shape,
-               gsize         n_dims)
+dl_test_numel (const gint64 *shape, gsize n_dims)
 {
   gint64 n = 1;
 
@@ -27,10 +26,7 @@ dl_test_numel (const gint64 *shape,
 /* A new tensor of @dtype holding @values (row-major), built through float64
  * bytes: the values themselves go through no kernel but the cast. */
 static inline DlTensor *
-dl_test_tensor (const gdouble *values,
-                const gint64  *shape,
-                gsize          n_dims,
-                DlDType        dtype)
+dl_test_tensor (const gdouble *values, const gint64 *shape, gsize n_dims, DlDType dtype)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (GBytes) bytes = NULL;
@@ -82,15 +78,13 @@ dl_test_random_values (gint64 n)
 }
 
 static inline void
-dl_test_assert_shape (DlTensor     *t,
-                      const gint64 *shape,
-                      gsize         n_dims)
+dl_test_assert_shape (DlTensor *t, const gint64 *shape, gsize n_dims)
 {
   gsize nd = 0;
   const gint64 *s = dl_tensor_get_shape (t, &nd);
 
   g_assert_cmpuint (nd, ==, n_dims);
-  g_assert_cmpint (dl_tensor_get_ndim (t), ==, (gint) n_dims);
+  g_assert_cmpint (dl_tensor_get_ndim (t), ==, (gint)n_dims);
   for (gsize i = 0; i < n_dims; i++)
     g_assert_cmpint (s[i], ==, shape[i]);
 }
@@ -98,10 +92,7 @@ dl_test_assert_shape (DlTensor     *t,
 /* Compares @t's values with @expected within an absolute + relative
  * tolerance, naming the first index that differs. */
 static inline void
-dl_test_assert_values (DlTensor      *t,
-                       const gdouble *expected,
-                       gint64         n,
-                       gdouble        tol)
+dl_test_assert_values (DlTensor *t, const gdouble *expected, gint64 n, gdouble tol)
 {
   g_autofree gdouble *v = dl_test_values (t);
 
@@ -109,13 +100,13 @@ dl_test_assert_values (DlTensor      *t,
   for (gint64 i = 0; i < n; i++)
     if (!(fabs (v[i] - expected[i]) <= tol * (1.0 + fabs (expected[i]))))
       {
-        g_test_fail_printf ("element %" G_GINT64_FORMAT ": got %.9g, expected %.9g (tol %g)",
-                            i, v[i], expected[i], tol);
+        g_test_fail_printf ("element %" G_GINT64_FORMAT ": got %.9g, expected %.9g (tol %g)", i,
+                            v[i], expected[i], tol);
         return;
       }
 }
 
-#define DL_TEST_SHAPE(...) ((const gint64[]) { __VA_ARGS__ }), \
-  G_N_ELEMENTS (((const gint64[]) { __VA_ARGS__ }))
+#define DL_TEST_SHAPE(...)                                                                         \
+  ((const gint64[]){ __VA_ARGS__ }), G_N_ELEMENTS (((const gint64[]){ __VA_ARGS__ }))
 
 G_END_DECLS

@@ -9,7 +9,7 @@
  */
 #include "dl-allocator-private.h"
 
-#define KiB ((gsize) 1024)
+#define KiB ((gsize)1024)
 #define MIN_CACHED (1 * KiB)
 
 /* The fake raw allocator: plain malloc, with counters and an optional
@@ -38,8 +38,7 @@ fake_alloc (gsize nbytes)
 }
 
 static void
-fake_free (gpointer ptr,
-           gsize    nbytes)
+fake_free (gpointer ptr, gsize nbytes)
 {
   g_assert_true (g_hash_table_contains (raw.live, ptr));
   /* the allocator frees a block with the size it allocated it with */
@@ -88,8 +87,8 @@ test_round_size (void)
   };
   /* from the minimum on: four classes per power of two, p + k * p/4 */
   static const gsize large[][2] = {
-    { 1024, 1024 }, { 1025, 1280 }, { 1280, 1280 }, { 1281, 1536 },
-    { 2047, 2048 }, { 2048, 2048 }, { 2049, 2560 }, { 3000, 3072 },
+    { 1024, 1024 }, { 1025, 1280 },       { 1280, 1280 },       { 1281, 1536 },
+    { 2047, 2048 }, { 2048, 2048 },       { 2049, 2560 },       { 3000, 3072 },
     { 4097, 5120 }, { 1000000, 1048576 }, { 1048577, 1310720 },
   };
   g_autoptr (GString) wrong = g_string_new (NULL);
@@ -102,8 +101,10 @@ test_round_size (void)
       gsize r = dl_allocator_round_size (a, large[i][0]);
 
       if (r != large[i][1])
-        g_string_append_printf (wrong, " round_size (%" G_GSIZE_FORMAT ") = %" G_GSIZE_FORMAT
-                                ", expected %" G_GSIZE_FORMAT ";", large[i][0], r, large[i][1]);
+        g_string_append_printf (wrong,
+                                " round_size (%" G_GSIZE_FORMAT ") = %" G_GSIZE_FORMAT
+                                ", expected %" G_GSIZE_FORMAT ";",
+                                large[i][0], r, large[i][1]);
     }
 
   /* the general properties, on every size up to 64 KiB and some beyond:
@@ -120,14 +121,16 @@ test_round_size (void)
       if (n >= MIN_CACHED)
         g_assert_cmpuint (r - n, <=, n / 4 + 64);
       if (rr != r && n_not_fixed++ == 0)
-        g_string_append_printf (wrong, " not a fixed point: round_size (%" G_GSIZE_FORMAT ") = %"
-                                G_GSIZE_FORMAT " but round_size (%" G_GSIZE_FORMAT ") = %"
-                                G_GSIZE_FORMAT ";", n, r, r, rr);
+        g_string_append_printf (wrong,
+                                " not a fixed point: round_size (%" G_GSIZE_FORMAT
+                                ") = %" G_GSIZE_FORMAT " but round_size (%" G_GSIZE_FORMAT
+                                ") = %" G_GSIZE_FORMAT ";",
+                                n, r, r, rr);
       prev = r;
     }
   if (wrong->len)
-    g_test_fail_printf ("%s (%u sizes round to a size that is not its own class)",
-                        wrong->str, n_not_fixed);
+    g_test_fail_printf ("%s (%u sizes round to a size that is not its own class)", wrong->str,
+                        n_not_fixed);
   free_allocator (a);
 }
 
@@ -349,7 +352,7 @@ thread_func (gpointer data)
   for (gint i = 0; i < 2000; i++)
     {
       gsize bs;
-      gsize n = (gsize) (1 + (i * 7919) % 16) * KiB;
+      gsize n = (gsize)(1 + (i * 7919) % 16) * KiB;
       gpointer p = dl_allocator_alloc (a, n, &bs);
 
       g_assert_nonnull (p);
@@ -381,8 +384,7 @@ test_threads (void)
 }
 
 int
-main (int   argc,
-      char *argv[])
+main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
 

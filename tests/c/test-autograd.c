@@ -13,8 +13,7 @@
 #define TOL_EXACT 1e-12
 
 /* A function of up to MAX_INPUTS tensors; its output may have any shape. */
-typedef DlTensor *(*TestFunc) (DlTensor **x,
-                               GError   **error);
+typedef DlTensor *(*TestFunc) (DlTensor **x, GError **error);
 
 typedef struct
 {
@@ -23,17 +22,14 @@ typedef struct
   guint n_inputs;
   gint64 shapes[MAX_INPUTS][4];
   gsize n_dims[MAX_INPUTS];
-  gdouble min_abs; /* keep inputs at least this far from 0 (log, div, relu) */
+  gdouble min_abs;   /* keep inputs at least this far from 0 (log, div, relu) */
   gboolean positive; /* and positive (log) */
 } GradCase;
 
 /* L = sum (f (x) * w): with random weights @w every output element gets its
  * own weight, so a gradient routed to the wrong element shows. */
 static DlTensor *
-weighted_loss (const GradCase *c,
-               DlTensor      **x,
-               const gdouble  *w,
-               GError        **error)
+weighted_loss (const GradCase *c, DlTensor **x, const gdouble *w, GError **error)
 {
   g_autoptr (DlTensor) out = c->func (x, error);
   g_autoptr (DlTensor) wt = NULL;
@@ -51,9 +47,7 @@ weighted_loss (const GradCase *c,
 }
 
 static gdouble
-eval_loss (const GradCase *c,
-           gdouble       **vals,
-           const gdouble  *w)
+eval_loss (const GradCase *c, gdouble **vals, const gdouble *w)
 {
   g_autoptr (GError) error = NULL;
   DlTensor *x[MAX_INPUTS] = { NULL };
@@ -152,59 +146,155 @@ gradcheck (gconstpointer data)
 
 /* The functions under test */
 
-static DlTensor *f_add (DlTensor **x, GError **e) { return dl_tensor_add (x[0], x[1], e); }
-static DlTensor *f_sub (DlTensor **x, GError **e) { return dl_tensor_sub (x[0], x[1], e); }
-static DlTensor *f_mul (DlTensor **x, GError **e) { return dl_tensor_mul (x[0], x[1], e); }
-static DlTensor *f_div (DlTensor **x, GError **e) { return dl_tensor_div (x[0], x[1], e); }
-static DlTensor *f_exp (DlTensor **x, GError **e) { return dl_tensor_exp (x[0], e); }
-static DlTensor *f_log (DlTensor **x, GError **e) { return dl_tensor_log (x[0], e); }
-static DlTensor *f_relu (DlTensor **x, GError **e) { return dl_tensor_relu (x[0], e); }
-static DlTensor *f_matmul (DlTensor **x, GError **e) { return dl_tensor_matmul (x[0], x[1], e); }
-static DlTensor *f_sum (DlTensor **x, GError **e) { return dl_tensor_sum (x[0], e); }
-static DlTensor *f_mean (DlTensor **x, GError **e) { return dl_tensor_mean (x[0], e); }
-static DlTensor *f_log_softmax1 (DlTensor **x, GError **e) { return dl_tensor_log_softmax (x[0], 1, e); }
-static DlTensor *f_log_softmax0 (DlTensor **x, GError **e) { return dl_tensor_log_softmax (x[0], 0, e); }
-
 static DlTensor *
-f_sum_dims (DlTensor **x,
-            GError   **e)
+f_add (DlTensor **x, GError **e)
 {
-  return dl_tensor_sum_dims (x[0], (gint[]) { 0, 2 }, 2, TRUE, e);
+  return dl_tensor_add (x[0], x[1], e);
+}
+static DlTensor *
+f_sub (DlTensor **x, GError **e)
+{
+  return dl_tensor_sub (x[0], x[1], e);
+}
+static DlTensor *
+f_mul (DlTensor **x, GError **e)
+{
+  return dl_tensor_mul (x[0], x[1], e);
+}
+static DlTensor *
+f_div (DlTensor **x, GError **e)
+{
+  return dl_tensor_div (x[0], x[1], e);
+}
+static DlTensor *
+f_exp (DlTensor **x, GError **e)
+{
+  return dl_tensor_exp (x[0], e);
+}
+static DlTensor *
+f_log (DlTensor **x, GError **e)
+{
+  return dl_tensor_log (x[0], e);
+}
+static DlTensor *
+f_relu (DlTensor **x, GError **e)
+{
+  return dl_tensor_relu (x[0], e);
+}
+static DlTensor *
+f_matmul (DlTensor **x, GError **e)
+{
+  return dl_tensor_matmul (x[0], x[1], e);
+}
+static DlTensor *
+f_sum (DlTensor **x, GError **e)
+{
+  return dl_tensor_sum (x[0], e);
+}
+static DlTensor *
+f_mean (DlTensor **x, GError **e)
+{
+  return dl_tensor_mean (x[0], e);
+}
+static DlTensor *
+f_log_softmax1 (DlTensor **x, GError **e)
+{
+  return dl_tensor_log_softmax (x[0], 1, e);
+}
+static DlTensor *
+f_log_softmax0 (DlTensor **x, GError **e)
+{
+  return dl_tensor_log_softmax (x[0], 0, e);
 }
 
 static DlTensor *
-f_mean_dims (DlTensor **x,
-             GError   **e)
+f_sum_dims (DlTensor **x, GError **e)
 {
-  return dl_tensor_mean_dims (x[0], (gint[]) { -1 }, 1, FALSE, e);
+  return dl_tensor_sum_dims (x[0], (gint[]){ 0, 2 }, 2, TRUE, e);
 }
 
 static DlTensor *
-f_max_dim (DlTensor **x,
-           GError   **e)
+f_mean_dims (DlTensor **x, GError **e)
+{
+  return dl_tensor_mean_dims (x[0], (gint[]){ -1 }, 1, FALSE, e);
+}
+
+static DlTensor *
+f_max_dim (DlTensor **x, GError **e)
 {
   g_autoptr (DlTensor) idx = NULL;
 
   return dl_tensor_max_dim (x[0], 1, FALSE, &idx, e);
 }
 
-static DlTensor *f_neg (DlTensor **x, GError **e) { return dl_tensor_neg (x[0], e); }
-static DlTensor *f_tanh (DlTensor **x, GError **e) { return dl_tensor_tanh (x[0], e); }
-static DlTensor *f_sigmoid (DlTensor **x, GError **e) { return dl_tensor_sigmoid (x[0], e); }
-static DlTensor *f_sqrt (DlTensor **x, GError **e) { return dl_tensor_sqrt (x[0], e); }
-static DlTensor *f_abs (DlTensor **x, GError **e) { return dl_tensor_abs (x[0], e); }
-static DlTensor *f_softmax (DlTensor **x, GError **e) { return dl_tensor_softmax (x[0], -1, e); }
-static DlTensor *f_maximum (DlTensor **x, GError **e) { return dl_tensor_maximum (x[0], x[1], e); }
-static DlTensor *f_minimum (DlTensor **x, GError **e) { return dl_tensor_minimum (x[0], x[1], e); }
-static DlTensor *f_max (DlTensor **x, GError **e) { return dl_tensor_max (x[0], e); }
-static DlTensor *f_add_scaled (DlTensor **x, GError **e) { return dl_tensor_add_scaled (x[0], x[1], -2.5, e); }
-static DlTensor *f_rsub (DlTensor **x, GError **e) { return dl_tensor_rsub_scalar (x[0], 3, e); }
-static DlTensor *f_rdiv (DlTensor **x, GError **e) { return dl_tensor_rdiv_scalar (x[0], 3, e); }
-static DlTensor *f_div_scalar (DlTensor **x, GError **e) { return dl_tensor_div_scalar (x[0], -4, e); }
+static DlTensor *
+f_neg (DlTensor **x, GError **e)
+{
+  return dl_tensor_neg (x[0], e);
+}
+static DlTensor *
+f_tanh (DlTensor **x, GError **e)
+{
+  return dl_tensor_tanh (x[0], e);
+}
+static DlTensor *
+f_sigmoid (DlTensor **x, GError **e)
+{
+  return dl_tensor_sigmoid (x[0], e);
+}
+static DlTensor *
+f_sqrt (DlTensor **x, GError **e)
+{
+  return dl_tensor_sqrt (x[0], e);
+}
+static DlTensor *
+f_abs (DlTensor **x, GError **e)
+{
+  return dl_tensor_abs (x[0], e);
+}
+static DlTensor *
+f_softmax (DlTensor **x, GError **e)
+{
+  return dl_tensor_softmax (x[0], -1, e);
+}
+static DlTensor *
+f_maximum (DlTensor **x, GError **e)
+{
+  return dl_tensor_maximum (x[0], x[1], e);
+}
+static DlTensor *
+f_minimum (DlTensor **x, GError **e)
+{
+  return dl_tensor_minimum (x[0], x[1], e);
+}
+static DlTensor *
+f_max (DlTensor **x, GError **e)
+{
+  return dl_tensor_max (x[0], e);
+}
+static DlTensor *
+f_add_scaled (DlTensor **x, GError **e)
+{
+  return dl_tensor_add_scaled (x[0], x[1], -2.5, e);
+}
+static DlTensor *
+f_rsub (DlTensor **x, GError **e)
+{
+  return dl_tensor_rsub_scalar (x[0], 3, e);
+}
+static DlTensor *
+f_rdiv (DlTensor **x, GError **e)
+{
+  return dl_tensor_rdiv_scalar (x[0], 3, e);
+}
+static DlTensor *
+f_div_scalar (DlTensor **x, GError **e)
+{
+  return dl_tensor_div_scalar (x[0], -4, e);
+}
 
 static DlTensor *
-f_min_dim (DlTensor **x,
-           GError   **e)
+f_min_dim (DlTensor **x, GError **e)
 {
   g_autoptr (DlTensor) idx = NULL;
 
@@ -213,11 +303,10 @@ f_min_dim (DlTensor **x,
 
 /* view, permute, expand, unsqueeze, flatten, reshape of a strided tensor */
 static DlTensor *
-f_shapes (DlTensor **x,
-          GError   **e)
+f_shapes (DlTensor **x, GError **e)
 {
   g_autoptr (DlTensor) v = dl_tensor_view (x[0], DL_TEST_SHAPE (2, 3, 2), e);
-  g_autoptr (DlTensor) p = v ? dl_tensor_permute (v, (gint[]) { 2, 0, 1 }, 3, e) : NULL;
+  g_autoptr (DlTensor) p = v ? dl_tensor_permute (v, (gint[]){ 2, 0, 1 }, 3, e) : NULL;
   g_autoptr (DlTensor) u = p ? dl_tensor_unsqueeze (p, 1, e) : NULL;
   g_autoptr (DlTensor) ex = u ? dl_tensor_expand (u, DL_TEST_SHAPE (2, 3, 2, 3), e) : NULL;
   g_autoptr (DlTensor) f = ex ? dl_tensor_flatten (ex, 1, 2, e) : NULL;
@@ -226,19 +315,17 @@ f_shapes (DlTensor **x,
 }
 
 static DlTensor *
-f_cross_entropy (DlTensor **x,
-                 GError   **e)
+f_cross_entropy (DlTensor **x, GError **e)
 {
-  g_autoptr (DlTensor) target =
-    dl_test_tensor ((gdouble[]) { 2, 0, 1, 2 }, DL_TEST_SHAPE (4), DL_DTYPE_INT64);
+  g_autoptr (DlTensor) target
+      = dl_test_tensor ((gdouble[]){ 2, 0, 1, 2 }, DL_TEST_SHAPE (4), DL_DTYPE_INT64);
 
   return dl_cross_entropy (x[0], target, e);
 }
 
 /* matmul of a transposed operand: strided inputs and gradients */
 static DlTensor *
-f_matmul_t (DlTensor **x,
-            GError   **e)
+f_matmul_t (DlTensor **x, GError **e)
 {
   g_autoptr (DlTensor) at = dl_tensor_t (x[0], e);
 
@@ -247,8 +334,7 @@ f_matmul_t (DlTensor **x,
 
 /* a small chain: log_softmax (relu (x W) + b) */
 static DlTensor *
-f_chain (DlTensor **x,
-         GError   **e)
+f_chain (DlTensor **x, GError **e)
 {
   g_autoptr (DlTensor) h = dl_tensor_matmul (x[0], x[1], e);
   g_autoptr (DlTensor) r = h ? dl_tensor_relu (h, e) : NULL;
@@ -321,24 +407,24 @@ test_accumulate (void)
 
   g_assert_true (dl_tensor_backward (y, NULL, TRUE, FALSE, &error));
   g_assert_no_error (error);
-  dl_test_assert_values (dl_tensor_get_grad (x), (gdouble[]) { 2, -4, 6 }, 3, 0);
+  dl_test_assert_values (dl_tensor_get_grad (x), (gdouble[]){ 2, -4, 6 }, 3, 0);
   /* the graph was retained: a second backward adds the same again */
   g_assert_true (dl_tensor_backward (y, NULL, FALSE, FALSE, &error));
   g_assert_no_error (error);
-  dl_test_assert_values (dl_tensor_get_grad (x), (gdouble[]) { 4, -8, 12 }, 3, 0);
+  dl_test_assert_values (dl_tensor_get_grad (x), (gdouble[]){ 4, -8, 12 }, 3, 0);
   /* a third without retain_graph: the saved tensors are gone */
   g_assert_false (dl_tensor_backward (y, NULL, FALSE, FALSE, &error));
   g_assert_error (error, DL_ERROR, DL_ERROR_AUTOGRAD);
   g_assert_nonnull (strstr (error->message, "second time"));
   g_clear_error (&error);
   /* the failed backward left the gradient alone */
-  dl_test_assert_values (dl_tensor_get_grad (x), (gdouble[]) { 4, -8, 12 }, 3, 0);
+  dl_test_assert_values (dl_tensor_get_grad (x), (gdouble[]){ 4, -8, 12 }, 3, 0);
 
   /* a fresh graph accumulates into the same leaf */
   y2 = dl_tensor_sum (x, &error);
   g_assert_true (dl_tensor_backward (y2, NULL, FALSE, FALSE, &error));
   g_assert_no_error (error);
-  dl_test_assert_values (dl_tensor_get_grad (x), (gdouble[]) { 5, -7, 13 }, 3, 0);
+  dl_test_assert_values (dl_tensor_get_grad (x), (gdouble[]){ 5, -7, 13 }, 3, 0);
 
   /* set_grad (NULL) clears it */
   dl_tensor_set_grad (x, NULL, NULL);
@@ -367,7 +453,7 @@ test_backward_errors (void)
   g = dl_full (DL_TEST_SHAPE (2, 2), 0.5, DL_DTYPE_FLOAT32, NULL, &error);
   g_assert_true (dl_tensor_backward (y, g, FALSE, FALSE, &error));
   g_assert_no_error (error);
-  dl_test_assert_values (dl_tensor_get_grad (x), (gdouble[]) { 1.5, 1.5, 1.5, 1.5 }, 4, 0);
+  dl_test_assert_values (dl_tensor_get_grad (x), (gdouble[]){ 1.5, 1.5, 1.5, 1.5 }, 4, 0);
 
   /* a non-leaf cannot stop requiring grad */
   g_assert_false (dl_tensor_set_requires_grad (y, FALSE, &error));
@@ -454,13 +540,13 @@ test_create_graph (void)
   g_assert_true (dl_tensor_backward (y, NULL, TRUE, TRUE, &error));
   g_assert_no_error (error);
   g = g_object_ref (dl_tensor_get_grad (x));
-  dl_test_assert_values (g, (gdouble[]) { 3, 12 }, 2, TOL_EXACT);
+  dl_test_assert_values (g, (gdouble[]){ 3, 12 }, 2, TOL_EXACT);
   g_assert_nonnull (dl_tensor_get_grad_fn (g));
   dl_tensor_set_grad (x, NULL, NULL);
   gs = dl_tensor_sum (g, &error);
   g_assert_true (dl_tensor_backward (gs, NULL, FALSE, FALSE, &error));
   g_assert_no_error (error);
-  dl_test_assert_values (dl_tensor_get_grad (x), (gdouble[]) { 6, 12 }, 2, TOL_EXACT);
+  dl_test_assert_values (dl_tensor_get_grad (x), (gdouble[]){ 6, 12 }, 2, TOL_EXACT);
 }
 
 /* In-place ops and autograd */
@@ -469,7 +555,7 @@ static DlTensor *
 leaf3 (gdouble a, gdouble b, gdouble c)
 {
   g_autoptr (GError) error = NULL;
-  DlTensor *x = dl_test_tensor ((gdouble[]) { a, b, c }, DL_TEST_SHAPE (3), DL_DTYPE_FLOAT64);
+  DlTensor *x = dl_test_tensor ((gdouble[]){ a, b, c }, DL_TEST_SHAPE (3), DL_DTYPE_FLOAT64);
 
   g_assert_true (dl_tensor_set_requires_grad (x, TRUE, &error));
   return x;
@@ -490,14 +576,14 @@ test_inplace_checks (void)
   g_assert_null (r);
   g_assert_error (error, DL_ERROR, DL_ERROR_AUTOGRAD);
   g_clear_error (&error);
-  dl_test_assert_values (x, (gdouble[]) { 1, 2, 3 }, 3, 0);
+  dl_test_assert_values (x, (gdouble[]){ 1, 2, 3 }, 3, 0);
   /* ... except with grad recording off, as an optimizer step does */
   was = dl_set_grad_enabled (FALSE);
   r = dl_tensor_add_scalar_ (x, 1, &error);
   dl_set_grad_enabled (was);
   g_assert_no_error (error);
   g_clear_object (&r);
-  dl_test_assert_values (x, (gdouble[]) { 2, 3, 4 }, 3, 0);
+  dl_test_assert_values (x, (gdouble[]){ 2, 3, 4 }, 3, 0);
   g_assert_true (dl_tensor_is_leaf (x));
 
   /* exp saves its output: changing it in place makes backward refuse */
@@ -524,7 +610,7 @@ check_inplace_non_leaf (gboolean use_mul)
   r = use_mul ? dl_tensor_mul_scalar_ (y, 3, &error) : dl_tensor_add_scalar_ (y, 1, &error);
   g_assert_no_error (error);
   g_assert_true (r == y);
-  dl_test_assert_values (y, use_mul ? (gdouble[]) { 6, 12, 18 } : (gdouble[]) { 3, 5, 7 }, 3, 0);
+  dl_test_assert_values (y, use_mul ? (gdouble[]){ 6, 12, 18 } : (gdouble[]){ 3, 5, 7 }, 3, 0);
   s = dl_tensor_sum (y, &error);
   if (!dl_tensor_backward (s, NULL, FALSE, FALSE, &error))
     {
@@ -532,7 +618,7 @@ check_inplace_non_leaf (gboolean use_mul)
                           use_mul ? "mul_scalar_" : "add_scalar_", error->message);
       return;
     }
-  dl_test_assert_values (dl_tensor_get_grad (x), (gdouble[]) { expected, expected, expected }, 3, 0);
+  dl_test_assert_values (dl_tensor_get_grad (x), (gdouble[]){ expected, expected, expected }, 3, 0);
 }
 
 static void
@@ -565,22 +651,21 @@ test_inplace_view_of_non_leaf (void)
       return;
     }
   g_assert_no_error (error);
-  dl_test_assert_values (y, (gdouble[]) { 5, 10, 15 }, 3, 0);
+  dl_test_assert_values (y, (gdouble[]){ 5, 10, 15 }, 3, 0);
   s = dl_tensor_sum (y, &error);
   if (!dl_tensor_backward (s, NULL, FALSE, FALSE, &error))
     {
       g_assert_error (error, DL_ERROR, DL_ERROR_AUTOGRAD);
       return;
     }
-  dl_test_assert_values (dl_tensor_get_grad (x), (gdouble[]) { 5, 5, 5 }, 3, 0);
+  dl_test_assert_values (dl_tensor_get_grad (x), (gdouble[]){ 5, 5, 5 }, 3, 0);
 }
 
 /* Reference cycles: after backward (or without it) and dropping every
  * reference, the tensors and the nodes of the graph are finalized. */
 
 static void
-check_graph_freed (gboolean run_backward,
-                   gboolean retain_graph)
+check_graph_freed (gboolean run_backward, gboolean retain_graph)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (DlDevice) cpu = dl_device_get ("cpu", NULL);
@@ -592,8 +677,8 @@ check_graph_freed (gboolean run_backward,
   gpointer mm_node, exp_node, lsm_node, sum_node;
 
   dl_tensor_set_requires_grad (w, TRUE, &error);
-  h = dl_tensor_matmul (x, w, &error);      /* saves its inputs */
-  e = dl_tensor_exp (h, &error);            /* saves its output */
+  h = dl_tensor_matmul (x, w, &error);       /* saves its inputs */
+  e = dl_tensor_exp (h, &error);             /* saves its output */
   ls = dl_tensor_log_softmax (e, 1, &error); /* a composite */
   y = dl_tensor_mean (ls, &error);
   g_assert_no_error (error);
@@ -650,8 +735,7 @@ test_no_cycles (void)
 }
 
 int
-main (int   argc,
-      char *argv[])
+main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
 

@@ -12,9 +12,7 @@
 /* Asserts @error is DL_ERROR @code and that its message holds each of the
  * NULL-terminated strings that follow. */
 static void
-assert_dl_error (const GError *error,
-                 gint          code,
-                 ...)
+assert_dl_error (const GError *error, gint code, ...)
 {
   va_list args;
   const gchar *s;
@@ -26,7 +24,6 @@ assert_dl_error (const GError *error,
       g_test_fail_printf ("error message \"%s\" lacks \"%s\"", error->message, s);
   va_end (args);
 }
-
 
 static void
 test_error_broadcast (void)
@@ -108,7 +105,7 @@ test_error_index (void)
   g_assert_cmpint (dl_tensor_get_size (a, 2, &error), ==, -1);
   g_assert_error (error, DL_ERROR, DL_ERROR_INDEX);
   g_clear_error (&error);
-  r = dl_tensor_sum_dims (a, (gint[]) { -3 }, 1, FALSE, &error);
+  r = dl_tensor_sum_dims (a, (gint[]){ -3 }, 1, FALSE, &error);
   g_assert_null (r);
   g_assert_error (error, DL_ERROR, DL_ERROR_INDEX);
   g_clear_error (&error);
@@ -121,7 +118,7 @@ test_error_index (void)
   g_assert_null (r);
   g_assert_error (error, DL_ERROR, DL_ERROR_INDEX);
   g_clear_error (&error);
-  r = dl_tensor_permute (a, (gint[]) { 0, 0 }, 2, &error);
+  r = dl_tensor_permute (a, (gint[]){ 0, 0 }, 2, &error);
   g_assert_null (r);
   g_assert_nonnull (error);
   g_assert_true (error->domain == DL_ERROR);
@@ -146,14 +143,14 @@ test_error_out_of_memory (void)
 {
   g_autoptr (GError) error = NULL;
   /* 2^60 elements: caught before any allocation */
-  g_autoptr (DlTensor) t = dl_zeros (DL_TEST_SHAPE ((gint64) 1 << 40, (gint64) 1 << 20),
-                                     DL_DTYPE_FLOAT32, NULL, &error);
+  g_autoptr (DlTensor) t
+      = dl_zeros (DL_TEST_SHAPE ((gint64)1 << 40, (gint64)1 << 20), DL_DTYPE_FLOAT32, NULL, &error);
 
   g_assert_null (t);
   assert_dl_error (error, DL_ERROR_OUT_OF_MEMORY, NULL);
   g_clear_error (&error);
   /* 2^47 bytes: more than the address space, so the allocation itself fails */
-  t = dl_empty (DL_TEST_SHAPE ((gint64) 1 << 45), DL_DTYPE_FLOAT32, NULL, &error);
+  t = dl_empty (DL_TEST_SHAPE ((gint64)1 << 45), DL_DTYPE_FLOAT32, NULL, &error);
   g_assert_null (t);
   assert_dl_error (error, DL_ERROR_OUT_OF_MEMORY, NULL);
 }
@@ -163,7 +160,8 @@ test_error_bytes_length (void)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (GBytes) bytes = g_bytes_new ("1234567", 7);
-  g_autoptr (DlTensor) t = dl_tensor_new_from_bytes (bytes, DL_DTYPE_FLOAT32, DL_TEST_SHAPE (2), &error);
+  g_autoptr (DlTensor) t
+      = dl_tensor_new_from_bytes (bytes, DL_DTYPE_FLOAT32, DL_TEST_SHAPE (2), &error);
 
   g_assert_null (t);
   assert_dl_error (error, DL_ERROR_SHAPE, "8", "7", NULL);
@@ -216,9 +214,10 @@ test_error_io_format (void)
   bad_gzip = g_build_filename (dir, "bad.gz", NULL);
   good = g_build_filename (dir, "good", NULL);
   g_assert_true (g_file_set_contents (bad_magic, "\x12\x34\x56\x78 not an idx file", -1, NULL));
-  g_assert_true (g_file_set_contents (truncated, (const gchar *) trunc_data, sizeof trunc_data, NULL));
-  g_assert_true (g_file_set_contents (bad_gzip, (const gchar *) gzip_data, sizeof gzip_data, NULL));
-  g_assert_true (g_file_set_contents (good, (const gchar *) good_data, sizeof good_data, NULL));
+  g_assert_true (
+      g_file_set_contents (truncated, (const gchar *)trunc_data, sizeof trunc_data, NULL));
+  g_assert_true (g_file_set_contents (bad_gzip, (const gchar *)gzip_data, sizeof gzip_data, NULL));
+  g_assert_true (g_file_set_contents (good, (const gchar *)good_data, sizeof good_data, NULL));
 
   t = dl_read_idx (missing, NULL, &error);
   g_assert_null (t);
@@ -245,7 +244,7 @@ test_error_io_format (void)
   g_assert_no_error (error);
   g_assert_cmpint (dl_tensor_get_dtype (t), ==, DL_DTYPE_UINT8);
   dl_test_assert_shape (t, DL_TEST_SHAPE (2, 3));
-  dl_test_assert_values (t, (gdouble[]) { 1, 2, 3, 4, 5, 255 }, 6, 0);
+  dl_test_assert_values (t, (gdouble[]){ 1, 2, 3, 4, 5, 255 }, 6, 0);
 
   /* a cancelled read reports the cancellation as it is */
   {
@@ -295,8 +294,7 @@ test_error_device (void)
 }
 
 int
-main (int   argc,
-      char *argv[])
+main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
 

@@ -85,8 +85,8 @@ test_randperm (void)
         {
           g_assert_cmpfloat (v[i], >=, 0);
           g_assert_cmpfloat (v[i], <, n);
-          g_assert_false (seen[(gint64) v[i]]);
-          seen[(gint64) v[i]] = TRUE;
+          g_assert_false (seen[(gint64)v[i]]);
+          seen[(gint64)v[i]] = TRUE;
         }
     }
   g_assert_null (dl_randperm (-1, DL_DTYPE_INT64, NULL, g, &error));
@@ -138,7 +138,7 @@ test_multinomial (void)
       v = dl_test_values (s);
       for (gint r = 0; r < 2; r++)
         for (gint64 i = 0; i < n; i++)
-          g_assert_cmpfloat (w[r * 4 + (gint) v[r * n + i]], >, 0);
+          g_assert_cmpfloat (w[r * 4 + (gint)v[r * n + i]], >, 0);
       if (!repl)
         for (gint r = 0; r < 2; r++)
           g_assert_cmpfloat (v[r * 2], !=, v[r * 2 + 1]);
@@ -177,7 +177,7 @@ test_linalg (void)
   g_autoptr (DlTensor) a = dl_test_tensor (av, DL_TEST_SHAPE (2, 3, 4), DL_DTYPE_FLOAT64);
   g_autoptr (DlTensor) b = dl_test_tensor (bv, DL_TEST_SHAPE (2, 4, 5), DL_DTYPE_FLOAT64);
   g_autoptr (DlTensor) p = dl_tensor_bmm (a, b, &error);
-  g_autoptr (DlTensor) q = dl_einsum ("bij,bjk->bik", (DlTensor *[]) { a, b }, 2, &error);
+  g_autoptr (DlTensor) q = dl_einsum ("bij,bjk->bik", (DlTensor *[]){ a, b }, 2, &error);
   g_autoptr (DlTensor) tr = NULL;
   g_autoptr (DlTensor) sq = NULL;
   g_autoptr (DlTensor) bad = NULL;
@@ -212,8 +212,7 @@ test_linalg (void)
 }
 
 int
-main (int    argc,
-      char **argv)
+main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/generator/seed-and-state", test_generator_seed_and_state);

@@ -10,26 +10,22 @@
 
 static const DlDType all_dtypes[] = {
   DL_DTYPE_FLOAT32, DL_DTYPE_FLOAT64, DL_DTYPE_FLOAT16, DL_DTYPE_BFLOAT16,
-  DL_DTYPE_INT32, DL_DTYPE_INT64, DL_DTYPE_UINT8, DL_DTYPE_BOOL,
+  DL_DTYPE_INT32,   DL_DTYPE_INT64,   DL_DTYPE_UINT8,   DL_DTYPE_BOOL,
 };
 
 /* small integers survive every dtype exactly (bool: 0 or 1) */
 static gdouble *
-small_values (gint64  n,
-              DlDType dtype)
+small_values (gint64 n, DlDType dtype)
 {
   gdouble *v = g_new (gdouble, MAX (n, 1));
 
   for (gint64 i = 0; i < n; i++)
-    v[i] = dtype == DL_DTYPE_BOOL ? g_test_rand_int_range (0, 2)
-                                  : g_test_rand_int_range (0, 50);
+    v[i] = dtype == DL_DTYPE_BOOL ? g_test_rand_int_range (0, 2) : g_test_rand_int_range (0, 50);
   return v;
 }
 
 static DlTensor *
-index_tensor (const gint64 *idx,
-              const gint64 *shape,
-              gsize         n_dims)
+index_tensor (const gint64 *idx, const gint64 *shape, gsize n_dims)
 {
   gint64 n = dl_test_numel (shape, n_dims);
   g_autofree gdouble *v = g_new (gdouble, MAX (n, 1));
@@ -145,7 +141,7 @@ test_gather_threaded (void)
   g_autofree gdouble *a = dl_test_random_values (rows * cols);
   g_autofree gint64 *idx = g_new (gint64, n);
   g_autofree gdouble *expected = g_new (gdouble, n * cols);
-  g_autoptr (DlTensor) x = dl_test_tensor (a, (gint64[]) { rows, cols }, 2, DL_DTYPE_FLOAT32);
+  g_autoptr (DlTensor) x = dl_test_tensor (a, (gint64[]){ rows, cols }, 2, DL_DTYPE_FLOAT32);
   g_autoptr (DlTensor) it = NULL;
   g_autoptr (DlTensor) r = NULL;
 
@@ -155,10 +151,10 @@ test_gather_threaded (void)
       for (gint64 j = 0; j < cols; j++)
         expected[i * cols + j] = a[idx[i] * cols + j];
     }
-  it = index_tensor (idx, (gint64[]) { n }, 1);
+  it = index_tensor (idx, (gint64[]){ n }, 1);
   r = dl_tensor_index_select (x, 0, it, &error);
   g_assert_no_error (error);
-  dl_test_assert_shape (r, (gint64[]) { n, cols }, 2);
+  dl_test_assert_shape (r, (gint64[]){ n, cols }, 2);
   dl_test_assert_values (r, expected, n * cols, 1e-6);
 }
 
@@ -202,7 +198,7 @@ test_where_and_masks (void)
       dl_test_assert_values (ms, selected, n_sel, 0);
       nz = dl_tensor_nonzero (at, &error);
       g_assert_no_error (error);
-      dl_test_assert_shape (nz, (gint64[]) { n_nz, 2 }, 2);
+      dl_test_assert_shape (nz, (gint64[]){ n_nz, 2 }, 2);
       for (gint64 i = 0; i < 2 * n_nz; i++)
         nz_expected[i] = coords[i];
       dl_test_assert_values (nz, nz_expected, 2 * n_nz, 0);
@@ -227,11 +223,11 @@ test_index_and_put (void)
     a[i] = i;
   x = dl_test_tensor (a, DL_TEST_SHAPE (3, 4), DL_DTYPE_FLOAT32);
   /* x[i0] : rows 2, 0, 1 */
-  r = dl_tensor_index (x, (DlTensor *[]) { t0 }, 1, &error);
+  r = dl_tensor_index (x, (DlTensor *[]){ t0 }, 1, &error);
   g_assert_no_error (error);
   dl_test_assert_shape (r, DL_TEST_SHAPE (3, 4));
   /* x[i0, i1] */
-  r2 = dl_tensor_index (x, (DlTensor *[]) { t0, t1 }, 2, &error);
+  r2 = dl_tensor_index (x, (DlTensor *[]){ t0, t1 }, 2, &error);
   g_assert_no_error (error);
   for (gint k = 0; k < 3; k++)
     expected[k] = a[((i0[k] + 3) % 3) * 4 + (i1[k] + 4) % 4];
@@ -242,7 +238,7 @@ test_index_and_put (void)
   v = dl_tensor_new_scalar (10, DL_DTYPE_FLOAT32);
   for (gint k = 0; k < 3; k++)
     put[((i0[k] + 3) % 3) * 4 + (i1[k] + 4) % 4] += 10;
-  done = dl_tensor_index_put_ (x, (DlTensor *[]) { t0, t1 }, 2, v, TRUE, &error);
+  done = dl_tensor_index_put_ (x, (DlTensor *[]){ t0, t1 }, 2, v, TRUE, &error);
   g_assert_no_error (error);
   dl_test_assert_values (x, put, 12, 0);
 }
@@ -261,7 +257,7 @@ test_cat_flip_roll_tril (void)
   g_autoptr (DlTensor) x = dl_test_tensor (a, DL_TEST_SHAPE (2, 3), DL_DTYPE_INT32);
   g_autoptr (DlTensor) y = dl_test_tensor (b, DL_TEST_SHAPE (1, 3), DL_DTYPE_INT64);
   g_autoptr (DlTensor) z = dl_test_tensor (c2, DL_TEST_SHAPE (2, 1), DL_DTYPE_FLOAT32);
-  g_autoptr (DlTensor) c = dl_cat ((DlTensor *[]) { x, y }, 2, 0, &error);
+  g_autoptr (DlTensor) c = dl_cat ((DlTensor *[]){ x, y }, 2, 0, &error);
   g_autoptr (DlTensor) c1 = NULL;
   g_autoptr (DlTensor) f = NULL;
   g_autoptr (DlTensor) r = NULL;
@@ -270,14 +266,14 @@ test_cat_flip_roll_tril (void)
   g_assert_no_error (error);
   g_assert_cmpint (dl_tensor_get_dtype (c), ==, DL_DTYPE_INT64);
   dl_test_assert_values (c, cat_expected, 9, 0);
-  c1 = dl_cat ((DlTensor *[]) { x, z }, 2, 1, &error);
+  c1 = dl_cat ((DlTensor *[]){ x, z }, 2, 1, &error);
   g_assert_no_error (error);
   g_assert_cmpint (dl_tensor_get_dtype (c1), ==, DL_DTYPE_FLOAT32);
   dl_test_assert_values (c1, cat1_expected, 8, 0);
-  f = dl_tensor_flip (x, (gint[]) { 0, 1 }, 2, &error);
+  f = dl_tensor_flip (x, (gint[]){ 0, 1 }, 2, &error);
   g_assert_no_error (error);
   dl_test_assert_values (f, flip_expected, 6, 0);
-  r = dl_tensor_roll (x, (gint64[]) { 1 }, 1, (gint[]) { 1 }, 1, &error);
+  r = dl_tensor_roll (x, (gint64[]){ 1 }, 1, (gint[]){ 1 }, 1, &error);
   g_assert_no_error (error);
   dl_test_assert_values (r, roll_expected, 6, 0);
   tl = dl_tensor_tril (x, 0, &error);
@@ -308,7 +304,7 @@ test_split_views (void)
   parts = dl_tensor_unbind (x, 1, &n, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (n, ==, 2);
-  dl_test_assert_values (parts[1], (gdouble[]) { 1, 3, 5, 7, 9 }, 5, 0);
+  dl_test_assert_values (parts[1], (gdouble[]){ 1, 3, 5, 7, 9 }, 5, 0);
   for (gsize i = 0; i < n; i++)
     g_object_unref (parts[i]);
   g_free (parts);
@@ -320,7 +316,7 @@ test_split_views (void)
     g_object_unref (parts[i]);
   g_free (parts);
 
-  parts = dl_tensor_split_with_sizes (x, (gint64[]) { 1, 2 }, 2, 0, &n, &error);
+  parts = dl_tensor_split_with_sizes (x, (gint64[]){ 1, 2 }, 2, 0, &n, &error);
   g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
   g_assert_null (parts);
   g_assert_cmpuint (n, ==, 0);
@@ -350,7 +346,7 @@ test_errors (void)
   cases[1].result = dl_tensor_index_select (x, 0, ib1, &errors[1]);
   cases[1].code = DL_ERROR_INDEX;
   cases[1].needle = "index_select";
-  cases[2].result = dl_tensor_index (x, (DlTensor *[]) { in1 }, 1, &errors[2]);
+  cases[2].result = dl_tensor_index (x, (DlTensor *[]){ in1 }, 1, &errors[2]);
   cases[2].code = DL_ERROR_INDEX;
   cases[2].needle = "index -4 is out of bounds for dimension 0 with size 3";
   cases[3].result = dl_tensor_gather (x, 0, fl, &errors[3]);
@@ -369,8 +365,7 @@ test_errors (void)
 }
 
 int
-main (int   argc,
-      char *argv[])
+main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/index/gather", test_gather);

@@ -13,11 +13,7 @@ typedef DlTensor *(*BinaryFn) (DlTensor *self, DlTensor *other, GError **error);
 
 /* NaN equals NaN, infinities match by sign, else within @tol */
 static void
-assert_close (DlTensor      *t,
-              const gdouble *expected,
-              gint64         n,
-              gdouble        tol,
-              const gchar   *what)
+assert_close (DlTensor *t, const gdouble *expected, gint64 n, gdouble tol, const gchar *what)
 {
   g_autofree gdouble *v = dl_test_values (t);
 
@@ -28,34 +24,56 @@ assert_close (DlTensor      *t,
 
       if (isnan (e) ? isnan (a) : isinf (e) ? a == e : fabs (a - e) <= tol * (1.0 + fabs (e)))
         continue;
-      g_test_fail_printf ("%s: element %" G_GINT64_FORMAT ": got %.9g, expected %.9g",
-                          what, i, a, e);
+      g_test_fail_printf ("%s: element %" G_GINT64_FORMAT ": got %.9g, expected %.9g", what, i, a,
+                          e);
       return;
     }
 }
 
 static gdouble
-ref_floordiv (gdouble a,
-              gdouble b)
+ref_floordiv (gdouble a, gdouble b)
 {
   return b == 0 ? a / b : floor (a / b);
 }
 
 static gdouble
-ref_remainder (gdouble a,
-               gdouble b)
+ref_remainder (gdouble a, gdouble b)
 {
   gdouble m = fmod (a, b);
 
   return (m != 0 && ((m < 0) != (b < 0))) ? m + b : m;
 }
 
-static gdouble ref_sign (gdouble x) { return (x > 0) - (x < 0); }
-static gdouble ref_rsqrt (gdouble x) { return 1 / sqrt (x); }
-static gdouble ref_frac (gdouble x) { return x - trunc (x); }
-static gdouble ref_reciprocal (gdouble x) { return 1 / x; }
-static gdouble ref_gelu (gdouble x) { return x * 0.5 * (1 + erf (x * M_SQRT1_2)); }
-static gdouble ref_silu (gdouble x) { return x / (1 + exp (-x)); }
+static gdouble
+ref_sign (gdouble x)
+{
+  return (x > 0) - (x < 0);
+}
+static gdouble
+ref_rsqrt (gdouble x)
+{
+  return 1 / sqrt (x);
+}
+static gdouble
+ref_frac (gdouble x)
+{
+  return x - trunc (x);
+}
+static gdouble
+ref_reciprocal (gdouble x)
+{
+  return 1 / x;
+}
+static gdouble
+ref_gelu (gdouble x)
+{
+  return x * 0.5 * (1 + erf (x * M_SQRT1_2));
+}
+static gdouble
+ref_silu (gdouble x)
+{
+  return x / (1 + exp (-x));
+}
 static gdouble
 ref_gelu_tanh (gdouble x)
 {
@@ -92,10 +110,7 @@ static const struct
 /* values for a unary op: in (-3, 3), or (0.1, 3.1) for @positive; the
  * values are first rounded to @dtype so that the reference sees them */
 static DlTensor *
-input_for (gint64    n,
-           gboolean  positive,
-           DlDType   dtype,
-           gdouble **values)
+input_for (gint64 n, gboolean positive, DlDType dtype, gdouble **values)
 {
   g_autofree gdouble *v = dl_test_random_values (n);
   DlTensor *t;
@@ -176,8 +191,8 @@ static void
 test_predicates_nan_to_num (void)
 {
   const gdouble vals[] = { NAN, INFINITY, -INFINITY, -0.0, 1.5, -2.5, 1e30 };
-  const DlDType dtypes[] = { DL_DTYPE_FLOAT32, DL_DTYPE_FLOAT64, DL_DTYPE_FLOAT16,
-                             DL_DTYPE_BFLOAT16 };
+  const DlDType dtypes[]
+      = { DL_DTYPE_FLOAT32, DL_DTYPE_FLOAT64, DL_DTYPE_FLOAT16, DL_DTYPE_BFLOAT16 };
   const gint64 n = G_N_ELEMENTS (vals);
 
   for (gsize d = 0; d < G_N_ELEMENTS (dtypes); d++)
@@ -229,9 +244,9 @@ test_unary_int (void)
       for (gint i = 0; i < n; i++)
         {
           es[i] = ref_sign (v[i]);
-          eb[i] = dtypes[d] == DL_DTYPE_UINT8 ? (gdouble) (guint8) ~(guint8) v[i]
-                                              : (gdouble) ~(gint64) v[i];
-          ee[i] = expm1f ((float) v[i]);
+          eb[i] = dtypes[d] == DL_DTYPE_UINT8 ? (gdouble)(guint8) ~(guint8)v[i]
+                                              : (gdouble) ~(gint64)v[i];
+          ee[i] = expm1f ((float)v[i]);
         }
       g_assert_cmpint (dl_tensor_get_dtype (s), ==, dtypes[d]);
       g_assert_cmpint (dl_tensor_get_dtype (e), ==, DL_DTYPE_FLOAT32);
@@ -378,10 +393,7 @@ test_clamp_lerp (void)
 }
 
 static void
-assert_error (DlTensor    *result,
-              GError      *error,
-              gint         code,
-              const gchar *needle)
+assert_error (DlTensor *result, GError *error, gint code, const gchar *needle)
 {
   g_assert_null (result);
   g_assert_error (error, DL_ERROR, code);
@@ -397,17 +409,25 @@ test_errors (void)
   g_autoptr (DlTensor) i = dl_ones (DL_TEST_SHAPE (3), DL_DTYPE_INT64, NULL, NULL);
   g_autoptr (DlTensor) z = dl_zeros (DL_TEST_SHAPE (3), DL_DTYPE_INT64, NULL, NULL);
   g_autoptr (DlTensor) f4 = dl_ones (DL_TEST_SHAPE (4), DL_DTYPE_FLOAT32, NULL, NULL);
-  struct { DlTensor *r; GError *e; gint code; const gchar *needle; } cases[10];
+  struct
+  {
+    DlTensor *r;
+    GError *e;
+    gint code;
+    const gchar *needle;
+  } cases[10];
   gint n = 0;
 
-#define CASE(expr, CODE, NEEDLE)                              \
-  G_STMT_START {                                              \
-    cases[n].e = NULL;                                        \
-    cases[n].r = (expr);                                      \
-    cases[n].code = CODE;                                     \
-    cases[n].needle = NEEDLE;                                 \
-    n++;                                                      \
-  } G_STMT_END
+#define CASE(expr, CODE, NEEDLE)                                                                   \
+  G_STMT_START                                                                                     \
+  {                                                                                                \
+    cases[n].e = NULL;                                                                             \
+    cases[n].r = (expr);                                                                           \
+    cases[n].code = CODE;                                                                          \
+    cases[n].needle = NEEDLE;                                                                      \
+    n++;                                                                                           \
+  }                                                                                                \
+  G_STMT_END
   CASE (dl_tensor_floor_divide (i, z, &cases[n].e), DL_ERROR_ARGUMENT, "ZeroDivisionError");
   CASE (dl_tensor_remainder_scalar (i, 0, &cases[n].e), DL_ERROR_ARGUMENT, "ZeroDivisionError");
   CASE (dl_tensor_bitwise_and (f, i, &cases[n].e), DL_ERROR_DTYPE, "bitwise_and");
@@ -447,10 +467,7 @@ typedef struct
 
 /* L = sum (f (x) * w) with random weights w */
 static gdouble
-grad_loss (const GradCase *c,
-           DlTensor      **x,
-           const gdouble  *w,
-           DlTensor      **loss_out)
+grad_loss (const GradCase *c, DlTensor **x, const gdouble *w, DlTensor **loss_out)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (DlTensor) out = c->func (x, &error);
@@ -477,9 +494,7 @@ grad_loss (const GradCase *c,
 }
 
 static gdouble
-eval_loss (const GradCase *c,
-           gdouble       **vals,
-           const gdouble  *w)
+eval_loss (const GradCase *c, gdouble **vals, const gdouble *w)
 {
   DlTensor *x[MAX_INPUTS] = { NULL };
   gboolean was = dl_set_grad_enabled (FALSE);
@@ -565,38 +580,106 @@ gradcheck (gconstpointer data)
     }
 }
 
-static DlTensor *g_expm1 (DlTensor **x, GError **e) { return dl_tensor_expm1 (x[0], e); }
-static DlTensor *g_log1p (DlTensor **x, GError **e) { return dl_tensor_log1p (x[0], e); }
-static DlTensor *g_log2 (DlTensor **x, GError **e) { return dl_tensor_log2 (x[0], e); }
-static DlTensor *g_rsqrt (DlTensor **x, GError **e) { return dl_tensor_rsqrt (x[0], e); }
-static DlTensor *g_sin (DlTensor **x, GError **e) { return dl_tensor_sin (x[0], e); }
-static DlTensor *g_cos (DlTensor **x, GError **e) { return dl_tensor_cos (x[0], e); }
-static DlTensor *g_tan (DlTensor **x, GError **e) { return dl_tensor_tan (x[0], e); }
-static DlTensor *g_gelu (DlTensor **x, GError **e) { return dl_tensor_gelu (x[0], e); }
-static DlTensor *g_gelu_tanh (DlTensor **x, GError **e) { return dl_tensor_gelu_tanh (x[0], e); }
-static DlTensor *g_silu (DlTensor **x, GError **e) { return dl_tensor_silu (x[0], e); }
-static DlTensor *g_floor (DlTensor **x, GError **e) { return dl_tensor_floor (x[0], e); }
-static DlTensor *g_frac (DlTensor **x, GError **e) { return dl_tensor_frac (x[0], e); }
-static DlTensor *g_reciprocal (DlTensor **x, GError **e) { return dl_tensor_reciprocal (x[0], e); }
-static DlTensor *g_erf (DlTensor **x, GError **e) { return dl_tensor_erf (x[0], e); }
+static DlTensor *
+g_expm1 (DlTensor **x, GError **e)
+{
+  return dl_tensor_expm1 (x[0], e);
+}
+static DlTensor *
+g_log1p (DlTensor **x, GError **e)
+{
+  return dl_tensor_log1p (x[0], e);
+}
+static DlTensor *
+g_log2 (DlTensor **x, GError **e)
+{
+  return dl_tensor_log2 (x[0], e);
+}
+static DlTensor *
+g_rsqrt (DlTensor **x, GError **e)
+{
+  return dl_tensor_rsqrt (x[0], e);
+}
+static DlTensor *
+g_sin (DlTensor **x, GError **e)
+{
+  return dl_tensor_sin (x[0], e);
+}
+static DlTensor *
+g_cos (DlTensor **x, GError **e)
+{
+  return dl_tensor_cos (x[0], e);
+}
+static DlTensor *
+g_tan (DlTensor **x, GError **e)
+{
+  return dl_tensor_tan (x[0], e);
+}
+static DlTensor *
+g_gelu (DlTensor **x, GError **e)
+{
+  return dl_tensor_gelu (x[0], e);
+}
+static DlTensor *
+g_gelu_tanh (DlTensor **x, GError **e)
+{
+  return dl_tensor_gelu_tanh (x[0], e);
+}
+static DlTensor *
+g_silu (DlTensor **x, GError **e)
+{
+  return dl_tensor_silu (x[0], e);
+}
+static DlTensor *
+g_floor (DlTensor **x, GError **e)
+{
+  return dl_tensor_floor (x[0], e);
+}
+static DlTensor *
+g_frac (DlTensor **x, GError **e)
+{
+  return dl_tensor_frac (x[0], e);
+}
+static DlTensor *
+g_reciprocal (DlTensor **x, GError **e)
+{
+  return dl_tensor_reciprocal (x[0], e);
+}
+static DlTensor *
+g_erf (DlTensor **x, GError **e)
+{
+  return dl_tensor_erf (x[0], e);
+}
 static DlTensor *
 g_nan_to_num (DlTensor **x, GError **e)
 {
   return dl_tensor_nan_to_num (x[0], 0, NAN, NAN, e);
 }
-static DlTensor *g_pow (DlTensor **x, GError **e) { return dl_tensor_pow (x[0], x[1], e); }
+static DlTensor *
+g_pow (DlTensor **x, GError **e)
+{
+  return dl_tensor_pow (x[0], x[1], e);
+}
 static DlTensor *
 g_pow_scalar (DlTensor **x, GError **e)
 {
   return dl_tensor_pow_scalar (x[0], 2.5, e);
 }
-static DlTensor *g_rpow (DlTensor **x, GError **e) { return dl_tensor_rpow_scalar (x[0], 1.7, e); }
+static DlTensor *
+g_rpow (DlTensor **x, GError **e)
+{
+  return dl_tensor_rpow_scalar (x[0], 1.7, e);
+}
 static DlTensor *
 g_remainder (DlTensor **x, GError **e)
 {
   return dl_tensor_remainder (x[0], x[1], e);
 }
-static DlTensor *g_atan2 (DlTensor **x, GError **e) { return dl_tensor_atan2 (x[0], x[1], e); }
+static DlTensor *
+g_atan2 (DlTensor **x, GError **e)
+{
+  return dl_tensor_atan2 (x[0], x[1], e);
+}
 static DlTensor *
 g_clamp (DlTensor **x, GError **e)
 {
@@ -607,15 +690,21 @@ g_clamp_scalar (DlTensor **x, GError **e)
 {
   return dl_tensor_clamp_scalar (x[0], -0.3, 0.4, e);
 }
-static DlTensor *g_lerp (DlTensor **x, GError **e) { return dl_tensor_lerp (x[0], x[1], x[2], e); }
+static DlTensor *
+g_lerp (DlTensor **x, GError **e)
+{
+  return dl_tensor_lerp (x[0], x[1], x[2], e);
+}
 static DlTensor *
 g_lerp_scalar (DlTensor **x, GError **e)
 {
   return dl_tensor_lerp_scalar (x[0], x[1], 0.3, e);
 }
 
-#define UNARY_CASE(NAME, FN, MIN_ABS, POS) \
-  { NAME, FN, 1, { { 3, 4 } }, { 2 }, MIN_ABS, POS }
+#define UNARY_CASE(NAME, FN, MIN_ABS, POS)                                                         \
+  {                                                                                                \
+    NAME, FN, 1, { { 3, 4 } }, { 2 }, MIN_ABS, POS                                                 \
+  }
 
 static const GradCase grad_cases[] = {
   UNARY_CASE ("expm1", g_expm1, 0, FALSE),
@@ -645,8 +734,7 @@ static const GradCase grad_cases[] = {
 };
 
 int
-main (int    argc,
-      char **argv)
+main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/math/unary-float", test_unary_float);

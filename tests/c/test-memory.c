@@ -30,7 +30,7 @@ test_inplace_overlap (void)
       return;
     }
   g_assert_no_error (error);
-  dl_test_assert_values (a, (gdouble[]) { 0, 3, 3, 6 }, 4, 0);
+  dl_test_assert_values (a, (gdouble[]){ 0, 3, 3, 6 }, 4, 0);
 }
 
 /* An expanded tensor has several elements on one memory location: writing
@@ -49,11 +49,12 @@ test_inplace_expanded (void)
     {
       g_autofree gdouble *v = dl_test_values (base);
       g_test_fail_printf ("add_scalar_ on an expanded tensor succeeded; the base now holds "
-                          "%g %g %g", v[0], v[1], v[2]);
+                          "%g %g %g",
+                          v[0], v[1], v[2]);
       return;
     }
   g_assert_true (error->domain == DL_ERROR);
-  dl_test_assert_values (base, (gdouble[]) { 0, 0, 0 }, 3, 0);
+  dl_test_assert_values (base, (gdouble[]){ 0, 0, 0 }, 3, 0);
 }
 
 /* Memory: the CPU device's caching allocator, seen through DlDevice */
@@ -81,14 +82,14 @@ test_memory_device_stats (void)
       ptrs[i] = dl_tensor_get_data_ptr (t[i]);
     }
   after = dl_device_get_memory_allocated (cpu);
-  g_assert_cmpuint (after - base_alloc, ==, 3 * 4 * (guint64) n);
+  g_assert_cmpuint (after - base_alloc, ==, 3 * 4 * (guint64)n);
   g_assert_cmpuint (dl_device_get_max_memory_allocated (cpu), >=, after);
 
   /* freed tensors' blocks stay reserved in the cache ... */
   for (gint i = 0; i < 3; i++)
     g_object_unref (t[i]);
   g_assert_cmpuint (dl_device_get_memory_allocated (cpu), ==, base_alloc);
-  g_assert_cmpuint (dl_device_get_memory_reserved (cpu), ==, base_reserved + 3 * 4 * (guint64) n);
+  g_assert_cmpuint (dl_device_get_memory_reserved (cpu), ==, base_reserved + 3 * 4 * (guint64)n);
 
   /* ... and serve the next tensors of that size */
   for (gint i = 0; i < 3; i++)
@@ -99,7 +100,7 @@ test_memory_device_stats (void)
                      || dl_tensor_get_data_ptr (t[i]) == ptrs[1]
                      || dl_tensor_get_data_ptr (t[i]) == ptrs[2]);
     }
-  g_assert_cmpuint (dl_device_get_memory_reserved (cpu), ==, base_reserved + 3 * 4 * (guint64) n);
+  g_assert_cmpuint (dl_device_get_memory_reserved (cpu), ==, base_reserved + 3 * 4 * (guint64)n);
   for (gint i = 0; i < 3; i++)
     g_object_unref (t[i]);
 
@@ -108,8 +109,7 @@ test_memory_device_stats (void)
 }
 
 int
-main (int   argc,
-      char *argv[])
+main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
 

@@ -16,8 +16,8 @@ G_DECLARE_FINAL_TYPE (MyNet, my_net, MY, NET, DlModule)
 struct _MyNet
 {
   DlModule parent_instance;
-  DlLinear *fc1; /* (owned) */
-  DlLinear *fc2; /* (owned) */
+  DlLinear *fc1;   /* (owned) */
+  DlLinear *fc2;   /* (owned) */
   DlTensor *scale; /* (owned) */
   guint n_forward;
 };
@@ -25,9 +25,7 @@ struct _MyNet
 G_DEFINE_FINAL_TYPE (MyNet, my_net, DL_TYPE_MODULE)
 
 static DlTensor *
-my_net_forward (DlModule  *module,
-                DlTensor  *input,
-                GError   **error)
+my_net_forward (DlModule *module, DlTensor *input, GError **error)
 {
   MyNet *self = MY_NET (module);
   g_autoptr (DlTensor) h = NULL;
@@ -108,7 +106,7 @@ test_module_subclass (void)
                  == dl_module_get_parameter (DL_MODULE (net->fc2), "bias"));
   for (guint i = 0; i < params->len; i++)
     g_assert_true (dl_tensor_get_requires_grad (g_ptr_array_index (params, i)));
-  g_assert_cmpstrv (child_names, ((const gchar *[]) { "fc1", "fc2", NULL }));
+  g_assert_cmpstrv (child_names, ((const gchar *[]){ "fc1", "fc2", NULL }));
   g_assert_cmpuint (children->len, ==, 2);
   g_assert_true (dl_module_get_module (DL_MODULE (net), "fc2") == DL_MODULE (net->fc2));
   g_assert_null (dl_module_get_module (DL_MODULE (net), "fc3"));
@@ -163,7 +161,7 @@ test_module_shared_and_replaced (void)
   dl_module_register_module (m, "lin", DL_MODULE (l));
   dl_module_register_parameter (DL_MODULE (l), "tied", a);
   names = dl_module_parameter_names (m);
-  g_assert_cmpstrv (names, ((const gchar *[]) { "a", "lin.weight", NULL }));
+  g_assert_cmpstrv (names, ((const gchar *[]){ "a", "lin.weight", NULL }));
   g_clear_pointer (&names, g_strfreev);
   /* registering a name again replaces the tensor in place */
   dl_module_register_parameter (m, "a", b);
@@ -287,13 +285,13 @@ test_cross_entropy (void)
       gdouble z = 0;
       for (gint c = 0; c < 3; c++)
         z += exp (lv[n * 3 + c]);
-      ref += (log (z) - lv[n * 3 + (gint) tv[n]]) / 4;
+      ref += (log (z) - lv[n * 3 + (gint)tv[n]]) / 4;
     }
   g_assert_cmpint (dl_tensor_get_ndim (loss), ==, 0);
   g_assert_cmpfloat_with_epsilon (dl_tensor_item (loss, &error), ref, 1e-12);
 
   /* a class index out of range */
-  bad_target = dl_test_tensor ((gdouble[]) { 0, 3, 1, 2 }, DL_TEST_SHAPE (4), DL_DTYPE_INT64);
+  bad_target = dl_test_tensor ((gdouble[]){ 0, 3, 1, 2 }, DL_TEST_SHAPE (4), DL_DTYPE_INT64);
   g_clear_object (&loss);
   loss = dl_cross_entropy (logits, bad_target, &error);
   g_assert_null (loss);
@@ -301,7 +299,7 @@ test_cross_entropy (void)
   g_clear_error (&error);
   /* a batch size that does not match */
   g_clear_object (&bad_target);
-  bad_target = dl_test_tensor ((gdouble[]) { 0, 1 }, DL_TEST_SHAPE (2), DL_DTYPE_INT64);
+  bad_target = dl_test_tensor ((gdouble[]){ 0, 1 }, DL_TEST_SHAPE (2), DL_DTYPE_INT64);
   loss = dl_cross_entropy (logits, bad_target, &error);
   g_assert_null (loss);
   g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
@@ -361,7 +359,7 @@ check_sgd (const SgdConfig *c)
     }
 
   dl_optimizer_zero_grad (DL_OPTIMIZER (sgd), FALSE);
-  dl_test_assert_values (dl_tensor_get_grad (param), (gdouble[]) { 0, 0, 0 }, 3, 0);
+  dl_test_assert_values (dl_tensor_get_grad (param), (gdouble[]){ 0, 0, 0 }, 3, 0);
   dl_optimizer_zero_grad (DL_OPTIMIZER (sgd), TRUE);
   g_assert_null (dl_tensor_get_grad (param));
   /* no gradient: the step skips the parameter */
@@ -374,11 +372,8 @@ static void
 test_sgd (void)
 {
   static const SgdConfig configs[] = {
-    { 0.1, 0.0, 0.0, 0.0, FALSE },
-    { 0.1, 0.9, 0.0, 0.0, FALSE },
-    { 0.1, 0.9, 0.0, 0.01, FALSE },
-    { 0.05, 0.8, 0.3, 0.0, FALSE },
-    { 0.1, 0.9, 0.0, 0.01, TRUE },
+    { 0.1, 0.0, 0.0, 0.0, FALSE },  { 0.1, 0.9, 0.0, 0.0, FALSE }, { 0.1, 0.9, 0.0, 0.01, FALSE },
+    { 0.05, 0.8, 0.3, 0.0, FALSE }, { 0.1, 0.9, 0.0, 0.01, TRUE },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (configs); i++)
@@ -460,8 +455,8 @@ test_fashion_mnist (void)
   g_autoptr (DlTensor) labels = NULL;
   g_autoptr (DlTensor) lmin = NULL;
   g_autoptr (DlTensor) lmax = NULL;
-  g_autofree gchar *path = g_build_filename (DL_FASHION_MNIST_DEFAULT_ROOT,
-                                             "t10k-labels-idx1-ubyte.gz", NULL);
+  g_autofree gchar *path
+      = g_build_filename (DL_FASHION_MNIST_DEFAULT_ROOT, "t10k-labels-idx1-ubyte.gz", NULL);
   g_autofree gdouble *lv = NULL;
   guint counts[10] = { 0 };
 
@@ -483,7 +478,7 @@ test_fashion_mnist (void)
     {
       g_assert_cmpfloat (lv[i], >=, 0);
       g_assert_cmpfloat (lv[i], <=, 9);
-      counts[(gint) lv[i]]++;
+      counts[(gint)lv[i]]++;
     }
   for (gint c = 0; c < 10; c++)
     g_assert_cmpuint (counts[c], ==, 1000);
@@ -495,8 +490,7 @@ test_fashion_mnist (void)
 }
 
 int
-main (int   argc,
-      char *argv[])
+main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
 

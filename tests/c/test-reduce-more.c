@@ -10,8 +10,7 @@
 
 /* Random integers in [0, k) as doubles: many ties. */
 static gdouble *
-tie_values (gint64 n,
-            gint   k)
+tie_values (gint64 n, gint k)
 {
   gdouble *v = g_new (gdouble, MAX (n, 1));
 
@@ -179,9 +178,7 @@ test_nansum (void)
 }
 
 static void
-check_scan (gint64 rows,
-            gint64 cols,
-            gint   dim)
+check_scan (gint64 rows, gint64 cols, gint dim)
 {
   g_autoptr (GError) error = NULL;
   g_autofree gdouble *x = dl_test_random_values (rows * cols);
@@ -228,7 +225,7 @@ test_scan (void)
 {
   check_scan (7, 13, 0);
   check_scan (7, 13, 1);
-  check_scan (2048, 300, 1);   /* threaded */
+  check_scan (2048, 300, 1); /* threaded */
   check_scan (300, 2048, 0);
 }
 
@@ -272,9 +269,9 @@ static void
 check_sorted (const gdouble *x,
               const gdouble *v,
               const gdouble *idx,
-              gint64         rows,
-              gint64         n,
-              gboolean       desc)
+              gint64 rows,
+              gint64 n,
+              gboolean desc)
 {
   g_autofree gboolean *seen = g_new (gboolean, n);
 
@@ -283,7 +280,7 @@ check_sorted (const gdouble *x,
       memset (seen, 0, n * sizeof (gboolean));
       for (gint64 j = 0; j < n; j++)
         {
-          gint64 k = (gint64) idx[r * n + j];
+          gint64 k = (gint64)idx[r * n + j];
 
           g_assert_cmpint (k, >=, 0);
           g_assert_cmpint (k, <, n);
@@ -305,10 +302,7 @@ check_sorted (const gdouble *x,
 }
 
 static void
-check_sort (gint64   rows,
-            gint64   n,
-            DlDType  dtype,
-            gboolean desc)
+check_sort (gint64 rows, gint64 n, DlDType dtype, gboolean desc)
 {
   g_autoptr (GError) error = NULL;
   g_autofree gdouble *x = tie_values (rows * n, 7);
@@ -329,8 +323,8 @@ check_sort (gint64   rows,
 static void
 test_sort (void)
 {
-  const DlDType dtypes[] = { DL_DTYPE_FLOAT32, DL_DTYPE_FLOAT64, DL_DTYPE_INT64, DL_DTYPE_UINT8,
-                             DL_DTYPE_FLOAT16 };
+  const DlDType dtypes[]
+      = { DL_DTYPE_FLOAT32, DL_DTYPE_FLOAT64, DL_DTYPE_INT64, DL_DTYPE_UINT8, DL_DTYPE_FLOAT16 };
 
   for (guint i = 0; i < G_N_ELEMENTS (dtypes); i++)
     for (gint desc = 0; desc < 2; desc++)
@@ -339,7 +333,7 @@ test_sort (void)
         check_sort (5, 33, dtypes[i], desc);
         check_sort (1, 1000, dtypes[i], desc);
       }
-  check_sort (4000, 40, DL_DTYPE_FLOAT32, FALSE);   /* threaded */
+  check_sort (4000, 40, DL_DTYPE_FLOAT32, FALSE); /* threaded */
 }
 
 /* The quickselect paths (topk, kthvalue on long rows) against the full
@@ -394,10 +388,9 @@ test_select_vs_sort (void)
 }
 
 static int
-cmp_double (gconstpointer a,
-            gconstpointer b)
+cmp_double (gconstpointer a, gconstpointer b)
 {
-  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
+  gdouble x = *(const gdouble *)a, y = *(const gdouble *)b;
 
   return (x > y) - (x < y);
 }
@@ -459,7 +452,7 @@ typedef struct
 {
   const gchar *name;
   UnaryFunc func;
-  gboolean with_zero;   /* put a zero into the input */
+  gboolean with_zero; /* put a zero into the input */
 } GradCase;
 
 static DlTensor *
@@ -586,9 +579,7 @@ static const GradCase grad_cases[] = {
 
 /* sum (f (x) * w) for the values @v, without autograd */
 static gdouble
-weighted (const GradCase *c,
-          const gdouble  *v,
-          const gdouble  *w)
+weighted (const GradCase *c, const gdouble *v, const gdouble *w)
 {
   g_autoptr (GError) error = NULL;
   gboolean was = dl_set_grad_enabled (FALSE);
@@ -690,8 +681,7 @@ test_errors (void)
 }
 
 int
-main (int   argc,
-      char *argv[])
+main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
 

@@ -37,7 +37,7 @@ test_create_zeros (void)
   g_assert_cmpstr (dl_device_get_name (dl_tensor_get_device (t)), ==, "cpu");
   g_assert_cmpint (dl_tensor_get_size (t, -1, &error), ==, 3);
   g_assert_no_error (error);
-  dl_test_assert_values (t, (gdouble[6]) { 0 }, 6, 0);
+  dl_test_assert_values (t, (gdouble[6]){ 0 }, 6, 0);
 }
 
 static void
@@ -49,10 +49,10 @@ test_create_ones_full (void)
 
   g_assert_no_error (error);
   g_assert_cmpint (dl_tensor_get_dtype (o), ==, DL_DTYPE_INT64);
-  dl_test_assert_values (o, (gdouble[]) { 1, 1, 1, 1 }, 4, 0);
+  dl_test_assert_values (o, (gdouble[]){ 1, 1, 1, 1 }, 4, 0);
   f = dl_full (DL_TEST_SHAPE (2, 2), -2.5, DL_DTYPE_FLOAT64, NULL, &error);
   g_assert_no_error (error);
-  dl_test_assert_values (f, (gdouble[]) { -2.5, -2.5, -2.5, -2.5 }, 4, 0);
+  dl_test_assert_values (f, (gdouble[]){ -2.5, -2.5, -2.5, -2.5 }, 4, 0);
 }
 
 static void
@@ -65,13 +65,13 @@ test_create_arange (void)
 
   g_assert_no_error (error);
   dl_test_assert_shape (a, DL_TEST_SHAPE (5));
-  dl_test_assert_values (a, (gdouble[]) { 0, 1, 2, 3, 4 }, 5, 0);
+  dl_test_assert_values (a, (gdouble[]){ 0, 1, 2, 3, 4 }, 5, 0);
   b = dl_arange (1, 2, 0.25, DL_DTYPE_FLOAT32, NULL, &error);
   g_assert_no_error (error);
-  dl_test_assert_values (b, (gdouble[]) { 1, 1.25, 1.5, 1.75 }, 4, 0);
+  dl_test_assert_values (b, (gdouble[]){ 1, 1.25, 1.5, 1.75 }, 4, 0);
   c = dl_arange (3, 0, -1, DL_DTYPE_FLOAT64, NULL, &error);
   g_assert_no_error (error);
-  dl_test_assert_values (c, (gdouble[]) { 3, 2, 1 }, 3, 0);
+  dl_test_assert_values (c, (gdouble[]){ 3, 2, 1 }, 3, 0);
 }
 
 static void
@@ -233,7 +233,7 @@ test_view_permute_unsqueeze_expand (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (DlTensor) a = dl_arange (0, 24, 1, DL_DTYPE_FLOAT64, NULL, &error);
   g_autoptr (DlTensor) x = dl_tensor_view (a, DL_TEST_SHAPE (2, 3, 4), &error);
-  g_autoptr (DlTensor) p = dl_tensor_permute (x, (gint[]) { 2, 0, 1 }, 3, &error);
+  g_autoptr (DlTensor) p = dl_tensor_permute (x, (gint[]){ 2, 0, 1 }, 3, &error);
   g_autoptr (DlTensor) row = NULL;
   g_autoptr (DlTensor) u = NULL;
   g_autoptr (DlTensor) e = NULL;
@@ -281,37 +281,51 @@ test_view_permute_unsqueeze_expand (void)
 
 /* Pointwise binary ops against a loop, with broadcasting */
 
-typedef enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV } BinOp;
+typedef enum
+{
+  OP_ADD,
+  OP_SUB,
+  OP_MUL,
+  OP_DIV
+} BinOp;
 
 static gdouble
-apply (BinOp  op,
-       gdouble a,
-       gdouble b)
+apply (BinOp op, gdouble a, gdouble b)
 {
   switch (op)
     {
-    case OP_ADD: return a + b;
-    case OP_SUB: return a - b;
-    case OP_MUL: return a * b;
-    case OP_DIV: return a / b;
+      case OP_ADD:
+        return a + b;
+      case OP_SUB:
+        return a - b;
+      case OP_MUL:
+        return a * b;
+      case OP_DIV:
+        return a / b;
     }
   g_assert_not_reached ();
 }
 
 static DlTensor *
-run_op (BinOp     op,
-        DlTensor *a,
-        DlTensor *b)
+run_op (BinOp op, DlTensor *a, DlTensor *b)
 {
   g_autoptr (GError) error = NULL;
   DlTensor *out = NULL;
 
   switch (op)
     {
-    case OP_ADD: out = dl_tensor_add (a, b, &error); break;
-    case OP_SUB: out = dl_tensor_sub (a, b, &error); break;
-    case OP_MUL: out = dl_tensor_mul (a, b, &error); break;
-    case OP_DIV: out = dl_tensor_div (a, b, &error); break;
+      case OP_ADD:
+        out = dl_tensor_add (a, b, &error);
+        break;
+      case OP_SUB:
+        out = dl_tensor_sub (a, b, &error);
+        break;
+      case OP_MUL:
+        out = dl_tensor_mul (a, b, &error);
+        break;
+      case OP_DIV:
+        out = dl_tensor_div (a, b, &error);
+        break;
     }
   g_assert_no_error (error);
   return out;
@@ -320,10 +334,7 @@ run_op (BinOp     op,
 /* Row-major offset into an array of @shape, broadcast to an output index
  * @idx of @out_nd dims (right-aligned, size-1 dims repeat). */
 static gint64
-bcast_offset (const gint64 *idx,
-              gint          out_nd,
-              const gint64 *shape,
-              gint          nd)
+bcast_offset (const gint64 *idx, gint out_nd, const gint64 *shape, gint nd)
 {
   gint64 off = 0;
 
@@ -334,15 +345,15 @@ bcast_offset (const gint64 *idx,
 
 /* The reference of @op on row-major @av [a_shape] and @bv [b_shape]. */
 static gdouble *
-ref_binary (BinOp          op,
+ref_binary (BinOp op,
             const gdouble *av,
-            const gint64  *a_shape,
-            gint           a_nd,
+            const gint64 *a_shape,
+            gint a_nd,
             const gdouble *bv,
-            const gint64  *b_shape,
-            gint           b_nd,
-            const gint64  *out_shape,
-            gint           out_nd)
+            const gint64 *b_shape,
+            gint b_nd,
+            const gint64 *out_shape,
+            gint out_nd)
 {
   gint64 n = dl_test_numel (out_shape, out_nd);
   gdouble *out = g_new (gdouble, n);
@@ -400,7 +411,7 @@ test_binary_strided (void)
   g_autoptr (DlTensor) base = dl_test_tensor (basev, DL_TEST_SHAPE (5, 3), DL_DTYPE_FLOAT32);
   g_autoptr (DlTensor) base2 = dl_test_tensor (base2v, DL_TEST_SHAPE (5, 3), DL_DTYPE_FLOAT32);
   g_autoptr (DlTensor) c = dl_test_tensor (cv, DL_TEST_SHAPE (5), DL_DTYPE_FLOAT32);
-  g_autoptr (DlTensor) a = dl_tensor_t (base, &error);   /* [3, 5], strides [1, 3] */
+  g_autoptr (DlTensor) a = dl_tensor_t (base, &error); /* [3, 5], strides [1, 3] */
   g_autoptr (DlTensor) b = dl_tensor_t (base2, &error);
   g_autoptr (DlTensor) ce = dl_tensor_expand (c, DL_TEST_SHAPE (3, 5), &error);
 
@@ -442,9 +453,9 @@ test_binary_promotion (void)
 
   g_assert_no_error (error);
   g_assert_cmpint (dl_tensor_get_dtype (ab), ==, DL_DTYPE_FLOAT64);
-  dl_test_assert_values (ab, (gdouble[]) { 3.75, 3.75 }, 2, 0);
+  dl_test_assert_values (ab, (gdouble[]){ 3.75, 3.75 }, 2, 0);
   g_assert_cmpint (dl_tensor_get_dtype (ai), ==, DL_DTYPE_FLOAT32);
-  dl_test_assert_values (ai, (gdouble[]) { 4.5, 4.5 }, 2, 0);
+  dl_test_assert_values (ai, (gdouble[]){ 4.5, 4.5 }, 2, 0);
 }
 
 /* Reductions */
@@ -457,10 +468,10 @@ test_reduce_sum_mean (void)
   g_autoptr (DlTensor) x = dl_test_tensor (xv, DL_TEST_SHAPE (3, 4, 5), DL_DTYPE_FLOAT64);
   g_autoptr (DlTensor) s = dl_tensor_sum (x, &error);
   g_autoptr (DlTensor) m = dl_tensor_mean (x, &error);
-  g_autoptr (DlTensor) s02 = dl_tensor_sum_dims (x, (gint[]) { 0, 2 }, 2, TRUE, &error);
-  g_autoptr (DlTensor) s1 = dl_tensor_sum_dims (x, (gint[]) { -2 }, 1, FALSE, &error);
+  g_autoptr (DlTensor) s02 = dl_tensor_sum_dims (x, (gint[]){ 0, 2 }, 2, TRUE, &error);
+  g_autoptr (DlTensor) s1 = dl_tensor_sum_dims (x, (gint[]){ -2 }, 1, FALSE, &error);
   g_autoptr (DlTensor) xt = dl_tensor_transpose (x, 0, 2, &error); /* [5, 4, 3] */
-  g_autoptr (DlTensor) st = dl_tensor_sum_dims (xt, (gint[]) { 2 }, 1, FALSE, &error);
+  g_autoptr (DlTensor) st = dl_tensor_sum_dims (xt, (gint[]){ 2 }, 1, FALSE, &error);
   gdouble total = 0, r02[4] = { 0 }, r1[15] = { 0 }, rt[20] = { 0 };
 
   g_assert_no_error (error);
@@ -505,18 +516,18 @@ test_reduce_max_dim (void)
     {
       rv[i] = -G_MAXDOUBLE;
       for (gint j = 0; j < 4; j++)
-        if ((gfloat) xv[i * 4 + j] > rv[i])
-          rv[i] = (gfloat) xv[i * 4 + j], ri[i] = j;
+        if ((gfloat)xv[i * 4 + j] > rv[i])
+          rv[i] = (gfloat)xv[i * 4 + j], ri[i] = j;
     }
   for (gint j = 0; j < 4; j++)
     {
       rvk[j] = -G_MAXDOUBLE;
       for (gint i = 0; i < 3; i++)
-        if ((gfloat) xv[i * 4 + j] > rvk[j])
-          rvk[j] = (gfloat) xv[i * 4 + j], rik[j] = i;
+        if ((gfloat)xv[i * 4 + j] > rvk[j])
+          rvk[j] = (gfloat)xv[i * 4 + j], rik[j] = i;
     }
   for (gint i = 0; i < 12; i++)
-    xmax = MAX (xmax, (gfloat) xv[i]);
+    xmax = MAX (xmax, (gfloat)xv[i]);
   dl_test_assert_shape (v, DL_TEST_SHAPE (3));
   dl_test_assert_values (v, rv, 3, 0);
   g_assert_cmpint (dl_tensor_get_dtype (idx), ==, DL_DTYPE_INT64);
@@ -535,13 +546,13 @@ test_reduce_max_dim (void)
  * row-major arrays; @out_shape is the full output shape. */
 static gdouble *
 ref_matmul (const gdouble *av,
-            const gint64  *a_shape,
-            gint           a_nd,
+            const gint64 *a_shape,
+            gint a_nd,
             const gdouble *bv,
-            const gint64  *b_shape,
-            gint           b_nd,
-            const gint64  *out_shape,
-            gint           out_nd)
+            const gint64 *b_shape,
+            gint b_nd,
+            const gint64 *out_shape,
+            gint out_nd)
 {
   gint64 n = a_shape[a_nd - 2], k = a_shape[a_nd - 1], m = b_shape[b_nd - 1];
   gint64 nbatch = dl_test_numel (out_shape, out_nd - 2);
@@ -569,11 +580,11 @@ ref_matmul (const gdouble *av,
 
 static void
 check_matmul (const gint64 *a_shape,
-              gint          a_nd,
+              gint a_nd,
               const gint64 *b_shape,
-              gint          b_nd,
+              gint b_nd,
               const gint64 *out_shape,
-              gint          out_nd)
+              gint out_nd)
 {
   g_autoptr (GError) error = NULL;
   gint64 na = dl_test_numel (a_shape, a_nd), nb = dl_test_numel (b_shape, b_nd);
@@ -671,10 +682,10 @@ test_matmul_transposed (void)
     for (gint j = 0; j < 5; j++)
       btv[p * 5 + j] = bv[j * 4 + p];
   {
-    g_autofree gdouble *ref = ref_matmul (at, DL_TEST_SHAPE (3, 4), btv, DL_TEST_SHAPE (4, 5),
-                                          DL_TEST_SHAPE (3, 5));
-    g_autofree gdouble *ref2 = ref_matmul (bv, DL_TEST_SHAPE (5, 4), av, DL_TEST_SHAPE (4, 3),
-                                           DL_TEST_SHAPE (5, 3));
+    g_autofree gdouble *ref
+        = ref_matmul (at, DL_TEST_SHAPE (3, 4), btv, DL_TEST_SHAPE (4, 5), DL_TEST_SHAPE (3, 5));
+    g_autofree gdouble *ref2
+        = ref_matmul (bv, DL_TEST_SHAPE (5, 4), av, DL_TEST_SHAPE (4, 3), DL_TEST_SHAPE (5, 3));
     dl_test_assert_shape (ab, DL_TEST_SHAPE (3, 5));
     dl_test_assert_values (ab, ref, 15, 1e-5);
     dl_test_assert_values (bta, ref2, 15, 1e-5);
@@ -684,8 +695,8 @@ test_matmul_transposed (void)
   x = dl_tensor_matmul (a, bc, &error);
   g_assert_no_error (error);
   {
-    g_autofree gdouble *ref = ref_matmul (at, DL_TEST_SHAPE (3, 4), btv, DL_TEST_SHAPE (4, 5),
-                                          DL_TEST_SHAPE (3, 5));
+    g_autofree gdouble *ref
+        = ref_matmul (at, DL_TEST_SHAPE (3, 4), btv, DL_TEST_SHAPE (4, 5), DL_TEST_SHAPE (3, 5));
     dl_test_assert_values (x, ref, 15, 1e-5);
   }
 }
@@ -709,15 +720,17 @@ test_dtype_convert (void)
   g_assert_no_error (error);
   g_assert_cmpint (dl_tensor_get_dtype (i64), ==, DL_DTYPE_INT64);
   /* casts to integers truncate toward zero */
-  dl_test_assert_values (i64, (gdouble[]) { 2, -2, 0, 1, 0, 255 }, 6, 0);
-  dl_test_assert_values (i32, (gdouble[]) { 2, -2, 0, 1, 0, 255 }, 6, 0);
-  dl_test_assert_values (b, (gdouble[]) { 1, 1, 0, 1, 1, 1 }, 6, 0);
+  dl_test_assert_values (i64, (gdouble[]){ 2, -2, 0, 1, 0, 255 }, 6, 0);
+  dl_test_assert_values (i32, (gdouble[]){ 2, -2, 0, 1, 0, 255 }, 6, 0);
+  dl_test_assert_values (b, (gdouble[]){ 1, 1, 0, 1, 1, 1 }, 6, 0);
   /* round to nearest: 0.1 is 0.0999755859375 in half, 0.10009765625 in bf16 */
-  dl_test_assert_values (h, (gdouble[]) { 2.69921875, -2.69921875, 0, 1, 0.0999755859375, 255 }, 6, 0);
-  dl_test_assert_values (bf, (gdouble[]) { 2.703125, -2.703125, 0, 1, 0.10009765625, 255 }, 6, 0);
-  dl_test_assert_values (f32, (gdouble[]) { (gfloat) 2.7, (gfloat) -2.7, 0, 1, (gfloat) 0.1, 255 }, 6, 0);
+  dl_test_assert_values (h, (gdouble[]){ 2.69921875, -2.69921875, 0, 1, 0.0999755859375, 255 }, 6,
+                         0);
+  dl_test_assert_values (bf, (gdouble[]){ 2.703125, -2.703125, 0, 1, 0.10009765625, 255 }, 6, 0);
+  dl_test_assert_values (f32, (gdouble[]){ (gfloat)2.7, (gfloat)-2.7, 0, 1, (gfloat)0.1, 255 }, 6,
+                         0);
   g_assert_cmpint (dl_tensor_get_dtype (back), ==, DL_DTYPE_FLOAT32);
-  dl_test_assert_values (back, (gdouble[]) { 2, -2, 0, 1, 0, 255 }, 6, 0);
+  dl_test_assert_values (back, (gdouble[]){ 2, -2, 0, 1, 0, 255 }, 6, 0);
   g_assert_cmpuint (dl_dtype_get_size (DL_DTYPE_BFLOAT16), ==, 2);
   g_assert_cmpstr (dl_dtype_get_name (DL_DTYPE_INT64), ==, "int64");
 }
@@ -728,7 +741,8 @@ test_bytes_round_trip (void)
   g_autoptr (GError) error = NULL;
   const gfloat data[6] = { 1.5f, -2.0f, 3.25f, 4.0f, 1e-3f, -7.5f };
   g_autoptr (GBytes) in = g_bytes_new (data, sizeof data);
-  g_autoptr (DlTensor) t = dl_tensor_new_from_bytes (in, DL_DTYPE_FLOAT32, DL_TEST_SHAPE (2, 3), &error);
+  g_autoptr (DlTensor) t
+      = dl_tensor_new_from_bytes (in, DL_DTYPE_FLOAT32, DL_TEST_SHAPE (2, 3), &error);
   g_autoptr (GBytes) out = NULL;
   g_autoptr (DlTensor) tt = NULL;
   g_autoptr (GBytes) out_t = NULL;
@@ -767,8 +781,7 @@ test_repr (void)
 }
 
 int
-main (int   argc,
-      char *argv[])
+main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
 

@@ -23,16 +23,13 @@ cpu_raw_alloc (gsize nbytes)
 }
 
 static void
-cpu_raw_free (gpointer ptr,
-              gsize    nbytes)
+cpu_raw_free (gpointer ptr, gsize nbytes)
 {
   free (ptr);
 }
 
 static void
-cpu_memcpy (gpointer      dst,
-            gconstpointer src,
-            gsize         nbytes)
+cpu_memcpy (gpointer dst, gconstpointer src, gsize nbytes)
 {
   memcpy (dst, src, nbytes);
 }
@@ -45,11 +42,7 @@ dl_cpu_get_num_threads (void)
 
 /* Runs loop over the flat index range [begin, end) of iter. */
 static void
-run_range (const DlIter *it,
-           gint64        begin,
-           gint64        end,
-           DlCpuLoop     loop,
-           gpointer      ctx)
+run_range (const DlIter *it, gint64 begin, gint64 end, DlCpuLoop loop, gpointer ctx)
 {
   gint nd = it->ndim, nops = it->n_operands;
   gint64 idx[DL_MAX_DIMS];
@@ -88,9 +81,7 @@ run_range (const DlIter *it,
 }
 
 void
-dl_cpu_iter_for_each (const DlIter *it,
-                      DlCpuLoop     loop,
-                      gpointer      ctx)
+dl_cpu_iter_for_each (const DlIter *it, DlCpuLoop loop, gpointer ctx)
 {
   gint64 total = 1;
   gint nt;
@@ -100,7 +91,7 @@ dl_cpu_iter_for_each (const DlIter *it,
   if (total == 0)
     return;
   nt = total >= DL_CPU_GRAIN ? omp_get_max_threads () : 1;
-  nt = (gint) MIN ((gint64) nt, total / (DL_CPU_GRAIN / 2) + 1);
+  nt = (gint)MIN ((gint64)nt, total / (DL_CPU_GRAIN / 2) + 1);
   if (nt <= 1)
     {
       run_range (it, 0, total, loop, ctx);
@@ -112,8 +103,8 @@ dl_cpu_iter_for_each (const DlIter *it,
       /* split on 64-element boundaries so threads never share a cache line
        * of a contiguous output */
       gint64 b = total * t / nt, e = total * (t + 1) / nt;
-      b = t == 0 ? 0 : b & ~(gint64) 63;
-      e = t == nt - 1 ? total : e & ~(gint64) 63;
+      b = t == 0 ? 0 : b & ~(gint64)63;
+      e = t == nt - 1 ? total : e & ~(gint64)63;
       if (b < e)
         run_range (it, b, e, loop, ctx);
     }

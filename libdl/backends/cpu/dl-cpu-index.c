@@ -20,8 +20,7 @@ typedef struct
 } Rows;
 
 static void
-rows_init (Rows              *r,
-           const DlIndexArgs *a)
+rows_init (Rows *r, const DlIndexArgs *a)
 {
   gint last = a->ndim - 1;
 
@@ -36,11 +35,7 @@ rows_init (Rows              *r,
 }
 
 static void
-row_start (const Rows *r,
-           gint64      row,
-           gint64     *so,
-           gint64     *oo,
-           gint64     *io)
+row_start (const Rows *r, gint64 row, gint64 *so, gint64 *oo, gint64 *io)
 {
   const DlIndexArgs *a = r->a;
 
@@ -67,9 +62,7 @@ rows_count (const Rows *r)
 }
 
 static gboolean
-check_rows (const Rows *r,
-            gint64      n_rows,
-            gint64     *bad)
+check_rows (const Rows *r, gint64 n_rows, gint64 *bad)
 {
   for (gint64 row = 0; row < n_rows; row++)
     {
@@ -80,7 +73,7 @@ check_rows (const Rows *r,
       ip = r->a->index + io;
       for (gint64 j = 0; j < r->n_inner; j++)
         {
-          gint64 i = *(const gint64 *) (ip + j * r->i_inner);
+          gint64 i = *(const gint64 *)(ip + j * r->i_inner);
           if (G_UNLIKELY (i < 0 || i >= r->a->dim_size))
             {
               *bad = i;
@@ -93,26 +86,26 @@ check_rows (const Rows *r,
 
 /* one row of a gather (SCATTER false) or scatter of elements of type T,
  * over the columns [j0, j1) */
-#define MOVE_ROW(T, SCATTER)                                                  \
-  for (gint64 j = j0; j < j1; j++)                                            \
-    {                                                                         \
-      gint64 i = *(const gint64 *) (ip + j * r->i_inner);                     \
-      T *sp = (T *) (sb + j * r->s_inner + i * r->istride);                   \
-      T *op = (T *) (ob + j * r->o_inner);                                    \
-      if (SCATTER)                                                            \
-        *sp = *op;                                                            \
-      else                                                                    \
-        *op = *sp;                                                            \
+#define MOVE_ROW(T, SCATTER)                                                                       \
+  for (gint64 j = j0; j < j1; j++)                                                                 \
+    {                                                                                              \
+      gint64 i = *(const gint64 *)(ip + j * r->i_inner);                                           \
+      T *sp = (T *)(sb + j * r->s_inner + i * r->istride);                                         \
+      T *op = (T *)(ob + j * r->o_inner);                                                          \
+      if (SCATTER)                                                                                 \
+        *sp = *op;                                                                                 \
+      else                                                                                         \
+        *op = *sp;                                                                                 \
     }
 
 static void
 move_rows_part (const Rows *r,
-                gint64      begin,
-                gint64      end,
-                gint64      j0,
-                gint64      j1,
-                gsize       es,
-                gboolean    scatter)
+                gint64 begin,
+                gint64 end,
+                gint64 j0,
+                gint64 j1,
+                gsize es,
+                gboolean scatter)
 {
   for (gint64 row = begin; row < end; row++)
     {
@@ -126,47 +119,86 @@ move_rows_part (const Rows *r,
       ip = r->a->index + io;
       switch (es)
         {
-        case 1: if (scatter) { MOVE_ROW (guint8, TRUE) } else { MOVE_ROW (guint8, FALSE) } break;
-        case 2: if (scatter) { MOVE_ROW (guint16, TRUE) } else { MOVE_ROW (guint16, FALSE) } break;
-        case 4: if (scatter) { MOVE_ROW (guint32, TRUE) } else { MOVE_ROW (guint32, FALSE) } break;
-        default: if (scatter) { MOVE_ROW (guint64, TRUE) } else { MOVE_ROW (guint64, FALSE) } break;
+          case 1:
+            if (scatter)
+              {
+                MOVE_ROW (guint8, TRUE)
+              }
+            else
+              {
+                MOVE_ROW (guint8, FALSE)
+              }
+            break;
+          case 2:
+            if (scatter)
+              {
+                MOVE_ROW (guint16, TRUE)
+              }
+            else
+              {
+                MOVE_ROW (guint16, FALSE)
+              }
+            break;
+          case 4:
+            if (scatter)
+              {
+                MOVE_ROW (guint32, TRUE)
+              }
+            else
+              {
+                MOVE_ROW (guint32, FALSE)
+              }
+            break;
+          default:
+            if (scatter)
+              {
+                MOVE_ROW (guint64, TRUE)
+              }
+            else
+              {
+                MOVE_ROW (guint64, FALSE)
+              }
+            break;
         }
     }
 }
 
 static void
-move_rows (const Rows *r,
-           gint64      begin,
-           gint64      end,
-           gsize       es,
-           gboolean    scatter)
+move_rows (const Rows *r, gint64 begin, gint64 end, gsize es, gboolean scatter)
 {
   move_rows_part (r, begin, end, 0, r->n_inner, es, scatter);
 }
 
 static void
-add_element (char       *dst,
-             const char *src,
-             DlDType     dtype)
+add_element (char *dst, const char *src, DlDType dtype)
 {
   switch (dtype)
     {
-    case DL_DTYPE_FLOAT32: *(float *) dst += *(const float *) src; break;
-    case DL_DTYPE_FLOAT64: *(double *) dst += *(const double *) src; break;
-    case DL_DTYPE_FLOAT16: *(dl_half *) dst = (dl_half) ((float) *(dl_half *) dst
-                                                         + (float) *(const dl_half *) src); break;
-    case DL_DTYPE_BFLOAT16:
-      *(dl_bf16 *) dst = dl_float_to_bf16 (dl_bf16_to_float (*(dl_bf16 *) dst)
-                                           + dl_bf16_to_float (*(const dl_bf16 *) src));
-      break;
-    case DL_DTYPE_INT32:
-      *(gint32 *) dst = (gint32) ((guint32) *(gint32 *) dst + (guint32) *(const gint32 *) src);
-      break;
-    case DL_DTYPE_INT64:
-      *(gint64 *) dst = (gint64) ((guint64) *(gint64 *) dst + (guint64) *(const gint64 *) src);
-      break;
-    case DL_DTYPE_UINT8: *(guint8 *) dst += *(const guint8 *) src; break;
-    case DL_DTYPE_BOOL: *(guint8 *) dst = *(guint8 *) dst || *(const guint8 *) src; break;
+      case DL_DTYPE_FLOAT32:
+        *(float *)dst += *(const float *)src;
+        break;
+      case DL_DTYPE_FLOAT64:
+        *(double *)dst += *(const double *)src;
+        break;
+      case DL_DTYPE_FLOAT16:
+        *(dl_half *)dst = (dl_half)((float)*(dl_half *)dst + (float)*(const dl_half *)src);
+        break;
+      case DL_DTYPE_BFLOAT16:
+        *(dl_bf16 *)dst = dl_float_to_bf16 (dl_bf16_to_float (*(dl_bf16 *)dst)
+                                            + dl_bf16_to_float (*(const dl_bf16 *)src));
+        break;
+      case DL_DTYPE_INT32:
+        *(gint32 *)dst = (gint32)((guint32) * (gint32 *)dst + (guint32) * (const gint32 *)src);
+        break;
+      case DL_DTYPE_INT64:
+        *(gint64 *)dst = (gint64)((guint64) * (gint64 *)dst + (guint64) * (const gint64 *)src);
+        break;
+      case DL_DTYPE_UINT8:
+        *(guint8 *)dst += *(const guint8 *)src;
+        break;
+      case DL_DTYPE_BOOL:
+        *(guint8 *)dst = *(guint8 *)dst || *(const guint8 *)src;
+        break;
     }
 }
 
@@ -175,10 +207,7 @@ add_element (char       *dst,
  * DL_CPU_GRAIN elements; scatters may write one place several times and
  * run on one thread. */
 gboolean
-dl_cpu_index (DlIndexOp          op,
-              const DlIndexArgs *args,
-              DlDType            dtype,
-              gint64            *bad)
+dl_cpu_index (DlIndexOp op, const DlIndexArgs *args, DlDType dtype, gint64 *bad)
 {
   gsize es = dl_dtype_get_size (dtype);
   Rows r;
@@ -190,89 +219,91 @@ dl_cpu_index (DlIndexOp          op,
     return FALSE;
   switch (op)
     {
-    case DL_INDEX_GATHER:
-      {
-        gint64 total = n_rows * r.n_inner;
-        gint nt = total >= DL_CPU_GRAIN ? dl_cpu_get_num_threads () : 1;
-      
-        if (nt <= 1)
-          move_rows (&r, 0, n_rows, es, FALSE);
-        else if (n_rows >= nt)
-          {
-#pragma omp parallel for num_threads(nt) schedule(static, 1)
-            for (gint t = 0; t < nt; t++)
-              move_rows (&r, n_rows * t / nt, n_rows * (t + 1) / nt, es, FALSE);
-          }
-        else
-          {
-            /* few long rows (a 1-d gather): split each row's columns */
-            for (gint64 row = 0; row < n_rows; row++)
-              {
-#pragma omp parallel for num_threads(nt) schedule(static, 1)
-                for (gint t = 0; t < nt; t++)
-                  move_rows_part (&r, row, row + 1, r.n_inner * t / nt, r.n_inner * (t + 1) / nt,
-                                  es, FALSE);
-              }
-          }
-      }
-      break;
-    case DL_INDEX_SCATTER:
-      move_rows (&r, 0, n_rows, es, TRUE);
-      break;
-    case DL_INDEX_SCATTER_ADD:
-      for (gint64 row = 0; row < n_rows; row++)
+      case DL_INDEX_GATHER:
         {
-          gint64 so, oo, io;
-          row_start (&r, row, &so, &oo, &io);
-          for (gint64 j = 0; j < r.n_inner; j++)
+          gint64 total = n_rows * r.n_inner;
+          gint nt = total >= DL_CPU_GRAIN ? dl_cpu_get_num_threads () : 1;
+
+          if (nt <= 1)
+            move_rows (&r, 0, n_rows, es, FALSE);
+          else if (n_rows >= nt)
             {
-              gint64 i = *(const gint64 *) (args->index + io + j * r.i_inner);
-              add_element (args->self + so + j * r.s_inner + i * r.istride,
-                           args->other + oo + j * r.o_inner, dtype);
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+              for (gint t = 0; t < nt; t++)
+                move_rows (&r, n_rows * t / nt, n_rows * (t + 1) / nt, es, FALSE);
+            }
+          else
+            {
+              /* few long rows (a 1-d gather): split each row's columns */
+              for (gint64 row = 0; row < n_rows; row++)
+                {
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+                  for (gint t = 0; t < nt; t++)
+                    move_rows_part (&r, row, row + 1, r.n_inner * t / nt, r.n_inner * (t + 1) / nt,
+                                    es, FALSE);
+                }
             }
         }
-      break;
+        break;
+      case DL_INDEX_SCATTER:
+        move_rows (&r, 0, n_rows, es, TRUE);
+        break;
+      case DL_INDEX_SCATTER_ADD:
+        for (gint64 row = 0; row < n_rows; row++)
+          {
+            gint64 so, oo, io;
+            row_start (&r, row, &so, &oo, &io);
+            for (gint64 j = 0; j < r.n_inner; j++)
+              {
+                gint64 i = *(const gint64 *)(args->index + io + j * r.i_inner);
+                add_element (args->self + so + j * r.s_inner + i * r.istride,
+                             args->other + oo + j * r.o_inner, dtype);
+              }
+          }
+        break;
     }
   return TRUE;
 }
 
 static void
-masked_copy_loop (char         **data,
-                  const gint64  *strides,
-                  gint64         n,
-                  gpointer       ctx)
+masked_copy_loop (char **data, const gint64 *strides, gint64 n, gpointer ctx)
 {
   gsize es = GPOINTER_TO_SIZE (ctx);
   char *out = data[0];
   const char *mask = data[1], *src = data[2];
 
   for (gint64 i = 0; i < n; i++)
-    if (*(const guint8 *) (mask + i * strides[1]))
+    if (*(const guint8 *)(mask + i * strides[1]))
       memcpy (out + i * strides[0], src + i * strides[2], es);
 }
 
 /* out = mask ? src : out */
 void
-dl_cpu_masked_copy (DlIter  *iter,
-                    DlDType  dtype)
+dl_cpu_masked_copy (DlIter *iter, DlDType dtype)
 {
   dl_cpu_iter_for_each (iter, masked_copy_loop, GSIZE_TO_POINTER (dl_dtype_get_size (dtype)));
 }
 
 static inline gboolean
-is_nonzero (const char *p,
-            DlDType     dtype)
+is_nonzero (const char *p, DlDType dtype)
 {
   switch (dtype)
     {
-    case DL_DTYPE_FLOAT32: return *(const float *) p != 0;
-    case DL_DTYPE_FLOAT64: return *(const double *) p != 0;
-    case DL_DTYPE_FLOAT16: return (float) *(const dl_half *) p != 0;
-    case DL_DTYPE_BFLOAT16: return dl_bf16_to_float (*(const dl_bf16 *) p) != 0;
-    case DL_DTYPE_INT32: return *(const gint32 *) p != 0;
-    case DL_DTYPE_INT64: return *(const gint64 *) p != 0;
-    case DL_DTYPE_UINT8:
-    case DL_DTYPE_BOOL: return *(const guint8 *) p != 0;
+      case DL_DTYPE_FLOAT32:
+        return *(const float *)p != 0;
+      case DL_DTYPE_FLOAT64:
+        return *(const double *)p != 0;
+      case DL_DTYPE_FLOAT16:
+        return (float)*(const dl_half *)p != 0;
+      case DL_DTYPE_BFLOAT16:
+        return dl_bf16_to_float (*(const dl_bf16 *)p) != 0;
+      case DL_DTYPE_INT32:
+        return *(const gint32 *)p != 0;
+      case DL_DTYPE_INT64:
+        return *(const gint64 *)p != 0;
+      case DL_DTYPE_UINT8:
+      case DL_DTYPE_BOOL:
+        return *(const guint8 *)p != 0;
     }
   return FALSE;
 }
@@ -280,12 +311,12 @@ is_nonzero (const char *p,
 /* Counts (and lists, in row-major order) the nonzero elements: rows of
  * the last dim, with the coordinates of the outer dims kept as a counter. */
 gint64
-dl_cpu_nonzero (const char   *data,
-                DlDType       dtype,
-                gint          ndim,
+dl_cpu_nonzero (const char *data,
+                DlDType dtype,
+                gint ndim,
                 const gint64 *shape,
                 const gint64 *strides,
-                gint64       *out)
+                gint64 *out)
 {
   gint64 pos[DL_MAX_DIMS] = { 0 };
   gint64 rows = 1, count = 0, n_inner, s_inner;
@@ -313,7 +344,7 @@ dl_cpu_nonzero (const char   *data,
         {
           /* counting only: branch-free */
           for (gint64 j = 0; j < n_inner; j++)
-            count += *(const guint8 *) (p + j * s_inner) != 0;
+            count += *(const guint8 *)(p + j * s_inner) != 0;
         }
       else if (dtype == DL_DTYPE_BOOL || dtype == DL_DTYPE_UINT8)
         {
@@ -329,7 +360,7 @@ dl_cpu_nonzero (const char   *data,
               for (gint64 j = j0; j < j1; j++)
                 {
                   buf[k] = j;
-                  k += *(const guint8 *) (p + j * s_inner) != 0;
+                  k += *(const guint8 *)(p + j * s_inner) != 0;
                 }
               for (gint64 q = 0; q < k; q++)
                 {

@@ -26,36 +26,33 @@
 /* Python's floor division and remainder of floating-point numbers: the
  * quotient is the floor of the exact quotient, the remainder takes the
  * sign of the divisor. */
-#define DEFINE_FLOAT_HELPERS(T, TN)                                            \
-  static inline T                                                              \
-  floordiv_##TN (T a, T b)                                                     \
-  {                                                                            \
-    T mod, div, fl;                                                            \
-    if (b == 0)                                                                \
-      return a / b;                                                            \
-    mod = fmod (a, b);                                                         \
-    div = (a - mod) / b;                                                       \
-    if (mod != 0 && (b < 0) != (mod < 0))                                      \
-      div -= 1;                                                                \
-    if (div == 0)                                                              \
-      return copysign ((T) 0, a / b);                                          \
-    fl = floor (div);                                                          \
-    if (div - fl > (T) 0.5)                                                    \
-      fl += 1;                                                                 \
-    return fl;                                                                 \
-  }                                                                            \
-  static inline T                                                              \
-  remainder_##TN (T a, T b)                                                    \
-  {                                                                            \
-    T mod = fmod (a, b);                                                       \
-    if (mod != 0 && (b < 0) != (mod < 0))                                      \
-      mod += b;                                                                \
-    return mod;                                                                \
-  }                                                                            \
-  static inline T                                                              \
-  sign_##TN (T x)                                                              \
-  {                                                                            \
-    return (T) ((x > 0) - (x < 0));                                            \
+#define DEFINE_FLOAT_HELPERS(T, TN)                                                                \
+  static inline T floordiv_##TN (T a, T b)                                                         \
+  {                                                                                                \
+    T mod, div, fl;                                                                                \
+    if (b == 0)                                                                                    \
+      return a / b;                                                                                \
+    mod = fmod (a, b);                                                                             \
+    div = (a - mod) / b;                                                                           \
+    if (mod != 0 && (b < 0) != (mod < 0))                                                          \
+      div -= 1;                                                                                    \
+    if (div == 0)                                                                                  \
+      return copysign ((T)0, a / b);                                                               \
+    fl = floor (div);                                                                              \
+    if (div - fl > (T)0.5)                                                                         \
+      fl += 1;                                                                                     \
+    return fl;                                                                                     \
+  }                                                                                                \
+  static inline T remainder_##TN (T a, T b)                                                        \
+  {                                                                                                \
+    T mod = fmod (a, b);                                                                           \
+    if (mod != 0 && (b < 0) != (mod < 0))                                                          \
+      mod += b;                                                                                    \
+    return mod;                                                                                    \
+  }                                                                                                \
+  static inline T sign_##TN (T x)                                                                  \
+  {                                                                                                \
+    return (T)((x > 0) - (x < 0));                                                                 \
   }
 
 DEFINE_FLOAT_HELPERS (float, f32)
@@ -64,10 +61,9 @@ DEFINE_FLOAT_HELPERS (double, f64)
 /* Integer helpers work on 64 bits; wrapping arithmetic is done unsigned,
  * so that overflow wraps as two's complement instead of being undefined. */
 static inline gint64
-ipow_i64 (gint64 a,
-          gint64 b)
+ipow_i64 (gint64 a, gint64 b)
 {
-  guint64 r = 1, base = (guint64) a;
+  guint64 r = 1, base = (guint64)a;
 
   if (b < 0)
     return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
@@ -78,20 +74,19 @@ ipow_i64 (gint64 a,
       base *= base;
       b >>= 1;
     }
-  return (gint64) r;
+  return (gint64)r;
 }
 
 /* b != 0; INT_MIN / -1 would trap in the hardware divide */
 static inline gint64
-ifloordiv_i64 (gint64 a,
-               gint64 b)
+ifloordiv_i64 (gint64 a, gint64 b)
 {
   gint64 q;
 
   if (b == 0)
     return 0;
   if (b == -1)
-    return (gint64) (0 - (guint64) a);
+    return (gint64)(0 - (guint64)a);
   q = a / b;
   if (a % b != 0 && ((a < 0) != (b < 0)))
     q--;
@@ -99,8 +94,7 @@ ifloordiv_i64 (gint64 a,
 }
 
 static inline gint64
-iremainder_i64 (gint64 a,
-                gint64 b)
+iremainder_i64 (gint64 a, gint64 b)
 {
   gint64 m;
 
@@ -117,83 +111,80 @@ iremainder_i64 (gint64 a,
 #define DL_SQRT_2_OVER_PI 0.79788456080286535588
 #define DL_GELU_COEF 0.044715
 
-#define UNARY_FLOAT_OPS(X)                                                     \
-  X (EXPM1, expm1, expm1 (x))                                                  \
-  X (LOG1P, log1p, log1p (x))                                                  \
-  X (LOG2, log2, log2 (x))                                                     \
-  X (RSQRT, rsqrt, (1 / sqrt (x)))                                             \
-  X (SIN, sin, sin (x))                                                        \
-  X (COS, cos, cos (x))                                                        \
-  X (TAN, tan, tan (x))                                                        \
-  X (GELU, gelu, (x * (T) 0.5 * (1 + erf (x * (T) M_SQRT1_2))))                \
-  X (GELU_TANH, gelu_tanh,                                                     \
-     ((T) 0.5 * x * (1 + tanh ((T) DL_SQRT_2_OVER_PI                          \
-                               * (x + (T) DL_GELU_COEF * x * x * x)))))       \
-  X (SILU, silu, (x / (1 + exp (-x))))                                         \
-  X (SIGN, sign, CAT (sign_, TN) (x))                                         \
-  X (FLOOR, floor, floor (x))                                                  \
-  X (CEIL, ceil, ceil (x))                                                     \
-  X (ROUND, round, nearbyint (x))                                              \
-  X (TRUNC, trunc, trunc (x))                                                  \
-  X (FRAC, frac, (x - trunc (x)))                                              \
-  X (RECIPROCAL, reciprocal, (1 / x))                                          \
+#define UNARY_FLOAT_OPS(X)                                                                         \
+  X (EXPM1, expm1, expm1 (x))                                                                      \
+  X (LOG1P, log1p, log1p (x))                                                                      \
+  X (LOG2, log2, log2 (x))                                                                         \
+  X (RSQRT, rsqrt, (1 / sqrt (x)))                                                                 \
+  X (SIN, sin, sin (x))                                                                            \
+  X (COS, cos, cos (x))                                                                            \
+  X (TAN, tan, tan (x))                                                                            \
+  X (GELU, gelu, (x * (T)0.5 * (1 + erf (x * (T)M_SQRT1_2))))                                      \
+  X (GELU_TANH, gelu_tanh,                                                                         \
+     ((T)0.5 * x * (1 + tanh ((T)DL_SQRT_2_OVER_PI * (x + (T)DL_GELU_COEF * x * x * x)))))         \
+  X (SILU, silu, (x / (1 + exp (-x))))                                                             \
+  X (SIGN, sign, CAT (sign_, TN) (x))                                                              \
+  X (FLOOR, floor, floor (x))                                                                      \
+  X (CEIL, ceil, ceil (x))                                                                         \
+  X (ROUND, round, nearbyint (x))                                                                  \
+  X (TRUNC, trunc, trunc (x))                                                                      \
+  X (FRAC, frac, (x - trunc (x)))                                                                  \
+  X (RECIPROCAL, reciprocal, (1 / x))                                                              \
   X (ERF, erf, erf (x))
 
-#define UNARY_PRED_OPS(X)                                                      \
-  X (ISNAN, isnan, (isnan (x) != 0))                                           \
-  X (ISINF, isinf, (isinf (x) != 0))                                           \
+#define UNARY_PRED_OPS(X)                                                                          \
+  X (ISNAN, isnan, (isnan (x) != 0))                                                               \
+  X (ISINF, isinf, (isinf (x) != 0))                                                               \
   X (ISFINITE, isfinite, (isfinite (x) != 0))
 
-#define UNARY_INT_OPS(X)                                                       \
-  X (SIGN, sign, (T) ((x > 0) - (x < 0)))                                      \
-  X (BITWISE_NOT, bitwise_not, (T) ~x)
+#define UNARY_INT_OPS(X)                                                                           \
+  X (SIGN, sign, (T)((x > 0) - (x < 0)))                                                           \
+  X (BITWISE_NOT, bitwise_not, (T)~x)
 
-#define UNARY_UINT_OPS(X)                                                      \
-  X (SIGN, sign, (T) (x > 0))                                                  \
-  X (BITWISE_NOT, bitwise_not, (T) ~x)
+#define UNARY_UINT_OPS(X)                                                                          \
+  X (SIGN, sign, (T)(x > 0))                                                                       \
+  X (BITWISE_NOT, bitwise_not, (T)~x)
 
-#define UNARY_BOOL_OPS(X)                                                      \
-  X (SIGN, sign, x)                                                            \
-  X (BITWISE_NOT, bitwise_not, (T) !x)
+#define UNARY_BOOL_OPS(X)                                                                          \
+  X (SIGN, sign, x)                                                                                \
+  X (BITWISE_NOT, bitwise_not, (T)!x)
 
 /* out (OT) = EXPR of x (T) */
-#define DEFINE_UNARY(OPN, opn, EXPR, OT)                                       \
-  static void FN (math_unary_, opn, TN) (char **data, const gint64 *s,         \
-                                         gint64 n, gpointer ctx)               \
-  {                                                                            \
-    if (s[0] == sizeof (OT) && s[1] == sizeof (T))                             \
-      {                                                                        \
-        OT *restrict o = (OT *) data[0];                                       \
-        const T *restrict in = (const T *) data[1];                            \
-        for (gint64 i = 0; i < n; i++)                                         \
-          {                                                                    \
-            T x = in[i];                                                       \
-            o[i] = (OT) (EXPR);                                                \
-          }                                                                    \
-      }                                                                        \
-    else                                                                       \
-      for (gint64 i = 0; i < n; i++)                                           \
-        {                                                                      \
-          T x = *(const T *) (data[1] + i * s[1]);                             \
-          *(OT *) (data[0] + i * s[0]) = (OT) (EXPR);                          \
-        }                                                                      \
+#define DEFINE_UNARY(OPN, opn, EXPR, OT)                                                           \
+  static void FN (math_unary_, opn, TN) (char **data, const gint64 *s, gint64 n, gpointer ctx)     \
+  {                                                                                                \
+    if (s[0] == sizeof (OT) && s[1] == sizeof (T))                                                 \
+      {                                                                                            \
+        OT *restrict o = (OT *)data[0];                                                            \
+        const T *restrict in = (const T *)data[1];                                                 \
+        for (gint64 i = 0; i < n; i++)                                                             \
+          {                                                                                        \
+            T x = in[i];                                                                           \
+            o[i] = (OT)(EXPR);                                                                     \
+          }                                                                                        \
+      }                                                                                            \
+    else                                                                                           \
+      for (gint64 i = 0; i < n; i++)                                                               \
+        {                                                                                          \
+          T x = *(const T *)(data[1] + i * s[1]);                                                  \
+          *(OT *)(data[0] + i * s[0]) = (OT)(EXPR);                                                \
+        }                                                                                          \
   }
 #define DEFINE_UNARY_SAME(OPN, opn, EXPR) DEFINE_UNARY (OPN, opn, EXPR, T)
 #define DEFINE_UNARY_PRED(OPN, opn, EXPR) DEFINE_UNARY (OPN, opn, EXPR, guint8)
 
 /* nan_to_num: params are (nan, posinf, neginf) */
-#define DEFINE_NAN_TO_NUM                                                      \
-  static void FN (math_unary_, nan_to_num, TN) (char **data, const gint64 *s,  \
-                                                gint64 n, gpointer ctx)        \
-  {                                                                            \
-    const gdouble *p = ctx;                                                    \
-    const T vnan = (T) p[0], vpos = (T) p[1], vneg = (T) p[2];                 \
-    for (gint64 i = 0; i < n; i++)                                             \
-      {                                                                        \
-        T x = *(const T *) (data[1] + i * s[1]);                               \
-        *(T *) (data[0] + i * s[0]) = isnan (x) ? vnan                         \
-                                      : isinf (x) ? (x > 0 ? vpos : vneg) : x; \
-      }                                                                        \
+#define DEFINE_NAN_TO_NUM                                                                          \
+  static void FN (math_unary_, nan_to_num, TN) (char **data, const gint64 *s, gint64 n,            \
+                                                gpointer ctx)                                      \
+  {                                                                                                \
+    const gdouble *p = ctx;                                                                        \
+    const T vnan = (T)p[0], vpos = (T)p[1], vneg = (T)p[2];                                        \
+    for (gint64 i = 0; i < n; i++)                                                                 \
+      {                                                                                            \
+        T x = *(const T *)(data[1] + i * s[1]);                                                    \
+        *(T *)(data[0] + i * s[0]) = isnan (x) ? vnan : isinf (x) ? (x > 0 ? vpos : vneg) : x;     \
+      }                                                                                            \
   }
 
 #define T float
@@ -234,12 +225,14 @@ UNARY_BOOL_OPS (DEFINE_UNARY_SAME)
 #define UNARY_ENTRY(OPN, opn, EXPR) [DL_UNARY_##OPN] = FN (math_unary_, opn, TN),
 static const DlCpuLoop math_unary_loops[DL_N_DTYPES][DL_N_UNARY_OPS] = {
 #define TN f32
-  [DL_DTYPE_FLOAT32] = { UNARY_FLOAT_OPS (UNARY_ENTRY) UNARY_PRED_OPS (UNARY_ENTRY)
-                         [DL_UNARY_NAN_TO_NUM] = math_unary_nan_to_num_f32 },
+  [DL_DTYPE_FLOAT32]
+  = { UNARY_FLOAT_OPS (UNARY_ENTRY) UNARY_PRED_OPS (UNARY_ENTRY)[DL_UNARY_NAN_TO_NUM]
+      = math_unary_nan_to_num_f32 },
 #undef TN
 #define TN f64
-  [DL_DTYPE_FLOAT64] = { UNARY_FLOAT_OPS (UNARY_ENTRY) UNARY_PRED_OPS (UNARY_ENTRY)
-                         [DL_UNARY_NAN_TO_NUM] = math_unary_nan_to_num_f64 },
+  [DL_DTYPE_FLOAT64]
+  = { UNARY_FLOAT_OPS (UNARY_ENTRY) UNARY_PRED_OPS (UNARY_ENTRY)[DL_UNARY_NAN_TO_NUM]
+      = math_unary_nan_to_num_f64 },
 #undef TN
 #define TN i32
   [DL_DTYPE_INT32] = { UNARY_INT_OPS (UNARY_ENTRY) },
@@ -256,75 +249,71 @@ static const DlCpuLoop math_unary_loops[DL_N_DTYPES][DL_N_UNARY_OPS] = {
 };
 
 void
-dl_cpu_math_unary (DlUnaryOp      op,
-                   DlIter        *iter,
-                   DlDType        dtype,
-                   const gdouble *params)
+dl_cpu_math_unary (DlUnaryOp op, DlIter *iter, DlDType dtype, const gdouble *params)
 {
   DlCpuLoop loop = math_unary_loops[dtype][op];
 
   g_return_if_fail (loop != NULL); /* the ops layer promotes first */
   g_return_if_fail (op != DL_UNARY_NAN_TO_NUM || params != NULL);
-  dl_cpu_iter_for_each (iter, loop, (gpointer) params);
+  dl_cpu_iter_for_each (iter, loop, (gpointer)params);
 }
 
 /* ---- binary ------------------------------------------------------------ */
 
-#define BINARY_FLOAT_OPS(X)                                                    \
-  X (POW, pow, pow (a, b))                                                     \
-  X (FLOOR_DIVIDE, floor_divide, CAT (floordiv_, TN) (a, b))                  \
-  X (REMAINDER, remainder, CAT (remainder_, TN) (a, b))                       \
-  X (ATAN2, atan2, atan2 (a, b))                                               \
-  X (ZERO_WHERE, zero_where, (b != 0 ? (T) 0 : a))
+#define BINARY_FLOAT_OPS(X)                                                                        \
+  X (POW, pow, pow (a, b))                                                                         \
+  X (FLOOR_DIVIDE, floor_divide, CAT (floordiv_, TN) (a, b))                                       \
+  X (REMAINDER, remainder, CAT (remainder_, TN) (a, b))                                            \
+  X (ATAN2, atan2, atan2 (a, b))                                                                   \
+  X (ZERO_WHERE, zero_where, (b != 0 ? (T)0 : a))
 
-#define BINARY_INT_OPS(X)                                                      \
-  X (POW, pow, ipow_i64 (a, b))                                                \
-  X (FLOOR_DIVIDE, floor_divide, ifloordiv_i64 (a, b))                         \
-  X (REMAINDER, remainder, iremainder_i64 (a, b))                              \
-  X (BITWISE_AND, bitwise_and, (a & b))                                        \
-  X (BITWISE_OR, bitwise_or, (a | b))                                          \
-  X (BITWISE_XOR, bitwise_xor, (a ^ b))                                        \
-  X (ZERO_WHERE, zero_where, (b != 0 ? (T) 0 : a))
+#define BINARY_INT_OPS(X)                                                                          \
+  X (POW, pow, ipow_i64 (a, b))                                                                    \
+  X (FLOOR_DIVIDE, floor_divide, ifloordiv_i64 (a, b))                                             \
+  X (REMAINDER, remainder, iremainder_i64 (a, b))                                                  \
+  X (BITWISE_AND, bitwise_and, (a & b))                                                            \
+  X (BITWISE_OR, bitwise_or, (a | b))                                                              \
+  X (BITWISE_XOR, bitwise_xor, (a ^ b))                                                            \
+  X (ZERO_WHERE, zero_where, (b != 0 ? (T)0 : a))
 
-#define BINARY_BOOL_OPS(X)                                                     \
-  X (BITWISE_AND, bitwise_and, (a & b))                                        \
-  X (BITWISE_OR, bitwise_or, (a | b))                                          \
-  X (BITWISE_XOR, bitwise_xor, (a ^ b))                                        \
-  X (ZERO_WHERE, zero_where, (b != 0 ? (T) 0 : a))
+#define BINARY_BOOL_OPS(X)                                                                         \
+  X (BITWISE_AND, bitwise_and, (a & b))                                                            \
+  X (BITWISE_OR, bitwise_or, (a | b))                                                              \
+  X (BITWISE_XOR, bitwise_xor, (a ^ b))                                                            \
+  X (ZERO_WHERE, zero_where, (b != 0 ? (T)0 : a))
 
-#define DEFINE_BINARY(OPN, opn, EXPR)                                          \
-  static void FN (math_binary_, opn, TN) (char **data, const gint64 *s,        \
-                                          gint64 n, gpointer ctx)              \
-  {                                                                            \
-    if (s[0] == sizeof (T) && s[1] == sizeof (T) && s[2] == sizeof (T))        \
-      {                                                                        \
-        T *restrict o = (T *) data[0];                                         \
-        const T *restrict pa = (const T *) data[1];                            \
-        const T *restrict pb = (const T *) data[2];                            \
-        for (gint64 i = 0; i < n; i++)                                         \
-          {                                                                    \
-            T a = pa[i], b = pb[i];                                            \
-            o[i] = (T) (EXPR);                                                 \
-          }                                                                    \
-      }                                                                        \
-    else if (s[0] == sizeof (T) && s[1] == sizeof (T) && s[2] == 0)            \
-      {                                                                        \
-        T *restrict o = (T *) data[0];                                         \
-        const T *restrict pa = (const T *) data[1];                            \
-        const T b = *(const T *) data[2];                                      \
-        for (gint64 i = 0; i < n; i++)                                         \
-          {                                                                    \
-            T a = pa[i];                                                       \
-            o[i] = (T) (EXPR);                                                 \
-          }                                                                    \
-      }                                                                        \
-    else                                                                       \
-      for (gint64 i = 0; i < n; i++)                                           \
-        {                                                                      \
-          T a = *(const T *) (data[1] + i * s[1]);                             \
-          T b = *(const T *) (data[2] + i * s[2]);                             \
-          *(T *) (data[0] + i * s[0]) = (T) (EXPR);                            \
-        }                                                                      \
+#define DEFINE_BINARY(OPN, opn, EXPR)                                                              \
+  static void FN (math_binary_, opn, TN) (char **data, const gint64 *s, gint64 n, gpointer ctx)    \
+  {                                                                                                \
+    if (s[0] == sizeof (T) && s[1] == sizeof (T) && s[2] == sizeof (T))                            \
+      {                                                                                            \
+        T *restrict o = (T *)data[0];                                                              \
+        const T *restrict pa = (const T *)data[1];                                                 \
+        const T *restrict pb = (const T *)data[2];                                                 \
+        for (gint64 i = 0; i < n; i++)                                                             \
+          {                                                                                        \
+            T a = pa[i], b = pb[i];                                                                \
+            o[i] = (T)(EXPR);                                                                      \
+          }                                                                                        \
+      }                                                                                            \
+    else if (s[0] == sizeof (T) && s[1] == sizeof (T) && s[2] == 0)                                \
+      {                                                                                            \
+        T *restrict o = (T *)data[0];                                                              \
+        const T *restrict pa = (const T *)data[1];                                                 \
+        const T b = *(const T *)data[2];                                                           \
+        for (gint64 i = 0; i < n; i++)                                                             \
+          {                                                                                        \
+            T a = pa[i];                                                                           \
+            o[i] = (T)(EXPR);                                                                      \
+          }                                                                                        \
+      }                                                                                            \
+    else                                                                                           \
+      for (gint64 i = 0; i < n; i++)                                                               \
+        {                                                                                          \
+          T a = *(const T *)(data[1] + i * s[1]);                                                  \
+          T b = *(const T *)(data[2] + i * s[2]);                                                  \
+          *(T *)(data[0] + i * s[0]) = (T)(EXPR);                                                  \
+        }                                                                                          \
   }
 
 #define T float
@@ -381,9 +370,7 @@ static const DlCpuLoop math_binary_loops[DL_N_DTYPES][DL_N_BINARY_OPS] = {
 };
 
 void
-dl_cpu_math_binary (DlBinaryOp op,
-                    DlIter    *iter,
-                    DlDType    dtype)
+dl_cpu_math_binary (DlBinaryOp op, DlIter *iter, DlDType dtype)
 {
   DlCpuLoop loop = math_binary_loops[dtype][op];
 

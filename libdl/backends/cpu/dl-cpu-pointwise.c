@@ -14,71 +14,67 @@
 #include "dl-cpu-private.h"
 
 /* X-macro of the dtypes with a native C type: (NAME, DTYPE, C type) */
-#define DL_FOR_NATIVE_DTYPES(X)          \
-  X (f32, DL_DTYPE_FLOAT32, float)       \
-  X (f64, DL_DTYPE_FLOAT64, double)      \
-  X (f16, DL_DTYPE_FLOAT16, dl_half)     \
-  X (bf16, DL_DTYPE_BFLOAT16, dl_bf16)   \
-  X (i32, DL_DTYPE_INT32, gint32)        \
-  X (i64, DL_DTYPE_INT64, gint64)        \
-  X (u8, DL_DTYPE_UINT8, guint8)         \
+#define DL_FOR_NATIVE_DTYPES(X)                                                                    \
+  X (f32, DL_DTYPE_FLOAT32, float)                                                                 \
+  X (f64, DL_DTYPE_FLOAT64, double)                                                                \
+  X (f16, DL_DTYPE_FLOAT16, dl_half)                                                               \
+  X (bf16, DL_DTYPE_BFLOAT16, dl_bf16)                                                             \
+  X (i32, DL_DTYPE_INT32, gint32)                                                                  \
+  X (i64, DL_DTYPE_INT64, gint64)                                                                  \
+  X (u8, DL_DTYPE_UINT8, guint8)                                                                   \
   X (b8, DL_DTYPE_BOOL, guint8)
 
 /* loading one element as its natural arithmetic value */
-#define LOAD_f32(p) (*(const float *) (p))
-#define LOAD_f64(p) (*(const double *) (p))
-#define LOAD_f16(p) ((float) *(const dl_half *) (p))
-#define LOAD_bf16(p) dl_bf16_to_float (*(const dl_bf16 *) (p))
-#define LOAD_i32(p) (*(const gint32 *) (p))
-#define LOAD_i64(p) (*(const gint64 *) (p))
-#define LOAD_u8(p) (*(const guint8 *) (p))
-#define LOAD_b8(p) (*(const guint8 *) (p))
+#define LOAD_f32(p) (*(const float *)(p))
+#define LOAD_f64(p) (*(const double *)(p))
+#define LOAD_f16(p) ((float)*(const dl_half *)(p))
+#define LOAD_bf16(p) dl_bf16_to_float (*(const dl_bf16 *)(p))
+#define LOAD_i32(p) (*(const gint32 *)(p))
+#define LOAD_i64(p) (*(const gint64 *)(p))
+#define LOAD_u8(p) (*(const guint8 *)(p))
+#define LOAD_b8(p) (*(const guint8 *)(p))
 
 /* storing a value converted to the element type */
-#define STORE_f32(p, v) (*(float *) (p) = (float) (v))
-#define STORE_f64(p, v) (*(double *) (p) = (double) (v))
-#define STORE_f16(p, v) (*(dl_half *) (p) = (dl_half) (v))
-#define STORE_bf16(p, v) (*(dl_bf16 *) (p) = dl_float_to_bf16 ((float) (v)))
-#define STORE_i32(p, v) (*(gint32 *) (p) = (gint32) (v))
-#define STORE_i64(p, v) (*(gint64 *) (p) = (gint64) (v))
-#define STORE_u8(p, v) (*(guint8 *) (p) = (guint8) (v))
-#define STORE_b8(p, v) (*(guint8 *) (p) = ((v) != 0))
+#define STORE_f32(p, v) (*(float *)(p) = (float)(v))
+#define STORE_f64(p, v) (*(double *)(p) = (double)(v))
+#define STORE_f16(p, v) (*(dl_half *)(p) = (dl_half)(v))
+#define STORE_bf16(p, v) (*(dl_bf16 *)(p) = dl_float_to_bf16 ((float)(v)))
+#define STORE_i32(p, v) (*(gint32 *)(p) = (gint32)(v))
+#define STORE_i64(p, v) (*(gint64 *)(p) = (gint64)(v))
+#define STORE_u8(p, v) (*(guint8 *)(p) = (guint8)(v))
+#define STORE_b8(p, v) (*(guint8 *)(p) = ((v) != 0))
 
 /* ---- copy / cast ---------------------------------------------------- */
 
-#define DEFINE_COPY(DN, DD, DT, SN)                                            \
-  static void copy_##DN##_##SN (char **data, const gint64 *s, gint64 n,     \
-                                gpointer ctx)                                  \
-  {                                                                            \
-    char *d = data[0];                                                         \
-    const char *src = data[1];                                                 \
-    for (gint64 i = 0; i < n; i++)                                             \
-      STORE_##DN (d + i * s[0], LOAD_##SN (src + i * s[1]));                   \
+#define DEFINE_COPY(DN, DD, DT, SN)                                                                \
+  static void copy_##DN##_##SN (char **data, const gint64 *s, gint64 n, gpointer ctx)              \
+  {                                                                                                \
+    char *d = data[0];                                                                             \
+    const char *src = data[1];                                                                     \
+    for (gint64 i = 0; i < n; i++)                                                                 \
+      STORE_##DN (d + i * s[0], LOAD_##SN (src + i * s[1]));                                       \
   }
-#define DEFINE_COPY_FROM(SN, SD, ST)                                           \
-  DEFINE_COPY (f32, 0, 0, SN) DEFINE_COPY (f64, 0, 0, SN)                      \
-  DEFINE_COPY (f16, 0, 0, SN) DEFINE_COPY (bf16, 0, 0, SN)                     \
-  DEFINE_COPY (i32, 0, 0, SN) DEFINE_COPY (i64, 0, 0, SN)                      \
-  DEFINE_COPY (u8, 0, 0, SN) DEFINE_COPY (b8, 0, 0, SN)
+#define DEFINE_COPY_FROM(SN, SD, ST)                                                               \
+  DEFINE_COPY (f32, 0, 0, SN)                                                                      \
+  DEFINE_COPY (f64, 0, 0, SN)                                                                      \
+  DEFINE_COPY (f16, 0, 0, SN) DEFINE_COPY (bf16, 0, 0, SN) DEFINE_COPY (i32, 0, 0, SN)             \
+      DEFINE_COPY (i64, 0, 0, SN) DEFINE_COPY (u8, 0, 0, SN) DEFINE_COPY (b8, 0, 0, SN)
 DL_FOR_NATIVE_DTYPES (DEFINE_COPY_FROM)
 
-#define COPY_ROW(SN, SD, ST)                                              \
-  [SD] = { [DL_DTYPE_FLOAT32] = copy_f32_##SN, [DL_DTYPE_FLOAT64] = copy_f64_##SN, \
-           [DL_DTYPE_FLOAT16] = copy_f16_##SN, [DL_DTYPE_BFLOAT16] = copy_bf16_##SN, \
-           [DL_DTYPE_INT32] = copy_i32_##SN, [DL_DTYPE_INT64] = copy_i64_##SN, \
-           [DL_DTYPE_UINT8] = copy_u8_##SN, [DL_DTYPE_BOOL] = copy_b8_##SN },
+#define COPY_ROW(SN, SD, ST)                                                                       \
+  [SD] = { [DL_DTYPE_FLOAT32] = copy_f32_##SN, [DL_DTYPE_FLOAT64] = copy_f64_##SN,                 \
+           [DL_DTYPE_FLOAT16] = copy_f16_##SN, [DL_DTYPE_BFLOAT16] = copy_bf16_##SN,               \
+           [DL_DTYPE_INT32] = copy_i32_##SN,   [DL_DTYPE_INT64] = copy_i64_##SN,                   \
+           [DL_DTYPE_UINT8] = copy_u8_##SN,    [DL_DTYPE_BOOL] = copy_b8_##SN },
 /* copy_loops[src][dst] */
 static const DlCpuLoop copy_loops[DL_N_DTYPES][DL_N_DTYPES] = { DL_FOR_NATIVE_DTYPES (COPY_ROW) };
 
 static void
-copy_same (char        **data,
-           const gint64 *s,
-           gint64        n,
-           gpointer      ctx)
+copy_same (char **data, const gint64 *s, gint64 n, gpointer ctx)
 {
   gsize es = GPOINTER_TO_SIZE (ctx);
 
-  if ((gsize) s[0] == es && (gsize) s[1] == es)
+  if ((gsize)s[0] == es && (gsize)s[1] == es)
     memcpy (data[0], data[1], n * es);
   else
     for (gint64 i = 0; i < n; i++)
@@ -86,9 +82,7 @@ copy_same (char        **data,
 }
 
 void
-dl_cpu_copy (DlIter *iter,
-             DlDType dst_dtype,
-             DlDType src_dtype)
+dl_cpu_copy (DlIter *iter, DlDType dst_dtype, DlDType src_dtype)
 {
   if (dst_dtype == src_dtype)
     dl_cpu_iter_for_each (iter, copy_same, GSIZE_TO_POINTER (dl_dtype_get_size (dst_dtype)));
@@ -105,17 +99,14 @@ typedef struct
 } FillCtx;
 
 static void
-fill_loop (char        **data,
-           const gint64 *s,
-           gint64        n,
-           gpointer      ctx)
+fill_loop (char **data, const gint64 *s, gint64 n, gpointer ctx)
 {
   FillCtx *f = ctx;
   gsize es = dl_dtype_get_size (f->dtype);
 
-  if (f->dtype == DL_DTYPE_FLOAT32 && (gsize) s[0] == es)
+  if (f->dtype == DL_DTYPE_FLOAT32 && (gsize)s[0] == es)
     {
-      float v, *restrict d = (float *) data[0];
+      float v, *restrict d = (float *)data[0];
       memcpy (&v, f->bytes, 4);
       for (gint64 i = 0; i < n; i++)
         d[i] = v;
@@ -126,18 +117,16 @@ fill_loop (char        **data,
 }
 
 void
-dl_cpu_fill (DlIter *iter,
-             DlDType dtype,
-             gdouble value)
+dl_cpu_fill (DlIter *iter, DlDType dtype, gdouble value)
 {
   FillCtx f = { .dtype = dtype };
 
   switch (dtype)
     {
-#define FILL_CASE(N, D, T) \
-    case D:                \
-      STORE_##N (f.bytes, value); \
-      break;
+#define FILL_CASE(N, D, T)                                                                         \
+  case D:                                                                                          \
+    STORE_##N (f.bytes, value);                                                                    \
+    break;
       DL_FOR_NATIVE_DTYPES (FILL_CASE)
 #undef FILL_CASE
     }
@@ -170,7 +159,7 @@ dl_tanhf (float x)
       p = p * z2 - 17.0 / 315.0;
       p = p * z2 + 2.0 / 15.0;
       p = p * z2 - 1.0 / 3.0;
-      return (float) (z * (1.0 + z2 * p));
+      return (float)(z * (1.0 + z2 * p));
     }
   if (ax > 9.0f)
     return copysignf (1.0f, x);
@@ -181,36 +170,36 @@ dl_tanhf (float x)
  * out = f (x); computed in the element type for float32/float64 and in the
  * integer type for neg/abs/relu on integers. */
 
-#define UNARY_FLOAT_OPS(X)                                   \
-  X (NEG, neg, -x)                                           \
-  X (EXP, exp, EXPF (x))                                     \
-  X (LOG, log, LOGF (x))                                     \
-  X (RELU, relu, (x > 0 ? x : (x != x ? x : 0)))             \
-  X (ABS, abs, FABSF (x))                                    \
-  X (SQRT, sqrt, SQRTF (x))                                  \
-  X (TANH, tanh, TANHF (x))                                  \
+#define UNARY_FLOAT_OPS(X)                                                                         \
+  X (NEG, neg, -x)                                                                                 \
+  X (EXP, exp, EXPF (x))                                                                           \
+  X (LOG, log, LOGF (x))                                                                           \
+  X (RELU, relu, (x > 0 ? x : (x != x ? x : 0)))                                                   \
+  X (ABS, abs, FABSF (x))                                                                          \
+  X (SQRT, sqrt, SQRTF (x))                                                                        \
+  X (TANH, tanh, TANHF (x))                                                                        \
   X (SIGMOID, sigmoid, (1 / (1 + EXPF (-x))))
 
-#define DEFINE_UNARY(OPN, opn, EXPR)                                           \
-  DL_CPU_CLONES static void FN (unary_, opn, TN) (char **data, const gint64 *s, gint64 n,      \
-                                  gpointer ctx)                                \
-  {                                                                            \
-    if (s[0] == sizeof (T) && s[1] == sizeof (T))                              \
-      {                                                                        \
-        T *restrict o = (T *) data[0];                                         \
-        const T *restrict in = (const T *) data[1];                            \
-        for (gint64 i = 0; i < n; i++)                                         \
-          {                                                                    \
-            T x = in[i];                                                       \
-            o[i] = (EXPR);                                                     \
-          }                                                                    \
-      }                                                                        \
-    else                                                                       \
-      for (gint64 i = 0; i < n; i++)                                           \
-        {                                                                      \
-          T x = *(const T *) (data[1] + i * s[1]);                             \
-          *(T *) (data[0] + i * s[0]) = (EXPR);                                \
-        }                                                                      \
+#define DEFINE_UNARY(OPN, opn, EXPR)                                                               \
+  DL_CPU_CLONES static void FN (unary_, opn, TN) (char **data, const gint64 *s, gint64 n,          \
+                                                  gpointer ctx)                                    \
+  {                                                                                                \
+    if (s[0] == sizeof (T) && s[1] == sizeof (T))                                                  \
+      {                                                                                            \
+        T *restrict o = (T *)data[0];                                                              \
+        const T *restrict in = (const T *)data[1];                                                 \
+        for (gint64 i = 0; i < n; i++)                                                             \
+          {                                                                                        \
+            T x = in[i];                                                                           \
+            o[i] = (EXPR);                                                                         \
+          }                                                                                        \
+      }                                                                                            \
+    else                                                                                           \
+      for (gint64 i = 0; i < n; i++)                                                               \
+        {                                                                                          \
+          T x = *(const T *)(data[1] + i * s[1]);                                                  \
+          *(T *)(data[0] + i * s[0]) = (EXPR);                                                     \
+        }                                                                                          \
   }
 
 #define T float
@@ -240,10 +229,10 @@ UNARY_FLOAT_OPS (DEFINE_UNARY)
 #undef T
 #undef TN
 
-#define UNARY_INT_OPS(X)                 \
-  X (NEG, neg, (T) -x)                   \
-  X (RELU, relu, (x > 0 ? x : 0))        \
-  X (ABS, abs, (x < 0 ? (T) -x : x))
+#define UNARY_INT_OPS(X)                                                                           \
+  X (NEG, neg, (T)-x)                                                                              \
+  X (RELU, relu, (x > 0 ? x : 0))                                                                  \
+  X (ABS, abs, (x < 0 ? (T)-x : x))
 
 #define T gint32
 #define TN i32
@@ -255,9 +244,9 @@ UNARY_INT_OPS (DEFINE_UNARY)
 UNARY_INT_OPS (DEFINE_UNARY)
 #undef T
 #undef TN
-#define UNARY_UINT_OPS(X)                \
-  X (NEG, neg, (T) -x)                   \
-  X (RELU, relu, x)                      \
+#define UNARY_UINT_OPS(X)                                                                          \
+  X (NEG, neg, (T)-x)                                                                              \
+  X (RELU, relu, x)                                                                                \
   X (ABS, abs, x)
 
 #define T guint8
@@ -286,9 +275,7 @@ static const DlCpuLoop unary_loops[DL_N_DTYPES][DL_N_UNARY_OPS] = {
 };
 
 void
-dl_cpu_unary (DlUnaryOp op,
-              DlIter   *iter,
-              DlDType   dtype)
+dl_cpu_unary (DlUnaryOp op, DlIter *iter, DlDType dtype)
 {
   DlCpuLoop loop;
 
@@ -305,68 +292,68 @@ dl_cpu_unary (DlUnaryOp op,
 /* ---- binary -------------------------------------------------------------
  * out = a OP b. ADD and SUB scale b by alpha. Comparisons write bool. */
 
-#define BINARY_ARITH_OPS(X)                         \
-  X (ADD, add, (a + alpha * b))                     \
-  X (SUB, sub, (a - alpha * b))                     \
-  X (MUL, mul, (a * b))                             \
-  X (DIV, div, (a / b))                             \
-  X (MAXIMUM, maximum, (a != a ? a : (b != b ? b : (a > b ? a : b)))) \
+#define BINARY_ARITH_OPS(X)                                                                        \
+  X (ADD, add, (a + alpha * b))                                                                    \
+  X (SUB, sub, (a - alpha * b))                                                                    \
+  X (MUL, mul, (a * b))                                                                            \
+  X (DIV, div, (a / b))                                                                            \
+  X (MAXIMUM, maximum, (a != a ? a : (b != b ? b : (a > b ? a : b))))                              \
   X (MINIMUM, minimum, (a != a ? a : (b != b ? b : (a < b ? a : b))))
 
-#define BINARY_CMP_OPS(X)       \
-  X (EQ, eq, (a == b))          \
-  X (NE, ne, (a != b))          \
-  X (LT, lt, (a < b))           \
-  X (LE, le, (a <= b))          \
-  X (GT, gt, (a > b))           \
+#define BINARY_CMP_OPS(X)                                                                          \
+  X (EQ, eq, (a == b))                                                                             \
+  X (NE, ne, (a != b))                                                                             \
+  X (LT, lt, (a < b))                                                                              \
+  X (LE, le, (a <= b))                                                                             \
+  X (GT, gt, (a > b))                                                                              \
   X (GE, ge, (a >= b))
 
-#define DEFINE_BINARY(OPN, opn, EXPR, OT)                                      \
-  DL_CPU_CLONES static void FN (binary_, opn, TN) (char **data, const gint64 *s, gint64 n,     \
-                                   gpointer ctx)                               \
-  {                                                                            \
-    const T alpha = (T) * (const double *) ctx;                                \
-    (void) alpha;                                                              \
-    if (s[0] == sizeof (OT) && s[1] == sizeof (T) && s[2] == sizeof (T))       \
-      {                                                                        \
-        OT *restrict o = (OT *) data[0];                                       \
-        const T *restrict pa = (const T *) data[1];                            \
-        const T *restrict pb = (const T *) data[2];                            \
-        for (gint64 i = 0; i < n; i++)                                         \
-          {                                                                    \
-            T a = pa[i], b = pb[i];                                            \
-            o[i] = (OT) (EXPR);                                                \
-          }                                                                    \
-      }                                                                        \
-    else if (s[0] == sizeof (OT) && s[1] == sizeof (T) && s[2] == 0)           \
-      {                                                                        \
-        OT *restrict o = (OT *) data[0];                                       \
-        const T *restrict pa = (const T *) data[1];                            \
-        const T b = *(const T *) data[2];                                      \
-        for (gint64 i = 0; i < n; i++)                                         \
-          {                                                                    \
-            T a = pa[i];                                                       \
-            o[i] = (OT) (EXPR);                                                \
-          }                                                                    \
-      }                                                                        \
-    else if (s[0] == sizeof (OT) && s[1] == 0 && s[2] == sizeof (T))           \
-      {                                                                        \
-        OT *restrict o = (OT *) data[0];                                       \
-        const T a = *(const T *) data[1];                                      \
-        const T *restrict pb = (const T *) data[2];                            \
-        for (gint64 i = 0; i < n; i++)                                         \
-          {                                                                    \
-            T b = pb[i];                                                       \
-            o[i] = (OT) (EXPR);                                                \
-          }                                                                    \
-      }                                                                        \
-    else                                                                       \
-      for (gint64 i = 0; i < n; i++)                                           \
-        {                                                                      \
-          T a = *(const T *) (data[1] + i * s[1]);                             \
-          T b = *(const T *) (data[2] + i * s[2]);                             \
-          *(OT *) (data[0] + i * s[0]) = (OT) (EXPR);                          \
-        }                                                                      \
+#define DEFINE_BINARY(OPN, opn, EXPR, OT)                                                          \
+  DL_CPU_CLONES static void FN (binary_, opn, TN) (char **data, const gint64 *s, gint64 n,         \
+                                                   gpointer ctx)                                   \
+  {                                                                                                \
+    const T alpha = (T) * (const double *)ctx;                                                     \
+    (void)alpha;                                                                                   \
+    if (s[0] == sizeof (OT) && s[1] == sizeof (T) && s[2] == sizeof (T))                           \
+      {                                                                                            \
+        OT *restrict o = (OT *)data[0];                                                            \
+        const T *restrict pa = (const T *)data[1];                                                 \
+        const T *restrict pb = (const T *)data[2];                                                 \
+        for (gint64 i = 0; i < n; i++)                                                             \
+          {                                                                                        \
+            T a = pa[i], b = pb[i];                                                                \
+            o[i] = (OT)(EXPR);                                                                     \
+          }                                                                                        \
+      }                                                                                            \
+    else if (s[0] == sizeof (OT) && s[1] == sizeof (T) && s[2] == 0)                               \
+      {                                                                                            \
+        OT *restrict o = (OT *)data[0];                                                            \
+        const T *restrict pa = (const T *)data[1];                                                 \
+        const T b = *(const T *)data[2];                                                           \
+        for (gint64 i = 0; i < n; i++)                                                             \
+          {                                                                                        \
+            T a = pa[i];                                                                           \
+            o[i] = (OT)(EXPR);                                                                     \
+          }                                                                                        \
+      }                                                                                            \
+    else if (s[0] == sizeof (OT) && s[1] == 0 && s[2] == sizeof (T))                               \
+      {                                                                                            \
+        OT *restrict o = (OT *)data[0];                                                            \
+        const T a = *(const T *)data[1];                                                           \
+        const T *restrict pb = (const T *)data[2];                                                 \
+        for (gint64 i = 0; i < n; i++)                                                             \
+          {                                                                                        \
+            T b = pb[i];                                                                           \
+            o[i] = (OT)(EXPR);                                                                     \
+          }                                                                                        \
+      }                                                                                            \
+    else                                                                                           \
+      for (gint64 i = 0; i < n; i++)                                                               \
+        {                                                                                          \
+          T a = *(const T *)(data[1] + i * s[1]);                                                  \
+          T b = *(const T *)(data[2] + i * s[2]);                                                  \
+          *(OT *)(data[0] + i * s[0]) = (OT)(EXPR);                                                \
+        }                                                                                          \
   }
 #define DEFINE_ARITH(OPN, opn, EXPR) DEFINE_BINARY (OPN, opn, EXPR, T)
 #define DEFINE_CMP(OPN, opn, EXPR) DEFINE_BINARY (OPN, opn, EXPR, guint8)
@@ -403,10 +390,10 @@ BINARY_CMP_OPS (DEFINE_CMP)
 #undef TN
 
 /* bool: add is or, mul is and; comparisons as on bytes */
-#define BOOL_OPS(X)                   \
-  X (ADD, add, (a | b))               \
-  X (MUL, mul, (a & b))               \
-  X (MAXIMUM, maximum, (a | b))       \
+#define BOOL_OPS(X)                                                                                \
+  X (ADD, add, (a | b))                                                                            \
+  X (MUL, mul, (a & b))                                                                            \
+  X (MAXIMUM, maximum, (a | b))                                                                    \
   X (MINIMUM, minimum, (a & b))
 #define T guint8
 #define TN b8
@@ -435,15 +422,12 @@ static const DlCpuLoop binary_loops[DL_N_DTYPES][DL_N_BINARY_OPS] = {
   [DL_DTYPE_BOOL] = { BOOL_OPS (BINARY_ENTRY)
 #undef TN
 #define TN u8
-                      BINARY_CMP_OPS (BINARY_ENTRY) },
+                          BINARY_CMP_OPS (BINARY_ENTRY) },
 #undef TN
 };
 
 void
-dl_cpu_binary (DlBinaryOp op,
-               DlIter    *iter,
-               DlDType    dtype,
-               gdouble    alpha)
+dl_cpu_binary (DlBinaryOp op, DlIter *iter, DlDType dtype, gdouble alpha)
 {
   DlCpuLoop loop;
 

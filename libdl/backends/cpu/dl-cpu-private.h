@@ -31,7 +31,7 @@ typedef guint16 dl_bf16;
 static inline float
 dl_bf16_to_float (dl_bf16 v)
 {
-  guint32 bits = (guint32) v << 16;
+  guint32 bits = (guint32)v << 16;
   float f;
   memcpy (&f, &bits, 4);
   return f;
@@ -46,7 +46,7 @@ dl_float_to_bf16 (float f)
     return 0x7fc0;
   /* round to nearest even */
   bits += 0x7fff + ((bits >> 16) & 1);
-  return (dl_bf16) (bits >> 16);
+  return (dl_bf16)(bits >> 16);
 }
 
 /* Compute-bound kernels are compiled twice: for x86-64-v3 (AVX2 and FMA)
@@ -81,7 +81,7 @@ dl_expf (float x)
   p = p * r + 0.5f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
-  k = (gint32) kf;
+  k = (gint32)kf;
   k1 = k / 2;
   b1 = (k1 + 127) << 23;
   b2 = (k - k1 + 127) << 23;
@@ -95,34 +95,43 @@ dl_expf (float x)
  * types (exact beyond 2^53); for kernels whose inner loop is not the hot
  * path. */
 static inline gdouble
-dl_cpu_load_f (const char *p,
-               DlDType     dt)
+dl_cpu_load_f (const char *p, DlDType dt)
 {
   switch (dt)
     {
-    case DL_DTYPE_FLOAT32: return *(const float *) p;
-    case DL_DTYPE_FLOAT64: return *(const double *) p;
-    case DL_DTYPE_FLOAT16: return (float) *(const dl_half *) p;
-    case DL_DTYPE_BFLOAT16: return dl_bf16_to_float (*(const dl_bf16 *) p);
-    case DL_DTYPE_INT32: return *(const gint32 *) p;
-    case DL_DTYPE_INT64: return (gdouble) *(const gint64 *) p;
-    case DL_DTYPE_UINT8:
-    case DL_DTYPE_BOOL: return *(const guint8 *) p;
+      case DL_DTYPE_FLOAT32:
+        return *(const float *)p;
+      case DL_DTYPE_FLOAT64:
+        return *(const double *)p;
+      case DL_DTYPE_FLOAT16:
+        return (float)*(const dl_half *)p;
+      case DL_DTYPE_BFLOAT16:
+        return dl_bf16_to_float (*(const dl_bf16 *)p);
+      case DL_DTYPE_INT32:
+        return *(const gint32 *)p;
+      case DL_DTYPE_INT64:
+        return (gdouble) * (const gint64 *)p;
+      case DL_DTYPE_UINT8:
+      case DL_DTYPE_BOOL:
+        return *(const guint8 *)p;
     }
   return 0;
 }
 
 static inline gint64
-dl_cpu_load_i (const char *p,
-               DlDType     dt)
+dl_cpu_load_i (const char *p, DlDType dt)
 {
   switch (dt)
     {
-    case DL_DTYPE_INT32: return *(const gint32 *) p;
-    case DL_DTYPE_INT64: return *(const gint64 *) p;
-    case DL_DTYPE_UINT8:
-    case DL_DTYPE_BOOL: return *(const guint8 *) p;
-    default: return (gint64) dl_cpu_load_f (p, dt);
+      case DL_DTYPE_INT32:
+        return *(const gint32 *)p;
+      case DL_DTYPE_INT64:
+        return *(const gint64 *)p;
+      case DL_DTYPE_UINT8:
+      case DL_DTYPE_BOOL:
+        return *(const guint8 *)p;
+      default:
+        return (gint64)dl_cpu_load_f (p, dt);
     }
 }
 
@@ -131,42 +140,91 @@ dl_cpu_load_i (const char *p,
 typedef void (*DlCpuLoop) (char **data, const gint64 *strides, gint64 n, gpointer ctx);
 
 gint dl_cpu_get_num_threads (void);
-gint64 dl_cpu_blas_grain    (void);
-void dl_cpu_iter_for_each   (const DlIter *iter, DlCpuLoop loop, gpointer ctx);
+gint64 dl_cpu_blas_grain (void);
+void dl_cpu_iter_for_each (const DlIter *iter, DlCpuLoop loop, gpointer ctx);
 
 /* kernel entry points, one family per file */
-void dl_cpu_copy    (DlIter *iter, DlDType dst_dtype, DlDType src_dtype);
-void dl_cpu_fill    (DlIter *iter, DlDType dtype, gdouble value);
-void dl_cpu_unary   (DlUnaryOp op, DlIter *iter, DlDType dtype);
-void dl_cpu_binary  (DlBinaryOp op, DlIter *iter, DlDType dtype, gdouble alpha);
-void dl_cpu_math_unary  (DlUnaryOp op, DlIter *iter, DlDType dtype, const gdouble *params);
+void dl_cpu_copy (DlIter *iter, DlDType dst_dtype, DlDType src_dtype);
+void dl_cpu_fill (DlIter *iter, DlDType dtype, gdouble value);
+void dl_cpu_unary (DlUnaryOp op, DlIter *iter, DlDType dtype);
+void dl_cpu_binary (DlBinaryOp op, DlIter *iter, DlDType dtype, gdouble alpha);
+void dl_cpu_math_unary (DlUnaryOp op, DlIter *iter, DlDType dtype, const gdouble *params);
 void dl_cpu_math_binary (DlBinaryOp op, DlIter *iter, DlDType dtype);
-void dl_cpu_reduce  (DlReduceOp op, const DlReduceArgs *args, DlDType dtype);
-void dl_cpu_scan    (DlScanOp op, void *data, gint64 n_rows, gint64 n, DlDType dtype);
-void dl_cpu_sort    (void *data, void *indices, gint64 n_rows, gint64 n, gint64 k,
-                   gboolean kth_only, DlDType dtype,
-                     gboolean descending);
-void dl_cpu_scan_extremum (void *data, void *indices, gint64 n_rows, gint64 n, DlDType dtype,
+void dl_cpu_reduce (DlReduceOp op, const DlReduceArgs *args, DlDType dtype);
+void dl_cpu_scan (DlScanOp op, void *data, gint64 n_rows, gint64 n, DlDType dtype);
+void dl_cpu_sort (void *data,
+                  void *indices,
+                  gint64 n_rows,
+                  gint64 n,
+                  gint64 k,
+                  gboolean kth_only,
+                  DlDType dtype,
+                  gboolean descending);
+void dl_cpu_scan_extremum (void *data,
+                           void *indices,
+                           gint64 n_rows,
+                           gint64 n,
+                           DlDType dtype,
                            gboolean is_max);
-void dl_cpu_scatter_rows (void *out, const void *src, const void *index, gint64 n_rows,
-                          gint64 n_src, gint64 n_out, DlDType dtype, gboolean accumulate);
-void dl_cpu_gather_rows (void *out, const void *src, const void *index, gint64 n_rows,
-                         gint64 n_out, gint64 n_src, DlDType dtype);
-void dl_cpu_softmax (const void *in, void *out, gint64 n_rows, gint64 n, DlDType dtype,
-                     gboolean log);
-gint64 dl_cpu_unique_sorted (const void *sorted, gint64 n, DlDType dtype, void *values,
-                             void *counts, void *group);
-void dl_cpu_gemm    (DlDType dtype, gint64 m, gint64 n, gint64 k,
-                     const void *a, gint64 a_rs, gint64 a_cs,
-                     const void *b, gint64 b_rs, gint64 b_cs,
-                     void *c, gint64 c_rs, gint64 c_cs);
-gint dl_cpu_multinomial (const gdouble *weights, gint64 rows, gint64 k, gint64 n_samples,
-                         gboolean replacement, gint64 *out, guint64 seed, guint64 offset);
-void dl_cpu_random  (DlRandomOp op, void *data, gint64 n, DlDType dtype,
-                     guint64 seed, guint64 offset, gdouble a, gdouble b);
-gboolean dl_cpu_index     (DlIndexOp op, const DlIndexArgs *args, DlDType dtype, gint64 *bad);
-void     dl_cpu_masked_copy (DlIter *iter, DlDType dtype);
-gint64   dl_cpu_nonzero   (const char *data, DlDType dtype, gint ndim, const gint64 *shape,
-                           const gint64 *strides, gint64 *out);
+void dl_cpu_scatter_rows (void *out,
+                          const void *src,
+                          const void *index,
+                          gint64 n_rows,
+                          gint64 n_src,
+                          gint64 n_out,
+                          DlDType dtype,
+                          gboolean accumulate);
+void dl_cpu_gather_rows (void *out,
+                         const void *src,
+                         const void *index,
+                         gint64 n_rows,
+                         gint64 n_out,
+                         gint64 n_src,
+                         DlDType dtype);
+void
+dl_cpu_softmax (const void *in, void *out, gint64 n_rows, gint64 n, DlDType dtype, gboolean log);
+gint64 dl_cpu_unique_sorted (const void *sorted,
+                             gint64 n,
+                             DlDType dtype,
+                             void *values,
+                             void *counts,
+                             void *group);
+void dl_cpu_gemm (DlDType dtype,
+                  gint64 m,
+                  gint64 n,
+                  gint64 k,
+                  const void *a,
+                  gint64 a_rs,
+                  gint64 a_cs,
+                  const void *b,
+                  gint64 b_rs,
+                  gint64 b_cs,
+                  void *c,
+                  gint64 c_rs,
+                  gint64 c_cs);
+gint dl_cpu_multinomial (const gdouble *weights,
+                         gint64 rows,
+                         gint64 k,
+                         gint64 n_samples,
+                         gboolean replacement,
+                         gint64 *out,
+                         guint64 seed,
+                         guint64 offset);
+void dl_cpu_random (DlRandomOp op,
+                    void *data,
+                    gint64 n,
+                    DlDType dtype,
+                    guint64 seed,
+                    guint64 offset,
+                    gdouble a,
+                    gdouble b);
+gboolean dl_cpu_index (DlIndexOp op, const DlIndexArgs *args, DlDType dtype, gint64 *bad);
+void dl_cpu_masked_copy (DlIter *iter, DlDType dtype);
+gint64 dl_cpu_nonzero (const char *data,
+                       DlDType dtype,
+                       gint ndim,
+                       const gint64 *shape,
+                       const gint64 *strides,
+                       gint64 *out);
 
 G_END_DECLS

@@ -26,21 +26,19 @@
 #define PHILOX_W1 0xBB67AE85u
 
 static inline void
-philox (guint64  seed,
-        guint64  counter,
-        guint32  out[4])
+philox (guint64 seed, guint64 counter, guint32 out[4])
 {
-  guint32 c0 = (guint32) counter, c1 = (guint32) (counter >> 32), c2 = 0, c3 = 0;
-  guint32 k0 = (guint32) seed, k1 = (guint32) (seed >> 32);
+  guint32 c0 = (guint32)counter, c1 = (guint32)(counter >> 32), c2 = 0, c3 = 0;
+  guint32 k0 = (guint32)seed, k1 = (guint32)(seed >> 32);
 
   for (gint r = 0; r < 10; r++)
     {
-      guint64 p0 = (guint64) PHILOX_M0 * c0;
-      guint64 p1 = (guint64) PHILOX_M1 * c2;
-      guint32 n0 = (guint32) (p1 >> 32) ^ c1 ^ k0;
-      guint32 n2 = (guint32) (p0 >> 32) ^ c3 ^ k1;
-      c1 = (guint32) p1;
-      c3 = (guint32) p0;
+      guint64 p0 = (guint64)PHILOX_M0 * c0;
+      guint64 p1 = (guint64)PHILOX_M1 * c2;
+      guint32 n0 = (guint32)(p1 >> 32) ^ c1 ^ k0;
+      guint32 n2 = (guint32)(p0 >> 32) ^ c3 ^ k1;
+      c1 = (guint32)p1;
+      c3 = (guint32)p0;
       c0 = n0;
       c2 = n2;
       k0 += PHILOX_W0;
@@ -59,34 +57,36 @@ u24 (guint32 x)
 }
 
 static inline double
-u53 (guint32 hi,
-     guint32 lo)
+u53 (guint32 hi, guint32 lo)
 {
-  guint64 v = ((guint64) hi << 21) ^ (lo >> 11);
+  guint64 v = ((guint64)hi << 21) ^ (lo >> 11);
   return (v & ((G_GUINT64_CONSTANT (1) << 53) - 1)) * (1.0 / 9007199254740992.0);
 }
 
 static void
-store_value (void    *data,
-             gint64   i,
-             DlDType  dtype,
-             double   v)
+store_value (void *data, gint64 i, DlDType dtype, double v)
 {
   switch (dtype)
     {
-    case DL_DTYPE_FLOAT32: ((float *) data)[i] = (float) v; break;
-    case DL_DTYPE_FLOAT64: ((double *) data)[i] = v; break;
-    case DL_DTYPE_FLOAT16: ((dl_half *) data)[i] = (dl_half) v; break;
-    case DL_DTYPE_BFLOAT16: ((dl_bf16 *) data)[i] = dl_float_to_bf16 ((float) v); break;
-    default: g_return_if_reached ();
+      case DL_DTYPE_FLOAT32:
+        ((float *)data)[i] = (float)v;
+        break;
+      case DL_DTYPE_FLOAT64:
+        ((double *)data)[i] = v;
+        break;
+      case DL_DTYPE_FLOAT16:
+        ((dl_half *)data)[i] = (dl_half)v;
+        break;
+      case DL_DTYPE_BFLOAT16:
+        ((dl_bf16 *)data)[i] = dl_float_to_bf16 ((float)v);
+        break;
+      default:
+        g_return_if_reached ();
     }
 }
 
 static void
-permutation (gint64  *data,
-             gint64   n,
-             guint64  seed,
-             guint64  offset)
+permutation (gint64 *data, gint64 n, guint64 seed, guint64 offset)
 {
   for (gint64 i = 0; i < n; i++)
     data[i] = i;
@@ -98,7 +98,7 @@ permutation (gint64  *data,
 
       philox (seed, offset + k / 2, x);
       u = k % 2 == 0 ? u53 (x[0], x[1]) : u53 (x[2], x[3]);
-      j = (gint64) (u * (double) (i + 1));
+      j = (gint64)(u * (double)(i + 1));
       if (j > i)
         j = i;
       if (j != i)
@@ -111,14 +111,14 @@ permutation (gint64  *data,
 }
 
 void
-dl_cpu_random (DlRandomOp  op,
-               void       *data,
-               gint64      n,
-               DlDType     dtype,
-               guint64     seed,
-               guint64     offset,
-               gdouble     a,
-               gdouble     b)
+dl_cpu_random (DlRandomOp op,
+               void *data,
+               gint64 n,
+               DlDType dtype,
+               guint64 seed,
+               guint64 offset,
+               gdouble a,
+               gdouble b)
 {
   gboolean wide = dtype == DL_DTYPE_FLOAT64;
   gint per_block = wide ? 2 : 4;
@@ -169,9 +169,7 @@ dl_cpu_random (DlRandomOp  op,
 
 /* the float64 uniform number i of the stream starting at block @offset */
 static inline double
-uniform_at (guint64 seed,
-            guint64 offset,
-            gint64  i)
+uniform_at (guint64 seed, guint64 offset, gint64 i)
 {
   guint32 x[4];
 
@@ -181,13 +179,13 @@ uniform_at (guint64 seed,
 
 static gint
 multinomial_row (const gdouble *w,
-                 gint64         k,
-                 gint64         n_samples,
-                 gboolean       replacement,
-                 gint64        *out,
-                 guint64        seed,
-                 guint64        offset,
-                 double        *tmp)
+                 gint64 k,
+                 gint64 n_samples,
+                 gboolean replacement,
+                 gint64 *out,
+                 guint64 seed,
+                 guint64 offset,
+                 double *tmp)
 {
   double total = 0;
   for (gint64 j = 0; j < k; j++)
@@ -215,7 +213,7 @@ multinomial_row (const gdouble *w,
             else
               lo = mid + 1;
           }
-        while (lo > 0 && w[lo] == 0)  /* rounding at the top end */
+        while (lo > 0 && w[lo] == 0) /* rounding at the top end */
           lo--;
         out[s] = lo;
       }
@@ -250,7 +248,7 @@ multinomial_row (const gdouble *w,
             {
               /* the positive weights are used up: the zero ones follow, in a
                * uniformly random order, as torch draws them */
-              gint64 nth = MIN ((gint64) (u * (double) left), left - 1);
+              gint64 nth = MIN ((gint64)(u * (double)left), left - 1);
 
               for (gint64 j = 0; j < k && pick < 0; j++)
                 if (tmp[j] == 0 && nth-- == 0)
@@ -265,26 +263,26 @@ multinomial_row (const gdouble *w,
 
 gint
 dl_cpu_multinomial (const gdouble *weights,
-                    gint64         rows,
-                    gint64         k,
-                    gint64         n_samples,
-                    gboolean       replacement,
-                    gint64        *out,
-                    guint64        seed,
-                    guint64        offset)
+                    gint64 rows,
+                    gint64 k,
+                    gint64 n_samples,
+                    gboolean replacement,
+                    gint64 *out,
+                    guint64 seed,
+                    guint64 offset)
 {
   gint64 per_row = (n_samples + 1) / 2;
   gint status = DL_MULTINOMIAL_OK;
 
-#pragma omp parallel if (rows * MAX (k, n_samples) >= DL_CPU_GRAIN)
+#pragma omp parallel if (rows * MAX(k, n_samples) >= DL_CPU_GRAIN)
   {
     double *tmp = g_new (double, MAX (k, 1));
 
 #pragma omp for schedule(static)
     for (gint64 r = 0; r < rows; r++)
       {
-        gint st = multinomial_row (weights + r * k, k, n_samples, replacement,
-                                   out + r * n_samples, seed, offset + r * per_row, tmp);
+        gint st = multinomial_row (weights + r * k, k, n_samples, replacement, out + r * n_samples,
+                                   seed, offset + r * per_row, tmp);
         if (st != DL_MULTINOMIAL_OK)
           g_atomic_int_compare_and_exchange (&status, DL_MULTINOMIAL_OK, st);
       }

@@ -25,21 +25,34 @@
 #endif
 
 static void
-store (char    *p,
-       DlDType  dt,
-       gdouble  v,
-       gint64   iv)
+store (char *p, DlDType dt, gdouble v, gint64 iv)
 {
   switch (dt)
     {
-    case DL_DTYPE_FLOAT32: *(float *) p = v; break;
-    case DL_DTYPE_FLOAT64: *(double *) p = v; break;
-    case DL_DTYPE_FLOAT16: *(dl_half *) p = (dl_half) v; break;
-    case DL_DTYPE_BFLOAT16: *(dl_bf16 *) p = dl_float_to_bf16 (v); break;
-    case DL_DTYPE_INT32: *(gint32 *) p = iv; break;
-    case DL_DTYPE_INT64: *(gint64 *) p = iv; break;
-    case DL_DTYPE_UINT8: *(guint8 *) p = iv; break;
-    case DL_DTYPE_BOOL: *(guint8 *) p = iv != 0; break;
+      case DL_DTYPE_FLOAT32:
+        *(float *)p = v;
+        break;
+      case DL_DTYPE_FLOAT64:
+        *(double *)p = v;
+        break;
+      case DL_DTYPE_FLOAT16:
+        *(dl_half *)p = (dl_half)v;
+        break;
+      case DL_DTYPE_BFLOAT16:
+        *(dl_bf16 *)p = dl_float_to_bf16 (v);
+        break;
+      case DL_DTYPE_INT32:
+        *(gint32 *)p = iv;
+        break;
+      case DL_DTYPE_INT64:
+        *(gint64 *)p = iv;
+        break;
+      case DL_DTYPE_UINT8:
+        *(guint8 *)p = iv;
+        break;
+      case DL_DTYPE_BOOL:
+        *(guint8 *)p = iv != 0;
+        break;
     }
 }
 
@@ -47,8 +60,7 @@ store (char    *p,
  * elements (SSE where available), each block's total added in double; as
  * accurate as a cascade and as fast as memory allows. */
 DL_CPU_CLONES static gdouble
-sum_f32_contig (const float *restrict x,
-                gint64                n)
+sum_f32_contig (const float *restrict x, gint64 n)
 {
   gdouble total = 0;
   gint64 i = 0;
@@ -56,14 +68,15 @@ sum_f32_contig (const float *restrict x,
 #ifdef __SSE2__
   for (; i + 512 <= n; i += 512)
     {
-      __m128 acc[4] = { _mm_setzero_ps (), _mm_setzero_ps (), _mm_setzero_ps (), _mm_setzero_ps () };
+      __m128 acc[4]
+          = { _mm_setzero_ps (), _mm_setzero_ps (), _mm_setzero_ps (), _mm_setzero_ps () };
       float lanes[4];
 
       for (gint64 k = 0; k < 512; k += 16)
         for (gint j = 0; j < 4; j++)
           acc[j] = _mm_add_ps (acc[j], _mm_loadu_ps (x + i + k + 4 * j));
       _mm_storeu_ps (lanes, _mm_add_ps (_mm_add_ps (acc[0], acc[1]), _mm_add_ps (acc[2], acc[3])));
-      total += ((gdouble) lanes[0] + lanes[1]) + ((gdouble) lanes[2] + lanes[3]);
+      total += ((gdouble)lanes[0] + lanes[1]) + ((gdouble)lanes[2] + lanes[3]);
     }
 #endif
   {
@@ -79,8 +92,7 @@ sum_f32_contig (const float *restrict x,
 }
 
 static gdouble
-sum_f64_contig (const double *restrict x,
-                gint64                 n)
+sum_f64_contig (const double *restrict x, gint64 n)
 {
   double acc[4] = { 0 };
   gint64 i = 0;
@@ -106,10 +118,7 @@ typedef struct
  * (maxps/minps; GCC does not vectorise the scalar form because of NaN
  * rules) with a separate NaN flag; a second pass finds the index. */
 DL_CPU_CLONES static Acc
-extremum_f32_contig (const float *restrict x,
-                     gint64                n,
-                     gboolean              is_max,
-                     gboolean              want_index)
+extremum_f32_contig (const float *restrict x, gint64 n, gboolean is_max, gboolean want_index)
 {
   float best = x[0];
   gboolean nan = FALSE;
@@ -147,12 +156,12 @@ extremum_f32_contig (const float *restrict x,
   if (nan)
     for (i = 0; i < n; i++)
       if (x[i] != x[i])
-        return (Acc) { .f = x[i], .index = i };
+        return (Acc){ .f = x[i], .index = i };
   if (!want_index)
-    return (Acc) { .f = best };
+    return (Acc){ .f = best };
   for (i = 0; i < n && x[i] != best; i++)
     ;
-  return (Acc) { .f = best, .index = i };
+  return (Acc){ .f = best, .index = i };
 }
 
 static inline gboolean
@@ -163,22 +172,17 @@ is_int_dtype (DlDType dt)
 
 /* Reduces n elements at stride s (bytes) starting at p, for the op. */
 static Acc
-reduce_run (DlReduceOp  op,
-            DlDType     dt,
-            const char *p,
-            gint64      s,
-            gint64      n,
-            gboolean    want_index)
+reduce_run (DlReduceOp op, DlDType dt, const char *p, gint64 s, gint64 n, gboolean want_index)
 {
   Acc a = { 0 };
   gsize es = dl_dtype_get_size (dt);
 
   if (op == DL_REDUCE_SUM || op == DL_REDUCE_MEAN)
     {
-      if (dt == DL_DTYPE_FLOAT32 && (gsize) s == es)
-        a.f = sum_f32_contig ((const float *) p, n);
-      else if (dt == DL_DTYPE_FLOAT64 && (gsize) s == es)
-        a.f = sum_f64_contig ((const double *) p, n);
+      if (dt == DL_DTYPE_FLOAT32 && (gsize)s == es)
+        a.f = sum_f32_contig ((const float *)p, n);
+      else if (dt == DL_DTYPE_FLOAT64 && (gsize)s == es)
+        a.f = sum_f64_contig ((const double *)p, n);
       else if (is_int_dtype (dt))
         for (gint64 k = 0; k < n; k++)
           a.i += dl_cpu_load_i (p + k * s, dt);
@@ -225,7 +229,8 @@ reduce_run (DlReduceOp  op,
       a.i = !want;
       for (gint64 k = 0; k < n; k++)
         {
-          gboolean nz = is_int_dtype (dt) ? dl_cpu_load_i (p + k * s, dt) != 0 : dl_cpu_load_f (p + k * s, dt) != 0;
+          gboolean nz = is_int_dtype (dt) ? dl_cpu_load_i (p + k * s, dt) != 0
+                                          : dl_cpu_load_f (p + k * s, dt) != 0;
           if (nz == want)
             {
               a.i = want;
@@ -251,17 +256,17 @@ reduce_run (DlReduceOp  op,
         }
     }
   else if (dt == DL_DTYPE_FLOAT32 && s == 4)
-    return extremum_f32_contig ((const float *) p, n, op == DL_REDUCE_MAX, want_index);
+    return extremum_f32_contig ((const float *)p, n, op == DL_REDUCE_MAX, want_index);
   else if (dt == DL_DTYPE_FLOAT32)
     {
-      float best = *(const float *) p;
+      float best = *(const float *)p;
       if (best != best)
-        return (Acc) { .f = best, .index = 0 };
+        return (Acc){ .f = best, .index = 0 };
       for (gint64 k = 1; k < n; k++)
         {
-          float v = *(const float *) (p + k * s);
+          float v = *(const float *)(p + k * s);
           if (v != v)
-            return (Acc) { .f = v, .index = k };
+            return (Acc){ .f = v, .index = k };
           if (op == DL_REDUCE_MAX ? v > best : v < best)
             {
               best = v;
@@ -279,7 +284,7 @@ reduce_run (DlReduceOp  op,
         {
           gdouble v = dl_cpu_load_f (p + k * s, dt);
           if (v != v)
-            return (Acc) { .f = v, .index = k };
+            return (Acc){ .f = v, .index = k };
           if (op == DL_REDUCE_MAX ? v > a.f : v < a.f)
             {
               a.f = v;
@@ -291,10 +296,7 @@ reduce_run (DlReduceOp  op,
 }
 
 static void
-unravel (gint64        flat,
-         gint          nd,
-         const gint64 *shape,
-         gint64       *idx)
+unravel (gint64 flat, gint nd, const gint64 *shape, gint64 *idx)
 {
   for (gint d = nd - 1; d >= 0; d--)
     {
@@ -304,9 +306,7 @@ unravel (gint64        flat,
 }
 
 static gint64
-offset_of (const gint64 *idx,
-           const gint64 *strides,
-           gint          nd)
+offset_of (const gint64 *idx, const gint64 *strides, gint nd)
 {
   gint64 off = 0;
   for (gint d = 0; d < nd; d++)
@@ -316,11 +316,7 @@ offset_of (const gint64 *idx,
 
 /* Combines partial results of the same op. */
 static void
-combine (DlReduceOp op,
-         DlDType    dt,
-         Acc       *into,
-         Acc        part,
-         gint64     part_base)
+combine (DlReduceOp op, DlDType dt, Acc *into, Acc part, gint64 part_base)
 {
   if (op == DL_REDUCE_SUM || op == DL_REDUCE_MEAN || op == DL_REDUCE_NANSUM)
     {
@@ -357,20 +353,20 @@ combine (DlReduceOp op,
 }
 
 static void
-finish (DlReduceOp          op,
-        DlDType             dt,
+finish (DlReduceOp op,
+        DlDType dt,
         const DlReduceArgs *args,
-        gint64              o,
-        const gint64       *oidx,
-        Acc                 a,
-        gint64              n_inner)
+        gint64 o,
+        const gint64 *oidx,
+        Acc a,
+        gint64 n_inner)
 {
   char *out = args->out + offset_of (oidx, args->out_strides, args->outer_ndim);
 
   if (op == DL_REDUCE_SUM || op == DL_REDUCE_NANSUM)
     {
       if (is_int_dtype (dt))
-        *(gint64 *) out = a.i;
+        *(gint64 *)out = a.i;
       else
         store (out, dt, a.f, 0);
     }
@@ -379,28 +375,25 @@ finish (DlReduceOp          op,
   else if (op == DL_REDUCE_PROD)
     {
       if (is_int_dtype (dt))
-        *(gint64 *) out = a.i;
+        *(gint64 *)out = a.i;
       else
         store (out, dt, a.f, 0);
     }
   else if (op == DL_REDUCE_ALL || op == DL_REDUCE_ANY)
-    *(guint8 *) out = a.i != 0;
+    *(guint8 *)out = a.i != 0;
   else
     {
       store (out, dt, a.f, a.i);
       if (args->indices)
-        *(gint64 *) (args->indices + offset_of (oidx, args->indices_strides, args->outer_ndim)) = a.index;
+        *(gint64 *)(args->indices + offset_of (oidx, args->indices_strides, args->outer_ndim))
+            = a.index;
     }
 }
 
 /* Reduces the full inner nest for one outer position. The inner nest is
  * walked as runs along its innermost dim. */
 static Acc
-reduce_inner (DlReduceOp          op,
-              DlDType             dt,
-              const DlReduceArgs *args,
-              const char         *base,
-              gint64              n_inner)
+reduce_inner (DlReduceOp op, DlDType dt, const DlReduceArgs *args, const char *base, gint64 n_inner)
 {
   gint nd = args->inner_ndim;
   gint64 run = args->inner_shape[nd - 1];
@@ -434,11 +427,7 @@ reduce_inner (DlReduceOp          op,
 /* Column path: the innermost outer dim is contiguous in the input and in
  * the output and the op is a float32 sum or mean: accumulate whole rows. */
 static gboolean
-try_columns (DlReduceOp          op,
-             DlDType             dt,
-             const DlReduceArgs *args,
-             gint64              n_outer,
-             gint64              n_inner)
+try_columns (DlReduceOp op, DlDType dt, const DlReduceArgs *args, gint64 n_outer, gint64 n_inner)
 {
   gint ond = args->outer_ndim, ind = args->inner_ndim, nt;
   gint64 width, n_blocks;
@@ -473,7 +462,8 @@ try_columns (DlReduceOp          op,
         unravel (r0, ind, args->inner_shape, iidx);
         for (gint64 r = r0; r < r1; r++)
           {
-            const float *restrict row = (const float *) (base + offset_of (iidx, args->in_inner_strides, ind));
+            const float *restrict row
+                = (const float *)(base + offset_of (iidx, args->in_inner_strides, ind));
             for (gint64 j = 0; j < width; j++)
               facc[j] += row[j];
             if ((r - r0) % 128 == 127)
@@ -495,7 +485,7 @@ try_columns (DlReduceOp          op,
         g_free (facc);
         g_free (dacc);
       }
-      out = (float *) (args->out + offset_of (oidx, args->out_strides, ond));
+      out = (float *)(args->out + offset_of (oidx, args->out_strides, ond));
       for (gint64 j = 0; j < width; j++)
         out[j] = op == DL_REDUCE_MEAN ? total[j] / n_inner : total[j];
       g_free (total);
@@ -504,9 +494,7 @@ try_columns (DlReduceOp          op,
 }
 
 void
-dl_cpu_reduce (DlReduceOp          op,
-               const DlReduceArgs *args,
-               DlDType             dt)
+dl_cpu_reduce (DlReduceOp op, const DlReduceArgs *args, DlDType dt)
 {
   gint64 n_outer = 1, n_inner = 1;
 
@@ -524,11 +512,11 @@ dl_cpu_reduce (DlReduceOp          op,
       gint64 oidx[DL_MAX_DIMS];
 
       if (op == DL_REDUCE_PROD || op == DL_REDUCE_ALL)
-        zero = (Acc) { .f = 1, .i = 1 };
+        zero = (Acc){ .f = 1, .i = 1 };
       for (gint64 o = 0; o < n_outer; o++)
         {
           unravel (o, args->outer_ndim, args->outer_shape, oidx);
-          finish (op, dt, args, o, oidx, op == DL_REDUCE_MEAN ? (Acc) { .f = NAN } : zero,
+          finish (op, dt, args, o, oidx, op == DL_REDUCE_MEAN ? (Acc){ .f = NAN } : zero,
                   op == DL_REDUCE_MEAN ? 1 : n_inner);
         }
       return;

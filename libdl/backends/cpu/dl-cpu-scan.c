@@ -23,41 +23,51 @@
 #include "dl-cpu-private.h"
 
 static inline void
-store_f (char    *p,
-         DlDType  dt,
-         gdouble  v)
+store_f (char *p, DlDType dt, gdouble v)
 {
   switch (dt)
     {
-    case DL_DTYPE_FLOAT32: *(float *) p = v; break;
-    case DL_DTYPE_FLOAT64: *(double *) p = v; break;
-    case DL_DTYPE_FLOAT16: *(dl_half *) p = (dl_half) v; break;
-    case DL_DTYPE_BFLOAT16: *(dl_bf16 *) p = dl_float_to_bf16 (v); break;
-    default: break;
+      case DL_DTYPE_FLOAT32:
+        *(float *)p = v;
+        break;
+      case DL_DTYPE_FLOAT64:
+        *(double *)p = v;
+        break;
+      case DL_DTYPE_FLOAT16:
+        *(dl_half *)p = (dl_half)v;
+        break;
+      case DL_DTYPE_BFLOAT16:
+        *(dl_bf16 *)p = dl_float_to_bf16 (v);
+        break;
+      default:
+        break;
     }
 }
 
 static inline void
-store_i (char    *p,
-         DlDType  dt,
-         gint64   v)
+store_i (char *p, DlDType dt, gint64 v)
 {
   switch (dt)
     {
-    case DL_DTYPE_INT32: *(gint32 *) p = v; break;
-    case DL_DTYPE_INT64: *(gint64 *) p = v; break;
-    case DL_DTYPE_UINT8: *(guint8 *) p = v; break;
-    case DL_DTYPE_BOOL: *(guint8 *) p = v != 0; break;
-    default: break;
+      case DL_DTYPE_INT32:
+        *(gint32 *)p = v;
+        break;
+      case DL_DTYPE_INT64:
+        *(gint64 *)p = v;
+        break;
+      case DL_DTYPE_UINT8:
+        *(guint8 *)p = v;
+        break;
+      case DL_DTYPE_BOOL:
+        *(guint8 *)p = v != 0;
+        break;
+      default:
+        break;
     }
 }
 
 void
-dl_cpu_scan (DlScanOp  op,
-             void     *data,
-             gint64    n_rows,
-             gint64    n,
-             DlDType   dt)
+dl_cpu_scan (DlScanOp op, void *data, gint64 n_rows, gint64 n, DlDType dt)
 {
   gsize es = dl_dtype_get_size (dt);
   gboolean fp = dl_dtype_is_floating_point (dt);
@@ -65,7 +75,7 @@ dl_cpu_scan (DlScanOp  op,
 #pragma omp parallel for if (n_rows > 1 && n_rows * n >= DL_CPU_GRAIN) schedule(static)
   for (gint64 r = 0; r < n_rows; r++)
     {
-      char *row = (char *) data + r * n * es;
+      char *row = (char *)data + r * n * es;
 
       if (fp)
         {
@@ -83,8 +93,8 @@ dl_cpu_scan (DlScanOp  op,
           for (gint64 j = 0; j < n; j++)
             {
               gint64 v = dl_cpu_load_i (row + j * es, dt);
-              acc = op == DL_SCAN_CUMSUM ? (gint64) ((guint64) acc + (guint64) v)
-                                         : (gint64) ((guint64) acc * (guint64) v);
+              acc = op == DL_SCAN_CUMSUM ? (gint64)((guint64)acc + (guint64)v)
+                                         : (gint64)((guint64)acc * (guint64)v);
               store_i (row + j * es, dt, acc);
             }
         }
@@ -105,10 +115,7 @@ typedef struct
 
 /* Whether item a goes strictly before item b (NaN greatest). */
 static inline gboolean
-before (const SortItem *a,
-        const SortItem *b,
-        gboolean        fp,
-        gboolean        desc)
+before (const SortItem *a, const SortItem *b, gboolean fp, gboolean desc)
 {
   if (fp)
     {
@@ -127,11 +134,7 @@ before (const SortItem *a,
 /* Stable sort of items[0..n): insertion sort of short runs, then bottom-up
  * merges that take from the left run on ties; tmp has room for n items. */
 static void
-stable_sort (SortItem *items,
-             SortItem *tmp,
-             gint64    n,
-             gboolean  fp,
-             gboolean  desc)
+stable_sort (SortItem *items, SortItem *tmp, gint64 n, gboolean fp, gboolean desc)
 {
   SortItem *src = items, *dst = tmp;
 
@@ -177,10 +180,7 @@ stable_sort (SortItem *items,
 /* The strict order of items with positions breaking ties: the order a
  * stable sort gives. */
 static inline gboolean
-before_lex (const SortItem *a,
-            const SortItem *b,
-            gboolean        fp,
-            gboolean        desc)
+before_lex (const SortItem *a, const SortItem *b, gboolean fp, gboolean desc)
 {
   if (before (a, b, fp, desc))
     return TRUE;
@@ -193,11 +193,7 @@ before_lex (const SortItem *a,
  * of them to items[k - 1] and the others in some order: quickselect with
  * Hoare partitions. */
 static void
-select_first (SortItem *items,
-              gint64    n,
-              gint64    k,
-              gboolean  fp,
-              gboolean  desc)
+select_first (SortItem *items, gint64 n, gint64 k, gboolean fp, gboolean desc)
 {
   gint64 lo = 0, hi = n - 1, target = k - 1;
 
@@ -231,23 +227,22 @@ select_first (SortItem *items,
 }
 
 static int
-cmp_pos (const void *a,
-         const void *b)
+cmp_pos (const void *a, const void *b)
 {
-  gint64 x = ((const SortItem *) a)->pos, y = ((const SortItem *) b)->pos;
+  gint64 x = ((const SortItem *)a)->pos, y = ((const SortItem *)b)->pos;
 
   return (x > y) - (x < y);
 }
 
 void
-dl_cpu_sort (void     *data,
-             void     *indices,
-             gint64    n_rows,
-             gint64    n,
-             gint64    k,
-             gboolean  kth_only,
-             DlDType   dt,
-             gboolean  descending)
+dl_cpu_sort (void *data,
+             void *indices,
+             gint64 n_rows,
+             gint64 n,
+             gint64 k,
+             gboolean kth_only,
+             DlDType dt,
+             gboolean descending)
 {
   gsize es = dl_dtype_get_size (dt);
   gboolean fp = dl_dtype_is_floating_point (dt);
@@ -264,8 +259,8 @@ dl_cpu_sort (void     *data,
 #pragma omp for schedule(static)
     for (gint64 r = 0; r < n_rows; r++)
       {
-        char *row = (char *) data + r * n * es;
-        gint64 *idx = (gint64 *) indices + r * n;
+        char *row = (char *)data + r * n * es;
+        gint64 *idx = (gint64 *)indices + r * n;
 
         memcpy (orig, row, n * es);
         for (gint64 j = 0; j < n; j++)
@@ -302,12 +297,12 @@ dl_cpu_sort (void     *data,
 }
 
 void
-dl_cpu_scan_extremum (void     *data,
-                      void     *indices,
-                      gint64    n_rows,
-                      gint64    n,
-                      DlDType   dt,
-                      gboolean  is_max)
+dl_cpu_scan_extremum (void *data,
+                      void *indices,
+                      gint64 n_rows,
+                      gint64 n,
+                      DlDType dt,
+                      gboolean is_max)
 {
   gsize es = dl_dtype_get_size (dt);
   gboolean fp = dl_dtype_is_floating_point (dt);
@@ -315,8 +310,8 @@ dl_cpu_scan_extremum (void     *data,
 #pragma omp parallel for if (n_rows > 1 && n_rows * n >= DL_CPU_GRAIN) schedule(static)
   for (gint64 r = 0; r < n_rows; r++)
     {
-      char *row = (char *) data + r * n * es;
-      gint64 *idx = (gint64 *) indices + r * n;
+      char *row = (char *)data + r * n * es;
+      gint64 *idx = (gint64 *)indices + r * n;
       gint64 at = 0;
 
       if (fp)
@@ -353,14 +348,14 @@ dl_cpu_scan_extremum (void     *data,
 }
 
 void
-dl_cpu_scatter_rows (void          *out,
-                     const void    *src,
-                     const void    *index,
-                     gint64         n_rows,
-                     gint64         n_src,
-                     gint64         n_out,
-                     DlDType        dt,
-                     gboolean       accumulate)
+dl_cpu_scatter_rows (void *out,
+                     const void *src,
+                     const void *index,
+                     gint64 n_rows,
+                     gint64 n_src,
+                     gint64 n_out,
+                     DlDType dt,
+                     gboolean accumulate)
 {
   gsize es = dl_dtype_get_size (dt);
   gboolean fp = dl_dtype_is_floating_point (dt);
@@ -369,9 +364,9 @@ dl_cpu_scatter_rows (void          *out,
   for (gint64 r = 0; r < n_rows; r++)
     for (gint64 j = 0; j < n_src; j++)
       {
-        gint64 k = ((const gint64 *) index)[r * n_src + j];
-        char *o = (char *) out + (r * n_out + k) * es;
-        const char *x = (const char *) src + (r * n_src + j) * es;
+        gint64 k = ((const gint64 *)index)[r * n_src + j];
+        char *o = (char *)out + (r * n_out + k) * es;
+        const char *x = (const char *)src + (r * n_src + j) * es;
 
         if (k < 0 || k >= n_out)
           continue;
@@ -385,13 +380,13 @@ dl_cpu_scatter_rows (void          *out,
 }
 
 void
-dl_cpu_gather_rows (void          *out,
-                    const void    *src,
-                    const void    *index,
-                    gint64         n_rows,
-                    gint64         n_out,
-                    gint64         n_src,
-                    DlDType        dt)
+dl_cpu_gather_rows (void *out,
+                    const void *src,
+                    const void *index,
+                    gint64 n_rows,
+                    gint64 n_out,
+                    gint64 n_src,
+                    DlDType dt)
 {
   gsize es = dl_dtype_get_size (dt);
 
@@ -399,19 +394,19 @@ dl_cpu_gather_rows (void          *out,
   for (gint64 r = 0; r < n_rows; r++)
     for (gint64 j = 0; j < n_out; j++)
       {
-        gint64 k = ((const gint64 *) index)[r * n_out + j];
+        gint64 k = ((const gint64 *)index)[r * n_out + j];
         if (k >= 0 && k < n_src)
-          memcpy ((char *) out + (r * n_out + j) * es, (const char *) src + (r * n_src + k) * es, es);
+          memcpy ((char *)out + (r * n_out + j) * es, (const char *)src + (r * n_src + k) * es, es);
       }
 }
 
 gint64
-dl_cpu_unique_sorted (const void  *sorted,
-                      gint64       n,
-                      DlDType      dt,
-                      void        *values,
-                      void        *counts_out,
-                      void        *group_out)
+dl_cpu_unique_sorted (const void *sorted,
+                      gint64 n,
+                      DlDType dt,
+                      void *values,
+                      void *counts_out,
+                      void *group_out)
 {
   gsize es = dl_dtype_get_size (dt);
   gboolean fp = dl_dtype_is_floating_point (dt);
@@ -421,12 +416,14 @@ dl_cpu_unique_sorted (const void  *sorted,
 
   for (gint64 i = 0; i < n; i++)
     {
-      gboolean same = i > 0 && (fp ? dl_cpu_load_f (p + i * es, dt) == dl_cpu_load_f (p + (i - 1) * es, dt)
-                                   : dl_cpu_load_i (p + i * es, dt) == dl_cpu_load_i (p + (i - 1) * es, dt));
+      gboolean same
+          = i > 0
+            && (fp ? dl_cpu_load_f (p + i * es, dt) == dl_cpu_load_f (p + (i - 1) * es, dt)
+                   : dl_cpu_load_i (p + i * es, dt) == dl_cpu_load_i (p + (i - 1) * es, dt));
       if (!same)
         {
           g++;
-          memcpy ((char *) values + g * es, p + i * es, es);
+          memcpy ((char *)values + g * es, p + i * es, es);
           counts[g] = 0;
         }
       counts[g]++;

@@ -20,9 +20,7 @@
 /* the largest element of a float32 row and whether it holds a NaN
  * (maxps: GCC does not vectorise the scalar form because of NaN rules) */
 DL_CPU_CLONES static float
-row_max_f32 (const float *restrict x,
-             gint64                n,
-             gboolean             *nan)
+row_max_f32 (const float *restrict x, gint64 n, gboolean *nan)
 {
   float m = x[0];
   gint64 i = 0;
@@ -56,9 +54,7 @@ row_max_f32 (const float *restrict x,
 }
 
 static double
-row_max_f64 (const double *restrict x,
-             gint64                 n,
-             gboolean              *nan)
+row_max_f64 (const double *restrict x, gint64 n, gboolean *nan)
 {
   double m = x[0];
 
@@ -72,45 +68,45 @@ row_max_f64 (const double *restrict x,
 }
 
 /* sum of a row in eight independent lanes, so that it vectorises */
-#define DEFINE_ROW_SUM(name, T)                                               \
-  DL_CPU_CLONES static T name (const T *restrict y, gint64 n)                               \
-  {                                                                           \
-    T lane[8] = { 0 };                                                        \
-    gint64 i = 0;                                                             \
-    for (; i + 8 <= n; i += 8)                                                \
-      for (gint j = 0; j < 8; j++)                                            \
-        lane[j] += y[i + j];                                                  \
-    for (; i < n; i++)                                                        \
-      lane[0] += y[i];                                                        \
-    return ((lane[0] + lane[1]) + (lane[2] + lane[3]))                        \
-           + ((lane[4] + lane[5]) + (lane[6] + lane[7]));                     \
+#define DEFINE_ROW_SUM(name, T)                                                                    \
+  DL_CPU_CLONES static T name (const T *restrict y, gint64 n)                                      \
+  {                                                                                                \
+    T lane[8] = { 0 };                                                                             \
+    gint64 i = 0;                                                                                  \
+    for (; i + 8 <= n; i += 8)                                                                     \
+      for (gint j = 0; j < 8; j++)                                                                 \
+        lane[j] += y[i + j];                                                                       \
+    for (; i < n; i++)                                                                             \
+      lane[0] += y[i];                                                                             \
+    return ((lane[0] + lane[1]) + (lane[2] + lane[3]))                                             \
+           + ((lane[4] + lane[5]) + (lane[6] + lane[7]));                                          \
   }
 
 DEFINE_ROW_SUM (row_sum_f32, float)
 DEFINE_ROW_SUM (row_sum_f64, double)
 
-#define DEFINE_SOFTMAX_ROW(name, T, EXP, LOG, SUM, MAX)                       \
+#define DEFINE_SOFTMAX_ROW(name, T, EXP, LOG, SUM, MAX)                                            \
   DL_CPU_CLONES static void name (const T *restrict x, T *restrict y, gint64 n, gboolean want_log) \
-  {                                                                           \
-    gboolean nan;                                                             \
-    T m = MAX (x, n, &nan), s;                                                \
-    if (nan || m == -(T) INFINITY)                                            \
-      m = 0; /* NaN or all -inf rows come out NaN as in PyTorch */            \
-    for (gint64 i = 0; i < n; i++)                                            \
-      y[i] = EXP (x[i] - m);                                                  \
-    s = SUM (y, n);                                                           \
-    if (want_log)                                                             \
-      {                                                                       \
-        s = LOG (s);                                                          \
-        for (gint64 i = 0; i < n; i++)                                        \
-          y[i] = (x[i] - m) - s;                                              \
-      }                                                                       \
-    else                                                                      \
-      {                                                                       \
-        s = 1 / s;                                                            \
-        for (gint64 i = 0; i < n; i++)                                        \
-          y[i] *= s;                                                          \
-      }                                                                       \
+  {                                                                                                \
+    gboolean nan;                                                                                  \
+    T m = MAX (x, n, &nan), s;                                                                     \
+    if (nan || m == -(T)INFINITY)                                                                  \
+      m = 0; /* NaN or all -inf rows come out NaN as in PyTorch */                                 \
+    for (gint64 i = 0; i < n; i++)                                                                 \
+      y[i] = EXP (x[i] - m);                                                                       \
+    s = SUM (y, n);                                                                                \
+    if (want_log)                                                                                  \
+      {                                                                                            \
+        s = LOG (s);                                                                               \
+        for (gint64 i = 0; i < n; i++)                                                             \
+          y[i] = (x[i] - m) - s;                                                                   \
+      }                                                                                            \
+    else                                                                                           \
+      {                                                                                            \
+        s = 1 / s;                                                                                 \
+        for (gint64 i = 0; i < n; i++)                                                             \
+          y[i] *= s;                                                                               \
+      }                                                                                            \
   }
 
 DEFINE_SOFTMAX_ROW (softmax_row_f32, float, dl_expf, logf, row_sum_f32, row_max_f32)
@@ -118,11 +114,11 @@ DEFINE_SOFTMAX_ROW (softmax_row_f64, double, exp, log, row_sum_f64, row_max_f64)
 
 void
 dl_cpu_softmax (const void *in,
-                void       *out,
-                gint64      n_rows,
-                gint64      n,
-                DlDType     dtype,
-                gboolean    want_log)
+                void *out,
+                gint64 n_rows,
+                gint64 n,
+                DlDType dtype,
+                gboolean want_log)
 {
   gboolean wide = dtype == DL_DTYPE_FLOAT64;
 
@@ -133,8 +129,8 @@ dl_cpu_softmax (const void *in,
   for (gint64 r = 0; r < n_rows; r++)
     {
       if (wide)
-        softmax_row_f64 ((const double *) in + r * n, (double *) out + r * n, n, want_log);
+        softmax_row_f64 ((const double *)in + r * n, (double *)out + r * n, n, want_log);
       else
-        softmax_row_f32 ((const float *) in + r * n, (float *) out + r * n, n, want_log);
+        softmax_row_f32 ((const float *)in + r * n, (float *)out + r * n, n, want_log);
     }
 }

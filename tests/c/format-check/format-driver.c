@@ -24,7 +24,7 @@ read_line (GString *line)
 
   g_string_truncate (line, 0);
   while ((c = getchar ()) != EOF && c != '\n')
-    g_string_append_c (line, (gchar) c);
+    g_string_append_c (line, (gchar)c);
   return c != EOF || line->len > 0;
 }
 
@@ -49,12 +49,18 @@ main (void)
       header = g_strsplit (line->str, " ", -1);
       switch (header[0][0])
         {
-        case 'f': kind = DL_FORMAT_FLOAT; break;
-        case 'i': kind = DL_FORMAT_INT; break;
-        case 'b': kind = DL_FORMAT_BOOL; break;
-        default:
-          g_printerr ("bad kind %s\n", header[0]);
-          return 1;
+          case 'f':
+            kind = DL_FORMAT_FLOAT;
+            break;
+          case 'i':
+            kind = DL_FORMAT_INT;
+            break;
+          case 'b':
+            kind = DL_FORMAT_BOOL;
+            break;
+          default:
+            g_printerr ("bad kind %s\n", header[0]);
+            return 1;
         }
 
       ndim = g_ascii_strtoull (header[1], NULL, 10);
@@ -62,7 +68,7 @@ main (void)
       for (i = 0; i < ndim; i++)
         {
           shape[i] = g_ascii_strtoll (header[2 + i], NULL, 10);
-          numel *= (gsize) shape[i];
+          numel *= (gsize)shape[i];
         }
       n_suffixes = g_ascii_strtoull (header[2 + ndim], NULL, 10);
 
@@ -80,8 +86,7 @@ main (void)
           values[i] = g_ascii_strtod (line->str, NULL);
         }
 
-      result = dl_format_tensor (values, shape, ndim, kind,
-                                 (const gchar * const *) suffixes->pdata);
+      result = dl_format_tensor (values, shape, ndim, kind, (const gchar *const *)suffixes->pdata);
       printf ("%zu\n%s", strlen (result), result);
     }
 

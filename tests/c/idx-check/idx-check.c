@@ -14,12 +14,12 @@ static int failures;
 static void
 check_ok (gchar **f)
 {
-  g_autoptr(GFile) file = g_file_new_for_path (f[1]);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr (GFile) file = g_file_new_for_path (f[1]);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) bytes = NULL;
   g_autofree gint64 *dims = NULL;
   g_autofree gchar *sum = NULL;
-  g_autoptr(GString) shape = g_string_new (NULL);
+  g_autoptr (GString) shape = g_string_new (NULL);
   DlIdxType type = 0;
   gsize n_dims = 0, i;
   gint64 t0 = g_get_monotonic_time ();
@@ -35,8 +35,8 @@ check_ok (gchar **f)
     g_string_append_printf (shape, "%s%" G_GINT64_FORMAT, i ? "," : "", dims[i]);
   sum = g_compute_checksum_for_bytes (G_CHECKSUM_SHA256, bytes);
 
-  if ((int) type != (int) strtol (f[2], NULL, 0) || g_strcmp0 (shape->str, f[3]) != 0 ||
-      g_strcmp0 (sum, f[4]) != 0)
+  if ((int)type != (int)strtol (f[2], NULL, 0) || g_strcmp0 (shape->str, f[3]) != 0
+      || g_strcmp0 (sum, f[4]) != 0)
     {
       printf ("FAIL %s: type 0x%02x shape %s sha %s\n", f[1], type, shape->str, sum);
       failures++;
@@ -69,19 +69,19 @@ check_ok (gchar **f)
 static void
 check_err (gchar **f)
 {
-  g_autoptr(GFile) file = g_file_new_for_path (f[1]);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) bytes = NULL;
-  gint64 *dims = GINT_TO_POINTER (1);   /* must stay untouched */
+  g_autoptr (GFile) file = g_file_new_for_path (f[1]);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) bytes = NULL;
+  gint64 *dims = GINT_TO_POINTER (1); /* must stay untouched */
   gsize n_dims = 77;
 
   bytes = dl_idx_read (file, NULL, &n_dims, &dims, NULL, &error);
-  if (bytes != NULL || error == NULL || error->domain != DL_ERROR ||
-      error->code != atoi (f[2]) || n_dims != 77 || dims != GINT_TO_POINTER (1))
+  if (bytes != NULL || error == NULL || error->domain != DL_ERROR || error->code != atoi (f[2])
+      || n_dims != 77 || dims != GINT_TO_POINTER (1))
     {
       printf ("FAIL %s: expected DL_ERROR %s, got %s %d: %s\n", f[1], f[2],
-              error ? g_quark_to_string (error->domain) : "(none)",
-              error ? error->code : -1, error ? error->message : "");
+              error ? g_quark_to_string (error->domain) : "(none)", error ? error->code : -1,
+              error ? error->message : "");
       failures++;
       return;
     }
@@ -91,10 +91,10 @@ check_err (gchar **f)
 static void
 check_cancelled (const gchar *path)
 {
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) bytes = NULL;
 
   g_cancellable_cancel (cancellable);
   bytes = dl_idx_read (file, NULL, NULL, NULL, cancellable, &error);
@@ -111,8 +111,8 @@ int
 main (int argc, char **argv)
 {
   g_autofree gchar *spec = NULL;
-  g_auto(GStrv) lines = NULL;
-  g_autoptr(GError) error = NULL;
+  g_auto (GStrv) lines = NULL;
+  g_autoptr (GError) error = NULL;
   gsize i;
 
   if (argc != 2 || !g_file_get_contents (argv[1], &spec, NULL, &error))
@@ -123,7 +123,7 @@ main (int argc, char **argv)
   lines = g_strsplit (spec, "\n", -1);
   for (i = 0; lines[i] != NULL; i++)
     {
-      g_auto(GStrv) f = g_strsplit (lines[i], " ", -1);
+      g_auto (GStrv) f = g_strsplit (lines[i], " ", -1);
 
       if (f[0] == NULL || f[1] == NULL)
         continue;
