@@ -17,9 +17,6 @@
   }                                                                                                \
   G_STMT_END
 
-static DlTensor *commit_inplace (const gchar *op, DlTensor *self, DlTensor *result, GError **error);
-static DlTensor *inplace_alias (const gchar *op, DlTensor *self, DlTensor *other, GError **error);
-
 /* ---- gather / scatter ---------------------------------------------------- */
 
 static gboolean
@@ -367,6 +364,9 @@ dl_tensor_scatter_add (DlTensor *self, gint dim, DlTensor *index, DlTensor *src,
   return scatter_impl ("scatter_add", SCATTER_ADD, self, dim, index, src, 0, error);
 }
 
+static DlTensor *commit_inplace (const gchar *op, DlTensor *self, DlTensor *result, GError **error);
+static DlTensor *inplace_alias (const gchar *op, DlTensor *self, GError **error);
+
 static DlTensor *
 scatter_inplace (const gchar *op,
                  gint kind,
@@ -381,7 +381,7 @@ scatter_inplace (const gchar *op,
   g_autoptr (DlTensor) result = NULL;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!(alias = inplace_alias (op, self, src, error))
+  if (!(alias = inplace_alias (op, self, error))
       || !(result = scatter_impl (op, kind, alias, dim, index, src, value, error)))
     return NULL;
   return commit_inplace (op, self, result, error);
@@ -708,60 +708,20 @@ dl_tensor_masked_fill (DlTensor *self, DlTensor *mask, gdouble value, GError **e
   return dl_tensor_masked_fill_tensor (self, mask, v, error);
 }
 
-/* Writes @result into @self and gives @self result's history, as the
- * in-place ops do. */
+/* The in-place protocol (dl-ops-inplace.c) after the overlap check these
+ * ops need. */
 static DlTensor *
 commit_inplace (const gchar *op, DlTensor *self, DlTensor *result, GError **error)
 {
-  DlTensor *ops[2] = { self, result };
-  DlIter iter;
-
   if (!dl_check_no_internal_overlap (op, self, error))
     return NULL;
-  dl_iter_init (&iter, 2, ops, self->sizes, self->ndim);
-  dl_tensor_backend (self)->copy (&iter, self->dtype, result->dtype);
-  dl_storage_bump_version (self->storage);
-  if (result->grad_fn)
-    {
-      g_set_object (&self->grad_fn, result->grad_fn);
-      self->output_nr = result->output_nr;
-      self->requires_grad = TRUE;
-    }
-  return g_object_ref (self);
+  return dl_inplace_commit (self, result);
 }
 
-/* In-place ops: refuse what the graph cannot express, and make an alias
- * that carries @self's history into the out-of-place op. */
 static DlTensor *
-inplace_alias (const gchar *op, DlTensor *self, DlTensor *other, GError **error)
+inplace_alias (const gchar *op, DlTensor *self, GError **error)
 {
-  DlTensor *alias;
-
-  if (dl_is_grad_enabled () && self->requires_grad && self->grad_fn == NULL)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
-                   "%s: a leaf Variable that requires grad is being used in an in-place "
-                   "operation.",
-                   op);
-      return NULL;
-    }
-  if (dl_is_grad_enabled () && self->grad_fn && dl_node_data (self->grad_fn)->is_view
-      && ((other && other->requires_grad) || self->requires_grad))
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
-                   "%s: in-place operations on a view (%s) of a tensor that requires grad "
-                   "are not supported yet; clone() the view first",
-                   op, dl_node_data (self->grad_fn)->name);
-      return NULL;
-    }
-  alias = dl_tensor_new_view_internal (self, self->sizes, self->strides, self->ndim, self->offset);
-  alias->requires_grad = self->requires_grad;
-  if (self->grad_fn)
-    {
-      alias->grad_fn = g_object_ref (self->grad_fn);
-      alias->output_nr = self->output_nr;
-    }
-  return alias;
+  return dl_inplace_check_history (op, self, error) ? dl_inplace_alias (self) : NULL;
 }
 
 /**
@@ -785,7 +745,7 @@ dl_tensor_masked_fill_ (DlTensor *self, DlTensor *mask, gdouble value, GError **
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!check_mask ("masked_fill_", self, mask, error)
-      || !(alias = inplace_alias ("masked_fill_", self, NULL, error))
+      || !(alias = inplace_alias ("masked_fill_", self, error))
       || !(result = dl_tensor_masked_fill (alias, mask, value, error)))
     return NULL;
   return commit_inplace ("masked_fill_", self, result, error);
@@ -1320,7 +1280,7 @@ dl_tensor_index_put_ (DlTensor *self,
           return g_object_ref (self);
         }
     }
-  if (!(alias = inplace_alias ("index_put_", self, values, error))
+  if (!(alias = inplace_alias ("index_put_", self, error))
       || !(result = dl_tensor_index_put (alias, indices, n_indices, values, accumulate, error)))
     return NULL;
   return commit_inplace ("index_put_", self, result, error);

@@ -750,8 +750,6 @@ inplace_commit (const gchar *name,
   g_autoptr (DlTensor) src = NULL;
   g_autoptr (DlTensor) result = NULL;
   gboolean grad;
-  DlTensor *cops[2];
-  DlIter iter;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   for (guint i = 0; i < n_others; i++)
@@ -759,22 +757,8 @@ inplace_commit (const gchar *name,
   if (!dl_check_no_internal_overlap (name, self, error))
     return NULL;
   grad = dl_autograd_any_requires (n_others + 1, all);
-  if (grad && self->requires_grad && self->grad_fn == NULL)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
-                   "%s: a leaf Variable that requires grad is being used in an in-place "
-                   "operation.",
-                   name);
-      return NULL;
-    }
-  if (grad && self->grad_fn && dl_node_data (self->grad_fn)->is_view)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
-                   "%s: in-place operations on a view (%s) of a tensor that requires grad "
-                   "are not supported yet; clone() the view first",
-                   name, dl_node_data (self->grad_fn)->name);
-      return NULL;
-    }
+  if (grad && !dl_inplace_check_history (name, self, error))
+    return NULL;
   if (grad)
     src = dl_tensor_clone (self, error);
   else
@@ -798,18 +782,7 @@ inplace_commit (const gchar *name,
                    dl_dtype_get_name (result->dtype), dl_dtype_get_name (self->dtype));
       return NULL;
     }
-  cops[0] = self;
-  cops[1] = result;
-  dl_iter_init (&iter, 2, cops, self->sizes, self->ndim);
-  dl_tensor_backend (self)->copy (&iter, self->dtype, result->dtype);
-  dl_storage_bump_version (self->storage);
-  if (grad)
-    {
-      g_set_object (&self->grad_fn, result->grad_fn);
-      self->output_nr = result->output_nr;
-      self->requires_grad = TRUE;
-    }
-  return g_object_ref (self);
+  return dl_inplace_commit (self, result);
 }
 
 static DlTensor *

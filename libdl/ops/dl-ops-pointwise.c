@@ -396,56 +396,23 @@ inplace_op (DlBinaryOp op, DlTensor *self, DlTensor *other, gdouble alpha, GErro
   if (!dl_autograd_any_requires (2, (DlTensor *[]){ self, other }))
     return binary_op (op, self, other, alpha, self, error);
 
-  if (self->requires_grad && self->grad_fn == NULL)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
-                   "%s_: a leaf Variable that requires grad is being used in an in-place "
-                   "operation.",
-                   name);
-      return NULL;
-    }
-  if (self->grad_fn && dl_node_data (self->grad_fn)->is_view)
-    {
-      /* the base's history would have to be rewritten (PyTorch's
-       * CopySlices); refuse rather than compute a wrong gradient */
-      g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
-                   "%s_: in-place operations on a view (%s) of a tensor that requires grad "
-                   "are not supported yet; clone() the view first",
-                   name, dl_node_data (self->grad_fn)->name);
-      return NULL;
-    }
   {
     /* alias carries self's current history into the out-of-place op; an
      * op whose gradient needs self's old values gets a copy of them */
+    g_autofree gchar *op_name = g_strconcat (name, "_", NULL);
     g_autoptr (DlTensor) alias = NULL;
     g_autoptr (DlTensor) result = NULL;
-    DlTensor *cops[2] = { self, NULL };
-    DlIter iter;
 
+    if (!dl_inplace_check_history (op_name, self, error))
+      return NULL;
     if (op == DL_BINARY_ADD || op == DL_BINARY_SUB)
-      {
-        alias = dl_tensor_new_view_internal (self, self->sizes, self->strides, self->ndim,
-                                             self->offset);
-        alias->requires_grad = self->requires_grad;
-        if (self->grad_fn)
-          {
-            alias->grad_fn = g_object_ref (self->grad_fn);
-            alias->output_nr = self->output_nr;
-          }
-      }
+      alias = dl_inplace_alias (self);
     else if (!(alias = dl_tensor_clone (self, error)))
       return NULL;
     if (!(result = binary_op (op, alias, other, alpha, NULL, error)))
       return NULL;
-    cops[1] = result;
-    dl_iter_init (&iter, 2, cops, self->sizes, self->ndim);
-    dl_tensor_backend (self)->copy (&iter, self->dtype, result->dtype);
-    dl_storage_bump_version (self->storage);
-    g_set_object (&self->grad_fn, result->grad_fn);
-    self->output_nr = result->output_nr;
-    self->requires_grad = TRUE;
+    return dl_inplace_commit (self, result);
   }
-  return g_object_ref (self);
 }
 
 static DlTensor *

@@ -44,6 +44,14 @@ gboolean dl_check_no_internal_overlap (const gchar *op, DlTensor *out, GError **
 gboolean
 dl_check_no_partial_overlap (const gchar *op, DlTensor *out, DlTensor *input, GError **error);
 
+/* The in-place protocol (dl-ops-inplace.c): refuse what autograd cannot
+ * record, compute out of place on an alias carrying @self's history, then
+ * write the result back into @self (casting), bump its version, and take
+ * the result's history over when it has one. */
+gboolean dl_inplace_check_history (const gchar *op, DlTensor *self, GError **error);
+DlTensor *dl_inplace_alias (DlTensor *self);
+DlTensor *dl_inplace_commit (DlTensor *self, DlTensor *result);
+
 /* A new tensor of @shape for the result of an elementwise op on @like: laid
  * out in memory as @like is when @like has that shape and is a dense
  * permutation of a contiguous tensor (a transpose, say), so that the loop
