@@ -22,6 +22,9 @@ gboolean dl_reduce_dims_mask (const gchar *op,
 void dl_reduce_save_mask (DlNodeData *d, gint ndim, gboolean keepdim, const gboolean *mask);
 /* @t, shaped like the output of the node's reduction, with the reduced
  * dims back as size 1. */
+/* Backward of a reduction over all elements that picks one value (max,
+ * min, median): saved input 0 and output 1; ties share the gradient. */
+gboolean dl_reduce_evenly_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error);
 DlTensor *dl_reduce_node_keepdim (DlNodeData *d, DlTensor *t, GError **error);
 
 G_END_DECLS

@@ -377,9 +377,10 @@ dl_tensor_mean_dims (DlTensor *self,
   return sum_mean (TRUE, self, dims, n_dims, keepdim, error);
 }
 
-/* max()/min() over everything: the gradient is spread evenly over ties. */
-static gboolean
-extremum_all_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+/* max()/min() (and median()) over everything: the gradient is spread
+ * evenly over the elements equal to the saved result. */
+gboolean
+dl_reduce_evenly_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlTensor *x, *out;
   g_autoptr (DlTensor) eq = NULL;
@@ -417,8 +418,9 @@ extremum_all (DlReduceOp op, DlTensor *self, GError **error)
     return NULL;
   if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
     {
-      g_autoptr (DlNode) node = dl_node_new_for_op (
-          op == DL_REDUCE_MAX ? "MaxBackward1" : "MinBackward1", extremum_all_backward, 1, &self);
+      g_autoptr (DlNode) node
+          = dl_node_new_for_op (op == DL_REDUCE_MAX ? "MaxBackward1" : "MinBackward1",
+                                dl_reduce_evenly_backward, 1, &self);
       dl_node_save (node, self, FALSE);
       dl_node_save (node, out, TRUE);
       dl_node_set_output (node, out, 0);

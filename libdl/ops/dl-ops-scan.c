@@ -14,6 +14,7 @@
 #include <math.h>
 
 #include "dl-ops-private.h"
+#include "dl-ops-reduce-private.h"
 
 /* A fresh contiguous copy of @x (as @dtype) with @dim moved last, and its
  * row count and length. No autograd. */
@@ -762,24 +763,6 @@ dl_tensor_kthvalue (DlTensor *self,
 
 /* median() over everything: the gradient is shared evenly by the elements
  * equal to the median. */
-static gboolean
-median_all_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
-{
-  DlTensor *x, *out;
-  g_autoptr (DlTensor) eq = NULL;
-  g_autoptr (DlTensor) mask = NULL;
-  g_autoptr (DlTensor) count = NULL;
-  g_autoptr (DlTensor) share = NULL;
-
-  if (!(x = dl_node_get_saved (node, 0, error)) || !(out = dl_node_get_saved (node, 1, error)))
-    return FALSE;
-  if (!(eq = dl_tensor_eq (x, out, error)) || !(mask = dl_tensor_to_dtype (eq, go[0]->dtype, error))
-      || !(count = dl_tensor_sum (mask, error)) || !(share = dl_tensor_div (go[0], count, error)))
-    return FALSE;
-  gi[0] = dl_tensor_mul (mask, share, error);
-  return gi[0] != NULL;
-}
-
 static DlTensor *
 median_all (gboolean skip_nan, DlTensor *self, GError **error)
 {
@@ -814,7 +797,7 @@ median_all (gboolean skip_nan, DlTensor *self, GError **error)
   if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
     {
       g_autoptr (DlNode) node = dl_node_new_for_op (
-          skip_nan ? "NanmedianBackward0" : "MedianBackward0", median_all_backward, 1, &self);
+          skip_nan ? "NanmedianBackward0" : "MedianBackward0", dl_reduce_evenly_backward, 1, &self);
 
       dl_node_save (node, self, FALSE);
       dl_node_save (node, out, TRUE);
