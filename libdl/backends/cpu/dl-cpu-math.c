@@ -16,8 +16,7 @@
 
 #include <tgmath.h>
 
-#define FN_(prefix, opn, tn) prefix##opn##_##tn
-#define FN(prefix, opn, tn) FN_ (prefix, opn, tn)
+#define FN DL_CPU_FN
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_ (a, b)
 
@@ -151,25 +150,7 @@ iremainder_i64 (gint64 a, gint64 b)
 
 /* out (OT) = EXPR of x (T) */
 #define DEFINE_UNARY(OPN, opn, EXPR, OT)                                                           \
-  static void FN (math_unary_, opn, TN) (char **data, const gint64 *s, gint64 n, gpointer ctx)     \
-  {                                                                                                \
-    if (s[0] == sizeof (OT) && s[1] == sizeof (T))                                                 \
-      {                                                                                            \
-        OT *restrict o = (OT *)data[0];                                                            \
-        const T *restrict in = (const T *)data[1];                                                 \
-        for (gint64 i = 0; i < n; i++)                                                             \
-          {                                                                                        \
-            T x = in[i];                                                                           \
-            o[i] = (OT)(EXPR);                                                                     \
-          }                                                                                        \
-      }                                                                                            \
-    else                                                                                           \
-      for (gint64 i = 0; i < n; i++)                                                               \
-        {                                                                                          \
-          T x = *(const T *)(data[1] + i * s[1]);                                                  \
-          *(OT *)(data[0] + i * s[0]) = (OT)(EXPR);                                                \
-        }                                                                                          \
-  }
+  DL_CPU_DEFINE_UNARY_LOOP (FN (math_unary_, opn, TN), T, OT, EXPR)
 #define DEFINE_UNARY_SAME(OPN, opn, EXPR) DEFINE_UNARY (OPN, opn, EXPR, T)
 #define DEFINE_UNARY_PRED(OPN, opn, EXPR) DEFINE_UNARY (OPN, opn, EXPR, guint8)
 
@@ -283,38 +264,7 @@ dl_cpu_math_unary (DlUnaryOp op, DlIter *iter, DlDType dtype, const gdouble *par
   X (ZERO_WHERE, zero_where, (b != 0 ? (T)0 : a))
 
 #define DEFINE_BINARY(OPN, opn, EXPR)                                                              \
-  static void FN (math_binary_, opn, TN) (char **data, const gint64 *s, gint64 n, gpointer ctx)    \
-  {                                                                                                \
-    if (s[0] == sizeof (T) && s[1] == sizeof (T) && s[2] == sizeof (T))                            \
-      {                                                                                            \
-        T *restrict o = (T *)data[0];                                                              \
-        const T *restrict pa = (const T *)data[1];                                                 \
-        const T *restrict pb = (const T *)data[2];                                                 \
-        for (gint64 i = 0; i < n; i++)                                                             \
-          {                                                                                        \
-            T a = pa[i], b = pb[i];                                                                \
-            o[i] = (T)(EXPR);                                                                      \
-          }                                                                                        \
-      }                                                                                            \
-    else if (s[0] == sizeof (T) && s[1] == sizeof (T) && s[2] == 0)                                \
-      {                                                                                            \
-        T *restrict o = (T *)data[0];                                                              \
-        const T *restrict pa = (const T *)data[1];                                                 \
-        const T b = *(const T *)data[2];                                                           \
-        for (gint64 i = 0; i < n; i++)                                                             \
-          {                                                                                        \
-            T a = pa[i];                                                                           \
-            o[i] = (T)(EXPR);                                                                      \
-          }                                                                                        \
-      }                                                                                            \
-    else                                                                                           \
-      for (gint64 i = 0; i < n; i++)                                                               \
-        {                                                                                          \
-          T a = *(const T *)(data[1] + i * s[1]);                                                  \
-          T b = *(const T *)(data[2] + i * s[2]);                                                  \
-          *(T *)(data[0] + i * s[0]) = (T)(EXPR);                                                  \
-        }                                                                                          \
-  }
+  DL_CPU_DEFINE_BINARY_LOOP (FN (math_binary_, opn, TN), T, T, EXPR)
 
 #define T float
 #define TN f32

@@ -57,8 +57,9 @@
 #define DEFINE_COPY_FROM(SN, SD, ST)                                                               \
   DEFINE_COPY (f32, 0, 0, SN)                                                                      \
   DEFINE_COPY (f64, 0, 0, SN)                                                                      \
-  DEFINE_COPY (f16, 0, 0, SN) DEFINE_COPY (bf16, 0, 0, SN) DEFINE_COPY (i32, 0, 0, SN)             \
-      DEFINE_COPY (i64, 0, 0, SN) DEFINE_COPY (u8, 0, 0, SN) DEFINE_COPY (b8, 0, 0, SN)
+  DEFINE_COPY (f16, 0, 0, SN)                                                                      \
+  DEFINE_COPY (bf16, 0, 0, SN) DEFINE_COPY (i32, 0, 0, SN) DEFINE_COPY (i64, 0, 0, SN)             \
+      DEFINE_COPY (u8, 0, 0, SN) DEFINE_COPY (b8, 0, 0, SN)
 DL_FOR_NATIVE_DTYPES (DEFINE_COPY_FROM)
 
 #define COPY_ROW(SN, SD, ST)                                                                       \
@@ -133,10 +134,7 @@ dl_cpu_fill (DlIter *iter, DlDType dtype, gdouble value)
   dl_cpu_iter_for_each (iter, fill_loop, &f);
 }
 
-/* name of a kernel function: FN (unary_, exp, TN) is unary_exp_f32 when TN
- * is defined as f32 (the indirection expands TN before pasting) */
-#define FN_(prefix, opn, tn) prefix##opn##_##tn
-#define FN(prefix, opn, tn) FN_ (prefix, opn, tn)
+#define FN DL_CPU_FN
 
 /* tanh for float32 without glibc's slow tanhf: an odd Taylor polynomial
  * (to x^17, evaluated in double) below |x| = 0.55, where the next term is
@@ -180,27 +178,7 @@ dl_tanhf (float x)
   X (TANH, tanh, TANHF (x))                                                                        \
   X (SIGMOID, sigmoid, (1 / (1 + EXPF (-x))))
 
-#define DEFINE_UNARY(OPN, opn, EXPR)                                                               \
-  DL_CPU_CLONES static void FN (unary_, opn, TN) (char **data, const gint64 *s, gint64 n,          \
-                                                  gpointer ctx)                                    \
-  {                                                                                                \
-    if (s[0] == sizeof (T) && s[1] == sizeof (T))                                                  \
-      {                                                                                            \
-        T *restrict o = (T *)data[0];                                                              \
-        const T *restrict in = (const T *)data[1];                                                 \
-        for (gint64 i = 0; i < n; i++)                                                             \
-          {                                                                                        \
-            T x = in[i];                                                                           \
-            o[i] = (EXPR);                                                                         \
-          }                                                                                        \
-      }                                                                                            \
-    else                                                                                           \
-      for (gint64 i = 0; i < n; i++)                                                               \
-        {                                                                                          \
-          T x = *(const T *)(data[1] + i * s[1]);                                                  \
-          *(T *)(data[0] + i * s[0]) = (EXPR);                                                     \
-        }                                                                                          \
-  }
+#define DEFINE_UNARY(OPN, opn, EXPR) DL_CPU_DEFINE_UNARY_LOOP (FN (unary_, opn, TN), T, T, EXPR)
 
 #define T float
 #define TN f32
@@ -309,52 +287,7 @@ dl_cpu_unary (DlUnaryOp op, DlIter *iter, DlDType dtype)
   X (GE, ge, (a >= b))
 
 #define DEFINE_BINARY(OPN, opn, EXPR, OT)                                                          \
-  DL_CPU_CLONES static void FN (binary_, opn, TN) (char **data, const gint64 *s, gint64 n,         \
-                                                   gpointer ctx)                                   \
-  {                                                                                                \
-    const T alpha = (T) * (const double *)ctx;                                                     \
-    (void)alpha;                                                                                   \
-    if (s[0] == sizeof (OT) && s[1] == sizeof (T) && s[2] == sizeof (T))                           \
-      {                                                                                            \
-        OT *restrict o = (OT *)data[0];                                                            \
-        const T *restrict pa = (const T *)data[1];                                                 \
-        const T *restrict pb = (const T *)data[2];                                                 \
-        for (gint64 i = 0; i < n; i++)                                                             \
-          {                                                                                        \
-            T a = pa[i], b = pb[i];                                                                \
-            o[i] = (OT)(EXPR);                                                                     \
-          }                                                                                        \
-      }                                                                                            \
-    else if (s[0] == sizeof (OT) && s[1] == sizeof (T) && s[2] == 0)                               \
-      {                                                                                            \
-        OT *restrict o = (OT *)data[0];                                                            \
-        const T *restrict pa = (const T *)data[1];                                                 \
-        const T b = *(const T *)data[2];                                                           \
-        for (gint64 i = 0; i < n; i++)                                                             \
-          {                                                                                        \
-            T a = pa[i];                                                                           \
-            o[i] = (OT)(EXPR);                                                                     \
-          }                                                                                        \
-      }                                                                                            \
-    else if (s[0] == sizeof (OT) && s[1] == 0 && s[2] == sizeof (T))                               \
-      {                                                                                            \
-        OT *restrict o = (OT *)data[0];                                                            \
-        const T a = *(const T *)data[1];                                                           \
-        const T *restrict pb = (const T *)data[2];                                                 \
-        for (gint64 i = 0; i < n; i++)                                                             \
-          {                                                                                        \
-            T b = pb[i];                                                                           \
-            o[i] = (OT)(EXPR);                                                                     \
-          }                                                                                        \
-      }                                                                                            \
-    else                                                                                           \
-      for (gint64 i = 0; i < n; i++)                                                               \
-        {                                                                                          \
-          T a = *(const T *)(data[1] + i * s[1]);                                                  \
-          T b = *(const T *)(data[2] + i * s[2]);                                                  \
-          *(OT *)(data[0] + i * s[0]) = (OT)(EXPR);                                                \
-        }                                                                                          \
-  }
+  DL_CPU_DEFINE_BINARY_LOOP (FN (binary_, opn, TN), T, OT, EXPR)
 #define DEFINE_ARITH(OPN, opn, EXPR) DEFINE_BINARY (OPN, opn, EXPR, T)
 #define DEFINE_CMP(OPN, opn, EXPR) DEFINE_BINARY (OPN, opn, EXPR, guint8)
 

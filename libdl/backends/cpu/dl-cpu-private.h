@@ -135,6 +135,85 @@ dl_cpu_load_i (const char *p, DlDType dt)
     }
 }
 
+/* Kernel names pasted from parts: DL_CPU_FN (unary_, exp, TN) is
+ * unary_exp_f32 when TN is defined as f32 (the indirection expands TN). */
+#define DL_CPU_FN_(prefix, opn, tn) prefix##opn##_##tn
+#define DL_CPU_FN(prefix, opn, tn) DL_CPU_FN_ (prefix, opn, tn)
+
+/* The elementwise kernels' one-run loops (a DlCpuLoop named NAME): a
+ * unit-stride branch with restrict pointers that GCC vectorises (also for
+ * x86-64-v3, see DL_CPU_CLONES), branches for a broadcast operand, and the
+ * general strided loop. EXPR computes from x (unary) or a and b (binary);
+ * binary kernels may use alpha, the double that ctx points at (0 without
+ * one). Inputs are of type T, the output of type OT. */
+#define DL_CPU_DEFINE_UNARY_LOOP(NAME, T, OT, EXPR)                                                \
+  DL_CPU_CLONES static void NAME (char **data, const gint64 *s, gint64 n, gpointer ctx)            \
+  {                                                                                                \
+    if (s[0] == sizeof (OT) && s[1] == sizeof (T))                                                 \
+      {                                                                                            \
+        OT *restrict o = (OT *)data[0];                                                            \
+        const T *restrict in = (const T *)data[1];                                                 \
+        for (gint64 i = 0; i < n; i++)                                                             \
+          {                                                                                        \
+            T x = in[i];                                                                           \
+            o[i] = (OT)(EXPR);                                                                     \
+          }                                                                                        \
+      }                                                                                            \
+    else                                                                                           \
+      for (gint64 i = 0; i < n; i++)                                                               \
+        {                                                                                          \
+          T x = *(const T *)(data[1] + i * s[1]);                                                  \
+          *(OT *)(data[0] + i * s[0]) = (OT)(EXPR);                                                \
+        }                                                                                          \
+  }
+
+#define DL_CPU_DEFINE_BINARY_LOOP(NAME, T, OT, EXPR)                                               \
+  DL_CPU_CLONES static void NAME (char **data, const gint64 *s, gint64 n, gpointer ctx)            \
+  {                                                                                                \
+    const T alpha = ctx ? (T) * (const double *)ctx : (T)0;                                        \
+    (void)alpha;                                                                                   \
+    if (s[0] == sizeof (OT) && s[1] == sizeof (T) && s[2] == sizeof (T))                           \
+      {                                                                                            \
+        OT *restrict o = (OT *)data[0];                                                            \
+        const T *restrict pa = (const T *)data[1];                                                 \
+        const T *restrict pb = (const T *)data[2];                                                 \
+        for (gint64 i = 0; i < n; i++)                                                             \
+          {                                                                                        \
+            T a = pa[i], b = pb[i];                                                                \
+            o[i] = (OT)(EXPR);                                                                     \
+          }                                                                                        \
+      }                                                                                            \
+    else if (s[0] == sizeof (OT) && s[1] == sizeof (T) && s[2] == 0)                               \
+      {                                                                                            \
+        OT *restrict o = (OT *)data[0];                                                            \
+        const T *restrict pa = (const T *)data[1];                                                 \
+        const T b = *(const T *)data[2];                                                           \
+        for (gint64 i = 0; i < n; i++)                                                             \
+          {                                                                                        \
+            T a = pa[i];                                                                           \
+            o[i] = (OT)(EXPR);                                                                     \
+          }                                                                                        \
+      }                                                                                            \
+    else if (s[0] == sizeof (OT) && s[1] == 0 && s[2] == sizeof (T))                               \
+      {                                                                                            \
+        OT *restrict o = (OT *)data[0];                                                            \
+        const T a = *(const T *)data[1];                                                           \
+        const T *restrict pb = (const T *)data[2];                                                 \
+        for (gint64 i = 0; i < n; i++)                                                             \
+          {                                                                                        \
+            T b = pb[i];                                                                           \
+            o[i] = (OT)(EXPR);                                                                     \
+          }                                                                                        \
+      }                                                                                            \
+    else                                                                                           \
+      for (gint64 i = 0; i < n; i++)                                                               \
+        {                                                                                          \
+          T a = *(const T *)(data[1] + i * s[1]);                                                  \
+          T b = *(const T *)(data[2] + i * s[2]);                                                  \
+          *(OT *)(data[0] + i * s[0]) = (OT)(EXPR);                                                \
+        }                                                                                          \
+  }
+
 /* The loop body over one run of n elements: data[k] points at operand k's
  * first element, strides[k] is its byte stride along the run. */
 typedef void (*DlCpuLoop) (char **data, const gint64 *strides, gint64 n, gpointer ctx);
