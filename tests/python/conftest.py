@@ -247,3 +247,28 @@ NONCONTIG = [
     ("expand", (1, 4), lambda t: t.expand(3, 4)),
     ("expand_mid", (3, 1, 2), lambda t: t.expand(3, 5, 2)),
 ]
+
+
+# Shapes the reduction tests run over: 0-d, size-1, empty and several ranks.
+RSHAPES = [(), (1,), (7,), (3, 4), (2, 1, 3), (2, 3, 4, 2), (0,), (2, 0, 3)]
+
+
+def check_reduction(fn, x, t, **tol):
+    """Runs `fn` on the libdl tensor `x` and on the torch tensor `t` (half
+    types computed in float32 on both sides) and compares the results, or
+    checks that libdl raises the exception class torch raised."""
+    try:
+        expected = torch_ref(fn, t, upcast=True)
+    except (RuntimeError, TypeError, ValueError, IndexError) as e:
+        with pytest.raises(type(e)):
+            dl_call(fn, x, upcast=True)
+        return None
+    got = dl_call(fn, x, upcast=True)
+    if isinstance(expected, tuple):
+        assert isinstance(got, tuple)
+        assert len(got) == len(expected)
+        for g, e in zip(got, expected):
+            assert_same(g, e, **tol)
+    else:
+        assert_same(got, expected, **tol)
+    return got

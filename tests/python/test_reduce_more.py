@@ -9,29 +9,9 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import (DTYPES, FLOAT_DTYPES, NONCONTIG, Dl, assert_same,
+from conftest import (RSHAPES, DTYPES, FLOAT_DTYPES, NONCONTIG, Dl, assert_same,
                       dl_call, pair, rand_np, rand_pair, torch_ref)
-
-RSHAPES = [(), (1,), (7,), (3, 4), (2, 1, 3), (2, 3, 4, 2), (0,), (2, 0, 3)]
-
-
-def check(fn, x, t, **tol):
-    try:
-        expected = torch_ref(fn, t, upcast=True)
-    except (RuntimeError, TypeError, ValueError, IndexError) as e:
-        with pytest.raises(type(e)):
-            dl_call(fn, x, upcast=True)
-        return None
-    got = dl_call(fn, x, upcast=True)
-    if isinstance(expected, tuple):
-        assert isinstance(got, tuple)
-        assert len(got) == len(expected)
-        for g, e in zip(got, expected):
-            assert_same(g, e, **tol)
-    else:
-        assert_same(got, expected, **tol)
-    return got
-
+from conftest import check_reduction as check
 
 NP = {"float32": np.float32, "float64": np.float64, "int32": np.int32, "int64": np.int64}
 
