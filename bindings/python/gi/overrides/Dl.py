@@ -845,59 +845,7 @@ class Tensor(Dl.Tensor):
         t = self if dtype is None else self.to(dtype)
         return Dl.Tensor.softmax(t, dim)
 
-    # -- indexing: ints, slices, None, Ellipsis --
-    def _index(self, idx):
-        if type(idx) is not tuple:
-            idx = (idx,)
-        n_real = sum(1 for i in idx if i is not None and i is not Ellipsis)
-        if sum(1 for i in idx if i is Ellipsis) > 1:
-            raise IndexError('an index can only have a single ellipsis (\'...\')')
-        ndim = self.get_ndim()
-        if n_real > ndim:
-            raise IndexError('too many indices for tensor of dimension %d' % ndim)
-        t, d = self, 0
-        for i in idx:
-            if i is None:
-                t = t.unsqueeze(d)
-                d += 1
-            elif i is Ellipsis:
-                d += ndim - n_real
-            elif isinstance(i, slice):
-                step = 1 if i.step is None else int(i.step)
-                if step <= 0:
-                    raise ValueError('step must be greater than zero')
-                start = 0 if i.start is None else int(i.start)
-                stop = sys.maxsize if i.stop is None else int(i.stop)
-                t = Dl.Tensor.slice(t, d, start, stop, step)
-                d += 1
-            elif isinstance(i, (numbers.Integral, Tensor)) and not isinstance(i, bool):
-                if _is_tensor(i):
-                    if i.get_ndim() != 0 or Dl.dtype_is_floating_point(i.get_dtype()):
-                        raise IndexError('indexing with tensors (boolean masks, index tensors) '
-                                         'is not supported yet')
-                    i = i.item()
-                size = t.get_shape()[d]
-                if not -size <= i < size:
-                    raise IndexError('index %d is out of bounds for dimension %d with size %d'
-                                     % (i, d, size))
-                t = Dl.Tensor.select(t, d, int(i))
-            else:
-                raise IndexError('only integers, slices (`:`), ellipsis (`...`) and None are '
-                                 'valid indices (got %s)' % type(i).__name__)
-        return t
-
-    def __getitem__(self, idx):
-        try:
-            return self._index(idx)
-        except GLib.Error as e:
-            raise _translate(e) from None
-
-    def __setitem__(self, idx, value):
-        target = self._index(idx)
-        if _is_tensor(value):
-            target.copy_(value)
-        else:
-            target.fill_(value)
+    # indexing (__getitem__, __setitem__) is in Dl-sections/indexing.py
 
 
 Tensor = override(Tensor)
@@ -958,8 +906,8 @@ def _creation(c_fn, name):
 zeros = _export(_creation(Dl.zeros, 'zeros'))
 ones = _export(_creation(Dl.ones, 'ones'))
 empty = _export(_creation(Dl.empty, 'empty'))
-rand = _export(_creation(Dl.rand, 'rand'))
-randn = _export(_creation(Dl.randn, 'randn'))
+# rand, randn, randint, manual_seed and the *_like functions, which take a
+# generator, are in Dl-sections/creation.py
 
 
 @_export
@@ -971,25 +919,6 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
             dtype = int64
     return _finish(Dl.full(_size_args((size,), 'full'), float(fill_value), _dt(dtype),
                            _dl_device(device)), requires_grad)
-
-
-def _like(fn, name):
-    def like(input, dtype=None, device=None, requires_grad=False):
-        return fn(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
-    like.__name__ = name
-    return like
-
-
-zeros_like = _export(_like(zeros, 'zeros_like'))
-ones_like = _export(_like(ones, 'ones_like'))
-empty_like = _export(_like(empty, 'empty_like'))
-rand_like = _export(_like(rand, 'rand_like'))
-randn_like = _export(_like(randn, 'randn_like'))
-
-
-@_export
-def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
-    return full(input.shape, fill_value, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
 @_export
@@ -1004,21 +933,6 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     vals = [float(v) for v in vals]
     return _finish(Dl.arange(vals[0], vals[1], vals[2], _dt(dtype), _dl_device(device)),
                    requires_grad)
-
-
-@_export
-def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False):
-    if size is None:
-        low, high, size = 0, low, high
-    if size is None:
-        raise TypeError("randint() missing required argument 'size'")
-    return _finish(Dl.randint(int(low), int(high), _size_args((size,), 'randint'),
-                              _dt(dtype or int64), _dl_device(device)), requires_grad)
-
-
-@_export
-def manual_seed(seed):
-    Dl.manual_seed(int(seed) & 0xFFFFFFFFFFFFFFFF)
 
 
 def _infer_dtype(arr, data):
