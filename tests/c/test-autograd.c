@@ -5,144 +5,9 @@
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "dl-test-utils.h"
+#include "dl-test-gradcheck.h"
 
-#define MAX_INPUTS 3
-#define EPS 1e-6
-#define GRAD_TOL 1e-6
 #define TOL_EXACT 1e-12
-
-/* A function of up to MAX_INPUTS tensors; its output may have any shape. */
-typedef DlTensor *(*TestFunc) (DlTensor **x, GError **error);
-
-typedef struct
-{
-  const gchar *name;
-  TestFunc func;
-  guint n_inputs;
-  gint64 shapes[MAX_INPUTS][4];
-  gsize n_dims[MAX_INPUTS];
-  gdouble min_abs;   /* keep inputs at least this far from 0 (log, div, relu) */
-  gboolean positive; /* and positive (log) */
-} GradCase;
-
-/* L = sum (f (x) * w): with random weights @w every output element gets its
- * own weight, so a gradient routed to the wrong element shows. */
-static DlTensor *
-weighted_loss (const GradCase *c, DlTensor **x, const gdouble *w, GError **error)
-{
-  g_autoptr (DlTensor) out = c->func (x, error);
-  g_autoptr (DlTensor) wt = NULL;
-  g_autoptr (DlTensor) prod = NULL;
-  const gint64 *shape;
-  gsize nd;
-
-  if (out == NULL)
-    return NULL;
-  shape = dl_tensor_get_shape (out, &nd);
-  wt = dl_test_tensor (w, shape, nd, DL_DTYPE_FLOAT64);
-  if (!(prod = dl_tensor_mul (out, wt, error)))
-    return NULL;
-  return dl_tensor_sum (prod, error);
-}
-
-static gdouble
-eval_loss (const GradCase *c, gdouble **vals, const gdouble *w)
-{
-  g_autoptr (GError) error = NULL;
-  DlTensor *x[MAX_INPUTS] = { NULL };
-  g_autoptr (DlTensor) loss = NULL;
-  gboolean was = dl_set_grad_enabled (FALSE);
-  gdouble l;
-
-  for (guint i = 0; i < c->n_inputs; i++)
-    x[i] = dl_test_tensor (vals[i], c->shapes[i], c->n_dims[i], DL_DTYPE_FLOAT64);
-  loss = weighted_loss (c, x, w, &error);
-  g_assert_no_error (error);
-  l = dl_tensor_item (loss, &error);
-  g_assert_no_error (error);
-  for (guint i = 0; i < c->n_inputs; i++)
-    g_object_unref (x[i]);
-  dl_set_grad_enabled (was);
-  return l;
-}
-
-static void
-gradcheck (gconstpointer data)
-{
-  const GradCase *c = data;
-  g_autoptr (GError) error = NULL;
-  gdouble *vals[MAX_INPUTS] = { NULL };
-  DlTensor *x[MAX_INPUTS] = { NULL };
-  g_autoptr (DlTensor) out = NULL;
-  g_autoptr (DlTensor) loss = NULL;
-  g_autofree gdouble *w = NULL;
-  const gint64 *shape;
-  gsize nd;
-
-  for (guint i = 0; i < c->n_inputs; i++)
-    {
-      gint64 n = dl_test_numel (c->shapes[i], c->n_dims[i]);
-
-      vals[i] = dl_test_random_values (n);
-      for (gint64 j = 0; j < n; j++)
-        {
-          if (c->positive)
-            vals[i][j] = fabs (vals[i][j]);
-          if (fabs (vals[i][j]) < c->min_abs)
-            vals[i][j] += vals[i][j] < 0 ? -c->min_abs : c->min_abs;
-        }
-      x[i] = dl_test_tensor (vals[i], c->shapes[i], c->n_dims[i], DL_DTYPE_FLOAT64);
-      g_assert_true (dl_tensor_set_requires_grad (x[i], TRUE, &error));
-    }
-
-  /* the weights, shaped like the output */
-  out = c->func (x, &error);
-  g_assert_no_error (error);
-  g_assert_true (dl_tensor_get_requires_grad (out));
-  g_assert_nonnull (dl_tensor_get_grad_fn (out));
-  shape = dl_tensor_get_shape (out, &nd);
-  w = dl_test_random_values (dl_test_numel (shape, nd));
-
-  loss = weighted_loss (c, x, w, &error);
-  g_assert_no_error (error);
-  g_assert_true (dl_tensor_backward (loss, NULL, FALSE, FALSE, &error));
-  g_assert_no_error (error);
-
-  for (guint i = 0; i < c->n_inputs; i++)
-    {
-      gint64 n = dl_test_numel (c->shapes[i], c->n_dims[i]);
-      DlTensor *grad = dl_tensor_get_grad (x[i]);
-      g_autofree gdouble *g = NULL;
-
-      g_assert_nonnull (grad);
-      dl_test_assert_shape (grad, c->shapes[i], c->n_dims[i]);
-      g_assert_cmpint (dl_tensor_get_dtype (grad), ==, DL_DTYPE_FLOAT64);
-      g = dl_test_values (grad);
-      for (gint64 j = 0; j < n; j++)
-        {
-          gdouble saved = vals[i][j], lp, lm, num;
-
-          vals[i][j] = saved + EPS;
-          lp = eval_loss (c, vals, w);
-          vals[i][j] = saved - EPS;
-          lm = eval_loss (c, vals, w);
-          vals[i][j] = saved;
-          num = (lp - lm) / (2 * EPS);
-          if (!(fabs (num - g[j]) <= GRAD_TOL * (1 + fabs (num))))
-            {
-              g_test_fail_printf ("%s: d/dx%u[%" G_GINT64_FORMAT "]: analytic %.10g, numeric %.10g",
-                                  c->name, i, j, g[j], num);
-              break;
-            }
-        }
-    }
-  for (guint i = 0; i < c->n_inputs; i++)
-    {
-      g_object_unref (x[i]);
-      g_free (vals[i]);
-    }
-}
 
 /* The functions under test */
 
@@ -343,7 +208,7 @@ f_chain (DlTensor **x, GError **e)
   return s ? dl_tensor_log_softmax (s, -1, e) : NULL;
 }
 
-static const GradCase grad_cases[] = {
+static const DlTestGradCase grad_cases[] = {
   { "add", f_add, 2, { { 3, 4 }, { 4 } }, { 2, 1 }, 0, FALSE },
   { "add-bcast", f_add, 2, { { 3, 1 }, { 1, 4 } }, { 2, 2 }, 0, FALSE },
   { "sub", f_sub, 2, { { 2, 3 }, { 2, 1 } }, { 2, 2 }, 0, FALSE },
@@ -742,7 +607,7 @@ main (int argc, char *argv[])
   for (gsize i = 0; i < G_N_ELEMENTS (grad_cases); i++)
     {
       g_autofree gchar *path = g_strdup_printf ("/autograd/gradcheck/%s", grad_cases[i].name);
-      g_test_add_data_func (path, &grad_cases[i], gradcheck);
+      g_test_add_data_func (path, &grad_cases[i], dl_test_gradcheck);
     }
   g_test_add_func ("/autograd/accumulate", test_accumulate);
   g_test_add_func ("/autograd/backward-errors", test_backward_errors);

@@ -6,7 +6,7 @@
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "dl-test-utils.h"
+#include "dl-test-gradcheck.h"
 
 typedef DlTensor *(*UnaryFn) (DlTensor *self, GError **error);
 typedef DlTensor *(*BinaryFn) (DlTensor *self, DlTensor *other, GError **error);
@@ -448,138 +448,6 @@ test_errors (void)
 
 /* ---- gradients against central finite differences in float64 ---------- */
 
-#define MAX_INPUTS 3
-#define EPS 1e-6
-#define GRAD_TOL 1e-6
-
-typedef DlTensor *(*GradFunc) (DlTensor **x, GError **error);
-
-typedef struct
-{
-  const gchar *name;
-  GradFunc func;
-  guint n_inputs;
-  gint64 shapes[MAX_INPUTS][2];
-  gsize n_dims[MAX_INPUTS];
-  gdouble min_abs;   /* keep inputs at least this far from 0 */
-  gboolean positive; /* and positive */
-} GradCase;
-
-/* L = sum (f (x) * w) with random weights w */
-static gdouble
-grad_loss (const GradCase *c, DlTensor **x, const gdouble *w, DlTensor **loss_out)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (DlTensor) out = c->func (x, &error);
-  g_autoptr (DlTensor) wt = NULL;
-  g_autoptr (DlTensor) prod = NULL;
-  DlTensor *loss;
-  const gint64 *shape;
-  gsize nd;
-  gdouble l;
-
-  g_assert_no_error (error);
-  shape = dl_tensor_get_shape (out, &nd);
-  wt = dl_test_tensor (w, shape, nd, DL_DTYPE_FLOAT64);
-  prod = dl_tensor_mul (out, wt, &error);
-  loss = dl_tensor_sum (prod, &error);
-  g_assert_no_error (error);
-  l = dl_tensor_item (loss, &error);
-  g_assert_no_error (error);
-  if (loss_out)
-    *loss_out = loss;
-  else
-    g_object_unref (loss);
-  return l;
-}
-
-static gdouble
-eval_loss (const GradCase *c, gdouble **vals, const gdouble *w)
-{
-  DlTensor *x[MAX_INPUTS] = { NULL };
-  gboolean was = dl_set_grad_enabled (FALSE);
-  gdouble l;
-
-  for (guint i = 0; i < c->n_inputs; i++)
-    x[i] = dl_test_tensor (vals[i], c->shapes[i], c->n_dims[i], DL_DTYPE_FLOAT64);
-  l = grad_loss (c, x, w, NULL);
-  for (guint i = 0; i < c->n_inputs; i++)
-    g_object_unref (x[i]);
-  dl_set_grad_enabled (was);
-  return l;
-}
-
-static void
-gradcheck (gconstpointer data)
-{
-  const GradCase *c = data;
-  g_autoptr (GError) error = NULL;
-  gdouble *vals[MAX_INPUTS] = { NULL };
-  DlTensor *x[MAX_INPUTS] = { NULL };
-  g_autoptr (DlTensor) out = NULL;
-  g_autoptr (DlTensor) loss = NULL;
-  g_autofree gdouble *w = NULL;
-  const gint64 *shape;
-  gsize nd;
-
-  for (guint i = 0; i < c->n_inputs; i++)
-    {
-      gint64 n = dl_test_numel (c->shapes[i], c->n_dims[i]);
-
-      vals[i] = dl_test_random_values (n);
-      for (gint64 j = 0; j < n; j++)
-        {
-          if (c->positive)
-            vals[i][j] = fabs (vals[i][j]);
-          if (fabs (vals[i][j]) < c->min_abs)
-            vals[i][j] += vals[i][j] < 0 ? -c->min_abs : c->min_abs;
-        }
-      x[i] = dl_test_tensor (vals[i], c->shapes[i], c->n_dims[i], DL_DTYPE_FLOAT64);
-      g_assert_true (dl_tensor_set_requires_grad (x[i], TRUE, &error));
-    }
-  out = c->func (x, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (dl_tensor_get_grad_fn (out));
-  shape = dl_tensor_get_shape (out, &nd);
-  w = dl_test_random_values (dl_test_numel (shape, nd));
-  grad_loss (c, x, w, &loss);
-  g_assert_true (dl_tensor_backward (loss, NULL, FALSE, FALSE, &error));
-  g_assert_no_error (error);
-
-  for (guint i = 0; i < c->n_inputs; i++)
-    {
-      gint64 n = dl_test_numel (c->shapes[i], c->n_dims[i]);
-      DlTensor *grad = dl_tensor_get_grad (x[i]);
-      g_autofree gdouble *g = NULL;
-
-      g_assert_nonnull (grad);
-      dl_test_assert_shape (grad, c->shapes[i], c->n_dims[i]);
-      g = dl_test_values (grad);
-      for (gint64 j = 0; j < n; j++)
-        {
-          gdouble saved = vals[i][j], lp, lm, num;
-
-          vals[i][j] = saved + EPS;
-          lp = eval_loss (c, vals, w);
-          vals[i][j] = saved - EPS;
-          lm = eval_loss (c, vals, w);
-          vals[i][j] = saved;
-          num = (lp - lm) / (2 * EPS);
-          if (!(fabs (num - g[j]) <= GRAD_TOL * (1 + fabs (num))))
-            {
-              g_test_fail_printf ("%s: d/dx%u[%" G_GINT64_FORMAT "]: analytic %.10g, numeric %.10g",
-                                  c->name, i, j, g[j], num);
-              break;
-            }
-        }
-    }
-  for (guint i = 0; i < c->n_inputs; i++)
-    {
-      g_object_unref (x[i]);
-      g_free (vals[i]);
-    }
-}
-
 static DlTensor *
 g_expm1 (DlTensor **x, GError **e)
 {
@@ -706,7 +574,7 @@ g_lerp_scalar (DlTensor **x, GError **e)
     NAME, FN, 1, { { 3, 4 } }, { 2 }, MIN_ABS, POS                                                 \
   }
 
-static const GradCase grad_cases[] = {
+static const DlTestGradCase grad_cases[] = {
   UNARY_CASE ("expm1", g_expm1, 0, FALSE),
   UNARY_CASE ("log1p", g_log1p, 0, TRUE),
   UNARY_CASE ("log2", g_log2, 0.1, TRUE),
@@ -748,7 +616,7 @@ main (int argc, char **argv)
   for (gsize i = 0; i < G_N_ELEMENTS (grad_cases); i++)
     {
       g_autofree gchar *path = g_strdup_printf ("/math/gradcheck/%s", grad_cases[i].name);
-      g_test_add_data_func (path, &grad_cases[i], gradcheck);
+      g_test_add_data_func (path, &grad_cases[i], dl_test_gradcheck);
     }
   return g_test_run ();
 }
