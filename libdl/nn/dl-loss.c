@@ -1,5 +1,5 @@
 /* dl-loss.c: classification losses, composed from tensor ops:
- *   nll_loss (lp, y) = -mean_i lp[i, y_i] = -sum (lp * one_hot (y)) / N
+ *   nll_loss (lp, y) = -mean_i lp[i, y_i] = -sum (gather (lp, 1, y)) / N
  *   cross_entropy (x, y) = nll_loss (log_softmax (x, 1), y)
  *
  * Copyright 2026 The libdl authors
@@ -15,6 +15,7 @@
 #include "ops/dl-ops-reduce.h"
 #include "ops/dl-ops-shape.h"
 #include "ops/dl-ops-activation.h"
+#include "ops/dl-ops-index.h"
 
 static gboolean
 check_target (DlTensor *input, DlTensor *target, GError **error)
@@ -64,6 +65,23 @@ check_target (DlTensor *input, DlTensor *target, GError **error)
   return TRUE;
 }
 
+/* -mean_i log_probs[i, target_i], for checked arguments */
+static DlTensor *
+nll_checked (DlTensor *log_probs, DlTensor *target, GError **error)
+{
+  gsize nd;
+  const gint64 *shape = dl_tensor_get_shape (log_probs, &nd);
+  g_autoptr (DlTensor) tcol = NULL;
+  g_autoptr (DlTensor) picked = NULL;
+  g_autoptr (DlTensor) total = NULL;
+
+  if (!(tcol = dl_tensor_unsqueeze (target, 1, error))
+      || !(picked = dl_tensor_gather (log_probs, 1, tcol, error))
+      || !(total = dl_tensor_sum (picked, error)))
+    return NULL;
+  return dl_tensor_mul_scalar (total, -1.0 / (gdouble)shape[0], error);
+}
+
 /**
  * dl_nll_loss:
  * @log_probs: log-probabilities, shape [N, C]
@@ -80,28 +98,10 @@ check_target (DlTensor *input, DlTensor *target, GError **error)
 DlTensor *
 dl_nll_loss (DlTensor *log_probs, DlTensor *target, GError **error)
 {
-  gsize nd;
-  const gint64 *shape;
-  g_autoptr (DlTensor) classes = NULL;
-  g_autoptr (DlTensor) tcol = NULL;
-  g_autoptr (DlTensor) hot = NULL;
-  g_autoptr (DlTensor) hotf = NULL;
-  g_autoptr (DlTensor) picked = NULL;
-  g_autoptr (DlTensor) total = NULL;
-
   g_return_val_if_fail (DL_IS_TENSOR (log_probs) && DL_IS_TENSOR (target), NULL);
   if (!check_target (log_probs, target, error))
     return NULL;
-  shape = dl_tensor_get_shape (log_probs, &nd);
-  if (!(classes
-        = dl_arange (0, shape[1], 1, DL_DTYPE_INT64, dl_tensor_get_device (log_probs), error))
-      || !(tcol = dl_tensor_unsqueeze (target, 1, error))
-      || !(hot = dl_tensor_eq (tcol, classes, error))
-      || !(hotf = dl_tensor_to_dtype (hot, dl_tensor_get_dtype (log_probs), error))
-      || !(picked = dl_tensor_mul (log_probs, hotf, error))
-      || !(total = dl_tensor_sum (picked, error)))
-    return NULL;
-  return dl_tensor_mul_scalar (total, -1.0 / (gdouble)shape[0], error);
+  return nll_checked (log_probs, target, error);
 }
 
 /**
@@ -127,5 +127,5 @@ dl_cross_entropy (DlTensor *input, DlTensor *target, GError **error)
     return NULL;
   if (!(lp = dl_tensor_log_softmax (input, 1, error)))
     return NULL;
-  return dl_nll_loss (lp, target, error);
+  return nll_checked (lp, target, error);
 }
