@@ -38,3 +38,21 @@ def test_unflatten_errors(shape, dim, sizes, exc):
     for mod in (Dl, torch):
         with pytest.raises(exc):
             mod.zeros(shape).unflatten(dim, sizes)
+
+
+def test_sum_dtype_is_the_result_dtype():
+    x, t = Dl.arange(6).reshape(2, 3), torch.arange(6).reshape(2, 3)
+    for dt, tdt in ((Dl.int32, torch.int32), (Dl.float64, torch.float64), (Dl.uint8, torch.uint8)):
+        assert repr(x.sum(dtype=dt)) == repr(t.sum(dtype=tdt))
+        assert repr(x.sum(1, dtype=dt)) == repr(t.sum(1, dtype=tdt))
+
+
+def test_relu_inplace():
+    a = np.array([-1.0, 2.0, -3.0], np.float32)
+    for mod, f in ((Dl, Dl.from_numpy), (torch, torch.from_numpy)):
+        y = f(a.copy())
+        assert mod.nn.ReLU(inplace=True)(y) is y
+        np.testing.assert_array_equal(y.numpy(), [0, 2, 0])
+        z = f(a.copy())
+        mod.nn.functional.relu(z, inplace=True)
+        np.testing.assert_array_equal(z.numpy(), [0, 2, 0])

@@ -720,9 +720,9 @@ class Tensor(Dl.Tensor):
     @_checked
     def sum(self, dim=None, keepdim=False, dtype=None):
         t = self if dtype is None else self.to(dtype)
-        if dim is None:
-            return Dl.Tensor.sum(t)
-        return t.sum_dims(_dims(dim), keepdim)
+        r = Dl.Tensor.sum(t) if dim is None else t.sum_dims(_dims(dim), keepdim)
+        # integer sums come out int64; an explicit dtype is the result's
+        return r if dtype is None else r.to(dtype)
 
     @_checked
     def mean(self, dim=None, keepdim=False, dtype=None):
@@ -1311,7 +1311,7 @@ def _nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
 
 
 functional = types.SimpleNamespace(
-    relu=lambda input, inplace=False: input.relu(),
+    relu=lambda input, inplace=False: input.relu_() if inplace else input.relu(),
     sigmoid=lambda input: input.sigmoid(),
     tanh=lambda input: input.tanh(),
     log_softmax=lambda input, dim=None, dtype=None: input.log_softmax(dim, dtype),
@@ -1327,9 +1327,10 @@ def _make_nn():
     class ReLU(Module):
         def __init__(self, inplace=False):
             super().__init__()
+            self.inplace = inplace
 
         def forward(self, input):
-            return input.relu()
+            return input.relu_() if self.inplace else input.relu()
 
     class Sigmoid(Module):
         def forward(self, input):
