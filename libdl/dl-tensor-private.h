@@ -32,6 +32,14 @@ struct _DlTensor
   DlTensor *grad;  /* (owned) (nullable) */
   DlNode *grad_fn; /* (owned) (nullable) */
   guint output_nr;
+
+  /* views: the tensor whose storage this one views (never itself a view;
+   * set by the view ops, not by internal aliases), and the storage version
+   * for which grad_fn was last made. An in-place change of the base or of
+   * any of its views bumps the version: the view's history is then remade
+   * over the base's (dl_view_sync). */
+  DlTensor *base; /* (owned) (nullable) */
+  gint view_version;
 };
 
 DlTensor *dl_tensor_new_empty_internal (DlDevice *device,

@@ -53,6 +53,7 @@ dl_tensor_dispose (GObject *object)
 
   g_clear_object (&self->grad);
   g_clear_object (&self->grad_fn);
+  g_clear_object (&self->base);
   G_OBJECT_CLASS (dl_tensor_parent_class)->dispose (object);
 }
 
@@ -93,7 +94,7 @@ dl_tensor_get_property (GObject *object, guint prop_id, GValue *value, GParamSpe
         g_value_set_int (value, self->ndim);
         break;
       case PROP_REQUIRES_GRAD:
-        g_value_set_boolean (value, self->requires_grad);
+        g_value_set_boolean (value, dl_tensor_get_requires_grad (self));
         break;
       case PROP_DEVICE:
         g_value_set_object (value, dl_tensor_device (self));
@@ -593,6 +594,7 @@ dl_tensor_to_string (DlTensor *self)
   gint n = 0;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  dl_view_sync (self);
   values = g_new (gdouble, MAX (self->numel, 1));
   copy_to_host (self, DL_DTYPE_FLOAT64, values);
   if (dl_dtype_is_floating_point (self->dtype))
@@ -831,6 +833,7 @@ gboolean
 dl_tensor_get_requires_grad (DlTensor *self)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
+  dl_view_sync (self);
   return self->requires_grad;
 }
 
@@ -851,6 +854,7 @@ gboolean
 dl_tensor_set_requires_grad (DlTensor *self, gboolean requires_grad, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
+  dl_view_sync (self);
   requires_grad = !!requires_grad;
   if (requires_grad && !dl_dtype_is_floating_point (self->dtype))
     {
@@ -967,6 +971,7 @@ dl_tensor_release (DlTensor *self)
   self->numel = 0;
   g_clear_object (&self->grad);
   g_clear_object (&self->grad_fn);
+  g_clear_object (&self->base);
   self->requires_grad = FALSE;
 }
 
@@ -983,6 +988,7 @@ DlNode *
 dl_tensor_get_grad_fn (DlTensor *self)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  dl_view_sync (self);
   return self->grad_fn;
 }
 
@@ -999,5 +1005,6 @@ gboolean
 dl_tensor_is_leaf (DlTensor *self)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), TRUE);
+  dl_view_sync (self);
   return self->grad_fn == NULL;
 }

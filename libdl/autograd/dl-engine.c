@@ -250,6 +250,7 @@ dl_tensor_backward (DlTensor *self,
 
   g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
   g_return_val_if_fail (gradient == NULL || DL_IS_TENSOR (gradient), FALSE);
+  dl_view_sync (self);
   if (!self->requires_grad)
     {
       g_set_error (

@@ -8,6 +8,7 @@
 #include "dl-node.h"
 #include "backends/dl-backend.h"
 #include "dl-dtype.h"
+#include "dl-tensor-private.h"
 
 G_BEGIN_DECLS
 
@@ -50,6 +51,8 @@ typedef struct
   gint n_ints;
   gboolean released;
   gboolean is_view; /* the op made a view of its input */
+  gpointer extra;   /* (owned) (nullable): more state, freed with extra_free */
+  GDestroyNotify extra_free;
 } DlNodeData;
 
 DlNodeData *dl_node_data (DlNode *self);
@@ -61,5 +64,17 @@ void dl_node_save (DlNode *node, DlTensor *tensor, gboolean is_output);
 DlTensor *dl_node_get_saved (DlNode *node, guint i, GError **error);
 gboolean dl_node_needs_input_grad (DlNode *node, guint i);
 void dl_node_release (DlNode *node);
+
+void dl_view_regenerate (DlTensor *view);
+void dl_view_take_history (DlTensor *view, DlTensor *holder);
+
+/* Brings a view's history up to date after an in-place change of its base
+ * or of another view of it (see dl-view-autograd.c). */
+static inline void
+dl_view_sync (DlTensor *t)
+{
+  if (G_UNLIKELY (t->base != NULL && t->view_version != t->storage->version))
+    dl_view_regenerate (t);
+}
 
 G_END_DECLS

@@ -49,6 +49,9 @@ dl_node_dispose (GObject *object)
     }
   g_clear_pointer (&d->saved, g_ptr_array_unref);
   g_clear_pointer (&d->saved_versions, g_array_unref);
+  if (d->extra && d->extra_free)
+    d->extra_free (d->extra);
+  d->extra = NULL;
   G_OBJECT_CLASS (dl_node_parent_class)->dispose (object);
 }
 
@@ -157,12 +160,17 @@ dl_set_grad_enabled (gboolean enabled)
 gboolean
 dl_autograd_any_requires (guint n, DlTensor **inputs)
 {
+  gboolean any = FALSE;
+
   if (grad_disabled)
     return FALSE;
   for (guint i = 0; i < n; i++)
-    if (inputs[i] && inputs[i]->requires_grad)
-      return TRUE;
-  return FALSE;
+    if (inputs[i])
+      {
+        dl_view_sync (inputs[i]);
+        any |= inputs[i]->requires_grad;
+      }
+  return any;
 }
 
 DlNode *
@@ -181,6 +189,7 @@ dl_node_new_for_op (const gchar *name, DlBackwardFunc backward, guint n_inputs, 
 
       if (t == NULL)
         continue;
+      dl_view_sync (t);
       d->inputs[i].dtype = t->dtype;
       d->inputs[i].ndim = t->ndim;
       for (gint k = 0; k < t->ndim; k++)

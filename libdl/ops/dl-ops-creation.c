@@ -226,6 +226,7 @@ random_fill (const gchar *op,
 {
   guint64 seed, offset;
   gint per_block = self->dtype == DL_DTYPE_FLOAT64 ? 2 : 4;
+  g_autoptr (DlTensor) holder = NULL;
 
   g_return_val_if_fail (generator == NULL || DL_IS_GENERATOR (generator), NULL);
   if (!check_generator (op, generator, dl_tensor_device (self), error))
@@ -238,6 +239,15 @@ random_fill (const gchar *op,
     }
   if (!dl_check_no_internal_overlap (op, self, error))
     return NULL;
+  if (dl_inplace_wants_history (self))
+    {
+      if (!dl_inplace_check_history (op, self, error))
+        return NULL;
+      holder = dl_inplace_overwrite_begin (kind == DL_RANDOM_UNIFORM  ? "UniformBackward0"
+                                           : kind == DL_RANDOM_NORMAL ? "NormalBackward0"
+                                                                      : "BernoulliBackward1",
+                                           self, NULL);
+    }
   dl_generator_reserve (generator, dl_tensor_device (self),
                         (self->numel + per_block - 1) / per_block, &seed, &offset);
   if (dl_tensor_is_contiguous (self))
@@ -260,6 +270,8 @@ random_fill (const gchar *op,
       dl_tensor_backend (self)->copy (&iter, self->dtype, self->dtype);
     }
   dl_storage_bump_version (self->storage);
+  if (holder)
+    dl_inplace_take_history (self, holder);
   return g_object_ref (self);
 }
 
@@ -382,6 +394,7 @@ DlTensor *
 dl_tensor_bernoulli_ (DlTensor *self, gdouble p, DlGenerator *generator, GError **error)
 {
   g_autoptr (DlTensor) u = NULL;
+  g_autoptr (DlTensor) holder = NULL;
   DlTensor *ops[2];
   DlIter iter;
 
@@ -394,6 +407,12 @@ dl_tensor_bernoulli_ (DlTensor *self, gdouble p, DlGenerator *generator, GError 
     }
   if (!dl_check_no_internal_overlap ("bernoulli_", self, error))
     return NULL;
+  if (dl_inplace_wants_history (self))
+    {
+      if (!dl_inplace_check_history ("bernoulli_", self, error))
+        return NULL;
+      holder = dl_inplace_overwrite_begin ("BernoulliBackward1", self, NULL);
+    }
   if (!(u = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_FLOAT32, self->sizes,
                                           self->ndim, error))
       || !random_fill ("bernoulli_", DL_RANDOM_BERNOULLI, u, p, 0, generator, error))
@@ -404,6 +423,8 @@ dl_tensor_bernoulli_ (DlTensor *self, gdouble p, DlGenerator *generator, GError 
   dl_iter_init (&iter, 2, ops, self->sizes, self->ndim);
   dl_tensor_backend (self)->copy (&iter, self->dtype, DL_DTYPE_FLOAT32);
   dl_storage_bump_version (self->storage);
+  if (holder)
+    dl_inplace_take_history (self, holder);
   return g_object_ref (self);
 }
 

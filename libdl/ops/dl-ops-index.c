@@ -1258,7 +1258,7 @@ dl_tensor_index_put_ (DlTensor *self,
                    dl_dtype_get_name (self->dtype), dl_dtype_get_name (values->dtype));
       return NULL;
     }
-  if (!dl_autograd_any_requires (2, (DlTensor *[]){ self, values })
+  if (!dl_inplace_wants_history (self) && !dl_autograd_any_requires (1, &values)
       && values->storage != self->storage)
     {
       /* no graph to keep: scatter straight into self when its indexed

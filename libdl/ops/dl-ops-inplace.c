@@ -3,10 +3,13 @@
  *
  * An in-place op is computed out of place on an alias of @self that
  * carries @self's history, and the result is then written back into @self,
- * which takes the result's history over (PyTorch's rebase_history for
- * tensors that are not views). What the graph cannot express is refused
- * first: a leaf that requires grad, and a view of a tensor that requires
- * grad (that would need PyTorch's CopySlices).
+ * which takes the result's history over (PyTorch's rebase_history); when
+ * @self is a view, its base's history records the write instead
+ * (CopySlices, dl-view-autograd.c). Ops that overwrite @self with values
+ * that do not depend on the old ones (fill_, copy_, the random fills)
+ * record a node that gives the old values a zero gradient. What the graph
+ * cannot express is refused first: a leaf that requires grad, a view of
+ * one, and a view made in no_grad mode of a tensor that requires grad.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -18,8 +21,11 @@
 gboolean
 dl_inplace_check_history (const gchar *op, DlTensor *self, GError **error)
 {
+  DlTensor *base = self->base;
+
   if (!dl_is_grad_enabled ())
     return TRUE;
+  dl_view_sync (self);
   if (self->requires_grad && self->grad_fn == NULL)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
@@ -28,15 +34,35 @@ dl_inplace_check_history (const gchar *op, DlTensor *self, GError **error)
                    op);
       return FALSE;
     }
-  if (self->grad_fn && dl_node_data (self->grad_fn)->is_view)
+  if (base == NULL)
+    return TRUE;
+  if (base->requires_grad && base->grad_fn == NULL)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
-                   "%s: in-place operations on a view (%s) of a tensor that requires grad "
-                   "are not supported yet; clone() the view first",
-                   op, dl_node_data (self->grad_fn)->name);
+                   "%s: a view of a leaf Variable that requires grad is being used in an "
+                   "in-place operation.",
+                   op);
+      return FALSE;
+    }
+  if (base->requires_grad && !self->requires_grad)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
+                   "%s: a view was created in no_grad mode and is being modified inplace with "
+                   "grad mode enabled. Given that this use case is ambiguous and error-prone, "
+                   "it is forbidden.",
+                   op);
       return FALSE;
     }
   return TRUE;
+}
+
+gboolean
+dl_inplace_wants_history (DlTensor *self)
+{
+  if (!dl_is_grad_enabled ())
+    return FALSE;
+  dl_view_sync (self);
+  return self->requires_grad || (self->base && self->base->requires_grad);
 }
 
 DlTensor *
@@ -45,6 +71,7 @@ dl_inplace_alias (DlTensor *self)
   DlTensor *alias
       = dl_tensor_new_view_internal (self, self->sizes, self->strides, self->ndim, self->offset);
 
+  dl_view_sync (self);
   alias->requires_grad = self->requires_grad;
   if (self->grad_fn)
     {
@@ -52,6 +79,19 @@ dl_inplace_alias (DlTensor *self)
       alias->output_nr = self->output_nr;
     }
   return alias;
+}
+
+void
+dl_inplace_take_history (DlTensor *self, DlTensor *holder)
+{
+  if (self->base)
+    {
+      dl_view_take_history (self, holder);
+      return;
+    }
+  g_set_object (&self->grad_fn, holder->grad_fn);
+  self->output_nr = holder->output_nr;
+  self->requires_grad = TRUE;
 }
 
 DlTensor *
@@ -64,10 +104,36 @@ dl_inplace_commit (DlTensor *self, DlTensor *result)
   dl_tensor_backend (self)->copy (&iter, self->dtype, result->dtype);
   dl_storage_bump_version (self->storage);
   if (result->grad_fn)
-    {
-      g_set_object (&self->grad_fn, result->grad_fn);
-      self->output_nr = result->output_nr;
-      self->requires_grad = TRUE;
-    }
+    dl_inplace_take_history (self, result);
   return g_object_ref (self);
+}
+
+/* The old values of @self get no gradient from an overwrite: zeros. */
+static gboolean
+overwrite_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+{
+  DlNodeData *d = dl_node_data (node);
+
+  if (dl_node_needs_input_grad (node, 0)
+      && !(gi[0] = dl_zeros (d->inputs[0].sizes, d->inputs[0].ndim, go[0]->dtype,
+                             dl_tensor_get_device (go[0]), error)))
+    return FALSE;
+  if (dl_node_needs_input_grad (node, 1)
+      && !(gi[1] = dl_sum_to (go[0], d->inputs[1].sizes, d->inputs[1].ndim, error)))
+    return FALSE;
+  return TRUE;
+}
+
+DlTensor *
+dl_inplace_overwrite_begin (const gchar *node_name, DlTensor *self, DlTensor *src)
+{
+  g_autoptr (DlTensor) alias = dl_inplace_alias (self);
+  g_autoptr (DlNode) node = NULL;
+  DlTensor *holder;
+
+  node = dl_node_new_for_op (node_name, overwrite_backward, src ? 2 : 1,
+                             (DlTensor *[]){ alias, src });
+  holder = dl_tensor_new_view_internal (self, self->sizes, self->strides, self->ndim, self->offset);
+  dl_node_set_output (node, holder, 0);
+  return holder;
 }

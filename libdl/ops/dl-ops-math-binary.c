@@ -746,17 +746,14 @@ inplace_commit (const gchar *name,
                 gpointer data,
                 GError **error)
 {
-  DlTensor *all[4] = { self };
   g_autoptr (DlTensor) src = NULL;
   g_autoptr (DlTensor) result = NULL;
   gboolean grad;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  for (guint i = 0; i < n_others; i++)
-    all[i + 1] = others[i];
   if (!dl_check_no_internal_overlap (name, self, error))
     return NULL;
-  grad = dl_autograd_any_requires (n_others + 1, all);
+  grad = dl_inplace_wants_history (self) || dl_autograd_any_requires (n_others, others);
   if (grad && !dl_inplace_check_history (name, self, error))
     return NULL;
   if (grad)

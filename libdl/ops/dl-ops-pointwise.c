@@ -393,7 +393,7 @@ inplace_op (DlBinaryOp op, DlTensor *self, DlTensor *other, gdouble alpha, GErro
                    dl_dtype_get_name (rdt), dl_dtype_get_name (self->dtype));
       return NULL;
     }
-  if (!dl_autograd_any_requires (2, (DlTensor *[]){ self, other }))
+  if (!dl_inplace_wants_history (self) && !dl_autograd_any_requires (1, &other))
     return binary_op (op, self, other, alpha, self, error);
 
   {
@@ -936,20 +936,6 @@ dl_tensor_mul_scalar_ (DlTensor *self, gdouble other, GError **error)
   return inplace_op (DL_BINARY_MUL, self, s, 1.0, error);
 }
 
-static gboolean
-check_inplace_leaf (const gchar *op, DlTensor *self, GError **error)
-{
-  if (dl_is_grad_enabled () && self->requires_grad)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
-                   "%s: a leaf Variable that requires grad is being used in an in-place "
-                   "operation.",
-                   op);
-      return FALSE;
-    }
-  return TRUE;
-}
-
 /**
  * dl_tensor_fill_:
  * @self: a #DlTensor, written in place
@@ -965,15 +951,23 @@ check_inplace_leaf (const gchar *op, DlTensor *self, GError **error)
 DlTensor *
 dl_tensor_fill_ (DlTensor *self, gdouble value, GError **error)
 {
+  g_autoptr (DlTensor) holder = NULL;
   DlIter iter;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!check_inplace_leaf ("fill_", self, error)
-      || !dl_check_no_internal_overlap ("fill_", self, error))
+  if (!dl_check_no_internal_overlap ("fill_", self, error))
     return NULL;
+  if (dl_inplace_wants_history (self))
+    {
+      if (!dl_inplace_check_history ("fill_", self, error))
+        return NULL;
+      holder = dl_inplace_overwrite_begin ("FillBackward0", self, NULL);
+    }
   dl_iter_init (&iter, 1, &self, self->sizes, self->ndim);
   dl_tensor_backend (self)->fill (&iter, self->dtype, value);
   dl_storage_bump_version (self->storage);
+  if (holder)
+    dl_inplace_take_history (self, holder);
   return g_object_ref (self);
 }
 
@@ -1012,11 +1006,11 @@ dl_tensor_copy_ (DlTensor *self, DlTensor *src, GError **error)
   gint64 shape[DL_MAX_DIMS];
   gint ndim;
   DlTensor *ops[2] = { self, src };
+  g_autoptr (DlTensor) holder = NULL;
   DlIter iter;
 
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (src), NULL);
-  if (!check_inplace_leaf ("copy_", self, error)
-      || !dl_check_no_internal_overlap ("copy_", self, error)
+  if (!dl_check_no_internal_overlap ("copy_", self, error)
       || !dl_check_no_partial_overlap ("copy_", self, src, error)
       || !dl_check_same_device ("copy_", self, src, error)
       || !dl_broadcast_shapes ("copy_", self->sizes, self->ndim, src->sizes, src->ndim, shape,
@@ -1030,9 +1024,18 @@ dl_tensor_copy_ (DlTensor *self, DlTensor *src, GError **error)
                    "copy_: the size of source %s does not broadcast to the destination %s", ss, s);
       return NULL;
     }
+  if (dl_inplace_wants_history (self)
+      || (dl_autograd_any_requires (1, &src) && dl_dtype_is_floating_point (self->dtype)))
+    {
+      if (!dl_inplace_check_history ("copy_", self, error))
+        return NULL;
+      holder = dl_inplace_overwrite_begin ("CopyBackwards", self, src);
+    }
   dl_iter_init (&iter, 2, ops, self->sizes, self->ndim);
   dl_tensor_backend (self)->copy (&iter, self->dtype, src->dtype);
   dl_storage_bump_version (self->storage);
+  if (holder)
+    dl_inplace_take_history (self, holder);
   return g_object_ref (self);
 }
 

@@ -51,6 +51,13 @@ dl_check_no_partial_overlap (const gchar *op, DlTensor *out, DlTensor *input, GE
 gboolean dl_inplace_check_history (const gchar *op, DlTensor *self, GError **error);
 DlTensor *dl_inplace_alias (DlTensor *self);
 DlTensor *dl_inplace_commit (DlTensor *self, DlTensor *result);
+void dl_inplace_take_history (DlTensor *self, DlTensor *holder);
+/* For writes that overwrite @self (with @src's values, or constants when
+ * @src is NULL): whether grad is on and @self's history matters, and a
+ * history holder, made before the write, to pass to take_history after
+ * it. */
+gboolean dl_inplace_wants_history (DlTensor *self);
+DlTensor *dl_inplace_overwrite_begin (const gchar *node_name, DlTensor *self, DlTensor *src);
 
 /* A new tensor of @shape for the result of an elementwise op on @like: laid
  * out in memory as @like is when @like has that shape and is a dense

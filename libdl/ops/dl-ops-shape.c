@@ -82,6 +82,8 @@ make_view_at (DlTensor *self,
 {
   DlTensor *out = dl_tensor_new_view_internal (self, sizes, strides, ndim, offset);
 
+  out->base = g_object_ref (self->base ? self->base : self);
+  out->view_version = self->storage->version;
   if (dl_autograd_any_requires (1, &self))
     {
       g_autoptr (DlNode) node = dl_node_new_for_op (node_name, view_backward, 1, &self);
@@ -109,8 +111,8 @@ make_view (DlTensor *self,
 
   for (gint i = 0; inv_perm && i < ndim; i++)
     extra[i] = inv_perm[i];
-  return make_view_at (self, node_name, kind, sizes, strides, ndim, self->offset, extra,
-                       inv_perm ? ndim : 0);
+  return make_view_at (self, node_name, kind, sizes, strides, ndim, self->offset,
+                       inv_perm ? extra : NULL, inv_perm ? ndim : 0);
 }
 
 /* Resolves one -1 in @shape against @numel. */

@@ -155,6 +155,16 @@ test('autograd', () => {
     assertDlError(() => y.backward(null, false, false), Dl.Error.AUTOGRAD, 'second backward');
 });
 
+test('autograd through an in-place write into a view', () => {
+    const x = fromArray([1, 2, 3, 4], [2, 2], F64);
+    x.set_requires_grad(true);
+    const y = x.mul_scalar(1);
+    y.select(0, 1).mul_scalar_(3);
+    assert(y.get_grad_fn().get_name() === 'CopySlices', 'base grad_fn name');
+    y.sum().backward(null, false, false);
+    assertArrayEqual(values(x.get_grad()), [1, 1, 3, 3], 'd(sum)/dx');
+});
+
 // Every op family through the typelib, checked against hand-computed values
 
 const I64 = Dl.DType.INT64;

@@ -444,73 +444,8 @@ def _getitem(self, idx):
         raise _translate(e) from None
 
 
-def _basic_as_advanced(self, idx):
-    """For a basic index (ints, slices, one Ellipsis), index tensors that
-    pick the same elements (each along its own axis, as numpy's ix_), and
-    the positions of the int ones; None where the index has other parts."""
-    items = list(idx) if type(idx) is tuple else [idx]
-    if not all(i is Ellipsis or isinstance(i, slice) or
-               (isinstance(i, numbers.Integral) and not isinstance(i, bool)) for i in items):
-        return None
-    if sum(1 for i in items if i is Ellipsis) > 1:
-        return None
-    ndim = self.get_ndim()
-    n_real = sum(1 for i in items if i is not Ellipsis)
-    if n_real > ndim or ndim == 0:
-        return None
-    full = []
-    for i in items:
-        full.extend([slice(None)] * (ndim - n_real) if i is Ellipsis else [i])
-    full.extend([slice(None)] * (ndim - len(full)))
-    shape = self.get_shape()
-    indices, int_dims = [], []
-    for k, (i, size) in enumerate(zip(full, shape)):
-        if isinstance(i, slice):
-            if i.step is not None and int(i.step) <= 0:
-                raise ValueError('step must be greater than zero')
-            r = list(range(*i.indices(size)))
-        else:
-            i = int(i)
-            if not -size <= i < size:
-                raise IndexError('index %d is out of bounds for dimension %d with size %d'
-                                 % (i, k, size))
-            r = [i % size]
-            int_dims.append(k)
-        view = [1] * ndim
-        view[k] = len(r)
-        indices.append(tensor(r, dtype=int64).reshape(view))
-    return indices, int_dims
-
-
-def _setitem_with_history(self, idx, value):
-    """self[basic index] = value recorded in the graph: an index_put_ on
-    self itself (a write through a view would bypass autograd)."""
-    plan = _basic_as_advanced(self, idx)
-    if plan is None:
-        return False
-    indices, int_dims = plan
-    full_shape = [i.get_shape()[k] for k, i in enumerate(indices)]
-    if not _is_tensor(value):
-        value = Dl.Tensor.new_scalar(float(value), self.get_dtype())
-    elif value.get_dtype() != self.get_dtype():
-        value = value.to(self.dtype)
-    result_shape = [s for k, s in enumerate(full_shape) if k not in int_dims]
-    try:
-        value = value.expand(*result_shape) if result_shape else value.reshape([])
-    except GLib.Error:
-        raise RuntimeError('shape mismatch: value tensor of shape %s cannot be broadcast to '
-                           'indexing result of shape %s'
-                           % (list(value.shape), result_shape)) from None
-    Dl.Tensor.index_put_(self, indices, value.reshape(full_shape), False)
-    return True
-
-
 def _setitem(self, idx, value):
     try:
-        if is_grad_enabled() and (self.requires_grad or
-                                  (_is_tensor(value) and value.requires_grad)):
-            if _setitem_with_history(self, idx, value):
-                return
         t, adv = _split_index(self, idx)
         if not adv:
             if _is_tensor(value):
