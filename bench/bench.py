@@ -6,7 +6,7 @@
 #
 # Usage (from the source root, after `ninja -C build`):
 #   GI_TYPELIB_PATH=build/introspection LD_LIBRARY_PATH=build/libdl \
-#   PYTHONPATH=bindings/python /usr/bin/python3 bench/bench.py [--quick]
+#   PYTHONPATH=bindings/python:build/bindings/python /usr/bin/python3 bench/bench.py [--quick]
 #
 # Method.  Both libraries run in this one process on the same machine, on
 # the same input values (copied from one numpy array), alternately, so that

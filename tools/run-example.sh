@@ -9,5 +9,5 @@ sh tools/install-deps.sh
 ninja -C build
 GI_TYPELIB_PATH="$PWD/build/introspection" \
 LD_LIBRARY_PATH="$PWD/build/libdl" \
-PYTHONPATH="$PWD/bindings/python" \
+PYTHONPATH="$PWD/bindings/python:$PWD/build/bindings/python" \
   exec /usr/bin/python3 examples/python/fashion_mnist.py "$@"

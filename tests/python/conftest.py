@@ -10,7 +10,7 @@
 #
 # Run from the source root with:
 #   GI_TYPELIB_PATH=build/introspection LD_LIBRARY_PATH=build/libdl \
-#   PYTHONPATH=bindings/python G_DEBUG=fatal-criticals \
+#   PYTHONPATH=bindings/python:build/bindings/python G_DEBUG=fatal-criticals \
 #   /usr/bin/python3 -m pytest -q tests/python
 
 import os

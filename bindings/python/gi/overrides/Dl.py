@@ -283,6 +283,8 @@ def _scalar_operand(self, other):
     if isinstance(other, bool):
         return None, None
     if isinstance(other, numbers.Integral):
+        if not -0x8000000000000000 <= other <= 0x7fffffffffffffff:
+            raise RuntimeError('Overflow when unpacking long')
         return self, float(other)
     if isinstance(other, numbers.Real):
         v = float(other)
@@ -1501,3 +1503,24 @@ def _include(name):
 
 for _section in ('creation.py', 'math.py', 'indexing.py', 'reductions.py'):
     _include(_section)
+
+
+# ---- operators in C -----------------------------------------------------
+# _dl_fast (bindings/python/dl-fast.c), when it was built, replaces the
+# Tensor operators + - * / @ and unary minus by C method descriptors that
+# call libdl without the GI call's marshalling; they hand every case they
+# do not handle, and every error, to the Python methods above. Set
+# DL_PYTHON_OPERATORS=1 to keep the Python ones.
+def _install_fast_operators():
+    import os
+    if os.environ.get('DL_PYTHON_OPERATORS'):
+        return False
+    try:
+        from gi.overrides import _dl_fast
+    except ImportError:
+        return False
+    _dl_fast.install(Tensor)
+    return True
+
+
+_fast_operators = _install_fast_operators()
