@@ -70,9 +70,11 @@ call_fallback (int op, PyObject *self, PyObject *other)
 static PyObject *
 wrap (DlTensor *result)
 {
-  PyObject *obj = pygobject_new (G_OBJECT (result));
+  /* the wrapper takes our reference over */
+  PyObject *obj = pygobject_new_full (G_OBJECT (result), TRUE, NULL);
 
-  g_object_unref (result);
+  if (obj == NULL)
+    g_object_unref (result);
   return obj;
 }
 
