@@ -331,3 +331,22 @@ def test_no_grad_writes_keep_working():
     t.t()[1].add_(1)
     assert_same(x, t)
     assert not x.requires_grad
+
+
+def test_base_with_permuted_layout(rng):
+    def f(lib, x, w):
+        y = x.t() * 1  # laid out as x.t() is: a dense permutation
+        y[1].mul_(w)
+        y[:, 2].add_(1)
+        return y
+    run(rng, f, [(4, 3), (4,)])
+
+
+def test_base_with_storage_offset(rng):
+    def f(lib, x, w):
+        big = lib.zeros(5, 4)
+        b = big[1:].detach()  # an alias at a storage offset, itself no view
+        b[2].copy_(w)
+        b[0, 1:].mul_(w[:3])
+        return b * x
+    run(rng, f, [(4, 4), (4,)], check_names=False)
