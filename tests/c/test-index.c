@@ -1,7 +1,7 @@
 /* test-index.c: the index kernels (gather, scatter, the reducing scatters,
  * masked copy, nonzero) and the ops over them (scatter_reduce,
  * index_select, where, masked_select, index, index_put_, cat, flip, roll,
- * tril), each compared with a plain loop over arrays of
+ * tril, unique along a dim), each compared with a plain loop over arrays of
  * doubles, in every dtype; the gradients of scatter_reduce; and the errors
  * bad indices give.
  *
@@ -466,6 +466,114 @@ test_scatter_with_reduce_no_grad (void)
   g_assert_nonnull (strstr (error->message, "scatter(reduce='multiply')"));
 }
 
+/* unique slices along a dim and unique_consecutive along a dim, against
+ * a reference that compares rows of doubles */
+static gint
+compare_rows (const gdouble *a, const gdouble *b, gint64 m)
+{
+  for (gint64 j = 0; j < m; j++)
+    if (a[j] != b[j])
+      return a[j] < b[j] ? -1 : 1;
+  return 0;
+}
+
+static void
+test_unique_dim (void)
+{
+  for (gsize k = 0; k < G_N_ELEMENTS (all_dtypes); k++)
+    for (gint dim = 0; dim < 2; dim++)
+      {
+        DlDType dt = all_dtypes[k];
+        g_autoptr (GError) error = NULL;
+        const gint64 n = 7, m = 3;
+        gdouble a[21], rows[21], sorted[21], expected[21];
+        gint64 order[7], inv_expected[7], counts_expected[7], n_groups = 0;
+        g_autoptr (DlTensor) x = NULL;
+        g_autoptr (DlTensor) u = NULL;
+        g_autoptr (DlTensor) inv = NULL;
+        g_autoptr (DlTensor) cnt = NULL;
+        g_autoptr (DlTensor) uc = NULL;
+        g_autoptr (DlTensor) invc = NULL;
+        g_autoptr (DlTensor) cntc = NULL;
+        g_autofree gdouble *uv = NULL;
+        g_autofree gdouble *iv = NULL;
+        g_autofree gdouble *cv = NULL;
+        g_autofree gdouble *icv = NULL;
+        g_autofree gdouble *ccv = NULL;
+
+        /* 7 slices of 3 values drawn from few, so that slices repeat */
+        for (gint64 i = 0; i < n; i++)
+          {
+            gint64 copy = i > 0 && g_test_rand_bit () ? g_test_rand_int_range (0, i) : -1;
+            for (gint64 j = 0; j < m; j++)
+              rows[i * m + j] = copy >= 0 ? rows[copy * m + j]
+                                          : (dt == DL_DTYPE_BOOL ? g_test_rand_int_range (0, 2)
+                                                                 : g_test_rand_int_range (0, 3));
+          }
+        /* x is [7, 3] for dim 0, [3, 7] for dim 1 */
+        for (gint64 i = 0; i < n; i++)
+          for (gint64 j = 0; j < m; j++)
+            a[dim == 0 ? i * m + j : j * n + i] = rows[i * m + j];
+        x = dim == 0 ? dl_test_tensor (a, DL_TEST_SHAPE (7, 3), dt)
+                     : dl_test_tensor (a, DL_TEST_SHAPE (3, 7), dt);
+
+        /* the reference: an insertion sort of the row numbers (stable) */
+        for (gint64 i = 0; i < n; i++)
+          {
+            gint64 p = i;
+            while (p > 0 && compare_rows (rows + order[p - 1] * m, rows + i * m, m) > 0)
+              {
+                order[p] = order[p - 1];
+                p--;
+              }
+            order[p] = i;
+          }
+        for (gint64 i = 0; i < n; i++)
+          {
+            memcpy (sorted + i * m, rows + order[i] * m, m * sizeof (gdouble));
+            if (i == 0 || compare_rows (sorted + (i - 1) * m, sorted + i * m, m) != 0)
+              {
+                memcpy (expected + n_groups * m, sorted + i * m, m * sizeof (gdouble));
+                counts_expected[n_groups++] = 0;
+              }
+            counts_expected[n_groups - 1]++;
+            inv_expected[order[i]] = n_groups - 1;
+          }
+
+        u = dl_tensor_unique_dim (x, dim, &inv, &cnt, &error);
+        g_assert_no_error (error);
+        uv = dl_test_values (u);
+        iv = dl_test_values (inv);
+        cv = dl_test_values (cnt);
+        g_assert_cmpint (dl_tensor_numel (cnt), ==, n_groups);
+        g_assert_cmpint (dl_tensor_get_size (u, dim, NULL), ==, n_groups);
+        for (gint64 g = 0; g < n_groups; g++)
+          {
+            g_assert_cmpfloat (cv[g], ==, counts_expected[g]);
+            for (gint64 j = 0; j < m; j++)
+              g_assert_cmpfloat (uv[dim == 0 ? g * m + j : j * n_groups + g], ==,
+                                 expected[g * m + j]);
+          }
+        for (gint64 i = 0; i < n; i++)
+          g_assert_cmpfloat (iv[i], ==, inv_expected[i]);
+
+        /* unique_consecutive: runs of equal neighbours in the given order */
+        uc = dl_tensor_unique_consecutive_dim (x, dim, &invc, &cntc, &error);
+        g_assert_no_error (error);
+        icv = dl_test_values (invc);
+        ccv = dl_test_values (cntc);
+        for (gint64 i = 0, g = -1; i < n; i++)
+          {
+            if (i == 0 || compare_rows (rows + (i - 1) * m, rows + i * m, m) != 0)
+              g++;
+            g_assert_cmpfloat (icv[i], ==, g);
+            if (i == n - 1)
+              g_assert_cmpint (dl_tensor_numel (cntc), ==, g + 1);
+          }
+        g_assert_cmpint (dl_tensor_get_size (uc, dim, NULL), ==, dl_tensor_numel (cntc));
+      }
+}
+
 /* big enough for the threaded gather: index_select of 700 rows of 500 */
 static void
 test_gather_threaded (void)
@@ -698,7 +806,7 @@ test_errors (void)
     }
 }
 
-/* the errors of scatter_reduce and scatter with reduce= */
+/* the errors of scatter_reduce, scatter with reduce= and unique with dim */
 static void
 test_reduce_errors (void)
 {
@@ -709,13 +817,15 @@ test_reduce_errors (void)
   g_autoptr (DlTensor) ib = index_tensor (bad, DL_TEST_SHAPE (1, 1));
   g_autoptr (DlTensor) wide = index_tensor (ok, DL_TEST_SHAPE (1, 5));
   g_autoptr (DlTensor) flat = index_tensor (ok, DL_TEST_SHAPE (5));
+  g_autoptr (DlTensor) empty_cols = dl_test_tensor (a, DL_TEST_SHAPE (3, 0), DL_DTYPE_FLOAT32);
+  g_autoptr (DlTensor) scalar = dl_test_tensor (a, NULL, 0, DL_DTYPE_FLOAT32);
   struct
   {
     DlTensor *result;
     gint code;
     const gchar *needle;
-  } cases[7];
-  GError *errors[7] = { NULL };
+  } cases[9];
+  GError *errors[9] = { NULL };
 
   cases[0].result = dl_tensor_scatter_reduce (x, 0, ib, x, "sum", TRUE, &errors[0]);
   cases[0].code = DL_ERROR_INDEX;
@@ -738,6 +848,12 @@ test_reduce_errors (void)
   cases[6].result = dl_tensor_scatter_value_with_reduce_ (x, 0, flat, 1, "add", &errors[6]);
   cases[6].code = DL_ERROR_SHAPE;
   cases[6].needle = "same number of dimensions";
+  cases[7].result = dl_tensor_unique_dim (empty_cols, 0, NULL, NULL, &errors[7]);
+  cases[7].code = DL_ERROR_SHAPE;
+  cases[7].needle = "unique(): There are 0 sized dimensions";
+  cases[8].result = dl_tensor_unique_consecutive_dim (scalar, 0, NULL, NULL, &errors[8]);
+  cases[8].code = DL_ERROR_INDEX;
+  cases[8].needle = "no dimensions";
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_assert_null (cases[i].result);
@@ -766,6 +882,7 @@ main (int argc, char *argv[])
           = g_strdup_printf ("/index/scatter-reduce-grad/%s", scatter_reduce_grads[i].name);
       g_test_add_data_func (path, &scatter_reduce_grads[i], dl_test_gradcheck);
     }
+  g_test_add_func ("/index/unique-dim", test_unique_dim);
   g_test_add_func ("/index/gather-threaded", test_gather_threaded);
   g_test_add_func ("/index/where-masks-nonzero", test_where_and_masks);
   g_test_add_func ("/index/index-put", test_index_and_put);

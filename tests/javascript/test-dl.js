@@ -297,6 +297,14 @@ test('indexing and joining', () => {
         'scatter a number, reduce=add');
     assertDlError(() => a.scatter_reduce(0, si, src, 'max', true), Dl.Error.ARGUMENT,
         'scatter_reduce with an unknown reduction');
+    // unique rows: [1, 2] twice and [0, 5]
+    const [rowsU, rowsInv, rowsCount] = fromArray([1, 2, 1, 2, 0, 5], [3, 2], F64).unique_dim(0);
+    assertArrayEqual(rowsU.get_shape(), [2, 2], 'unique_dim shape');
+    assertArrayEqual(values(rowsU), [0, 5, 1, 2], 'unique_dim values');
+    assertArrayEqual(values(rowsInv), [1, 1, 0], 'unique_dim inverse');
+    assertArrayEqual(values(rowsCount), [1, 2], 'unique_dim counts');
+    const [runs] = fromArray([1, 1, 2, 2, 1, 1], [3, 2], F64).unique_consecutive_dim(1);
+    assertArrayEqual(values(runs), [1, 2, 1], 'unique_consecutive_dim');
     assertDlError(() => a.gather(1, fromArray([0, 3], [2, 1], I64)), Dl.Error.INDEX,
         'gather index out of range');
     assertDlError(() => a.index_select(0, fromArray([2], [1], I64)), Dl.Error.INDEX,

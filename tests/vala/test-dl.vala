@@ -340,6 +340,14 @@ void test_index_join () {
         assert_values (a.scatter_with_reduce (0, si, src, "multiply"), { 4, 4, 54, 4, 25, 6 });
         assert_values (a.scatter_value_with_reduce (0, si, 1, "add"), { 3, 3, 5, 4, 6, 6 });
         assert_dl_error (() => { a.scatter_reduce (0, si, src, "max", true); }, Dl.Error.ARGUMENT, "scatter_reduce with an unknown reduction");
+        /* unique rows: [1, 2] twice and [0, 5] */
+        Dl.Tensor rows_inv, rows_count;
+        var rows_u = from_array ({ 1, 2, 1, 2, 0, 5 }, { 3, 2 }, Dl.DType.FLOAT64).unique_dim (0, out rows_inv, out rows_count);
+        assert_shape (rows_u, { 2, 2 });
+        assert_values (rows_u, { 0, 5, 1, 2 });
+        assert_values (rows_inv, { 1, 1, 0 });
+        assert_values (rows_count, { 1, 2 });
+        assert_values (from_array ({ 1, 1, 2, 2, 1, 1 }, { 3, 2 }, Dl.DType.FLOAT64).unique_consecutive_dim (1, null, null), { 1, 2, 1 });
 
         var bad_index = from_array ({ 0, 3 }, { 2, 1 }, Dl.DType.INT64);
         assert_dl_error (() => { a.gather (1, bad_index); }, Dl.Error.INDEX, "gather index out of range");
