@@ -146,13 +146,22 @@ typedef enum
   DL_INDEX_GATHER,      /* other[p] = self[p with p[dim] := index[p]] */
   DL_INDEX_SCATTER,     /* self[p with p[dim] := index[p]] = other[p] */
   DL_INDEX_SCATTER_ADD, /* self[p with p[dim] := index[p]] += other[p] */
+  /* the other reducing scatters, as SCATTER_ADD with another operation:
+   * floats in their own precision, integers wrapping, bool as logic */
+  DL_INDEX_SCATTER_MUL,  /* *= other[p] (bool: and) */
+  DL_INDEX_SCATTER_AMAX, /* = max (self[...], other[p]), NaN winning (bool: or) */
+  DL_INDEX_SCATTER_AMIN, /* = min (self[...], other[p]), NaN winning (bool: and) */
 } DlIndexOp;
 
 /* Gather or scatter along one dim. The loop runs over the index tensor's
  * shape; at position p, self's element sits at
  *   self + sum_{d != dim} p[d] * self_strides[d] + index[p] * self_strides[dim]
  * and other's at other + sum_d p[d] * other_strides[d]. The index is int64;
- * every entry must lie in [0, dim_size). Strides are in bytes. */
+ * every entry must lie in [0, dim_size). Strides are in bytes.
+ * exclude_self (reducing scatters only): every element of self that the
+ * index names first takes the reduction's identity (0, 1, the lowest or the
+ * highest value of the dtype), so that it ends up reducing other's values
+ * alone. */
 typedef struct
 {
   gint ndim;
@@ -165,6 +174,7 @@ typedef struct
   gint64 other_strides[DL_MAX_DIMS];
   const char *index;
   gint64 index_strides[DL_MAX_DIMS];
+  gboolean exclude_self;
 } DlIndexArgs;
 
 typedef struct _DlBackend DlBackend;

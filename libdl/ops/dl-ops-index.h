@@ -26,6 +26,44 @@ DL_EXPORT DlTensor *
 dl_tensor_scatter_value_ (DlTensor *self, gint dim, DlTensor *index, gdouble value, GError **error);
 DL_EXPORT DlTensor *
 dl_tensor_scatter_add_ (DlTensor *self, gint dim, DlTensor *index, DlTensor *src, GError **error);
+DL_EXPORT DlTensor *dl_tensor_scatter_with_reduce (DlTensor *self,
+                                                   gint dim,
+                                                   DlTensor *index,
+                                                   DlTensor *src,
+                                                   const gchar *reduce,
+                                                   GError **error);
+DL_EXPORT DlTensor *dl_tensor_scatter_value_with_reduce (DlTensor *self,
+                                                         gint dim,
+                                                         DlTensor *index,
+                                                         gdouble value,
+                                                         const gchar *reduce,
+                                                         GError **error);
+DL_EXPORT DlTensor *dl_tensor_scatter_with_reduce_ (DlTensor *self,
+                                                    gint dim,
+                                                    DlTensor *index,
+                                                    DlTensor *src,
+                                                    const gchar *reduce,
+                                                    GError **error);
+DL_EXPORT DlTensor *dl_tensor_scatter_value_with_reduce_ (DlTensor *self,
+                                                          gint dim,
+                                                          DlTensor *index,
+                                                          gdouble value,
+                                                          const gchar *reduce,
+                                                          GError **error);
+DL_EXPORT DlTensor *dl_tensor_scatter_reduce (DlTensor *self,
+                                              gint dim,
+                                              DlTensor *index,
+                                              DlTensor *src,
+                                              const gchar *reduce,
+                                              gboolean include_self,
+                                              GError **error);
+DL_EXPORT DlTensor *dl_tensor_scatter_reduce_ (DlTensor *self,
+                                               gint dim,
+                                               DlTensor *index,
+                                               DlTensor *src,
+                                               const gchar *reduce,
+                                               gboolean include_self,
+                                               GError **error);
 DL_EXPORT DlTensor *
 dl_tensor_index_select (DlTensor *self, gint dim, DlTensor *index, GError **error);
 DL_EXPORT DlTensor *

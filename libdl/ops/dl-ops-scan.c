@@ -1,6 +1,6 @@
 /* dl-ops-scan.c: cumsum, cumprod, cummax, cummin, sort, topk, median,
- * nanmedian, kthvalue, unique and unique_consecutive, and their
- * gradients.
+ * nanmedian, kthvalue, unique and unique_consecutive (of elements, or of
+ * slices along a dim), and their gradients.
  *
  * The kernels work on contiguous rows: an op copies its input with the
  * chosen dim moved last into a fresh buffer, runs the kernel in place, and
@@ -961,4 +961,258 @@ dl_tensor_unique_consecutive (DlTensor *self, DlTensor **inverse, DlTensor **cou
   if (counts)
     *counts = dl_contiguous_nograd (cnt_n, error);
   return dl_contiguous_nograd (vals_n, error);
+}
+
+/* ---- unique slices along a dim -------------------------------------------------- */
+
+/* The slices of @self along *@dim as the rows of a contiguous [n, m]
+ * matrix, read in the order of @self's other dims (no autograd). A 0-d
+ * @self or an empty dim other than *@dim is an error, as in PyTorch. */
+static DlTensor *
+slice_rows (const gchar *op, DlTensor *self, gint *dim, GError **error)
+{
+  gint perm[DL_MAX_DIMS];
+  gint64 shape[2];
+  g_autoptr (DlTensor) det = NULL;
+  g_autoptr (DlTensor) moved = NULL;
+  g_autoptr (DlTensor) flat = NULL;
+
+  if (self->ndim == 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
+                   "%s(): Dimension specified as %d but tensor has no dimensions", op, *dim);
+      return NULL;
+    }
+  if (!dl_normalize_dim (op, dim, self->ndim, error))
+    return NULL;
+  shape[0] = self->sizes[*dim];
+  shape[1] = 1;
+  for (gint d = 0, k = 1; d < self->ndim; d++)
+    {
+      if (d == *dim)
+        continue;
+      if (self->sizes[d] == 0)
+        {
+          g_autofree gchar *s = dl_shape_to_string (self->sizes, self->ndim);
+          g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                       "%s(): There are 0 sized dimensions, and they aren't selected, so unique "
+                       "cannot be applied (shape %s, dim %d)",
+                       op, s, *dim);
+          return NULL;
+        }
+      perm[k++] = d;
+      shape[1] *= self->sizes[d];
+    }
+  perm[0] = *dim;
+  det = dl_tensor_detach (self);
+  if (!(moved = dl_tensor_permute (det, perm, self->ndim, error))
+      || !(flat = dl_tensor_reshape (moved, shape, 2, error)))
+    return NULL;
+  return dl_contiguous_nograd (flat, error);
+}
+
+/* The order that sorts the rows of a contiguous [n, m] matrix
+ * lexicographically: stable sorts by the last column, then the one before,
+ * and so on to the first. */
+static DlTensor *
+lexicographic_order (DlTensor *rows, GError **error)
+{
+  gint64 n = rows->sizes[0], m = rows->sizes[1];
+  g_autoptr (DlTensor) order
+      = dl_arange (0, n, 1, DL_DTYPE_INT64, dl_tensor_get_device (rows), error);
+
+  for (gint64 c = m - 1; order && c >= 0; c--)
+    {
+      g_autoptr (DlTensor) column = NULL;
+      g_autoptr (DlTensor) key = NULL;
+      g_autoptr (DlTensor) sorted = NULL;
+      g_autoptr (DlTensor) by_key = NULL;
+      g_autoptr (DlTensor) next = NULL;
+
+      if (!(column = dl_tensor_select (rows, 1, c, error))
+          || !(key = dl_tensor_index_select (column, 0, order, error))
+          || !sort_rows (key, 0, FALSE, G_MAXINT64, FALSE, &sorted, &by_key, error)
+          || !(next = dl_tensor_index_select (order, 0, by_key, error)))
+        return NULL;
+      g_set_object (&order, next);
+    }
+  return g_steal_pointer (&order);
+}
+
+/* Groups the equal neighbours among the rows of a contiguous [n, m]
+ * matrix, n > 0: @group gets each row's group (int64, [n]), @starts the
+ * first row of each group. */
+static gboolean
+row_groups (DlTensor *rows, DlTensor **group, DlTensor **starts, GError **error)
+{
+  gint64 n = rows->sizes[0], one = 1;
+  DlDevice *dev = dl_tensor_get_device (rows);
+  g_autoptr (DlTensor) first = NULL;
+  g_autoptr (DlTensor) differs = NULL;
+  g_autoptr (DlTensor) counted = NULL;
+  g_autoptr (DlTensor) numbered = NULL;
+  g_autoptr (DlTensor) at = NULL;
+
+  if (!(first = dl_full (&one, 1, 1, DL_DTYPE_BOOL, dev, error)))
+    return FALSE;
+  if (n > 1)
+    {
+      /* a row starts a group where it differs from the one before */
+      gint across = 1;
+      g_autoptr (DlTensor) below = dl_tensor_narrow (rows, 0, 1, n - 1, error);
+      g_autoptr (DlTensor) above = below ? dl_tensor_narrow (rows, 0, 0, n - 1, error) : NULL;
+      g_autoptr (DlTensor) ne = above ? dl_tensor_ne (below, above, error) : NULL;
+      g_autoptr (DlTensor) any = ne ? dl_tensor_any (ne, &across, 1, FALSE, error) : NULL;
+
+      if (!any || !(differs = dl_cat ((DlTensor *[]){ first, any }, 2, 0, error)))
+        return FALSE;
+    }
+  else
+    differs = g_object_ref (first);
+  if (!(counted = dl_tensor_to_dtype (differs, DL_DTYPE_INT64, error))
+      || !(numbered = dl_tensor_cumsum (counted, 0, error))
+      || !(*group = dl_tensor_sub_scalar (numbered, 1, error))
+      || !(at = dl_tensor_nonzero (differs, error)))
+    return FALSE;
+  *starts = dl_tensor_reshape (at, (gint64[]){ at->sizes[0] }, 1, error);
+  return *starts != NULL;
+}
+
+/* The unique slices of @self along @dim from its slice matrix @rows (in
+ * the order @order gives, or as they are): the values with @dim moved
+ * back, the inverse (each slice's group) and the counts. */
+static DlTensor *
+unique_slices (DlTensor *self,
+               gint dim,
+               DlTensor *rows,
+               DlTensor *order,
+               DlTensor **inverse,
+               DlTensor **counts,
+               GError **error)
+{
+  gint64 n = rows->sizes[0], n_groups = 0;
+  gint64 moved[DL_MAX_DIMS];
+  gint back[DL_MAX_DIMS];
+  DlDevice *dev = dl_tensor_get_device (self);
+  g_autoptr (DlTensor) sorted = NULL;
+  g_autoptr (DlTensor) group = NULL;
+  g_autoptr (DlTensor) starts = NULL;
+  g_autoptr (DlTensor) picked = NULL;
+  g_autoptr (DlTensor) shaped = NULL;
+  g_autoptr (DlTensor) values = NULL;
+  g_autoptr (DlTensor) inv = NULL;
+  g_autoptr (DlTensor) cnt = NULL;
+
+  if (n > 0)
+    {
+      g_autoptr (DlTensor) ones = NULL;
+      g_autoptr (DlTensor) zeros = NULL;
+
+      if (!(sorted = order ? dl_tensor_index_select (rows, 0, order, error) : g_object_ref (rows))
+          || !row_groups (sorted, &group, &starts, error))
+        return NULL;
+      n_groups = starts->sizes[0];
+      if (!(picked = dl_tensor_index_select (sorted, 0, starts, error))
+          || !(ones = dl_ones (&n, 1, DL_DTYPE_INT64, dev, error))
+          || !(zeros = dl_zeros (&n_groups, 1, DL_DTYPE_INT64, dev, error))
+          || !(cnt = dl_tensor_scatter_add (zeros, 0, group, ones, error)))
+        return NULL;
+      if (order)
+        {
+          /* the slice at order[i] is in group[i] */
+          g_autoptr (DlTensor) z = dl_zeros (&n, 1, DL_DTYPE_INT64, dev, error);
+          if (!z || !(inv = dl_tensor_scatter (z, 0, order, group, error)))
+            return NULL;
+        }
+      else
+        inv = g_object_ref (group);
+    }
+  else if (!(picked = g_object_ref (rows)) || !(inv = dl_zeros (&n, 1, DL_DTYPE_INT64, dev, error))
+           || !(cnt = dl_zeros (&n, 1, DL_DTYPE_INT64, dev, error)))
+    return NULL;
+  /* [groups, m] back to the shape of self with dim moved first, then dim
+   * moved back */
+  moved[0] = n_groups;
+  for (gint d = 0, k = 1; d < self->ndim; d++)
+    if (d != dim)
+      moved[k++] = self->sizes[d];
+  for (gint d = 0; d < self->ndim; d++)
+    back[d] = d == dim ? 0 : (d < dim ? d + 1 : d);
+  if (!(shaped = dl_tensor_reshape (picked, moved, self->ndim, error))
+      || !(values = dl_tensor_permute (shaped, back, self->ndim, error)))
+    return NULL;
+  if (inverse)
+    *inverse = g_steal_pointer (&inv);
+  if (counts)
+    *counts = g_steal_pointer (&cnt);
+  return dl_contiguous_nograd (values, error);
+}
+
+/**
+ * dl_tensor_unique_dim:
+ * @self: a #DlTensor
+ * @dim: the dim whose slices are compared
+ * @inverse: (out) (optional) (transfer full): where to store, for each
+ *   slice of @self along @dim, the int64 position of its value in the
+ *   result
+ * @counts: (out) (optional) (transfer full): where to store how often each
+ *   slice occurs (int64)
+ * @error: return location for a #GError
+ *
+ * The distinct slices of @self along @dim (the sub-tensors self[i] for
+ * @dim 0), sorted in lexicographic order of their elements, as
+ * torch.unique with dim=: the result has @self's shape but for @dim, which
+ * counts the distinct slices. Slices holding NaN are all distinct.
+ *
+ * Returns: (transfer full): the unique slices, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_unique_dim (DlTensor *self,
+                      gint dim,
+                      DlTensor **inverse,
+                      DlTensor **counts,
+                      GError **error)
+{
+  g_autoptr (DlTensor) rows = NULL;
+  g_autoptr (DlTensor) order = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!(rows = slice_rows ("unique", self, &dim, error))
+      || !(order = lexicographic_order (rows, error)))
+    return NULL;
+  return unique_slices (self, dim, rows, order, inverse, counts, error);
+}
+
+/**
+ * dl_tensor_unique_consecutive_dim:
+ * @self: a #DlTensor
+ * @dim: the dim whose slices are compared
+ * @inverse: (out) (optional) (transfer full): where to store, for each
+ *   slice of @self along @dim, the int64 position of its run in the result
+ * @counts: (out) (optional) (transfer full): where to store the length of
+ *   each run (int64)
+ * @error: return location for a #GError
+ *
+ * The slices of @self along @dim with every run of equal neighbouring
+ * slices reduced to one, as torch.unique_consecutive with dim=.
+ *
+ * Returns: (transfer full): the slices, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+DlTensor *
+dl_tensor_unique_consecutive_dim (DlTensor *self,
+                                  gint dim,
+                                  DlTensor **inverse,
+                                  DlTensor **counts,
+                                  GError **error)
+{
+  g_autoptr (DlTensor) rows = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!(rows = slice_rows ("unique_consecutive", self, &dim, error)))
+    return NULL;
+  return unique_slices (self, dim, rows, NULL, inverse, counts, error);
 }

@@ -49,5 +49,15 @@ DL_EXPORT DlTensor *dl_tensor_unique_consecutive (DlTensor *self,
                                                   DlTensor **inverse,
                                                   DlTensor **counts,
                                                   GError **error);
+DL_EXPORT DlTensor *dl_tensor_unique_dim (DlTensor *self,
+                                          gint dim,
+                                          DlTensor **inverse,
+                                          DlTensor **counts,
+                                          GError **error);
+DL_EXPORT DlTensor *dl_tensor_unique_consecutive_dim (DlTensor *self,
+                                                      gint dim,
+                                                      DlTensor **inverse,
+                                                      DlTensor **counts,
+                                                      GError **error);
 
 G_END_DECLS

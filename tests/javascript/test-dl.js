@@ -294,6 +294,27 @@ test('indexing and joining', () => {
     assertArrayEqual(values(cols[1]), [3, 0], 'chunk 1');
     cols[1].copy_(Dl.full([2, 1], 9, F64, null));
     assertArrayEqual(values(base), [1, 2, 9, 0, 0, 9], 'chunk gives views');
+    // reducing scatters, with a repeated index along dim 0
+    const si = fromArray([0, 0, 0, 0, 1, 0], [2, 3], I64);
+    const src = fromArray([1, 2, 3, 4, 5, 6], [2, 3], F64);
+    assertArrayEqual(values(a.scatter_reduce(0, si, src, 'sum', true)), [6, 4, 12, 4, 10, 6],
+        'scatter_reduce sum');
+    assertArrayEqual(values(a.scatter_reduce(0, si, src, 'amax', false)), [4, 2, 6, 4, 5, 6],
+        'scatter_reduce amax without self');
+    assertArrayEqual(values(a.scatter_with_reduce(0, si, src, 'multiply')),
+        [4, 4, 54, 4, 25, 6], 'scatter reduce=multiply');
+    assertArrayEqual(values(a.scatter_value_with_reduce(0, si, 1, 'add')), [3, 3, 5, 4, 6, 6],
+        'scatter a number, reduce=add');
+    assertDlError(() => a.scatter_reduce(0, si, src, 'max', true), Dl.Error.ARGUMENT,
+        'scatter_reduce with an unknown reduction');
+    // unique rows: [1, 2] twice and [0, 5]
+    const [rowsU, rowsInv, rowsCount] = fromArray([1, 2, 1, 2, 0, 5], [3, 2], F64).unique_dim(0);
+    assertArrayEqual(rowsU.get_shape(), [2, 2], 'unique_dim shape');
+    assertArrayEqual(values(rowsU), [0, 5, 1, 2], 'unique_dim values');
+    assertArrayEqual(values(rowsInv), [1, 1, 0], 'unique_dim inverse');
+    assertArrayEqual(values(rowsCount), [1, 2], 'unique_dim counts');
+    const [runs] = fromArray([1, 1, 2, 2, 1, 1], [3, 2], F64).unique_consecutive_dim(1);
+    assertArrayEqual(values(runs), [1, 2, 1], 'unique_consecutive_dim');
     assertDlError(() => a.gather(1, fromArray([0, 3], [2, 1], I64)), Dl.Error.INDEX,
         'gather index out of range');
     assertDlError(() => a.index_select(0, fromArray([2], [1], I64)), Dl.Error.INDEX,

@@ -1,5 +1,6 @@
 # test_reduce_more.py: prod, amax, amin, var, std, norm, logsumexp, all,
-# any, median, cumsum, cumprod, sort, argsort, topk and unique compared
+# any, median, cumsum, cumprod, sort, argsort, topk, unique and
+# unique_consecutive (of elements and of slices along a dim) compared
 # against PyTorch: values, dtypes, gradients and bad inputs.
 #
 # Copyright 2026 The libdl authors
@@ -417,6 +418,66 @@ def test_unique(rng, name, shape):
     check(lambda v: lib(v).unique(v, sorted=True, return_inverse=True), x, t)
     check(lambda v: v.unique(return_counts=True), x, t)
     check(lambda v: v.unique(return_inverse=True, return_counts=True), x, t)
+
+
+def repeated_slices(rng, shape, dim, name):
+    """Values in {0, 1} (or a few more) whose slices along dim repeat, some
+    in runs, so that unique has groups to merge and equal leading elements
+    to see past."""
+    a = np.moveaxis(sparse_ties(rng, shape, name), dim, 0).copy()
+    for i in range(1, a.shape[0]):
+        r = rng.random()
+        if r < 0.3:
+            a[i] = a[i - 1]                       # a run
+        elif r < 0.6:
+            a[i] = a[rng.integers(0, i)]          # a repeat elsewhere
+    return np.moveaxis(a, 0, dim).copy()
+
+
+UNIQUE_DIM_CASES = [((6,), 0), ((7, 3), 0), ((7, 3), 1), ((3, 7), -1), ((4, 2, 3), 1),
+                    ((2, 5, 3), 0), ((5, 1), 0), ((1, 1), 1), ((0, 3), 0), ((0,), 0)]
+
+
+@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("shape,dim", UNIQUE_DIM_CASES, ids=str)
+def test_unique_dim(rng, name, shape, dim):
+    """Unique slices in lexicographic order with inverse and counts, and
+    unique_consecutive's runs of equal slices."""
+    x, t = pair(repeated_slices(rng, shape, dim % len(shape), name), name)
+    check(lambda v: v.unique(dim=dim), x, t)
+    check(lambda v: lib(v).unique(v, return_inverse=True, return_counts=True, dim=dim), x, t)
+    # with dim, the slices come out sorted whatever sorted= says
+    check(lambda v: v.unique(sorted=False, return_counts=True, dim=dim), x, t)
+    check(lambda v: v.unique_consecutive(dim=dim), x, t)
+    check(lambda v: lib(v).unique_consecutive(v, return_inverse=True, return_counts=True,
+                                              dim=dim), x, t)
+
+
+@pytest.mark.parametrize("label,shape,view", NONCONTIG + [
+    ("step", (8, 6), lambda t: t[::2, 1::2])], ids=[v[0] for v in NONCONTIG] + ["step"])
+def test_unique_dim_noncontiguous(rng, label, shape, view):
+    x, t = pair(repeated_slices(rng, shape, 0, "float32"), "float32")
+    xv, tv = view(x), view(t)
+    for dim in range(tv.dim()):
+        check(lambda v: v.unique(return_inverse=True, return_counts=True, dim=dim), xv, tv)
+        check(lambda v: v.unique_consecutive(return_inverse=True, return_counts=True, dim=dim),
+              xv, tv)
+
+
+def test_unique_dim_nan_slices_differ():
+    nan = float("nan")
+    x, t = pair(np.array([[1.5, nan], [1.5, nan], [0.5, 2.0]]), "float32")
+    check(lambda v: v.unique(return_inverse=True, return_counts=True, dim=0), x, t)
+
+
+def test_unique_dim_errors(rng):
+    """0-d tensors and dims out of range: IndexError; an empty dim other
+    than the one asked for: RuntimeError."""
+    for shape, dim in (((), 0), ((2, 3), 2), ((2, 3), -3), ((3, 0), 0), ((0, 0), 1),
+                       ((2, 0, 3), 2)):
+        x, t = rand_pair(rng, shape)
+        check(lambda v: v.unique(dim=dim), x, t)
+        check(lambda v: v.unique_consecutive(dim=dim), x, t)
 
 
 # ---- non-contiguous inputs ------------------------------------------------------------------

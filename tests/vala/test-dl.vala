@@ -332,6 +332,23 @@ void test_index_join () {
         cols[1].copy_ (Dl.full ({ 2, 1 }, 9, Dl.DType.FLOAT64, null));
         assert_values (base_t, { 1, 2, 9, 0, 0, 9 });
 
+        /* reducing scatters, with a repeated index along dim 0 */
+        var si = from_array ({ 0, 0, 0, 0, 1, 0 }, { 2, 3 }, Dl.DType.INT64);
+        var src = from_array ({ 1, 2, 3, 4, 5, 6 }, { 2, 3 }, Dl.DType.FLOAT64);
+        assert_values (a.scatter_reduce (0, si, src, "sum", true), { 6, 4, 12, 4, 10, 6 });
+        assert_values (a.scatter_reduce (0, si, src, "amax", false), { 4, 2, 6, 4, 5, 6 });
+        assert_values (a.scatter_with_reduce (0, si, src, "multiply"), { 4, 4, 54, 4, 25, 6 });
+        assert_values (a.scatter_value_with_reduce (0, si, 1, "add"), { 3, 3, 5, 4, 6, 6 });
+        assert_dl_error (() => { a.scatter_reduce (0, si, src, "max", true); }, Dl.Error.ARGUMENT, "scatter_reduce with an unknown reduction");
+        /* unique rows: [1, 2] twice and [0, 5] */
+        Dl.Tensor rows_inv, rows_count;
+        var rows_u = from_array ({ 1, 2, 1, 2, 0, 5 }, { 3, 2 }, Dl.DType.FLOAT64).unique_dim (0, out rows_inv, out rows_count);
+        assert_shape (rows_u, { 2, 2 });
+        assert_values (rows_u, { 0, 5, 1, 2 });
+        assert_values (rows_inv, { 1, 1, 0 });
+        assert_values (rows_count, { 1, 2 });
+        assert_values (from_array ({ 1, 1, 2, 2, 1, 1 }, { 3, 2 }, Dl.DType.FLOAT64).unique_consecutive_dim (1, null, null), { 1, 2, 1 });
+
         var bad_index = from_array ({ 0, 3 }, { 2, 1 }, Dl.DType.INT64);
         assert_dl_error (() => { a.gather (1, bad_index); }, Dl.Error.INDEX, "gather index out of range");
         var bad_select = from_array ({ 2 }, { 1 }, Dl.DType.INT64);

@@ -1,4 +1,5 @@
-/* dl-cpu-index.c: gather/scatter along a dim, masked copy and nonzero.
+/* dl-cpu-index.c: gather/scatter along a dim (plain, or reducing with a
+ * sum, product, max or min), masked copy and nonzero.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -202,6 +203,150 @@ add_element (char *dst, const char *src, DlDType dtype)
     }
 }
 
+/* One element of a float dtype from a double, rounded once to float and
+ * then to a 16-bit float as the 16-bit kernels round through float. */
+static inline void
+store_float (char *p, DlDType dtype, gdouble v)
+{
+  switch (dtype)
+    {
+      case DL_DTYPE_FLOAT32:
+        *(float *)p = (float)v;
+        break;
+      case DL_DTYPE_FLOAT64:
+        *(double *)p = v;
+        break;
+      case DL_DTYPE_FLOAT16:
+        *(dl_half *)p = (dl_half)(float)v;
+        break;
+      case DL_DTYPE_BFLOAT16:
+        *(dl_bf16 *)p = dl_float_to_bf16 ((float)v);
+        break;
+      default:
+        break;
+    }
+}
+
+/* One element of an integer dtype, keeping its low bits (bool: v != 0). */
+static inline void
+store_int (char *p, DlDType dtype, guint64 v)
+{
+  switch (dtype)
+    {
+      case DL_DTYPE_INT32:
+        *(gint32 *)p = (gint32)(guint32)v;
+        break;
+      case DL_DTYPE_INT64:
+        *(gint64 *)p = (gint64)v;
+        break;
+      case DL_DTYPE_UINT8:
+        *(guint8 *)p = (guint8)v;
+        break;
+      case DL_DTYPE_BOOL:
+        *(guint8 *)p = v != 0;
+        break;
+      default:
+        break;
+    }
+}
+
+/* dst = dst (op) src for one element of a reducing scatter. The float ops
+ * run in double, exact for the product of two floats and rounded once
+ * more for a sum, which gives the float result (double has more than
+ * 2 * 24 + 2 bits); bool's 0 and 1 make product, max and min the logic
+ * and, or, and. */
+static void
+reduce_element (DlIndexOp op, char *dst, const char *src, DlDType dtype)
+{
+  if (op == DL_INDEX_SCATTER_ADD)
+    add_element (dst, src, dtype);
+  else if (dl_dtype_is_floating_point (dtype))
+    {
+      gdouble a = dl_cpu_load_f (dst, dtype), b = dl_cpu_load_f (src, dtype);
+
+      if (op == DL_INDEX_SCATTER_MUL)
+        a *= b;
+      else if (isnan (b) || (op == DL_INDEX_SCATTER_AMAX ? b > a : b < a))
+        a = b; /* once a is NaN, no comparison replaces it */
+      store_float (dst, dtype, a);
+    }
+  else
+    {
+      gint64 a = dl_cpu_load_i (dst, dtype), b = dl_cpu_load_i (src, dtype);
+
+      if (op == DL_INDEX_SCATTER_MUL)
+        a = (gint64)((guint64)a * (guint64)b);
+      else if (op == DL_INDEX_SCATTER_AMAX ? b > a : b < a)
+        a = b;
+      store_int (dst, dtype, (guint64)a);
+    }
+}
+
+/* The value x with x (op) y = y for every y of the dtype. */
+static void
+store_identity (DlIndexOp op, char *dst, DlDType dtype)
+{
+  gint64 lowest = 0, highest = 1;
+
+  if (dl_dtype_is_floating_point (dtype))
+    {
+      store_float (dst, dtype,
+                   op == DL_INDEX_SCATTER_ADD    ? 0
+                   : op == DL_INDEX_SCATTER_MUL  ? 1
+                   : op == DL_INDEX_SCATTER_AMAX ? -INFINITY
+                                                 : INFINITY);
+      return;
+    }
+  switch (dtype)
+    {
+      case DL_DTYPE_INT32:
+        lowest = G_MININT32;
+        highest = G_MAXINT32;
+        break;
+      case DL_DTYPE_INT64:
+        lowest = G_MININT64;
+        highest = G_MAXINT64;
+        break;
+      case DL_DTYPE_UINT8:
+        highest = G_MAXUINT8;
+        break;
+      default: /* bool */
+        break;
+    }
+  store_int (dst, dtype,
+             (guint64)(op == DL_INDEX_SCATTER_ADD    ? 0
+                       : op == DL_INDEX_SCATTER_MUL  ? 1
+                       : op == DL_INDEX_SCATTER_AMAX ? lowest
+                                                     : highest));
+}
+
+/* A reducing scatter, element by element in the index's order. With
+ * exclude_self, a first pass puts the identity at every place the index
+ * names. */
+static void
+reduce_rows (const Rows *r, gint64 n_rows, DlIndexOp op, DlDType dtype)
+{
+  const DlIndexArgs *a = r->a;
+
+  for (gint pass = a->exclude_self ? 0 : 1; pass < 2; pass++)
+    for (gint64 row = 0; row < n_rows; row++)
+      {
+        gint64 so, oo, io;
+
+        row_start (r, row, &so, &oo, &io);
+        for (gint64 j = 0; j < r->n_inner; j++)
+          {
+            gint64 i = *(const gint64 *)(a->index + io + j * r->i_inner);
+            char *dst = a->self + so + j * r->s_inner + i * r->istride;
+
+            if (pass == 0)
+              store_identity (op, dst, dtype);
+            else
+              reduce_element (op, dst, a->other + oo + j * r->o_inner, dtype);
+          }
+      }
+}
+
 /* The reference kernel: one pass checks every index, a second moves the
  * elements. Gathers write each output once and run threaded above
  * DL_CPU_GRAIN elements; scatters may write one place several times and
@@ -249,17 +394,10 @@ dl_cpu_index (DlIndexOp op, const DlIndexArgs *args, DlDType dtype, gint64 *bad)
         move_rows (&r, 0, n_rows, es, TRUE);
         break;
       case DL_INDEX_SCATTER_ADD:
-        for (gint64 row = 0; row < n_rows; row++)
-          {
-            gint64 so, oo, io;
-            row_start (&r, row, &so, &oo, &io);
-            for (gint64 j = 0; j < r.n_inner; j++)
-              {
-                gint64 i = *(const gint64 *)(args->index + io + j * r.i_inner);
-                add_element (args->self + so + j * r.s_inner + i * r.istride,
-                             args->other + oo + j * r.o_inner, dtype);
-              }
-          }
+      case DL_INDEX_SCATTER_MUL:
+      case DL_INDEX_SCATTER_AMAX:
+      case DL_INDEX_SCATTER_AMIN:
+        reduce_rows (&r, n_rows, op, dtype);
         break;
     }
   return TRUE;

@@ -54,10 +54,12 @@ def _t_gather(self, dim, index, *, sparse_grad=False, out=None):
 
 @_index_error_as_runtime
 def _t_scatter(self, dim, index, src=None, *, value=None, reduce=None):
-    if reduce is not None:
-        raise NotImplementedError('scatter(reduce=) is not supported yet')
     if src is None:
         src = value
+    if reduce is not None:
+        if _is_tensor(src):
+            return Dl.Tensor.scatter_with_reduce(self, dim, index, src, reduce)
+        return Dl.Tensor.scatter_value_with_reduce(self, dim, index, float(src), reduce)
     if _is_tensor(src):
         return Dl.Tensor.scatter(self, dim, index, src)
     return Dl.Tensor.scatter_value(self, dim, index, float(src))
@@ -70,11 +72,14 @@ def _t_scatter_add(self, dim, index, src):
 
 @_index_error_as_runtime
 def _t_scatter_(self, dim, index, src=None, *, value=None, reduce=None):
-    if reduce is not None:
-        raise NotImplementedError('scatter_(reduce=) is not supported yet')
     if src is None:
         src = value
-    if _is_tensor(src):
+    if reduce is not None:
+        if _is_tensor(src):
+            Dl.Tensor.scatter_with_reduce_(self, dim, index, src, reduce)
+        else:
+            Dl.Tensor.scatter_value_with_reduce_(self, dim, index, float(src), reduce)
+    elif _is_tensor(src):
         Dl.Tensor.scatter_(self, dim, index, src)
     else:
         Dl.Tensor.scatter_value_(self, dim, index, float(src))
@@ -84,6 +89,17 @@ def _t_scatter_(self, dim, index, src=None, *, value=None, reduce=None):
 @_index_error_as_runtime
 def _t_scatter_add_(self, dim, index, src):
     Dl.Tensor.scatter_add_(self, dim, index, src)
+    return self
+
+
+@_index_error_as_runtime
+def _t_scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
+    return Dl.Tensor.scatter_reduce(self, dim, index, src, reduce, bool(include_self))
+
+
+@_index_error_as_runtime
+def _t_scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    Dl.Tensor.scatter_reduce_(self, dim, index, src, reduce, bool(include_self))
     return self
 
 
@@ -501,6 +517,8 @@ Tensor.scatter = _t_scatter
 Tensor.scatter_ = _t_scatter_
 Tensor.scatter_add = _t_scatter_add
 Tensor.scatter_add_ = _t_scatter_add_
+Tensor.scatter_reduce = _t_scatter_reduce
+Tensor.scatter_reduce_ = _t_scatter_reduce_
 Tensor.index_select = _t_index_select
 Tensor.masked_fill = _t_masked_fill
 Tensor.masked_fill_ = _t_masked_fill_
@@ -542,6 +560,12 @@ for _name in ('gather', 'scatter', 'scatter_add', 'index_select', 'masked_fill',
               'flipud', 'roll', 'tril', 'triu', 'index_put', 'index_add', 'index_copy',
               'index_fill', 'take', 'argwhere'):
     _export(_method_fn(getattr(Tensor, _name), _name))
+
+
+@_export
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+    _no_out(out, 'scatter_reduce')
+    return _t_scatter_reduce(input, dim, index, src, reduce, include_self=include_self)
 
 
 @_export

@@ -120,16 +120,22 @@ def _scan_topk(self, k, dim=-1, largest=True, sorted=True):
     return _ReturnValues(values, indices)
 
 
-def _scan_unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
-    if dim is not None:
-        raise NotImplementedError('unique(dim=...) is not supported yet')
-    values, inverse, counts = Dl.Tensor.unique(self)
+def _unique_outputs(values, inverse, counts, return_inverse, return_counts):
     out = (values,)
     if return_inverse:
         out += (inverse,)
     if return_counts:
         out += (counts,)
     return out[0] if len(out) == 1 else out
+
+
+def _scan_unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    # with dim, PyTorch sorts the slices whatever sorted says
+    if dim is not None:
+        values, inverse, counts = Dl.Tensor.unique_dim(self, int(dim))
+    else:
+        values, inverse, counts = Dl.Tensor.unique(self)
+    return _unique_outputs(values, inverse, counts, return_inverse, return_counts)
 
 
 def _reduce_kthvalue(self, k, dim=-1, keepdim=False):
@@ -172,14 +178,10 @@ def _scan_cummin(self, dim):
 
 def _scan_unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
     if dim is not None:
-        raise NotImplementedError('unique_consecutive(dim=...) is not supported yet')
-    values, inverse, counts = Dl.Tensor.unique_consecutive(self)
-    out = (values,)
-    if return_inverse:
-        out += (inverse,)
-    if return_counts:
-        out += (counts,)
-    return out[0] if len(out) == 1 else out
+        values, inverse, counts = Dl.Tensor.unique_consecutive_dim(self, int(dim))
+    else:
+        values, inverse, counts = Dl.Tensor.unique_consecutive(self)
+    return _unique_outputs(values, inverse, counts, return_inverse, return_counts)
 
 
 def _reduce_nansum(self, dim=None, keepdim=False, dtype=None):
