@@ -27,8 +27,10 @@ format_bytes (gsize nbytes)
   return g_format_size_full (nbytes, G_FORMAT_SIZE_IEC_UNITS);
 }
 
-/* The struct's size rounded up so that inline data stays 64-byte aligned. */
-#define HEADER_SIZE ((sizeof (DlStorage) + 63) & ~(gsize)63)
+/* The struct's size rounded up so that inline data keeps malloc's 16-byte
+ * alignment (enough for small tensors; big ones come from the allocator,
+ * 64-byte aligned). */
+#define HEADER_SIZE ((sizeof (DlStorage) + 15) & ~(gsize)15)
 
 DlStorage *
 dl_storage_new (DlDevice *device, gsize nbytes, GError **error)
@@ -41,9 +43,9 @@ dl_storage_new (DlDevice *device, gsize nbytes, GError **error)
     {
       /* one allocation for struct and data: small tensors are made and
        * freed at the rate of Python operators */
-      void *p = NULL;
+      void *p = malloc (HEADER_SIZE + MAX (nbytes, 1));
 
-      if (posix_memalign (&p, 64, HEADER_SIZE + MAX (nbytes, 1)) != 0)
+      if (p == NULL)
         goto oom;
       self = p;
       memset (self, 0, sizeof (DlStorage));
