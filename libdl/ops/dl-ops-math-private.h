@@ -9,14 +9,6 @@
 
 G_BEGIN_DECLS
 
-#define TRY(expr)                                                                                  \
-  G_STMT_START                                                                                     \
-  {                                                                                                \
-    if (!(expr))                                                                                   \
-      return FALSE;                                                                                \
-  }                                                                                                \
-  G_STMT_END
-
 static inline gboolean
 dl_math_is_half (DlDType dtype)
 {

@@ -261,14 +261,6 @@ binary_op (DlBinaryOp op, DlTensor *a, DlTensor *b, gdouble alpha, DlTensor *int
   return g_steal_pointer (&out);
 }
 
-#define TRY(expr)                                                                                  \
-  G_STMT_START                                                                                     \
-  {                                                                                                \
-    if (!(expr))                                                                                   \
-      return FALSE;                                                                                \
-  }                                                                                                \
-  G_STMT_END
-
 /* Gradient of maximum/minimum: to the larger (smaller) input; ties split. */
 static DlTensor *
 extremum_mask (DlTensor *x, DlTensor *y, gboolean max, GError **error)

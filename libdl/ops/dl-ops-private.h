@@ -22,6 +22,16 @@
 
 G_BEGIN_DECLS
 
+/* Returns FALSE from the calling function when @expr is false (or NULL):
+ * for backward functions and other gboolean helpers. */
+#define TRY(expr)                                                                                  \
+  G_STMT_START                                                                                     \
+  {                                                                                                \
+    if (!(expr))                                                                                   \
+      return FALSE;                                                                                \
+  }                                                                                                \
+  G_STMT_END
+
 /* @t converted to @dtype without recording autograd: @t itself (a new
  * reference) when it already has that dtype. */
 DlTensor *dl_cast_nograd (DlTensor *t, DlDType dtype, GError **error);

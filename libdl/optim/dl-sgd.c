@@ -11,7 +11,7 @@
 
 #include "dl-sgd.h"
 #include "dl-error.h"
-#include "ops/dl-ops-pointwise.h"
+#include "ops/dl-ops-private.h"
 
 /**
  * DlSgd:
@@ -32,14 +32,6 @@ struct _DlSgd
 };
 
 G_DEFINE_FINAL_TYPE (DlSgd, dl_sgd, DL_TYPE_OPTIMIZER)
-
-#define TRY(expr)                                                                                  \
-  G_STMT_START                                                                                     \
-  {                                                                                                \
-    if (!(expr))                                                                                   \
-      return FALSE;                                                                                \
-  }                                                                                                \
-  G_STMT_END
 
 static gboolean
 dl_sgd_step (DlOptimizer *optimizer, GError **error)
