@@ -692,3 +692,20 @@ def test_take_argwhere(rng, shape, ishape):
     same(lambda a: (Dl.argwhere if a is x else torch.argwhere)(a > 0), (x, t))
     ox, ot = index_pair(np.full(ishape, n))
     same(lambda a, i: a.take(i), (x, t), (ox, ot))
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_uint8_masks_are_taken_as_bool_masks(rng):
+    x, t = rand_pair(rng, (3, 4))
+    m = rand_np(rng, (3, 4)) > 0
+    md, mt = Dl.from_numpy(m.astype(np.uint8)), torch.from_numpy(m.astype(np.uint8))
+    assert_same(x.masked_fill(md, 9), t.masked_fill(mt, 9))
+    assert_same(x.masked_select(md), t.masked_select(mt))
+    assert_same(Dl.where(md, x, -x), torch.where(mt, t, -t))
+    assert_same(x[md], t[mt])
+    with pytest.warns(UserWarning, match="uint8"):
+        x.masked_fill(md, 0)
+    y, u = x.clone(), t.clone()
+    y.masked_fill_(md, -1)
+    u.masked_fill_(mt, -1)
+    assert_same(y, u)

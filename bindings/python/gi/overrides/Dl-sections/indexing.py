@@ -108,8 +108,21 @@ def _t_index_select(self, dim, index):
     return Dl.Tensor.index_select(self, dim, index)
 
 
+def _bool_mask(mask, op):
+    """PyTorch still takes uint8 masks (deprecated, with a warning): as
+    bool masks of their nonzero entries."""
+    if _is_tensor(mask) and mask.get_dtype() == Dl.DType.UINT8:
+        import warnings
+        warnings.warn('%s received a mask with dtype torch.uint8, this behavior is now '
+                      'deprecated, please use a mask with dtype torch.bool instead.' % op,
+                      UserWarning, stacklevel=3)
+        return mask.to_dtype(Dl.DType.BOOL)
+    return mask
+
+
 @_checked
 def _t_masked_fill(self, mask, value):
+    mask = _bool_mask(mask, 'masked_fill_')
     if _is_tensor(value):
         return Dl.Tensor.masked_fill_tensor(self, mask, value)
     return Dl.Tensor.masked_fill(self, mask, float(value))
@@ -117,6 +130,7 @@ def _t_masked_fill(self, mask, value):
 
 @_checked
 def _t_masked_fill_(self, mask, value):
+    mask = _bool_mask(mask, 'masked_fill_')
     if _is_tensor(value):
         if value.requires_grad:
             raise RuntimeError('masked_fill_: a value tensor that requires grad is not '
@@ -128,7 +142,7 @@ def _t_masked_fill_(self, mask, value):
 
 @_checked
 def _t_masked_select(self, mask):
-    return Dl.Tensor.masked_select(self, mask)
+    return Dl.Tensor.masked_select(self, _bool_mask(mask, 'masked_select'))
 
 
 @_checked
@@ -581,7 +595,8 @@ def where(condition, input=None, other=None):
     if input is None or other is None:
         raise TypeError('where() takes 1 or 3 arguments')
     try:
-        return Dl.where(condition, _number_tensor(input), _number_tensor(other))
+        return Dl.where(_bool_mask(condition, 'where'), _number_tensor(input),
+                        _number_tensor(other))
     except GLib.Error as e:
         raise _translate(e) from None
 
