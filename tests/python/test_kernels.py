@@ -1,0 +1,69 @@
+# test_kernels.py: the CPU kernels with several variants (per x86-64 level,
+# threaded or not) on the lengths and values where variants part: vector
+# tails, block edges, NaN and infinities in every lane.
+#
+# meson runs this file once more with DL_CPU_ISA=x86-64-v3 and once with
+# DL_CPU_ISA=x86-64, so that the AVX2 and SSE variants are checked on a
+# machine whose CPU would pick the AVX-512 ones.
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+import numpy as np
+import pytest
+import torch
+
+from conftest import assert_same, pair, to_np
+
+# every length up to a few 64-float steps, and the edges of the sum's
+# 32-step blocks (2048 floats with AVX-512, 1024 with AVX2, 512 with SSE)
+LENGTHS = (list(range(0, 80)) + [127, 128, 129, 511, 512, 513, 1023, 1024, 1025,
+                                 2047, 2048, 2049, 4095, 4096, 4097, 100_003])
+
+
+@pytest.fixture
+def threads():
+    """Two OpenMP threads (conftest runs the suite on one), so that the
+    threaded paths run even on a one-CPU machine."""
+    torch.set_num_threads(2)
+    yield
+    torch.set_num_threads(1)
+
+
+@pytest.mark.parametrize("n", LENGTHS)
+def test_sum_f32_lengths(rng, n):
+    a = rng.uniform(-1.0, 2.0, size=n).astype(np.float32)
+    x, _ = pair(a)
+    exact = a.astype(np.float64).sum()
+    assert abs(x.sum().item() - exact) <= 1e-6 * max(1.0, np.abs(a).sum())
+    if n:
+        m = a[: n - n % 3].reshape(3, -1) if n >= 3 else a.reshape(1, -1)
+        xm, _ = pair(m)
+        np.testing.assert_allclose(to_np(xm.sum(1)), m.astype(np.float64).sum(1),
+                                   rtol=1e-6, atol=1e-6)
+
+
+def test_sum_f32_accuracy_threaded(rng, threads):
+    # one long run split over threads, and rows split over threads
+    a = rng.uniform(0.0, 1.0, size=(1 << 22) + 7).astype(np.float32)
+    x, _ = pair(a)
+    exact = a.astype(np.float64).sum()
+    assert abs(x.sum().item() - exact) / exact < 1e-6
+    m = a[: 1 << 22].reshape(1024, 4096)
+    xm, _ = pair(m)
+    np.testing.assert_allclose(to_np(xm.sum(1)), m.astype(np.float64).sum(1), rtol=1e-6)
+    np.testing.assert_allclose(to_np(xm.mean(1)), m.astype(np.float64).mean(1), rtol=1e-6)
+
+
+@pytest.mark.parametrize("special", [np.nan, np.inf, -np.inf])
+def test_sum_f32_special_in_every_lane(special):
+    for pos in range(0, 70):
+        a = np.ones(140, np.float32)
+        a[pos] = special
+        x, t = pair(a)
+        assert_same(x.sum(), t.sum())
+        assert_same(x.reshape((2, 70)).sum(1), t.reshape((2, 70)).sum(1))
+    a = np.ones(200, np.float32)
+    a[3], a[150] = np.inf, -np.inf
+    x, t = pair(a)
+    assert_same(x.sum(), t.sum())
