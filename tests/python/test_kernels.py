@@ -67,3 +67,32 @@ def test_sum_f32_special_in_every_lane(special):
     a[3], a[150] = np.inf, -np.inf
     x, t = pair(a)
     assert_same(x.sum(), t.sum())
+
+
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("n", list(range(1, 40)) + [63, 64, 65, 1000, 1023])
+def test_softmax_lengths(rng, fn, n):
+    x, t = pair(rng.uniform(-20, 20, size=(3, n)).astype(np.float32))
+    ref = getattr(t.double(), fn)(1).float()
+    assert_same(getattr(x, fn)(1), ref, rtol=2e-6, atol=1e-7)
+
+
+def test_softmax_threaded(rng, threads):
+    x, t = pair(rng.standard_normal((512, 1000), dtype=np.float32))
+    assert_same(x.softmax(-1), t.double().softmax(-1).float(), rtol=2e-6, atol=1e-7)
+    assert_same(x.log_softmax(-1), t.double().log_softmax(-1).float(), rtol=2e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+def test_softmax_special_in_every_lane(fn):
+    for pos in range(0, 35):
+        for special in (np.nan, np.inf, -np.inf):
+            a = np.linspace(-3, 3, 35 * 2, dtype=np.float32).reshape(2, 35)
+            a[1, pos] = special
+            x, t = pair(a)
+            assert_same(getattr(x, fn)(1), getattr(t, fn)(1))
+    # all -inf rows, huge and tiny values, results in the subnormals
+    a = np.array([[-np.inf] * 17, [1e4] * 16 + [-1e4], [-1e-30] * 17,
+                  list(np.linspace(-110, 0, 17))], np.float32)
+    x, t = pair(a)
+    assert_same(getattr(x, fn)(1), getattr(t, fn)(1))
