@@ -1,6 +1,7 @@
 # test_kernels.py: the CPU kernels with several variants (per x86-64 level,
 # threaded or not) on the lengths and values where variants part: vector
-# tails, block edges, NaN and infinities in every lane.
+# tails, block edges, NaN and infinities in every lane, GEMM sizes around
+# the thresholds where libdl splits a product over threads.
 #
 # meson runs this file once more with DL_CPU_ISA=x86-64-v3 and once with
 # DL_CPU_ISA=x86-64, so that the AVX2 and SSE variants are checked on a
@@ -96,3 +97,42 @@ def test_softmax_special_in_every_lane(fn):
                   list(np.linspace(-110, 0, 17))], np.float32)
     x, t = pair(a)
     assert_same(getattr(x, fn)(1), getattr(t, fn)(1))
+
+
+# (m, k, n): below, at and above the split range (56^3 .. 192^3), square,
+# tall, and wide (column split) products
+GEMM_SHAPES = [(48, 48, 48), (56, 56, 56), (64, 64, 64), (65, 63, 67), (100, 100, 100),
+               (128, 128, 128), (192, 192, 192), (200, 200, 200), (1024, 64, 8),
+               (8, 64, 1024), (3, 512, 400), (17, 700, 33)]
+
+
+@pytest.mark.parametrize("name", ["float32", "float64"])
+@pytest.mark.parametrize("shape", GEMM_SHAPES, ids=str)
+def test_matmul_split_sizes(rng, threads, name, shape):
+    m, k, n = shape
+    a = rng.standard_normal((m, k)).astype(name)
+    b = rng.standard_normal((k, n)).astype(name)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    tol = dict(rtol=1e-4, atol=1e-4) if name == "float32" else dict(rtol=1e-10, atol=1e-10)
+    xa, _ = pair(a)
+    xb, _ = pair(b)
+    np.testing.assert_allclose(to_np(xa @ xb), ref, **tol)
+    # transposed operands (column-major views) take the other BLAS layouts
+    xat, _ = pair(np.ascontiguousarray(a.T))
+    xbt, _ = pair(np.ascontiguousarray(b.T))
+    np.testing.assert_allclose(to_np(xat.t() @ xbt.t()), ref, **tol)
+    np.testing.assert_allclose(to_np(xa @ xbt.t()), ref, **tol)
+    # a batch of two: one GEMM per batch
+    xs, _ = pair(np.stack([a, 2 * a]))
+    np.testing.assert_allclose(to_np(xs @ xb), np.stack([ref, 2 * ref]), **tol)
+
+
+def test_matmul_split_backward(rng, threads):
+    a = rng.standard_normal((64, 64)).astype(np.float32)
+    b = rng.standard_normal((64, 64)).astype(np.float32)
+    xa, ta = pair(a, requires_grad=True)
+    xb, tb = pair(b, requires_grad=True)
+    (xa @ xb).sum().backward()
+    (ta @ tb).sum().backward()
+    assert_same(xa.grad, ta.grad, rtol=1e-5, atol=1e-5)
+    assert_same(xb.grad, tb.grad, rtol=1e-5, atol=1e-5)
