@@ -11,6 +11,27 @@
 #include "dl-cpu-private.h"
 
 gint64 dl_cpu_grain = 262144;
+DlCpuIsa dl_cpu_isa = DL_CPU_ISA_BASELINE;
+
+static DlCpuIsa
+detect_isa (void)
+{
+  DlCpuIsa isa = DL_CPU_ISA_BASELINE;
+  const gchar *cap = g_getenv ("DL_CPU_ISA");
+
+#ifdef DL_CPU_ISA_LEVELS
+  __builtin_cpu_init ();
+  if (__builtin_cpu_supports ("x86-64-v4"))
+    isa = DL_CPU_ISA_V4;
+  else if (__builtin_cpu_supports ("x86-64-v3"))
+    isa = DL_CPU_ISA_V3;
+#endif
+  if (g_strcmp0 (cap, "x86-64") == 0)
+    isa = DL_CPU_ISA_BASELINE;
+  else if (g_strcmp0 (cap, "x86-64-v3") == 0)
+    isa = MIN (isa, DL_CPU_ISA_V3);
+  return isa;
+}
 
 static gpointer
 cpu_raw_alloc (gsize nbytes)
@@ -147,6 +168,7 @@ dl_cpu_backend_get (void)
   if (g_once_init_enter (&init))
     {
       dl_cpu_grain = dl_cpu_blas_grain ();
+      dl_cpu_isa = detect_isa ();
       g_once_init_leave (&init, 1);
     }
   return &cpu_backend;

@@ -54,9 +54,38 @@ dl_float_to_bf16 (float f)
  * target_clones, resolved once through an ifunc). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
 #define DL_CPU_CLONES __attribute__ ((target_clones ("arch=x86-64-v3", "default")))
+#define DL_CPU_ISA_LEVELS 1
+#define DL_CPU_TARGET_V3 __attribute__ ((target ("arch=x86-64-v3")))
+#define DL_CPU_TARGET_V4 __attribute__ ((target ("arch=x86-64-v4")))
 #else
 #define DL_CPU_CLONES
 #endif
+#define DL_CPU_TARGET_BASELINE
+
+/* A few kernels have one variant per x86-64 level, written with vectors of
+ * the level's width (16 floats for AVX-512, which target_clones cannot
+ * give: a clone keeps the body's types), and pick one at run time from
+ * dl_cpu_isa: the best level the CPU runs, capped by the environment
+ * variable DL_CPU_ISA ("x86-64-v4", "x86-64-v3" or "x86-64"), so that the
+ * tests reach every variant on one machine. Set when the CPU backend is
+ * first asked for. */
+typedef enum
+{
+  DL_CPU_ISA_BASELINE,
+  DL_CPU_ISA_V3,
+  DL_CPU_ISA_V4,
+} DlCpuIsa;
+
+extern DlCpuIsa dl_cpu_isa;
+
+/* GCC's generic vectors: 4, 8 or 16 floats (doubles); one register at the
+ * matching level (xmm, ymm, zmm). */
+typedef float dl_v4sf __attribute__ ((vector_size (16)));
+typedef float dl_v8sf __attribute__ ((vector_size (32)));
+typedef float dl_v16sf __attribute__ ((vector_size (64)));
+typedef double dl_v4df __attribute__ ((vector_size (32)));
+typedef double dl_v8df __attribute__ ((vector_size (64)));
+typedef double dl_v16df __attribute__ ((vector_size (128)));
 
 /* e^x for float32, within about 1 ulp, written so that GCC vectorises the
  * loops that call it (glibc's expf is a scalar call): x = k ln 2 + r with

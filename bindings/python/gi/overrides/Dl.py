@@ -399,7 +399,7 @@ class Tensor(Dl.Tensor):
         return t.div_scalar(v) if type(v) is float else _t_div(t, v)
 
     def __matmul__(self, other):
-        if _is_tensor(other):
+        if type(other) is Tensor or _is_tensor(other):
             return _t_matmul(self, other)
         return NotImplemented
 

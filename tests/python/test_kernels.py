@@ -1,0 +1,138 @@
+# test_kernels.py: the CPU kernels with several variants (per x86-64 level,
+# threaded or not) on the lengths and values where variants part: vector
+# tails, block edges, NaN and infinities in every lane, GEMM sizes around
+# the thresholds where libdl splits a product over threads.
+#
+# meson runs this file once more with DL_CPU_ISA=x86-64-v3 and once with
+# DL_CPU_ISA=x86-64, so that the AVX2 and SSE variants are checked on a
+# machine whose CPU would pick the AVX-512 ones.
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+import numpy as np
+import pytest
+import torch
+
+from conftest import assert_same, pair, to_np
+
+# every length up to a few 64-float steps, and the edges of the sum's
+# 32-step blocks (2048 floats with AVX-512, 1024 with AVX2, 512 with SSE)
+LENGTHS = (list(range(0, 80)) + [127, 128, 129, 511, 512, 513, 1023, 1024, 1025,
+                                 2047, 2048, 2049, 4095, 4096, 4097, 100_003])
+
+
+@pytest.fixture
+def threads():
+    """Two OpenMP threads (conftest runs the suite on one), so that the
+    threaded paths run even on a one-CPU machine."""
+    torch.set_num_threads(2)
+    yield
+    torch.set_num_threads(1)
+
+
+@pytest.mark.parametrize("n", LENGTHS)
+def test_sum_f32_lengths(rng, n):
+    a = rng.uniform(-1.0, 2.0, size=n).astype(np.float32)
+    x, _ = pair(a)
+    exact = a.astype(np.float64).sum()
+    assert abs(x.sum().item() - exact) <= 1e-6 * max(1.0, np.abs(a).sum())
+    if n:
+        m = a[: n - n % 3].reshape(3, -1) if n >= 3 else a.reshape(1, -1)
+        xm, _ = pair(m)
+        np.testing.assert_allclose(to_np(xm.sum(1)), m.astype(np.float64).sum(1),
+                                   rtol=1e-6, atol=1e-6)
+
+
+def test_sum_f32_accuracy_threaded(rng, threads):
+    # one long run split over threads, and rows split over threads
+    a = rng.uniform(0.0, 1.0, size=(1 << 22) + 7).astype(np.float32)
+    x, _ = pair(a)
+    exact = a.astype(np.float64).sum()
+    assert abs(x.sum().item() - exact) / exact < 1e-6
+    m = a[: 1 << 22].reshape(1024, 4096)
+    xm, _ = pair(m)
+    np.testing.assert_allclose(to_np(xm.sum(1)), m.astype(np.float64).sum(1), rtol=1e-6)
+    np.testing.assert_allclose(to_np(xm.mean(1)), m.astype(np.float64).mean(1), rtol=1e-6)
+
+
+@pytest.mark.parametrize("special", [np.nan, np.inf, -np.inf])
+def test_sum_f32_special_in_every_lane(special):
+    for pos in range(0, 70):
+        a = np.ones(140, np.float32)
+        a[pos] = special
+        x, t = pair(a)
+        assert_same(x.sum(), t.sum())
+        assert_same(x.reshape((2, 70)).sum(1), t.reshape((2, 70)).sum(1))
+    a = np.ones(200, np.float32)
+    a[3], a[150] = np.inf, -np.inf
+    x, t = pair(a)
+    assert_same(x.sum(), t.sum())
+
+
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("n", list(range(1, 40)) + [63, 64, 65, 1000, 1023])
+def test_softmax_lengths(rng, fn, n):
+    x, t = pair(rng.uniform(-20, 20, size=(3, n)).astype(np.float32))
+    ref = getattr(t.double(), fn)(1).float()
+    assert_same(getattr(x, fn)(1), ref, rtol=2e-6, atol=1e-7)
+
+
+def test_softmax_threaded(rng, threads):
+    x, t = pair(rng.standard_normal((512, 1000), dtype=np.float32))
+    assert_same(x.softmax(-1), t.double().softmax(-1).float(), rtol=2e-6, atol=1e-7)
+    assert_same(x.log_softmax(-1), t.double().log_softmax(-1).float(), rtol=2e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+def test_softmax_special_in_every_lane(fn):
+    for pos in range(0, 35):
+        for special in (np.nan, np.inf, -np.inf):
+            a = np.linspace(-3, 3, 35 * 2, dtype=np.float32).reshape(2, 35)
+            a[1, pos] = special
+            x, t = pair(a)
+            assert_same(getattr(x, fn)(1), getattr(t, fn)(1))
+    # all -inf rows, huge and tiny values, results in the subnormals
+    a = np.array([[-np.inf] * 17, [1e4] * 16 + [-1e4], [-1e-30] * 17,
+                  list(np.linspace(-110, 0, 17))], np.float32)
+    x, t = pair(a)
+    assert_same(getattr(x, fn)(1), getattr(t, fn)(1))
+
+
+# (m, k, n): below, at and above the split range (56^3 .. 192^3), square,
+# tall, and wide (column split) products
+GEMM_SHAPES = [(48, 48, 48), (56, 56, 56), (64, 64, 64), (65, 63, 67), (100, 100, 100),
+               (128, 128, 128), (192, 192, 192), (200, 200, 200), (1024, 64, 8),
+               (8, 64, 1024), (3, 512, 400), (17, 700, 33)]
+
+
+@pytest.mark.parametrize("name", ["float32", "float64"])
+@pytest.mark.parametrize("shape", GEMM_SHAPES, ids=str)
+def test_matmul_split_sizes(rng, threads, name, shape):
+    m, k, n = shape
+    a = rng.standard_normal((m, k)).astype(name)
+    b = rng.standard_normal((k, n)).astype(name)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    tol = dict(rtol=1e-4, atol=1e-4) if name == "float32" else dict(rtol=1e-10, atol=1e-10)
+    xa, _ = pair(a)
+    xb, _ = pair(b)
+    np.testing.assert_allclose(to_np(xa @ xb), ref, **tol)
+    # transposed operands (column-major views) take the other BLAS layouts
+    xat, _ = pair(np.ascontiguousarray(a.T))
+    xbt, _ = pair(np.ascontiguousarray(b.T))
+    np.testing.assert_allclose(to_np(xat.t() @ xbt.t()), ref, **tol)
+    np.testing.assert_allclose(to_np(xa @ xbt.t()), ref, **tol)
+    # a batch of two: one GEMM per batch
+    xs, _ = pair(np.stack([a, 2 * a]))
+    np.testing.assert_allclose(to_np(xs @ xb), np.stack([ref, 2 * ref]), **tol)
+
+
+def test_matmul_split_backward(rng, threads):
+    a = rng.standard_normal((64, 64)).astype(np.float32)
+    b = rng.standard_normal((64, 64)).astype(np.float32)
+    xa, ta = pair(a, requires_grad=True)
+    xb, tb = pair(b, requires_grad=True)
+    (xa @ xb).sum().backward()
+    (ta @ tb).sum().backward()
+    assert_same(xa.grad, ta.grad, rtol=1e-5, atol=1e-5)
+    assert_same(xb.grad, tb.grad, rtol=1e-5, atol=1e-5)
