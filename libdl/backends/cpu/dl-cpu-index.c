@@ -203,51 +203,12 @@ add_element (char *dst, const char *src, DlDType dtype)
     }
 }
 
-/* One element of a float dtype from a double, rounded once to float and
- * then to a 16-bit float as the 16-bit kernels round through float. */
+/* A float result, rounded to float first for a 16-bit float, as the
+ * 16-bit kernels round through float. */
 static inline void
 store_float (char *p, DlDType dtype, gdouble v)
 {
-  switch (dtype)
-    {
-      case DL_DTYPE_FLOAT32:
-        *(float *)p = (float)v;
-        break;
-      case DL_DTYPE_FLOAT64:
-        *(double *)p = v;
-        break;
-      case DL_DTYPE_FLOAT16:
-        *(dl_half *)p = (dl_half)(float)v;
-        break;
-      case DL_DTYPE_BFLOAT16:
-        *(dl_bf16 *)p = dl_float_to_bf16 ((float)v);
-        break;
-      default:
-        break;
-    }
-}
-
-/* One element of an integer dtype, keeping its low bits (bool: v != 0). */
-static inline void
-store_int (char *p, DlDType dtype, guint64 v)
-{
-  switch (dtype)
-    {
-      case DL_DTYPE_INT32:
-        *(gint32 *)p = (gint32)(guint32)v;
-        break;
-      case DL_DTYPE_INT64:
-        *(gint64 *)p = (gint64)v;
-        break;
-      case DL_DTYPE_UINT8:
-        *(guint8 *)p = (guint8)v;
-        break;
-      case DL_DTYPE_BOOL:
-        *(guint8 *)p = v != 0;
-        break;
-      default:
-        break;
-    }
+  dl_cpu_store_f (p, dtype, dtype == DL_DTYPE_FLOAT16 ? (gdouble)(float)v : v);
 }
 
 /* dst = dst (op) src for one element of a reducing scatter. The float ops
@@ -278,7 +239,7 @@ reduce_element (DlIndexOp op, char *dst, const char *src, DlDType dtype)
         a = (gint64)((guint64)a * (guint64)b);
       else if (op == DL_INDEX_SCATTER_AMAX ? b > a : b < a)
         a = b;
-      store_int (dst, dtype, (guint64)a);
+      dl_cpu_store_i (dst, dtype, (guint64)a);
     }
 }
 
@@ -313,11 +274,11 @@ store_identity (DlIndexOp op, char *dst, DlDType dtype)
       default: /* bool */
         break;
     }
-  store_int (dst, dtype,
-             (guint64)(op == DL_INDEX_SCATTER_ADD    ? 0
-                       : op == DL_INDEX_SCATTER_MUL  ? 1
-                       : op == DL_INDEX_SCATTER_AMAX ? lowest
-                                                     : highest));
+  dl_cpu_store_i (dst, dtype,
+                  (guint64)(op == DL_INDEX_SCATTER_ADD    ? 0
+                            : op == DL_INDEX_SCATTER_MUL  ? 1
+                            : op == DL_INDEX_SCATTER_AMAX ? lowest
+                                                          : highest));
 }
 
 /* A reducing scatter, element by element in the index's order. With

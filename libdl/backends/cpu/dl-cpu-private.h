@@ -164,6 +164,53 @@ dl_cpu_load_i (const char *p, DlDType dt)
     }
 }
 
+/* Stores a double into one element of a float dtype (16-bit floats
+ * converted from the double directly) and an int64 into one of an integer
+ * dtype, keeping its low bits (bool: v != 0); the loaders' counterparts. */
+static inline void
+dl_cpu_store_f (char *p, DlDType dt, gdouble v)
+{
+  switch (dt)
+    {
+      case DL_DTYPE_FLOAT32:
+        *(float *)p = (float)v;
+        break;
+      case DL_DTYPE_FLOAT64:
+        *(double *)p = v;
+        break;
+      case DL_DTYPE_FLOAT16:
+        *(dl_half *)p = (dl_half)v;
+        break;
+      case DL_DTYPE_BFLOAT16:
+        *(dl_bf16 *)p = dl_float_to_bf16 ((float)v);
+        break;
+      default:
+        break;
+    }
+}
+
+static inline void
+dl_cpu_store_i (char *p, DlDType dt, gint64 v)
+{
+  switch (dt)
+    {
+      case DL_DTYPE_INT32:
+        *(gint32 *)p = (gint32)(guint32)v;
+        break;
+      case DL_DTYPE_INT64:
+        *(gint64 *)p = v;
+        break;
+      case DL_DTYPE_UINT8:
+        *(guint8 *)p = (guint8)v;
+        break;
+      case DL_DTYPE_BOOL:
+        *(guint8 *)p = v != 0;
+        break;
+      default:
+        break;
+    }
+}
+
 /* Kernel names pasted from parts: DL_CPU_FN (unary_, exp, TN) is
  * unary_exp_f32 when TN is defined as f32 (the indirection expands TN). */
 #define DL_CPU_FN_(prefix, opn, tn) prefix##opn##_##tn

@@ -27,33 +27,10 @@
 static void
 store (char *p, DlDType dt, gdouble v, gint64 iv)
 {
-  switch (dt)
-    {
-      case DL_DTYPE_FLOAT32:
-        *(float *)p = v;
-        break;
-      case DL_DTYPE_FLOAT64:
-        *(double *)p = v;
-        break;
-      case DL_DTYPE_FLOAT16:
-        *(dl_half *)p = (dl_half)v;
-        break;
-      case DL_DTYPE_BFLOAT16:
-        *(dl_bf16 *)p = dl_float_to_bf16 (v);
-        break;
-      case DL_DTYPE_INT32:
-        *(gint32 *)p = iv;
-        break;
-      case DL_DTYPE_INT64:
-        *(gint64 *)p = iv;
-        break;
-      case DL_DTYPE_UINT8:
-        *(guint8 *)p = iv;
-        break;
-      case DL_DTYPE_BOOL:
-        *(guint8 *)p = iv != 0;
-        break;
-    }
+  if (dl_dtype_is_floating_point (dt))
+    dl_cpu_store_f (p, dt, v);
+  else
+    dl_cpu_store_i (p, dt, iv);
 }
 
 /* Sum of a contiguous float32 run, as accurate as a cascade and as fast as

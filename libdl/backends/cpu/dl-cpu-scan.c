@@ -22,50 +22,6 @@
 
 #include "dl-cpu-private.h"
 
-static inline void
-store_f (char *p, DlDType dt, gdouble v)
-{
-  switch (dt)
-    {
-      case DL_DTYPE_FLOAT32:
-        *(float *)p = v;
-        break;
-      case DL_DTYPE_FLOAT64:
-        *(double *)p = v;
-        break;
-      case DL_DTYPE_FLOAT16:
-        *(dl_half *)p = (dl_half)v;
-        break;
-      case DL_DTYPE_BFLOAT16:
-        *(dl_bf16 *)p = dl_float_to_bf16 (v);
-        break;
-      default:
-        break;
-    }
-}
-
-static inline void
-store_i (char *p, DlDType dt, gint64 v)
-{
-  switch (dt)
-    {
-      case DL_DTYPE_INT32:
-        *(gint32 *)p = v;
-        break;
-      case DL_DTYPE_INT64:
-        *(gint64 *)p = v;
-        break;
-      case DL_DTYPE_UINT8:
-        *(guint8 *)p = v;
-        break;
-      case DL_DTYPE_BOOL:
-        *(guint8 *)p = v != 0;
-        break;
-      default:
-        break;
-    }
-}
-
 void
 dl_cpu_scan (DlScanOp op, void *data, gint64 n_rows, gint64 n, DlDType dt)
 {
@@ -84,7 +40,7 @@ dl_cpu_scan (DlScanOp op, void *data, gint64 n_rows, gint64 n, DlDType dt)
             {
               gdouble v = dl_cpu_load_f (row + j * es, dt);
               acc = op == DL_SCAN_CUMSUM ? acc + v : acc * v;
-              store_f (row + j * es, dt, acc);
+              dl_cpu_store_f (row + j * es, dt, acc);
             }
         }
       else
@@ -95,7 +51,7 @@ dl_cpu_scan (DlScanOp op, void *data, gint64 n_rows, gint64 n, DlDType dt)
               gint64 v = dl_cpu_load_i (row + j * es, dt);
               acc = op == DL_SCAN_CUMSUM ? (gint64)((guint64)acc + (guint64)v)
                                          : (gint64)((guint64)acc * (guint64)v);
-              store_i (row + j * es, dt, acc);
+              dl_cpu_store_i (row + j * es, dt, acc);
             }
         }
     }
@@ -325,7 +281,7 @@ dl_cpu_scan_extremum (void *data,
                   best = v;
                   at = j;
                 }
-              store_f (row + j * es, dt, best);
+              dl_cpu_store_f (row + j * es, dt, best);
               idx[j] = at;
             }
         }
@@ -340,7 +296,7 @@ dl_cpu_scan_extremum (void *data,
                   best = v;
                   at = j;
                 }
-              store_i (row + j * es, dt, best);
+              dl_cpu_store_i (row + j * es, dt, best);
               idx[j] = at;
             }
         }
@@ -373,9 +329,9 @@ dl_cpu_scatter_rows (void *out,
         if (!accumulate)
           memcpy (o, x, es);
         else if (fp)
-          store_f (o, dt, dl_cpu_load_f (o, dt) + dl_cpu_load_f (x, dt));
+          dl_cpu_store_f (o, dt, dl_cpu_load_f (o, dt) + dl_cpu_load_f (x, dt));
         else
-          store_i (o, dt, dl_cpu_load_i (o, dt) + dl_cpu_load_i (x, dt));
+          dl_cpu_store_i (o, dt, dl_cpu_load_i (o, dt) + dl_cpu_load_i (x, dt));
       }
 }
 
