@@ -140,6 +140,24 @@ void test_errors () {
     }
 }
 
+/* An in-place write through a view of a tensor in the graph: the base's
+ * history records it (CopySlices) and the gradient follows. */
+void test_autograd_inplace_view () {
+    try {
+        var x = from_array ({1, 2, 3, 4}, {2, 2}, Dl.DType.FLOAT64);
+        x.set_requires_grad (true);
+        var y = x.mul_scalar (1);
+        var row = y.select (0, 1);
+        row.mul_scalar_ (3);
+        assert (y.get_grad_fn ().get_name () == "CopySlices");
+        assert_values (y, {1, 2, 9, 12});
+        y.sum ().backward (null, false, false);
+        assert_values (x.get_grad (), {1, 1, 3, 3});
+    } catch (GLib.Error e) {
+        error ("%s", e.message);
+    }
+}
+
 void test_module_subclass () {
     try {
         var net = new Mlp (4, 8, 3);
@@ -454,6 +472,7 @@ int main (string[] args) {
     Test.add_func ("/vala/ops/index-join", test_index_join);
     Test.add_func ("/vala/ops/creation-random", test_creation_random);
     Test.add_func ("/vala/ops/linalg", test_linalg);
+    Test.add_func ("/vala/autograd/inplace-view", test_autograd_inplace_view);
     Test.add_func ("/vala/module/subclass", test_module_subclass);
     Test.add_func ("/vala/training", test_training);
     return Test.run ();
