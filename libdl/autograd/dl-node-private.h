@@ -50,7 +50,6 @@ typedef struct
   gint64 ints[DL_MAX_DIMS + 4];
   gint n_ints;
   gboolean released;
-  gboolean is_view; /* the op made a view of its input */
   gpointer extra;   /* (owned) (nullable): more state, freed with extra_free */
   GDestroyNotify extra_free;
 } DlNodeData;

@@ -161,7 +161,6 @@ dl_view_regenerate (DlTensor *view)
     return;
   node = dl_node_new_for_op ("AsStridedBackward0", as_strided_backward, 1, &base);
   d = dl_node_data (node);
-  d->is_view = TRUE;
   d->extra = geometry_new (base, view);
   d->extra_free = g_free;
   dl_node_set_output (node, view, 0);

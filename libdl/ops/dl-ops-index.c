@@ -975,14 +975,7 @@ dl_tensor_index_put (DlTensor *self,
                    : dl_tensor_scatter (merged, 0, index, src, error);
   if (!res)
     return NULL;
-  {
-    /* the result is new memory: its history must not read as a view, or
-     * index_put_ could not be applied to it again */
-    g_autoptr (DlTensor) shaped = dl_tensor_reshape (res, self->sizes, self->ndim, error);
-    if (shaped && shaped->grad_fn && dl_node_data (shaped->grad_fn)->is_view)
-      return dl_tensor_clone (shaped, error);
-    return shaped ? g_object_ref (shaped) : NULL;
-  }
+  return dl_tensor_reshape (res, self->sizes, self->ndim, error);
 }
 
 /**

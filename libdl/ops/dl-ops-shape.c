@@ -90,7 +90,6 @@ make_view_at (DlTensor *self,
       DlNodeData *d = dl_node_data (node);
 
       d->ints[0] = kind;
-      d->is_view = TRUE;
       for (gint i = 0; i < n_extra; i++)
         d->ints[1 + i] = extra[i];
       dl_node_set_output (node, out, 0);
