@@ -239,7 +239,7 @@ random_fill (const gchar *op,
     }
   if (!dl_check_no_internal_overlap (op, self, error))
     return NULL;
-  if (dl_inplace_wants_history (self))
+  if (dl_inplace_wants_history (self, 0, NULL))
     {
       if (!dl_inplace_check_history (op, self, error))
         return NULL;
@@ -407,7 +407,7 @@ dl_tensor_bernoulli_ (DlTensor *self, gdouble p, DlGenerator *generator, GError 
     }
   if (!dl_check_no_internal_overlap ("bernoulli_", self, error))
     return NULL;
-  if (dl_inplace_wants_history (self))
+  if (dl_inplace_wants_history (self, 0, NULL))
     {
       if (!dl_inplace_check_history ("bernoulli_", self, error))
         return NULL;

@@ -1015,8 +1015,7 @@ dl_tensor_index_put_ (DlTensor *self,
                    dl_dtype_get_name (self->dtype), dl_dtype_get_name (values->dtype));
       return NULL;
     }
-  if (!dl_inplace_wants_history (self) && !dl_autograd_any_requires (1, &values)
-      && values->storage != self->storage)
+  if (!dl_inplace_wants_history (self, 1, &values) && values->storage != self->storage)
     {
       /* no graph to keep: scatter straight into self when its indexed
        * dims merge into a view */

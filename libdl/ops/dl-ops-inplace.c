@@ -57,12 +57,13 @@ dl_inplace_check_history (const gchar *op, DlTensor *self, GError **error)
 }
 
 gboolean
-dl_inplace_wants_history (DlTensor *self)
+dl_inplace_wants_history (DlTensor *self, guint n_others, DlTensor **others)
 {
   if (!dl_is_grad_enabled ())
     return FALSE;
   dl_view_sync (self);
-  return self->requires_grad || (self->base && self->base->requires_grad);
+  return self->requires_grad || (self->base && self->base->requires_grad)
+         || dl_autograd_any_requires (n_others, others);
 }
 
 DlTensor *
@@ -127,12 +128,11 @@ overwrite_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 DlTensor *
 dl_inplace_overwrite_begin (const gchar *node_name, DlTensor *self, DlTensor *src)
 {
-  g_autoptr (DlTensor) alias = dl_inplace_alias (self);
-  g_autoptr (DlNode) node = NULL;
+  /* made before the write: the node's edge is @self's current history */
+  g_autoptr (DlNode) node = dl_node_new_for_op (node_name, overwrite_backward, src ? 2 : 1,
+                                                (DlTensor *[]){ self, src });
   DlTensor *holder;
 
-  node = dl_node_new_for_op (node_name, overwrite_backward, src ? 2 : 1,
-                             (DlTensor *[]){ alias, src });
   holder = dl_tensor_new_view_internal (self, self->sizes, self->strides, self->ndim, self->offset);
   dl_node_set_output (node, holder, 0);
   return holder;

@@ -753,7 +753,7 @@ inplace_commit (const gchar *name,
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!dl_check_no_internal_overlap (name, self, error))
     return NULL;
-  grad = dl_inplace_wants_history (self) || dl_autograd_any_requires (n_others, others);
+  grad = dl_inplace_wants_history (self, n_others, others);
   if (grad && !dl_inplace_check_history (name, self, error))
     return NULL;
   if (grad)

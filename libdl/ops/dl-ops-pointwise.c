@@ -385,7 +385,7 @@ inplace_op (DlBinaryOp op, DlTensor *self, DlTensor *other, gdouble alpha, GErro
                    dl_dtype_get_name (rdt), dl_dtype_get_name (self->dtype));
       return NULL;
     }
-  if (!dl_inplace_wants_history (self) && !dl_autograd_any_requires (1, &other))
+  if (!dl_inplace_wants_history (self, 1, &other))
     return binary_op (op, self, other, alpha, self, error);
 
   {
@@ -949,7 +949,7 @@ dl_tensor_fill_ (DlTensor *self, gdouble value, GError **error)
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!dl_check_no_internal_overlap ("fill_", self, error))
     return NULL;
-  if (dl_inplace_wants_history (self))
+  if (dl_inplace_wants_history (self, 0, NULL))
     {
       if (!dl_inplace_check_history ("fill_", self, error))
         return NULL;
@@ -1016,8 +1016,8 @@ dl_tensor_copy_ (DlTensor *self, DlTensor *src, GError **error)
                    "copy_: the size of source %s does not broadcast to the destination %s", ss, s);
       return NULL;
     }
-  if (dl_inplace_wants_history (self)
-      || (dl_autograd_any_requires (1, &src) && dl_dtype_is_floating_point (self->dtype)))
+  /* a source that requires grad matters only for a float destination */
+  if (dl_inplace_wants_history (self, dl_dtype_is_floating_point (self->dtype) ? 1 : 0, &src))
     {
       if (!dl_inplace_check_history ("copy_", self, error))
         return NULL;

@@ -62,11 +62,12 @@ gboolean dl_inplace_check_history (const gchar *op, DlTensor *self, GError **err
 DlTensor *dl_inplace_alias (DlTensor *self);
 DlTensor *dl_inplace_commit (DlTensor *self, DlTensor *result);
 void dl_inplace_take_history (DlTensor *self, DlTensor *holder);
+/* Whether an in-place write into @self must be recorded: grad is on and
+ * @self's history (or its base's) or one of @others requires grad. */
+gboolean dl_inplace_wants_history (DlTensor *self, guint n_others, DlTensor **others);
 /* For writes that overwrite @self (with @src's values, or constants when
- * @src is NULL): whether grad is on and @self's history matters, and a
- * history holder, made before the write, to pass to take_history after
- * it. */
-gboolean dl_inplace_wants_history (DlTensor *self);
+ * @src is NULL): a history holder, made before the write, to pass to
+ * take_history after it. */
 DlTensor *dl_inplace_overwrite_begin (const gchar *node_name, DlTensor *self, DlTensor *src);
 
 /* A new tensor of @shape for the result of an elementwise op on @like: laid
