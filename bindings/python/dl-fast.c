@@ -42,16 +42,15 @@ enum
 
 static const struct
 {
-  const char *name;
   TensorFunc tensor_fn;
   ScalarFunc scalar_fn;
 } ops[N_OPS] = {
-  [OP_ADD] = { "__add__", dl_tensor_add, dl_tensor_add_scalar },
-  [OP_SUB] = { "__sub__", dl_tensor_sub, dl_tensor_sub_scalar },
-  [OP_MUL] = { "__mul__", dl_tensor_mul, dl_tensor_mul_scalar },
-  [OP_DIV] = { "__truediv__", dl_tensor_div, dl_tensor_div_scalar },
-  [OP_MATMUL] = { "__matmul__", dl_tensor_matmul, NULL },
-  [OP_NEG] = { "__neg__", NULL, NULL },
+  [OP_ADD] = { dl_tensor_add, dl_tensor_add_scalar },
+  [OP_SUB] = { dl_tensor_sub, dl_tensor_sub_scalar },
+  [OP_MUL] = { dl_tensor_mul, dl_tensor_mul_scalar },
+  [OP_DIV] = { dl_tensor_div, dl_tensor_div_scalar },
+  [OP_MATMUL] = { dl_tensor_matmul, NULL },
+  [OP_NEG] = { NULL, NULL },
 };
 
 /* The Python implementations the descriptors replace, and the Tensor
@@ -206,14 +205,14 @@ fast_install (PyObject *module, PyObject *cls)
     }
   for (int i = 0; i < N_OPS; i++)
     {
+      const char *name = tensor_methods[i].ml_name;
       PyObject *descr;
 
-      g_assert (g_str_equal (ops[i].name, tensor_methods[i].ml_name));
-      if (!(fallbacks[i] = PyObject_GetAttrString (cls, ops[i].name)))
+      if (!(fallbacks[i] = PyObject_GetAttrString (cls, name)))
         return NULL;
       if (!(descr = PyDescr_NewMethod ((PyTypeObject *)cls, &tensor_methods[i])))
         return NULL;
-      if (PyObject_SetAttrString (cls, ops[i].name, descr) < 0)
+      if (PyObject_SetAttrString (cls, name, descr) < 0)
         {
           Py_DECREF (descr);
           return NULL;
