@@ -480,7 +480,7 @@ scatter_impl (const gchar *op,
   if (reduce == REDUCE_MEAN && self->dtype == DL_DTYPE_BOOL)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
-                   "%s(): reduce='mean' is not implemented for bool tensors", op);
+                   "%s(): reduce='mean' does not take bool tensors (nor does PyTorch's)", op);
       return NULL;
     }
   if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (self), self->dtype, self->sizes,
