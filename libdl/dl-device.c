@@ -20,7 +20,7 @@
  * A device that tensors live on: the CPU, or a GPU once its backend is
  * available. Get one with dl_device_get(); there is one object per device.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 struct _DlDevice
 {
@@ -89,7 +89,7 @@ dl_device_class_init (DlDeviceClass *klass)
    *
    * The kind of device.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_DEVICE_TYPE]
       = g_param_spec_enum ("device-type", NULL, NULL, DL_TYPE_DEVICE_TYPE, DL_DEVICE_TYPE_CPU,
@@ -99,7 +99,7 @@ dl_device_class_init (DlDeviceClass *klass)
    *
    * The device's index among devices of its type, -1 for the CPU.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_INDEX]
       = g_param_spec_int ("index", NULL, NULL, -1, G_MAXINT, -1,
@@ -109,7 +109,7 @@ dl_device_class_init (DlDeviceClass *klass)
    *
    * The device's name as PyTorch writes it: "cpu", "cuda:0".
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_NAME]
       = g_param_spec_string ("name", NULL, NULL, "cpu",
@@ -166,7 +166,7 @@ dl_device_cpu (void)
  *
  * Returns: (transfer full): the device, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlDevice *
 dl_device_get (const gchar *name, GError **error)
@@ -203,7 +203,7 @@ dl_device_get (const gchar *name, GError **error)
  * Returns: (transfer full): the device tensors are created on when none is
  *   given: the CPU
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlDevice *
 dl_device_get_default (void)
@@ -217,7 +217,7 @@ dl_device_get_default (void)
  *
  * Returns: the kind of device
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlDeviceType
 dl_device_get_device_type (DlDevice *self)
@@ -232,7 +232,7 @@ dl_device_get_device_type (DlDevice *self)
  *
  * Returns: the index among devices of the same type, -1 for the CPU
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gint
 dl_device_get_index (DlDevice *self)
@@ -247,7 +247,7 @@ dl_device_get_index (DlDevice *self)
  *
  * Returns: (transfer none): the name, as in "cpu" or "cuda:0"
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const gchar *
 dl_device_get_name (DlDevice *self)
@@ -263,7 +263,7 @@ dl_device_get_name (DlDevice *self)
  *
  * Returns: whether both name the same device
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 dl_device_equal (DlDevice *self, DlDevice *other)
@@ -287,7 +287,7 @@ device_stats (DlDevice *self)
  *
  * Returns: the bytes of tensor storage now allocated on the device
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint64
 dl_device_get_memory_allocated (DlDevice *self)
@@ -302,7 +302,7 @@ dl_device_get_memory_allocated (DlDevice *self)
  *
  * Returns: the most bytes of tensor storage allocated at once so far
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint64
 dl_device_get_max_memory_allocated (DlDevice *self)
@@ -317,7 +317,7 @@ dl_device_get_max_memory_allocated (DlDevice *self)
  *
  * Returns: the bytes held by the caching allocator: allocated plus cached
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint64
 dl_device_get_memory_reserved (DlDevice *self)
@@ -332,7 +332,7 @@ dl_device_get_memory_reserved (DlDevice *self)
  *
  * Gives the blocks the caching allocator holds back to the system.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 dl_device_empty_cache (DlDevice *self)
@@ -349,7 +349,7 @@ dl_device_empty_cache (DlDevice *self)
  * Waits until all work queued on the device has finished. A no-op on the
  * CPU, whose kernels run synchronously.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 dl_device_synchronize (DlDevice *self)

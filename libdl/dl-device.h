@@ -20,7 +20,7 @@ G_BEGIN_DECLS
  *
  * The kind of a #DlDevice.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 typedef enum
 {

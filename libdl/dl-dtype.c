@@ -27,7 +27,7 @@ static gint default_dtype = DL_DTYPE_FLOAT32;
  *
  * Returns: the size of one element of @dtype in bytes
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gsize
 dl_dtype_get_size (DlDType dtype)
@@ -42,7 +42,7 @@ dl_dtype_get_size (DlDType dtype)
  *
  * Returns: (transfer none): PyTorch's name of @dtype, such as "float32"
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const gchar *
 dl_dtype_get_name (DlDType dtype)
@@ -57,7 +57,7 @@ dl_dtype_get_name (DlDType dtype)
  *
  * Returns: whether @dtype is one of the floating-point types
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 dl_dtype_is_floating_point (DlDType dtype)
@@ -75,7 +75,7 @@ dl_dtype_is_floating_point (DlDType dtype)
  *
  * Returns: %TRUE if @name names a dtype
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 dl_dtype_from_name (const gchar *name, DlDType *dtype)
@@ -152,7 +152,7 @@ int_rank (DlDType dtype)
  *
  * Returns: the promoted dtype
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlDType
 dl_dtype_promote (DlDType a, DlDType b)
@@ -180,7 +180,7 @@ dl_dtype_promote (DlDType a, DlDType b)
  * Returns: the dtype that creation functions use for floating-point values
  *   when none is given (float32 unless changed)
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlDType
 dl_get_default_dtype (void)
@@ -197,7 +197,7 @@ dl_get_default_dtype (void)
  *
  * Returns: %TRUE on success, %FALSE if @dtype is not floating point
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 dl_set_default_dtype (DlDType dtype, GError **error)

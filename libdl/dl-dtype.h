@@ -26,7 +26,7 @@ G_BEGIN_DECLS
  *
  * The element type of a tensor.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 typedef enum
 {

@@ -12,7 +12,7 @@
  *
  * Returns: the quark of the %DL_ERROR domain
  *
- * Since: 1.0
+ * Since: 0.1
  */
 GQuark
 dl_error_quark (void)

@@ -18,7 +18,7 @@ G_BEGIN_DECLS
  *
  * The error domain of libdl.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 #define DL_ERROR (dl_error_quark ())
 
@@ -38,7 +38,7 @@ G_BEGIN_DECLS
  *
  * Error codes of the %DL_ERROR domain.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 typedef enum
 {

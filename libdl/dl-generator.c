@@ -30,7 +30,7 @@
  * take an optional generator; without one they use the device's default
  * generator, which dl_manual_seed() seeds.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 struct _DlGenerator
 {
@@ -77,7 +77,7 @@ dl_generator_init (DlGenerator *self)
  *
  * Returns: (transfer full): a new #DlGenerator, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlGenerator *
 dl_generator_new (DlDevice *device, GError **error)
@@ -98,7 +98,7 @@ dl_generator_new (DlDevice *device, GError **error)
  *
  * Restarts the stream of @self from @seed.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 dl_generator_manual_seed (DlGenerator *self, guint64 seed)
@@ -118,7 +118,7 @@ dl_generator_manual_seed (DlGenerator *self, guint64 seed)
  *
  * Returns: the seed chosen
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint64
 dl_generator_seed (DlGenerator *self)
@@ -138,7 +138,7 @@ dl_generator_seed (DlGenerator *self)
  *
  * Returns: the seed the stream of @self started from
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint64
 dl_generator_initial_seed (DlGenerator *self)
@@ -158,7 +158,7 @@ dl_generator_initial_seed (DlGenerator *self)
  *
  * Returns: the number of Philox blocks used since the last seeding
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint64
 dl_generator_get_offset (DlGenerator *self)
@@ -178,7 +178,7 @@ dl_generator_get_offset (DlGenerator *self)
  *
  * Returns: (transfer none): the device of @self
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlDevice *
 dl_generator_get_device (DlGenerator *self)
@@ -196,7 +196,7 @@ dl_generator_get_device (DlGenerator *self)
  *
  * Returns: (transfer full): the state
  *
- * Since: 1.0
+ * Since: 0.1
  */
 GBytes *
 dl_generator_get_state (DlGenerator *self)
@@ -222,7 +222,7 @@ dl_generator_get_state (DlGenerator *self)
  *
  * Returns: %TRUE, or %FALSE with @error set (not a generator state)
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 dl_generator_set_state (DlGenerator *self, GBytes *state, GError **error)
@@ -263,7 +263,7 @@ static GHashTable *defaults; /* DlDevice* -> DlGenerator*, never freed */
  *
  * Returns: (transfer none): the default generator of @device
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlGenerator *
 dl_device_get_default_generator (DlDevice *device)
@@ -293,7 +293,7 @@ dl_device_get_default_generator (DlDevice *device)
  *
  * Returns: (transfer none): the CPU's default generator
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlGenerator *
 dl_default_generator (void)

@@ -17,7 +17,7 @@
  * storage; the memory goes back to the device's allocator when the last
  * view and the last reference are gone.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 G_DEFINE_BOXED_TYPE (DlStorage, dl_storage, dl_storage_ref, dl_storage_unref)
 
@@ -108,7 +108,7 @@ dl_storage_new_external (DlDevice *device,
  *
  * Returns: (transfer full): @self, with one more reference
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlStorage *
 dl_storage_ref (DlStorage *self)
@@ -124,7 +124,7 @@ dl_storage_ref (DlStorage *self)
  *
  * Drops a reference; the memory is released with the last one.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 dl_storage_unref (DlStorage *self)
@@ -161,7 +161,7 @@ dl_storage_unref (DlStorage *self)
  *
  * Returns: the size of the storage in bytes
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gsize
 dl_storage_get_nbytes (DlStorage *self)
@@ -176,7 +176,7 @@ dl_storage_get_nbytes (DlStorage *self)
  *
  * Returns: (transfer none): the device that owns the memory
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlDevice *
 dl_storage_get_device (DlStorage *self)
@@ -192,7 +192,7 @@ dl_storage_get_device (DlStorage *self)
  * Returns: whether the storage wraps memory that another owner (a numpy
  *   array, a mapped file) lent it
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 dl_storage_is_external (DlStorage *self)

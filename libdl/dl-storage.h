@@ -20,7 +20,7 @@ G_BEGIN_DECLS
  * Called when a storage that wraps external memory is freed, so that the
  * owner of that memory can let it go.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 typedef void (*DlReleaseFunc) (gpointer user_data);
 

@@ -25,7 +25,7 @@
  * reshape) cost no copy. A tensor that requires grad records the ops made
  * from it, and dl_tensor_backward() computes gradients through them.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 
 G_DEFINE_FINAL_TYPE (DlTensor, dl_tensor, G_TYPE_OBJECT)
@@ -139,7 +139,7 @@ dl_tensor_class_init (DlTensorClass *klass)
    *
    * The element type.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_DTYPE]
       = g_param_spec_enum ("dtype", NULL, NULL, DL_TYPE_DTYPE, DL_DTYPE_FLOAT32,
@@ -149,7 +149,7 @@ dl_tensor_class_init (DlTensorClass *klass)
    *
    * The number of dimensions.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_NDIM]
       = g_param_spec_int ("ndim", NULL, NULL, 0, DL_MAX_DIMS, 0,
@@ -159,7 +159,7 @@ dl_tensor_class_init (DlTensorClass *klass)
    *
    * Whether autograd records ops on this tensor.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_REQUIRES_GRAD]
       = g_param_spec_boolean ("requires-grad", NULL, NULL, FALSE,
@@ -169,7 +169,7 @@ dl_tensor_class_init (DlTensorClass *klass)
    *
    * The device the tensor's storage lives on.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_DEVICE]
       = g_param_spec_object ("device", NULL, NULL, DL_TYPE_DEVICE,
@@ -334,7 +334,7 @@ dl_tensor_new_view_internal (DlTensor *base,
  * Returns: (transfer full): a new tensor, or %NULL if the size of @bytes
  *   does not match @shape and @dtype
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_new_from_bytes (GBytes *bytes,
@@ -389,7 +389,7 @@ dl_tensor_new_from_bytes (GBytes *bytes,
  *
  * Returns: (transfer full): a tensor viewing the memory, or %NULL on error
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_new_from_address (guintptr address,
@@ -477,7 +477,7 @@ write_scalar (char *p, DlDType dtype, gdouble value)
  *
  * Returns: (transfer full): a new 0-d CPU tensor holding @value
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_new_scalar (gdouble value, DlDType dtype)
@@ -523,7 +523,7 @@ copy_to_host (DlTensor *src, DlDType dtype, gpointer dst)
  *
  * Returns: (transfer full): the elements, or %NULL on error
  *
- * Since: 1.0
+ * Since: 0.1
  */
 GBytes *
 dl_tensor_to_bytes (DlTensor *self, GError **error)
@@ -552,7 +552,7 @@ dl_tensor_to_bytes (DlTensor *self, GError **error)
  * Returns: the only element as a double, or 0 with @error set when the
  *   tensor does not have exactly one element
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gdouble
 dl_tensor_item (DlTensor *self, GError **error)
@@ -581,7 +581,7 @@ dl_tensor_item (DlTensor *self, GError **error)
  *
  * Returns: (transfer full): the text
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gchar *
 dl_tensor_to_string (DlTensor *self)
@@ -621,7 +621,7 @@ dl_tensor_to_string (DlTensor *self)
  *
  * Returns: the element type
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlDType
 dl_tensor_get_dtype (DlTensor *self)
@@ -636,7 +636,7 @@ dl_tensor_get_dtype (DlTensor *self)
  *
  * Returns: the number of dimensions (0 for a scalar)
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gint
 dl_tensor_get_ndim (DlTensor *self)
@@ -652,7 +652,7 @@ dl_tensor_get_ndim (DlTensor *self)
  *
  * Returns: (array length=n_dims) (transfer none): the size of each dimension
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const gint64 *
 dl_tensor_get_shape (DlTensor *self, gsize *n_dims)
@@ -670,7 +670,7 @@ dl_tensor_get_shape (DlTensor *self, gsize *n_dims)
  * Returns: (array length=n_dims) (transfer none): the stride of each
  *   dimension, in elements
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const gint64 *
 dl_tensor_get_strides (DlTensor *self, gsize *n_dims)
@@ -689,7 +689,7 @@ dl_tensor_get_strides (DlTensor *self, gsize *n_dims)
  * Returns: the size of dimension @dim, or -1 with @error set if @dim is
  *   out of range
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gint64
 dl_tensor_get_size (DlTensor *self, gint dim, GError **error)
@@ -712,7 +712,7 @@ dl_tensor_get_size (DlTensor *self, gint dim, GError **error)
  *
  * Returns: the offset of the first element in the storage, in elements
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gint64
 dl_tensor_get_storage_offset (DlTensor *self)
@@ -727,7 +727,7 @@ dl_tensor_get_storage_offset (DlTensor *self)
  *
  * Returns: the number of elements
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gint64
 dl_tensor_numel (DlTensor *self)
@@ -742,7 +742,7 @@ dl_tensor_numel (DlTensor *self)
  *
  * Returns: the size of one element in bytes
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gsize
 dl_tensor_element_size (DlTensor *self)
@@ -757,7 +757,7 @@ dl_tensor_element_size (DlTensor *self)
  *
  * Returns: whether the elements lie in row-major order without gaps
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 dl_tensor_is_contiguous (DlTensor *self)
@@ -782,7 +782,7 @@ dl_tensor_is_contiguous (DlTensor *self)
  *
  * Returns: (transfer none): the device the tensor lives on
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlDevice *
 dl_tensor_get_device (DlTensor *self)
@@ -797,7 +797,7 @@ dl_tensor_get_device (DlTensor *self)
  *
  * Returns: (transfer none): the storage the tensor views
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlStorage *
 dl_tensor_get_storage (DlTensor *self)
@@ -812,7 +812,7 @@ dl_tensor_get_storage (DlTensor *self)
  *
  * Returns: the address of the first element, as torch's data_ptr()
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guintptr
 dl_tensor_get_data_ptr (DlTensor *self)
@@ -827,7 +827,7 @@ dl_tensor_get_data_ptr (DlTensor *self)
  *
  * Returns: whether autograd records ops on the tensor
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 dl_tensor_get_requires_grad (DlTensor *self)
@@ -848,7 +848,7 @@ dl_tensor_get_requires_grad (DlTensor *self)
  *
  * Returns: %TRUE on success
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 dl_tensor_set_requires_grad (DlTensor *self, gboolean requires_grad, GError **error)
@@ -887,7 +887,7 @@ dl_tensor_set_requires_grad (DlTensor *self, gboolean requires_grad, GError **er
  * Returns: (transfer none) (nullable): the gradient accumulated by
  *   backward, or %NULL
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_get_grad (DlTensor *self)
@@ -907,7 +907,7 @@ dl_tensor_get_grad (DlTensor *self)
  *
  * Returns: %TRUE on success
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 dl_tensor_set_grad (DlTensor *self, DlTensor *grad, GError **error)
@@ -952,7 +952,7 @@ dl_tensor_set_grad (DlTensor *self, DlTensor *grad, GError **error)
  * This is for garbage-collected bindings (GJS), where an object may be
  * finalized long after its last use.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 dl_tensor_release (DlTensor *self)
@@ -982,7 +982,7 @@ dl_tensor_release (DlTensor *self)
  * Returns: (transfer none) (nullable): the autograd node that made the
  *   tensor, or %NULL for a leaf
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlNode *
 dl_tensor_get_grad_fn (DlTensor *self)
@@ -999,7 +999,7 @@ dl_tensor_get_grad_fn (DlTensor *self)
  * Returns: whether the tensor was made by the user rather than by an op
  *   recorded by autograd
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 dl_tensor_is_leaf (DlTensor *self)

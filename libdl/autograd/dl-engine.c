@@ -236,7 +236,7 @@ run_backward (DlTensor *root,
  *
  * Returns: %TRUE on success
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 dl_tensor_backward (DlTensor *self,

@@ -24,7 +24,7 @@
  * from tensors requiring grad. dl_tensor_backward() walks the nodes from
  * the root to the leaves.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 typedef DlNodeData DlNodePrivate;
 G_DEFINE_TYPE_WITH_PRIVATE (DlNode, dl_node, G_TYPE_OBJECT)
@@ -77,7 +77,7 @@ dl_node_init (DlNode *self)
  * Returns: (transfer none): the node's name as PyTorch names it, such as
  *   "AddBackward0"
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const gchar *
 dl_node_get_name (DlNode *self)
@@ -92,7 +92,7 @@ dl_node_get_name (DlNode *self)
  *
  * Returns: the number of inputs of the recorded op
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint
 dl_node_get_n_inputs (DlNode *self)
@@ -109,7 +109,7 @@ dl_node_get_n_inputs (DlNode *self)
  * Returns: (transfer none) (nullable): the node the gradient of @input
  *   flows to, or %NULL when it goes to a leaf or nowhere
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlNode *
 dl_node_get_next_node (DlNode *self, guint input)
@@ -129,7 +129,7 @@ dl_node_get_next_node (DlNode *self, guint input)
  * Returns: whether ops on tensors that require grad are recorded on this
  *   thread
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 dl_is_grad_enabled (void)
@@ -146,7 +146,7 @@ dl_is_grad_enabled (void)
  *
  * Returns: whether it was enabled before the call
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 dl_set_grad_enabled (gboolean enabled)

@@ -24,7 +24,7 @@ G_DECLARE_DERIVABLE_TYPE (DlNode, dl_node, DL, NODE, GObject)
  * The class of autograd nodes. Built-in ops make instances of #DlNode
  * itself; user-defined functions will subclass it.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 struct _DlNodeClass
 {

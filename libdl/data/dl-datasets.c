@@ -23,7 +23,7 @@
  *
  * Returns: (transfer full): the tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_read_idx (const gchar *path, GCancellable *cancellable, GError **error)
@@ -84,7 +84,7 @@ dl_read_idx (const gchar *path, GCancellable *cancellable, GError **error)
  *
  * Returns: %TRUE on success
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 dl_fashion_mnist_load (const gchar *root,

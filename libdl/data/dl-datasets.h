@@ -18,7 +18,7 @@ G_BEGIN_DECLS
  *
  * Where Debian's dataset-fashion-mnist package installs the files.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 #define DL_FASHION_MNIST_DEFAULT_ROOT "/usr/share/datasets/fashion-mnist"
 

@@ -23,7 +23,7 @@
  * Its parameters are "weight" [out_features, in_features] and "bias"
  * [out_features].
  *
- * Since: 1.0
+ * Since: 0.1
  */
 struct _DlLinear
 {
@@ -81,7 +81,7 @@ dl_linear_init (DlLinear *self)
  * Returns: (transfer full): a new layer with PyTorch's default
  *   initialisation, or %NULL with @error set for negative sizes
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlLinear *
 dl_linear_new (gint64 in_features, gint64 out_features, gboolean bias, GError **error)
@@ -128,7 +128,7 @@ dl_linear_new (gint64 in_features, gint64 out_features, gboolean bias, GError **
  *
  * Returns: the size of each input sample
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gint64
 dl_linear_get_in_features (DlLinear *self)
@@ -143,7 +143,7 @@ dl_linear_get_in_features (DlLinear *self)
  *
  * Returns: the size of each output sample
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gint64
 dl_linear_get_out_features (DlLinear *self)

@@ -93,7 +93,7 @@ nll_checked (DlTensor *log_probs, DlTensor *target, GError **error)
  *
  * Returns: (transfer full): the 0-d loss, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_nll_loss (DlTensor *log_probs, DlTensor *target, GError **error)
@@ -115,7 +115,7 @@ dl_nll_loss (DlTensor *log_probs, DlTensor *target, GError **error)
  *
  * Returns: (transfer full): the 0-d loss, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_cross_entropy (DlTensor *input, DlTensor *target, GError **error)

@@ -17,7 +17,7 @@
  * modules, both kept in the order they were registered; dl_module_forward()
  * runs the subclass's forward.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 
 typedef struct
@@ -117,7 +117,7 @@ dl_module_class_init (DlModuleClass *klass)
    *
    * Whether the module is in training mode (as opposed to evaluation).
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_TRAINING]
       = g_param_spec_boolean ("training", NULL, NULL, TRUE,
@@ -147,7 +147,7 @@ dl_module_init (DlModule *self)
  *
  * Returns: (transfer full): the output, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_module_forward (DlModule *self, DlTensor *input, GError **error)
@@ -200,7 +200,7 @@ find_name (GPtrArray *names, const gchar *name)
  * Adds a parameter or replaces the one of that name. The module keeps a
  * reference; the tensor is what dl_module_parameters() hands optimizers.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 dl_module_register_parameter (DlModule *self, const gchar *name, DlTensor *param)
@@ -233,7 +233,7 @@ dl_module_register_parameter (DlModule *self, const gchar *name, DlTensor *param
  * Adds a child module or replaces the one of that name; its parameters
  * become part of @self's.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 dl_module_register_module (DlModule *self, const gchar *name, DlModule *child)
@@ -264,7 +264,7 @@ dl_module_register_module (DlModule *self, const gchar *name, DlModule *child)
  *
  * Returns: (transfer none) (nullable): the parameter, or %NULL
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_module_get_parameter (DlModule *self, const gchar *name)
@@ -285,7 +285,7 @@ dl_module_get_parameter (DlModule *self, const gchar *name)
  *
  * Returns: (transfer none) (nullable): the child, or %NULL
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlModule *
 dl_module_get_module (DlModule *self, const gchar *name)
@@ -338,7 +338,7 @@ collect_params (DlModule *self,
  * Returns: (transfer container) (element-type DlTensor): the parameters of
  *   the module and its descendants, in registration order
  *
- * Since: 1.0
+ * Since: 0.1
  */
 GPtrArray *
 dl_module_parameters (DlModule *self)
@@ -358,7 +358,7 @@ dl_module_parameters (DlModule *self)
  * Returns: (transfer full): the dotted names ("fc1.weight") of the
  *   parameters, in the order of dl_module_parameters()
  *
- * Since: 1.0
+ * Since: 0.1
  */
 GStrv
 dl_module_parameter_names (DlModule *self)
@@ -379,7 +379,7 @@ dl_module_parameter_names (DlModule *self)
  * Returns: (transfer container) (element-type DlModule): the direct
  *   children, in registration order
  *
- * Since: 1.0
+ * Since: 0.1
  */
 GPtrArray *
 dl_module_children (DlModule *self)
@@ -401,7 +401,7 @@ dl_module_children (DlModule *self)
  * Returns: (transfer full): the names of the direct children, in the order
  *   of dl_module_children()
  *
- * Since: 1.0
+ * Since: 0.1
  */
 GStrv
 dl_module_children_names (DlModule *self)
@@ -426,7 +426,7 @@ dl_module_children_names (DlModule *self)
  * Clears the gradient of every parameter (sets it to none, as PyTorch's
  * default set_to_none=True).
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 dl_module_zero_grad (DlModule *self)
@@ -446,7 +446,7 @@ dl_module_zero_grad (DlModule *self)
  *
  * Sets the mode of the module and all its descendants (train()/eval()).
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 dl_module_set_training (DlModule *self, gboolean training)
@@ -471,7 +471,7 @@ dl_module_set_training (DlModule *self, gboolean training)
  *
  * Returns: whether the module is in training mode
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 dl_module_get_training (DlModule *self)

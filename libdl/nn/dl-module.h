@@ -25,7 +25,7 @@ G_DECLARE_DERIVABLE_TYPE (DlModule, dl_module, DL, MODULE, GObject)
  * The class of modules. Subclasses override @forward (from Python as
  * `do_forward`, from GJS as `vfunc_forward`, from Vala with `override`).
  *
- * Since: 1.0
+ * Since: 0.1
  */
 struct _DlModuleClass
 {

@@ -133,7 +133,7 @@ softmax_op (DlTensor *self, gint dim, gboolean log, GError **error)
  * Returns: (transfer full): log (softmax (self)) along @dim, computed
  *   stably, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_log_softmax (DlTensor *self, gint dim, GError **error)
@@ -150,7 +150,7 @@ dl_tensor_log_softmax (DlTensor *self, gint dim, GError **error)
  * Returns: (transfer full): exp (x) / sum (exp (x)) along @dim, computed
  *   stably, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_softmax (DlTensor *self, gint dim, GError **error)

@@ -19,7 +19,7 @@
  *
  * Returns: (transfer none): the default generator of the CPU
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlGenerator *
 dl_manual_seed (guint64 seed)
@@ -47,7 +47,7 @@ device_or_cpu (DlDevice *device)
  * Returns: (transfer full): a new tensor whose elements are not
  *   initialised, or %NULL with @error set (negative size, out of memory)
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_empty (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GError **error)
@@ -72,7 +72,7 @@ dl_empty (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GE
  * Returns: (transfer full): a new tensor filled with @value, or %NULL with
  *   @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_full (const gint64 *shape,
@@ -102,7 +102,7 @@ dl_full (const gint64 *shape,
  *
  * Returns: (transfer full): a new tensor of zeros, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_zeros (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GError **error)
@@ -120,7 +120,7 @@ dl_zeros (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GE
  *
  * Returns: (transfer full): a new tensor of ones, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_ones (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GError **error)
@@ -140,7 +140,7 @@ dl_ones (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GEr
  * Returns: (transfer full): the 1-d tensor [start, start + step, ...) up
  *   to @end, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_arange (gdouble start,
@@ -287,7 +287,7 @@ random_fill (const gchar *op,
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_uniform_gen_ (DlTensor *self,
@@ -319,7 +319,7 @@ dl_tensor_uniform_gen_ (DlTensor *self,
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_uniform_ (DlTensor *self, gdouble from, gdouble to, GError **error)
@@ -339,7 +339,7 @@ dl_tensor_uniform_ (DlTensor *self, gdouble from, gdouble to, GError **error)
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_normal_gen_ (DlTensor *self,
@@ -369,7 +369,7 @@ dl_tensor_normal_gen_ (DlTensor *self,
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_normal_ (DlTensor *self, gdouble mean, gdouble std, GError **error)
@@ -388,7 +388,7 @@ dl_tensor_normal_ (DlTensor *self, gdouble mean, gdouble std, GError **error)
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_bernoulli_ (DlTensor *self, gdouble p, DlGenerator *generator, GError **error)
@@ -440,7 +440,7 @@ dl_tensor_bernoulli_ (DlTensor *self, gdouble p, DlGenerator *generator, GError 
  * Returns: (transfer full): a new tensor of numbers uniform in [0, 1), or
  *   %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_rand_gen (const gint64 *shape,
@@ -466,7 +466,7 @@ dl_rand_gen (const gint64 *shape,
  * Returns: (transfer full): a new tensor of numbers uniform in [0, 1) from
  *   the default generator, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_rand (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GError **error)
@@ -486,7 +486,7 @@ dl_rand (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GEr
  * Returns: (transfer full): a new tensor of standard normal numbers, or
  *   %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_randn_gen (const gint64 *shape,
@@ -512,7 +512,7 @@ dl_randn_gen (const gint64 *shape,
  * Returns: (transfer full): a new tensor of standard normal numbers from
  *   the default generator, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_randn (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GError **error)
@@ -534,7 +534,7 @@ dl_randn (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GE
  * Returns: (transfer full): a new tensor of integers drawn uniformly from
  *   [low, high), or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_randint_gen (gint64 low,
@@ -587,7 +587,7 @@ dl_randint_gen (gint64 low,
  * Returns: (transfer full): a new tensor of integers drawn uniformly from
  *   [low, high) by the default generator, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_randint (gint64 low,
@@ -615,7 +615,7 @@ dl_randint (gint64 low,
  * Returns: (transfer full): a new 1-d tensor of @n elements, or %NULL with
  *   @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_randperm (gint64 n, DlDType dtype, DlDevice *device, DlGenerator *generator, GError **error)
@@ -664,7 +664,7 @@ dl_randperm (gint64 n, DlDType dtype, DlDevice *device, DlGenerator *generator, 
  * Returns: (transfer full): an int64 tensor of shape [num_samples] or
  *   [rows, num_samples], or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_multinomial (DlTensor *probs,
@@ -787,7 +787,7 @@ fill_from_host (DlTensor *t, gdouble *host, GError **error)
  *
  * Returns: (transfer full): a new 1-d tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_linspace (gdouble start,
@@ -844,7 +844,7 @@ dl_linspace (gdouble start,
  * Returns: (transfer full): a new @n x @m tensor with ones on the diagonal
  *   and zeros elsewhere, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_eye (gint64 n, gint64 m, DlDType dtype, DlDevice *device, GError **error)

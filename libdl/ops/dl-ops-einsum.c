@@ -365,7 +365,7 @@ contract_pair (Operand *a, Operand *b, const gboolean *needed, GError **error)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_einsum (const gchar *equation, DlTensor **operands, gsize n_operands, GError **error)

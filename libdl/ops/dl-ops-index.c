@@ -191,7 +191,7 @@ gather_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
  *
  * Returns: (transfer full): the gathered tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_gather (DlTensor *self, gint dim, DlTensor *index, GError **error)
@@ -225,7 +225,7 @@ dl_tensor_gather (DlTensor *self, gint dim, DlTensor *index, GError **error)
  *
  * Returns: (transfer full): the new tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_index_select (DlTensor *self, gint dim, DlTensor *index, GError **error)
@@ -330,7 +330,7 @@ where_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
  *
  * Returns: (transfer full): the new tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_where (DlTensor *condition, DlTensor *input, DlTensor *other, GError **error)
@@ -421,7 +421,7 @@ check_mask (const gchar *op, DlTensor *self, DlTensor *mask, GError **error)
  *
  * Returns: (transfer full): the new tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_masked_fill_tensor (DlTensor *self, DlTensor *mask, DlTensor *value, GError **error)
@@ -460,7 +460,7 @@ dl_tensor_masked_fill_tensor (DlTensor *self, DlTensor *mask, DlTensor *value, G
  *
  * Returns: (transfer full): the new tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_masked_fill (DlTensor *self, DlTensor *mask, gdouble value, GError **error)
@@ -499,7 +499,7 @@ dl_index_inplace_alias (const gchar *op, DlTensor *self, GError **error)
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_masked_fill_ (DlTensor *self, DlTensor *mask, gdouble value, GError **error)
@@ -525,7 +525,7 @@ dl_tensor_masked_fill_ (DlTensor *self, DlTensor *mask, gdouble value, GError **
  *
  * Returns: (transfer full): the coordinates, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_nonzero (DlTensor *self, GError **error)
@@ -561,7 +561,7 @@ dl_tensor_nonzero (DlTensor *self, GError **error)
  *
  * Returns: (transfer full): the new tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_masked_select (DlTensor *self, DlTensor *mask, GError **error)
@@ -606,7 +606,7 @@ dl_tensor_masked_select (DlTensor *self, DlTensor *mask, GError **error)
  *
  * Returns: (transfer full): the new tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_take_along_dim (DlTensor *self, DlTensor *indices, gint dim, GError **error)
@@ -657,7 +657,7 @@ dl_tensor_take_along_dim (DlTensor *self, DlTensor *indices, gint dim, GError **
  *
  * Returns: (transfer full): the new tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_one_hot (DlTensor *tensor, gint64 num_classes, GError **error)
@@ -852,7 +852,7 @@ merge_leading (DlTensor *self, gsize n, gint64 p, GError **error)
  *
  * Returns: (transfer full): the new tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_index (DlTensor *self, DlTensor **indices, gsize n_indices, GError **error)
@@ -954,7 +954,7 @@ prepare_put (DlTensor *self,
  *
  * Returns: (transfer full): the new tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_index_put (DlTensor *self,
@@ -993,7 +993,7 @@ dl_tensor_index_put (DlTensor *self,
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_index_put_ (DlTensor *self,

@@ -154,7 +154,7 @@ cat_impl (DlTensor **tensors, gsize n, gint dim, GError **error)
  *
  * Returns: (transfer full): the new tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_cat (DlTensor **tensors, gsize n_tensors, gint dim, GError **error)
@@ -192,7 +192,7 @@ dl_cat (DlTensor **tensors, gsize n_tensors, gint dim, GError **error)
  *
  * Returns: (transfer full): the new tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_stack (DlTensor **tensors, gsize n_tensors, gint dim, GError **error)
@@ -260,7 +260,7 @@ free_parts (GPtrArray *parts)
  * Returns: (array length=n_out) (transfer full) (nullable): the views, or
  *   %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor **
 dl_tensor_unbind (DlTensor *self, gint dim, gsize *n_out, GError **error)
@@ -309,7 +309,7 @@ dl_tensor_unbind (DlTensor *self, gint dim, gsize *n_out, GError **error)
  * Returns: (array length=n_out) (transfer full) (nullable): the views, or
  *   %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor **
 dl_tensor_split_with_sizes (DlTensor *self,
@@ -379,7 +379,7 @@ dl_tensor_split_with_sizes (DlTensor *self,
  * Returns: (array length=n_out) (transfer full) (nullable): the views, or
  *   %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor **
 dl_tensor_split (DlTensor *self, gint64 split_size, gint dim, gsize *n_out, GError **error)
@@ -426,7 +426,7 @@ dl_tensor_split (DlTensor *self, gint64 split_size, gint dim, gsize *n_out, GErr
  * Returns: (array length=n_out) (transfer full) (nullable): the views, or
  *   %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor **
 dl_tensor_chunk (DlTensor *self, gint64 chunks, gint dim, gsize *n_out, GError **error)
@@ -473,7 +473,7 @@ dl_tensor_chunk (DlTensor *self, gint64 chunks, gint dim, gsize *n_out, GError *
  *
  * Returns: (transfer full): the new tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_repeat (DlTensor *self, const gint64 *repeats, gsize n_repeats, GError **error)
@@ -541,7 +541,7 @@ permute_along (DlTensor *self, gint dim, const gint64 *index, GError **error)
  *
  * Returns: (transfer full): the new tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_flip (DlTensor *self, const gint *dims, gsize n_dims, GError **error)
@@ -595,7 +595,7 @@ dl_tensor_flip (DlTensor *self, const gint *dims, gsize n_dims, GError **error)
  *
  * Returns: (transfer full): the new tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_roll (DlTensor *self,
@@ -714,7 +714,7 @@ triangle (const gchar *op, DlTensor *self, gint64 diagonal, gboolean lower, GErr
  *
  * Returns: (transfer full): the new tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_tril (DlTensor *self, gint64 diagonal, GError **error)
@@ -734,7 +734,7 @@ dl_tensor_tril (DlTensor *self, gint64 diagonal, GError **error)
  *
  * Returns: (transfer full): the new tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_triu (DlTensor *self, gint64 diagonal, GError **error)

@@ -151,7 +151,7 @@ bmm_prim (DlTensor *a, DlTensor *b, GError **error)
  *
  * Returns: (transfer full): the product, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_matmul (DlTensor *self, DlTensor *other, GError **error)
@@ -288,7 +288,7 @@ check_same_dtype (const gchar *op, DlTensor *a, DlTensor *b, GError **error)
  *
  * Returns: (transfer full): the n x m product, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_mm (DlTensor *self, DlTensor *other, GError **error)
@@ -319,7 +319,7 @@ dl_tensor_mm (DlTensor *self, DlTensor *other, GError **error)
  *
  * Returns: (transfer full): the b x n x m products, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_bmm (DlTensor *self, DlTensor *other, GError **error)
@@ -352,7 +352,7 @@ dl_tensor_bmm (DlTensor *self, DlTensor *other, GError **error)
  *
  * Returns: (transfer full): a 0-d tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_dot (DlTensor *self, DlTensor *other, GError **error)
@@ -391,7 +391,7 @@ dl_tensor_dot (DlTensor *self, DlTensor *other, GError **error)
  *
  * Returns: (transfer full): the product, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_outer (DlTensor *self, DlTensor *other, GError **error)
@@ -422,7 +422,7 @@ dl_tensor_outer (DlTensor *self, DlTensor *other, GError **error)
  * Returns: (transfer full): the n elements of the product, or %NULL with
  *   @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_mv (DlTensor *self, DlTensor *vec, GError **error)
@@ -484,7 +484,7 @@ add_scaled_product (const gchar *op,
  *
  * Returns: (transfer full): the n x m result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_addmm (DlTensor *self,
@@ -515,7 +515,7 @@ dl_tensor_addmm (DlTensor *self,
  *
  * Returns: (transfer full): the b x n x m result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_baddbmm (DlTensor *self,
@@ -550,7 +550,7 @@ dl_tensor_baddbmm (DlTensor *self,
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_tensordot (DlTensor *self,

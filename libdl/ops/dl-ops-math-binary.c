@@ -280,7 +280,7 @@ math_binary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_pow (DlTensor *self, DlTensor *exponent, GError **error)
@@ -298,7 +298,7 @@ dl_tensor_pow (DlTensor *self, DlTensor *exponent, GError **error)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_pow_scalar (DlTensor *self, gdouble exponent, GError **error)
@@ -320,7 +320,7 @@ dl_tensor_pow_scalar (DlTensor *self, gdouble exponent, GError **error)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_rpow_scalar (DlTensor *self, gdouble base, GError **error)
@@ -344,7 +344,7 @@ dl_tensor_rpow_scalar (DlTensor *self, gdouble base, GError **error)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_floor_divide (DlTensor *self, DlTensor *other, GError **error)
@@ -362,7 +362,7 @@ dl_tensor_floor_divide (DlTensor *self, DlTensor *other, GError **error)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_floor_divide_scalar (DlTensor *self, gdouble other, GError **error)
@@ -385,7 +385,7 @@ dl_tensor_floor_divide_scalar (DlTensor *self, gdouble other, GError **error)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_remainder (DlTensor *self, DlTensor *other, GError **error)
@@ -403,7 +403,7 @@ dl_tensor_remainder (DlTensor *self, DlTensor *other, GError **error)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_remainder_scalar (DlTensor *self, gdouble other, GError **error)
@@ -426,7 +426,7 @@ dl_tensor_remainder_scalar (DlTensor *self, gdouble other, GError **error)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_atan2 (DlTensor *self, DlTensor *other, GError **error)
@@ -444,7 +444,7 @@ dl_tensor_atan2 (DlTensor *self, DlTensor *other, GError **error)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_bitwise_and (DlTensor *self, DlTensor *other, GError **error)
@@ -462,7 +462,7 @@ dl_tensor_bitwise_and (DlTensor *self, DlTensor *other, GError **error)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_bitwise_or (DlTensor *self, DlTensor *other, GError **error)
@@ -480,7 +480,7 @@ dl_tensor_bitwise_or (DlTensor *self, DlTensor *other, GError **error)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_bitwise_xor (DlTensor *self, DlTensor *other, GError **error)
@@ -511,7 +511,7 @@ logical_op (DlBinaryOp op, DlTensor *a, DlTensor *b, GError **error)
  *
  * Returns: (transfer full): a bool tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_logical_and (DlTensor *self, DlTensor *other, GError **error)
@@ -529,7 +529,7 @@ dl_tensor_logical_and (DlTensor *self, DlTensor *other, GError **error)
  *
  * Returns: (transfer full): a bool tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_logical_or (DlTensor *self, DlTensor *other, GError **error)
@@ -548,7 +548,7 @@ dl_tensor_logical_or (DlTensor *self, DlTensor *other, GError **error)
  *
  * Returns: (transfer full): a bool tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_logical_xor (DlTensor *self, DlTensor *other, GError **error)
@@ -639,7 +639,7 @@ clamp_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_clamp (DlTensor *self, DlTensor *min, DlTensor *max, GError **error)
@@ -717,7 +717,7 @@ dl_tensor_clamp (DlTensor *self, DlTensor *min, DlTensor *max, GError **error)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_clamp_scalar (DlTensor *self, gdouble min, gdouble max, GError **error)
@@ -797,7 +797,7 @@ relu_fn (DlTensor *src, gpointer data, GError **error)
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_relu_ (DlTensor *self, GError **error)
@@ -824,7 +824,7 @@ clamp_fn (DlTensor *src, gpointer data, GError **error)
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_clamp_ (DlTensor *self, DlTensor *min, DlTensor *max, GError **error)
@@ -888,7 +888,7 @@ binary_inplace (const gchar *name,
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_pow_ (DlTensor *self, DlTensor *exponent, GError **error)
@@ -906,7 +906,7 @@ dl_tensor_pow_ (DlTensor *self, DlTensor *exponent, GError **error)
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_floor_divide_ (DlTensor *self, DlTensor *other, GError **error)
@@ -924,7 +924,7 @@ dl_tensor_floor_divide_ (DlTensor *self, DlTensor *other, GError **error)
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_remainder_ (DlTensor *self, DlTensor *other, GError **error)
@@ -942,7 +942,7 @@ dl_tensor_remainder_ (DlTensor *self, DlTensor *other, GError **error)
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_bitwise_and_ (DlTensor *self, DlTensor *other, GError **error)
@@ -960,7 +960,7 @@ dl_tensor_bitwise_and_ (DlTensor *self, DlTensor *other, GError **error)
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_bitwise_or_ (DlTensor *self, DlTensor *other, GError **error)
@@ -978,7 +978,7 @@ dl_tensor_bitwise_or_ (DlTensor *self, DlTensor *other, GError **error)
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_bitwise_xor_ (DlTensor *self, DlTensor *other, GError **error)
@@ -1055,7 +1055,7 @@ lerp_impl (DlTensor *self, DlTensor *end, DlTensor *weight, gdouble w, GError **
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_lerp (DlTensor *self, DlTensor *end, DlTensor *weight, GError **error)
@@ -1075,7 +1075,7 @@ dl_tensor_lerp (DlTensor *self, DlTensor *end, DlTensor *weight, GError **error)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_lerp_scalar (DlTensor *self, DlTensor *end, gdouble weight, GError **error)

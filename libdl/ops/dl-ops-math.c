@@ -356,7 +356,7 @@ math_unary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (expm1, DL_UNARY_EXPM1)
 /**
@@ -369,7 +369,7 @@ DEFINE_UNARY_PUBLIC (expm1, DL_UNARY_EXPM1)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (log1p, DL_UNARY_LOG1P)
 /**
@@ -382,7 +382,7 @@ DEFINE_UNARY_PUBLIC (log1p, DL_UNARY_LOG1P)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (log2, DL_UNARY_LOG2)
 /**
@@ -395,7 +395,7 @@ DEFINE_UNARY_PUBLIC (log2, DL_UNARY_LOG2)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (rsqrt, DL_UNARY_RSQRT)
 /**
@@ -408,7 +408,7 @@ DEFINE_UNARY_PUBLIC (rsqrt, DL_UNARY_RSQRT)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (sin, DL_UNARY_SIN)
 /**
@@ -421,7 +421,7 @@ DEFINE_UNARY_PUBLIC (sin, DL_UNARY_SIN)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (cos, DL_UNARY_COS)
 /**
@@ -434,7 +434,7 @@ DEFINE_UNARY_PUBLIC (cos, DL_UNARY_COS)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (tan, DL_UNARY_TAN)
 /**
@@ -447,7 +447,7 @@ DEFINE_UNARY_PUBLIC (tan, DL_UNARY_TAN)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (gelu, DL_UNARY_GELU)
 /**
@@ -461,7 +461,7 @@ DEFINE_UNARY_PUBLIC (gelu, DL_UNARY_GELU)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (gelu_tanh, DL_UNARY_GELU_TANH)
 /**
@@ -473,7 +473,7 @@ DEFINE_UNARY_PUBLIC (gelu_tanh, DL_UNARY_GELU_TANH)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (silu, DL_UNARY_SILU)
 /**
@@ -485,7 +485,7 @@ DEFINE_UNARY_PUBLIC (silu, DL_UNARY_SILU)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (sign, DL_UNARY_SIGN)
 /**
@@ -497,7 +497,7 @@ DEFINE_UNARY_PUBLIC (sign, DL_UNARY_SIGN)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (floor, DL_UNARY_FLOOR)
 /**
@@ -509,7 +509,7 @@ DEFINE_UNARY_PUBLIC (floor, DL_UNARY_FLOOR)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (ceil, DL_UNARY_CEIL)
 /**
@@ -522,7 +522,7 @@ DEFINE_UNARY_PUBLIC (ceil, DL_UNARY_CEIL)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (round, DL_UNARY_ROUND)
 /**
@@ -534,7 +534,7 @@ DEFINE_UNARY_PUBLIC (round, DL_UNARY_ROUND)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (trunc, DL_UNARY_TRUNC)
 /**
@@ -546,7 +546,7 @@ DEFINE_UNARY_PUBLIC (trunc, DL_UNARY_TRUNC)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (frac, DL_UNARY_FRAC)
 /**
@@ -559,7 +559,7 @@ DEFINE_UNARY_PUBLIC (frac, DL_UNARY_FRAC)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (reciprocal, DL_UNARY_RECIPROCAL)
 /**
@@ -572,7 +572,7 @@ DEFINE_UNARY_PUBLIC (reciprocal, DL_UNARY_RECIPROCAL)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (erf, DL_UNARY_ERF)
 /**
@@ -584,7 +584,7 @@ DEFINE_UNARY_PUBLIC (erf, DL_UNARY_ERF)
  *
  * Returns: (transfer full): a bool tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (isnan, DL_UNARY_ISNAN)
 /**
@@ -596,7 +596,7 @@ DEFINE_UNARY_PUBLIC (isnan, DL_UNARY_ISNAN)
  *
  * Returns: (transfer full): a bool tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (isinf, DL_UNARY_ISINF)
 /**
@@ -608,7 +608,7 @@ DEFINE_UNARY_PUBLIC (isinf, DL_UNARY_ISINF)
  *
  * Returns: (transfer full): a bool tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (isfinite, DL_UNARY_ISFINITE)
 /**
@@ -621,7 +621,7 @@ DEFINE_UNARY_PUBLIC (isfinite, DL_UNARY_ISFINITE)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (bitwise_not, DL_UNARY_BITWISE_NOT)
 
@@ -634,7 +634,7 @@ DEFINE_UNARY_PUBLIC (bitwise_not, DL_UNARY_BITWISE_NOT)
  *
  * Returns: (transfer full): a bool tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_logical_not (DlTensor *self, GError **error)
@@ -678,7 +678,7 @@ dtype_max (DlDType dtype)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_nan_to_num (DlTensor *self, gdouble nan, gdouble posinf, gdouble neginf, GError **error)

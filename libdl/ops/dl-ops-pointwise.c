@@ -48,7 +48,7 @@ dl_wrapped_scalar (gdouble value)
  *
  * Returns: (transfer full): the 0-d tensor
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_new_wrapped_scalar (gdouble value, DlDType dtype)
@@ -437,7 +437,7 @@ scalar_tensor_for (DlTensor *self, gdouble value)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 /**
  * dl_tensor_add_scalar:
@@ -451,7 +451,7 @@ scalar_tensor_for (DlTensor *self, gdouble value)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_BINARY_PUBLIC (add, DL_BINARY_ADD, "self + other")
 /**
@@ -465,7 +465,7 @@ DEFINE_BINARY_PUBLIC (add, DL_BINARY_ADD, "self + other")
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 /**
  * dl_tensor_sub_scalar:
@@ -479,7 +479,7 @@ DEFINE_BINARY_PUBLIC (add, DL_BINARY_ADD, "self + other")
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_BINARY_PUBLIC (sub, DL_BINARY_SUB, "self - other")
 /**
@@ -493,7 +493,7 @@ DEFINE_BINARY_PUBLIC (sub, DL_BINARY_SUB, "self - other")
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 /**
  * dl_tensor_mul_scalar:
@@ -507,7 +507,7 @@ DEFINE_BINARY_PUBLIC (sub, DL_BINARY_SUB, "self - other")
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_BINARY_PUBLIC (mul, DL_BINARY_MUL, "self * other")
 /**
@@ -521,7 +521,7 @@ DEFINE_BINARY_PUBLIC (mul, DL_BINARY_MUL, "self * other")
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 /**
  * dl_tensor_div_scalar:
@@ -535,7 +535,7 @@ DEFINE_BINARY_PUBLIC (mul, DL_BINARY_MUL, "self * other")
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_BINARY_PUBLIC (div, DL_BINARY_DIV, "the true quotient self / other")
 /**
@@ -549,7 +549,7 @@ DEFINE_BINARY_PUBLIC (div, DL_BINARY_DIV, "the true quotient self / other")
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 /**
  * dl_tensor_eq_scalar:
@@ -563,7 +563,7 @@ DEFINE_BINARY_PUBLIC (div, DL_BINARY_DIV, "the true quotient self / other")
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_BINARY_PUBLIC (eq, DL_BINARY_EQ, "self == other as bool")
 /**
@@ -577,7 +577,7 @@ DEFINE_BINARY_PUBLIC (eq, DL_BINARY_EQ, "self == other as bool")
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 /**
  * dl_tensor_ne_scalar:
@@ -591,7 +591,7 @@ DEFINE_BINARY_PUBLIC (eq, DL_BINARY_EQ, "self == other as bool")
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_BINARY_PUBLIC (ne, DL_BINARY_NE, "self != other as bool")
 /**
@@ -605,7 +605,7 @@ DEFINE_BINARY_PUBLIC (ne, DL_BINARY_NE, "self != other as bool")
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 /**
  * dl_tensor_lt_scalar:
@@ -619,7 +619,7 @@ DEFINE_BINARY_PUBLIC (ne, DL_BINARY_NE, "self != other as bool")
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_BINARY_PUBLIC (lt, DL_BINARY_LT, "self < other as bool")
 /**
@@ -633,7 +633,7 @@ DEFINE_BINARY_PUBLIC (lt, DL_BINARY_LT, "self < other as bool")
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 /**
  * dl_tensor_le_scalar:
@@ -647,7 +647,7 @@ DEFINE_BINARY_PUBLIC (lt, DL_BINARY_LT, "self < other as bool")
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_BINARY_PUBLIC (le, DL_BINARY_LE, "self <= other as bool")
 /**
@@ -661,7 +661,7 @@ DEFINE_BINARY_PUBLIC (le, DL_BINARY_LE, "self <= other as bool")
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 /**
  * dl_tensor_gt_scalar:
@@ -675,7 +675,7 @@ DEFINE_BINARY_PUBLIC (le, DL_BINARY_LE, "self <= other as bool")
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_BINARY_PUBLIC (gt, DL_BINARY_GT, "self > other as bool")
 /**
@@ -689,7 +689,7 @@ DEFINE_BINARY_PUBLIC (gt, DL_BINARY_GT, "self > other as bool")
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 /**
  * dl_tensor_ge_scalar:
@@ -703,7 +703,7 @@ DEFINE_BINARY_PUBLIC (gt, DL_BINARY_GT, "self > other as bool")
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_BINARY_PUBLIC (ge, DL_BINARY_GE, "self >= other as bool")
 
@@ -717,7 +717,7 @@ DEFINE_BINARY_PUBLIC (ge, DL_BINARY_GE, "self >= other as bool")
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_maximum (DlTensor *self, DlTensor *other, GError **error)
@@ -735,7 +735,7 @@ dl_tensor_maximum (DlTensor *self, DlTensor *other, GError **error)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_minimum (DlTensor *self, DlTensor *other, GError **error)
@@ -754,7 +754,7 @@ dl_tensor_minimum (DlTensor *self, DlTensor *other, GError **error)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_add_scaled (DlTensor *self, DlTensor *other, gdouble alpha, GError **error)
@@ -772,7 +772,7 @@ dl_tensor_add_scaled (DlTensor *self, DlTensor *other, gdouble alpha, GError **e
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_rsub_scalar (DlTensor *self, gdouble other, GError **error)
@@ -794,7 +794,7 @@ dl_tensor_rsub_scalar (DlTensor *self, gdouble other, GError **error)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_rdiv_scalar (DlTensor *self, gdouble other, GError **error)
@@ -822,7 +822,7 @@ dl_tensor_rdiv_scalar (DlTensor *self, gdouble other, GError **error)
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_INPLACE (add, DL_BINARY_ADD, "self + other")
 /**
@@ -835,7 +835,7 @@ DEFINE_INPLACE (add, DL_BINARY_ADD, "self + other")
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_INPLACE (sub, DL_BINARY_SUB, "self - other")
 /**
@@ -848,7 +848,7 @@ DEFINE_INPLACE (sub, DL_BINARY_SUB, "self - other")
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_INPLACE (mul, DL_BINARY_MUL, "self * other")
 /**
@@ -861,7 +861,7 @@ DEFINE_INPLACE (mul, DL_BINARY_MUL, "self * other")
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_INPLACE (div, DL_BINARY_DIV, "self / other")
 
@@ -876,7 +876,7 @@ DEFINE_INPLACE (div, DL_BINARY_DIV, "self / other")
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_add_scaled_ (DlTensor *self, DlTensor *other, gdouble alpha, GError **error)
@@ -894,7 +894,7 @@ dl_tensor_add_scaled_ (DlTensor *self, DlTensor *other, gdouble alpha, GError **
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_add_scalar_ (DlTensor *self, gdouble other, GError **error)
@@ -916,7 +916,7 @@ dl_tensor_add_scalar_ (DlTensor *self, gdouble other, GError **error)
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_mul_scalar_ (DlTensor *self, gdouble other, GError **error)
@@ -938,7 +938,7 @@ dl_tensor_mul_scalar_ (DlTensor *self, gdouble other, GError **error)
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_fill_ (DlTensor *self, gdouble value, GError **error)
@@ -972,7 +972,7 @@ dl_tensor_fill_ (DlTensor *self, gdouble value, GError **error)
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_zero_ (DlTensor *self, GError **error)
@@ -990,7 +990,7 @@ dl_tensor_zero_ (DlTensor *self, GError **error)
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_copy_ (DlTensor *self, DlTensor *src, GError **error)
@@ -1189,7 +1189,7 @@ unary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (neg, DL_UNARY_NEG, "-x")
 /**
@@ -1201,7 +1201,7 @@ DEFINE_UNARY_PUBLIC (neg, DL_UNARY_NEG, "-x")
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (exp, DL_UNARY_EXP, "e^x")
 /**
@@ -1213,7 +1213,7 @@ DEFINE_UNARY_PUBLIC (exp, DL_UNARY_EXP, "e^x")
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (log, DL_UNARY_LOG, "the natural logarithm")
 /**
@@ -1225,7 +1225,7 @@ DEFINE_UNARY_PUBLIC (log, DL_UNARY_LOG, "the natural logarithm")
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (relu, DL_UNARY_RELU, "max (x, 0)")
 /**
@@ -1237,7 +1237,7 @@ DEFINE_UNARY_PUBLIC (relu, DL_UNARY_RELU, "max (x, 0)")
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (abs, DL_UNARY_ABS, "|x|")
 /**
@@ -1249,7 +1249,7 @@ DEFINE_UNARY_PUBLIC (abs, DL_UNARY_ABS, "|x|")
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (sqrt, DL_UNARY_SQRT, "the square root")
 /**
@@ -1261,7 +1261,7 @@ DEFINE_UNARY_PUBLIC (sqrt, DL_UNARY_SQRT, "the square root")
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (tanh, DL_UNARY_TANH, "the hyperbolic tangent")
 /**
@@ -1273,7 +1273,7 @@ DEFINE_UNARY_PUBLIC (tanh, DL_UNARY_TANH, "the hyperbolic tangent")
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DEFINE_UNARY_PUBLIC (sigmoid, DL_UNARY_SIGMOID, "1 / (1 + e^-x)")
 
@@ -1297,7 +1297,7 @@ to_dtype_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
  *
  * Returns: (transfer full): the converted tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_to_dtype (DlTensor *self, DlDType dtype, GError **error)
@@ -1337,7 +1337,7 @@ identity_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
  * Returns: (transfer full): a contiguous copy with its own storage, or
  *   %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_clone (DlTensor *self, GError **error)

@@ -305,7 +305,7 @@ sum_mean (gboolean mean,
  *
  * Returns: (transfer full): the sum, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_sum (DlTensor *self, GError **error)
@@ -325,7 +325,7 @@ dl_tensor_sum (DlTensor *self, GError **error)
  *
  * Returns: (transfer full): the sums, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_sum_dims (DlTensor *self,
@@ -345,7 +345,7 @@ dl_tensor_sum_dims (DlTensor *self,
  * Returns: (transfer full): the mean of all elements as a 0-d tensor, or
  *   %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_mean (DlTensor *self, GError **error)
@@ -365,7 +365,7 @@ dl_tensor_mean (DlTensor *self, GError **error)
  *
  * Returns: (transfer full): the means, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_mean_dims (DlTensor *self,
@@ -436,7 +436,7 @@ extremum_all (DlReduceOp op, DlTensor *self, GError **error)
  * Returns: (transfer full): the largest element as a 0-d tensor (NaN if
  *   any), or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_max (DlTensor *self, GError **error)
@@ -452,7 +452,7 @@ dl_tensor_max (DlTensor *self, GError **error)
  * Returns: (transfer full): the smallest element as a 0-d tensor (NaN if
  *   any), or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_min (DlTensor *self, GError **error)
@@ -550,7 +550,7 @@ extremum_dim (DlReduceOp op,
  *
  * Returns: (transfer full): the values, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_max_dim (DlTensor *self, gint dim, gboolean keepdim, DlTensor **indices, GError **error)
@@ -571,7 +571,7 @@ dl_tensor_max_dim (DlTensor *self, gint dim, gboolean keepdim, DlTensor **indice
  *
  * Returns: (transfer full): the values, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_min_dim (DlTensor *self, gint dim, gboolean keepdim, DlTensor **indices, GError **error)
@@ -589,7 +589,7 @@ dl_tensor_min_dim (DlTensor *self, gint dim, gboolean keepdim, DlTensor **indice
  * Returns: (transfer full): the int64 positions of the maxima along @dim,
  *   or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_argmax (DlTensor *self, gint dim, gboolean keepdim, GError **error)
@@ -612,7 +612,7 @@ dl_tensor_argmax (DlTensor *self, gint dim, gboolean keepdim, GError **error)
  * Returns: (transfer full): the int64 positions of the minima along @dim,
  *   or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_argmin (DlTensor *self, gint dim, gboolean keepdim, GError **error)
@@ -721,7 +721,7 @@ prod_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
  *
  * Returns: (transfer full): the products, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_prod_dims (DlTensor *self,
@@ -761,7 +761,7 @@ dl_tensor_prod_dims (DlTensor *self,
  * Returns: (transfer full): the product of all elements as a 0-d tensor
  *   (int64 for integer and bool tensors), or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_prod (DlTensor *self, GError **error)
@@ -854,7 +854,7 @@ amax_amin (DlReduceOp op,
  *
  * Returns: (transfer full): the maxima, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_amax (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim, GError **error)
@@ -875,7 +875,7 @@ dl_tensor_amax (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim
  *
  * Returns: (transfer full): the minima, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_amin (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim, GError **error)
@@ -908,7 +908,7 @@ all_any (DlReduceOp op, DlTensor *self, const gint *dims, gsize n, gboolean keep
  *
  * Returns: (transfer full): the results, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_all (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim, GError **error)
@@ -929,7 +929,7 @@ dl_tensor_all (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim,
  *
  * Returns: (transfer full): the results, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_any (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim, GError **error)
@@ -969,7 +969,7 @@ nansum_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
  *
  * Returns: (transfer full): the sums, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_nansum (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim, GError **error)

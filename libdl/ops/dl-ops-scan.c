@@ -253,7 +253,7 @@ scan (DlScanOp op, DlTensor *self, gint dim, GError **error)
  * Returns: (transfer full): the sums, shaped like @self, or %NULL with
  *   @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_cumsum (DlTensor *self, gint dim, GError **error)
@@ -273,7 +273,7 @@ dl_tensor_cumsum (DlTensor *self, gint dim, GError **error)
  * Returns: (transfer full): the products, shaped like @self, or %NULL with
  *   @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_cumprod (DlTensor *self, gint dim, GError **error)
@@ -332,7 +332,7 @@ scan_extremum (gboolean is_max, DlTensor *self, gint dim, DlTensor **indices, GE
  * Returns: (transfer full): the maxima, shaped like @self, or %NULL with
  *   @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_cummax (DlTensor *self, gint dim, DlTensor **indices, GError **error)
@@ -353,7 +353,7 @@ dl_tensor_cummax (DlTensor *self, gint dim, DlTensor **indices, GError **error)
  * Returns: (transfer full): the minima, shaped like @self, or %NULL with
  *   @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_cummin (DlTensor *self, gint dim, DlTensor **indices, GError **error)
@@ -451,7 +451,7 @@ sort_rows (DlTensor *self,
  *
  * Returns: (transfer full): the sorted values, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_sort (DlTensor *self, gint dim, gboolean descending, DlTensor **indices, GError **error)
@@ -488,7 +488,7 @@ dl_tensor_sort (DlTensor *self, gint dim, gboolean descending, DlTensor **indice
  *
  * Returns: (transfer full): the values, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_topk (DlTensor *self,
@@ -689,7 +689,7 @@ pick_dim (const gchar *name,
  *
  * Returns: (transfer full): the medians, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_median_dim (DlTensor *self,
@@ -715,7 +715,7 @@ dl_tensor_median_dim (DlTensor *self,
  *
  * Returns: (transfer full): the medians, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_nanmedian_dim (DlTensor *self,
@@ -741,7 +741,7 @@ dl_tensor_nanmedian_dim (DlTensor *self,
  *
  * Returns: (transfer full): the values, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_kthvalue (DlTensor *self,
@@ -816,7 +816,7 @@ median_all (gboolean skip_nan, DlTensor *self, GError **error)
  * Returns: (transfer full): the median as a 0-d tensor, or %NULL with
  *   @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_median (DlTensor *self, GError **error)
@@ -834,7 +834,7 @@ dl_tensor_median (DlTensor *self, GError **error)
  * Returns: (transfer full): the median as a 0-d tensor, or %NULL with
  *   @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_nanmedian (DlTensor *self, GError **error)
@@ -857,7 +857,7 @@ dl_tensor_nanmedian (DlTensor *self, GError **error)
  *
  * Returns: (transfer full): the values, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_unique (DlTensor *self, DlTensor **inverse, DlTensor **counts, GError **error)
@@ -922,7 +922,7 @@ dl_tensor_unique (DlTensor *self, DlTensor **inverse, DlTensor **counts, GError 
  *
  * Returns: (transfer full): the values, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_unique_consecutive (DlTensor *self, DlTensor **inverse, DlTensor **counts, GError **error)
@@ -1166,7 +1166,7 @@ unique_slices (DlTensor *self,
  *
  * Returns: (transfer full): the unique slices, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_unique_dim (DlTensor *self,
@@ -1200,7 +1200,7 @@ dl_tensor_unique_dim (DlTensor *self,
  *
  * Returns: (transfer full): the slices, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_unique_consecutive_dim (DlTensor *self,

@@ -538,7 +538,7 @@ scatter_impl (const gchar *op,
  *
  * Returns: (transfer full): the new tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_scatter (DlTensor *self, gint dim, DlTensor *index, DlTensor *src, GError **error)
@@ -561,7 +561,7 @@ dl_tensor_scatter (DlTensor *self, gint dim, DlTensor *index, DlTensor *src, GEr
  *
  * Returns: (transfer full): the new tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_scatter_value (DlTensor *self, gint dim, DlTensor *index, gdouble value, GError **error)
@@ -583,7 +583,7 @@ dl_tensor_scatter_value (DlTensor *self, gint dim, DlTensor *index, gdouble valu
  *
  * Returns: (transfer full): the new tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_scatter_add (DlTensor *self, gint dim, DlTensor *index, DlTensor *src, GError **error)
@@ -628,7 +628,7 @@ scatter_inplace (const gchar *op,
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_scatter_ (DlTensor *self, gint dim, DlTensor *index, DlTensor *src, GError **error)
@@ -651,7 +651,7 @@ dl_tensor_scatter_ (DlTensor *self, gint dim, DlTensor *index, DlTensor *src, GE
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_scatter_value_ (DlTensor *self, gint dim, DlTensor *index, gdouble value, GError **error)
@@ -672,7 +672,7 @@ dl_tensor_scatter_value_ (DlTensor *self, gint dim, DlTensor *index, gdouble val
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_scatter_add_ (DlTensor *self, gint dim, DlTensor *index, DlTensor *src, GError **error)
@@ -698,7 +698,7 @@ dl_tensor_scatter_add_ (DlTensor *self, gint dim, DlTensor *index, DlTensor *src
  *
  * Returns: (transfer full): the new tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_scatter_with_reduce (DlTensor *self,
@@ -733,7 +733,7 @@ dl_tensor_scatter_with_reduce (DlTensor *self,
  *
  * Returns: (transfer full): the new tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_scatter_value_with_reduce (DlTensor *self,
@@ -766,7 +766,7 @@ dl_tensor_scatter_value_with_reduce (DlTensor *self,
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_scatter_with_reduce_ (DlTensor *self,
@@ -799,7 +799,7 @@ dl_tensor_scatter_with_reduce_ (DlTensor *self,
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_scatter_value_with_reduce_ (DlTensor *self,
@@ -842,7 +842,7 @@ dl_tensor_scatter_value_with_reduce_ (DlTensor *self,
  *
  * Returns: (transfer full): the new tensor, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_scatter_reduce (DlTensor *self,
@@ -878,7 +878,7 @@ dl_tensor_scatter_reduce (DlTensor *self,
  *
  * Returns: (transfer full): @self, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_scatter_reduce_ (DlTensor *self,

@@ -232,7 +232,7 @@ view_strides (DlTensor *self, const gint64 *shape, gint ndim, gint64 *strides)
  *
  * Returns: (transfer full): the view, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_view (DlTensor *self, const gint64 *shape, gsize n_dims, GError **error)
@@ -265,7 +265,7 @@ dl_tensor_view (DlTensor *self, const gint64 *shape, gsize n_dims, GError **erro
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_reshape (DlTensor *self, const gint64 *shape, gsize n_dims, GError **error)
@@ -294,7 +294,7 @@ dl_tensor_reshape (DlTensor *self, const gint64 *shape, gsize n_dims, GError **e
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_flatten (DlTensor *self, gint start_dim, gint end_dim, GError **error)
@@ -340,7 +340,7 @@ dl_tensor_flatten (DlTensor *self, gint start_dim, gint end_dim, GError **error)
  *
  * Returns: (transfer full): the view, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_permute (DlTensor *self, const gint *dims, gsize n_dims, GError **error)
@@ -388,7 +388,7 @@ dl_tensor_permute (DlTensor *self, const gint *dims, gsize n_dims, GError **erro
  *
  * Returns: (transfer full): the view, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_transpose (DlTensor *self, gint dim0, gint dim1, GError **error)
@@ -418,7 +418,7 @@ dl_tensor_transpose (DlTensor *self, gint dim0, gint dim1, GError **error)
  *
  * Returns: (transfer full): the view, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_t (DlTensor *self, GError **error)
@@ -450,7 +450,7 @@ dl_tensor_t (DlTensor *self, GError **error)
  * Returns: (transfer full): a view with one more dim, or %NULL with @error
  *   set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_unsqueeze (DlTensor *self, gint dim, GError **error)
@@ -501,7 +501,7 @@ dl_tensor_unsqueeze (DlTensor *self, gint dim, GError **error)
  * Returns: (transfer full): a view without dim @dim when its size is 1,
  *   else a view of the same shape; %NULL with @error set on a bad dim
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_squeeze_dim (DlTensor *self, gint dim, GError **error)
@@ -533,7 +533,7 @@ dl_tensor_squeeze_dim (DlTensor *self, gint dim, GError **error)
  *
  * Returns: (transfer full): the view, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_expand (DlTensor *self, const gint64 *shape, gsize n_dims, GError **error)
@@ -602,7 +602,7 @@ dl_tensor_expand (DlTensor *self, const gint64 *shape, gsize n_dims, GError **er
  * Returns: (transfer full): @self when it is contiguous, else a
  *   contiguous copy; %NULL with @error set if memory runs out
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_contiguous (DlTensor *self, GError **error)
@@ -620,7 +620,7 @@ dl_tensor_contiguous (DlTensor *self, GError **error)
  * Returns: (transfer full): a view of the same storage that is cut off
  *   from the autograd graph and does not require grad
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_detach (DlTensor *self)
@@ -643,7 +643,7 @@ dl_tensor_detach (DlTensor *self)
  *
  * Returns: (transfer full): the view, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_slice (DlTensor *self, gint dim, gint64 start, gint64 end, gint64 step, GError **error)
@@ -694,7 +694,7 @@ dl_tensor_slice (DlTensor *self, gint dim, gint64 start, gint64 end, gint64 step
  *
  * Returns: (transfer full): the view, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_narrow (DlTensor *self, gint dim, gint64 start, gint64 length, GError **error)
@@ -734,7 +734,7 @@ dl_tensor_narrow (DlTensor *self, gint dim, gint64 start, gint64 length, GError 
  *
  * Returns: (transfer full): the view, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_select (DlTensor *self, gint dim, gint64 index, GError **error)
@@ -787,7 +787,7 @@ dl_tensor_select (DlTensor *self, gint dim, gint64 index, GError **error)
  * Returns: (transfer full): the result (a view when the layout allows), or
  *   %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_unflatten (DlTensor *self, gint dim, const gint64 *sizes, gsize n_sizes, GError **error)

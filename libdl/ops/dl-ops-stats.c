@@ -98,7 +98,7 @@ var_impl (const gchar *op,
  *
  * Returns: (transfer full): the variances, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_var (DlTensor *self,
@@ -126,7 +126,7 @@ dl_tensor_var (DlTensor *self,
  * Returns: (transfer full): the standard deviations, or %NULL with @error
  *   set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_std (DlTensor *self,
@@ -241,7 +241,7 @@ normp_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
  *
  * Returns: (transfer full): the norms, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_norm (DlTensor *self,
@@ -376,7 +376,7 @@ dtype_max (DlDType dt)
  *
  * Returns: (transfer full): the results, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_logsumexp (DlTensor *self,
@@ -455,7 +455,7 @@ dl_tensor_logsumexp (DlTensor *self,
  *
  * Returns: (transfer full): the means, or %NULL with @error set
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlTensor *
 dl_tensor_nanmean (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim, GError **error)

@@ -18,7 +18,7 @@
  * parameters to update and a learning rate; dl_optimizer_step() applies
  * the subclass's update rule.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 
 typedef struct
@@ -96,7 +96,7 @@ dl_optimizer_class_init (DlOptimizerClass *klass)
    *
    * The learning rate.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_LR]
       = g_param_spec_double ("lr", NULL, NULL, 0, G_MAXDOUBLE, 1e-3,
@@ -123,7 +123,7 @@ dl_optimizer_init (DlOptimizer *self)
  *
  * Returns: %TRUE on success
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 dl_optimizer_step (DlOptimizer *self, GError **error)
@@ -154,7 +154,7 @@ dl_optimizer_step (DlOptimizer *self, GError **error)
  *
  * Clears the gradients of the parameters before the next backward.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 dl_optimizer_zero_grad (DlOptimizer *self, gboolean set_to_none)
@@ -186,7 +186,7 @@ dl_optimizer_zero_grad (DlOptimizer *self, gboolean set_to_none)
  *
  * Adds parameters; the optimizer keeps references to them.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 dl_optimizer_add_params (DlOptimizer *self, GPtrArray *params)
@@ -210,7 +210,7 @@ dl_optimizer_add_params (DlOptimizer *self, GPtrArray *params)
  *
  * Returns: (transfer none) (element-type DlTensor): the parameters
  *
- * Since: 1.0
+ * Since: 0.1
  */
 GPtrArray *
 dl_optimizer_get_params (DlOptimizer *self)
@@ -228,7 +228,7 @@ dl_optimizer_get_params (DlOptimizer *self)
  *
  * Returns: the learning rate
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gdouble
 dl_optimizer_get_lr (DlOptimizer *self)
@@ -247,7 +247,7 @@ dl_optimizer_get_lr (DlOptimizer *self)
  *
  * Sets the learning rate.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 dl_optimizer_set_lr (DlOptimizer *self, gdouble lr)

@@ -25,7 +25,7 @@ G_DECLARE_DERIVABLE_TYPE (DlOptimizer, dl_optimizer, DL, OPTIMIZER, GObject)
  *
  * The class of optimizers. Subclasses override @step.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 struct _DlOptimizerClass
 {

@@ -19,7 +19,7 @@
  * Stochastic gradient descent with optional momentum, dampening, weight
  * decay and Nesterov momentum.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 struct _DlSgd
 {
@@ -125,7 +125,7 @@ dl_sgd_init (DlSgd *self)
  * Returns: (transfer full): a new optimizer, or %NULL with @error set for
  *   invalid hyper-parameters
  *
- * Since: 1.0
+ * Since: 0.1
  */
 DlSgd *
 dl_sgd_new (GPtrArray *params,
