@@ -35,10 +35,11 @@ typedef struct
   gint64 strides[DL_MAX_DIMS];
 } ViewGeometry;
 
-static ViewGeometry *
-geometry_new (DlTensor *base, DlTensor *view)
+/* Gives @node the geometry of @view in @base as its state. */
+static void
+save_geometry (DlNode *node, DlTensor *base, DlTensor *view)
 {
-  ViewGeometry *g = g_new (ViewGeometry, 1);
+  ViewGeometry *g = DL_NODE_NEW_STATE (node, ViewGeometry);
 
   g->base_ndim = base->ndim;
   g->ndim = view->ndim;
@@ -53,7 +54,6 @@ geometry_new (DlTensor *base, DlTensor *view)
       g->sizes[i] = view->sizes[i];
       g->strides[i] = view->strides[i];
     }
-  return g;
 }
 
 /* Zeros laid out as the base is (its strides, in a buffer just big enough),
@@ -91,7 +91,7 @@ view_in (DlTensor *buf, const ViewGeometry *g, const gint64 *sizes)
 static gboolean
 as_strided_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
-  const ViewGeometry *g = dl_node_data (node)->extra;
+  const ViewGeometry *g = dl_node_state (node);
   g_autoptr (DlTensor) buf = NULL;
   g_autoptr (DlTensor) part = NULL;
   g_autoptr (DlTensor) slice = NULL;
@@ -120,7 +120,7 @@ as_strided_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 static gboolean
 copy_slices_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
-  const ViewGeometry *g = dl_node_data (node)->extra;
+  const ViewGeometry *g = dl_node_state (node);
   g_autoptr (DlTensor) buf = NULL;
   g_autoptr (DlTensor) slice = NULL;
   g_autoptr (DlTensor) copied = NULL;
@@ -154,15 +154,12 @@ dl_view_regenerate (DlTensor *view)
 {
   DlTensor *base = view->base;
   g_autoptr (DlNode) node = NULL;
-  DlNodeData *d;
 
   view->view_version = view->storage->version;
   if (!base->requires_grad)
     return;
   node = dl_node_new_for_op ("AsStridedBackward0", as_strided_backward, 1, &base);
-  d = dl_node_data (node);
-  d->extra = geometry_new (base, view);
-  d->extra_free = g_free;
+  save_geometry (node, base, view);
   dl_node_set_output (node, view, 0);
 }
 
@@ -175,12 +172,9 @@ dl_view_take_history (DlTensor *view, DlTensor *holder)
 {
   DlTensor *base = view->base;
   g_autoptr (DlNode) node = NULL;
-  DlNodeData *d;
 
   node = dl_node_new_for_op ("CopySlices", copy_slices_backward, 2, (DlTensor *[]){ base, holder });
-  d = dl_node_data (node);
-  d->extra = geometry_new (base, view);
-  d->extra_free = g_free;
+  save_geometry (node, base, view);
   dl_node_set_output (node, base, 0);
   dl_view_regenerate (view);
 }

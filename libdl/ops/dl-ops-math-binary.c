@@ -31,6 +31,12 @@ static const struct
   [DL_BINARY_ZERO_WHERE] = { "zero_where", NULL },
 };
 
+typedef struct
+{
+  DlBinaryOp op;
+  DlSavedTensor a, b, out; /* out: pow only */
+} MathBinaryState;
+
 static gboolean math_binary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error);
 
 /* whether the integer tensor @b has a zero element */
@@ -156,11 +162,13 @@ math_binary (DlBinaryOp op, DlTensor *a, DlTensor *b, GError **error)
       g_autoptr (DlNode) node = dl_node_new_for_op (binary_info[op].node, math_binary_backward, 2,
                                                     (DlTensor *[]){ a, b });
 
-      dl_node_data (node)->ints[0] = op;
-      dl_node_save (node, a, FALSE);
-      dl_node_save (node, b, FALSE);
+      MathBinaryState *s = DL_NODE_NEW_STATE (node, MathBinaryState);
+
+      s->op = op;
+      dl_node_save (node, &s->a, a, FALSE);
+      dl_node_save (node, &s->b, b, FALSE);
       if (op == DL_BINARY_POW)
-        dl_node_save (node, out, TRUE);
+        dl_node_save (node, &s->out, out, TRUE);
       dl_node_set_output (node, out, 0);
     }
   return g_steal_pointer (&out);
@@ -182,13 +190,14 @@ static gboolean
 math_binary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlNodeData *d = dl_node_data (node);
-  DlBinaryOp op = d->ints[0];
+  const MathBinaryState *s = dl_node_state (node);
+  DlBinaryOp op = s->op;
   DlTensor *g = go[0], *a, *b;
   g_autoptr (DlTensor) ga = NULL;
   g_autoptr (DlTensor) gb = NULL;
 
-  TRY (a = dl_node_get_saved (node, 0, error));
-  TRY (b = dl_node_get_saved (node, 1, error));
+  TRY (a = dl_node_saved (node, &s->a, error));
+  TRY (b = dl_node_saved (node, &s->b, error));
   switch (op)
     {
       case DL_BINARY_POW:
@@ -212,7 +221,7 @@ math_binary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error
             g_autoptr (DlTensor) az = NULL;
             g_autoptr (DlTensor) bnn = NULL;
 
-            TRY (out = dl_node_get_saved (node, 2, error));
+            TRY (out = dl_node_saved (node, &s->out, error));
             TRY (la = dl_tensor_log (a, error));
             TRY (ol = dl_tensor_mul (out, la, error));
             TRY (t = dl_tensor_mul (g, ol, error));
@@ -558,19 +567,27 @@ dl_tensor_logical_xor (DlTensor *self, DlTensor *other, GError **error)
 
 /* ---- clamp, lerp and in-place forms ---------------------------------- */
 
+/* The node's inputs are self, then min and max where given. */
+typedef struct
+{
+  gboolean has_min, has_max;
+  DlSavedTensor x, min, max;
+} ClampState;
+
 static gboolean
 clamp_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlNodeData *d = dl_node_data (node);
-  gboolean has_min = d->ints[0], has_max = d->ints[1];
+  const ClampState *s = dl_node_state (node);
+  gboolean has_min = s->has_min, has_max = s->has_max;
   DlTensor *g = go[0], *x, *mn = NULL, *mx = NULL;
   guint imax = has_min ? 2 : 1;
 
-  TRY (x = dl_node_get_saved (node, 0, error));
+  TRY (x = dl_node_saved (node, &s->x, error));
   if (has_min)
-    TRY (mn = dl_node_get_saved (node, 1, error));
+    TRY (mn = dl_node_saved (node, &s->min, error));
   if (has_max)
-    TRY (mx = dl_node_get_saved (node, imax, error));
+    TRY (mx = dl_node_saved (node, &s->max, error));
 
   if (dl_node_needs_input_grad (node, 0))
     {
@@ -697,10 +714,15 @@ dl_tensor_clamp (DlTensor *self, DlTensor *min, DlTensor *max, GError **error)
     {
       g_autoptr (DlNode) node = dl_node_new_for_op ("ClampBackward1", clamp_backward, n, inputs);
 
-      dl_node_data (node)->ints[0] = min != NULL;
-      dl_node_data (node)->ints[1] = max != NULL;
-      for (guint i = 0; i < n; i++)
-        dl_node_save (node, inputs[i], FALSE);
+      ClampState *s = DL_NODE_NEW_STATE (node, ClampState);
+
+      s->has_min = min != NULL;
+      s->has_max = max != NULL;
+      dl_node_save (node, &s->x, self, FALSE);
+      if (min)
+        dl_node_save (node, &s->min, min, FALSE);
+      if (max)
+        dl_node_save (node, &s->max, max, FALSE);
       dl_node_set_output (node, out, 0);
     }
   return g_steal_pointer (&out);

@@ -114,6 +114,12 @@ static const struct
   [DL_UNARY_NAN_TO_NUM] = { "nan_to_num", "NanToNumBackward0", KIND_NAN, FALSE },
 };
 
+typedef struct
+{
+  DlUnaryOp op;
+  DlSavedTensor saved; /* the output when save_output, else the input */
+} MathUnaryState;
+
 static gboolean math_unary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error);
 
 static DlTensor *
@@ -173,11 +179,13 @@ math_unary (DlUnaryOp op, DlTensor *x, const gdouble *params, GError **error)
       g_autoptr (DlNode) node
           = dl_node_new_for_op (unary_info[op].node, math_unary_backward, 1, &x);
 
-      dl_node_data (node)->ints[0] = op;
+      MathUnaryState *s = DL_NODE_NEW_STATE (node, MathUnaryState);
+
+      s->op = op;
       if (unary_info[op].save_output)
-        dl_node_save (node, out, TRUE);
+        dl_node_save (node, &s->saved, out, TRUE);
       else
-        dl_node_save (node, x, FALSE);
+        dl_node_save (node, &s->saved, x, FALSE);
       dl_node_set_output (node, out, 0);
     }
   return g_steal_pointer (&out);
@@ -229,10 +237,11 @@ gelu_grad (DlTensor *g, DlTensor *x, gboolean approximate, GError **error)
 static gboolean
 math_unary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
-  DlUnaryOp op = dl_node_data (node)->ints[0];
+  const MathUnaryState *state = dl_node_state (node);
+  DlUnaryOp op = state->op;
   DlTensor *g = go[0], *s;
 
-  TRY (s = dl_node_get_saved (node, 0, error));
+  TRY (s = dl_node_saved (node, &state->saved, error));
   switch (op)
     {
       case DL_UNARY_EXPM1: /* s = expm1 (x): g (s + 1) */

@@ -156,6 +156,13 @@ compute_dtype (DlBinaryOp op, DlTensor *a, DlTensor *b, DlDType *result)
   return r;
 }
 
+typedef struct
+{
+  DlBinaryOp op;
+  gdouble alpha;
+  DlSavedTensor a, b; /* mul, div, maximum, minimum */
+} BinaryState;
+
 static gboolean binary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error);
 
 /* @t in the compute dtype @cdt. An op whose result is a 16-bit float
@@ -246,15 +253,15 @@ binary_op (DlBinaryOp op, DlTensor *a, DlTensor *b, gdouble alpha, DlTensor *int
     {
       g_autoptr (DlNode) node
           = dl_node_new_for_op (binary_nodes[op], binary_backward, 2, (DlTensor *[]){ a, b });
-      DlNodeData *d = dl_node_data (node);
+      BinaryState *s = DL_NODE_NEW_STATE (node, BinaryState);
 
-      d->ints[0] = op;
-      d->scalars[0] = alpha;
+      s->op = op;
+      s->alpha = alpha;
       if (op == DL_BINARY_MUL || op == DL_BINARY_DIV || op == DL_BINARY_MAXIMUM
           || op == DL_BINARY_MINIMUM)
         {
-          dl_node_save (node, a, FALSE);
-          dl_node_save (node, b, FALSE);
+          dl_node_save (node, &s->a, a, FALSE);
+          dl_node_save (node, &s->b, b, FALSE);
         }
       dl_node_set_output (node, out, 0);
     }
@@ -282,7 +289,8 @@ static gboolean
 binary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlNodeData *d = dl_node_data (node);
-  DlBinaryOp op = d->ints[0];
+  const BinaryState *s = dl_node_state (node);
+  DlBinaryOp op = s->op;
   DlTensor *g = go[0];
   DlTensor *a = NULL, *b = NULL;
   g_autoptr (DlTensor) ga = NULL;
@@ -291,8 +299,8 @@ binary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   if (op == DL_BINARY_MUL || op == DL_BINARY_DIV || op == DL_BINARY_MAXIMUM
       || op == DL_BINARY_MINIMUM)
     {
-      TRY (a = dl_node_get_saved (node, 0, error));
-      TRY (b = dl_node_get_saved (node, 1, error));
+      TRY (a = dl_node_saved (node, &s->a, error));
+      TRY (b = dl_node_saved (node, &s->b, error));
     }
   switch (op)
     {
@@ -301,8 +309,7 @@ binary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
         if (dl_node_needs_input_grad (node, 0))
           ga = g_object_ref (g);
         if (dl_node_needs_input_grad (node, 1))
-          TRY (gb = dl_tensor_mul_scalar (g, op == DL_BINARY_ADD ? d->scalars[0] : -d->scalars[0],
-                                          error));
+          TRY (gb = dl_tensor_mul_scalar (g, op == DL_BINARY_ADD ? s->alpha : -s->alpha, error));
         break;
       case DL_BINARY_MUL:
         if (dl_node_needs_input_grad (node, 0))
@@ -1049,6 +1056,12 @@ static const struct
   [DL_UNARY_SIGMOID] = { "sigmoid", "SigmoidBackward0", TRUE },
 };
 
+typedef struct
+{
+  DlUnaryOp op;
+  DlSavedTensor saved; /* the input (log, abs) or the output (the others but neg) */
+} UnaryState;
+
 static gboolean unary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error);
 
 static DlTensor *
@@ -1091,12 +1104,13 @@ unary_op (DlUnaryOp op, DlTensor *x, GError **error)
   if (dl_autograd_any_requires (1, &x))
     {
       g_autoptr (DlNode) node = dl_node_new_for_op (unary_info[op].node, unary_backward, 1, &x);
+      UnaryState *s = DL_NODE_NEW_STATE (node, UnaryState);
 
-      dl_node_data (node)->ints[0] = op;
+      s->op = op;
       if (op == DL_UNARY_LOG || op == DL_UNARY_ABS)
-        dl_node_save (node, x, FALSE);
+        dl_node_save (node, &s->saved, x, FALSE);
       else if (op != DL_UNARY_NEG)
-        dl_node_save (node, out, TRUE);
+        dl_node_save (node, &s->saved, out, TRUE);
       dl_node_set_output (node, out, 0);
     }
   return g_steal_pointer (&out);
@@ -1112,11 +1126,12 @@ mask_to (DlTensor *mask, DlDType dtype, GError **error)
 static gboolean
 unary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
-  DlUnaryOp op = dl_node_data (node)->ints[0];
+  const UnaryState *state = dl_node_state (node);
+  DlUnaryOp op = state->op;
   DlTensor *g = go[0], *s = NULL;
 
   if (op != DL_UNARY_NEG)
-    TRY (s = dl_node_get_saved (node, 0, error));
+    TRY (s = dl_node_saved (node, &state->saved, error));
   switch (op)
     {
       case DL_UNARY_NEG:

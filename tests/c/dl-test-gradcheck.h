@@ -16,7 +16,7 @@
 
 #include "dl-test-utils.h"
 
-#define DL_TEST_GRAD_MAX_INPUTS 3
+#define DL_TEST_GRAD_MAX_INPUTS 8
 #define DL_TEST_GRAD_EPS 1e-6
 #define DL_TEST_GRAD_TOL 1e-6
 

@@ -72,6 +72,13 @@ f_log_softmax0 (DlTensor **x, GError **e)
   return dl_tensor_log_softmax (x[0], 0, e);
 }
 
+/* one node with seven inputs (nodes have no fixed arity) */
+static DlTensor *
+f_cat7 (DlTensor **x, GError **e)
+{
+  return dl_cat (x, 7, 1, e);
+}
+
 static DlTensor *
 f_sum_dims (DlTensor **x, GError **e)
 {
@@ -233,6 +240,13 @@ static const DlTestGradCase grad_cases[] = {
   { "log-softmax-dim0", f_log_softmax0, 1, { { 3, 5 } }, { 2 }, 0, FALSE },
   { "max-dim", f_max_dim, 1, { { 4, 5 } }, { 2 }, 0, FALSE },
   { "chain", f_chain, 3, { { 4, 3 }, { 3, 5 }, { 5 } }, { 2, 2, 1 }, 0, FALSE },
+  { "cat-7",
+    f_cat7,
+    7,
+    { { 2, 1 }, { 2, 3 }, { 2, 2 }, { 2, 1 }, { 2, 4 }, { 2, 1 }, { 2, 2 } },
+    { 2, 2, 2, 2, 2, 2, 2 },
+    0,
+    FALSE },
   { "neg", f_neg, 1, { { 3, 4 } }, { 2 }, 0, FALSE },
   { "tanh", f_tanh, 1, { { 3, 4 } }, { 2 }, 0, FALSE },
   { "sigmoid", f_sigmoid, 1, { { 3, 4 } }, { 2 }, 0, FALSE },
@@ -381,6 +395,52 @@ test_grad_fn_names (void)
   g_assert_cmpuint (dl_node_get_n_inputs (node), ==, 2);
   g_assert_true (dl_node_get_next_node (node, 0) == dl_tensor_get_grad_fn (c));
   g_assert_cmpstr (dl_node_get_name (dl_tensor_get_grad_fn (c)), ==, "MmBackward0");
+}
+
+/* A node takes any number of inputs: cat of 9 tensors is one node with an
+ * edge to each. */
+static void
+test_many_inputs (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) xs = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr (DlTensor) y = NULL;
+  g_autoptr (DlTensor) w = NULL;
+  g_autoptr (DlTensor) yw = NULL;
+  g_autoptr (DlTensor) loss = NULL;
+  DlNode *node;
+  gint64 offset = 0;
+
+  for (gint i = 0; i < 9; i++)
+    {
+      DlTensor *x = dl_zeros (DL_TEST_SHAPE (i + 1), DL_DTYPE_FLOAT64, NULL, &error);
+      g_assert_no_error (error);
+      dl_tensor_set_requires_grad (x, TRUE, &error);
+      g_ptr_array_add (xs, x);
+    }
+  y = dl_cat ((DlTensor **)xs->pdata, xs->len, 0, &error);
+  g_assert_no_error (error);
+  node = dl_tensor_get_grad_fn (y);
+  g_assert_cmpstr (dl_node_get_name (node), ==, "CatBackward0");
+  g_assert_cmpuint (dl_node_get_n_inputs (node), ==, 9);
+  for (guint i = 0; i < 9; i++)
+    g_assert_null (dl_node_get_next_node (node, i)); /* leaves */
+  /* loss = sum (y * (0, 1, 2, ...)): input i's gradient is its slice */
+  w = dl_arange (0, 45, 1, DL_DTYPE_FLOAT64, NULL, &error);
+  yw = dl_tensor_mul (y, w, &error);
+  loss = dl_tensor_sum (yw, &error);
+  g_assert_true (dl_tensor_backward (loss, NULL, FALSE, FALSE, &error));
+  g_assert_no_error (error);
+  for (gint i = 0; i < 9; i++)
+    {
+      DlTensor *grad = dl_tensor_get_grad (g_ptr_array_index (xs, i));
+      g_autofree gdouble *expected = g_new (gdouble, i + 1);
+
+      for (gint k = 0; k <= i; k++)
+        expected[k] = offset + k;
+      offset += i + 1;
+      dl_test_assert_values (grad, expected, i + 1, 0);
+    }
 }
 
 static void
@@ -691,6 +751,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/autograd/backward-errors", test_backward_errors);
   g_test_add_func ("/autograd/no-grad", test_no_grad);
   g_test_add_func ("/autograd/grad-fn-names", test_grad_fn_names);
+  g_test_add_func ("/autograd/many-inputs", test_many_inputs);
   g_test_add_func ("/autograd/create-graph", test_create_graph);
   g_test_add_func ("/autograd/no-cycles", test_no_cycles);
   g_test_add_func ("/autograd/inplace/checks", test_inplace_checks);
