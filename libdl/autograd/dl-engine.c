@@ -123,7 +123,7 @@ accumulate_leaf (DlTensor *leaf, DlTensor *g, gboolean create_graph, GError **er
     }
   {
     gboolean was = dl_set_grad_enabled (FALSE);
-    g_autoptr (DlTensor) r = dl_tensor_add_ (leaf->grad, gg, error);
+    DlTensor *r = dl_tensor_add_ (leaf->grad, gg, error);
     dl_set_grad_enabled (was);
     return r != NULL;
   }

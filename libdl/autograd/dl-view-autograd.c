@@ -95,7 +95,7 @@ as_strided_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   g_autoptr (DlTensor) buf = NULL;
   g_autoptr (DlTensor) part = NULL;
   g_autoptr (DlTensor) slice = NULL;
-  g_autoptr (DlTensor) done = NULL;
+  DlTensor *done = NULL;
   gint64 sizes[DL_MAX_DIMS];
   gboolean was;
 
@@ -123,13 +123,11 @@ copy_slices_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error
   const ViewGeometry *g = dl_node_state (node);
   g_autoptr (DlTensor) buf = NULL;
   g_autoptr (DlTensor) slice = NULL;
-  g_autoptr (DlTensor) copied = NULL;
-  g_autoptr (DlTensor) zeroed = NULL;
   gboolean was, ok = FALSE;
 
   was = dl_set_grad_enabled (FALSE);
   if ((buf = base_zeros (g, go[0]->dtype, dl_tensor_get_device (go[0]), error))
-      && (copied = dl_tensor_copy_ (buf, go[0], error)))
+      && dl_tensor_copy_ (buf, go[0], error))
     {
       slice = view_in (buf, g, NULL);
       ok = TRUE;
@@ -137,7 +135,7 @@ copy_slices_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error
         ok = (gi[1] = dl_tensor_clone (slice, error)) != NULL;
       if (ok && dl_node_needs_input_grad (node, 0))
         {
-          ok = (zeroed = dl_tensor_fill_ (slice, 0, error)) != NULL;
+          ok = dl_tensor_fill_ (slice, 0, error) != NULL;
           if (ok)
             gi[0] = g_steal_pointer (&buf);
         }

@@ -156,7 +156,7 @@ dl_index_pad_to (DlTensor *src, const gint64 *shape, gint ndim, GError **error)
       }
     {
       gboolean was = dl_set_grad_enabled (FALSE);
-      g_autoptr (DlTensor) done = dl_tensor_copy_ (view, src, error);
+      DlTensor *done = dl_tensor_copy_ (view, src, error);
       dl_set_grad_enabled (was);
       if (!done)
         return NULL;
@@ -514,7 +514,7 @@ dl_index_inplace_alias (const gchar *op, DlTensor *self, GError **error)
  *
  * Writes @value where @mask holds, as torch.Tensor.masked_fill_.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -1008,7 +1008,7 @@ dl_tensor_index_put (DlTensor *self,
  * self[indices] = values (or += with @accumulate), in place, as
  * torch.Tensor.index_put_.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -1050,7 +1050,7 @@ dl_tensor_index_put_ (DlTensor *self,
                                 merged, 0, index, src, FALSE, error))
             return NULL;
           dl_storage_bump_version (self->storage);
-          return g_object_ref (self);
+          return self;
         }
     }
   if (!(alias = dl_index_inplace_alias ("index_put_", self, error))

@@ -106,7 +106,7 @@ dl_inplace_commit (DlTensor *self, DlTensor *result)
   dl_storage_bump_version (self->storage);
   if (result->grad_fn)
     dl_inplace_take_history (self, result);
-  return g_object_ref (self);
+  return self;
 }
 
 /* The old values of @self get no gradient from an overwrite: zeros. */

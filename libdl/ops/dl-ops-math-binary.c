@@ -817,7 +817,7 @@ relu_fn (DlTensor *src, gpointer data, GError **error)
  *
  * In place, self = max (self, 0).
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -844,7 +844,7 @@ clamp_fn (DlTensor *src, gpointer data, GError **error)
  *
  * In place, self = clamp (self, min, max).
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -908,7 +908,7 @@ binary_inplace (const gchar *name,
  *
  * In place, self = self ^ exponent.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -926,7 +926,7 @@ dl_tensor_pow_ (DlTensor *self, DlTensor *exponent, GError **error)
  *
  * In place, self = floor (self / other).
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -944,7 +944,7 @@ dl_tensor_floor_divide_ (DlTensor *self, DlTensor *other, GError **error)
  *
  * In place, self = self modulo other, with the sign of @other.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -962,7 +962,7 @@ dl_tensor_remainder_ (DlTensor *self, DlTensor *other, GError **error)
  *
  * In place, self = self & other.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -980,7 +980,7 @@ dl_tensor_bitwise_and_ (DlTensor *self, DlTensor *other, GError **error)
  *
  * In place, self = self | other.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -998,7 +998,7 @@ dl_tensor_bitwise_or_ (DlTensor *self, DlTensor *other, GError **error)
  *
  * In place, self = self ^ other.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */

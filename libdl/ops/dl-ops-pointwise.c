@@ -179,8 +179,9 @@ cast_through (DlTensor *t, DlDType result, DlDType cdt, GError **error)
   return dl_cast_nograd (t, cdt, error);
 }
 
-/* Computes op (a, b) into a new tensor, or into @into when given (its shape
- * must be the broadcast shape). Records autograd when asked. */
+/* Computes op (a, b) into a new tensor (transfer full), or into @into when
+ * given (its shape must be the broadcast shape; returns @into itself,
+ * transfer none). Records autograd for a new tensor. */
 static DlTensor *
 binary_op (DlBinaryOp op, DlTensor *a, DlTensor *b, gdouble alpha, DlTensor *into, GError **error)
 {
@@ -237,7 +238,7 @@ binary_op (DlBinaryOp op, DlTensor *a, DlTensor *b, gdouble alpha, DlTensor *int
           dl_tensor_backend (a)->copy (&iter, into->dtype, out->dtype);
         }
       dl_storage_bump_version (into->storage);
-      return g_object_ref (into);
+      return into;
     }
 
   if (rdt != out->dtype)
@@ -827,7 +828,7 @@ dl_tensor_rdiv_scalar (DlTensor *self, gdouble other, GError **error)
  *
  * In place, self = self + other.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -840,7 +841,7 @@ DEFINE_INPLACE (add, DL_BINARY_ADD, "self + other")
  *
  * In place, self = self - other.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -853,7 +854,7 @@ DEFINE_INPLACE (sub, DL_BINARY_SUB, "self - other")
  *
  * In place, self = self * other.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -866,7 +867,7 @@ DEFINE_INPLACE (mul, DL_BINARY_MUL, "self * other")
  *
  * In place, self = self / other.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -881,7 +882,7 @@ DEFINE_INPLACE (div, DL_BINARY_DIV, "self / other")
  *
  * In place, self = self + alpha * other (the optimizers' axpy).
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -899,7 +900,7 @@ dl_tensor_add_scaled_ (DlTensor *self, DlTensor *other, gdouble alpha, GError **
  *
  * In place, self = self + other.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -921,7 +922,7 @@ dl_tensor_add_scalar_ (DlTensor *self, gdouble other, GError **error)
  *
  * In place, self = self * other.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -943,7 +944,7 @@ dl_tensor_mul_scalar_ (DlTensor *self, gdouble other, GError **error)
  *
  * Sets every element to @value.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -967,7 +968,7 @@ dl_tensor_fill_ (DlTensor *self, gdouble value, GError **error)
   dl_storage_bump_version (self->storage);
   if (holder)
     dl_inplace_take_history (self, holder);
-  return g_object_ref (self);
+  return self;
 }
 
 /**
@@ -977,7 +978,7 @@ dl_tensor_fill_ (DlTensor *self, gdouble value, GError **error)
  *
  * Sets every element to zero.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -995,7 +996,7 @@ dl_tensor_zero_ (DlTensor *self, GError **error)
  *
  * Copies the elements of @src into @self, converting dtypes.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -1035,7 +1036,7 @@ dl_tensor_copy_ (DlTensor *self, DlTensor *src, GError **error)
   dl_storage_bump_version (self->storage);
   if (holder)
     dl_inplace_take_history (self, holder);
-  return g_object_ref (self);
+  return self;
 }
 
 /* ---- unary ops ---------------------------------------------------------- */

@@ -57,7 +57,9 @@ dl_check_no_partial_overlap (const gchar *op, DlTensor *out, DlTensor *input, GE
 /* The in-place protocol (dl-ops-inplace.c): refuse what autograd cannot
  * record, compute out of place on an alias carrying @self's history, then
  * write the result back into @self (casting), bump its version, and take
- * the result's history over when it has one. */
+ * the result's history over when it has one. In-place ops return @self
+ * itself, not a new reference (as g_string_append does), so commit does
+ * too. */
 gboolean dl_inplace_check_history (const gchar *op, DlTensor *self, GError **error);
 DlTensor *dl_inplace_alias (DlTensor *self);
 DlTensor *dl_inplace_commit (DlTensor *self, DlTensor *result);

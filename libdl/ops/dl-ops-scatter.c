@@ -640,7 +640,7 @@ scatter_inplace (const gchar *op,
  *
  * dl_tensor_scatter() in place, as torch.Tensor.scatter_.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -663,7 +663,7 @@ dl_tensor_scatter_ (DlTensor *self, gint dim, DlTensor *index, DlTensor *src, GE
  * dl_tensor_scatter_value() in place, as torch.Tensor.scatter_ with a
  * number.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -684,7 +684,7 @@ dl_tensor_scatter_value_ (DlTensor *self, gint dim, DlTensor *index, gdouble val
  *
  * dl_tensor_scatter_add() in place, as torch.Tensor.scatter_add_.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -778,7 +778,7 @@ dl_tensor_scatter_value_with_reduce (DlTensor *self,
  * dl_tensor_scatter_with_reduce() in place, as torch.Tensor.scatter_ with
  * reduce=.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -811,7 +811,7 @@ dl_tensor_scatter_with_reduce_ (DlTensor *self,
  * dl_tensor_scatter_value_with_reduce() in place, as
  * torch.Tensor.scatter_ with a number and reduce=.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -890,7 +890,7 @@ dl_tensor_scatter_reduce (DlTensor *self,
  *
  * dl_tensor_scatter_reduce() in place, as torch.Tensor.scatter_reduce_.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */

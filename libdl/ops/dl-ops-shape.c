@@ -70,7 +70,7 @@ view_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
           g_autoptr (DlTensor) z
               = dl_zeros (in->sizes, in->ndim, go[0]->dtype, dl_tensor_get_device (go[0]), error);
           g_autoptr (DlTensor) part = NULL;
-          g_autoptr (DlTensor) done = NULL;
+          DlTensor *done = NULL;
           gboolean was;
 
           if (!z)

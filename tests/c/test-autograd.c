@@ -491,7 +491,7 @@ test_inplace_checks (void)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (DlTensor) x = leaf3 (1, 2, 3);
-  g_autoptr (DlTensor) r = NULL;
+  DlTensor *r = NULL; /* in-place ops return their tensor, borrowed */
   g_autoptr (DlTensor) y = NULL;
   g_autoptr (DlTensor) s = NULL;
   gboolean was;
@@ -507,7 +507,7 @@ test_inplace_checks (void)
   r = dl_tensor_add_scalar_ (x, 1, &error);
   dl_set_grad_enabled (was);
   g_assert_no_error (error);
-  g_clear_object (&r);
+  g_assert_true (r == x);
   dl_test_assert_values (x, (gdouble[]){ 2, 3, 4 }, 3, 0);
   g_assert_true (dl_tensor_is_leaf (x));
 
@@ -527,7 +527,7 @@ check_inplace_non_leaf (gboolean use_mul)
   g_autoptr (GError) error = NULL;
   g_autoptr (DlTensor) x = leaf3 (1, 2, 3);
   g_autoptr (DlTensor) y = dl_tensor_mul_scalar (x, 2, &error);
-  g_autoptr (DlTensor) r = NULL;
+  DlTensor *r = NULL; /* in-place ops return their tensor, borrowed */
   g_autoptr (DlTensor) s = NULL;
   gdouble expected = use_mul ? 6 : 2;
 
@@ -567,10 +567,11 @@ test_inplace_view_of_non_leaf (void)
   g_autoptr (DlTensor) x = leaf3 (1, 2, 3);
   g_autoptr (DlTensor) y = dl_tensor_mul_scalar (x, 1, &error);
   g_autoptr (DlTensor) v = dl_tensor_slice (y, 0, 1, 3, 1, &error);
-  g_autoptr (DlTensor) r = dl_tensor_mul_scalar_ (v, 5, &error);
+  DlTensor *r = dl_tensor_mul_scalar_ (v, 5, &error);
   g_autoptr (DlTensor) s = NULL;
 
   g_assert_no_error (error);
+  g_assert_true (r == v);
   dl_test_assert_values (y, (gdouble[]){ 1, 10, 15 }, 3, 0);
   g_assert_cmpstr (dl_node_get_name (dl_tensor_get_grad_fn (y)), ==, "CopySlices");
   g_assert_cmpstr (dl_node_get_name (dl_tensor_get_grad_fn (v)), ==, "AsStridedBackward0");
@@ -590,10 +591,12 @@ test_inplace_view_copy_from_grad (void)
   g_autoptr (DlTensor) w = leaf3 (1, 2, 3);
   g_autoptr (DlTensor) z = dl_zeros (DL_TEST_SHAPE (2, 3), DL_DTYPE_FLOAT32, NULL, &error);
   g_autoptr (DlTensor) row = dl_tensor_select (z, 0, 1, &error);
-  g_autoptr (DlTensor) done = dl_tensor_copy_ (row, w, &error);
-  g_autoptr (DlTensor) sq = NULL, s = NULL, wv = NULL, bad = NULL;
+  DlTensor *done = dl_tensor_copy_ (row, w, &error);
+  g_autoptr (DlTensor) sq = NULL, s = NULL, wv = NULL;
+  DlTensor *bad = NULL;
 
   g_assert_no_error (error);
+  g_assert_true (done == row);
   g_assert_true (dl_tensor_get_requires_grad (z));
   sq = dl_tensor_mul (z, z, &error);
   s = dl_tensor_sum (sq, &error);
@@ -698,7 +701,7 @@ check_view_graph_freed (gboolean run_backward)
   a = dl_tensor_select (y, 0, 0, &error); /* goes stale below */
   v = dl_tensor_select (y, 0, 3, &error);
   done = dl_tensor_mul_ (v, w, &error);
-  g_object_unref (done);
+  g_assert_true (done == v);
   p = dl_tensor_mul (a, v, &error); /* a regenerated: AsStridedBackward0 */
   s = dl_tensor_sum (p, &error);
   g_assert_no_error (error);
