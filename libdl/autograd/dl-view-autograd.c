@@ -147,8 +147,8 @@ copy_slices_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error
 /* Remakes @view's history, after its storage changed, as an
  * AsStridedBackward node over its base's current history when the base
  * requires grad. */
-void
-dl_view_regenerate (DlTensor *view)
+static void
+view_regenerate (DlTensor *view)
 {
   DlTensor *base = view->base;
   g_autoptr (DlNode) node = NULL;
@@ -165,8 +165,8 @@ dl_view_regenerate (DlTensor *view)
  * as CopySlices, and remakes the view's history over it. @holder has
  * @view's shape and carries the history of the values written (the
  * in-place op's out-of-place result). */
-void
-dl_view_take_history (DlTensor *view, DlTensor *holder)
+static void
+view_take_history (DlTensor *view, DlTensor *holder)
 {
   DlTensor *base = view->base;
   g_autoptr (DlNode) node = NULL;
@@ -174,5 +174,18 @@ dl_view_take_history (DlTensor *view, DlTensor *holder)
   node = dl_node_new_for_op ("CopySlices", copy_slices_backward, 2, (DlTensor *[]){ base, holder });
   save_geometry (node, base, view);
   dl_node_set_output (node, base, 0);
-  dl_view_regenerate (view);
+  view_regenerate (view);
+}
+
+static const DlAutogradHooks hooks = {
+  .view_regenerate = view_regenerate,
+  .view_take_history = view_take_history,
+};
+
+/* The graph record and the ops below reach this layer through the hooks,
+ * installed when the library loads, before any tensor exists. */
+__attribute__ ((constructor)) static void
+install_hooks (void)
+{
+  dl_autograd_install_hooks (&hooks);
 }

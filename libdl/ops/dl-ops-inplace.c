@@ -89,7 +89,7 @@ dl_inplace_take_history (DlTensor *self, DlTensor *holder)
 {
   if (self->base)
     {
-      dl_view_take_history (self, holder);
+      dl_autograd_hooks->view_take_history (self, holder);
       return;
     }
   g_set_object (&self->grad_fn, holder->grad_fn);
