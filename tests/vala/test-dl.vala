@@ -86,12 +86,12 @@ void test_tensor_ops () {
         assert_values (a.t (), { 1, 4, 2, 5, 3, 6 });
         assert_values (a.matmul (a.t ()), { 14, 32, 32, 77 });
         assert (a.sum ().item () == 21);
-        assert_values (a.sum_dims ({ 1 }, false), { 6, 15 });
+        assert_values (a.sum_dims ({ 1 }), { 6, 15 });
         Dl.Tensor idx;
         var m = a.max_dim (0, false, out idx);
         assert_values (m, { 4, 5, 6 });
         assert_values (idx, { 1, 1, 1 });
-        var r = Dl.arange (1, 5, 1, Dl.DType.FLOAT32, null).view ({ 2, 2 });
+        var r = Dl.arange (1, 5, 1, Dl.DType.FLOAT32).view ({ 2, 2 });
         assert (r.to_string () == "tensor([[1., 2.],\n        [3., 4.]])");
     } catch (GLib.Error e) {
         error ("unexpected error: %s", e.message);
@@ -151,10 +151,38 @@ void test_autograd_inplace_view () {
         row.mul_scalar_ (3);
         assert (y.get_grad_fn ().get_name () == "CopySlices");
         assert_values (y, {1, 2, 9, 12});
-        y.sum ().backward (null, false, false);
+        y.sum ().backward ();
         assert_values (x.get_grad (), {1, 1, 3, 3});
     } catch (GLib.Error e) {
         error ("%s", e.message);
+    }
+}
+
+/* The defaults Dl-1.0.metadata gives nullable and optional arguments */
+void test_defaults () {
+    try {
+        var z = Dl.zeros ({ 2, 3 });
+        assert (z.get_dtype () == Dl.DType.FLOAT32);
+        assert (z.get_device () == Dl.Device.get_default ());
+        assert (Dl.randint (0, 5, { 4 }).get_dtype () == Dl.DType.INT64);
+        assert (Dl.randperm (4).get_dtype () == Dl.DType.INT64);
+        assert_shape (Dl.randn_gen ({ 3 }), { 3 });
+        var g = new Dl.Generator ();
+        g.manual_seed (5);
+        var a = Dl.rand_gen ({ 4 }, Dl.DType.FLOAT64, null, g);
+        g.manual_seed (5);
+        assert_values (Dl.rand_gen ({ 4 }, Dl.DType.FLOAT64, null, g), values (a));
+        /* keepdim = false */
+        assert_shape (Dl.ones ({ 2, 3 }).mean_dims ({ 1 }), { 2 });
+        /* backward (): no gradient, graph freed */
+        var x = Dl.ones ({ 3 });
+        x.set_requires_grad (true);
+        var loss = x.mul_scalar (2).sum ();
+        loss.backward ();
+        assert_values (x.get_grad (), { 2, 2, 2 });
+        assert_dl_error (() => { loss.backward (); }, Dl.Error.AUTOGRAD, "second backward through freed buffers");
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
     }
 }
 
@@ -165,12 +193,12 @@ void test_module_subclass () {
         assert (string.joinv (",", names) == "fc1.weight,fc1.bias,fc2.weight,fc2.bias");
         assert (net.parameters ().length == 4);
         /* called through the C invoker, as the rest of the library would */
-        var y = net.forward (Dl.randn ({ 5, 4 }, Dl.DType.FLOAT32, null));
+        var y = net.forward (Dl.randn ({ 5, 4 }));
         assert (net.calls == 1);
         assert (y.get_shape ()[0] == 5 && y.get_shape ()[1] == 3);
         assert (y.get_grad_fn () != null);
         try {
-            net.forward (Dl.randn ({ 5, 7 }, Dl.DType.FLOAT32, null));
+            net.forward (Dl.randn ({ 5, 7 }));
             assert_not_reached ();
         } catch (Dl.Error.SHAPE e) {
         }
@@ -184,7 +212,7 @@ void test_training () {
         Dl.manual_seed (3);
         var net = new Mlp (2, 16, 2);
         /* two classes: x0 * x1 > 0 (a XOR of the signs) */
-        var x = Dl.rand ({ 64, 2 }, Dl.DType.FLOAT32, null).mul_scalar (2).sub_scalar (1);
+        var x = Dl.rand ({ 64, 2 }).mul_scalar (2).sub_scalar (1);
         var xv = values (x);
         var labels = new double[64];
         for (int i = 0; i < 64; i++)
@@ -197,8 +225,8 @@ void test_training () {
         double first = 0, last = 0;
         for (int step = 0; step < 300; step++) {
             var loss = Dl.cross_entropy (net.forward (x), target);
-            sgd.zero_grad (true);
-            loss.backward (null, false, false);
+            sgd.zero_grad ();
+            loss.backward ();
             sgd.step ();
             last = loss.item ();
             if (step == 0)
@@ -467,6 +495,7 @@ int main (string[] args) {
     Test.init (ref args);
     Test.add_func ("/vala/tensor/ops", test_tensor_ops);
     Test.add_func ("/vala/errors", test_errors);
+    Test.add_func ("/vala/defaults", test_defaults);
     Test.add_func ("/vala/ops/math", test_math);
     Test.add_func ("/vala/ops/reduce-scan", test_reduce_scan);
     Test.add_func ("/vala/ops/index-join", test_index_join);
