@@ -203,6 +203,240 @@ test_module_null_parameter (void)
     g_test_trap_assert_stderr_unmatched ("*CRITICAL*");
 }
 
+/* MyPair implements the general form: (a, b, [scale]) -> (a + b, a * b),
+ * both times scale when it is given; b defaults to a. MySum adds up its
+ * inputs into one output. */
+
+#define MY_TYPE_PAIR (my_pair_get_type ())
+G_DECLARE_FINAL_TYPE (MyPair, my_pair, MY, PAIR, DlModule)
+
+struct _MyPair
+{
+  DlModule parent_instance;
+  gboolean return_nothing; /* a broken override: no outputs, no error */
+};
+
+G_DEFINE_FINAL_TYPE (MyPair, my_pair, DL_TYPE_MODULE)
+
+static void
+my_pair_forward_many (DlModule *module, GPtrArray *inputs, GPtrArray **outputs, GError **error)
+{
+  DlTensor *a, *b, *scale;
+  g_autoptr (DlTensor) sum = NULL;
+  g_autoptr (DlTensor) prod = NULL;
+  g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func (g_object_unref);
+
+  if (MY_PAIR (module)->return_nothing)
+    return;
+  if (inputs->len < 1 || inputs->len > 3 || g_ptr_array_index (inputs, 0) == NULL)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "MyPair: takes (a, [b], [scale])");
+      return;
+    }
+  a = g_ptr_array_index (inputs, 0);
+  b = inputs->len > 1 && g_ptr_array_index (inputs, 1) ? g_ptr_array_index (inputs, 1) : a;
+  scale = inputs->len > 2 ? g_ptr_array_index (inputs, 2) : NULL;
+  if (!(sum = dl_tensor_add (a, b, error)) || !(prod = dl_tensor_mul (a, b, error)))
+    return;
+  if (scale)
+    {
+      g_ptr_array_add (out, dl_tensor_mul (sum, scale, error));
+      g_ptr_array_add (out, dl_tensor_mul (prod, scale, error));
+    }
+  else
+    {
+      g_ptr_array_add (out, g_steal_pointer (&sum));
+      g_ptr_array_add (out, g_steal_pointer (&prod));
+    }
+  *outputs = g_steal_pointer (&out);
+}
+
+static void
+my_pair_class_init (MyPairClass *klass)
+{
+  DL_MODULE_CLASS (klass)->forward_many = my_pair_forward_many;
+}
+
+static void
+my_pair_init (MyPair *self)
+{
+}
+
+#define MY_TYPE_SUM (my_sum_get_type ())
+G_DECLARE_FINAL_TYPE (MySum, my_sum, MY, SUM, DlModule)
+
+struct _MySum
+{
+  DlModule parent_instance;
+};
+
+G_DEFINE_FINAL_TYPE (MySum, my_sum, DL_TYPE_MODULE)
+
+static void
+my_sum_forward_many (DlModule *module, GPtrArray *inputs, GPtrArray **outputs, GError **error)
+{
+  g_autoptr (DlTensor) total = NULL;
+
+  for (guint i = 0; i < inputs->len; i++)
+    {
+      DlTensor *t = g_ptr_array_index (inputs, i);
+
+      if (t == NULL)
+        continue;
+      if (total == NULL)
+        total = g_object_ref (t);
+      else
+        {
+          DlTensor *next = dl_tensor_add (total, t, error);
+
+          if (next == NULL)
+            return;
+          g_object_unref (total);
+          total = next;
+        }
+    }
+  if (total == NULL)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "MySum: no inputs");
+      return;
+    }
+  *outputs = g_ptr_array_new_with_free_func (g_object_unref);
+  g_ptr_array_add (*outputs, g_steal_pointer (&total));
+}
+
+static void
+my_sum_class_init (MySumClass *klass)
+{
+  DL_MODULE_CLASS (klass)->forward_many = my_sum_forward_many;
+}
+
+static void
+my_sum_init (MySum *self)
+{
+}
+
+static GPtrArray *
+tensor_array (DlTensor *first, ...)
+{
+  GPtrArray *array = g_ptr_array_new ();
+  va_list ap;
+
+  g_ptr_array_add (array, first);
+  va_start (ap, first);
+  for (DlTensor *t = va_arg (ap, DlTensor *); t != (gpointer)-1; t = va_arg (ap, DlTensor *))
+    g_ptr_array_add (array, t);
+  va_end (ap);
+  return array;
+}
+#define TENSORS(...) tensor_array (__VA_ARGS__, (gpointer)-1)
+
+/* The two forms of forward reach each other: a module implementing either
+ * answers both dl_module_forward and dl_module_forward_many. */
+static void
+test_module_forward_many (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MyPair) pair = g_object_new (MY_TYPE_PAIR, NULL);
+  g_autoptr (MySum) sum = g_object_new (MY_TYPE_SUM, NULL);
+  g_autoptr (DlModule) base = g_object_new (DL_TYPE_MODULE, NULL);
+  MyNet *net = my_net_new (2, 3, 2);
+  g_autoptr (DlTensor) a
+      = dl_test_tensor ((gdouble[]){ 1, 2 }, DL_TEST_SHAPE (1, 2), DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) b
+      = dl_test_tensor ((gdouble[]){ 3, 5 }, DL_TEST_SHAPE (1, 2), DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) s = dl_test_tensor ((gdouble[]){ 10 }, DL_TEST_SHAPE (1), DL_DTYPE_FLOAT64);
+  g_autoptr (GPtrArray) in = NULL;
+  g_autoptr (GPtrArray) out = NULL;
+  g_autoptr (DlTensor) y = NULL;
+
+  g_assert_true (G_IS_INITABLE (pair));
+  g_assert_true (g_initable_init (G_INITABLE (pair), NULL, &error));
+  g_assert_no_error (error);
+
+  /* two inputs, two outputs */
+  in = TENSORS (a, b);
+  out = dl_module_forward_many (DL_MODULE (pair), in, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (out->len, ==, 2);
+  dl_test_assert_values (g_ptr_array_index (out, 0), (gdouble[]){ 4, 7 }, 2, 0);
+  dl_test_assert_values (g_ptr_array_index (out, 1), (gdouble[]){ 3, 10 }, 2, 0);
+  g_clear_pointer (&in, g_ptr_array_unref);
+  g_clear_pointer (&out, g_ptr_array_unref);
+
+  /* an optional input left out in the middle (NULL) and one given after it */
+  in = TENSORS (a, NULL, s);
+  out = dl_module_forward_many (DL_MODULE (pair), in, &error);
+  g_assert_no_error (error);
+  dl_test_assert_values (g_ptr_array_index (out, 0), (gdouble[]){ 20, 40 }, 2, 0);
+  dl_test_assert_values (g_ptr_array_index (out, 1), (gdouble[]){ 10, 40 }, 2, 0);
+  g_clear_pointer (&in, g_ptr_array_unref);
+  g_clear_pointer (&out, g_ptr_array_unref);
+
+  /* the subclass's own error */
+  in = g_ptr_array_new ();
+  out = dl_module_forward_many (DL_MODULE (pair), in, &error);
+  g_assert_null (out);
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_clear_error (&error);
+  g_clear_pointer (&in, g_ptr_array_unref);
+
+  /* forward on a module that gives two outputs: a clear error */
+  y = dl_module_forward (DL_MODULE (pair), a, &error);
+  g_assert_null (y);
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "MyPair gave 2 outputs"));
+  g_clear_error (&error);
+
+  /* forward on a forward_many module with one output */
+  y = dl_module_forward (DL_MODULE (sum), a, &error);
+  g_assert_no_error (error);
+  dl_test_assert_values (y, (gdouble[]){ 1, 2 }, 2, 0);
+  g_clear_object (&y);
+  in = TENSORS (a, b, NULL);
+  out = dl_module_forward_many (DL_MODULE (sum), in, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (out->len, ==, 1);
+  dl_test_assert_values (g_ptr_array_index (out, 0), (gdouble[]){ 4, 7 }, 2, 0);
+  g_clear_pointer (&in, g_ptr_array_unref);
+  g_clear_pointer (&out, g_ptr_array_unref);
+
+  /* forward_many on a forward module: one input, one output */
+  g_clear_object (&y);
+  y = dl_tensor_to_dtype (a, DL_DTYPE_FLOAT32, &error);
+  in = TENSORS (y);
+  out = dl_module_forward_many (DL_MODULE (net), in, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (out->len, ==, 1);
+  dl_test_assert_shape (g_ptr_array_index (out, 0), DL_TEST_SHAPE (1, 2));
+  g_assert_cmpuint (net->n_forward, ==, 1);
+  g_clear_pointer (&in, g_ptr_array_unref);
+  g_clear_pointer (&out, g_ptr_array_unref);
+  in = TENSORS (a, b);
+  out = dl_module_forward_many (DL_MODULE (net), in, &error);
+  g_assert_null (out);
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_clear_error (&error);
+  g_clear_pointer (&in, g_ptr_array_unref);
+
+  /* a module implementing neither */
+  in = TENSORS (a);
+  out = dl_module_forward_many (base, in, &error);
+  g_assert_null (out);
+  g_assert_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED);
+  g_assert_nonnull (strstr (error->message, "neither forward nor forward_many"));
+  g_clear_error (&error);
+
+  /* an override that gives nothing and sets no error */
+  pair->return_nothing = TRUE;
+  out = dl_module_forward_many (DL_MODULE (pair), in, &error);
+  g_assert_null (out);
+  g_assert_error (error, DL_ERROR, DL_ERROR_FAILED);
+  g_clear_error (&error);
+  g_assert_null (dl_module_forward (DL_MODULE (pair), a, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_FAILED);
+  g_assert_finalize_object (net);
+}
+
 static void
 test_linear_init (void)
 {
@@ -497,6 +731,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/nn/module/subclass", test_module_subclass);
   g_test_add_func ("/nn/module/shared-and-replaced", test_module_shared_and_replaced);
   g_test_add_func ("/nn/module/null-parameter", test_module_null_parameter);
+  g_test_add_func ("/nn/module/forward-many", test_module_forward_many);
   g_test_add_func ("/nn/linear/init", test_linear_init);
   g_test_add_func ("/nn/linear/forward", test_linear_forward);
   g_test_add_func ("/nn/loss/cross-entropy", test_cross_entropy);

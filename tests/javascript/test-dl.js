@@ -419,6 +419,56 @@ test('Dl.Module subclass', () => {
     assertDlError(() => net.forward(Dl.randn([5, 7], F32, null)), Dl.Error.SHAPE, 'bad input');
 });
 
+// The general form of forward: (a, [b]) -> (a + b, a * b), written in JS;
+// b defaults to a.
+const Pair = GObject.registerClass(
+class Pair extends Dl.Module {
+    vfunc_forward_many(inputs) {
+        if (inputs.length < 1 || inputs.length > 2) {
+            throw new GLib.Error(Dl.Error, Dl.Error.ARGUMENT,
+                `Pair: takes 1 or 2 inputs, got ${inputs.length}`);
+        }
+        const [a, b = a] = inputs;
+        return [a.add(b), a.mul(b)];
+    }
+});
+
+// One output from several inputs: their sum.
+const Sum = GObject.registerClass(
+class Sum extends Dl.Module {
+    vfunc_forward_many(inputs) {
+        return [inputs.reduce((acc, t) => acc.add(t))];
+    }
+});
+
+test('forward_many: several inputs and outputs', () => {
+    const a = fromArray([1, 2], [2], F64), b = fromArray([3, 5], [2], F64);
+    const pair = new Pair();
+    for (let k = 0; k < 3; k++) {
+        const out = pair.forward_many([a, b]);
+        System.gc(); // the outputs belong to the caller, not to the collected call
+        assert(out.length === 2, 'two outputs');
+        assertArrayEqual(values(out[0]), [4, 7], 'a + b');
+        assertArrayEqual(values(out[1]), [3, 10], 'a * b');
+    }
+    assertDlError(() => pair.forward_many([]), Dl.Error.ARGUMENT, 'the subclass\'s own error');
+    // forward needs exactly one output
+    const e = assertDlError(() => pair.forward(a), Dl.Error.ARGUMENT, 'forward on two outputs');
+    assert(e.message.includes('gave 2 outputs'), e.message);
+
+    const sum = new Sum();
+    assertArrayEqual(values(sum.forward(a)), [1, 2], 'forward reaches vfunc_forward_many');
+    assertArrayEqual(values(sum.forward_many([a, b, a])[0]), [5, 9], 'three inputs');
+
+    // a one-in/one-out subclass through the general entry point
+    const net = new Mlp(2, 3, 2);
+    const out = net.forward_many([Dl.randn([4, 2], F32, null)]);
+    assert(out.length === 1 && net.calls === 1, 'forward_many reaches vfunc_forward');
+    assertArrayEqual(out[0].get_shape(), [4, 2], 'its shape');
+    assertDlError(() => net.forward_many([a, b]), Dl.Error.ARGUMENT, 'two inputs to forward');
+    assertDlError(() => new Dl.Module().forward_many([a]), Dl.Error.NOT_SUPPORTED, 'neither');
+});
+
 test('training lowers the loss', () => {
     Dl.manual_seed(0);
     const net = new Mlp(2, 16, 2);

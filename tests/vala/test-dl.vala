@@ -73,6 +73,21 @@ class Mlp : Dl.Module {
     }
 }
 
+/* The general form of forward: (a, [b]) -> (a + b, a * b); b defaults
+ * to a. */
+class Pair : Dl.Module {
+    public override void forward_many_vfunc (GenericArray<Dl.Tensor?> inputs,
+                                             out GenericArray<Dl.Tensor> outputs) throws GLib.Error {
+        if (inputs.length < 1 || inputs.length > 2 || inputs[0] == null)
+            throw new Dl.Error.ARGUMENT ("Pair: takes (a, [b])");
+        Dl.Tensor a = inputs[0];
+        Dl.Tensor b = inputs.length > 1 && inputs[1] != null ? inputs[1] : a;
+        outputs = new GenericArray<Dl.Tensor> ();
+        outputs.add (a.add (b));
+        outputs.add (a.mul (b));
+    }
+}
+
 void test_tensor_ops () {
     try {
         var a = from_array ({ 1, 2, 3, 4, 5, 6 }, { 2, 3 });
@@ -202,6 +217,41 @@ void test_module_subclass () {
             assert_not_reached ();
         } catch (Dl.Error.SHAPE e) {
         }
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
+void test_module_forward_many () {
+    try {
+        var a = from_array ({ 1, 2 }, { 2 }, Dl.DType.FLOAT64);
+        var b = from_array ({ 3, 5 }, { 2 }, Dl.DType.FLOAT64);
+        var pair = new Pair ();
+        var inputs = new GenericArray<Dl.Tensor?> ();
+        inputs.add (a);
+        inputs.add (b);
+        var outputs = pair.forward_many (inputs);
+        assert (outputs.length == 2);
+        assert_values (outputs[0], { 4, 7 });
+        assert_values (outputs[1], { 3, 10 });
+        /* an absent optional input */
+        inputs[1] = null;
+        outputs = pair.forward_many (inputs);
+        assert_values (outputs[0], { 2, 4 });
+        assert_values (outputs[1], { 1, 4 });
+        /* forward needs exactly one output */
+        assert_dl_error (() => { pair.forward (a); }, Dl.Error.ARGUMENT, "forward on two outputs");
+        inputs.length = 0;
+        assert_dl_error (() => { pair.forward_many (inputs); }, Dl.Error.ARGUMENT, "no inputs");
+
+        /* a one-in/one-out subclass through the general entry point */
+        var net = new Mlp (2, 3, 2);
+        inputs.add (Dl.randn ({ 4, 2 }));
+        outputs = net.forward_many (inputs);
+        assert (outputs.length == 1 && net.calls == 1);
+        assert_shape (outputs[0], { 4, 2 });
+        inputs.add (a);
+        assert_dl_error (() => { net.forward_many (inputs); }, Dl.Error.ARGUMENT, "two inputs to forward");
     } catch (GLib.Error e) {
         error ("unexpected error: %s", e.message);
     }
@@ -503,6 +553,7 @@ int main (string[] args) {
     Test.add_func ("/vala/ops/linalg", test_linalg);
     Test.add_func ("/vala/autograd/inplace-view", test_autograd_inplace_view);
     Test.add_func ("/vala/module/subclass", test_module_subclass);
+    Test.add_func ("/vala/module/forward-many", test_module_forward_many);
     Test.add_func ("/vala/training", test_training);
     return Test.run ();
 }
