@@ -21,8 +21,23 @@
  * modules, both kept in the order they were registered; dl_module_forward()
  * and dl_module_forward_many() run the subclass's forward.
  *
- * DlModule implements #GInitable: g_initable_init() fails with the error
- * a subclass found in its construct properties, as forward does.
+ * ## Construction
+ *
+ * The layers of libdl take their hyperparameters as construct properties,
+ * so every language builds them the same way: `g_initable_new
+ * (DL_TYPE_LINEAR, NULL, &error, "in-features", (gint64) 4, ...)` in C,
+ * `new Dl.Linear({in_features: 4, out_features: 2})` in GJS,
+ * `Dl.Linear(in_features=4, out_features=2)` in Python. The values are
+ * checked when the object is constructed. A missing or invalid one does
+ * not give a silently broken layer: the module keeps the error, and
+ * g_initable_init(), dl_module_forward() and dl_module_forward_many() all
+ * fail with it (naming the class and the property). Python's and GJS's
+ * constructors, and Vala's `Object.new()`, do not call g_initable_init():
+ * call `init (null)` after them to get the error at once, or use the `_new`
+ * functions (C, and the other languages through them), which do.
+ *
+ * DlModule implements #GInitable for its subclasses; one written in
+ * another language needs nothing for it.
  *
  * ## Forward
  *

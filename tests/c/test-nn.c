@@ -477,6 +477,73 @@ test_linear_init (void)
   g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
 }
 
+/* Construct properties: the GObject way to build a layer, checked by
+ * GInitable; a missing or bad value is an error, never a 0x0 layer. */
+static void
+test_linear_properties (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlLinear) l = NULL;
+  g_autoptr (DlLinear) broken = NULL;
+  g_autoptr (DlTensor) x = dl_zeros (DL_TEST_SHAPE (3, 4), DL_DTYPE_FLOAT32, NULL, NULL);
+  g_autoptr (DlTensor) y = NULL;
+  gint64 in, out;
+  gboolean bias;
+
+  l = g_initable_new (DL_TYPE_LINEAR, NULL, &error, "in-features", (gint64)4, "out-features",
+                      (gint64)2, "bias", FALSE, NULL);
+  g_assert_no_error (error);
+  g_object_get (l, "in-features", &in, "out-features", &out, "bias", &bias, NULL);
+  g_assert_cmpint (in, ==, 4);
+  g_assert_cmpint (out, ==, 2);
+  g_assert_false (bias);
+  g_assert_null (dl_module_get_parameter (DL_MODULE (l), "bias"));
+  dl_test_assert_shape (dl_module_get_parameter (DL_MODULE (l), "weight"), DL_TEST_SHAPE (2, 4));
+  y = dl_module_forward (DL_MODULE (l), x, &error);
+  g_assert_no_error (error);
+  dl_test_assert_shape (y, DL_TEST_SHAPE (3, 2));
+  g_clear_object (&y);
+  g_clear_object (&l);
+
+  /* bias defaults to TRUE */
+  l = g_object_new (DL_TYPE_LINEAR, "in-features", (gint64)4, "out-features", (gint64)0, NULL);
+  g_assert_true (g_initable_init (G_INITABLE (l), NULL, &error));
+  g_object_get (l, "bias", &bias, NULL);
+  g_assert_true (bias);
+  dl_test_assert_shape (dl_module_get_parameter (DL_MODULE (l), "bias"), DL_TEST_SHAPE (0));
+
+  /* g_initable_new reports a missing size */
+  g_assert_null (g_initable_new (DL_TYPE_LINEAR, NULL, &error, "in-features", (gint64)4, NULL));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "Linear: out_features is missing"));
+  g_clear_error (&error);
+
+  /* g_object_new, as the bindings construct, gives an object whose init
+   * and forward report the mistake */
+  broken
+      = g_object_new (DL_TYPE_LINEAR, "in-features", (gint64)-2, "out-features", (gint64)3, NULL);
+  g_assert_false (g_initable_init (G_INITABLE (broken), NULL, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_assert_cmpstr (error->message, ==, "Linear: in_features must be a size >= 0, got -2");
+  g_clear_error (&error);
+  y = dl_module_forward (DL_MODULE (broken), x, &error);
+  g_assert_null (y);
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_assert_cmpstr (error->message, ==, "Linear: in_features must be a size >= 0, got -2");
+  g_clear_error (&error);
+  {
+    g_autoptr (GPtrArray) in_array = g_ptr_array_new ();
+    g_autoptr (GPtrArray) out_array = NULL;
+    g_autoptr (GPtrArray) params = dl_module_parameters (DL_MODULE (broken));
+
+    g_ptr_array_add (in_array, x);
+    out_array = dl_module_forward_many (DL_MODULE (broken), in_array, &error);
+    g_assert_null (out_array);
+    g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+    g_assert_cmpuint (params->len, ==, 0);
+  }
+}
+
 static void
 test_linear_forward (void)
 {
@@ -733,6 +800,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/nn/module/null-parameter", test_module_null_parameter);
   g_test_add_func ("/nn/module/forward-many", test_module_forward_many);
   g_test_add_func ("/nn/linear/init", test_linear_init);
+  g_test_add_func ("/nn/linear/properties", test_linear_properties);
   g_test_add_func ("/nn/linear/forward", test_linear_forward);
   g_test_add_func ("/nn/loss/cross-entropy", test_cross_entropy);
   g_test_add_func ("/nn/optim/sgd", test_sgd);

@@ -469,6 +469,24 @@ test('forward_many: several inputs and outputs', () => {
     assertDlError(() => new Dl.Module().forward_many([a]), Dl.Error.NOT_SUPPORTED, 'neither');
 });
 
+test('Dl.Linear from construct properties', () => {
+    const l = new Dl.Linear({in_features: 4, out_features: 2});
+    l.init(null);
+    assert(l.in_features === 4 && l.out_features === 2 && l.bias === true, 'properties');
+    assert(l.parameter_names().join() === 'weight,bias', 'parameters');
+    assertArrayEqual(l.forward(Dl.randn([3, 4], F32, null)).get_shape(), [3, 2], 'forward');
+    const noBias = new Dl.Linear({in_features: 3, out_features: 5, bias: false});
+    assert(noBias.bias === false && noBias.get_parameter('bias') === null, 'bias: false');
+
+    // a missing value: the constructor does not call init; init and
+    // forward report it
+    const broken = new Dl.Linear({in_features: 4});
+    const e = assertDlError(() => broken.init(null), Dl.Error.ARGUMENT, 'init');
+    assert(e.message.includes('out_features is missing'), e.message);
+    assertDlError(() => broken.forward(Dl.randn([3, 4], F32, null)), Dl.Error.ARGUMENT, 'forward');
+    assertDlError(() => Dl.Linear.new(-1, 2, true), Dl.Error.ARGUMENT, 'the C convenience');
+});
+
 test('training lowers the loss', () => {
     Dl.manual_seed(0);
     const net = new Mlp(2, 16, 2);

@@ -257,6 +257,30 @@ void test_module_forward_many () {
     }
 }
 
+void test_linear_properties () {
+    try {
+        /* g_initable_new: construct properties, checked at once (gint64
+         * varargs need the cast) */
+        var l = (Dl.Linear) Initable.new (typeof (Dl.Linear), null,
+                                          "in-features", (int64) 4, "out-features", (int64) 2);
+        assert (l.in_features == 4 && l.out_features == 2 && l.bias);
+        assert_shape (l.forward (Dl.randn ({ 3, 4 })), { 3, 2 });
+        try {
+            Initable.new (typeof (Dl.Linear), null, "in-features", (int64) 4);
+            assert_not_reached ();
+        } catch (Dl.Error.ARGUMENT e) {
+            assert ("out_features is missing" in e.message);
+        }
+        /* Object.new does not call init: init and forward report it */
+        var broken = (Dl.Linear) Object.new (typeof (Dl.Linear), "in-features", (int64) (-2),
+                                             "out-features", (int64) 3);
+        assert_dl_error (() => { broken.init (); }, Dl.Error.ARGUMENT, "init");
+        assert_dl_error (() => { broken.forward (Dl.randn ({ 3, 4 })); }, Dl.Error.ARGUMENT, "forward");
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
 void test_training () {
     try {
         Dl.manual_seed (3);
@@ -554,6 +578,7 @@ int main (string[] args) {
     Test.add_func ("/vala/autograd/inplace-view", test_autograd_inplace_view);
     Test.add_func ("/vala/module/subclass", test_module_subclass);
     Test.add_func ("/vala/module/forward-many", test_module_forward_many);
+    Test.add_func ("/vala/linear/properties", test_linear_properties);
     Test.add_func ("/vala/training", test_training);
     return Test.run ();
 }
