@@ -703,6 +703,77 @@ test_sgd_errors (void)
   g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
 }
 
+/* SGD from construct properties: the parameters as a GListModel, the
+ * hyperparameters read back, errors kept for init and step. */
+static void
+test_sgd_properties (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) p = dl_zeros (DL_TEST_SHAPE (2), DL_DTYPE_FLOAT64, NULL, NULL);
+  g_autoptr (DlTensor) g = dl_ones (DL_TEST_SHAPE (2), DL_DTYPE_FLOAT64, NULL, NULL);
+  g_autoptr (GListStore) store = g_list_store_new (DL_TYPE_TENSOR);
+  g_autoptr (GListStore) not_tensors = g_list_store_new (G_TYPE_OBJECT);
+  g_autoptr (GListModel) back = NULL;
+  g_autoptr (DlSgd) sgd = NULL;
+  g_autoptr (DlSgd) broken = NULL;
+  g_autoptr (DlLinear) l = dl_linear_new (1, 1, FALSE, NULL);
+  gdouble lr, momentum, dampening, weight_decay;
+  gboolean nesterov;
+
+  g_list_store_append (store, p);
+  sgd = g_initable_new (DL_TYPE_SGD, NULL, &error, "params", store, "lr", 0.5, "momentum", 0.9,
+                        NULL);
+  g_assert_no_error (error);
+  g_object_get (sgd, "lr", &lr, "momentum", &momentum, "dampening", &dampening, "weight-decay",
+                &weight_decay, "nesterov", &nesterov, "params", &back, NULL);
+  g_assert_cmpfloat (lr, ==, 0.5);
+  g_assert_cmpfloat (momentum, ==, 0.9);
+  g_assert_cmpfloat (dampening, ==, 0);
+  g_assert_cmpfloat (weight_decay, ==, 0);
+  g_assert_false (nesterov);
+  g_assert_cmpuint (g_list_model_get_n_items (back), ==, 1);
+  g_assert_true (g_ptr_array_index (dl_optimizer_get_params (DL_OPTIMIZER (sgd)), 0) == p);
+  dl_tensor_set_grad (p, g, NULL);
+  g_assert_true (dl_optimizer_step (DL_OPTIMIZER (sgd), &error));
+  dl_test_assert_values (p, (gdouble[]){ -0.5, -0.5 }, 2, 0);
+
+  /* hyperparameters may change between steps; an invalid one fails the
+   * step and leaves the parameters alone */
+  g_object_set (sgd, "momentum", -1.0, NULL);
+  g_assert_false (dl_optimizer_step (DL_OPTIMIZER (sgd), &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_assert_cmpstr (error->message, ==, "SGD: invalid momentum value: -1");
+  g_clear_error (&error);
+  g_object_set (sgd, "momentum", 0.0, NULL);
+  dl_optimizer_set_lr (DL_OPTIMIZER (sgd), -0.1);
+  g_assert_false (dl_optimizer_step (DL_OPTIMIZER (sgd), &error));
+  g_assert_cmpstr (error->message, ==, "SGD: invalid learning rate: -0.1");
+  g_clear_error (&error);
+  dl_test_assert_values (p, (gdouble[]){ -0.5, -0.5 }, 2, 0);
+
+  /* no parameters at all: g_initable_new fails */
+  g_assert_null (g_initable_new (DL_TYPE_SGD, NULL, &error, "lr", 0.1, NULL));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_assert_cmpstr (error->message, ==, "SGD: optimizer got an empty parameter list");
+  g_clear_error (&error);
+
+  /* something other than tensors, through g_object_new: init and step
+   * report it */
+  g_list_store_append (not_tensors, l);
+  broken = g_object_new (DL_TYPE_SGD, "params", not_tensors, NULL);
+  g_assert_false (g_initable_init (G_INITABLE (broken), NULL, &error));
+  g_assert_cmpstr (error->message, ==, "SGD: params: item 0 is a DlLinear, not a tensor");
+  g_clear_error (&error);
+  g_assert_false (dl_optimizer_step (DL_OPTIMIZER (broken), &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_clear_error (&error);
+  g_clear_object (&broken);
+  broken = g_object_new (DL_TYPE_SGD, "params", store, "nesterov", TRUE, NULL);
+  g_assert_false (g_initable_init (G_INITABLE (broken), NULL, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "Nesterov"));
+}
+
 /* A tiny model learns a separable 3-class problem: the loss must fall. */
 static void
 test_training (void)
@@ -805,6 +876,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/nn/loss/cross-entropy", test_cross_entropy);
   g_test_add_func ("/nn/optim/sgd", test_sgd);
   g_test_add_func ("/nn/optim/sgd-errors", test_sgd_errors);
+  g_test_add_func ("/nn/optim/sgd-properties", test_sgd_properties);
   g_test_add_func ("/nn/training", test_training);
   g_test_add_func ("/nn/data/fashion-mnist", test_fashion_mnist);
 

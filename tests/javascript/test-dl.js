@@ -9,7 +9,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 
 imports.gi.versions.Dl = '1.0';
-const {Dl, GLib, GObject} = imports.gi;
+const {Dl, Gio, GLib, GObject} = imports.gi;
 const System = imports.system;
 
 const F32 = Dl.DType.FLOAT32;
@@ -485,6 +485,28 @@ test('Dl.Linear from construct properties', () => {
     assert(e.message.includes('out_features is missing'), e.message);
     assertDlError(() => broken.forward(Dl.randn([3, 4], F32, null)), Dl.Error.ARGUMENT, 'forward');
     assertDlError(() => Dl.Linear.new(-1, 2, true), Dl.Error.ARGUMENT, 'the C convenience');
+});
+
+test('Dl.Sgd from construct properties', () => {
+    const w = Dl.zeros([2], F64, null);
+    w.set_requires_grad(true);
+    // the parameters go through a Gio.ListStore: no property takes a JS array
+    const params = new Gio.ListStore({item_type: Dl.Tensor});
+    params.splice(0, 0, [w]);
+    const sgd = new Dl.Sgd({params, lr: 0.5, momentum: 0.9});
+    sgd.init(null);
+    assert(sgd.lr === 0.5 && sgd.momentum === 0.9 && sgd.weight_decay === 0 &&
+        sgd.nesterov === false, 'hyperparameters');
+    assert(sgd.params.get_n_items() === 1, 'params read back');
+    w.mul_scalar(3).sum().backward(null, false, false);
+    sgd.step();
+    assertArrayEqual(values(w), [-1.5, -1.5], 'one step');
+    sgd.lr = -1;
+    const e = assertDlError(() => sgd.step(), Dl.Error.ARGUMENT, 'negative lr');
+    assert(e.message === 'SGD: invalid learning rate: -1', e.message);
+    assertDlError(() => new Dl.Sgd({lr: 0.1}).init(null), Dl.Error.ARGUMENT, 'no parameters');
+    assertDlError(() => new Dl.Sgd({params, weight_decay: -1}).step(), Dl.Error.ARGUMENT,
+        'a bad value reaches step');
 });
 
 test('training lowers the loss', () => {

@@ -281,6 +281,31 @@ void test_linear_properties () {
     }
 }
 
+void test_sgd_properties () {
+    try {
+        var w = Dl.zeros ({ 2 }, Dl.DType.FLOAT64);
+        w.set_requires_grad (true);
+        var params = new ListStore (typeof (Dl.Tensor));
+        params.append (w);
+        var sgd = (Dl.Sgd) Initable.new (typeof (Dl.Sgd), null, "params", params, "lr", 0.5,
+                                         "momentum", 0.9);
+        assert (sgd.lr == 0.5 && sgd.momentum == 0.9 && !sgd.nesterov);
+        w.mul_scalar (3).sum ().backward ();
+        sgd.step ();
+        assert_values (w, { -1.5, -1.5 });
+        sgd.weight_decay = -1;
+        assert_dl_error (() => { sgd.step (); }, Dl.Error.ARGUMENT, "negative weight decay");
+        try {
+            Initable.new (typeof (Dl.Sgd), null, "lr", 0.1);
+            assert_not_reached ();
+        } catch (Dl.Error.ARGUMENT e) {
+            assert ("empty parameter list" in e.message);
+        }
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
 void test_training () {
     try {
         Dl.manual_seed (3);
@@ -579,6 +604,7 @@ int main (string[] args) {
     Test.add_func ("/vala/module/subclass", test_module_subclass);
     Test.add_func ("/vala/module/forward-many", test_module_forward_many);
     Test.add_func ("/vala/linear/properties", test_linear_properties);
+    Test.add_func ("/vala/optim/sgd-properties", test_sgd_properties);
     Test.add_func ("/vala/training", test_training);
     return Test.run ();
 }
