@@ -29,6 +29,7 @@
 #include "ops/dl-ops-join.h"
 #include "nn/dl-module.h"
 #include "nn/dl-linear.h"
+#include "nn/dl-activation-modules.h"
 #include "nn/dl-loss.h"
 #include "optim/dl-optimizer.h"
 #include "optim/dl-sgd.h"

@@ -568,6 +568,126 @@ test_linear_forward (void)
   dl_test_assert_values (y, ref, 8, 1e-5);
 }
 
+/* forward of @module on @x, with no error */
+static DlTensor *
+run_module (gpointer module, DlTensor *x)
+{
+  g_autoptr (GError) error = NULL;
+  DlTensor *y;
+
+  g_assert_true (g_initable_init (G_INITABLE (module), NULL, &error));
+  g_assert_no_error (error);
+  y = dl_module_forward (DL_MODULE (module), x, &error);
+  g_assert_no_error (error);
+  return y;
+}
+
+static void
+assert_same_values (DlTensor *got, DlTensor *expected, gdouble tol)
+{
+  g_autofree gdouble *v = dl_test_values (expected);
+
+  dl_test_assert_values (got, v, dl_tensor_numel (expected), tol);
+}
+
+static void
+test_activation_modules (void)
+{
+  g_autoptr (GError) error = NULL;
+  const gdouble xv[] = { -2, -0.5, 0, 1.5, 3, -1 };
+  g_autoptr (DlTensor) x = dl_test_tensor (xv, DL_TEST_SHAPE (2, 3), DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) x4 = dl_zeros (DL_TEST_SHAPE (2, 3, 4, 5), DL_DTYPE_FLOAT32, NULL, NULL);
+  g_autoptr (DlRelu) relu = dl_relu_new (FALSE);
+  g_autoptr (DlRelu) relu_ = g_object_new (DL_TYPE_RELU, "inplace", TRUE, NULL);
+  g_autoptr (DlSigmoid) sigmoid = dl_sigmoid_new ();
+  g_autoptr (DlTanh) tanh_m = g_object_new (DL_TYPE_TANH, NULL);
+  g_autoptr (DlIdentity) identity = dl_identity_new ();
+  g_autoptr (DlFlatten) flatten = g_object_new (DL_TYPE_FLATTEN, NULL);
+  g_autoptr (DlFlatten) flatten_inner = dl_flatten_new (-3, 2);
+  g_autoptr (DlFlatten) flatten_far = dl_flatten_new (G_MAXINT64, -1);
+  g_autoptr (DlSoftmax) softmax = g_object_new (DL_TYPE_SOFTMAX, "dim", (gint64)1, NULL);
+  g_autoptr (DlLogSoftmax) log_softmax = dl_log_softmax_new (-1);
+  g_autoptr (DlSoftmax) no_dim = g_object_new (DL_TYPE_SOFTMAX, NULL);
+  g_autoptr (DlTensor) y = NULL;
+  g_autoptr (DlTensor) ref = NULL;
+  gboolean inplace;
+  gint64 start, end, dim;
+
+  y = run_module (relu, x);
+  dl_test_assert_values (y, (gdouble[]){ 0, 0, 0, 1.5, 3, 0 }, 6, 0);
+  g_assert_true (y != x);
+  dl_test_assert_values (x, xv, 6, 0);
+  g_clear_object (&y);
+  g_object_get (relu_, "inplace", &inplace, NULL);
+  g_assert_true (inplace && dl_relu_get_inplace (relu_) && !dl_relu_get_inplace (relu));
+  {
+    g_autoptr (DlTensor) copy = dl_tensor_clone (x, NULL);
+
+    y = run_module (relu_, copy);
+    g_assert_true (y == copy); /* in place: the input itself */
+    dl_test_assert_values (copy, (gdouble[]){ 0, 0, 0, 1.5, 3, 0 }, 6, 0);
+    g_clear_object (&y);
+  }
+
+  y = run_module (sigmoid, x);
+  ref = dl_tensor_sigmoid (x, NULL);
+  assert_same_values (y, ref, 0);
+  g_clear_object (&y);
+  g_clear_object (&ref);
+  y = run_module (tanh_m, x);
+  dl_test_assert_values (
+      y, (gdouble[]){ tanh (-2), tanh (-0.5), 0, tanh (1.5), tanh (3), tanh (-1) }, 6, 1e-15);
+  g_clear_object (&y);
+  y = run_module (identity, x);
+  g_assert_true (y == x);
+  g_clear_object (&y);
+
+  /* Flatten: all but the batch dim by default */
+  g_object_get (flatten, "start-dim", &start, "end-dim", &end, NULL);
+  g_assert_cmpint (start, ==, 1);
+  g_assert_cmpint (end, ==, -1);
+  y = run_module (flatten, x4);
+  dl_test_assert_shape (y, DL_TEST_SHAPE (2, 60));
+  g_clear_object (&y);
+  g_assert_cmpint (dl_flatten_get_start_dim (flatten_inner), ==, -3);
+  g_assert_cmpint (dl_flatten_get_end_dim (flatten_inner), ==, 2);
+  y = run_module (flatten_inner, x4);
+  dl_test_assert_shape (y, DL_TEST_SHAPE (2, 12, 5));
+  g_clear_object (&y);
+  y = dl_module_forward (DL_MODULE (flatten_far), x4, &error);
+  g_assert_null (y);
+  g_assert_error (error, DL_ERROR, DL_ERROR_INDEX);
+  g_assert_nonnull (strstr (error->message, "Flatten: start_dim"));
+  g_clear_error (&error);
+
+  /* Softmax and LogSoftmax */
+  g_object_get (softmax, "dim", &dim, NULL);
+  g_assert_cmpint (dim, ==, 1);
+  g_assert_cmpint (dl_log_softmax_get_dim (log_softmax), ==, -1);
+  y = run_module (softmax, x);
+  ref = dl_tensor_softmax (x, 1, NULL);
+  assert_same_values (y, ref, 0);
+  g_clear_object (&y);
+  g_clear_object (&ref);
+  y = run_module (log_softmax, x);
+  ref = dl_tensor_log_softmax (x, 1, NULL);
+  assert_same_values (y, ref, 0);
+  g_clear_object (&y);
+  /* a dim is required */
+  g_assert_false (g_initable_init (G_INITABLE (no_dim), NULL, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_assert_cmpstr (error->message, ==, "Softmax: dim is missing: give the dim to normalise over");
+  g_clear_error (&error);
+  g_assert_null (dl_module_forward (DL_MODULE (no_dim), x, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_clear_error (&error);
+  /* a dim the input lacks is the op's error */
+  g_clear_object (&softmax);
+  softmax = dl_softmax_new (2);
+  g_assert_null (dl_module_forward (DL_MODULE (softmax), x, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_INDEX);
+}
+
 static void
 test_cross_entropy (void)
 {
@@ -873,6 +993,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/nn/linear/init", test_linear_init);
   g_test_add_func ("/nn/linear/properties", test_linear_properties);
   g_test_add_func ("/nn/linear/forward", test_linear_forward);
+  g_test_add_func ("/nn/activation-modules", test_activation_modules);
   g_test_add_func ("/nn/loss/cross-entropy", test_cross_entropy);
   g_test_add_func ("/nn/optim/sgd", test_sgd);
   g_test_add_func ("/nn/optim/sgd-errors", test_sgd_errors);

@@ -509,6 +509,39 @@ test('Dl.Sgd from construct properties', () => {
         'a bad value reaches step');
 });
 
+test('activation modules from construct properties', () => {
+    const x = fromArray([-2, -0.5, 0, 1.5, 3, -1], [2, 3], F64);
+    const same = (m, ref, what) => {
+        m.init(null);
+        assertClose(values(m.forward(x)), values(ref), 0, what);
+    };
+    same(new Dl.Relu(), x.relu(), 'ReLU');
+    same(new Dl.Sigmoid(), x.sigmoid(), 'Sigmoid');
+    same(new Dl.Tanh(), x.tanh(), 'Tanh');
+    same(new Dl.Softmax({dim: 1}), x.softmax(1), 'Softmax');
+    same(new Dl.LogSoftmax({dim: -1}), x.log_softmax(1), 'LogSoftmax');
+    const id = new Dl.Identity();
+    assert(id.forward(x) === x, 'Identity gives its input');
+
+    const copy = x.clone();
+    const relu = new Dl.Relu({inplace: true});
+    assert(relu.inplace === true, 'inplace property');
+    relu.forward(copy);
+    assertArrayEqual(values(copy), [0, 0, 0, 1.5, 3, 0], 'ReLU in place');
+
+    const x4 = Dl.zeros([2, 3, 4, 5], F32, null);
+    const flat = new Dl.Flatten();
+    assert(flat.start_dim === 1 && flat.end_dim === -1, 'Flatten defaults');
+    assertArrayEqual(flat.forward(x4).get_shape(), [2, 60], 'Flatten');
+    assertArrayEqual(new Dl.Flatten({start_dim: 0, end_dim: 1}).forward(x4).get_shape(),
+        [6, 4, 5], 'Flatten 0..1');
+
+    const noDim = new Dl.Softmax();
+    const e = assertDlError(() => noDim.init(null), Dl.Error.ARGUMENT, 'Softmax without dim');
+    assert(e.message.includes('dim is missing'), e.message);
+    assertDlError(() => noDim.forward(x), Dl.Error.ARGUMENT, 'its forward');
+});
+
 test('training lowers the loss', () => {
     Dl.manual_seed(0);
     const net = new Mlp(2, 16, 2);

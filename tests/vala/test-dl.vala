@@ -306,6 +306,34 @@ void test_sgd_properties () {
     }
 }
 
+void test_activation_modules () {
+    try {
+        var x = from_array ({ -2, -0.5, 0, 1.5, 3, -1 }, { 2, 3 }, Dl.DType.FLOAT64);
+        assert_values (new Dl.Relu (false).forward (x), { 0, 0, 0, 1.5, 3, 0 });
+        assert_values (new Dl.Sigmoid ().forward (x), values (x.sigmoid ()));
+        assert_values (new Dl.Tanh ().forward (x), values (x.tanh ()));
+        assert (new Dl.Identity ().forward (x) == x);
+        assert_values (new Dl.Softmax (1).forward (x), values (x.softmax (1)));
+        var log_softmax = (Dl.LogSoftmax) Object.new (typeof (Dl.LogSoftmax), "dim", (int64) (-1));
+        assert (log_softmax.dim == -1);
+        assert_values (log_softmax.forward (x), values (x.log_softmax (1)));
+        var relu = (Dl.Relu) Object.new (typeof (Dl.Relu), "inplace", true);
+        var copy = x.clone ();
+        assert (relu.forward (copy) == copy);
+        assert_values (copy, { 0, 0, 0, 1.5, 3, 0 });
+        var x4 = Dl.zeros ({ 2, 3, 4, 5 });
+        var flatten = (Dl.Flatten) Object.new (typeof (Dl.Flatten));
+        assert (flatten.start_dim == 1 && flatten.end_dim == -1);
+        assert_shape (flatten.forward (x4), { 2, 60 });
+        assert_shape (new Dl.Flatten (1, 2).forward (x4), { 2, 12, 5 });
+        var no_dim = (Dl.Softmax) Object.new (typeof (Dl.Softmax));
+        assert_dl_error (() => { no_dim.init (); }, Dl.Error.ARGUMENT, "Softmax without dim");
+        assert_dl_error (() => { no_dim.forward (x); }, Dl.Error.ARGUMENT, "its forward");
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
 void test_training () {
     try {
         Dl.manual_seed (3);
@@ -605,6 +633,7 @@ int main (string[] args) {
     Test.add_func ("/vala/module/forward-many", test_module_forward_many);
     Test.add_func ("/vala/linear/properties", test_linear_properties);
     Test.add_func ("/vala/optim/sgd-properties", test_sgd_properties);
+    Test.add_func ("/vala/nn/activation-modules", test_activation_modules);
     Test.add_func ("/vala/training", test_training);
     return Test.run ();
 }
