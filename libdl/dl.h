@@ -30,6 +30,7 @@
 #include "nn/dl-module.h"
 #include "nn/dl-linear.h"
 #include "nn/dl-activation-modules.h"
+#include "nn/dl-sequential.h"
 #include "nn/dl-loss.h"
 #include "optim/dl-optimizer.h"
 #include "optim/dl-sgd.h"

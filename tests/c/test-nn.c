@@ -689,6 +689,92 @@ test_activation_modules (void)
 }
 
 static void
+test_sequential (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlLinear) fc1 = dl_linear_new (4, 6, TRUE, NULL);
+  g_autoptr (DlRelu) relu = dl_relu_new (FALSE);
+  g_autoptr (DlLinear) fc2 = dl_linear_new (6, 2, TRUE, NULL);
+  g_autoptr (GPtrArray) modules = g_ptr_array_new ();
+  g_autoptr (DlSequential) seq = NULL;
+  g_autoptr (DlSequential) empty = NULL;
+  g_autoptr (DlTensor) x = dl_randn (DL_TEST_SHAPE (3, 4), DL_DTYPE_FLOAT32, NULL, NULL);
+  g_autoptr (DlTensor) y = NULL;
+  g_autoptr (DlTensor) h1 = NULL;
+  g_autoptr (DlTensor) h2 = NULL;
+  g_autoptr (DlTensor) ref = NULL;
+  g_autoptr (GListModel) back = NULL;
+  g_auto (GStrv) names = NULL;
+  g_auto (GStrv) child_names = NULL;
+
+  g_ptr_array_add (modules, fc1);
+  g_ptr_array_add (modules, relu);
+  seq = dl_sequential_new (modules, &error);
+  g_assert_no_error (error);
+  dl_sequential_append (seq, DL_MODULE (fc2));
+  g_assert_cmpuint (dl_sequential_get_length (seq), ==, 3);
+  child_names = dl_module_children_names (DL_MODULE (seq));
+  g_assert_cmpstrv (child_names, ((const gchar *[]){ "0", "1", "2", NULL }));
+  names = dl_module_parameter_names (DL_MODULE (seq));
+  g_assert_cmpstrv (names, ((const gchar *[]){ "0.weight", "0.bias", "2.weight", "2.bias", NULL }));
+  g_assert_true (dl_sequential_get (seq, 0, &error) == DL_MODULE (fc1));
+  g_assert_true (dl_sequential_get (seq, -1, &error) == DL_MODULE (fc2));
+  g_assert_true (dl_sequential_get (seq, -3, &error) == DL_MODULE (fc1));
+  g_assert_no_error (error);
+  g_assert_null (dl_sequential_get (seq, 3, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_INDEX);
+  g_assert_cmpstr (error->message, ==, "Sequential: index 3 is out of range for 3 modules");
+  g_clear_error (&error);
+  g_assert_null (dl_sequential_get (seq, -4, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_INDEX);
+  g_clear_error (&error);
+  g_object_get (seq, "modules", &back, NULL);
+  g_assert_cmpuint (g_list_model_get_n_items (back), ==, 3);
+
+  /* forward chains the children */
+  y = dl_module_forward (DL_MODULE (seq), x, &error);
+  g_assert_no_error (error);
+  h1 = dl_module_forward (DL_MODULE (fc1), x, NULL);
+  h2 = dl_tensor_relu (h1, NULL);
+  ref = dl_module_forward (DL_MODULE (fc2), h2, NULL);
+  assert_same_values (y, ref, 0);
+  g_clear_object (&y);
+  /* an error in a child comes out */
+  {
+    g_autoptr (DlTensor) bad = dl_randn (DL_TEST_SHAPE (3, 5), DL_DTYPE_FLOAT32, NULL, NULL);
+
+    g_assert_null (dl_module_forward (DL_MODULE (seq), bad, &error));
+    g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
+    g_clear_error (&error);
+  }
+
+  /* empty: forward gives the input */
+  empty = g_initable_new (DL_TYPE_SEQUENTIAL, NULL, &error, NULL);
+  g_assert_no_error (error);
+  g_assert_cmpuint (dl_sequential_get_length (empty), ==, 0);
+  y = dl_module_forward (DL_MODULE (empty), x, &error);
+  g_assert_true (y == x);
+  g_clear_object (&y);
+  g_clear_object (&empty);
+  empty = dl_sequential_new (NULL, &error);
+  g_assert_no_error (error);
+
+  /* not modules */
+  g_ptr_array_add (modules, NULL);
+  g_assert_null (dl_sequential_new (modules, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_clear_error (&error);
+  {
+    g_autoptr (GListStore) store = g_list_store_new (G_TYPE_OBJECT);
+
+    g_list_store_append (store, x);
+    g_assert_null (g_initable_new (DL_TYPE_SEQUENTIAL, NULL, &error, "modules", store, NULL));
+    g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+    g_assert_cmpstr (error->message, ==, "Sequential: modules: item 0 is a DlTensor, not a module");
+  }
+}
+
+static void
 test_cross_entropy (void)
 {
   g_autoptr (GError) error = NULL;
@@ -994,6 +1080,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/nn/linear/properties", test_linear_properties);
   g_test_add_func ("/nn/linear/forward", test_linear_forward);
   g_test_add_func ("/nn/activation-modules", test_activation_modules);
+  g_test_add_func ("/nn/sequential", test_sequential);
   g_test_add_func ("/nn/loss/cross-entropy", test_cross_entropy);
   g_test_add_func ("/nn/optim/sgd", test_sgd);
   g_test_add_func ("/nn/optim/sgd-errors", test_sgd_errors);

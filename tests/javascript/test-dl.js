@@ -542,6 +542,26 @@ test('activation modules from construct properties', () => {
     assertDlError(() => noDim.forward(x), Dl.Error.ARGUMENT, 'its forward');
 });
 
+test('Dl.Sequential', () => {
+    const modules = new Gio.ListStore({item_type: Dl.Module});
+    modules.splice(0, 0, [new Dl.Linear({in_features: 4, out_features: 6}), new Dl.Relu()]);
+    const seq = new Dl.Sequential({modules});
+    seq.append(new Dl.Linear({in_features: 6, out_features: 2}));
+    seq.init(null);
+    assert(seq.get_length() === 3, 'length');
+    assert(seq.parameter_names().join() === '0.weight,0.bias,2.weight,2.bias',
+        `names: ${seq.parameter_names()}`);
+    assert(seq.get(-1) instanceof Dl.Linear && seq.get(1) instanceof Dl.Relu, 'get');
+    assertDlError(() => seq.get(3), Dl.Error.INDEX, 'get out of range');
+    const x = Dl.randn([3, 4], F32, null);
+    const ref = seq.get(2).forward(seq.get(0).forward(x).relu());
+    assertClose(values(seq.forward(x)), values(ref), 0, 'forward chains');
+    // the C convenience takes a JS array
+    const seq2 = Dl.Sequential.new([new Dl.Tanh(), new Dl.Identity()]);
+    assert(seq2.modules.get_n_items() === 2, 'modules read back');
+    assert(new Dl.Sequential().forward(x) === x, 'empty gives its input');
+});
+
 test('training lowers the loss', () => {
     Dl.manual_seed(0);
     const net = new Mlp(2, 16, 2);

@@ -334,6 +334,27 @@ void test_activation_modules () {
     }
 }
 
+void test_sequential () {
+    try {
+        var modules = new GenericArray<Dl.Module> ();
+        modules.add (new Dl.Linear (4, 6, true));
+        modules.add (new Dl.Relu (false));
+        var seq = new Dl.Sequential (modules);
+        seq.append (new Dl.Linear (6, 2, true));
+        assert (seq.get_length () == 3);
+        assert (string.joinv (",", seq.parameter_names ()) == "0.weight,0.bias,2.weight,2.bias");
+        assert (seq.get (1) is Dl.Relu && seq.get (-1) is Dl.Linear);
+        assert_dl_error (() => { seq.get (-4); }, Dl.Error.INDEX, "get out of range");
+        var x = Dl.randn ({ 3, 4 });
+        var reference = seq.get (2).forward (seq.get (0).forward (x).relu ());
+        assert_values (seq.forward (x), values (reference));
+        var empty = new Dl.Sequential ();
+        assert (empty.forward (x) == x);
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
 void test_training () {
     try {
         Dl.manual_seed (3);
@@ -634,6 +655,7 @@ int main (string[] args) {
     Test.add_func ("/vala/linear/properties", test_linear_properties);
     Test.add_func ("/vala/optim/sgd-properties", test_sgd_properties);
     Test.add_func ("/vala/nn/activation-modules", test_activation_modules);
+    Test.add_func ("/vala/nn/sequential", test_sequential);
     Test.add_func ("/vala/training", test_training);
     return Test.run ();
 }
