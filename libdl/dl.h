@@ -32,6 +32,7 @@
 #include "nn/dl-activation-modules.h"
 #include "nn/dl-sequential.h"
 #include "nn/dl-loss.h"
+#include "nn/dl-loss-modules.h"
 #include "optim/dl-optimizer.h"
 #include "optim/dl-sgd.h"
 #include "data/dl-datasets.h"

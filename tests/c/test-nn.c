@@ -812,6 +812,66 @@ test_cross_entropy (void)
   g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
 }
 
+static void
+test_loss_modules (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree gdouble *lv = dl_test_random_values (12);
+  g_autoptr (DlTensor) logits = dl_test_tensor (lv, DL_TEST_SHAPE (4, 3), DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) target
+      = dl_test_tensor ((gdouble[]){ 0, 2, 1, 2 }, DL_TEST_SHAPE (4), DL_DTYPE_INT64);
+  g_autoptr (DlTensor) log_probs = dl_tensor_log_softmax (logits, 1, NULL);
+  g_autoptr (DlCrossEntropyLoss) ce = dl_cross_entropy_loss_new ();
+  g_autoptr (DlNllLoss) nll = g_object_new (DL_TYPE_NLL_LOSS, "reduction", DL_REDUCTION_MEAN, NULL);
+  g_autoptr (DlCrossEntropyLoss) sum = NULL;
+  g_autoptr (GPtrArray) in = g_ptr_array_new ();
+  g_autoptr (GPtrArray) out = NULL;
+  g_autoptr (DlTensor) ref = dl_cross_entropy (logits, target, NULL);
+  DlReduction reduction;
+
+  g_assert_true (g_initable_init (G_INITABLE (ce), NULL, &error));
+  g_object_get (ce, "reduction", &reduction, NULL);
+  g_assert_cmpint (reduction, ==, DL_REDUCTION_MEAN);
+  g_assert_cmpint (dl_nll_loss_get_reduction (nll), ==, DL_REDUCTION_MEAN);
+
+  g_ptr_array_add (in, logits);
+  g_ptr_array_add (in, target);
+  out = dl_module_forward_many (DL_MODULE (ce), in, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (out->len, ==, 1);
+  g_assert_cmpint (dl_tensor_get_ndim (g_ptr_array_index (out, 0)), ==, 0);
+  assert_same_values (g_ptr_array_index (out, 0), ref, 0);
+  g_clear_pointer (&out, g_ptr_array_unref);
+
+  g_ptr_array_index (in, 0) = log_probs;
+  out = dl_module_forward_many (DL_MODULE (nll), in, &error);
+  g_assert_no_error (error);
+  assert_same_values (g_ptr_array_index (out, 0), ref, 1e-15);
+  g_clear_pointer (&out, g_ptr_array_unref);
+
+  /* the function's own errors come through */
+  g_ptr_array_index (in, 1) = logits;
+  g_assert_null (dl_module_forward_many (DL_MODULE (nll), in, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_DTYPE);
+  g_clear_error (&error);
+  /* one input is not enough, through either entry point */
+  g_assert_null (dl_module_forward (DL_MODULE (ce), logits, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_assert_cmpstr (error->message, ==, "CrossEntropyLoss: takes two inputs (input, target), got 1");
+  g_clear_error (&error);
+
+  /* only 'mean' is supported */
+  sum = g_object_new (DL_TYPE_CROSS_ENTROPY_LOSS, "reduction", DL_REDUCTION_SUM, NULL);
+  g_assert_false (g_initable_init (G_INITABLE (sum), NULL, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED);
+  g_assert_cmpstr (error->message, ==,
+                   "CrossEntropyLoss: reduction 'sum' is not supported yet (only 'mean')");
+  g_clear_error (&error);
+  g_ptr_array_index (in, 1) = target;
+  g_assert_null (dl_module_forward_many (DL_MODULE (sum), in, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED);
+}
+
 /* SGD against torch.optim.SGD's update written out on plain arrays:
  *   g = grad + wd * p; b = g (first step) or m * b + (1 - damp) * g;
  *   g = nesterov ? g + m * b : b; p -= lr * g */
@@ -1082,6 +1142,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/nn/activation-modules", test_activation_modules);
   g_test_add_func ("/nn/sequential", test_sequential);
   g_test_add_func ("/nn/loss/cross-entropy", test_cross_entropy);
+  g_test_add_func ("/nn/loss/modules", test_loss_modules);
   g_test_add_func ("/nn/optim/sgd", test_sgd);
   g_test_add_func ("/nn/optim/sgd-errors", test_sgd_errors);
   g_test_add_func ("/nn/optim/sgd-properties", test_sgd_properties);

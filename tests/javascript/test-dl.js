@@ -590,6 +590,57 @@ test('training lowers the loss', () => {
     assert(last < 0.7 * first, `loss went down: ${first} -> ${last}`);
 });
 
+test('loss modules', () => {
+    const logits = fromArray([0.5, -1, 2, 0, 1, -0.5], [2, 3], F64);
+    const target = fromArray([2, 0], [2], Dl.DType.INT64);
+    const ce = new Dl.CrossEntropyLoss();
+    assert(ce.reduction === Dl.Reduction.MEAN, 'reduction');
+    const [loss] = ce.forward_many([logits, target]);
+    assertClose([loss.item()], [Dl.cross_entropy(logits, target).item()], 0, 'CrossEntropyLoss');
+    const [nll] = new Dl.NllLoss().forward_many([logits.log_softmax(1), target]);
+    assertClose([nll.item()], [loss.item()], 1e-15, 'NllLoss');
+    assertDlError(() => ce.forward(logits), Dl.Error.ARGUMENT, 'one input');
+    assertDlError(() => new Dl.CrossEntropyLoss({reduction: Dl.Reduction.SUM}).init(null),
+        Dl.Error.NOT_SUPPORTED, 'sum');
+});
+
+// Sequential (Linear, ReLU, Linear), CrossEntropyLoss and SGD, all built
+// from construct properties
+test('Sequential trained with CrossEntropyLoss', () => {
+    Dl.manual_seed(1);
+    const modules = new Gio.ListStore({item_type: Dl.Module});
+    modules.splice(0, 0, [
+        new Dl.Linear({in_features: 2, out_features: 16}),
+        new Dl.Relu(),
+        new Dl.Linear({in_features: 16, out_features: 2}),
+    ]);
+    const model = new Dl.Sequential({modules});
+    const lossFn = new Dl.CrossEntropyLoss();
+    const params = new Gio.ListStore({item_type: Dl.Tensor});
+    params.splice(0, 0, model.parameters());
+    const sgd = new Dl.Sgd({params, lr: 0.5, momentum: 0.9});
+    for (const object of [model, lossFn, sgd])
+        object.init(null);
+    const x = Dl.rand([64, 2], F32, null).mul_scalar(2).sub_scalar(1);
+    const xv = values(x);
+    const labels = [];
+    for (let i = 0; i < 64; i++)
+        labels.push(xv[2 * i] * xv[2 * i + 1] > 0 ? 1 : 0);
+    const target = fromArray(labels, [64], Dl.DType.INT64);
+    let first = null, last = null;
+    for (let step = 0; step < 100; step++) {
+        const [loss] = lossFn.forward_many([model.forward(x), target]);
+        sgd.zero_grad(true);
+        loss.backward(null, false, false);
+        sgd.step();
+        last = loss.item();
+        if (first === null)
+            first = last;
+    }
+    print(`# loss ${first.toFixed(4)} -> ${last.toFixed(4)}`);
+    assert(last < 0.6 * first, `loss went down: ${first} -> ${last}`);
+});
+
 // Run
 
 let failed = 0;

@@ -355,6 +355,68 @@ void test_sequential () {
     }
 }
 
+void test_loss_modules () {
+    try {
+        var logits = from_array ({ 0.5, -1, 2, 0, 1, -0.5 }, { 2, 3 }, Dl.DType.FLOAT64);
+        var target = from_array ({ 2, 0 }, { 2 }, Dl.DType.INT64);
+        var ce = new Dl.CrossEntropyLoss ();
+        assert (ce.reduction == Dl.Reduction.MEAN);
+        var inputs = new GenericArray<Dl.Tensor?> ();
+        inputs.add (logits);
+        inputs.add (target);
+        var loss = ce.forward_many (inputs)[0];
+        assert (loss.item () == Dl.cross_entropy (logits, target).item ());
+        inputs[0] = logits.log_softmax (1);
+        assert (Math.fabs (new Dl.NllLoss ().forward_many (inputs)[0].item () - loss.item ()) < 1e-15);
+        assert_dl_error (() => { ce.forward (logits); }, Dl.Error.ARGUMENT, "one input");
+        var sum = (Dl.CrossEntropyLoss) Object.new (typeof (Dl.CrossEntropyLoss), "reduction", Dl.Reduction.SUM);
+        assert_dl_error (() => { sum.init (); }, Dl.Error.NOT_SUPPORTED, "sum");
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
+/* Sequential (Linear, ReLU, Linear), CrossEntropyLoss and SGD */
+void test_sequential_training () {
+    try {
+        Dl.manual_seed (4);
+        var model = new Dl.Sequential ();
+        model.append (new Dl.Linear (2, 16, true));
+        model.append (new Dl.Relu (false));
+        model.append (new Dl.Linear (16, 2, true));
+        var loss_fn = new Dl.CrossEntropyLoss ();
+        var params = new ListStore (typeof (Dl.Tensor));
+        var parameters = model.parameters ();
+        for (int i = 0; i < parameters.length; i++)
+            params.append (parameters[i]);
+        var sgd = (Dl.Sgd) Initable.new (typeof (Dl.Sgd), null, "params", params, "lr", 0.5,
+                                         "momentum", 0.9);
+        var x = Dl.rand ({ 64, 2 }).mul_scalar (2).sub_scalar (1);
+        var xv = values (x);
+        var labels = new double[64];
+        for (int i = 0; i < 64; i++)
+            labels[i] = xv[2 * i] * xv[2 * i + 1] > 0 ? 1 : 0;
+        var inputs = new GenericArray<Dl.Tensor?> ();
+        inputs.add (null);
+        inputs.add (from_array (labels, { 64 }, Dl.DType.INT64));
+        double first = 0, last = 0;
+        for (int step = 0; step < 100; step++) {
+            inputs[0] = model.forward (x);
+            var loss = loss_fn.forward_many (inputs)[0];
+            sgd.zero_grad ();
+            loss.backward ();
+            sgd.step ();
+            last = loss.item ();
+            if (step == 0)
+                first = last;
+        }
+        Test.message ("loss %.4f -> %.4f", first, last);
+        assert (last < 0.6 * first);
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
 void test_training () {
     try {
         Dl.manual_seed (3);
@@ -656,6 +718,8 @@ int main (string[] args) {
     Test.add_func ("/vala/optim/sgd-properties", test_sgd_properties);
     Test.add_func ("/vala/nn/activation-modules", test_activation_modules);
     Test.add_func ("/vala/nn/sequential", test_sequential);
+    Test.add_func ("/vala/nn/loss-modules", test_loss_modules);
+    Test.add_func ("/vala/nn/sequential-training", test_sequential_training);
     Test.add_func ("/vala/training", test_training);
     return Test.run ();
 }
