@@ -22,7 +22,8 @@ main (void)
   if (!x || !(x2 = dl_tensor_add (x, x, &error))
       || !(fc = g_initable_new (DL_TYPE_LINEAR, NULL, &error, "in-features", (gint64)4,
                                 "out-features", (gint64)2, NULL))
-      || !(y = dl_module_forward (DL_MODULE (fc), x2, &error)) || !(loss = dl_tensor_sum (y, &error)))
+      || !(y = dl_module_forward (DL_MODULE (fc), x2, &error))
+      || !(loss = dl_tensor_sum (y, &error)))
     goto fail;
   params = dl_module_parameters (DL_MODULE (fc));
   if (!(sgd = dl_sgd_new (params, 0.1, 0, 0, 0, FALSE, &error))
