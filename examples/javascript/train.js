@@ -4,7 +4,10 @@
 // The task: points drawn uniformly from the square [-1, 1]^2 belong to
 // class 1 when both coordinates have the same sign, to class 0 otherwise
 // (XOR of the signs). Net, a Dl.Module subclass, is two Dl.Linear layers
-// with a ReLU between them; it learns with cross-entropy and SGD.
+// with a ReLU between them; it learns with Dl.CrossEntropyLoss and Dl.Sgd.
+// Layers, loss and optimizer are built from their construct properties.
+// (The constructors do not call init(); a missing or bad value shows up
+// as an error from init(null) or from the first forward or step.)
 //
 // Run from a build tree:
 //   GI_TYPELIB_PATH=build/introspection LD_LIBRARY_PATH=build/libdl \
@@ -26,15 +29,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 
 imports.gi.versions.Dl = '1.0';
-const {Dl, GLib, GObject} = imports.gi;
+const {Dl, Gio, GLib, GObject} = imports.gi;
 const System = imports.system;
 
 const Net = GObject.registerClass(
 class Net extends Dl.Module {
     _init(nIn, nHidden, nOut) {
         super._init();
-        this._fc1 = Dl.Linear.new(nIn, nHidden, true);
-        this._fc2 = Dl.Linear.new(nHidden, nOut, true);
+        this._fc1 = new Dl.Linear({in_features: nIn, out_features: nHidden});
+        this._fc2 = new Dl.Linear({in_features: nHidden, out_features: nOut});
         // children contribute their parameters ("fc1.weight", ...)
         this.register_module('fc1', this._fc1);
         this.register_module('fc2', this._fc2);
@@ -77,10 +80,17 @@ function main() {
     const net = new Net(2, 16, 2);
     print(`parameters: ${net.parameter_names().join(', ')}`);
 
-    const sgd = Dl.Sgd.new(net.parameters(), 0.2, 0.9, 0, 0, false);
+    // the parameters go to the optimizer as a list model (the C
+    // convenience Dl.Sgd.new takes the array itself)
+    const params = new Gio.ListStore({item_type: Dl.Tensor});
+    params.splice(0, 0, net.parameters());
+    const sgd = new Dl.Sgd({params, lr: 0.2, momentum: 0.9});
+    sgd.init(null);
+    // a loss takes (input, target) through the general form of forward
+    const lossFn = new Dl.CrossEntropyLoss();
     let firstLoss = 0, lastLoss = 0;
     for (let step = 0; step <= 400; step++) {
-        const loss = Dl.cross_entropy(net.forward(points), labels);
+        const [loss] = lossFn.forward_many([net.forward(points), labels]);
         sgd.zero_grad(true); // backward accumulates: clear first
         loss.backward(null, false, false);
         sgd.step();

@@ -37,7 +37,7 @@ class Net : Dl.Module {
 /* n points in [-1, 1)^2 and their labels; the labels are computed from the
  * points' bytes and turned back into a tensor through GLib.Bytes. */
 void make_data (int n, out Dl.Tensor points, out Dl.Tensor labels) throws GLib.Error {
-    points = Dl.rand ({ n, 2 }, Dl.DType.FLOAT32, null).mul_scalar (2).sub_scalar (1);
+    points = Dl.rand ({ n, 2 }).mul_scalar (2).sub_scalar (1);
 
     var xs = new float[2 * n];
     Memory.copy (xs, points.to_bytes ().get_data (), xs.length * sizeof (float));
@@ -53,7 +53,7 @@ void make_data (int n, out Dl.Tensor points, out Dl.Tensor labels) throws GLib.E
 double accuracy (Net net, Dl.Tensor points, Dl.Tensor labels) throws GLib.Error {
     var was_enabled = Dl.set_grad_enabled (false);
     try {
-        var predicted = net.forward (points).argmax (1, false);
+        var predicted = net.forward (points).argmax (1);
         return predicted.eq (labels).to_dtype (Dl.DType.FLOAT32).mean ().item ();
     } finally {
         Dl.set_grad_enabled (was_enabled);
@@ -78,8 +78,8 @@ int main (string[] args) {
         double first_loss = 0, last_loss = 0;
         for (int step = 0; step <= 400; step++) {
             var loss = Dl.cross_entropy (net.forward (points), labels);
-            sgd.zero_grad (true);      /* backward accumulates: clear first */
-            loss.backward (null, false, false);
+            sgd.zero_grad ();          /* backward accumulates: clear first */
+            loss.backward ();
             sgd.step ();
 
             last_loss = loss.item ();

@@ -11,6 +11,7 @@
 
 #include "dl-linear.h"
 #include "dl-error.h"
+#include "dl-module-private.h"
 #include "ops/dl-ops-creation.h"
 #include "ops/dl-ops-pointwise.h"
 #include "ops/dl-ops-shape.h"
@@ -21,7 +22,13 @@
  *
  * Applies y = x W^T + b to the last dim of its input, as torch.nn.Linear.
  * Its parameters are "weight" [out_features, in_features] and "bias"
- * [out_features].
+ * [out_features], initialised as PyTorch does, in the default dtype.
+ *
+ * Build it from its construct properties, #DlLinear:in-features and
+ * #DlLinear:out-features (both required) and #DlLinear:bias, in any
+ * language (`new Dl.Linear({in_features: 4, out_features: 2})` in GJS), or
+ * with dl_linear_new(). A missing or negative size is an error from
+ * g_initable_init() and from forward; see #DlModule.
  *
  * Since: 0.1
  */
@@ -30,9 +37,24 @@ struct _DlLinear
   DlModule parent_instance;
   gint64 in_features;
   gint64 out_features;
+  gboolean bias;
 };
 
 G_DEFINE_FINAL_TYPE (DlLinear, dl_linear, DL_TYPE_MODULE)
+
+enum
+{
+  PROP_0,
+  PROP_IN_FEATURES,
+  PROP_OUT_FEATURES,
+  PROP_BIAS,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* The default of the size properties: not given (-1 given reads the same) */
+#define SIZE_UNSET (-1)
 
 static DlTensor *
 dl_linear_forward (DlModule *module, DlTensor *input, GError **error)
@@ -53,6 +75,11 @@ dl_linear_forward (DlModule *module, DlTensor *input, GError **error)
                    nd ? shape[nd - 1] : 0, self->in_features);
       return NULL;
     }
+  if (w == NULL)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "linear: the layer has no weight");
+      return NULL;
+    }
   if (!(wt = dl_tensor_t (w, error)) || !(y = dl_tensor_matmul (input, wt, error)))
     return NULL;
   if (b)
@@ -60,15 +87,167 @@ dl_linear_forward (DlModule *module, DlTensor *input, GError **error)
   return g_steal_pointer (&y);
 }
 
+static gboolean
+check_size (const gchar *name, gint64 value, GError **error)
+{
+  if (value == SIZE_UNSET)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "Linear: %s is missing (or -1): give a size >= 0", name);
+      return FALSE;
+    }
+  if (value < 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "Linear: %s must be a size >= 0, got %" G_GINT64_FORMAT, name, value);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* A uniform [-bound, bound] leaf parameter of @shape, registered as @name */
+static gboolean
+add_uniform_parameter (DlModule *self,
+                       const gchar *name,
+                       const gint64 *shape,
+                       gsize n_dims,
+                       gdouble bound,
+                       GError **error)
+{
+  g_autoptr (DlTensor) p = NULL;
+
+  if (!(p = dl_empty (shape, n_dims, dl_get_default_dtype (), NULL, error))
+      || !dl_tensor_uniform_ (p, -bound, bound, error)
+      || !dl_tensor_set_requires_grad (p, TRUE, error))
+    return FALSE;
+  dl_module_register_parameter (self, name, p);
+  return TRUE;
+}
+
+/* Checks the construct properties and creates the parameters; an invalid
+ * value leaves the layer without them and its error in DlModule. */
+static void
+dl_linear_constructed (GObject *object)
+{
+  DlLinear *self = DL_LINEAR (object);
+  GError *error = NULL;
+  gdouble bound;
+
+  G_OBJECT_CLASS (dl_linear_parent_class)->constructed (object);
+  if (!check_size ("in_features", self->in_features, &error)
+      || !check_size ("out_features", self->out_features, &error))
+    {
+      dl_module_take_construct_error (DL_MODULE (self), error);
+      return;
+    }
+  bound = self->in_features > 0 ? 1.0 / sqrt ((gdouble)self->in_features) : 0;
+  if (!add_uniform_parameter (DL_MODULE (self), "weight",
+                              (gint64[]){ self->out_features, self->in_features }, 2, bound, &error)
+      || (self->bias
+          && !add_uniform_parameter (DL_MODULE (self), "bias", &self->out_features, 1, bound,
+                                     &error)))
+    dl_module_take_construct_error (DL_MODULE (self), error);
+}
+
+static void
+dl_linear_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  DlLinear *self = DL_LINEAR (object);
+
+  switch (prop_id)
+    {
+      case PROP_IN_FEATURES:
+        g_value_set_int64 (value, self->in_features);
+        break;
+      case PROP_OUT_FEATURES:
+        g_value_set_int64 (value, self->out_features);
+        break;
+      case PROP_BIAS:
+        g_value_set_boolean (value, dl_module_get_parameter (DL_MODULE (self), "bias") != NULL);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+dl_linear_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  DlLinear *self = DL_LINEAR (object);
+
+  switch (prop_id)
+    {
+      case PROP_IN_FEATURES:
+        self->in_features = g_value_get_int64 (value);
+        break;
+      case PROP_OUT_FEATURES:
+        self->out_features = g_value_get_int64 (value);
+        break;
+      case PROP_BIAS:
+        self->bias = g_value_get_boolean (value);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
 static void
 dl_linear_class_init (DlLinearClass *klass)
 {
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->constructed = dl_linear_constructed;
+  object_class->get_property = dl_linear_get_property;
+  object_class->set_property = dl_linear_set_property;
   DL_MODULE_CLASS (klass)->forward = dl_linear_forward;
+
+  /* The sizes accept every gint64 so that a bad value reaches
+   * dl_linear_constructed() and becomes a GError; a range in the
+   * GParamSpec would only print a warning and keep the default. */
+
+  /**
+   * DlLinear:in-features:
+   *
+   * The size of each input sample (required, >= 0).
+   *
+   * Since: 0.1
+   */
+  properties[PROP_IN_FEATURES]
+      = g_param_spec_int64 ("in-features", NULL, NULL, G_MININT64, G_MAXINT64, SIZE_UNSET,
+                            G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS
+                                | G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * DlLinear:out-features:
+   *
+   * The size of each output sample (required, >= 0).
+   *
+   * Since: 0.1
+   */
+  properties[PROP_OUT_FEATURES]
+      = g_param_spec_int64 ("out-features", NULL, NULL, G_MININT64, G_MAXINT64, SIZE_UNSET,
+                            G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS
+                                | G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * DlLinear:bias:
+   *
+   * Whether the layer learns an additive bias (PyTorch's `bias=True`).
+   * Read back, whether it has a "bias" parameter.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_BIAS]
+      = g_param_spec_boolean ("bias", NULL, NULL, TRUE,
+                              G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS
+                                  | G_PARAM_EXPLICIT_NOTIFY);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void
 dl_linear_init (DlLinear *self)
 {
+  self->in_features = SIZE_UNSET;
+  self->out_features = SIZE_UNSET;
+  self->bias = TRUE;
 }
 
 /**
@@ -78,6 +257,9 @@ dl_linear_init (DlLinear *self)
  * @bias: whether to learn an additive bias
  * @error: return location for a #GError
  *
+ * Creates a layer from its construct properties and checks them
+ * (g_initable_new()).
+ *
  * Returns: (transfer full): a new layer with PyTorch's default
  *   initialisation, or %NULL with @error set for negative sizes
  *
@@ -86,38 +268,8 @@ dl_linear_init (DlLinear *self)
 DlLinear *
 dl_linear_new (gint64 in_features, gint64 out_features, gboolean bias, GError **error)
 {
-  g_autoptr (DlLinear) self = NULL;
-  g_autoptr (DlTensor) w = NULL;
-  g_autoptr (DlTensor) b = NULL;
-  gdouble bound;
-  DlDType dt = dl_get_default_dtype ();
-
-  if (in_features < 0 || out_features < 0)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "Linear: sizes must be non-negative, got in_features=%" G_GINT64_FORMAT
-                   ", out_features=%" G_GINT64_FORMAT,
-                   in_features, out_features);
-      return NULL;
-    }
-  self = g_object_new (DL_TYPE_LINEAR, NULL);
-  self->in_features = in_features;
-  self->out_features = out_features;
-  bound = in_features > 0 ? 1.0 / sqrt ((gdouble)in_features) : 0;
-  if (!(w = dl_empty ((gint64[]){ out_features, in_features }, 2, dt, NULL, error))
-      || !dl_tensor_uniform_ (w, -bound, bound, error))
-    return NULL;
-  dl_tensor_set_requires_grad (w, TRUE, NULL);
-  dl_module_register_parameter (DL_MODULE (self), "weight", w);
-  if (bias)
-    {
-      if (!(b = dl_empty (&out_features, 1, dt, NULL, error))
-          || !dl_tensor_uniform_ (b, -bound, bound, error))
-        return NULL;
-      dl_tensor_set_requires_grad (b, TRUE, NULL);
-      dl_module_register_parameter (DL_MODULE (self), "bias", b);
-    }
-  return g_steal_pointer (&self);
+  return g_initable_new (DL_TYPE_LINEAR, NULL, error, "in-features", in_features, "out-features",
+                         out_features, "bias", bias, NULL);
 }
 
 /**

@@ -1,12 +1,16 @@
-/* dl-module.c: DlModule: named parameters and children, forward as a
- * virtual method, train/eval.
+/* dl-module.c: DlModule: named parameters and children, forward in its two
+ * forms as virtual methods, train/eval, and construction checked through
+ * GInitable.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
 
+#include <gio/gio.h>
+
 #include "dl-module.h"
+#include "dl-module-private.h"
 #include "dl-error.h"
 
 /**
@@ -15,7 +19,37 @@
  * The base class of every layer and model, as torch.nn.Module. A module
  * owns named parameters (tensors that require grad) and named child
  * modules, both kept in the order they were registered; dl_module_forward()
- * runs the subclass's forward.
+ * and dl_module_forward_many() run the subclass's forward.
+ *
+ * ## Construction
+ *
+ * The layers of libdl take their hyperparameters as construct properties,
+ * so every language builds them the same way: `g_initable_new
+ * (DL_TYPE_LINEAR, NULL, &error, "in-features", (gint64) 4, ...)` in C,
+ * `new Dl.Linear({in_features: 4, out_features: 2})` in GJS,
+ * `Dl.Linear(in_features=4, out_features=2)` in Python. The values are
+ * checked when the object is constructed. A missing or invalid one does
+ * not give a silently broken layer: the module keeps the error, and
+ * g_initable_init(), dl_module_forward() and dl_module_forward_many() all
+ * fail with it (naming the class and the property). Python's and GJS's
+ * constructors, and Vala's `Object.new()`, do not call g_initable_init():
+ * call `init (null)` after them to get the error at once, or use the `_new`
+ * functions (C, and the other languages through them), which do.
+ *
+ * DlModule implements #GInitable for its subclasses; one written in
+ * another language needs nothing for it.
+ *
+ * ## Forward
+ *
+ * A subclass overrides one of two virtual methods. #DlModuleClass.forward
+ * takes one tensor and gives one, and is all most layers need.
+ * #DlModuleClass.forward_many takes an array of tensors (an element may be
+ * %NULL for an optional input left out) and gives an array, for modules
+ * with several inputs or outputs: a loss takes (input, target), a
+ * recurrent layer (input, h, c) and gives (output, h, c). The default of
+ * each calls the other, so dl_module_forward() works on a module that
+ * implements forward_many and takes one input and gives one output, and
+ * dl_module_forward_many() works on every module with one input.
  *
  * Since: 0.1
  */
@@ -27,9 +61,16 @@ typedef struct
   GPtrArray *child_names; /* gchar* */
   GPtrArray *children;    /* DlModule* */
   gboolean training;
+  GError *construct_error;
 } DlModulePrivate;
 
-G_DEFINE_TYPE_WITH_PRIVATE (DlModule, dl_module, G_TYPE_OBJECT)
+static void dl_module_initable_iface_init (GInitableIface *iface);
+
+G_DEFINE_TYPE_WITH_CODE (DlModule,
+                         dl_module,
+                         G_TYPE_OBJECT,
+                         G_ADD_PRIVATE (DlModule)
+                             G_IMPLEMENT_INTERFACE (G_TYPE_INITABLE, dl_module_initable_iface_init))
 
 enum
 {
@@ -64,6 +105,7 @@ dl_module_finalize (GObject *object)
 
   g_ptr_array_unref (priv->param_names);
   g_ptr_array_unref (priv->child_names);
+  g_clear_error (&priv->construct_error);
   G_OBJECT_CLASS (dl_module_parent_class)->finalize (object);
 }
 
@@ -93,12 +135,175 @@ dl_module_set_property (GObject *object, guint prop_id, const GValue *value, GPa
     }
 }
 
+void
+dl_module_take_construct_error (DlModule *self, GError *error)
+{
+  DlModulePrivate *priv = dl_module_get_instance_private (self);
+
+  if (priv->construct_error == NULL)
+    priv->construct_error = error;
+  else
+    g_error_free (error);
+}
+
+gboolean
+dl_module_check_constructed (DlModule *self, GError **error)
+{
+  DlModulePrivate *priv = dl_module_get_instance_private (self);
+
+  if (priv->construct_error)
+    {
+      g_propagate_error (error, g_error_copy (priv->construct_error));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+dl_module_initable_init (GInitable *initable, GCancellable *cancellable, GError **error)
+{
+  return dl_module_check_constructed (DL_MODULE (initable), error);
+}
+
+static void
+dl_module_initable_iface_init (GInitableIface *iface)
+{
+  iface->init = dl_module_initable_init;
+}
+
+static DlTensor *dl_module_real_forward (DlModule *self, DlTensor *input, GError **error);
+static void dl_module_real_forward_many (DlModule *self,
+                                         GPtrArray *inputs,
+                                         GPtrArray **outputs,
+                                         GError **error);
+
+static void
+set_neither_error (DlModule *self, const gchar *op, GError **error)
+{
+  g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
+               "%s: module of type %s implements neither forward nor forward_many", op,
+               G_OBJECT_TYPE_NAME (self));
+}
+
+/* The subclass's forward, its result checked: a binding's override that
+ * raised something other than a GError returns NULL and no error. */
+static DlTensor *
+call_forward (DlModule *self, DlTensor *input, GError **error)
+{
+  GError *local = NULL;
+  DlTensor *out = DL_MODULE_GET_CLASS (self)->forward (self, input, &local);
+
+  if (local)
+    {
+      g_clear_object (&out);
+      g_propagate_error (error, local);
+      return NULL;
+    }
+  if (out == NULL)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_FAILED, "forward: %s.forward returned no tensor",
+                   G_OBJECT_TYPE_NAME (self));
+      return NULL;
+    }
+  if (!DL_IS_TENSOR (out))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_FAILED,
+                   "forward: %s.forward returned a %s, not a tensor", G_OBJECT_TYPE_NAME (self),
+                   G_OBJECT_TYPE_NAME (out));
+      g_object_unref (out);
+      return NULL;
+    }
+  return out;
+}
+
+/* The subclass's forward_many, its result checked likewise. The vfunc
+ * hands over the array and its elements (transfer full); whoever built it
+ * (C, or a binding, which sets no free function), the array returned owns
+ * its elements through its free function. */
+static GPtrArray *
+call_forward_many (DlModule *self, GPtrArray *inputs, GError **error)
+{
+  GError *local = NULL;
+  g_autoptr (GPtrArray) out = NULL;
+
+  DL_MODULE_GET_CLASS (self)->forward_many (self, inputs, &out, &local);
+  if (out)
+    g_ptr_array_set_free_func (out, unref_if_set);
+  if (local)
+    {
+      g_propagate_error (error, local);
+      return NULL;
+    }
+  if (out == NULL)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_FAILED,
+                   "forward_many: %s.forward_many returned no outputs", G_OBJECT_TYPE_NAME (self));
+      return NULL;
+    }
+  for (guint i = 0; i < out->len; i++)
+    {
+      gpointer t = g_ptr_array_index (out, i);
+
+      if (t != NULL && !DL_IS_TENSOR (t))
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_FAILED,
+                       "forward_many: %s.forward_many returned a %s as output %u, not a tensor",
+                       G_OBJECT_TYPE_NAME (self), G_OBJECT_TYPE_NAME (t), i);
+          return NULL;
+        }
+    }
+  return g_steal_pointer (&out);
+}
+
+/* forward of a module that implements forward_many: its one input, and
+ * the one output it must give */
 static DlTensor *
 dl_module_real_forward (DlModule *self, DlTensor *input, GError **error)
 {
-  g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
-               "forward: module of type %s does not implement forward", G_OBJECT_TYPE_NAME (self));
-  return NULL;
+  g_autoptr (GPtrArray) inputs = NULL;
+  g_autoptr (GPtrArray) outputs = NULL;
+
+  if (DL_MODULE_GET_CLASS (self)->forward_many == dl_module_real_forward_many)
+    {
+      set_neither_error (self, "forward", error);
+      return NULL;
+    }
+  inputs = g_ptr_array_new ();
+  g_ptr_array_add (inputs, input);
+  if (!(outputs = call_forward_many (self, inputs, error)))
+    return NULL;
+  if (outputs->len != 1 || g_ptr_array_index (outputs, 0) == NULL)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "forward: %s gave %u outputs, not one tensor; call forward_many to get them",
+                   G_OBJECT_TYPE_NAME (self), outputs->len);
+      return NULL;
+    }
+  return g_object_ref (g_ptr_array_index (outputs, 0));
+}
+
+/* forward_many of a module that implements forward: exactly one input */
+static void
+dl_module_real_forward_many (DlModule *self, GPtrArray *inputs, GPtrArray **outputs, GError **error)
+{
+  DlTensor *out;
+
+  if (DL_MODULE_GET_CLASS (self)->forward == dl_module_real_forward)
+    {
+      set_neither_error (self, "forward_many", error);
+      return;
+    }
+  if (inputs->len != 1 || g_ptr_array_index (inputs, 0) == NULL)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "forward_many: %s takes one input tensor, got %u inputs",
+                   G_OBJECT_TYPE_NAME (self), inputs->len);
+      return;
+    }
+  if (!(out = call_forward (self, g_ptr_array_index (inputs, 0), error)))
+    return;
+  *outputs = g_ptr_array_new_with_free_func (unref_if_set);
+  g_ptr_array_add (*outputs, out);
 }
 
 static void
@@ -111,6 +316,7 @@ dl_module_class_init (DlModuleClass *klass)
   object_class->get_property = dl_module_get_property;
   object_class->set_property = dl_module_set_property;
   klass->forward = dl_module_real_forward;
+  klass->forward_many = dl_module_real_forward_many;
 
   /**
    * DlModule:training:
@@ -143,7 +349,9 @@ dl_module_init (DlModule *self)
  * @input: the input tensor
  * @error: return location for a #GError
  *
- * Runs the module on @input.
+ * Runs the module on one input and gives its one output. On a module that
+ * implements only #DlModuleClass.forward_many, this passes @input as its
+ * only input and fails unless the module gives exactly one output.
  *
  * Returns: (transfer full): the output, or %NULL with @error set
  *
@@ -152,34 +360,70 @@ dl_module_init (DlModule *self)
 DlTensor *
 dl_module_forward (DlModule *self, DlTensor *input, GError **error)
 {
-  GError *local = NULL;
-  DlTensor *out;
-
   g_return_val_if_fail (DL_IS_MODULE (self), NULL);
   g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
-  out = DL_MODULE_GET_CLASS (self)->forward (self, input, &local);
-  if (local)
-    {
-      g_clear_object (&out);
-      g_propagate_error (error, local);
-      return NULL;
-    }
-  if (out == NULL)
-    {
-      /* a binding's override that raised something other than a GError */
-      g_set_error (error, DL_ERROR, DL_ERROR_FAILED, "forward: %s.forward returned no tensor",
-                   G_OBJECT_TYPE_NAME (self));
-      return NULL;
-    }
-  if (!DL_IS_TENSOR (out))
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_FAILED,
-                   "forward: %s.forward returned a %s, not a tensor", G_OBJECT_TYPE_NAME (self),
-                   G_OBJECT_TYPE_NAME (out));
-      g_object_unref (out);
-      return NULL;
-    }
-  return out;
+  if (!dl_module_check_constructed (self, error))
+    return NULL;
+  return call_forward (self, input, error);
+}
+
+/**
+ * DlModuleClass::forward_many:
+ * @self: a #DlModule
+ * @inputs: (element-type DlTensor): the input tensors; an element may be
+ *   %NULL for an optional input left out
+ * @outputs: (out) (transfer full) (element-type DlTensor): return location
+ *   for the outputs: a new array holding a reference to each output (in C,
+ *   one made with `g_ptr_array_new_with_free_func (g_object_unref)`)
+ * @error: return location for a #GError
+ *
+ * The general form of forward, for modules with several inputs or
+ * outputs; see dl_module_forward_many(), which calls it. On failure it
+ * sets @error and leaves @outputs unset.
+ *
+ * The outputs come back through a parameter rather than as the return
+ * value so that an override hands its new tensors over (transfer full)
+ * while dl_module_forward_many() gives callers an array that frees its
+ * elements (transfer container): one annotation for both would either
+ * free a binding's tensors before C sees them or unref them twice.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * dl_module_forward_many:
+ * @self: a #DlModule
+ * @inputs: (element-type DlTensor): the input tensors, in the order the
+ *   module documents; an element may be %NULL for an optional input left
+ *   out (GJS cannot pass null array elements: leave optional inputs out
+ *   at the end instead)
+ * @error: return location for a #GError
+ *
+ * Runs the module on several inputs and gives its outputs, the general
+ * form of dl_module_forward(): a loss takes (input, target), a recurrent
+ * layer (input, h, c). On a module that implements only
+ * #DlModuleClass.forward, this takes exactly one input and gives one
+ * output.
+ *
+ * Returns: (transfer container) (element-type DlTensor): the outputs, in
+ *   an array that holds a reference to each and drops them when freed (an
+ *   element may be %NULL for an output the module does not give), or
+ *   %NULL with @error set
+ *
+ * Since: 0.1
+ */
+GPtrArray *
+dl_module_forward_many (DlModule *self, GPtrArray *inputs, GError **error)
+{
+  g_return_val_if_fail (DL_IS_MODULE (self), NULL);
+  g_return_val_if_fail (inputs != NULL, NULL);
+  for (guint i = 0; i < inputs->len; i++)
+    g_return_val_if_fail (g_ptr_array_index (inputs, i) == NULL
+                              || DL_IS_TENSOR (g_ptr_array_index (inputs, i)),
+                          NULL);
+  if (!dl_module_check_constructed (self, error))
+    return NULL;
+  return call_forward_many (self, inputs, error);
 }
 
 static gint

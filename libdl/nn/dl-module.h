@@ -20,10 +20,22 @@ G_DECLARE_DERIVABLE_TYPE (DlModule, dl_module, DL, MODULE, GObject)
 /**
  * DlModuleClass:
  * @parent_class: the parent class
- * @forward: computes the module's output from @input; see dl_module_forward()
+ * @forward: computes the module's one output from its one input; see
+ *   dl_module_forward()
+ * @forward_many: computes the module's outputs from several inputs into
+ *   @outputs; see dl_module_forward_many() and #DlModuleClass::forward_many
  *
- * The class of modules. Subclasses override @forward (from Python as
- * `do_forward`, from GJS as `vfunc_forward`, from Vala with `override`).
+ * The class of modules. A subclass overrides one of the two forms of
+ * forward: a module with one input and one output overrides @forward, one
+ * that takes or gives several tensors (a loss, a recurrent layer,
+ * attention) overrides @forward_many. From Python they are `do_forward`
+ * and `do_forward_many`, from GJS `vfunc_forward` and
+ * `vfunc_forward_many`, from Vala `override forward` and `override
+ * forward_many_vfunc` (the Vala name keeps the vfunc apart from the
+ * dl_module_forward_many() method). Each default calls the other, so both
+ * dl_module_forward() and dl_module_forward_many() reach whichever the
+ * subclass implemented; a subclass implementing neither fails with
+ * %DL_ERROR_NOT_SUPPORTED.
  *
  * Since: 0.1
  */
@@ -32,13 +44,16 @@ struct _DlModuleClass
   GObjectClass parent_class;
 
   DlTensor *(*forward) (DlModule *self, DlTensor *input, GError **error);
+  void (*forward_many) (DlModule *self, GPtrArray *inputs, GPtrArray **outputs, GError **error);
 
   /*< private >*/
-  gpointer padding[8];
+  gpointer padding[7];
 };
 
 DL_EXPORT
 DlTensor *dl_module_forward (DlModule *self, DlTensor *input, GError **error);
+DL_EXPORT
+GPtrArray *dl_module_forward_many (DlModule *self, GPtrArray *inputs, GError **error);
 DL_EXPORT
 void dl_module_register_parameter (DlModule *self, const gchar *name, DlTensor *param);
 DL_EXPORT

@@ -9,7 +9,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 
 imports.gi.versions.Dl = '1.0';
-const {Dl, GLib, GObject} = imports.gi;
+const {Dl, Gio, GLib, GObject} = imports.gi;
 const System = imports.system;
 
 const F32 = Dl.DType.FLOAT32;
@@ -436,6 +436,149 @@ test('Dl.Module subclass', () => {
     assertDlError(() => net.forward(Dl.randn([5, 7], F32, null)), Dl.Error.SHAPE, 'bad input');
 });
 
+// The general form of forward: (a, [b]) -> (a + b, a * b), written in JS;
+// b defaults to a.
+const Pair = GObject.registerClass(
+class Pair extends Dl.Module {
+    vfunc_forward_many(inputs) {
+        if (inputs.length < 1 || inputs.length > 2) {
+            throw new GLib.Error(Dl.Error, Dl.Error.ARGUMENT,
+                `Pair: takes 1 or 2 inputs, got ${inputs.length}`);
+        }
+        const [a, b = a] = inputs;
+        return [a.add(b), a.mul(b)];
+    }
+});
+
+// One output from several inputs: their sum.
+const Sum = GObject.registerClass(
+class Sum extends Dl.Module {
+    vfunc_forward_many(inputs) {
+        return [inputs.reduce((acc, t) => acc.add(t))];
+    }
+});
+
+test('forward_many: several inputs and outputs', () => {
+    const a = fromArray([1, 2], [2], F64), b = fromArray([3, 5], [2], F64);
+    const pair = new Pair();
+    for (let k = 0; k < 3; k++) {
+        const out = pair.forward_many([a, b]);
+        System.gc(); // the outputs belong to the caller, not to the collected call
+        assert(out.length === 2, 'two outputs');
+        assertArrayEqual(values(out[0]), [4, 7], 'a + b');
+        assertArrayEqual(values(out[1]), [3, 10], 'a * b');
+    }
+    assertDlError(() => pair.forward_many([]), Dl.Error.ARGUMENT, 'the subclass\'s own error');
+    // forward needs exactly one output
+    const e = assertDlError(() => pair.forward(a), Dl.Error.ARGUMENT, 'forward on two outputs');
+    assert(e.message.includes('gave 2 outputs'), e.message);
+
+    const sum = new Sum();
+    assertArrayEqual(values(sum.forward(a)), [1, 2], 'forward reaches vfunc_forward_many');
+    assertArrayEqual(values(sum.forward_many([a, b, a])[0]), [5, 9], 'three inputs');
+
+    // a one-in/one-out subclass through the general entry point
+    const net = new Mlp(2, 3, 2);
+    const out = net.forward_many([Dl.randn([4, 2], F32, null)]);
+    assert(out.length === 1 && net.calls === 1, 'forward_many reaches vfunc_forward');
+    assertArrayEqual(out[0].get_shape(), [4, 2], 'its shape');
+    assertDlError(() => net.forward_many([a, b]), Dl.Error.ARGUMENT, 'two inputs to forward');
+    assertDlError(() => new Dl.Module().forward_many([a]), Dl.Error.NOT_SUPPORTED, 'neither');
+});
+
+test('Dl.Linear from construct properties', () => {
+    const l = new Dl.Linear({in_features: 4, out_features: 2});
+    l.init(null);
+    assert(l.in_features === 4 && l.out_features === 2 && l.bias === true, 'properties');
+    assert(l.parameter_names().join() === 'weight,bias', 'parameters');
+    assertArrayEqual(l.forward(Dl.randn([3, 4], F32, null)).get_shape(), [3, 2], 'forward');
+    const noBias = new Dl.Linear({in_features: 3, out_features: 5, bias: false});
+    assert(noBias.bias === false && noBias.get_parameter('bias') === null, 'bias: false');
+
+    // a missing value: the constructor does not call init; init and
+    // forward report it
+    const broken = new Dl.Linear({in_features: 4});
+    const e = assertDlError(() => broken.init(null), Dl.Error.ARGUMENT, 'init');
+    assert(e.message.includes('out_features is missing'), e.message);
+    assertDlError(() => broken.forward(Dl.randn([3, 4], F32, null)), Dl.Error.ARGUMENT, 'forward');
+    assertDlError(() => Dl.Linear.new(-1, 2, true), Dl.Error.ARGUMENT, 'the C convenience');
+});
+
+test('Dl.Sgd from construct properties', () => {
+    const w = Dl.zeros([2], F64, null);
+    w.set_requires_grad(true);
+    // the parameters go through a Gio.ListStore: no property takes a JS array
+    const params = new Gio.ListStore({item_type: Dl.Tensor});
+    params.splice(0, 0, [w]);
+    const sgd = new Dl.Sgd({params, lr: 0.5, momentum: 0.9});
+    sgd.init(null);
+    assert(sgd.lr === 0.5 && sgd.momentum === 0.9 && sgd.weight_decay === 0 &&
+        sgd.nesterov === false, 'hyperparameters');
+    assert(sgd.params.get_n_items() === 1, 'params read back');
+    w.mul_scalar(3).sum().backward(null, false, false);
+    sgd.step();
+    assertArrayEqual(values(w), [-1.5, -1.5], 'one step');
+    sgd.lr = -1;
+    const e = assertDlError(() => sgd.step(), Dl.Error.ARGUMENT, 'negative lr');
+    assert(e.message === 'SGD: invalid learning rate: -1', e.message);
+    assertDlError(() => new Dl.Sgd({lr: 0.1}).init(null), Dl.Error.ARGUMENT, 'no parameters');
+    assertDlError(() => new Dl.Sgd({params, weight_decay: -1}).step(), Dl.Error.ARGUMENT,
+        'a bad value reaches step');
+});
+
+test('activation modules from construct properties', () => {
+    const x = fromArray([-2, -0.5, 0, 1.5, 3, -1], [2, 3], F64);
+    const same = (m, ref, what) => {
+        m.init(null);
+        assertClose(values(m.forward(x)), values(ref), 0, what);
+    };
+    same(new Dl.Relu(), x.relu(), 'ReLU');
+    same(new Dl.Sigmoid(), x.sigmoid(), 'Sigmoid');
+    same(new Dl.Tanh(), x.tanh(), 'Tanh');
+    same(new Dl.Softmax({dim: 1}), x.softmax(1), 'Softmax');
+    same(new Dl.LogSoftmax({dim: -1}), x.log_softmax(1), 'LogSoftmax');
+    const id = new Dl.Identity();
+    assert(id.forward(x) === x, 'Identity gives its input');
+
+    const copy = x.clone();
+    const relu = new Dl.Relu({inplace: true});
+    assert(relu.inplace === true, 'inplace property');
+    relu.forward(copy);
+    assertArrayEqual(values(copy), [0, 0, 0, 1.5, 3, 0], 'ReLU in place');
+
+    const x4 = Dl.zeros([2, 3, 4, 5], F32, null);
+    const flat = new Dl.Flatten();
+    assert(flat.start_dim === 1 && flat.end_dim === -1, 'Flatten defaults');
+    assertArrayEqual(flat.forward(x4).get_shape(), [2, 60], 'Flatten');
+    assertArrayEqual(new Dl.Flatten({start_dim: 0, end_dim: 1}).forward(x4).get_shape(),
+        [6, 4, 5], 'Flatten 0..1');
+
+    const noDim = new Dl.Softmax();
+    const e = assertDlError(() => noDim.init(null), Dl.Error.ARGUMENT, 'Softmax without dim');
+    assert(e.message.includes('dim is missing'), e.message);
+    assertDlError(() => noDim.forward(x), Dl.Error.ARGUMENT, 'its forward');
+});
+
+test('Dl.Sequential', () => {
+    const modules = new Gio.ListStore({item_type: Dl.Module});
+    modules.splice(0, 0, [new Dl.Linear({in_features: 4, out_features: 6}), new Dl.Relu()]);
+    const seq = new Dl.Sequential({modules});
+    seq.append(new Dl.Linear({in_features: 6, out_features: 2}));
+    seq.init(null);
+    assert(seq.get_length() === 3, 'length');
+    assert(seq.parameter_names().join() === '0.weight,0.bias,2.weight,2.bias',
+        `names: ${seq.parameter_names()}`);
+    assert(seq.get(-1) instanceof Dl.Linear && seq.get(1) instanceof Dl.Relu, 'get');
+    assertDlError(() => seq.get(3), Dl.Error.INDEX, 'get out of range');
+    const x = Dl.randn([3, 4], F32, null);
+    const ref = seq.get(2).forward(seq.get(0).forward(x).relu());
+    assertClose(values(seq.forward(x)), values(ref), 0, 'forward chains');
+    // the C convenience takes a JS array
+    const seq2 = Dl.Sequential.new([new Dl.Tanh(), new Dl.Identity()]);
+    assert(seq2.modules.get_n_items() === 2, 'modules read back');
+    assert(new Dl.Sequential().forward(x) === x, 'empty gives its input');
+});
+
 test('training lowers the loss', () => {
     Dl.manual_seed(0);
     const net = new Mlp(2, 16, 2);
@@ -462,6 +605,57 @@ test('training lowers the loss', () => {
     }
     print(`# loss ${first.toFixed(4)} -> ${last.toFixed(4)}`);
     assert(last < 0.7 * first, `loss went down: ${first} -> ${last}`);
+});
+
+test('loss modules', () => {
+    const logits = fromArray([0.5, -1, 2, 0, 1, -0.5], [2, 3], F64);
+    const target = fromArray([2, 0], [2], Dl.DType.INT64);
+    const ce = new Dl.CrossEntropyLoss();
+    assert(ce.reduction === Dl.Reduction.MEAN, 'reduction');
+    const [loss] = ce.forward_many([logits, target]);
+    assertClose([loss.item()], [Dl.cross_entropy(logits, target).item()], 0, 'CrossEntropyLoss');
+    const [nll] = new Dl.NllLoss().forward_many([logits.log_softmax(1), target]);
+    assertClose([nll.item()], [loss.item()], 1e-15, 'NllLoss');
+    assertDlError(() => ce.forward(logits), Dl.Error.ARGUMENT, 'one input');
+    assertDlError(() => new Dl.CrossEntropyLoss({reduction: Dl.Reduction.SUM}).init(null),
+        Dl.Error.NOT_SUPPORTED, 'sum');
+});
+
+// Sequential (Linear, ReLU, Linear), CrossEntropyLoss and SGD, all built
+// from construct properties
+test('Sequential trained with CrossEntropyLoss', () => {
+    Dl.manual_seed(1);
+    const modules = new Gio.ListStore({item_type: Dl.Module});
+    modules.splice(0, 0, [
+        new Dl.Linear({in_features: 2, out_features: 16}),
+        new Dl.Relu(),
+        new Dl.Linear({in_features: 16, out_features: 2}),
+    ]);
+    const model = new Dl.Sequential({modules});
+    const lossFn = new Dl.CrossEntropyLoss();
+    const params = new Gio.ListStore({item_type: Dl.Tensor});
+    params.splice(0, 0, model.parameters());
+    const sgd = new Dl.Sgd({params, lr: 0.5, momentum: 0.9});
+    for (const object of [model, lossFn, sgd])
+        object.init(null);
+    const x = Dl.rand([64, 2], F32, null).mul_scalar(2).sub_scalar(1);
+    const xv = values(x);
+    const labels = [];
+    for (let i = 0; i < 64; i++)
+        labels.push(xv[2 * i] * xv[2 * i + 1] > 0 ? 1 : 0);
+    const target = fromArray(labels, [64], Dl.DType.INT64);
+    let first = null, last = null;
+    for (let step = 0; step < 100; step++) {
+        const [loss] = lossFn.forward_many([model.forward(x), target]);
+        sgd.zero_grad(true);
+        loss.backward(null, false, false);
+        sgd.step();
+        last = loss.item();
+        if (first === null)
+            first = last;
+    }
+    print(`# loss ${first.toFixed(4)} -> ${last.toFixed(4)}`);
+    assert(last < 0.6 * first, `loss went down: ${first} -> ${last}`);
 });
 
 // Run

@@ -73,6 +73,21 @@ class Mlp : Dl.Module {
     }
 }
 
+/* The general form of forward: (a, [b]) -> (a + b, a * b); b defaults
+ * to a. */
+class Pair : Dl.Module {
+    public override void forward_many_vfunc (GenericArray<Dl.Tensor?> inputs,
+                                             out GenericArray<Dl.Tensor> outputs) throws GLib.Error {
+        if (inputs.length < 1 || inputs.length > 2 || inputs[0] == null)
+            throw new Dl.Error.ARGUMENT ("Pair: takes (a, [b])");
+        Dl.Tensor a = inputs[0];
+        Dl.Tensor b = inputs.length > 1 && inputs[1] != null ? inputs[1] : a;
+        outputs = new GenericArray<Dl.Tensor> ();
+        outputs.add (a.add (b));
+        outputs.add (a.mul (b));
+    }
+}
+
 void test_tensor_ops () {
     try {
         var a = from_array ({ 1, 2, 3, 4, 5, 6 }, { 2, 3 });
@@ -86,12 +101,12 @@ void test_tensor_ops () {
         assert_values (a.t (), { 1, 4, 2, 5, 3, 6 });
         assert_values (a.matmul (a.t ()), { 14, 32, 32, 77 });
         assert (a.sum ().item () == 21);
-        assert_values (a.sum_dims ({ 1 }, false), { 6, 15 });
+        assert_values (a.sum_dims ({ 1 }), { 6, 15 });
         Dl.Tensor idx;
         var m = a.max_dim (0, false, out idx);
         assert_values (m, { 4, 5, 6 });
         assert_values (idx, { 1, 1, 1 });
-        var r = Dl.arange (1, 5, 1, Dl.DType.FLOAT32, null).view ({ 2, 2 });
+        var r = Dl.arange (1, 5, 1, Dl.DType.FLOAT32).view ({ 2, 2 });
         assert (r.to_string () == "tensor([[1., 2.],\n        [3., 4.]])");
     } catch (GLib.Error e) {
         error ("unexpected error: %s", e.message);
@@ -168,10 +183,38 @@ void test_autograd_inplace_view () {
         row.mul_scalar_ (3);
         assert (y.get_grad_fn ().get_name () == "CopySlices");
         assert_values (y, {1, 2, 9, 12});
-        y.sum ().backward (null, false, false);
+        y.sum ().backward ();
         assert_values (x.get_grad (), {1, 1, 3, 3});
     } catch (GLib.Error e) {
         error ("%s", e.message);
+    }
+}
+
+/* The defaults Dl-1.0.metadata gives nullable and optional arguments */
+void test_defaults () {
+    try {
+        var z = Dl.zeros ({ 2, 3 });
+        assert (z.get_dtype () == Dl.DType.FLOAT32);
+        assert (z.get_device () == Dl.Device.get_default ());
+        assert (Dl.randint (0, 5, { 4 }).get_dtype () == Dl.DType.INT64);
+        assert (Dl.randperm (4).get_dtype () == Dl.DType.INT64);
+        assert_shape (Dl.randn_gen ({ 3 }), { 3 });
+        var g = new Dl.Generator ();
+        g.manual_seed (5);
+        var a = Dl.rand_gen ({ 4 }, Dl.DType.FLOAT64, null, g);
+        g.manual_seed (5);
+        assert_values (Dl.rand_gen ({ 4 }, Dl.DType.FLOAT64, null, g), values (a));
+        /* keepdim = false */
+        assert_shape (Dl.ones ({ 2, 3 }).mean_dims ({ 1 }), { 2 });
+        /* backward (): no gradient, graph freed */
+        var x = Dl.ones ({ 3 });
+        x.set_requires_grad (true);
+        var loss = x.mul_scalar (2).sum ();
+        loss.backward ();
+        assert_values (x.get_grad (), { 2, 2, 2 });
+        assert_dl_error (() => { loss.backward (); }, Dl.Error.AUTOGRAD, "second backward through freed buffers");
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
     }
 }
 
@@ -182,15 +225,210 @@ void test_module_subclass () {
         assert (string.joinv (",", names) == "fc1.weight,fc1.bias,fc2.weight,fc2.bias");
         assert (net.parameters ().length == 4);
         /* called through the C invoker, as the rest of the library would */
-        var y = net.forward (Dl.randn ({ 5, 4 }, Dl.DType.FLOAT32, null));
+        var y = net.forward (Dl.randn ({ 5, 4 }));
         assert (net.calls == 1);
         assert (y.get_shape ()[0] == 5 && y.get_shape ()[1] == 3);
         assert (y.get_grad_fn () != null);
         try {
-            net.forward (Dl.randn ({ 5, 7 }, Dl.DType.FLOAT32, null));
+            net.forward (Dl.randn ({ 5, 7 }));
             assert_not_reached ();
         } catch (Dl.Error.SHAPE e) {
         }
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
+void test_module_forward_many () {
+    try {
+        var a = from_array ({ 1, 2 }, { 2 }, Dl.DType.FLOAT64);
+        var b = from_array ({ 3, 5 }, { 2 }, Dl.DType.FLOAT64);
+        var pair = new Pair ();
+        var inputs = new GenericArray<Dl.Tensor?> ();
+        inputs.add (a);
+        inputs.add (b);
+        var outputs = pair.forward_many (inputs);
+        assert (outputs.length == 2);
+        assert_values (outputs[0], { 4, 7 });
+        assert_values (outputs[1], { 3, 10 });
+        /* an absent optional input */
+        inputs[1] = null;
+        outputs = pair.forward_many (inputs);
+        assert_values (outputs[0], { 2, 4 });
+        assert_values (outputs[1], { 1, 4 });
+        /* forward needs exactly one output */
+        assert_dl_error (() => { pair.forward (a); }, Dl.Error.ARGUMENT, "forward on two outputs");
+        inputs.length = 0;
+        assert_dl_error (() => { pair.forward_many (inputs); }, Dl.Error.ARGUMENT, "no inputs");
+
+        /* a one-in/one-out subclass through the general entry point */
+        var net = new Mlp (2, 3, 2);
+        inputs.add (Dl.randn ({ 4, 2 }));
+        outputs = net.forward_many (inputs);
+        assert (outputs.length == 1 && net.calls == 1);
+        assert_shape (outputs[0], { 4, 2 });
+        inputs.add (a);
+        assert_dl_error (() => { net.forward_many (inputs); }, Dl.Error.ARGUMENT, "two inputs to forward");
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
+void test_linear_properties () {
+    try {
+        /* g_initable_new: construct properties, checked at once (gint64
+         * varargs need the cast) */
+        var l = (Dl.Linear) Initable.new (typeof (Dl.Linear), null,
+                                          "in-features", (int64) 4, "out-features", (int64) 2);
+        assert (l.in_features == 4 && l.out_features == 2 && l.bias);
+        assert_shape (l.forward (Dl.randn ({ 3, 4 })), { 3, 2 });
+        try {
+            Initable.new (typeof (Dl.Linear), null, "in-features", (int64) 4);
+            assert_not_reached ();
+        } catch (Dl.Error.ARGUMENT e) {
+            assert ("out_features is missing" in e.message);
+        }
+        /* Object.new does not call init: init and forward report it */
+        var broken = (Dl.Linear) Object.new (typeof (Dl.Linear), "in-features", (int64) (-2),
+                                             "out-features", (int64) 3);
+        assert_dl_error (() => { broken.init (); }, Dl.Error.ARGUMENT, "init");
+        assert_dl_error (() => { broken.forward (Dl.randn ({ 3, 4 })); }, Dl.Error.ARGUMENT, "forward");
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
+void test_sgd_properties () {
+    try {
+        var w = Dl.zeros ({ 2 }, Dl.DType.FLOAT64);
+        w.set_requires_grad (true);
+        var params = new ListStore (typeof (Dl.Tensor));
+        params.append (w);
+        var sgd = (Dl.Sgd) Initable.new (typeof (Dl.Sgd), null, "params", params, "lr", 0.5,
+                                         "momentum", 0.9);
+        assert (sgd.lr == 0.5 && sgd.momentum == 0.9 && !sgd.nesterov);
+        w.mul_scalar (3).sum ().backward ();
+        sgd.step ();
+        assert_values (w, { -1.5, -1.5 });
+        sgd.weight_decay = -1;
+        assert_dl_error (() => { sgd.step (); }, Dl.Error.ARGUMENT, "negative weight decay");
+        try {
+            Initable.new (typeof (Dl.Sgd), null, "lr", 0.1);
+            assert_not_reached ();
+        } catch (Dl.Error.ARGUMENT e) {
+            assert ("empty parameter list" in e.message);
+        }
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
+void test_activation_modules () {
+    try {
+        var x = from_array ({ -2, -0.5, 0, 1.5, 3, -1 }, { 2, 3 }, Dl.DType.FLOAT64);
+        assert_values (new Dl.Relu (false).forward (x), { 0, 0, 0, 1.5, 3, 0 });
+        assert_values (new Dl.Sigmoid ().forward (x), values (x.sigmoid ()));
+        assert_values (new Dl.Tanh ().forward (x), values (x.tanh ()));
+        assert (new Dl.Identity ().forward (x) == x);
+        assert_values (new Dl.Softmax (1).forward (x), values (x.softmax (1)));
+        var log_softmax = (Dl.LogSoftmax) Object.new (typeof (Dl.LogSoftmax), "dim", (int64) (-1));
+        assert (log_softmax.dim == -1);
+        assert_values (log_softmax.forward (x), values (x.log_softmax (1)));
+        var relu = (Dl.Relu) Object.new (typeof (Dl.Relu), "inplace", true);
+        var copy = x.clone ();
+        assert (relu.forward (copy) == copy);
+        assert_values (copy, { 0, 0, 0, 1.5, 3, 0 });
+        var x4 = Dl.zeros ({ 2, 3, 4, 5 });
+        var flatten = (Dl.Flatten) Object.new (typeof (Dl.Flatten));
+        assert (flatten.start_dim == 1 && flatten.end_dim == -1);
+        assert_shape (flatten.forward (x4), { 2, 60 });
+        assert_shape (new Dl.Flatten (1, 2).forward (x4), { 2, 12, 5 });
+        var no_dim = (Dl.Softmax) Object.new (typeof (Dl.Softmax));
+        assert_dl_error (() => { no_dim.init (); }, Dl.Error.ARGUMENT, "Softmax without dim");
+        assert_dl_error (() => { no_dim.forward (x); }, Dl.Error.ARGUMENT, "its forward");
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
+void test_sequential () {
+    try {
+        var modules = new GenericArray<Dl.Module> ();
+        modules.add (new Dl.Linear (4, 6, true));
+        modules.add (new Dl.Relu (false));
+        var seq = new Dl.Sequential (modules);
+        seq.append (new Dl.Linear (6, 2, true));
+        assert (seq.get_length () == 3);
+        assert (string.joinv (",", seq.parameter_names ()) == "0.weight,0.bias,2.weight,2.bias");
+        assert (seq.get (1) is Dl.Relu && seq.get (-1) is Dl.Linear);
+        assert_dl_error (() => { seq.get (-4); }, Dl.Error.INDEX, "get out of range");
+        var x = Dl.randn ({ 3, 4 });
+        var reference = seq.get (2).forward (seq.get (0).forward (x).relu ());
+        assert_values (seq.forward (x), values (reference));
+        var empty = new Dl.Sequential ();
+        assert (empty.forward (x) == x);
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
+void test_loss_modules () {
+    try {
+        var logits = from_array ({ 0.5, -1, 2, 0, 1, -0.5 }, { 2, 3 }, Dl.DType.FLOAT64);
+        var target = from_array ({ 2, 0 }, { 2 }, Dl.DType.INT64);
+        var ce = new Dl.CrossEntropyLoss ();
+        assert (ce.reduction == Dl.Reduction.MEAN);
+        var inputs = new GenericArray<Dl.Tensor?> ();
+        inputs.add (logits);
+        inputs.add (target);
+        var loss = ce.forward_many (inputs)[0];
+        assert (loss.item () == Dl.cross_entropy (logits, target).item ());
+        inputs[0] = logits.log_softmax (1);
+        assert (Math.fabs (new Dl.NllLoss ().forward_many (inputs)[0].item () - loss.item ()) < 1e-15);
+        assert_dl_error (() => { ce.forward (logits); }, Dl.Error.ARGUMENT, "one input");
+        var sum = (Dl.CrossEntropyLoss) Object.new (typeof (Dl.CrossEntropyLoss), "reduction", Dl.Reduction.SUM);
+        assert_dl_error (() => { sum.init (); }, Dl.Error.NOT_SUPPORTED, "sum");
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
+/* Sequential (Linear, ReLU, Linear), CrossEntropyLoss and SGD */
+void test_sequential_training () {
+    try {
+        Dl.manual_seed (4);
+        var model = new Dl.Sequential ();
+        model.append (new Dl.Linear (2, 16, true));
+        model.append (new Dl.Relu (false));
+        model.append (new Dl.Linear (16, 2, true));
+        var loss_fn = new Dl.CrossEntropyLoss ();
+        var params = new ListStore (typeof (Dl.Tensor));
+        var parameters = model.parameters ();
+        for (int i = 0; i < parameters.length; i++)
+            params.append (parameters[i]);
+        var sgd = (Dl.Sgd) Initable.new (typeof (Dl.Sgd), null, "params", params, "lr", 0.5,
+                                         "momentum", 0.9);
+        var x = Dl.rand ({ 64, 2 }).mul_scalar (2).sub_scalar (1);
+        var xv = values (x);
+        var labels = new double[64];
+        for (int i = 0; i < 64; i++)
+            labels[i] = xv[2 * i] * xv[2 * i + 1] > 0 ? 1 : 0;
+        var inputs = new GenericArray<Dl.Tensor?> ();
+        inputs.add (null);
+        inputs.add (from_array (labels, { 64 }, Dl.DType.INT64));
+        double first = 0, last = 0;
+        for (int step = 0; step < 100; step++) {
+            inputs[0] = model.forward (x);
+            var loss = loss_fn.forward_many (inputs)[0];
+            sgd.zero_grad ();
+            loss.backward ();
+            sgd.step ();
+            last = loss.item ();
+            if (step == 0)
+                first = last;
+        }
+        Test.message ("loss %.4f -> %.4f", first, last);
+        assert (last < 0.6 * first);
     } catch (GLib.Error e) {
         error ("unexpected error: %s", e.message);
     }
@@ -201,7 +439,7 @@ void test_training () {
         Dl.manual_seed (3);
         var net = new Mlp (2, 16, 2);
         /* two classes: x0 * x1 > 0 (a XOR of the signs) */
-        var x = Dl.rand ({ 64, 2 }, Dl.DType.FLOAT32, null).mul_scalar (2).sub_scalar (1);
+        var x = Dl.rand ({ 64, 2 }).mul_scalar (2).sub_scalar (1);
         var xv = values (x);
         var labels = new double[64];
         for (int i = 0; i < 64; i++)
@@ -214,8 +452,8 @@ void test_training () {
         double first = 0, last = 0;
         for (int step = 0; step < 300; step++) {
             var loss = Dl.cross_entropy (net.forward (x), target);
-            sgd.zero_grad (true);
-            loss.backward (null, false, false);
+            sgd.zero_grad ();
+            loss.backward ();
             sgd.step ();
             last = loss.item ();
             if (step == 0)
@@ -484,6 +722,7 @@ int main (string[] args) {
     Test.init (ref args);
     Test.add_func ("/vala/tensor/ops", test_tensor_ops);
     Test.add_func ("/vala/errors", test_errors);
+    Test.add_func ("/vala/defaults", test_defaults);
     Test.add_func ("/vala/ops/math", test_math);
     Test.add_func ("/vala/ops/table", test_op_table);
     Test.add_func ("/vala/ops/reduce-scan", test_reduce_scan);
@@ -492,6 +731,13 @@ int main (string[] args) {
     Test.add_func ("/vala/ops/linalg", test_linalg);
     Test.add_func ("/vala/autograd/inplace-view", test_autograd_inplace_view);
     Test.add_func ("/vala/module/subclass", test_module_subclass);
+    Test.add_func ("/vala/module/forward-many", test_module_forward_many);
+    Test.add_func ("/vala/linear/properties", test_linear_properties);
+    Test.add_func ("/vala/optim/sgd-properties", test_sgd_properties);
+    Test.add_func ("/vala/nn/activation-modules", test_activation_modules);
+    Test.add_func ("/vala/nn/sequential", test_sequential);
+    Test.add_func ("/vala/nn/loss-modules", test_loss_modules);
+    Test.add_func ("/vala/nn/sequential-training", test_sequential_training);
     Test.add_func ("/vala/training", test_training);
     return Test.run ();
 }

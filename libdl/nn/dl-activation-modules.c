@@ -1,0 +1,718 @@
+/* dl-activation-modules.c: modules that apply one tensor op: the
+ * activations, Identity, Flatten, and Softmax and LogSoftmax, each with its
+ * hyperparameters as construct properties.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "dl-activation-modules.h"
+#include "dl-module-private.h"
+#include "dl-error.h"
+#include "ops/dl-ops-activation.h"
+#include "ops/dl-ops-math.h"
+#include "ops/dl-ops-pointwise.h"
+#include "ops/dl-ops-shape.h"
+
+#define PARAM_FLAGS                                                                                \
+  (G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY)
+
+/* A dim property as the ops take it (gint), or an error naming the module.
+ * The properties are gint64 as every dim in the API. */
+static gboolean
+dim_arg (const gchar *module, const gchar *name, gint64 dim, gint *out, GError **error)
+{
+  if (dim < G_MININT || dim > G_MAXINT)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_INDEX, "%s: %s %" G_GINT64_FORMAT " is out of range",
+                   module, name, dim);
+      return FALSE;
+    }
+  *out = (gint)dim;
+  return TRUE;
+}
+
+/* ---- ReLU ---------------------------------------------------------------- */
+
+/**
+ * DlRelu:
+ *
+ * Applies max (x, 0) element-wise, as torch.nn.ReLU; with
+ * #DlRelu:inplace, it overwrites its input and returns it.
+ *
+ * Since: 0.1
+ */
+struct _DlRelu
+{
+  DlModule parent_instance;
+  gboolean inplace;
+};
+
+G_DEFINE_FINAL_TYPE (DlRelu, dl_relu, DL_TYPE_MODULE)
+
+enum
+{
+  RELU_PROP_0,
+  RELU_PROP_INPLACE,
+  RELU_N_PROPS
+};
+
+static GParamSpec *relu_properties[RELU_N_PROPS];
+
+static DlTensor *
+dl_relu_forward (DlModule *module, DlTensor *input, GError **error)
+{
+  if (DL_RELU (module)->inplace)
+    {
+      /* relu_ returns its tensor borrowed; forward returns a reference */
+      DlTensor *out = dl_tensor_relu_ (input, error);
+      return out ? g_object_ref (out) : NULL;
+    }
+  return dl_tensor_relu (input, error);
+}
+
+static void
+dl_relu_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  switch (prop_id)
+    {
+      case RELU_PROP_INPLACE:
+        g_value_set_boolean (value, DL_RELU (object)->inplace);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+dl_relu_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  switch (prop_id)
+    {
+      case RELU_PROP_INPLACE:
+        DL_RELU (object)->inplace = g_value_get_boolean (value);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+dl_relu_class_init (DlReluClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->get_property = dl_relu_get_property;
+  object_class->set_property = dl_relu_set_property;
+  DL_MODULE_CLASS (klass)->forward = dl_relu_forward;
+
+  /**
+   * DlRelu:inplace:
+   *
+   * Whether forward overwrites its input (default %FALSE).
+   *
+   * Since: 0.1
+   */
+  relu_properties[RELU_PROP_INPLACE]
+      = g_param_spec_boolean ("inplace", NULL, NULL, FALSE, PARAM_FLAGS);
+  g_object_class_install_properties (object_class, RELU_N_PROPS, relu_properties);
+}
+
+static void
+dl_relu_init (DlRelu *self)
+{
+}
+
+/**
+ * dl_relu_new:
+ * @inplace: whether forward overwrites its input
+ *
+ * Returns: (transfer full): a new #DlRelu
+ *
+ * Since: 0.1
+ */
+DlRelu *
+dl_relu_new (gboolean inplace)
+{
+  return g_object_new (DL_TYPE_RELU, "inplace", inplace, NULL);
+}
+
+/**
+ * dl_relu_get_inplace:
+ * @self: a #DlRelu
+ *
+ * Returns: whether forward overwrites its input
+ *
+ * Since: 0.1
+ */
+gboolean
+dl_relu_get_inplace (DlRelu *self)
+{
+  g_return_val_if_fail (DL_IS_RELU (self), FALSE);
+  return self->inplace;
+}
+
+/* ---- Sigmoid, Tanh, Identity ---------------------------------------------- */
+
+/**
+ * DlSigmoid:
+ *
+ * Applies 1 / (1 + exp (-x)) element-wise, as torch.nn.Sigmoid.
+ *
+ * Since: 0.1
+ */
+struct _DlSigmoid
+{
+  DlModule parent_instance;
+};
+
+G_DEFINE_FINAL_TYPE (DlSigmoid, dl_sigmoid, DL_TYPE_MODULE)
+
+static DlTensor *
+dl_sigmoid_forward (DlModule *module, DlTensor *input, GError **error)
+{
+  return dl_tensor_sigmoid (input, error);
+}
+
+static void
+dl_sigmoid_class_init (DlSigmoidClass *klass)
+{
+  DL_MODULE_CLASS (klass)->forward = dl_sigmoid_forward;
+}
+
+static void
+dl_sigmoid_init (DlSigmoid *self)
+{
+}
+
+/**
+ * dl_sigmoid_new:
+ *
+ * Returns: (transfer full): a new #DlSigmoid
+ *
+ * Since: 0.1
+ */
+DlSigmoid *
+dl_sigmoid_new (void)
+{
+  return g_object_new (DL_TYPE_SIGMOID, NULL);
+}
+
+/**
+ * DlTanh:
+ *
+ * Applies tanh element-wise, as torch.nn.Tanh.
+ *
+ * Since: 0.1
+ */
+struct _DlTanh
+{
+  DlModule parent_instance;
+};
+
+G_DEFINE_FINAL_TYPE (DlTanh, dl_tanh, DL_TYPE_MODULE)
+
+static DlTensor *
+dl_tanh_forward (DlModule *module, DlTensor *input, GError **error)
+{
+  return dl_tensor_tanh (input, error);
+}
+
+static void
+dl_tanh_class_init (DlTanhClass *klass)
+{
+  DL_MODULE_CLASS (klass)->forward = dl_tanh_forward;
+}
+
+static void
+dl_tanh_init (DlTanh *self)
+{
+}
+
+/**
+ * dl_tanh_new:
+ *
+ * Returns: (transfer full): a new #DlTanh
+ *
+ * Since: 0.1
+ */
+DlTanh *
+dl_tanh_new (void)
+{
+  return g_object_new (DL_TYPE_TANH, NULL);
+}
+
+/**
+ * DlIdentity:
+ *
+ * Returns its input, the same tensor, as torch.nn.Identity: a placeholder
+ * where a model has an optional layer.
+ *
+ * Since: 0.1
+ */
+struct _DlIdentity
+{
+  DlModule parent_instance;
+};
+
+G_DEFINE_FINAL_TYPE (DlIdentity, dl_identity, DL_TYPE_MODULE)
+
+static DlTensor *
+dl_identity_forward (DlModule *module, DlTensor *input, GError **error)
+{
+  return g_object_ref (input);
+}
+
+static void
+dl_identity_class_init (DlIdentityClass *klass)
+{
+  DL_MODULE_CLASS (klass)->forward = dl_identity_forward;
+}
+
+static void
+dl_identity_init (DlIdentity *self)
+{
+}
+
+/**
+ * dl_identity_new:
+ *
+ * Returns: (transfer full): a new #DlIdentity
+ *
+ * Since: 0.1
+ */
+DlIdentity *
+dl_identity_new (void)
+{
+  return g_object_new (DL_TYPE_IDENTITY, NULL);
+}
+
+/* ---- Flatten -------------------------------------------------------------- */
+
+/**
+ * DlFlatten:
+ *
+ * Merges the dims #DlFlatten:start-dim to #DlFlatten:end-dim of its input
+ * into one, as torch.nn.Flatten (by default all but the batch dim).
+ *
+ * Since: 0.1
+ */
+struct _DlFlatten
+{
+  DlModule parent_instance;
+  gint64 start_dim;
+  gint64 end_dim;
+};
+
+G_DEFINE_FINAL_TYPE (DlFlatten, dl_flatten, DL_TYPE_MODULE)
+
+enum
+{
+  FLATTEN_PROP_0,
+  FLATTEN_PROP_START_DIM,
+  FLATTEN_PROP_END_DIM,
+  FLATTEN_N_PROPS
+};
+
+static GParamSpec *flatten_properties[FLATTEN_N_PROPS];
+
+static DlTensor *
+dl_flatten_forward (DlModule *module, DlTensor *input, GError **error)
+{
+  DlFlatten *self = DL_FLATTEN (module);
+  gint start, end;
+
+  if (!dim_arg ("Flatten", "start_dim", self->start_dim, &start, error)
+      || !dim_arg ("Flatten", "end_dim", self->end_dim, &end, error))
+    return NULL;
+  return dl_tensor_flatten (input, start, end, error);
+}
+
+static void
+dl_flatten_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  DlFlatten *self = DL_FLATTEN (object);
+
+  switch (prop_id)
+    {
+      case FLATTEN_PROP_START_DIM:
+        g_value_set_int64 (value, self->start_dim);
+        break;
+      case FLATTEN_PROP_END_DIM:
+        g_value_set_int64 (value, self->end_dim);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+dl_flatten_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  DlFlatten *self = DL_FLATTEN (object);
+
+  switch (prop_id)
+    {
+      case FLATTEN_PROP_START_DIM:
+        self->start_dim = g_value_get_int64 (value);
+        break;
+      case FLATTEN_PROP_END_DIM:
+        self->end_dim = g_value_get_int64 (value);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+dl_flatten_class_init (DlFlattenClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->get_property = dl_flatten_get_property;
+  object_class->set_property = dl_flatten_set_property;
+  DL_MODULE_CLASS (klass)->forward = dl_flatten_forward;
+
+  /**
+   * DlFlatten:start-dim:
+   *
+   * The first dim to flatten (default 1; negative counts from the end).
+   *
+   * Since: 0.1
+   */
+  flatten_properties[FLATTEN_PROP_START_DIM]
+      = g_param_spec_int64 ("start-dim", NULL, NULL, G_MININT64, G_MAXINT64, 1, PARAM_FLAGS);
+  /**
+   * DlFlatten:end-dim:
+   *
+   * The last dim to flatten (default -1, the last).
+   *
+   * Since: 0.1
+   */
+  flatten_properties[FLATTEN_PROP_END_DIM]
+      = g_param_spec_int64 ("end-dim", NULL, NULL, G_MININT64, G_MAXINT64, -1, PARAM_FLAGS);
+  g_object_class_install_properties (object_class, FLATTEN_N_PROPS, flatten_properties);
+}
+
+static void
+dl_flatten_init (DlFlatten *self)
+{
+  self->start_dim = 1;
+  self->end_dim = -1;
+}
+
+/**
+ * dl_flatten_new:
+ * @start_dim: the first dim to flatten (PyTorch's default is 1)
+ * @end_dim: the last dim to flatten (PyTorch's default is -1)
+ *
+ * The dims are checked against each input's in forward.
+ *
+ * Returns: (transfer full): a new #DlFlatten
+ *
+ * Since: 0.1
+ */
+DlFlatten *
+dl_flatten_new (gint64 start_dim, gint64 end_dim)
+{
+  return g_object_new (DL_TYPE_FLATTEN, "start-dim", start_dim, "end-dim", end_dim, NULL);
+}
+
+/**
+ * dl_flatten_get_start_dim:
+ * @self: a #DlFlatten
+ *
+ * Returns: the first dim to flatten
+ *
+ * Since: 0.1
+ */
+gint64
+dl_flatten_get_start_dim (DlFlatten *self)
+{
+  g_return_val_if_fail (DL_IS_FLATTEN (self), 0);
+  return self->start_dim;
+}
+
+/**
+ * dl_flatten_get_end_dim:
+ * @self: a #DlFlatten
+ *
+ * Returns: the last dim to flatten
+ *
+ * Since: 0.1
+ */
+gint64
+dl_flatten_get_end_dim (DlFlatten *self)
+{
+  g_return_val_if_fail (DL_IS_FLATTEN (self), 0);
+  return self->end_dim;
+}
+
+/* ---- Softmax, LogSoftmax -------------------------------------------------- */
+
+/* The default of their dim property: not given. PyTorch's dim=None picks a
+ * dim from the input's rank, which it deprecates; here dim is required. */
+#define DIM_UNSET G_MININT64
+
+static void
+check_dim_given (DlModule *self, const gchar *module, gint64 dim)
+{
+  if (dim == DIM_UNSET)
+    dl_module_take_construct_error (
+        self, g_error_new (DL_ERROR, DL_ERROR_ARGUMENT,
+                           "%s: dim is missing: give the dim to normalise over", module));
+}
+
+static GParamSpec *
+dim_property (void)
+{
+  return g_param_spec_int64 ("dim", NULL, NULL, G_MININT64, G_MAXINT64, DIM_UNSET, PARAM_FLAGS);
+}
+
+/**
+ * DlSoftmax:
+ *
+ * Applies softmax along #DlSoftmax:dim, as torch.nn.Softmax.
+ *
+ * Since: 0.1
+ */
+struct _DlSoftmax
+{
+  DlModule parent_instance;
+  gint64 dim;
+};
+
+G_DEFINE_FINAL_TYPE (DlSoftmax, dl_softmax, DL_TYPE_MODULE)
+
+enum
+{
+  SOFTMAX_PROP_0,
+  SOFTMAX_PROP_DIM,
+  SOFTMAX_N_PROPS
+};
+
+static GParamSpec *softmax_properties[SOFTMAX_N_PROPS];
+
+static DlTensor *
+dl_softmax_forward (DlModule *module, DlTensor *input, GError **error)
+{
+  gint dim;
+
+  if (!dim_arg ("Softmax", "dim", DL_SOFTMAX (module)->dim, &dim, error))
+    return NULL;
+  return dl_tensor_softmax (input, dim, error);
+}
+
+static void
+dl_softmax_constructed (GObject *object)
+{
+  G_OBJECT_CLASS (dl_softmax_parent_class)->constructed (object);
+  check_dim_given (DL_MODULE (object), "Softmax", DL_SOFTMAX (object)->dim);
+}
+
+static void
+dl_softmax_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  switch (prop_id)
+    {
+      case SOFTMAX_PROP_DIM:
+        g_value_set_int64 (value, DL_SOFTMAX (object)->dim);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+dl_softmax_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  switch (prop_id)
+    {
+      case SOFTMAX_PROP_DIM:
+        DL_SOFTMAX (object)->dim = g_value_get_int64 (value);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+dl_softmax_class_init (DlSoftmaxClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->constructed = dl_softmax_constructed;
+  object_class->get_property = dl_softmax_get_property;
+  object_class->set_property = dl_softmax_set_property;
+  DL_MODULE_CLASS (klass)->forward = dl_softmax_forward;
+
+  /**
+   * DlSoftmax:dim:
+   *
+   * The dim to normalise over (required; negative counts from the end).
+   *
+   * Since: 0.1
+   */
+  softmax_properties[SOFTMAX_PROP_DIM] = dim_property ();
+  g_object_class_install_properties (object_class, SOFTMAX_N_PROPS, softmax_properties);
+}
+
+static void
+dl_softmax_init (DlSoftmax *self)
+{
+  self->dim = DIM_UNSET;
+}
+
+/**
+ * dl_softmax_new:
+ * @dim: the dim to normalise over
+ *
+ * Returns: (transfer full): a new #DlSoftmax
+ *
+ * Since: 0.1
+ */
+DlSoftmax *
+dl_softmax_new (gint64 dim)
+{
+  return g_object_new (DL_TYPE_SOFTMAX, "dim", dim, NULL);
+}
+
+/**
+ * dl_softmax_get_dim:
+ * @self: a #DlSoftmax
+ *
+ * Returns: the dim it normalises over
+ *
+ * Since: 0.1
+ */
+gint64
+dl_softmax_get_dim (DlSoftmax *self)
+{
+  g_return_val_if_fail (DL_IS_SOFTMAX (self), 0);
+  return self->dim;
+}
+
+/**
+ * DlLogSoftmax:
+ *
+ * Applies log (softmax) along #DlLogSoftmax:dim, computed stably, as
+ * torch.nn.LogSoftmax.
+ *
+ * Since: 0.1
+ */
+struct _DlLogSoftmax
+{
+  DlModule parent_instance;
+  gint64 dim;
+};
+
+G_DEFINE_FINAL_TYPE (DlLogSoftmax, dl_log_softmax, DL_TYPE_MODULE)
+
+enum
+{
+  LOG_SOFTMAX_PROP_0,
+  LOG_SOFTMAX_PROP_DIM,
+  LOG_SOFTMAX_N_PROPS
+};
+
+static GParamSpec *log_softmax_properties[LOG_SOFTMAX_N_PROPS];
+
+static DlTensor *
+dl_log_softmax_forward (DlModule *module, DlTensor *input, GError **error)
+{
+  gint dim;
+
+  if (!dim_arg ("LogSoftmax", "dim", DL_LOG_SOFTMAX (module)->dim, &dim, error))
+    return NULL;
+  return dl_tensor_log_softmax (input, dim, error);
+}
+
+static void
+dl_log_softmax_constructed (GObject *object)
+{
+  G_OBJECT_CLASS (dl_log_softmax_parent_class)->constructed (object);
+  check_dim_given (DL_MODULE (object), "LogSoftmax", DL_LOG_SOFTMAX (object)->dim);
+}
+
+static void
+dl_log_softmax_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  switch (prop_id)
+    {
+      case LOG_SOFTMAX_PROP_DIM:
+        g_value_set_int64 (value, DL_LOG_SOFTMAX (object)->dim);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+dl_log_softmax_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  switch (prop_id)
+    {
+      case LOG_SOFTMAX_PROP_DIM:
+        DL_LOG_SOFTMAX (object)->dim = g_value_get_int64 (value);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+dl_log_softmax_class_init (DlLogSoftmaxClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->constructed = dl_log_softmax_constructed;
+  object_class->get_property = dl_log_softmax_get_property;
+  object_class->set_property = dl_log_softmax_set_property;
+  DL_MODULE_CLASS (klass)->forward = dl_log_softmax_forward;
+
+  /**
+   * DlLogSoftmax:dim:
+   *
+   * The dim to normalise over (required; negative counts from the end).
+   *
+   * Since: 0.1
+   */
+  log_softmax_properties[LOG_SOFTMAX_PROP_DIM] = dim_property ();
+  g_object_class_install_properties (object_class, LOG_SOFTMAX_N_PROPS, log_softmax_properties);
+}
+
+static void
+dl_log_softmax_init (DlLogSoftmax *self)
+{
+  self->dim = DIM_UNSET;
+}
+
+/**
+ * dl_log_softmax_new:
+ * @dim: the dim to normalise over
+ *
+ * Returns: (transfer full): a new #DlLogSoftmax
+ *
+ * Since: 0.1
+ */
+DlLogSoftmax *
+dl_log_softmax_new (gint64 dim)
+{
+  return g_object_new (DL_TYPE_LOG_SOFTMAX, "dim", dim, NULL);
+}
+
+/**
+ * dl_log_softmax_get_dim:
+ * @self: a #DlLogSoftmax
+ *
+ * Returns: the dim it normalises over
+ *
+ * Since: 0.1
+ */
+gint64
+dl_log_softmax_get_dim (DlLogSoftmax *self)
+{
+  g_return_val_if_fail (DL_IS_LOG_SOFTMAX (self), 0);
+  return self->dim;
+}

@@ -1,0 +1,77 @@
+/* dl-activation-modules.h: the small element-wise and shape modules:
+ * DlRelu, DlSigmoid, DlTanh, DlIdentity, DlFlatten, DlSoftmax,
+ * DlLogSoftmax.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(DL_INSIDE) && !defined(DL_COMPILATION)
+#error "Only <dl.h> can be included directly."
+#endif
+
+#include "nn/dl-module.h"
+
+G_BEGIN_DECLS
+
+#define DL_TYPE_RELU (dl_relu_get_type ())
+DL_EXPORT
+G_DECLARE_FINAL_TYPE (DlRelu, dl_relu, DL, RELU, DlModule)
+
+DL_EXPORT
+DlRelu *dl_relu_new (gboolean inplace);
+DL_EXPORT
+gboolean dl_relu_get_inplace (DlRelu *self);
+
+#define DL_TYPE_SIGMOID (dl_sigmoid_get_type ())
+DL_EXPORT
+G_DECLARE_FINAL_TYPE (DlSigmoid, dl_sigmoid, DL, SIGMOID, DlModule)
+
+DL_EXPORT
+DlSigmoid *dl_sigmoid_new (void);
+
+#define DL_TYPE_TANH (dl_tanh_get_type ())
+DL_EXPORT
+G_DECLARE_FINAL_TYPE (DlTanh, dl_tanh, DL, TANH, DlModule)
+
+DL_EXPORT
+DlTanh *dl_tanh_new (void);
+
+#define DL_TYPE_IDENTITY (dl_identity_get_type ())
+DL_EXPORT
+G_DECLARE_FINAL_TYPE (DlIdentity, dl_identity, DL, IDENTITY, DlModule)
+
+DL_EXPORT
+DlIdentity *dl_identity_new (void);
+
+#define DL_TYPE_FLATTEN (dl_flatten_get_type ())
+DL_EXPORT
+G_DECLARE_FINAL_TYPE (DlFlatten, dl_flatten, DL, FLATTEN, DlModule)
+
+DL_EXPORT
+DlFlatten *dl_flatten_new (gint64 start_dim, gint64 end_dim);
+DL_EXPORT
+gint64 dl_flatten_get_start_dim (DlFlatten *self);
+DL_EXPORT
+gint64 dl_flatten_get_end_dim (DlFlatten *self);
+
+#define DL_TYPE_SOFTMAX (dl_softmax_get_type ())
+DL_EXPORT
+G_DECLARE_FINAL_TYPE (DlSoftmax, dl_softmax, DL, SOFTMAX, DlModule)
+
+DL_EXPORT
+DlSoftmax *dl_softmax_new (gint64 dim);
+DL_EXPORT
+gint64 dl_softmax_get_dim (DlSoftmax *self);
+
+#define DL_TYPE_LOG_SOFTMAX (dl_log_softmax_get_type ())
+DL_EXPORT
+G_DECLARE_FINAL_TYPE (DlLogSoftmax, dl_log_softmax, DL, LOG_SOFTMAX, DlModule)
+
+DL_EXPORT
+DlLogSoftmax *dl_log_softmax_new (gint64 dim);
+DL_EXPORT
+gint64 dl_log_softmax_get_dim (DlLogSoftmax *self);
+
+G_END_DECLS

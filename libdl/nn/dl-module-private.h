@@ -1,0 +1,21 @@
+/* dl-module-private.h: what the C modules of libdl share with DlModule:
+ * the error a construction left behind.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "nn/dl-module.h"
+
+G_BEGIN_DECLS
+
+/* A subclass's constructed() hands the first invalid or missing construct
+ * property over as @error (taken); g_initable_init(), forward and
+ * forward_many then fail with a copy of it. */
+void dl_module_take_construct_error (DlModule *self, GError *error);
+
+/* FALSE with a copy of the construction's error set, when there was one */
+gboolean dl_module_check_constructed (DlModule *self, GError **error);
+
+G_END_DECLS
