@@ -465,8 +465,10 @@ fail:
 static void
 write_scalar (char *p, DlDType dtype, gdouble value)
 {
-  DlIter iter = { .ndim = 1, .n_operands = 1, .shape = { 1 }, .data = { p } };
+  DlIterOperand op = { .data = p, .element_size = (gint)dl_dtype_get_size (dtype) };
+  DlIter iter;
 
+  dl_iter_init_operands (&iter, 1, &op, NULL, 0);
   dl_cpu_backend_get ()->fill (&iter, dtype, value);
 }
 

@@ -10,23 +10,9 @@
 
 #include <glib.h>
 #include "dl-dtype.h"
+#include "dl-iter.h"
 
 G_BEGIN_DECLS
-
-#define DL_MAX_DIMS 32
-#define DL_ITER_MAX_OPERANDS 3
-
-/* A strided loop nest over up to three operands, the output first.
- * shape has ndim entries (innermost last); strides are in bytes, so an
- * operand broadcast along a dim has stride 0 there. */
-typedef struct
-{
-  gint ndim;
-  gint n_operands;
-  gint64 shape[DL_MAX_DIMS];
-  char *data[DL_ITER_MAX_OPERANDS];
-  gint64 strides[DL_ITER_MAX_OPERANDS][DL_MAX_DIMS];
-} DlIter;
 
 typedef enum
 {

@@ -11,8 +11,9 @@ G_BEGIN_DECLS
 
 /* Sets up @iter over @shape for @n tensors (output first), broadcasting each
  * to @shape (right-aligned; size-1 dims get stride 0) and merging dims that
- * are contiguous in every operand. The caller has checked that the shapes
- * broadcast. */
+ * are contiguous in every operand (dl_iter_init_operands() on the tensors'
+ * data, sizes and strides). The caller has checked that the shapes
+ * broadcast. More than DL_ITER_INLINE_OPERANDS tensors: clear @iter after. */
 void dl_iter_init (DlIter *iter, gint n, DlTensor **tensors, const gint64 *shape, gint ndim);
 gboolean dl_broadcast_shapes (const gchar *op,
                               const gint64 *a,

@@ -1,4 +1,5 @@
-/* dl-iter.c: broadcasting and dim coalescing for elementwise loops.
+/* dl-iter.c: DlIter over tensors (the geometry is in backends/dl-iter.c),
+ * shape broadcasting, overlap checks and layouts for new outputs.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -47,92 +48,24 @@ dl_broadcast_shapes (const gchar *op,
   return TRUE;
 }
 
+/* The tensor glue of DlIter: each tensor's first element, sizes, strides
+ * and element size, handed to the geometry in backends/dl-iter.c. */
 void
 dl_iter_init (DlIter *iter, gint n, DlTensor **tensors, const gint64 *shape, gint ndim)
 {
-  gint d = 0;
+  DlIterOperand operands[n];
 
-  iter->n_operands = n;
   for (gint k = 0; k < n; k++)
-    iter->data[k] = dl_tensor_data (tensors[k]);
-
-  /* broadcast strides (bytes), dropping size-1 dims */
-  for (gint i = 0; i < ndim; i++)
     {
-      if (shape[i] == 1)
-        continue;
-      iter->shape[d] = shape[i];
-      for (gint k = 0; k < n; k++)
-        {
-          DlTensor *t = tensors[k];
-          gint ti = t->ndim - ndim + i;
-          gint64 es = dl_dtype_get_size (t->dtype);
+      DlTensor *t = tensors[k];
 
-          iter->strides[k][d] = (ti >= 0 && t->sizes[ti] != 1) ? t->strides[ti] * es : 0;
-        }
-      d++;
+      operands[k].data = dl_tensor_data (t);
+      operands[k].sizes = t->sizes;
+      operands[k].strides = t->strides;
+      operands[k].ndim = t->ndim;
+      operands[k].element_size = (gint)dl_dtype_get_size (t->dtype);
     }
-  if (d == 0)
-    {
-      iter->shape[0] = 1;
-      for (gint k = 0; k < n; k++)
-        iter->strides[k][0] = 0;
-      d = 1;
-    }
-
-  /* order the dims by the output's strides, largest first (by the next
-   * operand's where the output broadcasts), so that the innermost loop runs
-   * along the smallest stride: a transposed output then walks memory in
-   * order. Stable, so contiguous layouts keep their order. */
-  for (gint i = 1; i < d; i++)
-    for (gint j = i; j > 0; j--)
-      {
-        gint k = 0;
-        gint64 sa, sb;
-
-        while (k < n - 1 && iter->strides[k][j] == 0 && iter->strides[k][j - 1] == 0)
-          k++;
-        sa = iter->strides[k][j - 1];
-        sb = iter->strides[k][j];
-        if (sb <= sa)
-          break;
-        {
-          gint64 t = iter->shape[j];
-          iter->shape[j] = iter->shape[j - 1];
-          iter->shape[j - 1] = t;
-          for (gint m = 0; m < n; m++)
-            {
-              t = iter->strides[m][j];
-              iter->strides[m][j] = iter->strides[m][j - 1];
-              iter->strides[m][j - 1] = t;
-            }
-        }
-      }
-
-  /* merge dim i into dim i+1 where every operand is contiguous across them */
-  {
-    gint out = 0;
-    for (gint i = 1; i < d; i++)
-      {
-        gboolean can = TRUE;
-        for (gint k = 0; k < n && can; k++)
-          can = iter->strides[k][out] == iter->strides[k][i] * iter->shape[i];
-        if (can)
-          {
-            iter->shape[out] *= iter->shape[i];
-            for (gint k = 0; k < n; k++)
-              iter->strides[k][out] = iter->strides[k][i];
-          }
-        else
-          {
-            out++;
-            iter->shape[out] = iter->shape[i];
-            for (gint k = 0; k < n; k++)
-              iter->strides[k][out] = iter->strides[k][i];
-          }
-      }
-    iter->ndim = out + 1;
-  }
+  dl_iter_init_operands (iter, n, operands, shape, ndim);
 }
 
 gboolean

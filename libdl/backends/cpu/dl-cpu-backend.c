@@ -67,8 +67,8 @@ run_range (const DlIter *it, gint64 begin, gint64 end, DlCpuLoop loop, gpointer 
 {
   gint nd = it->ndim, nops = it->n_operands;
   gint64 idx[DL_MAX_DIMS];
-  gint64 inner_strides[DL_ITER_MAX_OPERANDS];
-  char *base[DL_ITER_MAX_OPERANDS];
+  gint64 inner_strides[nops];
+  char *base[nops];
   gint64 rem = begin;
 
   for (gint d = nd - 1; d >= 0; d--)
@@ -104,11 +104,9 @@ run_range (const DlIter *it, gint64 begin, gint64 end, DlCpuLoop loop, gpointer 
 void
 dl_cpu_iter_for_each (const DlIter *it, DlCpuLoop loop, gpointer ctx)
 {
-  gint64 total = 1;
+  gint64 total = dl_iter_numel (it);
   gint nt;
 
-  for (gint d = 0; d < it->ndim; d++)
-    total *= it->shape[d];
   if (total == 0)
     return;
   nt = total >= DL_CPU_GRAIN ? omp_get_max_threads () : 1;
