@@ -82,6 +82,22 @@ typedef enum
 
 #define DL_BINARY_IS_COMPARISON(op) ((op) >= DL_BINARY_EQ && (op) <= DL_BINARY_GE)
 
+/* Kernels over three inputs, through the ternary slot. The operands of
+ * the iterator come in the order of the formula, the output first; every
+ * operand has the kernel's dtype but WHERE's condition (bool). The 16-bit
+ * floats compute in float32, rounding once per operation as the separate
+ * binary kernels would. params[0] is the number each formula names. */
+typedef enum
+{
+  DL_TERNARY_WHERE,       /* (out, cond, a, b): cond ? a : b; every dtype */
+  DL_TERNARY_LERP,        /* (out, a, b, w): a + w * (b - a); floats */
+  DL_TERNARY_LERP_SCALAR, /* (out, a, b): a + params[0] * (b - a); floats */
+  DL_TERNARY_ADDCMUL,     /* (out, a, b, c): a + params[0] * b * c; floats and
+                           * integers (wrapping, params[0] cast to the dtype) */
+  DL_TERNARY_ADDCDIV,     /* (out, a, b, c): a + params[0] * b / c; floats */
+  DL_N_TERNARY_OPS
+} DlTernaryOp;
+
 typedef enum
 {
   DL_REDUCE_SUM,
@@ -185,6 +201,8 @@ struct _DlBackend
   void (*binary) (DlBinaryOp op, DlIter *iter, DlDType dtype, gdouble alpha);
   /* a unary op that takes numbers (DL_UNARY_NAN_TO_NUM: three) */
   void (*unary_params) (DlUnaryOp op, DlIter *iter, DlDType dtype, const gdouble *params);
+  /* three inputs, see DlTernaryOp; params may be NULL for WHERE */
+  void (*ternary) (DlTernaryOp op, DlIter *iter, DlDType dtype, const gdouble *params);
   void (*reduce) (DlReduceOp op, const DlReduceArgs *args, DlDType dtype);
   /* C[M,N] = A[M,K] @ B[K,N] for one matrix; each matrix given by its
    * element strides (row, column), which the backend may need to be unit in
@@ -205,9 +223,6 @@ struct _DlBackend
   /* gathers or scatters (see DlIndexArgs); checks every index first and
    * returns FALSE with the first bad one in *bad, writing nothing */
   gboolean (*index) (DlIndexOp op, const DlIndexArgs *args, DlDType dtype, gint64 *bad);
-  /* out = mask ? src : out over a three-operand iter (out, mask, src); the
-   * mask is bool, src has out's dtype */
-  void (*masked_copy) (DlIter *iter, DlDType dtype);
   /* counts the nonzero elements of a strided tensor (byte strides) and, if
    * out is not NULL, writes their coordinates (int64, [count, ndim], row
    * major) there */

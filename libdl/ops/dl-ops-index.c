@@ -340,8 +340,9 @@ dl_where (DlTensor *condition, DlTensor *input, DlTensor *other, GError **error)
   DlDType dt;
   g_autoptr (DlTensor) out = NULL;
   g_autoptr (DlTensor) xc = NULL;
+  g_autoptr (DlTensor) oc = NULL;
   DlTensor *inputs[2] = { input, other };
-  DlIter iter;
+  g_auto (DlIter) iter = DL_ITER_INIT;
 
   g_return_val_if_fail (DL_IS_TENSOR (condition) && DL_IS_TENSOR (input) && DL_IS_TENSOR (other),
                         NULL);
@@ -361,18 +362,10 @@ dl_where (DlTensor *condition, DlTensor *input, DlTensor *other, GError **error)
     return NULL;
   dt = dl_result_type (input, other);
   if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (input), dt, shape, nd, error))
-      || !(xc = dl_cast_nograd (input, dt, error)))
+      || !(xc = dl_cast_nograd (input, dt, error)) || !(oc = dl_cast_nograd (other, dt, error)))
     return NULL;
-  {
-    DlTensor *ops[2] = { out, other };
-    dl_iter_init (&iter, 2, ops, shape, nd);
-    dl_tensor_backend (out)->copy (&iter, dt, other->dtype);
-  }
-  {
-    DlTensor *ops[3] = { out, condition, xc };
-    dl_iter_init (&iter, 3, ops, shape, nd);
-    dl_tensor_backend (out)->masked_copy (&iter, dt);
-  }
+  dl_iter_init (&iter, 4, (DlTensor *[]){ out, condition, xc, oc }, shape, nd);
+  dl_tensor_backend (out)->ternary (DL_TERNARY_WHERE, &iter, dt, NULL);
   if (dl_autograd_any_requires (2, inputs))
     {
       g_autoptr (DlNode) node = dl_node_new_for_op ("WhereBackward0", where_backward, 2, inputs);

@@ -1,6 +1,7 @@
 /* test-iter.c: DlIter's geometry (broadcasting, ordering and merging dims)
  * from raw sizes and strides, the CPU loop driver over more operands than
- * the iterator keeps inline.
+ * the iterator keeps inline, and the ternary kernels against the formulas
+ * they fuse.
  *
  * Built from the library's objects, so that it reaches the private
  * symbols (see tests/meson.build).
@@ -205,6 +206,167 @@ test_iter_reserve_clear (void)
   dl_iter_clear (&big);
 }
 
+/* ---- ternary kernels ---------------------------------------------------- */
+
+static const DlBackend *
+cpu (void)
+{
+  return dl_cpu_backend_get ();
+}
+
+/* runs @op over n contiguous elements of @dtype: the output and @n_in
+ * inputs (the first of them bool for WHERE) */
+static void
+run_ternary (DlTernaryOp op,
+             DlDType dtype,
+             gint64 n,
+             gpointer out,
+             gpointer *in,
+             gint n_in,
+             gdouble v)
+{
+  gint64 shape[1] = { n }, strides[1] = { 1 };
+  DlIterOperand ops[4];
+  DlIter iter;
+
+  ops[0] = (DlIterOperand){ out, shape, strides, 1, (gint)dl_dtype_get_size (dtype) };
+  for (gint k = 0; k < n_in; k++)
+    ops[k + 1]
+        = (DlIterOperand){ in[k], shape, strides, 1,
+                           op == DL_TERNARY_WHERE && k == 0 ? 1 : (gint)dl_dtype_get_size (dtype) };
+  dl_iter_init_operands (&iter, n_in + 1, ops, shape, 1);
+  cpu ()->ternary (op, &iter, dtype, &v);
+}
+
+static void
+test_ternary_where (void)
+{
+  const DlDType dtypes[]
+      = { DL_DTYPE_FLOAT32, DL_DTYPE_FLOAT64, DL_DTYPE_FLOAT16, DL_DTYPE_BFLOAT16,
+          DL_DTYPE_INT32,   DL_DTYPE_INT64,   DL_DTYPE_UINT8,   DL_DTYPE_BOOL };
+  enum
+  {
+    N = 37
+  };
+
+  for (gsize t = 0; t < G_N_ELEMENTS (dtypes); t++)
+    {
+      gsize es = dl_dtype_get_size (dtypes[t]);
+      guint8 cond[N], a[N * 8], b[N * 8], out[N * 8];
+      gpointer in[3] = { cond, a, b };
+
+      for (gint i = 0; i < N; i++)
+        cond[i] = g_test_rand_bit ();
+      for (gsize i = 0; i < N * es; i++)
+        {
+          a[i] = g_test_rand_int_range (0, 2);
+          b[i] = g_test_rand_int_range (0, 2) + 2;
+        }
+      run_ternary (DL_TERNARY_WHERE, dtypes[t], N, out, in, 3, 0);
+      for (gint i = 0; i < N; i++)
+        g_assert_cmpmem (out + i * es, es, (cond[i] ? a : b) + i * es, es);
+    }
+}
+
+/* the formulas in float and double, one rounding per operation */
+static void
+test_ternary_float (void)
+{
+  enum
+  {
+    N = 100
+  };
+  float a[N], b[N], c[N], out[N];
+  double da[N], db[N], dc[N], dout[N];
+  gpointer in[3] = { a, b, c }, din[3] = { da, db, dc };
+  const gdouble v = 0.3;
+
+  for (gint i = 0; i < N; i++)
+    {
+      da[i] = a[i] = (float)g_test_rand_double_range (-10, 10);
+      db[i] = b[i] = (float)g_test_rand_double_range (-10, 10);
+      dc[i] = c[i] = (float)g_test_rand_double_range (0.5, 2);
+    }
+  run_ternary (DL_TERNARY_LERP, DL_DTYPE_FLOAT32, N, out, in, 3, 0);
+  for (gint i = 0; i < N; i++)
+    {
+      volatile float d = b[i] - a[i], s = c[i] * d;
+      g_assert_cmpfloat (out[i], ==, (float)(a[i] + s));
+    }
+  run_ternary (DL_TERNARY_LERP_SCALAR, DL_DTYPE_FLOAT32, N, out, in, 2, v);
+  for (gint i = 0; i < N; i++)
+    {
+      volatile float d = b[i] - a[i], s = (float)v * d;
+      g_assert_cmpfloat (out[i], ==, (float)(a[i] + s));
+    }
+  run_ternary (DL_TERNARY_ADDCMUL, DL_DTYPE_FLOAT64, N, dout, din, 3, v);
+  for (gint i = 0; i < N; i++)
+    {
+      volatile double p = v * db[i], q = p * dc[i];
+      g_assert_cmpfloat (dout[i], ==, da[i] + q);
+    }
+  run_ternary (DL_TERNARY_ADDCDIV, DL_DTYPE_FLOAT64, N, dout, din, 3, v);
+  for (gint i = 0; i < N; i++)
+    {
+      volatile double p = v * db[i], q = p / dc[i];
+      g_assert_cmpfloat (dout[i], ==, da[i] + q);
+    }
+}
+
+/* the 16-bit floats compute in float and round once at the store */
+static void
+test_ternary_half (void)
+{
+  enum
+  {
+    N = 64
+  };
+  dl_half a[N], b[N], c[N], out[N];
+  dl_bf16 ba[N], bb[N], bc[N], bout[N];
+  gpointer in[3] = { a, b, c }, bin[3] = { ba, bb, bc };
+
+  for (gint i = 0; i < N; i++)
+    {
+      a[i] = (dl_half)g_test_rand_double_range (-10, 10);
+      b[i] = (dl_half)g_test_rand_double_range (-10, 10);
+      c[i] = (dl_half)g_test_rand_double_range (0.5, 2);
+      ba[i] = dl_float_to_bf16 ((float)g_test_rand_double_range (-10, 10));
+      bb[i] = dl_float_to_bf16 ((float)g_test_rand_double_range (-10, 10));
+      bc[i] = dl_float_to_bf16 ((float)g_test_rand_double_range (0.5, 2));
+    }
+  run_ternary (DL_TERNARY_ADDCDIV, DL_DTYPE_FLOAT16, N, out, in, 3, 0.5);
+  run_ternary (DL_TERNARY_LERP, DL_DTYPE_BFLOAT16, N, bout, bin, 3, 0);
+  for (gint i = 0; i < N; i++)
+    {
+      volatile float p = 0.5f * (float)b[i], q = p / (float)c[i];
+      volatile float d = dl_bf16_to_float (bb[i]) - dl_bf16_to_float (ba[i]);
+      volatile float s = dl_bf16_to_float (bc[i]) * d;
+      dl_half want = (dl_half)((float)a[i] + q);
+      dl_bf16 bwant = dl_float_to_bf16 (dl_bf16_to_float (ba[i]) + s);
+
+      g_assert_cmpmem (&out[i], 2, &want, 2);
+      g_assert_cmpmem (&bout[i], 2, &bwant, 2);
+    }
+}
+
+/* integer addcmul wraps around; the value is converted to the dtype */
+static void
+test_ternary_addcmul_int (void)
+{
+  gint32 a[4] = { 1, -5, G_MAXINT32, 7 }, b[4] = { 2, 3, 1, -4 }, c[4] = { 3, 4, 1, 5 }, out[4];
+  guint8 ua[2] = { 250, 3 }, ub[2] = { 2, 4 }, uc[2] = { 3, 5 }, uout[2];
+  gpointer in[3] = { a, b, c }, uin[3] = { ua, ub, uc };
+
+  run_ternary (DL_TERNARY_ADDCMUL, DL_DTYPE_INT32, 4, out, in, 3, -2.7);
+  g_assert_cmpint (out[0], ==, 1 - 2 * 2 * 3);
+  g_assert_cmpint (out[1], ==, -5 - 2 * 3 * 4);
+  g_assert_cmpint (out[2], ==, G_MAXINT32 - 2);
+  g_assert_cmpint (out[3], ==, 7 + 2 * 4 * 5);
+  run_ternary (DL_TERNARY_ADDCMUL, DL_DTYPE_UINT8, 2, uout, uin, 3, 2);
+  g_assert_cmpint (uout[0], ==, (guint8)(250 + 2 * 2 * 3));
+  g_assert_cmpint (uout[1], ==, 3 + 2 * 4 * 5);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -215,6 +377,10 @@ main (int argc, char *argv[])
   g_test_add_func ("/iter/geometry/order", test_iter_geometry_order);
   g_test_add_func ("/iter/many-operands", test_iter_many_operands);
   g_test_add_func ("/iter/reserve-clear", test_iter_reserve_clear);
+  g_test_add_func ("/ternary/where", test_ternary_where);
+  g_test_add_func ("/ternary/float", test_ternary_float);
+  g_test_add_func ("/ternary/half", test_ternary_half);
+  g_test_add_func ("/ternary/addcmul-int", test_ternary_addcmul_int);
 
   return g_test_run ();
 }

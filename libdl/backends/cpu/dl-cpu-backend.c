@@ -142,6 +142,7 @@ static const DlBackend cpu_backend = {
   .unary = dl_cpu_unary,
   .binary = dl_cpu_binary,
   .unary_params = dl_cpu_math_unary,
+  .ternary = dl_cpu_ternary,
   .reduce = dl_cpu_reduce,
   .scan = dl_cpu_scan,
   .sort = dl_cpu_sort,
@@ -154,7 +155,6 @@ static const DlBackend cpu_backend = {
   .random = dl_cpu_random,
   .multinomial = dl_cpu_multinomial,
   .index = dl_cpu_index,
-  .masked_copy = dl_cpu_masked_copy,
   .nonzero = dl_cpu_nonzero,
 };
 

@@ -1,5 +1,5 @@
 /* dl-cpu-index.c: gather/scatter along a dim (plain, or reducing with a
- * sum, product, max or min), masked copy and nonzero.
+ * sum, product, max or min) and nonzero.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -362,25 +362,6 @@ dl_cpu_index (DlIndexOp op, const DlIndexArgs *args, DlDType dtype, gint64 *bad)
         break;
     }
   return TRUE;
-}
-
-static void
-masked_copy_loop (char **data, const gint64 *strides, gint64 n, gpointer ctx)
-{
-  gsize es = GPOINTER_TO_SIZE (ctx);
-  char *out = data[0];
-  const char *mask = data[1], *src = data[2];
-
-  for (gint64 i = 0; i < n; i++)
-    if (*(const guint8 *)(mask + i * strides[1]))
-      memcpy (out + i * strides[0], src + i * strides[2], es);
-}
-
-/* out = mask ? src : out */
-void
-dl_cpu_masked_copy (DlIter *iter, DlDType dtype)
-{
-  dl_cpu_iter_for_each (iter, masked_copy_loop, GSIZE_TO_POINTER (dl_dtype_get_size (dtype)));
 }
 
 static inline gboolean

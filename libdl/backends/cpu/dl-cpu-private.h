@@ -304,6 +304,7 @@ void dl_cpu_fill (DlIter *iter, DlDType dtype, gdouble value);
 void dl_cpu_unary (DlUnaryOp op, DlIter *iter, DlDType dtype);
 void dl_cpu_binary (DlBinaryOp op, DlIter *iter, DlDType dtype, gdouble alpha);
 void dl_cpu_math_unary (DlUnaryOp op, DlIter *iter, DlDType dtype, const gdouble *params);
+void dl_cpu_ternary (DlTernaryOp op, DlIter *iter, DlDType dtype, const gdouble *params);
 void dl_cpu_math_binary (DlBinaryOp op, DlIter *iter, DlDType dtype);
 void dl_cpu_reduce (DlReduceOp op, const DlReduceArgs *args, DlDType dtype);
 void dl_cpu_scan (DlScanOp op, void *data, gint64 n_rows, gint64 n, DlDType dtype);
@@ -374,7 +375,6 @@ void dl_cpu_random (DlRandomOp op,
                     gdouble a,
                     gdouble b);
 gboolean dl_cpu_index (DlIndexOp op, const DlIndexArgs *args, DlDType dtype, gint64 *bad);
-void dl_cpu_masked_copy (DlIter *iter, DlDType dtype);
 gint64 dl_cpu_nonzero (const char *data,
                        DlDType dtype,
                        gint ndim,
