@@ -22,15 +22,6 @@
  *
  * Since: 0.1
  */
-struct _DlDevice
-{
-  GObject parent_instance;
-  DlDeviceType type;
-  gint index;
-  gchar *name;
-  const DlBackend *backend;
-  DlAllocator *allocator;
-};
 
 G_DEFINE_FINAL_TYPE (DlDevice, dl_device, G_TYPE_OBJECT)
 
@@ -148,9 +139,10 @@ dl_device_cpu (void)
       device->type = DL_DEVICE_TYPE_CPU;
       device->index = -1;
       device->name = g_strdup ("cpu");
-      device->backend = backend;
-      device->allocator = dl_allocator_new (backend->raw_alloc, backend->raw_free, 256 * 1024,
-                                            cpu_cache_limit ());
+      device->context.backend = backend;
+      device->context.device_index = -1;
+      device->allocator = dl_allocator_new (&device->context, backend->raw_alloc, backend->raw_free,
+                                            256 * 1024, cpu_cache_limit ());
       g_once_init_leave (&cpu, (gsize)device);
     }
   return (DlDevice *)cpu;
@@ -355,18 +347,6 @@ void
 dl_device_synchronize (DlDevice *self)
 {
   g_return_if_fail (DL_IS_DEVICE (self));
-  if (self->backend->synchronize)
-    self->backend->synchronize ();
-}
-
-const DlBackend *
-dl_device_get_backend (DlDevice *self)
-{
-  return self->backend;
-}
-
-DlAllocator *
-dl_device_get_allocator (DlDevice *self)
-{
-  return self->allocator;
+  if (self->context.backend->synchronize)
+    self->context.backend->synchronize (&self->context);
 }

@@ -466,10 +466,11 @@ static void
 write_scalar (char *p, DlDType dtype, gdouble value)
 {
   DlIterOperand op = { .data = p, .element_size = (gint)dl_dtype_get_size (dtype) };
+  DlBackendContext *ctx = dl_device_get_context (dl_device_cpu ());
   DlIter iter;
 
   dl_iter_init_operands (&iter, 1, &op, NULL, 0);
-  dl_cpu_backend_get ()->fill (&iter, dtype, value);
+  ctx->backend->fill (ctx, &iter, dtype, value);
 }
 
 /**
@@ -512,7 +513,8 @@ copy_to_host (DlTensor *src, DlDType dtype, gpointer dst)
   memcpy (tmp.sizes, src->sizes, src->ndim * sizeof (gint64));
   set_contiguous_strides (&tmp);
   dl_iter_init (&iter, 2, ops, src->sizes, src->ndim);
-  dl_cpu_backend_get ()->copy (&iter, dtype, src->dtype);
+  dl_device_get_context (dl_device_cpu ())
+      ->backend->copy (dl_device_get_context (dl_device_cpu ()), &iter, dtype, src->dtype);
   return TRUE;
 }
 

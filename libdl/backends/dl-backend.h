@@ -1,7 +1,17 @@
 /* dl-backend.h: the private device interface every backend fills.
  *
  * Ops dispatch through this vtable; nothing above it names OpenBLAS or CUDA.
- * A backend sees raw pointers, element sizes and byte strides only.
+ * A backend sees raw pointers, element sizes and byte strides only, never a
+ * GObject. Every slot takes the device's DlBackendContext first.
+ *
+ * The memory slots (raw_alloc, raw_free, copy_to_host, copy_from_host) are
+ * required; every other slot may be NULL: the op that needs it then fails
+ * with DL_ERROR_NOT_SUPPORTED naming the op and the device (the ops layer
+ * asks through DL_TENSOR_BACKEND in ops/dl-ops-private.h), so a partial
+ * backend fails politely. synchronize is NULL for a backend whose kernels
+ * run synchronously.
+ *
+ * Elementwise kernels run a DlIter (dl-iter.h).
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -180,34 +190,69 @@ typedef struct
 } DlIndexArgs;
 
 typedef struct _DlBackend DlBackend;
+typedef struct _DlBackendContext DlBackendContext;
+
+/* The state one device of a backend runs with: what every slot receives
+ * first. Each DlDevice owns one, and the caching allocator keeps a
+ * pointer to it for raw_alloc and raw_free. Plain data, no GObjects: a backend sees no type
+ * above DlDevice.
+ *
+ *   backend       the vtable the context belongs to
+ *   device_index  the device among its type's (0, 1, ...), -1 for a type
+ *                 with one unnumbered device (the CPU)
+ *   stream        the queue kernels go on (a cudaStream_t); NULL for the
+ *                 default stream, or a backend without streams
+ *   data          the backend's own per-device state (handles, workspaces) */
+struct _DlBackendContext
+{
+  const DlBackend *backend;
+  gint device_index;
+  gpointer stream;
+  gpointer data;
+};
 
 struct _DlBackend
 {
   const gchar *name;
-  gboolean host_memory; /* device memory is plain host memory (the CPU) */
+  /* device memory is plain host memory that the host may read and write
+   * directly (the CPU); otherwise values reach the host only through
+   * copy_to_host */
+  gboolean host_memory;
 
-  /* memory: raw allocation (64-byte aligned), below the caching allocator */
-  gpointer (*raw_alloc) (gsize nbytes);
-  void (*raw_free) (gpointer ptr, gsize nbytes);
-  /* copy nbytes between host memory and this device's memory */
-  void (*copy_to_host) (gpointer dst, gconstpointer src, gsize nbytes);
-  void (*copy_from_host) (gpointer dst, gconstpointer src, gsize nbytes);
-  void (*synchronize) (void);
+  /* memory (required): raw allocation (64-byte aligned), below the
+   * caching allocator */
+  gpointer (*raw_alloc) (DlBackendContext *ctx, gsize nbytes);
+  void (*raw_free) (DlBackendContext *ctx, gpointer ptr, gsize nbytes);
+  /* copy nbytes between host memory and this device's memory; to_host
+   * returns when the bytes are there (it waits for the queued work) */
+  void (*copy_to_host) (DlBackendContext *ctx, gpointer dst, gconstpointer src, gsize nbytes);
+  void (*copy_from_host) (DlBackendContext *ctx, gpointer dst, gconstpointer src, gsize nbytes);
+  /* waits for the work queued on the context's stream (optional) */
+  void (*synchronize) (DlBackendContext *ctx);
 
-  /* kernels */
-  void (*copy) (DlIter *iter, DlDType dst_dtype, DlDType src_dtype);
-  void (*fill) (DlIter *iter, DlDType dtype, gdouble value);
-  void (*unary) (DlUnaryOp op, DlIter *iter, DlDType dtype);
-  void (*binary) (DlBinaryOp op, DlIter *iter, DlDType dtype, gdouble alpha);
+  /* kernels (each optional) */
+  void (*copy) (DlBackendContext *ctx, DlIter *iter, DlDType dst_dtype, DlDType src_dtype);
+  void (*fill) (DlBackendContext *ctx, DlIter *iter, DlDType dtype, gdouble value);
+  void (*unary) (DlBackendContext *ctx, DlUnaryOp op, DlIter *iter, DlDType dtype);
+  void (*binary) (DlBackendContext *ctx, DlBinaryOp op, DlIter *iter, DlDType dtype, gdouble alpha);
   /* a unary op that takes numbers (DL_UNARY_NAN_TO_NUM: three) */
-  void (*unary_params) (DlUnaryOp op, DlIter *iter, DlDType dtype, const gdouble *params);
+  void (*unary_params) (DlBackendContext *ctx,
+                        DlUnaryOp op,
+                        DlIter *iter,
+                        DlDType dtype,
+                        const gdouble *params);
   /* three inputs, see DlTernaryOp; params may be NULL for WHERE */
-  void (*ternary) (DlTernaryOp op, DlIter *iter, DlDType dtype, const gdouble *params);
-  void (*reduce) (DlReduceOp op, const DlReduceArgs *args, DlDType dtype);
+  void (*ternary) (DlBackendContext *ctx,
+                   DlTernaryOp op,
+                   DlIter *iter,
+                   DlDType dtype,
+                   const gdouble *params);
+  void (*reduce) (DlBackendContext *ctx, DlReduceOp op, const DlReduceArgs *args, DlDType dtype);
   /* C[M,N] = A[M,K] @ B[K,N] for one matrix; each matrix given by its
    * element strides (row, column), which the backend may need to be unit in
    * one of the two (the ops layer makes a contiguous copy otherwise). */
-  void (*gemm) (DlDType dtype,
+  void (*gemm) (DlBackendContext *ctx,
+                DlDType dtype,
                 gint64 m,
                 gint64 n,
                 gint64 k,
@@ -222,23 +267,34 @@ struct _DlBackend
                 gint64 c_cs);
   /* gathers or scatters (see DlIndexArgs); checks every index first and
    * returns FALSE with the first bad one in *bad, writing nothing */
-  gboolean (*index) (DlIndexOp op, const DlIndexArgs *args, DlDType dtype, gint64 *bad);
+  gboolean (*index) (DlBackendContext *ctx,
+                     DlIndexOp op,
+                     const DlIndexArgs *args,
+                     DlDType dtype,
+                     gint64 *bad);
   /* counts the nonzero elements of a strided tensor (byte strides) and, if
    * out is not NULL, writes their coordinates (int64, [count, ndim], row
    * major) there */
-  gint64 (*nonzero) (const char *data,
+  gint64 (*nonzero) (DlBackendContext *ctx,
+                     const char *data,
                      DlDType dtype,
                      gint ndim,
                      const gint64 *shape,
                      const gint64 *strides,
                      gint64 *out);
   /* inclusive scans of n_rows contiguous rows of n elements, in place */
-  void (*scan) (DlScanOp op, void *data, gint64 n_rows, gint64 n, DlDType dtype);
+  void (*scan) (DlBackendContext *ctx,
+                DlScanOp op,
+                void *data,
+                gint64 n_rows,
+                gint64 n,
+                DlDType dtype);
   /* stable sorts of n_rows contiguous rows of n elements, in place, NaN
    * greatest; indices (int64, same layout) receive the original positions.
    * Only the first k of each row need be sorted (k <= n), or with kth_only
    * only the k-th be in its place; the rows stay permutations. */
-  void (*sort) (void *data,
+  void (*sort) (DlBackendContext *ctx,
+                void *data,
                 void *indices,
                 gint64 n_rows,
                 gint64 n,
@@ -249,7 +305,8 @@ struct _DlBackend
   /* running maxima (or minima) of n_rows contiguous rows of n elements, in
    * place, NaN winning; indices (int64) receive where each was (the last
    * position on ties) */
-  void (*scan_extremum) (void *data,
+  void (*scan_extremum) (DlBackendContext *ctx,
+                         void *data,
                          void *indices,
                          gint64 n_rows,
                          gint64 n,
@@ -257,7 +314,8 @@ struct _DlBackend
                          gboolean is_max);
   /* out[r, index[r, j]] = src[r, j] (+= where accumulate) for n_rows
    * contiguous rows: src and index have n_src columns, out has n_out */
-  void (*scatter_rows) (void *out,
+  void (*scatter_rows) (DlBackendContext *ctx,
+                        void *out,
                         const void *src,
                         const void *index,
                         gint64 n_rows,
@@ -267,7 +325,8 @@ struct _DlBackend
                         gboolean accumulate);
   /* out[r, j] = src[r, index[r, j]] for n_rows contiguous rows: out and
    * index have n_out columns, src has n_src */
-  void (*gather_rows) (void *out,
+  void (*gather_rows) (DlBackendContext *ctx,
+                       void *out,
                        const void *src,
                        const void *index,
                        gint64 n_rows,
@@ -277,14 +336,16 @@ struct _DlBackend
   /* groups of equal neighbours in a (sorted) contiguous array of n elements:
    * values[g] gets each group's value, counts[g] its size, group[i] the group
    * of element i; returns the number of groups */
-  gint64 (*unique_sorted) (const void *sorted,
+  gint64 (*unique_sorted) (DlBackendContext *ctx,
+                           const void *sorted,
                            gint64 n,
                            DlDType dtype,
                            void *values,
                            void *counts,
                            void *group);
   /* fills n contiguous elements from the counter-based stream (seed, offset) */
-  void (*random) (DlRandomOp op,
+  void (*random) (DlBackendContext *ctx,
+                  DlRandomOp op,
                   void *data,
                   gint64 n,
                   DlDType dtype,
@@ -296,7 +357,8 @@ struct _DlBackend
    * row of the contiguous weights[rows, k], with or without replacement;
    * row r takes its numbers from blocks offset + r * ((n_samples + 1) / 2)
    * on.  Returns a DlMultinomialStatus: the first bad input found. */
-  gint (*multinomial) (const gdouble *weights,
+  gint (*multinomial) (DlBackendContext *ctx,
+                       const gdouble *weights,
                        gint64 rows,
                        gint64 k,
                        gint64 n_samples,
@@ -306,7 +368,13 @@ struct _DlBackend
                        guint64 offset);
   /* softmax (or log_softmax) of each of n_rows contiguous rows of n
    * float32/float64 elements, in one pass per row over cached data */
-  void (*softmax) (const void *in, void *out, gint64 n_rows, gint64 n, DlDType dtype, gboolean log);
+  void (*softmax) (DlBackendContext *ctx,
+                   const void *in,
+                   void *out,
+                   gint64 n_rows,
+                   gint64 n,
+                   DlDType dtype,
+                   gboolean log);
 };
 
 typedef enum

@@ -1,5 +1,6 @@
-/* dl-iter.c: DlIter over tensors (the geometry is in backends/dl-iter.c),
- * shape broadcasting, overlap checks and layouts for new outputs.
+/* dl-iter.c: the ops layer's glue to the backends: DlIter over tensors (the
+ * geometry is in backends/dl-iter.c), the missing-slot error, shape
+ * broadcasting, overlap checks and layouts for new outputs.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -11,6 +12,17 @@
 #include <string.h>
 
 #include "dl-error.h"
+
+DlBackendContext *
+dl_backend_not_supported (DlTensor *t, const gchar *op, const gchar *slot, GError **error)
+{
+  DlDevice *device = dl_tensor_device (t);
+
+  g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
+               "%s: not supported on device '%s' (its backend, '%s', has no '%s' kernel)", op,
+               dl_device_get_name (device), dl_device_get_backend (device)->name, slot);
+  return NULL;
+}
 
 gboolean
 dl_broadcast_shapes (const gchar *op,

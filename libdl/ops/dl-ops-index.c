@@ -39,6 +39,10 @@ dl_index_run (const gchar *op,
   DlIndexArgs args = { 0 };
   gsize es = dl_dtype_get_size (self->dtype);
   gint64 bad = 0;
+  DlBackendContext *ctx;
+
+  if (!(ctx = DL_TENSOR_BACKEND (self, index, op, error)))
+    return FALSE;
 
   args.exclude_self = exclude_self;
   args.ndim = index->ndim;
@@ -64,7 +68,7 @@ dl_index_run (const gchar *op,
       args.other_strides[0] = 0;
       args.index_strides[0] = 0;
     }
-  if (!dl_tensor_backend (self)->index (kind, &args, self->dtype, &bad))
+  if (!ctx->backend->index (ctx, kind, &args, self->dtype, &bad))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
                    "%s(): index %" G_GINT64_FORMAT
@@ -343,6 +347,7 @@ dl_where (DlTensor *condition, DlTensor *input, DlTensor *other, GError **error)
   g_autoptr (DlTensor) oc = NULL;
   DlTensor *inputs[2] = { input, other };
   g_auto (DlIter) iter = DL_ITER_INIT;
+  DlBackendContext *ctx;
 
   g_return_val_if_fail (DL_IS_TENSOR (condition) && DL_IS_TENSOR (input) && DL_IS_TENSOR (other),
                         NULL);
@@ -358,14 +363,15 @@ dl_where (DlTensor *condition, DlTensor *input, DlTensor *other, GError **error)
       || !dl_check_same_device ("where", input, other, error)
       || !dl_broadcast_shapes ("where", condition->sizes, condition->ndim, input->sizes,
                                input->ndim, s1, &n1, error)
-      || !dl_broadcast_shapes ("where", s1, n1, other->sizes, other->ndim, shape, &nd, error))
+      || !dl_broadcast_shapes ("where", s1, n1, other->sizes, other->ndim, shape, &nd, error)
+      || !(ctx = DL_TENSOR_BACKEND (input, ternary, "where", error)))
     return NULL;
   dt = dl_result_type (input, other);
   if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (input), dt, shape, nd, error))
       || !(xc = dl_cast_nograd (input, dt, error)) || !(oc = dl_cast_nograd (other, dt, error)))
     return NULL;
   dl_iter_init (&iter, 4, (DlTensor *[]){ out, condition, xc, oc }, shape, nd);
-  dl_tensor_backend (out)->ternary (DL_TERNARY_WHERE, &iter, dt, NULL);
+  ctx->backend->ternary (ctx, DL_TERNARY_WHERE, &iter, dt, NULL);
   if (dl_autograd_any_requires (2, inputs))
     {
       g_autoptr (DlNode) node = dl_node_new_for_op ("WhereBackward0", where_backward, 2, inputs);
@@ -472,7 +478,7 @@ dl_index_commit_inplace (const gchar *op, DlTensor *self, DlTensor *result, GErr
 {
   if (!dl_check_no_internal_overlap (op, self, error))
     return NULL;
-  return dl_inplace_commit (self, result);
+  return dl_inplace_commit (op, self, result, error);
 }
 
 DlTensor *
@@ -525,21 +531,22 @@ dl_tensor_nonzero (DlTensor *self, GError **error)
 {
   gint64 bstrides[DL_MAX_DIMS], shape[2];
   gsize es;
-  const DlBackend *be;
+  DlBackendContext *ctx;
   DlTensor *out;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!(ctx = DL_TENSOR_BACKEND (self, nonzero, "nonzero", error)))
+    return NULL;
   es = dl_dtype_get_size (self->dtype);
   for (gint d = 0; d < self->ndim; d++)
     bstrides[d] = self->strides[d] * (gint64)es;
-  be = dl_tensor_backend (self);
-  shape[0]
-      = be->nonzero (dl_tensor_data (self), self->dtype, self->ndim, self->sizes, bstrides, NULL);
+  shape[0] = ctx->backend->nonzero (ctx, dl_tensor_data (self), self->dtype, self->ndim,
+                                    self->sizes, bstrides, NULL);
   shape[1] = self->ndim;
   out = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, shape, 2, error);
   if (out && shape[0] * shape[1] > 0)
-    be->nonzero (dl_tensor_data (self), self->dtype, self->ndim, self->sizes, bstrides,
-                 (gint64 *)dl_tensor_data (out));
+    ctx->backend->nonzero (ctx, dl_tensor_data (self), self->dtype, self->ndim, self->sizes,
+                           bstrides, (gint64 *)dl_tensor_data (out));
   return out;
 }
 

@@ -40,9 +40,10 @@ bmm_raw (DlTensor *a0, DlTensor *b0, GError **error)
   g_autoptr (DlTensor) a = NULL;
   g_autoptr (DlTensor) b = NULL;
   DlTensor *out;
-  const DlBackend *be = dl_tensor_backend (a0);
+  DlBackendContext *ctx;
 
-  if (!(a = gemm_ready (a0, error)) || !(b = gemm_ready (b0, error)))
+  if (!(ctx = DL_TENSOR_BACKEND (a0, gemm, "matmul", error)) || !(a = gemm_ready (a0, error))
+      || !(b = gemm_ready (b0, error)))
     return NULL;
   for (gint i = 0; i < nd - 2; i++)
     {
@@ -86,9 +87,9 @@ bmm_raw (DlTensor *a0, DlTensor *b0, GError **error)
           brs = 1;
           bcs = MAX (bcs, 1);
         }
-      be->gemm (a->dtype, n, m, k, dl_tensor_data (a) + oa * es, ars, acs,
-                dl_tensor_data (b) + ob * es, brs, bcs, dl_tensor_data (out) + bi * n * m * es, m,
-                1);
+      ctx->backend->gemm (ctx, a->dtype, n, m, k, dl_tensor_data (a) + oa * es, ars, acs,
+                          dl_tensor_data (b) + ob * es, brs, bcs,
+                          dl_tensor_data (out) + bi * n * m * es, m, 1);
       for (gint i = nd - 3; i >= 0; i--)
         {
           if (++idx[i] < a->sizes[i])

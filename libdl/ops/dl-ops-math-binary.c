@@ -65,6 +65,7 @@ math_binary (DlBinaryOp op, DlTensor *a, DlTensor *b, GError **error)
   g_autoptr (DlTensor) cb = NULL;
   g_autoptr (DlTensor) out = NULL;
   DlTensor *ops[3];
+  DlBackendContext *ctx;
   DlIter iter;
 
   g_return_val_if_fail (DL_IS_TENSOR (a) && DL_IS_TENSOR (b), NULL);
@@ -140,13 +141,14 @@ math_binary (DlBinaryOp op, DlTensor *a, DlTensor *b, GError **error)
         }
     }
 
-  if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (a), cdt, shape, ndim, error)))
+  if (!(ctx = DL_TENSOR_BACKEND (a, binary, name, error))
+      || !(out = dl_tensor_new_empty_internal (dl_tensor_device (a), cdt, shape, ndim, error)))
     return NULL;
   ops[0] = out;
   ops[1] = ca;
   ops[2] = cb;
   dl_iter_init (&iter, 3, ops, shape, ndim);
-  dl_tensor_backend (a)->binary (op, &iter, cdt, 1.0);
+  ctx->backend->binary (ctx, op, &iter, cdt, 1.0);
   if (!(out = dl_math_finish_dtype (g_steal_pointer (&out), rdt, error)))
     return NULL;
 
@@ -779,7 +781,7 @@ inplace_commit (const gchar *name,
                    dl_dtype_get_name (result->dtype), dl_dtype_get_name (self->dtype));
       return NULL;
     }
-  return dl_inplace_commit (self, result);
+  return dl_inplace_commit (name, self, result, error);
 }
 
 static DlTensor *
@@ -1031,8 +1033,11 @@ lerp_fused (DlTensor *self, DlTensor *end, DlTensor *weight, gdouble w, GError *
   gint64 s1[DL_MAX_DIMS], shape[DL_MAX_DIMS];
   gint n1, nd;
   g_auto (DlIter) iter = DL_ITER_INIT;
+  DlBackendContext *ctx;
   DlTensor *out;
 
+  if (!(ctx = DL_TENSOR_BACKEND (self, ternary, "lerp", error)))
+    return NULL;
   if (!dl_broadcast_shapes ("sub", end->sizes, end->ndim, self->sizes, self->ndim, s1, &n1, error))
     return NULL;
   if (weight)
@@ -1049,8 +1054,8 @@ lerp_fused (DlTensor *self, DlTensor *end, DlTensor *weight, gdouble w, GError *
         = dl_tensor_new_empty_internal (dl_tensor_device (self), self->dtype, shape, nd, error)))
     return NULL;
   dl_iter_init (&iter, weight ? 4 : 3, (DlTensor *[]){ out, self, end, weight }, shape, nd);
-  dl_tensor_backend (self)->ternary (weight ? DL_TERNARY_LERP : DL_TERNARY_LERP_SCALAR, &iter,
-                                     self->dtype, &w);
+  ctx->backend->ternary (ctx, weight ? DL_TERNARY_LERP : DL_TERNARY_LERP_SCALAR, &iter, self->dtype,
+                         &w);
   return out;
 }
 

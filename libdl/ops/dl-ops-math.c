@@ -58,14 +58,16 @@ dl_math_mul_mask (DlTensor *g, DlTensor *mask, GError **error)
 static DlTensor *
 constant_bool (DlTensor *t, gboolean value, GError **error)
 {
-  DlTensor *out = dl_tensor_new_empty_internal (dl_tensor_device (t), DL_DTYPE_BOOL, t->sizes,
-                                                t->ndim, error);
+  DlBackendContext *ctx;
+  DlTensor *out;
   DlIter iter;
 
-  if (out == NULL)
+  if (!(ctx = DL_TENSOR_BACKEND (t, fill, "fill", error))
+      || !(out = dl_tensor_new_empty_internal (dl_tensor_device (t), DL_DTYPE_BOOL, t->sizes,
+                                               t->ndim, error)))
     return NULL;
   dl_iter_init (&iter, 1, &out, t->sizes, t->ndim);
-  dl_tensor_backend (t)->fill (&iter, DL_DTYPE_BOOL, value ? 1.0 : 0.0);
+  ctx->backend->fill (ctx, &iter, DL_DTYPE_BOOL, value ? 1.0 : 0.0);
   return out;
 }
 
@@ -120,6 +122,7 @@ static DlTensor *
 math_unary (DlUnaryOp op, DlTensor *x, const gdouble *params, GError **error)
 {
   const gchar *name = unary_info[op].name;
+  DlBackendContext *ctx;
   UnaryKind kind = unary_info[op].kind;
   gboolean floating = dl_dtype_is_floating_point (x->dtype);
   DlDType cdt = x->dtype, rdt = x->dtype;
@@ -153,7 +156,9 @@ math_unary (DlUnaryOp op, DlTensor *x, const gdouble *params, GError **error)
   if (kind == KIND_PRED)
     rdt = DL_DTYPE_BOOL;
 
-  if (!(cx = dl_cast_nograd (x, cdt, error))
+  if (!(ctx = params ? DL_TENSOR_BACKEND (x, unary_params, name, error)
+                     : DL_TENSOR_BACKEND (x, unary, name, error))
+      || !(cx = dl_cast_nograd (x, cdt, error))
       || !(out = dl_tensor_new_empty_internal (dl_tensor_device (x),
                                                kind == KIND_PRED ? DL_DTYPE_BOOL : cdt, x->sizes,
                                                x->ndim, error)))
@@ -162,9 +167,9 @@ math_unary (DlUnaryOp op, DlTensor *x, const gdouble *params, GError **error)
   ops[1] = cx;
   dl_iter_init (&iter, 2, ops, x->sizes, x->ndim);
   if (params)
-    dl_tensor_backend (x)->unary_params (op, &iter, cdt, params);
+    ctx->backend->unary_params (ctx, op, &iter, cdt, params);
   else
-    dl_tensor_backend (x)->unary (op, &iter, cdt);
+    ctx->backend->unary (ctx, op, &iter, cdt);
   if (!(out = dl_math_finish_dtype (g_steal_pointer (&out), rdt, error)))
     return NULL;
 

@@ -100,17 +100,18 @@ dl_result_type (DlTensor *a, DlTensor *b)
 static DlTensor *
 copy_into_new (DlTensor *t, DlDType dtype, GError **error)
 {
-  DlTensor *out
-      = dl_tensor_new_empty_internal (dl_tensor_device (t), dtype, t->sizes, t->ndim, error);
-  DlTensor *ops[2];
+  DlBackendContext *ctx;
+  DlTensor *out, *ops[2];
   DlIter iter;
 
-  if (out == NULL)
+  if (!(ctx = DL_TENSOR_BACKEND (t, copy, "copy", error))
+      || !(out
+           = dl_tensor_new_empty_internal (dl_tensor_device (t), dtype, t->sizes, t->ndim, error)))
     return NULL;
   ops[0] = out;
   ops[1] = t;
   dl_iter_init (&iter, 2, ops, t->sizes, t->ndim);
-  dl_tensor_backend (t)->copy (&iter, dtype, t->dtype);
+  ctx->backend->copy (ctx, &iter, dtype, t->dtype);
   return out;
 }
 
@@ -185,6 +186,7 @@ binary_op (DlBinaryOp op, DlTensor *a, DlTensor *b, gdouble alpha, DlTensor *int
   g_autoptr (DlTensor) cb = NULL;
   g_autoptr (DlTensor) out = NULL;
   DlTensor *ops[3];
+  DlBackendContext *ctx;
   DlIter iter;
 
   g_return_val_if_fail (DL_IS_TENSOR (a) && DL_IS_TENSOR (b), NULL);
@@ -205,7 +207,9 @@ binary_op (DlBinaryOp op, DlTensor *a, DlTensor *b, gdouble alpha, DlTensor *int
       && op != DL_BINARY_MUL && op != DL_BINARY_MAXIMUM && op != DL_BINARY_MINIMUM)
     cdt = DL_DTYPE_INT64;
 
-  if (!(ca = cast_through (a, rdt, cdt, error)) || !(cb = cast_through (b, rdt, cdt, error)))
+  if (!(ctx = DL_TENSOR_BACKEND (a, binary, name, error))
+      || (into && !DL_TENSOR_BACKEND (a, copy, name, error))
+      || !(ca = cast_through (a, rdt, cdt, error)) || !(cb = cast_through (b, rdt, cdt, error)))
     return NULL;
 
   if (into && into->dtype == (DL_BINARY_IS_COMPARISON (op) ? DL_DTYPE_BOOL : cdt))
@@ -219,7 +223,7 @@ binary_op (DlBinaryOp op, DlTensor *a, DlTensor *b, gdouble alpha, DlTensor *int
   ops[1] = ca;
   ops[2] = cb;
   dl_iter_init (&iter, 3, ops, shape, ndim);
-  dl_tensor_backend (a)->binary (op, &iter, cdt, alpha);
+  ctx->backend->binary (ctx, op, &iter, cdt, alpha);
 
   if (into)
     {
@@ -227,7 +231,7 @@ binary_op (DlBinaryOp op, DlTensor *a, DlTensor *b, gdouble alpha, DlTensor *int
         {
           DlTensor *cops[2] = { into, out };
           dl_iter_init (&iter, 2, cops, shape, ndim);
-          dl_tensor_backend (a)->copy (&iter, into->dtype, out->dtype);
+          ctx->backend->copy (ctx, &iter, into->dtype, out->dtype);
         }
       dl_storage_bump_version (into->storage);
       return g_object_ref (into);
@@ -403,7 +407,7 @@ inplace_op (DlBinaryOp op, DlTensor *self, DlTensor *other, gdouble alpha, GErro
       return NULL;
     if (!(result = binary_op (op, alias, other, alpha, NULL, error)))
       return NULL;
-    return dl_inplace_commit (self, result);
+    return dl_inplace_commit (op_name, self, result, error);
   }
 }
 
@@ -944,10 +948,12 @@ DlTensor *
 dl_tensor_fill_ (DlTensor *self, gdouble value, GError **error)
 {
   g_autoptr (DlTensor) holder = NULL;
+  DlBackendContext *ctx;
   DlIter iter;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!dl_check_no_internal_overlap ("fill_", self, error))
+  if (!dl_check_no_internal_overlap ("fill_", self, error)
+      || !(ctx = DL_TENSOR_BACKEND (self, fill, "fill_", error)))
     return NULL;
   if (dl_inplace_wants_history (self, 0, NULL))
     {
@@ -956,7 +962,7 @@ dl_tensor_fill_ (DlTensor *self, gdouble value, GError **error)
       holder = dl_inplace_overwrite_begin ("FillBackward0", self, NULL);
     }
   dl_iter_init (&iter, 1, &self, self->sizes, self->ndim);
-  dl_tensor_backend (self)->fill (&iter, self->dtype, value);
+  ctx->backend->fill (ctx, &iter, self->dtype, value);
   dl_storage_bump_version (self->storage);
   if (holder)
     dl_inplace_take_history (self, holder);
@@ -999,6 +1005,7 @@ dl_tensor_copy_ (DlTensor *self, DlTensor *src, GError **error)
   gint ndim;
   DlTensor *ops[2] = { self, src };
   g_autoptr (DlTensor) holder = NULL;
+  DlBackendContext *ctx;
   DlIter iter;
 
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (src), NULL);
@@ -1006,7 +1013,8 @@ dl_tensor_copy_ (DlTensor *self, DlTensor *src, GError **error)
       || !dl_check_no_partial_overlap ("copy_", self, src, error)
       || !dl_check_same_device ("copy_", self, src, error)
       || !dl_broadcast_shapes ("copy_", self->sizes, self->ndim, src->sizes, src->ndim, shape,
-                               &ndim, error))
+                               &ndim, error)
+      || !(ctx = DL_TENSOR_BACKEND (self, copy, "copy_", error)))
     return NULL;
   if (ndim != self->ndim || memcmp (shape, self->sizes, ndim * sizeof (gint64)) != 0)
     {
@@ -1024,7 +1032,7 @@ dl_tensor_copy_ (DlTensor *self, DlTensor *src, GError **error)
       holder = dl_inplace_overwrite_begin ("CopyBackwards", self, src);
     }
   dl_iter_init (&iter, 2, ops, self->sizes, self->ndim);
-  dl_tensor_backend (self)->copy (&iter, self->dtype, src->dtype);
+  ctx->backend->copy (ctx, &iter, self->dtype, src->dtype);
   dl_storage_bump_version (self->storage);
   if (holder)
     dl_inplace_take_history (self, holder);
@@ -1058,6 +1066,7 @@ unary_op (DlUnaryOp op, DlTensor *x, GError **error)
   g_autoptr (DlTensor) cx = NULL;
   g_autoptr (DlTensor) out = NULL;
   DlTensor *ops[2];
+  DlBackendContext *ctx;
   DlIter iter;
 
   g_return_val_if_fail (DL_IS_TENSOR (x), NULL);
@@ -1073,13 +1082,14 @@ unary_op (DlUnaryOp op, DlTensor *x, GError **error)
   if (cdt == DL_DTYPE_FLOAT16 || cdt == DL_DTYPE_BFLOAT16)
     cdt = DL_DTYPE_FLOAT32;
 
-  if (!(cx = dl_cast_nograd (x, cdt, error))
+  if (!(ctx = DL_TENSOR_BACKEND (x, unary, unary_info[op].name, error))
+      || !(cx = dl_cast_nograd (x, cdt, error))
       || !(out = dl_empty_like_layout (x, cdt, x->sizes, x->ndim, error)))
     return NULL;
   ops[0] = out;
   ops[1] = cx;
   dl_iter_init (&iter, 2, ops, x->sizes, x->ndim);
-  dl_tensor_backend (x)->unary (op, &iter, cdt);
+  ctx->backend->unary (ctx, op, &iter, cdt);
   if (rdt != cdt)
     {
       DlTensor *r = dl_cast_nograd (out, rdt, error);

@@ -32,6 +32,25 @@ G_BEGIN_DECLS
   }                                                                                                \
   G_STMT_END
 
+/* The backend context of @t's device when its backend fills @slot (a
+ * member of DlBackend), else NULL with a DL_ERROR_NOT_SUPPORTED error that
+ * names @op, the device and the slot. Every call into a kernel goes
+ * through it, so that a partial backend fails politely:
+ *
+ *   DlBackendContext *ctx;
+ *
+ *   if (!(ctx = DL_TENSOR_BACKEND (x, unary, "exp", error)))
+ *     return NULL;
+ *   ctx->backend->unary (ctx, DL_UNARY_EXP, &iter, dtype);
+ *
+ * The check is one load and a compare; the error path is out of line. */
+#define DL_TENSOR_BACKEND(t, slot, op, error)                                                      \
+  (G_LIKELY (dl_tensor_context (t)->backend->slot != NULL)                                         \
+       ? dl_tensor_context (t)                                                                     \
+       : dl_backend_not_supported ((t), (op), #slot, (error)))
+DlBackendContext *
+dl_backend_not_supported (DlTensor *t, const gchar *op, const gchar *slot, GError **error);
+
 /* @t converted to @dtype without recording autograd: @t itself (a new
  * reference) when it already has that dtype. */
 DlTensor *dl_cast_nograd (DlTensor *t, DlDType dtype, GError **error);
@@ -60,7 +79,7 @@ dl_check_no_partial_overlap (const gchar *op, DlTensor *out, DlTensor *input, GE
  * the result's history over when it has one. */
 gboolean dl_inplace_check_history (const gchar *op, DlTensor *self, GError **error);
 DlTensor *dl_inplace_alias (DlTensor *self);
-DlTensor *dl_inplace_commit (DlTensor *self, DlTensor *result);
+DlTensor *dl_inplace_commit (const gchar *op, DlTensor *self, DlTensor *result, GError **error);
 void dl_inplace_take_history (DlTensor *self, DlTensor *holder);
 /* Whether an in-place write into @self must be recorded: grad is on and
  * @self's history (or its base's) or one of @others requires grad. */

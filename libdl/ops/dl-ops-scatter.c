@@ -471,6 +471,7 @@ scatter_impl (const gchar *op,
 {
   g_autoptr (DlTensor) out = NULL;
   g_autoptr (DlTensor) filled = NULL;
+  DlBackendContext *ctx;
   DlIndexOp kernel = kind == SCATTER_ADD ? DL_INDEX_SCATTER_ADD : reduction_kernel (reduce);
 
   if (!dl_index_check_gather_shapes (op, self, &dim, index, src, error)
@@ -483,14 +484,15 @@ scatter_impl (const gchar *op,
                    "%s(): reduce='mean' does not take bool tensors (nor does PyTorch's)", op);
       return NULL;
     }
-  if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (self), self->dtype, self->sizes,
-                                            self->ndim, error)))
+  if (!(ctx = DL_TENSOR_BACKEND (self, copy, op, error))
+      || !(out = dl_tensor_new_empty_internal (dl_tensor_device (self), self->dtype, self->sizes,
+                                               self->ndim, error)))
     return NULL;
   {
     DlTensor *ops[2] = { out, self };
     DlIter iter;
     dl_iter_init (&iter, 2, ops, self->sizes, self->ndim);
-    dl_tensor_backend (self)->copy (&iter, self->dtype, self->dtype);
+    ctx->backend->copy (ctx, &iter, self->dtype, self->dtype);
   }
   if (kind == SCATTER_VALUE)
     {

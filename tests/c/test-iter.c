@@ -10,6 +10,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "backends/cpu/dl-cpu-private.h"
+#include "dl-device-private.h"
 
 /* an operand of @ndim dims with row-major strides over @sizes */
 static DlIterOperand
@@ -208,10 +209,10 @@ test_iter_reserve_clear (void)
 
 /* ---- ternary kernels ---------------------------------------------------- */
 
-static const DlBackend *
+static DlBackendContext *
 cpu (void)
 {
-  return dl_cpu_backend_get ();
+  return dl_device_get_context (dl_device_cpu ());
 }
 
 /* runs @op over n contiguous elements of @dtype: the output and @n_in
@@ -235,7 +236,7 @@ run_ternary (DlTernaryOp op,
         = (DlIterOperand){ in[k], shape, strides, 1,
                            op == DL_TERNARY_WHERE && k == 0 ? 1 : (gint)dl_dtype_get_size (dtype) };
   dl_iter_init_operands (&iter, n_in + 1, ops, shape, 1);
-  cpu ()->ternary (op, &iter, dtype, &v);
+  cpu ()->backend->ternary (cpu (), op, &iter, dtype, &v);
 }
 
 static void

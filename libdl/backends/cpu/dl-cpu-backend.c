@@ -34,7 +34,7 @@ detect_isa (void)
 }
 
 static gpointer
-cpu_raw_alloc (gsize nbytes)
+cpu_raw_alloc (DlBackendContext *ctx, gsize nbytes)
 {
   void *p = NULL;
 
@@ -44,13 +44,13 @@ cpu_raw_alloc (gsize nbytes)
 }
 
 static void
-cpu_raw_free (gpointer ptr, gsize nbytes)
+cpu_raw_free (DlBackendContext *ctx, gpointer ptr, gsize nbytes)
 {
   free (ptr);
 }
 
 static void
-cpu_memcpy (gpointer dst, gconstpointer src, gsize nbytes)
+cpu_memcpy (DlBackendContext *ctx, gpointer dst, gconstpointer src, gsize nbytes)
 {
   memcpy (dst, src, nbytes);
 }

@@ -146,7 +146,8 @@ gemm_split (DlDType dtype,
 }
 
 void
-dl_cpu_gemm (DlDType dtype,
+dl_cpu_gemm (DlBackendContext *ctx,
+             DlDType dtype,
              gint64 m,
              gint64 n,
              gint64 k,

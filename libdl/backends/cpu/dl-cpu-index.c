@@ -313,7 +313,11 @@ reduce_rows (const Rows *r, gint64 n_rows, DlIndexOp op, DlDType dtype)
  * DL_CPU_GRAIN elements; scatters may write one place several times and
  * run on one thread. */
 gboolean
-dl_cpu_index (DlIndexOp op, const DlIndexArgs *args, DlDType dtype, gint64 *bad)
+dl_cpu_index (DlBackendContext *ctx,
+              DlIndexOp op,
+              const DlIndexArgs *args,
+              DlDType dtype,
+              gint64 *bad)
 {
   gsize es = dl_dtype_get_size (dtype);
   Rows r;
@@ -391,7 +395,8 @@ is_nonzero (const char *p, DlDType dtype)
 /* Counts (and lists, in row-major order) the nonzero elements: rows of
  * the last dim, with the coordinates of the outer dims kept as a counter. */
 gint64
-dl_cpu_nonzero (const char *data,
+dl_cpu_nonzero (DlBackendContext *ctx,
+                const char *data,
                 DlDType dtype,
                 gint ndim,
                 const gint64 *shape,

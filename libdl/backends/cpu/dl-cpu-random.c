@@ -111,7 +111,8 @@ permutation (gint64 *data, gint64 n, guint64 seed, guint64 offset)
 }
 
 void
-dl_cpu_random (DlRandomOp op,
+dl_cpu_random (DlBackendContext *ctx,
+               DlRandomOp op,
                void *data,
                gint64 n,
                DlDType dtype,
@@ -262,7 +263,8 @@ multinomial_row (const gdouble *w,
 }
 
 gint
-dl_cpu_multinomial (const gdouble *weights,
+dl_cpu_multinomial (DlBackendContext *ctx,
+                    const gdouble *weights,
                     gint64 rows,
                     gint64 k,
                     gint64 n_samples,

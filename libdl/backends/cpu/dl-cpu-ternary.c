@@ -167,7 +167,11 @@ static const FloatLoops float_loops[] = {
 };
 
 void
-dl_cpu_ternary (DlTernaryOp op, DlIter *iter, DlDType dtype, const gdouble *params)
+dl_cpu_ternary (DlBackendContext *ctx,
+                DlTernaryOp op,
+                DlIter *iter,
+                DlDType dtype,
+                const gdouble *params)
 {
   const FloatLoops *fl;
   gdouble v;
