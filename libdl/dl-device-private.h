@@ -17,8 +17,9 @@ struct _DlDevice
   DlDeviceType type;
   gint index;
   gchar *name;
-  DlBackendContext context; /* what the backend's slots receive first */
-  DlAllocator *allocator;   /* over the backend's raw_alloc, with &context */
+  DlBackendContext context;                      /* what the backend's slots receive first */
+  void (*context_clear) (DlBackendContext *ctx); /* from the registration */
+  DlAllocator *allocator;                        /* over the backend's raw_alloc, with &context */
 };
 
 DlDevice *dl_device_cpu (void); /* (transfer none) */

@@ -20,6 +20,7 @@
 
 #include <glib.h>
 #include "dl-dtype.h"
+#include "dl-device.h"
 #include "dl-iter.h"
 
 G_BEGIN_DECLS
@@ -193,9 +194,10 @@ typedef struct _DlBackend DlBackend;
 typedef struct _DlBackendContext DlBackendContext;
 
 /* The state one device of a backend runs with: what every slot receives
- * first. Each DlDevice owns one, and the caching allocator keeps a
- * pointer to it for raw_alloc and raw_free. Plain data, no GObjects: a backend sees no type
- * above DlDevice.
+ * first. Each DlDevice owns one (the device registry makes it, with the
+ * context_init its backend registered, see DlDeviceTypeInfo), and the
+ * caching allocator keeps a pointer to it for raw_alloc and raw_free.
+ * Plain data, no GObjects: a backend sees no type above DlDevice.
  *
  *   backend       the vtable the context belongs to
  *   device_index  the device among its type's (0, 1, ...), -1 for a type
@@ -384,6 +386,47 @@ typedef enum
   DL_MULTINOMIAL_ZERO_SUM,   /* a row sums to 0 */
 } DlMultinomialStatus;
 
-const DlBackend *dl_cpu_backend_get (void);
+/* A device type as a backend registers it with the device registry
+ * (dl-device.c), which turns device strings into DlDevices: "type" or
+ * "type:N" for an indexed type ("type" alone meaning device 0), "type"
+ * alone for a type of one unnumbered device (index -1, as the CPU).
+ *
+ *   type             the device string's prefix: "cpu", "cuda", "meta"
+ *   device_type      what DlDevice:device-type reports
+ *   backend          the vtable of every device of the type
+ *   indexed          whether devices are numbered
+ *   device_count     how many devices there are (asked once, on the first
+ *                    lookup of the type); NULL for one
+ *   context_init     fills a new device's context (stream, data): backend
+ *                    and device_index are set on entry; NULL when the
+ *                    backend keeps no per-device state. May fail (a device
+ *                    that cannot be opened): the lookup then fails with
+ *                    its error.
+ *   context_clear    frees what context_init made; nullable
+ *   min_cached_size  blocks the caching allocator keeps for reuse start at
+ *                    this size (0: 64 bytes)
+ *   cache_limit      the most bytes it keeps cached (0: none)
+ *
+ * The CPU registers itself on the registry's first use. A backend built
+ * into the library calls dl_device_register_type(); a loadable backend
+ * module (CUDA, later) hands its DlDeviceTypeInfo to the registry from its
+ * entry point when the registry loads it. Each DlDevice owns the context
+ * made for it and lives as long as the process. */
+typedef struct
+{
+  const gchar *type;
+  DlDeviceType device_type;
+  const DlBackend *backend;
+  gboolean indexed;
+  gint (*device_count) (void);
+  gboolean (*context_init) (DlBackendContext *ctx, GError **error);
+  void (*context_clear) (DlBackendContext *ctx);
+  gsize min_cached_size;
+  guint64 cache_limit;
+} DlDeviceTypeInfo;
+
+gboolean dl_device_register_type (const DlDeviceTypeInfo *info, GError **error);
+
+void dl_cpu_get_device_type_info (DlDeviceTypeInfo *info);
 
 G_END_DECLS

@@ -158,16 +158,39 @@ static const DlBackend cpu_backend = {
   .nonzero = dl_cpu_nonzero,
 };
 
-const DlBackend *
-dl_cpu_backend_get (void)
+/* The CPU device's context: no state of its own; opening it picks the
+ * threading grain and the instruction set level. */
+static gboolean
+cpu_context_init (DlBackendContext *ctx, GError **error)
 {
-  static gsize init = 0;
+  dl_cpu_grain = dl_cpu_blas_grain ();
+  dl_cpu_isa = detect_isa ();
+  return TRUE;
+}
 
-  if (g_once_init_enter (&init))
-    {
-      dl_cpu_grain = dl_cpu_blas_grain ();
-      dl_cpu_isa = detect_isa ();
-      g_once_init_leave (&init, 1);
-    }
-  return &cpu_backend;
+static guint64
+cpu_cache_limit (void)
+{
+  const gchar *env = g_getenv ("DL_CPU_CACHE_LIMIT");
+
+  if (env)
+    return g_ascii_strtoull (env, NULL, 10);
+  return (guint64)2 << 30;
+}
+
+/* "cpu": one unnumbered device; blocks from 256 KiB up are cached (a
+ * fresh large block costs a page fault per 4 KiB on first touch), up to
+ * DL_CPU_CACHE_LIMIT bytes (2 GiB). */
+void
+dl_cpu_get_device_type_info (DlDeviceTypeInfo *info)
+{
+  *info = (DlDeviceTypeInfo){
+    .type = "cpu",
+    .device_type = DL_DEVICE_TYPE_CPU,
+    .backend = &cpu_backend,
+    .indexed = FALSE,
+    .context_init = cpu_context_init,
+    .min_cached_size = 256 * 1024,
+    .cache_limit = cpu_cache_limit (),
+  };
 }
