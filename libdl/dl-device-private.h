@@ -23,6 +23,7 @@ struct _DlDevice
 };
 
 DlDevice *dl_device_cpu (void); /* (transfer none) */
+gboolean dl_device_take_kernel_status (DlDevice *self, const gchar *op, GError **error);
 
 /* the backend context of @self, for every call into its backend */
 static inline DlBackendContext *

@@ -43,6 +43,8 @@ dl_device_finalize (GObject *object)
   DlDevice *self = DL_DEVICE (object);
 
   g_clear_pointer (&self->allocator, dl_allocator_free_all);
+  if (self->context.status)
+    self->context.backend->raw_free (&self->context, self->context.status, sizeof (DlKernelStatus));
   if (self->context_clear)
     self->context_clear (&self->context);
   g_free (self->name);
@@ -244,6 +246,21 @@ get_device_locked (DeviceType *t, gint index, GError **error)
       return NULL;
     }
   device->context_clear = t->info.context_clear;
+  if (!t->info.backend->host_memory)
+    {
+      /* where its kernels report failed checks (see DlKernelStatus) */
+      static const DlKernelStatus ok = { DL_KERNEL_OK };
+      DlBackendContext *ctx = &device->context;
+
+      if (!(ctx->status = ctx->backend->raw_alloc (ctx, sizeof (DlKernelStatus))))
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_OUT_OF_MEMORY,
+                       "device: cannot open '%s': out of memory", device->name);
+          g_object_unref (device);
+          return NULL;
+        }
+      ctx->backend->copy_from_host (ctx, ctx->status, &ok, sizeof ok);
+    }
   device->allocator
       = dl_allocator_new (&device->context, t->info.backend->raw_alloc, t->info.backend->raw_free,
                           t->info.min_cached_size, t->info.cache_limit);
@@ -362,6 +379,47 @@ dl_device_get (const gchar *name, GError **error)
     g_object_ref (device);
   g_mutex_unlock (&registry_lock);
   return device;
+}
+
+/* Reads the checks the kernels of a device backend reported since the last
+ * read (see DlKernelStatus) and clears them: FALSE with @error set, the
+ * message prefixed with @op (the synchronising read), when one failed.
+ * Always TRUE on a host-memory backend, whose ops read theirs at once. */
+gboolean
+dl_device_take_kernel_status (DlDevice *self, const gchar *op, GError **error)
+{
+  static const DlKernelStatus ok = { DL_KERNEL_OK };
+  DlBackendContext *ctx = &self->context;
+  DlKernelStatus status;
+  g_autofree gchar *what = NULL;
+
+  if (ctx->status == NULL)
+    return TRUE;
+  ctx->backend->copy_to_host (ctx, &status, ctx->status, sizeof status);
+  if (status.error == DL_KERNEL_OK)
+    return TRUE;
+  ctx->backend->copy_from_host (ctx, ctx->status, &ok, sizeof ok);
+  switch (status.error)
+    {
+      case DL_KERNEL_INDEX_OUT_OF_BOUNDS:
+        what = g_strdup_printf ("index %" G_GINT64_FORMAT " is out of bounds", status.value);
+        break;
+      case DL_KERNEL_BAD_WEIGHT:
+        what = g_strdup ("multinomial: probability tensor contains either inf, nan or element < 0");
+        break;
+      case DL_KERNEL_ZERO_SUM:
+        what = g_strdup (
+            "multinomial: invalid multinomial distribution (sum of probabilities <= 0)");
+        break;
+      default:
+        what = g_strdup_printf ("kernel error %d", status.error);
+    }
+  g_set_error (error, DL_ERROR,
+               status.error == DL_KERNEL_INDEX_OUT_OF_BOUNDS ? DL_ERROR_INDEX : DL_ERROR_ARGUMENT,
+               "%s: a kernel on device '%s' failed a check (a device-side assert, reported at "
+               "the next synchronisation): %s",
+               op, self->name, what);
+  return FALSE;
 }
 
 /**

@@ -193,6 +193,37 @@ typedef struct
 typedef struct _DlBackend DlBackend;
 typedef struct _DlBackendContext DlBackendContext;
 
+/* Checks that kernels make on their inputs as they run (PyTorch makes them
+ * on the device too: gather/scatter index bounds, multinomial's weights). */
+typedef enum
+{
+  DL_KERNEL_OK,
+  DL_KERNEL_INDEX_OUT_OF_BOUNDS, /* value: the first bad index found */
+  DL_KERNEL_BAD_WEIGHT,          /* multinomial: inf, nan or negative */
+  DL_KERNEL_ZERO_SUM,            /* multinomial: a row sums to 0 */
+} DlKernelError;
+
+/* Where a kernel reports a failed check, in the device's memory: the first
+ * failure wins (error and value); a kernel never clears it. Values reach
+ * the host only as PyTorch's do:
+ *
+ * - A host-memory backend (the CPU) is handed a status on the caller's
+ *   stack, which the ops layer reads right after the call: the op fails
+ *   at once with its GError, as it always has.
+ * - A device backend is handed its context's status (ctx->status, device
+ *   memory the registry allocates for each device), which nothing reads
+ *   until the next synchronising read (item, to_bytes, a nonzero count):
+ *   that read fails with a DL_ERROR_FAILED naming the failure and clears
+ *   it. The op that launched the kernel returned normally and its output
+ *   is undefined: PyTorch's device-side assert, without a host round trip
+ *   per call. */
+typedef struct
+{
+  gint32 error; /* a DlKernelError */
+  gint32 reserved;
+  gint64 value;
+} DlKernelStatus;
+
 /* The state one device of a backend runs with: what every slot receives
  * first. Each DlDevice owns one (the device registry makes it, with the
  * context_init its backend registered, see DlDeviceTypeInfo), and the
@@ -204,13 +235,16 @@ typedef struct _DlBackendContext DlBackendContext;
  *                 with one unnumbered device (the CPU)
  *   stream        the queue kernels go on (a cudaStream_t); NULL for the
  *                 default stream, or a backend without streams
- *   data          the backend's own per-device state (handles, workspaces) */
+ *   data          the backend's own per-device state (handles, workspaces)
+ *   status        where its kernels report failed checks, in device memory
+ *                 (see DlKernelStatus); NULL for a host-memory backend */
 struct _DlBackendContext
 {
   const DlBackend *backend;
   gint device_index;
   gpointer stream;
   gpointer data;
+  DlKernelStatus *status;
 };
 
 struct _DlBackend
@@ -267,23 +301,27 @@ struct _DlBackend
                 void *c,
                 gint64 c_rs,
                 gint64 c_cs);
-  /* gathers or scatters (see DlIndexArgs); checks every index first and
-   * returns FALSE with the first bad one in *bad, writing nothing */
-  gboolean (*index) (DlBackendContext *ctx,
-                     DlIndexOp op,
-                     const DlIndexArgs *args,
-                     DlDType dtype,
-                     gint64 *bad);
-  /* counts the nonzero elements of a strided tensor (byte strides) and, if
-   * out is not NULL, writes their coordinates (int64, [count, ndim], row
-   * major) there */
-  gint64 (*nonzero) (DlBackendContext *ctx,
-                     const char *data,
-                     DlDType dtype,
-                     gint ndim,
-                     const gint64 *shape,
-                     const gint64 *strides,
-                     gint64 *out);
+  /* gathers or scatters (see DlIndexArgs); checks the indices and reports
+   * a bad one as DL_KERNEL_INDEX_OUT_OF_BOUNDS into status (see
+   * DlKernelStatus); after a failed check the output is undefined (the CPU
+   * checks them all first and writes nothing) */
+  void (*index) (DlBackendContext *ctx,
+                 DlIndexOp op,
+                 const DlIndexArgs *args,
+                 DlDType dtype,
+                 DlKernelStatus *status);
+  /* with out NULL, counts the nonzero elements of a strided tensor (byte
+   * strides) into *count (one int64 of device memory); with out, writes
+   * their coordinates (int64, [count, ndim], row major) there. The ops
+   * layer reads the count to size out: a synchronisation, as PyTorch's */
+  void (*nonzero) (DlBackendContext *ctx,
+                   const char *data,
+                   DlDType dtype,
+                   gint ndim,
+                   const gint64 *shape,
+                   const gint64 *strides,
+                   gint64 *count,
+                   gint64 *out);
   /* inclusive scans of n_rows contiguous rows of n elements, in place */
   void (*scan) (DlBackendContext *ctx,
                 DlScanOp op,
@@ -337,14 +375,16 @@ struct _DlBackend
                        DlDType dtype);
   /* groups of equal neighbours in a (sorted) contiguous array of n elements:
    * values[g] gets each group's value, counts[g] its size, group[i] the group
-   * of element i; returns the number of groups */
-  gint64 (*unique_sorted) (DlBackendContext *ctx,
-                           const void *sorted,
-                           gint64 n,
-                           DlDType dtype,
-                           void *values,
-                           void *counts,
-                           void *group);
+   * of element i; *n_groups (one int64 of device memory) the number of
+   * groups, which the ops layer reads to size the result (as PyTorch) */
+  void (*unique_sorted) (DlBackendContext *ctx,
+                         const void *sorted,
+                         gint64 n,
+                         DlDType dtype,
+                         void *values,
+                         void *counts,
+                         void *group,
+                         gint64 *n_groups);
   /* fills n contiguous elements from the counter-based stream (seed, offset) */
   void (*random) (DlBackendContext *ctx,
                   DlRandomOp op,
@@ -358,8 +398,9 @@ struct _DlBackend
   /* draws n_samples category indices into out[rows, n_samples] from each
    * row of the contiguous weights[rows, k], with or without replacement;
    * row r takes its numbers from blocks offset + r * ((n_samples + 1) / 2)
-   * on.  Returns a DlMultinomialStatus: the first bad input found. */
-  gint (*multinomial) (DlBackendContext *ctx,
+   * on. A bad row (DL_KERNEL_BAD_WEIGHT, DL_KERNEL_ZERO_SUM) is reported
+   * into status (see DlKernelStatus). */
+  void (*multinomial) (DlBackendContext *ctx,
                        const gdouble *weights,
                        gint64 rows,
                        gint64 k,
@@ -367,7 +408,8 @@ struct _DlBackend
                        gboolean replacement,
                        gint64 *out,
                        guint64 seed,
-                       guint64 offset);
+                       guint64 offset,
+                       DlKernelStatus *status);
   /* softmax (or log_softmax) of each of n_rows contiguous rows of n
    * float32/float64 elements, in one pass per row over cached data */
   void (*softmax) (DlBackendContext *ctx,
@@ -378,13 +420,6 @@ struct _DlBackend
                    DlDType dtype,
                    gboolean log);
 };
-
-typedef enum
-{
-  DL_MULTINOMIAL_OK,
-  DL_MULTINOMIAL_BAD_WEIGHT, /* inf, nan or negative */
-  DL_MULTINOMIAL_ZERO_SUM,   /* a row sums to 0 */
-} DlMultinomialStatus;
 
 /* A device type as a backend registers it with the device registry
  * (dl-device.c), which turns device strings into DlDevices: "type" or

@@ -24,6 +24,36 @@ dl_backend_not_supported (DlTensor *t, const gchar *op, const gchar *slot, GErro
   return NULL;
 }
 
+gint64 *
+dl_host_value_init (DlHostValue *v, DlTensor *like, GError **error)
+{
+  v->value = 0;
+  if (dl_tensor_context (like)->backend->host_memory)
+    return &v->value;
+  if (!(v->device
+        = dl_tensor_new_empty_internal (dl_tensor_device (like), DL_DTYPE_INT64, NULL, 0, error)))
+    return NULL;
+  return (gint64 *)dl_tensor_data (v->device);
+}
+
+gboolean
+dl_host_value_read (DlHostValue *v, const gchar *op, GError **error)
+{
+  DlBackendContext *ctx;
+
+  if (v->device == NULL)
+    return TRUE;
+  ctx = dl_tensor_context (v->device);
+  ctx->backend->copy_to_host (ctx, &v->value, dl_tensor_data (v->device), sizeof (gint64));
+  return dl_device_take_kernel_status (dl_tensor_device (v->device), op, error);
+}
+
+void
+dl_host_value_clear (DlHostValue *v)
+{
+  g_clear_object (&v->device);
+}
+
 gboolean
 dl_broadcast_shapes (const gchar *op,
                      const gint64 *a,

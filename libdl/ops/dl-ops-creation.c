@@ -697,7 +697,7 @@ dl_multinomial (DlTensor *probs,
   g_autoptr (DlTensor) out = NULL;
   gint64 rows, k, shape[2];
   guint64 seed, offset;
-  gint status;
+  DlKernelStatus status = { 0 };
   DlBackendContext *ctx;
 
   g_return_val_if_fail (DL_IS_TENSOR (probs), NULL);
@@ -751,14 +751,14 @@ dl_multinomial (DlTensor *probs,
     return NULL;
   dl_generator_reserve (generator, dl_tensor_device (probs), rows * ((num_samples + 1) / 2), &seed,
                         &offset);
-  status
-      = ctx->backend->multinomial (ctx, (const gdouble *)dl_tensor_data (wc), rows, k, num_samples,
-                                   replacement, (gint64 *)dl_tensor_data (out), seed, offset);
-  switch (status)
+  ctx->backend->multinomial (ctx, (const gdouble *)dl_tensor_data (wc), rows, k, num_samples,
+                             replacement, (gint64 *)dl_tensor_data (out), seed, offset,
+                             dl_kernel_status (ctx, &status));
+  switch (status.error)
     {
-      case DL_MULTINOMIAL_OK:
+      case DL_KERNEL_OK:
         break;
-      case DL_MULTINOMIAL_BAD_WEIGHT:
+      case DL_KERNEL_BAD_WEIGHT:
         g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                      "multinomial: probability tensor contains either inf, nan or element < 0");
         return NULL;

@@ -38,7 +38,7 @@ dl_index_run (const gchar *op,
 {
   DlIndexArgs args = { 0 };
   gsize es = dl_dtype_get_size (self->dtype);
-  gint64 bad = 0;
+  DlKernelStatus status = { 0 };
   DlBackendContext *ctx;
 
   if (!(ctx = DL_TENSOR_BACKEND (self, index, op, error)))
@@ -68,12 +68,13 @@ dl_index_run (const gchar *op,
       args.other_strides[0] = 0;
       args.index_strides[0] = 0;
     }
-  if (!ctx->backend->index (ctx, kind, &args, self->dtype, &bad))
+  ctx->backend->index (ctx, kind, &args, self->dtype, dl_kernel_status (ctx, &status));
+  if (status.error != DL_KERNEL_OK)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
                    "%s(): index %" G_GINT64_FORMAT
                    " is out of bounds for dimension %d with size %" G_GINT64_FORMAT,
-                   op, bad, dim, args.dim_size);
+                   op, status.value, dim, args.dim_size);
       return FALSE;
     }
   return TRUE;
@@ -533,20 +534,26 @@ dl_tensor_nonzero (DlTensor *self, GError **error)
   gsize es;
   DlBackendContext *ctx;
   DlTensor *out;
+  g_auto (DlHostValue) count = { 0 };
+  gint64 *count_at;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!(ctx = DL_TENSOR_BACKEND (self, nonzero, "nonzero", error)))
+  if (!(ctx = DL_TENSOR_BACKEND (self, nonzero, "nonzero", error))
+      || !(count_at = dl_host_value_init (&count, self, error)))
     return NULL;
   es = dl_dtype_get_size (self->dtype);
   for (gint d = 0; d < self->ndim; d++)
     bstrides[d] = self->strides[d] * (gint64)es;
-  shape[0] = ctx->backend->nonzero (ctx, dl_tensor_data (self), self->dtype, self->ndim,
-                                    self->sizes, bstrides, NULL);
+  ctx->backend->nonzero (ctx, dl_tensor_data (self), self->dtype, self->ndim, self->sizes, bstrides,
+                         count_at, NULL);
+  if (!dl_host_value_read (&count, "nonzero", error))
+    return NULL;
+  shape[0] = count.value;
   shape[1] = self->ndim;
   out = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, shape, 2, error);
   if (out && shape[0] * shape[1] > 0)
     ctx->backend->nonzero (ctx, dl_tensor_data (self), self->dtype, self->ndim, self->sizes,
-                           bstrides, (gint64 *)dl_tensor_data (out));
+                           bstrides, NULL, (gint64 *)dl_tensor_data (out));
   return out;
 }
 

@@ -51,6 +51,36 @@ G_BEGIN_DECLS
 DlBackendContext *
 dl_backend_not_supported (DlTensor *t, const gchar *op, const gchar *slot, GError **error);
 
+/* The status to hand a kernel that checks its inputs (see DlKernelStatus):
+ * @local, zeroed by the caller, on a host-memory backend, which the caller
+ * then reads (local->error) and turns into its GError; the context's own
+ * on a device backend, left for the next synchronisation (@local stays
+ * zero, the op goes on). */
+static inline DlKernelStatus *
+dl_kernel_status (DlBackendContext *ctx, DlKernelStatus *local)
+{
+  return ctx->backend->host_memory ? local : ctx->status;
+}
+
+/* One int64 that a kernel computes on the device and the host then needs
+ * (a count that sizes an output): a plain host variable on a host-memory
+ * backend, else a 0-d tensor on the device that dl_host_value_read()
+ * copies back through the backend (a synchronisation, where PyTorch makes
+ * one too). Declare with g_auto (DlHostValue) v = { 0 }. */
+typedef struct
+{
+  gint64 value;     /* the value, once read */
+  DlTensor *device; /* (owned) (nullable) */
+} DlHostValue;
+
+/* where the kernel writes it; NULL with @error set on failure */
+gint64 *dl_host_value_init (DlHostValue *v, DlTensor *like, GError **error);
+/* reads it into v->value; FALSE with @error set when a kernel of the
+ * device failed a check (see dl_device_take_kernel_status) */
+gboolean dl_host_value_read (DlHostValue *v, const gchar *op, GError **error);
+void dl_host_value_clear (DlHostValue *v);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (DlHostValue, dl_host_value_clear)
+
 /* @t converted to @dtype without recording autograd: @t itself (a new
  * reference) when it already has that dtype. */
 DlTensor *dl_cast_nograd (DlTensor *t, DlDType dtype, GError **error);

@@ -887,11 +887,14 @@ dl_tensor_unique (DlTensor *self, DlTensor **inverse, DlTensor **counts, GError 
   g_autoptr (DlTensor) cnt_n = NULL;
   g_autoptr (DlTensor) inv_s = NULL;
   DlBackendContext *ctx;
+  g_auto (DlHostValue) n_groups = { 0 };
+  gint64 *n_groups_at;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   n = self->numel;
   if (!(ctx = DL_TENSOR_BACKEND (self, unique_sorted, "unique", error))
-      || !DL_TENSOR_BACKEND (self, scatter_rows, "unique", error))
+      || !DL_TENSOR_BACKEND (self, scatter_rows, "unique", error)
+      || !(n_groups_at = dl_host_value_init (&n_groups, self, error)))
     return NULL;
   if (!(flat = dl_tensor_reshape (self, &n, 1, error))
       || !sort_rows (flat, 0, FALSE, G_MAXINT64, FALSE, &v, &perm, error))
@@ -906,12 +909,14 @@ dl_tensor_unique (DlTensor *self, DlTensor **inverse, DlTensor **counts, GError 
     return NULL;
   if (n > 0)
     {
-      n_unique = ctx->backend->unique_sorted (ctx, dl_tensor_data (v), n, self->dtype,
-                                              dl_tensor_data (vals), dl_tensor_data (cnt),
-                                              dl_tensor_data (grp));
+      ctx->backend->unique_sorted (ctx, dl_tensor_data (v), n, self->dtype, dl_tensor_data (vals),
+                                   dl_tensor_data (cnt), dl_tensor_data (grp), n_groups_at);
       /* inverse[perm[i]] = group[i] */
       ctx->backend->scatter_rows (ctx, dl_tensor_data (inv), dl_tensor_data (grp),
                                   dl_tensor_data (perm), 1, n, n, DL_DTYPE_INT64, FALSE);
+      if (!dl_host_value_read (&n_groups, "unique", error))
+        return NULL;
+      n_unique = n_groups.value;
     }
   if (!(vals_n = dl_tensor_narrow (vals, 0, 0, n_unique, error))
       || !(cnt_n = dl_tensor_narrow (cnt, 0, 0, n_unique, error))
@@ -953,10 +958,13 @@ dl_tensor_unique_consecutive (DlTensor *self, DlTensor **inverse, DlTensor **cou
   g_autoptr (DlTensor) cnt_n = NULL;
   g_autoptr (DlTensor) inv_s = NULL;
   DlBackendContext *ctx;
+  g_auto (DlHostValue) n_groups = { 0 };
+  gint64 *n_groups_at;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   n = self->numel;
   if (!(ctx = DL_TENSOR_BACKEND (self, unique_sorted, "unique_consecutive", error))
+      || !(n_groups_at = dl_host_value_init (&n_groups, self, error))
       || !(flat = dl_tensor_reshape (self, &n, 1, error))
       || !(c = rows_copy (flat, 0, self->dtype, &rows, &len, error)))
     return NULL;
@@ -967,9 +975,13 @@ dl_tensor_unique_consecutive (DlTensor *self, DlTensor **inverse, DlTensor **cou
            = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, &n, 1, error)))
     return NULL;
   if (n > 0)
-    n_unique = ctx->backend->unique_sorted (ctx, dl_tensor_data (c), n, self->dtype,
-                                            dl_tensor_data (vals), dl_tensor_data (cnt),
-                                            dl_tensor_data (grp));
+    {
+      ctx->backend->unique_sorted (ctx, dl_tensor_data (c), n, self->dtype, dl_tensor_data (vals),
+                                   dl_tensor_data (cnt), dl_tensor_data (grp), n_groups_at);
+      if (!dl_host_value_read (&n_groups, "unique_consecutive", error))
+        return NULL;
+      n_unique = n_groups.value;
+    }
   if (!(vals_n = dl_tensor_narrow (vals, 0, 0, n_unique, error))
       || !(cnt_n = dl_tensor_narrow (cnt, 0, 0, n_unique, error))
       || !(inv_s = dl_tensor_reshape (grp, self->sizes, self->ndim, error)))

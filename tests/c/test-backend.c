@@ -98,7 +98,34 @@ fake_copy (DlBackendContext *ctx, DlIter *iter, DlDType dst_dtype, DlDType src_d
   cpu_ctx ()->backend->copy (cpu_ctx (), iter, dst_dtype, src_dtype);
 }
 
-/* memory, fill and copy: every other kernel slot is NULL */
+/* the checking kernels report into the status they are handed: this
+ * device's own (ctx->status), since its memory is not host memory */
+static void
+fake_index (DlBackendContext *ctx,
+            DlIndexOp op,
+            const DlIndexArgs *args,
+            DlDType dtype,
+            DlKernelStatus *status)
+{
+  g_assert_true (status == ctx->status);
+  cpu_ctx ()->backend->index (cpu_ctx (), op, args, dtype, status);
+}
+
+static void
+fake_nonzero (DlBackendContext *ctx,
+              const char *data,
+              DlDType dtype,
+              gint ndim,
+              const gint64 *shape,
+              const gint64 *strides,
+              gint64 *count,
+              gint64 *out)
+{
+  fake (ctx);
+  cpu_ctx ()->backend->nonzero (cpu_ctx (), data, dtype, ndim, shape, strides, count, out);
+}
+
+/* memory, fill, copy, index and nonzero: every other kernel slot is NULL */
 static const DlBackend fake_backend = {
   .name = "fake",
   .host_memory = FALSE,
@@ -109,6 +136,8 @@ static const DlBackend fake_backend = {
   .synchronize = fake_synchronize,
   .fill = fake_fill,
   .copy = fake_copy,
+  .index = fake_index,
+  .nonzero = fake_nonzero,
 };
 
 static gint
@@ -271,7 +300,8 @@ test_backend_context_memory (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (DlDevice) d1 = fake_device (1);
   gint64 shape[2] = { 300, 300 };
-  guint allocs = fake_devices[1].n_allocs, syncs = fake_devices[1].n_syncs;
+  guint allocs = fake_devices[1].n_allocs, frees = fake_devices[1].n_frees;
+  guint syncs = fake_devices[1].n_syncs;
   DlTensor *t;
 
   /* the allocator calls raw_alloc with the device's context: fake()
@@ -283,7 +313,7 @@ test_backend_context_memory (void)
   g_assert_cmpuint (dl_device_get_memory_allocated (d1), >=, 300 * 300 * 4);
   g_object_unref (t);
   dl_device_empty_cache (d1);
-  g_assert_cmpuint (fake_devices[1].n_frees, ==, fake_devices[1].n_allocs);
+  g_assert_cmpuint (fake_devices[1].n_frees, ==, frees + 1);
   dl_device_synchronize (d1);
   g_assert_cmpuint (fake_devices[1].n_syncs, ==, syncs + 1);
 }
@@ -336,9 +366,72 @@ test_backend_optional_slots (void)
   assert_not_supported (error, "cumsum: not supported on device 'fake:0' (its backend, 'fake', "
                                "has no 'scan' kernel)");
   g_clear_error (&error);
-  r = dl_tensor_nonzero (x, &error);
+  r = dl_tensor_unique (x, NULL, NULL, &error);
   g_assert_null (r);
   g_assert_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED);
+}
+
+/* ---- values the host needs --------------------------------------------- */
+
+/* A count that sizes an output comes back through copy_to_host. */
+static void
+test_backend_host_value (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlDevice) d0 = fake_device (0);
+  gint64 shape[1] = { 5 };
+  g_autoptr (DlTensor) x = dl_full (shape, 1, 1, DL_DTYPE_INT64, d0, &error);
+  g_autoptr (DlTensor) nz = NULL;
+  guint to_host = fake_devices[0].n_to_host;
+
+  g_assert_no_error (error);
+  nz = dl_tensor_nonzero (x, &error);
+  g_assert_no_error (error);
+  g_assert_true (dl_tensor_get_device (nz) == d0);
+  g_assert_cmpint (dl_tensor_get_ndim (nz), ==, 2);
+  g_assert_cmpint (dl_tensor_numel (nz), ==, 5); /* [5, 1] */
+  /* the count, and the status checked at that synchronisation */
+  g_assert_cmpuint (fake_devices[0].n_to_host, ==, to_host + 2);
+}
+
+/* A bad index on a device backend does not fail the gather: it is
+ * reported at the next synchronising read, once, as a device-side assert
+ * (on the CPU the gather itself fails, see test-errors). */
+static void
+test_backend_deferred_status (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlDevice) d0 = fake_device (0);
+  g_autoptr (DlDevice) d1 = fake_device (1);
+  gint64 shape[1] = { 4 }, ishape[1] = { 2 };
+  g_autoptr (DlTensor) x = dl_full (shape, 1, 1.5, DL_DTYPE_FLOAT32, d0, &error);
+  g_autoptr (DlTensor) idx = dl_full (ishape, 1, 7, DL_DTYPE_INT64, d0, &error);
+  g_autoptr (DlTensor) x1 = dl_full (shape, 1, 1.5, DL_DTYPE_FLOAT32, d1, &error);
+  g_autoptr (DlTensor) g = NULL;
+  g_autoptr (DlTensor) nz = NULL;
+
+  g_assert_no_error (error);
+  g = dl_tensor_gather (x, 0, idx, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (g);
+
+  /* another device's status is its own */
+  nz = dl_tensor_nonzero (x1, &error);
+  g_assert_no_error (error);
+  g_clear_object (&nz);
+
+  nz = dl_tensor_nonzero (x, &error);
+  g_assert_null (nz);
+  g_assert_error (error, DL_ERROR, DL_ERROR_INDEX);
+  g_assert_cmpstr (error->message, ==,
+                   "nonzero: a kernel on device 'fake:0' failed a check (a device-side assert, "
+                   "reported at the next synchronisation): index 7 is out of bounds");
+  g_clear_error (&error);
+
+  /* reported once */
+  nz = dl_tensor_nonzero (x, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (dl_tensor_numel (nz), ==, 4); /* [4, 1] */
 }
 
 int
@@ -352,6 +445,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/backend/registry/threads", test_registry_threads);
   g_test_add_func ("/backend/context/memory", test_backend_context_memory);
   g_test_add_func ("/backend/optional-slots", test_backend_optional_slots);
+  g_test_add_func ("/backend/host-value", test_backend_host_value);
+  g_test_add_func ("/backend/deferred-status", test_backend_deferred_status);
 
   return g_test_run ();
 }

@@ -312,21 +312,28 @@ reduce_rows (const Rows *r, gint64 n_rows, DlIndexOp op, DlDType dtype)
  * elements. Gathers write each output once and run threaded above
  * DL_CPU_GRAIN elements; scatters may write one place several times and
  * run on one thread. */
-gboolean
+void
 dl_cpu_index (DlBackendContext *ctx,
               DlIndexOp op,
               const DlIndexArgs *args,
               DlDType dtype,
-              gint64 *bad)
+              DlKernelStatus *status)
 {
   gsize es = dl_dtype_get_size (dtype);
   Rows r;
-  gint64 n_rows;
+  gint64 n_rows, bad;
 
   rows_init (&r, args);
   n_rows = rows_count (&r);
-  if (!check_rows (&r, n_rows, bad))
-    return FALSE;
+  if (!check_rows (&r, n_rows, &bad))
+    {
+      if (status->error == DL_KERNEL_OK)
+        {
+          status->error = DL_KERNEL_INDEX_OUT_OF_BOUNDS;
+          status->value = bad;
+        }
+      return;
+    }
   switch (op)
     {
       case DL_INDEX_GATHER:
@@ -365,7 +372,6 @@ dl_cpu_index (DlBackendContext *ctx,
         reduce_rows (&r, n_rows, op, dtype);
         break;
     }
-  return TRUE;
 }
 
 static inline gboolean
@@ -394,14 +400,13 @@ is_nonzero (const char *p, DlDType dtype)
 
 /* Counts (and lists, in row-major order) the nonzero elements: rows of
  * the last dim, with the coordinates of the outer dims kept as a counter. */
-gint64
-dl_cpu_nonzero (DlBackendContext *ctx,
-                const char *data,
-                DlDType dtype,
-                gint ndim,
-                const gint64 *shape,
-                const gint64 *strides,
-                gint64 *out)
+static gint64
+nonzero (const char *data,
+         DlDType dtype,
+         gint ndim,
+         const gint64 *shape,
+         const gint64 *strides,
+         gint64 *out)
 {
   gint64 pos[DL_MAX_DIMS] = { 0 };
   gint64 rows = 1, count = 0, n_inner, s_inner;
@@ -478,4 +483,20 @@ dl_cpu_nonzero (DlBackendContext *ctx,
         }
     }
   return count;
+}
+
+void
+dl_cpu_nonzero (DlBackendContext *ctx,
+                const char *data,
+                DlDType dtype,
+                gint ndim,
+                const gint64 *shape,
+                const gint64 *strides,
+                gint64 *count,
+                gint64 *out)
+{
+  gint64 n = nonzero (data, dtype, ndim, shape, strides, out);
+
+  if (out == NULL)
+    *count = n;
 }

@@ -360,14 +360,15 @@ dl_cpu_gather_rows (DlBackendContext *ctx,
       }
 }
 
-gint64
+void
 dl_cpu_unique_sorted (DlBackendContext *ctx,
                       const void *sorted,
                       gint64 n,
                       DlDType dt,
                       void *values,
                       void *counts_out,
-                      void *group_out)
+                      void *group_out,
+                      gint64 *n_groups)
 {
   gsize es = dl_dtype_get_size (dt);
   gboolean fp = dl_dtype_is_floating_point (dt);
@@ -390,5 +391,5 @@ dl_cpu_unique_sorted (DlBackendContext *ctx,
       counts[g]++;
       group[i] = g;
     }
-  return g + 1;
+  *n_groups = g + 1;
 }
