@@ -24,6 +24,136 @@ dl_backend_not_supported (DlTensor *t, const gchar *op, const gchar *slot, GErro
   return NULL;
 }
 
+/* an operand for host memory at @data holding @sizes of @dtype row-major;
+ * @strides receives its strides */
+static DlIterOperand
+host_operand (gpointer data, const gint64 *sizes, gint ndim, DlDType dtype, gint64 *strides)
+{
+  gint64 s = 1;
+
+  for (gint d = ndim - 1; d >= 0; d--)
+    {
+      strides[d] = s;
+      s *= sizes[d];
+    }
+  return (DlIterOperand){ data, sizes, strides, ndim, (gint)dl_dtype_get_size (dtype) };
+}
+
+static DlIterOperand
+tensor_operand (DlTensor *t)
+{
+  return (DlIterOperand){ dl_tensor_data (t), t->sizes, t->strides, t->ndim,
+                          (gint)dl_dtype_get_size (t->dtype) };
+}
+
+/* dst = src converted, in host memory, with the CPU's copy kernel */
+static void
+host_convert (const DlIterOperand *dst,
+              DlDType dst_dtype,
+              const DlIterOperand *src,
+              DlDType src_dtype,
+              const gint64 *shape,
+              gint ndim)
+{
+  DlBackendContext *cpu = dl_device_get_context (dl_device_cpu ());
+  DlIterOperand ops[2] = { *dst, *src };
+  DlIter iter;
+
+  dl_iter_init_operands (&iter, 2, ops, shape, ndim);
+  cpu->backend->copy (cpu, &iter, dst_dtype, src_dtype);
+}
+
+gboolean
+dl_tensor_copy_to_host (DlTensor *src, DlDType dtype, gpointer dst, const gchar *op, GError **error)
+{
+  DlBackendContext *ctx = dl_tensor_context (src);
+  g_autoptr (DlTensor) contiguous = NULL;
+  g_autofree gpointer tmp = NULL;
+  gint64 strides[DL_MAX_DIMS], tmp_strides[DL_MAX_DIMS];
+  DlIterOperand to = host_operand (dst, src->sizes, src->ndim, dtype, strides);
+  gsize nbytes;
+
+  if (src->numel == 0)
+    return TRUE;
+  if (ctx->backend->host_memory)
+    {
+      DlIterOperand from = tensor_operand (src);
+
+      host_convert (&to, dtype, &from, src->dtype, src->sizes, src->ndim);
+      return TRUE;
+    }
+  if (!dl_tensor_is_contiguous (src))
+    {
+      DlBackendContext *c = DL_TENSOR_BACKEND (src, copy, op, error);
+      DlTensor *ops[2];
+      DlIter iter;
+
+      if (c == NULL
+          || !(contiguous = dl_tensor_new_empty_internal (dl_tensor_device (src), src->dtype,
+                                                          src->sizes, src->ndim, error)))
+        return FALSE;
+      ops[0] = contiguous;
+      ops[1] = src;
+      dl_iter_init (&iter, 2, ops, src->sizes, src->ndim);
+      c->backend->copy (c, &iter, src->dtype, src->dtype);
+      src = contiguous;
+    }
+  nbytes = src->numel * dl_dtype_get_size (src->dtype);
+  if (dtype == src->dtype)
+    ctx->backend->copy_to_host (ctx, dst, dl_tensor_data (src), nbytes);
+  else
+    {
+      DlIterOperand from;
+
+      if (!(tmp = g_try_malloc (nbytes)))
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_OUT_OF_MEMORY,
+                       "%s: out of memory copying %" G_GSIZE_FORMAT " bytes", op, nbytes);
+          return FALSE;
+        }
+      ctx->backend->copy_to_host (ctx, tmp, dl_tensor_data (src), nbytes);
+      from = host_operand (tmp, src->sizes, src->ndim, src->dtype, tmp_strides);
+      host_convert (&to, dtype, &from, src->dtype, src->sizes, src->ndim);
+    }
+  return dl_device_take_kernel_status (dl_tensor_device (src), op, error);
+}
+
+gboolean
+dl_tensor_copy_from_host_doubles (DlTensor *t,
+                                  const gdouble *values,
+                                  const gchar *op,
+                                  GError **error)
+{
+  DlBackendContext *ctx = dl_tensor_context (t);
+  gint64 strides[DL_MAX_DIMS];
+  DlIterOperand from
+      = host_operand ((gpointer)values, t->sizes, t->ndim, DL_DTYPE_FLOAT64, strides);
+  g_autofree gpointer tmp = NULL;
+  gint64 tmp_strides[DL_MAX_DIMS];
+  DlIterOperand to;
+  gsize nbytes = t->numel * dl_dtype_get_size (t->dtype);
+
+  g_return_val_if_fail (dl_tensor_is_contiguous (t), FALSE);
+  if (t->numel == 0)
+    return TRUE;
+  if (ctx->backend->host_memory)
+    {
+      to = tensor_operand (t);
+      host_convert (&to, t->dtype, &from, DL_DTYPE_FLOAT64, t->sizes, t->ndim);
+      return TRUE;
+    }
+  if (!(tmp = g_try_malloc (nbytes)))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_OUT_OF_MEMORY,
+                   "%s: out of memory copying %" G_GSIZE_FORMAT " bytes", op, nbytes);
+      return FALSE;
+    }
+  to = host_operand (tmp, t->sizes, t->ndim, t->dtype, tmp_strides);
+  host_convert (&to, t->dtype, &from, DL_DTYPE_FLOAT64, t->sizes, t->ndim);
+  ctx->backend->copy_from_host (ctx, dl_tensor_data (t), tmp, nbytes);
+  return TRUE;
+}
+
 gint64 *
 dl_host_value_init (DlHostValue *v, DlTensor *like, GError **error)
 {

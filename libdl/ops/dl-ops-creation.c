@@ -160,7 +160,6 @@ dl_arange (gdouble start,
   gint64 n;
   DlTensor *t;
   g_autofree gdouble *host = NULL;
-  g_autoptr (DlTensor) h = NULL;
 
   if (step == 0 || !isfinite (start) || !isfinite (end) || !isfinite (step))
     {
@@ -194,25 +193,11 @@ dl_arange (gdouble start,
     }
   for (gint64 i = 0; i < n; i++)
     host[i] = start + i * step;
-  if (!(h = dl_tensor_new_from_address (GPOINTER_TO_SIZE (host), DL_DTYPE_FLOAT64, &n, 1, NULL, 0,
-                                        NULL, NULL, NULL, error)))
+  if (!dl_tensor_copy_from_host_doubles (t, host, "arange", error))
     {
       g_object_unref (t);
       return NULL;
     }
-  {
-    DlTensor *ops[2] = { t, h };
-    DlBackendContext *ctx;
-    DlIter iter;
-
-    if (!(ctx = DL_TENSOR_BACKEND (t, copy, "arange", error)))
-      {
-        g_object_unref (t);
-        return NULL;
-      }
-    dl_iter_init (&iter, 2, ops, t->sizes, 1);
-    ctx->backend->copy (ctx, &iter, dtype, DL_DTYPE_FLOAT64);
-  }
   return t;
 }
 
@@ -776,23 +761,11 @@ dl_multinomial (DlTensor *probs,
 static DlTensor *
 fill_from_host (DlTensor *t, gdouble *host, GError **error)
 {
-  g_autoptr (DlTensor) h = NULL;
-  gint64 n = t->numel;
-  DlTensor *ops[2];
-  DlBackendContext *ctx;
-  DlIter iter;
-
-  if (!(ctx = DL_TENSOR_BACKEND (t, copy, "linspace", error))
-      || !(h = dl_tensor_new_from_address (GPOINTER_TO_SIZE (host), DL_DTYPE_FLOAT64, &n, 1, NULL,
-                                           0, NULL, NULL, NULL, error)))
+  if (!dl_tensor_copy_from_host_doubles (t, host, "linspace", error))
     {
       g_object_unref (t);
       return NULL;
     }
-  ops[0] = t;
-  ops[1] = h;
-  dl_iter_init (&iter, 2, ops, t->sizes, 1);
-  ctx->backend->copy (ctx, &iter, t->dtype, DL_DTYPE_FLOAT64);
   return t;
 }
 

@@ -94,7 +94,8 @@ dl_index_check_gather_shapes (const gchar *op,
 
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (index), FALSE);
   if (!dl_normalize_dim (op, dim, sd, error) || !check_index_dtype (op, index, error)
-      || !dl_check_same_device (op, self, index, error))
+      || !dl_check_same_device (op, self, index, error)
+      || (src && !dl_check_same_device (op, self, src, error)))
     return FALSE;
   if (sd != id)
     {

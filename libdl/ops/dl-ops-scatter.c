@@ -97,11 +97,13 @@ mean_counts (const gchar *op,
              GError **error)
 {
   g_autoptr (DlTensor) counts = NULL;
-  g_autoptr (DlTensor) one = dl_tensor_new_scalar (1, dtype);
+  g_autoptr (DlTensor) one = NULL;
   g_autoptr (DlTensor) ones = NULL;
   g_autoptr (DlTensor) none = NULL;
 
-  if (!(counts = dl_full (shape, ndim, include_self ? 1 : 0, dtype, device, error))
+  /* the 1 on the device, where the index kernel reads it */
+  if (!(one = dl_full (NULL, 0, 1, dtype, device, error))
+      || !(counts = dl_full (shape, ndim, include_self ? 1 : 0, dtype, device, error))
       || !(ones = dl_tensor_expand (one, index->sizes, index->ndim, error))
       || !dl_index_run (op, DL_INDEX_SCATTER_ADD, counts, dim, index, ones, FALSE, error)
       || !(none = dl_tensor_eq_scalar (counts, 0, error)))
@@ -496,9 +498,10 @@ scatter_impl (const gchar *op,
   }
   if (kind == SCATTER_VALUE)
     {
-      /* the value, broadcast over the index's shape */
-      g_autoptr (DlTensor) v = dl_tensor_new_scalar (value, self->dtype);
-      if (!(filled = dl_tensor_expand (v, index->sizes, index->ndim, error)))
+      /* the value on the device, broadcast over the index's shape */
+      g_autoptr (DlTensor) v
+          = dl_full (NULL, 0, value, self->dtype, dl_tensor_device (self), error);
+      if (!v || !(filled = dl_tensor_expand (v, index->sizes, index->ndim, error)))
         return NULL;
     }
   if (!dl_index_run (op, kernel, out, dim, index, filled ? filled : src,

@@ -221,8 +221,9 @@ test_registry_builtin (void)
   assert_device_error ("cuda:1", "no CUDA backend is available in this build");
   assert_device_error ("cuda:x", "invalid device string 'cuda:x'");
   /* unknown types list the known ones, registered first */
-  assert_device_error ("tpu", "expected one of cpu, fake, cuda device type at start of device "
-                              "string: tpu");
+  assert_device_error ("tpu",
+                       "expected one of cpu, fake, bare, cuda device type at start of device "
+                       "string: tpu");
   /* the CPU is one unnumbered device */
   assert_device_error ("cpu:0", "device string: cpu:0");
 }
@@ -432,6 +433,156 @@ test_backend_deferred_status (void)
   nz = dl_tensor_nonzero (x, &error);
   g_assert_no_error (error);
   g_assert_cmpint (dl_tensor_numel (nz), ==, 4); /* [4, 1] */
+
+  /* item is a synchronising read too */
+  g_clear_object (&g);
+  g = dl_tensor_gather (x, 0, idx, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (dl_tensor_item (x1, &error), ==, 0); /* x1 is [4]: not one element */
+  g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
+  g_clear_error (&error);
+  {
+    g_autoptr (DlTensor) one = dl_full (NULL, 0, 3, DL_DTYPE_FLOAT32, d0, &error);
+
+    g_assert_no_error (error);
+    dl_tensor_item (one, &error);
+    g_assert_error (error, DL_ERROR, DL_ERROR_INDEX);
+    g_assert_nonnull (strstr (error->message, "item: a kernel on device 'fake:0' failed"));
+    g_clear_error (&error);
+    g_assert_cmpfloat (dl_tensor_item (one, &error), ==, 3);
+    g_assert_no_error (error);
+  }
+}
+
+/* ---- reading and writing values through the backend --------------------- */
+
+static void
+test_backend_read_values (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlDevice) d0 = fake_device (0);
+  gint64 shape[2] = { 2, 3 };
+  g_autoptr (DlTensor) r = NULL;
+  g_autoptr (DlTensor) m = NULL;
+  g_autoptr (DlTensor) t = NULL;
+  g_autoptr (DlTensor) s = NULL;
+  g_autoptr (GBytes) bytes = NULL;
+  g_autofree gchar *text = NULL;
+  const gdouble *v;
+  gsize size;
+  guint to_host, from_host = fake_devices[0].n_from_host;
+
+  /* arange writes its values with copy_from_host */
+  r = dl_arange (0, 6, 1, DL_DTYPE_FLOAT64, d0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (fake_devices[0].n_from_host, ==, from_host + 1);
+  m = dl_tensor_reshape (r, shape, 2, &error);
+  g_assert_no_error (error);
+  t = dl_tensor_transpose (m, 0, 1, &error);
+  g_assert_no_error (error);
+  g_assert_false (dl_tensor_is_contiguous (t));
+
+  /* a non-contiguous tensor is made contiguous on the device first */
+  to_host = fake_devices[0].n_to_host;
+  bytes = dl_tensor_to_bytes (t, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (fake_devices[0].n_to_host, >, to_host);
+  v = g_bytes_get_data (bytes, &size);
+  g_assert_cmpuint (size, ==, 6 * sizeof (gdouble));
+  g_assert_cmpfloat (v[0], ==, 0);
+  g_assert_cmpfloat (v[1], ==, 3);
+  g_assert_cmpfloat (v[2], ==, 1);
+  g_assert_cmpfloat (v[5], ==, 5);
+
+  text = dl_tensor_to_string (t);
+  g_assert_cmpstr (text, ==,
+                   "tensor([[0., 3.],\n        [1., 4.],\n        [2., 5.]], device='fake:0', "
+                   "dtype=torch.float64)");
+
+  /* item converts on the host */
+  s = dl_full (NULL, 0, 7, DL_DTYPE_INT32, d0, &error);
+  g_assert_no_error (error);
+  to_host = fake_devices[0].n_to_host;
+  g_assert_cmpfloat (dl_tensor_item (s, &error), ==, 7);
+  g_assert_no_error (error);
+  g_assert_cmpuint (fake_devices[0].n_to_host, >, to_host);
+}
+
+/* "bare": one unnumbered device whose backend has memory and nothing else */
+static const DlBackend bare_backend = {
+  .name = "bare",
+  .raw_alloc = fake_raw_alloc,
+  .raw_free = fake_raw_free,
+  .copy_to_host = fake_copy_to_host,
+  .copy_from_host = fake_copy_from_host,
+};
+
+static gboolean
+bare_context_init (DlBackendContext *ctx, GError **error)
+{
+  static FakeDevice bare_device = { .index = -1 };
+
+  g_assert_cmpint (ctx->device_index, ==, -1);
+  ctx->data = &bare_device;
+  return TRUE;
+}
+
+static void
+register_bare (void)
+{
+  DlDeviceTypeInfo info = {
+    .type = "bare",
+    .device_type = DL_DEVICE_TYPE_CUDA,
+    .backend = &bare_backend,
+    .context_init = bare_context_init,
+  };
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (dl_device_register_type (&info, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_backend_bare (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlDevice) bare = NULL;
+  gint64 shape[2] = { 2, 2 }, one = 1;
+  g_autoptr (DlTensor) e = NULL;
+  g_autoptr (DlTensor) t = NULL;
+  g_autoptr (DlTensor) a = NULL;
+  g_autoptr (GBytes) bytes = NULL;
+  g_autofree gchar *text = NULL;
+
+  bare = dl_device_get ("bare", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (dl_device_get_name (bare), ==, "bare");
+  g_assert_cmpint (dl_device_get_index (bare), ==, -1);
+
+  /* no kernel is needed to read a contiguous tensor... */
+  e = dl_empty (shape, 2, DL_DTYPE_FLOAT32, bare, &error);
+  g_assert_no_error (error);
+  bytes = dl_tensor_to_bytes (e, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_bytes_get_size (bytes), ==, 16);
+
+  /* ...a strided one needs the copy kernel */
+  t = dl_tensor_transpose (e, 0, 1, &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&bytes, g_bytes_unref);
+  bytes = dl_tensor_to_bytes (t, &error);
+  g_assert_null (bytes);
+  g_assert_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED);
+  g_assert_nonnull (strstr (error->message, "to_bytes: not supported on device 'bare'"));
+  g_clear_error (&error);
+  text = dl_tensor_to_string (t);
+  g_assert_nonnull (strstr (text, "values that cannot be read"));
+  g_assert_nonnull (strstr (text, "device='bare'"));
+
+  /* creation ops that fill need fill */
+  a = dl_zeros (&one, 1, DL_DTYPE_FLOAT32, bare, &error);
+  g_assert_null (a);
+  g_assert_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED);
 }
 
 int
@@ -439,6 +590,7 @@ main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   register_fake ();
+  register_bare ();
 
   g_test_add_func ("/backend/registry/builtin", test_registry_builtin);
   g_test_add_func ("/backend/registry/register", test_registry_register);
@@ -447,6 +599,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/backend/optional-slots", test_backend_optional_slots);
   g_test_add_func ("/backend/host-value", test_backend_host_value);
   g_test_add_func ("/backend/deferred-status", test_backend_deferred_status);
+  g_test_add_func ("/backend/read-values", test_backend_read_values);
+  g_test_add_func ("/backend/bare", test_backend_bare);
 
   return g_test_run ();
 }
