@@ -190,6 +190,35 @@ typedef struct
   gboolean exclude_self;
 } DlIndexArgs;
 
+/* A batch of matrix products C[i] = A[i] @ B[i] (A[i] is m x k, B[i] k x n,
+ * C[i] m x n), for gemm_batched. Each matrix is given by its element
+ * strides (row, column): A and B have a unit stride in one of the two (the
+ * ops layer makes a contiguous copy otherwise; a size-1 dim's stride is
+ * set to one that fits), C is row-major (c_cs 1, c_rs >= n). The batch is
+ * a loop nest of batch_ndim dims (0: one product) over batch_shape, with
+ * each operand's element strides per dim (0 where it is shared: a weight
+ * broadcast over the batch). The ops layer merges the batch dims that are
+ * contiguous in all three, so a plain or broadcast batch has one dim and
+ * maps onto a strided batched GEMM (cuBLAS'); a backend may loop over the
+ * outer dims of a batch that stays two or more. Pointers are to the first
+ * element of the first matrix; only the first batch_ndim entries of the
+ * arrays are read. */
+typedef struct
+{
+  gint64 m, n, k;
+  const char *a;
+  gint64 a_rs, a_cs;
+  const char *b;
+  gint64 b_rs, b_cs;
+  char *c;
+  gint64 c_rs, c_cs;
+  gint batch_ndim;
+  gint64 batch_shape[DL_MAX_DIMS];
+  gint64 a_batch_strides[DL_MAX_DIMS];
+  gint64 b_batch_strides[DL_MAX_DIMS];
+  gint64 c_batch_strides[DL_MAX_DIMS];
+} DlGemmArgs;
+
 typedef struct _DlBackend DlBackend;
 typedef struct _DlBackendContext DlBackendContext;
 
@@ -284,23 +313,8 @@ struct _DlBackend
                    DlDType dtype,
                    const gdouble *params);
   void (*reduce) (DlBackendContext *ctx, DlReduceOp op, const DlReduceArgs *args, DlDType dtype);
-  /* C[M,N] = A[M,K] @ B[K,N] for one matrix; each matrix given by its
-   * element strides (row, column), which the backend may need to be unit in
-   * one of the two (the ops layer makes a contiguous copy otherwise). */
-  void (*gemm) (DlBackendContext *ctx,
-                DlDType dtype,
-                gint64 m,
-                gint64 n,
-                gint64 k,
-                const void *a,
-                gint64 a_rs,
-                gint64 a_cs,
-                const void *b,
-                gint64 b_rs,
-                gint64 b_cs,
-                void *c,
-                gint64 c_rs,
-                gint64 c_cs);
+  /* a batch of matrix products in one call, see DlGemmArgs */
+  void (*gemm_batched) (DlBackendContext *ctx, DlDType dtype, const DlGemmArgs *args);
   /* gathers or scatters (see DlIndexArgs); checks the indices and reports
    * a bad one as DL_KERNEL_INDEX_OUT_OF_BOUNDS into status (see
    * DlKernelStatus); after a failed check the output is undefined (the CPU

@@ -1,7 +1,7 @@
-/* test-iter.c: DlIter's geometry (broadcasting, ordering and merging dims)
- * from raw sizes and strides, the CPU loop driver over more operands than
- * the iterator keeps inline, and the ternary kernels against the formulas
- * they fuse.
+/* test-kernels.c: DlIter's geometry (broadcasting, ordering and merging
+ * dims) from raw sizes and strides, the CPU loop driver over more operands
+ * than the iterator keeps inline, the ternary kernels against the formulas
+ * they fuse, and the batched GEMM's addressing.
  *
  * Built from the library's objects, so that it reaches the private
  * symbols (see tests/meson.build).
@@ -368,6 +368,113 @@ test_ternary_addcmul_int (void)
   g_assert_cmpint (uout[1], ==, 3 + 2 * 4 * 5);
 }
 
+/* ---- batched GEMM ------------------------------------------------------- */
+
+/* C[i, j] = A[i] @ B[j] over a batch of [2, 3] whose dims cannot merge (A
+ * repeats along the second, B along the first), in int64 (exact) and
+ * float64 (BLAS), against the plain sum. */
+static void
+run_gemm_batched (DlDType dtype)
+{
+  enum
+  {
+    M = 4,
+    N = 5,
+    K = 3
+  };
+  gdouble a[2][K][M], b[3][K][N], c[2][3][M][N]; /* A stored transposed */
+  gint64 ia[2][K][M], ib[3][K][N], ic[2][3][M][N];
+  gboolean f = dtype == DL_DTYPE_FLOAT64;
+  DlGemmArgs g = {
+    .m = M,
+    .n = N,
+    .k = K,
+    .a = f ? (char *)a : (char *)ia,
+    .a_rs = 1,
+    .a_cs = M,
+    .b = f ? (char *)b : (char *)ib,
+    .b_rs = N,
+    .b_cs = 1,
+    .c = f ? (char *)c : (char *)ic,
+    .c_rs = N,
+    .c_cs = 1,
+    .batch_ndim = 2,
+    .batch_shape = { 2, 3 },
+    .a_batch_strides = { K * M, 0 },
+    .b_batch_strides = { 0, K * N },
+    .c_batch_strides = { 3 * M * N, M * N },
+  };
+
+  for (gint i = 0; i < 2 * K * M; i++)
+    {
+      ((gint64 *)ia)[i] = g_test_rand_int_range (-9, 10);
+      ((gdouble *)a)[i] = ((gint64 *)ia)[i] + 0.25;
+    }
+  for (gint i = 0; i < 3 * K * N; i++)
+    {
+      ((gint64 *)ib)[i] = g_test_rand_int_range (-9, 10);
+      ((gdouble *)b)[i] = ((gint64 *)ib)[i] - 0.5;
+    }
+  cpu ()->backend->gemm_batched (cpu (), dtype, &g);
+  for (gint i = 0; i < 2; i++)
+    for (gint j = 0; j < 3; j++)
+      for (gint r = 0; r < M; r++)
+        for (gint q = 0; q < N; q++)
+          {
+            gdouble want = 0;
+            gint64 iwant = 0;
+
+            for (gint p = 0; p < K; p++)
+              {
+                want += a[i][p][r] * b[j][p][q];
+                iwant += ia[i][p][r] * ib[j][p][q];
+              }
+            if (f)
+              g_assert_cmpfloat_with_epsilon (c[i][j][r][q], want, 1e-12);
+            else
+              g_assert_cmpint (ic[i][j][r][q], ==, iwant);
+          }
+}
+
+static void
+test_gemm_batched (void)
+{
+  run_gemm_batched (DL_DTYPE_INT64);
+  run_gemm_batched (DL_DTYPE_FLOAT64);
+}
+
+/* No batch dims: one product; an empty batch: none. */
+static void
+test_gemm_batched_edges (void)
+{
+  gint32 a[2][2] = { { 1, 2 }, { 3, 4 } }, b[2][2] = { { 5, 6 }, { 7, 8 } }, c[2][2] = { { 0 } };
+  DlGemmArgs g = {
+    .m = 2,
+    .n = 2,
+    .k = 2,
+    .a = (char *)a,
+    .a_rs = 2,
+    .a_cs = 1,
+    .b = (char *)b,
+    .b_rs = 2,
+    .b_cs = 1,
+    .c = (char *)c,
+    .c_rs = 2,
+    .c_cs = 1,
+  };
+
+  cpu ()->backend->gemm_batched (cpu (), DL_DTYPE_INT32, &g);
+  g_assert_cmpint (c[0][0], ==, 19);
+  g_assert_cmpint (c[0][1], ==, 22);
+  g_assert_cmpint (c[1][0], ==, 43);
+  g_assert_cmpint (c[1][1], ==, 50);
+  c[0][0] = -1;
+  g.batch_ndim = 1;
+  g.batch_shape[0] = 0;
+  cpu ()->backend->gemm_batched (cpu (), DL_DTYPE_INT32, &g);
+  g_assert_cmpint (c[0][0], ==, -1);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -382,6 +489,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/ternary/float", test_ternary_float);
   g_test_add_func ("/ternary/half", test_ternary_half);
   g_test_add_func ("/ternary/addcmul-int", test_ternary_addcmul_int);
+  g_test_add_func ("/gemm-batched/strided", test_gemm_batched);
+  g_test_add_func ("/gemm-batched/edges", test_gemm_batched_edges);
 
   return g_test_run ();
 }
