@@ -11,7 +11,17 @@
  * backend fails politely. synchronize is NULL for a backend whose kernels
  * run synchronously.
  *
- * Elementwise kernels run a DlIter (dl-iter.h).
+ * The pieces, each described where it is defined:
+ *   DlIter (dl-iter.h)  the strided loop nest of the elementwise kernels,
+ *                       over any number of operands
+ *   DlBackendContext    what every slot receives first: the device's
+ *                       backend, index, stream, state and kernel status
+ *   DlBackend           the vtable
+ *   DlKernelStatus      how kernels report failed checks with no host
+ *                       round trip per call
+ *   DlGemmArgs          a batch of matrix products for gemm_batched
+ *   DlDeviceTypeInfo    how a backend registers its device type with the
+ *                       device registry (dl_device_register_type)
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -242,9 +252,10 @@ typedef enum
  * - A device backend is handed its context's status (ctx->status, device
  *   memory the registry allocates for each device), which nothing reads
  *   until the next synchronising read (item, to_bytes, a nonzero count):
- *   that read fails with a DL_ERROR_FAILED naming the failure and clears
- *   it. The op that launched the kernel returned normally and its output
- *   is undefined: PyTorch's device-side assert, without a host round trip
+ *   that read fails (DL_ERROR_INDEX for a bad index, DL_ERROR_ARGUMENT
+ *   for bad weights) with a message naming the check, and clears it.
+ *   The op that launched the kernel returned normally and its output is
+ *   undefined: PyTorch's device-side assert, without a host round trip
  *   per call. */
 typedef struct
 {

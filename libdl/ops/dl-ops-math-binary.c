@@ -1010,15 +1010,16 @@ check_lerp (DlTensor *self, DlTensor *end, DlTensor *weight, GError **error)
          && (weight == NULL || dl_check_same_device ("lerp", self, weight, error));
 }
 
-/* Whether lerp may run as one ternary kernel: with no history to record
- * (the composite below records it) and when the composite's result would
- * be laid out contiguously: always for the 16-bit floats (their result is
- * a cast), else when every input is contiguous (each binary op lays its
- * result out like one of its inputs). */
+/* Whether lerp may run as one ternary kernel: when the backend has one,
+ * with no history to record (the composite below records it) and when the
+ * composite's result would be laid out contiguously: always for the 16-bit
+ * floats (their result is a cast), else when every input is contiguous
+ * (each binary op lays its result out like one of its inputs). */
 static gboolean
 lerp_can_fuse (DlTensor *self, DlTensor *end, DlTensor *weight)
 {
-  if (dl_autograd_any_requires (3, (DlTensor *[]){ self, end, weight }))
+  if (dl_tensor_context (self)->backend->ternary == NULL
+      || dl_autograd_any_requires (3, (DlTensor *[]){ self, end, weight }))
     return FALSE;
   return dl_math_is_half (self->dtype)
          || (dl_tensor_is_contiguous (self) && dl_tensor_is_contiguous (end)
