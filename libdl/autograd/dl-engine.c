@@ -20,17 +20,42 @@
 typedef struct
 {
   gint deps;
-  DlTensor *grads[DL_NODE_MAX_INPUTS]; /* summed gradient per output */
+  guint n_outputs;
+  DlTensor *grads[]; /* [n_outputs]: the summed gradient of each output */
 } NodeState;
+
+static NodeState *
+node_state_new (DlNode *node)
+{
+  guint n = dl_node_data (node)->n_outputs;
+  NodeState *s = g_malloc0 (sizeof (NodeState) + n * sizeof (DlTensor *));
+
+  s->n_outputs = n;
+  return s;
+}
+
+static void
+node_state_clear_grads (NodeState *s)
+{
+  for (guint i = 0; i < s->n_outputs; i++)
+    g_clear_object (&s->grads[i]);
+}
 
 static void
 node_state_free (gpointer p)
 {
-  NodeState *s = p;
+  node_state_clear_grads (p);
+  g_free (p);
+}
 
-  for (guint i = 0; i < DL_NODE_MAX_INPUTS; i++)
-    g_clear_object (&s->grads[i]);
-  g_free (s);
+/* whether no gradient reached any output of the node */
+static gboolean
+node_state_empty (const NodeState *s)
+{
+  for (guint i = 0; i < s->n_outputs; i++)
+    if (s->grads[i])
+      return FALSE;
+  return TRUE;
 }
 
 /* into <- into + g (new tensor; the old one may be shared) */
@@ -98,7 +123,7 @@ accumulate_leaf (DlTensor *leaf, DlTensor *g, gboolean create_graph, GError **er
     }
   {
     gboolean was = dl_set_grad_enabled (FALSE);
-    g_autoptr (DlTensor) r = dl_tensor_add_ (leaf->grad, gg, error);
+    DlTensor *r = dl_tensor_add_ (leaf->grad, gg, error);
     dl_set_grad_enabled (was);
     return r != NULL;
   }
@@ -119,7 +144,7 @@ run_backward (DlTensor *root,
   gboolean ok = TRUE;
 
   /* count dependencies */
-  g_hash_table_insert (state, root->grad_fn, g_new0 (NodeState, 1));
+  g_hash_table_insert (state, root->grad_fn, node_state_new (root->grad_fn));
   g_ptr_array_add (stack, root->grad_fn);
   while (stack->len)
     {
@@ -136,7 +161,7 @@ run_backward (DlTensor *root,
           s = g_hash_table_lookup (state, next);
           if (!s)
             {
-              s = g_new0 (NodeState, 1);
+              s = node_state_new (next);
               g_hash_table_insert (state, next, s);
               g_ptr_array_add (stack, next);
             }
@@ -153,7 +178,7 @@ run_backward (DlTensor *root,
       DlNode *n = g_ptr_array_steal_index_fast (ready, ready->len - 1);
       DlNodeData *d = dl_node_data (n);
       NodeState *s = g_hash_table_lookup (state, n);
-      DlTensor *gi[DL_NODE_MAX_INPUTS] = { NULL };
+      g_autofree DlTensor **gi = g_new0 (DlTensor *, MAX (d->n_inputs, 1));
 
       g_ptr_array_add (order, n);
       if (!d->backward)
@@ -162,7 +187,7 @@ run_backward (DlTensor *root,
           ok = FALSE;
           break;
         }
-      if (s->grads[0] == NULL && d->n_outputs == 1)
+      if (node_state_empty (s))
         goto next_inputs; /* nothing flowed here */
       if (!d->backward (n, s->grads, gi, error))
         {
@@ -171,8 +196,7 @@ run_backward (DlTensor *root,
             g_clear_object (&gi[i]);
           break;
         }
-      for (guint i = 0; i < DL_NODE_MAX_INPUTS; i++)
-        g_clear_object (&s->grads[i]);
+      node_state_clear_grads (s);
 
       for (guint i = 0; i < d->n_inputs && ok; i++)
         {

@@ -1,5 +1,22 @@
 /* dl-node-private.h: what ops need to record themselves in the graph.
  *
+ * A node has any number of inputs (one edge each) and outputs. What its
+ * backward needs besides the incoming gradients lives in a struct of the
+ * backward's own (its "state"): plain fields for numbers and options, and
+ * DlSavedTensor fields for tensors, which the node tracks so that it can
+ * check their versions and free them after the backward pass.
+ *
+ *   typedef struct { DlBinaryOp op; gdouble alpha; DlSavedTensor a, b; } BinaryState;
+ *
+ *   node = dl_node_new_for_op ("MulBackward0", binary_backward, 2, inputs);
+ *   BinaryState *s = DL_NODE_NEW_STATE (node, BinaryState);
+ *   s->op = op;
+ *   dl_node_save (node, &s->a, a, FALSE);
+ *   ...
+ *   in binary_backward:
+ *   const BinaryState *s = dl_node_state (node);
+ *   TRY (a = dl_node_saved (node, &s->a, error));
+ *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -12,9 +29,10 @@
 
 G_BEGIN_DECLS
 
-/* grad_outputs[i] may be NULL for an output that got no gradient (only for
- * nodes with several outputs). Set grad_inputs[i] to a new tensor (transfer
- * full) or leave it NULL for an input that needs none. */
+/* grad_outputs has one entry per output of the node; an entry is NULL for
+ * an output that got no gradient (only for nodes with several outputs).
+ * Set grad_inputs[i] (one entry per input) to a new tensor (transfer full)
+ * or leave it NULL for an input that needs none. */
 typedef gboolean (*DlBackwardFunc) (DlNode *node,
                                     DlTensor **grad_outputs,
                                     DlTensor **grad_inputs,
@@ -27,14 +45,26 @@ typedef struct
   guint input_nr; /* which output of node */
 } DlEdge;
 
+/* What an input looked like when the op ran: gradients are summed back to
+ * this shape and converted to this dtype. */
 typedef struct
 {
   DlDType dtype;
   gint ndim;
-  gint64 sizes[DL_MAX_DIMS];
+  const gint64 *sizes; /* ndim entries, owned by the node */
 } DlInputMeta;
 
-#define DL_NODE_MAX_INPUTS 4
+/* A tensor a backward needs, kept in the backward's state struct. */
+typedef struct _DlSavedTensor DlSavedTensor;
+struct _DlSavedTensor
+{
+  DlTensor *tensor;    /* (owned) (nullable): NULL until saved and after release */
+  gint version;        /* its storage's version when saved */
+  DlSavedTensor *next; /* the node's other saved tensors */
+};
+
+/* State structs up to this size live inside the node itself. */
+#define DL_NODE_INLINE_STATE 96
 
 typedef struct
 {
@@ -42,30 +72,69 @@ typedef struct
   DlBackwardFunc backward;
   guint n_inputs;
   guint n_outputs;
-  DlEdge edges[DL_NODE_MAX_INPUTS];
-  DlInputMeta inputs[DL_NODE_MAX_INPUTS];
-  GPtrArray *saved;       /* DlTensor */
-  GArray *saved_versions; /* gint */
-  gdouble scalars[4];
-  gint64 ints[DL_MAX_DIMS + 4];
-  gint n_ints;
+  DlEdge *edges;        /* [n_inputs] */
+  DlInputMeta *inputs;  /* [n_inputs]; one block with edges and the sizes */
+  DlSavedTensor *saved; /* (nullable): the saved tensors, newest first */
   gboolean released;
-  gpointer extra;   /* (owned) (nullable): more state, freed with extra_free */
-  GDestroyNotify extra_free;
+  gpointer state;             /* (nullable): the backward's struct */
+  GDestroyNotify state_clear; /* (nullable): frees what the state owns */
+  union
+  {
+    gint64 i;
+    gdouble d;
+    gpointer p;
+    guint8 bytes[DL_NODE_INLINE_STATE];
+  } inline_state;
 } DlNodeData;
 
 DlNodeData *dl_node_data (DlNode *self);
 gboolean dl_autograd_any_requires (guint n, DlTensor **inputs);
+/* A node for an op on @n_inputs tensors (an entry may be NULL for an
+ * absent optional input): an edge to each input's history when it
+ * requires grad, and each input's shape and dtype. */
 DlNode *
 dl_node_new_for_op (const gchar *name, DlBackwardFunc backward, guint n_inputs, DlTensor **inputs);
+/* Makes @node the grad_fn of @output, its @output_nr-th output. */
 void dl_node_set_output (DlNode *node, DlTensor *output, guint output_nr);
-void dl_node_save (DlNode *node, DlTensor *tensor, gboolean is_output);
-DlTensor *dl_node_get_saved (DlNode *node, guint i, GError **error);
+
+/* Allocates @node's state: @size zeroed bytes, kept until the node goes.
+ * @clear (nullable) is called on the state before it is freed, for what
+ * it owns besides its DlSavedTensor fields. Call once, before saving. */
+gpointer dl_node_alloc_state (DlNode *node, gsize size, GDestroyNotify clear);
+#define DL_NODE_NEW_STATE(node, Type) ((Type *)dl_node_alloc_state ((node), sizeof (Type), NULL))
+
+static inline gpointer
+dl_node_state (DlNode *node)
+{
+  return dl_node_data (node)->state;
+}
+
+/* Saves @tensor into @slot, a field of @node's state. An output of the
+ * node is saved detached (same storage, no history), so that no output ->
+ * node -> output cycle forms. */
+void dl_node_save (DlNode *node, DlSavedTensor *slot, DlTensor *tensor, gboolean is_output);
+/* The tensor saved in @slot (transfer none), or NULL with an error when the
+ * graph was freed or an in-place op changed it since. */
+DlTensor *dl_node_saved (DlNode *node, const DlSavedTensor *slot, GError **error);
 gboolean dl_node_needs_input_grad (DlNode *node, guint i);
+/* Frees the saved tensors (after a backward pass without retain_graph). */
 void dl_node_release (DlNode *node);
 
-void dl_view_regenerate (DlTensor *view);
-void dl_view_take_history (DlTensor *view, DlTensor *holder);
+/* What the graph record needs from the autograd layer above the ops,
+ * which installs it when the library loads (dl-view-autograd.c): the
+ * record and the ops call up through it, never by name (PyTorch inverts
+ * this dependency the same way). */
+typedef struct
+{
+  /* remakes the history of a view whose storage an in-place op changed */
+  void (*view_regenerate) (DlTensor *view);
+  /* records an in-place write into @view, whose values and history @holder
+   * carries, in the history of the view's base */
+  void (*view_take_history) (DlTensor *view, DlTensor *holder);
+} DlAutogradHooks;
+
+extern const DlAutogradHooks *dl_autograd_hooks;
+void dl_autograd_install_hooks (const DlAutogradHooks *hooks);
 
 /* Brings a view's history up to date after an in-place change of its base
  * or of another view of it (see dl-view-autograd.c). */
@@ -73,7 +142,7 @@ static inline void
 dl_view_sync (DlTensor *t)
 {
   if (G_UNLIKELY (t->base != NULL && t->view_version != t->storage->version))
-    dl_view_regenerate (t);
+    dl_autograd_hooks->view_regenerate (t);
 }
 
 G_END_DECLS

@@ -2,10 +2,11 @@
  *
  * A node is the grad_fn of the outputs of one recorded op. It owns its
  * edges (to the grad_fn of each input, or to the input itself when that is
- * a leaf) and the tensors its backward needs. Outputs are saved detached
- * (same storage, no grad_fn) so that no output -> node -> output cycle
- * forms; every saved tensor remembers the storage version it had, and
- * reading it after an in-place change is an error.
+ * a leaf), any number of them, and the state its backward keeps: a struct
+ * of the backward's own, whose DlSavedTensor fields the node tracks.
+ * Outputs are saved detached (same storage, no grad_fn) so that no output
+ * -> node -> output cycle forms; every saved tensor remembers the storage
+ * version it had, and reading it after an in-place change is an error.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -15,7 +16,8 @@
 #include "dl-node-private.h"
 #include "dl-tensor-private.h"
 #include "dl-error.h"
-#include "ops/dl-ops-shape.h"
+
+#include <string.h>
 
 /**
  * DlNode:
@@ -31,10 +33,26 @@ G_DEFINE_TYPE_WITH_PRIVATE (DlNode, dl_node, G_TYPE_OBJECT)
 
 static __thread gint grad_disabled;
 
+const DlAutogradHooks *dl_autograd_hooks;
+
+void
+dl_autograd_install_hooks (const DlAutogradHooks *hooks)
+{
+  dl_autograd_hooks = hooks;
+}
+
 DlNodeData *
 dl_node_data (DlNode *self)
 {
   return dl_node_get_instance_private (self);
+}
+
+static void
+release_saved (DlNodeData *d)
+{
+  for (DlSavedTensor *slot = d->saved; slot; slot = slot->next)
+    g_clear_object (&slot->tensor);
+  d->saved = NULL;
 }
 
 static void
@@ -47,11 +65,18 @@ dl_node_dispose (GObject *object)
       g_clear_object (&d->edges[i].node);
       g_clear_object (&d->edges[i].leaf);
     }
-  g_clear_pointer (&d->saved, g_ptr_array_unref);
-  g_clear_pointer (&d->saved_versions, g_array_unref);
-  if (d->extra && d->extra_free)
-    d->extra_free (d->extra);
-  d->extra = NULL;
+  d->n_inputs = 0;
+  release_saved (d);
+  if (d->state)
+    {
+      if (d->state_clear)
+        d->state_clear (d->state);
+      if (d->state != (gpointer)&d->inline_state)
+        g_free (d->state);
+      d->state = NULL;
+    }
+  g_clear_pointer (&d->edges, g_free);
+  d->inputs = NULL;
   G_OBJECT_CLASS (dl_node_parent_class)->dispose (object);
 }
 
@@ -178,11 +203,20 @@ dl_node_new_for_op (const gchar *name, DlBackwardFunc backward, guint n_inputs, 
 {
   DlNode *node = g_object_new (DL_TYPE_NODE, NULL);
   DlNodeData *d = dl_node_data (node);
+  gsize n_sizes = 0;
+  gint64 *sizes;
 
-  g_assert (n_inputs <= DL_NODE_MAX_INPUTS);
   d->name = name;
   d->backward = backward;
   d->n_inputs = n_inputs;
+  for (guint i = 0; i < n_inputs; i++)
+    if (inputs[i])
+      n_sizes += inputs[i]->ndim;
+  /* one block: the edges, the input metadata, then their sizes */
+  d->edges
+      = g_malloc0 (n_inputs * (sizeof (DlEdge) + sizeof (DlInputMeta)) + n_sizes * sizeof (gint64));
+  d->inputs = (DlInputMeta *)(d->edges + n_inputs);
+  sizes = (gint64 *)(d->inputs + n_inputs);
   for (guint i = 0; i < n_inputs; i++)
     {
       DlTensor *t = inputs[i];
@@ -192,8 +226,9 @@ dl_node_new_for_op (const gchar *name, DlBackwardFunc backward, guint n_inputs, 
       dl_view_sync (t);
       d->inputs[i].dtype = t->dtype;
       d->inputs[i].ndim = t->ndim;
-      for (gint k = 0; k < t->ndim; k++)
-        d->inputs[i].sizes[k] = t->sizes[k];
+      d->inputs[i].sizes = sizes;
+      memcpy (sizes, t->sizes, t->ndim * sizeof (gint64));
+      sizes += t->ndim;
       if (!t->requires_grad)
         continue;
       if (t->grad_fn)
@@ -210,40 +245,52 @@ dl_node_new_for_op (const gchar *name, DlBackwardFunc backward, guint n_inputs, 
 void
 dl_node_set_output (DlNode *node, DlTensor *output, guint output_nr)
 {
+  DlNodeData *d = dl_node_data (node);
+
   g_clear_object (&output->grad_fn);
   output->grad_fn = g_object_ref (node);
   output->output_nr = output_nr;
   output->requires_grad = TRUE;
+  d->n_outputs = MAX (d->n_outputs, output_nr + 1);
+}
+
+gpointer
+dl_node_alloc_state (DlNode *node, gsize size, GDestroyNotify clear)
+{
+  DlNodeData *d = dl_node_data (node);
+
+  g_assert (d->state == NULL);
+  if (size <= sizeof d->inline_state)
+    d->state = &d->inline_state;
+  else
+    d->state = g_malloc0 (size);
+  d->state_clear = clear;
+  return d->state;
 }
 
 void
-dl_node_save (DlNode *node, DlTensor *tensor, gboolean is_output)
+dl_node_save (DlNode *node, DlSavedTensor *slot, DlTensor *tensor, gboolean is_output)
 {
   DlNodeData *d = dl_node_data (node);
-  DlTensor *saved;
-  gint version = tensor->storage->version;
 
-  if (d->saved == NULL)
-    {
-      d->saved = g_ptr_array_new_with_free_func (g_object_unref);
-      d->saved_versions = g_array_new (FALSE, FALSE, sizeof (gint));
-    }
+  g_assert (slot->tensor == NULL);
   if (is_output)
-    saved = dl_tensor_new_view_internal (tensor, tensor->sizes, tensor->strides, tensor->ndim,
-                                         tensor->offset);
+    slot->tensor = dl_tensor_new_view_internal (tensor, tensor->sizes, tensor->strides,
+                                                tensor->ndim, tensor->offset);
   else
-    saved = g_object_ref (tensor);
-  g_ptr_array_add (d->saved, saved);
-  g_array_append_val (d->saved_versions, version);
+    slot->tensor = g_object_ref (tensor);
+  slot->version = tensor->storage->version;
+  slot->next = d->saved;
+  d->saved = slot;
 }
 
 DlTensor *
-dl_node_get_saved (DlNode *node, guint i, GError **error)
+dl_node_saved (DlNode *node, const DlSavedTensor *slot, GError **error)
 {
   DlNodeData *d = dl_node_data (node);
-  DlTensor *t;
+  DlTensor *t = slot->tensor;
 
-  if (d->released || d->saved == NULL || i >= d->saved->len)
+  if (d->released || t == NULL)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
                    "%s: Trying to backward through the graph a second time (or directly "
@@ -255,14 +302,13 @@ dl_node_get_saved (DlNode *node, guint i, GError **error)
                    d->name);
       return NULL;
     }
-  t = g_ptr_array_index (d->saved, i);
-  if (t->storage->version != g_array_index (d->saved_versions, gint, i))
+  if (t->storage->version != slot->version)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
                    "%s: one of the variables needed for gradient computation has been "
                    "modified by an inplace operation: it is at version %d; expected "
                    "version %d instead.",
-                   d->name, t->storage->version, g_array_index (d->saved_versions, gint, i));
+                   d->name, t->storage->version, slot->version);
       return NULL;
     }
   return t;
@@ -282,6 +328,5 @@ dl_node_release (DlNode *node)
   DlNodeData *d = dl_node_data (node);
 
   d->released = TRUE;
-  g_clear_pointer (&d->saved, g_ptr_array_unref);
-  g_clear_pointer (&d->saved_versions, g_array_unref);
+  release_saved (d);
 }

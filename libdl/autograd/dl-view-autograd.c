@@ -35,10 +35,11 @@ typedef struct
   gint64 strides[DL_MAX_DIMS];
 } ViewGeometry;
 
-static ViewGeometry *
-geometry_new (DlTensor *base, DlTensor *view)
+/* Gives @node the geometry of @view in @base as its state. */
+static void
+save_geometry (DlNode *node, DlTensor *base, DlTensor *view)
 {
-  ViewGeometry *g = g_new (ViewGeometry, 1);
+  ViewGeometry *g = DL_NODE_NEW_STATE (node, ViewGeometry);
 
   g->base_ndim = base->ndim;
   g->ndim = view->ndim;
@@ -53,7 +54,6 @@ geometry_new (DlTensor *base, DlTensor *view)
       g->sizes[i] = view->sizes[i];
       g->strides[i] = view->strides[i];
     }
-  return g;
 }
 
 /* Zeros laid out as the base is (its strides, in a buffer just big enough),
@@ -91,11 +91,11 @@ view_in (DlTensor *buf, const ViewGeometry *g, const gint64 *sizes)
 static gboolean
 as_strided_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
-  const ViewGeometry *g = dl_node_data (node)->extra;
+  const ViewGeometry *g = dl_node_state (node);
   g_autoptr (DlTensor) buf = NULL;
   g_autoptr (DlTensor) part = NULL;
   g_autoptr (DlTensor) slice = NULL;
-  g_autoptr (DlTensor) done = NULL;
+  DlTensor *done = NULL;
   gint64 sizes[DL_MAX_DIMS];
   gboolean was;
 
@@ -120,16 +120,14 @@ as_strided_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 static gboolean
 copy_slices_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
-  const ViewGeometry *g = dl_node_data (node)->extra;
+  const ViewGeometry *g = dl_node_state (node);
   g_autoptr (DlTensor) buf = NULL;
   g_autoptr (DlTensor) slice = NULL;
-  g_autoptr (DlTensor) copied = NULL;
-  g_autoptr (DlTensor) zeroed = NULL;
   gboolean was, ok = FALSE;
 
   was = dl_set_grad_enabled (FALSE);
   if ((buf = base_zeros (g, go[0]->dtype, dl_tensor_get_device (go[0]), error))
-      && (copied = dl_tensor_copy_ (buf, go[0], error)))
+      && dl_tensor_copy_ (buf, go[0], error))
     {
       slice = view_in (buf, g, NULL);
       ok = TRUE;
@@ -137,7 +135,7 @@ copy_slices_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error
         ok = (gi[1] = dl_tensor_clone (slice, error)) != NULL;
       if (ok && dl_node_needs_input_grad (node, 0))
         {
-          ok = (zeroed = dl_tensor_fill_ (slice, 0, error)) != NULL;
+          ok = dl_tensor_fill_ (slice, 0, error) != NULL;
           if (ok)
             gi[0] = g_steal_pointer (&buf);
         }
@@ -149,20 +147,17 @@ copy_slices_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error
 /* Remakes @view's history, after its storage changed, as an
  * AsStridedBackward node over its base's current history when the base
  * requires grad. */
-void
-dl_view_regenerate (DlTensor *view)
+static void
+view_regenerate (DlTensor *view)
 {
   DlTensor *base = view->base;
   g_autoptr (DlNode) node = NULL;
-  DlNodeData *d;
 
   view->view_version = view->storage->version;
   if (!base->requires_grad)
     return;
   node = dl_node_new_for_op ("AsStridedBackward0", as_strided_backward, 1, &base);
-  d = dl_node_data (node);
-  d->extra = geometry_new (base, view);
-  d->extra_free = g_free;
+  save_geometry (node, base, view);
   dl_node_set_output (node, view, 0);
 }
 
@@ -170,17 +165,27 @@ dl_view_regenerate (DlTensor *view)
  * as CopySlices, and remakes the view's history over it. @holder has
  * @view's shape and carries the history of the values written (the
  * in-place op's out-of-place result). */
-void
-dl_view_take_history (DlTensor *view, DlTensor *holder)
+static void
+view_take_history (DlTensor *view, DlTensor *holder)
 {
   DlTensor *base = view->base;
   g_autoptr (DlNode) node = NULL;
-  DlNodeData *d;
 
   node = dl_node_new_for_op ("CopySlices", copy_slices_backward, 2, (DlTensor *[]){ base, holder });
-  d = dl_node_data (node);
-  d->extra = geometry_new (base, view);
-  d->extra_free = g_free;
+  save_geometry (node, base, view);
   dl_node_set_output (node, base, 0);
-  dl_view_regenerate (view);
+  view_regenerate (view);
+}
+
+static const DlAutogradHooks hooks = {
+  .view_regenerate = view_regenerate,
+  .view_take_history = view_take_history,
+};
+
+/* The graph record and the ops below reach this layer through the hooks,
+ * installed when the library loads, before any tensor exists. */
+__attribute__ ((constructor)) static void
+install_hooks (void)
+{
+  dl_autograd_install_hooks (&hooks);
 }

@@ -107,7 +107,6 @@ dl_linear_new (gint64 in_features, gint64 out_features, gboolean bias, GError **
   if (!(w = dl_empty ((gint64[]){ out_features, in_features }, 2, dt, NULL, error))
       || !dl_tensor_uniform_ (w, -bound, bound, error))
     return NULL;
-  g_object_unref (w); /* uniform_ returned a second reference */
   dl_tensor_set_requires_grad (w, TRUE, NULL);
   dl_module_register_parameter (DL_MODULE (self), "weight", w);
   if (bias)
@@ -115,7 +114,6 @@ dl_linear_new (gint64 in_features, gint64 out_features, gboolean bias, GError **
       if (!(b = dl_empty (&out_features, 1, dt, NULL, error))
           || !dl_tensor_uniform_ (b, -bound, bound, error))
         return NULL;
-      g_object_unref (b);
       dl_tensor_set_requires_grad (b, TRUE, NULL);
       dl_module_register_parameter (DL_MODULE (self), "bias", b);
     }

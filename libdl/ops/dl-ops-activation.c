@@ -15,11 +15,18 @@
 
 #include "dl-ops-private.h"
 
+typedef struct
+{
+  gint dim;
+  DlSavedTensor out;
+} SoftmaxState;
+
 static gboolean
 log_softmax_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
-  gint dim = dl_node_data (node)->ints[0];
-  DlTensor *y = dl_node_get_saved (node, 0, error);
+  const SoftmaxState *state = dl_node_state (node);
+  gint dim = state->dim;
+  DlTensor *y = dl_node_saved (node, &state->out, error);
   g_autoptr (DlTensor) p = NULL;
   g_autoptr (DlTensor) s = NULL;
   g_autoptr (DlTensor) ps = NULL;
@@ -35,8 +42,9 @@ log_softmax_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error
 static gboolean
 softmax_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
-  gint dim = dl_node_data (node)->ints[0];
-  DlTensor *y = dl_node_get_saved (node, 0, error);
+  const SoftmaxState *state = dl_node_state (node);
+  gint dim = state->dim;
+  DlTensor *y = dl_node_saved (node, &state->out, error);
   g_autoptr (DlTensor) gy = NULL;
   g_autoptr (DlTensor) s = NULL;
   g_autoptr (DlTensor) d = NULL;
@@ -121,8 +129,10 @@ softmax_op (DlTensor *self, gint dim, gboolean log, GError **error)
       g_autoptr (DlNode) node
           = dl_node_new_for_op (log ? "LogSoftmaxBackward0" : "SoftmaxBackward0",
                                 log ? log_softmax_backward : softmax_backward, 1, &self);
-      dl_node_data (node)->ints[0] = dim;
-      dl_node_save (node, out, TRUE);
+      SoftmaxState *s = DL_NODE_NEW_STATE (node, SoftmaxState);
+
+      s->dim = dim;
+      dl_node_save (node, &s->out, out, TRUE);
       dl_node_set_output (node, out, 0);
     }
   return out;

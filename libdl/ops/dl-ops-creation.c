@@ -212,7 +212,9 @@ check_generator (const gchar *op, DlGenerator *generator, DlDevice *device, GErr
   return FALSE;
 }
 
-static DlTensor *
+/* Fills @self with random numbers in place; FALSE with @error set on bad
+ * input. */
+static gboolean
 random_fill (const gchar *op,
              DlRandomOp kind,
              DlTensor *self,
@@ -226,23 +228,23 @@ random_fill (const gchar *op,
   g_autoptr (DlTensor) holder = NULL;
   DlBackendContext *ctx;
 
-  g_return_val_if_fail (generator == NULL || DL_IS_GENERATOR (generator), NULL);
+  g_return_val_if_fail (generator == NULL || DL_IS_GENERATOR (generator), FALSE);
   if (!check_generator (op, generator, dl_tensor_device (self), error))
-    return NULL;
+    return FALSE;
   if (!dl_dtype_is_floating_point (self->dtype))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: expected a floating-point tensor, got %s",
                    op, dl_dtype_get_name (self->dtype));
-      return NULL;
+      return FALSE;
     }
   if (!dl_check_no_internal_overlap (op, self, error)
       || !(ctx = DL_TENSOR_BACKEND (self, random, op, error))
       || (!dl_tensor_is_contiguous (self) && !DL_TENSOR_BACKEND (self, copy, op, error)))
-    return NULL;
+    return FALSE;
   if (dl_inplace_wants_history (self, 0, NULL))
     {
       if (!dl_inplace_check_history (op, self, error))
-        return NULL;
+        return FALSE;
       holder = dl_inplace_overwrite_begin (kind == DL_RANDOM_UNIFORM  ? "UniformBackward0"
                                            : kind == DL_RANDOM_NORMAL ? "NormalBackward0"
                                                                       : "BernoulliBackward1",
@@ -261,7 +263,7 @@ random_fill (const gchar *op,
 
       if (!(tmp = dl_tensor_new_empty_internal (dl_tensor_device (self), self->dtype, self->sizes,
                                                 self->ndim, error)))
-        return NULL;
+        return FALSE;
       ctx->backend->random (ctx, kind, dl_tensor_data (tmp), tmp->numel, tmp->dtype, seed, offset,
                             a, b);
       ops[0] = self;
@@ -272,7 +274,7 @@ random_fill (const gchar *op,
   dl_storage_bump_version (self->storage);
   if (holder)
     dl_inplace_take_history (self, holder);
-  return g_object_ref (self);
+  return TRUE;
 }
 
 /**
@@ -285,7 +287,7 @@ random_fill (const gchar *op,
  *
  * Fills @self with numbers drawn uniformly from [from, to) by @generator.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -304,7 +306,8 @@ dl_tensor_uniform_gen_ (DlTensor *self,
                    from, to);
       return NULL;
     }
-  return random_fill ("uniform_", DL_RANDOM_UNIFORM, self, from, to, generator, error);
+  return random_fill ("uniform_", DL_RANDOM_UNIFORM, self, from, to, generator, error) ? self
+                                                                                       : NULL;
 }
 
 /**
@@ -317,7 +320,7 @@ dl_tensor_uniform_gen_ (DlTensor *self,
  * Fills @self with numbers drawn uniformly from [from, to) by the default
  * generator.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -337,7 +340,7 @@ dl_tensor_uniform_ (DlTensor *self, gdouble from, gdouble to, GError **error)
  *
  * Fills @self with normally distributed numbers from @generator.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -355,7 +358,7 @@ dl_tensor_normal_gen_ (DlTensor *self,
                    "normal_: expects std >= 0.0, but found std %g", std);
       return NULL;
     }
-  return random_fill ("normal_", DL_RANDOM_NORMAL, self, mean, std, generator, error);
+  return random_fill ("normal_", DL_RANDOM_NORMAL, self, mean, std, generator, error) ? self : NULL;
 }
 
 /**
@@ -367,7 +370,7 @@ dl_tensor_normal_gen_ (DlTensor *self,
  *
  * Fills @self with normally distributed numbers from the default generator.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -386,7 +389,7 @@ dl_tensor_normal_ (DlTensor *self, gdouble mean, gdouble std, GError **error)
  *
  * Fills @self with 1 with probability @p and 0 otherwise.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -419,7 +422,6 @@ dl_tensor_bernoulli_ (DlTensor *self, gdouble p, DlGenerator *generator, GError 
                                           self->ndim, error))
       || !random_fill ("bernoulli_", DL_RANDOM_BERNOULLI, u, p, 0, generator, error))
     return NULL;
-  g_object_unref (u); /* random_fill returned a second reference */
   ops[0] = self;
   ops[1] = u;
   dl_iter_init (&iter, 2, ops, self->sizes, self->ndim);
@@ -427,7 +429,7 @@ dl_tensor_bernoulli_ (DlTensor *self, gdouble p, DlGenerator *generator, GError 
   dl_storage_bump_version (self->storage);
   if (holder)
     dl_inplace_take_history (self, holder);
-  return g_object_ref (self);
+  return self;
 }
 
 /**
@@ -454,7 +456,9 @@ dl_rand_gen (const gint64 *shape,
 {
   g_autoptr (DlTensor) t = dl_empty (shape, n_dims, dtype, device, error);
 
-  return t ? random_fill ("rand", DL_RANDOM_UNIFORM, t, 0, 1, generator, error) : NULL;
+  if (!t || !random_fill ("rand", DL_RANDOM_UNIFORM, t, 0, 1, generator, error))
+    return NULL;
+  return g_steal_pointer (&t);
 }
 
 /**
@@ -500,7 +504,9 @@ dl_randn_gen (const gint64 *shape,
 {
   g_autoptr (DlTensor) t = dl_empty (shape, n_dims, dtype, device, error);
 
-  return t ? random_fill ("randn", DL_RANDOM_NORMAL, t, 0, 1, generator, error) : NULL;
+  if (!t || !random_fill ("randn", DL_RANDOM_NORMAL, t, 0, 1, generator, error))
+    return NULL;
+  return g_steal_pointer (&t);
 }
 
 /**
@@ -564,15 +570,10 @@ dl_randint_gen (gint64 low,
   if (!(u = dl_empty (shape, n_dims, DL_DTYPE_FLOAT64, device, error))
       || !random_fill ("randint", DL_RANDOM_UNIFORM, u, 0, (gdouble)(high - low), generator, error))
     return NULL;
-  g_object_unref (u); /* random_fill returned a second reference */
   if (!(k = dl_cast_nograd (u, DL_DTYPE_INT64, error)))
     return NULL;
-  if (low != 0)
-    {
-      g_autoptr (DlTensor) r = dl_tensor_add_scalar_ (k, (gdouble)low, error);
-      if (!r)
-        return NULL;
-    }
+  if (low != 0 && !dl_tensor_add_scalar_ (k, (gdouble)low, error))
+    return NULL;
   return dl_cast_nograd (k, dtype, error);
 }
 

@@ -162,7 +162,7 @@ dl_index_pad_to (DlTensor *src, const gint64 *shape, gint ndim, GError **error)
       }
     {
       gboolean was = dl_set_grad_enabled (FALSE);
-      g_autoptr (DlTensor) done = dl_tensor_copy_ (view, src, error);
+      DlTensor *done = dl_tensor_copy_ (view, src, error);
       dl_set_grad_enabled (was);
       if (!done)
         return NULL;
@@ -171,17 +171,23 @@ dl_index_pad_to (DlTensor *src, const gint64 *shape, gint ndim, GError **error)
   return g_steal_pointer (&z);
 }
 
+typedef struct
+{
+  gint dim;
+  DlSavedTensor index;
+} GatherState;
+
 static gboolean
 gather_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
-  DlNodeData *d = dl_node_data (node);
-  DlInputMeta *in = &d->inputs[0];
+  const GatherState *s = dl_node_state (node);
+  DlInputMeta *in = &dl_node_data (node)->inputs[0];
   DlTensor *index;
   g_autoptr (DlTensor) z = NULL;
 
-  TRY (index = dl_node_get_saved (node, 0, error));
+  TRY (index = dl_node_saved (node, &s->index, error));
   TRY (z = dl_zeros (in->sizes, in->ndim, go[0]->dtype, dl_tensor_get_device (go[0]), error));
-  gi[0] = dl_tensor_scatter_add (z, d->ints[0], index, go[0], error);
+  gi[0] = dl_tensor_scatter_add (z, s->dim, index, go[0], error);
   return gi[0] != NULL;
 }
 
@@ -213,8 +219,10 @@ dl_tensor_gather (DlTensor *self, gint dim, DlTensor *index, GError **error)
   if (dl_autograd_any_requires (1, &self))
     {
       g_autoptr (DlNode) node = dl_node_new_for_op ("GatherBackward0", gather_backward, 1, &self);
-      dl_node_data (node)->ints[0] = dim;
-      dl_node_save (node, index, FALSE);
+      GatherState *s = DL_NODE_NEW_STATE (node, GatherState);
+
+      s->dim = dim;
+      dl_node_save (node, &s->index, index, FALSE);
       dl_node_set_output (node, out, 0);
     }
   return g_steal_pointer (&out);
@@ -303,14 +311,21 @@ dl_tensor_index_select (DlTensor *self, gint dim, DlTensor *index, GError **erro
 
 /* ---- where, masked ops ------------------------------------------------------ */
 
+/* The node's inputs are input and other; the condition is saved. */
+typedef struct
+{
+  DlSavedTensor condition;
+} WhereState;
+
 static gboolean
 where_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlNodeData *d = dl_node_data (node);
+  const WhereState *state = dl_node_state (node);
   DlTensor *cond;
   g_autoptr (DlTensor) zero = dl_tensor_new_scalar (0, go[0]->dtype);
 
-  TRY (cond = dl_node_get_saved (node, 0, error));
+  TRY (cond = dl_node_saved (node, &state->condition, error));
   for (guint i = 0; i < 2; i++)
     {
       g_autoptr (DlTensor) w = NULL;
@@ -377,7 +392,9 @@ dl_where (DlTensor *condition, DlTensor *input, DlTensor *other, GError **error)
   if (dl_autograd_any_requires (2, inputs))
     {
       g_autoptr (DlNode) node = dl_node_new_for_op ("WhereBackward0", where_backward, 2, inputs);
-      dl_node_save (node, condition, FALSE);
+      WhereState *s = DL_NODE_NEW_STATE (node, WhereState);
+
+      dl_node_save (node, &s->condition, condition, FALSE);
       dl_node_set_output (node, out, 0);
     }
   return g_steal_pointer (&out);
@@ -498,7 +515,7 @@ dl_index_inplace_alias (const gchar *op, DlTensor *self, GError **error)
  *
  * Writes @value where @mask holds, as torch.Tensor.masked_fill_.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -999,7 +1016,7 @@ dl_tensor_index_put (DlTensor *self,
  * self[indices] = values (or += with @accumulate), in place, as
  * torch.Tensor.index_put_.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -1041,7 +1058,7 @@ dl_tensor_index_put_ (DlTensor *self,
                                 merged, 0, index, src, FALSE, error))
             return NULL;
           dl_storage_bump_version (self->storage);
-          return g_object_ref (self);
+          return self;
         }
     }
   if (!(alias = dl_index_inplace_alias ("index_put_", self, error))

@@ -18,6 +18,8 @@
 
 #include "dl-ops-private.h"
 
+#include <string.h>
+
 gboolean
 dl_inplace_check_history (const gchar *op, DlTensor *self, GError **error)
 {
@@ -87,7 +89,7 @@ dl_inplace_take_history (DlTensor *self, DlTensor *holder)
 {
   if (self->base)
     {
-      dl_view_take_history (self, holder);
+      dl_autograd_hooks->view_take_history (self, holder);
       return;
     }
   g_set_object (&self->grad_fn, holder->grad_fn);
@@ -109,7 +111,58 @@ dl_inplace_commit (const gchar *op, DlTensor *self, DlTensor *result, GError **e
   dl_storage_bump_version (self->storage);
   if (result->grad_fn)
     dl_inplace_take_history (self, result);
-  return g_object_ref (self);
+  return self;
+}
+
+DlTensor *
+dl_inplace_run (const gchar *name,
+                DlTensor *self,
+                guint n_others,
+                DlTensor **others,
+                gboolean needs_old_values,
+                DlInplaceCompute compute,
+                gpointer data,
+                GError **error)
+{
+  g_autoptr (DlTensor) src = NULL;
+  g_autoptr (DlTensor) result = NULL;
+  DlTensor *r;
+
+  if (!dl_inplace_wants_history (self, n_others, others))
+    {
+      /* nothing to record: straight into self where the op can */
+      if (!(r = compute (self, data, self, error)))
+        return NULL;
+      if (r == self)
+        return self;
+      result = r;
+    }
+  else
+    {
+      if (!dl_inplace_check_history (name, self, error))
+        return NULL;
+      src = needs_old_values ? dl_tensor_clone (self, error) : dl_inplace_alias (self);
+      if (src == NULL || !(result = compute (src, data, NULL, error)))
+        return NULL;
+    }
+  if (result->ndim != self->ndim
+      || memcmp (result->sizes, self->sizes, self->ndim * sizeof (gint64)) != 0)
+    {
+      g_autofree gchar *s = dl_shape_to_string (self->sizes, self->ndim);
+      g_autofree gchar *bs = dl_shape_to_string (result->sizes, result->ndim);
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "%s: output with shape %s doesn't match the broadcast shape %s", name, s, bs);
+      return NULL;
+    }
+  if ((dl_dtype_is_floating_point (result->dtype) && !dl_dtype_is_floating_point (self->dtype))
+      || (result->dtype != DL_DTYPE_BOOL && self->dtype == DL_DTYPE_BOOL))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                   "%s: result type %s can't be cast to the desired output type %s", name,
+                   dl_dtype_get_name (result->dtype), dl_dtype_get_name (self->dtype));
+      return NULL;
+    }
+  return dl_inplace_commit (name, self, result, error);
 }
 
 /* The old values of @self get no gradient from an overwrite: zeros. */

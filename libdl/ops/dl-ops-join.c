@@ -20,17 +20,22 @@ int64_tensor (const gint64 *values, gint64 n, GError **error)
 
 /* ---- cat ------------------------------------------------------------------ */
 
-/* ints[0] is the dim, ints[1 + i] input i's size along it (-1 for a
- * skipped legacy empty tensor) */
+typedef struct
+{
+  gint dim;
+  gint64 sizes[]; /* each input's size along dim; -1: a skipped legacy empty tensor */
+} CatState;
+
 static gboolean
 cat_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlNodeData *d = dl_node_data (node);
+  const CatState *s = dl_node_state (node);
   gint64 offset = 0;
 
   for (guint i = 0; i < d->n_inputs; i++)
     {
-      gint64 size = d->ints[1 + i];
+      gint64 size = s->sizes[i];
       DlInputMeta *in = &d->inputs[i];
       g_autoptr (DlTensor) part = NULL;
 
@@ -44,7 +49,7 @@ cat_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
         }
       if (dl_node_needs_input_grad (node, i))
         {
-          if (!(part = dl_tensor_narrow (go[0], d->ints[0], offset, size, error))
+          if (!(part = dl_tensor_narrow (go[0], s->dim, offset, size, error))
               || !(gi[i] = dl_tensor_to_dtype (part, in->dtype, error)))
             return FALSE;
         }
@@ -133,12 +138,13 @@ cat_impl (DlTensor **tensors, gsize n, gint dim, GError **error)
   if (dl_autograd_any_requires (n, tensors))
     {
       g_autoptr (DlNode) node = dl_node_new_for_op ("CatBackward0", cat_backward, n, tensors);
-      DlNodeData *d = dl_node_data (node);
-      d->ints[0] = dim;
+      CatState *s = dl_node_alloc_state (node, sizeof (CatState) + n * sizeof (gint64), NULL);
+
+      s->dim = dim;
       for (gsize i = 0; i < n; i++)
         {
           gboolean skipped = is_legacy_empty (tensors[i]) && tensors[i] != ref;
-          d->ints[1 + i] = skipped ? -1 : tensors[i]->sizes[dim];
+          s->sizes[i] = skipped ? -1 : tensors[i]->sizes[dim];
         }
       dl_node_set_output (node, out, 0);
     }
@@ -162,26 +168,13 @@ cat_impl (DlTensor **tensors, gsize n, gint dim, GError **error)
 DlTensor *
 dl_cat (DlTensor **tensors, gsize n_tensors, gint dim, GError **error)
 {
-  g_autoptr (GPtrArray) parts = NULL;
-
   if (n_tensors == 0)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                    "cat(): expected a non-empty list of Tensors");
       return NULL;
     }
-  if (n_tensors <= DL_NODE_MAX_INPUTS || !dl_autograd_any_requires (n_tensors, tensors))
-    return cat_impl (tensors, n_tensors, dim, error);
-  /* a graph node has at most DL_NODE_MAX_INPUTS inputs: join in groups */
-  parts = g_ptr_array_new_with_free_func (g_object_unref);
-  for (gsize i = 0; i < n_tensors; i += DL_NODE_MAX_INPUTS)
-    {
-      DlTensor *part = cat_impl (tensors + i, MIN (DL_NODE_MAX_INPUTS, n_tensors - i), dim, error);
-      if (!part)
-        return NULL;
-      g_ptr_array_add (parts, part);
-    }
-  return dl_cat ((DlTensor **)parts->pdata, parts->len, dim, error);
+  return cat_impl (tensors, n_tensors, dim, error);
 }
 
 /**

@@ -126,13 +126,19 @@ bmm_raw (DlTensor *a0, DlTensor *b0, GError **error)
   return out;
 }
 
+typedef struct
+{
+  DlSavedTensor a, b;
+} BmmState;
+
 static gboolean
 bmm_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
+  const BmmState *s = dl_node_state (node);
   DlTensor *a, *b;
   gint nd;
 
-  if (!(a = dl_node_get_saved (node, 0, error)) || !(b = dl_node_get_saved (node, 1, error)))
+  if (!(a = dl_node_saved (node, &s->a, error)) || !(b = dl_node_saved (node, &s->b, error)))
     return FALSE;
   nd = a->ndim;
   if (dl_node_needs_input_grad (node, 0))
@@ -159,8 +165,10 @@ bmm_prim (DlTensor *a, DlTensor *b, GError **error)
     {
       g_autoptr (DlNode) node = dl_node_new_for_op (a->ndim == 2 ? "MmBackward0" : "BmmBackward0",
                                                     bmm_backward, 2, (DlTensor *[]){ a, b });
-      dl_node_save (node, a, FALSE);
-      dl_node_save (node, b, FALSE);
+      BmmState *s = DL_NODE_NEW_STATE (node, BmmState);
+
+      dl_node_save (node, &s->a, a, FALSE);
+      dl_node_save (node, &s->b, b, FALSE);
       dl_node_set_output (node, out, 0);
     }
   return out;

@@ -1,6 +1,6 @@
-/* dl-ops-math.c: the pointwise math library, unary functions: checks,
- * dtype rules, dispatch to the backend's math kernels, and gradients
- * written with tensor ops. Binary ops, clamp and lerp: dl-ops-math-binary.c.
+/* dl-ops-math.c: the elementwise ops outside the op table: those with
+ * more operands or numbers than the table's (clamp, lerp, nan_to_num) and
+ * the logical ops, which compose the table's.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -8,627 +8,11 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 
-#include "dl-ops-private.h"
-#include "dl-ops-math-private.h"
+#include "dl-ops-pointwise-private.h"
 
-/* ---- shared helpers ---------------------------------------------------- */
-
-/* @t in @cdt; a result in a 16-bit float type is computed in float32 on
- * operands first rounded to that type, as in dl-ops-pointwise.c */
-DlTensor *
-dl_math_cast_through (DlTensor *t, DlDType result, DlDType cdt, GError **error)
-{
-  if (dl_math_is_half (result) && t->dtype != result)
-    {
-      g_autoptr (DlTensor) r = dl_cast_nograd (t, result, error);
-      return r ? dl_cast_nograd (r, cdt, error) : NULL;
-    }
-  return dl_cast_nograd (t, cdt, error);
-}
-
-/* @out converted to @rdt (consumes @out) */
-DlTensor *
-dl_math_finish_dtype (DlTensor *out, DlDType rdt, GError **error)
-{
-  DlTensor *r;
-
-  if (out == NULL || out->dtype == rdt)
-    return out;
-  r = dl_cast_nograd (out, rdt, error);
-  g_object_unref (out);
-  return r;
-}
-
-/* g * mask, the bool @mask (consumed) converted to @g's dtype */
-DlTensor *
-dl_math_mul_mask (DlTensor *g, DlTensor *mask, GError **error)
-{
-  g_autoptr (DlTensor) m = mask;
-  g_autoptr (DlTensor) f = NULL;
-
-  if (m == NULL || !(f = dl_tensor_to_dtype (m, g->dtype, error)))
-    return NULL;
-  return dl_tensor_mul (g, f, error);
-}
-
-/* ---- helpers of the unary ops ------------------------------------------ */
-
-/* a bool tensor of @t's shape filled with @value */
-static DlTensor *
-constant_bool (DlTensor *t, gboolean value, GError **error)
-{
-  DlBackendContext *ctx;
-  DlTensor *out;
-  DlIter iter;
-
-  if (!(ctx = DL_TENSOR_BACKEND (t, fill, "fill", error))
-      || !(out = dl_tensor_new_empty_internal (dl_tensor_device (t), DL_DTYPE_BOOL, t->sizes,
-                                               t->ndim, error)))
-    return NULL;
-  dl_iter_init (&iter, 1, &out, t->sizes, t->ndim);
-  ctx->backend->fill (ctx, &iter, DL_DTYPE_BOOL, value ? 1.0 : 0.0);
-  return out;
-}
-
-/* ---- unary ------------------------------------------------------------- */
-
-typedef enum
-{
-  KIND_FLOAT,    /* integers and bool promote to the default float dtype */
-  KIND_STRICT,   /* floating point only */
-  KIND_ROUNDING, /* integers: a copy; bool: an error */
-  KIND_SIGN,     /* every dtype, kept */
-  KIND_PRED,     /* bool result; integers are finite */
-  KIND_BITWISE,  /* integer and bool only */
-  KIND_NAN,      /* nan_to_num: integers and bool: a copy */
-} UnaryKind;
-
-static const struct
-{
-  const gchar *name;
-  const gchar *node;
-  UnaryKind kind;
-  gboolean save_output; /* the gradient needs the result, else the input */
-} unary_info[DL_N_UNARY_OPS] = {
-  [DL_UNARY_EXPM1] = { "expm1", "Expm1Backward0", KIND_FLOAT, TRUE },
-  [DL_UNARY_LOG1P] = { "log1p", "Log1PBackward0", KIND_FLOAT, FALSE },
-  [DL_UNARY_LOG2] = { "log2", "Log2Backward0", KIND_FLOAT, FALSE },
-  [DL_UNARY_RSQRT] = { "rsqrt", "RsqrtBackward0", KIND_FLOAT, TRUE },
-  [DL_UNARY_SIN] = { "sin", "SinBackward0", KIND_FLOAT, FALSE },
-  [DL_UNARY_COS] = { "cos", "CosBackward0", KIND_FLOAT, FALSE },
-  [DL_UNARY_TAN] = { "tan", "TanBackward0", KIND_FLOAT, TRUE },
-  [DL_UNARY_GELU] = { "gelu", "GeluBackward0", KIND_STRICT, FALSE },
-  [DL_UNARY_GELU_TANH] = { "gelu", "GeluBackward0", KIND_STRICT, FALSE },
-  [DL_UNARY_SILU] = { "silu", "SiluBackward0", KIND_STRICT, FALSE },
-  [DL_UNARY_SIGN] = { "sign", "SignBackward0", KIND_SIGN, FALSE },
-  [DL_UNARY_FLOOR] = { "floor", "FloorBackward0", KIND_ROUNDING, FALSE },
-  [DL_UNARY_CEIL] = { "ceil", "CeilBackward0", KIND_ROUNDING, FALSE },
-  [DL_UNARY_ROUND] = { "round", "RoundBackward0", KIND_ROUNDING, FALSE },
-  [DL_UNARY_TRUNC] = { "trunc", "TruncBackward0", KIND_ROUNDING, FALSE },
-  [DL_UNARY_FRAC] = { "frac", "FracBackward0", KIND_STRICT, FALSE },
-  [DL_UNARY_RECIPROCAL] = { "reciprocal", "ReciprocalBackward0", KIND_FLOAT, TRUE },
-  [DL_UNARY_ERF] = { "erf", "ErfBackward0", KIND_FLOAT, FALSE },
-  [DL_UNARY_BITWISE_NOT] = { "bitwise_not", NULL, KIND_BITWISE, FALSE },
-  [DL_UNARY_ISNAN] = { "isnan", NULL, KIND_PRED, FALSE },
-  [DL_UNARY_ISINF] = { "isinf", NULL, KIND_PRED, FALSE },
-  [DL_UNARY_ISFINITE] = { "isfinite", NULL, KIND_PRED, FALSE },
-  [DL_UNARY_NAN_TO_NUM] = { "nan_to_num", "NanToNumBackward0", KIND_NAN, FALSE },
-};
-
-static gboolean math_unary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error);
-
-static DlTensor *
-math_unary (DlUnaryOp op, DlTensor *x, const gdouble *params, GError **error)
-{
-  const gchar *name = unary_info[op].name;
-  DlBackendContext *ctx;
-  UnaryKind kind = unary_info[op].kind;
-  gboolean floating = dl_dtype_is_floating_point (x->dtype);
-  DlDType cdt = x->dtype, rdt = x->dtype;
-  g_autoptr (DlTensor) cx = NULL;
-  g_autoptr (DlTensor) out = NULL;
-  DlTensor *ops[2];
-  DlIter iter;
-
-  g_return_val_if_fail (DL_IS_TENSOR (x), NULL);
-  if ((kind == KIND_STRICT && !floating) || (kind == KIND_ROUNDING && x->dtype == DL_DTYPE_BOOL))
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: not supported for %s tensors", name,
-                   dl_dtype_get_name (x->dtype));
-      return NULL;
-    }
-  if (kind == KIND_BITWISE && floating)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
-                   "%s: only integer and bool tensors are supported, not %s", name,
-                   dl_dtype_get_name (x->dtype));
-      return NULL;
-    }
-  if (!floating && (kind == KIND_ROUNDING || kind == KIND_NAN))
-    return dl_tensor_clone (x, error);
-  if (!floating && kind == KIND_PRED)
-    return constant_bool (x, op == DL_UNARY_ISFINITE, error);
-  if (!floating && kind == KIND_FLOAT)
-    cdt = rdt = dl_get_default_dtype ();
-  if (dl_math_is_half (cdt))
-    cdt = DL_DTYPE_FLOAT32;
-  if (kind == KIND_PRED)
-    rdt = DL_DTYPE_BOOL;
-
-  if (!(ctx = params ? DL_TENSOR_BACKEND (x, unary_params, name, error)
-                     : DL_TENSOR_BACKEND (x, unary, name, error))
-      || !(cx = dl_cast_nograd (x, cdt, error))
-      || !(out = dl_tensor_new_empty_internal (dl_tensor_device (x),
-                                               kind == KIND_PRED ? DL_DTYPE_BOOL : cdt, x->sizes,
-                                               x->ndim, error)))
-    return NULL;
-  ops[0] = out;
-  ops[1] = cx;
-  dl_iter_init (&iter, 2, ops, x->sizes, x->ndim);
-  if (params)
-    ctx->backend->unary_params (ctx, op, &iter, cdt, params);
-  else
-    ctx->backend->unary (ctx, op, &iter, cdt);
-  if (!(out = dl_math_finish_dtype (g_steal_pointer (&out), rdt, error)))
-    return NULL;
-
-  if (unary_info[op].node && dl_dtype_is_floating_point (rdt) && dl_autograd_any_requires (1, &x))
-    {
-      g_autoptr (DlNode) node
-          = dl_node_new_for_op (unary_info[op].node, math_unary_backward, 1, &x);
-
-      dl_node_data (node)->ints[0] = op;
-      if (unary_info[op].save_output)
-        dl_node_save (node, out, TRUE);
-      else
-        dl_node_save (node, x, FALSE);
-      dl_node_set_output (node, out, 0);
-    }
-  return g_steal_pointer (&out);
-}
-
-/* g * d(gelu)/dx; exact: Phi (x) + x phi (x); tanh form: with
- * u = k (x + c x^3), t = tanh (u): 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2) */
-static DlTensor *
-gelu_grad (DlTensor *g, DlTensor *x, gboolean approximate, GError **error)
-{
-  const gdouble k = 0.79788456080286535588, c = 0.044715;
-  g_autoptr (DlTensor) d = NULL;
-
-  if (!approximate)
-    {
-      g_autoptr (DlTensor) xs = dl_tensor_mul_scalar (x, M_SQRT1_2, error);
-      g_autoptr (DlTensor) e = xs ? dl_tensor_erf (xs, error) : NULL;
-      g_autoptr (DlTensor) e1 = e ? dl_tensor_add_scalar (e, 1, error) : NULL;
-      g_autoptr (DlTensor) cdf = e1 ? dl_tensor_mul_scalar (e1, 0.5, error) : NULL;
-      g_autoptr (DlTensor) x2 = cdf ? dl_tensor_mul (x, x, error) : NULL;
-      g_autoptr (DlTensor) x2h = x2 ? dl_tensor_mul_scalar (x2, -0.5, error) : NULL;
-      g_autoptr (DlTensor) ex = x2h ? dl_tensor_exp (x2h, error) : NULL;
-      g_autoptr (DlTensor) pdf
-          = ex ? dl_tensor_mul_scalar (ex, 0.5 * M_2_SQRTPI * M_SQRT1_2, error) : NULL;
-      g_autoptr (DlTensor) xpdf = pdf ? dl_tensor_mul (x, pdf, error) : NULL;
-      d = xpdf ? dl_tensor_add (cdf, xpdf, error) : NULL;
-    }
-  else
-    {
-      g_autoptr (DlTensor) x2 = dl_tensor_mul (x, x, error);
-      g_autoptr (DlTensor) x3 = x2 ? dl_tensor_mul (x2, x, error) : NULL;
-      g_autoptr (DlTensor) inner = x3 ? dl_tensor_add_scaled (x, x3, c, error) : NULL;
-      g_autoptr (DlTensor) u = inner ? dl_tensor_mul_scalar (inner, k, error) : NULL;
-      g_autoptr (DlTensor) t = u ? dl_tensor_tanh (u, error) : NULL;
-      g_autoptr (DlTensor) left = t ? dl_tensor_add_scalar (t, 1, error) : NULL;
-      g_autoptr (DlTensor) lefth = left ? dl_tensor_mul_scalar (left, 0.5, error) : NULL;
-      g_autoptr (DlTensor) t2 = lefth ? dl_tensor_mul (t, t, error) : NULL;
-      g_autoptr (DlTensor) sech2 = t2 ? dl_tensor_rsub_scalar (t2, 1, error) : NULL;
-      g_autoptr (DlTensor) p = sech2 ? dl_tensor_mul_scalar (x2, 3 * c, error) : NULL;
-      g_autoptr (DlTensor) p1 = p ? dl_tensor_add_scalar (p, 1, error) : NULL;
-      g_autoptr (DlTensor) du = p1 ? dl_tensor_mul_scalar (p1, 0.5 * k, error) : NULL;
-      g_autoptr (DlTensor) r1 = du ? dl_tensor_mul (x, sech2, error) : NULL;
-      g_autoptr (DlTensor) right = r1 ? dl_tensor_mul (r1, du, error) : NULL;
-      d = right ? dl_tensor_add (lefth, right, error) : NULL;
-    }
-  return d ? dl_tensor_mul (g, d, error) : NULL;
-}
-
-static gboolean
-math_unary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
-{
-  DlUnaryOp op = dl_node_data (node)->ints[0];
-  DlTensor *g = go[0], *s;
-
-  TRY (s = dl_node_get_saved (node, 0, error));
-  switch (op)
-    {
-      case DL_UNARY_EXPM1: /* s = expm1 (x): g (s + 1) */
-        {
-          g_autoptr (DlTensor) d = dl_tensor_add_scalar (s, 1, error);
-          TRY (d);
-          gi[0] = dl_tensor_mul (g, d, error);
-        }
-        break;
-      case DL_UNARY_LOG1P: /* s = x: g / (x + 1) */
-        {
-          g_autoptr (DlTensor) d = dl_tensor_add_scalar (s, 1, error);
-          TRY (d);
-          gi[0] = dl_tensor_div (g, d, error);
-        }
-        break;
-      case DL_UNARY_LOG2: /* s = x: g / (x ln 2) */
-        {
-          g_autoptr (DlTensor) d = dl_tensor_mul_scalar (s, M_LN2, error);
-          TRY (d);
-          gi[0] = dl_tensor_div (g, d, error);
-        }
-        break;
-      case DL_UNARY_RSQRT: /* s = x^-1/2: -g s^3 / 2 */
-        {
-          g_autoptr (DlTensor) s2 = dl_tensor_mul (s, s, error);
-          g_autoptr (DlTensor) s3 = s2 ? dl_tensor_mul (s2, s, error) : NULL;
-          g_autoptr (DlTensor) d = s3 ? dl_tensor_mul_scalar (s3, -0.5, error) : NULL;
-          TRY (d);
-          gi[0] = dl_tensor_mul (g, d, error);
-        }
-        break;
-      case DL_UNARY_SIN: /* s = x: g cos x */
-        {
-          g_autoptr (DlTensor) d = dl_tensor_cos (s, error);
-          TRY (d);
-          gi[0] = dl_tensor_mul (g, d, error);
-        }
-        break;
-      case DL_UNARY_COS: /* s = x: -g sin x */
-        {
-          g_autoptr (DlTensor) d = dl_tensor_sin (s, error);
-          g_autoptr (DlTensor) nd = d ? dl_tensor_neg (d, error) : NULL;
-          TRY (nd);
-          gi[0] = dl_tensor_mul (g, nd, error);
-        }
-        break;
-      case DL_UNARY_TAN: /* s = tan x: g (1 + s^2) */
-        {
-          g_autoptr (DlTensor) s2 = dl_tensor_mul (s, s, error);
-          g_autoptr (DlTensor) d = s2 ? dl_tensor_add_scalar (s2, 1, error) : NULL;
-          TRY (d);
-          gi[0] = dl_tensor_mul (g, d, error);
-        }
-        break;
-      case DL_UNARY_GELU:
-      case DL_UNARY_GELU_TANH:
-        gi[0] = gelu_grad (g, s, op == DL_UNARY_GELU_TANH, error);
-        break;
-      case DL_UNARY_SILU: /* s = x, sg = sigmoid (x): g sg (1 + x (1 - sg)) */
-        {
-          g_autoptr (DlTensor) sg = dl_tensor_sigmoid (s, error);
-          g_autoptr (DlTensor) one_m = sg ? dl_tensor_rsub_scalar (sg, 1, error) : NULL;
-          g_autoptr (DlTensor) xo = one_m ? dl_tensor_mul (s, one_m, error) : NULL;
-          g_autoptr (DlTensor) xo1 = xo ? dl_tensor_add_scalar (xo, 1, error) : NULL;
-          g_autoptr (DlTensor) d = xo1 ? dl_tensor_mul (sg, xo1, error) : NULL;
-          TRY (d);
-          gi[0] = dl_tensor_mul (g, d, error);
-        }
-        break;
-      case DL_UNARY_SIGN:
-      case DL_UNARY_FLOOR:
-      case DL_UNARY_CEIL:
-      case DL_UNARY_ROUND:
-      case DL_UNARY_TRUNC:
-        gi[0] = dl_zeros (g->sizes, g->ndim, g->dtype, dl_tensor_device (g), error);
-        break;
-      case DL_UNARY_FRAC:
-        gi[0] = g_object_ref (g);
-        break;
-      case DL_UNARY_RECIPROCAL: /* s = 1 / x: -g s^2 */
-        {
-          g_autoptr (DlTensor) s2 = dl_tensor_mul (s, s, error);
-          g_autoptr (DlTensor) d = s2 ? dl_tensor_neg (s2, error) : NULL;
-          TRY (d);
-          gi[0] = dl_tensor_mul (g, d, error);
-        }
-        break;
-      case DL_UNARY_ERF: /* s = x: g 2/sqrt(pi) e^-x^2 */
-        {
-          g_autoptr (DlTensor) x2 = dl_tensor_mul (s, s, error);
-          g_autoptr (DlTensor) nx2 = x2 ? dl_tensor_neg (x2, error) : NULL;
-          g_autoptr (DlTensor) e = nx2 ? dl_tensor_exp (nx2, error) : NULL;
-          g_autoptr (DlTensor) d = e ? dl_tensor_mul_scalar (e, M_2_SQRTPI, error) : NULL;
-          TRY (d);
-          gi[0] = dl_tensor_mul (g, d, error);
-        }
-        break;
-      case DL_UNARY_NAN_TO_NUM: /* s = x: g where x is finite */
-        gi[0] = dl_math_mul_mask (g, dl_tensor_isfinite (s, error), error);
-        break;
-      default:
-        g_assert_not_reached ();
-    }
-  return gi[0] != NULL;
-}
-
-#define DEFINE_UNARY_PUBLIC(name, OP)                                                              \
-  DlTensor *dl_tensor_##name (DlTensor *self, GError **error)                                      \
-  {                                                                                                \
-    return math_unary (OP, self, NULL, error);                                                     \
-  }
-
-/**
- * dl_tensor_expm1:
- * @self: a #DlTensor
- * @error: return location for a #GError
- *
- * Computes e^x - 1 elementwise, accurately near 0. Integer and bool
- * tensors give the default float dtype.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (expm1, DL_UNARY_EXPM1)
-/**
- * dl_tensor_log1p:
- * @self: a #DlTensor
- * @error: return location for a #GError
- *
- * Computes ln (1 + x) elementwise, accurately near 0. Integer and bool
- * tensors give the default float dtype.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (log1p, DL_UNARY_LOG1P)
-/**
- * dl_tensor_log2:
- * @self: a #DlTensor
- * @error: return location for a #GError
- *
- * Computes the base-2 logarithm elementwise. Integer and bool tensors give
- * the default float dtype.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (log2, DL_UNARY_LOG2)
-/**
- * dl_tensor_rsqrt:
- * @self: a #DlTensor
- * @error: return location for a #GError
- *
- * Computes 1 / sqrt (x) elementwise. Integer and bool tensors give the
- * default float dtype.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (rsqrt, DL_UNARY_RSQRT)
-/**
- * dl_tensor_sin:
- * @self: a #DlTensor
- * @error: return location for a #GError
- *
- * Computes the sine elementwise. Integer and bool tensors give the default
- * float dtype.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (sin, DL_UNARY_SIN)
-/**
- * dl_tensor_cos:
- * @self: a #DlTensor
- * @error: return location for a #GError
- *
- * Computes the cosine elementwise. Integer and bool tensors give the
- * default float dtype.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (cos, DL_UNARY_COS)
-/**
- * dl_tensor_tan:
- * @self: a #DlTensor
- * @error: return location for a #GError
- *
- * Computes the tangent elementwise. Integer and bool tensors give the
- * default float dtype.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (tan, DL_UNARY_TAN)
-/**
- * dl_tensor_gelu:
- * @self: a floating-point #DlTensor
- * @error: return location for a #GError
- *
- * Computes the exact GELU, x Phi (x) with Phi the standard normal
- * distribution function, elementwise (torch.nn.functional.gelu).
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (gelu, DL_UNARY_GELU)
-/**
- * dl_tensor_gelu_tanh:
- * @self: a floating-point #DlTensor
- * @error: return location for a #GError
- *
- * Computes GELU's tanh approximation,
- * 0.5 x (1 + tanh (sqrt (2 / pi) (x + 0.044715 x^3))), elementwise
- * (torch.nn.functional.gelu with approximate='tanh').
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (gelu_tanh, DL_UNARY_GELU_TANH)
-/**
- * dl_tensor_silu:
- * @self: a floating-point #DlTensor
- * @error: return location for a #GError
- *
- * Computes x sigmoid (x) elementwise.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (silu, DL_UNARY_SILU)
-/**
- * dl_tensor_sign:
- * @self: a #DlTensor
- * @error: return location for a #GError
- *
- * Computes the sign, -1, 0 or 1, elementwise in @self's dtype; NaN gives 0.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (sign, DL_UNARY_SIGN)
-/**
- * dl_tensor_floor:
- * @self: a #DlTensor, not bool
- * @error: return location for a #GError
- *
- * Rounds down elementwise; an integer tensor gives a copy.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (floor, DL_UNARY_FLOOR)
-/**
- * dl_tensor_ceil:
- * @self: a #DlTensor, not bool
- * @error: return location for a #GError
- *
- * Rounds up elementwise; an integer tensor gives a copy.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (ceil, DL_UNARY_CEIL)
-/**
- * dl_tensor_round:
- * @self: a #DlTensor, not bool
- * @error: return location for a #GError
- *
- * Rounds to the nearest integer elementwise, halves to even; an integer
- * tensor gives a copy.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (round, DL_UNARY_ROUND)
-/**
- * dl_tensor_trunc:
- * @self: a #DlTensor, not bool
- * @error: return location for a #GError
- *
- * Rounds toward zero elementwise; an integer tensor gives a copy.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (trunc, DL_UNARY_TRUNC)
-/**
- * dl_tensor_frac:
- * @self: a floating-point #DlTensor
- * @error: return location for a #GError
- *
- * Computes the fractional part, x - trunc (x), elementwise.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (frac, DL_UNARY_FRAC)
-/**
- * dl_tensor_reciprocal:
- * @self: a #DlTensor
- * @error: return location for a #GError
- *
- * Computes 1 / x elementwise. Integer and bool tensors give the default
- * float dtype.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (reciprocal, DL_UNARY_RECIPROCAL)
-/**
- * dl_tensor_erf:
- * @self: a #DlTensor
- * @error: return location for a #GError
- *
- * Computes the error function elementwise. Integer and bool tensors give
- * the default float dtype.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (erf, DL_UNARY_ERF)
-/**
- * dl_tensor_isnan:
- * @self: a #DlTensor
- * @error: return location for a #GError
- *
- * Tests each element for NaN.
- *
- * Returns: (transfer full): a bool tensor, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (isnan, DL_UNARY_ISNAN)
-/**
- * dl_tensor_isinf:
- * @self: a #DlTensor
- * @error: return location for a #GError
- *
- * Tests each element for positive or negative infinity.
- *
- * Returns: (transfer full): a bool tensor, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (isinf, DL_UNARY_ISINF)
-/**
- * dl_tensor_isfinite:
- * @self: a #DlTensor
- * @error: return location for a #GError
- *
- * Tests each element for being neither infinite nor NaN.
- *
- * Returns: (transfer full): a bool tensor, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (isfinite, DL_UNARY_ISFINITE)
-/**
- * dl_tensor_bitwise_not:
- * @self: an integer or bool #DlTensor
- * @error: return location for a #GError
- *
- * Computes ~x elementwise: the bitwise complement of integers, the
- * negation of bools.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (bitwise_not, DL_UNARY_BITWISE_NOT)
+/* ---- logical ops ----------------------------------------------------------- */
 
 /**
  * dl_tensor_logical_not:
@@ -652,6 +36,99 @@ dl_tensor_logical_not (DlTensor *self, GError **error)
 }
 
 /* the largest finite value of a floating-point dtype */
+
+/* @op of the truth values of @a and @b */
+static DlTensor *
+logical_op (DlPointwiseOpId op, DlTensor *a, DlTensor *b, GError **error)
+{
+  g_autoptr (DlTensor) zero = dl_tensor_new_wrapped_scalar (0, DL_DTYPE_BOOL);
+  g_autoptr (DlTensor) ba = NULL;
+  g_autoptr (DlTensor) bb = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (a) && DL_IS_TENSOR (b), NULL);
+  if (!(ba = dl_tensor_ne (a, zero, error)) || !(bb = dl_tensor_ne (b, zero, error)))
+    return NULL;
+  return dl_pointwise_binary (op, ba, bb, 1.0, error);
+}
+
+/**
+ * dl_tensor_logical_and:
+ * @self: a #DlTensor
+ * @other: a #DlTensor broadcastable with @self
+ * @error: return location for a #GError
+ *
+ * Computes the logical and of the elements' truth (nonzero) elementwise.
+ *
+ * Returns: (transfer full): a bool tensor, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_logical_and (DlTensor *self, DlTensor *other, GError **error)
+{
+  return logical_op (DL_OP_bitwise_and, self, other, error);
+}
+
+/**
+ * dl_tensor_logical_or:
+ * @self: a #DlTensor
+ * @other: a #DlTensor broadcastable with @self
+ * @error: return location for a #GError
+ *
+ * Computes the logical or of the elements' truth (nonzero) elementwise.
+ *
+ * Returns: (transfer full): a bool tensor, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_logical_or (DlTensor *self, DlTensor *other, GError **error)
+{
+  return logical_op (DL_OP_bitwise_or, self, other, error);
+}
+
+/**
+ * dl_tensor_logical_xor:
+ * @self: a #DlTensor
+ * @other: a #DlTensor broadcastable with @self
+ * @error: return location for a #GError
+ *
+ * Computes the logical exclusive or of the elements' truth (nonzero)
+ * elementwise.
+ *
+ * Returns: (transfer full): a bool tensor, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_logical_xor (DlTensor *self, DlTensor *other, GError **error)
+{
+  return logical_op (DL_OP_bitwise_xor, self, other, error);
+}
+
+/* ---- nan_to_num ------------------------------------------------------------- */
+
+/* nan_to_num runs the unary pipeline with its numbers as the kernel's
+ * parameters; its gradient flows where the input is finite. */
+static gboolean
+nan_to_num_grad (const DlPointwiseGradArgs *a, DlTensor **gs, DlTensor **go, GError **error)
+{
+  return (*gs = dl_pointwise_mul_mask (a->grad, dl_tensor_isfinite (a->self, error), error))
+         != NULL;
+}
+
+static const DlPointwiseOp nan_to_num_op = {
+  .name = "nan_to_num",
+  .inplace_name = "nan_to_num_",
+  .arity = 1,
+  .kernel = DL_UNARY_NAN_TO_NUM,
+  .rule = DL_POINTWISE_RULE_NAN_TO_NUM,
+  .node = "NanToNumBackward0",
+  .grad = nan_to_num_grad,
+  .saves = DL_POINTWISE_SAVES_SELF,
+  .flags = DL_OP_FLAGS_UNARY,
+};
+
 static gdouble
 dtype_max (DlDType dtype)
 {
@@ -694,5 +171,391 @@ dl_tensor_nan_to_num (DlTensor *self, gdouble nan, gdouble posinf, gdouble negin
   params[0] = nan;
   params[1] = isnan (posinf) ? dtype_max (self->dtype) : posinf;
   params[2] = isnan (neginf) ? -dtype_max (self->dtype) : neginf;
-  return math_unary (DL_UNARY_NAN_TO_NUM, self, params, error);
+  return dl_pointwise_unary_params (&nan_to_num_op, self, params, error);
+}
+
+/* ---- clamp, lerp and in-place forms ---------------------------------- */
+
+/* The node's inputs are self, then min and max where given. */
+typedef struct
+{
+  gboolean has_min, has_max;
+  DlSavedTensor x, min, max;
+} ClampState;
+
+static gboolean
+clamp_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+{
+  DlNodeData *d = dl_node_data (node);
+  const ClampState *s = dl_node_state (node);
+  gboolean has_min = s->has_min, has_max = s->has_max;
+  DlTensor *g = go[0], *x, *mn = NULL, *mx = NULL;
+  guint imax = has_min ? 2 : 1;
+
+  TRY (x = dl_node_saved (node, &s->x, error));
+  if (has_min)
+    TRY (mn = dl_node_saved (node, &s->min, error));
+  if (has_max)
+    TRY (mx = dl_node_saved (node, &s->max, error));
+
+  if (dl_node_needs_input_grad (node, 0))
+    {
+      g_autoptr (DlTensor) m = NULL;
+      g_autoptr (DlTensor) t = NULL;
+
+      if (has_min && has_max)
+        {
+          g_autoptr (DlTensor) ge = dl_tensor_ge (x, mn, error);
+          g_autoptr (DlTensor) le = ge ? dl_tensor_le (x, mx, error) : NULL;
+          TRY (le);
+          TRY (m = dl_tensor_logical_and (ge, le, error));
+        }
+      else if (has_min)
+        TRY (m = dl_tensor_ge (x, mn, error));
+      else
+        TRY (m = dl_tensor_le (x, mx, error));
+      TRY (t = dl_pointwise_mul_mask (g, g_steal_pointer (&m), error));
+      TRY (gi[0] = dl_sum_to (t, d->inputs[0].sizes, d->inputs[0].ndim, error));
+    }
+  if (has_min && dl_node_needs_input_grad (node, 1))
+    {
+      g_autoptr (DlTensor) m = dl_tensor_lt (x, mn, error);
+      g_autoptr (DlTensor) t = NULL;
+
+      TRY (m);
+      if (has_max)
+        {
+          g_autoptr (DlTensor) ok = dl_tensor_lt (mn, mx, error);
+          g_autoptr (DlTensor) both = ok ? dl_tensor_logical_and (m, ok, error) : NULL;
+          TRY (both);
+          g_set_object (&m, both);
+        }
+      TRY (t = dl_pointwise_mul_mask (g, g_steal_pointer (&m), error));
+      TRY (gi[1] = dl_sum_to (t, d->inputs[1].sizes, d->inputs[1].ndim, error));
+    }
+  if (has_max && dl_node_needs_input_grad (node, imax))
+    {
+      g_autoptr (DlTensor) m = dl_tensor_gt (x, mx, error);
+      g_autoptr (DlTensor) t = NULL;
+
+      TRY (m);
+      if (has_min)
+        {
+          g_autoptr (DlTensor) bad = dl_tensor_lt (mx, mn, error);
+          g_autoptr (DlTensor) either = bad ? dl_tensor_logical_or (m, bad, error) : NULL;
+          TRY (either);
+          g_set_object (&m, either);
+        }
+      TRY (t = dl_pointwise_mul_mask (g, g_steal_pointer (&m), error));
+      TRY (gi[imax] = dl_sum_to (t, d->inputs[imax].sizes, d->inputs[imax].ndim, error));
+    }
+  return TRUE;
+}
+
+/**
+ * dl_tensor_clamp:
+ * @self: a #DlTensor
+ * @min: (nullable): the lower bound, broadcastable with @self
+ * @max: (nullable): the upper bound, broadcastable with @self
+ * @error: return location for a #GError
+ *
+ * Computes min (max (self, min), max) elementwise, leaving out a bound that
+ * is %NULL (one of them must be given). NaN stays NaN; where @min is
+ * above @max the result is @max. Dtypes promote as PyTorch's do.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_clamp (DlTensor *self, DlTensor *min, DlTensor *max, GError **error)
+{
+  g_autoptr (DlTensor) x = NULL;
+  g_autoptr (DlTensor) lo = NULL;
+  g_autoptr (DlTensor) out = NULL;
+  DlTensor *inputs[3];
+  guint n = 0;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (min == NULL || DL_IS_TENSOR (min), NULL);
+  g_return_val_if_fail (max == NULL || DL_IS_TENSOR (max), NULL);
+  if (min == NULL && max == NULL)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "torch.clamp: At least one of 'min' or 'max' must not be None");
+      return NULL;
+    }
+  if (self->dtype == DL_DTYPE_BOOL && (min == NULL || min->dtype == DL_DTYPE_BOOL)
+      && (max == NULL || max->dtype == DL_DTYPE_BOOL))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "clamp: not supported for bool tensors");
+      return NULL;
+    }
+
+  /* the values, computed without recording (detached wrapped numbers stay
+   * wrapped numbers for type promotion) */
+  x = dl_tensor_detach (self);
+  x->is_wrapped_number = self->is_wrapped_number;
+  if (min)
+    {
+      g_autoptr (DlTensor) m = dl_tensor_detach (min);
+      m->is_wrapped_number = min->is_wrapped_number;
+      if (!(lo = dl_tensor_maximum (x, m, error)))
+        return NULL;
+    }
+  else
+    lo = g_object_ref (x);
+  if (max)
+    {
+      g_autoptr (DlTensor) m = dl_tensor_detach (max);
+      m->is_wrapped_number = max->is_wrapped_number;
+      if (!(out = dl_tensor_minimum (lo, m, error)))
+        return NULL;
+    }
+  else
+    out = g_steal_pointer (&lo);
+  inputs[n++] = self;
+  if (min)
+    inputs[n++] = min;
+  if (max)
+    inputs[n++] = max;
+  if (dl_dtype_is_floating_point (out->dtype) && dl_autograd_any_requires (n, inputs))
+    {
+      g_autoptr (DlNode) node = dl_node_new_for_op ("ClampBackward1", clamp_backward, n, inputs);
+
+      ClampState *s = DL_NODE_NEW_STATE (node, ClampState);
+
+      s->has_min = min != NULL;
+      s->has_max = max != NULL;
+      dl_node_save (node, &s->x, self, FALSE);
+      if (min)
+        dl_node_save (node, &s->min, min, FALSE);
+      if (max)
+        dl_node_save (node, &s->max, max, FALSE);
+      dl_node_set_output (node, out, 0);
+    }
+  return g_steal_pointer (&out);
+}
+
+/**
+ * dl_tensor_clamp_scalar:
+ * @self: a #DlTensor
+ * @min: the lower bound
+ * @max: the upper bound
+ * @error: return location for a #GError
+ *
+ * Computes min (max (self, min), max) elementwise with numbers as bounds.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_clamp_scalar (DlTensor *self, gdouble min, gdouble max, GError **error)
+{
+  g_autoptr (DlTensor) lo = NULL;
+  g_autoptr (DlTensor) hi = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  lo = dl_wrapped_scalar (min);
+  hi = dl_wrapped_scalar (max);
+  return dl_tensor_clamp (self, lo, hi, error);
+}
+
+static DlTensor *
+clamp_compute (DlTensor *src, gpointer data, DlTensor *into, GError **error)
+{
+  DlTensor **bounds = data;
+
+  return dl_tensor_clamp (src, bounds[0], bounds[1], error);
+}
+
+/**
+ * dl_tensor_clamp_:
+ * @self: a #DlTensor, written in place
+ * @min: (nullable): the lower bound, broadcastable to @self's shape
+ * @max: (nullable): the upper bound, broadcastable to @self's shape
+ * @error: return location for a #GError
+ *
+ * In place, self = clamp (self, min, max).
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_clamp_ (DlTensor *self, DlTensor *min, DlTensor *max, GError **error)
+{
+  DlTensor *bounds[2] = { min, max };
+  DlTensor *others[2];
+  guint n = 0;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (min)
+    {
+      if (!dl_check_no_partial_overlap ("clamp_", self, min, error))
+        return NULL;
+      others[n++] = min;
+    }
+  if (max)
+    {
+      if (!dl_check_no_partial_overlap ("clamp_", self, max, error))
+        return NULL;
+      others[n++] = max;
+    }
+  if (!dl_check_no_internal_overlap ("clamp_", self, error))
+    return NULL;
+  return dl_inplace_run ("clamp_", self, n, others, TRUE, clamp_compute, bounds, error);
+}
+
+/* ---- lerp --------------------------------------------------------------------- */
+
+static gboolean
+check_lerp (DlTensor *self, DlTensor *end, DlTensor *weight, GError **error)
+{
+  if (!dl_dtype_is_floating_point (self->dtype))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "lerp: not supported for %s tensors",
+                   dl_dtype_get_name (self->dtype));
+      return FALSE;
+    }
+  if (end->dtype != self->dtype || (weight && weight->dtype != self->dtype))
+    {
+      gboolean bad_end = end->dtype != self->dtype;
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                   "lerp: expected dtype %s for `%s` but got dtype %s",
+                   dl_dtype_get_name (self->dtype), bad_end ? "end" : "weight",
+                   dl_dtype_get_name (bad_end ? end->dtype : weight->dtype));
+      return FALSE;
+    }
+  return dl_check_same_device ("lerp", self, end, error)
+         && (weight == NULL || dl_check_same_device ("lerp", self, weight, error));
+}
+
+/* Whether lerp may run as one ternary kernel: when the backend has one,
+ * with no history to record (the composite below records it) and when the
+ * composite's result would be laid out contiguously: always for the 16-bit
+ * floats (their result is a cast), else when every input is contiguous
+ * (each binary op lays its result out like one of its inputs). */
+static gboolean
+lerp_can_fuse (DlTensor *self, DlTensor *end, DlTensor *weight)
+{
+  if (dl_tensor_context (self)->backend->ternary == NULL
+      || dl_autograd_any_requires (3, (DlTensor *[]){ self, end, weight }))
+    return FALSE;
+  return dl_dtype_is_half (self->dtype)
+         || (dl_tensor_is_contiguous (self) && dl_tensor_is_contiguous (end)
+             && (weight == NULL || dl_tensor_is_contiguous (weight)));
+}
+
+/* self + weight (end - self) in one kernel: the bits of the composite, and
+ * its errors (the shapes broadcast as its sub and mul do) */
+static DlTensor *
+lerp_fused (DlTensor *self, DlTensor *end, DlTensor *weight, gdouble w, GError **error)
+{
+  gint64 s1[DL_MAX_DIMS], shape[DL_MAX_DIMS];
+  gint n1, nd;
+  g_auto (DlIter) iter = DL_ITER_INIT;
+  DlBackendContext *ctx;
+  DlTensor *out;
+
+  if (!(ctx = DL_TENSOR_BACKEND (self, ternary, "lerp", error)))
+    return NULL;
+  if (!dl_broadcast_shapes ("sub", end->sizes, end->ndim, self->sizes, self->ndim, s1, &n1, error))
+    return NULL;
+  if (weight)
+    {
+      if (!dl_broadcast_shapes ("mul", weight->sizes, weight->ndim, s1, n1, shape, &nd, error))
+        return NULL;
+    }
+  else
+    {
+      memcpy (shape, s1, n1 * sizeof (gint64));
+      nd = n1;
+    }
+  if (!(out
+        = dl_tensor_new_empty_internal (dl_tensor_device (self), self->dtype, shape, nd, error)))
+    return NULL;
+  dl_iter_init (&iter, weight ? 4 : 3, (DlTensor *[]){ out, self, end, weight }, shape, nd);
+  ctx->backend->ternary (ctx, weight ? DL_TERNARY_LERP : DL_TERNARY_LERP_SCALAR, &iter, self->dtype,
+                         &w);
+  return out;
+}
+
+/* self + weight (end - self), in float32 for the 16-bit types; @weight
+ * may be NULL for the number @w */
+static DlTensor *
+lerp_impl (DlTensor *self, DlTensor *end, DlTensor *weight, gdouble w, GError **error)
+{
+  DlDType dt = self->dtype;
+  g_autoptr (DlTensor) a = NULL;
+  g_autoptr (DlTensor) b = NULL;
+  g_autoptr (DlTensor) wt = NULL;
+  g_autoptr (DlTensor) diff = NULL;
+  g_autoptr (DlTensor) step = NULL;
+  g_autoptr (DlTensor) out = NULL;
+
+  if (!check_lerp (self, end, weight, error))
+    return NULL;
+  if (lerp_can_fuse (self, end, weight))
+    return lerp_fused (self, end, weight, w, error);
+  if (dl_dtype_is_half (dt))
+    {
+      if (!(a = dl_tensor_to_dtype (self, DL_DTYPE_FLOAT32, error))
+          || !(b = dl_tensor_to_dtype (end, DL_DTYPE_FLOAT32, error))
+          || (weight && !(wt = dl_tensor_to_dtype (weight, DL_DTYPE_FLOAT32, error))))
+        return NULL;
+    }
+  else
+    {
+      a = g_object_ref (self);
+      b = g_object_ref (end);
+      wt = weight ? g_object_ref (weight) : NULL;
+    }
+  if (!(diff = dl_tensor_sub (b, a, error)))
+    return NULL;
+  step = wt ? dl_tensor_mul (wt, diff, error) : dl_tensor_mul_scalar (diff, w, error);
+  if (step == NULL || !(out = dl_tensor_add (a, step, error)))
+    return NULL;
+  return dl_tensor_to_dtype (out, dt, error);
+}
+
+/**
+ * dl_tensor_lerp:
+ * @self: a floating-point #DlTensor, the start
+ * @end: a #DlTensor of @self's dtype, broadcastable with it
+ * @weight: a #DlTensor of @self's dtype, broadcastable with both
+ * @error: return location for a #GError
+ *
+ * Interpolates linearly, self + weight (end - self), elementwise.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_lerp (DlTensor *self, DlTensor *end, DlTensor *weight, GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (end) && DL_IS_TENSOR (weight), NULL);
+  return lerp_impl (self, end, weight, 0, error);
+}
+
+/**
+ * dl_tensor_lerp_scalar:
+ * @self: a floating-point #DlTensor, the start
+ * @end: a #DlTensor of @self's dtype, broadcastable with it
+ * @weight: the weight of @end
+ * @error: return location for a #GError
+ *
+ * Interpolates linearly, self + weight (end - self), elementwise.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_lerp_scalar (DlTensor *self, DlTensor *end, gdouble weight, GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (end), NULL);
+  return lerp_impl (self, end, NULL, weight, error);
 }

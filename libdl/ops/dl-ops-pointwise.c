@@ -1,5 +1,9 @@
-/* dl-ops-pointwise.c: elementwise ops: checks, broadcasting, dtype
- * promotion, dispatch to the backend, and their gradients.
+/* dl-ops-pointwise.c: the elementwise ops of the op table
+ * (dl-ops-pointwise.def): their two pipelines, unary and binary (checks,
+ * broadcasting, dtype rules, dispatch to the backend, autograd), the in-place
+ * protocol they share, and the op list; then copy_, fill_, to_dtype and
+ * clone. The table's public functions are generated
+ * (dl-ops-pointwise-table.c); the derivatives are in dl-ops-pointwise-grad.c.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -8,7 +12,7 @@
 
 #include <math.h>
 
-#include "dl-ops-private.h"
+#include "dl-ops-pointwise-private.h"
 
 /* ---- helpers shared with the other families --------------------------- */
 
@@ -131,33 +135,43 @@ dl_contiguous_nograd (DlTensor *t, GError **error)
   return copy_into_new (t, t->dtype, error);
 }
 
-/* ---- binary ops --------------------------------------------------------- */
+/* ---- the op list ----------------------------------------------------------- */
 
-static const gchar *const binary_names[DL_N_BINARY_OPS] = {
-  "add", "sub", "mul", "div", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge",
-};
-
-static const gchar *const binary_nodes[DL_N_BINARY_OPS] = {
-  "AddBackward0", "SubBackward0",     "MulBackward0",
-  "DivBackward0", "MaximumBackward0", "MinimumBackward0",
-};
-
-/* The dtype an op computes in: PyTorch's result type, with true division
- * of integers in the default float type. Half types compute in float32. */
-static DlDType
-compute_dtype (DlBinaryOp op, DlTensor *a, DlTensor *b, DlDType *result)
+/**
+ * dl_pointwise_op_names:
+ * @flags: what the ops must have, all of it; %DL_OP_FLAGS_NONE for every op
+ *
+ * The names of the elementwise ops of libdl's op table that have every one
+ * of @flags: each name is a function `dl_tensor_<name>` (a method of
+ * #DlTensor), with the variants the flags name (`<name>_` in place,
+ * `<name>_scalar` with a number, ...). Bindings build their op lists from
+ * it, as the Python layer does.
+ *
+ * Returns: (transfer full): the names, in the table's order
+ *
+ * Since: 0.1
+ */
+GStrv
+dl_pointwise_op_names (DlOpFlags flags)
 {
-  DlDType r = dl_result_type (a, b);
+  g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
 
-  if (op == DL_BINARY_DIV && !dl_dtype_is_floating_point (r))
-    r = dl_get_default_dtype ();
-  *result = DL_BINARY_IS_COMPARISON (op) ? DL_DTYPE_BOOL : r;
-  if (r == DL_DTYPE_FLOAT16 || r == DL_DTYPE_BFLOAT16)
-    return DL_DTYPE_FLOAT32;
-  return r;
+  for (guint i = 0; i < DL_N_POINTWISE_OPS; i++)
+    {
+      const DlPointwiseOp *op = &dl_pointwise_ops[i];
+      DlOpFlags has = op->flags;
+
+      if (op->node && !g_str_equal (op->node, "NotImplemented"))
+        has |= DL_OP_FLAGS_DIFFERENTIABLE;
+      if (op->rule == DL_POINTWISE_RULE_COMPARE)
+        has |= DL_OP_FLAGS_COMPARISON;
+      if ((has & flags) == flags)
+        g_strv_builder_add (b, op->name);
+    }
+  return g_strv_builder_end (b);
 }
 
-static gboolean binary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error);
+/* ---- dtypes ------------------------------------------------------------------ */
 
 /* @t in the compute dtype @cdt. An op whose result is a 16-bit float
  * computes in float32 on operands first rounded to that type, so that a
@@ -165,7 +179,7 @@ static gboolean binary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GEr
 static DlTensor *
 cast_through (DlTensor *t, DlDType result, DlDType cdt, GError **error)
 {
-  if ((result == DL_DTYPE_FLOAT16 || result == DL_DTYPE_BFLOAT16) && t->dtype != result)
+  if (dl_dtype_is_half (result) && t->dtype != result)
     {
       g_autoptr (DlTensor) r = dl_cast_nograd (t, result, error);
       return r ? dl_cast_nograd (r, cdt, error) : NULL;
@@ -173,15 +187,454 @@ cast_through (DlTensor *t, DlDType result, DlDType cdt, GError **error)
   return dl_cast_nograd (t, cdt, error);
 }
 
-/* Computes op (a, b) into a new tensor, or into @into when given (its shape
- * must be the broadcast shape). Records autograd when asked. */
+/* @out converted to @rdt (consumes @out) */
 static DlTensor *
-binary_op (DlBinaryOp op, DlTensor *a, DlTensor *b, gdouble alpha, DlTensor *into, GError **error)
+finish_dtype (DlTensor *out, DlDType rdt, GError **error)
 {
-  const gchar *name = binary_names[op];
+  DlTensor *r;
+
+  if (out == NULL || out->dtype == rdt)
+    return out;
+  r = dl_cast_nograd (out, rdt, error);
+  g_object_unref (out);
+  return r;
+}
+
+DlTensor *
+dl_pointwise_mul_mask (DlTensor *g, DlTensor *mask, GError **error)
+{
+  g_autoptr (DlTensor) m = mask;
+  g_autoptr (DlTensor) f = NULL;
+
+  if (m == NULL || !(f = dl_tensor_to_dtype (m, g->dtype, error)))
+    return NULL;
+  return dl_tensor_mul (g, f, error);
+}
+
+/* Whether PyTorch writes a result of dtype @from into a tensor of dtype
+ * @to in place: not floats into integers, nor anything but bool into bool. */
+static gboolean
+check_castable (const gchar *op, DlDType from, DlDType to, GError **error)
+{
+  if ((dl_dtype_is_floating_point (from) && !dl_dtype_is_floating_point (to))
+      || (from != DL_DTYPE_BOOL && to == DL_DTYPE_BOOL))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                   "%s_: result type %s can't be cast to the desired output type %s", op,
+                   dl_dtype_get_name (from), dl_dtype_get_name (to));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* ---- autograd ----------------------------------------------------------------- */
+
+typedef struct
+{
+  const DlPointwiseOp *op;
+  gdouble alpha;
+  DlSavedTensor self, other, result;
+} PointwiseState;
+
+static gboolean
+pointwise_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+{
+  const PointwiseState *s = dl_node_state (node);
+  const DlPointwiseOp *op = s->op;
+  DlNodeData *d = dl_node_data (node);
+  DlPointwiseGradArgs args = { .grad = go[0], .alpha = s->alpha };
+  g_autoptr (DlTensor) gs = NULL;
+  g_autoptr (DlTensor) gt = NULL;
+
+  if (op->saves & DL_POINTWISE_SAVES_SELF)
+    TRY (args.self = dl_node_saved (node, &s->self, error));
+  if (op->saves & DL_POINTWISE_SAVES_OTHER)
+    TRY (args.other = dl_node_saved (node, &s->other, error));
+  if (op->saves & DL_POINTWISE_SAVES_RESULT)
+    TRY (args.result = dl_node_saved (node, &s->result, error));
+  args.need_self = dl_node_needs_input_grad (node, 0);
+  args.need_other = op->arity == 2 && dl_node_needs_input_grad (node, 1);
+  TRY (op->grad (&args, &gs, &gt, error));
+  if (op->arity == 1)
+    {
+      gi[0] = g_steal_pointer (&gs);
+      return TRUE;
+    }
+  /* undo the broadcast */
+  if (gs)
+    TRY (gi[0] = dl_sum_to (gs, d->inputs[0].sizes, d->inputs[0].ndim, error));
+  if (gt)
+    TRY (gi[1] = dl_sum_to (gt, d->inputs[1].sizes, d->inputs[1].ndim, error));
+  return TRUE;
+}
+
+/* Records @out as the result of @op on @self (and @other) when the result
+ * is floating point and an input requires grad. */
+static void
+record (const DlPointwiseOp *op, DlTensor *self, DlTensor *other, gdouble alpha, DlTensor *out)
+{
+  DlTensor *inputs[2] = { self, other };
+  g_autoptr (DlNode) node = NULL;
+  PointwiseState *s;
+
+  if (op->node == NULL || !dl_autograd_any_requires (op->arity, inputs)
+      || !dl_dtype_is_floating_point (out->dtype))
+    return;
+  node = dl_node_new_for_op (op->node, pointwise_backward, op->arity, inputs);
+  s = DL_NODE_NEW_STATE (node, PointwiseState);
+  s->op = op;
+  s->alpha = alpha;
+  if (op->saves & DL_POINTWISE_SAVES_SELF)
+    dl_node_save (node, &s->self, self, FALSE);
+  if (op->saves & DL_POINTWISE_SAVES_OTHER)
+    dl_node_save (node, &s->other, other, FALSE);
+  if (op->saves & DL_POINTWISE_SAVES_RESULT)
+    dl_node_save (node, &s->result, out, TRUE);
+  dl_node_set_output (node, out, 0);
+}
+
+/* ---- unary ops ------------------------------------------------------------------ */
+
+/* What a unary op does with @x's dtype: computes in *cdt and gives *rdt;
+ * or, with *shortcut set, gives a copy of @x (rounding of integers) or a
+ * constant (predicates of integers) without a kernel. */
+typedef enum
+{
+  UNARY_KERNEL,
+  UNARY_COPY,
+  UNARY_CONSTANT,
+} UnaryPlan;
+
+static gboolean
+unary_dtypes (const DlPointwiseOp *op,
+              DlDType dtype,
+              DlDType *cdt,
+              DlDType *rdt,
+              UnaryPlan *plan,
+              GError **error)
+{
+  gboolean floating = dl_dtype_is_floating_point (dtype);
+
+  *plan = UNARY_KERNEL;
+  *cdt = *rdt = dtype;
+  switch (op->rule)
+    {
+      case DL_POINTWISE_RULE_FLOAT:
+        if (!floating)
+          *cdt = *rdt = dl_get_default_dtype ();
+        break;
+      case DL_POINTWISE_RULE_STRICT:
+        if (!floating)
+          goto unsupported;
+        break;
+      case DL_POINTWISE_RULE_KEEP:
+        if (dtype == DL_DTYPE_BOOL)
+          {
+            g_set_error (
+                error, DL_ERROR, DL_ERROR_DTYPE, "%s: not supported for bool tensors%s", op->name,
+                op->kernel == DL_UNARY_NEG ? "; use the `~` or `logical_not()` operator instead"
+                                           : "");
+            return FALSE;
+          }
+        break;
+      case DL_POINTWISE_RULE_ROUNDING:
+        if (dtype == DL_DTYPE_BOOL)
+          goto unsupported;
+        if (!floating)
+          *plan = UNARY_COPY;
+        break;
+      case DL_POINTWISE_RULE_NAN_TO_NUM:
+        if (!floating)
+          *plan = UNARY_COPY;
+        break;
+      case DL_POINTWISE_RULE_SIGN:
+        break;
+      case DL_POINTWISE_RULE_PREDICATE:
+        *rdt = DL_DTYPE_BOOL;
+        if (!floating)
+          *plan = UNARY_CONSTANT;
+        break;
+      case DL_POINTWISE_RULE_BITWISE:
+        if (floating)
+          {
+            g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                         "%s: only integer and bool tensors are supported, not %s", op->name,
+                         dl_dtype_get_name (dtype));
+            return FALSE;
+          }
+        break;
+      default:
+        g_assert_not_reached ();
+    }
+  if (dl_dtype_is_half (*cdt))
+    *cdt = DL_DTYPE_FLOAT32;
+  return TRUE;
+
+unsupported:
+  g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: not supported for %s tensors", op->name,
+               dl_dtype_get_name (dtype));
+  return FALSE;
+}
+
+/* Runs @op's kernel on @x: into @into when it has the kernel's output
+ * dtype (returning @into, not a new reference), else into a new tensor. */
+static DlTensor *
+unary_kernel (const DlPointwiseOp *op,
+              DlTensor *x,
+              DlDType cdt,
+              DlDType rdt,
+              const gdouble *params,
+              DlTensor *into,
+              GError **error)
+{
+  DlDType odt = op->rule == DL_POINTWISE_RULE_PREDICATE ? DL_DTYPE_BOOL : cdt;
+  g_autoptr (DlTensor) cx = NULL;
+  g_autoptr (DlTensor) out = NULL;
+  DlTensor *ops[2];
+  DlBackendContext *ctx;
+  DlIter iter;
+
+  if (!(ctx = params ? DL_TENSOR_BACKEND (x, unary_params, op->name, error)
+                     : DL_TENSOR_BACKEND (x, unary, op->name, error))
+      || !(cx = dl_cast_nograd (x, cdt, error)))
+    return NULL;
+  if (into && into->dtype == odt)
+    out = g_object_ref (into);
+  else if (!(out = dl_empty_like_layout (x, odt, x->sizes, x->ndim, error)))
+    return NULL;
+  ops[0] = out;
+  ops[1] = cx;
+  dl_iter_init (&iter, 2, ops, x->sizes, x->ndim);
+  if (params)
+    ctx->backend->unary_params (ctx, op->kernel, &iter, cdt, params);
+  else
+    ctx->backend->unary (ctx, op->kernel, &iter, cdt);
+  if (out == into)
+    return into;
+  return finish_dtype (g_steal_pointer (&out), rdt, error);
+}
+
+/* a bool tensor of @t's shape filled with @value */
+static DlTensor *
+constant_bool (DlTensor *t, gboolean value, GError **error)
+{
+  DlBackendContext *ctx;
+  DlTensor *out;
+  DlIter iter;
+
+  if (!(ctx = DL_TENSOR_BACKEND (t, fill, "fill", error))
+      || !(out = dl_tensor_new_empty_internal (dl_tensor_device (t), DL_DTYPE_BOOL, t->sizes,
+                                               t->ndim, error)))
+    return NULL;
+  dl_iter_init (&iter, 1, &out, t->sizes, t->ndim);
+  ctx->backend->fill (ctx, &iter, DL_DTYPE_BOOL, value ? 1.0 : 0.0);
+  return out;
+}
+
+DlTensor *
+dl_pointwise_unary_params (const DlPointwiseOp *op,
+                           DlTensor *self,
+                           const gdouble *params,
+                           GError **error)
+{
+  DlDType cdt, rdt;
+  UnaryPlan plan;
+  DlTensor *out;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!unary_dtypes (op, self->dtype, &cdt, &rdt, &plan, error))
+    return NULL;
+  if (plan == UNARY_COPY)
+    return dl_tensor_clone (self, error);
+  if (plan == UNARY_CONSTANT)
+    return constant_bool (self, op->kernel == DL_UNARY_ISFINITE, error);
+  if (!(out = unary_kernel (op, self, cdt, rdt, params, NULL, error)))
+    return NULL;
+  record (op, self, NULL, 1.0, out);
+  return out;
+}
+
+DlTensor *
+dl_pointwise_unary (DlPointwiseOpId id, DlTensor *self, GError **error)
+{
+  return dl_pointwise_unary_params (&dl_pointwise_ops[id], self, NULL, error);
+}
+
+/* the in-place protocol's compute step (dl_inplace_run) for a unary op */
+static DlTensor *
+unary_compute (DlTensor *self, gpointer data, DlTensor *into, GError **error)
+{
+  const DlPointwiseOp *op = data;
+  DlDType cdt, rdt;
+  UnaryPlan plan;
+  DlTensor *out;
+
+  if (into == NULL)
+    return dl_pointwise_unary_params (op, self, NULL, error);
+  /* in place without history: the checks are done */
+  unary_dtypes (op, self->dtype, &cdt, &rdt, &plan, NULL);
+  if (plan == UNARY_COPY) /* integers rounded: nothing changes */
+    return into;
+  /* into itself when the kernel's output dtype is into's, else a new
+   * tensor the protocol copies in */
+  if ((out = unary_kernel (op, self, cdt, rdt, NULL, into, error)) == into)
+    dl_storage_bump_version (into->storage);
+  return out;
+}
+
+DlTensor *
+dl_pointwise_unary_ (DlPointwiseOpId id, DlTensor *self, GError **error)
+{
+  const DlPointwiseOp *op = &dl_pointwise_ops[id];
+  DlDType cdt, rdt;
+  UnaryPlan plan;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!unary_dtypes (op, self->dtype, &cdt, &rdt, &plan, error)
+      || !check_castable (op->name, rdt, self->dtype, error)
+      || !dl_check_no_internal_overlap (op->inplace_name, self, error))
+    return NULL;
+  return dl_inplace_run (op->inplace_name, self, 0, NULL, op->saves & DL_POINTWISE_SAVES_SELF,
+                         unary_compute, (gpointer)op, error);
+}
+
+/* ---- binary ops ------------------------------------------------------------------- */
+
+/* whether the integer tensor @b has a zero element */
+static gboolean
+has_zero (DlTensor *b, gboolean *result, GError **error)
+{
+  g_autoptr (DlTensor) z = dl_tensor_eq_scalar (b, 0, error);
+  g_autoptr (DlTensor) n = z ? dl_tensor_sum (z, error) : NULL;
+  GError *local = NULL;
+  gdouble count;
+
+  if (n == NULL)
+    return FALSE;
+  count = dl_tensor_item (n, &local);
+  if (local)
+    {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  *result = count > 0;
+  return TRUE;
+}
+
+/* The dtypes of @op on @a and @b: it computes in *cdt and gives *rdt. */
+static gboolean
+binary_dtypes (const DlPointwiseOp *op,
+               DlTensor *a,
+               DlTensor *b,
+               DlDType *cdt,
+               DlDType *rdt,
+               GError **error)
+{
+  DlDType r = dl_result_type (a, b);
+
+  switch (op->rule)
+    {
+      case DL_POINTWISE_RULE_ARITH:
+        if (op->kernel == DL_BINARY_SUB && (a->dtype == DL_DTYPE_BOOL || b->dtype == DL_DTYPE_BOOL))
+          {
+            g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                         "sub: subtraction, the `-` operator, with %s bool tensor%s is not "
+                         "supported. If you are trying to invert a mask, use the `~` or "
+                         "`logical_not()` operator instead.",
+                         a->dtype == b->dtype ? "two" : "a", a->dtype == b->dtype ? "s" : "");
+            return FALSE;
+          }
+        break;
+      case DL_POINTWISE_RULE_DIV:
+      case DL_POINTWISE_RULE_FLOAT:
+        if (!dl_dtype_is_floating_point (r))
+          r = dl_get_default_dtype ();
+        break;
+      case DL_POINTWISE_RULE_COMPARE:
+        break;
+      case DL_POINTWISE_RULE_POWER:
+      case DL_POINTWISE_RULE_INT_DIVISION:
+        if (r == DL_DTYPE_BOOL)
+          {
+            g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: not supported for bool tensors",
+                         op->name);
+            return FALSE;
+          }
+        break;
+      case DL_POINTWISE_RULE_BITWISE:
+        if (dl_dtype_is_floating_point (r))
+          {
+            g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                         "%s: only integer and bool tensors are supported, not %s", op->name,
+                         dl_dtype_get_name (r));
+            return FALSE;
+          }
+        break;
+      default:
+        g_assert_not_reached ();
+    }
+  *rdt = op->rule == DL_POINTWISE_RULE_COMPARE ? DL_DTYPE_BOOL : r;
+  *cdt = dl_dtype_is_half (r) ? DL_DTYPE_FLOAT32 : r;
+  return TRUE;
+}
+
+/* The value checks integer kernels need: no integer division by zero, no
+ * negative power of an integer (PyTorch refuses both). */
+static gboolean
+binary_values (const DlPointwiseOp *op, DlDType cdt, DlTensor *cb, DlTensor *b, GError **error)
+{
+  if (dl_dtype_is_floating_point (cdt))
+    return TRUE;
+  if (op->rule == DL_POINTWISE_RULE_INT_DIVISION)
+    {
+      gboolean zero = FALSE;
+
+      if (!has_zero (cb, &zero, error))
+        return FALSE;
+      if (zero)
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                       "ZeroDivisionError: %s: integer division by zero", op->name);
+          return FALSE;
+        }
+    }
+  if (op->rule == DL_POINTWISE_RULE_POWER && b->is_wrapped_number)
+    {
+      GError *local = NULL;
+      gdouble e = dl_tensor_item (b, &local);
+
+      if (local)
+        {
+          g_propagate_error (error, local);
+          return FALSE;
+        }
+      if (e < 0)
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                       "pow: Integers to negative integer powers are not allowed (exponent %g).",
+                       e);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* Computes op (a, b) into a new tensor (transfer full), or into @into when
+ * given (its shape is the broadcast shape; returns @into itself, transfer
+ * none). @known (nullable) holds the compute and result dtypes when the
+ * caller has worked them out already. Records autograd for a new tensor. */
+static DlTensor *
+binary_run (const DlPointwiseOp *op,
+            DlTensor *a,
+            DlTensor *b,
+            gdouble alpha,
+            DlTensor *into,
+            const DlDType *known,
+            GError **error)
+{
   gint64 shape[DL_MAX_DIMS];
   gint ndim;
-  DlDType cdt, rdt;
+  DlDType cdt, rdt, odt;
   g_autoptr (DlTensor) ca = NULL;
   g_autoptr (DlTensor) cb = NULL;
   g_autoptr (DlTensor) out = NULL;
@@ -190,40 +643,32 @@ binary_op (DlBinaryOp op, DlTensor *a, DlTensor *b, gdouble alpha, DlTensor *int
   DlIter iter;
 
   g_return_val_if_fail (DL_IS_TENSOR (a) && DL_IS_TENSOR (b), NULL);
-  if (!dl_check_same_device (name, a, b, error)
-      || !dl_broadcast_shapes (name, a->sizes, a->ndim, b->sizes, b->ndim, shape, &ndim, error))
+  if (!dl_check_same_device (op->name, a, b, error)
+      || !dl_broadcast_shapes (op->name, a->sizes, a->ndim, b->sizes, b->ndim, shape, &ndim, error))
     return NULL;
-  cdt = compute_dtype (op, a, b, &rdt);
-  if (op == DL_BINARY_SUB && (a->dtype == DL_DTYPE_BOOL || b->dtype == DL_DTYPE_BOOL))
+  if (known)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
-                   "sub: subtraction, the `-` operator, with %s bool tensor%s is not "
-                   "supported. If you are trying to invert a mask, use the `~` or "
-                   "`logical_not()` operator instead.",
-                   a->dtype == b->dtype ? "two" : "a", a->dtype == b->dtype ? "s" : "");
-      return NULL;
+      cdt = known[0];
+      rdt = known[1];
     }
-  if (cdt == DL_DTYPE_BOOL && !DL_BINARY_IS_COMPARISON (op) && op != DL_BINARY_ADD
-      && op != DL_BINARY_MUL && op != DL_BINARY_MAXIMUM && op != DL_BINARY_MINIMUM)
-    cdt = DL_DTYPE_INT64;
-
-  if (!(ctx = DL_TENSOR_BACKEND (a, binary, name, error))
-      || (into && !DL_TENSOR_BACKEND (a, copy, name, error))
-      || !(ca = cast_through (a, rdt, cdt, error)) || !(cb = cast_through (b, rdt, cdt, error)))
+  else if (!binary_dtypes (op, a, b, &cdt, &rdt, error))
+    return NULL;
+  if (!(ctx = DL_TENSOR_BACKEND (a, binary, op->name, error))
+      || (into && !DL_TENSOR_BACKEND (a, copy, op->name, error))
+      || !(ca = cast_through (a, rdt, cdt, error)) || !(cb = cast_through (b, rdt, cdt, error))
+      || !binary_values (op, cdt, cb, b, error))
     return NULL;
 
-  if (into && into->dtype == (DL_BINARY_IS_COMPARISON (op) ? DL_DTYPE_BOOL : cdt))
+  odt = op->rule == DL_POINTWISE_RULE_COMPARE ? DL_DTYPE_BOOL : cdt;
+  if (into && into->dtype == odt)
     out = g_object_ref (into);
-  else if (!(out = dl_empty_like_layout (a->ndim == ndim ? a : b,
-                                         DL_BINARY_IS_COMPARISON (op) ? DL_DTYPE_BOOL : cdt, shape,
-                                         ndim, error)))
+  else if (!(out = dl_empty_like_layout (a->ndim == ndim ? a : b, odt, shape, ndim, error)))
     return NULL;
-
   ops[0] = out;
   ops[1] = ca;
   ops[2] = cb;
   dl_iter_init (&iter, 3, ops, shape, ndim);
-  ctx->backend->binary (ctx, op, &iter, cdt, alpha);
+  ctx->backend->binary (ctx, op->kernel, &iter, cdt, alpha);
 
   if (into)
     {
@@ -234,703 +679,105 @@ binary_op (DlBinaryOp op, DlTensor *a, DlTensor *b, gdouble alpha, DlTensor *int
           ctx->backend->copy (ctx, &iter, into->dtype, out->dtype);
         }
       dl_storage_bump_version (into->storage);
-      return g_object_ref (into);
+      return into;
     }
-
-  if (rdt != out->dtype)
-    {
-      DlTensor *r = dl_cast_nograd (out, rdt, error);
-      g_object_unref (out);
-      out = r;
-      if (out == NULL)
-        return NULL;
-    }
-
-  if (!DL_BINARY_IS_COMPARISON (op) && dl_autograd_any_requires (2, (DlTensor *[]){ a, b }))
-    {
-      g_autoptr (DlNode) node
-          = dl_node_new_for_op (binary_nodes[op], binary_backward, 2, (DlTensor *[]){ a, b });
-      DlNodeData *d = dl_node_data (node);
-
-      d->ints[0] = op;
-      d->scalars[0] = alpha;
-      if (op == DL_BINARY_MUL || op == DL_BINARY_DIV || op == DL_BINARY_MAXIMUM
-          || op == DL_BINARY_MINIMUM)
-        {
-          dl_node_save (node, a, FALSE);
-          dl_node_save (node, b, FALSE);
-        }
-      dl_node_set_output (node, out, 0);
-    }
+  if (!(out = finish_dtype (g_steal_pointer (&out), rdt, error)))
+    return NULL;
+  record (op, a, b, alpha, out);
   return g_steal_pointer (&out);
 }
 
-/* Gradient of maximum/minimum: to the larger (smaller) input; ties split. */
-static DlTensor *
-extremum_mask (DlTensor *x, DlTensor *y, gboolean max, GError **error)
+DlTensor *
+dl_pointwise_binary (DlPointwiseOpId id,
+                     DlTensor *self,
+                     DlTensor *other,
+                     gdouble alpha,
+                     GError **error)
 {
-  g_autoptr (DlTensor) strict = max ? dl_tensor_gt (x, y, error) : dl_tensor_lt (x, y, error);
-  g_autoptr (DlTensor) tie = NULL;
-  g_autoptr (DlTensor) fs = NULL;
-  g_autoptr (DlTensor) ft = NULL;
-
-  if (!strict || !(tie = dl_tensor_eq (x, y, error)))
-    return NULL;
-  if (!(fs = dl_tensor_to_dtype (strict, x->dtype, error))
-      || !(ft = dl_tensor_to_dtype (tie, x->dtype, error)))
-    return NULL;
-  return dl_tensor_add_scaled (fs, ft, 0.5, error);
+  return binary_run (&dl_pointwise_ops[id], self, other, alpha, NULL, NULL, error);
 }
 
-static gboolean
-binary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+DlTensor *
+dl_pointwise_binary_scalar (DlPointwiseOpId id,
+                            DlTensor *self,
+                            gdouble other,
+                            gboolean reflected,
+                            GError **error)
 {
-  DlNodeData *d = dl_node_data (node);
-  DlBinaryOp op = d->ints[0];
-  DlTensor *g = go[0];
-  DlTensor *a = NULL, *b = NULL;
-  g_autoptr (DlTensor) ga = NULL;
-  g_autoptr (DlTensor) gb = NULL;
+  g_autoptr (DlTensor) s = NULL;
 
-  if (op == DL_BINARY_MUL || op == DL_BINARY_DIV || op == DL_BINARY_MAXIMUM
-      || op == DL_BINARY_MINIMUM)
-    {
-      TRY (a = dl_node_get_saved (node, 0, error));
-      TRY (b = dl_node_get_saved (node, 1, error));
-    }
-  switch (op)
-    {
-      case DL_BINARY_ADD:
-      case DL_BINARY_SUB:
-        if (dl_node_needs_input_grad (node, 0))
-          ga = g_object_ref (g);
-        if (dl_node_needs_input_grad (node, 1))
-          TRY (gb = dl_tensor_mul_scalar (g, op == DL_BINARY_ADD ? d->scalars[0] : -d->scalars[0],
-                                          error));
-        break;
-      case DL_BINARY_MUL:
-        if (dl_node_needs_input_grad (node, 0))
-          TRY (ga = dl_tensor_mul (g, b, error));
-        if (dl_node_needs_input_grad (node, 1))
-          TRY (gb = dl_tensor_mul (g, a, error));
-        break;
-      case DL_BINARY_DIV:
-        if (dl_node_needs_input_grad (node, 0))
-          TRY (ga = dl_tensor_div (g, b, error));
-        if (dl_node_needs_input_grad (node, 1))
-          {
-            /* d(a/b)/db = -a / b^2 */
-            g_autoptr (DlTensor) t1 = dl_tensor_mul (g, a, error);
-            g_autoptr (DlTensor) t2 = t1 ? dl_tensor_div (t1, b, error) : NULL;
-            g_autoptr (DlTensor) t3 = t2 ? dl_tensor_div (t2, b, error) : NULL;
-            TRY (t3);
-            TRY (gb = dl_tensor_neg (t3, error));
-          }
-        break;
-      case DL_BINARY_MAXIMUM:
-      case DL_BINARY_MINIMUM:
-        {
-          gboolean max = op == DL_BINARY_MAXIMUM;
-          if (dl_node_needs_input_grad (node, 0))
-            {
-              g_autoptr (DlTensor) m = extremum_mask (a, b, max, error);
-              TRY (m);
-              TRY (ga = dl_tensor_mul (g, m, error));
-            }
-          if (dl_node_needs_input_grad (node, 1))
-            {
-              g_autoptr (DlTensor) m = extremum_mask (b, a, max, error);
-              TRY (m);
-              TRY (gb = dl_tensor_mul (g, m, error));
-            }
-        }
-        break;
-      default:
-        g_assert_not_reached ();
-    }
-  if (ga)
-    TRY (gi[0] = dl_sum_to (ga, d->inputs[0].sizes, d->inputs[0].ndim, error));
-  if (gb)
-    TRY (gi[1] = dl_sum_to (gb, d->inputs[1].sizes, d->inputs[1].ndim, error));
-  return TRUE;
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  s = dl_wrapped_scalar (other);
+  if (reflected)
+    return binary_run (&dl_pointwise_ops[id], s, self, 1.0, NULL, NULL, error);
+  return binary_run (&dl_pointwise_ops[id], self, s, 1.0, NULL, NULL, error);
 }
 
-/* An in-place op: checks, then either writes straight into @self (no
- * autograd involved) or computes out of place and takes the result over,
- * data and history, so that autograd sees the new value. */
-static DlTensor *
-inplace_op (DlBinaryOp op, DlTensor *self, DlTensor *other, gdouble alpha, GError **error)
+typedef struct
 {
-  const gchar *name = binary_names[op];
+  const DlPointwiseOp *op;
+  DlTensor *other;
+  gdouble alpha;
+  DlDType dtypes[2]; /* compute, result */
+} BinaryOperand;
+
+/* the in-place protocol's compute step for a binary op: straight into
+ * self, the dtypes known; or out of place on an alias */
+static DlTensor *
+binary_compute (DlTensor *self, gpointer data, DlTensor *into, GError **error)
+{
+  BinaryOperand *b = data;
+
+  return binary_run (b->op, self, b->other, b->alpha, into, into ? b->dtypes : NULL, error);
+}
+
+DlTensor *
+dl_pointwise_binary_ (DlPointwiseOpId id,
+                      DlTensor *self,
+                      DlTensor *other,
+                      gdouble alpha,
+                      GError **error)
+{
+  const DlPointwiseOp *op = &dl_pointwise_ops[id];
+  const gchar *name = op->inplace_name;
+  BinaryOperand b = { op, other, alpha };
   gint64 shape[DL_MAX_DIMS];
   gint ndim;
-  DlDType rdt;
 
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
-  if (!dl_broadcast_shapes (name, self->sizes, self->ndim, other->sizes, other->ndim, shape, &ndim,
-                            error))
+  if (!dl_broadcast_shapes (op->name, self->sizes, self->ndim, other->sizes, other->ndim, shape,
+                            &ndim, error))
     return NULL;
   if (ndim != self->ndim || memcmp (shape, self->sizes, ndim * sizeof (gint64)) != 0)
     {
       g_autofree gchar *s = dl_shape_to_string (self->sizes, self->ndim);
       g_autofree gchar *bs = dl_shape_to_string (shape, ndim);
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "%s_: output with shape %s doesn't match the broadcast shape %s", name, s, bs);
+                   "%s_: output with shape %s doesn't match the broadcast shape %s", op->name, s,
+                   bs);
       return NULL;
     }
   if (!dl_check_no_internal_overlap (name, self, error)
-      || !dl_check_no_partial_overlap (name, self, other, error))
+      || !dl_check_no_partial_overlap (name, self, other, error)
+      || !dl_check_same_device (name, self, other, error)
+      || !binary_dtypes (op, self, other, &b.dtypes[0], &b.dtypes[1], error)
+      || !check_castable (op->name, b.dtypes[1], self->dtype, error))
     return NULL;
-  compute_dtype (op, self, other, &rdt);
-  if (dl_dtype_is_floating_point (rdt) && !dl_dtype_is_floating_point (self->dtype))
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
-                   "%s_: result type %s can't be cast to the desired output type %s", name,
-                   dl_dtype_get_name (rdt), dl_dtype_get_name (self->dtype));
-      return NULL;
-    }
-  if (!dl_inplace_wants_history (self, 1, &other))
-    return binary_op (op, self, other, alpha, self, error);
-
-  {
-    /* alias carries self's current history into the out-of-place op; an
-     * op whose gradient needs self's old values gets a copy of them */
-    g_autofree gchar *op_name = g_strconcat (name, "_", NULL);
-    g_autoptr (DlTensor) alias = NULL;
-    g_autoptr (DlTensor) result = NULL;
-
-    if (!dl_inplace_check_history (op_name, self, error))
-      return NULL;
-    if (op == DL_BINARY_ADD || op == DL_BINARY_SUB)
-      alias = dl_inplace_alias (self);
-    else if (!(alias = dl_tensor_clone (self, error)))
-      return NULL;
-    if (!(result = binary_op (op, alias, other, alpha, NULL, error)))
-      return NULL;
-    return dl_inplace_commit (op_name, self, result, error);
-  }
+  return dl_inplace_run (name, self, 1, &other, op->saves & DL_POINTWISE_SAVES_SELF, binary_compute,
+                         &b, error);
 }
 
-static DlTensor *
-scalar_tensor_for (DlTensor *self, gdouble value)
-{
-  return dl_wrapped_scalar (value);
-}
-
-#define DEFINE_BINARY_PUBLIC(name, OP, what)                                                       \
-  DlTensor *dl_tensor_##name (DlTensor *self, DlTensor *other, GError **error)                     \
-  {                                                                                                \
-    return binary_op (OP, self, other, 1.0, NULL, error);                                          \
-  }                                                                                                \
-  DlTensor *dl_tensor_##name##_scalar (DlTensor *self, gdouble other, GError **error)              \
-  {                                                                                                \
-    g_autoptr (DlTensor) s = NULL;                                                                 \
-    g_return_val_if_fail (DL_IS_TENSOR (self), NULL);                                              \
-    s = scalar_tensor_for (self, other);                                                           \
-    return binary_op (OP, self, s, 1.0, NULL, error);                                              \
-  }
-
-/**
- * dl_tensor_add:
- * @self: a #DlTensor
- * @other: a #DlTensor broadcastable with @self
- * @error: return location for a #GError
- *
- * Computes self + other elementwise, broadcasting both operands and promoting
- * their dtypes as PyTorch does.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-/**
- * dl_tensor_add_scalar:
- * @self: a #DlTensor
- * @other: a number
- * @error: return location for a #GError
- *
- * Computes self + other elementwise with a number as @other. The number does
- * not widen the tensor's dtype, except that a fractional number next to an
- * integer tensor gives the default float dtype.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_BINARY_PUBLIC (add, DL_BINARY_ADD, "self + other")
-/**
- * dl_tensor_sub:
- * @self: a #DlTensor
- * @other: a #DlTensor broadcastable with @self
- * @error: return location for a #GError
- *
- * Computes self - other elementwise, broadcasting both operands and promoting
- * their dtypes as PyTorch does.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-/**
- * dl_tensor_sub_scalar:
- * @self: a #DlTensor
- * @other: a number
- * @error: return location for a #GError
- *
- * Computes self - other elementwise with a number as @other. The number does
- * not widen the tensor's dtype, except that a fractional number next to an
- * integer tensor gives the default float dtype.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_BINARY_PUBLIC (sub, DL_BINARY_SUB, "self - other")
-/**
- * dl_tensor_mul:
- * @self: a #DlTensor
- * @other: a #DlTensor broadcastable with @self
- * @error: return location for a #GError
- *
- * Computes self * other elementwise, broadcasting both operands and promoting
- * their dtypes as PyTorch does.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-/**
- * dl_tensor_mul_scalar:
- * @self: a #DlTensor
- * @other: a number
- * @error: return location for a #GError
- *
- * Computes self * other elementwise with a number as @other. The number does
- * not widen the tensor's dtype, except that a fractional number next to an
- * integer tensor gives the default float dtype.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_BINARY_PUBLIC (mul, DL_BINARY_MUL, "self * other")
-/**
- * dl_tensor_div:
- * @self: a #DlTensor
- * @other: a #DlTensor broadcastable with @self
- * @error: return location for a #GError
- *
- * Computes the true quotient self / other elementwise, broadcasting both operands and promoting
- * their dtypes as PyTorch does.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-/**
- * dl_tensor_div_scalar:
- * @self: a #DlTensor
- * @other: a number
- * @error: return location for a #GError
- *
- * Computes the true quotient self / other elementwise with a number as @other. The number does
- * not widen the tensor's dtype, except that a fractional number next to an
- * integer tensor gives the default float dtype.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_BINARY_PUBLIC (div, DL_BINARY_DIV, "the true quotient self / other")
-/**
- * dl_tensor_eq:
- * @self: a #DlTensor
- * @other: a #DlTensor broadcastable with @self
- * @error: return location for a #GError
- *
- * Computes self == other as bool elementwise, broadcasting both operands and promoting
- * their dtypes as PyTorch does.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-/**
- * dl_tensor_eq_scalar:
- * @self: a #DlTensor
- * @other: a number
- * @error: return location for a #GError
- *
- * Computes self == other as bool elementwise with a number as @other. The number does
- * not widen the tensor's dtype, except that a fractional number next to an
- * integer tensor gives the default float dtype.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_BINARY_PUBLIC (eq, DL_BINARY_EQ, "self == other as bool")
-/**
- * dl_tensor_ne:
- * @self: a #DlTensor
- * @other: a #DlTensor broadcastable with @self
- * @error: return location for a #GError
- *
- * Computes self != other as bool elementwise, broadcasting both operands and promoting
- * their dtypes as PyTorch does.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-/**
- * dl_tensor_ne_scalar:
- * @self: a #DlTensor
- * @other: a number
- * @error: return location for a #GError
- *
- * Computes self != other as bool elementwise with a number as @other. The number does
- * not widen the tensor's dtype, except that a fractional number next to an
- * integer tensor gives the default float dtype.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_BINARY_PUBLIC (ne, DL_BINARY_NE, "self != other as bool")
-/**
- * dl_tensor_lt:
- * @self: a #DlTensor
- * @other: a #DlTensor broadcastable with @self
- * @error: return location for a #GError
- *
- * Computes self < other as bool elementwise, broadcasting both operands and promoting
- * their dtypes as PyTorch does.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-/**
- * dl_tensor_lt_scalar:
- * @self: a #DlTensor
- * @other: a number
- * @error: return location for a #GError
- *
- * Computes self < other as bool elementwise with a number as @other. The number does
- * not widen the tensor's dtype, except that a fractional number next to an
- * integer tensor gives the default float dtype.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_BINARY_PUBLIC (lt, DL_BINARY_LT, "self < other as bool")
-/**
- * dl_tensor_le:
- * @self: a #DlTensor
- * @other: a #DlTensor broadcastable with @self
- * @error: return location for a #GError
- *
- * Computes self <= other as bool elementwise, broadcasting both operands and promoting
- * their dtypes as PyTorch does.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-/**
- * dl_tensor_le_scalar:
- * @self: a #DlTensor
- * @other: a number
- * @error: return location for a #GError
- *
- * Computes self <= other as bool elementwise with a number as @other. The number does
- * not widen the tensor's dtype, except that a fractional number next to an
- * integer tensor gives the default float dtype.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_BINARY_PUBLIC (le, DL_BINARY_LE, "self <= other as bool")
-/**
- * dl_tensor_gt:
- * @self: a #DlTensor
- * @other: a #DlTensor broadcastable with @self
- * @error: return location for a #GError
- *
- * Computes self > other as bool elementwise, broadcasting both operands and promoting
- * their dtypes as PyTorch does.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-/**
- * dl_tensor_gt_scalar:
- * @self: a #DlTensor
- * @other: a number
- * @error: return location for a #GError
- *
- * Computes self > other as bool elementwise with a number as @other. The number does
- * not widen the tensor's dtype, except that a fractional number next to an
- * integer tensor gives the default float dtype.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_BINARY_PUBLIC (gt, DL_BINARY_GT, "self > other as bool")
-/**
- * dl_tensor_ge:
- * @self: a #DlTensor
- * @other: a #DlTensor broadcastable with @self
- * @error: return location for a #GError
- *
- * Computes self >= other as bool elementwise, broadcasting both operands and promoting
- * their dtypes as PyTorch does.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-/**
- * dl_tensor_ge_scalar:
- * @self: a #DlTensor
- * @other: a number
- * @error: return location for a #GError
- *
- * Computes self >= other as bool elementwise with a number as @other. The number does
- * not widen the tensor's dtype, except that a fractional number next to an
- * integer tensor gives the default float dtype.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_BINARY_PUBLIC (ge, DL_BINARY_GE, "self >= other as bool")
-
-/**
- * dl_tensor_maximum:
- * @self: a #DlTensor
- * @other: a #DlTensor broadcastable with @self
- * @error: return location for a #GError
- *
- * The elementwise maximum; NaN wins.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
 DlTensor *
-dl_tensor_maximum (DlTensor *self, DlTensor *other, GError **error)
-{
-  return binary_op (DL_BINARY_MAXIMUM, self, other, 1.0, NULL, error);
-}
-
-/**
- * dl_tensor_minimum:
- * @self: a #DlTensor
- * @other: a #DlTensor broadcastable with @self
- * @error: return location for a #GError
- *
- * The elementwise minimum; NaN wins.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DlTensor *
-dl_tensor_minimum (DlTensor *self, DlTensor *other, GError **error)
-{
-  return binary_op (DL_BINARY_MINIMUM, self, other, 1.0, NULL, error);
-}
-
-/**
- * dl_tensor_add_scaled:
- * @self: a #DlTensor
- * @other: a #DlTensor broadcastable with @self
- * @alpha: the factor for @other
- * @error: return location for a #GError
- *
- * Computes self + alpha * other, as torch.add (self, other, alpha=alpha).
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DlTensor *
-dl_tensor_add_scaled (DlTensor *self, DlTensor *other, gdouble alpha, GError **error)
-{
-  return binary_op (DL_BINARY_ADD, self, other, alpha, NULL, error);
-}
-
-/**
- * dl_tensor_rsub_scalar:
- * @self: a #DlTensor
- * @other: a number
- * @error: return location for a #GError
- *
- * Computes other - self, for Python's `2 - t`.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DlTensor *
-dl_tensor_rsub_scalar (DlTensor *self, gdouble other, GError **error)
+dl_pointwise_binary_scalar_ (DlPointwiseOpId id, DlTensor *self, gdouble other, GError **error)
 {
   g_autoptr (DlTensor) s = NULL;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  s = scalar_tensor_for (self, other);
-  return binary_op (DL_BINARY_SUB, s, self, 1.0, NULL, error);
+  s = dl_wrapped_scalar (other);
+  return dl_pointwise_binary_ (id, self, s, 1.0, error);
 }
 
-/**
- * dl_tensor_rdiv_scalar:
- * @self: a #DlTensor
- * @other: a number
- * @error: return location for a #GError
- *
- * Computes other / self, for Python's `2 / t`.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DlTensor *
-dl_tensor_rdiv_scalar (DlTensor *self, gdouble other, GError **error)
-{
-  g_autoptr (DlTensor) s = NULL;
-
-  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  s = scalar_tensor_for (self, other);
-  return binary_op (DL_BINARY_DIV, s, self, 1.0, NULL, error);
-}
-
-#define DEFINE_INPLACE(name, OP, what)                                                             \
-  DlTensor *dl_tensor_##name##_ (DlTensor *self, DlTensor *other, GError **error)                  \
-  {                                                                                                \
-    return inplace_op (OP, self, other, 1.0, error);                                               \
-  }
-
-/**
- * dl_tensor_add_:
- * @self: a #DlTensor, written in place
- * @other: a #DlTensor that broadcasts to the shape of @self
- * @error: return location for a #GError
- *
- * In place, self = self + other.
- *
- * Returns: (transfer full): @self, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_INPLACE (add, DL_BINARY_ADD, "self + other")
-/**
- * dl_tensor_sub_:
- * @self: a #DlTensor, written in place
- * @other: a #DlTensor that broadcasts to the shape of @self
- * @error: return location for a #GError
- *
- * In place, self = self - other.
- *
- * Returns: (transfer full): @self, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_INPLACE (sub, DL_BINARY_SUB, "self - other")
-/**
- * dl_tensor_mul_:
- * @self: a #DlTensor, written in place
- * @other: a #DlTensor that broadcasts to the shape of @self
- * @error: return location for a #GError
- *
- * In place, self = self * other.
- *
- * Returns: (transfer full): @self, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_INPLACE (mul, DL_BINARY_MUL, "self * other")
-/**
- * dl_tensor_div_:
- * @self: a #DlTensor, written in place
- * @other: a #DlTensor that broadcasts to the shape of @self
- * @error: return location for a #GError
- *
- * In place, self = self / other.
- *
- * Returns: (transfer full): @self, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_INPLACE (div, DL_BINARY_DIV, "self / other")
-
-/**
- * dl_tensor_add_scaled_:
- * @self: a #DlTensor, written in place
- * @other: a #DlTensor that broadcasts to the shape of @self
- * @alpha: the factor for @other
- * @error: return location for a #GError
- *
- * In place, self = self + alpha * other (the optimizers' axpy).
- *
- * Returns: (transfer full): @self, or %NULL with @error set
- *
- * Since: 0.1
- */
-DlTensor *
-dl_tensor_add_scaled_ (DlTensor *self, DlTensor *other, gdouble alpha, GError **error)
-{
-  return inplace_op (DL_BINARY_ADD, self, other, alpha, error);
-}
-
-/**
- * dl_tensor_add_scalar_:
- * @self: a #DlTensor, written in place
- * @other: a number
- * @error: return location for a #GError
- *
- * In place, self = self + other.
- *
- * Returns: (transfer full): @self, or %NULL with @error set
- *
- * Since: 0.1
- */
-DlTensor *
-dl_tensor_add_scalar_ (DlTensor *self, gdouble other, GError **error)
-{
-  g_autoptr (DlTensor) s = NULL;
-
-  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  s = scalar_tensor_for (self, other);
-  return inplace_op (DL_BINARY_ADD, self, s, 1.0, error);
-}
-
-/**
- * dl_tensor_mul_scalar_:
- * @self: a #DlTensor, written in place
- * @other: a number
- * @error: return location for a #GError
- *
- * In place, self = self * other.
- *
- * Returns: (transfer full): @self, or %NULL with @error set
- *
- * Since: 0.1
- */
-DlTensor *
-dl_tensor_mul_scalar_ (DlTensor *self, gdouble other, GError **error)
-{
-  g_autoptr (DlTensor) s = NULL;
-
-  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  s = scalar_tensor_for (self, other);
-  return inplace_op (DL_BINARY_MUL, self, s, 1.0, error);
-}
+/* ---- fills and copies ----------------------------------------------------------- */
 
 /**
  * dl_tensor_fill_:
@@ -940,7 +787,7 @@ dl_tensor_mul_scalar_ (DlTensor *self, gdouble other, GError **error)
  *
  * Sets every element to @value.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -966,7 +813,7 @@ dl_tensor_fill_ (DlTensor *self, gdouble value, GError **error)
   dl_storage_bump_version (self->storage);
   if (holder)
     dl_inplace_take_history (self, holder);
-  return g_object_ref (self);
+  return self;
 }
 
 /**
@@ -976,7 +823,7 @@ dl_tensor_fill_ (DlTensor *self, gdouble value, GError **error)
  *
  * Sets every element to zero.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -994,7 +841,7 @@ dl_tensor_zero_ (DlTensor *self, GError **error)
  *
  * Copies the elements of @src into @self, converting dtypes.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -1036,256 +883,8 @@ dl_tensor_copy_ (DlTensor *self, DlTensor *src, GError **error)
   dl_storage_bump_version (self->storage);
   if (holder)
     dl_inplace_take_history (self, holder);
-  return g_object_ref (self);
+  return self;
 }
-
-/* ---- unary ops ---------------------------------------------------------- */
-
-static const struct
-{
-  const gchar *name;
-  const gchar *node;
-  gboolean floating_only; /* integer inputs are promoted to the default float */
-} unary_info[DL_N_UNARY_OPS] = {
-  [DL_UNARY_NEG] = { "neg", "NegBackward0", FALSE },
-  [DL_UNARY_EXP] = { "exp", "ExpBackward0", TRUE },
-  [DL_UNARY_LOG] = { "log", "LogBackward0", TRUE },
-  [DL_UNARY_RELU] = { "relu", "ReluBackward0", FALSE },
-  [DL_UNARY_ABS] = { "abs", "AbsBackward0", FALSE },
-  [DL_UNARY_SQRT] = { "sqrt", "SqrtBackward0", TRUE },
-  [DL_UNARY_TANH] = { "tanh", "TanhBackward0", TRUE },
-  [DL_UNARY_SIGMOID] = { "sigmoid", "SigmoidBackward0", TRUE },
-};
-
-static gboolean unary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error);
-
-static DlTensor *
-unary_op (DlUnaryOp op, DlTensor *x, GError **error)
-{
-  DlDType cdt = x->dtype, rdt = x->dtype;
-  g_autoptr (DlTensor) cx = NULL;
-  g_autoptr (DlTensor) out = NULL;
-  DlTensor *ops[2];
-  DlBackendContext *ctx;
-  DlIter iter;
-
-  g_return_val_if_fail (DL_IS_TENSOR (x), NULL);
-  if (x->dtype == DL_DTYPE_BOOL)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: not supported for bool tensors%s",
-                   unary_info[op].name,
-                   op == DL_UNARY_NEG ? "; use the `~` or `logical_not()` operator instead" : "");
-      return NULL;
-    }
-  if (!dl_dtype_is_floating_point (cdt) && unary_info[op].floating_only)
-    cdt = rdt = dl_get_default_dtype ();
-  if (cdt == DL_DTYPE_FLOAT16 || cdt == DL_DTYPE_BFLOAT16)
-    cdt = DL_DTYPE_FLOAT32;
-
-  if (!(ctx = DL_TENSOR_BACKEND (x, unary, unary_info[op].name, error))
-      || !(cx = dl_cast_nograd (x, cdt, error))
-      || !(out = dl_empty_like_layout (x, cdt, x->sizes, x->ndim, error)))
-    return NULL;
-  ops[0] = out;
-  ops[1] = cx;
-  dl_iter_init (&iter, 2, ops, x->sizes, x->ndim);
-  ctx->backend->unary (ctx, op, &iter, cdt);
-  if (rdt != cdt)
-    {
-      DlTensor *r = dl_cast_nograd (out, rdt, error);
-      g_object_unref (out);
-      if (!(out = r))
-        return NULL;
-    }
-
-  if (dl_autograd_any_requires (1, &x))
-    {
-      g_autoptr (DlNode) node = dl_node_new_for_op (unary_info[op].node, unary_backward, 1, &x);
-
-      dl_node_data (node)->ints[0] = op;
-      if (op == DL_UNARY_LOG || op == DL_UNARY_ABS)
-        dl_node_save (node, x, FALSE);
-      else if (op != DL_UNARY_NEG)
-        dl_node_save (node, out, TRUE);
-      dl_node_set_output (node, out, 0);
-    }
-  return g_steal_pointer (&out);
-}
-
-static DlTensor *
-mask_to (DlTensor *mask, DlDType dtype, GError **error)
-{
-  g_autoptr (DlTensor) m = mask;
-  return m ? dl_tensor_to_dtype (m, dtype, error) : NULL;
-}
-
-static gboolean
-unary_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
-{
-  DlUnaryOp op = dl_node_data (node)->ints[0];
-  DlTensor *g = go[0], *s = NULL;
-
-  if (op != DL_UNARY_NEG)
-    TRY (s = dl_node_get_saved (node, 0, error));
-  switch (op)
-    {
-      case DL_UNARY_NEG:
-        gi[0] = dl_tensor_neg (g, error);
-        break;
-      case DL_UNARY_EXP: /* s = exp (x) */
-        gi[0] = dl_tensor_mul (g, s, error);
-        break;
-      case DL_UNARY_LOG: /* s = x */
-        gi[0] = dl_tensor_div (g, s, error);
-        break;
-      case DL_UNARY_RELU: /* s = relu (x) */
-        {
-          g_autoptr (DlTensor) m = mask_to (dl_tensor_gt_scalar (s, 0, error), g->dtype, error);
-          TRY (m);
-          gi[0] = dl_tensor_mul (g, m, error);
-        }
-        break;
-      case DL_UNARY_ABS: /* s = x; sign (x) = (x > 0) - (x < 0) */
-        {
-          g_autoptr (DlTensor) pos = mask_to (dl_tensor_gt_scalar (s, 0, error), g->dtype, error);
-          g_autoptr (DlTensor) neg
-              = pos ? mask_to (dl_tensor_lt_scalar (s, 0, error), g->dtype, error) : NULL;
-          g_autoptr (DlTensor) sign = neg ? dl_tensor_sub (pos, neg, error) : NULL;
-          TRY (sign);
-          gi[0] = dl_tensor_mul (g, sign, error);
-        }
-        break;
-      case DL_UNARY_SQRT: /* s = sqrt (x); g / (2 s) */
-        {
-          g_autoptr (DlTensor) t = dl_tensor_div (g, s, error);
-          TRY (t);
-          gi[0] = dl_tensor_mul_scalar (t, 0.5, error);
-        }
-        break;
-      case DL_UNARY_TANH: /* s = tanh (x); g (1 - s^2) */
-        {
-          g_autoptr (DlTensor) s2 = dl_tensor_mul (s, s, error);
-          g_autoptr (DlTensor) d = s2 ? dl_tensor_rsub_scalar (s2, 1, error) : NULL;
-          TRY (d);
-          gi[0] = dl_tensor_mul (g, d, error);
-        }
-        break;
-      case DL_UNARY_SIGMOID: /* s = sigmoid (x); g s (1 - s) */
-        {
-          g_autoptr (DlTensor) d = dl_tensor_rsub_scalar (s, 1, error);
-          g_autoptr (DlTensor) sd = d ? dl_tensor_mul (s, d, error) : NULL;
-          TRY (sd);
-          gi[0] = dl_tensor_mul (g, sd, error);
-        }
-        break;
-      default:
-        g_assert_not_reached ();
-    }
-  return gi[0] != NULL;
-}
-
-#define DEFINE_UNARY_PUBLIC(name, OP, what)                                                        \
-  DlTensor *dl_tensor_##name (DlTensor *self, GError **error)                                      \
-  {                                                                                                \
-    return unary_op (OP, self, error);                                                             \
-  }
-
-/**
- * dl_tensor_neg:
- * @self: a #DlTensor
- * @error: return location for a #GError
- *
- * Computes -x elementwise.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (neg, DL_UNARY_NEG, "-x")
-/**
- * dl_tensor_exp:
- * @self: a #DlTensor
- * @error: return location for a #GError
- *
- * Computes e^x elementwise.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (exp, DL_UNARY_EXP, "e^x")
-/**
- * dl_tensor_log:
- * @self: a #DlTensor
- * @error: return location for a #GError
- *
- * Computes the natural logarithm elementwise.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (log, DL_UNARY_LOG, "the natural logarithm")
-/**
- * dl_tensor_relu:
- * @self: a #DlTensor
- * @error: return location for a #GError
- *
- * Computes max (x, 0) elementwise.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (relu, DL_UNARY_RELU, "max (x, 0)")
-/**
- * dl_tensor_abs:
- * @self: a #DlTensor
- * @error: return location for a #GError
- *
- * Computes |x| elementwise.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (abs, DL_UNARY_ABS, "|x|")
-/**
- * dl_tensor_sqrt:
- * @self: a #DlTensor
- * @error: return location for a #GError
- *
- * Computes the square root elementwise.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (sqrt, DL_UNARY_SQRT, "the square root")
-/**
- * dl_tensor_tanh:
- * @self: a #DlTensor
- * @error: return location for a #GError
- *
- * Computes the hyperbolic tangent elementwise.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (tanh, DL_UNARY_TANH, "the hyperbolic tangent")
-/**
- * dl_tensor_sigmoid:
- * @self: a #DlTensor
- * @error: return location for a #GError
- *
- * Computes 1 / (1 + e^-x) elementwise.
- *
- * Returns: (transfer full): the result, or %NULL with @error set
- *
- * Since: 0.1
- */
-DEFINE_UNARY_PUBLIC (sigmoid, DL_UNARY_SIGMOID, "1 / (1 + e^-x)")
 
 /* ---- dtype conversion and clone --------------------------------------- */
 

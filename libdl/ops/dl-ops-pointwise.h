@@ -1,4 +1,6 @@
-/* dl-ops-pointwise.h
+/* dl-ops-pointwise.h: elementwise ops. The ops of the table
+ * (dl-ops-pointwise.def) are declared in the generated
+ * dl-ops-pointwise-table.h; the rest here.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -10,54 +12,47 @@
 #endif
 
 #include "dl-tensor.h"
+#include "dl-ops-pointwise-table.h"
 
 G_BEGIN_DECLS
 
-DL_EXPORT DlTensor *dl_tensor_add (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *
-dl_tensor_add_scaled (DlTensor *self, DlTensor *other, gdouble alpha, GError **error);
-DL_EXPORT DlTensor *dl_tensor_sub (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_mul (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_div (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_maximum (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_minimum (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_eq (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_ne (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_lt (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_le (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_gt (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_ge (DlTensor *self, DlTensor *other, GError **error);
+/**
+ * DlOpFlags:
+ * @DL_OP_FLAGS_NONE: nothing: every op
+ * @DL_OP_FLAGS_UNARY: the op takes one tensor
+ * @DL_OP_FLAGS_BINARY: the op takes two tensors, broadcast together
+ * @DL_OP_FLAGS_DIFFERENTIABLE: the op records a gradient
+ * @DL_OP_FLAGS_COMPARISON: the op gives a bool tensor from two operands
+ * @DL_OP_FLAGS_INPLACE: there is `<name>_`, which writes into its first
+ *   operand (and `<name>_scalar_` when the op also has
+ *   %DL_OP_FLAGS_SCALAR)
+ * @DL_OP_FLAGS_SCALAR: there is `<name>_scalar`, with a number as the
+ *   second operand
+ * @DL_OP_FLAGS_REFLECTED: there is `r<name>_scalar`, with a number as the
+ *   first operand (Python's `2 - t`)
+ * @DL_OP_FLAGS_ALPHA: there is `<name>_scaled`, which multiplies the
+ *   second operand by a factor (torch.add's alpha)
+ *
+ * What an elementwise op of libdl's op table is and which variants of it
+ * exist; see dl_pointwise_op_names().
+ *
+ * Since: 0.1
+ */
+typedef enum /*< flags >*/
+{
+  DL_OP_FLAGS_NONE = 0,
+  DL_OP_FLAGS_UNARY = 1 << 0,
+  DL_OP_FLAGS_BINARY = 1 << 1,
+  DL_OP_FLAGS_DIFFERENTIABLE = 1 << 2,
+  DL_OP_FLAGS_COMPARISON = 1 << 3,
+  DL_OP_FLAGS_INPLACE = 1 << 4,
+  DL_OP_FLAGS_SCALAR = 1 << 5,
+  DL_OP_FLAGS_REFLECTED = 1 << 6,
+  DL_OP_FLAGS_ALPHA = 1 << 7,
+} DlOpFlags;
 
-DL_EXPORT DlTensor *dl_tensor_add_scalar (DlTensor *self, gdouble other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_sub_scalar (DlTensor *self, gdouble other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_rsub_scalar (DlTensor *self, gdouble other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_mul_scalar (DlTensor *self, gdouble other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_div_scalar (DlTensor *self, gdouble other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_rdiv_scalar (DlTensor *self, gdouble other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_eq_scalar (DlTensor *self, gdouble other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_ne_scalar (DlTensor *self, gdouble other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_lt_scalar (DlTensor *self, gdouble other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_le_scalar (DlTensor *self, gdouble other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_gt_scalar (DlTensor *self, gdouble other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_ge_scalar (DlTensor *self, gdouble other, GError **error);
+DL_EXPORT GStrv dl_pointwise_op_names (DlOpFlags flags);
 
-DL_EXPORT DlTensor *dl_tensor_neg (DlTensor *self, GError **error);
-DL_EXPORT DlTensor *dl_tensor_exp (DlTensor *self, GError **error);
-DL_EXPORT DlTensor *dl_tensor_log (DlTensor *self, GError **error);
-DL_EXPORT DlTensor *dl_tensor_relu (DlTensor *self, GError **error);
-DL_EXPORT DlTensor *dl_tensor_abs (DlTensor *self, GError **error);
-DL_EXPORT DlTensor *dl_tensor_sqrt (DlTensor *self, GError **error);
-DL_EXPORT DlTensor *dl_tensor_tanh (DlTensor *self, GError **error);
-DL_EXPORT DlTensor *dl_tensor_sigmoid (DlTensor *self, GError **error);
-
-DL_EXPORT DlTensor *dl_tensor_add_ (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *
-dl_tensor_add_scaled_ (DlTensor *self, DlTensor *other, gdouble alpha, GError **error);
-DL_EXPORT DlTensor *dl_tensor_sub_ (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_mul_ (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_div_ (DlTensor *self, DlTensor *other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_add_scalar_ (DlTensor *self, gdouble other, GError **error);
-DL_EXPORT DlTensor *dl_tensor_mul_scalar_ (DlTensor *self, gdouble other, GError **error);
 DL_EXPORT DlTensor *dl_tensor_fill_ (DlTensor *self, gdouble value, GError **error);
 DL_EXPORT DlTensor *dl_tensor_zero_ (DlTensor *self, GError **error);
 DL_EXPORT DlTensor *dl_tensor_copy_ (DlTensor *self, DlTensor *src, GError **error);

@@ -106,7 +106,9 @@ dl_check_no_partial_overlap (const gchar *op, DlTensor *out, DlTensor *input, GE
 /* The in-place protocol (dl-ops-inplace.c): refuse what autograd cannot
  * record, compute out of place on an alias carrying @self's history, then
  * write the result back into @self (casting), bump its version, and take
- * the result's history over when it has one. */
+ * the result's history over when it has one. In-place ops return @self
+ * itself, not a new reference (as g_string_append does), so commit does
+ * too. */
 gboolean dl_inplace_check_history (const gchar *op, DlTensor *self, GError **error);
 DlTensor *dl_inplace_alias (DlTensor *self);
 DlTensor *dl_inplace_commit (const gchar *op, DlTensor *self, DlTensor *result, GError **error);
@@ -114,6 +116,27 @@ void dl_inplace_take_history (DlTensor *self, DlTensor *holder);
 /* Whether an in-place write into @self must be recorded: grad is on and
  * @self's history (or its base's) or one of @others requires grad. */
 gboolean dl_inplace_wants_history (DlTensor *self, guint n_others, DlTensor **others);
+/* Computes an in-place op's values: from @src, into @into when it is not
+ * NULL and the op can (returning @into itself), else into a new tensor. */
+typedef DlTensor *(*DlInplaceCompute) (DlTensor *src,
+                                       gpointer data,
+                                       DlTensor *into,
+                                       GError **error);
+/* Runs an in-place op @name through the protocol: with nothing to record,
+ * @compute writes straight into @self (src and into are @self); otherwise
+ * it computes out of place from @self's alias carrying its history, or
+ * from a copy of its values when the op's gradient reads them
+ * (@needs_old_values), and the result, checked against @self's shape and
+ * dtype, is committed. @others are the op's other inputs. Returns @self
+ * (transfer none). */
+DlTensor *dl_inplace_run (const gchar *name,
+                          DlTensor *self,
+                          guint n_others,
+                          DlTensor **others,
+                          gboolean needs_old_values,
+                          DlInplaceCompute compute,
+                          gpointer data,
+                          GError **error);
 /* For writes that overwrite @self (with @src's values, or constants when
  * @src is NULL): a history holder, made before the write, to pass to
  * take_history after it. */

@@ -17,14 +17,28 @@ gboolean dl_reduce_dims_mask (const gchar *op,
                               gsize n,
                               gboolean *mask,
                               GError **error);
-/* Stores keepdim and the mask of reduced dims in a node: ints[0] and
- * ints[2 + i]. */
-void dl_reduce_save_mask (DlNodeData *d, gint ndim, gboolean keepdim, const gboolean *mask);
+/* What the backward of a reduction keeps: which of the input's dims were
+ * reduced, whether they were kept, a number, and the tensors it saved. */
+typedef struct
+{
+  gboolean keepdim;
+  gboolean mean;               /* sum's node: the gradient is scaled by param */
+  guint8 mask[DL_MAX_DIMS];    /* whether input dim i is reduced */
+  gdouble param;               /* mean: 1 / count; norm: p */
+  DlSavedTensor input, output; /* as each reduction needs */
+} DlReduceState;
+
+/* Gives @node a DlReduceState with keepdim and the mask of reduced dims. */
+DlReduceState *
+dl_reduce_state_new (DlNode *node, gint ndim, gboolean keepdim, const gboolean *mask);
+/* The reduced dims of the node's input, as a list; returns how many. */
+gint dl_reduce_node_dims (DlNode *node, gint *dims);
 /* @t, shaped like the output of the node's reduction, with the reduced
  * dims back as size 1. */
+DlTensor *dl_reduce_node_keepdim (DlNode *node, DlTensor *t, GError **error);
 /* Backward of a reduction over all elements that picks one value (max,
- * min, median): saved input 0 and output 1; ties share the gradient. */
+ * min, median): a DlReduceState with input and output saved; ties share
+ * the gradient. */
 gboolean dl_reduce_evenly_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error);
-DlTensor *dl_reduce_node_keepdim (DlNodeData *d, DlTensor *t, GError **error);
 
 G_END_DECLS

@@ -225,22 +225,17 @@ dl_sum_to (DlTensor *grad, const gint64 *shape, gint ndim, GError **error)
 static gboolean
 sum_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
-  DlNodeData *d = dl_node_data (node);
-  DlInputMeta *in = &d->inputs[0];
-  gboolean keepdim = d->ints[0];
-  gint64 kshape[DL_MAX_DIMS];
+  DlInputMeta *in = &dl_node_data (node)->inputs[0];
+  const DlReduceState *s = dl_node_state (node);
   g_autoptr (DlTensor) g = NULL;
   g_autoptr (DlTensor) e = NULL;
 
-  /* the gradient's shape with the reduced dims kept as 1 */
-  for (gint i = 0; i < in->ndim; i++)
-    kshape[i] = d->ints[2 + i] ? 1 : in->sizes[i];
-  if (!(g = keepdim ? g_object_ref (go[0]) : dl_tensor_reshape (go[0], kshape, in->ndim, error)))
+  if (!(g = dl_reduce_node_keepdim (node, go[0], error)))
     return FALSE;
   if (!(e = dl_tensor_expand (g, in->sizes, in->ndim, error)))
     return FALSE;
-  if (d->ints[1]) /* mean */
-    gi[0] = dl_tensor_mul_scalar (e, d->scalars[0], error);
+  if (s->mean)
+    gi[0] = dl_tensor_mul_scalar (e, s->param, error);
   else
     gi[0] = dl_tensor_contiguous (e, error);
   return gi[0] != NULL;
@@ -286,13 +281,10 @@ sum_mean (gboolean mean,
       g_autoptr (DlNode) node = dl_node_new_for_op (mean ? (n ? "MeanBackward1" : "MeanBackward0")
                                                          : (n ? "SumBackward1" : "SumBackward0"),
                                                     sum_backward, 1, &self);
-      DlNodeData *d = dl_node_data (node);
+      DlReduceState *s = dl_reduce_state_new (node, self->ndim, keepdim, mask);
 
-      d->ints[0] = keepdim;
-      d->ints[1] = mean;
-      d->scalars[0] = 1.0 / count;
-      for (gint i = 0; i < self->ndim; i++)
-        d->ints[2 + i] = mask[i];
+      s->mean = mean;
+      s->param = 1.0 / count;
       dl_node_set_output (node, out, 0);
     }
   return out;
@@ -385,13 +377,15 @@ dl_tensor_mean_dims (DlTensor *self,
 gboolean
 dl_reduce_evenly_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
+  const DlReduceState *s = dl_node_state (node);
   DlTensor *x, *out;
   g_autoptr (DlTensor) eq = NULL;
   g_autoptr (DlTensor) mask = NULL;
   g_autoptr (DlTensor) count = NULL;
   g_autoptr (DlTensor) share = NULL;
 
-  if (!(x = dl_node_get_saved (node, 0, error)) || !(out = dl_node_get_saved (node, 1, error)))
+  if (!(x = dl_node_saved (node, &s->input, error))
+      || !(out = dl_node_saved (node, &s->output, error)))
     return FALSE;
   if (!(eq = dl_tensor_eq (x, out, error)) || !(mask = dl_tensor_to_dtype (eq, go[0]->dtype, error))
       || !(count = dl_tensor_sum (mask, error)) || !(share = dl_tensor_div (go[0], count, error)))
@@ -424,8 +418,10 @@ extremum_all (DlReduceOp op, DlTensor *self, GError **error)
       g_autoptr (DlNode) node
           = dl_node_new_for_op (op == DL_REDUCE_MAX ? "MaxBackward1" : "MinBackward1",
                                 dl_reduce_evenly_backward, 1, &self);
-      dl_node_save (node, self, FALSE);
-      dl_node_save (node, out, TRUE);
+      DlReduceState *s = dl_reduce_state_new (node, self->ndim, FALSE, mask);
+
+      dl_node_save (node, &s->input, self, FALSE);
+      dl_node_save (node, &s->output, out, TRUE);
       dl_node_set_output (node, out, 0);
     }
   return out;
@@ -463,14 +459,21 @@ dl_tensor_min (DlTensor *self, GError **error)
   return extremum_all (DL_REDUCE_MIN, self, error);
 }
 
+typedef struct
+{
+  gint dim;
+  gboolean keepdim;
+  DlSavedTensor indices;
+} ExtremumDimState;
+
 /* max(dim)/min(dim): the gradient goes to the position of the index. */
 static gboolean
 extremum_dim_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
-  DlNodeData *d = dl_node_data (node);
-  DlInputMeta *in = &d->inputs[0];
-  gint dim = d->ints[0];
-  gboolean keepdim = d->ints[1];
+  DlInputMeta *in = &dl_node_data (node)->inputs[0];
+  const ExtremumDimState *s = dl_node_state (node);
+  gint dim = s->dim;
+  gboolean keepdim = s->keepdim;
   DlTensor *idx;
   gint64 ashape[DL_MAX_DIMS];
   g_autoptr (DlTensor) ar = NULL;
@@ -480,7 +483,7 @@ extremum_dim_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **erro
   g_autoptr (DlTensor) hit = NULL;
   g_autoptr (DlTensor) mask = NULL;
 
-  if (!(idx = dl_node_get_saved (node, 0, error)))
+  if (!(idx = dl_node_saved (node, &s->indices, error)))
     return FALSE;
   /* mask[..., j, ...] = (j == indices[...]) along dim */
   for (gint i = 0; i < in->ndim; i++)
@@ -528,11 +531,11 @@ extremum_dim (DlReduceOp op,
     {
       g_autoptr (DlNode) node = dl_node_new_for_op (
           op == DL_REDUCE_MAX ? "MaxBackward0" : "MinBackward0", extremum_dim_backward, 1, &self);
-      DlNodeData *d = dl_node_data (node);
+      ExtremumDimState *s = DL_NODE_NEW_STATE (node, ExtremumDimState);
 
-      d->ints[0] = dim;
-      d->ints[1] = keepdim || self->ndim == 0;
-      dl_node_save (node, idx, TRUE);
+      s->dim = dim;
+      s->keepdim = keepdim || self->ndim == 0;
+      dl_node_save (node, &s->indices, idx, TRUE);
       dl_node_set_output (node, out, 0);
     }
   if (indices)
@@ -630,39 +633,41 @@ dl_tensor_argmin (DlTensor *self, gint dim, gboolean keepdim, GError **error)
 
 /* ---- prod, amax, amin, all, any, nansum -------------------------------------- */
 
-/* Node layout shared by the reductions below and dl-ops-stats.c: ints[0] =
- * keepdim, ints[2 + i] = whether input dim i is reduced. */
-void
-dl_reduce_save_mask (DlNodeData *d, gint ndim, gboolean keepdim, const gboolean *mask)
+/* The node state shared by the reductions below and dl-ops-stats.c. */
+DlReduceState *
+dl_reduce_state_new (DlNode *node, gint ndim, gboolean keepdim, const gboolean *mask)
 {
-  d->ints[0] = keepdim;
+  DlReduceState *s = DL_NODE_NEW_STATE (node, DlReduceState);
+
+  s->keepdim = keepdim;
   for (gint i = 0; i < ndim; i++)
-    d->ints[2 + i] = mask[i];
+    s->mask[i] = mask[i];
+  return s;
 }
 
-/* The reduced dims of a node, as a list; returns how many. */
-static gint
-node_dims (DlNodeData *d, gint *dims)
+gint
+dl_reduce_node_dims (DlNode *node, gint *dims)
 {
+  const DlReduceState *s = dl_node_state (node);
   gint n = 0;
 
-  for (gint i = 0; i < d->inputs[0].ndim; i++)
-    if (d->ints[2 + i])
+  for (gint i = 0; i < dl_node_data (node)->inputs[0].ndim; i++)
+    if (s->mask[i])
       dims[n++] = i;
   return n;
 }
 
-/* @t (shaped like the reduction's output) with the reduced dims back as 1. */
 DlTensor *
-dl_reduce_node_keepdim (DlNodeData *d, DlTensor *t, GError **error)
+dl_reduce_node_keepdim (DlNode *node, DlTensor *t, GError **error)
 {
-  DlInputMeta *in = &d->inputs[0];
+  const DlReduceState *s = dl_node_state (node);
+  DlInputMeta *in = &dl_node_data (node)->inputs[0];
   gint64 kshape[DL_MAX_DIMS];
 
-  if (d->ints[0])
+  if (s->keepdim)
     return g_object_ref (t);
   for (gint i = 0; i < in->ndim; i++)
-    kshape[i] = d->ints[2 + i] ? 1 : in->sizes[i];
+    kshape[i] = s->mask[i] ? 1 : in->sizes[i];
   return dl_tensor_reshape (t, kshape, in->ndim, error);
 }
 
@@ -679,9 +684,9 @@ mask_as (DlTensor *bool_t, DlDType dtype, GError **error)
 static gboolean
 prod_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
-  DlNodeData *d = dl_node_data (node);
+  const DlReduceState *s = dl_node_state (node);
   gint dims[DL_MAX_DIMS];
-  gint n = node_dims (d, dims);
+  gint n = dl_reduce_node_dims (node, dims);
   DlTensor *x;
   g_autoptr (DlTensor) g = NULL;
   g_autoptr (DlTensor) z = NULL;
@@ -696,7 +701,8 @@ prod_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   g_autoptr (DlTensor) t1 = NULL;
   g_autoptr (DlTensor) sum = NULL;
 
-  if (!(x = dl_node_get_saved (node, 0, error)) || !(g = dl_reduce_node_keepdim (d, go[0], error)))
+  if (!(x = dl_node_saved (node, &s->input, error))
+      || !(g = dl_reduce_node_keepdim (node, go[0], error)))
     return FALSE;
   if (!(z = mask_as (dl_tensor_eq_scalar (x, 0, error), x->dtype, error))
       || !(nz = dl_tensor_sum_dims (z, dims, n, TRUE, error)) || !(x1 = dl_tensor_add (x, z, error))
@@ -747,10 +753,9 @@ dl_tensor_prod_dims (DlTensor *self,
     {
       g_autoptr (DlNode) node = dl_node_new_for_op (n_dims ? "ProdBackward1" : "ProdBackward0",
                                                     prod_backward, 1, &self);
-      DlNodeData *d = dl_node_data (node);
+      DlReduceState *s = dl_reduce_state_new (node, self->ndim, keepdim, mask);
 
-      dl_reduce_save_mask (d, self->ndim, keepdim, mask);
-      dl_node_save (node, self, FALSE);
+      dl_node_save (node, &s->input, self, FALSE);
       dl_node_set_output (node, out, 0);
     }
   return out;
@@ -776,9 +781,9 @@ dl_tensor_prod (DlTensor *self, GError **error)
 static gboolean
 amax_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
-  DlNodeData *d = dl_node_data (node);
+  const DlReduceState *s = dl_node_state (node);
   gint dims[DL_MAX_DIMS];
-  gint n = node_dims (d, dims);
+  gint n = dl_reduce_node_dims (node, dims);
   DlTensor *x, *out;
   g_autoptr (DlTensor) g = NULL;
   g_autoptr (DlTensor) ok = NULL;
@@ -786,10 +791,11 @@ amax_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   g_autoptr (DlTensor) count = NULL;
   g_autoptr (DlTensor) share = NULL;
 
-  if (!(x = dl_node_get_saved (node, 0, error)) || !(out = dl_node_get_saved (node, 1, error)))
+  if (!(x = dl_node_saved (node, &s->input, error))
+      || !(out = dl_node_saved (node, &s->output, error)))
     return FALSE;
-  if (!(g = dl_reduce_node_keepdim (d, go[0], error))
-      || !(ok = dl_reduce_node_keepdim (d, out, error)))
+  if (!(g = dl_reduce_node_keepdim (node, go[0], error))
+      || !(ok = dl_reduce_node_keepdim (node, out, error)))
     return FALSE;
   if (!(mask = mask_as (dl_tensor_eq (x, ok, error), go[0]->dtype, error))
       || !(count = dl_tensor_sum_dims (mask, dims, n, TRUE, error))
@@ -836,9 +842,10 @@ amax_amin (DlReduceOp op,
       g_autoptr (DlNode) node = dl_node_new_for_op (
           op == DL_REDUCE_MAX ? "AmaxBackward0" : "AminBackward0", amax_backward, 1, &self);
 
-      dl_reduce_save_mask (dl_node_data (node), self->ndim, keepdim, mask);
-      dl_node_save (node, self, FALSE);
-      dl_node_save (node, out, TRUE);
+      DlReduceState *s = dl_reduce_state_new (node, self->ndim, keepdim, mask);
+
+      dl_node_save (node, &s->input, self, FALSE);
+      dl_node_save (node, &s->output, out, TRUE);
       dl_node_set_output (node, out, 0);
     }
   return out;
@@ -944,14 +951,15 @@ dl_tensor_any (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim,
 static gboolean
 nansum_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
-  DlNodeData *d = dl_node_data (node);
-  DlInputMeta *in = &d->inputs[0];
+  DlInputMeta *in = &dl_node_data (node)->inputs[0];
+  const DlReduceState *s = dl_node_state (node);
   DlTensor *x;
   g_autoptr (DlTensor) g = NULL;
   g_autoptr (DlTensor) e = NULL;
   g_autoptr (DlTensor) ok = NULL;
 
-  if (!(x = dl_node_get_saved (node, 0, error)) || !(g = dl_reduce_node_keepdim (d, go[0], error))
+  if (!(x = dl_node_saved (node, &s->input, error))
+      || !(g = dl_reduce_node_keepdim (node, go[0], error))
       || !(e = dl_tensor_expand (g, in->sizes, in->ndim, error))
       || !(ok = mask_as (dl_tensor_eq (x, x, error), go[0]->dtype, error)))
     return FALSE;
@@ -991,8 +999,9 @@ dl_tensor_nansum (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepd
     {
       g_autoptr (DlNode) node = dl_node_new_for_op ("NansumBackward0", nansum_backward, 1, &self);
 
-      dl_reduce_save_mask (dl_node_data (node), self->ndim, keepdim, mask);
-      dl_node_save (node, self, FALSE);
+      DlReduceState *s = dl_reduce_state_new (node, self->ndim, keepdim, mask);
+
+      dl_node_save (node, &s->input, self, FALSE);
       dl_node_set_output (node, out, 0);
     }
   return out;

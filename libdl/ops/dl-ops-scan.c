@@ -118,15 +118,21 @@ reverse_cumsum (DlTensor *g, gint dim, GError **error)
   return dl_tensor_add (d, g, error);
 }
 
+typedef struct
+{
+  gint dim;
+  DlSavedTensor x, out; /* cumprod only */
+} ScanState;
+
 static gboolean
 cumsum_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
-  DlNodeData *d = dl_node_data (node);
+  const ScanState *s = dl_node_state (node);
 
-  if (d->inputs[0].ndim == 0)
+  if (dl_node_data (node)->inputs[0].ndim == 0)
     gi[0] = g_object_ref (go[0]);
   else
-    gi[0] = reverse_cumsum (go[0], d->ints[0], error);
+    gi[0] = reverse_cumsum (go[0], s->dim, error);
   return gi[0] != NULL;
 }
 
@@ -136,15 +142,15 @@ cumsum_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 static gboolean
 cumprod_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
-  DlNodeData *d = dl_node_data (node);
-  gint dim = d->ints[0];
-  gint ndim = d->inputs[0].ndim;
+  const ScanState *s = dl_node_state (node);
+  gint dim = s->dim;
+  gint ndim = dl_node_data (node)->inputs[0].ndim;
   DlTensor *x, *out;
   gdouble zeros;
   g_autoptr (DlTensor) eqz = NULL;
   g_autoptr (DlTensor) anyz = NULL;
 
-  if (!(x = dl_node_get_saved (node, 0, error)) || !(out = dl_node_get_saved (node, 1, error)))
+  if (!(x = dl_node_saved (node, &s->x, error)) || !(out = dl_node_saved (node, &s->out, error)))
     return FALSE;
   if (ndim == 0 || x->numel == 0)
     {
@@ -238,11 +244,13 @@ scan (DlScanOp op, DlTensor *self, gint dim, GError **error)
       g_autoptr (DlNode) node = dl_node_new_for_op (
           op == DL_SCAN_CUMSUM ? "CumsumBackward0" : "CumprodBackward0",
           op == DL_SCAN_CUMSUM ? cumsum_backward : cumprod_backward, 1, &self);
-      dl_node_data (node)->ints[0] = dim;
+      ScanState *s = DL_NODE_NEW_STATE (node, ScanState);
+
+      s->dim = dim;
       if (op == DL_SCAN_CUMPROD)
         {
-          dl_node_save (node, self, FALSE);
-          dl_node_save (node, out, TRUE);
+          dl_node_save (node, &s->x, self, FALSE);
+          dl_node_save (node, &s->out, out, TRUE);
         }
       dl_node_set_output (node, out, 0);
     }
@@ -373,28 +381,34 @@ dl_tensor_cummin (DlTensor *self, gint dim, DlTensor **indices, GError **error)
 
 /* ---- sort, topk, median --------------------------------------------------- */
 
+typedef struct
+{
+  gint dim;
+  gboolean squeezed; /* the indices lack the dim (a median without keepdim) */
+  DlSavedTensor indices;
+} IndexState;
+
 /* The gradient of values picked by indices along a dim: summed back into
- * those positions, zeros elsewhere. ints[0] = dim, ints[1] = whether
- * the indices lack the dim (a median without keepdim). */
+ * those positions, zeros elsewhere. */
 static gboolean
 index_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
-  DlNodeData *d = dl_node_data (node);
-  DlInputMeta *in = &d->inputs[0];
-  gint dim = d->ints[0];
+  const IndexState *s = dl_node_state (node);
+  DlInputMeta *in = &dl_node_data (node)->inputs[0];
+  gint dim = s->dim;
   DlTensor *idx;
   g_autoptr (DlTensor) g = NULL;
   g_autoptr (DlTensor) ik = NULL;
 
-  if (!(idx = dl_node_get_saved (node, 0, error)))
+  if (!(idx = dl_node_saved (node, &s->indices, error)))
     return FALSE;
   if (in->ndim == 0)
     {
       gi[0] = g_object_ref (go[0]);
       return TRUE;
     }
-  if (!(g = d->ints[1] ? dl_tensor_unsqueeze (go[0], dim, error) : g_object_ref (go[0]))
-      || !(ik = d->ints[1] ? dl_tensor_unsqueeze (idx, dim, error) : g_object_ref (idx)))
+  if (!(g = s->squeezed ? dl_tensor_unsqueeze (go[0], dim, error) : g_object_ref (go[0]))
+      || !(ik = s->squeezed ? dl_tensor_unsqueeze (idx, dim, error) : g_object_ref (idx)))
     return FALSE;
   gi[0] = scatter_dim (g, ik, dim, in->sizes, in->ndim, error);
   return gi[0] != NULL;
@@ -411,11 +425,11 @@ record_index_node (const gchar *name,
   if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
     {
       g_autoptr (DlNode) node = dl_node_new_for_op (name, index_backward, 1, &self);
-      DlNodeData *d = dl_node_data (node);
+      IndexState *s = DL_NODE_NEW_STATE (node, IndexState);
 
-      d->ints[0] = dim;
-      d->ints[1] = squeezed;
-      dl_node_save (node, indices, FALSE);
+      s->dim = dim;
+      s->squeezed = squeezed;
+      dl_node_save (node, &s->indices, indices, FALSE);
       dl_node_set_output (node, values, 0);
     }
 }
@@ -811,9 +825,10 @@ median_all (gboolean skip_nan, DlTensor *self, GError **error)
     {
       g_autoptr (DlNode) node = dl_node_new_for_op (
           skip_nan ? "NanmedianBackward0" : "MedianBackward0", dl_reduce_evenly_backward, 1, &self);
+      DlReduceState *s = dl_reduce_state_new (node, 0, FALSE, NULL);
 
-      dl_node_save (node, self, FALSE);
-      dl_node_save (node, out, TRUE);
+      dl_node_save (node, &s->input, self, FALSE);
+      dl_node_save (node, &s->output, out, TRUE);
       dl_node_set_output (node, out, 0);
     }
   return out;

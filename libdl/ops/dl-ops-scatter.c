@@ -136,14 +136,26 @@ src_corner (DlTensor *src, DlTensor *index, GError **error)
   return g_steal_pointer (&view);
 }
 
+/* What the scatters' backwards keep; self, src and result only for
+ * scatter_reduce's prod, amax and amin. */
+typedef struct
+{
+  gint dim;
+  gint kind;        /* SCATTER_* */
+  Reduction reduce; /* scatter_reduce, scatter (reduce=) */
+  gboolean include_self;
+  DlSavedTensor index, self, src, result;
+} ScatterState;
+
 static gboolean
 scatter_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlNodeData *d = dl_node_data (node);
-  gint dim = d->ints[0], kind = d->ints[1];
+  const ScatterState *s = dl_node_state (node);
+  gint dim = s->dim, kind = s->kind;
   DlTensor *index;
 
-  TRY (index = dl_node_get_saved (node, 0, error));
+  TRY (index = dl_node_saved (node, &s->index, error));
   if (dl_node_needs_input_grad (node, 0))
     {
       if (kind == SCATTER_ADD)
@@ -167,7 +179,8 @@ scatter_reduce_not_differentiable (DlNode *node, DlTensor **go, DlTensor **gi, G
   g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
                "scatter(reduce='%s'): the result is not differentiable (PyTorch defines no "
                "derivative for scatter with reduce; scatter_reduce has one)",
-               dl_node_data (node)->ints[1] == REDUCE_SUM ? "add" : "multiply");
+               ((const ScatterState *)dl_node_state (node))->reduce == REDUCE_SUM ? "add"
+                                                                                  : "multiply");
   return FALSE;
 }
 
@@ -256,22 +269,22 @@ prod_grads (gint dim,
 static gboolean
 scatter_reduce_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
-  DlNodeData *d = dl_node_data (node);
-  gint dim = d->ints[0];
-  Reduction reduce = d->ints[1];
-  gboolean include_self = d->ints[2];
+  const ScatterState *s = dl_node_state (node);
+  gint dim = s->dim;
+  Reduction reduce = s->reduce;
+  gboolean include_self = s->include_self;
   gboolean need_self = dl_node_needs_input_grad (node, 0);
   gboolean need_src = dl_node_needs_input_grad (node, 1);
   DlTensor *g = go[0], *index, *self = NULL, *src = NULL, *result = NULL;
   g_autoptr (DlTensor) gself = NULL;
   g_autoptr (DlTensor) gsrc = NULL;
 
-  TRY (index = dl_node_get_saved (node, 0, error));
+  TRY (index = dl_node_saved (node, &s->index, error));
   if (reduce == REDUCE_PROD || reduce == REDUCE_AMAX || reduce == REDUCE_AMIN)
     {
-      TRY (self = dl_node_get_saved (node, 1, error));
-      TRY (src = dl_node_get_saved (node, 2, error));
-      TRY (result = dl_node_get_saved (node, 3, error));
+      TRY (self = dl_node_saved (node, &s->self, error));
+      TRY (src = dl_node_saved (node, &s->src, error));
+      TRY (result = dl_node_saved (node, &s->result, error));
     }
   switch (reduce)
     {
@@ -337,7 +350,7 @@ scatter_reduce_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **er
     }
   if (need_src)
     {
-      const DlInputMeta *in = &d->inputs[1];
+      const DlInputMeta *in = &dl_node_data (node)->inputs[1];
       if (index->ndim == 0 && in->ndim == 1)
         {
           /* a 0-d index reads src's first element */
@@ -369,7 +382,7 @@ record_scatter (gint kind,
   DlTensor *inputs[2] = { self, src };
   guint n_inputs = kind == SCATTER_VALUE ? 1 : 2;
   g_autoptr (DlNode) node = NULL;
-  DlNodeData *d;
+  ScatterState *s;
 
   if (!dl_autograd_any_requires (n_inputs, inputs))
     return TRUE;
@@ -381,11 +394,12 @@ record_scatter (gint kind,
   else
     node = dl_node_new_for_op (kind == SCATTER_ADD ? "ScatterAddBackward0" : "ScatterBackward0",
                                scatter_backward, n_inputs, inputs);
-  d = dl_node_data (node);
-  d->ints[0] = dim;
-  d->ints[1] = kind == SCATTER_REDUCE || reduce != REDUCE_NONE ? (gint64)reduce : kind;
-  d->ints[2] = include_self;
-  dl_node_save (node, index, FALSE);
+  s = DL_NODE_NEW_STATE (node, ScatterState);
+  s->dim = dim;
+  s->kind = kind;
+  s->reduce = reduce;
+  s->include_self = include_self;
+  dl_node_save (node, &s->index, index, FALSE);
   if (kind == SCATTER_REDUCE
       && (reduce == REDUCE_PROD || reduce == REDUCE_AMAX || reduce == REDUCE_AMIN))
     {
@@ -395,9 +409,9 @@ record_scatter (gint kind,
 
       if (!corner)
         return FALSE;
-      dl_node_save (node, values, FALSE);
-      dl_node_save (node, corner, FALSE);
-      dl_node_save (node, out, TRUE);
+      dl_node_save (node, &s->self, values, FALSE);
+      dl_node_save (node, &s->src, corner, FALSE);
+      dl_node_save (node, &s->result, out, TRUE);
     }
   dl_node_set_output (node, out, 0);
   return TRUE;
@@ -631,7 +645,7 @@ scatter_inplace (const gchar *op,
  *
  * dl_tensor_scatter() in place, as torch.Tensor.scatter_.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -654,7 +668,7 @@ dl_tensor_scatter_ (DlTensor *self, gint dim, DlTensor *index, DlTensor *src, GE
  * dl_tensor_scatter_value() in place, as torch.Tensor.scatter_ with a
  * number.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -675,7 +689,7 @@ dl_tensor_scatter_value_ (DlTensor *self, gint dim, DlTensor *index, gdouble val
  *
  * dl_tensor_scatter_add() in place, as torch.Tensor.scatter_add_.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -769,7 +783,7 @@ dl_tensor_scatter_value_with_reduce (DlTensor *self,
  * dl_tensor_scatter_with_reduce() in place, as torch.Tensor.scatter_ with
  * reduce=.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -802,7 +816,7 @@ dl_tensor_scatter_with_reduce_ (DlTensor *self,
  * dl_tensor_scatter_value_with_reduce() in place, as
  * torch.Tensor.scatter_ with a number and reduce=.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */
@@ -881,7 +895,7 @@ dl_tensor_scatter_reduce (DlTensor *self,
  *
  * dl_tensor_scatter_reduce() in place, as torch.Tensor.scatter_reduce_.
  *
- * Returns: (transfer full): @self, or %NULL with @error set
+ * Returns: (transfer none): @self, or %NULL with @error set
  *
  * Since: 0.1
  */

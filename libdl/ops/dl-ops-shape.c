@@ -9,22 +9,43 @@
 
 #include "dl-ops-private.h"
 
-enum
+typedef enum
 {
   VIEW_RESHAPE, /* gradient: reshape back to the input shape */
-  VIEW_PERMUTE, /* gradient: inverse permutation in ints[1..] */
+  VIEW_PERMUTE, /* gradient: the inverse permutation */
   VIEW_EXPAND,  /* gradient: sum back to the input shape */
-  VIEW_SLICE,   /* gradient: zeros with the slice ints[1..4] set */
-  VIEW_SELECT,  /* gradient: zeros with the index ints[1..2] set */
-};
+  VIEW_SLICE,   /* gradient: zeros with the slice set */
+  VIEW_SELECT,  /* gradient: zeros with the index set */
+} ViewKind;
+
+/* How a view was taken, for its backward. */
+typedef struct
+{
+  ViewKind kind;
+  union
+  {
+    gint8 inv_perm[DL_MAX_DIMS]; /* VIEW_PERMUTE */
+    struct
+    {
+      gint dim;
+      gint64 start, end, step;
+    } slice; /* VIEW_SLICE */
+    struct
+    {
+      gint dim;
+      gint64 index;
+    } select; /* VIEW_SELECT */
+  };
+} ViewState;
 
 static gboolean
 view_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   DlNodeData *d = dl_node_data (node);
+  const ViewState *s = dl_node_state (node);
   DlInputMeta *in = &d->inputs[0];
 
-  switch (d->ints[0])
+  switch (s->kind)
     {
       case VIEW_RESHAPE:
         {
@@ -36,7 +57,7 @@ view_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
         {
           gint inv[DL_MAX_DIMS];
           for (gint i = 0; i < in->ndim; i++)
-            inv[i] = d->ints[1 + i];
+            inv[i] = s->inv_perm[i];
           gi[0] = dl_tensor_permute (go[0], inv, in->ndim, error);
         }
         break;
@@ -49,16 +70,17 @@ view_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
           g_autoptr (DlTensor) z
               = dl_zeros (in->sizes, in->ndim, go[0]->dtype, dl_tensor_get_device (go[0]), error);
           g_autoptr (DlTensor) part = NULL;
-          g_autoptr (DlTensor) done = NULL;
+          DlTensor *done = NULL;
           gboolean was;
 
           if (!z)
             return FALSE;
           was = dl_set_grad_enabled (FALSE);
-          if (d->ints[0] == VIEW_SLICE)
-            part = dl_tensor_slice (z, d->ints[1], d->ints[2], d->ints[3], d->ints[4], error);
+          if (s->kind == VIEW_SLICE)
+            part = dl_tensor_slice (z, s->slice.dim, s->slice.start, s->slice.end, s->slice.step,
+                                    error);
           else
-            part = dl_tensor_select (z, d->ints[1], d->ints[2], error);
+            part = dl_tensor_select (z, s->select.dim, s->select.index, error);
           done = part ? dl_tensor_copy_ (part, go[0], error) : NULL;
           dl_set_grad_enabled (was);
           if (done)
@@ -72,13 +94,11 @@ view_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 static DlTensor *
 make_view_at (DlTensor *self,
               const gchar *node_name,
-              gint kind,
+              const ViewState *how,
               const gint64 *sizes,
               const gint64 *strides,
               gint ndim,
-              gint64 offset,
-              const gint64 *extra,
-              gint n_extra)
+              gint64 offset)
 {
   DlTensor *out = dl_tensor_new_view_internal (self, sizes, strides, ndim, offset);
 
@@ -87,11 +107,8 @@ make_view_at (DlTensor *self,
   if (dl_autograd_any_requires (1, &self))
     {
       g_autoptr (DlNode) node = dl_node_new_for_op (node_name, view_backward, 1, &self);
-      DlNodeData *d = dl_node_data (node);
 
-      d->ints[0] = kind;
-      for (gint i = 0; i < n_extra; i++)
-        d->ints[1 + i] = extra[i];
+      *DL_NODE_NEW_STATE (node, ViewState) = *how;
       dl_node_set_output (node, out, 0);
     }
   return out;
@@ -100,18 +117,17 @@ make_view_at (DlTensor *self,
 static DlTensor *
 make_view (DlTensor *self,
            const gchar *node_name,
-           gint kind,
+           ViewKind kind,
            const gint64 *sizes,
            const gint64 *strides,
            gint ndim,
            const gint *inv_perm)
 {
-  gint64 extra[DL_MAX_DIMS];
+  ViewState how = { .kind = kind };
 
   for (gint i = 0; inv_perm && i < ndim; i++)
-    extra[i] = inv_perm[i];
-  return make_view_at (self, node_name, kind, sizes, strides, ndim, self->offset,
-                       inv_perm ? extra : NULL, inv_perm ? ndim : 0);
+    how.inv_perm[i] = inv_perm[i];
+  return make_view_at (self, node_name, &how, sizes, strides, ndim, self->offset);
 }
 
 /* Resolves one -1 in @shape against @numel. */
@@ -648,7 +664,7 @@ dl_tensor_detach (DlTensor *self)
 DlTensor *
 dl_tensor_slice (DlTensor *self, gint dim, gint64 start, gint64 end, gint64 step, GError **error)
 {
-  gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS], n, extra[4];
+  gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS], n;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (self->ndim == 0)
@@ -674,12 +690,9 @@ dl_tensor_slice (DlTensor *self, gint dim, gint64 start, gint64 end, gint64 step
   memcpy (strides, self->strides, self->ndim * sizeof (gint64));
   sizes[dim] = (end - start + step - 1) / step;
   strides[dim] = self->strides[dim] * step;
-  extra[0] = dim;
-  extra[1] = start;
-  extra[2] = end;
-  extra[3] = step;
-  return make_view_at (self, "SliceBackward0", VIEW_SLICE, sizes, strides, self->ndim,
-                       self->offset + start * self->strides[dim], extra, 4);
+  return make_view_at (self, "SliceBackward0",
+                       &(ViewState){ .kind = VIEW_SLICE, .slice = { dim, start, end, step } },
+                       sizes, strides, self->ndim, self->offset + start * self->strides[dim]);
 }
 
 /**
@@ -739,7 +752,7 @@ dl_tensor_narrow (DlTensor *self, gint dim, gint64 start, gint64 length, GError 
 DlTensor *
 dl_tensor_select (DlTensor *self, gint dim, gint64 index, GError **error)
 {
-  gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS], extra[2];
+  gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS];
   gint n = 0;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
@@ -767,10 +780,9 @@ dl_tensor_select (DlTensor *self, gint dim, gint64 index, GError **error)
         strides[n] = self->strides[i];
         n++;
       }
-  extra[0] = dim;
-  extra[1] = index;
-  return make_view_at (self, "SelectBackward0", VIEW_SELECT, sizes, strides, n,
-                       self->offset + index * self->strides[dim], extra, 2);
+  return make_view_at (self, "SelectBackward0",
+                       &(ViewState){ .kind = VIEW_SELECT, .select = { dim, index } }, sizes,
+                       strides, n, self->offset + index * self->strides[dim]);
 }
 
 /**

@@ -153,7 +153,7 @@ dl_tensor_std (DlTensor *self,
 static gboolean
 norm2_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
-  DlNodeData *d = dl_node_data (node);
+  const DlReduceState *s = dl_node_state (node);
   DlTensor *x, *out;
   g_autoptr (DlTensor) g = NULL;
   g_autoptr (DlTensor) nk = NULL;
@@ -161,10 +161,11 @@ norm2_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   g_autoptr (DlTensor) safe = NULL;
   g_autoptr (DlTensor) q = NULL;
 
-  if (!(x = dl_node_get_saved (node, 0, error)) || !(out = dl_node_get_saved (node, 1, error)))
+  if (!(x = dl_node_saved (node, &s->input, error))
+      || !(out = dl_node_saved (node, &s->output, error)))
     return FALSE;
-  if (!(g = dl_reduce_node_keepdim (d, go[0], error))
-      || !(nk = dl_reduce_node_keepdim (d, out, error))
+  if (!(g = dl_reduce_node_keepdim (node, go[0], error))
+      || !(nk = dl_reduce_node_keepdim (node, out, error))
       || !(zero = mask_as (dl_tensor_eq_scalar (nk, 0, error), nk->dtype, error))
       || !(safe = dl_tensor_add (nk, zero, error)) || !(q = dl_tensor_div (g, safe, error)))
     return FALSE;
@@ -184,12 +185,12 @@ pow_abs (DlTensor *t, gdouble e, GError **error)
 }
 
 /* d ||x||_p / dx = sign (x) |x|^(p-1) / ||x||^(p-1), taken as 0 where the
- * norm is 0. scalars[0] = p. */
+ * norm is 0. The state's param is p. */
 static gboolean
 normp_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
-  DlNodeData *d = dl_node_data (node);
-  gdouble p = d->scalars[0];
+  const DlReduceState *s = dl_node_state (node);
+  gdouble p = s->param;
   gboolean was;
   DlTensor *x, *out;
   g_autoptr (DlTensor) g = NULL;
@@ -205,11 +206,12 @@ normp_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   g_autoptr (DlTensor) q = NULL;
   g_autoptr (DlTensor) sq = NULL;
 
-  if (!(x = dl_node_get_saved (node, 0, error)) || !(out = dl_node_get_saved (node, 1, error)))
+  if (!(x = dl_node_saved (node, &s->input, error))
+      || !(out = dl_node_saved (node, &s->output, error)))
     return FALSE;
   was = dl_set_grad_enabled (FALSE);
-  if (!(g = dl_reduce_node_keepdim (d, go[0], error))
-      || !(nk = dl_reduce_node_keepdim (d, out, error))
+  if (!(g = dl_reduce_node_keepdim (node, go[0], error))
+      || !(nk = dl_reduce_node_keepdim (node, out, error))
       || !(zero = mask_as (dl_tensor_eq_scalar (nk, 0, error), nk->dtype, error))
       || !(safe = dl_tensor_add (nk, zero, error)) || !(a = dl_tensor_abs (x, error))
       || !(num = pow_abs (a, p - 1, error)) || !(den = pow_abs (safe, p - 1, error))
@@ -313,9 +315,10 @@ dl_tensor_norm (DlTensor *self,
         {
           g_autoptr (DlNode) node = dl_node_new_for_op ("NormBackward1", norm2_backward, 1, &self);
 
-          dl_reduce_save_mask (dl_node_data (node), self->ndim, keepdim, mask);
-          dl_node_save (node, self, FALSE);
-          dl_node_save (node, out, TRUE);
+          DlReduceState *s = dl_reduce_state_new (node, self->ndim, keepdim, mask);
+
+          dl_node_save (node, &s->input, self, FALSE);
+          dl_node_save (node, &s->output, out, TRUE);
           dl_node_set_output (node, out, 0);
         }
       return out;
@@ -337,10 +340,11 @@ dl_tensor_norm (DlTensor *self,
       {
         g_autoptr (DlNode) node = dl_node_new_for_op ("NormBackward1", normp_backward, 1, &self);
 
-        dl_reduce_save_mask (dl_node_data (node), self->ndim, keepdim, mask);
-        dl_node_data (node)->scalars[0] = p;
-        dl_node_save (node, self, FALSE);
-        dl_node_save (node, out, TRUE);
+        DlReduceState *st = dl_reduce_state_new (node, self->ndim, keepdim, mask);
+
+        st->param = p;
+        dl_node_save (node, &st->input, self, FALSE);
+        dl_node_save (node, &st->output, out, TRUE);
         dl_node_set_output (node, out, 0);
       }
     return out;

@@ -173,9 +173,7 @@ dl_optimizer_zero_grad (DlOptimizer *self, gboolean set_to_none)
       if (set_to_none)
         dl_tensor_set_grad (p, NULL, NULL);
       else
-        {
-          g_autoptr (DlTensor) r = dl_tensor_zero_ (g, NULL);
-        }
+        dl_tensor_zero_ (g, NULL);
     }
 }
 

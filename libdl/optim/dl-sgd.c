@@ -64,10 +64,8 @@ dl_sgd_step (DlOptimizer *optimizer, GError **error)
             }
           else
             {
-              g_autoptr (DlTensor) r1 = NULL;
-              g_autoptr (DlTensor) r2 = NULL;
-              TRY (r1 = dl_tensor_mul_scalar_ (buf, self->momentum, error));
-              TRY (r2 = dl_tensor_add_scaled_ (buf, g, 1 - self->dampening, error));
+              TRY (dl_tensor_mul_scalar_ (buf, self->momentum, error));
+              TRY (dl_tensor_add_scaled_ (buf, g, 1 - self->dampening, error));
             }
           if (self->nesterov)
             {
@@ -82,10 +80,7 @@ dl_sgd_step (DlOptimizer *optimizer, GError **error)
               g = g_object_ref (buf);
             }
         }
-      {
-        g_autoptr (DlTensor) r = dl_tensor_add_scaled_ (p, g, -lr, error);
-        TRY (r);
-      }
+      TRY (dl_tensor_add_scaled_ (p, g, -lr, error));
     }
   return TRUE;
 }

@@ -16,27 +16,40 @@
 
 #include "dl-test-utils.h"
 
-#define DL_TEST_GRAD_MAX_INPUTS 3
+#define DL_TEST_GRAD_MAX_INPUTS 8
 #define DL_TEST_GRAD_EPS 1e-6
 #define DL_TEST_GRAD_TOL 1e-6
 
 typedef DlTensor *(*DlTestGradFunc) (DlTensor **x, GError **error);
+typedef DlTensor *(*DlTestUnaryFunc) (DlTensor *x, GError **error);
+typedef DlTensor *(*DlTestBinaryFunc) (DlTensor *x, DlTensor *y, GError **error);
 
 typedef struct
 {
   const gchar *name;
-  DlTestGradFunc func;
+  DlTestGradFunc func; /* or NULL, and then op is called on the inputs */
   guint n_inputs;
   gint64 shapes[DL_TEST_GRAD_MAX_INPUTS][4];
   gsize n_dims[DL_TEST_GRAD_MAX_INPUTS];
   gdouble min_abs;   /* keep inputs at least this far from 0 (log, div, relu) */
   gboolean positive; /* and positive (log) */
+  gpointer op;       /* a DlTestUnaryFunc or DlTestBinaryFunc, by n_inputs */
 } DlTestGradCase;
+
+static DlTensor *
+dl_test_grad_apply (const DlTestGradCase *c, DlTensor **x, GError **error)
+{
+  if (c->func)
+    return c->func (x, error);
+  if (c->n_inputs == 1)
+    return ((DlTestUnaryFunc)c->op) (x[0], error);
+  return ((DlTestBinaryFunc)c->op) (x[0], x[1], error);
+}
 
 static DlTensor *
 dl_test_weighted_loss (const DlTestGradCase *c, DlTensor **x, const gdouble *w, GError **error)
 {
-  g_autoptr (DlTensor) out = c->func (x, error);
+  g_autoptr (DlTensor) out = dl_test_grad_apply (c, x, error);
   g_autoptr (DlTensor) wt = NULL;
   g_autoptr (DlTensor) prod = NULL;
   const gint64 *shape;
@@ -104,7 +117,7 @@ dl_test_gradcheck (gconstpointer data)
     }
 
   /* the weights, shaped like the output */
-  out = c->func (x, &error);
+  out = dl_test_grad_apply (c, x, &error);
   g_assert_no_error (error);
   g_assert_true (dl_tensor_get_requires_grad (out));
   g_assert_nonnull (dl_tensor_get_grad_fn (out));

@@ -32,21 +32,6 @@ f_div (DlTensor **x, GError **e)
   return dl_tensor_div (x[0], x[1], e);
 }
 static DlTensor *
-f_exp (DlTensor **x, GError **e)
-{
-  return dl_tensor_exp (x[0], e);
-}
-static DlTensor *
-f_log (DlTensor **x, GError **e)
-{
-  return dl_tensor_log (x[0], e);
-}
-static DlTensor *
-f_relu (DlTensor **x, GError **e)
-{
-  return dl_tensor_relu (x[0], e);
-}
-static DlTensor *
 f_matmul (DlTensor **x, GError **e)
 {
   return dl_tensor_matmul (x[0], x[1], e);
@@ -72,6 +57,13 @@ f_log_softmax0 (DlTensor **x, GError **e)
   return dl_tensor_log_softmax (x[0], 0, e);
 }
 
+/* one node with seven inputs (nodes have no fixed arity) */
+static DlTensor *
+f_cat7 (DlTensor **x, GError **e)
+{
+  return dl_cat (x, 7, 1, e);
+}
+
 static DlTensor *
 f_sum_dims (DlTensor **x, GError **e)
 {
@@ -92,31 +84,6 @@ f_max_dim (DlTensor **x, GError **e)
   return dl_tensor_max_dim (x[0], 1, FALSE, &idx, e);
 }
 
-static DlTensor *
-f_neg (DlTensor **x, GError **e)
-{
-  return dl_tensor_neg (x[0], e);
-}
-static DlTensor *
-f_tanh (DlTensor **x, GError **e)
-{
-  return dl_tensor_tanh (x[0], e);
-}
-static DlTensor *
-f_sigmoid (DlTensor **x, GError **e)
-{
-  return dl_tensor_sigmoid (x[0], e);
-}
-static DlTensor *
-f_sqrt (DlTensor **x, GError **e)
-{
-  return dl_tensor_sqrt (x[0], e);
-}
-static DlTensor *
-f_abs (DlTensor **x, GError **e)
-{
-  return dl_tensor_abs (x[0], e);
-}
 static DlTensor *
 f_softmax (DlTensor **x, GError **e)
 {
@@ -209,15 +176,11 @@ f_chain (DlTensor **x, GError **e)
 }
 
 static const DlTestGradCase grad_cases[] = {
-  { "add", f_add, 2, { { 3, 4 }, { 4 } }, { 2, 1 }, 0, FALSE },
   { "add-bcast", f_add, 2, { { 3, 1 }, { 1, 4 } }, { 2, 2 }, 0, FALSE },
   { "sub", f_sub, 2, { { 2, 3 }, { 2, 1 } }, { 2, 2 }, 0, FALSE },
   { "mul", f_mul, 2, { { 2, 3, 1 }, { 3, 4 } }, { 3, 2 }, 0, FALSE },
   { "div", f_div, 2, { { 3, 4 }, { 3, 4 } }, { 2, 2 }, 0.5, FALSE },
   { "div-bcast", f_div, 2, { { 3, 4 }, { 4 } }, { 2, 1 }, 0.5, FALSE },
-  { "exp", f_exp, 1, { { 3, 4 } }, { 2 }, 0, FALSE },
-  { "log", f_log, 1, { { 3, 4 } }, { 2 }, 0.2, TRUE },
-  { "relu", f_relu, 1, { { 4, 5 } }, { 2 }, 0.05, FALSE },
   { "matmul", f_matmul, 2, { { 3, 4 }, { 4, 5 } }, { 2, 2 }, 0, FALSE },
   { "matmul-batched", f_matmul, 2, { { 2, 3, 4 }, { 4, 2 } }, { 3, 2 }, 0, FALSE },
   { "matmul-bcast", f_matmul, 2, { { 2, 1, 2, 3 }, { 3, 3, 2 } }, { 4, 3 }, 0, FALSE },
@@ -233,11 +196,13 @@ static const DlTestGradCase grad_cases[] = {
   { "log-softmax-dim0", f_log_softmax0, 1, { { 3, 5 } }, { 2 }, 0, FALSE },
   { "max-dim", f_max_dim, 1, { { 4, 5 } }, { 2 }, 0, FALSE },
   { "chain", f_chain, 3, { { 4, 3 }, { 3, 5 }, { 5 } }, { 2, 2, 1 }, 0, FALSE },
-  { "neg", f_neg, 1, { { 3, 4 } }, { 2 }, 0, FALSE },
-  { "tanh", f_tanh, 1, { { 3, 4 } }, { 2 }, 0, FALSE },
-  { "sigmoid", f_sigmoid, 1, { { 3, 4 } }, { 2 }, 0, FALSE },
-  { "sqrt", f_sqrt, 1, { { 3, 4 } }, { 2 }, 0.2, TRUE },
-  { "abs", f_abs, 1, { { 3, 4 } }, { 2 }, 0.05, FALSE },
+  { "cat-7",
+    f_cat7,
+    7,
+    { { 2, 1 }, { 2, 3 }, { 2, 2 }, { 2, 1 }, { 2, 4 }, { 2, 1 }, { 2, 2 } },
+    { 2, 2, 2, 2, 2, 2, 2 },
+    0,
+    FALSE },
   { "softmax", f_softmax, 1, { { 3, 4 } }, { 2 }, 0, FALSE },
   { "maximum", f_maximum, 2, { { 3, 4 }, { 4 } }, { 2, 1 }, 0, FALSE },
   { "minimum", f_minimum, 2, { { 3, 4 }, { 3, 1 } }, { 2, 2 }, 0, FALSE },
@@ -383,6 +348,52 @@ test_grad_fn_names (void)
   g_assert_cmpstr (dl_node_get_name (dl_tensor_get_grad_fn (c)), ==, "MmBackward0");
 }
 
+/* A node takes any number of inputs: cat of 9 tensors is one node with an
+ * edge to each. */
+static void
+test_many_inputs (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) xs = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr (DlTensor) y = NULL;
+  g_autoptr (DlTensor) w = NULL;
+  g_autoptr (DlTensor) yw = NULL;
+  g_autoptr (DlTensor) loss = NULL;
+  DlNode *node;
+  gint64 offset = 0;
+
+  for (gint i = 0; i < 9; i++)
+    {
+      DlTensor *x = dl_zeros (DL_TEST_SHAPE (i + 1), DL_DTYPE_FLOAT64, NULL, &error);
+      g_assert_no_error (error);
+      dl_tensor_set_requires_grad (x, TRUE, &error);
+      g_ptr_array_add (xs, x);
+    }
+  y = dl_cat ((DlTensor **)xs->pdata, xs->len, 0, &error);
+  g_assert_no_error (error);
+  node = dl_tensor_get_grad_fn (y);
+  g_assert_cmpstr (dl_node_get_name (node), ==, "CatBackward0");
+  g_assert_cmpuint (dl_node_get_n_inputs (node), ==, 9);
+  for (guint i = 0; i < 9; i++)
+    g_assert_null (dl_node_get_next_node (node, i)); /* leaves */
+  /* loss = sum (y * (0, 1, 2, ...)): input i's gradient is its slice */
+  w = dl_arange (0, 45, 1, DL_DTYPE_FLOAT64, NULL, &error);
+  yw = dl_tensor_mul (y, w, &error);
+  loss = dl_tensor_sum (yw, &error);
+  g_assert_true (dl_tensor_backward (loss, NULL, FALSE, FALSE, &error));
+  g_assert_no_error (error);
+  for (gint i = 0; i < 9; i++)
+    {
+      DlTensor *grad = dl_tensor_get_grad (g_ptr_array_index (xs, i));
+      g_autofree gdouble *expected = g_new (gdouble, i + 1);
+
+      for (gint k = 0; k <= i; k++)
+        expected[k] = offset + k;
+      offset += i + 1;
+      dl_test_assert_values (grad, expected, i + 1, 0);
+    }
+}
+
 static void
 test_create_graph (void)
 {
@@ -431,7 +442,7 @@ test_inplace_checks (void)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (DlTensor) x = leaf3 (1, 2, 3);
-  g_autoptr (DlTensor) r = NULL;
+  DlTensor *r = NULL; /* in-place ops return their tensor, borrowed */
   g_autoptr (DlTensor) y = NULL;
   g_autoptr (DlTensor) s = NULL;
   gboolean was;
@@ -447,7 +458,7 @@ test_inplace_checks (void)
   r = dl_tensor_add_scalar_ (x, 1, &error);
   dl_set_grad_enabled (was);
   g_assert_no_error (error);
-  g_clear_object (&r);
+  g_assert_true (r == x);
   dl_test_assert_values (x, (gdouble[]){ 2, 3, 4 }, 3, 0);
   g_assert_true (dl_tensor_is_leaf (x));
 
@@ -467,7 +478,7 @@ check_inplace_non_leaf (gboolean use_mul)
   g_autoptr (GError) error = NULL;
   g_autoptr (DlTensor) x = leaf3 (1, 2, 3);
   g_autoptr (DlTensor) y = dl_tensor_mul_scalar (x, 2, &error);
-  g_autoptr (DlTensor) r = NULL;
+  DlTensor *r = NULL; /* in-place ops return their tensor, borrowed */
   g_autoptr (DlTensor) s = NULL;
   gdouble expected = use_mul ? 6 : 2;
 
@@ -507,10 +518,11 @@ test_inplace_view_of_non_leaf (void)
   g_autoptr (DlTensor) x = leaf3 (1, 2, 3);
   g_autoptr (DlTensor) y = dl_tensor_mul_scalar (x, 1, &error);
   g_autoptr (DlTensor) v = dl_tensor_slice (y, 0, 1, 3, 1, &error);
-  g_autoptr (DlTensor) r = dl_tensor_mul_scalar_ (v, 5, &error);
+  DlTensor *r = dl_tensor_mul_scalar_ (v, 5, &error);
   g_autoptr (DlTensor) s = NULL;
 
   g_assert_no_error (error);
+  g_assert_true (r == v);
   dl_test_assert_values (y, (gdouble[]){ 1, 10, 15 }, 3, 0);
   g_assert_cmpstr (dl_node_get_name (dl_tensor_get_grad_fn (y)), ==, "CopySlices");
   g_assert_cmpstr (dl_node_get_name (dl_tensor_get_grad_fn (v)), ==, "AsStridedBackward0");
@@ -530,10 +542,12 @@ test_inplace_view_copy_from_grad (void)
   g_autoptr (DlTensor) w = leaf3 (1, 2, 3);
   g_autoptr (DlTensor) z = dl_zeros (DL_TEST_SHAPE (2, 3), DL_DTYPE_FLOAT32, NULL, &error);
   g_autoptr (DlTensor) row = dl_tensor_select (z, 0, 1, &error);
-  g_autoptr (DlTensor) done = dl_tensor_copy_ (row, w, &error);
-  g_autoptr (DlTensor) sq = NULL, s = NULL, wv = NULL, bad = NULL;
+  DlTensor *done = dl_tensor_copy_ (row, w, &error);
+  g_autoptr (DlTensor) sq = NULL, s = NULL, wv = NULL;
+  DlTensor *bad = NULL;
 
   g_assert_no_error (error);
+  g_assert_true (done == row);
   g_assert_true (dl_tensor_get_requires_grad (z));
   sq = dl_tensor_mul (z, z, &error);
   s = dl_tensor_sum (sq, &error);
@@ -638,7 +652,7 @@ check_view_graph_freed (gboolean run_backward)
   a = dl_tensor_select (y, 0, 0, &error); /* goes stale below */
   v = dl_tensor_select (y, 0, 3, &error);
   done = dl_tensor_mul_ (v, w, &error);
-  g_object_unref (done);
+  g_assert_true (done == v);
   p = dl_tensor_mul (a, v, &error); /* a regenerated: AsStridedBackward0 */
   s = dl_tensor_sum (p, &error);
   g_assert_no_error (error);
@@ -691,6 +705,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/autograd/backward-errors", test_backward_errors);
   g_test_add_func ("/autograd/no-grad", test_no_grad);
   g_test_add_func ("/autograd/grad-fn-names", test_grad_fn_names);
+  g_test_add_func ("/autograd/many-inputs", test_many_inputs);
   g_test_add_func ("/autograd/create-graph", test_create_graph);
   g_test_add_func ("/autograd/no-cycles", test_no_cycles);
   g_test_add_func ("/autograd/inplace/checks", test_inplace_checks);

@@ -102,11 +102,12 @@ test_bernoulli (void)
   g_autoptr (GError) error = NULL;
   const gint64 n = 20000;
   g_autoptr (DlTensor) t = dl_empty (&n, 1, DL_DTYPE_INT32, NULL, &error);
-  g_autoptr (DlTensor) r = dl_tensor_bernoulli_ (t, 0.3, NULL, &error);
+  DlTensor *r = dl_tensor_bernoulli_ (t, 0.3, NULL, &error);
   g_autofree gdouble *v = NULL;
   gdouble mean = 0;
 
   g_assert_no_error (error);
+  g_assert_true (r == t);
   v = dl_test_values (t);
   for (gint64 i = 0; i < n; i++)
     {

@@ -302,7 +302,7 @@ test_scatter_with_reduce (void)
         g_autoptr (DlTensor) it = NULL;
         g_autoptr (DlTensor) out = NULL;
         g_autoptr (DlTensor) out_v = NULL;
-        g_autoptr (DlTensor) same = NULL;
+        DlTensor *same = NULL;
         gdouble tol = dt == DL_DTYPE_BFLOAT16 ? 1e-2 : 1e-3;
 
         for (gint i = 0; i < 12; i++)
@@ -659,7 +659,7 @@ test_index_and_put (void)
   g_autoptr (DlTensor) r = NULL;
   g_autoptr (DlTensor) r2 = NULL;
   g_autoptr (DlTensor) v = NULL;
-  g_autoptr (DlTensor) done = NULL;
+  DlTensor *done = NULL;
 
   for (gint i = 0; i < 12; i++)
     a[i] = i;
@@ -682,6 +682,7 @@ test_index_and_put (void)
     put[((i0[k] + 3) % 3) * 4 + (i1[k] + 4) % 4] += 10;
   done = dl_tensor_index_put_ (x, (DlTensor *[]){ t0, t1 }, 2, v, TRUE, &error);
   g_assert_no_error (error);
+  g_assert_true (done == x);
   dl_test_assert_values (x, put, 12, 0);
 }
 

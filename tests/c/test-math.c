@@ -386,8 +386,7 @@ test_clamp_lerp (void)
   {
     DlTensor *r = dl_tensor_clamp_ (x, NULL, hi, &error);
     g_assert_no_error (error);
-    g_assert_true (r == x);
-    g_object_unref (r);
+    g_assert_true (r == x); /* borrowed: in-place ops return their tensor */
   }
   assert_close (x, em, n, 0, "clamp_");
 }
@@ -449,84 +448,9 @@ test_errors (void)
 /* ---- gradients against central finite differences in float64 ---------- */
 
 static DlTensor *
-g_expm1 (DlTensor **x, GError **e)
-{
-  return dl_tensor_expm1 (x[0], e);
-}
-static DlTensor *
-g_log1p (DlTensor **x, GError **e)
-{
-  return dl_tensor_log1p (x[0], e);
-}
-static DlTensor *
-g_log2 (DlTensor **x, GError **e)
-{
-  return dl_tensor_log2 (x[0], e);
-}
-static DlTensor *
-g_rsqrt (DlTensor **x, GError **e)
-{
-  return dl_tensor_rsqrt (x[0], e);
-}
-static DlTensor *
-g_sin (DlTensor **x, GError **e)
-{
-  return dl_tensor_sin (x[0], e);
-}
-static DlTensor *
-g_cos (DlTensor **x, GError **e)
-{
-  return dl_tensor_cos (x[0], e);
-}
-static DlTensor *
-g_tan (DlTensor **x, GError **e)
-{
-  return dl_tensor_tan (x[0], e);
-}
-static DlTensor *
-g_gelu (DlTensor **x, GError **e)
-{
-  return dl_tensor_gelu (x[0], e);
-}
-static DlTensor *
-g_gelu_tanh (DlTensor **x, GError **e)
-{
-  return dl_tensor_gelu_tanh (x[0], e);
-}
-static DlTensor *
-g_silu (DlTensor **x, GError **e)
-{
-  return dl_tensor_silu (x[0], e);
-}
-static DlTensor *
-g_floor (DlTensor **x, GError **e)
-{
-  return dl_tensor_floor (x[0], e);
-}
-static DlTensor *
-g_frac (DlTensor **x, GError **e)
-{
-  return dl_tensor_frac (x[0], e);
-}
-static DlTensor *
-g_reciprocal (DlTensor **x, GError **e)
-{
-  return dl_tensor_reciprocal (x[0], e);
-}
-static DlTensor *
-g_erf (DlTensor **x, GError **e)
-{
-  return dl_tensor_erf (x[0], e);
-}
-static DlTensor *
 g_nan_to_num (DlTensor **x, GError **e)
 {
   return dl_tensor_nan_to_num (x[0], 0, NAN, NAN, e);
-}
-static DlTensor *
-g_pow (DlTensor **x, GError **e)
-{
-  return dl_tensor_pow (x[0], x[1], e);
 }
 static DlTensor *
 g_pow_scalar (DlTensor **x, GError **e)
@@ -537,16 +461,6 @@ static DlTensor *
 g_rpow (DlTensor **x, GError **e)
 {
   return dl_tensor_rpow_scalar (x[0], 1.7, e);
-}
-static DlTensor *
-g_remainder (DlTensor **x, GError **e)
-{
-  return dl_tensor_remainder (x[0], x[1], e);
-}
-static DlTensor *
-g_atan2 (DlTensor **x, GError **e)
-{
-  return dl_tensor_atan2 (x[0], x[1], e);
 }
 static DlTensor *
 g_clamp (DlTensor **x, GError **e)
@@ -575,27 +489,10 @@ g_lerp_scalar (DlTensor **x, GError **e)
   }
 
 static const DlTestGradCase grad_cases[] = {
-  UNARY_CASE ("expm1", g_expm1, 0, FALSE),
-  UNARY_CASE ("log1p", g_log1p, 0, TRUE),
-  UNARY_CASE ("log2", g_log2, 0.1, TRUE),
-  UNARY_CASE ("rsqrt", g_rsqrt, 0.1, TRUE),
-  UNARY_CASE ("sin", g_sin, 0, FALSE),
-  UNARY_CASE ("cos", g_cos, 0, FALSE),
-  UNARY_CASE ("tan", g_tan, 0, FALSE),
-  UNARY_CASE ("gelu", g_gelu, 0, FALSE),
-  UNARY_CASE ("gelu_tanh", g_gelu_tanh, 0, FALSE),
-  UNARY_CASE ("silu", g_silu, 0, FALSE),
-  UNARY_CASE ("floor", g_floor, 0.01, FALSE),
-  UNARY_CASE ("frac", g_frac, 0.01, FALSE),
-  UNARY_CASE ("reciprocal", g_reciprocal, 0.2, FALSE),
-  UNARY_CASE ("erf", g_erf, 0, FALSE),
   UNARY_CASE ("nan_to_num", g_nan_to_num, 0, FALSE),
   UNARY_CASE ("pow_scalar", g_pow_scalar, 0.1, TRUE),
   UNARY_CASE ("rpow_scalar", g_rpow, 0, FALSE),
   UNARY_CASE ("clamp_scalar", g_clamp_scalar, 0, FALSE),
-  { "pow", g_pow, 2, { { 3, 4 }, { 4 } }, { 2, 1 }, 0.1, TRUE },
-  { "remainder", g_remainder, 2, { { 3, 4 }, { 3, 1 } }, { 2, 2 }, 0.3, FALSE },
-  { "atan2", g_atan2, 2, { { 3, 4 }, { 4 } }, { 2, 1 }, 0.1, FALSE },
   { "clamp", g_clamp, 3, { { 3, 4 }, { 4 }, { 3, 1 } }, { 2, 1, 2 }, 0.01, FALSE },
   { "lerp", g_lerp, 3, { { 3, 4 }, { 4 }, { 3, 1 } }, { 2, 1, 2 }, 0, FALSE },
   { "lerp_scalar", g_lerp_scalar, 2, { { 3, 4 }, { 3, 4 } }, { 2, 2 }, 0, FALSE },

@@ -21,7 +21,7 @@ test_inplace_overlap (void)
   const gdouble av[] = { 0, 1, 2, 3 };
   g_autoptr (DlTensor) a = dl_test_tensor (av, DL_TEST_SHAPE (2, 2), DL_DTYPE_FLOAT32);
   g_autoptr (DlTensor) at = dl_tensor_t (a, &error);
-  g_autoptr (DlTensor) r = dl_tensor_add_ (a, at, &error);
+  DlTensor *r = dl_tensor_add_ (a, at, &error);
 
   if (r == NULL)
     {
@@ -43,7 +43,7 @@ test_inplace_expanded (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (DlTensor) base = dl_zeros (DL_TEST_SHAPE (1, 3), DL_DTYPE_FLOAT32, NULL, &error);
   g_autoptr (DlTensor) e = dl_tensor_expand (base, DL_TEST_SHAPE (2, 3), &error);
-  g_autoptr (DlTensor) r = dl_tensor_add_scalar_ (e, 1, &error);
+  DlTensor *r = dl_tensor_add_scalar_ (e, 1, &error);
 
   if (r != NULL)
     {
@@ -55,6 +55,25 @@ test_inplace_expanded (void)
     }
   g_assert_true (error->domain == DL_ERROR);
   dl_test_assert_values (base, (gdouble[]){ 0, 0, 0 }, 3, 0);
+}
+
+/* In-place ops return their tensor borrowed (transfer none), as
+ * g_string_append does: a caller that ignores the result leaks nothing. */
+static void
+test_inplace_returns_self (void)
+{
+  g_autoptr (GError) error = NULL;
+  DlTensor *t = dl_ones (DL_TEST_SHAPE (2, 3), DL_DTYPE_FLOAT32, NULL, &error);
+  g_autoptr (DlTensor) o = dl_ones (DL_TEST_SHAPE (3), DL_DTYPE_FLOAT32, NULL, &error);
+
+  g_assert_true (dl_tensor_add_ (t, o, &error) == t);
+  dl_tensor_mul_scalar_ (t, 2, &error);
+  dl_tensor_fill_ (t, 1, &error);
+  dl_tensor_copy_ (t, o, &error);
+  dl_tensor_uniform_ (t, 0, 1, &error);
+  dl_tensor_clamp_ (t, o, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_finalize_object (t); /* no reference left behind */
 }
 
 /* Memory: the CPU device's caching allocator, seen through DlDevice */
@@ -115,6 +134,7 @@ main (int argc, char *argv[])
 
   g_test_add_func ("/tensor/inplace/overlap", test_inplace_overlap);
   g_test_add_func ("/tensor/inplace/expanded", test_inplace_expanded);
+  g_test_add_func ("/tensor/inplace/returns-self", test_inplace_returns_self);
   g_test_add_func ("/tensor/memory/device-stats", test_memory_device_stats);
 
   return g_test_run ();

@@ -243,6 +243,23 @@ test('reductions and scans', () => {
     assertDlError(() => a.amax([2], false), Dl.Error.INDEX, 'amax dim out of range');
 });
 
+// The pointwise op table, as the library lists it: every listed op is a
+// method, and the in-place variants write into their tensor.
+test('pointwise op table', () => {
+    const all = Dl.pointwise_op_names(Dl.OpFlags.NONE);
+    const inplace = Dl.pointwise_op_names(Dl.OpFlags.UNARY | Dl.OpFlags.INPLACE);
+    assert(all.includes('exp') && all.includes('atan2'), 'exp and atan2 listed');
+    assert(inplace.includes('sin') && !inplace.includes('gelu'), 'sin_ exists, gelu_ does not');
+    for (const name of all)
+        assert(typeof Dl.Tensor.prototype[name] === 'function', `Tensor.${name}`);
+    const x = fromArray([0.5, -1, 2], [3], F64);
+    const same = x.sin_();
+    assert(same === x, 'sin_ returns its tensor');
+    assertClose(values(x), [Math.sin(0.5), Math.sin(-1), Math.sin(2)], 1e-15, 'sin_');
+    assertClose(values(x.sub_scaled(fromArray([1, 1, 1], [3], F64), 2)),
+        [Math.sin(0.5) - 2, Math.sin(-1) - 2, Math.sin(2) - 2], 1e-15, 'sub_scaled');
+});
+
 test('indexing and joining', () => {
     const a = fromArray([1, 2, 3, 4, 5, 6], [2, 3], F64);
     const gi = fromArray([0, 0, 2, 1], [2, 2], I64);

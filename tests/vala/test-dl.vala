@@ -140,6 +140,23 @@ void test_errors () {
     }
 }
 
+/* The pointwise op table, as the library lists it; a generated in-place
+ * variant and a reflected one. */
+void test_op_table () {
+    try {
+        string[] binary = Dl.pointwise_op_names (Dl.OpFlags.BINARY | Dl.OpFlags.REFLECTED);
+        assert (binary.length == 3);
+        assert (binary[0] == "sub" && binary[1] == "div" && binary[2] == "pow");
+        var x = from_array ({1, 2, 4}, {3}, Dl.DType.FLOAT64);
+        unowned Dl.Tensor same = x.log2_ ();
+        assert (same == x);
+        assert_values (x, {0, 1, 2});
+        assert_values (x.rpow_scalar (2), {1, 2, 4});
+    } catch (GLib.Error e) {
+        error ("%s", e.message);
+    }
+}
+
 /* An in-place write through a view of a tensor in the graph: the base's
  * history records it (CopySlices) and the gradient follows. */
 void test_autograd_inplace_view () {
@@ -468,6 +485,7 @@ int main (string[] args) {
     Test.add_func ("/vala/tensor/ops", test_tensor_ops);
     Test.add_func ("/vala/errors", test_errors);
     Test.add_func ("/vala/ops/math", test_math);
+    Test.add_func ("/vala/ops/table", test_op_table);
     Test.add_func ("/vala/ops/reduce-scan", test_reduce_scan);
     Test.add_func ("/vala/ops/index-join", test_index_join);
     Test.add_func ("/vala/ops/creation-random", test_creation_random);

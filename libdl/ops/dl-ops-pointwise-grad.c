@@ -1,0 +1,417 @@
+/* dl-ops-pointwise-grad.c: the derivatives of the pointwise ops, and the op
+ * table (dl-ops-pointwise.def) that names them.
+ *
+ * Each derivative gets the incoming gradient g and the tensors its row
+ * saves (x: the input, y: the result; a, b: the two inputs) and returns the
+ * gradient of each input that needs one, written with differentiable
+ * tensor ops so that create_graph records them too. The binary pipeline
+ * sums the gradients back to the inputs' shapes.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <math.h>
+
+#include "dl-ops-pointwise-private.h"
+
+#define DL_GRAD(name)                                                                              \
+  static gboolean name (const DlPointwiseGradArgs *a, DlTensor **gs, DlTensor **go, GError **error)
+
+/* g * f, consuming f; for the one-line derivatives */
+static DlTensor *
+times (DlTensor *g, DlTensor *f, GError **error)
+{
+  g_autoptr (DlTensor) owned = f;
+
+  return owned ? dl_tensor_mul (g, owned, error) : NULL;
+}
+
+/* ---- unary ---------------------------------------------------------------------- */
+
+DL_GRAD (dl_grad_neg)
+{
+  return (*gs = dl_tensor_neg (a->grad, error)) != NULL;
+}
+
+DL_GRAD (dl_grad_zero) /* sign and the roundings: steps, flat between them */
+{
+  DlTensor *g = a->grad;
+
+  return (*gs = dl_zeros (g->sizes, g->ndim, g->dtype, dl_tensor_get_device (g), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_identity) /* frac: x - trunc (x) */
+{
+  *gs = g_object_ref (a->grad);
+  return TRUE;
+}
+
+DL_GRAD (dl_grad_exp) /* g y */
+{
+  return (*gs = dl_tensor_mul (a->grad, a->result, error)) != NULL;
+}
+
+DL_GRAD (dl_grad_expm1) /* g (y + 1) */
+{
+  return (*gs = times (a->grad, dl_tensor_add_scalar (a->result, 1, error), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_log) /* g / x */
+{
+  return (*gs = dl_tensor_div (a->grad, a->self, error)) != NULL;
+}
+
+DL_GRAD (dl_grad_log1p) /* g / (x + 1) */
+{
+  g_autoptr (DlTensor) d = dl_tensor_add_scalar (a->self, 1, error);
+
+  return d && (*gs = dl_tensor_div (a->grad, d, error)) != NULL;
+}
+
+DL_GRAD (dl_grad_log2) /* g / (x ln 2) */
+{
+  g_autoptr (DlTensor) d = dl_tensor_mul_scalar (a->self, M_LN2, error);
+
+  return d && (*gs = dl_tensor_div (a->grad, d, error)) != NULL;
+}
+
+DL_GRAD (dl_grad_sqrt) /* g / (2 y) */
+{
+  g_autoptr (DlTensor) t = dl_tensor_div (a->grad, a->result, error);
+
+  return t && (*gs = dl_tensor_mul_scalar (t, 0.5, error)) != NULL;
+}
+
+DL_GRAD (dl_grad_rsqrt) /* -g y^3 / 2 */
+{
+  g_autoptr (DlTensor) y2 = dl_tensor_mul (a->result, a->result, error);
+  g_autoptr (DlTensor) y3 = y2 ? dl_tensor_mul (y2, a->result, error) : NULL;
+
+  return y3 && (*gs = times (a->grad, dl_tensor_mul_scalar (y3, -0.5, error), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_reciprocal) /* -g y^2 */
+{
+  g_autoptr (DlTensor) y2 = dl_tensor_mul (a->result, a->result, error);
+
+  return y2 && (*gs = times (a->grad, dl_tensor_neg (y2, error), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_sin) /* g cos x */
+{
+  return (*gs = times (a->grad, dl_tensor_cos (a->self, error), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_cos) /* -g sin x */
+{
+  g_autoptr (DlTensor) s = dl_tensor_sin (a->self, error);
+
+  return s && (*gs = times (a->grad, dl_tensor_neg (s, error), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_tan) /* g (1 + y^2) */
+{
+  g_autoptr (DlTensor) y2 = dl_tensor_mul (a->result, a->result, error);
+
+  return y2 && (*gs = times (a->grad, dl_tensor_add_scalar (y2, 1, error), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_tanh) /* g (1 - y^2) */
+{
+  g_autoptr (DlTensor) y2 = dl_tensor_mul (a->result, a->result, error);
+
+  return y2 && (*gs = times (a->grad, dl_tensor_rsub_scalar (y2, 1, error), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_sigmoid) /* g y (1 - y) */
+{
+  g_autoptr (DlTensor) d = dl_tensor_rsub_scalar (a->result, 1, error);
+
+  return d && (*gs = times (a->grad, dl_tensor_mul (a->result, d, error), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_erf) /* g 2/sqrt(pi) e^-x^2 */
+{
+  g_autoptr (DlTensor) x2 = dl_tensor_mul (a->self, a->self, error);
+  g_autoptr (DlTensor) nx2 = x2 ? dl_tensor_neg (x2, error) : NULL;
+  g_autoptr (DlTensor) e = nx2 ? dl_tensor_exp (nx2, error) : NULL;
+
+  return e && (*gs = times (a->grad, dl_tensor_mul_scalar (e, M_2_SQRTPI, error), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_relu) /* g where y > 0 */
+{
+  return (*gs = dl_pointwise_mul_mask (a->grad, dl_tensor_gt_scalar (a->result, 0, error), error))
+         != NULL;
+}
+
+DL_GRAD (dl_grad_abs) /* g sign (x), sign (x) = (x > 0) - (x < 0) */
+{
+  DlTensor *x = a->self;
+  g_autoptr (DlTensor) pos = dl_tensor_gt_scalar (x, 0, error);
+  g_autoptr (DlTensor) neg = pos ? dl_tensor_lt_scalar (x, 0, error) : NULL;
+  g_autoptr (DlTensor) fp = neg ? dl_tensor_to_dtype (pos, a->grad->dtype, error) : NULL;
+  g_autoptr (DlTensor) fn = fp ? dl_tensor_to_dtype (neg, a->grad->dtype, error) : NULL;
+
+  return fn && (*gs = times (a->grad, dl_tensor_sub (fp, fn, error), error)) != NULL;
+}
+
+/* d gelu / dx; exact: Phi (x) + x phi (x); tanh form: with
+ * u = k (x + c x^3), t = tanh (u): 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2) */
+static DlTensor *
+gelu_derivative (DlTensor *x, gboolean approximate, GError **error)
+{
+  const gdouble k = 0.79788456080286535588, c = 0.044715;
+
+  if (!approximate)
+    {
+      g_autoptr (DlTensor) xs = dl_tensor_mul_scalar (x, M_SQRT1_2, error);
+      g_autoptr (DlTensor) e = xs ? dl_tensor_erf (xs, error) : NULL;
+      g_autoptr (DlTensor) e1 = e ? dl_tensor_add_scalar (e, 1, error) : NULL;
+      g_autoptr (DlTensor) cdf = e1 ? dl_tensor_mul_scalar (e1, 0.5, error) : NULL;
+      g_autoptr (DlTensor) x2 = cdf ? dl_tensor_mul (x, x, error) : NULL;
+      g_autoptr (DlTensor) x2h = x2 ? dl_tensor_mul_scalar (x2, -0.5, error) : NULL;
+      g_autoptr (DlTensor) ex = x2h ? dl_tensor_exp (x2h, error) : NULL;
+      g_autoptr (DlTensor) pdf
+          = ex ? dl_tensor_mul_scalar (ex, 0.5 * M_2_SQRTPI * M_SQRT1_2, error) : NULL;
+      g_autoptr (DlTensor) xpdf = pdf ? dl_tensor_mul (x, pdf, error) : NULL;
+
+      return xpdf ? dl_tensor_add (cdf, xpdf, error) : NULL;
+    }
+  {
+    g_autoptr (DlTensor) x2 = dl_tensor_mul (x, x, error);
+    g_autoptr (DlTensor) x3 = x2 ? dl_tensor_mul (x2, x, error) : NULL;
+    g_autoptr (DlTensor) inner = x3 ? dl_tensor_add_scaled (x, x3, c, error) : NULL;
+    g_autoptr (DlTensor) u = inner ? dl_tensor_mul_scalar (inner, k, error) : NULL;
+    g_autoptr (DlTensor) t = u ? dl_tensor_tanh (u, error) : NULL;
+    g_autoptr (DlTensor) left = t ? dl_tensor_add_scalar (t, 1, error) : NULL;
+    g_autoptr (DlTensor) lefth = left ? dl_tensor_mul_scalar (left, 0.5, error) : NULL;
+    g_autoptr (DlTensor) t2 = lefth ? dl_tensor_mul (t, t, error) : NULL;
+    g_autoptr (DlTensor) sech2 = t2 ? dl_tensor_rsub_scalar (t2, 1, error) : NULL;
+    g_autoptr (DlTensor) p = sech2 ? dl_tensor_mul_scalar (x2, 3 * c, error) : NULL;
+    g_autoptr (DlTensor) p1 = p ? dl_tensor_add_scalar (p, 1, error) : NULL;
+    g_autoptr (DlTensor) du = p1 ? dl_tensor_mul_scalar (p1, 0.5 * k, error) : NULL;
+    g_autoptr (DlTensor) r1 = du ? dl_tensor_mul (x, sech2, error) : NULL;
+    g_autoptr (DlTensor) right = r1 ? dl_tensor_mul (r1, du, error) : NULL;
+
+    return right ? dl_tensor_add (lefth, right, error) : NULL;
+  }
+}
+
+DL_GRAD (dl_grad_gelu)
+{
+  return (*gs = times (a->grad, gelu_derivative (a->self, FALSE, error), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_gelu_tanh)
+{
+  return (*gs = times (a->grad, gelu_derivative (a->self, TRUE, error), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_silu) /* with s = sigmoid (x): g s (1 + x (1 - s)) */
+{
+  g_autoptr (DlTensor) s = dl_tensor_sigmoid (a->self, error);
+  g_autoptr (DlTensor) one_m = s ? dl_tensor_rsub_scalar (s, 1, error) : NULL;
+  g_autoptr (DlTensor) xo = one_m ? dl_tensor_mul (a->self, one_m, error) : NULL;
+  g_autoptr (DlTensor) xo1 = xo ? dl_tensor_add_scalar (xo, 1, error) : NULL;
+
+  return xo1 && (*gs = times (a->grad, dl_tensor_mul (s, xo1, error), error)) != NULL;
+}
+
+/* ---- binary ---------------------------------------------------------------------- */
+
+DL_GRAD (dl_grad_add) /* g, alpha g */
+{
+  if (a->need_self)
+    *gs = g_object_ref (a->grad);
+  if (a->need_other)
+    *go = a->alpha == 1 ? g_object_ref (a->grad) : dl_tensor_mul_scalar (a->grad, a->alpha, error);
+  return !a->need_other || *go;
+}
+
+DL_GRAD (dl_grad_sub) /* g, -alpha g */
+{
+  if (a->need_self)
+    *gs = g_object_ref (a->grad);
+  if (a->need_other)
+    *go = dl_tensor_mul_scalar (a->grad, -a->alpha, error);
+  return !a->need_other || *go;
+}
+
+DL_GRAD (dl_grad_mul) /* g b, g a */
+{
+  if (a->need_self && !(*gs = dl_tensor_mul (a->grad, a->other, error)))
+    return FALSE;
+  return !a->need_other || (*go = dl_tensor_mul (a->grad, a->self, error));
+}
+
+DL_GRAD (dl_grad_div) /* g / b, -g a / b^2 */
+{
+  if (a->need_self && !(*gs = dl_tensor_div (a->grad, a->other, error)))
+    return FALSE;
+  if (a->need_other)
+    {
+      g_autoptr (DlTensor) t1 = dl_tensor_mul (a->grad, a->self, error);
+      g_autoptr (DlTensor) t2 = t1 ? dl_tensor_div (t1, a->other, error) : NULL;
+      g_autoptr (DlTensor) t3 = t2 ? dl_tensor_div (t2, a->other, error) : NULL;
+
+      return t3 && (*go = dl_tensor_neg (t3, error));
+    }
+  return TRUE;
+}
+
+/* where @x wins maximum (or minimum) over @y: 1, on ties 0.5, else 0 */
+static DlTensor *
+extremum_mask (DlTensor *x, DlTensor *y, gboolean max, GError **error)
+{
+  g_autoptr (DlTensor) strict = max ? dl_tensor_gt (x, y, error) : dl_tensor_lt (x, y, error);
+  g_autoptr (DlTensor) tie = NULL;
+  g_autoptr (DlTensor) fs = NULL;
+  g_autoptr (DlTensor) ft = NULL;
+
+  if (!strict || !(tie = dl_tensor_eq (x, y, error)))
+    return NULL;
+  if (!(fs = dl_tensor_to_dtype (strict, x->dtype, error))
+      || !(ft = dl_tensor_to_dtype (tie, x->dtype, error)))
+    return NULL;
+  return dl_tensor_add_scaled (fs, ft, 0.5, error);
+}
+
+static gboolean
+extremum_grad (const DlPointwiseGradArgs *a,
+               gboolean max,
+               DlTensor **gs,
+               DlTensor **go,
+               GError **error)
+{
+  if (a->need_self
+      && !(*gs = times (a->grad, extremum_mask (a->self, a->other, max, error), error)))
+    return FALSE;
+  return !a->need_other
+         || (*go = times (a->grad, extremum_mask (a->other, a->self, max, error), error));
+}
+
+DL_GRAD (dl_grad_maximum) /* g to the larger input; ties split */
+{
+  return extremum_grad (a, TRUE, gs, go, error);
+}
+
+DL_GRAD (dl_grad_minimum)
+{
+  return extremum_grad (a, FALSE, gs, go, error);
+}
+
+/* @t with zeros where the bool @mask (consumed) holds */
+static DlTensor *
+zero_where (DlTensor *t, DlTensor *mask, GError **error)
+{
+  g_autoptr (DlTensor) m = mask;
+  g_autoptr (DlTensor) zero = NULL;
+
+  if (m == NULL)
+    return NULL;
+  zero = dl_tensor_new_scalar (0, t->dtype);
+  return dl_where (m, zero, t, error);
+}
+
+DL_GRAD (dl_grad_pow)
+{
+  DlTensor *x = a->self, *e = a->other;
+
+  if (a->need_self)
+    {
+      /* g e x^(e-1), zero where e == 0 */
+      g_autoptr (DlTensor) em1 = dl_tensor_sub_scalar (e, 1, error);
+      g_autoptr (DlTensor) p = em1 ? dl_tensor_pow (x, em1, error) : NULL;
+      g_autoptr (DlTensor) ep = p ? dl_tensor_mul (e, p, error) : NULL;
+      g_autoptr (DlTensor) t = ep ? dl_tensor_mul (a->grad, ep, error) : NULL;
+
+      if (!t || !(*gs = zero_where (t, dl_tensor_eq_scalar (e, 0, error), error)))
+        return FALSE;
+    }
+  if (a->need_other)
+    {
+      /* g x^e ln x, zero where x == 0 and e >= 0 */
+      g_autoptr (DlTensor) lx = dl_tensor_log (x, error);
+      g_autoptr (DlTensor) yl = lx ? dl_tensor_mul (a->result, lx, error) : NULL;
+      g_autoptr (DlTensor) t = yl ? dl_tensor_mul (a->grad, yl, error) : NULL;
+      g_autoptr (DlTensor) xz = t ? dl_tensor_eq_scalar (x, 0, error) : NULL;
+      g_autoptr (DlTensor) enn = xz ? dl_tensor_ge_scalar (e, 0, error) : NULL;
+
+      return enn && (*go = zero_where (t, dl_tensor_logical_and (xz, enn, error), error));
+    }
+  return TRUE;
+}
+
+DL_GRAD (dl_grad_floor_divide)
+{
+  g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
+               "floor_divide: the result is not differentiable (PyTorch defines no "
+               "derivative for floor_divide)");
+  return FALSE;
+}
+
+DL_GRAD (dl_grad_remainder) /* g, -g floor (a / b) */
+{
+  if (a->need_self)
+    *gs = g_object_ref (a->grad);
+  if (a->need_other)
+    {
+      g_autoptr (DlTensor) q = dl_tensor_floor_divide (a->self, a->other, error);
+      g_autoptr (DlTensor) t = q ? dl_tensor_mul (a->grad, q, error) : NULL;
+
+      return t && (*go = dl_tensor_neg (t, error));
+    }
+  return TRUE;
+}
+
+DL_GRAD (dl_grad_atan2) /* d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2) */
+{
+  g_autoptr (DlTensor) a2 = dl_tensor_mul (a->self, a->self, error);
+  g_autoptr (DlTensor) b2 = a2 ? dl_tensor_mul (a->other, a->other, error) : NULL;
+  g_autoptr (DlTensor) den = b2 ? dl_tensor_add (a2, b2, error) : NULL;
+  g_autoptr (DlTensor) gd = den ? dl_tensor_div (a->grad, den, error) : NULL;
+
+  if (!gd || (a->need_self && !(*gs = dl_tensor_mul (gd, a->other, error))))
+    return FALSE;
+  if (a->need_other)
+    {
+      g_autoptr (DlTensor) t = dl_tensor_mul (gd, a->self, error);
+
+      return t && (*go = dl_tensor_neg (t, error));
+    }
+  return TRUE;
+}
+
+/* ---- the table ---------------------------------------------------------------------- */
+
+/* the VARIANTS column's words */
+#define INPLACE DL_OP_FLAGS_INPLACE
+#define SCALAR DL_OP_FLAGS_SCALAR
+#define REFLECTED DL_OP_FLAGS_REFLECTED
+#define ALPHA DL_OP_FLAGS_ALPHA
+
+#define ROW(op, ARITY, KERNEL, RULE, node_name, grad_fn, SAVES, FLAGS)                             \
+  [DL_OP_##op] = {                                                                                 \
+    .name = #op,                                                                                   \
+    .inplace_name = #op "_",                                                                       \
+    .arity = ARITY,                                                                                \
+    .kernel = KERNEL,                                                                              \
+    .rule = DL_POINTWISE_RULE_##RULE,                                                              \
+    .node = node_name,                                                                             \
+    .grad = grad_fn,                                                                               \
+    .saves = DL_POINTWISE_SAVES_##SAVES,                                                           \
+    .flags = FLAGS,                                                                                \
+  },
+
+const DlPointwiseOp dl_pointwise_ops[DL_N_POINTWISE_OPS] = {
+#define DL_UNARY_OP(name, KERNEL, RULE, node, grad, SAVES, DOMAIN, VARIANTS, what)                 \
+  ROW (name, 1, DL_UNARY_##KERNEL, RULE, node, grad, SAVES, DL_OP_FLAGS_UNARY | (VARIANTS))
+#define DL_BINARY_OP(name, KERNEL, RULE, node, grad, SAVES, DOMAIN, VARIANTS, what)                \
+  ROW (name, 2, DL_BINARY_##KERNEL, RULE, node, grad, SAVES, DL_OP_FLAGS_BINARY | (VARIANTS))
+#include "dl-ops-pointwise.def"
+#undef DL_UNARY_OP
+#undef DL_BINARY_OP
+};

@@ -1,0 +1,133 @@
+/* dl-ops-pointwise-private.h: the pointwise op table and its pipelines.
+ *
+ * dl-ops-pointwise.def declares the ops; this header turns its rows into
+ * an enum of op ids and a table of DlPointwiseOp records, and declares
+ * the pipelines that run a record and the derivatives the rows name.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "dl-ops-private.h"
+
+G_BEGIN_DECLS
+
+/* How an op's result dtype follows from its operands'. */
+typedef enum
+{
+  /* unary */
+  DL_POINTWISE_RULE_FLOAT,      /* integers and bool give the default float dtype */
+  DL_POINTWISE_RULE_STRICT,     /* floating point only */
+  DL_POINTWISE_RULE_KEEP,       /* any number dtype, kept; bool refused */
+  DL_POINTWISE_RULE_ROUNDING,   /* floats computed; integers a copy; bool refused */
+  DL_POINTWISE_RULE_SIGN,       /* every dtype, kept */
+  DL_POINTWISE_RULE_PREDICATE,  /* a bool result; integers are finite */
+  DL_POINTWISE_RULE_BITWISE,    /* integer and bool only (both arities) */
+  DL_POINTWISE_RULE_NAN_TO_NUM, /* floats computed; integers and bool a copy */
+  /* binary: the result type of the two, and then */
+  DL_POINTWISE_RULE_ARITH,        /* no bool subtraction */
+  DL_POINTWISE_RULE_DIV,          /* integers give the default float dtype (atan2: FLOAT) */
+  DL_POINTWISE_RULE_COMPARE,      /* a bool result */
+  DL_POINTWISE_RULE_POWER,        /* bool refused; no negative integer powers of integers */
+  DL_POINTWISE_RULE_INT_DIVISION, /* bool refused; no integer division by zero */
+} DlPointwiseRule;
+
+typedef enum
+{
+  DL_POINTWISE_SAVES_NONE = 0,
+  DL_POINTWISE_SAVES_SELF = 1 << 0,
+  DL_POINTWISE_SAVES_OTHER = 1 << 1,
+  DL_POINTWISE_SAVES_RESULT = 1 << 2,
+} DlPointwiseSaves;
+
+/* the SAVES column's words */
+#define DL_POINTWISE_SAVES_INPUT DL_POINTWISE_SAVES_SELF
+#define DL_POINTWISE_SAVES_OUTPUT DL_POINTWISE_SAVES_RESULT
+#define DL_POINTWISE_SAVES_INPUTS (DL_POINTWISE_SAVES_SELF | DL_POINTWISE_SAVES_OTHER)
+#define DL_POINTWISE_SAVES_INPUTS_OUTPUT                                                           \
+  (DL_POINTWISE_SAVES_SELF | DL_POINTWISE_SAVES_OTHER | DL_POINTWISE_SAVES_RESULT)
+
+/* What a derivative gets: the incoming gradient, the tensors its row
+ * saves, and which inputs need a gradient. */
+typedef struct
+{
+  DlTensor *grad;
+  DlTensor *self;   /* (nullable): saved input */
+  DlTensor *other;  /* (nullable): saved second input */
+  DlTensor *result; /* (nullable): saved output */
+  gdouble alpha;    /* add and sub: other's factor */
+  gboolean need_self, need_other;
+} DlPointwiseGradArgs;
+
+/* A derivative: the gradients of the inputs that need one (gself only for
+ * unary ops), new tensors shaped like the broadcast result; the pipeline
+ * sums them back to the inputs' shapes. */
+typedef gboolean (*DlPointwiseGradFunc) (const DlPointwiseGradArgs *args,
+                                         DlTensor **gself,
+                                         DlTensor **gother,
+                                         GError **error);
+
+typedef struct
+{
+  const gchar *name;
+  const gchar *inplace_name; /* name_, for the in-place variant's errors */
+  guint arity;
+  gint kernel; /* a DlUnaryOp or a DlBinaryOp */
+  DlPointwiseRule rule;
+  const gchar *node; /* NULL: not differentiable */
+  DlPointwiseGradFunc grad;
+  DlPointwiseSaves saves;
+  DlOpFlags flags; /* the variants; DIFFERENTIABLE, BINARY, COMPARISON */
+} DlPointwiseOp;
+
+typedef enum
+{
+#define DL_UNARY_OP(name, ...) DL_OP_##name,
+#define DL_BINARY_OP(name, ...) DL_OP_##name,
+#include "dl-ops-pointwise.def"
+#undef DL_UNARY_OP
+#undef DL_BINARY_OP
+  DL_N_POINTWISE_OPS
+} DlPointwiseOpId;
+
+/* The table, defined after the derivatives it names, in
+ * dl-ops-pointwise-grad.c. */
+extern const DlPointwiseOp dl_pointwise_ops[DL_N_POINTWISE_OPS];
+
+/* The pipelines. The table's public functions are thin calls of these;
+ * ops outside the table that share a kernel (nan_to_num) call them too. */
+DlTensor *dl_pointwise_unary (DlPointwiseOpId id, DlTensor *self, GError **error);
+DlTensor *dl_pointwise_unary_params (const DlPointwiseOp *op,
+                                     DlTensor *self,
+                                     const gdouble *params,
+                                     GError **error);
+DlTensor *dl_pointwise_unary_ (DlPointwiseOpId id, DlTensor *self, GError **error);
+DlTensor *dl_pointwise_binary (DlPointwiseOpId id,
+                               DlTensor *self,
+                               DlTensor *other,
+                               gdouble alpha,
+                               GError **error);
+DlTensor *dl_pointwise_binary_scalar (DlPointwiseOpId id,
+                                      DlTensor *self,
+                                      gdouble other,
+                                      gboolean reflected,
+                                      GError **error);
+DlTensor *dl_pointwise_binary_ (DlPointwiseOpId id,
+                                DlTensor *self,
+                                DlTensor *other,
+                                gdouble alpha,
+                                GError **error);
+DlTensor *
+dl_pointwise_binary_scalar_ (DlPointwiseOpId id, DlTensor *self, gdouble other, GError **error);
+
+/* g * mask, the bool @mask (consumed) converted to @g's dtype */
+DlTensor *dl_pointwise_mul_mask (DlTensor *g, DlTensor *mask, GError **error);
+
+static inline gboolean
+dl_dtype_is_half (DlDType dtype)
+{
+  return dtype == DL_DTYPE_FLOAT16 || dtype == DL_DTYPE_BFLOAT16;
+}
+
+G_END_DECLS
