@@ -10,9 +10,12 @@
 G_BEGIN_DECLS
 
 typedef struct _DlAllocator DlAllocator;
+typedef struct _DlBackendContext DlBackendContext;
 
-typedef gpointer (*DlRawAllocFunc) (gsize nbytes);
-typedef void (*DlRawFreeFunc) (gpointer ptr, gsize nbytes);
+/* a backend's raw_alloc and raw_free, called with the context the
+ * allocator was made with */
+typedef gpointer (*DlRawAllocFunc) (DlBackendContext *ctx, gsize nbytes);
+typedef void (*DlRawFreeFunc) (DlBackendContext *ctx, gpointer ptr, gsize nbytes);
 
 typedef struct
 {
@@ -24,7 +27,8 @@ typedef struct
   guint64 n_misses;       /* allocations that went to the raw allocator */
 } DlAllocatorStats;
 
-DlAllocator *dl_allocator_new (DlRawAllocFunc raw_alloc,
+DlAllocator *dl_allocator_new (DlBackendContext *ctx,
+                               DlRawAllocFunc raw_alloc,
                                DlRawFreeFunc raw_free,
                                gsize min_cached_size,
                                guint64 cache_limit);

@@ -19,6 +19,7 @@
 struct _DlAllocator
 {
   GMutex lock;
+  DlBackendContext *ctx; /* (not owned): the device's, for raw_alloc and raw_free */
   DlRawAllocFunc raw_alloc;
   DlRawFreeFunc raw_free;
   gsize min_cached_size;
@@ -28,7 +29,8 @@ struct _DlAllocator
 };
 
 DlAllocator *
-dl_allocator_new (DlRawAllocFunc raw_alloc,
+dl_allocator_new (DlBackendContext *ctx,
+                  DlRawAllocFunc raw_alloc,
                   DlRawFreeFunc raw_free,
                   gsize min_cached_size,
                   guint64 cache_limit)
@@ -36,6 +38,7 @@ dl_allocator_new (DlRawAllocFunc raw_alloc,
   DlAllocator *self = g_new0 (DlAllocator, 1);
 
   g_mutex_init (&self->lock);
+  self->ctx = ctx;
   self->raw_alloc = raw_alloc;
   self->raw_free = raw_free;
   self->min_cached_size = MAX (min_cached_size, 64);
@@ -66,7 +69,7 @@ release_list_locked (DlAllocator *self, gsize size, GSList *list)
 {
   for (GSList *l = list; l; l = l->next)
     {
-      self->raw_free (l->data, size);
+      self->raw_free (self->ctx, l->data, size);
       self->stats.cached -= size;
       self->stats.reserved -= size;
     }
@@ -99,14 +102,14 @@ dl_allocator_alloc (DlAllocator *self, gsize nbytes, gsize *block_size)
     }
   if (ptr == NULL)
     {
-      ptr = self->raw_alloc (size);
+      ptr = self->raw_alloc (self->ctx, size);
       if (ptr == NULL && self->stats.cached > 0)
         {
           /* out of memory with blocks cached: give them back and retry */
           g_mutex_unlock (&self->lock);
           dl_allocator_empty_cache (self);
           g_mutex_lock (&self->lock);
-          ptr = self->raw_alloc (size);
+          ptr = self->raw_alloc (self->ctx, size);
         }
       if (ptr == NULL)
         {
@@ -140,7 +143,7 @@ dl_allocator_release (DlAllocator *self, gpointer ptr, gsize block_size)
     }
   else
     {
-      self->raw_free (ptr, block_size);
+      self->raw_free (self->ctx, ptr, block_size);
       self->stats.reserved -= block_size;
     }
   g_mutex_unlock (&self->lock);

@@ -11,8 +11,37 @@
 
 G_BEGIN_DECLS
 
-const DlBackend *dl_device_get_backend (DlDevice *self);
-DlAllocator *dl_device_get_allocator (DlDevice *self);
+struct _DlDevice
+{
+  GObject parent_instance;
+  DlDeviceType type;
+  gint index;
+  gchar *name;
+  DlBackendContext context;                      /* what the backend's slots receive first */
+  void (*context_clear) (DlBackendContext *ctx); /* from the registration */
+  DlAllocator *allocator;                        /* over the backend's raw_alloc, with &context */
+};
+
 DlDevice *dl_device_cpu (void); /* (transfer none) */
+gboolean dl_device_take_kernel_status (DlDevice *self, const gchar *op, GError **error);
+
+/* the backend context of @self, for every call into its backend */
+static inline DlBackendContext *
+dl_device_get_context (DlDevice *self)
+{
+  return &self->context;
+}
+
+static inline const DlBackend *
+dl_device_get_backend (DlDevice *self)
+{
+  return self->context.backend;
+}
+
+static inline DlAllocator *
+dl_device_get_allocator (DlDevice *self)
+{
+  return self->allocator;
+}
 
 G_END_DECLS

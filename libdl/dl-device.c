@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "dl-device-private.h"
 #include "dl-error.h"
@@ -22,15 +23,6 @@
  *
  * Since: 0.1
  */
-struct _DlDevice
-{
-  GObject parent_instance;
-  DlDeviceType type;
-  gint index;
-  gchar *name;
-  const DlBackend *backend;
-  DlAllocator *allocator;
-};
 
 G_DEFINE_FINAL_TYPE (DlDevice, dl_device, G_TYPE_OBJECT)
 
@@ -51,6 +43,10 @@ dl_device_finalize (GObject *object)
   DlDevice *self = DL_DEVICE (object);
 
   g_clear_pointer (&self->allocator, dl_allocator_free_all);
+  if (self->context.status)
+    self->context.backend->raw_free (&self->context, self->context.status, sizeof (DlKernelStatus));
+  if (self->context_clear)
+    self->context_clear (&self->context);
   g_free (self->name);
   G_OBJECT_CLASS (dl_device_parent_class)->finalize (object);
 }
@@ -124,14 +120,214 @@ dl_device_init (DlDevice *self)
   self->index = -1;
 }
 
-static guint64
-cpu_cache_limit (void)
-{
-  const gchar *env = g_getenv ("DL_CPU_CACHE_LIMIT");
+/* ---- the registry -------------------------------------------------------
+ * Device types in the order they registered, each with its devices (made
+ * on first lookup, kept for the process's life). One lock guards it all;
+ * lookups of the CPU device skip it (dl_device_cpu caches the pointer). */
 
-  if (env)
-    return g_ascii_strtoull (env, NULL, 10);
-  return (guint64)2 << 30;
+typedef struct
+{
+  DlDeviceTypeInfo info;
+  gchar *type; /* info.type, owned */
+  gint n_devices;
+  DlDevice **devices; /* n_devices, each NULL until first asked for */
+} DeviceType;
+
+/* Types libdl knows of without a backend in this build: asking for one is
+ * a clear "not available" rather than an unknown type. */
+static const struct
+{
+  const gchar *type;
+  const gchar *backend; /* how the message names the backend */
+} reserved_types[] = {
+  { "cuda", "CUDA" },
+};
+
+static GMutex registry_lock;
+static GPtrArray *registry; /* of DeviceType, guarded by registry_lock */
+
+static DeviceType *
+find_type_locked (const gchar *type, gsize len)
+{
+  for (guint i = 0; i < registry->len; i++)
+    {
+      DeviceType *t = g_ptr_array_index (registry, i);
+      if (strlen (t->type) == len && strncmp (t->type, type, len) == 0)
+        return t;
+    }
+  return NULL;
+}
+
+static gboolean
+register_type_locked (const DlDeviceTypeInfo *info, GError **error)
+{
+  DeviceType *t;
+
+  if (find_type_locked (info->type, strlen (info->type)))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
+                   "device: a backend for the device type '%s' is already registered", info->type);
+      return FALSE;
+    }
+  t = g_new0 (DeviceType, 1);
+  t->info = *info;
+  t->type = g_strdup (info->type);
+  t->info.type = t->type;
+  t->n_devices = -1; /* asked on first lookup */
+  g_ptr_array_add (registry, t);
+  return TRUE;
+}
+
+/* Takes the lock, registering the built-in CPU backend on first use. */
+static void
+registry_lock_and_init (void)
+{
+  g_mutex_lock (&registry_lock);
+  if (G_UNLIKELY (registry == NULL))
+    {
+      DlDeviceTypeInfo cpu;
+
+      registry = g_ptr_array_new ();
+      dl_cpu_get_device_type_info (&cpu);
+      register_type_locked (&cpu, NULL);
+    }
+}
+
+/* Adds a backend's device type (@info is copied) to the registry, so that
+ * dl_device_get() finds its devices; FALSE with @error set when the type
+ * is already registered. Private to libdl and its backends. */
+gboolean
+dl_device_register_type (const DlDeviceTypeInfo *info, GError **error)
+{
+  gboolean ok;
+
+  g_return_val_if_fail (info != NULL && info->type != NULL && info->backend != NULL, FALSE);
+  g_return_val_if_fail (info->backend->raw_alloc && info->backend->raw_free
+                            && info->backend->copy_to_host && info->backend->copy_from_host,
+                        FALSE);
+  registry_lock_and_init ();
+  ok = register_type_locked (info, error);
+  g_mutex_unlock (&registry_lock);
+  return ok;
+}
+
+static void
+append_known_types_locked (GString *out)
+{
+  for (guint i = 0; i < registry->len; i++)
+    {
+      DeviceType *t = g_ptr_array_index (registry, i);
+      g_string_append_printf (out, "%s%s", out->len ? ", " : "", t->type);
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (reserved_types); i++)
+    if (!find_type_locked (reserved_types[i].type, strlen (reserved_types[i].type)))
+      g_string_append_printf (out, "%s%s", out->len ? ", " : "", reserved_types[i].type);
+}
+
+/* The device @index of @t, made on first use. */
+static DlDevice *
+get_device_locked (DeviceType *t, gint index, GError **error)
+{
+  gint slot = t->info.indexed ? index : 0;
+  DlDevice *device;
+
+  if (t->devices[slot])
+    return t->devices[slot];
+  device = g_object_new (DL_TYPE_DEVICE, NULL);
+  device->type = t->info.device_type;
+  device->index = t->info.indexed ? index : -1;
+  device->name = t->info.indexed ? g_strdup_printf ("%s:%d", t->type, index) : g_strdup (t->type);
+  device->context.backend = t->info.backend;
+  device->context.device_index = device->index;
+  if (t->info.context_init && !t->info.context_init (&device->context, error))
+    {
+      g_prefix_error (error, "device: cannot open '%s': ", device->name);
+      g_object_unref (device);
+      return NULL;
+    }
+  device->context_clear = t->info.context_clear;
+  if (!t->info.backend->host_memory)
+    {
+      /* where its kernels report failed checks (see DlKernelStatus) */
+      static const DlKernelStatus ok = { DL_KERNEL_OK };
+      DlBackendContext *ctx = &device->context;
+
+      if (!(ctx->status = ctx->backend->raw_alloc (ctx, sizeof (DlKernelStatus))))
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_OUT_OF_MEMORY,
+                       "device: cannot open '%s': out of memory", device->name);
+          g_object_unref (device);
+          return NULL;
+        }
+      ctx->backend->copy_from_host (ctx, ctx->status, &ok, sizeof ok);
+    }
+  device->allocator
+      = dl_allocator_new (&device->context, t->info.backend->raw_alloc, t->info.backend->raw_free,
+                          t->info.min_cached_size, t->info.cache_limit);
+  t->devices[slot] = device;
+  return device;
+}
+
+/* Parses "type" or "type:N" and finds (or makes) the device. */
+static DlDevice *
+lookup_locked (const gchar *name, GError **error)
+{
+  const gchar *colon = strchr (name, ':');
+  gsize len = colon ? (gsize)(colon - name) : strlen (name);
+  DeviceType *t = find_type_locked (name, len);
+  guint64 index = 0;
+
+  if (t == NULL)
+    {
+      gsize r;
+
+      for (r = 0; r < G_N_ELEMENTS (reserved_types); r++)
+        if (strlen (reserved_types[r].type) == len
+            && strncmp (reserved_types[r].type, name, len) == 0)
+          break;
+      if (r < G_N_ELEMENTS (reserved_types))
+        {
+          if (colon && !g_ascii_string_to_unsigned (colon + 1, 10, 0, G_MAXINT, &index, NULL))
+            g_set_error (error, DL_ERROR, DL_ERROR_DEVICE, "device: invalid device string '%s'",
+                         name);
+          else
+            g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
+                         "device: '%s' is not available: no %s backend is available in this "
+                         "build (only 'cpu' works)",
+                         name, reserved_types[r].backend);
+          return NULL;
+        }
+    }
+  if (t == NULL || (colon && !t->info.indexed))
+    {
+      g_autoptr (GString) known = g_string_new (NULL);
+
+      append_known_types_locked (known);
+      g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
+                   "device: expected one of %s device type at start of device string: %s",
+                   known->str, name);
+      return NULL;
+    }
+  if (colon && !g_ascii_string_to_unsigned (colon + 1, 10, 0, G_MAXINT, &index, NULL))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DEVICE, "device: invalid device string '%s'", name);
+      return NULL;
+    }
+  if (t->n_devices < 0)
+    {
+      t->n_devices = t->info.indexed && t->info.device_count ? t->info.device_count () : 1;
+      t->n_devices = MAX (t->n_devices, 0);
+      t->devices = g_new0 (DlDevice *, MAX (t->n_devices, 1));
+    }
+  if (t->info.indexed && (gint64)index >= t->n_devices)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
+                   "device: '%s' is not available: there %s %d %s device%s", name,
+                   t->n_devices == 1 ? "is" : "are", t->n_devices, t->type,
+                   t->n_devices == 1 ? "" : "s");
+      return NULL;
+    }
+  return get_device_locked (t, (gint)index, error);
 }
 
 /* The CPU device: created on first use, kept for the process's life. */
@@ -142,15 +338,12 @@ dl_device_cpu (void)
 
   if (g_once_init_enter (&cpu))
     {
-      DlDevice *device = g_object_new (DL_TYPE_DEVICE, NULL);
-      const DlBackend *backend = dl_cpu_backend_get ();
+      DlDevice *device;
 
-      device->type = DL_DEVICE_TYPE_CPU;
-      device->index = -1;
-      device->name = g_strdup ("cpu");
-      device->backend = backend;
-      device->allocator = dl_allocator_new (backend->raw_alloc, backend->raw_free, 256 * 1024,
-                                            cpu_cache_limit ());
+      registry_lock_and_init ();
+      device = lookup_locked ("cpu", NULL);
+      g_mutex_unlock (&registry_lock);
+      g_assert (device != NULL);
       g_once_init_leave (&cpu, (gsize)device);
     }
   return (DlDevice *)cpu;
@@ -161,8 +354,11 @@ dl_device_cpu (void)
  * @name: a device name: "cpu", "cuda" or "cuda:N"
  * @error: return location for a #GError
  *
- * Looks a device up by name. Asking for a CUDA device where the CUDA backend
- * is not available is a %DL_ERROR_DEVICE error.
+ * Looks a device up by name: a device type ("cpu", "cuda"), and for a
+ * type whose devices are numbered an optional ":N" ("cuda" is "cuda:0").
+ * Device types come from the backends this libdl has; asking for a CUDA
+ * device where the CUDA backend is not available is a %DL_ERROR_DEVICE
+ * error, as is an unknown type.
  *
  * Returns: (transfer full): the device, or %NULL with @error set
  *
@@ -171,30 +367,59 @@ dl_device_cpu (void)
 DlDevice *
 dl_device_get (const gchar *name, GError **error)
 {
+  DlDevice *device;
+
   g_return_val_if_fail (name != NULL, NULL);
 
   if (g_str_equal (name, "cpu"))
     return g_object_ref (dl_device_cpu ());
-  if (g_str_equal (name, "cuda") || g_str_has_prefix (name, "cuda:"))
-    {
-      const gchar *idx = name + 4;
-      guint64 index = 0;
+  registry_lock_and_init ();
+  device = lookup_locked (name, error);
+  if (device)
+    g_object_ref (device);
+  g_mutex_unlock (&registry_lock);
+  return device;
+}
 
-      if (*idx == ':' && !g_ascii_string_to_unsigned (idx + 1, 10, 0, G_MAXINT, &index, NULL))
-        {
-          g_set_error (error, DL_ERROR, DL_ERROR_DEVICE, "device: invalid device string '%s'",
-                       name);
-          return NULL;
-        }
-      g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
-                   "device: '%s' is not available: this libdl has no CUDA backend "
-                   "(it is not built yet; only 'cpu' works)",
-                   name);
-      return NULL;
+/* Reads the checks the kernels of a device backend reported since the last
+ * read (see DlKernelStatus) and clears them: FALSE with @error set, the
+ * message prefixed with @op (the synchronising read), when one failed.
+ * Always TRUE on a host-memory backend, whose ops read theirs at once. */
+gboolean
+dl_device_take_kernel_status (DlDevice *self, const gchar *op, GError **error)
+{
+  static const DlKernelStatus ok = { DL_KERNEL_OK };
+  DlBackendContext *ctx = &self->context;
+  DlKernelStatus status;
+  g_autofree gchar *what = NULL;
+
+  if (ctx->status == NULL)
+    return TRUE;
+  ctx->backend->copy_to_host (ctx, &status, ctx->status, sizeof status);
+  if (status.error == DL_KERNEL_OK)
+    return TRUE;
+  ctx->backend->copy_from_host (ctx, ctx->status, &ok, sizeof ok);
+  switch (status.error)
+    {
+      case DL_KERNEL_INDEX_OUT_OF_BOUNDS:
+        what = g_strdup_printf ("index %" G_GINT64_FORMAT " is out of bounds", status.value);
+        break;
+      case DL_KERNEL_BAD_WEIGHT:
+        what = g_strdup ("multinomial: probability tensor contains either inf, nan or element < 0");
+        break;
+      case DL_KERNEL_ZERO_SUM:
+        what = g_strdup (
+            "multinomial: invalid multinomial distribution (sum of probabilities <= 0)");
+        break;
+      default:
+        what = g_strdup_printf ("kernel error %d", status.error);
     }
-  g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
-               "device: expected one of cpu, cuda device type at start of device string: %s", name);
-  return NULL;
+  g_set_error (error, DL_ERROR,
+               status.error == DL_KERNEL_INDEX_OUT_OF_BOUNDS ? DL_ERROR_INDEX : DL_ERROR_ARGUMENT,
+               "%s: a kernel on device '%s' failed a check (a device-side assert, reported at "
+               "the next synchronisation): %s",
+               op, self->name, what);
+  return FALSE;
 }
 
 /**
@@ -355,18 +580,6 @@ void
 dl_device_synchronize (DlDevice *self)
 {
   g_return_if_fail (DL_IS_DEVICE (self));
-  if (self->backend->synchronize)
-    self->backend->synchronize ();
-}
-
-const DlBackend *
-dl_device_get_backend (DlDevice *self)
-{
-  return self->backend;
-}
-
-DlAllocator *
-dl_device_get_allocator (DlDevice *self)
-{
-  return self->allocator;
+  if (self->context.backend->synchronize)
+    self->context.backend->synchronize (&self->context);
 }

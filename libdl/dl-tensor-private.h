@@ -69,10 +69,12 @@ dl_tensor_device (DlTensor *t)
   return t->storage->device;
 }
 
-static inline const DlBackend *
-dl_tensor_backend (DlTensor *t)
+/* The backend context of @t's device: calls into the backend go
+ * ctx->backend->slot (ctx, ...). */
+static inline DlBackendContext *
+dl_tensor_context (DlTensor *t)
 {
-  return dl_device_get_backend (t->storage->device);
+  return dl_device_get_context (t->storage->device);
 }
 
 G_END_DECLS

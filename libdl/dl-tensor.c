@@ -465,9 +465,12 @@ fail:
 static void
 write_scalar (char *p, DlDType dtype, gdouble value)
 {
-  DlIter iter = { .ndim = 1, .n_operands = 1, .shape = { 1 }, .data = { p } };
+  DlIterOperand op = { .data = p, .element_size = (gint)dl_dtype_get_size (dtype) };
+  DlBackendContext *ctx = dl_device_get_context (dl_device_cpu ());
+  DlIter iter;
 
-  dl_cpu_backend_get ()->fill (&iter, dtype, value);
+  dl_iter_init_operands (&iter, 1, &op, NULL, 0);
+  ctx->backend->fill (ctx, &iter, dtype, value);
 }
 
 /**
@@ -487,31 +490,6 @@ dl_tensor_new_scalar (gdouble value, DlDType dtype)
   g_assert (t != NULL);
   write_scalar (dl_tensor_data (t), dtype, value);
   return t;
-}
-
-/* Copies @src, whatever its layout and device, into contiguous host memory
- * of @dtype. */
-static gboolean
-copy_to_host (DlTensor *src, DlDType dtype, gpointer dst)
-{
-  DlTensor tmp = { 0 };
-  DlStorage st = { 0 };
-  DlTensor *ops[2] = { &tmp, src };
-  DlIter iter;
-
-  if (src->numel == 0)
-    return TRUE;
-  /* a stack tensor describing dst, so the iterator can walk both */
-  st.data = dst;
-  st.device = dl_device_cpu ();
-  tmp.storage = &st;
-  tmp.dtype = dtype;
-  tmp.ndim = src->ndim;
-  memcpy (tmp.sizes, src->sizes, src->ndim * sizeof (gint64));
-  set_contiguous_strides (&tmp);
-  dl_iter_init (&iter, 2, ops, src->sizes, src->ndim);
-  dl_cpu_backend_get ()->copy (&iter, dtype, src->dtype);
-  return TRUE;
 }
 
 /**
@@ -540,7 +518,11 @@ dl_tensor_to_bytes (DlTensor *self, GError **error)
                    "to_bytes: out of memory copying %" G_GSIZE_FORMAT " bytes", n);
       return NULL;
     }
-  copy_to_host (self, self->dtype, buf);
+  if (!dl_tensor_copy_to_host (self, self->dtype, buf, "to_bytes", error))
+    {
+      g_free (buf);
+      return NULL;
+    }
   return g_bytes_new_take (buf, n);
 }
 
@@ -568,7 +550,8 @@ dl_tensor_item (DlTensor *self, GError **error)
                    self->numel);
       return 0;
     }
-  copy_to_host (self, DL_DTYPE_FLOAT64, &v);
+  if (!dl_tensor_copy_to_host (self, DL_DTYPE_FLOAT64, &v, "item", error))
+    return 0;
   return v;
 }
 
@@ -587,16 +570,28 @@ gchar *
 dl_tensor_to_string (DlTensor *self)
 {
   g_autofree gdouble *values = NULL;
-  const gchar *suffixes[4] = { NULL };
+  const gchar *suffixes[5] = { NULL };
+  g_autofree gchar *device_s = NULL;
   g_autofree gchar *dtype_s = NULL;
   g_autofree gchar *grad_fn_s = NULL;
+  g_autoptr (GError) error = NULL;
+  DlDevice *device = dl_tensor_device (self);
   DlFormatKind kind;
   gint n = 0;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   dl_view_sync (self);
   values = g_new (gdouble, MAX (self->numel, 1));
-  copy_to_host (self, DL_DTYPE_FLOAT64, values);
+  /* torch names a device other than the CPU first */
+  if (device != dl_device_cpu ())
+    suffixes[n++] = device_s = g_strdup_printf ("device='%s'", dl_device_get_name (device));
+  if (!dl_tensor_copy_to_host (self, DL_DTYPE_FLOAT64, values, "print", &error))
+    {
+      g_autofree gchar *shape = dl_shape_to_string (self->sizes, self->ndim);
+      return g_strdup_printf ("tensor(<%s %s values that cannot be read: %s>%s%s)", shape,
+                              dl_dtype_get_name (self->dtype), error->message, device_s ? ", " : "",
+                              device_s ? device_s : "");
+    }
   if (dl_dtype_is_floating_point (self->dtype))
     kind = DL_FORMAT_FLOAT;
   else if (self->dtype == DL_DTYPE_BOOL)

@@ -1,7 +1,27 @@
 /* dl-backend.h: the private device interface every backend fills.
  *
  * Ops dispatch through this vtable; nothing above it names OpenBLAS or CUDA.
- * A backend sees raw pointers, element sizes and byte strides only.
+ * A backend sees raw pointers, element sizes and byte strides only, never a
+ * GObject. Every slot takes the device's DlBackendContext first.
+ *
+ * The memory slots (raw_alloc, raw_free, copy_to_host, copy_from_host) are
+ * required; every other slot may be NULL: the op that needs it then fails
+ * with DL_ERROR_NOT_SUPPORTED naming the op and the device (the ops layer
+ * asks through DL_TENSOR_BACKEND in ops/dl-ops-private.h), so a partial
+ * backend fails politely. synchronize is NULL for a backend whose kernels
+ * run synchronously.
+ *
+ * The pieces, each described where it is defined:
+ *   DlIter (dl-iter.h)  the strided loop nest of the elementwise kernels,
+ *                       over any number of operands
+ *   DlBackendContext    what every slot receives first: the device's
+ *                       backend, index, stream, state and kernel status
+ *   DlBackend           the vtable
+ *   DlKernelStatus      how kernels report failed checks with no host
+ *                       round trip per call
+ *   DlGemmArgs          a batch of matrix products for gemm_batched
+ *   DlDeviceTypeInfo    how a backend registers its device type with the
+ *                       device registry (dl_device_register_type)
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -10,23 +30,10 @@
 
 #include <glib.h>
 #include "dl-dtype.h"
+#include "dl-device.h"
+#include "dl-iter.h"
 
 G_BEGIN_DECLS
-
-#define DL_MAX_DIMS 32
-#define DL_ITER_MAX_OPERANDS 3
-
-/* A strided loop nest over up to three operands, the output first.
- * shape has ndim entries (innermost last); strides are in bytes, so an
- * operand broadcast along a dim has stride 0 there. */
-typedef struct
-{
-  gint ndim;
-  gint n_operands;
-  gint64 shape[DL_MAX_DIMS];
-  char *data[DL_ITER_MAX_OPERANDS];
-  gint64 strides[DL_ITER_MAX_OPERANDS][DL_MAX_DIMS];
-} DlIter;
 
 typedef enum
 {
@@ -95,6 +102,22 @@ typedef enum
 } DlBinaryOp;
 
 #define DL_BINARY_IS_COMPARISON(op) ((op) >= DL_BINARY_EQ && (op) <= DL_BINARY_GE)
+
+/* Kernels over three inputs, through the ternary slot. The operands of
+ * the iterator come in the order of the formula, the output first; every
+ * operand has the kernel's dtype but WHERE's condition (bool). The 16-bit
+ * floats compute in float32, rounding once per operation as the separate
+ * binary kernels would. params[0] is the number each formula names. */
+typedef enum
+{
+  DL_TERNARY_WHERE,       /* (out, cond, a, b): cond ? a : b; every dtype */
+  DL_TERNARY_LERP,        /* (out, a, b, w): a + w * (b - a); floats */
+  DL_TERNARY_LERP_SCALAR, /* (out, a, b): a + params[0] * (b - a); floats */
+  DL_TERNARY_ADDCMUL,     /* (out, a, b, c): a + params[0] * b * c; floats and
+                           * integers (wrapping, params[0] cast to the dtype) */
+  DL_TERNARY_ADDCDIV,     /* (out, a, b, c): a + params[0] * b / c; floats */
+  DL_N_TERNARY_OPS
+} DlTernaryOp;
 
 typedef enum
 {
@@ -177,67 +200,166 @@ typedef struct
   gboolean exclude_self;
 } DlIndexArgs;
 
+/* A batch of matrix products C[i] = A[i] @ B[i] (A[i] is m x k, B[i] k x n,
+ * C[i] m x n), for gemm_batched. Each matrix is given by its element
+ * strides (row, column): A and B have a unit stride in one of the two (the
+ * ops layer makes a contiguous copy otherwise; a size-1 dim's stride is
+ * set to one that fits), C is row-major (c_cs 1, c_rs >= n). The batch is
+ * a loop nest of batch_ndim dims (0: one product) over batch_shape, with
+ * each operand's element strides per dim (0 where it is shared: a weight
+ * broadcast over the batch). The ops layer merges the batch dims that are
+ * contiguous in all three, so a plain or broadcast batch has one dim and
+ * maps onto a strided batched GEMM (cuBLAS'); a backend may loop over the
+ * outer dims of a batch that stays two or more. Pointers are to the first
+ * element of the first matrix; only the first batch_ndim entries of the
+ * arrays are read. */
+typedef struct
+{
+  gint64 m, n, k;
+  const char *a;
+  gint64 a_rs, a_cs;
+  const char *b;
+  gint64 b_rs, b_cs;
+  char *c;
+  gint64 c_rs, c_cs;
+  gint batch_ndim;
+  gint64 batch_shape[DL_MAX_DIMS];
+  gint64 a_batch_strides[DL_MAX_DIMS];
+  gint64 b_batch_strides[DL_MAX_DIMS];
+  gint64 c_batch_strides[DL_MAX_DIMS];
+} DlGemmArgs;
+
 typedef struct _DlBackend DlBackend;
+typedef struct _DlBackendContext DlBackendContext;
+
+/* Checks that kernels make on their inputs as they run (PyTorch makes them
+ * on the device too: gather/scatter index bounds, multinomial's weights). */
+typedef enum
+{
+  DL_KERNEL_OK,
+  DL_KERNEL_INDEX_OUT_OF_BOUNDS, /* value: the first bad index found */
+  DL_KERNEL_BAD_WEIGHT,          /* multinomial: inf, nan or negative */
+  DL_KERNEL_ZERO_SUM,            /* multinomial: a row sums to 0 */
+} DlKernelError;
+
+/* Where a kernel reports a failed check, in the device's memory: the first
+ * failure wins (error and value); a kernel never clears it. Values reach
+ * the host only as PyTorch's do:
+ *
+ * - A host-memory backend (the CPU) is handed a status on the caller's
+ *   stack, which the ops layer reads right after the call: the op fails
+ *   at once with its GError, as it always has.
+ * - A device backend is handed its context's status (ctx->status, device
+ *   memory the registry allocates for each device), which nothing reads
+ *   until the next synchronising read (item, to_bytes, a nonzero count):
+ *   that read fails (DL_ERROR_INDEX for a bad index, DL_ERROR_ARGUMENT
+ *   for bad weights) with a message naming the check, and clears it.
+ *   The op that launched the kernel returned normally and its output is
+ *   undefined: PyTorch's device-side assert, without a host round trip
+ *   per call. */
+typedef struct
+{
+  gint32 error; /* a DlKernelError */
+  gint32 reserved;
+  gint64 value;
+} DlKernelStatus;
+
+/* The state one device of a backend runs with: what every slot receives
+ * first. Each DlDevice owns one (the device registry makes it, with the
+ * context_init its backend registered, see DlDeviceTypeInfo), and the
+ * caching allocator keeps a pointer to it for raw_alloc and raw_free.
+ * Plain data, no GObjects: a backend sees no type above DlDevice.
+ *
+ *   backend       the vtable the context belongs to
+ *   device_index  the device among its type's (0, 1, ...), -1 for a type
+ *                 with one unnumbered device (the CPU)
+ *   stream        the queue kernels go on (a cudaStream_t); NULL for the
+ *                 default stream, or a backend without streams
+ *   data          the backend's own per-device state (handles, workspaces)
+ *   status        where its kernels report failed checks, in device memory
+ *                 (see DlKernelStatus); NULL for a host-memory backend */
+struct _DlBackendContext
+{
+  const DlBackend *backend;
+  gint device_index;
+  gpointer stream;
+  gpointer data;
+  DlKernelStatus *status;
+};
 
 struct _DlBackend
 {
   const gchar *name;
-  gboolean host_memory; /* device memory is plain host memory (the CPU) */
+  /* device memory is plain host memory that the host may read and write
+   * directly (the CPU); otherwise values reach the host only through
+   * copy_to_host */
+  gboolean host_memory;
 
-  /* memory: raw allocation (64-byte aligned), below the caching allocator */
-  gpointer (*raw_alloc) (gsize nbytes);
-  void (*raw_free) (gpointer ptr, gsize nbytes);
-  /* copy nbytes between host memory and this device's memory */
-  void (*copy_to_host) (gpointer dst, gconstpointer src, gsize nbytes);
-  void (*copy_from_host) (gpointer dst, gconstpointer src, gsize nbytes);
-  void (*synchronize) (void);
+  /* memory (required): raw allocation (64-byte aligned), below the
+   * caching allocator */
+  gpointer (*raw_alloc) (DlBackendContext *ctx, gsize nbytes);
+  void (*raw_free) (DlBackendContext *ctx, gpointer ptr, gsize nbytes);
+  /* copy nbytes between host memory and this device's memory; to_host
+   * returns when the bytes are there (it waits for the queued work) */
+  void (*copy_to_host) (DlBackendContext *ctx, gpointer dst, gconstpointer src, gsize nbytes);
+  void (*copy_from_host) (DlBackendContext *ctx, gpointer dst, gconstpointer src, gsize nbytes);
+  /* waits for the work queued on the context's stream (optional) */
+  void (*synchronize) (DlBackendContext *ctx);
 
-  /* kernels */
-  void (*copy) (DlIter *iter, DlDType dst_dtype, DlDType src_dtype);
-  void (*fill) (DlIter *iter, DlDType dtype, gdouble value);
-  void (*unary) (DlUnaryOp op, DlIter *iter, DlDType dtype);
-  void (*binary) (DlBinaryOp op, DlIter *iter, DlDType dtype, gdouble alpha);
+  /* kernels (each optional) */
+  void (*copy) (DlBackendContext *ctx, DlIter *iter, DlDType dst_dtype, DlDType src_dtype);
+  void (*fill) (DlBackendContext *ctx, DlIter *iter, DlDType dtype, gdouble value);
+  void (*unary) (DlBackendContext *ctx, DlUnaryOp op, DlIter *iter, DlDType dtype);
+  void (*binary) (DlBackendContext *ctx, DlBinaryOp op, DlIter *iter, DlDType dtype, gdouble alpha);
   /* a unary op that takes numbers (DL_UNARY_NAN_TO_NUM: three) */
-  void (*unary_params) (DlUnaryOp op, DlIter *iter, DlDType dtype, const gdouble *params);
-  void (*reduce) (DlReduceOp op, const DlReduceArgs *args, DlDType dtype);
-  /* C[M,N] = A[M,K] @ B[K,N] for one matrix; each matrix given by its
-   * element strides (row, column), which the backend may need to be unit in
-   * one of the two (the ops layer makes a contiguous copy otherwise). */
-  void (*gemm) (DlDType dtype,
-                gint64 m,
-                gint64 n,
-                gint64 k,
-                const void *a,
-                gint64 a_rs,
-                gint64 a_cs,
-                const void *b,
-                gint64 b_rs,
-                gint64 b_cs,
-                void *c,
-                gint64 c_rs,
-                gint64 c_cs);
-  /* gathers or scatters (see DlIndexArgs); checks every index first and
-   * returns FALSE with the first bad one in *bad, writing nothing */
-  gboolean (*index) (DlIndexOp op, const DlIndexArgs *args, DlDType dtype, gint64 *bad);
-  /* out = mask ? src : out over a three-operand iter (out, mask, src); the
-   * mask is bool, src has out's dtype */
-  void (*masked_copy) (DlIter *iter, DlDType dtype);
-  /* counts the nonzero elements of a strided tensor (byte strides) and, if
-   * out is not NULL, writes their coordinates (int64, [count, ndim], row
-   * major) there */
-  gint64 (*nonzero) (const char *data,
-                     DlDType dtype,
-                     gint ndim,
-                     const gint64 *shape,
-                     const gint64 *strides,
-                     gint64 *out);
+  void (*unary_params) (DlBackendContext *ctx,
+                        DlUnaryOp op,
+                        DlIter *iter,
+                        DlDType dtype,
+                        const gdouble *params);
+  /* three inputs, see DlTernaryOp; params may be NULL for WHERE */
+  void (*ternary) (DlBackendContext *ctx,
+                   DlTernaryOp op,
+                   DlIter *iter,
+                   DlDType dtype,
+                   const gdouble *params);
+  void (*reduce) (DlBackendContext *ctx, DlReduceOp op, const DlReduceArgs *args, DlDType dtype);
+  /* a batch of matrix products in one call, see DlGemmArgs */
+  void (*gemm_batched) (DlBackendContext *ctx, DlDType dtype, const DlGemmArgs *args);
+  /* gathers or scatters (see DlIndexArgs); checks the indices and reports
+   * a bad one as DL_KERNEL_INDEX_OUT_OF_BOUNDS into status (see
+   * DlKernelStatus); after a failed check the output is undefined (the CPU
+   * checks them all first and writes nothing) */
+  void (*index) (DlBackendContext *ctx,
+                 DlIndexOp op,
+                 const DlIndexArgs *args,
+                 DlDType dtype,
+                 DlKernelStatus *status);
+  /* with out NULL, counts the nonzero elements of a strided tensor (byte
+   * strides) into *count (one int64 of device memory); with out, writes
+   * their coordinates (int64, [count, ndim], row major) there. The ops
+   * layer reads the count to size out: a synchronisation, as PyTorch's */
+  void (*nonzero) (DlBackendContext *ctx,
+                   const char *data,
+                   DlDType dtype,
+                   gint ndim,
+                   const gint64 *shape,
+                   const gint64 *strides,
+                   gint64 *count,
+                   gint64 *out);
   /* inclusive scans of n_rows contiguous rows of n elements, in place */
-  void (*scan) (DlScanOp op, void *data, gint64 n_rows, gint64 n, DlDType dtype);
+  void (*scan) (DlBackendContext *ctx,
+                DlScanOp op,
+                void *data,
+                gint64 n_rows,
+                gint64 n,
+                DlDType dtype);
   /* stable sorts of n_rows contiguous rows of n elements, in place, NaN
    * greatest; indices (int64, same layout) receive the original positions.
    * Only the first k of each row need be sorted (k <= n), or with kth_only
    * only the k-th be in its place; the rows stay permutations. */
-  void (*sort) (void *data,
+  void (*sort) (DlBackendContext *ctx,
+                void *data,
                 void *indices,
                 gint64 n_rows,
                 gint64 n,
@@ -248,7 +370,8 @@ struct _DlBackend
   /* running maxima (or minima) of n_rows contiguous rows of n elements, in
    * place, NaN winning; indices (int64) receive where each was (the last
    * position on ties) */
-  void (*scan_extremum) (void *data,
+  void (*scan_extremum) (DlBackendContext *ctx,
+                         void *data,
                          void *indices,
                          gint64 n_rows,
                          gint64 n,
@@ -256,7 +379,8 @@ struct _DlBackend
                          gboolean is_max);
   /* out[r, index[r, j]] = src[r, j] (+= where accumulate) for n_rows
    * contiguous rows: src and index have n_src columns, out has n_out */
-  void (*scatter_rows) (void *out,
+  void (*scatter_rows) (DlBackendContext *ctx,
+                        void *out,
                         const void *src,
                         const void *index,
                         gint64 n_rows,
@@ -266,7 +390,8 @@ struct _DlBackend
                         gboolean accumulate);
   /* out[r, j] = src[r, index[r, j]] for n_rows contiguous rows: out and
    * index have n_out columns, src has n_src */
-  void (*gather_rows) (void *out,
+  void (*gather_rows) (DlBackendContext *ctx,
+                       void *out,
                        const void *src,
                        const void *index,
                        gint64 n_rows,
@@ -275,15 +400,19 @@ struct _DlBackend
                        DlDType dtype);
   /* groups of equal neighbours in a (sorted) contiguous array of n elements:
    * values[g] gets each group's value, counts[g] its size, group[i] the group
-   * of element i; returns the number of groups */
-  gint64 (*unique_sorted) (const void *sorted,
-                           gint64 n,
-                           DlDType dtype,
-                           void *values,
-                           void *counts,
-                           void *group);
+   * of element i; *n_groups (one int64 of device memory) the number of
+   * groups, which the ops layer reads to size the result (as PyTorch) */
+  void (*unique_sorted) (DlBackendContext *ctx,
+                         const void *sorted,
+                         gint64 n,
+                         DlDType dtype,
+                         void *values,
+                         void *counts,
+                         void *group,
+                         gint64 *n_groups);
   /* fills n contiguous elements from the counter-based stream (seed, offset) */
-  void (*random) (DlRandomOp op,
+  void (*random) (DlBackendContext *ctx,
+                  DlRandomOp op,
                   void *data,
                   gint64 n,
                   DlDType dtype,
@@ -294,27 +423,70 @@ struct _DlBackend
   /* draws n_samples category indices into out[rows, n_samples] from each
    * row of the contiguous weights[rows, k], with or without replacement;
    * row r takes its numbers from blocks offset + r * ((n_samples + 1) / 2)
-   * on.  Returns a DlMultinomialStatus: the first bad input found. */
-  gint (*multinomial) (const gdouble *weights,
+   * on. A bad row (DL_KERNEL_BAD_WEIGHT, DL_KERNEL_ZERO_SUM) is reported
+   * into status (see DlKernelStatus). */
+  void (*multinomial) (DlBackendContext *ctx,
+                       const gdouble *weights,
                        gint64 rows,
                        gint64 k,
                        gint64 n_samples,
                        gboolean replacement,
                        gint64 *out,
                        guint64 seed,
-                       guint64 offset);
+                       guint64 offset,
+                       DlKernelStatus *status);
   /* softmax (or log_softmax) of each of n_rows contiguous rows of n
    * float32/float64 elements, in one pass per row over cached data */
-  void (*softmax) (const void *in, void *out, gint64 n_rows, gint64 n, DlDType dtype, gboolean log);
+  void (*softmax) (DlBackendContext *ctx,
+                   const void *in,
+                   void *out,
+                   gint64 n_rows,
+                   gint64 n,
+                   DlDType dtype,
+                   gboolean log);
 };
 
-typedef enum
+/* A device type as a backend registers it with the device registry
+ * (dl-device.c), which turns device strings into DlDevices: "type" or
+ * "type:N" for an indexed type ("type" alone meaning device 0), "type"
+ * alone for a type of one unnumbered device (index -1, as the CPU).
+ *
+ *   type             the device string's prefix: "cpu", "cuda", "meta"
+ *   device_type      what DlDevice:device-type reports
+ *   backend          the vtable of every device of the type
+ *   indexed          whether devices are numbered
+ *   device_count     how many devices there are (asked once, on the first
+ *                    lookup of the type); NULL for one
+ *   context_init     fills a new device's context (stream, data): backend
+ *                    and device_index are set on entry; NULL when the
+ *                    backend keeps no per-device state. May fail (a device
+ *                    that cannot be opened): the lookup then fails with
+ *                    its error.
+ *   context_clear    frees what context_init made; nullable
+ *   min_cached_size  blocks the caching allocator keeps for reuse start at
+ *                    this size (0: 64 bytes)
+ *   cache_limit      the most bytes it keeps cached (0: none)
+ *
+ * The CPU registers itself on the registry's first use. A backend built
+ * into the library calls dl_device_register_type(); a loadable backend
+ * module (CUDA, later) hands its DlDeviceTypeInfo to the registry from its
+ * entry point when the registry loads it. Each DlDevice owns the context
+ * made for it and lives as long as the process. */
+typedef struct
 {
-  DL_MULTINOMIAL_OK,
-  DL_MULTINOMIAL_BAD_WEIGHT, /* inf, nan or negative */
-  DL_MULTINOMIAL_ZERO_SUM,   /* a row sums to 0 */
-} DlMultinomialStatus;
+  const gchar *type;
+  DlDeviceType device_type;
+  const DlBackend *backend;
+  gboolean indexed;
+  gint (*device_count) (void);
+  gboolean (*context_init) (DlBackendContext *ctx, GError **error);
+  void (*context_clear) (DlBackendContext *ctx);
+  gsize min_cached_size;
+  guint64 cache_limit;
+} DlDeviceTypeInfo;
 
-const DlBackend *dl_cpu_backend_get (void);
+gboolean dl_device_register_type (const DlDeviceTypeInfo *info, GError **error);
+
+void dl_cpu_get_device_type_info (DlDeviceTypeInfo *info);
 
 G_END_DECLS

@@ -1,4 +1,6 @@
-/* dl-iter.c: broadcasting and dim coalescing for elementwise loops.
+/* dl-iter.c: the ops layer's glue to the backends: DlIter over tensors (the
+ * geometry is in backends/dl-iter.c), the missing-slot error, shape
+ * broadcasting, overlap checks and layouts for new outputs.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -10,6 +12,177 @@
 #include <string.h>
 
 #include "dl-error.h"
+
+DlBackendContext *
+dl_backend_not_supported (DlTensor *t, const gchar *op, const gchar *slot, GError **error)
+{
+  DlDevice *device = dl_tensor_device (t);
+
+  g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
+               "%s: not supported on device '%s' (its backend, '%s', has no '%s' kernel)", op,
+               dl_device_get_name (device), dl_device_get_backend (device)->name, slot);
+  return NULL;
+}
+
+/* an operand for host memory at @data holding @sizes of @dtype row-major;
+ * @strides receives its strides */
+static DlIterOperand
+host_operand (gpointer data, const gint64 *sizes, gint ndim, DlDType dtype, gint64 *strides)
+{
+  gint64 s = 1;
+
+  for (gint d = ndim - 1; d >= 0; d--)
+    {
+      strides[d] = s;
+      s *= sizes[d];
+    }
+  return (DlIterOperand){ data, sizes, strides, ndim, (gint)dl_dtype_get_size (dtype) };
+}
+
+static DlIterOperand
+tensor_operand (DlTensor *t)
+{
+  return (DlIterOperand){ dl_tensor_data (t), t->sizes, t->strides, t->ndim,
+                          (gint)dl_dtype_get_size (t->dtype) };
+}
+
+/* dst = src converted, in host memory, with the CPU's copy kernel */
+static void
+host_convert (const DlIterOperand *dst,
+              DlDType dst_dtype,
+              const DlIterOperand *src,
+              DlDType src_dtype,
+              const gint64 *shape,
+              gint ndim)
+{
+  DlBackendContext *cpu = dl_device_get_context (dl_device_cpu ());
+  DlIterOperand ops[2] = { *dst, *src };
+  DlIter iter;
+
+  dl_iter_init_operands (&iter, 2, ops, shape, ndim);
+  cpu->backend->copy (cpu, &iter, dst_dtype, src_dtype);
+}
+
+gboolean
+dl_tensor_copy_to_host (DlTensor *src, DlDType dtype, gpointer dst, const gchar *op, GError **error)
+{
+  DlBackendContext *ctx = dl_tensor_context (src);
+  g_autoptr (DlTensor) contiguous = NULL;
+  g_autofree gpointer tmp = NULL;
+  gint64 strides[DL_MAX_DIMS], tmp_strides[DL_MAX_DIMS];
+  DlIterOperand to = host_operand (dst, src->sizes, src->ndim, dtype, strides);
+  gsize nbytes;
+
+  if (src->numel == 0)
+    return TRUE;
+  if (ctx->backend->host_memory)
+    {
+      DlIterOperand from = tensor_operand (src);
+
+      host_convert (&to, dtype, &from, src->dtype, src->sizes, src->ndim);
+      return TRUE;
+    }
+  if (!dl_tensor_is_contiguous (src))
+    {
+      DlBackendContext *c = DL_TENSOR_BACKEND (src, copy, op, error);
+      DlTensor *ops[2];
+      DlIter iter;
+
+      if (c == NULL
+          || !(contiguous = dl_tensor_new_empty_internal (dl_tensor_device (src), src->dtype,
+                                                          src->sizes, src->ndim, error)))
+        return FALSE;
+      ops[0] = contiguous;
+      ops[1] = src;
+      dl_iter_init (&iter, 2, ops, src->sizes, src->ndim);
+      c->backend->copy (c, &iter, src->dtype, src->dtype);
+      src = contiguous;
+    }
+  nbytes = src->numel * dl_dtype_get_size (src->dtype);
+  if (dtype == src->dtype)
+    ctx->backend->copy_to_host (ctx, dst, dl_tensor_data (src), nbytes);
+  else
+    {
+      DlIterOperand from;
+
+      if (!(tmp = g_try_malloc (nbytes)))
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_OUT_OF_MEMORY,
+                       "%s: out of memory copying %" G_GSIZE_FORMAT " bytes", op, nbytes);
+          return FALSE;
+        }
+      ctx->backend->copy_to_host (ctx, tmp, dl_tensor_data (src), nbytes);
+      from = host_operand (tmp, src->sizes, src->ndim, src->dtype, tmp_strides);
+      host_convert (&to, dtype, &from, src->dtype, src->sizes, src->ndim);
+    }
+  return dl_device_take_kernel_status (dl_tensor_device (src), op, error);
+}
+
+gboolean
+dl_tensor_copy_from_host_doubles (DlTensor *t,
+                                  const gdouble *values,
+                                  const gchar *op,
+                                  GError **error)
+{
+  DlBackendContext *ctx = dl_tensor_context (t);
+  gint64 strides[DL_MAX_DIMS];
+  DlIterOperand from
+      = host_operand ((gpointer)values, t->sizes, t->ndim, DL_DTYPE_FLOAT64, strides);
+  g_autofree gpointer tmp = NULL;
+  gint64 tmp_strides[DL_MAX_DIMS];
+  DlIterOperand to;
+  gsize nbytes = t->numel * dl_dtype_get_size (t->dtype);
+
+  g_return_val_if_fail (dl_tensor_is_contiguous (t), FALSE);
+  if (t->numel == 0)
+    return TRUE;
+  if (ctx->backend->host_memory)
+    {
+      to = tensor_operand (t);
+      host_convert (&to, t->dtype, &from, DL_DTYPE_FLOAT64, t->sizes, t->ndim);
+      return TRUE;
+    }
+  if (!(tmp = g_try_malloc (nbytes)))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_OUT_OF_MEMORY,
+                   "%s: out of memory copying %" G_GSIZE_FORMAT " bytes", op, nbytes);
+      return FALSE;
+    }
+  to = host_operand (tmp, t->sizes, t->ndim, t->dtype, tmp_strides);
+  host_convert (&to, t->dtype, &from, DL_DTYPE_FLOAT64, t->sizes, t->ndim);
+  ctx->backend->copy_from_host (ctx, dl_tensor_data (t), tmp, nbytes);
+  return TRUE;
+}
+
+gint64 *
+dl_host_value_init (DlHostValue *v, DlTensor *like, GError **error)
+{
+  v->value = 0;
+  if (dl_tensor_context (like)->backend->host_memory)
+    return &v->value;
+  if (!(v->device
+        = dl_tensor_new_empty_internal (dl_tensor_device (like), DL_DTYPE_INT64, NULL, 0, error)))
+    return NULL;
+  return (gint64 *)dl_tensor_data (v->device);
+}
+
+gboolean
+dl_host_value_read (DlHostValue *v, const gchar *op, GError **error)
+{
+  DlBackendContext *ctx;
+
+  if (v->device == NULL)
+    return TRUE;
+  ctx = dl_tensor_context (v->device);
+  ctx->backend->copy_to_host (ctx, &v->value, dl_tensor_data (v->device), sizeof (gint64));
+  return dl_device_take_kernel_status (dl_tensor_device (v->device), op, error);
+}
+
+void
+dl_host_value_clear (DlHostValue *v)
+{
+  g_clear_object (&v->device);
+}
 
 gboolean
 dl_broadcast_shapes (const gchar *op,
@@ -47,92 +220,24 @@ dl_broadcast_shapes (const gchar *op,
   return TRUE;
 }
 
+/* The tensor glue of DlIter: each tensor's first element, sizes, strides
+ * and element size, handed to the geometry in backends/dl-iter.c. */
 void
 dl_iter_init (DlIter *iter, gint n, DlTensor **tensors, const gint64 *shape, gint ndim)
 {
-  gint d = 0;
+  DlIterOperand operands[n];
 
-  iter->n_operands = n;
   for (gint k = 0; k < n; k++)
-    iter->data[k] = dl_tensor_data (tensors[k]);
-
-  /* broadcast strides (bytes), dropping size-1 dims */
-  for (gint i = 0; i < ndim; i++)
     {
-      if (shape[i] == 1)
-        continue;
-      iter->shape[d] = shape[i];
-      for (gint k = 0; k < n; k++)
-        {
-          DlTensor *t = tensors[k];
-          gint ti = t->ndim - ndim + i;
-          gint64 es = dl_dtype_get_size (t->dtype);
+      DlTensor *t = tensors[k];
 
-          iter->strides[k][d] = (ti >= 0 && t->sizes[ti] != 1) ? t->strides[ti] * es : 0;
-        }
-      d++;
+      operands[k].data = dl_tensor_data (t);
+      operands[k].sizes = t->sizes;
+      operands[k].strides = t->strides;
+      operands[k].ndim = t->ndim;
+      operands[k].element_size = (gint)dl_dtype_get_size (t->dtype);
     }
-  if (d == 0)
-    {
-      iter->shape[0] = 1;
-      for (gint k = 0; k < n; k++)
-        iter->strides[k][0] = 0;
-      d = 1;
-    }
-
-  /* order the dims by the output's strides, largest first (by the next
-   * operand's where the output broadcasts), so that the innermost loop runs
-   * along the smallest stride: a transposed output then walks memory in
-   * order. Stable, so contiguous layouts keep their order. */
-  for (gint i = 1; i < d; i++)
-    for (gint j = i; j > 0; j--)
-      {
-        gint k = 0;
-        gint64 sa, sb;
-
-        while (k < n - 1 && iter->strides[k][j] == 0 && iter->strides[k][j - 1] == 0)
-          k++;
-        sa = iter->strides[k][j - 1];
-        sb = iter->strides[k][j];
-        if (sb <= sa)
-          break;
-        {
-          gint64 t = iter->shape[j];
-          iter->shape[j] = iter->shape[j - 1];
-          iter->shape[j - 1] = t;
-          for (gint m = 0; m < n; m++)
-            {
-              t = iter->strides[m][j];
-              iter->strides[m][j] = iter->strides[m][j - 1];
-              iter->strides[m][j - 1] = t;
-            }
-        }
-      }
-
-  /* merge dim i into dim i+1 where every operand is contiguous across them */
-  {
-    gint out = 0;
-    for (gint i = 1; i < d; i++)
-      {
-        gboolean can = TRUE;
-        for (gint k = 0; k < n && can; k++)
-          can = iter->strides[k][out] == iter->strides[k][i] * iter->shape[i];
-        if (can)
-          {
-            iter->shape[out] *= iter->shape[i];
-            for (gint k = 0; k < n; k++)
-              iter->strides[k][out] = iter->strides[k][i];
-          }
-        else
-          {
-            out++;
-            iter->shape[out] = iter->shape[i];
-            for (gint k = 0; k < n; k++)
-              iter->strides[k][out] = iter->strides[k][i];
-          }
-      }
-    iter->ndim = out + 1;
-  }
+  dl_iter_init_operands (iter, n, operands, shape, ndim);
 }
 
 gboolean

@@ -98,13 +98,17 @@ softmax_op (DlTensor *self, gint dim, gboolean log, GError **error)
   x = dl_cast_nograd (self, self->dtype == DL_DTYPE_FLOAT64 ? DL_DTYPE_FLOAT64 : DL_DTYPE_FLOAT32,
                       error);
   if (x && dim == x->ndim - 1 && x->numel > 0 && dl_tensor_is_contiguous (x)
-      && dl_tensor_backend (x)->softmax)
+      && dl_tensor_context (x)->backend->softmax)
     {
       /* rows along the last dim: the backend's fused kernel */
       y = dl_tensor_new_empty_internal (dl_tensor_device (x), x->dtype, x->sizes, x->ndim, error);
       if (y)
-        dl_tensor_backend (x)->softmax (dl_tensor_data (x), dl_tensor_data (y),
-                                        x->numel / x->sizes[dim], x->sizes[dim], x->dtype, log);
+        {
+          DlBackendContext *ctx = dl_tensor_context (x);
+
+          ctx->backend->softmax (ctx, dl_tensor_data (x), dl_tensor_data (y),
+                                 x->numel / x->sizes[dim], x->sizes[dim], x->dtype, log);
+        }
     }
   else if (x)
     {

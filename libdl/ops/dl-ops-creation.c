@@ -83,12 +83,18 @@ dl_full (const gint64 *shape,
          GError **error)
 {
   DlTensor *t = dl_empty (shape, n_dims, dtype, device, error);
+  DlBackendContext *ctx;
   DlIter iter;
 
   if (t == NULL)
     return NULL;
+  if (!(ctx = DL_TENSOR_BACKEND (t, fill, "full", error)))
+    {
+      g_object_unref (t);
+      return NULL;
+    }
   dl_iter_init (&iter, 1, &t, t->sizes, t->ndim);
-  dl_tensor_backend (t)->fill (&iter, dtype, value);
+  ctx->backend->fill (ctx, &iter, dtype, value);
   return t;
 }
 
@@ -154,7 +160,6 @@ dl_arange (gdouble start,
   gint64 n;
   DlTensor *t;
   g_autofree gdouble *host = NULL;
-  g_autoptr (DlTensor) h = NULL;
 
   if (step == 0 || !isfinite (start) || !isfinite (end) || !isfinite (step))
     {
@@ -188,19 +193,11 @@ dl_arange (gdouble start,
     }
   for (gint64 i = 0; i < n; i++)
     host[i] = start + i * step;
-  if (!(h = dl_tensor_new_from_address (GPOINTER_TO_SIZE (host), DL_DTYPE_FLOAT64, &n, 1, NULL, 0,
-                                        NULL, NULL, NULL, error)))
+  if (!dl_tensor_copy_from_host_doubles (t, host, "arange", error))
     {
       g_object_unref (t);
       return NULL;
     }
-  {
-    DlTensor *ops[2] = { t, h };
-    DlIter iter;
-
-    dl_iter_init (&iter, 2, ops, t->sizes, 1);
-    dl_tensor_backend (t)->copy (&iter, dtype, DL_DTYPE_FLOAT64);
-  }
   return t;
 }
 
@@ -229,6 +226,7 @@ random_fill (const gchar *op,
   guint64 seed, offset;
   gint per_block = self->dtype == DL_DTYPE_FLOAT64 ? 2 : 4;
   g_autoptr (DlTensor) holder = NULL;
+  DlBackendContext *ctx;
 
   g_return_val_if_fail (generator == NULL || DL_IS_GENERATOR (generator), FALSE);
   if (!check_generator (op, generator, dl_tensor_device (self), error))
@@ -239,7 +237,9 @@ random_fill (const gchar *op,
                    op, dl_dtype_get_name (self->dtype));
       return FALSE;
     }
-  if (!dl_check_no_internal_overlap (op, self, error))
+  if (!dl_check_no_internal_overlap (op, self, error)
+      || !(ctx = DL_TENSOR_BACKEND (self, random, op, error))
+      || (!dl_tensor_is_contiguous (self) && !DL_TENSOR_BACKEND (self, copy, op, error)))
     return FALSE;
   if (dl_inplace_wants_history (self, 0, NULL))
     {
@@ -253,8 +253,8 @@ random_fill (const gchar *op,
   dl_generator_reserve (generator, dl_tensor_device (self),
                         (self->numel + per_block - 1) / per_block, &seed, &offset);
   if (dl_tensor_is_contiguous (self))
-    dl_tensor_backend (self)->random (kind, dl_tensor_data (self), self->numel, self->dtype, seed,
-                                      offset, a, b);
+    ctx->backend->random (ctx, kind, dl_tensor_data (self), self->numel, self->dtype, seed, offset,
+                          a, b);
   else
     {
       g_autoptr (DlTensor) tmp = NULL;
@@ -264,12 +264,12 @@ random_fill (const gchar *op,
       if (!(tmp = dl_tensor_new_empty_internal (dl_tensor_device (self), self->dtype, self->sizes,
                                                 self->ndim, error)))
         return FALSE;
-      dl_tensor_backend (self)->random (kind, dl_tensor_data (tmp), tmp->numel, tmp->dtype, seed,
-                                        offset, a, b);
+      ctx->backend->random (ctx, kind, dl_tensor_data (tmp), tmp->numel, tmp->dtype, seed, offset,
+                            a, b);
       ops[0] = self;
       ops[1] = tmp;
       dl_iter_init (&iter, 2, ops, self->sizes, self->ndim);
-      dl_tensor_backend (self)->copy (&iter, self->dtype, self->dtype);
+      ctx->backend->copy (ctx, &iter, self->dtype, self->dtype);
     }
   dl_storage_bump_version (self->storage);
   if (holder)
@@ -400,6 +400,7 @@ dl_tensor_bernoulli_ (DlTensor *self, gdouble p, DlGenerator *generator, GError 
   g_autoptr (DlTensor) holder = NULL;
   DlTensor *ops[2];
   DlIter iter;
+  DlBackendContext *ctx;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!(p >= 0 && p <= 1))
@@ -408,7 +409,8 @@ dl_tensor_bernoulli_ (DlTensor *self, gdouble p, DlGenerator *generator, GError 
                    "bernoulli_: expected p in [0, 1], but got p=%g", p);
       return NULL;
     }
-  if (!dl_check_no_internal_overlap ("bernoulli_", self, error))
+  if (!dl_check_no_internal_overlap ("bernoulli_", self, error)
+      || !(ctx = DL_TENSOR_BACKEND (self, copy, "bernoulli_", error)))
     return NULL;
   if (dl_inplace_wants_history (self, 0, NULL))
     {
@@ -423,7 +425,7 @@ dl_tensor_bernoulli_ (DlTensor *self, gdouble p, DlGenerator *generator, GError 
   ops[0] = self;
   ops[1] = u;
   dl_iter_init (&iter, 2, ops, self->sizes, self->ndim);
-  dl_tensor_backend (self)->copy (&iter, self->dtype, DL_DTYPE_FLOAT32);
+  ctx->backend->copy (ctx, &iter, self->dtype, DL_DTYPE_FLOAT32);
   dl_storage_bump_version (self->storage);
   if (holder)
     dl_inplace_take_history (self, holder);
@@ -623,6 +625,7 @@ dl_randperm (gint64 n, DlDType dtype, DlDevice *device, DlGenerator *generator, 
 {
   g_autoptr (DlTensor) t = NULL;
   guint64 seed, offset;
+  DlBackendContext *ctx;
 
   g_return_val_if_fail (generator == NULL || DL_IS_GENERATOR (generator), NULL);
   device = device_or_cpu (device);
@@ -642,11 +645,12 @@ dl_randperm (gint64 n, DlDType dtype, DlDevice *device, DlGenerator *generator, 
     }
   if (!check_generator ("randperm", generator, device, error))
     return NULL;
-  if (!(t = dl_empty (&n, 1, DL_DTYPE_INT64, device, error)))
+  if (!(t = dl_empty (&n, 1, DL_DTYPE_INT64, device, error))
+      || !(ctx = DL_TENSOR_BACKEND (t, random, "randperm", error)))
     return NULL;
   dl_generator_reserve (generator, device, (n + 1) / 2, &seed, &offset);
-  dl_tensor_backend (t)->random (DL_RANDOM_PERMUTATION, dl_tensor_data (t), n, DL_DTYPE_INT64, seed,
-                                 offset, 0, 0);
+  ctx->backend->random (ctx, DL_RANDOM_PERMUTATION, dl_tensor_data (t), n, DL_DTYPE_INT64, seed,
+                        offset, 0, 0);
   return dtype == DL_DTYPE_INT64 ? g_steal_pointer (&t) : dl_cast_nograd (t, dtype, error);
 }
 
@@ -679,7 +683,8 @@ dl_multinomial (DlTensor *probs,
   g_autoptr (DlTensor) out = NULL;
   gint64 rows, k, shape[2];
   guint64 seed, offset;
-  gint status;
+  DlKernelStatus status = { 0 };
+  DlBackendContext *ctx;
 
   g_return_val_if_fail (DL_IS_TENSOR (probs), NULL);
   g_return_val_if_fail (generator == NULL || DL_IS_GENERATOR (generator), NULL);
@@ -719,7 +724,8 @@ dl_multinomial (DlTensor *probs,
                    num_samples, k);
       return NULL;
     }
-  if (!check_generator ("multinomial", generator, dl_tensor_device (probs), error))
+  if (!check_generator ("multinomial", generator, dl_tensor_device (probs), error)
+      || !(ctx = DL_TENSOR_BACKEND (probs, multinomial, "multinomial", error)))
     return NULL;
   if (!(w = dl_cast_nograd (probs, DL_DTYPE_FLOAT64, error))
       || !(wc = dl_contiguous_nograd (w, error)))
@@ -731,14 +737,14 @@ dl_multinomial (DlTensor *probs,
     return NULL;
   dl_generator_reserve (generator, dl_tensor_device (probs), rows * ((num_samples + 1) / 2), &seed,
                         &offset);
-  status = dl_tensor_backend (probs)->multinomial ((const gdouble *)dl_tensor_data (wc), rows, k,
-                                                   num_samples, replacement,
-                                                   (gint64 *)dl_tensor_data (out), seed, offset);
-  switch (status)
+  ctx->backend->multinomial (ctx, (const gdouble *)dl_tensor_data (wc), rows, k, num_samples,
+                             replacement, (gint64 *)dl_tensor_data (out), seed, offset,
+                             dl_kernel_status (ctx, &status));
+  switch (status.error)
     {
-      case DL_MULTINOMIAL_OK:
+      case DL_KERNEL_OK:
         break;
-      case DL_MULTINOMIAL_BAD_WEIGHT:
+      case DL_KERNEL_BAD_WEIGHT:
         g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                      "multinomial: probability tensor contains either inf, nan or element < 0");
         return NULL;
@@ -756,21 +762,11 @@ dl_multinomial (DlTensor *probs,
 static DlTensor *
 fill_from_host (DlTensor *t, gdouble *host, GError **error)
 {
-  g_autoptr (DlTensor) h = NULL;
-  gint64 n = t->numel;
-  DlTensor *ops[2];
-  DlIter iter;
-
-  if (!(h = dl_tensor_new_from_address (GPOINTER_TO_SIZE (host), DL_DTYPE_FLOAT64, &n, 1, NULL, 0,
-                                        NULL, NULL, NULL, error)))
+  if (!dl_tensor_copy_from_host_doubles (t, host, "linspace", error))
     {
       g_object_unref (t);
       return NULL;
     }
-  ops[0] = t;
-  ops[1] = h;
-  dl_iter_init (&iter, 2, ops, t->sizes, 1);
-  dl_tensor_backend (t)->copy (&iter, t->dtype, DL_DTYPE_FLOAT64);
   return t;
 }
 
@@ -855,6 +851,7 @@ dl_eye (gint64 n, gint64 m, DlDType dtype, DlDevice *device, GError **error)
   g_autoptr (DlTensor) diag = NULL;
   DlTensor *t;
   DlIter iter;
+  DlBackendContext *ctx;
 
   if (n < 0 || m < 0)
     {
@@ -868,8 +865,13 @@ dl_eye (gint64 n, gint64 m, DlDType dtype, DlDevice *device, GError **error)
     return NULL;
   if (k == 0)
     return t;
+  if (!(ctx = DL_TENSOR_BACKEND (t, fill, "eye", error)))
+    {
+      g_object_unref (t);
+      return NULL;
+    }
   diag = dl_tensor_new_view_internal (t, &k, &stride, 1, t->offset);
   dl_iter_init (&iter, 1, &diag, diag->sizes, 1);
-  dl_tensor_backend (t)->fill (&iter, dtype, 1);
+  ctx->backend->fill (ctx, &iter, dtype, 1);
   return t;
 }

@@ -38,7 +38,11 @@ dl_index_run (const gchar *op,
 {
   DlIndexArgs args = { 0 };
   gsize es = dl_dtype_get_size (self->dtype);
-  gint64 bad = 0;
+  DlKernelStatus status = { 0 };
+  DlBackendContext *ctx;
+
+  if (!(ctx = DL_TENSOR_BACKEND (self, index, op, error)))
+    return FALSE;
 
   args.exclude_self = exclude_self;
   args.ndim = index->ndim;
@@ -64,12 +68,13 @@ dl_index_run (const gchar *op,
       args.other_strides[0] = 0;
       args.index_strides[0] = 0;
     }
-  if (!dl_tensor_backend (self)->index (kind, &args, self->dtype, &bad))
+  ctx->backend->index (ctx, kind, &args, self->dtype, dl_kernel_status (ctx, &status));
+  if (status.error != DL_KERNEL_OK)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
                    "%s(): index %" G_GINT64_FORMAT
                    " is out of bounds for dimension %d with size %" G_GINT64_FORMAT,
-                   op, bad, dim, args.dim_size);
+                   op, status.value, dim, args.dim_size);
       return FALSE;
     }
   return TRUE;
@@ -89,7 +94,8 @@ dl_index_check_gather_shapes (const gchar *op,
 
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (index), FALSE);
   if (!dl_normalize_dim (op, dim, sd, error) || !check_index_dtype (op, index, error)
-      || !dl_check_same_device (op, self, index, error))
+      || !dl_check_same_device (op, self, index, error)
+      || (src && !dl_check_same_device (op, self, src, error)))
     return FALSE;
   if (sd != id)
     {
@@ -355,8 +361,10 @@ dl_where (DlTensor *condition, DlTensor *input, DlTensor *other, GError **error)
   DlDType dt;
   g_autoptr (DlTensor) out = NULL;
   g_autoptr (DlTensor) xc = NULL;
+  g_autoptr (DlTensor) oc = NULL;
   DlTensor *inputs[2] = { input, other };
-  DlIter iter;
+  g_auto (DlIter) iter = DL_ITER_INIT;
+  DlBackendContext *ctx;
 
   g_return_val_if_fail (DL_IS_TENSOR (condition) && DL_IS_TENSOR (input) && DL_IS_TENSOR (other),
                         NULL);
@@ -372,22 +380,15 @@ dl_where (DlTensor *condition, DlTensor *input, DlTensor *other, GError **error)
       || !dl_check_same_device ("where", input, other, error)
       || !dl_broadcast_shapes ("where", condition->sizes, condition->ndim, input->sizes,
                                input->ndim, s1, &n1, error)
-      || !dl_broadcast_shapes ("where", s1, n1, other->sizes, other->ndim, shape, &nd, error))
+      || !dl_broadcast_shapes ("where", s1, n1, other->sizes, other->ndim, shape, &nd, error)
+      || !(ctx = DL_TENSOR_BACKEND (input, ternary, "where", error)))
     return NULL;
   dt = dl_result_type (input, other);
   if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (input), dt, shape, nd, error))
-      || !(xc = dl_cast_nograd (input, dt, error)))
+      || !(xc = dl_cast_nograd (input, dt, error)) || !(oc = dl_cast_nograd (other, dt, error)))
     return NULL;
-  {
-    DlTensor *ops[2] = { out, other };
-    dl_iter_init (&iter, 2, ops, shape, nd);
-    dl_tensor_backend (out)->copy (&iter, dt, other->dtype);
-  }
-  {
-    DlTensor *ops[3] = { out, condition, xc };
-    dl_iter_init (&iter, 3, ops, shape, nd);
-    dl_tensor_backend (out)->masked_copy (&iter, dt);
-  }
+  dl_iter_init (&iter, 4, (DlTensor *[]){ out, condition, xc, oc }, shape, nd);
+  ctx->backend->ternary (ctx, DL_TERNARY_WHERE, &iter, dt, NULL);
   if (dl_autograd_any_requires (2, inputs))
     {
       g_autoptr (DlNode) node = dl_node_new_for_op ("WhereBackward0", where_backward, 2, inputs);
@@ -496,7 +497,7 @@ dl_index_commit_inplace (const gchar *op, DlTensor *self, DlTensor *result, GErr
 {
   if (!dl_check_no_internal_overlap (op, self, error))
     return NULL;
-  return dl_inplace_commit (self, result);
+  return dl_inplace_commit (op, self, result, error);
 }
 
 DlTensor *
@@ -549,21 +550,28 @@ dl_tensor_nonzero (DlTensor *self, GError **error)
 {
   gint64 bstrides[DL_MAX_DIMS], shape[2];
   gsize es;
-  const DlBackend *be;
+  DlBackendContext *ctx;
   DlTensor *out;
+  g_auto (DlHostValue) count = { 0 };
+  gint64 *count_at;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!(ctx = DL_TENSOR_BACKEND (self, nonzero, "nonzero", error))
+      || !(count_at = dl_host_value_init (&count, self, error)))
+    return NULL;
   es = dl_dtype_get_size (self->dtype);
   for (gint d = 0; d < self->ndim; d++)
     bstrides[d] = self->strides[d] * (gint64)es;
-  be = dl_tensor_backend (self);
-  shape[0]
-      = be->nonzero (dl_tensor_data (self), self->dtype, self->ndim, self->sizes, bstrides, NULL);
+  ctx->backend->nonzero (ctx, dl_tensor_data (self), self->dtype, self->ndim, self->sizes, bstrides,
+                         count_at, NULL);
+  if (!dl_host_value_read (&count, "nonzero", error))
+    return NULL;
+  shape[0] = count.value;
   shape[1] = self->ndim;
   out = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, shape, 2, error);
   if (out && shape[0] * shape[1] > 0)
-    be->nonzero (dl_tensor_data (self), self->dtype, self->ndim, self->sizes, bstrides,
-                 (gint64 *)dl_tensor_data (out));
+    ctx->backend->nonzero (ctx, dl_tensor_data (self), self->dtype, self->ndim, self->sizes,
+                           bstrides, NULL, (gint64 *)dl_tensor_data (out));
   return out;
 }
 

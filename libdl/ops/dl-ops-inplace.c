@@ -98,13 +98,16 @@ dl_inplace_take_history (DlTensor *self, DlTensor *holder)
 }
 
 DlTensor *
-dl_inplace_commit (DlTensor *self, DlTensor *result)
+dl_inplace_commit (const gchar *op, DlTensor *self, DlTensor *result, GError **error)
 {
   DlTensor *ops[2] = { self, result };
+  DlBackendContext *ctx;
   DlIter iter;
 
+  if (!(ctx = DL_TENSOR_BACKEND (self, copy, op, error)))
+    return NULL;
   dl_iter_init (&iter, 2, ops, self->sizes, self->ndim);
-  dl_tensor_backend (self)->copy (&iter, self->dtype, result->dtype);
+  ctx->backend->copy (ctx, &iter, self->dtype, result->dtype);
   dl_storage_bump_version (self->storage);
   if (result->grad_fn)
     dl_inplace_take_history (self, result);
@@ -159,7 +162,7 @@ dl_inplace_run (const gchar *name,
                    dl_dtype_get_name (result->dtype), dl_dtype_get_name (self->dtype));
       return NULL;
     }
-  return dl_inplace_commit (self, result);
+  return dl_inplace_commit (name, self, result, error);
 }
 
 /* The old values of @self get no gradient from an overwrite: zeros. */

@@ -71,6 +71,7 @@ cat_impl (DlTensor **tensors, gsize n, gint dim, GError **error)
   gint64 shape[DL_MAX_DIMS], offset = 0;
   DlDType dt = tensors[0]->dtype;
   g_autoptr (DlTensor) out = NULL;
+  DlBackendContext *ctx;
 
   for (gsize i = 0; i < n; i++)
     {
@@ -113,7 +114,9 @@ cat_impl (DlTensor **tensors, gsize n, gint dim, GError **error)
           }
       shape[dim] += t->sizes[dim];
     }
-  if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (ref), dt, shape, ref->ndim, error)))
+  if (!(ctx = DL_TENSOR_BACKEND (ref, copy, "cat", error))
+      || !(out
+           = dl_tensor_new_empty_internal (dl_tensor_device (ref), dt, shape, ref->ndim, error)))
     return NULL;
   for (gsize i = 0; i < n; i++)
     {
@@ -129,7 +132,7 @@ cat_impl (DlTensor **tensors, gsize n, gint dim, GError **error)
       ops[0] = part;
       ops[1] = t;
       dl_iter_init (&iter, 2, ops, t->sizes, t->ndim);
-      dl_tensor_backend (out)->copy (&iter, dt, t->dtype);
+      ctx->backend->copy (ctx, &iter, dt, t->dtype);
       offset += t->sizes[dim];
     }
   if (dl_autograd_any_requires (n, tensors))

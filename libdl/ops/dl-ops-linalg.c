@@ -1,5 +1,5 @@
 /* dl-ops-linalg.c: matmul with PyTorch's rules for 1-d operands and
- * broadcast batch dims, over one batched-GEMM primitive.
+ * broadcast batch dims, over one batched-GEMM primitive (gemm_batched).
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -27,75 +27,102 @@ gemm_ready (DlTensor *t, GError **error)
   return dl_contiguous_nograd (t, error);
 }
 
+/* Merges the batch dims of @g that are contiguous in all three operands
+ * (and drops those of size 1), so that a plain or broadcast batch is one
+ * dim. */
+static void
+merge_batch_dims (DlGemmArgs *g)
+{
+  gint out = -1;
+
+  for (gint i = 0; i < g->batch_ndim; i++)
+    {
+      gint64 s = g->batch_shape[i];
+
+      if (s == 1)
+        continue;
+      if (out >= 0 && g->a_batch_strides[out] == g->a_batch_strides[i] * s
+          && g->b_batch_strides[out] == g->b_batch_strides[i] * s
+          && g->c_batch_strides[out] == g->c_batch_strides[i] * s)
+        g->batch_shape[out] *= s;
+      else
+        g->batch_shape[++out] = s;
+      g->a_batch_strides[out] = g->a_batch_strides[i];
+      g->b_batch_strides[out] = g->b_batch_strides[i];
+      g->c_batch_strides[out] = g->c_batch_strides[i];
+    }
+  g->batch_ndim = out + 1;
+}
+
 /* Batched matrix product of a[..., n, k] and b[..., k, m] with equal batch
- * shapes (strides may be 0); the result is contiguous. */
+ * shapes (strides may be 0), in one backend call; the result is
+ * contiguous. */
 static DlTensor *
 bmm_raw (DlTensor *a0, DlTensor *b0, GError **error)
 {
   gint nd = a0->ndim;
   gint64 n = a0->sizes[nd - 2], k = a0->sizes[nd - 1], m = b0->sizes[nd - 1];
   gint64 shape[DL_MAX_DIMS];
-  gint64 n_batch = 1, idx[DL_MAX_DIMS] = { 0 };
-  gsize es = dl_dtype_get_size (a0->dtype);
   g_autoptr (DlTensor) a = NULL;
   g_autoptr (DlTensor) b = NULL;
   DlTensor *out;
-  const DlBackend *be = dl_tensor_backend (a0);
+  DlBackendContext *ctx;
+  DlGemmArgs g;
 
-  if (!(a = gemm_ready (a0, error)) || !(b = gemm_ready (b0, error)))
+  if (!(ctx = DL_TENSOR_BACKEND (a0, gemm_batched, "matmul", error))
+      || !(a = gemm_ready (a0, error)) || !(b = gemm_ready (b0, error)))
     return NULL;
   for (gint i = 0; i < nd - 2; i++)
-    {
-      shape[i] = a->sizes[i];
-      n_batch *= a->sizes[i];
-    }
+    shape[i] = a->sizes[i];
   shape[nd - 2] = n;
   shape[nd - 1] = m;
   if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (a), a->dtype, shape, nd, error)))
     return NULL;
-  for (gint64 bi = 0; bi < n_batch; bi++)
-    {
-      gint64 oa = 0, ob = 0;
-      gint64 ars = a->strides[nd - 2], acs = a->strides[nd - 1];
-      gint64 brs = b->strides[nd - 2], bcs = b->strides[nd - 1];
 
-      for (gint i = 0; i < nd - 2; i++)
-        {
-          oa += idx[i] * a->strides[i];
-          ob += idx[i] * b->strides[i];
-        }
-      /* the stride of a size-1 dim is never used to address an element:
-       * replace it with one that makes the layout one BLAS accepts */
-      if (k == 1)
-        {
-          acs = 1;
-          ars = MAX (ars, 1);
-        }
-      else if (n == 1)
-        {
-          ars = 1;
-          acs = MAX (acs, 1);
-        }
-      if (m == 1)
-        {
-          bcs = 1;
-          brs = MAX (brs, 1);
-        }
-      else if (k == 1)
-        {
-          brs = 1;
-          bcs = MAX (bcs, 1);
-        }
-      be->gemm (a->dtype, n, m, k, dl_tensor_data (a) + oa * es, ars, acs,
-                dl_tensor_data (b) + ob * es, brs, bcs, dl_tensor_data (out) + bi * n * m * es, m,
-                1);
-      for (gint i = nd - 3; i >= 0; i--)
-        {
-          if (++idx[i] < a->sizes[i])
-            break;
-          idx[i] = 0;
-        }
+  g.m = n;
+  g.n = m;
+  g.k = k;
+  g.a = dl_tensor_data (a);
+  g.a_rs = a->strides[nd - 2];
+  g.a_cs = a->strides[nd - 1];
+  g.b = dl_tensor_data (b);
+  g.b_rs = b->strides[nd - 2];
+  g.b_cs = b->strides[nd - 1];
+  g.c = dl_tensor_data (out);
+  g.c_rs = m;
+  g.c_cs = 1;
+  /* the stride of a size-1 dim is never used to address an element:
+   * replace it with one that makes the layout one BLAS accepts */
+  if (k == 1)
+    {
+      g.a_cs = 1;
+      g.a_rs = MAX (g.a_rs, 1);
     }
+  else if (n == 1)
+    {
+      g.a_rs = 1;
+      g.a_cs = MAX (g.a_cs, 1);
+    }
+  if (m == 1)
+    {
+      g.b_cs = 1;
+      g.b_rs = MAX (g.b_rs, 1);
+    }
+  else if (k == 1)
+    {
+      g.b_rs = 1;
+      g.b_cs = MAX (g.b_cs, 1);
+    }
+  g.batch_ndim = nd - 2;
+  for (gint i = 0; i < nd - 2; i++)
+    {
+      g.batch_shape[i] = a->sizes[i];
+      g.a_batch_strides[i] = a->strides[i];
+      g.b_batch_strides[i] = b->strides[i];
+      g.c_batch_strides[i] = out->strides[i];
+    }
+  merge_batch_dims (&g);
+  ctx->backend->gemm_batched (ctx, a->dtype, &g);
   return out;
 }
 

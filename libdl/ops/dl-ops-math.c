@@ -432,6 +432,56 @@ check_lerp (DlTensor *self, DlTensor *end, DlTensor *weight, GError **error)
          && (weight == NULL || dl_check_same_device ("lerp", self, weight, error));
 }
 
+/* Whether lerp may run as one ternary kernel: when the backend has one,
+ * with no history to record (the composite below records it) and when the
+ * composite's result would be laid out contiguously: always for the 16-bit
+ * floats (their result is a cast), else when every input is contiguous
+ * (each binary op lays its result out like one of its inputs). */
+static gboolean
+lerp_can_fuse (DlTensor *self, DlTensor *end, DlTensor *weight)
+{
+  if (dl_tensor_context (self)->backend->ternary == NULL
+      || dl_autograd_any_requires (3, (DlTensor *[]){ self, end, weight }))
+    return FALSE;
+  return dl_dtype_is_half (self->dtype)
+         || (dl_tensor_is_contiguous (self) && dl_tensor_is_contiguous (end)
+             && (weight == NULL || dl_tensor_is_contiguous (weight)));
+}
+
+/* self + weight (end - self) in one kernel: the bits of the composite, and
+ * its errors (the shapes broadcast as its sub and mul do) */
+static DlTensor *
+lerp_fused (DlTensor *self, DlTensor *end, DlTensor *weight, gdouble w, GError **error)
+{
+  gint64 s1[DL_MAX_DIMS], shape[DL_MAX_DIMS];
+  gint n1, nd;
+  g_auto (DlIter) iter = DL_ITER_INIT;
+  DlBackendContext *ctx;
+  DlTensor *out;
+
+  if (!(ctx = DL_TENSOR_BACKEND (self, ternary, "lerp", error)))
+    return NULL;
+  if (!dl_broadcast_shapes ("sub", end->sizes, end->ndim, self->sizes, self->ndim, s1, &n1, error))
+    return NULL;
+  if (weight)
+    {
+      if (!dl_broadcast_shapes ("mul", weight->sizes, weight->ndim, s1, n1, shape, &nd, error))
+        return NULL;
+    }
+  else
+    {
+      memcpy (shape, s1, n1 * sizeof (gint64));
+      nd = n1;
+    }
+  if (!(out
+        = dl_tensor_new_empty_internal (dl_tensor_device (self), self->dtype, shape, nd, error)))
+    return NULL;
+  dl_iter_init (&iter, weight ? 4 : 3, (DlTensor *[]){ out, self, end, weight }, shape, nd);
+  ctx->backend->ternary (ctx, weight ? DL_TERNARY_LERP : DL_TERNARY_LERP_SCALAR, &iter, self->dtype,
+                         &w);
+  return out;
+}
+
 /* self + weight (end - self), in float32 for the 16-bit types; @weight
  * may be NULL for the number @w */
 static DlTensor *
@@ -447,6 +497,8 @@ lerp_impl (DlTensor *self, DlTensor *end, DlTensor *weight, gdouble w, GError **
 
   if (!check_lerp (self, end, weight, error))
     return NULL;
+  if (lerp_can_fuse (self, end, weight))
+    return lerp_fused (self, end, weight, w, error);
   if (dl_dtype_is_half (dt))
     {
       if (!(a = dl_tensor_to_dtype (self, DL_DTYPE_FLOAT32, error))

@@ -104,17 +104,18 @@ dl_result_type (DlTensor *a, DlTensor *b)
 static DlTensor *
 copy_into_new (DlTensor *t, DlDType dtype, GError **error)
 {
-  DlTensor *out
-      = dl_tensor_new_empty_internal (dl_tensor_device (t), dtype, t->sizes, t->ndim, error);
-  DlTensor *ops[2];
+  DlBackendContext *ctx;
+  DlTensor *out, *ops[2];
   DlIter iter;
 
-  if (out == NULL)
+  if (!(ctx = DL_TENSOR_BACKEND (t, copy, "copy", error))
+      || !(out
+           = dl_tensor_new_empty_internal (dl_tensor_device (t), dtype, t->sizes, t->ndim, error)))
     return NULL;
   ops[0] = out;
   ops[1] = t;
   dl_iter_init (&iter, 2, ops, t->sizes, t->ndim);
-  dl_tensor_backend (t)->copy (&iter, dtype, t->dtype);
+  ctx->backend->copy (ctx, &iter, dtype, t->dtype);
   return out;
 }
 
@@ -390,9 +391,12 @@ unary_kernel (const DlPointwiseOp *op,
   g_autoptr (DlTensor) cx = NULL;
   g_autoptr (DlTensor) out = NULL;
   DlTensor *ops[2];
+  DlBackendContext *ctx;
   DlIter iter;
 
-  if (!(cx = dl_cast_nograd (x, cdt, error)))
+  if (!(ctx = params ? DL_TENSOR_BACKEND (x, unary_params, op->name, error)
+                     : DL_TENSOR_BACKEND (x, unary, op->name, error))
+      || !(cx = dl_cast_nograd (x, cdt, error)))
     return NULL;
   if (into && into->dtype == odt)
     out = g_object_ref (into);
@@ -402,9 +406,9 @@ unary_kernel (const DlPointwiseOp *op,
   ops[1] = cx;
   dl_iter_init (&iter, 2, ops, x->sizes, x->ndim);
   if (params)
-    dl_tensor_backend (x)->unary_params (op->kernel, &iter, cdt, params);
+    ctx->backend->unary_params (ctx, op->kernel, &iter, cdt, params);
   else
-    dl_tensor_backend (x)->unary (op->kernel, &iter, cdt);
+    ctx->backend->unary (ctx, op->kernel, &iter, cdt);
   if (out == into)
     return into;
   return finish_dtype (g_steal_pointer (&out), rdt, error);
@@ -414,14 +418,16 @@ unary_kernel (const DlPointwiseOp *op,
 static DlTensor *
 constant_bool (DlTensor *t, gboolean value, GError **error)
 {
-  DlTensor *out = dl_tensor_new_empty_internal (dl_tensor_device (t), DL_DTYPE_BOOL, t->sizes,
-                                                t->ndim, error);
+  DlBackendContext *ctx;
+  DlTensor *out;
   DlIter iter;
 
-  if (out == NULL)
+  if (!(ctx = DL_TENSOR_BACKEND (t, fill, "fill", error))
+      || !(out = dl_tensor_new_empty_internal (dl_tensor_device (t), DL_DTYPE_BOOL, t->sizes,
+                                               t->ndim, error)))
     return NULL;
   dl_iter_init (&iter, 1, &out, t->sizes, t->ndim);
-  dl_tensor_backend (t)->fill (&iter, DL_DTYPE_BOOL, value ? 1.0 : 0.0);
+  ctx->backend->fill (ctx, &iter, DL_DTYPE_BOOL, value ? 1.0 : 0.0);
   return out;
 }
 
@@ -633,6 +639,7 @@ binary_run (const DlPointwiseOp *op,
   g_autoptr (DlTensor) cb = NULL;
   g_autoptr (DlTensor) out = NULL;
   DlTensor *ops[3];
+  DlBackendContext *ctx;
   DlIter iter;
 
   g_return_val_if_fail (DL_IS_TENSOR (a) && DL_IS_TENSOR (b), NULL);
@@ -646,7 +653,9 @@ binary_run (const DlPointwiseOp *op,
     }
   else if (!binary_dtypes (op, a, b, &cdt, &rdt, error))
     return NULL;
-  if (!(ca = cast_through (a, rdt, cdt, error)) || !(cb = cast_through (b, rdt, cdt, error))
+  if (!(ctx = DL_TENSOR_BACKEND (a, binary, op->name, error))
+      || (into && !DL_TENSOR_BACKEND (a, copy, op->name, error))
+      || !(ca = cast_through (a, rdt, cdt, error)) || !(cb = cast_through (b, rdt, cdt, error))
       || !binary_values (op, cdt, cb, b, error))
     return NULL;
 
@@ -659,7 +668,7 @@ binary_run (const DlPointwiseOp *op,
   ops[1] = ca;
   ops[2] = cb;
   dl_iter_init (&iter, 3, ops, shape, ndim);
-  dl_tensor_backend (a)->binary (op->kernel, &iter, cdt, alpha);
+  ctx->backend->binary (ctx, op->kernel, &iter, cdt, alpha);
 
   if (into)
     {
@@ -667,7 +676,7 @@ binary_run (const DlPointwiseOp *op,
         {
           DlTensor *cops[2] = { into, out };
           dl_iter_init (&iter, 2, cops, shape, ndim);
-          dl_tensor_backend (a)->copy (&iter, into->dtype, out->dtype);
+          ctx->backend->copy (ctx, &iter, into->dtype, out->dtype);
         }
       dl_storage_bump_version (into->storage);
       return into;
@@ -786,10 +795,12 @@ DlTensor *
 dl_tensor_fill_ (DlTensor *self, gdouble value, GError **error)
 {
   g_autoptr (DlTensor) holder = NULL;
+  DlBackendContext *ctx;
   DlIter iter;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!dl_check_no_internal_overlap ("fill_", self, error))
+  if (!dl_check_no_internal_overlap ("fill_", self, error)
+      || !(ctx = DL_TENSOR_BACKEND (self, fill, "fill_", error)))
     return NULL;
   if (dl_inplace_wants_history (self, 0, NULL))
     {
@@ -798,7 +809,7 @@ dl_tensor_fill_ (DlTensor *self, gdouble value, GError **error)
       holder = dl_inplace_overwrite_begin ("FillBackward0", self, NULL);
     }
   dl_iter_init (&iter, 1, &self, self->sizes, self->ndim);
-  dl_tensor_backend (self)->fill (&iter, self->dtype, value);
+  ctx->backend->fill (ctx, &iter, self->dtype, value);
   dl_storage_bump_version (self->storage);
   if (holder)
     dl_inplace_take_history (self, holder);
@@ -841,6 +852,7 @@ dl_tensor_copy_ (DlTensor *self, DlTensor *src, GError **error)
   gint ndim;
   DlTensor *ops[2] = { self, src };
   g_autoptr (DlTensor) holder = NULL;
+  DlBackendContext *ctx;
   DlIter iter;
 
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (src), NULL);
@@ -848,7 +860,8 @@ dl_tensor_copy_ (DlTensor *self, DlTensor *src, GError **error)
       || !dl_check_no_partial_overlap ("copy_", self, src, error)
       || !dl_check_same_device ("copy_", self, src, error)
       || !dl_broadcast_shapes ("copy_", self->sizes, self->ndim, src->sizes, src->ndim, shape,
-                               &ndim, error))
+                               &ndim, error)
+      || !(ctx = DL_TENSOR_BACKEND (self, copy, "copy_", error)))
     return NULL;
   if (ndim != self->ndim || memcmp (shape, self->sizes, ndim * sizeof (gint64)) != 0)
     {
@@ -866,7 +879,7 @@ dl_tensor_copy_ (DlTensor *self, DlTensor *src, GError **error)
       holder = dl_inplace_overwrite_begin ("CopyBackwards", self, src);
     }
   dl_iter_init (&iter, 2, ops, self->sizes, self->ndim);
-  dl_tensor_backend (self)->copy (&iter, self->dtype, src->dtype);
+  ctx->backend->copy (ctx, &iter, self->dtype, src->dtype);
   dl_storage_bump_version (self->storage);
   if (holder)
     dl_inplace_take_history (self, holder);

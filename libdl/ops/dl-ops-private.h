@@ -32,6 +32,55 @@ G_BEGIN_DECLS
   }                                                                                                \
   G_STMT_END
 
+/* The backend context of @t's device when its backend fills @slot (a
+ * member of DlBackend), else NULL with a DL_ERROR_NOT_SUPPORTED error that
+ * names @op, the device and the slot. Every call into a kernel goes
+ * through it, so that a partial backend fails politely:
+ *
+ *   DlBackendContext *ctx;
+ *
+ *   if (!(ctx = DL_TENSOR_BACKEND (x, unary, "exp", error)))
+ *     return NULL;
+ *   ctx->backend->unary (ctx, DL_UNARY_EXP, &iter, dtype);
+ *
+ * The check is one load and a compare; the error path is out of line. */
+#define DL_TENSOR_BACKEND(t, slot, op, error)                                                      \
+  (G_LIKELY (dl_tensor_context (t)->backend->slot != NULL)                                         \
+       ? dl_tensor_context (t)                                                                     \
+       : dl_backend_not_supported ((t), (op), #slot, (error)))
+DlBackendContext *
+dl_backend_not_supported (DlTensor *t, const gchar *op, const gchar *slot, GError **error);
+
+/* The status to hand a kernel that checks its inputs (see DlKernelStatus):
+ * @local, zeroed by the caller, on a host-memory backend, which the caller
+ * then reads (local->error) and turns into its GError; the context's own
+ * on a device backend, left for the next synchronisation (@local stays
+ * zero, the op goes on). */
+static inline DlKernelStatus *
+dl_kernel_status (DlBackendContext *ctx, DlKernelStatus *local)
+{
+  return ctx->backend->host_memory ? local : ctx->status;
+}
+
+/* One int64 that a kernel computes on the device and the host then needs
+ * (a count that sizes an output): a plain host variable on a host-memory
+ * backend, else a 0-d tensor on the device that dl_host_value_read()
+ * copies back through the backend (a synchronisation, where PyTorch makes
+ * one too). Declare with g_auto (DlHostValue) v = { 0 }. */
+typedef struct
+{
+  gint64 value;     /* the value, once read */
+  DlTensor *device; /* (owned) (nullable) */
+} DlHostValue;
+
+/* where the kernel writes it; NULL with @error set on failure */
+gint64 *dl_host_value_init (DlHostValue *v, DlTensor *like, GError **error);
+/* reads it into v->value; FALSE with @error set when a kernel of the
+ * device failed a check (see dl_device_take_kernel_status) */
+gboolean dl_host_value_read (DlHostValue *v, const gchar *op, GError **error);
+void dl_host_value_clear (DlHostValue *v);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (DlHostValue, dl_host_value_clear)
+
 /* @t converted to @dtype without recording autograd: @t itself (a new
  * reference) when it already has that dtype. */
 DlTensor *dl_cast_nograd (DlTensor *t, DlDType dtype, GError **error);
@@ -62,7 +111,7 @@ dl_check_no_partial_overlap (const gchar *op, DlTensor *out, DlTensor *input, GE
  * too. */
 gboolean dl_inplace_check_history (const gchar *op, DlTensor *self, GError **error);
 DlTensor *dl_inplace_alias (DlTensor *self);
-DlTensor *dl_inplace_commit (DlTensor *self, DlTensor *result);
+DlTensor *dl_inplace_commit (const gchar *op, DlTensor *self, DlTensor *result, GError **error);
 void dl_inplace_take_history (DlTensor *self, DlTensor *holder);
 /* Whether an in-place write into @self must be recorded: grad is on and
  * @self's history (or its base's) or one of @others requires grad. */

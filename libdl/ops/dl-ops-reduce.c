@@ -115,7 +115,10 @@ reduce_raw (DlReduceOp op,
   gint64 es;
   gint64 *outer_strides[3], *inner_strides[1];
   gint n_outer_arrays;
+  DlBackendContext *ctx;
 
+  if (!(ctx = DL_TENSOR_BACKEND (x, reduce, "reduce", error)))
+    return NULL;
   /* half types reduce through float32 */
   if ((x->dtype == DL_DTYPE_FLOAT16 || x->dtype == DL_DTYPE_BFLOAT16) && op != DL_REDUCE_ALL
       && op != DL_REDUCE_ANY)
@@ -193,7 +196,7 @@ reduce_raw (DlReduceOp op,
   args.in = dl_tensor_data (cx);
   args.out = dl_tensor_data (out);
   args.indices = indices ? dl_tensor_data (indices) : NULL;
-  dl_tensor_backend (x)->reduce (op, &args, x->dtype);
+  ctx->backend->reduce (ctx, op, &args, x->dtype);
   if (indices_out)
     *indices_out = g_steal_pointer (&indices);
   return g_steal_pointer (&out);

@@ -24,7 +24,11 @@ rows_copy (DlTensor *x, gint dim, DlDType dtype, gint64 *n_rows, gint64 *n, GErr
   g_autoptr (DlTensor) det = dl_tensor_detach (x);
   g_autoptr (DlTensor) tr = NULL;
   DlTensor *out, *ops[2];
+  DlBackendContext *ctx;
   DlIter iter;
+
+  if (!(ctx = DL_TENSOR_BACKEND (x, copy, "copy", error)))
+    return NULL;
 
   if (x->ndim > 1 && dim != x->ndim - 1)
     {
@@ -39,7 +43,7 @@ rows_copy (DlTensor *x, gint dim, DlDType dtype, gint64 *n_rows, gint64 *n, GErr
   ops[0] = out;
   ops[1] = tr;
   dl_iter_init (&iter, 2, ops, tr->sizes, tr->ndim);
-  dl_tensor_backend (x)->copy (&iter, dtype, tr->dtype);
+  ctx->backend->copy (ctx, &iter, dtype, tr->dtype);
   *n = x->ndim == 0 ? 1 : x->sizes[dim];
   *n_rows = *n == 0 ? 0 : x->numel / *n;
   return out;
@@ -73,14 +77,16 @@ scatter_dim (DlTensor *src,
   g_autoptr (DlTensor) i = NULL;
   g_autoptr (DlTensor) z = NULL;
   g_autoptr (DlTensor) zr = NULL;
+  DlBackendContext *ctx;
 
-  if (!(z = dl_zeros (sizes, ndim, src->dtype, dl_tensor_device (src), error))
+  if (!(ctx = DL_TENSOR_BACKEND (src, scatter_rows, "scatter", error))
+      || !(z = dl_zeros (sizes, ndim, src->dtype, dl_tensor_device (src), error))
       || !(zr = rows_copy (z, dim, src->dtype, &rows_o, &n_out, error))
       || !(s = rows_copy (src, dim, src->dtype, &rows, &n_src, error))
       || !(i = rows_copy (index, dim, DL_DTYPE_INT64, &rows, &n_src, error)))
     return NULL;
-  dl_tensor_backend (src)->scatter_rows (dl_tensor_data (zr), dl_tensor_data (s),
-                                         dl_tensor_data (i), rows, n_src, n_out, src->dtype, TRUE);
+  ctx->backend->scatter_rows (ctx, dl_tensor_data (zr), dl_tensor_data (s), dl_tensor_data (i),
+                              rows, n_src, n_out, src->dtype, TRUE);
   return rows_restore (zr, dim, ndim, error);
 }
 
@@ -220,15 +226,17 @@ scan (DlScanOp op, DlTensor *self, gint dim, GError **error)
   DlDType dt = dl_dtype_is_floating_point (self->dtype) ? self->dtype : DL_DTYPE_INT64;
   gint64 rows, n;
   g_autoptr (DlTensor) r = NULL;
+  DlBackendContext *ctx;
   DlTensor *out;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!dl_normalize_dim (name, &dim, self->ndim, error))
+  if (!dl_normalize_dim (name, &dim, self->ndim, error)
+      || !(ctx = DL_TENSOR_BACKEND (self, scan, name, error)))
     return NULL;
   if (!(r = rows_copy (self, dim, dt, &rows, &n, error)))
     return NULL;
   if (rows > 0)
-    dl_tensor_backend (self)->scan (op, dl_tensor_data (r), rows, n, dt);
+    ctx->backend->scan (ctx, op, dl_tensor_data (r), rows, n, dt);
   if (!(out = rows_restore (r, dim, self->ndim, error)))
     return NULL;
   if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
@@ -307,17 +315,19 @@ scan_extremum (gboolean is_max, DlTensor *self, gint dim, DlTensor **indices, GE
   g_autoptr (DlTensor) i = NULL;
   g_autoptr (DlTensor) vo = NULL;
   g_autoptr (DlTensor) io = NULL;
+  DlBackendContext *ctx;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!dl_normalize_dim (name, &dim, self->ndim, error))
+  if (!dl_normalize_dim (name, &dim, self->ndim, error)
+      || !(ctx = DL_TENSOR_BACKEND (self, scan_extremum, name, error)))
     return NULL;
   if (!(r = rows_copy (self, dim, self->dtype, &rows, &n, error))
       || !(i = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, r->sizes,
                                              r->ndim, error)))
     return NULL;
   if (rows > 0)
-    dl_tensor_backend (self)->scan_extremum (dl_tensor_data (r), dl_tensor_data (i), rows, n,
-                                             self->dtype, is_max);
+    ctx->backend->scan_extremum (ctx, dl_tensor_data (r), dl_tensor_data (i), rows, n, self->dtype,
+                                 is_max);
   if (!(vo = rows_restore (r, dim, self->ndim, error))
       || !(io = rows_restore (i, dim, self->ndim, error)))
     return NULL;
@@ -438,14 +448,16 @@ sort_rows (DlTensor *self,
   gint64 rows, n;
   g_autoptr (DlTensor) v = NULL;
   g_autoptr (DlTensor) i = NULL;
+  DlBackendContext *ctx;
 
-  if (!(v = rows_copy (self, dim, self->dtype, &rows, &n, error))
+  if (!(ctx = DL_TENSOR_BACKEND (self, sort, "sort", error))
+      || !(v = rows_copy (self, dim, self->dtype, &rows, &n, error))
       || !(i = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, v->sizes,
                                              v->ndim, error)))
     return FALSE;
   if (rows > 0)
-    dl_tensor_backend (self)->sort (dl_tensor_data (v), dl_tensor_data (i), rows, n,
-                                    CLAMP (k, 0, n), kth_only, self->dtype, descending);
+    ctx->backend->sort (ctx, dl_tensor_data (v), dl_tensor_data (i), rows, n, CLAMP (k, 0, n),
+                        kth_only, self->dtype, descending);
   *values = g_steal_pointer (&v);
   *indices = g_steal_pointer (&i);
   return TRUE;
@@ -579,7 +591,7 @@ pick_dim (const gchar *name,
   g_autoptr (DlTensor) ic = NULL;
   g_autoptr (DlTensor) vo = NULL;
   g_autoptr (DlTensor) io = NULL;
-  const DlBackend *be;
+  DlBackendContext *ctx;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!dl_normalize_dim (name, &dim, self->ndim, error))
@@ -599,7 +611,8 @@ pick_dim (const gchar *name,
                    name, dim, k + 1, n);
       return NULL;
     }
-  be = dl_tensor_backend (self);
+  if (!(ctx = DL_TENSOR_BACKEND (self, gather_rows, name, error)))
+    return NULL;
   half = k >= 0 ? k : (n - 1) / 2;
   /* only the rows' first half + 1 need sorting, unless NaN moves the
    * median to a row's first NaN */
@@ -660,10 +673,10 @@ pick_dim (const gchar *name,
       || !(ic = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, pos->sizes,
                                               pos->ndim, error)))
     return NULL;
-  be->gather_rows (dl_tensor_data (vc), dl_tensor_data (v), dl_tensor_data (pos), rows, 1, n,
-                   self->dtype);
-  be->gather_rows (dl_tensor_data (ic), dl_tensor_data (i), dl_tensor_data (pos), rows, 1, n,
-                   DL_DTYPE_INT64);
+  ctx->backend->gather_rows (ctx, dl_tensor_data (vc), dl_tensor_data (v), dl_tensor_data (pos),
+                             rows, 1, n, self->dtype);
+  ctx->backend->gather_rows (ctx, dl_tensor_data (ic), dl_tensor_data (i), dl_tensor_data (pos),
+                             rows, 1, n, DL_DTYPE_INT64);
   if (!(vo = rows_restore (vc, dim, self->ndim, error))
       || !(io = rows_restore (ic, dim, self->ndim, error)))
     return NULL;
@@ -888,11 +901,16 @@ dl_tensor_unique (DlTensor *self, DlTensor **inverse, DlTensor **counts, GError 
   g_autoptr (DlTensor) vals_n = NULL;
   g_autoptr (DlTensor) cnt_n = NULL;
   g_autoptr (DlTensor) inv_s = NULL;
-  const DlBackend *be;
+  DlBackendContext *ctx;
+  g_auto (DlHostValue) n_groups = { 0 };
+  gint64 *n_groups_at;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   n = self->numel;
-  be = dl_tensor_backend (self);
+  if (!(ctx = DL_TENSOR_BACKEND (self, unique_sorted, "unique", error))
+      || !DL_TENSOR_BACKEND (self, scatter_rows, "unique", error)
+      || !(n_groups_at = dl_host_value_init (&n_groups, self, error)))
+    return NULL;
   if (!(flat = dl_tensor_reshape (self, &n, 1, error))
       || !sort_rows (flat, 0, FALSE, G_MAXINT64, FALSE, &v, &perm, error))
     return NULL;
@@ -906,11 +924,14 @@ dl_tensor_unique (DlTensor *self, DlTensor **inverse, DlTensor **counts, GError 
     return NULL;
   if (n > 0)
     {
-      n_unique = be->unique_sorted (dl_tensor_data (v), n, self->dtype, dl_tensor_data (vals),
-                                    dl_tensor_data (cnt), dl_tensor_data (grp));
+      ctx->backend->unique_sorted (ctx, dl_tensor_data (v), n, self->dtype, dl_tensor_data (vals),
+                                   dl_tensor_data (cnt), dl_tensor_data (grp), n_groups_at);
       /* inverse[perm[i]] = group[i] */
-      be->scatter_rows (dl_tensor_data (inv), dl_tensor_data (grp), dl_tensor_data (perm), 1, n, n,
-                        DL_DTYPE_INT64, FALSE);
+      ctx->backend->scatter_rows (ctx, dl_tensor_data (inv), dl_tensor_data (grp),
+                                  dl_tensor_data (perm), 1, n, n, DL_DTYPE_INT64, FALSE);
+      if (!dl_host_value_read (&n_groups, "unique", error))
+        return NULL;
+      n_unique = n_groups.value;
     }
   if (!(vals_n = dl_tensor_narrow (vals, 0, 0, n_unique, error))
       || !(cnt_n = dl_tensor_narrow (cnt, 0, 0, n_unique, error))
@@ -951,10 +972,15 @@ dl_tensor_unique_consecutive (DlTensor *self, DlTensor **inverse, DlTensor **cou
   g_autoptr (DlTensor) vals_n = NULL;
   g_autoptr (DlTensor) cnt_n = NULL;
   g_autoptr (DlTensor) inv_s = NULL;
+  DlBackendContext *ctx;
+  g_auto (DlHostValue) n_groups = { 0 };
+  gint64 *n_groups_at;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   n = self->numel;
-  if (!(flat = dl_tensor_reshape (self, &n, 1, error))
+  if (!(ctx = DL_TENSOR_BACKEND (self, unique_sorted, "unique_consecutive", error))
+      || !(n_groups_at = dl_host_value_init (&n_groups, self, error))
+      || !(flat = dl_tensor_reshape (self, &n, 1, error))
       || !(c = rows_copy (flat, 0, self->dtype, &rows, &len, error)))
     return NULL;
   if (!(vals = dl_tensor_new_empty_internal (dl_tensor_device (self), self->dtype, &n, 1, error))
@@ -964,9 +990,13 @@ dl_tensor_unique_consecutive (DlTensor *self, DlTensor **inverse, DlTensor **cou
            = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT64, &n, 1, error)))
     return NULL;
   if (n > 0)
-    n_unique = dl_tensor_backend (self)->unique_sorted (dl_tensor_data (c), n, self->dtype,
-                                                        dl_tensor_data (vals), dl_tensor_data (cnt),
-                                                        dl_tensor_data (grp));
+    {
+      ctx->backend->unique_sorted (ctx, dl_tensor_data (c), n, self->dtype, dl_tensor_data (vals),
+                                   dl_tensor_data (cnt), dl_tensor_data (grp), n_groups_at);
+      if (!dl_host_value_read (&n_groups, "unique_consecutive", error))
+        return NULL;
+      n_unique = n_groups.value;
+    }
   if (!(vals_n = dl_tensor_narrow (vals, 0, 0, n_unique, error))
       || !(cnt_n = dl_tensor_narrow (cnt, 0, 0, n_unique, error))
       || !(inv_s = dl_tensor_reshape (grp, self->sizes, self->ndim, error)))

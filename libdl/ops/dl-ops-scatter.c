@@ -97,11 +97,13 @@ mean_counts (const gchar *op,
              GError **error)
 {
   g_autoptr (DlTensor) counts = NULL;
-  g_autoptr (DlTensor) one = dl_tensor_new_scalar (1, dtype);
+  g_autoptr (DlTensor) one = NULL;
   g_autoptr (DlTensor) ones = NULL;
   g_autoptr (DlTensor) none = NULL;
 
-  if (!(counts = dl_full (shape, ndim, include_self ? 1 : 0, dtype, device, error))
+  /* the 1 on the device, where the index kernel reads it */
+  if (!(one = dl_full (NULL, 0, 1, dtype, device, error))
+      || !(counts = dl_full (shape, ndim, include_self ? 1 : 0, dtype, device, error))
       || !(ones = dl_tensor_expand (one, index->sizes, index->ndim, error))
       || !dl_index_run (op, DL_INDEX_SCATTER_ADD, counts, dim, index, ones, FALSE, error)
       || !(none = dl_tensor_eq_scalar (counts, 0, error)))
@@ -485,6 +487,7 @@ scatter_impl (const gchar *op,
 {
   g_autoptr (DlTensor) out = NULL;
   g_autoptr (DlTensor) filled = NULL;
+  DlBackendContext *ctx;
   DlIndexOp kernel = kind == SCATTER_ADD ? DL_INDEX_SCATTER_ADD : reduction_kernel (reduce);
 
   if (!dl_index_check_gather_shapes (op, self, &dim, index, src, error)
@@ -497,20 +500,22 @@ scatter_impl (const gchar *op,
                    "%s(): reduce='mean' does not take bool tensors (nor does PyTorch's)", op);
       return NULL;
     }
-  if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (self), self->dtype, self->sizes,
-                                            self->ndim, error)))
+  if (!(ctx = DL_TENSOR_BACKEND (self, copy, op, error))
+      || !(out = dl_tensor_new_empty_internal (dl_tensor_device (self), self->dtype, self->sizes,
+                                               self->ndim, error)))
     return NULL;
   {
     DlTensor *ops[2] = { out, self };
     DlIter iter;
     dl_iter_init (&iter, 2, ops, self->sizes, self->ndim);
-    dl_tensor_backend (self)->copy (&iter, self->dtype, self->dtype);
+    ctx->backend->copy (ctx, &iter, self->dtype, self->dtype);
   }
   if (kind == SCATTER_VALUE)
     {
-      /* the value, broadcast over the index's shape */
-      g_autoptr (DlTensor) v = dl_tensor_new_scalar (value, self->dtype);
-      if (!(filled = dl_tensor_expand (v, index->sizes, index->ndim, error)))
+      /* the value on the device, broadcast over the index's shape */
+      g_autoptr (DlTensor) v
+          = dl_full (NULL, 0, value, self->dtype, dl_tensor_device (self), error);
+      if (!v || !(filled = dl_tensor_expand (v, index->sizes, index->ndim, error)))
         return NULL;
     }
   if (!dl_index_run (op, kernel, out, dim, index, filled ? filled : src,

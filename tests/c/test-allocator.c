@@ -24,7 +24,7 @@ static struct
 } raw;
 
 static gpointer
-fake_alloc (gsize nbytes)
+fake_alloc (DlBackendContext *ctx, gsize nbytes)
 {
   gpointer p;
 
@@ -38,7 +38,7 @@ fake_alloc (gsize nbytes)
 }
 
 static void
-fake_free (gpointer ptr, gsize nbytes)
+fake_free (DlBackendContext *ctx, gpointer ptr, gsize nbytes)
 {
   g_assert_true (g_hash_table_contains (raw.live, ptr));
   /* the allocator frees a block with the size it allocated it with */
@@ -54,7 +54,7 @@ new_allocator (guint64 cache_limit)
 {
   memset (&raw, 0, sizeof raw);
   raw.live = g_hash_table_new (NULL, NULL);
-  return dl_allocator_new (fake_alloc, fake_free, MIN_CACHED, cache_limit);
+  return dl_allocator_new (NULL, fake_alloc, fake_free, MIN_CACHED, cache_limit);
 }
 
 /* Frees the allocator and checks that nothing of the raw memory is left. */

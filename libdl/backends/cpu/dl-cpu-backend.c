@@ -34,7 +34,7 @@ detect_isa (void)
 }
 
 static gpointer
-cpu_raw_alloc (gsize nbytes)
+cpu_raw_alloc (DlBackendContext *ctx, gsize nbytes)
 {
   void *p = NULL;
 
@@ -44,13 +44,13 @@ cpu_raw_alloc (gsize nbytes)
 }
 
 static void
-cpu_raw_free (gpointer ptr, gsize nbytes)
+cpu_raw_free (DlBackendContext *ctx, gpointer ptr, gsize nbytes)
 {
   free (ptr);
 }
 
 static void
-cpu_memcpy (gpointer dst, gconstpointer src, gsize nbytes)
+cpu_memcpy (DlBackendContext *ctx, gpointer dst, gconstpointer src, gsize nbytes)
 {
   memcpy (dst, src, nbytes);
 }
@@ -67,8 +67,8 @@ run_range (const DlIter *it, gint64 begin, gint64 end, DlCpuLoop loop, gpointer 
 {
   gint nd = it->ndim, nops = it->n_operands;
   gint64 idx[DL_MAX_DIMS];
-  gint64 inner_strides[DL_ITER_MAX_OPERANDS];
-  char *base[DL_ITER_MAX_OPERANDS];
+  gint64 inner_strides[nops];
+  char *base[nops];
   gint64 rem = begin;
 
   for (gint d = nd - 1; d >= 0; d--)
@@ -104,11 +104,9 @@ run_range (const DlIter *it, gint64 begin, gint64 end, DlCpuLoop loop, gpointer 
 void
 dl_cpu_iter_for_each (const DlIter *it, DlCpuLoop loop, gpointer ctx)
 {
-  gint64 total = 1;
+  gint64 total = dl_iter_numel (it);
   gint nt;
 
-  for (gint d = 0; d < it->ndim; d++)
-    total *= it->shape[d];
   if (total == 0)
     return;
   nt = total >= DL_CPU_GRAIN ? omp_get_max_threads () : 1;
@@ -144,6 +142,7 @@ static const DlBackend cpu_backend = {
   .unary = dl_cpu_unary,
   .binary = dl_cpu_binary,
   .unary_params = dl_cpu_math_unary,
+  .ternary = dl_cpu_ternary,
   .reduce = dl_cpu_reduce,
   .scan = dl_cpu_scan,
   .sort = dl_cpu_sort,
@@ -152,24 +151,46 @@ static const DlBackend cpu_backend = {
   .gather_rows = dl_cpu_gather_rows,
   .unique_sorted = dl_cpu_unique_sorted,
   .softmax = dl_cpu_softmax,
-  .gemm = dl_cpu_gemm,
+  .gemm_batched = dl_cpu_gemm_batched,
   .random = dl_cpu_random,
   .multinomial = dl_cpu_multinomial,
   .index = dl_cpu_index,
-  .masked_copy = dl_cpu_masked_copy,
   .nonzero = dl_cpu_nonzero,
 };
 
-const DlBackend *
-dl_cpu_backend_get (void)
+/* The CPU device's context: no state of its own; opening it picks the
+ * threading grain and the instruction set level. */
+static gboolean
+cpu_context_init (DlBackendContext *ctx, GError **error)
 {
-  static gsize init = 0;
+  dl_cpu_grain = dl_cpu_blas_grain ();
+  dl_cpu_isa = detect_isa ();
+  return TRUE;
+}
 
-  if (g_once_init_enter (&init))
-    {
-      dl_cpu_grain = dl_cpu_blas_grain ();
-      dl_cpu_isa = detect_isa ();
-      g_once_init_leave (&init, 1);
-    }
-  return &cpu_backend;
+static guint64
+cpu_cache_limit (void)
+{
+  const gchar *env = g_getenv ("DL_CPU_CACHE_LIMIT");
+
+  if (env)
+    return g_ascii_strtoull (env, NULL, 10);
+  return (guint64)2 << 30;
+}
+
+/* "cpu": one unnumbered device; blocks from 256 KiB up are cached (a
+ * fresh large block costs a page fault per 4 KiB on first touch), up to
+ * DL_CPU_CACHE_LIMIT bytes (2 GiB). */
+void
+dl_cpu_get_device_type_info (DlDeviceTypeInfo *info)
+{
+  *info = (DlDeviceTypeInfo){
+    .type = "cpu",
+    .device_type = DL_DEVICE_TYPE_CPU,
+    .backend = &cpu_backend,
+    .indexed = FALSE,
+    .context_init = cpu_context_init,
+    .min_cached_size = 256 * 1024,
+    .cache_limit = cpu_cache_limit (),
+  };
 }

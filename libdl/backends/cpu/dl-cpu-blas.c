@@ -145,20 +145,20 @@ gemm_split (DlDType dtype,
   return TRUE;
 }
 
-void
-dl_cpu_gemm (DlDType dtype,
-             gint64 m,
-             gint64 n,
-             gint64 k,
-             const void *a,
-             gint64 a_rs,
-             gint64 a_cs,
-             const void *b,
-             gint64 b_rs,
-             gint64 b_cs,
-             void *c,
-             gint64 c_rs,
-             gint64 c_cs)
+static void
+gemm (DlDType dtype,
+      gint64 m,
+      gint64 n,
+      gint64 k,
+      const void *a,
+      gint64 a_rs,
+      gint64 a_cs,
+      const void *b,
+      gint64 b_rs,
+      gint64 b_cs,
+      void *c,
+      gint64 c_rs,
+      gint64 c_cs)
 {
   if (m == 0 || n == 0)
     return;
@@ -187,5 +187,37 @@ dl_cpu_gemm (DlDType dtype,
         break;
       default:
         g_return_if_reached (); /* the ops layer promotes or refuses first */
+    }
+}
+
+/* One GEMM per matrix of the batch, in row-major order of the batch dims
+ * (each may split its rows over the threads, see gemm_split). */
+void
+dl_cpu_gemm_batched (DlBackendContext *ctx, DlDType dtype, const DlGemmArgs *g)
+{
+  gsize es = dl_dtype_get_size (dtype);
+  gint64 idx[DL_MAX_DIMS] = { 0 }, n_batch = 1;
+  gint nd = g->batch_ndim;
+
+  for (gint d = 0; d < nd; d++)
+    n_batch *= g->batch_shape[d];
+  for (gint64 i = 0; i < n_batch; i++)
+    {
+      gint64 oa = 0, ob = 0, oc = 0;
+
+      for (gint d = 0; d < nd; d++)
+        {
+          oa += idx[d] * g->a_batch_strides[d];
+          ob += idx[d] * g->b_batch_strides[d];
+          oc += idx[d] * g->c_batch_strides[d];
+        }
+      gemm (dtype, g->m, g->n, g->k, g->a + oa * es, g->a_rs, g->a_cs, g->b + ob * es, g->b_rs,
+            g->b_cs, g->c + oc * es, g->c_rs, g->c_cs);
+      for (gint d = nd - 1; d >= 0; d--)
+        {
+          if (++idx[d] < g->batch_shape[d])
+            break;
+          idx[d] = 0;
+        }
     }
 }

@@ -1,5 +1,5 @@
 /* dl-cpu-index.c: gather/scatter along a dim (plain, or reducing with a
- * sum, product, max or min), masked copy and nonzero.
+ * sum, product, max or min) and nonzero.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -312,17 +312,28 @@ reduce_rows (const Rows *r, gint64 n_rows, DlIndexOp op, DlDType dtype)
  * elements. Gathers write each output once and run threaded above
  * DL_CPU_GRAIN elements; scatters may write one place several times and
  * run on one thread. */
-gboolean
-dl_cpu_index (DlIndexOp op, const DlIndexArgs *args, DlDType dtype, gint64 *bad)
+void
+dl_cpu_index (DlBackendContext *ctx,
+              DlIndexOp op,
+              const DlIndexArgs *args,
+              DlDType dtype,
+              DlKernelStatus *status)
 {
   gsize es = dl_dtype_get_size (dtype);
   Rows r;
-  gint64 n_rows;
+  gint64 n_rows, bad;
 
   rows_init (&r, args);
   n_rows = rows_count (&r);
-  if (!check_rows (&r, n_rows, bad))
-    return FALSE;
+  if (!check_rows (&r, n_rows, &bad))
+    {
+      if (status->error == DL_KERNEL_OK)
+        {
+          status->error = DL_KERNEL_INDEX_OUT_OF_BOUNDS;
+          status->value = bad;
+        }
+      return;
+    }
   switch (op)
     {
       case DL_INDEX_GATHER:
@@ -361,26 +372,6 @@ dl_cpu_index (DlIndexOp op, const DlIndexArgs *args, DlDType dtype, gint64 *bad)
         reduce_rows (&r, n_rows, op, dtype);
         break;
     }
-  return TRUE;
-}
-
-static void
-masked_copy_loop (char **data, const gint64 *strides, gint64 n, gpointer ctx)
-{
-  gsize es = GPOINTER_TO_SIZE (ctx);
-  char *out = data[0];
-  const char *mask = data[1], *src = data[2];
-
-  for (gint64 i = 0; i < n; i++)
-    if (*(const guint8 *)(mask + i * strides[1]))
-      memcpy (out + i * strides[0], src + i * strides[2], es);
-}
-
-/* out = mask ? src : out */
-void
-dl_cpu_masked_copy (DlIter *iter, DlDType dtype)
-{
-  dl_cpu_iter_for_each (iter, masked_copy_loop, GSIZE_TO_POINTER (dl_dtype_get_size (dtype)));
 }
 
 static inline gboolean
@@ -409,13 +400,13 @@ is_nonzero (const char *p, DlDType dtype)
 
 /* Counts (and lists, in row-major order) the nonzero elements: rows of
  * the last dim, with the coordinates of the outer dims kept as a counter. */
-gint64
-dl_cpu_nonzero (const char *data,
-                DlDType dtype,
-                gint ndim,
-                const gint64 *shape,
-                const gint64 *strides,
-                gint64 *out)
+static gint64
+nonzero (const char *data,
+         DlDType dtype,
+         gint ndim,
+         const gint64 *shape,
+         const gint64 *strides,
+         gint64 *out)
 {
   gint64 pos[DL_MAX_DIMS] = { 0 };
   gint64 rows = 1, count = 0, n_inner, s_inner;
@@ -492,4 +483,20 @@ dl_cpu_nonzero (const char *data,
         }
     }
   return count;
+}
+
+void
+dl_cpu_nonzero (DlBackendContext *ctx,
+                const char *data,
+                DlDType dtype,
+                gint ndim,
+                const gint64 *shape,
+                const gint64 *strides,
+                gint64 *count,
+                gint64 *out)
+{
+  gint64 n = nonzero (data, dtype, ndim, shape, strides, out);
+
+  if (out == NULL)
+    *count = n;
 }

@@ -230,7 +230,11 @@ static const DlCpuLoop math_unary_loops[DL_N_DTYPES][DL_N_UNARY_OPS] = {
 };
 
 void
-dl_cpu_math_unary (DlUnaryOp op, DlIter *iter, DlDType dtype, const gdouble *params)
+dl_cpu_math_unary (DlBackendContext *ctx,
+                   DlUnaryOp op,
+                   DlIter *iter,
+                   DlDType dtype,
+                   const gdouble *params)
 {
   DlCpuLoop loop = math_unary_loops[dtype][op];
 
@@ -320,7 +324,7 @@ static const DlCpuLoop math_binary_loops[DL_N_DTYPES][DL_N_BINARY_OPS] = {
 };
 
 void
-dl_cpu_math_binary (DlBinaryOp op, DlIter *iter, DlDType dtype)
+dl_cpu_math_binary (DlBackendContext *ctx, DlBinaryOp op, DlIter *iter, DlDType dtype)
 {
   DlCpuLoop loop = math_binary_loops[dtype][op];
 

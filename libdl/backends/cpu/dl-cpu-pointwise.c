@@ -83,7 +83,7 @@ copy_same (char **data, const gint64 *s, gint64 n, gpointer ctx)
 }
 
 void
-dl_cpu_copy (DlIter *iter, DlDType dst_dtype, DlDType src_dtype)
+dl_cpu_copy (DlBackendContext *ctx, DlIter *iter, DlDType dst_dtype, DlDType src_dtype)
 {
   if (dst_dtype == src_dtype)
     dl_cpu_iter_for_each (iter, copy_same, GSIZE_TO_POINTER (dl_dtype_get_size (dst_dtype)));
@@ -118,7 +118,7 @@ fill_loop (char **data, const gint64 *s, gint64 n, gpointer ctx)
 }
 
 void
-dl_cpu_fill (DlIter *iter, DlDType dtype, gdouble value)
+dl_cpu_fill (DlBackendContext *ctx, DlIter *iter, DlDType dtype, gdouble value)
 {
   FillCtx f = { .dtype = dtype };
 
@@ -253,13 +253,13 @@ static const DlCpuLoop unary_loops[DL_N_DTYPES][DL_N_UNARY_OPS] = {
 };
 
 void
-dl_cpu_unary (DlUnaryOp op, DlIter *iter, DlDType dtype)
+dl_cpu_unary (DlBackendContext *ctx, DlUnaryOp op, DlIter *iter, DlDType dtype)
 {
   DlCpuLoop loop;
 
   if (op >= DL_UNARY_EXPM1)
     {
-      dl_cpu_math_unary (op, iter, dtype, NULL);
+      dl_cpu_math_unary (ctx, op, iter, dtype, NULL);
       return;
     }
   loop = unary_loops[dtype][op];
@@ -360,13 +360,13 @@ static const DlCpuLoop binary_loops[DL_N_DTYPES][DL_N_BINARY_OPS] = {
 };
 
 void
-dl_cpu_binary (DlBinaryOp op, DlIter *iter, DlDType dtype, gdouble alpha)
+dl_cpu_binary (DlBackendContext *ctx, DlBinaryOp op, DlIter *iter, DlDType dtype, gdouble alpha)
 {
   DlCpuLoop loop;
 
   if (op >= DL_BINARY_POW)
     {
-      dl_cpu_math_binary (op, iter, dtype);
+      dl_cpu_math_binary (ctx, op, iter, dtype);
       return;
     }
   loop = binary_loops[dtype][op];

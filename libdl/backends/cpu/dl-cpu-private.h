@@ -299,15 +299,31 @@ gint64 dl_cpu_blas_grain (void);
 void dl_cpu_iter_for_each (const DlIter *iter, DlCpuLoop loop, gpointer ctx);
 
 /* kernel entry points, one family per file */
-void dl_cpu_copy (DlIter *iter, DlDType dst_dtype, DlDType src_dtype);
-void dl_cpu_fill (DlIter *iter, DlDType dtype, gdouble value);
-void dl_cpu_unary (DlUnaryOp op, DlIter *iter, DlDType dtype);
-void dl_cpu_binary (DlBinaryOp op, DlIter *iter, DlDType dtype, gdouble alpha);
-void dl_cpu_math_unary (DlUnaryOp op, DlIter *iter, DlDType dtype, const gdouble *params);
-void dl_cpu_math_binary (DlBinaryOp op, DlIter *iter, DlDType dtype);
-void dl_cpu_reduce (DlReduceOp op, const DlReduceArgs *args, DlDType dtype);
-void dl_cpu_scan (DlScanOp op, void *data, gint64 n_rows, gint64 n, DlDType dtype);
-void dl_cpu_sort (void *data,
+void dl_cpu_copy (DlBackendContext *ctx, DlIter *iter, DlDType dst_dtype, DlDType src_dtype);
+void dl_cpu_fill (DlBackendContext *ctx, DlIter *iter, DlDType dtype, gdouble value);
+void dl_cpu_unary (DlBackendContext *ctx, DlUnaryOp op, DlIter *iter, DlDType dtype);
+void
+dl_cpu_binary (DlBackendContext *ctx, DlBinaryOp op, DlIter *iter, DlDType dtype, gdouble alpha);
+void dl_cpu_math_unary (DlBackendContext *ctx,
+                        DlUnaryOp op,
+                        DlIter *iter,
+                        DlDType dtype,
+                        const gdouble *params);
+void dl_cpu_ternary (DlBackendContext *ctx,
+                     DlTernaryOp op,
+                     DlIter *iter,
+                     DlDType dtype,
+                     const gdouble *params);
+void dl_cpu_math_binary (DlBackendContext *ctx, DlBinaryOp op, DlIter *iter, DlDType dtype);
+void dl_cpu_reduce (DlBackendContext *ctx, DlReduceOp op, const DlReduceArgs *args, DlDType dtype);
+void dl_cpu_scan (DlBackendContext *ctx,
+                  DlScanOp op,
+                  void *data,
+                  gint64 n_rows,
+                  gint64 n,
+                  DlDType dtype);
+void dl_cpu_sort (DlBackendContext *ctx,
+                  void *data,
                   void *indices,
                   gint64 n_rows,
                   gint64 n,
@@ -315,13 +331,15 @@ void dl_cpu_sort (void *data,
                   gboolean kth_only,
                   DlDType dtype,
                   gboolean descending);
-void dl_cpu_scan_extremum (void *data,
+void dl_cpu_scan_extremum (DlBackendContext *ctx,
+                           void *data,
                            void *indices,
                            gint64 n_rows,
                            gint64 n,
                            DlDType dtype,
                            gboolean is_max);
-void dl_cpu_scatter_rows (void *out,
+void dl_cpu_scatter_rows (DlBackendContext *ctx,
+                          void *out,
                           const void *src,
                           const void *index,
                           gint64 n_rows,
@@ -329,43 +347,42 @@ void dl_cpu_scatter_rows (void *out,
                           gint64 n_out,
                           DlDType dtype,
                           gboolean accumulate);
-void dl_cpu_gather_rows (void *out,
+void dl_cpu_gather_rows (DlBackendContext *ctx,
+                         void *out,
                          const void *src,
                          const void *index,
                          gint64 n_rows,
                          gint64 n_out,
                          gint64 n_src,
                          DlDType dtype);
-void
-dl_cpu_softmax (const void *in, void *out, gint64 n_rows, gint64 n, DlDType dtype, gboolean log);
-gint64 dl_cpu_unique_sorted (const void *sorted,
-                             gint64 n,
-                             DlDType dtype,
-                             void *values,
-                             void *counts,
-                             void *group);
-void dl_cpu_gemm (DlDType dtype,
-                  gint64 m,
-                  gint64 n,
-                  gint64 k,
-                  const void *a,
-                  gint64 a_rs,
-                  gint64 a_cs,
-                  const void *b,
-                  gint64 b_rs,
-                  gint64 b_cs,
-                  void *c,
-                  gint64 c_rs,
-                  gint64 c_cs);
-gint dl_cpu_multinomial (const gdouble *weights,
+void dl_cpu_softmax (DlBackendContext *ctx,
+                     const void *in,
+                     void *out,
+                     gint64 n_rows,
+                     gint64 n,
+                     DlDType dtype,
+                     gboolean log);
+void dl_cpu_unique_sorted (DlBackendContext *ctx,
+                           const void *sorted,
+                           gint64 n,
+                           DlDType dtype,
+                           void *values,
+                           void *counts,
+                           void *group,
+                           gint64 *n_groups);
+void dl_cpu_gemm_batched (DlBackendContext *ctx, DlDType dtype, const DlGemmArgs *args);
+void dl_cpu_multinomial (DlBackendContext *ctx,
+                         const gdouble *weights,
                          gint64 rows,
                          gint64 k,
                          gint64 n_samples,
                          gboolean replacement,
                          gint64 *out,
                          guint64 seed,
-                         guint64 offset);
-void dl_cpu_random (DlRandomOp op,
+                         guint64 offset,
+                         DlKernelStatus *status);
+void dl_cpu_random (DlBackendContext *ctx,
+                    DlRandomOp op,
                     void *data,
                     gint64 n,
                     DlDType dtype,
@@ -373,13 +390,18 @@ void dl_cpu_random (DlRandomOp op,
                     guint64 offset,
                     gdouble a,
                     gdouble b);
-gboolean dl_cpu_index (DlIndexOp op, const DlIndexArgs *args, DlDType dtype, gint64 *bad);
-void dl_cpu_masked_copy (DlIter *iter, DlDType dtype);
-gint64 dl_cpu_nonzero (const char *data,
-                       DlDType dtype,
-                       gint ndim,
-                       const gint64 *shape,
-                       const gint64 *strides,
-                       gint64 *out);
+void dl_cpu_index (DlBackendContext *ctx,
+                   DlIndexOp op,
+                   const DlIndexArgs *args,
+                   DlDType dtype,
+                   DlKernelStatus *status);
+void dl_cpu_nonzero (DlBackendContext *ctx,
+                     const char *data,
+                     DlDType dtype,
+                     gint ndim,
+                     const gint64 *shape,
+                     const gint64 *strides,
+                     gint64 *count,
+                     gint64 *out);
 
 G_END_DECLS

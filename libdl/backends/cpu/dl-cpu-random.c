@@ -111,7 +111,8 @@ permutation (gint64 *data, gint64 n, guint64 seed, guint64 offset)
 }
 
 void
-dl_cpu_random (DlRandomOp op,
+dl_cpu_random (DlBackendContext *ctx,
+               DlRandomOp op,
                void *data,
                gint64 n,
                DlDType dtype,
@@ -191,12 +192,12 @@ multinomial_row (const gdouble *w,
   for (gint64 j = 0; j < k; j++)
     {
       if (!(w[j] >= 0) || isinf (w[j]))
-        return DL_MULTINOMIAL_BAD_WEIGHT;
+        return DL_KERNEL_BAD_WEIGHT;
       total += w[j];
       tmp[j] = total;
     }
   if (!(total > 0))
-    return DL_MULTINOMIAL_ZERO_SUM;
+    return DL_KERNEL_ZERO_SUM;
 
   if (replacement)
     for (gint64 s = 0; s < n_samples; s++)
@@ -258,21 +259,23 @@ multinomial_row (const gdouble *w,
           tmp[pick] = -1;
         }
     }
-  return DL_MULTINOMIAL_OK;
+  return DL_KERNEL_OK;
 }
 
-gint
-dl_cpu_multinomial (const gdouble *weights,
+void
+dl_cpu_multinomial (DlBackendContext *ctx,
+                    const gdouble *weights,
                     gint64 rows,
                     gint64 k,
                     gint64 n_samples,
                     gboolean replacement,
                     gint64 *out,
                     guint64 seed,
-                    guint64 offset)
+                    guint64 offset,
+                    DlKernelStatus *kernel_status)
 {
   gint64 per_row = (n_samples + 1) / 2;
-  gint status = DL_MULTINOMIAL_OK;
+  gint status = DL_KERNEL_OK;
 
 #pragma omp parallel if (rows * MAX(k, n_samples) >= DL_CPU_GRAIN)
   {
@@ -283,10 +286,11 @@ dl_cpu_multinomial (const gdouble *weights,
       {
         gint st = multinomial_row (weights + r * k, k, n_samples, replacement, out + r * n_samples,
                                    seed, offset + r * per_row, tmp);
-        if (st != DL_MULTINOMIAL_OK)
-          g_atomic_int_compare_and_exchange (&status, DL_MULTINOMIAL_OK, st);
+        if (st != DL_KERNEL_OK)
+          g_atomic_int_compare_and_exchange (&status, DL_KERNEL_OK, st);
       }
     g_free (tmp);
   }
-  return status;
+  if (status != DL_KERNEL_OK && kernel_status->error == DL_KERNEL_OK)
+    kernel_status->error = status;
 }

@@ -504,7 +504,7 @@ try_columns (DlReduceOp op, DlDType dt, const DlReduceArgs *args, gint64 n_outer
 }
 
 void
-dl_cpu_reduce (DlReduceOp op, const DlReduceArgs *args, DlDType dt)
+dl_cpu_reduce (DlBackendContext *ctx, DlReduceOp op, const DlReduceArgs *args, DlDType dt)
 {
   gint64 n_outer = 1, n_inner = 1;
 

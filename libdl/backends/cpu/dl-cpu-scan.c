@@ -23,7 +23,7 @@
 #include "dl-cpu-private.h"
 
 void
-dl_cpu_scan (DlScanOp op, void *data, gint64 n_rows, gint64 n, DlDType dt)
+dl_cpu_scan (DlBackendContext *ctx, DlScanOp op, void *data, gint64 n_rows, gint64 n, DlDType dt)
 {
   gsize es = dl_dtype_get_size (dt);
   gboolean fp = dl_dtype_is_floating_point (dt);
@@ -191,7 +191,8 @@ cmp_pos (const void *a, const void *b)
 }
 
 void
-dl_cpu_sort (void *data,
+dl_cpu_sort (DlBackendContext *ctx,
+             void *data,
              void *indices,
              gint64 n_rows,
              gint64 n,
@@ -253,7 +254,8 @@ dl_cpu_sort (void *data,
 }
 
 void
-dl_cpu_scan_extremum (void *data,
+dl_cpu_scan_extremum (DlBackendContext *ctx,
+                      void *data,
                       void *indices,
                       gint64 n_rows,
                       gint64 n,
@@ -304,7 +306,8 @@ dl_cpu_scan_extremum (void *data,
 }
 
 void
-dl_cpu_scatter_rows (void *out,
+dl_cpu_scatter_rows (DlBackendContext *ctx,
+                     void *out,
                      const void *src,
                      const void *index,
                      gint64 n_rows,
@@ -336,7 +339,8 @@ dl_cpu_scatter_rows (void *out,
 }
 
 void
-dl_cpu_gather_rows (void *out,
+dl_cpu_gather_rows (DlBackendContext *ctx,
+                    void *out,
                     const void *src,
                     const void *index,
                     gint64 n_rows,
@@ -356,13 +360,15 @@ dl_cpu_gather_rows (void *out,
       }
 }
 
-gint64
-dl_cpu_unique_sorted (const void *sorted,
+void
+dl_cpu_unique_sorted (DlBackendContext *ctx,
+                      const void *sorted,
                       gint64 n,
                       DlDType dt,
                       void *values,
                       void *counts_out,
-                      void *group_out)
+                      void *group_out,
+                      gint64 *n_groups)
 {
   gsize es = dl_dtype_get_size (dt);
   gboolean fp = dl_dtype_is_floating_point (dt);
@@ -385,5 +391,5 @@ dl_cpu_unique_sorted (const void *sorted,
       counts[g]++;
       group[i] = g;
     }
-  return g + 1;
+  *n_groups = g + 1;
 }

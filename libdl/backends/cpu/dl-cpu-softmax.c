@@ -196,7 +196,8 @@ softmax_row_f32_v16 (const float *restrict x, float *restrict y, gint64 n, gbool
 #endif
 
 void
-dl_cpu_softmax (const void *in,
+dl_cpu_softmax (DlBackendContext *ctx,
+                const void *in,
                 void *out,
                 gint64 n_rows,
                 gint64 n,

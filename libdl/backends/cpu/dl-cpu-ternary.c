@@ -1,0 +1,219 @@
+/* dl-cpu-ternary.c: kernels over three inputs: where, lerp, addcmul and
+ * addcdiv (see DlTernaryOp in dl-backend.h for the operands).
+ *
+ * The formulas are written as the composite ops they replace compute them,
+ * one rounding per operation in the compute type (float for the 16-bit
+ * floats), so that a fused kernel gives the same bits as the chain of
+ * binary kernels: this file must not contract a * b + c into an FMA (the
+ * pragma below; it is also built without target clones).
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+#include "dl-cpu-private.h"
+
+/* ---- where: out = cond ? a : b, a bit copy of elements of any dtype ---- */
+
+#define DEFINE_WHERE(NAME, T)                                                                      \
+  static void NAME (char **data, const gint64 *s, gint64 n, gpointer ctx)                          \
+  {                                                                                                \
+    if (s[0] == sizeof (T) && s[1] == 1 && s[2] == sizeof (T) && s[3] == sizeof (T))               \
+      {                                                                                            \
+        T *restrict o = (T *)data[0];                                                              \
+        const guint8 *restrict c = (const guint8 *)data[1];                                        \
+        const T *restrict a = (const T *)data[2];                                                  \
+        const T *restrict b = (const T *)data[3];                                                  \
+        for (gint64 i = 0; i < n; i++)                                                             \
+          o[i] = c[i] ? a[i] : b[i];                                                               \
+      }                                                                                            \
+    else if (s[0] == sizeof (T) && s[1] == 1 && s[2] == 0 && s[3] == sizeof (T))                   \
+      {                                                                                            \
+        /* masked_fill: a broadcast value */                                                       \
+        T *restrict o = (T *)data[0];                                                              \
+        const guint8 *restrict c = (const guint8 *)data[1];                                        \
+        const T a = *(const T *)data[2];                                                           \
+        const T *restrict b = (const T *)data[3];                                                  \
+        for (gint64 i = 0; i < n; i++)                                                             \
+          o[i] = c[i] ? a : b[i];                                                                  \
+      }                                                                                            \
+    else                                                                                           \
+      for (gint64 i = 0; i < n; i++)                                                               \
+        *(T *)(data[0] + i * s[0]) = *(const guint8 *)(data[1] + i * s[1])                         \
+                                         ? *(const T *)(data[2] + i * s[2])                        \
+                                         : *(const T *)(data[3] + i * s[3]);                       \
+  }
+
+DEFINE_WHERE (where_1, guint8)
+DEFINE_WHERE (where_2, guint16)
+DEFINE_WHERE (where_4, guint32)
+DEFINE_WHERE (where_8, guint64)
+
+/* ---- lerp, addcmul, addcdiv --------------------------------------------
+ * Elements of type T computed in CT (float for the 16-bit floats), loaded
+ * and stored with LOAD and STORE. EXPR computes from a, b, c (the third
+ * input, or the number for the scalar forms) and v (params[0]). */
+
+#define LOAD_NATIVE(T, p) (*(const T *)(p))
+#define STORE_NATIVE(T, p, x) (*(T *)(p) = (x))
+#define LOAD_F16(T, p) ((float)*(const dl_half *)(p))
+#define STORE_F16(T, p, x) (*(dl_half *)(p) = (dl_half)(x))
+#define LOAD_BF16(T, p) dl_bf16_to_float (*(const dl_bf16 *)(p))
+#define STORE_BF16(T, p, x) (*(dl_bf16 *)(p) = dl_float_to_bf16 (x))
+
+/* three inputs: operands (out, a, b, c) */
+#define DEFINE_LOOP3(NAME, T, CT, LOAD, STORE, EXPR)                                               \
+  static void NAME (char **data, const gint64 *s, gint64 n, gpointer ctx)                          \
+  {                                                                                                \
+    const CT v = ctx ? (CT) * (const gdouble *)ctx : (CT)0;                                        \
+    (void)v;                                                                                       \
+    if (s[0] == sizeof (T) && s[1] == sizeof (T) && s[2] == sizeof (T) && s[3] == sizeof (T))      \
+      {                                                                                            \
+        char *restrict o = data[0];                                                                \
+        const char *restrict pa = data[1], *restrict pb = data[2], *restrict pc = data[3];         \
+        for (gint64 i = 0; i < n; i++)                                                             \
+          {                                                                                        \
+            CT a = LOAD (T, pa + i * sizeof (T)), b = LOAD (T, pb + i * sizeof (T));               \
+            CT c = LOAD (T, pc + i * sizeof (T));                                                  \
+            STORE (T, o + i * sizeof (T), (EXPR));                                                 \
+          }                                                                                        \
+      }                                                                                            \
+    else                                                                                           \
+      for (gint64 i = 0; i < n; i++)                                                               \
+        {                                                                                          \
+          CT a = LOAD (T, data[1] + i * s[1]), b = LOAD (T, data[2] + i * s[2]);                   \
+          CT c = LOAD (T, data[3] + i * s[3]);                                                     \
+          STORE (T, data[0] + i * s[0], (EXPR));                                                   \
+        }                                                                                          \
+  }
+
+/* two inputs and a number: operands (out, a, b), c is params[0] */
+#define DEFINE_LOOP2(NAME, T, CT, LOAD, STORE, EXPR)                                               \
+  static void NAME (char **data, const gint64 *s, gint64 n, gpointer ctx)                          \
+  {                                                                                                \
+    const CT c = (CT) * (const gdouble *)ctx;                                                      \
+    if (s[0] == sizeof (T) && s[1] == sizeof (T) && s[2] == sizeof (T))                            \
+      {                                                                                            \
+        char *restrict o = data[0];                                                                \
+        const char *restrict pa = data[1], *restrict pb = data[2];                                 \
+        for (gint64 i = 0; i < n; i++)                                                             \
+          {                                                                                        \
+            CT a = LOAD (T, pa + i * sizeof (T)), b = LOAD (T, pb + i * sizeof (T));               \
+            STORE (T, o + i * sizeof (T), (EXPR));                                                 \
+          }                                                                                        \
+      }                                                                                            \
+    else                                                                                           \
+      for (gint64 i = 0; i < n; i++)                                                               \
+        {                                                                                          \
+          CT a = LOAD (T, data[1] + i * s[1]), b = LOAD (T, data[2] + i * s[2]);                   \
+          STORE (T, data[0] + i * s[0], (EXPR));                                                   \
+        }                                                                                          \
+  }
+
+/* a + w (b - a), as sub, mul and add compute it (w from c) */
+#define LERP_EXPR(CT) (a + c * (b - a))
+/* a + v * b * c and a + v * b / c, as PyTorch writes them */
+#define ADDCMUL_EXPR(CT) (a + v * b * c)
+#define ADDCDIV_EXPR(CT) (a + v * b / c)
+
+#define DEFINE_FLOAT_OPS(TN, T, CT, LOAD, STORE)                                                   \
+  DEFINE_LOOP3 (lerp_##TN, T, CT, LOAD, STORE, LERP_EXPR (CT))                                     \
+  DEFINE_LOOP2 (lerp_scalar_##TN, T, CT, LOAD, STORE, LERP_EXPR (CT))                              \
+  DEFINE_LOOP3 (addcmul_##TN, T, CT, LOAD, STORE, ADDCMUL_EXPR (CT))                               \
+  DEFINE_LOOP3 (addcdiv_##TN, T, CT, LOAD, STORE, ADDCDIV_EXPR (CT))
+
+DEFINE_FLOAT_OPS (f32, float, float, LOAD_NATIVE, STORE_NATIVE)
+DEFINE_FLOAT_OPS (f64, double, double, LOAD_NATIVE, STORE_NATIVE)
+DEFINE_FLOAT_OPS (f16, dl_half, float, LOAD_F16, STORE_F16)
+DEFINE_FLOAT_OPS (bf16, dl_bf16, float, LOAD_BF16, STORE_BF16)
+
+/* integers: addcmul wraps around as PyTorch's does, computed in the
+ * unsigned type of the width (where C defines overflow); v is the value
+ * converted to the dtype, handed over as an int64 (ctx points at it). */
+#define DEFINE_INT_ADDCMUL(TN, T, UT)                                                              \
+  static void addcmul_##TN (char **data, const gint64 *s, gint64 n, gpointer ctx)                  \
+  {                                                                                                \
+    const UT v = (UT) * (const gint64 *)ctx;                                                       \
+    for (gint64 i = 0; i < n; i++)                                                                 \
+      {                                                                                            \
+        UT a = (UT) * (const T *)(data[1] + i * s[1]), b = (UT) * (const T *)(data[2] + i * s[2]); \
+        UT c = (UT) * (const T *)(data[3] + i * s[3]);                                             \
+        *(T *)(data[0] + i * s[0]) = (T)(UT)(a + v * b * c);                                       \
+      }                                                                                            \
+  }
+
+DEFINE_INT_ADDCMUL (i32, gint32, guint32)
+DEFINE_INT_ADDCMUL (i64, gint64, guint64)
+DEFINE_INT_ADDCMUL (u8, guint8, guint8)
+
+typedef struct
+{
+  DlCpuLoop f32, f64, f16, bf16;
+} FloatLoops;
+
+static const FloatLoops float_loops[] = {
+  [DL_TERNARY_LERP] = { lerp_f32, lerp_f64, lerp_f16, lerp_bf16 },
+  [DL_TERNARY_LERP_SCALAR]
+  = { lerp_scalar_f32, lerp_scalar_f64, lerp_scalar_f16, lerp_scalar_bf16 },
+  [DL_TERNARY_ADDCMUL] = { addcmul_f32, addcmul_f64, addcmul_f16, addcmul_bf16 },
+  [DL_TERNARY_ADDCDIV] = { addcdiv_f32, addcdiv_f64, addcdiv_f16, addcdiv_bf16 },
+};
+
+void
+dl_cpu_ternary (DlBackendContext *ctx,
+                DlTernaryOp op,
+                DlIter *iter,
+                DlDType dtype,
+                const gdouble *params)
+{
+  const FloatLoops *fl;
+  gdouble v;
+
+  if (op == DL_TERNARY_WHERE)
+    {
+      static const DlCpuLoop where_loops[9]
+          = { [1] = where_1, [2] = where_2, [4] = where_4, [8] = where_8 };
+      dl_cpu_iter_for_each (iter, where_loops[dl_dtype_get_size (dtype)], NULL);
+      return;
+    }
+  g_return_if_fail (params != NULL);
+  v = params[0];
+  if (op == DL_TERNARY_ADDCMUL && !dl_dtype_is_floating_point (dtype))
+    {
+      gint64 iv = (gint64)v;
+      static const DlCpuLoop int_loops[DL_N_DTYPES] = {
+        [DL_DTYPE_INT32] = addcmul_i32,
+        [DL_DTYPE_INT64] = addcmul_i64,
+        [DL_DTYPE_UINT8] = addcmul_u8,
+      };
+
+      g_return_if_fail (int_loops[dtype] != NULL); /* the ops layer checks the dtype first */
+      dl_cpu_iter_for_each (iter, int_loops[dtype], &iv);
+      return;
+    }
+  fl = &float_loops[op];
+  switch (dtype)
+    {
+      case DL_DTYPE_FLOAT32:
+        dl_cpu_iter_for_each (iter, fl->f32, &v);
+        break;
+      case DL_DTYPE_FLOAT64:
+        dl_cpu_iter_for_each (iter, fl->f64, &v);
+        break;
+      case DL_DTYPE_FLOAT16:
+        dl_cpu_iter_for_each (iter, fl->f16, &v);
+        break;
+      case DL_DTYPE_BFLOAT16:
+        dl_cpu_iter_for_each (iter, fl->bf16, &v);
+        break;
+      default:
+        g_return_if_reached (); /* the ops layer checks the dtype first */
+    }
+}
