@@ -6,6 +6,7 @@
 #pragma once
 
 #include "dl-tensor.h"
+#include "dl-dtype-private.h"
 #include "dl-storage-private.h"
 #include "autograd/dl-node.h"
 
@@ -60,7 +61,7 @@ gboolean dl_normalize_dim (const gchar *op, gint *dim, gint ndim, GError **error
 static inline char *
 dl_tensor_data (DlTensor *t)
 {
-  return t->storage->data + t->offset * (gint64)dl_dtype_get_size (t->dtype);
+  return t->storage->data + t->offset * (gint64)dl_dtype_size (t->dtype);
 }
 
 static inline DlDevice *

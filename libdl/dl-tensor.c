@@ -283,7 +283,7 @@ dl_tensor_new_empty_internal (DlDevice *device,
   if (!dl_check_shape ("empty", shape, ndim, &numel, error))
     return NULL;
   storage = dl_storage_new (device ? device : dl_device_cpu (),
-                            (gsize)numel * dl_dtype_get_size (dtype), error);
+                            (gsize)numel * dl_dtype_size (dtype), error);
   if (storage == NULL)
     return NULL;
   t = tensor_alloc ();
@@ -352,13 +352,13 @@ dl_tensor_new_from_bytes (GBytes *bytes,
   if (!dl_check_shape ("from_bytes", shape, n_dims, &numel, error))
     return NULL;
   data = g_bytes_get_data (bytes, &size);
-  if ((guint64)numel * dl_dtype_get_size (dtype) != size)
+  if ((guint64)numel * dl_dtype_size (dtype) != size)
     {
       g_autofree gchar *s = dl_shape_to_string (shape, n_dims);
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                    "from_bytes: shape %s of %s needs %" G_GUINT64_FORMAT
                    " bytes, got %" G_GSIZE_FORMAT,
-                   s, dl_dtype_get_name (dtype), (guint64)numel * dl_dtype_get_size (dtype), size);
+                   s, dl_dtype_get_name (dtype), (guint64)numel * dl_dtype_size (dtype), size);
       return NULL;
     }
   t = dl_tensor_new_empty_internal (NULL, dtype, shape, n_dims, error);
@@ -449,9 +449,8 @@ dl_tensor_new_from_address (guintptr address,
     }
   if (numel == 0)
     extent = 0;
-  t->storage
-      = dl_storage_new_external (dl_device_cpu (), GSIZE_TO_POINTER (address),
-                                 extent * dl_dtype_get_size (dtype), release, user_data, notify);
+  t->storage = dl_storage_new_external (dl_device_cpu (), GSIZE_TO_POINTER (address),
+                                        extent * dl_dtype_size (dtype), release, user_data, notify);
   return t;
 
 fail:
@@ -465,7 +464,7 @@ fail:
 static void
 write_scalar (char *p, DlDType dtype, gdouble value)
 {
-  DlIterOperand op = { .data = p, .element_size = (gint)dl_dtype_get_size (dtype) };
+  DlIterOperand op = { .data = p, .element_size = (gint)dl_dtype_size (dtype) };
   DlBackendContext *ctx = dl_device_get_context (dl_device_cpu ());
   DlIter iter;
 
@@ -510,7 +509,7 @@ dl_tensor_to_bytes (DlTensor *self, GError **error)
   gpointer buf;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  n = self->numel * dl_dtype_get_size (self->dtype);
+  n = self->numel * dl_dtype_size (self->dtype);
   buf = g_try_malloc (MAX (n, 1));
   if (buf == NULL)
     {
@@ -592,7 +591,7 @@ dl_tensor_to_string (DlTensor *self)
                               dl_dtype_get_name (self->dtype), error->message, device_s ? ", " : "",
                               device_s ? device_s : "");
     }
-  if (dl_dtype_is_floating_point (self->dtype))
+  if (dl_dtype_is_float (self->dtype))
     kind = DL_FORMAT_FLOAT;
   else if (self->dtype == DL_DTYPE_BOOL)
     kind = DL_FORMAT_BOOL;
@@ -743,7 +742,7 @@ gsize
 dl_tensor_element_size (DlTensor *self)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), 0);
-  return dl_dtype_get_size (self->dtype);
+  return dl_dtype_size (self->dtype);
 }
 
 /**
@@ -851,7 +850,7 @@ dl_tensor_set_requires_grad (DlTensor *self, gboolean requires_grad, GError **er
   g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
   dl_view_sync (self);
   requires_grad = !!requires_grad;
-  if (requires_grad && !dl_dtype_is_floating_point (self->dtype))
+  if (requires_grad && !dl_dtype_is_float (self->dtype))
     {
       g_set_error (
           error, DL_ERROR, DL_ERROR_DTYPE,

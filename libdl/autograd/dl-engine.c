@@ -204,7 +204,7 @@ run_backward (DlTensor *root,
 
           if (gi[i] == NULL)
             continue;
-          if (gi[i]->dtype != d->inputs[i].dtype && dl_dtype_is_floating_point (d->inputs[i].dtype))
+          if (gi[i]->dtype != d->inputs[i].dtype && dl_dtype_is_float (d->inputs[i].dtype))
             {
               DlTensor *c = dl_tensor_to_dtype (gi[i], d->inputs[i].dtype, error);
               g_object_unref (gi[i]);

@@ -36,14 +36,14 @@ host_operand (gpointer data, const gint64 *sizes, gint ndim, DlDType dtype, gint
       strides[d] = s;
       s *= sizes[d];
     }
-  return (DlIterOperand){ data, sizes, strides, ndim, (gint)dl_dtype_get_size (dtype) };
+  return (DlIterOperand){ data, sizes, strides, ndim, (gint)dl_dtype_size (dtype) };
 }
 
 static DlIterOperand
 tensor_operand (DlTensor *t)
 {
   return (DlIterOperand){ dl_tensor_data (t), t->sizes, t->strides, t->ndim,
-                          (gint)dl_dtype_get_size (t->dtype) };
+                          (gint)dl_dtype_size (t->dtype) };
 }
 
 /* dst = src converted, in host memory, with the CPU's copy kernel */
@@ -98,7 +98,7 @@ dl_tensor_copy_to_host (DlTensor *src, DlDType dtype, gpointer dst, const gchar 
       c->backend->copy (c, &iter, src->dtype, src->dtype);
       src = contiguous;
     }
-  nbytes = src->numel * dl_dtype_get_size (src->dtype);
+  nbytes = src->numel * dl_dtype_size (src->dtype);
   if (dtype == src->dtype)
     ctx->backend->copy_to_host (ctx, dst, dl_tensor_data (src), nbytes);
   else
@@ -131,7 +131,7 @@ dl_tensor_copy_from_host_doubles (DlTensor *t,
   g_autofree gpointer tmp = NULL;
   gint64 tmp_strides[DL_MAX_DIMS];
   DlIterOperand to;
-  gsize nbytes = t->numel * dl_dtype_get_size (t->dtype);
+  gsize nbytes = t->numel * dl_dtype_size (t->dtype);
 
   g_return_val_if_fail (dl_tensor_is_contiguous (t), FALSE);
   if (t->numel == 0)
@@ -235,7 +235,7 @@ dl_iter_init (DlIter *iter, gint n, DlTensor **tensors, const gint64 *shape, gin
       operands[k].sizes = t->sizes;
       operands[k].strides = t->strides;
       operands[k].ndim = t->ndim;
-      operands[k].element_size = (gint)dl_dtype_get_size (t->dtype);
+      operands[k].element_size = (gint)dl_dtype_size (t->dtype);
     }
   dl_iter_init_operands (iter, n, operands, shape, ndim);
 }
@@ -259,7 +259,7 @@ dl_check_no_internal_overlap (const gchar *op, DlTensor *out, GError **error)
 static void
 byte_range (DlTensor *t, gint64 *start, gint64 *end)
 {
-  gint64 es = dl_dtype_get_size (t->dtype);
+  gint64 es = dl_dtype_size (t->dtype);
 
   *start = t->offset * es;
   *end = *start + es;

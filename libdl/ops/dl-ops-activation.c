@@ -88,7 +88,7 @@ softmax_op (DlTensor *self, gint dim, gboolean log, GError **error)
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!dl_normalize_dim (name, &dim, self->ndim, error))
     return NULL;
-  if (!dl_dtype_is_floating_point (self->dtype))
+  if (!dl_dtype_is_float (self->dtype))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: expected a floating-point tensor, got %s",
                    name, dl_dtype_get_name (self->dtype));

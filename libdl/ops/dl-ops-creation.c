@@ -231,7 +231,7 @@ random_fill (const gchar *op,
   g_return_val_if_fail (generator == NULL || DL_IS_GENERATOR (generator), FALSE);
   if (!check_generator (op, generator, dl_tensor_device (self), error))
     return FALSE;
-  if (!dl_dtype_is_floating_point (self->dtype))
+  if (!dl_dtype_is_float (self->dtype))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: expected a floating-point tensor, got %s",
                    op, dl_dtype_get_name (self->dtype));
@@ -694,7 +694,7 @@ dl_multinomial (DlTensor *probs,
                    "multinomial: prob_dist must be 1 or 2 dim, got %d dims", probs->ndim);
       return NULL;
     }
-  if (!dl_dtype_is_floating_point (probs->dtype))
+  if (!dl_dtype_is_float (probs->dtype))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
                    "multinomial: only floating-point dtypes are supported for prob_dist, got %s",
@@ -816,7 +816,7 @@ dl_linspace (gdouble start,
       return NULL;
     }
   /* integer results start and end at the bounds converted first */
-  if (!dl_dtype_is_floating_point (dtype))
+  if (!dl_dtype_is_float (dtype))
     {
       start = trunc (start);
       end = trunc (end);

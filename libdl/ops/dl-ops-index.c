@@ -37,7 +37,7 @@ dl_index_run (const gchar *op,
               GError **error)
 {
   DlIndexArgs args = { 0 };
-  gsize es = dl_dtype_get_size (self->dtype);
+  gsize es = dl_dtype_size (self->dtype);
   DlKernelStatus status = { 0 };
   DlBackendContext *ctx;
 
@@ -559,7 +559,7 @@ dl_tensor_nonzero (DlTensor *self, GError **error)
   if (!(ctx = DL_TENSOR_BACKEND (self, nonzero, "nonzero", error))
       || !(count_at = dl_host_value_init (&count, self, error)))
     return NULL;
-  es = dl_dtype_get_size (self->dtype);
+  es = dl_dtype_size (self->dtype);
   for (gint d = 0; d < self->ndim; d++)
     bstrides[d] = self->strides[d] * (gint64)es;
   ctx->backend->nonzero (ctx, dl_tensor_data (self), self->dtype, self->ndim, self->sizes, bstrides,

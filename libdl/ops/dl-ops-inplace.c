@@ -154,7 +154,7 @@ dl_inplace_run (const gchar *name,
                    "%s: output with shape %s doesn't match the broadcast shape %s", name, s, bs);
       return NULL;
     }
-  if ((dl_dtype_is_floating_point (result->dtype) && !dl_dtype_is_floating_point (self->dtype))
+  if ((dl_dtype_is_float (result->dtype) && !dl_dtype_is_float (self->dtype))
       || (result->dtype != DL_DTYPE_BOOL && self->dtype == DL_DTYPE_BOOL))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,

@@ -319,7 +319,7 @@ dl_tensor_clamp (DlTensor *self, DlTensor *min, DlTensor *max, GError **error)
     inputs[n++] = min;
   if (max)
     inputs[n++] = max;
-  if (dl_dtype_is_floating_point (out->dtype) && dl_autograd_any_requires (n, inputs))
+  if (dl_dtype_is_float (out->dtype) && dl_autograd_any_requires (n, inputs))
     {
       g_autoptr (DlNode) node = dl_node_new_for_op ("ClampBackward1", clamp_backward, n, inputs);
 
@@ -413,7 +413,7 @@ dl_tensor_clamp_ (DlTensor *self, DlTensor *min, DlTensor *max, GError **error)
 static gboolean
 check_lerp (DlTensor *self, DlTensor *end, DlTensor *weight, GError **error)
 {
-  if (!dl_dtype_is_floating_point (self->dtype))
+  if (!dl_dtype_is_float (self->dtype))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "lerp: not supported for %s tensors",
                    dl_dtype_get_name (self->dtype));

@@ -67,9 +67,9 @@ dl_tensor_new_wrapped_scalar (gdouble value, DlDType dtype)
 static gint
 combine_categories (gint higher, gint lower)
 {
-  if (higher >= 0 && dl_dtype_is_floating_point (higher))
+  if (higher >= 0 && dl_dtype_is_float (higher))
     return higher;
-  if (higher == DL_DTYPE_BOOL || (lower >= 0 && dl_dtype_is_floating_point (lower)))
+  if (higher == DL_DTYPE_BOOL || (lower >= 0 && dl_dtype_is_float (lower)))
     return higher < 0 ? lower : lower < 0 ? higher : (gint)dl_dtype_promote (higher, lower);
   return higher >= 0 ? higher : lower;
 }
@@ -91,8 +91,7 @@ dl_result_type (DlTensor *a, DlTensor *b)
       DlTensor *t = ops[i];
 
       if (t->is_wrapped_number)
-        update_state (&wrapped,
-                      dl_dtype_is_floating_point (t->dtype) ? dl_get_default_dtype () : t->dtype);
+        update_state (&wrapped, dl_dtype_is_float (t->dtype) ? dl_get_default_dtype () : t->dtype);
       else if (t->ndim == 0)
         update_state (&zero, t->dtype);
       else
@@ -216,7 +215,7 @@ dl_pointwise_mul_mask (DlTensor *g, DlTensor *mask, GError **error)
 static gboolean
 check_castable (const gchar *op, DlDType from, DlDType to, GError **error)
 {
-  if ((dl_dtype_is_floating_point (from) && !dl_dtype_is_floating_point (to))
+  if ((dl_dtype_is_float (from) && !dl_dtype_is_float (to))
       || (from != DL_DTYPE_BOOL && to == DL_DTYPE_BOOL))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
@@ -278,7 +277,7 @@ record (const DlPointwiseOp *op, DlTensor *self, DlTensor *other, gdouble alpha,
   PointwiseState *s;
 
   if (op->node == NULL || !dl_autograd_any_requires (op->arity, inputs)
-      || !dl_dtype_is_floating_point (out->dtype))
+      || !dl_dtype_is_float (out->dtype))
     return;
   node = dl_node_new_for_op (op->node, pointwise_backward, op->arity, inputs);
   s = DL_NODE_NEW_STATE (node, PointwiseState);
@@ -313,7 +312,7 @@ unary_dtypes (const DlPointwiseOp *op,
               UnaryPlan *plan,
               GError **error)
 {
-  gboolean floating = dl_dtype_is_floating_point (dtype);
+  gboolean floating = dl_dtype_is_float (dtype);
 
   *plan = UNARY_KERNEL;
   *cdt = *rdt = dtype;
@@ -547,7 +546,7 @@ binary_dtypes (const DlPointwiseOp *op,
         break;
       case DL_POINTWISE_RULE_DIV:
       case DL_POINTWISE_RULE_FLOAT:
-        if (!dl_dtype_is_floating_point (r))
+        if (!dl_dtype_is_float (r))
           r = dl_get_default_dtype ();
         break;
       case DL_POINTWISE_RULE_COMPARE:
@@ -562,7 +561,7 @@ binary_dtypes (const DlPointwiseOp *op,
           }
         break;
       case DL_POINTWISE_RULE_BITWISE:
-        if (dl_dtype_is_floating_point (r))
+        if (dl_dtype_is_float (r))
           {
             g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
                          "%s: only integer and bool tensors are supported, not %s", op->name,
@@ -583,7 +582,7 @@ binary_dtypes (const DlPointwiseOp *op,
 static gboolean
 binary_values (const DlPointwiseOp *op, DlDType cdt, DlTensor *cb, DlTensor *b, GError **error)
 {
-  if (dl_dtype_is_floating_point (cdt))
+  if (dl_dtype_is_float (cdt))
     return TRUE;
   if (op->rule == DL_POINTWISE_RULE_INT_DIVISION)
     {
@@ -872,7 +871,7 @@ dl_tensor_copy_ (DlTensor *self, DlTensor *src, GError **error)
       return NULL;
     }
   /* a source that requires grad matters only for a float destination */
-  if (dl_inplace_wants_history (self, dl_dtype_is_floating_point (self->dtype) ? 1 : 0, &src))
+  if (dl_inplace_wants_history (self, dl_dtype_is_float (self->dtype) ? 1 : 0, &src))
     {
       if (!dl_inplace_check_history ("copy_", self, error))
         return NULL;
@@ -923,7 +922,7 @@ dl_tensor_to_dtype (DlTensor *self, DlDType dtype, GError **error)
     return g_object_ref (self);
   if (!(out = copy_into_new (self, dtype, error)))
     return NULL;
-  if (dl_dtype_is_floating_point (dtype) && dl_autograd_any_requires (1, &self))
+  if (dl_dtype_is_float (dtype) && dl_autograd_any_requires (1, &self))
     {
       g_autoptr (DlNode) node = dl_node_new_for_op ("ToCopyBackward0", to_dtype_backward, 1, &self);
       dl_node_set_output (node, out, 0);

@@ -131,7 +131,7 @@ reduce_raw (DlReduceOp op,
       return dl_cast_nograd (r, out_dtype, error);
     }
   cx = g_object_ref (x);
-  es = dl_dtype_get_size (x->dtype);
+  es = dl_dtype_size (x->dtype);
   for (gint i = 0; i < x->ndim; i++)
     {
       if (!mask[i])
@@ -150,7 +150,7 @@ reduce_raw (DlReduceOp op,
   /* outer dims: the kept ones, with the output's strides */
   {
     gint64 ostride[DL_MAX_DIMS];
-    gint64 s = 1, oes = dl_dtype_get_size (out_dtype);
+    gint64 s = 1, oes = dl_dtype_size (out_dtype);
     gint k = 0;
 
     /* contiguous output strides over the kept dims, innermost last */
@@ -258,7 +258,7 @@ sum_mean (gboolean mean,
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!dims_mask (op, self, dims, n, mask, error))
     return NULL;
-  if (!dl_dtype_is_floating_point (self->dtype))
+  if (!dl_dtype_is_float (self->dtype))
     {
       if (mean)
         {
@@ -413,7 +413,7 @@ extremum_all (DlReduceOp op, DlTensor *self, GError **error)
   dims_mask (name, self, NULL, 0, mask, NULL);
   if (!(out = reduce_raw (op, self, mask, FALSE, self->dtype, NULL, error)))
     return NULL;
-  if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
+  if (dl_dtype_is_float (self->dtype) && dl_autograd_any_requires (1, &self))
     {
       g_autoptr (DlNode) node
           = dl_node_new_for_op (op == DL_REDUCE_MAX ? "MaxBackward1" : "MinBackward1",
@@ -527,7 +527,7 @@ extremum_dim (DlReduceOp op,
     mask[dim] = TRUE;
   if (!(out = reduce_raw (op, self, mask, keepdim, self->dtype, &idx, error)))
     return NULL;
-  if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
+  if (dl_dtype_is_float (self->dtype) && dl_autograd_any_requires (1, &self))
     {
       g_autoptr (DlNode) node = dl_node_new_for_op (
           op == DL_REDUCE_MAX ? "MaxBackward0" : "MinBackward0", extremum_dim_backward, 1, &self);
@@ -746,10 +746,10 @@ dl_tensor_prod_dims (DlTensor *self,
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!dims_mask ("prod", self, dims, n_dims, mask, error))
     return NULL;
-  out_dtype = dl_dtype_is_floating_point (self->dtype) ? self->dtype : DL_DTYPE_INT64;
+  out_dtype = dl_dtype_is_float (self->dtype) ? self->dtype : DL_DTYPE_INT64;
   if (!(out = reduce_raw (DL_REDUCE_PROD, self, mask, keepdim, out_dtype, NULL, error)))
     return NULL;
-  if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
+  if (dl_dtype_is_float (self->dtype) && dl_autograd_any_requires (1, &self))
     {
       g_autoptr (DlNode) node = dl_node_new_for_op (n_dims ? "ProdBackward1" : "ProdBackward0",
                                                     prod_backward, 1, &self);
@@ -837,7 +837,7 @@ amax_amin (DlReduceOp op,
       }
   if (!(out = reduce_raw (op, self, mask, keepdim, self->dtype, NULL, error)))
     return NULL;
-  if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
+  if (dl_dtype_is_float (self->dtype) && dl_autograd_any_requires (1, &self))
     {
       g_autoptr (DlNode) node = dl_node_new_for_op (
           op == DL_REDUCE_MAX ? "AmaxBackward0" : "AminBackward0", amax_backward, 1, &self);
@@ -991,11 +991,11 @@ dl_tensor_nansum (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepd
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!dims_mask ("nansum", self, dims, n_dims, mask, error))
     return NULL;
-  if (!(out = reduce_raw (DL_REDUCE_NANSUM, self, mask, keepdim,
-                          dl_dtype_is_floating_point (self->dtype) ? self->dtype : DL_DTYPE_INT64,
-                          NULL, error)))
+  if (!(out
+        = reduce_raw (DL_REDUCE_NANSUM, self, mask, keepdim,
+                      dl_dtype_is_float (self->dtype) ? self->dtype : DL_DTYPE_INT64, NULL, error)))
     return NULL;
-  if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
+  if (dl_dtype_is_float (self->dtype) && dl_autograd_any_requires (1, &self))
     {
       g_autoptr (DlNode) node = dl_node_new_for_op ("NansumBackward0", nansum_backward, 1, &self);
 

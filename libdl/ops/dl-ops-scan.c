@@ -223,7 +223,7 @@ static DlTensor *
 scan (DlScanOp op, DlTensor *self, gint dim, GError **error)
 {
   const gchar *name = op == DL_SCAN_CUMSUM ? "cumsum" : "cumprod";
-  DlDType dt = dl_dtype_is_floating_point (self->dtype) ? self->dtype : DL_DTYPE_INT64;
+  DlDType dt = dl_dtype_is_float (self->dtype) ? self->dtype : DL_DTYPE_INT64;
   gint64 rows, n;
   g_autoptr (DlTensor) r = NULL;
   DlBackendContext *ctx;
@@ -239,7 +239,7 @@ scan (DlScanOp op, DlTensor *self, gint dim, GError **error)
     ctx->backend->scan (ctx, op, dl_tensor_data (r), rows, n, dt);
   if (!(out = rows_restore (r, dim, self->ndim, error)))
     return NULL;
-  if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
+  if (dl_dtype_is_float (self->dtype) && dl_autograd_any_requires (1, &self))
     {
       g_autoptr (DlNode) node = dl_node_new_for_op (
           op == DL_SCAN_CUMSUM ? "CumsumBackward0" : "CumprodBackward0",
@@ -422,7 +422,7 @@ record_index_node (const gchar *name,
                    gint dim,
                    gboolean squeezed)
 {
-  if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
+  if (dl_dtype_is_float (self->dtype) && dl_autograd_any_requires (1, &self))
     {
       g_autoptr (DlNode) node = dl_node_new_for_op (name, index_backward, 1, &self);
       IndexState *s = DL_NODE_NEW_STATE (node, IndexState);
@@ -616,7 +616,7 @@ pick_dim (const gchar *name,
   half = k >= 0 ? k : (n - 1) / 2;
   /* only the rows' first half + 1 need sorting, unless NaN moves the
    * median to a row's first NaN */
-  if (k < 0 && dl_dtype_is_floating_point (self->dtype))
+  if (k < 0 && dl_dtype_is_float (self->dtype))
     {
       g_autoptr (DlTensor) isn = dl_tensor_ne (self, self, error);
       g_autoptr (DlTensor) anyn = isn ? dl_tensor_any (isn, NULL, 0, FALSE, error) : NULL;
@@ -801,7 +801,7 @@ median_all (gboolean skip_nan, DlTensor *self, GError **error)
   n = self->numel;
   if (n == 0)
     {
-      if (dl_dtype_is_floating_point (self->dtype))
+      if (dl_dtype_is_float (self->dtype))
         return dl_full (NULL, 0, NAN, self->dtype, dl_tensor_device (self), error);
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                    "%s: Expected reduction dim to be specified for input.numel() == 0.",
@@ -821,7 +821,7 @@ median_all (gboolean skip_nan, DlTensor *self, GError **error)
   }
   if (!out)
     return NULL;
-  if (dl_dtype_is_floating_point (self->dtype) && dl_autograd_any_requires (1, &self))
+  if (dl_dtype_is_float (self->dtype) && dl_autograd_any_requires (1, &self))
     {
       g_autoptr (DlNode) node = dl_node_new_for_op (
           skip_nan ? "NanmedianBackward0" : "MedianBackward0", dl_reduce_evenly_backward, 1, &self);

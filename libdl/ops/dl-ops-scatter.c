@@ -531,8 +531,8 @@ scatter_impl (const gchar *op,
       g_autoptr (DlTensor) mean = NULL;
 
       if (n)
-        mean = dl_dtype_is_floating_point (self->dtype) ? dl_tensor_div (out, n, error)
-                                                        : dl_tensor_floor_divide (out, n, error);
+        mean = dl_dtype_is_float (self->dtype) ? dl_tensor_div (out, n, error)
+                                               : dl_tensor_floor_divide (out, n, error);
       dl_set_grad_enabled (was);
       if (!mean)
         return NULL;

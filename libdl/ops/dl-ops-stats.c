@@ -23,7 +23,7 @@ mask_as (DlTensor *bool_t, DlDType dtype, GError **error)
 static gboolean
 check_floating (const gchar *op, DlTensor *self, GError **error)
 {
-  if (dl_dtype_is_floating_point (self->dtype))
+  if (dl_dtype_is_float (self->dtype))
     return TRUE;
   g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
                "%s: only supports floating point dtypes, but got %s", op,
@@ -408,8 +408,8 @@ dl_tensor_logsumexp (DlTensor *self,
       return f ? to_half (dl_tensor_logsumexp (f, dims, n_dims, keepdim, error), self->dtype, error)
                : NULL;
     }
-  x = dl_dtype_is_floating_point (self->dtype) ? g_object_ref (self)
-                                               : dl_tensor_to_dtype (self, DL_DTYPE_FLOAT32, error);
+  x = dl_dtype_is_float (self->dtype) ? g_object_ref (self)
+                                      : dl_tensor_to_dtype (self, DL_DTYPE_FLOAT32, error);
   if (!x)
     return NULL;
   for (gint i = 0; i < x->ndim; i++)
@@ -470,7 +470,7 @@ dl_tensor_nanmean (DlTensor *self, const gint *dims, gsize n_dims, gboolean keep
   g_autoptr (DlTensor) countf = NULL;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!dl_dtype_is_floating_point (self->dtype))
+  if (!dl_dtype_is_float (self->dtype))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
                    "nanmean: expected a floating point tensor as input. Got %s",

@@ -71,13 +71,21 @@ run_range (const DlIter *it, gint64 begin, gint64 end, DlCpuLoop loop, gpointer 
   char *base[nops];
   gint64 rem = begin;
 
+  for (gint k = 0; k < nops; k++)
+    inner_strides[k] = it->strides[k][nd - 1];
+  if (nd == 1)
+    {
+      /* one loop (the common case once dims coalesce): no index to keep */
+      for (gint k = 0; k < nops; k++)
+        base[k] = it->data[k] + begin * inner_strides[k];
+      loop (base, inner_strides, end - begin, ctx);
+      return;
+    }
   for (gint d = nd - 1; d >= 0; d--)
     {
       idx[d] = rem % it->shape[d];
       rem /= it->shape[d];
     }
-  for (gint k = 0; k < nops; k++)
-    inner_strides[k] = it->strides[k][nd - 1];
 
   while (begin < end)
     {
