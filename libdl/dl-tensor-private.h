@@ -8,7 +8,6 @@
 #include "dl-tensor.h"
 #include "dl-dtype-private.h"
 #include "dl-storage-private.h"
-#include "autograd/dl-node.h"
 
 G_BEGIN_DECLS
 
@@ -76,6 +75,31 @@ static inline DlBackendContext *
 dl_tensor_context (DlTensor *t)
 {
   return dl_device_get_context (t->storage->device);
+}
+
+/* What the layers below the autograd engine (this one, the graph record,
+ * the ops) need from the view-history code above the ops, which installs
+ * it when the library loads (dl-view-autograd.c): they call up through
+ * it, never by name (PyTorch inverts this dependency the same way). */
+typedef struct
+{
+  /* remakes the history of a view whose storage an in-place op changed */
+  void (*view_regenerate) (DlTensor *view);
+  /* records an in-place write into @view, whose values and history @holder
+   * carries, in the history of the view's base */
+  void (*view_take_history) (DlTensor *view, DlTensor *holder);
+} DlAutogradHooks;
+
+extern const DlAutogradHooks *dl_autograd_hooks;
+void dl_autograd_install_hooks (const DlAutogradHooks *hooks);
+
+/* Brings a view's history up to date after an in-place change of its base
+ * or of another view of it (see dl-view-autograd.c). */
+static inline void
+dl_view_sync (DlTensor *t)
+{
+  if (G_UNLIKELY (t->base != NULL && t->view_version != t->storage->version))
+    dl_autograd_hooks->view_regenerate (t);
 }
 
 G_END_DECLS

@@ -13,9 +13,6 @@
 #include "dl-tensor-private.h"
 #include "dl-error.h"
 #include "dl-enums.h"
-#include "ops/dl-iter-private.h"
-#include "ops/dl-format-private.h"
-#include "autograd/dl-node-private.h"
 
 /**
  * DlTensor:
@@ -27,6 +24,14 @@
  *
  * Since: 0.1
  */
+
+const DlAutogradHooks *dl_autograd_hooks;
+
+void
+dl_autograd_install_hooks (const DlAutogradHooks *hooks)
+{
+  dl_autograd_hooks = hooks;
+}
 
 G_DEFINE_FINAL_TYPE (DlTensor, dl_tensor, G_TYPE_OBJECT)
 
@@ -489,124 +494,6 @@ dl_tensor_new_scalar (gdouble value, DlDType dtype)
   g_assert (t != NULL);
   write_scalar (dl_tensor_data (t), dtype, value);
   return t;
-}
-
-/**
- * dl_tensor_to_bytes:
- * @self: a #DlTensor
- * @error: return location for a #GError
- *
- * Copies the elements out in row-major order, whatever the tensor's layout.
- *
- * Returns: (transfer full): the elements, or %NULL on error
- *
- * Since: 0.1
- */
-GBytes *
-dl_tensor_to_bytes (DlTensor *self, GError **error)
-{
-  gsize n;
-  gpointer buf;
-
-  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  n = self->numel * dl_dtype_size (self->dtype);
-  buf = g_try_malloc (MAX (n, 1));
-  if (buf == NULL)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_OUT_OF_MEMORY,
-                   "to_bytes: out of memory copying %" G_GSIZE_FORMAT " bytes", n);
-      return NULL;
-    }
-  if (!dl_tensor_copy_to_host (self, self->dtype, buf, "to_bytes", error))
-    {
-      g_free (buf);
-      return NULL;
-    }
-  return g_bytes_new_take (buf, n);
-}
-
-/**
- * dl_tensor_item:
- * @self: a #DlTensor with one element
- * @error: return location for a #GError
- *
- * Returns: the only element as a double, or 0 with @error set when the
- *   tensor does not have exactly one element
- *
- * Since: 0.1
- */
-gdouble
-dl_tensor_item (DlTensor *self, GError **error)
-{
-  gdouble v = 0;
-
-  g_return_val_if_fail (DL_IS_TENSOR (self), 0);
-  if (self->numel != 1)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "item: a Tensor with %" G_GINT64_FORMAT
-                   " elements cannot be converted to Scalar",
-                   self->numel);
-      return 0;
-    }
-  if (!dl_tensor_copy_to_host (self, DL_DTYPE_FLOAT64, &v, "item", error))
-    return 0;
-  return v;
-}
-
-/**
- * dl_tensor_to_string:
- * @self: a #DlTensor
- *
- * Formats the tensor as PyTorch prints it, as in
- * `tensor([[1., 2.],\n        [3., 4.]], dtype=torch.float64)`.
- *
- * Returns: (transfer full): the text
- *
- * Since: 0.1
- */
-gchar *
-dl_tensor_to_string (DlTensor *self)
-{
-  g_autofree gdouble *values = NULL;
-  const gchar *suffixes[5] = { NULL };
-  g_autofree gchar *device_s = NULL;
-  g_autofree gchar *dtype_s = NULL;
-  g_autofree gchar *grad_fn_s = NULL;
-  g_autoptr (GError) error = NULL;
-  DlDevice *device = dl_tensor_device (self);
-  DlFormatKind kind;
-  gint n = 0;
-
-  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  dl_view_sync (self);
-  values = g_new (gdouble, MAX (self->numel, 1));
-  /* torch names a device other than the CPU first */
-  if (device != dl_device_cpu ())
-    suffixes[n++] = device_s = g_strdup_printf ("device='%s'", dl_device_get_name (device));
-  if (!dl_tensor_copy_to_host (self, DL_DTYPE_FLOAT64, values, "print", &error))
-    {
-      g_autofree gchar *shape = dl_shape_to_string (self->sizes, self->ndim);
-      return g_strdup_printf ("tensor(<%s %s values that cannot be read: %s>%s%s)", shape,
-                              dl_dtype_get_name (self->dtype), error->message, device_s ? ", " : "",
-                              device_s ? device_s : "");
-    }
-  if (dl_dtype_is_float (self->dtype))
-    kind = DL_FORMAT_FLOAT;
-  else if (self->dtype == DL_DTYPE_BOOL)
-    kind = DL_FORMAT_BOOL;
-  else
-    kind = DL_FORMAT_INT;
-  /* torch names the dtype unless it is implied: the default float dtype,
-   * int64 and bool for non-empty tensors; any but the default when empty */
-  if (self->dtype != dl_get_default_dtype ()
-      && (self->numel == 0 || (self->dtype != DL_DTYPE_INT64 && self->dtype != DL_DTYPE_BOOL)))
-    suffixes[n++] = dtype_s = g_strdup_printf ("dtype=torch.%s", dl_dtype_get_name (self->dtype));
-  if (self->grad_fn)
-    suffixes[n++] = grad_fn_s = g_strdup_printf ("grad_fn=<%s>", dl_node_get_name (self->grad_fn));
-  else if (self->requires_grad)
-    suffixes[n++] = "requires_grad=True";
-  return dl_format_tensor (values, self->sizes, self->ndim, kind, suffixes);
 }
 
 /**

@@ -15,7 +15,7 @@
 #include "dl-storage.h"
 #include "dl-tensor.h"
 #include "dl-enums.h"
-#include "autograd/dl-node.h"
+#include "dl-node.h"
 #include "ops/dl-ops-creation.h"
 #include "ops/dl-ops-pointwise.h"
 #include "ops/dl-ops-reduce.h"

@@ -9,7 +9,7 @@
 
 #include "dl-loss.h"
 #include "dl-error.h"
-#include "autograd/dl-node.h"
+#include "dl-node.h"
 #include "ops/dl-ops-creation.h"
 #include "ops/dl-ops-pointwise.h"
 #include "ops/dl-ops-reduce.h"

@@ -1,4 +1,5 @@
-/* dl-format.c
+/* dl-format.c: DlTensor's printed form, as PyTorch prints it
+ * (dl_tensor_to_string), and the formatter behind it.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -30,6 +31,7 @@
 #include <string.h>
 
 #include "dl-format-private.h"
+#include "dl-ops-private.h"
 
 #define FORMAT_PRECISION_FIXED "%.4f"
 #define FORMAT_PRECISION_SCI "%.4e"
@@ -415,4 +417,61 @@ dl_format_tensor (const gdouble *values,
   g_string_append_c (out, ')');
 
   return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+/* ---- DlTensor's printed form ---------------------------------------- */
+
+/**
+ * dl_tensor_to_string:
+ * @self: a #DlTensor
+ *
+ * Formats the tensor as PyTorch prints it, as in
+ * `tensor([[1., 2.],\n        [3., 4.]], dtype=torch.float64)`.
+ *
+ * Returns: (transfer full): the text
+ *
+ * Since: 0.1
+ */
+gchar *
+dl_tensor_to_string (DlTensor *self)
+{
+  g_autofree gdouble *values = NULL;
+  const gchar *suffixes[5] = { NULL };
+  g_autofree gchar *device_s = NULL;
+  g_autofree gchar *dtype_s = NULL;
+  g_autofree gchar *grad_fn_s = NULL;
+  g_autoptr (GError) error = NULL;
+  DlDevice *device = dl_tensor_device (self);
+  DlFormatKind kind;
+  gint n = 0;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  dl_view_sync (self);
+  values = g_new (gdouble, MAX (self->numel, 1));
+  /* torch names a device other than the CPU first */
+  if (device != dl_device_cpu ())
+    suffixes[n++] = device_s = g_strdup_printf ("device='%s'", dl_device_get_name (device));
+  if (!dl_tensor_copy_to_host (self, DL_DTYPE_FLOAT64, values, "print", &error))
+    {
+      g_autofree gchar *shape = dl_shape_to_string (self->sizes, self->ndim);
+      return g_strdup_printf ("tensor(<%s %s values that cannot be read: %s>%s%s)", shape,
+                              dl_dtype_get_name (self->dtype), error->message, device_s ? ", " : "",
+                              device_s ? device_s : "");
+    }
+  if (dl_dtype_is_float (self->dtype))
+    kind = DL_FORMAT_FLOAT;
+  else if (self->dtype == DL_DTYPE_BOOL)
+    kind = DL_FORMAT_BOOL;
+  else
+    kind = DL_FORMAT_INT;
+  /* torch names the dtype unless it is implied: the default float dtype,
+   * int64 and bool for non-empty tensors; any but the default when empty */
+  if (self->dtype != dl_get_default_dtype ()
+      && (self->numel == 0 || (self->dtype != DL_DTYPE_INT64 && self->dtype != DL_DTYPE_BOOL)))
+    suffixes[n++] = dtype_s = g_strdup_printf ("dtype=torch.%s", dl_dtype_get_name (self->dtype));
+  if (self->grad_fn)
+    suffixes[n++] = grad_fn_s = g_strdup_printf ("grad_fn=<%s>", dl_node_get_name (self->grad_fn));
+  else if (self->requires_grad)
+    suffixes[n++] = "requires_grad=True";
+  return dl_format_tensor (values, self->sizes, self->ndim, kind, suffixes);
 }

@@ -8,7 +8,7 @@
 #include "dl-tensor-private.h"
 #include "dl-error.h"
 #include "dl-iter-private.h"
-#include "autograd/dl-node-private.h"
+#include "dl-node-private.h"
 #include "dl-ops-creation.h"
 #include "dl-ops-pointwise.h"
 #include "dl-ops-reduce.h"

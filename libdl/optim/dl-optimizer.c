@@ -12,7 +12,7 @@
 #include "dl-optimizer-private.h"
 #include "dl-error.h"
 #include "ops/dl-ops-pointwise.h"
-#include "autograd/dl-node.h"
+#include "dl-node.h"
 
 /**
  * DlOptimizer:

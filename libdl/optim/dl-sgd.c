@@ -14,7 +14,7 @@
 #include "dl-sgd.h"
 #include "dl-optimizer-private.h"
 #include "dl-error.h"
-#include "ops/dl-ops-private.h"
+#include "ops/dl-ops-pointwise.h"
 
 /**
  * DlSgd:
@@ -96,10 +96,10 @@ dl_sgd_step (DlOptimizer *optimizer, GError **error)
 
       if (grad == NULL)
         continue;
-      if (self->weight_decay != 0)
-        TRY (g = dl_tensor_add_scaled (grad, p, self->weight_decay, error));
-      else
+      if (self->weight_decay == 0)
         g = g_object_ref (grad);
+      else if (!(g = dl_tensor_add_scaled (grad, p, self->weight_decay, error)))
+        return FALSE;
 
       if (self->momentum != 0)
         {
@@ -107,18 +107,22 @@ dl_sgd_step (DlOptimizer *optimizer, GError **error)
 
           if (buf == NULL)
             {
-              TRY (buf = dl_tensor_clone (g, error));
+              if (!(buf = dl_tensor_clone (g, error)))
+                return FALSE;
               g_hash_table_insert (self->buffers, g_object_ref (p), buf);
             }
           else
             {
-              TRY (dl_tensor_mul_scalar_ (buf, self->momentum, error));
-              TRY (dl_tensor_add_scaled_ (buf, g, 1 - self->dampening, error));
+              if (!dl_tensor_mul_scalar_ (buf, self->momentum, error))
+                return FALSE;
+              if (!dl_tensor_add_scaled_ (buf, g, 1 - self->dampening, error))
+                return FALSE;
             }
           if (self->nesterov)
             {
               DlTensor *n = dl_tensor_add_scaled (g, buf, self->momentum, error);
-              TRY (n);
+              if (!n)
+                return FALSE;
               g_object_unref (g);
               g = n;
             }
@@ -128,7 +132,8 @@ dl_sgd_step (DlOptimizer *optimizer, GError **error)
               g = g_object_ref (buf);
             }
         }
-      TRY (dl_tensor_add_scaled_ (p, g, -lr, error));
+      if (!dl_tensor_add_scaled_ (p, g, -lr, error))
+        return FALSE;
     }
   return TRUE;
 }

@@ -33,13 +33,6 @@ G_DEFINE_TYPE_WITH_PRIVATE (DlNode, dl_node, G_TYPE_OBJECT)
 
 static __thread gint grad_disabled;
 
-const DlAutogradHooks *dl_autograd_hooks;
-
-void
-dl_autograd_install_hooks (const DlAutogradHooks *hooks)
-{
-  dl_autograd_hooks = hooks;
-}
 
 DlNodeData *
 dl_node_data (DlNode *self)

@@ -23,8 +23,6 @@
 #pragma once
 
 #include "dl-node.h"
-#include "backends/dl-backend.h"
-#include "dl-dtype.h"
 #include "dl-tensor-private.h"
 
 G_BEGIN_DECLS
@@ -119,30 +117,5 @@ DlTensor *dl_node_saved (DlNode *node, const DlSavedTensor *slot, GError **error
 gboolean dl_node_needs_input_grad (DlNode *node, guint i);
 /* Frees the saved tensors (after a backward pass without retain_graph). */
 void dl_node_release (DlNode *node);
-
-/* What the graph record needs from the autograd layer above the ops,
- * which installs it when the library loads (dl-view-autograd.c): the
- * record and the ops call up through it, never by name (PyTorch inverts
- * this dependency the same way). */
-typedef struct
-{
-  /* remakes the history of a view whose storage an in-place op changed */
-  void (*view_regenerate) (DlTensor *view);
-  /* records an in-place write into @view, whose values and history @holder
-   * carries, in the history of the view's base */
-  void (*view_take_history) (DlTensor *view, DlTensor *holder);
-} DlAutogradHooks;
-
-extern const DlAutogradHooks *dl_autograd_hooks;
-void dl_autograd_install_hooks (const DlAutogradHooks *hooks);
-
-/* Brings a view's history up to date after an in-place change of its base
- * or of another view of it (see dl-view-autograd.c). */
-static inline void
-dl_view_sync (DlTensor *t)
-{
-  if (G_UNLIKELY (t->base != NULL && t->view_version != t->storage->version))
-    dl_autograd_hooks->view_regenerate (t);
-}
 
 G_END_DECLS
