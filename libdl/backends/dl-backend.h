@@ -97,7 +97,6 @@ typedef enum
   DL_BINARY_BITWISE_AND,  /* integer and bool only */
   DL_BINARY_BITWISE_OR,
   DL_BINARY_BITWISE_XOR,
-  DL_BINARY_ZERO_WHERE, /* b != 0 ? 0 : a (for gradients) */
   DL_N_BINARY_OPS
 } DlBinaryOp;
 

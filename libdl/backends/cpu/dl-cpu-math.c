@@ -250,7 +250,6 @@ dl_cpu_math_unary (DlBackendContext *ctx,
   X (FLOOR_DIVIDE, floor_divide, CAT (floordiv_, TN) (a, b))                                       \
   X (REMAINDER, remainder, CAT (remainder_, TN) (a, b))                                            \
   X (ATAN2, atan2, atan2 (a, b))                                                                   \
-  X (ZERO_WHERE, zero_where, (b != 0 ? (T)0 : a))
 
 #define BINARY_INT_OPS(X)                                                                          \
   X (POW, pow, ipow_i64 (a, b))                                                                    \
@@ -259,13 +258,11 @@ dl_cpu_math_unary (DlBackendContext *ctx,
   X (BITWISE_AND, bitwise_and, (a & b))                                                            \
   X (BITWISE_OR, bitwise_or, (a | b))                                                              \
   X (BITWISE_XOR, bitwise_xor, (a ^ b))                                                            \
-  X (ZERO_WHERE, zero_where, (b != 0 ? (T)0 : a))
 
 #define BINARY_BOOL_OPS(X)                                                                         \
   X (BITWISE_AND, bitwise_and, (a & b))                                                            \
   X (BITWISE_OR, bitwise_or, (a | b))                                                              \
   X (BITWISE_XOR, bitwise_xor, (a ^ b))                                                            \
-  X (ZERO_WHERE, zero_where, (b != 0 ? (T)0 : a))
 
 #define DEFINE_BINARY(OPN, opn, EXPR)                                                              \
   DL_CPU_DEFINE_BINARY_LOOP (FN (math_binary_, opn, TN), T, T, EXPR)
