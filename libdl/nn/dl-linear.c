@@ -32,15 +32,14 @@
  *
  * Since: 0.1
  */
-struct _DlLinear
+typedef struct
 {
-  DlModule parent_instance;
   gint64 in_features;
   gint64 out_features;
   gboolean bias;
-};
+} DlLinearPrivate;
 
-G_DEFINE_FINAL_TYPE (DlLinear, dl_linear, DL_TYPE_MODULE)
+G_DEFINE_TYPE_WITH_PRIVATE (DlLinear, dl_linear, DL_TYPE_MODULE)
 
 enum
 {
@@ -60,6 +59,7 @@ static DlTensor *
 dl_linear_forward (DlModule *module, DlTensor *input, GError **error)
 {
   DlLinear *self = DL_LINEAR (module);
+  DlLinearPrivate *priv = dl_linear_get_instance_private (self);
   DlTensor *w = dl_module_get_parameter (module, "weight");
   DlTensor *b = dl_module_get_parameter (module, "bias");
   g_autoptr (DlTensor) wt = NULL;
@@ -67,12 +67,12 @@ dl_linear_forward (DlModule *module, DlTensor *input, GError **error)
   gsize nd;
   const gint64 *shape = dl_tensor_get_shape (input, &nd);
 
-  if (nd == 0 || shape[nd - 1] != self->in_features)
+  if (nd == 0 || shape[nd - 1] != priv->in_features)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                    "linear: input's last dim is %" G_GINT64_FORMAT
                    ", expected in_features = %" G_GINT64_FORMAT,
-                   nd ? shape[nd - 1] : 0, self->in_features);
+                   nd ? shape[nd - 1] : 0, priv->in_features);
       return NULL;
     }
   if (w == NULL)
@@ -130,21 +130,22 @@ static void
 dl_linear_constructed (GObject *object)
 {
   DlLinear *self = DL_LINEAR (object);
+  DlLinearPrivate *priv = dl_linear_get_instance_private (self);
   GError *error = NULL;
   gdouble bound;
 
   G_OBJECT_CLASS (dl_linear_parent_class)->constructed (object);
-  if (!check_size ("in_features", self->in_features, &error)
-      || !check_size ("out_features", self->out_features, &error))
+  if (!check_size ("in_features", priv->in_features, &error)
+      || !check_size ("out_features", priv->out_features, &error))
     {
       dl_module_take_construct_error (DL_MODULE (self), error);
       return;
     }
-  bound = self->in_features > 0 ? 1.0 / sqrt ((gdouble)self->in_features) : 0;
+  bound = priv->in_features > 0 ? 1.0 / sqrt ((gdouble)priv->in_features) : 0;
   if (!add_uniform_parameter (DL_MODULE (self), "weight",
-                              (gint64[]){ self->out_features, self->in_features }, 2, bound, &error)
-      || (self->bias
-          && !add_uniform_parameter (DL_MODULE (self), "bias", &self->out_features, 1, bound,
+                              (gint64[]){ priv->out_features, priv->in_features }, 2, bound, &error)
+      || (priv->bias
+          && !add_uniform_parameter (DL_MODULE (self), "bias", &priv->out_features, 1, bound,
                                      &error)))
     dl_module_take_construct_error (DL_MODULE (self), error);
 }
@@ -153,14 +154,15 @@ static void
 dl_linear_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
   DlLinear *self = DL_LINEAR (object);
+  DlLinearPrivate *priv = dl_linear_get_instance_private (self);
 
   switch (prop_id)
     {
       case PROP_IN_FEATURES:
-        g_value_set_int64 (value, self->in_features);
+        g_value_set_int64 (value, priv->in_features);
         break;
       case PROP_OUT_FEATURES:
-        g_value_set_int64 (value, self->out_features);
+        g_value_set_int64 (value, priv->out_features);
         break;
       case PROP_BIAS:
         g_value_set_boolean (value, dl_module_get_parameter (DL_MODULE (self), "bias") != NULL);
@@ -174,17 +176,18 @@ static void
 dl_linear_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   DlLinear *self = DL_LINEAR (object);
+  DlLinearPrivate *priv = dl_linear_get_instance_private (self);
 
   switch (prop_id)
     {
       case PROP_IN_FEATURES:
-        self->in_features = g_value_get_int64 (value);
+        priv->in_features = g_value_get_int64 (value);
         break;
       case PROP_OUT_FEATURES:
-        self->out_features = g_value_get_int64 (value);
+        priv->out_features = g_value_get_int64 (value);
         break;
       case PROP_BIAS:
-        self->bias = g_value_get_boolean (value);
+        priv->bias = g_value_get_boolean (value);
         break;
       default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -245,9 +248,11 @@ dl_linear_class_init (DlLinearClass *klass)
 static void
 dl_linear_init (DlLinear *self)
 {
-  self->in_features = SIZE_UNSET;
-  self->out_features = SIZE_UNSET;
-  self->bias = TRUE;
+  DlLinearPrivate *priv = dl_linear_get_instance_private (self);
+
+  priv->in_features = SIZE_UNSET;
+  priv->out_features = SIZE_UNSET;
+  priv->bias = TRUE;
 }
 
 /**
@@ -284,7 +289,7 @@ gint64
 dl_linear_get_in_features (DlLinear *self)
 {
   g_return_val_if_fail (DL_IS_LINEAR (self), 0);
-  return self->in_features;
+  return ((DlLinearPrivate *)dl_linear_get_instance_private (self))->in_features;
 }
 
 /**
@@ -299,5 +304,5 @@ gint64
 dl_linear_get_out_features (DlLinear *self)
 {
   g_return_val_if_fail (DL_IS_LINEAR (self), 0);
-  return self->out_features;
+  return ((DlLinearPrivate *)dl_linear_get_instance_private (self))->out_features;
 }

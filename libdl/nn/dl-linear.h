@@ -15,7 +15,24 @@ G_BEGIN_DECLS
 
 #define DL_TYPE_LINEAR (dl_linear_get_type ())
 DL_EXPORT
-G_DECLARE_FINAL_TYPE (DlLinear, dl_linear, DL, LINEAR, DlModule)
+G_DECLARE_DERIVABLE_TYPE (DlLinear, dl_linear, DL, LINEAR, DlModule)
+
+/**
+ * DlLinearClass:
+ * @parent_class: the parent class
+ *
+ * The class of #DlLinear. Derivable, as PyTorch users subclass nn.Linear
+ * (a layer with extra parameters or another forward).
+ *
+ * Since: 0.1
+ */
+struct _DlLinearClass
+{
+  DlModuleClass parent_class;
+
+  /*< private >*/
+  gpointer padding[8];
+};
 
 DL_EXPORT
 DlLinear *dl_linear_new (gint64 in_features, gint64 out_features, gboolean bias, GError **error);

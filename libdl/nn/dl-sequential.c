@@ -26,12 +26,7 @@
  *
  * Since: 0.1
  */
-struct _DlSequential
-{
-  DlModule parent_instance;
-};
-
-G_DEFINE_FINAL_TYPE (DlSequential, dl_sequential, DL_TYPE_MODULE)
+G_DEFINE_TYPE (DlSequential, dl_sequential, DL_TYPE_MODULE)
 
 enum
 {

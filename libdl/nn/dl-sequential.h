@@ -15,7 +15,24 @@ G_BEGIN_DECLS
 
 #define DL_TYPE_SEQUENTIAL (dl_sequential_get_type ())
 DL_EXPORT
-G_DECLARE_FINAL_TYPE (DlSequential, dl_sequential, DL, SEQUENTIAL, DlModule)
+G_DECLARE_DERIVABLE_TYPE (DlSequential, dl_sequential, DL, SEQUENTIAL, DlModule)
+
+/**
+ * DlSequentialClass:
+ * @parent_class: the parent class
+ *
+ * The class of #DlSequential. Derivable, as PyTorch users subclass
+ * nn.Sequential to name a block of layers.
+ *
+ * Since: 0.1
+ */
+struct _DlSequentialClass
+{
+  DlModuleClass parent_class;
+
+  /*< private >*/
+  gpointer padding[8];
+};
 
 DL_EXPORT
 DlSequential *dl_sequential_new (GPtrArray *modules, GError **error);
