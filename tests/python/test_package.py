@@ -8,14 +8,18 @@
 import ast
 import builtins
 import importlib
+import multiprocessing
 import os
+import pickle
 import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
+import torch
 
-from conftest import Dl, SELF_CHECK
+from conftest import Dl, SELF_CHECK, assert_same, pair, rand_np
 
 pytestmark = pytest.mark.skipif(SELF_CHECK, reason='checks libdl\'s package, not torch')
 
@@ -150,3 +154,112 @@ def test_meson_installs_every_module():
     meson = open(os.path.join(SOURCE_ROOT, 'bindings', 'python', 'meson.build')).read()
     listed = sorted(re.findall(r"'dl/([^']+\.py)'", meson))
     assert listed == package_files()
+
+
+# ---- pickling ------------------------------------------------------------------
+
+class Net(dl.nn.Module):
+    """A module written in Python over C layers, pickled by the tests below."""
+
+    def __init__(self, hidden):
+        super().__init__()
+        self.fc1 = dl.nn.Linear(4, hidden)
+        self.act = dl.nn.ReLU()
+        self.fc2 = dl.nn.Linear(hidden, 2, bias=False)
+        self.scale = dl.nn.Parameter(dl.ones(2))
+        self.hidden = hidden
+
+    def forward(self, x):
+        return self.fc2(self.act(self.fc1(x))) * self.scale
+
+
+def roundtrip(obj):
+    return pickle.loads(pickle.dumps(obj))
+
+
+@pytest.mark.parametrize('cls', [dl.Tensor, dl.Size, dl.dtype, dl.device, dl.Generator,
+                                 dl.nn.Module, dl.nn.Linear, dl.nn.ReLU, dl.nn.Sequential,
+                                 dl.nn.CrossEntropyLoss, dl.optim.Optimizer, dl.no_grad, Net])
+def test_classes_pickle_by_reference(cls):
+    data = pickle.dumps(cls)
+    assert cls.__qualname__.encode() in data and cls.__module__.encode() in data
+    assert pickle.loads(data) is cls
+
+
+@pytest.mark.parametrize('name', ['float32', 'float64', 'float16', 'bfloat16', 'int32', 'int64',
+                                  'uint8', 'bool'])
+def test_dtypes_pickle(name):
+    assert roundtrip(getattr(dl, name)) is getattr(dl, name)
+
+
+def test_devices_and_sizes_pickle():
+    assert roundtrip(dl.device('cpu')) == dl.device('cpu')
+    assert repr(roundtrip(dl.device('cuda', 1))) == "device(type='cuda', index=1)"
+    s = roundtrip(dl.ones(2, 3).shape)
+    assert type(s) is dl.Size and s == (2, 3)
+
+
+@pytest.mark.parametrize('name', ['float32', 'float64', 'float16', 'bfloat16', 'int32', 'int64',
+                                  'uint8', 'bool'])
+@pytest.mark.parametrize('shape', [(), (0,), (5,), (2, 3)])
+def test_tensors_pickle(rng, name, shape):
+    x, t = pair(rand_np(rng, shape, name), name)
+    y = roundtrip(x)
+    assert type(y) is dl.Tensor and y is not x
+    assert_same(y, t)
+    assert not y.requires_grad and y.is_contiguous()
+
+
+def test_tensor_layouts_and_autograd_state_pickle():
+    base = dl.arange(24.0).view(2, 3, 4)
+    for view, ref in ((base.permute(2, 0, 1), torch.arange(24.0).view(2, 3, 4).permute(2, 0, 1)),
+                      (base[:, 1:, ::2], torch.arange(24.0).view(2, 3, 4)[:, 1:, ::2]),
+                      (base[1].expand(2, 3, 4), torch.arange(24.0).view(2, 3, 4)[1].expand(2, 3, 4))):
+        assert not view.is_contiguous()
+        assert_same(roundtrip(view), ref)
+    w = dl.tensor([1.0, -2.0], requires_grad=True)
+    (w * w).sum().backward()
+    assert w.grad is not None
+    u = roundtrip(w)
+    assert u.requires_grad and u.is_leaf and u.grad is None       # as torch: no grad
+    v = roundtrip(w * 3)                                          # a non-leaf: a leaf again
+    assert v.requires_grad and v.is_leaf and v.grad_fn is None
+    assert v.tolist() == [3.0, -6.0]
+    # tensors shared in one pickle stay shared
+    a, b = roundtrip((w, [w]))
+    assert b[0] is a
+
+
+def test_modules_pickle():
+    dl.manual_seed(0)
+    net = Net(8)
+    net.eval()
+    x = dl.randn(3, 4)
+    y = roundtrip(net)
+    assert type(y) is Net and y is not net
+    assert y.hidden == 8 and not y.training and type(y.act) is dl.nn.ReLU
+    assert [n for n, _ in y.named_parameters()] == [n for n, _ in net.named_parameters()]
+    for (_, p), (_, q) in zip(y.named_parameters(), net.named_parameters()):
+        assert p is not q and p.requires_grad and p.tolist() == q.tolist()
+    assert y.fc2.bias is None
+    assert y(x).tolist() == net(x).tolist()
+    # the parameters are the module's own: training the copy moves the copy
+    opt = dl.optim.SGD(y.parameters(), lr=0.1)
+    y(x).sum().backward()
+    opt.step()
+    assert y.fc1.weight.tolist() != net.fc1.weight.tolist()
+    seq = roundtrip(dl.nn.Sequential(dl.nn.Linear(2, 2), dl.nn.Tanh()))
+    assert [type(m) for m in seq.children()] == [dl.nn.Linear, dl.nn.Tanh]
+    assert_same(seq(dl.ones(1, 2)), torch.tensor(seq[1](seq[0](dl.ones(1, 2))).tolist()))
+
+
+def test_tensors_go_to_a_spawned_worker_and_back():
+    import mp_worker
+    x = dl.tensor([[1.0, 2.0], [3.0, 4.0]]).t()
+    ctx = multiprocessing.get_context('spawn')
+    with ctx.Pool(1) as pool:
+        pid, y = pool.apply(mp_worker.affine, (x,))
+    assert pid != os.getpid()
+    assert type(y) is dl.Tensor
+    assert_same(y, torch.tensor([[1.0, 2.0], [3.0, 4.0]]).t() * 2 + 1)
+    assert np.array_equal(x.numpy(), np.array([[1.0, 3.0], [2.0, 4.0]], dtype=np.float32))

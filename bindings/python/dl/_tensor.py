@@ -312,6 +312,13 @@ class Tensor(Dl.Tensor):
             return self.item().__format__(spec)
         return object.__format__(self, spec)
 
+    def __reduce_ex__(self, protocol):
+        # As PyTorch's tensors pickle by default: the values (in row-major
+        # order, whatever the layout), dtype, shape and requires_grad; not
+        # the grad, nor the graph (an unpickled tensor is a leaf).
+        return (_rebuild_tensor, (self.dtype, tuple(self.get_shape()),
+                                  Dl.Tensor.to_bytes(self).get_data(), self.get_requires_grad()))
+
     # -- autograd --
     @property
     def requires_grad(self):
@@ -721,6 +728,14 @@ class Tensor(Dl.Tensor):
     argsort = _reductions._t_argsort
     topk = _reductions._t_topk
     unique = _reductions._t_unique
+
+
+def _rebuild_tensor(dtype, shape, data, requires_grad):
+    """A tensor from what Tensor.__reduce_ex__ saved."""
+    t = Dl.Tensor.new_from_bytes(GLib.Bytes.new(data), dtype._value, list(shape))
+    if requires_grad:
+        t.set_requires_grad(True)
+    return t
 
 
 _BOOL_SCALARS = {}

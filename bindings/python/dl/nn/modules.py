@@ -129,6 +129,12 @@ class Module(Dl.Module):
     def extra_repr(self):
         return ''
 
+    def __reduce_ex__(self, protocol):
+        # A module pickles as its class (by reference), what libdl holds for
+        # it and its Python attributes; unpickling makes the object without
+        # calling __init__, as PyTorch's does.
+        return (_rebuild_module, (type(self),) + _module_state(self) + (self.__dict__,))
+
 
 # Dl.Linear is the typelib's class, made before Module overrides DlModule,
 # so its base is the typelib's Module: Module is named as a base here too,
@@ -164,6 +170,46 @@ class Linear(Dl.Linear, Module):
     def extra_repr(self):
         return 'in_features=%d, out_features=%d, bias=%s' % (
             self.get_in_features(), self.get_out_features(), self.get_parameter('bias') is not None)
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild_linear, (type(self), self.get_in_features(), self.get_out_features())
+                + _module_state(self) + (self.__dict__,))
+
+
+# ---- pickling --------------------------------------------------------------
+
+def _module_state(m):
+    """What libdl holds for a module: its own parameters and its children,
+    in the order they were registered, and the training flag."""
+    params = [(name, Dl.Module.get_parameter(m, name)) for name in m.parameter_names()
+              if '.' not in name]
+    children = list(zip(m.children_names(), Dl.Module.children(m)))
+    return params, children, m.get_training()
+
+
+def _restore(m, params, children, training, attributes):
+    for name, p in params:
+        m.register_parameter(name, p)
+    for name, child in children:
+        m.register_module(name, child)
+    m.set_training(training)
+    m.__dict__.update(attributes)
+    return m
+
+
+def _rebuild_module(cls, params, children, training, attributes):
+    """A module from what Module.__reduce_ex__ saved."""
+    m = cls.__new__(cls)
+    Dl.Module.__init__(m)  # the GObject (of cls's GType), without cls.__init__
+    return _restore(m, params, children, training, attributes)
+
+
+def _rebuild_linear(cls, in_features, out_features, params, children, training, attributes):
+    """A Linear from what Linear.__reduce_ex__ saved: made by libdl, then
+    given the saved parameters (the objects themselves, so that what else
+    was pickled with them still shares them)."""
+    m = cls(in_features, out_features, bias=any(name == 'bias' for name, _ in params))
+    return _restore(m, params, children, training, attributes)
 
 
 class ReLU(Module):
