@@ -771,16 +771,17 @@ class Node(Dl.Node):
         return '<%s object at %#x>' % (self.get_name(), id(self))
 
 
-
-
-
-
-# ---- operators and hot methods in C ---------------------------------------
+# ---- hot methods in C -------------------------------------------------------
 # _dl_fast (bindings/python/dl-fast.c), when it was built, replaces the
-# Tensor operators + - * / @ and unary minus by C method descriptors that
-# call libdl without the GI call's marshalling; they hand every case they
-# do not handle, and every error, to the Python methods above. Set
+# operators and the hot methods and properties of Tensor (the names that
+# _dl_fast.names() lists) by C ones that call libdl without the GI call's
+# marshalling and this module's Python frames; they hand every case they do
+# not handle, and every error, to the Python methods above (each C method's
+# __wrapped__), so results and exceptions are the same. Set
 # DL_PYTHON_OPERATORS=1 to keep the Python ones.
+_PYTHON_METHODS = {}
+
+
 def _install_fast_operators():
     if os.environ.get('DL_PYTHON_OPERATORS'):
         return False
@@ -788,7 +789,9 @@ def _install_fast_operators():
         from gi.overrides import _dl_fast
     except ImportError:
         return False
-    _dl_fast.install(Tensor)
+    # what the C ones replace (their fallbacks), for the tests to compare with
+    _PYTHON_METHODS.update((name, getattr(Tensor, name)) for name in _dl_fast.names())
+    _dl_fast.install(Tensor, _DTYPES, Size, _CPU, _ReturnValues)
     return True
 
 
