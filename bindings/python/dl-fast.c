@@ -1,18 +1,26 @@
-/* dl-fast.c: the Python layer's arithmetic operators in C.
+/* dl-fast.c: the C paths of the Python layer's hot Tensor methods.
  *
- * `a + b` through the typelib costs the GI call's argument and error
- * marshalling on top of the op; for the small tensors of a training loop's
- * bookkeeping that is a large part of the time. This module gives the
- * Python Tensor class method descriptors for + - * / @ and unary minus that
- * call libdl directly and wrap the result with PyGObject's own wrapper, so
- * that the result is the same Dl.Tensor object the typelib would give.
+ * A Tensor method called from Python pays, on top of the op, for the GI
+ * call's argument and error marshalling and, where the package wraps it,
+ * for a Python frame and its argument parsing; for the small tensors of a
+ * training loop's bookkeeping that is most of the time. This module gives
+ * the Tensor class (dl/_tensor.py) C implementations of its hottest
+ * methods, operators and properties. Each handles the common call shape
+ * (tensors, Python ints and floats, dims as ints) by calling libdl directly
+ * and wrapping the result with PyGObject's own wrapper, so that the result
+ * is the same Dl.Tensor the typelib would give; every other call, and
+ * every call that fails, goes to the Python method (or property) it
+ * replaced, which gives PyTorch's results, exception classes and messages.
+ * Calling again after a failure is safe: libdl checks its arguments before
+ * it writes anything, so a failed call has had no effect.
  *
- * Only the common cases are handled here: a Tensor with a Tensor, or with a
- * Python int or a float (a float next to an integer tensor keeps Python's
- * path, where its integral value matters). Anything else, and any error,
- * goes to the Python implementation the descriptor replaced, which gives
- * PyTorch's exception classes and messages: the ops have no side effects,
- * so calling them again after a failure is safe.
+ * One table, `entries`, names every method and property with its handler
+ * (one per argument shape, below it) and the libdl functions it calls.
+ * A handler returns the result; or NULL with a Python exception set, which
+ * propagates; or NULL without one (FALLBACK), which calls the Python method.
+ * Methods are instances of this module's descriptor type (a method
+ * descriptor that knows its table entry); properties are getset
+ * descriptors whose closure is their entry.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -22,59 +30,95 @@
 #include <pygobject.h>
 
 #include <dl.h>
+#include <math.h>
+#include <string.h>
 
 /* Above this many elements an op releases the GIL while it runs. */
 #define RELEASE_GIL_NUMEL 32768
+/* Longer shapes and dim lists go to Python. */
+#define MAX_DIMS 64
+/* The most parameters a handled method has. */
+#define MAX_PARAMS 3
 
-typedef DlTensor *(*TensorFunc) (DlTensor *a, DlTensor *b, GError **error);
-typedef DlTensor *(*ScalarFunc) (DlTensor *a, gdouble b, GError **error);
+#define FALLBACK NULL
 
-enum
+typedef DlTensor *(*UnaryFn) (DlTensor *self, GError **error);
+typedef DlTensor *(*BinaryFn) (DlTensor *self, DlTensor *other, GError **error);
+typedef DlTensor *(*ScalarFn) (DlTensor *self, gdouble other, GError **error);
+typedef DlTensor *(*DimFn) (DlTensor *self, gint dim, GError **error);
+typedef DlTensor *(*Dim2Fn) (DlTensor *self, gint dim0, gint dim1, GError **error);
+typedef DlTensor *(*DimsFn) (DlTensor *self, const gint *dims, gsize n, GError **error);
+typedef DlTensor *(*ShapeFn) (DlTensor *self, const gint64 *shape, gsize n, GError **error);
+typedef DlTensor *(*DimKeepFn) (DlTensor *self, gint dim, gboolean keepdim, GError **error);
+typedef DlTensor *(*DimsKeepFn) (DlTensor *self,
+                                 const gint *dims,
+                                 gsize n,
+                                 gboolean keepdim,
+                                 GError **error);
+typedef DlTensor *(*DimKeepIndicesFn) (DlTensor *self,
+                                       gint dim,
+                                       gboolean keepdim,
+                                       DlTensor **indices,
+                                       GError **error);
+
+/* The libdl function an entry calls; which member depends on its handler. */
+typedef union
 {
-  OP_ADD,
-  OP_SUB,
-  OP_MUL,
-  OP_DIV,
-  OP_MATMUL,
-  OP_NEG,
-  N_OPS
+  UnaryFn unary;
+  BinaryFn binary;
+  ScalarFn scalar;
+  DimFn dim;
+  Dim2Fn dim2;
+  DimsFn dims;
+  ShapeFn shape;
+  DimKeepFn dim_keep;
+  DimsKeepFn dims_keep;
+  DimKeepIndicesFn dim_keep_indices;
+} Fn;
+
+/* A call's arguments after self, as vectorcall passes them. */
+typedef struct
+{
+  PyObject *const *args;
+  Py_ssize_t nargs;
+  PyObject *kwnames;
+} Call;
+
+typedef struct Entry Entry;
+typedef PyObject *(*Handler) (const Entry *e, PyObject *self, DlTensor *t, const Call *c);
+typedef PyObject *(*Getter) (PyObject *self, DlTensor *t);
+/* 1: done; 0: FALLBACK; -1: a Python exception is set. */
+typedef int (*Setter) (PyObject *self, DlTensor *t, PyObject *value);
+
+struct Entry
+{
+  const char *name;
+  Handler handler; /* a method; NULL for a property */
+  Fn fn;           /* the op for the common case */
+  Fn fn2;          /* the scalar form of a binary op, the all-dims form of a reduction */
+  /* parameter names, in order (keywords are matched against them) */
+  const char *params[MAX_PARAMS + 1];
+  gint defaults[2]; /* dim2: the dims when not given, if n_required is 0 */
+  gint n_required;
+  Getter get; /* a property, or a method without arguments that returns it */
+  Setter set;
 };
 
-static const struct
-{
-  TensorFunc tensor_fn;
-  ScalarFunc scalar_fn;
-} ops[N_OPS] = {
-  [OP_ADD] = { dl_tensor_add, dl_tensor_add_scalar },
-  [OP_SUB] = { dl_tensor_sub, dl_tensor_sub_scalar },
-  [OP_MUL] = { dl_tensor_mul, dl_tensor_mul_scalar },
-  [OP_DIV] = { dl_tensor_div, dl_tensor_div_scalar },
-  [OP_MATMUL] = { dl_tensor_matmul, NULL },
-  [OP_NEG] = { NULL, NULL },
-};
-
-/* The Python implementations the descriptors replace, and the Tensor
- * class. */
-static PyObject *fallbacks[N_OPS];
+/* The Tensor class and the Python objects handlers return. */
 static PyTypeObject *tensor_type;
+static PyTypeObject *size_type;          /* torch.Size */
+static PyTypeObject *return_types_type;  /* (values, indices) */
+static PyObject *cpu_device;
+static PyObject *dtype_objects[16];      /* by DlDType */
 
-static PyObject *
-call_fallback (int op, PyObject *self, PyObject *other)
+/* ---- argument helpers ------------------------------------------------- */
+
+static DlTensor *
+tensor_of (PyObject *o)
 {
-  PyObject *args[2] = { self, other };
-
-  return PyObject_Vectorcall (fallbacks[op], args, other ? 2 : 1, NULL);
-}
-
-static PyObject *
-wrap (DlTensor *result)
-{
-  /* the wrapper takes our reference over */
-  PyObject *obj = pygobject_new_full (G_OBJECT (result), TRUE, NULL);
-
-  if (obj == NULL)
-    g_object_unref (result);
-  return obj;
+  if (!PyObject_TypeCheck (o, tensor_type))
+    return NULL;
+  return (DlTensor *)pygobject_get (o);
 }
 
 static gboolean
@@ -83,119 +127,1161 @@ is_big (DlTensor *t)
   return dl_tensor_numel (t) >= RELEASE_GIL_NUMEL;
 }
 
-static PyObject *
-binary (int op, PyObject *self, PyObject *other)
+/* result = call, without the GIL when big. */
+#define RUN(big, result, call)                                                                     \
+  G_STMT_START                                                                                     \
+  {                                                                                                \
+    if (big)                                                                                       \
+      {                                                                                            \
+        Py_BEGIN_ALLOW_THREADS (result) = (call);                                                  \
+        Py_END_ALLOW_THREADS                                                                       \
+      }                                                                                            \
+    else                                                                                           \
+      (result) = (call);                                                                           \
+  }                                                                                                \
+  G_STMT_END
+
+/* Fills out[] with the call's arguments by position or keyword, NULL where
+ * not given; FALSE when the call has arguments e does not name, or names
+ * one twice. */
+static gboolean
+parse (const Entry *e, const Call *c, PyObject **out)
 {
-  DlTensor *a = DL_TENSOR (pygobject_get (self));
-  DlTensor *result;
-  GError *error = NULL;
+  int n = 0;
 
-  if (PyObject_TypeCheck (other, tensor_type))
+  while (n < MAX_PARAMS && e->params[n])
+    n++;
+  if (c->nargs > n)
+    return FALSE;
+  for (int i = 0; i < MAX_PARAMS; i++)
+    out[i] = i < c->nargs ? c->args[i] : NULL;
+  if (c->kwnames)
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE (c->kwnames); k++)
+      {
+        PyObject *key = PyTuple_GET_ITEM (c->kwnames, k);
+        int i = 0;
+
+        while (i < n && PyUnicode_CompareWithASCIIString (key, e->params[i]) != 0)
+          i++;
+        if (i == n || out[i])
+          return FALSE;
+        out[i] = c->args[c->nargs + k];
+      }
+  return TRUE;
+}
+
+static gboolean
+is_none (PyObject *o)
+{
+  return o == NULL || o == Py_None;
+}
+
+/* alpha=1, as the Python methods test it, when it is an int or a float. */
+static gboolean
+is_one (PyObject *o)
+{
+  if (o == NULL)
+    return TRUE;
+  if (PyLong_CheckExact (o))
     {
-      DlTensor *b = DL_TENSOR (pygobject_get (other));
+      int overflow;
 
-      if (is_big (a) || is_big (b))
-        {
-          Py_BEGIN_ALLOW_THREADS result = ops[op].tensor_fn (a, b, &error);
-          Py_END_ALLOW_THREADS
-        }
-      else
-        result = ops[op].tensor_fn (a, b, &error);
+      return PyLong_AsLongLongAndOverflow (o, &overflow) == 1;
     }
-  else if (ops[op].scalar_fn
-           && (PyLong_CheckExact (other)
-               || (PyFloat_CheckExact (other)
-                   && dl_dtype_is_floating_point (dl_tensor_get_dtype (a)))))
+  return PyFloat_CheckExact (o) && PyFloat_AS_DOUBLE (o) == 1.0;
+}
+
+/* A Python int (not a bool: those go to Python) within int64. */
+static gboolean
+get_int64 (PyObject *o, gint64 *v)
+{
+  int overflow;
+
+  if (!PyLong_CheckExact (o))
+    return FALSE;
+  *v = PyLong_AsLongLongAndOverflow (o, &overflow);
+  return !overflow;
+}
+
+static gboolean
+get_int (PyObject *o, gint *v)
+{
+  gint64 i;
+
+  if (!get_int64 (o, &i) || i < G_MININT || i > G_MAXINT)
+    return FALSE;
+  *v = (gint)i;
+  return TRUE;
+}
+
+/* keepdim: absent (FALSE), True or False. */
+static gboolean
+get_bool (PyObject *o, gboolean *v)
+{
+  if (o != NULL && o != Py_True && o != Py_False)
+    return FALSE;
+  *v = o == Py_True;
+  return TRUE;
+}
+
+/* dim: an int, or a tuple or list of ints. */
+static gboolean
+get_dims (PyObject *o, gint *dims, gsize *n)
+{
+  if (PyLong_CheckExact (o))
     {
-      gdouble v;
+      *n = 1;
+      return get_int (o, dims);
+    }
+  if (!PyTuple_CheckExact (o) && !PyList_CheckExact (o))
+    return FALSE;
+  *n = PySequence_Fast_GET_SIZE (o);
+  if (*n > MAX_DIMS)
+    return FALSE;
+  for (gsize i = 0; i < *n; i++)
+    if (!get_int (PySequence_Fast_GET_ITEM (o, i), &dims[i]))
+      return FALSE;
+  return TRUE;
+}
 
-      if (PyFloat_CheckExact (other))
-        v = PyFloat_AS_DOUBLE (other);
-      else
-        {
-          /* beyond int64, Python's path raises PyTorch's overflow error */
-          int overflow;
-          long long i = PyLong_AsLongLongAndOverflow (other, &overflow);
-
-          if (overflow || (i == -1 && PyErr_Occurred ()))
-            {
-              PyErr_Clear ();
-              return call_fallback (op, self, other);
-            }
-          v = (gdouble)i;
-        }
-      if (is_big (a))
-        {
-          Py_BEGIN_ALLOW_THREADS result = ops[op].scalar_fn (a, v, &error);
-          Py_END_ALLOW_THREADS
-        }
-      else
-        result = ops[op].scalar_fn (a, v, &error);
+/* Sizes or dims given as f(2, 3), or as f((2, 3)) or f([2, 3]): the items
+ * and their number, or FALSE. */
+static gboolean
+varargs (const Call *c, PyObject *const **items, Py_ssize_t *n)
+{
+  if (c->kwnames || c->nargs == 0)
+    return FALSE;
+  if (c->nargs == 1 && (PyTuple_CheckExact (c->args[0]) || PyList_CheckExact (c->args[0])))
+    {
+      *items = PySequence_Fast_ITEMS (c->args[0]);
+      *n = PySequence_Fast_GET_SIZE (c->args[0]);
     }
   else
-    return call_fallback (op, self, other);
+    {
+      *items = c->args;
+      *n = c->nargs;
+    }
+  return *n <= MAX_DIMS;
+}
+
+typedef enum
+{
+  OPERAND_OTHER,
+  OPERAND_TENSOR,
+  OPERAND_NUMBER,
+} Operand;
+
+/* What the Python operators do with other: a tensor goes as it is; a
+ * Python int (within int64), or a float next to a floating-point tensor,
+ * as a number for the op's scalar form. Anything else (a bool, a float
+ * next to an integer tensor, whose integral value decides its type, numpy
+ * scalars, ...) is left to Python. */
+static Operand
+operand (DlTensor *t, PyObject *other, DlTensor **tensor, gdouble *value)
+{
+  gint64 i;
+
+  if ((*tensor = tensor_of (other)))
+    return OPERAND_TENSOR;
+  if (PyFloat_CheckExact (other))
+    {
+      if (!dl_dtype_is_floating_point (dl_tensor_get_dtype (t)))
+        return OPERAND_OTHER;
+      *value = PyFloat_AS_DOUBLE (other);
+      return OPERAND_NUMBER;
+    }
+  if (!get_int64 (other, &i))
+    return OPERAND_OTHER;
+  *value = (gdouble)i;
+  return OPERAND_NUMBER;
+}
+
+/* A number as Python's float() gives it (an int or a float), or FALSE. */
+static gboolean
+get_double (PyObject *o, gdouble *v)
+{
+  if (PyFloat_CheckExact (o))
+    *v = PyFloat_AS_DOUBLE (o);
+  else if (PyLong_CheckExact (o))
+    {
+      *v = PyLong_AsDouble (o);
+      if (*v == -1.0 && PyErr_Occurred ())
+        {
+          PyErr_Clear ();
+          return FALSE;
+        }
+    }
+  else
+    return FALSE;
+  return TRUE;
+}
+
+/* ---- results ------------------------------------------------------------ */
+
+/* The wrapper of a new tensor (taking the reference over), or FALLBACK on
+ * a GError. */
+static PyObject *
+finish (DlTensor *result, GError *error)
+{
+  PyObject *obj;
 
   if (result == NULL)
     {
-      g_error_free (error);
-      return call_fallback (op, self, other);
+      g_clear_error (&error);
+      return FALLBACK;
     }
-  return wrap (result);
+  obj = pygobject_new_full (G_OBJECT (result), TRUE, NULL);
+  if (obj == NULL)
+    g_object_unref (result);
+  return obj;
+}
+
+/* self, for an in-place op (which returns a reference to self). */
+static PyObject *
+finish_self (PyObject *self, DlTensor *result, GError *error)
+{
+  if (result == NULL)
+    {
+      g_clear_error (&error);
+      return FALLBACK;
+    }
+  g_object_unref (result);
+  return Py_NewRef (self);
+}
+
+/* A new instance of a tuple subclass (torch.Size, return_types). */
+static PyObject *
+new_tuple (PyTypeObject *type, Py_ssize_t n)
+{
+  return type->tp_alloc (type, n);
 }
 
 static PyObject *
-fast_binary (PyObject *self, PyObject *const *args, Py_ssize_t nargs, int op)
+size_of (DlTensor *t)
 {
-  if (nargs != 1)
-    return call_fallback (op, self, nargs > 0 ? args[0] : NULL);
-  return binary (op, self, args[0]);
+  gsize n;
+  const gint64 *shape = dl_tensor_get_shape (t, &n);
+  PyObject *size = new_tuple (size_type, n);
+
+  for (gsize i = 0; size && i < n; i++)
+    {
+      PyObject *v = PyLong_FromLongLong (shape[i]);
+
+      if (v == NULL)
+        Py_CLEAR (size);
+      else
+        PyTuple_SET_ITEM (size, i, v);
+    }
+  return size;
 }
 
-#define DEFINE_BINARY(fname, OP)                                                                   \
-  static PyObject *fname (PyObject *self, PyObject *const *args, Py_ssize_t nargs)                 \
-  {                                                                                                \
-    return fast_binary (self, args, nargs, OP);                                                    \
-  }
+/* ---- handlers ----------------------------------------------------------- */
 
-DEFINE_BINARY (fast_add, OP_ADD)
-DEFINE_BINARY (fast_sub, OP_SUB)
-DEFINE_BINARY (fast_mul, OP_MUL)
-DEFINE_BINARY (fast_div, OP_DIV)
-DEFINE_BINARY (fast_matmul, OP_MATMUL)
-
+/* x.f(): fn.unary. */
 static PyObject *
-fast_neg (PyObject *self, PyObject *unused)
+unary (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
 {
-  DlTensor *result;
   GError *error = NULL;
+  DlTensor *r;
 
-  result = dl_tensor_neg (DL_TENSOR (pygobject_get (self)), &error);
-  if (result == NULL)
-    {
-      g_error_free (error);
-      return call_fallback (OP_NEG, self, NULL);
-    }
-  return wrap (result);
+  if (c->nargs || c->kwnames)
+    return FALLBACK;
+  RUN (is_big (t), r, e->fn.unary (t, &error));
+  return finish (r, error);
 }
 
-static PyMethodDef tensor_methods[N_OPS] = {
-  [OP_ADD] = { "__add__", (PyCFunction)(void (*) (void))fast_add, METH_FASTCALL, NULL },
-  [OP_SUB] = { "__sub__", (PyCFunction)(void (*) (void))fast_sub, METH_FASTCALL, NULL },
-  [OP_MUL] = { "__mul__", (PyCFunction)(void (*) (void))fast_mul, METH_FASTCALL, NULL },
-  [OP_DIV] = { "__truediv__", (PyCFunction)(void (*) (void))fast_div, METH_FASTCALL, NULL },
-  [OP_MATMUL] = { "__matmul__", (PyCFunction)(void (*) (void))fast_matmul, METH_FASTCALL, NULL },
-  [OP_NEG] = { "__neg__", fast_neg, METH_NOARGS, NULL },
+/* x.f_() in place: fn.unary, returning x. */
+static PyObject *
+unary_inplace (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
+{
+  GError *error = NULL;
+  DlTensor *r;
+
+  if (c->nargs || c->kwnames)
+    return FALLBACK;
+  RUN (is_big (t), r, e->fn.unary (t, &error));
+  return finish_self (self, r, error);
+}
+
+/* x.f(other[, alpha=1]) and the operators: fn.binary with a tensor,
+ * fn2.scalar with a number. */
+static PyObject *
+binary (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
+{
+  PyObject *arg[MAX_PARAMS];
+  GError *error = NULL;
+  DlTensor *other, *r;
+  gdouble v;
+
+  if (!parse (e, c, arg) || arg[0] == NULL || !is_one (arg[1]))
+    return FALLBACK;
+  switch (operand (t, arg[0], &other, &v))
+    {
+      case OPERAND_TENSOR:
+        RUN (is_big (t) || is_big (other), r, e->fn.binary (t, other, &error));
+        break;
+      case OPERAND_NUMBER:
+        if (e->fn2.scalar == NULL)
+          return FALLBACK;
+        RUN (is_big (t), r, e->fn2.scalar (t, v, &error));
+        break;
+      default:
+        return FALLBACK;
+    }
+  return finish (r, error);
+}
+
+/* number OP x (the reflected operators): fn2.scalar. */
+static PyObject *
+reflected (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
+{
+  PyObject *arg[MAX_PARAMS];
+  GError *error = NULL;
+  DlTensor *other, *r;
+  gdouble v;
+
+  if (!parse (e, c, arg) || arg[0] == NULL || operand (t, arg[0], &other, &v) != OPERAND_NUMBER)
+    return FALLBACK;
+  RUN (is_big (t), r, e->fn2.scalar (t, v, &error));
+  return finish (r, error);
+}
+
+/* x.f_(other[, alpha=1]) and x OP= other: as binary, in place. */
+static PyObject *
+binary_inplace (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
+{
+  PyObject *arg[MAX_PARAMS];
+  GError *error = NULL;
+  DlTensor *other, *r;
+  gdouble v;
+
+  if (!parse (e, c, arg) || arg[0] == NULL || !is_one (arg[1]))
+    return FALLBACK;
+  switch (operand (t, arg[0], &other, &v))
+    {
+      case OPERAND_TENSOR:
+        RUN (is_big (t) || is_big (other), r, e->fn.binary (t, other, &error));
+        break;
+      case OPERAND_NUMBER:
+        RUN (is_big (t), r, e->fn2.scalar (t, v, &error));
+        break;
+      default:
+        return FALLBACK;
+    }
+  return finish_self (self, r, error);
+}
+
+/* x.pow(exponent) and x ** exponent: fn.binary, a Python number going as a
+ * wrapped 0-d tensor (int64 for an int, float64 for a float), as the Python
+ * method sends it. */
+static PyObject *
+power (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
+{
+  PyObject *arg[MAX_PARAMS];
+  GError *error = NULL;
+  DlTensor *other, *wrapped = NULL, *r;
+  gdouble v;
+
+  if (!parse (e, c, arg) || arg[0] == NULL)
+    return FALLBACK;
+  if ((other = tensor_of (arg[0])) == NULL)
+    {
+      if (!get_double (arg[0], &v))
+        return FALLBACK;
+      other = wrapped = dl_tensor_new_wrapped_scalar (
+          v, PyFloat_CheckExact (arg[0]) ? DL_DTYPE_FLOAT64 : DL_DTYPE_INT64);
+    }
+  RUN (is_big (t) || is_big (other), r, e->fn.binary (t, other, &error));
+  g_clear_object (&wrapped);
+  return finish (r, error);
+}
+
+/* x.sum(dim=None, keepdim=False, dtype=None): fn2.unary over every dim
+ * (keepdim then unused, as in the Python method), fn.dims_keep over some. */
+static PyObject *
+reduce (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
+{
+  PyObject *arg[MAX_PARAMS];
+  GError *error = NULL;
+  gint dims[MAX_DIMS];
+  gboolean keepdim;
+  DlTensor *r;
+  gsize n;
+
+  if (!parse (e, c, arg) || !is_none (arg[2]) || !get_bool (arg[1], &keepdim))
+    return FALLBACK;
+  if (is_none (arg[0]))
+    RUN (is_big (t), r, e->fn2.unary (t, &error));
+  else if (get_dims (arg[0], dims, &n))
+    RUN (is_big (t), r, e->fn.dims_keep (t, dims, n, keepdim, &error));
+  else
+    return FALLBACK;
+  return finish (r, error);
+}
+
+/* x.max(dim=None, keepdim=False): fn2.unary over every dim, or
+ * (values, indices) from fn.dim_keep_indices along one. */
+static PyObject *
+extremum (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
+{
+  PyObject *arg[MAX_PARAMS], *values, *indices, *result;
+  GError *error = NULL;
+  DlTensor *r, *idx = NULL;
+  gboolean keepdim;
+  gint dim;
+
+  if (!parse (e, c, arg) || !get_bool (arg[1], &keepdim))
+    return FALLBACK;
+  if (is_none (arg[0]))
+    {
+      RUN (is_big (t), r, e->fn2.unary (t, &error));
+      return finish (r, error);
+    }
+  if (!get_int (arg[0], &dim))
+    return FALLBACK;
+  RUN (is_big (t), r, e->fn.dim_keep_indices (t, dim, keepdim, &idx, &error));
+  if ((values = finish (r, error)) == NULL)
+    {
+      g_clear_object (&idx);
+      return NULL;
+    }
+  if ((indices = finish (idx, NULL)) == NULL)
+    {
+      Py_DECREF (values);
+      return NULL;
+    }
+  if ((result = new_tuple (return_types_type, 2)) == NULL)
+    {
+      Py_DECREF (values);
+      Py_DECREF (indices);
+      return NULL;
+    }
+  PyTuple_SET_ITEM (result, 0, values);
+  PyTuple_SET_ITEM (result, 1, indices);
+  return result;
+}
+
+/* x.argmax(dim=None, keepdim=False): fn.dim_keep along dim, or along the
+ * tensor flattened. */
+static PyObject *
+arg_extremum (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
+{
+  static const gint64 flat[1] = { -1 };
+  PyObject *arg[MAX_PARAMS];
+  GError *error = NULL;
+  gboolean keepdim;
+  DlTensor *r, *v;
+  gint dim;
+
+  if (!parse (e, c, arg) || !get_bool (arg[1], &keepdim))
+    return FALLBACK;
+  if (is_none (arg[0]))
+    {
+      if ((v = dl_tensor_reshape (t, flat, 1, &error)) == NULL)
+        return finish (NULL, error);
+      RUN (is_big (v), r, e->fn.dim_keep (v, 0, FALSE, &error));
+      g_object_unref (v);
+    }
+  else if (get_int (arg[0], &dim))
+    RUN (is_big (t), r, e->fn.dim_keep (t, dim, keepdim, &error));
+  else
+    return FALLBACK;
+  return finish (r, error);
+}
+
+/* x.view(*shape) and x.view(shape): fn.shape. */
+static PyObject *
+shape (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
+{
+  gint64 sizes[MAX_DIMS];
+  PyObject *const *items;
+  GError *error = NULL;
+  Py_ssize_t n;
+  DlTensor *r;
+
+  if (!varargs (c, &items, &n))
+    return FALLBACK;
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (!get_int64 (items[i], &sizes[i]))
+      return FALLBACK;
+  RUN (is_big (t), r, e->fn.shape (t, sizes, n, &error));
+  return finish (r, error);
+}
+
+/* x.permute(*dims) and x.permute(dims): fn.dims. */
+static PyObject *
+dims (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
+{
+  PyObject *const *items;
+  GError *error = NULL;
+  gint dims[MAX_DIMS];
+  Py_ssize_t n;
+  DlTensor *r;
+
+  if (!varargs (c, &items, &n))
+    return FALLBACK;
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (!get_int (items[i], &dims[i]))
+      return FALLBACK;
+  r = e->fn.dims (t, dims, n, &error);
+  return finish (r, error);
+}
+
+/* x.f(dim[, dtype=None]): fn.dim. */
+static PyObject *
+dim (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
+{
+  PyObject *arg[MAX_PARAMS];
+  GError *error = NULL;
+  DlTensor *r;
+  gint d;
+
+  if (!parse (e, c, arg) || arg[0] == NULL || !get_int (arg[0], &d) || !is_none (arg[1]))
+    return FALLBACK;
+  RUN (is_big (t), r, e->fn.dim (t, d, &error));
+  return finish (r, error);
+}
+
+/* x.f(dim0, dim1), each dim defaulting to defaults[] unless required. */
+static PyObject *
+dim2 (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
+{
+  PyObject *arg[MAX_PARAMS];
+  GError *error = NULL;
+  DlTensor *r;
+  gint d[2];
+
+  if (!parse (e, c, arg))
+    return FALLBACK;
+  for (int i = 0; i < 2; i++)
+    {
+      if (arg[i] == NULL && i >= e->n_required)
+        d[i] = e->defaults[i];
+      else if (arg[i] == NULL || !get_int (arg[i], &d[i]))
+        return FALLBACK;
+    }
+  RUN (is_big (t), r, e->fn.dim2 (t, d[0], d[1], &error));
+  return finish (r, error);
+}
+
+/* x.squeeze(dim=None): fn.dim along one dim, or the shape without its 1s. */
+static PyObject *
+squeeze (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
+{
+  PyObject *arg[MAX_PARAMS];
+  GError *error = NULL;
+  gint64 sizes[MAX_DIMS];
+  const gint64 *shape;
+  gsize n, k = 0;
+  DlTensor *r;
+  gint d;
+
+  if (!parse (e, c, arg))
+    return FALLBACK;
+  if (!is_none (arg[0]))
+    {
+      if (!get_int (arg[0], &d))
+        return FALLBACK;
+      r = e->fn.dim (t, d, &error);
+    }
+  else
+    {
+      shape = dl_tensor_get_shape (t, &n);
+      if (n > MAX_DIMS)
+        return FALLBACK;
+      for (gsize i = 0; i < n; i++)
+        if (shape[i] != 1)
+          sizes[k++] = shape[i];
+      r = dl_tensor_reshape (t, sizes, k, &error);
+    }
+  return finish (r, error);
+}
+
+/* x.fill_(value): fn.scalar with a Python int or float, returning x. */
+static PyObject *
+fill (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
+{
+  PyObject *arg[MAX_PARAMS];
+  GError *error = NULL;
+  DlTensor *r;
+  gdouble v;
+
+  if (!parse (e, c, arg) || arg[0] == NULL || !get_double (arg[0], &v))
+    return FALLBACK;
+  RUN (is_big (t), r, e->fn.scalar (t, v, &error));
+  return finish_self (self, r, error);
+}
+
+/* x.copy_(src) with a tensor: fn.binary, returning x. */
+static PyObject *
+copy (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
+{
+  PyObject *arg[MAX_PARAMS];
+  GError *error = NULL;
+  DlTensor *src, *r;
+
+  if (!parse (e, c, arg) || arg[0] == NULL || (src = tensor_of (arg[0])) == NULL)
+    return FALLBACK;
+  RUN (is_big (t) || is_big (src), r, e->fn.binary (t, src, &error));
+  return finish_self (self, r, error);
+}
+
+/* x.size(dim=None). */
+static PyObject *
+size (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
+{
+  PyObject *arg[MAX_PARAMS];
+  GError *error = NULL;
+  gint64 s;
+  gint d;
+
+  if (!parse (e, c, arg))
+    return FALLBACK;
+  if (is_none (arg[0]))
+    return size_of (t);
+  if (!get_int (arg[0], &d))
+    return FALLBACK;
+  s = dl_tensor_get_size (t, d, &error);
+  if (error)
+    return finish (NULL, error);
+  return PyLong_FromLongLong (s);
+}
+
+/* x.f() for a method that gives what the entry's getter gives. */
+static PyObject *
+call_getter (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
+{
+  if (c->nargs || c->kwnames)
+    return FALLBACK;
+  return e->get (self, t);
+}
+
+/* x[i], x[a:b:c] and tuples of those: views through select and slice, as
+ * the Python method applies them. Anything else (None, ..., tensors,
+ * masks, more indices than dims) goes to Python. */
+static PyObject *
+getitem (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
+{
+  PyObject *const *items;
+  GError *error = NULL;
+  Py_ssize_t n;
+  DlTensor *cur;
+  gint d = 0;
+
+  if (c->nargs != 1 || c->kwnames)
+    return FALLBACK;
+  if (PyTuple_CheckExact (c->args[0]))
+    {
+      items = PySequence_Fast_ITEMS (c->args[0]);
+      n = PyTuple_GET_SIZE (c->args[0]);
+    }
+  else
+    {
+      items = c->args;
+      n = 1;
+    }
+  if (n == 0 || n > dl_tensor_get_ndim (t))
+    return FALLBACK;
+  cur = g_object_ref (t);
+  for (Py_ssize_t i = 0; cur && i < n; i++)
+    {
+      PyObject *item = items[i];
+      DlTensor *next = NULL;
+      gint64 index, start = 0, stop = G_MAXINT64, step = 1;
+
+      if (get_int64 (item, &index))
+        next = dl_tensor_select (cur, d, index, &error);
+      else if (PySlice_Check (item))
+        {
+          PySliceObject *s = (PySliceObject *)item;
+
+          if ((is_none (s->start) || get_int64 (s->start, &start))
+              && (is_none (s->stop) || get_int64 (s->stop, &stop))
+              && (is_none (s->step) || get_int64 (s->step, &step)) && step > 0)
+            next = dl_tensor_slice (cur, d++, start, stop, step, &error);
+        }
+      g_object_unref (cur);
+      cur = next;
+    }
+  return finish (cur, error);
+}
+
+/* ---- getters and setters ------------------------------------------------ */
+
+static PyObject *
+get_shape (PyObject *self, DlTensor *t)
+{
+  return size_of (t);
+}
+
+static PyObject *
+get_ndim (PyObject *self, DlTensor *t)
+{
+  return PyLong_FromLong (dl_tensor_get_ndim (t));
+}
+
+static PyObject *
+get_numel (PyObject *self, DlTensor *t)
+{
+  return PyLong_FromLongLong (dl_tensor_numel (t));
+}
+
+static PyObject *
+get_dtype (PyObject *self, DlTensor *t)
+{
+  guint d = dl_tensor_get_dtype (t);
+
+  if (d >= G_N_ELEMENTS (dtype_objects) || dtype_objects[d] == NULL)
+    return FALLBACK;
+  return Py_NewRef (dtype_objects[d]);
+}
+
+static PyObject *
+get_device (PyObject *self, DlTensor *t)
+{
+  if (strcmp (dl_device_get_name (dl_tensor_get_device (t)), "cpu") != 0)
+    return FALLBACK;
+  return Py_NewRef (cpu_device);
+}
+
+static PyObject *
+get_requires_grad (PyObject *self, DlTensor *t)
+{
+  return PyBool_FromLong (dl_tensor_get_requires_grad (t));
+}
+
+static PyObject *
+get_is_leaf (PyObject *self, DlTensor *t)
+{
+  return PyBool_FromLong (dl_tensor_is_leaf (t));
+}
+
+/* x.grad: the grad's wrapper, kept as long as the grad lives. A wrapper
+ * with an instance dict is one PyGObject keeps alive while its GObject has
+ * other references (toggle references), so giving the grad's wrapper its
+ * (empty) dict makes x.grad, read again, the same object at the cost of a
+ * lookup, as PyTorch's is, rather than a new wrapper each time; when x
+ * lets go of the grad, the wrapper goes with it. */
+static PyObject *
+get_grad (PyObject *self, DlTensor *t)
+{
+  DlTensor *grad = dl_tensor_get_grad (t);
+  PyObject *wrapper, *dict;
+
+  if (grad == NULL)
+    Py_RETURN_NONE;
+  wrapper = pygobject_new (G_OBJECT (grad));
+  if (wrapper && ((PyGObject *)wrapper)->inst_dict == NULL)
+    {
+      if ((dict = PyObject_GetAttrString (wrapper, "__dict__")) == NULL)
+        Py_CLEAR (wrapper);
+      Py_XDECREF (dict);
+    }
+  return wrapper;
+}
+
+/* x.item(): a float, an int (exact: integers beyond 2^53 go to Python,
+ * which reads them through numpy) or a bool. */
+static PyObject *
+get_item (PyObject *self, DlTensor *t)
+{
+  DlDType dtype = dl_tensor_get_dtype (t);
+  GError *error = NULL;
+  gdouble v;
+
+  if (dl_tensor_numel (t) != 1)
+    return FALLBACK;
+  v = dl_tensor_item (t, &error);
+  if (error)
+    return finish (NULL, error);
+  if (dtype == DL_DTYPE_BOOL)
+    return PyBool_FromLong (v != 0);
+  if (dl_dtype_is_floating_point (dtype))
+    return PyFloat_FromDouble (v);
+  if (fabs (v) >= 9007199254740992.0)
+    return FALLBACK;
+  return PyLong_FromDouble (v);
+}
+
+static int
+set_requires_grad (PyObject *self, DlTensor *t, PyObject *value)
+{
+  GError *error = NULL;
+  gboolean v;
+
+  if (!get_bool (value, &v) || !dl_tensor_set_requires_grad (t, v, &error))
+    {
+      g_clear_error (&error);
+      return 0;
+    }
+  return 1;
+}
+
+static int
+set_grad (PyObject *self, DlTensor *t, PyObject *value)
+{
+  GError *error = NULL;
+  DlTensor *grad = NULL;
+
+  if ((value != Py_None && (grad = tensor_of (value)) == NULL)
+      || !dl_tensor_set_grad (t, grad, &error))
+    {
+      g_clear_error (&error);
+      return 0;
+    }
+  return 1;
+}
+
+/* ---- adapters: libdl calls in the shapes above -------------------------- */
+
+static DlTensor *
+detach (DlTensor *self, GError **error)
+{
+  return dl_tensor_detach (self);
+}
+
+static DlTensor *
+sub_scalar_ (DlTensor *self, gdouble other, GError **error)
+{
+  return dl_tensor_add_scalar_ (self, -other, error);
+}
+
+/* x /= 0 raises ZeroDivisionError in Python, so it goes there. */
+static DlTensor *
+div_scalar_ (DlTensor *self, gdouble other, GError **error)
+{
+  if (other == 0)
+    return NULL;
+  return dl_tensor_mul_scalar_ (self, 1.0 / other, error);
+}
+
+/* ---- the table ----------------------------------------------------------- */
+
+#define UNARY(name, f) { name, unary, { .unary = f } }
+#define BINARY(name, f, s) { name, binary, { .binary = f }, { .scalar = s }, { "other" } }
+#define BINARY_ALPHA(name, f, s)                                                                   \
+  { name, binary, { .binary = f }, { .scalar = s }, { "other", "alpha" } }
+#define REFLECTED(name, s) { name, reflected, { NULL }, { .scalar = s }, { "other" } }
+#define INPLACE(name, f, s) { name, binary_inplace, { .binary = f }, { .scalar = s }, { "other" } }
+#define INPLACE_ALPHA(name, f, s)                                                                  \
+  { name, binary_inplace, { .binary = f }, { .scalar = s }, { "other", "alpha" } }
+#define PROPERTY(name, get_fn, set_fn)                                                             \
+  { name, NULL, { NULL }, { NULL }, { NULL }, { 0, 0 }, 0, get_fn, set_fn }
+#define GETTER_METHOD(name, get_fn)                                                                \
+  { name, call_getter, { NULL }, { NULL }, { NULL }, { 0, 0 }, 0, get_fn }
+
+static const Entry entries[] = {
+  /* arithmetic */
+  BINARY ("__add__", dl_tensor_add, dl_tensor_add_scalar),
+  BINARY ("__sub__", dl_tensor_sub, dl_tensor_sub_scalar),
+  BINARY ("__mul__", dl_tensor_mul, dl_tensor_mul_scalar),
+  BINARY ("__truediv__", dl_tensor_div, dl_tensor_div_scalar),
+  BINARY ("__matmul__", dl_tensor_matmul, NULL),
+  BINARY_ALPHA ("add", dl_tensor_add, dl_tensor_add_scalar),
+  BINARY_ALPHA ("sub", dl_tensor_sub, dl_tensor_sub_scalar),
+  BINARY ("mul", dl_tensor_mul, dl_tensor_mul_scalar),
+  BINARY ("div", dl_tensor_div, dl_tensor_div_scalar),
+  BINARY ("matmul", dl_tensor_matmul, NULL),
+  BINARY ("mm", dl_tensor_mm, NULL),
+  BINARY ("bmm", dl_tensor_bmm, NULL),
+  BINARY ("maximum", dl_tensor_maximum, NULL),
+  BINARY ("minimum", dl_tensor_minimum, NULL),
+  REFLECTED ("__radd__", dl_tensor_add_scalar),
+  REFLECTED ("__rmul__", dl_tensor_mul_scalar),
+  REFLECTED ("__rsub__", dl_tensor_rsub_scalar),
+  REFLECTED ("__rtruediv__", dl_tensor_rdiv_scalar),
+  { "pow", power, { .binary = dl_tensor_pow }, { NULL }, { "exponent" } },
+  { "__pow__", power, { .binary = dl_tensor_pow }, { NULL }, { "other" } },
+
+  /* comparisons */
+  BINARY ("__eq__", dl_tensor_eq, dl_tensor_eq_scalar),
+  BINARY ("__ne__", dl_tensor_ne, dl_tensor_ne_scalar),
+  BINARY ("__lt__", dl_tensor_lt, dl_tensor_lt_scalar),
+  BINARY ("__le__", dl_tensor_le, dl_tensor_le_scalar),
+  BINARY ("__gt__", dl_tensor_gt, dl_tensor_gt_scalar),
+  BINARY ("__ge__", dl_tensor_ge, dl_tensor_ge_scalar),
+  BINARY ("eq", dl_tensor_eq, dl_tensor_eq_scalar),
+  BINARY ("ne", dl_tensor_ne, dl_tensor_ne_scalar),
+  BINARY ("lt", dl_tensor_lt, dl_tensor_lt_scalar),
+  BINARY ("le", dl_tensor_le, dl_tensor_le_scalar),
+  BINARY ("gt", dl_tensor_gt, dl_tensor_gt_scalar),
+  BINARY ("ge", dl_tensor_ge, dl_tensor_ge_scalar),
+
+  /* in place */
+  INPLACE_ALPHA ("add_", dl_tensor_add_, dl_tensor_add_scalar_),
+  INPLACE_ALPHA ("sub_", dl_tensor_sub_, sub_scalar_),
+  INPLACE ("mul_", dl_tensor_mul_, dl_tensor_mul_scalar_),
+  INPLACE ("div_", dl_tensor_div_, div_scalar_),
+  INPLACE ("__iadd__", dl_tensor_add_, dl_tensor_add_scalar_),
+  INPLACE ("__isub__", dl_tensor_sub_, sub_scalar_),
+  INPLACE ("__imul__", dl_tensor_mul_, dl_tensor_mul_scalar_),
+  INPLACE ("__itruediv__", dl_tensor_div_, div_scalar_),
+  { "zero_", unary_inplace, { .unary = dl_tensor_zero_ } },
+  { "relu_", unary_inplace, { .unary = dl_tensor_relu_ } },
+  { "fill_", fill, { .scalar = dl_tensor_fill_ }, { NULL }, { "value" } },
+  { "copy_", copy, { .binary = dl_tensor_copy_ }, { NULL }, { "src" } },
+
+  /* pointwise */
+  UNARY ("__neg__", dl_tensor_neg),
+  UNARY ("__abs__", dl_tensor_abs),
+  UNARY ("neg", dl_tensor_neg),
+  UNARY ("abs", dl_tensor_abs),
+  UNARY ("exp", dl_tensor_exp),
+  UNARY ("expm1", dl_tensor_expm1),
+  UNARY ("log", dl_tensor_log),
+  UNARY ("log1p", dl_tensor_log1p),
+  UNARY ("log2", dl_tensor_log2),
+  UNARY ("sqrt", dl_tensor_sqrt),
+  UNARY ("rsqrt", dl_tensor_rsqrt),
+  UNARY ("sin", dl_tensor_sin),
+  UNARY ("cos", dl_tensor_cos),
+  UNARY ("tan", dl_tensor_tan),
+  UNARY ("tanh", dl_tensor_tanh),
+  UNARY ("sigmoid", dl_tensor_sigmoid),
+  UNARY ("relu", dl_tensor_relu),
+  UNARY ("gelu", dl_tensor_gelu),
+  UNARY ("silu", dl_tensor_silu),
+  UNARY ("sign", dl_tensor_sign),
+  UNARY ("floor", dl_tensor_floor),
+  UNARY ("ceil", dl_tensor_ceil),
+  UNARY ("round", dl_tensor_round),
+  UNARY ("trunc", dl_tensor_trunc),
+  UNARY ("frac", dl_tensor_frac),
+  UNARY ("reciprocal", dl_tensor_reciprocal),
+  UNARY ("erf", dl_tensor_erf),
+  UNARY ("isnan", dl_tensor_isnan),
+  UNARY ("isinf", dl_tensor_isinf),
+  UNARY ("isfinite", dl_tensor_isfinite),
+  UNARY ("logical_not", dl_tensor_logical_not),
+  UNARY ("clone", dl_tensor_clone),
+  UNARY ("detach", detach),
+
+  /* reductions */
+  { "sum", reduce, { .dims_keep = dl_tensor_sum_dims }, { .unary = dl_tensor_sum },
+    { "dim", "keepdim", "dtype" } },
+  { "mean", reduce, { .dims_keep = dl_tensor_mean_dims }, { .unary = dl_tensor_mean },
+    { "dim", "keepdim", "dtype" } },
+  { "max", extremum, { .dim_keep_indices = dl_tensor_max_dim }, { .unary = dl_tensor_max },
+    { "dim", "keepdim" } },
+  { "min", extremum, { .dim_keep_indices = dl_tensor_min_dim }, { .unary = dl_tensor_min },
+    { "dim", "keepdim" } },
+  { "argmax", arg_extremum, { .dim_keep = dl_tensor_argmax }, { NULL }, { "dim", "keepdim" } },
+  { "argmin", arg_extremum, { .dim_keep = dl_tensor_argmin }, { NULL }, { "dim", "keepdim" } },
+  { "softmax", dim, { .dim = dl_tensor_softmax }, { NULL }, { "dim", "dtype" } },
+  { "log_softmax", dim, { .dim = dl_tensor_log_softmax }, { NULL }, { "dim", "dtype" } },
+
+  /* views and shape */
+  { "view", shape, { .shape = dl_tensor_view } },
+  { "reshape", shape, { .shape = dl_tensor_reshape } },
+  { "expand", shape, { .shape = dl_tensor_expand } },
+  { "permute", dims, { .dims = dl_tensor_permute } },
+  { "unsqueeze", dim, { .dim = dl_tensor_unsqueeze }, { NULL }, { "dim" } },
+  { "squeeze", squeeze, { .dim = dl_tensor_squeeze_dim }, { NULL }, { "dim" } },
+  { "transpose", dim2, { .dim2 = dl_tensor_transpose }, { NULL }, { "dim0", "dim1" }, { 0, 0 },
+    2 },
+  { "flatten", dim2, { .dim2 = dl_tensor_flatten }, { NULL }, { "start_dim", "end_dim" },
+    { 0, -1 }, 0 },
+  UNARY ("t", dl_tensor_t),
+  UNARY ("contiguous", dl_tensor_contiguous),
+  { "__getitem__", getitem },
+
+  /* attributes */
+  { "size", size, { NULL }, { NULL }, { "dim" } },
+  GETTER_METHOD ("dim", get_ndim),
+  GETTER_METHOD ("numel", get_numel),
+  GETTER_METHOD ("item", get_item),
+  PROPERTY ("shape", get_shape, NULL),
+  PROPERTY ("ndim", get_ndim, NULL),
+  PROPERTY ("dtype", get_dtype, NULL),
+  PROPERTY ("device", get_device, NULL),
+  PROPERTY ("requires_grad", get_requires_grad, set_requires_grad),
+  PROPERTY ("grad", get_grad, set_grad),
+  PROPERTY ("is_leaf", get_is_leaf, NULL),
 };
 
-/* install(cls): replaces cls's operators by the C ones, keeping the
- * Python ones as fallbacks. cls must be the Dl.Tensor override class. */
+#define N_ENTRIES G_N_ELEMENTS (entries)
+
+/* What each entry replaced: the Python method or property, or the typelib
+ * method; and the getset definitions of the properties. */
+static PyObject *fallbacks[N_ENTRIES];
+static PyGetSetDef getsets[N_ENTRIES];
+
 static PyObject *
-fast_install (PyObject *module, PyObject *cls)
+fallback_of (const Entry *e)
 {
-  if (!PyType_Check (cls)
-      || !PyType_IsSubtype ((PyTypeObject *)cls, pygobject_lookup_class (DL_TYPE_TENSOR)))
+  return fallbacks[e - entries];
+}
+
+static DlTensor *
+self_tensor (PyObject *self)
+{
+  return PyObject_TypeCheck (self, tensor_type) ? (DlTensor *)pygobject_get (self) : NULL;
+}
+
+/* ---- the method descriptor type ------------------------------------------ */
+
+typedef struct
+{
+  PyObject_HEAD
+  vectorcallfunc vectorcall;
+  const Entry *entry;
+} FastMethod;
+
+static PyObject *
+method_vectorcall (PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+  const Entry *e = ((FastMethod *)callable)->entry;
+  Py_ssize_t nargs = PyVectorcall_NARGS (nargsf);
+  DlTensor *t;
+
+  if (nargs >= 1 && (t = self_tensor (args[0])))
     {
-      PyErr_SetString (PyExc_TypeError, "install() expects the Dl.Tensor class");
+      Call c = { args + 1, nargs - 1, kwnames };
+      PyObject *result = e->handler (e, args[0], t, &c);
+
+      if (result || PyErr_Occurred ())
+        return result;
+    }
+  return PyObject_Vectorcall (fallback_of (e), args, nargsf, kwnames);
+}
+
+static PyObject *
+method_get (PyObject *self, PyObject *obj, PyObject *type)
+{
+  if (obj == NULL)
+    return Py_NewRef (self);
+  return PyMethod_New (self, obj);
+}
+
+static PyObject *
+method_repr (PyObject *self)
+{
+  return PyUnicode_FromFormat ("<C method 'Tensor.%s' of _dl_fast>",
+                               ((FastMethod *)self)->entry->name);
+}
+
+static PyObject *
+method_name (PyObject *self, void *closure)
+{
+  return PyUnicode_FromString (((FastMethod *)self)->entry->name);
+}
+
+static PyObject *
+method_qualname (PyObject *self, void *closure)
+{
+  return PyUnicode_FromFormat ("Tensor.%s", ((FastMethod *)self)->entry->name);
+}
+
+/* The method it replaced, which handles what this one does not. */
+static PyObject *
+method_wrapped (PyObject *self, void *closure)
+{
+  return Py_NewRef (fallback_of (((FastMethod *)self)->entry));
+}
+
+static PyObject *
+method_doc (PyObject *self, void *closure)
+{
+  return PyObject_GetAttrString (fallback_of (((FastMethod *)self)->entry), "__doc__");
+}
+
+static PyGetSetDef method_getset[] = {
+  { "__name__", method_name, NULL, NULL, NULL },
+  { "__qualname__", method_qualname, NULL, NULL, NULL },
+  { "__wrapped__", method_wrapped, NULL, NULL, NULL },
+  { "__doc__", method_doc, NULL, NULL, NULL },
+  { NULL },
+};
+
+/* Named method_descriptor as CPython's own, which it behaves as. */
+static PyTypeObject method_type = {
+  PyVarObject_HEAD_INIT (NULL, 0).tp_name = "_dl_fast.method_descriptor",
+  .tp_basicsize = sizeof (FastMethod),
+  .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+  .tp_vectorcall_offset = offsetof (FastMethod, vectorcall),
+  .tp_call = PyVectorcall_Call,
+  .tp_descr_get = method_get,
+  .tp_repr = method_repr,
+  .tp_getset = method_getset,
+};
+
+static PyObject *
+method_new (const Entry *e)
+{
+  FastMethod *m = PyObject_New (FastMethod, &method_type);
+
+  if (m)
+    {
+      m->vectorcall = method_vectorcall;
+      m->entry = e;
+    }
+  return (PyObject *)m;
+}
+
+/* ---- properties ------------------------------------------------------------ */
+
+static PyObject *
+property_get (PyObject *self, void *closure)
+{
+  const Entry *e = closure;
+  PyObject *fallback = fallback_of (e);
+  DlTensor *t = self_tensor (self);
+
+  if (t)
+    {
+      PyObject *result = e->get (self, t);
+
+      if (result || PyErr_Occurred ())
+        return result;
+    }
+  return Py_TYPE (fallback)->tp_descr_get (fallback, self, (PyObject *)Py_TYPE (self));
+}
+
+static int
+property_set (PyObject *self, PyObject *value, void *closure)
+{
+  const Entry *e = closure;
+  PyObject *fallback = fallback_of (e);
+  DlTensor *t = self_tensor (self);
+
+  if (t && value && e->set)
+    {
+      int done = e->set (self, t, value);
+
+      if (done)
+        return done < 0 ? -1 : 0;
+    }
+  /* the property's setter, deleter, or its AttributeError */
+  return Py_TYPE (fallback)->tp_descr_set (fallback, self, value);
+}
+
+/* ---- install --------------------------------------------------------------- */
+
+static gboolean
+is_tuple_type (PyObject *o)
+{
+  return PyType_Check (o) && PyType_IsSubtype ((PyTypeObject *)o, &PyTuple_Type);
+}
+
+/* install(cls, dtypes, size, cpu, return_types): replaces cls's methods
+ * and properties named in the table by the C ones, keeping what they
+ * replace as their fallbacks. cls is the Tensor class; dtypes maps each
+ * DlDType value to its dtype object; size is torch.Size; cpu the device
+ * object of the CPU; return_types the (values, indices) named tuple. */
+static PyObject *
+fast_install (PyObject *module, PyObject *args)
+{
+  PyObject *cls, *dtypes, *size, *cpu, *return_types, *key, *value;
+  Py_ssize_t pos = 0;
+
+  if (!PyArg_ParseTuple (args, "O!O!OOO:install", &PyType_Type, &cls, &PyDict_Type, &dtypes,
+                         &size, &cpu, &return_types))
+    return NULL;
+  if (!PyType_IsSubtype ((PyTypeObject *)cls, pygobject_lookup_class (DL_TYPE_TENSOR))
+      || !is_tuple_type (size) || !is_tuple_type (return_types))
+    {
+      PyErr_SetString (PyExc_TypeError, "install() expects the Dl.Tensor class, a dict of dtypes, "
+                                        "torch.Size, a device and a named tuple type");
       return NULL;
     }
   if (tensor_type != NULL)
@@ -203,41 +1289,87 @@ fast_install (PyObject *module, PyObject *cls)
       PyErr_SetString (PyExc_RuntimeError, "install() was already called");
       return NULL;
     }
-  for (int i = 0; i < N_OPS; i++)
+  while (PyDict_Next (dtypes, &pos, &key, &value))
     {
-      const char *name = tensor_methods[i].ml_name;
+      long d = PyLong_AsLong (key);
+
+      if (d < 0 || d >= (long)G_N_ELEMENTS (dtype_objects))
+        {
+          if (!PyErr_Occurred ())
+            PyErr_SetString (PyExc_ValueError, "install(): a dtype value out of range");
+          return NULL;
+        }
+      Py_XSETREF (dtype_objects[d], Py_NewRef (value));
+    }
+  for (gsize i = 0; i < N_ENTRIES; i++)
+    {
+      const Entry *e = &entries[i];
       PyObject *descr;
 
-      if (!(fallbacks[i] = PyObject_GetAttrString (cls, name)))
+      if (!(fallbacks[i] = PyObject_GetAttrString (cls, e->name)))
         return NULL;
-      if (!(descr = PyDescr_NewMethod ((PyTypeObject *)cls, &tensor_methods[i])))
-        return NULL;
-      if (PyObject_SetAttrString (cls, name, descr) < 0)
+      if (e->handler)
+        descr = method_new (e);
+      else if (Py_TYPE (fallbacks[i])->tp_descr_get == NULL
+               || Py_TYPE (fallbacks[i])->tp_descr_set == NULL)
         {
-          Py_DECREF (descr);
+          PyErr_Format (PyExc_TypeError, "install(): Tensor.%s is not a property", e->name);
+          return NULL;
+        }
+      else
+        {
+          getsets[i] = (PyGetSetDef){ e->name, property_get, property_set, NULL, (void *)e };
+          descr = PyDescr_NewGetSet ((PyTypeObject *)cls, &getsets[i]);
+        }
+      if (descr == NULL || PyObject_SetAttrString (cls, e->name, descr) < 0)
+        {
+          Py_XDECREF (descr);
           return NULL;
         }
       Py_DECREF (descr);
     }
-  Py_INCREF (cls);
-  tensor_type = (PyTypeObject *)cls;
+  size_type = (PyTypeObject *)Py_NewRef (size);
+  return_types_type = (PyTypeObject *)Py_NewRef (return_types);
+  cpu_device = Py_NewRef (cpu);
+  tensor_type = (PyTypeObject *)Py_NewRef (cls);
   Py_RETURN_NONE;
 }
 
+/* names(): the names of the methods and properties install() replaces. */
+static PyObject *
+fast_names (PyObject *module, PyObject *unused)
+{
+  PyObject *names = PyTuple_New (N_ENTRIES);
+
+  for (gsize i = 0; names && i < N_ENTRIES; i++)
+    {
+      PyObject *name = PyUnicode_FromString (entries[i].name);
+
+      if (name == NULL)
+        Py_CLEAR (names);
+      else
+        PyTuple_SET_ITEM (names, i, name);
+    }
+  return names;
+}
+
 static PyMethodDef module_methods[] = {
-  { "install", fast_install, METH_O,
-    "install(cls): give the Tensor class the C implementations of its operators" },
+  { "install", fast_install, METH_VARARGS,
+    "install(cls, dtypes, size, cpu, return_types): give the Tensor class the C paths of its hot "
+    "methods" },
+  { "names", fast_names, METH_NOARGS,
+    "names(): the methods and properties that install() gives C paths" },
   { NULL, NULL, 0, NULL },
 };
 
 static struct PyModuleDef module_def = {
-  PyModuleDef_HEAD_INIT, "_dl_fast", "libdl's Tensor operators in C", -1, module_methods,
+  PyModuleDef_HEAD_INIT, "_dl_fast", "libdl's hot Tensor methods in C", -1, module_methods,
 };
 
 PyMODINIT_FUNC
 PyInit__dl_fast (void)
 {
-  if (pygobject_init (3, 0, 0) == NULL)
+  if (pygobject_init (3, 0, 0) == NULL || PyType_Ready (&method_type) < 0)
     return NULL;
   return PyModule_Create (&module_def);
 }

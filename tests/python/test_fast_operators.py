@@ -127,3 +127,272 @@ def test_python_operators_still_work_when_asked_for():
     out = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True,
                          text=True, check=True)
     assert out.stdout.strip() == "[1.5, 5.0] [-1.0, -2.0]"
+
+
+# ---- every C path against the Python method it replaced, and torch ------------
+
+from gi.overrides import _dl_fast  # noqa: E402
+
+import dl._tensor  # noqa: E402
+
+FAST = not os.environ.get('DL_PYTHON_OPERATORS')
+
+
+class T:
+    """An argument that is one of the inputs below, in either library."""
+
+    def __init__(self, key):
+        self.key = key
+
+
+def inputs(lib):
+    f = np.array([1.5, -2.0, 0.25, 3.0, -0.5, 2.0, 0.75], dtype=np.float32)
+    sq = np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]], dtype=np.float32)
+    return {
+        'v': lib.from_numpy(f.copy()),
+        'w': lib.from_numpy(f[::-1].copy()),
+        'p': lib.from_numpy(np.abs(f) + 0.5),
+        'm': lib.from_numpy(sq.copy()),
+        'mt': lib.from_numpy(sq.copy()).t(),                   # not contiguous
+        'c': lib.from_numpy(np.arange(24, dtype=np.float32).reshape(2, 1, 3, 4)),
+        'd': lib.from_numpy(sq.astype(np.float64)),
+        'i': lib.from_numpy(np.array([3, -1, 4, 1, -5], dtype=np.int64)),
+        'j': lib.from_numpy(np.array([2, 7, 1, 8, 2], dtype=np.int64)),
+        'u': lib.from_numpy(np.array([3, 1, 4], dtype=np.int32)),
+        'b': lib.from_numpy(np.array([True, False, True])),
+        's': lib.from_numpy(np.array(2.5, dtype=np.float32)),
+        'si': lib.from_numpy(np.array(7, dtype=np.int64)),
+        'sb': lib.from_numpy(np.array(True)),
+        'big': lib.from_numpy(np.ones(1 << 16, dtype=np.float32)),
+        'big2': lib.from_numpy(np.full(1 << 16, 2.0, dtype=np.float32)),
+        'e': lib.from_numpy(np.zeros((0, 3), dtype=np.float32)),
+        'g': lib.from_numpy(f.copy()).requires_grad_(),
+        'col': lib.from_numpy(np.array([[1.0], [2.0]], dtype=np.float32)),
+    }
+
+
+# (input, method or attribute, args, kwargs): calls the C paths handle, the
+# calls they leave to Python (keywords they do not take, numpy numbers,
+# bools, tensors where numbers go), and calls that fail.
+UNARY_NAMES = ['neg', 'abs', 'exp', 'expm1', 'log', 'log1p', 'log2', 'sqrt', 'rsqrt', 'sin',
+               'cos', 'tan', 'tanh', 'sigmoid', 'relu', 'gelu', 'silu', 'sign', 'floor', 'ceil',
+               'round', 'trunc', 'frac', 'reciprocal', 'erf', 'isnan', 'isinf', 'isfinite',
+               'logical_not', 'clone', 'detach', 't', 'contiguous', '__neg__', '__abs__']
+BINARY_NAMES = ['__add__', '__sub__', '__mul__', '__truediv__', 'add', 'sub', 'mul', 'div',
+                '__eq__', '__ne__', '__lt__', '__le__', '__gt__', '__ge__',
+                'eq', 'ne', 'lt', 'le', 'gt', 'ge']
+OTHERS = [T('w'), T('s'), T('i'), T('b'), T('big'), 3, -2.5, 2.0, 0, True, 2 ** 70,
+          np.float32(1.5), np.int64(2), [1.0] * 7, None, 'x']
+
+CASES = (
+    [(k, name, (), {}) for name in UNARY_NAMES for k in ('v', 'mt', 'i', 'b', 's', 'big', 'e')]
+    + [(k, 'clone', (), {'memory_format': None}) for k in ('v',)]
+    + [(k, name, (o,), {}) for name in BINARY_NAMES for k in ('v', 'i', 'b')
+       for o in OTHERS]
+    + [('v', 'add', (T('w'),), {'alpha': a}) for a in (1, 1.0, 2, 0.5, True)]
+    + [('v', 'sub', (2,), {'alpha': 3})]
+    + [('v', 'add', (), {'other': T('w')}), ('v', 'add', (T('w'), 1, 2), {}), ('v', 'add', (), {})]
+    + [(k, name, (o,), {}) for name in ('__radd__', '__rmul__', '__rsub__', '__rtruediv__')
+       for k in ('v', 'i', 'b') for o in (3, -2.5, 2.0, True, np.float64(2), 2 ** 70)]
+    + [(k, name, (o,), {}) for name in ('__matmul__', 'matmul', 'mm', 'bmm', 'maximum', 'minimum')
+       for k, o in (('m', T('mt')), ('v', T('w')), ('m', T('m')), ('m', 2), ('v', 2.0),
+                    ('i', T('j')), ('v', None))]
+    + [(k, name, (o,), {}) for name in ('pow', '__pow__')
+       for k in ('v', 'p', 'i', 'b', 's') for o in (2, 3, -1, 0.5, 2.0, T('j'), T('p'), True,
+                                                    np.int32(2), None, 2 ** 70)]
+    + [('v', 'pow', (), {'exponent': 2})]
+    + [(k, name, args, kw) for name in ('sum', 'mean')
+       for k in ('v', 'm', 'mt', 'c', 'i', 'b', 's', 'e', 'big')
+       for args, kw in (((), {}), ((0,), {}), ((-1,), {'keepdim': True}), ((), {'dim': 1}),
+                        ((), {'dim': (0, 1)}), (([0, -1],), {}), ((0,), {'keepdim': 1}),
+                        ((True,), {}), ((np.int64(0),), {}), ((5,), {}), ((2 ** 40,), {}),
+                        ((), {'dtype': None}), ((), {'dtype': dl.float64}),
+                        ((0,), {'dtype': dl.int64}), ((), {'keepdim': True}),
+                        ((0,), {'keep_dim': True}), ((0, 1), {}), (((0, 0),), {}))]
+    + [(k, name, args, kw) for name in ('max', 'min', 'argmax', 'argmin')
+       for k in ('v', 'm', 'mt', 'c', 'i', 'b', 's', 'e', 'big')
+       for args, kw in (((), {}), ((0,), {}), ((1,), {'keepdim': True}), ((), {'dim': -1}),
+                        ((), {'dim': 0, 'keepdim': False}), ((5,), {}), ((None,), {}),
+                        ((np.int64(0),), {}), ((0,), {'keepdim': 'yes'}), ((T('m'),), {}))]
+    + [(k, name, args, {}) for name in ('view', 'reshape')
+       for k in ('v', 'm', 'mt', 'c', 's', 'e')
+       for args in ((-1,), (3, 2), ((2, 3),), ([6],), (2, -1), (1, 2, 1, 3), (7,), (), (1.5,),
+                    (np.int64(6),), ((2, 3.0),), (2 ** 70,), (-1, -1), ((),))]
+    + [(k, 'expand', args, {}) for k in ('v', 'col', 's', 'm')
+       for args in ((2, 7), (-1, 7), ((2, 2, 3),), (2, 3), (3,), ([4, -1],), (1.0,), ())]
+    + [(k, 'permute', args, {}) for k in ('m', 'mt', 'c', 's')
+       for args in ((1, 0), ((1, 0),), ([3, 2, 1, 0],), (0, 1, 3, 2), (0, 0), (1,), (),
+                    (1.0, 0.0), (2 ** 40, 0))]
+    + [(k, name, args, kw) for name in ('unsqueeze', 'softmax', 'log_softmax', 'squeeze')
+       for k in ('v', 'm', 'mt', 'c', 's', 'i', 'e')
+       for args, kw in (((0,), {}), ((-1,), {}), ((), {'dim': 1}), ((5,), {}), ((), {}),
+                        ((0,), {'dtype': dl.float64}), ((0,), {'dtype': None}), ((1.0,), {}),
+                        ((True,), {}), ((None,), {}))]
+    + [(k, name, args, kw) for name in ('transpose', 'flatten')
+       for k in ('v', 'm', 'mt', 'c', 's')
+       for args, kw in (((0, 1), {}), ((1, 0), {}), ((-1, 0), {}), ((1,), {}), ((), {}),
+                        ((), {'start_dim': 1}), ((), {'dim0': 0, 'dim1': 1}), ((0, 5), {}),
+                        ((0.0, 1), {}), ((0, 1, 2), {}))]
+    + [(k, name, (o,), {}) for name in ('add_', 'sub_', 'mul_', 'div_', '__iadd__', '__isub__',
+                                          '__imul__', '__itruediv__')
+       for k in ('v', 'i', 'b', 'g', 'mt', 'big')
+       for o in (T('w'), T('s'), T('i'), 2, 0.5, 0, 0.0, True, 2 ** 70, np.float32(2), 'x',
+                 T('m'), T('big2'))]
+    + [('v', name, (T('w'),), {'alpha': a}) for name in ('add_', 'sub_') for a in (1, 2.0)]
+    + [(k, name, (), {}) for name in ('zero_', 'relu_') for k in ('v', 'i', 'b', 'g', 'mt')]
+    + [(k, 'fill_', (o,), {}) for k in ('v', 'i', 'b', 'g')
+       for o in (3, -1.5, True, 2 ** 70, np.float32(2), T('s'), T('v'), 'x')]
+    + [(k, 'copy_', (o,), {}) for k in ('v', 'i', 'mt', 'g', 'big')
+       for o in (T('w'), T('i'), T('s'), T('m'), T('big2'), [1.0] * 7, 2.0)]
+    + [(k, 'size', args, kw) for k in ('v', 'mt', 's', 'e')
+       for args, kw in (((), {}), ((0,), {}), ((-1,), {}), ((), {'dim': 1}), ((3,), {}),
+                        ((None,), {}), ((1.0,), {}), ((0, 1), {}))]
+    + [(k, name, args, {}) for name in ('dim', 'numel', 'item')
+       for k in ('v', 'mt', 's', 'si', 'sb', 'e', 'g') for args in ((), (0,))]
+    + [(k, '__getitem__', (idx,), {}) for k in ('v', 'm', 'mt', 'c', 's', 'e')
+       for idx in (0, -1, 5, 2 ** 70, slice(1, 3), slice(None, None, 2), slice(-3, None),
+                   slice(None, 1), slice(2, 1), slice(None, None, -1), slice(0, 2, 0),
+                   slice(0.0, 2), (0, 1), (slice(None), 1), (1, slice(0, 2)), (0, 0, 0, 0),
+                   (0, 0, 0, 0, 0), (), None, Ellipsis, (Ellipsis, 0), True, [0, 1],
+                   (0, [0, 1]), np.int64(0))]
+    + [(k, name, None, None) for name in ('shape', 'ndim', 'dtype', 'device', 'requires_grad',
+                                           'grad', 'is_leaf')
+       for k in ('v', 'mt', 'i', 'b', 's', 'e', 'g')]
+)
+
+
+def resolve(x, ins):
+    if isinstance(x, T):
+        return ins[x.key]
+    if isinstance(x, tuple):
+        return tuple(resolve(y, ins) for y in x)
+    if isinstance(x, dict):
+        return {k: resolve(v, ins) for k, v in x.items()}
+    return x
+
+
+def for_torch(x):
+    if isinstance(x, type(dl.float32)):
+        return getattr(torch, x.name)
+    if isinstance(x, dict):
+        return {k: for_torch(v) for k, v in x.items()}
+    if isinstance(x, tuple):
+        return tuple(for_torch(y) for y in x)
+    return x
+
+
+def outcome(fn):
+    """('ok', result) or ('raise', exception)."""
+    try:
+        return 'ok', fn()
+    except Exception as e:  # noqa: BLE001 - any class: both paths must agree on it
+        return 'raise', e
+
+
+def same_result(a, b):
+    """a and b (libdl results, of the two paths) are the same: equal
+    tensors of the same dtype, or equal Python values of the same type."""
+    if isinstance(a, dl.Tensor) or isinstance(b, dl.Tensor):
+        assert type(a) is type(b)
+        assert a.dtype == b.dtype and tuple(a.shape) == tuple(b.shape)
+        assert a.requires_grad == b.requires_grad
+        assert np.array_equal(a.detach().float().numpy(), b.detach().float().numpy(),
+                              equal_nan=True)
+    elif isinstance(a, tuple):
+        assert type(a) is type(b) and len(a) == len(b)
+        for x, y in zip(a, b):
+            same_result(x, y)
+    else:
+        assert type(a) is type(b) and (a == b or a != a and b != b), (a, b)
+
+
+def like_torch(a, t):
+    if isinstance(t, torch.Tensor):
+        assert_same(a, t)
+    elif isinstance(t, tuple):
+        assert len(a) == len(t)
+        for x, y in zip(a, t):
+            like_torch(x, y)
+    elif isinstance(t, torch.dtype):
+        assert a.name == str(t).split('.')[-1]
+    elif isinstance(t, torch.device):
+        assert str(a) == str(t)
+    else:
+        assert type(a) is type(t) and a == t
+
+
+def run_case(key, name, args, kwargs, path):
+    """Calls name on input key of a fresh set of inputs: through the C path
+    (path 'c'), the Python method it replaced ('py') or torch ('torch').
+    Returns the outcome and, for in-place methods, the input after it."""
+    lib = torch if path == 'torch' else dl
+    ins = inputs(lib)
+    x = ins[key]
+    a = resolve(args, ins)
+    kw = resolve(kwargs, ins)
+    if path == 'torch':
+        a, kw = for_torch(a), for_torch(kw)
+    if args is None:                                           # an attribute
+        if path == 'py':
+            return outcome(lambda: dl._tensor._PYTHON_METHODS[name].__get__(x)), x
+        return outcome(lambda: getattr(x, name)), x
+    if path == 'py':
+        return outcome(lambda: dl._tensor._PYTHON_METHODS[name](x, *a, **kw)), x
+    return outcome(lambda: getattr(x, name)(*a, **kw)), x
+
+
+@pytest.mark.skipif(not FAST, reason='DL_PYTHON_OPERATORS asks for the Python methods')
+def test_every_c_path_is_tested():
+    tested = {name for _, name, _, _ in CASES}
+    assert set(_dl_fast.names()) == tested
+    assert set(dl._tensor._PYTHON_METHODS) == tested
+
+
+@pytest.mark.skipif(not FAST, reason='DL_PYTHON_OPERATORS asks for the Python methods')
+@pytest.mark.parametrize('key,name,args,kwargs', CASES,
+                         ids=['%s.%s%s%s' % (k, n, '' if a is None else a, kw or '')
+                              for k, n, a, kw in CASES])
+def test_c_path_gives_what_python_and_torch_give(key, name, args, kwargs):
+    (kind, got), x = run_case(key, name, args, kwargs, 'c')
+    (pkind, expected), px = run_case(key, name, args, kwargs, 'py')
+    assert kind == pkind, (got, expected)
+    if kind == 'raise':
+        assert type(got) is type(expected) and str(got) == str(expected)
+    else:
+        if expected is NotImplemented:
+            assert got is NotImplemented
+        elif expected is px:
+            assert got is x                                    # in place: self
+        else:
+            same_result(got, expected)
+        same_result(x, px)                                     # in place: the same values
+    (tkind, t), tx = run_case(key, name, args, kwargs, 'torch')
+    if got is NotImplemented or t is NotImplemented:
+        return                     # a dunder called directly: the operator decides
+    if tkind == 'ok' and kind == 'ok':
+        like_torch(got, t)
+        if isinstance(tx, torch.Tensor):
+            like_torch(x, tx)
+    elif tkind == 'raise' and kind == 'raise':
+        assert (isinstance(got, type(t)) or isinstance(t, type(got))
+                or (type(got).__name__, type(t).__name__) in KNOWN_DIVERGENCES), (got, t)
+    # Where only one of them raises, the call is one of the odd ones above
+    # that exercise the fallbacks, and the Python layer is more lenient than
+    # torch (keepdim=1, lists as operands, the gelu method, ...) or does not
+    # take it (exp of a bool tensor): the same on both paths, as asserted.
+
+
+# Where the Python layer raises another class than torch 1.13 does, on
+# both paths alike (edge cases the C paths leave to it): bool dims, ints
+# beyond int32 or int64, dim=None for softmax, integer in-place division
+# by zero, fill_ with a string, a step <= 0 on a 0-d tensor, lists as
+# operands (taken, then failing on their shape), the gelu and silu methods
+# (not in torch 1.13), and a mean over an integer tensor (libdl checks
+# the dims first).
+KNOWN_DIVERGENCES = {
+    ('IndexError', 'TypeError'), ('OverflowError', 'IndexError'),
+    ('OverflowError', 'RuntimeError'), ('OverflowError', 'TypeError'),
+    ('TypeError', 'RuntimeError'), ('ZeroDivisionError', 'RuntimeError'),
+    ('ValueError', 'TypeError'), ('IndexError', 'ValueError'), ('Error', 'TypeError'),
+    ('Error', 'AttributeError'), ('IndexError', 'RuntimeError'),
+}

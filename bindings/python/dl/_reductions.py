@@ -1,10 +1,24 @@
-# reductions.py: part of the Dl override (bindings/python/gi/overrides/Dl.py),
-# executed in that module's namespace after it; see _include there.
+# _reductions.py: reductions (prod, amax, var, std, norm, logsumexp, all,
+# any, median, ...), scans (cumsum, cummax, ...), sorting, topk and unique.
+# sum, mean, max, min, argmax and argmin are Tensor methods in _tensor.py.
 #
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
-# ---- reductions, scans and sorting (issue 3) ------------------------------------
+import collections
+import numbers
+
+from ._lib import Dl, _checked, _method_fn
+
+
+_ReturnValues = collections.namedtuple('return_types', ['values', 'indices'])
+
+
+def _dims(dim):
+    if isinstance(dim, numbers.Integral):
+        return [int(dim)]
+    return [int(d) for d in dim]
+
 
 def _as_dtype(result, dtype):
     """With dtype= given, torch computes in it and returns it, integers
@@ -198,20 +212,67 @@ def _scan_msort(self):
     return _scan_sort(self, 0)[0]
 
 
-for _name, _fn in (('kthvalue', _reduce_kthvalue), ('var_mean', _reduce_var_mean),
-                   ('std_mean', _reduce_std_mean), ('count_nonzero', _reduce_count_nonzero),
-                   ('aminmax', _reduce_aminmax), ('msort', _scan_msort),
-                   ('cummax', _scan_cummax), ('cummin', _scan_cummin),
-                   ('unique_consecutive', _scan_unique_consecutive),
-                   ('nansum', _reduce_nansum), ('nanmean', _reduce_nanmean),
-                   ('prod', _reduce_prod), ('amax', _reduce_amax), ('amin', _reduce_amin),
-                   ('var', _reduce_var), ('std', _reduce_std), ('norm', _reduce_norm),
-                   ('logsumexp', _reduce_logsumexp), ('all', _reduce_all), ('any', _reduce_any),
-                   ('median', _reduce_median), ('nanmedian', _reduce_nanmedian),
-                   ('cumsum', _scan_cumsum),
-                   ('cumprod', _scan_cumprod), ('sort', _scan_sort), ('argsort', _scan_argsort),
-                   ('topk', _scan_topk), ('unique', _scan_unique)):
-    _fn = _checked(_fn)
-    _fn.__name__ = _name
-    setattr(Tensor, _name, _fn)
-    _export(_unary_fn(_name))
+def _method(fn, name):
+    """A reduction as a Tensor method: IndexError for dims out of range."""
+    fn = _checked(fn)
+    fn.__name__ = name
+    return fn
+
+
+_t_kthvalue = _method(_reduce_kthvalue, 'kthvalue')
+_t_var_mean = _method(_reduce_var_mean, 'var_mean')
+_t_std_mean = _method(_reduce_std_mean, 'std_mean')
+_t_count_nonzero = _method(_reduce_count_nonzero, 'count_nonzero')
+_t_aminmax = _method(_reduce_aminmax, 'aminmax')
+_t_msort = _method(_scan_msort, 'msort')
+_t_cummax = _method(_scan_cummax, 'cummax')
+_t_cummin = _method(_scan_cummin, 'cummin')
+_t_unique_consecutive = _method(_scan_unique_consecutive, 'unique_consecutive')
+_t_nansum = _method(_reduce_nansum, 'nansum')
+_t_nanmean = _method(_reduce_nanmean, 'nanmean')
+_t_prod = _method(_reduce_prod, 'prod')
+_t_amax = _method(_reduce_amax, 'amax')
+_t_amin = _method(_reduce_amin, 'amin')
+_t_var = _method(_reduce_var, 'var')
+_t_std = _method(_reduce_std, 'std')
+_t_norm = _method(_reduce_norm, 'norm')
+_t_logsumexp = _method(_reduce_logsumexp, 'logsumexp')
+_t_all = _method(_reduce_all, 'all')
+_t_any = _method(_reduce_any, 'any')
+_t_median = _method(_reduce_median, 'median')
+_t_nanmedian = _method(_reduce_nanmedian, 'nanmedian')
+_t_cumsum = _method(_scan_cumsum, 'cumsum')
+_t_cumprod = _method(_scan_cumprod, 'cumprod')
+_t_sort = _method(_scan_sort, 'sort')
+_t_argsort = _method(_scan_argsort, 'argsort')
+_t_topk = _method(_scan_topk, 'topk')
+_t_unique = _method(_scan_unique, 'unique')
+
+kthvalue = _method_fn(_t_kthvalue, 'kthvalue')
+var_mean = _method_fn(_t_var_mean, 'var_mean')
+std_mean = _method_fn(_t_std_mean, 'std_mean')
+count_nonzero = _method_fn(_t_count_nonzero, 'count_nonzero')
+aminmax = _method_fn(_t_aminmax, 'aminmax')
+msort = _method_fn(_t_msort, 'msort')
+cummax = _method_fn(_t_cummax, 'cummax')
+cummin = _method_fn(_t_cummin, 'cummin')
+unique_consecutive = _method_fn(_t_unique_consecutive, 'unique_consecutive')
+nansum = _method_fn(_t_nansum, 'nansum')
+nanmean = _method_fn(_t_nanmean, 'nanmean')
+prod = _method_fn(_t_prod, 'prod')
+amax = _method_fn(_t_amax, 'amax')
+amin = _method_fn(_t_amin, 'amin')
+var = _method_fn(_t_var, 'var')
+std = _method_fn(_t_std, 'std')
+norm = _method_fn(_t_norm, 'norm')
+logsumexp = _method_fn(_t_logsumexp, 'logsumexp')
+_all_fn = _method_fn(_t_all, 'all')
+_any_fn = _method_fn(_t_any, 'any')
+median = _method_fn(_t_median, 'median')
+nanmedian = _method_fn(_t_nanmedian, 'nanmedian')
+cumsum = _method_fn(_t_cumsum, 'cumsum')
+cumprod = _method_fn(_t_cumprod, 'cumprod')
+sort = _method_fn(_t_sort, 'sort')
+argsort = _method_fn(_t_argsort, 'argsort')
+topk = _method_fn(_t_topk, 'topk')
+unique = _method_fn(_t_unique, 'unique')

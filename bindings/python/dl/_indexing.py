@@ -1,10 +1,21 @@
-# indexing.py: part of the Dl override (bindings/python/gi/overrides/Dl.py),
-# executed in that module's namespace after it; see _include there.
+# _indexing.py: indexing (x[...] and assignment through it), gather and
+# scatter, masks, index_put and friends, and joining (cat, stack, split,
+# chunk, flip, roll, tril, ...).
 #
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
-# ---- indexing and joining (issue 3) ----
+import functools
+import numbers
+import sys
+import warnings
+
+import numpy as _np
+
+from ._creation import tensor
+from ._dtype import _size_args, int64
+from ._lib import Dl, GLib, _checked, _is_tensor, _method_fn, _translate
+
 
 def _index_error_as_runtime(fn):
     """gather/scatter: an index out of range is a RuntimeError in PyTorch,
@@ -112,7 +123,6 @@ def _bool_mask(mask, op):
     """PyTorch still takes uint8 masks (deprecated, with a warning): as
     bool masks of their nonzero entries."""
     if _is_tensor(mask) and mask.get_dtype() == Dl.DType.UINT8:
-        import warnings
         warnings.warn('%s received a mask with dtype torch.uint8, this behavior is now '
                       'deprecated, please use a mask with dtype torch.bool instead.' % op,
                       UserWarning, stacklevel=3)
@@ -522,73 +532,48 @@ def _t_argwhere(self):
     return _t_nonzero(self)
 
 
-Tensor.take = _t_take
-Tensor.argwhere = _t_argwhere
-Tensor.__getitem__ = _getitem
-Tensor.__setitem__ = _setitem
-Tensor.gather = _t_gather
-Tensor.scatter = _t_scatter
-Tensor.scatter_ = _t_scatter_
-Tensor.scatter_add = _t_scatter_add
-Tensor.scatter_add_ = _t_scatter_add_
-Tensor.scatter_reduce = _t_scatter_reduce
-Tensor.scatter_reduce_ = _t_scatter_reduce_
-Tensor.index_select = _t_index_select
-Tensor.masked_fill = _t_masked_fill
-Tensor.masked_fill_ = _t_masked_fill_
-Tensor.masked_select = _t_masked_select
-Tensor.nonzero = _t_nonzero
-Tensor.take_along_dim = _t_take_along_dim
-Tensor.where = _t_where
-Tensor.index_put_ = _t_index_put_
-Tensor.index_put = _t_index_put
-Tensor.unbind = _t_unbind
-Tensor.split = _t_split
-Tensor.chunk = _t_chunk
-Tensor.repeat = _t_repeat
-Tensor.flip = _t_flip
-Tensor.fliplr = lambda self: _t_flip(self, 1)
-Tensor.flipud = lambda self: _t_flip(self, 0)
-Tensor.roll = _t_roll
-Tensor.tril = _t_tril
-Tensor.triu = _t_triu
-Tensor.tril_ = _t_tril_
-Tensor.triu_ = _t_triu_
-Tensor.index_add_ = _t_index_add_
-Tensor.index_copy_ = _t_index_copy_
-Tensor.index_fill_ = _t_index_fill_
-Tensor.index_add = _t_index_add
-Tensor.index_copy = _t_index_copy
-Tensor.index_fill = _t_index_fill
+def _t_fliplr(self):
+    return _t_flip(self, 1)
 
 
-def _method_fn(method, name):
-    def fn(input, *args, **kwargs):
-        return method(input, *args, **kwargs)
-    fn.__name__ = name
-    return fn
+def _t_flipud(self):
+    return _t_flip(self, 0)
 
 
-for _name in ('gather', 'scatter', 'scatter_add', 'index_select', 'masked_fill',
-              'masked_select', 'take_along_dim', 'unbind', 'split', 'chunk', 'flip', 'fliplr',
-              'flipud', 'roll', 'tril', 'triu', 'index_put', 'index_add', 'index_copy',
-              'index_fill', 'take', 'argwhere'):
-    _export(_method_fn(getattr(Tensor, _name), _name))
+gather = _method_fn(_t_gather, 'gather')
+scatter = _method_fn(_t_scatter, 'scatter')
+scatter_add = _method_fn(_t_scatter_add, 'scatter_add')
+index_select = _method_fn(_t_index_select, 'index_select')
+masked_fill = _method_fn(_t_masked_fill, 'masked_fill')
+masked_select = _method_fn(_t_masked_select, 'masked_select')
+take_along_dim = _method_fn(_t_take_along_dim, 'take_along_dim')
+unbind = _method_fn(_t_unbind, 'unbind')
+split = _method_fn(_t_split, 'split')
+chunk = _method_fn(_t_chunk, 'chunk')
+flip = _method_fn(_t_flip, 'flip')
+fliplr = _method_fn(_t_fliplr, 'fliplr')
+flipud = _method_fn(_t_flipud, 'flipud')
+roll = _method_fn(_t_roll, 'roll')
+tril = _method_fn(_t_tril, 'tril')
+triu = _method_fn(_t_triu, 'triu')
+index_put = _method_fn(_t_index_put, 'index_put')
+index_add = _method_fn(_t_index_add, 'index_add')
+index_copy = _method_fn(_t_index_copy, 'index_copy')
+index_fill = _method_fn(_t_index_fill, 'index_fill')
+take = _method_fn(_t_take, 'take')
+argwhere = _method_fn(_t_argwhere, 'argwhere')
 
 
-@_export
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     _no_out(out, 'scatter_reduce')
     return _t_scatter_reduce(input, dim, index, src, reduce, include_self=include_self)
 
 
-@_export
 def nonzero(input, *, as_tuple=False, out=None):
     _no_out(out, 'nonzero')
     return _t_nonzero(input, as_tuple=as_tuple)
 
 
-@_export
 def where(condition, input=None, other=None):
     if input is None and other is None:
         return _t_nonzero(condition, as_tuple=True)
@@ -612,7 +597,6 @@ def _tensor_seq(tensors, name):
     return list(tensors)
 
 
-@_export
 def cat(tensors, dim=0, *, out=None):
     _no_out(out, 'cat')
     try:
@@ -621,11 +605,10 @@ def cat(tensors, dim=0, *, out=None):
         raise _translate(e) from None
 
 
-_export(cat, 'concat')
-_export(cat, 'concatenate')
+concat = cat
+concatenate = cat
 
 
-@_export
 def stack(tensors, dim=0, *, out=None):
     _no_out(out, 'stack')
     try:
@@ -634,24 +617,12 @@ def stack(tensors, dim=0, *, out=None):
         raise _translate(e) from None
 
 
-@_export
 def hstack(tensors):
     tensors = _tensor_seq(tensors, 'hstack')
     return cat(tensors, 0 if all(t.get_ndim() <= 1 for t in tensors) else 1)
 
 
-@_export
 def vstack(tensors):
     tensors = [t.reshape(1, -1) if t.get_ndim() < 2 else t
                for t in _tensor_seq(tensors, 'vstack')]
     return cat(tensors, 0)
-
-
-def _one_hot(tensor, num_classes=-1):
-    try:
-        return Dl.one_hot(tensor, int(num_classes))
-    except GLib.Error as e:
-        raise _translate(e) from None
-
-
-functional.one_hot = _one_hot

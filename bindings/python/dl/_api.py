@@ -1,0 +1,104 @@
+# _api.py: the package's top-level namespace (torch.*), which dl/__init__.py
+# re-exports and gi/overrides/Dl.py gives the Dl module; see __init__.py for
+# why it is a module of its own.
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+from ._dtype import (Size, bfloat16, device, double, dtype, float16, float32, float64,
+                     get_default_dtype, half, int32, int64, long, set_default_dtype, uint8)
+from ._tensor import Node, Tensor
+from ._creation import (Generator, addmm, arange, as_tensor, baddbmm, bernoulli, bmm, dot, einsum,
+                        empty, empty_like, eye, from_numpy, full, full_like, ger, get_rng_state,
+                        initial_seed, inner, linspace, manual_seed, mm, multinomial, mv, normal,
+                        ones, ones_like, outer, rand, rand_like, randint, randint_like, randn,
+                        randn_like, randperm, seed, set_rng_state, tensor, tensordot, vdot, zeros,
+                        zeros_like)
+from ._math import (arctan2, atan2, bitwise_and, bitwise_or, bitwise_xor, clamp, clamp_, clip,
+                    floor_divide, lerp, logical_and, logical_or, logical_xor, nan_to_num, relu_,
+                    remainder)
+from ._indexing import (argwhere, cat, chunk, concat, concatenate, flip, fliplr, flipud, gather,
+                        hstack, index_add, index_copy, index_fill, index_put, index_select,
+                        masked_fill, masked_select, nonzero, roll, scatter, scatter_add,
+                        scatter_reduce, split, stack, take, take_along_dim, tril, triu, unbind,
+                        vstack, where)
+from ._reductions import (amax, amin, aminmax, argsort, count_nonzero, cummax, cummin, cumprod,
+                          cumsum, kthvalue, logsumexp, median, msort, nanmean, nanmedian, nansum,
+                          norm, prod, sort, std, std_mean, topk, unique, unique_consecutive, var,
+                          var_mean)
+from ._functions import (add, argmax, argmin, bitwise_not, ceil, clone, cos, detach, div, erf, exp,
+                         expm1, fix, flatten, floor, frac, is_tensor, isfinite, isinf, isnan, log,
+                         log1p, log2, log_softmax, logical_not, matmul, maximum, mean, minimum,
+                         mul, narrow, neg, numel, permute, reciprocal, relu, reshape, rsqrt,
+                         select, sigmoid, sign, sin, softmax, sqrt, squeeze, sub, t, tan, tanh,
+                         transpose, trunc, unflatten, unsqueeze)
+from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from . import _dtype, _functions, _math, _reductions
+from . import autograd, datasets, nn, optim, utils
+from ._lib import Dl as _typelib
+
+__all__ = ['Generator', 'Node', 'Size', 'Tensor', 'add', 'addmm', 'amax', 'amin', 'aminmax',
+           'arange', 'arctan2', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_tensor', 'atan2',
+           'autograd', 'baddbmm', 'bernoulli', 'bfloat16', 'bitwise_and', 'bitwise_not',
+           'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'ceil', 'chunk', 'clamp', 'clamp_', 'clip',
+           'clone', 'concat', 'concatenate', 'cos', 'count_nonzero', 'cummax', 'cummin', 'cumprod',
+           'cumsum', 'datasets', 'detach', 'device', 'div', 'dot', 'double', 'dtype', 'einsum',
+           'empty', 'empty_like', 'enable_grad', 'erf', 'exp', 'expm1', 'eye', 'fix', 'flatten',
+           'flip', 'fliplr', 'flipud', 'float16', 'float32', 'float64', 'floor', 'floor_divide',
+           'frac', 'from_numpy', 'full', 'full_like', 'gather', 'ger', 'get_default_dtype',
+           'get_rng_state', 'half', 'hstack', 'index_add', 'index_copy', 'index_fill', 'index_put',
+           'index_select', 'initial_seed', 'inner', 'int32', 'int64', 'is_grad_enabled',
+           'is_tensor', 'isfinite', 'isinf', 'isnan', 'kthvalue', 'lerp', 'linspace', 'log',
+           'log1p', 'log2', 'log_softmax', 'logical_and', 'logical_not', 'logical_or',
+           'logical_xor', 'logsumexp', 'long', 'manual_seed', 'masked_fill', 'masked_select',
+           'matmul', 'maximum', 'mean', 'median', 'minimum', 'mm', 'msort', 'mul', 'multinomial',
+           'mv', 'nan_to_num', 'nanmean', 'nanmedian', 'nansum', 'narrow', 'neg', 'nn', 'no_grad',
+           'nonzero', 'norm', 'normal', 'numel', 'ones', 'ones_like', 'optim', 'outer', 'permute',
+           'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like',
+           'randperm', 'reciprocal', 'relu', 'relu_', 'remainder', 'reshape', 'roll', 'rsqrt',
+           'scatter', 'scatter_add', 'scatter_reduce', 'seed', 'select', 'set_default_dtype',
+           'set_grad_enabled', 'set_rng_state', 'sigmoid', 'sign', 'sin', 'softmax', 'sort',
+           'split', 'sqrt', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 't', 'take',
+           'take_along_dim', 'tan', 'tanh', 'tensor', 'tensordot', 'topk', 'transpose', 'tril',
+           'triu', 'trunc', 'uint8', 'unbind', 'unflatten', 'unique', 'unique_consecutive',
+           'unsqueeze', 'utils', 'var', 'var_mean', 'vdot', 'vstack', 'where', 'zeros',
+           'zeros_like']
+
+# Exports whose names are Python builtins (float, int, bool, sum, max, ...)
+# live in this dict rather than among this module's globals, so that no
+# module shadows a builtin it uses; __getattr__ hands them out (PyGObject's
+# override loader and `from dl import sum` find them that way too).
+_SHADOWED = {
+    'float': float32, 'int': int32, 'bool': _dtype._BOOL,
+    'abs': _functions._abs_fn, 'sum': _functions._sum_fn,
+    'max': _functions._max, 'min': _functions._min,
+    'all': _reductions._all_fn, 'any': _reductions._any_fn,
+    'pow': _math._pow, 'round': _math._round_fn,
+}
+
+
+_DEFAULT_GENERATOR = []
+
+
+def _default_generator():
+    """The default Generator, made on first use rather than at import: its
+    wrapper must be made after Generator overrides DlGenerator (see
+    gi/overrides/Dl.py)."""
+    if not _DEFAULT_GENERATOR:
+        _DEFAULT_GENERATOR.append(_typelib.default_generator())
+    return _DEFAULT_GENERATOR[0]
+
+
+_LAZY = {'default_generator': _default_generator}
+__all__ += sorted(_SHADOWED) + sorted(_LAZY)
+
+
+def __getattr__(name):
+    try:
+        return _SHADOWED[name]
+    except KeyError:
+        pass
+    make = _LAZY.get(name)
+    if make is None:
+        raise AttributeError("module 'dl' has no attribute %r" % name)
+    return make()

@@ -1,0 +1,169 @@
+# _dtype.py: dtypes, devices and shapes (torch.dtype, torch.device,
+# torch.Size) and the helpers that turn PyTorch's arguments for them into
+# the typelib's.
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+import numbers
+
+import numpy as _np
+
+from ._lib import Dl, GLib, _is_tensor
+
+# The dtypes float, int and bool are exported by the package's __init__
+# under those names (see _SHADOWED there); here they are float32, int32 and
+# _BOOL, so that this module keeps Python's float, int and bool.
+
+
+class dtype:
+    """A tensor element type, printed as PyTorch prints it (torch.float32)."""
+    __slots__ = ('_value', 'name', 'is_floating_point', 'itemsize')
+
+    def __init__(self, value):
+        self._value = value
+        self.name = Dl.dtype_get_name(value)
+        self.is_floating_point = Dl.dtype_is_floating_point(value)
+        self.itemsize = Dl.dtype_get_size(value)
+
+    def __repr__(self):
+        return 'torch.' + self.name
+
+    def __reduce__(self):
+        return (_dtype_by_name, (self.name,))
+
+
+_DTYPES = {int(getattr(Dl.DType, _name.upper())): dtype(getattr(Dl.DType, _name.upper()))
+           for _name in ('float32', 'float64', 'float16', 'bfloat16', 'int32', 'int64', 'uint8',
+                         'bool')}
+
+
+def _dtype_by_name(name):
+    return _DTYPES[int(getattr(Dl.DType, name.upper()))]
+
+
+float32 = _dtype_by_name('float32')
+float64 = _dtype_by_name('float64')
+float16 = _dtype_by_name('float16')
+bfloat16 = _dtype_by_name('bfloat16')
+int32 = _dtype_by_name('int32')
+int64 = _dtype_by_name('int64')
+uint8 = _dtype_by_name('uint8')
+_BOOL = _dtype_by_name('bool')
+double = float64
+half = float16
+long = int64
+
+_NP_OF = {'float32': _np.float32, 'float64': _np.float64, 'float16': _np.float16,
+          'int32': _np.int32, 'int64': _np.int64, 'uint8': _np.uint8, 'bool': _np.bool_}
+_FROM_NP = {_np.dtype(v): _dtype_by_name(k) for k, v in _NP_OF.items()}
+
+
+def _dt(d):
+    """A Dl.DType from a dtype object, a Dl.DType or None (default)."""
+    if d is None:
+        return Dl.get_default_dtype()
+    if type(d) is dtype:
+        return d._value
+    if isinstance(d, Dl.DType):
+        return d
+    if d is float:
+        return Dl.get_default_dtype()
+    if d is int:
+        return Dl.DType.INT64
+    if d is bool:
+        return Dl.DType.BOOL
+    raise TypeError('dtype must be a Dl dtype such as Dl.float32, got %r' % (d,))
+
+
+def get_default_dtype():
+    return _DTYPES[int(Dl.get_default_dtype())]
+
+
+def set_default_dtype(d):
+    try:
+        Dl.set_default_dtype(_dt(d))
+    except GLib.Error as e:
+        raise TypeError(e.message) from None
+
+
+class device:
+    """A device name, as torch.device: device('cpu'), device('cuda', 0)."""
+    __slots__ = ('type', 'index')
+
+    def __init__(self, type, index=None):
+        if isinstance(type, device):
+            self.type, self.index = type.type, type.index
+            return
+        if not isinstance(type, str):
+            raise TypeError('device() expects a string such as "cpu" or "cuda:0"')
+        if ':' in type:
+            type, idx = type.split(':', 1)
+            if index is not None or not idx.isdigit():
+                raise RuntimeError('Invalid device string: %r' % (type + ':' + idx))
+            index = int(idx)
+        if type not in ('cpu', 'cuda'):
+            raise RuntimeError('Expected one of cpu, cuda device type at start of device '
+                               'string: ' + type)
+        self.type, self.index = type, index
+
+    def __str__(self):
+        return self.type if self.index is None else '%s:%d' % (self.type, self.index)
+
+    def __repr__(self):
+        if self.index is None:
+            return "device(type='%s')" % self.type
+        return "device(type='%s', index=%d)" % (self.type, self.index)
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+    def __reduce__(self):
+        return (device, (str(self),))
+
+
+_CPU = device('cpu')
+
+
+def _dl_device(d):
+    """The Dl.Device for a device spec, raising PyTorch's error for CUDA."""
+    if d is None:
+        return None
+    d = device(d)
+    if d.type == 'cpu':
+        return None
+    return Dl.Device.get(str(d))
+
+
+class Size(tuple):
+    """The shape of a tensor, as torch.Size."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return 'torch.Size([%s])' % ', '.join(str(s) for s in self)
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+def _size_args(size, fn='size'):
+    """Sizes given as f(2, 3), f((2, 3)) or f([2, 3])."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = size[0]
+    out = []
+    for s in size:
+        if _is_tensor(s):
+            s = s.item()
+        if not isinstance(s, numbers.Integral) or isinstance(s, bool):
+            raise TypeError('%s(): argument \'size\' must be a tuple of ints, but found element '
+                            'of type %s' % (fn, type(s).__name__))
+        out.append(int(s))
+    return out

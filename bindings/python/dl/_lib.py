@@ -1,0 +1,99 @@
+# _lib.py: what every module of the package shares: the Dl typelib without
+# the overrides, PyTorch's exception classes for libdl's errors, and the
+# bookkeeping for the classes that override typelib classes.
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+import functools
+
+import gi
+
+gi.require_version('Dl', '1.0')
+
+from gi.module import get_introspection_module  # noqa: E402
+from gi.repository import GLib  # noqa: E402
+
+# The typelib module itself, not gi.repository.Dl (which is the override's
+# proxy, and which this package is part of).
+Dl = get_introspection_module('Dl')
+# Load libdl (and so the OpenBLAS build it links, the OpenMP one) before
+# numpy brings in the system's default OpenBLAS; see meson.build.
+Dl.Tensor.__gtype__  # noqa: B018
+
+
+# ---- classes that override typelib classes ------------------------------
+# A Python subclass of a GObject class normally registers a GType of its
+# own; PyGObject skips that only for classes of its override modules, which
+# it recognises by their __module__. So a class that overrides a typelib
+# class (Tensor over DlTensor, Module over DlModule, ...) says in its body
+#
+#     __module__ = OVERRIDE_MODULE
+#
+# and is decorated with @typelib_override(__name__), which gives it back
+# its real module (pickle finds classes by __module__ and __qualname__)
+# and records it; gi/overrides/Dl.py hands each recorded class to
+# PyGObject's override(), which makes it the class of every wrapper of
+# that GType.
+
+OVERRIDE_MODULE = 'gi.overrides.Dl'
+OVERRIDES = []
+
+
+def typelib_override(module):
+    def register(cls):
+        assert cls.__module__ == OVERRIDE_MODULE, cls
+        cls.__module__ = module
+        OVERRIDES.append(cls)
+        return cls
+    return register
+
+
+# ---- errors -------------------------------------------------------------
+
+_ERROR_DOMAIN = 'dl-error-quark'
+
+
+_glib_error_str = GLib.Error.__str__
+
+
+def _error_str(self):
+    """libdl's errors print as PyTorch's do: just the message, which names
+    the op. Errors of other domains keep PyGObject's format."""
+    if getattr(self, 'domain', None) == _ERROR_DOMAIN:
+        return self.message
+    return _glib_error_str(self)
+
+
+GLib.Error.__str__ = _error_str
+
+
+def _translate(e):
+    """The exception PyTorch raises for a DL_ERROR: IndexError for indices
+    and dims out of range, the GLib.Error (a RuntimeError) otherwise."""
+    if isinstance(e, GLib.Error) and e.domain == _ERROR_DOMAIN and e.code == int(Dl.Error.INDEX):
+        return IndexError(e.message)
+    return e
+
+
+def _checked(fn):
+    """Wraps a method so that DL_ERROR_INDEX surfaces as IndexError."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except GLib.Error as e:
+            raise _translate(e) from None
+    return wrapper
+
+
+def _is_tensor(x):
+    return isinstance(x, Dl.Tensor)
+
+
+def _method_fn(method, name):
+    """The torch.name(input, ...) function of the Tensor method name."""
+    def fn(input, *args, **kwargs):
+        return method(input, *args, **kwargs)
+    fn.__name__ = name
+    return fn

@@ -1,0 +1,185 @@
+# _math.py: the pointwise math library (libdl/ops/dl-ops-math.c): binary
+# math with Python numbers, pow, clamp, lerp, rounding, and the factories
+# for the Tensor methods and operators over them (see _tensor.py).
+#
+# Python numbers go to the C tensor functions as wrapped numbers, which
+# take part in type promotion as PyTorch's Python scalars do.
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+import numbers
+
+import numpy as _np
+
+from ._creation import tensor
+from ._lib import Dl, _is_tensor
+
+
+def _math_operand(x):
+    """A tensor for an operand: tensors as they are, Python numbers as
+    wrapped 0-d tensors, arrays and lists as new tensors; None otherwise."""
+    if _is_tensor(x):
+        return x
+    if isinstance(x, _np.generic) and x.ndim == 0:
+        x = x.item()
+    if isinstance(x, bool):
+        return Dl.Tensor.new_wrapped_scalar(1.0 if x else 0.0, Dl.DType.BOOL)
+    if isinstance(x, numbers.Integral):
+        return Dl.Tensor.new_wrapped_scalar(float(x), Dl.DType.INT64)
+    if isinstance(x, numbers.Real):
+        return Dl.Tensor.new_wrapped_scalar(float(x), Dl.DType.FLOAT64)
+    if isinstance(x, (_np.ndarray, list, tuple)):
+        return tensor(x)
+    return None
+
+
+def _math_arg(x, fname, argname):
+    o = _math_operand(x)
+    if o is None:
+        raise TypeError("%s(): argument '%s' must be Tensor or Number, not %s"
+                        % (fname, argname, type(x).__name__))
+    return o
+
+
+def _math_binary_method(cfn, name):
+    def method(self, other):
+        return cfn(self, _math_arg(other, name, 'other'))
+    method.__name__ = name
+    return method
+
+
+def _math_operator(cfn, name, reflected=False):
+    def op(self, other):
+        o = _math_operand(other)
+        if o is None:
+            return NotImplemented
+        return cfn(o, self) if reflected else cfn(self, o)
+    op.__name__ = name
+    return op
+
+
+def _math_binary_fn(cfn, name):
+    def fn(input, other):
+        return cfn(_math_arg(input, name, 'input'), _math_arg(other, name, 'other'))
+    fn.__name__ = name
+    return fn
+
+
+def _math_inplace(cfn, name, operator=False):
+    def op(self, other):
+        o = _math_operand(other)
+        if o is None:
+            if operator:
+                return NotImplemented
+            raise TypeError("%s(): argument 'other' must be Tensor or Number, not %s"
+                            % (name, type(other).__name__))
+        cfn(self, o)
+        return self
+    op.__name__ = name
+    return op
+
+
+floor_divide = _math_binary_fn(Dl.Tensor.floor_divide, 'floor_divide')
+remainder = _math_binary_fn(Dl.Tensor.remainder, 'remainder')
+atan2 = _math_binary_fn(Dl.Tensor.atan2, 'atan2')
+bitwise_and = _math_binary_fn(Dl.Tensor.bitwise_and, 'bitwise_and')
+bitwise_or = _math_binary_fn(Dl.Tensor.bitwise_or, 'bitwise_or')
+bitwise_xor = _math_binary_fn(Dl.Tensor.bitwise_xor, 'bitwise_xor')
+logical_and = _math_binary_fn(Dl.Tensor.logical_and, 'logical_and')
+logical_or = _math_binary_fn(Dl.Tensor.logical_or, 'logical_or')
+logical_xor = _math_binary_fn(Dl.Tensor.logical_xor, 'logical_xor')
+arctan2 = _math_binary_fn(Dl.Tensor.atan2, 'arctan2')
+
+
+def _tensor_pow(self, exponent):
+    return Dl.Tensor.pow(self, _math_arg(exponent, 'pow', 'exponent'))
+
+
+def _invert(self):
+    if self.dtype.is_floating_point:
+        raise TypeError('~ (operator.invert) is only implemented on integer and Boolean-type '
+                        'tensors')
+    return Dl.Tensor.bitwise_not(self)
+
+
+def _pow(input, exponent):
+    """torch.pow (exported as pow; named apart from the builtin)."""
+    if not _is_tensor(input) and _is_tensor(exponent):
+        return Dl.Tensor.pow(_math_arg(input, 'pow', 'self'), exponent)
+    return _tensor_pow(_math_arg(input, 'pow', 'input'), exponent)
+
+
+def _clamp_bound(x, argname):
+    return None if x is None else _math_arg(x, 'clamp', argname)
+
+
+def _clamp(self, min=None, max=None):
+    return Dl.Tensor.clamp(self, _clamp_bound(min, 'min'), _clamp_bound(max, 'max'))
+
+
+def _clamp_(self, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    Dl.Tensor.clamp_(self, _clamp_bound(min, 'min'), _clamp_bound(max, 'max'))
+    return self
+
+
+def _clamp_min(self, min):
+    return _clamp(self, min=min)
+
+
+def _clamp_max(self, max):
+    return _clamp(self, max=max)
+
+
+def _relu_(self):
+    Dl.Tensor.relu_(self)
+    return self
+
+
+def clamp(input, min=None, max=None):
+    return _clamp(input, min, max)
+
+
+def clamp_(input, min=None, max=None):
+    return _clamp_(input, min, max)
+
+
+clip = clamp
+relu_ = _relu_
+
+
+def _lerp(self, end, weight):
+    if _is_tensor(weight):
+        return Dl.Tensor.lerp(self, end, weight)
+    if not isinstance(weight, numbers.Real):
+        raise TypeError("lerp(): argument 'weight' must be Tensor or Number, not %s"
+                        % type(weight).__name__)
+    return Dl.Tensor.lerp_scalar(self, end, float(weight))
+
+
+def lerp(input, end, weight):
+    return _lerp(input, end, weight)
+
+
+def _nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+    return Dl.Tensor.nan_to_num(self, float(nan),
+                                float('nan') if posinf is None else float(posinf),
+                                float('nan') if neginf is None else float(neginf))
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    return _nan_to_num(input, nan, posinf, neginf)
+
+
+def _round(self, decimals=0):
+    if decimals == 0:
+        return Dl.Tensor.round(self)
+    scale = 10.0 ** decimals
+    return Dl.Tensor.round(self * scale) / scale
+
+
+def _round_fn(input, decimals=0):
+    """torch.round (exported as round; named apart from the builtin)."""
+    return _round(input, decimals)

@@ -1,0 +1,13 @@
+# dl.nn (torch.nn).
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+from . import functional, init
+from .modules import (CrossEntropyLoss, Flatten, GELU, Identity, Linear, LogSoftmax, Module,
+                      NLLLoss, ReLU, Sequential, Sigmoid, SiLU, Softmax, Tanh)
+from .parameter import Parameter
+
+__all__ = ['Module', 'Linear', 'Parameter', 'ReLU', 'Sigmoid', 'Tanh', 'GELU', 'SiLU',
+           'Identity', 'Flatten', 'LogSoftmax', 'Softmax', 'Sequential', 'CrossEntropyLoss',
+           'NLLLoss', 'functional', 'init']

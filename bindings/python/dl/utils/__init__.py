@@ -1,0 +1,8 @@
+# dl.utils (torch.utils).
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+from . import data
+
+__all__ = ['data']
