@@ -336,7 +336,7 @@ finish (DlTensor *result, GError *error)
   return obj;
 }
 
-/* self, for an in-place op (which returns a reference to self). */
+/* self, for an in-place op (which returns self itself, transfer none). */
 static PyObject *
 finish_self (PyObject *self, DlTensor *result, GError *error)
 {
@@ -345,7 +345,6 @@ finish_self (PyObject *self, DlTensor *result, GError *error)
       g_clear_error (&error);
       return FALLBACK;
     }
-  g_object_unref (result);
   return Py_NewRef (self);
 }
 
@@ -1024,34 +1023,12 @@ static const Entry entries[] = {
   /* pointwise */
   UNARY ("__neg__", dl_tensor_neg),
   UNARY ("__abs__", dl_tensor_abs),
-  UNARY ("neg", dl_tensor_neg),
-  UNARY ("abs", dl_tensor_abs),
-  UNARY ("exp", dl_tensor_exp),
-  UNARY ("expm1", dl_tensor_expm1),
-  UNARY ("log", dl_tensor_log),
-  UNARY ("log1p", dl_tensor_log1p),
-  UNARY ("log2", dl_tensor_log2),
-  UNARY ("sqrt", dl_tensor_sqrt),
-  UNARY ("rsqrt", dl_tensor_rsqrt),
-  UNARY ("sin", dl_tensor_sin),
-  UNARY ("cos", dl_tensor_cos),
-  UNARY ("tan", dl_tensor_tan),
-  UNARY ("tanh", dl_tensor_tanh),
-  UNARY ("sigmoid", dl_tensor_sigmoid),
-  UNARY ("relu", dl_tensor_relu),
-  UNARY ("gelu", dl_tensor_gelu),
-  UNARY ("silu", dl_tensor_silu),
-  UNARY ("sign", dl_tensor_sign),
-  UNARY ("floor", dl_tensor_floor),
-  UNARY ("ceil", dl_tensor_ceil),
-  UNARY ("round", dl_tensor_round),
-  UNARY ("trunc", dl_tensor_trunc),
-  UNARY ("frac", dl_tensor_frac),
-  UNARY ("reciprocal", dl_tensor_reciprocal),
-  UNARY ("erf", dl_tensor_erf),
-  UNARY ("isnan", dl_tensor_isnan),
-  UNARY ("isinf", dl_tensor_isinf),
-  UNARY ("isfinite", dl_tensor_isfinite),
+  /* every unary op of the table (libdl/ops/dl-ops-pointwise.def) */
+#define DL_UNARY_OP(name, ...) UNARY (#name, dl_tensor_##name),
+#define DL_BINARY_OP(name, ...)
+#include "ops/dl-ops-pointwise.def"
+#undef DL_UNARY_OP
+#undef DL_BINARY_OP
   UNARY ("logical_not", dl_tensor_logical_not),
   UNARY ("clone", dl_tensor_clone),
   UNARY ("detach", detach),
