@@ -153,6 +153,275 @@ dl_relu_get_inplace (DlRelu *self)
   return self->inplace;
 }
 
+/* ---- GELU, SiLU ------------------------------------------------------------- */
+
+/**
+ * DlGelu:
+ *
+ * Applies the Gaussian error linear unit element-wise, as torch.nn.GELU:
+ * exactly (#DlGelu:approximate "none") or with its tanh approximation
+ * ("tanh"). Another value is an error from g_initable_init() and from
+ * forward; see #DlModule.
+ *
+ * Since: 0.1
+ */
+struct _DlGelu
+{
+  DlModule parent_instance;
+  gchar *approximate;
+};
+
+G_DEFINE_FINAL_TYPE (DlGelu, dl_gelu, DL_TYPE_MODULE)
+
+enum
+{
+  GELU_PROP_0,
+  GELU_PROP_APPROXIMATE,
+  GELU_N_PROPS
+};
+
+static GParamSpec *gelu_properties[GELU_N_PROPS];
+
+static DlTensor *
+dl_gelu_forward (DlModule *module, DlTensor *input, GError **error)
+{
+  if (g_str_equal (DL_GELU (module)->approximate, "tanh"))
+    return dl_tensor_gelu_tanh (input, error);
+  return dl_tensor_gelu (input, error);
+}
+
+static void
+dl_gelu_constructed (GObject *object)
+{
+  DlGelu *self = DL_GELU (object);
+
+  G_OBJECT_CLASS (dl_gelu_parent_class)->constructed (object);
+  if (!g_str_equal (self->approximate, "none") && !g_str_equal (self->approximate, "tanh"))
+    dl_module_take_construct_error (
+        DL_MODULE (self), g_error_new (DL_ERROR, DL_ERROR_ARGUMENT,
+                                       "GELU: approximate must be \"none\" or \"tanh\", not \"%s\"",
+                                       self->approximate));
+}
+
+static void
+dl_gelu_finalize (GObject *object)
+{
+  g_free (DL_GELU (object)->approximate);
+  G_OBJECT_CLASS (dl_gelu_parent_class)->finalize (object);
+}
+
+static void
+dl_gelu_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  switch (prop_id)
+    {
+      case GELU_PROP_APPROXIMATE:
+        g_value_set_string (value, DL_GELU (object)->approximate);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+dl_gelu_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  DlGelu *self = DL_GELU (object);
+
+  switch (prop_id)
+    {
+      case GELU_PROP_APPROXIMATE:
+        g_free (self->approximate);
+        self->approximate
+            = g_strdup (g_value_get_string (value) ? g_value_get_string (value) : "none");
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+dl_gelu_class_init (DlGeluClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->constructed = dl_gelu_constructed;
+  object_class->finalize = dl_gelu_finalize;
+  object_class->get_property = dl_gelu_get_property;
+  object_class->set_property = dl_gelu_set_property;
+  DL_MODULE_CLASS (klass)->forward = dl_gelu_forward;
+
+  /**
+   * DlGelu:approximate:
+   *
+   * "none" for the exact GELU (the default), "tanh" for its tanh
+   * approximation.
+   *
+   * Since: 0.1
+   */
+  gelu_properties[GELU_PROP_APPROXIMATE]
+      = g_param_spec_string ("approximate", NULL, NULL, "none", PARAM_FLAGS);
+  g_object_class_install_properties (object_class, GELU_N_PROPS, gelu_properties);
+}
+
+static void
+dl_gelu_init (DlGelu *self)
+{
+  self->approximate = g_strdup ("none");
+}
+
+/**
+ * dl_gelu_new:
+ * @approximate: (nullable): "none" (or %NULL) for the exact GELU, "tanh"
+ *   for its tanh approximation
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): a new #DlGelu, or %NULL with @error set for
+ *   another @approximate
+ *
+ * Since: 0.1
+ */
+DlGelu *
+dl_gelu_new (const gchar *approximate, GError **error)
+{
+  return g_initable_new (DL_TYPE_GELU, NULL, error, "approximate",
+                         approximate ? approximate : "none", NULL);
+}
+
+/**
+ * dl_gelu_get_approximate:
+ * @self: a #DlGelu
+ *
+ * Returns: (transfer none): "none" or "tanh" (or the invalid value the
+ *   module was given)
+ *
+ * Since: 0.1
+ */
+const gchar *
+dl_gelu_get_approximate (DlGelu *self)
+{
+  g_return_val_if_fail (DL_IS_GELU (self), NULL);
+  return self->approximate;
+}
+
+/**
+ * DlSilu:
+ *
+ * Applies x sigmoid (x) element-wise, as torch.nn.SiLU; with
+ * #DlSilu:inplace, it overwrites its input and returns it.
+ *
+ * Since: 0.1
+ */
+struct _DlSilu
+{
+  DlModule parent_instance;
+  gboolean inplace;
+};
+
+G_DEFINE_FINAL_TYPE (DlSilu, dl_silu, DL_TYPE_MODULE)
+
+enum
+{
+  SILU_PROP_0,
+  SILU_PROP_INPLACE,
+  SILU_N_PROPS
+};
+
+static GParamSpec *silu_properties[SILU_N_PROPS];
+
+static DlTensor *
+dl_silu_forward (DlModule *module, DlTensor *input, GError **error)
+{
+  if (DL_SILU (module)->inplace)
+    {
+      /* silu_ returns its tensor borrowed; forward returns a reference */
+      DlTensor *out = dl_tensor_silu_ (input, error);
+      return out ? g_object_ref (out) : NULL;
+    }
+  return dl_tensor_silu (input, error);
+}
+
+static void
+dl_silu_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  switch (prop_id)
+    {
+      case SILU_PROP_INPLACE:
+        g_value_set_boolean (value, DL_SILU (object)->inplace);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+dl_silu_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  switch (prop_id)
+    {
+      case SILU_PROP_INPLACE:
+        DL_SILU (object)->inplace = g_value_get_boolean (value);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+dl_silu_class_init (DlSiluClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->get_property = dl_silu_get_property;
+  object_class->set_property = dl_silu_set_property;
+  DL_MODULE_CLASS (klass)->forward = dl_silu_forward;
+
+  /**
+   * DlSilu:inplace:
+   *
+   * Whether forward overwrites its input (default %FALSE).
+   *
+   * Since: 0.1
+   */
+  silu_properties[SILU_PROP_INPLACE]
+      = g_param_spec_boolean ("inplace", NULL, NULL, FALSE, PARAM_FLAGS);
+  g_object_class_install_properties (object_class, SILU_N_PROPS, silu_properties);
+}
+
+static void
+dl_silu_init (DlSilu *self)
+{
+}
+
+/**
+ * dl_silu_new:
+ * @inplace: whether forward overwrites its input
+ *
+ * Returns: (transfer full): a new #DlSilu
+ *
+ * Since: 0.1
+ */
+DlSilu *
+dl_silu_new (gboolean inplace)
+{
+  return g_object_new (DL_TYPE_SILU, "inplace", inplace, NULL);
+}
+
+/**
+ * dl_silu_get_inplace:
+ * @self: a #DlSilu
+ *
+ * Returns: whether forward overwrites its input
+ *
+ * Since: 0.1
+ */
+gboolean
+dl_silu_get_inplace (DlSilu *self)
+{
+  g_return_val_if_fail (DL_IS_SILU (self), FALSE);
+  return self->inplace;
+}
+
 /* ---- Sigmoid, Tanh, Identity ---------------------------------------------- */
 
 /**

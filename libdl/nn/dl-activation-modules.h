@@ -1,6 +1,6 @@
 /* dl-activation-modules.h: the small element-wise and shape modules:
- * DlRelu, DlSigmoid, DlTanh, DlIdentity, DlFlatten, DlSoftmax,
- * DlLogSoftmax.
+ * DlRelu, DlGelu, DlSilu, DlSigmoid, DlTanh, DlIdentity, DlFlatten,
+ * DlSoftmax, DlLogSoftmax.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -23,6 +23,24 @@ DL_EXPORT
 DlRelu *dl_relu_new (gboolean inplace);
 DL_EXPORT
 gboolean dl_relu_get_inplace (DlRelu *self);
+
+#define DL_TYPE_GELU (dl_gelu_get_type ())
+DL_EXPORT
+G_DECLARE_FINAL_TYPE (DlGelu, dl_gelu, DL, GELU, DlModule)
+
+DL_EXPORT
+DlGelu *dl_gelu_new (const gchar *approximate, GError **error);
+DL_EXPORT
+const gchar *dl_gelu_get_approximate (DlGelu *self);
+
+#define DL_TYPE_SILU (dl_silu_get_type ())
+DL_EXPORT
+G_DECLARE_FINAL_TYPE (DlSilu, dl_silu, DL, SILU, DlModule)
+
+DL_EXPORT
+DlSilu *dl_silu_new (gboolean inplace);
+DL_EXPORT
+gboolean dl_silu_get_inplace (DlSilu *self);
 
 #define DL_TYPE_SIGMOID (dl_sigmoid_get_type ())
 DL_EXPORT

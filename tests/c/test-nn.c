@@ -608,6 +608,10 @@ test_activation_modules (void)
   g_autoptr (DlSoftmax) softmax = g_object_new (DL_TYPE_SOFTMAX, "dim", (gint64)1, NULL);
   g_autoptr (DlLogSoftmax) log_softmax = dl_log_softmax_new (-1);
   g_autoptr (DlSoftmax) no_dim = g_object_new (DL_TYPE_SOFTMAX, NULL);
+  g_autoptr (DlGelu) gelu = dl_gelu_new (NULL, NULL);
+  g_autoptr (DlGelu) gelu_tanh = dl_gelu_new ("tanh", NULL);
+  g_autoptr (DlSilu) silu_ = dl_silu_new (TRUE);
+  g_autoptr (GError) gelu_error = NULL;
   g_autoptr (DlTensor) y = NULL;
   g_autoptr (DlTensor) ref = NULL;
   gboolean inplace;
@@ -627,6 +631,30 @@ test_activation_modules (void)
     g_assert_true (y == copy); /* in place: the input itself */
     dl_test_assert_values (copy, (gdouble[]){ 0, 0, 0, 1.5, 3, 0 }, 6, 0);
     g_clear_object (&y);
+  }
+
+  y = run_module (gelu, x);
+  ref = dl_tensor_gelu (x, NULL);
+  assert_same_values (y, ref, 0);
+  g_clear_object (&y);
+  g_clear_object (&ref);
+  y = run_module (gelu_tanh, x);
+  ref = dl_tensor_gelu_tanh (x, NULL);
+  assert_same_values (y, ref, 0);
+  g_assert_cmpstr (dl_gelu_get_approximate (gelu_tanh), ==, "tanh");
+  g_clear_object (&y);
+  g_clear_object (&ref);
+  g_assert_null (dl_gelu_new ("cubic", &gelu_error));
+  g_assert_error (gelu_error, DL_ERROR, DL_ERROR_ARGUMENT);
+  {
+    g_autoptr (DlTensor) copy = dl_tensor_clone (x, NULL);
+
+    ref = dl_tensor_silu (x, NULL);
+    y = run_module (silu_, copy);
+    g_assert_true (y == copy && dl_silu_get_inplace (silu_));
+    assert_same_values (copy, ref, 0);
+    g_clear_object (&y);
+    g_clear_object (&ref);
   }
 
   y = run_module (sigmoid, x);

@@ -535,6 +535,11 @@ test('activation modules from construct properties', () => {
     same(new Dl.Relu(), x.relu(), 'ReLU');
     same(new Dl.Sigmoid(), x.sigmoid(), 'Sigmoid');
     same(new Dl.Tanh(), x.tanh(), 'Tanh');
+    same(new Dl.Gelu(), x.gelu(), 'GELU');
+    same(new Dl.Gelu({approximate: 'tanh'}), x.gelu_tanh(), 'GELU tanh');
+    same(new Dl.Silu(), x.silu(), 'SiLU');
+    assertDlError(() => new Dl.Gelu({approximate: 'cubic'}).init(null), Dl.Error.ARGUMENT,
+        'GELU approximate');
     same(new Dl.Softmax({dim: 1}), x.softmax(1), 'Softmax');
     same(new Dl.LogSoftmax({dim: -1}), x.log_softmax(1), 'LogSoftmax');
     const id = new Dl.Identity();

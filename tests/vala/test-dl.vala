@@ -329,6 +329,11 @@ void test_activation_modules () {
         assert_values (new Dl.Relu (false).forward (x), { 0, 0, 0, 1.5, 3, 0 });
         assert_values (new Dl.Sigmoid ().forward (x), values (x.sigmoid ()));
         assert_values (new Dl.Tanh ().forward (x), values (x.tanh ()));
+        assert_values (new Dl.Gelu ("tanh").forward (x), values (x.gelu_tanh ()));
+        var silu = new Dl.Silu (true);
+        var x_copy = x.clone ();
+        assert (silu.forward (x_copy) == x_copy);
+        assert_values (x_copy, values (x.silu ()));
         assert (new Dl.Identity ().forward (x) == x);
         assert_values (new Dl.Softmax (1).forward (x), values (x.softmax (1)));
         var log_softmax = (Dl.LogSoftmax) Object.new (typeof (Dl.LogSoftmax), "dim", (int64) (-1));

@@ -42,11 +42,7 @@ def gelu(input, approximate='none'):
 
 
 def silu(input, inplace=False):
-    if inplace:
-        out = Dl.Tensor.silu(input)
-        input.copy_(out)
-        return input
-    return Dl.Tensor.silu(input)
+    return Dl.Tensor.silu_(input) if inplace else Dl.Tensor.silu(input)
 
 
 def one_hot(tensor, num_classes=-1):

@@ -4,8 +4,12 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+from collections import OrderedDict
+
+from gi.repository import GLib
+
 from .._dtype import _dl_device, device
-from .._lib import OVERRIDE_MODULE, Dl, _is_tensor, typelib_override
+from .._lib import OVERRIDE_MODULE, Dl, _is_tensor, _translate, typelib_override
 from . import functional as F
 
 __all__ = ['Module', 'Linear', 'ReLU', 'Sigmoid', 'Tanh', 'GELU', 'SiLU', 'Identity', 'Flatten',
@@ -15,6 +19,33 @@ __all__ = ['Module', 'Linear', 'ReLU', 'Sigmoid', 'Tanh', 'GELU', 'SiLU', 'Ident
 def _forward_vfunc(self, input):
     """Module.forward called from C (dl_module_forward): the Python forward."""
     return self.forward(input)
+
+
+def _forward_many_vfunc(self, inputs):
+    """Module.forward_many called from C (a container or a loss handing a
+    Python module several inputs): the Python forward, its outputs as a
+    list."""
+    out = self.forward(*inputs)
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def _construct(obj, typelib_class, **properties):
+    """Makes the GObject of @obj (of its own GType, so a Python subclass's)
+    from construct properties, then runs GInitable's check, which turns a
+    bad value into the error PyTorch raises."""
+    typelib_class.__init__(obj, **properties)
+    try:
+        obj.init(None)
+    except GLib.Error as e:
+        raise _translate_construct(e) from None
+
+
+def _translate_construct(e):
+    if e.domain == 'dl-error-quark' and e.code == int(Dl.Error.NOT_SUPPORTED):
+        return NotImplementedError(e.message)
+    if e.domain == 'dl-error-quark' and e.code == int(Dl.Error.ARGUMENT):
+        return ValueError(e.message)
+    return _translate(e)
 
 
 @typelib_override(__name__)
@@ -27,8 +58,12 @@ class Module(Dl.Module):
         super().__init_subclass__(**kwargs)
         # PyGObject hooks vfuncs from each class's own namespace, so every
         # Python subclass gets the bridge from C's forward to its forward.
-        if 'forward' in cls.__dict__ and 'do_forward' not in cls.__dict__:
+        # (Not for the classes that override a typelib class, whose C
+        # forward stays theirs: their Python forward adds checks only.)
+        if ('forward' in cls.__dict__ and 'do_forward' not in cls.__dict__
+                and cls.__dict__.get('__module__') != OVERRIDE_MODULE):
             cls.do_forward = _forward_vfunc
+            cls.do_forward_many = _forward_many_vfunc
 
     def __setattr__(self, name, value):
         if isinstance(value, Dl.Module):
@@ -54,10 +89,30 @@ class Module(Dl.Module):
         return self.forward(*args, **kwargs)
 
     def forward(self, *args, **kwargs):
-        if type(self).do_forward is _forward_vfunc:
-            raise NotImplementedError('Module [%s] is missing the required "forward" function'
-                                      % type(self).__name__)
-        return Dl.Module.forward(self, *args, **kwargs)
+        """The C forward of the module: of its class when libdl implements
+        it (Linear, ReLU, ...), or of the libdl class a Python subclass
+        derives from, for its super().forward(); one input goes to
+        forward, several (a loss's) to forward_many."""
+        if kwargs:
+            raise TypeError('%s.forward() takes no keyword arguments' % type(self).__name__)
+        try:
+            if type(self).do_forward is not _forward_vfunc:
+                if len(args) == 1:
+                    return Dl.Module.forward(self, args[0])
+                out = Dl.Module.forward_many(self, list(args))
+            else:
+                # a Python subclass: chain up to the C class below it
+                impl = next((c for c in type(self).__mro__
+                             if c.__module__ == 'gi.repository.Dl'), Dl.Module)
+                if impl is Dl.Module:
+                    raise NotImplementedError('Module [%s] is missing the required "forward" '
+                                              'function' % type(self).__name__)
+                if len(args) == 1:
+                    return impl.do_forward(self, args[0])
+                out = impl.do_forward_many(self, list(args))
+        except GLib.Error as e:
+            raise _translate(e) from None
+        return out[0] if len(out) == 1 else tuple(out)
 
     def parameters(self, recurse=True):
         return iter(Dl.Module.parameters(self))
@@ -145,11 +200,11 @@ class Linear(Dl.Linear, Module):
     """torch.nn.Linear(in_features, out_features, bias=True)."""
     __module__ = OVERRIDE_MODULE
 
-    def __new__(cls, in_features, out_features, bias=True, device=None, dtype=None):
-        return Dl.Linear.new(int(in_features), int(out_features), bool(bias))
+    _properties = ('in_features', 'out_features', 'bias')
 
-    def __init__(self, *args, **kwargs):
-        pass
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        _construct(self, Dl.Linear, in_features=int(in_features),
+                   out_features=int(out_features), bias=bool(bias))
 
     @property
     def weight(self):
@@ -172,8 +227,7 @@ class Linear(Dl.Linear, Module):
             self.get_in_features(), self.get_out_features(), self.get_parameter('bias') is not None)
 
     def __reduce_ex__(self, protocol):
-        return (_rebuild_linear, (type(self), self.get_in_features(), self.get_out_features())
-                + _module_state(self) + (self.__dict__,))
+        return _reduce_layer(self)
 
 
 # ---- pickling --------------------------------------------------------------
@@ -204,118 +258,257 @@ def _rebuild_module(cls, params, children, training, attributes):
     return _restore(m, params, children, training, attributes)
 
 
-def _rebuild_linear(cls, in_features, out_features, params, children, training, attributes):
-    """A Linear from what Linear.__reduce_ex__ saved: made by libdl, then
-    given the saved parameters (the objects themselves, so that what else
-    was pickled with them still shares them)."""
-    m = cls(in_features, out_features, bias=any(name == 'bias' for name, _ in params))
+def _reduce_layer(m):
+    """A module libdl implements pickles as its class, its construct
+    properties (what libdl rebuilds it from), its parameters and children
+    (the objects themselves, so that what else was pickled with them still
+    shares them) and its Python attributes."""
+    typelib_class = next(c for c in type(m).__mro__ if c.__module__ == 'gi.repository.Dl')
+    properties = {name: m.get_property(name) for name in m._properties}
+    return (_rebuild_layer, (type(m), typelib_class.__name__, properties) + _module_state(m)
+            + (m.__dict__,))
+
+
+def _rebuild_layer(cls, typelib_name, properties, params, children, training, attributes):
+    m = cls.__new__(cls)
+    _construct(m, getattr(Dl, typelib_name), **properties)
     return _restore(m, params, children, training, attributes)
 
 
-class ReLU(Module):
+# ---- the layers libdl implements -------------------------------------------
+# Each is the C class (usable from C, GJS and Vala alike) with PyTorch's
+# constructor, attributes and printed form added; _properties names its
+# construct properties, which its pickle keeps.
+
+class _Layer:
+    _properties = ()
+
+    def __reduce_ex__(self, protocol):
+        return _reduce_layer(self)
+
+
+@typelib_override(__name__)
+class ReLU(_Layer, Dl.Relu, Module):
+    """torch.nn.ReLU(inplace=False)."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('inplace',)
+
     def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
+        _construct(self, Dl.Relu, inplace=bool(inplace))
 
-    def forward(self, input):
-        return input.relu_() if self.inplace else input.relu()
+    @property
+    def inplace(self):
+        return self.get_inplace()
 
-
-class Sigmoid(Module):
-    def forward(self, input):
-        return input.sigmoid()
+    def extra_repr(self):
+        return 'inplace=True' if self.inplace else ''
 
 
-class Tanh(Module):
-    def forward(self, input):
-        return input.tanh()
+@typelib_override(__name__)
+class GELU(_Layer, Dl.Gelu, Module):
+    """torch.nn.GELU(approximate='none')."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('approximate',)
+
+    def __init__(self, approximate='none'):
+        if approximate not in ('none', 'tanh'):
+            raise RuntimeError("approximate argument must be either none or tanh.")
+        _construct(self, Dl.Gelu, approximate=approximate)
+
+    @property
+    def approximate(self):
+        return self.get_approximate()
+
+    def extra_repr(self):
+        return 'approximate=%r' % self.approximate
 
 
-class Identity(Module):
+@typelib_override(__name__)
+class SiLU(_Layer, Dl.Silu, Module):
+    """torch.nn.SiLU(inplace=False)."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('inplace',)
+
+    def __init__(self, inplace=False):
+        _construct(self, Dl.Silu, inplace=bool(inplace))
+
+    @property
+    def inplace(self):
+        return self.get_inplace()
+
+    def extra_repr(self):
+        return 'inplace=True' if self.inplace else ''
+
+
+@typelib_override(__name__)
+class Sigmoid(_Layer, Dl.Sigmoid, Module):
+    """torch.nn.Sigmoid()."""
+    __module__ = OVERRIDE_MODULE
+
+    def __init__(self):
+        _construct(self, Dl.Sigmoid)
+
+
+@typelib_override(__name__)
+class Tanh(_Layer, Dl.Tanh, Module):
+    """torch.nn.Tanh()."""
+    __module__ = OVERRIDE_MODULE
+
+    def __init__(self):
+        _construct(self, Dl.Tanh)
+
+
+@typelib_override(__name__)
+class Identity(_Layer, Dl.Identity, Module):
+    """torch.nn.Identity(*args, **kwargs): its arguments are ignored."""
+    __module__ = OVERRIDE_MODULE
+
     def __init__(self, *args, **kwargs):
-        super().__init__()
-
-    def forward(self, input):
-        return input
+        _construct(self, Dl.Identity)
 
 
-class Flatten(Module):
+@typelib_override(__name__)
+class Flatten(_Layer, Dl.Flatten, Module):
+    """torch.nn.Flatten(start_dim=1, end_dim=-1)."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('start_dim', 'end_dim')
+
     def __init__(self, start_dim=1, end_dim=-1):
-        super().__init__()
-        self.start_dim, self.end_dim = start_dim, end_dim
+        _construct(self, Dl.Flatten, start_dim=int(start_dim), end_dim=int(end_dim))
 
-    def forward(self, input):
-        return input.flatten(self.start_dim, self.end_dim)
+    @property
+    def start_dim(self):
+        return self.get_start_dim()
+
+    @property
+    def end_dim(self):
+        return self.get_end_dim()
+
+    def extra_repr(self):
+        return 'start_dim=%d, end_dim=%d' % (self.start_dim, self.end_dim)
 
 
-class LogSoftmax(Module):
+def _softmax_dim(cls, dim):
+    if dim is None:
+        raise TypeError('%s: give dim explicitly (PyTorch\'s implicit choice of dim is '
+                        'deprecated, and libdl does not make it)' % cls)
+    return int(dim)
+
+
+@typelib_override(__name__)
+class Softmax(_Layer, Dl.Softmax, Module):
+    """torch.nn.Softmax(dim)."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('dim',)
+
     def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
+        _construct(self, Dl.Softmax, dim=_softmax_dim('Softmax', dim))
 
-    def forward(self, input):
-        return input.log_softmax(self.dim)
+    @property
+    def dim(self):
+        return self.get_dim()
+
+    def extra_repr(self):
+        return 'dim=%d' % self.dim
 
 
-class Softmax(Module):
+@typelib_override(__name__)
+class LogSoftmax(_Layer, Dl.LogSoftmax, Module):
+    """torch.nn.LogSoftmax(dim)."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('dim',)
+
     def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
+        _construct(self, Dl.LogSoftmax, dim=_softmax_dim('LogSoftmax', dim))
 
-    def forward(self, input):
-        return input.softmax(self.dim)
+    @property
+    def dim(self):
+        return self.get_dim()
+
+    def extra_repr(self):
+        return 'dim=%d' % self.dim
 
 
-class Sequential(Module):
-    def __init__(self, *modules):
-        super().__init__()
-        for i, m in enumerate(modules):
-            self.add_module(str(i), m)
+@typelib_override(__name__)
+class Sequential(_Layer, Dl.Sequential, Module):
+    """torch.nn.Sequential(*modules) or Sequential(OrderedDict): runs its
+    children in order (in C: the chain is DlSequential's forward)."""
+    __module__ = OVERRIDE_MODULE
 
-    def forward(self, input):
-        for m in self.children():
-            input = m(input)
-        return input
+    def __init__(self, *args):
+        _construct(self, Dl.Sequential)
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for name, module in args[0].items():
+                self.add_module(name, module)
+        else:
+            for module in args:
+                self.append(module)
 
-    def __getitem__(self, i):
-        return list(self.children())[i]
+    def append(self, module):
+        Dl.Sequential.append(self, module)
+        super(Module, self).__setattr__(str(len(self) - 1), module)
+        return self
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)(OrderedDict(list(self.named_children())[idx]))
+        try:
+            return self.get(idx)
+        except GLib.Error as e:
+            raise _translate(e) from None
 
     def __len__(self):
-        return len(list(self.children()))
+        return self.get_length()
+
+    def __iter__(self):
+        return self.children()
 
 
-class CrossEntropyLoss(Module):
-    def __init__(self, weight=None, ignore_index=-100, reduction='mean',
-                 label_smoothing=0.0):
-        super().__init__()
-        self._args = dict(weight=weight, ignore_index=ignore_index, reduction=reduction,
-                          label_smoothing=label_smoothing)
+def _reduction(name, reduction):
+    try:
+        return {'none': Dl.Reduction.NONE, 'mean': Dl.Reduction.MEAN,
+                'sum': Dl.Reduction.SUM}[reduction]
+    except KeyError:
+        raise ValueError('%s is not a valid value for reduction' % reduction) from None
+
+
+@typelib_override(__name__)
+class CrossEntropyLoss(_Layer, Dl.CrossEntropyLoss, Module):
+    """torch.nn.CrossEntropyLoss(weight=None, ignore_index=-100,
+    reduction='mean', label_smoothing=0.0): loss(input, target), through
+    DlCrossEntropyLoss's forward_many."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('reduction',)
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction='mean', label_smoothing=0.0):
+        if weight is not None or ignore_index != -100 or label_smoothing != 0.0:
+            raise NotImplementedError('CrossEntropyLoss: weight, ignore_index and '
+                                      'label_smoothing arrive with the nn milestone')
+        _construct(self, Dl.CrossEntropyLoss, reduction=_reduction('CrossEntropyLoss', reduction))
 
     def forward(self, input, target):
-        return F.cross_entropy(input, target, **self._args)
+        F._check_batch(input, target)
+        return Module.forward(self, input, target)
+
+    def extra_repr(self):
+        return ''
 
 
-class NLLLoss(Module):
-    def __init__(self, weight=None, ignore_index=-100, reduction='mean'):
-        super().__init__()
-        self._args = dict(weight=weight, ignore_index=ignore_index, reduction=reduction)
+@typelib_override(__name__)
+class NLLLoss(_Layer, Dl.NllLoss, Module):
+    """torch.nn.NLLLoss(weight=None, ignore_index=-100, reduction='mean'):
+    loss(input, target), through DlNllLoss's forward_many."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('reduction',)
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction='mean'):
+        if weight is not None or ignore_index != -100:
+            raise NotImplementedError('NLLLoss: weight and ignore_index arrive with the nn '
+                                      'milestone')
+        _construct(self, Dl.NllLoss, reduction=_reduction('NLLLoss', reduction))
 
     def forward(self, input, target):
-        return F.nll_loss(input, target, **self._args)
-
-
-class GELU(Module):
-    def __init__(self, approximate='none'):
-        super().__init__()
-        self.approximate = approximate
-
-    def forward(self, input):
-        return F.gelu(input, self.approximate)
-
-
-class SiLU(Module):
-    def __init__(self, inplace=False):
-        super().__init__()
-
-    def forward(self, input):
-        return Dl.Tensor.silu(input)
+        F._check_batch(input, target)
+        return Module.forward(self, input, target)
