@@ -5,6 +5,8 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+import builtins
+
 from ._dtype import (Size, bfloat16, device, double, dtype, float16, float32, float64,
                      get_default_dtype, half, int32, int64, long, set_default_dtype, uint8)
 from ._tensor import Node, Tensor
@@ -26,12 +28,10 @@ from ._reductions import (amax, amin, aminmax, argsort, count_nonzero, cummax, c
                           cumsum, kthvalue, logsumexp, median, msort, nanmean, nanmedian, nansum,
                           norm, prod, sort, std, std_mean, topk, unique, unique_consecutive, var,
                           var_mean)
-from ._functions import (add, argmax, argmin, bitwise_not, ceil, clone, cos, detach, div, erf, exp,
-                         expm1, fix, flatten, floor, frac, is_tensor, isfinite, isinf, isnan, log,
-                         log1p, log2, log_softmax, logical_not, matmul, maximum, mean, minimum,
-                         mul, narrow, neg, numel, permute, reciprocal, relu, reshape, rsqrt,
-                         select, sigmoid, sign, sin, softmax, sqrt, squeeze, sub, t, tan, tanh,
-                         transpose, trunc, unflatten, unsqueeze)
+from ._functions import (add, argmax, argmin, clone, detach, div, fix, flatten, is_tensor,
+                         log_softmax, logical_not, matmul, maximum, mean, minimum, mul, narrow,
+                         numel, permute, reshape, select, softmax, squeeze, sub, t, transpose,
+                         unflatten, unsqueeze)
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from . import _dtype, _functions, _math, _reductions
 from . import autograd, datasets, nn, optim, utils
@@ -39,30 +39,27 @@ from ._lib import Dl as _typelib
 
 __all__ = ['Generator', 'Node', 'Size', 'Tensor', 'add', 'addmm', 'amax', 'amin', 'aminmax',
            'arange', 'arctan2', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_tensor', 'atan2',
-           'autograd', 'baddbmm', 'bernoulli', 'bfloat16', 'bitwise_and', 'bitwise_not',
-           'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'ceil', 'chunk', 'clamp', 'clamp_', 'clip',
-           'clone', 'concat', 'concatenate', 'cos', 'count_nonzero', 'cummax', 'cummin', 'cumprod',
-           'cumsum', 'datasets', 'detach', 'device', 'div', 'dot', 'double', 'dtype', 'einsum',
-           'empty', 'empty_like', 'enable_grad', 'erf', 'exp', 'expm1', 'eye', 'fix', 'flatten',
-           'flip', 'fliplr', 'flipud', 'float16', 'float32', 'float64', 'floor', 'floor_divide',
-           'frac', 'from_numpy', 'full', 'full_like', 'gather', 'ger', 'get_default_dtype',
-           'get_rng_state', 'half', 'hstack', 'index_add', 'index_copy', 'index_fill', 'index_put',
-           'index_select', 'initial_seed', 'inner', 'int32', 'int64', 'is_grad_enabled',
-           'is_tensor', 'isfinite', 'isinf', 'isnan', 'kthvalue', 'lerp', 'linspace', 'log',
-           'log1p', 'log2', 'log_softmax', 'logical_and', 'logical_not', 'logical_or',
-           'logical_xor', 'logsumexp', 'long', 'manual_seed', 'masked_fill', 'masked_select',
-           'matmul', 'maximum', 'mean', 'median', 'minimum', 'mm', 'msort', 'mul', 'multinomial',
-           'mv', 'nan_to_num', 'nanmean', 'nanmedian', 'nansum', 'narrow', 'neg', 'nn', 'no_grad',
-           'nonzero', 'norm', 'normal', 'numel', 'ones', 'ones_like', 'optim', 'outer', 'permute',
-           'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like',
-           'randperm', 'reciprocal', 'relu', 'relu_', 'remainder', 'reshape', 'roll', 'rsqrt',
-           'scatter', 'scatter_add', 'scatter_reduce', 'seed', 'select', 'set_default_dtype',
-           'set_grad_enabled', 'set_rng_state', 'sigmoid', 'sign', 'sin', 'softmax', 'sort',
-           'split', 'sqrt', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 't', 'take',
-           'take_along_dim', 'tan', 'tanh', 'tensor', 'tensordot', 'topk', 'transpose', 'tril',
-           'triu', 'trunc', 'uint8', 'unbind', 'unflatten', 'unique', 'unique_consecutive',
-           'unsqueeze', 'utils', 'var', 'var_mean', 'vdot', 'vstack', 'where', 'zeros',
-           'zeros_like']
+           'autograd', 'baddbmm', 'bernoulli', 'bfloat16', 'bitwise_and', 'bitwise_or',
+           'bitwise_xor', 'bmm', 'cat', 'chunk', 'clamp', 'clamp_', 'clip', 'clone', 'concat',
+           'concatenate', 'count_nonzero', 'cummax', 'cummin', 'cumprod', 'cumsum', 'datasets',
+           'detach', 'device', 'div', 'dot', 'double', 'dtype', 'einsum', 'empty', 'empty_like',
+           'enable_grad', 'eye', 'fix', 'flatten', 'flip', 'fliplr', 'flipud', 'float16',
+           'float32', 'float64', 'floor_divide', 'from_numpy', 'full', 'full_like', 'gather',
+           'ger', 'get_default_dtype', 'get_rng_state', 'half', 'hstack', 'index_add',
+           'index_copy', 'index_fill', 'index_put', 'index_select', 'initial_seed', 'inner',
+           'int32', 'int64', 'is_grad_enabled', 'is_tensor', 'kthvalue', 'lerp', 'linspace',
+           'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logsumexp',
+           'long', 'manual_seed', 'masked_fill', 'masked_select', 'matmul', 'maximum', 'mean',
+           'median', 'minimum', 'mm', 'msort', 'mul', 'multinomial', 'mv', 'nan_to_num', 'nanmean',
+           'nanmedian', 'nansum', 'narrow', 'nn', 'no_grad', 'nonzero', 'norm', 'normal', 'numel',
+           'ones', 'ones_like', 'optim', 'outer', 'permute', 'prod', 'rand', 'rand_like',
+           'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'relu_', 'remainder',
+           'reshape', 'roll', 'scatter', 'scatter_add', 'scatter_reduce', 'seed', 'select',
+           'set_default_dtype', 'set_grad_enabled', 'set_rng_state', 'softmax', 'sort', 'split',
+           'squeeze', 'stack', 'std', 'std_mean', 'sub', 't', 'take', 'take_along_dim', 'tensor',
+           'tensordot', 'topk', 'transpose', 'tril', 'triu', 'uint8', 'unbind', 'unflatten',
+           'unique', 'unique_consecutive', 'unsqueeze', 'utils', 'var', 'var_mean', 'vdot',
+           'vstack', 'where', 'zeros', 'zeros_like']
 
 # Exports whose names are Python builtins (float, int, bool, sum, max, ...)
 # live in this dict rather than among this module's globals, so that no
@@ -70,7 +67,7 @@ __all__ = ['Generator', 'Node', 'Size', 'Tensor', 'add', 'addmm', 'amax', 'amin'
 # override loader and `from dl import sum` find them that way too).
 _SHADOWED = {
     'float': float32, 'int': int32, 'bool': _dtype._BOOL,
-    'abs': _functions._abs_fn, 'sum': _functions._sum_fn,
+    'abs': _functions.UNARY_FUNCTIONS['abs'], 'sum': _functions._sum_fn,
     'max': _functions._max, 'min': _functions._min,
     'all': _reductions._all_fn, 'any': _reductions._any_fn,
     'pow': _math._pow, 'round': _math._round_fn,
@@ -89,8 +86,14 @@ def _default_generator():
     return _DEFAULT_GENERATOR[0]
 
 
+# torch.exp (x) and the other functions of the unary ops of the op table
+# (the names _functions makes from Dl.pointwise_op_names)
+_TABLE = {n: f for n, f in _functions.UNARY_FUNCTIONS.items()
+          if n not in _SHADOWED and not hasattr(builtins, n)}
+globals().update(_TABLE)
+
 _LAZY = {'default_generator': _default_generator}
-__all__ += sorted(_SHADOWED) + sorted(_LAZY)
+__all__ += sorted(set(_TABLE) - set(__all__)) + sorted(_SHADOWED) + sorted(_LAZY)
 
 
 def __getattr__(name):

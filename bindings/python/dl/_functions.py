@@ -5,20 +5,29 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+import builtins
+
 from ._creation import tensor
+from ._lib import Dl as _typelib
 from ._lib import _is_tensor, _method_fn
 from ._tensor import Tensor
 
-# abs and sum are exported under those names by the package's __init__;
-# here they have other names, so as not to shadow the builtins.
-neg = _method_fn(Tensor.neg, 'neg')
-exp = _method_fn(Tensor.exp, 'exp')
-log = _method_fn(Tensor.log, 'log')
-relu = _method_fn(Tensor.relu, 'relu')
-_abs_fn = _method_fn(Tensor.abs, 'abs')
-sqrt = _method_fn(Tensor.sqrt, 'sqrt')
-tanh = _method_fn(Tensor.tanh, 'tanh')
-sigmoid = _method_fn(Tensor.sigmoid, 'sigmoid')
+
+def _unary_functions():
+    """torch.<op>(x), the function form of x.<op>(), for every unary op of
+    libdl's op table (libdl/ops/dl-ops-pointwise.def, read through
+    Dl.pointwise_op_names): an op added there is a function here too."""
+    return {name: _method_fn(getattr(Tensor, name), name)
+            for name in _typelib.pointwise_op_names(_typelib.OpFlags.UNARY)}
+
+
+UNARY_FUNCTIONS = _unary_functions()
+# this module's names, but for those that are builtins (abs, round): _api
+# exports those apart
+globals().update({n: f for n, f in UNARY_FUNCTIONS.items() if not hasattr(builtins, n)})
+
+# sum is exported under that name by the package's _api; here it has
+# another name, so as not to shadow the builtin.
 _sum_fn = _method_fn(Tensor.sum, 'sum')
 mean = _method_fn(Tensor.mean, 'mean')
 argmax = _method_fn(Tensor.argmax, 'argmax')
@@ -41,25 +50,7 @@ maximum = _method_fn(Tensor.maximum, 'maximum')
 minimum = _method_fn(Tensor.minimum, 'minimum')
 narrow = _method_fn(Tensor.narrow, 'narrow')
 select = _method_fn(Tensor.select, 'select')
-expm1 = _method_fn(Tensor.expm1, 'expm1')
-log1p = _method_fn(Tensor.log1p, 'log1p')
-log2 = _method_fn(Tensor.log2, 'log2')
-rsqrt = _method_fn(Tensor.rsqrt, 'rsqrt')
-sin = _method_fn(Tensor.sin, 'sin')
-cos = _method_fn(Tensor.cos, 'cos')
-tan = _method_fn(Tensor.tan, 'tan')
-sign = _method_fn(Tensor.sign, 'sign')
-floor = _method_fn(Tensor.floor, 'floor')
-ceil = _method_fn(Tensor.ceil, 'ceil')
-trunc = _method_fn(Tensor.trunc, 'trunc')
-frac = _method_fn(Tensor.frac, 'frac')
-reciprocal = _method_fn(Tensor.reciprocal, 'reciprocal')
-erf = _method_fn(Tensor.erf, 'erf')
-isnan = _method_fn(Tensor.isnan, 'isnan')
-isinf = _method_fn(Tensor.isinf, 'isinf')
-isfinite = _method_fn(Tensor.isfinite, 'isfinite')
 logical_not = _method_fn(Tensor.logical_not, 'logical_not')
-bitwise_not = _method_fn(Tensor.bitwise_not, 'bitwise_not')
 fix = _method_fn(Tensor.fix, 'fix')
 
 
