@@ -25,6 +25,47 @@ G_BEGIN_DECLS
 extern gint64 dl_cpu_grain;
 #define DL_CPU_GRAIN dl_cpu_grain
 
+/* A loop (a for statement) that OpenMP's threads share when @cond holds,
+ * and that runs on this thread alone otherwise, without entering a parallel
+ * region: a region whose if () is false still costs about 0.3 us in
+ * libgomp, more than a small op's whole loop.
+ *   DL_CPU_FOR_IF (n >= DL_CPU_GRAIN, for (gint64 r = 0; r < n; r++) { ... });
+ */
+#define DL_CPU_FOR_IF(cond, ...)                                                                   \
+  G_STMT_START                                                                                     \
+  {                                                                                                \
+    if (cond)                                                                                      \
+      {                                                                                            \
+        _Pragma ("omp parallel for schedule(static)") __VA_ARGS__                                  \
+      }                                                                                            \
+    else                                                                                           \
+      {                                                                                            \
+        __VA_ARGS__                                                                                \
+      }                                                                                            \
+  }                                                                                                \
+  G_STMT_END
+
+/* A block that OpenMP's threads all run when @cond holds (with its
+ * _Pragma ("omp for") loops shared out), and that this thread runs alone
+ * otherwise, outside any parallel region (an orphaned omp for then runs
+ * its whole loop here). */
+#define DL_CPU_PARALLEL_IF(cond, ...)                                                              \
+  G_STMT_START                                                                                     \
+  {                                                                                                \
+    if (cond)                                                                                      \
+      {                                                                                            \
+        _Pragma ("omp parallel")                                                                   \
+        {                                                                                          \
+          __VA_ARGS__                                                                              \
+        }                                                                                          \
+      }                                                                                            \
+    else                                                                                           \
+      {                                                                                            \
+        __VA_ARGS__                                                                                \
+      }                                                                                            \
+  }                                                                                                \
+  G_STMT_END
+
 typedef _Float16 dl_half;
 typedef guint16 dl_bf16;
 

@@ -131,41 +131,40 @@ dl_cpu_random (DlBackendContext *ctx,
       permutation (data, n, seed, offset);
       return;
     }
-#pragma omp parallel for if (n >= DL_CPU_GRAIN) schedule(static)
-  for (gint64 blk = 0; blk < n_blocks; blk++)
-    {
-      guint32 x[4];
-      double u[4];
-      gint64 base = blk * per_block;
+  DL_CPU_FOR_IF (
+      n >= DL_CPU_GRAIN, for (gint64 blk = 0; blk < n_blocks; blk++) {
+        guint32 x[4];
+        double u[4];
+        gint64 base = blk * per_block;
 
-      philox (seed, offset + blk, x);
-      if (wide)
-        {
-          u[0] = u53 (x[0], x[1]);
-          u[1] = u53 (x[2], x[3]);
-        }
-      else
-        for (gint j = 0; j < 4; j++)
-          u[j] = u24 (x[j]);
-
-      if (op == DL_RANDOM_NORMAL)
-        for (gint j = 0; j < per_block; j += 2)
+        philox (seed, offset + blk, x);
+        if (wide)
           {
-            double r = sqrt (-2.0 * log (1.0 - u[j]));
-            double th = 2.0 * G_PI * u[j + 1];
-            u[j] = a + b * r * cos (th);
-            u[j + 1] = a + b * r * sin (th);
+            u[0] = u53 (x[0], x[1]);
+            u[1] = u53 (x[2], x[3]);
           }
-      else if (op == DL_RANDOM_BERNOULLI)
-        for (gint j = 0; j < per_block; j++)
-          u[j] = u[j] < a ? 1.0 : 0.0;
-      else
-        for (gint j = 0; j < per_block; j++)
-          u[j] = a + (b - a) * u[j];
+        else
+          for (gint j = 0; j < 4; j++)
+            u[j] = u24 (x[j]);
 
-      for (gint j = 0; j < per_block && base + j < n; j++)
-        store_value (data, base + j, dtype, u[j]);
-    }
+        if (op == DL_RANDOM_NORMAL)
+          for (gint j = 0; j < per_block; j += 2)
+            {
+              double r = sqrt (-2.0 * log (1.0 - u[j]));
+              double th = 2.0 * G_PI * u[j + 1];
+              u[j] = a + b * r * cos (th);
+              u[j + 1] = a + b * r * sin (th);
+            }
+        else if (op == DL_RANDOM_BERNOULLI)
+          for (gint j = 0; j < per_block; j++)
+            u[j] = u[j] < a ? 1.0 : 0.0;
+        else
+          for (gint j = 0; j < per_block; j++)
+            u[j] = a + (b - a) * u[j];
+
+        for (gint j = 0; j < per_block && base + j < n; j++)
+          store_value (data, base + j, dtype, u[j]);
+      });
 }
 
 /* the float64 uniform number i of the stream starting at block @offset */
@@ -277,20 +276,18 @@ dl_cpu_multinomial (DlBackendContext *ctx,
   gint64 per_row = (n_samples + 1) / 2;
   gint status = DL_KERNEL_OK;
 
-#pragma omp parallel if (rows * MAX(k, n_samples) >= DL_CPU_GRAIN)
-  {
+  DL_CPU_PARALLEL_IF (rows * MAX (k, n_samples) >= DL_CPU_GRAIN, {
     double *tmp = g_new (double, MAX (k, 1));
 
-#pragma omp for schedule(static)
-    for (gint64 r = 0; r < rows; r++)
-      {
-        gint st = multinomial_row (weights + r * k, k, n_samples, replacement, out + r * n_samples,
-                                   seed, offset + r * per_row, tmp);
-        if (st != DL_KERNEL_OK)
-          g_atomic_int_compare_and_exchange (&status, DL_KERNEL_OK, st);
-      }
+    _Pragma ("omp for schedule(static)") for (gint64 r = 0; r < rows; r++)
+    {
+      gint st = multinomial_row (weights + r * k, k, n_samples, replacement, out + r * n_samples,
+                                 seed, offset + r * per_row, tmp);
+      if (st != DL_KERNEL_OK)
+        g_atomic_int_compare_and_exchange (&status, DL_KERNEL_OK, st);
+    }
     g_free (tmp);
-  }
+  });
   if (status != DL_KERNEL_OK && kernel_status->error == DL_KERNEL_OK)
     kernel_status->error = status;
 }

@@ -461,8 +461,7 @@ try_columns (DlReduceOp op, DlDType dt, const DlReduceArgs *args, gint64 n_outer
 
       unravel (b * width, ond, args->outer_shape, oidx);
       base = args->in + offset_of (oidx, args->in_outer_strides, ond);
-#pragma omp parallel num_threads(nt)
-      {
+      DL_CPU_PARALLEL_IF (nt > 1, {
         gint t = omp_get_thread_num (), n_threads = omp_get_num_threads ();
         gint64 r0 = n_inner * t / n_threads, r1 = n_inner * (t + 1) / n_threads;
         gint64 iidx[DL_MAX_DIMS];
@@ -489,18 +488,29 @@ try_columns (DlReduceOp op, DlDType dt, const DlReduceArgs *args, gint64 n_outer
                 iidx[d] = 0;
               }
           }
-#pragma omp critical
-        for (gint64 j = 0; j < width; j++)
-          total[j] += dacc[j] + facc[j];
+        _Pragma ("omp critical") for (gint64 j = 0; j < width; j++) total[j] += dacc[j] + facc[j];
         g_free (facc);
         g_free (dacc);
-      }
+      });
       out = (float *)(args->out + offset_of (oidx, args->out_strides, ond));
       for (gint64 j = 0; j < width; j++)
         out[j] = op == DL_REDUCE_MEAN ? total[j] / n_inner : total[j];
       g_free (total);
     }
   return TRUE;
+}
+
+/* output position @o: its n_inner elements reduced */
+static inline void
+reduce_outer (DlReduceOp op, DlDType dt, const DlReduceArgs *args, gint64 o, gint64 n_inner)
+{
+  gint64 oidx[DL_MAX_DIMS];
+  Acc acc;
+
+  unravel (o, args->outer_ndim, args->outer_shape, oidx);
+  acc = reduce_inner (
+      op, dt, args, args->in + offset_of (oidx, args->in_outer_strides, args->outer_ndim), n_inner);
+  finish (op, dt, args, o, oidx, acc, n_inner);
 }
 
 void
@@ -558,16 +568,7 @@ dl_cpu_reduce (DlBackendContext *ctx, DlReduceOp op, const DlReduceArgs *args, D
       return;
     }
 
-#pragma omp parallel for if (n_outer > 1 && n_outer * n_inner >= DL_CPU_GRAIN * 2) schedule(static)
-  for (gint64 o = 0; o < n_outer; o++)
-    {
-      gint64 oidx[DL_MAX_DIMS];
-      Acc acc;
-
-      unravel (o, args->outer_ndim, args->outer_shape, oidx);
-      acc = reduce_inner (op, dt, args,
-                          args->in + offset_of (oidx, args->in_outer_strides, args->outer_ndim),
-                          n_inner);
-      finish (op, dt, args, o, oidx, acc, n_inner);
-    }
+  DL_CPU_FOR_IF (
+      n_outer > 1 && n_outer * n_inner >= DL_CPU_GRAIN * 2,
+      for (gint64 o = 0; o < n_outer; o++) { reduce_outer (op, dt, args, o, n_inner); });
 }

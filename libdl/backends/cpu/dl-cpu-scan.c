@@ -28,33 +28,32 @@ dl_cpu_scan (DlBackendContext *ctx, DlScanOp op, void *data, gint64 n_rows, gint
   gsize es = dl_dtype_get_size (dt);
   gboolean fp = dl_dtype_is_floating_point (dt);
 
-#pragma omp parallel for if (n_rows > 1 && n_rows * n >= DL_CPU_GRAIN) schedule(static)
-  for (gint64 r = 0; r < n_rows; r++)
-    {
-      char *row = (char *)data + r * n * es;
+  DL_CPU_FOR_IF (
+      n_rows > 1 && n_rows * n >= DL_CPU_GRAIN, for (gint64 r = 0; r < n_rows; r++) {
+        char *row = (char *)data + r * n * es;
 
-      if (fp)
-        {
-          gdouble acc = op == DL_SCAN_CUMSUM ? 0 : 1;
-          for (gint64 j = 0; j < n; j++)
-            {
-              gdouble v = dl_cpu_load_f (row + j * es, dt);
-              acc = op == DL_SCAN_CUMSUM ? acc + v : acc * v;
-              dl_cpu_store_f (row + j * es, dt, acc);
-            }
-        }
-      else
-        {
-          gint64 acc = op == DL_SCAN_CUMSUM ? 0 : 1;
-          for (gint64 j = 0; j < n; j++)
-            {
-              gint64 v = dl_cpu_load_i (row + j * es, dt);
-              acc = op == DL_SCAN_CUMSUM ? (gint64)((guint64)acc + (guint64)v)
-                                         : (gint64)((guint64)acc * (guint64)v);
-              dl_cpu_store_i (row + j * es, dt, acc);
-            }
-        }
-    }
+        if (fp)
+          {
+            gdouble acc = op == DL_SCAN_CUMSUM ? 0 : 1;
+            for (gint64 j = 0; j < n; j++)
+              {
+                gdouble v = dl_cpu_load_f (row + j * es, dt);
+                acc = op == DL_SCAN_CUMSUM ? acc + v : acc * v;
+                dl_cpu_store_f (row + j * es, dt, acc);
+              }
+          }
+        else
+          {
+            gint64 acc = op == DL_SCAN_CUMSUM ? 0 : 1;
+            for (gint64 j = 0; j < n; j++)
+              {
+                gint64 v = dl_cpu_load_i (row + j * es, dt);
+                acc = op == DL_SCAN_CUMSUM ? (gint64)((guint64)acc + (guint64)v)
+                                           : (gint64)((guint64)acc * (guint64)v);
+                dl_cpu_store_i (row + j * es, dt, acc);
+              }
+          }
+      });
 }
 
 /* A key and the position it came from: sorting the pairs keeps the reads
@@ -207,50 +206,48 @@ dl_cpu_sort (DlBackendContext *ctx,
 
   if (n == 0)
     return;
-#pragma omp parallel if (n_rows > 1 && n_rows * n >= DL_CPU_GRAIN / 4)
-  {
+  DL_CPU_PARALLEL_IF (n_rows > 1 && n_rows * n >= DL_CPU_GRAIN / 4, {
     char *orig = g_malloc (n * es);
     SortItem *items = g_new (SortItem, n);
     SortItem *tmp = g_new (SortItem, n);
 
-#pragma omp for schedule(static)
-    for (gint64 r = 0; r < n_rows; r++)
-      {
-        char *row = (char *)data + r * n * es;
-        gint64 *idx = (gint64 *)indices + r * n;
+    _Pragma ("omp for schedule(static)") for (gint64 r = 0; r < n_rows; r++)
+    {
+      char *row = (char *)data + r * n * es;
+      gint64 *idx = (gint64 *)indices + r * n;
 
-        memcpy (orig, row, n * es);
-        for (gint64 j = 0; j < n; j++)
-          {
-            items[j].pos = j;
-            if (fp)
-              items[j].key.f = dl_cpu_load_f (orig + j * es, dt);
-            else
-              items[j].key.i = dl_cpu_load_i (orig + j * es, dt);
-          }
-        if (partial)
-          {
-            /* the k first, back in their original order, then sorted
-             * stably: the same as a full stable sort's prefix */
-            select_first (items, n, k, fp, descending);
-            if (!kth_only)
-              {
-                qsort (items, k, sizeof (SortItem), cmp_pos);
-                stable_sort (items, tmp, k, fp, descending);
-              }
-          }
-        else
-          stable_sort (items, tmp, n, fp, descending);
-        for (gint64 j = 0; j < n; j++)
-          {
-            idx[j] = items[j].pos;
-            memcpy (row + j * es, orig + items[j].pos * es, es);
-          }
-      }
+      memcpy (orig, row, n * es);
+      for (gint64 j = 0; j < n; j++)
+        {
+          items[j].pos = j;
+          if (fp)
+            items[j].key.f = dl_cpu_load_f (orig + j * es, dt);
+          else
+            items[j].key.i = dl_cpu_load_i (orig + j * es, dt);
+        }
+      if (partial)
+        {
+          /* the k first, back in their original order, then sorted
+           * stably: the same as a full stable sort's prefix */
+          select_first (items, n, k, fp, descending);
+          if (!kth_only)
+            {
+              qsort (items, k, sizeof (SortItem), cmp_pos);
+              stable_sort (items, tmp, k, fp, descending);
+            }
+        }
+      else
+        stable_sort (items, tmp, n, fp, descending);
+      for (gint64 j = 0; j < n; j++)
+        {
+          idx[j] = items[j].pos;
+          memcpy (row + j * es, orig + items[j].pos * es, es);
+        }
+    }
     g_free (orig);
     g_free (items);
     g_free (tmp);
-  }
+  });
 }
 
 void
@@ -265,44 +262,43 @@ dl_cpu_scan_extremum (DlBackendContext *ctx,
   gsize es = dl_dtype_get_size (dt);
   gboolean fp = dl_dtype_is_floating_point (dt);
 
-#pragma omp parallel for if (n_rows > 1 && n_rows * n >= DL_CPU_GRAIN) schedule(static)
-  for (gint64 r = 0; r < n_rows; r++)
-    {
-      char *row = (char *)data + r * n * es;
-      gint64 *idx = (gint64 *)indices + r * n;
-      gint64 at = 0;
+  DL_CPU_FOR_IF (
+      n_rows > 1 && n_rows * n >= DL_CPU_GRAIN, for (gint64 r = 0; r < n_rows; r++) {
+        char *row = (char *)data + r * n * es;
+        gint64 *idx = (gint64 *)indices + r * n;
+        gint64 at = 0;
 
-      if (fp)
-        {
-          gdouble best = n > 0 ? dl_cpu_load_f (row, dt) : 0;
-          for (gint64 j = 0; j < n; j++)
-            {
-              gdouble v = dl_cpu_load_f (row + j * es, dt);
-              if (isnan (v) || (!isnan (best) && (is_max ? v >= best : v <= best)))
-                {
-                  best = v;
-                  at = j;
-                }
-              dl_cpu_store_f (row + j * es, dt, best);
-              idx[j] = at;
-            }
-        }
-      else
-        {
-          gint64 best = n > 0 ? dl_cpu_load_i (row, dt) : 0;
-          for (gint64 j = 0; j < n; j++)
-            {
-              gint64 v = dl_cpu_load_i (row + j * es, dt);
-              if (is_max ? v >= best : v <= best)
-                {
-                  best = v;
-                  at = j;
-                }
-              dl_cpu_store_i (row + j * es, dt, best);
-              idx[j] = at;
-            }
-        }
-    }
+        if (fp)
+          {
+            gdouble best = n > 0 ? dl_cpu_load_f (row, dt) : 0;
+            for (gint64 j = 0; j < n; j++)
+              {
+                gdouble v = dl_cpu_load_f (row + j * es, dt);
+                if (isnan (v) || (!isnan (best) && (is_max ? v >= best : v <= best)))
+                  {
+                    best = v;
+                    at = j;
+                  }
+                dl_cpu_store_f (row + j * es, dt, best);
+                idx[j] = at;
+              }
+          }
+        else
+          {
+            gint64 best = n > 0 ? dl_cpu_load_i (row, dt) : 0;
+            for (gint64 j = 0; j < n; j++)
+              {
+                gint64 v = dl_cpu_load_i (row + j * es, dt);
+                if (is_max ? v >= best : v <= best)
+                  {
+                    best = v;
+                    at = j;
+                  }
+                dl_cpu_store_i (row + j * es, dt, best);
+                idx[j] = at;
+              }
+          }
+      });
 }
 
 void
@@ -319,10 +315,9 @@ dl_cpu_scatter_rows (DlBackendContext *ctx,
   gsize es = dl_dtype_get_size (dt);
   gboolean fp = dl_dtype_is_floating_point (dt);
 
-#pragma omp parallel for if (n_rows > 1 && n_rows * n_src >= DL_CPU_GRAIN) schedule(static)
-  for (gint64 r = 0; r < n_rows; r++)
-    for (gint64 j = 0; j < n_src; j++)
-      {
+  DL_CPU_FOR_IF (
+      n_rows > 1 && n_rows * n_src >= DL_CPU_GRAIN,
+      for (gint64 r = 0; r < n_rows; r++) for (gint64 j = 0; j < n_src; j++) {
         gint64 k = ((const gint64 *)index)[r * n_src + j];
         char *o = (char *)out + (r * n_out + k) * es;
         const char *x = (const char *)src + (r * n_src + j) * es;
@@ -335,7 +330,7 @@ dl_cpu_scatter_rows (DlBackendContext *ctx,
           dl_cpu_store_f (o, dt, dl_cpu_load_f (o, dt) + dl_cpu_load_f (x, dt));
         else
           dl_cpu_store_i (o, dt, dl_cpu_load_i (o, dt) + dl_cpu_load_i (x, dt));
-      }
+      });
 }
 
 void
@@ -350,14 +345,13 @@ dl_cpu_gather_rows (DlBackendContext *ctx,
 {
   gsize es = dl_dtype_get_size (dt);
 
-#pragma omp parallel for if (n_rows > 1 && n_rows * n_out >= DL_CPU_GRAIN) schedule(static)
-  for (gint64 r = 0; r < n_rows; r++)
-    for (gint64 j = 0; j < n_out; j++)
-      {
+  DL_CPU_FOR_IF (
+      n_rows > 1 && n_rows * n_out >= DL_CPU_GRAIN,
+      for (gint64 r = 0; r < n_rows; r++) for (gint64 j = 0; j < n_out; j++) {
         gint64 k = ((const gint64 *)index)[r * n_out + j];
         if (k >= 0 && k < n_src)
           memcpy ((char *)out + (r * n_out + j) * es, (const char *)src + (r * n_src + k) * es, es);
-      }
+      });
 }
 
 void

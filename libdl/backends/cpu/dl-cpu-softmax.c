@@ -195,6 +195,20 @@ softmax_row_f32_v16 (const float *restrict x, float *restrict y, gint64 n, gbool
 }
 #endif
 
+/* row @r of @n_rows rows of @n */
+static inline void
+softmax_row (const void *in, void *out, gint64 r, gint64 n, DlDType dtype, gboolean want_log)
+{
+  if (dtype == DL_DTYPE_FLOAT64)
+    softmax_row_f64 ((const double *)in + r * n, (double *)out + r * n, n, want_log);
+#ifdef DL_CPU_ISA_LEVELS
+  else if (dl_cpu_isa == DL_CPU_ISA_V4)
+    softmax_row_f32_v16 ((const float *)in + r * n, (float *)out + r * n, n, want_log);
+#endif
+  else
+    softmax_row_f32 ((const float *)in + r * n, (float *)out + r * n, n, want_log);
+}
+
 void
 dl_cpu_softmax (DlBackendContext *ctx,
                 const void *in,
@@ -209,16 +223,7 @@ dl_cpu_softmax (DlBackendContext *ctx,
   g_return_if_fail (dtype == DL_DTYPE_FLOAT32 || wide);
   if (n == 0)
     return;
-#pragma omp parallel for if (n_rows * n >= DL_CPU_GRAIN) schedule(static)
-  for (gint64 r = 0; r < n_rows; r++)
-    {
-      if (wide)
-        softmax_row_f64 ((const double *)in + r * n, (double *)out + r * n, n, want_log);
-#ifdef DL_CPU_ISA_LEVELS
-      else if (dl_cpu_isa == DL_CPU_ISA_V4)
-        softmax_row_f32_v16 ((const float *)in + r * n, (float *)out + r * n, n, want_log);
-#endif
-      else
-        softmax_row_f32 ((const float *)in + r * n, (float *)out + r * n, n, want_log);
-    }
+  DL_CPU_FOR_IF (
+      n_rows * n >= DL_CPU_GRAIN,
+      for (gint64 r = 0; r < n_rows; r++) { softmax_row (in, out, r, n, dtype, want_log); });
 }
