@@ -148,6 +148,7 @@ class Module(Dl.Module):
     def training(self):
         return self.get_training()
 
+
     def zero_grad(self, set_to_none=True):
         for p in self.parameters():
             if set_to_none:
@@ -222,6 +223,8 @@ class Linear(Dl.Linear, Module):
     def out_features(self):
         return self.get_out_features()
 
+
+
     def extra_repr(self):
         return 'in_features=%d, out_features=%d, bias=%s' % (
             self.get_in_features(), self.get_out_features(), self.get_parameter('bias') is not None)
@@ -283,6 +286,12 @@ def _rebuild_layer(cls, typelib_name, properties, params, children, training, at
 class _Layer:
     _properties = ()
 
+    def __getattr__(self, name):
+        # PyTorch's attribute for each construct property (m.inplace, m.dim)
+        if name in type(self)._properties:
+            return self.get_property(name)
+        return super().__getattr__(name)
+
     def __reduce_ex__(self, protocol):
         return _reduce_layer(self)
 
@@ -296,9 +305,6 @@ class ReLU(_Layer, Dl.Relu, Module):
     def __init__(self, inplace=False):
         _construct(self, Dl.Relu, inplace=bool(inplace))
 
-    @property
-    def inplace(self):
-        return self.get_inplace()
 
     def extra_repr(self):
         return 'inplace=True' if self.inplace else ''
@@ -315,9 +321,6 @@ class GELU(_Layer, Dl.Gelu, Module):
             raise RuntimeError("approximate argument must be either none or tanh.")
         _construct(self, Dl.Gelu, approximate=approximate)
 
-    @property
-    def approximate(self):
-        return self.get_approximate()
 
     def extra_repr(self):
         return 'approximate=%r' % self.approximate
@@ -332,9 +335,6 @@ class SiLU(_Layer, Dl.Silu, Module):
     def __init__(self, inplace=False):
         _construct(self, Dl.Silu, inplace=bool(inplace))
 
-    @property
-    def inplace(self):
-        return self.get_inplace()
 
     def extra_repr(self):
         return 'inplace=True' if self.inplace else ''
@@ -376,13 +376,7 @@ class Flatten(_Layer, Dl.Flatten, Module):
     def __init__(self, start_dim=1, end_dim=-1):
         _construct(self, Dl.Flatten, start_dim=int(start_dim), end_dim=int(end_dim))
 
-    @property
-    def start_dim(self):
-        return self.get_start_dim()
 
-    @property
-    def end_dim(self):
-        return self.get_end_dim()
 
     def extra_repr(self):
         return 'start_dim=%d, end_dim=%d' % (self.start_dim, self.end_dim)
@@ -404,9 +398,6 @@ class Softmax(_Layer, Dl.Softmax, Module):
     def __init__(self, dim=None):
         _construct(self, Dl.Softmax, dim=_softmax_dim('Softmax', dim))
 
-    @property
-    def dim(self):
-        return self.get_dim()
 
     def extra_repr(self):
         return 'dim=%d' % self.dim
@@ -421,9 +412,6 @@ class LogSoftmax(_Layer, Dl.LogSoftmax, Module):
     def __init__(self, dim=None):
         _construct(self, Dl.LogSoftmax, dim=_softmax_dim('LogSoftmax', dim))
 
-    @property
-    def dim(self):
-        return self.get_dim()
 
     def extra_repr(self):
         return 'dim=%d' % self.dim
