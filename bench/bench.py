@@ -119,6 +119,13 @@ def issue3(bench, rng, quick):
           nbytes=2 * f32 * n16)
     bench("tanh, 16M float32", lambda: da.tanh(), lambda: ta.tanh(), n=5, target=1.0,
           nbytes=2 * f32 * n16)
+    close(da[:1000].clamp(-1, 1), ta[:1000].clamp(-1, 1))
+    bench("clamp(-1, 1), 16M float32", lambda: da.clamp(-1, 1), lambda: ta.clamp(-1, 1), n=5,
+          target=1.0, nbytes=2 * f32 * n16)
+    dc, tc = da.clone(), ta.clone()
+    bench("clamp_(-1, 1), 16M float32", lambda: dc.clamp_(-1, 1), lambda: tc.clamp_(-1, 1), n=5,
+          target=1.0, nbytes=2 * f32 * n16)
+    del dc, tc
 
     # reductions
     close(da.sum().reshape(1), ta.sum().reshape(1), rtol=1e-3, atol=1e-1)

@@ -74,6 +74,8 @@ typedef union
   DimKeepFn dim_keep;
   DimsKeepFn dims_keep;
   DimKeepIndicesFn dim_keep_indices;
+  DlTensor *(*bounds) (DlTensor *, DlTensor *, DlTensor *, GError **);
+  DlTensor *(*bound_numbers) (DlTensor *, gdouble, gdouble, GError **);
 } Fn;
 
 /* A call's arguments after self, as vectorcall passes them. */
@@ -493,6 +495,74 @@ power (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
   RUN (is_big (t) || is_big (other), r, e->fn.binary (t, other, &error));
   g_clear_object (&wrapped);
   return finish (r, error);
+}
+
+/* A clamp bound as the Python method makes it: None, a tensor, or a
+ * wrapped 0-d tensor for an int or a float (new reference in *out); FALSE
+ * for anything else, which goes to Python. */
+static gboolean
+bound_of (PyObject *o, DlTensor **out)
+{
+  DlTensor *t;
+  gint64 i;
+
+  *out = NULL;
+  if (is_none (o))
+    return TRUE;
+  if ((t = tensor_of (o)))
+    *out = g_object_ref (t);
+  else if (PyFloat_CheckExact (o))
+    *out = dl_tensor_new_wrapped_scalar (PyFloat_AS_DOUBLE (o), DL_DTYPE_FLOAT64);
+  else if (get_int64 (o, &i))
+    *out = dl_tensor_new_wrapped_scalar ((gdouble)i, DL_DTYPE_INT64);
+  else
+    return FALSE;
+  return TRUE;
+}
+
+/* A clamp bound that is a Python int or float (not a bool), or None: as
+ * a double (None: @none), or FALSE. */
+static gboolean
+bound_number (PyObject *o, gdouble none, gdouble *v)
+{
+  gint64 i;
+
+  if (is_none (o))
+    *v = none;
+  else if (PyFloat_CheckExact (o))
+    *v = PyFloat_AS_DOUBLE (o);
+  else if (get_int64 (o, &i))
+    *v = (gdouble)i;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+/* x.clamp(min=None, max=None) and x.clamp_(...): fn2.bound_numbers when
+ * both bounds are numbers or None on a float tensor (a missing bound as
+ * an infinity), else fn.bounds with numbers as wrapped 0-d tensors; both
+ * bounds missing goes to Python (its error). */
+static PyObject *
+bounds (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
+{
+  PyObject *arg[MAX_PARAMS];
+  g_autoptr (DlTensor) lo = NULL;
+  g_autoptr (DlTensor) hi = NULL;
+  gboolean inplace = e->fn.bounds == dl_tensor_clamp_;
+  GError *error = NULL;
+  gdouble vlo, vhi;
+  DlTensor *r;
+
+  if (!parse (e, c, arg) || (is_none (arg[0]) && is_none (arg[1])))
+    return FALLBACK;
+  if (dl_dtype_is_floating_point (dl_tensor_get_dtype (t)) && bound_number (arg[0], -INFINITY, &vlo)
+      && bound_number (arg[1], INFINITY, &vhi))
+    RUN (is_big (t), r, e->fn2.bound_numbers (t, vlo, vhi, &error));
+  else if (bound_of (arg[0], &lo) && bound_of (arg[1], &hi))
+    RUN (is_big (t), r, e->fn.bounds (t, lo, hi, &error));
+  else
+    return FALLBACK;
+  return inplace ? finish_self (self, r, error) : finish (r, error);
 }
 
 /* x.sum(dim=None, keepdim=False, dtype=None): fn2.unary over every dim
@@ -1018,6 +1088,10 @@ static const Entry entries[] = {
   { "zero_", unary_inplace, { .unary = dl_tensor_zero_ } },
   { "relu_", unary_inplace, { .unary = dl_tensor_relu_ } },
   { "fill_", fill, { .scalar = dl_tensor_fill_ }, { NULL }, { "value" } },
+  { "clamp_", bounds, { .bounds = dl_tensor_clamp_ }, { .bound_numbers = dl_tensor_clamp_scalar_ },
+    { "min", "max" } },
+  { "clamp", bounds, { .bounds = dl_tensor_clamp }, { .bound_numbers = dl_tensor_clamp_scalar },
+    { "min", "max" } },
   { "copy_", copy, { .binary = dl_tensor_copy_ }, { NULL }, { "src" } },
 
   /* pointwise */

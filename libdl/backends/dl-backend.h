@@ -109,12 +109,16 @@ typedef enum
  * binary kernels would. params[0] is the number each formula names. */
 typedef enum
 {
-  DL_TERNARY_WHERE,       /* (out, cond, a, b): cond ? a : b; every dtype */
-  DL_TERNARY_LERP,        /* (out, a, b, w): a + w * (b - a); floats */
-  DL_TERNARY_LERP_SCALAR, /* (out, a, b): a + params[0] * (b - a); floats */
-  DL_TERNARY_ADDCMUL,     /* (out, a, b, c): a + params[0] * b * c; floats and
-                           * integers (wrapping, params[0] cast to the dtype) */
-  DL_TERNARY_ADDCDIV,     /* (out, a, b, c): a + params[0] * b / c; floats */
+  DL_TERNARY_WHERE,        /* (out, cond, a, b): cond ? a : b; every dtype */
+  DL_TERNARY_LERP,         /* (out, a, b, w): a + w * (b - a); floats */
+  DL_TERNARY_LERP_SCALAR,  /* (out, a, b): a + params[0] * (b - a); floats */
+  DL_TERNARY_ADDCMUL,      /* (out, a, b, c): a + params[0] * b * c; floats and
+                            * integers (wrapping, params[0] cast to the dtype) */
+  DL_TERNARY_ADDCDIV,      /* (out, a, b, c): a + params[0] * b / c; floats */
+  DL_TERNARY_CLAMP,        /* (out, x, lo, hi): min (max (x, lo), hi), NaN winning as
+                            * maximum and minimum do; floats; params unused */
+  DL_TERNARY_CLAMP_SCALAR, /* (out, x): as CLAMP with lo params[0], hi params[1];
+                            * float32 and float64 */
   DL_N_TERNARY_OPS
 } DlTernaryOp;
 

@@ -252,6 +252,63 @@ clamp_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   return TRUE;
 }
 
+/* A bound for the fused clamp: @bound as a tensor of @self's dtype on its
+ * device (a number converted as the composite's cast does), or @fill for a
+ * missing bound; NULL where the fused kernel would not give the
+ * composite's result (another dtype, another device, a bound that
+ * broadcasts self to a larger shape). */
+static DlTensor *
+clamp_bound (DlTensor *self, DlTensor *bound, gdouble fill)
+{
+  gint64 shape[DL_MAX_DIMS];
+  gint nd;
+
+  if (bound == NULL || bound->is_wrapped_number)
+    {
+      gdouble v = fill;
+
+      if (bound && dl_tensor_device (bound) == dl_tensor_device (self))
+        v = dl_tensor_item (bound, NULL);
+      else if (bound)
+        return NULL;
+      return dl_full (NULL, 0, v, self->dtype, dl_tensor_device (self), NULL);
+    }
+  if (bound->dtype != self->dtype || dl_tensor_device (bound) != dl_tensor_device (self)
+      || !dl_broadcast_shapes ("clamp", self->sizes, self->ndim, bound->sizes, bound->ndim, shape,
+                               &nd, NULL)
+      || nd != self->ndim || memcmp (shape, self->sizes, nd * sizeof (gint64)) != 0)
+    return NULL;
+  return g_object_ref (bound);
+}
+
+/* clamp in one ternary kernel, for a floating-point @self with bounds of
+ * its dtype (numbers or tensors) that do not change its shape: the bits,
+ * dtype and layout of the composite maximum-then-minimum, into @into (in
+ * place, @self's dtype and shape) or a new tensor; NULL (without an error)
+ * when the fused kernel does not apply */
+static DlTensor *
+clamp_fused (DlTensor *self, DlTensor *min, DlTensor *max, DlTensor *into, GError **error)
+{
+  g_autoptr (DlTensor) lo = NULL;
+  g_autoptr (DlTensor) hi = NULL;
+  DlBackendContext *ctx = dl_tensor_context (self);
+  const gdouble unused = 0;
+  DlTensor *out;
+  DlIter iter;
+
+  if (!dl_dtype_is_float (self->dtype) || ctx->backend->ternary == NULL
+      || !(lo = clamp_bound (self, min, -INFINITY)) || !(hi = clamp_bound (self, max, INFINITY)))
+    return NULL;
+  out = into;
+  if (!out && !(out = dl_empty_like_layout (self, self->dtype, self->sizes, self->ndim, error)))
+    return NULL;
+  dl_iter_init (&iter, 4, (DlTensor *[]){ out, self, lo, hi }, self->sizes, self->ndim);
+  ctx->backend->ternary (ctx, DL_TERNARY_CLAMP, &iter, self->dtype, &unused);
+  if (into)
+    dl_storage_bump_version (into->storage);
+  return out;
+}
+
 /**
  * dl_tensor_clamp:
  * @self: a #DlTensor
@@ -273,6 +330,7 @@ dl_tensor_clamp (DlTensor *self, DlTensor *min, DlTensor *max, GError **error)
   g_autoptr (DlTensor) x = NULL;
   g_autoptr (DlTensor) lo = NULL;
   g_autoptr (DlTensor) out = NULL;
+  GError *local = NULL;
   DlTensor *inputs[3];
   guint n = 0;
 
@@ -292,6 +350,13 @@ dl_tensor_clamp (DlTensor *self, DlTensor *min, DlTensor *max, GError **error)
       return NULL;
     }
 
+  if ((out = clamp_fused (self, min, max, NULL, &local)))
+    goto record;
+  if (local)
+    {
+      g_propagate_error (error, local);
+      return NULL;
+    }
   /* the values, computed without recording (detached wrapped numbers stay
    * wrapped numbers for type promotion) */
   x = dl_tensor_detach (self);
@@ -314,6 +379,7 @@ dl_tensor_clamp (DlTensor *self, DlTensor *min, DlTensor *max, GError **error)
     }
   else
     out = g_steal_pointer (&lo);
+record:
   inputs[n++] = self;
   if (min)
     inputs[n++] = min;
@@ -337,6 +403,30 @@ dl_tensor_clamp (DlTensor *self, DlTensor *min, DlTensor *max, GError **error)
   return g_steal_pointer (&out);
 }
 
+/* clamp of a float32 or float64 tensor with number bounds in one kernel
+ * pass, into @into (@self, in place) or a new tensor: the composite's bits
+ * (the bounds rounded to the dtype, NaN winning). NULL without an error
+ * when the kernel does not apply (another dtype, a backend without it). */
+static DlTensor *
+clamp_numbers (DlTensor *self, gdouble min, gdouble max, DlTensor *into, GError **error)
+{
+  const gdouble bounds[2] = { min, max };
+  DlBackendContext *ctx = dl_tensor_context (self);
+  DlTensor *out = into;
+  DlIter iter;
+
+  if ((self->dtype != DL_DTYPE_FLOAT32 && self->dtype != DL_DTYPE_FLOAT64)
+      || ctx->backend->ternary == NULL)
+    return NULL;
+  if (!out && !(out = dl_empty_like_layout (self, self->dtype, self->sizes, self->ndim, error)))
+    return NULL;
+  dl_iter_init (&iter, 2, (DlTensor *[]){ out, self }, self->sizes, self->ndim);
+  ctx->backend->ternary (ctx, DL_TERNARY_CLAMP_SCALAR, &iter, self->dtype, bounds);
+  if (into)
+    dl_storage_bump_version (into->storage);
+  return out;
+}
+
 /**
  * dl_tensor_clamp_scalar:
  * @self: a #DlTensor
@@ -355,18 +445,79 @@ dl_tensor_clamp_scalar (DlTensor *self, gdouble min, gdouble max, GError **error
 {
   g_autoptr (DlTensor) lo = NULL;
   g_autoptr (DlTensor) hi = NULL;
+  GError *local = NULL;
+  DlTensor *out;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  /* one pass when there is no history to record */
+  if (!dl_autograd_any_requires (1, &self) && (out = clamp_numbers (self, min, max, NULL, &local)))
+    return out;
+  if (local)
+    {
+      g_propagate_error (error, local);
+      return NULL;
+    }
   lo = dl_wrapped_scalar (min);
   hi = dl_wrapped_scalar (max);
   return dl_tensor_clamp (self, lo, hi, error);
+}
+
+/**
+ * dl_tensor_clamp_scalar_:
+ * @self: a #DlTensor, written in place
+ * @min: the lower bound (-infinity for none)
+ * @max: the upper bound (+infinity for none)
+ * @error: return location for a #GError
+ *
+ * In place, self = min (max (self, min), max), with numbers as bounds (as
+ * torch.Tensor.clamp_ with numbers, and nn.utils.clip_grad_value_).
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_clamp_scalar_ (DlTensor *self, gdouble min, gdouble max, GError **error)
+{
+  g_autoptr (DlTensor) lo = NULL;
+  g_autoptr (DlTensor) hi = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_no_internal_overlap ("clamp_", self, error))
+    return NULL;
+  /* straight into self when there is no history to record */
+  if (!dl_inplace_wants_history (self, 0, NULL))
+    {
+      GError *local = NULL;
+
+      if (clamp_numbers (self, min, max, self, &local))
+        return self;
+      if (local)
+        {
+          g_propagate_error (error, local);
+          return NULL;
+        }
+    }
+  lo = dl_wrapped_scalar (min);
+  hi = dl_wrapped_scalar (max);
+  return dl_tensor_clamp_ (self, lo, hi, error);
 }
 
 static DlTensor *
 clamp_compute (DlTensor *src, gpointer data, DlTensor *into, GError **error)
 {
   DlTensor **bounds = data;
+  GError *local = NULL;
+  DlTensor *out;
 
+  /* nothing recorded: one kernel pass straight into self where it can */
+  if (into && (out = clamp_fused (src, bounds[0], bounds[1], into, &local)))
+    return out;
+  if (local)
+    {
+      g_propagate_error (error, local);
+      return NULL;
+    }
   return dl_tensor_clamp (src, bounds[0], bounds[1], error);
 }
 

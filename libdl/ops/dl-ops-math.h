@@ -24,6 +24,8 @@ DL_EXPORT DlTensor *
 dl_tensor_clamp_scalar (DlTensor *self, gdouble min, gdouble max, GError **error);
 DL_EXPORT DlTensor *dl_tensor_clamp_ (DlTensor *self, DlTensor *min, DlTensor *max, GError **error);
 DL_EXPORT DlTensor *
+dl_tensor_clamp_scalar_ (DlTensor *self, gdouble min, gdouble max, GError **error);
+DL_EXPORT DlTensor *
 dl_tensor_lerp (DlTensor *self, DlTensor *end, DlTensor *weight, GError **error);
 DL_EXPORT DlTensor *
 dl_tensor_lerp_scalar (DlTensor *self, DlTensor *end, gdouble weight, GError **error);

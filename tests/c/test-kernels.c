@@ -312,6 +312,14 @@ test_ternary_float (void)
       volatile double p = v * db[i], q = p / dc[i];
       g_assert_cmpfloat (dout[i], ==, da[i] + q);
     }
+  /* clamp: between b and c as bounds (where b > c, c wins), NaN winning */
+  a[0] = NAN;
+  b[1] = NAN;
+  c[2] = NAN;
+  run_ternary (DL_TERNARY_CLAMP, DL_DTYPE_FLOAT32, N, out, in, 3, 0);
+  g_assert_true (isnan (out[0]) && isnan (out[1]) && isnan (out[2]));
+  for (gint i = 3; i < N; i++)
+    g_assert_cmpfloat (out[i], ==, MIN (MAX (a[i], b[i]), c[i]));
 }
 
 /* the 16-bit floats compute in float and round once at the store */

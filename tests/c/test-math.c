@@ -389,6 +389,20 @@ test_clamp_lerp (void)
     g_assert_true (r == x); /* borrowed: in-place ops return their tensor */
   }
   assert_close (x, em, n, 0, "clamp_");
+  {
+    /* with number bounds, in place; a NaN bound makes every element NaN */
+    g_autoptr (DlTensor) y = dl_test_tensor (v, &n, 1, DL_DTYPE_FLOAT32);
+    gdouble nan[8];
+
+    g_assert_true (dl_tensor_clamp_scalar_ (y, -1, 0.5, &error) == y);
+    g_assert_no_error (error);
+    assert_close (y, ec, n, 0, "clamp_scalar_");
+    g_assert_true (dl_tensor_clamp_scalar_ (y, NAN, 0.5, &error) == y);
+    g_assert_no_error (error);
+    for (gint i = 0; i < n; i++)
+      nan[i] = NAN;
+    assert_close (y, nan, n, 0, "clamp_scalar_ with a NaN bound");
+  }
 }
 
 static void

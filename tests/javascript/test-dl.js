@@ -183,6 +183,10 @@ test('math ops', () => {
     assertArrayEqual(values(x.clamp(null, hi)), [-1.5, -0.5, 0.5, 1], 'clamp max only');
     assertArrayEqual(values(x.clamp(lo, hi)), [-1, -0.5, 0.5, 1], 'clamp both');
     assertArrayEqual(values(x.clamp_scalar(-1, 1)), [-1, -0.5, 0.5, 1], 'clamp_scalar');
+    // in place: the same object back, its values clamped (-Infinity: no bound)
+    const xc = x.clone();
+    assert(xc.clamp_scalar_(-Infinity, 0) === xc, 'clamp_scalar_ returns self');
+    assertArrayEqual(values(xc), [-1.5, -0.5, 0, 0], 'clamp_scalar_');
     // Python-style floor division and remainder (sign of the divisor)
     const a = fromArray([7, -7, 7, -7], [4], I64);
     const b = fromArray([2, 2, -2, -2], [4], I64);

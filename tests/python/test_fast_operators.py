@@ -243,6 +243,11 @@ CASES = (
     + [(k, name, (), {}) for name in ('zero_', 'relu_') for k in ('v', 'i', 'b', 'g', 'mt')]
     + [(k, 'fill_', (o,), {}) for k in ('v', 'i', 'b', 'g')
        for o in (3, -1.5, True, 2 ** 70, np.float32(2), T('s'), T('v'), 'x')]
+    + [(k, name, args, kw) for name in ('clamp', 'clamp_') for k in ('v', 'i', 'mt', 'g', 'big')
+       for args, kw in (((0.2, 0.7), {}), ((-1,), {}), ((None, 2), {}), ((), {'max': 0.5}),
+                        ((T('s'), 1.0), {}), ((0.5, 0.2), {}), ((), {}), ((None, None), {}),
+                        ((True, 2), {}), ((2 ** 70,), {}), (('x',), {}), ((0.1, 0.2, 0.3), {}),
+                        ((), {'min': 0, 'low': 1}))]
     + [(k, 'copy_', (o,), {}) for k in ('v', 'i', 'mt', 'g', 'big')
        for o in (T('w'), T('i'), T('s'), T('m'), T('big2'), [1.0] * 7, 2.0)]
     + [(k, 'size', args, kw) for k in ('v', 'mt', 's', 'e')

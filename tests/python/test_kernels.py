@@ -136,3 +136,40 @@ def test_matmul_split_backward(rng, threads):
     (ta @ tb).sum().backward()
     assert_same(xa.grad, ta.grad, rtol=1e-5, atol=1e-5)
     assert_same(xb.grad, tb.grad, rtol=1e-5, atol=1e-5)
+
+
+def _clamp_input(rng, n, name):
+    """n values in [-2, 2] with NaN, inf and -inf spread over the lanes."""
+    a = rng.uniform(-2, 2, size=n).astype(name)
+    for i, special in zip(range(0, n, 5), [np.nan, np.inf, -np.inf] * n):
+        a[i] = special
+    return a
+
+
+@pytest.mark.parametrize("name", ["float32", "float64"])
+@pytest.mark.parametrize("n", [1, 3, 7, 8, 9, 16, 17, 33, 65, 1000, 100_003])
+def test_clamp_lengths(rng, threads, name, n):
+    a = _clamp_input(rng, n, name)
+    lo = rng.uniform(-1.5, 0.5, size=n).astype(name)
+    hi = rng.uniform(-0.5, 1.5, size=n).astype(name)
+    lo[1::7], hi[2::9] = np.nan, np.nan
+    (x, t), (xl, tl), (xh, th) = pair(a), pair(lo), pair(hi)
+    (xl1, tl1), (xh1, th1) = pair(lo[:1].copy()), pair(hi[-1:].copy())
+    # numbers (NaN bounds too), then each mix of full and one-element
+    # tensor bounds, and a missing bound
+    cases = [((-1.0, 0.5), (-1.0, 0.5)), ((0.25, None), (0.25, None)),
+             ((None, -0.75), (None, -0.75)), ((1.0, -1.0), (1.0, -1.0)),
+             ((float("nan"), 1.0), (float("nan"), 1.0)),
+             ((xl, xh), (tl, th)), ((xl, None), (tl, None)), ((None, xh), (None, th)),
+             ((xl1, xh), (tl1, th)), ((xl, xh1), (tl, th1)), ((xl1, xh1), (tl1, th1))]
+    for (dlo, dhi), (tlo, thi) in cases:
+        msg = "clamp(%s, %s): " % (type(dlo).__name__, type(dhi).__name__)
+        assert_same(x.clamp(dlo, dhi), t.clamp(tlo, thi), msg=msg)
+        y, u = pair(a)
+        r = y.clamp_(dlo, dhi)
+        u.clamp_(tlo, thi)
+        assert r is y
+        assert_same(y, u, msg="in place " + msg)
+    # strided input (every other element) takes the strided loops
+    assert_same(x[::2].clamp(-0.5, 0.5), t[::2].clamp(-0.5, 0.5))
+    assert_same(x[::2].clamp(xl[::2], xh[::2]), t[::2].clamp(tl[::2], th[::2]))

@@ -487,6 +487,10 @@ void test_math () {
         assert_values (x.clamp (null, hi), { -1.5, -0.5, 0.5, 1 });
         assert_values (x.clamp (lo, hi), { -1, -0.5, 0.5, 1 });
         assert_values (x.clamp_scalar (-1, 1), { -1, -0.5, 0.5, 1 });
+        /* in place: self back, its values clamped (-infinity: no bound) */
+        var xc = x.clone ();
+        assert (xc.clamp_scalar_ (-double.INFINITY, 0) == xc);
+        assert_values (xc, { -1.5, -0.5, 0, 0 });
         /* Python-style floor division and remainder (sign of the divisor) */
         var a = from_array ({ 7, -7, 7, -7 }, { 4 }, Dl.DType.INT64);
         var b = from_array ({ 2, 2, -2, -2 }, { 4 }, Dl.DType.INT64);

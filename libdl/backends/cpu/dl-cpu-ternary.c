@@ -1,5 +1,5 @@
-/* dl-cpu-ternary.c: kernels over three inputs: where, lerp, addcmul and
- * addcdiv (see DlTernaryOp in dl-backend.h for the operands).
+/* dl-cpu-ternary.c: kernels over three inputs: where, lerp, addcmul,
+ * addcdiv and clamp (see DlTernaryOp in dl-backend.h for the operands).
  *
  * The formulas are written as the composite ops they replace compute them,
  * one rounding per operation in the compute type (float for the 16-bit
@@ -119,6 +119,12 @@ DEFINE_WHERE (where_8, guint64)
 
 /* a + w (b - a), as sub, mul and add compute it (w from c) */
 #define LERP_EXPR(CT) (a + c * (b - a))
+/* minimum (maximum (a, b), c), as the binary maximum and minimum kernels
+ * compute them (a NaN in any operand gives NaN), written as two selects so
+ * that GCC vectorises the loop */
+#define CLAMP_LOW(x, lo) ((lo) != (lo) ? (lo) : ((lo) > (x) ? (lo) : (x)))
+#define CLAMP_HIGH(x, hi) ((hi) != (hi) ? (hi) : ((hi) < (x) ? (hi) : (x)))
+#define CLAMP_EXPR(CT) CLAMP_HIGH (CLAMP_LOW (a, b), c)
 /* a + v * b * c and a + v * b / c, as PyTorch writes them */
 #define ADDCMUL_EXPR(CT) (a + v * b * c)
 #define ADDCDIV_EXPR(CT) (a + v * b / c)
@@ -127,12 +133,47 @@ DEFINE_WHERE (where_8, guint64)
   DEFINE_LOOP3 (lerp_##TN, T, CT, LOAD, STORE, LERP_EXPR (CT))                                     \
   DEFINE_LOOP2 (lerp_scalar_##TN, T, CT, LOAD, STORE, LERP_EXPR (CT))                              \
   DEFINE_LOOP3 (addcmul_##TN, T, CT, LOAD, STORE, ADDCMUL_EXPR (CT))                               \
-  DEFINE_LOOP3 (addcdiv_##TN, T, CT, LOAD, STORE, ADDCDIV_EXPR (CT))
+  DEFINE_LOOP3 (addcdiv_##TN, T, CT, LOAD, STORE, ADDCDIV_EXPR (CT))                               \
+  DEFINE_LOOP3 (clamp_strided_##TN, T, CT, LOAD, STORE, CLAMP_EXPR (CT))
 
 DEFINE_FLOAT_OPS (f32, float, float, LOAD_NATIVE, STORE_NATIVE)
 DEFINE_FLOAT_OPS (f64, double, double, LOAD_NATIVE, STORE_NATIVE)
 DEFINE_FLOAT_OPS (f16, dl_half, float, LOAD_F16, STORE_F16)
 DEFINE_FLOAT_OPS (bf16, dl_bf16, float, LOAD_BF16, STORE_BF16)
+
+/* clamp with tensor bounds: a contiguous x and output, each bound
+ * contiguous or one broadcast element (a missing bound is a 0-d infinity),
+ * unrolled per case so that every case vectorises; other layouts take the
+ * strided loop. */
+#define CLAMP_RUN(T, o, x, lo, hi, n, LO_STEP, HI_STEP)                                            \
+  for (gint64 i = 0; i < (n); i++)                                                                 \
+    {                                                                                              \
+      T a = (x)[i], b = (lo)[i * (LO_STEP)], c = (hi)[i * (HI_STEP)];                              \
+      (o)[i] = CLAMP_EXPR (T);                                                                     \
+    }
+
+#define DEFINE_CLAMP_TENSOR(TN, T)                                                                 \
+  DL_CPU_CLONES static void clamp_##TN (char **data, const gint64 *s, gint64 n, gpointer ctx)      \
+  {                                                                                                \
+    T *o = (T *)data[0];                                                                           \
+    const T *x = (const T *)data[1], *lo = (const T *)data[2], *hi = (const T *)data[3];           \
+    if (s[0] != sizeof (T) || s[1] != sizeof (T) || (s[2] != 0 && s[2] != sizeof (T))              \
+        || (s[3] != 0 && s[3] != sizeof (T)))                                                      \
+      clamp_strided_##TN (data, s, n, ctx);                                                        \
+    else if (s[2] && s[3])                                                                         \
+      CLAMP_RUN (T, o, x, lo, hi, n, 1, 1)                                                         \
+    else if (s[2])                                                                                 \
+      CLAMP_RUN (T, o, x, lo, hi, n, 1, 0)                                                         \
+    else if (s[3])                                                                                 \
+      CLAMP_RUN (T, o, x, lo, hi, n, 0, 1)                                                         \
+    else                                                                                           \
+      CLAMP_RUN (T, o, x, lo, hi, n, 0, 0)                                                         \
+  }
+
+DEFINE_CLAMP_TENSOR (f32, float)
+DEFINE_CLAMP_TENSOR (f64, double)
+#define clamp_f16 clamp_strided_f16
+#define clamp_bf16 clamp_strided_bf16
 
 /* integers: addcmul wraps around as PyTorch's does, computed in the
  * unsigned type of the width (where C defines overflow); v is the value
@@ -153,6 +194,24 @@ DEFINE_INT_ADDCMUL (i32, gint32, guint32)
 DEFINE_INT_ADDCMUL (i64, gint64, guint64)
 DEFINE_INT_ADDCMUL (u8, guint8, guint8)
 
+/* clamp with number bounds: operands (out, x), ctx the two bounds. With
+ * bounds that are not NaN, "lo > x ? lo : x" and "hi < y ? hi : y" are
+ * exactly x86's maxps and minps (the second operand, x, wins an unordered
+ * compare, so a NaN in x stays NaN): two instructions a vector, in the
+ * AVX2 clone eight floats at a time. A NaN bound takes the _nan loops. */
+#define CLAMP_BOUND(T, k) ((T)((const gdouble *)ctx)[k])
+#define CLAMP_NUMBERS(T, x)                                                                        \
+  ({                                                                                               \
+    T y_ = CLAMP_BOUND (T, 0) > (x) ? CLAMP_BOUND (T, 0) : (x);                                    \
+    CLAMP_BOUND (T, 1) < y_ ? CLAMP_BOUND (T, 1) : y_;                                             \
+  })
+#define CLAMP_NUMBERS_NAN(T, x) CLAMP_HIGH (CLAMP_LOW (x, CLAMP_BOUND (T, 0)), CLAMP_BOUND (T, 1))
+
+DL_CPU_DEFINE_UNARY_LOOP (clamp_scalar_f32, float, float, CLAMP_NUMBERS (float, x))
+DL_CPU_DEFINE_UNARY_LOOP (clamp_scalar_f64, double, double, CLAMP_NUMBERS (double, x))
+DL_CPU_DEFINE_UNARY_LOOP (clamp_scalar_nan_f32, float, float, CLAMP_NUMBERS_NAN (float, x))
+DL_CPU_DEFINE_UNARY_LOOP (clamp_scalar_nan_f64, double, double, CLAMP_NUMBERS_NAN (double, x))
+
 typedef struct
 {
   DlCpuLoop f32, f64, f16, bf16;
@@ -164,6 +223,7 @@ static const FloatLoops float_loops[] = {
   = { lerp_scalar_f32, lerp_scalar_f64, lerp_scalar_f16, lerp_scalar_bf16 },
   [DL_TERNARY_ADDCMUL] = { addcmul_f32, addcmul_f64, addcmul_f16, addcmul_bf16 },
   [DL_TERNARY_ADDCDIV] = { addcdiv_f32, addcdiv_f64, addcdiv_f16, addcdiv_bf16 },
+  [DL_TERNARY_CLAMP] = { clamp_f32, clamp_f64, clamp_f16, clamp_bf16 },
 };
 
 void
@@ -184,6 +244,16 @@ dl_cpu_ternary (DlBackendContext *ctx,
       return;
     }
   g_return_if_fail (params != NULL);
+  if (op == DL_TERNARY_CLAMP_SCALAR)
+    {
+      gboolean nan = isnan (params[0]) || isnan (params[1]);
+      DlCpuLoop loop = dtype == DL_DTYPE_FLOAT32 ? (nan ? clamp_scalar_nan_f32 : clamp_scalar_f32)
+                                                 : (nan ? clamp_scalar_nan_f64 : clamp_scalar_f64);
+
+      g_return_if_fail (dtype == DL_DTYPE_FLOAT32 || dtype == DL_DTYPE_FLOAT64);
+      dl_cpu_iter_for_each (iter, loop, (gpointer)params);
+      return;
+    }
   v = params[0];
   if (op == DL_TERNARY_ADDCMUL && !dl_dtype_is_floating_point (dtype))
     {
