@@ -31,7 +31,12 @@
 # are the same OpenMP pool); per point R rounds, each timing a loop of
 # about 20 ms (at least one call) of libdl then of torch; the least time
 # per call over the rounds of each; ratio = libdl / torch (below 1 libdl
-# is faster).  Outputs are fresh each call, as users write them.  At the
+# is faster).  Each timed loop starts after 200 ms of quiet and one untimed
+# call: PyTorch's GEMMs run on the pthread OpenBLAS's workers, libdl's on
+# the OpenMP pool, and each pool's threads spin for some milliseconds after
+# their last work, which would slow the other library's first calls (by up
+# to 30x for a GEMM; docs/threading.md) and measure the switch, not the
+# library.  Outputs are fresh each call, as users write them.  At the
 # end: the geometric mean of every ratio, the worst point, and how many
 # points are above 1.0 (the target is none, and a geometric mean <= 0.8).
 # The script always exits 0: benchmarks do not fail CI.
@@ -43,6 +48,10 @@ import subprocess
 import sys
 import time
 
+# quiet time before each timed loop, longer than a thread pool spins after
+# its last work (docs/threading.md)
+SETTLE = 0.2
+
 OPS = ["add", "mul", "exp", "tanh", "sum", "sum(dim=1)", "max", "softmax(dim=-1)"]
 
 
@@ -51,6 +60,13 @@ def time_loop(fn, n):
     for _ in range(n):
         fn()
     return (time.perf_counter() - t0) / n
+
+
+def settled_loop(fn, n):
+    """time_loop after SETTLE seconds of quiet (see the header)."""
+    time.sleep(SETTLE)
+    fn()
+    return time_loop(fn, n)
 
 
 def measure(fd, ft, rounds, budget=0.02):
@@ -62,8 +78,8 @@ def measure(fd, ft, rounds, budget=0.02):
     n = max(1, min(100000, int(budget / one)))
     bd = bt = float("inf")
     for _ in range(rounds):
-        bd = min(bd, time_loop(fd, n))
-        bt = min(bt, time_loop(ft, n))
+        bd = min(bd, settled_loop(fd, n))
+        bt = min(bt, settled_loop(ft, n))
     return bd, bt
 
 

@@ -76,6 +76,29 @@ accumulate (DlTensor **into, DlTensor *g, GError **error)
   return TRUE;
 }
 
+/* Whether nothing but the engine can reach @g's elements: @g has
+ * @engine_refs references (the engine's own), it is contiguous and plain,
+ * and no other tensor shares its storage, except the view base it was
+ * made from when nothing else holds that base. Such a gradient becomes a
+ * leaf's grad as it is, without a copy, as PyTorch's AccumulateGrad steals
+ * it. */
+static gboolean
+gradient_is_private (DlTensor *g, guint engine_refs)
+{
+  gint storage_refs = 1;
+
+  if (G_OBJECT (g)->ref_count != engine_refs || !dl_tensor_is_contiguous (g) || g->grad_fn
+      || g->is_wrapped_number)
+    return FALSE;
+  if (g->base)
+    {
+      if (G_OBJECT (g->base)->ref_count != 1 || g->base->grad_fn)
+        return FALSE;
+      storage_refs = 2;
+    }
+  return g_atomic_int_get (&g->storage->ref_count) == storage_refs;
+}
+
 static gboolean
 accumulate_leaf (DlTensor *leaf, DlTensor *g, gboolean create_graph, GError **error)
 {
@@ -100,8 +123,8 @@ accumulate_leaf (DlTensor *leaf, DlTensor *g, gboolean create_graph, GError **er
       /* own the memory: the gradient may alias a tensor the user holds */
       if (create_graph)
         leaf->grad = g_object_ref (gg);
-      else if (G_OBJECT (gg)->ref_count == 1 && dl_tensor_is_contiguous (gg) && gg->grad_fn == NULL)
-        leaf->grad = g_object_ref (gg);
+      else if (gradient_is_private (gg, gg == g ? 2 : 1))
+        leaf->grad = dl_tensor_new_view_internal (gg, gg->sizes, gg->strides, gg->ndim, gg->offset);
       else
         {
           gboolean was = dl_set_grad_enabled (FALSE);

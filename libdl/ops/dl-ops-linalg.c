@@ -131,28 +131,68 @@ typedef struct
   DlSavedTensor a, b;
 } BmmState;
 
+/* Whether @t's last two dims are laid out column-major (a transposed
+ * matrix, such as the weight.t() of a linear layer). */
+static gboolean
+column_major (DlTensor *t)
+{
+  gint n = t->ndim;
+
+  return t->strides[n - 2] == 1 && t->strides[n - 1] != 1 && t->sizes[n - 2] > 1;
+}
+
+/* The gradient of one operand of a @ b: x @ y^T (@transpose_first
+ * FALSE: x is the output gradient, y is b) or x^T @ y (TRUE: x is a, y
+ * the output gradient), laid out as @input is. For a column-major input
+ * (the transposed weight of a linear layer) it is computed as the
+ * transpose of the product the other way round, so that the gradient
+ * that reaches the weight through the transpose's backward is contiguous
+ * and becomes its grad without a copy (as PyTorch's mm backward does). */
+static DlTensor *
+grad_in_layout (DlTensor *x, DlTensor *y, DlTensor *input, gboolean transpose_first,
+                GError **error)
+{
+  gint nd = x->ndim;
+  g_autoptr (DlTensor) xt = NULL;
+  g_autoptr (DlTensor) yt = NULL;
+  g_autoptr (DlTensor) p = NULL;
+
+  if (!column_major (input))
+    {
+      DlTensor *t = transpose_first ? x : y;
+      g_autoptr (DlTensor) tt = dl_tensor_transpose (t, nd - 2, nd - 1, error);
+
+      if (!tt)
+        return NULL;
+      return transpose_first ? bmm_prim (tt, y, error) : bmm_prim (x, tt, error);
+    }
+  /* (x @ y^T)^T = y @ x^T, and (x^T @ y)^T = y^T @ x */
+  if (transpose_first)
+    {
+      if (!(yt = dl_tensor_transpose (y, nd - 2, nd - 1, error))
+          || !(p = bmm_prim (yt, x, error)))
+        return NULL;
+    }
+  else if (!(xt = dl_tensor_transpose (x, nd - 2, nd - 1, error))
+           || !(p = bmm_prim (y, xt, error)))
+    return NULL;
+  return dl_tensor_transpose (p, nd - 2, nd - 1, error);
+}
+
 static gboolean
 bmm_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   const BmmState *s = dl_node_state (node);
   DlTensor *a, *b;
-  gint nd;
 
   if (!(a = dl_node_saved (node, &s->a, error)) || !(b = dl_node_saved (node, &s->b, error)))
     return FALSE;
-  nd = a->ndim;
-  if (dl_node_needs_input_grad (node, 0))
-    {
-      g_autoptr (DlTensor) bt = dl_tensor_transpose (b, nd - 2, nd - 1, error);
-      if (!bt || !(gi[0] = bmm_prim (go[0], bt, error)))
-        return FALSE;
-    }
-  if (dl_node_needs_input_grad (node, 1))
-    {
-      g_autoptr (DlTensor) at = dl_tensor_transpose (a, nd - 2, nd - 1, error);
-      if (!at || !(gi[1] = bmm_prim (at, go[0], error)))
-        return FALSE;
-    }
+  if (dl_node_needs_input_grad (node, 0)
+      && !(gi[0] = grad_in_layout (go[0], b, a, FALSE, error)))
+    return FALSE;
+  if (dl_node_needs_input_grad (node, 1)
+      && !(gi[1] = grad_in_layout (a, go[0], b, TRUE, error)))
+    return FALSE;
   return TRUE;
 }
 

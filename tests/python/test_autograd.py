@@ -217,6 +217,64 @@ def test_leaf_accumulation():
         assert x.grad.tolist() == [2.0, 2.0, 2.0]
 
 
+# A gradient that nothing else can reach becomes the leaf's grad without a
+# copy; one that the user, another leaf or a view can reach is copied. Each
+# case changes the other holder afterwards and checks the grad kept its
+# values.
+def test_leaf_grad_not_aliased():
+    # the user's own gradient, passed straight through a view: libdl copies
+    # it (PyTorch 1.13 counts references to the tensor, not to its storage,
+    # and makes x.grad an alias of g here)
+    x = Dl.zeros(2, 3, requires_grad=True)
+    g = Dl.ones(6)
+    x.view(6).backward(g)
+    g.mul_(5)
+    assert x.grad.tolist() == [[1.0] * 3] * 2
+    for lib in (Dl, torch):
+        # one gradient for two leaves (add hands the same values to both)
+        a = lib.zeros(3, requires_grad=True)
+        b = lib.zeros(3, requires_grad=True)
+        (a + b).sum().backward()
+        a.grad.add_(1)
+        assert b.grad.tolist() == [1.0, 1.0, 1.0]
+        assert a.grad.tolist() == [2.0, 2.0, 2.0]
+        # views of one gradient (cat's backward narrows it)
+        c = lib.zeros(2, requires_grad=True)
+        d = lib.zeros(2, requires_grad=True)
+        (lib.cat([c, d]) * lib.tensor([1.0, 2.0, 3.0, 4.0])).sum().backward()
+        c.grad.zero_()
+        assert d.grad.tolist() == [3.0, 4.0]
+        # a gradient the graph kept (retain_graph) stays the graph's
+        e = lib.ones(3, requires_grad=True)
+        y = e * 2
+        y.sum().backward(retain_graph=True)
+        e.grad.mul_(10)
+        y.sum().backward()
+        assert e.grad.tolist() == [22.0, 22.0, 22.0]
+
+
+@pytest.mark.parametrize("layout", ["plain", "weight_t", "input_t", "both_t"])
+def test_mm_grad_layouts(rng, layout):
+    # the weight of a linear layer enters mm transposed: its gradient is
+    # computed the other way round, so that it arrives contiguous
+    a_np = rand_np(rng, (5, 7), "float32")
+    w_np = rand_np(rng, (3, 7), "float32")
+    got = []
+    for lib, make in ((Dl, dl_from_np), (torch, th_from_np)):
+        a = make(a_np if "input" not in layout and layout != "both_t"
+                 else np.ascontiguousarray(a_np.T))
+        w = make(w_np)
+        a.requires_grad_(True)
+        w.requires_grad_(True)
+        lhs = a if "input" not in layout and layout != "both_t" else a.t()
+        rhs = w.t() if layout != "plain" and layout != "input_t" else w.t().contiguous()
+        (lhs @ rhs * lib.arange(15).view(5, 3)).sum().backward()
+        got.append((a.grad, w.grad))
+        assert w.grad.is_contiguous() and a.grad.is_contiguous()
+    assert_same(got[0][0], got[1][0], rtol=1e-5, atol=1e-5)
+    assert_same(got[0][1], got[1][1], rtol=1e-5, atol=1e-5)
+
+
 def test_retain_graph():
     x = Dl.tensor([1.0, 2.0], requires_grad=True)
     y = (x * x).sum()

@@ -10,7 +10,7 @@
 
 #include "dl-cpu-private.h"
 
-gint64 dl_cpu_grain = 262144;
+gint64 dl_cpu_grain = 32768;
 DlCpuIsa dl_cpu_isa = DL_CPU_ISA_BASELINE;
 
 static DlCpuIsa
@@ -167,11 +167,11 @@ static const DlBackend cpu_backend = {
 };
 
 /* The CPU device's context: no state of its own; opening it picks the
- * threading grain and the instruction set level. */
+ * BLAS and the instruction set level. */
 static gboolean
 cpu_context_init (DlBackendContext *ctx, GError **error)
 {
-  dl_cpu_grain = dl_cpu_blas_grain ();
+  dl_cpu_blas_init ();
   dl_cpu_isa = detect_isa ();
   return TRUE;
 }

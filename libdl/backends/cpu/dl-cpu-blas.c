@@ -8,9 +8,11 @@
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#define _GNU_SOURCE /* RTLD_DEEPBIND, RTLD_DEFAULT */
 #include "config.h"
 
 #include <cblas.h>
+#include <dlfcn.h>
 #include <omp.h>
 
 #include "dl-cpu-private.h"
@@ -31,13 +33,71 @@ blas_layout (gint64 rs, gint64 cs, gint64 cols, CBLAS_TRANSPOSE *trans, blasint 
     }
 }
 
-/* The threading grain that suits the OpenBLAS build this process loaded:
- * openblas_get_parallel () is 2 for the OpenMP build, whose GEMMs run on the
- * same OpenMP pool as our kernels. */
-gint64
-dl_cpu_blas_grain (void)
+/* The GEMMs libdl runs, and from which OpenBLAS.
+ *
+ * A process holds one library per soname, so libdl's link to
+ * libopenblas.so.0 is satisfied by whichever OpenBLAS build was loaded
+ * first: the pthread build when numpy or torch came before libdl (as in
+ * most scripts, and in `import dl`, which imports numpy). That build keeps
+ * its own worker threads spinning for a while after each GEMM, and the
+ * OpenMP regions of libdl's kernels right after one fight them for the
+ * cores. So libdl loads Debian's OpenMP build by its path (it then sits
+ * beside the pthread one, local to libdl, and shares the process's single
+ * libgomp pool with libdl's kernels and PyTorch's) and calls its GEMMs
+ * through these pointers, whatever the import order. Where that build is
+ * not installed, under AddressSanitizer, or when DL_BLAS=process asks for
+ * it, the GEMMs are those of the OpenBLAS the process loaded. docs/threading.md has the measurements. */
+typedef void (*GemmS) (CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint, blasint, blasint,
+                       float, const float *, blasint, const float *, blasint, float, float *,
+                       blasint);
+typedef void (*GemmD) (CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint, blasint, blasint,
+                       double, const double *, blasint, const double *, blasint, double, double *,
+                       blasint);
+
+static struct
 {
-  return openblas_get_parallel () == 2 ? 32768 : 262144;
+  GemmS sgemm;
+  GemmD dgemm;
+  gboolean openmp; /* the OpenMP build: single-threaded inside our regions */
+} blas = { cblas_sgemm, cblas_dgemm, FALSE };
+
+/* Whether AddressSanitizer is in the process: it refuses RTLD_DEEPBIND. */
+static gboolean
+under_asan (void)
+{
+  return dlsym (RTLD_DEFAULT, "__asan_init") != NULL;
+}
+
+void
+dl_cpu_blas_init (void)
+{
+#ifdef DL_OPENBLAS_OPENMP_PATH
+  /* RTLD_DEEPBIND: the library's calls to its own exported functions (its
+   * threading driver among them) bind inside it, not to the pthread build
+   * that may already be global in the process (GModule, which
+   * introspection loads libdl with, makes libraries global) */
+  if (g_strcmp0 (g_getenv ("DL_BLAS"), "process") != 0 && !under_asan ())
+    {
+      void *h = dlopen (DL_OPENBLAS_OPENMP_PATH, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+      void *s = h ? dlsym (h, "cblas_sgemm") : NULL;
+      void *d = h ? dlsym (h, "cblas_dgemm") : NULL;
+      void *par = h ? dlsym (h, "openblas_get_parallel") : NULL;
+
+      /* kept open for the process's life, as a linked library is */
+      if (s && d && par && ((int (*) (void))par) () == 2)
+        {
+          blas.sgemm = (GemmS)s;
+          blas.dgemm = (GemmD)d;
+          blas.openmp = TRUE;
+          return;
+        }
+      if (h)
+        dlclose (h);
+    }
+#endif
+  blas.sgemm = cblas_sgemm;
+  blas.dgemm = cblas_dgemm;
+  blas.openmp = openblas_get_parallel () == 2;
 }
 
 #define DEFINE_NAIVE(TN, T, ACC)                                                                   \
@@ -78,9 +138,9 @@ blas_gemm (DlDType dtype,
   blas_layout (a_rs, a_cs, k, &ta, &lda);
   blas_layout (b_rs, b_cs, n, &tb, &ldb);
   if (dtype == DL_DTYPE_FLOAT32)
-    cblas_sgemm (CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, MAX (c_rs, 1));
+    blas.sgemm (CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, MAX (c_rs, 1));
   else
-    cblas_dgemm (CblasRowMajor, ta, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, MAX (c_rs, 1));
+    blas.dgemm (CblasRowMajor, ta, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, MAX (c_rs, 1));
 }
 
 /* Mid-sized products (m n k from about 56^3 to 192^3) run on one thread
@@ -93,10 +153,9 @@ blas_gemm (DlDType dtype,
  * (1.53 vs 1.68 us: an OpenMP region costs about 0.7 us here).
  *
  * The OpenMP build of OpenBLAS runs single-threaded inside an OpenMP
- * region. The pthread build (the one a process gets when it loaded another
- * library's OpenBLAS first, e.g. PyTorch's) would start its own threads
- * inside ours for a block above 64^3, its threading threshold, so with it
- * the blocks stay below that. */
+ * region. A pthread build (used only where the OpenMP one is missing, see
+ * above) would start its own threads inside ours for a block above 64^3,
+ * its threading threshold, so with it the blocks stay below that. */
 #define SPLIT_MIN_MNK (56.0 * 56 * 56)
 #define SPLIT_MAX_MNK (192.0 * 192 * 192)
 #define PTHREAD_BLAS_MAX_BLOCK_MNK (64.0 * 64 * 64)
@@ -125,7 +184,7 @@ gemm_split (DlDType dtype,
     return FALSE;
   /* blocks of whole 16-row (or 16-column) panels, at least one per thread */
   nt = MIN (omp_get_max_threads (), len / 16);
-  if (nt < 2 || (openblas_get_parallel () != 2 && mnk / nt > PTHREAD_BLAS_MAX_BLOCK_MNK))
+  if (nt < 2 || (!blas.openmp && mnk / nt > PTHREAD_BLAS_MAX_BLOCK_MNK))
     return FALSE;
 
 #pragma omp parallel num_threads(nt)

@@ -14,14 +14,10 @@
 
 G_BEGIN_DECLS
 
-/* Work below this many elements runs on the calling thread alone. The
- * grain depends on the OpenBLAS the process loaded (see dl-cpu-blas.c): with
- * its OpenMP build, kernels and GEMMs share one thread pool and 32K
- * elements is the grain; with its pthread build, OpenBLAS keeps its own
- * workers spinning after each GEMM and an OpenMP region right after one
- * fights them for the cores, so the grain is 256K (measured on the
- * Fashion-MNIST MLP step: 0.68 ms with OpenMP OpenBLAS at 32K, 0.92 ms with
- * pthread OpenBLAS at 256K, 1.8-3.7 ms with pthread OpenBLAS at 32K). */
+/* Work below this many elements runs on the calling thread alone: 32K
+ * elements of a cheap elementwise op, where an OpenMP region (about 1 us
+ * to wake the pool and join it) costs less than the half of the work it
+ * moves to another core. Measured in docs/threading.md. */
 extern gint64 dl_cpu_grain;
 #define DL_CPU_GRAIN dl_cpu_grain
 
@@ -336,7 +332,7 @@ dl_cpu_store_i (char *p, DlDType dt, gint64 v)
 typedef void (*DlCpuLoop) (char **data, const gint64 *strides, gint64 n, gpointer ctx);
 
 gint dl_cpu_get_num_threads (void);
-gint64 dl_cpu_blas_grain (void);
+void dl_cpu_blas_init (void);
 void dl_cpu_iter_for_each (const DlIter *iter, DlCpuLoop loop, gpointer ctx);
 
 /* kernel entry points, one family per file */
