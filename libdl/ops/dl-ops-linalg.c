@@ -149,8 +149,7 @@ column_major (DlTensor *t)
  * that reaches the weight through the transpose's backward is contiguous
  * and becomes its grad without a copy (as PyTorch's mm backward does). */
 static DlTensor *
-grad_in_layout (DlTensor *x, DlTensor *y, DlTensor *input, gboolean transpose_first,
-                GError **error)
+grad_in_layout (DlTensor *x, DlTensor *y, DlTensor *input, gboolean transpose_first, GError **error)
 {
   gint nd = x->ndim;
   g_autoptr (DlTensor) xt = NULL;
@@ -169,12 +168,10 @@ grad_in_layout (DlTensor *x, DlTensor *y, DlTensor *input, gboolean transpose_fi
   /* (x @ y^T)^T = y @ x^T, and (x^T @ y)^T = y^T @ x */
   if (transpose_first)
     {
-      if (!(yt = dl_tensor_transpose (y, nd - 2, nd - 1, error))
-          || !(p = bmm_prim (yt, x, error)))
+      if (!(yt = dl_tensor_transpose (y, nd - 2, nd - 1, error)) || !(p = bmm_prim (yt, x, error)))
         return NULL;
     }
-  else if (!(xt = dl_tensor_transpose (x, nd - 2, nd - 1, error))
-           || !(p = bmm_prim (y, xt, error)))
+  else if (!(xt = dl_tensor_transpose (x, nd - 2, nd - 1, error)) || !(p = bmm_prim (y, xt, error)))
     return NULL;
   return dl_tensor_transpose (p, nd - 2, nd - 1, error);
 }
@@ -187,11 +184,9 @@ bmm_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 
   if (!(a = dl_node_saved (node, &s->a, error)) || !(b = dl_node_saved (node, &s->b, error)))
     return FALSE;
-  if (dl_node_needs_input_grad (node, 0)
-      && !(gi[0] = grad_in_layout (go[0], b, a, FALSE, error)))
+  if (dl_node_needs_input_grad (node, 0) && !(gi[0] = grad_in_layout (go[0], b, a, FALSE, error)))
     return FALSE;
-  if (dl_node_needs_input_grad (node, 1)
-      && !(gi[1] = grad_in_layout (a, go[0], b, TRUE, error)))
+  if (dl_node_needs_input_grad (node, 1) && !(gi[1] = grad_in_layout (a, go[0], b, TRUE, error)))
     return FALSE;
   return TRUE;
 }

@@ -46,18 +46,12 @@ blas_layout (gint64 rs, gint64 cs, gint64 cols, CBLAS_TRANSPOSE *trans, blasint 
  * libgomp pool with libdl's kernels and PyTorch's) and calls its GEMMs
  * through these pointers, whatever the import order. Where that build is
  * not installed, under AddressSanitizer, or when DL_BLAS=process asks for
- * it, the GEMMs are those of the OpenBLAS the process loaded. docs/threading.md has the measurements. */
-typedef void (*GemmS) (CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint, blasint, blasint,
-                       float, const float *, blasint, const float *, blasint, float, float *,
-                       blasint);
-typedef void (*GemmD) (CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint, blasint, blasint,
-                       double, const double *, blasint, const double *, blasint, double, double *,
-                       blasint);
-
+ * it, the GEMMs are those of the OpenBLAS the process loaded.
+ * docs/threading.md has the measurements. */
 static struct
 {
-  GemmS sgemm;
-  GemmD dgemm;
+  __typeof__ (cblas_sgemm) *sgemm;
+  __typeof__ (cblas_dgemm) *dgemm;
   gboolean openmp; /* the OpenMP build: single-threaded inside our regions */
 } blas = { cblas_sgemm, cblas_dgemm, FALSE };
 
@@ -86,8 +80,8 @@ dl_cpu_blas_init (void)
       /* kept open for the process's life, as a linked library is */
       if (s && d && par && ((int (*) (void))par) () == 2)
         {
-          blas.sgemm = (GemmS)s;
-          blas.dgemm = (GemmD)d;
+          blas.sgemm = (__typeof__ (cblas_sgemm) *)s;
+          blas.dgemm = (__typeof__ (cblas_dgemm) *)d;
           blas.openmp = TRUE;
           return;
         }
