@@ -17,12 +17,15 @@ OPENMP_DIR = "/usr/lib/x86_64-linux-gnu/openblas-openmp"
 # numpy, and the OpenBLAS files the process maps
 PROGRAM = """
 import sys
+if sys.argv[1] == "dl":
+    import dl
 import numpy as np
 if sys.argv[1] == "torch":
     import torch
 import gi
 gi.require_version("Dl", "1.0")
 from gi.repository import Dl
+np.dot(np.ones((300, 300)), np.ones((300, 300)))
 a = np.random.default_rng(0).standard_normal((300, 200)).astype(np.float32)
 got = (Dl.from_numpy(a) @ Dl.from_numpy(a.T.copy())).numpy()
 np.testing.assert_allclose(got, a.astype(np.float64) @ a.T.astype(np.float64), rtol=1e-4,
@@ -50,3 +53,10 @@ def test_openmp_build_whatever_came_first(first):
 @pytest.mark.skipif(not os.path.isdir(OPENMP_DIR), reason="no OpenMP build of OpenBLAS")
 def test_process_blas_on_request():
     assert mapped_builds("numpy", DL_BLAS="process") == "['openblas-pthread']"
+
+
+@pytest.mark.skipif(not os.path.isdir(OPENMP_DIR), reason="no OpenMP build of OpenBLAS")
+def test_dl_first_gives_numpy_the_openmp_build():
+    # `import dl` loads libdl before numpy: numpy links libopenblas.so.0,
+    # which libdl already loaded from the OpenMP build
+    assert mapped_builds("dl") == "['openblas-openmp']"

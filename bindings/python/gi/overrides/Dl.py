@@ -12,7 +12,15 @@
 # package's namespace, dl._api, rather than dl itself, which may be
 # half-imported here: see dl/__init__.py.)
 
-from dl import _api, _lib, _tensor
+from gi.module import get_introspection_module
+
+# libdl, and with it the OpenMP build of OpenBLAS that it links, is loaded
+# before the package imports numpy (a type lookup loads it): in a process
+# that imports Dl before numpy and torch, their BLAS is then that build too,
+# on the one OpenMP thread pool (docs/threading.md).
+get_introspection_module('Dl').DType
+
+from dl import _api, _lib, _tensor  # noqa: E402
 
 from ..overrides import override
 
