@@ -272,7 +272,9 @@ V (exp_any_mul) (VF x, VF m, VF *me, gboolean nonpos)
   p = V (exp_reduce) (x, &t, &kf);
   if (me)
     *me = V (exp_scale) (V (sel) (under, m * 0.0f, m) * p, t, kf);
-  return V (exp_scale) (p, t, kf);
+  /* (p 2^k underflows to 0 there; scaling 0 instead spares the assist
+   * that an underflowing multiplication takes, which vscalefps does not) */
+  return V (exp_scale) (LEVEL < 4 ? V (sel) (under, VSPLAT (0.0f), p) : p, t, kf);
 }
 
 /* e^x: within 1 ulp (measured: see dl-cpu-vmath.c) */
@@ -347,7 +349,9 @@ TARGET static inline G_ALWAYS_INLINE VF
 V (sigmoid_parts) (VF e, VF *one_over)
 {
   VF q = V (div_approx) (e, 1.0f + e);
-  VF r = (e - q) - q * e;
+  /* q e is below the correction's reach for e < 2^-30, and subnormal
+   * further down, which costs a microcode assist per operation: 0 */
+  VF r = (e - q) - q * V (sel) (VGE (e, VSPLAT (0x1p-30f)), e, VSPLAT (0.0f));
 
   q = q + r * (1.0f - q);
   if (one_over)
@@ -355,16 +359,35 @@ V (sigmoid_parts) (VF e, VF *one_over)
   return q;
 }
 
+/* *e = e^a for a <= 0; TRUE where every lane takes the plain path. When
+ * not, the lanes below -87 (*tail) hold 1 in *e, so that formulas of e^a
+ * computed there do not take the slow subnormal arithmetic (a microcode
+ * assist per operation), and e^a in *e_tail and m e^a (one rounding) in
+ * *me when me is not NULL, for the caller to put in. */
+TARGET static inline G_ALWAYS_INLINE gboolean
+V (exp_nonpos) (VF a, VF m, VF *e, VF *me, VF *e_tail, VM *tail)
+{
+  if (V (exp_plain) (a))
+    {
+      *e = V (exp_plain_e) (a);
+      return TRUE;
+    }
+  *e_tail = V (exp_any_mul) (a, m, me, TRUE);
+  *tail = VLT (a, VSPLAT (-87.0f));
+  *e = V (sel) (*tail, VSPLAT (1.0f), *e_tail);
+  return FALSE;
+}
+
 TARGET static inline G_ALWAYS_INLINE VF
 V (sigmoid) (VF x)
 {
-  VF a = V (neg_abs) (x), one_over, q;
+  VF e, e_tail = { 0 }, one_over, q, y, one = VSPLAT (1.0f);
+  VM neg = VLT (x, VSPLAT (0.0f)), tail = { 0 };
+  gboolean plain = V (exp_nonpos) (V (neg_abs) (x), one, &e, NULL, &e_tail, &tail);
 
-  q = V (sigmoid_parts) (LEVEL < 4 && V (exp_plain) (a)
-                             ? V (exp_plain_e) (a)
-                             : V (exp_any_mul) (a, VSPLAT (1.0f), NULL, TRUE),
-                         &one_over);
-  return V (sel) (VLT (x, VSPLAT (0.0f)), q, one_over);
+  q = V (sigmoid_parts) (e, &one_over);
+  y = V (sel) (neg, q, one_over);
+  return plain ? y : V (sel) (tail, V (sel) (neg, e_tail, one), y);
 }
 
 /* x sigmoid (v): with q = sigmoid (-|v|), x q for v <= 0 and x - x q (one
@@ -372,13 +395,13 @@ V (sigmoid) (VF x)
 TARGET static inline G_ALWAYS_INLINE VF
 V (x_sigmoid) (VF x, VF v)
 {
-  VF a = V (neg_abs) (v), q, xe, y;
-  VM neg = VLE (v, VSPLAT (0.0f));
-  gboolean plain = V (exp_plain) (a);
+  VF e, e_tail, xe = { 0 }, q, y;
+  VM neg = VLE (v, VSPLAT (0.0f)), tail = { 0 };
+  gboolean plain = V (exp_nonpos) (V (neg_abs) (v), x, &e, &xe, &e_tail, &tail);
 
-  q = V (sigmoid_parts) (plain ? V (exp_plain_e) (a) : V (exp_any_mul) (a, x, &xe, TRUE), NULL);
+  q = V (sigmoid_parts) (e, NULL);
   y = V (sel) (neg, x * q, VFNMADD (x, q, x));
-  return plain ? y : V (sel) (VLT (a, VSPLAT (-87.0f)), V (sel) (neg, xe, x), y);
+  return plain ? y : V (sel) (tail, V (sel) (neg, xe, x), y);
 }
 
 TARGET static inline G_ALWAYS_INLINE VF
@@ -477,13 +500,13 @@ V (gelu) (VF x)
 {
   VF xc = VMIN (VSPLAT (16.0f), VMAX (VSPLAT (-16.0f), x));
   VF hi = xc * xc, lo = V (mul_lo) (xc, xc, hi);
-  VF g = V (phi_ratio) (V (abs) (xc)), m, arg = hi * -0.5f, t, me;
-  gboolean plain = V (exp_plain) (arg);
+  VF g = V (phi_ratio) (V (abs) (xc)), m, e, t, me = { 0 }, e_tail;
+  VM tail = { 0 };
+  gboolean plain;
 
   m = VMIN (VSPLAT (16.0f), x) * (g - g * (0.5f * lo));
-  t = m * (plain ? V (exp_plain_e) (arg) : V (exp_any_mul) (arg, m, &me, TRUE));
-  if (!plain)
-    t = V (sel) (VLT (arg, VSPLAT (-87.0f)), me, t);
+  plain = V (exp_nonpos) (hi * -0.5f, m, &e, &me, &e_tail, &tail);
+  t = plain ? m * e : V (sel) (tail, me, m * e);
   return V (sel) (VLE (x, VSPLAT (0.0f)), t, x - t);
 }
 
