@@ -10,11 +10,13 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+from functools import partial
+
 import numpy as np
 import pytest
 import torch
 
-from conftest import assert_same, pair, to_np
+from conftest import SELF_CHECK, Dl, assert_same, dl_call, dl_from_np, pair, to_np
 
 # every length up to a few 64-float steps, and the edges of the sum's
 # 32-step blocks (2048 floats with AVX-512, 1024 with AVX2, 512 with SSE)
@@ -173,3 +175,195 @@ def test_clamp_lengths(rng, threads, name, n):
     # strided input (every other element) takes the strided loops
     assert_same(x[::2].clamp(-0.5, 0.5), t[::2].clamp(-0.5, 0.5))
     assert_same(x[::2].clamp(xl[::2], xh[::2]), t[::2].clamp(tl[::2], th[::2]))
+
+
+# ---- float32 exp, log, tanh, sigmoid, silu, erf, gelu and gelu_tanh -----
+# (dl-cpu-vmath.c: one vector kernel per x86-64 level, with a fast path
+# for vectors whose lanes are all in the plain range and another for the
+# rest).  References are computed in float64 from the float32 inputs;
+# errors are in units in the last place of the float32 result (the ulp of
+# the exact value: 2^(e - 23) for 2^e <= |ref| < 2^(e + 1), 2^-149 in the
+# subnormals).
+
+def _sigmoid64(x):
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(-np.abs(x))
+        return np.where(x < 0, e / (1 + e), 1 / (1 + e))
+
+
+def _erfc64(x):
+    return torch.special.erfc(torch.from_numpy(x)).numpy()
+
+
+def _gelu_tanh_v(x):
+    """The argument of gelu_tanh's sigmoid: 0.5 x (1 + tanh (u)) = x sigmoid (2u)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return 2 * np.sqrt(2 / np.pi) * (x + 0.044715 * x * x * x)
+
+
+def _mul64(x, y):
+    with np.errstate(invalid="ignore"):
+        return x * y
+
+
+# name: (the op on a libdl or torch tensor, given the module, the float64
+# reference, the largest error allowed in ulps: a number or a function of
+# x).  The bounds are the largest errors measured over every float32
+# input, at every level (see dl-cpu-vmath.c), rounded up.  gelu_tanh's
+# argument 2u = x sqrt (8 / pi) (1 + 0.044715 x^2) rounds in float32 (as in
+# PyTorch's formula), and e^2u carries that rounding times |2u|, so its
+# bound grows with |2u|.
+VMATH_OPS = {
+    "exp": (lambda L, x: L.exp(x), np.exp, 1.5),
+    "log": (lambda L, x: L.log(x), np.log, 1.5),
+    "tanh": (lambda L, x: L.tanh(x), np.tanh, 1.5),
+    "sigmoid": (lambda L, x: L.sigmoid(x), _sigmoid64, 2.0),
+    "silu": (lambda L, x: L.nn.functional.silu(x), lambda x: _mul64(x, _sigmoid64(x)), 3.0),
+    "erf": (lambda L, x: L.erf(x), lambda x: torch.erf(torch.from_numpy(x)).numpy(), 2.0),
+    "gelu": (lambda L, x: L.nn.functional.gelu(x),
+             lambda x: _mul64(x * 0.5, _erfc64(-x * np.sqrt(0.5))), 8.0),
+    "gelu_tanh": (lambda L, x: L.nn.functional.gelu(x, approximate="tanh"),
+                  lambda x: _mul64(x, _sigmoid64(_gelu_tanh_v(x))),
+                  lambda x: 1.5 + 3 * np.abs(_gelu_tanh_v(x))),
+}
+
+
+def _ulp_errors(y, ref):
+    """Errors of float32 results y in ulps of float64 ref: 0 where both are
+    the same NaN, infinity or zero; inf where one is NaN and the other not,
+    or an infinity is wrong (ref beyond the largest float32 by half an ulp
+    or more rounds to an infinity)."""
+    y = y.astype(np.float64)
+    big = np.abs(ref) >= (2 - 2.0 ** -24) * 2.0 ** 127
+    r = np.where(big, np.copysign(np.inf, ref), ref)
+    ulp = np.ldexp(1.0, np.maximum(np.frexp(np.abs(ref))[1] - 24, -149))
+    err = np.abs(y - r) / ulp
+    same = (y == r) | (np.isnan(y) & np.isnan(r))
+    err[same] = 0.0
+    err[np.isnan(err) | (np.isinf(y) & ~same) | (np.isinf(r) & ~same)] = np.inf
+    return err
+
+
+def _check_ulps(op, x, y, msg=""):
+    _, ref, bound = VMATH_OPS[op]
+    with np.errstate(all="ignore"):
+        r = ref(x.astype(np.float64))
+        err = _ulp_errors(y, r)
+        limit = np.nan_to_num(bound(x.astype(np.float64))) if callable(bound) else bound
+    bad = np.flatnonzero(~(err <= limit))
+    if bad.size:
+        i = bad[np.argmax(err[bad] - np.broadcast_to(limit, err.shape)[bad])]
+        raise AssertionError("%s%s(%r) = %r: %.3g ulp from %r (%d inputs over the bound)"
+                             % (msg, op, x[i], y[i], err[i], r[i], bad.size))
+
+
+def _sweep_inputs():
+    """Every 1021st float32 bit pattern (4.2M values of every exponent and
+    both signs, NaNs and infinities included), and the 65536 values on
+    either side of 1 for log."""
+    bits = np.arange(0, 2 ** 32, 1021, dtype=np.uint64).astype(np.uint32)
+    near_one = np.arange(0x3f800000 - 32768, 0x3f800000 + 32768, dtype=np.uint32)
+    return np.concatenate([bits, near_one]).view(np.float32)
+
+
+@pytest.mark.skipif(SELF_CHECK, reason="bounds of libdl's kernels")
+@pytest.mark.parametrize("op", list(VMATH_OPS))
+def test_vmath_ulp_sweep(op):
+    x = _sweep_inputs()
+    y = to_np(VMATH_OPS[op][0](Dl, Dl.from_numpy(x.copy())))
+    _check_ulps(op, x, y)
+
+
+def _vmath_values(rng, n):
+    """n values over the ranges where the ops change behaviour: around 0,
+    the plain range and its edges, the subnormals and the specials."""
+    pools = [rng.uniform(-3, 3, n), rng.uniform(-110, 110, n),
+             rng.choice(np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 87.5,
+                                  -87.5, 88.8, -104.0, 1e30, -1e30]), n)]
+    pick = rng.integers(0, 10, n)
+    return np.where(pick < 6, pools[0], np.where(pick < 9, pools[1], pools[2])).astype(np.float32)
+
+
+@pytest.mark.parametrize("op", list(VMATH_OPS))
+def test_vmath_lengths(rng, op):
+    """Every length up to 80 and some longer ones (the vector tails), and
+    the same values through every lane position: each result is the
+    element's own, whatever its neighbours."""
+    fn = VMATH_OPS[op][0]
+    a = _vmath_values(rng, 4200)
+    if op == "log":
+        a = np.abs(a)
+    whole = to_np(dl_call(lambda v: fn(Dl, v), dl_from_np(a)))
+    for n in list(range(0, 81)) + [127, 128, 129, 1000, 4097]:
+        for start in (0, 1, 5) if n <= 80 else (0, 3):
+            x = a[start:start + n]
+            y = to_np(dl_call(lambda v: fn(Dl, v), dl_from_np(x)))
+            assert y.shape == (len(x),)
+            if SELF_CHECK:
+                continue
+            np.testing.assert_array_equal(y, whole[start:start + n],
+                                          err_msg="%s, n=%d from %d" % (op, n, start))
+            _check_ulps(op, x, y, msg="n=%d: " % n)
+
+
+SPECIALS = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45, 1e-40,
+                     -1e-40, 1.17549435e-38, 3.4028235e38, -3.4028235e38, 1.0, -1.0,
+                     88.72283, 88.72284, 88.7229, -87.33654, -87.5, -103.97, -104.0, -110.0,
+                     -120.5, 9.0, -9.01, 10.0, 3.92, -3.93, 13.2, -13.2, 14.2, -16.5, 1e20,
+                     -1e20], np.float32)
+
+
+@pytest.mark.parametrize("op", list(VMATH_OPS))
+def test_vmath_specials_in_every_lane(op):
+    """NaN, infinities, signed zeros, subnormals, overflow and underflow
+    edges, one at a time in each of 40 lanes among plain values: NaN where
+    the float64 formula and PyTorch give NaN (silu, gelu and gelu_tanh of
+    -inf are -inf * 0), the infinities and signed zeros the float64 formula
+    rounds to, and the others within the bound."""
+    fn, ref, _ = VMATH_OPS[op]
+    for special in SPECIALS:
+        for pos in range(40):
+            a = np.linspace(0.25, 2.5, 40, dtype=np.float32)
+            a[pos] = special
+            x, t = pair(a)
+            y, u = to_np(dl_call(lambda v: fn(Dl, v), x)), fn(torch, t).numpy()
+            with np.errstate(all="ignore"):
+                r64 = ref(a.astype(np.float64))
+                r = r64.astype(np.float32)
+            msg = "%s(%r) in lane %d" % (op, special, pos)
+            np.testing.assert_array_equal(np.isnan(y), np.isnan(r), err_msg=msg)
+            np.testing.assert_array_equal(np.isnan(u), np.isnan(r), err_msg=msg + " (torch)")
+            # infinities, and zeros where the exact value is below half the
+            # least subnormal (at half, 0 and 2^-149 are both within an ulp)
+            exact = np.isinf(r) | (np.abs(r64) < 2.0 ** -150)
+            np.testing.assert_array_equal(y[exact], r[exact], err_msg=msg)
+            if not SELF_CHECK:
+                # (PyTorch's gelu gives +0 at -0)
+                np.testing.assert_array_equal(np.signbit(y[exact]), np.signbit(r[exact]),
+                                              err_msg=msg)
+                _check_ulps(op, a, y, msg=msg + ": ")
+
+
+@pytest.mark.parametrize("op", list(VMATH_OPS))
+def test_vmath_strided_and_in_place(rng, op):
+    """Strided runs (a column, every other element) go through a buffer;
+    in-place ops write over their input."""
+    fn = VMATH_OPS[op][0]
+    a = _vmath_values(rng, 3 * 700).reshape(700, 3)
+    if op == "log":
+        a = np.abs(a)
+    x, _ = pair(a)
+    whole = to_np(dl_call(lambda v: fn(Dl, v), x))
+    # the same values as contiguous runs give (PyTorch's strided loops
+    # round differently from its vector ones)
+    same = (partial(np.testing.assert_allclose, rtol=1e-4, atol=1e-6) if SELF_CHECK
+            else np.testing.assert_array_equal)
+    same(to_np(dl_call(lambda v: fn(Dl, v), x[:, 1])), whole[:, 1])
+    same(to_np(dl_call(lambda v: fn(Dl, v), x.t())), whole.T)
+    flat = x.reshape(-1)
+    same(to_np(dl_call(lambda v: fn(Dl, v), flat[::2])), whole.reshape(-1)[::2])
+    if op in ("exp", "log", "tanh", "sigmoid"):
+        y, _ = pair(a)
+        r = getattr(y, op + "_")()
+        assert r is y
+        same(to_np(y), whole)

@@ -118,17 +118,20 @@ iremainder_i64 (gint64 a, gint64 b)
   X (SIN, sin, sin (x))                                                                            \
   X (COS, cos, cos (x))                                                                            \
   X (TAN, tan, tan (x))                                                                            \
-  X (GELU, gelu, (x * (T)0.5 * (1 + erf (x * (T)M_SQRT1_2))))                                      \
-  X (GELU_TANH, gelu_tanh,                                                                         \
-     ((T)0.5 * x * (1 + tanh ((T)DL_SQRT_2_OVER_PI * (x + (T)DL_GELU_COEF * x * x * x)))))         \
-  X (SILU, silu, (x / (1 + exp (-x))))                                                             \
   X (SIGN, sign, CAT (sign_, TN) (x))                                                              \
   X (FLOOR, floor, floor (x))                                                                      \
   X (CEIL, ceil, ceil (x))                                                                         \
   X (ROUND, round, nearbyint (x))                                                                  \
   X (TRUNC, trunc, trunc (x))                                                                      \
   X (FRAC, frac, (x - trunc (x)))                                                                  \
-  X (RECIPROCAL, reciprocal, (1 / x))                                                              \
+  X (RECIPROCAL, reciprocal, (1 / x))
+
+/* float32's are vector kernels of their own (dl-cpu-vmath.c) */
+#define UNARY_F64_OPS(X)                                                                           \
+  X (GELU, gelu, (x * 0.5 * (1 + erf (x * M_SQRT1_2))))                                            \
+  X (GELU_TANH, gelu_tanh,                                                                         \
+     (0.5 * x * (1 + tanh (DL_SQRT_2_OVER_PI * (x + DL_GELU_COEF * x * x * x)))))                  \
+  X (SILU, silu, (x / (1 + exp (-x))))                                                             \
   X (ERF, erf, erf (x))
 
 #define UNARY_PRED_OPS(X)                                                                          \
@@ -178,6 +181,7 @@ DEFINE_NAN_TO_NUM
 #define T double
 #define TN f64
 UNARY_FLOAT_OPS (DEFINE_UNARY_SAME)
+UNARY_F64_OPS (DEFINE_UNARY_SAME)
 UNARY_PRED_OPS (DEFINE_UNARY_PRED)
 DEFINE_NAN_TO_NUM
 #undef T
@@ -211,9 +215,9 @@ static const DlCpuLoop math_unary_loops[DL_N_DTYPES][DL_N_UNARY_OPS] = {
       = math_unary_nan_to_num_f32 },
 #undef TN
 #define TN f64
-  [DL_DTYPE_FLOAT64]
-  = { UNARY_FLOAT_OPS (UNARY_ENTRY) UNARY_PRED_OPS (UNARY_ENTRY)[DL_UNARY_NAN_TO_NUM]
-      = math_unary_nan_to_num_f64 },
+  [DL_DTYPE_FLOAT64] = { UNARY_FLOAT_OPS (UNARY_ENTRY) UNARY_F64_OPS (UNARY_ENTRY)
+                             UNARY_PRED_OPS (UNARY_ENTRY)[DL_UNARY_NAN_TO_NUM]
+                         = math_unary_nan_to_num_f64 },
 #undef TN
 #define TN i32
   [DL_DTYPE_INT32] = { UNARY_INT_OPS (UNARY_ENTRY) },

@@ -136,74 +136,41 @@ dl_cpu_fill (DlBackendContext *ctx, DlIter *iter, DlDType dtype, gdouble value)
 
 #define FN DL_CPU_FN
 
-/* tanh for float32 without glibc's slow tanhf: an odd Taylor polynomial
- * (to x^17, evaluated in double) below |x| = 0.55, where the next term is
- * under 3e-9 relative; 1 - 2 / (e^2|x| + 1) above, which loses nothing
- * there; +-1 beyond |x| = 9, where tanh rounds to 1 in float32. */
-static inline G_ALWAYS_INLINE float
-dl_tanhf (float x)
-{
-  float ax = fabsf (x);
-
-  if (ax < 0.55f)
-    {
-      double z = x, z2 = z * z;
-      double p = 6404582.0 / 10854718875.0;
-
-      p = p * z2 - 929569.0 / 638512875.0;
-      p = p * z2 + 21844.0 / 6081075.0;
-      p = p * z2 - 1382.0 / 155925.0;
-      p = p * z2 + 62.0 / 2835.0;
-      p = p * z2 - 17.0 / 315.0;
-      p = p * z2 + 2.0 / 15.0;
-      p = p * z2 - 1.0 / 3.0;
-      return (float)(z * (1.0 + z2 * p));
-    }
-  if (ax > 9.0f)
-    return copysignf (1.0f, x);
-  return copysignf (1.0f - 2.0f / (dl_expf (2.0f * ax) + 1.0f), x);
-}
-
 /* ---- unary --------------------------------------------------------------
  * out = f (x); computed in the element type for float32/float64 and in the
- * integer type for neg/abs/relu on integers. */
+ * integer type for neg/abs/relu on integers. float32's exp, log, tanh and
+ * sigmoid are vector kernels of their own (dl-cpu-vmath.c). */
 
 #define UNARY_FLOAT_OPS(X)                                                                         \
   X (NEG, neg, -x)                                                                                 \
-  X (EXP, exp, EXPF (x))                                                                           \
-  X (LOG, log, LOGF (x))                                                                           \
   X (RELU, relu, (x > 0 ? x : (x != x ? x : 0)))                                                   \
   X (ABS, abs, FABSF (x))                                                                          \
-  X (SQRT, sqrt, SQRTF (x))                                                                        \
-  X (TANH, tanh, TANHF (x))                                                                        \
-  X (SIGMOID, sigmoid, (1 / (1 + EXPF (-x))))
+  X (SQRT, sqrt, SQRTF (x))
+
+#define UNARY_F64_OPS(X)                                                                           \
+  X (EXP, exp, exp (x))                                                                            \
+  X (LOG, log, log (x))                                                                            \
+  X (TANH, tanh, tanh (x))                                                                         \
+  X (SIGMOID, sigmoid, (1 / (1 + exp (-x))))
 
 #define DEFINE_UNARY(OPN, opn, EXPR) DL_CPU_DEFINE_UNARY_LOOP (FN (unary_, opn, TN), T, T, EXPR)
 
 #define T float
 #define TN f32
-#define EXPF dl_expf
-#define LOGF logf
 #define FABSF fabsf
 #define SQRTF sqrtf
-#define TANHF dl_tanhf
 UNARY_FLOAT_OPS (DEFINE_UNARY)
 #undef T
 #undef TN
-#undef EXPF
-#undef LOGF
 #undef FABSF
 #undef SQRTF
-#undef TANHF
 
 #define T double
 #define TN f64
-#define EXPF exp
-#define LOGF log
 #define FABSF fabs
 #define SQRTF sqrt
-#define TANHF tanh
 UNARY_FLOAT_OPS (DEFINE_UNARY)
+UNARY_F64_OPS (DEFINE_UNARY)
 #undef T
 #undef TN
 
@@ -239,7 +206,7 @@ static const DlCpuLoop unary_loops[DL_N_DTYPES][DL_N_UNARY_OPS] = {
   [DL_DTYPE_FLOAT32] = { UNARY_FLOAT_OPS (UNARY_ENTRY) },
 #undef TN
 #define TN f64
-  [DL_DTYPE_FLOAT64] = { UNARY_FLOAT_OPS (UNARY_ENTRY) },
+  [DL_DTYPE_FLOAT64] = { UNARY_FLOAT_OPS (UNARY_ENTRY) UNARY_F64_OPS (UNARY_ENTRY) },
 #undef TN
 #define TN i32
   [DL_DTYPE_INT32] = { UNARY_INT_OPS (UNARY_ENTRY) },
@@ -257,6 +224,11 @@ dl_cpu_unary (DlBackendContext *ctx, DlUnaryOp op, DlIter *iter, DlDType dtype)
 {
   DlCpuLoop loop;
 
+  if (dtype == DL_DTYPE_FLOAT32 && (loop = dl_cpu_vmath_loop (op)) != NULL)
+    {
+      dl_cpu_iter_for_each (iter, loop, NULL);
+      return;
+    }
   if (op >= DL_UNARY_EXPM1)
     {
       dl_cpu_math_unary (ctx, op, iter, dtype, NULL);

@@ -115,14 +115,17 @@ typedef enum
 
 extern DlCpuIsa dl_cpu_isa;
 
-/* GCC's generic vectors: 4, 8 or 16 floats (doubles); one register at the
- * matching level (xmm, ymm, zmm). */
+/* GCC's generic vectors: 4, 8 or 16 floats (doubles, int32s); one
+ * register at the matching level (xmm, ymm, zmm). */
 typedef float dl_v4sf __attribute__ ((vector_size (16)));
 typedef float dl_v8sf __attribute__ ((vector_size (32)));
 typedef float dl_v16sf __attribute__ ((vector_size (64)));
 typedef double dl_v4df __attribute__ ((vector_size (32)));
 typedef double dl_v8df __attribute__ ((vector_size (64)));
 typedef double dl_v16df __attribute__ ((vector_size (128)));
+typedef gint32 dl_v4si __attribute__ ((vector_size (16)));
+typedef gint32 dl_v8si __attribute__ ((vector_size (32)));
+typedef gint32 dl_v16si __attribute__ ((vector_size (64)));
 
 /* e^x for float32, within about 1 ulp, written so that GCC vectorises the
  * loops that call it (glibc's expf is a scalar call): x = k ln 2 + r with
@@ -352,6 +355,9 @@ void dl_cpu_ternary (DlBackendContext *ctx,
                      DlDType dtype,
                      const gdouble *params);
 void dl_cpu_math_binary (DlBackendContext *ctx, DlBinaryOp op, DlIter *iter, DlDType dtype);
+/* the float32 vector kernel of a transcendental unary op for dl_cpu_isa's
+ * level (dl-cpu-vmath.c), or NULL */
+DlCpuLoop dl_cpu_vmath_loop (DlUnaryOp op);
 void dl_cpu_reduce (DlBackendContext *ctx, DlReduceOp op, const DlReduceArgs *args, DlDType dtype);
 void dl_cpu_scan (DlBackendContext *ctx,
                   DlScanOp op,
