@@ -87,6 +87,15 @@ def dtype_name(dt):
 
 
 @pytest.fixture
+def threads():
+    """Two OpenMP threads (conftest runs the suite on one), so that the
+    threaded paths run even on a one-CPU machine."""
+    torch.set_num_threads(2)
+    yield
+    torch.set_num_threads(1)
+
+
+@pytest.fixture
 def rng(request):
     """A numpy generator seeded from the test's name, so every test is
     deterministic and independent of the order tests run in."""

@@ -24,15 +24,6 @@ LENGTHS = (list(range(0, 80)) + [127, 128, 129, 511, 512, 513, 1023, 1024, 1025,
                                  2047, 2048, 2049, 4095, 4096, 4097, 100_003])
 
 
-@pytest.fixture
-def threads():
-    """Two OpenMP threads (conftest runs the suite on one), so that the
-    threaded paths run even on a one-CPU machine."""
-    torch.set_num_threads(2)
-    yield
-    torch.set_num_threads(1)
-
-
 @pytest.mark.parametrize("n", LENGTHS)
 def test_sum_f32_lengths(rng, n):
     a = rng.uniform(-1.0, 2.0, size=n).astype(np.float32)
