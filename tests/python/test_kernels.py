@@ -358,3 +358,30 @@ def test_vmath_strided_and_in_place(rng, op):
         r = getattr(y, op + "_")()
         assert r is y
         same(to_np(y), whole)
+
+
+# fill_ writes contiguous runs as 1-, 2-, 4- or 8-byte patterns (memset
+# for a value whose bytes are all 0, -0.0 not among them) and strided ones
+# element by element; the elements around the filled ones stay as they were.
+@pytest.mark.parametrize("name", ["float32", "float64", "float16", "bfloat16", "int32",
+                                  "int64", "uint8", "bool"])
+@pytest.mark.parametrize("value", [0, 1, -0.0, 2.5])
+@pytest.mark.parametrize("n", [0, 1, 7, 31, 33, 1000, 100_003])
+def test_fill_patterns(rng, threads, name, value, n):
+    if name in ("uint8", "int32", "int64") and value in (-0.0, 2.5):
+        value = 3
+    if name == "bool":
+        value = bool(value)
+    for step in (1, 3):
+        base = rng.uniform(-9, 9, size=n * step + 2)
+        x, t = pair(base.astype(np.float32), name) if name != "bool" else pair(base > 0)
+        x[1:1 + n * step:step].fill_(value)
+        t[1:1 + n * step:step].fill_(value)
+        assert_same(x, t, msg="%s %r n=%d step=%d" % (name, value, n, step))
+        if isinstance(value, float) and name.startswith(("float", "bfloat")):
+            # -0.0 keeps its sign bit
+            assert np.array_equal(np.signbit(to_np(x).astype(np.float32)),
+                                  np.signbit(t.float().numpy()))
+        x[1:1 + n * step:step].zero_()
+        t[1:1 + n * step:step].zero_()
+        assert_same(x, t)

@@ -96,23 +96,45 @@ dl_cpu_copy (DlBackendContext *ctx, DlIter *iter, DlDType dst_dtype, DlDType src
 typedef struct
 {
   DlDType dtype;
+  gboolean zero; /* every byte of the value is 0 */
   guint8 bytes[8];
 } FillCtx;
 
-static void
+/* contiguous runs as 1-, 2-, 4- or 8-byte patterns (any dtype: the bytes
+ * are the value's), in the level's widest stores */
+DL_CPU_CLONES static void
 fill_loop (char **data, const gint64 *s, gint64 n, gpointer ctx)
 {
   FillCtx *f = ctx;
   gsize es = dl_dtype_get_size (f->dtype);
 
-  if (f->dtype == DL_DTYPE_FLOAT32 && (gsize)s[0] == es)
+  if ((gsize)s[0] == es && f->zero)
     {
-      float v, *restrict d = (float *)data[0];
-      memcpy (&v, f->bytes, 4);
-      for (gint64 i = 0; i < n; i++)
-        d[i] = v;
+      memset (data[0], 0, n * es);
       return;
     }
+  if ((gsize)s[0] == es)
+    switch (es)
+      {
+        case 1:
+          memset (data[0], f->bytes[0], n);
+          return;
+#define FILL_RUN(N, T)                                                                             \
+  case N:                                                                                          \
+    {                                                                                              \
+      T v, *restrict d = (T *)data[0];                                                             \
+      memcpy (&v, f->bytes, N);                                                                    \
+      for (gint64 i = 0; i < n; i++)                                                               \
+        d[i] = v;                                                                                  \
+      return;                                                                                      \
+    }
+          FILL_RUN (2, guint16)
+          FILL_RUN (4, guint32)
+          FILL_RUN (8, guint64)
+#undef FILL_RUN
+        default:
+          break;
+      }
   for (gint64 i = 0; i < n; i++)
     memcpy (data[0] + i * s[0], f->bytes, es);
 }
@@ -131,6 +153,9 @@ dl_cpu_fill (DlBackendContext *ctx, DlIter *iter, DlDType dtype, gdouble value)
       DL_FOR_NATIVE_DTYPES (FILL_CASE)
 #undef FILL_CASE
     }
+  f.zero = TRUE;
+  for (gsize i = 0; i < sizeof f.bytes; i++)
+    f.zero = f.zero && f.bytes[i] == 0;
   dl_cpu_iter_for_each (iter, fill_loop, &f);
 }
 
