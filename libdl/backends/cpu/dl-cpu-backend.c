@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <omp.h>
 
 #include "dl-cpu-private.h"
@@ -33,13 +34,20 @@ detect_isa (void)
   return isa;
 }
 
+#define HUGE_PAGE ((gsize)2 << 20)
+
 static gpointer
 cpu_raw_alloc (DlBackendContext *ctx, gsize nbytes)
 {
   void *p = NULL;
+  gsize align = nbytes >= HUGE_PAGE ? HUGE_PAGE : 64;
 
-  if (posix_memalign (&p, 64, MAX (nbytes, 64)) != 0)
+  if (posix_memalign (&p, align, MAX (nbytes, 64)) != 0)
     return NULL;
+#ifdef MADV_HUGEPAGE
+  if (align == HUGE_PAGE)
+    madvise (p, nbytes / HUGE_PAGE * HUGE_PAGE, MADV_HUGEPAGE);
+#endif
   return p;
 }
 
