@@ -566,7 +566,9 @@ bounds (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
 }
 
 /* x.sum(dim=None, keepdim=False, dtype=None): fn2.unary over every dim
- * (keepdim then unused, as in the Python method), fn.dims_keep over some. */
+ * (keepdim then unused, as in the Python method), fn.dims_keep over some;
+ * x.amax(dim=(), keepdim=False): no fn2.unary, fn.dims_keep over some, or
+ * over every dim for none given ([] means all of them there). */
 static PyObject *
 reduce (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
 {
@@ -579,8 +581,10 @@ reduce (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
 
   if (!parse (e, c, arg) || !is_none (arg[2]) || !get_bool (arg[1], &keepdim))
     return FALLBACK;
-  if (is_none (arg[0]))
+  if (is_none (arg[0]) && e->fn2.unary)
     RUN (is_big (t), r, e->fn2.unary (t, &error));
+  else if (is_none (arg[0]))
+    RUN (is_big (t), r, e->fn.dims_keep (t, dims, 0, keepdim, &error));
   else if (get_dims (arg[0], dims, &n))
     RUN (is_big (t), r, e->fn.dims_keep (t, dims, n, keepdim, &error));
   else
@@ -1112,6 +1116,8 @@ static const Entry entries[] = {
     { "dim", "keepdim", "dtype" } },
   { "mean", reduce, { .dims_keep = dl_tensor_mean_dims }, { .unary = dl_tensor_mean },
     { "dim", "keepdim", "dtype" } },
+  { "amax", reduce, { .dims_keep = dl_tensor_amax }, { NULL }, { "dim", "keepdim" } },
+  { "amin", reduce, { .dims_keep = dl_tensor_amin }, { NULL }, { "dim", "keepdim" } },
   { "max", extremum, { .dim_keep_indices = dl_tensor_max_dim }, { .unary = dl_tensor_max },
     { "dim", "keepdim" } },
   { "min", extremum, { .dim_keep_indices = dl_tensor_min_dim }, { .unary = dl_tensor_min },

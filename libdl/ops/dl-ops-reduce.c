@@ -818,6 +818,18 @@ amax_amin (DlReduceOp op,
   DlTensor *out;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  /* as PyTorch: a dim of size 0 is reported before a repeated one */
+  for (gsize i = 0; i < n; i++)
+    {
+      gint d = dims[i] < 0 ? dims[i] + self->ndim : dims[i];
+
+      if (d >= 0 && d < self->ndim && self->sizes[d] == 0)
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
+                       "%s: Expected reduction dim %d to have non-zero size.", name, d);
+          return NULL;
+        }
+    }
   if (!dims_mask (name, self, dims, n, mask, error))
     return NULL;
   if (n == 0 && self->numel == 0)
@@ -828,13 +840,6 @@ amax_amin (DlReduceOp op,
                    name);
       return NULL;
     }
-  for (gint i = 0; i < self->ndim; i++)
-    if (mask[i] && self->sizes[i] == 0)
-      {
-        g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
-                     "%s: Expected reduction dim %d to have non-zero size.", name, i);
-        return NULL;
-      }
   if (!(out = reduce_raw (op, self, mask, keepdim, self->dtype, NULL, error)))
     return NULL;
   if (dl_dtype_is_float (self->dtype) && dl_autograd_any_requires (1, &self))

@@ -210,6 +210,12 @@ CASES = (
                         ((), {'dtype': None}), ((), {'dtype': dl.float64}),
                         ((0,), {'dtype': dl.int64}), ((), {'keepdim': True}),
                         ((0,), {'keep_dim': True}), ((0, 1), {}), (((0, 0),), {}))]
+    + [(k, name, args, kw) for name in ('amax', 'amin')
+       for k in ('v', 'm', 'mt', 'c', 'i', 'b', 's', 'e', 'big')
+       for args, kw in (((), {}), ((0,), {}), ((-1,), {'keepdim': True}), ((), {'dim': 1}),
+                        ((), {'dim': (0, 1)}), (([0, -1],), {}), ((0,), {'keepdim': 1}),
+                        ((np.int64(0),), {}), ((5,), {}), (((),), {}), (((0, 0),), {}),
+                        ((0,), {'keep_dim': True}), ((0, 1), {}))]
     + [(k, name, args, kw) for name in ('max', 'min', 'argmax', 'argmin')
        for k in ('v', 'm', 'mt', 'c', 'i', 'b', 's', 'e', 'big')
        for args, kw in (((), {}), ((0,), {}), ((1,), {'keepdim': True}), ((), {'dim': -1}),
