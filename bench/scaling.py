@@ -31,12 +31,14 @@
 # are the same OpenMP pool); per point R rounds, each timing a loop of
 # about 20 ms (at least one call) of libdl then of torch; the least time
 # per call over the rounds of each; ratio = libdl / torch (below 1 libdl
-# is faster).  Each timed loop starts after 200 ms of quiet and one untimed
-# call: PyTorch's GEMMs run on the pthread OpenBLAS's workers, libdl's on
-# the OpenMP pool, and each pool's threads spin for some milliseconds after
-# their last work, which would slow the other library's first calls (by up
-# to 30x for a GEMM; docs/threading.md) and measure the switch, not the
-# library.  Outputs are fresh each call, as users write them.  At the
+# is faster).  Each timed loop starts after 200 ms of quiet and 15 ms of
+# untimed calls: PyTorch's GEMMs run on the pthread OpenBLAS's workers,
+# libdl's on the OpenMP pool, and each pool's threads spin for some
+# milliseconds after their last work, which would slow the other library's
+# first calls (by up to 30x for a GEMM; docs/threading.md) and measure the
+# switch, not the library; and the first calls after a pause wake sleeping
+# threads, which here can cost both libraries' OpenMP regions 4-8 ms
+# (docs/threading.md).  Outputs are fresh each call, as users write them.  At the
 # end: the geometric mean of every ratio, the worst point, and how many
 # points are above 1.0 (the target is none, and a geometric mean <= 0.8).
 # The script always exits 0: benchmarks do not fail CI.
@@ -51,6 +53,10 @@ import time
 # quiet time before each timed loop, longer than a thread pool spins after
 # its last work (docs/threading.md)
 SETTLE = 0.2
+# then untimed calls for this long: the first calls after a pause wake the
+# pool's sleeping threads, which on the VMs measured here can take a
+# scheduler tick or two (docs/threading.md)
+WARM = 0.015
 
 OPS = ["add", "mul", "exp", "tanh", "sum", "sum(dim=1)", "max", "softmax(dim=-1)"]
 
@@ -62,11 +68,26 @@ def time_loop(fn, n):
     return (time.perf_counter() - t0) / n
 
 
-def settled_loop(fn, n):
-    """time_loop after SETTLE seconds of quiet (see the header)."""
+def settle(fn):
+    """SETTLE seconds of quiet, then WARM seconds (and three calls at
+    least) of untimed calls (see the header)."""
     time.sleep(SETTLE)
-    fn()
+    t0 = time.perf_counter()
+    k = 0
+    while k < 3 or time.perf_counter() - t0 < WARM:
+        fn()
+        k += 1
+
+
+def settled_loop(fn, n):
+    """time_loop after settle()."""
+    settle(fn)
     return time_loop(fn, n)
+
+
+def calibrate(fn):
+    settle(fn)
+    return min(time_loop(fn, 1) for _ in range(3))
 
 
 def measure(fd, ft, rounds, budget=0.02):
@@ -74,7 +95,10 @@ def measure(fd, ft, rounds, budget=0.02):
     for _ in range(2):
         fd()
         ft()
-    one = max(time_loop(fd, 1), time_loop(ft, 1), 1e-7)
+    # calls per loop from the slower library's call, the least of three
+    # after settle() (right after the other library's calls, one can take
+    # milliseconds more)
+    one = max(calibrate(fd), calibrate(ft), 1e-7)
     n = max(1, min(100000, int(budget / one)))
     bd = bt = float("inf")
     for _ in range(rounds):
