@@ -24,7 +24,9 @@
 # library, then R rounds, each timing N steps of torch, of libdl from
 # Python and of libdl from C (the C program's own least time over its
 # rounds), each after 200 ms of quiet (the thread pools of the other
-# library stop spinning; see bench/scaling.py and docs/threading.md).
+# library stop spinning) and 15 ms of untimed steps (the first calls after
+# a pause wake sleeping threads); see bench/scaling.py and
+# docs/threading.md.
 # Printed: the least time per step of each, and ratio = libdl / torch.
 # Target: ratio <= 0.8 for both.  Always exits 0.
 
@@ -35,6 +37,7 @@ import sys
 import time
 
 SETTLE = 0.2
+WARM = 0.015
 BATCHES = (16, 64, 256)
 
 
@@ -58,7 +61,11 @@ def build_step(lib, nn, optim, batch, x_np, y_np):
 
 def timed(step, n):
     time.sleep(SETTLE)
-    step()
+    # untimed steps first: the first calls after the pause wake sleeping
+    # threads, a scheduler tick or two on the VMs measured (bench/scaling.py)
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < WARM:
+        step()
     t0 = time.perf_counter()
     for _ in range(n):
         step()
