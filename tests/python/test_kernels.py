@@ -385,3 +385,25 @@ def test_fill_patterns(rng, threads, name, value, n):
         x[1:1 + n * step:step].zero_()
         t[1:1 + n * step:step].zero_()
         assert_same(x, t)
+
+
+# Costly unary ops split over threads from DL_CPU_GRAIN / cost elements
+# (sin: about 650): a split run gives exactly the one-thread result, on
+# contiguous and strided inputs, at sizes around the split points.
+@pytest.mark.parametrize("name", ["float32", "float64"])
+@pytest.mark.parametrize("op", ["sin", "tan", "expm1", "log1p", "tanh", "erf", "exp", "neg"])
+@pytest.mark.parametrize("n", [1, 63, 65, 700, 1000, 5461, 20000, 40000])
+def test_costly_unary_split(rng, name, op, n):
+    a = rng.uniform(0.1, 1.5, size=2 * n).astype(name)
+    x, t = pair(a, name)
+    torch.set_num_threads(1)
+    one = getattr(x[::2], op)().numpy().copy(), getattr(x[:n], op)().numpy().copy()
+    torch.set_num_threads(2)
+    try:
+        got = getattr(x[::2], op)(), getattr(x[:n], op)()
+    finally:
+        torch.set_num_threads(1)
+    for g, o in zip(got, one):
+        assert np.array_equal(to_np(g), o, equal_nan=True), (op, name, n)
+    assert_same(got[0], getattr(t[::2], op)())
+    assert_same(got[1], getattr(t[:n], op)())

@@ -120,13 +120,23 @@ run_range (const DlIter *it, gint64 begin, gint64 end, DlCpuLoop loop, gpointer 
 void
 dl_cpu_iter_for_each (const DlIter *it, DlCpuLoop loop, gpointer ctx)
 {
-  gint64 total = dl_iter_numel (it);
+  dl_cpu_iter_for_each_cost (it, loop, ctx, 1);
+}
+
+void
+dl_cpu_iter_for_each_cost (const DlIter *it, DlCpuLoop loop, gpointer ctx, guint cost)
+{
+  gint64 total = dl_iter_numel (it), work;
   gint nt;
 
   if (total == 0)
     return;
-  nt = total >= DL_CPU_GRAIN ? omp_get_max_threads () : 1;
-  nt = (gint)MIN ((gint64)nt, total / (DL_CPU_GRAIN / 2) + 1);
+  /* the grain counts elements of a cheap op; an element of @cost weighs
+   * that many (bench/grain.py) */
+  work = total * (gint64)MAX (cost, 1);
+  nt = work >= DL_CPU_GRAIN ? omp_get_max_threads () : 1;
+  nt = (gint)MIN ((gint64)nt, work / (DL_CPU_GRAIN / 2) + 1);
+  nt = (gint)MIN ((gint64)nt, total / 64 + 1);
   if (nt <= 1)
     {
       run_range (it, 0, total, loop, ctx);

@@ -244,7 +244,7 @@ dl_cpu_math_unary (DlBackendContext *ctx,
 
   g_return_if_fail (loop != NULL); /* the ops layer promotes first */
   g_return_if_fail (op != DL_UNARY_NAN_TO_NUM || params != NULL);
-  dl_cpu_iter_for_each (iter, loop, (gpointer)params);
+  dl_cpu_iter_for_each_cost (iter, loop, (gpointer)params, dl_cpu_unary_cost (op, dtype));
 }
 
 /* ---- binary ------------------------------------------------------------ */

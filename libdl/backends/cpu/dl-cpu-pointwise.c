@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "dl-cpu-private.h"
+#include "dl-dtype-private.h"
 
 /* X-macro of the dtypes with a native C type: (NAME, DTYPE, C type) */
 #define DL_FOR_NATIVE_DTYPES(X)                                                                    \
@@ -244,6 +245,31 @@ static const DlCpuLoop unary_loops[DL_N_DTYPES][DL_N_UNARY_OPS] = {
 #undef TN
 };
 
+/* Each op's time per element on one thread as a multiple of neg's (the
+ * cheapest, memory-bound op), measured by bench/grain.py on the AVX-512
+ * development machine and rounded; float32 (also float16 and bfloat16,
+ * computed in float) and float64. Ops not listed cost 1. The grain is
+ * DL_CPU_GRAIN / cost elements: sin, at 50, splits from about 650. */
+static const guint8 unary_costs[DL_N_UNARY_OPS][2] = {
+  [DL_UNARY_EXP] = { 2, 25 },       [DL_UNARY_EXPM1] = { 112, 39 },   [DL_UNARY_LOG] = { 3, 17 },
+  [DL_UNARY_LOG1P] = { 109, 42 },   [DL_UNARY_LOG2] = { 39, 15 },     [DL_UNARY_SQRT] = { 2, 3 },
+  [DL_UNARY_RSQRT] = { 3, 4 },      [DL_UNARY_RECIPROCAL] = { 1, 2 }, [DL_UNARY_SIN] = { 50, 38 },
+  [DL_UNARY_COS] = { 47, 59 },      [DL_UNARY_TAN] = { 143, 72 },     [DL_UNARY_TANH] = { 6, 53 },
+  [DL_UNARY_SIGMOID] = { 4, 20 },   [DL_UNARY_ERF] = { 7, 60 },       [DL_UNARY_GELU] = { 7, 55 },
+  [DL_UNARY_GELU_TANH] = { 5, 71 }, [DL_UNARY_SILU] = { 5, 20 },
+};
+
+guint
+dl_cpu_unary_cost (DlUnaryOp op, DlDType dtype)
+{
+  guint c;
+
+  if (op < 0 || op >= DL_N_UNARY_OPS || !dl_dtype_is_float (dtype))
+    return 1;
+  c = unary_costs[op][dtype == DL_DTYPE_FLOAT64];
+  return MAX (c, 1);
+}
+
 void
 dl_cpu_unary (DlBackendContext *ctx, DlUnaryOp op, DlIter *iter, DlDType dtype)
 {
@@ -251,7 +277,7 @@ dl_cpu_unary (DlBackendContext *ctx, DlUnaryOp op, DlIter *iter, DlDType dtype)
 
   if (dtype == DL_DTYPE_FLOAT32 && (loop = dl_cpu_vmath_loop (op)) != NULL)
     {
-      dl_cpu_iter_for_each (iter, loop, NULL);
+      dl_cpu_iter_for_each_cost (iter, loop, NULL, dl_cpu_unary_cost (op, dtype));
       return;
     }
   if (op >= DL_UNARY_EXPM1)
@@ -261,7 +287,7 @@ dl_cpu_unary (DlBackendContext *ctx, DlUnaryOp op, DlIter *iter, DlDType dtype)
     }
   loop = unary_loops[dtype][op];
   g_return_if_fail (loop != NULL); /* the ops layer promotes first */
-  dl_cpu_iter_for_each (iter, loop, NULL);
+  dl_cpu_iter_for_each_cost (iter, loop, NULL, dl_cpu_unary_cost (op, dtype));
 }
 
 /* ---- binary -------------------------------------------------------------

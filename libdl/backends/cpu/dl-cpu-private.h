@@ -337,6 +337,11 @@ typedef void (*DlCpuLoop) (char **data, const gint64 *strides, gint64 n, gpointe
 gint dl_cpu_get_num_threads (void);
 void dl_cpu_blas_init (void);
 void dl_cpu_iter_for_each (const DlIter *iter, DlCpuLoop loop, gpointer ctx);
+/* as dl_cpu_iter_for_each, for a loop whose element costs @cost times a
+ * cheap one's (dl_cpu_unary_cost): split over threads from DL_CPU_GRAIN /
+ * @cost elements */
+void dl_cpu_iter_for_each_cost (const DlIter *iter, DlCpuLoop loop, gpointer ctx, guint cost);
+guint dl_cpu_unary_cost (DlUnaryOp op, DlDType dtype);
 
 /* kernel entry points, one family per file */
 void dl_cpu_copy (DlBackendContext *ctx, DlIter *iter, DlDType dst_dtype, DlDType src_dtype);
