@@ -164,8 +164,9 @@ dl_cpu_fill (DlBackendContext *ctx, DlIter *iter, DlDType dtype, gdouble value)
 
 /* ---- unary --------------------------------------------------------------
  * out = f (x); computed in the element type for float32/float64 and in the
- * integer type for neg/abs/relu on integers. float32's exp, log, tanh and
- * sigmoid are vector kernels of their own (dl-cpu-vmath.c). */
+ * integer type for neg/abs/relu on integers. float32's transcendental ops
+ * (exp, log, sin, tanh, sigmoid, ...: those dl_cpu_vmath_loop() lists)
+ * are vector kernels of their own (dl-cpu-vmath.c). */
 
 #define UNARY_FLOAT_OPS(X)                                                                         \
   X (NEG, neg, -x)                                                                                 \
