@@ -10,10 +10,11 @@
 #   PYTHONPATH=bindings/python:build/bindings/python /usr/bin/python3 bench/unary.py
 #   [--rounds R] [--only PATTERN]... [--isa LEVEL[:CAPABILITY]]... [--sizes N,N,...]
 #
-# Ops: exp, log, tanh, sigmoid, gelu, gelu tanh (approximate='tanh') and
-# silu on float32 vectors of 10^3, 10^4 and 10^5 elements (--sizes), with
-# values where each op does its work: uniform in [-10, 10] (log: in
-# (0, 100]).  Each configuration runs in a process of its own, with
+# Ops: exp, log, tanh, sigmoid, gelu, gelu tanh (approximate='tanh'),
+# silu, sin, cos, tan, expm1, log1p and log2 on float32 vectors of 10^3,
+# 10^4 and 10^5 elements (--sizes), with values where each op does its
+# work: uniform in [-10, 10] (log and log2: in (0, 100], log1p: in
+# (-1, 99]).  Each configuration runs in a process of its own, with
 # DL_CPU_ISA set to the level, which caps the level of libdl's kernels, and
 # ATEN_CPU_CAPABILITY to PyTorch's matching one, which caps PyTorch's
 # (its build has AVX-512, AVX2 and default kernels): x86-64-v4 against
@@ -45,7 +46,8 @@ import time
 CONFIGS = ["x86-64-v4:none", "x86-64-v4:avx512", "x86-64-v3:avx2", "x86-64:default",
            "x86-64:avx2"]
 LEVELS = ["x86-64-v4", "x86-64-v3", "x86-64"]
-OPS = ["exp", "log", "tanh", "sigmoid", "gelu", "gelu tanh", "silu"]
+OPS = ["exp", "log", "tanh", "sigmoid", "gelu", "gelu tanh", "silu", "sin", "cos", "tan", "expm1",
+       "log1p", "log2"]
 
 
 def time_loop(fn, n):
@@ -86,6 +88,12 @@ def cases(Dl, torch, x, t):
         "gelu": (lambda: x.gelu(), lambda: F.gelu(t)),
         "gelu tanh": (lambda: x.gelu_tanh(), lambda: F.gelu(t, approximate="tanh")),
         "silu": (lambda: x.silu(), lambda: F.silu(t)),
+        "sin": (lambda: x.sin(), lambda: t.sin()),
+        "cos": (lambda: x.cos(), lambda: t.cos()),
+        "tan": (lambda: x.tan(), lambda: t.tan()),
+        "expm1": (lambda: x.expm1(), lambda: t.expm1()),
+        "log1p": (lambda: x.log1p(), lambda: t.log1p()),
+        "log2": (lambda: x.log2(), lambda: t.log2()),
     }
 
 
@@ -107,8 +115,10 @@ def child(args):
             continue
         for n in args.sizes:
             a = rng.uniform(-10, 10, size=n).astype(np.float32)
-            if op == "log":
+            if op in ("log", "log2"):
                 a = np.abs(a) * 10 + np.float32(1e-3)
+            elif op == "log1p":
+                a = np.abs(a) * 10 - np.float32(0.999)
             x, t = Dl.from_numpy(a.copy()), torch.from_numpy(a.copy())
             fd, ft = cases(Dl, torch, x, t)[op]
             np.testing.assert_allclose(fd().numpy(), ft().numpy(), rtol=1e-5, atol=1e-6)

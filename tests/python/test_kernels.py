@@ -168,7 +168,8 @@ def test_clamp_lengths(rng, threads, name, n):
     assert_same(x[::2].clamp(xl[::2], xh[::2]), t[::2].clamp(tl[::2], th[::2]))
 
 
-# ---- float32 exp, log, tanh, sigmoid, silu, erf, gelu and gelu_tanh -----
+# ---- float32 exp, log, tanh, sigmoid, silu, erf, gelu, gelu_tanh, sin, cos,
+# tan, expm1, log1p and log2 -------------------------------------------------
 # (dl-cpu-vmath.c: one vector kernel per x86-64 level, with a fast path
 # for vectors whose lanes are all in the plain range and another for the
 # rest).  References are computed in float64 from the float32 inputs;
@@ -216,6 +217,12 @@ VMATH_OPS = {
     "gelu_tanh": (lambda L, x: L.nn.functional.gelu(x, approximate="tanh"),
                   lambda x: _mul64(x, _sigmoid64(_gelu_tanh_v(x))),
                   lambda x: 1.5 + 3 * np.abs(_gelu_tanh_v(x))),
+    "sin": (lambda L, x: L.sin(x), np.sin, 1.0),
+    "cos": (lambda L, x: L.cos(x), np.cos, 1.0),
+    "tan": (lambda L, x: L.tan(x), np.tan, 1.5),
+    "expm1": (lambda L, x: L.expm1(x), np.expm1, 1.5),
+    "log1p": (lambda L, x: L.log1p(x), np.log1p, 1.5),
+    "log2": (lambda L, x: L.log2(x), np.log2, 1.5),
 }
 
 
@@ -251,7 +258,7 @@ def _check_ulps(op, x, y, msg=""):
 def _sweep_inputs():
     """Every 1021st float32 bit pattern (4.2M values of every exponent and
     both signs, NaNs and infinities included), and the 65536 values on
-    either side of 1 for log."""
+    either side of 1 for log and log2."""
     bits = np.arange(0, 2 ** 32, 1021, dtype=np.uint64).astype(np.uint32)
     near_one = np.arange(0x3f800000 - 32768, 0x3f800000 + 32768, dtype=np.uint32)
     return np.concatenate([bits, near_one]).view(np.float32)
@@ -261,6 +268,22 @@ def _sweep_inputs():
 @pytest.mark.parametrize("op", list(VMATH_OPS))
 def test_vmath_ulp_sweep(op):
     x = _sweep_inputs()
+    y = to_np(VMATH_OPS[op][0](Dl, Dl.from_numpy(x.copy())))
+    _check_ulps(op, x, y)
+
+
+@pytest.mark.skipif(SELF_CHECK, reason="bounds of libdl's kernels")
+@pytest.mark.parametrize("op", ["sin", "cos", "tan"])
+def test_vmath_trig_reduction(op):
+    """The float32 values nearest to k pi / 2 and their neighbours, for every
+    k up to the end of the fast reduction (|x| <= 2^17, where x - k pi / 2
+    is as small as 8.4e-9), both signs, and the values around 2^17, where
+    the lanes go over to glibc."""
+    k = np.arange(1, 83444, dtype=np.float64)
+    c = (k * (np.pi / 2)).astype(np.float32)
+    edge = np.arange(0x48000000 - 2048, 0x48000000 + 2048, dtype=np.uint32).view(np.float32)
+    x = np.concatenate([np.nextafter(c, -np.inf), c, np.nextafter(c, np.inf), edge])
+    x = np.concatenate([x, -x])
     y = to_np(VMATH_OPS[op][0](Dl, Dl.from_numpy(x.copy())))
     _check_ulps(op, x, y)
 
@@ -282,7 +305,7 @@ def test_vmath_lengths(rng, op):
     element's own, whatever its neighbours."""
     fn = VMATH_OPS[op][0]
     a = _vmath_values(rng, 4200)
-    if op == "log":
+    if op in ("log", "log2"):
         a = np.abs(a)
     whole = to_np(dl_call(lambda v: fn(Dl, v), dl_from_np(a)))
     for n in list(range(0, 81)) + [127, 128, 129, 1000, 4097]:
@@ -301,7 +324,13 @@ SPECIALS = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45,
                      -1e-40, 1.17549435e-38, 3.4028235e38, -3.4028235e38, 1.0, -1.0,
                      88.72283, 88.72284, 88.7229, -87.33654, -87.5, -103.97, -104.0, -110.0,
                      -120.5, 9.0, -9.01, 10.0, 3.92, -3.93, 13.2, -13.2, 14.2, -16.5, 1e20,
-                     -1e20], np.float32)
+                     -1e20,
+                     # sin, cos, tan: around the end of the fast reduction
+                     # (2^17) and pi / 2; expm1: the ends of its
+                     # polynomial and of its range; log1p: near -1
+                     131071.99, 131072.0, -131072.02, 262144.0, 1.5707964, -1.5707963,
+                     0.5, -0.5, -17.4, -25.5, 89.5, -0.99999994, -0.75, 1e-30,
+                     -1e-30], np.float32)
 
 
 @pytest.mark.parametrize("op", list(VMATH_OPS))
@@ -341,7 +370,7 @@ def test_vmath_strided_and_in_place(rng, op):
     in-place ops write over their input."""
     fn = VMATH_OPS[op][0]
     a = _vmath_values(rng, 3 * 700).reshape(700, 3)
-    if op == "log":
+    if op in ("log", "log2"):
         a = np.abs(a)
     x, _ = pair(a)
     whole = to_np(dl_call(lambda v: fn(Dl, v), x))
@@ -353,7 +382,7 @@ def test_vmath_strided_and_in_place(rng, op):
     same(to_np(dl_call(lambda v: fn(Dl, v), x.t())), whole.T)
     flat = x.reshape(-1)
     same(to_np(dl_call(lambda v: fn(Dl, v), flat[::2])), whole.reshape(-1)[::2])
-    if op in ("exp", "log", "tanh", "sigmoid"):
+    if op in ("exp", "log", "tanh", "sigmoid", "sin", "cos", "tan", "expm1", "log1p", "log2"):
         y, _ = pair(a)
         r = getattr(y, op + "_")()
         assert r is y
@@ -388,8 +417,9 @@ def test_fill_patterns(rng, threads, name, value, n):
 
 
 # Costly unary ops split over threads from DL_CPU_GRAIN / cost elements
-# (sin: about 650): a split run gives exactly the one-thread result, on
-# contiguous and strided inputs, at sizes around the split points.
+# (float32 sin: about 5500, float64 sin: about 860): a split run gives
+# exactly the one-thread result, on contiguous and strided inputs, at sizes
+# around the split points.
 @pytest.mark.parametrize("name", ["float32", "float64"])
 @pytest.mark.parametrize("op", ["sin", "tan", "expm1", "log1p", "tanh", "erf", "exp", "neg"])
 @pytest.mark.parametrize("n", [1, 63, 65, 700, 1000, 5461, 20000, 40000])

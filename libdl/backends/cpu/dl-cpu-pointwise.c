@@ -164,8 +164,9 @@ dl_cpu_fill (DlBackendContext *ctx, DlIter *iter, DlDType dtype, gdouble value)
 
 /* ---- unary --------------------------------------------------------------
  * out = f (x); computed in the element type for float32/float64 and in the
- * integer type for neg/abs/relu on integers. float32's exp, log, tanh and
- * sigmoid are vector kernels of their own (dl-cpu-vmath.c). */
+ * integer type for neg/abs/relu on integers. float32's transcendental ops
+ * (exp, log, sin, tanh, sigmoid, ...: those dl_cpu_vmath_loop() lists)
+ * are vector kernels of their own (dl-cpu-vmath.c). */
 
 #define UNARY_FLOAT_OPS(X)                                                                         \
   X (NEG, neg, -x)                                                                                 \
@@ -248,13 +249,15 @@ static const DlCpuLoop unary_loops[DL_N_DTYPES][DL_N_UNARY_OPS] = {
 /* Each op's time per element on one thread as a multiple of neg's (the
  * cheapest, memory-bound op), measured by bench/grain.py on the AVX-512
  * development machine and rounded; float32 (also float16 and bfloat16,
- * computed in float) and float64. Ops not listed cost 1. The grain is
- * DL_CPU_GRAIN / cost elements: sin, at 50, splits from about 650. */
+ * computed in float, though through glibc's scalar functions: the ops with
+ * float32 vector kernels cost them more than this column says) and
+ * float64. Ops not listed cost 1. The grain is DL_CPU_GRAIN / cost
+ * elements: sin, at 6, splits from about 5500. */
 static const guint8 unary_costs[DL_N_UNARY_OPS][2] = {
-  [DL_UNARY_EXP] = { 2, 25 },       [DL_UNARY_EXPM1] = { 112, 39 },   [DL_UNARY_LOG] = { 3, 17 },
-  [DL_UNARY_LOG1P] = { 109, 42 },   [DL_UNARY_LOG2] = { 39, 15 },     [DL_UNARY_SQRT] = { 2, 3 },
-  [DL_UNARY_RSQRT] = { 3, 4 },      [DL_UNARY_RECIPROCAL] = { 1, 2 }, [DL_UNARY_SIN] = { 50, 38 },
-  [DL_UNARY_COS] = { 47, 59 },      [DL_UNARY_TAN] = { 143, 72 },     [DL_UNARY_TANH] = { 6, 53 },
+  [DL_UNARY_EXP] = { 2, 25 },       [DL_UNARY_EXPM1] = { 5, 39 },     [DL_UNARY_LOG] = { 3, 17 },
+  [DL_UNARY_LOG1P] = { 4, 42 },     [DL_UNARY_LOG2] = { 3, 15 },      [DL_UNARY_SQRT] = { 2, 3 },
+  [DL_UNARY_RSQRT] = { 3, 4 },      [DL_UNARY_RECIPROCAL] = { 1, 2 }, [DL_UNARY_SIN] = { 6, 38 },
+  [DL_UNARY_COS] = { 6, 59 },       [DL_UNARY_TAN] = { 7, 72 },       [DL_UNARY_TANH] = { 6, 53 },
   [DL_UNARY_SIGMOID] = { 4, 20 },   [DL_UNARY_ERF] = { 7, 60 },       [DL_UNARY_GELU] = { 7, 55 },
   [DL_UNARY_GELU_TANH] = { 5, 71 }, [DL_UNARY_SILU] = { 5, 20 },
 };

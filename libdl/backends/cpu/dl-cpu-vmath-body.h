@@ -76,6 +76,19 @@ V (sel) (VM m, VF a, VF b)
 #endif
 }
 
+/* a where the sign bit of m is set, b elsewhere */
+TARGET static inline G_ALWAYS_INLINE VF
+V (sel_sign) (VI m, VF a, VF b)
+{
+#if LEVEL == 4
+  return _mm512_mask_blend_ps (_mm512_movepi32_mask ((__m512i)m), b, a);
+#elif LEVEL == 3
+  return _mm256_blendv_ps (b, a, (__m256)m);
+#else
+  return V (sel) (m >> 31, a, b);
+#endif
+}
+
 /* whether every lane of m is set */
 TARGET static inline G_ALWAYS_INLINE gboolean
 V (all) (VM m)
@@ -510,6 +523,305 @@ V (gelu) (VF x)
   return V (sel) (VLE (x, VSPLAT (0.0f)), t, x - t);
 }
 
+/* ---- sin, cos and tan ---------------------------------------------------
+ * With a = |x| (sin and tan are odd, cos even: the sign of x comes last,
+ * so that sin (-0) = -0), k = round (a 2 / pi) and r = a - k pi / 2:
+ * sin a = +-sin r or +-cos r and tan a = tan r or -1 / tan r by k mod 4.
+ * r is carried as rh + rl in float32, rl below half an ulp of rh.
+ *
+ * The fast reduction holds for a <= TRIG_MAX = 2^17 (k < 83444), where
+ * the float32 nearest to a multiple of pi / 2 is 8.4e-9 off it (2^-26.8):
+ * - with FMA (AVX2, AVX-512): k from the float32 product, as in exp; pi / 2
+ *   in three float32 parts P1 + P2 + P3 (24 bits each, 2^-76 short);
+ *   a - k P1 is exact (a and k P1 are multiples of 2^-24, and their
+ *   difference is below 1), k P2 is split exactly into ch + cl by a fused
+ *   multiply-subtract, the sum (a - k P1) - ch exactly into rh + err by
+ *   Knuth's two-sum, and rl = err - cl - k P3: rh + rl is within 2e-17 of
+ *   r (the roundings of k P3 and of rl), a relative 2^-28.6 where r is
+ *   least.
+ * - SSE2, without FMA: r in float64, pi / 2 in two parts, the first with
+ *   33 significant bits so that a - k PIO2_HI is exact for k < 2^20, and
+ *   rh + rl from the float64 r (within 2^-50 of r).
+ * k is rounded from a product off by less than 0.005 (FMA) or 0.008, so
+ * that |r| <= 0.8, the range of the polynomials below (minimax for the
+ * relative error, float32 coefficients rounded one by one): sin r =
+ * r + r^3 S (r^2), S of degree 2 (2^-27.7); cos r = 1 - r^2 / 2 +
+ * r^4 C (r^2), C of degree 2 (2^-32.6); tan r = r + r^3 T (r^2), T of
+ * degree 6 (2^-29). Lanes beyond TRIG_MAX, infinite or NaN take glibc's
+ * sinf, cosf or tanf, one by one; the others compute as on the plain path
+ * (where these lanes compute a = 0). */
+
+#define TRIG_MAX 131072.0f
+
+#ifdef VFMSUB
+/* rh + rl = a - k pi / 2 for 0 <= a <= TRIG_MAX, and k in *k */
+TARGET static inline G_ALWAYS_INLINE VF
+V (trig_reduce) (VF a, VF *rl, VI *k)
+{
+  VF t = a * 0.636619772367581343f + EXP_SHIFT;
+  VF kf = t - EXP_SHIFT;
+  VF r1 = VFNMADD (kf, VSPLAT (0x1.921fb6p+0f), a);
+  VF ch = kf * -0x1.777a5cp-25f;
+  VF cl = VFMSUB (kf, VSPLAT (-0x1.777a5cp-25f), ch) + kf * -0x1.ee59dap-50f;
+  VF rh = r1 - ch, bb = rh - r1;
+
+  *rl = ((r1 - (rh - bb)) - (ch + bb)) - cl;
+  *k = (VI)t - EXP_SHIFT_BITS;
+  return rh;
+}
+#else
+typedef gint64 V (vl) __attribute__ ((vector_size (W * sizeof (gint64))));
+
+TARGET static inline G_ALWAYS_INLINE VF
+V (trig_reduce) (VF a, VF *rl, VI *k)
+{
+  VD ad = __builtin_convertvector(a, VD);
+  VD td = ad * 0.636619772367581343 + 0x1.8p52;
+  VD kd = td - 0x1.8p52;
+  VD rd = (ad - kd * 0x1.921fb544p+0) - kd * 0x1.0b4611a626331p-34;
+  VF rh = __builtin_convertvector(rd, VF);
+
+  *rl = __builtin_convertvector(rd - __builtin_convertvector(rh, VD), VF);
+  /* k from the low bits of td's mantissa */
+  *k = __builtin_convertvector((V (vl))td, VI);
+  return rh;
+}
+#endif
+
+/* sin (rh + rl), z = rh^2 */
+TARGET static inline G_ALWAYS_INLINE VF
+V (sin_r) (VF rh, VF rl, VF z)
+{
+  VF p = z * -1.950554142e-04f + 8.332095109e-03f;
+
+  p = p * z - 1.666665375e-01f;
+  return rh + (rl + (rh * z) * p);
+}
+
+/* cos (rh + rl), z = rh^2: 1 - z / 2 with its rounding error, and
+ * cos (rh + rl) ~ cos rh - rh rl */
+TARGET static inline G_ALWAYS_INLINE VF
+V (cos_r) (VF rh, VF rl, VF z)
+{
+  VF p = z * 2.441208017e-05f - 1.388713019e-03f;
+  VF h = VFNMADD (VSPLAT (0.5f), z, VSPLAT (1.0f));
+
+  p = p * z + 4.166664183e-02f;
+  return h + (VFNMADD (VSPLAT (0.5f), z, 1.0f - h) + ((z * z) * p - rh * rl));
+}
+
+/* the lanes of x that are beyond TRIG_MAX or NaN from fn, one by one */
+#define TRIG_SLOW(x, y, fn)                                                                        \
+  do                                                                                               \
+    {                                                                                              \
+      float xs_[W], ys_[W];                                                                        \
+      V (store) (xs_, x);                                                                          \
+      V (store) (ys_, y);                                                                          \
+      for (gint i_ = 0; i_ < W; i_++)                                                              \
+        if (!(fabsf (xs_[i_]) <= TRIG_MAX))                                                        \
+          ys_[i_] = fn (xs_[i_]);                                                                  \
+      y = V (load) (ys_);                                                                          \
+    }                                                                                              \
+  while (0)
+
+/* sin x (cos: cos x); is_cos is a constant */
+TARGET static inline G_ALWAYS_INLINE VF
+V (sin_cos) (VF x, gboolean is_cos)
+{
+  VF a = V (abs) (x), rh, rl, z, y;
+  VM plain = VLE (a, VSPLAT (TRIG_MAX));
+  gboolean all = V (all) (plain);
+  VI k, sign;
+
+  if (G_UNLIKELY (!all))
+    a = V (sel) (plain, a, VSPLAT (0.0f));
+  rh = V (trig_reduce) (a, &rl, &k);
+  z = rh * rh;
+  if (is_cos)
+    k = k + 1;
+  y = V (sel_sign) (k << 31, V (cos_r) (rh, rl, z), V (sin_r) (rh, rl, z));
+  /* -sin and -cos for k mod 4 = 2, 3; sin is odd */
+  sign = (k & 2) << 30;
+  if (!is_cos)
+    sign ^= (VI)x & (gint32)0x80000000;
+  y = (VF)((VI)y ^ sign);
+  if (G_UNLIKELY (!all))
+    {
+      if (is_cos)
+        TRIG_SLOW (x, y, cosf);
+      else
+        TRIG_SLOW (x, y, sinf);
+    }
+  return y;
+}
+
+TARGET static inline G_ALWAYS_INLINE VF
+V (sin) (VF x)
+{
+  return V (sin_cos) (x, FALSE);
+}
+
+TARGET static inline G_ALWAYS_INLINE VF
+V (cos) (VF x)
+{
+  return V (sin_cos) (x, TRUE);
+}
+
+/* tan r as th + tl (th rounded), and for odd k -1 / (th + tl): the
+ * reciprocal g of th corrected by its exact residual 1 - th g and tl */
+TARGET static inline G_ALWAYS_INLINE VF
+V (tan) (VF x)
+{
+  VF a = V (abs) (x), rh, rl, z, p, tail, th, tl, g, e, y;
+  VM plain = VLE (a, VSPLAT (TRIG_MAX));
+  gboolean all = V (all) (plain);
+  VI k;
+
+  if (G_UNLIKELY (!all))
+    a = V (sel) (plain, a, VSPLAT (0.0f));
+  rh = V (trig_reduce) (a, &rl, &k);
+  z = rh * rh;
+  p = z * 4.579898901e-03f - 3.183431108e-04f;
+  p = p * z + 1.115292218e-02f;
+  p = p * z + 2.116200887e-02f;
+  p = p * z + 5.408267677e-02f;
+  p = p * z + 1.333246827e-01f;
+  p = p * z + 3.333335519e-01f;
+  /* tan (rh + rl) ~ tan rh + rl (1 + rh^2) */
+  tail = (rh * z) * p + (rl + rl * z);
+  th = rh + tail;
+  tl = tail - (th - rh);
+  g = 1.0f / th;
+#ifdef VFMSUB
+  e = VFNMADD (th, g, VSPLAT (1.0f));
+#else
+  {
+    VF q = th * g;
+
+    e = (1.0f - q) - V (mul_lo) (th, g, q);
+  }
+#endif
+  e = e - tl * g;
+  g = -(g + g * e);
+  y = V (sel_sign) (k << 31, g, th);
+  y = (VF)((VI)y ^ ((VI)x & (gint32)0x80000000));
+  if (G_UNLIKELY (!all))
+    TRIG_SLOW (x, y, tanf);
+  return y;
+}
+
+/* ---- expm1 --------------------------------------------------------------
+ * For |x| <= 0.5, e^x - 1 = u = x + x^2 E (x), E of degree 5 (minimax for
+ * the relative error, float32 coefficients: 2^-27.7). Above, as in exp:
+ * k = round (x / ln 2), r = x - k ln 2 (|r| <= 0.35), u = e^r - 1 by the
+ * same polynomial, and e^x - 1 = 2^k u - (1 - 2^k) for k < 0 (1 - 2^k
+ * exact down to k = -24; x is capped at -25, where e^x - 1 is -1 in
+ * float32), (u + (1 - 2^-k)) 2^k for k > 0 (1 - 2^-k exact to k = 24, and
+ * within 2^-25 of 1 above), with 2^k as 2^(k - 2) 4 so that x up to the
+ * cap of 89 overflows to infinity. No cancellation: where k = 1, u >= -0.18
+ * beside 0.5, and where k = -1, 2^k u is below half of the result. The
+ * sign is x's (e^x - 1 is as x, and expm1 (-0) = -0). */
+
+TARGET static inline G_ALWAYS_INLINE VF
+V (expm1) (VF x)
+{
+  VF xc = VMIN (VSPLAT (89.0f), VMAX (VSPLAT (-25.0f), x));
+  VF xk = V (sel) (VLE (V (abs) (xc), VSPLAT (0.5f)), VSPLAT (0.0f), xc);
+  VF t = xk * 1.44269504088896341f + EXP_SHIFT;
+  VF kf = t - EXP_SHIFT, r, p, u, pk, pinv, neg, pos;
+  VI k = (VI)t - EXP_SHIFT_BITS;
+  VI big = (VI)(k > 24);
+
+  r = xc - kf * 0.693359375f;
+  r = r - kf * -2.12194440e-4f;
+  p = r * 2.008644951e-04f + 1.401102985e-03f;
+  p = p * r + 8.332852274e-03f;
+  p = p * r + 4.166495427e-02f;
+  p = p * r + 1.666666865e-01f;
+  p = p * r + 5.000000596e-01f;
+  u = (r * r) * p + r;
+  /* k <= 0: 2^k; k > 0: 2^(k - 2), and 2^-k (2^-25 beyond k = 24) */
+  pk = (VF)((k + 127) << 23);
+  neg = u * pk - (1.0f - pk);
+  pinv = (VF)((127 - ((k & ~big) | (25 & big))) << 23);
+  pos = (u + (1.0f - pinv)) * (VF)((k + 125) << 23) * 4.0f;
+  return V (copysign) (V (sel) (VLT (VSPLAT (0.0f), kf), pos, neg), x);
+}
+
+/* ---- log1p and log2 -----------------------------------------------------
+ * log1p: u = 1 + x rounded, c = x - (u - 1) its rounding error (exact),
+ * and log1p (x) = log u + c / u, with log u as in log_normal and c / u
+ * added in the small terms; u >= 2^-24 is normal for every x > -1. x <= -1,
+ * inf and NaN on a side path; the sign is x's (log1p (-0) = -0).
+ *
+ * log2: e + log1p (f) / ln 2 from the same polynomial, f / ln 2 as an
+ * exact product with 1 / ln 2 in two parts, and e + f / ln 2 with its
+ * rounding error, which leaves one rounding of consequence. */
+
+/* the exponent and f = m - 1 of x = 2^e m, m in [sqrt (1/2), sqrt (2)),
+ * e - ebias as a float, and log1p (f) - f - f^2 / 2... as f^2 P (f) */
+TARGET static inline G_ALWAYS_INLINE VF
+V (log_parts) (VF x, VF ebias, VF *ef, VF *tail)
+{
+  VI ix = (VI)x;
+  VI e = (ix - 0x3f3504f3) >> 23;
+  VF f = (VF)(ix - (e << 23)) - 1.0f;
+  VF p = f * 8.738756180e-02f - 1.430770755e-01f;
+
+  *ef = __builtin_convertvector(e, VF) - ebias;
+  p = p * f + 1.491635889e-01f;
+  p = p * f - 1.657031476e-01f;
+  p = p * f + 1.996223927e-01f;
+  p = p * f - 2.500177622e-01f;
+  p = p * f + 3.333394527e-01f;
+  p = p * f - 4.999999106e-01f;
+  *tail = (f * f) * p;
+  return f;
+}
+
+TARGET static inline G_ALWAYS_INLINE VF
+V (log1p) (VF x)
+{
+  VF u = 1.0f + x, c = x - (u - 1.0f), ef, tail, f, y;
+
+  f = V (log_parts) (u, VSPLAT (0.0f), &ef, &tail);
+  y = (tail + (ef * -2.12194440e-4f + c / u) + f) + ef * 0.693359375f;
+  if (G_UNLIKELY (!V (all) (VLT (VSPLAT (-1.0f), x) & VLE (x, VSPLAT (FLT_MAX)))))
+    {
+      y = V (sel) (VEQ (x, VSPLAT (-1.0f)), VSPLAT (-INFINITY), y);
+      y = V (sel) (VEQ (x, VSPLAT (INFINITY)), x, y);
+      y = V (sel) (VGE (x, VSPLAT (-1.0f)), y, VSPLAT (NAN));
+    }
+  return V (copysign) (y, x);
+}
+
+TARGET static inline G_ALWAYS_INLINE VF
+V (log2_normal) (VF x, VF ebias)
+{
+  VF ef, tail, f = V (log_parts) (x, ebias, &ef, &tail);
+  VF ph = f * 1.44269502162933350f;
+  VF pl = V (mul_lo) (f, VSPLAT (1.44269502162933350f), ph) + f * 1.9259629911266175e-08f;
+  VF s = ef + ph;
+
+  return s + (((ef - s) + ph) + (tail * 1.44269504088896341f + pl));
+}
+
+TARGET static inline G_ALWAYS_INLINE VF
+V (log2) (VF x)
+{
+  VF y;
+  VM tiny;
+
+  if (V (all) (VGE (x, VSPLAT (0x1p-126f)) & VLE (x, VSPLAT (FLT_MAX))))
+    return V (log2_normal) (x, VSPLAT (0.0f));
+  tiny = VLT (x, VSPLAT (0x1p-126f));
+  y = V (log2_normal) (V (sel) (tiny, x * 0x1p23f, x),
+                       V (sel) (tiny, VSPLAT (23.0f), VSPLAT (0.0f)));
+  y = V (sel) (VEQ (x, VSPLAT (0.0f)), VSPLAT (-INFINITY), y);
+  y = V (sel) (VEQ (x, VSPLAT (INFINITY)), x, y);
+  return V (sel) (VGE (x, VSPLAT (0.0f)), y, VSPLAT (NAN));
+}
+
 /* ---- the loops ----------------------------------------------------------
  * A run of n floats at unit stride, by whole vectors and a part; strided
  * runs go through a buffer on the stack, a block at a time. */
@@ -552,6 +864,12 @@ DEFINE_VMATH_LOOP (silu)
 DEFINE_VMATH_LOOP (gelu)
 DEFINE_VMATH_LOOP (gelu_tanh)
 DEFINE_VMATH_LOOP (erf)
+DEFINE_VMATH_LOOP (sin)
+DEFINE_VMATH_LOOP (cos)
+DEFINE_VMATH_LOOP (tan)
+DEFINE_VMATH_LOOP (expm1)
+DEFINE_VMATH_LOOP (log1p)
+DEFINE_VMATH_LOOP (log2)
 
 static const DlCpuLoop V (vmath_loops)[DL_N_UNARY_OPS] = {
   [DL_UNARY_EXP] = V (exp_loop),
@@ -562,12 +880,19 @@ static const DlCpuLoop V (vmath_loops)[DL_N_UNARY_OPS] = {
   [DL_UNARY_GELU] = V (gelu_loop),
   [DL_UNARY_GELU_TANH] = V (gelu_tanh_loop),
   [DL_UNARY_ERF] = V (erf_loop),
+  [DL_UNARY_SIN] = V (sin_loop),
+  [DL_UNARY_COS] = V (cos_loop),
+  [DL_UNARY_TAN] = V (tan_loop),
+  [DL_UNARY_EXPM1] = V (expm1_loop),
+  [DL_UNARY_LOG1P] = V (log1p_loop),
+  [DL_UNARY_LOG2] = V (log2_loop),
 };
 
 #undef LEVEL
 #undef W
 #undef VF
 #undef VI
+#undef VD
 #undef V
 #undef TARGET
 #undef VM
@@ -582,3 +907,4 @@ static const DlCpuLoop V (vmath_loops)[DL_N_UNARY_OPS] = {
 #undef VEQ
 #undef VSPLAT
 #undef DEFINE_VMATH_LOOP
+#undef TRIG_SLOW

@@ -1,9 +1,11 @@
-/* dl-cpu-vmath.c: float32 exp, log, tanh, sigmoid, silu, erf, gelu and
- * gelu_tanh as vector kernels, one per x86-64 level (SSE2, AVX2 with FMA,
- * AVX-512), picked from dl_cpu_isa as the other per-level kernels are.
- * glibc's expf, logf, tanhf and erff are scalar calls, and GCC
- * vectorises none of them; these compute W lanes at once with
- * polynomials, the exponent bits, and no table.
+/* dl-cpu-vmath.c: float32 exp, expm1, log, log1p, log2, sin, cos, tan,
+ * tanh, sigmoid, silu, erf, gelu and gelu_tanh as vector kernels, one per
+ * x86-64 level (SSE2, AVX2 with FMA, AVX-512), picked from dl_cpu_isa as
+ * the other per-level kernels are. glibc's expf, logf, sinf, tanhf, erff
+ * and the others are scalar calls, and GCC vectorises none of them; these
+ * compute W lanes at once with polynomials, the exponent bits, and no
+ * table (sin, cos and tan of |x| > 2^17, NaN and inf lane by lane with
+ * glibc's, after the vector).
  *
  * The maths is in dl-cpu-vmath-body.h, written once for W lanes.
  *
@@ -19,12 +21,21 @@
  *   silu            2.32   2.32  2.44
  *   erf             1.16   1.16  1.37
  *   gelu            6.5    6.5   6.9
+ *   sin             0.86   0.86  0.89
+ *   cos             0.84   0.84  0.88
+ *   tan             1.23   1.23  1.22  (|x| <= 2^17; glibc's tanf
+ *                                       beyond: 1.36)
+ *   expm1           1.38   1.38  1.37
+ *   log1p           1.19   1.19  1.21
+ *   log2            1.32   1.32  1.35
  *   gelu_tanh       1.4 + 2.8 |2u| (2u = x sqrt (8 / pi) (1 + 0.044715 x^2),
  *                   rounded in float32 as in PyTorch's formula, is where
  *                   the error comes from)
  * NaN, infinities, zeros of either sign, subnormal inputs and results,
  * overflow and underflow come out as the float64 formulas give them (silu,
- * gelu and gelu_tanh of -inf are NaN: -inf * 0, as in PyTorch).
+ * gelu and gelu_tanh of -inf are NaN: -inf * 0, as in PyTorch), and
+ * the signs of zeros as C99 gives them (sin (-0) = tan (-0) = expm1 (-0) =
+ * log1p (-0) = -0, log1p (-1) = log2 (0) = -inf).
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -32,6 +43,7 @@
 #include "config.h"
 
 #include <float.h>
+#include <math.h>
 
 #include "dl-cpu-private.h"
 
@@ -46,6 +58,7 @@
 #define W 4
 #define VF dl_v4sf
 #define VI dl_v4si
+#define VD dl_v4df
 #define V(name) name##_v4
 #define TARGET DL_CPU_TARGET_BASELINE
 #include "dl-cpu-vmath-body.h"
@@ -55,6 +68,7 @@
 #define W 8
 #define VF dl_v8sf
 #define VI dl_v8si
+#define VD dl_v8df
 #define V(name) name##_v8
 #define TARGET DL_CPU_TARGET_V3
 #include "dl-cpu-vmath-body.h"
@@ -63,6 +77,7 @@
 #define W 16
 #define VF dl_v16sf
 #define VI dl_v16si
+#define VD dl_v16df
 #define V(name) name##_v16
 #define TARGET DL_CPU_TARGET_V4
 #include "dl-cpu-vmath-body.h"
