@@ -20,7 +20,7 @@
 #
 # Method: each import order runs in a process of its own ("torch-first":
 # numpy and torch before libdl; "dl-first": libdl loaded and used before
-# torch is imported).  In it, for each batch: 20 warm-up steps of each
+# torch and numpy are imported).  In it, for each batch: 20 warm-up steps of each
 # library, then R rounds, each timing N steps of torch, of libdl from
 # Python and of libdl from C (the C program's own least time over its
 # rounds), each after 200 ms of quiet (the thread pools of the other
@@ -81,8 +81,10 @@ def run_c(program, batch, steps):
 
 
 def child(args):
-    import numpy as np
+    # "dl-first" means before numpy too: numpy then gets libdl's OpenMP
+    # OpenBLAS (docs/threading.md)
     if args.order == "torch-first":
+        import numpy as np
         import torch
         import gi
         gi.require_version("Dl", "1.0")
@@ -93,6 +95,7 @@ def child(args):
         from gi.repository import Dl
         Dl.zeros([1]) @ Dl.zeros([1])
         import torch
+        import numpy as np
     torch.set_num_threads(os.cpu_count())
     rng = np.random.default_rng(0)
     x_np = rng.standard_normal((max(BATCHES), 784), dtype=np.float32)

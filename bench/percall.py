@@ -17,7 +17,8 @@
 # gelu, softmax(dim=1), x > y, x == y, x < 0.5, x + y, x * y; the dim ops on
 # rows of 100 elements (10^2: one row).
 #
-# Method, as bench/scaling.py: each import order in a process of its own;
+# Method, as bench/scaling.py: each import order in a process of its own
+# ("dl-first": libdl before torch and numpy);
 # both libraries in it on the same values, PyTorch on os.cpu_count()
 # threads; per point R rounds (default 7), each timing a loop of about
 # 20 ms of libdl then of torch, each loop after 200 ms of quiet and 15 ms
@@ -94,8 +95,10 @@ def ops(lib, x, y, m):
 
 
 def child(args):
-    import numpy as np
+    # "dl-first" means before numpy too: numpy then gets libdl's OpenMP
+    # OpenBLAS (docs/threading.md)
     if args.order == "torch-first":
+        import numpy as np
         import torch
         import gi
         gi.require_version("Dl", "1.0")
@@ -107,6 +110,7 @@ def child(args):
         from gi.repository import Dl
         Dl.zeros([1])
         import torch
+        import numpy as np
     torch.set_num_threads(os.cpu_count())
     rng = np.random.default_rng(0)
     only = [p.lower() for p in args.only]

@@ -14,7 +14,8 @@
 # Each import order runs in a process of its own (this script starts them):
 # "torch-first" imports numpy and torch before libdl, as most scripts
 # start; "dl-first" imports gi.repository.Dl and creates a tensor (so
-# that libdl and the libraries it links are loaded) before torch.  Which
+# that libdl and the libraries it links are loaded) before torch and
+# numpy, which then get libdl's OpenMP OpenBLAS (docs/threading.md).  Which
 # OpenBLAS builds each process mapped is printed under its table.
 #
 # --quick: 3 rounds, up to 10^7 elements and matmul 512; --order runs one
@@ -108,8 +109,10 @@ def measure(fd, ft, rounds, budget=0.02):
 
 
 def child(args):
-    import numpy as np
+    # "dl-first" means before numpy too: numpy then gets libdl's OpenMP
+    # OpenBLAS (docs/threading.md)
     if args.order == "torch-first":
+        import numpy as np
         import torch
         import gi
         gi.require_version("Dl", "1.0")
@@ -121,6 +124,7 @@ def child(args):
         from gi.repository import Dl
         Dl.zeros([1])
         import torch
+        import numpy as np
     torch.set_num_threads(os.cpu_count())
     rng = np.random.default_rng(0)
     only = [p.lower() for p in args.only]

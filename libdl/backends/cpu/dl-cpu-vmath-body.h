@@ -325,22 +325,6 @@ V (log_normal) (VF x, VF ebias)
   return (p + f) + ef * 0.693359375f;
 }
 
-TARGET static inline G_ALWAYS_INLINE VF
-V (log) (VF x)
-{
-  VF y;
-  VM tiny;
-
-  if (V (all) (VGE (x, VSPLAT (0x1p-126f)) & VLE (x, VSPLAT (FLT_MAX))))
-    return V (log_normal) (x, VSPLAT (0.0f));
-  tiny = VLT (x, VSPLAT (0x1p-126f));
-  y = V (log_normal) (V (sel) (tiny, x * 0x1p23f, x),
-                      V (sel) (tiny, VSPLAT (23.0f), VSPLAT (0.0f)));
-  y = V (sel) (VEQ (x, VSPLAT (0.0f)), VSPLAT (-INFINITY), y);
-  y = V (sel) (VEQ (x, VSPLAT (INFINITY)), x, y);
-  return V (sel) (VGE (x, VSPLAT (0.0f)), y, VSPLAT (NAN));
-}
-
 /* ---- the sigmoid family -------------------------------------------------
  * With e = e^-|v| (never overflows), sigmoid (-|v|) = e / (1 + e) and
  * sigmoid (|v|) = 1 / (1 + e). 1 + e rounds; the residual
@@ -806,20 +790,36 @@ V (log2_normal) (VF x, VF ebias)
   return s + (((ef - s) + ph) + (tail * 1.44269504088896341f + pl));
 }
 
+/* ln x (base2 FALSE) or log2 x (TRUE) over every float: normal inputs by
+ * the polynomial, subnormals scaled by 2^23 first, then 0, inf and
+ * negatives (NaN stays NaN) */
 TARGET static inline G_ALWAYS_INLINE VF
-V (log2) (VF x)
+V (log_any) (VF x, gboolean base2)
 {
-  VF y;
+  VF y, xs, e0 = VSPLAT (0.0f);
   VM tiny;
 
   if (V (all) (VGE (x, VSPLAT (0x1p-126f)) & VLE (x, VSPLAT (FLT_MAX))))
-    return V (log2_normal) (x, VSPLAT (0.0f));
+    return base2 ? V (log2_normal) (x, e0) : V (log_normal) (x, e0);
   tiny = VLT (x, VSPLAT (0x1p-126f));
-  y = V (log2_normal) (V (sel) (tiny, x * 0x1p23f, x),
-                       V (sel) (tiny, VSPLAT (23.0f), VSPLAT (0.0f)));
+  xs = V (sel) (tiny, x * 0x1p23f, x);
+  e0 = V (sel) (tiny, VSPLAT (23.0f), e0);
+  y = base2 ? V (log2_normal) (xs, e0) : V (log_normal) (xs, e0);
   y = V (sel) (VEQ (x, VSPLAT (0.0f)), VSPLAT (-INFINITY), y);
   y = V (sel) (VEQ (x, VSPLAT (INFINITY)), x, y);
   return V (sel) (VGE (x, VSPLAT (0.0f)), y, VSPLAT (NAN));
+}
+
+TARGET static inline G_ALWAYS_INLINE VF
+V (log) (VF x)
+{
+  return V (log_any) (x, FALSE);
+}
+
+TARGET static inline G_ALWAYS_INLINE VF
+V (log2) (VF x)
+{
+  return V (log_any) (x, TRUE);
 }
 
 /* ---- the loops ----------------------------------------------------------
