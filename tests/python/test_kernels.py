@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import SELF_CHECK, Dl, assert_same, dl_call, dl_from_np, pair, to_np
+from conftest import SELF_CHECK, Dl, assert_same, dl_call, dl_dtype, dl_from_np, pair, th_dtype, to_np
 
 # every length up to a few 64-float steps, and the edges of the sum's
 # 32-step blocks (2048 floats with AVX-512, 1024 with AVX2, 512 with SSE)
@@ -437,3 +437,32 @@ def test_costly_unary_split(rng, name, op, n):
         assert np.array_equal(to_np(g), o, equal_nan=True), (op, name, n)
     assert_same(got[0], getattr(t[::2], op)())
     assert_same(got[1], getattr(t[:n], op)())
+
+
+# Casts run as contiguous loops (F16C for float16 at x86-64-v3 and up) or
+# strided ones, split over threads from DL_CPU_GRAIN / cost elements: every
+# pair of dtypes against PyTorch, with float specials (NaN, infinities,
+# -0, values beyond float16's range and in its subnormals) among the data.
+CAST_DTYPES = ["float32", "float64", "float16", "bfloat16", "int32", "int64", "uint8", "bool"]
+
+
+@pytest.mark.parametrize("src", CAST_DTYPES)
+@pytest.mark.parametrize("dst", CAST_DTYPES)
+@pytest.mark.parametrize("n", [1, 7, 33, 1000, 40000])
+def test_cast_pairs(rng, threads, src, dst, n):
+    a = rng.uniform(-300.0, 300.0, size=2 * n)
+    if src.startswith(("float", "bfloat")):
+        a[::7] = rng.uniform(-1.0, 1.0, size=a[::7].size) * 1e-6     # float16 subnormals
+        a[3::11] = 7e4                                                 # beyond float16
+        for i, v in enumerate([np.nan, np.inf, -np.inf, -0.0]):
+            if 5 * i + 1 < a.size:
+                a[5 * i + 1] = v
+    else:
+        a = np.clip(np.round(a), 0 if src in ("uint8", "bool") else -300, 255)
+    if dst in ("int32", "int64", "uint8") and src.startswith(("float", "bfloat")):
+        a = np.where(np.isfinite(a), np.clip(a, 0 if dst == "uint8" else -300, 255), 1.0)
+    x, t = pair(a.astype(np.float64), src) if src != "bool" else pair(a > 0)
+    for xs, ts in ((x[:n], t[:n]), (x[::2], t[::2])):
+        got = xs.to(dl_dtype(dst))
+        want = ts.to(th_dtype(dst))
+        assert_same(got, want, msg="%s -> %s n=%d" % (src, dst, n))

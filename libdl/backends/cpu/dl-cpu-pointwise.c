@@ -47,13 +47,31 @@
 
 /* ---- copy / cast ---------------------------------------------------- */
 
+/* element sizes, for the contiguous runs */
+#define SIZE_f32 4
+#define SIZE_f64 8
+#define SIZE_f16 2
+#define SIZE_bf16 2
+#define SIZE_i32 4
+#define SIZE_i64 8
+#define SIZE_u8 1
+#define SIZE_b8 1
+
+/* Contiguous runs with constant strides, which GCC vectorises; cloned per
+ * level, so that float16 converts with F16C's vcvtph2ps/vcvtps2ph where the
+ * CPU has it (x86-64-v3) instead of libgcc's bit-by-bit calls. */
 #define DEFINE_COPY(DN, DD, DT, SN)                                                                \
-  static void copy_##DN##_##SN (char **data, const gint64 *s, gint64 n, gpointer ctx)              \
+  DL_CPU_CLONES static void copy_##DN##_##SN (char **data, const gint64 *s, gint64 n,              \
+                                              gpointer ctx)                                        \
   {                                                                                                \
     char *d = data[0];                                                                             \
     const char *src = data[1];                                                                     \
-    for (gint64 i = 0; i < n; i++)                                                                 \
-      STORE_##DN (d + i * s[0], LOAD_##SN (src + i * s[1]));                                       \
+    if (s[0] == SIZE_##DN && s[1] == SIZE_##SN)                                                    \
+      for (gint64 i = 0; i < n; i++)                                                               \
+        STORE_##DN (d + i * SIZE_##DN, LOAD_##SN (src + i * SIZE_##SN));                           \
+    else                                                                                           \
+      for (gint64 i = 0; i < n; i++)                                                               \
+        STORE_##DN (d + i * s[0], LOAD_##SN (src + i * s[1]));                                     \
   }
 #define DEFINE_COPY_FROM(SN, SD, ST)                                                               \
   DEFINE_COPY (f32, 0, 0, SN)                                                                      \
@@ -88,8 +106,9 @@ dl_cpu_copy (DlBackendContext *ctx, DlIter *iter, DlDType dst_dtype, DlDType src
 {
   if (dst_dtype == src_dtype)
     dl_cpu_iter_for_each (iter, copy_same, GSIZE_TO_POINTER (dl_dtype_get_size (dst_dtype)));
-  else
-    dl_cpu_iter_for_each (iter, copy_loops[src_dtype][dst_dtype], NULL);
+  else /* a conversion to or from float16 or bfloat16: half the op's cost */
+    dl_cpu_iter_for_each_cost (iter, copy_loops[src_dtype][dst_dtype], NULL,
+                               (dl_cpu_dtype_cost (src_dtype) + dl_cpu_dtype_cost (dst_dtype)) / 2);
 }
 
 /* ---- fill -------------------------------------------------------------- */
@@ -248,10 +267,8 @@ static const DlCpuLoop unary_loops[DL_N_DTYPES][DL_N_UNARY_OPS] = {
 
 /* Each op's time per element on one thread as a multiple of neg's (the
  * cheapest, memory-bound op), measured by bench/grain.py on the AVX-512
- * development machine and rounded; float32 (also float16 and bfloat16,
- * computed in float, though through glibc's scalar functions: the ops with
- * float32 vector kernels cost them more than this column says) and
- * float64. Ops not listed cost 1. The grain is DL_CPU_GRAIN / cost
+ * development machine and rounded; float32 and float64 (float16 and
+ * bfloat16: dl_cpu_dtype_cost). Ops not listed cost 1. The grain is DL_CPU_GRAIN / cost
  * elements: sin, at 6, splits from about 5500. */
 static const guint8 unary_costs[DL_N_UNARY_OPS][2] = {
   [DL_UNARY_EXP] = { 2, 25 },       [DL_UNARY_EXPM1] = { 5, 39 },     [DL_UNARY_LOG] = { 3, 17 },
@@ -262,6 +279,16 @@ static const guint8 unary_costs[DL_N_UNARY_OPS][2] = {
   [DL_UNARY_GELU_TANH] = { 5, 71 }, [DL_UNARY_SILU] = { 5, 20 },
 };
 
+/* float16 and bfloat16 ops convert to float32 and back around the float32
+ * kernel: a float16 element costs about 12 float32 negs more (F16C), a
+ * bfloat16 one about 4 (bench/grain.py's method on float16 and bfloat16
+ * tensors: neg 0.95 and 0.28 ns per element, float32's 0.09) */
+guint
+dl_cpu_dtype_cost (DlDType dtype)
+{
+  return dtype == DL_DTYPE_FLOAT16 ? 12 : dtype == DL_DTYPE_BFLOAT16 ? 4 : 1;
+}
+
 guint
 dl_cpu_unary_cost (DlUnaryOp op, DlDType dtype)
 {
@@ -269,8 +296,10 @@ dl_cpu_unary_cost (DlUnaryOp op, DlDType dtype)
 
   if (op < 0 || op >= DL_N_UNARY_OPS || !dl_dtype_is_float (dtype))
     return 1;
-  c = unary_costs[op][dtype == DL_DTYPE_FLOAT64];
-  return MAX (c, 1);
+  c = MAX (unary_costs[op][dtype == DL_DTYPE_FLOAT64], 1);
+  if (dtype == DL_DTYPE_FLOAT16 || dtype == DL_DTYPE_BFLOAT16)
+    c += dl_cpu_dtype_cost (dtype);
+  return c;
 }
 
 void
@@ -397,5 +426,5 @@ dl_cpu_binary (DlBackendContext *ctx, DlBinaryOp op, DlIter *iter, DlDType dtype
     }
   loop = binary_loops[dtype][op];
   g_return_if_fail (loop != NULL); /* the ops layer promotes first */
-  dl_cpu_iter_for_each (iter, loop, &alpha);
+  dl_cpu_iter_for_each_cost (iter, loop, &alpha, dl_cpu_dtype_cost (dtype));
 }

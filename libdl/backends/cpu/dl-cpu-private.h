@@ -342,6 +342,7 @@ void dl_cpu_iter_for_each (const DlIter *iter, DlCpuLoop loop, gpointer ctx);
  * @cost elements */
 void dl_cpu_iter_for_each_cost (const DlIter *iter, DlCpuLoop loop, gpointer ctx, guint cost);
 guint dl_cpu_unary_cost (DlUnaryOp op, DlDType dtype);
+guint dl_cpu_dtype_cost (DlDType dtype);
 
 /* kernel entry points, one family per file */
 void dl_cpu_copy (DlBackendContext *ctx, DlIter *iter, DlDType dst_dtype, DlDType src_dtype);
