@@ -283,6 +283,11 @@ dl_cpu_unary (DlBackendContext *ctx, DlUnaryOp op, DlIter *iter, DlDType dtype)
       dl_cpu_iter_for_each_cost (iter, loop, NULL, dl_cpu_unary_cost (op, dtype));
       return;
     }
+  if (dtype == DL_DTYPE_FLOAT64 && (loop = dl_cpu_vmath_loop_f64 (op)) != NULL)
+    {
+      dl_cpu_iter_for_each_cost (iter, loop, NULL, dl_cpu_unary_cost (op, dtype));
+      return;
+    }
   if (op >= DL_UNARY_EXPM1)
     {
       dl_cpu_math_unary (ctx, op, iter, dtype, NULL);
