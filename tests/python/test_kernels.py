@@ -10,6 +10,8 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+import decimal
+import math
 from functools import partial
 
 import numpy as np
@@ -387,6 +389,184 @@ def test_vmath_strided_and_in_place(rng, op):
         r = getattr(y, op + "_")()
         assert r is y
         same(to_np(y), whole)
+
+
+# ---- float64 exp, log, tanh and sigmoid ------------------------------------
+# (dl-cpu-vmath64-body.h: one vector kernel per x86-64 level, every lane on
+# its own).  numpy's float64 functions are not correctly rounded, so the
+# references are computed with decimal at 40 digits; errors are in units
+# in the last place of the float64 result (2^(e - 52) for
+# 2^e <= |ref| < 2^(e + 1), 2^-1074 in the subnormals).
+
+_D40 = decimal.Context(prec=40, Emax=999999, Emin=-999999, traps=[])
+
+
+def _tanh_dec(x):
+    a = abs(x)
+    if a < decimal.Decimal("1e-8"):
+        t = a - a ** 3 / 3 + 2 * a ** 5 / 15
+    else:
+        e = (-2 * a).exp()
+        t = (1 - e) / (1 + e)
+    return t.copy_sign(x)
+
+
+# name: (the op on a libdl or torch tensor, given the module, the exact
+# value as a Decimal of a finite float64 x (None where it is not a finite
+# nonzero number), the value of the specials x (NaN, infinities, zeros and
+# what float64 makes of them), the largest error allowed in ulps).  The
+# bounds are the largest errors measured (see dl-cpu-vmath.c), rounded up.
+VMATH64_OPS = {
+    "exp": (lambda L, x: L.exp(x), lambda x: x.exp(), math.exp, 1.25),
+    "log": (lambda L, x: L.log(x), lambda x: x.ln() if x > 0 else None,
+            lambda x: -math.inf if x == 0 else math.nan if x < 0 or x != x else x, 1.0),
+    "tanh": (lambda L, x: L.tanh(x), lambda x: _tanh_dec(x) if x != 0 else None,
+             math.tanh, 1.25),
+    "sigmoid": (lambda L, x: L.sigmoid(x), lambda x: 1 / (1 + (-x).exp()),
+                lambda x: 0.5 if x == 0 else 1.0 if x == math.inf else 0.0 if x == -math.inf
+                else math.nan, 1.75),
+}
+
+
+def _ulp64_errors(op, x, y):
+    """Errors of float64 results y in ulps of the exact values of op at x:
+    0 where y is the special value (NaN, infinity, signed zero) C99 gives,
+    inf where it is not, and where the exact value rounds to an infinity or
+    is below half the least subnormal, 0 or inf for y being that or not."""
+    _, exact, special, _ = VMATH64_OPS[op]
+    err = np.zeros(len(x))
+    with decimal.localcontext(_D40):
+        for i, (xi, yi) in enumerate(zip(x.tolist(), y.tolist())):
+            r = exact(decimal.Decimal(xi)) if math.isfinite(xi) and xi != 0 else None
+            if r is None:
+                s = special(xi)
+                ok = (math.isnan(s) and math.isnan(yi)) or (
+                    s == yi and math.copysign(1, s) == math.copysign(1, yi))
+                err[i] = 0.0 if ok else np.inf
+                continue
+            rf = float(r)
+            if math.isinf(rf) or abs(r) < decimal.Decimal(2) ** -1075:
+                err[i] = 0.0 if yi == rf and math.copysign(1, yi) == math.copysign(1, rf) else np.inf
+                continue
+            if not math.isfinite(yi):
+                err[i] = np.inf
+                continue
+            e = math.frexp(abs(rf))[1] - 1 if rf != 0 else -1075
+            ulp = decimal.Decimal(2) ** max(e - 52, -1074)
+            err[i] = float(abs(decimal.Decimal(yi) - r) / ulp)
+    return err
+
+
+def _check_ulps64(op, x, y, msg=""):
+    err = _ulp64_errors(op, x, y)
+    bound = VMATH64_OPS[op][3]
+    bad = np.flatnonzero(~(err <= bound))
+    if bad.size:
+        i = bad[np.argmax(err[bad])]
+        raise AssertionError("%s%s(%r) = %r: %.3g ulp (%d inputs over %g)"
+                             % (msg, op, x[i], y[i], err[i], bad.size, bound))
+
+
+def _vmath64_inputs(op, rng, n):
+    """n random inputs over the op's whole range and its edges: every
+    exponent, the ends of the polynomials, around overflow and into the
+    subnormal results."""
+    if op == "log":
+        bits = rng.integers(1, 0x7ff0000000000000, n // 2, dtype=np.int64)
+        return np.concatenate([bits.view(np.float64), rng.uniform(0.5, 2.0, n // 4),
+                               1 + rng.uniform(-2.0 ** -20, 2.0 ** -20, n // 8),
+                               rng.uniform(0.7, 0.72, n // 16), rng.uniform(1.41, 1.42, n // 16)])
+    pools = {
+        "exp": [(-746.0, 710.0), (-0.4, 0.4), (-1e-10, 1e-10), (-745.2, -708.0), (709.0, 709.8)],
+        "tanh": [(-25.0, 25.0), (-1.0, 1.0), (0.6, 0.65), (-1e-6, 1e-6), (18.0, 21.0)],
+        "sigmoid": [(-800.0, 40.0), (-5.0, 5.0), (-745.2, -708.0), (-40.0, -35.0), (35.0, 40.0)],
+    }[op]
+    x = np.concatenate([rng.uniform(a, b, n // len(pools)) for a, b in pools])
+    if op != "exp":
+        x = np.concatenate([x, -np.exp2(rng.uniform(-1074, -10, n // 8))])
+    if op == "tanh":
+        x = np.concatenate([x, np.exp2(rng.uniform(-1074, -10, n // 8))])
+    return x
+
+
+@pytest.mark.skipif(SELF_CHECK, reason="bounds of libdl's kernels")
+@pytest.mark.parametrize("op", list(VMATH64_OPS))
+def test_vmath64_ulps(rng, op):
+    x = _vmath64_inputs(op, rng, 4000)
+    y = to_np(VMATH64_OPS[op][0](Dl, Dl.from_numpy(x.copy())))
+    assert y.dtype == np.float64
+    _check_ulps64(op, x, y)
+
+
+@pytest.mark.parametrize("op", list(VMATH64_OPS))
+def test_vmath64_lengths(rng, op):
+    """Every length up to 80 and some longer ones (the vector tails) from
+    several starts: each result is the element's own, whatever its
+    neighbours."""
+    fn = VMATH64_OPS[op][0]
+    a = _vmath64_inputs(op, rng, 1200)
+    a = a[rng.permutation(len(a))]
+    whole = to_np(dl_call(lambda v: fn(Dl, v), dl_from_np(a)))
+    if not SELF_CHECK:
+        _check_ulps64(op, a, whole)
+    for n in list(range(0, 81)) + [127, 128, 129, 1000]:
+        for start in (0, 1, 3) if n <= 80 else (0, 3):
+            x = a[start:start + n]
+            y = to_np(dl_call(lambda v: fn(Dl, v), dl_from_np(x)))
+            assert y.shape == (len(x),)
+            if not SELF_CHECK:
+                np.testing.assert_array_equal(y, whole[start:start + n],
+                                              err_msg="%s, n=%d from %d" % (op, n, start))
+
+
+SPECIALS64 = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 5e-324, -5e-324, 1e-310,
+                       -1e-310, 2.2250738585072014e-308, 1.7976931348623157e308,
+                       -1.7976931348623157e308, 1.0, -1.0, 709.782712893384, 709.7827128933841,
+                       709.79, 710.0, -708.39, -708.4, -745.1332191019411, -745.1332191019412,
+                       -745.2, -746.0, -800.0, 0.625, -0.625, 0.6249999999999999, 19.06, -20.0,
+                       20.5, 36.8, -37.5, 1e-8, -1e-8, 1e300, -1e300], np.float64)
+
+
+@pytest.mark.parametrize("op", list(VMATH64_OPS))
+def test_vmath64_specials_in_every_lane(op):
+    """NaN, infinities, signed zeros, subnormals, overflow and underflow
+    edges and the ends of the polynomials, one at a time in each of 24
+    lanes among plain values: NaN where C99 gives NaN, and the infinities
+    and signed zeros it gives, the others within the bound."""
+    fn = VMATH64_OPS[op][0]
+    for special in SPECIALS64:
+        for pos in range(24):
+            a = np.linspace(0.25, 2.5, 24)
+            a[pos] = special
+            x, t = pair(a)
+            y = to_np(dl_call(lambda v: fn(Dl, v), x))
+            msg = "%s(%r) in lane %d" % (op, special, pos)
+            if SELF_CHECK:
+                np.testing.assert_array_equal(np.isnan(y), np.isnan(fn(torch, t).numpy()),
+                                              err_msg=msg)
+                continue
+            _check_ulps64(op, a, y, msg=msg + ": ")
+
+
+@pytest.mark.parametrize("op", list(VMATH64_OPS))
+def test_vmath64_strided_and_in_place(rng, op):
+    """Strided runs (a column, every other element) go through a buffer;
+    in-place ops write over their input."""
+    fn = VMATH64_OPS[op][0]
+    a = _vmath64_inputs(op, rng, 3 * 400)
+    a = a[rng.permutation(len(a))][:3 * 400].reshape(-1, 3)
+    x, _ = pair(a)
+    whole = to_np(dl_call(lambda v: fn(Dl, v), x))
+    same = (partial(np.testing.assert_allclose, rtol=1e-12, atol=1e-300) if SELF_CHECK
+            else np.testing.assert_array_equal)
+    same(to_np(dl_call(lambda v: fn(Dl, v), x[:, 1])), whole[:, 1])
+    same(to_np(dl_call(lambda v: fn(Dl, v), x.t())), whole.T)
+    flat = x.reshape(-1)
+    same(to_np(dl_call(lambda v: fn(Dl, v), flat[::2])), whole.reshape(-1)[::2])
+    y, _ = pair(a)
+    r = getattr(y, op + "_")()
+    assert r is y
+    same(to_np(y), whole)
 
 
 # fill_ writes contiguous runs as 1-, 2-, 4- or 8-byte patterns (memset

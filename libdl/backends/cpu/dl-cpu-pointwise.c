@@ -185,7 +185,8 @@ dl_cpu_fill (DlBackendContext *ctx, DlIter *iter, DlDType dtype, gdouble value)
  * out = f (x); computed in the element type for float32/float64 and in the
  * integer type for neg/abs/relu on integers. float32's transcendental ops
  * (exp, log, sin, tanh, sigmoid, ...: those dl_cpu_vmath_loop() lists)
- * are vector kernels of their own (dl-cpu-vmath.c). */
+ * are vector kernels of their own (dl-cpu-vmath.c), and so are float64's
+ * exp, log, tanh and sigmoid (dl_cpu_vmath_loop_f64 ()). */
 
 #define UNARY_FLOAT_OPS(X)                                                                         \
   X (NEG, neg, -x)                                                                                 \
@@ -271,11 +272,11 @@ static const DlCpuLoop unary_loops[DL_N_DTYPES][DL_N_UNARY_OPS] = {
  * bfloat16: dl_cpu_dtype_cost). Ops not listed cost 1. The grain is DL_CPU_GRAIN / cost
  * elements: sin, at 6, splits from about 5500. */
 static const guint8 unary_costs[DL_N_UNARY_OPS][2] = {
-  [DL_UNARY_EXP] = { 2, 25 },       [DL_UNARY_EXPM1] = { 5, 39 },     [DL_UNARY_LOG] = { 3, 17 },
+  [DL_UNARY_EXP] = { 2, 3 },        [DL_UNARY_EXPM1] = { 5, 39 },     [DL_UNARY_LOG] = { 3, 5 },
   [DL_UNARY_LOG1P] = { 4, 42 },     [DL_UNARY_LOG2] = { 3, 15 },      [DL_UNARY_SQRT] = { 2, 3 },
   [DL_UNARY_RSQRT] = { 3, 4 },      [DL_UNARY_RECIPROCAL] = { 1, 2 }, [DL_UNARY_SIN] = { 6, 38 },
-  [DL_UNARY_COS] = { 6, 59 },       [DL_UNARY_TAN] = { 7, 72 },       [DL_UNARY_TANH] = { 6, 53 },
-  [DL_UNARY_SIGMOID] = { 4, 20 },   [DL_UNARY_ERF] = { 7, 60 },       [DL_UNARY_GELU] = { 7, 55 },
+  [DL_UNARY_COS] = { 6, 59 },       [DL_UNARY_TAN] = { 7, 72 },       [DL_UNARY_TANH] = { 6, 7 },
+  [DL_UNARY_SIGMOID] = { 4, 6 },    [DL_UNARY_ERF] = { 7, 60 },       [DL_UNARY_GELU] = { 7, 55 },
   [DL_UNARY_GELU_TANH] = { 5, 71 }, [DL_UNARY_SILU] = { 5, 20 },
 };
 
@@ -308,6 +309,11 @@ dl_cpu_unary (DlBackendContext *ctx, DlUnaryOp op, DlIter *iter, DlDType dtype)
   DlCpuLoop loop;
 
   if (dtype == DL_DTYPE_FLOAT32 && (loop = dl_cpu_vmath_loop (op)) != NULL)
+    {
+      dl_cpu_iter_for_each_cost (iter, loop, NULL, dl_cpu_unary_cost (op, dtype));
+      return;
+    }
+  if (dtype == DL_DTYPE_FLOAT64 && (loop = dl_cpu_vmath_loop_f64 (op)) != NULL)
     {
       dl_cpu_iter_for_each_cost (iter, loop, NULL, dl_cpu_unary_cost (op, dtype));
       return;

@@ -364,6 +364,8 @@ void dl_cpu_math_binary (DlBackendContext *ctx, DlBinaryOp op, DlIter *iter, DlD
 /* the float32 vector kernel of a transcendental unary op for dl_cpu_isa's
  * level (dl-cpu-vmath.c), or NULL */
 DlCpuLoop dl_cpu_vmath_loop (DlUnaryOp op);
+/* the same for float64 (exp, log, sigmoid), or NULL */
+DlCpuLoop dl_cpu_vmath_loop_f64 (DlUnaryOp op);
 void dl_cpu_reduce (DlBackendContext *ctx, DlReduceOp op, const DlReduceArgs *args, DlDType dtype);
 void dl_cpu_scan (DlBackendContext *ctx,
                   DlScanOp op,

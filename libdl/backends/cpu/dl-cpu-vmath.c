@@ -37,6 +37,21 @@
  * the signs of zeros as C99 gives them (sin (-0) = tan (-0) = expm1 (-0) =
  * log1p (-0) = -0, log1p (-1) = log2 (0) = -inf).
  *
+ * float64 exp, log, tanh and sigmoid have vector kernels of their own
+ * (dl-cpu-vmath64-body.h, 2, 4 or 8 doubles a vector), in place of glibc's
+ * exp, log and tanh per element: the largest error in float64 ulps against
+ * decimal at 40 digits, over 40000 to 50000 inputs of every exponent and
+ * the edges (tests/python/test_kernels.py checks 1.25, 1.0, 1.25 and 1.75
+ * on others at each level):
+ *                 AVX-512  AVX2  SSE2
+ *   exp             1.00   1.00  0.97
+ *   log             0.76   0.76  0.86
+ *   tanh            1.07   1.07  1.11
+ *   sigmoid         1.35   1.35  1.35   (1.45 seen on other inputs)
+ * with C99's specials: NaN stays NaN, exp overflows to inf and underflows
+ * through the subnormals to 0 (one rounding), log of 0 is -inf, of a
+ * negative NaN, of a subnormal exact as any, tanh (-0) = -0.
+ *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -82,6 +97,55 @@
 #define TARGET DL_CPU_TARGET_V4
 #include "dl-cpu-vmath-body.h"
 #endif
+
+typedef double dl_v2df __attribute__ ((vector_size (16)));
+typedef gint64 dl_v2di __attribute__ ((vector_size (16)));
+typedef gint64 dl_v4di __attribute__ ((vector_size (32)));
+typedef gint64 dl_v8di __attribute__ ((vector_size (64)));
+typedef guint64 dl_v2du __attribute__ ((vector_size (16)));
+typedef guint64 dl_v4du __attribute__ ((vector_size (32)));
+typedef guint64 dl_v8du __attribute__ ((vector_size (64)));
+
+#define LEVEL 1
+#define W 2
+#define VD dl_v2df
+#define VL dl_v2di
+#define VU dl_v2du
+#define V(name) name##_d2
+#define TARGET DL_CPU_TARGET_BASELINE
+#include "dl-cpu-vmath64-body.h"
+
+#ifdef DL_CPU_ISA_LEVELS
+#define LEVEL 3
+#define W 4
+#define VD dl_v4df
+#define VL dl_v4di
+#define VU dl_v4du
+#define V(name) name##_d4
+#define TARGET DL_CPU_TARGET_V3
+#include "dl-cpu-vmath64-body.h"
+
+#define LEVEL 4
+#define W 8
+#define VD dl_v8df
+#define VL dl_v8di
+#define VU dl_v8du
+#define V(name) name##_d8
+#define TARGET DL_CPU_TARGET_V4
+#include "dl-cpu-vmath64-body.h"
+#endif
+
+DlCpuLoop
+dl_cpu_vmath_loop_f64 (DlUnaryOp op)
+{
+#ifdef DL_CPU_ISA_LEVELS
+  if (dl_cpu_isa == DL_CPU_ISA_V4)
+    return vmath64_loops_d8[op];
+  if (dl_cpu_isa == DL_CPU_ISA_V3)
+    return vmath64_loops_d4[op];
+#endif
+  return vmath64_loops_d2[op];
+}
 
 DlCpuLoop
 dl_cpu_vmath_loop (DlUnaryOp op)
