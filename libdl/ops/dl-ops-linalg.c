@@ -141,39 +141,38 @@ column_major (DlTensor *t)
   return t->strides[n - 2] == 1 && t->strides[n - 1] != 1 && t->sizes[n - 2] > 1;
 }
 
+/* op (l) @ op (r), op transposing the last two dims where asked */
+static DlTensor *
+bmm_t (DlTensor *l, gboolean tl, DlTensor *r, gboolean tr, GError **error)
+{
+  gint nd = l->ndim;
+  g_autoptr (DlTensor) lt = NULL;
+  g_autoptr (DlTensor) rt = NULL;
+
+  if (!(lt = tl ? dl_tensor_transpose (l, nd - 2, nd - 1, error) : g_object_ref (l))
+      || !(rt = tr ? dl_tensor_transpose (r, nd - 2, nd - 1, error) : g_object_ref (r)))
+    return NULL;
+  return bmm_prim (lt, rt, error);
+}
+
 /* The gradient of one operand of a @ b: x @ y^T (@transpose_first
  * FALSE: x is the output gradient, y is b) or x^T @ y (TRUE: x is a, y
  * the output gradient), laid out as @input is. For a column-major input
  * (the transposed weight of a linear layer) it is computed as the
- * transpose of the product the other way round, so that the gradient
- * that reaches the weight through the transpose's backward is contiguous
- * and becomes its grad without a copy (as PyTorch's mm backward does). */
+ * transpose of the product the other way round, (X Y)^T = Y^T X^T, so
+ * that the gradient that reaches the weight through the transpose's
+ * backward is contiguous and becomes its grad without a copy (as
+ * PyTorch's mm backward does). */
 static DlTensor *
 grad_in_layout (DlTensor *x, DlTensor *y, DlTensor *input, gboolean transpose_first, GError **error)
 {
-  gint nd = x->ndim;
-  g_autoptr (DlTensor) xt = NULL;
-  g_autoptr (DlTensor) yt = NULL;
   g_autoptr (DlTensor) p = NULL;
 
   if (!column_major (input))
-    {
-      DlTensor *t = transpose_first ? x : y;
-      g_autoptr (DlTensor) tt = dl_tensor_transpose (t, nd - 2, nd - 1, error);
-
-      if (!tt)
-        return NULL;
-      return transpose_first ? bmm_prim (tt, y, error) : bmm_prim (x, tt, error);
-    }
-  /* (x @ y^T)^T = y @ x^T, and (x^T @ y)^T = y^T @ x */
-  if (transpose_first)
-    {
-      if (!(yt = dl_tensor_transpose (y, nd - 2, nd - 1, error)) || !(p = bmm_prim (yt, x, error)))
-        return NULL;
-    }
-  else if (!(xt = dl_tensor_transpose (x, nd - 2, nd - 1, error)) || !(p = bmm_prim (y, xt, error)))
+    return bmm_t (x, transpose_first, y, !transpose_first, error);
+  if (!(p = bmm_t (y, transpose_first, x, !transpose_first, error)))
     return NULL;
-  return dl_tensor_transpose (p, nd - 2, nd - 1, error);
+  return dl_tensor_transpose (p, p->ndim - 2, p->ndim - 1, error);
 }
 
 static gboolean
