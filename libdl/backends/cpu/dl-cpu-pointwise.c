@@ -115,7 +115,7 @@ dl_cpu_copy (DlBackendContext *ctx, DlIter *iter, DlDType dst_dtype, DlDType src
 
 typedef struct
 {
-  DlDType dtype;
+  gsize es;      /* the element size */
   gboolean zero; /* every byte of the value is 0 */
   guint8 bytes[8];
 } FillCtx;
@@ -126,7 +126,7 @@ DL_CPU_CLONES static void
 fill_loop (char **data, const gint64 *s, gint64 n, gpointer ctx)
 {
   FillCtx *f = ctx;
-  gsize es = dl_dtype_get_size (f->dtype);
+  gsize es = f->es;
 
   if ((gsize)s[0] == es && f->zero)
     {
@@ -162,7 +162,7 @@ fill_loop (char **data, const gint64 *s, gint64 n, gpointer ctx)
 void
 dl_cpu_fill (DlBackendContext *ctx, DlIter *iter, DlDType dtype, gdouble value)
 {
-  FillCtx f = { .dtype = dtype };
+  FillCtx f = { .es = dl_dtype_get_size (dtype) };
 
   switch (dtype)
     {
