@@ -93,9 +93,6 @@ def calibrate(fn):
 
 def measure(fd, ft, rounds, budget=0.02):
     """(least libdl time, least torch time) per call over `rounds`."""
-    for _ in range(2):
-        fd()
-        ft()
     # calls per loop from the slower library's call, the least of three
     # after settle() (right after the other library's calls, one can take
     # milliseconds more)
