@@ -17,6 +17,10 @@ gboolean dl_reduce_dims_mask (const gchar *op,
                               gsize n,
                               gboolean *mask,
                               GError **error);
+/* FALSE with an IndexError naming @op when @self's dim @dim (in range)
+ * has size 0, which max, min, amax, amin and the scans over a dim refuse;
+ * a 0-d tensor has no such dim. */
+gboolean dl_reduce_check_nonempty (const gchar *op, DlTensor *self, gint dim, GError **error);
 /* What the backward of a reduction keeps: which of the input's dims were
  * reduced, whether they were kept, a number, and the tensors it saved. */
 typedef struct

@@ -86,6 +86,16 @@ dims_mask (const gchar *op,
 }
 
 gboolean
+dl_reduce_check_nonempty (const gchar *op, DlTensor *self, gint dim, GError **error)
+{
+  if (self->ndim == 0 || self->sizes[dim] != 0)
+    return TRUE;
+  g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
+               "%s: Expected reduction dim %d to have non-zero size.", op, dim);
+  return FALSE;
+}
+
+gboolean
 dl_reduce_dims_mask (const gchar *op,
                      DlTensor *self,
                      const gint *dims,
@@ -515,14 +525,9 @@ extremum_dim (DlReduceOp op,
   DlTensor *out;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!dl_normalize_dim (name, &dim, self->ndim, error))
+  if (!dl_normalize_dim (name, &dim, self->ndim, error)
+      || !dl_reduce_check_nonempty (name, self, dim, error))
     return NULL;
-  if (self->ndim > 0 && self->sizes[dim] == 0)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
-                   "%s: Expected reduction dim %d to have non-zero size.", name, dim);
-      return NULL;
-    }
   if (self->ndim > 0)
     mask[dim] = TRUE;
   if (!(out = reduce_raw (op, self, mask, keepdim, self->dtype, &idx, error)))
@@ -823,12 +828,8 @@ amax_amin (DlReduceOp op,
     {
       gint d = dims[i] < 0 ? dims[i] + self->ndim : dims[i];
 
-      if (d >= 0 && d < self->ndim && self->sizes[d] == 0)
-        {
-          g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
-                       "%s: Expected reduction dim %d to have non-zero size.", name, d);
-          return NULL;
-        }
+      if (d >= 0 && d < self->ndim && !dl_reduce_check_nonempty (name, self, d, error))
+        return NULL;
     }
   if (!dims_mask (name, self, dims, n, mask, error))
     return NULL;

@@ -597,12 +597,8 @@ pick_dim (const gchar *name,
   if (!dl_normalize_dim (name, &dim, self->ndim, error))
     return NULL;
   n = self->ndim == 0 ? 1 : self->sizes[dim];
-  if (k < 0 && n == 0)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
-                   "%s: Expected reduction dim %d to have non-zero size.", name, dim);
-      return NULL;
-    }
+  if (k < 0 && !dl_reduce_check_nonempty (name, self, dim, error))
+    return NULL;
   if (k >= 0 && k >= n)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
