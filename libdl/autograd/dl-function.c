@@ -92,6 +92,7 @@ typedef struct
 
 typedef struct
 {
+  gchar *name; /* (nullable): or the type's name */
   gboolean applied;
   gboolean materialize_grads;
   /* what forward declared, until apply has wrapped the outputs */
@@ -108,6 +109,24 @@ typedef struct
 } DlFunctionPrivate;
 
 G_DEFINE_TYPE_WITH_PRIVATE (DlFunction, dl_function, DL_TYPE_NODE)
+
+enum
+{
+  PROP_0,
+  PROP_NAME,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* the name of the function in the graph and in messages */
+static const gchar *
+fn_name (DlFunction *self)
+{
+  DlFunctionPrivate *p = dl_function_get_instance_private (self);
+
+  return p->name ? p->name : G_OBJECT_TYPE_NAME (self);
+}
 
 static void
 unref_if_set (gpointer object)
@@ -148,6 +167,7 @@ dl_function_finalize (GObject *object)
 {
   DlFunctionPrivate *p = dl_function_get_instance_private (DL_FUNCTION (object));
 
+  g_free (p->name);
   g_free (p->saved);
   g_free (p->saved_none);
   g_free (p->outputs);
@@ -159,7 +179,7 @@ static void
 not_implemented (DlFunction *self, const gchar *what, GError **error)
 {
   g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED, "%s: the Function does not implement %s",
-               G_OBJECT_TYPE_NAME (self), what);
+               fn_name (self), what);
 }
 
 static void
@@ -181,14 +201,60 @@ dl_function_real_backward (DlFunction *self,
 }
 
 static void
+dl_function_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  switch (prop_id)
+    {
+      case PROP_NAME:
+        g_value_set_string (value, fn_name (DL_FUNCTION (object)));
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+dl_function_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  DlFunctionPrivate *p = dl_function_get_instance_private (DL_FUNCTION (object));
+
+  switch (prop_id)
+    {
+      case PROP_NAME:
+        g_free (p->name);
+        p->name = g_value_dup_string (value);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 dl_function_class_init (DlFunctionClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
   object_class->dispose = dl_function_dispose;
   object_class->finalize = dl_function_finalize;
+  object_class->get_property = dl_function_get_property;
+  object_class->set_property = dl_function_set_property;
   klass->forward = dl_function_real_forward;
   klass->backward = dl_function_real_backward;
+
+  /**
+   * DlFunction:name:
+   *
+   * The function's name in the graph (dl_node_get_name()) and in error
+   * messages; %NULL (the default) means the name of its type. A binding
+   * whose classes get type names of their own making sets it to the
+   * class's name.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_NAME]
+      = g_param_spec_string ("name", NULL, NULL, NULL,
+                             G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void
@@ -224,7 +290,7 @@ checked_result (DlFunction *self,
   if (result == NULL)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD, "function %s: %s returned nothing",
-                   G_OBJECT_TYPE_NAME (self), what);
+                   fn_name (self), what);
       return NULL;
     }
   for (guint i = 0; i < result->len; i++)
@@ -236,9 +302,8 @@ checked_result (DlFunction *self,
       if (t == NULL || !DL_IS_TENSOR (t))
         {
           g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
-                       "function %s: %s returned %s at index %u, not a tensor",
-                       G_OBJECT_TYPE_NAME (self), what,
-                       t == NULL ? "null" : G_OBJECT_TYPE_NAME (t), i);
+                       "function %s: %s returned %s at index %u, not a tensor", fn_name (self),
+                       what, t == NULL ? "null" : G_OBJECT_TYPE_NAME (t), i);
           return NULL;
         }
     }
@@ -282,7 +347,7 @@ view_as_self (DlTensor *t, GError **error)
 static gboolean
 rebase_dirty (DlFunction *self, DlTensor *t, guint nr, guint n_outputs, GError **error)
 {
-  const gchar *name = G_OBJECT_TYPE_NAME (self);
+  const gchar *name = fn_name (self);
   g_autoptr (DlTensor) holder = NULL;
 
   if (!dl_inplace_check_history (name, t, error))
@@ -320,7 +385,7 @@ wrap_outputs (DlFunction *self,
                      "function %s: some tensors marked as dirty during forward were not "
                      "returned as outputs; the inputs a Function modifies in place must all "
                      "be outputs of it",
-                     G_OBJECT_TYPE_NAME (self));
+                     fn_name (self));
         return FALSE;
       }
   for (guint i = 0; i < out->len; i++)
@@ -427,7 +492,7 @@ function_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   DlFunction *self = DL_FUNCTION (node);
   DlFunctionPrivate *p = dl_function_get_instance_private (self);
   DlNodeData *d = dl_node_data (node);
-  const gchar *name = G_OBJECT_TYPE_NAME (self);
+  const gchar *name = fn_name (self);
   g_autoptr (GPtrArray) grad_outputs = g_ptr_array_new_full (p->n_outputs, unref_if_set);
   g_autoptr (GPtrArray) grads = NULL;
 
@@ -523,7 +588,7 @@ dl_function_apply (DlFunction *self, DlTensor **inputs, gsize n_inputs, GError *
       g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
                    "function %s: this Function instance was applied already; a Function "
                    "records one call, make a new instance for each",
-                   G_OBJECT_TYPE_NAME (self));
+                   fn_name (self));
       return NULL;
     }
   p->applied = TRUE;
@@ -533,7 +598,7 @@ dl_function_apply (DlFunction *self, DlTensor **inputs, gsize n_inputs, GError *
   record = dl_autograd_any_requires (n_inputs, inputs);
   if (!record)
     none = g_new0 (DlTensor *, MAX (n_inputs, 1));
-  dl_node_init_for_op (DL_NODE (self), G_OBJECT_TYPE_NAME (self), function_backward, n_inputs,
+  dl_node_init_for_op (DL_NODE (self), fn_name (self), function_backward, n_inputs,
                        record ? inputs : none);
 
   in = g_ptr_array_new_full (n_inputs, NULL);

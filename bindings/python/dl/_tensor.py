@@ -353,7 +353,10 @@ class Tensor(Dl.Tensor):
             retain_graph = create_graph
         if gradient is not None and not _is_tensor(gradient):
             gradient = tensor(gradient, dtype=self.dtype)
-        Dl.Tensor.backward(self, gradient, bool(retain_graph), bool(create_graph))
+        try:
+            Dl.Tensor.backward(self, gradient, bool(retain_graph), bool(create_graph))
+        except GLib.Error as e:
+            raise _translate(e) from None
 
     def detach_(self):
         raise RuntimeError('detach_() is not supported yet; use detach()')

@@ -4,6 +4,8 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+from . import function
+from .function import Function
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
-__all__ = ['no_grad', 'enable_grad', 'set_grad_enabled', 'is_grad_enabled']
+__all__ = ['no_grad', 'enable_grad', 'set_grad_enabled', 'is_grad_enabled', 'Function']
