@@ -71,18 +71,17 @@ view_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
               = dl_zeros (in->sizes, in->ndim, go[0]->dtype, dl_tensor_get_device (go[0]), error);
           g_autoptr (DlTensor) part = NULL;
           DlTensor *done = NULL;
-          gboolean was;
 
           if (!z)
             return FALSE;
-          was = dl_set_grad_enabled (FALSE);
+          /* with create_graph, the write is recorded (CopySlices): the
+           * gradient stays differentiable */
           if (s->kind == VIEW_SLICE)
             part = dl_tensor_slice (z, s->slice.dim, s->slice.start, s->slice.end, s->slice.step,
                                     error);
           else
             part = dl_tensor_select (z, s->select.dim, s->select.index, error);
           done = part ? dl_tensor_copy_ (part, go[0], error) : NULL;
-          dl_set_grad_enabled (was);
           if (done)
             gi[0] = g_steal_pointer (&z);
         }
