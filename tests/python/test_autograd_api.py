@@ -373,3 +373,16 @@ def test_second_order_through_views_and_copyslices(rng, name):
     gg, = Dl.autograd.grad((g * g.exp()).sum(), x)
     hh, = torch.autograd.grad((h * h.exp()).sum(), tx)
     assert_same(gg, hh, rtol=1e-9)
+
+
+def test_backward_inputs(rng):
+    (x, y), (tx, ty) = both(rng, (3,), (3,))
+    for a, b in ((x, y), (tx, ty)):
+        m = a * b
+        loss = (m.exp() * b).sum()
+        loss.backward(inputs=[a, m], retain_graph=True)
+        loss.backward(inputs=a)
+    assert y.grad is None and ty.grad is None
+    assert_same(x.grad, tx.grad)
+    with pytest.raises(RuntimeError, match='cannot be empty'):
+        (x * 2).sum().backward(inputs=[])
