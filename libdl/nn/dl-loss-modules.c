@@ -35,7 +35,7 @@ loss_forward_many (DlModule *self,
     }
   if (!(loss = func (g_ptr_array_index (inputs, 0), g_ptr_array_index (inputs, 1), error)))
     return;
-  *outputs = g_ptr_array_new_with_free_func (g_object_unref);
+  *outputs = g_ptr_array_new (); /* the invoker adds the free function */
   g_ptr_array_add (*outputs, loss);
 }
 

@@ -302,7 +302,7 @@ dl_module_real_forward_many (DlModule *self, GPtrArray *inputs, GPtrArray **outp
     }
   if (!(out = call_forward (self, g_ptr_array_index (inputs, 0), error)))
     return;
-  *outputs = g_ptr_array_new_with_free_func (unref_if_set);
+  *outputs = g_ptr_array_new (); /* the invoker adds the free function */
   g_ptr_array_add (*outputs, out);
 }
 

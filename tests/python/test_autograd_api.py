@@ -386,3 +386,16 @@ def test_backward_inputs(rng):
     assert_same(x.grad, tx.grad)
     with pytest.raises(RuntimeError, match='cannot be empty'):
         (x * 2).sum().backward(inputs=[])
+
+
+def test_module_forward_many_chain_up_from_python():
+    # a C implementation of the vfunc called from Python directly: its array
+    # must not drop its elements a second time (it crashed)
+    m = Dl.nn.NLLLoss()
+    x = Dl.randn(3, 4).log_softmax(-1)
+    t = Dl.tensor([0, 1, 2])
+    for _ in range(3):
+        out = Dl.NllLoss.do_forward_many(m, [x, t])
+    gc.collect()
+    assert_same(out[0], torch.nn.functional.nll_loss(torch.from_numpy(x.numpy()),
+                                                     torch.tensor([0, 1, 2])))
