@@ -58,6 +58,8 @@ struct _DlSavedTensor
 {
   DlTensor *tensor;    /* (owned) (nullable): NULL until saved and after release */
   gint version;        /* its storage's version when saved */
+  gboolean is_output;  /* an output of the node, saved without its history */
+  DlTensor *unpacked;  /* (owned) (nullable): an output handed to a recorded backward */
   DlSavedTensor *next; /* the node's other saved tensors */
 };
 
@@ -74,6 +76,8 @@ typedef struct
   DlInputMeta *inputs;  /* [n_inputs]; one block with edges and the sizes */
   DlSavedTensor *saved; /* (nullable): the saved tensors, newest first */
   gboolean released;
+  GPtrArray *hooks; /* (nullable): hooks on the outputs' gradients (autograd/dl-hooks.c) */
+  gchar *trace;     /* (nullable): where it was made, in anomaly mode */
   gpointer state;             /* (nullable): the backward's struct */
   GDestroyNotify state_clear; /* (nullable): frees what the state owns */
   union
@@ -112,8 +116,14 @@ dl_node_state (DlNode *node)
  * node -> output cycle forms. */
 void dl_node_save (DlNode *node, DlSavedTensor *slot, DlTensor *tensor, gboolean is_output);
 /* The tensor saved in @slot (transfer none), or NULL with an error when the
- * graph was freed or an in-place op changed it since. */
+ * graph was freed or an in-place op changed it since. A saved (floating
+ * point) output read while grad mode is on, in a backward that
+ * create_graph records, comes back with @node as its grad_fn, as PyTorch
+ * unpacks it, so that the recorded backward reaches the node's inputs; the
+ * engine drops that tensor after the backward with
+ * dl_node_drop_unpacked(), which breaks the node -> tensor -> node cycle. */
 DlTensor *dl_node_saved (DlNode *node, const DlSavedTensor *slot, GError **error);
+void dl_node_drop_unpacked (DlNode *node);
 gboolean dl_node_needs_input_grad (DlNode *node, guint i);
 /* Frees the saved tensors (after a backward pass without retain_graph). */
 void dl_node_release (DlNode *node);

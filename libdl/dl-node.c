@@ -33,6 +33,12 @@ G_DEFINE_TYPE_WITH_PRIVATE (DlNode, dl_node, G_TYPE_OBJECT)
 
 static __thread gint grad_disabled;
 
+/* anomaly mode is process-wide, as in PyTorch */
+static gint anomaly_enabled;
+static GMutex anomaly_lock;
+static DlAnomalyTraceFunc anomaly_trace_func;
+static gpointer anomaly_trace_data;
+static GDestroyNotify anomaly_trace_notify;
 
 DlNodeData *
 dl_node_data (DlNode *self)
@@ -44,7 +50,10 @@ static void
 release_saved (DlNodeData *d)
 {
   for (DlSavedTensor *slot = d->saved; slot; slot = slot->next)
-    g_clear_object (&slot->tensor);
+    {
+      dl_clear_released (&slot->tensor);
+      dl_clear_released (&slot->unpacked);
+    }
   d->saved = NULL;
 }
 
@@ -55,8 +64,8 @@ dl_node_dispose (GObject *object)
 
   for (guint i = 0; i < d->n_inputs; i++)
     {
-      g_clear_object (&d->edges[i].node);
-      g_clear_object (&d->edges[i].leaf);
+      dl_clear_released (&d->edges[i].node);
+      dl_clear_released (&d->edges[i].leaf);
     }
   d->n_inputs = 0;
   release_saved (d);
@@ -70,6 +79,8 @@ dl_node_dispose (GObject *object)
     }
   g_clear_pointer (&d->edges, g_free);
   d->inputs = NULL;
+  g_clear_pointer (&d->hooks, g_ptr_array_unref);
+  g_clear_pointer (&d->trace, g_free);
   G_OBJECT_CLASS (dl_node_parent_class)->dispose (object);
 }
 
@@ -175,6 +186,97 @@ dl_set_grad_enabled (gboolean enabled)
   return was;
 }
 
+/**
+ * dl_autograd_set_detect_anomaly:
+ * @enabled: whether to look for anomalies
+ *
+ * Turns anomaly detection on or off for the whole process, as
+ * torch.autograd.set_detect_anomaly() does: while it is on, every recorded
+ * op remembers where it was made (see dl_autograd_set_anomaly_trace_func()),
+ * and a backward pass whose node produces a NaN gradient fails with an
+ * error that names the node and where its forward ran. It costs time.
+ *
+ * Since: 0.1
+ */
+void
+dl_autograd_set_detect_anomaly (gboolean enabled)
+{
+  g_atomic_int_set (&anomaly_enabled, !!enabled);
+}
+
+/**
+ * dl_autograd_is_anomaly_enabled:
+ *
+ * Returns: whether anomaly detection is on
+ *
+ * Since: 0.1
+ */
+gboolean
+dl_autograd_is_anomaly_enabled (void)
+{
+  return g_atomic_int_get (&anomaly_enabled);
+}
+
+/**
+ * dl_autograd_set_anomaly_trace_func:
+ * @func: (nullable) (scope notified) (closure user_data) (destroy notify): what
+ *   describes the current call stack, or %NULL for none
+ * @user_data: data for @func
+ * @notify: (nullable): frees @user_data
+ *
+ * Sets the function that anomaly mode asks where each op is recorded.
+ * Language bindings set one that returns their own stack trace.
+ *
+ * Since: 0.1
+ */
+void
+dl_autograd_set_anomaly_trace_func (DlAnomalyTraceFunc func,
+                                    gpointer user_data,
+                                    GDestroyNotify notify)
+{
+  GDestroyNotify old_notify;
+  gpointer old_data;
+
+  g_mutex_lock (&anomaly_lock);
+  old_notify = anomaly_trace_notify;
+  old_data = anomaly_trace_data;
+  anomaly_trace_func = func;
+  anomaly_trace_data = user_data;
+  anomaly_trace_notify = notify;
+  g_mutex_unlock (&anomaly_lock);
+  if (old_notify)
+    old_notify (old_data);
+}
+
+static gchar *
+anomaly_trace (void)
+{
+  gchar *trace = NULL;
+
+  g_mutex_lock (&anomaly_lock);
+  if (anomaly_trace_func)
+    trace = anomaly_trace_func (anomaly_trace_data);
+  g_mutex_unlock (&anomaly_lock);
+  return trace;
+}
+
+/**
+ * dl_node_get_trace:
+ * @self: a #DlNode
+ *
+ * Returns: (transfer full) (nullable): where the op that made the node ran,
+ *   as the anomaly trace function described it, when the node was recorded
+ *   in anomaly mode; %NULL otherwise
+ *
+ * Since: 0.1
+ */
+gchar *
+dl_node_get_trace (DlNode *self)
+{
+  g_return_val_if_fail (DL_IS_NODE (self), NULL);
+  return g_strdup (dl_node_data (self)->trace);
+}
+
 gboolean
 dl_autograd_any_requires (guint n, DlTensor **inputs)
 {
@@ -202,6 +304,8 @@ dl_node_new_for_op (const gchar *name, DlBackwardFunc backward, guint n_inputs, 
   d->name = name;
   d->backward = backward;
   d->n_inputs = n_inputs;
+  if (G_UNLIKELY (g_atomic_int_get (&anomaly_enabled)))
+    d->trace = anomaly_trace ();
   for (guint i = 0; i < n_inputs; i++)
     if (inputs[i])
       n_sizes += inputs[i]->ndim;
@@ -273,6 +377,7 @@ dl_node_save (DlNode *node, DlSavedTensor *slot, DlTensor *tensor, gboolean is_o
   else
     slot->tensor = g_object_ref (tensor);
   slot->version = tensor->storage->version;
+  slot->is_output = is_output;
   slot->next = d->saved;
   d->saved = slot;
 }
@@ -304,7 +409,25 @@ dl_node_saved (DlNode *node, const DlSavedTensor *slot, GError **error)
                    d->name, t->storage->version, slot->version);
       return NULL;
     }
+  if (slot->is_output && dl_is_grad_enabled () && dl_dtype_is_float (t->dtype))
+    {
+      DlSavedTensor *s = (DlSavedTensor *)slot;
+
+      if (s->unpacked == NULL)
+        {
+          s->unpacked = dl_tensor_new_view_internal (t, t->sizes, t->strides, t->ndim, t->offset);
+          dl_node_set_output (node, s->unpacked, 0);
+        }
+      return s->unpacked;
+    }
   return t;
+}
+
+void
+dl_node_drop_unpacked (DlNode *node)
+{
+  for (DlSavedTensor *slot = dl_node_data (node)->saved; slot; slot = slot->next)
+    g_clear_object (&slot->unpacked);
 }
 
 gboolean

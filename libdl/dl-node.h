@@ -46,4 +46,31 @@ gboolean dl_is_grad_enabled (void);
 DL_EXPORT
 gboolean dl_set_grad_enabled (gboolean enabled);
 
+/**
+ * DlAnomalyTraceFunc:
+ * @user_data: (closure): the data given with the function
+ *
+ * Says where the program is, for anomaly mode: libdl calls it whenever an
+ * op records a node while anomaly detection is on, and shows its answer in
+ * the error of a backward that produced NaN. Python sets one that returns
+ * the Python stack.
+ *
+ * Returns: (transfer full) (nullable): a description of the current call
+ *   stack
+ *
+ * Since: 0.1
+ */
+typedef gchar *(*DlAnomalyTraceFunc) (gpointer user_data);
+
+DL_EXPORT
+void dl_autograd_set_detect_anomaly (gboolean enabled);
+DL_EXPORT
+gboolean dl_autograd_is_anomaly_enabled (void);
+DL_EXPORT
+void dl_autograd_set_anomaly_trace_func (DlAnomalyTraceFunc func,
+                                         gpointer user_data,
+                                         GDestroyNotify notify);
+DL_EXPORT
+gchar *dl_node_get_trace (DlNode *self);
+
 G_END_DECLS

@@ -32,6 +32,8 @@ struct _DlTensor
   DlTensor *grad;  /* (owned) (nullable) */
   DlNode *grad_fn; /* (owned) (nullable) */
   guint output_nr;
+  gboolean retains_grad;
+  GPtrArray *hooks; /* (owned) (nullable): a leaf's gradient hooks (autograd/dl-hooks.c) */
 
   /* views: the tensor whose storage this one views (never itself a view;
    * set by the view ops, not by internal aliases), and the storage version
@@ -41,6 +43,13 @@ struct _DlTensor
   DlTensor *base; /* (owned) (nullable) */
   gint view_version;
 };
+
+/* Drops a reference to @object (a tensor or an autograd node) like
+ * g_object_unref(), but when that frees it, what it in turn drops through
+ * dl_object_release() is freed after it returns, from a queue, not inside
+ * it: freeing a chain of a million nodes then takes no stack. */
+void dl_object_release (gpointer object);
+#define dl_clear_released(pp) g_clear_pointer ((pp), dl_object_release)
 
 DlTensor *dl_tensor_new_empty_internal (DlDevice *device,
                                         DlDType dtype,

@@ -51,14 +51,40 @@ static GParamSpec *properties[N_PROPS];
  * only gives a storage to tensors made bare from a binding. */
 static __thread gboolean constructing_internal;
 
+/* the objects whose last reference this thread is dropping, and whether a
+ * dl_object_release() below on the stack is already emptying the queue */
+static __thread GPtrArray *release_queue;
+static __thread gboolean releasing;
+
+void
+dl_object_release (gpointer object)
+{
+  if (g_atomic_int_get (&G_OBJECT (object)->ref_count) > 1)
+    {
+      g_object_unref (object);
+      return;
+    }
+  if (release_queue == NULL)
+    release_queue = g_ptr_array_new ();
+  g_ptr_array_add (release_queue, object);
+  if (releasing)
+    return;
+  releasing = TRUE;
+  while (release_queue->len)
+    g_object_unref (g_ptr_array_steal_index_fast (release_queue, release_queue->len - 1));
+  releasing = FALSE;
+  g_clear_pointer (&release_queue, g_ptr_array_unref);
+}
+
 static void
 dl_tensor_dispose (GObject *object)
 {
   DlTensor *self = DL_TENSOR (object);
 
   g_clear_object (&self->grad);
-  g_clear_object (&self->grad_fn);
-  g_clear_object (&self->base);
+  dl_clear_released (&self->grad_fn);
+  dl_clear_released (&self->base);
+  g_clear_pointer (&self->hooks, g_ptr_array_unref);
   G_OBJECT_CLASS (dl_tensor_parent_class)->dispose (object);
 }
 

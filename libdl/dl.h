@@ -16,6 +16,7 @@
 #include "dl-tensor.h"
 #include "dl-enums.h"
 #include "dl-node.h"
+#include "autograd/dl-autograd.h"
 #include "ops/dl-ops-creation.h"
 #include "ops/dl-ops-pointwise.h"
 #include "ops/dl-ops-reduce.h"

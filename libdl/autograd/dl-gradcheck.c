@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "dl-gradcheck.h"
+#include "dl-autograd.h"
 #include "dl-error.h"
 #include "dl-node.h"
 #include "dl-storage-private.h"
@@ -130,7 +131,8 @@ poke (DlTensor *e, gdouble value)
 }
 
 /* The gradients of @outputs, weighted by @grad_outputs, with respect to
- * @inputs: one entry per input, NULL where none flows. */
+ * @inputs: one entry per input, NULL where none flows (outputs and inputs
+ * that do not require grad take no part). */
 static GPtrArray *
 vjp (GPtrArray *outputs,
      DlTensor **inputs,
@@ -139,35 +141,37 @@ vjp (GPtrArray *outputs,
      gboolean create_graph,
      GError **error)
 {
-  g_autoptr (GPtrArray) saved = g_ptr_array_new_with_free_func (unref_nullable);
+  g_autofree DlTensor **outs = g_new0 (DlTensor *, MAX (outputs->len, 1));
+  g_autofree DlTensor **gos = g_new0 (DlTensor *, MAX (outputs->len, 1));
+  g_autofree DlTensor **ins = g_new0 (DlTensor *, MAX (n_inputs, 1));
   g_autoptr (GPtrArray) grads = g_ptr_array_new_full (n_inputs, unref_nullable);
-  gboolean ok = TRUE;
+  g_autoptr (GPtrArray) some = NULL;
+  guint n_outs = 0, n_ins = 0, k = 0;
 
-  /* TODO(dl_autograd_grad): backward into the leaves' .grad, kept aside */
-  for (guint i = 0; i < n_inputs; i++)
+  for (guint o = 0; o < outputs->len; o++)
     {
-      if (!dl_tensor_is_leaf (inputs[i]))
+      DlTensor *y = g_ptr_array_index (outputs, o);
+
+      if (grad_outputs[o] && y->requires_grad)
         {
-          g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD, "gradcheck: input %u is not a leaf", i);
-          return NULL;
+          outs[n_outs] = y;
+          gos[n_outs++] = grad_outputs[o];
         }
-      g_ptr_array_add (saved, inputs[i]->grad);
-      inputs[i]->grad = NULL;
-    }
-  for (guint o = 0; o < outputs->len && ok; o++)
-    {
-      DlTensor *out = g_ptr_array_index (outputs, o);
-
-      if (grad_outputs[o] && out->requires_grad)
-        ok = dl_tensor_backward (out, grad_outputs[o], TRUE, create_graph, error);
     }
   for (guint i = 0; i < n_inputs; i++)
+    if (inputs[i]->requires_grad)
+      ins[n_ins++] = inputs[i];
+  if (n_outs && n_ins
+      && !(some = dl_autograd_grad (outs, n_outs, ins, n_ins, gos, n_outs, TRUE, create_graph, TRUE,
+                                    error)))
+    return NULL;
+  for (guint i = 0; i < n_inputs; i++)
     {
-      g_ptr_array_add (grads, inputs[i]->grad);
-      inputs[i]->grad = g_ptr_array_index (saved, i);
-      g_ptr_array_index (saved, i) = NULL;
+      DlTensor *g = some && inputs[i]->requires_grad ? g_ptr_array_index (some, k++) : NULL;
+
+      g_ptr_array_add (grads, g ? g_object_ref (g) : NULL);
     }
-  return ok ? g_steal_pointer (&grads) : NULL;
+  return g_steal_pointer (&grads);
 }
 
 typedef struct

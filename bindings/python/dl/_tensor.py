@@ -12,7 +12,7 @@ import os
 
 import numpy as _np
 
-from . import _creation, _indexing, _math, _reductions
+from . import _callbacks, _creation, _indexing, _math, _reductions
 from ._creation import tensor
 from ._dtype import _CPU, _DTYPES, Size, _dl_device, _size_args, device, dtype
 from ._lib import (OVERRIDE_MODULE, Dl, GLib, _checked, _is_tensor, _translate,
@@ -348,15 +348,43 @@ class Tensor(Dl.Tensor):
     def is_leaf(self):
         return Dl.Tensor.is_leaf(self)
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False):
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        if inputs is not None:
+            raise NotImplementedError('backward(inputs=...) is not supported; use '
+                                      'torch.autograd.grad(outputs, inputs)')
         if retain_graph is None:
             retain_graph = create_graph
         if gradient is not None and not _is_tensor(gradient):
             gradient = tensor(gradient, dtype=self.dtype)
-        Dl.Tensor.backward(self, gradient, bool(retain_graph), bool(create_graph))
+        _callbacks.raising(Dl.Tensor.backward, self, gradient, bool(retain_graph),
+                           bool(create_graph))
+
+    def register_hook(self, hook):
+        """Runs hook(grad) on this tensor's gradient in every backward pass;
+        a hook that returns a tensor replaces the gradient. Returns a handle
+        whose remove() unregisters it."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        name = getattr(hook, '__name__', repr(hook))
+
+        def call(grad):
+            r = hook(grad)
+            if r is not None and not _is_tensor(r):
+                raise TypeError("expected Tensor, but hook returned '%s'" % type(r).__name__)
+            return r
+        call.__name__ = name
+        return RemovableHandle(Dl.Tensor.register_hook(self, _callbacks.from_c(call)))
+
+    def retain_grad(self):
+        Dl.Tensor.retain_grad(self)
+
+    @property
+    def retains_grad(self):
+        return self.get_retains_grad()
 
     def detach_(self):
-        raise RuntimeError('detach_() is not supported yet; use detach()')
+        Dl.Tensor.detach_(self)
+        return self
 
     # -- conversion --
     def item(self):
@@ -796,3 +824,21 @@ def _install_fast_operators():
 
 
 _fast_operators = _install_fast_operators()
+
+
+class RemovableHandle:
+    """What register_hook() returns: remove() unregisters the hook (again
+    does nothing); also a context manager that removes it on exit."""
+
+    def __init__(self, hook_id):
+        self.id = hook_id
+
+    def remove(self):
+        Dl.autograd_remove_hook(self.id)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+        return False
