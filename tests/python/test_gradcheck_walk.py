@@ -100,10 +100,7 @@ def view_grad(view, shape):
     which records SliceBackwardBackward0 or SelectBackwardBackward0."""
     def fn(m, g):
         x = m.zeros(shape, dtype=m.float64, requires_grad=True)
-        if m is torch:
-            return torch.autograd.grad(view(x), x, g, create_graph=True)[0]
-        view(x).backward(g, create_graph=True)
-        return x.grad
+        return m.autograd.grad(view(x), x, g, create_graph=True)[0]
     return fn
 
 
@@ -293,19 +290,9 @@ def _first(out):
 
 def _grads(m, outputs, xs, grad_outputs, create_graph):
     """The gradients of outputs weighted by grad_outputs with respect to
-    the leaves xs (None where none flows): torch.autograd.grad for torch,
-    backward and .grad for libdl."""
-    if m is torch:
-        return torch.autograd.grad(outputs, xs, grad_outputs, create_graph=create_graph,
-                                   allow_unused=True)
-    for x in xs:
-        x.grad = None
-    for y, g in zip(outputs, grad_outputs):
-        y.backward(g, retain_graph=True, create_graph=create_graph)
-    grads = [x.grad for x in xs]
-    for x in xs:
-        x.grad = None
-    return grads
+    the leaves xs, None where none flows."""
+    return m.autograd.grad(outputs, xs, grad_outputs, create_graph=create_graph,
+                           allow_unused=True)
 
 
 def _derivatives(m, case, arrays, contiguous, grad_out, v, second):
