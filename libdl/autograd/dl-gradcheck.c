@@ -33,6 +33,13 @@
 /* the node names, generated from the sources (gen-node-names.py) */
 extern const gchar *const dl_autograd_node_names_table[];
 
+static void
+unref_nullable (gpointer object)
+{
+  if (object)
+    g_object_unref (object);
+}
+
 /* One evaluation of the function under test: its outputs, checked. */
 static GPtrArray *
 call_func (DlGradcheckFunc func,
@@ -44,6 +51,11 @@ call_func (DlGradcheckFunc func,
 {
   GError *local = NULL;
   GPtrArray *out = func (inputs, n_inputs, user_data, &local);
+
+  /* (transfer full): the elements are ours, whether or not the array
+   * frees them itself (the bindings' arrays do not) */
+  if (out)
+    g_ptr_array_set_free_func (out, unref_nullable);
 
   if (local)
     {
@@ -109,13 +121,6 @@ element_alias (DlTensor *t, gint64 k)
   return dl_tensor_new_view_internal (t, NULL, NULL, 0, offset);
 }
 
-static void
-unref_nullable (gpointer object)
-{
-  if (object)
-    g_object_unref (object);
-}
-
 /* Writes @value into the 0-d alias @e, as PyTorch writes through .data:
  * unrecorded, and leaving the storage's version as it was, so that graphs
  * that saved the input stay usable once the value is restored. */
@@ -165,6 +170,8 @@ vjp (GPtrArray *outputs,
       && !(some = dl_autograd_grad (outs, n_outs, ins, n_ins, gos, n_outs, TRUE, create_graph, TRUE,
                                     error)))
     return NULL;
+  if (some) /* the elements are ours too (the array has no free function) */
+    g_ptr_array_set_free_func (some, unref_nullable);
   for (guint i = 0; i < n_inputs; i++)
     {
       DlTensor *g = some && inputs[i]->requires_grad ? g_ptr_array_index (some, k++) : NULL;
