@@ -36,6 +36,9 @@ DOMAINS = {
     'nonzero': lambda rng, s: rng.choice([-1, 1], s) * rng.uniform(0.3, 2, s),
     'frac': lambda rng, s: rng.integers(-3, 3, s) + rng.uniform(0.1, 0.9, s),
     'unit': lambda rng, s: rng.uniform(-0.9, 0.9, s),
+    # one exact zero per row (the branches for zeros of prod, cumprod, norm)
+    'zeros': lambda rng, s: (rng.choice([-1, 1], s) * rng.uniform(0.3, 2, s)
+                             * (np.arange(s[-1]) != rng.integers(0, s[-1], s[:-1] + (1,)))),
 }
 
 
@@ -138,6 +141,7 @@ WALK = {
                         Case(lambda m, a: a.cummax(0)[0], (5,))],
     'CumminBackward0': [Case(lambda m, a: a.cummin(0)[0], (3, 4))],
     'CumprodBackward0': [Case(lambda m, a: a.cumprod(1), (3, 4), domain='nonzero'),
+                         Case(lambda m, a: a.cumprod(1), (3, 4), domain='zeros'),
                          Case(lambda m, a: a.cumprod(0), (5,), domain='nonzero')],
     'CumsumBackward0': [Case(lambda m, a: a.cumsum(1), (3, 4)),
                         Case(lambda m, a: a.cumsum(0), (5,))],
@@ -183,7 +187,8 @@ WALK = {
                         Case(lambda m, a: a.nansum(1), (3, 4))],
     'NegBackward0': unary(lambda m, a: -a),
     'NormBackward1': [Case(lambda m, a: a.norm(dim=1), (3, 4)),
-                      Case(lambda m, a: a.norm(p=3, dim=0, keepdim=True), (3, 4), domain='nonzero')],
+                      Case(lambda m, a: a.norm(p=3, dim=0, keepdim=True), (3, 4), domain='nonzero'),
+                      Case(lambda m, a: a.norm(p=3, dim=1), (3, 4), domain='zeros')],
     'NormalBackward0': [Case(lambda m, a: seeded(m, a, 'normal_'), (3, 4), random=True)],
     'NotImplemented': None,  # scatter with reduce=: not differentiable, see below
     'PermuteBackward0': [Case(lambda m, a: a.permute(2, 0, 1), (2, 3, 4))],
@@ -192,7 +197,11 @@ WALK = {
                      Case(lambda m, a: a.pow(3), (3, 4)),
                      Case(lambda m, a: 2.0 ** a, (5,))],
     'ProdBackward0': [Case(lambda m, a: a.prod(), (3, 4), domain='nonzero')],
-    'ProdBackward1': [Case(lambda m, a: a.prod(1), (3, 4), domain='nonzero')],
+    'ProdBackward1': [Case(lambda m, a: a.prod(1), (3, 4), domain='nonzero'),
+                      Case(lambda m, a: a.prod(1), (3, 4), domain='zeros',
+                           gradgrad_fails='prod\'s backward masks the zeros of its input: the '
+                           'second derivatives with respect to a zero miss the products of the '
+                           'other values')],
     'ReciprocalBackward0': unary(lambda m, a: a.reciprocal(), 'nonzero'),
     'ReluBackward0': unary(lambda m, a: a.relu(), 'nonzero'),
     'RemainderBackward0': [Case(lambda m, a: a.remainder(0.7), (3, 4), domain='frac'),
