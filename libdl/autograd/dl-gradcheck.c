@@ -90,7 +90,9 @@ values_of (DlTensor *t, GError **error)
 
   if (!t64 || !(bytes = dl_tensor_to_bytes (t64, error)))
     return NULL;
-  return g_memdup2 (g_bytes_get_data (bytes, &size), MAX (t->numel, 1) * sizeof (gdouble));
+  if (t->numel == 0)
+    return g_new0 (gdouble, 1);
+  return g_memdup2 (g_bytes_get_data (bytes, &size), t->numel * sizeof (gdouble));
 }
 
 /* "[1, 2]": the index of the @k-th element in row-major order of @t */

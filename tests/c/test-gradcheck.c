@@ -89,6 +89,13 @@ f_first_order_only (DlTensor **x, guint n, gpointer user_data, GError **error)
   return c ? one (dl_tensor_add (a, c, error)) : NULL;
 }
 
+/* the product over dims 0 and 2 */
+static GPtrArray *
+f_prod_dims (DlTensor **x, guint n, gpointer user_data, GError **error)
+{
+  return one (dl_tensor_prod_dims (x[0], (gint[]){ 0, 2 }, 2, FALSE, error));
+}
+
 static GPtrArray *
 f_fails (DlTensor **x, guint n, gpointer user_data, GError **error)
 {
@@ -171,6 +178,24 @@ test_second_order (void)
   g_assert_true (g_str_has_prefix (error->message, "Jacobian mismatch for output 0"));
 }
 
+/* prod's second derivatives where its input has zeros (one, or two, in
+ * a product) */
+static void
+test_prod_zeros (void)
+{
+  g_autoptr (GError) error = NULL;
+  gdouble v[12] = { 0.5, 0, 1.5, 1.2, -0.3, 0.7, 0.4, 0.9, -1.1, 0, 2, 0 };
+  g_autoptr (DlTensor) x = dl_test_tensor (v, (gint64[]){ 2, 2, 3 }, 3, DL_DTYPE_FLOAT64);
+
+  g_assert_true (dl_tensor_set_requires_grad (x, TRUE, &error));
+  g_assert_true (
+      dl_autograd_gradcheck (f_prod_dims, NULL, &x, 1, EPS, ATOL, RTOL, TRUE, 0, TRUE, &error));
+  g_assert_no_error (error);
+  g_assert_true (dl_autograd_gradgradcheck (f_prod_dims, NULL, &x, 1, NULL, 0, EPS, ATOL, RTOL,
+                                            FALSE, TRUE, 0, TRUE, &error));
+  g_assert_no_error (error);
+}
+
 static void
 test_errors (void)
 {
@@ -234,6 +259,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/gradcheck/pass", test_pass);
   g_test_add_func ("/gradcheck/mismatch", test_mismatch);
   g_test_add_func ("/gradcheck/second-order", test_second_order);
+  g_test_add_func ("/gradcheck/prod-zeros", test_prod_zeros);
   g_test_add_func ("/gradcheck/errors", test_errors);
   g_test_add_func ("/gradcheck/node-names", test_node_names);
   return g_test_run ();

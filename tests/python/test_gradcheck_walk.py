@@ -196,12 +196,11 @@ WALK = {
                      Case(lambda m, a, b: a.pow(b), (3, 4), (4,), domain='pos'),
                      Case(lambda m, a: a.pow(3), (3, 4)),
                      Case(lambda m, a: 2.0 ** a, (5,))],
-    'ProdBackward0': [Case(lambda m, a: a.prod(), (3, 4), domain='nonzero')],
+    'ProdBackward0': [Case(lambda m, a: a.prod(), (3, 4), domain='nonzero'),
+                      Case(lambda m, a: a.prod(), (5,), domain='zeros')],
     'ProdBackward1': [Case(lambda m, a: a.prod(1), (3, 4), domain='nonzero'),
-                      Case(lambda m, a: a.prod(1), (3, 4), domain='zeros',
-                           gradgrad_fails='prod\'s backward masks the zeros of its input: the '
-                           'second derivatives with respect to a zero miss the products of the '
-                           'other values')],
+                      Case(lambda m, a: a.prod(1), (3, 4), domain='zeros'),
+                      Case(lambda m, a: a.prod(1, keepdim=True), (2, 3, 4), domain='zeros')],
     'ReciprocalBackward0': unary(lambda m, a: a.reciprocal(), 'nonzero'),
     'ReluBackward0': unary(lambda m, a: a.relu(), 'nonzero'),
     'RemainderBackward0': [Case(lambda m, a: a.remainder(0.7), (3, 4), domain='frac'),
