@@ -96,6 +96,13 @@ gboolean dl_autograd_any_requires (guint n, DlTensor **inputs);
  * requires grad, and each input's shape and dtype. */
 DlNode *
 dl_node_new_for_op (const gchar *name, DlBackwardFunc backward, guint n_inputs, DlTensor **inputs);
+/* The same for an existing node, of a subclass of DlNode (DlFunction):
+ * call once, on a node no op has recorded yet. */
+void dl_node_init_for_op (DlNode *node,
+                          const gchar *name,
+                          DlBackwardFunc backward,
+                          guint n_inputs,
+                          DlTensor **inputs);
 /* Makes @node the grad_fn of @output, its @output_nr-th output. */
 void dl_node_set_output (DlNode *node, DlTensor *output, guint output_nr);
 

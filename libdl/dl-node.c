@@ -297,45 +297,8 @@ DlNode *
 dl_node_new_for_op (const gchar *name, DlBackwardFunc backward, guint n_inputs, DlTensor **inputs)
 {
   DlNode *node = g_object_new (DL_TYPE_NODE, NULL);
-  DlNodeData *d = dl_node_data (node);
-  gsize n_sizes = 0;
-  gint64 *sizes;
 
-  d->name = name;
-  d->backward = backward;
-  d->n_inputs = n_inputs;
-  if (G_UNLIKELY (g_atomic_int_get (&anomaly_enabled)))
-    d->trace = anomaly_trace ();
-  for (guint i = 0; i < n_inputs; i++)
-    if (inputs[i])
-      n_sizes += inputs[i]->ndim;
-  /* one block: the edges, the input metadata, then their sizes */
-  d->edges
-      = g_malloc0 (n_inputs * (sizeof (DlEdge) + sizeof (DlInputMeta)) + n_sizes * sizeof (gint64));
-  d->inputs = (DlInputMeta *)(d->edges + n_inputs);
-  sizes = (gint64 *)(d->inputs + n_inputs);
-  for (guint i = 0; i < n_inputs; i++)
-    {
-      DlTensor *t = inputs[i];
-
-      if (t == NULL)
-        continue;
-      dl_view_sync (t);
-      d->inputs[i].dtype = t->dtype;
-      d->inputs[i].ndim = t->ndim;
-      d->inputs[i].sizes = sizes;
-      memcpy (sizes, t->sizes, t->ndim * sizeof (gint64));
-      sizes += t->ndim;
-      if (!t->requires_grad)
-        continue;
-      if (t->grad_fn)
-        {
-          d->edges[i].node = g_object_ref (t->grad_fn);
-          d->edges[i].input_nr = t->output_nr;
-        }
-      else
-        d->edges[i].leaf = g_object_ref (t);
-    }
+  dl_node_init_for_op (node, name, backward, n_inputs, inputs);
   return node;
 }
 
@@ -445,4 +408,52 @@ dl_node_release (DlNode *node)
 
   d->released = TRUE;
   release_saved (d);
+}
+
+void
+dl_node_init_for_op (DlNode *node,
+                     const gchar *name,
+                     DlBackwardFunc backward,
+                     guint n_inputs,
+                     DlTensor **inputs)
+{
+  DlNodeData *d = dl_node_data (node);
+  gsize n_sizes = 0;
+  gint64 *sizes;
+
+  d->name = name;
+  d->backward = backward;
+  d->n_inputs = n_inputs;
+  if (G_UNLIKELY (g_atomic_int_get (&anomaly_enabled)))
+    d->trace = anomaly_trace ();
+  for (guint i = 0; i < n_inputs; i++)
+    if (inputs[i])
+      n_sizes += inputs[i]->ndim;
+  /* one block: the edges, the input metadata, then their sizes */
+  d->edges
+      = g_malloc0 (n_inputs * (sizeof (DlEdge) + sizeof (DlInputMeta)) + n_sizes * sizeof (gint64));
+  d->inputs = (DlInputMeta *)(d->edges + n_inputs);
+  sizes = (gint64 *)(d->inputs + n_inputs);
+  for (guint i = 0; i < n_inputs; i++)
+    {
+      DlTensor *t = inputs[i];
+
+      if (t == NULL)
+        continue;
+      dl_view_sync (t);
+      d->inputs[i].dtype = t->dtype;
+      d->inputs[i].ndim = t->ndim;
+      d->inputs[i].sizes = sizes;
+      memcpy (sizes, t->sizes, t->ndim * sizeof (gint64));
+      sizes += t->ndim;
+      if (!t->requires_grad)
+        continue;
+      if (t->grad_fn)
+        {
+          d->edges[i].node = g_object_ref (t->grad_fn);
+          d->edges[i].input_nr = t->output_nr;
+        }
+      else
+        d->edges[i].leaf = g_object_ref (t);
+    }
 }

@@ -11,6 +11,8 @@
 
 G_BEGIN_DECLS
 
+#define DL_TENSOR_INLINE_DIMS 6
+
 struct _DlTensor
 {
   GObject parent_instance;
@@ -20,8 +22,8 @@ struct _DlTensor
   gint ndim;
   gint64 offset; /* in elements */
   gint64 numel;
-  gint64 sizes[DL_MAX_DIMS];
-  gint64 strides[DL_MAX_DIMS]; /* in elements */
+  gint64 *sizes;   /* [ndim]: in inline_dims, or for many dims on the heap */
+  gint64 *strides; /* [ndim], in elements */
 
   /* a 0-d tensor made from a C/Python number for one op: it takes part in
    * type promotion at the lowest priority (PyTorch's wrapped numbers) */
@@ -42,6 +44,10 @@ struct _DlTensor
    * over the base's (dl_view_sync). */
   DlTensor *base; /* (owned) (nullable) */
   gint view_version;
+
+  /* sizes and strides of tensors of up to DL_TENSOR_INLINE_DIMS dims: a
+   * small tensor object keeps the memory of a deep autograd graph small */
+  gint64 inline_dims[2 * DL_TENSOR_INLINE_DIMS];
 };
 
 /* Drops a reference to @object (a tensor or an autograd node) like

@@ -94,6 +94,8 @@ dl_tensor_finalize (GObject *object)
   DlTensor *self = DL_TENSOR (object);
 
   g_clear_pointer (&self->storage, dl_storage_unref);
+  if (self->sizes != self->inline_dims)
+    g_free (self->sizes);
   G_OBJECT_CLASS (dl_tensor_parent_class)->finalize (object);
 }
 
@@ -212,6 +214,28 @@ static void
 dl_tensor_init (DlTensor *self)
 {
   self->numel = 1;
+  self->sizes = self->inline_dims;
+  self->strides = self->inline_dims + DL_TENSOR_INLINE_DIMS;
+}
+
+/* Gives @t room for @ndim sizes and strides (their values are for the
+ * caller to set). */
+static void
+tensor_set_ndim (DlTensor *t, gint ndim)
+{
+  if (t->sizes != t->inline_dims)
+    g_free (t->sizes);
+  if (ndim <= DL_TENSOR_INLINE_DIMS)
+    {
+      t->sizes = t->inline_dims;
+      t->strides = t->inline_dims + DL_TENSOR_INLINE_DIMS;
+    }
+  else
+    {
+      t->sizes = g_new (gint64, 2 * ndim);
+      t->strides = t->sizes + ndim;
+    }
+  t->ndim = ndim;
 }
 
 gchar *
@@ -320,7 +344,7 @@ dl_tensor_new_empty_internal (DlDevice *device,
   t = tensor_alloc ();
   t->storage = storage;
   t->dtype = dtype;
-  t->ndim = ndim;
+  tensor_set_ndim (t, ndim);
   t->numel = numel;
   if (ndim)
     memcpy (t->sizes, shape, ndim * sizeof (gint64));
@@ -339,7 +363,7 @@ dl_tensor_new_view_internal (DlTensor *base,
 
   t->storage = dl_storage_ref (base->storage);
   t->dtype = base->dtype;
-  t->ndim = ndim;
+  tensor_set_ndim (t, ndim);
   t->offset = offset;
   t->numel = 1;
   for (gint i = 0; i < ndim; i++)
@@ -453,7 +477,7 @@ dl_tensor_new_from_address (guintptr address,
     }
   t = tensor_alloc ();
   t->dtype = dtype;
-  t->ndim = n_dims;
+  tensor_set_ndim (t, n_dims);
   t->numel = numel;
   for (gsize i = 0; i < n_dims; i++)
     t->sizes[i] = shape[i];

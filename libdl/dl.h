@@ -17,6 +17,7 @@
 #include "dl-enums.h"
 #include "dl-node.h"
 #include "autograd/dl-autograd.h"
+#include "autograd/dl-function.h"
 #include "ops/dl-ops-creation.h"
 #include "ops/dl-ops-pointwise.h"
 #include "ops/dl-ops-reduce.h"

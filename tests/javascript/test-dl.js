@@ -695,6 +695,156 @@ test('Sequential trained with CrossEntropyLoss', () => {
     assert(last < 0.6 * first, `loss went down: ${first} -> ${last}`);
 });
 
+// Autograd functions: Dl.Function subclasses. GJS cannot put null into
+// an array it gives C, so a backward gives any tensor (here the incoming
+// gradient) for an input that needs no gradient; it is ignored.
+
+// clamp (x, -0.5, 0.5) with a straight-through gradient
+const ClampSt = GObject.registerClass({GTypeName: 'JsClampSt'},
+class ClampSt extends Dl.Function {
+    vfunc_forward([x]) {
+        return [x.clamp_scalar(-0.5, 0.5)];
+    }
+
+    vfunc_backward([g]) {
+        return [g];
+    }
+});
+
+// (a, b) -> (a * b, a + alpha b), b broadcast to a; alpha a JS field
+const MulAdd = GObject.registerClass({GTypeName: 'JsMulAdd'},
+class MulAdd extends Dl.Function {
+    vfunc_forward([a, b]) {
+        this.save_for_backward([a, b]);
+        this.alpha = 0.5;
+        return [a.mul(b), a.add(b.mul_scalar(this.alpha))];
+    }
+
+    vfunc_backward([g0, g1]) {
+        const [a, b] = this.get_saved_tensors();
+        const ga = g0.mul(b).add(g1);
+        // summed to b's shape by the function
+        const gb = this.needs_input_grad(1) ? g0.mul(a).add(g1.mul_scalar(this.alpha)) : g0;
+        return [ga, gb];
+    }
+});
+
+// x^3, its backward written with ops: differentiable again
+const Cube = GObject.registerClass({GTypeName: 'JsCube'},
+class Cube extends Dl.Function {
+    vfunc_forward([x]) {
+        this.save_for_backward([x]);
+        return [x.mul(x).mul(x)];
+    }
+
+    vfunc_backward([g]) {
+        const [x] = this.get_saved_tensors();
+        return [x.mul(x).mul_scalar(3).mul(g)];
+    }
+});
+
+const BadFunction = GObject.registerClass({GTypeName: 'JsBadFunction'},
+class BadFunction extends Dl.Function {
+    vfunc_forward([x]) {
+        return [x.mul_scalar(2)];
+    }
+
+    vfunc_backward([g]) {
+        if (this.kind === 'count')
+            return [g, g];
+        if (this.kind === 'shape')
+            return [Dl.zeros([5], F64, null)];
+        return [new Dl.Generator()];
+    }
+});
+
+function leaf(array, shape) {
+    const t = fromArray(array, shape, F64);
+    t.set_requires_grad(true);
+    return t;
+}
+
+test('Dl.Function: gradients', () => {
+    const x = leaf([-1, -0.25, 0.25, 1], [4]);
+    const [y] = new ClampSt().apply([x]);
+    System.gc(); // the function lives on as the grad_fn
+    assertArrayEqual(values(y), [-0.5, -0.25, 0.25, 0.5], 'clamped');
+    assert(y.get_grad_fn().get_name() === 'JsClampSt', 'grad_fn');
+    y.mul(fromArray([1, 2, 3, 4], [4], F64)).sum().backward(null, false, false);
+    assertArrayEqual(values(x.get_grad()), [1, 2, 3, 4], 'straight through');
+
+    for (const needB of [false, true]) {
+        const a = leaf([1, 2, 3, 4, 5, 6], [2, 3]);
+        const b = fromArray([1, -1, 2], [3], F64);
+        b.set_requires_grad(needB);
+        const [p, s] = new MulAdd().apply([a, b]);
+        System.gc();
+        assertArrayEqual(values(p), [1, -2, 6, 4, -5, 12], 'a * b');
+        assertArrayEqual(values(s), [1.5, 1.5, 4, 4.5, 4.5, 7], 'a + b / 2');
+        p.add(s).sum().backward(null, false, false);
+        assertArrayEqual(values(a.get_grad()), [2, 0, 3, 2, 0, 3], 'd/da');
+        if (needB)
+            assertArrayEqual(values(b.get_grad()), [6, 8, 10], 'd/db, summed to [3]');
+        else
+            assert(b.get_grad() === null, 'no gradient for b');
+    }
+});
+
+test('Dl.Function: double backward', () => {
+    const x = leaf([1, -2, 3], [3]);
+    const [y] = new Cube().apply([x]);
+    y.sum().backward(null, true, true);
+    const g = x.get_grad();
+    assertArrayEqual(values(g), [3, 12, 27], '3 x^2');
+    x.set_grad(null);
+    g.sum().backward(null, false, false);
+    assertArrayEqual(values(x.get_grad()), [6, -12, 18], '6 x');
+});
+
+test('Dl.Function: errors', () => {
+    const expected = {
+        count: 'function JsBadFunction returned an incorrect number of gradients (expected 1, got 2)',
+        shape: 'Function JsBadFunction returned an invalid gradient at index 0 - got [5] but ' +
+            'expected shape compatible with [2]',
+    };
+    for (const kind of Object.keys(expected)) {
+        const x = leaf([1, 2], [2]);
+        const fn = new BadFunction();
+        fn.kind = kind;
+        const [y] = fn.apply([x]);
+        const e = assertDlError(() => y.sum().backward(null, false, false),
+            Dl.Error.AUTOGRAD, kind);
+        assert(e.message.includes(expected[kind]), e.message);
+    }
+    // a non-tensor: GJS itself refuses to give it to C
+    {
+        const fn = new BadFunction();
+        fn.kind = 'type';
+        const [y] = fn.apply([leaf([1, 2], [2])]);
+        let threw = null;
+        try {
+            y.sum().backward(null, false, false);
+        } catch (err) {
+            threw = err;
+        }
+        assert(threw !== null && `${threw}`.includes('cannot convert to DlTensor'), `${threw}`);
+    }
+    // backward twice, a saved tensor changed, apply twice
+    const x = leaf([1, 2], [2]);
+    const fn = new Cube();
+    const [y] = fn.apply([x]);
+    const loss = y.sum();
+    loss.backward(null, false, false);
+    let e = assertDlError(() => loss.backward(null, false, false), Dl.Error.AUTOGRAD, 'twice');
+    assert(e.message.includes('backward through the graph a second time'), e.message);
+    e = assertDlError(() => fn.apply([x]), Dl.Error.AUTOGRAD, 'apply twice');
+    const h = x.mul_scalar(1);
+    const [z] = new Cube().apply([h]);
+    h.mul_scalar_(2);
+    e = assertDlError(() => z.sum().backward(null, false, false), Dl.Error.AUTOGRAD, 'version');
+    assert(e.message.includes('modified by an inplace operation'), e.message);
+});
+
 // Run
 
 let failed = 0;

@@ -217,3 +217,30 @@ def test_typelib_call(rng):
     names = Dl.autograd_get_node_names()
     assert 'MulBackward0' in names and 'CopySlices' in names
     assert list(names) == sorted(names)
+
+
+@pytest.mark.parametrize('m', [dl, torch], ids=['dl', 'torch'])
+def test_custom_function(m, rng):
+    """A user-defined Function: its backward checked to second order; a
+    wrong backward caught."""
+    class Cube(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a * a * a
+
+        @staticmethod
+        def backward(ctx, g):
+            a, = ctx.saved_tensors
+            return g * 3 * a * a
+
+    class WrongCube(Cube):
+        @staticmethod
+        def backward(ctx, g):
+            a, = ctx.saved_tensors
+            return g * 2 * a * a
+
+    x = m.tensor(rng.uniform(0.5, 1.5, (3,)), requires_grad=True)
+    assert m.autograd.gradcheck(Cube.apply, x)
+    assert m.autograd.gradgradcheck(Cube.apply, x)
+    assert not m.autograd.gradcheck(WrongCube.apply, x, raise_exception=False)

@@ -88,6 +88,157 @@ class Pair : Dl.Module {
     }
 }
 
+/* Autograd functions written in Vala. */
+
+/* clamp (x, -0.5, 0.5) with a straight-through gradient */
+class ClampSt : Dl.Function {
+    public override void forward (GenericArray<Dl.Tensor?> inputs,
+                                  out GenericArray<Dl.Tensor> outputs) throws GLib.Error {
+        outputs = new GenericArray<Dl.Tensor> ();
+        outputs.add (inputs[0].clamp_scalar (-0.5, 0.5));
+    }
+
+    public override void backward (GenericArray<Dl.Tensor?> grad_outputs,
+                                   out GenericArray<Dl.Tensor?> grad_inputs) throws GLib.Error {
+        grad_inputs = new GenericArray<Dl.Tensor?> ();
+        grad_inputs.add (grad_outputs[0]);
+    }
+}
+
+/* (a, b) -> (a * b, a + alpha b), b broadcast to a; null for a b that
+ * needs no gradient */
+class MulAdd : Dl.Function {
+    double alpha = 0.5;
+
+    public override void forward (GenericArray<Dl.Tensor?> inputs,
+                                  out GenericArray<Dl.Tensor> outputs) throws GLib.Error {
+        Dl.Tensor a = inputs[0], b = inputs[1];
+        save_for_backward ({ a, b });
+        outputs = new GenericArray<Dl.Tensor> ();
+        outputs.add (a.mul (b));
+        outputs.add (a.add (b.mul_scalar (alpha)));
+    }
+
+    public override void backward (GenericArray<Dl.Tensor?> grad_outputs,
+                                   out GenericArray<Dl.Tensor?> grad_inputs) throws GLib.Error {
+        var saved = get_saved_tensors ();
+        Dl.Tensor a = saved[0], b = saved[1], g0 = grad_outputs[0], g1 = grad_outputs[1];
+        grad_inputs = new GenericArray<Dl.Tensor?> ();
+        grad_inputs.add (g0.mul (b).add (g1));
+        /* summed to b's shape by the function */
+        grad_inputs.add (needs_input_grad (1) ? g0.mul (a).add (g1.mul_scalar (alpha)) : null);
+    }
+}
+
+/* x^3, its backward written with ops: differentiable again */
+class Cube : Dl.Function {
+    public override void forward (GenericArray<Dl.Tensor?> inputs,
+                                  out GenericArray<Dl.Tensor> outputs) throws GLib.Error {
+        Dl.Tensor x = inputs[0];
+        save_for_backward ({ x });
+        outputs = new GenericArray<Dl.Tensor> ();
+        outputs.add (x.mul (x).mul (x));
+    }
+
+    public override void backward (GenericArray<Dl.Tensor?> grad_outputs,
+                                   out GenericArray<Dl.Tensor?> grad_inputs) throws GLib.Error {
+        Dl.Tensor x = get_saved_tensors ()[0];
+        grad_inputs = new GenericArray<Dl.Tensor?> ();
+        grad_inputs.add (x.mul (x).mul_scalar (3).mul (grad_outputs[0]));
+    }
+}
+
+/* a backward that gives the wrong gradients */
+class BadFunction : Dl.Function {
+    public string kind = "count";
+
+    public override void forward (GenericArray<Dl.Tensor?> inputs,
+                                  out GenericArray<Dl.Tensor> outputs) throws GLib.Error {
+        outputs = new GenericArray<Dl.Tensor> ();
+        outputs.add (inputs[0].mul_scalar (2));
+    }
+
+    public override void backward (GenericArray<Dl.Tensor?> grad_outputs,
+                                   out GenericArray<Dl.Tensor?> grad_inputs) throws GLib.Error {
+        grad_inputs = new GenericArray<Dl.Tensor?> ();
+        grad_inputs.add (kind == "shape" ? Dl.zeros ({ 5 }, Dl.DType.FLOAT64) : grad_outputs[0]);
+        if (kind == "count")
+            grad_inputs.add (grad_outputs[0]);
+    }
+}
+
+Dl.Tensor leaf (double[] array, int64[] shape) throws GLib.Error {
+    var t = from_array (array, shape, Dl.DType.FLOAT64);
+    t.set_requires_grad (true);
+    return t;
+}
+
+void test_function_gradients () {
+    try {
+        var x = leaf ({ -1, -0.25, 0.25, 1 }, { 4 });
+        var y = new ClampSt ().apply ({ x })[0];
+        assert_values (y, { -0.5, -0.25, 0.25, 0.5 });
+        assert (y.get_grad_fn () is ClampSt);
+        y.mul (from_array ({ 1, 2, 3, 4 }, { 4 }, Dl.DType.FLOAT64)).sum ().backward ();
+        assert_values (x.get_grad (), { 1, 2, 3, 4 });
+
+        foreach (var need_b in new bool[] { false, true }) {
+            var a = leaf ({ 1, 2, 3, 4, 5, 6 }, { 2, 3 });
+            var b = from_array ({ 1, -1, 2 }, { 3 }, Dl.DType.FLOAT64);
+            b.set_requires_grad (need_b);
+            var outs = new MulAdd ().apply ({ a, b });
+            assert_values (outs[0], { 1, -2, 6, 4, -5, 12 });
+            assert_values (outs[1], { 1.5, 1.5, 4, 4.5, 4.5, 7 });
+            outs[0].add (outs[1]).sum ().backward ();
+            assert_values (a.get_grad (), { 2, 0, 3, 2, 0, 3 });
+            if (need_b)
+                assert_values (b.get_grad (), { 6, 8, 10 });
+            else
+                assert (b.get_grad () == null);
+        }
+    } catch (GLib.Error e) {
+        error ("%s", e.message);
+    }
+}
+
+void test_function_double_backward () {
+    try {
+        var x = leaf ({ 1, -2, 3 }, { 3 });
+        var y = new Cube ().apply ({ x })[0];
+        y.sum ().backward (null, true, true);
+        var g = x.get_grad ();
+        assert_values (g, { 3, 12, 27 });
+        x.set_grad (null);
+        g.sum ().backward ();
+        assert_values (x.get_grad (), { 6, -12, 18 });
+    } catch (GLib.Error e) {
+        error ("%s", e.message);
+    }
+}
+
+void test_function_errors () {
+    try {
+        foreach (var kind in new string[] { "count", "shape" }) {
+            var fn = new BadFunction ();
+            fn.kind = kind;
+            var y = fn.apply ({ leaf ({ 1, 2 }, { 2 }) })[0];
+            assert_dl_error (() => { y.sum ().backward (); }, Dl.Error.AUTOGRAD, kind);
+        }
+        var x = leaf ({ 1, 2 }, { 2 });
+        var cube = new Cube ();
+        var loss = cube.apply ({ x })[0].sum ();
+        loss.backward ();
+        assert_dl_error (() => { loss.backward (); }, Dl.Error.AUTOGRAD, "backward twice");
+        assert_dl_error (() => { cube.apply ({ x }); }, Dl.Error.AUTOGRAD, "apply twice");
+        var h = x.mul_scalar (1);
+        var z = new Cube ().apply ({ h })[0];
+        h.mul_scalar_ (2);
+        assert_dl_error (() => { z.sum ().backward (); }, Dl.Error.AUTOGRAD, "saved tensor changed");
+    } catch (GLib.Error e) {
+        error ("%s", e.message);
+    }
+}
+
 void test_tensor_ops () {
     try {
         var a = from_array ({ 1, 2, 3, 4, 5, 6 }, { 2, 3 });
@@ -800,5 +951,8 @@ int main (string[] args) {
     Test.add_func ("/vala/nn/loss-modules", test_loss_modules);
     Test.add_func ("/vala/nn/sequential-training", test_sequential_training);
     Test.add_func ("/vala/training", test_training);
+    Test.add_func ("/vala/function/gradients", test_function_gradients);
+    Test.add_func ("/vala/function/double-backward", test_function_double_backward);
+    Test.add_func ("/vala/function/errors", test_function_errors);
     return Test.run ();
 }

@@ -33,6 +33,7 @@ from ._functions import (add, argmax, argmin, clone, detach, div, fix, flatten, 
                          numel, permute, reshape, select, softmax, squeeze, sub, t, transpose,
                          unflatten, unsqueeze)
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd.anomaly_mode import is_anomaly_enabled, set_anomaly_enabled
 from . import _dtype, _functions, _math, _reductions
 from . import autograd, datasets, nn, optim, utils
 from ._lib import Dl as _typelib
@@ -93,6 +94,7 @@ _TABLE = {n: f for n, f in _functions.UNARY_FUNCTIONS.items()
 globals().update(_TABLE)
 
 _LAZY = {'default_generator': _default_generator}
+__all__ += ['is_anomaly_enabled', 'set_anomaly_enabled']
 __all__ += sorted(set(_TABLE) - set(__all__)) + sorted(_SHADOWED) + sorted(_LAZY)
 
 

@@ -1,23 +1,20 @@
 # _callbacks.py: Python functions that libdl calls back during a backward
-# pass (tensor hooks, custom Functions), and how their exceptions get out.
+# pass (tensor hooks), and how their exceptions get out.
 #
 # PyGObject prints and swallows an exception raised in a callback unless it
 # is a GLib.Error and the callback can fail: so a wrapped callback keeps the
-# exception on this thread and fails with a GLib.Error, which stops the
-# engine; the Python call that started the pass (backward(),
-# autograd.grad()) then raises the original exception.
+# exception (_lib.stash_python_error) and fails with a GLib.Error, which
+# stops the engine; the Python call that started the pass (backward(),
+# autograd.grad()) then raises the original exception (_lib._translate).
 #
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
 import functools
-import threading
 
 from gi.repository import GLib
 
-from ._lib import Dl, _translate
-
-_pending = threading.local()
+from ._lib import Dl, _translate, stash_python_error
 
 
 def from_c(fn):
@@ -30,20 +27,16 @@ def from_c(fn):
         except GLib.Error:
             raise
         except BaseException as e:
-            _pending.error = e
-            raise GLib.Error.new_literal(Dl.error_quark(), '%s: %s' % (type(e).__name__, e),
-                                         int(Dl.Error.FAILED))
+            message = '%s: %s' % (type(e).__name__, e)
+            stash_python_error(e, message)
+            raise GLib.Error.new_literal(Dl.error_quark(), message, int(Dl.Error.FAILED))
     return wrapper
 
 
 def raising(call, *args):
     """call(*args), raising the exception a callback raised during it, or
     libdl's error as PyTorch's exception class."""
-    _pending.error = None
     try:
         return call(*args)
     except GLib.Error as e:
-        pending, _pending.error = getattr(_pending, 'error', None), None
-        if pending is not None:
-            raise pending.with_traceback(pending.__traceback__) from None
         raise _translate(e) from None

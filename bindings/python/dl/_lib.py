@@ -6,6 +6,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
 import functools
+import threading
 
 import gi
 
@@ -68,9 +69,25 @@ def _error_str(self):
 GLib.Error.__str__ = _error_str
 
 
+_python_errors = threading.local()
+
+
+def stash_python_error(exc, message):
+    """Keeps @exc, a Python exception raised in Python code that C called
+    (an autograd Function's forward or backward), which goes on through C
+    as a DL_ERROR with @message: _translate gives @exc back for it."""
+    _python_errors.pending = (message, exc)
+
+
 def _translate(e):
-    """The exception PyTorch raises for a DL_ERROR: IndexError for indices
-    and dims out of range, the GLib.Error (a RuntimeError) otherwise."""
+    """The exception PyTorch raises for a DL_ERROR: the Python exception
+    that caused it, if Python code that C called raised one; IndexError for
+    indices and dims out of range; the GLib.Error (a RuntimeError)
+    otherwise."""
+    pending = getattr(_python_errors, 'pending', None)
+    if pending is not None and isinstance(e, GLib.Error) and pending[0] in e.message:
+        _python_errors.pending = None
+        return pending[1]
     if isinstance(e, GLib.Error) and e.domain == _ERROR_DOMAIN and e.code == int(Dl.Error.INDEX):
         return IndexError(e.message)
     return e

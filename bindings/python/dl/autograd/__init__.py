@@ -1,15 +1,17 @@
-# dl.autograd (torch.autograd): grad(), the grad-mode helpers, anomaly mode
-# and autograd.functional; Tensor.backward is the other entry point.
+# dl.autograd (torch.autograd): grad(), custom Functions, the grad-mode
+# helpers, anomaly mode and autograd.functional; Tensor.backward is the
+# other entry point.
 #
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
-from . import functional
+from . import function, functional
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .engine import backward, grad
+from .function import Function
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 __all__ = ['no_grad', 'enable_grad', 'set_grad_enabled', 'is_grad_enabled', 'grad', 'backward',
-           'detect_anomaly', 'set_detect_anomaly', 'functional', 'gradcheck', 'gradgradcheck',
-           'GradcheckError']
+           'Function', 'detect_anomaly', 'set_detect_anomaly', 'functional', 'gradcheck',
+           'gradgradcheck', 'GradcheckError']

@@ -52,12 +52,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         raise NotImplementedError('grad: is_grads_batched=True is not supported')
     outputs = _as_list(outputs, 'outputs')
     inputs = _as_list(inputs, 'inputs')
-    for i, t in enumerate(outputs):
-        if not _is_tensor(t):
-            raise TypeError('grad: outputs[%d] is a %s, not a Tensor' % (i, type(t).__name__))
-    for i, t in enumerate(inputs):
-        if not _is_tensor(t):
-            raise TypeError('grad: inputs[%d] is a %s, not a Tensor' % (i, type(t).__name__))
+    for what, seq in (('outputs', outputs), ('inputs', inputs)):
+        for t in seq:
+            if not _is_tensor(t):
+                raise RuntimeError('grad: all %s have to be Tensors, but got %s'
+                                   % (what, type(t).__name__))
     go = _grad_outputs(outputs, _as_list(grad_outputs, 'grad_outputs'))
     if retain_graph is None:
         retain_graph = create_graph
