@@ -610,7 +610,9 @@ dl_tensor_backward (DlTensor *self,
  *
  * Returns: (transfer full) (element-type DlTensor): one gradient per input
  *   (an entry is %NULL for an unused input when @allow_unused), or %NULL
- *   with @error set
+ *   with @error set. The array has no element free function (PyGObject
+ *   would drop the elements twice): in C, unref each element, then the
+ *   array
  *
  * Since: 0.1
  */

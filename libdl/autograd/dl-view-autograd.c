@@ -85,11 +85,56 @@ view_in (DlTensor *buf, const ViewGeometry *g, const gint64 *sizes)
                                       buf->offset + g->offset);
 }
 
+/* The three backward functions below are linear maps of the incoming
+ * gradient, each the adjoint of another: scatter (a view's gradient into
+ * zeros shaped as the base) and gather (a base-shaped gradient's view
+ * elements), and mask (a base-shaped gradient with the view's elements
+ * zeroed), its own adjoint. Each computes with grad mode off and, when
+ * create_graph records the backward pass, records its result as the output
+ * of a node whose backward is its adjoint: gradients of every order flow
+ * through views. */
+static gboolean scatter_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error);
+static gboolean gather_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error);
+static gboolean mask_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error);
+
+/* With create_graph: @out, computed from @grad by a linear map, becomes the
+ * output of a node named @name, with @node's geometry, whose backward is
+ * @adjoint. */
+static void
+record_linear (DlNode *node,
+               const gchar *name,
+               DlBackwardFunc adjoint,
+               DlTensor *grad,
+               DlTensor *out)
+{
+  g_autoptr (DlNode) rec = NULL;
+  ViewGeometry *g;
+
+  if (!dl_autograd_any_requires (1, &grad))
+    return;
+  rec = dl_node_new_for_op (name, adjoint, 1, &grad);
+  g = DL_NODE_NEW_STATE (rec, ViewGeometry);
+  *g = *(const ViewGeometry *)dl_node_state (node);
+  dl_node_set_output (rec, out, 0);
+}
+
+/* A base-shaped @t laid out as the base is, so that the view's geometry
+ * applies to it. */
+static DlTensor *
+as_base_layout (const ViewGeometry *g, DlTensor *t, GError **error)
+{
+  g_autoptr (DlTensor) buf = base_zeros (g, t->dtype, dl_tensor_get_device (t), error);
+
+  if (buf == NULL || !dl_tensor_copy_ (buf, t, error))
+    return NULL;
+  return g_steal_pointer (&buf);
+}
+
 /* Gradient of a view made by as_strided: the view's gradient placed into
  * zeros shaped as the base; dims the view broadcasts (stride 0) are summed
  * first, since their elements all are one element of the base. */
 static gboolean
-as_strided_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+scatter_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   const ViewGeometry *g = dl_node_state (node);
   g_autoptr (DlTensor) buf = NULL;
@@ -111,6 +156,51 @@ as_strided_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   dl_set_grad_enabled (was);
   if (done == NULL)
     return FALSE;
+  record_linear (node, "AsStridedScatterBackward0", gather_backward, go[0], buf);
+  gi[0] = g_steal_pointer (&buf);
+  return TRUE;
+}
+
+/* The view's elements of a base-shaped gradient (broadcast dims repeat). */
+static gboolean
+gather_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+{
+  const ViewGeometry *g = dl_node_state (node);
+  g_autoptr (DlTensor) buf = NULL;
+  g_autoptr (DlTensor) slice = NULL;
+  gboolean was = dl_set_grad_enabled (FALSE);
+
+  if ((buf = as_base_layout (g, go[0], error)))
+    {
+      slice = view_in (buf, g, NULL);
+      gi[0] = dl_tensor_clone (slice, error);
+    }
+  dl_set_grad_enabled (was);
+  if (gi[0] == NULL)
+    return FALSE;
+  record_linear (node, "AsStridedBackward0", scatter_backward, go[0], gi[0]);
+  return TRUE;
+}
+
+/* A base-shaped gradient with the view's elements zeroed. */
+static gboolean
+mask_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+{
+  const ViewGeometry *g = dl_node_state (node);
+  g_autoptr (DlTensor) buf = NULL;
+  g_autoptr (DlTensor) slice = NULL;
+  gboolean was = dl_set_grad_enabled (FALSE);
+  gboolean ok = FALSE;
+
+  if ((buf = as_base_layout (g, go[0], error)))
+    {
+      slice = view_in (buf, g, NULL);
+      ok = dl_tensor_fill_ (slice, 0, error) != NULL;
+    }
+  dl_set_grad_enabled (was);
+  if (!ok)
+    return FALSE;
+  record_linear (node, "CopySlicesMaskBackward0", mask_backward, go[0], buf);
   gi[0] = g_steal_pointer (&buf);
   return TRUE;
 }
@@ -120,28 +210,11 @@ as_strided_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 static gboolean
 copy_slices_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
-  const ViewGeometry *g = dl_node_state (node);
-  g_autoptr (DlTensor) buf = NULL;
-  g_autoptr (DlTensor) slice = NULL;
-  gboolean was, ok = FALSE;
-
-  was = dl_set_grad_enabled (FALSE);
-  if ((buf = base_zeros (g, go[0]->dtype, dl_tensor_get_device (go[0]), error))
-      && dl_tensor_copy_ (buf, go[0], error))
-    {
-      slice = view_in (buf, g, NULL);
-      ok = TRUE;
-      if (dl_node_needs_input_grad (node, 1))
-        ok = (gi[1] = dl_tensor_clone (slice, error)) != NULL;
-      if (ok && dl_node_needs_input_grad (node, 0))
-        {
-          ok = dl_tensor_fill_ (slice, 0, error) != NULL;
-          if (ok)
-            gi[0] = g_steal_pointer (&buf);
-        }
-    }
-  dl_set_grad_enabled (was);
-  return ok;
+  if (dl_node_needs_input_grad (node, 1) && !gather_backward (node, go, &gi[1], error))
+    return FALSE;
+  if (dl_node_needs_input_grad (node, 0) && !mask_backward (node, go, &gi[0], error))
+    return FALSE;
+  return TRUE;
 }
 
 /* Remakes @view's history, after its storage changed, as an
@@ -156,7 +229,7 @@ view_regenerate (DlTensor *view)
   view->view_version = view->storage->version;
   if (!base->requires_grad)
     return;
-  node = dl_node_new_for_op ("AsStridedBackward0", as_strided_backward, 1, &base);
+  node = dl_node_new_for_op ("AsStridedBackward0", scatter_backward, 1, &base);
   save_geometry (node, base, view);
   dl_node_set_output (node, view, 0);
 }

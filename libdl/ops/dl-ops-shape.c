@@ -38,21 +38,6 @@ typedef struct
   };
 } ViewState;
 
-/* The backward of slice's and select's backward (which scatters the
- * view's gradient into zeros): the same view of the incoming gradient. */
-static gboolean
-view_backward_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
-{
-  const ViewState *s = dl_node_state (node);
-
-  if (s->kind == VIEW_SLICE)
-    gi[0]
-        = dl_tensor_slice (go[0], s->slice.dim, s->slice.start, s->slice.end, s->slice.step, error);
-  else
-    gi[0] = dl_tensor_select (go[0], s->select.dim, s->select.index, error);
-  return gi[0] != NULL;
-}
-
 static gboolean
 view_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
@@ -86,28 +71,17 @@ view_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
               = dl_zeros (in->sizes, in->ndim, go[0]->dtype, dl_tensor_get_device (go[0]), error);
           g_autoptr (DlTensor) part = NULL;
           DlTensor *done = NULL;
-          gboolean was;
 
           if (!z)
             return FALSE;
-          was = dl_set_grad_enabled (FALSE);
+          /* with create_graph, the write is recorded (CopySlices): the
+           * gradient stays differentiable */
           if (s->kind == VIEW_SLICE)
             part = dl_tensor_slice (z, s->slice.dim, s->slice.start, s->slice.end, s->slice.step,
                                     error);
           else
             part = dl_tensor_select (z, s->select.dim, s->select.index, error);
           done = part ? dl_tensor_copy_ (part, go[0], error) : NULL;
-          dl_set_grad_enabled (was);
-          if (done && dl_autograd_any_requires (1, go))
-            {
-              /* create_graph: record the scatter as its own node */
-              g_autoptr (DlNode) bb = dl_node_new_for_op (
-                  s->kind == VIEW_SLICE ? "SliceBackwardBackward0" : "SelectBackwardBackward0",
-                  view_backward_backward, 1, go);
-
-              *DL_NODE_NEW_STATE (bb, ViewState) = *s;
-              dl_node_set_output (bb, z, 0);
-            }
           if (done)
             gi[0] = g_steal_pointer (&z);
         }

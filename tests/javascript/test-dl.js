@@ -193,6 +193,52 @@ test('autograd through an in-place write into a view', () => {
     assertArrayEqual(values(x.get_grad()), [1, 1, 3, 3], 'd(sum)/dx');
 });
 
+test('autograd.grad, hooks, retain_grad, detach_ and anomaly mode', () => {
+    const x = fromArray([1, 2, 3], [3], F64);
+    x.set_requires_grad(true);
+    // grad of sum(x^3) with create_graph, then of its sum: 3x^2 and 6x
+    const s = x.mul(x).mul(x).sum();
+    const [g] = Dl.autograd_grad([s], [x], null, true, true, false);
+    assertArrayEqual(values(g), [3, 12, 27], 'first derivative');
+    const [h] = Dl.autograd_grad([g.sum()], [x], null, false, false, false);
+    assertArrayEqual(values(h), [6, 12, 18], 'second derivative');
+    assert(x.get_grad() === null, 'grad leaves .grad alone');
+
+    // a JS hook replaces the gradient; retain_grad keeps the one before it
+    const y = x.mul_scalar(2);
+    y.retain_grad();
+    let calls = 0;
+    const id = y.register_hook(grad => {
+        calls++;
+        return grad.mul_scalar(10);
+    });
+    y.sum().backward(null, true, false);
+    assertArrayEqual(values(y.get_grad()), [1, 1, 1], 'retained gradient');
+    assertArrayEqual(values(x.get_grad()), [20, 20, 20], 'hooked gradient');
+    assert(calls === 1 && y.get_retains_grad(), 'hook ran once');
+    assert(Dl.autograd_remove_hook(id), 'hook removed');
+    assertDlError(() => Dl.autograd_grad([y], [x], null, false, false, false), Dl.Error.AUTOGRAD,
+        'non-scalar output');
+
+    const z = x.mul(x);
+    z.detach_();
+    assert(!z.get_requires_grad() && z.get_grad_fn() === null, 'detach_');
+
+    Dl.autograd_set_detect_anomaly(true);
+    Dl.autograd_set_anomaly_trace_func(() => new Error().stack);
+    try {
+        const r = fromArray([0, 1], [2], F64);
+        r.set_requires_grad(true);
+        const e = assertDlError(() => r.sqrt().mul_scalar(0).sum().backward(null, false, false),
+            Dl.Error.AUTOGRAD, 'NaN in backward');
+        assert(e.message.includes("Function 'SqrtBackward0' returned nan"), e.message);
+        assert(e.message.includes('test-dl.js'), e.message);
+    } finally {
+        Dl.autograd_set_detect_anomaly(false);
+        Dl.autograd_set_anomaly_trace_func(null);
+    }
+});
+
 // Every op family through the typelib, checked against hand-computed values
 
 const I64 = Dl.DType.INT64;

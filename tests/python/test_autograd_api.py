@@ -342,3 +342,47 @@ def test_autograd_backward_function(rng):
     Dl.autograd.backward([(x * 2).sum(), (x.exp()).sum()])
     torch.autograd.backward([(tx * 2).sum(), (tx.exp()).sum()])
     assert_same(x.grad, tx.grad)
+
+
+def _setitem(y, index, value):
+    y[index] = value
+    return y
+
+
+VIEW_CASES = {
+    'setitem': lambda x: (_setitem(x.clone(), (slice(None), 1), x[:, 1] ** 2) ** 3).sum(),
+    'setitem_exp': lambda x: (_setitem(x.clone(), (slice(None), 1), x[:, 1].exp()) ** 3).sum(),
+    'setitem_product': lambda x: (_setitem(x.clone(), (slice(None), 1), x[:, 0] * x[:, 2])
+                                  ** 3).sum(),
+    'views': lambda x: (x.t()[1:] ** 3).sum(),
+    'view_of_result': lambda x: ((x * 1).t()[1:] ** 2).sum() * x.sum(),
+    'stale_view': lambda x: (lambda y, v: (y.mul_(2), (v ** 3).sum())[1])(
+        *(lambda y: (y, y[0]))(x.clone())),
+    'transposed_write': lambda x: (lambda y: (_setitem(y.t(), 0, x[:, 2] * x[:, 1]), y.t()
+                                              .sin() * y.sum())[1])(x.clone()).sum(),
+}
+
+
+@pytest.mark.parametrize('name', sorted(VIEW_CASES))
+def test_second_order_through_views_and_copyslices(rng, name):
+    (x,), (tx,) = both(rng, (2, 3))
+    f = VIEW_CASES[name]
+    g, = Dl.autograd.grad(f(x), x, create_graph=True)
+    h, = torch.autograd.grad(f(tx), tx, create_graph=True)
+    assert_same(g, h)
+    gg, = Dl.autograd.grad((g * g.exp()).sum(), x)
+    hh, = torch.autograd.grad((h * h.exp()).sum(), tx)
+    assert_same(gg, hh, rtol=1e-9)
+
+
+def test_backward_inputs(rng):
+    (x, y), (tx, ty) = both(rng, (3,), (3,))
+    for a, b in ((x, y), (tx, ty)):
+        m = a * b
+        loss = (m.exp() * b).sum()
+        loss.backward(inputs=[a, m], retain_graph=True)
+        loss.backward(inputs=a)
+    assert y.grad is None and ty.grad is None
+    assert_same(x.grad, tx.grad)
+    with pytest.raises(RuntimeError, match='cannot be empty'):
+        (x * 2).sum().backward(inputs=[])

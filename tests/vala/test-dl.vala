@@ -341,6 +341,47 @@ void test_autograd_inplace_view () {
     }
 }
 
+/* autograd_grad with create_graph, a hook, retain_grad and anomaly mode */
+void test_autograd_grad_hooks () {
+    try {
+        var x = from_array ({1, 2, 3}, {3}, Dl.DType.FLOAT64);
+        x.set_requires_grad (true);
+        var s = x.mul (x).mul (x).sum ();
+        var g = Dl.autograd_grad ({ s }, { x }, null, true, true, false);
+        assert_values (g[0], {3, 12, 27});
+        var h = Dl.autograd_grad ({ g[0].sum () }, { x }, null, false, false, false);
+        assert_values (h[0], {6, 12, 18});
+        assert (x.get_grad () == null);
+
+        var y = x.mul_scalar (2);
+        y.retain_grad ();
+        int calls = 0;
+        var id = y.register_hook ((grad) => {
+            calls++;
+            return grad.mul_scalar (10);
+        });
+        y.sum ().backward (null, true);
+        assert_values (y.get_grad (), {1, 1, 1});
+        assert_values (x.get_grad (), {20, 20, 20});
+        assert (calls == 1);
+        assert (Dl.autograd_remove_hook (id));
+
+        Dl.autograd_set_detect_anomaly (true);
+        var r = from_array ({0, 1}, {2}, Dl.DType.FLOAT64);
+        r.set_requires_grad (true);
+        try {
+            r.sqrt ().mul_scalar (0).sum ().backward ();
+            assert_not_reached ();
+        } catch (Dl.Error e) {
+            assert (e is Dl.Error.AUTOGRAD);
+            assert ("SqrtBackward0" in e.message);
+        }
+        Dl.autograd_set_detect_anomaly (false);
+    } catch (GLib.Error e) {
+        error ("%s", e.message);
+    }
+}
+
 /* The defaults Dl-1.0.metadata gives nullable and optional arguments */
 void test_gradcheck () {
     try {
@@ -942,6 +983,7 @@ int main (string[] args) {
     Test.add_func ("/vala/ops/linalg", test_linalg);
     Test.add_func ("/vala/autograd/inplace-view", test_autograd_inplace_view);
     Test.add_func ("/vala/autograd/gradcheck", test_gradcheck);
+    Test.add_func ("/vala/autograd/grad-hooks", test_autograd_grad_hooks);
     Test.add_func ("/vala/module/subclass", test_module_subclass);
     Test.add_func ("/vala/module/forward-many", test_module_forward_many);
     Test.add_func ("/vala/linear/properties", test_linear_properties);

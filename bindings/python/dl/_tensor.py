@@ -349,13 +349,32 @@ class Tensor(Dl.Tensor):
         return Dl.Tensor.is_leaf(self)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        if inputs is not None:
-            raise NotImplementedError('backward(inputs=...) is not supported; use '
-                                      'torch.autograd.grad(outputs, inputs)')
         if retain_graph is None:
             retain_graph = create_graph
         if gradient is not None and not _is_tensor(gradient):
             gradient = tensor(gradient, dtype=self.dtype)
+        if inputs is not None:
+            # only these tensors' .grad get the gradient (leaves or not)
+            from .autograd import engine
+            inputs = [inputs] if _is_tensor(inputs) else list(inputs)
+            if not inputs:
+                raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+            grads = engine.grad(self, inputs, gradient, retain_graph=retain_graph,
+                                create_graph=create_graph, allow_unused=True)
+            for t, g in zip(inputs, grads):
+                if g is None:
+                    continue
+                if t.grad is None:
+                    t.grad = g if create_graph else g.detach().clone()
+                elif create_graph:
+                    t.grad = t.grad + g
+                else:
+                    was = Dl.set_grad_enabled(False)
+                    try:
+                        t.grad.add_(g)
+                    finally:
+                        Dl.set_grad_enabled(was)
+            return
         _callbacks.raising(Dl.Tensor.backward, self, gradient, bool(retain_graph),
                            bool(create_graph))
 
