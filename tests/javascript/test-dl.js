@@ -155,6 +155,34 @@ test('autograd', () => {
     assertDlError(() => y.backward(null, false, false), Dl.Error.AUTOGRAD, 'second backward');
 });
 
+test('gradcheck and gradgradcheck with a JS function', () => {
+    const x = fromArray([0.5, -1.25, 2], [3], F64);
+    const y = fromArray([1.5, 0.25, -0.75], [3], F64);
+    x.set_requires_grad(true);
+    y.set_requires_grad(true);
+    let calls = 0;
+    // two outputs: x * sin (y) and the sum of x * x
+    const f = inputs => {
+        calls++;
+        const [a, b] = inputs;
+        return [a.mul(b.sin()), a.mul(a).sum()];
+    };
+    assert(Dl.autograd_gradcheck(f, [x, y], 1e-6, 1e-5, 1e-3, true, 0, true), 'gradcheck');
+    assert(calls > 12, `the function ran for each perturbation (${calls} calls)`);
+    assert(Dl.autograd_gradgradcheck(f, [x, y], null, 1e-6, 1e-5, 1e-3, false, true, 0, true),
+        'gradgradcheck');
+    assertArrayEqual(values(x), [0.5, -1.25, 2], 'inputs restored');
+    // a gradient that misses a term: x * |x| with |x| detached
+    const wrong = inputs => [inputs[0].mul(inputs[0].abs().detach())];
+    const e = assertDlError(() => Dl.autograd_gradcheck(wrong, [x], 1e-6, 1e-5, 1e-3, true, 0, true),
+        Dl.Error.AUTOGRAD, 'mismatch');
+    assert(e.message.startsWith('Jacobian mismatch for output 0 with respect to input 0'),
+        e.message);
+    assert(e.message.includes('d output 0[0] / d input 0[0]: numerical 1'), e.message);
+    assert(!Dl.autograd_gradcheck(wrong, [x], 1e-6, 1e-5, 1e-3, false, 0, true), 'no raise');
+    assert(Dl.autograd_get_node_names().includes('MulBackward0'), 'node names');
+});
+
 test('autograd through an in-place write into a view', () => {
     const x = fromArray([1, 2, 3, 4], [2, 2], F64);
     x.set_requires_grad(true);
