@@ -629,6 +629,20 @@ test('activation modules from construct properties', () => {
     relu.forward(copy);
     assertArrayEqual(values(copy), [0, 0, 0, 1.5, 3, 0], 'ReLU in place');
 
+    // LeakyReLU: the module, the op and its in-place form, and its gradient
+    const leaky = new Dl.LeakyRelu({negative_slope: 0.2});
+    assert(leaky.negative_slope === 0.2 && leaky.inplace === false, 'LeakyReLU properties');
+    assertClose(values(leaky.forward(x)), [-0.4, -0.1, 0, 1.5, 3, -0.2], 1e-15, 'LeakyReLU');
+    assertClose(values(new Dl.LeakyRelu().forward(x)), [-0.02, -0.005, 0, 1.5, 3, -0.01], 1e-15,
+        'LeakyReLU default slope');
+    const lcopy = x.clone();
+    assert(lcopy.leaky_relu_(0.5) === lcopy, 'leaky_relu_ returns its tensor');
+    assertClose(values(lcopy), [-1, -0.25, 0, 1.5, 3, -0.5], 1e-15, 'leaky_relu_');
+    const xg = x.detach();
+    xg.set_requires_grad(true);
+    xg.leaky_relu(0.3).sum().backward(null, false, false);
+    assertClose(values(xg.get_grad()), [0.3, 0.3, 0.3, 1, 1, 0.3], 1e-15, 'leaky_relu gradient');
+
     const x4 = Dl.zeros([2, 3, 4, 5], F32, null);
     const flat = new Dl.Flatten();
     assert(flat.start_dim === 1 && flat.end_dim === -1, 'Flatten defaults');

@@ -158,6 +158,8 @@ WALK = {
     'CumsumBackward0': [Case(lambda m, a: a.cumsum(1), (3, 4)),
                         Case(lambda m, a: a.cumsum(0), (5,))],
     'DivBackward0': binary(lambda m, a, b: a / b, 'nonzero'),
+    # rounding divisions are steps: zero gradient, as in torch
+    'DivBackward2': binary(lambda m, a, b: a.div(b, rounding_mode='floor'), 'nonzero'),
     'ErfBackward0': unary(lambda m, a: a.erf()),
     'ExpBackward0': unary(lambda m, a: a.exp()),
     'ExpandBackward0': [Case(lambda m, a: a.expand(3, 4), (1, 4)),
@@ -215,6 +217,7 @@ WALK = {
                       Case(lambda m, a: a.prod(1, keepdim=True), (2, 3, 4), domain='zeros')],
     'ReciprocalBackward0': unary(lambda m, a: a.reciprocal(), 'nonzero'),
     'ReluBackward0': unary(lambda m, a: a.relu(), 'nonzero'),
+    'LeakyReluBackward0': unary(lambda m, a: m.nn.functional.leaky_relu(a, 0.1), 'nonzero'),
     'RemainderBackward0': [Case(lambda m, a: a.remainder(0.7), (3, 4), domain='frac'),
                            Case(lambda m, a, b: a.remainder(b), (3, 4), (4,), domain='frac')],
     'RoundBackward0': unary(lambda m, a: a.round(), 'frac'),

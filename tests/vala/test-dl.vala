@@ -586,6 +586,15 @@ void test_activation_modules () {
         var copy = x.clone ();
         assert (relu.forward (copy) == copy);
         assert_values (copy, { 0, 0, 0, 1.5, 3, 0 });
+        var leaky = new Dl.LeakyRelu (0.2, false);
+        assert (leaky.negative_slope == 0.2 && !leaky.inplace);
+        assert_values (leaky.forward (x), values (x.leaky_relu (0.2)));
+        assert_values (x.leaky_relu (0.5), { -1, -0.25, 0, 1.5, 3, -0.5 });
+        var leaky_default = (Dl.LeakyRelu) Object.new (typeof (Dl.LeakyRelu), "inplace", true);
+        var leaky_copy = x.clone ();
+        assert (leaky_default.negative_slope == 0.01);
+        assert (leaky_default.forward (leaky_copy) == leaky_copy);
+        assert_values (leaky_copy, { -0.02, -0.005, 0, 1.5, 3, -0.01 });
         var x4 = Dl.zeros ({ 2, 3, 4, 5 });
         var flatten = (Dl.Flatten) Object.new (typeof (Dl.Flatten));
         assert (flatten.start_dim == 1 && flatten.end_dim == -1);
