@@ -234,6 +234,22 @@ typedef struct
   gint64 c_batch_strides[DL_MAX_DIMS];
 } DlGemmArgs;
 
+/* Where the windows of a 2-d convolution lie, for im2col and col2im: an
+ * image batch [n, c, h, w] and, for each of its channels, kh x kw kernel
+ * taps each sliding over out_h x out_w positions. Row (c, i, j) of the
+ * columns [n, c * kh * kw, out_h * out_w] holds, at position (y, x), the
+ * image element at (y * sh - ph + i * dh, x * sw - pw + j * dw), or zero
+ * where that lies in the padding. */
+typedef struct
+{
+  gint64 n, c, h, w;
+  gint64 kh, kw;
+  gint64 sh, sw;
+  gint64 ph, pw;
+  gint64 dh, dw;
+  gint64 out_h, out_w;
+} DlConvGeometry;
+
 typedef struct _DlBackend DlBackend;
 typedef struct _DlBackendContext DlBackendContext;
 
@@ -450,6 +466,20 @@ struct _DlBackend
                    gint64 n,
                    DlDType dtype,
                    gboolean log);
+  /* float32/float64 contiguous image batch -> contiguous columns (see
+   * DlConvGeometry), every element of cols written */
+  void (*im2col) (DlBackendContext *ctx,
+                  const DlConvGeometry *g,
+                  const void *image,
+                  void *cols,
+                  DlDType dtype);
+  /* the adjoint: contiguous columns summed into a contiguous image batch,
+   * every element of image written (zero where no window reaches) */
+  void (*col2im) (DlBackendContext *ctx,
+                  const DlConvGeometry *g,
+                  const void *cols,
+                  void *image,
+                  DlDType dtype);
 };
 
 /* A device type as a backend registers it with the device registry

@@ -239,6 +239,25 @@ test('autograd.grad, hooks, retain_grad, detach_ and anomaly mode', () => {
     }
 });
 
+test('convolutions: Dl.conv2d and the Dl.Conv2d layer', () => {
+    const x = fromArray([1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 1, 3, 3], F64);
+    x.set_requires_grad(true);
+    const w = fromArray([1, 0, 0, -1], [1, 1, 2, 2], F64);
+    const y = Dl.conv2d(x, w, null, [1, 1], [0, 0], [1, 1], 1);
+    assertArrayEqual(values(y), [-4, -4, -4, -4], 'x[i][j] - x[i+1][j+1]');
+    y.sum().backward(null, false, false);
+    assertArrayEqual(values(x.get_grad()), [1, 1, 0, 1, 0, -1, 0, -1, -1], 'input gradient');
+
+    const conv = new Dl.Conv2d({in_channels: 2, out_channels: 4, kernel_height: 3,
+        kernel_width: 3, padding_height: 1, padding_width: 1});
+    const out = conv.forward(Dl.randn([3, 2, 5, 5], F32, null));
+    assertArrayEqual(Array.from(out.get_shape()), [3, 4, 5, 5], 'output shape');
+    out.sum().backward(null, false, false);
+    assert(conv.get_parameter('weight').get_grad() !== null, 'weight gradient');
+    assertDlError(() => conv.forward(Dl.randn([1, 3, 5, 5], F32, null)), Dl.Error.SHAPE,
+        'wrong channels');
+});
+
 // Every op family through the typelib, checked against hand-computed values
 
 const I64 = Dl.DType.INT64;

@@ -382,6 +382,28 @@ void test_autograd_grad_hooks () {
     }
 }
 
+/* Dl.conv2d on known values, and the Dl.Conv2d layer */
+void test_conv () {
+    try {
+        var x = from_array ({1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 1, 3, 3}, Dl.DType.FLOAT64);
+        x.set_requires_grad (true);
+        var w = from_array ({1, 0, 0, -1}, {1, 1, 2, 2}, Dl.DType.FLOAT64);
+        var y = Dl.conv2d (x, w, null, {1, 1}, {0, 0}, {1, 1}, 1);
+        assert_values (y, {-4, -4, -4, -4});
+        y.sum ().backward ();
+        assert_values (x.get_grad (), {1, 1, 0, 1, 0, -1, 0, -1, -1});
+
+        // Vala's fixed-size arrays cannot be null: every pair is given
+        var conv = new Dl.Conv2d (2, 4, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true);
+        var res = conv.forward (Dl.randn ({3, 2, 5, 5}));
+        assert (res.get_shape ()[1] == 4 && res.get_shape ()[3] == 5);
+        res.sum ().backward ();
+        assert (conv.get_parameter ("weight").get_grad () != null);
+    } catch (GLib.Error e) {
+        error ("%s", e.message);
+    }
+}
+
 /* The defaults Dl-1.0.metadata gives nullable and optional arguments */
 void test_gradcheck () {
     try {
@@ -993,6 +1015,7 @@ int main (string[] args) {
     Test.add_func ("/vala/autograd/inplace-view", test_autograd_inplace_view);
     Test.add_func ("/vala/autograd/gradcheck", test_gradcheck);
     Test.add_func ("/vala/autograd/grad-hooks", test_autograd_grad_hooks);
+    Test.add_func ("/vala/nn/conv", test_conv);
     Test.add_func ("/vala/module/subclass", test_module_subclass);
     Test.add_func ("/vala/module/forward-many", test_module_forward_many);
     Test.add_func ("/vala/linear/properties", test_linear_properties);

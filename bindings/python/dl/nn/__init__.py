@@ -7,7 +7,9 @@ from . import functional, init
 from .modules import (CrossEntropyLoss, Flatten, GELU, Identity, LeakyReLU, Linear, LogSoftmax,
                       Module, NLLLoss, ReLU, Sequential, Sigmoid, SiLU, Softmax, Tanh)
 from .parameter import Parameter
+from .conv import Conv1d, Conv2d, ConvTranspose2d, Fold, Unfold
 
 __all__ = ['Module', 'Linear', 'Parameter', 'ReLU', 'LeakyReLU', 'Sigmoid', 'Tanh', 'GELU',
            'SiLU', 'Identity', 'Flatten', 'LogSoftmax', 'Softmax', 'Sequential',
            'CrossEntropyLoss', 'NLLLoss', 'functional', 'init']
+__all__ += ['Conv1d', 'Conv2d', 'ConvTranspose2d', 'Fold', 'Unfold']

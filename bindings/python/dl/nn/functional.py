@@ -91,3 +91,9 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
         return Dl.nll_loss(input, target)
     except GLib.Error as e:
         raise _translate(e) from None
+
+
+# the convolutions live in conv.py with their modules
+from .conv import conv1d, conv2d, conv_transpose2d, fold, unfold  # noqa: E402
+
+__all__ += ['conv1d', 'conv2d', 'conv_transpose2d', 'fold', 'unfold']
