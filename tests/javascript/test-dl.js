@@ -570,7 +570,7 @@ test('Dl.Sgd from construct properties', () => {
     assertArrayEqual(values(w), [-1.5, -1.5], 'one step');
     sgd.lr = -1;
     const e = assertDlError(() => sgd.step(), Dl.Error.ARGUMENT, 'negative lr');
-    assert(e.message === 'SGD: invalid learning rate: -1', e.message);
+    assert(e.message === 'SGD: Invalid learning rate: -1', e.message);
     assertDlError(() => new Dl.Sgd({lr: 0.1}).init(null), Dl.Error.ARGUMENT, 'no parameters');
     assertDlError(() => new Dl.Sgd({params, weight_decay: -1}).step(), Dl.Error.ARGUMENT,
         'a bad value reaches step');

@@ -177,6 +177,7 @@ static const DlBackend cpu_backend = {
   .gather_rows = dl_cpu_gather_rows,
   .unique_sorted = dl_cpu_unique_sorted,
   .softmax = dl_cpu_softmax,
+  .optim_step = dl_cpu_optim_step,
   .gemm_batched = dl_cpu_gemm_batched,
   .random = dl_cpu_random,
   .multinomial = dl_cpu_multinomial,
