@@ -5,5 +5,6 @@
 
 from .optimizer import Optimizer
 from .optimizers import SGD, Adam, AdamW, RMSprop, Adagrad
+from . import lr_scheduler
 
-__all__ = ['Optimizer', 'SGD', 'Adam', 'AdamW', 'RMSprop', 'Adagrad']
+__all__ = ['Optimizer', 'SGD', 'Adam', 'AdamW', 'RMSprop', 'Adagrad', 'lr_scheduler']

@@ -168,7 +168,7 @@ class Optimizer(Dl.Optimizer):
             raise _value_error(e) from None
         self.defaults = dict(defaults)
         self._extras = [{k: v for k, v in defaults.items()
-                         if k != 'lr' and k not in numeric}]
+                         if k not in ('lr', 'betas') and k not in numeric}]
         for k, v in numeric.items():
             self.set_group_option(0, k, float(v))
         self._set_group(0, groups[0])
@@ -229,7 +229,7 @@ class Optimizer(Dl.Optimizer):
         i = self.get_n_param_groups() - 1
         extras = self._group_extras(i)
         extras.update({k: v for k, v in getattr(self, 'defaults', {}).items()
-                       if not isinstance(v, (bool, int, float)) and k != 'lr'})
+                       if not isinstance(v, (bool, int, float)) and k not in ('lr', 'betas')})
         extras.update({k: v for k, v in group.items()
                        if k not in ('params', 'betas') and not isinstance(v, (bool, int, float))})
 
