@@ -41,6 +41,7 @@
 #include "optim/dl-adamw.h"
 #include "optim/dl-rmsprop.h"
 #include "optim/dl-adagrad.h"
+#include "optim/dl-lbfgs.h"
 #include "optim/dl-lr-scheduler.h"
 #include "optim/dl-lr-schedulers.h"
 #include "optim/dl-reduce-lr-on-plateau.h"

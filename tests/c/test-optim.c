@@ -416,6 +416,81 @@ test_sequential_and_plateau (void)
     }
 }
 
+/* LBFGS on sum ((p - (1, 2, 3))^2 * (1, 10, 100)): the closure clears
+ * the gradient, computes the loss and its gradient */
+typedef struct
+{
+  DlTensor *p;
+  DlTensor *weights;
+  gint calls;
+} Quadratic;
+
+static DlTensor *
+quadratic (gpointer user_data, GError **error)
+{
+  Quadratic *q = user_data;
+  g_autoptr (DlTensor) centre
+      = dl_test_tensor ((gdouble[]){ 1, 2, 3 }, (gint64[]){ 3 }, 1, DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) diff = NULL;
+  g_autoptr (DlTensor) sq = NULL;
+  g_autoptr (DlTensor) weighted = NULL;
+  g_autoptr (DlTensor) loss = NULL;
+
+  q->calls++;
+  dl_tensor_set_grad (q->p, NULL, NULL);
+  if (!(diff = dl_tensor_sub (q->p, centre, error)) || !(sq = dl_tensor_mul (diff, diff, error))
+      || !(weighted = dl_tensor_mul (sq, q->weights, error))
+      || !(loss = dl_tensor_sum (weighted, error))
+      || !dl_tensor_backward (loss, NULL, FALSE, FALSE, error))
+    return NULL;
+  return g_steal_pointer (&loss);
+}
+
+static DlTensor *
+failing (gpointer user_data, GError **error)
+{
+  g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "the model failed");
+  return NULL;
+}
+
+static void
+test_lbfgs (void)
+{
+  const gchar *searches[] = { NULL, "strong_wolfe" };
+
+  for (guint k = 0; k < G_N_ELEMENTS (searches); k++)
+    {
+      g_autoptr (DlTensor) p = new_param ();
+      g_autoptr (GPtrArray) params = g_ptr_array_new ();
+      g_autoptr (DlLbfgs) lbfgs = NULL;
+      g_autoptr (DlTensor) first = NULL;
+      g_autoptr (DlTensor) again = NULL;
+      Quadratic q = { p, NULL, 0 };
+      GError *error = NULL;
+
+      q.weights = dl_test_tensor ((gdouble[]){ 1, 10, 100 }, (gint64[]){ 3 }, 1, DL_DTYPE_FLOAT64);
+      g_ptr_array_add (params, p);
+      lbfgs = dl_lbfgs_new (params, 1.0, 100, 10, searches[k], &error);
+      g_assert_no_error (error);
+      first = dl_lbfgs_step_closure (lbfgs, quadratic, &q, &error);
+      g_assert_no_error (error);
+      /* the first loss: 0 + 10 * 16 + 0 */
+      g_assert_cmpfloat (dl_tensor_item (first, NULL), ==, 160);
+      again = dl_lbfgs_step_closure (lbfgs, quadratic, &q, &error);
+      g_assert_no_error (error);
+      dl_test_assert_values (p, (gdouble[]){ 1, 2, 3 }, 3, 1e-6);
+      g_assert_cmpint (q.calls, >, 2);
+      g_assert_nonnull (dl_optimizer_get_state (DL_OPTIMIZER (lbfgs), 0, "func_evals"));
+      g_assert_false (dl_optimizer_step (DL_OPTIMIZER (lbfgs), &error));
+      g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+      g_clear_error (&error);
+      g_assert_null (dl_lbfgs_step_closure (lbfgs, failing, NULL, &error));
+      g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+      g_clear_error (&error);
+      g_object_unref (q.weights);
+    }
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -431,6 +506,7 @@ main (int argc, char *argv[])
     }
   g_test_add_func ("/optim/param-groups", test_param_groups);
   g_test_add_func ("/optim/construct-errors", test_construct_errors);
+  g_test_add_func ("/optim/lbfgs", test_lbfgs);
   g_test_add_func ("/optim/schedulers", test_schedulers);
   g_test_add_func ("/optim/sequential-and-plateau", test_sequential_and_plateau);
   return g_test_run ();

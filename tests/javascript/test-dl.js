@@ -921,6 +921,25 @@ test('parameter groups and state from JS', () => {
     assertArrayEqual(values(fresh.get_state(0, 'momentum_buffer')), values(buf), 'restored');
 });
 
+test('LBFGS with a JS closure', () => {
+    const p = fromArray([1, -2, 3], [3], F64);
+    p.set_requires_grad(true);
+    const centre = fromArray([1, 2, 3], [3], F64);
+    const lbfgs = Dl.Lbfgs.new([p], 1, 20, 10, 'strong_wolfe');
+    let calls = 0;
+    const loss = lbfgs.step_closure(() => {
+        calls++;
+        p.set_grad(null);
+        const d = p.sub(centre);
+        const l = d.mul(d).sum();
+        l.backward(null, false, false);
+        return l;
+    });
+    assert(loss.item() === 16, `first loss ${loss.item()}`);
+    assertClose(values(p), [1, 2, 3], 1e-6, 'minimum');
+    assert(calls > 1, 'several evaluations');
+});
+
 const SignSgd = GObject.registerClass(
 class SignSgd extends Dl.Optimizer {
     vfunc_step() {

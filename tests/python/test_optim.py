@@ -372,3 +372,61 @@ def test_closure_is_called():
 
     assert opt.step(closure).item() == 4.0
     assert p.tolist() == [1.0]
+
+
+# ---- LBFGS ------------------------------------------------------------------------
+
+def lbfgs_loss(lib, params, x, y):
+    # bounded below, unlike loss_fn's cubic term
+    w, b = params
+    h = (x @ w.t() + b).tanh()
+    return ((h - y) ** 2).mean() + 0.01 * (w ** 4).sum()
+
+
+def lbfgs_run(lib, arrays, x, y, steps, **cfg):
+    params = make_params(lib, arrays)
+    xs, ys = lib.tensor(x), lib.tensor(y)
+    opt = lib.optim.LBFGS(params, **cfg)
+    calls = [0]
+
+    def closure():
+        calls[0] += 1
+        opt.zero_grad()
+        loss = lbfgs_loss(lib, params, xs, ys)
+        loss.backward()
+        return loss
+
+    losses = [float(opt.step(closure)) for _ in range(steps)]
+    return params, losses, calls[0], opt
+
+
+@pytest.mark.parametrize("cfg", [
+    dict(lr=0.5, max_iter=5),
+    dict(lr=1, max_iter=8, history_size=3, line_search_fn="strong_wolfe"),
+    dict(lr=0.8, max_iter=4, max_eval=6, tolerance_change=1e-3),
+], ids=str)
+def test_lbfgs_matches_torch(rng, cfg):
+    w, b, x, y = make_problem(rng, "float64")
+    ours, olosses, ocalls, opt = lbfgs_run(Dl, [w, b], x, y, 3, **cfg)
+    theirs, tlosses, tcalls, topt = lbfgs_run(torch, [w, b], x, y, 3, **cfg)
+    assert ocalls == tcalls
+    assert olosses == pytest.approx(tlosses, rel=1e-9)
+    for p, t in zip(ours, theirs):
+        assert_same(p, t, rtol=1e-7, atol=1e-9)
+    s, ts = opt.state_dict(), topt.state_dict()
+    assert s['param_groups'] == ts['param_groups']
+    assert s['state'][0]['func_evals'] == ts['state'][0]['func_evals']
+    assert s['state'][0]['n_iter'] == ts['state'][0]['n_iter']
+
+
+def test_lbfgs_errors():
+    p = Dl.ones(2, requires_grad=True)
+    opt = Dl.optim.LBFGS([p])
+    with pytest.raises(RuntimeError, match="closure"):
+        Dl.optim.Optimizer.step(opt)
+    with pytest.raises(ZeroDivisionError):
+        opt.step(lambda: 1 / 0)
+    with pytest.raises(ValueError, match="parameter groups"):
+        Dl.optim.LBFGS([{'params': [p]}, {'params': [Dl.ones(1, requires_grad=True)]}])
+    with pytest.raises(ValueError, match="strong_wolfe"):
+        Dl.optim.LBFGS([p], line_search_fn="armijo")

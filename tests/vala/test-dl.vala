@@ -591,6 +591,20 @@ void test_optimizers () {
         assert (last[0] == 0.5 && last[1] == 0.5 && calls == 4);
         sign.step ();
         assert_values (p, { 0, -1, 2 });
+
+        /* LBFGS with a Vala closure */
+        ps[0] = p = leaf_with_grad ();
+        var centre = from_array ({ 1, 2, 3 }, { 3 }, Dl.DType.FLOAT64);
+        var lbfgs = new Dl.Lbfgs (ps, 1, 20, 10, "strong_wolfe");
+        var loss = lbfgs.step_closure (() => {
+            p.set_grad (null);
+            var d = p.sub (centre);
+            var l = d.mul (d).sum ();
+            l.backward ();
+            return l;
+        });
+        assert (loss.item () == 16);
+        assert_values (p, { 1, 2, 3 }, 1e-6);
     } catch (GLib.Error e) {
         error ("unexpected error: %s", e.message);
     }

@@ -133,8 +133,9 @@ class ParamGroup(MutableMapping):
 
 
 def _state_value(name, t):
-    # RMSprop counts its steps in a 0-d int64 tensor: PyTorch keeps an int
-    if name == 'step' and t.dim() == 0 and t.dtype == int64:
+    # counters (RMSprop's step, LBFGS's func_evals and n_iter) are 0-d int64
+    # tensors: PyTorch keeps ints
+    if t.dim() == 0 and t.dtype == int64:
         return int(t.item())
     return t
 

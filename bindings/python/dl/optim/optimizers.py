@@ -5,9 +5,11 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
 from .._lib import OVERRIDE_MODULE, Dl, GLib, typelib_override
+from .. import _creation
+from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _as_groups, _params_store, _value_error, required
 
-__all__ = ['SGD', 'Adam', 'AdamW', 'RMSprop', 'Adagrad']
+__all__ = ['SGD', 'Adam', 'AdamW', 'RMSprop', 'Adagrad', 'LBFGS']
 
 
 def _construct(opt, typelib_class, params, defaults, properties):
@@ -126,3 +128,49 @@ class Adagrad(Dl.Adagrad, Optimizer):
             lr=float(lr), lr_decay=float(lr_decay), weight_decay=float(weight_decay),
             initial_accumulator_value=float(initial_accumulator_value), eps=float(eps),
             maximize=bool(maximize)))
+
+
+@typelib_override(__name__)
+class LBFGS(Dl.Lbfgs, Optimizer):
+    """torch.optim.LBFGS over DlLbfgs: step(closure)."""
+    __module__ = OVERRIDE_MODULE
+    _native_state = True
+    _extra_defaults = {'line_search_fn': None}
+
+    def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7,
+                 tolerance_change=1e-9, history_size=100, line_search_fn=None):
+        if max_eval is None:
+            max_eval = max_iter * 5 // 4
+        if len(_as_groups(params)) != 1:
+            raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
+        defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_eval,
+                        tolerance_grad=tolerance_grad, tolerance_change=tolerance_change,
+                        history_size=history_size, line_search_fn=line_search_fn)
+        _construct(self, Dl.Lbfgs, params, defaults, dict(
+            lr=float(lr), max_iter=float(max_iter), max_eval=float(max_eval),
+            tolerance_grad=float(tolerance_grad), tolerance_change=float(tolerance_change),
+            history_size=float(history_size), line_search_fn=line_search_fn))
+
+    def add_param_group(self, param_group):
+        raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
+
+    def step(self, closure):
+        failures = []
+
+        def call(*user_data):
+            try:
+                with enable_grad():
+                    loss = closure()
+                if not isinstance(loss, Dl.Tensor):
+                    loss = _creation.tensor(float(loss))
+                return loss
+            except BaseException as e:  # re-raised below, as PyTorch lets it through
+                failures.append(e)
+                return None
+
+        try:
+            return self.step_closure(call)
+        except GLib.Error:
+            if failures:
+                raise failures[0] from None
+            raise
