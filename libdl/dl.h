@@ -40,6 +40,14 @@
 #include "nn/dl-loss-modules.h"
 #include "optim/dl-optimizer.h"
 #include "optim/dl-sgd.h"
+#include "optim/dl-adam.h"
+#include "optim/dl-adamw.h"
+#include "optim/dl-rmsprop.h"
+#include "optim/dl-adagrad.h"
+#include "optim/dl-lbfgs.h"
+#include "optim/dl-lr-scheduler.h"
+#include "optim/dl-lr-schedulers.h"
+#include "optim/dl-reduce-lr-on-plateau.h"
 #include "data/dl-datasets.h"
 
 #undef DL_INSIDE

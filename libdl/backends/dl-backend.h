@@ -308,6 +308,51 @@ struct _DlBackendContext
   DlKernelStatus *status;
 };
 
+/* One optimizer update over the n elements of a parameter, its gradient
+ * and its state (all contiguous, of the parameter's dtype), in one pass:
+ * the update rules of torch.optim 1.13's single-tensor paths, with the
+ * scalars that depend on the step count (step_size, bias_correction2_sqrt,
+ * the Adagrad clr) computed by the caller.
+ *
+ *   SGD      state[0] = momentum buffer (when momentum != 0);
+ *            first_step: the buffer is set to the gradient
+ *   ADAM     state[0] = exp_avg, state[1] = exp_avg_sq, state[2] =
+ *            max_exp_avg_sq (amsgrad); decoupled: AdamW's weight decay
+ *   RMSPROP  state[0] = square_avg, state[1] = momentum buffer (momentum >
+ *            0), state[2] = grad_avg (centered)
+ *   ADAGRAD  state[0] = sum; lr is the decayed clr */
+typedef enum
+{
+  DL_OPTIM_SGD,
+  DL_OPTIM_ADAM,
+  DL_OPTIM_RMSPROP,
+  DL_OPTIM_ADAGRAD,
+} DlOptimKind;
+
+typedef struct
+{
+  DlOptimKind kind;
+  gint64 n;
+  void *param;
+  const void *grad;
+  void *state[3];
+  gdouble lr;
+  gdouble weight_decay;
+  gdouble momentum;
+  gdouble dampening;
+  gdouble beta1; /* RMSprop: alpha */
+  gdouble beta2;
+  gdouble eps;
+  gdouble step_size;
+  gdouble bias_correction2_sqrt;
+  gboolean maximize;
+  gboolean nesterov;
+  gboolean first_step;
+  gboolean amsgrad;
+  gboolean decoupled;
+  gboolean centered;
+} DlOptimStepArgs;
+
 struct _DlBackend
 {
   const gchar *name;
@@ -480,6 +525,9 @@ struct _DlBackend
                   const void *cols,
                   void *image,
                   DlDType dtype);
+  /* an optimizer's update of one float32/float64 parameter in one pass
+   * (see DlOptimStepArgs) */
+  void (*optim_step) (DlBackendContext *ctx, const DlOptimStepArgs *args, DlDType dtype);
 };
 
 /* A device type as a backend registers it with the device registry

@@ -423,6 +423,7 @@ void dl_cpu_col2im (DlBackendContext *ctx,
                     const void *cols,
                     void *image,
                     DlDType dtype);
+void dl_cpu_optim_step (DlBackendContext *ctx, const DlOptimStepArgs *args, DlDType dtype);
 void dl_cpu_unique_sorted (DlBackendContext *ctx,
                            const void *sorted,
                            gint64 n,
