@@ -38,5 +38,7 @@
 #include "optim/dl-optimizer.h"
 #include "optim/dl-sgd.h"
 #include "data/dl-datasets.h"
+#include "data/dl-tensor-dict.h"
+#include "data/dl-safetensors.h"
 
 #undef DL_INSIDE
