@@ -856,10 +856,12 @@ dl_safetensors_save (DlTensorDict *tensors, GFile *file, GCancellable *cancellab
   g_autoptr (GFileOutputStream) out = NULL;
   g_autoptr (GError) local = NULL;
   g_autofree gchar *what = NULL;
+  gboolean existed;
 
   g_return_val_if_fail (DL_IS_TENSOR_DICT (tensors), FALSE);
   g_return_val_if_fail (G_IS_FILE (file), FALSE);
   what = g_file_get_parse_name (file);
+  existed = g_file_query_exists (file, NULL);
   out = g_file_replace (file, NULL, FALSE, G_FILE_CREATE_NONE, cancellable, &local);
   if (out != NULL && write_stream (tensors, G_OUTPUT_STREAM (out), cancellable, &local)
       && g_output_stream_close (G_OUTPUT_STREAM (out), cancellable, &local))
@@ -867,11 +869,14 @@ dl_safetensors_save (DlTensorDict *tensors, GFile *file, GCancellable *cancellab
   if (out != NULL)
     {
       /* closing with a cancelled cancellable drops the temporary file and
-       * leaves the old one in place */
+       * leaves the old one in place; a new file is written in place, and
+       * removed */
       g_autoptr (GCancellable) abort = g_cancellable_new ();
 
       g_cancellable_cancel (abort);
       g_output_stream_close (G_OUTPUT_STREAM (out), abort, NULL);
+      if (!existed)
+        g_file_delete (file, NULL, NULL);
     }
   if (local->domain == DL_ERROR)
     g_propagate_error (error, g_steal_pointer (&local));

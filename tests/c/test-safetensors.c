@@ -319,6 +319,24 @@ test_hostile (void)
     g_assert_nonnull (strstr (error->message, "/nonexistent/x.safetensors"));
   }
   {
+    /* a directory, and saving where no file can be made */
+    g_autofree gchar *path = temp_path ("x");
+    g_autofree gchar *dir = g_path_get_dirname (path);
+    g_autoptr (GFile) file = g_file_new_for_path (dir);
+    g_autoptr (GFile) nowhere = g_file_new_for_path ("/nonexistent/dir/x.safetensors");
+    g_autoptr (DlTensorDict) empty = dl_tensor_dict_new ();
+    g_autoptr (GError) error = NULL;
+    g_autoptr (DlTensorDict) d = dl_safetensors_load (file, NULL, &error);
+
+    g_assert_null (d);
+    g_assert_error (error, DL_ERROR, DL_ERROR_IO);
+    g_clear_error (&error);
+    g_assert_false (dl_safetensors_save (empty, nowhere, NULL, &error));
+    g_assert_error (error, DL_ERROR, DL_ERROR_IO);
+    g_assert_nonnull (strstr (error->message, "/nonexistent/dir/x.safetensors"));
+    remove_temp (path);
+  }
+  {
     g_autofree gchar *path = temp_path ("empty.safetensors");
     g_autoptr (GFile) file = g_file_new_for_path (path);
     g_autoptr (GError) error = NULL;
