@@ -113,7 +113,17 @@ scan_header (const gchar *text, gsize len, const gchar *what, GError **error)
         {
           for (i++; i < len && text[i] != '"'; i++)
             if (text[i] == '\\')
-              i++;
+              {
+                /* a NUL would cut the decoded string short */
+                if (i + 5 < len && memcmp (text + i + 1, "u0000", 5) == 0)
+                  {
+                    set_format_error (
+                        error, what,
+                        "a string of the header holds \\u0000 at byte %" G_GSIZE_FORMAT, i);
+                    return FALSE;
+                  }
+                i++;
+              }
           i++;
           continue;
         }
@@ -160,6 +170,7 @@ typedef struct
 {
   GHashTable *counts; /* JsonObject* -> count */
   gchar *duplicate;   /* the first key seen twice */
+  gboolean bad_utf8;  /* a key that u-escapes decoded to invalid UTF-8 (a lone surrogate) */
 } MemberCheck;
 
 static void
@@ -168,8 +179,23 @@ on_object_member (JsonParser *parser, JsonObject *object, const gchar *name, Mem
   guint n = GPOINTER_TO_UINT (g_hash_table_lookup (check->counts, object)) + 1;
 
   g_hash_table_insert (check->counts, object, GUINT_TO_POINTER (n));
-  if (n != json_object_get_size (object) && check->duplicate == NULL)
+  if (!g_utf8_validate (name, -1, NULL))
+    check->bad_utf8 = TRUE;
+  else if (n != json_object_get_size (object) && check->duplicate == NULL)
     check->duplicate = g_strdup (name);
+}
+
+/* The string of @node, or NULL if it holds none or one that u-escapes
+ * made invalid UTF-8. */
+static const gchar *
+get_string (JsonNode *node)
+{
+  const gchar *s;
+
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  s = json_node_get_string (node);
+  return g_utf8_validate (s, -1, NULL) ? s : NULL;
 }
 
 static gboolean
@@ -219,12 +245,12 @@ parse_entry (const gchar *what,
                                              : "\"data_offsets\"");
       return FALSE;
     }
-  if (!JSON_NODE_HOLDS_VALUE (dtype_node) || json_node_get_value_type (dtype_node) != G_TYPE_STRING)
+  dtype = get_string (dtype_node);
+  if (dtype == NULL)
     {
-      set_format_error (error, what, "tensor '%s': \"dtype\" is not a string", name);
+      set_format_error (error, what, "tensor '%s': \"dtype\" is not a UTF-8 string", name);
       return FALSE;
     }
-  dtype = json_node_get_string (dtype_node);
   for (gsize i = 0; i < G_N_ELEMENTS (dtypes) && !found; i++)
     if (g_str_equal (dtype, dtypes[i].name))
       {
@@ -239,7 +265,12 @@ parse_entry (const gchar *what,
                      "(F32 F64 F16 BF16 I32 I64 U8 BOOL)",
                      what, name, dtype);
       else
-        set_format_error (error, what, "tensor '%s': unknown dtype \"%.40s\"", name, dtype);
+        {
+          g_autofree gchar *shown
+              = g_utf8_substring (dtype, 0, MIN (g_utf8_strlen (dtype, -1), 40));
+
+          set_format_error (error, what, "tensor '%s': unknown dtype \"%s\"", name, shown);
+        }
       return FALSE;
     }
 
@@ -386,13 +417,15 @@ read_metadata (JsonNode *node, DlTensorDict *dict, const gchar *what, GError **e
   json_object_iter_init (&iter, object);
   while (json_object_iter_next (&iter, &key, &value))
     {
-      if (!JSON_NODE_HOLDS_VALUE (value) || json_node_get_value_type (value) != G_TYPE_STRING)
+      const gchar *s = get_string (value);
+
+      if (s == NULL)
         {
-          set_format_error (error, what, "\"" METADATA_KEY "\": the value of '%s' is not a string",
-                            key);
+          set_format_error (error, what,
+                            "\"" METADATA_KEY "\": the value of '%s' is not a UTF-8 string", key);
           return FALSE;
         }
-      dl_tensor_dict_set_metadata (dict, key, json_node_get_string (value));
+      dl_tensor_dict_set_metadata (dict, key, s);
     }
   return TRUE;
 }
@@ -484,8 +517,18 @@ parse (const guint8 *contents, gsize size, GMappedFile *map, const gchar *what, 
   g_hash_table_unref (check.counts);
   if (!ok)
     {
+      g_autofree gchar *message = g_utf8_make_valid (local->message, -1);
+
       g_free (check.duplicate);
-      set_format_error (error, what, "the header is not valid JSON: %s", local->message);
+      set_format_error (error, what, "the header is not valid JSON: %s", message);
+      return NULL;
+    }
+  if (check.bad_utf8)
+    {
+      g_free (check.duplicate);
+      set_format_error (error, what,
+                        "a key of the header is not UTF-8 once its \\u escapes "
+                        "are decoded (a lone surrogate)");
       return NULL;
     }
   if (check.duplicate)

@@ -298,7 +298,18 @@ test_hostile (void)
                        F, "hole");
   assert_header_fails ("{\"a\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0, 4]}}", 8,
                        F, "cover 4 of the 8 bytes");
-  assert_header_fails ("{\"__metadata__\": {\"k\": 1}}", 0, F, "'k' is not a string");
+  assert_header_fails ("{\"__metadata__\": {\"k\": 1}}", 0, F, "'k' is not a UTF-8 string");
+  /* escapes that decode to what is not UTF-8, or to a NUL */
+  assert_header_fails ("{\"__metadata__\": {\"k\": \"\\ud800\"}}", 0, F, "not valid JSON");
+  assert_header_fails (
+      "{\"\\udc00x\": {\"dtype\": \"U8\", \"shape\": [1], \"data_offsets\": [0, 1]}}", 1, F,
+      "lone surrogate");
+  assert_header_fails (
+      "{\"a\\u0000b\": {\"dtype\": \"U8\", \"shape\": [1], \"data_offsets\": [0, 1]}}", 1, F,
+      "\\u0000");
+  assert_header_fails (
+      "{\"a\": {\"dtype\": \"F\\ud800\", \"shape\": [1], \"data_offsets\": [0, 1]}}", 1, F,
+      "not valid JSON");
   assert_header_fails ("{\"a\": 3}", 0, F, "tensor 'a'");
   /* truncation: a valid file cut short */
   {
@@ -373,13 +384,23 @@ load_or_fail_cleanly (GBytes *bytes)
       g_autoptr (GBytes) values = dl_tensor_to_bytes (dl_tensor_dict_lookup (d, *n), &error);
 
       g_assert_no_error (error);
+      g_assert_true (g_utf8_validate (*n, -1, NULL));
     }
+  {
+    g_auto (GStrv) keys = dl_tensor_dict_get_metadata_keys (d);
+
+    for (gchar **k = keys; *k; k++)
+      {
+        g_assert_true (g_utf8_validate (*k, -1, NULL));
+        g_assert_true (g_utf8_validate (dl_tensor_dict_get_metadata (d, *k), -1, NULL));
+      }
+  }
   return TRUE;
 }
 
 /* Mutates @data in place (and maybe its length): bit flips, random bytes,
- * digits and JSON punctuation written into the header, a cut, a changed
- * header length. */
+ * digits, JSON punctuation and escapes written into the header, a cut, a
+ * changed header length. */
 static void
 mutate (GByteArray *data, GRand *rand)
 {
@@ -399,8 +420,21 @@ mutate (GByteArray *data, GRand *rand)
 
       if (g_rand_int_range (rand, 0, 4) != 0 && header_end > 0)
         pos = g_rand_int_range (rand, 0, header_end);
-      switch (g_rand_int_range (rand, 0, 7))
+      switch (g_rand_int_range (rand, 0, 8))
         {
+          case 7:
+            {
+              /* an escape, into a string or not */
+              static const gchar *const escapes[]
+                  = { "\\ud800", "\\udc00", "\\u0000", "\\u00e9", "\\ud83d\\ude00", "\\n" };
+              const gchar *e = escapes[g_rand_int_range (rand, 0, G_N_ELEMENTS (escapes))];
+              gsize n = strlen (e);
+
+              g_byte_array_set_size (data, data->len + n);
+              memmove (data->data + pos + n, data->data + pos, data->len - pos - n);
+              memcpy (data->data + pos, e, n);
+            }
+            break;
           case 0:
             data->data[pos] ^= 1 << g_rand_int_range (rand, 0, 8);
             break;

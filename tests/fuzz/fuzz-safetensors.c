@@ -1,6 +1,7 @@
 /* fuzz-safetensors.c: libFuzzer target for the safetensors reader. Each
- * input is a file's bytes: it must load (and every tensor's values be
- * readable) or fail with a DL_ERROR; AddressSanitizer catches the rest.
+ * input is a file's bytes: it must load (every tensor's values readable,
+ * names and metadata UTF-8) or fail with a DL_ERROR whose message is
+ * UTF-8; AddressSanitizer catches the rest.
  *
  * Build (clang): meson setup build-fuzz -Dfuzzing=true -Db_sanitize=address
  *   --native-file with CC=clang, or CC=clang meson setup ...; then run
@@ -24,7 +25,7 @@ LLVMFuzzerTestOneInput (const guint8 *data, size_t size)
 
   if (dict == NULL)
     {
-      if (error == NULL || error->domain != DL_ERROR)
+      if (error == NULL || error->domain != DL_ERROR || !g_utf8_validate (error->message, -1, NULL))
         __builtin_trap ();
       return 0;
     }
@@ -33,8 +34,16 @@ LLVMFuzzerTestOneInput (const guint8 *data, size_t size)
     {
       g_autoptr (GBytes) values = dl_tensor_to_bytes (dl_tensor_dict_lookup (dict, *n), NULL);
 
-      if (values == NULL)
+      if (values == NULL || !g_utf8_validate (*n, -1, NULL))
         __builtin_trap ();
     }
+  {
+    g_auto (GStrv) keys = dl_tensor_dict_get_metadata_keys (dict);
+
+    for (gchar **k = keys; *k; k++)
+      if (!g_utf8_validate (*k, -1, NULL)
+          || !g_utf8_validate (dl_tensor_dict_get_metadata (dict, *k), -1, NULL))
+        __builtin_trap ();
+  }
   return 0;
 }
