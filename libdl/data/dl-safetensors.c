@@ -90,9 +90,71 @@ typedef struct
   guint64 begin, end;
 } Entry;
 
+/* The value of the 4 hex digits at @p, or -1. */
+static gint
+hex4 (const gchar *p)
+{
+  gint v = 0;
+
+  for (int k = 0; k < 4; k++)
+    {
+      gint d = g_ascii_xdigit_value (p[k]);
+
+      if (d < 0)
+        return -1;
+      v = v * 16 + d;
+    }
+  return v;
+}
+
+/* Checks the escape at text[*i] (a backslash) and moves *i to its last
+ * byte. A \u escape must not be \u0000 (a NUL would cut the decoded
+ * string short) nor a lone surrogate (which decodes to invalid UTF-8, and
+ * on which json-glib 1.6 leaks). */
+static gboolean
+check_escape (const gchar *text, gsize len, gsize *i, const gchar *what, GError **error)
+{
+  gsize at = *i;
+  gint v, low;
+
+  if (at + 1 < len && strchr ("\"\\/bfnrt", text[at + 1]) != NULL && text[at + 1] != '\0')
+    {
+      *i = at + 1;
+      return TRUE;
+    }
+  if (at + 5 >= len || text[at + 1] != 'u' || (v = hex4 (text + at + 2)) < 0)
+    {
+      set_format_error (error, what,
+                        "invalid escape in a string of the header at byte %" G_GSIZE_FORMAT, at);
+      return FALSE;
+    }
+  if (v == 0)
+    {
+      set_format_error (error, what,
+                        "a string of the header holds \\u0000 at byte %" G_GSIZE_FORMAT, at);
+      return FALSE;
+    }
+  if (v >= 0xD800 && v <= 0xDBFF && at + 11 < len && text[at + 6] == '\\' && text[at + 7] == 'u'
+      && (low = hex4 (text + at + 8)) >= 0xDC00 && low <= 0xDFFF)
+    {
+      *i = at + 11;
+      return TRUE;
+    }
+  if (v >= 0xD800 && v <= 0xDFFF)
+    {
+      set_format_error (
+          error, what,
+          "a string of the header holds a lone surrogate \\u%04X at byte %" G_GSIZE_FORMAT, v, at);
+      return FALSE;
+    }
+  *i = at + 5;
+  return TRUE;
+}
+
 /* Walks the header text once before json-glib sees it: it must open with
  * '{', nest at most MAX_DEPTH deep, and hold no integer that does not fit
- * in 64 bits. Strings are skipped (json-glib checks them). */
+ * in 64 bits, and no string escape json-glib mishandles (check_escape).
+ * The rest of the strings json-glib checks. */
 static gboolean
 scan_header (const gchar *text, gsize len, const gchar *what, GError **error)
 {
@@ -112,18 +174,8 @@ scan_header (const gchar *text, gsize len, const gchar *what, GError **error)
       if (c == '"')
         {
           for (i++; i < len && text[i] != '"'; i++)
-            if (text[i] == '\\')
-              {
-                /* a NUL would cut the decoded string short */
-                if (i + 5 < len && memcmp (text + i + 1, "u0000", 5) == 0)
-                  {
-                    set_format_error (
-                        error, what,
-                        "a string of the header holds \\u0000 at byte %" G_GSIZE_FORMAT, i);
-                    return FALSE;
-                  }
-                i++;
-              }
+            if (text[i] == '\\' && !check_escape (text, len, &i, what, error))
+              return FALSE;
           i++;
           continue;
         }

@@ -300,7 +300,8 @@ test_hostile (void)
                        F, "cover 4 of the 8 bytes");
   assert_header_fails ("{\"__metadata__\": {\"k\": 1}}", 0, F, "'k' is not a UTF-8 string");
   /* escapes that decode to what is not UTF-8, or to a NUL */
-  assert_header_fails ("{\"__metadata__\": {\"k\": \"\\ud800\"}}", 0, F, "not valid JSON");
+  assert_header_fails ("{\"__metadata__\": {\"k\": \"\\ud800\"}}", 0, F, "lone surrogate \\uD800");
+  assert_header_fails ("{\"__metadata__\": {\"k\": \"\\x\"}}", 0, F, "invalid escape");
   assert_header_fails (
       "{\"\\udc00x\": {\"dtype\": \"U8\", \"shape\": [1], \"data_offsets\": [0, 1]}}", 1, F,
       "lone surrogate");
@@ -309,7 +310,16 @@ test_hostile (void)
       "\\u0000");
   assert_header_fails (
       "{\"a\": {\"dtype\": \"F\\ud800\", \"shape\": [1], \"data_offsets\": [0, 1]}}", 1, F,
-      "not valid JSON");
+      "lone surrogate");
+  {
+    /* a surrogate pair is one character */
+    g_autoptr (GBytes) pair = make_file (
+        "{\"\\ud83d\\ude00\": {\"dtype\": \"U8\", \"shape\": [1], \"data_offsets\": [0, 1]}}", 1);
+    g_autoptr (DlTensorDict) d = dl_safetensors_load_bytes (pair, NULL);
+
+    g_assert_nonnull (d);
+    g_assert_true (dl_tensor_dict_contains (d, "\xf0\x9f\x98\x80"));
+  }
   assert_header_fails ("{\"a\": 3}", 0, F, "tensor 'a'");
   /* truncation: a valid file cut short */
   {

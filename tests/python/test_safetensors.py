@@ -222,7 +222,7 @@ def test_hostile_files_raise(tmp_path):
         (file({'a': entry()}, bytes(5)), 'cover 4 of the 5'),
         (file(b'{"\\ud800x": {"dtype": "U8", "shape": [1], "data_offsets": [0, 1]}}', bytes(1)),
          'lone surrogate'),
-        (file(b'{"__metadata__": {"k": "\\udc00"}}'), 'not valid JSON'),
+        (file(b'{"__metadata__": {"k": "\\udc00"}}'), 'lone surrogate'),
         (file(b'{"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}, '
               b'"a": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}}', bytes(8)),
          "'a' twice"),
