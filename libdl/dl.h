@@ -29,6 +29,7 @@
 #include "ops/dl-ops-math.h"
 #include "ops/dl-ops-index.h"
 #include "ops/dl-ops-join.h"
+#include "autograd/dl-gradcheck.h"
 #include "nn/dl-module.h"
 #include "nn/dl-linear.h"
 #include "nn/dl-activation-modules.h"

@@ -1013,19 +1013,17 @@ detach (DlTensor *self, GError **error)
   return dl_tensor_detach (self);
 }
 
+/* x.clone (): torch's default layout, preserve_format */
+static DlTensor *
+clone_preserve (DlTensor *self, GError **error)
+{
+  return dl_tensor_clone_format (self, DL_MEMORY_FORMAT_PRESERVE, error);
+}
+
 static DlTensor *
 sub_scalar_ (DlTensor *self, gdouble other, GError **error)
 {
   return dl_tensor_add_scalar_ (self, -other, error);
-}
-
-/* x /= 0 raises ZeroDivisionError in Python, so it goes there. */
-static DlTensor *
-div_scalar_ (DlTensor *self, gdouble other, GError **error)
-{
-  if (other == 0)
-    return NULL;
-  return dl_tensor_mul_scalar_ (self, 1.0 / other, error);
 }
 
 /* ---- the table ----------------------------------------------------------- */
@@ -1084,11 +1082,11 @@ static const Entry entries[] = {
   INPLACE_ALPHA ("add_", dl_tensor_add_, dl_tensor_add_scalar_),
   INPLACE_ALPHA ("sub_", dl_tensor_sub_, sub_scalar_),
   INPLACE ("mul_", dl_tensor_mul_, dl_tensor_mul_scalar_),
-  INPLACE ("div_", dl_tensor_div_, div_scalar_),
+  INPLACE ("div_", dl_tensor_div_, dl_tensor_div_scalar_),
   INPLACE ("__iadd__", dl_tensor_add_, dl_tensor_add_scalar_),
   INPLACE ("__isub__", dl_tensor_sub_, sub_scalar_),
   INPLACE ("__imul__", dl_tensor_mul_, dl_tensor_mul_scalar_),
-  INPLACE ("__itruediv__", dl_tensor_div_, div_scalar_),
+  INPLACE ("__itruediv__", dl_tensor_div_, dl_tensor_div_scalar_),
   { "zero_", unary_inplace, { .unary = dl_tensor_zero_ } },
   { "relu_", unary_inplace, { .unary = dl_tensor_relu_ } },
   { "fill_", fill, { .scalar = dl_tensor_fill_ }, { NULL }, { "value" } },
@@ -1108,7 +1106,7 @@ static const Entry entries[] = {
 #undef DL_UNARY_OP
 #undef DL_BINARY_OP
   UNARY ("logical_not", dl_tensor_logical_not),
-  UNARY ("clone", dl_tensor_clone),
+  UNARY ("clone", clone_preserve),
   UNARY ("detach", detach),
 
   /* reductions */

@@ -71,6 +71,7 @@ typedef enum
   DL_UNARY_ISFINITE,
   /* with parameters, through unary_params: (nan, posinf, neginf) */
   DL_UNARY_NAN_TO_NUM,
+  DL_UNARY_LEAKY_RELU, /* (negative_slope): x > 0 ? x : x * negative_slope; floats */
   DL_N_UNARY_OPS
 } DlUnaryOp;
 
@@ -92,6 +93,7 @@ typedef enum
   /* the math library (dl-cpu-math.c) */
   DL_BINARY_POW,
   DL_BINARY_FLOOR_DIVIDE, /* integers: the ops layer rules out b == 0 */
+  DL_BINARY_TRUNC_DIVIDE, /* trunc (a / b); integers: as FLOOR_DIVIDE */
   DL_BINARY_REMAINDER,    /* with the sign of b, as Python's % */
   DL_BINARY_ATAN2,        /* floating point only */
   DL_BINARY_BITWISE_AND,  /* integer and bool only */
@@ -314,7 +316,8 @@ struct _DlBackend
   void (*fill) (DlBackendContext *ctx, DlIter *iter, DlDType dtype, gdouble value);
   void (*unary) (DlBackendContext *ctx, DlUnaryOp op, DlIter *iter, DlDType dtype);
   void (*binary) (DlBackendContext *ctx, DlBinaryOp op, DlIter *iter, DlDType dtype, gdouble alpha);
-  /* a unary op that takes numbers (DL_UNARY_NAN_TO_NUM: three) */
+  /* a unary op that takes numbers (DL_UNARY_NAN_TO_NUM: three,
+   * DL_UNARY_LEAKY_RELU: one) */
   void (*unary_params) (DlBackendContext *ctx,
                         DlUnaryOp op,
                         DlIter *iter,

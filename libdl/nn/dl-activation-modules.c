@@ -153,6 +153,164 @@ dl_relu_get_inplace (DlRelu *self)
   return self->inplace;
 }
 
+/* ---- LeakyReLU ------------------------------------------------------------ */
+
+/**
+ * DlLeakyRelu:
+ *
+ * Applies x where x > 0 and #DlLeakyRelu:negative-slope times x elsewhere,
+ * element-wise, as torch.nn.LeakyReLU; with #DlLeakyRelu:inplace, it
+ * overwrites its input and returns it.
+ *
+ * Since: 0.1
+ */
+struct _DlLeakyRelu
+{
+  DlModule parent_instance;
+  gdouble negative_slope;
+  gboolean inplace;
+};
+
+G_DEFINE_FINAL_TYPE (DlLeakyRelu, dl_leaky_relu, DL_TYPE_MODULE)
+
+enum
+{
+  LEAKY_RELU_PROP_0,
+  LEAKY_RELU_PROP_NEGATIVE_SLOPE,
+  LEAKY_RELU_PROP_INPLACE,
+  LEAKY_RELU_N_PROPS
+};
+
+static GParamSpec *leaky_relu_properties[LEAKY_RELU_N_PROPS];
+
+static DlTensor *
+dl_leaky_relu_forward (DlModule *module, DlTensor *input, GError **error)
+{
+  DlLeakyRelu *self = DL_LEAKY_RELU (module);
+
+  if (self->inplace)
+    {
+      /* leaky_relu_ returns its tensor borrowed; forward returns a reference */
+      DlTensor *out = dl_tensor_leaky_relu_ (input, self->negative_slope, error);
+      return out ? g_object_ref (out) : NULL;
+    }
+  return dl_tensor_leaky_relu (input, self->negative_slope, error);
+}
+
+static void
+dl_leaky_relu_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  switch (prop_id)
+    {
+      case LEAKY_RELU_PROP_NEGATIVE_SLOPE:
+        g_value_set_double (value, DL_LEAKY_RELU (object)->negative_slope);
+        break;
+      case LEAKY_RELU_PROP_INPLACE:
+        g_value_set_boolean (value, DL_LEAKY_RELU (object)->inplace);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+dl_leaky_relu_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  switch (prop_id)
+    {
+      case LEAKY_RELU_PROP_NEGATIVE_SLOPE:
+        DL_LEAKY_RELU (object)->negative_slope = g_value_get_double (value);
+        break;
+      case LEAKY_RELU_PROP_INPLACE:
+        DL_LEAKY_RELU (object)->inplace = g_value_get_boolean (value);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+dl_leaky_relu_class_init (DlLeakyReluClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->get_property = dl_leaky_relu_get_property;
+  object_class->set_property = dl_leaky_relu_set_property;
+  DL_MODULE_CLASS (klass)->forward = dl_leaky_relu_forward;
+
+  /**
+   * DlLeakyRelu:negative-slope:
+   *
+   * The factor for negative elements (default 0.01).
+   *
+   * Since: 0.1
+   */
+  leaky_relu_properties[LEAKY_RELU_PROP_NEGATIVE_SLOPE] = g_param_spec_double (
+      "negative-slope", NULL, NULL, -G_MAXDOUBLE, G_MAXDOUBLE, 0.01, PARAM_FLAGS);
+  /**
+   * DlLeakyRelu:inplace:
+   *
+   * Whether forward overwrites its input (default %FALSE).
+   *
+   * Since: 0.1
+   */
+  leaky_relu_properties[LEAKY_RELU_PROP_INPLACE]
+      = g_param_spec_boolean ("inplace", NULL, NULL, FALSE, PARAM_FLAGS);
+  g_object_class_install_properties (object_class, LEAKY_RELU_N_PROPS, leaky_relu_properties);
+}
+
+static void
+dl_leaky_relu_init (DlLeakyRelu *self)
+{
+  self->negative_slope = 0.01;
+}
+
+/**
+ * dl_leaky_relu_new:
+ * @negative_slope: the factor for negative elements
+ * @inplace: whether forward overwrites its input
+ *
+ * Returns: (transfer full): a new #DlLeakyRelu
+ *
+ * Since: 0.1
+ */
+DlLeakyRelu *
+dl_leaky_relu_new (gdouble negative_slope, gboolean inplace)
+{
+  return g_object_new (DL_TYPE_LEAKY_RELU, "negative-slope", negative_slope, "inplace", inplace,
+                       NULL);
+}
+
+/**
+ * dl_leaky_relu_get_negative_slope:
+ * @self: a #DlLeakyRelu
+ *
+ * Returns: the factor for negative elements
+ *
+ * Since: 0.1
+ */
+gdouble
+dl_leaky_relu_get_negative_slope (DlLeakyRelu *self)
+{
+  g_return_val_if_fail (DL_IS_LEAKY_RELU (self), 0);
+  return self->negative_slope;
+}
+
+/**
+ * dl_leaky_relu_get_inplace:
+ * @self: a #DlLeakyRelu
+ *
+ * Returns: whether forward overwrites its input
+ *
+ * Since: 0.1
+ */
+gboolean
+dl_leaky_relu_get_inplace (DlLeakyRelu *self)
+{
+  g_return_val_if_fail (DL_IS_LEAKY_RELU (self), FALSE);
+  return self->inplace;
+}
+
 /* ---- GELU, SiLU ------------------------------------------------------------- */
 
 /**

@@ -1,6 +1,6 @@
 /* dl-activation-modules.h: the small element-wise and shape modules:
- * DlRelu, DlGelu, DlSilu, DlSigmoid, DlTanh, DlIdentity, DlFlatten,
- * DlSoftmax, DlLogSoftmax.
+ * DlRelu, DlLeakyRelu, DlGelu, DlSilu, DlSigmoid, DlTanh, DlIdentity,
+ * DlFlatten, DlSoftmax, DlLogSoftmax.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -23,6 +23,17 @@ DL_EXPORT
 DlRelu *dl_relu_new (gboolean inplace);
 DL_EXPORT
 gboolean dl_relu_get_inplace (DlRelu *self);
+
+#define DL_TYPE_LEAKY_RELU (dl_leaky_relu_get_type ())
+DL_EXPORT
+G_DECLARE_FINAL_TYPE (DlLeakyRelu, dl_leaky_relu, DL, LEAKY_RELU, DlModule)
+
+DL_EXPORT
+DlLeakyRelu *dl_leaky_relu_new (gdouble negative_slope, gboolean inplace);
+DL_EXPORT
+gdouble dl_leaky_relu_get_negative_slope (DlLeakyRelu *self);
+DL_EXPORT
+gboolean dl_leaky_relu_get_inplace (DlLeakyRelu *self);
 
 #define DL_TYPE_GELU (dl_gelu_get_type ())
 DL_EXPORT

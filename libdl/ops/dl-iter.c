@@ -171,3 +171,98 @@ dl_empty_like_layout (DlTensor *like, DlDType dtype, const gint64 *shape, gint n
     }
   return out;
 }
+
+/* torch's is_non_overlapping_and_dense: the elements fill a block of
+ * numel consecutive places in some order of the dims */
+static gboolean
+non_overlapping_and_dense (DlTensor *t)
+{
+  gint perm[DL_MAX_DIMS];
+  gint64 expected = 1;
+
+  for (gint i = 0; i < t->ndim; i++)
+    perm[i] = i;
+  /* dims by increasing stride, those of size < 2 last */
+  for (gint i = 1; i < t->ndim; i++)
+    for (gint j = i; j > 0; j--)
+      {
+        gint a = perm[j - 1], b = perm[j];
+        gboolean swap = t->sizes[a] < 2 ? t->sizes[b] >= 2
+                                        : t->sizes[b] >= 2 && t->strides[b] < t->strides[a];
+        if (!swap)
+          break;
+        perm[j - 1] = b;
+        perm[j] = a;
+      }
+  for (gint i = 0; i < t->ndim; i++)
+    {
+      gint d = perm[i];
+
+      if (t->sizes[d] < 2)
+        return TRUE;
+      if (t->strides[d] != expected)
+        return FALSE;
+      expected *= t->sizes[d];
+    }
+  return TRUE;
+}
+
+void
+dl_preserve_format_strides (DlTensor *t, gint64 *strides)
+{
+  gint perm[DL_MAX_DIMS];
+  gint64 stride = 1;
+
+  if (non_overlapping_and_dense (t))
+    {
+      memcpy (strides, t->strides, t->ndim * sizeof (gint64));
+      return;
+    }
+  /* torch's infer_dense_strides: dims from the fastest to the slowest,
+   * an insertion sort where a zero stride leaves the order as it is and
+   * equal strides put the smaller size first */
+  for (gint i = 0; i < t->ndim; i++)
+    perm[i] = t->ndim - 1 - i;
+  for (gint i = 1; i < t->ndim; i++)
+    {
+      gint d1 = i;
+
+      for (gint d0 = i - 1; d0 >= 0; d0--)
+        {
+          gint64 s0 = t->strides[perm[d0]], s1 = t->strides[perm[d1]];
+          gint cmp = s0 == 0 || s1 == 0                        ? 0
+                     : s0 < s1                                 ? -1
+                     : s0 > s1                                 ? 1
+                     : t->sizes[perm[d0]] > t->sizes[perm[d1]] ? 1
+                                                               : 0;
+          if (cmp > 0)
+            {
+              gint tmp = perm[d0];
+
+              perm[d0] = perm[d1];
+              perm[d1] = tmp;
+              d1 = d0;
+            }
+          else if (cmp < 0)
+            break;
+        }
+    }
+  for (gint i = 0; i < t->ndim; i++)
+    {
+      strides[perm[i]] = stride;
+      if (t->sizes[perm[i]] > 1)
+        stride *= t->sizes[perm[i]];
+    }
+}
+
+DlTensor *
+dl_empty_preserve_format (DlTensor *like, DlDType dtype, GError **error)
+{
+  DlTensor *out = dl_tensor_new_empty_internal (dl_tensor_device (like), dtype, like->sizes,
+                                                like->ndim, error);
+
+  /* dense strides of the same numel: the same storage holds them */
+  if (out)
+    dl_preserve_format_strides (like, out->strides);
+  return out;
+}

@@ -1,4 +1,5 @@
-/* dl-ops-activation.c: softmax and log_softmax along a dim.
+/* dl-ops-activation.c: softmax and log_softmax along a dim, and the
+ * activations with a number (leaky_relu).
  *
  *   log_softmax (x) = (x - m) - log (sum (exp (x - m))),  m = max (x)
  *   softmax (x)     = exp (log_softmax (x))
@@ -13,7 +14,7 @@
  */
 #include "config.h"
 
-#include "dl-ops-private.h"
+#include "dl-ops-pointwise-private.h"
 
 typedef struct
 {
@@ -170,4 +171,71 @@ DlTensor *
 dl_tensor_softmax (DlTensor *self, gint dim, GError **error)
 {
   return softmax_op (self, dim, FALSE, error);
+}
+
+/* ---- leaky_relu ------------------------------------------------------------ */
+
+/* leaky_relu runs the unary pipeline with its slope as the kernel's
+ * parameter (which the node keeps as alpha); its gradient is g where
+ * x > 0 and g * slope elsewhere, written with differentiable ops so that
+ * it has a gradient itself. */
+static gboolean
+leaky_relu_grad (const DlPointwiseGradArgs *a, DlTensor **gs, DlTensor **go, GError **error)
+{
+  g_autoptr (DlTensor) pos = dl_tensor_gt_scalar (a->self, 0, error);
+  g_autoptr (DlTensor) scaled = pos ? dl_tensor_mul_scalar (a->grad, a->alpha, error) : NULL;
+
+  return scaled && (*gs = dl_where (pos, a->grad, scaled, error)) != NULL;
+}
+
+static const DlPointwiseOp leaky_relu_op = {
+  .name = "leaky_relu",
+  .inplace_name = "leaky_relu_",
+  .arity = 1,
+  .kernel = DL_UNARY_LEAKY_RELU,
+  .rule = DL_POINTWISE_RULE_STRICT,
+  .node = "LeakyReluBackward0",
+  .grad = leaky_relu_grad,
+  .saves = DL_POINTWISE_SAVES_SELF,
+  .flags = DL_OP_FLAGS_UNARY | DL_OP_FLAGS_INPLACE,
+};
+
+/**
+ * dl_tensor_leaky_relu:
+ * @self: a floating-point #DlTensor
+ * @negative_slope: the factor for negative elements (PyTorch's default is
+ *   0.01)
+ * @error: return location for a #GError
+ *
+ * Computes x where x > 0 and @negative_slope * x elsewhere, elementwise,
+ * as torch.nn.functional.leaky_relu.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_leaky_relu (DlTensor *self, gdouble negative_slope, GError **error)
+{
+  return dl_pointwise_unary_params (&leaky_relu_op, self, &negative_slope, error);
+}
+
+/**
+ * dl_tensor_leaky_relu_:
+ * @self: a floating-point #DlTensor, written in place
+ * @negative_slope: the factor for negative elements
+ * @error: return location for a #GError
+ *
+ * Computes dl_tensor_leaky_relu() and writes it into @self, as
+ * torch.nn.functional.leaky_relu_.
+ *
+ * Returns: (transfer none): @self itself, as in-place ops return it (not
+ *   a new reference), or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_leaky_relu_ (DlTensor *self, gdouble negative_slope, GError **error)
+{
+  return dl_pointwise_unary_params_ (&leaky_relu_op, self, &negative_slope, error);
 }

@@ -61,6 +61,45 @@ dl_empty (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GE
 }
 
 /**
+ * dl_empty_like:
+ * @like: the tensor whose shape, device and layout the new one takes
+ * @dtype: the element type
+ * @format: the layout: %DL_MEMORY_FORMAT_PRESERVE for @like's (as
+ *   torch.empty_like's default), %DL_MEMORY_FORMAT_CONTIGUOUS for
+ *   row-major
+ * @error: return location for a #GError
+ *
+ * Makes an uninitialised tensor shaped like @like, as torch.empty_like;
+ * the *_like factories fill it.
+ *
+ * Returns: (transfer full): a new tensor, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_empty_like (DlTensor *like, DlDType dtype, DlMemoryFormat format, GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (like), NULL);
+  if ((guint)dtype >= DL_N_DTYPES)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "empty_like: invalid dtype %d", dtype);
+      return NULL;
+    }
+  switch (format)
+    {
+      case DL_MEMORY_FORMAT_PRESERVE:
+        return dl_empty_preserve_format (like, dtype, error);
+      case DL_MEMORY_FORMAT_CONTIGUOUS:
+        return dl_tensor_new_empty_internal (dl_tensor_device (like), dtype, like->sizes,
+                                             like->ndim, error);
+      default:
+        g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "empty_like: invalid memory format %d",
+                     (gint)format);
+        return NULL;
+    }
+}
+
+/**
  * dl_full:
  * @shape: (array length=n_dims): the shape
  * @n_dims: the number of dimensions

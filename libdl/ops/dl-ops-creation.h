@@ -11,12 +11,15 @@
 
 #include "dl-tensor.h"
 #include "dl-generator.h"
+#include "ops/dl-ops-pointwise.h"
 
 G_BEGIN_DECLS
 
 DL_EXPORT
 DlTensor *
 dl_empty (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GError **error);
+DL_EXPORT
+DlTensor *dl_empty_like (DlTensor *like, DlDType dtype, DlMemoryFormat format, GError **error);
 DL_EXPORT
 DlTensor *
 dl_zeros (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GError **error);

@@ -126,9 +126,12 @@ bmm_raw (DlTensor *a0, DlTensor *b0, GError **error)
   return out;
 }
 
+/* Each operand's gradient reads the other operand: a is saved only when
+ * b needs a gradient, and b when a does; the layouts are kept apart. */
 typedef struct
 {
   DlSavedTensor a, b;
+  gboolean a_column_major, b_column_major;
 } BmmState;
 
 /* Whether @t's last two dims are laid out column-major (a transposed
@@ -162,13 +165,18 @@ bmm_t (DlTensor *l, gboolean tl, DlTensor *r, gboolean tr, GError **error)
  * transpose of the product the other way round, (X Y)^T = Y^T X^T, so
  * that the gradient that reaches the weight through the transpose's
  * backward is contiguous and becomes its grad without a copy (as
- * PyTorch's mm backward does). */
+ * PyTorch's mm backward does). @input_column_major: whether the input
+ * is laid out column-major. */
 static DlTensor *
-grad_in_layout (DlTensor *x, DlTensor *y, DlTensor *input, gboolean transpose_first, GError **error)
+grad_in_layout (DlTensor *x,
+                DlTensor *y,
+                gboolean input_column_major,
+                gboolean transpose_first,
+                GError **error)
 {
   g_autoptr (DlTensor) p = NULL;
 
-  if (!column_major (input))
+  if (!input_column_major)
     return bmm_t (x, transpose_first, y, !transpose_first, error);
   if (!(p = bmm_t (y, transpose_first, x, !transpose_first, error)))
     return NULL;
@@ -181,11 +189,13 @@ bmm_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   const BmmState *s = dl_node_state (node);
   DlTensor *a, *b;
 
-  if (!(a = dl_node_saved (node, &s->a, error)) || !(b = dl_node_saved (node, &s->b, error)))
+  if (dl_node_needs_input_grad (node, 0)
+      && (!(b = dl_node_saved (node, &s->b, error))
+          || !(gi[0] = grad_in_layout (go[0], b, s->a_column_major, FALSE, error))))
     return FALSE;
-  if (dl_node_needs_input_grad (node, 0) && !(gi[0] = grad_in_layout (go[0], b, a, FALSE, error)))
-    return FALSE;
-  if (dl_node_needs_input_grad (node, 1) && !(gi[1] = grad_in_layout (a, go[0], b, TRUE, error)))
+  if (dl_node_needs_input_grad (node, 1)
+      && (!(a = dl_node_saved (node, &s->a, error))
+          || !(gi[1] = grad_in_layout (a, go[0], s->b_column_major, TRUE, error))))
     return FALSE;
   return TRUE;
 }
@@ -201,8 +211,12 @@ bmm_prim (DlTensor *a, DlTensor *b, GError **error)
                                                     bmm_backward, 2, (DlTensor *[]){ a, b });
       BmmState *s = DL_NODE_NEW_STATE (node, BmmState);
 
-      dl_node_save (node, &s->a, a, FALSE);
-      dl_node_save (node, &s->b, b, FALSE);
+      s->a_column_major = column_major (a);
+      s->b_column_major = column_major (b);
+      if (dl_node_needs_input_grad (node, 1))
+        dl_node_save (node, &s->a, a, FALSE);
+      if (dl_node_needs_input_grad (node, 0))
+        dl_node_save (node, &s->b, b, FALSE);
       dl_node_set_output (node, out, 0);
     }
   return out;

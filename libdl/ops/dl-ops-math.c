@@ -1,6 +1,7 @@
 /* dl-ops-math.c: the elementwise ops outside the op table: those with
- * more operands or numbers than the table's (clamp, lerp, nan_to_num) and
- * the logical ops, which compose the table's.
+ * more operands or numbers than the table's (clamp, lerp, nan_to_num),
+ * division with a rounding mode, and the logical ops and the closeness
+ * tests, which compose the table's.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -104,6 +105,269 @@ DlTensor *
 dl_tensor_logical_xor (DlTensor *self, DlTensor *other, GError **error)
 {
   return logical_op (DL_OP_bitwise_xor, self, other, error);
+}
+
+/* ---- closeness and equality ------------------------------------------------ */
+
+/* isclose without autograd: self == other, or both NaN with @equal_nan,
+ * or a finite |self - other| <= atol + |rtol * other| (PyTorch's formula;
+ * integer and bool operands count in the default float dtype for the
+ * error, so that unsigned differences do not wrap) */
+static DlTensor *
+isclose_values (DlTensor *self,
+                DlTensor *other,
+                gdouble rtol,
+                gdouble atol,
+                gboolean equal_nan,
+                GError **error)
+{
+  g_autoptr (DlTensor) close = dl_tensor_eq (self, other, error);
+  g_autoptr (DlTensor) cs = NULL;
+  g_autoptr (DlTensor) co = NULL;
+  g_autoptr (DlTensor) allowed = NULL;
+  g_autoptr (DlTensor) diff = NULL;
+  g_autoptr (DlTensor) actual = NULL;
+  g_autoptr (DlTensor) within = NULL;
+  g_autoptr (DlTensor) finite = NULL;
+  g_autoptr (DlTensor) both = NULL;
+
+  if (close == NULL)
+    return NULL;
+  if (equal_nan && dl_dtype_is_float (self->dtype))
+    {
+      g_autoptr (DlTensor) na = dl_tensor_isnan (self, error);
+      g_autoptr (DlTensor) nb = na ? dl_tensor_isnan (other, error) : NULL;
+      g_autoptr (DlTensor) nn = nb ? dl_tensor_logical_and (na, nb, error) : NULL;
+      DlTensor *c = nn ? dl_tensor_logical_or (close, nn, error) : NULL;
+
+      if (c == NULL)
+        return NULL;
+      g_object_unref (close);
+      close = c;
+    }
+  if (rtol == 0 && atol == 0)
+    return g_steal_pointer (&close);
+  if (!(cs = dl_dtype_is_float (self->dtype)
+                 ? g_object_ref (self)
+                 : dl_tensor_to_dtype (self, dl_get_default_dtype (), error))
+      || !(co = dl_dtype_is_float (other->dtype)
+                    ? g_object_ref (other)
+                    : dl_tensor_to_dtype (other, dl_get_default_dtype (), error))
+      || !(allowed = dl_tensor_mul_scalar (co, rtol, error)) || !dl_tensor_abs_ (allowed, error)
+      || !dl_tensor_add_scalar_ (allowed, atol, error) || !(diff = dl_tensor_sub (cs, co, error))
+      || !(actual = dl_tensor_abs (diff, error))
+      || !(within = dl_tensor_le (actual, allowed, error))
+      || !(finite = dl_tensor_isfinite (actual, error))
+      || !(both = dl_tensor_logical_and (within, finite, error)))
+    return NULL;
+  return dl_tensor_logical_or (close, both, error);
+}
+
+/**
+ * dl_tensor_isclose:
+ * @self: a #DlTensor
+ * @other: a #DlTensor of the same dtype, broadcastable with @self
+ * @rtol: the relative tolerance, at least 0
+ * @atol: the absolute tolerance, at least 0
+ * @equal_nan: whether two NaNs count as close
+ * @error: return location for a #GError
+ *
+ * Tells elementwise whether @self and @other are close, as torch.isclose:
+ * equal, or with |self - other| <= atol + rtol * |other|; infinities are
+ * close only to themselves.
+ *
+ * Returns: (transfer full): a bool tensor, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_isclose (DlTensor *self,
+                   DlTensor *other,
+                   gdouble rtol,
+                   gdouble atol,
+                   gboolean equal_nan,
+                   GError **error)
+{
+  DlTensor *r;
+  gboolean was;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
+  if (self->dtype != other->dtype)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "isclose: %s did not match %s",
+                   dl_dtype_get_name (self->dtype), dl_dtype_get_name (other->dtype));
+      return NULL;
+    }
+  if (!(rtol >= 0) || !(atol >= 0))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "isclose: %s must be greater than or equal to zero, but got %g",
+                   rtol >= 0 ? "atol" : "rtol", rtol >= 0 ? atol : rtol);
+      return NULL;
+    }
+  was = dl_set_grad_enabled (FALSE);
+  r = isclose_values (self, other, rtol, atol, equal_nan, error);
+  dl_set_grad_enabled (was);
+  return r;
+}
+
+/* whether the bool tensor @t (consumed; NULL: an error is set already)
+ * is all true; FALSE with @error set on failure */
+static gboolean
+all_true (DlTensor *t, GError **error)
+{
+  g_autoptr (DlTensor) owned = t;
+  gdouble v;
+
+  return owned && dl_pointwise_item (dl_tensor_all (owned, NULL, 0, FALSE, error), &v, error)
+         && v != 0;
+}
+
+/**
+ * dl_tensor_allclose:
+ * @self: a #DlTensor
+ * @other: a #DlTensor of the same dtype, broadcastable with @self
+ * @rtol: the relative tolerance, at least 0
+ * @atol: the absolute tolerance, at least 0
+ * @equal_nan: whether two NaNs count as close
+ * @error: return location for a #GError
+ *
+ * Tells whether every element of @self is close to @other's, as
+ * torch.allclose (see dl_tensor_isclose()).
+ *
+ * Returns: whether all elements are close; %FALSE also when @error is set
+ *
+ * Since: 0.1
+ */
+gboolean
+dl_tensor_allclose (DlTensor *self,
+                    DlTensor *other,
+                    gdouble rtol,
+                    gdouble atol,
+                    gboolean equal_nan,
+                    GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), FALSE);
+  return all_true (dl_tensor_isclose (self, other, rtol, atol, equal_nan, error), error);
+}
+
+/**
+ * dl_tensor_equal:
+ * @self: a #DlTensor
+ * @other: a #DlTensor
+ * @error: return location for a #GError
+ *
+ * Tells whether @self and @other have the same shape and equal elements,
+ * as torch.equal (dtypes may differ; NaN equals nothing).
+ *
+ * Returns: whether the tensors are equal; %FALSE also when @error is set
+ *
+ * Since: 0.1
+ */
+gboolean
+dl_tensor_equal (DlTensor *self, DlTensor *other, GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), FALSE);
+  if (!dl_check_same_device ("equal", self, other, error))
+    return FALSE;
+  if (self->ndim != other->ndim || memcmp (self->sizes, other->sizes, self->ndim * sizeof (gint64)))
+    return FALSE;
+  return all_true (dl_tensor_eq (self, other, error), error);
+}
+
+/* ---- division with a rounding mode --------------------------------------- */
+
+/* div (rounding_mode='trunc' or 'floor') is flat between its steps: its
+ * gradients are zeros, as PyTorch's DivBackward2 gives */
+static gboolean
+rounded_div_grad (const DlPointwiseGradArgs *a, DlTensor **gs, DlTensor **go, GError **error)
+{
+  DlTensor *g = a->grad;
+  DlDevice *device = dl_tensor_get_device (g);
+
+  if (a->need_self && !(*gs = dl_zeros (g->sizes, g->ndim, g->dtype, device, error)))
+    return FALSE;
+  return !a->need_other || (*go = dl_zeros (g->sizes, g->ndim, g->dtype, device, error));
+}
+
+#define ROUNDED_DIV_OP(KERNEL)                                                                     \
+  {                                                                                                \
+    .name = "div", .inplace_name = "div_", .arity = 2, .kernel = KERNEL,                           \
+    .rule = DL_POINTWISE_RULE_INT_DIVISION, .node = "DivBackward2", .grad = rounded_div_grad,      \
+    .saves = DL_POINTWISE_SAVES_NONE, .flags = DL_OP_FLAGS_BINARY | DL_OP_FLAGS_INPLACE,           \
+  }
+
+static const DlPointwiseOp rounded_div_ops[] = {
+  [DL_ROUNDING_MODE_TRUNC] = ROUNDED_DIV_OP (DL_BINARY_TRUNC_DIVIDE),
+  [DL_ROUNDING_MODE_FLOOR] = ROUNDED_DIV_OP (DL_BINARY_FLOOR_DIVIDE),
+};
+
+/* div (self, other, rounding_mode=mode), in place or not */
+static DlTensor *
+div_mode (DlTensor *self, DlTensor *other, DlRoundingMode mode, gboolean inplace, GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
+  switch (mode)
+    {
+      case DL_ROUNDING_MODE_NONE:
+        return inplace ? dl_tensor_div_ (self, other, error) : dl_tensor_div (self, other, error);
+      case DL_ROUNDING_MODE_TRUNC:
+      case DL_ROUNDING_MODE_FLOOR:
+        return inplace ? dl_pointwise_binary_op_ (&rounded_div_ops[mode], self, other, 1.0, error)
+                       : dl_pointwise_binary_op (&rounded_div_ops[mode], self, other, error);
+      default:
+        g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                     "%s: expected rounding_mode to be one of none, trunc or floor, but found %d",
+                     inplace ? "div_" : "div", (gint)mode);
+        return NULL;
+    }
+}
+
+/**
+ * dl_tensor_div_mode:
+ * @self: a #DlTensor, the dividend
+ * @other: a #DlTensor broadcastable with @self, the divisor
+ * @mode: how the quotient is rounded
+ * @error: return location for a #GError
+ *
+ * Divides elementwise as torch.div (self, other, rounding_mode=...):
+ * %DL_ROUNDING_MODE_NONE is the true division (dl_tensor_div()); with
+ * %DL_ROUNDING_MODE_TRUNC or %DL_ROUNDING_MODE_FLOOR the quotient is
+ * rounded toward zero or down, integer operands keep their promoted
+ * integer dtype, integer division by zero is an error, bool operands are
+ * refused, and the gradients are zero.
+ *
+ * Returns: (transfer full): the quotient, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_div_mode (DlTensor *self, DlTensor *other, DlRoundingMode mode, GError **error)
+{
+  return div_mode (self, other, mode, FALSE, error);
+}
+
+/**
+ * dl_tensor_div_mode_:
+ * @self: a #DlTensor, the dividend, written in place
+ * @other: a #DlTensor that broadcasts to the shape of @self, the divisor
+ * @mode: how the quotient is rounded
+ * @error: return location for a #GError
+ *
+ * Divides @self by @other in place as torch.Tensor.div_ (other,
+ * rounding_mode=...); see dl_tensor_div_mode(). The result must be
+ * castable to the dtype of @self (a true quotient cannot be written into
+ * an integer tensor).
+ *
+ * Returns: (transfer none): @self itself, as in-place ops return it (not
+ *   a new reference), or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_div_mode_ (DlTensor *self, DlTensor *other, DlRoundingMode mode, GError **error)
+{
+  return div_mode (self, other, mode, TRUE, error);
 }
 
 /* ---- nan_to_num ------------------------------------------------------------- */

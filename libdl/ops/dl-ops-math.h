@@ -13,6 +13,24 @@
 
 G_BEGIN_DECLS
 
+/**
+ * DlRoundingMode:
+ * @DL_ROUNDING_MODE_NONE: no rounding: the true quotient
+ * @DL_ROUNDING_MODE_TRUNC: rounded toward zero, as C's integer division
+ * @DL_ROUNDING_MODE_FLOOR: rounded down, as Python's `//`
+ *
+ * How dl_tensor_div_mode() rounds the quotient: PyTorch's `rounding_mode=`
+ * argument of torch.div (None, 'trunc', 'floor').
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  DL_ROUNDING_MODE_NONE,
+  DL_ROUNDING_MODE_TRUNC,
+  DL_ROUNDING_MODE_FLOOR,
+} DlRoundingMode;
+
 DL_EXPORT DlTensor *dl_tensor_logical_not (DlTensor *self, GError **error);
 DL_EXPORT DlTensor *
 dl_tensor_nan_to_num (DlTensor *self, gdouble nan, gdouble posinf, gdouble neginf, GError **error);
@@ -29,5 +47,22 @@ DL_EXPORT DlTensor *
 dl_tensor_lerp (DlTensor *self, DlTensor *end, DlTensor *weight, GError **error);
 DL_EXPORT DlTensor *
 dl_tensor_lerp_scalar (DlTensor *self, DlTensor *end, gdouble weight, GError **error);
+DL_EXPORT DlTensor *
+dl_tensor_div_mode (DlTensor *self, DlTensor *other, DlRoundingMode mode, GError **error);
+DL_EXPORT DlTensor *
+dl_tensor_div_mode_ (DlTensor *self, DlTensor *other, DlRoundingMode mode, GError **error);
+DL_EXPORT DlTensor *dl_tensor_isclose (DlTensor *self,
+                                       DlTensor *other,
+                                       gdouble rtol,
+                                       gdouble atol,
+                                       gboolean equal_nan,
+                                       GError **error);
+DL_EXPORT gboolean dl_tensor_allclose (DlTensor *self,
+                                       DlTensor *other,
+                                       gdouble rtol,
+                                       gdouble atol,
+                                       gboolean equal_nan,
+                                       GError **error);
+DL_EXPORT gboolean dl_tensor_equal (DlTensor *self, DlTensor *other, GError **error);
 
 G_END_DECLS

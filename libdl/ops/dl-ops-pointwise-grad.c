@@ -359,10 +359,13 @@ DL_GRAD (dl_grad_remainder) /* g, -g floor (a / b) */
     *gs = g_object_ref (a->grad);
   if (a->need_other)
     {
+      /* floor (a / b) is piecewise constant: no history (create_graph) */
+      gboolean was = dl_set_grad_enabled (FALSE);
       g_autoptr (DlTensor) q = dl_tensor_floor_divide (a->self, a->other, error);
-      g_autoptr (DlTensor) t = q ? dl_tensor_mul (a->grad, q, error) : NULL;
+      g_autoptr (DlTensor) t = NULL;
 
-      return t && (*go = dl_tensor_neg (t, error));
+      dl_set_grad_enabled (was);
+      return q && (t = dl_tensor_mul (a->grad, q, error)) && (*go = dl_tensor_neg (t, error));
     }
   return TRUE;
 }

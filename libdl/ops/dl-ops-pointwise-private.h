@@ -33,6 +33,12 @@ typedef enum
   DL_POINTWISE_RULE_INT_DIVISION, /* bool refused; no integer division by zero */
 } DlPointwiseRule;
 
+/* What a derivative reads, per input: the low bits are what the gradient
+ * of self reads, the same bits shifted by DL_POINTWISE_FOR_OTHER what the
+ * gradient of other reads. An op saves only what the gradients of the
+ * inputs that require grad read (dl_pointwise_saves_for), so that an
+ * in-place change of a tensor no gradient reads is allowed, as in
+ * PyTorch: y = x * 2 keeps only the 2; y = x + 1 keeps nothing. */
 typedef enum
 {
   DL_POINTWISE_SAVES_NONE = 0,
@@ -41,12 +47,40 @@ typedef enum
   DL_POINTWISE_SAVES_RESULT = 1 << 2,
 } DlPointwiseSaves;
 
-/* the SAVES column's words */
+#define DL_POINTWISE_FOR_OTHER(saves) ((saves) << 3)
+#define DL_POINTWISE_SAVES_ALL                                                                     \
+  (DL_POINTWISE_SAVES_SELF | DL_POINTWISE_SAVES_OTHER | DL_POINTWISE_SAVES_RESULT)
+
+/* the SAVES column's words: unary ops */
 #define DL_POINTWISE_SAVES_INPUT DL_POINTWISE_SAVES_SELF
 #define DL_POINTWISE_SAVES_OUTPUT DL_POINTWISE_SAVES_RESULT
-#define DL_POINTWISE_SAVES_INPUTS (DL_POINTWISE_SAVES_SELF | DL_POINTWISE_SAVES_OTHER)
+/* binary ops: both gradients read both inputs (maximum, atan2) */
+#define DL_POINTWISE_SAVES_INPUTS                                                                  \
+  (DL_POINTWISE_SAVES_SELF | DL_POINTWISE_SAVES_OTHER                                              \
+   | DL_POINTWISE_FOR_OTHER (DL_POINTWISE_SAVES_SELF | DL_POINTWISE_SAVES_OTHER))
+/* each gradient reads the other input (mul: g b, g a) */
+#define DL_POINTWISE_SAVES_CROSSED                                                                 \
+  (DL_POINTWISE_SAVES_OTHER | DL_POINTWISE_FOR_OTHER (DL_POINTWISE_SAVES_SELF))
+/* self's reads other, other's reads both (div: g / b, -g a / b^2) */
+#define DL_POINTWISE_SAVES_QUOTIENT                                                                \
+  (DL_POINTWISE_SAVES_OTHER                                                                        \
+   | DL_POINTWISE_FOR_OTHER (DL_POINTWISE_SAVES_SELF | DL_POINTWISE_SAVES_OTHER))
+/* self's reads nothing, other's reads both (remainder: g, -g floor (a / b)) */
+#define DL_POINTWISE_SAVES_INPUTS_FOR_OTHER                                                        \
+  DL_POINTWISE_FOR_OTHER (DL_POINTWISE_SAVES_SELF | DL_POINTWISE_SAVES_OTHER)
+/* self's reads both inputs, other's the output too (pow) */
 #define DL_POINTWISE_SAVES_INPUTS_OUTPUT                                                           \
-  (DL_POINTWISE_SAVES_SELF | DL_POINTWISE_SAVES_OTHER | DL_POINTWISE_SAVES_RESULT)
+  (DL_POINTWISE_SAVES_SELF | DL_POINTWISE_SAVES_OTHER                                              \
+   | DL_POINTWISE_FOR_OTHER (DL_POINTWISE_SAVES_ALL))
+
+/* What @saves (an op's column) asks to keep when the inputs that need a
+ * gradient are those given. */
+static inline guint
+dl_pointwise_saves_for (guint saves, gboolean need_self, gboolean need_other)
+{
+  return (need_self ? saves & DL_POINTWISE_SAVES_ALL : 0)
+         | (need_other ? (saves >> 3) & DL_POINTWISE_SAVES_ALL : 0);
+}
 
 /* What a derivative gets: the incoming gradient, the tensors its row
  * saves, and which inputs need a gradient. */
@@ -56,7 +90,8 @@ typedef struct
   DlTensor *self;   /* (nullable): saved input */
   DlTensor *other;  /* (nullable): saved second input */
   DlTensor *result; /* (nullable): saved output */
-  gdouble alpha;    /* add and sub: other's factor */
+  gdouble alpha;    /* add and sub: other's factor; unary ops with
+                     * numbers: the first (leaky_relu's slope) */
   gboolean need_self, need_other;
 } DlPointwiseGradArgs;
 
@@ -77,7 +112,7 @@ typedef struct
   DlPointwiseRule rule;
   const gchar *node; /* NULL: not differentiable */
   DlPointwiseGradFunc grad;
-  DlPointwiseSaves saves;
+  guint saves;     /* DlPointwiseSaves for self's gradient, | DL_POINTWISE_FOR_OTHER () */
   DlOpFlags flags; /* the variants; DIFFERENTIABLE, BINARY, COMPARISON */
 } DlPointwiseOp;
 
@@ -103,6 +138,10 @@ DlTensor *dl_pointwise_unary_params (const DlPointwiseOp *op,
                                      const gdouble *params,
                                      GError **error);
 DlTensor *dl_pointwise_unary_ (DlPointwiseOpId id, DlTensor *self, GError **error);
+DlTensor *dl_pointwise_unary_params_ (const DlPointwiseOp *op,
+                                      DlTensor *self,
+                                      const gdouble *params,
+                                      GError **error);
 DlTensor *dl_pointwise_binary (DlPointwiseOpId id,
                                DlTensor *self,
                                DlTensor *other,
@@ -120,6 +159,19 @@ DlTensor *dl_pointwise_binary_ (DlPointwiseOpId id,
                                 GError **error);
 DlTensor *
 dl_pointwise_binary_scalar_ (DlPointwiseOpId id, DlTensor *self, gdouble other, GError **error);
+/* The binary pipelines for an op outside the table (div with a rounding
+ * mode), with its own record */
+DlTensor *
+dl_pointwise_binary_op (const DlPointwiseOp *op, DlTensor *self, DlTensor *other, GError **error);
+DlTensor *dl_pointwise_binary_op_ (const DlPointwiseOp *op,
+                                   DlTensor *self,
+                                   DlTensor *other,
+                                   gdouble alpha,
+                                   GError **error);
+
+/* the value of the one-element tensor @t (consumed; NULL: an error is
+ * set already) into *value, or FALSE with @error set */
+gboolean dl_pointwise_item (DlTensor *t, gdouble *value, GError **error);
 
 /* g * mask, the bool @mask (consumed) converted to @g's dtype */
 DlTensor *dl_pointwise_mul_mask (DlTensor *g, DlTensor *mask, GError **error);

@@ -29,10 +29,13 @@ dl_check_same_device (const gchar *op, DlTensor *a, DlTensor *b, GError **error)
   return FALSE;
 }
 
+/* A number's kind from its value: integral values are integers, but for
+ * -0.0, which only a float can be (x / -0.0 is -inf, x * -0.0 is -0). */
 DlTensor *
 dl_wrapped_scalar (gdouble value)
 {
-  gboolean integral = value == floor (value) && fabs (value) < 9.2e18;
+  gboolean integral
+      = value == floor (value) && fabs (value) < 9.2e18 && !(value == 0 && signbit (value));
 
   return dl_tensor_new_wrapped_scalar (value, integral ? DL_DTYPE_INT64 : DL_DTYPE_FLOAT64);
 }
@@ -100,22 +103,31 @@ dl_result_type (DlTensor *a, DlTensor *b)
   return combine_categories (dim, combine_categories (zero, wrapped));
 }
 
+/* a copy of @t converted to @dtype: contiguous, or laid out as PyTorch's
+ * preserve_format says with @preserve */
 static DlTensor *
-copy_into_new (DlTensor *t, DlDType dtype, GError **error)
+copy_into_new_layout (DlTensor *t, DlDType dtype, gboolean preserve, GError **error)
 {
   DlBackendContext *ctx;
   DlTensor *out, *ops[2];
   DlIter iter;
 
   if (!(ctx = DL_TENSOR_BACKEND (t, copy, "copy", error))
-      || !(out
-           = dl_tensor_new_empty_internal (dl_tensor_device (t), dtype, t->sizes, t->ndim, error)))
+      || !(out = preserve ? dl_empty_preserve_format (t, dtype, error)
+                          : dl_tensor_new_empty_internal (dl_tensor_device (t), dtype, t->sizes,
+                                                          t->ndim, error)))
     return NULL;
   ops[0] = out;
   ops[1] = t;
   dl_iter_init (&iter, 2, ops, t->sizes, t->ndim);
   ctx->backend->copy (ctx, &iter, dtype, t->dtype);
   return out;
+}
+
+static DlTensor *
+copy_into_new (DlTensor *t, DlDType dtype, GError **error)
+{
+  return copy_into_new_layout (t, dtype, FALSE, error);
 }
 
 DlTensor *
@@ -232,6 +244,7 @@ typedef struct
 {
   const DlPointwiseOp *op;
   gdouble alpha;
+  guint saved; /* DlPointwiseSaves: what record () kept */
   DlSavedTensor self, other, result;
 } PointwiseState;
 
@@ -245,11 +258,11 @@ pointwise_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   g_autoptr (DlTensor) gs = NULL;
   g_autoptr (DlTensor) gt = NULL;
 
-  if (op->saves & DL_POINTWISE_SAVES_SELF)
+  if (s->saved & DL_POINTWISE_SAVES_SELF)
     TRY (args.self = dl_node_saved (node, &s->self, error));
-  if (op->saves & DL_POINTWISE_SAVES_OTHER)
+  if (s->saved & DL_POINTWISE_SAVES_OTHER)
     TRY (args.other = dl_node_saved (node, &s->other, error));
-  if (op->saves & DL_POINTWISE_SAVES_RESULT)
+  if (s->saved & DL_POINTWISE_SAVES_RESULT)
     TRY (args.result = dl_node_saved (node, &s->result, error));
   args.need_self = dl_node_needs_input_grad (node, 0);
   args.need_other = op->arity == 2 && dl_node_needs_input_grad (node, 1);
@@ -268,7 +281,8 @@ pointwise_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 }
 
 /* Records @out as the result of @op on @self (and @other) when the result
- * is floating point and an input requires grad. */
+ * is floating point and an input requires grad, saving what the gradients
+ * of the inputs that require grad read. */
 static void
 record (const DlPointwiseOp *op, DlTensor *self, DlTensor *other, gdouble alpha, DlTensor *out)
 {
@@ -283,11 +297,13 @@ record (const DlPointwiseOp *op, DlTensor *self, DlTensor *other, gdouble alpha,
   s = DL_NODE_NEW_STATE (node, PointwiseState);
   s->op = op;
   s->alpha = alpha;
-  if (op->saves & DL_POINTWISE_SAVES_SELF)
+  s->saved = dl_pointwise_saves_for (op->saves, dl_node_needs_input_grad (node, 0),
+                                     op->arity == 2 && dl_node_needs_input_grad (node, 1));
+  if (s->saved & DL_POINTWISE_SAVES_SELF)
     dl_node_save (node, &s->self, self, FALSE);
-  if (op->saves & DL_POINTWISE_SAVES_OTHER)
+  if (s->saved & DL_POINTWISE_SAVES_OTHER)
     dl_node_save (node, &s->other, other, FALSE);
-  if (op->saves & DL_POINTWISE_SAVES_RESULT)
+  if (s->saved & DL_POINTWISE_SAVES_RESULT)
     dl_node_save (node, &s->result, out, TRUE);
   dl_node_set_output (node, out, 0);
 }
@@ -449,7 +465,7 @@ dl_pointwise_unary_params (const DlPointwiseOp *op,
     return constant_bool (self, op->kernel == DL_UNARY_ISFINITE, error);
   if (!(out = unary_kernel (op, self, cdt, rdt, params, NULL, error)))
     return NULL;
-  record (op, self, NULL, 1.0, out);
+  record (op, self, NULL, params ? params[0] : 1.0, out);
   return out;
 }
 
@@ -459,32 +475,42 @@ dl_pointwise_unary (DlPointwiseOpId id, DlTensor *self, GError **error)
   return dl_pointwise_unary_params (&dl_pointwise_ops[id], self, NULL, error);
 }
 
+typedef struct
+{
+  const DlPointwiseOp *op;
+  const gdouble *params; /* (nullable) */
+} UnaryOperand;
+
 /* the in-place protocol's compute step (dl_inplace_run) for a unary op */
 static DlTensor *
 unary_compute (DlTensor *self, gpointer data, DlTensor *into, GError **error)
 {
-  const DlPointwiseOp *op = data;
+  const UnaryOperand *u = data;
+  const DlPointwiseOp *op = u->op;
   DlDType cdt, rdt;
   UnaryPlan plan;
   DlTensor *out;
 
   if (into == NULL)
-    return dl_pointwise_unary_params (op, self, NULL, error);
+    return dl_pointwise_unary_params (op, self, u->params, error);
   /* in place without history: the checks are done */
   unary_dtypes (op, self->dtype, &cdt, &rdt, &plan, NULL);
   if (plan == UNARY_COPY) /* integers rounded: nothing changes */
     return into;
   /* into itself when the kernel's output dtype is into's, else a new
    * tensor the protocol copies in */
-  if ((out = unary_kernel (op, self, cdt, rdt, NULL, into, error)) == into)
+  if ((out = unary_kernel (op, self, cdt, rdt, u->params, into, error)) == into)
     dl_storage_bump_version (into->storage);
   return out;
 }
 
 DlTensor *
-dl_pointwise_unary_ (DlPointwiseOpId id, DlTensor *self, GError **error)
+dl_pointwise_unary_params_ (const DlPointwiseOp *op,
+                            DlTensor *self,
+                            const gdouble *params,
+                            GError **error)
 {
-  const DlPointwiseOp *op = &dl_pointwise_ops[id];
+  UnaryOperand u = { op, params };
   DlDType cdt, rdt;
   UnaryPlan plan;
 
@@ -493,29 +519,44 @@ dl_pointwise_unary_ (DlPointwiseOpId id, DlTensor *self, GError **error)
       || !check_castable (op->name, rdt, self->dtype, error)
       || !dl_check_no_internal_overlap (op->inplace_name, self, error))
     return NULL;
-  return dl_inplace_run (op->inplace_name, self, 0, NULL, op->saves & DL_POINTWISE_SAVES_SELF,
-                         unary_compute, (gpointer)op, error);
+  return dl_inplace_run (op->inplace_name, self, 0, NULL,
+                         (op->saves & DL_POINTWISE_SAVES_SELF) != 0, unary_compute, &u, error);
+}
+
+DlTensor *
+dl_pointwise_unary_ (DlPointwiseOpId id, DlTensor *self, GError **error)
+{
+  return dl_pointwise_unary_params_ (&dl_pointwise_ops[id], self, NULL, error);
 }
 
 /* ---- binary ops ------------------------------------------------------------------- */
+
+gboolean
+dl_pointwise_item (DlTensor *t, gdouble *value, GError **error)
+{
+  g_autoptr (DlTensor) owned = t;
+  GError *local = NULL;
+
+  if (owned == NULL)
+    return FALSE;
+  *value = dl_tensor_item (owned, &local);
+  if (local)
+    {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  return TRUE;
+}
 
 /* whether the integer tensor @b has a zero element */
 static gboolean
 has_zero (DlTensor *b, gboolean *result, GError **error)
 {
   g_autoptr (DlTensor) z = dl_tensor_eq_scalar (b, 0, error);
-  g_autoptr (DlTensor) n = z ? dl_tensor_sum (z, error) : NULL;
-  GError *local = NULL;
   gdouble count;
 
-  if (n == NULL)
+  if (z == NULL || !dl_pointwise_item (dl_tensor_sum (z, error), &count, error))
     return FALSE;
-  count = dl_tensor_item (n, &local);
-  if (local)
-    {
-      g_propagate_error (error, local);
-      return FALSE;
-    }
   *result = count > 0;
   return TRUE;
 }
@@ -697,6 +738,12 @@ dl_pointwise_binary (DlPointwiseOpId id,
 }
 
 DlTensor *
+dl_pointwise_binary_op (const DlPointwiseOp *op, DlTensor *self, DlTensor *other, GError **error)
+{
+  return binary_run (op, self, other, 1.0, NULL, NULL, error);
+}
+
+DlTensor *
 dl_pointwise_binary_scalar (DlPointwiseOpId id,
                             DlTensor *self,
                             gdouble other,
@@ -737,11 +784,21 @@ dl_pointwise_binary_ (DlPointwiseOpId id,
                       gdouble alpha,
                       GError **error)
 {
-  const DlPointwiseOp *op = &dl_pointwise_ops[id];
+  return dl_pointwise_binary_op_ (&dl_pointwise_ops[id], self, other, alpha, error);
+}
+
+DlTensor *
+dl_pointwise_binary_op_ (const DlPointwiseOp *op,
+                         DlTensor *self,
+                         DlTensor *other,
+                         gdouble alpha,
+                         GError **error)
+{
   const gchar *name = op->inplace_name;
   BinaryOperand b = { op, other, alpha };
   gint64 shape[DL_MAX_DIMS];
   gint ndim;
+  guint saves;
 
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
   if (!dl_broadcast_shapes (op->name, self->sizes, self->ndim, other->sizes, other->ndim, shape,
@@ -762,8 +819,11 @@ dl_pointwise_binary_ (DlPointwiseOpId id,
       || !binary_dtypes (op, self, other, &b.dtypes[0], &b.dtypes[1], error)
       || !check_castable (op->name, b.dtypes[1], self->dtype, error))
     return NULL;
-  return dl_inplace_run (name, self, 1, &other, op->saves & DL_POINTWISE_SAVES_SELF, binary_compute,
-                         &b, error);
+  /* the old values of self are needed when a gradient reads them */
+  saves = dl_pointwise_saves_for (op->saves, dl_inplace_wants_history (self, 0, NULL),
+                                  dl_autograd_any_requires (1, &other));
+  return dl_inplace_run (name, self, 1, &other, (saves & DL_POINTWISE_SAVES_SELF) != 0,
+                         binary_compute, &b, error);
 }
 
 DlTensor *
@@ -938,9 +998,53 @@ identity_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 }
 
 /**
+ * dl_tensor_clone_format:
+ * @self: a #DlTensor
+ * @format: the layout of the copy
+ * @error: return location for a #GError
+ *
+ * Copies @self into its own storage, as torch.clone (memory_format=...):
+ * with %DL_MEMORY_FORMAT_CONTIGUOUS the copy is contiguous; with
+ * %DL_MEMORY_FORMAT_PRESERVE it keeps the strides of a dense @self (a
+ * transpose or permutation of a contiguous tensor), and a @self that is
+ * not dense (a slice with steps) gives dense strides in the order of
+ * its own. Its gradient is the incoming gradient.
+ *
+ * Returns: (transfer full): the copy, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_clone_format (DlTensor *self, DlMemoryFormat format, GError **error)
+{
+  DlTensor *out;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (format != DL_MEMORY_FORMAT_PRESERVE && format != DL_MEMORY_FORMAT_CONTIGUOUS)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "clone: invalid memory format %d",
+                   (gint)format);
+      return NULL;
+    }
+  if (!(out = copy_into_new_layout (self, self->dtype, format == DL_MEMORY_FORMAT_PRESERVE, error)))
+    return NULL;
+  if (dl_autograd_any_requires (1, &self))
+    {
+      g_autoptr (DlNode) node = dl_node_new_for_op ("CloneBackward0", identity_backward, 1, &self);
+      dl_node_set_output (node, out, 0);
+    }
+  return out;
+}
+
+/**
  * dl_tensor_clone:
  * @self: a #DlTensor
  * @error: return location for a #GError
+ *
+ * Copies @self into its own storage, contiguous (as
+ * dl_tensor_clone_format() with %DL_MEMORY_FORMAT_CONTIGUOUS; torch's
+ * clone keeps the layout by default: use %DL_MEMORY_FORMAT_PRESERVE for
+ * that).
  *
  * Returns: (transfer full): a contiguous copy with its own storage, or
  *   %NULL with @error set
@@ -950,15 +1054,5 @@ identity_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 DlTensor *
 dl_tensor_clone (DlTensor *self, GError **error)
 {
-  DlTensor *out;
-
-  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!(out = copy_into_new (self, self->dtype, error)))
-    return NULL;
-  if (dl_autograd_any_requires (1, &self))
-    {
-      g_autoptr (DlNode) node = dl_node_new_for_op ("CloneBackward0", identity_backward, 1, &self);
-      dl_node_set_output (node, out, 0);
-    }
-  return out;
+  return dl_tensor_clone_format (self, DL_MEMORY_FORMAT_CONTIGUOUS, error);
 }

@@ -58,6 +58,24 @@ DL_EXPORT DlTensor *dl_tensor_zero_ (DlTensor *self, GError **error);
 DL_EXPORT DlTensor *dl_tensor_copy_ (DlTensor *self, DlTensor *src, GError **error);
 
 DL_EXPORT DlTensor *dl_tensor_to_dtype (DlTensor *self, DlDType dtype, GError **error);
+/**
+ * DlMemoryFormat:
+ * @DL_MEMORY_FORMAT_PRESERVE: as the source: its strides when it is dense
+ *   (a transpose, say), else dense strides in the order of its own
+ *   (torch.preserve_format)
+ * @DL_MEMORY_FORMAT_CONTIGUOUS: row-major (torch.contiguous_format)
+ *
+ * The layout of a new tensor made like another (clone, empty_like).
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  DL_MEMORY_FORMAT_PRESERVE,
+  DL_MEMORY_FORMAT_CONTIGUOUS,
+} DlMemoryFormat;
+
 DL_EXPORT DlTensor *dl_tensor_clone (DlTensor *self, GError **error);
+DL_EXPORT DlTensor *dl_tensor_clone_format (DlTensor *self, DlMemoryFormat format, GError **error);
 
 G_END_DECLS

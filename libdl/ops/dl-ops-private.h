@@ -153,4 +153,14 @@ DlTensor *dl_empty_like_layout (DlTensor *like,
                                 gint ndim,
                                 GError **error);
 
+/* The strides of a tensor like @t in PyTorch's preserve_format: @t's own
+ * when it is dense (a permutation of a contiguous tensor, a transpose
+ * say), else dense strides in the order of @t's (torch's
+ * infer_dense_strides). */
+void dl_preserve_format_strides (DlTensor *t, gint64 *strides);
+
+/* A new tensor of @like's shape and @dtype laid out as
+ * dl_preserve_format_strides() says. */
+DlTensor *dl_empty_preserve_format (DlTensor *like, DlDType dtype, GError **error);
+
 G_END_DECLS

@@ -686,6 +686,66 @@ mask_as (DlTensor *bool_t, DlDType dtype, GError **error)
 
 /* d prod / d x_i = the product of the others: prod / x_i without zeros;
  * with exactly one zero, the product of the nonzeros at the zero, else 0. */
+/* The product of the other values reduced with each element of @x (over
+ * @dims), as exclusive cumulative products from both ends, PyTorch's
+ * prod_safe_zeros_backward: no division, so its own gradient is right
+ * where x has zeros too. For create_graph; @x has elements and dims. */
+static DlTensor *
+prod_of_others (DlTensor *x, const gint *dims, gint n, GError **error)
+{
+  gint perm[DL_MAX_DIMS], inv[DL_MAX_DIMS], m = 0, last;
+  gint64 flat[DL_MAX_DIMS], one_shape[DL_MAX_DIMS], k = 1;
+  gboolean reduced[DL_MAX_DIMS] = { FALSE };
+  g_autoptr (DlTensor) xp = NULL;
+  g_autoptr (DlTensor) xf = NULL;
+  g_autoptr (DlTensor) ones = NULL;
+  g_autoptr (DlTensor) head = NULL;
+  g_autoptr (DlTensor) tail = NULL;
+  g_autoptr (DlTensor) tail_r = NULL;
+  g_autoptr (DlTensor) fwd_in = NULL;
+  g_autoptr (DlTensor) bwd_in = NULL;
+  g_autoptr (DlTensor) fwd = NULL;
+  g_autoptr (DlTensor) bwd_r = NULL;
+  g_autoptr (DlTensor) bwd = NULL;
+  g_autoptr (DlTensor) r = NULL;
+  g_autoptr (DlTensor) rp = NULL;
+
+  for (gint i = 0; i < n; i++)
+    reduced[dims[i]] = TRUE;
+  for (gint i = 0; i < x->ndim; i++)
+    if (!reduced[i])
+      {
+        perm[m] = i;
+        flat[m] = one_shape[m] = x->sizes[i];
+        m++;
+      }
+  last = m;
+  for (gint i = 0, j = m; i < x->ndim; i++)
+    if (reduced[i])
+      {
+        perm[j++] = i;
+        k *= x->sizes[i];
+      }
+  for (gint i = 0; i < x->ndim; i++)
+    inv[perm[i]] = i;
+  flat[last] = k;
+  one_shape[last] = 1;
+  if (!(xp = dl_tensor_permute (x, perm, x->ndim, error))
+      || !(xf = dl_tensor_reshape (xp, flat, last + 1, error))
+      || !(ones = dl_ones (one_shape, last + 1, x->dtype, dl_tensor_get_device (x), error))
+      || !(head = dl_tensor_narrow (xf, last, 0, k - 1, error))
+      || !(tail = dl_tensor_narrow (xf, last, 1, k - 1, error))
+      || !(tail_r = dl_tensor_flip (tail, &last, 1, error))
+      || !(fwd_in = dl_cat ((DlTensor *[]){ ones, head }, 2, last, error))
+      || !(bwd_in = dl_cat ((DlTensor *[]){ ones, tail_r }, 2, last, error))
+      || !(fwd = dl_tensor_cumprod (fwd_in, last, error))
+      || !(bwd_r = dl_tensor_cumprod (bwd_in, last, error))
+      || !(bwd = dl_tensor_flip (bwd_r, &last, 1, error)) || !(r = dl_tensor_mul (fwd, bwd, error))
+      || !(rp = dl_tensor_reshape (r, xp->sizes, x->ndim, error)))
+    return NULL;
+  return dl_tensor_permute (rp, inv, x->ndim, error);
+}
+
 static gboolean
 prod_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
@@ -709,6 +769,14 @@ prod_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   if (!(x = dl_node_saved (node, &s->input, error))
       || !(g = dl_reduce_node_keepdim (node, go[0], error)))
     return FALSE;
+  if (x->ndim > 0 && x->numel > 0 && dl_autograd_any_requires (2, (DlTensor *[]){ g, x }))
+    {
+      /* create_graph: a formula whose gradient is right at zeros too */
+      g_autoptr (DlTensor) others = prod_of_others (x, dims, n, error);
+
+      gi[0] = others ? dl_tensor_mul (g, others, error) : NULL;
+      return gi[0] != NULL;
+    }
   if (!(z = mask_as (dl_tensor_eq_scalar (x, 0, error), x->dtype, error))
       || !(nz = dl_tensor_sum_dims (z, dims, n, TRUE, error)) || !(x1 = dl_tensor_add (x, z, error))
       || !(p1 = dl_tensor_prod_dims (x1, dims, n, TRUE, error))

@@ -410,7 +410,16 @@ index_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   if (!(g = s->squeezed ? dl_tensor_unsqueeze (go[0], dim, error) : g_object_ref (go[0]))
       || !(ik = s->squeezed ? dl_tensor_unsqueeze (idx, dim, error) : g_object_ref (idx)))
     return FALSE;
-  gi[0] = scatter_dim (g, ik, dim, in->sizes, in->ndim, error);
+  if (dl_autograd_any_requires (1, &g))
+    {
+      /* create_graph: the same sum through the differentiable scatter_add */
+      g_autoptr (DlTensor) z
+          = dl_zeros (in->sizes, in->ndim, g->dtype, dl_tensor_get_device (g), error);
+
+      gi[0] = z ? dl_tensor_scatter_add (z, dim, ik, g, error) : NULL;
+    }
+  else
+    gi[0] = scatter_dim (g, ik, dim, in->sizes, in->ndim, error);
   return gi[0] != NULL;
 }
 

@@ -173,7 +173,7 @@ norm2_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   return gi[0] != NULL;
 }
 
-/* |t|^e (t >= 0) as exp (e log t), without autograd; 0^e is 0 for e > 0
+/* |t|^e (t >= 0) as exp (e log t); 0^e is 0 for e > 0
  * and infinity for e < 0. */
 static DlTensor *
 pow_abs (DlTensor *t, gdouble e, GError **error)
@@ -191,7 +191,6 @@ normp_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   const DlReduceState *s = dl_node_state (node);
   gdouble p = s->param;
-  gboolean was;
   DlTensor *x, *out;
   g_autoptr (DlTensor) g = NULL;
   g_autoptr (DlTensor) nk = NULL;
@@ -209,21 +208,17 @@ normp_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   if (!(x = dl_node_saved (node, &s->input, error))
       || !(out = dl_node_saved (node, &s->output, error)))
     return FALSE;
-  was = dl_set_grad_enabled (FALSE);
+  /* recorded with create_graph (grad mode is off otherwise) */
   if (!(g = dl_reduce_node_keepdim (node, go[0], error))
       || !(nk = dl_reduce_node_keepdim (node, out, error))
       || !(zero = mask_as (dl_tensor_eq_scalar (nk, 0, error), nk->dtype, error))
       || !(safe = dl_tensor_add (nk, zero, error)) || !(a = dl_tensor_abs (x, error))
-      || !(num = pow_abs (a, p - 1, error)) || !(den = pow_abs (safe, p - 1, error))
+      || !(num = dl_tensor_pow_scalar (a, p - 1, error)) || !(den = pow_abs (safe, p - 1, error))
       || !(pos = mask_as (dl_tensor_gt_scalar (x, 0, error), x->dtype, error))
       || !(neg = mask_as (dl_tensor_lt_scalar (x, 0, error), x->dtype, error))
       || !(sign = dl_tensor_sub (pos, neg, error)) || !(q = dl_tensor_div (num, den, error))
       || !(sq = dl_tensor_mul (sign, q, error)))
-    {
-      dl_set_grad_enabled (was);
-      return FALSE;
-    }
-  dl_set_grad_enabled (was);
+    return FALSE;
   gi[0] = dl_tensor_mul (g, sq, error);
   return gi[0] != NULL;
 }

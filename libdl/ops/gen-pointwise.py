@@ -37,7 +37,7 @@ INPLACE_NOTE = ('The result must be castable to the dtype of @self (a floating-p
                 'cannot be written into an integer tensor, nor a number into a bool one).')
 
 SCALAR_NOTE = ('The number does not widen the tensor\'s dtype, except that a fractional '
-               'number next to an integer tensor gives the default float dtype.')
+               'number (or -0.0) next to an integer tensor gives the default float dtype.')
 
 
 def split_args(text):

@@ -509,6 +509,41 @@ test_inplace_non_leaf_mul (void)
   check_inplace_non_leaf (TRUE);
 }
 
+/* An op keeps only what the gradients of the inputs that require grad
+ * read: y * c keeps c, not y, so y may change in place afterwards; but c
+ * is kept, and changing it makes backward refuse. */
+static void
+test_inplace_saved_only_needed (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) x = leaf3 (1, 2, 3);
+  g_autoptr (DlTensor) c
+      = dl_test_tensor ((gdouble[]){ 2, 3, 4 }, DL_TEST_SHAPE (3), DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) y = dl_tensor_mul_scalar (x, 1, &error);
+  g_autoptr (DlTensor) z = dl_tensor_mul (y, c, &error);
+  g_autoptr (DlTensor) q = dl_tensor_div (y, c, &error);
+  g_autoptr (DlTensor) zq = dl_tensor_add (z, q, &error);
+  g_autoptr (DlTensor) s = dl_tensor_sum (zq, &error);
+  g_autoptr (DlTensor) s2 = NULL;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (dl_tensor_mul_scalar_ (y, 5, &error));
+  g_assert_no_error (error);
+  g_assert_true (dl_tensor_backward (s, NULL, FALSE, FALSE, &error));
+  g_assert_no_error (error);
+  /* d (y c + y / c) / dx = c + 1 / c */
+  dl_test_assert_values (dl_tensor_get_grad (x), (gdouble[]){ 2.5, 3 + 1.0 / 3, 4.25 }, 3, 1e-12);
+
+  g_clear_object (&z);
+  g_clear_object (&s);
+  z = dl_tensor_mul (x, c, &error);
+  s2 = dl_tensor_sum (z, &error);
+  g_assert_nonnull (dl_tensor_add_scalar_ (c, 1, &error));
+  g_assert_no_error (error);
+  g_assert_false (dl_tensor_backward (s2, NULL, FALSE, FALSE, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_AUTOGRAD);
+}
+
 /* Writing through a view of a non-leaf changes the base: the base's
  * history records the write (CopySlices) and its gradient follows. */
 static void
@@ -711,6 +746,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/autograd/inplace/checks", test_inplace_checks);
   g_test_add_func ("/autograd/inplace/non-leaf-add", test_inplace_non_leaf_add);
   g_test_add_func ("/autograd/inplace/non-leaf-mul", test_inplace_non_leaf_mul);
+  g_test_add_func ("/autograd/inplace/saved-only-needed", test_inplace_saved_only_needed);
   g_test_add_func ("/autograd/inplace/view-of-non-leaf", test_inplace_view_of_non_leaf);
   g_test_add_func ("/autograd/inplace/view-copy-from-grad", test_inplace_view_copy_from_grad);
   g_test_add_func ("/autograd/inplace/view-graph-freed", test_view_graph_freed);

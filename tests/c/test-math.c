@@ -496,6 +496,11 @@ g_lerp_scalar (DlTensor **x, GError **e)
 {
   return dl_tensor_lerp_scalar (x[0], x[1], 0.3, e);
 }
+static DlTensor *
+g_leaky_relu (DlTensor **x, GError **e)
+{
+  return dl_tensor_leaky_relu (x[0], 0.15, e);
+}
 
 #define UNARY_CASE(NAME, FN, MIN_ABS, POS)                                                         \
   {                                                                                                \
@@ -510,7 +515,107 @@ static const DlTestGradCase grad_cases[] = {
   { "clamp", g_clamp, 3, { { 3, 4 }, { 4 }, { 3, 1 } }, { 2, 1, 2 }, 0.01, FALSE },
   { "lerp", g_lerp, 3, { { 3, 4 }, { 4 }, { 3, 1 } }, { 2, 1, 2 }, 0, FALSE },
   { "lerp_scalar", g_lerp_scalar, 2, { { 3, 4 }, { 3, 4 } }, { 2, 2 }, 0, FALSE },
+  UNARY_CASE ("leaky_relu", g_leaky_relu, 0.01, FALSE),
 };
+
+/* -0.0 is a float: x / -0.0 is -inf for positive x, x * -0.0 is -0 */
+static void
+test_negative_zero_scalar (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) x
+      = dl_test_tensor ((gdouble[]){ 2, -3 }, DL_TEST_SHAPE (2), DL_DTYPE_FLOAT32);
+  g_autoptr (DlTensor) i = dl_test_tensor ((gdouble[]){ 2, -3 }, DL_TEST_SHAPE (2), DL_DTYPE_INT64);
+  g_autoptr (DlTensor) q = dl_tensor_div_scalar (x, -0.0, &error);
+  g_autoptr (DlTensor) p = dl_tensor_mul_scalar (x, -0.0, &error);
+  g_autoptr (DlTensor) pi = dl_tensor_mul_scalar (i, -0.0, &error);
+  g_autofree gdouble *vq = NULL;
+  g_autofree gdouble *vp = NULL;
+  g_autofree gdouble *vpi = NULL;
+
+  g_assert_no_error (error);
+  vq = dl_test_values (q);
+  vp = dl_test_values (p);
+  vpi = dl_test_values (pi);
+  g_assert_true (isinf (vq[0]) && vq[0] < 0 && isinf (vq[1]) && vq[1] > 0);
+  g_assert_true (vp[0] == 0 && signbit (vp[0]) && vp[1] == 0 && !signbit (vp[1]));
+  /* a float number next to an integer tensor gives the default float dtype */
+  g_assert_cmpint (dl_tensor_get_dtype (pi), ==, DL_DTYPE_FLOAT32);
+  g_assert_true (signbit (vpi[0]) && !signbit (vpi[1]));
+}
+
+/* div with a rounding mode: trunc rounds toward zero, floor down;
+ * integers stay integers and may not be divided by zero */
+static void
+test_div_mode (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) a
+      = dl_test_tensor ((gdouble[]){ 7, -7, 7, -7 }, DL_TEST_SHAPE (4), DL_DTYPE_INT32);
+  g_autoptr (DlTensor) b
+      = dl_test_tensor ((gdouble[]){ 2, 2, -2, -2 }, DL_TEST_SHAPE (4), DL_DTYPE_INT32);
+  g_autoptr (DlTensor) fa = dl_tensor_to_dtype (a, DL_DTYPE_FLOAT64, &error);
+  g_autoptr (DlTensor) zero = dl_tensor_new_wrapped_scalar (0, DL_DTYPE_INT64);
+  g_autoptr (DlTensor) t = dl_tensor_div_mode (a, b, DL_ROUNDING_MODE_TRUNC, &error);
+  g_autoptr (DlTensor) f = dl_tensor_div_mode (a, b, DL_ROUNDING_MODE_FLOOR, &error);
+  g_autoptr (DlTensor) n = dl_tensor_div_mode (a, b, DL_ROUNDING_MODE_NONE, &error);
+  g_autoptr (DlTensor) ft = dl_tensor_div_mode (fa, b, DL_ROUNDING_MODE_TRUNC, &error);
+  g_autoptr (DlTensor) bad = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (dl_tensor_get_dtype (t), ==, DL_DTYPE_INT32);
+  dl_test_assert_values (t, (gdouble[]){ 3, -3, -3, 3 }, 4, 0);
+  dl_test_assert_values (f, (gdouble[]){ 3, -4, -4, 3 }, 4, 0);
+  dl_test_assert_values (n, (gdouble[]){ 3.5, -3.5, -3.5, 3.5 }, 4, 0);
+  g_assert_cmpint (dl_tensor_get_dtype (ft), ==, DL_DTYPE_FLOAT64);
+  dl_test_assert_values (ft, (gdouble[]){ 3, -3, -3, 3 }, 4, 0);
+
+  g_assert_true (dl_tensor_div_mode_ (a, b, DL_ROUNDING_MODE_FLOOR, &error) == a);
+  g_assert_no_error (error);
+  dl_test_assert_values (a, (gdouble[]){ 3, -4, -4, 3 }, 4, 0);
+
+  bad = dl_tensor_div_mode (a, zero, DL_ROUNDING_MODE_TRUNC, &error);
+  g_assert_null (bad);
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "ZeroDivisionError"));
+  g_clear_error (&error);
+  g_assert_null (dl_tensor_div_mode_ (a, b, DL_ROUNDING_MODE_NONE, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_DTYPE);
+  g_clear_error (&error);
+  g_assert_null (dl_tensor_div_mode (a, b, (DlRoundingMode)7, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+}
+
+static void
+test_isclose_equal (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) a
+      = dl_test_tensor ((gdouble[]){ 1, 2, NAN, INFINITY }, DL_TEST_SHAPE (4), DL_DTYPE_FLOAT32);
+  g_autoptr (DlTensor) b = dl_test_tensor ((gdouble[]){ 1.000001, 2.1, NAN, INFINITY },
+                                           DL_TEST_SHAPE (4), DL_DTYPE_FLOAT32);
+  g_autoptr (DlTensor) i = dl_test_tensor ((gdouble[]){ 1, 2 }, DL_TEST_SHAPE (2), DL_DTYPE_INT64);
+  g_autoptr (DlTensor) c = dl_tensor_isclose (a, b, 1e-5, 1e-8, FALSE, &error);
+  g_autoptr (DlTensor) cn = dl_tensor_isclose (a, b, 1e-5, 1e-8, TRUE, &error);
+  g_autoptr (DlTensor) bad = NULL;
+
+  g_assert_no_error (error);
+  dl_test_assert_values (c, (gdouble[]){ 1, 0, 0, 1 }, 4, 0);
+  dl_test_assert_values (cn, (gdouble[]){ 1, 0, 1, 1 }, 4, 0);
+  g_assert_false (dl_tensor_allclose (a, b, 1e-5, 1e-8, TRUE, &error));
+  g_assert_no_error (error);
+  g_assert_true (dl_tensor_allclose (a, b, 0.1, 0, TRUE, &error));
+  g_assert_true (dl_tensor_equal (a, a, &error) == FALSE); /* NaN */
+  g_assert_true (dl_tensor_equal (i, i, &error));
+  g_assert_false (dl_tensor_equal (a, i, &error));
+  g_assert_no_error (error);
+  bad = dl_tensor_isclose (a, i, 1e-5, 1e-8, FALSE, &error);
+  g_assert_null (bad);
+  g_assert_error (error, DL_ERROR, DL_ERROR_DTYPE);
+  g_clear_error (&error);
+  g_assert_false (dl_tensor_allclose (a, b, -1, 0, FALSE, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+}
 
 int
 main (int argc, char **argv)
@@ -524,6 +629,9 @@ main (int argc, char **argv)
   g_test_add_func ("/math/binary-int", test_binary_int);
   g_test_add_func ("/math/clamp-lerp", test_clamp_lerp);
   g_test_add_func ("/math/errors", test_errors);
+  g_test_add_func ("/math/negative-zero-scalar", test_negative_zero_scalar);
+  g_test_add_func ("/math/div-mode", test_div_mode);
+  g_test_add_func ("/math/isclose-equal", test_isclose_equal);
   for (gsize i = 0; i < G_N_ELEMENTS (grad_cases); i++)
     {
       g_autofree gchar *path = g_strdup_printf ("/math/gradcheck/%s", grad_cases[i].name);

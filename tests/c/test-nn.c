@@ -633,6 +633,22 @@ test_activation_modules (void)
     g_clear_object (&y);
   }
 
+  {
+    g_autoptr (DlLeakyRelu) leaky = dl_leaky_relu_new (0.2, FALSE);
+    g_autoptr (DlLeakyRelu) leaky_ = g_object_new (DL_TYPE_LEAKY_RELU, "inplace", TRUE, NULL);
+    g_autoptr (DlTensor) copy = dl_tensor_clone (x, NULL);
+
+    g_assert_cmpfloat (dl_leaky_relu_get_negative_slope (leaky_), ==, 0.01);
+    g_assert_true (dl_leaky_relu_get_inplace (leaky_) && !dl_leaky_relu_get_inplace (leaky));
+    y = run_module (leaky, x);
+    dl_test_assert_values (y, (gdouble[]){ -0.4, -0.1, 0, 1.5, 3, -0.2 }, 6, 1e-15);
+    g_clear_object (&y);
+    y = run_module (leaky_, copy);
+    g_assert_true (y == copy);
+    dl_test_assert_values (copy, (gdouble[]){ -0.02, -0.005, 0, 1.5, 3, -0.01 }, 6, 1e-15);
+    g_clear_object (&y);
+  }
+
   y = run_module (gelu, x);
   ref = dl_tensor_gelu (x, NULL);
   assert_same_values (y, ref, 0);

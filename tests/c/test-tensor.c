@@ -780,11 +780,52 @@ test_repr (void)
   g_assert_cmpstr (si, ==, "tensor([0, 1, 2])");
 }
 
+/* clone_format with preserve keeps a transpose's layout (torch's
+ * preserve_format); contiguous_format, clone and contiguous give
+ * row-major; a slice with steps gives dense strides in its own order */
+static void
+test_clone_format (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) x = dl_test_tensor ((gdouble[]){ 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 },
+                                           DL_TEST_SHAPE (3, 4), DL_DTYPE_FLOAT32);
+  g_autoptr (DlTensor) t = dl_tensor_transpose (x, 0, 1, &error);
+  g_autoptr (DlTensor) c = dl_tensor_clone_format (t, DL_MEMORY_FORMAT_PRESERVE, &error);
+  g_autoptr (DlTensor) plain = dl_tensor_clone (t, &error);
+  g_autoptr (DlTensor) cc = dl_tensor_clone_format (t, DL_MEMORY_FORMAT_CONTIGUOUS, &error);
+  g_autoptr (DlTensor) k = dl_tensor_contiguous (t, &error);
+  g_autoptr (DlTensor) e = dl_empty_like (t, DL_DTYPE_FLOAT64, DL_MEMORY_FORMAT_PRESERVE, &error);
+  g_autoptr (DlTensor) s = dl_tensor_slice (t, 1, 0, 3, 2, &error);
+  g_autoptr (DlTensor) cs = dl_tensor_clone_format (s, DL_MEMORY_FORMAT_PRESERVE, &error);
+  g_autoptr (DlTensor) bad = NULL;
+  gsize n;
+
+  g_assert_no_error (error);
+  g_assert_cmpmem (dl_tensor_get_strides (c, &n), 2 * sizeof (gint64), ((gint64[]){ 1, 4 }),
+                   2 * sizeof (gint64));
+  g_assert_cmpmem (dl_tensor_get_strides (e, &n), 2 * sizeof (gint64), ((gint64[]){ 1, 4 }),
+                   2 * sizeof (gint64));
+  g_assert_cmpint (dl_tensor_get_dtype (e), ==, DL_DTYPE_FLOAT64);
+  g_assert_true (dl_tensor_is_contiguous (cc) && dl_tensor_is_contiguous (k)
+                 && dl_tensor_is_contiguous (plain));
+  g_assert_true (dl_tensor_get_storage (c) != dl_tensor_get_storage (x));
+  dl_test_assert_values (c, (gdouble[]){ 0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11 }, 12, 0);
+  dl_test_assert_values (cc, (gdouble[]){ 0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11 }, 12, 0);
+  /* t[:, ::2] of shape [4, 2], strides [1, 8]: dense strides [1, 4] */
+  g_assert_cmpmem (dl_tensor_get_strides (cs, &n), 2 * sizeof (gint64), ((gint64[]){ 1, 4 }),
+                   2 * sizeof (gint64));
+  dl_test_assert_values (cs, (gdouble[]){ 0, 8, 1, 9, 2, 10, 3, 11 }, 8, 0);
+  bad = dl_tensor_clone_format (t, (DlMemoryFormat)5, &error);
+  g_assert_null (bad);
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+}
+
 int
 main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
 
+  g_test_add_func ("/tensor/clone-format", test_clone_format);
   g_test_add_func ("/tensor/create/zeros", test_create_zeros);
   g_test_add_func ("/tensor/create/ones-full", test_create_ones_full);
   g_test_add_func ("/tensor/create/arange", test_create_arange);

@@ -155,6 +155,34 @@ test('autograd', () => {
     assertDlError(() => y.backward(null, false, false), Dl.Error.AUTOGRAD, 'second backward');
 });
 
+test('gradcheck and gradgradcheck with a JS function', () => {
+    const x = fromArray([0.5, -1.25, 2], [3], F64);
+    const y = fromArray([1.5, 0.25, -0.75], [3], F64);
+    x.set_requires_grad(true);
+    y.set_requires_grad(true);
+    let calls = 0;
+    // two outputs: x * sin (y) and the sum of x * x
+    const f = inputs => {
+        calls++;
+        const [a, b] = inputs;
+        return [a.mul(b.sin()), a.mul(a).sum()];
+    };
+    assert(Dl.autograd_gradcheck(f, [x, y], 1e-6, 1e-5, 1e-3, true, 0, true), 'gradcheck');
+    assert(calls > 12, `the function ran for each perturbation (${calls} calls)`);
+    assert(Dl.autograd_gradgradcheck(f, [x, y], null, 1e-6, 1e-5, 1e-3, false, true, 0, true),
+        'gradgradcheck');
+    assertArrayEqual(values(x), [0.5, -1.25, 2], 'inputs restored');
+    // a gradient that misses a term: x * |x| with |x| detached
+    const wrong = inputs => [inputs[0].mul(inputs[0].abs().detach())];
+    const e = assertDlError(() => Dl.autograd_gradcheck(wrong, [x], 1e-6, 1e-5, 1e-3, true, 0, true),
+        Dl.Error.AUTOGRAD, 'mismatch');
+    assert(e.message.startsWith('Jacobian mismatch for output 0 with respect to input 0'),
+        e.message);
+    assert(e.message.includes('d output 0[0] / d input 0[0]: numerical 1'), e.message);
+    assert(!Dl.autograd_gradcheck(wrong, [x], 1e-6, 1e-5, 1e-3, false, 0, true), 'no raise');
+    assert(Dl.autograd_get_node_names().includes('MulBackward0'), 'node names');
+});
+
 test('autograd through an in-place write into a view', () => {
     const x = fromArray([1, 2, 3, 4], [2, 2], F64);
     x.set_requires_grad(true);
@@ -600,6 +628,20 @@ test('activation modules from construct properties', () => {
     assert(relu.inplace === true, 'inplace property');
     relu.forward(copy);
     assertArrayEqual(values(copy), [0, 0, 0, 1.5, 3, 0], 'ReLU in place');
+
+    // LeakyReLU: the module, the op and its in-place form, and its gradient
+    const leaky = new Dl.LeakyRelu({negative_slope: 0.2});
+    assert(leaky.negative_slope === 0.2 && leaky.inplace === false, 'LeakyReLU properties');
+    assertClose(values(leaky.forward(x)), [-0.4, -0.1, 0, 1.5, 3, -0.2], 1e-15, 'LeakyReLU');
+    assertClose(values(new Dl.LeakyRelu().forward(x)), [-0.02, -0.005, 0, 1.5, 3, -0.01], 1e-15,
+        'LeakyReLU default slope');
+    const lcopy = x.clone();
+    assert(lcopy.leaky_relu_(0.5) === lcopy, 'leaky_relu_ returns its tensor');
+    assertClose(values(lcopy), [-1, -0.25, 0, 1.5, 3, -0.5], 1e-15, 'leaky_relu_');
+    const xg = x.detach();
+    xg.set_requires_grad(true);
+    xg.leaky_relu(0.3).sum().backward(null, false, false);
+    assertClose(values(xg.get_grad()), [0.3, 0.3, 0.3, 1, 1, 0.3], 1e-15, 'leaky_relu gradient');
 
     const x4 = Dl.zeros([2, 3, 4, 5], F32, null);
     const flat = new Dl.Flatten();

@@ -495,3 +495,44 @@ def test_large_parallel_paths(rng, shape):
         c.t().add_(1.0)
         w.t().add_(1.0)
         assert_same(c, w)
+
+
+def assert_same_signs(x, t):
+    """x equals t, the signs of zeros and infinities included."""
+    assert_same(x, t)
+    assert np.array_equal(np.signbit(x.numpy()), np.signbit(t.numpy()))
+
+
+NEG_ZERO_OPS = {
+    "truediv": lambda a: a / -0.0, "rtruediv": lambda a: -0.0 / a,
+    "mul": lambda a: a * -0.0, "rmul": lambda a: -0.0 * a,
+    "add": lambda a: a + -0.0, "sub": lambda a: a - -0.0, "rsub": lambda a: -0.0 - a,
+    "div": lambda a: a.div(-0.0), "mul_method": lambda a: a.mul(-0.0),
+    "add_method": lambda a: a.add(-0.0), "zero_div": lambda a: a / 0.0,
+    "idiv": lambda a: a.clone().__itruediv__(-0.0), "imul": lambda a: a.clone().__imul__(-0.0),
+    "idiv_zero": lambda a: a.clone().__itruediv__(0), "div_": lambda a: a.clone().div_(-0.0),
+    "mul_": lambda a: a.clone().mul_(-0.0), "add_": lambda a: a.clone().add_(-0.0),
+}
+
+
+@pytest.mark.parametrize("op", sorted(NEG_ZERO_OPS))
+@pytest.mark.parametrize("name", ["float32", "float64", "int64", "int32"])
+def test_negative_zero_scalar_keeps_its_sign(op, name):
+    fn = NEG_ZERO_OPS[op]
+    vals = [1.5, -2.0, 0.0, -0.0, 3.0] if name.startswith("float") else [1, -2, 0, 3, 0]
+    x, t = pair(np.array(vals, dtype=name), name)
+    try:
+        expected = fn(t)
+    except RuntimeError:
+        with pytest.raises(RuntimeError):
+            fn(x)
+        return
+    assert_same_signs(fn(x), expected)
+
+
+def test_negative_zero_tensors():
+    assert_same_signs(Dl.tensor(-0.0), torch.tensor(-0.0))
+    assert_same_signs(Dl.tensor([-0.0, 0.0]), torch.tensor([-0.0, 0.0]))
+    assert_same_signs(Dl.full((2,), -0.0), torch.full((2,), -0.0))
+    assert_same_signs(Dl.zeros(2).fill_(-0.0), torch.zeros(2).fill_(-0.0))
+    assert_same_signs(Dl.ones(3) / Dl.tensor(-0.0), torch.ones(3) / torch.tensor(-0.0))

@@ -383,6 +383,57 @@ void test_autograd_grad_hooks () {
 }
 
 /* The defaults Dl-1.0.metadata gives nullable and optional arguments */
+void test_gradcheck () {
+    try {
+        var x = from_array ({0.5, -1.25, 2}, {3}, Dl.DType.FLOAT64);
+        var y = from_array ({1.5, 0.25, -0.75}, {3}, Dl.DType.FLOAT64);
+        x.set_requires_grad (true);
+        y.set_requires_grad (true);
+        int calls = 0;
+        /* two outputs: x * tanh (y) and the sum of x * x */
+        Dl.GradcheckFunc f = (inputs) => {
+            calls++;
+            var out = new GenericArray<Dl.Tensor> ();
+            out.add (inputs[0].mul (inputs[1].tanh ()));
+            out.add (inputs[0].mul (inputs[0]).sum ());
+            return out;
+        };
+        assert (Dl.autograd_gradcheck (f, {x, y}, 1e-6, 1e-5, 1e-3, true, 0, true));
+        assert (calls > 12);
+        assert (Dl.autograd_gradgradcheck (f, {x, y}, null, 1e-6, 1e-5, 1e-3, false, true, 0, true));
+        assert_values (x, {0.5, -1.25, 2});
+
+        /* a gradient that misses a term: x * |x| with |x| detached */
+        Dl.GradcheckFunc wrong = (inputs) => {
+            var out = new GenericArray<Dl.Tensor> ();
+            out.add (inputs[0].mul (inputs[0].abs ().detach ()));
+            return out;
+        };
+        try {
+            Dl.autograd_gradcheck (wrong, {x}, 1e-6, 1e-5, 1e-3, true, 0, true);
+            assert_not_reached ();
+        } catch (Dl.Error.AUTOGRAD e) {
+            assert (e.message.has_prefix ("Jacobian mismatch for output 0 with respect to input 0"));
+            assert ("d output 0[0] / d input 0[0]: numerical 1" in e.message);
+        }
+        assert (!Dl.autograd_gradcheck (wrong, {x}, 1e-6, 1e-5, 1e-3, false, 0, true));
+
+        /* an error of the function reaches the caller */
+        Dl.GradcheckFunc failing = (inputs) => {
+            throw new Dl.Error.SHAPE ("failing: no");
+        };
+        try {
+            Dl.autograd_gradcheck (failing, {x}, 1e-6, 1e-5, 1e-3, false, 0, true);
+            assert_not_reached ();
+        } catch (Dl.Error.SHAPE e) {
+            assert (e.message == "failing: no");
+        }
+        assert ("MulBackward0" in Dl.autograd_get_node_names ());
+    } catch (GLib.Error e) {
+        error ("%s", e.message);
+    }
+}
+
 void test_defaults () {
     try {
         var z = Dl.zeros ({ 2, 3 });
@@ -535,6 +586,15 @@ void test_activation_modules () {
         var copy = x.clone ();
         assert (relu.forward (copy) == copy);
         assert_values (copy, { 0, 0, 0, 1.5, 3, 0 });
+        var leaky = new Dl.LeakyRelu (0.2, false);
+        assert (leaky.negative_slope == 0.2 && !leaky.inplace);
+        assert_values (leaky.forward (x), values (x.leaky_relu (0.2)));
+        assert_values (x.leaky_relu (0.5), { -1, -0.25, 0, 1.5, 3, -0.5 });
+        var leaky_default = (Dl.LeakyRelu) Object.new (typeof (Dl.LeakyRelu), "inplace", true);
+        var leaky_copy = x.clone ();
+        assert (leaky_default.negative_slope == 0.01);
+        assert (leaky_default.forward (leaky_copy) == leaky_copy);
+        assert_values (leaky_copy, { -0.02, -0.005, 0, 1.5, 3, -0.01 });
         var x4 = Dl.zeros ({ 2, 3, 4, 5 });
         var flatten = (Dl.Flatten) Object.new (typeof (Dl.Flatten));
         assert (flatten.start_dim == 1 && flatten.end_dim == -1);
@@ -972,6 +1032,7 @@ int main (string[] args) {
     Test.add_func ("/vala/ops/creation-random", test_creation_random);
     Test.add_func ("/vala/ops/linalg", test_linalg);
     Test.add_func ("/vala/autograd/inplace-view", test_autograd_inplace_view);
+    Test.add_func ("/vala/autograd/gradcheck", test_gradcheck);
     Test.add_func ("/vala/autograd/grad-hooks", test_autograd_grad_hooks);
     Test.add_func ("/vala/module/subclass", test_module_subclass);
     Test.add_func ("/vala/module/forward-many", test_module_forward_many);

@@ -7,8 +7,9 @@
 
 import builtins
 
-from ._dtype import (Size, bfloat16, device, double, dtype, float16, float32, float64,
-                     get_default_dtype, half, int32, int64, long, set_default_dtype, uint8)
+from ._dtype import (Size, bfloat16, contiguous_format, device, double, dtype, float16, float32,
+                     float64, get_default_dtype, half, int32, int64, long, memory_format,
+                     preserve_format, set_default_dtype, uint8)
 from ._tensor import Node, Tensor
 from ._creation import (Generator, addmm, arange, as_tensor, baddbmm, bernoulli, bmm, dot, einsum,
                         empty, empty_like, eye, from_numpy, full, full_like, ger, get_rng_state,
@@ -16,9 +17,10 @@ from ._creation import (Generator, addmm, arange, as_tensor, baddbmm, bernoulli,
                         ones, ones_like, outer, rand, rand_like, randint, randint_like, randn,
                         randn_like, randperm, seed, set_rng_state, tensor, tensordot, vdot, zeros,
                         zeros_like)
-from ._math import (arctan2, atan2, bitwise_and, bitwise_or, bitwise_xor, clamp, clamp_, clip,
-                    floor_divide, lerp, logical_and, logical_or, logical_xor, nan_to_num, relu_,
-                    remainder)
+from ._math import (allclose, arctan2, atan2, bitwise_and, bitwise_or, bitwise_xor, clamp, clamp_,
+                    clip, eq, equal, floor_divide, ge, greater, greater_equal, gt, isclose, le,
+                    lerp, less, less_equal, logical_and, logical_or, logical_xor, lt, nan_to_num,
+                    ne, not_equal, relu_, remainder)
 from ._indexing import (argwhere, cat, chunk, concat, concatenate, flip, fliplr, flipud, gather,
                         hstack, index_add, index_copy, index_fill, index_put, index_select,
                         masked_fill, masked_select, nonzero, roll, scatter, scatter_add,
@@ -28,10 +30,10 @@ from ._reductions import (amax, amin, aminmax, argsort, count_nonzero, cummax, c
                           cumsum, kthvalue, logsumexp, median, msort, nanmean, nanmedian, nansum,
                           norm, prod, sort, std, std_mean, topk, unique, unique_consecutive, var,
                           var_mean)
-from ._functions import (add, argmax, argmin, clone, detach, div, fix, flatten, is_tensor,
+from ._functions import (add, argmax, argmin, clone, detach, div, divide, fix, flatten, is_tensor,
                          log_softmax, logical_not, matmul, maximum, mean, minimum, mul, narrow,
                          numel, permute, reshape, select, softmax, squeeze, sub, t, transpose,
-                         unflatten, unsqueeze)
+                         true_divide, unflatten, unsqueeze)
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.anomaly_mode import is_anomaly_enabled, set_anomaly_enabled
 from . import _dtype, _functions, _math, _reductions
@@ -39,7 +41,10 @@ from . import autograd, datasets, nn, optim, safetensors, serialization, utils
 from .serialization import load, save
 from ._lib import Dl as _typelib
 
-__all__ = ['Generator', 'Node', 'Size', 'Tensor', 'add', 'addmm', 'amax', 'amin', 'aminmax',
+__all__ = ['Generator', 'Node', 'Size', 'Tensor', 'add', 'allclose', 'eq', 'equal', 'ge',
+           'greater', 'greater_equal', 'gt', 'isclose', 'le', 'less', 'less_equal', 'lt', 'ne',
+           'not_equal', 'divide', 'true_divide', 'contiguous_format', 'memory_format',
+           'preserve_format', 'addmm', 'amax', 'amin', 'aminmax',
            'arange', 'arctan2', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_tensor', 'atan2',
            'autograd', 'baddbmm', 'bernoulli', 'bfloat16', 'bitwise_and', 'bitwise_or',
            'bitwise_xor', 'bmm', 'cat', 'chunk', 'clamp', 'clamp_', 'clip', 'clone', 'concat',

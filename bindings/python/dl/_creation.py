@@ -10,8 +10,8 @@ import numbers
 
 import numpy as _np
 
-from ._dtype import (_BOOL, _FROM_NP, _NP_OF, _dl_device, _dt, _size_args, float64,
-                     get_default_dtype, int64, uint8, device)
+from ._dtype import (_BOOL, _FROM_NP, _NP_OF, _dl_device, _dt, _memory_format, _size_args,
+                     float64, get_default_dtype, int64, uint8, device)
 from ._lib import (OVERRIDE_MODULE, Dl, GLib, _checked, _is_tensor, typelib_override)
 
 
@@ -359,11 +359,27 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None, la
     return _finish(Dl.eye(int(n), int(m), _dt(dtype), _dl_device(device)), requires_grad)
 
 
+def _like(input, make, dtype, device, requires_grad, memory_format, name):
+    """The result of a *_like factory: make(dtype, device) (a contiguous
+    new tensor) laid out as memory_format says for input (preserve_format:
+    input's own layout, as torch's)."""
+    fmt = _memory_format(memory_format, name)
+    dt = dtype or input.dtype
+    t = make(dt, device)
+    if (fmt == Dl.MemoryFormat.PRESERVE and device is None
+            and input.get_strides() != t.get_strides()):
+        laid = Dl.empty_like(input, _dt(dt), fmt)
+        if laid.get_strides() != t.get_strides():
+            Dl.Tensor.copy_(laid, t)
+            t = laid
+    return _finish(t, requires_grad)
+
+
 def _like_fn(fn, name):
     def like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
              memory_format=None):
-        return fn(*input.shape, dtype=dtype or input.dtype, device=device,
-                  requires_grad=requires_grad)
+        return _like(input, lambda dt, dev: fn(*input.shape, dtype=dt, device=dev), dtype, device,
+                     requires_grad, memory_format, name)
     like.__name__ = name
     return like
 
@@ -377,16 +393,17 @@ randn_like = _like_fn(_randn, 'randn_like')
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
-    return full(input.shape, fill_value, dtype=dtype or input.dtype, device=device,
-                requires_grad=requires_grad)
+    return _like(input, lambda dt, dev: full(input.shape, fill_value, dtype=dt, device=dev),
+                 dtype, device, requires_grad, memory_format, 'full_like')
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None,
                  requires_grad=False, memory_format=None):
     if high is None:
         low, high = 0, low
-    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device,
-                   requires_grad=requires_grad)
+    return _like(input, lambda dt, dev: randint(low, high, tuple(input.shape), dtype=dt,
+                                                device=dev),
+                 dtype, device, requires_grad, memory_format, 'randint_like')
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):

@@ -33,6 +33,35 @@ class dtype:
         return (_dtype_by_name, (self.name,))
 
 
+class memory_format:
+    """A memory layout (torch.preserve_format, torch.contiguous_format)."""
+    __slots__ = ('_value', 'name')
+
+    def __init__(self, name, value):
+        self.name = name
+        self._value = value
+
+    def __repr__(self):
+        return 'torch.' + self.name
+
+    def __reduce__(self):
+        return self.name
+
+
+preserve_format = memory_format('preserve_format', Dl.MemoryFormat.PRESERVE)
+contiguous_format = memory_format('contiguous_format', Dl.MemoryFormat.CONTIGUOUS)
+
+
+def _memory_format(f, name):
+    """The Dl.MemoryFormat of a memory_format= argument (None: preserve)."""
+    if f is None:
+        return Dl.MemoryFormat.PRESERVE
+    if type(f) is not memory_format:
+        raise TypeError("%s(): argument 'memory_format' must be torch.memory_format, not %s"
+                        % (name, type(f).__name__))
+    return f._value
+
+
 _DTYPES = {int(getattr(Dl.DType, _name.upper())): dtype(getattr(Dl.DType, _name.upper()))
            for _name in ('float32', 'float64', 'float16', 'bfloat16', 'int32', 'int64', 'uint8',
                          'bool')}

@@ -10,6 +10,7 @@ import builtins
 from ._creation import tensor
 from ._lib import Dl as _typelib
 from ._lib import _is_tensor, _method_fn
+from ._math import _div, _into_out
 from ._tensor import Tensor
 
 
@@ -70,8 +71,16 @@ def mul(input, other):
     return (input if _is_tensor(input) else tensor(input)) * other
 
 
-def div(input, other):
-    return (input if _is_tensor(input) else tensor(input)) / other
+def div(input, other, *, rounding_mode=None, out=None):
+    input = input if _is_tensor(input) else tensor(input)
+    return _into_out(_div(input, other, rounding_mode=rounding_mode), out, 'div')
+
+
+def true_divide(input, other, *, out=None):
+    return div(input, other, out=out)
+
+
+divide = div
 
 
 def _max(input, dim=None, keepdim=False):

@@ -80,6 +80,93 @@ def _math_inplace(cfn, name, operator=False):
     return op
 
 
+def _into_out(result, out, name):
+    """result, or result written into out (out=), which must have its
+    shape; its dtype may differ, as torch's out= casts."""
+    if out is None:
+        return result
+    if not _is_tensor(out):
+        raise TypeError("%s(): argument 'out' must be Tensor, not %s" % (name, type(out).__name__))
+    if tuple(out.shape) != tuple(result.shape):
+        raise RuntimeError('%s: out= has shape %s, but the result has shape %s (libdl does not '
+                           'resize out)' % (name, list(out.shape), list(result.shape)))
+    Dl.Tensor.copy_(out, result)
+    return out
+
+
+def _comparison_fn(cfn, name):
+    """torch.eq and its kin: tensor and tensor or number, with out=."""
+    def fn(input, other, *, out=None):
+        if not _is_tensor(input):
+            raise TypeError("%s(): argument 'input' (position 1) must be Tensor, not %s"
+                            % (name, type(input).__name__))
+        return _into_out(cfn(input, _math_arg(other, name, 'other')), out, name)
+    fn.__name__ = name
+    return fn
+
+
+eq = _comparison_fn(Dl.Tensor.eq, 'eq')
+ne = not_equal = _comparison_fn(Dl.Tensor.ne, 'ne')
+lt = less = _comparison_fn(Dl.Tensor.lt, 'lt')
+le = less_equal = _comparison_fn(Dl.Tensor.le, 'le')
+gt = greater = _comparison_fn(Dl.Tensor.gt, 'gt')
+ge = greater_equal = _comparison_fn(Dl.Tensor.ge, 'ge')
+
+
+def _tensor_arg(x, fname, argname, position):
+    if not _is_tensor(x):
+        raise TypeError("%s(): argument '%s' (position %d) must be Tensor, not %s"
+                        % (fname, argname, position, type(x).__name__))
+    return x
+
+
+def _isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return Dl.Tensor.isclose(_tensor_arg(self, 'isclose', 'input', 1),
+                             _tensor_arg(other, 'isclose', 'other', 2), float(rtol), float(atol),
+                             bool(equal_nan))
+
+
+def _allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return Dl.Tensor.allclose(_tensor_arg(self, 'allclose', 'input', 1),
+                              _tensor_arg(other, 'allclose', 'other', 2), float(rtol),
+                              float(atol), bool(equal_nan))
+
+
+def _equal(self, other):
+    return Dl.Tensor.equal(_tensor_arg(self, 'equal', 'input', 1),
+                           _tensor_arg(other, 'equal', 'other', 2))
+
+
+isclose = _isclose
+allclose = _allclose
+equal = _equal
+
+
+_ROUNDING_MODES = {'trunc': Dl.RoundingMode.TRUNC, 'floor': Dl.RoundingMode.FLOOR}
+
+
+def _rounding_mode(mode):
+    try:
+        return _ROUNDING_MODES[mode]
+    except (KeyError, TypeError):
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                           "found '%s'" % (mode,)) from None
+
+
+def _div(self, other, *, rounding_mode=None):
+    if rounding_mode is None:
+        return self / other
+    return Dl.Tensor.div_mode(self, _math_arg(other, 'div', 'other'),
+                              _rounding_mode(rounding_mode))
+
+
+def _div_(self, other, *, rounding_mode=None):
+    if rounding_mode is None:
+        return self.__itruediv__(other)
+    Dl.Tensor.div_mode_(self, _math_arg(other, 'div_', 'other'), _rounding_mode(rounding_mode))
+    return self
+
+
 floor_divide = _math_binary_fn(Dl.Tensor.floor_divide, 'floor_divide')
 remainder = _math_binary_fn(Dl.Tensor.remainder, 'remainder')
 atan2 = _math_binary_fn(Dl.Tensor.atan2, 'atan2')

@@ -12,7 +12,7 @@ import os
 
 import numpy as _np
 
-from . import _callbacks, _creation, _indexing, _math, _reductions
+from . import _callbacks, _creation, _dtype, _indexing, _math, _reductions
 from ._creation import tensor
 from ._dtype import _CPU, _DTYPES, Size, _dl_device, _size_args, device, dtype
 from ._lib import (OVERRIDE_MODULE, Dl, GLib, _checked, _is_tensor, _translate,
@@ -162,8 +162,7 @@ class Tensor(Dl.Tensor):
     __iadd__ = _inplace(Dl.Tensor.add_, Dl.Tensor.add_scalar_, 'add_')
     __isub__ = _inplace(Dl.Tensor.sub_, lambda t, v: Dl.Tensor.add_scalar_(t, -v), 'sub_')
     __imul__ = _inplace(Dl.Tensor.mul_, Dl.Tensor.mul_scalar_, 'mul_')
-    __itruediv__ = _inplace(Dl.Tensor.div_, lambda t, v: Dl.Tensor.mul_scalar_(t, 1.0 / v),
-                            'div_')
+    __itruediv__ = _inplace(Dl.Tensor.div_, Dl.Tensor.div_scalar_, 'div_')
 
     def __neg__(self):
         return self.neg()
@@ -188,7 +187,12 @@ class Tensor(Dl.Tensor):
     def mul(self, other):
         return self * other
 
-    def div(self, other):
+    def div(self, other, *, rounding_mode=None):
+        if rounding_mode is None:
+            return self / other
+        return _math._div(self, other, rounding_mode=rounding_mode)
+
+    def true_divide(self, other):
         return self / other
 
     def add_(self, other, alpha=1):
@@ -206,8 +210,16 @@ class Tensor(Dl.Tensor):
     def mul_(self, other):
         return self.__imul__(other)
 
-    def div_(self, other):
+    def div_(self, other, *, rounding_mode=None):
+        if rounding_mode is None:
+            return self.__itruediv__(other)
+        return _math._div_(self, other, rounding_mode=rounding_mode)
+
+    def true_divide_(self, other):
         return self.__itruediv__(other)
+
+    divide = div
+    divide_ = div_
 
     def fill_(self, value):
         Dl.Tensor.fill_(self, float(value))
@@ -238,6 +250,12 @@ class Tensor(Dl.Tensor):
 
     def ge(self, other):
         return self >= other
+
+    not_equal = ne
+    less = lt
+    less_equal = le
+    greater = gt
+    greater_equal = ge
 
     # -- attributes --
     @property
@@ -620,10 +638,13 @@ class Tensor(Dl.Tensor):
         return Dl.Tensor.select(self, dim, int(index))
 
     def contiguous(self, memory_format=None):
+        if memory_format not in (None, _dtype.contiguous_format):
+            _dtype._memory_format(memory_format, 'contiguous')
+            raise RuntimeError('contiguous: only torch.contiguous_format is supported')
         return Dl.Tensor.contiguous(self)
 
-    def clone(self, memory_format=None):
-        return Dl.Tensor.clone(self)
+    def clone(self, *, memory_format=None):
+        return Dl.Tensor.clone_format(self, _dtype._memory_format(memory_format, 'clone'))
 
     # -- activations --
     @_checked
@@ -699,6 +720,15 @@ class Tensor(Dl.Tensor):
     bitwise_and_ = _math._math_inplace(Dl.Tensor.bitwise_and_, 'bitwise_and_')
     bitwise_or_ = _math._math_inplace(Dl.Tensor.bitwise_or_, 'bitwise_or_')
     bitwise_xor_ = _math._math_inplace(Dl.Tensor.bitwise_xor_, 'bitwise_xor_')
+    eq_ = _math._math_inplace(Dl.Tensor.eq_, 'eq_')
+    ne_ = not_equal_ = _math._math_inplace(Dl.Tensor.ne_, 'ne_')
+    lt_ = less_ = _math._math_inplace(Dl.Tensor.lt_, 'lt_')
+    le_ = less_equal_ = _math._math_inplace(Dl.Tensor.le_, 'le_')
+    gt_ = greater_ = _math._math_inplace(Dl.Tensor.gt_, 'gt_')
+    ge_ = greater_equal_ = _math._math_inplace(Dl.Tensor.ge_, 'ge_')
+    isclose = _math._isclose
+    allclose = _math._allclose
+    equal = _math._equal
     __ipow__ = _math._math_inplace(Dl.Tensor.pow_, '__ipow__', True)
     __ifloordiv__ = _math._math_inplace(Dl.Tensor.floor_divide_, '__ifloordiv__', True)
     __imod__ = _math._math_inplace(Dl.Tensor.remainder_, '__imod__', True)

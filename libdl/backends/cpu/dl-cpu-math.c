@@ -1,6 +1,6 @@
 /* dl-cpu-math.c: the pointwise math library: transcendental and rounding
- * functions, predicates, nan_to_num, pow, floor division, remainder,
- * atan2 and the bitwise ops.
+ * functions, predicates, nan_to_num, leaky_relu, pow, floor and truncating
+ * division, remainder, atan2 and the bitwise ops.
  *
  * Kernels follow dl-cpu-pointwise.c: one run of n elements with byte
  * strides, a unit-stride branch GCC can vectorise, and a strided one. The
@@ -92,6 +92,17 @@ ifloordiv_i64 (gint64 a, gint64 b)
   return q;
 }
 
+/* b != 0; C's division truncates */
+static inline gint64
+itruncdiv_i64 (gint64 a, gint64 b)
+{
+  if (b == 0)
+    return 0;
+  if (b == -1)
+    return (gint64)(0 - (guint64)a);
+  return a / b;
+}
+
 static inline gint64
 iremainder_i64 (gint64 a, gint64 b)
 {
@@ -171,11 +182,25 @@ iremainder_i64 (gint64 a, gint64 b)
       }                                                                                            \
   }
 
+/* leaky_relu: params are (negative_slope) */
+#define DEFINE_LEAKY_RELU                                                                          \
+  static void FN (math_unary_, leaky_relu, TN) (char **data, const gint64 *s, gint64 n,            \
+                                                gpointer ctx)                                      \
+  {                                                                                                \
+    const T slope = (T)((const gdouble *)ctx)[0];                                                  \
+    for (gint64 i = 0; i < n; i++)                                                                 \
+      {                                                                                            \
+        T x = *(const T *)(data[1] + i * s[1]);                                                    \
+        *(T *)(data[0] + i * s[0]) = x > 0 ? x : x * slope;                                        \
+      }                                                                                            \
+  }
+
 #define T float
 #define TN f32
 UNARY_FLOAT_OPS (DEFINE_UNARY_SAME)
 UNARY_PRED_OPS (DEFINE_UNARY_PRED)
 DEFINE_NAN_TO_NUM
+DEFINE_LEAKY_RELU
 #undef T
 #undef TN
 #define T double
@@ -184,6 +209,7 @@ UNARY_FLOAT_OPS (DEFINE_UNARY_SAME)
 UNARY_F64_OPS (DEFINE_UNARY_SAME)
 UNARY_PRED_OPS (DEFINE_UNARY_PRED)
 DEFINE_NAN_TO_NUM
+DEFINE_LEAKY_RELU
 #undef T
 #undef TN
 #define T gint32
@@ -212,12 +238,14 @@ static const DlCpuLoop math_unary_loops[DL_N_DTYPES][DL_N_UNARY_OPS] = {
 #define TN f32
   [DL_DTYPE_FLOAT32]
   = { UNARY_FLOAT_OPS (UNARY_ENTRY) UNARY_PRED_OPS (UNARY_ENTRY)[DL_UNARY_NAN_TO_NUM]
-      = math_unary_nan_to_num_f32 },
+      = math_unary_nan_to_num_f32,
+      [DL_UNARY_LEAKY_RELU] = math_unary_leaky_relu_f32 },
 #undef TN
 #define TN f64
   [DL_DTYPE_FLOAT64] = { UNARY_FLOAT_OPS (UNARY_ENTRY) UNARY_F64_OPS (UNARY_ENTRY)
                              UNARY_PRED_OPS (UNARY_ENTRY)[DL_UNARY_NAN_TO_NUM]
-                         = math_unary_nan_to_num_f64 },
+                         = math_unary_nan_to_num_f64,
+                         [DL_UNARY_LEAKY_RELU] = math_unary_leaky_relu_f64 },
 #undef TN
 #define TN i32
   [DL_DTYPE_INT32] = { UNARY_INT_OPS (UNARY_ENTRY) },
@@ -243,7 +271,7 @@ dl_cpu_math_unary (DlBackendContext *ctx,
   DlCpuLoop loop = math_unary_loops[dtype][op];
 
   g_return_if_fail (loop != NULL); /* the ops layer promotes first */
-  g_return_if_fail (op != DL_UNARY_NAN_TO_NUM || params != NULL);
+  g_return_if_fail ((op != DL_UNARY_NAN_TO_NUM && op != DL_UNARY_LEAKY_RELU) || params != NULL);
   dl_cpu_iter_for_each_cost (iter, loop, (gpointer)params, dl_cpu_unary_cost (op, dtype));
 }
 
@@ -252,12 +280,14 @@ dl_cpu_math_unary (DlBackendContext *ctx,
 #define BINARY_FLOAT_OPS(X)                                                                        \
   X (POW, pow, pow (a, b))                                                                         \
   X (FLOOR_DIVIDE, floor_divide, CAT (floordiv_, TN) (a, b))                                       \
+  X (TRUNC_DIVIDE, trunc_divide, trunc (a / b))                                                    \
   X (REMAINDER, remainder, CAT (remainder_, TN) (a, b))                                            \
   X (ATAN2, atan2, atan2 (a, b))                                                                   \
 
 #define BINARY_INT_OPS(X)                                                                          \
   X (POW, pow, ipow_i64 (a, b))                                                                    \
   X (FLOOR_DIVIDE, floor_divide, ifloordiv_i64 (a, b))                                             \
+  X (TRUNC_DIVIDE, trunc_divide, itruncdiv_i64 (a, b))                                             \
   X (REMAINDER, remainder, iremainder_i64 (a, b))                                                  \
   X (BITWISE_AND, bitwise_and, (a & b))                                                            \
   X (BITWISE_OR, bitwise_or, (a | b))                                                              \

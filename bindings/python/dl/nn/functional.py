@@ -6,11 +6,22 @@
 from .._lib import Dl, GLib, _translate
 
 __all__ = ['relu', 'sigmoid', 'tanh', 'log_softmax', 'softmax', 'linear', 'cross_entropy',
-           'nll_loss', 'gelu', 'silu', 'one_hot']
+           'nll_loss', 'gelu', 'silu', 'one_hot', 'leaky_relu', 'leaky_relu_']
 
 
 def relu(input, inplace=False):
     return input.relu_() if inplace else input.relu()
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    if inplace:
+        return leaky_relu_(input, negative_slope)
+    return Dl.Tensor.leaky_relu(input, float(negative_slope))
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    Dl.Tensor.leaky_relu_(input, float(negative_slope))
+    return input
 
 
 def sigmoid(input):

@@ -12,8 +12,8 @@ from .._dtype import _dl_device, device
 from .._lib import OVERRIDE_MODULE, Dl, _is_tensor, _translate, typelib_override
 from . import functional as F
 
-__all__ = ['Module', 'Linear', 'ReLU', 'Sigmoid', 'Tanh', 'GELU', 'SiLU', 'Identity', 'Flatten',
-           'LogSoftmax', 'Softmax', 'Sequential', 'CrossEntropyLoss', 'NLLLoss']
+__all__ = ['Module', 'Linear', 'ReLU', 'LeakyReLU', 'Sigmoid', 'Tanh', 'GELU', 'SiLU', 'Identity',
+           'Flatten', 'LogSoftmax', 'Softmax', 'Sequential', 'CrossEntropyLoss', 'NLLLoss']
 
 
 def _forward_vfunc(self, input):
@@ -352,6 +352,21 @@ class ReLU(_Layer, Dl.Relu, Module):
 
     def extra_repr(self):
         return 'inplace=True' if self.inplace else ''
+
+
+@typelib_override(__name__)
+class LeakyReLU(_Layer, Dl.LeakyRelu, Module):
+    """torch.nn.LeakyReLU(negative_slope=0.01, inplace=False)."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('negative_slope', 'inplace')
+
+    def __init__(self, negative_slope=0.01, inplace=False):
+        _construct(self, Dl.LeakyRelu, negative_slope=float(negative_slope),
+                   inplace=bool(inplace))
+
+    def extra_repr(self):
+        return 'negative_slope={}{}'.format(self.negative_slope,
+                                            ', inplace=True' if self.inplace else '')
 
 
 @typelib_override(__name__)

@@ -1,0 +1,391 @@
+# test_gradcheck_walk.py: every autograd node the library makes, checked.
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Dl.autograd_get_node_names() lists the names of the nodes the library's
+# ops make, collected from its sources when it was built. WALK below has
+# one entry per name: how to reach that node from sample inputs. A name
+# without an entry (an op added since) fails test_every_node_has_an_entry.
+#
+# Each case runs on contiguous inputs, on non-contiguous ones (transposed,
+# or strided 1-d views) and on the broadcasts its shapes spell; for each,
+#   - the entry's node is in the output's history (its grad_fn, or deeper
+#     for the nodes a backward records under create_graph),
+#   - dl.autograd.gradcheck and gradgradcheck pass in float64,
+#   - the first derivatives (autograd.grad with create_graph) and the
+#     second ones (autograd.grad of <first derivatives, v>) equal
+#     PyTorch's on the same inputs and the same output and second-order
+#     gradients.
+
+import functools
+
+import numpy as np
+import pytest
+import torch
+
+import dl
+from conftest import Dl
+
+# torch warns that scatter_reduce is in beta
+pytestmark = pytest.mark.filterwarnings('ignore:scatter_reduce')
+
+# How inputs are drawn: a domain keeps them where the op is smooth and
+# finite differences with eps = 1e-6 do not straddle a kink.
+DOMAINS = {
+    'any': lambda rng, s: rng.uniform(-2, 2, s),
+    'pos': lambda rng, s: rng.uniform(0.5, 2, s),
+    'nonzero': lambda rng, s: rng.choice([-1, 1], s) * rng.uniform(0.3, 2, s),
+    'frac': lambda rng, s: rng.integers(-3, 3, s) + rng.uniform(0.1, 0.9, s),
+    'unit': lambda rng, s: rng.uniform(-0.9, 0.9, s),
+    # one exact zero per row (the branches for zeros of prod, cumprod, norm)
+    'zeros': lambda rng, s: (rng.choice([-1, 1], s) * rng.uniform(0.3, 2, s)
+                             * (np.arange(s[-1]) != rng.integers(0, s[-1], s[:-1] + (1,)))),
+}
+
+
+class Case:
+    """fn(m, *inputs) with m the module (dl or torch); shapes of the
+    inputs; the domain of their values; kwargs for gradcheck (eps, atol,
+    rtol); random=True for an op that draws random numbers (its values
+    are not PyTorch's); gradgrad_fails='why' for a case whose second
+    derivatives are known to be wrong (see GRADGRAD_FAILS)."""
+
+    def __init__(self, fn, *shapes, domain='any', random=False, gradgrad_fails=None, **check):
+        self.fn, self.shapes, self.domain, self.check = fn, shapes, domain, check
+        self.random, self.gradgrad_fails = random, gradgrad_fails
+
+
+def unary(fn, domain='any', **kw):
+    """A unary op on a matrix, a vector and a 0-d tensor."""
+    return [Case(fn, (3, 4), domain=domain, **kw), Case(fn, (5,), domain=domain, **kw),
+            Case(fn, (), domain=domain, **kw)]
+
+
+def binary(fn, domain='any', **kw):
+    """A binary op on equal shapes and on broadcasts both ways."""
+    return [Case(fn, (3, 4), (3, 4), domain=domain, **kw),
+            Case(fn, (3, 4), (4,), domain=domain, **kw),
+            Case(fn, (3, 1), (1, 4), domain=domain, **kw),
+            Case(fn, (), (2, 3), domain=domain, **kw)]
+
+
+# Nodes whose second derivatives are known to be wrong, with the reason:
+# gradgradcheck and the second derivatives are skipped there and the test
+# is marked xfail.
+GRADGRAD_FAILS = {}
+
+# Where PyTorch 1.13 is no oracle: abs's second derivative is 0, and
+# torch's double backward through sgn gives uninitialised memory at times.
+SECOND_DERIVATIVE_IS_ZERO = {'AbsBackward0'}
+
+
+def idx(m, rows):
+    return m.tensor(rows)
+
+
+def seeded(m, t, method, *args):
+    """A random in-place op, seeded so that every call draws the same."""
+    m.manual_seed(0)
+    return getattr(t * 1, method)(*args)
+
+
+def copy_slices(m, a, b):
+    c = a * 1
+    c[1] = b
+    return c
+
+
+def stale_view_grad(m, g):
+    """The gradient, with create_graph, of a view remade over its base's
+    new history (AsStridedBackward0) with respect to that base: its
+    backward of backward, AsStridedScatterBackward0."""
+    a = m.ones(3, 4, dtype=m.float64, requires_grad=True)
+    c = a * 1
+    v = c[1:]
+    v.mul_(2)
+    return m.autograd.grad(v, c, g, create_graph=True)[0]
+
+
+def written_base_grad(m, g):
+    """The gradient, with create_graph, of a tensor written through a view
+    (CopySlices) with respect to its history before the write: the masked
+    gradient, CopySlicesMaskBackward0."""
+    a = m.ones(3, 4, dtype=m.float64, requires_grad=True)
+    c = a.clone()
+    c[1] = 3.0
+    return m.autograd.grad(c, a, g, create_graph=True)[0]
+
+
+def as_strided(m, a):
+    c = a * 1
+    v = c[1:]
+    v.mul_(2)
+    return v
+
+
+WALK = {
+    'AbsBackward0': unary(lambda m, a: a.abs(), 'nonzero'),
+    'AddBackward0': binary(lambda m, a, b: a + b) + [Case(lambda m, a, b: m.add(a, b, alpha=2.5),
+                                                          (3, 4), (4,))],
+    'AmaxBackward0': [Case(lambda m, a: a.amax(1), (3, 4)), Case(lambda m, a: a.amax(), (5,)),
+                      Case(lambda m, a: a.amax((0, 2), keepdim=True), (2, 3, 4))],
+    'AminBackward0': [Case(lambda m, a: a.amin(0), (3, 4)),
+                      Case(lambda m, a: a.amin(-1, keepdim=True), (3, 4))],
+    'AsStridedBackward0': [Case(as_strided, (3, 4))],
+    'AsStridedScatterBackward0': [Case(stale_view_grad, (2, 4))],
+    'Atan2Backward0': binary(lambda m, a, b: a.atan2(b), 'nonzero'),
+    'BernoulliBackward1': [Case(lambda m, a: seeded(m, a, 'bernoulli_', 0.5), (3, 4), random=True)],
+    'BmmBackward0': [Case(lambda m, a, b: a.bmm(b), (2, 3, 4), (2, 4, 2)),
+                     Case(lambda m, a, b: a.matmul(b), (2, 3, 4), (4, 2)),
+                     Case(lambda m, a, b: a.matmul(b), (2, 1, 3, 4), (3, 4, 2))],
+    'CatBackward0': [Case(lambda m, a, b: m.cat([a, b], 1), (3, 4), (3, 2)),
+                     Case(lambda m, a, b: m.cat([a, b]), (3,), (2,))],
+    'CeilBackward0': unary(lambda m, a: a.ceil(), 'frac'),
+    'ClampBackward1': [Case(lambda m, a: a.clamp(-0.5, 0.5), (3, 4), domain='nonzero'),
+                       Case(lambda m, a: a.clamp(min=0.4), (5,), domain='nonzero'),
+                       Case(lambda m, a, b: a.clamp(b, None), (3, 4), (4,))],
+    'CloneBackward0': unary(lambda m, a: a.clone()),
+    'CopySlices': [Case(copy_slices, (3, 4), (4,))],
+    'CopySlicesMaskBackward0': [Case(written_base_grad, (3, 4))],
+    'CosBackward0': unary(lambda m, a: a.cos()),
+    'CummaxBackward0': [Case(lambda m, a: a.cummax(1)[0], (3, 4)),
+                        Case(lambda m, a: a.cummax(0)[0], (5,))],
+    'CumminBackward0': [Case(lambda m, a: a.cummin(0)[0], (3, 4))],
+    'CumprodBackward0': [Case(lambda m, a: a.cumprod(1), (3, 4), domain='nonzero'),
+                         Case(lambda m, a: a.cumprod(1), (3, 4), domain='zeros'),
+                         Case(lambda m, a: a.cumprod(0), (5,), domain='nonzero')],
+    'CumsumBackward0': [Case(lambda m, a: a.cumsum(1), (3, 4)),
+                        Case(lambda m, a: a.cumsum(0), (5,))],
+    'DivBackward0': binary(lambda m, a, b: a / b, 'nonzero'),
+    # rounding divisions are steps: zero gradient, as in torch
+    'DivBackward2': binary(lambda m, a, b: a.div(b, rounding_mode='floor'), 'nonzero'),
+    'ErfBackward0': unary(lambda m, a: a.erf()),
+    'ExpBackward0': unary(lambda m, a: a.exp()),
+    'ExpandBackward0': [Case(lambda m, a: a.expand(3, 4), (1, 4)),
+                        Case(lambda m, a: a.expand(2, 3, 4), (3, 1))],
+    'Expm1Backward0': unary(lambda m, a: a.expm1()),
+    'FillBackward0': [Case(lambda m, a: (a * 1).fill_(2.0), (3, 4))],
+    'FloorBackward0': unary(lambda m, a: a.floor(), 'frac'),
+    'FracBackward0': unary(lambda m, a: a.frac(), 'frac'),
+    'GatherBackward0': [Case(lambda m, a: a.gather(1, idx(m, [[0, 2], [1, 1], [3, 0]])), (3, 4)),
+                        Case(lambda m, a: a.gather(0, idx(m, [[2, 0, 1, 1]])), (3, 4))],
+    'GeluBackward0': unary(lambda m, a: m.nn.functional.gelu(a))
+    + [Case(lambda m, a: m.nn.functional.gelu(a, approximate='tanh'), (3, 4))],
+    'KthvalueBackward0': [Case(lambda m, a: a.kthvalue(2, 1)[0], (3, 4)),
+                          Case(lambda m, a: a.kthvalue(3, 0, keepdim=True)[0], (5, 2))],
+    'Log1PBackward0': unary(lambda m, a: a.log1p(), 'pos'),
+    'Log2Backward0': unary(lambda m, a: a.log2(), 'pos'),
+    'LogBackward0': unary(lambda m, a: a.log(), 'pos'),
+    'LogSoftmaxBackward0': [Case(lambda m, a: a.log_softmax(1), (3, 4)),
+                            Case(lambda m, a: a.log_softmax(0), (5,))],
+    'MaxBackward0': [Case(lambda m, a: a.max(1)[0], (3, 4)),
+                     Case(lambda m, a: a.max(0, keepdim=True)[0], (3, 4))],
+    'MaxBackward1': [Case(lambda m, a: a.max(), (3, 4))],
+    'MaximumBackward0': binary(lambda m, a, b: a.maximum(b)),
+    'MeanBackward0': [Case(lambda m, a: a.mean(), (3, 4))],
+    'MeanBackward1': [Case(lambda m, a: a.mean(1), (3, 4)),
+                      Case(lambda m, a: a.mean((0, 2), keepdim=True), (2, 3, 4))],
+    'MedianBackward0': [Case(lambda m, a: a.median(), (3, 5))],
+    'MedianBackward1': [Case(lambda m, a: a.median(1)[0], (3, 5))],
+    'MinBackward0': [Case(lambda m, a: a.min(1)[0], (3, 4))],
+    'MinBackward1': [Case(lambda m, a: a.min(), (3, 4))],
+    'MinimumBackward0': binary(lambda m, a, b: a.minimum(b)),
+    'MmBackward0': [Case(lambda m, a, b: a.mm(b), (3, 4), (4, 2)),
+                    Case(lambda m, a, b: a @ b, (3, 4), (4, 2))],
+    'MulBackward0': binary(lambda m, a, b: a * b) + [Case(lambda m, a: a * 2.5, (3, 4))],
+    'NanToNumBackward0': unary(lambda m, a: a.nan_to_num()),
+    'NanmedianBackward0': [Case(lambda m, a: a.nanmedian(), (3, 5))],
+    'NanmedianBackward1': [Case(lambda m, a: a.nanmedian(0)[0], (3, 5))],
+    'NansumBackward0': [Case(lambda m, a: a.nansum(), (3, 4)),
+                        Case(lambda m, a: a.nansum(1), (3, 4))],
+    'NegBackward0': unary(lambda m, a: -a),
+    'NormBackward1': [Case(lambda m, a: a.norm(dim=1), (3, 4)),
+                      Case(lambda m, a: a.norm(p=3, dim=0, keepdim=True), (3, 4), domain='nonzero'),
+                      Case(lambda m, a: a.norm(p=3, dim=1), (3, 4), domain='zeros')],
+    'NormalBackward0': [Case(lambda m, a: seeded(m, a, 'normal_'), (3, 4), random=True)],
+    'NotImplemented': None,  # scatter with reduce=: not differentiable, see below
+    'PermuteBackward0': [Case(lambda m, a: a.permute(2, 0, 1), (2, 3, 4))],
+    'PowBackward1': [Case(lambda m, a, b: a.pow(b), (3, 4), (3, 4), domain='pos'),
+                     Case(lambda m, a, b: a.pow(b), (3, 4), (4,), domain='pos'),
+                     Case(lambda m, a: a.pow(3), (3, 4)),
+                     Case(lambda m, a: 2.0 ** a, (5,))],
+    'ProdBackward0': [Case(lambda m, a: a.prod(), (3, 4), domain='nonzero'),
+                      Case(lambda m, a: a.prod(), (5,), domain='zeros')],
+    'ProdBackward1': [Case(lambda m, a: a.prod(1), (3, 4), domain='nonzero'),
+                      Case(lambda m, a: a.prod(1), (3, 4), domain='zeros'),
+                      Case(lambda m, a: a.prod(1, keepdim=True), (2, 3, 4), domain='zeros')],
+    'ReciprocalBackward0': unary(lambda m, a: a.reciprocal(), 'nonzero'),
+    'ReluBackward0': unary(lambda m, a: a.relu(), 'nonzero'),
+    'LeakyReluBackward0': unary(lambda m, a: m.nn.functional.leaky_relu(a, 0.1), 'nonzero'),
+    'RemainderBackward0': [Case(lambda m, a: a.remainder(0.7), (3, 4), domain='frac'),
+                           Case(lambda m, a, b: a.remainder(b), (3, 4), (4,), domain='frac')],
+    'RoundBackward0': unary(lambda m, a: a.round(), 'frac'),
+    'RsqrtBackward0': unary(lambda m, a: a.rsqrt(), 'pos'),
+    'ScatterAddBackward0': [Case(lambda m, a, b: a.scatter_add(1, idx(m, [[0, 2], [1, 1], [3, 0]]), b),
+                                 (3, 4), (3, 2))],
+    'ScatterBackward0': [Case(lambda m, a, b: a.scatter(1, idx(m, [[0, 2], [1, 3], [3, 0]]), b),
+                              (3, 4), (3, 2))],
+    'ScatterReduceBackward0': [
+        Case(lambda m, a, b: a.scatter_reduce(1, idx(m, [[0, 2], [1, 1], [3, 0]]), b, 'sum'),
+             (3, 4), (3, 2)),
+        Case(lambda m, a, b: a.scatter_reduce(1, idx(m, [[0, 2], [1, 1], [3, 0]]), b, 'mean'),
+             (3, 4), (3, 2)),
+        Case(lambda m, a, b: a.scatter_reduce(1, idx(m, [[0, 2], [1, 1], [3, 0]]), b, 'amax'),
+             (3, 4), (3, 2)),
+        Case(lambda m, a, b: a.scatter_reduce(1, idx(m, [[0, 2], [1, 1], [3, 0]]), b, 'prod'),
+             (3, 4), (3, 2), domain='nonzero')],
+    'SelectBackward0': [Case(lambda m, a: a[1], (3, 4)), Case(lambda m, a: a.select(1, -1), (3, 4))],
+    'SigmoidBackward0': unary(lambda m, a: a.sigmoid()),
+    'SignBackward0': unary(lambda m, a: a.sign(), 'nonzero'),
+    'SiluBackward0': unary(lambda m, a: m.nn.functional.silu(a)),
+    'SinBackward0': unary(lambda m, a: a.sin()),
+    'SliceBackward0': [Case(lambda m, a: a[:, 1:3], (3, 4)), Case(lambda m, a: a[::2], (5,))],
+    'SoftmaxBackward0': [Case(lambda m, a: a.softmax(1), (3, 4)),
+                         Case(lambda m, a: m.nn.functional.softmax(a, 0), (5,))],
+    'SortBackward0': [Case(lambda m, a: a.sort(1)[0], (3, 4)),
+                      Case(lambda m, a: a.sort(0, descending=True)[0], (5,))],
+    'SqrtBackward0': unary(lambda m, a: a.sqrt(), 'pos'),
+    'SqueezeBackward1': [Case(lambda m, a: a.squeeze(1), (3, 1, 4))],
+    'SubBackward0': binary(lambda m, a, b: a - b) + [Case(lambda m, a: 1.5 - a, (3, 4))],
+    'SumBackward0': [Case(lambda m, a: a.sum(), (3, 4))],
+    'SumBackward1': [Case(lambda m, a: a.sum(1), (3, 4)),
+                     Case(lambda m, a: a.sum((0, 2), keepdim=True), (2, 3, 4))],
+    'TBackward0': [Case(lambda m, a: a.t(), (3, 4))],
+    'TanBackward0': unary(lambda m, a: a.tan(), 'unit'),
+    'TanhBackward0': unary(lambda m, a: a.tanh()),
+    'ToCopyBackward0': [Case(lambda m, a: a.to(m.float32), (3, 4), eps=1e-3, atol=1e-4, rtol=1e-3)],
+    'TopkBackward0': [Case(lambda m, a: a.topk(2, 1)[0], (3, 4)),
+                      Case(lambda m, a: a.topk(2, 0, largest=False)[0], (5,))],
+    'TransposeBackward0': [Case(lambda m, a: a.transpose(0, 2), (2, 3, 4))],
+    'TruncBackward0': unary(lambda m, a: a.trunc(), 'frac'),
+    'UniformBackward0': [Case(lambda m, a: seeded(m, a, 'uniform_'), (3, 4), random=True)],
+    'UnsqueezeBackward0': [Case(lambda m, a: a.unsqueeze(1), (3, 4))],
+    'ViewBackward0': [Case(lambda m, a: a.view(3, 2, 2), (3, 4)),
+                      Case(lambda m, a: a.reshape(-1), (3, 4))],
+    'WhereBackward0': [Case(lambda m, a, b: m.where(a > 0, a, b), (3, 4), (3, 4)),
+                       Case(lambda m, a, b: m.where(b > 0, a, b), (3, 4), (4,))],
+}
+
+
+
+def _node_names():
+    return list(Dl.autograd_get_node_names())
+
+
+def test_every_node_has_an_entry():
+    names = set(_node_names())
+    missing = sorted(names - set(WALK))
+    stale = sorted(set(WALK) - names)
+    assert not missing, f'autograd nodes with no entry in WALK: {missing}'
+    assert not stale, f'WALK entries for nodes the library no longer makes: {stale}'
+
+
+def _draw(rng, case):
+    return [DOMAINS[case.domain](rng, s) for s in case.shapes]
+
+
+def _leaf(m, a, contiguous):
+    """A float64 leaf of module m holding a, contiguous or not."""
+    if contiguous or a.ndim == 0:
+        t = m.tensor(a)
+    elif a.ndim == 1:
+        buf = np.zeros(2 * a.shape[0])
+        buf[::2] = a
+        t = m.tensor(buf)[::2]
+    else:
+        t = m.tensor(np.ascontiguousarray(a.T)).permute(*reversed(range(a.ndim)))
+    assert t.dtype == m.float64
+    return t.requires_grad_()
+
+
+def _np(t):
+    return np.array(t.detach().numpy(), dtype=np.float64)
+
+
+def _graph_names(t):
+    """The names of the nodes of t's history."""
+    seen, stack, names = set(), [t.grad_fn], set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        names.add(node.name())
+        stack.extend(node.get_next_node(i) for i in range(node.get_n_inputs()))
+    return names
+
+
+def _first(out):
+    return out[0] if isinstance(out, (tuple, list)) else out
+
+
+def _grads(m, outputs, xs, grad_outputs, create_graph):
+    """The gradients of outputs weighted by grad_outputs with respect to
+    the leaves xs, None where none flows."""
+    return m.autograd.grad(outputs, xs, grad_outputs, create_graph=create_graph,
+                           allow_unused=True)
+
+
+def _derivatives(m, case, arrays, contiguous, grad_out, v, second):
+    """The output, the first derivatives (of <out, grad_out>, with
+    create_graph) and the second ones (of <first derivatives, v>)."""
+    xs = [_leaf(m, a, contiguous) for a in arrays]
+    out = _first(case.fn(m, *xs))
+    first = _grads(m, [out], xs, [m.tensor(grad_out)], True)
+    pairs = [(g, m.tensor(w)) for g, w in zip(first, v) if g is not None and g.requires_grad]
+    second = (_grads(m, [g for g, _ in pairs], xs, [w for _, w in pairs], False)
+              if pairs and second else [None] * len(xs))
+    zeros = [np.zeros(a.shape) for a in arrays]
+    return (out,
+            [z if g is None else _np(g) for g, z in zip(first, zeros)],
+            [z if g is None else _np(g) for g, z in zip(second, zeros)])
+
+
+@pytest.mark.parametrize('name', sorted(n for n in WALK if WALK[n] is not None))
+@pytest.mark.parametrize('contiguous', [True, False], ids=['contiguous', 'strided'])
+def test_walk(name, contiguous, rng):
+    if name not in _node_names():
+        pytest.skip(f'{name}: not in this build')
+    known = []
+    for case in WALK[name]:
+        arrays = _draw(rng, case)
+        xs = [_leaf(dl, a, contiguous) for a in arrays]
+        fn = functools.partial(case.fn, dl)
+        fails = case.gradgrad_fails or GRADGRAD_FAILS.get(name)
+
+        out = _first(fn(*xs))
+        assert name in _graph_names(out), \
+            f'{name}: the case makes {sorted(_graph_names(out))}'
+        assert dl.autograd.gradcheck(fn, xs, **case.check)
+        if fails:
+            known.append(fails)
+        else:
+            assert dl.autograd.gradgradcheck(fn, xs, **case.check)
+
+        grad_out = rng.uniform(-1, 1, tuple(out.shape))
+        v = [rng.uniform(-1, 1, a.shape) for a in arrays]
+        y, d1, d2 = _derivatives(dl, case, arrays, contiguous, grad_out, v, not fails)
+        u, t1, t2 = _derivatives(torch, case, arrays, contiguous, grad_out, v, not fails)
+        if name in SECOND_DERIVATIVE_IS_ZERO:
+            t2 = [np.zeros(a.shape) for a in arrays]
+        tol = dict(rtol=1e-6, atol=1e-9) if out.dtype == dl.float64 else dict(rtol=1e-5, atol=1e-6)
+        if not case.random:
+            np.testing.assert_allclose(_np(y), _np(u), **tol, err_msg=f'{name}: output')
+        for i, (a, b) in enumerate(zip(d1, t1)):
+            np.testing.assert_allclose(a, b, **tol, err_msg=f'{name}: d out / d input {i}')
+        for i, (a, b) in enumerate(zip(d2, t2)):
+            np.testing.assert_allclose(a, b, **tol, err_msg=f'{name}: second derivative, input {i}')
+    if known:
+        pytest.xfail(known[0])
+
+
+def test_not_implemented_node_refuses_backward():
+    """scatter with reduce= records a NotImplemented node, whose backward
+    is an error, as PyTorch's is."""
+    a = dl.randn(3, 4, dtype=dl.float64, requires_grad=True)
+    b = dl.randn(3, 2, dtype=dl.float64)
+    out = a.scatter(1, dl.tensor([[0, 2], [1, 1], [3, 0]]), b, reduce='add')
+    assert out.grad_fn.name() == 'NotImplemented'
+    with pytest.raises(RuntimeError):
+        out.sum().backward()
