@@ -49,5 +49,7 @@
 #include "optim/dl-lr-schedulers.h"
 #include "optim/dl-reduce-lr-on-plateau.h"
 #include "data/dl-datasets.h"
+#include "data/dl-tensor-dict.h"
+#include "data/dl-safetensors.h"
 
 #undef DL_INSIDE

@@ -10,6 +10,7 @@
 #endif
 
 #include "dl-tensor.h"
+#include "data/dl-tensor-dict.h"
 
 G_BEGIN_DECLS
 
@@ -76,5 +77,14 @@ DL_EXPORT
 void dl_module_set_training (DlModule *self, gboolean training);
 DL_EXPORT
 gboolean dl_module_get_training (DlModule *self);
+DL_EXPORT
+DlTensorDict *dl_module_state_dict (DlModule *self);
+DL_EXPORT
+gboolean dl_module_load_state_dict (DlModule *self,
+                                    DlTensorDict *state,
+                                    gboolean strict,
+                                    GStrv *missing_keys,
+                                    GStrv *unexpected_keys,
+                                    GError **error);
 
 G_END_DECLS

@@ -1033,6 +1033,42 @@ test('an optimizer written in JS, with a scheduler', () => {
     assert(state.last_epoch.unpack() === 1, 'scheduler state');
 });
 
+test('safetensors: a module state dict round trip through a file', () => {
+    const dir = GLib.dir_make_tmp('dl-gjs-XXXXXX');
+    const file = Gio.File.new_for_path(GLib.build_filenamev([dir, 'model.safetensors']));
+    const a = Dl.Linear.new(4, 3, true);
+    const b = Dl.Linear.new(4, 3, true);
+    a.save_state(file, null);
+    b.load_state(file, true, null);
+    assertArrayEqual(values(b.get_parameter('weight')), values(a.get_parameter('weight')), 'weight');
+    assertArrayEqual(values(b.get_parameter('bias')), values(a.get_parameter('bias')), 'bias');
+
+    // a dict of tensors with metadata, every name and value back
+    const dict = new Dl.TensorDict();
+    dict.insert('x', fromArray([1, 2, 3, 4, 5, 6], [2, 3], Dl.DType.BFLOAT16).transpose(0, 1));
+    dict.insert('n', fromArray([7], [], Dl.DType.INT64));
+    dict.set_metadata('epoch', '3');
+    Dl.safetensors_save(dict, file, null);
+    const back = Dl.safetensors_load(file, null);
+    assert(back.get_names().join() === 'n,x', `names ${back.get_names()}`);
+    assertArrayEqual(values(back.lookup('x')), [1, 4, 2, 5, 3, 6], 'transposed values');
+    assert(back.lookup('x').get_dtype() === Dl.DType.BFLOAT16, 'dtype');
+    assertArrayEqual(values(back.lookup('n')), [7], '0-d');
+    assert(back.get_metadata('epoch') === '3', 'metadata');
+
+    const state = a.state_dict();
+    assert(state.get_names().join() === 'weight,bias', `state names ${state.get_names()}`);
+    const [ok, missing, unexpected] = Dl.Linear.new(4, 3, false).load_state_dict(state, false);
+    assert(ok && missing.length === 0 && unexpected.join() === 'bias', 'non-strict keys');
+    const e = assertDlError(() => Dl.Linear.new(5, 3, true).load_state(file, true, null),
+        Dl.Error.ARGUMENT, 'mismatch');
+    assert(e.message.includes('Unexpected key(s)'), e.message);
+    assertDlError(() => Dl.safetensors_load_bytes(new GLib.Bytes(new Uint8Array([1, 2, 3]))),
+        Dl.Error.FORMAT, 'a truncated file');
+    file.delete(null);
+    Gio.File.new_for_path(dir).delete(null);
+});
+
 // Run
 
 let failed = 0;

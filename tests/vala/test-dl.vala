@@ -1096,6 +1096,47 @@ void test_linalg () {
     }
 }
 
+void test_safetensors () {
+    try {
+        var dir = DirUtils.make_tmp ("dl-vala-XXXXXX");
+        var file = File.new_for_path (Path.build_filename (dir, "model.safetensors"));
+        var a = new Dl.Linear (4, 3, true);
+        var b = new Dl.Linear (4, 3, true);
+        a.save_state (file, null);
+        b.load_state (file, true, null);
+        assert_values (b.get_parameter ("weight"), values (a.get_parameter ("weight")));
+        assert_values (b.get_parameter ("bias"), values (a.get_parameter ("bias")));
+
+        /* a dict with metadata: a strided bfloat16 view and a 0-d int64 */
+        var dict = new Dl.TensorDict ();
+        dict.insert ("x", from_array ({ 1, 2, 3, 4, 5, 6 }, { 2, 3 }, Dl.DType.BFLOAT16).transpose (0, 1));
+        dict.insert ("n", from_array ({ 7 }, {}, Dl.DType.INT64));
+        dict.set_metadata ("epoch", "3");
+        Dl.safetensors_save (dict, file, null);
+        var back = Dl.safetensors_load (file, null);
+        assert (string.joinv (",", back.get_names ()) == "n,x");
+        assert (back.lookup ("x").dtype == Dl.DType.BFLOAT16);
+        assert_values (back.lookup ("x"), { 1, 4, 2, 5, 3, 6 });
+        assert_values (back.lookup ("n"), { 7 });
+        assert (back.get_metadata ("epoch") == "3");
+
+        /* state dicts: names in order, non-strict keys, errors */
+        var state = a.state_dict ();
+        assert (string.joinv (",", state.get_names ()) == "weight,bias");
+        string[] missing, unexpected;
+        new Dl.Linear (4, 3, false).load_state_dict (state, false, out missing, out unexpected);
+        assert (missing.length == 0 && unexpected.length == 1 && unexpected[0] == "bias");
+        assert_dl_error (() => { new Dl.Linear (5, 3, true).load_state (file, true, null); },
+                         Dl.Error.ARGUMENT, "load_state into a mismatched module");
+        assert_dl_error (() => { Dl.safetensors_load_bytes (new Bytes ({ 1, 2, 3 })); },
+                         Dl.Error.FORMAT, "a truncated file");
+        file.delete ();
+        DirUtils.remove (dir);
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
 int main (string[] args) {
     Test.init (ref args);
     Test.add_func ("/vala/tensor/ops", test_tensor_ops);
@@ -1121,6 +1162,7 @@ int main (string[] args) {
     Test.add_func ("/vala/nn/loss-modules", test_loss_modules);
     Test.add_func ("/vala/nn/sequential-training", test_sequential_training);
     Test.add_func ("/vala/training", test_training);
+    Test.add_func ("/vala/safetensors", test_safetensors);
     Test.add_func ("/vala/function/gradients", test_function_gradients);
     Test.add_func ("/vala/function/double-backward", test_function_double_backward);
     Test.add_func ("/vala/function/errors", test_function_errors);

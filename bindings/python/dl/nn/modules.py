@@ -4,7 +4,7 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
-from collections import OrderedDict
+from collections import OrderedDict, namedtuple
 
 from gi.repository import GLib
 
@@ -46,6 +46,17 @@ def _translate_construct(e):
     if e.domain == 'dl-error-quark' and e.code == int(Dl.Error.ARGUMENT):
         return ValueError(e.message)
     return _translate(e)
+
+
+class _IncompatibleKeys(namedtuple('IncompatibleKeys', ['missing_keys', 'unexpected_keys'])):
+    """What load_state_dict returns, as PyTorch's."""
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return '<All keys matched successfully>'
+        return super().__repr__()
+
+    __str__ = __repr__
 
 
 @typelib_override(__name__)
@@ -121,6 +132,39 @@ class Module(Dl.Module):
         names = self.parameter_names()
         params = Dl.Module.parameters(self)
         return iter([(prefix + ('.' if prefix else '') + n, p) for n, p in zip(names, params)])
+
+    def state_dict(self, *args, destination=None, prefix='', keep_vars=False):
+        """The parameters by dotted name, detached (keep_vars=False), in an
+        OrderedDict, as PyTorch's."""
+        if args:  # PyTorch's deprecated positional form
+            destination = args[0]
+            prefix = args[1] if len(args) > 1 else prefix
+            keep_vars = args[2] if len(args) > 2 else keep_vars
+        if destination is None:
+            destination = OrderedDict()
+        if keep_vars:
+            for name, p in zip(self.parameter_names(), Dl.Module.parameters(self)):
+                destination[prefix + name] = p
+        else:
+            state = Dl.Module.state_dict(self)
+            for name in state.get_names():
+                destination[prefix + name] = state.lookup(name)
+        return destination
+
+    def load_state_dict(self, state_dict, strict=True):
+        """Copies @state_dict's tensors into the parameters; with @strict
+        the names must match. Returns (missing_keys, unexpected_keys)."""
+        from ..serialization import _tensor_dict
+        try:
+            _, missing, unexpected = Dl.Module.load_state_dict(self, _tensor_dict(state_dict),
+                                                               bool(strict))
+        except GLib.Error as e:
+            message = e.message
+            if message.startswith('Error(s) in loading state_dict for '):
+                message = ('Error(s) in loading state_dict for %s:%s'
+                           % (type(self).__name__, message.split(':', 1)[1]))
+            raise RuntimeError(message) from None
+        return _IncompatibleKeys(list(missing), list(unexpected))
 
     def children(self):
         return iter(Dl.Module.children(self))
