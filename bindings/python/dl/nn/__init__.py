@@ -3,7 +3,7 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
-from . import functional, init
+from . import functional, init, utils
 from .modules import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, Flatten, GELU, HuberLoss,
                       Identity, KLDivLoss, L1Loss, LeakyReLU, Linear, LogSoftmax, Module,
                       MSELoss, NLLLoss, ReLU, Sequential, Sigmoid, SiLU, SmoothL1Loss, Softmax,
@@ -13,4 +13,4 @@ from .parameter import Parameter
 __all__ = ['Module', 'Linear', 'Parameter', 'ReLU', 'LeakyReLU', 'Sigmoid', 'Tanh', 'GELU',
            'SiLU', 'Identity', 'Flatten', 'LogSoftmax', 'Softmax', 'Sequential',
            'CrossEntropyLoss', 'NLLLoss', 'MSELoss', 'L1Loss', 'SmoothL1Loss', 'HuberLoss',
-           'BCELoss', 'BCEWithLogitsLoss', 'KLDivLoss', 'functional', 'init']
+           'BCELoss', 'BCEWithLogitsLoss', 'KLDivLoss', 'functional', 'init', 'utils']
