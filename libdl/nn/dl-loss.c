@@ -120,14 +120,31 @@ check_weight (const gchar *name, DlTensor *weight, gint64 n_classes, GError **er
   return FALSE;
 }
 
+/* the smallest and largest of the non-empty int64 tensor @t */
+static gboolean
+target_range (DlTensor *t, gint64 *lo, gint64 *hi, GError **error)
+{
+  g_autoptr (DlTensor) min = dl_tensor_min (t, error);
+  g_autoptr (DlTensor) max = min ? dl_tensor_max (t, error) : NULL;
+
+  if (!max)
+    return FALSE;
+  *lo = (gint64)dl_tensor_item (min, NULL);
+  *hi = (gint64)dl_tensor_item (max, NULL);
+  return TRUE;
+}
+
 /* Checks (input [N, C, d..], class target [N, d..]) as PyTorch does, in its
- * order: the target's shape, its dtype, the weight, the classes in range. */
+ * order: the target's shape, its dtype, the weight, the classes in range.
+ * Sets *@none_ignored when no target equals @ignore_index (the common
+ * case, which nll_checked() computes with fewer ops). */
 static gboolean
 check_class_target (const gchar *name,
                     DlTensor *input,
                     DlTensor *target,
                     DlTensor *weight,
                     gint64 ignore_index,
+                    gboolean *none_ignored,
                     GError **error)
 {
   gsize nd, td;
@@ -135,8 +152,6 @@ check_class_target (const gchar *name,
   const gint64 *tshape = dl_tensor_get_shape (target, &td);
   g_autoptr (DlTensor) ignored = NULL;
   g_autoptr (DlTensor) safe = NULL;
-  g_autoptr (DlTensor) lo = NULL;
-  g_autoptr (DlTensor) hi = NULL;
   gboolean shape_ok = TRUE;
   gint64 vlo, vhi;
 
@@ -192,15 +207,21 @@ check_class_target (const gchar *name,
     }
   if (!check_weight (name, weight, shape[1], error))
     return FALSE;
+  *none_ignored = ignore_index < 0 || ignore_index >= shape[1];
   if (dl_tensor_numel (target) == 0)
     return TRUE;
-  /* the classes, ignore_index aside, in [0, C) */
-  if (!(ignored = dl_tensor_eq_scalar (target, (gdouble)ignore_index, error))
-      || !(safe = dl_tensor_masked_fill (target, ignored, 0, error))
-      || !(lo = dl_tensor_min (safe, error)) || !(hi = dl_tensor_max (safe, error)))
+  /* the classes in [0, C): then only an ignore_index in [0, C) can be
+   * among them; else the classes, ignore_index aside, in [0, C) */
+  if (!target_range (target, &vlo, &vhi, error))
     return FALSE;
-  vlo = (gint64)dl_tensor_item (lo, NULL);
-  vhi = (gint64)dl_tensor_item (hi, NULL);
+  if (vlo < 0 || vhi >= shape[1])
+    {
+      *none_ignored = FALSE;
+      if (!(ignored = dl_tensor_eq_scalar (target, (gdouble)ignore_index, error))
+          || !(safe = dl_tensor_masked_fill (target, ignored, 0, error))
+          || !target_range (safe, &vlo, &vhi, error))
+        return FALSE;
+    }
   if (vlo < 0 || vhi >= shape[1])
     {
       g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
@@ -248,6 +269,7 @@ nll_checked (DlTensor *lp,
              DlTensor *target,
              DlTensor *weight,
              gint64 ignore_index,
+             gboolean none_ignored,
              DlReduction reduction,
              GError **error)
 {
@@ -263,6 +285,15 @@ nll_checked (DlTensor *lp,
   g_autoptr (DlTensor) total = NULL;
   g_autoptr (DlTensor) denom = NULL;
 
+  if (none_ignored && !weight)
+    {
+      /* -lp[n, y_n], reduced: no mask, no weights */
+      if (!(tcol = dl_tensor_unsqueeze (target, 1, error))
+          || !(gathered = dl_tensor_gather (lp, 1, tcol, error))
+          || !(picked = dl_tensor_squeeze_dim (gathered, 1, error)))
+        return NULL;
+      return reduce_loss (dl_tensor_neg (picked, error), reduction, error);
+    }
   if (!(ignored = dl_tensor_eq_scalar (target, (gdouble)ignore_index, error))
       || !(safe = dl_tensor_masked_fill (target, ignored, 0, error))
       || !(tcol = dl_tensor_unsqueeze (safe, 1, error))
@@ -359,16 +390,17 @@ dl_nll_loss_full (DlTensor *input,
 {
   g_autoptr (DlTensor) bin = NULL;
   g_autoptr (DlTensor) btg = NULL;
-  gboolean unbatched;
+  gboolean unbatched, none_ignored;
 
   g_return_val_if_fail (DL_IS_TENSOR (input) && DL_IS_TENSOR (target), NULL);
   g_return_val_if_fail (weight == NULL || DL_IS_TENSOR (weight), NULL);
   if (!check_reduction ("nll_loss", reduction, error)
       || !batch_inputs ("nll_loss", input, target, &bin, &btg, &unbatched, error)
-      || !check_class_target ("nll_loss", bin, btg, weight, ignore_index, error))
+      || !check_class_target ("nll_loss", bin, btg, weight, ignore_index, &none_ignored, error))
     return NULL;
-  return unbatch_result (nll_checked (bin, btg, weight, ignore_index, reduction, error), unbatched,
-                         reduction, error);
+  return unbatch_result (
+      nll_checked (bin, btg, weight, ignore_index, none_ignored, reduction, error), unbatched,
+      reduction, error);
 }
 
 /* -sum_c w_c p_c lp_c over the class dim, for probability targets */
@@ -504,7 +536,7 @@ dl_cross_entropy_full (DlTensor *input,
   g_autoptr (DlTensor) smooth = NULL;
   g_autoptr (DlTensor) a = NULL;
   g_autoptr (DlTensor) b = NULL;
-  gboolean unbatched;
+  gboolean unbatched, none_ignored;
   gint64 n_classes;
 
   g_return_val_if_fail (DL_IS_TENSOR (input) && DL_IS_TENSOR (target), NULL);
@@ -529,9 +561,9 @@ dl_cross_entropy_full (DlTensor *input,
           cross_entropy_probs (lp, btg, weight, reduction, label_smoothing, error), unbatched,
           reduction, error);
     }
-  if (!check_class_target ("cross_entropy", bin, btg, weight, ignore_index, error)
+  if (!check_class_target ("cross_entropy", bin, btg, weight, ignore_index, &none_ignored, error)
       || !(lp = dl_tensor_log_softmax (bin, 1, error))
-      || !(nll = nll_checked (lp, btg, weight, ignore_index, reduction, error)))
+      || !(nll = nll_checked (lp, btg, weight, ignore_index, none_ignored, reduction, error)))
     return NULL;
   if (label_smoothing > 0)
     {
