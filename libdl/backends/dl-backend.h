@@ -234,6 +234,22 @@ typedef struct
   gint64 c_batch_strides[DL_MAX_DIMS];
 } DlGemmArgs;
 
+/* Where the windows of a 2-d convolution lie, for im2col and col2im: an
+ * image batch [n, c, h, w] and, for each of its channels, kh x kw kernel
+ * taps each sliding over out_h x out_w positions. Row (c, i, j) of the
+ * columns [n, c * kh * kw, out_h * out_w] holds, at position (y, x), the
+ * image element at (y * sh - ph + i * dh, x * sw - pw + j * dw), or zero
+ * where that lies in the padding. */
+typedef struct
+{
+  gint64 n, c, h, w;
+  gint64 kh, kw;
+  gint64 sh, sw;
+  gint64 ph, pw;
+  gint64 dh, dw;
+  gint64 out_h, out_w;
+} DlConvGeometry;
+
 typedef struct _DlBackend DlBackend;
 typedef struct _DlBackendContext DlBackendContext;
 
@@ -291,6 +307,51 @@ struct _DlBackendContext
   gpointer data;
   DlKernelStatus *status;
 };
+
+/* One optimizer update over the n elements of a parameter, its gradient
+ * and its state (all contiguous, of the parameter's dtype), in one pass:
+ * the update rules of torch.optim 1.13's single-tensor paths, with the
+ * scalars that depend on the step count (step_size, bias_correction2_sqrt,
+ * the Adagrad clr) computed by the caller.
+ *
+ *   SGD      state[0] = momentum buffer (when momentum != 0);
+ *            first_step: the buffer is set to the gradient
+ *   ADAM     state[0] = exp_avg, state[1] = exp_avg_sq, state[2] =
+ *            max_exp_avg_sq (amsgrad); decoupled: AdamW's weight decay
+ *   RMSPROP  state[0] = square_avg, state[1] = momentum buffer (momentum >
+ *            0), state[2] = grad_avg (centered)
+ *   ADAGRAD  state[0] = sum; lr is the decayed clr */
+typedef enum
+{
+  DL_OPTIM_SGD,
+  DL_OPTIM_ADAM,
+  DL_OPTIM_RMSPROP,
+  DL_OPTIM_ADAGRAD,
+} DlOptimKind;
+
+typedef struct
+{
+  DlOptimKind kind;
+  gint64 n;
+  void *param;
+  const void *grad;
+  void *state[3];
+  gdouble lr;
+  gdouble weight_decay;
+  gdouble momentum;
+  gdouble dampening;
+  gdouble beta1; /* RMSprop: alpha */
+  gdouble beta2;
+  gdouble eps;
+  gdouble step_size;
+  gdouble bias_correction2_sqrt;
+  gboolean maximize;
+  gboolean nesterov;
+  gboolean first_step;
+  gboolean amsgrad;
+  gboolean decoupled;
+  gboolean centered;
+} DlOptimStepArgs;
 
 struct _DlBackend
 {
@@ -450,6 +511,23 @@ struct _DlBackend
                    gint64 n,
                    DlDType dtype,
                    gboolean log);
+  /* float32/float64 contiguous image batch -> contiguous columns (see
+   * DlConvGeometry), every element of cols written */
+  void (*im2col) (DlBackendContext *ctx,
+                  const DlConvGeometry *g,
+                  const void *image,
+                  void *cols,
+                  DlDType dtype);
+  /* the adjoint: contiguous columns summed into a contiguous image batch,
+   * every element of image written (zero where no window reaches) */
+  void (*col2im) (DlBackendContext *ctx,
+                  const DlConvGeometry *g,
+                  const void *cols,
+                  void *image,
+                  DlDType dtype);
+  /* an optimizer's update of one float32/float64 parameter in one pass
+   * (see DlOptimStepArgs) */
+  void (*optim_step) (DlBackendContext *ctx, const DlOptimStepArgs *args, DlDType dtype);
 };
 
 /* A device type as a backend registers it with the device registry

@@ -105,25 +105,6 @@ check_size (const gchar *name, gint64 value, GError **error)
   return TRUE;
 }
 
-/* A uniform [-bound, bound] leaf parameter of @shape, registered as @name */
-static gboolean
-add_uniform_parameter (DlModule *self,
-                       const gchar *name,
-                       const gint64 *shape,
-                       gsize n_dims,
-                       gdouble bound,
-                       GError **error)
-{
-  g_autoptr (DlTensor) p = NULL;
-
-  if (!(p = dl_empty (shape, n_dims, dl_get_default_dtype (), NULL, error))
-      || !dl_tensor_uniform_ (p, -bound, bound, error)
-      || !dl_tensor_set_requires_grad (p, TRUE, error))
-    return FALSE;
-  dl_module_register_parameter (self, name, p);
-  return TRUE;
-}
-
 /* Checks the construct properties and creates the parameters; an invalid
  * value leaves the layer without them and its error in DlModule. */
 static void
@@ -142,10 +123,10 @@ dl_linear_constructed (GObject *object)
       return;
     }
   bound = priv->in_features > 0 ? 1.0 / sqrt ((gdouble)priv->in_features) : 0;
-  if (!add_uniform_parameter (DL_MODULE (self), "weight",
+  if (!dl_module_add_uniform_parameter (DL_MODULE (self), "weight",
                               (gint64[]){ priv->out_features, priv->in_features }, 2, bound, &error)
       || (priv->bias
-          && !add_uniform_parameter (DL_MODULE (self), "bias", &priv->out_features, 1, bound,
+          && !dl_module_add_uniform_parameter (DL_MODULE (self), "bias", &priv->out_features, 1, bound,
                                      &error)))
     dl_module_take_construct_error (DL_MODULE (self), error);
 }

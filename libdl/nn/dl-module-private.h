@@ -14,6 +14,15 @@ G_BEGIN_DECLS
  * property over as @error (taken); g_initable_init(), forward and
  * forward_many then fail with a copy of it. */
 void dl_module_take_construct_error (DlModule *self, GError *error);
+/* Registers a new leaf parameter @name of @shape in the default dtype,
+ * uniform in [-bound, bound] (PyTorch's default initialisation of linear
+ * and convolution layers). */
+gboolean dl_module_add_uniform_parameter (DlModule *self,
+                                          const gchar *name,
+                                          const gint64 *shape,
+                                          gsize n_dims,
+                                          gdouble bound,
+                                          GError **error);
 
 /* FALSE with a copy of the construction's error set, when there was one */
 gboolean dl_module_check_constructed (DlModule *self, GError **error);

@@ -12,6 +12,7 @@
 #include "dl-module.h"
 #include "dl-module-private.h"
 #include "dl-error.h"
+#include "ops/dl-ops-creation.h"
 
 /**
  * DlModule:
@@ -725,4 +726,22 @@ dl_module_get_training (DlModule *self)
   g_return_val_if_fail (DL_IS_MODULE (self), FALSE);
   priv = dl_module_get_instance_private (self);
   return priv->training;
+}
+
+gboolean
+dl_module_add_uniform_parameter (DlModule *self,
+                                 const gchar *name,
+                                 const gint64 *shape,
+                                 gsize n_dims,
+                                 gdouble bound,
+                                 GError **error)
+{
+  g_autoptr (DlTensor) p = NULL;
+
+  if (!(p = dl_empty (shape, n_dims, dl_get_default_dtype (), NULL, error))
+      || !dl_tensor_uniform_ (p, -bound, bound, error)
+      || !dl_tensor_set_requires_grad (p, TRUE, error))
+    return FALSE;
+  dl_module_register_parameter (self, name, p);
+  return TRUE;
 }

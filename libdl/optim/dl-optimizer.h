@@ -50,4 +50,42 @@ gdouble dl_optimizer_get_lr (DlOptimizer *self);
 DL_EXPORT
 void dl_optimizer_set_lr (DlOptimizer *self, gdouble lr);
 
+DL_EXPORT
+guint dl_optimizer_get_n_param_groups (DlOptimizer *self);
+DL_EXPORT
+GPtrArray *dl_optimizer_get_group_params (DlOptimizer *self, guint group);
+DL_EXPORT
+gchar **dl_optimizer_list_group_options (DlOptimizer *self, guint group);
+DL_EXPORT
+gdouble
+dl_optimizer_get_group_option (DlOptimizer *self, guint group, const gchar *name, GError **error);
+DL_EXPORT
+gboolean dl_optimizer_set_group_option (DlOptimizer *self,
+                                        guint group,
+                                        const gchar *name,
+                                        gdouble value,
+                                        GError **error);
+DL_EXPORT
+gdouble dl_optimizer_get_group_lr (DlOptimizer *self, guint group);
+DL_EXPORT
+void dl_optimizer_set_group_lr (DlOptimizer *self, guint group, gdouble lr);
+DL_EXPORT
+gboolean dl_optimizer_add_param_group (DlOptimizer *self,
+                                       GPtrArray *params,
+                                       const gchar *const *names,
+                                       const gdouble *values,
+                                       gsize n_values,
+                                       GError **error);
+
+DL_EXPORT
+gchar **dl_optimizer_list_state (DlOptimizer *self, guint index);
+DL_EXPORT
+DlTensor *dl_optimizer_get_state (DlOptimizer *self, guint index, const gchar *name);
+DL_EXPORT
+gboolean dl_optimizer_set_state (DlOptimizer *self,
+                                 guint index,
+                                 const gchar *name,
+                                 DlTensor *value,
+                                 GError **error);
+
 G_END_DECLS

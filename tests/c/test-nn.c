@@ -1059,12 +1059,12 @@ test_sgd_properties (void)
   g_object_set (sgd, "momentum", -1.0, NULL);
   g_assert_false (dl_optimizer_step (DL_OPTIMIZER (sgd), &error));
   g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
-  g_assert_cmpstr (error->message, ==, "SGD: invalid momentum value: -1");
+  g_assert_cmpstr (error->message, ==, "SGD: Invalid momentum value: -1");
   g_clear_error (&error);
   g_object_set (sgd, "momentum", 0.0, NULL);
   dl_optimizer_set_lr (DL_OPTIMIZER (sgd), -0.1);
   g_assert_false (dl_optimizer_step (DL_OPTIMIZER (sgd), &error));
-  g_assert_cmpstr (error->message, ==, "SGD: invalid learning rate: -0.1");
+  g_assert_cmpstr (error->message, ==, "SGD: Invalid learning rate: -0.1");
   g_clear_error (&error);
   dl_test_assert_values (p, (gdouble[]){ -0.5, -0.5 }, 2, 0);
 

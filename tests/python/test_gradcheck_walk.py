@@ -218,6 +218,16 @@ WALK = {
     'ReciprocalBackward0': unary(lambda m, a: a.reciprocal(), 'nonzero'),
     'ReluBackward0': unary(lambda m, a: a.relu(), 'nonzero'),
     'LeakyReluBackward0': unary(lambda m, a: m.nn.functional.leaky_relu(a, 0.1), 'nonzero'),
+    # convolutions are unfold (im2col), a batched product and fold (col2im)
+    'Im2ColBackward0': [Case(lambda m, a: m.nn.functional.unfold(a, (2, 3), padding=1, stride=2),
+                             (2, 2, 4, 5)),
+                        Case(lambda m, a, w: m.nn.functional.conv2d(a, w, None, 1, 1, 1, 2),
+                             (1, 4, 4, 4), (2, 2, 3, 3))],
+    'Col2ImBackward0': [Case(lambda m, a: m.nn.functional.fold(a, (4, 5), 2, padding=1, stride=2),
+                             (2, 8, 9)),
+                        Case(lambda m, a, w: m.nn.functional.conv_transpose2d(a, w, None, 2, 1,
+                                                                              1),
+                             (1, 2, 3, 3), (2, 3, 3, 3))],
     'RemainderBackward0': [Case(lambda m, a: a.remainder(0.7), (3, 4), domain='frac'),
                            Case(lambda m, a, b: a.remainder(b), (3, 4), (4,), domain='frac')],
     'RoundBackward0': unary(lambda m, a: a.round(), 'frac'),
@@ -305,12 +315,14 @@ def _np(t):
 
 def _graph_names(t):
     """The names of the nodes of t's history."""
-    seen, stack, names = set(), [t.grad_fn], set()
+    # the visited wrappers stay referenced, so that their ids are not reused
+    seen, stack, names, held = set(), [t.grad_fn], set(), []
     while stack:
         node = stack.pop()
         if node is None or id(node) in seen:
             continue
         seen.add(id(node))
+        held.append(node)
         names.add(node.name())
         stack.extend(node.get_next_node(i) for i in range(node.get_n_inputs()))
     return names

@@ -382,6 +382,28 @@ void test_autograd_grad_hooks () {
     }
 }
 
+/* Dl.conv2d on known values, and the Dl.Conv2d layer */
+void test_conv () {
+    try {
+        var x = from_array ({1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 1, 3, 3}, Dl.DType.FLOAT64);
+        x.set_requires_grad (true);
+        var w = from_array ({1, 0, 0, -1}, {1, 1, 2, 2}, Dl.DType.FLOAT64);
+        var y = Dl.conv2d (x, w, null, {1, 1}, {0, 0}, {1, 1}, 1);
+        assert_values (y, {-4, -4, -4, -4});
+        y.sum ().backward ();
+        assert_values (x.get_grad (), {1, 1, 0, 1, 0, -1, 0, -1, -1});
+
+        // Vala's fixed-size arrays cannot be null: every pair is given
+        var conv = new Dl.Conv2d (2, 4, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true);
+        var res = conv.forward (Dl.randn ({3, 2, 5, 5}));
+        assert (res.get_shape ()[1] == 4 && res.get_shape ()[3] == 5);
+        res.sum ().backward ();
+        assert (conv.get_parameter ("weight").get_grad () != null);
+    } catch (GLib.Error e) {
+        error ("%s", e.message);
+    }
+}
+
 /* The defaults Dl-1.0.metadata gives nullable and optional arguments */
 void test_gradcheck () {
     try {
@@ -561,6 +583,101 @@ void test_sgd_properties () {
         } catch (Dl.Error.ARGUMENT e) {
             assert ("empty parameter list" in e.message);
         }
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
+/* Optimizers: each stepped once, one written in Vala, and schedulers */
+
+class SignSgd : Dl.Optimizer {
+    public override bool step () throws GLib.Error {
+        for (uint g = 0; g < get_n_param_groups (); g++) {
+            var lr = get_group_lr (g);
+            foreach (var p in get_group_params (g)) {
+                var grad = p.get_grad ();
+                if (grad != null)
+                    p.add_scaled_ (grad.sign (), -lr);
+            }
+        }
+        return true;
+    }
+}
+
+Dl.Tensor leaf_with_grad () throws GLib.Error {
+    var p = from_array ({ 1, -2, 3 }, { 3 }, Dl.DType.FLOAT64);
+    p.set_requires_grad (true);
+    p.set_grad (from_array ({ 0.5, -1, 2 }, { 3 }, Dl.DType.FLOAT64));
+    return p;
+}
+
+void test_optimizers () {
+    try {
+        /* torch.optim 1.13's first step from these values */
+        var p = leaf_with_grad ();
+        var ps = new GenericArray<Dl.Tensor> ();
+        ps.add (p);
+        new Dl.Adam (ps, 0.1, 0.9, 0.999, 1e-8, 0, false).step ();
+        assert_values (p, { 0.9, -1.9, 2.9 }, 1e-6);
+        ps[0] = p = leaf_with_grad ();
+        new Dl.AdamW (ps, 0.1, 0.9, 0.999, 1e-8, 0.01, false).step ();
+        assert_values (p, { 0.899, -1.898, 2.897 }, 1e-6);
+        ps[0] = p = leaf_with_grad ();
+        new Dl.Rmsprop (ps, 0.01, 0.99, 1e-8, 0, 0, false).step ();
+        assert_values (p, { 0.9, -1.9, 2.9 }, 1e-6);
+        ps[0] = p = leaf_with_grad ();
+        var adagrad = new Dl.Adagrad (ps, 0.1, 0, 0, 0, 1e-10);
+        adagrad.step ();
+        assert_values (p, { 0.9, -1.9, 2.9 }, 1e-6);
+        assert (adagrad.list_state (0)[0] == "step" && adagrad.list_state (0)[1] == "sum");
+        ps[0] = p = leaf_with_grad ();
+        var sgd = new Dl.Sgd (ps, 0.1, 0.9, 0, 0, false);
+        sgd.step ();
+        assert_values (p, { 0.95, -1.9, 2.8 }, 1e-12);
+        assert_dl_error (() => { new Dl.Adam (ps, 0.1, 0.9, 1.5, 1e-8, 0, false); },
+                         Dl.Error.ARGUMENT, "bad beta");
+
+        /* an optimizer written in Vala, with its groups, under StepLR and
+         * LambdaLR with a Vala closure */
+        ps[0] = p = leaf_with_grad ();
+        var params = new ListStore (typeof (Dl.Tensor));
+        params.append (p);
+        var sign = (SignSgd) Initable.new (typeof (SignSgd), null, "params", params, "lr", 0.5);
+        var q = leaf_with_grad ();
+        var qs = new GenericArray<Dl.Tensor> ();
+        qs.add (q);
+        sign.add_param_group (qs, { "lr" }, { 1.0 });
+        sign.step ();
+        assert_values (p, { 0.5, -1.5, 2.5 });
+        assert_values (q, { 0, -1, 2 });
+        var step_lr = new Dl.StepLr (sign, 1, 0.5);
+        step_lr.step ();
+        var last = step_lr.get_last_lr ();
+        assert (last.length == 2 && last[0] == 0.25 && last[1] == 0.5);
+        int calls = 0;
+        var lambda = new Dl.LambdaLr (sign, (group, epoch) => {
+            calls++;
+            return group == 0 ? 1.0 : 1.0 / (epoch + 1);
+        });
+        lambda.step ();
+        last = lambda.get_last_lr ();
+        assert (last[0] == 0.5 && last[1] == 0.5 && calls == 4);
+        sign.step ();
+        assert_values (p, { 0, -1, 2 });
+
+        /* LBFGS with a Vala closure */
+        ps[0] = p = leaf_with_grad ();
+        var centre = from_array ({ 1, 2, 3 }, { 3 }, Dl.DType.FLOAT64);
+        var lbfgs = new Dl.Lbfgs (ps, 1, 20, 10, "strong_wolfe");
+        var loss = lbfgs.step_closure (() => {
+            p.set_grad (null);
+            var d = p.sub (centre);
+            var l = d.mul (d).sum ();
+            l.backward ();
+            return l;
+        });
+        assert (loss.item () == 16);
+        assert_values (p, { 1, 2, 3 }, 1e-6);
     } catch (GLib.Error e) {
         error ("unexpected error: %s", e.message);
     }
@@ -1046,10 +1163,12 @@ int main (string[] args) {
     Test.add_func ("/vala/autograd/inplace-view", test_autograd_inplace_view);
     Test.add_func ("/vala/autograd/gradcheck", test_gradcheck);
     Test.add_func ("/vala/autograd/grad-hooks", test_autograd_grad_hooks);
+    Test.add_func ("/vala/nn/conv", test_conv);
     Test.add_func ("/vala/module/subclass", test_module_subclass);
     Test.add_func ("/vala/module/forward-many", test_module_forward_many);
     Test.add_func ("/vala/linear/properties", test_linear_properties);
     Test.add_func ("/vala/optim/sgd-properties", test_sgd_properties);
+    Test.add_func ("/vala/optim/optimizers", test_optimizers);
     Test.add_func ("/vala/nn/activation-modules", test_activation_modules);
     Test.add_func ("/vala/nn/sequential", test_sequential);
     Test.add_func ("/vala/nn/loss-modules", test_loss_modules);

@@ -413,6 +413,17 @@ void dl_cpu_softmax (DlBackendContext *ctx,
                      gint64 n,
                      DlDType dtype,
                      gboolean log);
+void dl_cpu_im2col (DlBackendContext *ctx,
+                    const DlConvGeometry *g,
+                    const void *image,
+                    void *cols,
+                    DlDType dtype);
+void dl_cpu_col2im (DlBackendContext *ctx,
+                    const DlConvGeometry *g,
+                    const void *cols,
+                    void *image,
+                    DlDType dtype);
+void dl_cpu_optim_step (DlBackendContext *ctx, const DlOptimStepArgs *args, DlDType dtype);
 void dl_cpu_unique_sorted (DlBackendContext *ctx,
                            const void *sorted,
                            gint64 n,

@@ -182,3 +182,9 @@ def _kl_div_mean_warning():
                   "support size.'batchmean' divides only by the batch size, and aligns with "
                   "the KL div math definition.'mean' will be changed to behave the same as "
                   "'batchmean' in the next major release.")
+
+
+# the convolutions live in conv.py with their modules
+from .conv import conv1d, conv2d, conv_transpose2d, fold, unfold  # noqa: E402
+
+__all__ += ['conv1d', 'conv2d', 'conv_transpose2d', 'fold', 'unfold']

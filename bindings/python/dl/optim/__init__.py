@@ -4,6 +4,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
 from .optimizer import Optimizer
-from .sgd import SGD
+from .optimizers import SGD, Adam, AdamW, RMSprop, Adagrad, LBFGS
+from . import lr_scheduler
 
-__all__ = ['Optimizer', 'SGD']
+__all__ = ['Optimizer', 'SGD', 'Adam', 'AdamW', 'RMSprop', 'Adagrad', 'LBFGS', 'lr_scheduler']

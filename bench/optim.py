@@ -1,0 +1,114 @@
+#!/usr/bin/python3
+# optim.py: optimizer steps against PyTorch: one Adam step over 10M
+# parameters in 10 tensors, and one MLP training step.
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Usage (from the source root, after `ninja -C build`):
+#   GI_TYPELIB_PATH=build/introspection LD_LIBRARY_PATH=build/libdl \
+#   PYTHONPATH=bindings/python:build/bindings/python /usr/bin/python3 bench/optim.py
+#   [--rounds R] [--seconds S]
+#
+# Workloads, each written once for both libraries (`lib` is torch or Dl):
+#   adam       Adam (lr 1e-3, default betas) step over 10 float32 tensors
+#              of 1M elements with fixed gradients: the fused update
+#              against torch's single-tensor loop (target <= 0.8)
+#   mlp_step   Linear(784, 256), ReLU, Linear(256, 10), CrossEntropyLoss on
+#              a batch of 128, backward, Adam step, zero_grad
+#              (target <= 1.0)
+# Method as bench/autograd.py: numpy and torch imported first, torch on
+# os.cpu_count() threads; per workload R rounds, each timing a loop of
+# about S seconds of torch then of libdl after 200 ms of quiet and 15 ms
+# of untimed calls; the least time per call of each; ratio = libdl /
+# torch. Always exits 0.
+
+import argparse
+import os
+import time
+
+import numpy as np
+import torch
+
+import gi
+
+gi.require_version("Dl", "1.0")
+from gi.repository import Dl  # noqa: E402
+
+SETTLE = 0.2
+WARM = 0.015
+
+
+def adam(lib, params_np, grads_np):
+    params = [lib.from_numpy(p.copy()).requires_grad_() for p in params_np]
+    for p, g in zip(params, grads_np):
+        p.grad = lib.from_numpy(g.copy())
+    opt = lib.optim.Adam(params, lr=1e-3)
+
+    def run():
+        opt.step()
+    return run
+
+
+def mlp_step(lib, x_np, y_np):
+    lib.manual_seed(0)
+    nn = lib.nn
+    net = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10))
+    opt = lib.optim.Adam(net.parameters(), lr=1e-3)
+    crit = nn.CrossEntropyLoss()
+    x = lib.from_numpy(x_np.copy())
+    y = lib.from_numpy(y_np.copy())
+
+    def run():
+        opt.zero_grad(set_to_none=True)
+        crit(net(x), y).backward()
+        opt.step()
+    return run
+
+
+def timed(fn, seconds):
+    time.sleep(SETTLE)
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < WARM:
+        fn()
+    n = 0
+    t0 = time.perf_counter()
+    while True:
+        fn()
+        n += 1
+        t = time.perf_counter() - t0
+        if t >= seconds:
+            return t / n
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--seconds", type=float, default=0.3)
+    args = p.parse_args()
+    torch.set_num_threads(os.cpu_count())
+    rng = np.random.default_rng(0)
+    params = [rng.standard_normal(1_000_000, dtype=np.float32) for _ in range(10)]
+    grads = [rng.standard_normal(1_000_000, dtype=np.float32) for _ in range(10)]
+    xb = rng.standard_normal((128, 784), dtype=np.float32)
+    yb = rng.integers(0, 10, size=128)
+    work = [
+        ("adam", 0.8, lambda lib: adam(lib, params, grads)),
+        ("mlp_step", 1.0, lambda lib: mlp_step(lib, xb, yb)),
+    ]
+    print("%-10s %12s %12s %7s %7s" % ("workload", "torch", "libdl", "ratio", "target"))
+    for name, target, make in work:
+        tf, df = make(torch), make(Dl)
+        for _ in range(2):
+            tf()
+            df()
+        bt = bd = float("inf")
+        for _ in range(args.rounds):
+            bt = min(bt, timed(tf, args.seconds))
+            bd = min(bd, timed(df, args.seconds))
+        print("%-10s %9.1f us %9.1f us %7.2f %7.1f" % (name, bt * 1e6, bd * 1e6, bd / bt, target),
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,308 @@
+# conv.py: convolutions for dl.nn and dl.nn.functional: conv1d, conv2d,
+# conv_transpose2d, unfold, fold and their modules (Conv2d is libdl's
+# DlConv2d; the others are Python modules over the same C functions).
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+import math
+
+from .. import _creation
+from .._lib import OVERRIDE_MODULE, Dl, GLib, _translate, typelib_override
+from .modules import Module, _construct, _Layer
+
+__all__ = ['conv1d', 'conv2d', 'conv_transpose2d', 'unfold', 'fold', 'Conv1d', 'Conv2d',
+           'ConvTranspose2d', 'Unfold', 'Fold']
+
+
+def _pair(v, name):
+    if isinstance(v, (tuple, list)):
+        if len(v) != 2:
+            raise ValueError('%s must be an int or a pair of ints, got %r' % (name, v))
+        return [int(v[0]), int(v[1])]
+    return [int(v), int(v)]
+
+
+def _call(fn, *args):
+    try:
+        return fn(*args)
+    except GLib.Error as e:
+        raise _translate(e) from None
+
+
+def _same_padding(kernel, dilation, stride, name):
+    """padding='same': the total padding dilation * (k - 1) per dim, which
+    libdl spreads evenly (an odd total would need one more row on one
+    side)."""
+    if any(s != 1 for s in stride):
+        raise ValueError("padding='same' is not supported for strided convolutions")
+    pad = []
+    for k, d in zip(kernel, dilation):
+        total = d * (k - 1)
+        if total % 2:
+            raise NotImplementedError("%s: padding='same' with an even kernel extent (kernel %d, "
+                                      "dilation %d) needs uneven padding, which libdl does not "
+                                      "do yet" % (name, k, d))
+        pad.append(total // 2)
+    return pad
+
+
+def _padding(padding, kernel, dilation, stride, name):
+    if isinstance(padding, str):
+        if padding == 'valid':
+            return [0] * len(kernel)
+        if padding == 'same':
+            return _same_padding(kernel, dilation, stride, name)
+        raise ValueError("Invalid padding string '%s', should be one of {'valid', 'same'}"
+                         % padding)
+    return None
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    stride, dilation = _pair(stride, 'stride'), _pair(dilation, 'dilation')
+    kernel = list(weight.shape[-2:])
+    pad = _padding(padding, kernel, dilation, stride, 'conv2d') or _pair(padding, 'padding')
+    return _call(Dl.conv2d, input, weight, bias, stride, pad, dilation, int(groups))
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    if isinstance(stride, (tuple, list)):
+        stride, = stride
+    if isinstance(dilation, (tuple, list)):
+        dilation, = dilation
+    pad = _padding(padding, [weight.shape[-1]], [dilation], [stride], 'conv1d')
+    if pad is None:
+        pad = list(padding) if isinstance(padding, (tuple, list)) else [padding]
+    return _call(Dl.conv1d, input, weight, bias, int(stride), int(pad[0]), int(dilation),
+                 int(groups))
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    return _call(Dl.conv_transpose2d, input, weight, bias, _pair(stride, 'stride'),
+                 _pair(padding, 'padding'), _pair(output_padding, 'output_padding'),
+                 int(groups), _pair(dilation, 'dilation'))
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    return _call(Dl.unfold, input, _pair(kernel_size, 'kernel_size'),
+                 _pair(dilation, 'dilation'), _pair(padding, 'padding'), _pair(stride, 'stride'))
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    return _call(Dl.fold, input, _pair(output_size, 'output_size'),
+                 _pair(kernel_size, 'kernel_size'), _pair(dilation, 'dilation'),
+                 _pair(padding, 'padding'), _pair(stride, 'stride'))
+
+
+def _check_padding_mode(padding_mode):
+    if padding_mode not in ('zeros', 'reflect', 'replicate', 'circular'):
+        raise ValueError("padding_mode must be one of ['zeros', 'reflect', 'replicate', "
+                         "'circular'], but got padding_mode='%s'" % padding_mode)
+    if padding_mode != 'zeros':
+        raise NotImplementedError("padding_mode='%s' is not supported yet (only 'zeros')"
+                                  % padding_mode)
+
+
+@typelib_override(__name__)
+class Conv2d(_Layer, Dl.Conv2d, Module):
+    """torch.nn.Conv2d(in_channels, out_channels, kernel_size, stride=1,
+    padding=0, dilation=1, groups=1, bias=True, padding_mode='zeros')."""
+    __module__ = OVERRIDE_MODULE
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode='zeros', device=None, dtype=None):
+        _check_padding_mode(padding_mode)
+        k, s, d = (_pair(kernel_size, 'kernel_size'), _pair(stride, 'stride'),
+                   _pair(dilation, 'dilation'))
+        if isinstance(padding, str) and padding not in ('same', 'valid'):
+            raise ValueError("Invalid padding string '%s', should be one of {'valid', 'same'}"
+                             % padding)
+        p = _padding(padding, k, d, s, 'Conv2d') or _pair(padding, 'padding')
+        self._padding_arg = padding
+        _construct(self, Dl.Conv2d, in_channels=int(in_channels), out_channels=int(out_channels),
+                   kernel_height=k[0], kernel_width=k[1], stride_height=s[0], stride_width=s[1],
+                   padding_height=p[0], padding_width=p[1], dilation_height=d[0],
+                   dilation_width=d[1], groups=int(groups), bias=bool(bias))
+
+    in_channels = property(lambda self: self.get_property('in-channels'))
+    out_channels = property(lambda self: self.get_property('out-channels'))
+    groups = property(lambda self: self.get_property('groups'))
+    padding_mode = 'zeros'
+
+    @property
+    def kernel_size(self):
+        return (self.get_property('kernel-height'), self.get_property('kernel-width'))
+
+    @property
+    def stride(self):
+        return (self.get_property('stride-height'), self.get_property('stride-width'))
+
+    @property
+    def padding(self):
+        arg = self.__dict__.get('_padding_arg')
+        if isinstance(arg, str):
+            return arg
+        return (self.get_property('padding-height'), self.get_property('padding-width'))
+
+    @property
+    def dilation(self):
+        return (self.get_property('dilation-height'), self.get_property('dilation-width'))
+
+    @property
+    def weight(self):
+        return self.get_parameter('weight')
+
+    @property
+    def bias(self):
+        return self.get_parameter('bias')
+
+    def extra_repr(self):
+        s = '%d, %d, kernel_size=%s, stride=%s' % (self.in_channels, self.out_channels,
+                                                  self.kernel_size, self.stride)
+        if self.padding != (0, 0):
+            s += ', padding=%s' % (self.padding,)
+        if self.dilation != (1, 1):
+            s += ', dilation=%s' % (self.dilation,)
+        if self.groups != 1:
+            s += ', groups=%d' % self.groups
+        if self.bias is None:
+            s += ', bias=False'
+        return s
+
+
+class _ConvNd(Module):
+    """A convolution module in Python over libdl's functions, with
+    PyTorch's parameters and initialisation."""
+
+    def _init_params(self, weight_shape, fan_in, bias):
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        self.weight = _creation.empty(weight_shape).uniform_(-bound, bound).requires_grad_()
+        if bias:
+            self.bias = _creation.empty(self.out_channels).uniform_(-bound, bound).requires_grad_()
+        else:
+            self.bias = None
+
+    def _check_groups(self, in_channels, out_channels, groups):
+        if groups <= 0:
+            raise ValueError('groups must be a positive integer')
+        if in_channels % groups != 0:
+            raise ValueError('in_channels must be divisible by groups')
+        if out_channels % groups != 0:
+            raise ValueError('out_channels must be divisible by groups')
+
+
+class Conv1d(_ConvNd):
+    """torch.nn.Conv1d(in_channels, out_channels, kernel_size, stride=1,
+    padding=0, dilation=1, groups=1, bias=True, padding_mode='zeros')."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode='zeros', device=None, dtype=None):
+        super().__init__()
+        _check_padding_mode(padding_mode)
+        self._check_groups(in_channels, out_channels, groups)
+        one = lambda v: int(v[0]) if isinstance(v, (tuple, list)) else int(v)  # noqa: E731
+        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
+        self.kernel_size, self.stride = (one(kernel_size),), (one(stride),)
+        self.dilation = (one(dilation),)
+        self.padding = padding if isinstance(padding, str) else (one(padding),)
+        self.padding_mode = padding_mode
+        self._init_params((out_channels, in_channels // groups, self.kernel_size[0]),
+                          in_channels // groups * self.kernel_size[0], bias)
+
+    def forward(self, input):
+        return conv1d(input, self.weight, self.bias, self.stride[0],
+                      self.padding if isinstance(self.padding, str) else self.padding[0],
+                      self.dilation[0], self.groups)
+
+    def extra_repr(self):
+        s = '%d, %d, kernel_size=%s, stride=%s' % (self.in_channels, self.out_channels,
+                                                  self.kernel_size, self.stride)
+        if self.padding != (0,):
+            s += ', padding=%s' % (self.padding,)
+        if self.dilation != (1,):
+            s += ', dilation=%s' % (self.dilation,)
+        if self.groups != 1:
+            s += ', groups=%d' % self.groups
+        if self.bias is None:
+            s += ', bias=False'
+        return s
+
+
+class ConvTranspose2d(_ConvNd):
+    """torch.nn.ConvTranspose2d(in_channels, out_channels, kernel_size,
+    stride=1, padding=0, output_padding=0, groups=1, bias=True, dilation=1,
+    padding_mode='zeros')."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode='zeros',
+                 device=None, dtype=None):
+        super().__init__()
+        if padding_mode != 'zeros':
+            raise ValueError('Only "zeros" padding mode is supported for ConvTranspose2d')
+        self._check_groups(in_channels, out_channels, groups)
+        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
+        self.kernel_size = tuple(_pair(kernel_size, 'kernel_size'))
+        self.stride = tuple(_pair(stride, 'stride'))
+        self.padding = tuple(_pair(padding, 'padding'))
+        self.output_padding = tuple(_pair(output_padding, 'output_padding'))
+        self.dilation = tuple(_pair(dilation, 'dilation'))
+        self.padding_mode = padding_mode
+        # PyTorch's fan_in for the transposed weight [in, out / groups, kh, kw]
+        fan_in = out_channels // groups * self.kernel_size[0] * self.kernel_size[1]
+        self._init_params((in_channels, out_channels // groups) + self.kernel_size, fan_in, bias)
+
+    def forward(self, input, output_size=None):
+        if output_size is not None:
+            raise NotImplementedError('ConvTranspose2d: output_size= is not supported yet')
+        return conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                self.output_padding, self.groups, self.dilation)
+
+    def extra_repr(self):
+        s = '%d, %d, kernel_size=%s, stride=%s' % (self.in_channels, self.out_channels,
+                                                  self.kernel_size, self.stride)
+        if self.padding != (0, 0):
+            s += ', padding=%s' % (self.padding,)
+        if self.dilation != (1, 1):
+            s += ', dilation=%s' % (self.dilation,)
+        if self.output_padding != (0, 0):
+            s += ', output_padding=%s' % (self.output_padding,)
+        if self.groups != 1:
+            s += ', groups=%d' % self.groups
+        if self.bias is None:
+            s += ', bias=False'
+        return s
+
+
+class Unfold(Module):
+    """torch.nn.Unfold(kernel_size, dilation=1, padding=0, stride=1)."""
+
+    def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.kernel_size, self.dilation = kernel_size, dilation
+        self.padding, self.stride = padding, stride
+
+    def forward(self, input):
+        return unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self):
+        return 'kernel_size={}, dilation={}, padding={}, stride={}'.format(
+            self.kernel_size, self.dilation, self.padding, self.stride)
+
+
+class Fold(Module):
+    """torch.nn.Fold(output_size, kernel_size, dilation=1, padding=0,
+    stride=1)."""
+
+    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.output_size, self.kernel_size = output_size, kernel_size
+        self.dilation, self.padding, self.stride = dilation, padding, stride
+
+    def forward(self, input):
+        return fold(input, self.output_size, self.kernel_size, self.dilation, self.padding,
+                    self.stride)
+
+    def extra_repr(self):
+        return 'output_size={}, kernel_size={}, dilation={}, padding={}, stride={}'.format(
+            self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)

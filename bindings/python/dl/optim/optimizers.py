@@ -1,0 +1,176 @@
+# optimizers.py: SGD, Adam, AdamW, RMSprop and Adagrad: the C optimizers
+# (DlSgd, DlAdam, ...) with torch.optim's signatures.
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+from .._lib import OVERRIDE_MODULE, Dl, GLib, typelib_override
+from .. import _creation
+from ..autograd.grad_mode import enable_grad
+from .optimizer import Optimizer, _as_groups, _params_store, _value_error, required
+
+__all__ = ['SGD', 'Adam', 'AdamW', 'RMSprop', 'Adagrad', 'LBFGS']
+
+
+def _construct(opt, typelib_class, params, defaults, properties):
+    """Makes the C optimizer from its construct properties (the first
+    group), checks them as torch.optim's constructors do, then adds the
+    other groups."""
+    groups = _as_groups(params)
+    if defaults.get('lr') is required:
+        raise TypeError("%s.__init__() missing 1 required positional argument: 'lr'"
+                        % type(opt).__name__)
+    try:
+        typelib_class.__init__(opt, params=_params_store(groups[0]['params']), **properties)
+        opt.init(None)
+    except GLib.Error as e:
+        raise _value_error(e) from None
+    opt.defaults = defaults
+    opt._extras = [{k: v for k, v in defaults.items() if k in opt._extra_defaults}]
+    opt._set_group(0, groups[0])
+    for g in groups[1:]:
+        opt.add_param_group(g)
+
+
+def _betas(betas):
+    b1, b2 = betas
+    return float(b1), float(b2)
+
+
+@typelib_override(__name__)
+class SGD(Dl.Sgd, Optimizer):
+    """torch.optim.SGD over DlSgd."""
+    __module__ = OVERRIDE_MODULE
+    _native_state = True
+    _extra_defaults = {'foreach': None, 'differentiable': False}
+
+    def __init__(self, params, lr=required, momentum=0, dampening=0, weight_decay=0,
+                 nesterov=False, *, maximize=False, foreach=None, differentiable=False):
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
+                        weight_decay=weight_decay, nesterov=nesterov, maximize=maximize,
+                        foreach=foreach, differentiable=differentiable)
+        _construct(self, Dl.Sgd, params, defaults, dict(
+            lr=float(lr) if lr is not required else 0.0, momentum=float(momentum),
+            dampening=float(dampening), weight_decay=float(weight_decay),
+            nesterov=bool(nesterov), maximize=bool(maximize)))
+
+
+class _AdamBase(Optimizer):
+    _native_state = True
+
+    def _init_adam(self, typelib_class, params, lr, betas, eps, weight_decay, amsgrad, maximize,
+                   extras):
+        b1, b2 = _betas(betas)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        amsgrad=amsgrad, maximize=maximize, **extras)
+        _construct(self, typelib_class, params, defaults, dict(
+            lr=float(lr), beta1=b1, beta2=b2, eps=float(eps), weight_decay=float(weight_decay),
+            amsgrad=bool(amsgrad), maximize=bool(maximize)))
+
+
+@typelib_override(__name__)
+class Adam(Dl.Adam, _AdamBase):
+    """torch.optim.Adam over DlAdam."""
+    __module__ = OVERRIDE_MODULE
+    _extra_defaults = {'foreach': None, 'capturable': False, 'differentiable': False,
+                       'fused': False}
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=False):
+        self._init_adam(Dl.Adam, params, lr, betas, eps, weight_decay, amsgrad, maximize,
+                        dict(foreach=foreach, capturable=capturable,
+                             differentiable=differentiable, fused=fused))
+
+
+@typelib_override(__name__)
+class AdamW(Dl.AdamW, _AdamBase):
+    """torch.optim.AdamW over DlAdamW."""
+    __module__ = OVERRIDE_MODULE
+    _extra_defaults = {'foreach': None, 'capturable': False}
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
+                 amsgrad=False, *, maximize=False, foreach=None, capturable=False):
+        self._init_adam(Dl.AdamW, params, lr, betas, eps, weight_decay, amsgrad, maximize,
+                        dict(foreach=foreach, capturable=capturable))
+
+
+@typelib_override(__name__)
+class RMSprop(Dl.Rmsprop, Optimizer):
+    """torch.optim.RMSprop over DlRmsprop."""
+    __module__ = OVERRIDE_MODULE
+    _native_state = True
+    _extra_defaults = {'foreach': None, 'differentiable': False}
+
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
+                 centered=False, foreach=None, maximize=False, differentiable=False):
+        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
+                        weight_decay=weight_decay, foreach=foreach, maximize=maximize,
+                        differentiable=differentiable)
+        _construct(self, Dl.Rmsprop, params, defaults, dict(
+            lr=float(lr), alpha=float(alpha), eps=float(eps), weight_decay=float(weight_decay),
+            momentum=float(momentum), centered=bool(centered), maximize=bool(maximize)))
+
+
+@typelib_override(__name__)
+class Adagrad(Dl.Adagrad, Optimizer):
+    """torch.optim.Adagrad over DlAdagrad."""
+    __module__ = OVERRIDE_MODULE
+    _native_state = True
+    _extra_defaults = {'foreach': None}
+
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
+                 eps=1e-10, foreach=None, *, maximize=False):
+        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                        initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+                        maximize=maximize)
+        _construct(self, Dl.Adagrad, params, defaults, dict(
+            lr=float(lr), lr_decay=float(lr_decay), weight_decay=float(weight_decay),
+            initial_accumulator_value=float(initial_accumulator_value), eps=float(eps),
+            maximize=bool(maximize)))
+
+
+@typelib_override(__name__)
+class LBFGS(Dl.Lbfgs, Optimizer):
+    """torch.optim.LBFGS over DlLbfgs: step(closure)."""
+    __module__ = OVERRIDE_MODULE
+    _native_state = True
+    _extra_defaults = {'line_search_fn': None}
+
+    def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7,
+                 tolerance_change=1e-9, history_size=100, line_search_fn=None):
+        if max_eval is None:
+            max_eval = max_iter * 5 // 4
+        if len(_as_groups(params)) != 1:
+            raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
+        defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_eval,
+                        tolerance_grad=tolerance_grad, tolerance_change=tolerance_change,
+                        history_size=history_size, line_search_fn=line_search_fn)
+        _construct(self, Dl.Lbfgs, params, defaults, dict(
+            lr=float(lr), max_iter=float(max_iter), max_eval=float(max_eval),
+            tolerance_grad=float(tolerance_grad), tolerance_change=float(tolerance_change),
+            history_size=float(history_size), line_search_fn=line_search_fn))
+
+    def add_param_group(self, param_group):
+        raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
+
+    def step(self, closure):
+        failures = []
+
+        def call(*user_data):
+            try:
+                with enable_grad():
+                    loss = closure()
+                if not isinstance(loss, Dl.Tensor):
+                    loss = _creation.tensor(float(loss))
+                return loss
+            except BaseException as e:  # re-raised below, as PyTorch lets it through
+                failures.append(e)
+                return None
+
+        try:
+            return self.step_closure(call)
+        except GLib.Error:
+            if failures:
+                raise failures[0] from None
+            raise

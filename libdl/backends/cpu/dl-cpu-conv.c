@@ -1,0 +1,137 @@
+/* dl-cpu-conv.c: im2col and col2im, the data movement of convolutions
+ * done as GEMMs (see DlConvGeometry in dl-backend.h).
+ *
+ * im2col writes each column row (one channel, one kernel tap) as out_h
+ * runs of out_w elements: a run is a strided read of one image row, with
+ * the parts that fall in the padding zeroed. col2im sums the rows of one
+ * channel into its image plane; planes are independent, so threads share
+ * out (image, channel) planes and never write the same element.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "dl-cpu-private.h"
+
+/* the first and one past the last output x whose input column
+ * x * sw + off lies in [0, w) */
+static inline void
+valid_range (gint64 off, gint64 sw, gint64 w, gint64 out_w, gint64 *x0, gint64 *x1)
+{
+  gint64 lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
+  gint64 hi = off >= w ? 0 : (w - 1 - off) / sw + 1;
+
+  *x0 = MIN (lo, out_w);
+  *x1 = CLAMP (hi, *x0, out_w);
+}
+
+#define DL_DEFINE_CONV(T, suffix)                                                                  \
+  static void im2col_##suffix (const DlConvGeometry *g, const T *image, T *cols)                   \
+  {                                                                                                \
+    const gint64 planes = g->n * g->c, taps = g->kh * g->kw, l = g->out_h * g->out_w;              \
+                                                                                                   \
+    DL_CPU_FOR_IF (                                                                                \
+        planes * taps * l >= DL_CPU_GRAIN, for (gint64 p = 0; p < planes; p++) {                   \
+          const T *src = image + p * g->h * g->w;                                                  \
+          T *dst = cols + p * taps * l;                                                            \
+                                                                                                   \
+          for (gint64 i = 0; i < g->kh; i++)                                                       \
+            for (gint64 j = 0; j < g->kw; j++, dst += l)                                           \
+              {                                                                                    \
+                const gint64 xoff = j * g->dw - g->pw;                                             \
+                gint64 x0, x1;                                                                     \
+                                                                                                   \
+                valid_range (xoff, g->sw, g->w, g->out_w, &x0, &x1);                               \
+                for (gint64 y = 0; y < g->out_h; y++)                                              \
+                  {                                                                                \
+                    const gint64 iy = y * g->sh - g->ph + i * g->dh;                               \
+                    T *row = dst + y * g->out_w;                                                   \
+                                                                                                   \
+                    if (iy < 0 || iy >= g->h)                                                      \
+                      {                                                                            \
+                        memset (row, 0, g->out_w * sizeof (T));                                    \
+                        continue;                                                                  \
+                      }                                                                            \
+                    const T *in = src + iy * g->w + xoff;                                          \
+                    for (gint64 x = 0; x < x0; x++)                                                \
+                      row[x] = 0;                                                                  \
+                    if (g->sw == 1)                                                                \
+                      memcpy (row + x0, in + x0, (x1 - x0) * sizeof (T));                          \
+                    else                                                                           \
+                      for (gint64 x = x0; x < x1; x++)                                             \
+                        row[x] = in[x * g->sw];                                                    \
+                    for (gint64 x = x1; x < g->out_w; x++)                                         \
+                      row[x] = 0;                                                                  \
+                  }                                                                                \
+              }                                                                                    \
+        });                                                                                        \
+  }                                                                                                \
+                                                                                                   \
+  static void col2im_##suffix (const DlConvGeometry *g, const T *cols, T *image)                   \
+  {                                                                                                \
+    const gint64 planes = g->n * g->c, taps = g->kh * g->kw, l = g->out_h * g->out_w;              \
+                                                                                                   \
+    DL_CPU_FOR_IF (                                                                                \
+        planes * taps * l >= DL_CPU_GRAIN, for (gint64 p = 0; p < planes; p++) {                   \
+          T *dst = image + p * g->h * g->w;                                                        \
+          const T *src = cols + p * taps * l;                                                      \
+                                                                                                   \
+          memset (dst, 0, g->h * g->w * sizeof (T));                                               \
+          for (gint64 i = 0; i < g->kh; i++)                                                       \
+            for (gint64 j = 0; j < g->kw; j++, src += l)                                           \
+              {                                                                                    \
+                const gint64 xoff = j * g->dw - g->pw;                                             \
+                gint64 x0, x1;                                                                     \
+                                                                                                   \
+                valid_range (xoff, g->sw, g->w, g->out_w, &x0, &x1);                               \
+                for (gint64 y = 0; y < g->out_h; y++)                                              \
+                  {                                                                                \
+                    const gint64 iy = y * g->sh - g->ph + i * g->dh;                               \
+                    const T *row = src + y * g->out_w;                                             \
+                    T *out;                                                                        \
+                                                                                                   \
+                    if (iy < 0 || iy >= g->h)                                                      \
+                      continue;                                                                    \
+                    out = dst + iy * g->w + xoff;                                                  \
+                    if (g->sw == 1)                                                                \
+                      for (gint64 x = x0; x < x1; x++)                                             \
+                        out[x] += row[x];                                                          \
+                    else                                                                           \
+                      for (gint64 x = x0; x < x1; x++)                                             \
+                        out[x * g->sw] += row[x];                                                  \
+                  }                                                                                \
+              }                                                                                    \
+        });                                                                                        \
+  }
+
+DL_DEFINE_CONV (float, f32)
+DL_DEFINE_CONV (double, f64)
+
+void
+dl_cpu_im2col (DlBackendContext *ctx,
+               const DlConvGeometry *g,
+               const void *image,
+               void *cols,
+               DlDType dtype)
+{
+  if (dtype == DL_DTYPE_FLOAT64)
+    im2col_f64 (g, image, cols);
+  else
+    im2col_f32 (g, image, cols);
+}
+
+void
+dl_cpu_col2im (DlBackendContext *ctx,
+               const DlConvGeometry *g,
+               const void *cols,
+               void *image,
+               DlDType dtype)
+{
+  if (dtype == DL_DTYPE_FLOAT64)
+    col2im_f64 (g, cols, image);
+  else
+    col2im_f32 (g, cols, image);
+}

@@ -1,0 +1,405 @@
+/* dl-conv.c: DlConv2d, with PyTorch's default initialisation: weight and
+ * bias uniform in [-1/sqrt(fan_in), 1/sqrt(fan_in)], fan_in = in_channels
+ * / groups * kh * kw (kaiming_uniform_ with a = sqrt(5) gives that bound
+ * for the weight).
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <math.h>
+
+#include "dl-conv.h"
+#include "dl-error.h"
+#include "dl-module-private.h"
+#include "ops/dl-ops-conv.h"
+#include "ops/dl-ops-creation.h"
+#include "ops/dl-ops-pointwise.h"
+
+/**
+ * DlConv2d:
+ *
+ * A 2-d convolution over an image batch [N, C, H, W] (or one image [C, H,
+ * W]), as torch.nn.Conv2d: see dl_conv2d(). Its parameters are "weight"
+ * [out_channels, in_channels / groups, kh, kw] and "bias" [out_channels],
+ * initialised as PyTorch does, in the default dtype.
+ *
+ * Build it from its construct properties (#DlConv2d:in-channels,
+ * #DlConv2d:out-channels and #DlConv2d:kernel-height /
+ * #DlConv2d:kernel-width are required; the rest have PyTorch's defaults)
+ * in any language (`new Dl.Conv2d({in_channels: 3, out_channels: 8,
+ * kernel_height: 3, kernel_width: 3})` in GJS), or with
+ * dl_conv2d_layer_new(). A bad value is an error from g_initable_init()
+ * and from forward; see #DlModule.
+ *
+ * Since: 0.1
+ */
+typedef struct
+{
+  gint64 in_channels, out_channels;
+  gint64 kernel[2], stride[2], padding[2], dilation[2];
+  gint64 groups;
+  gboolean bias;
+} DlConv2dPrivate;
+
+G_DEFINE_TYPE_WITH_PRIVATE (DlConv2d, dl_conv2d_layer, DL_TYPE_MODULE)
+
+enum
+{
+  PROP_0,
+  PROP_IN_CHANNELS,
+  PROP_OUT_CHANNELS,
+  PROP_KERNEL_HEIGHT,
+  PROP_KERNEL_WIDTH,
+  PROP_STRIDE_HEIGHT,
+  PROP_STRIDE_WIDTH,
+  PROP_PADDING_HEIGHT,
+  PROP_PADDING_WIDTH,
+  PROP_DILATION_HEIGHT,
+  PROP_DILATION_WIDTH,
+  PROP_GROUPS,
+  PROP_BIAS,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+#define SIZE_UNSET (-1)
+
+static DlConv2dPrivate *
+get_priv (gpointer self)
+{
+  return dl_conv2d_layer_get_instance_private (DL_CONV2D (self));
+}
+
+static DlTensor *
+dl_conv2d_layer_forward (DlModule *module, DlTensor *input, GError **error)
+{
+  DlConv2dPrivate *priv = get_priv (module);
+  DlTensor *w = dl_module_get_parameter (module, "weight");
+
+  if (w == NULL)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "Conv2d: the layer has no weight");
+      return NULL;
+    }
+  return dl_conv2d (input, w, dl_module_get_parameter (module, "bias"), priv->stride,
+                    priv->padding, priv->dilation, priv->groups, error);
+}
+
+/* @value (named @name) at least @min, and given when it has no default */
+static gboolean
+check_value (const gchar *name, gint64 value, gint64 min, GError **error)
+{
+  if (value == SIZE_UNSET && min >= 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "Conv2d: %s is missing: give a value >= %" G_GINT64_FORMAT, name, min);
+      return FALSE;
+    }
+  if (value < min)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "Conv2d: %s must be >= %" G_GINT64_FORMAT ", got %" G_GINT64_FORMAT, name, min,
+                   value);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+check_properties (DlConv2dPrivate *p, GError **error)
+{
+  if (!check_value ("in_channels", p->in_channels, 0, error)
+      || !check_value ("out_channels", p->out_channels, 0, error)
+      || !check_value ("kernel_height", p->kernel[0], 1, error)
+      || !check_value ("kernel_width", p->kernel[1], 1, error)
+      || !check_value ("stride_height", p->stride[0], 1, error)
+      || !check_value ("stride_width", p->stride[1], 1, error)
+      || !check_value ("padding_height", p->padding[0], 0, error)
+      || !check_value ("padding_width", p->padding[1], 0, error)
+      || !check_value ("dilation_height", p->dilation[0], 1, error)
+      || !check_value ("dilation_width", p->dilation[1], 1, error)
+      || !check_value ("groups", p->groups, 1, error))
+    return FALSE;
+  if (p->in_channels % p->groups != 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "Conv2d: in_channels must be divisible by groups");
+      return FALSE;
+    }
+  if (p->out_channels % p->groups != 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "Conv2d: out_channels must be divisible by groups");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+dl_conv2d_layer_constructed (GObject *object)
+{
+  DlConv2dPrivate *p = get_priv (object);
+  GError *error = NULL;
+  gint64 fan_in;
+  gdouble bound;
+
+  G_OBJECT_CLASS (dl_conv2d_layer_parent_class)->constructed (object);
+  if (!check_properties (p, &error))
+    {
+      dl_module_take_construct_error (DL_MODULE (object), error);
+      return;
+    }
+  fan_in = p->in_channels / p->groups * p->kernel[0] * p->kernel[1];
+  bound = fan_in > 0 ? 1.0 / sqrt ((gdouble)fan_in) : 0;
+  if (!dl_module_add_uniform_parameter (DL_MODULE (object), "weight",
+                              (gint64[]){ p->out_channels, p->in_channels / p->groups,
+                                          p->kernel[0], p->kernel[1] },
+                              4, bound, &error)
+      || (p->bias
+          && !dl_module_add_uniform_parameter (DL_MODULE (object), "bias", &p->out_channels, 1, bound,
+                                     &error)))
+    dl_module_take_construct_error (DL_MODULE (object), error);
+}
+
+static gint64 *
+property_field (DlConv2dPrivate *p, guint prop_id)
+{
+  switch (prop_id)
+    {
+      case PROP_IN_CHANNELS:
+        return &p->in_channels;
+      case PROP_OUT_CHANNELS:
+        return &p->out_channels;
+      case PROP_KERNEL_HEIGHT:
+      case PROP_KERNEL_WIDTH:
+        return &p->kernel[prop_id - PROP_KERNEL_HEIGHT];
+      case PROP_STRIDE_HEIGHT:
+      case PROP_STRIDE_WIDTH:
+        return &p->stride[prop_id - PROP_STRIDE_HEIGHT];
+      case PROP_PADDING_HEIGHT:
+      case PROP_PADDING_WIDTH:
+        return &p->padding[prop_id - PROP_PADDING_HEIGHT];
+      case PROP_DILATION_HEIGHT:
+      case PROP_DILATION_WIDTH:
+        return &p->dilation[prop_id - PROP_DILATION_HEIGHT];
+      case PROP_GROUPS:
+        return &p->groups;
+      default:
+        return NULL;
+    }
+}
+
+static void
+dl_conv2d_layer_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  DlConv2dPrivate *p = get_priv (object);
+  gint64 *field = property_field (p, prop_id);
+
+  if (field)
+    g_value_set_int64 (value, *field);
+  else if (prop_id == PROP_BIAS)
+    g_value_set_boolean (value, dl_module_get_parameter (DL_MODULE (object), "bias") != NULL);
+  else
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+}
+
+static void
+dl_conv2d_layer_set_property (GObject *object,
+                              guint prop_id,
+                              const GValue *value,
+                              GParamSpec *pspec)
+{
+  DlConv2dPrivate *p = get_priv (object);
+  gint64 *field = property_field (p, prop_id);
+
+  if (field)
+    *field = g_value_get_int64 (value);
+  else if (prop_id == PROP_BIAS)
+    p->bias = g_value_get_boolean (value);
+  else
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+}
+
+static GParamSpec *
+size_property (const gchar *name, gint64 default_value)
+{
+  /* every gint64 is accepted, so that a bad value reaches constructed()
+   * and becomes a GError (a range would only print a warning) */
+  return g_param_spec_int64 (name, NULL, NULL, G_MININT64, G_MAXINT64, default_value,
+                             G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS
+                                 | G_PARAM_EXPLICIT_NOTIFY);
+}
+
+static void
+dl_conv2d_layer_class_init (DlConv2dClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->constructed = dl_conv2d_layer_constructed;
+  object_class->get_property = dl_conv2d_layer_get_property;
+  object_class->set_property = dl_conv2d_layer_set_property;
+  DL_MODULE_CLASS (klass)->forward = dl_conv2d_layer_forward;
+
+  /**
+   * DlConv2d:in-channels:
+   *
+   * The number of channels of the input (required, >= 0).
+   *
+   * Since: 0.1
+   */
+  properties[PROP_IN_CHANNELS] = size_property ("in-channels", SIZE_UNSET);
+  /**
+   * DlConv2d:out-channels:
+   *
+   * The number of channels of the output, one filter each (required).
+   *
+   * Since: 0.1
+   */
+  properties[PROP_OUT_CHANNELS] = size_property ("out-channels", SIZE_UNSET);
+  /**
+   * DlConv2d:kernel-height:
+   *
+   * The filters' height (required, >= 1).
+   *
+   * Since: 0.1
+   */
+  properties[PROP_KERNEL_HEIGHT] = size_property ("kernel-height", SIZE_UNSET);
+  /**
+   * DlConv2d:kernel-width:
+   *
+   * The filters' width (required, >= 1).
+   *
+   * Since: 0.1
+   */
+  properties[PROP_KERNEL_WIDTH] = size_property ("kernel-width", SIZE_UNSET);
+  /**
+   * DlConv2d:stride-height:
+   *
+   * The filters' vertical step (default 1).
+   *
+   * Since: 0.1
+   */
+  properties[PROP_STRIDE_HEIGHT] = size_property ("stride-height", 1);
+  /**
+   * DlConv2d:stride-width:
+   *
+   * The filters' horizontal step (default 1).
+   *
+   * Since: 0.1
+   */
+  properties[PROP_STRIDE_WIDTH] = size_property ("stride-width", 1);
+  /**
+   * DlConv2d:padding-height:
+   *
+   * Rows of zeros added above and below (default 0).
+   *
+   * Since: 0.1
+   */
+  properties[PROP_PADDING_HEIGHT] = size_property ("padding-height", 0);
+  /**
+   * DlConv2d:padding-width:
+   *
+   * Columns of zeros added left and right (default 0).
+   *
+   * Since: 0.1
+   */
+  properties[PROP_PADDING_WIDTH] = size_property ("padding-width", 0);
+  /**
+   * DlConv2d:dilation-height:
+   *
+   * The vertical spacing of the filters' taps (default 1).
+   *
+   * Since: 0.1
+   */
+  properties[PROP_DILATION_HEIGHT] = size_property ("dilation-height", 1);
+  /**
+   * DlConv2d:dilation-width:
+   *
+   * The horizontal spacing of the filters' taps (default 1).
+   *
+   * Since: 0.1
+   */
+  properties[PROP_DILATION_WIDTH] = size_property ("dilation-width", 1);
+  /**
+   * DlConv2d:groups:
+   *
+   * The number of groups the channels are split into; it divides both
+   * channel counts (default 1).
+   *
+   * Since: 0.1
+   */
+  properties[PROP_GROUPS] = size_property ("groups", 1);
+  /**
+   * DlConv2d:bias:
+   *
+   * Whether the layer learns an additive bias per output channel. Read
+   * back, whether it has a "bias" parameter.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_BIAS]
+      = g_param_spec_boolean ("bias", NULL, NULL, TRUE,
+                              G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS
+                                  | G_PARAM_EXPLICIT_NOTIFY);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+dl_conv2d_layer_init (DlConv2d *self)
+{
+  DlConv2dPrivate *p = get_priv (self);
+
+  p->in_channels = p->out_channels = SIZE_UNSET;
+  p->kernel[0] = p->kernel[1] = SIZE_UNSET;
+  p->stride[0] = p->stride[1] = 1;
+  p->dilation[0] = p->dilation[1] = 1;
+  p->groups = 1;
+  p->bias = TRUE;
+}
+
+/**
+ * dl_conv2d_layer_new:
+ * @in_channels: the number of input channels
+ * @out_channels: the number of output channels
+ * @kernel_size: (array fixed-size=2): the filters' height and width
+ * @stride: (array fixed-size=2) (nullable): the step, or %NULL for 1
+ * @padding: (array fixed-size=2) (nullable): the zero padding, or %NULL
+ *   for none
+ * @dilation: (array fixed-size=2) (nullable): the taps' spacing, or %NULL
+ *   for 1
+ * @groups: the number of channel groups
+ * @bias: whether to learn a bias
+ * @error: return location for a #GError
+ *
+ * Creates a layer from its construct properties and checks them
+ * (g_initable_new()).
+ *
+ * Returns: (transfer full): a new layer with PyTorch's default
+ *   initialisation, or %NULL with @error set for bad values
+ *
+ * Since: 0.1
+ */
+DlConv2d *
+dl_conv2d_layer_new (gint64 in_channels,
+                     gint64 out_channels,
+                     const gint64 *kernel_size,
+                     const gint64 *stride,
+                     const gint64 *padding,
+                     const gint64 *dilation,
+                     gint64 groups,
+                     gboolean bias,
+                     GError **error)
+{
+  static const gint64 ones[2] = { 1, 1 }, zeros[2] = { 0, 0 };
+
+  g_return_val_if_fail (kernel_size != NULL, NULL);
+  stride = stride ? stride : ones;
+  padding = padding ? padding : zeros;
+  dilation = dilation ? dilation : ones;
+  return g_initable_new (DL_TYPE_CONV2D, NULL, error, "in-channels", in_channels, "out-channels",
+                         out_channels, "kernel-height", kernel_size[0], "kernel-width",
+                         kernel_size[1], "stride-height", stride[0], "stride-width", stride[1],
+                         "padding-height", padding[0], "padding-width", padding[1],
+                         "dilation-height", dilation[0], "dilation-width", dilation[1], "groups",
+                         groups, "bias", bias, NULL);
+}

@@ -1,0 +1,47 @@
+/* dl-conv.h: DlConv2d, the 2-d convolution layer.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(DL_INSIDE) && !defined(DL_COMPILATION)
+#error "Only <dl.h> can be included directly."
+#endif
+
+#include "dl-module.h"
+
+G_BEGIN_DECLS
+
+#define DL_TYPE_CONV2D (dl_conv2d_layer_get_type ())
+DL_EXPORT
+G_DECLARE_DERIVABLE_TYPE (DlConv2d, dl_conv2d_layer, DL, CONV2D, DlModule)
+
+/**
+ * DlConv2dClass:
+ * @parent_class: the parent class
+ *
+ * The class of #DlConv2d. Derivable, as PyTorch users subclass nn.Conv2d.
+ *
+ * Since: 0.1
+ */
+struct _DlConv2dClass
+{
+  DlModuleClass parent_class;
+
+  /*< private >*/
+  gpointer padding[8];
+};
+
+DL_EXPORT
+DlConv2d *dl_conv2d_layer_new (gint64 in_channels,
+                               gint64 out_channels,
+                               const gint64 *kernel_size,
+                               const gint64 *stride,
+                               const gint64 *padding,
+                               const gint64 *dilation,
+                               gint64 groups,
+                               gboolean bias,
+                               GError **error);
+
+G_END_DECLS

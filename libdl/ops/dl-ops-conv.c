@@ -1,0 +1,655 @@
+/* dl-ops-conv.c: unfold (im2col), fold (col2im) and the convolutions
+ * built on them.
+ *
+ * A 2-d convolution is a matrix product over image patches: unfold turns
+ * each sliding window of the input into a column, the weight (out
+ * channels x in channels * kernel taps) multiplies the columns, and the
+ * result is reshaped into the output image; groups split the channels and
+ * the product is batched per group. Its gradients are those of the
+ * product and of unfold, whose backward is fold (sum the columns back into
+ * the image) and whose double backward is unfold again: every order of
+ * derivative comes from the two kernels and the GEMM. A transposed
+ * convolution is the same pieces the other way round (product with the
+ * weight transposed, then fold). Float16 and bfloat16 are computed in
+ * float32.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "dl-ops-conv.h"
+#include "dl-ops-private.h"
+#include "dl-node-private.h"
+
+typedef struct
+{
+  DlConvGeometry g;
+} FoldState;
+
+static DlTensor *unfold_impl (DlTensor *x, const DlConvGeometry *g, GError **error);
+static DlTensor *fold_impl (DlTensor *cols, const DlConvGeometry *g, GError **error);
+
+/* Checks that each of the two values of @what is at least @min, with
+ * PyTorch's message when not. */
+static gboolean
+check_pair (const gchar *op, const gchar *what, const gint64 *v, gint64 min, GError **error)
+{
+  const gchar *rule;
+
+  g_return_val_if_fail (v != NULL, FALSE);
+  if (v[0] >= min && v[1] >= min)
+    return TRUE;
+  if (g_str_equal (what, "stride"))
+    rule = "non-positive stride is not supported";
+  else if (g_str_has_suffix (what, "padding"))
+    rule = "negative padding is not supported";
+  else
+    rule = min > 0 ? "should be greater than zero" : "should be non-negative";
+  g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+               "%s: %s%s%s, got (%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ")", op,
+               rule[0] == 's' ? what : "", rule[0] == 's' ? " " : "", rule, v[0], v[1]);
+  return FALSE;
+}
+
+/* The geometry of windows @kernel over an @h x @w image, or FALSE with an
+ * error when no window fits. */
+static gboolean
+window_geometry (const gchar *op,
+                 DlConvGeometry *g,
+                 const gint64 *kernel,
+                 const gint64 *dilation,
+                 const gint64 *padding,
+                 const gint64 *stride,
+                 GError **error)
+{
+  if (!check_pair (op, "kernel_size", kernel, 1, error)
+      || !check_pair (op, "dilation", dilation, 1, error)
+      || !check_pair (op, "padding", padding, 0, error)
+      || !check_pair (op, "stride", stride, 1, error))
+    return FALSE;
+  g->kh = kernel[0];
+  g->kw = kernel[1];
+  g->dh = dilation[0];
+  g->dw = dilation[1];
+  g->ph = padding[0];
+  g->pw = padding[1];
+  g->sh = stride[0];
+  g->sw = stride[1];
+  g->out_h = (g->h + 2 * g->ph - g->dh * (g->kh - 1) - 1) / g->sh + 1;
+  g->out_w = (g->w + 2 * g->pw - g->dw * (g->kw - 1) - 1) / g->sw + 1;
+  if (g->h + 2 * g->ph < g->dh * (g->kh - 1) + 1 || g->w + 2 * g->pw < g->dw * (g->kw - 1) + 1)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "%s: Calculated padded input size per channel: (%" G_GINT64_FORMAT
+                   " x %" G_GINT64_FORMAT "). Kernel size: (%" G_GINT64_FORMAT
+                   " x %" G_GINT64_FORMAT "). Kernel size can't be greater than actual input size",
+                   op, g->h + 2 * g->ph, g->w + 2 * g->pw, g->dh * (g->kh - 1) + 1,
+                   g->dw * (g->kw - 1) + 1);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* @t as a contiguous float32/float64 tensor (float16 and bfloat16 go to
+ * float32, recorded), or NULL with an error for other dtypes */
+static DlTensor *
+compute_ready (const gchar *op, DlTensor *t, GError **error)
+{
+  if (t->dtype == DL_DTYPE_FLOAT16 || t->dtype == DL_DTYPE_BFLOAT16)
+    {
+      g_autoptr (DlTensor) f = dl_tensor_to_dtype (t, DL_DTYPE_FLOAT32, error);
+      return f ? dl_tensor_contiguous (f, error) : NULL;
+    }
+  if (t->dtype != DL_DTYPE_FLOAT32 && t->dtype != DL_DTYPE_FLOAT64)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: \"%s\" not implemented for '%s'", op,
+                   op, dl_dtype_get_name (t->dtype));
+      return NULL;
+    }
+  return dl_tensor_contiguous (t, error);
+}
+
+static gboolean
+unfold_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+{
+  const FoldState *s = dl_node_state (node);
+
+  return (gi[0] = fold_impl (go[0], &s->g, error)) != NULL;
+}
+
+static gboolean
+fold_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+{
+  const FoldState *s = dl_node_state (node);
+
+  return (gi[0] = unfold_impl (go[0], &s->g, error)) != NULL;
+}
+
+/* Records @out as made from @in by @backward's adjoint, over @g. */
+static void
+record_window_op (const gchar *name,
+                  DlBackwardFunc backward,
+                  DlTensor *in,
+                  DlTensor *out,
+                  const DlConvGeometry *g)
+{
+  g_autoptr (DlNode) node = NULL;
+  FoldState *s;
+
+  if (!dl_autograd_any_requires (1, &in))
+    return;
+  node = dl_node_new_for_op (name, backward, 1, &in);
+  s = DL_NODE_NEW_STATE (node, FoldState);
+  s->g = *g;
+  dl_node_set_output (node, out, 0);
+}
+
+/* [n, c, h, w] -> [n, c * kh * kw, out_h * out_w] */
+static DlTensor *
+unfold_impl (DlTensor *x, const DlConvGeometry *g, GError **error)
+{
+  g_autoptr (DlTensor) xc = NULL;
+  DlBackendContext *ctx;
+  DlTensor *cols;
+  gint64 shape[3] = { g->n, g->c * g->kh * g->kw, g->out_h * g->out_w };
+
+  if (!(ctx = DL_TENSOR_BACKEND (x, im2col, "unfold", error))
+      || !(xc = compute_ready ("unfold", x, error)))
+    return NULL;
+  if (xc->dtype != x->dtype)
+    {
+      g_autoptr (DlTensor) r = unfold_impl (xc, g, error);
+      return r ? dl_tensor_to_dtype (r, x->dtype, error) : NULL;
+    }
+  if (!(cols = dl_tensor_new_empty_internal (dl_tensor_device (x), x->dtype, shape, 3, error)))
+    return NULL;
+  if (cols->numel > 0)
+    ctx->backend->im2col (ctx, g, dl_tensor_data (xc), dl_tensor_data (cols), x->dtype);
+  record_window_op ("Im2ColBackward0", unfold_backward, x, cols, g);
+  return cols;
+}
+
+/* [n, c * kh * kw, out_h * out_w] -> [n, c, h, w] */
+static DlTensor *
+fold_impl (DlTensor *cols, const DlConvGeometry *g, GError **error)
+{
+  g_autoptr (DlTensor) cc = NULL;
+  DlBackendContext *ctx;
+  DlTensor *image;
+  gint64 shape[4] = { g->n, g->c, g->h, g->w };
+
+  if (!(ctx = DL_TENSOR_BACKEND (cols, col2im, "fold", error))
+      || !(cc = compute_ready ("fold", cols, error)))
+    return NULL;
+  if (cc->dtype != cols->dtype)
+    {
+      g_autoptr (DlTensor) r = fold_impl (cc, g, error);
+      return r ? dl_tensor_to_dtype (r, cols->dtype, error) : NULL;
+    }
+  if (!(image = dl_tensor_new_empty_internal (dl_tensor_device (cols), cols->dtype, shape, 4,
+                                              error)))
+    return NULL;
+  if (image->numel > 0)
+    ctx->backend->col2im (ctx, g, dl_tensor_data (cc), dl_tensor_data (image), cols->dtype);
+  record_window_op ("Col2ImBackward0", fold_backward, cols, image, g);
+  return image;
+}
+
+/* @t with a batch dim in front when it has @batched_ndim - 1 dims (a new
+ * reference), and whether it had none */
+static DlTensor *
+batched (const gchar *op, DlTensor *t, gint batched_ndim, gboolean *unbatched, GError **error)
+{
+  *unbatched = t->ndim == batched_ndim - 1;
+  if (t->ndim != batched_ndim && !*unbatched)
+    {
+      g_autofree gchar *s = dl_shape_to_string (t->sizes, t->ndim);
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "%s: Expected %dD (unbatched) or %dD (batched) input, but got input of size: %s",
+                   op, batched_ndim - 1, batched_ndim, s);
+      return NULL;
+    }
+  return *unbatched ? dl_tensor_unsqueeze (t, 0, error) : g_object_ref (t);
+}
+
+static DlTensor *
+unbatch (DlTensor *t, gboolean unbatched, GError **error)
+{
+  if (t == NULL || !unbatched)
+    return t;
+  {
+    g_autoptr (DlTensor) owned = t;
+    return dl_tensor_squeeze_dim (owned, 0, error);
+  }
+}
+
+/**
+ * dl_unfold:
+ * @input: an image batch [N, C, H, W] (or one image [C, H, W])
+ * @kernel_size: (array fixed-size=2): the window's height and width
+ * @dilation: (array fixed-size=2): the spacing of the window's taps
+ * @padding: (array fixed-size=2): zeros added on both sides of each
+ *   spatial dim
+ * @stride: (array fixed-size=2): the window's step
+ * @error: return location for a #GError
+ *
+ * Extracts sliding windows as columns (im2col), as
+ * torch.nn.functional.unfold() does: the result is [N, C * kh * kw, L]
+ * with L the number of window positions. Differentiable (its gradient is
+ * dl_fold()).
+ *
+ * Returns: (transfer full): the columns, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_unfold (DlTensor *input,
+           const gint64 *kernel_size,
+           const gint64 *dilation,
+           const gint64 *padding,
+           const gint64 *stride,
+           GError **error)
+{
+  g_autoptr (DlTensor) x = NULL;
+  DlConvGeometry g = { 0 };
+  gboolean unbatched;
+
+  g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
+  if (!(x = batched ("unfold", input, 4, &unbatched, error)))
+    return NULL;
+  g.n = x->sizes[0];
+  g.c = x->sizes[1];
+  g.h = x->sizes[2];
+  g.w = x->sizes[3];
+  if (!window_geometry ("unfold", &g, kernel_size, dilation, padding, stride, error))
+    return NULL;
+  return unbatch (unfold_impl (x, &g, error), unbatched, error);
+}
+
+/**
+ * dl_fold:
+ * @input: columns [N, C * kh * kw, L] (or [C * kh * kw, L])
+ * @output_size: (array fixed-size=2): the image's height and width
+ * @kernel_size: (array fixed-size=2): the window's height and width
+ * @dilation: (array fixed-size=2): the spacing of the window's taps
+ * @padding: (array fixed-size=2): the padding the windows were taken with
+ * @stride: (array fixed-size=2): the window's step
+ * @error: return location for a #GError
+ *
+ * Sums columns back into an image batch (col2im), as
+ * torch.nn.functional.fold() does: the adjoint of dl_unfold().
+ * Differentiable.
+ *
+ * Returns: (transfer full): the image batch [N, C, H, W], or %NULL with
+ *   @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_fold (DlTensor *input,
+         const gint64 *output_size,
+         const gint64 *kernel_size,
+         const gint64 *dilation,
+         const gint64 *padding,
+         const gint64 *stride,
+         GError **error)
+{
+  g_autoptr (DlTensor) x = NULL;
+  DlConvGeometry g = { 0 };
+  gboolean unbatched;
+  gint64 taps;
+
+  g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
+  if (!(x = batched ("fold", input, 3, &unbatched, error))
+      || !check_pair ("fold", "output_size", output_size, 1, error)
+      || !check_pair ("fold", "kernel_size", kernel_size, 1, error))
+    return NULL;
+  taps = kernel_size[0] * kernel_size[1];
+  if (x->sizes[1] % taps != 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "fold: Expected size of input's dimension 1 to be divisible by the product "
+                   "of kernel_size, but got input.size(1)=%" G_GINT64_FORMAT
+                   " and kernel_size=(%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ").",
+                   x->sizes[1], kernel_size[0], kernel_size[1]);
+      return NULL;
+    }
+  g.n = x->sizes[0];
+  g.c = x->sizes[1] / taps;
+  g.h = output_size[0];
+  g.w = output_size[1];
+  if (!window_geometry ("fold", &g, kernel_size, dilation, padding, stride, error))
+    return NULL;
+  if (g.out_h * g.out_w != x->sizes[2])
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "fold: Given output_size=(%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+                   "), expected size of input's dimension 2 to match the calculated number of "
+                   "sliding blocks %" G_GINT64_FORMAT " * %" G_GINT64_FORMAT " = %" G_GINT64_FORMAT
+                   ", but got input.size(2)=%" G_GINT64_FORMAT ".",
+                   g.h, g.w, g.out_h, g.out_w, g.out_h * g.out_w, x->sizes[2]);
+      return NULL;
+    }
+  return unbatch (fold_impl (x, &g, error), unbatched, error);
+}
+
+/* Checks that @weight and @bias fit a convolution of @x ([N, C, ...]) in
+ * @groups groups; @transposed: the weight is [C, O / groups, ...]. */
+static gboolean
+check_weights (const gchar *op,
+               DlTensor *x,
+               DlTensor *weight,
+               DlTensor *bias,
+               gint64 groups,
+               gboolean transposed,
+               GError **error)
+{
+  g_autofree gchar *ws = dl_shape_to_string (weight->sizes, weight->ndim);
+  g_autofree gchar *xs = dl_shape_to_string (x->sizes, x->ndim);
+  gint64 out_channels;
+
+  if (groups < 1)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "%s: non-positive groups is not supported, got %" G_GINT64_FORMAT, op, groups);
+      return FALSE;
+    }
+  if (weight->ndim != x->ndim)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "%s: Expected %dD weight for input of size %s, but got weight of size %s", op,
+                   x->ndim, xs, ws);
+      return FALSE;
+    }
+  if (!transposed && weight->sizes[0] % groups != 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "%s: Given groups=%" G_GINT64_FORMAT ", expected weight to be divisible by %" G_GINT64_FORMAT
+                   " at dimension 0, but got weight of size %s instead",
+                   op, groups, groups, ws);
+      return FALSE;
+    }
+  if ((transposed ? weight->sizes[0] : weight->sizes[1] * groups) != x->sizes[1])
+    {
+      if (transposed)
+        g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                     "%s: Given transposed=1, weight of size %s, expected input%s to have %" G_GINT64_FORMAT
+                     " channels, but got %" G_GINT64_FORMAT " channels instead",
+                     op, ws, xs, weight->sizes[0], x->sizes[1]);
+      else
+        g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                     "%s: Given groups=%" G_GINT64_FORMAT ", weight of size %s, expected input%s to "
+                     "have %" G_GINT64_FORMAT " channels, but got %" G_GINT64_FORMAT
+                     " channels instead",
+                     op, groups, ws, xs, weight->sizes[1] * groups, x->sizes[1]);
+      return FALSE;
+    }
+  if (transposed && x->sizes[1] % groups != 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "%s: Given groups=%" G_GINT64_FORMAT ", expected input channels %" G_GINT64_FORMAT
+                   " to be divisible by the groups",
+                   op, groups, x->sizes[1]);
+      return FALSE;
+    }
+  out_channels = transposed ? weight->sizes[1] * groups : weight->sizes[0];
+  if (bias && (bias->ndim != 1 || bias->sizes[0] != out_channels))
+    {
+      g_autofree gchar *bs = dl_shape_to_string (bias->sizes, bias->ndim);
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "%s: Given weight of size %s, expected bias to be 1-dimensional with %" G_GINT64_FORMAT
+                   " elements, but got bias of size %s instead",
+                   op, ws, out_channels, bs);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* @out [N, O, H, W] plus @bias [O] along dim 1 */
+static DlTensor *
+add_channel_bias (DlTensor *out, DlTensor *bias, GError **error)
+{
+  g_autoptr (DlTensor) owned = out;
+  g_autoptr (DlTensor) b4 = NULL;
+
+  if (bias == NULL || out == NULL)
+    return g_steal_pointer (&owned);
+  if (!(b4 = dl_tensor_view (bias, (gint64[]){ 1, bias->sizes[0], 1, 1 }, 4, error)))
+    return NULL;
+  return dl_tensor_add (out, b4, error);
+}
+
+/**
+ * dl_conv2d:
+ * @input: an image batch [N, C, H, W] (or one image [C, H, W])
+ * @weight: the filters [O, C / groups, kh, kw]
+ * @bias: (nullable): [O], added to each output channel
+ * @stride: (array fixed-size=2): the filters' step
+ * @padding: (array fixed-size=2): zeros added on both sides of each
+ *   spatial dim
+ * @dilation: (array fixed-size=2): the spacing of the filters' taps
+ * @groups: the number of groups the channels are split into
+ * @error: return location for a #GError
+ *
+ * A 2-d convolution (cross-correlation) as torch.nn.functional.conv2d()
+ * computes it: im2col and a matrix product per group, with gradients of
+ * every order.
+ *
+ * Returns: (transfer full): the output [N, O, H', W'], or %NULL with
+ *   @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_conv2d (DlTensor *input,
+           DlTensor *weight,
+           DlTensor *bias,
+           const gint64 *stride,
+           const gint64 *padding,
+           const gint64 *dilation,
+           gint64 groups,
+           GError **error)
+{
+  g_autoptr (DlTensor) x = NULL;
+  g_autoptr (DlTensor) cols = NULL;
+  g_autoptr (DlTensor) prod = NULL;
+  g_autoptr (DlTensor) w = NULL;
+  g_autoptr (DlTensor) out = NULL;
+  DlConvGeometry g = { 0 };
+  gboolean unbatched;
+  gint64 o, ck;
+
+  g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
+  g_return_val_if_fail (DL_IS_TENSOR (weight), NULL);
+  g_return_val_if_fail (bias == NULL || DL_IS_TENSOR (bias), NULL);
+  if (!(x = batched ("conv2d", input, 4, &unbatched, error))
+      || !check_weights ("conv2d", x, weight, bias, groups, FALSE, error))
+    return NULL;
+  g.n = x->sizes[0];
+  g.c = x->sizes[1];
+  g.h = x->sizes[2];
+  g.w = x->sizes[3];
+  if (!window_geometry ("conv2d", &g, (gint64[]){ weight->sizes[2], weight->sizes[3] }, dilation,
+                        padding, stride, error)
+      || !(cols = unfold_impl (x, &g, error)))
+    return NULL;
+  o = weight->sizes[0];
+  ck = weight->sizes[1] * g.kh * g.kw;
+  if (groups == 1)
+    {
+      /* [O, C k] @ [N, C k, L] */
+      if (!(w = dl_tensor_reshape (weight, (gint64[]){ o, ck }, 2, error))
+          || !(prod = dl_tensor_matmul (w, cols, error)))
+        return NULL;
+    }
+  else
+    {
+      /* [G, O/G, C/G k] @ [N, G, C/G k, L] */
+      g_autoptr (DlTensor) c4 = NULL;
+      g_autoptr (DlTensor) p4 = NULL;
+      gint64 l = g.out_h * g.out_w;
+
+      if (!(w = dl_tensor_reshape (weight, (gint64[]){ groups, o / groups, ck }, 3, error))
+          || !(c4 = dl_tensor_view (cols, (gint64[]){ g.n, groups, ck, l }, 4, error))
+          || !(p4 = dl_tensor_matmul (w, c4, error))
+          || !(prod = dl_tensor_reshape (p4, (gint64[]){ g.n, o, l }, 3, error)))
+        return NULL;
+    }
+  if (!(out = dl_tensor_view (prod, (gint64[]){ g.n, o, g.out_h, g.out_w }, 4, error)))
+    return NULL;
+  return unbatch (add_channel_bias (g_steal_pointer (&out), bias, error), unbatched, error);
+}
+
+/**
+ * dl_conv1d:
+ * @input: a batch of sequences [N, C, L] (or one sequence [C, L])
+ * @weight: the filters [O, C / groups, k]
+ * @bias: (nullable): [O], added to each output channel
+ * @stride: the filters' step
+ * @padding: zeros added on both ends
+ * @dilation: the spacing of the filters' taps
+ * @groups: the number of groups the channels are split into
+ * @error: return location for a #GError
+ *
+ * A 1-d convolution as torch.nn.functional.conv1d() computes it (a 2-d one
+ * over images of height 1).
+ *
+ * Returns: (transfer full): the output [N, O, L'], or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_conv1d (DlTensor *input,
+           DlTensor *weight,
+           DlTensor *bias,
+           gint64 stride,
+           gint64 padding,
+           gint64 dilation,
+           gint64 groups,
+           GError **error)
+{
+  g_autoptr (DlTensor) x = NULL;
+  g_autoptr (DlTensor) x4 = NULL;
+  g_autoptr (DlTensor) w4 = NULL;
+  g_autoptr (DlTensor) out = NULL;
+  gboolean unbatched;
+
+  g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
+  g_return_val_if_fail (DL_IS_TENSOR (weight), NULL);
+  if (!(x = batched ("conv1d", input, 3, &unbatched, error))
+      || !check_weights ("conv1d", x, weight, bias, groups, FALSE, error)
+      || !(x4 = dl_tensor_unsqueeze (x, 2, error)) || !(w4 = dl_tensor_unsqueeze (weight, 2, error))
+      || !(out = dl_conv2d (x4, w4, bias, (gint64[]){ 1, stride }, (gint64[]){ 0, padding },
+                            (gint64[]){ 1, dilation }, groups, error)))
+    {
+      if (error && *error && g_str_has_prefix ((*error)->message, "conv2d"))
+        memcpy ((*error)->message, "conv1d", 6);
+      return NULL;
+    }
+  return unbatch (dl_tensor_squeeze_dim (out, 2, error), unbatched, error);
+}
+
+/**
+ * dl_conv_transpose2d:
+ * @input: an image batch [N, C, H, W] (or one image [C, H, W])
+ * @weight: the filters [C, O / groups, kh, kw]
+ * @bias: (nullable): [O], added to each output channel
+ * @stride: (array fixed-size=2): the step of the convolution this one
+ *   transposes
+ * @padding: (array fixed-size=2): its padding, taken off the output
+ * @output_padding: (array fixed-size=2): added to one side of each
+ *   spatial dim of the output (less than the stride or the dilation)
+ * @groups: the number of groups the channels are split into
+ * @dilation: (array fixed-size=2): the spacing of the filters' taps
+ * @error: return location for a #GError
+ *
+ * A transposed 2-d convolution (the gradient of dl_conv2d() with respect
+ * to its input) as torch.nn.functional.conv_transpose2d() computes it: a
+ * matrix product per group, then col2im.
+ *
+ * Returns: (transfer full): the output [N, O, H', W'], or %NULL with
+ *   @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_conv_transpose2d (DlTensor *input,
+                     DlTensor *weight,
+                     DlTensor *bias,
+                     const gint64 *stride,
+                     const gint64 *padding,
+                     const gint64 *output_padding,
+                     gint64 groups,
+                     const gint64 *dilation,
+                     GError **error)
+{
+  g_autoptr (DlTensor) x = NULL;
+  g_autoptr (DlTensor) xg = NULL;
+  g_autoptr (DlTensor) w = NULL;
+  g_autoptr (DlTensor) wt = NULL;
+  g_autoptr (DlTensor) p = NULL;
+  g_autoptr (DlTensor) cols = NULL;
+  g_autoptr (DlTensor) out = NULL;
+  DlConvGeometry g = { 0 };
+  gboolean unbatched;
+  gint64 c, o, ck, hw;
+
+  g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
+  g_return_val_if_fail (DL_IS_TENSOR (weight), NULL);
+  g_return_val_if_fail (bias == NULL || DL_IS_TENSOR (bias), NULL);
+  if (!(x = batched ("conv_transpose2d", input, 4, &unbatched, error))
+      || !check_weights ("conv_transpose2d", x, weight, bias, groups, TRUE, error)
+      || !check_pair ("conv_transpose2d", "stride", stride, 1, error)
+      || !check_pair ("conv_transpose2d", "dilation", dilation, 1, error)
+      || !check_pair ("conv_transpose2d", "padding", padding, 0, error)
+      || !check_pair ("conv_transpose2d", "output_padding", output_padding, 0, error))
+    return NULL;
+  for (gint i = 0; i < 2; i++)
+    if (output_padding[i] >= stride[i] && output_padding[i] >= dilation[i])
+      {
+        g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                     "conv_transpose2d: output padding must be smaller than either stride or "
+                     "dilation, but got output_padding=(%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+                     "), stride=(%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+                     "), dilation=(%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ")",
+                     output_padding[0], output_padding[1], stride[0], stride[1], dilation[0],
+                     dilation[1]);
+        return NULL;
+      }
+  c = x->sizes[1];
+  o = weight->sizes[1] * groups;
+  g.kh = weight->sizes[2];
+  g.kw = weight->sizes[3];
+  g.n = x->sizes[0];
+  g.c = o;
+  g.h = (x->sizes[2] - 1) * stride[0] - 2 * padding[0] + dilation[0] * (g.kh - 1)
+        + output_padding[0] + 1;
+  g.w = (x->sizes[3] - 1) * stride[1] - 2 * padding[1] + dilation[1] * (g.kw - 1)
+        + output_padding[1] + 1;
+  if (g.h < 1 || g.w < 1)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "conv_transpose2d: the output size (%" G_GINT64_FORMAT " x %" G_GINT64_FORMAT
+                   ") is too small",
+                   g.h, g.w);
+      return NULL;
+    }
+  if (!window_geometry ("conv_transpose2d", &g, (gint64[]){ g.kh, g.kw }, dilation, padding,
+                        stride, error))
+    return NULL;
+  g_assert (g.out_h == x->sizes[2] && g.out_w == x->sizes[3]);
+  ck = weight->sizes[1] * g.kh * g.kw;
+  hw = x->sizes[2] * x->sizes[3];
+  /* columns [N, G, O/G k, HW] = W_g^T [G, O/G k, C/G] @ x [N, G, C/G, HW] */
+  if (!(w = dl_tensor_reshape (weight, (gint64[]){ groups, c / groups, ck }, 3, error))
+      || !(wt = dl_tensor_transpose (w, 1, 2, error))
+      || !(xg = dl_tensor_reshape (x, (gint64[]){ g.n, groups, c / groups, hw }, 4, error))
+      || !(p = dl_tensor_matmul (wt, xg, error))
+      || !(cols = dl_tensor_reshape (p, (gint64[]){ g.n, o * g.kh * g.kw, hw }, 3, error))
+      || !(out = fold_impl (cols, &g, error)))
+    return NULL;
+  return unbatch (add_channel_bias (g_steal_pointer (&out), bias, error), unbatched, error);
+}

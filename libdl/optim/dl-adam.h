@@ -1,0 +1,30 @@
+/* dl-adam.h: DlAdam, the Adam optimizer.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(DL_INSIDE) && !defined(DL_COMPILATION)
+#error "Only <dl.h> can be included directly."
+#endif
+
+#include "optim/dl-optimizer.h"
+
+G_BEGIN_DECLS
+
+#define DL_TYPE_ADAM (dl_adam_get_type ())
+DL_EXPORT
+G_DECLARE_FINAL_TYPE (DlAdam, dl_adam, DL, ADAM, DlOptimizer)
+
+DL_EXPORT
+DlAdam *dl_adam_new (GPtrArray *params,
+                     gdouble lr,
+                     gdouble beta1,
+                     gdouble beta2,
+                     gdouble eps,
+                     gdouble weight_decay,
+                     gboolean amsgrad,
+                     GError **error);
+
+G_END_DECLS

@@ -1,0 +1,30 @@
+/* dl-adamw.h: DlAdamW, Adam with decoupled weight decay.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(DL_INSIDE) && !defined(DL_COMPILATION)
+#error "Only <dl.h> can be included directly."
+#endif
+
+#include "optim/dl-optimizer.h"
+
+G_BEGIN_DECLS
+
+#define DL_TYPE_ADAMW (dl_adamw_get_type ())
+DL_EXPORT
+G_DECLARE_FINAL_TYPE (DlAdamW, dl_adamw, DL, ADAMW, DlOptimizer)
+
+DL_EXPORT
+DlAdamW *dl_adamw_new (GPtrArray *params,
+                       gdouble lr,
+                       gdouble beta1,
+                       gdouble beta2,
+                       gdouble eps,
+                       gdouble weight_decay,
+                       gboolean amsgrad,
+                       GError **error);
+
+G_END_DECLS

@@ -1,0 +1,118 @@
+/* test-conv.c: dl_conv2d, dl_unfold/dl_fold and DlConv2d from C, against
+ * values worked out by hand.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <dl.h>
+
+#include "dl-test-utils.h"
+
+/* a 3x3 image 1..9 and the 2x2 kernel [[1, 0], [0, -1]]: each output is
+ * x[i][j] - x[i+1][j+1] = -4; with padding 1 the corners see one tap */
+static void
+test_conv2d_values (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) x = dl_test_tensor ((gdouble[]){ 1, 2, 3, 4, 5, 6, 7, 8, 9 },
+                                           (gint64[]){ 1, 1, 3, 3 }, 4, DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) w = dl_test_tensor ((gdouble[]){ 1, 0, 0, -1 }, (gint64[]){ 1, 1, 2, 2 },
+                                           4, DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) b = dl_test_tensor ((gdouble[]){ 0.5 }, (gint64[]){ 1 }, 1,
+                                           DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) y = NULL;
+  g_autoptr (DlTensor) yp = NULL;
+  g_autoptr (DlTensor) s = NULL;
+  const gint64 one[2] = { 1, 1 }, zero[2] = { 0, 0 };
+
+  g_assert_true (dl_tensor_set_requires_grad (x, TRUE, &error));
+  y = dl_conv2d (x, w, b, one, zero, one, 1, &error);
+  g_assert_no_error (error);
+  dl_test_assert_values (y, (gdouble[]){ -3.5, -3.5, -3.5, -3.5 }, 4, 0);
+  yp = dl_conv2d (x, w, NULL, one, one, one, 1, &error);
+  g_assert_no_error (error);
+  /* 4x4: first row: -x[0][0], -x[0][1], -x[0][2], 0 ... */
+  dl_test_assert_values (yp,
+                         (gdouble[]){ -1, -2, -3, 0, -4, -4, -4, 3, -7, -4, -4, 6, 0, 7, 8, 9 },
+                         16, 0);
+  /* d sum(y) / dx: each tap of the kernel over the 2x2 windows */
+  s = dl_tensor_sum (y, &error);
+  g_assert_true (dl_tensor_backward (s, NULL, FALSE, FALSE, &error));
+  dl_test_assert_values (dl_tensor_get_grad (x), (gdouble[]){ 1, 1, 0, 1, 0, -1, 0, -1, -1 }, 9,
+                         0);
+}
+
+/* fold (unfold (x)) counts how many windows cover each element */
+static void
+test_unfold_fold (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) ones = dl_ones ((gint64[]){ 1, 1, 3, 3 }, 4, DL_DTYPE_FLOAT32, NULL, &error);
+  g_autoptr (DlTensor) cols = NULL;
+  g_autoptr (DlTensor) back = NULL;
+  const gint64 k[2] = { 2, 2 }, one[2] = { 1, 1 }, zero[2] = { 0, 0 }, size[2] = { 3, 3 };
+
+  gsize nd;
+
+  cols = dl_unfold (ones, k, one, zero, one, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (dl_tensor_get_shape (cols, &nd)[1], ==, 4);
+  g_assert_cmpint (dl_tensor_get_shape (cols, &nd)[2], ==, 4);
+  back = dl_fold (cols, size, k, one, zero, one, &error);
+  g_assert_no_error (error);
+  dl_test_assert_values (back, (gdouble[]){ 1, 2, 1, 2, 4, 2, 1, 2, 1 }, 9, 0);
+}
+
+static void
+test_conv2d_layer (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlConv2d) conv = NULL;
+  g_autoptr (DlConv2d) bad = NULL;
+  g_autoptr (DlTensor) x = NULL;
+  g_autoptr (DlTensor) y = NULL;
+  g_autoptr (DlTensor) s = NULL;
+  const gint64 k[2] = { 3, 3 }, two[2] = { 2, 2 }, one[2] = { 1, 1 };
+  gsize nd;
+  const gint64 *shape;
+
+  conv = dl_conv2d_layer_new (4, 6, k, two, one, NULL, 2, TRUE, &error);
+  g_assert_no_error (error);
+  shape = dl_tensor_get_shape (dl_module_get_parameter (DL_MODULE (conv), "weight"), &nd);
+  g_assert_cmpuint (nd, ==, 4);
+  g_assert_cmpint (shape[0], ==, 6);
+  g_assert_cmpint (shape[1], ==, 2);
+  x = dl_randn ((gint64[]){ 2, 4, 9, 9 }, 4, DL_DTYPE_FLOAT32, NULL, &error);
+  y = dl_module_forward (DL_MODULE (conv), x, &error);
+  g_assert_no_error (error);
+  shape = dl_tensor_get_shape (y, &nd);
+  g_assert_cmpint (shape[1], ==, 6);
+  g_assert_cmpint (shape[2], ==, 5);
+  s = dl_tensor_sum (y, &error);
+  g_assert_true (dl_tensor_backward (s, NULL, FALSE, FALSE, &error));
+  g_assert_nonnull (dl_tensor_get_grad (dl_module_get_parameter (DL_MODULE (conv), "bias")));
+
+  /* channels not divisible by groups, and a wrong input */
+  bad = dl_conv2d_layer_new (5, 6, k, NULL, NULL, NULL, 2, TRUE, &error);
+  g_assert_null (bad);
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "divisible by groups"));
+  g_clear_error (&error);
+  {
+    g_autoptr (DlTensor) wrong = dl_randn ((gint64[]){ 1, 3, 9, 9 }, 4, DL_DTYPE_FLOAT32, NULL,
+                                           NULL);
+    g_assert_null (dl_module_forward (DL_MODULE (conv), wrong, &error));
+    g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
+    g_assert_nonnull (strstr (error->message, "to have 4 channels, but got 3"));
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/conv/conv2d-values", test_conv2d_values);
+  g_test_add_func ("/conv/unfold-fold", test_unfold_fold);
+  g_test_add_func ("/conv/layer", test_conv2d_layer);
+  return g_test_run ();
+}

@@ -1,0 +1,513 @@
+/* test-optim.c: the optimizers' updates against values torch.optim 1.13
+ * computes for the same start and gradients (float64), parameter groups,
+ * state save and restore, the schedulers, and the errors.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <math.h>
+#include <gio/gio.h>
+
+#include "dl-test-utils.h"
+
+static const gdouble start[] = { 1.0, -2.0, 3.0 };
+static const gdouble scales[] = { 1.0, -0.5, 2.0 };
+
+static DlTensor *
+new_param (void)
+{
+  DlTensor *p = dl_test_tensor (start, (gint64[]){ 3 }, 1, DL_DTYPE_FLOAT64);
+
+  dl_tensor_set_requires_grad (p, TRUE, NULL);
+  return p;
+}
+
+/* step @k's gradient: (0.5, -1, 2) * scales[k] */
+static void
+set_grad (DlTensor *p, guint k)
+{
+  gdouble g[] = { 0.5 * scales[k], -1.0 * scales[k], 2.0 * scales[k] };
+  g_autoptr (DlTensor) grad = dl_test_tensor (g, (gint64[]){ 3 }, 1, DL_DTYPE_FLOAT64);
+
+  g_assert_true (dl_tensor_set_grad (p, grad, NULL));
+}
+
+static void
+run_steps (DlOptimizer *opt, DlTensor *p, guint from, guint to)
+{
+  GError *error = NULL;
+
+  for (guint k = from; k < to; k++)
+    {
+      set_grad (p, k);
+      g_assert_true (dl_optimizer_step (opt, &error));
+      g_assert_no_error (error);
+    }
+}
+
+static GListStore *
+store_of (DlTensor *p)
+{
+  GListStore *store = g_list_store_new (DL_TYPE_TENSOR);
+
+  g_list_store_append (store, p);
+  return store;
+}
+
+typedef struct
+{
+  const gchar *name;
+  GType (*get_type) (void);
+  const gchar *props[4];
+  gdouble values[4];
+  gboolean boolean[4];
+  gdouble expected[3];
+} Case;
+
+/* torch.optim's results after three steps (see the file comment) */
+static const Case cases[] = {
+  { "sgd-nesterov",
+    dl_sgd_get_type,
+    { "lr", "momentum", "nesterov", "weight-decay" },
+    { 0.1, 0.9, 1, 0.1 },
+    { FALSE, FALSE, TRUE, FALSE },
+    { 0.63090614599999995, -1.2618122919999999, 1.6027306430000001 } },
+  { "sgd-dampening-maximize",
+    dl_sgd_get_type,
+    { "lr", "momentum", "dampening", "maximize" },
+    { 0.1, 0.5, 0.2, 1 },
+    { FALSE, FALSE, FALSE, TRUE },
+    { 1.1375, -2.2749999999999999, 3.5500000000000003 } },
+  { "adam-amsgrad",
+    dl_adam_get_type,
+    { "lr", "amsgrad", "weight-decay", NULL },
+    { 0.1, 1, 0.1 },
+    { FALSE, TRUE, FALSE },
+    { 0.78150439986316578, -1.7805421153114647, 2.7863161261241332 } },
+  { "adamw",
+    dl_adamw_get_type,
+    { "lr", "weight-decay", "beta1", "beta2" },
+    { 0.1, 0.1, 0.8, 0.9 },
+    { FALSE, FALSE, FALSE, FALSE },
+    { 0.7837295591959369, -1.7540285574491135, 2.7243275565757008 } },
+  { "rmsprop-centered",
+    dl_rmsprop_get_type,
+    { "lr", "momentum", "centered", NULL },
+    { 0.01, 0.5, 1 },
+    { FALSE, FALSE, TRUE },
+    { 0.80354041767213769, -1.8035404021839103, 2.8035403944397959 } },
+  { "adagrad",
+    dl_adagrad_get_type,
+    { "lr", "lr-decay", "initial-accumulator-value", NULL },
+    { 0.1, 0.1, 0.1 },
+    { FALSE, FALSE, FALSE },
+    { 0.88075369653358448, -1.8717185014575122, 2.8689155383790359 } },
+};
+
+static DlOptimizer *
+new_optimizer (const Case *c, DlTensor *p)
+{
+  g_autoptr (GListStore) store = store_of (p);
+  GError *error = NULL;
+  DlOptimizer *opt = g_initable_new (c->get_type (), NULL, &error, "params", store, NULL);
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (c->props) && c->props[i]; i++)
+    {
+      if (c->boolean[i])
+        g_object_set (opt, c->props[i], c->values[i] != 0, NULL);
+      else
+        g_object_set (opt, c->props[i], c->values[i], NULL);
+    }
+  return opt;
+}
+
+static void
+test_case (gconstpointer data)
+{
+  const Case *c = data;
+  g_autoptr (DlTensor) p = new_param ();
+  g_autoptr (DlOptimizer) opt = new_optimizer (c, p);
+
+  run_steps (opt, p, 0, 3);
+  dl_test_assert_values (p, c->expected, 3, 1e-12);
+}
+
+/* three steps, or one, then the state copied into a fresh optimizer
+ * through get_state/set_state, then two: the same numbers bit for bit */
+static void
+test_state_resume (gconstpointer data)
+{
+  const Case *c = data;
+  g_autoptr (DlTensor) p = new_param ();
+  g_autoptr (DlOptimizer) opt = new_optimizer (c, p);
+  g_autoptr (DlTensor) q = new_param ();
+  g_autoptr (DlOptimizer) first = new_optimizer (c, q);
+  g_autoptr (DlOptimizer) second = NULL;
+  g_auto (GStrv) names = NULL;
+  g_auto (GStrv) empty = NULL;
+  g_autofree gdouble *want = NULL;
+  g_autofree gdouble *got = NULL;
+  GError *error = NULL;
+
+  run_steps (opt, p, 0, 3);
+  run_steps (first, q, 0, 1);
+  second = new_optimizer (c, q);
+  names = dl_optimizer_list_state (first, 0);
+  g_assert_cmpuint (g_strv_length (names), >, 0);
+  empty = dl_optimizer_list_state (second, 0);
+  g_assert_null (empty[0]);
+  for (guint i = 0; names[i]; i++)
+    {
+      g_assert_true (dl_optimizer_set_state (second, 0, names[i],
+                                             dl_optimizer_get_state (first, 0, names[i]), &error));
+      g_assert_no_error (error);
+    }
+  g_clear_object (&first);
+  run_steps (second, q, 1, 3);
+  want = dl_test_values (p);
+  got = dl_test_values (q);
+  for (guint i = 0; i < 3; i++)
+    g_assert_cmpfloat (got[i], ==, want[i]);
+}
+
+static void
+test_param_groups (void)
+{
+  g_autoptr (DlTensor) a = new_param ();
+  g_autoptr (DlTensor) b = new_param ();
+  g_autoptr (DlTensor) c = new_param ();
+  g_autoptr (GPtrArray) first = g_ptr_array_new ();
+  g_autoptr (GPtrArray) group = g_ptr_array_new ();
+  g_autoptr (DlSgd) sgd = NULL;
+  DlOptimizer *opt;
+  const gchar *names[] = { "lr", "momentum", NULL };
+  gdouble values[] = { 0.5, 0.0 };
+  g_auto (GStrv) options = NULL;
+  GError *error = NULL;
+
+  g_ptr_array_add (first, a);
+  g_ptr_array_add (group, b);
+  sgd = dl_sgd_new (first, 0.1, 0.9, 0, 0, FALSE, &error);
+  g_assert_no_error (error);
+  opt = DL_OPTIMIZER (sgd);
+  g_assert_true (dl_optimizer_add_param_group (opt, group, names, values, 2, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (dl_optimizer_get_n_param_groups (opt), ==, 2);
+  g_assert_cmpfloat (dl_optimizer_get_group_lr (opt, 1), ==, 0.5);
+  g_assert_cmpfloat (dl_optimizer_get_group_option (opt, 1, "momentum", &error), ==, 0);
+  g_assert_cmpfloat (dl_optimizer_get_group_option (opt, 0, "momentum", &error), ==, 0.9);
+  g_assert_no_error (error);
+  options = dl_optimizer_list_group_options (opt, 1);
+  g_assert_cmpstr (options[0], ==, "lr");
+  g_assert_true (g_strv_contains ((const gchar *const *)options, "weight_decay"));
+  g_assert_true (dl_optimizer_get_params (opt)->pdata[1] == b);
+
+  /* the second group steps at its own rate, without momentum; c has no
+   * gradient and is skipped */
+  dl_optimizer_set_group_lr (opt, 1, 1.0);
+  g_ptr_array_set_size (group, 0);
+  g_ptr_array_add (group, c);
+  g_assert_true (dl_optimizer_add_param_group (opt, group, NULL, NULL, 0, &error));
+  set_grad (a, 0);
+  set_grad (b, 0);
+  g_assert_true (dl_optimizer_step (opt, &error));
+  dl_test_assert_values (a, (gdouble[]){ 0.95, -1.9, 2.8 }, 3, 1e-15);
+  dl_test_assert_values (b, (gdouble[]){ 0.5, -1.0, 1.0 }, 3, 1e-15);
+  dl_test_assert_values (c, start, 3, 0);
+  g_assert_nonnull (dl_optimizer_get_state (opt, 0, "momentum_buffer"));
+  g_assert_null (dl_optimizer_get_state (opt, 1, "momentum_buffer"));
+
+  /* zero_grad: zeros, or none */
+  dl_optimizer_zero_grad (opt, FALSE);
+  dl_test_assert_values (dl_tensor_get_grad (a), (gdouble[]){ 0, 0, 0 }, 3, 0);
+  dl_optimizer_zero_grad (opt, TRUE);
+  g_assert_null (dl_tensor_get_grad (a));
+
+  /* errors: a parameter twice, a group out of range, a bad value at step */
+  g_assert_false (dl_optimizer_add_param_group (opt, group, NULL, NULL, 0, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_assert_cmpstr (error->message, ==,
+                   "SGD: some parameters appear in more than one parameter group");
+  g_clear_error (&error);
+  g_assert_false (dl_optimizer_add_param_group (opt, first, names, values, 1, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_clear_error (&error);
+  dl_optimizer_get_group_option (opt, 7, "lr", &error);
+  g_assert_error (error, DL_ERROR, DL_ERROR_INDEX);
+  g_clear_error (&error);
+  dl_optimizer_get_group_option (opt, 0, "betas", &error);
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_true (dl_optimizer_set_group_option (opt, 1, "momentum", -1, &error));
+  set_grad (a, 0);
+  g_assert_false (dl_optimizer_step (opt, &error));
+  g_assert_cmpstr (error->message, ==, "SGD: Invalid momentum value: -1");
+  g_clear_error (&error);
+  dl_test_assert_values (a, (gdouble[]){ 0.95, -1.9, 2.8 }, 3, 1e-15);
+}
+
+static void
+test_construct_errors (void)
+{
+  g_autoptr (DlTensor) p = new_param ();
+  g_autoptr (GPtrArray) params = g_ptr_array_new ();
+  GError *error = NULL;
+
+  g_ptr_array_add (params, p);
+  g_assert_null (dl_adam_new (params, 0.1, 1.0, 0.999, 1e-8, 0, FALSE, &error));
+  g_assert_cmpstr (error->message, ==, "Adam: Invalid beta parameter at index 0: 1");
+  g_clear_error (&error);
+  g_assert_null (dl_adamw_new (params, 0.1, 0.9, 0.999, -1, 0, FALSE, &error));
+  g_assert_cmpstr (error->message, ==, "AdamW: Invalid epsilon value: -1");
+  g_clear_error (&error);
+  g_assert_null (dl_rmsprop_new (params, 0.1, -0.5, 1e-8, 0, 0, FALSE, &error));
+  g_assert_cmpstr (error->message, ==, "RMSprop: Invalid alpha value: -0.5");
+  g_clear_error (&error);
+  g_assert_null (dl_adagrad_new (params, -1, 0, 0, 0, 1e-10, &error));
+  g_assert_cmpstr (error->message, ==, "Adagrad: Invalid learning rate: -1");
+  g_clear_error (&error);
+}
+
+/* ---- schedulers ----------------------------------------------------------- */
+
+static DlOptimizer *
+new_sgd (DlTensor *p)
+{
+  g_autoptr (GPtrArray) params = g_ptr_array_new ();
+
+  g_ptr_array_add (params, p);
+  return DL_OPTIMIZER (dl_sgd_new (params, 1.0, 0.9, 0, 0, FALSE, NULL));
+}
+
+static void
+assert_lr (DlLrScheduler *s, gdouble expected)
+{
+  gsize n;
+  g_autofree gdouble *lrs = dl_lr_scheduler_get_last_lr (s, &n);
+
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpfloat_with_epsilon (lrs[0], expected, 1e-15);
+  g_assert_cmpfloat_with_epsilon (
+      dl_optimizer_get_group_lr (dl_lr_scheduler_get_optimizer (s), 0), expected, 1e-15);
+}
+
+static gdouble
+halve_at_two (guint group, gint64 epoch, gpointer user_data)
+{
+  (*(gint *)user_data)++;
+  return epoch >= 2 ? 0.5 : 1.0;
+}
+
+static void
+count_free (gpointer data)
+{
+  *(gint *)data = -1;
+}
+
+static void
+test_schedulers (void)
+{
+  g_autoptr (DlTensor) p = new_param ();
+  g_autoptr (DlOptimizer) opt = new_sgd (p);
+  g_autoptr (DlStepLr) step = NULL;
+  g_autoptr (GVariant) state = NULL;
+  DlLambdaLr *lambda;
+  DlOneCycleLr *cycle;
+  gint calls = 0;
+  GError *error = NULL;
+
+  /* StepLR(step_size=2, gamma=0.1): 1, 1, 0.1, 0.1, 0.01 */
+  step = dl_step_lr_new (opt, 2, 0.1, &error);
+  g_assert_no_error (error);
+  assert_lr (DL_LR_SCHEDULER (step), 1.0);
+  g_assert_cmpfloat (dl_optimizer_get_group_option (opt, 0, "initial_lr", NULL), ==, 1.0);
+  for (guint i = 0; i < 4; i++)
+    g_assert_true (dl_lr_scheduler_step (DL_LR_SCHEDULER (step), &error));
+  assert_lr (DL_LR_SCHEDULER (step), 0.01);
+  g_assert_cmpint (dl_lr_scheduler_get_last_epoch (DL_LR_SCHEDULER (step)), ==, 4);
+  state = dl_lr_scheduler_get_state (DL_LR_SCHEDULER (step));
+  g_assert_true (g_variant_is_of_type (state, G_VARIANT_TYPE_VARDICT));
+  g_assert_true (dl_lr_scheduler_step_to (DL_LR_SCHEDULER (step), 1, &error));
+  assert_lr (DL_LR_SCHEDULER (step), 1.0);
+  /* restored: epoch 4 again, and the next step decays at 6 */
+  g_assert_true (dl_lr_scheduler_set_state (DL_LR_SCHEDULER (step), state, &error));
+  dl_optimizer_set_group_lr (opt, 0, 0.01);
+  g_assert_true (dl_lr_scheduler_step (DL_LR_SCHEDULER (step), &error));
+  g_assert_true (dl_lr_scheduler_step (DL_LR_SCHEDULER (step), &error));
+  assert_lr (DL_LR_SCHEDULER (step), 0.001);
+
+  /* LambdaLR with a C function, freed with the scheduler */
+  dl_optimizer_set_group_option (opt, 0, "initial_lr", 0.2, NULL);
+  lambda = dl_lambda_lr_new (opt, halve_at_two, &calls, count_free, &error);
+  g_assert_no_error (error);
+  assert_lr (DL_LR_SCHEDULER (lambda), 0.2);
+  dl_lr_scheduler_step (DL_LR_SCHEDULER (lambda), NULL);
+  dl_lr_scheduler_step (DL_LR_SCHEDULER (lambda), NULL);
+  assert_lr (DL_LR_SCHEDULER (lambda), 0.1);
+  g_assert_cmpint (calls, ==, 3);
+  g_assert_finalize_object (lambda);
+  g_assert_cmpint (calls, ==, -1);
+
+  /* OneCycleLR: momentum cycles; stepping past the end is an error */
+  cycle = dl_one_cycle_lr_new (opt, 1.0, 10, &error);
+  g_assert_no_error (error);
+  assert_lr (DL_LR_SCHEDULER (cycle), 0.04);
+  g_assert_cmpfloat (dl_optimizer_get_group_option (opt, 0, "momentum", NULL), ==, 0.95);
+  for (guint i = 0; i < 9; i++)
+    g_assert_true (dl_lr_scheduler_step (DL_LR_SCHEDULER (cycle), &error));
+  g_assert_cmpfloat_with_epsilon (dl_optimizer_get_group_option (opt, 0, "momentum", NULL), 0.95,
+                                  1e-15);
+  assert_lr (DL_LR_SCHEDULER (cycle), 1.0 / 25 / 1e4); /* min_lr */
+  g_assert_true (dl_lr_scheduler_step (DL_LR_SCHEDULER (cycle), &error));
+  g_assert_false (dl_lr_scheduler_step (DL_LR_SCHEDULER (cycle), &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_finalize_object (cycle);
+
+  /* construction errors */
+  g_assert_null (dl_cosine_annealing_warm_restarts_new (opt, 0, 1, 0, &error));
+  g_assert_cmpstr (error->message, ==,
+                   "CosineAnnealingWarmRestarts: Expected positive integer T_0, but got 0");
+  g_clear_error (&error);
+  g_assert_null (dl_reduce_lr_on_plateau_new (opt, "sideways", 0.1, 10, &error));
+  g_assert_cmpstr (error->message, ==, "ReduceLROnPlateau: mode sideways is unknown!");
+  g_clear_error (&error);
+}
+
+static void
+test_sequential_and_plateau (void)
+{
+  g_autoptr (DlTensor) p = new_param ();
+  g_autoptr (DlOptimizer) opt = new_sgd (p);
+  g_autoptr (GPtrArray) children = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr (DlSequentialLr) seq = NULL;
+  g_autoptr (DlReduceLrOnPlateau) plateau = NULL;
+  gint64 milestones[] = { 2 };
+  const gdouble metrics[] = { 1.0, 2.0, 2.0, 0.5, 0.6 };
+  const gdouble lrs[] = { 1.0, 1.0, 0.5, 0.5, 0.5 };
+  GError *error = NULL;
+
+  g_ptr_array_add (children, dl_linear_lr_new (opt, 0.5, 1.0, 2, &error));
+  g_ptr_array_add (children, dl_exponential_lr_new (opt, 0.5, &error));
+  seq = dl_sequential_lr_new (opt, children, milestones, 1, &error);
+  g_assert_no_error (error);
+  /* 0.5, 0.75, then the exponential restarts at 1: 1, 0.5 */
+  assert_lr (DL_LR_SCHEDULER (seq), 0.5);
+  dl_lr_scheduler_step (DL_LR_SCHEDULER (seq), &error);
+  assert_lr (DL_LR_SCHEDULER (seq), 0.75);
+  dl_lr_scheduler_step (DL_LR_SCHEDULER (seq), &error);
+  assert_lr (DL_LR_SCHEDULER (seq), 1.0);
+  dl_lr_scheduler_step (DL_LR_SCHEDULER (seq), &error);
+  assert_lr (DL_LR_SCHEDULER (seq), 0.5);
+  g_assert_no_error (error);
+
+  /* ReduceLROnPlateau(patience 1, factor 0.5) */
+  dl_optimizer_set_group_lr (opt, 0, 1.0);
+  plateau = dl_reduce_lr_on_plateau_new (opt, "min", 0.5, 1, &error);
+  g_assert_no_error (error);
+  g_assert_false (dl_lr_scheduler_step (DL_LR_SCHEDULER (plateau), &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_clear_error (&error);
+  for (guint i = 0; i < G_N_ELEMENTS (metrics); i++)
+    {
+      g_assert_true (dl_reduce_lr_on_plateau_step_metric (plateau, metrics[i], &error));
+      assert_lr (DL_LR_SCHEDULER (plateau), lrs[i]);
+    }
+}
+
+/* LBFGS on sum ((p - (1, 2, 3))^2 * (1, 10, 100)): the closure clears
+ * the gradient, computes the loss and its gradient */
+typedef struct
+{
+  DlTensor *p;
+  DlTensor *weights;
+  gint calls;
+} Quadratic;
+
+static DlTensor *
+quadratic (gpointer user_data, GError **error)
+{
+  Quadratic *q = user_data;
+  g_autoptr (DlTensor) centre
+      = dl_test_tensor ((gdouble[]){ 1, 2, 3 }, (gint64[]){ 3 }, 1, DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) diff = NULL;
+  g_autoptr (DlTensor) sq = NULL;
+  g_autoptr (DlTensor) weighted = NULL;
+  g_autoptr (DlTensor) loss = NULL;
+
+  q->calls++;
+  dl_tensor_set_grad (q->p, NULL, NULL);
+  if (!(diff = dl_tensor_sub (q->p, centre, error)) || !(sq = dl_tensor_mul (diff, diff, error))
+      || !(weighted = dl_tensor_mul (sq, q->weights, error))
+      || !(loss = dl_tensor_sum (weighted, error))
+      || !dl_tensor_backward (loss, NULL, FALSE, FALSE, error))
+    return NULL;
+  return g_steal_pointer (&loss);
+}
+
+static DlTensor *
+failing (gpointer user_data, GError **error)
+{
+  g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "the model failed");
+  return NULL;
+}
+
+static void
+test_lbfgs (void)
+{
+  const gchar *searches[] = { NULL, "strong_wolfe" };
+
+  for (guint k = 0; k < G_N_ELEMENTS (searches); k++)
+    {
+      g_autoptr (DlTensor) p = new_param ();
+      g_autoptr (GPtrArray) params = g_ptr_array_new ();
+      g_autoptr (DlLbfgs) lbfgs = NULL;
+      g_autoptr (DlTensor) first = NULL;
+      g_autoptr (DlTensor) again = NULL;
+      Quadratic q = { p, NULL, 0 };
+      GError *error = NULL;
+
+      q.weights = dl_test_tensor ((gdouble[]){ 1, 10, 100 }, (gint64[]){ 3 }, 1, DL_DTYPE_FLOAT64);
+      g_ptr_array_add (params, p);
+      lbfgs = dl_lbfgs_new (params, 1.0, 100, 10, searches[k], &error);
+      g_assert_no_error (error);
+      first = dl_lbfgs_step_closure (lbfgs, quadratic, &q, &error);
+      g_assert_no_error (error);
+      /* the first loss: 0 + 10 * 16 + 0 */
+      g_assert_cmpfloat (dl_tensor_item (first, NULL), ==, 160);
+      again = dl_lbfgs_step_closure (lbfgs, quadratic, &q, &error);
+      g_assert_no_error (error);
+      dl_test_assert_values (p, (gdouble[]){ 1, 2, 3 }, 3, 1e-6);
+      g_assert_cmpint (q.calls, >, 2);
+      g_assert_nonnull (dl_optimizer_get_state (DL_OPTIMIZER (lbfgs), 0, "func_evals"));
+      g_assert_false (dl_optimizer_step (DL_OPTIMIZER (lbfgs), &error));
+      g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+      g_clear_error (&error);
+      g_assert_null (dl_lbfgs_step_closure (lbfgs, failing, NULL, &error));
+      g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+      g_clear_error (&error);
+      g_object_unref (q.weights);
+    }
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree gchar *path = g_strdup_printf ("/optim/torch-values/%s", cases[i].name);
+      g_autofree gchar *resume = g_strdup_printf ("/optim/state-resume/%s", cases[i].name);
+
+      g_test_add_data_func (path, &cases[i], test_case);
+      g_test_add_data_func (resume, &cases[i], test_state_resume);
+    }
+  g_test_add_func ("/optim/param-groups", test_param_groups);
+  g_test_add_func ("/optim/construct-errors", test_construct_errors);
+  g_test_add_func ("/optim/lbfgs", test_lbfgs);
+  g_test_add_func ("/optim/schedulers", test_schedulers);
+  g_test_add_func ("/optim/sequential-and-plateau", test_sequential_and_plateau);
+  return g_test_run ();
+}

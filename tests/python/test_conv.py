@@ -1,0 +1,208 @@
+# test_conv.py: conv1d, conv2d, conv_transpose2d, unfold and fold, their
+# modules and gradients, against PyTorch on the same inputs and weights.
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+import numpy as np
+import pytest
+import torch
+
+from conftest import Dl, assert_same, pair, rand_np
+
+F32 = {'rtol': 1e-4, 'atol': 1e-5}
+
+
+def leaves(rng, name, *shapes):
+    out = []
+    for s in shapes:
+        out.append(pair(rand_np(rng, s, name), name, requires_grad=True))
+    return out
+
+
+def check_fwd_bwd(rng, name, fn, tfn, shapes, strided=False, **tol):
+    ps = leaves(rng, name, *shapes)
+    ds = [p[0] for p in ps]
+    ts = [p[1] for p in ps]
+    if strided:
+        # a non-contiguous input: the transposed-back view of a transposed copy
+        ds[0] = ds[0].transpose(-1, -2).contiguous().transpose(-1, -2)
+        ts[0] = ts[0].transpose(-1, -2).contiguous().transpose(-1, -2)
+        assert not ds[0].is_contiguous()
+    y, ty = fn(*ds), tfn(*ts)
+    assert_same(y, ty, **tol)
+    g = rand_np(rng, tuple(ty.shape), name)
+    dg, tg = pair(g, name)
+    y.backward(dg)
+    ty.backward(tg)
+    for (d, t) in ps:
+        assert_same(d.grad, t.grad, **tol)
+
+
+CONV2D = [
+    # (N, C, H, W), O, kernel, stride, padding, dilation, groups, bias
+    ((2, 3, 7, 6), 4, 3, 1, 1, 1, 1, True),
+    ((1, 4, 9, 8), 6, 3, 2, 0, 2, 2, True),
+    ((3, 6, 5, 5), 6, 1, 1, 0, 1, 3, False),
+    ((2, 3, 8, 8), 5, (2, 3), (2, 1), (1, 0), (1, 2), 1, True),
+    ((1, 2, 4, 4), 3, 4, 1, 2, 1, 1, True),
+    ((4, 2, 3, 3), 2, 3, 3, 1, 1, 2, True),
+]
+
+
+def _k(k):
+    return (k, k) if isinstance(k, int) else k
+
+
+@pytest.mark.parametrize('name', ['float32', 'float64'])
+@pytest.mark.parametrize('case', range(len(CONV2D)))
+def test_conv2d(rng, name, case):
+    shape, o, k, s, p, d, g, bias = CONV2D[case]
+    kh, kw = _k(k)
+    shapes = [shape, (o, shape[1] // g, kh, kw)] + ([(o,)] if bias else [])
+    tol = F32 if name == 'float32' else {}
+
+    def run(lib):
+        return lambda x, w, *b: lib.nn.functional.conv2d(x, w, b[0] if b else None, s, p, d, g)
+    check_fwd_bwd(rng, name, run(Dl), run(torch), shapes, **tol)
+    check_fwd_bwd(rng, name, run(Dl), run(torch), shapes, strided=True, **tol)
+
+
+def test_conv2d_unbatched_and_padding_strings(rng):
+    for padding in ('same', 'valid', 0):
+        def run(lib):
+            return lambda x, w, b: lib.nn.functional.conv2d(x, w, b, 1, padding, (1, 2), 1)
+        check_fwd_bwd(rng, 'float64', run(Dl), run(torch), [(3, 6, 7), (2, 3, 3, 3), (2,)])
+
+
+@pytest.mark.parametrize('case', [
+    ((2, 4, 9), 6, 3, 1, 1, 1, 1),
+    ((3, 4, 10), 4, 2, 2, 0, 3, 2),
+    ((4, 7), 3, 3, 1, 'same', 2, 1),
+])
+def test_conv1d(rng, case):
+    shape, o, k, s, p, d, g = case
+
+    def run(lib):
+        return lambda x, w, b: lib.nn.functional.conv1d(x, w, b, s, p, d, g)
+    check_fwd_bwd(rng, 'float64', run(Dl), run(torch),
+                  [shape, (o, shape[-2] // g, k), (o,)])
+
+
+@pytest.mark.parametrize('case', [
+    # (N, C, H, W), O, kernel, stride, padding, output_padding, groups, dilation
+    ((2, 4, 5, 5), 6, 3, 2, 0, 1, 1, 1),
+    ((1, 4, 4, 3), 2, (2, 3), (1, 2), (1, 0), (0, 1), 2, 1),
+    ((2, 3, 3, 3), 3, 3, 1, 1, 0, 3, 2),
+    ((4, 5, 5), 2, 2, 2, 0, 0, 1, 1),
+])
+def test_conv_transpose2d(rng, case):
+    shape, o, k, s, p, op, g, d = case
+    kh, kw = _k(k)
+    c = shape[-3]
+
+    def run(lib):
+        return lambda x, w, b: lib.nn.functional.conv_transpose2d(x, w, b, s, p, op, g, d)
+    check_fwd_bwd(rng, 'float64', run(Dl), run(torch), [shape, (c, o // g, kh, kw), (o,)])
+
+
+def test_unfold_fold(rng):
+    def run(lib):
+        return lambda x: lib.nn.functional.unfold(x, (2, 3), dilation=(1, 2), padding=1,
+                                                  stride=(2, 1))
+    check_fwd_bwd(rng, 'float64', run(Dl), run(torch), [(2, 3, 6, 7)])
+    check_fwd_bwd(rng, 'float32', run(Dl), run(torch), [(3, 5, 5)], **F32)
+
+    def run_fold(lib):
+        return lambda x: lib.nn.functional.fold(x, (5, 6), (2, 2), padding=1, stride=2)
+    check_fwd_bwd(rng, 'float64', run_fold(Dl), run_fold(torch), [(2, 12, 12)])
+
+
+def test_half_precision_computes_in_float32(rng):
+    a = rand_np(rng, (1, 2, 5, 5), 'float32')
+    w = rand_np(rng, (3, 2, 3, 3), 'float32')
+    for name in ('bfloat16',):
+        y = Dl.nn.functional.conv2d(pair(a, name)[0], pair(w, name)[0], padding=1)
+        ty = torch.nn.functional.conv2d(pair(a, name)[1].float(), pair(w, name)[1].float(),
+                                        padding=1)
+        assert y.dtype == Dl.bfloat16
+        assert_same(y.float(), ty, rtol=2e-2, atol=5e-2)
+
+
+def test_double_backward(rng):
+    (x, tx), (w, tw) = leaves(rng, 'float64', (2, 3, 6, 6), (4, 3, 3, 3))
+    res = []
+    for lib, a, b in ((Dl, x, w), (torch, tx, tw)):
+        y = lib.nn.functional.conv2d(a, b, None, 2, 1)
+        g, = lib.autograd.grad((y * y).sum(), a, create_graph=True)
+        gg = lib.autograd.grad((g * g).sum(), [a, b])
+        res.append((g, gg))
+    assert_same(res[0][0], res[1][0])
+    for d, t in zip(res[0][1], res[1][1]):
+        assert_same(d, t)
+    assert Dl.autograd.gradgradcheck(
+        lambda a, b: Dl.nn.functional.conv_transpose2d(a, b, None, 2, 1, 1),
+        (x[:1, :, :3, :3].detach().requires_grad_(), Dl.randn(3, 2, 3, 3,
+                                                               dtype=Dl.float64,
+                                                               requires_grad=True)))
+
+
+def test_modules_match_torch(rng):
+    x = rand_np(rng, (2, 4, 9, 9), 'float32')
+    for args, kw in (((4, 6, 3), {'padding': 1}), ((4, 8, (3, 1)), {'stride': 2, 'groups': 2}),
+                     ((4, 4, 3), {'padding': 'same', 'dilation': 2, 'bias': False})):
+        torch.manual_seed(0)
+        m, tm = Dl.nn.Conv2d(*args, **kw), torch.nn.Conv2d(*args, **kw)
+        assert repr(m) == repr(tm)
+        assert [n for n, _ in m.named_parameters()] == [n for n, _ in tm.named_parameters()]
+        for (_, p), (_, tp) in zip(m.named_parameters(), tm.named_parameters()):
+            assert tuple(p.shape) == tuple(tp.shape)
+            # PyTorch's default initialisation: uniform in +-1/sqrt(fan_in)
+            ks = tm.kernel_size
+            fan_in = args[0] // kw.get('groups', 1) * ks[0] * ks[1]
+            assert float(p.abs().max()) <= 1 / np.sqrt(fan_in) + 1e-6
+            with torch.no_grad():
+                tp.copy_(torch.from_numpy(p.detach().numpy()))
+        dx, tx = pair(x, 'float32')
+        assert_same(m(dx), tm(tx), **F32)
+    m1, t1 = Dl.nn.Conv1d(4, 6, 3, padding=1), torch.nn.Conv1d(4, 6, 3, padding=1)
+    assert repr(m1) == repr(t1)
+    mt, tt = (Dl.nn.ConvTranspose2d(4, 6, 3, stride=2, output_padding=1),
+              torch.nn.ConvTranspose2d(4, 6, 3, stride=2, output_padding=1))
+    assert repr(mt) == repr(tt)
+    assert tuple(mt.weight.shape) == tuple(tt.weight.shape)
+    with torch.no_grad():
+        tt.weight.copy_(torch.from_numpy(mt.weight.detach().numpy()))
+        tt.bias.copy_(torch.from_numpy(mt.bias.detach().numpy()))
+    dx, tx = pair(x, 'float32')
+    assert_same(mt(dx), tt(tx), **F32)
+
+
+def test_errors():
+    x = Dl.randn(1, 4, 8, 8)
+    with pytest.raises(RuntimeError, match=r'expected input\[1, 4, 8, 8\] to have 3 channels, '
+                                           r'but got 4 channels'):
+        Dl.nn.functional.conv2d(x, Dl.randn(2, 3, 3, 3))
+    with pytest.raises(RuntimeError, match="Kernel size can't be greater"):
+        Dl.nn.functional.conv2d(x, Dl.randn(2, 4, 9, 9))
+    with pytest.raises(RuntimeError, match='Expected 3D.*or 4D'):
+        Dl.nn.functional.conv2d(Dl.randn(4, 8), Dl.randn(2, 4, 3, 3))
+    with pytest.raises(RuntimeError, match='divisible by 3'):
+        Dl.nn.functional.conv2d(Dl.randn(1, 6, 8, 8), Dl.randn(4, 2, 3, 3), groups=3)
+    with pytest.raises(RuntimeError, match='non-positive stride is not supported'):
+        Dl.nn.functional.conv2d(x, Dl.randn(2, 4, 3, 3), stride=0)
+    with pytest.raises(RuntimeError, match='negative padding is not supported'):
+        Dl.nn.functional.conv2d(x, Dl.randn(2, 4, 3, 3), padding=-1)
+    with pytest.raises(RuntimeError, match='bias'):
+        Dl.nn.functional.conv2d(x, Dl.randn(2, 4, 3, 3), Dl.randn(3))
+    if Dl is not torch:  # torch 1.13 convolves integers too; libdl does not (yet)
+        with pytest.raises(RuntimeError, match='not implemented'):
+            Dl.nn.functional.conv2d(x.long(), Dl.randn(2, 4, 3, 3).long())
+    with pytest.raises(ValueError, match='in_channels must be divisible by groups'):
+        Dl.nn.Conv2d(5, 4, 3, groups=2)
+    with pytest.raises(ValueError, match='strided'):
+        Dl.nn.Conv2d(4, 4, 3, stride=2, padding='same')
+    with pytest.raises(RuntimeError, match='output padding must be smaller'):
+        Dl.nn.functional.conv_transpose2d(x, Dl.randn(4, 2, 3, 3), output_padding=1)
+    with pytest.raises(RuntimeError, match='sliding blocks'):
+        Dl.nn.functional.fold(Dl.randn(1, 4, 5), (4, 4), 2)
