@@ -38,6 +38,8 @@
 #include "nn/dl-sequential.h"
 #include "nn/dl-loss.h"
 #include "nn/dl-loss-modules.h"
+#include "nn/dl-init.h"
+#include "nn/dl-nn-utils.h"
 #include "optim/dl-optimizer.h"
 #include "optim/dl-sgd.h"
 #include "optim/dl-adam.h"

@@ -1,6 +1,9 @@
-/* dl-loss-modules.c: the classification losses as modules. They take
- * (input, target) through forward_many and give the loss; the maths is
- * dl_cross_entropy() and dl_nll_loss().
+/* dl-loss-modules.c: the losses as modules. Each takes (input, target)
+ * through forward_many and gives the loss of its function in dl-loss.c;
+ * its options are construct properties, checked in constructed (a bad
+ * value is the construct error GInitable reports). All share one instance
+ * layout, LossModule, and the property code; each class installs the
+ * properties it has.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -12,14 +15,54 @@
 #include "dl-enums.h"
 #include "dl-error.h"
 
-typedef DlTensor *(*LossFunc) (DlTensor *input, DlTensor *target, GError **error);
+/* ---- what all losses share ------------------------------------------------- */
 
-/* What both losses share: their name, their function, their reduction */
+typedef struct
+{
+  DlModule parent_instance;
+  DlReduction reduction;
+  DlTensor *weight;
+  DlTensor *pos_weight;
+  gint64 ignore_index;
+  gdouble label_smoothing;
+  gdouble beta;
+  gdouble delta;
+  gboolean log_target;
+} LossModule;
+
+typedef DlTensor *(*LossCompute) (LossModule *loss,
+                                  DlTensor *input,
+                                  DlTensor *target,
+                                  GError **error);
+
+/* the properties, and the bit of each in a class's mask */
+enum
+{
+  PROP_0,
+  PROP_REDUCTION,
+  PROP_WEIGHT,
+  PROP_POS_WEIGHT,
+  PROP_IGNORE_INDEX,
+  PROP_LABEL_SMOOTHING,
+  PROP_BETA,
+  PROP_DELTA,
+  PROP_LOG_TARGET,
+  N_PROPS
+};
+
+#define LOSS_REDUCTION (1u << PROP_REDUCTION)
+#define LOSS_WEIGHT (1u << PROP_WEIGHT)
+#define LOSS_POS_WEIGHT (1u << PROP_POS_WEIGHT)
+#define LOSS_IGNORE_INDEX (1u << PROP_IGNORE_INDEX)
+#define LOSS_LABEL_SMOOTHING (1u << PROP_LABEL_SMOOTHING)
+#define LOSS_BETA (1u << PROP_BETA)
+#define LOSS_DELTA (1u << PROP_DELTA)
+#define LOSS_LOG_TARGET (1u << PROP_LOG_TARGET)
 
 static void
-loss_forward_many (DlModule *self,
+loss_forward_many (LossModule *self,
                    const gchar *name,
-                   LossFunc func,
+                   LossCompute compute,
                    GPtrArray *inputs,
                    GPtrArray **outputs,
                    GError **error)
@@ -33,66 +76,196 @@ loss_forward_many (DlModule *self,
                    "%s: takes two inputs (input, target), got %u", name, inputs->len);
       return;
     }
-  if (!(loss = func (g_ptr_array_index (inputs, 0), g_ptr_array_index (inputs, 1), error)))
+  if (!(loss = compute (self, g_ptr_array_index (inputs, 0), g_ptr_array_index (inputs, 1), error)))
     return;
   *outputs = g_ptr_array_new (); /* the invoker adds the free function */
   g_ptr_array_add (*outputs, loss);
 }
 
-/* 'mean' is what dl_cross_entropy() and dl_nll_loss() compute today */
+/* the options' values checked, as PyTorch checks them when the loss runs */
 static void
-check_reduction (DlModule *self, const gchar *name, DlReduction reduction)
+loss_check_options (LossModule *self, const gchar *name, guint mask)
 {
-  g_autoptr (GEnumClass) enum_class = NULL;
-  GEnumValue *value;
+  GError *error = NULL;
 
-  if (reduction == DL_REDUCTION_MEAN)
-    return;
-  enum_class = g_type_class_ref (DL_TYPE_REDUCTION);
-  value = g_enum_get_value (enum_class, reduction);
-  dl_module_take_construct_error (
-      self, g_error_new (DL_ERROR, DL_ERROR_NOT_SUPPORTED,
-                         "%s: reduction '%s' is not supported yet (only 'mean')", name,
-                         value ? value->value_nick : "?"));
+  if (self->reduction == DL_REDUCTION_BATCHMEAN && !(mask & LOSS_LOG_TARGET))
+    error = g_error_new (DL_ERROR, DL_ERROR_ARGUMENT,
+                         "%s: batchmean is not a valid value for reduction", name);
+  else if ((mask & LOSS_LABEL_SMOOTHING)
+           && !(self->label_smoothing >= 0 && self->label_smoothing <= 1))
+    error = g_error_new (DL_ERROR, DL_ERROR_ARGUMENT,
+                         "%s: label_smoothing must be between 0.0 and 1.0. Got: %g", name,
+                         self->label_smoothing);
+  else if ((mask & LOSS_BETA) && !(self->beta >= 0))
+    error = g_error_new (DL_ERROR, DL_ERROR_ARGUMENT,
+                         "%s: does not support negative values for beta, got %g", name, self->beta);
+  else if ((mask & LOSS_DELTA) && !(self->delta > 0))
+    error = g_error_new (DL_ERROR, DL_ERROR_ARGUMENT,
+                         "%s: does not support non-positive values for delta, got %g", name,
+                         self->delta);
+  if (error)
+    dl_module_take_construct_error (DL_MODULE (self), error);
 }
 
-static GParamSpec *
-reduction_property (void)
+static void
+loss_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
-  return g_param_spec_enum ("reduction", NULL, NULL, DL_TYPE_REDUCTION, DL_REDUCTION_MEAN,
-                            G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS
-                                | G_PARAM_EXPLICIT_NOTIFY);
+  LossModule *self = (LossModule *)object;
+
+  switch (prop_id)
+    {
+      case PROP_REDUCTION:
+        g_value_set_enum (value, self->reduction);
+        break;
+      case PROP_WEIGHT:
+        g_value_set_object (value, self->weight);
+        break;
+      case PROP_POS_WEIGHT:
+        g_value_set_object (value, self->pos_weight);
+        break;
+      case PROP_IGNORE_INDEX:
+        g_value_set_int64 (value, self->ignore_index);
+        break;
+      case PROP_LABEL_SMOOTHING:
+        g_value_set_double (value, self->label_smoothing);
+        break;
+      case PROP_BETA:
+        g_value_set_double (value, self->beta);
+        break;
+      case PROP_DELTA:
+        g_value_set_double (value, self->delta);
+        break;
+      case PROP_LOG_TARGET:
+        g_value_set_boolean (value, self->log_target);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
 }
 
-enum
+static void
+loss_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
-  PROP_0,
-  PROP_REDUCTION,
-  N_PROPS
-};
+  LossModule *self = (LossModule *)object;
 
-/* ---- CrossEntropyLoss ----------------------------------------------------- */
+  switch (prop_id)
+    {
+      case PROP_REDUCTION:
+        self->reduction = g_value_get_enum (value);
+        break;
+      case PROP_WEIGHT:
+        g_set_object (&self->weight, g_value_get_object (value));
+        break;
+      case PROP_POS_WEIGHT:
+        g_set_object (&self->pos_weight, g_value_get_object (value));
+        break;
+      case PROP_IGNORE_INDEX:
+        self->ignore_index = g_value_get_int64 (value);
+        break;
+      case PROP_LABEL_SMOOTHING:
+        self->label_smoothing = g_value_get_double (value);
+        break;
+      case PROP_BETA:
+        self->beta = g_value_get_double (value);
+        break;
+      case PROP_DELTA:
+        self->delta = g_value_get_double (value);
+        break;
+      case PROP_LOG_TARGET:
+        self->log_target = g_value_get_boolean (value);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+loss_dispose (GObject *object)
+{
+  LossModule *self = (LossModule *)object;
+
+  g_clear_object (&self->weight);
+  g_clear_object (&self->pos_weight);
+  G_OBJECT_CLASS (g_type_class_peek_parent (G_OBJECT_GET_CLASS (object)))->dispose (object);
+}
+
+/* installs the properties in @mask on @object_class (a pspec belongs to
+ * one class, so each class gets its own) */
+static void
+loss_class_init (GObjectClass *object_class, guint mask)
+{
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS
+                            | G_PARAM_EXPLICIT_NOTIFY;
+
+  object_class->get_property = loss_get_property;
+  object_class->set_property = loss_set_property;
+  object_class->dispose = loss_dispose;
+  if (mask & LOSS_REDUCTION)
+    g_object_class_install_property (
+        object_class, PROP_REDUCTION,
+        g_param_spec_enum ("reduction", NULL, NULL, DL_TYPE_REDUCTION, DL_REDUCTION_MEAN, flags));
+  if (mask & LOSS_WEIGHT)
+    g_object_class_install_property (
+        object_class, PROP_WEIGHT,
+        g_param_spec_object ("weight", NULL, NULL, DL_TYPE_TENSOR, flags));
+  if (mask & LOSS_POS_WEIGHT)
+    g_object_class_install_property (
+        object_class, PROP_POS_WEIGHT,
+        g_param_spec_object ("pos-weight", NULL, NULL, DL_TYPE_TENSOR, flags));
+  if (mask & LOSS_IGNORE_INDEX)
+    g_object_class_install_property (
+        object_class, PROP_IGNORE_INDEX,
+        g_param_spec_int64 ("ignore-index", NULL, NULL, G_MININT64, G_MAXINT64, -100, flags));
+  if (mask & LOSS_LABEL_SMOOTHING)
+    g_object_class_install_property (
+        object_class, PROP_LABEL_SMOOTHING,
+        g_param_spec_double ("label-smoothing", NULL, NULL, -G_MAXDOUBLE, G_MAXDOUBLE, 0, flags));
+  if (mask & LOSS_BETA)
+    g_object_class_install_property (
+        object_class, PROP_BETA,
+        g_param_spec_double ("beta", NULL, NULL, -G_MAXDOUBLE, G_MAXDOUBLE, 1, flags));
+  if (mask & LOSS_DELTA)
+    g_object_class_install_property (
+        object_class, PROP_DELTA,
+        g_param_spec_double ("delta", NULL, NULL, -G_MAXDOUBLE, G_MAXDOUBLE, 1, flags));
+  if (mask & LOSS_LOG_TARGET)
+    g_object_class_install_property (object_class, PROP_LOG_TARGET,
+                                     g_param_spec_boolean ("log-target", NULL, NULL, FALSE, flags));
+}
+
+static void
+loss_init (LossModule *self)
+{
+  self->reduction = DL_REDUCTION_MEAN;
+  self->ignore_index = -100;
+  self->beta = 1;
+  self->delta = 1;
+}
+
+/* ---- CrossEntropyLoss ------------------------------------------------------ */
 
 /**
  * DlCrossEntropyLoss:
  *
- * The cross-entropy loss between logits and class indices, as
- * torch.nn.CrossEntropyLoss: dl_module_forward_many() takes (input
- * [N, C], target int64 [N]) and gives one 0-d loss; see
- * dl_cross_entropy(). Its options are construct properties; today
- * #DlCrossEntropyLoss:reduction, which only 'mean' (the default) supports.
+ * The cross-entropy loss between logits and class indices or class probabilities; see
+ * dl_cross_entropy_full(), as torch.nn.CrossEntropyLoss: dl_module_forward_many() takes (input,
+ * target) and gives the loss. Its options are construct properties.
  *
  * Since: 0.1
  */
 struct _DlCrossEntropyLoss
 {
-  DlModule parent_instance;
-  DlReduction reduction;
+  LossModule loss;
 };
 
 G_DEFINE_FINAL_TYPE (DlCrossEntropyLoss, dl_cross_entropy_loss, DL_TYPE_MODULE)
 
-static GParamSpec *cross_entropy_properties[N_PROPS];
+static DlTensor *
+dl_cross_entropy_loss_compute (LossModule *l, DlTensor *x, DlTensor *y, GError **error)
+{
+  return dl_cross_entropy_full (x, y, l->weight, l->ignore_index, l->reduction, l->label_smoothing,
+                                error);
+}
 
 static void
 dl_cross_entropy_loss_forward_many (DlModule *module,
@@ -100,82 +273,68 @@ dl_cross_entropy_loss_forward_many (DlModule *module,
                                     GPtrArray **outputs,
                                     GError **error)
 {
-  loss_forward_many (module, "CrossEntropyLoss", dl_cross_entropy, inputs, outputs, error);
+  loss_forward_many ((LossModule *)module, "CrossEntropyLoss", dl_cross_entropy_loss_compute,
+                     inputs, outputs, error);
 }
 
 static void
 dl_cross_entropy_loss_constructed (GObject *object)
 {
   G_OBJECT_CLASS (dl_cross_entropy_loss_parent_class)->constructed (object);
-  check_reduction (DL_MODULE (object), "CrossEntropyLoss",
-                   DL_CROSS_ENTROPY_LOSS (object)->reduction);
-}
-
-static void
-dl_cross_entropy_loss_get_property (GObject *object,
-                                    guint prop_id,
-                                    GValue *value,
-                                    GParamSpec *pspec)
-{
-  switch (prop_id)
-    {
-      case PROP_REDUCTION:
-        g_value_set_enum (value, DL_CROSS_ENTROPY_LOSS (object)->reduction);
-        break;
-      default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-dl_cross_entropy_loss_set_property (GObject *object,
-                                    guint prop_id,
-                                    const GValue *value,
-                                    GParamSpec *pspec)
-{
-  switch (prop_id)
-    {
-      case PROP_REDUCTION:
-        DL_CROSS_ENTROPY_LOSS (object)->reduction = g_value_get_enum (value);
-        break;
-      default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
+  loss_check_options ((LossModule *)object, "CrossEntropyLoss",
+                      LOSS_REDUCTION | LOSS_WEIGHT | LOSS_IGNORE_INDEX | LOSS_LABEL_SMOOTHING);
 }
 
 static void
 dl_cross_entropy_loss_class_init (DlCrossEntropyLossClass *klass)
 {
-  GObjectClass *object_class = G_OBJECT_CLASS (klass);
-
-  object_class->constructed = dl_cross_entropy_loss_constructed;
-  object_class->get_property = dl_cross_entropy_loss_get_property;
-  object_class->set_property = dl_cross_entropy_loss_set_property;
+  G_OBJECT_CLASS (klass)->constructed = dl_cross_entropy_loss_constructed;
   DL_MODULE_CLASS (klass)->forward_many = dl_cross_entropy_loss_forward_many;
-
   /**
    * DlCrossEntropyLoss:reduction:
    *
-   * How the samples' losses combine; only %DL_REDUCTION_MEAN (the
-   * default) is supported yet, another value is a construct error.
+   * How the samples' losses combine (%DL_REDUCTION_MEAN by default).
    *
    * Since: 0.1
    */
-  cross_entropy_properties[PROP_REDUCTION] = reduction_property ();
-  g_object_class_install_properties (object_class, N_PROPS, cross_entropy_properties);
+  /**
+   * DlCrossEntropyLoss:weight:
+   *
+   * A weight per class (per element for the binary losses), or %NULL.
+   *
+   * Since: 0.1
+   */
+  /**
+   * DlCrossEntropyLoss:ignore-index:
+   *
+   * A target class that contributes nothing (-100 by default).
+   *
+   * Since: 0.1
+   */
+  /**
+   * DlCrossEntropyLoss:label-smoothing:
+   *
+   * The share of the target spread over the classes, in [0, 1] (0 by default).
+   *
+   * Since: 0.1
+   */
+  loss_class_init (G_OBJECT_CLASS (klass),
+                   LOSS_REDUCTION | LOSS_WEIGHT | LOSS_IGNORE_INDEX | LOSS_LABEL_SMOOTHING);
 }
 
 static void
 dl_cross_entropy_loss_init (DlCrossEntropyLoss *self)
 {
-  self->reduction = DL_REDUCTION_MEAN;
+  loss_init (&self->loss);
 }
 
 /**
  * dl_cross_entropy_loss_new:
  *
- * Returns: (transfer full): a new #DlCrossEntropyLoss with the default
- *   options (mean over the batch)
+ * The loss with PyTorch's default options (the mean over the samples);
+ * g_object_new() takes the options as properties.
+ *
+ * Returns: (transfer full): a new #DlCrossEntropyLoss
  *
  * Since: 0.1
  */
@@ -197,104 +356,89 @@ DlReduction
 dl_cross_entropy_loss_get_reduction (DlCrossEntropyLoss *self)
 {
   g_return_val_if_fail (DL_IS_CROSS_ENTROPY_LOSS (self), DL_REDUCTION_MEAN);
-  return self->reduction;
+  return self->loss.reduction;
 }
 
-/* ---- NLLLoss -------------------------------------------------------------- */
+/* ---- NLLLoss --------------------------------------------------------------- */
 
 /**
  * DlNllLoss:
  *
- * The negative log-likelihood loss between log-probabilities and class
- * indices, as torch.nn.NLLLoss: dl_module_forward_many() takes (input
- * [N, C], target int64 [N]) and gives one 0-d loss; see dl_nll_loss().
- * Its options are construct properties; today #DlNllLoss:reduction, which
- * only 'mean' (the default) supports.
+ * The negative log-likelihood loss between log-probabilities and class indices; see
+ * dl_nll_loss_full(), as torch.nn.NLLLoss: dl_module_forward_many() takes (input, target) and gives
+ * the loss. Its options are construct properties.
  *
  * Since: 0.1
  */
 struct _DlNllLoss
 {
-  DlModule parent_instance;
-  DlReduction reduction;
+  LossModule loss;
 };
 
 G_DEFINE_FINAL_TYPE (DlNllLoss, dl_nll_loss, DL_TYPE_MODULE)
 
-static GParamSpec *nll_properties[N_PROPS];
+static DlTensor *
+dl_nll_loss_compute (LossModule *l, DlTensor *x, DlTensor *y, GError **error)
+{
+  return dl_nll_loss_full (x, y, l->weight, l->ignore_index, l->reduction, error);
+}
 
 static void
 dl_nll_loss_forward_many (DlModule *module, GPtrArray *inputs, GPtrArray **outputs, GError **error)
 {
-  loss_forward_many (module, "NLLLoss", dl_nll_loss, inputs, outputs, error);
+  loss_forward_many ((LossModule *)module, "NLLLoss", dl_nll_loss_compute, inputs, outputs, error);
 }
 
 static void
 dl_nll_loss_constructed (GObject *object)
 {
   G_OBJECT_CLASS (dl_nll_loss_parent_class)->constructed (object);
-  check_reduction (DL_MODULE (object), "NLLLoss", DL_NLL_LOSS (object)->reduction);
-}
-
-static void
-dl_nll_loss_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
-{
-  switch (prop_id)
-    {
-      case PROP_REDUCTION:
-        g_value_set_enum (value, DL_NLL_LOSS (object)->reduction);
-        break;
-      default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-dl_nll_loss_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
-{
-  switch (prop_id)
-    {
-      case PROP_REDUCTION:
-        DL_NLL_LOSS (object)->reduction = g_value_get_enum (value);
-        break;
-      default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
+  loss_check_options ((LossModule *)object, "NLLLoss",
+                      LOSS_REDUCTION | LOSS_WEIGHT | LOSS_IGNORE_INDEX);
 }
 
 static void
 dl_nll_loss_class_init (DlNllLossClass *klass)
 {
-  GObjectClass *object_class = G_OBJECT_CLASS (klass);
-
-  object_class->constructed = dl_nll_loss_constructed;
-  object_class->get_property = dl_nll_loss_get_property;
-  object_class->set_property = dl_nll_loss_set_property;
+  G_OBJECT_CLASS (klass)->constructed = dl_nll_loss_constructed;
   DL_MODULE_CLASS (klass)->forward_many = dl_nll_loss_forward_many;
-
   /**
    * DlNllLoss:reduction:
    *
-   * How the samples' losses combine; only %DL_REDUCTION_MEAN (the
-   * default) is supported yet, another value is a construct error.
+   * How the samples' losses combine (%DL_REDUCTION_MEAN by default).
    *
    * Since: 0.1
    */
-  nll_properties[PROP_REDUCTION] = reduction_property ();
-  g_object_class_install_properties (object_class, N_PROPS, nll_properties);
+  /**
+   * DlNllLoss:weight:
+   *
+   * A weight per class (per element for the binary losses), or %NULL.
+   *
+   * Since: 0.1
+   */
+  /**
+   * DlNllLoss:ignore-index:
+   *
+   * A target class that contributes nothing (-100 by default).
+   *
+   * Since: 0.1
+   */
+  loss_class_init (G_OBJECT_CLASS (klass), LOSS_REDUCTION | LOSS_WEIGHT | LOSS_IGNORE_INDEX);
 }
 
 static void
 dl_nll_loss_init (DlNllLoss *self)
 {
-  self->reduction = DL_REDUCTION_MEAN;
+  loss_init (&self->loss);
 }
 
 /**
  * dl_nll_loss_new:
  *
- * Returns: (transfer full): a new #DlNllLoss with the default options
- *   (mean over the batch)
+ * The loss with PyTorch's default options (the mean over the samples);
+ * g_object_new() takes the options as properties.
+ *
+ * Returns: (transfer full): a new #DlNllLoss
  *
  * Since: 0.1
  */
@@ -316,5 +460,687 @@ DlReduction
 dl_nll_loss_get_reduction (DlNllLoss *self)
 {
   g_return_val_if_fail (DL_IS_NLL_LOSS (self), DL_REDUCTION_MEAN);
-  return self->reduction;
+  return self->loss.reduction;
+}
+
+/* ---- MSELoss --------------------------------------------------------------- */
+
+/**
+ * DlMseLoss:
+ *
+ * The mean squared error; see dl_mse_loss(), as torch.nn.MSELoss:
+ * dl_module_forward_many() takes (input, target) and gives the loss. Its
+ * options are construct properties.
+ *
+ * Since: 0.1
+ */
+struct _DlMseLoss
+{
+  LossModule loss;
+};
+
+G_DEFINE_FINAL_TYPE (DlMseLoss, dl_mse_loss, DL_TYPE_MODULE)
+
+static DlTensor *
+dl_mse_loss_compute (LossModule *l, DlTensor *x, DlTensor *y, GError **error)
+{
+  return dl_mse_loss (x, y, l->reduction, error);
+}
+
+static void
+dl_mse_loss_forward_many (DlModule *module, GPtrArray *inputs, GPtrArray **outputs, GError **error)
+{
+  loss_forward_many ((LossModule *)module, "MSELoss", dl_mse_loss_compute, inputs, outputs, error);
+}
+
+static void
+dl_mse_loss_constructed (GObject *object)
+{
+  G_OBJECT_CLASS (dl_mse_loss_parent_class)->constructed (object);
+  loss_check_options ((LossModule *)object, "MSELoss", LOSS_REDUCTION);
+}
+
+static void
+dl_mse_loss_class_init (DlMseLossClass *klass)
+{
+  G_OBJECT_CLASS (klass)->constructed = dl_mse_loss_constructed;
+  DL_MODULE_CLASS (klass)->forward_many = dl_mse_loss_forward_many;
+  /**
+   * DlMseLoss:reduction:
+   *
+   * How the samples' losses combine (%DL_REDUCTION_MEAN by default).
+   *
+   * Since: 0.1
+   */
+  loss_class_init (G_OBJECT_CLASS (klass), LOSS_REDUCTION);
+}
+
+static void
+dl_mse_loss_init (DlMseLoss *self)
+{
+  loss_init (&self->loss);
+}
+
+/**
+ * dl_mse_loss_new:
+ *
+ * The loss with PyTorch's default options (the mean over the samples);
+ * g_object_new() takes the options as properties.
+ *
+ * Returns: (transfer full): a new #DlMseLoss
+ *
+ * Since: 0.1
+ */
+DlMseLoss *
+dl_mse_loss_new (void)
+{
+  return g_object_new (DL_TYPE_MSE_LOSS, NULL);
+}
+
+/**
+ * dl_mse_loss_get_reduction:
+ * @self: a #DlMseLoss
+ *
+ * Returns: how the samples' losses combine
+ *
+ * Since: 0.1
+ */
+DlReduction
+dl_mse_loss_get_reduction (DlMseLoss *self)
+{
+  g_return_val_if_fail (DL_IS_MSE_LOSS (self), DL_REDUCTION_MEAN);
+  return self->loss.reduction;
+}
+
+/* ---- L1Loss ---------------------------------------------------------------- */
+
+/**
+ * DlL1Loss:
+ *
+ * The absolute error; see dl_l1_loss(), as torch.nn.L1Loss:
+ * dl_module_forward_many() takes (input, target) and gives the loss. Its
+ * options are construct properties.
+ *
+ * Since: 0.1
+ */
+struct _DlL1Loss
+{
+  LossModule loss;
+};
+
+G_DEFINE_FINAL_TYPE (DlL1Loss, dl_l1_loss, DL_TYPE_MODULE)
+
+static DlTensor *
+dl_l1_loss_compute (LossModule *l, DlTensor *x, DlTensor *y, GError **error)
+{
+  return dl_l1_loss (x, y, l->reduction, error);
+}
+
+static void
+dl_l1_loss_forward_many (DlModule *module, GPtrArray *inputs, GPtrArray **outputs, GError **error)
+{
+  loss_forward_many ((LossModule *)module, "L1Loss", dl_l1_loss_compute, inputs, outputs, error);
+}
+
+static void
+dl_l1_loss_constructed (GObject *object)
+{
+  G_OBJECT_CLASS (dl_l1_loss_parent_class)->constructed (object);
+  loss_check_options ((LossModule *)object, "L1Loss", LOSS_REDUCTION);
+}
+
+static void
+dl_l1_loss_class_init (DlL1LossClass *klass)
+{
+  G_OBJECT_CLASS (klass)->constructed = dl_l1_loss_constructed;
+  DL_MODULE_CLASS (klass)->forward_many = dl_l1_loss_forward_many;
+  /**
+   * DlL1Loss:reduction:
+   *
+   * How the samples' losses combine (%DL_REDUCTION_MEAN by default).
+   *
+   * Since: 0.1
+   */
+  loss_class_init (G_OBJECT_CLASS (klass), LOSS_REDUCTION);
+}
+
+static void
+dl_l1_loss_init (DlL1Loss *self)
+{
+  loss_init (&self->loss);
+}
+
+/**
+ * dl_l1_loss_new:
+ *
+ * The loss with PyTorch's default options (the mean over the samples);
+ * g_object_new() takes the options as properties.
+ *
+ * Returns: (transfer full): a new #DlL1Loss
+ *
+ * Since: 0.1
+ */
+DlL1Loss *
+dl_l1_loss_new (void)
+{
+  return g_object_new (DL_TYPE_L1_LOSS, NULL);
+}
+
+/**
+ * dl_l1_loss_get_reduction:
+ * @self: a #DlL1Loss
+ *
+ * Returns: how the samples' losses combine
+ *
+ * Since: 0.1
+ */
+DlReduction
+dl_l1_loss_get_reduction (DlL1Loss *self)
+{
+  g_return_val_if_fail (DL_IS_L1_LOSS (self), DL_REDUCTION_MEAN);
+  return self->loss.reduction;
+}
+
+/* ---- SmoothL1Loss ---------------------------------------------------------- */
+
+/**
+ * DlSmoothL1Loss:
+ *
+ * The smooth L1 loss; see dl_smooth_l1_loss(), as torch.nn.SmoothL1Loss:
+ * dl_module_forward_many() takes (input, target) and gives the loss. Its
+ * options are construct properties.
+ *
+ * Since: 0.1
+ */
+struct _DlSmoothL1Loss
+{
+  LossModule loss;
+};
+
+G_DEFINE_FINAL_TYPE (DlSmoothL1Loss, dl_smooth_l1_loss, DL_TYPE_MODULE)
+
+static DlTensor *
+dl_smooth_l1_loss_compute (LossModule *l, DlTensor *x, DlTensor *y, GError **error)
+{
+  return dl_smooth_l1_loss (x, y, l->reduction, l->beta, error);
+}
+
+static void
+dl_smooth_l1_loss_forward_many (DlModule *module,
+                                GPtrArray *inputs,
+                                GPtrArray **outputs,
+                                GError **error)
+{
+  loss_forward_many ((LossModule *)module, "SmoothL1Loss", dl_smooth_l1_loss_compute, inputs,
+                     outputs, error);
+}
+
+static void
+dl_smooth_l1_loss_constructed (GObject *object)
+{
+  G_OBJECT_CLASS (dl_smooth_l1_loss_parent_class)->constructed (object);
+  loss_check_options ((LossModule *)object, "SmoothL1Loss", LOSS_REDUCTION | LOSS_BETA);
+}
+
+static void
+dl_smooth_l1_loss_class_init (DlSmoothL1LossClass *klass)
+{
+  G_OBJECT_CLASS (klass)->constructed = dl_smooth_l1_loss_constructed;
+  DL_MODULE_CLASS (klass)->forward_many = dl_smooth_l1_loss_forward_many;
+  /**
+   * DlSmoothL1Loss:reduction:
+   *
+   * How the samples' losses combine (%DL_REDUCTION_MEAN by default).
+   *
+   * Since: 0.1
+   */
+  /**
+   * DlSmoothL1Loss:beta:
+   *
+   * Where the loss turns from quadratic to linear, >= 0 (1 by default).
+   *
+   * Since: 0.1
+   */
+  loss_class_init (G_OBJECT_CLASS (klass), LOSS_REDUCTION | LOSS_BETA);
+}
+
+static void
+dl_smooth_l1_loss_init (DlSmoothL1Loss *self)
+{
+  loss_init (&self->loss);
+}
+
+/**
+ * dl_smooth_l1_loss_new:
+ *
+ * The loss with PyTorch's default options (the mean over the samples);
+ * g_object_new() takes the options as properties.
+ *
+ * Returns: (transfer full): a new #DlSmoothL1Loss
+ *
+ * Since: 0.1
+ */
+DlSmoothL1Loss *
+dl_smooth_l1_loss_new (void)
+{
+  return g_object_new (DL_TYPE_SMOOTH_L1_LOSS, NULL);
+}
+
+/**
+ * dl_smooth_l1_loss_get_reduction:
+ * @self: a #DlSmoothL1Loss
+ *
+ * Returns: how the samples' losses combine
+ *
+ * Since: 0.1
+ */
+DlReduction
+dl_smooth_l1_loss_get_reduction (DlSmoothL1Loss *self)
+{
+  g_return_val_if_fail (DL_IS_SMOOTH_L1_LOSS (self), DL_REDUCTION_MEAN);
+  return self->loss.reduction;
+}
+
+/* ---- HuberLoss ------------------------------------------------------------- */
+
+/**
+ * DlHuberLoss:
+ *
+ * The Huber loss; see dl_huber_loss(), as torch.nn.HuberLoss:
+ * dl_module_forward_many() takes (input, target) and gives the loss. Its
+ * options are construct properties.
+ *
+ * Since: 0.1
+ */
+struct _DlHuberLoss
+{
+  LossModule loss;
+};
+
+G_DEFINE_FINAL_TYPE (DlHuberLoss, dl_huber_loss, DL_TYPE_MODULE)
+
+static DlTensor *
+dl_huber_loss_compute (LossModule *l, DlTensor *x, DlTensor *y, GError **error)
+{
+  return dl_huber_loss (x, y, l->reduction, l->delta, error);
+}
+
+static void
+dl_huber_loss_forward_many (DlModule *module,
+                            GPtrArray *inputs,
+                            GPtrArray **outputs,
+                            GError **error)
+{
+  loss_forward_many ((LossModule *)module, "HuberLoss", dl_huber_loss_compute, inputs, outputs,
+                     error);
+}
+
+static void
+dl_huber_loss_constructed (GObject *object)
+{
+  G_OBJECT_CLASS (dl_huber_loss_parent_class)->constructed (object);
+  loss_check_options ((LossModule *)object, "HuberLoss", LOSS_REDUCTION | LOSS_DELTA);
+}
+
+static void
+dl_huber_loss_class_init (DlHuberLossClass *klass)
+{
+  G_OBJECT_CLASS (klass)->constructed = dl_huber_loss_constructed;
+  DL_MODULE_CLASS (klass)->forward_many = dl_huber_loss_forward_many;
+  /**
+   * DlHuberLoss:reduction:
+   *
+   * How the samples' losses combine (%DL_REDUCTION_MEAN by default).
+   *
+   * Since: 0.1
+   */
+  /**
+   * DlHuberLoss:delta:
+   *
+   * Where the loss turns from quadratic to linear, > 0 (1 by default).
+   *
+   * Since: 0.1
+   */
+  loss_class_init (G_OBJECT_CLASS (klass), LOSS_REDUCTION | LOSS_DELTA);
+}
+
+static void
+dl_huber_loss_init (DlHuberLoss *self)
+{
+  loss_init (&self->loss);
+}
+
+/**
+ * dl_huber_loss_new:
+ *
+ * The loss with PyTorch's default options (the mean over the samples);
+ * g_object_new() takes the options as properties.
+ *
+ * Returns: (transfer full): a new #DlHuberLoss
+ *
+ * Since: 0.1
+ */
+DlHuberLoss *
+dl_huber_loss_new (void)
+{
+  return g_object_new (DL_TYPE_HUBER_LOSS, NULL);
+}
+
+/**
+ * dl_huber_loss_get_reduction:
+ * @self: a #DlHuberLoss
+ *
+ * Returns: how the samples' losses combine
+ *
+ * Since: 0.1
+ */
+DlReduction
+dl_huber_loss_get_reduction (DlHuberLoss *self)
+{
+  g_return_val_if_fail (DL_IS_HUBER_LOSS (self), DL_REDUCTION_MEAN);
+  return self->loss.reduction;
+}
+
+/* ---- BCELoss --------------------------------------------------------------- */
+
+/**
+ * DlBceLoss:
+ *
+ * The binary cross-entropy between probabilities and targets; see dl_binary_cross_entropy(), as
+ * torch.nn.BCELoss: dl_module_forward_many() takes (input, target) and gives the loss. Its options
+ * are construct properties.
+ *
+ * Since: 0.1
+ */
+struct _DlBceLoss
+{
+  LossModule loss;
+};
+
+G_DEFINE_FINAL_TYPE (DlBceLoss, dl_bce_loss, DL_TYPE_MODULE)
+
+static DlTensor *
+dl_bce_loss_compute (LossModule *l, DlTensor *x, DlTensor *y, GError **error)
+{
+  return dl_binary_cross_entropy (x, y, l->weight, l->reduction, error);
+}
+
+static void
+dl_bce_loss_forward_many (DlModule *module, GPtrArray *inputs, GPtrArray **outputs, GError **error)
+{
+  loss_forward_many ((LossModule *)module, "BCELoss", dl_bce_loss_compute, inputs, outputs, error);
+}
+
+static void
+dl_bce_loss_constructed (GObject *object)
+{
+  G_OBJECT_CLASS (dl_bce_loss_parent_class)->constructed (object);
+  loss_check_options ((LossModule *)object, "BCELoss", LOSS_REDUCTION | LOSS_WEIGHT);
+}
+
+static void
+dl_bce_loss_class_init (DlBceLossClass *klass)
+{
+  G_OBJECT_CLASS (klass)->constructed = dl_bce_loss_constructed;
+  DL_MODULE_CLASS (klass)->forward_many = dl_bce_loss_forward_many;
+  /**
+   * DlBceLoss:reduction:
+   *
+   * How the samples' losses combine (%DL_REDUCTION_MEAN by default).
+   *
+   * Since: 0.1
+   */
+  /**
+   * DlBceLoss:weight:
+   *
+   * A weight per class (per element for the binary losses), or %NULL.
+   *
+   * Since: 0.1
+   */
+  loss_class_init (G_OBJECT_CLASS (klass), LOSS_REDUCTION | LOSS_WEIGHT);
+}
+
+static void
+dl_bce_loss_init (DlBceLoss *self)
+{
+  loss_init (&self->loss);
+}
+
+/**
+ * dl_bce_loss_new:
+ *
+ * The loss with PyTorch's default options (the mean over the samples);
+ * g_object_new() takes the options as properties.
+ *
+ * Returns: (transfer full): a new #DlBceLoss
+ *
+ * Since: 0.1
+ */
+DlBceLoss *
+dl_bce_loss_new (void)
+{
+  return g_object_new (DL_TYPE_BCE_LOSS, NULL);
+}
+
+/**
+ * dl_bce_loss_get_reduction:
+ * @self: a #DlBceLoss
+ *
+ * Returns: how the samples' losses combine
+ *
+ * Since: 0.1
+ */
+DlReduction
+dl_bce_loss_get_reduction (DlBceLoss *self)
+{
+  g_return_val_if_fail (DL_IS_BCE_LOSS (self), DL_REDUCTION_MEAN);
+  return self->loss.reduction;
+}
+
+/* ---- BCEWithLogitsLoss ----------------------------------------------------- */
+
+/**
+ * DlBceWithLogitsLoss:
+ *
+ * The binary cross-entropy between logits and targets; see dl_binary_cross_entropy_with_logits(),
+ * as torch.nn.BCEWithLogitsLoss: dl_module_forward_many() takes (input, target) and gives the loss.
+ * Its options are construct properties.
+ *
+ * Since: 0.1
+ */
+struct _DlBceWithLogitsLoss
+{
+  LossModule loss;
+};
+
+G_DEFINE_FINAL_TYPE (DlBceWithLogitsLoss, dl_bce_with_logits_loss, DL_TYPE_MODULE)
+
+static DlTensor *
+dl_bce_with_logits_loss_compute (LossModule *l, DlTensor *x, DlTensor *y, GError **error)
+{
+  return dl_binary_cross_entropy_with_logits (x, y, l->weight, l->pos_weight, l->reduction, error);
+}
+
+static void
+dl_bce_with_logits_loss_forward_many (DlModule *module,
+                                      GPtrArray *inputs,
+                                      GPtrArray **outputs,
+                                      GError **error)
+{
+  loss_forward_many ((LossModule *)module, "BCEWithLogitsLoss", dl_bce_with_logits_loss_compute,
+                     inputs, outputs, error);
+}
+
+static void
+dl_bce_with_logits_loss_constructed (GObject *object)
+{
+  G_OBJECT_CLASS (dl_bce_with_logits_loss_parent_class)->constructed (object);
+  loss_check_options ((LossModule *)object, "BCEWithLogitsLoss",
+                      LOSS_REDUCTION | LOSS_WEIGHT | LOSS_POS_WEIGHT);
+}
+
+static void
+dl_bce_with_logits_loss_class_init (DlBceWithLogitsLossClass *klass)
+{
+  G_OBJECT_CLASS (klass)->constructed = dl_bce_with_logits_loss_constructed;
+  DL_MODULE_CLASS (klass)->forward_many = dl_bce_with_logits_loss_forward_many;
+  /**
+   * DlBceWithLogitsLoss:reduction:
+   *
+   * How the samples' losses combine (%DL_REDUCTION_MEAN by default).
+   *
+   * Since: 0.1
+   */
+  /**
+   * DlBceWithLogitsLoss:weight:
+   *
+   * A weight per class (per element for the binary losses), or %NULL.
+   *
+   * Since: 0.1
+   */
+  /**
+   * DlBceWithLogitsLoss:pos-weight:
+   *
+   * A weight of the positive examples per class, or %NULL.
+   *
+   * Since: 0.1
+   */
+  loss_class_init (G_OBJECT_CLASS (klass), LOSS_REDUCTION | LOSS_WEIGHT | LOSS_POS_WEIGHT);
+}
+
+static void
+dl_bce_with_logits_loss_init (DlBceWithLogitsLoss *self)
+{
+  loss_init (&self->loss);
+}
+
+/**
+ * dl_bce_with_logits_loss_new:
+ *
+ * The loss with PyTorch's default options (the mean over the samples);
+ * g_object_new() takes the options as properties.
+ *
+ * Returns: (transfer full): a new #DlBceWithLogitsLoss
+ *
+ * Since: 0.1
+ */
+DlBceWithLogitsLoss *
+dl_bce_with_logits_loss_new (void)
+{
+  return g_object_new (DL_TYPE_BCE_WITH_LOGITS_LOSS, NULL);
+}
+
+/**
+ * dl_bce_with_logits_loss_get_reduction:
+ * @self: a #DlBceWithLogitsLoss
+ *
+ * Returns: how the samples' losses combine
+ *
+ * Since: 0.1
+ */
+DlReduction
+dl_bce_with_logits_loss_get_reduction (DlBceWithLogitsLoss *self)
+{
+  g_return_val_if_fail (DL_IS_BCE_WITH_LOGITS_LOSS (self), DL_REDUCTION_MEAN);
+  return self->loss.reduction;
+}
+
+/* ---- KLDivLoss ------------------------------------------------------------- */
+
+/**
+ * DlKlDivLoss:
+ *
+ * The Kullback-Leibler divergence loss; see dl_kl_div(), as torch.nn.KLDivLoss:
+ * dl_module_forward_many() takes (input, target) and gives the loss. Its
+ * options are construct properties.
+ *
+ * Since: 0.1
+ */
+struct _DlKlDivLoss
+{
+  LossModule loss;
+};
+
+G_DEFINE_FINAL_TYPE (DlKlDivLoss, dl_kl_div_loss, DL_TYPE_MODULE)
+
+static DlTensor *
+dl_kl_div_loss_compute (LossModule *l, DlTensor *x, DlTensor *y, GError **error)
+{
+  return dl_kl_div (x, y, l->reduction, l->log_target, error);
+}
+
+static void
+dl_kl_div_loss_forward_many (DlModule *module,
+                             GPtrArray *inputs,
+                             GPtrArray **outputs,
+                             GError **error)
+{
+  loss_forward_many ((LossModule *)module, "KLDivLoss", dl_kl_div_loss_compute, inputs, outputs,
+                     error);
+}
+
+static void
+dl_kl_div_loss_constructed (GObject *object)
+{
+  G_OBJECT_CLASS (dl_kl_div_loss_parent_class)->constructed (object);
+  loss_check_options ((LossModule *)object, "KLDivLoss", LOSS_REDUCTION | LOSS_LOG_TARGET);
+}
+
+static void
+dl_kl_div_loss_class_init (DlKlDivLossClass *klass)
+{
+  G_OBJECT_CLASS (klass)->constructed = dl_kl_div_loss_constructed;
+  DL_MODULE_CLASS (klass)->forward_many = dl_kl_div_loss_forward_many;
+  /**
+   * DlKlDivLoss:reduction:
+   *
+   * How the samples' losses combine (%DL_REDUCTION_MEAN by default).
+   *
+   * Since: 0.1
+   */
+  /**
+   * DlKlDivLoss:log-target:
+   *
+   * Whether the target holds log-probabilities (%FALSE by default).
+   *
+   * Since: 0.1
+   */
+  loss_class_init (G_OBJECT_CLASS (klass), LOSS_REDUCTION | LOSS_LOG_TARGET);
+}
+
+static void
+dl_kl_div_loss_init (DlKlDivLoss *self)
+{
+  loss_init (&self->loss);
+}
+
+/**
+ * dl_kl_div_loss_new:
+ *
+ * The loss with PyTorch's default options (the mean over the samples);
+ * g_object_new() takes the options as properties.
+ *
+ * Returns: (transfer full): a new #DlKlDivLoss
+ *
+ * Since: 0.1
+ */
+DlKlDivLoss *
+dl_kl_div_loss_new (void)
+{
+  return g_object_new (DL_TYPE_KL_DIV_LOSS, NULL);
+}
+
+/**
+ * dl_kl_div_loss_get_reduction:
+ * @self: a #DlKlDivLoss
+ *
+ * Returns: how the samples' losses combine
+ *
+ * Since: 0.1
+ */
+DlReduction
+dl_kl_div_loss_get_reduction (DlKlDivLoss *self)
+{
+  g_return_val_if_fail (DL_IS_KL_DIV_LOSS (self), DL_REDUCTION_MEAN);
+  return self->loss.reduction;
 }

@@ -870,7 +870,11 @@ test_loss_modules (void)
   g_autoptr (DlCrossEntropyLoss) sum = NULL;
   g_autoptr (GPtrArray) in = g_ptr_array_new ();
   g_autoptr (GPtrArray) out = NULL;
+  g_autoptr (DlTensor) ftarget
+      = dl_test_tensor ((gdouble[]){ 0, 2, 1, 2 }, DL_TEST_SHAPE (4), DL_DTYPE_FLOAT64);
   g_autoptr (DlTensor) ref = dl_cross_entropy (logits, target, NULL);
+  g_autoptr (DlTensor) ref_sum = dl_tensor_mul_scalar (ref, 4, NULL);
+  g_autoptr (DlCrossEntropyLoss) batchmean = NULL;
   DlReduction reduction;
 
   g_assert_true (g_initable_init (G_INITABLE (ce), NULL, &error));
@@ -894,7 +898,7 @@ test_loss_modules (void)
   g_clear_pointer (&out, g_ptr_array_unref);
 
   /* the function's own errors come through */
-  g_ptr_array_index (in, 1) = logits;
+  g_ptr_array_index (in, 1) = ftarget;
   g_assert_null (dl_module_forward_many (DL_MODULE (nll), in, &error));
   g_assert_error (error, DL_ERROR, DL_ERROR_DTYPE);
   g_clear_error (&error);
@@ -904,16 +908,19 @@ test_loss_modules (void)
   g_assert_cmpstr (error->message, ==, "CrossEntropyLoss: takes two inputs (input, target), got 1");
   g_clear_error (&error);
 
-  /* only 'mean' is supported */
+  /* 'sum' adds the samples' losses; 'batchmean' is kl_div's only */
   sum = g_object_new (DL_TYPE_CROSS_ENTROPY_LOSS, "reduction", DL_REDUCTION_SUM, NULL);
-  g_assert_false (g_initable_init (G_INITABLE (sum), NULL, &error));
-  g_assert_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED);
-  g_assert_cmpstr (error->message, ==,
-                   "CrossEntropyLoss: reduction 'sum' is not supported yet (only 'mean')");
-  g_clear_error (&error);
+  g_assert_true (g_initable_init (G_INITABLE (sum), NULL, &error));
+  g_ptr_array_index (in, 0) = logits;
   g_ptr_array_index (in, 1) = target;
-  g_assert_null (dl_module_forward_many (DL_MODULE (sum), in, &error));
-  g_assert_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED);
+  out = dl_module_forward_many (DL_MODULE (sum), in, &error);
+  g_assert_no_error (error);
+  assert_same_values (g_ptr_array_index (out, 0), ref_sum, 1e-14);
+  batchmean = g_object_new (DL_TYPE_CROSS_ENTROPY_LOSS, "reduction", DL_REDUCTION_BATCHMEAN, NULL);
+  g_assert_false (g_initable_init (G_INITABLE (batchmean), NULL, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_assert_cmpstr (error->message, ==,
+                   "CrossEntropyLoss: batchmean is not a valid value for reduction");
 }
 
 /* SGD against torch.optim.SGD's update written out on plain arrays:

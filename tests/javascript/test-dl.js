@@ -733,8 +733,51 @@ test('loss modules', () => {
     const [nll] = new Dl.NllLoss().forward_many([logits.log_softmax(1), target]);
     assertClose([nll.item()], [loss.item()], 1e-15, 'NllLoss');
     assertDlError(() => ce.forward(logits), Dl.Error.ARGUMENT, 'one input');
-    assertDlError(() => new Dl.CrossEntropyLoss({reduction: Dl.Reduction.SUM}).init(null),
-        Dl.Error.NOT_SUPPORTED, 'sum');
+    assertDlError(() => new Dl.CrossEntropyLoss({reduction: Dl.Reduction.BATCHMEAN}).init(null),
+        Dl.Error.ARGUMENT, 'batchmean');
+});
+
+// the other losses as modules (options as construct properties) and as
+// functions, nn.init and clip_grad_norm_
+test('losses, init and clip_grad_norm_', () => {
+    const x = fromArray([0.5, -1, 2, 0], [2, 2], F64);
+    const y = fromArray([1, 1, -0.5, 0.25], [2, 2], F64);
+    const mse = new Dl.MseLoss({reduction: Dl.Reduction.SUM});
+    const [sum] = mse.forward_many([x, y]);
+    assertClose([sum.item()], [10.5625], 1e-15, 'MseLoss sum');
+    assertClose(values(Dl.mse_loss(x, y, Dl.Reduction.NONE)), [0.25, 4, 6.25, 0.0625], 1e-15,
+        'mse_loss none');
+    const q = fromArray([0, 1, 0.25, 1], [4], F64);
+    const z = fromArray([-1000, 1000, 0.5, -3], [4], F64);
+    const pw = fromArray([2, 0.5, 1, 3], [4], F64);
+    const bce = new Dl.BceWithLogitsLoss({pos_weight: pw, reduction: Dl.Reduction.NONE});
+    const [perElement] = bce.forward_many([z, q]);
+    assertClose(values(perElement), [0, 0, 0.8490769841801067, 9.145762054721226], 1e-14,
+        'BceWithLogitsLoss');
+    assertClose(values(Dl.binary_cross_entropy_with_logits(z, q, null, pw, Dl.Reduction.NONE)),
+        values(perElement), 0, 'binary_cross_entropy_with_logits');
+    const logits = fromArray([1, 2, 0.5, -1, 0, 0, 0, 0, 3, -2, 1, 0.5], [3, 4], F64);
+    const target = fromArray([1, -100, 3], [3], Dl.DType.INT64);
+    const ce = new Dl.CrossEntropyLoss({label_smoothing: 0.1, reduction: Dl.Reduction.SUM});
+    const expected = Dl.cross_entropy_full(logits, target, null, -100, Dl.Reduction.SUM, 0.1);
+    assertClose([ce.forward_many([logits, target])[0].item()], [expected.item()], 0,
+        'CrossEntropyLoss label_smoothing');
+    assertDlError(() => new Dl.HuberLoss({delta: -1}).init(null), Dl.Error.ARGUMENT, 'delta');
+
+    const w = Dl.empty([30, 40], F32, null);
+    Dl.init_kaiming_uniform_(w, Math.sqrt(5), 'fan_in', 'leaky_relu', null);
+    const bound = 1 / Math.sqrt(40);
+    assert(values(w).every(v => Math.abs(v) <= bound * (1 + 1e-6)), 'kaiming bound');
+    assertDlError(() => Dl.init_kaiming_uniform_(w, 0, 'fan_in', 'swish', null),
+        Dl.Error.ARGUMENT, 'nonlinearity');
+
+    const p = fromArray([1, 2, 3], [3], F32);
+    p.set_requires_grad(true);
+    Dl.mse_loss(p, fromArray([4, -2, 3], [3], F32), Dl.Reduction.SUM).backward(null, false, false);
+    // gradient 2 (p - t) = [-6, 8, 0]: norm 10, clipped to norm 1
+    const total = Dl.clip_grad_norm_([p], 1.0, 2.0, false);
+    assertClose([total.item()], [10], 1e-6, 'total norm');
+    assertClose(values(p.get_grad()), [-0.6, 0.8, 0], 1e-6, 'clipped gradient');
 });
 
 // Sequential (Linear, ReLU, Linear), CrossEntropyLoss and SGD, all built

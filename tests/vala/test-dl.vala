@@ -760,11 +760,64 @@ void test_loss_modules () {
         inputs[0] = logits.log_softmax (1);
         assert (Math.fabs (new Dl.NllLoss ().forward_many (inputs)[0].item () - loss.item ()) < 1e-15);
         assert_dl_error (() => { ce.forward (logits); }, Dl.Error.ARGUMENT, "one input");
-        var sum = (Dl.CrossEntropyLoss) Object.new (typeof (Dl.CrossEntropyLoss), "reduction", Dl.Reduction.SUM);
-        assert_dl_error (() => { sum.init (); }, Dl.Error.NOT_SUPPORTED, "sum");
+        var bad = (Dl.CrossEntropyLoss) Object.new (typeof (Dl.CrossEntropyLoss), "reduction", Dl.Reduction.BATCHMEAN);
+        assert_dl_error (() => { bad.init (); }, Dl.Error.ARGUMENT, "batchmean");
     } catch (GLib.Error e) {
         error ("unexpected error: %s", e.message);
     }
+}
+
+/* the other losses as modules and functions, nn.init and clip_grad_norm_ */
+void test_losses_init_clip () {
+    try {
+        var x = from_array ({ 0.5, -1, 2, 0 }, { 2, 2 }, Dl.DType.FLOAT64);
+        var y = from_array ({ 1, 1, -0.5, 0.25 }, { 2, 2 }, Dl.DType.FLOAT64);
+        var inputs = new GenericArray<Dl.Tensor?> ();
+        inputs.add (x);
+        inputs.add (y);
+        var l1 = (Dl.L1Loss) Object.new (typeof (Dl.L1Loss), "reduction", Dl.Reduction.SUM);
+        l1.init ();
+        assert_values (l1.forward_many (inputs)[0], { 5.25 });
+        var huber = (Dl.HuberLoss) Object.new (typeof (Dl.HuberLoss), "delta", 0.7);
+        huber.init ();
+        assert_values (huber.forward_many (inputs)[0], { 0.7040625 }, 1e-15);
+        assert_values (Dl.huber_loss (x, y, Dl.Reduction.NONE, 0.7), { 0.125, 1.155, 1.505, 0.03125 },
+                       1e-15);
+        assert_values (Dl.smooth_l1_loss (x, y, Dl.Reduction.MEAN, 0.5), { 1.078125 }, 1e-15);
+        var lp = from_array ({ Math.log (0.5), Math.log (0.5), Math.log (0.25), Math.log (0.75) },
+                             { 2, 2 }, Dl.DType.FLOAT64);
+        var tg = from_array ({ 0, 1, 0.5, 0.5 }, { 2, 2 }, Dl.DType.FLOAT64);
+        var kl = (Dl.KlDivLoss) Object.new (typeof (Dl.KlDivLoss), "reduction", Dl.Reduction.BATCHMEAN);
+        kl.init ();
+        inputs[0] = lp;
+        inputs[1] = tg;
+        assert_values (kl.forward_many (inputs)[0], { 0.41849410839291784 }, 1e-14);
+        assert_dl_error (() => { Dl.kl_div (lp, tg, (Dl.Reduction) 17, false); },
+                         Dl.Error.ARGUMENT, "reduction");
+
+        var w = Dl.empty ({ 20, 10 }, Dl.DType.FLOAT64, null);
+        Dl.init_orthogonal_ (w, 1.0, null);
+        assert_values (w.t ().matmul (w), identity (10), 1e-12);
+        Dl.init_xavier_uniform_ (w, 1.0, null);
+        foreach (var v in values (w))
+            assert (Math.fabs (v) <= Math.sqrt (6.0 / 30) * (1 + 1e-9));
+
+        var p = from_array ({ 1, 2, 3 }, { 3 });
+        p.set_requires_grad (true);
+        Dl.mse_loss (p, from_array ({ 4, -2, 3 }, { 3 }), Dl.Reduction.SUM).backward (null, false, false);
+        var total = Dl.clip_grad_norm_ ({ p }, 1.0, 2.0, false);
+        assert_values (total, { 10 }, 1e-6);
+        assert_values (p.get_grad (), { -0.6, 0.8, 0 }, 1e-6);
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
+double[] identity (int n) {
+    var eye = new double[n * n];
+    for (int i = 0; i < n; i++)
+        eye[i * n + i] = 1;
+    return eye;
 }
 
 /* Sequential (Linear, ReLU, Linear), CrossEntropyLoss and SGD */
@@ -1160,6 +1213,7 @@ int main (string[] args) {
     Test.add_func ("/vala/nn/activation-modules", test_activation_modules);
     Test.add_func ("/vala/nn/sequential", test_sequential);
     Test.add_func ("/vala/nn/loss-modules", test_loss_modules);
+    Test.add_func ("/vala/nn/losses-init-clip", test_losses_init_clip);
     Test.add_func ("/vala/nn/sequential-training", test_sequential_training);
     Test.add_func ("/vala/training", test_training);
     Test.add_func ("/vala/safetensors", test_safetensors);

@@ -3,13 +3,16 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
-from . import functional, init
-from .modules import (CrossEntropyLoss, Flatten, GELU, Identity, LeakyReLU, Linear, LogSoftmax,
-                      Module, NLLLoss, ReLU, Sequential, Sigmoid, SiLU, Softmax, Tanh)
+from . import functional, init, utils
+from .modules import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, Flatten, GELU, HuberLoss,
+                      Identity, KLDivLoss, L1Loss, LeakyReLU, Linear, LogSoftmax, Module,
+                      MSELoss, NLLLoss, ReLU, Sequential, Sigmoid, SiLU, SmoothL1Loss, Softmax,
+                      Tanh)
 from .parameter import Parameter
 from .conv import Conv1d, Conv2d, ConvTranspose2d, Fold, Unfold
 
 __all__ = ['Module', 'Linear', 'Parameter', 'ReLU', 'LeakyReLU', 'Sigmoid', 'Tanh', 'GELU',
            'SiLU', 'Identity', 'Flatten', 'LogSoftmax', 'Softmax', 'Sequential',
-           'CrossEntropyLoss', 'NLLLoss', 'functional', 'init']
+           'CrossEntropyLoss', 'NLLLoss', 'MSELoss', 'L1Loss', 'SmoothL1Loss', 'HuberLoss',
+           'BCELoss', 'BCEWithLogitsLoss', 'KLDivLoss', 'functional', 'init', 'utils']
 __all__ += ['Conv1d', 'Conv2d', 'ConvTranspose2d', 'Fold', 'Unfold']

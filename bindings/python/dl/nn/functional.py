@@ -3,10 +3,14 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+import warnings
+
 from .._lib import Dl, GLib, _translate
 
 __all__ = ['relu', 'sigmoid', 'tanh', 'log_softmax', 'softmax', 'linear', 'cross_entropy',
-           'nll_loss', 'gelu', 'silu', 'one_hot', 'leaky_relu', 'leaky_relu_']
+           'nll_loss', 'gelu', 'silu', 'one_hot', 'leaky_relu', 'leaky_relu_', 'mse_loss',
+           'l1_loss', 'smooth_l1_loss', 'huber_loss', 'binary_cross_entropy',
+           'binary_cross_entropy_with_logits', 'kl_div']
 
 
 def relu(input, inplace=False):
@@ -64,33 +68,120 @@ def one_hot(tensor, num_classes=-1):
 
 
 def _check_batch(input, target):
-    if input.get_ndim() >= 1 and target.get_ndim() >= 1 and \
+    if input.get_ndim() >= 2 and target.get_ndim() >= 1 and \
             input.get_shape()[0] != target.get_shape()[0]:
         raise ValueError('Expected input batch_size (%d) to match target batch_size (%d).'
                          % (input.get_shape()[0], target.get_shape()[0]))
 
 
-def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean',
-                  label_smoothing=0.0):
-    if weight is not None or reduction != 'mean' or label_smoothing != 0.0:
-        raise NotImplementedError('cross_entropy: weight, reduction other than "mean" and '
-                                  'label_smoothing arrive with the nn milestone')
-    _check_batch(input, target)
+def _reduction_enum(size_average, reduce, reduction, batchmean=False):
+    """Dl.Reduction of PyTorch's reduction string, or of the deprecated
+    size_average and reduce flags when either is given."""
+    if size_average is not None or reduce is not None:
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        reduction = 'mean' if size_average and reduce else 'sum' if reduce else 'none'
+    if reduction == 'batchmean' and batchmean:
+        return Dl.Reduction.BATCHMEAN
     try:
-        return Dl.cross_entropy(input, target)
+        return {'none': Dl.Reduction.NONE, 'mean': Dl.Reduction.MEAN,
+                'sum': Dl.Reduction.SUM}[reduction]
+    except (KeyError, TypeError):
+        raise ValueError('%s is not a valid value for reduction' % reduction) from None
+
+
+def _call(fn, *args):
+    try:
+        return fn(*args)
     except GLib.Error as e:
         raise _translate(e) from None
 
 
-def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
-    if weight is not None or reduction != 'mean':
-        raise NotImplementedError('nll_loss: weight and reduction other than "mean" arrive with '
-                                  'the nn milestone')
+def _warn_size(input, target):
+    if tuple(input.shape) != tuple(target.shape):
+        warnings.warn('Using a target size ({}) that is different to the input size ({}). This '
+                      'will likely lead to incorrect results due to broadcasting. Please ensure '
+                      'they have the same size.'.format(target.shape, input.shape), stacklevel=3)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction='mean', label_smoothing=0.0):
+    r = _reduction_enum(size_average, reduce, reduction)
     _check_batch(input, target)
-    try:
-        return Dl.nll_loss(input, target)
-    except GLib.Error as e:
-        raise _translate(e) from None
+    return _call(Dl.cross_entropy_full, input, target, weight, int(ignore_index), r,
+                 float(label_smoothing))
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction='mean'):
+    r = _reduction_enum(size_average, reduce, reduction)
+    _check_batch(input, target)
+    return _call(Dl.NllLoss.full, input, target, weight, int(ignore_index), r)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction='mean'):
+    r = _reduction_enum(size_average, reduce, reduction)
+    _warn_size(input, target)
+    return _call(Dl.mse_loss, input, target, r)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction='mean'):
+    r = _reduction_enum(size_average, reduce, reduction)
+    _warn_size(input, target)
+    return _call(Dl.l1_loss, input, target, r)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mean', beta=1.0):
+    r = _reduction_enum(size_average, reduce, reduction)
+    _warn_size(input, target)
+    return _call(Dl.smooth_l1_loss, input, target, r, float(beta))
+
+
+def huber_loss(input, target, reduction='mean', delta=1.0):
+    r = _reduction_enum(None, None, reduction)
+    _warn_size(input, target)
+    return _call(Dl.huber_loss, input, target, r, float(delta))
+
+
+def _bce_check(input, target):
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError('Using a target size ({}) that is different to the input size ({}) is '
+                         'deprecated. Please ensure they have the same size.'.format(
+                             target.shape, input.shape))
+
+
+def _bce_logits_check(input, target):
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError('Target size ({}) must be the same as input size ({})'.format(
+            target.shape, input.shape))
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction='mean'):
+    r = _reduction_enum(size_average, reduce, reduction)
+    _bce_check(input, target)
+    return _call(Dl.binary_cross_entropy, input, target, weight, r)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction='mean', pos_weight=None):
+    r = _reduction_enum(size_average, reduce, reduction)
+    _bce_logits_check(input, target)
+    return _call(Dl.binary_cross_entropy_with_logits, input, target, weight, pos_weight, r)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction='mean', log_target=False):
+    r = _reduction_enum(size_average, reduce, reduction, batchmean=True)
+    if r == Dl.Reduction.MEAN and size_average is None and reduce is None:
+        _kl_div_mean_warning()
+    return _call(Dl.kl_div, input, target, r, bool(log_target))
+
+
+def _kl_div_mean_warning():
+    warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                  "support size.'batchmean' divides only by the batch size, and aligns with "
+                  "the KL div math definition.'mean' will be changed to behave the same as "
+                  "'batchmean' in the next major release.")
 
 
 # the convolutions live in conv.py with their modules

@@ -13,7 +13,9 @@ from .._lib import OVERRIDE_MODULE, Dl, _is_tensor, _translate, typelib_override
 from . import functional as F
 
 __all__ = ['Module', 'Linear', 'ReLU', 'LeakyReLU', 'Sigmoid', 'Tanh', 'GELU', 'SiLU', 'Identity',
-           'Flatten', 'LogSoftmax', 'Softmax', 'Sequential', 'CrossEntropyLoss', 'NLLLoss']
+           'Flatten', 'LogSoftmax', 'Softmax', 'Sequential', 'CrossEntropyLoss', 'NLLLoss',
+           'MSELoss', 'L1Loss', 'SmoothL1Loss', 'HuberLoss', 'BCELoss', 'BCEWithLogitsLoss',
+           'KLDivLoss']
 
 
 def _forward_vfunc(self, input):
@@ -511,31 +513,30 @@ class Sequential(_Layer, Dl.Sequential, Module):
         return self.children()
 
 
-def _reduction(name, reduction):
-    try:
-        return {'none': Dl.Reduction.NONE, 'mean': Dl.Reduction.MEAN,
-                'sum': Dl.Reduction.SUM}[reduction]
-    except KeyError:
-        raise ValueError('%s is not a valid value for reduction' % reduction) from None
+_REDUCTION_NAMES = {int(Dl.Reduction.NONE): 'none', int(Dl.Reduction.MEAN): 'mean',
+                    int(Dl.Reduction.SUM): 'sum', int(Dl.Reduction.BATCHMEAN): 'batchmean'}
 
 
-@typelib_override(__name__)
-class CrossEntropyLoss(_Layer, Dl.CrossEntropyLoss, Module):
-    """torch.nn.CrossEntropyLoss(weight=None, ignore_index=-100,
-    reduction='mean', label_smoothing=0.0): loss(input, target), through
-    DlCrossEntropyLoss's forward_many."""
-    __module__ = OVERRIDE_MODULE
-    _properties = ('reduction',)
+class _Loss(_Layer):
+    """What the losses share: their reduction as PyTorch's string, their
+    options as attributes, forward(input, target) through the C class's
+    forward_many after the checks PyTorch makes in Python, and an empty
+    extra_repr (PyTorch prints none)."""
+    _check = None
 
-    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
-                 reduction='mean', label_smoothing=0.0):
-        if weight is not None or ignore_index != -100 or label_smoothing != 0.0:
-            raise NotImplementedError('CrossEntropyLoss: weight, ignore_index and '
-                                      'label_smoothing arrive with the nn milestone')
-        _construct(self, Dl.CrossEntropyLoss, reduction=_reduction('CrossEntropyLoss', reduction))
+    def __getattr__(self, name):
+        if name == 'reduction':
+            return _REDUCTION_NAMES[int(self.get_property('reduction'))]
+        return super().__getattr__(name)
+
+    def _build(self, typelib_class, size_average, reduce, reduction, batchmean=False,
+               **options):
+        r = F._reduction_enum(size_average, reduce, reduction, batchmean)
+        _construct(self, typelib_class, reduction=r,
+                   **{k: v for k, v in options.items() if v is not None})
 
     def forward(self, input, target):
-        F._check_batch(input, target)
+        type(self)._check(input, target)
         return Module.forward(self, input, target)
 
     def extra_repr(self):
@@ -543,19 +544,116 @@ class CrossEntropyLoss(_Layer, Dl.CrossEntropyLoss, Module):
 
 
 @typelib_override(__name__)
-class NLLLoss(_Layer, Dl.NllLoss, Module):
-    """torch.nn.NLLLoss(weight=None, ignore_index=-100, reduction='mean'):
-    loss(input, target), through DlNllLoss's forward_many."""
+class CrossEntropyLoss(_Loss, Dl.CrossEntropyLoss, Module):
+    """torch.nn.CrossEntropyLoss(weight=None, size_average=None,
+    ignore_index=-100, reduce=None, reduction='mean', label_smoothing=0.0)."""
     __module__ = OVERRIDE_MODULE
-    _properties = ('reduction',)
+    _properties = ('reduction', 'weight', 'ignore_index', 'label_smoothing')
+    _check = staticmethod(F._check_batch)
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction='mean', label_smoothing=0.0):
+        self._build(Dl.CrossEntropyLoss, size_average, reduce, reduction, weight=weight,
+                    ignore_index=int(ignore_index), label_smoothing=float(label_smoothing))
+
+
+@typelib_override(__name__)
+class NLLLoss(_Loss, Dl.NllLoss, Module):
+    """torch.nn.NLLLoss(weight=None, size_average=None, ignore_index=-100,
+    reduce=None, reduction='mean')."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('reduction', 'weight', 'ignore_index')
+    _check = staticmethod(F._check_batch)
 
     def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
                  reduction='mean'):
-        if weight is not None or ignore_index != -100:
-            raise NotImplementedError('NLLLoss: weight and ignore_index arrive with the nn '
-                                      'milestone')
-        _construct(self, Dl.NllLoss, reduction=_reduction('NLLLoss', reduction))
+        self._build(Dl.NllLoss, size_average, reduce, reduction, weight=weight,
+                    ignore_index=int(ignore_index))
+
+
+@typelib_override(__name__)
+class MSELoss(_Loss, Dl.MseLoss, Module):
+    """torch.nn.MSELoss(size_average=None, reduce=None, reduction='mean')."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('reduction',)
+    _check = staticmethod(F._warn_size)
+
+    def __init__(self, size_average=None, reduce=None, reduction='mean'):
+        self._build(Dl.MseLoss, size_average, reduce, reduction)
+
+
+@typelib_override(__name__)
+class L1Loss(_Loss, Dl.L1Loss, Module):
+    """torch.nn.L1Loss(size_average=None, reduce=None, reduction='mean')."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('reduction',)
+    _check = staticmethod(F._warn_size)
+
+    def __init__(self, size_average=None, reduce=None, reduction='mean'):
+        self._build(Dl.L1Loss, size_average, reduce, reduction)
+
+
+@typelib_override(__name__)
+class SmoothL1Loss(_Loss, Dl.SmoothL1Loss, Module):
+    """torch.nn.SmoothL1Loss(size_average=None, reduce=None,
+    reduction='mean', beta=1.0)."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('reduction', 'beta')
+    _check = staticmethod(F._warn_size)
+
+    def __init__(self, size_average=None, reduce=None, reduction='mean', beta=1.0):
+        self._build(Dl.SmoothL1Loss, size_average, reduce, reduction, beta=float(beta))
+
+
+@typelib_override(__name__)
+class HuberLoss(_Loss, Dl.HuberLoss, Module):
+    """torch.nn.HuberLoss(reduction='mean', delta=1.0)."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('reduction', 'delta')
+    _check = staticmethod(F._warn_size)
+
+    def __init__(self, reduction='mean', delta=1.0):
+        self._build(Dl.HuberLoss, None, None, reduction, delta=float(delta))
+
+
+@typelib_override(__name__)
+class BCELoss(_Loss, Dl.BceLoss, Module):
+    """torch.nn.BCELoss(weight=None, size_average=None, reduce=None,
+    reduction='mean')."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('reduction', 'weight')
+    _check = staticmethod(F._bce_check)
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction='mean'):
+        self._build(Dl.BceLoss, size_average, reduce, reduction, weight=weight)
+
+
+@typelib_override(__name__)
+class BCEWithLogitsLoss(_Loss, Dl.BceWithLogitsLoss, Module):
+    """torch.nn.BCEWithLogitsLoss(weight=None, size_average=None,
+    reduce=None, reduction='mean', pos_weight=None)."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('reduction', 'weight', 'pos_weight')
+    _check = staticmethod(F._bce_logits_check)
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction='mean',
+                 pos_weight=None):
+        self._build(Dl.BceWithLogitsLoss, size_average, reduce, reduction, weight=weight,
+                    pos_weight=pos_weight)
+
+
+@typelib_override(__name__)
+class KLDivLoss(_Loss, Dl.KlDivLoss, Module):
+    """torch.nn.KLDivLoss(size_average=None, reduce=None, reduction='mean',
+    log_target=False)."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('reduction', 'log_target')
+
+    def __init__(self, size_average=None, reduce=None, reduction='mean', log_target=False):
+        self._build(Dl.KlDivLoss, size_average, reduce, reduction, batchmean=True,
+                    log_target=bool(log_target))
 
     def forward(self, input, target):
-        F._check_batch(input, target)
+        if self.reduction == 'mean':
+            F._kl_div_mean_warning()
         return Module.forward(self, input, target)
