@@ -239,7 +239,11 @@ typedef struct
  * taps each sliding over out_h x out_w positions. Row (c, i, j) of the
  * columns [n, c * kh * kw, out_h * out_w] holds, at position (y, x), the
  * image element at (y * sh - ph + i * dh, x * sw - pw + j * dw), or zero
- * where that lies in the padding. */
+ * where that lies in the padding. The columns' positions are contiguous;
+ * image n's row r starts at element n * col_batch_stride + r *
+ * col_row_stride (c * kh * kw * L and L for the plain layout; L and n * L
+ * for the layout [c * kh * kw, n, L] that makes a whole batch's product one
+ * GEMM). */
 typedef struct
 {
   gint64 n, c, h, w;
@@ -248,6 +252,7 @@ typedef struct
   gint64 ph, pw;
   gint64 dh, dw;
   gint64 out_h, out_w;
+  gint64 col_batch_stride, col_row_stride;
 } DlConvGeometry;
 
 typedef struct _DlBackend DlBackend;
@@ -511,15 +516,15 @@ struct _DlBackend
                    gint64 n,
                    DlDType dtype,
                    gboolean log);
-  /* float32/float64 contiguous image batch -> contiguous columns (see
+  /* float32/float64 contiguous image batch -> columns (see
    * DlConvGeometry), every element of cols written */
   void (*im2col) (DlBackendContext *ctx,
                   const DlConvGeometry *g,
                   const void *image,
                   void *cols,
                   DlDType dtype);
-  /* the adjoint: contiguous columns summed into a contiguous image batch,
-   * every element of image written (zero where no window reaches) */
+  /* the adjoint: columns summed into a contiguous image batch, every
+   * element of image written (zero where no window reaches) */
   void (*col2im) (DlBackendContext *ctx,
                   const DlConvGeometry *g,
                   const void *cols,

@@ -29,7 +29,8 @@ typedef struct
   DlConvGeometry g;
 } FoldState;
 
-static DlTensor *unfold_impl (DlTensor *x, const DlConvGeometry *g, GError **error);
+static DlTensor *
+unfold_impl (DlTensor *x, const DlConvGeometry *g, gboolean batch_inner, GError **error);
 static DlTensor *fold_impl (DlTensor *cols, const DlConvGeometry *g, GError **error);
 
 /* Checks that each of the two values of @what is at least @min, with
@@ -93,10 +94,11 @@ window_geometry (const gchar *op,
   return TRUE;
 }
 
-/* @t as a contiguous float32/float64 tensor (float16 and bfloat16 go to
- * float32, recorded), or NULL with an error for other dtypes */
+/* @t as a float32/float64 tensor (float16 and bfloat16 go to float32,
+ * recorded), contiguous or, with @rows_ok, with contiguous last dim; or NULL
+ * with an error for other dtypes */
 static DlTensor *
-compute_ready (const gchar *op, DlTensor *t, GError **error)
+compute_ready (const gchar *op, DlTensor *t, gboolean rows_ok, GError **error)
 {
   if (t->dtype == DL_DTYPE_FLOAT16 || t->dtype == DL_DTYPE_BFLOAT16)
     {
@@ -109,6 +111,8 @@ compute_ready (const gchar *op, DlTensor *t, GError **error)
                    op, dl_dtype_get_name (t->dtype));
       return NULL;
     }
+  if (rows_ok && (t->strides[t->ndim - 1] == 1 || t->sizes[t->ndim - 1] == 1))
+    return g_object_ref (t);
   return dl_tensor_contiguous (t, error);
 }
 
@@ -125,7 +129,7 @@ fold_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   const FoldState *s = dl_node_state (node);
 
-  return (gi[0] = unfold_impl (go[0], &s->g, error)) != NULL;
+  return (gi[0] = unfold_impl (go[0], &s->g, FALSE, error)) != NULL;
 }
 
 /* Records @out as made from @in by @backward's adjoint, over @g. */
@@ -147,54 +151,72 @@ record_window_op (const gchar *name,
   dl_node_set_output (node, out, 0);
 }
 
-/* [n, c, h, w] -> [n, c * kh * kw, out_h * out_w] */
+/* [n, c, h, w] -> [n, c * kh * kw, out_h * out_w], laid out as its shape
+ * or, with @batch_inner, as [c * kh * kw, n, out_h * out_w] (its permute
+ * (1, 0, 2) is then contiguous) */
 static DlTensor *
-unfold_impl (DlTensor *x, const DlConvGeometry *g, GError **error)
+unfold_impl (DlTensor *x, const DlConvGeometry *g0, gboolean batch_inner, GError **error)
 {
   g_autoptr (DlTensor) xc = NULL;
+  g_autoptr (DlTensor) buf = NULL;
   DlBackendContext *ctx;
+  DlConvGeometry g = *g0;
   DlTensor *cols;
-  gint64 shape[3] = { g->n, g->c * g->kh * g->kw, g->out_h * g->out_w };
+  const gint64 rows = g.c * g.kh * g.kw, l = g.out_h * g.out_w;
+  gint64 shape[3] = { g.n, rows, l }, strides[3] = { rows * l, l, 1 };
 
   if (!(ctx = DL_TENSOR_BACKEND (x, im2col, "unfold", error))
-      || !(xc = compute_ready ("unfold", x, error)))
+      || !(xc = compute_ready ("unfold", x, FALSE, error)))
     return NULL;
   if (xc->dtype != x->dtype)
     {
-      g_autoptr (DlTensor) r = unfold_impl (xc, g, error);
+      g_autoptr (DlTensor) r = unfold_impl (xc, g0, FALSE, error);
       return r ? dl_tensor_to_dtype (r, x->dtype, error) : NULL;
     }
-  if (!(cols = dl_tensor_new_empty_internal (dl_tensor_device (x), x->dtype, shape, 3, error)))
+  if (batch_inner)
+    {
+      strides[0] = l;
+      strides[1] = g.n * l;
+    }
+  g.col_batch_stride = strides[0];
+  g.col_row_stride = strides[1];
+  if (!(buf = dl_tensor_new_empty_internal (dl_tensor_device (x), x->dtype,
+                                            (gint64[]){ g.n * rows * l }, 1, error)))
     return NULL;
+  cols = dl_tensor_new_view_internal (buf, shape, strides, 3, 0);
   if (cols->numel > 0)
-    ctx->backend->im2col (ctx, g, dl_tensor_data (xc), dl_tensor_data (cols), x->dtype);
-  record_window_op ("Im2ColBackward0", unfold_backward, x, cols, g);
+    ctx->backend->im2col (ctx, &g, dl_tensor_data (xc), dl_tensor_data (cols), x->dtype);
+  record_window_op ("Im2ColBackward0", unfold_backward, x, cols, &g);
   return cols;
 }
 
-/* [n, c * kh * kw, out_h * out_w] -> [n, c, h, w] */
+/* [n, c * kh * kw, out_h * out_w] -> [n, c, h, w]; the columns may have
+ * any strides but contiguous positions */
 static DlTensor *
-fold_impl (DlTensor *cols, const DlConvGeometry *g, GError **error)
+fold_impl (DlTensor *cols, const DlConvGeometry *g0, GError **error)
 {
   g_autoptr (DlTensor) cc = NULL;
   DlBackendContext *ctx;
+  DlConvGeometry g = *g0;
   DlTensor *image;
-  gint64 shape[4] = { g->n, g->c, g->h, g->w };
+  gint64 shape[4] = { g.n, g.c, g.h, g.w };
 
   if (!(ctx = DL_TENSOR_BACKEND (cols, col2im, "fold", error))
-      || !(cc = compute_ready ("fold", cols, error)))
+      || !(cc = compute_ready ("fold", cols, TRUE, error)))
     return NULL;
   if (cc->dtype != cols->dtype)
     {
-      g_autoptr (DlTensor) r = fold_impl (cc, g, error);
+      g_autoptr (DlTensor) r = fold_impl (cc, g0, error);
       return r ? dl_tensor_to_dtype (r, cols->dtype, error) : NULL;
     }
+  g.col_batch_stride = cc->strides[0];
+  g.col_row_stride = cc->strides[1];
   if (!(image = dl_tensor_new_empty_internal (dl_tensor_device (cols), cols->dtype, shape, 4,
                                               error)))
     return NULL;
   if (image->numel > 0)
-    ctx->backend->col2im (ctx, g, dl_tensor_data (cc), dl_tensor_data (image), cols->dtype);
-  record_window_op ("Col2ImBackward0", fold_backward, cols, image, g);
+    ctx->backend->col2im (ctx, &g, dl_tensor_data (cc), dl_tensor_data (image), cols->dtype);
+  record_window_op ("Col2ImBackward0", fold_backward, cols, image, &g);
   return image;
 }
 
@@ -266,7 +288,7 @@ dl_unfold (DlTensor *input,
   g.w = x->sizes[3];
   if (!window_geometry ("unfold", &g, kernel_size, dilation, padding, stride, error))
     return NULL;
-  return unbatch (unfold_impl (x, &g, error), unbatched, error);
+  return unbatch (unfold_impl (x, &g, FALSE, error), unbatched, error);
 }
 
 /**
@@ -474,15 +496,38 @@ dl_conv2d (DlTensor *input,
   g.w = x->sizes[3];
   if (!window_geometry ("conv2d", &g, (gint64[]){ weight->sizes[2], weight->sizes[3] }, dilation,
                         padding, stride, error)
-      || !(cols = unfold_impl (x, &g, error)))
+      || !(cols = unfold_impl (x, &g, groups == 1, error)))
     return NULL;
   o = weight->sizes[0];
   ck = weight->sizes[1] * g.kh * g.kw;
   if (groups == 1)
     {
-      /* [O, C k] @ [N, C k, L] */
+      /* one GEMM for the whole batch: [O, C k] @ [C k, N L], the columns
+       * laid out [C k, N, L] by unfold; then [O, N, L] -> [N, O, L], which
+       * the bias add (or a copy) makes contiguous. Its backward is two
+       * GEMMs too: the weight's gradient sums over the batch inside one. */
+      g_autoptr (DlTensor) ct = NULL;
+      g_autoptr (DlTensor) c2 = NULL;
+      g_autoptr (DlTensor) p2 = NULL;
+      g_autoptr (DlTensor) p3 = NULL;
+      g_autoptr (DlTensor) pt = NULL;
+      gint64 l = g.out_h * g.out_w;
+
       if (!(w = dl_tensor_reshape (weight, (gint64[]){ o, ck }, 2, error))
-          || !(prod = dl_tensor_matmul (w, cols, error)))
+          || !(ct = dl_tensor_permute (cols, (gint[]){ 1, 0, 2 }, 3, error))
+          || !(c2 = dl_tensor_reshape (ct, (gint64[]){ ck, g.n * l }, 2, error))
+          || !(p2 = dl_tensor_matmul (w, c2, error))
+          || !(p3 = dl_tensor_view (p2, (gint64[]){ o, g.n, l }, 3, error))
+          || !(pt = dl_tensor_permute (p3, (gint[]){ 1, 0, 2 }, 3, error)))
+        return NULL;
+      if (bias)
+        {
+          g_autoptr (DlTensor) b3 = dl_tensor_view (bias, (gint64[]){ 1, o, 1 }, 3, error);
+          if (!b3 || !(prod = dl_tensor_add (pt, b3, error)))
+            return NULL;
+          bias = NULL;
+        }
+      else if (!(prod = dl_tensor_contiguous (pt, error)))
         return NULL;
     }
   else

@@ -34,12 +34,13 @@ valid_range (gint64 off, gint64 sw, gint64 w, gint64 out_w, gint64 *x0, gint64 *
     const gint64 planes = g->n * g->c, taps = g->kh * g->kw, l = g->out_h * g->out_w;              \
                                                                                                    \
     DL_CPU_FOR_IF (                                                                                \
-        planes * taps * l >= DL_CPU_GRAIN, for (gint64 p = 0; p < planes; p++) {                   \
+        planes *taps *l >= DL_CPU_GRAIN, for (gint64 p = 0; p < planes; p++) {                     \
           const T *src = image + p * g->h * g->w;                                                  \
-          T *dst = cols + p * taps * l;                                                            \
+          T *dst                                                                                   \
+              = cols + (p / g->c) * g->col_batch_stride + (p % g->c) * taps * g->col_row_stride;   \
                                                                                                    \
           for (gint64 i = 0; i < g->kh; i++)                                                       \
-            for (gint64 j = 0; j < g->kw; j++, dst += l)                                           \
+            for (gint64 j = 0; j < g->kw; j++, dst += g->col_row_stride)                           \
               {                                                                                    \
                 const gint64 xoff = j * g->dw - g->pw;                                             \
                 gint64 x0, x1;                                                                     \
@@ -75,13 +76,14 @@ valid_range (gint64 off, gint64 sw, gint64 w, gint64 out_w, gint64 *x0, gint64 *
     const gint64 planes = g->n * g->c, taps = g->kh * g->kw, l = g->out_h * g->out_w;              \
                                                                                                    \
     DL_CPU_FOR_IF (                                                                                \
-        planes * taps * l >= DL_CPU_GRAIN, for (gint64 p = 0; p < planes; p++) {                   \
+        planes *taps *l >= DL_CPU_GRAIN, for (gint64 p = 0; p < planes; p++) {                     \
           T *dst = image + p * g->h * g->w;                                                        \
-          const T *src = cols + p * taps * l;                                                      \
+          const T *src                                                                             \
+              = cols + (p / g->c) * g->col_batch_stride + (p % g->c) * taps * g->col_row_stride;   \
                                                                                                    \
           memset (dst, 0, g->h * g->w * sizeof (T));                                               \
           for (gint64 i = 0; i < g->kh; i++)                                                       \
-            for (gint64 j = 0; j < g->kw; j++, src += l)                                           \
+            for (gint64 j = 0; j < g->kw; j++, src += g->col_row_stride)                           \
               {                                                                                    \
                 const gint64 xoff = j * g->dw - g->pw;                                             \
                 gint64 x0, x1;                                                                     \
