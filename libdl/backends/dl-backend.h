@@ -533,6 +533,17 @@ struct _DlBackend
   /* an optimizer's update of one float32/float64 parameter in one pass
    * (see DlOptimStepArgs) */
   void (*optim_step) (DlBackendContext *ctx, const DlOptimStepArgs *args, DlDType dtype);
+  /* max pooling of a contiguous float32/float64 image batch [n, c, h, w]
+   * over the windows of g (out_h, out_w may count windows that start in
+   * the right padding: ceil_mode) into out [n, c, out_h, out_w], with each
+   * maximum's flat position (y * w + x) in its plane into indices (int64);
+   * NaN wins, as in PyTorch */
+  void (*max_pool2d) (DlBackendContext *ctx,
+                      const DlConvGeometry *g,
+                      const void *image,
+                      void *out,
+                      gint64 *indices,
+                      DlDType dtype);
 };
 
 /* A device type as a backend registers it with the device registry

@@ -698,3 +698,163 @@ dl_conv_transpose2d (DlTensor *input,
     return NULL;
   return unbatch (add_channel_bias (g_steal_pointer (&out), bias, error), unbatched, error);
 }
+
+typedef struct
+{
+  DlSavedTensor indices;
+} MaxPoolState;
+
+/* the output gradient added at each window's maximum (scatter_add, which
+ * create_graph records) */
+static gboolean
+max_pool2d_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+{
+  const MaxPoolState *s = dl_node_state (node);
+  DlInputMeta *in = &dl_node_data (node)->inputs[0];
+  const gint64 n = in->sizes[0], c = in->sizes[1], hw = in->sizes[2] * in->sizes[3];
+  g_autoptr (DlTensor) zeros = NULL;
+  g_autoptr (DlTensor) idx3 = NULL;
+  g_autoptr (DlTensor) g3 = NULL;
+  g_autoptr (DlTensor) sum = NULL;
+  DlTensor *idx;
+
+  TRY (idx = dl_node_saved (node, &s->indices, error));
+  TRY (zeros
+       = dl_zeros ((gint64[]){ n, c, hw }, 3, go[0]->dtype, dl_tensor_get_device (go[0]), error));
+  TRY (idx3 = dl_tensor_reshape (idx, (gint64[]){ n, c, -1 }, 3, error));
+  TRY (g3 = dl_tensor_reshape (go[0], (gint64[]){ n, c, -1 }, 3, error));
+  TRY (sum = dl_tensor_scatter_add (zeros, 2, idx3, g3, error));
+  return (gi[0] = dl_tensor_reshape (sum, in->sizes, in->ndim, error)) != NULL;
+}
+
+/* PyTorch's pooling output size for one dim */
+static gint64
+pooled_size (gint64 in, gint64 k, gint64 s, gint64 p, gint64 d, gboolean ceil_mode)
+{
+  gint64 span = in + 2 * p - d * (k - 1) - 1;
+  gint64 out;
+
+  if (span < 0)
+    return 0;
+  out = (span + (ceil_mode ? s - 1 : 0)) / s + 1;
+  /* the last window must start inside the image or its left padding */
+  if (ceil_mode && (out - 1) * s >= in + p)
+    out--;
+  return out;
+}
+
+/**
+ * dl_max_pool2d:
+ * @input: an image batch [N, C, H, W] (or one image [C, H, W])
+ * @kernel_size: (array fixed-size=2): the window's height and width
+ * @stride: (array fixed-size=2): the window's step
+ * @padding: (array fixed-size=2): implicit -inf padding on both sides,
+ *   at most half the window
+ * @dilation: (array fixed-size=2): the spacing of the window's taps
+ * @ceil_mode: whether a last window that only partly covers the input
+ *   counts (PyTorch's ceil_mode)
+ * @indices: (out) (optional) (transfer full): where to store each
+ *   maximum's flat position in its plane (int64, the output's shape), as
+ *   torch.nn.functional.max_pool2d(return_indices=True) gives them
+ * @error: return location for a #GError
+ *
+ * Max pooling, as torch.nn.functional.max_pool2d() computes it; NaN wins.
+ * Differentiable, with gradients of every order.
+ *
+ * Returns: (transfer full): the pooled batch [N, C, H', W'], or %NULL with
+ *   @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_max_pool2d (DlTensor *input,
+               const gint64 *kernel_size,
+               const gint64 *stride,
+               const gint64 *padding,
+               const gint64 *dilation,
+               gboolean ceil_mode,
+               DlTensor **indices,
+               GError **error)
+{
+  g_autoptr (DlTensor) x = NULL;
+  g_autoptr (DlTensor) xc = NULL;
+  g_autoptr (DlTensor) out = NULL;
+  g_autoptr (DlTensor) idx = NULL;
+  DlBackendContext *ctx;
+  DlConvGeometry g = { 0 };
+  gboolean unbatched;
+
+  g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
+  if (!(x = batched ("max_pool2d", input, 4, &unbatched, error))
+      || !check_pair ("max_pool2d", "kernel_size", kernel_size, 1, error)
+      || !check_pair ("max_pool2d", "stride", stride, 1, error)
+      || !check_pair ("max_pool2d", "padding", padding, 0, error)
+      || !check_pair ("max_pool2d", "dilation", dilation, 1, error))
+    return NULL;
+  for (gint i = 0; i < 2; i++)
+    if (padding[i] * 2 > kernel_size[i])
+      {
+        g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                     "max_pool2d: pad should be at most half of effective kernel size, but got "
+                     "pad=%" G_GINT64_FORMAT ", kernel_size=%" G_GINT64_FORMAT
+                     " and dilation=%" G_GINT64_FORMAT,
+                     padding[i], kernel_size[i], dilation[i]);
+        return NULL;
+      }
+  g.n = x->sizes[0];
+  g.c = x->sizes[1];
+  g.h = x->sizes[2];
+  g.w = x->sizes[3];
+  g.kh = kernel_size[0];
+  g.kw = kernel_size[1];
+  g.sh = stride[0];
+  g.sw = stride[1];
+  g.ph = padding[0];
+  g.pw = padding[1];
+  g.dh = dilation[0];
+  g.dw = dilation[1];
+  g.out_h = pooled_size (g.h, g.kh, g.sh, g.ph, g.dh, ceil_mode);
+  g.out_w = pooled_size (g.w, g.kw, g.sw, g.pw, g.dw, ceil_mode);
+  if (g.out_h < 1 || g.out_w < 1)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "max_pool2d: Given input size: (%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
+                   "x%" G_GINT64_FORMAT "). Calculated output size: (%" G_GINT64_FORMAT
+                   "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "). Output size is too small",
+                   g.c, g.h, g.w, g.c, MAX (g.out_h, 0), MAX (g.out_w, 0));
+      return NULL;
+    }
+  if (!(ctx = DL_TENSOR_BACKEND (x, max_pool2d, "max_pool2d", error))
+      || !(xc = compute_ready ("max_pool2d", x, FALSE, error)))
+    return NULL;
+  if (xc->dtype != x->dtype)
+    {
+      g_autoptr (DlTensor) r
+          = dl_max_pool2d (xc, kernel_size, stride, padding, dilation, ceil_mode, indices, error);
+      g_autoptr (DlTensor) back = r ? dl_tensor_to_dtype (r, x->dtype, error) : NULL;
+      return back ? unbatch (g_steal_pointer (&back), unbatched, error) : NULL;
+    }
+  {
+    gint64 shape[4] = { g.n, g.c, g.out_h, g.out_w };
+
+    if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (x), x->dtype, shape, 4, error))
+        || !(idx = dl_tensor_new_empty_internal (dl_tensor_device (x), DL_DTYPE_INT64, shape, 4,
+                                                 error)))
+      return NULL;
+  }
+  if (out->numel > 0)
+    ctx->backend->max_pool2d (ctx, &g, dl_tensor_data (xc), dl_tensor_data (out),
+                              (gint64 *)dl_tensor_data (idx), x->dtype);
+  if (dl_autograd_any_requires (1, &x))
+    {
+      g_autoptr (DlNode) node
+          = dl_node_new_for_op ("MaxPool2DWithIndicesBackward0", max_pool2d_backward, 1, &x);
+      MaxPoolState *s = DL_NODE_NEW_STATE (node, MaxPoolState);
+
+      dl_node_save (node, &s->indices, idx, FALSE);
+      dl_node_set_output (node, out, 0);
+    }
+  if (indices)
+    *indices = unbatch (g_steal_pointer (&idx), unbatched, error);
+  return unbatch (g_steal_pointer (&out), unbatched, error);
+}

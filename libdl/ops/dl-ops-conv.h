@@ -1,5 +1,5 @@
-/* dl-ops-conv.h: convolutions, and the im2col/col2im (unfold/fold) they
- * are built on.
+/* dl-ops-conv.h: convolutions, the im2col/col2im (unfold/fold) they are
+ * built on, and max pooling.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -57,5 +57,15 @@ DlTensor *dl_conv_transpose2d (DlTensor *input,
                                gint64 groups,
                                const gint64 *dilation,
                                GError **error);
+
+DL_EXPORT
+DlTensor *dl_max_pool2d (DlTensor *input,
+                         const gint64 *kernel_size,
+                         const gint64 *stride,
+                         const gint64 *padding,
+                         const gint64 *dilation,
+                         gboolean ceil_mode,
+                         DlTensor **indices,
+                         GError **error);
 
 G_END_DECLS

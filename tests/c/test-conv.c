@@ -107,6 +107,30 @@ test_conv2d_layer (void)
   }
 }
 
+/* 2x2 windows over 1..9: the maxima and where they are */
+static void
+test_max_pool2d (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) x = dl_test_tensor ((gdouble[]){ 1, 2, 3, 4, 5, 6, 7, 8, 9 },
+                                           (gint64[]){ 1, 1, 3, 3 }, 4, DL_DTYPE_FLOAT32);
+  g_autoptr (DlTensor) idx = NULL;
+  g_autoptr (DlTensor) y = NULL;
+  g_autoptr (DlTensor) s = NULL;
+  const gint64 k[2] = { 2, 2 }, one[2] = { 1, 1 }, zero[2] = { 0, 0 };
+
+  g_assert_true (dl_tensor_set_requires_grad (x, TRUE, &error));
+  y = dl_max_pool2d (x, k, one, zero, one, FALSE, &idx, &error);
+  g_assert_no_error (error);
+  dl_test_assert_values (y, (gdouble[]){ 5, 6, 8, 9 }, 4, 0);
+  dl_test_assert_values (idx, (gdouble[]){ 4, 5, 7, 8 }, 4, 0);
+  s = dl_tensor_sum (y, &error);
+  g_assert_true (dl_tensor_backward (s, NULL, FALSE, FALSE, &error));
+  dl_test_assert_values (dl_tensor_get_grad (x), (gdouble[]){ 0, 0, 0, 0, 1, 1, 0, 1, 1 }, 9, 0);
+  g_assert_null (dl_max_pool2d (x, (gint64[]){ 4, 4 }, one, zero, one, FALSE, NULL, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -114,5 +138,6 @@ main (int argc, char **argv)
   g_test_add_func ("/conv/conv2d-values", test_conv2d_values);
   g_test_add_func ("/conv/unfold-fold", test_unfold_fold);
   g_test_add_func ("/conv/layer", test_conv2d_layer);
+  g_test_add_func ("/conv/max-pool2d", test_max_pool2d);
   return g_test_run ();
 }

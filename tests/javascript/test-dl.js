@@ -256,6 +256,10 @@ test('convolutions: Dl.conv2d and the Dl.Conv2d layer', () => {
     assert(conv.get_parameter('weight').get_grad() !== null, 'weight gradient');
     assertDlError(() => conv.forward(Dl.randn([1, 3, 5, 5], F32, null)), Dl.Error.SHAPE,
         'wrong channels');
+
+    const [pooled, where] = Dl.max_pool2d(x, [2, 2], [1, 1], [0, 0], [1, 1], false);
+    assertArrayEqual(values(pooled), [5, 6, 8, 9], 'max pooling');
+    assertArrayEqual(values(where), [4, 5, 7, 8], 'max positions');
 });
 
 // Every op family through the typelib, checked against hand-computed values

@@ -206,3 +206,93 @@ def test_errors():
         Dl.nn.functional.conv_transpose2d(x, Dl.randn(4, 2, 3, 3), output_padding=1)
     with pytest.raises(RuntimeError, match='sliding blocks'):
         Dl.nn.functional.fold(Dl.randn(1, 4, 5), (4, 4), 2)
+
+
+POOL = [
+    # shape, kernel, stride, padding, dilation, ceil_mode
+    ((2, 3, 7, 6), 2, None, 0, 1, False),
+    ((1, 2, 9, 8), 3, 2, 1, 1, True),
+    ((2, 2, 8, 8), (3, 2), (2, 1), (1, 0), (2, 1), False),
+    ((3, 5, 5), 3, 1, 1, 1, False),
+]
+
+
+@pytest.mark.parametrize('name', ['float32', 'float64'])
+@pytest.mark.parametrize('case', range(len(POOL)))
+def test_max_pool2d(rng, name, case):
+    shape, k, s, p, d, ceil = POOL[case]
+
+    def run(lib):
+        return lambda x: lib.nn.functional.max_pool2d(x, k, s, p, d, ceil)
+    tol = F32 if name == 'float32' else {}
+    check_fwd_bwd(rng, name, run(Dl), run(torch), [shape], **tol)
+    check_fwd_bwd(rng, name, run(Dl), run(torch), [shape], strided=True, **tol)
+    a = rand_np(rng, shape, name)
+    out, idx = Dl.nn.functional.max_pool2d(pair(a, name)[0], k, s, p, d, ceil, True)
+    tout, tidx = torch.nn.functional.max_pool2d(pair(a, name)[1], k, s, p, d, ceil, True)
+    assert_same(idx, tidx)
+
+
+def test_max_pool2d_nan_and_double_backward(rng):
+    x, tx = pair(np.array([[[[1.0, np.nan], [3.0, 2.0]]]]), 'float64')
+    assert np.isnan(Dl.nn.functional.max_pool2d(x, 2).item())
+    assert np.isnan(torch.nn.functional.max_pool2d(tx, 2).item())
+    (a, ta), = leaves(rng, 'float64', (2, 2, 6, 6))
+    res = []
+    for lib, t in ((Dl, a), (torch, ta)):
+        y = lib.nn.functional.max_pool2d(t, 3, 2, 1)
+        g, = lib.autograd.grad((y * y).sum(), t, create_graph=True)
+        gg, = lib.autograd.grad((g * g).sum(), t)
+        res.append((g, gg))
+    assert_same(res[0][0], res[1][0])
+    assert_same(res[0][1], res[1][1])
+
+
+@pytest.mark.parametrize('case', [
+    ((2, 3, 6, 6), 2, None, 0, True),
+    ((1, 2, 7, 5), 3, 2, 1, True),
+    ((1, 2, 7, 5), 3, 2, 1, False),
+    ((3, 6, 6), (2, 3), (2, 3), (1, 1), False),
+])
+def test_avg_pool2d(rng, case):
+    shape, k, s, p, include = case
+
+    def run(lib):
+        return lambda x: lib.nn.functional.avg_pool2d(x, k, s, p, count_include_pad=include)
+    check_fwd_bwd(rng, 'float64', run(Dl), run(torch), [shape])
+
+
+def test_adaptive_avg_pool_and_modules(rng):
+    for out in (1, (2, 3), (None, 2)):
+        def run(lib):
+            return lambda x: lib.nn.functional.adaptive_avg_pool2d(x, out)
+        check_fwd_bwd(rng, 'float64', run(Dl), run(torch), [(2, 3, 4, 6)])
+    for args in ((Dl.nn.MaxPool2d, torch.nn.MaxPool2d, (3, 2, 1)),
+                 (Dl.nn.AvgPool2d, torch.nn.AvgPool2d, (2,)),
+                 (Dl.nn.AdaptiveAvgPool2d, torch.nn.AdaptiveAvgPool2d, ((1, 1),)),
+                 (Dl.nn.Dropout, torch.nn.Dropout, (0.25,))):
+        assert repr(args[0](*args[2])) == repr(args[1](*args[2]))
+
+
+def test_dropout():
+    x = Dl.ones(1000, 100)
+    y = Dl.nn.functional.dropout(x, 0.3)
+    kept = (y != 0).float().mean().item()
+    assert abs(kept - 0.7) < 0.01
+    assert np.allclose(y[y != 0].numpy(), 1 / 0.7)
+    m = Dl.nn.Dropout(0.3)
+    m.eval()
+    assert m(x) is x
+    assert Dl.nn.functional.dropout(x, 1.0).abs().sum().item() == 0
+    with pytest.raises(ValueError, match='between 0 and 1'):
+        Dl.nn.Dropout(1.5)
+    w = Dl.ones(10, requires_grad=True)
+    (Dl.nn.functional.dropout(w, 0.5) * 2).sum().backward()
+    assert set(np.unique(w.grad.numpy())) <= {0.0, 4.0}
+
+
+def test_pool_errors():
+    with pytest.raises(RuntimeError, match='pad should be at most half'):
+        Dl.nn.functional.max_pool2d(Dl.randn(1, 1, 5, 5), 2, 1, 2)
+    with pytest.raises(RuntimeError, match='Output size is too small'):
+        Dl.nn.functional.max_pool2d(Dl.randn(1, 1, 2, 2), 3)

@@ -218,6 +218,8 @@ WALK = {
     'ReciprocalBackward0': unary(lambda m, a: a.reciprocal(), 'nonzero'),
     'ReluBackward0': unary(lambda m, a: a.relu(), 'nonzero'),
     'LeakyReluBackward0': unary(lambda m, a: m.nn.functional.leaky_relu(a, 0.1), 'nonzero'),
+    'MaxPool2DWithIndicesBackward0': [Case(lambda m, a: m.nn.functional.max_pool2d(a, 3, 2, 1),
+                                           (2, 2, 5, 6), domain='nonzero')],
     # convolutions are unfold (im2col), a batched product and fold (col2im)
     'Im2ColBackward0': [Case(lambda m, a: m.nn.functional.unfold(a, (2, 3), padding=1, stride=2),
                              (2, 2, 4, 5)),

@@ -399,6 +399,11 @@ void test_conv () {
         assert (res.get_shape ()[1] == 4 && res.get_shape ()[3] == 5);
         res.sum ().backward ();
         assert (conv.get_parameter ("weight").get_grad () != null);
+
+        Dl.Tensor where;
+        var pooled = Dl.max_pool2d (x, {2, 2}, {1, 1}, {0, 0}, {1, 1}, false, out where);
+        assert_values (pooled, {5, 6, 8, 9});
+        assert_values (where, {4, 5, 7, 8});
     } catch (GLib.Error e) {
         error ("%s", e.message);
     }

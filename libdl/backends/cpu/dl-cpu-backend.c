@@ -179,6 +179,7 @@ static const DlBackend cpu_backend = {
   .softmax = dl_cpu_softmax,
   .im2col = dl_cpu_im2col,
   .col2im = dl_cpu_col2im,
+  .max_pool2d = dl_cpu_max_pool2d,
   .optim_step = dl_cpu_optim_step,
   .gemm_batched = dl_cpu_gemm_batched,
   .random = dl_cpu_random,

@@ -12,6 +12,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "dl-cpu-private.h"
@@ -111,6 +112,72 @@ valid_range (gint64 off, gint64 sw, gint64 w, gint64 out_w, gint64 *x0, gint64 *
 
 DL_DEFINE_CONV (float, f32)
 DL_DEFINE_CONV (double, f64)
+
+/* one (image, channel) plane per iteration; each output the maximum of its
+ * window's taps that lie inside the image */
+#define DL_DEFINE_MAX_POOL(T, suffix)                                                              \
+  static void max_pool2d_##suffix (const DlConvGeometry *g, const T *image, T *out, gint64 *idx)   \
+  {                                                                                                \
+    const gint64 planes = g->n * g->c, l = g->out_h * g->out_w;                                    \
+                                                                                                   \
+    DL_CPU_FOR_IF (                                                                                \
+        planes *l * g->kh * g->kw >= DL_CPU_GRAIN, for (gint64 p = 0; p < planes; p++) {           \
+          const T *src = image + p * g->h * g->w;                                                  \
+          T *dst = out + p * l;                                                                    \
+          gint64 *at = idx + p * l;                                                                \
+                                                                                                   \
+          for (gint64 y = 0; y < g->out_h; y++)                                                    \
+            for (gint64 x = 0; x < g->out_w; x++)                                                  \
+              {                                                                                    \
+                T best = 0;                                                                        \
+                gint64 where = -1;                                                                 \
+                                                                                                   \
+                gboolean nan = FALSE;                                                              \
+                                                                                                   \
+                for (gint64 i = 0; i < g->kh && !nan; i++)                                         \
+                  {                                                                                \
+                    const gint64 iy = y * g->sh - g->ph + i * g->dh;                               \
+                                                                                                   \
+                    if (iy < 0 || iy >= g->h)                                                      \
+                      continue;                                                                    \
+                    for (gint64 j = 0; j < g->kw && !nan; j++)                                     \
+                      {                                                                            \
+                        const gint64 ix = x * g->sw - g->pw + j * g->dw;                           \
+                        T v;                                                                       \
+                                                                                                   \
+                        if (ix < 0 || ix >= g->w)                                                  \
+                          continue;                                                                \
+                        v = src[iy * g->w + ix];                                                   \
+                        if (where < 0 || v > best || isnan (v))                                    \
+                          {                                                                        \
+                            best = v;                                                              \
+                            where = iy * g->w + ix;                                                \
+                            nan = isnan (v);                                                       \
+                          }                                                                        \
+                      }                                                                            \
+                  }                                                                                \
+                dst[y * g->out_w + x] = best;                                                      \
+                at[y * g->out_w + x] = where;                                                      \
+              }                                                                                    \
+        });                                                                                        \
+  }
+
+DL_DEFINE_MAX_POOL (float, f32)
+DL_DEFINE_MAX_POOL (double, f64)
+
+void
+dl_cpu_max_pool2d (DlBackendContext *ctx,
+                   const DlConvGeometry *g,
+                   const void *image,
+                   void *out,
+                   gint64 *indices,
+                   DlDType dtype)
+{
+  if (dtype == DL_DTYPE_FLOAT64)
+    max_pool2d_f64 (g, image, out, indices);
+  else
+    max_pool2d_f32 (g, image, out, indices);
+}
 
 void
 dl_cpu_im2col (DlBackendContext *ctx,

@@ -418,6 +418,12 @@ void dl_cpu_im2col (DlBackendContext *ctx,
                     const void *image,
                     void *cols,
                     DlDType dtype);
+void dl_cpu_max_pool2d (DlBackendContext *ctx,
+                        const DlConvGeometry *g,
+                        const void *image,
+                        void *out,
+                        gint64 *indices,
+                        DlDType dtype);
 void dl_cpu_col2im (DlBackendContext *ctx,
                     const DlConvGeometry *g,
                     const void *cols,

@@ -1,6 +1,7 @@
-# conv.py: convolutions for dl.nn and dl.nn.functional: conv1d, conv2d,
-# conv_transpose2d, unfold, fold and their modules (Conv2d is libdl's
-# DlConv2d; the others are Python modules over the same C functions).
+# conv.py: convolutions and pooling for dl.nn and dl.nn.functional: conv1d,
+# conv2d, conv_transpose2d, unfold, fold, max_pool2d, avg_pool2d,
+# adaptive_avg_pool2d, dropout and their modules (Conv2d is libdl's
+# DlConv2d; the others are Python modules over the C functions).
 #
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
@@ -11,8 +12,9 @@ from .. import _creation
 from .._lib import OVERRIDE_MODULE, Dl, GLib, _translate, typelib_override
 from .modules import Module, _construct, _Layer
 
-__all__ = ['conv1d', 'conv2d', 'conv_transpose2d', 'unfold', 'fold', 'Conv1d', 'Conv2d',
-           'ConvTranspose2d', 'Unfold', 'Fold']
+__all__ = ['conv1d', 'conv2d', 'conv_transpose2d', 'unfold', 'fold', 'max_pool2d',
+           'avg_pool2d', 'adaptive_avg_pool2d', 'dropout', 'Conv1d', 'Conv2d', 'ConvTranspose2d',
+           'Unfold', 'Fold', 'MaxPool2d', 'AvgPool2d', 'AdaptiveAvgPool2d', 'Dropout']
 
 
 def _pair(v, name):
@@ -306,3 +308,158 @@ class Fold(Module):
     def extra_repr(self):
         return 'output_size={}, kernel_size={}, dilation={}, padding={}, stride={}'.format(
             self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
+
+
+# ---- pooling and dropout --------------------------------------------------
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    k = _pair(kernel_size, 'kernel_size')
+    s = k if stride is None or stride == [] else _pair(stride, 'stride')
+    try:
+        out, idx = Dl.max_pool2d(input, k, s, _pair(padding, 'padding'),
+                                 _pair(dilation, 'dilation'), bool(ceil_mode))
+    except GLib.Error as e:
+        raise _translate(e) from None
+    return (out, idx) if return_indices else out
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """The mean of each window: its columns (unfold) summed per channel,
+    divided by the window size, or by the taps inside the image without
+    count_include_pad."""
+    k = _pair(kernel_size, 'kernel_size')
+    s = k if stride is None or stride == [] else _pair(stride, 'stride')
+    p = _pair(padding, 'padding')
+    if ceil_mode:
+        h, w = input.shape[-2:]
+        if any((n + 2 * pp - kk) % ss for n, pp, kk, ss in zip((h, w), p, k, s)):
+            raise NotImplementedError('avg_pool2d: ceil_mode=True with a partial last window '
+                                      'is not supported yet')
+    if any(2 * pp > kk for pp, kk in zip(p, k)):
+        raise RuntimeError('avg_pool2d: pad should be at most half of kernel size, but got '
+                           'pad=%s and kernel_size=%s' % (tuple(p), tuple(k)))
+    batched = input.dim() == 4
+    x = input if batched else input.unsqueeze(0)
+    n, c, h, w = x.shape
+    cols = unfold(x, k, 1, p, s)
+    l = cols.shape[-1]
+    sums = cols.reshape(n, c, k[0] * k[1], l).sum(2)
+    if divisor_override:
+        out = sums / divisor_override
+    elif count_include_pad or p == [0, 0]:
+        out = sums / (k[0] * k[1])
+    else:
+        from .. import _creation
+        ones = _creation.ones(1, 1, h, w, dtype=x.dtype)
+        counts = unfold(ones, k, 1, p, s).sum(1)
+        out = sums / counts
+    oh = (h + 2 * p[0] - k[0]) // s[0] + 1
+    out = out.reshape(n, c, oh, l // oh)
+    return out if batched else out.squeeze(0)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Averages over output_size bins; bins of equal size (the input a
+    multiple of the output, as a ResNet's 1x1 global pooling is)."""
+    oh, ow = (output_size, output_size) if not isinstance(output_size, (tuple, list)) \
+        else output_size
+    h, w = input.shape[-2:]
+    oh = h if oh is None else oh
+    ow = w if ow is None else ow
+    if (oh, ow) == (1, 1):
+        return input.mean((-2, -1), keepdim=True)
+    if h % oh or w % ow:
+        raise NotImplementedError('adaptive_avg_pool2d: an input of %dx%d into %dx%d bins of '
+                                  'unequal sizes is not supported yet' % (h, w, oh, ow))
+    return avg_pool2d(input, (h // oh, w // ow))
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    if p < 0.0 or p > 1.0:
+        raise ValueError('dropout probability has to be between 0 and 1, but got %s' % p)
+    if not training or p == 0.0:
+        return input
+    from .. import _creation
+    if p == 1.0:
+        mask = _creation.zeros_like(input)
+    else:
+        mask = _creation.empty_like(input).bernoulli_(1 - p) / (1 - p)
+    if inplace:
+        return input.mul_(mask)
+    return input * mask
+
+
+class MaxPool2d(Module):
+    """torch.nn.MaxPool2d(kernel_size, stride=None, padding=0, dilation=1,
+    return_indices=False, ceil_mode=False)."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
+                 ceil_mode=False):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def forward(self, input):
+        return max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                          self.ceil_mode, self.return_indices)
+
+    def extra_repr(self):
+        return 'kernel_size={}, stride={}, padding={}, dilation={}, ceil_mode={}'.format(
+            self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode)
+
+
+class AvgPool2d(Module):
+    """torch.nn.AvgPool2d(kernel_size, stride=None, padding=0,
+    ceil_mode=False, count_include_pad=True, divisor_override=None)."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def forward(self, input):
+        return avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                          self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self):
+        return 'kernel_size={}, stride={}, padding={}'.format(self.kernel_size, self.stride,
+                                                             self.padding)
+
+
+class AdaptiveAvgPool2d(Module):
+    """torch.nn.AdaptiveAvgPool2d(output_size)."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return adaptive_avg_pool2d(input, self.output_size)
+
+    def extra_repr(self):
+        return 'output_size={}'.format(self.output_size)
+
+
+class Dropout(Module):
+    """torch.nn.Dropout(p=0.5, inplace=False): zeroes elements with
+    probability p in training mode (scaling the rest by 1 / (1 - p))."""
+
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError('dropout probability has to be between 0 and 1, but got {}'
+                             .format(p))
+        self.p, self.inplace = p, inplace
+
+    def forward(self, input):
+        return dropout(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self):
+        return 'p={}, inplace={}'.format(self.p, self.inplace)

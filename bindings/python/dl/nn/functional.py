@@ -185,6 +185,8 @@ def _kl_div_mean_warning():
 
 
 # the convolutions live in conv.py with their modules
-from .conv import conv1d, conv2d, conv_transpose2d, fold, unfold  # noqa: E402
+from .conv import (adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, conv_transpose2d,  # noqa
+                   dropout, fold, max_pool2d, unfold)
 
-__all__ += ['conv1d', 'conv2d', 'conv_transpose2d', 'fold', 'unfold']
+__all__ += ['conv1d', 'conv2d', 'conv_transpose2d', 'fold', 'unfold', 'max_pool2d', 'avg_pool2d',
+            'adaptive_avg_pool2d', 'dropout']
