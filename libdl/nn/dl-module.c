@@ -65,6 +65,9 @@ typedef struct
 {
   GPtrArray *param_names; /* gchar* */
   GPtrArray *params;      /* DlTensor* or NULL */
+  GPtrArray *buffer_names;   /* gchar* */
+  GPtrArray *buffers;        /* DlTensor* or NULL */
+  GArray *buffer_persistent; /* gboolean: in the state dict */
   GPtrArray *child_names; /* gchar* */
   GPtrArray *children;    /* DlModule* */
   gboolean training;
@@ -101,6 +104,7 @@ dl_module_dispose (GObject *object)
   DlModulePrivate *priv = dl_module_get_instance_private (DL_MODULE (object));
 
   g_clear_pointer (&priv->params, g_ptr_array_unref);
+  g_clear_pointer (&priv->buffers, g_ptr_array_unref);
   g_clear_pointer (&priv->children, g_ptr_array_unref);
   G_OBJECT_CLASS (dl_module_parent_class)->dispose (object);
 }
@@ -111,6 +115,8 @@ dl_module_finalize (GObject *object)
   DlModulePrivate *priv = dl_module_get_instance_private (DL_MODULE (object));
 
   g_ptr_array_unref (priv->param_names);
+  g_ptr_array_unref (priv->buffer_names);
+  g_array_unref (priv->buffer_persistent);
   g_ptr_array_unref (priv->child_names);
   g_clear_error (&priv->construct_error);
   G_OBJECT_CLASS (dl_module_parent_class)->finalize (object);
@@ -345,6 +351,9 @@ dl_module_init (DlModule *self)
 
   priv->param_names = g_ptr_array_new_with_free_func (g_free);
   priv->params = g_ptr_array_new_with_free_func (unref_if_set);
+  priv->buffer_names = g_ptr_array_new_with_free_func (g_free);
+  priv->buffers = g_ptr_array_new_with_free_func (unref_if_set);
+  priv->buffer_persistent = g_array_new (FALSE, FALSE, sizeof (gboolean));
   priv->child_names = g_ptr_array_new_with_free_func (g_free);
   priv->children = g_ptr_array_new_with_free_func (g_object_unref);
   priv->training = TRUE;
@@ -552,25 +561,29 @@ dl_module_get_module (DlModule *self, const gchar *name)
 
 /* Walks parameters depth-first, own before children's, as PyTorch does;
  * a tensor shared by two modules is listed once. */
+/* The parameters (or, with @buffers, the buffers) of @self and its
+ * descendants, each once, with their dotted names */
 static void
-collect_params (DlModule *self,
-                const gchar *prefix,
-                GPtrArray *names,
-                GPtrArray *params,
-                GHashTable *seen)
+collect_tensors (DlModule *self,
+                 gboolean buffers,
+                 const gchar *prefix,
+                 GPtrArray *names,
+                 GPtrArray *params,
+                 GHashTable *seen)
 {
   DlModulePrivate *priv = dl_module_get_instance_private (self);
+  GPtrArray *own = buffers ? priv->buffers : priv->params;
+  GPtrArray *own_names = buffers ? priv->buffer_names : priv->param_names;
 
-  for (guint i = 0; i < priv->params->len; i++)
+  for (guint i = 0; i < own->len; i++)
     {
-      DlTensor *p = g_ptr_array_index (priv->params, i);
+      DlTensor *p = g_ptr_array_index (own, i);
 
       if (p == NULL || g_hash_table_contains (seen, p))
         continue;
       g_hash_table_add (seen, p);
       if (names)
-        g_ptr_array_add (names,
-                         g_strconcat (prefix, g_ptr_array_index (priv->param_names, i), NULL));
+        g_ptr_array_add (names, g_strconcat (prefix, g_ptr_array_index (own_names, i), NULL));
       if (params)
         g_ptr_array_add (params, g_object_ref (p));
     }
@@ -578,8 +591,18 @@ collect_params (DlModule *self,
     {
       g_autofree gchar *sub
           = g_strconcat (prefix, g_ptr_array_index (priv->child_names, i), ".", NULL);
-      collect_params (g_ptr_array_index (priv->children, i), sub, names, params, seen);
+      collect_tensors (g_ptr_array_index (priv->children, i), buffers, sub, names, params, seen);
     }
+}
+
+static void
+collect_params (DlModule *self,
+                const gchar *prefix,
+                GPtrArray *names,
+                GPtrArray *params,
+                GHashTable *seen)
+{
+  collect_tensors (self, FALSE, prefix, names, params, seen);
 }
 
 /**
@@ -769,6 +792,16 @@ collect_state (DlModule *self, const gchar *prefix, GPtrArray *names, GPtrArray 
       g_ptr_array_add (names, g_strconcat (prefix, g_ptr_array_index (priv->param_names, i), NULL));
       g_ptr_array_add (params, p);
     }
+  for (guint i = 0; i < priv->buffers->len; i++)
+    {
+      DlTensor *b = g_ptr_array_index (priv->buffers, i);
+
+      if (b == NULL || !g_array_index (priv->buffer_persistent, gboolean, i))
+        continue;
+      g_ptr_array_add (names,
+                       g_strconcat (prefix, g_ptr_array_index (priv->buffer_names, i), NULL));
+      g_ptr_array_add (params, b);
+    }
   for (guint i = 0; i < priv->children->len; i++)
     {
       g_autofree gchar *sub
@@ -935,4 +968,126 @@ dl_module_load_state_dict (DlModule *self,
   if (unexpected_keys)
     *unexpected_keys = steal_strv (g_steal_pointer (&unexpected));
   return TRUE;
+}
+
+/**
+ * dl_module_register_buffer:
+ * @self: a #DlModule
+ * @name: the buffer's name, unique among the module's buffers
+ * @buffer: (nullable): the tensor (not a parameter: the optimizer does not
+ *   see it), or %NULL for an absent one
+ * @persistent: whether the buffer is part of the state dict
+ *
+ * Adds a buffer or replaces the one of that name, as torch's
+ * `register_buffer`: state such as a batch norm's running statistics. The
+ * module keeps a reference.
+ *
+ * Since: 0.1
+ */
+void
+dl_module_register_buffer (DlModule *self, const gchar *name, DlTensor *buffer, gboolean persistent)
+{
+  DlModulePrivate *priv;
+  gint i;
+
+  g_return_if_fail (DL_IS_MODULE (self));
+  g_return_if_fail (name != NULL);
+  g_return_if_fail (buffer == NULL || DL_IS_TENSOR (buffer));
+  priv = dl_module_get_instance_private (self);
+  i = find_name (priv->buffer_names, name);
+  if (buffer)
+    g_object_ref (buffer);
+  if (i >= 0)
+    {
+      unref_if_set (g_ptr_array_index (priv->buffers, i));
+      g_ptr_array_index (priv->buffers, i) = buffer;
+      g_array_index (priv->buffer_persistent, gboolean, i) = persistent;
+      return;
+    }
+  g_ptr_array_add (priv->buffer_names, g_strdup (name));
+  g_ptr_array_add (priv->buffers, buffer);
+  g_array_append_val (priv->buffer_persistent, persistent);
+}
+
+/**
+ * dl_module_get_buffer:
+ * @self: a #DlModule
+ * @name: a buffer's name
+ *
+ * Returns: (transfer none) (nullable): the module's own buffer @name, or
+ *   %NULL when it has none of that name (or it is absent)
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_module_get_buffer (DlModule *self, const gchar *name)
+{
+  DlModulePrivate *priv;
+  gint i;
+
+  g_return_val_if_fail (DL_IS_MODULE (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  priv = dl_module_get_instance_private (self);
+  i = find_name (priv->buffer_names, name);
+  return i >= 0 ? g_ptr_array_index (priv->buffers, i) : NULL;
+}
+
+/**
+ * dl_module_has_buffer:
+ * @self: a #DlModule
+ * @name: a name
+ *
+ * Returns: whether the module registered a buffer @name (possibly an
+ *   absent one)
+ *
+ * Since: 0.1
+ */
+gboolean
+dl_module_has_buffer (DlModule *self, const gchar *name)
+{
+  g_return_val_if_fail (DL_IS_MODULE (self), FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+  return find_name (((DlModulePrivate *)dl_module_get_instance_private (self))->buffer_names, name)
+         >= 0;
+}
+
+/**
+ * dl_module_buffers:
+ * @self: a #DlModule
+ *
+ * Returns: (transfer container) (element-type DlTensor): the buffers of the
+ *   module and its descendants, in registration order
+ *
+ * Since: 0.1
+ */
+GPtrArray *
+dl_module_buffers (DlModule *self)
+{
+  GPtrArray *buffers = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
+
+  g_return_val_if_fail (DL_IS_MODULE (self), buffers);
+  collect_tensors (self, TRUE, "", NULL, buffers, seen);
+  return buffers;
+}
+
+/**
+ * dl_module_buffer_names:
+ * @self: a #DlModule
+ *
+ * Returns: (transfer full): the dotted names ("bn1.running_mean") of the
+ *   buffers, in the order of dl_module_buffers()
+ *
+ * Since: 0.1
+ */
+GStrv
+dl_module_buffer_names (DlModule *self)
+{
+  GPtrArray *names = g_ptr_array_new ();
+  g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
+
+  g_return_val_if_fail (DL_IS_MODULE (self), NULL);
+  collect_tensors (self, TRUE, "", names, NULL, seen);
+  g_ptr_array_add (names, NULL);
+  return (GStrv)g_ptr_array_free (names, FALSE);
 }

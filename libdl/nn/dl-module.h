@@ -62,6 +62,19 @@ void dl_module_register_module (DlModule *self, const gchar *name, DlModule *chi
 DL_EXPORT
 DlTensor *dl_module_get_parameter (DlModule *self, const gchar *name);
 DL_EXPORT
+void dl_module_register_buffer (DlModule *self,
+                                const gchar *name,
+                                DlTensor *buffer,
+                                gboolean persistent);
+DL_EXPORT
+DlTensor *dl_module_get_buffer (DlModule *self, const gchar *name);
+DL_EXPORT
+gboolean dl_module_has_buffer (DlModule *self, const gchar *name);
+DL_EXPORT
+GPtrArray *dl_module_buffers (DlModule *self);
+DL_EXPORT
+GStrv dl_module_buffer_names (DlModule *self);
+DL_EXPORT
 DlModule *dl_module_get_module (DlModule *self, const gchar *name);
 DL_EXPORT
 GPtrArray *dl_module_parameters (DlModule *self);

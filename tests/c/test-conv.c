@@ -92,6 +92,27 @@ test_conv2d_layer (void)
   g_assert_true (dl_tensor_backward (s, NULL, FALSE, FALSE, &error));
   g_assert_nonnull (dl_tensor_get_grad (dl_module_get_parameter (DL_MODULE (conv), "bias")));
 
+  /* buffers: in the state dict when persistent */
+  {
+    g_autoptr (DlTensor) steps = dl_zeros ((gint64[]){ 1 }, 1, DL_DTYPE_INT64, NULL, &error);
+    g_autoptr (DlTensor) scratch = dl_zeros ((gint64[]){ 2 }, 1, DL_DTYPE_FLOAT32, NULL, &error);
+    g_autoptr (DlTensorDict) state = NULL;
+    g_autoptr (GPtrArray) buffers = NULL;
+    g_auto (GStrv) names = NULL;
+
+    dl_module_register_buffer (DL_MODULE (conv), "steps", steps, TRUE);
+    dl_module_register_buffer (DL_MODULE (conv), "scratch", scratch, FALSE);
+    g_assert_true (dl_module_get_buffer (DL_MODULE (conv), "steps") == steps);
+    g_assert_true (dl_module_has_buffer (DL_MODULE (conv), "scratch"));
+    buffers = dl_module_buffers (DL_MODULE (conv));
+    g_assert_cmpuint (buffers->len, ==, 2);
+    state = dl_module_state_dict (DL_MODULE (conv));
+    g_assert_nonnull (dl_tensor_dict_lookup (state, "steps"));
+    g_assert_null (dl_tensor_dict_lookup (state, "scratch"));
+    names = dl_module_buffer_names (DL_MODULE (conv));
+    g_assert_cmpstr (names[1], ==, "scratch");
+  }
+
   /* channels not divisible by groups, and a wrong input */
   bad = dl_conv2d_layer_new (5, 6, k, NULL, NULL, NULL, 2, TRUE, &error);
   g_assert_null (bad);

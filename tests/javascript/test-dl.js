@@ -260,6 +260,13 @@ test('convolutions: Dl.conv2d and the Dl.Conv2d layer', () => {
     const [pooled, where] = Dl.max_pool2d(x, [2, 2], [1, 1], [0, 0], [1, 1], false);
     assertArrayEqual(values(pooled), [5, 6, 8, 9], 'max pooling');
     assertArrayEqual(values(where), [4, 5, 7, 8], 'max positions');
+
+    conv.register_buffer('steps', fromArray([3], [1], F64), true);
+    conv.register_buffer('scratch', fromArray([0], [1], F64), false);
+    assert(conv.get_buffer('steps').item() === 3, 'buffer');
+    assert(conv.buffer_names().join() === 'steps,scratch', conv.buffer_names().join());
+    assert(conv.state_dict().get_names().join() === 'weight,bias,steps',
+        conv.state_dict().get_names().join());
 });
 
 // Every op family through the typelib, checked against hand-computed values

@@ -296,3 +296,67 @@ def test_pool_errors():
         Dl.nn.functional.max_pool2d(Dl.randn(1, 1, 5, 5), 2, 1, 2)
     with pytest.raises(RuntimeError, match='Output size is too small'):
         Dl.nn.functional.max_pool2d(Dl.randn(1, 1, 2, 2), 3)
+
+
+@pytest.mark.parametrize('case', [
+    ('BatchNorm2d', (4, 3, 5, 5), {}),
+    ('BatchNorm2d', (2, 3, 4, 4), {'momentum': None, 'affine': False}),
+    ('BatchNorm1d', (6, 4), {'eps': 1e-3}),
+    ('BatchNorm1d', (3, 4, 5), {'track_running_stats': False}),
+])
+def test_batch_norm_matches_torch(rng, case):
+    name, shape, kw = case
+    m, tm = getattr(Dl.nn, name)(shape[1], **kw), getattr(torch.nn, name)(shape[1], **kw)
+    assert repr(m) == repr(tm)
+    assert list(m.state_dict().keys()) == list(tm.state_dict().keys())
+    for step in range(3):
+        a = rand_np(rng, shape, 'float32')
+        (x, tx), = [pair(a, 'float32', requires_grad=True)]
+        y, ty = m(x), tm(tx)
+        assert_same(y, ty, **F32)
+        g = rand_np(rng, shape, 'float32')
+        y.backward(pair(g, 'float32')[0])
+        ty.backward(pair(g, 'float32')[1])
+        assert_same(x.grad, tx.grad, rtol=1e-4, atol=1e-4)
+    for (k, v), (tk, tv) in zip(m.state_dict().items(), tm.state_dict().items()):
+        assert k == tk
+        assert_same(v, tv, **F32)
+    m.eval()
+    tm.eval()
+    a = rand_np(rng, shape, 'float32')
+    assert_same(m(pair(a, 'float32')[0]), tm(pair(a, 'float32')[1]), **F32)
+    fresh = getattr(Dl.nn, name)(shape[1], **kw)
+    fresh.load_state_dict({k: Dl.from_numpy(v.numpy()) for k, v in tm.state_dict().items()})
+    fresh.eval()
+    assert_same(fresh(pair(a, 'float32')[0]), tm(pair(a, 'float32')[1]), **F32)
+
+
+def test_layer_norm_and_buffers(rng):
+    def run(lib):
+        return lambda x, w, b: lib.nn.functional.layer_norm(x, (4, 5), w, b)
+    check_fwd_bwd(rng, 'float64', run(Dl), run(torch), [(3, 4, 5), (4, 5), (4, 5)])
+    assert repr(Dl.nn.LayerNorm(5)) == repr(torch.nn.LayerNorm(5))
+    with pytest.raises(RuntimeError, match='normalized_shape'):
+        Dl.nn.functional.layer_norm(Dl.randn(3, 4), (5,))
+    with pytest.raises(ValueError, match='expected 4D input'):
+        Dl.nn.BatchNorm2d(3)(Dl.randn(3, 4))
+    with pytest.raises(ValueError, match='more than 1 value per channel'):
+        Dl.nn.BatchNorm1d(3)(Dl.randn(1, 3))
+
+    class Net(Dl.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer('steps', Dl.zeros(()))
+            self.register_buffer('scratch', Dl.zeros(2), persistent=False)
+            self.bn = Dl.nn.BatchNorm1d(2)
+
+    n = Net()
+    assert [k for k, _ in n.named_buffers()] == ['steps', 'scratch', 'bn.running_mean',
+                                                 'bn.running_var', 'bn.num_batches_tracked']
+    assert list(n.state_dict().keys()) == ['steps', 'bn.weight', 'bn.bias', 'bn.running_mean',
+                                           'bn.running_var', 'bn.num_batches_tracked']
+    n.steps = Dl.ones(())
+    assert n.steps.item() == 1 and n.state_dict()['steps'].item() == 1
+    with pytest.raises(TypeError, match='buffer'):
+        n.steps = 3
+    assert len(list(n.parameters())) == 2

@@ -404,6 +404,12 @@ void test_conv () {
         var pooled = Dl.max_pool2d (x, {2, 2}, {1, 1}, {0, 0}, {1, 1}, false, out where);
         assert_values (pooled, {5, 6, 8, 9});
         assert_values (where, {4, 5, 7, 8});
+
+        conv.register_buffer ("steps", from_array ({3}, {1}, Dl.DType.FLOAT64), true);
+        conv.register_buffer ("scratch", from_array ({0}, {1}, Dl.DType.FLOAT64), false);
+        assert (conv.get_buffer ("steps").item () == 3);
+        assert (string.joinv (",", conv.buffer_names ()) == "steps,scratch");
+        assert (string.joinv (",", conv.state_dict ().get_names ()) == "weight,bias,steps");
     } catch (GLib.Error e) {
         error ("%s", e.message);
     }

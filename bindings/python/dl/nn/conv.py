@@ -14,7 +14,8 @@ from .modules import Module, _construct, _Layer
 
 __all__ = ['conv1d', 'conv2d', 'conv_transpose2d', 'unfold', 'fold', 'max_pool2d',
            'avg_pool2d', 'adaptive_avg_pool2d', 'dropout', 'Conv1d', 'Conv2d', 'ConvTranspose2d',
-           'Unfold', 'Fold', 'MaxPool2d', 'AvgPool2d', 'AdaptiveAvgPool2d', 'Dropout']
+           'Unfold', 'Fold', 'MaxPool2d', 'AvgPool2d', 'AdaptiveAvgPool2d', 'Dropout',
+           'batch_norm', 'layer_norm', 'BatchNorm1d', 'BatchNorm2d', 'LayerNorm']
 
 
 def _pair(v, name):
@@ -463,3 +464,139 @@ class Dropout(Module):
 
     def extra_repr(self):
         return 'p={}, inplace={}'.format(self.p, self.inplace)
+
+
+# ---- normalisation ----------------------------------------------------------
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-05):
+    """Normalises each channel (dim 1) over the batch and the other dims;
+    in training, with the batch's statistics, updating the running ones."""
+    from ..autograd.grad_mode import no_grad
+    dims = [0] + list(range(2, input.dim()))
+    shape = [1, input.shape[1]] + [1] * (input.dim() - 2)
+    if training:
+        n = input.numel() // input.shape[1]
+        if n <= 1:
+            raise ValueError('Expected more than 1 value per channel when training, got input '
+                             'size %s' % (list(input.shape),))
+        mean = input.mean(dims)
+        var = input.var(dims, unbiased=False)
+        if running_mean is not None:
+            with no_grad():
+                running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
+        if running_var is not None:
+            with no_grad():
+                running_var.mul_(1 - momentum).add_(var.detach() * (momentum * n / (n - 1)))
+    else:
+        mean, var = running_mean, running_var
+    y = (input - mean.reshape(shape)) * (var.reshape(shape) + eps).rsqrt()
+    if weight is not None:
+        y = y * weight.reshape(shape)
+    if bias is not None:
+        y = y + bias.reshape(shape)
+    return y
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
+    """Normalises over the last len(normalized_shape) dims."""
+    normalized_shape = tuple(normalized_shape) if isinstance(normalized_shape, (tuple, list)) \
+        else (normalized_shape,)
+    k = len(normalized_shape)
+    if tuple(input.shape[input.dim() - k:]) != normalized_shape:
+        raise RuntimeError('Given normalized_shape=%s, expected input with shape [*, %s], but '
+                           'got input of size%s' % (list(normalized_shape),
+                                                    ', '.join(map(str, normalized_shape)),
+                                                    list(input.shape)))
+    dims = list(range(input.dim() - k, input.dim()))
+    mean = input.mean(dims, keepdim=True)
+    var = input.var(dims, unbiased=False, keepdim=True)
+    y = (input - mean) * (var + eps).rsqrt()
+    if weight is not None:
+        y = y * weight
+    if bias is not None:
+        y = y + bias
+    return y
+
+
+class _BatchNorm(Module):
+    _dims = ()
+
+    def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True,
+                 track_running_stats=True, device=None, dtype=None):
+        super().__init__()
+        from .. import _creation
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if affine:
+            self.weight = _creation.ones(num_features).requires_grad_()
+            self.bias = _creation.zeros(num_features).requires_grad_()
+        if track_running_stats:
+            self.register_buffer('running_mean', _creation.zeros(num_features))
+            self.register_buffer('running_var', _creation.ones(num_features))
+            self.register_buffer('num_batches_tracked', _creation.tensor(0))
+        else:
+            self.register_buffer('running_mean', None)
+            self.register_buffer('running_var', None)
+            self.register_buffer('num_batches_tracked', None)
+
+    def _check_input_dim(self, input):
+        if input.dim() not in self._dims:
+            raise ValueError('expected %s input (got %dD input)'
+                             % (' or '.join('%dD' % d for d in self._dims), input.dim()))
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:
+                factor = 1.0 / float(self.num_batches_tracked.item())
+        training = self.training or self.running_mean is None
+        track = not self.training or self.track_running_stats
+        return batch_norm(input, self.running_mean if track else None,
+                          self.running_var if track else None,
+                          self.weight if self.affine else None,
+                          self.bias if self.affine else None, training, factor, self.eps)
+
+    def extra_repr(self):
+        return ('{num_features}, eps={eps}, momentum={momentum}, affine={affine}, '
+                'track_running_stats={track_running_stats}'.format(**self.__dict__))
+
+
+class BatchNorm1d(_BatchNorm):
+    """torch.nn.BatchNorm1d(num_features, eps=1e-05, momentum=0.1,
+    affine=True, track_running_stats=True)."""
+    _dims = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    """torch.nn.BatchNorm2d(num_features, eps=1e-05, momentum=0.1,
+    affine=True, track_running_stats=True)."""
+    _dims = (4,)
+
+
+class LayerNorm(Module):
+    """torch.nn.LayerNorm(normalized_shape, eps=1e-05,
+    elementwise_affine=True)."""
+
+    def __init__(self, normalized_shape, eps=1e-05, elementwise_affine=True, device=None,
+                 dtype=None):
+        super().__init__()
+        from .. import _creation
+        if not isinstance(normalized_shape, (tuple, list)):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        if elementwise_affine:
+            self.weight = _creation.ones(*self.normalized_shape).requires_grad_()
+            self.bias = _creation.zeros(*self.normalized_shape).requires_grad_()
+
+    def forward(self, input):
+        return layer_norm(input, self.normalized_shape,
+                          self.weight if self.elementwise_affine else None,
+                          self.bias if self.elementwise_affine else None, self.eps)
+
+    def extra_repr(self):
+        return '{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}'.format(
+            **self.__dict__)

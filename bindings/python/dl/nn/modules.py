@@ -79,6 +79,16 @@ class Module(Dl.Module):
             cls.do_forward_many = _forward_many_vfunc
 
     def __setattr__(self, name, value):
+        try:
+            is_buffer = Dl.Module.has_buffer(self, name)
+        except RuntimeError:  # the GObject does not exist yet (before _construct)
+            is_buffer = False
+        if is_buffer:
+            if value is not None and not _is_tensor(value):
+                raise TypeError("cannot assign '%s' as buffer '%s' (torch.Tensor or None "
+                                "expected)" % (type(value).__name__, name))
+            self.register_buffer(name, value, self._buffer_persistent(name))
+            return
         if isinstance(value, Dl.Module):
             self.register_module(name, value)
         elif _is_tensor(value) and value.get_requires_grad() and Dl.Tensor.is_leaf(value):
@@ -96,6 +106,8 @@ class Module(Dl.Module):
         m = Dl.Module.get_module(self, name)
         if m is not None:
             return m
+        if Dl.Module.has_buffer(self, name):
+            return Dl.Module.get_buffer(self, name)
         raise AttributeError("'%s' object has no attribute '%s'" % (type(self).__name__, name))
 
     def __call__(self, *args, **kwargs):
@@ -167,6 +179,35 @@ class Module(Dl.Module):
                            % (type(self).__name__, message.split(':', 1)[1]))
             raise RuntimeError(message) from None
         return _IncompatibleKeys(list(missing), list(unexpected))
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """torch.nn.Module.register_buffer: module state that is not a
+        parameter (persistent buffers are in the state dict)."""
+        if not isinstance(name, str):
+            raise TypeError('buffer name should be a string. Got %s' % type(name).__name__)
+        if '.' in name:
+            raise KeyError('buffer name can\'t contain "."')
+        if name == '':
+            raise KeyError('buffer name can\'t be empty string ""')
+        if tensor is not None and not _is_tensor(tensor):
+            raise TypeError("cannot assign '%s' object to buffer '%s' (torch Tensor or None "
+                            "required)" % (type(tensor).__name__, name))
+        if not persistent:
+            self.__dict__.setdefault('_non_persistent_buffers', set()).add(name)
+        else:
+            self.__dict__.get('_non_persistent_buffers', set()).discard(name)
+        Dl.Module.register_buffer(self, name, tensor, bool(persistent))
+
+    def _buffer_persistent(self, name):
+        return name not in self.__dict__.get('_non_persistent_buffers', set())
+
+    def buffers(self, recurse=True):
+        return iter(Dl.Module.buffers(self))
+
+    def named_buffers(self, prefix='', recurse=True):
+        names = Dl.Module.buffer_names(self)
+        bufs = Dl.Module.buffers(self)
+        return iter([(prefix + ('.' if prefix else '') + n, b) for n, b in zip(names, bufs)])
 
     def children(self):
         return iter(Dl.Module.children(self))
