@@ -360,3 +360,32 @@ def test_layer_norm_and_buffers(rng):
     with pytest.raises(TypeError, match='buffer'):
         n.steps = 3
     assert len(list(n.parameters())) == 2
+
+
+@pytest.mark.parametrize('fn', [
+    lambda m, x: m.nn.functional.elu(x, 0.7),
+    lambda m, x: m.nn.functional.hardtanh(x, -0.5, 1.5),
+    lambda m, x: m.nn.functional.softplus(x, 2, 3),
+    lambda m, x: m.nn.ELU()(x),
+    lambda m, x: m.nn.Softplus()(x),
+])
+def test_composite_activations(rng, fn):
+    check_fwd_bwd(rng, 'float64', lambda x: fn(Dl, x), lambda x: fn(torch, x), [(4, 5)])
+
+
+def test_embedding(rng):
+    w = rand_np(rng, (6, 3), 'float64')
+    idx = np.array([[0, 2, 5], [2, 2, 1]])
+    for pad in (None, 2, -1):
+        (dw, tw) = pair(w, 'float64', requires_grad=True)
+        y = Dl.nn.functional.embedding(Dl.from_numpy(idx), dw, pad)
+        ty = torch.nn.functional.embedding(torch.from_numpy(idx), tw, pad)
+        assert_same(y, ty)
+        g = rand_np(rng, (2, 3, 3), 'float64')
+        y.backward(pair(g, 'float64')[0])
+        ty.backward(pair(g, 'float64')[1])
+        assert_same(dw.grad, tw.grad)
+    m, tm = Dl.nn.Embedding(10, 4, padding_idx=1), torch.nn.Embedding(10, 4, padding_idx=1)
+    assert repr(m) == repr(tm)
+    assert m.weight[1].abs().sum().item() == 0
+    assert repr(Dl.nn.Hardtanh(-2, 2)) == repr(torch.nn.Hardtanh(-2, 2))

@@ -9,12 +9,14 @@ from .modules import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, Flatten, GEL
                       MSELoss, NLLLoss, ReLU, Sequential, Sigmoid, SiLU, SmoothL1Loss, Softmax,
                       Tanh)
 from .parameter import Parameter
-from .conv import (AdaptiveAvgPool2d, AvgPool2d, BatchNorm1d, BatchNorm2d, Conv1d, Conv2d,
-                   ConvTranspose2d, Dropout, Fold, LayerNorm, MaxPool2d, Unfold)
+from .conv import (ELU, AdaptiveAvgPool2d, AvgPool2d, BatchNorm1d, BatchNorm2d, Conv1d, Conv2d,
+                   ConvTranspose2d, Dropout, Embedding, Fold, Hardtanh, LayerNorm, MaxPool2d,
+                   Softplus, Unfold)
 
 __all__ = ['Module', 'Linear', 'Parameter', 'ReLU', 'LeakyReLU', 'Sigmoid', 'Tanh', 'GELU',
            'SiLU', 'Identity', 'Flatten', 'LogSoftmax', 'Softmax', 'Sequential',
            'CrossEntropyLoss', 'NLLLoss', 'MSELoss', 'L1Loss', 'SmoothL1Loss', 'HuberLoss',
            'BCELoss', 'BCEWithLogitsLoss', 'KLDivLoss', 'functional', 'init', 'utils']
 __all__ += ['Conv1d', 'Conv2d', 'ConvTranspose2d', 'Fold', 'Unfold', 'MaxPool2d', 'AvgPool2d',
-            'AdaptiveAvgPool2d', 'Dropout', 'BatchNorm1d', 'BatchNorm2d', 'LayerNorm']
+            'AdaptiveAvgPool2d', 'Dropout', 'BatchNorm1d', 'BatchNorm2d', 'LayerNorm',
+            'Embedding', 'ELU', 'Hardtanh', 'Softplus']

@@ -15,7 +15,8 @@ from .modules import Module, _construct, _Layer
 __all__ = ['conv1d', 'conv2d', 'conv_transpose2d', 'unfold', 'fold', 'max_pool2d',
            'avg_pool2d', 'adaptive_avg_pool2d', 'dropout', 'Conv1d', 'Conv2d', 'ConvTranspose2d',
            'Unfold', 'Fold', 'MaxPool2d', 'AvgPool2d', 'AdaptiveAvgPool2d', 'Dropout',
-           'batch_norm', 'layer_norm', 'BatchNorm1d', 'BatchNorm2d', 'LayerNorm']
+           'batch_norm', 'layer_norm', 'BatchNorm1d', 'BatchNorm2d', 'LayerNorm', 'embedding',
+           'elu', 'hardtanh', 'softplus', 'Embedding', 'ELU', 'Hardtanh', 'Softplus']
 
 
 def _pair(v, name):
@@ -600,3 +601,117 @@ class LayerNorm(Module):
     def extra_repr(self):
         return '{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}'.format(
             **self.__dict__)
+
+
+# ---- embedding and a few activations, over differentiable tensor ops -------
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """The rows of weight that input indexes; the row at padding_idx gets
+    no gradient."""
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise NotImplementedError('embedding: max_norm, scale_grad_by_freq and sparse are not '
+                                  'supported yet')
+    n = weight.shape[0]
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += n
+    flat = input.reshape(-1)
+    out = weight.index_select(0, flat).reshape(tuple(input.shape) + (weight.shape[1],))
+    if padding_idx is not None and out.requires_grad:
+        keep = (input != padding_idx).unsqueeze(-1).to(out.dtype)
+        out.register_hook(lambda g: g * keep)
+    return out
+
+
+def elu(input, alpha=1.0, inplace=False):
+    from .._indexing import where
+    out = where(input > 0, input, (input.exp() - 1) * alpha)
+    return input.copy_(out) if inplace else out
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:
+        raise ValueError('min_val cannot be greater than max_val')
+    return input.clamp_(min_val, max_val) if inplace else input.clamp(min_val, max_val)
+
+
+def softplus(input, beta=1, threshold=20):
+    from .._indexing import where
+    scaled = input * beta
+    return where(scaled > threshold, input, scaled.exp().log1p() / beta)
+
+
+class Embedding(Module):
+    """torch.nn.Embedding(num_embeddings, embedding_dim, padding_idx=None,
+    ...): weight drawn from N(0, 1), the padding row zeroed."""
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
+                 norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
+                 device=None, dtype=None):
+        super().__init__()
+        from .. import _creation
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise AssertionError('Padding_idx must be within num_embeddings')
+            if padding_idx < 0:
+                padding_idx += num_embeddings
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.padding_idx, self.max_norm = padding_idx, max_norm
+        w = _weight if _weight is not None else _creation.randn(num_embeddings, embedding_dim)
+        if padding_idx is not None and _weight is None:
+            w[padding_idx] = 0
+        self.weight = w.detach().requires_grad_()
+
+    def forward(self, input):
+        return embedding(input, self.weight, self.padding_idx, self.max_norm)
+
+    def extra_repr(self):
+        s = '{}, {}'.format(self.num_embeddings, self.embedding_dim)
+        if self.padding_idx is not None:
+            s += ', padding_idx={}'.format(self.padding_idx)
+        return s
+
+
+class ELU(Module):
+    """torch.nn.ELU(alpha=1.0, inplace=False)."""
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input):
+        return elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return 'alpha={}{}'.format(self.alpha, ', inplace=True' if self.inplace else '')
+
+
+class Hardtanh(Module):
+    """torch.nn.Hardtanh(min_val=-1.0, max_val=1.0, inplace=False)."""
+
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        super().__init__()
+        if min_val > max_val:
+            raise ValueError('min_val cannot be greater than max_val')
+        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
+
+    def forward(self, input):
+        return hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self):
+        return 'min_val={}, max_val={}{}'.format(self.min_val, self.max_val,
+                                                ', inplace=True' if self.inplace else '')
+
+
+class Softplus(Module):
+    """torch.nn.Softplus(beta=1, threshold=20)."""
+
+    def __init__(self, beta=1, threshold=20):
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, input):
+        return softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self):
+        return 'beta={}, threshold={}'.format(self.beta, self.threshold)
