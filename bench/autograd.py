@@ -22,7 +22,7 @@
 #   mlp        Linear(784, 256), ReLU, Linear(256, 256), ReLU,
 #              Linear(256, 10), cross_entropy, backward, batch 128
 #              (target <= 1.0)
-# Method as bench/mlp_step.py: numpy and torch imported first (as most
+# Method (bench/sidebyside.py) as bench/mlp_step.py: numpy and torch imported first (as most
 # scripts start), torch on os.cpu_count() threads; per workload R rounds,
 # each timing a loop of about 0.1 s of torch then of libdl after 200 ms of
 # quiet and 15 ms of untimed calls; the least time per call of each;
@@ -30,7 +30,6 @@
 
 import argparse
 import os
-import time
 
 import numpy as np
 import torch
@@ -39,9 +38,8 @@ import gi
 
 gi.require_version("Dl", "1.0")
 from gi.repository import Dl  # noqa: E402
+from sidebyside import print_table  # noqa: E402
 
-SETTLE = 0.2
-WARM = 0.015
 
 
 def chain(lib, x_np):
@@ -95,20 +93,6 @@ def mlp(lib, x_np, y_np):
     return run
 
 
-def timed(fn, seconds):
-    time.sleep(SETTLE)
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < WARM:
-        fn()
-    n = 0
-    t0 = time.perf_counter()
-    while True:
-        fn()
-        n += 1
-        t = time.perf_counter() - t0
-        if t >= seconds:
-            return t / n
-
 
 def main():
     p = argparse.ArgumentParser(description=__doc__)
@@ -129,19 +113,7 @@ def main():
         ("cross_ent", 0.8, lambda lib: cross_entropy(lib, logits, labels)),
         ("mlp", 1.0, lambda lib: mlp(lib, xb, yb)),
     ]
-    print("%-10s %12s %12s %7s %7s" % ("workload", "torch", "libdl", "ratio", "target"))
-    for name, target, make in work:
-        tf, df = make(torch), make(Dl)
-        for _ in range(3):
-            tf()
-            df()
-        bt = bd = float("inf")
-        for _ in range(args.rounds):
-            bt = min(bt, timed(tf, args.seconds))
-            bd = min(bd, timed(df, args.seconds))
-        print("%-10s %9.1f us %9.1f us %7.2f %7.1f" % (name, bt * 1e6, bd * 1e6, bd / bt, target),
-              flush=True)
-
+    print_table(work, torch, Dl, args.rounds, args.seconds, warmup=3)
 
 if __name__ == "__main__":
     main()

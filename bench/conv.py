@@ -23,7 +23,6 @@
 import argparse
 import math
 import os
-import time
 
 import numpy as np
 import torch
@@ -32,9 +31,8 @@ import gi
 
 gi.require_version("Dl", "1.0")
 from gi.repository import Dl  # noqa: E402
+from sidebyside import least_times  # noqa: E402
 
-SETTLE = 0.2
-WARM = 0.015
 
 
 def make(lib, x_np, w_np, g_np, stride, padding):
@@ -48,20 +46,6 @@ def make(lib, x_np, w_np, g_np, stride, padding):
         lib.nn.functional.conv2d(x, w, None, stride, padding).backward(g)
     return run
 
-
-def timed(fn, seconds):
-    time.sleep(SETTLE)
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < WARM:
-        fn()
-    n = 0
-    t0 = time.perf_counter()
-    while True:
-        fn()
-        n += 1
-        t = time.perf_counter() - t0
-        if t >= seconds:
-            return t / n
 
 
 def main():
@@ -82,14 +66,9 @@ def main():
         out = torch.nn.functional.conv2d(torch.from_numpy(x_np), torch.from_numpy(w_np), None,
                                          stride, padding)
         g_np = rng.standard_normal(tuple(out.shape), dtype=np.float32)
-        tf = make(torch, x_np, w_np, g_np, stride, padding)
-        df = make(Dl, x_np, w_np, g_np, stride, padding)
-        tf()
-        df()
-        bt = bd = float("inf")
-        for _ in range(args.rounds):
-            bt = min(bt, timed(tf, args.seconds))
-            bd = min(bd, timed(df, args.seconds))
+        bt, bd = least_times(make(torch, x_np, w_np, g_np, stride, padding),
+                             make(Dl, x_np, w_np, g_np, stride, padding), args.rounds,
+                             args.seconds, warmup=1)
         ratios.append(bd / bt)
         print("%-8s %9.2f ms %9.2f ms %7.2f" % (name, bt * 1e3, bd * 1e3, bd / bt), flush=True)
     print("geometric mean %.2f (target <= 0.8)" % math.exp(sum(map(math.log, ratios)) /

@@ -25,7 +25,6 @@
 
 import argparse
 import os
-import time
 
 import numpy as np
 import torch
@@ -34,9 +33,8 @@ import gi
 
 gi.require_version("Dl", "1.0")
 from gi.repository import Dl  # noqa: E402
+from sidebyside import print_table  # noqa: E402
 
-SETTLE = 0.2
-WARM = 0.015
 
 
 def adam(lib, params_np, grads_np):
@@ -66,20 +64,6 @@ def mlp_step(lib, x_np, y_np):
     return run
 
 
-def timed(fn, seconds):
-    time.sleep(SETTLE)
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < WARM:
-        fn()
-    n = 0
-    t0 = time.perf_counter()
-    while True:
-        fn()
-        n += 1
-        t = time.perf_counter() - t0
-        if t >= seconds:
-            return t / n
-
 
 def main():
     p = argparse.ArgumentParser(description=__doc__)
@@ -96,19 +80,7 @@ def main():
         ("adam", 0.8, lambda lib: adam(lib, params, grads)),
         ("mlp_step", 1.0, lambda lib: mlp_step(lib, xb, yb)),
     ]
-    print("%-10s %12s %12s %7s %7s" % ("workload", "torch", "libdl", "ratio", "target"))
-    for name, target, make in work:
-        tf, df = make(torch), make(Dl)
-        for _ in range(2):
-            tf()
-            df()
-        bt = bd = float("inf")
-        for _ in range(args.rounds):
-            bt = min(bt, timed(tf, args.seconds))
-            bd = min(bd, timed(df, args.seconds))
-        print("%-10s %9.1f us %9.1f us %7.2f %7.1f" % (name, bt * 1e6, bd * 1e6, bd / bt, target),
-              flush=True)
-
+    print_table(work, torch, Dl, args.rounds, args.seconds, warmup=2)
 
 if __name__ == "__main__":
     main()

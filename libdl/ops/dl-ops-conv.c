@@ -55,16 +55,15 @@ check_pair (const gchar *op, const gchar *what, const gint64 *v, gint64 min, GEr
   return FALSE;
 }
 
-/* The geometry of windows @kernel over an @h x @w image, or FALSE with an
- * error when no window fits. */
+/* Checks the window's parameters and sets them in @g. */
 static gboolean
-window_geometry (const gchar *op,
-                 DlConvGeometry *g,
-                 const gint64 *kernel,
-                 const gint64 *dilation,
-                 const gint64 *padding,
-                 const gint64 *stride,
-                 GError **error)
+set_window (const gchar *op,
+            DlConvGeometry *g,
+            const gint64 *kernel,
+            const gint64 *dilation,
+            const gint64 *padding,
+            const gint64 *stride,
+            GError **error)
 {
   if (!check_pair (op, "kernel_size", kernel, 1, error)
       || !check_pair (op, "dilation", dilation, 1, error)
@@ -79,6 +78,22 @@ window_geometry (const gchar *op,
   g->pw = padding[1];
   g->sh = stride[0];
   g->sw = stride[1];
+  return TRUE;
+}
+
+/* The geometry of windows @kernel over an @h x @w image, or FALSE with an
+ * error when no window fits. */
+static gboolean
+window_geometry (const gchar *op,
+                 DlConvGeometry *g,
+                 const gint64 *kernel,
+                 const gint64 *dilation,
+                 const gint64 *padding,
+                 const gint64 *stride,
+                 GError **error)
+{
+  if (!set_window (op, g, kernel, dilation, padding, stride, error))
+    return FALSE;
   g->out_h = (g->h + 2 * g->ph - g->dh * (g->kh - 1) - 1) / g->sh + 1;
   g->out_w = (g->w + 2 * g->pw - g->dw * (g->kw - 1) - 1) / g->sw + 1;
   if (g->h + 2 * g->ph < g->dh * (g->kh - 1) + 1 || g->w + 2 * g->pw < g->dw * (g->kw - 1) + 1)
@@ -786,10 +801,7 @@ dl_max_pool2d (DlTensor *input,
 
   g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
   if (!(x = batched ("max_pool2d", input, 4, &unbatched, error))
-      || !check_pair ("max_pool2d", "kernel_size", kernel_size, 1, error)
-      || !check_pair ("max_pool2d", "stride", stride, 1, error)
-      || !check_pair ("max_pool2d", "padding", padding, 0, error)
-      || !check_pair ("max_pool2d", "dilation", dilation, 1, error))
+      || !set_window ("max_pool2d", &g, kernel_size, dilation, padding, stride, error))
     return NULL;
   for (gint i = 0; i < 2; i++)
     if (padding[i] * 2 > kernel_size[i])
@@ -805,14 +817,6 @@ dl_max_pool2d (DlTensor *input,
   g.c = x->sizes[1];
   g.h = x->sizes[2];
   g.w = x->sizes[3];
-  g.kh = kernel_size[0];
-  g.kw = kernel_size[1];
-  g.sh = stride[0];
-  g.sw = stride[1];
-  g.ph = padding[0];
-  g.pw = padding[1];
-  g.dh = dilation[0];
-  g.dw = dilation[1];
   g.out_h = pooled_size (g.h, g.kh, g.sh, g.ph, g.dh, ceil_mode);
   g.out_w = pooled_size (g.w, g.kw, g.sw, g.pw, g.dw, ceil_mode);
   if (g.out_h < 1 || g.out_w < 1)
