@@ -5,7 +5,8 @@
 # is a GLib.Error and the callback can fail: so a wrapped callback keeps the
 # exception (_lib.stash_python_error) and fails with a GLib.Error, which
 # stops the engine; the Python call that started the pass (backward(),
-# autograd.grad()) then raises the original exception (_lib._translate).
+# autograd.grad(), wrapped in _lib._checked) then raises the original
+# exception (_lib._translate).
 #
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
@@ -14,12 +15,13 @@ import functools
 
 from gi.repository import GLib
 
-from ._lib import Dl, _translate, stash_python_error
+from ._lib import Dl, stash_python_error
 
 
 def from_c(fn):
     """fn, made safe to call from libdl: any exception it raises is kept
-    for raising() and reported to libdl as a GLib.Error."""
+    for _lib._translate (through _lib._checked, which the Python call that
+    started the pass goes through) and reported to libdl as a GLib.Error."""
     @functools.wraps(fn)
     def wrapper(*args):
         try:
@@ -32,11 +34,3 @@ def from_c(fn):
             raise GLib.Error.new_literal(Dl.error_quark(), message, int(Dl.Error.FAILED))
     return wrapper
 
-
-def raising(call, *args):
-    """call(*args), raising the exception a callback raised during it, or
-    libdl's error as PyTorch's exception class."""
-    try:
-        return call(*args)
-    except GLib.Error as e:
-        raise _translate(e) from None

@@ -393,8 +393,7 @@ class Tensor(Dl.Tensor):
                     finally:
                         Dl.set_grad_enabled(was)
             return
-        _callbacks.raising(Dl.Tensor.backward, self, gradient, bool(retain_graph),
-                           bool(create_graph))
+        _checked(Dl.Tensor.backward)(self, gradient, bool(retain_graph), bool(create_graph))
 
     def register_hook(self, hook):
         """Runs hook(grad) on this tensor's gradient in every backward pass;

@@ -4,8 +4,7 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
-from .. import _callbacks
-from .._lib import Dl, _is_tensor
+from .._lib import Dl, _checked, _is_tensor
 
 __all__ = ['grad', 'backward']
 
@@ -60,8 +59,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     go = _grad_outputs(outputs, _as_list(grad_outputs, 'grad_outputs'))
     if retain_graph is None:
         retain_graph = create_graph
-    result = _callbacks.raising(Dl.autograd_grad, outputs, inputs, go, bool(retain_graph),
-                                bool(create_graph), bool(allow_unused))
+    result = _checked(Dl.autograd_grad)(outputs, inputs, go, bool(retain_graph),
+                                        bool(create_graph), bool(allow_unused))
     return tuple(result)
 
 
