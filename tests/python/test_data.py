@@ -271,3 +271,35 @@ def test_subset_concat_random_split():
         [len(p) for p in T.random_split(list(range(11)), [0.5, 0.5])]
     with pytest.raises(ValueError, match='Sum of input lengths'):
         D.random_split(ds, [3, 3])
+
+
+FMNIST = '/usr/share/datasets/fashion-mnist'
+
+
+@pytest.mark.skipif(not os.path.isdir(FMNIST), reason='dataset-fashion-mnist is not installed')
+@pytest.mark.skipif(Dl is torch, reason='libdl only: torchvision is not installed')
+def test_fashion_mnist_dataset():
+    train = Dl.datasets.FashionMNIST(train=True)
+    test = Dl.datasets.FashionMNIST(train=False, mean=0.5, std=0.25)
+    assert len(train) == 60000 and len(test) == 10000
+    images, labels = Dl.datasets.fashion_mnist(train=False)
+    image, label = test[17]
+    assert tuple(image.shape) == (1, 28, 28) and isinstance(label, int)
+    expected = (images[17].numpy().astype(np.float64) / 255 - 0.5) / 0.25
+    np.testing.assert_allclose(image[0].numpy(), expected, rtol=1e-6, atol=1e-6)
+    assert label == labels[17].item() and test.targets[17].item() == label
+    assert test.classes[label] == Dl.fashion_mnist_class_name(label)
+    with pytest.raises(IndexError):
+        test[10000]
+    # in C (workers) and through a transform (Python) the batches agree
+    sub = D.Subset(test, list(range(0, 10000, 37)))
+    fast = [flat(b) for b in D.DataLoader(sub, batch_size=64, num_workers=2)]
+    slow_ds = Dl.datasets.FashionMNIST(train=False, mean=0.5, std=0.25,
+                                       transform=lambda x: x)
+    slow = [flat(b) for b in D.DataLoader(D.Subset(slow_ds, sub.indices), batch_size=64)]
+    assert fast == slow
+    with pytest.raises(FileNotFoundError, match='no-such-folder'):
+        Dl.datasets.FashionMNIST(root='/no-such-folder')
+    with pytest.raises(RuntimeError, match='download'):
+        Dl.datasets.FashionMNIST(download=True)
+    assert 'Number of datapoints: 10000' in repr(test)
