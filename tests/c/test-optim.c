@@ -292,11 +292,11 @@ assert_lr (DlLrScheduler *s, gdouble expected)
       dl_optimizer_get_group_lr (dl_lr_scheduler_get_optimizer (s), 0), expected, 1e-15);
 }
 
-static gdouble
-halve_at_two (guint group, gint64 epoch, gpointer user_data)
+static void
+halve_at_two (guint group, gint64 epoch, gdouble *factor, gpointer user_data, GError **error)
 {
   (*(gint *)user_data)++;
-  return epoch >= 2 ? 0.5 : 1.0;
+  *factor = epoch >= 2 ? 0.5 : 1.0;
 }
 
 static void

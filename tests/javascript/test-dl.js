@@ -1081,10 +1081,63 @@ test('an optimizer written in JS, with a scheduler', () => {
     assert(sched.get_last_lr()[0] === 0.25 && opt.lr === 0.25, 'StepLR halves');
     opt.step();
     assertArrayEqual(values(p), [0.25, -1.25, 2.25], 'second step at the new rate');
-    // (JS functions returning a double, LambdaLR's and vfunc_get_lr, come
-    // back as garbage on GJS 1.74: measured, see the Vala and Python tests)
     const state = sched.get_state().deepUnpack();
     assert(state.last_epoch.unpack() === 1, 'scheduler state');
+});
+
+// A scheduler written in JS: compute_lr hands its rate back through an out
+// parameter (GJS 1.74 turns a returned double into 0), so the JS function
+// just returns the number
+const HalvingLr = GObject.registerClass(class HalvingLr extends Dl.LrScheduler {
+    vfunc_compute_lr(group, currentLr) {
+        const e = this.get_last_epoch();
+        if (e < 0)
+            throw new Error('compute_lr before the first epoch');
+        return e > 0 && e % 2 === 0 ? currentLr / 2 : currentLr;
+    }
+});
+
+test('LambdaLR with a JS function, and a scheduler written in JS', () => {
+    const p = leafWithGrad();
+    const q = leafWithGrad();
+    const opt = Dl.Sgd.new([p], 0.1, 0, 0, 0, false);
+    opt.add_param_group([q], ['lr'], [0.5]);
+    const factors = [e => 0.95 ** e, e => 1 / (e + 1)];
+    const lambda = Dl.LambdaLr.new(opt, (group, epoch) => factors[group](epoch));
+    const expected = e => [0.1 * 0.95 ** e, 0.5 / (e + 1)];
+    assertClose(lambda.get_last_lr(), expected(0), 1e-15, 'epoch 0');
+    for (let e = 1; e <= 4; e++) {
+        lambda.step();
+        assertClose(lambda.get_last_lr(), expected(e), 1e-15, `epoch ${e}`);
+        assertClose([opt.get_group_lr(0), opt.get_group_lr(1)], expected(e), 1e-15,
+            `the optimizer's rates at epoch ${e}`);
+    }
+    // an exception in the function fails the step with it
+    const failing = Dl.LambdaLr.new(opt, (group, epoch) => {
+        if (epoch > 0)
+            throw new Error('no factor past epoch 0');
+        return 1;
+    });
+    let message = '';
+    try {
+        failing.step();
+    } catch (e) {
+        message = `${e}`;
+    }
+    assert(message.includes('no factor past epoch 0'), `the step fails: ${message}`);
+
+    // the JS subclass over the C stepping: 1, 1, 1/2, 1/2, 1/4 of the rates
+    const opt2 = Dl.Sgd.new([p], 0.1, 0, 0, 0, false);
+    const halving = new HalvingLr({optimizer: opt2});
+    halving.init(null);
+    const lrs = [];
+    for (let i = 0; i < 5; i++) {
+        halving.step();
+        lrs.push(halving.get_last_lr()[0]);
+    }
+    assertClose(lrs, [0.1, 0.05, 0.05, 0.025, 0.025], 1e-15, 'JS scheduler');
+    // and called from C through the class
+    assertClose([halving.get_lr(0, 0.8)], [0.8], 0, 'get_lr at an odd epoch');
 });
 
 test('safetensors: a module state dict round trip through a file', () => {

@@ -10,7 +10,7 @@ import warnings
 import pytest
 import torch
 
-from conftest import Dl
+from conftest import SELF_CHECK, Dl
 
 STEPS = 40
 
@@ -235,18 +235,19 @@ def test_sequential_lr_errors():
         m.SequentialLR(opt, [a], milestones=[3])
 
 
-class HalvingLR(Dl.optim.lr_scheduler.LRScheduler):
+class HalvingLR(getattr(Dl.optim.lr_scheduler, 'LRScheduler', object)):
     """A scheduler written in Python over the C base class."""
 
     def __init__(self, optimizer, every):
         self.every = every
         super().__init__(optimizer)
 
-    def do_get_lr(self, group, current_lr):
+    def do_compute_lr(self, group, current_lr):
         e = self.get_last_epoch()
         return current_lr / 2 if e > 0 and e % self.every == 0 else current_lr
 
 
+@pytest.mark.skipif(SELF_CHECK, reason="libdl's C virtual method")
 def test_python_scheduler_subclass():
     opt = make_opt(Dl)
     s = HalvingLR(opt, 2)
@@ -256,3 +257,41 @@ def test_python_scheduler_subclass():
         lrs.append(s.get_last_lr())
     assert lrs == [[0.1, 0.5], [0.05, 0.25], [0.05, 0.25], [0.025, 0.125], [0.025, 0.125]]
     assert s.state_dict()['last_epoch'] == 5
+
+
+@pytest.mark.parametrize("kw", [
+    dict(start_factor=0), dict(start_factor=0.0, end_factor=0.5), dict(start_factor=0, end_factor=0),
+    dict(start_factor=1, end_factor=0, total_iters=3), dict(start_factor=1e-9),
+    dict(start_factor=-0.5), dict(start_factor=1.5), dict(end_factor=-0.5), dict(end_factor=1.5),
+    dict(start_factor=0.5, total_iters=0),
+])
+def test_linear_lr_factors_as_torch(kw):
+    # torch 1.13 accepts a start factor of 0 (its first step then divides
+    # by zero); the same rates, exceptions and messages here
+    def outcome(lib):
+        opt = lib.optim.SGD([lib.ones(2, requires_grad=True)], lr=0.1)
+        try:
+            s = lib.optim.lr_scheduler.LinearLR(opt, **kw)
+        except ValueError as e:
+            return ('ValueError', str(e))
+        lrs = [s.get_last_lr()]
+        try:
+            for _ in range(6):
+                opt.step()
+                s.step()
+                lrs.append(s.get_last_lr())
+        except ZeroDivisionError as e:
+            lrs.append(('ZeroDivisionError', str(e), s.last_epoch, opt.param_groups[0]['lr']))
+        return lrs
+
+    ours, theirs = outcome(Dl), outcome(torch)
+    assert ours == theirs
+
+
+def test_lambda_lr_exception_propagates():
+    for lib in (Dl, torch):
+        opt = make_opt(lib)
+        s = lib.optim.lr_scheduler.LambdaLR(opt, lambda e: 1.0 / (2 - e))
+        s.step()
+        with pytest.raises(ZeroDivisionError, match="division by zero"):
+            s.step()

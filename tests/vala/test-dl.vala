@@ -666,9 +666,9 @@ void test_optimizers () {
         var last = step_lr.get_last_lr ();
         assert (last.length == 2 && last[0] == 0.25 && last[1] == 0.5);
         int calls = 0;
-        var lambda = new Dl.LambdaLr (sign, (group, epoch) => {
+        var lambda = new Dl.LambdaLr (sign, (group, epoch, out factor) => {
             calls++;
-            return group == 0 ? 1.0 : 1.0 / (epoch + 1);
+            factor = group == 0 ? 1.0 : 1.0 / (epoch + 1);
         });
         lambda.step ();
         last = lambda.get_last_lr ();

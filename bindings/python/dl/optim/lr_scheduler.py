@@ -10,7 +10,9 @@ from collections import Counter
 
 from gi.repository import Gio, GObject
 
+from .._callbacks import from_c
 from .._lib import OVERRIDE_MODULE, Dl, GLib, typelib_override
+from .._lib import _translate as _python_error
 
 __all__ = ['LRScheduler', 'StepLR', 'MultiStepLR', 'ExponentialLR', 'CosineAnnealingLR',
            'LambdaLR', 'LinearLR', 'OneCycleLR', 'CosineAnnealingWarmRestarts',
@@ -25,8 +27,13 @@ _PYTHON_ONLY = ('verbose', '_get_lr_called_within_step', 'lr_lambdas', 'mode_wor
 
 
 def _translate(e):
+    cause = _python_error(e)
+    if cause is not e:
+        return cause
     if e.domain == 'dl-error-quark' and e.code == int(Dl.Error.ARGUMENT):
-        return ValueError(e.message)
+        # C names the scheduler ("LinearLR: ..."); PyTorch's messages do not
+        name, sep, rest = e.message.partition(': ')
+        return ValueError(rest if sep and name in __all__ else e.message)
     return e
 
 
@@ -83,7 +90,7 @@ def _fix_keys(state):
 @typelib_override(__name__)
 class LRScheduler(Dl.LrScheduler):
     """torch.optim.lr_scheduler._LRScheduler over DlLrScheduler: subclass it
-    and override do_get_lr(group, current_lr), the C virtual method."""
+    and override do_compute_lr(group, current_lr), the C virtual method."""
     __module__ = OVERRIDE_MODULE
 
     def __init__(self, optimizer, last_epoch=-1, verbose=False, **properties):
@@ -186,6 +193,18 @@ class LinearLR(Dl.LinearLr, LRScheduler):
                  last_epoch=-1, verbose=False):
         LRScheduler.__init__(self, optimizer, last_epoch, start_factor=float(start_factor),
                              end_factor=float(end_factor), total_iters=int(total_iters))
+        # PyTorch's arithmetic on these is int or float as given, which
+        # its ZeroDivisionError's message shows
+        self._int_args = all(isinstance(v, int) for v in (start_factor, end_factor, total_iters))
+
+    def step(self, epoch=None):
+        try:
+            LRScheduler.step(self, epoch)
+        except GLib.Error as e:
+            if 'division by zero' not in e.message:
+                raise
+            raise ZeroDivisionError('division by zero' if self._int_args
+                                    else 'float division by zero') from None
 
 
 @typelib_override(__name__)
@@ -205,7 +224,7 @@ class LambdaLR(Dl.LambdaLr, LRScheduler):
         self.lr_lambdas = lambdas
         try:
             GObject.Object.__init__(self, optimizer=optimizer, last_epoch=int(last_epoch))
-            self.set_lambda(lambda group, epoch: float(lambdas[group](epoch)))
+            self.set_lambda(from_c(lambda group, epoch: float(lambdas[group](epoch))))
             self.init(None)
         except GLib.Error as e:
             raise _translate(e) from None
