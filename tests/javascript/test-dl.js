@@ -1029,7 +1029,14 @@ test('parameter groups and state from JS', () => {
     sgd.step();
     assertClose(values(a), [0.95, -1.9, 2.8], 1e-12, 'group 0');
     assertClose(values(b), [0.75, -1.5, 2], 1e-12, 'group 1');
+    // no momentum in group 1: the entry holds no tensor, as PyTorch's None
     assert(sgd.get_state(1, 'momentum_buffer') === null, 'no momentum in group 1');
+    assert(sgd.list_state(1).join() === 'momentum_buffer', `entries ${sgd.list_state(1)}`);
+    sgd.clear_state(1);
+    assert(sgd.list_state(1).length === 0, 'cleared');
+    const adagrad = Dl.Adagrad.new([leafWithGrad()], 0.1, 0, 0, 0.25, 1e-10);
+    assert(adagrad.list_state(0).join() === 'step,sum', 'Adagrad state at construction');
+    assertArrayEqual(values(adagrad.get_state(0, 'sum')), [0.25, 0.25, 0.25], 'sum');
     const buf = sgd.get_state(0, 'momentum_buffer');
     const fresh = new Dl.Sgd({params: paramStore(leafWithGrad()), lr: 0.1, momentum: 0.9});
     fresh.set_state(0, 'momentum_buffer', buf);

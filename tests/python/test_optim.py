@@ -430,3 +430,50 @@ def test_lbfgs_errors():
         Dl.optim.LBFGS([{'params': [p]}, {'params': [Dl.ones(1, requires_grad=True)]}])
     with pytest.raises(ValueError, match="strong_wolfe"):
         Dl.optim.LBFGS([p], line_search_fn="armijo")
+
+
+def _describe(v):
+    """A state dict value's structure: a tensor's dtype and shape, a
+    list's items, anything else's type and value."""
+    if hasattr(v, 'shape') and hasattr(v, 'dtype'):
+        return ('tensor', str(v.dtype).split('.')[-1], tuple(v.shape))
+    if isinstance(v, list):
+        return [_describe(x) for x in v]
+    return (type(v).__name__, v)
+
+
+def _structure(sd):
+    return ({i: {k: _describe(v) for k, v in s.items()} for i, s in sd['state'].items()},
+            [{k: (type(v).__name__, v) for k, v in g.items()} for g in sd['param_groups']])
+
+
+@pytest.mark.parametrize("name,kw", [
+    ('SGD', dict(lr=0.1)), ('SGD', dict(lr=0.1, momentum=0.9, nesterov=True)),
+    ('SGD', dict(lr=0.1, momentum=0.5, dampening=0.1, weight_decay=1e-2, maximize=True)),
+    ('Adam', dict()), ('Adam', dict(amsgrad=True, lr=0.01, betas=(0.8, 0.9))),
+    ('AdamW', dict()), ('AdamW', dict(amsgrad=True, weight_decay=0)),
+    ('RMSprop', dict()), ('RMSprop', dict(momentum=0.5, centered=True)),
+    ('Adagrad', dict(initial_accumulator_value=0.1)), ('Adagrad', dict(lr_decay=0.01)),
+], ids=lambda c: c if isinstance(c, str) else None)
+def test_state_dict_structure_as_torch(name, kw):
+    # torch 1.13's state dicts key for key: at construction (Adagrad's
+    # state is made then), after a step where one parameter has no gradient
+    # (SGD without momentum keeps momentum_buffer None), and after loading
+    # into a fresh optimizer; param_groups with every default PyTorch keeps
+    # ('foreach', 'differentiable', 'capturable', 'fused' ...), types included
+    out = []
+    for lib in (Dl, torch):
+        def make():
+            a, b, c = (lib.ones(n, requires_grad=True) for n in (3, 2, 2))
+            return [a, b, c], getattr(lib.optim, name)(
+                [{'params': [a, b]}, {'params': [c], 'lr': 0.5}], **kw)
+        (a, b, c), opt = make()
+        seen = [_structure(opt.state_dict())]
+        a.grad, c.grad = lib.ones(3), lib.ones(2)
+        opt.step()
+        seen.append(_structure(opt.state_dict()))
+        _, fresh = make()
+        fresh.load_state_dict(opt.state_dict())
+        seen.append(_structure(fresh.state_dict()))
+        out.append(seen)
+    assert out[0] == out[1]

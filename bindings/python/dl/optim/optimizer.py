@@ -135,7 +135,7 @@ class ParamGroup(MutableMapping):
 def _state_value(name, t):
     # counters (RMSprop's step, LBFGS's func_evals and n_iter) are 0-d int64
     # tensors: PyTorch keeps ints
-    if t.dim() == 0 and t.dtype == int64:
+    if t is not None and t.dim() == 0 and t.dtype == int64:
         return int(t.item())
     return t
 
@@ -297,12 +297,9 @@ class Optimizer(Dl.Optimizer):
         params = self.get_params()
         if self._native_state:
             for i in range(len(params)):
-                for n in self.list_state(i):
-                    self.set_state(i, n, None)
-                for n, v in saved_state.get(saved_index[i], {}).items():
-                    if v is None:
-                        continue
-                    if not isinstance(v, Dl.Tensor):
+                self.clear_state(i)
+                for n, v in self._load_state_entries(saved_state.get(saved_index[i], {})):
+                    if v is not None and not isinstance(v, Dl.Tensor):
                         v = _creation.tensor(v, dtype=int64 if isinstance(v, int) else float32)
                     self.set_state(i, n, v)
         else:
@@ -311,6 +308,11 @@ class Optimizer(Dl.Optimizer):
                 if saved_index[i] in saved_state:
                     state[p] = copy.deepcopy(saved_state[saved_index[i]])
             self._py_state = state
+
+    def _load_state_entries(self, saved):
+        """The (name, value) pairs set_state restores from one parameter's
+        saved state; a subclass converts what C keeps another way."""
+        return saved.items()
 
     def __repr__(self):
         lines = [type(self).__name__ + ' (']
