@@ -1191,8 +1191,8 @@ dl_optimizer_get_state (DlOptimizer *self, guint index, const gchar *name)
  * Restores one state entry of a parameter, as
  * torch.optim.Optimizer.load_state_dict() does: the optimizer keeps a
  * contiguous copy of @value, cast to the parameter's dtype when both are
- * floating point (the "step" counter keeps its dtype).
- * dl_optimizer_clear_state() removes entries.
+ * floating point (the "step" counter keeps its dtype, as do LBFGS's "t"
+ * and "prev_loss"). dl_optimizer_clear_state() removes entries.
  *
  * Returns: %TRUE on success; %FALSE with @error set for an index out of
  *   range
@@ -1223,8 +1223,10 @@ dl_optimizer_set_state (DlOptimizer *self,
       return TRUE;
     }
   dtype = dl_tensor_get_dtype (value);
+  /* PyTorch casts every state tensor but "step"; LBFGS's "t" and
+   * "prev_loss" stand for Python numbers, which it leaves alone */
   if (dl_dtype_is_floating_point (dtype) && dl_dtype_is_floating_point (dl_tensor_get_dtype (p))
-      && strcmp (name, "step") != 0)
+      && strcmp (name, "step") != 0 && strcmp (name, "t") != 0 && strcmp (name, "prev_loss") != 0)
     dtype = dl_tensor_get_dtype (p);
   if (!(copy = dl_tensor_to_dtype (value, dtype, error)))
     return FALSE;

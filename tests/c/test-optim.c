@@ -512,6 +512,73 @@ test_lbfgs (void)
     }
 }
 
+static DlLbfgs *
+new_lbfgs (DlTensor *p)
+{
+  g_autoptr (GPtrArray) params = g_ptr_array_new ();
+  GError *error = NULL;
+  DlLbfgs *lbfgs;
+
+  g_ptr_array_add (params, p);
+  lbfgs = dl_lbfgs_new (params, 1.0, 2, 3, "strong_wolfe", &error);
+  g_assert_no_error (error);
+  return lbfgs;
+}
+
+static void
+lbfgs_steps (DlLbfgs *lbfgs, Quadratic *q, guint n)
+{
+  GError *error = NULL;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr (DlTensor) loss = dl_lbfgs_step_closure (lbfgs, quadratic, q, &error);
+
+      g_assert_no_error (error);
+    }
+}
+
+/* LBFGS's history is its first parameter's state (PyTorch's layout):
+ * copied into a fresh optimizer after two steps, the next two give the
+ * uninterrupted run's numbers bit for bit */
+static void
+test_lbfgs_resume (void)
+{
+  g_autoptr (DlTensor) p = new_param ();
+  g_autoptr (DlTensor) q = new_param ();
+  g_autoptr (DlTensor) weights
+      = dl_test_tensor ((gdouble[]){ 1, 10, 100 }, (gint64[]){ 3 }, 1, DL_DTYPE_FLOAT64);
+  g_autoptr (DlLbfgs) straight = new_lbfgs (p);
+  g_autoptr (DlLbfgs) first = new_lbfgs (q);
+  g_autoptr (DlLbfgs) second = new_lbfgs (q);
+  g_auto (GStrv) names = NULL;
+  g_autofree gdouble *want = NULL;
+  g_autofree gdouble *got = NULL;
+  Quadratic qp = { p, weights, 0 }, qq = { q, weights, 0 };
+  GError *error = NULL;
+
+  lbfgs_steps (straight, &qp, 4);
+  lbfgs_steps (first, &qq, 2);
+  names = dl_optimizer_list_state (DL_OPTIMIZER (first), 0);
+  g_assert_cmpstrv (
+      names, ((const gchar *[]){ "H_diag", "al", "d", "func_evals", "n_iter", "old_dirs",
+                                 "old_stps", "prev_flat_grad", "prev_loss", "ro", "t", NULL }));
+  for (guint i = 0; names[i]; i++)
+    g_assert_true (dl_optimizer_set_state (
+        DL_OPTIMIZER (second), 0, names[i],
+        dl_optimizer_get_state (DL_OPTIMIZER (first), 0, names[i]), &error));
+  g_assert_no_error (error);
+  lbfgs_steps (second, &qq, 2);
+  want = dl_test_values (p);
+  got = dl_test_values (q);
+  for (guint i = 0; i < 3; i++)
+    g_assert_cmpfloat (got[i], ==, want[i]);
+  g_assert_cmpint (qq.calls, ==, qp.calls);
+  g_assert_cmpfloat (
+      dl_tensor_item (dl_optimizer_get_state (DL_OPTIMIZER (second), 0, "n_iter"), NULL), ==,
+      dl_tensor_item (dl_optimizer_get_state (DL_OPTIMIZER (straight), 0, "n_iter"), NULL));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -528,6 +595,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/optim/param-groups", test_param_groups);
   g_test_add_func ("/optim/construct-errors", test_construct_errors);
   g_test_add_func ("/optim/lbfgs", test_lbfgs);
+  g_test_add_func ("/optim/lbfgs-resume", test_lbfgs_resume);
   g_test_add_func ("/optim/schedulers", test_schedulers);
   g_test_add_func ("/optim/sequential-and-plateau", test_sequential_and_plateau);
   return g_test_run ();

@@ -1060,6 +1060,14 @@ test('LBFGS with a JS closure', () => {
     assert(loss.item() === 16, `first loss ${loss.item()}`);
     assertClose(values(p), [1, 2, 3], 1e-6, 'minimum');
     assert(calls > 1, 'several evaluations');
+    // the history is the first parameter's state, PyTorch's keys
+    const names = lbfgs.list_state(0).join();
+    assert(names === 'H_diag,al,d,func_evals,n_iter,old_dirs,old_stps,prev_flat_grad,' +
+        'prev_loss,ro,t', `state ${names}`);
+    const dirs = lbfgs.get_state(0, 'old_dirs');
+    assert(dirs.get_shape()[1] === 3 && dirs.get_shape()[0] ===
+        lbfgs.get_state(0, 'ro').get_shape()[0], 'old_dirs rows and ro');
+    assert(lbfgs.get_state(0, 'func_evals').item() === calls, 'func_evals');
 });
 
 const SignSgd = GObject.registerClass(

@@ -430,6 +430,18 @@ def test_lbfgs_errors():
         Dl.optim.LBFGS([{'params': [p]}, {'params': [Dl.ones(1, requires_grad=True)]}])
     with pytest.raises(ValueError, match="strong_wolfe"):
         Dl.optim.LBFGS([p], line_search_fn="armijo")
+    # a history without its direction: an error, never a crash
+    sd = opt.state_dict()
+    sd['state'] = {0: {'func_evals': 3, 'n_iter': 3}}
+    opt.load_state_dict(sd)
+
+    def closure():
+        opt.zero_grad()
+        loss = (p * p).sum()
+        loss.backward()
+        return loss
+    with pytest.raises(RuntimeError, match="n_iter 3 but no d"):
+        opt.step(closure)
 
 
 def _describe(v):
@@ -477,3 +489,111 @@ def test_state_dict_structure_as_torch(name, kw):
         seen.append(_structure(fresh.state_dict()))
         out.append(seen)
     assert out[0] == out[1]
+
+
+LBFGS_CASES = [
+    dict(lr=1, history_size=3, max_iter=4),
+    dict(lr=0.2, max_iter=5),
+    dict(lr=1, max_iter=3, history_size=10, line_search_fn="strong_wolfe"),
+    dict(lr=1, max_iter=1),
+]
+
+
+def _lbfgs_problem(lib, arrays, x, y):
+    params = make_params(lib, arrays)
+    xs, ys = lib.tensor(x), lib.tensor(y)
+
+    def closure_for(opt):
+        def closure():
+            opt.zero_grad()
+            loss = lbfgs_loss(lib, params, xs, ys)
+            loss.backward()
+            return loss
+        return closure
+    return params, closure_for
+
+
+def _to_dl(v):
+    """A torch state dict's value with Dl tensors in place of torch's."""
+    if isinstance(v, torch.Tensor):
+        return Dl.tensor(v.numpy())
+    if isinstance(v, dict):
+        return {k: _to_dl(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_to_dl(x) for x in v]
+    return v
+
+
+@pytest.mark.parametrize("cfg", LBFGS_CASES, ids=str)
+def test_lbfgs_state_dict_as_torch(cfg):
+    # PyTorch's LBFGS keeps its whole history in state[0]: the same keys,
+    # types, shapes and (within rounding) values here. (A problem L-BFGS
+    # converges on with every configuration: a diverging float32 run
+    # amplifies rounding.)
+    w, b, x, y = make_problem(np.random.default_rng(0), "float32")
+    sds = []
+    for lib in (Dl, torch):
+        params, closure_for = _lbfgs_problem(lib, [w, b], x, y)
+        opt = lib.optim.LBFGS(params, **cfg)
+        assert opt.state_dict()['state'] == {}
+        for _ in range(2):
+            opt.step(closure_for(opt))
+        sds.append(opt.state_dict())
+    ours, theirs = sds
+    assert ours['param_groups'] == theirs['param_groups']
+    o, t = ours['state'][0], theirs['state'][0]
+    assert list(o) == list(t) or set(o) == set(t)
+    for k in t:
+        assert _describe(o[k]) == _describe(t[k]) or k == 'prev_loss' or \
+            (k == 't' and type(o[k]) is type(t[k]) is float), k
+        if k in ('old_dirs', 'old_stps', 'ro', 'al'):
+            for a, c in zip(o[k], t[k]):
+                assert (a is None) == (c is None)
+                if a is not None:
+                    assert_same(a, c, rtol=1e-3, atol=1e-5)
+        elif k in ('d', 'prev_flat_grad', 'H_diag') and not isinstance(t[k], int):
+            assert_same(o[k], t[k], rtol=1e-3, atol=1e-5)
+        else:
+            assert float(o[k]) == pytest.approx(float(t[k]), rel=1e-5), k
+
+
+@pytest.mark.parametrize("cfg", LBFGS_CASES, ids=str)
+def test_lbfgs_resumes_exactly(tmp_path, cfg):
+    # N steps, the state saved (through Dl.save) and loaded into a fresh
+    # model and optimizer, M more: bit for bit the uninterrupted run, and
+    # PyTorch's numbers; a state dict PyTorch made loads and continues as
+    # PyTorch does
+    w, b, x, y = make_problem(np.random.default_rng(0), "float32")
+    params, closure_for = _lbfgs_problem(Dl, [w, b], x, y)
+    opt = Dl.optim.LBFGS(params, **cfg)
+    straight = [float(opt.step(closure_for(opt))) for _ in range(5)]
+    assert straight[-1] < 0.6 * straight[0]
+
+    params, closure_for = _lbfgs_problem(Dl, [w, b], x, y)
+    opt = Dl.optim.LBFGS(params, **cfg)
+    losses = [float(opt.step(closure_for(opt))) for _ in range(2)]
+    path = str(tmp_path / 'lbfgs.safetensors')
+    Dl.save({'params': [p.detach() for p in params], 'opt': opt.state_dict()}, path)
+    ck = Dl.load(path)
+    params2, closure_for2 = _lbfgs_problem(Dl, [p.numpy() for p in ck['params']], x, y)
+    opt2 = Dl.optim.LBFGS(params2, **cfg)
+    opt2.load_state_dict(ck['opt'])
+    losses += [float(opt2.step(closure_for2(opt2))) for _ in range(3)]
+    assert losses == straight
+    resumed = params2
+
+    tparams, tclosure_for = _lbfgs_problem(torch, [w, b], x, y)
+    topt = torch.optim.LBFGS(tparams, **cfg)
+    tlosses = [float(topt.step(tclosure_for(topt))) for _ in range(2)]
+    # torch's state dict at step 2, loaded here
+    params3, closure_for3 = _lbfgs_problem(Dl, [p.detach().numpy() for p in tparams], x, y)
+    opt3 = Dl.optim.LBFGS(params3, **cfg)
+    opt3.load_state_dict(_to_dl(topt.state_dict()))
+    tlosses += [float(topt.step(tclosure_for(topt))) for _ in range(3)]
+    from_torch = [float(opt3.step(closure_for3(opt3))) for _ in range(3)]
+    assert losses == pytest.approx(tlosses, rel=1e-4)
+    assert from_torch == pytest.approx(tlosses[2:], rel=1e-4)
+    for p, t in zip(resumed, tparams):
+        assert_same(p.detach(), t.detach(), rtol=1e-3, atol=1e-5)
+    for p, t in zip(params3, tparams):
+        assert_same(p.detach(), t.detach(), rtol=1e-3, atol=1e-5)

@@ -255,10 +255,15 @@ class Optimizer(Dl.Optimizer):
             return self.__dict__.setdefault('_py_state', defaultdict(dict))
         state = {}
         for i, p in enumerate(self.get_params()):
-            names = self.list_state(i)
-            if names:
-                state[p] = {n: _state_value(n, self.get_state(i, n)) for n in names}
+            entries = self._state_entries(i)
+            if entries:
+                state[p] = entries
         return state
+
+    def _state_entries(self, i):
+        """Parameter @i's state as PyTorch keeps it, from the C state; a
+        subclass converts what C keeps another way."""
+        return {n: _state_value(n, self.get_state(i, n)) for n in self.list_state(i)}
 
     def state_dict(self):
         index = {}
@@ -271,9 +276,9 @@ class Optimizer(Dl.Optimizer):
         state = {}
         if self._native_state:
             for i in range(len(params)):
-                names = self.list_state(i)
-                if names:
-                    state[i] = {n: _state_value(n, self.get_state(i, n)) for n in names}
+                entries = self._state_entries(i)
+                if entries:
+                    state[i] = entries
         else:
             for p, s in self.state.items():
                 if id(p) in index:

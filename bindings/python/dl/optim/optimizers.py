@@ -4,8 +4,10 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+from .._dtype import float64
 from .._lib import OVERRIDE_MODULE, Dl, GLib, typelib_override
 from .. import _creation
+from .._indexing import stack
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _as_groups, _params_store, _value_error, required
 
@@ -153,6 +155,43 @@ class LBFGS(Dl.Lbfgs, Optimizer):
 
     def add_param_group(self, param_group):
         raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
+
+    # C keeps PyTorch's lists of tensors as the rows of one tensor and its
+    # Python numbers as 0-d float64 tensors (see DlLbfgs)
+    _ROWS = ('old_dirs', 'old_stps', 'ro', 'al')
+    _NUMBERS = ('t', 'prev_loss')
+
+    def _state_entries(self, i):
+        entries = Optimizer._state_entries(self, i)
+        for n in self._NUMBERS:
+            if n in entries:
+                entries[n] = entries[n].item()
+        # t is PyTorch's lr itself, an int when lr is one, until a first
+        # iteration or a line search makes another number of it
+        lr = self.param_groups[0]['lr']
+        if isinstance(lr, int) and entries.get('t') == lr:
+            entries['t'] = lr
+        for n in self._ROWS:
+            if n in entries:
+                entries[n] = list(entries[n].unbind(0))
+        if 'al' in entries:
+            entries['al'] += [None] * (self.param_groups[0]['history_size'] - len(entries['al']))
+        return entries
+
+    def _load_state_entries(self, saved):
+        for n, v in saved.items():
+            if n in self._ROWS:
+                rows = [r if isinstance(r, Dl.Tensor) else _creation.tensor(r)
+                        for r in v if r is not None]
+                if rows:
+                    v = stack(rows)
+                else:
+                    flat = saved['d'].numel() if n in ('old_dirs', 'old_stps') else None
+                    v = _creation.zeros((0, flat) if flat is not None else (0,),
+                                        dtype=saved['d'].dtype)
+            elif n in self._NUMBERS:
+                v = _creation.tensor(float(v), dtype=float64)
+            yield n, v
 
     def step(self, closure):
         failures = []
