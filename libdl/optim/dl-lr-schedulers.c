@@ -953,6 +953,9 @@ dl_lambda_lr_new (DlOptimizer *optimizer,
  * "beta1") goes the other way between #DlOneCycleLr:max-momentum and
  * #DlOneCycleLr:base-momentum. #DlOneCycleLr:max-lr sets every group's
  * peak; 0 takes each group's "max_lr" option (Python's list of max_lr).
+ * Likewise a negative #DlOneCycleLr:max-momentum or
+ * #DlOneCycleLr:base-momentum takes each group's "max_momentum" or
+ * "base_momentum" option.
  * Stepping past total-steps is an error.
  *
  * Since: 0.1
@@ -1146,10 +1149,26 @@ one_cycle_lr_constructed (GObject *object)
                                      max_lr / self->div_factor / self->final_div_factor, NULL);
       if (self->cycle_momentum)
         {
+          gdouble max_m = self->max_momentum, base_m = self->base_momentum;
+
+          /* negative: the group's own (Python's lists of momentums) */
+          if (max_m < 0)
+            max_m = dl_optimizer_get_group_option (optimizer, i, "max_momentum", &missing);
+          if (missing == NULL && base_m < 0)
+            base_m = dl_optimizer_get_group_option (optimizer, i, "base_momentum", &missing);
+          if (missing)
+            {
+              g_clear_error (&missing);
+              construct_error (self,
+                               "max_momentum and base_momentum are required (for parameter "
+                               "group %u)",
+                               i);
+              goto chain;
+            }
           dl_optimizer_set_group_option (optimizer, i, self->use_beta1 ? "beta1" : "momentum",
-                                         self->max_momentum, NULL);
-          dl_optimizer_set_group_option (optimizer, i, "max_momentum", self->max_momentum, NULL);
-          dl_optimizer_set_group_option (optimizer, i, "base_momentum", self->base_momentum, NULL);
+                                         max_m, NULL);
+          dl_optimizer_set_group_option (optimizer, i, "max_momentum", max_m, NULL);
+          dl_optimizer_set_group_option (optimizer, i, "base_momentum", base_m, NULL);
         }
     }
 chain:
@@ -1223,7 +1242,8 @@ dl_one_cycle_lr_class_init (DlOneCycleLrClass *klass)
     /**
      * DlOneCycleLr:base-momentum:
      *
-     * The momentum at the learning rate's peak (default 0.85).
+     * The momentum at the learning rate's peak (default 0.85); negative:
+     * each group's "base_momentum" option.
      *
      * Since: 0.1
      */
@@ -1231,7 +1251,8 @@ dl_one_cycle_lr_class_init (DlOneCycleLrClass *klass)
     /**
      * DlOneCycleLr:max-momentum:
      *
-     * The momentum at the cycle's ends (default 0.95).
+     * The momentum at the cycle's ends (default 0.95); negative: each
+     * group's "max_momentum" option.
      *
      * Since: 0.1
      */

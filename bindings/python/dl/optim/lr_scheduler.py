@@ -246,14 +246,21 @@ class OneCycleLR(Dl.OneCycleLr, LRScheduler):
             for i, v in enumerate(max_lr):
                 optimizer.set_group_option(i, 'max_lr', float(v))
             max_lr = 0.0
-        for name, v in (('base_momentum', base_momentum), ('max_momentum', max_momentum)):
-            if isinstance(v, (list, tuple)):
-                if len(set(v)) != 1:
-                    raise NotImplementedError('OneCycleLR: a %s per parameter group' % name)
-        if isinstance(base_momentum, (list, tuple)):
-            base_momentum = base_momentum[0]
-        if isinstance(max_momentum, (list, tuple)):
-            max_momentum = max_momentum[0]
+        # a momentum per group: the groups' options, which C reads when
+        # the property is negative
+        per_group = {}
+        for name, v in (('max_momentum', max_momentum), ('base_momentum', base_momentum)):
+            if cycle_momentum and isinstance(v, (list, tuple)):
+                if len(v) != n:
+                    raise ValueError('expected {} values for {}, got {}'.format(n, name, len(v)))
+                per_group[name] = [float(x) for x in v]
+        for name, values in per_group.items():
+            for i, v in enumerate(values):
+                optimizer.set_group_option(i, name, v)
+        if 'max_momentum' in per_group or isinstance(max_momentum, (list, tuple)):
+            max_momentum = -1.0
+        if 'base_momentum' in per_group or isinstance(base_momentum, (list, tuple)):
+            base_momentum = -1.0
         for name, v in (('total_steps', total_steps), ('epochs', epochs),
                         ('steps_per_epoch', steps_per_epoch)):
             if v is not None and (not isinstance(v, int) or v <= 0):
