@@ -1008,7 +1008,7 @@ one_cycle_lr_get_lr (DlLrScheduler *scheduler, guint group, gdouble lr, GError *
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                    "OneCycleLR: Tried to step %" G_GINT64_FORMAT
                    " times. The specified number of total steps is %" G_GINT64_FORMAT,
-                   step, self->total_steps);
+                   step + 1, self->total_steps);
       return 0;
     }
   if (self->three_phase)
