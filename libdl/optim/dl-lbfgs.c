@@ -697,7 +697,17 @@ lbfgs_iterate (Ctx *c, DlTensor *flat_grad_in, gdouble loss, GError **error)
         break;
       if (self->line_search_fn)
         {
-          g_autoptr (GPtrArray) x = clone_params (c, error);
+          g_autoptr (GPtrArray) x = NULL;
+
+          /* torch 1.13 takes any name and fails here */
+          if (strcmp (self->line_search_fn, "strong_wolfe") != 0)
+            {
+              g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
+                           "LBFGS: only 'strong_wolfe' is supported, got '%s'",
+                           self->line_search_fn);
+              return FALSE;
+            }
+          x = clone_params (c, error);
           DlTensor *g_new = NULL;
 
           if (!x
@@ -842,15 +852,7 @@ dl_lbfgs_check (DlOptimizer *self, const DlOptimizerGroup *group, GError **error
 static void
 dl_lbfgs_constructed (GObject *object)
 {
-  DlLbfgs *self = DL_LBFGS (object);
-  DlOptimizer *opt = DL_OPTIMIZER (object);
-
   /* max_eval 0 stands for PyTorch's None: max_iter * 5 // 4 */
-  if (self->line_search_fn && strcmp (self->line_search_fn, "strong_wolfe") != 0)
-    dl_optimizer_take_construct_error (
-        opt, g_error_new (DL_ERROR, DL_ERROR_ARGUMENT,
-                          "LBFGS: only 'strong_wolfe' is supported, got '%s'",
-                          self->line_search_fn));
   {
     gdouble max_eval, max_iter;
 
@@ -973,7 +975,8 @@ dl_lbfgs_class_init (DlLbfgsClass *klass)
   /**
    * DlLbfgs:line-search-fn:
    *
-   * %NULL (the default: fixed steps of lr) or "strong_wolfe".
+   * %NULL (the default: fixed steps of lr) or "strong_wolfe"; another
+   * name fails at the step, as in PyTorch.
    *
    * Since: 0.1
    */

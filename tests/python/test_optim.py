@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import Dl, assert_same
+from conftest import SELF_CHECK, Dl, assert_same
 
 STEPS = 12
 
@@ -287,7 +287,8 @@ def test_invalid_hyperparameters(name, kwargs, message):
 def test_construction_errors():
     with pytest.raises(ValueError, match="empty parameter list"):
         Dl.optim.Adam([])
-    with pytest.raises(TypeError, match="lr"):
+    with pytest.raises(ValueError, match="didn't specify a value of required optimization "
+                                         "parameter lr"):
         Dl.optim.SGD([Dl.ones(1, requires_grad=True)])
     with pytest.raises(TypeError):
         Dl.optim.Adam(Dl.ones(1, requires_grad=True))
@@ -295,6 +296,8 @@ def test_construction_errors():
         Dl.optim.Adam([Dl.ones(2, requires_grad=True) * 2])
 
 
+@pytest.mark.skipif(SELF_CHECK, reason="libdl checks a group's values at every step, "
+                                        "torch only at construction")
 def test_step_rejects_bad_group_value_and_dtype():
     p = Dl.ones(2, requires_grad=True)
     opt = Dl.optim.Adam([p])
@@ -346,6 +349,8 @@ class VfuncSign(Dl.optim.Optimizer):
 
 @pytest.mark.parametrize("cls", [TorchStyleSign, VfuncSign])
 def test_python_subclass(cls):
+    if SELF_CHECK and cls is VfuncSign:
+        pytest.skip("DlOptimizer's C virtual method")
     a = Dl.tensor([1.0, -2.0], requires_grad=True)
     b = Dl.tensor([3.0], requires_grad=True)
     opt = cls([{'params': [a]}, {'params': [b], 'lr': 1.0}], lr=0.5)
@@ -422,14 +427,23 @@ def test_lbfgs_matches_torch(rng, cfg):
 def test_lbfgs_errors():
     p = Dl.ones(2, requires_grad=True)
     opt = Dl.optim.LBFGS([p])
-    with pytest.raises(RuntimeError, match="closure"):
-        Dl.optim.Optimizer.step(opt)
+    if not SELF_CHECK:
+        with pytest.raises(RuntimeError, match="closure"):
+            Dl.optim.Optimizer.step(opt)
     with pytest.raises(ZeroDivisionError):
         opt.step(lambda: 1 / 0)
     with pytest.raises(ValueError, match="parameter groups"):
         Dl.optim.LBFGS([{'params': [p]}, {'params': [Dl.ones(1, requires_grad=True)]}])
-    with pytest.raises(ValueError, match="strong_wolfe"):
-        Dl.optim.LBFGS([p], line_search_fn="armijo")
+    # torch 1.13 takes the name and fails at the step
+    armijo = Dl.optim.LBFGS([p], line_search_fn="armijo")
+
+    def quadratic():
+        armijo.zero_grad()
+        loss = (p * p).sum()
+        loss.backward()
+        return loss
+    with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
+        armijo.step(quadratic)
     # a history without its direction: an error, never a crash
     sd = opt.state_dict()
     sd['state'] = {0: {'func_evals': 3, 'n_iter': 3}}
@@ -440,7 +454,9 @@ def test_lbfgs_errors():
         loss = (p * p).sum()
         loss.backward()
         return loss
-    with pytest.raises(RuntimeError, match="n_iter 3 but no d"):
+    # (torch 1.13 fails with a TypeError on the missing tensor)
+    with pytest.raises((RuntimeError, TypeError),
+                       match=None if SELF_CHECK else "n_iter 3 but no d"):
         opt.step(closure)
 
 

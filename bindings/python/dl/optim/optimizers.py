@@ -20,8 +20,8 @@ def _construct(opt, typelib_class, params, defaults, properties):
     other groups."""
     groups = _as_groups(params)
     if defaults.get('lr') is required:
-        raise TypeError("%s.__init__() missing 1 required positional argument: 'lr'"
-                        % type(opt).__name__)
+        raise ValueError("parameter group didn't specify a value of required optimization "
+                         "parameter lr")
     try:
         typelib_class.__init__(opt, params=_params_store(groups[0]['params']), **properties)
         opt.init(None)
