@@ -439,6 +439,8 @@ state_rows (GHashTable *state, const gchar *name, GPtrArray *rows, GArray *numbe
   if (t == NULL)
     return TRUE;
   shape = dl_tensor_get_shape (t, &n_dims);
+  if (n_dims >= 1 && shape[0] == 0)
+    return TRUE;
   if (n_dims != (rows ? 2u : 1u))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,

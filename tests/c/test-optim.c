@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <gio/gio.h>
+#include <glib/gstdio.h>
 
 #include "dl-test-utils.h"
 
@@ -43,6 +44,17 @@ run_steps (DlOptimizer *opt, DlTensor *p, guint from, guint to)
       g_assert_true (dl_optimizer_step (opt, &error));
       g_assert_no_error (error);
     }
+}
+
+/* bit for bit */
+static void
+assert_same_values (DlTensor *got, DlTensor *want)
+{
+  g_autofree gdouble *a = dl_test_values (got);
+  g_autofree gdouble *b = dl_test_values (want);
+
+  for (gint64 i = 0; i < dl_tensor_numel (want); i++)
+    g_assert_cmpfloat (a[i], ==, b[i]);
 }
 
 static GListStore *
@@ -158,8 +170,6 @@ test_state_resume (gconstpointer data)
   g_autoptr (DlOptimizer) second = NULL;
   g_auto (GStrv) names = NULL;
   g_auto (GStrv) empty = NULL;
-  g_autofree gdouble *want = NULL;
-  g_autofree gdouble *got = NULL;
   GError *error = NULL;
 
   run_steps (opt, p, 0, 3);
@@ -186,10 +196,7 @@ test_state_resume (gconstpointer data)
     }
   g_clear_object (&first);
   run_steps (second, q, 1, 3);
-  want = dl_test_values (p);
-  got = dl_test_values (q);
-  for (guint i = 0; i < 3; i++)
-    g_assert_cmpfloat (got[i], ==, want[i]);
+  assert_same_values (q, p);
 }
 
 static void
@@ -539,10 +546,11 @@ lbfgs_steps (DlLbfgs *lbfgs, Quadratic *q, guint n)
 }
 
 /* LBFGS's history is its first parameter's state (PyTorch's layout):
- * copied into a fresh optimizer after two steps, the next two give the
- * uninterrupted run's numbers bit for bit */
+ * copied into a fresh optimizer after two steps (through @file, or entry
+ * by entry), the next two give the uninterrupted run's numbers bit for
+ * bit */
 static void
-test_lbfgs_resume (void)
+check_lbfgs_resume (GFile *file)
 {
   g_autoptr (DlTensor) p = new_param ();
   g_autoptr (DlTensor) q = new_param ();
@@ -552,8 +560,6 @@ test_lbfgs_resume (void)
   g_autoptr (DlLbfgs) first = new_lbfgs (q);
   g_autoptr (DlLbfgs) second = new_lbfgs (q);
   g_auto (GStrv) names = NULL;
-  g_autofree gdouble *want = NULL;
-  g_autofree gdouble *got = NULL;
   Quadratic qp = { p, weights, 0 }, qq = { q, weights, 0 };
   GError *error = NULL;
 
@@ -563,20 +569,84 @@ test_lbfgs_resume (void)
   g_assert_cmpstrv (
       names, ((const gchar *[]){ "H_diag", "al", "d", "func_evals", "n_iter", "old_dirs",
                                  "old_stps", "prev_flat_grad", "prev_loss", "ro", "t", NULL }));
-  for (guint i = 0; names[i]; i++)
-    g_assert_true (dl_optimizer_set_state (
-        DL_OPTIMIZER (second), 0, names[i],
-        dl_optimizer_get_state (DL_OPTIMIZER (first), 0, names[i]), &error));
+  if (file)
+    {
+      g_assert_true (dl_optimizer_save_state (DL_OPTIMIZER (first), file, NULL, &error));
+      g_assert_true (dl_optimizer_load_state (DL_OPTIMIZER (second), file, NULL, &error));
+    }
+  else
+    for (guint i = 0; names[i]; i++)
+      g_assert_true (dl_optimizer_set_state (
+          DL_OPTIMIZER (second), 0, names[i],
+          dl_optimizer_get_state (DL_OPTIMIZER (first), 0, names[i]), &error));
   g_assert_no_error (error);
   lbfgs_steps (second, &qq, 2);
-  want = dl_test_values (p);
-  got = dl_test_values (q);
-  for (guint i = 0; i < 3; i++)
-    g_assert_cmpfloat (got[i], ==, want[i]);
+  assert_same_values (q, p);
   g_assert_cmpint (qq.calls, ==, qp.calls);
-  g_assert_cmpfloat (
-      dl_tensor_item (dl_optimizer_get_state (DL_OPTIMIZER (second), 0, "n_iter"), NULL), ==,
-      dl_tensor_item (dl_optimizer_get_state (DL_OPTIMIZER (straight), 0, "n_iter"), NULL));
+}
+
+static void
+test_lbfgs_resume (void)
+{
+  check_lbfgs_resume (NULL);
+}
+
+/* dl_optimizer_save_state / dl_optimizer_load_state: Adam's state and
+ * LBFGS's history through a file, then the same numbers as without; bad
+ * files are errors */
+static void
+test_state_file (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("dl-optim-XXXXXX", NULL);
+  g_autofree gchar *path = g_build_filename (dir, "optim.safetensors", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  const Case *adam = &cases[2];
+  GError *error = NULL;
+
+  {
+    g_autoptr (DlTensor) p = new_param ();
+    g_autoptr (DlTensor) q = new_param ();
+    g_autoptr (DlOptimizer) straight = new_optimizer (adam, p);
+    g_autoptr (DlOptimizer) first = new_optimizer (adam, q);
+    g_autoptr (DlOptimizer) second = new_optimizer (adam, q);
+
+    run_steps (straight, p, 0, 3);
+    run_steps (first, q, 0, 1);
+    g_assert_true (dl_optimizer_save_state (first, file, NULL, &error));
+    g_assert_no_error (error);
+    g_assert_true (dl_optimizer_load_state (second, file, NULL, &error));
+    g_assert_no_error (error);
+    run_steps (second, q, 1, 3);
+    assert_same_values (q, p);
+  }
+  check_lbfgs_resume (file);
+  {
+    /* a plain safetensors file, a tree that is no JSON object, one whose
+     * groups do not match */
+    const gchar *trees[] = { NULL, "[1, 2", "{\"state\": {}, \"param_groups\": 3}",
+                             "{\"state\": {}, \"param_groups\": [{\"params\": [0, 1]}]}",
+                             "{\"state\": {\"$dict\": [[0, {\"exp_avg\": {\"$tensor\": \"x\"}}]]}, "
+                             "\"param_groups\": [{\"params\": [0]}]}" };
+    const DlError codes[]
+        = { DL_ERROR_FORMAT, DL_ERROR_FORMAT, DL_ERROR_FORMAT, DL_ERROR_ARGUMENT, DL_ERROR_FORMAT };
+    g_autoptr (DlTensor) p = new_param ();
+    g_autoptr (DlOptimizer) opt = new_optimizer (adam, p);
+
+    for (guint i = 0; i < G_N_ELEMENTS (trees); i++)
+      {
+        g_autoptr (DlTensorDict) dict = dl_tensor_dict_new ();
+
+        dl_tensor_dict_insert (dict, "w", p);
+        if (trees[i])
+          dl_tensor_dict_set_metadata (dict, "dl.tree", trees[i]);
+        g_assert_true (dl_safetensors_save (dict, file, NULL, &error));
+        g_assert_false (dl_optimizer_load_state (opt, file, NULL, &error));
+        g_assert_true (g_error_matches (error, DL_ERROR, codes[i]));
+        g_clear_error (&error);
+      }
+  }
+  g_assert_true (g_file_delete (file, NULL, NULL));
+  g_rmdir (dir);
 }
 
 int
@@ -596,6 +666,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/optim/construct-errors", test_construct_errors);
   g_test_add_func ("/optim/lbfgs", test_lbfgs);
   g_test_add_func ("/optim/lbfgs-resume", test_lbfgs_resume);
+  g_test_add_func ("/optim/state-file", test_state_file);
   g_test_add_func ("/optim/schedulers", test_schedulers);
   g_test_add_func ("/optim/sequential-and-plateau", test_sequential_and_plateau);
   return g_test_run ();

@@ -1043,6 +1043,36 @@ test('parameter groups and state from JS', () => {
     assertArrayEqual(values(fresh.get_state(0, 'momentum_buffer')), values(buf), 'restored');
 });
 
+test('an optimizer checkpoint through a file', () => {
+    const dir = GLib.dir_make_tmp('dl-gjs-XXXXXX');
+    const file = Gio.File.new_for_path(GLib.build_filenamev([dir, 'adam.safetensors']));
+    const run = (opt, p, steps) => {
+        for (let i = 0; i < steps; i++) {
+            p.set_grad(fromArray([0.5 * (i + 1), -1, 2], [3], F64));
+            opt.step();
+        }
+    };
+    const p = leafWithGrad(), q = leafWithGrad();
+    const straight = Dl.Adam.new([p], 0.1, 0.9, 0.999, 1e-8, 0, true);
+    run(straight, p, 4);
+    const first = Dl.Adam.new([q], 0.1, 0.9, 0.999, 1e-8, 0, true);
+    run(first, q, 2);
+    first.save_state(file, null);
+    const second = Dl.Adam.new([q], 0.1, 0.9, 0.999, 1e-8, 0, true);
+    second.load_state(file, null);
+    assert(second.list_state(0).join() === 'exp_avg,exp_avg_sq,max_exp_avg_sq,step',
+        `state ${second.list_state(0)}`);
+    for (let i = 2; i < 4; i++) {
+        q.set_grad(fromArray([0.5 * (i + 1), -1, 2], [3], F64));
+        second.step();
+    }
+    assertArrayEqual(values(q), Array.from(values(p)), 'resumed as the uninterrupted run');
+    const two = Dl.Adam.new([leafWithGrad(), leafWithGrad()], 0.1, 0.9, 0.999, 1e-8, 0, false);
+    assertDlError(() => two.load_state(file, null), Dl.Error.ARGUMENT, 'group size');
+    file.delete(null);
+    Gio.File.new_for_path(dir).delete(null);
+});
+
 test('LBFGS with a JS closure', () => {
     const p = fromArray([1, -2, 3], [3], F64);
     p.set_requires_grad(true);

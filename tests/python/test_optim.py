@@ -613,3 +613,87 @@ def test_lbfgs_resumes_exactly(tmp_path, cfg):
         assert_same(p.detach(), t.detach(), rtol=1e-3, atol=1e-5)
     for p, t in zip(params3, tparams):
         assert_same(p.detach(), t.detach(), rtol=1e-3, atol=1e-5)
+
+
+# ---- the optimizer's own checkpoint calls (C's dl_optimizer_save_state) -------
+
+IO_CASES = [('SGD', dict(lr=0.1, momentum=0.9)), ('SGD', dict(lr=0.1)),
+            ('Adam', dict(lr=0.01, amsgrad=True)), ('AdamW', dict(lr=0.01)),
+            ('RMSprop', dict(lr=0.01, momentum=0.5, centered=True)),
+            ('Adagrad', dict(lr=0.1, initial_accumulator_value=0.1)),
+            ('LBFGS', dict(lr=1, history_size=3, max_iter=4))]
+
+
+def _io_run(name, kw, arrays, steps, opt=None, params=None):
+    w, b, x, y = arrays
+    if params is None:
+        params = make_params(Dl, [w, b])
+    if opt is None:
+        groups = params if name == 'LBFGS' else [{'params': [params[0]]},
+                                                  {'params': [params[1]], 'lr': 0.05}]
+        opt = getattr(Dl.optim, name)(groups, **kw)
+    xs, ys = Dl.tensor(x), Dl.tensor(y)
+
+    def closure():
+        opt.zero_grad()
+        loss = lbfgs_loss(Dl, params, xs, ys)
+        loss.backward()
+        return loss
+    for _ in range(steps):
+        if name == 'LBFGS':
+            opt.step(closure)
+        else:
+            closure()
+            params[1].grad = None if name == 'SGD' else params[1].grad
+            opt.step()
+    return params, opt
+
+
+@pytest.mark.skipif(SELF_CHECK, reason="libdl's C checkpoint calls")
+@pytest.mark.parametrize("name,kw", IO_CASES, ids=lambda c: c if isinstance(c, str) else None)
+def test_save_state_file_round_trip(tmp_path, name, kw):
+    # dl_optimizer_save_state writes what Dl.save writes of state_dict(),
+    # so Dl.load reads it as the state dict; dl_optimizer_load_state reads
+    # it, or a file Dl.save wrote, into a fresh optimizer that then goes on
+    # bit for bit as the uninterrupted one
+    from gi.repository import Gio
+    arrays = make_problem(np.random.default_rng(0), "float32")
+    straight, _ = _io_run(name, kw, arrays, 4)
+    params, opt = _io_run(name, kw, arrays, 2)
+    c_path, py_path = tmp_path / 'c.safetensors', tmp_path / 'py.safetensors'
+    opt.save_state(Gio.File.new_for_path(str(c_path)), None)
+    Dl.save(opt.state_dict(), str(py_path))
+    sd = opt.state_dict()
+    assert _structure(Dl.load(str(c_path))) == _structure(sd)
+    for path in (c_path, py_path):
+        fresh_params = make_params(Dl, [p.detach().numpy() for p in params])
+        _, fresh = _io_run(name, kw, arrays, 0, params=fresh_params)
+        fresh.load_state(Gio.File.new_for_path(str(path)), None)
+        assert _structure(fresh.state_dict()) == _structure(sd)
+        _io_run(name, kw, arrays, 2, opt=fresh, params=fresh_params)
+        for a, b in zip(fresh_params, straight):
+            assert a.tolist() == b.tolist()
+
+
+@pytest.mark.skipif(SELF_CHECK, reason="libdl's C checkpoint calls")
+def test_load_state_file_errors(tmp_path):
+    from gi.repository import Gio
+    p = Dl.ones(3, requires_grad=True)
+    opt = Dl.optim.Adam([p])
+    plain = tmp_path / 'plain.safetensors'
+    Dl.save({'w': Dl.ones(2)}, str(plain))
+    with pytest.raises(RuntimeError, match="no optimizer state"):
+        opt.load_state(Gio.File.new_for_path(str(plain)), None)
+    two = tmp_path / 'two.safetensors'
+    Dl.optim.Adam([{'params': [Dl.ones(1, requires_grad=True)]},
+                   {'params': [Dl.ones(1, requires_grad=True)]}]).save_state(
+        Gio.File.new_for_path(str(two)), None)
+    with pytest.raises(RuntimeError, match="different number of parameter groups"):
+        opt.load_state(Gio.File.new_for_path(str(two)), None)
+    other = tmp_path / 'other.safetensors'
+    Dl.optim.Adam([Dl.ones(1, requires_grad=True), Dl.ones(1, requires_grad=True)]).save_state(
+        Gio.File.new_for_path(str(other)), None)
+    with pytest.raises(RuntimeError, match="doesn't match the size"):
+        opt.load_state(Gio.File.new_for_path(str(other)), None)
+    with pytest.raises(RuntimeError):
+        opt.load_state(Gio.File.new_for_path(str(tmp_path / 'missing')), None)

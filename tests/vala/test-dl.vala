@@ -1194,6 +1194,30 @@ void test_safetensors () {
                          Dl.Error.ARGUMENT, "load_state into a mismatched module");
         assert_dl_error (() => { Dl.safetensors_load_bytes (new Bytes ({ 1, 2, 3 })); },
                          Dl.Error.FORMAT, "a truncated file");
+
+        /* an optimizer's state through a file: the resumed run is the
+         * uninterrupted one */
+        var p = leaf_with_grad ();
+        var q = leaf_with_grad ();
+        var ps = new GenericArray<Dl.Tensor> ();
+        ps.add (p);
+        var qs = new GenericArray<Dl.Tensor> ();
+        qs.add (q);
+        var straight = new Dl.Sgd (ps, 0.1, 0.9, 0, 0, true);
+        var first = new Dl.Sgd (qs, 0.1, 0.9, 0, 0, true);
+        for (int i = 0; i < 3; i++)
+            straight.step ();
+        first.step ();
+        first.save_state (file, null);
+        var second = new Dl.Sgd (qs, 0.1, 0.9, 0, 0, true);
+        second.load_state (file, null);
+        assert (second.list_state (0)[0] == "momentum_buffer");
+        second.step ();
+        second.step ();
+        assert_values (q, values (p));
+        a.save_state (file, null);
+        assert_dl_error (() => { second.load_state (file, null); }, Dl.Error.FORMAT,
+                         "a module's state is no optimizer's");
         file.delete ();
         DirUtils.remove (dir);
     } catch (GLib.Error e) {

@@ -164,7 +164,7 @@ class LBFGS(Dl.Lbfgs, Optimizer):
     def _state_entries(self, i):
         entries = Optimizer._state_entries(self, i)
         for n in self._NUMBERS:
-            if n in entries:
+            if isinstance(entries.get(n), Dl.Tensor):
                 entries[n] = entries[n].item()
         # t is PyTorch's lr itself, an int when lr is one, until a first
         # iteration or a line search makes another number of it
