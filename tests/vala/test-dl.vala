@@ -601,6 +601,15 @@ void test_sgd_properties () {
 
 /* Optimizers: each stepped once, one written in Vala, and schedulers */
 
+/* halves the rate every second epoch; the rate goes back through the out
+ * parameter of compute_lr */
+class HalvingLr : Dl.LrScheduler {
+    public override void compute_lr (uint group, double current_lr, out double lr) throws GLib.Error {
+        var e = get_last_epoch ();
+        lr = e > 0 && e % 2 == 0 ? current_lr / 2 : current_lr;
+    }
+}
+
 class SignSgd : Dl.Optimizer {
     public override bool step () throws GLib.Error {
         for (uint g = 0; g < get_n_param_groups (); g++) {
@@ -675,6 +684,14 @@ void test_optimizers () {
         assert (last[0] == 0.5 && last[1] == 0.5 && calls == 4);
         sign.step ();
         assert_values (p, { 0, -1, 2 });
+        var halving = (HalvingLr) Object.new (typeof (HalvingLr), "optimizer", sign);
+        halving.init (null);
+        double[] lrs = {};
+        for (int i = 0; i < 4; i++) {
+            halving.step ();
+            lrs += halving.get_last_lr ()[0];
+        }
+        assert (lrs[0] == 0.5 && lrs[1] == 0.25 && lrs[2] == 0.25 && lrs[3] == 0.125);
 
         /* LBFGS with a Vala closure */
         ps[0] = p = leaf_with_grad ();
