@@ -471,8 +471,9 @@ def _describe(v):
 
 
 def _structure(sd):
-    return ({i: {k: _describe(v) for k, v in s.items()} for i, s in sd['state'].items()},
-            [{k: (type(v).__name__, v) for k, v in g.items()} for g in sd['param_groups']])
+    # (lists of items: the keys' order counts)
+    return ([(i, [(k, _describe(v)) for k, v in s.items()]) for i, s in sd['state'].items()],
+            [sorted((k, (type(v).__name__, v)) for k, v in g.items()) for g in sd['param_groups']])
 
 
 @pytest.mark.parametrize("name,kw", [
@@ -558,7 +559,10 @@ def test_lbfgs_state_dict_as_torch(cfg):
     ours, theirs = sds
     assert ours['param_groups'] == theirs['param_groups']
     o, t = ours['state'][0], theirs['state'][0]
-    assert list(o) == list(t) or set(o) == set(t)
+    # PyTorch makes 'al' at the second iteration: before 'd' when the first
+    # step iterates more than once, after 'prev_loss' otherwise; libdl puts
+    # it after 'n_iter'
+    assert [k for k in o if k != 'al'] == [k for k in t if k != 'al'] and set(o) == set(t)
     for k in t:
         assert _describe(o[k]) == _describe(t[k]) or k == 'prev_loss' or \
             (k == 't' and type(o[k]) is type(t[k]) is float), k
@@ -664,7 +668,12 @@ def test_save_state_file_round_trip(tmp_path, name, kw):
     opt.save_state(Gio.File.new_for_path(str(c_path)), None)
     Dl.save(opt.state_dict(), str(py_path))
     sd = opt.state_dict()
-    assert _structure(Dl.load(str(c_path))) == _structure(sd)
+
+    def unordered(sd):
+        # (C writes a parameter's state entries in sorted order)
+        state, groups = _structure(sd)
+        return [(i, sorted(entries)) for i, entries in state], groups
+    assert unordered(Dl.load(str(c_path))) == unordered(sd)
     for path in (c_path, py_path):
         fresh_params = make_params(Dl, [p.detach().numpy() for p in params])
         _, fresh = _io_run(name, kw, arrays, 0, params=fresh_params)

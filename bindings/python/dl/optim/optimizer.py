@@ -260,10 +260,16 @@ class Optimizer(Dl.Optimizer):
                 state[p] = entries
         return state
 
+    # the order PyTorch makes a parameter's state entries in (C lists them
+    # sorted)
+    _state_order = ()
+
     def _state_entries(self, i):
         """Parameter @i's state as PyTorch keeps it, from the C state; a
         subclass converts what C keeps another way."""
-        return {n: _state_value(n, self.get_state(i, n)) for n in self.list_state(i)}
+        order = {n: k for k, n in enumerate(self._state_order)}
+        names = sorted(self.list_state(i), key=lambda n: order.get(n, len(order)))
+        return {n: _state_value(n, self.get_state(i, n)) for n in names}
 
     def state_dict(self):
         index = {}

@@ -45,6 +45,7 @@ class SGD(Dl.Sgd, Optimizer):
     __module__ = OVERRIDE_MODULE
     _native_state = True
     _extra_defaults = {'foreach': None, 'differentiable': False}
+    _state_order = ('momentum_buffer',)
 
     def __init__(self, params, lr=required, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False, foreach=None, differentiable=False):
@@ -59,6 +60,7 @@ class SGD(Dl.Sgd, Optimizer):
 
 class _AdamBase(Optimizer):
     _native_state = True
+    _state_order = ('step', 'exp_avg', 'exp_avg_sq', 'max_exp_avg_sq')
 
     def _init_adam(self, typelib_class, params, lr, betas, eps, weight_decay, amsgrad, maximize,
                    extras):
@@ -103,6 +105,7 @@ class RMSprop(Dl.Rmsprop, Optimizer):
     __module__ = OVERRIDE_MODULE
     _native_state = True
     _extra_defaults = {'foreach': None, 'differentiable': False}
+    _state_order = ('step', 'square_avg', 'momentum_buffer', 'grad_avg')
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
                  centered=False, foreach=None, maximize=False, differentiable=False):
@@ -120,6 +123,7 @@ class Adagrad(Dl.Adagrad, Optimizer):
     __module__ = OVERRIDE_MODULE
     _native_state = True
     _extra_defaults = {'foreach': None}
+    _state_order = ('step', 'sum')
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
                  eps=1e-10, foreach=None, *, maximize=False):
@@ -138,6 +142,8 @@ class LBFGS(Dl.Lbfgs, Optimizer):
     __module__ = OVERRIDE_MODULE
     _native_state = True
     _extra_defaults = {'line_search_fn': None}
+    _state_order = ('func_evals', 'n_iter', 'al', 'd', 't', 'old_dirs', 'old_stps', 'ro', 'H_diag',
+                    'prev_flat_grad', 'prev_loss')
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7,
                  tolerance_change=1e-9, history_size=100, line_search_fn=None):
