@@ -379,7 +379,7 @@ number_of (JsonNode *node, gdouble *out)
 }
 
 static gboolean
-load_group (DlOptimizer *self, guint g, JsonNode *node, GError **error)
+load_group (DlOptimizer *self, guint g, JsonNode *node, gboolean apply, GError **error)
 {
   JsonObject *o;
   JsonNode *params;
@@ -411,14 +411,17 @@ load_group (DlOptimizer *self, guint g, JsonNode *node, GError **error)
       GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (self), property);
       gdouble v;
 
-      if (extras && json_object_has_member (extras, name))
+      if ((extras && json_object_has_member (extras, name)) || strcmp (name, "params") == 0)
         continue;
       if (pspec && G_PARAM_SPEC_VALUE_TYPE (pspec) == G_TYPE_STRING
           && (JSON_NODE_HOLDS_NULL (value)
               || (JSON_NODE_HOLDS_VALUE (value)
                   && json_node_get_value_type (value) == G_TYPE_STRING)))
-        g_object_set (self, property,
-                      JSON_NODE_HOLDS_NULL (value) ? NULL : json_node_get_string (value), NULL);
+        {
+          if (apply)
+            g_object_set (self, property,
+                          JSON_NODE_HOLDS_NULL (value) ? NULL : json_node_get_string (value), NULL);
+        }
       else if (strcmp (name, "betas") == 0)
         {
           JsonArray *pair = tuple && JSON_NODE_HOLDS_ARRAY (tuple) ? json_node_get_array (tuple)
@@ -430,13 +433,14 @@ load_group (DlOptimizer *self, guint g, JsonNode *node, GError **error)
               || !number_of (json_array_get_element (pair, 0), &b1)
               || !number_of (json_array_get_element (pair, 1), &b2))
             return format_error (self, error, "'betas' is not a pair of numbers");
-          if (!dl_optimizer_set_group_option (self, g, "beta1", b1, error)
-              || !dl_optimizer_set_group_option (self, g, "beta2", b2, error))
+          if (apply
+              && (!dl_optimizer_set_group_option (self, g, "beta1", b1, error)
+                  || !dl_optimizer_set_group_option (self, g, "beta2", b2, error)))
             return FALSE;
         }
       /* strings and None (PyTorch's foreach, line_search_fn) mean
        * nothing to the C optimizers */
-      else if (strcmp (name, "params") != 0 && number_of (value, &v)
+      else if (apply && number_of (value, &v)
                && !dl_optimizer_set_group_option (self, g, name, v, error))
         return FALSE;
     }
@@ -510,6 +514,7 @@ load_param_state (DlOptimizer *self,
                   DlTensorDict *dict,
                   guint index,
                   JsonNode *node,
+                  gboolean apply,
                   GError **error)
 {
   JsonObject *o;
@@ -524,7 +529,7 @@ load_param_state (DlOptimizer *self,
       g_autoptr (DlTensor) value = NULL;
 
       if (!state_value (self, dict, json_object_get_member (o, l->data), &value, error)
-          || !dl_optimizer_set_state (self, index, l->data, value, error))
+          || (apply && !dl_optimizer_set_state (self, index, l->data, value, error)))
         return FALSE;
     }
   return TRUE;
@@ -578,7 +583,7 @@ saved_state_of (JsonNode *state, gint64 saved_index)
  *
  * Returns: %TRUE on success; %FALSE with @error set (%DL_ERROR_FORMAT for
  *   a file that holds no optimizer state, %DL_ERROR_ARGUMENT for groups
- *   that do not match)
+ *   that do not match), and the optimizer unchanged
  *
  * Since: 0.1
  */
@@ -624,32 +629,38 @@ dl_optimizer_load_state (DlOptimizer *self,
                    n_groups);
       return FALSE;
     }
-  for (guint g = 0; g < n_groups; g++)
+  /* a first pass checks everything, so a bad file changes nothing */
+  for (gint apply = 0; apply < 2; apply++)
     {
-      JsonNode *group = json_array_get_element (group_list, g);
-      JsonArray *params;
-
-      if (!load_group (self, g, group, error))
-        return FALSE;
-      params = json_node_get_array (json_object_get_member (json_node_get_object (group), "params"));
-      for (guint i = 0; i < json_array_get_length (params); i++)
+      g_array_set_size (saved_index, 0);
+      for (guint g = 0; g < n_groups; g++)
         {
-          gdouble index;
-          gint64 whole;
+          JsonNode *group = json_array_get_element (group_list, g);
+          JsonArray *params;
 
-          if (!number_of (json_array_get_element (params, i), &index))
-            return format_error (self, error, "a group's 'params' are not indices");
-          whole = (gint64)index;
-          g_array_append_val (saved_index, whole);
+          if (!load_group (self, g, group, apply, error))
+            return FALSE;
+          params = json_node_get_array (
+              json_object_get_member (json_node_get_object (group), "params"));
+          for (guint i = 0; i < json_array_get_length (params); i++)
+            {
+              gdouble index;
+              gint64 whole;
+
+              if (!number_of (json_array_get_element (params, i), &index))
+                return format_error (self, error, "a group's 'params' are not indices");
+              whole = (gint64)index;
+              g_array_append_val (saved_index, whole);
+            }
         }
-    }
-  for (guint i = 0; i < saved_index->len; i++)
-    {
-      JsonNode *saved = saved_state_of (state, g_array_index (saved_index, gint64, i));
+      for (guint i = 0; i < saved_index->len; i++)
+        {
+          JsonNode *saved = saved_state_of (state, g_array_index (saved_index, gint64, i));
 
-      if (!dl_optimizer_clear_state (self, i, error)
-          || (saved && !load_param_state (self, dict, i, saved, error)))
-        return FALSE;
+          if ((apply && !dl_optimizer_clear_state (self, i, error))
+              || (saved && !load_param_state (self, dict, i, saved, apply, error)))
+            return FALSE;
+        }
     }
   return TRUE;
 }

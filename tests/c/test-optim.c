@@ -626,12 +626,13 @@ test_state_file (void)
     const gchar *trees[] = { NULL, "[1, 2", "{\"state\": {}, \"param_groups\": 3}",
                              "{\"state\": {}, \"param_groups\": [{\"params\": [0, 1]}]}",
                              "{\"state\": {\"$dict\": [[0, {\"exp_avg\": {\"$tensor\": \"x\"}}]]}, "
-                             "\"param_groups\": [{\"params\": [0]}]}" };
+                             "\"param_groups\": [{\"lr\": 5, \"params\": [0]}]}" };
     const DlError codes[]
         = { DL_ERROR_FORMAT, DL_ERROR_FORMAT, DL_ERROR_FORMAT, DL_ERROR_ARGUMENT, DL_ERROR_FORMAT };
     g_autoptr (DlTensor) p = new_param ();
     g_autoptr (DlOptimizer) opt = new_optimizer (adam, p);
 
+    run_steps (opt, p, 0, 1);
     for (guint i = 0; i < G_N_ELEMENTS (trees); i++)
       {
         g_autoptr (DlTensorDict) dict = dl_tensor_dict_new ();
@@ -643,6 +644,9 @@ test_state_file (void)
         g_assert_false (dl_optimizer_load_state (opt, file, NULL, &error));
         g_assert_true (g_error_matches (error, DL_ERROR, codes[i]));
         g_clear_error (&error);
+        /* and the optimizer is as it was */
+        g_assert_cmpfloat (dl_tensor_item (dl_optimizer_get_state (opt, 0, "step"), NULL), ==, 1);
+        g_assert_cmpfloat (dl_optimizer_get_group_option (opt, 0, "lr", NULL), ==, 0.1);
       }
   }
   g_assert_true (g_file_delete (file, NULL, NULL));
