@@ -393,6 +393,22 @@ test_schedulers (void)
   g_clear_error (&error);
   g_assert_finalize_object (cycle);
 
+  /* a negative max-momentum / base-momentum: the group's own; the
+   * momentum starts at max_momentum and is base_momentum at the peak
+   * (step 3 of 10 with pct_start 0.3: end_step 2) */
+  dl_optimizer_set_group_option (opt, 0, "max_momentum", 0.9, NULL);
+  dl_optimizer_set_group_option (opt, 0, "base_momentum", 0.6, NULL);
+  cycle = g_initable_new (DL_TYPE_ONE_CYCLE_LR, NULL, &error, "optimizer", opt, "max-lr", 1.0,
+                          "total-steps", (gint64)10, "max-momentum", -1.0, "base-momentum", -1.0,
+                          NULL);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (dl_optimizer_get_group_option (opt, 0, "momentum", NULL), ==, 0.9);
+  for (guint i = 0; i < 2; i++)
+    g_assert_true (dl_lr_scheduler_step (DL_LR_SCHEDULER (cycle), &error));
+  g_assert_cmpfloat_with_epsilon (dl_optimizer_get_group_option (opt, 0, "momentum", NULL), 0.6,
+                                  1e-15);
+  g_assert_finalize_object (cycle);
+
   /* construction errors */
   g_assert_null (dl_cosine_annealing_warm_restarts_new (opt, 0, 1, 0, &error));
   g_assert_cmpstr (error->message, ==,
