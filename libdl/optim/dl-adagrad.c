@@ -14,6 +14,7 @@
 #include "dl-adagrad.h"
 #include "dl-optimizer-private.h"
 #include "dl-error.h"
+#include "ops/dl-ops-creation.h"
 #include "ops/dl-ops-optim-private.h"
 
 /**
@@ -23,7 +24,8 @@
  * (PyTorch's default is 0.01), #DlAdagrad:lr-decay,
  * #DlAdagrad:weight-decay, #DlAdagrad:initial-accumulator-value,
  * #DlAdagrad:eps and #DlAdagrad:maximize. Each parameter's state is
- * "step" (a 0-d float32 tensor) and "sum", made at its first step.
+ * "step" (a 0-d float32 tensor) and "sum", made with the optimizer (and
+ * for the parameters of a group added later), as PyTorch's.
  *
  * Since: 0.1
  */
@@ -70,6 +72,30 @@ adagrad_update (DlOptimizer *self,
   args.lr = dl_optimizer_group_get (group, "lr")
             / (1 + (step - 1) * dl_optimizer_group_get (group, "lr_decay"));
   return dl_optim_fused_step ("Adagrad", p, grad, &sum, 1, &args, error);
+}
+
+/* torch.optim.Adagrad makes "step" (a float32 0) and "sum" when it is
+ * constructed, so its state dict has them before any step */
+static gboolean
+adagrad_init_state (DlOptimizer *self,
+                    const DlOptimizerGroup *group,
+                    DlTensor *p,
+                    DlTensor *grad,
+                    GHashTable *state,
+                    GError **error)
+{
+  if (!g_hash_table_contains (state, "step"))
+    {
+      DlTensor *step = dl_zeros (NULL, 0, DL_DTYPE_FLOAT32, NULL, error);
+
+      if (!step)
+        return FALSE;
+      g_hash_table_insert (state, g_strdup ("step"), step);
+    }
+  return dl_optimizer_state_tensor (state, "sum", p,
+                                    dl_optimizer_group_get (group, "initial_accumulator_value"),
+                                    NULL, error)
+         != NULL;
 }
 
 static gboolean
@@ -128,6 +154,7 @@ dl_adagrad_class_init (DlAdagradClass *klass)
 
   DL_OPTIMIZER_CLASS (klass)->step = dl_adagrad_step;
   dl_optimizer_class_set_display_name (DL_OPTIMIZER_CLASS (klass), "Adagrad");
+  dl_optimizer_class_set_init_state (DL_OPTIMIZER_CLASS (klass), adagrad_init_state);
   dl_optimizer_class_set_check (DL_OPTIMIZER_CLASS (klass), dl_adagrad_check);
   dl_optimizer_class_install_options (DL_OPTIMIZER_CLASS (klass), options, G_N_ELEMENTS (options));
 }

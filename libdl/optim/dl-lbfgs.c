@@ -33,9 +33,18 @@
  * #DlLbfgs:history-size and #DlLbfgs:line-search-fn (%NULL or
  * "strong_wolfe"). It re-evaluates the model several times per step, so
  * it steps with dl_lbfgs_step_closure(), which takes the closure; plain
- * dl_optimizer_step() is an error. One parameter group only. Its state
- * (the history) lives in the optimizer; the parameters' state shows
- * "func_evals" and "n_iter".
+ * dl_optimizer_step() is an error. One parameter group only.
+ *
+ * Its state is the first parameter's, as PyTorch keeps it:
+ * "func_evals" and "n_iter" (0-d int64), and after the first iteration
+ * "d" and "prev_flat_grad" (the flat direction and gradient), "t" and
+ * "prev_loss" (0-d float64: Python numbers in PyTorch), "H_diag" (0-d
+ * int64 1 until the first update, then in the parameters' dtype),
+ * "old_dirs" and "old_stps" (the k remembered updates as the rows of a
+ * [k, n] tensor; PyTorch's lists of k tensors), "ro" (a [k] tensor) and,
+ * from the second iteration, "al" (a [k] tensor; PyTorch pads its list
+ * to history_size with None). dl_optimizer_set_state() restores them, so
+ * a saved LBFGS resumes exactly.
  *
  * Since: 0.1
  */
@@ -43,14 +52,18 @@ struct _DlLbfgs
 {
   DlOptimizer parent_instance;
   gchar *line_search_fn;
-  /* carried from step to step, as PyTorch's state */
+  /* PyTorch's state, read from the first parameter's state at the start
+   * of a step and written back at its end */
   DlTensor *d;
   DlTensor *prev_flat_grad;
   GPtrArray *old_dirs; /* DlTensor */
   GPtrArray *old_stps; /* DlTensor */
-  GArray *ro;          /* gdouble */
+  GArray *ro;          /* gdouble, rounded to the parameters' dtype */
+  GArray *al;          /* gdouble, the last iteration's */
+  gboolean has_al;
   gdouble t;
   gdouble h_diag;
+  gboolean h_diag_set; /* FALSE: PyTorch's int 1 */
   gdouble prev_loss;
   gint64 n_iter;
   gint64 func_evals;
@@ -397,16 +410,173 @@ out:
 
 /* ---- the step ------------------------------------------------------------- */
 
-static void
-record_counts (DlLbfgs *self, DlTensor *first)
+/* @x as PyTorch computes it on 0-d tensors of @dtype (float32 rounds) */
+static gdouble
+round_as (DlDType dtype, gdouble x)
 {
-  GHashTable *state = dl_optimizer_param_state (DL_OPTIMIZER (self), first);
-  gint64 shape = 0;
+  return dtype == DL_DTYPE_FLOAT32 ? (gdouble)(gfloat)x : x;
+}
 
-  g_hash_table_insert (state, g_strdup ("func_evals"),
-                       dl_full (&shape, 0, (gdouble)self->func_evals, DL_DTYPE_INT64, NULL, NULL));
-  g_hash_table_insert (state, g_strdup ("n_iter"),
-                       dl_full (&shape, 0, (gdouble)self->n_iter, DL_DTYPE_INT64, NULL, NULL));
+static gboolean
+state_number (GHashTable *state, const gchar *name, gdouble *out, GError **error)
+{
+  DlTensor *t = g_hash_table_lookup (state, name);
+
+  if (t == NULL)
+    return TRUE;
+  *out = dl_tensor_item (t, error);
+  return *error == NULL;
+}
+
+/* the rows of the [k, n] tensor (or k numbers of the [k] tensor) @name */
+static gboolean
+state_rows (GHashTable *state, const gchar *name, GPtrArray *rows, GArray *numbers, GError **error)
+{
+  DlTensor *t = g_hash_table_lookup (state, name);
+  gsize n_dims;
+  const gint64 *shape;
+
+  if (t == NULL)
+    return TRUE;
+  shape = dl_tensor_get_shape (t, &n_dims);
+  if (n_dims >= 1 && shape[0] == 0)
+    return TRUE;
+  if (n_dims != (rows ? 2u : 1u))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "LBFGS: state \"%s\" should have %u dimensions, got %" G_GSIZE_FORMAT, name,
+                   rows ? 2u : 1u, n_dims);
+      return FALSE;
+    }
+  for (gint64 i = 0; i < shape[0]; i++)
+    {
+      g_autoptr (DlTensor) row = dl_tensor_select (t, 0, i, error);
+
+      if (!row)
+        return FALSE;
+      if (rows)
+        g_ptr_array_add (rows, g_steal_pointer (&row));
+      else
+        {
+          gdouble v = dl_tensor_item (row, error);
+
+          if (*error)
+            return FALSE;
+          g_array_append_val (numbers, v);
+        }
+    }
+  return TRUE;
+}
+
+/* the history from the first parameter's @state (empty before a step) */
+static gboolean
+history_load (DlLbfgs *self, GHashTable *state, GError **error)
+{
+  gdouble n_iter = 0, func_evals = 0;
+  DlTensor *h = g_hash_table_lookup (state, "H_diag");
+
+  g_clear_object (&self->d);
+  g_clear_object (&self->prev_flat_grad);
+  g_ptr_array_set_size (self->old_dirs, 0);
+  g_ptr_array_set_size (self->old_stps, 0);
+  g_array_set_size (self->ro, 0);
+  g_array_set_size (self->al, 0);
+  self->has_al = g_hash_table_contains (state, "al");
+  self->t = self->prev_loss = 0;
+  self->h_diag = 1;
+  self->h_diag_set = h != NULL && dl_tensor_get_dtype (h) != DL_DTYPE_INT64;
+  if (g_hash_table_lookup (state, "d"))
+    self->d = g_object_ref (g_hash_table_lookup (state, "d"));
+  if (g_hash_table_lookup (state, "prev_flat_grad"))
+    self->prev_flat_grad = g_object_ref (g_hash_table_lookup (state, "prev_flat_grad"));
+  if (!state_number (state, "n_iter", &n_iter, error)
+      || !state_number (state, "func_evals", &func_evals, error)
+      || !state_number (state, "t", &self->t, error)
+      || !state_number (state, "prev_loss", &self->prev_loss, error)
+      || !state_number (state, "H_diag", &self->h_diag, error)
+      || !state_rows (state, "old_dirs", self->old_dirs, NULL, error)
+      || !state_rows (state, "old_stps", self->old_stps, NULL, error)
+      || !state_rows (state, "ro", NULL, self->ro, error)
+      || !state_rows (state, "al", NULL, self->al, error))
+    return FALSE;
+  self->n_iter = (gint64)n_iter;
+  self->func_evals = (gint64)func_evals;
+  if (self->n_iter > 0 && (self->d == NULL || self->prev_flat_grad == NULL))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "LBFGS: state has n_iter %" G_GINT64_FORMAT " but no %s", self->n_iter,
+                   self->d ? "prev_flat_grad" : "d");
+      return FALSE;
+    }
+  if (self->old_stps->len != self->old_dirs->len || self->ro->len != self->old_dirs->len)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "LBFGS: state has %u old_dirs, %u old_stps and %u ro", self->old_dirs->len,
+                   self->old_stps->len, self->ro->len);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+put (GHashTable *state, const gchar *name, DlTensor *value)
+{
+  if (value)
+    g_hash_table_insert (state, g_strdup (name), value);
+}
+
+static DlTensor *
+rows_tensor (GPtrArray *rows, DlTensor *like, GError **error)
+{
+  gint64 shape[2] = { 0, dl_tensor_numel (like) };
+
+  if (rows->len == 0)
+    return dl_zeros (shape, 2, dl_tensor_get_dtype (like), dl_tensor_get_device (like), error);
+  return dl_stack ((DlTensor **)rows->pdata, rows->len, 0, error);
+}
+
+static DlTensor *
+numbers_tensor (GArray *numbers, DlDType dtype, GError **error)
+{
+  gint64 n = numbers->len;
+  g_autoptr (GBytes) bytes = g_bytes_new (numbers->data, numbers->len * sizeof (gdouble));
+  g_autoptr (DlTensor) t = dl_tensor_new_from_bytes (bytes, DL_DTYPE_FLOAT64, &n, 1, error);
+
+  return t ? dl_tensor_to_dtype (t, dtype, error) : NULL;
+}
+
+/* the history into the first parameter's @state, as torch.optim.LBFGS
+ * leaves it */
+static gboolean
+history_store (DlLbfgs *self, GHashTable *state, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  DlDType dtype;
+
+  put (state, "func_evals", dl_tensor_new_scalar ((gdouble)self->func_evals, DL_DTYPE_INT64));
+  put (state, "n_iter", dl_tensor_new_scalar ((gdouble)self->n_iter, DL_DTYPE_INT64));
+  if (self->d == NULL)
+    return TRUE;
+  dtype = dl_tensor_get_dtype (self->d);
+  put (state, "d", g_object_ref (self->d));
+  put (state, "prev_flat_grad", g_object_ref (self->prev_flat_grad));
+  put (state, "t", dl_tensor_new_scalar (self->t, DL_DTYPE_FLOAT64));
+  put (state, "prev_loss", dl_tensor_new_scalar (self->prev_loss, DL_DTYPE_FLOAT64));
+  put (state, "H_diag",
+       dl_tensor_new_scalar (self->h_diag, self->h_diag_set ? dtype : DL_DTYPE_INT64));
+  put (state, "old_dirs", rows_tensor (self->old_dirs, self->d, &local));
+  if (!local)
+    put (state, "old_stps", rows_tensor (self->old_stps, self->d, &local));
+  if (!local)
+    put (state, "ro", numbers_tensor (self->ro, dtype, &local));
+  if (!local && self->has_al)
+    put (state, "al", numbers_tensor (self->al, dtype, &local));
+  if (local)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static gboolean
@@ -421,6 +591,7 @@ lbfgs_iterate (Ctx *c, DlTensor *flat_grad_in, gdouble loss, GError **error)
   gdouble tolerance_change = dl_optimizer_group_get (group, "tolerance_change");
   guint history_size = (guint)dl_optimizer_group_get (group, "history_size");
   g_autoptr (DlTensor) flat_grad = g_object_ref (flat_grad_in);
+  DlDType dtype = dl_tensor_get_dtype (flat_grad_in);
   gint64 current_evals = 1, n_iter = 0;
   gboolean opt_cond;
 
@@ -438,6 +609,7 @@ lbfgs_iterate (Ctx *c, DlTensor *flat_grad_in, gdouble loss, GError **error)
           g_ptr_array_set_size (self->old_stps, 0);
           g_array_set_size (self->ro, 0);
           self->h_diag = 1;
+          self->h_diag_set = FALSE;
           if (!self->d)
             return FALSE;
         }
@@ -446,7 +618,7 @@ lbfgs_iterate (Ctx *c, DlTensor *flat_grad_in, gdouble loss, GError **error)
           g_autoptr (DlTensor) y = dl_tensor_sub (flat_grad, self->prev_flat_grad, error);
           g_autoptr (DlTensor) s = y ? dl_tensor_mul_scalar (self->d, self->t, error) : NULL;
           g_autoptr (DlTensor) q = NULL;
-          g_autofree gdouble *al = NULL;
+          gdouble *al;
           DlTensor *r;
           gdouble ys;
           guint num_old;
@@ -463,23 +635,29 @@ lbfgs_iterate (Ctx *c, DlTensor *flat_grad_in, gdouble loss, GError **error)
                   g_ptr_array_remove_index (self->old_stps, 0);
                   g_array_remove_index (self->ro, 0);
                 }
+              gdouble ro;
+
               if ((yy = dot (y, y, error), *error != NULL))
                 return FALSE;
               g_ptr_array_add (self->old_dirs, g_object_ref (y));
               g_ptr_array_add (self->old_stps, g_object_ref (s));
-              ys = 1. / ys;
-              g_array_append_val (self->ro, ys);
-              self->h_diag = (1. / ys) / yy;
+              /* PyTorch's 0-d tensor arithmetic, rounded to the dtype */
+              ro = round_as (dtype, 1. / ys);
+              g_array_append_val (self->ro, ro);
+              self->h_diag = round_as (dtype, ys / yy);
+              self->h_diag_set = TRUE;
             }
           num_old = self->old_dirs->len;
-          al = g_new0 (gdouble, MAX (num_old, 1));
+          g_array_set_size (self->al, num_old);
+          self->has_al = TRUE;
+          al = (gdouble *)self->al->data;
           if (!(q = dl_tensor_neg (flat_grad, error)))
             return FALSE;
           for (gint i = (gint)num_old - 1; i >= 0; i--)
             {
               if ((al[i] = dot (self->old_stps->pdata[i], q, error), *error != NULL))
                 return FALSE;
-              al[i] *= g_array_index (self->ro, gdouble, i);
+              al[i] = round_as (dtype, al[i] * g_array_index (self->ro, gdouble, i));
               if (!dl_tensor_add_scaled_ (q, self->old_dirs->pdata[i], -al[i], error))
                 return FALSE;
             }
@@ -492,8 +670,9 @@ lbfgs_iterate (Ctx *c, DlTensor *flat_grad_in, gdouble loss, GError **error)
 
               if (*error)
                 return FALSE;
-              be_i *= g_array_index (self->ro, gdouble, i);
-              if (!dl_tensor_add_scaled_ (r, self->old_stps->pdata[i], al[i] - be_i, error))
+              be_i = round_as (dtype, be_i * g_array_index (self->ro, gdouble, i));
+              if (!dl_tensor_add_scaled_ (r, self->old_stps->pdata[i],
+                                          round_as (dtype, al[i] - be_i), error))
                 return FALSE;
             }
         }
@@ -508,7 +687,9 @@ lbfgs_iterate (Ctx *c, DlTensor *flat_grad_in, gdouble loss, GError **error)
 
           if (*error)
             return FALSE;
-          self->t = MIN (1., 1. / sum) * lr;
+          /* min (1., 1. / sum) * lr: a 0-d tensor when 1 / sum < 1 */
+          sum = round_as (dtype, 1. / sum);
+          self->t = sum < 1. ? round_as (dtype, sum * lr) : lr;
         }
       else
         self->t = lr;
@@ -518,7 +699,17 @@ lbfgs_iterate (Ctx *c, DlTensor *flat_grad_in, gdouble loss, GError **error)
         break;
       if (self->line_search_fn)
         {
-          g_autoptr (GPtrArray) x = clone_params (c, error);
+          g_autoptr (GPtrArray) x = NULL;
+
+          /* torch 1.13 takes any name and fails here */
+          if (strcmp (self->line_search_fn, "strong_wolfe") != 0)
+            {
+              g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
+                           "LBFGS: only 'strong_wolfe' is supported, got '%s'",
+                           self->line_search_fn);
+              return FALSE;
+            }
+          x = clone_params (c, error);
           DlTensor *g_new = NULL;
 
           if (!x
@@ -592,6 +783,7 @@ dl_lbfgs_step_closure (DlLbfgs *self, DlLossClosure closure, gpointer user_data,
   g_autoptr (DlTensor) flat_grad = NULL;
   gdouble loss, max_grad;
   gboolean was, ok;
+  GHashTable *state;
   GError *local = NULL;
 
   g_return_val_if_fail (DL_IS_LBFGS (self), NULL);
@@ -611,6 +803,14 @@ dl_lbfgs_step_closure (DlLbfgs *self, DlLossClosure closure, gpointer user_data,
   c.user_data = user_data;
   /* the helpers below tell failures by the error (a NaN is a value):
    * they always get a place for it */
+  if (c.params->len == 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "LBFGS: no parameters");
+      return NULL;
+    }
+  state = dl_optimizer_param_state (opt, c.params->pdata[0]);
+  if (!history_load (self, state, error))
+    return NULL;
   was = dl_set_grad_enabled (FALSE);
   ok = evaluate (&c, &loss, &orig_loss, &local);
   if (ok)
@@ -623,8 +823,8 @@ dl_lbfgs_step_closure (DlLbfgs *self, DlLossClosure closure, gpointer user_data,
         ok = lbfgs_iterate (&c, flat_grad, loss, &local);
     }
   dl_set_grad_enabled (was);
-  if (c.params->len)
-    record_counts (self, c.params->pdata[0]);
+  if (!history_store (self, state, ok ? &local : NULL))
+    ok = FALSE;
   if (!ok)
     {
       if (local == NULL)
@@ -654,15 +854,7 @@ dl_lbfgs_check (DlOptimizer *self, const DlOptimizerGroup *group, GError **error
 static void
 dl_lbfgs_constructed (GObject *object)
 {
-  DlLbfgs *self = DL_LBFGS (object);
-  DlOptimizer *opt = DL_OPTIMIZER (object);
-
   /* max_eval 0 stands for PyTorch's None: max_iter * 5 // 4 */
-  if (self->line_search_fn && strcmp (self->line_search_fn, "strong_wolfe") != 0)
-    dl_optimizer_take_construct_error (
-        opt, g_error_new (DL_ERROR, DL_ERROR_ARGUMENT,
-                          "LBFGS: only 'strong_wolfe' is supported, got '%s'",
-                          self->line_search_fn));
   {
     gdouble max_eval, max_iter;
 
@@ -692,6 +884,7 @@ dl_lbfgs_finalize (GObject *object)
   g_ptr_array_unref (self->old_dirs);
   g_ptr_array_unref (self->old_stps);
   g_array_unref (self->ro);
+  g_array_unref (self->al);
   G_OBJECT_CLASS (dl_lbfgs_parent_class)->finalize (object);
 }
 
@@ -784,7 +977,8 @@ dl_lbfgs_class_init (DlLbfgsClass *klass)
   /**
    * DlLbfgs:line-search-fn:
    *
-   * %NULL (the default: fixed steps of lr) or "strong_wolfe".
+   * %NULL (the default: fixed steps of lr) or "strong_wolfe"; another
+   * name fails at the step, as in PyTorch.
    *
    * Since: 0.1
    */
@@ -801,6 +995,7 @@ dl_lbfgs_init (DlLbfgs *self)
   self->old_dirs = g_ptr_array_new_with_free_func (g_object_unref);
   self->old_stps = g_ptr_array_new_with_free_func (g_object_unref);
   self->ro = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  self->al = g_array_new (FALSE, FALSE, sizeof (gdouble));
 }
 
 /**

@@ -283,21 +283,28 @@ dl_lr_scheduler_set_property (GObject *object,
 
 /* ---- stepping ------------------------------------------------------------ */
 
-static gdouble
-dl_lr_scheduler_real_get_lr (DlLrScheduler *self, guint group, gdouble current_lr, GError **error)
+static void
+dl_lr_scheduler_real_get_lr (DlLrScheduler *self,
+                             guint group,
+                             gdouble current_lr,
+                             gdouble *lr,
+                             GError **error)
 {
   g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
                "%s: the scheduler does not implement get_lr", dl_lr_scheduler_get_display_name (self));
-  return 0;
+  *lr = 0;
 }
 
-static gdouble
-dl_lr_scheduler_real_get_closed_form_lr (DlLrScheduler *self, guint group, GError **error)
+static void
+dl_lr_scheduler_real_get_closed_form_lr (DlLrScheduler *self,
+                                         guint group,
+                                         gdouble *lr,
+                                         GError **error)
 {
   DlLrSchedulerPrivate *priv = dl_lr_scheduler_get_instance_private (self);
 
-  return dl_lr_scheduler_get_lr (self, group, dl_optimizer_get_group_lr (priv->optimizer, group),
-                                 error);
+  *lr = dl_lr_scheduler_get_lr (self, group, dl_optimizer_get_group_lr (priv->optimizer, group),
+                                error);
 }
 
 /* every group's new rate from @closed_form or the chainable get_lr, then
@@ -391,8 +398,8 @@ dl_lr_scheduler_class_init (DlLrSchedulerClass *klass)
   object_class->constructed = dl_lr_scheduler_constructed;
   object_class->get_property = dl_lr_scheduler_get_property;
   object_class->set_property = dl_lr_scheduler_set_property;
-  klass->get_lr = dl_lr_scheduler_real_get_lr;
-  klass->get_closed_form_lr = dl_lr_scheduler_real_get_closed_form_lr;
+  klass->compute_lr = dl_lr_scheduler_real_get_lr;
+  klass->compute_closed_form_lr = dl_lr_scheduler_real_get_closed_form_lr;
   klass->step = dl_lr_scheduler_real_step;
   klass->step_to = dl_lr_scheduler_real_step_to;
 
@@ -506,7 +513,46 @@ dl_lr_scheduler_step_to (DlLrScheduler *self, gdouble epoch, GError **error)
 }
 
 /**
- * dl_lr_scheduler_get_lr: (virtual get_lr)
+ * DlLrSchedulerClass::compute_lr:
+ * @self: a #DlLrScheduler
+ * @group: a parameter group's index
+ * @current_lr: the group's learning rate now
+ * @lr: (out): return location for the new learning rate
+ * @error: return location for a #GError
+ *
+ * Computes the learning rate of @group at the epoch
+ * dl_lr_scheduler_get_last_epoch(); see dl_lr_scheduler_get_lr().
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DlLrSchedulerClass::compute_closed_form_lr:
+ * @self: a #DlLrScheduler
+ * @group: a parameter group's index
+ * @lr: (out): return location for the learning rate
+ * @error: return location for a #GError
+ *
+ * Computes the learning rate of @group at the last epoch from its base
+ * learning rate alone; see dl_lr_scheduler_get_closed_form_lr().
+ *
+ * Since: 0.1
+ */
+
+/* a get_lr-like vfunc's rate, NaN when it set @local */
+static gdouble
+checked_rate (gdouble rate, GError *local, GError **error)
+{
+  if (local)
+    {
+      g_propagate_error (error, local);
+      return NAN;
+    }
+  return rate;
+}
+
+/**
+ * dl_lr_scheduler_get_lr:
  * @self: a #DlLrScheduler
  * @group: a parameter group's index
  * @current_lr: the group's learning rate now
@@ -514,7 +560,7 @@ dl_lr_scheduler_step_to (DlLrScheduler *self, gdouble epoch, GError **error)
  *
  * The learning rate of @group at the epoch dl_lr_scheduler_get_last_epoch()
  * (a step has just advanced it), computed from the current one as
- * PyTorch's get_lr does.
+ * PyTorch's get_lr does: what #DlLrSchedulerClass.compute_lr hands back.
  *
  * Returns: the new learning rate; with @error set on failure
  *
@@ -523,18 +569,23 @@ dl_lr_scheduler_step_to (DlLrScheduler *self, gdouble epoch, GError **error)
 gdouble
 dl_lr_scheduler_get_lr (DlLrScheduler *self, guint group, gdouble current_lr, GError **error)
 {
+  GError *local = NULL;
+  gdouble lr = NAN;
+
   g_return_val_if_fail (DL_IS_LR_SCHEDULER (self), 0);
-  return DL_LR_SCHEDULER_GET_CLASS (self)->get_lr (self, group, current_lr, error);
+  DL_LR_SCHEDULER_GET_CLASS (self)->compute_lr (self, group, current_lr, &lr, &local);
+  return checked_rate (lr, local, error);
 }
 
 /**
- * dl_lr_scheduler_get_closed_form_lr: (virtual get_closed_form_lr)
+ * dl_lr_scheduler_get_closed_form_lr:
  * @self: a #DlLrScheduler
  * @group: a parameter group's index
  * @error: return location for a #GError
  *
  * The learning rate of @group at the last epoch from its base learning
- * rate alone (what dl_lr_scheduler_step_to() sets).
+ * rate alone (what dl_lr_scheduler_step_to() sets): what
+ * #DlLrSchedulerClass.compute_closed_form_lr hands back.
  *
  * Returns: the learning rate; with @error set on failure
  *
@@ -543,8 +594,12 @@ dl_lr_scheduler_get_lr (DlLrScheduler *self, guint group, gdouble current_lr, GE
 gdouble
 dl_lr_scheduler_get_closed_form_lr (DlLrScheduler *self, guint group, GError **error)
 {
+  GError *local = NULL;
+  gdouble lr = NAN;
+
   g_return_val_if_fail (DL_IS_LR_SCHEDULER (self), 0);
-  return DL_LR_SCHEDULER_GET_CLASS (self)->get_closed_form_lr (self, group, error);
+  DL_LR_SCHEDULER_GET_CLASS (self)->compute_closed_form_lr (self, group, &lr, &local);
+  return checked_rate (lr, local, error);
 }
 
 /**

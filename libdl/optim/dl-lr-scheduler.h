@@ -21,17 +21,25 @@ G_DECLARE_DERIVABLE_TYPE (DlLrScheduler, dl_lr_scheduler, DL, LR_SCHEDULER, GObj
 /**
  * DlLrSchedulerClass:
  * @parent_class: the parent class
- * @get_lr: a group's learning rate at the scheduler's (new) last epoch,
- *   from its current one (PyTorch's chainable get_lr); see
- *   dl_lr_scheduler_get_lr()
- * @get_closed_form_lr: the same from the base learning rate and the epoch
- *   alone, for dl_lr_scheduler_step_to(); the default calls @get_lr
+ * @compute_lr: a group's learning rate at the scheduler's (new) last
+ *   epoch, from its current one (PyTorch's chainable get_lr); what
+ *   dl_lr_scheduler_get_lr() returns
+ * @compute_closed_form_lr: the same from the base learning rate and the
+ *   epoch alone, for dl_lr_scheduler_step_to(); the default calls
+ *   @compute_lr
  * @step: advances one epoch; see dl_lr_scheduler_step()
  * @step_to: jumps to an epoch; see dl_lr_scheduler_step_to()
  *
- * The class of learning-rate schedulers. A subclass overrides @get_lr
- * (and @get_closed_form_lr when it has a closed form); schedulers that
- * keep more state than the epoch override @step and @step_to.
+ * The class of learning-rate schedulers. A subclass overrides @compute_lr
+ * (and @compute_closed_form_lr when it has a closed form); schedulers
+ * that keep more state than the epoch override @step and @step_to.
+ *
+ * @compute_lr and @compute_closed_form_lr hand their rate back through
+ * an out parameter and return nothing, because GJS 1.74 passes the
+ * double that a JavaScript callback or vfunc returns back to C as 0,
+ * whereas an out double arrives intact. Python's `do_compute_lr`, GJS's
+ * `vfunc_compute_lr` and Vala's `override compute_lr` (with `out double
+ * lr`) all give the rate as their result.
  *
  * Since: 0.1
  */
@@ -39,8 +47,12 @@ struct _DlLrSchedulerClass
 {
   GObjectClass parent_class;
 
-  gdouble (*get_lr) (DlLrScheduler *self, guint group, gdouble current_lr, GError **error);
-  gdouble (*get_closed_form_lr) (DlLrScheduler *self, guint group, GError **error);
+  void (*compute_lr) (DlLrScheduler *self,
+                      guint group,
+                      gdouble current_lr,
+                      gdouble *lr,
+                      GError **error);
+  void (*compute_closed_form_lr) (DlLrScheduler *self, guint group, gdouble *lr, GError **error);
   gboolean (*step) (DlLrScheduler *self, GError **error);
   gboolean (*step_to) (DlLrScheduler *self, gdouble epoch, GError **error);
 

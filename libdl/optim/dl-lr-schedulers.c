@@ -226,6 +226,20 @@ construct_error (gpointer self, const gchar *format, ...)
                    dl_lr_scheduler_get_display_name (DL_LR_SCHEDULER (self)), message));
 }
 
+/* the subclasses compute a rate as a return value; the class's vfuncs
+ * hand it back through an out parameter (see DlLrSchedulerClass) */
+#define OUT_LR(fn)                                                                                 \
+  static void fn##_out (DlLrScheduler *self, guint group, gdouble lr, gdouble *out,                \
+                        GError **error)                                                            \
+  {                                                                                                \
+    *out = fn (self, group, lr, error);                                                            \
+  }
+#define OUT_CLOSED_FORM(fn)                                                                        \
+  static void fn##_out (DlLrScheduler *self, guint group, gdouble *out, GError **error)            \
+  {                                                                                                \
+    *out = fn (self, group, error);                                                                \
+  }
+
 static const gint64 *
 milestones_of (GVariant *v, gsize *n)
 {
@@ -268,6 +282,7 @@ step_lr_get_lr (DlLrScheduler *scheduler, guint group, gdouble lr, GError **erro
     return lr;
   return lr * self->gamma;
 }
+OUT_LR (step_lr_get_lr)
 
 static gdouble
 step_lr_closed_form (DlLrScheduler *scheduler, guint group, GError **error)
@@ -278,6 +293,7 @@ step_lr_closed_form (DlLrScheduler *scheduler, guint group, GError **error)
 
   return base_of (self, group) * pow (self->gamma, (gdouble)k);
 }
+OUT_CLOSED_FORM (step_lr_closed_form)
 
 static void
 step_lr_constructed (GObject *object)
@@ -314,8 +330,8 @@ dl_step_lr_class_init (DlStepLrClass *klass)
 
   INSTALL (klass, fields);
   G_OBJECT_CLASS (klass)->constructed = step_lr_constructed;
-  DL_LR_SCHEDULER_CLASS (klass)->get_lr = step_lr_get_lr;
-  DL_LR_SCHEDULER_CLASS (klass)->get_closed_form_lr = step_lr_closed_form;
+  DL_LR_SCHEDULER_CLASS (klass)->compute_lr = step_lr_get_lr_out;
+  DL_LR_SCHEDULER_CLASS (klass)->compute_closed_form_lr = step_lr_closed_form_out;
   dl_lr_scheduler_class_setup (DL_LR_SCHEDULER_CLASS (klass), "StepLR", TRUE);
 }
 
@@ -378,6 +394,7 @@ multi_step_lr_get_lr (DlLrScheduler *scheduler, guint group, gdouble lr, GError 
     hits += m[i] == e;
   return hits ? lr * pow (self->gamma, hits) : lr;
 }
+OUT_LR (multi_step_lr_get_lr)
 
 static gdouble
 multi_step_lr_closed_form (DlLrScheduler *scheduler, guint group, GError **error)
@@ -392,6 +409,7 @@ multi_step_lr_closed_form (DlLrScheduler *scheduler, guint group, GError **error
     below += m[i] <= e;
   return base_of (self, group) * pow (self->gamma, below);
 }
+OUT_CLOSED_FORM (multi_step_lr_closed_form)
 
 static void
 dl_multi_step_lr_class_init (DlMultiStepLrClass *klass)
@@ -416,8 +434,8 @@ dl_multi_step_lr_class_init (DlMultiStepLrClass *klass)
   };
 
   INSTALL (klass, fields);
-  DL_LR_SCHEDULER_CLASS (klass)->get_lr = multi_step_lr_get_lr;
-  DL_LR_SCHEDULER_CLASS (klass)->get_closed_form_lr = multi_step_lr_closed_form;
+  DL_LR_SCHEDULER_CLASS (klass)->compute_lr = multi_step_lr_get_lr_out;
+  DL_LR_SCHEDULER_CLASS (klass)->compute_closed_form_lr = multi_step_lr_closed_form_out;
   dl_lr_scheduler_class_setup (DL_LR_SCHEDULER_CLASS (klass), "MultiStepLR", TRUE);
 }
 
@@ -475,6 +493,7 @@ exponential_lr_get_lr (DlLrScheduler *scheduler, guint group, gdouble lr, GError
 {
   return epoch_of (scheduler) == 0 ? lr : lr * DL_EXPONENTIAL_LR (scheduler)->gamma;
 }
+OUT_LR (exponential_lr_get_lr)
 
 static gdouble
 exponential_lr_closed_form (DlLrScheduler *scheduler, guint group, GError **error)
@@ -482,6 +501,7 @@ exponential_lr_closed_form (DlLrScheduler *scheduler, guint group, GError **erro
   return base_of (scheduler, group)
          * pow (DL_EXPONENTIAL_LR (scheduler)->gamma, (gdouble)epoch_of (scheduler));
 }
+OUT_CLOSED_FORM (exponential_lr_closed_form)
 
 static void
 dl_exponential_lr_class_init (DlExponentialLrClass *klass)
@@ -498,8 +518,8 @@ dl_exponential_lr_class_init (DlExponentialLrClass *klass)
   };
 
   INSTALL (klass, fields);
-  DL_LR_SCHEDULER_CLASS (klass)->get_lr = exponential_lr_get_lr;
-  DL_LR_SCHEDULER_CLASS (klass)->get_closed_form_lr = exponential_lr_closed_form;
+  DL_LR_SCHEDULER_CLASS (klass)->compute_lr = exponential_lr_get_lr_out;
+  DL_LR_SCHEDULER_CLASS (klass)->compute_closed_form_lr = exponential_lr_closed_form_out;
   dl_lr_scheduler_class_setup (DL_LR_SCHEDULER_CLASS (klass), "ExponentialLR", TRUE);
 }
 
@@ -556,6 +576,7 @@ cosine_annealing_lr_closed_form (DlLrScheduler *scheduler, guint group, GError *
   return self->eta_min
          + (base - self->eta_min) * (1 + cos (G_PI * epoch_of (self) / self->t_max)) / 2;
 }
+OUT_CLOSED_FORM (cosine_annealing_lr_closed_form)
 
 static gdouble
 cosine_annealing_lr_get_lr (DlLrScheduler *scheduler, guint group, gdouble lr, GError **error)
@@ -577,6 +598,7 @@ cosine_annealing_lr_get_lr (DlLrScheduler *scheduler, guint group, gdouble lr, G
   return (1 + cos (G_PI * e / t)) / (1 + cos (G_PI * (e - 1) / t)) * (lr - self->eta_min)
          + self->eta_min;
 }
+OUT_LR (cosine_annealing_lr_get_lr)
 
 static void
 cosine_annealing_lr_constructed (GObject *object)
@@ -613,8 +635,8 @@ dl_cosine_annealing_lr_class_init (DlCosineAnnealingLrClass *klass)
 
   INSTALL (klass, fields);
   G_OBJECT_CLASS (klass)->constructed = cosine_annealing_lr_constructed;
-  DL_LR_SCHEDULER_CLASS (klass)->get_lr = cosine_annealing_lr_get_lr;
-  DL_LR_SCHEDULER_CLASS (klass)->get_closed_form_lr = cosine_annealing_lr_closed_form;
+  DL_LR_SCHEDULER_CLASS (klass)->compute_lr = cosine_annealing_lr_get_lr_out;
+  DL_LR_SCHEDULER_CLASS (klass)->compute_closed_form_lr = cosine_annealing_lr_closed_form_out;
   dl_lr_scheduler_class_setup (DL_LR_SCHEDULER_CLASS (klass), "CosineAnnealingLR", TRUE);
 }
 
@@ -675,8 +697,18 @@ linear_lr_get_lr (DlLrScheduler *scheduler, guint group, gdouble lr, GError **er
     return lr * s;
   if (e > self->total_iters)
     return lr;
+  /* PyTorch divides by zero the same way (a start factor of 0 at epoch 1)
+   * and raises ZeroDivisionError */
+  if (self->total_iters * s + (e - 1) * d == 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_FAILED,
+                   "LinearLR: division by zero (start_factor %g at epoch %" G_GINT64_FORMAT ")", s,
+                   e);
+      return NAN;
+    }
   return lr * (1. + d / (self->total_iters * s + (e - 1) * d));
 }
+OUT_LR (linear_lr_get_lr)
 
 static gdouble
 linear_lr_closed_form (DlLrScheduler *scheduler, guint group, GError **error)
@@ -684,26 +716,27 @@ linear_lr_closed_form (DlLrScheduler *scheduler, guint group, GError **error)
   DlLinearLr *self = DL_LINEAR_LR (scheduler);
   gint64 e = MIN (self->total_iters, epoch_of (self));
 
+  if (self->total_iters == 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_FAILED, "LinearLR: division by zero (total_iters 0)");
+      return NAN;
+    }
   return base_of (self, group)
          * (self->start_factor
             + (self->end_factor - self->start_factor) * e / (gdouble)self->total_iters);
 }
+OUT_CLOSED_FORM (linear_lr_closed_form)
 
 static void
 linear_lr_constructed (GObject *object)
 {
   DlLinearLr *self = DL_LINEAR_LR (object);
 
-  if (!(self->start_factor > 0 && self->start_factor <= 1))
-    construct_error (self, "Starting multiplicative factor expected to be greater than 0 and "
-                           "less or equal to 1, got %g",
-                     self->start_factor);
+  /* torch 1.13's checks and messages: a start factor of 0 is allowed */
+  if (!(self->start_factor >= 0 && self->start_factor <= 1))
+    construct_error (self, "Starting multiplicative factor expected to be between 0 and 1.");
   else if (!(self->end_factor >= 0 && self->end_factor <= 1))
-    construct_error (self, "Ending multiplicative factor expected to be between 0 and 1, got %g",
-                     self->end_factor);
-  else if (self->total_iters <= 0)
-    construct_error (self, "total_iters must be a positive integer, got %" G_GINT64_FORMAT,
-                     self->total_iters);
+    construct_error (self, "Ending multiplicative factor expected to be between 0 and 1.");
   G_OBJECT_CLASS (dl_linear_lr_parent_class)->constructed (object);
 }
 
@@ -714,7 +747,8 @@ dl_linear_lr_class_init (DlLinearLrClass *klass)
     /**
      * DlLinearLr:start-factor:
      *
-     * The factor at epoch 0, in (0, 1] (default 1/3).
+     * The factor at epoch 0, in [0, 1] (default 1/3). With 0, the first
+     * dl_lr_scheduler_step() fails with a division by zero, as PyTorch's.
      *
      * Since: 0.1
      */
@@ -739,8 +773,8 @@ dl_linear_lr_class_init (DlLinearLrClass *klass)
 
   INSTALL (klass, fields);
   G_OBJECT_CLASS (klass)->constructed = linear_lr_constructed;
-  DL_LR_SCHEDULER_CLASS (klass)->get_lr = linear_lr_get_lr;
-  DL_LR_SCHEDULER_CLASS (klass)->get_closed_form_lr = linear_lr_closed_form;
+  DL_LR_SCHEDULER_CLASS (klass)->compute_lr = linear_lr_get_lr_out;
+  DL_LR_SCHEDULER_CLASS (klass)->compute_closed_form_lr = linear_lr_closed_form_out;
   dl_lr_scheduler_class_setup (DL_LR_SCHEDULER_CLASS (klass), "LinearLR", TRUE);
 }
 
@@ -808,8 +842,20 @@ lambda_lr_get_lr (DlLrScheduler *scheduler, guint group, gdouble lr, GError **er
                    "LambdaLR: no lr_lambda (see dl_lambda_lr_set_lambda)");
       return 0;
     }
-  return base_of (self, group) * self->lr_lambda (group, epoch_of (self), self->user_data);
+  {
+    GError *local = NULL;
+    gdouble factor = NAN;
+
+    self->lr_lambda (group, epoch_of (self), &factor, self->user_data, &local);
+    if (local)
+      {
+        g_propagate_error (error, local);
+        return NAN;
+      }
+    return base_of (self, group) * factor;
+  }
 }
+OUT_LR (lambda_lr_get_lr)
 
 static void
 lambda_lr_finalize (GObject *object)
@@ -825,7 +871,7 @@ static void
 dl_lambda_lr_class_init (DlLambdaLrClass *klass)
 {
   G_OBJECT_CLASS (klass)->finalize = lambda_lr_finalize;
-  DL_LR_SCHEDULER_CLASS (klass)->get_lr = lambda_lr_get_lr;
+  DL_LR_SCHEDULER_CLASS (klass)->compute_lr = lambda_lr_get_lr_out;
   /* the function comes after construction: the initial step waits for
    * g_initable_init() */
   dl_lr_scheduler_class_setup (DL_LR_SCHEDULER_CLASS (klass), "LambdaLR", FALSE);
@@ -907,6 +953,9 @@ dl_lambda_lr_new (DlOptimizer *optimizer,
  * "beta1") goes the other way between #DlOneCycleLr:max-momentum and
  * #DlOneCycleLr:base-momentum. #DlOneCycleLr:max-lr sets every group's
  * peak; 0 takes each group's "max_lr" option (Python's list of max_lr).
+ * Likewise a negative #DlOneCycleLr:max-momentum or
+ * #DlOneCycleLr:base-momentum takes each group's "max_momentum" or
+ * "base_momentum" option.
  * Stepping past total-steps is an error.
  *
  * Since: 0.1
@@ -959,7 +1008,7 @@ one_cycle_lr_get_lr (DlLrScheduler *scheduler, guint group, gdouble lr, GError *
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                    "OneCycleLR: Tried to step %" G_GINT64_FORMAT
                    " times. The specified number of total steps is %" G_GINT64_FORMAT,
-                   step, self->total_steps);
+                   step + 1, self->total_steps);
       return 0;
     }
   if (self->three_phase)
@@ -1005,6 +1054,7 @@ one_cycle_lr_get_lr (DlLrScheduler *scheduler, guint group, gdouble lr, GError *
     }
   return out;
 }
+OUT_LR (one_cycle_lr_get_lr)
 
 static void
 one_cycle_lr_constructed (GObject *object)
@@ -1099,10 +1149,26 @@ one_cycle_lr_constructed (GObject *object)
                                      max_lr / self->div_factor / self->final_div_factor, NULL);
       if (self->cycle_momentum)
         {
+          gdouble max_m = self->max_momentum, base_m = self->base_momentum;
+
+          /* negative: the group's own (Python's lists of momentums) */
+          if (max_m < 0)
+            max_m = dl_optimizer_get_group_option (optimizer, i, "max_momentum", &missing);
+          if (missing == NULL && base_m < 0)
+            base_m = dl_optimizer_get_group_option (optimizer, i, "base_momentum", &missing);
+          if (missing)
+            {
+              g_clear_error (&missing);
+              construct_error (self,
+                               "max_momentum and base_momentum are required (for parameter "
+                               "group %u)",
+                               i);
+              goto chain;
+            }
           dl_optimizer_set_group_option (optimizer, i, self->use_beta1 ? "beta1" : "momentum",
-                                         self->max_momentum, NULL);
-          dl_optimizer_set_group_option (optimizer, i, "max_momentum", self->max_momentum, NULL);
-          dl_optimizer_set_group_option (optimizer, i, "base_momentum", self->base_momentum, NULL);
+                                         max_m, NULL);
+          dl_optimizer_set_group_option (optimizer, i, "max_momentum", max_m, NULL);
+          dl_optimizer_set_group_option (optimizer, i, "base_momentum", base_m, NULL);
         }
     }
 chain:
@@ -1176,7 +1242,8 @@ dl_one_cycle_lr_class_init (DlOneCycleLrClass *klass)
     /**
      * DlOneCycleLr:base-momentum:
      *
-     * The momentum at the learning rate's peak (default 0.85).
+     * The momentum at the learning rate's peak (default 0.85); negative:
+     * each group's "base_momentum" option.
      *
      * Since: 0.1
      */
@@ -1184,7 +1251,8 @@ dl_one_cycle_lr_class_init (DlOneCycleLrClass *klass)
     /**
      * DlOneCycleLr:max-momentum:
      *
-     * The momentum at the cycle's ends (default 0.95).
+     * The momentum at the cycle's ends (default 0.95); negative: each
+     * group's "max_momentum" option.
      *
      * Since: 0.1
      */
@@ -1219,7 +1287,7 @@ dl_one_cycle_lr_class_init (DlOneCycleLrClass *klass)
 
   INSTALL (klass, fields);
   G_OBJECT_CLASS (klass)->constructed = one_cycle_lr_constructed;
-  DL_LR_SCHEDULER_CLASS (klass)->get_lr = one_cycle_lr_get_lr;
+  DL_LR_SCHEDULER_CLASS (klass)->compute_lr = one_cycle_lr_get_lr_out;
   dl_lr_scheduler_class_setup (DL_LR_SCHEDULER_CLASS (klass), "OneCycleLR", TRUE);
 }
 
@@ -1286,12 +1354,14 @@ warm_restarts_closed_form (DlLrScheduler *scheduler, guint group, GError **error
          + (base_of (self, group) - self->eta_min) * (1 + cos (G_PI * self->t_cur / self->t_i))
                / 2;
 }
+OUT_CLOSED_FORM (warm_restarts_closed_form)
 
 static gdouble
 warm_restarts_get_lr (DlLrScheduler *scheduler, guint group, gdouble lr, GError **error)
 {
   return warm_restarts_closed_form (scheduler, group, error);
 }
+OUT_LR (warm_restarts_get_lr)
 
 static gboolean
 warm_restarts_apply (DlLrScheduler *scheduler, GError **error)
@@ -1421,8 +1491,8 @@ dl_cosine_annealing_warm_restarts_class_init (DlCosineAnnealingWarmRestartsClass
 
   INSTALL (klass, fields);
   G_OBJECT_CLASS (klass)->constructed = warm_restarts_constructed;
-  DL_LR_SCHEDULER_CLASS (klass)->get_lr = warm_restarts_get_lr;
-  DL_LR_SCHEDULER_CLASS (klass)->get_closed_form_lr = warm_restarts_closed_form;
+  DL_LR_SCHEDULER_CLASS (klass)->compute_lr = warm_restarts_get_lr_out;
+  DL_LR_SCHEDULER_CLASS (klass)->compute_closed_form_lr = warm_restarts_closed_form_out;
   DL_LR_SCHEDULER_CLASS (klass)->step = warm_restarts_step;
   DL_LR_SCHEDULER_CLASS (klass)->step_to = warm_restarts_step_to;
   dl_lr_scheduler_class_setup (DL_LR_SCHEDULER_CLASS (klass), "CosineAnnealingWarmRestarts",

@@ -64,17 +64,24 @@ G_DECLARE_FINAL_TYPE (DlSequentialLr, dl_sequential_lr, DL, SEQUENTIAL_LR, DlLrS
  * DlLrLambda:
  * @group: the parameter group's index
  * @epoch: the epoch
+ * @factor: (out): return location for the factor
  * @user_data: the data given with the function
+ * @error: return location for a #GError (the step fails with it)
  *
  * The multiplicative factor of a #DlLambdaLr: the learning rate of
- * @group at @epoch is its base learning rate times the result. One
+ * @group at @epoch is its base learning rate times @factor. One
  * function serves every group; it tells them apart by @group.
  *
- * Returns: the factor
+ * The factor comes back through an out parameter, not as the return
+ * value, because GJS 1.74 turns the double a JavaScript callback returns
+ * into 0, whereas an out double arrives intact. From Python and GJS the function
+ * simply returns the factor (and may raise); Vala's lambda assigns its
+ * `out double factor`.
  *
  * Since: 0.1
  */
-typedef gdouble (*DlLrLambda) (guint group, gint64 epoch, gpointer user_data);
+typedef void (
+    *DlLrLambda) (guint group, gint64 epoch, gdouble *factor, gpointer user_data, GError **error);
 
 DL_EXPORT
 DlStepLr *

@@ -70,6 +70,10 @@ typedef gboolean (*DlOptimizerUpdate) (DlOptimizer *self,
                                        GHashTable *state,
                                        GError **error);
 
+/* Makes a parameter's state when its group arrives (@grad is NULL), as
+ * torch.optim.Adagrad makes "step" and "sum" at construction. */
+void dl_optimizer_class_set_init_state (DlOptimizerClass *klass, DlOptimizerUpdate init_state);
+
 /* Calls @update on every parameter of every group that has a gradient. */
 gboolean dl_optimizer_foreach_update (DlOptimizer *self, DlOptimizerUpdate update, GError **error);
 

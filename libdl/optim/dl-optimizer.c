@@ -232,6 +232,35 @@ dl_optimizer_get_display_name (DlOptimizer *self)
 }
 
 void
+dl_optimizer_class_set_init_state (DlOptimizerClass *klass, DlOptimizerUpdate init_state)
+{
+  g_type_set_qdata (G_TYPE_FROM_CLASS (klass),
+                    g_quark_from_static_string ("dl-optimizer-init-state"), init_state);
+}
+
+/* the state a class makes when a group's parameters arrive (the last
+ * group's) */
+static gboolean
+init_group_state (DlOptimizer *self, GError **error)
+{
+  DlOptimizerPrivate *priv = dl_optimizer_get_instance_private (self);
+  DlOptimizerUpdate init = class_qdata (self, "dl-optimizer-init-state");
+  DlOptimizerGroup *group;
+
+  if (init == NULL || priv->groups->len == 0)
+    return TRUE;
+  group = g_ptr_array_index (priv->groups, priv->groups->len - 1);
+  for (guint i = 0; i < group->params->len; i++)
+    {
+      DlTensor *p = g_ptr_array_index (group->params, i);
+
+      if (!init (self, group, p, NULL, dl_optimizer_param_state (self, p), error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+void
 dl_optimizer_class_set_check (DlOptimizerClass *klass, DlOptimizerCheck check)
 {
   g_type_set_qdata (G_TYPE_FROM_CLASS (klass), g_quark_from_static_string ("dl-optimizer-check"),
@@ -448,6 +477,8 @@ dl_optimizer_constructed (GObject *object)
         self, g_error_new (DL_ERROR, DL_ERROR_ARGUMENT, "%s: optimizer got an empty parameter list",
                            dl_optimizer_get_display_name (self)));
   append_group (self, group, params);
+  if (!init_group_state (self, &error))
+    dl_optimizer_take_construct_error (self, error);
 }
 
 /* ---- properties: the options of every group ------------------------------ */
@@ -1018,10 +1049,18 @@ dl_optimizer_add_param_group (DlOptimizer *self,
       return FALSE;
     }
   append_group (self, group, params);
-  return TRUE;
+  return init_group_state (self, error);
 }
 
 /* ---- state ------------------------------------------------------------- */
+
+/* a state entry may hold no tensor: PyTorch's None */
+static void
+unref_entry (gpointer tensor)
+{
+  if (tensor)
+    g_object_unref (tensor);
+}
 
 GHashTable *
 dl_optimizer_param_state (DlOptimizer *self, DlTensor *p)
@@ -1031,7 +1070,7 @@ dl_optimizer_param_state (DlOptimizer *self, DlTensor *p)
 
   if (state == NULL)
     {
-      state = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+      state = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, unref_entry);
       g_hash_table_insert (priv->state, p, state);
     }
   return state;
@@ -1120,7 +1159,8 @@ dl_optimizer_list_state (DlOptimizer *self, guint index)
  * keep a copy).
  *
  * Returns: (transfer none) (nullable): the entry, or %NULL when the
- *   parameter has none of that name
+ *   parameter has none of that name or the entry holds no tensor
+ *   (PyTorch's None; dl_optimizer_list_state() names it)
  *
  * Since: 0.1
  */
@@ -1144,13 +1184,15 @@ dl_optimizer_get_state (DlOptimizer *self, guint index, const gchar *name)
  * @self: a #DlOptimizer
  * @index: a parameter's index in dl_optimizer_get_params()
  * @name: the state entry's name
- * @value: (nullable): its value, or %NULL to remove the entry
+ * @value: (nullable): its value, or %NULL for an entry that holds no
+ *   tensor (PyTorch's None, as SGD's "momentum_buffer" without momentum)
  * @error: return location for a #GError
  *
  * Restores one state entry of a parameter, as
  * torch.optim.Optimizer.load_state_dict() does: the optimizer keeps a
  * contiguous copy of @value, cast to the parameter's dtype when both are
- * floating point (the "step" counter keeps its dtype).
+ * floating point (the "step" counter keeps its dtype, as do LBFGS's "t"
+ * and "prev_loss"). dl_optimizer_clear_state() removes entries.
  *
  * Returns: %TRUE on success; %FALSE with @error set for an index out of
  *   range
@@ -1177,12 +1219,14 @@ dl_optimizer_set_state (DlOptimizer *self,
   state = dl_optimizer_param_state (self, p);
   if (value == NULL)
     {
-      g_hash_table_remove (state, name);
+      g_hash_table_insert (state, g_strdup (name), NULL);
       return TRUE;
     }
   dtype = dl_tensor_get_dtype (value);
+  /* PyTorch casts every state tensor but "step"; LBFGS's "t" and
+   * "prev_loss" stand for Python numbers, which it leaves alone */
   if (dl_dtype_is_floating_point (dtype) && dl_dtype_is_floating_point (dl_tensor_get_dtype (p))
-      && strcmp (name, "step") != 0)
+      && strcmp (name, "step") != 0 && strcmp (name, "t") != 0 && strcmp (name, "prev_loss") != 0)
     dtype = dl_tensor_get_dtype (p);
   if (!(copy = dl_tensor_to_dtype (value, dtype, error)))
     return FALSE;
@@ -1193,6 +1237,34 @@ dl_optimizer_set_state (DlOptimizer *self,
         return FALSE;
     }
   g_hash_table_insert (state, g_strdup (name), g_steal_pointer (&copy));
+  return TRUE;
+}
+
+/**
+ * dl_optimizer_clear_state:
+ * @self: a #DlOptimizer
+ * @index: a parameter's index in dl_optimizer_get_params()
+ * @error: return location for a #GError
+ *
+ * Removes every state entry of a parameter (before
+ * dl_optimizer_set_state() restores a saved state).
+ *
+ * Returns: %TRUE on success; %FALSE with @error set for an index out of
+ *   range
+ *
+ * Since: 0.1
+ */
+gboolean
+dl_optimizer_clear_state (DlOptimizer *self, guint index, GError **error)
+{
+  DlOptimizerPrivate *priv;
+  DlTensor *p;
+
+  g_return_val_if_fail (DL_IS_OPTIMIZER (self), FALSE);
+  priv = dl_optimizer_get_instance_private (self);
+  if (!(p = lookup_param (self, "clear_state", index, error)))
+    return FALSE;
+  g_hash_table_remove (priv->state, p);
   return TRUE;
 }
 

@@ -82,6 +82,14 @@ gchar **dl_optimizer_list_state (DlOptimizer *self, guint index);
 DL_EXPORT
 DlTensor *dl_optimizer_get_state (DlOptimizer *self, guint index, const gchar *name);
 DL_EXPORT
+gboolean
+dl_optimizer_save_state (DlOptimizer *self, GFile *file, GCancellable *cancellable, GError **error);
+DL_EXPORT
+gboolean
+dl_optimizer_load_state (DlOptimizer *self, GFile *file, GCancellable *cancellable, GError **error);
+DL_EXPORT
+gboolean dl_optimizer_clear_state (DlOptimizer *self, guint index, GError **error);
+DL_EXPORT
 gboolean dl_optimizer_set_state (DlOptimizer *self,
                                  guint index,
                                  const gchar *name,

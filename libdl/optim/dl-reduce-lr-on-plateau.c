@@ -299,6 +299,36 @@ plateau_finalize (GObject *object)
   G_OBJECT_CLASS (dl_reduce_lr_on_plateau_parent_class)->finalize (object);
 }
 
+/* the lower bound of every group, as PyTorch's "min_lrs" */
+static void
+plateau_save (DlLrScheduler *scheduler, GVariantDict *dict)
+{
+  DlReduceLrOnPlateau *self = DL_REDUCE_LR_ON_PLATEAU (scheduler);
+  guint n = dl_optimizer_get_n_param_groups (dl_lr_scheduler_get_optimizer (scheduler));
+  GVariantBuilder builder;
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("ad"));
+  for (guint i = 0; i < n; i++)
+    g_variant_builder_add (&builder, "d",
+                           i < self->min_lrs->len ? g_array_index (self->min_lrs, gdouble, i)
+                                                  : self->min_lr);
+  g_variant_dict_insert_value (dict, "min_lrs", g_variant_builder_end (&builder));
+}
+
+static gboolean
+plateau_load (DlLrScheduler *scheduler, GVariantDict *dict, GError **error)
+{
+  g_autoptr (GVariant) v = g_variant_dict_lookup_value (dict, "min_lrs", G_VARIANT_TYPE ("ad"));
+  gsize n;
+  const gdouble *values;
+
+  if (v == NULL)
+    return TRUE;
+  values = g_variant_get_fixed_array (v, &n, sizeof (gdouble));
+  return dl_reduce_lr_on_plateau_set_min_lrs (DL_REDUCE_LR_ON_PLATEAU (scheduler), values, n,
+                                              error);
+}
+
 static void
 dl_reduce_lr_on_plateau_class_init (DlReduceLrOnPlateauClass *klass)
 {
@@ -314,6 +344,7 @@ dl_reduce_lr_on_plateau_class_init (DlReduceLrOnPlateauClass *klass)
   DL_LR_SCHEDULER_CLASS (klass)->step = plateau_step;
   DL_LR_SCHEDULER_CLASS (klass)->step_to = plateau_step_to;
   dl_lr_scheduler_class_setup (DL_LR_SCHEDULER_CLASS (klass), "ReduceLROnPlateau", FALSE);
+  dl_lr_scheduler_class_set_extra_state (DL_LR_SCHEDULER_CLASS (klass), plateau_save, plateau_load);
 
   /**
    * DlReduceLrOnPlateau:mode:

@@ -28,7 +28,8 @@
  * #DlSgd:weight-decay, #DlSgd:nesterov and #DlSgd:maximize (see
  * #DlOptimizer for building it from them and for parameter groups);
  * dl_sgd_new() takes the most used. Each parameter's state is its
- * "momentum_buffer" (when momentum is not 0).
+ * "momentum_buffer", which holds no tensor (PyTorch's None) when momentum
+ * is 0.
  *
  * Since: 0.1
  */
@@ -80,6 +81,9 @@ sgd_update (DlOptimizer *self,
       && !(buf
            = dl_optimizer_state_tensor (state, "momentum_buffer", p, 0, &args.first_step, error)))
     return FALSE;
+  /* torch 1.13 records a None buffer without momentum */
+  if (args.momentum == 0 && !g_hash_table_contains (state, "momentum_buffer"))
+    g_hash_table_insert (state, g_strdup ("momentum_buffer"), NULL);
   return dl_optim_fused_step ("SGD", p, grad, &buf, buf ? 1 : 0, &args, error);
 }
 

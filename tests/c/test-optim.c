@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <gio/gio.h>
+#include <glib/gstdio.h>
 
 #include "dl-test-utils.h"
 
@@ -43,6 +44,17 @@ run_steps (DlOptimizer *opt, DlTensor *p, guint from, guint to)
       g_assert_true (dl_optimizer_step (opt, &error));
       g_assert_no_error (error);
     }
+}
+
+/* bit for bit */
+static void
+assert_same_values (DlTensor *got, DlTensor *want)
+{
+  g_autofree gdouble *a = dl_test_values (got);
+  g_autofree gdouble *b = dl_test_values (want);
+
+  for (gint64 i = 0; i < dl_tensor_numel (want); i++)
+    g_assert_cmpfloat (a[i], ==, b[i]);
 }
 
 static GListStore *
@@ -108,17 +120,29 @@ static DlOptimizer *
 new_optimizer (const Case *c, DlTensor *p)
 {
   g_autoptr (GListStore) store = store_of (p);
+  const gchar *names[G_N_ELEMENTS (c->props) + 1] = { "params" };
+  GValue values[G_N_ELEMENTS (c->props) + 1] = { G_VALUE_INIT };
   GError *error = NULL;
-  DlOptimizer *opt = g_initable_new (c->get_type (), NULL, &error, "params", store, NULL);
+  DlOptimizer *opt;
+  guint n = 1;
 
-  g_assert_no_error (error);
-  for (guint i = 0; i < G_N_ELEMENTS (c->props) && c->props[i]; i++)
+  /* the options as construct properties: Adagrad's initial accumulator
+   * value fills its state at construction */
+  g_value_init (&values[0], G_TYPE_LIST_STORE);
+  g_value_set_object (&values[0], store);
+  for (guint i = 0; i < G_N_ELEMENTS (c->props) && c->props[i]; i++, n++)
     {
+      names[n] = c->props[i];
       if (c->boolean[i])
-        g_object_set (opt, c->props[i], c->values[i] != 0, NULL);
+        g_value_set_boolean (g_value_init (&values[n], G_TYPE_BOOLEAN), c->values[i] != 0);
       else
-        g_object_set (opt, c->props[i], c->values[i], NULL);
+        g_value_set_double (g_value_init (&values[n], G_TYPE_DOUBLE), c->values[i]);
     }
+  opt = DL_OPTIMIZER (g_object_new_with_properties (c->get_type (), n, names, values));
+  g_assert_true (g_initable_init (G_INITABLE (opt), NULL, &error));
+  g_assert_no_error (error);
+  for (guint i = 0; i < n; i++)
+    g_value_unset (&values[i]);
   return opt;
 }
 
@@ -146,8 +170,6 @@ test_state_resume (gconstpointer data)
   g_autoptr (DlOptimizer) second = NULL;
   g_auto (GStrv) names = NULL;
   g_auto (GStrv) empty = NULL;
-  g_autofree gdouble *want = NULL;
-  g_autofree gdouble *got = NULL;
   GError *error = NULL;
 
   run_steps (opt, p, 0, 3);
@@ -155,8 +177,17 @@ test_state_resume (gconstpointer data)
   second = new_optimizer (c, q);
   names = dl_optimizer_list_state (first, 0);
   g_assert_cmpuint (g_strv_length (names), >, 0);
+  /* none before the first step, but Adagrad's, made with it as PyTorch's */
   empty = dl_optimizer_list_state (second, 0);
-  g_assert_null (empty[0]);
+  if (c->get_type () == DL_TYPE_ADAGRAD)
+    {
+      g_assert_cmpstrv (empty, ((const gchar *[]){ "step", "sum", NULL }));
+      g_assert_cmpfloat (dl_tensor_item (dl_optimizer_get_state (second, 0, "step"), NULL), ==, 0);
+      dl_test_assert_values (dl_optimizer_get_state (second, 0, "sum"),
+                             (const gdouble[]){ 0.1, 0.1, 0.1 }, 3, 0);
+    }
+  else
+    g_assert_null (empty[0]);
   for (guint i = 0; names[i]; i++)
     {
       g_assert_true (dl_optimizer_set_state (second, 0, names[i],
@@ -165,10 +196,7 @@ test_state_resume (gconstpointer data)
     }
   g_clear_object (&first);
   run_steps (second, q, 1, 3);
-  want = dl_test_values (p);
-  got = dl_test_values (q);
-  for (guint i = 0; i < 3; i++)
-    g_assert_cmpfloat (got[i], ==, want[i]);
+  assert_same_values (q, p);
 }
 
 static void
@@ -292,11 +320,11 @@ assert_lr (DlLrScheduler *s, gdouble expected)
       dl_optimizer_get_group_lr (dl_lr_scheduler_get_optimizer (s), 0), expected, 1e-15);
 }
 
-static gdouble
-halve_at_two (guint group, gint64 epoch, gpointer user_data)
+static void
+halve_at_two (guint group, gint64 epoch, gdouble *factor, gpointer user_data, GError **error)
 {
   (*(gint *)user_data)++;
-  return epoch >= 2 ? 0.5 : 1.0;
+  *factor = epoch >= 2 ? 0.5 : 1.0;
 }
 
 static void
@@ -363,6 +391,22 @@ test_schedulers (void)
   g_assert_false (dl_lr_scheduler_step (DL_LR_SCHEDULER (cycle), &error));
   g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
   g_clear_error (&error);
+  g_assert_finalize_object (cycle);
+
+  /* a negative max-momentum / base-momentum: the group's own; the
+   * momentum starts at max_momentum and is base_momentum at the peak
+   * (step 3 of 10 with pct_start 0.3: end_step 2) */
+  dl_optimizer_set_group_option (opt, 0, "max_momentum", 0.9, NULL);
+  dl_optimizer_set_group_option (opt, 0, "base_momentum", 0.6, NULL);
+  cycle = g_initable_new (DL_TYPE_ONE_CYCLE_LR, NULL, &error, "optimizer", opt, "max-lr", 1.0,
+                          "total-steps", (gint64)10, "max-momentum", -1.0, "base-momentum", -1.0,
+                          NULL);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (dl_optimizer_get_group_option (opt, 0, "momentum", NULL), ==, 0.9);
+  for (guint i = 0; i < 2; i++)
+    g_assert_true (dl_lr_scheduler_step (DL_LR_SCHEDULER (cycle), &error));
+  g_assert_cmpfloat_with_epsilon (dl_optimizer_get_group_option (opt, 0, "momentum", NULL), 0.6,
+                                  1e-15);
   g_assert_finalize_object (cycle);
 
   /* construction errors */
@@ -491,6 +535,140 @@ test_lbfgs (void)
     }
 }
 
+static DlLbfgs *
+new_lbfgs (DlTensor *p)
+{
+  g_autoptr (GPtrArray) params = g_ptr_array_new ();
+  GError *error = NULL;
+  DlLbfgs *lbfgs;
+
+  g_ptr_array_add (params, p);
+  lbfgs = dl_lbfgs_new (params, 1.0, 2, 3, "strong_wolfe", &error);
+  g_assert_no_error (error);
+  return lbfgs;
+}
+
+static void
+lbfgs_steps (DlLbfgs *lbfgs, Quadratic *q, guint n)
+{
+  GError *error = NULL;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr (DlTensor) loss = dl_lbfgs_step_closure (lbfgs, quadratic, q, &error);
+
+      g_assert_no_error (error);
+    }
+}
+
+/* LBFGS's history is its first parameter's state (PyTorch's layout):
+ * copied into a fresh optimizer after two steps (through @file, or entry
+ * by entry), the next two give the uninterrupted run's numbers bit for
+ * bit */
+static void
+check_lbfgs_resume (GFile *file)
+{
+  g_autoptr (DlTensor) p = new_param ();
+  g_autoptr (DlTensor) q = new_param ();
+  g_autoptr (DlTensor) weights
+      = dl_test_tensor ((gdouble[]){ 1, 10, 100 }, (gint64[]){ 3 }, 1, DL_DTYPE_FLOAT64);
+  g_autoptr (DlLbfgs) straight = new_lbfgs (p);
+  g_autoptr (DlLbfgs) first = new_lbfgs (q);
+  g_autoptr (DlLbfgs) second = new_lbfgs (q);
+  g_auto (GStrv) names = NULL;
+  Quadratic qp = { p, weights, 0 }, qq = { q, weights, 0 };
+  GError *error = NULL;
+
+  lbfgs_steps (straight, &qp, 4);
+  lbfgs_steps (first, &qq, 2);
+  names = dl_optimizer_list_state (DL_OPTIMIZER (first), 0);
+  g_assert_cmpstrv (
+      names, ((const gchar *[]){ "H_diag", "al", "d", "func_evals", "n_iter", "old_dirs",
+                                 "old_stps", "prev_flat_grad", "prev_loss", "ro", "t", NULL }));
+  if (file)
+    {
+      g_assert_true (dl_optimizer_save_state (DL_OPTIMIZER (first), file, NULL, &error));
+      g_assert_true (dl_optimizer_load_state (DL_OPTIMIZER (second), file, NULL, &error));
+    }
+  else
+    for (guint i = 0; names[i]; i++)
+      g_assert_true (dl_optimizer_set_state (
+          DL_OPTIMIZER (second), 0, names[i],
+          dl_optimizer_get_state (DL_OPTIMIZER (first), 0, names[i]), &error));
+  g_assert_no_error (error);
+  lbfgs_steps (second, &qq, 2);
+  assert_same_values (q, p);
+  g_assert_cmpint (qq.calls, ==, qp.calls);
+}
+
+static void
+test_lbfgs_resume (void)
+{
+  check_lbfgs_resume (NULL);
+}
+
+/* dl_optimizer_save_state / dl_optimizer_load_state: Adam's state and
+ * LBFGS's history through a file, then the same numbers as without; bad
+ * files are errors */
+static void
+test_state_file (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("dl-optim-XXXXXX", NULL);
+  g_autofree gchar *path = g_build_filename (dir, "optim.safetensors", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  const Case *adam = &cases[2];
+  GError *error = NULL;
+
+  {
+    g_autoptr (DlTensor) p = new_param ();
+    g_autoptr (DlTensor) q = new_param ();
+    g_autoptr (DlOptimizer) straight = new_optimizer (adam, p);
+    g_autoptr (DlOptimizer) first = new_optimizer (adam, q);
+    g_autoptr (DlOptimizer) second = new_optimizer (adam, q);
+
+    run_steps (straight, p, 0, 3);
+    run_steps (first, q, 0, 1);
+    g_assert_true (dl_optimizer_save_state (first, file, NULL, &error));
+    g_assert_no_error (error);
+    g_assert_true (dl_optimizer_load_state (second, file, NULL, &error));
+    g_assert_no_error (error);
+    run_steps (second, q, 1, 3);
+    assert_same_values (q, p);
+  }
+  check_lbfgs_resume (file);
+  {
+    /* a plain safetensors file, a tree that is no JSON object, one whose
+     * groups do not match */
+    const gchar *trees[] = { NULL, "[1, 2", "{\"state\": {}, \"param_groups\": 3}",
+                             "{\"state\": {}, \"param_groups\": [{\"params\": [0, 1]}]}",
+                             "{\"state\": {\"$dict\": [[0, {\"exp_avg\": {\"$tensor\": \"x\"}}]]}, "
+                             "\"param_groups\": [{\"lr\": 5, \"params\": [0]}]}" };
+    const DlError codes[]
+        = { DL_ERROR_FORMAT, DL_ERROR_FORMAT, DL_ERROR_FORMAT, DL_ERROR_ARGUMENT, DL_ERROR_FORMAT };
+    g_autoptr (DlTensor) p = new_param ();
+    g_autoptr (DlOptimizer) opt = new_optimizer (adam, p);
+
+    run_steps (opt, p, 0, 1);
+    for (guint i = 0; i < G_N_ELEMENTS (trees); i++)
+      {
+        g_autoptr (DlTensorDict) dict = dl_tensor_dict_new ();
+
+        dl_tensor_dict_insert (dict, "w", p);
+        if (trees[i])
+          dl_tensor_dict_set_metadata (dict, "dl.tree", trees[i]);
+        g_assert_true (dl_safetensors_save (dict, file, NULL, &error));
+        g_assert_false (dl_optimizer_load_state (opt, file, NULL, &error));
+        g_assert_true (g_error_matches (error, DL_ERROR, codes[i]));
+        g_clear_error (&error);
+        /* and the optimizer is as it was */
+        g_assert_cmpfloat (dl_tensor_item (dl_optimizer_get_state (opt, 0, "step"), NULL), ==, 1);
+        g_assert_cmpfloat (dl_optimizer_get_group_option (opt, 0, "lr", NULL), ==, 0.1);
+      }
+  }
+  g_assert_true (g_file_delete (file, NULL, NULL));
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -507,6 +685,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/optim/param-groups", test_param_groups);
   g_test_add_func ("/optim/construct-errors", test_construct_errors);
   g_test_add_func ("/optim/lbfgs", test_lbfgs);
+  g_test_add_func ("/optim/lbfgs-resume", test_lbfgs_resume);
+  g_test_add_func ("/optim/state-file", test_state_file);
   g_test_add_func ("/optim/schedulers", test_schedulers);
   g_test_add_func ("/optim/sequential-and-plateau", test_sequential_and_plateau);
   return g_test_run ();

@@ -1029,11 +1029,48 @@ test('parameter groups and state from JS', () => {
     sgd.step();
     assertClose(values(a), [0.95, -1.9, 2.8], 1e-12, 'group 0');
     assertClose(values(b), [0.75, -1.5, 2], 1e-12, 'group 1');
+    // no momentum in group 1: the entry holds no tensor, as PyTorch's None
     assert(sgd.get_state(1, 'momentum_buffer') === null, 'no momentum in group 1');
+    assert(sgd.list_state(1).join() === 'momentum_buffer', `entries ${sgd.list_state(1)}`);
+    sgd.clear_state(1);
+    assert(sgd.list_state(1).length === 0, 'cleared');
+    const adagrad = Dl.Adagrad.new([leafWithGrad()], 0.1, 0, 0, 0.25, 1e-10);
+    assert(adagrad.list_state(0).join() === 'step,sum', 'Adagrad state at construction');
+    assertArrayEqual(values(adagrad.get_state(0, 'sum')), [0.25, 0.25, 0.25], 'sum');
     const buf = sgd.get_state(0, 'momentum_buffer');
     const fresh = new Dl.Sgd({params: paramStore(leafWithGrad()), lr: 0.1, momentum: 0.9});
     fresh.set_state(0, 'momentum_buffer', buf);
     assertArrayEqual(values(fresh.get_state(0, 'momentum_buffer')), values(buf), 'restored');
+});
+
+test('an optimizer checkpoint through a file', () => {
+    const dir = GLib.dir_make_tmp('dl-gjs-XXXXXX');
+    const file = Gio.File.new_for_path(GLib.build_filenamev([dir, 'adam.safetensors']));
+    const run = (opt, p, steps) => {
+        for (let i = 0; i < steps; i++) {
+            p.set_grad(fromArray([0.5 * (i + 1), -1, 2], [3], F64));
+            opt.step();
+        }
+    };
+    const p = leafWithGrad(), q = leafWithGrad();
+    const straight = Dl.Adam.new([p], 0.1, 0.9, 0.999, 1e-8, 0, true);
+    run(straight, p, 4);
+    const first = Dl.Adam.new([q], 0.1, 0.9, 0.999, 1e-8, 0, true);
+    run(first, q, 2);
+    first.save_state(file, null);
+    const second = Dl.Adam.new([q], 0.1, 0.9, 0.999, 1e-8, 0, true);
+    second.load_state(file, null);
+    assert(second.list_state(0).join() === 'exp_avg,exp_avg_sq,max_exp_avg_sq,step',
+        `state ${second.list_state(0)}`);
+    for (let i = 2; i < 4; i++) {
+        q.set_grad(fromArray([0.5 * (i + 1), -1, 2], [3], F64));
+        second.step();
+    }
+    assertArrayEqual(values(q), Array.from(values(p)), 'resumed as the uninterrupted run');
+    const two = Dl.Adam.new([leafWithGrad(), leafWithGrad()], 0.1, 0.9, 0.999, 1e-8, 0, false);
+    assertDlError(() => two.load_state(file, null), Dl.Error.ARGUMENT, 'group size');
+    file.delete(null);
+    Gio.File.new_for_path(dir).delete(null);
 });
 
 test('LBFGS with a JS closure', () => {
@@ -1053,6 +1090,14 @@ test('LBFGS with a JS closure', () => {
     assert(loss.item() === 16, `first loss ${loss.item()}`);
     assertClose(values(p), [1, 2, 3], 1e-6, 'minimum');
     assert(calls > 1, 'several evaluations');
+    // the history is the first parameter's state, PyTorch's keys
+    const names = lbfgs.list_state(0).join();
+    assert(names === 'H_diag,al,d,func_evals,n_iter,old_dirs,old_stps,prev_flat_grad,' +
+        'prev_loss,ro,t', `state ${names}`);
+    const dirs = lbfgs.get_state(0, 'old_dirs');
+    assert(dirs.get_shape()[1] === 3 && dirs.get_shape()[0] ===
+        lbfgs.get_state(0, 'ro').get_shape()[0], 'old_dirs rows and ro');
+    assert(lbfgs.get_state(0, 'func_evals').item() === calls, 'func_evals');
 });
 
 const SignSgd = GObject.registerClass(
@@ -1081,10 +1126,63 @@ test('an optimizer written in JS, with a scheduler', () => {
     assert(sched.get_last_lr()[0] === 0.25 && opt.lr === 0.25, 'StepLR halves');
     opt.step();
     assertArrayEqual(values(p), [0.25, -1.25, 2.25], 'second step at the new rate');
-    // (JS functions returning a double, LambdaLR's and vfunc_get_lr, come
-    // back as garbage on GJS 1.74: measured, see the Vala and Python tests)
     const state = sched.get_state().deepUnpack();
     assert(state.last_epoch.unpack() === 1, 'scheduler state');
+});
+
+// A scheduler written in JS: compute_lr hands its rate back through an out
+// parameter (GJS 1.74 turns a returned double into 0), so the JS function
+// just returns the number
+const HalvingLr = GObject.registerClass(class HalvingLr extends Dl.LrScheduler {
+    vfunc_compute_lr(group, currentLr) {
+        const e = this.get_last_epoch();
+        if (e < 0)
+            throw new Error('compute_lr before the first epoch');
+        return e > 0 && e % 2 === 0 ? currentLr / 2 : currentLr;
+    }
+});
+
+test('LambdaLR with a JS function, and a scheduler written in JS', () => {
+    const p = leafWithGrad();
+    const q = leafWithGrad();
+    const opt = Dl.Sgd.new([p], 0.1, 0, 0, 0, false);
+    opt.add_param_group([q], ['lr'], [0.5]);
+    const factors = [e => 0.95 ** e, e => 1 / (e + 1)];
+    const lambda = Dl.LambdaLr.new(opt, (group, epoch) => factors[group](epoch));
+    const expected = e => [0.1 * 0.95 ** e, 0.5 / (e + 1)];
+    assertClose(lambda.get_last_lr(), expected(0), 1e-15, 'epoch 0');
+    for (let e = 1; e <= 4; e++) {
+        lambda.step();
+        assertClose(lambda.get_last_lr(), expected(e), 1e-15, `epoch ${e}`);
+        assertClose([opt.get_group_lr(0), opt.get_group_lr(1)], expected(e), 1e-15,
+            `the optimizer's rates at epoch ${e}`);
+    }
+    // an exception in the function fails the step with it
+    const failing = Dl.LambdaLr.new(opt, (group, epoch) => {
+        if (epoch > 0)
+            throw new Error('no factor past epoch 0');
+        return 1;
+    });
+    let message = '';
+    try {
+        failing.step();
+    } catch (e) {
+        message = `${e}`;
+    }
+    assert(message.includes('no factor past epoch 0'), `the step fails: ${message}`);
+
+    // the JS subclass over the C stepping: 1, 1, 1/2, 1/2, 1/4 of the rates
+    const opt2 = Dl.Sgd.new([p], 0.1, 0, 0, 0, false);
+    const halving = new HalvingLr({optimizer: opt2});
+    halving.init(null);
+    const lrs = [];
+    for (let i = 0; i < 5; i++) {
+        halving.step();
+        lrs.push(halving.get_last_lr()[0]);
+    }
+    assertClose(lrs, [0.1, 0.05, 0.05, 0.025, 0.025], 1e-15, 'JS scheduler');
+    // and called from C through the class
+    assertClose([halving.get_lr(0, 0.8)], [0.8], 0, 'get_lr at an odd epoch');
 });
 
 test('safetensors: a module state dict round trip through a file', () => {

@@ -601,6 +601,15 @@ void test_sgd_properties () {
 
 /* Optimizers: each stepped once, one written in Vala, and schedulers */
 
+/* halves the rate every second epoch; the rate goes back through the out
+ * parameter of compute_lr */
+class HalvingLr : Dl.LrScheduler {
+    public override void compute_lr (uint group, double current_lr, out double lr) throws GLib.Error {
+        var e = get_last_epoch ();
+        lr = e > 0 && e % 2 == 0 ? current_lr / 2 : current_lr;
+    }
+}
+
 class SignSgd : Dl.Optimizer {
     public override bool step () throws GLib.Error {
         for (uint g = 0; g < get_n_param_groups (); g++) {
@@ -666,15 +675,23 @@ void test_optimizers () {
         var last = step_lr.get_last_lr ();
         assert (last.length == 2 && last[0] == 0.25 && last[1] == 0.5);
         int calls = 0;
-        var lambda = new Dl.LambdaLr (sign, (group, epoch) => {
+        var lambda = new Dl.LambdaLr (sign, (group, epoch, out factor) => {
             calls++;
-            return group == 0 ? 1.0 : 1.0 / (epoch + 1);
+            factor = group == 0 ? 1.0 : 1.0 / (epoch + 1);
         });
         lambda.step ();
         last = lambda.get_last_lr ();
         assert (last[0] == 0.5 && last[1] == 0.5 && calls == 4);
         sign.step ();
         assert_values (p, { 0, -1, 2 });
+        var halving = (HalvingLr) Object.new (typeof (HalvingLr), "optimizer", sign);
+        halving.init (null);
+        double[] lrs = {};
+        for (int i = 0; i < 4; i++) {
+            halving.step ();
+            lrs += halving.get_last_lr ()[0];
+        }
+        assert (lrs[0] == 0.5 && lrs[1] == 0.25 && lrs[2] == 0.25 && lrs[3] == 0.125);
 
         /* LBFGS with a Vala closure */
         ps[0] = p = leaf_with_grad ();
@@ -1194,6 +1211,30 @@ void test_safetensors () {
                          Dl.Error.ARGUMENT, "load_state into a mismatched module");
         assert_dl_error (() => { Dl.safetensors_load_bytes (new Bytes ({ 1, 2, 3 })); },
                          Dl.Error.FORMAT, "a truncated file");
+
+        /* an optimizer's state through a file: the resumed run is the
+         * uninterrupted one */
+        var p = leaf_with_grad ();
+        var q = leaf_with_grad ();
+        var ps = new GenericArray<Dl.Tensor> ();
+        ps.add (p);
+        var qs = new GenericArray<Dl.Tensor> ();
+        qs.add (q);
+        var straight = new Dl.Sgd (ps, 0.1, 0.9, 0, 0, true);
+        var first = new Dl.Sgd (qs, 0.1, 0.9, 0, 0, true);
+        for (int i = 0; i < 3; i++)
+            straight.step ();
+        first.step ();
+        first.save_state (file, null);
+        var second = new Dl.Sgd (qs, 0.1, 0.9, 0, 0, true);
+        second.load_state (file, null);
+        assert (second.list_state (0)[0] == "momentum_buffer");
+        second.step ();
+        second.step ();
+        assert_values (q, values (p));
+        a.save_state (file, null);
+        assert_dl_error (() => { second.load_state (file, null); }, Dl.Error.FORMAT,
+                         "a module's state is no optimizer's");
         file.delete ();
         DirUtils.remove (dir);
     } catch (GLib.Error e) {

@@ -5,12 +5,16 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+import math
+import types
 import warnings
 from collections import Counter
 
 from gi.repository import Gio, GObject
 
+from .._callbacks import from_c
 from .._lib import OVERRIDE_MODULE, Dl, GLib, typelib_override
+from .._lib import _translate as _python_error
 
 __all__ = ['LRScheduler', 'StepLR', 'MultiStepLR', 'ExponentialLR', 'CosineAnnealingLR',
            'LambdaLR', 'LinearLR', 'OneCycleLR', 'CosineAnnealingWarmRestarts',
@@ -25,8 +29,16 @@ _PYTHON_ONLY = ('verbose', '_get_lr_called_within_step', 'lr_lambdas', 'mode_wor
 
 
 def _translate(e):
+    cause = _python_error(e)
+    if cause is not e:
+        return cause
     if e.domain == 'dl-error-quark' and e.code == int(Dl.Error.ARGUMENT):
-        return ValueError(e.message)
+        # C names the scheduler ("LinearLR: ..."); PyTorch's messages do not
+        name, sep, rest = e.message.partition(': ')
+        message = rest if sep and name in __all__ else e.message
+        if "'initial_lr' is not specified" in message:
+            return KeyError(message)
+        return ValueError(message)
     return e
 
 
@@ -65,25 +77,21 @@ def _state_variant(state_dict):
     return GLib.Variant('a{sv}', entries)
 
 
-def _state_dict(variant):
-    state = {}
-    for k, v in variant.unpack().items():
-        if k == '_schedulers':
-            v = [_fix_keys(s) for s in v]
-        state[_TO_TORCH.get(k, k)] = v
-    return _fix_keys(state)
+def _c_state(variant):
+    """The C scheduler's state (an a{sv}) with PyTorch's spelling of its
+    keys."""
+    return {_TO_TORCH.get(k, k): v for k, v in variant.unpack().items()}
 
 
-def _fix_keys(state):
-    out = {_TO_TORCH.get(k, k): v for k, v in state.items()}
-    out.setdefault('verbose', False)
-    return out
+# what torch.optim.lr_scheduler._LRScheduler.state_dict() ends with, in order
+_BASE_KEYS = ('base_lrs', 'last_epoch', 'verbose', '_step_count', '_get_lr_called_within_step',
+              '_last_lr')
 
 
 @typelib_override(__name__)
 class LRScheduler(Dl.LrScheduler):
     """torch.optim.lr_scheduler._LRScheduler over DlLrScheduler: subclass it
-    and override do_get_lr(group, current_lr), the C virtual method."""
+    and override do_compute_lr(group, current_lr), the C virtual method."""
     __module__ = OVERRIDE_MODULE
 
     def __init__(self, optimizer, last_epoch=-1, verbose=False, **properties):
@@ -120,12 +128,43 @@ class LRScheduler(Dl.LrScheduler):
         except GLib.Error as e:
             raise _translate(e) from None
 
+    # the keys PyTorch's state dict has before _BASE_KEYS, in its order
+    _torch_keys = ()
+
+    def _given(self):
+        return self.__dict__.setdefault('_given_values', {})
+
+    def _remember(self, **given):
+        """Keeps the hyperparameters as given: PyTorch's state dict has
+        them with their types (eta_min=0 stays an int)."""
+        self._given().update(given)
+
+    def _torch_value(self, key, c):
+        v = c[key]
+        given = self._given().get(key)
+        if isinstance(given, (int, float, list)) and not isinstance(given, bool) and given == v:
+            return list(given) if isinstance(given, list) else given
+        return v
+
     def state_dict(self):
-        return _state_dict(self.get_state())
+        """torch.optim.lr_scheduler's state dict: the same keys, in the
+        same order, with the same values."""
+        c = _c_state(self.get_state())
+        c.update(verbose=False, _get_lr_called_within_step=False)
+        out = {k: self._torch_value(k, c) for k in self._torch_keys}
+        out.update((k, c[k]) for k in _BASE_KEYS)
+        return out
+
+    def _c_entries(self, state_dict):
+        """The entries of a PyTorch state dict that the C scheduler reads."""
+        return dict(state_dict)
 
     def load_state_dict(self, state_dict):
+        self._remember(**{k: v for k, v in state_dict.items()
+                          if isinstance(v, (int, float)) and not isinstance(v, bool)
+                          or k == 'min_lrs'})
         try:
-            self.set_state(_state_variant(state_dict))
+            self.set_state(_state_variant(self._c_entries(state_dict)))
         except GLib.Error as e:
             raise _translate(e) from None
 
@@ -138,7 +177,10 @@ class StepLR(Dl.StepLr, LRScheduler):
     """torch.optim.lr_scheduler.StepLR over DlStepLr."""
     __module__ = OVERRIDE_MODULE
 
+    _torch_keys = ('step_size', 'gamma')
+
     def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1, verbose=False):
+        self._remember(step_size=step_size, gamma=gamma)
         LRScheduler.__init__(self, optimizer, last_epoch, step_size=int(step_size),
                              gamma=float(gamma))
 
@@ -148,7 +190,10 @@ class MultiStepLR(Dl.MultiStepLr, LRScheduler):
     """torch.optim.lr_scheduler.MultiStepLR over DlMultiStepLr."""
     __module__ = OVERRIDE_MODULE
 
+    _torch_keys = ('milestones', 'gamma')
+
     def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1, verbose=False):
+        self._remember(gamma=gamma)
         LRScheduler.__init__(self, optimizer, last_epoch,
                              milestones=GLib.Variant('ax', sorted(int(m) for m in milestones)),
                              gamma=float(gamma))
@@ -157,13 +202,21 @@ class MultiStepLR(Dl.MultiStepLr, LRScheduler):
     def milestones(self):
         return Counter(self.props.milestones.unpack())
 
+    def _torch_value(self, key, c):
+        if key == 'milestones':
+            return Counter(c[key])
+        return LRScheduler._torch_value(self, key, c)
+
 
 @typelib_override(__name__)
 class ExponentialLR(Dl.ExponentialLr, LRScheduler):
     """torch.optim.lr_scheduler.ExponentialLR over DlExponentialLr."""
     __module__ = OVERRIDE_MODULE
 
+    _torch_keys = ('gamma',)
+
     def __init__(self, optimizer, gamma, last_epoch=-1, verbose=False):
+        self._remember(gamma=gamma)
         LRScheduler.__init__(self, optimizer, last_epoch, gamma=float(gamma))
 
 
@@ -172,7 +225,10 @@ class CosineAnnealingLR(Dl.CosineAnnealingLr, LRScheduler):
     """torch.optim.lr_scheduler.CosineAnnealingLR over DlCosineAnnealingLr."""
     __module__ = OVERRIDE_MODULE
 
+    _torch_keys = ('T_max', 'eta_min')
+
     def __init__(self, optimizer, T_max, eta_min=0, last_epoch=-1, verbose=False):
+        self._remember(T_max=T_max, eta_min=eta_min)
         LRScheduler.__init__(self, optimizer, last_epoch, t_max=int(T_max),
                              eta_min=float(eta_min))
 
@@ -182,10 +238,25 @@ class LinearLR(Dl.LinearLr, LRScheduler):
     """torch.optim.lr_scheduler.LinearLR over DlLinearLr."""
     __module__ = OVERRIDE_MODULE
 
+    _torch_keys = ('start_factor', 'end_factor', 'total_iters')
+
     def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5,
                  last_epoch=-1, verbose=False):
+        self._remember(start_factor=start_factor, end_factor=end_factor, total_iters=total_iters)
         LRScheduler.__init__(self, optimizer, last_epoch, start_factor=float(start_factor),
                              end_factor=float(end_factor), total_iters=int(total_iters))
+        # PyTorch's arithmetic on these is int or float as given, which
+        # its ZeroDivisionError's message shows
+        self._int_args = all(isinstance(v, int) for v in (start_factor, end_factor, total_iters))
+
+    def step(self, epoch=None):
+        try:
+            LRScheduler.step(self, epoch)
+        except GLib.Error as e:
+            if 'division by zero' not in e.message:
+                raise
+            raise ZeroDivisionError('division by zero' if self._int_args
+                                    else 'float division by zero') from None
 
 
 @typelib_override(__name__)
@@ -205,10 +276,25 @@ class LambdaLR(Dl.LambdaLr, LRScheduler):
         self.lr_lambdas = lambdas
         try:
             GObject.Object.__init__(self, optimizer=optimizer, last_epoch=int(last_epoch))
-            self.set_lambda(lambda group, epoch: float(lambdas[group](epoch)))
+            self.set_lambda(from_c(lambda group, epoch: float(lambdas[group](epoch))))
             self.init(None)
         except GLib.Error as e:
             raise _translate(e) from None
+
+    def state_dict(self):
+        # PyTorch keeps a callable object's attributes, None for a function
+        state = LRScheduler.state_dict(self)
+        state['lr_lambdas'] = [None if isinstance(fn, types.FunctionType) else dict(fn.__dict__)
+                               for fn in self.lr_lambdas]
+        return state
+
+    def load_state_dict(self, state_dict):
+        state = dict(state_dict)
+        saved = state.pop('lr_lambdas', [None] * len(self.lr_lambdas))
+        LRScheduler.load_state_dict(self, state)
+        for fn, attrs in zip(self.lr_lambdas, saved):
+            if attrs is not None:
+                fn.__dict__.update(attrs)
 
 
 @typelib_override(__name__)
@@ -227,14 +313,21 @@ class OneCycleLR(Dl.OneCycleLr, LRScheduler):
             for i, v in enumerate(max_lr):
                 optimizer.set_group_option(i, 'max_lr', float(v))
             max_lr = 0.0
-        for name, v in (('base_momentum', base_momentum), ('max_momentum', max_momentum)):
-            if isinstance(v, (list, tuple)):
-                if len(set(v)) != 1:
-                    raise NotImplementedError('OneCycleLR: a %s per parameter group' % name)
-        if isinstance(base_momentum, (list, tuple)):
-            base_momentum = base_momentum[0]
-        if isinstance(max_momentum, (list, tuple)):
-            max_momentum = max_momentum[0]
+        # a momentum per group: the groups' options, which C reads when
+        # the property is negative
+        per_group = {}
+        for name, v in (('max_momentum', max_momentum), ('base_momentum', base_momentum)):
+            if cycle_momentum and isinstance(v, (list, tuple)):
+                if len(v) != n:
+                    raise ValueError('expected {} values for {}, got {}'.format(n, name, len(v)))
+                per_group[name] = [float(x) for x in v]
+        for name, values in per_group.items():
+            for i, v in enumerate(values):
+                optimizer.set_group_option(i, name, v)
+        if 'max_momentum' in per_group or isinstance(max_momentum, (list, tuple)):
+            max_momentum = -1.0
+        if 'base_momentum' in per_group or isinstance(base_momentum, (list, tuple)):
+            base_momentum = -1.0
         for name, v in (('total_steps', total_steps), ('epochs', epochs),
                         ('steps_per_epoch', steps_per_epoch)):
             if v is not None and (not isinstance(v, int) or v <= 0):
@@ -253,6 +346,66 @@ class OneCycleLR(Dl.OneCycleLr, LRScheduler):
     def total_steps(self):
         return self.props.total_steps
 
+    @property
+    def use_beta1(self):
+        return 'betas' in getattr(self.get_optimizer(), 'defaults', {})
+
+    def _annealing_cos(self, start, end, pct):
+        "Cosine anneal from `start` to `end` as pct goes from 0.0 to 1.0."
+        cos_out = math.cos(math.pi * pct) + 1
+        return end + (start - end) / 2.0 * cos_out
+
+    def _annealing_linear(self, start, end, pct):
+        "Linearly anneal from `start` to `end` as pct goes from 0.0 to 1.0."
+        return (end - start) * pct + start
+
+    @property
+    def anneal_func(self):
+        return self._annealing_cos if self.props.anneal_strategy == 'cos' \
+            else self._annealing_linear
+
+    @property
+    def _schedule_phases(self):
+        # PyTorch's table, from what C computes the phases with
+        total, pct = self.props.total_steps, self.props.pct_start
+        if self.props.three_phase:
+            return [
+                dict(end_step=float(pct * total) - 1, start_lr='initial_lr', end_lr='max_lr',
+                     start_momentum='max_momentum', end_momentum='base_momentum'),
+                dict(end_step=float(2 * pct * total) - 2, start_lr='max_lr',
+                     end_lr='initial_lr', start_momentum='base_momentum',
+                     end_momentum='max_momentum'),
+                dict(end_step=total - 1, start_lr='initial_lr', end_lr='min_lr',
+                     start_momentum='max_momentum', end_momentum='max_momentum')]
+        return [
+            dict(end_step=float(pct * total) - 1, start_lr='initial_lr', end_lr='max_lr',
+                 start_momentum='max_momentum', end_momentum='base_momentum'),
+            dict(end_step=total - 1, start_lr='max_lr', end_lr='min_lr',
+                 start_momentum='base_momentum', end_momentum='max_momentum')]
+
+    @property
+    def _torch_keys(self):
+        keys = ('total_steps', '_schedule_phases', 'anneal_func', 'cycle_momentum')
+        return keys + ('use_beta1',) if self.props.cycle_momentum else keys
+
+    def _torch_value(self, key, c):
+        if key in ('_schedule_phases', 'anneal_func', 'use_beta1'):
+            return getattr(self, key)
+        return LRScheduler._torch_value(self, key, c)
+
+    def _c_entries(self, state_dict):
+        # C keeps the phases as pct_start and three_phase
+        state = dict(state_dict)
+        phases = state.pop('_schedule_phases', None)
+        fn = state.pop('anneal_func', None)
+        state.pop('use_beta1', None)
+        if phases:
+            state['three_phase'] = len(phases) == 3
+            state['pct_start'] = (phases[0]['end_step'] + 1) / state['total_steps']
+        if fn is not None:
+            state['anneal_strategy'] = 'linear' if 'linear' in fn.__name__ else 'cos'
+        return state
+
 
 @typelib_override(__name__)
 class CosineAnnealingWarmRestarts(Dl.CosineAnnealingWarmRestarts, LRScheduler):
@@ -260,7 +413,10 @@ class CosineAnnealingWarmRestarts(Dl.CosineAnnealingWarmRestarts, LRScheduler):
     DlCosineAnnealingWarmRestarts."""
     __module__ = OVERRIDE_MODULE
 
+    _torch_keys = ('T_0', 'T_i', 'T_mult', 'eta_min', 'T_cur')
+
     def __init__(self, optimizer, T_0, T_mult=1, eta_min=0, last_epoch=-1, verbose=False):
+        self._remember(eta_min=eta_min)
         if not isinstance(T_0, int) or T_0 <= 0:
             raise ValueError('Expected positive integer T_0, but got {}'.format(T_0))
         if not isinstance(T_mult, int) or T_mult < 1:
@@ -274,9 +430,31 @@ class CosineAnnealingWarmRestarts(Dl.CosineAnnealingWarmRestarts, LRScheduler):
             if epoch is None:
                 Dl.LrScheduler.step(self)
             else:
+                # PyTorch's T_cur is a float once an epoch is one
+                if not isinstance(epoch, int):
+                    self._float_t_cur = True
                 self.step_to(float(epoch))
         except GLib.Error as e:
             raise _translate(e) from None
+
+    def _torch_value(self, key, c):
+        if key == 'T_cur':
+            v = c[key]
+            return int(v) if v.is_integer() and not self.__dict__.get('_float_t_cur') else v
+        return LRScheduler._torch_value(self, key, c)
+
+    def state_dict(self):
+        # its step() is PyTorch's own, which leaves _step_count at 0
+        state = LRScheduler.state_dict(self)
+        state['_step_count'] = 0
+        return state
+
+    def _c_entries(self, state_dict):
+        state = dict(state_dict)
+        state.pop('_step_count', None)
+        if isinstance(state.get('T_cur'), float):
+            self._float_t_cur = True
+        return state
 
     @property
     def T_cur(self):
@@ -300,9 +478,22 @@ class SequentialLR(Dl.SequentialLr, LRScheduler):
                              milestones=GLib.Variant('ax', [int(m) for m in milestones]))
 
     def state_dict(self):
-        state = LRScheduler.state_dict(self)
-        state['_milestones'] = state.pop('milestones')
-        return state
+        # PyTorch's SequentialLR keeps no base_lrs nor step count
+        c = _c_state(self.get_state())
+        return {'_milestones': c['milestones'], 'last_epoch': c['last_epoch'],
+                '_last_lr': c['_last_lr'],
+                '_schedulers': [s.state_dict() for s in self._schedulers]}
+
+    def load_state_dict(self, state_dict):
+        state = dict(state_dict)
+        saved = state.pop('_schedulers', None)
+        LRScheduler.load_state_dict(self, state)
+        if saved is not None:
+            if len(saved) != len(self._schedulers):
+                raise ValueError('SequentialLR.load_state_dict: expected {} scheduler states, '
+                                 'got {}'.format(len(self._schedulers), len(saved)))
+            for s, sd in zip(self._schedulers, saved):
+                s.load_state_dict(sd)
 
 
 @typelib_override(__name__)
@@ -314,6 +505,9 @@ class ReduceLROnPlateau(Dl.ReduceLrOnPlateau, LRScheduler):
     def __init__(self, optimizer, mode='min', factor=0.1, patience=10, threshold=1e-4,
                  threshold_mode='rel', cooldown=0, min_lr=0, eps=1e-8, verbose=False):
         per_group = isinstance(min_lr, (list, tuple))
+        self._remember(factor=factor, patience=patience, threshold=threshold, cooldown=cooldown,
+                       eps=eps, min_lrs=list(min_lr) if per_group
+                       else [min_lr] * optimizer.get_n_param_groups())
         LRScheduler.__init__(self, optimizer, -1, mode=str(mode), factor=float(factor),
                              patience=int(patience), threshold=float(threshold),
                              threshold_mode=str(threshold_mode), cooldown=int(cooldown),
@@ -332,6 +526,25 @@ class ReduceLROnPlateau(Dl.ReduceLrOnPlateau, LRScheduler):
             self.step_metric(float(metrics))
         except GLib.Error as e:
             raise _translate(e) from None
+
+    _torch_keys = ('factor', 'min_lrs', 'patience', 'verbose', 'cooldown', 'cooldown_counter',
+                   'mode', 'threshold', 'threshold_mode', 'best', 'num_bad_epochs', 'mode_worse',
+                   'eps', 'last_epoch')
+
+    def state_dict(self):
+        # PyTorch's ReduceLROnPlateau is no _LRScheduler: its own keys, and
+        # _last_lr from its first step on
+        c = _c_state(self.get_state())
+        c.update(verbose=False, mode_worse=math.inf if c['mode'] == 'min' else -math.inf)
+        out = {k: self._torch_value(k, c) for k in self._torch_keys}
+        if c['last_epoch'] > 0:
+            out['_last_lr'] = c['_last_lr']
+        return out
+
+    def _c_entries(self, state_dict):
+        state = dict(state_dict)
+        state.pop('mode_worse', None)
+        return state
 
     @property
     def best(self):

@@ -135,7 +135,7 @@ class ParamGroup(MutableMapping):
 def _state_value(name, t):
     # counters (RMSprop's step, LBFGS's func_evals and n_iter) are 0-d int64
     # tensors: PyTorch keeps ints
-    if t.dim() == 0 and t.dtype == int64:
+    if t is not None and t.dim() == 0 and t.dtype == int64:
         return int(t.item())
     return t
 
@@ -255,10 +255,21 @@ class Optimizer(Dl.Optimizer):
             return self.__dict__.setdefault('_py_state', defaultdict(dict))
         state = {}
         for i, p in enumerate(self.get_params()):
-            names = self.list_state(i)
-            if names:
-                state[p] = {n: _state_value(n, self.get_state(i, n)) for n in names}
+            entries = self._state_entries(i)
+            if entries:
+                state[p] = entries
         return state
+
+    # the order PyTorch makes a parameter's state entries in (C lists them
+    # sorted)
+    _state_order = ()
+
+    def _state_entries(self, i):
+        """Parameter @i's state as PyTorch keeps it, from the C state; a
+        subclass converts what C keeps another way."""
+        order = {n: k for k, n in enumerate(self._state_order)}
+        names = sorted(self.list_state(i), key=lambda n: order.get(n, len(order)))
+        return {n: _state_value(n, self.get_state(i, n)) for n in names}
 
     def state_dict(self):
         index = {}
@@ -271,9 +282,9 @@ class Optimizer(Dl.Optimizer):
         state = {}
         if self._native_state:
             for i in range(len(params)):
-                names = self.list_state(i)
-                if names:
-                    state[i] = {n: _state_value(n, self.get_state(i, n)) for n in names}
+                entries = self._state_entries(i)
+                if entries:
+                    state[i] = entries
         else:
             for p, s in self.state.items():
                 if id(p) in index:
@@ -297,12 +308,9 @@ class Optimizer(Dl.Optimizer):
         params = self.get_params()
         if self._native_state:
             for i in range(len(params)):
-                for n in self.list_state(i):
-                    self.set_state(i, n, None)
-                for n, v in saved_state.get(saved_index[i], {}).items():
-                    if v is None:
-                        continue
-                    if not isinstance(v, Dl.Tensor):
+                self.clear_state(i)
+                for n, v in self._load_state_entries(saved_state.get(saved_index[i], {})):
+                    if v is not None and not isinstance(v, Dl.Tensor):
                         v = _creation.tensor(v, dtype=int64 if isinstance(v, int) else float32)
                     self.set_state(i, n, v)
         else:
@@ -311,6 +319,11 @@ class Optimizer(Dl.Optimizer):
                 if saved_index[i] in saved_state:
                     state[p] = copy.deepcopy(saved_state[saved_index[i]])
             self._py_state = state
+
+    def _load_state_entries(self, saved):
+        """The (name, value) pairs set_state restores from one parameter's
+        saved state; a subclass converts what C keeps another way."""
+        return saved.items()
 
     def __repr__(self):
         lines = [type(self).__name__ + ' (']

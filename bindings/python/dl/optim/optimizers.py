@@ -4,8 +4,10 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+from .._dtype import float64
 from .._lib import OVERRIDE_MODULE, Dl, GLib, typelib_override
 from .. import _creation
+from .._indexing import stack
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _as_groups, _params_store, _value_error, required
 
@@ -18,8 +20,8 @@ def _construct(opt, typelib_class, params, defaults, properties):
     other groups."""
     groups = _as_groups(params)
     if defaults.get('lr') is required:
-        raise TypeError("%s.__init__() missing 1 required positional argument: 'lr'"
-                        % type(opt).__name__)
+        raise ValueError("parameter group didn't specify a value of required optimization "
+                         "parameter lr")
     try:
         typelib_class.__init__(opt, params=_params_store(groups[0]['params']), **properties)
         opt.init(None)
@@ -43,6 +45,7 @@ class SGD(Dl.Sgd, Optimizer):
     __module__ = OVERRIDE_MODULE
     _native_state = True
     _extra_defaults = {'foreach': None, 'differentiable': False}
+    _state_order = ('momentum_buffer',)
 
     def __init__(self, params, lr=required, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False, foreach=None, differentiable=False):
@@ -57,6 +60,7 @@ class SGD(Dl.Sgd, Optimizer):
 
 class _AdamBase(Optimizer):
     _native_state = True
+    _state_order = ('step', 'exp_avg', 'exp_avg_sq', 'max_exp_avg_sq')
 
     def _init_adam(self, typelib_class, params, lr, betas, eps, weight_decay, amsgrad, maximize,
                    extras):
@@ -101,6 +105,7 @@ class RMSprop(Dl.Rmsprop, Optimizer):
     __module__ = OVERRIDE_MODULE
     _native_state = True
     _extra_defaults = {'foreach': None, 'differentiable': False}
+    _state_order = ('step', 'square_avg', 'momentum_buffer', 'grad_avg')
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
                  centered=False, foreach=None, maximize=False, differentiable=False):
@@ -118,6 +123,7 @@ class Adagrad(Dl.Adagrad, Optimizer):
     __module__ = OVERRIDE_MODULE
     _native_state = True
     _extra_defaults = {'foreach': None}
+    _state_order = ('step', 'sum')
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
                  eps=1e-10, foreach=None, *, maximize=False):
@@ -136,6 +142,8 @@ class LBFGS(Dl.Lbfgs, Optimizer):
     __module__ = OVERRIDE_MODULE
     _native_state = True
     _extra_defaults = {'line_search_fn': None}
+    _state_order = ('func_evals', 'n_iter', 'al', 'd', 't', 'old_dirs', 'old_stps', 'ro', 'H_diag',
+                    'prev_flat_grad', 'prev_loss')
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7,
                  tolerance_change=1e-9, history_size=100, line_search_fn=None):
@@ -153,6 +161,43 @@ class LBFGS(Dl.Lbfgs, Optimizer):
 
     def add_param_group(self, param_group):
         raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
+
+    # C keeps PyTorch's lists of tensors as the rows of one tensor and its
+    # Python numbers as 0-d float64 tensors (see DlLbfgs)
+    _ROWS = ('old_dirs', 'old_stps', 'ro', 'al')
+    _NUMBERS = ('t', 'prev_loss')
+
+    def _state_entries(self, i):
+        entries = Optimizer._state_entries(self, i)
+        for n in self._NUMBERS:
+            if isinstance(entries.get(n), Dl.Tensor):
+                entries[n] = entries[n].item()
+        # t is PyTorch's lr itself, an int when lr is one, until a first
+        # iteration or a line search makes another number of it
+        lr = self.param_groups[0]['lr']
+        if isinstance(lr, int) and entries.get('t') == lr:
+            entries['t'] = lr
+        for n in self._ROWS:
+            if n in entries:
+                entries[n] = list(entries[n].unbind(0))
+        if 'al' in entries:
+            entries['al'] += [None] * (self.param_groups[0]['history_size'] - len(entries['al']))
+        return entries
+
+    def _load_state_entries(self, saved):
+        for n, v in saved.items():
+            if n in self._ROWS:
+                rows = [r if isinstance(r, Dl.Tensor) else _creation.tensor(r)
+                        for r in v if r is not None]
+                if rows:
+                    v = stack(rows)
+                else:
+                    flat = saved['d'].numel() if n in ('old_dirs', 'old_stps') else None
+                    v = _creation.zeros((0, flat) if flat is not None else (0,),
+                                        dtype=saved['d'].dtype)
+            elif n in self._NUMBERS:
+                v = _creation.tensor(float(v), dtype=float64)
+            yield n, v
 
     def step(self, closure):
         failures = []
