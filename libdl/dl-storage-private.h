@@ -32,6 +32,12 @@ struct _DlStorage
   DlReleaseFunc release;
   gpointer release_data;
   GDestroyNotify release_notify;
+  /* shared memory (dl_storage_share_memory, dl_storage_new_from_fd):
+   * data is a MAP_SHARED mapping of shm_fd, map_size bytes; the storage's
+   * own memory of its kind was released when it moved there */
+  gboolean shared;
+  gint shm_fd;
+  gsize map_size;
 };
 
 DlStorage *dl_storage_new (DlDevice *device, gsize nbytes, GError **error);
@@ -41,6 +47,9 @@ DlStorage *dl_storage_new_external (DlDevice *device,
                                     DlReleaseFunc release,
                                     gpointer user_data,
                                     GDestroyNotify notify);
+
+gboolean dl_storage_share_memory (DlStorage *self, GError **error);
+DlStorage *dl_storage_new_from_fd (DlDevice *device, gint fd, gsize nbytes, GError **error);
 
 static inline void
 dl_storage_bump_version (DlStorage *self)

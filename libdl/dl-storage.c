@@ -5,7 +5,14 @@
  */
 #include "config.h"
 
+#define _GNU_SOURCE /* memfd_create */
+
+#include <errno.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "dl-storage-private.h"
 #include "dl-error.h"
@@ -132,10 +139,17 @@ dl_storage_unref (DlStorage *self)
   g_return_if_fail (self != NULL);
   if (!g_atomic_int_dec_and_test (&self->ref_count))
     return;
+  if (self->shared)
+    {
+      munmap (self->data, self->map_size);
+      close (self->shm_fd);
+    }
   switch (self->kind)
     {
       case DL_STORAGE_ALLOCATED:
-        dl_allocator_release (dl_device_get_allocator (self->device), self->data, self->block_size);
+        if (!self->shared)
+          dl_allocator_release (dl_device_get_allocator (self->device), self->data,
+                                self->block_size);
         g_object_unref (self->device);
         g_free (self);
         break;
@@ -145,14 +159,123 @@ dl_storage_unref (DlStorage *self)
         free (self);
         break;
       case DL_STORAGE_EXTERNAL:
-        if (self->release)
+        if (self->release && !self->shared)
           self->release (self->release_data);
-        if (self->release_notify)
+        if (self->release_notify && !self->shared)
           self->release_notify (self->release_data);
         g_object_unref (self->device);
         g_free (self);
         break;
     }
+}
+
+static gboolean
+set_errno_error (GError **error, const gchar *what, gsize nbytes)
+{
+  int saved = errno;
+
+  g_set_error (error, DL_ERROR, saved == ENOMEM ? DL_ERROR_OUT_OF_MEMORY : DL_ERROR_IO,
+               "share_memory_: %s of %" G_GSIZE_FORMAT " bytes failed: %s", what, nbytes,
+               g_strerror (saved));
+  return FALSE;
+}
+
+/* Moves the storage's bytes into a new memfd mapped MAP_SHARED: every
+ * view keeps working, and the fd lets another process map the same
+ * memory. The memory the storage had goes back where it came from. Host
+ * storages only. */
+gboolean
+dl_storage_share_memory (DlStorage *self, GError **error)
+{
+  gsize size = MAX (self->nbytes, 1);
+  gint fd;
+  void *p;
+
+  if (self->shared)
+    return TRUE;
+  if (!dl_device_get_backend (self->device)->host_memory)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
+                   "share_memory_: storage on %s is not host memory",
+                   dl_device_get_name (self->device));
+      return FALSE;
+    }
+  if ((fd = memfd_create ("dl-shared-storage", MFD_CLOEXEC)) < 0)
+    return set_errno_error (error, "memfd_create", self->nbytes);
+  if (ftruncate (fd, size) != 0)
+    {
+      set_errno_error (error, "ftruncate", self->nbytes);
+      close (fd);
+      return FALSE;
+    }
+  if ((p = mmap (NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
+    {
+      set_errno_error (error, "mmap", self->nbytes);
+      close (fd);
+      return FALSE;
+    }
+  memcpy (p, self->data, self->nbytes);
+  switch (self->kind)
+    {
+      case DL_STORAGE_ALLOCATED:
+        dl_allocator_release (dl_device_get_allocator (self->device), self->data, self->block_size);
+        break;
+      case DL_STORAGE_INLINE: /* part of the struct's own block */
+        break;
+      case DL_STORAGE_EXTERNAL:
+        if (self->release)
+          self->release (self->release_data);
+        if (self->release_notify)
+          self->release_notify (self->release_data);
+        break;
+    }
+  self->data = p;
+  self->shm_fd = fd;
+  self->map_size = size;
+  self->shared = TRUE;
+  return TRUE;
+}
+
+/* A storage over the shared memory of @fd (which another process shared,
+ * dl_storage_share_memory), at least @nbytes long; @fd is duplicated. */
+DlStorage *
+dl_storage_new_from_fd (DlDevice *device, gint fd, gsize nbytes, GError **error)
+{
+  struct stat st;
+  DlStorage *self;
+  gsize size = MAX (nbytes, 1);
+  gint own;
+  void *p;
+
+  if (fstat (fd, &st) != 0)
+    {
+      set_errno_error (error, "fstat", nbytes);
+      return NULL;
+    }
+  if ((gsize)st.st_size < size)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "share_memory_: the shared memory holds %" G_GINT64_FORMAT
+                   " bytes, %" G_GSIZE_FORMAT " were expected",
+                   (gint64)st.st_size, nbytes);
+      return NULL;
+    }
+  if ((own = fcntl (fd, F_DUPFD_CLOEXEC, 0)) < 0)
+    {
+      set_errno_error (error, "dup", nbytes);
+      return NULL;
+    }
+  if ((p = mmap (NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, own, 0)) == MAP_FAILED)
+    {
+      set_errno_error (error, "mmap", nbytes);
+      close (own);
+      return NULL;
+    }
+  self = dl_storage_new_external (device, p, nbytes, NULL, NULL, NULL);
+  self->shared = TRUE;
+  self->shm_fd = own;
+  self->map_size = size;
+  return self;
 }
 
 /**

@@ -516,6 +516,166 @@ fail:
   return NULL;
 }
 
+/**
+ * dl_tensor_share_memory:
+ * @self: a #DlTensor
+ * @error: return location for a #GError
+ *
+ * Moves the tensor's storage into shared memory (a memfd mapped shared),
+ * as torch.Tensor.share_memory_(): the tensor and every view of it keep
+ * their values and now live in memory that another process can map
+ * through dl_tensor_get_shared_fd() and dl_tensor_new_from_shared_fd(),
+ * so that writes on either side are seen by both. A tensor already shared
+ * is left as it is. Only host (CPU) tensors can be shared.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.1
+ */
+gboolean
+dl_tensor_share_memory (DlTensor *self, GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
+  return dl_storage_share_memory (self->storage, error);
+}
+
+/**
+ * dl_tensor_is_shared:
+ * @self: a #DlTensor
+ *
+ * Returns: whether the tensor's storage is in shared memory
+ *   (dl_tensor_share_memory()), as torch.Tensor.is_shared()
+ *
+ * Since: 0.1
+ */
+gboolean
+dl_tensor_is_shared (DlTensor *self)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
+  return self->storage->shared;
+}
+
+/**
+ * dl_tensor_get_shared_fd:
+ * @self: a #DlTensor
+ *
+ * The file descriptor of the shared memory that holds the tensor's
+ * storage, to hand to another process (through a #GUnixFDList, say),
+ * which maps it with dl_tensor_new_from_shared_fd() and the tensor's
+ * dtype, shape, strides, storage offset and
+ * dl_tensor_get_storage_nbytes(). The tensor keeps the descriptor: do not
+ * close it.
+ *
+ * Returns: the descriptor, or -1 when the tensor is not shared
+ *
+ * Since: 0.1
+ */
+gint
+dl_tensor_get_shared_fd (DlTensor *self)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), -1);
+  return self->storage->shared ? self->storage->shm_fd : -1;
+}
+
+/**
+ * dl_tensor_get_storage_nbytes:
+ * @self: a #DlTensor
+ *
+ * Returns: the size in bytes of the storage the tensor views
+ *
+ * Since: 0.1
+ */
+gsize
+dl_tensor_get_storage_nbytes (DlTensor *self)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), 0);
+  return self->storage->nbytes;
+}
+
+/**
+ * dl_tensor_new_from_shared_fd:
+ * @fd: a shared-memory descriptor from dl_tensor_get_shared_fd(), in this
+ *   or another process; it is duplicated, the caller keeps its own
+ * @nbytes: the size of the shared storage in bytes
+ *   (dl_tensor_get_storage_nbytes() of the shared tensor)
+ * @dtype: the element type
+ * @shape: (array length=n_dims): the shape
+ * @n_dims: the number of dimensions
+ * @strides: (array length=n_strides) (nullable): strides in elements, or
+ *   %NULL for row-major contiguous
+ * @n_strides: the number of strides: 0 or @n_dims
+ * @offset: the storage offset of the first element, in elements
+ * @error: return location for a #GError
+ *
+ * Maps shared memory that another tensor holds (dl_tensor_share_memory())
+ * and views it as a tensor, without a copy: writes through either tensor
+ * are seen through both, across processes. Elements outside the storage
+ * are an error.
+ *
+ * Returns: (transfer full): the tensor, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_new_from_shared_fd (gint fd,
+                              gsize nbytes,
+                              DlDType dtype,
+                              const gint64 *shape,
+                              gsize n_dims,
+                              const gint64 *strides,
+                              gsize n_strides,
+                              gint64 offset,
+                              GError **error)
+{
+  g_autoptr (DlTensor) t = NULL;
+  gint64 numel, last = offset;
+
+  if (!dl_check_shape ("from_shared_fd", shape, n_dims, &numel, error))
+    return NULL;
+  if ((strides && n_strides != n_dims) || offset < 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "from_shared_fd: %" G_GSIZE_FORMAT " strides for %" G_GSIZE_FORMAT
+                   " dims, offset %" G_GINT64_FORMAT,
+                   n_strides, n_dims, offset);
+      return NULL;
+    }
+  t = tensor_alloc ();
+  t->dtype = dtype;
+  tensor_set_ndim (t, n_dims);
+  t->numel = numel;
+  t->offset = offset;
+  for (gsize i = 0; i < n_dims; i++)
+    t->sizes[i] = shape[i];
+  if (strides)
+    for (gsize i = 0; i < n_dims; i++)
+      t->strides[i] = strides[i];
+  else
+    set_contiguous_strides (t);
+  for (gsize i = 0; i < n_dims; i++)
+    {
+      if (t->strides[i] < 0)
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                       "from_shared_fd: negative strides are not supported");
+          return NULL;
+        }
+      if (shape[i] > 0)
+        last += (shape[i] - 1) * t->strides[i];
+    }
+  if (numel > 0 && (gsize)(last + 1) * dl_dtype_size (dtype) > nbytes)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "from_shared_fd: the view reaches byte %" G_GINT64_FORMAT
+                   " of a storage of %" G_GSIZE_FORMAT " bytes",
+                   (last + 1) * (gint64)dl_dtype_size (dtype), nbytes);
+      return NULL;
+    }
+  if (!(t->storage = dl_storage_new_from_fd (dl_device_cpu (), fd, nbytes, error)))
+    return NULL;
+  return g_steal_pointer (&t);
+}
+
 static void
 write_scalar (char *p, DlDType dtype, gdouble value)
 {

@@ -96,4 +96,23 @@ gboolean dl_tensor_backward (DlTensor *self,
                              gboolean create_graph,
                              GError **error);
 
+DL_EXPORT
+gboolean dl_tensor_share_memory (DlTensor *self, GError **error);
+DL_EXPORT
+gboolean dl_tensor_is_shared (DlTensor *self);
+DL_EXPORT
+gint dl_tensor_get_shared_fd (DlTensor *self);
+DL_EXPORT
+gsize dl_tensor_get_storage_nbytes (DlTensor *self);
+DL_EXPORT
+DlTensor *dl_tensor_new_from_shared_fd (gint fd,
+                                        gsize nbytes,
+                                        DlDType dtype,
+                                        const gint64 *shape,
+                                        gsize n_dims,
+                                        const gint64 *strides,
+                                        gsize n_strides,
+                                        gint64 offset,
+                                        GError **error);
+
 G_END_DECLS

@@ -37,7 +37,7 @@ from ._functions import (add, argmax, argmin, clone, detach, div, divide, fix, f
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.anomaly_mode import is_anomaly_enabled, set_anomaly_enabled
 from . import _dtype, _functions, _math, _reductions
-from . import autograd, datasets, nn, optim, safetensors, serialization, utils
+from . import autograd, datasets, multiprocessing, nn, optim, safetensors, serialization, utils
 from .serialization import load, save
 from ._lib import Dl as _typelib
 
@@ -59,7 +59,7 @@ __all__ = ['Generator', 'Node', 'Size', 'Tensor', 'add', 'allclose', 'eq', 'equa
            'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logsumexp',
            'long', 'manual_seed', 'masked_fill', 'masked_select', 'matmul', 'maximum', 'mean',
            'median', 'minimum', 'mm', 'msort', 'mul', 'multinomial', 'mv', 'nan_to_num', 'nanmean',
-           'nanmedian', 'nansum', 'narrow', 'nn', 'no_grad', 'nonzero', 'norm', 'normal', 'numel',
+           'nanmedian', 'nansum', 'multiprocessing', 'narrow', 'nn', 'no_grad', 'nonzero', 'norm', 'normal', 'numel',
            'ones', 'ones_like', 'optim', 'outer', 'permute', 'prod', 'rand', 'rand_like',
            'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'relu_', 'remainder',
            'reshape', 'roll', 'safetensors', 'save', 'scatter', 'scatter_add', 'scatter_reduce',

@@ -337,6 +337,19 @@ class Tensor(Dl.Tensor):
         return (_rebuild_tensor, (self.dtype, tuple(self.get_shape()),
                                   Dl.Tensor.to_bytes(self).get_data(), self.get_requires_grad()))
 
+    def share_memory_(self):
+        """Moves the storage into shared memory (a memfd), as PyTorch's: the
+        tensor can then go to other processes (dl.multiprocessing) without a
+        copy, and writes on either side are seen by both."""
+        try:
+            Dl.Tensor.share_memory(self)
+        except GLib.Error as e:
+            raise RuntimeError(e.message) from None
+        return self
+
+    def is_shared(self):
+        return Dl.Tensor.is_shared(self)
+
     # -- autograd --
     @property
     def requires_grad(self):
