@@ -430,6 +430,8 @@ void dl_cpu_col2im (DlBackendContext *ctx,
                     void *image,
                     DlDType dtype);
 void dl_cpu_optim_step (DlBackendContext *ctx, const DlOptimStepArgs *args, DlDType dtype);
+void dl_cpu_norm_forward (DlBackendContext *ctx, const DlNormArgs *args, DlDType dtype);
+void dl_cpu_norm_backward (DlBackendContext *ctx, const DlNormArgs *args, DlDType dtype);
 void dl_cpu_unique_sorted (DlBackendContext *ctx,
                            const void *sorted,
                            gint64 n,

@@ -1,0 +1,350 @@
+/* dl-cpu-norm-body.h: the normalisation kernels for one element type,
+ * included by dl-cpu-norm.c with T (float or double) and SFX (the name
+ * suffix) defined. See dl-cpu-norm.c for the formulas.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/* sum of x[0..n), in eight lanes so that it vectorises */
+static inline G_ALWAYS_INLINE double
+SFX (sum) (const T *restrict x, gint64 n)
+{
+  T lane[8] = { 0 };
+  gint64 i = 0;
+
+  for (; i + 8 <= n; i += 8)
+    for (gint j = 0; j < 8; j++)
+      lane[j] += x[i + j];
+  for (; i < n; i++)
+    lane[0] += x[i];
+  return ((double)lane[0] + lane[1] + lane[2] + lane[3])
+         + ((double)lane[4] + lane[5] + lane[6] + lane[7]);
+}
+
+/* sum of (x - m)^2 over x[0..n) */
+static inline G_ALWAYS_INLINE double
+SFX (sum_sq_dev) (const T *restrict x, gint64 n, T m)
+{
+  T lane[8] = { 0 };
+  gint64 i = 0;
+
+  for (; i + 8 <= n; i += 8)
+    for (gint j = 0; j < 8; j++)
+      {
+        T d = x[i + j] - m;
+        lane[j] += d * d;
+      }
+  for (; i < n; i++)
+    {
+      T d = x[i] - m;
+      lane[0] += d * d;
+    }
+  return ((double)lane[0] + lane[1] + lane[2] + lane[3])
+         + ((double)lane[4] + lane[5] + lane[6] + lane[7]);
+}
+
+/* sum of dy and of dy * x over [0..n) */
+static inline G_ALWAYS_INLINE void
+SFX (sum_dy_dyx) (const T *restrict dy, const T *restrict x, gint64 n, double *sdy, double *sdyx)
+{
+  T l1[8] = { 0 }, l2[8] = { 0 };
+  gint64 i = 0;
+
+  for (; i + 8 <= n; i += 8)
+    for (gint j = 0; j < 8; j++)
+      {
+        l1[j] += dy[i + j];
+        l2[j] += dy[i + j] * x[i + j];
+      }
+  for (; i < n; i++)
+    {
+      l1[0] += dy[i];
+      l2[0] += dy[i] * x[i];
+    }
+  *sdy += ((double)l1[0] + l1[1] + l1[2] + l1[3]) + ((double)l1[4] + l1[5] + l1[6] + l1[7]);
+  *sdyx += ((double)l2[0] + l2[1] + l2[2] + l2[3]) + ((double)l2[4] + l2[5] + l2[6] + l2[7]);
+}
+
+/* y = x * scale + shift over [0..n) */
+static inline G_ALWAYS_INLINE void
+SFX (affine) (const T *restrict x, T *restrict y, gint64 n, T scale, T shift)
+{
+  for (gint64 i = 0; i < n; i++)
+    y[i] = x[i] * scale + shift;
+}
+
+/* dx = dy * a + x * b + c over [0..n) */
+static inline G_ALWAYS_INLINE void
+SFX (affine2) (const T *restrict dy, const T *restrict x, T *restrict dx, gint64 n, T a, T b, T c)
+{
+  for (gint64 i = 0; i < n; i++)
+    dx[i] = dy[i] * a + x[i] * b + c;
+}
+
+/* one (sample, group) row of group/layer norm */
+DL_CPU_CLONES static void
+SFX (group_row) (const DlNormArgs *a, gint64 r)
+{
+  const gint64 cg = a->c / a->groups, d = cg * a->s, g = r % a->groups;
+  const T *restrict x = (const T *)a->x + r * d;
+  T *restrict y = (T *)a->y + r * d;
+  const T *w = a->weight, *b = a->bias;
+  T mean = (T)(SFX (sum) (x, d) / d);
+  T rstd = (T)(1.0 / sqrt (SFX (sum_sq_dev) (x, d, mean) / d + a->eps));
+
+  ((T *)a->mean)[r] = mean;
+  ((T *)a->rstd)[r] = rstd;
+  if (a->s == 1 && w && b)
+    {
+      /* layer norm: the affine per element */
+      const T *restrict wr = w + g * cg, *restrict br = b + g * cg;
+      for (gint64 j = 0; j < cg; j++)
+        y[j] = (x[j] - mean) * rstd * wr[j] + br[j];
+      return;
+    }
+  for (gint64 j = 0; j < cg; j++)
+    {
+      gint64 ch = g * cg + j;
+      T scale = rstd * (w ? w[ch] : 1), shift = (b ? b[ch] : 0) - mean * scale;
+      SFX (affine) (x + j * a->s, y + j * a->s, a->s, scale, shift);
+    }
+}
+
+/* one channel of batch norm */
+DL_CPU_CLONES static void
+SFX (batch_channel) (const DlNormArgs *a, gint64 ch)
+{
+  const gint64 n = a->n, c = a->c, s = a->s, m = n * s;
+  const T *x = a->x;
+  T *y = a->y;
+  T mean, rstd, scale, shift;
+
+  if (a->training)
+    {
+      double sum = 0, sq = 0;
+
+      for (gint64 i = 0; i < n; i++)
+        sum += SFX (sum) (x + (i * c + ch) * s, s);
+      mean = (T)(sum / m);
+      for (gint64 i = 0; i < n; i++)
+        sq += SFX (sum_sq_dev) (x + (i * c + ch) * s, s, mean);
+      ((T *)a->mean)[ch] = mean;
+      if (a->var)
+        ((T *)a->var)[ch] = (T)(sq / m);
+      rstd = (T)(1.0 / sqrt (sq / m + a->eps));
+    }
+  else
+    {
+      mean = ((const T *)a->mean)[ch];
+      rstd = (T)(1.0 / sqrt ((double)((const T *)a->var)[ch] + a->eps));
+    }
+  ((T *)a->rstd)[ch] = rstd;
+  scale = rstd * (a->weight ? ((const T *)a->weight)[ch] : 1);
+  shift = (a->bias ? ((const T *)a->bias)[ch] : 0) - mean * scale;
+  for (gint64 i = 0; i < n; i++)
+    SFX (affine) (x + (i * c + ch) * s, y + (i * c + ch) * s, s, scale, shift);
+}
+
+static void
+SFX (norm_forward) (const DlNormArgs *a)
+{
+  gint64 total = a->n * a->c * a->s;
+
+  if (a->kind == DL_NORM_BATCH)
+    DL_CPU_FOR_IF (
+        total >= DL_CPU_GRAIN && a->c > 1, for (gint64 ch = 0; ch < a->c; ch++) {
+          SFX (batch_channel) (a, ch);
+        });
+  else
+    {
+      gint64 rows = a->n * a->groups;
+
+      DL_CPU_FOR_IF (
+          total >= DL_CPU_GRAIN && rows > 1, for (gint64 r = 0; r < rows; r++) {
+            SFX (group_row) (a, r);
+          });
+    }
+}
+
+/* batch norm's backward for one channel */
+DL_CPU_CLONES static void
+SFX (batch_channel_backward) (const DlNormArgs *a, gint64 ch)
+{
+  const gint64 n = a->n, c = a->c, s = a->s, m = n * s;
+  const T *x = a->x, *dy = a->dy;
+  T mean = ((const T *)a->mean)[ch], rstd = ((const T *)a->rstd)[ch];
+  T w = a->weight ? ((const T *)a->weight)[ch] : 1;
+  double sdy = 0, sdyx = 0, sdy_xmu;
+
+  if (a->training || a->dweight || a->dbias)
+    for (gint64 i = 0; i < n; i++)
+      SFX (sum_dy_dyx) (dy + (i * c + ch) * s, x + (i * c + ch) * s, s, &sdy, &sdyx);
+  /* sum dy (x - mean) */
+  sdy_xmu = sdyx - mean * sdy;
+  if (a->dweight)
+    ((T *)a->dweight)[ch] = (T)(sdy_xmu * rstd);
+  if (a->dbias)
+    ((T *)a->dbias)[ch] = (T)sdy;
+  if (a->dx)
+    {
+      T k1 = w * rstd, k2 = 0, k3 = 0;
+
+      if (a->training)
+        {
+          k2 = (T)(-(double)w * rstd * rstd * rstd * sdy_xmu / m);
+          k3 = (T)(-(double)k1 * sdy / m - mean * (double)k2);
+        }
+      for (gint64 i = 0; i < n; i++)
+        SFX (affine2)
+        (dy + (i * c + ch) * s, x + (i * c + ch) * s, (T *)a->dx + (i * c + ch) * s, s, k1, k2, k3);
+    }
+}
+
+/* group/layer norm's backward for rows of one value per channel (s = 1,
+ * layer norm): each row in one pass for its two sums and one for dx; the
+ * weight and bias gradients (sums over the rows) in per-thread partial
+ * sums */
+DL_CPU_CLONES static void
+SFX (group_row_backward) (const DlNormArgs *a, gint64 r, T *restrict pdw, T *restrict pdb)
+{
+  const gint64 cg = a->c / a->groups, g = r % a->groups;
+  const T *restrict x = (const T *)a->x + r * cg, *restrict dy = (const T *)a->dy + r * cg;
+  const T *w = a->weight ? (const T *)a->weight + g * cg : NULL;
+  T mean = ((const T *)a->mean)[r], rstd = ((const T *)a->rstd)[r];
+
+  if (a->dx)
+    {
+      T l1[8] = { 0 }, l2[8] = { 0 }, c2, c3;
+      T *restrict dx = (T *)a->dx + r * cg;
+      double sa, sb;
+      gint64 j = 0;
+
+      for (; j + 8 <= cg; j += 8)
+        for (gint k = 0; k < 8; k++)
+          {
+            T wdy = dy[j + k] * (w ? w[j + k] : 1);
+            l1[k] += wdy;
+            l2[k] += wdy * x[j + k];
+          }
+      for (; j < cg; j++)
+        {
+          T wdy = dy[j] * (w ? w[j] : 1);
+          l1[0] += wdy;
+          l2[0] += wdy * x[j];
+        }
+      sa = ((double)l1[0] + l1[1] + l1[2] + l1[3]) + ((double)l1[4] + l1[5] + l1[6] + l1[7]);
+      sb = ((double)l2[0] + l2[1] + l2[2] + l2[3]) + ((double)l2[4] + l2[5] + l2[6] + l2[7]);
+      c2 = (T)(-(double)rstd * rstd * rstd * (sb - mean * sa) / cg);
+      c3 = (T)(-(double)rstd * sa / cg - mean * (double)c2);
+      if (w)
+        for (j = 0; j < cg; j++)
+          dx[j] = dy[j] * w[j] * rstd + x[j] * c2 + c3;
+      else
+        SFX (affine2) (dy, x, dx, cg, rstd, c2, c3);
+    }
+  if (pdw)
+    for (gint64 j = 0; j < cg; j++)
+      pdw[g * cg + j] += dy[j] * (x[j] - mean) * rstd;
+  if (pdb)
+    for (gint64 j = 0; j < cg; j++)
+      pdb[g * cg + j] += dy[j];
+}
+
+static void
+SFX (group_backward_rows) (const DlNormArgs *a)
+{
+  const gint64 rows = a->n * a->groups, c = a->c;
+  gboolean par = rows * c >= DL_CPU_GRAIN && rows > 1;
+
+  if (a->dweight)
+    memset (a->dweight, 0, c * sizeof (T));
+  if (a->dbias)
+    memset (a->dbias, 0, c * sizeof (T));
+  DL_CPU_PARALLEL_IF (par, {
+    T *pdw = a->dweight ? g_new0 (T, c) : NULL;
+    T *pdb = a->dbias ? g_new0 (T, c) : NULL;
+
+    _Pragma ("omp for schedule(static)") for (gint64 r = 0; r < rows; r++)
+        SFX (group_row_backward) (a, r, pdw, pdb);
+    _Pragma ("omp critical")
+    {
+      for (gint64 j = 0; pdw && j < c; j++)
+        ((T *)a->dweight)[j] += pdw[j];
+      for (gint64 j = 0; pdb && j < c; j++)
+        ((T *)a->dbias)[j] += pdb[j];
+    }
+    g_free (pdw);
+    g_free (pdb);
+  });
+}
+
+/* group norm's backward with s > 1: the sums of dy and dy x per (sample,
+ * channel), then dx per (sample, group), then the weight and bias
+ * gradients from the sums */
+static void
+SFX (group_backward_planes) (const DlNormArgs *a)
+{
+  const gint64 n = a->n, c = a->c, s = a->s, groups = a->groups, cg = c / groups;
+  const T *x = a->x, *dy = a->dy, *w = a->weight;
+  const T *mean = a->mean, *rstd = a->rstd;
+  g_autofree double *sdy = g_new0 (double, n *c);
+  g_autofree double *sdyx = g_new0 (double, n *c);
+  gboolean par = n * c * s >= DL_CPU_GRAIN;
+
+  DL_CPU_FOR_IF (
+      par && n * c > 1, for (gint64 p = 0; p < n * c; p++) {
+        SFX (sum_dy_dyx) (dy + p * s, x + p * s, s, &sdy[p], &sdyx[p]);
+      });
+  if (a->dx)
+    DL_CPU_FOR_IF (
+        par && n * groups > 1, for (gint64 r = 0; r < n * groups; r++) {
+          const gint64 ni = r / groups, g = r % groups, d = cg * s;
+          double sa = 0, sb = 0;
+          T mu = mean[r], rs = rstd[r], c2, c3;
+
+          for (gint64 j = 0; j < cg; j++)
+            {
+              gint64 ch = g * cg + j;
+              double wc = w ? w[ch] : 1;
+              sa += wc * sdy[ni * c + ch];
+              sb += wc * sdyx[ni * c + ch];
+            }
+          c2 = (T)(-(double)rs * rs * rs * (sb - mu * sa) / d);
+          c3 = (T)(-(double)rs * sa / d - mu * (double)c2);
+          for (gint64 j = 0; j < cg; j++)
+            {
+              gint64 ch = g * cg + j, off = (ni * c + ch) * s;
+              SFX (affine2) (dy + off, x + off, (T *)a->dx + off, s, (w ? w[ch] : 1) * rs, c2, c3);
+            }
+        });
+  for (gint64 ch = 0; ch < c; ch++)
+    {
+      double dw = 0, db = 0;
+
+      for (gint64 ni = 0; ni < n; ni++)
+        {
+          gint64 r = ni * groups + ch / cg;
+          dw += (sdyx[ni * c + ch] - mean[r] * sdy[ni * c + ch]) * rstd[r];
+          db += sdy[ni * c + ch];
+        }
+      if (a->dweight)
+        ((T *)a->dweight)[ch] = (T)dw;
+      if (a->dbias)
+        ((T *)a->dbias)[ch] = (T)db;
+    }
+}
+
+static void
+SFX (norm_backward) (const DlNormArgs *a)
+{
+  if (a->kind == DL_NORM_BATCH)
+    DL_CPU_FOR_IF (
+        a->n * a->c * a->s >= DL_CPU_GRAIN && a->c > 1, for (gint64 ch = 0; ch < a->c; ch++) {
+          SFX (batch_channel_backward) (a, ch);
+        });
+  else if (a->s == 1)
+    SFX (group_backward_rows) (a);
+  else
+    SFX (group_backward_planes) (a);
+}
