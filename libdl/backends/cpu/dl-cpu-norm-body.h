@@ -44,9 +44,14 @@ SFX (sum_sq_dev) (const T *restrict x, gint64 n, T m)
          + ((double)lane[4] + lane[5] + lane[6] + lane[7]);
 }
 
-/* sum of dy and of dy * x over [0..n) */
+/* sum of dy and of dy * (x - m) over [0..n), added to *sdy and *sdyx */
 static inline G_ALWAYS_INLINE void
-SFX (sum_dy_dyx) (const T *restrict dy, const T *restrict x, gint64 n, double *sdy, double *sdyx)
+SFX (sum_dy_dyx) (const T *restrict dy,
+                  const T *restrict x,
+                  gint64 n,
+                  T m,
+                  double *sdy,
+                  double *sdyx)
 {
   T l1[8] = { 0 }, l2[8] = { 0 };
   gint64 i = 0;
@@ -55,12 +60,12 @@ SFX (sum_dy_dyx) (const T *restrict dy, const T *restrict x, gint64 n, double *s
     for (gint j = 0; j < 8; j++)
       {
         l1[j] += dy[i + j];
-        l2[j] += dy[i + j] * x[i + j];
+        l2[j] += dy[i + j] * (x[i + j] - m);
       }
   for (; i < n; i++)
     {
       l1[0] += dy[i];
-      l2[0] += dy[i] * x[i];
+      l2[0] += dy[i] * (x[i] - m);
     }
   *sdy += ((double)l1[0] + l1[1] + l1[2] + l1[3]) + ((double)l1[4] + l1[5] + l1[6] + l1[7]);
   *sdyx += ((double)l2[0] + l2[1] + l2[2] + l2[3]) + ((double)l2[4] + l2[5] + l2[6] + l2[7]);
@@ -175,13 +180,11 @@ SFX (batch_channel_backward) (const DlNormArgs *a, gint64 ch)
   const T *x = a->x, *dy = a->dy;
   T mean = ((const T *)a->mean)[ch], rstd = ((const T *)a->rstd)[ch];
   T w = a->weight ? ((const T *)a->weight)[ch] : 1;
-  double sdy = 0, sdyx = 0, sdy_xmu;
+  double sdy = 0, sdy_xmu = 0;
 
   if (a->training || a->dweight || a->dbias)
     for (gint64 i = 0; i < n; i++)
-      SFX (sum_dy_dyx) (dy + (i * c + ch) * s, x + (i * c + ch) * s, s, &sdy, &sdyx);
-  /* sum dy (x - mean) */
-  sdy_xmu = sdyx - mean * sdy;
+      SFX (sum_dy_dyx) (dy + (i * c + ch) * s, x + (i * c + ch) * s, s, mean, &sdy, &sdy_xmu);
   if (a->dweight)
     ((T *)a->dweight)[ch] = (T)(sdy_xmu * rstd);
   if (a->dbias)
@@ -225,17 +228,17 @@ SFX (group_row_backward) (const DlNormArgs *a, gint64 r, T *restrict pdw, T *res
           {
             T wdy = dy[j + k] * (w ? w[j + k] : 1);
             l1[k] += wdy;
-            l2[k] += wdy * x[j + k];
+            l2[k] += wdy * (x[j + k] - mean);
           }
       for (; j < cg; j++)
         {
           T wdy = dy[j] * (w ? w[j] : 1);
           l1[0] += wdy;
-          l2[0] += wdy * x[j];
+          l2[0] += wdy * (x[j] - mean);
         }
       sa = ((double)l1[0] + l1[1] + l1[2] + l1[3]) + ((double)l1[4] + l1[5] + l1[6] + l1[7]);
       sb = ((double)l2[0] + l2[1] + l2[2] + l2[3]) + ((double)l2[4] + l2[5] + l2[6] + l2[7]);
-      c2 = (T)(-(double)rstd * rstd * rstd * (sb - mean * sa) / cg);
+      c2 = (T)(-(double)rstd * rstd * rstd * sb / cg);
       c3 = (T)(-(double)rstd * sa / cg - mean * (double)c2);
       if (w)
         for (j = 0; j < cg; j++)
@@ -279,7 +282,7 @@ SFX (group_backward_rows) (const DlNormArgs *a)
   });
 }
 
-/* group norm's backward with s > 1: the sums of dy and dy x per (sample,
+/* group norm's backward with s > 1: the sums of dy and dy (x - mean) per (sample,
  * channel), then dx per (sample, group), then the weight and bias
  * gradients from the sums */
 static void
@@ -294,7 +297,8 @@ SFX (group_backward_planes) (const DlNormArgs *a)
 
   DL_CPU_FOR_IF (
       par && n * c > 1, for (gint64 p = 0; p < n * c; p++) {
-        SFX (sum_dy_dyx) (dy + p * s, x + p * s, s, &sdy[p], &sdyx[p]);
+        SFX (sum_dy_dyx)
+        (dy + p * s, x + p * s, s, mean[p / c * groups + p % c / cg], &sdy[p], &sdyx[p]);
       });
   if (a->dx)
     DL_CPU_FOR_IF (
@@ -310,7 +314,7 @@ SFX (group_backward_planes) (const DlNormArgs *a)
               sa += wc * sdy[ni * c + ch];
               sb += wc * sdyx[ni * c + ch];
             }
-          c2 = (T)(-(double)rs * rs * rs * (sb - mu * sa) / d);
+          c2 = (T)(-(double)rs * rs * rs * sb / d);
           c3 = (T)(-(double)rs * sa / d - mu * (double)c2);
           for (gint64 j = 0; j < cg; j++)
             {
@@ -325,7 +329,7 @@ SFX (group_backward_planes) (const DlNormArgs *a)
       for (gint64 ni = 0; ni < n; ni++)
         {
           gint64 r = ni * groups + ch / cg;
-          dw += (sdyx[ni * c + ch] - mean[r] * sdy[ni * c + ch]) * rstd[r];
+          dw += sdyx[ni * c + ch] * rstd[r];
           db += sdy[ni * c + ch];
         }
       if (a->dweight)

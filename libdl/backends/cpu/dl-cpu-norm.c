@@ -8,7 +8,7 @@
  *   mean = sum x / m,  var = sum (x - mean)^2 / m,  rstd = 1 / sqrt (var + eps)
  *   y = x * scale + shift,  scale = rstd w,  shift = b - mean scale
  * Backward (PyTorch's native_batch_norm_backward / native_layer_norm_backward
- * / native_group_norm_backward), from the sums of dy and dy x:
+ * / native_group_norm_backward), from the sums of dy and dy (x - mean):
  *   xhat = (x - mean) rstd
  *   dx = rstd (w dy - mean (w dy) - xhat mean (w dy xhat))
  *      = w rstd dy + c2 x + c3  (c2, c3 constant over the set)

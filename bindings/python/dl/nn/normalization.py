@@ -152,8 +152,8 @@ class LayerNorm(_Norm, Dl.LayerNorm, Module):
     elementwise_affine = property(lambda self: self.get_property('elementwise-affine'))
 
     def __reduce_ex__(self, protocol):
-        return (LayerNorm, (self.normalized_shape, self.eps, self.elementwise_affine)), \
-            self.state_dict()
+        return (LayerNorm, (self.normalized_shape, self.eps, self.elementwise_affine),
+                self.state_dict())
 
     def __setstate__(self, state):
         self.load_state_dict(state)
