@@ -593,6 +593,16 @@ struct _DlBackend
    * dx, dweight and dbias together */
   void (*norm_forward) (DlBackendContext *ctx, const DlNormArgs *args, DlDType dtype);
   void (*norm_backward) (DlBackendContext *ctx, const DlNormArgs *args, DlDType dtype);
+  /* max_pool2d's gradient: each of grad_out's elements [n, c, out_h,
+   * out_w] added into the contiguous grad_in [n, c, h, w] at the flat
+   * position in its plane that indices (from max_pool2d) holds; every
+   * element of grad_in written */
+  void (*max_pool2d_backward) (DlBackendContext *ctx,
+                               const DlConvGeometry *g,
+                               const void *grad_out,
+                               const gint64 *indices,
+                               void *grad_in,
+                               DlDType dtype);
 };
 
 /* A device type as a backend registers it with the device registry

@@ -182,6 +182,7 @@ static const DlBackend cpu_backend = {
   .max_pool2d = dl_cpu_max_pool2d,
   .norm_forward = dl_cpu_norm_forward,
   .norm_backward = dl_cpu_norm_backward,
+  .max_pool2d_backward = dl_cpu_max_pool2d_backward,
   .optim_step = dl_cpu_optim_step,
   .gemm_batched = dl_cpu_gemm_batched,
   .random = dl_cpu_random,
