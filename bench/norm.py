@@ -21,9 +21,7 @@
 # time per call of each; ratio = libdl / torch (target <= 1.0 each).
 # Always exits 0.
 
-import argparse
 import math
-import os
 
 import numpy as np
 import torch
@@ -32,7 +30,7 @@ import gi
 
 gi.require_version("Dl", "1.0")
 from gi.repository import Dl  # noqa: E402
-from sidebyside import least_times  # noqa: E402
+from sidebyside import least_times, parse_args  # noqa: E402
 
 
 def make(lib, kind, x_np, c, g_np):
@@ -58,11 +56,7 @@ def make(lib, kind, x_np, c, g_np):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--seconds", type=float, default=0.3)
-    args = p.parse_args()
-    torch.set_num_threads(os.cpu_count())
+    args = parse_args(__doc__, torch)
     rng = np.random.default_rng(0)
     work = [("batch_norm2d", (64, 64, 28, 28), 64),
             ("layer_norm", (32, 128, 768), 768),
