@@ -320,6 +320,15 @@ def test_group_norm_module(rng, dtype, args, shape):
         assert_same(m.bias.grad, tm.bias.grad, **TOL[dtype])
 
 
+def test_batch_norm_pickles():
+    m = Dl.nn.BatchNorm2d(3, momentum=None)
+    m(Dl.randn(4, 3, 2, 2) * 3 + 1)
+    m2 = pickle.loads(pickle.dumps(m))
+    assert repr(m2) == repr(m)
+    for k, v in m.state_dict().items():
+        assert np.array_equal(m2.state_dict()[k].numpy(), v.numpy()), k
+
+
 def test_layer_norm_pickles():
     m = Dl.nn.LayerNorm((2, 3), eps=1e-4)
     m.weight.detach().fill_(2.0)

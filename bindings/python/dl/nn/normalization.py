@@ -6,7 +6,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
 from .._lib import OVERRIDE_MODULE, Dl, GLib, _translate, typelib_override
-from .modules import Module, _construct, _Layer
+from .modules import Module, _construct, _Layer, _reduce_layer
 
 __all__ = ['batch_norm', 'layer_norm', 'group_norm', 'BatchNorm1d', 'BatchNorm2d', 'LayerNorm',
            'GroupNorm']
@@ -69,6 +69,13 @@ class _Norm(_Layer):
 
 
 
+def _rebuild_with_buffers(rebuild, args, buffers):
+    m = rebuild(*args)
+    for name, t in buffers:
+        Dl.Module.register_buffer(m, name, t, True)
+    return m
+
+
 class _BatchNorm(_Norm):
     _properties = ('num_features', 'eps', 'momentum', 'affine', 'track_running_stats')
 
@@ -96,6 +103,12 @@ class _BatchNorm(_Norm):
                 and not Dl.Module.has_buffer(self, name):
             return None
         return super().__getattr__(name)
+
+    def __reduce_ex__(self, protocol):
+        # the layer as _reduce_layer keeps it, and the running statistics
+        rebuild, args = _reduce_layer(self)
+        buffers = [(n, Dl.Module.get_buffer(self, n)) for n in self.buffer_names()]
+        return (_rebuild_with_buffers, (rebuild, args, buffers))
 
     def reset_running_stats(self):
         if self.track_running_stats:
