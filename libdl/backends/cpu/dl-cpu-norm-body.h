@@ -100,12 +100,22 @@ SFX (group_row) (const DlNormArgs *a, gint64 r)
 
   ((T *)a->mean)[r] = mean;
   ((T *)a->rstd)[r] = rstd;
-  if (a->s == 1 && w && b)
+  if (a->s == 1)
     {
       /* layer norm: the affine per element */
-      const T *restrict wr = w + g * cg, *restrict br = b + g * cg;
-      for (gint64 j = 0; j < cg; j++)
-        y[j] = (x[j] - mean) * rstd * wr[j] + br[j];
+      const T *restrict wr = w ? w + g * cg : NULL, *restrict br = b ? b + g * cg : NULL;
+
+      if (wr && br)
+        for (gint64 j = 0; j < cg; j++)
+          y[j] = (x[j] - mean) * rstd * wr[j] + br[j];
+      else if (wr)
+        for (gint64 j = 0; j < cg; j++)
+          y[j] = (x[j] - mean) * rstd * wr[j];
+      else if (br)
+        for (gint64 j = 0; j < cg; j++)
+          y[j] = (x[j] - mean) * rstd + br[j];
+      else
+        SFX (affine) (x, y, cg, rstd, -mean * rstd);
       return;
     }
   for (gint64 j = 0; j < cg; j++)
@@ -218,30 +228,37 @@ SFX (group_row_backward) (const DlNormArgs *a, gint64 r, T *restrict pdw, T *res
 
   if (a->dx)
     {
-      T l1[8] = { 0 }, l2[8] = { 0 }, c2, c3;
       T *restrict dx = (T *)a->dx + r * cg;
-      double sa, sb;
-      gint64 j = 0;
+      double sa = 0, sb = 0;
+      T c2, c3;
 
-      for (; j + 8 <= cg; j += 8)
-        for (gint k = 0; k < 8; k++)
-          {
-            T wdy = dy[j + k] * (w ? w[j + k] : 1);
-            l1[k] += wdy;
-            l2[k] += wdy * (x[j + k] - mean);
-          }
-      for (; j < cg; j++)
+      if (w)
         {
-          T wdy = dy[j] * (w ? w[j] : 1);
-          l1[0] += wdy;
-          l2[0] += wdy * (x[j] - mean);
+          T l1[8] = { 0 }, l2[8] = { 0 };
+          gint64 j = 0;
+
+          for (; j + 8 <= cg; j += 8)
+            for (gint k = 0; k < 8; k++)
+              {
+                T wdy = dy[j + k] * w[j + k];
+                l1[k] += wdy;
+                l2[k] += wdy * (x[j + k] - mean);
+              }
+          for (; j < cg; j++)
+            {
+              T wdy = dy[j] * w[j];
+              l1[0] += wdy;
+              l2[0] += wdy * (x[j] - mean);
+            }
+          sa = ((double)l1[0] + l1[1] + l1[2] + l1[3]) + ((double)l1[4] + l1[5] + l1[6] + l1[7]);
+          sb = ((double)l2[0] + l2[1] + l2[2] + l2[3]) + ((double)l2[4] + l2[5] + l2[6] + l2[7]);
         }
-      sa = ((double)l1[0] + l1[1] + l1[2] + l1[3]) + ((double)l1[4] + l1[5] + l1[6] + l1[7]);
-      sb = ((double)l2[0] + l2[1] + l2[2] + l2[3]) + ((double)l2[4] + l2[5] + l2[6] + l2[7]);
+      else
+        SFX (sum_dy_dyx) (dy, x, cg, mean, &sa, &sb);
       c2 = (T)(-(double)rstd * rstd * rstd * sb / cg);
       c3 = (T)(-(double)rstd * sa / cg - mean * (double)c2);
       if (w)
-        for (j = 0; j < cg; j++)
+        for (gint64 j = 0; j < cg; j++)
           dx[j] = dy[j] * w[j] * rstd + x[j] * c2 + c3;
       else
         SFX (affine2) (dy, x, dx, cg, rstd, c2, c3);
