@@ -129,6 +129,12 @@ def test_large_rows_threaded(rng):
           [(16, 8, 28, 28), (8,), (8,)])
     check(rng, 'float32', lambda m, x, w, b: m.nn.functional.group_norm(x, 4, w, b),
           [(8, 16, 14, 14), (16,), (16,)])
+    # [n, c]: blocks of channels, threaded; in eval mode too
+    check(rng, 'float32', lambda m, x, w, b: m.nn.functional.batch_norm(x, None, None, w, b, True),
+          [(512, 100), (100,), (100,)])
+    check(rng, 'float64', lambda m, x, w, b: m.nn.functional.batch_norm(
+        x, m.arange(100, dtype=m.float64) / 50, m.arange(100, dtype=m.float64) / 10 + 0.5, w, b),
+        [(512, 100), (100,), (100,)])
 
 
 def test_shifted_data_is_accurate():

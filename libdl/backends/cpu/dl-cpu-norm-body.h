@@ -161,12 +161,114 @@ SFX (batch_channel) (const DlNormArgs *a, gint64 ch)
     SFX (affine) (x + (i * c + ch) * s, y + (i * c + ch) * s, s, scale, shift);
 }
 
+/* batch norm of a batch [n, c] (s = 1): a block of up to NORM_BLOCK
+ * channels at a time, row by row, so that reads stay contiguous */
+DL_CPU_CLONES static void
+SFX (batch_block) (const DlNormArgs *a, gint64 c0)
+{
+  const gint64 n = a->n, c = a->c, nb = MIN (NORM_BLOCK, c - c0);
+  const T *x = (const T *)a->x + c0;
+  T *y = (T *)a->y + c0;
+  double acc[NORM_BLOCK];
+  T mean[NORM_BLOCK], scale[NORM_BLOCK], shift[NORM_BLOCK];
+
+  for (gint64 k = 0; k < nb; k++)
+    {
+      if (a->training)
+        {
+          acc[k] = 0;
+          continue;
+        }
+      mean[k] = ((const T *)a->mean)[c0 + k];
+      ((T *)a->rstd)[c0 + k] = (T)(1.0 / sqrt ((double)((const T *)a->var)[c0 + k] + a->eps));
+    }
+  if (a->training)
+    {
+      for (gint64 i = 0; i < n; i++)
+        for (gint64 k = 0; k < nb; k++)
+          acc[k] += x[i * c + k];
+      for (gint64 k = 0; k < nb; k++)
+        {
+          mean[k] = (T)(acc[k] / n);
+          acc[k] = 0;
+        }
+      for (gint64 i = 0; i < n; i++)
+        for (gint64 k = 0; k < nb; k++)
+          {
+            T d = x[i * c + k] - mean[k];
+            acc[k] += d * d;
+          }
+      for (gint64 k = 0; k < nb; k++)
+        {
+          ((T *)a->mean)[c0 + k] = mean[k];
+          if (a->var)
+            ((T *)a->var)[c0 + k] = (T)(acc[k] / n);
+          ((T *)a->rstd)[c0 + k] = (T)(1.0 / sqrt (acc[k] / n + a->eps));
+        }
+    }
+  for (gint64 k = 0; k < nb; k++)
+    {
+      scale[k] = ((T *)a->rstd)[c0 + k] * (a->weight ? ((const T *)a->weight)[c0 + k] : 1);
+      shift[k] = (a->bias ? ((const T *)a->bias)[c0 + k] : 0) - mean[k] * scale[k];
+    }
+  for (gint64 i = 0; i < n; i++)
+    for (gint64 k = 0; k < nb; k++)
+      y[i * c + k] = x[i * c + k] * scale[k] + shift[k];
+}
+
+/* its backward, the same way */
+DL_CPU_CLONES static void
+SFX (batch_block_backward) (const DlNormArgs *a, gint64 c0)
+{
+  const gint64 n = a->n, c = a->c, nb = MIN (NORM_BLOCK, c - c0);
+  const T *x = (const T *)a->x + c0, *dy = (const T *)a->dy + c0;
+  const T *mean = (const T *)a->mean + c0, *rstd = (const T *)a->rstd + c0;
+  double sdy[NORM_BLOCK] = { 0 }, sdyx[NORM_BLOCK] = { 0 };
+  T k1[NORM_BLOCK], k2[NORM_BLOCK], k3[NORM_BLOCK];
+
+  for (gint64 i = 0; i < n; i++)
+    for (gint64 k = 0; k < nb; k++)
+      {
+        sdy[k] += dy[i * c + k];
+        sdyx[k] += dy[i * c + k] * (x[i * c + k] - mean[k]);
+      }
+  for (gint64 k = 0; k < nb; k++)
+    {
+      T w = a->weight ? ((const T *)a->weight)[c0 + k] : 1;
+
+      if (a->dweight)
+        ((T *)a->dweight)[c0 + k] = (T)(sdyx[k] * rstd[k]);
+      if (a->dbias)
+        ((T *)a->dbias)[c0 + k] = (T)sdy[k];
+      k1[k] = w * rstd[k];
+      k2[k] = k3[k] = 0;
+      if (a->training)
+        {
+          k2[k] = (T)(-(double)w * rstd[k] * rstd[k] * rstd[k] * sdyx[k] / n);
+          k3[k] = (T)(-(double)k1[k] * sdy[k] / n - mean[k] * (double)k2[k]);
+        }
+    }
+  if (a->dx)
+    {
+      T *dx = (T *)a->dx + c0;
+
+      for (gint64 i = 0; i < n; i++)
+        for (gint64 k = 0; k < nb; k++)
+          dx[i * c + k] = dy[i * c + k] * k1[k] + x[i * c + k] * k2[k] + k3[k];
+    }
+}
+
 static void
 SFX (norm_forward) (const DlNormArgs *a)
 {
   gint64 total = a->n * a->c * a->s;
 
-  if (a->kind == DL_NORM_BATCH)
+  if (a->kind == DL_NORM_BATCH && a->s == 1)
+    DL_CPU_FOR_IF (
+        total >= DL_CPU_GRAIN && a->c > NORM_BLOCK,
+        for (gint64 c0 = 0; c0 < a->c; c0 += NORM_BLOCK) { SFX (batch_block)
+                                                           (a, c0); });
+  else if (a->kind == DL_NORM_BATCH)
     DL_CPU_FOR_IF (
         total >= DL_CPU_GRAIN && a->c > 1, for (gint64 ch = 0; ch < a->c; ch++) {
           SFX (batch_channel) (a, ch);
@@ -359,7 +461,12 @@ SFX (group_backward_planes) (const DlNormArgs *a)
 static void
 SFX (norm_backward) (const DlNormArgs *a)
 {
-  if (a->kind == DL_NORM_BATCH)
+  if (a->kind == DL_NORM_BATCH && a->s == 1)
+    DL_CPU_FOR_IF (
+        a->n * a->c >= DL_CPU_GRAIN && a->c > NORM_BLOCK,
+        for (gint64 c0 = 0; c0 < a->c; c0 += NORM_BLOCK) { SFX (batch_block_backward)
+                                                           (a, c0); });
+  else if (a->kind == DL_NORM_BATCH)
     DL_CPU_FOR_IF (
         a->n * a->c * a->s >= DL_CPU_GRAIN && a->c > 1, for (gint64 ch = 0; ch < a->c; ch++) {
           SFX (batch_channel_backward) (a, ch);

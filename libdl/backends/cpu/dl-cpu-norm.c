@@ -22,6 +22,10 @@
 
 #include "dl-cpu-private.h"
 
+/* channels per block of batch norm over [n, c] (one value per channel and
+ * sample) */
+#define NORM_BLOCK 64
+
 #define T float
 #define SFX(name) name##_f32
 #include "dl-cpu-norm-body.h"
