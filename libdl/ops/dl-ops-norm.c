@@ -432,7 +432,7 @@ dl_batch_norm (DlTensor *input,
                    "batch_norm: running_mean and running_var must be defined in evaluation mode");
       return NULL;
     }
-  if (training && n * s <= 1)
+  if (training && n * s == 1)
     {
       g_autofree gchar *shape = dl_shape_to_string (input->sizes, input->ndim);
 

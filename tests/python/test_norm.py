@@ -137,6 +137,23 @@ def test_large_rows_threaded(rng):
         [(512, 100), (100,), (100,)])
 
 
+@pytest.mark.parametrize('fn, shape', [
+    (lambda m, x, w: m.nn.functional.batch_norm(x, m.zeros(4), m.ones(4), w, None, True),
+     (0, 4, 3)),
+    (lambda m, x, w: m.nn.functional.layer_norm(x, (4,), w), (0, 4)),
+    (lambda m, x, w: m.nn.functional.group_norm(x, 2, w), (0, 4, 3)),
+])
+def test_empty_batch(fn, shape):
+    out = []
+    for lib in (Dl, torch):
+        x, w = lib.zeros(*shape).requires_grad_(), lib.ones(4).requires_grad_()
+        y = fn(lib, x, w)
+        y.sum().backward()
+        out.append((y, x.grad, w.grad))
+    for d, t in zip(*out):
+        assert_same(d, t)
+
+
 def test_shifted_data_is_accurate():
     """a large mean over a small spread: the two-pass variance keeps it"""
     base = np.random.default_rng(3).normal(size=(16, 256)).astype(np.float32)

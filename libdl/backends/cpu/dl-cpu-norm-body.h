@@ -237,7 +237,7 @@ SFX (batch_block_backward) (const DlNormArgs *a, gint64 c0)
       T w = a->weight ? ((const T *)a->weight)[c0 + k] : 1;
 
       if (a->dweight)
-        ((T *)a->dweight)[c0 + k] = (T)(sdyx[k] * rstd[k]);
+        ((T *)a->dweight)[c0 + k] = n ? (T)(sdyx[k] * rstd[k]) : 0;
       if (a->dbias)
         ((T *)a->dbias)[c0 + k] = (T)sdy[k];
       k1[k] = w * rstd[k];
@@ -298,7 +298,7 @@ SFX (batch_channel_backward) (const DlNormArgs *a, gint64 ch)
     for (gint64 i = 0; i < n; i++)
       SFX (sum_dy_dyx) (dy + (i * c + ch) * s, x + (i * c + ch) * s, s, mean, &sdy, &sdy_xmu);
   if (a->dweight)
-    ((T *)a->dweight)[ch] = (T)(sdy_xmu * rstd);
+    ((T *)a->dweight)[ch] = m ? (T)(sdy_xmu * rstd) : 0; /* 0 for an empty batch */
   if (a->dbias)
     ((T *)a->dbias)[ch] = (T)sdy;
   if (a->dx)

@@ -42,8 +42,6 @@ void
 dl_cpu_norm_forward (DlBackendContext *ctx, const DlNormArgs *args, DlDType dtype)
 {
   g_return_if_fail (dtype == DL_DTYPE_FLOAT32 || dtype == DL_DTYPE_FLOAT64);
-  if (args->n * args->c * args->s == 0)
-    return;
   if (dtype == DL_DTYPE_FLOAT64)
     norm_forward_f64 (args);
   else
