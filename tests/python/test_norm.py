@@ -210,6 +210,14 @@ def test_double_backward_matches_torch(rng):
             assert_same(dd, tt, **TOL['float64'])
 
 
+def test_top_level_functions(rng):
+    """torch.batch_norm takes weight and bias before the running statistics"""
+    check(rng, 'float64', lambda m, x, w, b: m.batch_norm(x, w, b, None, None, True, 0.1, 1e-5,
+                                                          False), [(4, 3, 2), (3,), (3,)])
+    check(rng, 'float64', lambda m, x, w, b: m.layer_norm(x, (2,), w, b), [(4, 3, 2), (2,), (2,)])
+    check(rng, 'float64', lambda m, x, w, b: m.group_norm(x, 3, w, b), [(4, 3, 2), (3,), (3,)])
+
+
 # ---- modules ------------------------------------------------------------
 
 def built(dtype, make):

@@ -46,6 +46,24 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
         raise _norm_error(e) from None
 
 
+def _torch_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+                      cudnn_enabled=True):
+    """torch.batch_norm, whose arguments come in another order than
+    torch.nn.functional.batch_norm's"""
+    return batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def _torch_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05,
+                      cudnn_enable=True):
+    """torch.layer_norm"""
+    return layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def _torch_group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
+    """torch.group_norm"""
+    return group_norm(input, num_groups, weight, bias, eps)
+
+
 class _Norm(_Layer):
     """What the norm layers share: weight and bias (None without them),
     eps, and forward with PyTorch's exceptions."""
