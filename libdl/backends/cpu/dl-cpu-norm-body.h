@@ -401,9 +401,9 @@ SFX (group_backward_rows) (const DlNormArgs *a)
   });
 }
 
-/* group norm's backward with s > 1: the sums of dy and dy (x - mean) per (sample,
- * channel), then dx per (sample, group), then the weight and bias
- * gradients from the sums */
+/* group norm's backward with s > 1: per (sample, group), the sums of dy and
+ * dy (x - mean) of each of its channels, then its dx; then the weight and
+ * bias gradients from the sums */
 static void
 SFX (group_backward_planes) (const DlNormArgs *a)
 {
@@ -414,33 +414,32 @@ SFX (group_backward_planes) (const DlNormArgs *a)
   g_autofree double *sdyx = g_new0 (double, n *c);
   gboolean par = n * c * s >= DL_CPU_GRAIN;
 
+  /* row by row: its planes' sums, then (while they are in cache) its dx */
   DL_CPU_FOR_IF (
-      par && n * c > 1, for (gint64 p = 0; p < n * c; p++) {
-        SFX (sum_dy_dyx)
-        (dy + p * s, x + p * s, s, mean[p / c * groups + p % c / cg], &sdy[p], &sdyx[p]);
-      });
-  if (a->dx)
-    DL_CPU_FOR_IF (
-        par && n * groups > 1, for (gint64 r = 0; r < n * groups; r++) {
-          const gint64 ni = r / groups, g = r % groups, d = cg * s;
-          double sa = 0, sb = 0;
-          T mu = mean[r], rs = rstd[r], c2, c3;
+      par && n * groups > 1, for (gint64 r = 0; r < n * groups; r++) {
+        const gint64 ni = r / groups, g = r % groups, d = cg * s;
+        double sa = 0, sb = 0;
+        T mu = mean[r], rs = rstd[r], c2, c3;
 
-          for (gint64 j = 0; j < cg; j++)
-            {
-              gint64 ch = g * cg + j;
-              double wc = w ? w[ch] : 1;
-              sa += wc * sdy[ni * c + ch];
-              sb += wc * sdyx[ni * c + ch];
-            }
-          c2 = (T)(-(double)rs * rs * rs * sb / d);
-          c3 = (T)(-(double)rs * sa / d - mu * (double)c2);
-          for (gint64 j = 0; j < cg; j++)
-            {
-              gint64 ch = g * cg + j, off = (ni * c + ch) * s;
-              SFX (affine2) (dy + off, x + off, (T *)a->dx + off, s, (w ? w[ch] : 1) * rs, c2, c3);
-            }
-        });
+        for (gint64 j = 0; j < cg; j++)
+          {
+            gint64 p = ni * c + g * cg + j;
+            double wc = w ? w[g * cg + j] : 1;
+
+            SFX (sum_dy_dyx) (dy + p * s, x + p * s, s, mu, &sdy[p], &sdyx[p]);
+            sa += wc * sdy[p];
+            sb += wc * sdyx[p];
+          }
+        if (!a->dx)
+          continue;
+        c2 = (T)(-(double)rs * rs * rs * sb / d);
+        c3 = (T)(-(double)rs * sa / d - mu * (double)c2);
+        for (gint64 j = 0; j < cg; j++)
+          {
+            gint64 ch = g * cg + j, off = (ni * c + ch) * s;
+            SFX (affine2) (dy + off, x + off, (T *)a->dx + off, s, (w ? w[ch] : 1) * rs, c2, c3);
+          }
+      });
   for (gint64 ch = 0; ch < c; ch++)
     {
       double dw = 0, db = 0;
