@@ -265,6 +265,9 @@ norm_forward (const gchar *op,
   gint64 n_stats = kind == DL_NORM_BATCH ? c : n * groups;
   DlTensor *inputs[3];
 
+  for (DlTensor **t = (DlTensor *[]){ weight, bias, mean_in, var_in }, **end = t + 4; t < end; t++)
+    if (*t && !dl_check_same_device (op, input, *t, error))
+      return NULL;
   if (!(ctx = DL_TENSOR_BACKEND (input, norm_forward, op, error))
       || !(x = ready (input, dtype, error)) || (weight && !(w = ready (weight, dtype, error)))
       || (bias && !(b = ready (bias, dtype, error))))
