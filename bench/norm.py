@@ -13,7 +13,7 @@
 # Workloads (float32, forward, then backward with a fixed output gradient;
 # input, weight and bias requiring grad):
 #   batch_norm2d  (64, 64, 28, 28) in training mode, with running statistics
-#   layer_norm    (32, 128, 768) over the last dim (a transformer's)
+#   layer_norm    (64, 128, 768) over the last dim (a transformer's)
 #   group_norm    (32, 64, 28, 28), 8 groups
 #   max_pool2d    (64, 64, 56, 56), kernel 3, stride 2, padding 1 (a ResNet's)
 # Method as bench/conv.py (bench/sidebyside.py): torch on os.cpu_count()
@@ -59,7 +59,7 @@ def main():
     args = parse_args(__doc__, torch)
     rng = np.random.default_rng(0)
     work = [("batch_norm2d", (64, 64, 28, 28), 64),
-            ("layer_norm", (32, 128, 768), 768),
+            ("layer_norm", (64, 128, 768), 768),
             ("group_norm", (32, 64, 28, 28), 64),
             ("max_pool2d", (64, 64, 56, 56), 64)]
     print("%-13s %12s %12s %7s" % ("workload", "torch", "libdl", "ratio"))

@@ -401,6 +401,38 @@ SFX (group_backward_rows) (const DlNormArgs *a)
   });
 }
 
+/* group norm's backward for one (sample, group) row with s > 1: the sums
+ * of dy and dy (x - mean) of each of its channels into @sdy and @sdyx
+ * ([n, c]), then its dx */
+DL_CPU_CLONES static void
+SFX (group_plane_row_backward) (const DlNormArgs *a, gint64 r, double *sdy, double *sdyx)
+{
+  const gint64 c = a->c, s = a->s, groups = a->groups, cg = c / groups;
+  const gint64 ni = r / groups, g = r % groups, d = cg * s;
+  const T *x = a->x, *dy = a->dy, *w = a->weight;
+  T mu = ((const T *)a->mean)[r], rs = ((const T *)a->rstd)[r], c2, c3;
+  double sa = 0, sb = 0;
+
+  for (gint64 j = 0; j < cg; j++)
+    {
+      gint64 p = ni * c + g * cg + j;
+      double wc = w ? w[g * cg + j] : 1;
+
+      SFX (sum_dy_dyx) (dy + p * s, x + p * s, s, mu, &sdy[p], &sdyx[p]);
+      sa += wc * sdy[p];
+      sb += wc * sdyx[p];
+    }
+  if (!a->dx)
+    return;
+  c2 = (T)(-(double)rs * rs * rs * sb / d);
+  c3 = (T)(-(double)rs * sa / d - mu * (double)c2);
+  for (gint64 j = 0; j < cg; j++)
+    {
+      gint64 ch = g * cg + j, off = (ni * c + ch) * s;
+      SFX (affine2) (dy + off, x + off, (T *)a->dx + off, s, (w ? w[ch] : 1) * rs, c2, c3);
+    }
+}
+
 /* group norm's backward with s > 1: per (sample, group), the sums of dy and
  * dy (x - mean) of each of its channels, then its dx; then the weight and
  * bias gradients from the sums */
@@ -408,8 +440,7 @@ static void
 SFX (group_backward_planes) (const DlNormArgs *a)
 {
   const gint64 n = a->n, c = a->c, s = a->s, groups = a->groups, cg = c / groups;
-  const T *x = a->x, *dy = a->dy, *w = a->weight;
-  const T *mean = a->mean, *rstd = a->rstd;
+  const T *rstd = a->rstd;
   g_autofree double *sdy = g_new0 (double, n *c);
   g_autofree double *sdyx = g_new0 (double, n *c);
   gboolean par = n * c * s >= DL_CPU_GRAIN;
@@ -417,28 +448,7 @@ SFX (group_backward_planes) (const DlNormArgs *a)
   /* row by row: its planes' sums, then (while they are in cache) its dx */
   DL_CPU_FOR_IF (
       par && n * groups > 1, for (gint64 r = 0; r < n * groups; r++) {
-        const gint64 ni = r / groups, g = r % groups, d = cg * s;
-        double sa = 0, sb = 0;
-        T mu = mean[r], rs = rstd[r], c2, c3;
-
-        for (gint64 j = 0; j < cg; j++)
-          {
-            gint64 p = ni * c + g * cg + j;
-            double wc = w ? w[g * cg + j] : 1;
-
-            SFX (sum_dy_dyx) (dy + p * s, x + p * s, s, mu, &sdy[p], &sdyx[p]);
-            sa += wc * sdy[p];
-            sb += wc * sdyx[p];
-          }
-        if (!a->dx)
-          continue;
-        c2 = (T)(-(double)rs * rs * rs * sb / d);
-        c3 = (T)(-(double)rs * sa / d - mu * (double)c2);
-        for (gint64 j = 0; j < cg; j++)
-          {
-            gint64 ch = g * cg + j, off = (ni * c + ch) * s;
-            SFX (affine2) (dy + off, x + off, (T *)a->dx + off, s, (w ? w[ch] : 1) * rs, c2, c3);
-          }
+        SFX (group_plane_row_backward) (a, r, sdy, sdyx);
       });
   for (gint64 ch = 0; ch < c; ch++)
     {
