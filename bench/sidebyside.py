@@ -52,3 +52,16 @@ def print_table(work, torch, dl, rounds, seconds, warmup=3):
         bt, bd = least_times(make(torch), make(dl), rounds, seconds, warmup)
         print("%-10s %9.1f us %9.1f us %7.2f %7.1f" % (name, bt * 1e6, bd * 1e6, bd / bt, target),
               flush=True)
+
+
+def parse_args(doc, torch):
+    """The options of a side-by-side benchmark (--rounds, --seconds), with
+    torch set to use every core as the comparison requires."""
+    import argparse
+    import os
+
+    p = argparse.ArgumentParser(description=doc)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--seconds", type=float, default=0.3)
+    torch.set_num_threads(os.cpu_count())
+    return p.parse_args()

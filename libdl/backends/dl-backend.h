@@ -255,6 +255,50 @@ typedef struct
   gint64 col_batch_stride, col_row_stride;
 } DlConvGeometry;
 
+/* What the normalisation kernels see: a contiguous float32/float64 input
+ * x viewed as [n, c, s] (batch, channels, the other dims flattened).
+ *
+ *   DL_NORM_BATCH  statistics per channel over n * s elements; mean and
+ *                  rstd hold c values. Training: the kernel computes them
+ *                  (and var, the biased variance, when non-NULL); else
+ *                  mean and var are given (the running statistics) and the
+ *                  kernel writes rstd = 1 / sqrt (var + eps).
+ *   DL_NORM_GROUP  statistics per (sample, group) over the c / groups * s
+ *                  elements of the group; mean and rstd hold n * groups
+ *                  values. Layer norm is the case groups = 1, s = 1, c =
+ *                  the normalised size.
+ * y = (x - mean) * rstd * weight[channel] + bias[channel], weight and bias
+ * nullable (1 and 0). Backward: dx, dweight, dbias are each written when
+ * non-NULL, from dy (contiguous like x), x, weight and the forward's mean
+ * and rstd; with training FALSE (batch norm in eval mode) mean and rstd
+ * are constants. */
+typedef enum
+{
+  DL_NORM_BATCH,
+  DL_NORM_GROUP,
+} DlNormKind;
+
+typedef struct
+{
+  DlNormKind kind;
+  gint64 n, c, s;
+  gint64 groups;
+  gdouble eps;
+  gboolean training;
+  const void *x;
+  const void *weight; /* nullable */
+  const void *bias;   /* nullable */
+  void *mean;
+  void *rstd;
+  void *var; /* batch norm: out in training (nullable), in otherwise */
+  void *y;
+  /* backward */
+  const void *dy;
+  void *dx;      /* nullable */
+  void *dweight; /* nullable */
+  void *dbias;   /* nullable */
+} DlNormArgs;
+
 typedef struct _DlBackend DlBackend;
 typedef struct _DlBackendContext DlBackendContext;
 
@@ -544,6 +588,21 @@ struct _DlBackend
                       void *out,
                       gint64 *indices,
                       DlDType dtype);
+  /* batch, group and layer normalisation in one pass over cached data
+   * (see DlNormArgs): the forward writes y, mean and rstd; the backward
+   * dx, dweight and dbias together */
+  void (*norm_forward) (DlBackendContext *ctx, const DlNormArgs *args, DlDType dtype);
+  void (*norm_backward) (DlBackendContext *ctx, const DlNormArgs *args, DlDType dtype);
+  /* max_pool2d's gradient: each of grad_out's elements [n, c, out_h,
+   * out_w] added into the contiguous grad_in [n, c, h, w] at the flat
+   * position in its plane that indices (from max_pool2d) holds; every
+   * element of grad_in written */
+  void (*max_pool2d_backward) (DlBackendContext *ctx,
+                               const DlConvGeometry *g,
+                               const void *grad_out,
+                               const gint64 *indices,
+                               void *grad_in,
+                               DlDType dtype);
 };
 
 /* A device type as a backend registers it with the device registry

@@ -717,10 +717,11 @@ dl_conv_transpose2d (DlTensor *input,
 typedef struct
 {
   DlSavedTensor indices;
+  DlConvGeometry g;
 } MaxPoolState;
 
-/* the output gradient added at each window's maximum (scatter_add, which
- * create_graph records) */
+/* the output gradient added at each window's maximum: the backend's
+ * kernel, or scatter_add, which create_graph records */
 static gboolean
 max_pool2d_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
@@ -734,6 +735,20 @@ max_pool2d_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   DlTensor *idx;
 
   TRY (idx = dl_node_saved (node, &s->indices, error));
+  if (!dl_is_grad_enabled () && dl_tensor_context (go[0])->backend->max_pool2d_backward
+      && (go[0]->dtype == DL_DTYPE_FLOAT32 || go[0]->dtype == DL_DTYPE_FLOAT64))
+    {
+      DlBackendContext *ctx = dl_tensor_context (go[0]);
+      g_autoptr (DlTensor) gc = NULL;
+
+      TRY (gc = dl_tensor_contiguous (go[0], error));
+      TRY (gi[0] = dl_tensor_new_empty_internal (dl_tensor_device (gc), gc->dtype, in->sizes,
+                                                 in->ndim, error));
+      ctx->backend->max_pool2d_backward (ctx, &s->g, dl_tensor_data (gc),
+                                         (const gint64 *)dl_tensor_data (idx),
+                                         dl_tensor_data (gi[0]), gc->dtype);
+      return TRUE;
+    }
   TRY (zeros
        = dl_zeros ((gint64[]){ n, c, hw }, 3, go[0]->dtype, dl_tensor_get_device (go[0]), error));
   TRY (idx3 = dl_tensor_reshape (idx, (gint64[]){ n, c, -1 }, 3, error));
@@ -855,6 +870,7 @@ dl_max_pool2d (DlTensor *input,
           = dl_node_new_for_op ("MaxPool2DWithIndicesBackward0", max_pool2d_backward, 1, &x);
       MaxPoolState *s = DL_NODE_NEW_STATE (node, MaxPoolState);
 
+      s->g = g;
       dl_node_save (node, &s->indices, idx, FALSE);
       dl_node_set_output (node, out, 0);
     }

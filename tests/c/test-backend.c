@@ -367,6 +367,19 @@ test_backend_optional_slots (void)
   assert_not_supported (error, "cumsum: not supported on device 'fake:0' (its backend, 'fake', "
                                "has no 'scan' kernel)");
   g_clear_error (&error);
+  r = dl_layer_norm (x, shape, 1, NULL, NULL, 1e-5, &error);
+  g_assert_null (r);
+  assert_not_supported (error, "layer_norm: not supported on device 'fake:0' (its backend, "
+                               "'fake', has no 'norm_forward' kernel)");
+  g_clear_error (&error);
+  {
+    g_autoptr (DlTensor) w = dl_ones (shape, 1, DL_DTYPE_FLOAT32, NULL, &error);
+
+    r = dl_layer_norm (x, shape, 1, w, NULL, 1e-5, &error);
+    g_assert_null (r);
+    g_assert_error (error, DL_ERROR, DL_ERROR_DEVICE);
+    g_clear_error (&error);
+  }
   r = dl_tensor_unique (x, NULL, NULL, &error);
   g_assert_null (r);
   g_assert_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED);

@@ -1275,6 +1275,39 @@ test('data: a JS data set, TensorDataset and DataLoader', () => {
     assertDlError(() => Dl.DataLoader.new(ds, 0, false), Dl.Error.ARGUMENT, 'batch size 0');
 });
 
+test('normalisation: Dl.batch_norm and the BatchNorm2d, LayerNorm, GroupNorm layers', () => {
+    const x = fromArray([1, 10, 3, 20], [2, 2], F32);
+    const rm = fromArray([0, 0], [2], F32), rv = fromArray([1, 1], [2], F32);
+    const y = Dl.batch_norm(x, rm, rv, null, null, true, 0.1, 0);
+    assertClose(values(y), [-1, -1, 1, 1], 1e-6, 'batch statistics');
+    assertClose(values(rm), [0.2, 1.5], 1e-6, 'running mean');
+
+    const bn = new Dl.BatchNorm2d({num_features: 3, momentum: -1});
+    const img = Dl.randn([4, 3, 2, 2], F32, null);
+    img.set_requires_grad(true);
+    const out = bn.forward(img);
+    out.mul(out).sum().backward(null, false, false);
+    assert(img.get_grad() !== null && bn.get_parameter('bias').get_grad() !== null, 'gradients');
+    assert(bn.get_buffer('num_batches_tracked').item() === 1, 'batches tracked');
+    assert(bn.state_dict().get_names().join() ===
+        'weight,bias,running_mean,running_var,num_batches_tracked', bn.state_dict().get_names());
+    const e = assertDlError(() => bn.forward(Dl.randn([4, 3, 2], F32, null)), Dl.Error.SHAPE,
+        'rank');
+    assert(e.message === 'BatchNorm2d: expected 4D input (got 3D input)', e.message);
+
+    const ln = new Dl.LayerNorm({normalized_shape: new GLib.Variant('ax', [2, 2])});
+    const lo = ln.forward(img);
+    lo.sum().backward(null, false, false);
+    assert(ln.get_parameter('weight').get_grad() !== null, 'layer norm weight gradient');
+    assertArrayEqual(Array.from(ln.get_normalized_shape()), [2, 2], 'normalized shape');
+
+    const gn = new Dl.GroupNorm({num_groups: 3, num_channels: 3});
+    const go = gn.forward(img);
+    go.sum().backward(null, false, false);
+    assert(gn.get_parameter('weight').get_grad() !== null, 'group norm weight gradient');
+    assertDlError(() => Dl.GroupNorm.new(4, 6), Dl.Error.ARGUMENT, 'groups not dividing');
+});
+
 // Run
 
 let failed = 0;

@@ -199,6 +199,20 @@ WALK = {
     'NanmedianBackward1': [Case(lambda m, a: a.nanmedian(0)[0], (3, 5))],
     'NansumBackward0': [Case(lambda m, a: a.nansum(), (3, 4)),
                         Case(lambda m, a: a.nansum(1), (3, 4))],
+    # the norms: one fused node each, recorded ops for the double backward
+    'NativeBatchNormBackward0': [
+        Case(lambda m, a, w, b: m.nn.functional.batch_norm(a, None, None, w, b, True), (3, 2, 4),
+             (2,), (2,)),
+        Case(lambda m, a: m.nn.functional.batch_norm(a, None, None, training=True), (4, 3)),
+        Case(lambda m, a, w: m.nn.functional.batch_norm(a, m.zeros(2, dtype=m.float64) + 0.5,
+                                                        m.ones(2, dtype=m.float64) * 2, w, None),
+             (3, 2, 2), (2,))],
+    'NativeLayerNormBackward0': [
+        Case(lambda m, a, w, b: m.nn.functional.layer_norm(a, (4,), w, b), (3, 4), (4,), (4,)),
+        Case(lambda m, a: m.nn.functional.layer_norm(a, (2, 3)), (2, 2, 3))],
+    'NativeGroupNormBackward0': [
+        Case(lambda m, a, w, b: m.nn.functional.group_norm(a, 2, w, b), (2, 4, 3), (4,), (4,)),
+        Case(lambda m, a: m.nn.functional.group_norm(a, 3), (2, 3, 2, 2))],
     'NegBackward0': unary(lambda m, a: -a),
     'NormBackward1': [Case(lambda m, a: a.norm(dim=1), (3, 4)),
                       Case(lambda m, a: a.norm(p=3, dim=0, keepdim=True), (3, 4), domain='nonzero'),

@@ -415,6 +415,52 @@ void test_conv () {
     }
 }
 
+/* Dl.batch_norm on known values, and the norm layers */
+void test_norm () {
+    try {
+        var x = from_array ({1, 10, 3, 20}, {2, 2}, Dl.DType.FLOAT32);
+        var rm = from_array ({0, 0}, {2}, Dl.DType.FLOAT32);
+        var rv = from_array ({1, 1}, {2}, Dl.DType.FLOAT32);
+        var y = Dl.batch_norm (x, rm, rv, null, null, true, 0.1, 0);
+        assert_values (y, {-1, -1, 1, 1}, 1e-6);
+        assert_values (rm, {0.2, 1.5}, 1e-6);
+
+        var img = Dl.randn ({4, 3, 2, 2});
+        img.set_requires_grad (true);
+        var bn = new Dl.BatchNorm2d (3);
+        var res = bn.forward (img);
+        res.mul (res).sum ().backward ();
+        assert (img.get_grad () != null);
+        assert (bn.get_parameter ("weight").get_grad () != null);
+        assert (bn.get_buffer ("num_batches_tracked").item () == 1);
+        bn.set_training (false);
+        bn.forward (img);
+        try {
+            bn.forward (Dl.randn ({4, 3, 2}));
+            assert_not_reached ();
+        } catch (Dl.Error e) {
+            assert (e.message == "BatchNorm2d: expected 4D input (got 3D input)");
+        }
+
+        var ln = new Dl.LayerNorm ({2, 2}, 1e-5, true);
+        ln.forward (img).sum ().backward ();
+        assert (ln.get_parameter ("bias").get_grad () != null);
+        assert (ln.get_normalized_shape ().length == 2);
+
+        var gn = new Dl.GroupNorm (3, 3);
+        gn.forward (img).sum ().backward ();
+        assert (gn.get_parameter ("weight").get_grad () != null);
+        try {
+            new Dl.GroupNorm (4, 6);
+            assert_not_reached ();
+        } catch (Dl.Error e) {
+            assert ("divisible" in e.message);
+        }
+    } catch (GLib.Error e) {
+        error ("%s", e.message);
+    }
+}
+
 /* The defaults Dl-1.0.metadata gives nullable and optional arguments */
 void test_gradcheck () {
     try {
@@ -1325,5 +1371,6 @@ int main (string[] args) {
     Test.add_func ("/vala/function/gradients", test_function_gradients);
     Test.add_func ("/vala/function/double-backward", test_function_double_backward);
     Test.add_func ("/vala/function/errors", test_function_errors);
+    Test.add_func ("/vala/norm", test_norm);
     return Test.run ();
 }

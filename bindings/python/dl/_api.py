@@ -70,6 +70,12 @@ __all__ = ['Generator', 'Node', 'Size', 'Tensor', 'add', 'allclose', 'eq', 'equa
            'unique', 'unique_consecutive', 'unsqueeze', 'utils', 'var', 'var_mean', 'vdot',
            'vstack', 'where', 'zeros', 'zeros_like']
 
+# torch.batch_norm, layer_norm and group_norm (not the typelib's functions,
+# whose arguments are in nn.functional's order)
+from .nn.normalization import (_torch_batch_norm as batch_norm,  # noqa: E402
+                               _torch_group_norm as group_norm, _torch_layer_norm as layer_norm)
+__all__ += ['batch_norm', 'layer_norm', 'group_norm']
+
 # Exports whose names are Python builtins (float, int, bool, sum, max, ...)
 # live in this dict rather than among this module's globals, so that no
 # module shadows a builtin it uses; __getattr__ hands them out (PyGObject's

@@ -113,10 +113,23 @@ valid_range (gint64 off, gint64 sw, gint64 w, gint64 out_w, gint64 *x0, gint64 *
 DL_DEFINE_CONV (float, f32)
 DL_DEFINE_CONV (double, f64)
 
+/* the taps [*lo, *hi) of a window starting at @start (with @k taps @d
+ * apart) that lie inside [0, @size) */
+static inline void
+taps_inside (gint64 start, gint64 k, gint64 d, gint64 size, gint64 *lo, gint64 *hi)
+{
+  *lo = start >= 0 ? 0 : (-start + d - 1) / d;
+  *hi = start + (k - 1) * d < size ? k : (size - start + d - 1) / d;
+  if (*hi < *lo)
+    *hi = *lo;
+}
+
 /* one (image, channel) plane per iteration; each output the maximum of its
- * window's taps that lie inside the image */
+ * window's taps that lie inside the image (the first maximum; the first
+ * NaN wins), the taps' ranges clipped once per row and column */
 #define DL_DEFINE_MAX_POOL(T, suffix)                                                              \
-  static void max_pool2d_##suffix (const DlConvGeometry *g, const T *image, T *out, gint64 *idx)   \
+  DL_CPU_CLONES static void max_pool2d_##suffix (const DlConvGeometry *g, const T *image, T *out,  \
+                                                 gint64 *idx)                                      \
   {                                                                                                \
     const gint64 planes = g->n * g->c, l = g->out_h * g->out_w;                                    \
                                                                                                    \
@@ -127,38 +140,61 @@ DL_DEFINE_CONV (double, f64)
           gint64 *at = idx + p * l;                                                                \
                                                                                                    \
           for (gint64 y = 0; y < g->out_h; y++)                                                    \
-            for (gint64 x = 0; x < g->out_w; x++)                                                  \
-              {                                                                                    \
-                T best = 0;                                                                        \
-                gint64 where = -1;                                                                 \
+            {                                                                                      \
+              const gint64 iy0 = y * g->sh - g->ph;                                                \
+              gint64 i_lo, i_hi;                                                                   \
                                                                                                    \
-                gboolean nan = FALSE;                                                              \
+              taps_inside (iy0, g->kh, g->dh, g->h, &i_lo, &i_hi);                                 \
+              for (gint64 x = 0; x < g->out_w; x++)                                                \
+                {                                                                                  \
+                  const gint64 ix0 = x * g->sw - g->pw;                                            \
+                  gint64 j_lo, j_hi, where = -1;                                                   \
+                  T best = 0;                                                                      \
                                                                                                    \
-                for (gint64 i = 0; i < g->kh && !nan; i++)                                         \
-                  {                                                                                \
-                    const gint64 iy = y * g->sh - g->ph + i * g->dh;                               \
+                  taps_inside (ix0, g->kw, g->dw, g->w, &j_lo, &j_hi);                             \
+                  if (i_lo < i_hi && j_lo < j_hi)                                                  \
+                    {                                                                              \
+                      where = (iy0 + i_lo * g->dh) * g->w + ix0 + j_lo * g->dw;                    \
+                      best = src[where];                                                           \
+                    }                                                                              \
+                  for (gint64 i = i_lo; i < i_hi; i++)                                             \
+                    {                                                                              \
+                      const gint64 r = (iy0 + i * g->dh) * g->w + ix0;                             \
                                                                                                    \
-                    if (iy < 0 || iy >= g->h)                                                      \
-                      continue;                                                                    \
-                    for (gint64 j = 0; j < g->kw && !nan; j++)                                     \
-                      {                                                                            \
-                        const gint64 ix = x * g->sw - g->pw + j * g->dw;                           \
-                        T v;                                                                       \
+                      for (gint64 j = j_lo; j < j_hi; j++)                                         \
+                        {                                                                          \
+                          T v = src[r + j * g->dw];                                                \
                                                                                                    \
-                        if (ix < 0 || ix >= g->w)                                                  \
-                          continue;                                                                \
-                        v = src[iy * g->w + ix];                                                   \
-                        if (where < 0 || v > best || isnan (v))                                    \
-                          {                                                                        \
-                            best = v;                                                              \
-                            where = iy * g->w + ix;                                                \
-                            nan = isnan (v);                                                       \
-                          }                                                                        \
-                      }                                                                            \
-                  }                                                                                \
-                dst[y * g->out_w + x] = best;                                                      \
-                at[y * g->out_w + x] = where;                                                      \
-              }                                                                                    \
+                          if (v > best || (v != v && best == best))                                \
+                            {                                                                      \
+                              best = v;                                                            \
+                              where = r + j * g->dw;                                               \
+                            }                                                                      \
+                        }                                                                          \
+                    }                                                                              \
+                  dst[y * g->out_w + x] = best;                                                    \
+                  at[y * g->out_w + x] = where;                                                    \
+                }                                                                                  \
+            }                                                                                      \
+        });                                                                                        \
+  }                                                                                                \
+                                                                                                   \
+  /* the output gradient added at each window's maximum, plane by plane */                         \
+  static void max_pool2d_backward_##suffix (const DlConvGeometry *g, const T *grad_out,            \
+                                            const gint64 *idx, T *grad_in)                         \
+  {                                                                                                \
+    const gint64 planes = g->n * g->c, l = g->out_h * g->out_w, hw = g->h * g->w;                  \
+                                                                                                   \
+    DL_CPU_FOR_IF (                                                                                \
+        planes *(l + hw) >= DL_CPU_GRAIN, for (gint64 p = 0; p < planes; p++) {                    \
+          const T *go = grad_out + p * l;                                                          \
+          const gint64 *at = idx + p * l;                                                          \
+          T *gi = grad_in + p * hw;                                                                \
+                                                                                                   \
+          memset (gi, 0, hw * sizeof (T));                                                         \
+          for (gint64 k = 0; k < l; k++)                                                           \
+            if (at[k] >= 0)                                                                        \
+              gi[at[k]] += go[k];                                                                  \
         });                                                                                        \
   }
 
@@ -177,6 +213,20 @@ dl_cpu_max_pool2d (DlBackendContext *ctx,
     max_pool2d_f64 (g, image, out, indices);
   else
     max_pool2d_f32 (g, image, out, indices);
+}
+
+void
+dl_cpu_max_pool2d_backward (DlBackendContext *ctx,
+                            const DlConvGeometry *g,
+                            const void *grad_out,
+                            const gint64 *indices,
+                            void *grad_in,
+                            DlDType dtype)
+{
+  if (dtype == DL_DTYPE_FLOAT64)
+    max_pool2d_backward_f64 (g, grad_out, indices, grad_in);
+  else
+    max_pool2d_backward_f32 (g, grad_out, indices, grad_in);
 }
 
 void

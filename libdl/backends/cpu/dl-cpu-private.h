@@ -430,6 +430,14 @@ void dl_cpu_col2im (DlBackendContext *ctx,
                     void *image,
                     DlDType dtype);
 void dl_cpu_optim_step (DlBackendContext *ctx, const DlOptimStepArgs *args, DlDType dtype);
+void dl_cpu_max_pool2d_backward (DlBackendContext *ctx,
+                                 const DlConvGeometry *g,
+                                 const void *grad_out,
+                                 const gint64 *indices,
+                                 void *grad_in,
+                                 DlDType dtype);
+void dl_cpu_norm_forward (DlBackendContext *ctx, const DlNormArgs *args, DlDType dtype);
+void dl_cpu_norm_backward (DlBackendContext *ctx, const DlNormArgs *args, DlDType dtype);
 void dl_cpu_unique_sorted (DlBackendContext *ctx,
                            const void *sorted,
                            gint64 n,

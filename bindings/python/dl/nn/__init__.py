@@ -9,9 +9,9 @@ from .modules import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, Flatten, GEL
                       MSELoss, NLLLoss, ReLU, Sequential, Sigmoid, SiLU, SmoothL1Loss, Softmax,
                       Tanh)
 from .parameter import Parameter
-from .conv import (ELU, AdaptiveAvgPool2d, AvgPool2d, BatchNorm1d, BatchNorm2d, Conv1d, Conv2d,
-                   ConvTranspose2d, Dropout, Embedding, Fold, Hardtanh, LayerNorm, MaxPool2d,
-                   Softplus, Unfold)
+from .conv import (ELU, AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, ConvTranspose2d, Dropout,
+                   Embedding, Fold, Hardtanh, MaxPool2d, Softplus, Unfold)
+from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
 
 __all__ = ['Module', 'Linear', 'Parameter', 'ReLU', 'LeakyReLU', 'Sigmoid', 'Tanh', 'GELU',
            'SiLU', 'Identity', 'Flatten', 'LogSoftmax', 'Softmax', 'Sequential',
@@ -20,3 +20,4 @@ __all__ = ['Module', 'Linear', 'Parameter', 'ReLU', 'LeakyReLU', 'Sigmoid', 'Tan
 __all__ += ['Conv1d', 'Conv2d', 'ConvTranspose2d', 'Fold', 'Unfold', 'MaxPool2d', 'AvgPool2d',
             'AdaptiveAvgPool2d', 'Dropout', 'BatchNorm1d', 'BatchNorm2d', 'LayerNorm',
             'Embedding', 'ELU', 'Hardtanh', 'Softplus']
+__all__ += ['GroupNorm']

@@ -1,0 +1,215 @@
+# normalization.py: batch_norm, layer_norm, group_norm and their modules
+# (BatchNorm1d/2d, LayerNorm, GroupNorm are libdl's DlBatchNorm1d/2d,
+# DlLayerNorm and DlGroupNorm; the functions its fused C ops).
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+from .._lib import OVERRIDE_MODULE, Dl, GLib, _translate, typelib_override
+from .modules import Module, _construct, _Layer, _reduce_layer
+
+__all__ = ['batch_norm', 'layer_norm', 'group_norm', 'BatchNorm1d', 'BatchNorm2d', 'LayerNorm',
+           'GroupNorm']
+
+
+def _norm_error(e):
+    """PyTorch raises ValueError for a batch of one value per channel and
+    for a wrong rank given to a BatchNorm module."""
+    if isinstance(e, GLib.Error) and e.domain == 'dl-error-quark' and (
+            'more than 1 value per channel' in e.message or 'D input (got' in e.message):
+        return ValueError(e.message)
+    return _translate(e)
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-05):
+    try:
+        return Dl.batch_norm(input, running_mean, running_var, weight, bias, bool(training),
+                             float(momentum), float(eps))
+    except GLib.Error as e:
+        raise _norm_error(e) from None
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
+    if not isinstance(normalized_shape, (tuple, list)):
+        normalized_shape = (normalized_shape,)
+    try:
+        return Dl.layer_norm(input, [int(s) for s in normalized_shape], weight, bias, float(eps))
+    except GLib.Error as e:
+        raise _norm_error(e) from None
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
+    try:
+        return Dl.group_norm(input, int(num_groups), weight, bias, float(eps))
+    except GLib.Error as e:
+        raise _norm_error(e) from None
+
+
+def _torch_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+                      cudnn_enabled=True):
+    """torch.batch_norm, whose arguments come in another order than
+    torch.nn.functional.batch_norm's"""
+    return batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def _torch_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05,
+                      cudnn_enable=True):
+    """torch.layer_norm"""
+    return layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def _torch_group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
+    """torch.group_norm"""
+    return group_norm(input, num_groups, weight, bias, eps)
+
+
+class _Norm(_Layer):
+    """What the norm layers share: weight and bias (None without them),
+    eps, and forward with PyTorch's exceptions."""
+
+    @property
+    def weight(self):
+        return self.get_parameter('weight')
+
+    @property
+    def bias(self):
+        return self.get_parameter('bias')
+
+    eps = property(lambda self: self.get_property('eps'),
+                   lambda self, v: self.set_property('eps', float(v)))
+
+    def forward(self, input):
+        try:
+            return Module.forward(self, input)
+        except GLib.Error as e:
+            raise _norm_error(e) from None
+
+
+
+def _rebuild_with_buffers(rebuild, args, buffers):
+    m = rebuild(*args)
+    for name, t in buffers:
+        Dl.Module.register_buffer(m, name, t, True)
+    return m
+
+
+class _BatchNorm(_Norm):
+    _properties = ('num_features', 'eps', 'momentum', 'affine', 'track_running_stats')
+
+    def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True,
+                 track_running_stats=True, device=None, dtype=None):
+        _construct(self, self._typelib_class, num_features=int(num_features), eps=float(eps),
+                   momentum=-1.0 if momentum is None else float(momentum), affine=bool(affine),
+                   track_running_stats=bool(track_running_stats))
+
+    num_features = property(lambda self: self.get_property('num-features'))
+    affine = property(lambda self: self.get_property('affine'))
+    track_running_stats = property(lambda self: self.get_property('track-running-stats'))
+
+    @property
+    def momentum(self):
+        m = self.get_property('momentum')
+        return None if m < 0 else m
+
+    @momentum.setter
+    def momentum(self, value):
+        self.set_property('momentum', -1.0 if value is None else float(value))
+
+    def __getattr__(self, name):
+        if name in ('running_mean', 'running_var', 'num_batches_tracked') \
+                and not Dl.Module.has_buffer(self, name):
+            return None
+        return super().__getattr__(name)
+
+    def __reduce_ex__(self, protocol):
+        # the layer as _reduce_layer keeps it, and the running statistics
+        rebuild, args = _reduce_layer(self)
+        buffers = [(n, Dl.Module.get_buffer(self, n)) for n in self.buffer_names()]
+        return (_rebuild_with_buffers, (rebuild, args, buffers))
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        self.reset_running_stats()
+        if self.affine:
+            self.weight.detach().fill_(1)
+            self.bias.detach().zero_()
+
+    def extra_repr(self):
+        return ('{}, eps={}, momentum={}, affine={}, track_running_stats={}'.format(
+            self.num_features, self.eps, self.momentum, self.affine, self.track_running_stats))
+
+
+@typelib_override(__name__)
+class BatchNorm1d(_BatchNorm, Dl.BatchNorm1d, Module):
+    """torch.nn.BatchNorm1d(num_features, eps=1e-05, momentum=0.1,
+    affine=True, track_running_stats=True)."""
+    __module__ = OVERRIDE_MODULE
+    _typelib_class = Dl.BatchNorm1d
+
+
+@typelib_override(__name__)
+class BatchNorm2d(_BatchNorm, Dl.BatchNorm2d, Module):
+    """torch.nn.BatchNorm2d(num_features, eps=1e-05, momentum=0.1,
+    affine=True, track_running_stats=True)."""
+    __module__ = OVERRIDE_MODULE
+    _typelib_class = Dl.BatchNorm2d
+
+
+@typelib_override(__name__)
+class LayerNorm(_Norm, Dl.LayerNorm, Module):
+    """torch.nn.LayerNorm(normalized_shape, eps=1e-05,
+    elementwise_affine=True)."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('eps', 'elementwise_affine')
+
+    def __init__(self, normalized_shape, eps=1e-05, elementwise_affine=True, device=None,
+                 dtype=None):
+        if not isinstance(normalized_shape, (tuple, list)):
+            normalized_shape = (normalized_shape,)
+        _construct(self, Dl.LayerNorm,
+                   normalized_shape=GLib.Variant('ax', [int(s) for s in normalized_shape]),
+                   eps=float(eps), elementwise_affine=bool(elementwise_affine))
+
+    @property
+    def normalized_shape(self):
+        return tuple(self.get_normalized_shape())
+
+    elementwise_affine = property(lambda self: self.get_property('elementwise-affine'))
+
+    def __reduce_ex__(self, protocol):
+        return (LayerNorm, (self.normalized_shape, self.eps, self.elementwise_affine),
+                self.state_dict())
+
+    def __setstate__(self, state):
+        self.load_state_dict(state)
+
+    def extra_repr(self):
+        return '{}, eps={}, elementwise_affine={}'.format(self.normalized_shape, self.eps,
+                                                         self.elementwise_affine)
+
+
+@typelib_override(__name__)
+class GroupNorm(_Norm, Dl.GroupNorm, Module):
+    """torch.nn.GroupNorm(num_groups, num_channels, eps=1e-05,
+    affine=True)."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('num_groups', 'num_channels', 'eps', 'affine')
+
+    def __init__(self, num_groups, num_channels, eps=1e-05, affine=True, device=None,
+                 dtype=None):
+        _construct(self, Dl.GroupNorm, num_groups=int(num_groups),
+                   num_channels=int(num_channels), eps=float(eps), affine=bool(affine))
+
+    num_groups = property(lambda self: self.get_property('num-groups'))
+    num_channels = property(lambda self: self.get_property('num-channels'))
+    affine = property(lambda self: self.get_property('affine'))
+
+    def extra_repr(self):
+        return '{}, {}, eps={}, affine={}'.format(self.num_groups, self.num_channels, self.eps,
+                                                 self.affine)
