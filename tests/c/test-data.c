@@ -5,6 +5,11 @@
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gio/gunixfdlist.h>
+
 #include "dl-test-utils.h"
 
 /* Squares: sample i is ([i, i * i] float64, i int64); sample fail_at
@@ -346,6 +351,58 @@ test_bad_loaders (void)
   }
 }
 
+/* a tensor in shared memory, its descriptor handed over in a GUnixFDList
+ * (as D-Bus or a GSocket would carry it), mapped again: a forked child's
+ * writes through the mapping are seen by the parent */
+static void
+test_shared_memory_across_fork (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) t = dl_zeros ((gint64[]){ 3, 4 }, 2, DL_DTYPE_FLOAT32, NULL, &error);
+  g_autoptr (DlTensor) col = NULL;
+  g_autoptr (GUnixFDList) list = g_unix_fd_list_new ();
+  g_autoptr (DlTensor) mapped = NULL;
+  gint handle, fd, status;
+  pid_t pid;
+
+  g_assert_no_error (error);
+  g_assert_false (dl_tensor_is_shared (t));
+  g_assert_cmpint (dl_tensor_get_shared_fd (t), ==, -1);
+  col = dl_tensor_select (t, 1, 2, &error); /* a strided view, made before sharing */
+  g_assert_true (dl_tensor_share_memory (t, &error));
+  g_assert_no_error (error);
+  g_assert_true (dl_tensor_is_shared (t) && dl_tensor_is_shared (col));
+
+  handle = g_unix_fd_list_append (list, dl_tensor_get_shared_fd (t), &error);
+  g_assert_no_error (error);
+  fd = g_unix_fd_list_get (list, handle, &error); /* a duplicate, as a receiver gets */
+  g_assert_no_error (error);
+  mapped = dl_tensor_new_from_shared_fd (fd, dl_tensor_get_storage_nbytes (col), DL_DTYPE_FLOAT32,
+                                         (gint64[]){ 3 }, 1, (gint64[]){ 4 }, 1,
+                                         dl_tensor_get_storage_offset (col), &error);
+  g_assert_no_error (error);
+  close (fd);
+
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      /* the child writes through the mapping only */
+      g_autoptr (DlTensor) nine = dl_full ((gint64[]){ 3 }, 1, 9, DL_DTYPE_FLOAT32, NULL, NULL);
+
+      _exit (nine && dl_tensor_copy_ (mapped, nine, NULL) ? 0 : 1);
+    }
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+  dl_test_assert_values (col, (gdouble[]){ 9, 9, 9 }, 3, 0);
+  dl_test_assert_values (t, (gdouble[]){ 0, 0, 9, 0, 0, 0, 9, 0, 0, 0, 9, 0 }, 12, 0);
+
+  /* a view past the storage's end is refused */
+  g_assert_null (dl_tensor_new_from_shared_fd (dl_tensor_get_shared_fd (t), 48, DL_DTYPE_FLOAT32,
+                                               (gint64[]){ 13 }, 1, NULL, 0, 0, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -356,5 +413,6 @@ main (int argc, char **argv)
   g_test_add_func ("/data/dropped-pass", test_dropped_pass_stops_its_workers);
   g_test_add_func ("/data/builtin-datasets", test_builtin_datasets);
   g_test_add_func ("/data/bad-loaders", test_bad_loaders);
+  g_test_add_func ("/data/shared-memory", test_shared_memory_across_fork);
   return g_test_run ();
 }
