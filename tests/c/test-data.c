@@ -387,10 +387,12 @@ test_shared_memory_across_fork (void)
   g_assert_cmpint (pid, >=, 0);
   if (pid == 0)
     {
-      /* the child writes through the mapping only */
-      g_autoptr (DlTensor) nine = dl_full ((gint64[]){ 3 }, 1, 9, DL_DTYPE_FLOAT32, NULL, NULL);
-
-      _exit (nine && dl_tensor_copy_ (mapped, nine, NULL) ? 0 : 1);
+      /* the child writes through the mapping only, then leaves through
+       * exec: valgrind follows a fork and would count what the child
+       * never unwound as lost, but does no leak check at an exec */
+      if (dl_tensor_fill_ (mapped, 9, NULL))
+        execl ("/bin/true", "true", (char *)NULL);
+      _exit (1);
     }
   g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
   g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
