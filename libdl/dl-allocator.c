@@ -76,6 +76,26 @@ release_list_locked (DlAllocator *self, gsize size, GSList *list)
   g_slist_free (list);
 }
 
+/* releases cached blocks, whole free lists at a time, until at least
+ * @nbytes went back or none are left */
+static void
+trim_locked (DlAllocator *self, gsize nbytes)
+{
+  GHashTableIter iter;
+  gpointer key, value;
+  gsize released = 0;
+
+  g_hash_table_iter_init (&iter, self->free_lists);
+  while (released < nbytes && g_hash_table_iter_next (&iter, &key, &value))
+    {
+      gsize size = *(gint64 *)key;
+
+      released += size * g_slist_length (value);
+      release_list_locked (self, size, value);
+      g_hash_table_iter_remove (&iter);
+    }
+}
+
 gpointer
 dl_allocator_alloc (DlAllocator *self, gsize nbytes, gsize *block_size)
 {
@@ -102,6 +122,11 @@ dl_allocator_alloc (DlAllocator *self, gsize nbytes, gsize *block_size)
     }
   if (ptr == NULL)
     {
+      /* a size the cache has none of: the blocks it holds are of sizes no
+       * longer asked for (a phase of the program ended, say training gave
+       * way to evaluation), so as much of them as this block goes back
+       * first, and the memory held stays near the memory in use */
+      trim_locked (self, size);
       ptr = self->raw_alloc (self->ctx, size);
       if (ptr == NULL && self->stats.cached > 0)
         {

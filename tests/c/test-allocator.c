@@ -216,10 +216,12 @@ test_stats (void)
   g_assert_cmpuint (s.reserved, ==, 4096 + 8192);
   g_assert_cmpuint (s.peak_allocated, ==, 4096 + 8192);
 
+  /* a miss gives the cached 8192-byte block back first */
   p3 = dl_allocator_alloc (a, 16384, &b3);
   s = stats (a);
   g_assert_cmpuint (s.allocated, ==, 4096 + 16384);
-  g_assert_cmpuint (s.reserved, ==, 4096 + 8192 + 16384);
+  g_assert_cmpuint (s.cached, ==, 0);
+  g_assert_cmpuint (s.reserved, ==, 4096 + 16384);
   g_assert_cmpuint (s.peak_allocated, ==, 4096 + 16384);
   g_assert_cmpuint (s.reserved, ==, s.allocated + s.cached);
   g_assert_cmpuint (raw.outstanding, ==, s.reserved);
@@ -228,8 +230,39 @@ test_stats (void)
   dl_allocator_release (a, p3, b3);
   s = stats (a);
   g_assert_cmpuint (s.allocated, ==, 0);
-  g_assert_cmpuint (s.cached, ==, 4096 + 8192 + 16384);
+  g_assert_cmpuint (s.cached, ==, 4096 + 16384);
   g_assert_cmpuint (s.peak_allocated, ==, 4096 + 16384);
+  free_allocator (a);
+}
+
+/* a miss releases cached blocks of other sizes, at least as many bytes as
+ * it needs; hits keep the cache */
+static void
+test_trim_on_miss (void)
+{
+  DlAllocator *a = new_allocator (G_MAXUINT64);
+  gsize b[4], bn;
+  gpointer p[4], q;
+  DlAllocatorStats s;
+
+  for (gint i = 0; i < 4; i++)
+    p[i] = dl_allocator_alloc (a, 4096 << i, &b[i]);
+  for (gint i = 0; i < 4; i++)
+    dl_allocator_release (a, p[i], b[i]);
+  s = stats (a);
+  g_assert_cmpuint (s.cached, ==, 4096 * 15);
+  /* a hit: nothing released */
+  q = dl_allocator_alloc (a, 8192, &bn);
+  s = stats (a);
+  g_assert_cmpuint (s.cached, ==, 4096 * 13);
+  dl_allocator_release (a, q, bn);
+  /* a miss of 3 * 4096: some whole free lists, of at least that much, go */
+  q = dl_allocator_alloc (a, 3 * 4096, &bn);
+  s = stats (a);
+  g_assert_cmpuint (s.cached, <=, 4096 * 12);
+  g_assert_cmpuint (s.reserved, ==, s.allocated + s.cached);
+  g_assert_cmpuint (raw.outstanding, ==, s.reserved);
+  dl_allocator_release (a, q, bn);
   free_allocator (a);
 }
 
@@ -266,11 +299,13 @@ test_cache_limit (void)
   g_assert_cmpuint (raw.outstanding, ==, 8 * KiB);
   g_assert_cmpuint (stats (a).reserved, ==, 8 * KiB);
 
-  /* a block bigger than the whole limit is never cached */
+  /* a block bigger than the whole limit is never cached (and its miss
+   * gave the two cached blocks back) */
   p[0] = dl_allocator_alloc (a, 16 * KiB, &bs[0]);
+  g_assert_cmpuint (raw.n_frees, ==, 3);
   dl_allocator_release (a, p[0], bs[0]);
-  g_assert_cmpuint (stats (a).cached, ==, 8 * KiB);
-  g_assert_cmpuint (raw.n_frees, ==, 2);
+  g_assert_cmpuint (stats (a).cached, ==, 0);
+  g_assert_cmpuint (raw.n_frees, ==, 4);
   free_allocator (a);
 }
 
@@ -392,6 +427,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/allocator/reuse", test_reuse);
   g_test_add_func ("/allocator/reuse-many", test_reuse_many);
   g_test_add_func ("/allocator/stats", test_stats);
+  g_test_add_func ("/allocator/trim-on-miss", test_trim_on_miss);
   g_test_add_func ("/allocator/small-not-cached", test_small_not_cached);
   g_test_add_func ("/allocator/cache-limit", test_cache_limit);
   g_test_add_func ("/allocator/empty-cache", test_empty_cache);
