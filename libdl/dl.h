@@ -30,6 +30,7 @@
 #include "ops/dl-ops-index.h"
 #include "ops/dl-ops-join.h"
 #include "ops/dl-ops-conv.h"
+#include "ops/dl-ops-resample.h"
 #include "autograd/dl-gradcheck.h"
 #include "nn/dl-module.h"
 #include "nn/dl-linear.h"

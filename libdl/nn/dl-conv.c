@@ -16,6 +16,8 @@
 #include "ops/dl-ops-conv.h"
 #include "ops/dl-ops-creation.h"
 #include "ops/dl-ops-pointwise.h"
+#include "ops/dl-ops-resample.h"
+#include "dl-enums.h"
 
 /**
  * DlConv2d:
@@ -41,6 +43,7 @@ typedef struct
   gint64 kernel[2], stride[2], padding[2], dilation[2];
   gint64 groups;
   gboolean bias;
+  DlPadMode padding_mode;
 } DlConv2dPrivate;
 
 G_DEFINE_TYPE_WITH_PRIVATE (DlConv2d, dl_conv2d_layer, DL_TYPE_MODULE)
@@ -60,6 +63,7 @@ enum
   PROP_DILATION_WIDTH,
   PROP_GROUPS,
   PROP_BIAS,
+  PROP_PADDING_MODE,
   N_PROPS
 };
 
@@ -83,6 +87,17 @@ dl_conv2d_layer_forward (DlModule *module, DlTensor *input, GError **error)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "Conv2d: the layer has no weight");
       return NULL;
+    }
+  if (priv->padding_mode != DL_PAD_CONSTANT && (priv->padding[0] || priv->padding[1]))
+    {
+      /* PyTorch's padding modes: the input padded, then no padding */
+      const gint64 pad[4]
+          = { priv->padding[1], priv->padding[1], priv->padding[0], priv->padding[0] };
+      g_autoptr (DlTensor) padded = dl_pad (input, pad, 4, priv->padding_mode, 0, error);
+
+      return padded ? dl_conv2d (padded, w, dl_module_get_parameter (module, "bias"), priv->stride,
+                                 (gint64[]){ 0, 0 }, priv->dilation, priv->groups, error)
+                    : NULL;
     }
   return dl_conv2d (input, w, dl_module_get_parameter (module, "bias"), priv->stride,
                     priv->padding, priv->dilation, priv->groups, error);
@@ -199,6 +214,8 @@ dl_conv2d_layer_get_property (GObject *object, guint prop_id, GValue *value, GPa
     g_value_set_int64 (value, *field);
   else if (prop_id == PROP_BIAS)
     g_value_set_boolean (value, dl_module_get_parameter (DL_MODULE (object), "bias") != NULL);
+  else if (prop_id == PROP_PADDING_MODE)
+    g_value_set_enum (value, p->padding_mode);
   else
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
@@ -216,6 +233,8 @@ dl_conv2d_layer_set_property (GObject *object,
     *field = g_value_get_int64 (value);
   else if (prop_id == PROP_BIAS)
     p->bias = g_value_get_boolean (value);
+  else if (prop_id == PROP_PADDING_MODE)
+    p->padding_mode = g_value_get_enum (value);
   else
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
@@ -341,6 +360,19 @@ dl_conv2d_layer_class_init (DlConv2dClass *klass)
       = g_param_spec_boolean ("bias", NULL, NULL, TRUE,
                               G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS
                                   | G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * DlConv2d:padding-mode:
+   *
+   * How the padding is filled: %DL_PAD_CONSTANT for PyTorch's 'zeros'
+   * (the default), or %DL_PAD_REFLECT, %DL_PAD_REPLICATE, %DL_PAD_CIRCULAR
+   * (the input is padded with dl_pad() before the convolution).
+   *
+   * Since: 0.1
+   */
+  properties[PROP_PADDING_MODE]
+      = g_param_spec_enum ("padding-mode", NULL, NULL, DL_TYPE_PAD_MODE, DL_PAD_CONSTANT,
+                           G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS
+                               | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 

@@ -742,9 +742,9 @@ max_pool2d_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   return (gi[0] = dl_tensor_reshape (sum, in->sizes, in->ndim, error)) != NULL;
 }
 
-/* PyTorch's pooling output size for one dim */
-static gint64
-pooled_size (gint64 in, gint64 k, gint64 s, gint64 p, gint64 d, gboolean ceil_mode)
+/* PyTorch's pooling output size for one dim (max and average pooling) */
+gint64
+dl_pooled_size (gint64 in, gint64 k, gint64 s, gint64 p, gint64 d, gboolean ceil_mode)
 {
   gint64 span = in + 2 * p - d * (k - 1) - 1;
   gint64 out;
@@ -817,8 +817,8 @@ dl_max_pool2d (DlTensor *input,
   g.c = x->sizes[1];
   g.h = x->sizes[2];
   g.w = x->sizes[3];
-  g.out_h = pooled_size (g.h, g.kh, g.sh, g.ph, g.dh, ceil_mode);
-  g.out_w = pooled_size (g.w, g.kw, g.sw, g.pw, g.dw, ceil_mode);
+  g.out_h = dl_pooled_size (g.h, g.kh, g.sh, g.ph, g.dh, ceil_mode);
+  g.out_w = dl_pooled_size (g.w, g.kw, g.sw, g.pw, g.dw, ceil_mode);
   if (g.out_h < 1 || g.out_w < 1)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,

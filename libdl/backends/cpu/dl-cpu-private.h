@@ -430,6 +430,25 @@ void dl_cpu_col2im (DlBackendContext *ctx,
                     void *image,
                     DlDType dtype);
 void dl_cpu_optim_step (DlBackendContext *ctx, const DlOptimStepArgs *args, DlDType dtype);
+void dl_cpu_resample (DlBackendContext *ctx,
+                      const DlResampleArgs *a,
+                      const void *in,
+                      void *out,
+                      DlDType dtype);
+void dl_cpu_resample_adjoint (DlBackendContext *ctx,
+                              const DlResampleArgs *a,
+                              const void *grad,
+                              void *grad_in,
+                              DlDType dtype);
+void dl_cpu_dropout (DlBackendContext *ctx,
+                     const void *in,
+                     void *out,
+                     guint8 *mask,
+                     gint64 n,
+                     gdouble p,
+                     DlDType dtype,
+                     guint64 seed,
+                     guint64 offset);
 void dl_cpu_unique_sorted (DlBackendContext *ctx,
                            const void *sorted,
                            gint64 n,

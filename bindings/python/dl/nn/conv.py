@@ -35,26 +35,27 @@ def _call(fn, *args):
 
 
 def _same_padding(kernel, dilation, stride, name):
-    """padding='same': the total padding dilation * (k - 1) per dim, which
-    libdl spreads evenly (an odd total would need one more row on one
-    side)."""
+    """padding='same': the total padding dilation * (k - 1) per dim, half
+    on each side, and for an odd total the extra row or column on the
+    right as PyTorch pads it: (symmetric padding, F.pad's list for the
+    extra or None)."""
     if any(s != 1 for s in stride):
         raise ValueError("padding='same' is not supported for strided convolutions")
-    pad = []
-    for k, d in zip(kernel, dilation):
+    sym, extra = [], []
+    for k, d in reversed(list(zip(kernel, dilation))):
         total = d * (k - 1)
-        if total % 2:
-            raise NotImplementedError("%s: padding='same' with an even kernel extent (kernel %d, "
-                                      "dilation %d) needs uneven padding, which libdl does not "
-                                      "do yet" % (name, k, d))
-        pad.append(total // 2)
-    return pad
+        extra += [0, total % 2]
+    for k, d in zip(kernel, dilation):
+        sym.append(d * (k - 1) // 2)
+    return sym, (extra if any(extra) else None)
 
 
 def _padding(padding, kernel, dilation, stride, name):
+    """(padding, F.pad's list for padding='same' with odd totals or None),
+    or None for a padding given as numbers."""
     if isinstance(padding, str):
         if padding == 'valid':
-            return [0] * len(kernel)
+            return [0] * len(kernel), None
         if padding == 'same':
             return _same_padding(kernel, dilation, stride, name)
         raise ValueError("Invalid padding string '%s', should be one of {'valid', 'same'}"
@@ -62,11 +63,20 @@ def _padding(padding, kernel, dilation, stride, name):
     return None
 
 
+def _pad_extra(input, extra):
+    if extra is None:
+        return input
+    from .resample import pad
+    return pad(input, extra)
+
+
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     stride, dilation = _pair(stride, 'stride'), _pair(dilation, 'dilation')
     kernel = list(weight.shape[-2:])
-    pad = _padding(padding, kernel, dilation, stride, 'conv2d') or _pair(padding, 'padding')
-    return _call(Dl.conv2d, input, weight, bias, stride, pad, dilation, int(groups))
+    pad, extra = _padding(padding, kernel, dilation, stride, 'conv2d') or \
+        (_pair(padding, 'padding'), None)
+    return _call(Dl.conv2d, _pad_extra(input, extra), weight, bias, stride, pad, dilation,
+                 int(groups))
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -74,11 +84,10 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         stride, = stride
     if isinstance(dilation, (tuple, list)):
         dilation, = dilation
-    pad = _padding(padding, [weight.shape[-1]], [dilation], [stride], 'conv1d')
-    if pad is None:
-        pad = list(padding) if isinstance(padding, (tuple, list)) else [padding]
-    return _call(Dl.conv1d, input, weight, bias, int(stride), int(pad[0]), int(dilation),
-                 int(groups))
+    pad, extra = _padding(padding, [weight.shape[-1]], [dilation], [stride], 'conv1d') or \
+        ((list(padding) if isinstance(padding, (tuple, list)) else [padding]), None)
+    return _call(Dl.conv1d, _pad_extra(input, extra), weight, bias, int(stride), int(pad[0]),
+                 int(dilation), int(groups))
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
@@ -103,9 +112,11 @@ def _check_padding_mode(padding_mode):
     if padding_mode not in ('zeros', 'reflect', 'replicate', 'circular'):
         raise ValueError("padding_mode must be one of ['zeros', 'reflect', 'replicate', "
                          "'circular'], but got padding_mode='%s'" % padding_mode)
-    if padding_mode != 'zeros':
-        raise NotImplementedError("padding_mode='%s' is not supported yet (only 'zeros')"
-                                  % padding_mode)
+
+
+_PAD_MODE = {'zeros': Dl.PadMode.CONSTANT, 'reflect': Dl.PadMode.REFLECT,
+             'replicate': Dl.PadMode.REPLICATE, 'circular': Dl.PadMode.CIRCULAR}
+_PAD_MODE_NAMES = {int(v): k for k, v in _PAD_MODE.items()}
 
 
 @typelib_override(__name__)
@@ -122,17 +133,33 @@ class Conv2d(_Layer, Dl.Conv2d, Module):
         if isinstance(padding, str) and padding not in ('same', 'valid'):
             raise ValueError("Invalid padding string '%s', should be one of {'valid', 'same'}"
                              % padding)
-        p = _padding(padding, k, d, s, 'Conv2d') or _pair(padding, 'padding')
+        p, extra = _padding(padding, k, d, s, 'Conv2d') or (_pair(padding, 'padding'), None)
         self._padding_arg = padding
+        if extra is not None:
+            # padding='same' with an odd total: the layer pads itself in forward
+            total = [dd * (kk - 1) for kk, dd in zip(k, d)]
+            self._same_pad = [total[1] // 2, total[1] - total[1] // 2,
+                              total[0] // 2, total[0] - total[0] // 2]
+            p = [0, 0]
         _construct(self, Dl.Conv2d, in_channels=int(in_channels), out_channels=int(out_channels),
                    kernel_height=k[0], kernel_width=k[1], stride_height=s[0], stride_width=s[1],
                    padding_height=p[0], padding_width=p[1], dilation_height=d[0],
-                   dilation_width=d[1], groups=int(groups), bias=bool(bias))
+                   dilation_width=d[1], groups=int(groups), bias=bool(bias),
+                   padding_mode=_PAD_MODE[padding_mode])
+
+    def forward(self, input):
+        same = self.__dict__.get('_same_pad')
+        if same is None:
+            return Dl.Conv2d.forward(self, input)
+        from .resample import pad
+        mode = 'constant' if self.padding_mode == 'zeros' else self.padding_mode
+        return conv2d(pad(input, same, mode), self.weight, self.bias, self.stride, 0,
+                      self.dilation, self.groups)
 
     in_channels = property(lambda self: self.get_property('in-channels'))
     out_channels = property(lambda self: self.get_property('out-channels'))
     groups = property(lambda self: self.get_property('groups'))
-    padding_mode = 'zeros'
+    padding_mode = property(lambda self: _PAD_MODE_NAMES[int(self.get_property('padding-mode'))])
 
     @property
     def kernel_size(self):
@@ -172,6 +199,8 @@ class Conv2d(_Layer, Dl.Conv2d, Module):
             s += ', groups=%d' % self.groups
         if self.bias is None:
             s += ', bias=False'
+        if self.padding_mode != 'zeros':
+            s += ', padding_mode=%s' % self.padding_mode
         return s
 
 
@@ -215,6 +244,17 @@ class Conv1d(_ConvNd):
                           in_channels // groups * self.kernel_size[0], bias)
 
     def forward(self, input):
+        if self.padding_mode != 'zeros':
+            from .resample import pad
+            total = self.dilation[0] * (self.kernel_size[0] - 1)
+            if self.padding == 'same':
+                p = [total // 2, total - total // 2]
+            elif self.padding == 'valid':
+                p = [0, 0]
+            else:
+                p = [self.padding[0]] * 2
+            return conv1d(pad(input, p, self.padding_mode), self.weight, self.bias,
+                          self.stride[0], 0, self.dilation[0], self.groups)
         return conv1d(input, self.weight, self.bias, self.stride[0],
                       self.padding if isinstance(self.padding, str) else self.padding[0],
                       self.dilation[0], self.groups)
@@ -230,6 +270,8 @@ class Conv1d(_ConvNd):
             s += ', groups=%d' % self.groups
         if self.bias is None:
             s += ', bias=False'
+        if self.padding_mode != 'zeros':
+            s += ', padding_mode=%s' % self.padding_mode
         return s
 
 
@@ -328,69 +370,29 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
-    """The mean of each window: its columns (unfold) summed per channel,
-    divided by the window size, or by the taps inside the image without
-    count_include_pad."""
     k = _pair(kernel_size, 'kernel_size')
     s = k if stride is None or stride == [] else _pair(stride, 'stride')
-    p = _pair(padding, 'padding')
-    if ceil_mode:
-        h, w = input.shape[-2:]
-        if any((n + 2 * pp - kk) % ss for n, pp, kk, ss in zip((h, w), p, k, s)):
-            raise NotImplementedError('avg_pool2d: ceil_mode=True with a partial last window '
-                                      'is not supported yet')
-    if any(2 * pp > kk for pp, kk in zip(p, k)):
-        raise RuntimeError('avg_pool2d: pad should be at most half of kernel size, but got '
-                           'pad=%s and kernel_size=%s' % (tuple(p), tuple(k)))
-    batched = input.dim() == 4
-    x = input if batched else input.unsqueeze(0)
-    n, c, h, w = x.shape
-    cols = unfold(x, k, 1, p, s)
-    l = cols.shape[-1]
-    sums = cols.reshape(n, c, k[0] * k[1], l).sum(2)
-    if divisor_override:
-        out = sums / divisor_override
-    elif count_include_pad or p == [0, 0]:
-        out = sums / (k[0] * k[1])
-    else:
-        from .. import _creation
-        ones = _creation.ones(1, 1, h, w, dtype=x.dtype)
-        counts = unfold(ones, k, 1, p, s).sum(1)
-        out = sums / counts
-    oh = (h + 2 * p[0] - k[0]) // s[0] + 1
-    out = out.reshape(n, c, oh, l // oh)
-    return out if batched else out.squeeze(0)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError('avg_pool2d: divisor must be not zero')
+    return _call(Dl.avg_pool2d, input, k, s, _pair(padding, 'padding'), bool(ceil_mode),
+                 bool(count_include_pad), int(divisor_override or 0))
 
 
 def adaptive_avg_pool2d(input, output_size):
-    """Averages over output_size bins; bins of equal size (the input a
-    multiple of the output, as a ResNet's 1x1 global pooling is)."""
     oh, ow = (output_size, output_size) if not isinstance(output_size, (tuple, list)) \
         else output_size
     h, w = input.shape[-2:]
-    oh = h if oh is None else oh
-    ow = w if ow is None else ow
-    if (oh, ow) == (1, 1):
-        return input.mean((-2, -1), keepdim=True)
-    if h % oh or w % ow:
-        raise NotImplementedError('adaptive_avg_pool2d: an input of %dx%d into %dx%d bins of '
-                                  'unequal sizes is not supported yet' % (h, w, oh, ow))
-    return avg_pool2d(input, (h // oh, w // ow))
+    return _call(Dl.adaptive_avg_pool2d, input, [h if oh is None else int(oh),
+                                                 w if ow is None else int(ow)])
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
     if p < 0.0 or p > 1.0:
         raise ValueError('dropout probability has to be between 0 and 1, but got %s' % p)
-    if not training or p == 0.0:
-        return input
-    from .. import _creation
-    if p == 1.0:
-        mask = _creation.zeros_like(input)
-    else:
-        mask = _creation.empty_like(input).bernoulli_(1 - p) / (1 - p)
-    if inplace:
-        return input.mul_(mask)
-    return input * mask
+    out = _call(Dl.dropout, input, float(p), bool(training), None)
+    if inplace and out is not input:
+        return input.copy_(out)
+    return out
 
 
 class MaxPool2d(Module):

@@ -192,3 +192,8 @@ from .conv import (adaptive_avg_pool2d, avg_pool2d, batch_norm, conv1d, conv2d, 
 __all__ += ['conv1d', 'conv2d', 'conv_transpose2d', 'fold', 'unfold', 'max_pool2d', 'avg_pool2d',
             'adaptive_avg_pool2d', 'dropout', 'batch_norm', 'layer_norm', 'embedding', 'elu',
             'hardtanh', 'softplus']
+
+# padding, interpolation, normalize and channel dropout live in resample.py
+from .resample import dropout2d, interpolate, normalize, pad, upsample  # noqa: E402
+
+__all__ += ['pad', 'interpolate', 'upsample', 'normalize', 'dropout2d']
