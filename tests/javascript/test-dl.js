@@ -269,6 +269,40 @@ test('convolutions: Dl.conv2d and the Dl.Conv2d layer', () => {
         conv.state_dict().get_names().join());
 });
 
+test('padding, pooling, interpolation, dropout and Conv2d padding modes', () => {
+    const x = fromArray([1, 2, 3], [1, 1, 3], F64);
+    x.set_requires_grad(true);
+    const y = Dl.pad(x, [2, 1], Dl.PadMode.REFLECT, 0);
+    assertArrayEqual(values(y), [3, 2, 1, 2, 3, 2], 'reflect padding');
+    y.sum().backward(null, false, false);
+    assertArrayEqual(values(x.get_grad()), [1, 3, 2], 'reflect padding gradient');
+    assertDlError(() => Dl.pad(x, [3, 0], Dl.PadMode.REFLECT, 0), Dl.Error.ARGUMENT,
+        'padding as large as the input');
+
+    const img = Dl.arange(1, 17, 1, F64, null).reshape([1, 1, 4, 4]);
+    assertArrayEqual(values(Dl.avg_pool2d(img, [2, 2], [2, 2], [0, 0], false, true, 0)),
+        [3.5, 5.5, 11.5, 13.5], 'average pooling');
+    assertArrayEqual(values(Dl.adaptive_avg_pool2d(img, [1, 1])), [8.5], 'global pooling');
+    const up = Dl.interpolate(fromArray([1, 2], [1, 1, 2], F64), [4], null,
+        Dl.InterpolateMode.LINEAR, true);
+    assert(values(up).every((v, i) => Math.abs(v - (1 + i / 3)) < 1e-12), `${values(up)}`);
+
+    const gen = Dl.Generator.new(null);
+    gen.manual_seed(5);
+    const d = Dl.dropout(Dl.ones([1000], F32, null), 0.5, true, gen);
+    const kept = values(d).filter(v => v !== 0);
+    assert(kept.every(v => v === 2) && Math.abs(kept.length - 500) < 80, `${kept.length} kept`);
+
+    const conv = new Dl.Conv2d({in_channels: 1, out_channels: 1, kernel_height: 1,
+        kernel_width: 1, padding_height: 1, padding_width: 1, bias: false,
+        padding_mode: Dl.PadMode.CIRCULAR});
+    assert(conv.padding_mode === Dl.PadMode.CIRCULAR, 'padding-mode property');
+    const out = conv.forward(Dl.randn([2, 1, 3, 3], F32, null));
+    assertArrayEqual(Array.from(out.get_shape()), [2, 1, 5, 5], 'circular conv shape');
+    out.sum().backward(null, false, false);
+    assert(conv.get_parameter('weight').get_grad() !== null, 'weight gradient');
+});
+
 // Every op family through the typelib, checked against hand-computed values
 
 const I64 = Dl.DType.INT64;

@@ -415,6 +415,44 @@ void test_conv () {
     }
 }
 
+/* dl_pad, pooling, interpolation, dropout and DlConv2d:padding-mode */
+void test_resample () {
+    try {
+        var x = from_array ({1, 2, 3}, {1, 1, 3}, Dl.DType.FLOAT64);
+        x.set_requires_grad (true);
+        var y = Dl.pad (x, {2, 1}, Dl.PadMode.REPLICATE, 0);
+        assert_values (y, {1, 1, 1, 2, 3, 3});
+        y.sum ().backward ();
+        assert_values (x.get_grad (), {3, 1, 2});
+
+        var img = Dl.arange (1, 17, 1, Dl.DType.FLOAT64).reshape ({1, 1, 4, 4});
+        assert_values (Dl.avg_pool2d (img, {2, 2}, {2, 2}, {0, 0}, false, true, 0),
+                       {3.5, 5.5, 11.5, 13.5});
+        assert_values (Dl.adaptive_avg_pool2d (img, {1, 1}), {8.5});
+        assert_values (Dl.interpolate (from_array ({1, 2}, {1, 1, 2}, Dl.DType.FLOAT64), {4},
+                                       null, Dl.InterpolateMode.NEAREST, false),
+                       {1, 1, 2, 2});
+        var d = Dl.dropout (Dl.ones ({100}), 1.0, true, null);
+        assert (d.sum ().item () == 0);
+
+        var conv = (Dl.Conv2d) GLib.Initable.new (typeof (Dl.Conv2d), null,
+                                                  "in-channels", (int64) 1,
+                                                  "out-channels", (int64) 2,
+                                                  "kernel-height", (int64) 3,
+                                                  "kernel-width", (int64) 3,
+                                                  "padding-height", (int64) 1,
+                                                  "padding-width", (int64) 1,
+                                                  "padding-mode", Dl.PadMode.REFLECT);
+        assert (conv.padding_mode == Dl.PadMode.REFLECT);
+        var res = conv.forward (Dl.randn ({2, 1, 4, 4}));
+        assert (res.get_shape ()[1] == 2 && res.get_shape ()[3] == 4);
+        res.sum ().backward ();
+        assert (conv.get_parameter ("weight").get_grad () != null);
+    } catch (GLib.Error e) {
+        error ("%s", e.message);
+    }
+}
+
 /* The defaults Dl-1.0.metadata gives nullable and optional arguments */
 void test_gradcheck () {
     try {
@@ -1216,6 +1254,7 @@ int main (string[] args) {
     Test.add_func ("/vala/autograd/gradcheck", test_gradcheck);
     Test.add_func ("/vala/autograd/grad-hooks", test_autograd_grad_hooks);
     Test.add_func ("/vala/nn/conv", test_conv);
+    Test.add_func ("/vala/nn/resample", test_resample);
     Test.add_func ("/vala/module/subclass", test_module_subclass);
     Test.add_func ("/vala/module/forward-many", test_module_forward_many);
     Test.add_func ("/vala/linear/properties", test_linear_properties);
