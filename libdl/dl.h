@@ -41,6 +41,7 @@
 #include "nn/dl-loss-modules.h"
 #include "nn/dl-init.h"
 #include "nn/dl-nn-utils.h"
+#include "nn/dl-pool-modules.h"
 #include "optim/dl-optimizer.h"
 #include "optim/dl-sgd.h"
 #include "optim/dl-adam.h"

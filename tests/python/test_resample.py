@@ -389,3 +389,61 @@ def test_dropout_modes_and_errors():
     Dl.manual_seed(0)
     assert Dl.autograd.gradcheck(lambda t: (Dl.manual_seed(1), Dl.nn.functional.dropout(t))[1],
                                  (a,))
+
+
+# ---- pooling and dropout layers (libdl's C classes) -------------------------
+
+def test_pool_layers(rng):
+    import pickle
+    for cls, args, kw in (('MaxPool2d', (3,), {'stride': 2, 'padding': 1}),
+                          ('MaxPool2d', ((2, 3),), {'ceil_mode': True, 'dilation': (1, 2)}),
+                          ('AvgPool2d', (3, 2, 1), {'ceil_mode': True,
+                                                    'count_include_pad': False}),
+                          ('AvgPool2d', ((2, 3),), {'divisor_override': 4}),
+                          ('AdaptiveAvgPool2d', ((3, None),), {}),
+                          ('AdaptiveAvgPool2d', (4,), {})):
+        m, tm = getattr(Dl.nn, cls)(*args, **kw), getattr(torch.nn, cls)(*args, **kw)
+        assert repr(m) == repr(tm)
+        for shape in ((2, 3, 7, 9), (1, 2, 8, 8), (3, 6, 6)):
+            a = rand_np(rng, shape, 'float32')
+            x, tx = pair(a, 'float32', requires_grad=True)
+            y, ty = m(x), tm(tx)
+            assert_same(y, ty, **TOL['float32'])
+            y.sum().backward()
+            ty.sum().backward()
+            assert_same(x.grad, tx.grad, **TOL['float32'])
+        m2 = pickle.loads(pickle.dumps(m))
+        assert repr(m2) == repr(m)
+    m = Dl.nn.MaxPool2d(2, return_indices=True)
+    tm = torch.nn.MaxPool2d(2, return_indices=True)
+    a = rand_np(rng, (1, 2, 4, 4), 'float32')
+    (y, i), (ty, ti) = m(pair(a)[0]), tm(pair(a)[1])
+    assert_same(y, ty)
+    assert_same(i, ti)
+    for bad in (lambda m: m.nn.MaxPool2d(0), lambda m: m.nn.AvgPool2d(2, padding=-1),
+                lambda m: m.nn.Dropout(-0.1)):
+        with pytest.raises((ValueError, RuntimeError)):
+            bad(Dl)(Dl.zeros(1, 1, 4, 4))
+        with pytest.raises((ValueError, RuntimeError)):
+            bad(torch)(torch.zeros(1, 1, 4, 4))
+
+
+def test_dropout_layer():
+    import pickle
+    m = Dl.nn.Dropout(0.25)
+    assert repr(m) == repr(torch.nn.Dropout(0.25))
+    assert m.p == 0.25 and m.inplace is False
+    x = Dl.ones(200, 100, requires_grad=True)
+    y = m(x)
+    kept = (y != 0).double().mean().item()
+    assert abs(kept - 0.75) < 0.01
+    y.sum().backward()
+    assert_same(x.grad, (y != 0).float() / 0.75)
+    m.eval()
+    assert m(x) is x
+    m2 = pickle.loads(pickle.dumps(m))
+    assert m2.p == 0.25 and not m2.training
+    mi = Dl.nn.Dropout(0.5, inplace=True)
+    z = Dl.ones(10, 10)
+    assert mi(z) is z
+    assert ((z == 0) | (z == 2)).all()

@@ -395,75 +395,101 @@ def dropout(input, p=0.5, training=True, inplace=False):
     return out
 
 
-class MaxPool2d(Module):
+def _stride_or_kernel(stride, kernel):
+    return [0, 0] if stride is None or stride == [] else _pair(stride, 'stride')
+
+
+@typelib_override(__name__)
+class MaxPool2d(_Layer, Dl.MaxPool2d, Module):
     """torch.nn.MaxPool2d(kernel_size, stride=None, padding=0, dilation=1,
-    return_indices=False, ceil_mode=False)."""
+    return_indices=False, ceil_mode=False): libdl's DlMaxPool2d."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('kernel_height', 'kernel_width', 'stride_height', 'stride_width',
+                   'padding_height', 'padding_width', 'dilation_height', 'dilation_width',
+                   'ceil_mode')
 
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
                  ceil_mode=False):
-        super().__init__()
+        k, s = _pair(kernel_size, 'kernel_size'), _stride_or_kernel(stride, kernel_size)
+        p, d = _pair(padding, 'padding'), _pair(dilation, 'dilation')
+        _construct(self, Dl.MaxPool2d, kernel_height=k[0], kernel_width=k[1], stride_height=s[0],
+                   stride_width=s[1], padding_height=p[0], padding_width=p[1],
+                   dilation_height=d[0], dilation_width=d[1], ceil_mode=bool(ceil_mode))
         self.kernel_size = kernel_size
         self.stride = stride if stride is not None else kernel_size
         self.padding, self.dilation = padding, dilation
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
     def forward(self, input):
+        if not self.return_indices:
+            return Dl.MaxPool2d.forward(self, input)
         return max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                          self.ceil_mode, self.return_indices)
+                          self.ceil_mode, True)
 
     def extra_repr(self):
         return 'kernel_size={}, stride={}, padding={}, dilation={}, ceil_mode={}'.format(
             self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode)
 
 
-class AvgPool2d(Module):
+@typelib_override(__name__)
+class AvgPool2d(_Layer, Dl.AvgPool2d, Module):
     """torch.nn.AvgPool2d(kernel_size, stride=None, padding=0,
-    ceil_mode=False, count_include_pad=True, divisor_override=None)."""
+    ceil_mode=False, count_include_pad=True, divisor_override=None):
+    libdl's DlAvgPool2d."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('kernel_height', 'kernel_width', 'stride_height', 'stride_width',
+                   'padding_height', 'padding_width', 'ceil_mode', 'count_include_pad',
+                   'divisor_override')
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None):
-        super().__init__()
+        k, s = _pair(kernel_size, 'kernel_size'), _stride_or_kernel(stride, kernel_size)
+        p = _pair(padding, 'padding')
+        _construct(self, Dl.AvgPool2d, kernel_height=k[0], kernel_width=k[1], stride_height=s[0],
+                   stride_width=s[1], padding_height=p[0], padding_width=p[1],
+                   ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad),
+                   divisor_override=int(divisor_override or 0))
         self.kernel_size = kernel_size
         self.stride = stride if stride is not None else kernel_size
         self.padding, self.ceil_mode = padding, ceil_mode
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
-
-    def forward(self, input):
-        return avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                          self.count_include_pad, self.divisor_override)
 
     def extra_repr(self):
         return 'kernel_size={}, stride={}, padding={}'.format(self.kernel_size, self.stride,
                                                              self.padding)
 
 
-class AdaptiveAvgPool2d(Module):
-    """torch.nn.AdaptiveAvgPool2d(output_size)."""
+@typelib_override(__name__)
+class AdaptiveAvgPool2d(_Layer, Dl.AdaptiveAvgPool2d, Module):
+    """torch.nn.AdaptiveAvgPool2d(output_size): libdl's DlAdaptiveAvgPool2d
+    (None: the input's size)."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('output_height', 'output_width')
 
     def __init__(self, output_size):
-        super().__init__()
+        oh, ow = (output_size, output_size) if not isinstance(output_size, (tuple, list)) \
+            else output_size
+        _construct(self, Dl.AdaptiveAvgPool2d, output_height=-1 if oh is None else int(oh),
+                   output_width=-1 if ow is None else int(ow))
         self.output_size = output_size
-
-    def forward(self, input):
-        return adaptive_avg_pool2d(input, self.output_size)
 
     def extra_repr(self):
         return 'output_size={}'.format(self.output_size)
 
 
-class Dropout(Module):
-    """torch.nn.Dropout(p=0.5, inplace=False): zeroes elements with
-    probability p in training mode (scaling the rest by 1 / (1 - p))."""
+@typelib_override(__name__)
+class Dropout(_Layer, Dl.Dropout, Module):
+    """torch.nn.Dropout(p=0.5, inplace=False): libdl's DlDropout, zeroing
+    elements with probability p in training mode (scaling the rest by
+    1 / (1 - p))."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('p', 'inplace')
 
     def __init__(self, p=0.5, inplace=False):
-        super().__init__()
         if p < 0 or p > 1:
             raise ValueError('dropout probability has to be between 0 and 1, but got {}'
                              .format(p))
-        self.p, self.inplace = p, inplace
-
-    def forward(self, input):
-        return dropout(input, self.p, self.training, self.inplace)
+        _construct(self, Dl.Dropout, p=float(p), inplace=bool(inplace))
 
     def extra_repr(self):
         return 'p={}, inplace={}'.format(self.p, self.inplace)

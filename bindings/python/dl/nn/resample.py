@@ -186,8 +186,15 @@ class UpsamplingBilinear2d(Upsample):
         super().__init__(size, scale_factor, mode='bilinear', align_corners=True)
 
 
-class Dropout2d(Dropout):
+class Dropout2d(Module):
     """torch.nn.Dropout2d(p=0.5, inplace=False): zeroes whole channels."""
+
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        Dropout(p, inplace)  # PyTorch's check of p
+        self.p, self.inplace = p, inplace
 
     def forward(self, input):
         return dropout2d(input, self.p, self.training, self.inplace)
+
+    extra_repr = Dropout.extra_repr
