@@ -633,22 +633,28 @@ class LayerNorm(Module):
 
 # ---- embedding and a few activations, over differentiable tensor ops -------
 
+def _padding_idx(padding_idx, n):
+    if padding_idx is None:
+        return None
+    if padding_idx > 0:
+        assert padding_idx < n, 'Padding_idx must be within num_embeddings'
+    elif padding_idx < 0:
+        assert padding_idx >= -n, 'Padding_idx must be within weight.size(0)'
+        padding_idx += n
+    return padding_idx
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
-    """The rows of weight that input indexes; the row at padding_idx gets
-    no gradient."""
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError('embedding: max_norm, scale_grad_by_freq and sparse are not '
-                                  'supported yet')
-    n = weight.shape[0]
-    if padding_idx is not None and padding_idx < 0:
-        padding_idx += n
-    flat = input.reshape(-1)
-    out = weight.index_select(0, flat).reshape(tuple(input.shape) + (weight.shape[1],))
-    if padding_idx is not None and out.requires_grad:
-        keep = (input != padding_idx).unsqueeze(-1).to(out.dtype)
-        out.register_hook(lambda g: g * keep)
-    return out
+    """The rows of weight that input indexes (libdl's dl_embedding): the
+    row at padding_idx gets no gradient; with max_norm, the rows looked up
+    are renormalised in weight itself first."""
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError('embedding: scale_grad_by_freq and sparse are not supported '
+                                  'by libdl')
+    p = _padding_idx(padding_idx, weight.shape[0])
+    return _call(Dl.embedding, input, weight, -1 if p is None else p,
+                 float(max_norm) if max_norm is not None else 0.0, float(norm_type))
 
 
 def elu(input, alpha=1.0, inplace=False):
@@ -658,8 +664,6 @@ def elu(input, alpha=1.0, inplace=False):
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    if min_val > max_val:
-        raise ValueError('min_val cannot be greater than max_val')
     return input.clamp_(min_val, max_val) if inplace else input.clamp(min_val, max_val)
 
 
@@ -669,77 +673,101 @@ def softplus(input, beta=1, threshold=20):
     return where(scaled > threshold, input, scaled.exp().log1p() / beta)
 
 
-class Embedding(Module):
+@typelib_override(__name__)
+class Embedding(_Layer, Dl.Embedding, Module):
     """torch.nn.Embedding(num_embeddings, embedding_dim, padding_idx=None,
-    ...): weight drawn from N(0, 1), the padding row zeroed."""
+    max_norm=None, norm_type=2.0, ...): libdl's DlEmbedding, its weight
+    drawn from N(0, 1) with the padding row zeroed."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('num_embeddings', 'embedding_dim', 'padding_idx', 'max_norm', 'norm_type')
 
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
                  norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
                  device=None, dtype=None):
-        super().__init__()
-        from .. import _creation
-        if padding_idx is not None:
-            if not -num_embeddings <= padding_idx < num_embeddings:
-                raise AssertionError('Padding_idx must be within num_embeddings')
-            if padding_idx < 0:
-                padding_idx += num_embeddings
-        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
-        self.padding_idx, self.max_norm = padding_idx, max_norm
-        w = _weight if _weight is not None else _creation.randn(num_embeddings, embedding_dim)
-        if padding_idx is not None and _weight is None:
-            w[padding_idx] = 0
-        self.weight = w.detach().requires_grad_()
+        if scale_grad_by_freq or sparse:
+            raise NotImplementedError('Embedding: scale_grad_by_freq and sparse are not '
+                                      'supported by libdl')
+        p = _padding_idx(padding_idx, num_embeddings)
+        _construct(self, Dl.Embedding, num_embeddings=int(num_embeddings),
+                   embedding_dim=int(embedding_dim), padding_idx=-1 if p is None else p,
+                   max_norm=float(max_norm) if max_norm is not None else 0.0,
+                   norm_type=float(norm_type))
+        if _weight is not None:
+            assert list(_weight.shape) == [num_embeddings, embedding_dim], \
+                'Shape of weight does not match num_embeddings and embedding_dim'
+            self.register_parameter('weight', _weight.detach().requires_grad_())
+        self.padding_idx, self.max_norm = p, max_norm
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
 
-    def forward(self, input):
-        return embedding(input, self.weight, self.padding_idx, self.max_norm)
+    num_embeddings = property(lambda self: self.get_property('num-embeddings'))
+    embedding_dim = property(lambda self: self.get_property('embedding-dim'))
+    norm_type = property(lambda self: self.get_property('norm-type'))
+
+    @property
+    def weight(self):
+        return self.get_parameter('weight')
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None,
+                        norm_type=2.0, scale_grad_by_freq=False, sparse=False):
+        rows, cols = embeddings.shape
+        m = cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
+                _weight=embeddings)
+        m.weight.requires_grad_(not freeze)
+        return m
 
     def extra_repr(self):
         s = '{}, {}'.format(self.num_embeddings, self.embedding_dim)
         if self.padding_idx is not None:
             s += ', padding_idx={}'.format(self.padding_idx)
+        if self.max_norm is not None:
+            s += ', max_norm={}'.format(self.max_norm)
+        if self.norm_type != 2:
+            s += ', norm_type={}'.format(self.norm_type)
         return s
 
 
-class ELU(Module):
-    """torch.nn.ELU(alpha=1.0, inplace=False)."""
+@typelib_override(__name__)
+class ELU(_Layer, Dl.Elu, Module):
+    """torch.nn.ELU(alpha=1.0, inplace=False): libdl's DlElu."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('alpha', 'inplace')
 
     def __init__(self, alpha=1.0, inplace=False):
-        super().__init__()
-        self.alpha, self.inplace = alpha, inplace
-
-    def forward(self, input):
-        return elu(input, self.alpha, self.inplace)
+        _construct(self, Dl.Elu, alpha=float(alpha), inplace=bool(inplace))
+        self.alpha = alpha
 
     def extra_repr(self):
         return 'alpha={}{}'.format(self.alpha, ', inplace=True' if self.inplace else '')
 
 
-class Hardtanh(Module):
-    """torch.nn.Hardtanh(min_val=-1.0, max_val=1.0, inplace=False)."""
+@typelib_override(__name__)
+class Hardtanh(_Layer, Dl.Hardtanh, Module):
+    """torch.nn.Hardtanh(min_val=-1.0, max_val=1.0, inplace=False): libdl's
+    DlHardtanh."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('min_val', 'max_val', 'inplace')
 
     def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
-        super().__init__()
-        if min_val > max_val:
-            raise ValueError('min_val cannot be greater than max_val')
-        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
-
-    def forward(self, input):
-        return hardtanh(input, self.min_val, self.max_val, self.inplace)
+        assert max_val > min_val
+        _construct(self, Dl.Hardtanh, min_val=float(min_val), max_val=float(max_val),
+                   inplace=bool(inplace))
+        self.min_val, self.max_val = min_val, max_val
 
     def extra_repr(self):
         return 'min_val={}, max_val={}{}'.format(self.min_val, self.max_val,
                                                 ', inplace=True' if self.inplace else '')
 
 
-class Softplus(Module):
-    """torch.nn.Softplus(beta=1, threshold=20)."""
+@typelib_override(__name__)
+class Softplus(_Layer, Dl.Softplus, Module):
+    """torch.nn.Softplus(beta=1, threshold=20): libdl's DlSoftplus."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('beta', 'threshold')
 
     def __init__(self, beta=1, threshold=20):
-        super().__init__()
+        _construct(self, Dl.Softplus, beta=float(beta), threshold=float(threshold))
         self.beta, self.threshold = beta, threshold
-
-    def forward(self, input):
-        return softplus(input, self.beta, self.threshold)
 
     def extra_repr(self):
         return 'beta={}, threshold={}'.format(self.beta, self.threshold)
