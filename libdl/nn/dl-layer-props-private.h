@@ -21,11 +21,12 @@ typedef struct
 {
   const gchar *name;
   GType type;
-  gsize offset;
+  gssize offset; /* from the instance: G_STRUCT_OFFSET, or G_PRIVATE_OFFSET */
   gdouble default_value;
 } DlLayerProp;
 
-/* Installs @props (ids from 1) on @klass and its get/set_property. */
+/* Installs @props (ids from 1) on @klass and its get/set_property; @props
+ * must outlive the class (a static table). */
 void dl_layer_props_install (GObjectClass *klass, const DlLayerProp *props, guint n_props);
 /* Sets each field of @instance to its property's default (for init). */
 void dl_layer_props_init (gpointer instance, const DlLayerProp *props, guint n_props);

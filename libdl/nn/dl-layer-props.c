@@ -17,9 +17,9 @@ offset_quark (void)
 static gpointer
 field (GObject *object, GParamSpec *pspec)
 {
-  gsize offset = GPOINTER_TO_SIZE (g_param_spec_get_qdata (pspec, offset_quark ()));
+  const gssize *offset = g_param_spec_get_qdata (pspec, offset_quark ());
 
-  return (guint8 *)object + offset;
+  return G_STRUCT_MEMBER_P (object, *offset);
 }
 
 static void
@@ -93,7 +93,7 @@ dl_layer_props_install (GObjectClass *klass, const DlLayerProp *props, guint n_p
         pspec = g_param_spec_boolean (p->name, NULL, NULL, p->default_value != 0, flags);
       else
         pspec = g_param_spec_enum (p->name, NULL, NULL, p->type, (gint)p->default_value, flags);
-      g_param_spec_set_qdata (pspec, offset_quark (), GSIZE_TO_POINTER (p->offset));
+      g_param_spec_set_qdata (pspec, offset_quark (), (gpointer)&p->offset);
       g_object_class_install_property (klass, i + 1, pspec);
     }
 }
@@ -103,7 +103,7 @@ dl_layer_props_init (gpointer instance, const DlLayerProp *props, guint n_props)
 {
   for (guint i = 0; i < n_props; i++)
     {
-      gpointer f = (guint8 *)instance + props[i].offset;
+      gpointer f = G_STRUCT_MEMBER_P (instance, props[i].offset);
 
       if (props[i].type == G_TYPE_INT64)
         *(gint64 *)f = (gint64)props[i].default_value;

@@ -124,6 +124,9 @@ class Conv2d(_Layer, Dl.Conv2d, Module):
     """torch.nn.Conv2d(in_channels, out_channels, kernel_size, stride=1,
     padding=0, dilation=1, groups=1, bias=True, padding_mode='zeros')."""
     __module__ = OVERRIDE_MODULE
+    _properties = ('in_channels', 'out_channels', 'kernel_height', 'kernel_width',
+                   'stride_height', 'stride_width', 'padding_height', 'padding_width',
+                   'dilation_height', 'dilation_width', 'groups', 'bias', 'padding_mode')
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, bias=True, padding_mode='zeros', device=None, dtype=None):
@@ -150,7 +153,7 @@ class Conv2d(_Layer, Dl.Conv2d, Module):
     def forward(self, input):
         same = self.__dict__.get('_same_pad')
         if same is None:
-            return Dl.Conv2d.forward(self, input)
+            return Module.forward(self, input)
         from .resample import pad
         mode = 'constant' if self.padding_mode == 'zeros' else self.padding_mode
         return conv2d(pad(input, same, mode), self.weight, self.bias, self.stride, 0,
@@ -204,60 +207,59 @@ class Conv2d(_Layer, Dl.Conv2d, Module):
         return s
 
 
-class _ConvNd(Module):
-    """A convolution module in Python over libdl's functions, with
-    PyTorch's parameters and initialisation."""
-
-    def _init_params(self, weight_shape, fan_in, bias):
-        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-        self.weight = _creation.empty(weight_shape).uniform_(-bound, bound).requires_grad_()
-        if bias:
-            self.bias = _creation.empty(self.out_channels).uniform_(-bound, bound).requires_grad_()
-        else:
-            self.bias = None
-
-    def _check_groups(self, in_channels, out_channels, groups):
-        if groups <= 0:
-            raise ValueError('groups must be a positive integer')
-        if in_channels % groups != 0:
-            raise ValueError('in_channels must be divisible by groups')
-        if out_channels % groups != 0:
-            raise ValueError('out_channels must be divisible by groups')
+def _conv_ints(v):
+    return int(v[0]) if isinstance(v, (tuple, list)) else int(v)
 
 
-class Conv1d(_ConvNd):
+@typelib_override(__name__)
+class Conv1d(_Layer, Dl.Conv1d, Module):
     """torch.nn.Conv1d(in_channels, out_channels, kernel_size, stride=1,
-    padding=0, dilation=1, groups=1, bias=True, padding_mode='zeros')."""
+    padding=0, dilation=1, groups=1, bias=True, padding_mode='zeros'):
+    libdl's DlConv1d."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('in_channels', 'out_channels', 'kernel_size', 'stride', 'padding',
+                   'dilation', 'groups', 'bias', 'padding_mode')
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, bias=True, padding_mode='zeros', device=None, dtype=None):
-        super().__init__()
         _check_padding_mode(padding_mode)
-        self._check_groups(in_channels, out_channels, groups)
-        one = lambda v: int(v[0]) if isinstance(v, (tuple, list)) else int(v)  # noqa: E731
-        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
-        self.kernel_size, self.stride = (one(kernel_size),), (one(stride),)
-        self.dilation = (one(dilation),)
-        self.padding = padding if isinstance(padding, str) else (one(padding),)
-        self.padding_mode = padding_mode
-        self._init_params((out_channels, in_channels // groups, self.kernel_size[0]),
-                          in_channels // groups * self.kernel_size[0], bias)
+        k, s, d = _conv_ints(kernel_size), _conv_ints(stride), _conv_ints(dilation)
+        if isinstance(padding, str) and padding not in ('same', 'valid'):
+            raise ValueError("Invalid padding string '%s', should be one of {'valid', 'same'}"
+                             % padding)
+        p, extra = _padding(padding, [k], [d], [s], 'Conv1d') or ([_conv_ints(padding)], None)
+        self._padding_arg = padding
+        if extra is not None:
+            total = d * (k - 1)
+            self._same_pad = [total // 2, total - total // 2]
+            p = [0]
+        _construct(self, Dl.Conv1d, in_channels=int(in_channels), out_channels=int(out_channels),
+                   kernel_size=k, stride=s, padding=p[0], dilation=d, groups=int(groups),
+                   bias=bool(bias), padding_mode=_PAD_MODE[padding_mode])
+
+    in_channels = property(lambda self: self.get_property('in-channels'))
+    out_channels = property(lambda self: self.get_property('out-channels'))
+    groups = property(lambda self: self.get_property('groups'))
+    kernel_size = property(lambda self: (self.get_property('kernel-size'),))
+    stride = property(lambda self: (self.get_property('stride'),))
+    dilation = property(lambda self: (self.get_property('dilation'),))
+    padding_mode = property(lambda self: _PAD_MODE_NAMES[int(self.get_property('padding-mode'))])
+    weight = property(lambda self: self.get_parameter('weight'))
+    bias = property(lambda self: self.get_parameter('bias'))
+
+    @property
+    def padding(self):
+        arg = self.__dict__.get('_padding_arg')
+        return arg if isinstance(arg, str) else (self.get_property('padding'),)
 
     def forward(self, input):
-        if self.padding_mode != 'zeros':
-            from .resample import pad
-            total = self.dilation[0] * (self.kernel_size[0] - 1)
-            if self.padding == 'same':
-                p = [total // 2, total - total // 2]
-            elif self.padding == 'valid':
-                p = [0, 0]
-            else:
-                p = [self.padding[0]] * 2
-            return conv1d(pad(input, p, self.padding_mode), self.weight, self.bias,
-                          self.stride[0], 0, self.dilation[0], self.groups)
-        return conv1d(input, self.weight, self.bias, self.stride[0],
-                      self.padding if isinstance(self.padding, str) else self.padding[0],
-                      self.dilation[0], self.groups)
+        same = self.__dict__.get('_same_pad')
+        if same is None:
+            return Module.forward(self, input)
+        from .resample import pad
+        mode = 'constant' if self.padding_mode == 'zeros' else self.padding_mode
+        return conv1d(pad(input, same, mode), self.weight, self.bias, self.stride, 0,
+                      self.dilation, self.groups)
 
     def extra_repr(self):
         s = '%d, %d, kernel_size=%s, stride=%s' % (self.in_channels, self.out_channels,
@@ -275,34 +277,73 @@ class Conv1d(_ConvNd):
         return s
 
 
-class ConvTranspose2d(_ConvNd):
+def _pair_property(name):
+    return property(lambda self: (self.get_property(name + '-height'),
+                                  self.get_property(name + '-width')))
+
+
+@typelib_override(__name__)
+class ConvTranspose2d(_Layer, Dl.ConvTranspose2d, Module):
     """torch.nn.ConvTranspose2d(in_channels, out_channels, kernel_size,
     stride=1, padding=0, output_padding=0, groups=1, bias=True, dilation=1,
-    padding_mode='zeros')."""
+    padding_mode='zeros'): libdl's DlConvTranspose2d."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('in_channels', 'out_channels', 'kernel_height', 'kernel_width',
+                   'stride_height', 'stride_width', 'padding_height', 'padding_width',
+                   'output_padding_height', 'output_padding_width', 'dilation_height',
+                   'dilation_width', 'groups', 'bias')
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  output_padding=0, groups=1, bias=True, dilation=1, padding_mode='zeros',
                  device=None, dtype=None):
-        super().__init__()
         if padding_mode != 'zeros':
             raise ValueError('Only "zeros" padding mode is supported for ConvTranspose2d')
-        self._check_groups(in_channels, out_channels, groups)
-        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
-        self.kernel_size = tuple(_pair(kernel_size, 'kernel_size'))
-        self.stride = tuple(_pair(stride, 'stride'))
-        self.padding = tuple(_pair(padding, 'padding'))
-        self.output_padding = tuple(_pair(output_padding, 'output_padding'))
-        self.dilation = tuple(_pair(dilation, 'dilation'))
-        self.padding_mode = padding_mode
-        # PyTorch's fan_in for the transposed weight [in, out / groups, kh, kw]
-        fan_in = out_channels // groups * self.kernel_size[0] * self.kernel_size[1]
-        self._init_params((in_channels, out_channels // groups) + self.kernel_size, fan_in, bias)
+        k, s = _pair(kernel_size, 'kernel_size'), _pair(stride, 'stride')
+        p, op = _pair(padding, 'padding'), _pair(output_padding, 'output_padding')
+        d = _pair(dilation, 'dilation')
+        _construct(self, Dl.ConvTranspose2d, in_channels=int(in_channels),
+                   out_channels=int(out_channels), kernel_height=k[0], kernel_width=k[1],
+                   stride_height=s[0], stride_width=s[1], padding_height=p[0],
+                   padding_width=p[1], output_padding_height=op[0], output_padding_width=op[1],
+                   dilation_height=d[0], dilation_width=d[1], groups=int(groups),
+                   bias=bool(bias))
+
+    padding_mode = 'zeros'
+    in_channels = property(lambda self: self.get_property('in-channels'))
+    out_channels = property(lambda self: self.get_property('out-channels'))
+    groups = property(lambda self: self.get_property('groups'))
+    kernel_size = _pair_property('kernel')
+    stride = _pair_property('stride')
+    padding = _pair_property('padding')
+    output_padding = _pair_property('output-padding')
+    dilation = _pair_property('dilation')
+    weight = property(lambda self: self.get_parameter('weight'))
+    bias = property(lambda self: self.get_parameter('bias'))
+
+    def _output_padding(self, input, output_size):
+        """PyTorch's output_padding for an output of output_size."""
+        if output_size is None:
+            return self.output_padding
+        output_size = list(output_size)[-2:]
+        extra = []
+        for d in range(2):
+            size = input.shape[input.dim() - 2 + d]
+            least = ((size - 1) * self.stride[d] - 2 * self.padding[d]
+                     + self.dilation[d] * (self.kernel_size[d] - 1) + 1)
+            if not least <= output_size[d] < least + self.stride[d]:
+                raise ValueError('requested an output size of {}, but valid sizes range from {} '
+                                 'to {} (for an input of {})'.format(
+                                     output_size, least, least + self.stride[d] - 1,
+                                     list(input.shape[-2:])))
+            extra.append(output_size[d] - least)
+        return tuple(extra)
 
     def forward(self, input, output_size=None):
-        if output_size is not None:
-            raise NotImplementedError('ConvTranspose2d: output_size= is not supported yet')
+        if output_size is None:
+            return Module.forward(self, input)
         return conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
-                                self.output_padding, self.groups, self.dilation)
+                                self._output_padding(input, output_size), self.groups,
+                                self.dilation)
 
     def extra_repr(self):
         s = '%d, %d, kernel_size=%s, stride=%s' % (self.in_channels, self.out_channels,
@@ -422,7 +463,7 @@ class MaxPool2d(_Layer, Dl.MaxPool2d, Module):
 
     def forward(self, input):
         if not self.return_indices:
-            return Dl.MaxPool2d.forward(self, input)
+            return Module.forward(self, input)
         return max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                           self.ceil_mode, True)
 
