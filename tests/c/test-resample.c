@@ -1,10 +1,12 @@
 /* test-resample.c: dl_pad, dl_avg_pool2d, dl_adaptive_avg_pool2d,
- * dl_interpolate, dl_dropout and DlConv2d:padding-mode from C, against
- * values worked out by hand.
+ * dl_interpolate, dl_dropout, DlConv2d:padding-mode and the pooling,
+ * dropout, embedding, activation and Conv1d/ConvTranspose2d layers from C,
+ * against values worked out by hand.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <math.h>
 #include <string.h>
 
 #include <dl.h>
@@ -174,6 +176,103 @@ test_conv2d_padding_mode (void)
   dl_test_assert_values (y, (gdouble[]){ 1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4 }, 16, 0);
 }
 
+/* each new layer built from its properties, run forward and backward */
+static void
+test_layers (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) img = dl_arange (1, 17, 1, DL_DTYPE_FLOAT32, NULL, &error);
+  g_autoptr (DlTensor) x = dl_tensor_reshape (img, (gint64[]){ 1, 1, 4, 4 }, 4, &error);
+  g_autoptr (DlMaxPool2d) mp = dl_max_pool2d_layer_new ((gint64[]){ 2, 2 }, NULL, NULL, NULL,
+                                                        FALSE, &error);
+  g_autoptr (DlAvgPool2d) ap = dl_avg_pool2d_layer_new ((gint64[]){ 2, 2 }, NULL, NULL, FALSE,
+                                                        TRUE, 0, &error);
+  g_autoptr (DlAdaptiveAvgPool2d) aap = dl_adaptive_avg_pool2d_layer_new (1, -1, &error);
+  g_autoptr (DlDropout) drop = dl_dropout_layer_new (0.5, FALSE, &error);
+  g_autoptr (DlEmbedding) emb = dl_embedding_layer_new (5, 3, 0, &error);
+  g_autoptr (DlElu) elu = dl_elu_new (1.0, FALSE);
+  g_autoptr (DlHardtanh) ht = dl_hardtanh_new (-2, 2, FALSE, &error);
+  g_autoptr (DlSoftplus) sp = dl_softplus_new (1, 20);
+  g_autoptr (DlConv1d) c1 = dl_conv1d_layer_new (2, 3, 3, 1, 1, 1, 1, TRUE, &error);
+  g_autoptr (DlConvTranspose2d) ct
+      = dl_conv_transpose2d_layer_new (1, 2, (gint64[]){ 3, 3 }, (gint64[]){ 2, 2 }, NULL, 1,
+                                       TRUE, &error);
+  g_assert_no_error (error);
+
+  {
+    g_autoptr (DlTensor) y = dl_module_forward (DL_MODULE (mp), x, &error);
+    dl_test_assert_values (y, (gdouble[]){ 6, 8, 14, 16 }, 4, 0);
+  }
+  {
+    g_autoptr (DlTensor) y = dl_module_forward (DL_MODULE (ap), x, &error);
+    dl_test_assert_values (y, (gdouble[]){ 3.5, 5.5, 11.5, 13.5 }, 4, 1e-6);
+  }
+  {
+    g_autoptr (DlTensor) y = dl_module_forward (DL_MODULE (aap), x, &error);
+    dl_test_assert_values (y, (gdouble[]){ 7, 8, 9, 10 }, 4, 1e-6);
+  }
+  {
+    g_autoptr (DlTensor) y = NULL;
+
+    dl_module_set_training (DL_MODULE (drop), FALSE);
+    y = dl_module_forward (DL_MODULE (drop), x, &error);
+    g_assert_true (y == x);
+  }
+  {
+    g_autoptr (DlTensor) idx = dl_test_tensor ((gdouble[]){ 0, 2, 2 }, (gint64[]){ 3 }, 1,
+                                               DL_DTYPE_INT64);
+    g_autoptr (DlTensor) y = dl_module_forward (DL_MODULE (emb), idx, &error);
+    g_autoptr (DlTensor) s = dl_tensor_sum (y, &error);
+    g_autofree gdouble *grad = NULL;
+
+    g_assert_no_error (error);
+    g_assert_true (dl_tensor_backward (s, NULL, FALSE, FALSE, &error));
+    grad = dl_test_values (dl_tensor_get_grad (dl_module_get_parameter (DL_MODULE (emb),
+                                                                        "weight")));
+    /* row 0 is padding: no gradient; row 2 read twice */
+    g_assert_cmpfloat (grad[0], ==, 0);
+    g_assert_cmpfloat (grad[6], ==, 2);
+    g_assert_cmpfloat (grad[3], ==, 0);
+  }
+  {
+    g_autoptr (DlTensor) v = dl_test_tensor ((gdouble[]){ -3, 0, 3 }, (gint64[]){ 3 }, 1,
+                                             DL_DTYPE_FLOAT64);
+    g_autoptr (DlTensor) e = dl_module_forward (DL_MODULE (elu), v, &error);
+    g_autoptr (DlTensor) h = dl_module_forward (DL_MODULE (ht), v, &error);
+    g_autoptr (DlTensor) p = dl_module_forward (DL_MODULE (sp), v, &error);
+
+    dl_test_assert_values (e, (gdouble[]){ expm1 (-3.0), 0, 3 }, 3, 1e-12);
+    dl_test_assert_values (h, (gdouble[]){ -2, 0, 2 }, 3, 0);
+    dl_test_assert_values (p, (gdouble[]){ log1p (exp (-3.0)), log (2.0), log1p (exp (3.0)) }, 3,
+                           1e-12);
+  }
+  {
+    g_autoptr (DlTensor) seq = dl_randn ((gint64[]){ 2, 2, 5 }, 3, DL_DTYPE_FLOAT32, NULL, &error);
+    g_autoptr (DlTensor) y = dl_module_forward (DL_MODULE (c1), seq, &error);
+    g_autoptr (DlTensor) s = dl_tensor_sum (y, &error);
+
+    dl_test_assert_shape (y, (gint64[]){ 2, 3, 5 }, 3);
+    g_assert_true (dl_tensor_backward (s, NULL, FALSE, FALSE, &error));
+    g_assert_nonnull (dl_tensor_get_grad (dl_module_get_parameter (DL_MODULE (c1), "weight")));
+  }
+  {
+    g_autoptr (DlTensor) y = dl_module_forward (DL_MODULE (ct), x, &error);
+
+    g_assert_no_error (error);
+    dl_test_assert_shape (y, (gint64[]){ 1, 2, 9, 9 }, 4);
+  }
+  /* bad hyperparameters are construct errors naming the layer */
+  g_assert_null (dl_dropout_layer_new (2, FALSE, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "Dropout"));
+  g_clear_error (&error);
+  g_assert_null (dl_conv1d_layer_new (3, 4, 3, 1, 0, 1, 2, TRUE, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_null (dl_embedding_layer_new (3, 2, 3, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -184,5 +283,6 @@ main (int argc, char **argv)
   g_test_add_func ("/resample/interpolate", test_interpolate);
   g_test_add_func ("/resample/dropout", test_dropout);
   g_test_add_func ("/resample/conv2d-padding-mode", test_conv2d_padding_mode);
+  g_test_add_func ("/resample/layers", test_layers);
   return g_test_run ();
 }

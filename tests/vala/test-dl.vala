@@ -453,6 +453,44 @@ void test_resample () {
     }
 }
 
+/* the pooling, dropout, embedding, activation and Conv1d/ConvTranspose2d layers */
+void test_new_layers () {
+    try {
+        var img = Dl.arange (1, 17, 1, Dl.DType.FLOAT64).reshape ({1, 1, 4, 4});
+        var mp = new Dl.MaxPool2d ({2, 2}, {2, 2}, {0, 0}, {1, 1}, false);
+        assert_values (mp.forward (img), {6, 8, 14, 16});
+        var ap = new Dl.AvgPool2d ({2, 2}, {2, 2}, {0, 0}, false, true, 0);
+        assert_values (ap.forward (img), {3.5, 5.5, 11.5, 13.5});
+        var aap = new Dl.AdaptiveAvgPool2d (1, 1);
+        assert_values (aap.forward (img), {8.5});
+        var drop = new Dl.Dropout (1.0, false);
+        assert (drop.forward (img).sum ().item () == 0);
+        drop.set_training (false);
+        assert (drop.forward (img) == img);
+
+        var emb = new Dl.Embedding (4, 2, 0);
+        var e = emb.forward (Dl.arange (0, 4, 1, Dl.DType.INT64));
+        e.sum ().backward ();
+        var g = emb.get_parameter ("weight").get_grad ();
+        assert_values (g, {0, 0, 1, 1, 1, 1, 1, 1});
+
+        var v = from_array ({-1, 0.5, 3}, {3}, Dl.DType.FLOAT64);
+        assert_values (new Dl.Hardtanh (0, 1, false).forward (v), {0, 0.5, 1});
+        assert_values (new Dl.Elu (1, false).forward (v), {Math.expm1 (-1), 0.5, 3});
+        assert ((new Dl.Softplus (1, 20).forward (v)).get_shape ()[0] == 3);
+
+        var c1 = new Dl.Conv1d (2, 3, 3, 1, 1, 1, 1, true);
+        var y1 = c1.forward (Dl.randn ({2, 2, 6}));
+        assert (y1.get_shape ()[2] == 6);
+        y1.sum ().backward ();
+        assert (c1.get_parameter ("weight").get_grad () != null);
+        var ct = new Dl.ConvTranspose2d (2, 1, {2, 2}, {2, 2}, {0, 0}, 1, true);
+        assert (ct.forward (Dl.randn ({1, 2, 3, 3})).get_shape ()[3] == 6);
+    } catch (GLib.Error e) {
+        error ("%s", e.message);
+    }
+}
+
 /* The defaults Dl-1.0.metadata gives nullable and optional arguments */
 void test_gradcheck () {
     try {
@@ -1255,6 +1293,7 @@ int main (string[] args) {
     Test.add_func ("/vala/autograd/grad-hooks", test_autograd_grad_hooks);
     Test.add_func ("/vala/nn/conv", test_conv);
     Test.add_func ("/vala/nn/resample", test_resample);
+    Test.add_func ("/vala/nn/new-layers", test_new_layers);
     Test.add_func ("/vala/module/subclass", test_module_subclass);
     Test.add_func ("/vala/module/forward-many", test_module_forward_many);
     Test.add_func ("/vala/linear/properties", test_linear_properties);
