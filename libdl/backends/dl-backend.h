@@ -582,6 +582,16 @@ struct _DlBackend
                             const void *grad,
                             void *grad_in,
                             DlDType dtype);
+  /* the maximum over the taps of each output of a (weights and fill
+   * ignored, every output with taps), and its flat position in its input
+   * plane into indices (int64); NaN wins (the last one), as in PyTorch's
+   * adaptive max pooling */
+  void (*resample_max) (DlBackendContext *ctx,
+                        const DlResampleArgs *a,
+                        const void *in,
+                        void *out,
+                        gint64 *indices,
+                        DlDType dtype);
   /* dropout of n contiguous float32/float64 elements: out = in * mask / (1
    * - p), mask[i] = 1 with probability 1 - p from the stream (seed,
    * offset) as DL_RANDOM_BERNOULLI draws it; mask (uint8) nullable */

@@ -120,6 +120,19 @@ plan_next (Plan *p, gint d)
   g_array_append_val (p->start[a], n);
 }
 
+/* @plan's arrays into @args (planes and fill left to the caller) */
+static void
+plan_args (const Plan *plan, DlResampleArgs *args)
+{
+  *args = plan->args;
+  for (gint a = 0; a < 3; a++)
+    {
+      args->axis[a].start = (const gint64 *)(gpointer)plan->start[a]->data;
+      args->axis[a].index = (const gint64 *)(gpointer)plan->index[a]->data;
+      args->axis[a].weight = (const gdouble *)(gpointer)plan->weight[a]->data;
+    }
+}
+
 typedef struct
 {
   Plan *plan;
@@ -163,7 +176,7 @@ resample_apply (const gchar *op,
 {
   g_autoptr (DlTensor) xc = NULL;
   DlBackendContext *ctx;
-  DlResampleArgs args = plan->args;
+  DlResampleArgs args;
   gint64 shape[DL_MAX_DIMS];
   const gint lead = x->ndim - plan->spatial;
   DlTensor *out;
@@ -184,12 +197,7 @@ resample_apply (const gchar *op,
       || !DL_TENSOR_BACKEND (x, resample_adjoint, op, error)
       || !(xc = dl_tensor_contiguous (x, error)))
     return NULL;
-  for (gint a = 0; a < 3; a++)
-    {
-      args.axis[a].start = (const gint64 *)(gpointer)plan->start[a]->data;
-      args.axis[a].index = (const gint64 *)(gpointer)plan->index[a]->data;
-      args.axis[a].weight = (const gdouble *)(gpointer)plan->weight[a]->data;
-    }
+  plan_args (plan, &args);
   args.planes = 1;
   for (gint d = 0; d < lead; d++)
     {
@@ -633,6 +641,52 @@ dl_avg_pool2d (DlTensor *input,
   return resample_apply ("avg_pool2d", x, plan, FALSE, 0, error);
 }
 
+/* the bins of adaptive pooling of @x's last two dims into @output_size:
+ * output o of a dim of n into m reads floor(o n / m) to ceil((o + 1) n /
+ * m) - 1, each with weight 1 / its size */
+static Plan *
+adaptive_plan (DlTensor *x, const gint64 *output_size, const gchar *name, const gchar *adjoint)
+{
+  Plan *plan = plan_new (2, name, adjoint);
+
+  for (gint d = 0; d < 2; d++)
+    {
+      const gint64 in = x->sizes[x->ndim - 2 + d], m = output_size[d];
+
+      plan_begin (plan, d, in, m);
+      for (gint64 o = 0; o < m; o++)
+        {
+          const gint64 start = o * in / m, end = ((o + 1) * in + m - 1) / m;
+
+          for (gint64 i = start; i < end; i++)
+            plan_tap (plan, d, i, 1.0 / (gdouble)(end - start));
+          plan_next (plan, d);
+        }
+    }
+  return plan;
+}
+
+/* the checks of adaptive pooling (@op) of @x into @output_size */
+static gboolean
+check_adaptive (const gchar *op,
+                DlTensor *x,
+                gboolean unbatched,
+                const gint64 *output_size,
+                GError **error)
+{
+  if (!check_nonempty (op, x, unbatched, error))
+    return FALSE;
+  if (output_size[0] < 0 || output_size[1] < 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "%s: elements of output_size must be greater than or equal to 0 but "
+                   "received {%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "}",
+                   op, output_size[0], output_size[1]);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /**
  * dl_adaptive_avg_pool2d:
  * @input: an image batch [N, C, H, W] (or one image [C, H, W])
@@ -659,32 +713,94 @@ dl_adaptive_avg_pool2d (DlTensor *input, const gint64 *output_size, GError **err
 
   g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
   if (!(x = image_batch ("adaptive_avg_pool2d", input, 4, &unbatched, error))
-      || !check_nonempty ("adaptive_avg_pool2d", x, unbatched, error))
+      || !check_adaptive ("adaptive_avg_pool2d", x, unbatched, output_size, error))
     return NULL;
-  if (output_size[0] < 0 || output_size[1] < 0)
+  plan = adaptive_plan (x, output_size, "AdaptiveAvgPool2DBackward0",
+                        "AdaptiveAvgPool2DBackwardBackward0");
+  return resample_apply ("adaptive_avg_pool2d", x, plan, FALSE, 0, error);
+}
+
+/**
+ * dl_adaptive_max_pool2d:
+ * @input: an image batch [N, C, H, W] (or one image [C, H, W])
+ * @output_size: (array fixed-size=2): the output's height and width
+ * @indices: (out) (optional) (transfer full): where to store each
+ *   maximum's flat position in its plane (int64, the output's shape), as
+ *   torch.nn.functional.adaptive_max_pool2d(return_indices=True) gives them
+ * @error: return location for a #GError
+ *
+ * Adaptive max pooling, as torch.nn.functional.adaptive_max_pool2d()
+ * computes it, over the bins of dl_adaptive_avg_pool2d(); NaN wins.
+ * Differentiable, with gradients of every order.
+ *
+ * Returns: (transfer full): the pooled batch [N, C, oh, ow], or %NULL with
+ *   @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_adaptive_max_pool2d (DlTensor *input,
+                        const gint64 *output_size,
+                        DlTensor **indices,
+                        GError **error)
+{
+  g_autoptr (DlTensor) x = NULL;
+  g_autoptr (DlTensor) x4 = NULL;
+  g_autoptr (DlTensor) xc = NULL;
+  g_autoptr (DlTensor) out = NULL;
+  g_autoptr (DlTensor) idx = NULL;
+  g_autoptr (Plan) plan = NULL;
+  DlBackendContext *ctx;
+  DlResampleArgs args;
+  gboolean unbatched;
+  gint64 shape[4];
+
+  g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
+  if (!(x = image_batch ("adaptive_max_pool2d", input, 4, &unbatched, error))
+      || !check_adaptive ("adaptive_max_pool2d", x, unbatched, output_size, error))
+    return NULL;
+  if (x->dtype == DL_DTYPE_FLOAT16 || x->dtype == DL_DTYPE_BFLOAT16)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "adaptive_avg_pool2d: elements of output_size must be greater than or equal "
-                   "to 0 but received {%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "}",
-                   output_size[0], output_size[1]);
+      g_autoptr (DlTensor) f = dl_tensor_to_dtype (x, DL_DTYPE_FLOAT32, error);
+      g_autoptr (DlTensor) r = f ? dl_adaptive_max_pool2d (f, output_size, indices, error) : NULL;
+      return r ? dl_tensor_to_dtype (r, x->dtype, error) : NULL;
+    }
+  if (x->dtype != DL_DTYPE_FLOAT32 && x->dtype != DL_DTYPE_FLOAT64)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                   "adaptive_max_pool2d: \"adaptive_max_pool2d\" not implemented for '%s'",
+                   dl_dtype_get_name (x->dtype));
       return NULL;
     }
-  plan = plan_new (2, "AdaptiveAvgPool2DBackward0", "AdaptiveAvgPool2DBackwardBackward0");
-  for (gint d = 0; d < 2; d++)
+  if (!(ctx = DL_TENSOR_BACKEND (x, resample_max, "adaptive_max_pool2d", error))
+      || !(x4 = unbatched ? dl_tensor_unsqueeze (x, 0, error) : g_object_ref (x))
+      || !(xc = dl_tensor_contiguous (x4, error)))
+    return NULL;
+  plan = adaptive_plan (x4, output_size, "AdaptiveMaxPool2DBackward0", NULL);
+  plan_args (plan, &args);
+  args.planes = x4->sizes[0] * x4->sizes[1];
+  shape[0] = x4->sizes[0];
+  shape[1] = x4->sizes[1];
+  shape[2] = output_size[0];
+  shape[3] = output_size[1];
+  if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (x), x->dtype, shape, 4, error))
+      || !(idx
+           = dl_tensor_new_empty_internal (dl_tensor_device (x), DL_DTYPE_INT64, shape, 4, error)))
+    return NULL;
+  if (out->numel > 0)
+    ctx->backend->resample_max (ctx, &args, dl_tensor_data (xc), dl_tensor_data (out),
+                                (gint64 *)dl_tensor_data (idx), x->dtype);
+  dl_max_pool_record ("AdaptiveMaxPool2DBackward0", x4, out, idx);
+  if (unbatched)
     {
-      const gint64 in = x->sizes[x->ndim - 2 + d], m = output_size[d];
-
-      plan_begin (plan, d, in, m);
-      for (gint64 o = 0; o < m; o++)
-        {
-          const gint64 start = o * in / m, end = ((o + 1) * in + m - 1) / m;
-
-          for (gint64 i = start; i < end; i++)
-            plan_tap (plan, d, i, 1.0 / (gdouble)(end - start));
-          plan_next (plan, d);
-        }
+      g_autoptr (DlTensor) o3 = dl_tensor_squeeze_dim (out, 0, error);
+      if (indices)
+        *indices = dl_tensor_squeeze_dim (idx, 0, error);
+      return g_steal_pointer (&o3);
     }
-  return resample_apply ("adaptive_avg_pool2d", x, plan, FALSE, 0, error);
+  if (indices)
+    *indices = g_steal_pointer (&idx);
+  return g_steal_pointer (&out);
 }
 
 /* ---- interpolate -------------------------------------------------------- */

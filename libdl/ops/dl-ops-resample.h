@@ -71,6 +71,11 @@ DlTensor *dl_avg_pool2d (DlTensor *input,
 DL_EXPORT
 DlTensor *dl_adaptive_avg_pool2d (DlTensor *input, const gint64 *output_size, GError **error);
 DL_EXPORT
+DlTensor *dl_adaptive_max_pool2d (DlTensor *input,
+                                  const gint64 *output_size,
+                                  DlTensor **indices,
+                                  GError **error);
+DL_EXPORT
 DlTensor *dl_interpolate (DlTensor *input,
                           const gint64 *size,
                           gsize n_size,

@@ -94,6 +94,16 @@ test_avg_pool2d (void)
   dl_test_assert_values (a, (gdouble[]){ 4.5, 8.5, 12.5 }, 3, 1e-12);
   g_assert_null (dl_avg_pool2d (x4, k, s, (gint64[]){ 2, 2 }, FALSE, TRUE, 0, &error));
   g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_clear_error (&error);
+  /* the same bins, maxima: the bottom right of each, and where */
+  {
+    g_autoptr (DlTensor) idx = NULL;
+    g_autoptr (DlTensor) m = dl_adaptive_max_pool2d (x4, (gint64[]){ 3, 1 }, &idx, &error);
+
+    g_assert_no_error (error);
+    dl_test_assert_values (m, (gdouble[]){ 8, 12, 16 }, 3, 0);
+    dl_test_assert_values (idx, (gdouble[]){ 7, 11, 15 }, 3, 0);
+  }
 }
 
 /* 1 2 to 4 elements: nearest repeats, linear (align_corners) steps by 1/3 */

@@ -340,6 +340,10 @@ for _name, _op, _shape, _out in [
          (1, 2, 5, 3))]:
     linear_map(_name, _op, _shape, _out)
 
+WALK['AdaptiveMaxPool2DBackward0'] = [
+    Case(lambda m, a: m.nn.functional.adaptive_max_pool2d(a, (3, 2)), (2, 2, 5, 7),
+         domain='nonzero')]
+
 # dropout's values are libdl's random stream, not PyTorch's: p = 1 drops
 # everything in both, so that the gradients (zero) are comparable; its
 # gradients for other p are checked in test_resample.py

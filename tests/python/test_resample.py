@@ -447,3 +447,26 @@ def test_dropout_layer():
     z = Dl.ones(10, 10)
     assert mi(z) is z
     assert ((z == 0) | (z == 2)).all()
+
+
+@pytest.mark.parametrize('name', ['float32', 'float64'])
+@pytest.mark.parametrize('case', [((2, 3, 7, 5), (3, 2)), ((1, 2, 5, 9), (4, 4)),
+                                  ((3, 4, 6), (None, 4)), ((2, 1, 3, 3), 5),
+                                  ((1, 2, 10, 7), (3, 1))])
+def test_adaptive_max_pool2d(rng, name, case):
+    shape, out = case
+
+    def fn(m, x):
+        return m.nn.functional.adaptive_max_pool2d(x, out)
+    compare(rng, fn, shape, name)
+    compare(rng, fn, shape, name, strided=True)
+    a = rand_np(rng, shape, name)
+    (y, i), (ty, ti) = [m.nn.functional.adaptive_max_pool2d(t, out, return_indices=True)
+                        for m, t in ((Dl, pair(a, name)[0]), (torch, pair(a, name)[1]))]
+    assert_same(y, ty)
+    assert_same(i, ti)
+    m, tm = Dl.nn.AdaptiveMaxPool2d(out), torch.nn.AdaptiveMaxPool2d(out)
+    assert repr(m) == repr(tm)
+    assert_same(m(pair(a, name)[0]), tm(pair(a, name)[1]))
+    with pytest.raises(RuntimeError, match='non-zero size'):
+        Dl.nn.functional.adaptive_max_pool2d(Dl.zeros(1, 0, 3), 2)

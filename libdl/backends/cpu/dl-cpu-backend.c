@@ -182,6 +182,7 @@ static const DlBackend cpu_backend = {
   .max_pool2d = dl_cpu_max_pool2d,
   .resample = dl_cpu_resample,
   .resample_adjoint = dl_cpu_resample_adjoint,
+  .resample_max = dl_cpu_resample_max,
   .dropout = dl_cpu_dropout,
   .optim_step = dl_cpu_optim_step,
   .gemm_batched = dl_cpu_gemm_batched,

@@ -440,6 +440,12 @@ void dl_cpu_resample_adjoint (DlBackendContext *ctx,
                               const void *grad,
                               void *grad_in,
                               DlDType dtype);
+void dl_cpu_resample_max (DlBackendContext *ctx,
+                          const DlResampleArgs *a,
+                          const void *in,
+                          void *out,
+                          gint64 *indices,
+                          DlDType dtype);
 void dl_cpu_dropout (DlBackendContext *ctx,
                      const void *in,
                      void *out,

@@ -14,6 +14,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "dl-cpu-private.h"
@@ -179,4 +180,65 @@ dl_cpu_resample_adjoint (DlBackendContext *ctx,
     resample_adjoint_f64 (a, grad, grad_in);
   else
     resample_adjoint_f32 (a, grad, grad_in);
+}
+
+/* each output the maximum of its taps (PyTorch's adaptive max pooling:
+ * a later NaN replaces the maximum) and its flat position in the plane */
+#define DL_DEFINE_RESAMPLE_MAX(T, suffix)                                                          \
+  static void resample_max_##suffix (const DlResampleArgs *a, const T *in, T *out, gint64 *idx)    \
+  {                                                                                                \
+    const DlResampleAxis *az = &a->axis[0], *ay = &a->axis[1], *ax = &a->axis[2];                  \
+    const gint64 in_plane = az->in_size * ay->in_size * ax->in_size;                               \
+    const gint64 out_plane = az->out_size * ay->out_size * ax->out_size;                           \
+                                                                                                   \
+    DL_CPU_FOR_IF (                                                                                \
+        a->planes *(out_plane + in_plane) >= DL_CPU_GRAIN,                                         \
+        for (gint64 p = 0; p < a->planes; p++) {                                                   \
+          const T *src = in + p * in_plane;                                                        \
+          T *dst = out + p * out_plane;                                                            \
+          gint64 *at = idx + p * out_plane;                                                        \
+                                                                                                   \
+          for (gint64 z = 0; z < az->out_size; z++)                                                \
+            for (gint64 y = 0; y < ay->out_size; y++)                                              \
+              for (gint64 x = 0; x < ax->out_size; x++, dst++, at++)                               \
+                {                                                                                  \
+                  T best = 0;                                                                      \
+                  gint64 where = -1;                                                               \
+                                                                                                   \
+                  for (gint64 i = az->start[z]; i < az->start[z + 1]; i++)                         \
+                    for (gint64 j = ay->start[y]; j < ay->start[y + 1]; j++)                       \
+                      for (gint64 k = ax->start[x]; k < ax->start[x + 1]; k++)                     \
+                        {                                                                          \
+                          const gint64 pos                                                         \
+                              = (az->index[i] * ay->in_size + ay->index[j]) * ax->in_size          \
+                                + ax->index[k];                                                    \
+                          const T v = src[pos];                                                    \
+                                                                                                   \
+                          if (where < 0 || v > best || isnan (v))                                  \
+                            {                                                                      \
+                              best = v;                                                            \
+                              where = pos;                                                         \
+                            }                                                                      \
+                        }                                                                          \
+                  *dst = best;                                                                     \
+                  *at = where;                                                                     \
+                }                                                                                  \
+        });                                                                                        \
+  }
+
+DL_DEFINE_RESAMPLE_MAX (float, f32)
+DL_DEFINE_RESAMPLE_MAX (double, f64)
+
+void
+dl_cpu_resample_max (DlBackendContext *ctx,
+                     const DlResampleArgs *a,
+                     const void *in,
+                     void *out,
+                     gint64 *indices,
+                     DlDType dtype)
+{
+  if (dtype == DL_DTYPE_FLOAT64)
+    resample_max_f64 (a, in, out, indices);
+  else
+    resample_max_f32 (a, in, out, indices);
 }

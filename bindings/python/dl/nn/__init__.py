@@ -21,4 +21,6 @@ __all__ += ['Conv1d', 'Conv2d', 'ConvTranspose2d', 'Fold', 'Unfold', 'MaxPool2d'
             'AdaptiveAvgPool2d', 'Dropout', 'BatchNorm1d', 'BatchNorm2d', 'LayerNorm',
             'Embedding', 'ELU', 'Hardtanh', 'Softplus']
 from .resample import Dropout2d, Upsample, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa
-__all__ += ['Upsample', 'UpsamplingNearest2d', 'UpsamplingBilinear2d', 'Dropout2d']
+from .conv import AdaptiveMaxPool2d  # noqa
+__all__ += ['Upsample', 'UpsamplingNearest2d', 'UpsamplingBilinear2d', 'Dropout2d',
+            'AdaptiveMaxPool2d']

@@ -16,7 +16,8 @@ __all__ = ['conv1d', 'conv2d', 'conv_transpose2d', 'unfold', 'fold', 'max_pool2d
            'avg_pool2d', 'adaptive_avg_pool2d', 'dropout', 'Conv1d', 'Conv2d', 'ConvTranspose2d',
            'Unfold', 'Fold', 'MaxPool2d', 'AvgPool2d', 'AdaptiveAvgPool2d', 'Dropout',
            'batch_norm', 'layer_norm', 'BatchNorm1d', 'BatchNorm2d', 'LayerNorm', 'embedding',
-           'elu', 'hardtanh', 'softplus', 'Embedding', 'ELU', 'Hardtanh', 'Softplus']
+           'elu', 'hardtanh', 'softplus', 'Embedding', 'ELU', 'Hardtanh', 'Softplus',
+           'adaptive_max_pool2d', 'AdaptiveMaxPool2d']
 
 
 def _pair(v, name):
@@ -420,11 +421,22 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 
 def adaptive_avg_pool2d(input, output_size):
+    return _call(Dl.adaptive_avg_pool2d, input, _adaptive_size(input, output_size))
+
+
+def _adaptive_size(input, output_size):
     oh, ow = (output_size, output_size) if not isinstance(output_size, (tuple, list)) \
         else output_size
     h, w = input.shape[-2:]
-    return _call(Dl.adaptive_avg_pool2d, input, [h if oh is None else int(oh),
-                                                 w if ow is None else int(ow)])
+    return [h if oh is None else int(oh), w if ow is None else int(ow)]
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    try:
+        out, idx = Dl.adaptive_max_pool2d(input, _adaptive_size(input, output_size))
+    except GLib.Error as e:
+        raise _translate(e) from None
+    return (out, idx) if return_indices else out
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
@@ -513,6 +525,20 @@ class AdaptiveAvgPool2d(_Layer, Dl.AdaptiveAvgPool2d, Module):
         _construct(self, Dl.AdaptiveAvgPool2d, output_height=-1 if oh is None else int(oh),
                    output_width=-1 if ow is None else int(ow))
         self.output_size = output_size
+
+    def extra_repr(self):
+        return 'output_size={}'.format(self.output_size)
+
+
+class AdaptiveMaxPool2d(Module):
+    """torch.nn.AdaptiveMaxPool2d(output_size, return_indices=False)."""
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def forward(self, input):
+        return adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
     def extra_repr(self):
         return 'output_size={}'.format(self.output_size)

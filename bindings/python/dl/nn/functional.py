@@ -195,5 +195,6 @@ __all__ += ['conv1d', 'conv2d', 'conv_transpose2d', 'fold', 'unfold', 'max_pool2
 
 # padding, interpolation, normalize and channel dropout live in resample.py
 from .resample import dropout2d, interpolate, normalize, pad, upsample  # noqa: E402
+from .conv import adaptive_max_pool2d  # noqa: E402
 
-__all__ += ['pad', 'interpolate', 'upsample', 'normalize', 'dropout2d']
+__all__ += ['pad', 'interpolate', 'upsample', 'normalize', 'dropout2d', 'adaptive_max_pool2d']
