@@ -23,6 +23,7 @@ typedef struct
   GType type;
   gssize offset; /* from the instance: G_STRUCT_OFFSET, or G_PRIVATE_OFFSET */
   gdouble default_value;
+  gboolean settable; /* also writable after construction (G_PARAM_CONSTRUCT) */
 } DlLayerProp;
 
 /* Installs @props (ids from 1) on @klass and its get/set_property; @props

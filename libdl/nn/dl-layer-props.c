@@ -73,14 +73,14 @@ layer_set_property (GObject *object, guint prop_id, const GValue *value, GParamS
 void
 dl_layer_props_install (GObjectClass *klass, const DlLayerProp *props, guint n_props)
 {
-  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS
-                            | G_PARAM_EXPLICIT_NOTIFY;
+  const GParamFlags common = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY;
 
   klass->get_property = layer_get_property;
   klass->set_property = layer_set_property;
   for (guint i = 0; i < n_props; i++)
     {
       const DlLayerProp *p = &props[i];
+      const GParamFlags flags = common | (p->settable ? G_PARAM_CONSTRUCT : G_PARAM_CONSTRUCT_ONLY);
       GParamSpec *pspec;
 
       if (p->type == G_TYPE_INT64)

@@ -524,11 +524,12 @@ static const DlLayerProp dropout_props[] = {
   /**
    * DlDropout:p:
    *
-   * The probability of zeroing an element, in [0, 1] (default 0.5).
+   * The probability of zeroing an element, in [0, 1] (default 0.5);
+   * settable after construction, as torch.nn.Dropout's p.
    *
    * Since: 0.1
    */
-  { "p", G_TYPE_DOUBLE, G_STRUCT_OFFSET (DlDropout, p), 0.5 },
+  { "p", G_TYPE_DOUBLE, G_STRUCT_OFFSET (DlDropout, p), 0.5, TRUE },
   /**
    * DlDropout:inplace:
    *
@@ -536,7 +537,7 @@ static const DlLayerProp dropout_props[] = {
    *
    * Since: 0.1
    */
-  { "inplace", G_TYPE_BOOLEAN, G_STRUCT_OFFSET (DlDropout, inplace), FALSE },
+  { "inplace", G_TYPE_BOOLEAN, G_STRUCT_OFFSET (DlDropout, inplace), FALSE, TRUE },
 };
 
 static DlTensor *

@@ -443,6 +443,11 @@ def test_dropout_layer():
     assert m(x) is x
     m2 = pickle.loads(pickle.dumps(m))
     assert m2.p == 0.25 and not m2.training
+    m.train()
+    m.p = 1.0
+    assert m.p == 1.0 and (m(x) == 0).all()
+    m.p = 0.0
+    assert_same(m(x), x)
     mi = Dl.nn.Dropout(0.5, inplace=True)
     z = Dl.ones(10, 10)
     assert mi(z) is z

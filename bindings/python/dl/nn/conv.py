@@ -558,6 +558,12 @@ class Dropout(_Layer, Dl.Dropout, Module):
                              .format(p))
         _construct(self, Dl.Dropout, p=float(p), inplace=bool(inplace))
 
+    # settable as PyTorch's (model.dropout.p = 0.1)
+    p = property(lambda self: self.get_property('p'),
+                 lambda self, v: self.set_property('p', float(v)))
+    inplace = property(lambda self: self.get_property('inplace'),
+                       lambda self, v: self.set_property('inplace', bool(v)))
+
     def extra_repr(self):
         return 'p={}, inplace={}'.format(self.p, self.inplace)
 
