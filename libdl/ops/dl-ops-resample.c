@@ -834,17 +834,38 @@ dl_adaptive_max_pool2d (DlTensor *input,
   }                                                                                                \
   G_STMT_END
 
+/* the four taps of output @o and their cubic convolution weights, as
+ * PyTorch's compute_indices_weights_cubic computes them in T */
+#define CUBIC_TAPS(T, plan, d, o, in, out, scale, align_corners)                                   \
+  G_STMT_START                                                                                     \
+  {                                                                                                \
+    const T A = (T)-0.75;                                                                          \
+    const T ratio = (align_corners) ? ((out) > 1 ? (T)((in)-1) / (T)((out)-1) : (T)0)              \
+                                    : SCALE (T, scale, in, out);                                   \
+    const T real = (align_corners) ? ratio * (T)(o) : ratio * ((T)(o) + (T)0.5) - (T)0.5;          \
+    const gint64 i0 = MIN ((gint64)floor (real), (in)-1);                                          \
+    const T t = MIN (MAX (real - (T)i0, (T)0), (T)1);                                              \
+    const T x1 = t + 1, x2 = 1 - t, x3 = 2 - t;                                                    \
+    const T w[4] = { ((A * x1 - 5 * A) * x1 + 8 * A) * x1 - 4 * A,                                 \
+                     ((A + 2) * t - (A + 3)) * t * t + 1, ((A + 2) * x2 - (A + 3)) * x2 * x2 + 1,  \
+                     ((A * x3 - 5 * A) * x3 + 8 * A) * x3 - 4 * A };                               \
+                                                                                                   \
+    for (gint k = 0; k < 4; k++)                                                                   \
+      plan_tap (plan, d, CLAMP (i0 - 1 + k, 0, (in)-1), (gdouble)w[k]);                            \
+  }                                                                                                \
+  G_STMT_END
+
 /**
  * dl_interpolate:
  * @input: a batch [N, C, L] (nearest, linear), [N, C, H, W] (nearest,
- *   bilinear) or [N, C, D, H, W] (nearest)
+ *   bilinear, bicubic) or [N, C, D, H, W] (nearest, trilinear)
  * @size: (array length=n_size): the output's spatial sizes
  * @n_size: their number, the input's dims less 2
  * @scales: (array length=n_scales) (nullable): the scale factors the
  *   sizes came from, which PyTorch maps positions with when given (a
  *   value <= 0: none, use input size / output size)
  * @n_scales: 0 or @n_size
- * @mode: nearest, linear or bilinear
+ * @mode: nearest, linear, bilinear, bicubic or trilinear
  * @align_corners: for the linear modes, whether the corner elements of input and
  *   output line up, rather than their corner areas
  * @error: return location for a #GError
@@ -868,7 +889,7 @@ dl_interpolate (DlTensor *input,
                 gboolean align_corners,
                 GError **error)
 {
-  static const gchar *const names[3][3][2] = {
+  static const gchar *const names[5][3][2] = {
     { { "UpsampleNearest1DBackward0", "UpsampleNearest1DBackwardBackward0" },
       { "UpsampleNearest2DBackward0", "UpsampleNearest2DBackwardBackward0" },
       { "UpsampleNearest3DBackward0", "UpsampleNearest3DBackwardBackward0" } },
@@ -876,11 +897,17 @@ dl_interpolate (DlTensor *input,
     { { NULL },
       { "UpsampleBilinear2DBackward0", "UpsampleBilinear2DBackwardBackward0" },
       { NULL } },
+    { { NULL }, { "UpsampleBicubic2DBackward0", "UpsampleBicubic2DBackwardBackward0" }, { NULL } },
+    { { NULL },
+      { NULL },
+      { "UpsampleTrilinear3DBackward0", "UpsampleTrilinear3DBackwardBackward0" } },
   };
-  static const gchar *const ops[3][3] = {
+  static const gchar *const ops[5][3] = {
     { "upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d" },
     { "upsample_linear1d", NULL, NULL },
     { NULL, "upsample_bilinear2d", NULL },
+    { NULL, "upsample_bicubic2d", NULL },
+    { NULL, NULL, "upsample_trilinear3d" },
   };
   g_autoptr (Plan) plan = NULL;
   g_autofree gchar *shape = NULL;
@@ -891,14 +918,17 @@ dl_interpolate (DlTensor *input,
   g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
   g_return_val_if_fail (size != NULL || n_size == 0, NULL);
   shape = dl_shape_to_string (input->sizes, input->ndim);
-  if ((guint)mode > DL_INTERPOLATE_BILINEAR || spatial < 1 || spatial > 3
+  if ((guint)mode > DL_INTERPOLATE_TRILINEAR || spatial < 1 || spatial > 3
       || !(op = ops[mode][spatial - 1]))
     {
-      static const gchar *const mode_names[] = { "nearest", "linear", "bilinear" };
+      static const gchar *const mode_names[]
+          = { "nearest", "linear", "bilinear", "bicubic", "trilinear" };
       g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
                    "interpolate: Input Error: Only 3D, 4D and 5D input Tensors supported (got "
-                   "%dD) for the modes: nearest | linear | bilinear (got %s, input of size %s)",
-                   input->ndim, (guint)mode <= 2 ? mode_names[mode] : "?", shape);
+                   "%dD) for the modes: nearest | linear | bilinear | bicubic | trilinear (got %s, "
+                   "input of size %s)",
+                   input->ndim, (guint)mode <= DL_INTERPOLATE_TRILINEAR ? mode_names[mode] : "?",
+                   shape);
       return NULL;
     }
   if (n_size != (gsize)spatial || (n_scales != 0 && n_scales != n_size))
@@ -940,6 +970,10 @@ dl_interpolate (DlTensor *input,
                 i = MIN ((gint64)floorf ((gfloat)o * SCALE (gfloat, scale, in, out)), in - 1);
               plan_tap (plan, d, i, 1.0);
             }
+          else if (mode == DL_INTERPOLATE_BICUBIC && wide)
+            CUBIC_TAPS (gdouble, plan, d, o, in, out, scale, align_corners);
+          else if (mode == DL_INTERPOLATE_BICUBIC)
+            CUBIC_TAPS (gfloat, plan, d, o, in, out, scale, align_corners);
           else if (wide)
             LINEAR_TAPS (gdouble, plan, d, o, in, out, scale, align_corners);
           else

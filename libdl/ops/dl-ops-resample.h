@@ -40,6 +40,10 @@ typedef enum
  *   'nearest': the one at floor(output index * input / output size))
  * @DL_INTERPOLATE_LINEAR: linear interpolation of 1-d signals [N, C, L]
  * @DL_INTERPOLATE_BILINEAR: bilinear interpolation of images [N, C, H, W]
+ * @DL_INTERPOLATE_BICUBIC: bicubic interpolation of images [N, C, H, W]
+ *   (PyTorch's cubic convolution, A = -0.75, edges repeated)
+ * @DL_INTERPOLATE_TRILINEAR: trilinear interpolation of volumes
+ *   [N, C, D, H, W]
  *
  * How dl_interpolate() resamples.
  *
@@ -50,6 +54,8 @@ typedef enum
   DL_INTERPOLATE_NEAREST,
   DL_INTERPOLATE_LINEAR,
   DL_INTERPOLATE_BILINEAR,
+  DL_INTERPOLATE_BICUBIC,
+  DL_INTERPOLATE_TRILINEAR,
 } DlInterpolateMode;
 
 DL_EXPORT

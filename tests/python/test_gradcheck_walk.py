@@ -337,7 +337,13 @@ for _name, _op, _shape, _out in [
         ('UpsampleBilinear2DBackward0',
          lambda m, a: m.nn.functional.interpolate(a, (5, 3), mode='bilinear',
                                                   align_corners=True), (1, 2, 3, 4),
-         (1, 2, 5, 3))]:
+         (1, 2, 5, 3)),
+        ('UpsampleBicubic2DBackward0',
+         lambda m, a: m.nn.functional.interpolate(a, (5, 6), mode='bicubic'), (1, 2, 3, 4),
+         (1, 2, 5, 6)),
+        ('UpsampleTrilinear3DBackward0',
+         lambda m, a: m.nn.functional.interpolate(a, (3, 2, 5), mode='trilinear'),
+         (1, 1, 2, 3, 4), (1, 1, 3, 2, 5))]:
     linear_map(_name, _op, _shape, _out)
 
 WALK['AdaptiveMaxPool2DBackward0'] = [

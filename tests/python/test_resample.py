@@ -259,6 +259,11 @@ INTERP = [
     ((1, 2, 4, 5), {'scale_factor': 2.5, 'mode': 'bilinear', 'recompute_scale_factor': True}),
     ((1, 1, 1, 1), {'size': (3, 1), 'mode': 'bilinear', 'align_corners': True}),
     ((2, 2, 6, 6), {'size': (4, 3), 'mode': 'area'}),
+    ((1, 2, 4, 5), {'size': (7, 3), 'mode': 'bicubic'}),
+    ((2, 1, 5, 4), {'size': (9, 8), 'mode': 'bicubic', 'align_corners': True}),
+    ((1, 2, 4, 5), {'scale_factor': (1.5, 2.5), 'mode': 'bicubic'}),
+    ((1, 2, 3, 4, 5), {'size': (4, 6, 3), 'mode': 'trilinear'}),
+    ((2, 1, 3, 3, 4), {'scale_factor': 1.5, 'mode': 'trilinear', 'align_corners': True}),
 ]
 
 

@@ -37,8 +37,9 @@ def pad(input, pad, mode='constant', value=None):
 
 
 _MODES = {'nearest': Dl.InterpolateMode.NEAREST, 'linear': Dl.InterpolateMode.LINEAR,
-          'bilinear': Dl.InterpolateMode.BILINEAR}
-_NEEDS = {'linear': 3, 'bilinear': 4, 'trilinear': 5}
+          'bilinear': Dl.InterpolateMode.BILINEAR, 'bicubic': Dl.InterpolateMode.BICUBIC,
+          'trilinear': Dl.InterpolateMode.TRILINEAR}
+_NEEDS = {'linear': 3, 'bilinear': 4, 'bicubic': 4, 'trilinear': 5}
 
 
 def _spatial_list(v, dim, what, input):
@@ -62,7 +63,8 @@ def _spatial_list(v, dim, what, input):
 def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """torch.nn.functional.interpolate for the modes nearest, linear (3-d
-    input), bilinear (4-d) and area (adaptive average pooling), with
+    input), bilinear and bicubic (4-d), trilinear (5-d) and area (adaptive
+    average pooling, 4-d), with
     PyTorch 1.13's handling of size, scale_factor and
     recompute_scale_factor."""
     if mode in ('nearest', 'area', 'nearest-exact'):
