@@ -911,12 +911,14 @@ dl_interpolate (DlTensor *input,
   };
   g_autoptr (Plan) plan = NULL;
   g_autofree gchar *shape = NULL;
-  const gint spatial = input->ndim - 2;
-  const gboolean wide = input->dtype == DL_DTYPE_FLOAT64;
+  gint spatial;
+  gboolean wide;
   const gchar *op;
 
   g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
   g_return_val_if_fail (size != NULL || n_size == 0, NULL);
+  spatial = input->ndim - 2;
+  wide = input->dtype == DL_DTYPE_FLOAT64;
   shape = dl_shape_to_string (input->sizes, input->ndim);
   if ((guint)mode > DL_INTERPOLATE_TRILINEAR || spatial < 1 || spatial > 3
       || !(op = ops[mode][spatial - 1]))
