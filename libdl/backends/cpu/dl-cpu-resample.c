@@ -4,10 +4,9 @@
  *
  * Maps whose every axis reads one input (or none) with weight 1 (padding,
  * nearest interpolation) are gathers and copy. Others run in two passes
- * per plane, accumulated in double: each input row resampled along x,
- * then those rows combined along z and y; the adjoint runs the passes
- * backwards. Planes are independent, so threads share out whole planes
- * and never write the same element.
+ * per plane, accumulated in the element type (as PyTorch's opmath): each input row resampled along
+ * x, then those rows combined along z and y; the adjoint runs the passes backwards. Planes are
+ * independent, so threads share out whole planes and never write the same element.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -33,18 +32,90 @@ axis_is_gather (const DlResampleAxis *a)
   return TRUE;
 }
 
+/* for a gather axis, the input each output reads, or -1 (g_free it) */
+static gint64 *
+gather_index (const DlResampleAxis *a)
+{
+  gint64 *g = g_new (gint64, MAX (a->out_size, 1));
+
+  for (gint64 o = 0; o < a->out_size; o++)
+    g[o] = a->start[o] < a->start[o + 1] ? a->index[a->start[o]] : -1;
+  return g;
+}
+
+/* The transpose of an axis: for each input position, the outputs that read
+ * it and with which weights (in @t's arrays, g_free them), so that the
+ * adjoint gathers instead of scattering into overlapping windows. */
+typedef struct
+{
+  gint64 *start, *out;
+  gdouble *weight;
+} AxisTranspose;
+
+static void
+axis_transpose (const DlResampleAxis *a, AxisTranspose *t)
+{
+  const gint64 n = a->start[a->out_size];
+  g_autofree gint64 *fill = g_new0 (gint64, a->in_size + 1);
+
+  t->start = g_new0 (gint64, a->in_size + 1);
+  t->out = g_new (gint64, MAX (n, 1));
+  t->weight = g_new (gdouble, MAX (n, 1));
+  for (gint64 k = 0; k < n; k++)
+    t->start[a->index[k] + 1]++;
+  for (gint64 i = 0; i < a->in_size; i++)
+    t->start[i + 1] += t->start[i];
+  for (gint64 o = 0; o < a->out_size; o++)
+    for (gint64 k = a->start[o]; k < a->start[o + 1]; k++)
+      {
+        const gint64 at = t->start[a->index[k]] + fill[a->index[k]]++;
+        t->out[at] = o;
+        t->weight[at] = a->weight[k];
+      }
+}
+
+static void
+axis_transpose_clear (AxisTranspose *t)
+{
+  g_free (t->start);
+  g_free (t->out);
+  g_free (t->weight);
+}
+
+/* whether each output of the axis reads a run of consecutive inputs with
+ * one weight (average and adaptive pooling): a box, summed without
+ * indices */
+static gboolean
+axis_is_box (const DlResampleAxis *a)
+{
+  for (gint64 o = 0; o < a->out_size; o++)
+    for (gint64 k = a->start[o] + 1; k < a->start[o + 1]; k++)
+      if (a->index[k] != a->index[k - 1] + 1 || a->weight[k] != a->weight[k - 1])
+        return FALSE;
+  return TRUE;
+}
+
 /* the x pass of one row: tmp[x] = sum over the taps k of x of
- * weight[k] * row[index[k]] */
-#define RESAMPLE_ROW(T, ax, row, tmp)                                                              \
+ * weight[k] * row[index[k]] (a box: the run summed, then weighted) */
+#define RESAMPLE_ROW(T, A, ax, box, row, tmp)                                                      \
   for (gint64 x = 0; x < (ax)->out_size; x++)                                                      \
     {                                                                                              \
-      double s = 0;                                                                                \
-      for (gint64 k = (ax)->start[x]; k < (ax)->start[x + 1]; k++)                                 \
-        s += (ax)->weight[k] * (row)[(ax)->index[k]];                                              \
+      const gint64 k0 = (ax)->start[x], k1 = (ax)->start[x + 1];                                   \
+      A s = 0;                                                                                     \
+      if ((box) && k1 > k0)                                                                        \
+        {                                                                                          \
+          const T *run = (row) + (ax)->index[k0];                                                  \
+          for (gint64 i = 0; i < k1 - k0; i++)                                                     \
+            s += run[i];                                                                           \
+          s *= (A)(ax)->weight[k0];                                                                \
+        }                                                                                          \
+      else                                                                                         \
+        for (gint64 k = k0; k < k1; k++)                                                           \
+          s += (A)(ax)->weight[k] * (row)[(ax)->index[k]];                                         \
       (tmp)[x] = s;                                                                                \
     }
 
-#define DL_DEFINE_RESAMPLE(T, suffix)                                                              \
+#define DL_DEFINE_RESAMPLE(T, A, suffix)                                                           \
   /* gathers (every axis one tap of weight 1 or none) copy; other maps go                          \
    * in two passes per plane: each input row resampled along x into tmp                            \
    * [d * h, out_w], then the rows of tmp combined along z and y */                                \
@@ -55,18 +126,21 @@ axis_is_gather (const DlResampleAxis *a)
     const gint64 in_plane = rows * ax->in_size;                                                    \
     const gint64 out_plane = az->out_size * ay->out_size * ax->out_size;                           \
     const gboolean gather = axis_is_gather (az) && axis_is_gather (ay) && axis_is_gather (ax);     \
+    const gboolean box = axis_is_box (ax);                                                         \
+    g_autofree gint64 *gx = gather ? gather_index (ax) : NULL;                                     \
                                                                                                    \
     DL_CPU_FOR_IF (                                                                                \
         a->planes *(out_plane + in_plane) >= DL_CPU_GRAIN,                                         \
         for (gint64 p = 0; p < a->planes; p++) {                                                   \
           const T *src = in + p * in_plane;                                                        \
           T *dst = out + p * out_plane;                                                            \
-          g_autofree double *tmp = gather ? NULL : g_new (double, (rows + 1) * ax->out_size);      \
-          double *acc = tmp ? tmp + rows * ax->out_size : NULL;                                    \
+          g_autofree A *tmp = gather ? NULL : g_new (A, (rows + 1) * ax->out_size);                \
+          A *acc = tmp ? tmp + rows * ax->out_size : NULL;                                         \
+          const T *last = NULL; /* the input row the previous output row copied */                 \
                                                                                                    \
           if (!gather)                                                                             \
             for (gint64 r = 0; r < rows; r++)                                                      \
-              RESAMPLE_ROW (T, ax, src + r * ax->in_size, tmp + r * ax->out_size);                 \
+              RESAMPLE_ROW (T, A, ax, box, src + r * ax->in_size, tmp + r * ax->out_size);         \
           for (gint64 z = 0; z < az->out_size; z++)                                                \
             for (gint64 y = 0; y < ay->out_size; y++, dst += ax->out_size)                         \
               {                                                                                    \
@@ -74,6 +148,7 @@ axis_is_gather (const DlResampleAxis *a)
                   {                                                                                \
                     for (gint64 x = 0; x < ax->out_size; x++)                                      \
                       dst[x] = (T)a->fill;                                                         \
+                    last = NULL;                                                                   \
                     continue;                                                                      \
                   }                                                                                \
                 if (gather)                                                                        \
@@ -82,17 +157,21 @@ axis_is_gather (const DlResampleAxis *a)
                         = src                                                                      \
                           + (az->index[az->start[z]] * ay->in_size + ay->index[ay->start[y]])      \
                                 * ax->in_size;                                                     \
-                    for (gint64 x = 0; x < ax->out_size; x++)                                      \
-                      dst[x] = ax->start[x] == ax->start[x + 1] ? (T)a->fill                       \
-                                                                : row[ax->index[ax->start[x]]];    \
+                    if (row == last) /* nearest upsampling repeats rows */                         \
+                      memcpy (dst, dst - ax->out_size, ax->out_size * sizeof (T));                 \
+                    else                                                                           \
+                      for (gint64 x = 0; x < ax->out_size; x++)                                    \
+                        dst[x] = gx[x] < 0 ? (T)a->fill : row[gx[x]];                              \
+                    last = row;                                                                    \
                     continue;                                                                      \
                   }                                                                                \
-                memset (acc, 0, ax->out_size * sizeof (double));                                   \
+                last = NULL;                                                                       \
+                memset (acc, 0, ax->out_size * sizeof (A));                                        \
                 for (gint64 i = az->start[z]; i < az->start[z + 1]; i++)                           \
                   for (gint64 j = ay->start[y]; j < ay->start[y + 1]; j++)                         \
                     {                                                                              \
-                      const double w = az->weight[i] * ay->weight[j];                              \
-                      const double *t                                                              \
+                      const A w = (A)az->weight[i] * ay->weight[j];                                \
+                      const A *t                                                                   \
                           = tmp + (az->index[i] * ay->in_size + ay->index[j]) * ax->out_size;      \
                       for (gint64 x = 0; x < ax->out_size; x++)                                    \
                         acc[x] += w * t[x];                                                        \
@@ -111,50 +190,70 @@ axis_is_gather (const DlResampleAxis *a)
     const gint64 rows = az->in_size * ay->in_size;                                                 \
     const gint64 in_plane = rows * ax->in_size;                                                    \
     const gint64 out_plane = az->out_size * ay->out_size * ax->out_size;                           \
-    const gboolean gather = axis_is_gather (ax);                                                   \
+    const gboolean all_gather = axis_is_gather (ax) && axis_is_gather (az) && axis_is_gather (ay); \
+    g_autofree gint64 *gx = all_gather ? gather_index (ax) : NULL;                                 \
+    AxisTranspose tx = { 0 };                                                                      \
+                                                                                                   \
+    if (!all_gather)                                                                               \
+      axis_transpose (ax, &tx);                                                                    \
                                                                                                    \
     DL_CPU_FOR_IF (                                                                                \
         a->planes *(out_plane + in_plane) >= DL_CPU_GRAIN,                                         \
         for (gint64 p = 0; p < a->planes; p++) {                                                   \
           T *dst = grad_in + p * in_plane;                                                         \
           const T *src = grad + p * out_plane;                                                     \
-          g_autofree double *tmp = g_new0 (double, rows * ax->out_size + ax->in_size);             \
-          double *acc = tmp ? tmp + rows * ax->out_size : NULL;                                    \
+          g_autofree A *tmp = NULL;                                                                \
                                                                                                    \
+          if (all_gather)                                                                          \
+            {                                                                                      \
+              /* padding, nearest: each output added to the one input it read */                   \
+              memset (dst, 0, in_plane * sizeof (T));                                              \
+              for (gint64 z = 0; z < az->out_size; z++)                                            \
+                for (gint64 y = 0; y < ay->out_size; y++, src += ax->out_size)                     \
+                  {                                                                                \
+                    T *row;                                                                        \
+                                                                                                   \
+                    if (az->start[z] == az->start[z + 1] || ay->start[y] == ay->start[y + 1])      \
+                      continue;                                                                    \
+                    row = dst                                                                      \
+                          + (az->index[az->start[z]] * ay->in_size + ay->index[ay->start[y]])      \
+                                * ax->in_size;                                                     \
+                    for (gint64 x = 0; x < ax->out_size; x++)                                      \
+                      if (gx[x] >= 0)                                                              \
+                        row[gx[x]] += src[x];                                                      \
+                  }                                                                                \
+              continue;                                                                            \
+            }                                                                                      \
+          tmp = g_new0 (A, rows * ax->out_size);                                                   \
           for (gint64 z = 0; z < az->out_size; z++)                                                \
             for (gint64 y = 0; y < ay->out_size; y++, src += ax->out_size)                         \
               for (gint64 i = az->start[z]; i < az->start[z + 1]; i++)                             \
                 for (gint64 j = ay->start[y]; j < ay->start[y + 1]; j++)                           \
                   {                                                                                \
-                    double *t = tmp + (az->index[i] * ay->in_size + ay->index[j]) * ax->out_size;  \
-                    const double w = az->weight[i] * ay->weight[j];                                \
+                    A *t = tmp + (az->index[i] * ay->in_size + ay->index[j]) * ax->out_size;       \
+                    const A w = (A)(az->weight[i] * ay->weight[j]);                                \
                     for (gint64 x = 0; x < ax->out_size; x++)                                      \
                       t[x] += w * src[x];                                                          \
                   }                                                                                \
           for (gint64 r = 0; r < rows; r++)                                                        \
             {                                                                                      \
               T *row = dst + r * ax->in_size;                                                      \
-              const double *t = tmp + r * ax->out_size;                                            \
+              const A *t = tmp + r * ax->out_size;                                                 \
                                                                                                    \
-              memset (acc, 0, ax->in_size * sizeof (double));                                      \
-              if (gather)                                                                          \
-                for (gint64 x = 0; x < ax->out_size; x++)                                          \
-                  {                                                                                \
-                    if (ax->start[x] < ax->start[x + 1])                                           \
-                      acc[ax->index[ax->start[x]]] += t[x];                                        \
-                  }                                                                                \
-              else                                                                                 \
-                for (gint64 x = 0; x < ax->out_size; x++)                                          \
-                  for (gint64 k = ax->start[x]; k < ax->start[x + 1]; k++)                         \
-                    acc[ax->index[k]] += ax->weight[k] * t[x];                                     \
               for (gint64 i = 0; i < ax->in_size; i++)                                             \
-                row[i] = (T)acc[i];                                                                \
+                {                                                                                  \
+                  A s = 0;                                                                         \
+                  for (gint64 k = tx.start[i]; k < tx.start[i + 1]; k++)                           \
+                    s += (A)tx.weight[k] * t[tx.out[k]];                                           \
+                  row[i] = (T)s;                                                                   \
+                }                                                                                  \
             }                                                                                      \
         });                                                                                        \
+    axis_transpose_clear (&tx);                                                                    \
   }
 
-DL_DEFINE_RESAMPLE (float, f32)
-DL_DEFINE_RESAMPLE (double, f64)
+DL_DEFINE_RESAMPLE (float, float, f32)
+DL_DEFINE_RESAMPLE (double, double, f64)
 
 void
 dl_cpu_resample (DlBackendContext *ctx,
