@@ -128,16 +128,51 @@ axis_is_box (const DlResampleAxis *a)
     const gboolean gather = axis_is_gather (az) && axis_is_gather (ay) && axis_is_gather (ax);     \
     const gboolean box = axis_is_box (ax);                                                         \
     g_autofree gint64 *gx = gather ? gather_index (ax) : NULL;                                     \
+    /* which pass first: the cheaper, counting a tap of the x pass (a                              \
+     * reduction through indices) as 4 of the row pass (a vector axpy);                            \
+     * downsampling along z and y (pooling) combines input rows first */                           \
+    const gint64 taps_zy = az->start[az->out_size] * ay->start[ay->out_size];                      \
+    const gint64 taps_x = ax->start[ax->out_size];                                                 \
+    const gboolean y_first = !gather                                                               \
+                             && taps_zy * ax->in_size + 4 * az->out_size * ay->out_size * taps_x   \
+                                    < 4 * rows * taps_x + taps_zy * ax->out_size;                  \
                                                                                                    \
     DL_CPU_FOR_IF (                                                                                \
         a->planes *(out_plane + in_plane) >= DL_CPU_GRAIN,                                         \
         for (gint64 p = 0; p < a->planes; p++) {                                                   \
           const T *src = in + p * in_plane;                                                        \
           T *dst = out + p * out_plane;                                                            \
-          g_autofree A *tmp = gather ? NULL : g_new (A, (rows + 1) * ax->out_size);                \
-          A *acc = tmp ? tmp + rows * ax->out_size : NULL;                                         \
+          g_autofree A *tmp = gather    ? NULL                                                     \
+                              : y_first ? g_new (A, ax->in_size + ax->out_size)                    \
+                                        : g_new (A, (rows + 1) * ax->out_size);                    \
+          A *acc = tmp ? tmp + (y_first ? ax->in_size : rows * ax->out_size) : NULL;               \
           const T *last = NULL; /* the input row the previous output row copied */                 \
                                                                                                    \
+          if (y_first)                                                                             \
+            {                                                                                      \
+              for (gint64 z = 0; z < az->out_size; z++)                                            \
+                for (gint64 y = 0; y < ay->out_size; y++, dst += ax->out_size)                     \
+                  {                                                                                \
+                    memset (tmp, 0, ax->in_size * sizeof (A));                                     \
+                    for (gint64 i = az->start[z]; i < az->start[z + 1]; i++)                       \
+                      for (gint64 j = ay->start[y]; j < ay->start[y + 1]; j++)                     \
+                        {                                                                          \
+                          const A w = (A)(az->weight[i] * ay->weight[j]);                          \
+                          const T *row                                                             \
+                              = src + (az->index[i] * ay->in_size + ay->index[j]) * ax->in_size;   \
+                          for (gint64 k = 0; k < ax->in_size; k++)                                 \
+                            tmp[k] += w * row[k];                                                  \
+                        }                                                                          \
+                    RESAMPLE_ROW (A, A, ax, box, tmp, acc);                                        \
+                    for (gint64 x = 0; x < ax->out_size; x++)                                      \
+                      dst[x] = ax->start[x] == ax->start[x + 1]                                    \
+                                       || az->start[z] == az->start[z + 1]                         \
+                                       || ay->start[y] == ay->start[y + 1]                         \
+                                   ? (T)a->fill                                                    \
+                                   : (T)acc[x];                                                    \
+                  }                                                                                \
+              continue;                                                                            \
+            }                                                                                      \
           if (!gather)                                                                             \
             for (gint64 r = 0; r < rows; r++)                                                      \
               RESAMPLE_ROW (T, A, ax, box, src + r * ax->in_size, tmp + r * ax->out_size);         \
