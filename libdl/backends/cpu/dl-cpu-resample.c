@@ -228,9 +228,15 @@ axis_is_box (const DlResampleAxis *a)
     const gboolean all_gather = axis_is_gather (ax) && axis_is_gather (az) && axis_is_gather (ay); \
     g_autofree gint64 *gx = all_gather ? gather_index (ax) : NULL;                                 \
     AxisTranspose tx = { 0 };                                                                      \
+    gboolean runs = FALSE; /* disjoint boxes: each output's run written whole */                   \
                                                                                                    \
     if (!all_gather)                                                                               \
-      axis_transpose (ax, &tx);                                                                    \
+      {                                                                                            \
+        axis_transpose (ax, &tx);                                                                  \
+        runs = axis_is_box (ax);                                                                   \
+        for (gint64 i = 0; i < ax->in_size && runs; i++)                                           \
+          runs = tx.start[i + 1] - tx.start[i] <= 1;                                               \
+      }                                                                                            \
                                                                                                    \
     DL_CPU_FOR_IF (                                                                                \
         a->planes *(out_plane + in_plane) >= DL_CPU_GRAIN,                                         \
@@ -275,6 +281,19 @@ axis_is_box (const DlResampleAxis *a)
               T *row = dst + r * ax->in_size;                                                      \
               const A *t = tmp + r * ax->out_size;                                                 \
                                                                                                    \
+              if (runs)                                                                            \
+                {                                                                                  \
+                  memset (row, 0, ax->in_size * sizeof (T));                                       \
+                  for (gint64 x = 0; x < ax->out_size; x++)                                        \
+                    {                                                                              \
+                      const gint64 k0 = ax->start[x], n = ax->start[x + 1] - k0;                   \
+                      const T g = n > 0 ? (T)((A)ax->weight[k0] * t[x]) : (T)0;                    \
+                      T *run = n > 0 ? row + ax->index[k0] : row;                                  \
+                      for (gint64 i = 0; i < n; i++)                                               \
+                        run[i] = g;                                                                \
+                    }                                                                              \
+                  continue;                                                                        \
+                }                                                                                  \
               for (gint64 i = 0; i < ax->in_size; i++)                                             \
                 {                                                                                  \
                   A s = 0;                                                                         \
