@@ -298,6 +298,29 @@ typedef struct
   void *dweight; /* nullable */
   void *dbias;   /* nullable */
 } DlNormArgs;
+/* A linear map along one axis, for the separable resampling kernels
+ * (pad, average and adaptive pooling, interpolation): output position o
+ * of the axis reads the input positions index[start[o] .. start[o + 1])
+ * with the weights of the same range. Arrays live in host memory. */
+typedef struct
+{
+  gint64 in_size, out_size;
+  const gint64 *start; /* out_size + 1 offsets into index and weight */
+  const gint64 *index; /* input positions, each in [0, in_size) */
+  const gdouble *weight;
+} DlResampleAxis;
+
+/* A separable linear map of a contiguous batch of planes [planes, d, h, w]
+ * into [planes, out_d, out_h, out_w] (axis 0: d, 1: h, 2: w):
+ *   out[p, z, y, x] = sum over the taps a, b, c of z, y, x of
+ *                     wz[a] * wy[b] * wx[c] * in[p, iz[a], iy[b], ix[c]]
+ * and fill where one of z, y, x has no taps (constant padding). */
+typedef struct
+{
+  gint64 planes;
+  DlResampleAxis axis[3];
+  gdouble fill;
+} DlResampleArgs;
 
 typedef struct _DlBackend DlBackend;
 typedef struct _DlBackendContext DlBackendContext;
@@ -603,6 +626,42 @@ struct _DlBackend
                                const gint64 *indices,
                                void *grad_in,
                                DlDType dtype);
+  /* the separable linear map of a (see DlResampleArgs), float32/float64,
+   * every element of out written */
+  void (*resample) (DlBackendContext *ctx,
+                    const DlResampleArgs *a,
+                    const void *in,
+                    void *out,
+                    DlDType dtype);
+  /* its adjoint: out-shaped grad summed back into in-shaped grad_in with
+   * the same weights (fill ignored), every element of grad_in written */
+  void (*resample_adjoint) (DlBackendContext *ctx,
+                            const DlResampleArgs *a,
+                            const void *grad,
+                            void *grad_in,
+                            DlDType dtype);
+  /* the maximum over the taps of each output of a (weights and fill
+   * ignored, every output with taps), and its flat position in its input
+   * plane into indices (int64); NaN wins (the last one), as in PyTorch's
+   * adaptive max pooling */
+  void (*resample_max) (DlBackendContext *ctx,
+                        const DlResampleArgs *a,
+                        const void *in,
+                        void *out,
+                        gint64 *indices,
+                        DlDType dtype);
+  /* dropout of n contiguous float32/float64 elements: out = in * mask / (1
+   * - p), mask[i] = 1 with probability 1 - p from the stream (seed,
+   * offset) as DL_RANDOM_BERNOULLI draws it; mask (uint8) nullable */
+  void (*dropout) (DlBackendContext *ctx,
+                   const void *in,
+                   void *out,
+                   guint8 *mask,
+                   gint64 n,
+                   gdouble p,
+                   DlDType dtype,
+                   guint64 seed,
+                   guint64 offset);
 };
 
 /* A device type as a backend registers it with the device registry

@@ -9,6 +9,8 @@
 
 #include "dl-activation-modules.h"
 #include "dl-module-private.h"
+#include "dl-layer-props-private.h"
+#include "ops/dl-ops-index.h"
 #include "dl-error.h"
 #include "ops/dl-ops-activation.h"
 #include "ops/dl-ops-math.h"
@@ -1142,4 +1144,284 @@ dl_log_softmax_get_dim (DlLogSoftmax *self)
 {
   g_return_val_if_fail (DL_IS_LOG_SOFTMAX (self), 0);
   return self->dim;
+}
+
+/* ---- ELU, Hardtanh, Softplus ------------------------------------------------ */
+
+/* the result of an activation written back into @input for inplace */
+static DlTensor *
+write_back (DlTensor *input, DlTensor *out, GError **error)
+{
+  g_autoptr (DlTensor) owned = out;
+
+  if (owned == NULL)
+    return NULL;
+  return dl_tensor_copy_ (input, owned, error) ? g_object_ref (input) : NULL;
+}
+
+/**
+ * DlElu:
+ *
+ * The exponential linear unit element-wise, as torch.nn.ELU: x where
+ * x > 0, #DlElu:alpha * (exp(x) - 1) elsewhere.
+ *
+ * Since: 0.1
+ */
+struct _DlElu
+{
+  DlModule parent_instance;
+  gdouble alpha;
+  gboolean inplace;
+};
+
+G_DEFINE_FINAL_TYPE (DlElu, dl_elu, DL_TYPE_MODULE)
+
+static const DlLayerProp elu_props[] = {
+  /**
+   * DlElu:alpha:
+   *
+   * The scale of the negative part (default 1).
+   *
+   * Since: 0.1
+   */
+  { "alpha", G_TYPE_DOUBLE, G_STRUCT_OFFSET (DlElu, alpha), 1.0 },
+  /**
+   * DlElu:inplace:
+   *
+   * Whether forward overwrites its input (default %FALSE).
+   *
+   * Since: 0.1
+   */
+  { "inplace", G_TYPE_BOOLEAN, G_STRUCT_OFFSET (DlElu, inplace), FALSE },
+};
+
+static DlTensor *
+dl_elu_forward (DlModule *module, DlTensor *input, GError **error)
+{
+  DlElu *self = DL_ELU (module);
+  g_autoptr (DlTensor) pos = NULL;
+  g_autoptr (DlTensor) em1 = NULL;
+  g_autoptr (DlTensor) neg = NULL;
+  DlTensor *out;
+
+  if (!(pos = dl_tensor_gt_scalar (input, 0, error)) || !(em1 = dl_tensor_expm1 (input, error))
+      || !(neg = dl_tensor_mul_scalar (em1, self->alpha, error))
+      || !(out = dl_where (pos, input, neg, error)))
+    return NULL;
+  return self->inplace ? write_back (input, out, error) : out;
+}
+
+static void
+dl_elu_class_init (DlEluClass *klass)
+{
+  DL_MODULE_CLASS (klass)->forward = dl_elu_forward;
+  dl_layer_props_install (G_OBJECT_CLASS (klass), elu_props, G_N_ELEMENTS (elu_props));
+}
+
+static void
+dl_elu_init (DlElu *self)
+{
+  dl_layer_props_init (self, elu_props, G_N_ELEMENTS (elu_props));
+}
+
+/**
+ * dl_elu_new:
+ * @alpha: the scale of the negative part
+ * @inplace: whether forward overwrites its input
+ *
+ * Returns: (transfer full): a new #DlElu
+ *
+ * Since: 0.1
+ */
+DlElu *
+dl_elu_new (gdouble alpha, gboolean inplace)
+{
+  return g_object_new (DL_TYPE_ELU, "alpha", alpha, "inplace", inplace, NULL);
+}
+
+/**
+ * DlHardtanh:
+ *
+ * x clamped to [#DlHardtanh:min-val, #DlHardtanh:max-val] element-wise, as
+ * torch.nn.Hardtanh.
+ *
+ * Since: 0.1
+ */
+struct _DlHardtanh
+{
+  DlModule parent_instance;
+  gdouble min_val, max_val;
+  gboolean inplace;
+};
+
+G_DEFINE_FINAL_TYPE (DlHardtanh, dl_hardtanh, DL_TYPE_MODULE)
+
+static const DlLayerProp hardtanh_props[] = {
+  /**
+   * DlHardtanh:min-val:
+   *
+   * The lower bound (default -1).
+   *
+   * Since: 0.1
+   */
+  { "min-val", G_TYPE_DOUBLE, G_STRUCT_OFFSET (DlHardtanh, min_val), -1.0 },
+  /**
+   * DlHardtanh:max-val:
+   *
+   * The upper bound (default 1), not below #DlHardtanh:min-val.
+   *
+   * Since: 0.1
+   */
+  { "max-val", G_TYPE_DOUBLE, G_STRUCT_OFFSET (DlHardtanh, max_val), 1.0 },
+  /**
+   * DlHardtanh:inplace:
+   *
+   * Whether forward overwrites its input (default %FALSE).
+   *
+   * Since: 0.1
+   */
+  { "inplace", G_TYPE_BOOLEAN, G_STRUCT_OFFSET (DlHardtanh, inplace), FALSE },
+};
+
+static DlTensor *
+dl_hardtanh_forward (DlModule *module, DlTensor *input, GError **error)
+{
+  DlHardtanh *self = DL_HARDTANH (module);
+
+  if (self->inplace)
+    {
+      DlTensor *out = dl_tensor_clamp_scalar_ (input, self->min_val, self->max_val, error);
+      return out ? g_object_ref (out) : NULL;
+    }
+  return dl_tensor_clamp_scalar (input, self->min_val, self->max_val, error);
+}
+
+static void
+dl_hardtanh_constructed (GObject *object)
+{
+  DlHardtanh *self = DL_HARDTANH (object);
+
+  G_OBJECT_CLASS (dl_hardtanh_parent_class)->constructed (object);
+  if (self->min_val > self->max_val)
+    dl_module_take_construct_error (
+        DL_MODULE (self), g_error_new (DL_ERROR, DL_ERROR_ARGUMENT,
+                                       "Hardtanh: min_val cannot be greater than max_val, got "
+                                       "min_val=%g and max_val=%g",
+                                       self->min_val, self->max_val));
+}
+
+static void
+dl_hardtanh_class_init (DlHardtanhClass *klass)
+{
+  G_OBJECT_CLASS (klass)->constructed = dl_hardtanh_constructed;
+  DL_MODULE_CLASS (klass)->forward = dl_hardtanh_forward;
+  dl_layer_props_install (G_OBJECT_CLASS (klass), hardtanh_props, G_N_ELEMENTS (hardtanh_props));
+}
+
+static void
+dl_hardtanh_init (DlHardtanh *self)
+{
+  dl_layer_props_init (self, hardtanh_props, G_N_ELEMENTS (hardtanh_props));
+}
+
+/**
+ * dl_hardtanh_new:
+ * @min_val: the lower bound
+ * @max_val: the upper bound, not below @min_val
+ * @inplace: whether forward overwrites its input
+ * @error: return location for a #GError
+ *
+ * A #DlHardtanh (g_initable_new() with the properties).
+ *
+ * Returns: (transfer full): the layer, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlHardtanh *
+dl_hardtanh_new (gdouble min_val, gdouble max_val, gboolean inplace, GError **error)
+{
+  return g_initable_new (DL_TYPE_HARDTANH, NULL, error, "min-val", min_val, "max-val", max_val,
+                         "inplace", inplace, NULL);
+}
+
+/**
+ * DlSoftplus:
+ *
+ * log(1 + exp(#DlSoftplus:beta * x)) / beta element-wise, as
+ * torch.nn.Softplus, and x itself where beta * x exceeds
+ * #DlSoftplus:threshold.
+ *
+ * Since: 0.1
+ */
+struct _DlSoftplus
+{
+  DlModule parent_instance;
+  gdouble beta, threshold;
+};
+
+G_DEFINE_FINAL_TYPE (DlSoftplus, dl_softplus, DL_TYPE_MODULE)
+
+static const DlLayerProp softplus_props[] = {
+  /**
+   * DlSoftplus:beta:
+   *
+   * The sharpness (default 1).
+   *
+   * Since: 0.1
+   */
+  { "beta", G_TYPE_DOUBLE, G_STRUCT_OFFSET (DlSoftplus, beta), 1.0 },
+  /**
+   * DlSoftplus:threshold:
+   *
+   * Above it (beta * x), the identity (default 20).
+   *
+   * Since: 0.1
+   */
+  { "threshold", G_TYPE_DOUBLE, G_STRUCT_OFFSET (DlSoftplus, threshold), 20.0 },
+};
+
+static DlTensor *
+dl_softplus_forward (DlModule *module, DlTensor *input, GError **error)
+{
+  DlSoftplus *self = DL_SOFTPLUS (module);
+  g_autoptr (DlTensor) scaled = NULL;
+  g_autoptr (DlTensor) linear = NULL;
+  g_autoptr (DlTensor) e = NULL;
+  g_autoptr (DlTensor) l = NULL;
+  g_autoptr (DlTensor) soft = NULL;
+
+  if (!(scaled = dl_tensor_mul_scalar (input, self->beta, error))
+      || !(linear = dl_tensor_gt_scalar (scaled, self->threshold, error))
+      || !(e = dl_tensor_exp (scaled, error)) || !(l = dl_tensor_log1p (e, error))
+      || !(soft = dl_tensor_div_scalar (l, self->beta, error)))
+    return NULL;
+  return dl_where (linear, input, soft, error);
+}
+
+static void
+dl_softplus_class_init (DlSoftplusClass *klass)
+{
+  DL_MODULE_CLASS (klass)->forward = dl_softplus_forward;
+  dl_layer_props_install (G_OBJECT_CLASS (klass), softplus_props, G_N_ELEMENTS (softplus_props));
+}
+
+static void
+dl_softplus_init (DlSoftplus *self)
+{
+  dl_layer_props_init (self, softplus_props, G_N_ELEMENTS (softplus_props));
+}
+
+/**
+ * dl_softplus_new:
+ * @beta: the sharpness
+ * @threshold: above it (beta * x), the identity
+ *
+ * Returns: (transfer full): a new #DlSoftplus
+ *
+ * Since: 0.1
+ */
+DlSoftplus *
+dl_softplus_new (gdouble beta, gdouble threshold)
+{
+  return g_object_new (DL_TYPE_SOFTPLUS, "beta", beta, "threshold", threshold, NULL);
 }

@@ -1,6 +1,6 @@
 /* dl-activation-modules.h: the small element-wise and shape modules:
  * DlRelu, DlLeakyRelu, DlGelu, DlSilu, DlSigmoid, DlTanh, DlIdentity,
- * DlFlatten, DlSoftmax, DlLogSoftmax.
+ * DlFlatten, DlSoftmax, DlLogSoftmax, DlElu, DlHardtanh, DlSoftplus.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -102,5 +102,26 @@ DL_EXPORT
 DlLogSoftmax *dl_log_softmax_new (gint64 dim);
 DL_EXPORT
 gint64 dl_log_softmax_get_dim (DlLogSoftmax *self);
+
+#define DL_TYPE_ELU (dl_elu_get_type ())
+DL_EXPORT
+G_DECLARE_FINAL_TYPE (DlElu, dl_elu, DL, ELU, DlModule)
+
+DL_EXPORT
+DlElu *dl_elu_new (gdouble alpha, gboolean inplace);
+
+#define DL_TYPE_HARDTANH (dl_hardtanh_get_type ())
+DL_EXPORT
+G_DECLARE_FINAL_TYPE (DlHardtanh, dl_hardtanh, DL, HARDTANH, DlModule)
+
+DL_EXPORT
+DlHardtanh *dl_hardtanh_new (gdouble min_val, gdouble max_val, gboolean inplace, GError **error);
+
+#define DL_TYPE_SOFTPLUS (dl_softplus_get_type ())
+DL_EXPORT
+G_DECLARE_FINAL_TYPE (DlSoftplus, dl_softplus, DL, SOFTPLUS, DlModule)
+
+DL_EXPORT
+DlSoftplus *dl_softplus_new (gdouble beta, gdouble threshold);
 
 G_END_DECLS

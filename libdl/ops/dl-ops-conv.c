@@ -757,9 +757,33 @@ max_pool2d_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   return (gi[0] = dl_tensor_reshape (sum, in->sizes, in->ndim, error)) != NULL;
 }
 
-/* PyTorch's pooling output size for one dim */
-static gint64
-pooled_size (gint64 in, gint64 k, gint64 s, gint64 p, gint64 d, gboolean ceil_mode)
+/* Records @out as the maxima of @x ([N, C, H, W]) at the flat positions
+ * @idx in their planes, with @name's node (max pooling, adaptive max
+ * pooling). */
+void
+dl_max_pool_record (const gchar *name, DlTensor *x, DlTensor *out, DlTensor *idx)
+{
+  g_autoptr (DlNode) node = NULL;
+  MaxPoolState *s;
+
+  if (!dl_autograd_any_requires (1, &x))
+    return;
+  node = dl_node_new_for_op (name, max_pool2d_backward, 1, &x);
+  s = DL_NODE_NEW_STATE (node, MaxPoolState);
+  /* what the backward kernel reads of the geometry: the planes' sizes */
+  s->g.n = x->sizes[0];
+  s->g.c = x->sizes[1];
+  s->g.h = x->sizes[2];
+  s->g.w = x->sizes[3];
+  s->g.out_h = out->sizes[2];
+  s->g.out_w = out->sizes[3];
+  dl_node_save (node, &s->indices, idx, FALSE);
+  dl_node_set_output (node, out, 0);
+}
+
+/* PyTorch's pooling output size for one dim (max and average pooling) */
+gint64
+dl_pooled_size (gint64 in, gint64 k, gint64 s, gint64 p, gint64 d, gboolean ceil_mode)
 {
   gint64 span = in + 2 * p - d * (k - 1) - 1;
   gint64 out;
@@ -832,8 +856,8 @@ dl_max_pool2d (DlTensor *input,
   g.c = x->sizes[1];
   g.h = x->sizes[2];
   g.w = x->sizes[3];
-  g.out_h = pooled_size (g.h, g.kh, g.sh, g.ph, g.dh, ceil_mode);
-  g.out_w = pooled_size (g.w, g.kw, g.sw, g.pw, g.dw, ceil_mode);
+  g.out_h = dl_pooled_size (g.h, g.kh, g.sh, g.ph, g.dh, ceil_mode);
+  g.out_w = dl_pooled_size (g.w, g.kw, g.sw, g.pw, g.dw, ceil_mode);
   if (g.out_h < 1 || g.out_w < 1)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
@@ -864,16 +888,7 @@ dl_max_pool2d (DlTensor *input,
   if (out->numel > 0)
     ctx->backend->max_pool2d (ctx, &g, dl_tensor_data (xc), dl_tensor_data (out),
                               (gint64 *)dl_tensor_data (idx), x->dtype);
-  if (dl_autograd_any_requires (1, &x))
-    {
-      g_autoptr (DlNode) node
-          = dl_node_new_for_op ("MaxPool2DWithIndicesBackward0", max_pool2d_backward, 1, &x);
-      MaxPoolState *s = DL_NODE_NEW_STATE (node, MaxPoolState);
-
-      s->g = g;
-      dl_node_save (node, &s->indices, idx, FALSE);
-      dl_node_set_output (node, out, 0);
-    }
+  dl_max_pool_record ("MaxPool2DWithIndicesBackward0", x, out, idx);
   if (indices)
     *indices = unbatch (g_steal_pointer (&idx), unbatched, error);
   return unbatch (g_steal_pointer (&out), unbatched, error);

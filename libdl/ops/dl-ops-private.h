@@ -100,6 +100,12 @@ DlDType dl_result_type (DlTensor *a, DlTensor *b);
 /* In-place writes: @out may not have several elements at one address, and
  * an input may share memory with @out only if it is exactly @out. */
 gboolean dl_check_no_internal_overlap (const gchar *op, DlTensor *out, GError **error);
+
+/* PyTorch's pooling output size for one dim (dl-ops-conv.c) */
+gint64 dl_pooled_size (gint64 in, gint64 k, gint64 s, gint64 p, gint64 d, gboolean ceil_mode);
+/* records max pooling's node (dl-ops-conv.c): @out the maxima of the image
+ * batch @x at the flat positions @idx of their planes */
+void dl_max_pool_record (const gchar *name, DlTensor *x, DlTensor *out, DlTensor *idx);
 gboolean
 dl_check_no_partial_overlap (const gchar *op, DlTensor *out, DlTensor *input, GError **error);
 

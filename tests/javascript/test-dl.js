@@ -269,6 +269,87 @@ test('convolutions: Dl.conv2d and the Dl.Conv2d layer', () => {
         conv.state_dict().get_names().join());
 });
 
+test('padding, pooling, interpolation, dropout and Conv2d padding modes', () => {
+    const x = fromArray([1, 2, 3], [1, 1, 3], F64);
+    x.set_requires_grad(true);
+    const y = Dl.pad(x, [2, 1], Dl.PadMode.REFLECT, 0);
+    assertArrayEqual(values(y), [3, 2, 1, 2, 3, 2], 'reflect padding');
+    y.sum().backward(null, false, false);
+    assertArrayEqual(values(x.get_grad()), [1, 3, 2], 'reflect padding gradient');
+    assertDlError(() => Dl.pad(x, [3, 0], Dl.PadMode.REFLECT, 0), Dl.Error.ARGUMENT,
+        'padding as large as the input');
+
+    const img = Dl.arange(1, 17, 1, F64, null).reshape([1, 1, 4, 4]);
+    assertArrayEqual(values(Dl.avg_pool2d(img, [2, 2], [2, 2], [0, 0], false, true, 0)),
+        [3.5, 5.5, 11.5, 13.5], 'average pooling');
+    assertArrayEqual(values(Dl.adaptive_avg_pool2d(img, [1, 1])), [8.5], 'global pooling');
+    const up = Dl.interpolate(fromArray([1, 2], [1, 1, 2], F64), [4], null,
+        Dl.InterpolateMode.LINEAR, true);
+    assert(values(up).every((v, i) => Math.abs(v - (1 + i / 3)) < 1e-12), `${values(up)}`);
+
+    const gen = Dl.Generator.new(null);
+    gen.manual_seed(5);
+    const d = Dl.dropout(Dl.ones([1000], F32, null), 0.5, true, gen);
+    const kept = values(d).filter(v => v !== 0);
+    assert(kept.every(v => v === 2) && Math.abs(kept.length - 500) < 80, `${kept.length} kept`);
+
+    const conv = new Dl.Conv2d({in_channels: 1, out_channels: 1, kernel_height: 1,
+        kernel_width: 1, padding_height: 1, padding_width: 1, bias: false,
+        padding_mode: Dl.PadMode.CIRCULAR});
+    assert(conv.padding_mode === Dl.PadMode.CIRCULAR, 'padding-mode property');
+    const out = conv.forward(Dl.randn([2, 1, 3, 3], F32, null));
+    assertArrayEqual(Array.from(out.get_shape()), [2, 1, 5, 5], 'circular conv shape');
+    out.sum().backward(null, false, false);
+    assert(conv.get_parameter('weight').get_grad() !== null, 'weight gradient');
+});
+
+test('pooling, dropout, embedding, activation and Conv1d/ConvTranspose2d layers', () => {
+    const img = Dl.arange(1, 17, 1, F64, null).reshape([1, 1, 4, 4]);
+    img.set_requires_grad(true);
+    const mp = new Dl.MaxPool2d({kernel_height: 2, kernel_width: 2});
+    assertArrayEqual(values(mp.forward(img)), [6, 8, 14, 16], 'MaxPool2d');
+    const ap = new Dl.AvgPool2d({kernel_height: 2, kernel_width: 2, stride_height: 1,
+        stride_width: 2, count_include_pad: false});
+    const pooled = ap.forward(img);
+    assertArrayEqual(Array.from(pooled.get_shape()), [1, 1, 3, 2], 'AvgPool2d shape');
+    pooled.sum().backward(null, false, false);
+    assertArrayEqual(values(img.get_grad()).slice(0, 4), [0.25, 0.25, 0.25, 0.25],
+        'AvgPool2d gradient');
+    const aap = new Dl.AdaptiveAvgPool2d({output_height: 2, output_width: 1});
+    assertArrayEqual(values(aap.forward(img)), [4.5, 12.5], 'AdaptiveAvgPool2d');
+    const bad = new Dl.MaxPool2d({kernel_height: 2});
+    assertDlError(() => bad.forward(img), Dl.Error.ARGUMENT, 'a missing kernel width');
+
+    const drop = new Dl.Dropout({p: 0.5});
+    drop.set_training(false);
+    assert(drop.forward(img) === img, 'Dropout in eval mode');
+
+    const emb = new Dl.Embedding({num_embeddings: 4, embedding_dim: 2, padding_idx: 1});
+    const e = emb.forward(Dl.arange(0, 4, 1, I64, null));
+    assertArrayEqual(values(e).slice(2, 4), [0, 0], 'padding row');
+    e.sum().backward(null, false, false);
+    assertArrayEqual(values(emb.get_parameter('weight').get_grad()), [1, 1, 0, 0, 1, 1, 1, 1],
+        'Embedding gradient');
+
+    const v = fromArray([-1, 0.5, 3], [3], F64);
+    assertArrayEqual(values(new Dl.Hardtanh({min_val: 0, max_val: 1}).forward(v)), [0, 0.5, 1],
+        'Hardtanh');
+    assert(Math.abs(values(new Dl.Elu({alpha: 2}).forward(v))[0] - 2 * Math.expm1(-1)) < 1e-12,
+        'ELU');
+    assert(Math.abs(values(new Dl.Softplus({beta: 2}).forward(v))[2] - 3) < 1e-2, 'Softplus');
+
+    const c1 = new Dl.Conv1d({in_channels: 2, out_channels: 3, kernel_size: 3, padding: 1,
+        padding_mode: Dl.PadMode.REFLECT});
+    const y1 = c1.forward(Dl.randn([2, 2, 6], F32, null));
+    assertArrayEqual(Array.from(y1.get_shape()), [2, 3, 6], 'Conv1d shape');
+    y1.sum().backward(null, false, false);
+    assert(c1.get_parameter('bias').get_grad() !== null, 'Conv1d bias gradient');
+    const ct = new Dl.ConvTranspose2d({in_channels: 2, out_channels: 1, kernel_height: 2,
+        kernel_width: 2, stride_height: 2, stride_width: 2});
+    assertArrayEqual(Array.from(ct.forward(Dl.randn([1, 2, 3, 3], F32, null)).get_shape()),
+        [1, 1, 6, 6], 'ConvTranspose2d shape');
+});
+
 // Every op family through the typelib, checked against hand-computed values
 
 const I64 = Dl.DType.INT64;

@@ -294,6 +294,82 @@ WALK = {
 }
 
 
+def adjoint_of(op, shape):
+    """fn(m, g): the gradient of op at a zero input of the given shape for
+    the output gradient g, with create_graph: for a linear op (padding,
+    pooling, interpolation), the op's adjoint applied to g, whose node
+    is the op's BackwardBackward."""
+    def fn(m, g):
+        x = m.zeros(shape, dtype=m.float64, requires_grad=True)
+        return m.autograd.grad(op(m, x), x, g, create_graph=True)[0]
+    return fn
+
+
+def linear_map(name, op, shape, out_shape):
+    """WALK entries for a linear op's node and its adjoint's."""
+    WALK[name] = [Case(op, shape)]
+    WALK[name.replace('Backward0', 'BackwardBackward0')] = [Case(adjoint_of(op, shape), out_shape)]
+
+
+# padding, pooling and interpolation (dl-ops-resample.c)
+for _name, _op, _shape, _out in [
+        ('ConstantPadNdBackward0', lambda m, a: m.nn.functional.pad(a, (1, -1, 2, 0), value=0.5),
+         (2, 3, 4), (2, 5, 4)),
+        ('ReflectionPad1DBackward0', lambda m, a: m.nn.functional.pad(a, (2, 3), 'reflect'),
+         (2, 2, 4), (2, 2, 9)),
+        ('ReflectionPad2DBackward0', lambda m, a: m.nn.functional.pad(a, (1, 2, 2, 0), 'reflect'),
+         (1, 2, 3, 4), (1, 2, 5, 7)),
+        ('ReflectionPad3DBackward0',
+         lambda m, a: m.nn.functional.pad(a, (1, 0, 0, 1, 1, 1), 'reflect'), (1, 2, 3, 2, 3),
+         (1, 2, 5, 3, 4)),
+        ('ReplicationPad1DBackward0', lambda m, a: m.nn.functional.pad(a, (3, 1), 'replicate'),
+         (2, 3), (2, 7)),
+        ('ReplicationPad2DBackward0',
+         lambda m, a: m.nn.functional.pad(a, (2, 1, 1, 2), 'replicate'), (2, 2, 3, 3),
+         (2, 2, 6, 6)),
+        ('ReplicationPad3DBackward0',
+         lambda m, a: m.nn.functional.pad(a, (1, 1, 0, 2, 1, 0), 'replicate'), (2, 2, 2, 3),
+         (2, 3, 4, 5)),
+        ('CircularPadBackward0', lambda m, a: m.nn.functional.pad(a, (2, 1, 1, 1), 'circular'),
+         (1, 2, 3, 4), (1, 2, 5, 7)),
+        ('AvgPool2DBackward0',
+         lambda m, a: m.nn.functional.avg_pool2d(a, 3, 2, 1, ceil_mode=True,
+                                                 count_include_pad=False), (2, 2, 6, 7),
+         (2, 2, 4, 4)),
+        ('AdaptiveAvgPool2DBackward0', lambda m, a: m.nn.functional.adaptive_avg_pool2d(a, (3, 2)),
+         (2, 2, 5, 7), (2, 2, 3, 2)),
+        ('UpsampleNearest1DBackward0',
+         lambda m, a: m.nn.functional.interpolate(a, 7), (2, 2, 4), (2, 2, 7)),
+        ('UpsampleNearest2DBackward0',
+         lambda m, a: m.nn.functional.interpolate(a, scale_factor=(1.5, 0.7)), (1, 2, 4, 5),
+         (1, 2, 6, 3)),
+        ('UpsampleNearest3DBackward0',
+         lambda m, a: m.nn.functional.interpolate(a, (3, 4, 2)), (1, 1, 2, 3, 4),
+         (1, 1, 3, 4, 2)),
+        ('UpsampleLinear1DBackward0',
+         lambda m, a: m.nn.functional.interpolate(a, 7, mode='linear'), (2, 2, 4), (2, 2, 7)),
+        ('UpsampleBilinear2DBackward0',
+         lambda m, a: m.nn.functional.interpolate(a, (5, 3), mode='bilinear',
+                                                  align_corners=True), (1, 2, 3, 4),
+         (1, 2, 5, 3)),
+        ('UpsampleBicubic2DBackward0',
+         lambda m, a: m.nn.functional.interpolate(a, (5, 6), mode='bicubic'), (1, 2, 3, 4),
+         (1, 2, 5, 6)),
+        ('UpsampleTrilinear3DBackward0',
+         lambda m, a: m.nn.functional.interpolate(a, (3, 2, 5), mode='trilinear'),
+         (1, 1, 2, 3, 4), (1, 1, 3, 2, 5))]:
+    linear_map(_name, _op, _shape, _out)
+
+WALK['AdaptiveMaxPool2DBackward0'] = [
+    Case(lambda m, a: m.nn.functional.adaptive_max_pool2d(a, (3, 2)), (2, 2, 5, 7),
+         domain='nonzero')]
+
+# dropout's values are libdl's random stream, not PyTorch's: p = 1 drops
+# everything in both, so that the gradients (zero) are comparable; its
+# gradients for other p are checked in test_resample.py
+WALK['NativeDropoutBackward0'] = [Case(lambda m, a: m.nn.functional.dropout(a, 1.0), (3, 4),
+                                       random=True)]
+
 
 def _node_names():
     return list(Dl.autograd_get_node_names())

@@ -33,6 +33,14 @@ LAYERS = [
     ('Softmax', (1,), {}, 'DlSoftmax'),
     ('Softmax', (), {'dim': -1}, 'DlSoftmax'),
     ('LogSoftmax', (0,), {}, 'DlLogSoftmax'),
+    ('ELU', (0.5,), {}, 'DlElu'),
+    ('ELU', (), {'inplace': True}, 'DlElu'),
+    ('Hardtanh', (-0.5, 0.5), {}, 'DlHardtanh'),
+    ('Softplus', (2, 3), {}, 'DlSoftplus'),
+    ('Dropout', (0.0,), {}, 'DlDropout'),
+    ('MaxPool2d', (2,), {'stride': 1}, 'DlMaxPool2d'),
+    ('AvgPool2d', ((2, 3),), {'padding': 1, 'count_include_pad': False}, 'DlAvgPool2d'),
+    ('AdaptiveAvgPool2d', ((2, None),), {}, 'DlAdaptiveAvgPool2d'),
 ]
 
 

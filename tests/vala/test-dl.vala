@@ -461,6 +461,82 @@ void test_norm () {
     }
 }
 
+/* dl_pad, pooling, interpolation, dropout and DlConv2d:padding-mode */
+void test_resample () {
+    try {
+        var x = from_array ({1, 2, 3}, {1, 1, 3}, Dl.DType.FLOAT64);
+        x.set_requires_grad (true);
+        var y = Dl.pad (x, {2, 1}, Dl.PadMode.REPLICATE, 0);
+        assert_values (y, {1, 1, 1, 2, 3, 3});
+        y.sum ().backward ();
+        assert_values (x.get_grad (), {3, 1, 2});
+
+        var img = Dl.arange (1, 17, 1, Dl.DType.FLOAT64).reshape ({1, 1, 4, 4});
+        assert_values (Dl.avg_pool2d (img, {2, 2}, {2, 2}, {0, 0}, false, true, 0),
+                       {3.5, 5.5, 11.5, 13.5});
+        assert_values (Dl.adaptive_avg_pool2d (img, {1, 1}), {8.5});
+        assert_values (Dl.interpolate (from_array ({1, 2}, {1, 1, 2}, Dl.DType.FLOAT64), {4},
+                                       null, Dl.InterpolateMode.NEAREST, false),
+                       {1, 1, 2, 2});
+        var d = Dl.dropout (Dl.ones ({100}), 1.0, true, null);
+        assert (d.sum ().item () == 0);
+
+        var conv = (Dl.Conv2d) GLib.Initable.new (typeof (Dl.Conv2d), null,
+                                                  "in-channels", (int64) 1,
+                                                  "out-channels", (int64) 2,
+                                                  "kernel-height", (int64) 3,
+                                                  "kernel-width", (int64) 3,
+                                                  "padding-height", (int64) 1,
+                                                  "padding-width", (int64) 1,
+                                                  "padding-mode", Dl.PadMode.REFLECT);
+        assert (conv.padding_mode == Dl.PadMode.REFLECT);
+        var res = conv.forward (Dl.randn ({2, 1, 4, 4}));
+        assert (res.get_shape ()[1] == 2 && res.get_shape ()[3] == 4);
+        res.sum ().backward ();
+        assert (conv.get_parameter ("weight").get_grad () != null);
+    } catch (GLib.Error e) {
+        error ("%s", e.message);
+    }
+}
+
+/* the pooling, dropout, embedding, activation and Conv1d/ConvTranspose2d layers */
+void test_new_layers () {
+    try {
+        var img = Dl.arange (1, 17, 1, Dl.DType.FLOAT64).reshape ({1, 1, 4, 4});
+        var mp = new Dl.MaxPool2d ({2, 2}, {2, 2}, {0, 0}, {1, 1}, false);
+        assert_values (mp.forward (img), {6, 8, 14, 16});
+        var ap = new Dl.AvgPool2d ({2, 2}, {2, 2}, {0, 0}, false, true, 0);
+        assert_values (ap.forward (img), {3.5, 5.5, 11.5, 13.5});
+        var aap = new Dl.AdaptiveAvgPool2d (1, 1);
+        assert_values (aap.forward (img), {8.5});
+        var drop = new Dl.Dropout (1.0, false);
+        assert (drop.forward (img).sum ().item () == 0);
+        drop.set_training (false);
+        assert (drop.forward (img) == img);
+
+        var emb = new Dl.Embedding (4, 2, 0);
+        var e = emb.forward (Dl.arange (0, 4, 1, Dl.DType.INT64));
+        e.sum ().backward ();
+        var g = emb.get_parameter ("weight").get_grad ();
+        assert_values (g, {0, 0, 1, 1, 1, 1, 1, 1});
+
+        var v = from_array ({-1, 0.5, 3}, {3}, Dl.DType.FLOAT64);
+        assert_values (new Dl.Hardtanh (0, 1, false).forward (v), {0, 0.5, 1});
+        assert_values (new Dl.Elu (1, false).forward (v), {Math.expm1 (-1), 0.5, 3});
+        assert ((new Dl.Softplus (1, 20).forward (v)).get_shape ()[0] == 3);
+
+        var c1 = new Dl.Conv1d (2, 3, 3, 1, 1, 1, 1, true);
+        var y1 = c1.forward (Dl.randn ({2, 2, 6}));
+        assert (y1.get_shape ()[2] == 6);
+        y1.sum ().backward ();
+        assert (c1.get_parameter ("weight").get_grad () != null);
+        var ct = new Dl.ConvTranspose2d (2, 1, {2, 2}, {2, 2}, {0, 0}, 1, true);
+        assert (ct.forward (Dl.randn ({1, 2, 3, 3})).get_shape ()[3] == 6);
+    } catch (GLib.Error e) {
+        error ("%s", e.message);
+    }
+}
+
 /* The defaults Dl-1.0.metadata gives nullable and optional arguments */
 void test_gradcheck () {
     try {
@@ -1355,6 +1431,8 @@ int main (string[] args) {
     Test.add_func ("/vala/autograd/gradcheck", test_gradcheck);
     Test.add_func ("/vala/autograd/grad-hooks", test_autograd_grad_hooks);
     Test.add_func ("/vala/nn/conv", test_conv);
+    Test.add_func ("/vala/nn/resample", test_resample);
+    Test.add_func ("/vala/nn/new-layers", test_new_layers);
     Test.add_func ("/vala/module/subclass", test_module_subclass);
     Test.add_func ("/vala/module/forward-many", test_module_forward_many);
     Test.add_func ("/vala/linear/properties", test_linear_properties);

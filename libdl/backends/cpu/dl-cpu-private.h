@@ -438,6 +438,31 @@ void dl_cpu_max_pool2d_backward (DlBackendContext *ctx,
                                  DlDType dtype);
 void dl_cpu_norm_forward (DlBackendContext *ctx, const DlNormArgs *args, DlDType dtype);
 void dl_cpu_norm_backward (DlBackendContext *ctx, const DlNormArgs *args, DlDType dtype);
+void dl_cpu_resample (DlBackendContext *ctx,
+                      const DlResampleArgs *a,
+                      const void *in,
+                      void *out,
+                      DlDType dtype);
+void dl_cpu_resample_adjoint (DlBackendContext *ctx,
+                              const DlResampleArgs *a,
+                              const void *grad,
+                              void *grad_in,
+                              DlDType dtype);
+void dl_cpu_resample_max (DlBackendContext *ctx,
+                          const DlResampleArgs *a,
+                          const void *in,
+                          void *out,
+                          gint64 *indices,
+                          DlDType dtype);
+void dl_cpu_dropout (DlBackendContext *ctx,
+                     const void *in,
+                     void *out,
+                     guint8 *mask,
+                     gint64 n,
+                     gdouble p,
+                     DlDType dtype,
+                     guint64 seed,
+                     guint64 offset);
 void dl_cpu_unique_sorted (DlBackendContext *ctx,
                            const void *sorted,
                            gint64 n,

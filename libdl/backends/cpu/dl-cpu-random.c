@@ -291,3 +291,60 @@ dl_cpu_multinomial (DlBackendContext *ctx,
   if (status != DL_KERNEL_OK && kernel_status->error == DL_KERNEL_OK)
     kernel_status->error = status;
 }
+
+/* out = in * keep / (1 - p), keep = u < 1 - p with u the stream's uniform
+ * numbers as dl_cpu_random draws them (4 float32 or 2 float64 per block);
+ * p == 1 zeroes everything */
+#define DL_DEFINE_DROPOUT(T, suffix, per_block)                                                    \
+  static void dropout_##suffix (const T *in, T *out, guint8 *mask, gint64 n, gdouble p,            \
+                                guint64 seed, guint64 offset)                                      \
+  {                                                                                                \
+    const gint64 n_blocks = (n + per_block - 1) / per_block;                                       \
+    const double keep = 1.0 - p;                                                                   \
+    const T scale = p < 1.0 ? (T)(1.0 / keep) : (T)0;                                              \
+                                                                                                   \
+    DL_CPU_FOR_IF (                                                                                \
+        n >= DL_CPU_GRAIN, for (gint64 blk = 0; blk < n_blocks; blk++) {                           \
+          guint32 x[4];                                                                            \
+          double u[4];                                                                             \
+          const gint64 base = blk * per_block;                                                     \
+                                                                                                   \
+          philox (seed, offset + blk, x);                                                          \
+          if (per_block == 2)                                                                      \
+            {                                                                                      \
+              u[0] = u53 (x[0], x[1]);                                                             \
+              u[1] = u53 (x[2], x[3]);                                                             \
+            }                                                                                      \
+          else                                                                                     \
+            for (gint j = 0; j < 4; j++)                                                           \
+              u[j] = u24 (x[j]);                                                                   \
+          for (gint j = 0; j < per_block && base + j < n; j++)                                     \
+            {                                                                                      \
+              const gboolean k = u[j] < keep;                                                      \
+                                                                                                   \
+              out[base + j] = k ? in[base + j] * scale : (T)0;                                     \
+              if (mask)                                                                            \
+                mask[base + j] = k;                                                                \
+            }                                                                                      \
+        });                                                                                        \
+  }
+
+DL_DEFINE_DROPOUT (float, f32, 4)
+DL_DEFINE_DROPOUT (double, f64, 2)
+
+void
+dl_cpu_dropout (DlBackendContext *ctx,
+                const void *in,
+                void *out,
+                guint8 *mask,
+                gint64 n,
+                gdouble p,
+                DlDType dtype,
+                guint64 seed,
+                guint64 offset)
+{
+  if (dtype == DL_DTYPE_FLOAT64)
+    dropout_f64 (in, out, mask, n, p, seed, offset);
+  else
+    dropout_f32 (in, out, mask, n, p, seed, offset);
+}

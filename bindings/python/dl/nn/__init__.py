@@ -21,3 +21,7 @@ __all__ += ['Conv1d', 'Conv2d', 'ConvTranspose2d', 'Fold', 'Unfold', 'MaxPool2d'
             'AdaptiveAvgPool2d', 'Dropout', 'BatchNorm1d', 'BatchNorm2d', 'LayerNorm',
             'Embedding', 'ELU', 'Hardtanh', 'Softplus']
 __all__ += ['GroupNorm']
+from .resample import Dropout2d, Upsample, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa
+from .conv import AdaptiveMaxPool2d  # noqa
+__all__ += ['Upsample', 'UpsamplingNearest2d', 'UpsamplingBilinear2d', 'Dropout2d',
+            'AdaptiveMaxPool2d']

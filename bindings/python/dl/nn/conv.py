@@ -16,7 +16,8 @@ __all__ = ['conv1d', 'conv2d', 'conv_transpose2d', 'unfold', 'fold', 'max_pool2d
            'avg_pool2d', 'adaptive_avg_pool2d', 'dropout', 'Conv1d', 'Conv2d', 'ConvTranspose2d',
            'Unfold', 'Fold', 'MaxPool2d', 'AvgPool2d', 'AdaptiveAvgPool2d', 'Dropout',
            'embedding',
-           'elu', 'hardtanh', 'softplus', 'Embedding', 'ELU', 'Hardtanh', 'Softplus']
+           'elu', 'hardtanh', 'softplus', 'Embedding', 'ELU', 'Hardtanh', 'Softplus',
+           'adaptive_max_pool2d', 'AdaptiveMaxPool2d']
 
 
 def _pair(v, name):
@@ -35,26 +36,27 @@ def _call(fn, *args):
 
 
 def _same_padding(kernel, dilation, stride, name):
-    """padding='same': the total padding dilation * (k - 1) per dim, which
-    libdl spreads evenly (an odd total would need one more row on one
-    side)."""
+    """padding='same': the total padding dilation * (k - 1) per dim, half
+    on each side, and for an odd total the extra row or column on the
+    right as PyTorch pads it: (symmetric padding, F.pad's list for the
+    extra or None)."""
     if any(s != 1 for s in stride):
         raise ValueError("padding='same' is not supported for strided convolutions")
-    pad = []
-    for k, d in zip(kernel, dilation):
+    sym, extra = [], []
+    for k, d in reversed(list(zip(kernel, dilation))):
         total = d * (k - 1)
-        if total % 2:
-            raise NotImplementedError("%s: padding='same' with an even kernel extent (kernel %d, "
-                                      "dilation %d) needs uneven padding, which libdl does not "
-                                      "do yet" % (name, k, d))
-        pad.append(total // 2)
-    return pad
+        extra += [0, total % 2]
+    for k, d in zip(kernel, dilation):
+        sym.append(d * (k - 1) // 2)
+    return sym, (extra if any(extra) else None)
 
 
 def _padding(padding, kernel, dilation, stride, name):
+    """(padding, F.pad's list for padding='same' with odd totals or None),
+    or None for a padding given as numbers."""
     if isinstance(padding, str):
         if padding == 'valid':
-            return [0] * len(kernel)
+            return [0] * len(kernel), None
         if padding == 'same':
             return _same_padding(kernel, dilation, stride, name)
         raise ValueError("Invalid padding string '%s', should be one of {'valid', 'same'}"
@@ -62,11 +64,20 @@ def _padding(padding, kernel, dilation, stride, name):
     return None
 
 
+def _pad_extra(input, extra):
+    if extra is None:
+        return input
+    from .resample import pad
+    return pad(input, extra)
+
+
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     stride, dilation = _pair(stride, 'stride'), _pair(dilation, 'dilation')
     kernel = list(weight.shape[-2:])
-    pad = _padding(padding, kernel, dilation, stride, 'conv2d') or _pair(padding, 'padding')
-    return _call(Dl.conv2d, input, weight, bias, stride, pad, dilation, int(groups))
+    pad, extra = _padding(padding, kernel, dilation, stride, 'conv2d') or \
+        (_pair(padding, 'padding'), None)
+    return _call(Dl.conv2d, _pad_extra(input, extra), weight, bias, stride, pad, dilation,
+                 int(groups))
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -74,11 +85,10 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         stride, = stride
     if isinstance(dilation, (tuple, list)):
         dilation, = dilation
-    pad = _padding(padding, [weight.shape[-1]], [dilation], [stride], 'conv1d')
-    if pad is None:
-        pad = list(padding) if isinstance(padding, (tuple, list)) else [padding]
-    return _call(Dl.conv1d, input, weight, bias, int(stride), int(pad[0]), int(dilation),
-                 int(groups))
+    pad, extra = _padding(padding, [weight.shape[-1]], [dilation], [stride], 'conv1d') or \
+        ((list(padding) if isinstance(padding, (tuple, list)) else [padding]), None)
+    return _call(Dl.conv1d, _pad_extra(input, extra), weight, bias, int(stride), int(pad[0]),
+                 int(dilation), int(groups))
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
@@ -103,9 +113,11 @@ def _check_padding_mode(padding_mode):
     if padding_mode not in ('zeros', 'reflect', 'replicate', 'circular'):
         raise ValueError("padding_mode must be one of ['zeros', 'reflect', 'replicate', "
                          "'circular'], but got padding_mode='%s'" % padding_mode)
-    if padding_mode != 'zeros':
-        raise NotImplementedError("padding_mode='%s' is not supported yet (only 'zeros')"
-                                  % padding_mode)
+
+
+_PAD_MODE = {'zeros': Dl.PadMode.CONSTANT, 'reflect': Dl.PadMode.REFLECT,
+             'replicate': Dl.PadMode.REPLICATE, 'circular': Dl.PadMode.CIRCULAR}
+_PAD_MODE_NAMES = {int(v): k for k, v in _PAD_MODE.items()}
 
 
 @typelib_override(__name__)
@@ -113,6 +125,9 @@ class Conv2d(_Layer, Dl.Conv2d, Module):
     """torch.nn.Conv2d(in_channels, out_channels, kernel_size, stride=1,
     padding=0, dilation=1, groups=1, bias=True, padding_mode='zeros')."""
     __module__ = OVERRIDE_MODULE
+    _properties = ('in_channels', 'out_channels', 'kernel_height', 'kernel_width',
+                   'stride_height', 'stride_width', 'padding_height', 'padding_width',
+                   'dilation_height', 'dilation_width', 'groups', 'bias', 'padding_mode')
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, bias=True, padding_mode='zeros', device=None, dtype=None):
@@ -122,17 +137,33 @@ class Conv2d(_Layer, Dl.Conv2d, Module):
         if isinstance(padding, str) and padding not in ('same', 'valid'):
             raise ValueError("Invalid padding string '%s', should be one of {'valid', 'same'}"
                              % padding)
-        p = _padding(padding, k, d, s, 'Conv2d') or _pair(padding, 'padding')
+        p, extra = _padding(padding, k, d, s, 'Conv2d') or (_pair(padding, 'padding'), None)
         self._padding_arg = padding
+        if extra is not None:
+            # padding='same' with an odd total: the layer pads itself in forward
+            total = [dd * (kk - 1) for kk, dd in zip(k, d)]
+            self._same_pad = [total[1] // 2, total[1] - total[1] // 2,
+                              total[0] // 2, total[0] - total[0] // 2]
+            p = [0, 0]
         _construct(self, Dl.Conv2d, in_channels=int(in_channels), out_channels=int(out_channels),
                    kernel_height=k[0], kernel_width=k[1], stride_height=s[0], stride_width=s[1],
                    padding_height=p[0], padding_width=p[1], dilation_height=d[0],
-                   dilation_width=d[1], groups=int(groups), bias=bool(bias))
+                   dilation_width=d[1], groups=int(groups), bias=bool(bias),
+                   padding_mode=_PAD_MODE[padding_mode])
+
+    def forward(self, input):
+        same = self.__dict__.get('_same_pad')
+        if same is None:
+            return Module.forward(self, input)
+        from .resample import pad
+        mode = 'constant' if self.padding_mode == 'zeros' else self.padding_mode
+        return conv2d(pad(input, same, mode), self.weight, self.bias, self.stride, 0,
+                      self.dilation, self.groups)
 
     in_channels = property(lambda self: self.get_property('in-channels'))
     out_channels = property(lambda self: self.get_property('out-channels'))
     groups = property(lambda self: self.get_property('groups'))
-    padding_mode = 'zeros'
+    padding_mode = property(lambda self: _PAD_MODE_NAMES[int(self.get_property('padding-mode'))])
 
     @property
     def kernel_size(self):
@@ -172,52 +203,64 @@ class Conv2d(_Layer, Dl.Conv2d, Module):
             s += ', groups=%d' % self.groups
         if self.bias is None:
             s += ', bias=False'
+        if self.padding_mode != 'zeros':
+            s += ', padding_mode=%s' % self.padding_mode
         return s
 
 
-class _ConvNd(Module):
-    """A convolution module in Python over libdl's functions, with
-    PyTorch's parameters and initialisation."""
-
-    def _init_params(self, weight_shape, fan_in, bias):
-        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-        self.weight = _creation.empty(weight_shape).uniform_(-bound, bound).requires_grad_()
-        if bias:
-            self.bias = _creation.empty(self.out_channels).uniform_(-bound, bound).requires_grad_()
-        else:
-            self.bias = None
-
-    def _check_groups(self, in_channels, out_channels, groups):
-        if groups <= 0:
-            raise ValueError('groups must be a positive integer')
-        if in_channels % groups != 0:
-            raise ValueError('in_channels must be divisible by groups')
-        if out_channels % groups != 0:
-            raise ValueError('out_channels must be divisible by groups')
+def _conv_ints(v):
+    return int(v[0]) if isinstance(v, (tuple, list)) else int(v)
 
 
-class Conv1d(_ConvNd):
+@typelib_override(__name__)
+class Conv1d(_Layer, Dl.Conv1d, Module):
     """torch.nn.Conv1d(in_channels, out_channels, kernel_size, stride=1,
-    padding=0, dilation=1, groups=1, bias=True, padding_mode='zeros')."""
+    padding=0, dilation=1, groups=1, bias=True, padding_mode='zeros'):
+    libdl's DlConv1d."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('in_channels', 'out_channels', 'kernel_size', 'stride', 'padding',
+                   'dilation', 'groups', 'bias', 'padding_mode')
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, bias=True, padding_mode='zeros', device=None, dtype=None):
-        super().__init__()
         _check_padding_mode(padding_mode)
-        self._check_groups(in_channels, out_channels, groups)
-        one = lambda v: int(v[0]) if isinstance(v, (tuple, list)) else int(v)  # noqa: E731
-        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
-        self.kernel_size, self.stride = (one(kernel_size),), (one(stride),)
-        self.dilation = (one(dilation),)
-        self.padding = padding if isinstance(padding, str) else (one(padding),)
-        self.padding_mode = padding_mode
-        self._init_params((out_channels, in_channels // groups, self.kernel_size[0]),
-                          in_channels // groups * self.kernel_size[0], bias)
+        k, s, d = _conv_ints(kernel_size), _conv_ints(stride), _conv_ints(dilation)
+        if isinstance(padding, str) and padding not in ('same', 'valid'):
+            raise ValueError("Invalid padding string '%s', should be one of {'valid', 'same'}"
+                             % padding)
+        p, extra = _padding(padding, [k], [d], [s], 'Conv1d') or ([_conv_ints(padding)], None)
+        self._padding_arg = padding
+        if extra is not None:
+            total = d * (k - 1)
+            self._same_pad = [total // 2, total - total // 2]
+            p = [0]
+        _construct(self, Dl.Conv1d, in_channels=int(in_channels), out_channels=int(out_channels),
+                   kernel_size=k, stride=s, padding=p[0], dilation=d, groups=int(groups),
+                   bias=bool(bias), padding_mode=_PAD_MODE[padding_mode])
+
+    in_channels = property(lambda self: self.get_property('in-channels'))
+    out_channels = property(lambda self: self.get_property('out-channels'))
+    groups = property(lambda self: self.get_property('groups'))
+    kernel_size = property(lambda self: (self.get_property('kernel-size'),))
+    stride = property(lambda self: (self.get_property('stride'),))
+    dilation = property(lambda self: (self.get_property('dilation'),))
+    padding_mode = property(lambda self: _PAD_MODE_NAMES[int(self.get_property('padding-mode'))])
+    weight = property(lambda self: self.get_parameter('weight'))
+    bias = property(lambda self: self.get_parameter('bias'))
+
+    @property
+    def padding(self):
+        arg = self.__dict__.get('_padding_arg')
+        return arg if isinstance(arg, str) else (self.get_property('padding'),)
 
     def forward(self, input):
-        return conv1d(input, self.weight, self.bias, self.stride[0],
-                      self.padding if isinstance(self.padding, str) else self.padding[0],
-                      self.dilation[0], self.groups)
+        same = self.__dict__.get('_same_pad')
+        if same is None:
+            return Module.forward(self, input)
+        from .resample import pad
+        mode = 'constant' if self.padding_mode == 'zeros' else self.padding_mode
+        return conv1d(pad(input, same, mode), self.weight, self.bias, self.stride, 0,
+                      self.dilation, self.groups)
 
     def extra_repr(self):
         s = '%d, %d, kernel_size=%s, stride=%s' % (self.in_channels, self.out_channels,
@@ -230,37 +273,78 @@ class Conv1d(_ConvNd):
             s += ', groups=%d' % self.groups
         if self.bias is None:
             s += ', bias=False'
+        if self.padding_mode != 'zeros':
+            s += ', padding_mode=%s' % self.padding_mode
         return s
 
 
-class ConvTranspose2d(_ConvNd):
+def _pair_property(name):
+    return property(lambda self: (self.get_property(name + '-height'),
+                                  self.get_property(name + '-width')))
+
+
+@typelib_override(__name__)
+class ConvTranspose2d(_Layer, Dl.ConvTranspose2d, Module):
     """torch.nn.ConvTranspose2d(in_channels, out_channels, kernel_size,
     stride=1, padding=0, output_padding=0, groups=1, bias=True, dilation=1,
-    padding_mode='zeros')."""
+    padding_mode='zeros'): libdl's DlConvTranspose2d."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('in_channels', 'out_channels', 'kernel_height', 'kernel_width',
+                   'stride_height', 'stride_width', 'padding_height', 'padding_width',
+                   'output_padding_height', 'output_padding_width', 'dilation_height',
+                   'dilation_width', 'groups', 'bias')
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  output_padding=0, groups=1, bias=True, dilation=1, padding_mode='zeros',
                  device=None, dtype=None):
-        super().__init__()
         if padding_mode != 'zeros':
             raise ValueError('Only "zeros" padding mode is supported for ConvTranspose2d')
-        self._check_groups(in_channels, out_channels, groups)
-        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
-        self.kernel_size = tuple(_pair(kernel_size, 'kernel_size'))
-        self.stride = tuple(_pair(stride, 'stride'))
-        self.padding = tuple(_pair(padding, 'padding'))
-        self.output_padding = tuple(_pair(output_padding, 'output_padding'))
-        self.dilation = tuple(_pair(dilation, 'dilation'))
-        self.padding_mode = padding_mode
-        # PyTorch's fan_in for the transposed weight [in, out / groups, kh, kw]
-        fan_in = out_channels // groups * self.kernel_size[0] * self.kernel_size[1]
-        self._init_params((in_channels, out_channels // groups) + self.kernel_size, fan_in, bias)
+        k, s = _pair(kernel_size, 'kernel_size'), _pair(stride, 'stride')
+        p, op = _pair(padding, 'padding'), _pair(output_padding, 'output_padding')
+        d = _pair(dilation, 'dilation')
+        _construct(self, Dl.ConvTranspose2d, in_channels=int(in_channels),
+                   out_channels=int(out_channels), kernel_height=k[0], kernel_width=k[1],
+                   stride_height=s[0], stride_width=s[1], padding_height=p[0],
+                   padding_width=p[1], output_padding_height=op[0], output_padding_width=op[1],
+                   dilation_height=d[0], dilation_width=d[1], groups=int(groups),
+                   bias=bool(bias))
+
+    padding_mode = 'zeros'
+    in_channels = property(lambda self: self.get_property('in-channels'))
+    out_channels = property(lambda self: self.get_property('out-channels'))
+    groups = property(lambda self: self.get_property('groups'))
+    kernel_size = _pair_property('kernel')
+    stride = _pair_property('stride')
+    padding = _pair_property('padding')
+    output_padding = _pair_property('output-padding')
+    dilation = _pair_property('dilation')
+    weight = property(lambda self: self.get_parameter('weight'))
+    bias = property(lambda self: self.get_parameter('bias'))
+
+    def _output_padding(self, input, output_size):
+        """PyTorch's output_padding for an output of output_size."""
+        if output_size is None:
+            return self.output_padding
+        output_size = list(output_size)[-2:]
+        extra = []
+        for d in range(2):
+            size = input.shape[input.dim() - 2 + d]
+            least = ((size - 1) * self.stride[d] - 2 * self.padding[d]
+                     + self.dilation[d] * (self.kernel_size[d] - 1) + 1)
+            if not least <= output_size[d] < least + self.stride[d]:
+                raise ValueError('requested an output size of {}, but valid sizes range from {} '
+                                 'to {} (for an input of {})'.format(
+                                     output_size, least, least + self.stride[d] - 1,
+                                     list(input.shape[-2:])))
+            extra.append(output_size[d] - least)
+        return tuple(extra)
 
     def forward(self, input, output_size=None):
-        if output_size is not None:
-            raise NotImplementedError('ConvTranspose2d: output_size= is not supported yet')
+        if output_size is None:
+            return Module.forward(self, input)
         return conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
-                                self.output_padding, self.groups, self.dilation)
+                                self._output_padding(input, output_size), self.groups,
+                                self.dilation)
 
     def extra_repr(self):
         s = '%d, %d, kernel_size=%s, stride=%s' % (self.in_channels, self.out_channels,
@@ -328,140 +412,157 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
-    """The mean of each window: its columns (unfold) summed per channel,
-    divided by the window size, or by the taps inside the image without
-    count_include_pad."""
     k = _pair(kernel_size, 'kernel_size')
     s = k if stride is None or stride == [] else _pair(stride, 'stride')
-    p = _pair(padding, 'padding')
-    if ceil_mode:
-        h, w = input.shape[-2:]
-        if any((n + 2 * pp - kk) % ss for n, pp, kk, ss in zip((h, w), p, k, s)):
-            raise NotImplementedError('avg_pool2d: ceil_mode=True with a partial last window '
-                                      'is not supported yet')
-    if any(2 * pp > kk for pp, kk in zip(p, k)):
-        raise RuntimeError('avg_pool2d: pad should be at most half of kernel size, but got '
-                           'pad=%s and kernel_size=%s' % (tuple(p), tuple(k)))
-    batched = input.dim() == 4
-    x = input if batched else input.unsqueeze(0)
-    n, c, h, w = x.shape
-    cols = unfold(x, k, 1, p, s)
-    l = cols.shape[-1]
-    sums = cols.reshape(n, c, k[0] * k[1], l).sum(2)
-    if divisor_override:
-        out = sums / divisor_override
-    elif count_include_pad or p == [0, 0]:
-        out = sums / (k[0] * k[1])
-    else:
-        from .. import _creation
-        ones = _creation.ones(1, 1, h, w, dtype=x.dtype)
-        counts = unfold(ones, k, 1, p, s).sum(1)
-        out = sums / counts
-    oh = (h + 2 * p[0] - k[0]) // s[0] + 1
-    out = out.reshape(n, c, oh, l // oh)
-    return out if batched else out.squeeze(0)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError('avg_pool2d: divisor must be not zero')
+    return _call(Dl.avg_pool2d, input, k, s, _pair(padding, 'padding'), bool(ceil_mode),
+                 bool(count_include_pad), int(divisor_override or 0))
 
 
 def adaptive_avg_pool2d(input, output_size):
-    """Averages over output_size bins; bins of equal size (the input a
-    multiple of the output, as a ResNet's 1x1 global pooling is)."""
+    return _call(Dl.adaptive_avg_pool2d, input, _adaptive_size(input, output_size))
+
+
+def _adaptive_size(input, output_size):
     oh, ow = (output_size, output_size) if not isinstance(output_size, (tuple, list)) \
         else output_size
     h, w = input.shape[-2:]
-    oh = h if oh is None else oh
-    ow = w if ow is None else ow
-    if (oh, ow) == (1, 1):
-        return input.mean((-2, -1), keepdim=True)
-    if h % oh or w % ow:
-        raise NotImplementedError('adaptive_avg_pool2d: an input of %dx%d into %dx%d bins of '
-                                  'unequal sizes is not supported yet' % (h, w, oh, ow))
-    return avg_pool2d(input, (h // oh, w // ow))
+    return [h if oh is None else int(oh), w if ow is None else int(ow)]
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    try:
+        out, idx = Dl.adaptive_max_pool2d(input, _adaptive_size(input, output_size))
+    except GLib.Error as e:
+        raise _translate(e) from None
+    return (out, idx) if return_indices else out
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
     if p < 0.0 or p > 1.0:
         raise ValueError('dropout probability has to be between 0 and 1, but got %s' % p)
-    if not training or p == 0.0:
-        return input
-    from .. import _creation
-    if p == 1.0:
-        mask = _creation.zeros_like(input)
-    else:
-        mask = _creation.empty_like(input).bernoulli_(1 - p) / (1 - p)
-    if inplace:
-        return input.mul_(mask)
-    return input * mask
+    out = _call(Dl.dropout, input, float(p), bool(training), None)
+    if inplace and out is not input:
+        return input.copy_(out)
+    return out
 
 
-class MaxPool2d(Module):
+def _stride_or_kernel(stride, kernel):
+    return [0, 0] if stride is None or stride == [] else _pair(stride, 'stride')
+
+
+@typelib_override(__name__)
+class MaxPool2d(_Layer, Dl.MaxPool2d, Module):
     """torch.nn.MaxPool2d(kernel_size, stride=None, padding=0, dilation=1,
-    return_indices=False, ceil_mode=False)."""
+    return_indices=False, ceil_mode=False): libdl's DlMaxPool2d."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('kernel_height', 'kernel_width', 'stride_height', 'stride_width',
+                   'padding_height', 'padding_width', 'dilation_height', 'dilation_width',
+                   'ceil_mode')
 
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
                  ceil_mode=False):
-        super().__init__()
+        k, s = _pair(kernel_size, 'kernel_size'), _stride_or_kernel(stride, kernel_size)
+        p, d = _pair(padding, 'padding'), _pair(dilation, 'dilation')
+        _construct(self, Dl.MaxPool2d, kernel_height=k[0], kernel_width=k[1], stride_height=s[0],
+                   stride_width=s[1], padding_height=p[0], padding_width=p[1],
+                   dilation_height=d[0], dilation_width=d[1], ceil_mode=bool(ceil_mode))
         self.kernel_size = kernel_size
         self.stride = stride if stride is not None else kernel_size
         self.padding, self.dilation = padding, dilation
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
     def forward(self, input):
+        if not self.return_indices:
+            return Module.forward(self, input)
         return max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                          self.ceil_mode, self.return_indices)
+                          self.ceil_mode, True)
 
     def extra_repr(self):
         return 'kernel_size={}, stride={}, padding={}, dilation={}, ceil_mode={}'.format(
             self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode)
 
 
-class AvgPool2d(Module):
+@typelib_override(__name__)
+class AvgPool2d(_Layer, Dl.AvgPool2d, Module):
     """torch.nn.AvgPool2d(kernel_size, stride=None, padding=0,
-    ceil_mode=False, count_include_pad=True, divisor_override=None)."""
+    ceil_mode=False, count_include_pad=True, divisor_override=None):
+    libdl's DlAvgPool2d."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('kernel_height', 'kernel_width', 'stride_height', 'stride_width',
+                   'padding_height', 'padding_width', 'ceil_mode', 'count_include_pad',
+                   'divisor_override')
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None):
-        super().__init__()
+        k, s = _pair(kernel_size, 'kernel_size'), _stride_or_kernel(stride, kernel_size)
+        p = _pair(padding, 'padding')
+        _construct(self, Dl.AvgPool2d, kernel_height=k[0], kernel_width=k[1], stride_height=s[0],
+                   stride_width=s[1], padding_height=p[0], padding_width=p[1],
+                   ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad),
+                   divisor_override=int(divisor_override or 0))
         self.kernel_size = kernel_size
         self.stride = stride if stride is not None else kernel_size
         self.padding, self.ceil_mode = padding, ceil_mode
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
-
-    def forward(self, input):
-        return avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                          self.count_include_pad, self.divisor_override)
 
     def extra_repr(self):
         return 'kernel_size={}, stride={}, padding={}'.format(self.kernel_size, self.stride,
                                                              self.padding)
 
 
-class AdaptiveAvgPool2d(Module):
-    """torch.nn.AdaptiveAvgPool2d(output_size)."""
+@typelib_override(__name__)
+class AdaptiveAvgPool2d(_Layer, Dl.AdaptiveAvgPool2d, Module):
+    """torch.nn.AdaptiveAvgPool2d(output_size): libdl's DlAdaptiveAvgPool2d
+    (None: the input's size)."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('output_height', 'output_width')
 
     def __init__(self, output_size):
-        super().__init__()
+        oh, ow = (output_size, output_size) if not isinstance(output_size, (tuple, list)) \
+            else output_size
+        _construct(self, Dl.AdaptiveAvgPool2d, output_height=-1 if oh is None else int(oh),
+                   output_width=-1 if ow is None else int(ow))
         self.output_size = output_size
-
-    def forward(self, input):
-        return adaptive_avg_pool2d(input, self.output_size)
 
     def extra_repr(self):
         return 'output_size={}'.format(self.output_size)
 
 
-class Dropout(Module):
-    """torch.nn.Dropout(p=0.5, inplace=False): zeroes elements with
-    probability p in training mode (scaling the rest by 1 / (1 - p))."""
+class AdaptiveMaxPool2d(Module):
+    """torch.nn.AdaptiveMaxPool2d(output_size, return_indices=False)."""
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def forward(self, input):
+        return adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+    def extra_repr(self):
+        return 'output_size={}'.format(self.output_size)
+
+
+@typelib_override(__name__)
+class Dropout(_Layer, Dl.Dropout, Module):
+    """torch.nn.Dropout(p=0.5, inplace=False): libdl's DlDropout, zeroing
+    elements with probability p in training mode (scaling the rest by
+    1 / (1 - p))."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('p', 'inplace')
 
     def __init__(self, p=0.5, inplace=False):
-        super().__init__()
         if p < 0 or p > 1:
             raise ValueError('dropout probability has to be between 0 and 1, but got {}'
                              .format(p))
-        self.p, self.inplace = p, inplace
+        _construct(self, Dl.Dropout, p=float(p), inplace=bool(inplace))
 
-    def forward(self, input):
-        return dropout(input, self.p, self.training, self.inplace)
+    # settable as PyTorch's (model.dropout.p = 0.1)
+    p = property(lambda self: self.get_property('p'),
+                 lambda self, v: self.set_property('p', float(v)))
+    inplace = property(lambda self: self.get_property('inplace'),
+                       lambda self, v: self.set_property('inplace', bool(v)))
 
     def extra_repr(self):
         return 'p={}, inplace={}'.format(self.p, self.inplace)
@@ -469,22 +570,28 @@ class Dropout(Module):
 
 # ---- embedding and a few activations, over differentiable tensor ops -------
 
+def _padding_idx(padding_idx, n):
+    if padding_idx is None:
+        return None
+    if padding_idx > 0:
+        assert padding_idx < n, 'Padding_idx must be within num_embeddings'
+    elif padding_idx < 0:
+        assert padding_idx >= -n, 'Padding_idx must be within weight.size(0)'
+        padding_idx += n
+    return padding_idx
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
-    """The rows of weight that input indexes; the row at padding_idx gets
-    no gradient."""
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError('embedding: max_norm, scale_grad_by_freq and sparse are not '
-                                  'supported yet')
-    n = weight.shape[0]
-    if padding_idx is not None and padding_idx < 0:
-        padding_idx += n
-    flat = input.reshape(-1)
-    out = weight.index_select(0, flat).reshape(tuple(input.shape) + (weight.shape[1],))
-    if padding_idx is not None and out.requires_grad:
-        keep = (input != padding_idx).unsqueeze(-1).to(out.dtype)
-        out.register_hook(lambda g: g * keep)
-    return out
+    """The rows of weight that input indexes (libdl's dl_embedding): the
+    row at padding_idx gets no gradient; with max_norm, the rows looked up
+    are renormalised in weight itself first."""
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError('embedding: scale_grad_by_freq and sparse are not supported '
+                                  'by libdl')
+    p = _padding_idx(padding_idx, weight.shape[0])
+    return _call(Dl.embedding, input, weight, -1 if p is None else p,
+                 float(max_norm) if max_norm is not None else 0.0, float(norm_type))
 
 
 def elu(input, alpha=1.0, inplace=False):
@@ -494,8 +601,6 @@ def elu(input, alpha=1.0, inplace=False):
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    if min_val > max_val:
-        raise ValueError('min_val cannot be greater than max_val')
     return input.clamp_(min_val, max_val) if inplace else input.clamp(min_val, max_val)
 
 
@@ -505,77 +610,101 @@ def softplus(input, beta=1, threshold=20):
     return where(scaled > threshold, input, scaled.exp().log1p() / beta)
 
 
-class Embedding(Module):
+@typelib_override(__name__)
+class Embedding(_Layer, Dl.Embedding, Module):
     """torch.nn.Embedding(num_embeddings, embedding_dim, padding_idx=None,
-    ...): weight drawn from N(0, 1), the padding row zeroed."""
+    max_norm=None, norm_type=2.0, ...): libdl's DlEmbedding, its weight
+    drawn from N(0, 1) with the padding row zeroed."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('num_embeddings', 'embedding_dim', 'padding_idx', 'max_norm', 'norm_type')
 
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
                  norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
                  device=None, dtype=None):
-        super().__init__()
-        from .. import _creation
-        if padding_idx is not None:
-            if not -num_embeddings <= padding_idx < num_embeddings:
-                raise AssertionError('Padding_idx must be within num_embeddings')
-            if padding_idx < 0:
-                padding_idx += num_embeddings
-        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
-        self.padding_idx, self.max_norm = padding_idx, max_norm
-        w = _weight if _weight is not None else _creation.randn(num_embeddings, embedding_dim)
-        if padding_idx is not None and _weight is None:
-            w[padding_idx] = 0
-        self.weight = w.detach().requires_grad_()
+        if scale_grad_by_freq or sparse:
+            raise NotImplementedError('Embedding: scale_grad_by_freq and sparse are not '
+                                      'supported by libdl')
+        p = _padding_idx(padding_idx, num_embeddings)
+        _construct(self, Dl.Embedding, num_embeddings=int(num_embeddings),
+                   embedding_dim=int(embedding_dim), padding_idx=-1 if p is None else p,
+                   max_norm=float(max_norm) if max_norm is not None else 0.0,
+                   norm_type=float(norm_type))
+        if _weight is not None:
+            assert list(_weight.shape) == [num_embeddings, embedding_dim], \
+                'Shape of weight does not match num_embeddings and embedding_dim'
+            self.register_parameter('weight', _weight.detach().requires_grad_())
+        self.padding_idx, self.max_norm = p, max_norm
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
 
-    def forward(self, input):
-        return embedding(input, self.weight, self.padding_idx, self.max_norm)
+    num_embeddings = property(lambda self: self.get_property('num-embeddings'))
+    embedding_dim = property(lambda self: self.get_property('embedding-dim'))
+    norm_type = property(lambda self: self.get_property('norm-type'))
+
+    @property
+    def weight(self):
+        return self.get_parameter('weight')
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None,
+                        norm_type=2.0, scale_grad_by_freq=False, sparse=False):
+        rows, cols = embeddings.shape
+        m = cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
+                _weight=embeddings)
+        m.weight.requires_grad_(not freeze)
+        return m
 
     def extra_repr(self):
         s = '{}, {}'.format(self.num_embeddings, self.embedding_dim)
         if self.padding_idx is not None:
             s += ', padding_idx={}'.format(self.padding_idx)
+        if self.max_norm is not None:
+            s += ', max_norm={}'.format(self.max_norm)
+        if self.norm_type != 2:
+            s += ', norm_type={}'.format(self.norm_type)
         return s
 
 
-class ELU(Module):
-    """torch.nn.ELU(alpha=1.0, inplace=False)."""
+@typelib_override(__name__)
+class ELU(_Layer, Dl.Elu, Module):
+    """torch.nn.ELU(alpha=1.0, inplace=False): libdl's DlElu."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('alpha', 'inplace')
 
     def __init__(self, alpha=1.0, inplace=False):
-        super().__init__()
-        self.alpha, self.inplace = alpha, inplace
-
-    def forward(self, input):
-        return elu(input, self.alpha, self.inplace)
+        _construct(self, Dl.Elu, alpha=float(alpha), inplace=bool(inplace))
+        self.alpha = alpha
 
     def extra_repr(self):
         return 'alpha={}{}'.format(self.alpha, ', inplace=True' if self.inplace else '')
 
 
-class Hardtanh(Module):
-    """torch.nn.Hardtanh(min_val=-1.0, max_val=1.0, inplace=False)."""
+@typelib_override(__name__)
+class Hardtanh(_Layer, Dl.Hardtanh, Module):
+    """torch.nn.Hardtanh(min_val=-1.0, max_val=1.0, inplace=False): libdl's
+    DlHardtanh."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('min_val', 'max_val', 'inplace')
 
     def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
-        super().__init__()
-        if min_val > max_val:
-            raise ValueError('min_val cannot be greater than max_val')
-        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
-
-    def forward(self, input):
-        return hardtanh(input, self.min_val, self.max_val, self.inplace)
+        assert max_val > min_val
+        _construct(self, Dl.Hardtanh, min_val=float(min_val), max_val=float(max_val),
+                   inplace=bool(inplace))
+        self.min_val, self.max_val = min_val, max_val
 
     def extra_repr(self):
         return 'min_val={}, max_val={}{}'.format(self.min_val, self.max_val,
                                                 ', inplace=True' if self.inplace else '')
 
 
-class Softplus(Module):
-    """torch.nn.Softplus(beta=1, threshold=20)."""
+@typelib_override(__name__)
+class Softplus(_Layer, Dl.Softplus, Module):
+    """torch.nn.Softplus(beta=1, threshold=20): libdl's DlSoftplus."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('beta', 'threshold')
 
     def __init__(self, beta=1, threshold=20):
-        super().__init__()
+        _construct(self, Dl.Softplus, beta=float(beta), threshold=float(threshold))
         self.beta, self.threshold = beta, threshold
-
-    def forward(self, input):
-        return softplus(input, self.beta, self.threshold)
 
     def extra_repr(self):
         return 'beta={}, threshold={}'.format(self.beta, self.threshold)

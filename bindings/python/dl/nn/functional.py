@@ -194,3 +194,9 @@ __all__ += ['conv1d', 'conv2d', 'conv_transpose2d', 'fold', 'unfold', 'max_pool2
             'adaptive_avg_pool2d', 'dropout', 'batch_norm', 'layer_norm', 'embedding', 'elu',
             'hardtanh', 'softplus']
 __all__ += ['group_norm']
+
+# padding, interpolation, normalize and channel dropout live in resample.py
+from .resample import dropout2d, interpolate, normalize, pad, upsample  # noqa: E402
+from .conv import adaptive_max_pool2d  # noqa: E402
+
+__all__ += ['pad', 'interpolate', 'upsample', 'normalize', 'dropout2d', 'adaptive_max_pool2d']
