@@ -792,6 +792,14 @@ dl_flatten_set_property (GObject *object, guint prop_id, const GValue *value, GP
     }
 }
 
+static gchar *
+dl_flatten_extra_repr (DlModule *module)
+{
+  return g_strdup_printf ("start_dim=%" G_GINT64_FORMAT ", end_dim=%" G_GINT64_FORMAT,
+                          dl_flatten_get_start_dim (DL_FLATTEN (module)),
+                          dl_flatten_get_end_dim (DL_FLATTEN (module)));
+}
+
 static void
 dl_flatten_class_init (DlFlattenClass *klass)
 {
@@ -800,6 +808,7 @@ dl_flatten_class_init (DlFlattenClass *klass)
   object_class->get_property = dl_flatten_get_property;
   object_class->set_property = dl_flatten_set_property;
   DL_MODULE_CLASS (klass)->forward = dl_flatten_forward;
+  DL_MODULE_CLASS (klass)->extra_repr = dl_flatten_extra_repr;
 
   /**
    * DlFlatten:start-dim:

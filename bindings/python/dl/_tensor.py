@@ -321,6 +321,8 @@ class Tensor(Dl.Tensor):
         return (self.select(0, i) for i in range(self.get_shape()[0]))
 
     def __repr__(self):
+        if Dl.Tensor.is_parameter(self):
+            return 'Parameter containing:\n' + self.to_string()
         return self.to_string()
 
     __str__ = __repr__

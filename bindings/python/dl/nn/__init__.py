@@ -8,6 +8,7 @@ from .modules import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, Flatten, GEL
                       Identity, KLDivLoss, L1Loss, LeakyReLU, Linear, LogSoftmax, Module,
                       MSELoss, NLLLoss, ReLU, Sequential, Sigmoid, SiLU, SmoothL1Loss, Softmax,
                       Tanh)
+from .modules import ModuleDict, ModuleList, Unflatten
 from .parameter import Parameter
 from .conv import (ELU, AdaptiveAvgPool2d, AvgPool2d, BatchNorm1d, BatchNorm2d, Conv1d, Conv2d,
                    ConvTranspose2d, Dropout, Embedding, Fold, Hardtanh, LayerNorm, MaxPool2d,
@@ -20,3 +21,4 @@ __all__ = ['Module', 'Linear', 'Parameter', 'ReLU', 'LeakyReLU', 'Sigmoid', 'Tan
 __all__ += ['Conv1d', 'Conv2d', 'ConvTranspose2d', 'Fold', 'Unfold', 'MaxPool2d', 'AvgPool2d',
             'AdaptiveAvgPool2d', 'Dropout', 'BatchNorm1d', 'BatchNorm2d', 'LayerNorm',
             'Embedding', 'ELU', 'Hardtanh', 'Softplus']
+__all__ += ['ModuleList', 'ModuleDict', 'Unflatten']

@@ -11,6 +11,7 @@ import math
 from .. import _creation
 from .._lib import OVERRIDE_MODULE, Dl, GLib, _translate, typelib_override
 from .modules import Module, _construct, _Layer
+from .parameter import Parameter
 
 __all__ = ['conv1d', 'conv2d', 'conv_transpose2d', 'unfold', 'fold', 'max_pool2d',
            'avg_pool2d', 'adaptive_avg_pool2d', 'dropout', 'Conv1d', 'Conv2d', 'ConvTranspose2d',
@@ -155,11 +156,11 @@ class Conv2d(_Layer, Dl.Conv2d, Module):
 
     @property
     def weight(self):
-        return self.get_parameter('weight')
+        return Dl.Module.get_parameter(self, 'weight')
 
     @property
     def bias(self):
-        return self.get_parameter('bias')
+        return Dl.Module.get_parameter(self, 'bias')
 
     def extra_repr(self):
         s = '%d, %d, kernel_size=%s, stride=%s' % (self.in_channels, self.out_channels,
@@ -181,11 +182,11 @@ class _ConvNd(Module):
 
     def _init_params(self, weight_shape, fan_in, bias):
         bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-        self.weight = _creation.empty(weight_shape).uniform_(-bound, bound).requires_grad_()
+        self.weight = Parameter(_creation.empty(weight_shape).uniform_(-bound, bound))
         if bias:
-            self.bias = _creation.empty(self.out_channels).uniform_(-bound, bound).requires_grad_()
+            self.bias = Parameter(_creation.empty(self.out_channels).uniform_(-bound, bound))
         else:
-            self.bias = None
+            self.register_parameter('bias', None)
 
     def _check_groups(self, in_channels, out_channels, groups):
         if groups <= 0:
@@ -530,8 +531,8 @@ class _BatchNorm(Module):
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         if affine:
-            self.weight = _creation.ones(num_features).requires_grad_()
-            self.bias = _creation.zeros(num_features).requires_grad_()
+            self.weight = Parameter(_creation.ones(num_features))
+            self.bias = Parameter(_creation.zeros(num_features))
         if track_running_stats:
             self.register_buffer('running_mean', _creation.zeros(num_features))
             self.register_buffer('running_var', _creation.ones(num_features))
@@ -590,8 +591,8 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
         if elementwise_affine:
-            self.weight = _creation.ones(*self.normalized_shape).requires_grad_()
-            self.bias = _creation.zeros(*self.normalized_shape).requires_grad_()
+            self.weight = Parameter(_creation.ones(*self.normalized_shape))
+            self.bias = Parameter(_creation.zeros(*self.normalized_shape))
 
     def forward(self, input):
         return layer_norm(input, self.normalized_shape,
@@ -660,7 +661,7 @@ class Embedding(Module):
         w = _weight if _weight is not None else _creation.randn(num_embeddings, embedding_dim)
         if padding_idx is not None and _weight is None:
             w[padding_idx] = 0
-        self.weight = w.detach().requires_grad_()
+        self.weight = Parameter(w)
 
     def forward(self, input):
         return embedding(input, self.weight, self.padding_idx, self.max_norm)
