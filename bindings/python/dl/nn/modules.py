@@ -417,41 +417,26 @@ class Module(Dl.Module):
     def _forward_unhooked(self, *args, **kwargs):
         if type(self).forward is not Module.forward:
             return self.forward(*args, **kwargs)
-        impl = _typelib_class(type(self))
-        if kwargs:
-            raise TypeError('%s.forward() takes no keyword arguments' % type(self).__name__)
-        try:
-            if len(args) == 1:
-                return impl.do_forward(self, args[0])
-            out = impl.do_forward_many(self, list(args))
-        except GLib.Error as e:
-            raise _translate(e) from None
-        return out[0] if len(out) == 1 else tuple(out)
+        return _run_c_forward(self, _typelib_class(type(self)), args, kwargs)
 
     def forward(self, *args, **kwargs):
         """The C forward of the module: of its class when libdl implements
         it (Linear, ReLU, ...), or of the libdl class a Python subclass
         derives from, for its super().forward(); one input goes to
         forward, several (a loss's) to forward_many."""
-        if kwargs:
-            raise TypeError('%s.forward() takes no keyword arguments' % type(self).__name__)
-        try:
-            if type(self).do_forward is not _forward_vfunc:
-                if len(args) == 1:
+        if type(self).do_forward is not _forward_vfunc:
+            if len(args) == 1 and not kwargs:
+                try:
                     return _dl_forward(self, args[0])
-                out = Dl.Module.forward_many(self, list(args))
-            else:
-                # a Python subclass: chain up to the C class below it
-                impl = _typelib_class(type(self))
-                if impl is Dl.Module:
-                    raise NotImplementedError('Module [%s] is missing the required "forward" '
-                                              'function' % type(self).__name__)
-                if len(args) == 1:
-                    return impl.do_forward(self, args[0])
-                out = impl.do_forward_many(self, list(args))
-        except GLib.Error as e:
-            raise _translate(e) from None
-        return out[0] if len(out) == 1 else tuple(out)
+                except GLib.Error as e:
+                    raise _forward_error(self, e) from None
+            return _run_c_forward(self, Dl.Module, args, kwargs)
+        # a Python subclass: chain up to the C class below it
+        impl = _typelib_class(type(self))
+        if impl is Dl.Module:
+            raise NotImplementedError('Module [%s] is missing the required "forward" function'
+                                      % type(self).__name__)
+        return _run_c_forward(self, impl, args, kwargs)
 
     def _update_hooked(self):
         d = self.__dict__
@@ -671,6 +656,31 @@ class Module(Dl.Module):
 
 
 _dl_forward = Dl.Module.forward
+
+
+def _forward_error(module, e):
+    if (e.domain == 'dl-error-quark' and e.code == int(Dl.Error.NOT_SUPPORTED)
+            and 'implements neither forward' in e.message):
+        return NotImplementedError('Module [%s] is missing the required "forward" function'
+                                   % type(module).__name__)
+    return _translate(e)
+
+
+def _run_c_forward(module, impl, args, kwargs):
+    """@impl's C forward on @args (forward_many for several), without the
+    module's hooks when @impl is a class (the vfunc itself)."""
+    if kwargs:
+        raise TypeError('%s.forward() takes no keyword arguments' % type(module).__name__)
+    try:
+        if impl is Dl.Module:
+            out = Dl.Module.forward_many(module, list(args))
+        elif len(args) == 1:
+            return impl.do_forward(module, args[0])
+        else:
+            out = impl.do_forward_many(module, list(args))
+    except GLib.Error as e:
+        raise _forward_error(module, e) from None
+    return out[0] if len(out) == 1 else tuple(out)
 
 
 def _typelib_class(cls):

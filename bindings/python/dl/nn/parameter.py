@@ -34,6 +34,9 @@ class Parameter(metaclass=_ParameterMeta):
         if not _is_tensor(data):
             raise TypeError('new(): argument \'data\' (position 1) must be Tensor, not %s'
                             % type(data).__name__)
+        if requires_grad and not Dl.dtype_is_floating_point(data.get_dtype()):
+            raise RuntimeError('Only Tensors of floating point and complex dtype can require '
+                               'gradients')
         try:
             return Dl.parameter_new(data, bool(requires_grad))
         except GLib.Error as e:
