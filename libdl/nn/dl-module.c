@@ -426,8 +426,12 @@ take_hook_result (DlModule *self,
       g_propagate_error (error, local);
       return FALSE;
     }
-  if (result == NULL)
-    return TRUE;
+  if (result == NULL || result->len == 0) /* GJS gives [] for null */
+    {
+      if (result)
+        g_ptr_array_unref (result);
+      return TRUE;
+    }
   for (guint i = 0; i < result->len; i++)
     {
       gpointer t = g_ptr_array_index (result, i);

@@ -124,7 +124,8 @@ typedef void (*DlModuleApplyFunc) (DlModule *module, gpointer user_data);
  * A hook run before the module's forward, as torch's forward pre-hooks.
  *
  * Returns: (transfer full) (nullable) (element-type DlTensor): new inputs
- *   that replace @inputs, or %NULL to keep them (or on error)
+ *   that replace @inputs, or %NULL (or an empty array) to keep them (and on
+ *   error)
  *
  * Since: 0.1
  */
@@ -144,7 +145,8 @@ typedef GPtrArray *(*DlModuleForwardPreHook) (DlModule *module,
  * A hook run after the module's forward, as torch's forward hooks.
  *
  * Returns: (transfer full) (nullable) (element-type DlTensor): new outputs
- *   that replace @outputs, or %NULL to keep them (or on error)
+ *   that replace @outputs, or %NULL (or an empty array) to keep them (and
+ *   on error)
  *
  * Since: 0.1
  */
