@@ -688,3 +688,65 @@ def test_pickle_keeps_tree_and_parameters():
     assert repr(m2) == repr(m)
     x = Dl.ones(3, 2)
     assert bool((m2(x) == m(x)).all())
+
+
+# ---- full backward hooks ------------------------------------------------------------
+
+def _grads(gs):
+    return [None if g is None else np.round(np.array(g.detach().tolist(), dtype=np.float64), 5)
+            .tolist() for g in gs]
+
+
+def test_full_backward_hooks():
+    def scenario(lib):
+        nn = lib.nn
+        log = []
+
+        def fixed(m):
+            if isinstance(m, nn.Linear):
+                with lib.no_grad():
+                    m.weight.copy_(lib.arange(float(m.weight.numel())).reshape(m.weight.shape)
+                                   / 10 - 0.3)
+                    if m.bias is not None:
+                        m.bias.fill_(0.1)
+        lin = nn.Linear(3, 2).apply(fixed)
+
+        def doubling(m, gi, go):
+            log.append(('lin', _grads(gi), _grads(go)))
+            return tuple(None if g is None else g * 2 for g in gi)
+        h = lin.register_full_backward_hook(doubling)
+        x = lib.ones(4, 3, requires_grad=True)
+        lin(x).sum().backward()
+        out = [x.grad.tolist()]
+        h.remove()
+        x.grad = None
+        lin(x).sum().backward()
+        out.append(x.grad.tolist())
+        # inside a Sequential (its C forward in libdl), and a first layer
+        # whose input needs no gradient
+        seq = nn.Sequential(nn.Linear(3, 3), nn.ReLU(), nn.Linear(3, 1)).apply(fixed)
+        for i in (0, 2):
+            seq[i].register_full_backward_hook(
+                lambda m, gi, go, i=i: log.append((i, _grads(gi), _grads(go))))
+        seq(lib.ones(2, 3)).sum().backward()
+
+        class Two(nn.Module):
+            def forward(self, a, k, b):
+                return a * b, a + k
+        t = Two()
+        t.register_full_backward_hook(lambda m, gi, go: log.append(('two', _grads(gi),
+                                                                    _grads(go))))
+        a = lib.ones(2, requires_grad=True)
+        o = t(a, 3, lib.ones(2) * 3)
+        o[0].sum().backward()
+        with lib.no_grad():
+            t(a, 3, lib.ones(2))  # nothing to hook
+        bad = nn.Linear(2, 2)
+        bad.register_full_backward_hook(lambda m, gi, go: (None, None))
+        out.append(raised(lambda: bad(lib.ones(1, 2, requires_grad=True)).sum().backward()))
+        frozen = nn.Linear(2, 2)
+        frozen.register_full_backward_hook(lambda m, gi, go: (lib.ones(1, 2),))
+        out.append(raised(lambda: frozen(lib.ones(1, 2)).sum().backward()))
+        out.append(log)
+        return out
+    both(scenario)

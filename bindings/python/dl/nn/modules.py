@@ -14,6 +14,8 @@ from gi.repository import GLib
 
 from .._dtype import _dl_device, device
 from .. import _callbacks
+from ..autograd.function import Function
+from ..autograd.grad_mode import is_grad_enabled as _grad_enabled
 from .._lib import OVERRIDE_MODULE, Dl, _is_tensor, _translate, typelib_override
 from . import functional as F
 
@@ -121,7 +123,8 @@ class RemovableHandle:
             del hooks_dict[self.id]
         module = self.module_ref()
         if module is not None:
-            Dl.Module.remove_hook(module, self.c_id)
+            if self.c_id:
+                Dl.Module.remove_hook(module, self.c_id)
             module._update_hooked()
 
     def __enter__(self):
@@ -407,11 +410,17 @@ class Module(Dl.Module):
                 if not isinstance(result, tuple):
                     result = (result,)
                 input = result
+        bw_hook = None
+        if self.__dict__.get('_backward_hooks'):
+            bw_hook = _BackwardHook(self, list(self._backward_hooks.values()))
+            input = bw_hook.setup_input_hook(input)
         result = self._forward_unhooked(*input, **kwargs)
         for hook in tuple(self._forward_hooks.values()):
             hook_result = hook(self, input, result)
             if hook_result is not None:
                 result = hook_result
+        if bw_hook:
+            result = bw_hook.setup_output_hook(result)
         return result
 
     def _forward_unhooked(self, *args, **kwargs):
@@ -440,7 +449,26 @@ class Module(Dl.Module):
 
     def _update_hooked(self):
         d = self.__dict__
-        d['_dl_hooked'] = bool(d.get('_forward_hooks') or d.get('_forward_pre_hooks'))
+        d['_dl_hooked'] = bool(d.get('_forward_hooks') or d.get('_forward_pre_hooks')
+                               or d.get('_backward_hooks'))
+        c_ids = d.get('_dl_bw_c_ids')
+        if d.get('_backward_hooks') and c_ids is None:
+            d['_dl_bw_c_ids'] = _c_backward_hooks(self)
+        elif not d.get('_backward_hooks') and c_ids is not None:
+            for c_id in d.pop('_dl_bw_c_ids'):
+                Dl.Module.remove_hook(self, c_id)
+
+    def register_full_backward_hook(self, hook):
+        """hook(module, grad_input, grad_output) runs when the gradients
+        with respect to the module's inputs are computed; grad_input and
+        grad_output are tuples (None where an input or output is not a
+        tensor or needs no gradient); a result that is not None replaces
+        grad_input. Returns a RemovableHandle."""
+        hooks = self._backward_hooks
+        handle = RemovableHandle(self, hooks, 0)
+        hooks[handle.id] = hook
+        self._update_hooked()
+        return handle
 
     def register_forward_pre_hook(self, hook):
         """hook(module, input) runs before forward; input is the tuple of
@@ -734,12 +762,135 @@ def _parse_to(args, kwargs):
     return dev, dt
 
 
+# ---- full backward hooks -----------------------------------------------------
+# As torch.utils.hooks.BackwardHook: the tensor inputs and the outputs of a
+# call pass through identity Functions whose backward hands the gradients
+# to the hooks: the outputs' (grad_output) come first and are kept, the
+# inputs' (grad_input) then call each hook(module, grad_input, grad_output).
+
+class _BackwardHookFunction(Function):
+    @staticmethod
+    def forward(ctx, callback, *args):
+        ctx.callback = callback
+        ctx.set_materialize_grads(False)  # an unused output's gradient is None
+        # as PyTorch's engine, the hooks see zeros for the tensors that do
+        # not require grad
+        ctx.constants = {i: a for i, a in enumerate(args) if not a.requires_grad}
+        ctx.mark_non_differentiable(*ctx.constants.values())
+        return args
+
+    @staticmethod
+    def backward(ctx, *grads):
+        grads = tuple(_zeros_like(ctx.constants[i]) if i in ctx.constants else g
+                      for i, g in enumerate(grads))
+        return (None,) + tuple(ctx.callback(grads))
+
+
+def _zeros_like(t):
+    from .._creation import zeros_like
+    return zeros_like(t)
+
+
+class _BackwardHook:
+    def __init__(self, module, user_hooks):
+        self.module = module
+        self.user_hooks = user_hooks
+        self.grad_outputs = None
+        self.n_outputs = -1
+        self.output_tensors_index = None
+        self.n_inputs = -1
+        self.input_tensors_index = None
+
+    @staticmethod
+    def _pack_with_none(indices, values, size):
+        res = [None] * size
+        for idx, val in zip(indices, values):
+            res[idx] = val
+        return tuple(res)
+
+    @staticmethod
+    def _unpack_none(indices, values):
+        return tuple(values[idx] for idx in indices)
+
+    def _apply_on_tensors(self, callback, args):
+        tensors_idx = [i for i, a in enumerate(args) if _is_tensor(a)]
+        tensors = [args[i] for i in tensors_idx]
+        if not (any(t.requires_grad for t in tensors) and _grad_enabled()):
+            return args, None
+        new_tensors = _BackwardHookFunction.apply(callback, *tensors)
+        if not isinstance(new_tensors, tuple):
+            new_tensors = (new_tensors,)
+        arg_list = list(args)
+        for idx, val in zip(tensors_idx, new_tensors):
+            arg_list[idx] = val
+        return tuple(arg_list), tensors_idx
+
+    def _input_grads(self, grad_input):
+        res = self._pack_with_none(self.input_tensors_index, grad_input, self.n_inputs)
+        for hook in self.user_hooks:
+            out = hook(self.module, res, self.grad_outputs)
+            if out is None:
+                continue
+            if len(out) != len(res):
+                raise RuntimeError('Backward hook returned an invalid number of grad_input, '
+                                   'got {}, but expected {}'.format(len(out), len(res)))
+            res = out
+        self.grad_outputs = None
+        return self._unpack_none(self.input_tensors_index, res)
+
+    def _output_grads(self, grad_output):
+        self.grad_outputs = self._pack_with_none(self.output_tensors_index, grad_output,
+                                                 self.n_outputs)
+        if self.input_tensors_index is None:
+            grad_inputs = self._pack_with_none([], [], self.n_inputs)
+            for user_hook in self.user_hooks:
+                res = user_hook(self.module, grad_inputs, self.grad_outputs)
+                if res is not None and not (isinstance(res, tuple)
+                                            and all(el is None for el in res)):
+                    raise RuntimeError('Backward hook for Modules where no input requires '
+                                       'gradient should always return None or None for all '
+                                       'gradients.')
+            self.grad_outputs = None
+        return grad_output
+
+    def setup_input_hook(self, args):
+        self.n_inputs = len(args)
+        res, self.input_tensors_index = self._apply_on_tensors(self._input_grads, args)
+        return res
+
+    def setup_output_hook(self, args):
+        is_tuple = isinstance(args, tuple)
+        if not is_tuple:
+            args = (args,)
+        self.n_outputs = len(args)
+        res, self.output_tensors_index = self._apply_on_tensors(self._output_grads, args)
+        return res if is_tuple else res[0]
+
+
+def _c_backward_hooks(module):
+    """The forward pre-hook and hook that set up the backward hooks of
+    @module when it runs from C (a container's forward)."""
+    def pre(m, inputs):
+        bw = _BackwardHook(m, list(m._backward_hooks.values()))
+        m.__dict__['_dl_bw_running'] = bw
+        return list(bw.setup_input_hook(tuple(inputs)))
+
+    def post(m, inputs, outputs):
+        bw = m.__dict__.pop('_dl_bw_running', None)
+        if bw is None:
+            return None
+        return list(bw.setup_output_hook(tuple(outputs)))
+    return (Dl.Module.register_forward_pre_hook(module, _callbacks.from_c(pre)),
+            Dl.Module.register_forward_hook(module, _callbacks.from_c(post)))
+
+
 def _plain_dict(m):
     """The Python attributes of @m, without what libdl holds (parameters and
     children are cached in __dict__) or the hooks."""
     names = set(Dl.Module.get_own_names(m))
     return {k: v for k, v in m.__dict__.items()
-            if k not in names and k not in ('_forward_hooks', '_forward_pre_hooks', '_dl_hooked')}
+            if k not in names and k not in ('_forward_hooks', '_forward_pre_hooks', '_dl_hooked',
+                                            '_backward_hooks', '_dl_bw_c_ids')}
 
 
 # Dl.Linear is the typelib's class, made before Module overrides DlModule,
