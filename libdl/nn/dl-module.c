@@ -2186,12 +2186,22 @@ dl_module_extra_repr (DlModule *self)
   return s ? s : g_strdup ("");
 }
 
-/* the class name as torch prints it: DlLinear -> Linear */
+/* the class name as torch prints it: DlLinear -> Linear, DlRelu -> ReLU */
 static const gchar *
 printed_name (DlModule *self)
 {
+  static const gchar *const renamed[][2] = {
+    { "DlRelu", "ReLU" },           { "DlLeakyRelu", "LeakyReLU" },
+    { "DlGelu", "GELU" },           { "DlSilu", "SiLU" },
+    { "DlMseLoss", "MSELoss" },     { "DlNllLoss", "NLLLoss" },
+    { "DlBceLoss", "BCELoss" },     { "DlBceWithLogitsLoss", "BCEWithLogitsLoss" },
+    { "DlKlDivLoss", "KLDivLoss" },
+  };
   const gchar *name = G_OBJECT_TYPE_NAME (self);
 
+  for (guint i = 0; i < G_N_ELEMENTS (renamed); i++)
+    if (g_str_equal (name, renamed[i][0]))
+      return renamed[i][1];
   return g_str_has_prefix (name, "Dl") && g_ascii_isupper (name[2]) ? name + 2 : name;
 }
 

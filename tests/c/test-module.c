@@ -343,7 +343,7 @@ test_to_string (void)
                    "Module(\n"
                    "  (features): Sequential(\n"
                    "    (0): Linear(in_features=2, out_features=3, bias=True)\n"
-                   "    (1): Relu()\n"
+                   "    (1): ReLU()\n"
                    "  )\n"
                    "  (head): Linear(in_features=3, out_features=1, bias=True)\n"
                    ")");

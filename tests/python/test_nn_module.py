@@ -750,3 +750,18 @@ def test_full_backward_hooks():
         out.append(log)
         return out
     both(scenario)
+
+
+@pytest.mark.skipif(Dl is torch, reason="libdl's C printing")
+def test_c_printing_matches_torch():
+    # dl_module_to_string (what C, GJS and Vala print) against torch's repr
+    def make(lib):
+        nn = lib.nn
+        return nn.Sequential(nn.Linear(2, 3), nn.ReLU(inplace=True), nn.LeakyReLU(),
+                             nn.LeakyReLU(1.0, True), nn.LeakyReLU(0.2), nn.GELU('tanh'),
+                             nn.SiLU(), nn.Sigmoid(), nn.Tanh(), nn.Identity(),
+                             nn.Flatten(0, -1), nn.Softmax(dim=1), nn.LogSoftmax(0),
+                             nn.Unflatten(1, (2, 2)),
+                             nn.Sequential(nn.Linear(1, 1, bias=False)),
+                             nn.ModuleList([nn.ReLU()]), nn.ModuleDict({'a': nn.Tanh()}))
+    assert Dl.Module.to_string(make(Dl)) == repr(make(torch))
