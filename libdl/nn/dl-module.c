@@ -172,8 +172,17 @@ dl_module_set_property (GObject *object, guint prop_id, const GValue *value, GPa
   switch (prop_id)
     {
       case PROP_TRAINING:
-        dl_module_set_training (DL_MODULE (object), g_value_get_boolean (value));
-        break;
+        {
+          DlModulePrivate *priv = dl_module_get_instance_private (DL_MODULE (object));
+          gboolean training = g_value_get_boolean (value);
+
+          if (priv->training != training)
+            {
+              priv->training = training;
+              g_object_notify_by_pspec (object, pspec);
+            }
+          break;
+        }
       default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -373,6 +382,9 @@ dl_module_class_init (DlModuleClass *klass)
    * DlModule:training:
    *
    * Whether the module is in training mode (as opposed to evaluation).
+   * Setting the property sets this module's mode only, as assigning
+   * torch's `module.training`; dl_module_set_training() sets the
+   * descendants' too, as `train()`.
    *
    * Since: 0.1
    */

@@ -7,6 +7,7 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+import copy
 import pickle
 from collections import OrderedDict
 
@@ -765,3 +766,51 @@ def test_c_printing_matches_torch():
                              nn.Sequential(nn.Linear(1, 1, bias=False)),
                              nn.ModuleList([nn.ReLU()]), nn.ModuleDict({'a': nn.Tanh()}))
     assert Dl.Module.to_string(make(Dl)) == repr(make(torch))
+
+
+def test_deepcopy_and_pickle_keep_everything():
+    def scenario(lib):
+        lib.manual_seed(0)
+        m = make_tree(lib)
+        m.block.eval()
+        calls = []
+        m.block.heads[0].register_forward_hook(lambda mod, i, o: calls.append('hook'))
+        m(lib.ones(1, 4))[0]['a'].sum().backward()
+        c = copy.deepcopy(m)
+        out = [c.tied.weight is c.features.lin.weight, c.shared is c.features,
+               c.features.lin.weight is m.features.lin.weight,
+               isinstance(c.block.scale, lib.nn.Parameter), list(c.state_dict()),
+               [x.training for x in c.modules()], c.block.names, c.block.names is m.block.names,
+               bool((c.features.lin.weight == m.features.lin.weight).all()),
+               c.features.lin.weight.grad is not None, c.block.steps.dtype == lib.int64,
+               [n for n, _ in c.named_buffers()]]
+        c(lib.ones(1, 4))
+        out.append(calls)
+        p = copy.deepcopy(lib.nn.Parameter(lib.ones(2), requires_grad=False))
+        out.append([isinstance(p, lib.nn.Parameter), p.requires_grad])
+        q = pickle.loads(pickle.dumps(lib.nn.Parameter(lib.ones(2))))
+        out.append([isinstance(q, lib.nn.Parameter), q.requires_grad])
+        out.append(raised(lambda: copy.deepcopy(lib.ones(1, requires_grad=True) * 2)))
+        t = lib.ones(2, requires_grad=True)
+        t.grad = lib.ones(2) * 3
+        tc = copy.deepcopy(t)
+        out.append([tc.requires_grad, tc.grad.tolist(), tc.is_leaf,
+                    isinstance(tc, lib.nn.Parameter), tc.data_ptr() != t.data_ptr()])
+        m.training = False  # this module's flag only
+        out.append([x.training for x in m.modules()])
+        md = lib.nn.ModuleDict({'a': lib.nn.ReLU()})
+        out.append([raised(lambda: md[3]), 3 in md])
+        return out
+    both(scenario)
+
+
+def test_pickle_buffers_and_modes():
+    m = _Pickled()
+    m.register_buffer('count', Dl.tensor([3]))
+    m.register_buffer('tmp', Dl.zeros(2), persistent=False)
+    m.heads.eval()
+    m2 = pickle.loads(pickle.dumps(m))
+    assert list(m2.state_dict()) == list(m.state_dict())
+    assert [n for n, _ in m2.named_buffers()] == ['count', 'tmp']
+    assert int(m2.count) == 3
+    assert [x.training for x in m2.modules()] == [x.training for x in m.modules()]

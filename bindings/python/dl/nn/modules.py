@@ -4,6 +4,7 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+import copy
 import operator
 import weakref
 from collections import OrderedDict, namedtuple
@@ -110,11 +111,10 @@ class RemovableHandle:
     does nothing); a context manager that removes it on exit."""
     next_id = 0
 
-    def __init__(self, module, hooks_dict, c_id):
+    def __init__(self, module, hooks_dict):
         self.hooks_dict_ref = weakref.ref(hooks_dict)
         self.module_ref = weakref.ref(module)
         self.id = RemovableHandle.next_id
-        self.c_id = c_id
         RemovableHandle.next_id += 1
 
     def remove(self):
@@ -123,8 +123,6 @@ class RemovableHandle:
             del hooks_dict[self.id]
         module = self.module_ref()
         if module is not None:
-            if self.c_id:
-                Dl.Module.remove_hook(module, self.c_id)
             module._update_hooked()
 
     def __enter__(self):
@@ -132,10 +130,6 @@ class RemovableHandle:
 
     def __exit__(self, type, value, tb):
         self.remove()
-
-
-def _hook_inputs(inputs):
-    return tuple(inputs)
 
 
 def _as_tensor_list(value, what):
@@ -151,20 +145,46 @@ def _as_tensor_list(value, what):
     return items
 
 
-def _c_pre_hook(hook):
-    """hook(module, inputs) as libdl calls a pre-hook (from another module's
-    C forward, a Sequential's): inputs as a tuple, a result that is not a
-    tuple made one."""
-    def call(module, inputs):
-        return _as_tensor_list(hook(module, tuple(inputs)), 'a forward pre-hook')
-    return _callbacks.from_c(call)
+def _c_hooks(module):
+    """The forward pre-hook and hook through which libdl runs the Python
+    hooks of @module when the module runs from C (a container's forward,
+    or another language): each runs the hooks of the module's dicts in
+    order, as torch's _call_impl, and hands back what replaces the inputs
+    or outputs. Returns their ids."""
+    def pre(m, inputs):
+        d = m.__dict__
+        input = tuple(inputs)
+        changed = False
+        for hook in tuple(d.get('_forward_pre_hooks', {}).values()):
+            result = hook(m, input)
+            if result is not None:
+                input = result if isinstance(result, tuple) else (result,)
+                changed = True
+        if d.get('_backward_hooks'):
+            bw = _BackwardHook(m, list(d['_backward_hooks'].values()))
+            d['_dl_bw_running'] = bw
+            input = bw.setup_input_hook(input)
+            changed = True
+        return _as_tensor_list(input, 'a forward pre-hook') if changed else None
 
+    def post(m, inputs, outputs):
+        d = m.__dict__
+        input = tuple(inputs)
+        result = outputs[0] if len(outputs) == 1 else tuple(outputs)
+        changed = False
+        for hook in tuple(d.get('_forward_hooks', {}).values()):
+            hook_result = hook(m, input, result)
+            if hook_result is not None:
+                result = hook_result
+                changed = True
+        bw = d.pop('_dl_bw_running', None)
+        if bw is not None:
+            result = bw.setup_output_hook(result)
+            changed = True
+        return _as_tensor_list(result, 'a forward hook') if changed else None
 
-def _c_hook(hook):
-    def call(module, inputs, outputs):
-        out = outputs[0] if len(outputs) == 1 else tuple(outputs)
-        return _as_tensor_list(hook(module, tuple(inputs), out), 'a forward hook')
-    return _callbacks.from_c(call)
+    return (Dl.Module.register_forward_pre_hook(module, _callbacks.from_c(pre)),
+            Dl.Module.register_forward_hook(module, _callbacks.from_c(post)))
 
 
 @typelib_override(__name__)
@@ -448,15 +468,24 @@ class Module(Dl.Module):
         return _run_c_forward(self, impl, args, kwargs)
 
     def _update_hooked(self):
+        # whether __call__ runs hooks, and the C hooks that run them when
+        # the module is called from C, there while the module has hooks
         d = self.__dict__
-        d['_dl_hooked'] = bool(d.get('_forward_hooks') or d.get('_forward_pre_hooks')
-                               or d.get('_backward_hooks'))
-        c_ids = d.get('_dl_bw_c_ids')
-        if d.get('_backward_hooks') and c_ids is None:
-            d['_dl_bw_c_ids'] = _c_backward_hooks(self)
-        elif not d.get('_backward_hooks') and c_ids is not None:
-            for c_id in d.pop('_dl_bw_c_ids'):
+        hooked = bool(d.get('_forward_hooks') or d.get('_forward_pre_hooks')
+                      or d.get('_backward_hooks'))
+        d['_dl_hooked'] = hooked
+        c_ids = d.get('_dl_c_hooks')
+        if hooked and c_ids is None:
+            d['_dl_c_hooks'] = _c_hooks(self)
+        elif not hooked and c_ids is not None:
+            for c_id in d.pop('_dl_c_hooks'):
                 Dl.Module.remove_hook(self, c_id)
+
+    def _add_hook(self, hooks, hook):
+        handle = RemovableHandle(self, hooks)
+        hooks[handle.id] = hook
+        self._update_hooked()
+        return handle
 
     def register_full_backward_hook(self, hook):
         """hook(module, grad_input, grad_output) runs when the gradients
@@ -464,32 +493,18 @@ class Module(Dl.Module):
         grad_output are tuples (None where an input or output is not a
         tensor or needs no gradient); a result that is not None replaces
         grad_input. Returns a RemovableHandle."""
-        hooks = self._backward_hooks
-        handle = RemovableHandle(self, hooks, 0)
-        hooks[handle.id] = hook
-        self._update_hooked()
-        return handle
+        return self._add_hook(self._backward_hooks, hook)
 
     def register_forward_pre_hook(self, hook):
         """hook(module, input) runs before forward; input is the tuple of
         positional arguments; a result that is not None replaces it (made
         a tuple if it is not one). Returns a RemovableHandle."""
-        hooks = self._forward_pre_hooks
-        c_id = Dl.Module.register_forward_pre_hook(self, _c_pre_hook(hook))
-        handle = RemovableHandle(self, hooks, c_id)
-        hooks[handle.id] = hook
-        self._update_hooked()
-        return handle
+        return self._add_hook(self._forward_pre_hooks, hook)
 
     def register_forward_hook(self, hook):
         """hook(module, input, output) runs after forward; a result that is
         not None replaces the output. Returns a RemovableHandle."""
-        hooks = self._forward_hooks
-        c_id = Dl.Module.register_forward_hook(self, _c_hook(hook))
-        handle = RemovableHandle(self, hooks, c_id)
-        hooks[handle.id] = hook
-        self._update_hooked()
-        return handle
+        return self._add_hook(self._forward_hooks, hook)
 
     # ---- the tree --------------------------------------------------------
 
@@ -558,7 +573,7 @@ class Module(Dl.Module):
 
     @training.setter
     def training(self, mode):
-        Dl.Module.set_training(self, bool(mode))
+        self.set_property('training', bool(mode))  # this module only, as torch's
 
     def zero_grad(self, set_to_none=False):
         _check(Dl.Module.zero_grad_full, self, bool(set_to_none))
@@ -675,6 +690,10 @@ class Module(Dl.Module):
                 main_str += '\n  ' + '\n  '.join(lines) + '\n'
         main_str += ')'
         return main_str
+
+    def __deepcopy__(self, memo):
+        # GObject refuses copy.deepcopy: copy what pickling saves
+        return copy._reconstruct(self, memo, *self.__reduce_ex__(4))
 
     def __reduce_ex__(self, protocol):
         # A module pickles as its class (by reference), what libdl holds for
@@ -867,30 +886,12 @@ class _BackwardHook:
         return res if is_tuple else res[0]
 
 
-def _c_backward_hooks(module):
-    """The forward pre-hook and hook that set up the backward hooks of
-    @module when it runs from C (a container's forward)."""
-    def pre(m, inputs):
-        bw = _BackwardHook(m, list(m._backward_hooks.values()))
-        m.__dict__['_dl_bw_running'] = bw
-        return list(bw.setup_input_hook(tuple(inputs)))
-
-    def post(m, inputs, outputs):
-        bw = m.__dict__.pop('_dl_bw_running', None)
-        if bw is None:
-            return None
-        return list(bw.setup_output_hook(tuple(outputs)))
-    return (Dl.Module.register_forward_pre_hook(module, _callbacks.from_c(pre)),
-            Dl.Module.register_forward_hook(module, _callbacks.from_c(post)))
-
-
 def _plain_dict(m):
     """The Python attributes of @m, without what libdl holds (parameters and
     children are cached in __dict__) or the hooks."""
     names = set(Dl.Module.get_own_names(m))
     return {k: v for k, v in m.__dict__.items()
-            if k not in names and k not in ('_forward_hooks', '_forward_pre_hooks', '_dl_hooked',
-                                            '_backward_hooks', '_dl_bw_c_ids')}
+            if k not in names and k not in ('_dl_hooked', '_dl_c_hooks', '_dl_bw_running')}
 
 
 # Dl.Linear is the typelib's class, made before Module overrides DlModule,
@@ -938,33 +939,39 @@ class Linear(Dl.Linear, Module):
 # ---- pickling --------------------------------------------------------------
 
 def _module_state(m):
-    """What libdl holds for a module: its own parameters and its children,
-    in the order they were registered, and the training flag."""
-    params = [(name, Dl.Module.get_parameter(m, name)) for name in m.parameter_names()
-              if '.' not in name]
-    children = list(zip(m.children_names(), Dl.Module.children(m)))
-    return params, children, m.get_training()
+    """What libdl holds for a module: its own parameters, buffers (with
+    their persistence) and children, in the order they were registered, and
+    its training flag."""
+    own = Dl.Module.get_own_names(m)
+    params = [(n, Dl.Module.get_parameter(m, n)) for n in own if Dl.Module.has_parameter(m, n)]
+    buffers = [(n, Dl.Module.get_buffer(m, n), Dl.Module.get_buffer_persistent(m, n))
+               for n in own if Dl.Module.has_buffer(m, n)]
+    children = list(zip(Dl.Module.children_names(m), Dl.Module.children(m)))
+    return params, buffers, children, Dl.Module.get_training(m)
 
 
-def _restore(m, params, children, training, attributes):
+def _restore(m, params, buffers, children, training, attributes):
     for name, p in params:
         Dl.Module.register_parameter(m, name, p)
         if name.isidentifier():
             m.__dict__[name] = p
+    for name, b, persistent in buffers:
+        Dl.Module.register_buffer(m, name, b, persistent)
     for name, child in children:
         Dl.Module.register_module(m, name, child)
         if name.isidentifier():
             m.__dict__[name] = child
-    m.set_training(training)
+    m.set_property('training', training)  # this module's only, as each child's
     m.__dict__.update(attributes)
+    m._update_hooked()  # the hooks that came with the attributes
     return m
 
 
-def _rebuild_module(cls, params, children, training, attributes):
+def _rebuild_module(cls, params, buffers, children, training, attributes):
     """A module from what Module.__reduce_ex__ saved."""
     m = cls.__new__(cls)
     Dl.Module.__init__(m)  # the GObject (of cls's GType), without cls.__init__
-    return _restore(m, params, children, training, attributes)
+    return _restore(m, params, buffers, children, training, attributes)
 
 
 def _reduce_layer(m):
@@ -978,10 +985,11 @@ def _reduce_layer(m):
             + (_plain_dict(m),))
 
 
-def _rebuild_layer(cls, typelib_name, properties, params, children, training, attributes):
+def _rebuild_layer(cls, typelib_name, properties, params, buffers, children, training,
+                   attributes):
     m = cls.__new__(cls)
     _construct(m, getattr(Dl, typelib_name), **properties)
-    return _restore(m, params, children, training, attributes)
+    return _restore(m, params, buffers, children, training, attributes)
 
 
 # ---- the layers libdl implements -------------------------------------------
@@ -1381,16 +1389,15 @@ class ModuleDict(_Layer, Dl.ModuleDict, Module):
             self.update(modules)
 
     def __getitem__(self, key):
-        member, found = Dl.Module.lookup(self, key)
-        if not found or _member_kind(self, key) != 'm':
+        if not isinstance(key, str) or _member_kind(self, key) != 'm':
             raise KeyError(key)
-        return member
+        return Dl.Module.get_module(self, key)
 
     def __setitem__(self, key, module):
         self.add_module(key, module)
 
     def __delitem__(self, key):
-        if _member_kind(self, key) != 'm':
+        if not isinstance(key, str) or _member_kind(self, key) != 'm':
             raise KeyError(key)
         Dl.Module.remove(self, key)
         self.__dict__.pop(key, None)
@@ -1402,7 +1409,7 @@ class ModuleDict(_Layer, Dl.ModuleDict, Module):
         return iter(list(Dl.Module.children_names(self)))
 
     def __contains__(self, key):
-        return _member_kind(self, key) == 'm'
+        return isinstance(key, str) and _member_kind(self, key) == 'm'
 
     def clear(self):
         for key in list(self):
