@@ -814,3 +814,28 @@ def test_pickle_buffers_and_modes():
     assert [n for n, _ in m2.named_buffers()] == ['count', 'tmp']
     assert int(m2.count) == 3
     assert [x.training for x in m2.modules()] == [x.training for x in m.modules()]
+
+
+def test_python_module_in_container_hooks_run_once():
+    def scenario(lib):
+        calls = []
+
+        class Double(lib.nn.Module):
+            def forward(self, x):
+                calls.append('forward')
+                return x * 2
+        d = Double()
+        d.register_forward_pre_hook(lambda m, i: calls.append('pre'))
+        d.register_forward_hook(lambda m, i, o: calls.append('post') or o + 1)
+        seq = lib.nn.Sequential(lib.nn.Identity(), d)
+        out = [seq(lib.ones(1)).tolist(), list(calls)]
+        del calls[:]
+        out.append([d(lib.ones(1)).tolist(), list(calls)])
+        return out
+    both(scenario)
+
+
+def test_cuda_is_refused_as_torch_without_cuda():
+    got = raised(lambda: Dl.nn.Linear(1, 1).cuda())
+    want = raised(lambda: torch.nn.Linear(1, 1).cuda())
+    assert got is not None and want is not None and got[0] == want[0]

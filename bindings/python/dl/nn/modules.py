@@ -593,7 +593,13 @@ class Module(Dl.Module):
             raise TypeError('nn.Module.to only accepts floating point or complex dtypes, but got '
                             'desired dtype=%r' % (dt,))
         if dev is not None:
-            _check(Dl.Module.to_device, self, _dl_device(dev))
+            try:
+                target = _dl_device(dev)
+            except GLib.Error as e:
+                if device(dev).type == 'cuda':  # as torch built without CUDA
+                    raise AssertionError('Torch not compiled with CUDA enabled') from None
+                raise _translate(e) from None
+            _check(Dl.Module.to_device, self, target)
         if dt is not None:
             _check(Dl.Module.to_dtype, self, dt._value)
         return self
@@ -617,6 +623,10 @@ class Module(Dl.Module):
     def cpu(self):
         _check(Dl.Module.to_device, self, None)
         return self
+
+    def cuda(self, device=None):
+        return self.to('cuda' if device is None else
+                       'cuda:%d' % device if isinstance(device, int) else device)
 
     def type(self, dst_type):
         from .._dtype import _dt
