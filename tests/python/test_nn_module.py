@@ -839,3 +839,20 @@ def test_cuda_is_refused_as_torch_without_cuda():
     got = raised(lambda: Dl.nn.Linear(1, 1).cuda())
     want = raised(lambda: torch.nn.Linear(1, 1).cuda())
     assert got is not None and want is not None and got[0] == want[0]
+
+
+def test_hooks_on_losses_and_direct_forward():
+    def scenario(lib):
+        calls = []
+        loss = lib.nn.MSELoss()
+        loss.register_forward_pre_hook(lambda m, i: calls.append(('pre', len(i))))
+        loss.register_forward_hook(lambda m, i, o: calls.append('post') or o * 0)
+        out = [float(loss(lib.ones(2), lib.zeros(2))), list(calls)]
+        del calls[:]
+        lin = lib.nn.Linear(2, 2)
+        lin.register_forward_hook(lambda m, i, o: calls.append('post'))
+        lin.forward(lib.ones(1, 2))  # forward itself runs no hooks
+        out.append(list(calls))
+        out.append(float(loss.forward(lib.ones(2), lib.zeros(2))))
+        return out
+    both(scenario)

@@ -454,12 +454,14 @@ class Module(Dl.Module):
         derives from, for its super().forward(); one input goes to
         forward, several (a loss's) to forward_many."""
         if type(self).do_forward is not _forward_vfunc:
-            if len(args) == 1 and not kwargs:
+            # the invoker is the quickest, but it runs the C hooks, which
+            # run the Python hooks: forward itself runs none, as torch's
+            if len(args) == 1 and not kwargs and not self.__dict__.get('_dl_hooked'):
                 try:
                     return _dl_forward(self, args[0])
                 except GLib.Error as e:
                     raise _forward_error(self, e) from None
-            return _run_c_forward(self, Dl.Module, args, kwargs)
+            return _run_c_forward(self, _typelib_class(type(self)), args, kwargs)
         # a Python subclass: chain up to the C class below it
         impl = _typelib_class(type(self))
         if impl is Dl.Module:
@@ -724,14 +726,12 @@ def _forward_error(module, e):
 
 
 def _run_c_forward(module, impl, args, kwargs):
-    """@impl's C forward on @args (forward_many for several), without the
-    module's hooks when @impl is a class (the vfunc itself)."""
+    """@impl's C forward on @args (forward_many for several): the vfunc
+    itself, without the module's hooks."""
     if kwargs:
         raise TypeError('%s.forward() takes no keyword arguments' % type(module).__name__)
     try:
-        if impl is Dl.Module:
-            out = Dl.Module.forward_many(module, list(args))
-        elif len(args) == 1:
+        if len(args) == 1:
             return impl.do_forward(module, args[0])
         else:
             out = impl.do_forward_many(module, list(args))
