@@ -97,8 +97,8 @@ normalize_index (const gchar *op, gint64 *index, guint n, GError **error)
 
   if (i < 0 || i >= (gint64)n)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_INDEX, "%s: index %" G_GINT64_FORMAT
-                   " is out of range", op, *index);
+      g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
+                   "%s: index %" G_GINT64_FORMAT " is out of range for %u modules", op, *index, n);
       return FALSE;
     }
   *index = i;
@@ -121,6 +121,51 @@ renumber (DlModule *self, GPtrArray *modules)
     }
 }
 
+DlModule *
+dl_module_child_at (DlModule *self, const gchar *op, gint64 index, GError **error)
+{
+  g_autoptr (GPtrArray) children = dl_module_children (self);
+
+  if (!normalize_index (op, &index, children->len, error))
+    return NULL;
+  /* the module itself holds the child; the array's reference goes */
+  return g_ptr_array_index (children, index);
+}
+
+gboolean
+dl_module_insert_child (DlModule *self,
+                        const gchar *op,
+                        gint64 index,
+                        DlModule *module,
+                        GError **error)
+{
+  g_autoptr (GPtrArray) children = dl_module_children (self);
+  gint64 i = index < 0 ? index + children->len : index;
+
+  if (i < 0 || i > (gint64)children->len)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
+                   "%s: index %" G_GINT64_FORMAT " is out of range for %u modules", op, index,
+                   children->len);
+      return FALSE;
+    }
+  g_ptr_array_insert (children, i, g_object_ref (module));
+  renumber (self, children);
+  return TRUE;
+}
+
+gboolean
+dl_module_remove_child (DlModule *self, const gchar *op, gint64 index, GError **error)
+{
+  g_autoptr (GPtrArray) children = dl_module_children (self);
+
+  if (!normalize_index (op, &index, children->len, error))
+    return FALSE;
+  g_ptr_array_remove_index (children, index);
+  renumber (self, children);
+  return TRUE;
+}
+
 /**
  * dl_module_list_get:
  * @self: a #DlModuleList
@@ -135,13 +180,8 @@ renumber (DlModule *self, GPtrArray *modules)
 DlModule *
 dl_module_list_get (DlModuleList *self, gint64 index, GError **error)
 {
-  g_autoptr (GPtrArray) children = NULL;
-
   g_return_val_if_fail (DL_IS_MODULE_LIST (self), NULL);
-  children = dl_module_children (DL_MODULE (self));
-  if (!normalize_index ("ModuleList.get", &index, children->len, error))
-    return NULL;
-  return g_ptr_array_index (children, index);
+  return dl_module_child_at (DL_MODULE (self), "ModuleList.get", index, error);
 }
 
 /**
@@ -185,22 +225,9 @@ dl_module_list_set (DlModuleList *self, gint64 index, DlModule *module, GError *
 gboolean
 dl_module_list_insert (DlModuleList *self, gint64 index, DlModule *module, GError **error)
 {
-  g_autoptr (GPtrArray) children = NULL;
-  gint64 i;
-
   g_return_val_if_fail (DL_IS_MODULE_LIST (self), FALSE);
   g_return_val_if_fail (DL_IS_MODULE (module), FALSE);
-  children = dl_module_children (DL_MODULE (self));
-  i = index < 0 ? index + children->len : index;
-  if (i < 0 || i > (gint64)children->len)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
-                   "ModuleList.insert: index %" G_GINT64_FORMAT " is out of range", index);
-      return FALSE;
-    }
-  g_ptr_array_insert (children, i, g_object_ref (module));
-  renumber (DL_MODULE (self), children);
-  return TRUE;
+  return dl_module_insert_child (DL_MODULE (self), "ModuleList.insert", index, module, error);
 }
 
 /**
@@ -219,15 +246,8 @@ dl_module_list_insert (DlModuleList *self, gint64 index, DlModule *module, GErro
 gboolean
 dl_module_list_remove (DlModuleList *self, gint64 index, GError **error)
 {
-  g_autoptr (GPtrArray) children = NULL;
-
   g_return_val_if_fail (DL_IS_MODULE_LIST (self), FALSE);
-  children = dl_module_children (DL_MODULE (self));
-  if (!normalize_index ("ModuleList.remove", &index, children->len, error))
-    return FALSE;
-  g_ptr_array_remove_index (children, index);
-  renumber (DL_MODULE (self), children);
-  return TRUE;
+  return dl_module_remove_child (DL_MODULE (self), "ModuleList.remove", index, error);
 }
 
 /**

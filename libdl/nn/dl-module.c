@@ -900,8 +900,9 @@ dl_module_children_names (DlModule *self)
  * dl_module_zero_grad:
  * @self: a #DlModule
  *
- * Clears the gradient of every parameter (sets it to none, as PyTorch's
- * default set_to_none=True).
+ * Clears the gradient of every parameter (sets it to none, as PyTorch 2's
+ * default set_to_none=True; PyTorch 1.13's zeroes them in place: see
+ * dl_module_zero_grad_full()).
  *
  * Since: 0.1
  */

@@ -392,6 +392,33 @@ test_module_list (void)
 }
 
 static void
+test_sequential_insert_remove (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlSequential) seq = dl_sequential_new (NULL, &error);
+  g_autoptr (DlModule) a = DL_MODULE (dl_relu_new (FALSE));
+  g_autoptr (DlModule) b = DL_MODULE (dl_tanh_new ());
+  g_auto (GStrv) names = NULL;
+  const gchar *const want[] = { "0", "1", "2", NULL };
+
+  dl_sequential_append (seq, a);
+  g_assert_true (dl_sequential_insert (seq, 0, b, &error));
+  g_assert_true (dl_sequential_insert (seq, -1, b, &error));
+  g_assert_no_error (error);
+  names = dl_module_children_names (DL_MODULE (seq));
+  g_assert_cmpstrv (names, want);
+  g_assert_true (dl_sequential_get (seq, 2, &error) == a);
+  g_assert_false (dl_sequential_insert (seq, 4, a, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_INDEX);
+  g_clear_error (&error);
+  g_assert_true (dl_sequential_remove (seq, 0, &error));
+  g_assert_true (dl_sequential_get (seq, -1, &error) == a);
+  g_assert_cmpuint (dl_sequential_get_length (seq), ==, 2);
+  g_assert_false (dl_sequential_remove (seq, 2, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_INDEX);
+}
+
+static void
 test_module_dict (void)
 {
   g_autoptr (DlModuleDict) dict = dl_module_dict_new ();
@@ -488,6 +515,7 @@ main (int argc, char **argv)
   g_test_add_func ("/module/to-string", test_to_string);
   g_test_add_func ("/module/module-list", test_module_list);
   g_test_add_func ("/module/module-dict", test_module_dict);
+  g_test_add_func ("/module/sequential-insert-remove", test_sequential_insert_remove);
   g_test_add_func ("/module/unflatten", test_unflatten);
   g_test_add_func ("/module/parameter-new", test_parameter_new);
   return g_test_run ();
