@@ -19,6 +19,8 @@
 #   subclass   a Python nn.Module subclass holding two Linear(16, 16)
 #              whose forward is fc2(relu(fc1(x))), on one row, no_grad
 #              (target <= 1.0)
+#   sequential Sequential(Linear(16, 16), ReLU(), Linear(16, 16)) on one
+#              row, no_grad (target <= 1.0)
 #   hooked     Linear(16, 16) with a forward hook that returns None
 #              (target <= 1.0)
 # Method as bench/autograd.py (bench/sidebyside.py): torch on
@@ -81,6 +83,17 @@ def subclass(lib):
     return call
 
 
+def sequential(lib):
+    nn = lib.nn
+    m = nn.Sequential(nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 16))
+    x = row(lib)
+
+    def call():
+        with lib.no_grad():
+            m(x)
+    return call
+
+
 def hooked(lib):
     m = lib.nn.Linear(16, 16)
     m.register_forward_hook(lambda mod, i, o: None)
@@ -102,6 +115,7 @@ def main():
         ("linear", 1.0, linear),
         ("linear_ag", 1.0, linear_ag),
         ("subclass", 1.0, subclass),
+        ("sequential", 1.0, sequential),
         ("hooked", 1.0, hooked),
     ]
     print_table(work, torch, Dl, args.rounds, args.seconds)

@@ -856,3 +856,31 @@ def test_hooks_on_losses_and_direct_forward():
         out.append(float(loss.forward(lib.ones(2), lib.zeros(2))))
         return out
     both(scenario)
+
+
+def test_sequential_passes_anything_between_python_children():
+    def scenario(lib):
+        nn = lib.nn
+
+        class Split(nn.Module):
+            def forward(self, x):
+                return x[:, :1], x[:, 1:]
+
+        class Join(nn.Module):
+            def forward(self, pair):
+                return lib.cat([pair[1], pair[0]], 1)
+
+        class Count(nn.Module):
+            def forward(self, x):
+                return {'n': x.shape[1]}
+        seq = nn.Sequential(nn.Identity(), Split(), Join(), nn.ReLU())
+        out = [seq(lib.tensor([[1.0, -2.0, 3.0]])).tolist()]
+        seq.append(Count())
+        out.append(seq(lib.tensor([[1.0, -2.0, 3.0]])))
+        del seq[4]
+        seq[1] = nn.Tanh()
+        del seq[2]
+        out.append(seq(lib.tensor([[0.0, -2.0]])).tolist())
+        out.append(nn.Sequential()(5))
+        return out
+    both(scenario)

@@ -239,12 +239,14 @@ class Module(Dl.Module):
             self._gobject_ready('module')
             self._remove_member(name, keep='m')
             _check(Dl.Module.add_module, self, name, value)
+            d.pop('_dl_native', None)
             d[name] = value
         elif kind == 'm' or (name in d and d[name] is None and name in d.get('_none_modules', ())):
             if value is not None:
                 raise TypeError("cannot assign '%s' as child module '%s' (torch.nn.Module or "
                                 "None expected)" % (_typename(value), name))
             Dl.Module.remove(self, name)
+            d.pop('_dl_native', None)
             d.setdefault('_none_modules', set()).add(name)
             d[name] = None
         elif kind == 'b':
@@ -262,6 +264,7 @@ class Module(Dl.Module):
         kind = _member_kind(self, name)
         if kind is not None and kind != keep:
             Dl.Module.remove(self, name)
+            self.__dict__.pop('_dl_native', None)
         d = self.__dict__
         d.pop(name, None)
         d.get('_none_modules', set()).discard(name)
@@ -283,6 +286,7 @@ class Module(Dl.Module):
         d = self.__dict__
         if _member_kind(self, name) is not None:
             Dl.Module.remove(self, name)
+            d.pop('_dl_native', None)
             d.pop(name, None)
         elif name in d.get('_none_modules', ()):
             d['_none_modules'].discard(name)
@@ -370,11 +374,13 @@ class Module(Dl.Module):
             raise KeyError('module name can\'t be empty string ""')
         if module is None:
             Dl.Module.remove(self, name)
+            self.__dict__.pop('_dl_native', None)
             self.__dict__.setdefault('_none_modules', set()).add(name)
             if name.isidentifier():
                 self.__dict__[name] = None
             return
         _check(Dl.Module.add_module, self, name, module)
+        self.__dict__.pop('_dl_native', None)
         if name.isidentifier():
             self.__dict__[name] = module
 
@@ -901,7 +907,8 @@ def _plain_dict(m):
     children are cached in __dict__) or the hooks."""
     names = set(Dl.Module.get_own_names(m))
     return {k: v for k, v in m.__dict__.items()
-            if k not in names and k not in ('_dl_hooked', '_dl_c_hooks', '_dl_bw_running')}
+            if k not in names and k not in ('_dl_hooked', '_dl_c_hooks', '_dl_bw_running',
+                                            '_dl_native')}
 
 
 # Dl.Linear is the typelib's class, made before Module overrides DlModule,
@@ -1159,6 +1166,7 @@ class LogSoftmax(_Layer, Dl.LogSoftmax, Module):
 def _set_modules(m, modules):
     """Makes @modules (an OrderedDict) the children of @m, in its order (a
     container's renumbering, which torch does by replacing _modules)."""
+    m.__dict__.pop('_dl_native', None)
     for name in Dl.Module.children_names(m):
         Dl.Module.remove(m, name)
     for name, module in modules.items():
@@ -1219,6 +1227,20 @@ class Sequential(_Layer, Dl.Sequential, Module):
 
     def __len__(self):
         return len(Dl.Module.children_names(self))
+
+    def forward(self, input):
+        # DlSequential's C chain when every child is a libdl layer (each
+        # change of the children drops the cached answer); torch's loop,
+        # which passes on whatever each child returns, otherwise
+        native = self.__dict__.get('_dl_native')
+        if native is None:
+            native = self.__dict__['_dl_native'] = all(
+                type(m).do_forward is not _forward_vfunc for m in Dl.Module.children(self))
+        if native and _is_tensor(input):
+            return Module.forward(self, input)
+        for module in self:
+            input = module(input)
+        return input
 
     def __add__(self, other):
         if isinstance(other, Sequential):
