@@ -1856,6 +1856,10 @@ take_data (DlTensor *dst, DlTensor *src)
 
   dst->storage = dl_storage_ref (src->storage);
   dl_storage_unref (old);
+  /* the new storage is its own: a parameter made from a view is one no
+   * more */
+  g_clear_object (&dst->base);
+  dst->view_version = 0;
   dst->dtype = src->dtype;
   dst->offset = src->offset;
   for (gint d = 0; d < dst->ndim; d++)
