@@ -1172,6 +1172,12 @@ test('module toolkit: named_modules, apply, to(), hooks, ModuleList, ModuleDict'
     features.forward(fromArray([1, -1], [1, 2]));
     assert(log.length === 2, 'no more hooks');
 
+    // hooks that replace the inputs and the outputs
+    const neg = Dl.Relu.new(false);
+    neg.register_forward_pre_hook((m, inputs) => [inputs[0].mul_scalar(-1)]);
+    neg.register_forward_hook((m, inputs, outputs) => [outputs[0].add_scalar(10)]);
+    assertArrayEqual(values(neg.forward(fromArray([1, -2], [2]))), [10, 12], 'replaced');
+
     const un = Dl.Unflatten.new(1, [2, 2]);
     assert(un.forward(fromArray([1, 2, 3, 4], [1, 4])).get_shape().join() === '1,2,2',
         'unflatten');
