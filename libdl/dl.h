@@ -51,6 +51,8 @@
 #include "optim/dl-lr-scheduler.h"
 #include "optim/dl-lr-schedulers.h"
 #include "optim/dl-reduce-lr-on-plateau.h"
+#include "data/dl-dataset.h"
+#include "data/dl-data-loader.h"
 #include "data/dl-datasets.h"
 #include "data/dl-tensor-dict.h"
 #include "data/dl-safetensors.h"

@@ -21,14 +21,16 @@ typedef struct
 {
   DlModule parent_instance;
   DlReduction reduction;
-  DlTensor *weight;
-  DlTensor *pos_weight;
+  DlTensor *weight;     /* only while constructing: then the buffer of that name */
+  DlTensor *pos_weight; /* only while constructing: then the buffer "pos_weight" */
   gint64 ignore_index;
   gdouble label_smoothing;
   gdouble beta;
   gdouble delta;
   gboolean log_target;
 } LossModule;
+
+#define LOSS_BUFFER(l, name) dl_module_get_buffer (DL_MODULE (l), name)
 
 typedef DlTensor *(*LossCompute) (LossModule *loss,
                                   DlTensor *input,
@@ -82,11 +84,21 @@ loss_forward_many (LossModule *self,
   g_ptr_array_add (*outputs, loss);
 }
 
-/* the options' values checked, as PyTorch checks them when the loss runs */
+/* the weights become buffers, as torch registers them ("weight" then
+ * "pos_weight", absent ones included), so they are in the state dict and
+ * follow the module's conversions; then the options' values are checked,
+ * as PyTorch checks them when the loss runs */
 static void
 loss_check_options (LossModule *self, const gchar *name, guint mask)
 {
   GError *error = NULL;
+
+  if (mask & LOSS_WEIGHT)
+    dl_module_register_buffer (DL_MODULE (self), "weight", self->weight, TRUE);
+  if (mask & LOSS_POS_WEIGHT)
+    dl_module_register_buffer (DL_MODULE (self), "pos_weight", self->pos_weight, TRUE);
+  g_clear_object (&self->weight);
+  g_clear_object (&self->pos_weight);
 
   if (self->reduction == DL_REDUCTION_BATCHMEAN && !(mask & LOSS_LOG_TARGET))
     error = g_error_new (DL_ERROR, DL_ERROR_ARGUMENT,
@@ -118,10 +130,10 @@ loss_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *ps
         g_value_set_enum (value, self->reduction);
         break;
       case PROP_WEIGHT:
-        g_value_set_object (value, self->weight);
+        g_value_set_object (value, dl_module_get_buffer (DL_MODULE (self), "weight"));
         break;
       case PROP_POS_WEIGHT:
-        g_value_set_object (value, self->pos_weight);
+        g_value_set_object (value, dl_module_get_buffer (DL_MODULE (self), "pos_weight"));
         break;
       case PROP_IGNORE_INDEX:
         g_value_set_int64 (value, self->ignore_index);
@@ -263,8 +275,8 @@ G_DEFINE_FINAL_TYPE (DlCrossEntropyLoss, dl_cross_entropy_loss, DL_TYPE_MODULE)
 static DlTensor *
 dl_cross_entropy_loss_compute (LossModule *l, DlTensor *x, DlTensor *y, GError **error)
 {
-  return dl_cross_entropy_full (x, y, l->weight, l->ignore_index, l->reduction, l->label_smoothing,
-                                error);
+  return dl_cross_entropy_full (x, y, LOSS_BUFFER (l, "weight"), l->ignore_index, l->reduction,
+                                l->label_smoothing, error);
 }
 
 static void
@@ -380,7 +392,7 @@ G_DEFINE_FINAL_TYPE (DlNllLoss, dl_nll_loss, DL_TYPE_MODULE)
 static DlTensor *
 dl_nll_loss_compute (LossModule *l, DlTensor *x, DlTensor *y, GError **error)
 {
-  return dl_nll_loss_full (x, y, l->weight, l->ignore_index, l->reduction, error);
+  return dl_nll_loss_full (x, y, LOSS_BUFFER (l, "weight"), l->ignore_index, l->reduction, error);
 }
 
 static void
@@ -862,7 +874,7 @@ G_DEFINE_FINAL_TYPE (DlBceLoss, dl_bce_loss, DL_TYPE_MODULE)
 static DlTensor *
 dl_bce_loss_compute (LossModule *l, DlTensor *x, DlTensor *y, GError **error)
 {
-  return dl_binary_cross_entropy (x, y, l->weight, l->reduction, error);
+  return dl_binary_cross_entropy (x, y, LOSS_BUFFER (l, "weight"), l->reduction, error);
 }
 
 static void
@@ -958,7 +970,8 @@ G_DEFINE_FINAL_TYPE (DlBceWithLogitsLoss, dl_bce_with_logits_loss, DL_TYPE_MODUL
 static DlTensor *
 dl_bce_with_logits_loss_compute (LossModule *l, DlTensor *x, DlTensor *y, GError **error)
 {
-  return dl_binary_cross_entropy_with_logits (x, y, l->weight, l->pos_weight, l->reduction, error);
+  return dl_binary_cross_entropy_with_logits (x, y, LOSS_BUFFER (l, "weight"),
+                                              LOSS_BUFFER (l, "pos_weight"), l->reduction, error);
 }
 
 static void

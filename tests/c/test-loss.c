@@ -209,6 +209,8 @@ test_modules (void)
     g_assert_true (got_weight == w);
     g_assert_cmpint (ignore_index, ==, 1);
     g_clear_object (&got_weight);
+    /* the weight is the buffer "weight", as torch registers it */
+    g_assert_true (dl_module_get_buffer (DL_MODULE (m), "weight") == w);
   }
   {
     g_autoptr (DlNllLoss) m = g_object_new (DL_TYPE_NLL_LOSS, "reduction", DL_REDUCTION_NONE, NULL);

@@ -1185,6 +1185,60 @@ test('module toolkit: named_modules, apply, to(), hooks, ModuleList, ModuleDict'
         features.to_string());
 });
 
+test('data: a JS data set, TensorDataset and DataLoader', () => {
+    // a data set written in JS: sample i is ([i, 2 i], i); JS runs on the
+    // caller's thread only, so the loader loads it there even with workers
+    const Pairs = GObject.registerClass(
+    class Pairs extends Dl.Dataset {
+        vfunc_get_length() {
+            return 10;
+        }
+
+        vfunc_load_item(index) {
+            if (index === 7)
+                throw new GLib.Error(Dl.Error, Dl.Error.IO, 'sample 7 is broken');
+            return [fromArray([index, 2 * index], [2]), fromArray([index], [], Dl.DType.INT64)];
+        }
+    });
+    const pairs = new Pairs();
+    assert(!pairs.is_thread_safe(), 'a JS data set is not thread-safe');
+    const loader = new Dl.DataLoader({dataset: pairs, batch_size: 3, num_workers: 2});
+    loader.init(null);
+    assert(loader.get_length() === 4, `length ${loader.get_length()}`);
+    const it = loader.iterate();
+    let [ok, batch] = it.next();
+    assert(ok && batch.length === 2, 'first batch');
+    assertArrayEqual(values(batch[0]), [0, 0, 1, 2, 2, 4], 'stacked images');
+    assertArrayEqual(values(batch[1]), [0, 1, 2], 'stacked labels');
+    [ok, batch] = it.next();
+    assert(ok, 'second batch');
+    assertDlError(() => it.next(), Dl.Error.IO, 'the broken sample');
+    [ok] = it.next();
+    assert(!ok, 'the pass ends after an error');
+
+    // TensorDataset, shuffled with a seeded generator, on worker threads
+    const xs = fromArray([...Array(20).keys()], [10, 2]);
+    const ys = fromArray([...Array(10).keys()], [10], Dl.DType.INT64);
+    const ds = Dl.TensorDataset.new([xs, ys]);
+    const order = workers => {
+        const gen = new Dl.Generator();
+        gen.manual_seed(5);
+        const l = new Dl.DataLoader({dataset: ds, batch_size: 4, shuffle: true,
+            num_workers: workers, generator: gen});
+        const pass = l.iterate();
+        const seen = [];
+        for (let [more, b] = pass.next(); more; [more, b] = pass.next())
+            seen.push(...values(b[1]));
+        return seen;
+    };
+    const a = order(0), b = order(2);
+    assertArrayEqual(a, b, 'the same order with and without workers');
+    assertArrayEqual([...a].sort((u, v) => u - v), [...Array(10).keys()], 'a permutation');
+    const parts = Dl.random_split(ds, [0.7, 0.3], null);
+    assert(parts.length === 2 && parts[0].get_length() === 7, 'random_split');
+    assertDlError(() => Dl.DataLoader.new(ds, 0, false), Dl.Error.ARGUMENT, 'batch size 0');
+});
+
 // Run
 
 let failed = 0;

@@ -361,3 +361,26 @@ def raises_as_torch(fn, match=None):
 ])
 def test_errors_as_torch(case, match):
     raises_as_torch(case, match)
+
+
+@pytest.mark.parametrize('make', [
+    lambda m, w: m.nn.CrossEntropyLoss(weight=w),
+    lambda m, w: m.nn.NLLLoss(weight=w),
+    lambda m, w: m.nn.BCELoss(weight=w),
+    lambda m, w: m.nn.BCEWithLogitsLoss(weight=w, pos_weight=w * 2),
+    lambda m, w: m.nn.BCEWithLogitsLoss(pos_weight=w),
+    lambda m, w: m.nn.CrossEntropyLoss(),
+    lambda m, w: m.nn.MSELoss(),
+])
+def test_loss_weights_are_buffers(make):
+    w = np.array([0.5, 1.0, 2.0], np.float32)
+    d, t = make(Dl, Dl.tensor(w)), make(torch, torch.tensor(w))
+    assert list(d.state_dict()) == list(t.state_dict())
+    assert [n for n, _ in d.named_buffers()] == [n for n, _ in t.named_buffers()]
+    for k, v in t.state_dict().items():
+        np.testing.assert_array_equal(d.state_dict()[k].numpy(), v.numpy())
+    if 'weight' in t.state_dict():
+        np.testing.assert_array_equal(d.weight.numpy(), w)
+        # a new weight through the state dict is the one the loss uses
+        d.load_state_dict({k: v * 3 for k, v in d.state_dict().items()})
+        np.testing.assert_array_equal(d.weight.numpy(), w * 3)

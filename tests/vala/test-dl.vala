@@ -1267,6 +1267,58 @@ void test_safetensors () {
     }
 }
 
+/* A data set written in Vala: compiled code, so DataLoader workers load
+ * it on their threads. Sample i is ([i, i * i], i). */
+class Squares : Dl.Dataset {
+    public override int64 get_length () {
+        return 25;
+    }
+
+    public override void load_item (int64 index, out GenericArray<Dl.Tensor> item) throws GLib.Error {
+        item = new GenericArray<Dl.Tensor> ();
+        item.add (from_array ({ index, index * index }, { 2 }, Dl.DType.FLOAT64));
+        item.add (from_array ({ index }, {}, Dl.DType.INT64));
+    }
+}
+
+void test_data () {
+    try {
+        var squares = new Squares ();
+        assert (squares.is_thread_safe ());
+        var gen = new Dl.Generator (null);
+        gen.manual_seed (9);
+        var loader = (Dl.DataLoader) Object.new (typeof (Dl.DataLoader), "dataset", squares,
+                                                 "batch-size", (int64) 4, "shuffle", true,
+                                                 "num-workers", 2u, "generator", gen);
+        loader.init (null);
+        assert (loader.get_length () == 7);
+        var it = loader.iterate ();
+        GenericArray<weak Dl.Tensor> batch;
+        var seen = new bool[25];
+        int n = 0;
+        while (it.next (out batch)) {
+            var x = values (batch[0]), y = values (batch[1]);
+            for (int i = 0; i < y.length; i++) {
+                assert (!seen[(int) y[i]]);
+                seen[(int) y[i]] = true;
+                assert (x[2 * i + 1] == y[i] * y[i]);
+                n++;
+            }
+        }
+        assert (n == 25);
+
+        var ds = new Dl.TensorDataset ({ from_array ({ 1, 2, 3, 4 }, { 4 }), from_array ({ 0, 1, 0, 1 }, { 4 }, Dl.DType.INT64) });
+        var parts = Dl.random_split (ds, { 0.5, 0.5 }, null);
+        assert (parts.length == 2 && parts[0].get_length () == 2);
+        var cat = new Dl.ConcatDataset ({ ds, parts[1] });
+        assert (cat.get_length () == 6);
+        assert_dl_error (() => { new Dl.DataLoader (ds, 0, false); }, Dl.Error.ARGUMENT, "batch size 0");
+        assert_dl_error (() => { ds.get_item (4); }, Dl.Error.INDEX, "index 4");
+    } catch (GLib.Error e) {
+        error ("%s", e.message);
+    }
+}
+
 int main (string[] args) {
     Test.init (ref args);
     Test.add_func ("/vala/tensor/ops", test_tensor_ops);
@@ -1295,6 +1347,7 @@ int main (string[] args) {
     Test.add_func ("/vala/nn/sequential-training", test_sequential_training);
     Test.add_func ("/vala/training", test_training);
     Test.add_func ("/vala/safetensors", test_safetensors);
+    Test.add_func ("/vala/data", test_data);
     Test.add_func ("/vala/function/gradients", test_function_gradients);
     Test.add_func ("/vala/function/double-backward", test_function_double_backward);
     Test.add_func ("/vala/function/errors", test_function_errors);

@@ -1,9 +1,17 @@
-# dl.utils.data (torch.utils.data): for now the data set readers of
-# dl.datasets; Dataset and DataLoader come with the data-loading milestone.
+# dl.utils.data (torch.utils.data): data sets, samplers and DataLoader,
+# and the data set readers of dl.datasets.
 #
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
 from ...datasets import fashion_mnist, read_idx
+from .dataloader import DataLoader, default_collate, default_convert, get_worker_info
+from .dataset import (ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset,
+                      random_split)
+from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler,
+                      SubsetRandomSampler)
 
-__all__ = ['fashion_mnist', 'read_idx']
+__all__ = ['fashion_mnist', 'read_idx', 'DataLoader', 'default_collate', 'default_convert',
+           'get_worker_info', 'ConcatDataset', 'Dataset', 'IterableDataset', 'Subset',
+           'TensorDataset', 'random_split', 'BatchSampler', 'RandomSampler', 'Sampler',
+           'SequentialSampler', 'SubsetRandomSampler']

@@ -1,0 +1,305 @@
+# test_data.py: torch.utils.data's data sets, samplers and DataLoader,
+# against python3-torch's.
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+import collections
+import os
+
+import numpy as np
+import pytest
+
+import torch
+
+from conftest import Dl
+
+D = Dl.utils.data
+T = torch.utils.data
+
+
+def tensors(lib, rng, n=11):
+    x = rng.standard_normal((n, 3, 2)).astype(np.float32)
+    y = rng.integers(0, 5, n)
+    return lib.tensor(x), lib.tensor(y)
+
+
+def flat(batch):
+    if isinstance(batch, (list, tuple)):
+        return [flat(b) for b in batch]
+    if isinstance(batch, dict):
+        return {k: flat(v) for k, v in batch.items()}
+    if hasattr(batch, 'numpy'):
+        return (str(batch.dtype).replace('torch.', ''), batch.numpy().tolist())
+    return batch
+
+
+@pytest.mark.parametrize('batch_size,drop_last', [(1, False), (4, False), (4, True), (11, True),
+                                                  (20, False), (20, True)])
+@pytest.mark.parametrize('num_workers', [0, 2])
+def test_tensor_dataset_batches_match_torch(rng, batch_size, drop_last, num_workers):
+    seed = int(rng.integers(1 << 30))
+    dx, dy = tensors(Dl, np.random.default_rng(seed))
+    tx, ty = tensors(torch, np.random.default_rng(seed))
+    dl = D.DataLoader(D.TensorDataset(dx, dy), batch_size=batch_size, drop_last=drop_last,
+                      num_workers=num_workers)
+    tl = T.DataLoader(T.TensorDataset(tx, ty), batch_size=batch_size, drop_last=drop_last)
+    assert len(dl) == len(tl)
+    got, want = [flat(b) for b in dl], [flat(b) for b in tl]
+    assert got == want
+    assert [flat(b) for b in dl] == want  # a second pass
+
+
+Point = collections.namedtuple('Point', 'x y')
+
+
+class Mixed:
+    """A map-style data set of structures: PyTorch's default_collate must
+    batch it the same way in both libraries."""
+
+    def __init__(self, lib, n=9, fail_at=None):
+        self.lib, self.n, self.fail_at = lib, n, fail_at
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        if i == self.fail_at:
+            raise ValueError('sample %d is broken' % i)
+        return {'image': self.lib.arange(6).reshape(2, 3) * i, 'label': i % 3,
+                'weight': i / 4, 'name': 's%d' % i, 'flag': i % 2 == 0,
+                'pair': (self.lib.tensor([i, -i]), np.float32(i) / 2),
+                'array': np.full((2,), i, np.int32), 'point': Point(i, 2 * i)}
+
+
+@pytest.mark.parametrize('num_workers', [0, 2])
+def test_collate_of_mixed_structures_matches_torch(num_workers):
+    dl = D.DataLoader(Mixed(Dl), batch_size=4, num_workers=num_workers)
+    tl = T.DataLoader(Mixed(torch), batch_size=4)
+    got, want = [flat(b) for b in dl], [flat(b) for b in tl]
+    assert got == want
+    b = next(iter(dl))
+    assert type(b['point']).__name__ == 'Point' and isinstance(b['name'], list)
+
+
+def test_default_collate_and_convert():
+    for sample in [[1, 2, 3], [1.5, 2.5], [(1, 'a'), (2, 'b')], [np.ones(2), np.zeros(2)],
+                   [{'a': [1, 2]}, {'a': [3, 4]}], [True, False]]:
+        assert flat(D.default_collate(sample)) == flat(T.default_collate(sample))
+    assert flat(D.default_convert(np.arange(3))) == flat(T.default_convert(np.arange(3)))
+    with pytest.raises(RuntimeError, match='equal size'):
+        D.default_collate([[1, 2], [3]])
+    with pytest.raises(TypeError):
+        D.default_collate([object(), object()])
+
+
+def test_no_batching_and_custom_collate():
+    ds = D.TensorDataset(Dl.arange(5))
+    assert [flat(b) for b in D.DataLoader(ds, batch_size=None)] == \
+        [flat(b) for b in T.DataLoader(T.TensorDataset(torch.arange(5)), batch_size=None)]
+    out = list(D.DataLoader(ds, batch_size=2, collate_fn=lambda s: len(s)))
+    assert out == [2, 2, 1]
+
+
+def test_shuffle_is_a_seeded_permutation():
+    n = 23
+    ds = D.TensorDataset(Dl.arange(n))
+
+    def order(loader):
+        return [v for b in loader for v in b[0].tolist()]
+
+    a = order(D.DataLoader(ds, batch_size=5, shuffle=True,
+                           generator=Dl.Generator().manual_seed(7)))
+    b = order(D.DataLoader(ds, batch_size=5, shuffle=True,
+                           generator=Dl.Generator().manual_seed(7)))
+    c = order(D.DataLoader(ds, batch_size=5, shuffle=True, num_workers=2,
+                           generator=Dl.Generator().manual_seed(7)))
+    assert sorted(a) == list(range(n)) and a == b == c and a != list(range(n))
+    loader = D.DataLoader(ds, batch_size=5, shuffle=True, generator=Dl.Generator().manual_seed(7))
+    first, second = order(loader), order(loader)
+    assert sorted(second) == list(range(n)) and first != second
+    # the default generator: manual_seed reproduces it
+    Dl.manual_seed(3)
+    d = order(D.DataLoader(ds, batch_size=4, shuffle=True))
+    Dl.manual_seed(3)
+    assert order(D.DataLoader(ds, batch_size=4, shuffle=True)) == d
+
+
+@pytest.mark.parametrize('num_workers', [0, 2])
+def test_python_dataset_in_order_with_workers(num_workers):
+    class Squares(D.Dataset):
+        def __len__(self):
+            return 30
+
+        def __getitem__(self, i):
+            return Dl.tensor([i * i]), i
+
+    got = [flat(b) for b in D.DataLoader(Squares(), batch_size=4, num_workers=num_workers,
+                                         shuffle=True, generator=Dl.Generator().manual_seed(2))]
+    want = [flat(b) for b in D.DataLoader(Squares(), batch_size=4,
+                                          shuffle=True, generator=Dl.Generator().manual_seed(2))]
+    assert got == want
+
+
+def test_worker_info_and_init_fn():
+    class WhoLoads(D.Dataset):
+        def __len__(self):
+            return 6
+
+        def __getitem__(self, i):
+            info = D.get_worker_info()
+            return info.id if info else -1
+
+    assert D.get_worker_info() is None
+    ids = [v for b in D.DataLoader(WhoLoads(), batch_size=1, num_workers=2) for v in b.tolist()]
+    assert ids == [0, 1, 0, 1, 0, 1]
+    ids = [v for b in D.DataLoader(WhoLoads(), batch_size=2) for v in b.tolist()]
+    assert ids == [-1] * 6
+
+
+@pytest.mark.parametrize('num_workers', [0, 2])
+def test_dataset_errors_reach_the_caller(num_workers):
+    it = iter(D.DataLoader(Mixed(Dl, fail_at=5), batch_size=2, num_workers=num_workers))
+    next(it)
+    next(it)
+    with pytest.raises(ValueError, match='sample 5 is broken') as e:
+        next(it)
+    if num_workers:
+        assert 'in DataLoader worker process' in str(e.value)
+        assert 'Traceback' in str(e.value)
+
+
+@pytest.mark.skipif(Dl is torch, reason='libdl only: torch waits for the batch that never comes')
+def test_unpicklable_batch_is_an_error():
+    class Local:
+        pass
+
+    class Bad(D.Dataset):
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, i):
+            return Local()
+
+    with pytest.raises(Exception, match='in DataLoader worker process'):
+        list(D.DataLoader(Bad(), batch_size=2, num_workers=2, collate_fn=lambda s: s))
+
+
+def test_no_fds_or_processes_outlive_the_loader():
+    def fds():
+        return len(os.listdir('/proc/self/fd'))
+
+    ds = Mixed(Dl, n=20)
+    list(D.DataLoader(ds, batch_size=3, num_workers=2))  # warm up imports
+    before = fds()
+    for _ in range(3):
+        list(D.DataLoader(ds, batch_size=3, num_workers=2))
+        it = iter(D.DataLoader(ds, batch_size=3, num_workers=2))
+        next(it)
+        del it
+    assert fds() <= before
+    import multiprocessing
+    assert multiprocessing.active_children() == []
+
+
+def test_bad_arguments():
+    ds = D.TensorDataset(Dl.arange(4))
+    for kwargs in [dict(batch_size=0), dict(batch_size=-1), dict(num_workers=-1),
+                   dict(sampler=[0, 1], shuffle=True),
+                   dict(batch_sampler=[[0, 1]], batch_size=2),
+                   dict(batch_size=None, drop_last=True)]:
+        with pytest.raises(ValueError):
+            D.DataLoader(ds, **kwargs)
+    with pytest.raises(AssertionError, match='Size mismatch'):
+        D.TensorDataset(Dl.zeros(3), Dl.zeros(4))
+    with pytest.raises(RuntimeError, match=r'\[3\] at entry 0 and \[4\] at entry 1'):
+        D.default_collate([Dl.zeros(3), Dl.zeros(4)])
+    with pytest.raises(IndexError):
+        D.TensorDataset(Dl.zeros(3))[5]
+
+
+def test_samplers_and_batch_sampler():
+    ds = list(range(10))
+    assert list(D.SequentialSampler(ds)) == list(T.SequentialSampler(ds))
+    bs = D.BatchSampler(D.SequentialSampler(ds), 3, False)
+    assert list(bs) == list(T.BatchSampler(T.SequentialSampler(ds), 3, False))
+    assert len(D.BatchSampler(ds, 3, True)) == len(T.BatchSampler(ds, 3, True)) == 3
+    r = list(D.RandomSampler(ds, generator=Dl.Generator().manual_seed(0)))
+    assert sorted(r) == ds
+    r = list(D.RandomSampler(ds, replacement=True, num_samples=40,
+                             generator=Dl.Generator().manual_seed(0)))
+    assert len(r) == 40 and set(r) <= set(ds)
+    assert len(list(D.RandomSampler(ds, num_samples=25))) == 25
+    assert sorted(D.SubsetRandomSampler([3, 5, 7])) == [3, 5, 7]
+    with pytest.raises(ValueError):
+        D.BatchSampler(ds, 0, False)
+    with pytest.raises(ValueError):
+        D.RandomSampler(ds, num_samples=0)
+    # a batch sampler and a sampler given to the loader
+    got = [b[0].tolist() for b in D.DataLoader(D.TensorDataset(Dl.arange(10) * 2),
+                                               batch_sampler=[[1, 2], [9]])]
+    assert got == [[2, 4], [18]]
+    got = [b[0].tolist() for b in D.DataLoader(D.TensorDataset(Dl.arange(10) * 2),
+                                               sampler=[3, 1, 4], batch_size=2)]
+    assert got == [[6, 2], [8]]
+
+
+def test_subset_concat_random_split():
+    ds = D.TensorDataset(Dl.arange(10))
+    sub = D.Subset(ds, [4, 2, 9])
+    assert len(sub) == 3 and sub[1][0].item() == 2
+    cat = D.ConcatDataset([ds, sub])
+    tcat = T.ConcatDataset([T.TensorDataset(torch.arange(10)),
+                            T.Subset(T.TensorDataset(torch.arange(10)), [4, 2, 9])])
+    assert len(cat) == len(tcat) == 13 and cat.cumulative_sizes == tcat.cumulative_sizes
+    assert [cat[i][0].item() for i in range(-13, 13)] == [tcat[i][0].item()
+                                                          for i in range(-13, 13)]
+    assert len(ds + sub) == 13
+    loaded = [b[0].tolist() for b in D.DataLoader(cat, batch_size=5, num_workers=2)]
+    assert loaded == [list(range(5)), [5, 6, 7, 8, 9], [4, 2, 9]]
+    with pytest.raises(AssertionError):
+        D.ConcatDataset([])
+    parts = D.random_split(ds, [3, 7], generator=Dl.Generator().manual_seed(1))
+    assert [len(p) for p in parts] == [3, 7]
+    assert sorted(parts[0].indices + parts[1].indices) == list(range(10))
+    again = D.random_split(ds, [3, 7], generator=Dl.Generator().manual_seed(1))
+    assert again[0].indices == parts[0].indices
+    fr = D.random_split(ds, [0.5, 0.3, 0.2])
+    tfr = T.random_split(T.TensorDataset(torch.arange(10)), [0.5, 0.3, 0.2])
+    assert [len(p) for p in fr] == [len(p) for p in tfr]
+    assert [len(p) for p in D.random_split(list(range(11)), [0.5, 0.5])] == \
+        [len(p) for p in T.random_split(list(range(11)), [0.5, 0.5])]
+    with pytest.raises(ValueError, match='Sum of input lengths'):
+        D.random_split(ds, [3, 3])
+
+
+FMNIST = '/usr/share/datasets/fashion-mnist'
+
+
+@pytest.mark.skipif(not os.path.isdir(FMNIST), reason='dataset-fashion-mnist is not installed')
+@pytest.mark.skipif(Dl is torch, reason='libdl only: torchvision is not installed')
+def test_fashion_mnist_dataset():
+    train = Dl.datasets.FashionMNIST(train=True)
+    test = Dl.datasets.FashionMNIST(train=False, mean=0.5, std=0.25)
+    assert len(train) == 60000 and len(test) == 10000
+    images, labels = Dl.datasets.fashion_mnist(train=False)
+    image, label = test[17]
+    assert tuple(image.shape) == (1, 28, 28) and isinstance(label, int)
+    expected = (images[17].numpy().astype(np.float64) / 255 - 0.5) / 0.25
+    np.testing.assert_allclose(image[0].numpy(), expected, rtol=1e-6, atol=1e-6)
+    assert label == labels[17].item() and test.targets[17].item() == label
+    assert test.classes[label] == Dl.fashion_mnist_class_name(label)
+    with pytest.raises(IndexError):
+        test[10000]
+    # in C (workers) and through a transform (Python) the batches agree
+    sub = D.Subset(test, list(range(0, 10000, 37)))
+    fast = [flat(b) for b in D.DataLoader(sub, batch_size=64, num_workers=2)]
+    slow_ds = Dl.datasets.FashionMNIST(train=False, mean=0.5, std=0.25,
+                                       transform=lambda x: x)
+    slow = [flat(b) for b in D.DataLoader(D.Subset(slow_ds, sub.indices), batch_size=64)]
+    assert fast == slow
+    with pytest.raises(FileNotFoundError, match='no-such-folder'):
+        Dl.datasets.FashionMNIST(root='/no-such-folder')
+    with pytest.raises(RuntimeError, match='download'):
+        Dl.datasets.FashionMNIST(download=True)
+    assert 'Number of datapoints: 10000' in repr(test)
