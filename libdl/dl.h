@@ -39,6 +39,7 @@
 #include "nn/dl-activation-modules.h"
 #include "nn/dl-norm-modules.h"
 #include "nn/dl-sequential.h"
+#include "nn/dl-containers.h"
 #include "nn/dl-loss.h"
 #include "nn/dl-loss-modules.h"
 #include "nn/dl-init.h"

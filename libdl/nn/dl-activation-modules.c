@@ -7,6 +7,8 @@
  */
 #include "config.h"
 
+#include <string.h>
+
 #include "dl-activation-modules.h"
 #include "dl-module-private.h"
 #include "dl-layer-props-private.h"
@@ -100,6 +102,12 @@ dl_relu_set_property (GObject *object, guint prop_id, const GValue *value, GPara
     }
 }
 
+static gchar *
+dl_relu_extra_repr (DlModule *module)
+{
+  return g_strdup (dl_relu_get_inplace (DL_RELU (module)) ? "inplace=True" : "");
+}
+
 static void
 dl_relu_class_init (DlReluClass *klass)
 {
@@ -108,6 +116,7 @@ dl_relu_class_init (DlReluClass *klass)
   object_class->get_property = dl_relu_get_property;
   object_class->set_property = dl_relu_set_property;
   DL_MODULE_CLASS (klass)->forward = dl_relu_forward;
+  DL_MODULE_CLASS (klass)->extra_repr = dl_relu_extra_repr;
 
   /**
    * DlRelu:inplace:
@@ -231,6 +240,28 @@ dl_leaky_relu_set_property (GObject *object, guint prop_id, const GValue *value,
     }
 }
 
+static gchar *
+dl_leaky_relu_extra_repr (DlModule *module)
+{
+  gdouble slope = dl_leaky_relu_get_negative_slope (DL_LEAKY_RELU (module));
+  gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  /* Python's repr of the float, as torch prints it: the shortest that
+   * reads back, with a ".0" on an integral value */
+  for (gint precision = 1; precision <= 17; precision++)
+    {
+      gchar format[8];
+
+      g_snprintf (format, sizeof format, "%%.%dg", precision);
+      g_ascii_formatd (buf, sizeof buf, format, slope);
+      if (g_ascii_strtod (buf, NULL) == slope)
+        break;
+    }
+  return g_strdup_printf ("negative_slope=%s%s%s", buf, strpbrk (buf, ".eni") ? "" : ".0",
+                          dl_leaky_relu_get_inplace (DL_LEAKY_RELU (module)) ? ", inplace=True"
+                                                                             : "");
+}
+
 static void
 dl_leaky_relu_class_init (DlLeakyReluClass *klass)
 {
@@ -239,6 +270,7 @@ dl_leaky_relu_class_init (DlLeakyReluClass *klass)
   object_class->get_property = dl_leaky_relu_get_property;
   object_class->set_property = dl_leaky_relu_set_property;
   DL_MODULE_CLASS (klass)->forward = dl_leaky_relu_forward;
+  DL_MODULE_CLASS (klass)->extra_repr = dl_leaky_relu_extra_repr;
 
   /**
    * DlLeakyRelu:negative-slope:
@@ -400,6 +432,12 @@ dl_gelu_set_property (GObject *object, guint prop_id, const GValue *value, GPara
     }
 }
 
+static gchar *
+dl_gelu_extra_repr (DlModule *module)
+{
+  return g_strdup_printf ("approximate='%s'", dl_gelu_get_approximate (DL_GELU (module)));
+}
+
 static void
 dl_gelu_class_init (DlGeluClass *klass)
 {
@@ -410,6 +448,7 @@ dl_gelu_class_init (DlGeluClass *klass)
   object_class->get_property = dl_gelu_get_property;
   object_class->set_property = dl_gelu_set_property;
   DL_MODULE_CLASS (klass)->forward = dl_gelu_forward;
+  DL_MODULE_CLASS (klass)->extra_repr = dl_gelu_extra_repr;
 
   /**
    * DlGelu:approximate:
@@ -527,6 +566,12 @@ dl_silu_set_property (GObject *object, guint prop_id, const GValue *value, GPara
     }
 }
 
+static gchar *
+dl_silu_extra_repr (DlModule *module)
+{
+  return g_strdup (dl_silu_get_inplace (DL_SILU (module)) ? "inplace=True" : "");
+}
+
 static void
 dl_silu_class_init (DlSiluClass *klass)
 {
@@ -535,6 +580,7 @@ dl_silu_class_init (DlSiluClass *klass)
   object_class->get_property = dl_silu_get_property;
   object_class->set_property = dl_silu_set_property;
   DL_MODULE_CLASS (klass)->forward = dl_silu_forward;
+  DL_MODULE_CLASS (klass)->extra_repr = dl_silu_extra_repr;
 
   /**
    * DlSilu:inplace:
@@ -794,6 +840,14 @@ dl_flatten_set_property (GObject *object, guint prop_id, const GValue *value, GP
     }
 }
 
+static gchar *
+dl_flatten_extra_repr (DlModule *module)
+{
+  return g_strdup_printf ("start_dim=%" G_GINT64_FORMAT ", end_dim=%" G_GINT64_FORMAT,
+                          dl_flatten_get_start_dim (DL_FLATTEN (module)),
+                          dl_flatten_get_end_dim (DL_FLATTEN (module)));
+}
+
 static void
 dl_flatten_class_init (DlFlattenClass *klass)
 {
@@ -802,6 +856,7 @@ dl_flatten_class_init (DlFlattenClass *klass)
   object_class->get_property = dl_flatten_get_property;
   object_class->set_property = dl_flatten_set_property;
   DL_MODULE_CLASS (klass)->forward = dl_flatten_forward;
+  DL_MODULE_CLASS (klass)->extra_repr = dl_flatten_extra_repr;
 
   /**
    * DlFlatten:start-dim:
@@ -966,6 +1021,12 @@ dl_softmax_set_property (GObject *object, guint prop_id, const GValue *value, GP
     }
 }
 
+static gchar *
+dl_softmax_extra_repr (DlModule *module)
+{
+  return g_strdup_printf ("dim=%" G_GINT64_FORMAT, dl_softmax_get_dim (DL_SOFTMAX (module)));
+}
+
 static void
 dl_softmax_class_init (DlSoftmaxClass *klass)
 {
@@ -975,6 +1036,7 @@ dl_softmax_class_init (DlSoftmaxClass *klass)
   object_class->get_property = dl_softmax_get_property;
   object_class->set_property = dl_softmax_set_property;
   DL_MODULE_CLASS (klass)->forward = dl_softmax_forward;
+  DL_MODULE_CLASS (klass)->extra_repr = dl_softmax_extra_repr;
 
   /**
    * DlSoftmax:dim:
@@ -1090,6 +1152,13 @@ dl_log_softmax_set_property (GObject *object, guint prop_id, const GValue *value
     }
 }
 
+static gchar *
+dl_log_softmax_extra_repr (DlModule *module)
+{
+  return g_strdup_printf ("dim=%" G_GINT64_FORMAT,
+                          dl_log_softmax_get_dim (DL_LOG_SOFTMAX (module)));
+}
+
 static void
 dl_log_softmax_class_init (DlLogSoftmaxClass *klass)
 {
@@ -1099,6 +1168,7 @@ dl_log_softmax_class_init (DlLogSoftmaxClass *klass)
   object_class->get_property = dl_log_softmax_get_property;
   object_class->set_property = dl_log_softmax_set_property;
   DL_MODULE_CLASS (klass)->forward = dl_log_softmax_forward;
+  DL_MODULE_CLASS (klass)->extra_repr = dl_log_softmax_extra_repr;
 
   /**
    * DlLogSoftmax:dim:

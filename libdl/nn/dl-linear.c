@@ -175,6 +175,17 @@ dl_linear_set_property (GObject *object, guint prop_id, const GValue *value, GPa
     }
 }
 
+static gchar *
+dl_linear_extra_repr (DlModule *module)
+{
+  DlLinear *self = DL_LINEAR (module);
+
+  return g_strdup_printf ("in_features=%" G_GINT64_FORMAT ", out_features=%" G_GINT64_FORMAT
+                          ", bias=%s",
+                          dl_linear_get_in_features (self), dl_linear_get_out_features (self),
+                          dl_module_get_parameter (module, "bias") ? "True" : "False");
+}
+
 static void
 dl_linear_class_init (DlLinearClass *klass)
 {
@@ -184,6 +195,7 @@ dl_linear_class_init (DlLinearClass *klass)
   object_class->get_property = dl_linear_get_property;
   object_class->set_property = dl_linear_set_property;
   DL_MODULE_CLASS (klass)->forward = dl_linear_forward;
+  DL_MODULE_CLASS (klass)->extra_repr = dl_linear_extra_repr;
 
   /* The sizes accept every gint64 so that a bad value reaches
    * dl_linear_constructed() and becomes a GError; a range in the

@@ -27,4 +27,15 @@ gboolean dl_module_add_uniform_parameter (DlModule *self,
 /* FALSE with a copy of the construction's error set, when there was one */
 gboolean dl_module_check_constructed (DlModule *self, GError **error);
 
+/* the children of a list-like container (DlSequential, DlModuleList),
+ * named "0", "1", ... by position; @op names the caller in errors
+ * (DL_ERROR_INDEX for a position out of range) */
+DlModule *dl_module_child_at (DlModule *self, const gchar *op, gint64 index, GError **error);
+gboolean dl_module_insert_child (DlModule *self,
+                                 const gchar *op,
+                                 gint64 index,
+                                 DlModule *module,
+                                 GError **error);
+gboolean dl_module_remove_child (DlModule *self, const gchar *op, gint64 index, GError **error);
+
 G_END_DECLS

@@ -25,6 +25,8 @@ G_DECLARE_DERIVABLE_TYPE (DlModule, dl_module, DL, MODULE, GObject)
  *   dl_module_forward()
  * @forward_many: computes the module's outputs from several inputs into
  *   @outputs; see dl_module_forward_many() and #DlModuleClass::forward_many
+ * @extra_repr: the module's own settings as dl_module_to_string() prints
+ *   them inside its parentheses; see dl_module_extra_repr()
  *
  * The class of modules. A subclass overrides one of the two forms of
  * forward: a module with one input and one output overrides @forward, one
@@ -46,9 +48,10 @@ struct _DlModuleClass
 
   DlTensor *(*forward) (DlModule *self, DlTensor *input, GError **error);
   void (*forward_many) (DlModule *self, GPtrArray *inputs, GPtrArray **outputs, GError **error);
+  gchar *(*extra_repr) (DlModule *self);
 
   /*< private >*/
-  gpointer padding[7];
+  gpointer padding[6];
 };
 
 DL_EXPORT
@@ -99,5 +102,123 @@ gboolean dl_module_load_state_dict (DlModule *self,
                                     GStrv *missing_keys,
                                     GStrv *unexpected_keys,
                                     GError **error);
+
+/**
+ * DlModuleApplyFunc:
+ * @module: a module of the tree dl_module_apply() walks
+ * @user_data: (closure): the data given to dl_module_apply()
+ *
+ * What dl_module_apply() calls on each module.
+ *
+ * Since: 0.1
+ */
+typedef void (*DlModuleApplyFunc) (DlModule *module, gpointer user_data);
+
+/**
+ * DlModuleForwardPreHook:
+ * @module: the module about to run
+ * @inputs: (element-type DlTensor): its inputs
+ * @user_data: (closure): the data given at registration
+ * @error: return location for a #GError
+ *
+ * A hook run before the module's forward, as torch's forward pre-hooks.
+ *
+ * Returns: (transfer full) (nullable) (element-type DlTensor): new inputs
+ *   that replace @inputs, or %NULL (or an empty array) to keep them (and on
+ *   error)
+ *
+ * Since: 0.1
+ */
+typedef GPtrArray *(*DlModuleForwardPreHook) (DlModule *module,
+                                              GPtrArray *inputs,
+                                              gpointer user_data,
+                                              GError **error);
+
+/**
+ * DlModuleForwardHook:
+ * @module: the module that ran
+ * @inputs: (element-type DlTensor): its inputs (as the pre-hooks left them)
+ * @outputs: (element-type DlTensor): its outputs
+ * @user_data: (closure): the data given at registration
+ * @error: return location for a #GError
+ *
+ * A hook run after the module's forward, as torch's forward hooks.
+ *
+ * Returns: (transfer full) (nullable) (element-type DlTensor): new outputs
+ *   that replace @outputs, or %NULL (or an empty array) to keep them (and
+ *   on error)
+ *
+ * Since: 0.1
+ */
+typedef GPtrArray *(*DlModuleForwardHook) (DlModule *module,
+                                           GPtrArray *inputs,
+                                           GPtrArray *outputs,
+                                           gpointer user_data,
+                                           GError **error);
+
+DL_EXPORT
+gboolean
+dl_module_add_parameter (DlModule *self, const gchar *name, DlTensor *param, GError **error);
+DL_EXPORT
+gboolean dl_module_add_buffer (DlModule *self,
+                               const gchar *name,
+                               DlTensor *buffer,
+                               gboolean persistent,
+                               GError **error);
+DL_EXPORT
+gboolean dl_module_add_module (DlModule *self, const gchar *name, DlModule *child, GError **error);
+DL_EXPORT
+gboolean dl_module_remove (DlModule *self, const gchar *name);
+DL_EXPORT
+gboolean dl_module_has_parameter (DlModule *self, const gchar *name);
+DL_EXPORT
+gboolean dl_module_get_buffer_persistent (DlModule *self, const gchar *name);
+DL_EXPORT
+GPtrArray *dl_module_named_parameters (DlModule *self, gboolean recurse, GStrv *names);
+DL_EXPORT
+GPtrArray *dl_module_named_buffers (DlModule *self, gboolean recurse, GStrv *names);
+DL_EXPORT
+GPtrArray *dl_module_named_modules (DlModule *self, gboolean remove_duplicate, GStrv *names);
+DL_EXPORT
+void dl_module_apply (DlModule *self, DlModuleApplyFunc func, gpointer user_data);
+DL_EXPORT
+gboolean dl_module_requires_grad_ (DlModule *self, gboolean requires_grad, GError **error);
+DL_EXPORT
+gboolean dl_module_zero_grad_full (DlModule *self, gboolean set_to_none, GError **error);
+DL_EXPORT
+gboolean dl_module_to_dtype (DlModule *self, DlDType dtype, GError **error);
+DL_EXPORT
+gboolean dl_module_cast (DlModule *self, DlDType dtype, GError **error);
+DL_EXPORT
+gboolean dl_module_to_device (DlModule *self, DlDevice *device, GError **error);
+DL_EXPORT
+guint dl_module_register_forward_pre_hook (DlModule *self,
+                                           DlModuleForwardPreHook hook,
+                                           gpointer user_data,
+                                           GDestroyNotify destroy);
+DL_EXPORT
+guint dl_module_register_forward_hook (DlModule *self,
+                                       DlModuleForwardHook hook,
+                                       gpointer user_data,
+                                       GDestroyNotify destroy);
+DL_EXPORT
+gboolean dl_module_remove_hook (DlModule *self, guint id);
+DL_EXPORT
+guint dl_module_get_n_hooks (DlModule *self);
+DL_EXPORT
+const gchar *dl_module_get_member_kind (DlModule *self, const gchar *name);
+DL_EXPORT
+GObject *dl_module_lookup (DlModule *self, const gchar *name, gboolean *found);
+DL_EXPORT
+GStrv dl_module_get_own_names (DlModule *self);
+DL_EXPORT
+gchar *dl_module_extra_repr (DlModule *self);
+DL_EXPORT
+gchar *dl_module_to_string (DlModule *self);
+
+DL_EXPORT
+DlTensor *dl_parameter_new (DlTensor *data, gboolean requires_grad, GError **error);
+DL_EXPORT
+gboolean dl_tensor_is_parameter (DlTensor *self);
 
 G_END_DECLS

@@ -212,22 +212,52 @@ dl_sequential_append (DlSequential *self, DlModule *module)
 DlModule *
 dl_sequential_get (DlSequential *self, gint64 index, GError **error)
 {
-  g_autoptr (GPtrArray) children = NULL;
-  gint64 n;
-
   g_return_val_if_fail (DL_IS_SEQUENTIAL (self), NULL);
-  children = dl_module_children (DL_MODULE (self));
-  n = children->len;
-  if (index < -n || index >= n)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
-                   "Sequential: index %" G_GINT64_FORMAT " is out of range for %" G_GINT64_FORMAT
-                   " modules",
-                   index, n);
-      return NULL;
-    }
-  /* the module itself holds the child; the array's reference goes */
-  return g_ptr_array_index (children, index < 0 ? index + n : index);
+  return dl_module_child_at (DL_MODULE (self), "Sequential", index, error);
+}
+
+/**
+ * dl_sequential_insert:
+ * @self: a #DlSequential
+ * @index: the position @module takes; negative counts from the end, and
+ *   the length appends, as Python's list.insert
+ * @module: the module
+ * @error: return location for a #GError
+ *
+ * Inserts @module; the children are renamed after their positions ("0",
+ * "1", ...), as torch's `Sequential.insert`.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set (%DL_ERROR_INDEX for
+ *   a position outside the sequence)
+ *
+ * Since: 0.1
+ */
+gboolean
+dl_sequential_insert (DlSequential *self, gint64 index, DlModule *module, GError **error)
+{
+  g_return_val_if_fail (DL_IS_SEQUENTIAL (self), FALSE);
+  g_return_val_if_fail (DL_IS_MODULE (module), FALSE);
+  return dl_module_insert_child (DL_MODULE (self), "Sequential.insert", index, module, error);
+}
+
+/**
+ * dl_sequential_remove:
+ * @self: a #DlSequential
+ * @index: the position; negative counts from the end
+ * @error: return location for a #GError
+ *
+ * Removes the module at @index (`del seq[index]`); the children are
+ * renamed after their positions, as torch's.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set (%DL_ERROR_INDEX)
+ *
+ * Since: 0.1
+ */
+gboolean
+dl_sequential_remove (DlSequential *self, gint64 index, GError **error)
+{
+  g_return_val_if_fail (DL_IS_SEQUENTIAL (self), FALSE);
+  return dl_module_remove_child (DL_MODULE (self), "Sequential.remove", index, error);
 }
 
 /**

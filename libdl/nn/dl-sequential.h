@@ -42,5 +42,9 @@ DL_EXPORT
 DlModule *dl_sequential_get (DlSequential *self, gint64 index, GError **error);
 DL_EXPORT
 guint dl_sequential_get_length (DlSequential *self);
+DL_EXPORT
+gboolean dl_sequential_insert (DlSequential *self, gint64 index, DlModule *module, GError **error);
+DL_EXPORT
+gboolean dl_sequential_remove (DlSequential *self, gint64 index, GError **error);
 
 G_END_DECLS

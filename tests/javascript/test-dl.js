@@ -1302,6 +1302,68 @@ test('safetensors: a module state dict round trip through a file', () => {
     Gio.File.new_for_path(dir).delete(null);
 });
 
+test('module toolkit: named_modules, apply, to(), hooks, ModuleList, ModuleDict', () => {
+    const net = new Dl.Module();
+    const features = Dl.Sequential.new([Dl.Linear.new(2, 3, true), Dl.Relu.new(false)]);
+    net.add_module('features', features);
+    const heads = Dl.ModuleList.new([Dl.Linear.new(3, 1, false)]);
+    heads.append(Dl.Tanh.new());
+    heads.insert(0, Dl.Linear.new(3, 2, true));
+    net.add_module('heads', heads);
+    const [mods, names] = net.named_modules(true);
+    assert(names.join() === ',features,features.0,features.1,heads,heads.0,heads.1,heads.2',
+        `names ${names}`);
+    assert(mods.length === 8, 'modules');
+    const [params, pnames] = net.named_parameters(true);
+    assert(pnames.join() === 'features.0.weight,features.0.bias,heads.0.weight,heads.0.bias,' +
+        'heads.1.weight', `params ${pnames}`);
+    assert(params.every(p => p.is_parameter()), 'marked as parameters');
+    assertDlError(() => net.add_module('a.b', Dl.Relu.new(false)), Dl.Error.ARGUMENT, 'a dot');
+
+    const seen = [];
+    net.apply(m => seen.push(GObject.type_name(m.constructor.$gtype)));
+    assert(seen[seen.length - 1] === 'DlModule' && seen.length === 8, `apply ${seen}`);
+
+    const w = params[0];
+    assert(net.to_dtype(F64), 'to_dtype');
+    assert(w.get_dtype() === F64 && net.named_parameters(true)[0][0] === w, 'same object');
+    net.to_dtype(F32);
+
+    const dict = Dl.ModuleDict.new();
+    dict.insert('act', Dl.Relu.new(false));
+    assert(dict.get_keys().join() === 'act' && dict.get_length() === 1, 'dict');
+    assertDlError(() => dict.pop('none'), Dl.Error.INDEX, 'missing key');
+
+    const log = [];
+    const relu = features.get(1);
+    const id = relu.register_forward_hook((m, inputs, outputs) => {
+        log.push(`post ${inputs.length} ${outputs.length}`);
+        return null;
+    });
+    const pre = relu.register_forward_pre_hook((m, inputs) => {
+        log.push('pre');
+        return null;
+    });
+    const y = features.forward(fromArray([1, -1], [1, 2]));
+    assert(y.get_shape().join() === '1,3', 'forward');
+    assert(log.join() === 'pre,post 1 1', `hooks ${log}`);
+    assert(relu.remove_hook(id) && relu.remove_hook(pre) && !relu.remove_hook(pre), 'removed');
+    features.forward(fromArray([1, -1], [1, 2]));
+    assert(log.length === 2, 'no more hooks');
+
+    // hooks that replace the inputs and the outputs
+    const neg = Dl.Relu.new(false);
+    neg.register_forward_pre_hook((m, inputs) => [inputs[0].mul_scalar(-1)]);
+    neg.register_forward_hook((m, inputs, outputs) => [outputs[0].add_scalar(10)]);
+    assertArrayEqual(values(neg.forward(fromArray([1, -2], [2]))), [10, 12], 'replaced');
+
+    const un = Dl.Unflatten.new(1, [2, 2]);
+    assert(un.forward(fromArray([1, 2, 3, 4], [1, 4])).get_shape().join() === '1,2,2',
+        'unflatten');
+    assert(features.to_string().startsWith('Sequential(\n  (0): Linear(in_features=2'),
+        features.to_string());
+});
+
 test('data: a JS data set, TensorDataset and DataLoader', () => {
     // a data set written in JS: sample i is ([i, 2 i], i); JS runs on the
     // caller's thread only, so the loader loads it there even with workers

@@ -97,7 +97,11 @@ def test_cnn_script_trains_with_dropout(p):
     # dropout draws from each library's own generator, so only the course of
     # training can be compared: both must learn the blobs
     batches = make_batches(11, 25)
+    # seeded, so that the result does not hang on the tests run before;
+    # with p=0.5 PyTorch itself ends between 0.45 and 0.69 of the first
+    # losses over seeds 0-3, hence the bound
+    Dl.manual_seed(0)
     losses, logits, _ = script(Dl, batches, None, p)
     assert np.all(np.isfinite(losses))
-    assert np.mean(losses[-5:]) < 0.6 * np.mean(losses[:5])
+    assert np.mean(losses[-5:]) < 0.75 * np.mean(losses[:5])
     assert (logits.argmax(1) == batches[0][1]).mean() > 0.5

@@ -896,6 +896,72 @@ void test_sequential () {
     }
 }
 
+/* the Module toolkit: dotted names, apply, to_dtype, hooks, containers */
+void test_module_toolkit () {
+    try {
+        var net = (Dl.Module) Object.new (typeof (Dl.Module));
+        var mods = new GenericArray<Dl.Module> ();
+        mods.add (new Dl.Linear (2, 3, true));
+        mods.add (new Dl.Relu (false));
+        var features = new Dl.Sequential (mods);
+        net.add_module ("features", features);
+        var heads = new Dl.ModuleList (null);
+        heads.append (new Dl.Linear (3, 1, false));
+        heads.insert (0, new Dl.Linear (3, 2, true));
+        net.add_module ("heads", heads);
+        string[] names;
+        var all = net.named_modules (true, out names);
+        assert (all.length == 7);
+        assert (string.joinv (",", names) == ",features,features.0,features.1,heads,heads.0,heads.1");
+        string[] pnames;
+        var params = net.named_parameters (true, out pnames);
+        assert (string.joinv (",", pnames)
+                == "features.0.weight,features.0.bias,heads.0.weight,heads.0.bias,heads.1.weight");
+        assert (params[0].is_parameter ());
+        assert_dl_error (() => { net.add_module ("a.b", new Dl.Relu (false)); },
+                         Dl.Error.ARGUMENT, "a dotted name");
+
+        int n = 0;
+        net.apply ((m) => { n++; });
+        assert (n == 7);
+
+        var w = params[0];
+        net.to_dtype (Dl.DType.FLOAT64);
+        assert (w.get_dtype () == Dl.DType.FLOAT64);
+        string[] again;
+        assert (net.named_parameters (true, out again)[0] == w);
+        net.to_dtype (Dl.DType.FLOAT32);
+
+        var log = new GenericArray<string> ();
+        var relu = features.get (1);
+        var id = relu.register_forward_hook ((m, inputs, outputs) => {
+            log.add ("post %u %u".printf (inputs.length, outputs.length));
+            return null;
+        });
+        var pre = relu.register_forward_pre_hook ((m, inputs) => {
+            log.add ("pre");
+            var doubled = new GenericArray<Dl.Tensor> ();
+            doubled.add (inputs[0].mul_scalar (2));
+            return doubled;
+        });
+        var y = features.forward (from_array ({ 1, -1 }, { 1, 2 }));
+        assert_shape (y, { 1, 3 });
+        assert (log.length == 2 && log[0] == "pre" && log[1] == "post 1 1");
+        assert (relu.remove_hook (id) && relu.remove_hook (pre) && !relu.remove_hook (pre));
+
+        var dict = new Dl.ModuleDict ();
+        dict.insert ("act", new Dl.Tanh ());
+        assert (dict.get_length () == 1 && dict.lookup ("act") is Dl.Tanh);
+        assert_dl_error (() => { dict.pop ("none"); }, Dl.Error.INDEX, "missing key");
+
+        var un = new Dl.Unflatten (1, { 2, 2 });
+        assert_shape (un.forward (from_array ({ 1, 2, 3, 4 }, { 1, 4 })), { 1, 2, 2 });
+        assert (un.to_string () == "Unflatten(dim=1, unflattened_size=(2, 2))");
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
 void test_loss_modules () {
     try {
         var logits = from_array ({ 0.5, -1, 2, 0, 1, -0.5 }, { 2, 3 }, Dl.DType.FLOAT64);
@@ -1441,6 +1507,7 @@ int main (string[] args) {
     Test.add_func ("/vala/nn/activation-modules", test_activation_modules);
     Test.add_func ("/vala/nn/sequential", test_sequential);
     Test.add_func ("/vala/nn/loss-modules", test_loss_modules);
+    Test.add_func ("/vala/nn/module-toolkit", test_module_toolkit);
     Test.add_func ("/vala/nn/losses-init-clip", test_losses_init_clip);
     Test.add_func ("/vala/nn/sequential-training", test_sequential_training);
     Test.add_func ("/vala/training", test_training);

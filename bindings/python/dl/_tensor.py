@@ -7,6 +7,7 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+import copy
 import numbers
 import os
 
@@ -321,6 +322,8 @@ class Tensor(Dl.Tensor):
         return (self.select(0, i) for i in range(self.get_shape()[0]))
 
     def __repr__(self):
+        if Dl.Tensor.is_parameter(self):
+            return 'Parameter containing:\n' + self.to_string()
         return self.to_string()
 
     __str__ = __repr__
@@ -334,8 +337,32 @@ class Tensor(Dl.Tensor):
         # As PyTorch's tensors pickle by default: the values (in row-major
         # order, whatever the layout), dtype, shape and requires_grad; not
         # the grad, nor the graph (an unpickled tensor is a leaf).
-        return (_rebuild_tensor, (self.dtype, tuple(self.get_shape()),
-                                  Dl.Tensor.to_bytes(self).get_data(), self.get_requires_grad()))
+        args = (self.dtype, tuple(self.get_shape()), Dl.Tensor.to_bytes(self).get_data(),
+                self.get_requires_grad())
+        if Dl.Tensor.is_parameter(self):  # an nn.Parameter stays one
+            return (_rebuild_parameter, args)
+        return (_rebuild_tensor, args)
+
+    def __deepcopy__(self, memo):
+        # as PyTorch's: a leaf's values copied, with its requires_grad and
+        # its grad (deep-copied); a Parameter's without its grad
+        if id(self) in memo:
+            return memo[id(self)]
+        if not Dl.Tensor.is_leaf(self):
+            raise RuntimeError('Only Tensors created explicitly by the user (graph leaves) '
+                               'support the deepcopy protocol at the moment')
+        new = Dl.Tensor.clone(Dl.Tensor.detach(self))
+        if Dl.Tensor.is_parameter(self):
+            new = Dl.parameter_new(new, self.get_requires_grad())
+            memo[id(self)] = new
+            return new
+        if self.get_requires_grad():
+            new.set_requires_grad(True)
+        memo[id(self)] = new
+        grad = self.get_grad()
+        if grad is not None:
+            new.set_grad(copy.deepcopy(grad, memo))  # which keeps grad alive, as its id is in memo
+        return new
 
     def share_memory_(self):
         """Moves the storage into shared memory (a memfd), as PyTorch's: the
@@ -825,6 +852,10 @@ def _rebuild_tensor(dtype, shape, data, requires_grad):
     if requires_grad:
         t.set_requires_grad(True)
     return t
+
+
+def _rebuild_parameter(dtype, shape, data, requires_grad):
+    return Dl.parameter_new(_rebuild_tensor(dtype, shape, data, False), requires_grad)
 
 
 _BOOL_SCALARS = {}

@@ -8,6 +8,7 @@ from .modules import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, Flatten, GEL
                       Identity, KLDivLoss, L1Loss, LeakyReLU, Linear, LogSoftmax, Module,
                       MSELoss, NLLLoss, ReLU, Sequential, Sigmoid, SiLU, SmoothL1Loss, Softmax,
                       Tanh)
+from .modules import ModuleDict, ModuleList, Unflatten
 from .parameter import Parameter
 from .conv import (ELU, AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, ConvTranspose2d, Dropout,
                    Embedding, Fold, Hardtanh, MaxPool2d, Softplus, Unfold)
@@ -25,3 +26,4 @@ from .resample import Dropout2d, Upsample, UpsamplingBilinear2d, UpsamplingNeare
 from .conv import AdaptiveMaxPool2d  # noqa
 __all__ += ['Upsample', 'UpsamplingNearest2d', 'UpsamplingBilinear2d', 'Dropout2d',
             'AdaptiveMaxPool2d']
+__all__ += ['ModuleList', 'ModuleDict', 'Unflatten']

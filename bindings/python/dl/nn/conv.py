@@ -11,6 +11,7 @@ import math
 from .. import _creation
 from .._lib import OVERRIDE_MODULE, Dl, GLib, _translate, typelib_override
 from .modules import Module, _construct, _Layer
+from .parameter import Parameter
 
 __all__ = ['conv1d', 'conv2d', 'conv_transpose2d', 'unfold', 'fold', 'max_pool2d',
            'avg_pool2d', 'adaptive_avg_pool2d', 'dropout', 'Conv1d', 'Conv2d', 'ConvTranspose2d',
@@ -186,11 +187,11 @@ class Conv2d(_Layer, Dl.Conv2d, Module):
 
     @property
     def weight(self):
-        return self.get_parameter('weight')
+        return Dl.Module.get_parameter(self, 'weight')
 
     @property
     def bias(self):
-        return self.get_parameter('bias')
+        return Dl.Module.get_parameter(self, 'bias')
 
     def extra_repr(self):
         s = '%d, %d, kernel_size=%s, stride=%s' % (self.in_channels, self.out_channels,
@@ -245,8 +246,8 @@ class Conv1d(_Layer, Dl.Conv1d, Module):
     stride = property(lambda self: (self.get_property('stride'),))
     dilation = property(lambda self: (self.get_property('dilation'),))
     padding_mode = property(lambda self: _PAD_MODE_NAMES[int(self.get_property('padding-mode'))])
-    weight = property(lambda self: self.get_parameter('weight'))
-    bias = property(lambda self: self.get_parameter('bias'))
+    weight = property(lambda self: Dl.Module.get_parameter(self, 'weight'))
+    bias = property(lambda self: Dl.Module.get_parameter(self, 'bias'))
 
     @property
     def padding(self):
@@ -318,8 +319,8 @@ class ConvTranspose2d(_Layer, Dl.ConvTranspose2d, Module):
     padding = _pair_property('padding')
     output_padding = _pair_property('output-padding')
     dilation = _pair_property('dilation')
-    weight = property(lambda self: self.get_parameter('weight'))
-    bias = property(lambda self: self.get_parameter('bias'))
+    weight = property(lambda self: Dl.Module.get_parameter(self, 'weight'))
+    bias = property(lambda self: Dl.Module.get_parameter(self, 'bias'))
 
     def _output_padding(self, input, output_size):
         """PyTorch's output_padding for an output of output_size."""
@@ -632,7 +633,7 @@ class Embedding(_Layer, Dl.Embedding, Module):
         if _weight is not None:
             assert list(_weight.shape) == [num_embeddings, embedding_dim], \
                 'Shape of weight does not match num_embeddings and embedding_dim'
-            self.register_parameter('weight', _weight.detach().requires_grad_())
+            self.register_parameter('weight', Parameter(_weight.detach()))
         self.padding_idx, self.max_norm = p, max_norm
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
 
@@ -642,7 +643,7 @@ class Embedding(_Layer, Dl.Embedding, Module):
 
     @property
     def weight(self):
-        return self.get_parameter('weight')
+        return Dl.Module.get_parameter(self, 'weight')
 
     @classmethod
     def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None,

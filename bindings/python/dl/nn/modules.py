@@ -4,16 +4,25 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+import copy
+import operator
+import weakref
 from collections import OrderedDict, namedtuple
+from collections.abc import Iterable, Mapping
+from itertools import chain, islice
 
 from gi.repository import GLib
 
 from .._dtype import _dl_device, device
+from .. import _callbacks
+from ..autograd.function import Function
+from ..autograd.grad_mode import is_grad_enabled as _grad_enabled
 from .._lib import OVERRIDE_MODULE, Dl, _is_tensor, _translate, typelib_override
 from . import functional as F
 
 __all__ = ['Module', 'Linear', 'ReLU', 'LeakyReLU', 'Sigmoid', 'Tanh', 'GELU', 'SiLU', 'Identity',
-           'Flatten', 'LogSoftmax', 'Softmax', 'Sequential', 'CrossEntropyLoss', 'NLLLoss',
+           'Flatten', 'Unflatten', 'LogSoftmax', 'Softmax', 'Sequential', 'ModuleList',
+           'ModuleDict', 'CrossEntropyLoss', 'NLLLoss',
            'MSELoss', 'L1Loss', 'SmoothL1Loss', 'HuberLoss', 'BCELoss', 'BCEWithLogitsLoss',
            'KLDivLoss']
 
@@ -61,11 +70,135 @@ class _IncompatibleKeys(namedtuple('IncompatibleKeys', ['missing_keys', 'unexpec
     __str__ = __repr__
 
 
+_TENSOR_TYPENAMES = {'float32': 'FloatTensor', 'float64': 'DoubleTensor', 'float16': 'HalfTensor',
+                     'bfloat16': 'BFloat16Tensor', 'int32': 'IntTensor', 'int64': 'LongTensor',
+                     'uint8': 'ByteTensor', 'bool': 'BoolTensor'}
+
+
+def _typename(o):
+    """torch.typename: 'torch.FloatTensor' for a tensor, the qualified
+    class name of anything else."""
+    if _is_tensor(o):
+        return 'torch.' + _TENSOR_TYPENAMES[Dl.dtype_get_name(o.get_dtype())]
+    module = ''
+    if getattr(o, '__module__', None) not in (None, 'builtins', '__builtin__'):
+        module = o.__module__ + '.'
+    if hasattr(o, '__qualname__'):
+        class_name = o.__qualname__
+    elif hasattr(o, '__name__'):
+        class_name = o.__name__
+    else:
+        class_name = o.__class__.__name__
+    return module + class_name
+
+
+def _addindent(s_, num_spaces):
+    s = s_.split('\n')
+    if len(s) == 1:
+        return s_
+    first = s.pop(0)
+    s = [(num_spaces * ' ') + line for line in s]
+    return first + '\n' + '\n'.join(s)
+
+
+def _is_parameter(value):
+    return _is_tensor(value) and Dl.Tensor.is_parameter(value)
+
+
+class RemovableHandle:
+    """What register_forward_hook and register_forward_pre_hook return, as
+    torch.utils.hooks.RemovableHandle: remove() unregisters the hook (again
+    does nothing); a context manager that removes it on exit."""
+    next_id = 0
+
+    def __init__(self, module, hooks_dict):
+        self.hooks_dict_ref = weakref.ref(hooks_dict)
+        self.module_ref = weakref.ref(module)
+        self.id = RemovableHandle.next_id
+        RemovableHandle.next_id += 1
+
+    def remove(self):
+        hooks_dict = self.hooks_dict_ref()
+        if hooks_dict is not None and self.id in hooks_dict:
+            del hooks_dict[self.id]
+        module = self.module_ref()
+        if module is not None:
+            module._update_hooked()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, type, value, tb):
+        self.remove()
+
+
+def _as_tensor_list(value, what):
+    """A hook's replacement, run from C (a container's forward), as the
+    tensors C takes."""
+    if value is None:
+        return None
+    items = list(value) if isinstance(value, (tuple, list)) else [value]
+    for v in items:
+        if v is not None and not _is_tensor(v):
+            raise TypeError('%s returned a %s where libdl\'s forward takes tensors'
+                            % (what, type(v).__name__))
+    return items
+
+
+def _c_hooks(module):
+    """The forward pre-hook and hook through which libdl runs the Python
+    hooks of @module when the module runs from C (a container's forward,
+    or another language): each runs the hooks of the module's dicts in
+    order, as torch's _call_impl, and hands back what replaces the inputs
+    or outputs. Returns their ids."""
+    def pre(m, inputs):
+        d = m.__dict__
+        input = tuple(inputs)
+        changed = False
+        for hook in tuple(d.get('_forward_pre_hooks', {}).values()):
+            result = hook(m, input)
+            if result is not None:
+                input = result if isinstance(result, tuple) else (result,)
+                changed = True
+        if d.get('_backward_hooks'):
+            bw = _BackwardHook(m, list(d['_backward_hooks'].values()))
+            d['_dl_bw_running'] = bw
+            input = bw.setup_input_hook(input)
+            changed = True
+        return _as_tensor_list(input, 'a forward pre-hook') if changed else None
+
+    def post(m, inputs, outputs):
+        d = m.__dict__
+        input = tuple(inputs)
+        result = outputs[0] if len(outputs) == 1 else tuple(outputs)
+        changed = False
+        for hook in tuple(d.get('_forward_hooks', {}).values()):
+            hook_result = hook(m, input, result)
+            if hook_result is not None:
+                result = hook_result
+                changed = True
+        bw = d.pop('_dl_bw_running', None)
+        if bw is not None:
+            result = bw.setup_output_hook(result)
+            changed = True
+        return _as_tensor_list(result, 'a forward hook') if changed else None
+
+    return (Dl.Module.register_forward_pre_hook(module, _callbacks.from_c(pre)),
+            Dl.Module.register_forward_hook(module, _callbacks.from_c(post)))
+
+
 @typelib_override(__name__)
 class Module(Dl.Module):
     """torch.nn.Module: subclass it, assign layers and Parameters as
-    attributes in __init__, define forward, call the module."""
+    attributes in __init__, define forward, call the module.
+
+    The parameters, buffers and children live in libdl (DlModule), so C,
+    GJS and Vala see the same module tree; the Python object caches
+    parameters and children in its __dict__ for fast attribute access."""
     __module__ = OVERRIDE_MODULE
+
+    dump_patches = False
+    _version = 1
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -78,97 +211,466 @@ class Module(Dl.Module):
             cls.do_forward = _forward_vfunc
             cls.do_forward_many = _forward_many_vfunc
 
-    def __setattr__(self, name, value):
+    def __init__(self):
+        Dl.Module.__init__(self)
+
+    # ---- attributes ---------------------------------------------------
+
+    def _gobject_ready(self, what):
         try:
-            is_buffer = Dl.Module.has_buffer(self, name)
-        except RuntimeError:  # the GObject does not exist yet (before _construct)
-            is_buffer = False
-        if is_buffer:
+            Dl.Module.get_training(self)
+        except (RuntimeError, TypeError):
+            raise AttributeError('cannot assign %s before Module.__init__() call' % what) from None
+
+    def __setattr__(self, name, value):
+        d = self.__dict__
+        if _is_parameter(value):
+            self._gobject_ready('parameters')
+            self._remove_member(name, keep='p')
+            self.register_parameter(name, value)
+            return
+        kind = _member_kind(self, name)
+        if kind == 'p':
+            if value is not None:
+                raise TypeError("cannot assign '%s' as parameter '%s' (torch.nn.Parameter or "
+                                "None expected)" % (_typename(value), name))
+            self.register_parameter(name, None)
+        elif isinstance(value, Module):
+            self._gobject_ready('module')
+            self._remove_member(name, keep='m')
+            _check(Dl.Module.add_module, self, name, value)
+            d.pop('_dl_native', None)
+            d[name] = value
+        elif kind == 'm' or (name in d and d[name] is None and name in d.get('_none_modules', ())):
+            if value is not None:
+                raise TypeError("cannot assign '%s' as child module '%s' (torch.nn.Module or "
+                                "None expected)" % (_typename(value), name))
+            Dl.Module.remove(self, name)
+            d.pop('_dl_native', None)
+            d.setdefault('_none_modules', set()).add(name)
+            d[name] = None
+        elif kind == 'b':
             if value is not None and not _is_tensor(value):
                 raise TypeError("cannot assign '%s' as buffer '%s' (torch.Tensor or None "
-                                "expected)" % (type(value).__name__, name))
-            self.register_buffer(name, value, self._buffer_persistent(name))
-            return
-        if isinstance(value, Dl.Module):
-            self.register_module(name, value)
-        elif _is_tensor(value) and value.get_requires_grad() and Dl.Tensor.is_leaf(value):
-            self.register_parameter(name, value)
-        elif value is None and self.get_parameter(name) is not None:
-            self.register_parameter(name, None)
-        super().__setattr__(name, value)
+                                "expected)" % (_typename(value), name))
+            Dl.Module.register_buffer(self, name, value,
+                                      Dl.Module.get_buffer_persistent(self, name))
+        else:
+            super().__setattr__(name, value)
+
+    def _remove_member(self, name, keep):
+        """Drops @name from the registries other than @keep's kind (as
+        torch's remove_from), and from the plain attributes."""
+        kind = _member_kind(self, name)
+        if kind is not None and kind != keep:
+            Dl.Module.remove(self, name)
+            self.__dict__.pop('_dl_native', None)
+        d = self.__dict__
+        d.pop(name, None)
+        d.get('_none_modules', set()).discard(name)
 
     def __getattr__(self, name):
         if name.startswith('__'):
             raise AttributeError(name)
-        p = Dl.Module.get_parameter(self, name)
-        if p is not None:
-            return p
-        m = Dl.Module.get_module(self, name)
-        if m is not None:
-            return m
-        if Dl.Module.has_buffer(self, name):
-            return Dl.Module.get_buffer(self, name)
+        if name in ('_forward_hooks', '_forward_pre_hooks', '_backward_hooks'):
+            return self.__dict__.setdefault(name, OrderedDict())
+        try:
+            member, found = Dl.Module.lookup(self, name)
+        except (RuntimeError, TypeError):  # the GObject does not exist yet
+            found = False
+        if found:
+            return member
         raise AttributeError("'%s' object has no attribute '%s'" % (type(self).__name__, name))
 
+    def __delattr__(self, name):
+        d = self.__dict__
+        if _member_kind(self, name) is not None:
+            Dl.Module.remove(self, name)
+            d.pop('_dl_native', None)
+            d.pop(name, None)
+        elif name in d.get('_none_modules', ()):
+            d['_none_modules'].discard(name)
+            del d[name]
+        else:
+            super().__delattr__(name)
+
+    def __dir__(self):
+        module_attrs = dir(self.__class__)
+        attrs = list(self.__dict__.keys())
+        names = (list(Dl.Module.get_own_names(self)))
+        keys = module_attrs + attrs + names
+        keys = [key for key in keys if not key[0].isdigit()]
+        return sorted(set(keys))
+
+    @property
+    def _parameters(self):
+        return OrderedDict((n, Dl.Module.get_parameter(self, n))
+                           for n in Dl.Module.get_own_names(self)
+                           if Dl.Module.has_parameter(self, n))
+
+    @property
+    def _buffers(self):
+        return OrderedDict((n, Dl.Module.get_buffer(self, n))
+                           for n in Dl.Module.get_own_names(self)
+                           if Dl.Module.has_buffer(self, n))
+
+    @property
+    def _modules(self):
+        return OrderedDict(zip(Dl.Module.children_names(self), Dl.Module.children(self)))
+
+    @property
+    def _non_persistent_buffers_set(self):
+        return {n for n in self._buffers if not Dl.Module.get_buffer_persistent(self, n)}
+
+    # ---- registration ----------------------------------------------------
+
+    def _check_name(self, what, name):
+        # torch's checks of a new parameter's or buffer's name
+        self._gobject_ready(what)
+        if not isinstance(name, str):
+            raise TypeError('%s name should be a string. Got %s' % (what, _typename(name)))
+        if '.' in name:
+            raise KeyError('%s name can\'t contain "."' % what)
+        if name == '':
+            raise KeyError('%s name can\'t be empty string ""' % what)
+        if hasattr(self, name) and _member_kind(self, name) != what[0]:
+            raise KeyError("attribute '%s' already exists" % name)
+
+    def register_parameter(self, name, param):
+        """torch.nn.Module.register_parameter: @param (a Parameter, or None)
+        under @name, with torch's checks and errors."""
+        self._check_name('parameter', name)
+        if param is not None and not _is_parameter(param):
+            raise TypeError("cannot assign '%s' object to parameter '%s' (torch.nn.Parameter or "
+                            "None required)" % (_typename(param), name))
+        if param is not None and param.grad_fn is not None:
+            raise ValueError("Cannot assign non-leaf Tensor to parameter '{0}'. Model parameters "
+                             "must be created explicitly. To express '{0}' as a function of "
+                             "another Tensor, compute the value in the forward() method."
+                             .format(name))
+        _check(Dl.Module.add_parameter, self, name, param)
+        self.__dict__[name] = param
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """torch.nn.Module.register_buffer: module state that is not a
+        parameter (persistent buffers are in the state dict)."""
+        self._check_name('buffer', name)
+        if tensor is not None and not _is_tensor(tensor):
+            raise TypeError("cannot assign '%s' object to buffer '%s' (torch Tensor or None "
+                            "required)" % (_typename(tensor), name))
+        _check(Dl.Module.add_buffer, self, name, tensor, bool(persistent))
+
+    def add_module(self, name, module):
+        """torch.nn.Module.add_module: @module (or None) as the child @name."""
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError('%s is not a Module subclass' % _typename(module))
+        if not isinstance(name, str):
+            raise TypeError('module name should be a string. Got %s' % _typename(name))
+        if hasattr(self, name) and _member_kind(self, name) != 'm':
+            raise KeyError("attribute '%s' already exists" % name)
+        if '.' in name:
+            raise KeyError('module name can\'t contain ".", got: %s' % name)
+        if name == '':
+            raise KeyError('module name can\'t be empty string ""')
+        if module is None:
+            Dl.Module.remove(self, name)
+            self.__dict__.pop('_dl_native', None)
+            self.__dict__.setdefault('_none_modules', set()).add(name)
+            if name.isidentifier():
+                self.__dict__[name] = None
+            return
+        _check(Dl.Module.add_module, self, name, module)
+        self.__dict__.pop('_dl_native', None)
+        if name.isidentifier():
+            self.__dict__[name] = module
+
+    def register_module(self, name, module):
+        """Alias of add_module."""
+        self.add_module(name, module)
+
+    def get_submodule(self, target):
+        if target == '':
+            return self
+        mod = self
+        for item in target.split('.'):
+            if not hasattr(mod, item):
+                raise AttributeError(mod._get_name() + ' has no attribute `' + item + '`')
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError('`' + item + '` is not an nn.Module')
+        return mod
+
+    def _owner_of(self, target):
+        module_path, _, name = target.rpartition('.')
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + ' has no attribute `' + name + '`')
+        return mod, name
+
+    def get_parameter(self, target):
+        mod, name = self._owner_of(target)
+        param = getattr(mod, name)
+        if not _is_parameter(param):
+            raise AttributeError('`' + name + '` is not an nn.Parameter')
+        return param
+
+    def get_buffer(self, target):
+        mod, name = self._owner_of(target)
+        if not Dl.Module.has_buffer(mod, name):
+            raise AttributeError('`' + name + '` is not a buffer')
+        return Dl.Module.get_buffer(mod, name)
+
+    # ---- calling ---------------------------------------------------------
+
     def __call__(self, *args, **kwargs):
+        if self.__dict__.get('_dl_hooked'):
+            return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
+
+    def _call_with_hooks(self, input, kwargs):
+        # torch's _call_impl: the pre-hooks, forward (bypassing the C hooks,
+        # which are these hooks for calls from C), the hooks
+        for hook in tuple(self._forward_pre_hooks.values()):
+            result = hook(self, input)
+            if result is not None:
+                if not isinstance(result, tuple):
+                    result = (result,)
+                input = result
+        bw_hook = None
+        if self.__dict__.get('_backward_hooks'):
+            bw_hook = _BackwardHook(self, list(self._backward_hooks.values()))
+            input = bw_hook.setup_input_hook(input)
+        result = self._forward_unhooked(*input, **kwargs)
+        for hook in tuple(self._forward_hooks.values()):
+            hook_result = hook(self, input, result)
+            if hook_result is not None:
+                result = hook_result
+        if bw_hook:
+            result = bw_hook.setup_output_hook(result)
+        return result
+
+    def _forward_unhooked(self, *args, **kwargs):
+        if type(self).forward is not Module.forward:
+            return self.forward(*args, **kwargs)
+        return _run_c_forward(self, _typelib_class(type(self)), args, kwargs)
 
     def forward(self, *args, **kwargs):
         """The C forward of the module: of its class when libdl implements
         it (Linear, ReLU, ...), or of the libdl class a Python subclass
         derives from, for its super().forward(); one input goes to
         forward, several (a loss's) to forward_many."""
-        if kwargs:
-            raise TypeError('%s.forward() takes no keyword arguments' % type(self).__name__)
-        try:
-            if type(self).do_forward is not _forward_vfunc:
-                if len(args) == 1:
-                    return Dl.Module.forward(self, args[0])
-                out = Dl.Module.forward_many(self, list(args))
-            else:
-                # a Python subclass: chain up to the C class below it
-                impl = next((c for c in type(self).__mro__
-                             if c.__module__ == 'gi.repository.Dl'), Dl.Module)
-                if impl is Dl.Module:
-                    raise NotImplementedError('Module [%s] is missing the required "forward" '
-                                              'function' % type(self).__name__)
-                if len(args) == 1:
-                    return impl.do_forward(self, args[0])
-                out = impl.do_forward_many(self, list(args))
-        except GLib.Error as e:
-            raise _translate(e) from None
-        return out[0] if len(out) == 1 else tuple(out)
+        if type(self).do_forward is not _forward_vfunc:
+            # the invoker is the quickest, but it runs the C hooks, which
+            # run the Python hooks: forward itself runs none, as torch's
+            if len(args) == 1 and not kwargs and not self.__dict__.get('_dl_hooked'):
+                try:
+                    return _dl_forward(self, args[0])
+                except GLib.Error as e:
+                    raise _forward_error(self, e) from None
+            return _run_c_forward(self, _typelib_class(type(self)), args, kwargs)
+        # a Python subclass: chain up to the C class below it
+        impl = _typelib_class(type(self))
+        if impl is Dl.Module:
+            raise NotImplementedError('Module [%s] is missing the required "forward" function'
+                                      % type(self).__name__)
+        return _run_c_forward(self, impl, args, kwargs)
+
+    def _update_hooked(self):
+        # whether __call__ runs hooks, and the C hooks that run them when
+        # the module is called from C, there while the module has hooks
+        d = self.__dict__
+        hooked = bool(d.get('_forward_hooks') or d.get('_forward_pre_hooks')
+                      or d.get('_backward_hooks'))
+        d['_dl_hooked'] = hooked
+        c_ids = d.get('_dl_c_hooks')
+        if hooked and c_ids is None:
+            d['_dl_c_hooks'] = _c_hooks(self)
+        elif not hooked and c_ids is not None:
+            for c_id in d.pop('_dl_c_hooks'):
+                Dl.Module.remove_hook(self, c_id)
+
+    def _add_hook(self, hooks, hook):
+        handle = RemovableHandle(self, hooks)
+        hooks[handle.id] = hook
+        self._update_hooked()
+        return handle
+
+    def register_full_backward_hook(self, hook):
+        """hook(module, grad_input, grad_output) runs when the gradients
+        with respect to the module's inputs are computed; grad_input and
+        grad_output are tuples (None where an input or output is not a
+        tensor or needs no gradient); a result that is not None replaces
+        grad_input. Returns a RemovableHandle."""
+        return self._add_hook(self._backward_hooks, hook)
+
+    def register_forward_pre_hook(self, hook):
+        """hook(module, input) runs before forward; input is the tuple of
+        positional arguments; a result that is not None replaces it (made
+        a tuple if it is not one). Returns a RemovableHandle."""
+        return self._add_hook(self._forward_pre_hooks, hook)
+
+    def register_forward_hook(self, hook):
+        """hook(module, input, output) runs after forward; a result that is
+        not None replaces the output. Returns a RemovableHandle."""
+        return self._add_hook(self._forward_hooks, hook)
+
+    # ---- the tree --------------------------------------------------------
 
     def parameters(self, recurse=True):
-        return iter(Dl.Module.parameters(self))
+        return iter(Dl.Module.named_parameters(self, bool(recurse))[0])
 
     def named_parameters(self, prefix='', recurse=True):
-        names = self.parameter_names()
-        params = Dl.Module.parameters(self)
-        return iter([(prefix + ('.' if prefix else '') + n, p) for n, p in zip(names, params)])
+        params, names = Dl.Module.named_parameters(self, bool(recurse))
+        if prefix:
+            names = [prefix + '.' + n for n in names]
+        return iter(list(zip(names, params)))
+
+    def buffers(self, recurse=True):
+        return iter(Dl.Module.named_buffers(self, bool(recurse))[0])
+
+    def named_buffers(self, prefix='', recurse=True):
+        bufs, names = Dl.Module.named_buffers(self, bool(recurse))
+        if prefix:
+            names = [prefix + '.' + n for n in names]
+        return iter(list(zip(names, bufs)))
+
+    def named_children(self):
+        memo = set()
+        for name, module in zip(Dl.Module.children_names(self), Dl.Module.children(self)):
+            if module not in memo:
+                memo.add(module)
+                yield name, module
+
+    def children(self):
+        for _, module in self.named_children():
+            yield module
+
+    def named_modules(self, memo=None, prefix='', remove_duplicate=True):
+        if memo is None:
+            memo = set()
+        if self not in memo:
+            if remove_duplicate:
+                memo.add(self)
+            yield prefix, self
+            for name, module in zip(Dl.Module.children_names(self), Dl.Module.children(self)):
+                submodule_prefix = prefix + ('.' if prefix else '') + name
+                yield from module.named_modules(memo, submodule_prefix, remove_duplicate)
+
+    def modules(self):
+        for _, module in self.named_modules():
+            yield module
+
+    def apply(self, fn):
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    def train(self, mode=True):
+        if not isinstance(mode, bool):
+            raise ValueError('training mode is expected to be boolean')
+        self.set_training(mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    @property
+    def training(self):
+        return self.get_training()
+
+    @training.setter
+    def training(self, mode):
+        self.set_property('training', bool(mode))  # this module only, as torch's
+
+    def zero_grad(self, set_to_none=False):
+        _check(Dl.Module.zero_grad_full, self, bool(set_to_none))
+
+    def requires_grad_(self, requires_grad=True):
+        _check(Dl.Module.requires_grad_, self, bool(requires_grad))
+        return self
+
+    # ---- conversion ------------------------------------------------------
+
+    def to(self, *args, **kwargs):
+        """to(device), to(dtype), to(tensor), to(device, dtype), with
+        device=/dtype=/non_blocking= keywords: converts the parameters in
+        place (they stay the same objects) and the buffers."""
+        dev, dt = _parse_to(args, kwargs)
+        if dt is not None and not dt.is_floating_point:
+            raise TypeError('nn.Module.to only accepts floating point or complex dtypes, but got '
+                            'desired dtype=%r' % (dt,))
+        if dev is not None:
+            try:
+                target = _dl_device(dev)
+            except GLib.Error as e:
+                if device(dev).type == 'cuda':  # as torch built without CUDA
+                    raise AssertionError('Torch not compiled with CUDA enabled') from None
+                raise _translate(e) from None
+            _check(Dl.Module.to_device, self, target)
+        if dt is not None:
+            _check(Dl.Module.to_dtype, self, dt._value)
+        return self
+
+    def _to_dtype(self, name):
+        _check(Dl.Module.to_dtype, self, getattr(Dl.DType, name))
+        return self
+
+    def float(self):
+        return self._to_dtype('FLOAT32')
+
+    def double(self):
+        return self._to_dtype('FLOAT64')
+
+    def half(self):
+        return self._to_dtype('FLOAT16')
+
+    def bfloat16(self):
+        return self._to_dtype('BFLOAT16')
+
+    def cpu(self):
+        _check(Dl.Module.to_device, self, None)
+        return self
+
+    def cuda(self, device=None):
+        return self.to('cuda' if device is None else
+                       'cuda:%d' % device if isinstance(device, int) else device)
+
+    def type(self, dst_type):
+        from .._dtype import _dt
+        _check(Dl.Module.cast, self, _dt(dst_type))
+        return self
+
+    # ---- state -----------------------------------------------------------
 
     def state_dict(self, *args, destination=None, prefix='', keep_vars=False):
-        """The parameters by dotted name, detached (keep_vars=False), in an
-        OrderedDict, as PyTorch's."""
+        """The parameters and persistent buffers by dotted name, detached
+        unless keep_vars, in an OrderedDict, as PyTorch's."""
         if args:  # PyTorch's deprecated positional form
             destination = args[0]
             prefix = args[1] if len(args) > 1 else prefix
             keep_vars = args[2] if len(args) > 2 else keep_vars
         if destination is None:
             destination = OrderedDict()
-        if keep_vars:
-            for name, p in zip(self.parameter_names(), Dl.Module.parameters(self)):
-                destination[prefix + name] = p
-        else:
-            state = Dl.Module.state_dict(self)
-            for name in state.get_names():
-                destination[prefix + name] = state.lookup(name)
+        state = Dl.Module.state_dict(self)
+        for name in state.get_names():
+            if keep_vars:
+                path, _, leaf = name.rpartition('.')
+                mod = self.get_submodule(path)
+                t = (Dl.Module.get_parameter(mod, leaf) if Dl.Module.has_parameter(mod, leaf)
+                     else Dl.Module.get_buffer(mod, leaf))
+            else:
+                t = state.lookup(name)
+            destination[prefix + name] = t
         return destination
 
     def load_state_dict(self, state_dict, strict=True):
-        """Copies @state_dict's tensors into the parameters; with @strict
-        the names must match. Returns (missing_keys, unexpected_keys)."""
+        """Copies @state_dict's tensors into the parameters and buffers
+        (in place: they stay Parameters); with @strict the names must match.
+        Returns (missing_keys, unexpected_keys)."""
         from ..serialization import _tensor_dict
+        if not isinstance(state_dict, Mapping):
+            raise TypeError('Expected state_dict to be dict-like, got %s.' % type(state_dict))
         try:
             _, missing, unexpected = Dl.Module.load_state_dict(self, _tensor_dict(state_dict),
                                                                bool(strict))
@@ -180,103 +682,233 @@ class Module(Dl.Module):
             raise RuntimeError(message) from None
         return _IncompatibleKeys(list(missing), list(unexpected))
 
-    def register_buffer(self, name, tensor, persistent=True):
-        """torch.nn.Module.register_buffer: module state that is not a
-        parameter (persistent buffers are in the state dict)."""
-        if not isinstance(name, str):
-            raise TypeError('buffer name should be a string. Got %s' % type(name).__name__)
-        if '.' in name:
-            raise KeyError('buffer name can\'t contain "."')
-        if name == '':
-            raise KeyError('buffer name can\'t be empty string ""')
-        if tensor is not None and not _is_tensor(tensor):
-            raise TypeError("cannot assign '%s' object to buffer '%s' (torch Tensor or None "
-                            "required)" % (type(tensor).__name__, name))
-        if not persistent:
-            self.__dict__.setdefault('_non_persistent_buffers', set()).add(name)
-        else:
-            self.__dict__.get('_non_persistent_buffers', set()).discard(name)
-        Dl.Module.register_buffer(self, name, tensor, bool(persistent))
+    # ---- printing --------------------------------------------------------
 
-    def _buffer_persistent(self, name):
-        return name not in self.__dict__.get('_non_persistent_buffers', set())
-
-    def buffers(self, recurse=True):
-        return iter(Dl.Module.buffers(self))
-
-    def named_buffers(self, prefix='', recurse=True):
-        names = Dl.Module.buffer_names(self)
-        bufs = Dl.Module.buffers(self)
-        return iter([(prefix + ('.' if prefix else '') + n, b) for n, b in zip(names, bufs)])
-
-    def children(self):
-        return iter(Dl.Module.children(self))
-
-    def named_children(self):
-        return iter(list(zip(self.children_names(), Dl.Module.children(self))))
-
-    def modules(self):
-        yield self
-        for c in self.children():
-            yield from c.modules()
-
-    def add_module(self, name, module):
-        self.register_module(name, module)
-        super().__setattr__(name, module)
-
-    def train(self, mode=True):
-        self.set_training(bool(mode))
-        return self
-
-    def eval(self):
-        return self.train(False)
-
-    @property
-    def training(self):
-        return self.get_training()
-
-
-    def zero_grad(self, set_to_none=True):
-        for p in self.parameters():
-            if set_to_none:
-                p.grad = None
-            elif p.grad is not None:
-                p.grad.zero_()
-
-    def requires_grad_(self, requires_grad=True):
-        for p in self.parameters():
-            p.requires_grad_(requires_grad)
-        return self
-
-    def apply(self, fn):
-        for c in self.children():
-            c.apply(fn)
-        fn(self)
-        return self
-
-    def to(self, *args, **kwargs):
-        for a in list(args) + list(kwargs.values()):
-            if isinstance(a, (str, device)):
-                _dl_device(a)
-        return self
-
-    def __repr__(self):
-        lines = [type(self).__name__ + '(']
-        for name, child in self.named_children():
-            body = repr(child).replace('\n', '\n  ')
-            lines.append('  (%s): %s' % (name, body))
-        if len(lines) == 1:
-            return type(self).__name__ + '(' + self.extra_repr() + ')'
-        return '\n'.join(lines) + '\n)'
+    def _get_name(self):
+        return self.__class__.__name__
 
     def extra_repr(self):
         return ''
+
+    def __repr__(self):
+        extra_lines = []
+        extra_repr = self.extra_repr()
+        if extra_repr:
+            extra_lines = extra_repr.split('\n')
+        child_lines = []
+        for key, module in zip(Dl.Module.children_names(self), Dl.Module.children(self)):
+            mod_str = _addindent(repr(module), 2)
+            child_lines.append('(' + key + '): ' + mod_str)
+        lines = extra_lines + child_lines
+        main_str = self._get_name() + '('
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                main_str += extra_lines[0]
+            else:
+                main_str += '\n  ' + '\n  '.join(lines) + '\n'
+        main_str += ')'
+        return main_str
+
+    def __deepcopy__(self, memo):
+        # GObject refuses copy.deepcopy: copy what pickling saves
+        return copy._reconstruct(self, memo, *self.__reduce_ex__(4))
 
     def __reduce_ex__(self, protocol):
         # A module pickles as its class (by reference), what libdl holds for
         # it and its Python attributes; unpickling makes the object without
         # calling __init__, as PyTorch's does.
-        return (_rebuild_module, (type(self),) + _module_state(self) + (self.__dict__,))
+        return (_rebuild_module, (type(self),) + _module_state(self) + (_plain_dict(self),))
+
+
+_dl_forward = Dl.Module.forward
+
+
+def _forward_error(module, e):
+    if (e.domain == 'dl-error-quark' and e.code == int(Dl.Error.NOT_SUPPORTED)
+            and 'implements neither forward' in e.message):
+        return NotImplementedError('Module [%s] is missing the required "forward" function'
+                                   % type(module).__name__)
+    return _translate(e)
+
+
+def _run_c_forward(module, impl, args, kwargs):
+    """@impl's C forward on @args (forward_many for several): the vfunc
+    itself, without the module's hooks."""
+    if kwargs:
+        raise TypeError('%s.forward() takes no keyword arguments' % type(module).__name__)
+    try:
+        if len(args) == 1:
+            return impl.do_forward(module, args[0])
+        else:
+            out = impl.do_forward_many(module, list(args))
+    except GLib.Error as e:
+        raise _forward_error(module, e) from None
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _typelib_class(cls):
+    return next((c for c in cls.__mro__ if c.__module__ == 'gi.repository.Dl'), Dl.Module)
+
+
+def _member_kind(module, name):
+    """'p', 'b' or 'm' for a parameter, buffer or child of @module named
+    @name, None otherwise (also before the GObject exists)."""
+    try:
+        kind = Dl.Module.get_member_kind(module, name)
+    except (RuntimeError, TypeError):
+        return None
+    return kind[0] if kind else None
+
+
+def _check(fn, *args):
+    try:
+        return fn(*args)
+    except GLib.Error as e:
+        if e.domain == 'dl-error-quark' and e.code == int(Dl.Error.ARGUMENT) and (
+                'name' in e.message or 'already exists' in e.message):
+            raise KeyError(e.message) from None
+        if e.domain == 'dl-error-quark' and e.code == int(Dl.Error.DTYPE):
+            raise TypeError(e.message) from None
+        raise _translate(e) from None
+
+
+def _parse_to(args, kwargs):
+    from .._dtype import dtype as _dtype_cls
+    dev = kwargs.pop('device', None)
+    dt = kwargs.pop('dtype', None)
+    kwargs.pop('non_blocking', None)
+    kwargs.pop('memory_format', None)
+    if kwargs:
+        raise TypeError('to() received an invalid combination of arguments: %s'
+                        % ', '.join(kwargs))
+    for a in args:
+        if isinstance(a, _dtype_cls):
+            dt = a
+        elif isinstance(a, (str, device)):
+            dev = a
+        elif _is_tensor(a):
+            dt = a.dtype
+            dev = a.device
+        elif isinstance(a, bool):
+            pass  # non_blocking
+        else:
+            raise TypeError('to() received an invalid combination of arguments - got (%s)'
+                            % type(a).__name__)
+    return dev, dt
+
+
+# ---- full backward hooks -----------------------------------------------------
+# As torch.utils.hooks.BackwardHook: the tensor inputs and the outputs of a
+# call pass through identity Functions whose backward hands the gradients
+# to the hooks: the outputs' (grad_output) come first and are kept, the
+# inputs' (grad_input) then call each hook(module, grad_input, grad_output).
+
+class _BackwardHookFunction(Function):
+    @staticmethod
+    def forward(ctx, callback, *args):
+        ctx.callback = callback
+        ctx.set_materialize_grads(False)  # an unused output's gradient is None
+        # as PyTorch's engine, the hooks see zeros for the tensors that do
+        # not require grad
+        ctx.constants = {i: a for i, a in enumerate(args) if not a.requires_grad}
+        ctx.mark_non_differentiable(*ctx.constants.values())
+        return args
+
+    @staticmethod
+    def backward(ctx, *grads):
+        grads = tuple(_zeros_like(ctx.constants[i]) if i in ctx.constants else g
+                      for i, g in enumerate(grads))
+        return (None,) + tuple(ctx.callback(grads))
+
+
+def _zeros_like(t):
+    from .._creation import zeros_like
+    return zeros_like(t)
+
+
+class _BackwardHook:
+    def __init__(self, module, user_hooks):
+        self.module = module
+        self.user_hooks = user_hooks
+        self.grad_outputs = None
+        self.n_outputs = -1
+        self.output_tensors_index = None
+        self.n_inputs = -1
+        self.input_tensors_index = None
+
+    @staticmethod
+    def _pack_with_none(indices, values, size):
+        res = [None] * size
+        for idx, val in zip(indices, values):
+            res[idx] = val
+        return tuple(res)
+
+    @staticmethod
+    def _unpack_none(indices, values):
+        return tuple(values[idx] for idx in indices)
+
+    def _apply_on_tensors(self, callback, args):
+        tensors_idx = [i for i, a in enumerate(args) if _is_tensor(a)]
+        tensors = [args[i] for i in tensors_idx]
+        if not (any(t.requires_grad for t in tensors) and _grad_enabled()):
+            return args, None
+        new_tensors = _BackwardHookFunction.apply(callback, *tensors)
+        if not isinstance(new_tensors, tuple):
+            new_tensors = (new_tensors,)
+        arg_list = list(args)
+        for idx, val in zip(tensors_idx, new_tensors):
+            arg_list[idx] = val
+        return tuple(arg_list), tensors_idx
+
+    def _input_grads(self, grad_input):
+        res = self._pack_with_none(self.input_tensors_index, grad_input, self.n_inputs)
+        for hook in self.user_hooks:
+            out = hook(self.module, res, self.grad_outputs)
+            if out is None:
+                continue
+            if len(out) != len(res):
+                raise RuntimeError('Backward hook returned an invalid number of grad_input, '
+                                   'got {}, but expected {}'.format(len(out), len(res)))
+            res = out
+        self.grad_outputs = None
+        return self._unpack_none(self.input_tensors_index, res)
+
+    def _output_grads(self, grad_output):
+        self.grad_outputs = self._pack_with_none(self.output_tensors_index, grad_output,
+                                                 self.n_outputs)
+        if self.input_tensors_index is None:
+            grad_inputs = self._pack_with_none([], [], self.n_inputs)
+            for user_hook in self.user_hooks:
+                res = user_hook(self.module, grad_inputs, self.grad_outputs)
+                if res is not None and not (isinstance(res, tuple)
+                                            and all(el is None for el in res)):
+                    raise RuntimeError('Backward hook for Modules where no input requires '
+                                       'gradient should always return None or None for all '
+                                       'gradients.')
+            self.grad_outputs = None
+        return grad_output
+
+    def setup_input_hook(self, args):
+        self.n_inputs = len(args)
+        res, self.input_tensors_index = self._apply_on_tensors(self._input_grads, args)
+        return res
+
+    def setup_output_hook(self, args):
+        is_tuple = isinstance(args, tuple)
+        if not is_tuple:
+            args = (args,)
+        self.n_outputs = len(args)
+        res, self.output_tensors_index = self._apply_on_tensors(self._output_grads, args)
+        return res if is_tuple else res[0]
+
+
+def _plain_dict(m):
+    """The Python attributes of @m, without what libdl holds (parameters and
+    children are cached in __dict__) or the hooks."""
+    names = set(Dl.Module.get_own_names(m))
+    return {k: v for k, v in m.__dict__.items()
+            if k not in names and k not in ('_dl_hooked', '_dl_c_hooks', '_dl_bw_running',
+                                            '_dl_native')}
 
 
 # Dl.Linear is the typelib's class, made before Module overrides DlModule,
@@ -296,11 +928,11 @@ class Linear(Dl.Linear, Module):
 
     @property
     def weight(self):
-        return self.get_parameter('weight')
+        return Dl.Module.get_parameter(self, 'weight')
 
     @property
     def bias(self):
-        return self.get_parameter('bias')
+        return Dl.Module.get_parameter(self, 'bias')
 
     @property
     def in_features(self):
@@ -314,7 +946,8 @@ class Linear(Dl.Linear, Module):
 
     def extra_repr(self):
         return 'in_features=%d, out_features=%d, bias=%s' % (
-            self.get_in_features(), self.get_out_features(), self.get_parameter('bias') is not None)
+            self.get_in_features(), self.get_out_features(),
+            Dl.Module.get_parameter(self, 'bias') is not None)
 
     def __reduce_ex__(self, protocol):
         return _reduce_layer(self)
@@ -323,29 +956,39 @@ class Linear(Dl.Linear, Module):
 # ---- pickling --------------------------------------------------------------
 
 def _module_state(m):
-    """What libdl holds for a module: its own parameters and its children,
-    in the order they were registered, and the training flag."""
-    params = [(name, Dl.Module.get_parameter(m, name)) for name in m.parameter_names()
-              if '.' not in name]
-    children = list(zip(m.children_names(), Dl.Module.children(m)))
-    return params, children, m.get_training()
+    """What libdl holds for a module: its own parameters, buffers (with
+    their persistence) and children, in the order they were registered, and
+    its training flag."""
+    own = Dl.Module.get_own_names(m)
+    params = [(n, Dl.Module.get_parameter(m, n)) for n in own if Dl.Module.has_parameter(m, n)]
+    buffers = [(n, Dl.Module.get_buffer(m, n), Dl.Module.get_buffer_persistent(m, n))
+               for n in own if Dl.Module.has_buffer(m, n)]
+    children = list(zip(Dl.Module.children_names(m), Dl.Module.children(m)))
+    return params, buffers, children, Dl.Module.get_training(m)
 
 
-def _restore(m, params, children, training, attributes):
+def _restore(m, params, buffers, children, training, attributes):
     for name, p in params:
-        m.register_parameter(name, p)
+        Dl.Module.register_parameter(m, name, p)
+        if name.isidentifier():
+            m.__dict__[name] = p
+    for name, b, persistent in buffers:
+        Dl.Module.register_buffer(m, name, b, persistent)
     for name, child in children:
-        m.register_module(name, child)
-    m.set_training(training)
+        Dl.Module.register_module(m, name, child)
+        if name.isidentifier():
+            m.__dict__[name] = child
+    m.set_property('training', training)  # this module's only, as each child's
     m.__dict__.update(attributes)
+    m._update_hooked()  # the hooks that came with the attributes
     return m
 
 
-def _rebuild_module(cls, params, children, training, attributes):
+def _rebuild_module(cls, params, buffers, children, training, attributes):
     """A module from what Module.__reduce_ex__ saved."""
     m = cls.__new__(cls)
     Dl.Module.__init__(m)  # the GObject (of cls's GType), without cls.__init__
-    return _restore(m, params, children, training, attributes)
+    return _restore(m, params, buffers, children, training, attributes)
 
 
 def _reduce_layer(m):
@@ -356,13 +999,14 @@ def _reduce_layer(m):
     typelib_class = next(c for c in type(m).__mro__ if c.__module__ == 'gi.repository.Dl')
     properties = {name: m.get_property(name) for name in m._properties}
     return (_rebuild_layer, (type(m), typelib_class.__name__, properties) + _module_state(m)
-            + (m.__dict__,))
+            + (_plain_dict(m),))
 
 
-def _rebuild_layer(cls, typelib_name, properties, params, children, training, attributes):
+def _rebuild_layer(cls, typelib_name, properties, params, buffers, children, training,
+                   attributes):
     m = cls.__new__(cls)
     _construct(m, getattr(Dl, typelib_name), **properties)
-    return _restore(m, params, children, training, attributes)
+    return _restore(m, params, buffers, children, training, attributes)
 
 
 # ---- the layers libdl implements -------------------------------------------
@@ -519,6 +1163,27 @@ class LogSoftmax(_Layer, Dl.LogSoftmax, Module):
         return 'dim=%d' % self.dim
 
 
+def _set_modules(m, modules):
+    """Makes @modules (an OrderedDict) the children of @m, in its order (a
+    container's renumbering, which torch does by replacing _modules)."""
+    m.__dict__.pop('_dl_native', None)
+    for name in Dl.Module.children_names(m):
+        Dl.Module.remove(m, name)
+    for name, module in modules.items():
+        if module is not None:
+            Dl.Module.register_module(m, name, module)
+
+
+def _renumber(m):
+    # what torch's containers do after a deletion
+    modules = list(Dl.Module.children(m))
+    _set_modules(m, OrderedDict((str(i), c) for i, c in enumerate(modules)))
+
+
+def _index(idx):
+    return operator.index(idx)
+
+
 @typelib_override(__name__)
 class Sequential(_Layer, Dl.Sequential, Module):
     """torch.nn.Sequential(*modules) or Sequential(OrderedDict): runs its
@@ -528,30 +1193,327 @@ class Sequential(_Layer, Dl.Sequential, Module):
     def __init__(self, *args):
         _construct(self, Dl.Sequential)
         if len(args) == 1 and isinstance(args[0], OrderedDict):
-            for name, module in args[0].items():
-                self.add_module(name, module)
+            for key, module in args[0].items():
+                self.add_module(key, module)
         else:
-            for module in args:
-                self.append(module)
+            for idx, module in enumerate(args):
+                self.add_module(str(idx), module)
 
-    def append(self, module):
-        Dl.Sequential.append(self, module)
-        super(Module, self).__setattr__(str(len(self) - 1), module)
-        return self
+    def _get_item_by_idx(self, iterator, idx):
+        size = len(self)
+        idx = _index(idx)
+        if not -size <= idx < size:
+            raise IndexError('index {} is out of range'.format(idx))
+        idx %= size
+        return next(islice(iterator, idx, None))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
-            return type(self)(OrderedDict(list(self.named_children())[idx]))
-        try:
-            return self.get(idx)
-        except GLib.Error as e:
-            raise _translate(e) from None
+            return self.__class__(OrderedDict(list(self._modules.items())[idx]))
+        return self._get_item_by_idx(iter(Dl.Module.children(self)), idx)
+
+    def __setitem__(self, idx, module):
+        key = self._get_item_by_idx(iter(Dl.Module.children_names(self)), idx)
+        return setattr(self, key, module)
+
+    def __delitem__(self, idx):
+        if isinstance(idx, slice):
+            for key in list(Dl.Module.children_names(self))[idx]:
+                delattr(self, key)
+        else:
+            key = self._get_item_by_idx(iter(Dl.Module.children_names(self)), idx)
+            delattr(self, key)
+        _renumber(self)
 
     def __len__(self):
-        return self.get_length()
+        return len(Dl.Module.children_names(self))
+
+    def forward(self, input):
+        # DlSequential's C chain when every child is a libdl layer (each
+        # change of the children drops the cached answer); torch's loop,
+        # which passes on whatever each child returns, otherwise
+        native = self.__dict__.get('_dl_native')
+        if native is None:
+            native = self.__dict__['_dl_native'] = all(
+                type(m).do_forward is not _forward_vfunc for m in Dl.Module.children(self))
+        if native and _is_tensor(input):
+            return Module.forward(self, input)
+        for module in self:
+            input = module(input)
+        return input
+
+    def __add__(self, other):
+        if isinstance(other, Sequential):
+            ret = Sequential()
+            for layer in self:
+                ret.append(layer)
+            for layer in other:
+                ret.append(layer)
+            return ret
+        raise ValueError('add operator supports only objects of Sequential class, but {} is '
+                         'given.'.format(str(type(other))))
+
+    def pop(self, key):
+        v = self[key]
+        del self[key]
+        return v
+
+    def __iadd__(self, other):
+        if isinstance(other, Sequential):
+            offset = len(self)
+            for i, module in enumerate(other):
+                self.add_module(str(i + offset), module)
+            return self
+        raise ValueError('add operator supports only objects of Sequential class, but {} is '
+                         'given.'.format(str(type(other))))
+
+    def _check_factor(self, other):
+        if not isinstance(other, int):
+            raise TypeError('unsupported operand type(s) for *: {} and {}'.format(type(self),
+                                                                                 type(other)))
+        if other <= 0:
+            raise ValueError('Non-positive multiplication factor {} for {}'.format(other,
+                                                                                  type(self)))
+
+    def __mul__(self, other):
+        self._check_factor(other)
+        combined = Sequential()
+        offset = 0
+        for _ in range(other):
+            for module in self:
+                combined.add_module(str(offset), module)
+                offset += 1
+        return combined
+
+    def __rmul__(self, other):
+        return self.__mul__(other)
+
+    def __imul__(self, other):
+        self._check_factor(other)
+        len_original = len(self)
+        offset = len(self)
+        for _ in range(other - 1):
+            for i in range(len_original):
+                self.add_module(str(i + offset), self._modules[str(i)])
+            offset += len_original
+        return self
+
+    def __dir__(self):
+        return [key for key in super().__dir__() if not key.isdigit()]
 
     def __iter__(self):
-        return self.children()
+        return iter(Dl.Module.children(self))
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def insert(self, index, module):
+        if not isinstance(module, Module):
+            raise AssertionError('module should be of type: {}'.format(Module))
+        modules = self._modules
+        n = len(modules)
+        if not (-n <= index <= n):
+            raise IndexError('Index out of range: {}'.format(index))
+        if index < 0:
+            index += n
+        for i in range(n, index, -1):
+            modules[str(i)] = modules[str(i - 1)]
+        modules[str(index)] = module
+        _set_modules(self, modules)
+        return self
+
+    def extend(self, sequential):
+        for layer in sequential:
+            self.append(layer)
+        return self
+
+
+@typelib_override(__name__)
+class ModuleList(_Layer, Dl.ModuleList, Module):
+    """torch.nn.ModuleList(modules=None): a list of modules (registered as
+    children "0", "1", ...), with no forward."""
+    __module__ = OVERRIDE_MODULE
+
+    def __init__(self, modules=None):
+        _construct(self, Dl.ModuleList)
+        if modules is not None:
+            self += modules
+
+    def _get_abs_string_index(self, idx):
+        idx = _index(idx)
+        if not (-len(self) <= idx < len(self)):
+            raise IndexError('index {} is out of range'.format(idx))
+        if idx < 0:
+            idx += len(self)
+        return str(idx)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return self.__class__(list(Dl.Module.children(self))[idx])
+        return Dl.Module.get_module(self, self._get_abs_string_index(idx))
+
+    def __setitem__(self, idx, module):
+        idx = self._get_abs_string_index(idx)
+        return setattr(self, str(idx), module)
+
+    def __delitem__(self, idx):
+        if isinstance(idx, slice):
+            for k in range(len(self))[idx]:
+                delattr(self, str(k))
+        else:
+            delattr(self, self._get_abs_string_index(idx))
+        _renumber(self)
+
+    def __len__(self):
+        return len(Dl.Module.children_names(self))
+
+    def __iter__(self):
+        return iter(Dl.Module.children(self))
+
+    def __iadd__(self, modules):
+        return self.extend(modules)
+
+    def __add__(self, other):
+        combined = ModuleList()
+        for i, module in enumerate(chain(self, other)):
+            combined.add_module(str(i), module)
+        return combined
+
+    def __dir__(self):
+        return [key for key in super().__dir__() if not key.isdigit()]
+
+    def insert(self, index, module):
+        modules = self._modules
+        for i in range(len(modules), index, -1):
+            modules[str(i)] = modules[str(i - 1)]
+        modules[str(index)] = module
+        _set_modules(self, modules)
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def pop(self, key):
+        v = self[key]
+        del self[key]
+        return v
+
+    def extend(self, modules):
+        if not isinstance(modules, Iterable):
+            raise TypeError('ModuleList.extend should be called with an iterable, but got '
+                            + type(modules).__name__)
+        offset = len(self)
+        for i, module in enumerate(modules):
+            self.add_module(str(offset + i), module)
+        return self
+
+
+@typelib_override(__name__)
+class ModuleDict(_Layer, Dl.ModuleDict, Module):
+    """torch.nn.ModuleDict(modules=None): modules by name, in insertion
+    order, with no forward."""
+    __module__ = OVERRIDE_MODULE
+
+    def __init__(self, modules=None):
+        _construct(self, Dl.ModuleDict)
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key):
+        if not isinstance(key, str) or _member_kind(self, key) != 'm':
+            raise KeyError(key)
+        return Dl.Module.get_module(self, key)
+
+    def __setitem__(self, key, module):
+        self.add_module(key, module)
+
+    def __delitem__(self, key):
+        if not isinstance(key, str) or _member_kind(self, key) != 'm':
+            raise KeyError(key)
+        Dl.Module.remove(self, key)
+        self.__dict__.pop(key, None)
+
+    def __len__(self):
+        return len(Dl.Module.children_names(self))
+
+    def __iter__(self):
+        return iter(list(Dl.Module.children_names(self)))
+
+    def __contains__(self, key):
+        return isinstance(key, str) and _member_kind(self, key) == 'm'
+
+    def clear(self):
+        for key in list(self):
+            del self[key]
+
+    def pop(self, key):
+        v = self[key]
+        del self[key]
+        return v
+
+    def keys(self):
+        return self._modules.keys()
+
+    def items(self):
+        return self._modules.items()
+
+    def values(self):
+        return self._modules.values()
+
+    def update(self, modules):
+        if not isinstance(modules, Iterable):
+            raise TypeError('ModuleDict.update should be called with an iterable of key/value '
+                            'pairs, but got ' + type(modules).__name__)
+        if isinstance(modules, (OrderedDict, ModuleDict, Mapping)):
+            for key, module in modules.items():
+                self[key] = module
+        else:
+            for j, m in enumerate(modules):
+                if not isinstance(m, Iterable):
+                    raise TypeError('ModuleDict update sequence element #' + str(j)
+                                    + ' should be Iterable; is' + type(m).__name__)
+                if not len(m) == 2:
+                    raise ValueError('ModuleDict update sequence element #' + str(j)
+                                     + ' has length ' + str(len(m)) + '; 2 is required')
+                self[m[0]] = m[1]
+
+
+def _require_tuple_int(input):
+    if isinstance(input, (tuple, list)):
+        for idx, elem in enumerate(input):
+            if not isinstance(elem, int):
+                raise TypeError('unflattened_size must be tuple of ints, but found element of '
+                                'type {} at pos {}'.format(type(elem).__name__, idx))
+        return
+    raise TypeError('unflattened_size must be a tuple of ints, but found type {}'
+                    .format(type(input).__name__))
+
+
+@typelib_override(__name__)
+class Unflatten(_Layer, Dl.Unflatten, Module):
+    """torch.nn.Unflatten(dim, unflattened_size)."""
+    __module__ = OVERRIDE_MODULE
+    _properties = ('dim', 'unflattened_size')
+
+    def __init__(self, dim, unflattened_size):
+        if isinstance(dim, str):
+            raise TypeError('Unflatten: named tensors (a str dim) are not supported by libdl')
+        if not isinstance(dim, int):
+            raise TypeError('invalid argument type for dim parameter')
+        _require_tuple_int(unflattened_size)
+        _construct(self, Dl.Unflatten, dim=dim,
+                   unflattened_size=GLib.Variant('ax', [int(s) for s in unflattened_size]))
+        self.__dict__['_unflattened_size'] = unflattened_size
+
+    def __getattr__(self, name):
+        if name == 'unflattened_size':
+            return self.__dict__.get('_unflattened_size',
+                                     tuple(self.get_property('unflattened-size')))
+        return super().__getattr__(name)
+
+    def extra_repr(self):
+        return 'dim={}, unflattened_size={}'.format(self.dim, self.unflattened_size)
 
 
 _REDUCTION_NAMES = {int(Dl.Reduction.NONE): 'none', int(Dl.Reduction.MEAN): 'mean',

@@ -70,11 +70,11 @@ class _Norm(_Layer):
 
     @property
     def weight(self):
-        return self.get_parameter('weight')
+        return Dl.Module.get_parameter(self, 'weight')
 
     @property
     def bias(self):
-        return self.get_parameter('bias')
+        return Dl.Module.get_parameter(self, 'bias')
 
     eps = property(lambda self: self.get_property('eps'),
                    lambda self, v: self.set_property('eps', float(v)))
