@@ -53,8 +53,7 @@ def main():
 
     torch.manual_seed(0)
     model = nn.Linear(4, 1)
-    for param in model.parameters():
-        param.share_memory_()  # what model.share_memory() does
+    model.share_memory()
     counts = torch.zeros(args.processes, dtype=torch.int64).share_memory_()
     print('before: weight error %.3f, bias error %.3f' % error(model))
 

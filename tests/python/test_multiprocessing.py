@@ -41,6 +41,24 @@ def test_share_memory_keeps_values_and_views(rng):
     assert Dl.zeros(0).share_memory_().is_shared()
 
 
+def _child_sends_parameter(q, done):
+    q.put(Dl.nn.Linear(3, 2).weight)
+    done.wait()
+
+
+def test_parameters_and_modules_share():
+    m = Dl.nn.Linear(3, 2)
+    assert m.share_memory() is m
+    assert all(p.is_shared() for p in m.parameters())
+    q, done = mp.Queue(), mp.Event()
+    p = mp.Process(target=_child_sends_parameter, args=(q, done))
+    p.start()
+    w = q.get()
+    done.set()
+    p.join()
+    assert isinstance(w, Dl.nn.Parameter) and w.requires_grad and tuple(w.shape) == (2, 3)
+
+
 def _child_adds_and_sends(t, q, done):
     t += 1
     q.put(t[1:3])

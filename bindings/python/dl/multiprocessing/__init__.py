@@ -38,12 +38,15 @@ def set_sharing_strategy(new_strategy):
                          % new_strategy)
 
 
-def _rebuild_shared(dup, nbytes, dtype, shape, strides, offset, requires_grad):
+def _rebuild_shared(dup, nbytes, dtype, shape, strides, offset, requires_grad, parameter):
     fd = dup.detach()
     try:
         t = Dl.Tensor.new_from_shared_fd(fd, nbytes, dtype, shape, strides, offset)
     finally:
         os.close(fd)
+    if parameter:
+        from ..nn.parameter import Parameter
+        return Parameter(t, requires_grad=requires_grad)
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -58,7 +61,7 @@ def _reduce_tensor(t):
     t.share_memory_()
     return (_rebuild_shared, (DupFd(t.get_shared_fd()), t.get_storage_nbytes(), t.get_dtype(),
                               list(t.get_shape()), list(t.stride()), t.storage_offset(),
-                              t.get_requires_grad()))
+                              t.get_requires_grad(), Dl.Tensor.is_parameter(t)))
 
 
 def _register(cls):

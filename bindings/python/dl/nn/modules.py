@@ -628,6 +628,15 @@ class Module(Dl.Module):
     def bfloat16(self):
         return self._to_dtype('BFLOAT16')
 
+    def share_memory(self):
+        """Moves every parameter and buffer into shared memory
+        (Tensor.share_memory_()), so that processes forked afterwards, or
+        sent the module through dl.multiprocessing, train the same tensors
+        (Hogwild)."""
+        for t in list(self.parameters()) + list(self.buffers()):
+            t.share_memory_()
+        return self
+
     def cpu(self):
         _check(Dl.Module.to_device, self, None)
         return self
