@@ -172,12 +172,21 @@ def main():
 
     if args.resume or args.evaluate:
         checkpoint = torch.load(args.checkpoint)
+        if 'model' not in checkpoint:
+            # a bare model state dict, as the C, GJS and Vala examples save
+            if not args.evaluate:
+                raise SystemExit('%s holds only a model: --evaluate it, or train anew'
+                                 % args.checkpoint)
+            checkpoint = {'model': checkpoint, 'epoch': 0}
         model.load_state_dict(checkpoint['model'])
-        optimizer.load_state_dict(checkpoint['optimizer'])
-        scheduler.load_state_dict(checkpoint['scheduler'])
-        history = checkpoint['history']
-        first_epoch = checkpoint['epoch'] + 1
-        print('loaded %s (after epoch %d)' % (args.checkpoint, checkpoint['epoch']))
+        if 'optimizer' in checkpoint:
+            optimizer.load_state_dict(checkpoint['optimizer'])
+            scheduler.load_state_dict(checkpoint['scheduler'])
+            history = checkpoint['history']
+            first_epoch = checkpoint['epoch'] + 1
+            print('loaded %s (after epoch %d)' % (args.checkpoint, checkpoint['epoch']))
+        else:
+            print('loaded the model of %s' % args.checkpoint)
     if args.evaluate:
         accuracy, confusion = evaluate(model, test_loader)
         print('test accuracy: %.4f' % accuracy)
