@@ -303,3 +303,27 @@ def test_fashion_mnist_dataset():
     with pytest.raises(RuntimeError, match='download'):
         Dl.datasets.FashionMNIST(download=True)
     assert 'Number of datapoints: 10000' in repr(test)
+
+
+@pytest.mark.skipif(Dl is torch, reason='libdl only: a data set written as a Dl.Dataset subclass')
+@pytest.mark.parametrize('num_workers', [0, 2])
+def test_gobject_dataset_subclass_in_python(num_workers):
+    # a data set written as a GObject subclass in Python: the C loader
+    # calls it on this thread (workers only run compiled data sets), and
+    # the Python loader indexes it when it needs to (a custom collate)
+    class Squares(Dl.Dataset):
+        def do_get_length(self):
+            return 9
+
+        def do_load_item(self, index):
+            return [Dl.tensor([float(index)]), Dl.tensor(index * index)]
+
+    ds = Squares()
+    assert not ds.is_thread_safe()
+    batches = list(D.DataLoader(ds, batch_size=4, num_workers=num_workers))
+    assert [b[1].tolist() for b in batches] == [[0, 1, 4, 9], [16, 25, 36, 49], [64]]
+    assert tuple(batches[0][0].shape) == (4, 1)
+    sizes = list(D.DataLoader(ds, batch_size=4, collate_fn=len))
+    assert sizes == [4, 4, 1]
+    with pytest.raises(IndexError):
+        D.DataLoader(ds, batch_size=4, collate_fn=len).dataset[9]

@@ -204,6 +204,12 @@ class DataLoader:
             raise ValueError('timeout option should be non-negative')
         if persistent_workers and num_workers == 0:
             raise ValueError('persistent_workers option needs num_workers > 0')
+        if isinstance(dataset, Dl.Dataset):
+            # a GObject data set: the C loader runs it, or, with a custom
+            # collate or sampler, Python indexes it
+            self._gobject_dataset = dataset
+            dataset = _GObjectDataset(dataset)
+            dataset._dl_dataset = self._gobject_dataset
         self.dataset = dataset
         self.num_workers = num_workers
         self.prefetch_factor = prefetch_factor
@@ -268,7 +274,7 @@ class DataLoader:
 
     def _c_loader(self):
         """The Dl.DataLoader that loads this pass in C, or None."""
-        c = getattr(self.dataset, '_dl_dataset', None) if not self._iterable else None
+        c = _c_dataset(self.dataset) if not self._iterable else None
         if c is None or not self._default_collate or not self._default_sampler \
                 or not self._auto_collation or self.worker_init_fn is not None \
                 or type(self.batch_sampler) is not BatchSampler:
@@ -309,6 +315,31 @@ class DataLoader:
                 yield self.collate_fn([self.dataset[i] for i in indices])
             else:
                 yield self.collate_fn(self.dataset[indices])
+
+
+def _c_dataset(dataset):
+    """The Dl.Dataset behind @dataset: itself (a data set written as a
+    GObject subclass, in C or in Python), its _dl_dataset, or None."""
+    if isinstance(dataset, Dl.Dataset):
+        return dataset
+    return getattr(dataset, '_dl_dataset', None)
+
+
+class _GObjectDataset:
+    """A Dl.Dataset seen as a map-style Python data set: samples are tuples
+    of tensors."""
+
+    def __init__(self, dataset):
+        self.dataset = dataset
+
+    def __len__(self):
+        return self.dataset.get_length()
+
+    def __getitem__(self, index):
+        try:
+            return tuple(self.dataset.get_item(int(index)))
+        except GLib.Error as e:
+            raise _translate(e) from None
 
 
 class _CIterator:
