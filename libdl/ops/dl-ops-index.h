@@ -94,4 +94,7 @@ DL_EXPORT DlTensor *dl_tensor_index_put_ (DlTensor *self,
                                           gboolean accumulate,
                                           GError **error);
 
+DL_EXPORT DlTensor *
+dl_tensor_bincount (DlTensor *self, DlTensor *weights, gint64 minlength, GError **error);
+
 G_END_DECLS

@@ -718,3 +718,69 @@ dl_tensor_tensordot (DlTensor *self,
   *p = '\0';
   return dl_einsum (eq, (DlTensor *[]){ self, other }, 2, error);
 }
+
+/**
+ * dl_tensor_diag:
+ * @self: a vector or a matrix
+ * @diagonal: which diagonal: 0 the main one, above it when positive, below
+ *   when negative
+ * @error: return location for a #GError
+ *
+ * As torch.diag(): a vector becomes the square matrix with it on diagonal
+ * @diagonal and zeros elsewhere; a matrix gives a copy of its diagonal
+ * @diagonal. Differentiable.
+ *
+ * Returns: (transfer full): the new tensor, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_diag (DlTensor *self, gint64 diagonal, GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (self->ndim == 2)
+    {
+      g_autoptr (DlTensor) d = dl_tensor_diagonal (self, diagonal, 0, 1, error);
+      return d ? dl_tensor_clone (d, error) : NULL;
+    }
+  if (self->ndim == 1)
+    {
+      const gint64 n = self->sizes[0] + ABS (diagonal);
+      g_autoptr (DlTensor) out
+          = dl_zeros ((gint64[]){ n, n }, 2, self->dtype, dl_tensor_get_device (self), error);
+      g_autoptr (DlTensor) d = out ? dl_tensor_diagonal (out, diagonal, 0, 1, error) : NULL;
+
+      /* copy_ gives d back (transfer none); the write is recorded */
+      return d && dl_tensor_copy_ (d, self, error) ? g_steal_pointer (&out) : NULL;
+    }
+  g_set_error (error, DL_ERROR, DL_ERROR_SHAPE, "diag: matrix or a vector expected, got %dD",
+               self->ndim);
+  return NULL;
+}
+
+/**
+ * dl_tensor_trace:
+ * @self: a matrix
+ * @error: return location for a #GError
+ *
+ * The sum of the main diagonal, as torch.trace(). Differentiable.
+ *
+ * Returns: (transfer full): the 0-d sum, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_trace (DlTensor *self, GError **error)
+{
+  g_autoptr (DlTensor) d = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (self->ndim != 2)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "trace: expected a matrix, but got tensor with dim %d", self->ndim);
+      return NULL;
+    }
+  d = dl_tensor_diagonal (self, 0, 0, 1, error);
+  return d ? dl_tensor_sum (d, error) : NULL;
+}

@@ -39,4 +39,7 @@ DL_EXPORT DlTensor *dl_tensor_tensordot (DlTensor *self,
                                          gsize n_dims_other,
                                          GError **error);
 
+DL_EXPORT DlTensor *dl_tensor_diag (DlTensor *self, gint64 diagonal, GError **error);
+DL_EXPORT DlTensor *dl_tensor_trace (DlTensor *self, GError **error);
+
 G_END_DECLS

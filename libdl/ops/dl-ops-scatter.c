@@ -917,3 +917,89 @@ dl_tensor_scatter_reduce_ (DlTensor *self,
   return scatter_inplace ("scatter_reduce_", SCATTER_REDUCE, r, include_self, self, dim, index, src,
                           0, error);
 }
+
+/**
+ * dl_tensor_bincount:
+ * @self: a 1-d tensor of non-negative integers
+ * @weights: (nullable): a weight per element of @self, or %NULL to count
+ * @minlength: the least length of the result
+ * @error: return location for a #GError
+ *
+ * How often each value occurs in @self (or the sum of its elements'
+ * weights), as torch.bincount(): element i of the result counts the
+ * elements equal to i; the result has max(@self) + 1 elements, at least
+ * @minlength. Counts are int64; sums have the weights' dtype when it is
+ * floating, float64 otherwise.
+ *
+ * Returns: (transfer full): the counts, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_bincount (DlTensor *self, DlTensor *weights, gint64 minlength, GError **error)
+{
+  g_autoptr (DlTensor) top = NULL;
+  g_autoptr (DlTensor) out = NULL;
+  g_autoptr (DlTensor) idx = NULL;
+  g_autoptr (DlTensor) w = NULL;
+  DlDType dtype = DL_DTYPE_INT64;
+  gint64 n = 0;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (weights == NULL || DL_IS_TENSOR (weights), NULL);
+  const gboolean integral
+      = !dl_dtype_is_floating_point (self->dtype) && self->dtype != DL_DTYPE_BOOL;
+
+  if (self->ndim != 1 || !integral)
+    {
+      g_set_error (error, DL_ERROR, integral ? DL_ERROR_SHAPE : DL_ERROR_DTYPE,
+                   "bincount: bincount only supports 1-d non-negative integral inputs (got a "
+                   "%dD %s tensor)",
+                   self->ndim, dl_dtype_get_name (self->dtype));
+      return NULL;
+    }
+  if (minlength < 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "bincount: minlength should be >= 0, got %" G_GINT64_FORMAT, minlength);
+      return NULL;
+    }
+  if (weights && (weights->ndim != 1 || weights->sizes[0] != self->sizes[0]))
+    {
+      g_set_error (
+          error, DL_ERROR, DL_ERROR_SHAPE,
+          "bincount: weights should be 1-d and have the same length as input (%" G_GINT64_FORMAT
+          " elements, weights of %dD)",
+          self->sizes[0], weights ? weights->ndim : 0);
+      return NULL;
+    }
+  if (self->sizes[0] > 0)
+    {
+      g_autoptr (DlTensor) low = dl_tensor_min (self, error);
+
+      if (!low || !(top = dl_tensor_max (self, error)))
+        return NULL;
+      if (dl_tensor_item (low, NULL) < 0)
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                       "bincount: bincount only supports 1-d non-negative integral inputs (got "
+                       "%g)",
+                       dl_tensor_item (low, NULL));
+          return NULL;
+        }
+      n = (gint64)dl_tensor_item (top, NULL) + 1;
+    }
+  n = MAX (n, minlength);
+  if (weights)
+    dtype = dl_dtype_is_floating_point (weights->dtype) ? weights->dtype : DL_DTYPE_FLOAT64;
+  if (!(out = dl_zeros ((gint64[]){ n }, 1, dtype, dl_tensor_get_device (self), error))
+      || !(idx = dl_tensor_to_dtype (self, DL_DTYPE_INT64, error)))
+    return NULL;
+  if (weights)
+    w = dl_tensor_to_dtype (weights, dtype, error);
+  else
+    w = dl_ones (self->sizes, 1, dtype, dl_tensor_get_device (self), error);
+  if (!w || !dl_tensor_scatter_add_ (out, 0, idx, w, error))
+    return NULL;
+  return g_steal_pointer (&out);
+}

@@ -11,11 +11,12 @@
 
 typedef enum
 {
-  VIEW_RESHAPE, /* gradient: reshape back to the input shape */
-  VIEW_PERMUTE, /* gradient: the inverse permutation */
-  VIEW_EXPAND,  /* gradient: sum back to the input shape */
-  VIEW_SLICE,   /* gradient: zeros with the slice set */
-  VIEW_SELECT,  /* gradient: zeros with the index set */
+  VIEW_RESHAPE,  /* gradient: reshape back to the input shape */
+  VIEW_PERMUTE,  /* gradient: the inverse permutation */
+  VIEW_EXPAND,   /* gradient: sum back to the input shape */
+  VIEW_SLICE,    /* gradient: zeros with the slice set */
+  VIEW_SELECT,   /* gradient: zeros with the index set */
+  VIEW_DIAGONAL, /* gradient: zeros with the diagonal set */
 } ViewKind;
 
 /* How a view was taken, for its backward. */
@@ -35,6 +36,11 @@ typedef struct
       gint dim;
       gint64 index;
     } select; /* VIEW_SELECT */
+    struct
+    {
+      gint64 offset;
+      gint dim1, dim2;
+    } diagonal; /* VIEW_DIAGONAL */
   };
 } ViewState;
 
@@ -66,6 +72,7 @@ view_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
         break;
       case VIEW_SLICE:
       case VIEW_SELECT:
+      case VIEW_DIAGONAL:
         {
           g_autoptr (DlTensor) z
               = dl_zeros (in->sizes, in->ndim, go[0]->dtype, dl_tensor_get_device (go[0]), error);
@@ -79,6 +86,9 @@ view_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
           if (s->kind == VIEW_SLICE)
             part = dl_tensor_slice (z, s->slice.dim, s->slice.start, s->slice.end, s->slice.step,
                                     error);
+          else if (s->kind == VIEW_DIAGONAL)
+            part = dl_tensor_diagonal (z, s->diagonal.offset, s->diagonal.dim1, s->diagonal.dim2,
+                                       error);
           else
             part = dl_tensor_select (z, s->select.dim, s->select.index, error);
           done = part ? dl_tensor_copy_ (part, go[0], error) : NULL;
@@ -851,4 +861,58 @@ dl_tensor_unflatten (DlTensor *self, gint dim, const gint64 *sizes, gsize n_size
   for (gint i = dim + 1; i < self->ndim; i++)
     shape[n++] = self->sizes[i];
   return dl_tensor_reshape (self, shape, n, error);
+}
+
+/**
+ * dl_tensor_diagonal:
+ * @self: a tensor of at least 2 dims
+ * @offset: which diagonal: 0 the main one, above it when positive, below
+ *   when negative
+ * @dim1: the first dim of the matrices the diagonals are taken of
+ * @dim2: the second dim
+ * @error: return location for a #GError
+ *
+ * The diagonals of the matrices over dims @dim1 and @dim2, as a view, as
+ * torch.diagonal(): those two dims are removed and one holding the
+ * diagonal's elements is appended. Differentiable.
+ *
+ * Returns: (transfer full): the view, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_diagonal (DlTensor *self, gint64 offset, gint dim1, gint dim2, GError **error)
+{
+  gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS], len, start = self->offset;
+  ViewState how = { .kind = VIEW_DIAGONAL };
+  gint n = 0;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_normalize_dim ("diagonal", &dim1, self->ndim, error)
+      || !dl_normalize_dim ("diagonal", &dim2, self->ndim, error))
+    return NULL;
+  if (dim1 == dim2)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "diagonal: diagonal dimensions cannot be identical %d, %d", dim1, dim2);
+      return NULL;
+    }
+  if (offset >= 0)
+    len = MAX (MIN (self->sizes[dim1], self->sizes[dim2] - offset), 0);
+  else
+    len = MAX (MIN (self->sizes[dim1] + offset, self->sizes[dim2]), 0);
+  if (len > 0)
+    start += offset >= 0 ? offset * self->strides[dim2] : -offset * self->strides[dim1];
+  for (gint i = 0; i < self->ndim; i++)
+    if (i != dim1 && i != dim2)
+      {
+        sizes[n] = self->sizes[i];
+        strides[n++] = self->strides[i];
+      }
+  sizes[n] = len;
+  strides[n++] = self->strides[dim1] + self->strides[dim2];
+  how.diagonal.offset = offset;
+  how.diagonal.dim1 = dim1;
+  how.diagonal.dim2 = dim2;
+  return make_view_at (self, "DiagonalBackward0", &how, sizes, strides, n, start);
 }

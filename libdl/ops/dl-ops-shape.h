@@ -37,4 +37,7 @@ dl_tensor_slice (DlTensor *self, gint dim, gint64 start, gint64 end, gint64 step
 DL_EXPORT DlTensor *
 dl_tensor_narrow (DlTensor *self, gint dim, gint64 start, gint64 length, GError **error);
 
+DL_EXPORT DlTensor *
+dl_tensor_diagonal (DlTensor *self, gint64 offset, gint dim1, gint dim2, GError **error);
+
 G_END_DECLS

@@ -1451,6 +1451,18 @@ test('normalisation: Dl.batch_norm and the BatchNorm2d, LayerNorm, GroupNorm lay
     assertDlError(() => Dl.GroupNorm.new(4, 6), Dl.Error.ARGUMENT, 'groups not dividing');
 });
 
+test('diagonal, diag, trace and bincount', () => {
+    const m = fromArray([1, 2, 3, 4, 5, 6], [2, 3]);
+    assertArrayEqual(values(m.diagonal(1, 0, 1)), [2, 6], 'diagonal above the main one');
+    assertArrayEqual(values(m.diag(0)), [1, 5], 'diag of a matrix');
+    assert(m.trace().item() === 6, 'trace');
+    assertArrayEqual(values(fromArray([7, 8], [2]).diag(1)), [0, 7, 0, 0, 0, 8, 0, 0, 0],
+        'diag of a vector');
+    const counts = fromArray([0, 2, 2, 5], [4], Dl.DType.INT64).bincount(null, 0);
+    assertArrayEqual(values(counts), [1, 0, 2, 0, 0, 1], 'bincount');
+    assertDlError(() => m.diagonal(0, 1, 1), Dl.Error.ARGUMENT, 'identical dims');
+});
+
 // Run
 
 let failed = 0;

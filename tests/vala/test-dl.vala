@@ -1482,6 +1482,20 @@ void test_data () {
     }
 }
 
+/* diagonal, diag, trace, bincount */
+void test_diagonal () {
+    try {
+        var m = from_array ({ 1, 2, 3, 4, 5, 6 }, { 2, 3 });
+        assert_values (m.diagonal (-1, 0, 1), { 4 });
+        assert_values (m.diag (1), { 2, 6 });
+        assert (m.trace ().item () == 6);
+        assert_values (from_array ({ 0, 3, 3 }, { 3 }, Dl.DType.INT64).bincount (null, 5),
+                       { 1, 0, 0, 2, 0 });
+    } catch (GLib.Error e) {
+        error ("%s", e.message);
+    }
+}
+
 int main (string[] args) {
     Test.init (ref args);
     Test.add_func ("/vala/tensor/ops", test_tensor_ops);
@@ -1513,6 +1527,7 @@ int main (string[] args) {
     Test.add_func ("/vala/training", test_training);
     Test.add_func ("/vala/safetensors", test_safetensors);
     Test.add_func ("/vala/data", test_data);
+    Test.add_func ("/vala/diagonal", test_diagonal);
     Test.add_func ("/vala/function/gradients", test_function_gradients);
     Test.add_func ("/vala/function/double-backward", test_function_double_backward);
     Test.add_func ("/vala/function/errors", test_function_errors);

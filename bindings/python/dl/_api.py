@@ -24,8 +24,8 @@ from ._math import (allclose, arctan2, atan2, bitwise_and, bitwise_or, bitwise_x
 from ._indexing import (argwhere, cat, chunk, concat, concatenate, flip, fliplr, flipud, gather,
                         hstack, index_add, index_copy, index_fill, index_put, index_select,
                         masked_fill, masked_select, nonzero, roll, scatter, scatter_add,
-                        scatter_reduce, split, stack, take, take_along_dim, tril, triu, unbind,
-                        vstack, where)
+                        scatter_reduce, split, stack, take, take_along_dim, tril, triu, diagonal,
+                        diag, trace, bincount, unbind, vstack, where)
 from ._reductions import (amax, amin, aminmax, argsort, count_nonzero, cummax, cummin, cumprod,
                           cumsum, kthvalue, logsumexp, median, msort, nanmean, nanmedian, nansum,
                           norm, prod, sort, std, std_mean, topk, unique, unique_consecutive, var,
@@ -66,7 +66,7 @@ __all__ = ['Generator', 'Node', 'Size', 'Tensor', 'add', 'allclose', 'eq', 'equa
            'seed', 'select', 'serialization',
            'set_default_dtype', 'set_grad_enabled', 'set_rng_state', 'softmax', 'sort', 'split',
            'squeeze', 'stack', 'std', 'std_mean', 'sub', 't', 'take', 'take_along_dim', 'tensor',
-           'tensordot', 'topk', 'transpose', 'tril', 'triu', 'uint8', 'unbind', 'unflatten',
+           'tensordot', 'topk', 'transpose', 'tril', 'triu', 'diagonal', 'diag', 'trace', 'bincount', 'uint8', 'unbind', 'unflatten',
            'unique', 'unique_consecutive', 'unsqueeze', 'utils', 'var', 'var_mean', 'vdot',
            'vstack', 'where', 'zeros', 'zeros_like']
 

@@ -257,6 +257,26 @@ def _t_triu(self, diagonal=0):
     return Dl.Tensor.triu(self, int(diagonal))
 
 
+@_checked
+def _t_diagonal(self, offset=0, dim1=0, dim2=1):
+    return Dl.Tensor.diagonal(self, int(offset), int(dim1), int(dim2))
+
+
+@_checked
+def _t_diag(self, diagonal=0):
+    return Dl.Tensor.diag(self, int(diagonal))
+
+
+@_checked
+def _t_trace(self):
+    return Dl.Tensor.trace(self)
+
+
+@_checked
+def _t_bincount(self, weights=None, minlength=0):
+    return Dl.Tensor.bincount(self, weights, int(minlength))
+
+
 def _triangle_mask(self, diagonal, lower):
     """True where tril_ (lower) or triu_ zeroes an element."""
     if self.get_ndim() < 2:
@@ -556,6 +576,10 @@ flipud = _method_fn(_t_flipud, 'flipud')
 roll = _method_fn(_t_roll, 'roll')
 tril = _method_fn(_t_tril, 'tril')
 triu = _method_fn(_t_triu, 'triu')
+diagonal = _method_fn(_t_diagonal, 'diagonal')
+diag = _method_fn(_t_diag, 'diag')
+trace = _method_fn(_t_trace, 'trace')
+bincount = _method_fn(_t_bincount, 'bincount')
 index_put = _method_fn(_t_index_put, 'index_put')
 index_add = _method_fn(_t_index_add, 'index_add')
 index_copy = _method_fn(_t_index_copy, 'index_copy')

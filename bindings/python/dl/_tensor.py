@@ -806,6 +806,10 @@ class Tensor(Dl.Tensor):
     roll = _indexing._t_roll
     tril = _indexing._t_tril
     triu = _indexing._t_triu
+    diagonal = _indexing._t_diagonal
+    diag = _indexing._t_diag
+    trace = _indexing._t_trace
+    bincount = _indexing._t_bincount
     tril_ = _indexing._t_tril_
     triu_ = _indexing._t_triu_
     index_add_ = _indexing._t_index_add_
