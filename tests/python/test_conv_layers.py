@@ -113,3 +113,27 @@ def test_layer_errors(make, exc):
         m(Dl.randn(1, 2, 4, 4), output_size=(20, 9))
     with pytest.raises(RuntimeError, match='channels'):
         Dl.nn.Conv1d(2, 3, 3)(Dl.randn(1, 4, 8))
+
+
+def test_top_level_functions_take_torchs_arguments(rng):
+    x = rng.standard_normal((2, 3, 6, 6)).astype(np.float32)
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    dx, tx = Dl.tensor(x), torch.tensor(x)
+    dw, tw = Dl.tensor(w), torch.tensor(w)
+    np.testing.assert_allclose(Dl.conv2d(dx, dw, None, 1, 1).numpy(),
+                               torch.conv2d(tx, tw, None, 1, 1).numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(Dl.conv_transpose2d(dx, dw.transpose(0, 1).contiguous(),
+                                                   stride=2).numpy(),
+                               torch.conv_transpose2d(tx, tw.transpose(0, 1).contiguous(),
+                                                      stride=2).numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(Dl.conv1d(dx[:, :, 0], dw[:, :, 0], padding=1).numpy(),
+                               torch.conv1d(tx[:, :, 0], tw[:, :, 0], padding=1).numpy(),
+                               rtol=1e-4, atol=1e-5)
+    np.testing.assert_array_equal(Dl.max_pool2d(dx, 2).numpy(), torch.max_pool2d(tx, 2).numpy())
+    np.testing.assert_array_equal(Dl.max_pool2d(dx, (2, 2), (1, 1)).numpy(),
+                                  torch.max_pool2d(tx, (2, 2), (1, 1)).numpy())
+    np.testing.assert_array_equal(Dl.dropout(dx, 0.5, False).numpy(), x)
+    table = rng.standard_normal((5, 2)).astype(np.float32)
+    np.testing.assert_array_equal(
+        Dl.embedding(Dl.tensor(table), Dl.tensor([4, 0, 4])).numpy(),
+        torch.embedding(torch.tensor(table), torch.tensor([4, 0, 4])).numpy())

@@ -76,6 +76,27 @@ from .nn.normalization import (_torch_batch_norm as batch_norm,  # noqa: E402
                                _torch_group_norm as group_norm, _torch_layer_norm as layer_norm)
 __all__ += ['batch_norm', 'layer_norm', 'group_norm']
 
+# torch.conv2d and the other nn.functional ops that torch also has at the
+# top level, with torch's signatures (not the typelib's functions, which
+# take arrays); dropout and embedding keep torch's own argument order.
+from .nn.conv import conv1d, conv2d, conv_transpose2d, max_pool2d  # noqa: E402
+
+
+def dropout(input, p, train):
+    """torch.dropout(input, p, train)."""
+    from .nn.conv import dropout as _dropout
+    return _dropout(input, p, bool(train))
+
+
+def embedding(weight, input, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    """torch.embedding(weight, indices, ...): the weight comes first."""
+    from .nn.conv import embedding as _embedding
+    return _embedding(input, weight, None if padding_idx < 0 else padding_idx,
+                      scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+__all__ += ['conv1d', 'conv2d', 'conv_transpose2d', 'max_pool2d', 'dropout', 'embedding']
+
 # Exports whose names are Python builtins (float, int, bool, sum, max, ...)
 # live in this dict rather than among this module's globals, so that no
 # module shadows a builtin it uses; __getattr__ hands them out (PyGObject's
