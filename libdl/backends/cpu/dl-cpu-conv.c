@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <omp.h>
 #include <string.h>
 
 #include "dl-cpu-private.h"
@@ -30,46 +31,95 @@ valid_range (gint64 off, gint64 sw, gint64 w, gint64 out_w, gint64 *x0, gint64 *
 }
 
 #define DL_DEFINE_CONV(T, suffix)                                                                  \
+  static void im2col_planes_##suffix (const DlConvGeometry *g, const T *image, T *cols, gint64 p0, \
+                                      gint64 p1)                                                   \
+  {                                                                                                \
+    const gint64 taps = g->kh * g->kw;                                                             \
+                                                                                                   \
+    for (gint64 p = p0; p < p1; p++)                                                               \
+      {                                                                                            \
+        const T *src = image + p * g->h * g->w;                                                    \
+        T *dst = cols + (p / g->c) * g->col_batch_stride + (p % g->c) * taps * g->col_row_stride;  \
+                                                                                                   \
+        for (gint64 i = 0; i < g->kh; i++)                                                         \
+          for (gint64 j = 0; j < g->kw; j++, dst += g->col_row_stride)                             \
+            {                                                                                      \
+              const gint64 xoff = j * g->dw - g->pw;                                               \
+              gint64 x0, x1;                                                                       \
+                                                                                                   \
+              valid_range (xoff, g->sw, g->w, g->out_w, &x0, &x1);                                 \
+              for (gint64 y = 0; y < g->out_h; y++)                                                \
+                {                                                                                  \
+                  const gint64 iy = y * g->sh - g->ph + i * g->dh;                                 \
+                  T *row = dst + y * g->out_w;                                                     \
+                                                                                                   \
+                  if (iy < 0 || iy >= g->h)                                                        \
+                    {                                                                              \
+                      memset (row, 0, g->out_w * sizeof (T));                                      \
+                      continue;                                                                    \
+                    }                                                                              \
+                  const T *in = src + iy * g->w + xoff;                                            \
+                  for (gint64 x = 0; x < x0; x++)                                                  \
+                    row[x] = 0;                                                                    \
+                  if (g->sw == 1)                                                                  \
+                    memcpy (row + x0, in + x0, (x1 - x0) * sizeof (T));                            \
+                  else                                                                             \
+                    for (gint64 x = x0; x < x1; x++)                                               \
+                      row[x] = in[x * g->sw];                                                      \
+                  for (gint64 x = x1; x < g->out_w; x++)                                           \
+                    row[x] = 0;                                                                    \
+                }                                                                                  \
+            }                                                                                      \
+      }                                                                                            \
+  }                                                                                                \
+                                                                                                   \
   static void im2col_##suffix (const DlConvGeometry *g, const T *image, T *cols)                   \
   {                                                                                                \
     const gint64 planes = g->n * g->c, taps = g->kh * g->kw, l = g->out_h * g->out_w;              \
                                                                                                    \
     DL_CPU_FOR_IF (                                                                                \
         planes *taps *l >= DL_CPU_GRAIN, for (gint64 p = 0; p < planes; p++) {                     \
-          const T *src = image + p * g->h * g->w;                                                  \
-          T *dst                                                                                   \
-              = cols + (p / g->c) * g->col_batch_stride + (p % g->c) * taps * g->col_row_stride;   \
-                                                                                                   \
-          for (gint64 i = 0; i < g->kh; i++)                                                       \
-            for (gint64 j = 0; j < g->kw; j++, dst += g->col_row_stride)                           \
-              {                                                                                    \
-                const gint64 xoff = j * g->dw - g->pw;                                             \
-                gint64 x0, x1;                                                                     \
-                                                                                                   \
-                valid_range (xoff, g->sw, g->w, g->out_w, &x0, &x1);                               \
-                for (gint64 y = 0; y < g->out_h; y++)                                              \
-                  {                                                                                \
-                    const gint64 iy = y * g->sh - g->ph + i * g->dh;                               \
-                    T *row = dst + y * g->out_w;                                                   \
-                                                                                                   \
-                    if (iy < 0 || iy >= g->h)                                                      \
-                      {                                                                            \
-                        memset (row, 0, g->out_w * sizeof (T));                                    \
-                        continue;                                                                  \
-                      }                                                                            \
-                    const T *in = src + iy * g->w + xoff;                                          \
-                    for (gint64 x = 0; x < x0; x++)                                                \
-                      row[x] = 0;                                                                  \
-                    if (g->sw == 1)                                                                \
-                      memcpy (row + x0, in + x0, (x1 - x0) * sizeof (T));                          \
-                    else                                                                           \
-                      for (gint64 x = x0; x < x1; x++)                                             \
-                        row[x] = in[x * g->sw];                                                    \
-                    for (gint64 x = x1; x < g->out_w; x++)                                         \
-                      row[x] = 0;                                                                  \
-                  }                                                                                \
-              }                                                                                    \
+          im2col_planes_##suffix (g, image, cols, p, p + 1);                                       \
         });                                                                                        \
+  }                                                                                                \
+                                                                                                   \
+  static void col2im_planes_##suffix (const DlConvGeometry *g, const T *cols, T *image, gint64 p0, \
+                                      gint64 p1)                                                   \
+  {                                                                                                \
+    const gint64 taps = g->kh * g->kw;                                                             \
+                                                                                                   \
+    for (gint64 p = p0; p < p1; p++)                                                               \
+      {                                                                                            \
+        T *dst = image + p * g->h * g->w;                                                          \
+        const T *src                                                                               \
+            = cols + (p / g->c) * g->col_batch_stride + (p % g->c) * taps * g->col_row_stride;     \
+                                                                                                   \
+        memset (dst, 0, g->h * g->w * sizeof (T));                                                 \
+        for (gint64 i = 0; i < g->kh; i++)                                                         \
+          for (gint64 j = 0; j < g->kw; j++, src += g->col_row_stride)                             \
+            {                                                                                      \
+              const gint64 xoff = j * g->dw - g->pw;                                               \
+              gint64 x0, x1;                                                                       \
+                                                                                                   \
+              valid_range (xoff, g->sw, g->w, g->out_w, &x0, &x1);                                 \
+              for (gint64 y = 0; y < g->out_h; y++)                                                \
+                {                                                                                  \
+                  const gint64 iy = y * g->sh - g->ph + i * g->dh;                                 \
+                  const T *row = src + y * g->out_w;                                               \
+                  T *out;                                                                          \
+                                                                                                   \
+                  if (iy < 0 || iy >= g->h)                                                        \
+                    continue;                                                                      \
+                  out = dst + iy * g->w + xoff;                                                    \
+                  if (g->sw == 1)                                                                  \
+                    for (gint64 x = x0; x < x1; x++)                                               \
+                      out[x] += row[x];                                                            \
+                  else                                                                             \
+                    for (gint64 x = x0; x < x1; x++)                                               \
+                      out[x * g->sw] += row[x];                                                    \
+                }                                                                                  \
+            }                                                                                      \
+      }                                                                                            \
   }                                                                                                \
                                                                                                    \
   static void col2im_##suffix (const DlConvGeometry *g, const T *cols, T *image)                   \
@@ -78,40 +128,161 @@ valid_range (gint64 off, gint64 sw, gint64 w, gint64 out_w, gint64 *x0, gint64 *
                                                                                                    \
     DL_CPU_FOR_IF (                                                                                \
         planes *taps *l >= DL_CPU_GRAIN, for (gint64 p = 0; p < planes; p++) {                     \
-          T *dst = image + p * g->h * g->w;                                                        \
-          const T *src                                                                             \
-              = cols + (p / g->c) * g->col_batch_stride + (p % g->c) * taps * g->col_row_stride;   \
-                                                                                                   \
-          memset (dst, 0, g->h * g->w * sizeof (T));                                               \
-          for (gint64 i = 0; i < g->kh; i++)                                                       \
-            for (gint64 j = 0; j < g->kw; j++, src += g->col_row_stride)                           \
-              {                                                                                    \
-                const gint64 xoff = j * g->dw - g->pw;                                             \
-                gint64 x0, x1;                                                                     \
-                                                                                                   \
-                valid_range (xoff, g->sw, g->w, g->out_w, &x0, &x1);                               \
-                for (gint64 y = 0; y < g->out_h; y++)                                              \
-                  {                                                                                \
-                    const gint64 iy = y * g->sh - g->ph + i * g->dh;                               \
-                    const T *row = src + y * g->out_w;                                             \
-                    T *out;                                                                        \
-                                                                                                   \
-                    if (iy < 0 || iy >= g->h)                                                      \
-                      continue;                                                                    \
-                    out = dst + iy * g->w + xoff;                                                  \
-                    if (g->sw == 1)                                                                \
-                      for (gint64 x = x0; x < x1; x++)                                             \
-                        out[x] += row[x];                                                          \
-                    else                                                                           \
-                      for (gint64 x = x0; x < x1; x++)                                             \
-                        out[x * g->sw] += row[x];                                                  \
-                  }                                                                                \
-              }                                                                                    \
+          col2im_planes_##suffix (g, cols, image, p, p + 1);                                       \
         });                                                                                        \
   }
 
 DL_DEFINE_CONV (float, f32)
 DL_DEFINE_CONV (double, f64)
+
+/* Fused convolutions (groups 1), see DlConvArgs: the images are shared
+ * out among the threads, each working on one image at a time with its own
+ * columns [c * kh * kw, l] (which stay in its cache) and single-threaded
+ * GEMMs that write the image's output [o, l] in place, the bias filled in
+ * first (beta 1). The backward recomputes each image's columns for the
+ * weight's gradient (summed per thread with beta 1, then across the
+ * threads), then overwrites them with weight^T @ dy and sums them back
+ * into the input's gradient (col2im). A 1 x 1 convolution with stride 1
+ * and no padding needs no columns: the image is its own. With a batch
+ * smaller than the threads, one image at a time goes to the threaded GEMM
+ * instead. */
+static gboolean
+cols_are_image (const DlConvGeometry *g)
+{
+  return g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
+}
+
+#define DL_DEFINE_CONV_FUSED(T, suffix, DT)                                                        \
+  static void conv2d_forward_##suffix (const DlConvArgs *a)                                        \
+  {                                                                                                \
+    DlConvGeometry g1 = a->g;                                                                      \
+    const gint64 n = a->g.n, c = a->g.c, o = a->o, l = a->g.out_h * a->g.out_w;                    \
+    const gint64 ck = c * a->g.kh * a->g.kw, chw = c * a->g.h * a->g.w;                            \
+    const gboolean direct = cols_are_image (&a->g);                                                \
+    const gint nt = (gint)MIN (omp_get_max_threads (), n);                                         \
+    const T *x = a->x, *w = a->weight, *bias = a->bias;                                            \
+    T *y = a->y;                                                                                   \
+                                                                                                   \
+    g1.n = 1;                                                                                      \
+    g1.col_batch_stride = ck * l;                                                                  \
+    g1.col_row_stride = l;                                                                         \
+    _Pragma ("omp parallel num_threads(nt) if (nt > 1)")                                           \
+    {                                                                                              \
+      T *cols = direct ? NULL : g_new (T, ck * l);                                                 \
+                                                                                                   \
+      _Pragma ("omp for schedule(static)") for (gint64 i = 0; i < n; i++)                          \
+      {                                                                                            \
+        const T *xi = x + i * chw;                                                                 \
+        T *yi = y + i * o * l;                                                                     \
+                                                                                                   \
+        if (!direct)                                                                               \
+          im2col_planes_##suffix (&g1, xi, cols, 0, c);                                            \
+        if (bias)                                                                                  \
+          for (gint64 r = 0; r < o; r++)                                                           \
+            for (gint64 j = 0; j < l; j++)                                                         \
+              yi[r * l + j] = bias[r];                                                             \
+        dl_cpu_blas_gemm_ex (DT, FALSE, FALSE, o, l, ck, w, ck, direct ? xi : cols, l,             \
+                             bias ? 1.0 : 0.0, yi, l);                                             \
+      }                                                                                            \
+      g_free (cols);                                                                               \
+    }                                                                                              \
+  }                                                                                                \
+                                                                                                   \
+  static void conv2d_backward_##suffix (const DlConvArgs *a)                                       \
+  {                                                                                                \
+    DlConvGeometry g1 = a->g;                                                                      \
+    const gint64 n = a->g.n, c = a->g.c, o = a->o, l = a->g.out_h * a->g.out_w;                    \
+    const gint64 ck = c * a->g.kh * a->g.kw, chw = c * a->g.h * a->g.w;                            \
+    const gboolean direct = cols_are_image (&a->g);                                                \
+    const gint nt = (gint)MIN (omp_get_max_threads (), n);                                         \
+    const T *x = a->x, *w = a->weight, *dy = a->dy;                                                \
+    T *dx = a->dx, *dweight = a->dweight, *dbias = a->dbias;                                       \
+    T **dws = g_new0 (T *, nt);                                                                    \
+    gdouble *dbs = g_new0 (gdouble, nt * o);                                                       \
+                                                                                                   \
+    g1.n = 1;                                                                                      \
+    g1.col_batch_stride = ck * l;                                                                  \
+    g1.col_row_stride = l;                                                                         \
+    _Pragma ("omp parallel num_threads(nt) if (nt > 1)")                                           \
+    {                                                                                              \
+      const gint t = omp_get_thread_num ();                                                        \
+      T *cols = direct ? NULL : g_new (T, ck * l);                                                 \
+      T *dw = dweight ? (t == 0 ? dweight : g_new (T, o * ck)) : NULL;                             \
+      gdouble *db = dbs + t * o;                                                                   \
+      gboolean first = TRUE;                                                                       \
+                                                                                                   \
+      _Pragma ("omp for schedule(static)") for (gint64 i = 0; i < n; i++)                          \
+      {                                                                                            \
+        const T *xi = x + i * chw, *dyi = dy + i * o * l;                                          \
+                                                                                                   \
+        if (dw)                                                                                    \
+          {                                                                                        \
+            if (!direct)                                                                           \
+              im2col_planes_##suffix (&g1, xi, cols, 0, c);                                        \
+            dl_cpu_blas_gemm_ex (DT, FALSE, TRUE, o, ck, l, dyi, l, direct ? xi : cols, l,         \
+                                 first ? 0.0 : 1.0, dw, ck);                                       \
+            first = FALSE;                                                                         \
+          }                                                                                        \
+        if (dx && direct)                                                                          \
+          dl_cpu_blas_gemm_ex (DT, TRUE, FALSE, c, l, o, w, ck, dyi, l, 0.0, dx + i * chw, l);     \
+        else if (dx)                                                                               \
+          {                                                                                        \
+            dl_cpu_blas_gemm_ex (DT, TRUE, FALSE, ck, l, o, w, ck, dyi, l, 0.0, cols, l);          \
+            col2im_planes_##suffix (&g1, cols, dx + i * chw, 0, c);                                \
+          }                                                                                        \
+        if (dbias)                                                                                 \
+          for (gint64 r = 0; r < o; r++)                                                           \
+            {                                                                                      \
+              gdouble s = 0;                                                                       \
+              for (gint64 j = 0; j < l; j++)                                                       \
+                s += dyi[r * l + j];                                                               \
+              db[r] += s;                                                                          \
+            }                                                                                      \
+      }                                                                                            \
+      if (dw && first)                                                                             \
+        memset (dw, 0, o *ck * sizeof (T));                                                        \
+      dws[t] = dw;                                                                                 \
+      g_free (cols);                                                                               \
+    }                                                                                              \
+    for (gint t = 1; t < nt; t++)                                                                  \
+      if (dws[t])                                                                                  \
+        {                                                                                          \
+          for (gint64 e = 0; e < o * ck; e++)                                                      \
+            dweight[e] += dws[t][e];                                                               \
+          g_free (dws[t]);                                                                         \
+        }                                                                                          \
+    if (dbias)                                                                                     \
+      for (gint64 r = 0; r < o; r++)                                                               \
+        {                                                                                          \
+          gdouble s = 0;                                                                           \
+          for (gint t = 0; t < nt; t++)                                                            \
+            s += dbs[t * o + r];                                                                   \
+          dbias[r] = (T)s;                                                                         \
+        }                                                                                          \
+    g_free (dws);                                                                                  \
+    g_free (dbs);                                                                                  \
+  }
+
+DL_DEFINE_CONV_FUSED (float, f32, DL_DTYPE_FLOAT32)
+DL_DEFINE_CONV_FUSED (double, f64, DL_DTYPE_FLOAT64)
+
+void
+dl_cpu_conv2d_forward (DlBackendContext *ctx, const DlConvArgs *args, DlDType dtype)
+{
+  if (dtype == DL_DTYPE_FLOAT64)
+    conv2d_forward_f64 (args);
+  else
+    conv2d_forward_f32 (args);
+}
+
+void
+dl_cpu_conv2d_backward (DlBackendContext *ctx, const DlConvArgs *args, DlDType dtype)
+{
+  if (dtype == DL_DTYPE_FLOAT64)
+    conv2d_backward_f64 (args);
+  else
+    conv2d_backward_f32 (args);
+}
 
 /* the taps [*lo, *hi) of a window starting at @start (with @k taps @d
  * apart) that lie inside [0, @size) */
