@@ -46,7 +46,8 @@ test_conv2d_values (void)
  * direct loops over every output and tap: the output, and the gradients of
  * sum (y * g) for the input, the weight and the bias, in float32 and
  * float64, for a batch larger than the threads, 3 x 3 padded, strided and
- * dilated windows and a 1 x 1 one whose columns are the image. */
+ * dilated windows, a 1 x 1 one whose columns are the image and the 3 x 3
+ * ones Winograd's transforms compute. */
 static void
 check_conv2d_fused (DlDType dtype,
                     gint64 n,
@@ -127,6 +128,11 @@ test_conv2d_fused (void)
       check_conv2d_fused (dtype, 5, 3, 7, 6, 4, 3, 1, 1, 1);
       check_conv2d_fused (dtype, 1, 2, 9, 8, 3, 3, 2, 1, 2);
       check_conv2d_fused (dtype, 3, 4, 5, 5, 6, 1, 1, 0, 1);
+      /* 8 channels or more: Winograd, padding 1, 0 and 3 (whose input
+       * gradient goes through the columns) */
+      check_conv2d_fused (dtype, 3, 8, 7, 6, 9, 3, 1, 1, 1);
+      check_conv2d_fused (dtype, 2, 10, 5, 5, 8, 3, 1, 0, 1);
+      check_conv2d_fused (dtype, 1, 8, 4, 5, 8, 3, 1, 3, 1);
     }
 }
 

@@ -31,6 +31,15 @@ CASES = [
     ((1, 130, 6, 5), 70, 3, 1, 1, 1, True),
     ((9, 40, 12, 12), 33, 3, 1, 1, 1, True),
     ((4, 3, 5, 5), 2, 5, 1, 0, 1, True),
+    # 3 x 3, stride 1, 8 channels or more: Winograd F(2 x 2, 3 x 3), whose
+    # input gradient needs padding <= 2; odd output sizes, edge tiles
+    ((3, 16, 7, 9), 12, 3, 1, 0, 1, False),
+    ((2, 9, 5, 6), 10, 3, 1, 2, 1, True),
+    ((1, 8, 8, 8), 8, 3, 1, 1, 1, False),
+    ((2, 12, 6, 7), 9, 3, 1, (1, 0), 1, True),
+    ((2, 8, 4, 4), 8, 3, 1, 3, 1, True),
+    ((3, 8, 30, 33), 20, 3, 1, 1, 1, True),
+    ((2, 7, 6, 6), 8, 3, 1, 1, 1, True),
 ]
 
 

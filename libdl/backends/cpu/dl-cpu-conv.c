@@ -31,8 +31,8 @@ valid_range (gint64 off, gint64 sw, gint64 w, gint64 out_w, gint64 *x0, gint64 *
 }
 
 #define DL_DEFINE_CONV(T, suffix)                                                                  \
-  static void im2col_planes_##suffix (const DlConvGeometry *g, const T *image, T *cols, gint64 p0, \
-                                      gint64 p1)                                                   \
+  DL_CPU_CLONES static void im2col_planes_##suffix (const DlConvGeometry *g, const T *image,       \
+                                                    T *cols, gint64 p0, gint64 p1)                 \
   {                                                                                                \
     const gint64 taps = g->kh * g->kw;                                                             \
                                                                                                    \
@@ -63,6 +63,8 @@ valid_range (gint64 off, gint64 sw, gint64 w, gint64 out_w, gint64 *x0, gint64 *
                     row[x] = 0;                                                                    \
                   if (g->sw == 1)                                                                  \
                     memcpy (row + x0, in + x0, (x1 - x0) * sizeof (T));                            \
+                  else if (g->sw == 2)                                                             \
+                    _Pragma ("omp simd") for (gint64 x = x0; x < x1; x++) row[x] = in[2 * x];      \
                   else                                                                             \
                     for (gint64 x = x0; x < x1; x++)                                               \
                       row[x] = in[x * g->sw];                                                      \
@@ -83,8 +85,8 @@ valid_range (gint64 off, gint64 sw, gint64 w, gint64 out_w, gint64 *x0, gint64 *
         });                                                                                        \
   }                                                                                                \
                                                                                                    \
-  static void col2im_planes_##suffix (const DlConvGeometry *g, const T *cols, T *image, gint64 p0, \
-                                      gint64 p1)                                                   \
+  DL_CPU_CLONES static void col2im_planes_##suffix (const DlConvGeometry *g, const T *cols,        \
+                                                    T *image, gint64 p0, gint64 p1)                \
   {                                                                                                \
     const gint64 taps = g->kh * g->kw;                                                             \
                                                                                                    \
@@ -114,6 +116,8 @@ valid_range (gint64 off, gint64 sw, gint64 w, gint64 out_w, gint64 *x0, gint64 *
                   if (g->sw == 1)                                                                  \
                     for (gint64 x = x0; x < x1; x++)                                               \
                       out[x] += row[x];                                                            \
+                  else if (g->sw == 2)                                                             \
+                    _Pragma ("omp simd") for (gint64 x = x0; x < x1; x++) out[2 * x] += row[x];    \
                   else                                                                             \
                     for (gint64 x = x0; x < x1; x++)                                               \
                       out[x * g->sw] += row[x];                                                    \
@@ -152,6 +156,190 @@ cols_are_image (const DlConvGeometry *g)
   return g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
 }
 
+/* Winograd F(2 x 2, 3 x 3) for the 3 x 3 convolutions with stride 1 and
+ * dilation 1 (Lavin and Gray, 2015): each 2 x 2 output tile is A^T [(G g
+ * G^T) * (B^T d B)] A over the 4 x 4 input tile d that covers it, so that
+ * the product over the channels becomes 16 GEMMs ([o, c] @ [c, tiles],
+ * one per position of the 4 x 4 transformed tile) of 16 / 36 the
+ * multiplications of the columns' GEMM. One image at a time: its channels
+ * are copied into a zero-padded buffer whose tiles all lie inside it, and
+ * the tiles go through in blocks whose transformed input and products stay
+ * in cache. The input's gradient is the same convolution of the output's
+ * gradient (padding 2 - p) with the filters flipped and transposed. */
+typedef struct
+{
+  gint64 c, h, w, ph, pw; /* input channels, size, padding */
+  gint64 o, out_h, out_w; /* output channels and size */
+  gint64 tiles_w, tiles, block;
+  gint64 pad_h, pad_w; /* the padded buffer's plane */
+} Winograd;
+
+static gboolean
+winograd_fits (const DlConvGeometry *g, gint64 o)
+{
+  static gint enabled = -1; /* DL_CONV_WINOGRAD=0 turns it off */
+
+  if (enabled < 0)
+    enabled = g_strcmp0 (g_getenv ("DL_CONV_WINOGRAD"), "0") != 0;
+  return enabled && g->kh == 3 && g->kw == 3 && g->sh == 1 && g->sw == 1 && g->dh == 1 && g->dw == 1
+         && g->c >= 8 && o >= 8;
+}
+
+static void
+winograd_plan (Winograd *p, gint64 c, gint64 h, gint64 w, gint64 ph, gint64 pw, gint64 o, gsize es)
+{
+  const gint64 tiles_h = (h + 2 * ph - 2 + 1) / 2;
+
+  p->c = c;
+  p->h = h;
+  p->w = w;
+  p->ph = ph;
+  p->pw = pw;
+  p->o = o;
+  p->out_h = h + 2 * ph - 2;
+  p->out_w = w + 2 * pw - 2;
+  p->tiles_w = (p->out_w + 1) / 2;
+  p->tiles = tiles_h * p->tiles_w;
+  p->pad_h = 2 * tiles_h + 2;
+  p->pad_w = 2 * p->tiles_w + 2;
+  /* the transformed input and the products of a block in about 512 KiB */
+  p->block = MAX (64, (512 << 10) / (16 * (c + o) * (gint64)es));
+  p->block = MIN (p->block, p->tiles);
+}
+
+#define DL_DEFINE_WINOGRAD(T, suffix, DT)                                                          \
+  /* u[16][o][c] (or, with flip, u[16][c][o] for the flipped, transposed                           \
+   * filters) from w [o, c, 3, 3] */                                                               \
+  static void winograd_weights_##suffix (const T *w, gint64 o, gint64 c, gboolean flip, T *u)      \
+  {                                                                                                \
+    for (gint64 f = 0; f < o; f++)                                                                 \
+      for (gint64 ch = 0; ch < c; ch++)                                                            \
+        {                                                                                          \
+          const T *k = w + (f * c + ch) * 9;                                                       \
+          T g[3][3], t[4][3];                                                                      \
+          const gint64 at = flip ? ch * o + f : f * c + ch;                                        \
+                                                                                                   \
+          for (gint i = 0; i < 3; i++)                                                             \
+            for (gint j = 0; j < 3; j++)                                                           \
+              g[i][j] = flip ? k[(2 - i) * 3 + 2 - j] : k[i * 3 + j];                              \
+          for (gint j = 0; j < 3; j++)                                                             \
+            {                                                                                      \
+              t[0][j] = g[0][j];                                                                   \
+              t[1][j] = (g[0][j] + g[1][j] + g[2][j]) / 2;                                         \
+              t[2][j] = (g[0][j] - g[1][j] + g[2][j]) / 2;                                         \
+              t[3][j] = g[2][j];                                                                   \
+            }                                                                                      \
+          for (gint i = 0; i < 4; i++)                                                             \
+            {                                                                                      \
+              u[(i * 4 + 0) * o * c + at] = t[i][0];                                               \
+              u[(i * 4 + 1) * o * c + at] = (t[i][0] + t[i][1] + t[i][2]) / 2;                     \
+              u[(i * 4 + 2) * o * c + at] = (t[i][0] - t[i][1] + t[i][2]) / 2;                     \
+              u[(i * 4 + 3) * o * c + at] = t[i][2];                                               \
+            }                                                                                      \
+        }                                                                                          \
+  }                                                                                                \
+                                                                                                   \
+  /* y [o, out_h, out_w] (plus bias, nullable) from one image x [c, h, w];                         \
+   * pad [c, pad_h, pad_w], v [16, c, block] and m [16, o, block] are                              \
+   * scratch */                                                                                    \
+  DL_CPU_CLONES static void winograd_image_##suffix (const Winograd *p, const T *x, const T *u,    \
+                                                     const T *bias, T *y, T *pad, T *v, T *m)      \
+  {                                                                                                \
+    const gint64 c = p->c, o = p->o, pw = p->pad_w, plane = p->pad_h * p->pad_w;                   \
+                                                                                                   \
+    memset (pad, 0, c *plane * sizeof (T));                                                        \
+    for (gint64 ch = 0; ch < c; ch++)                                                              \
+      for (gint64 r = 0; r < p->h; r++)                                                            \
+        memcpy (pad + ch * plane + (r + p->ph) * pw + p->pw, x + (ch * p->h + r) * p->w,           \
+                p->w * sizeof (T));                                                                \
+    for (gint64 t0 = 0; t0 < p->tiles; t0 += p->block)                                             \
+      {                                                                                            \
+        const gint64 nb = MIN (p->block, p->tiles - t0);                                           \
+                                                                                                   \
+        for (gint64 ch = 0; ch < c; ch++)                                                          \
+          {                                                                                        \
+            const T *src = pad + ch * plane;                                                       \
+            T *dst = v + ch * nb;                                                                  \
+            gint64 ty = t0 / p->tiles_w, tx = t0 % p->tiles_w;                                     \
+                                                                                                   \
+            for (gint64 j = 0; j < nb; j++)                                                        \
+              {                                                                                    \
+                const T *d = src + 2 * ty * pw + 2 * tx;                                           \
+                T t[4][4];                                                                         \
+                                                                                                   \
+                for (gint s = 0; s < 4; s++)                                                       \
+                  {                                                                                \
+                    const T d0 = d[s], d1 = d[pw + s], d2 = d[2 * pw + s], d3 = d[3 * pw + s];     \
+                    t[0][s] = d0 - d2;                                                             \
+                    t[1][s] = d1 + d2;                                                             \
+                    t[2][s] = d2 - d1;                                                             \
+                    t[3][s] = d1 - d3;                                                             \
+                  }                                                                                \
+                for (gint r = 0; r < 4; r++)                                                       \
+                  {                                                                                \
+                    dst[(r * 4 + 0) * c * nb + j] = t[r][0] - t[r][2];                             \
+                    dst[(r * 4 + 1) * c * nb + j] = t[r][1] + t[r][2];                             \
+                    dst[(r * 4 + 2) * c * nb + j] = t[r][2] - t[r][1];                             \
+                    dst[(r * 4 + 3) * c * nb + j] = t[r][1] - t[r][3];                             \
+                  }                                                                                \
+                if (++tx == p->tiles_w)                                                            \
+                  {                                                                                \
+                    tx = 0;                                                                        \
+                    ty++;                                                                          \
+                  }                                                                                \
+              }                                                                                    \
+          }                                                                                        \
+        for (gint k = 0; k < 16; k++)                                                              \
+          dl_cpu_blas_gemm_ex (DT, FALSE, FALSE, o, nb, c, u + k * o * c, c, v + k * c * nb, nb,   \
+                               0.0, m + k * o * nb, nb);                                           \
+        for (gint64 f = 0; f < o; f++)                                                             \
+          {                                                                                        \
+            const T *src = m + f * nb, b = bias ? bias[f] : 0;                                     \
+            T *dst = y + f * p->out_h * p->out_w;                                                  \
+            gint64 ty = t0 / p->tiles_w, tx = t0 % p->tiles_w;                                     \
+                                                                                                   \
+            for (gint64 j = 0; j < nb; j++)                                                        \
+              {                                                                                    \
+                T t[2][4], r[2][2];                                                                \
+                const gint64 oy = 2 * ty, ox = 2 * tx;                                             \
+                                                                                                   \
+                for (gint s = 0; s < 4; s++)                                                       \
+                  {                                                                                \
+                    const T m0 = src[(0 + s) * o * nb + j], m1 = src[(4 + s) * o * nb + j];        \
+                    const T m2 = src[(8 + s) * o * nb + j], m3 = src[(12 + s) * o * nb + j];       \
+                    t[0][s] = m0 + m1 + m2;                                                        \
+                    t[1][s] = m1 - m2 - m3;                                                        \
+                  }                                                                                \
+                for (gint i = 0; i < 2; i++)                                                       \
+                  {                                                                                \
+                    r[i][0] = t[i][0] + t[i][1] + t[i][2] + b;                                     \
+                    r[i][1] = t[i][1] - t[i][2] - t[i][3] + b;                                     \
+                  }                                                                                \
+                if (oy + 1 < p->out_h && ox + 1 < p->out_w)                                        \
+                  {                                                                                \
+                    dst[oy * p->out_w + ox] = r[0][0];                                             \
+                    dst[oy * p->out_w + ox + 1] = r[0][1];                                         \
+                    dst[(oy + 1) * p->out_w + ox] = r[1][0];                                       \
+                    dst[(oy + 1) * p->out_w + ox + 1] = r[1][1];                                   \
+                  }                                                                                \
+                else                                                                               \
+                  for (gint i = 0; i < 2; i++)                                                     \
+                    for (gint k = 0; k < 2; k++)                                                   \
+                      if (oy + i < p->out_h && ox + k < p->out_w)                                  \
+                        dst[(oy + i) * p->out_w + ox + k] = r[i][k];                               \
+                if (++tx == p->tiles_w)                                                            \
+                  {                                                                                \
+                    tx = 0;                                                                        \
+                    ty++;                                                                          \
+                  }                                                                                \
+              }                                                                                    \
+          }                                                                                        \
+      }                                                                                            \
+  }
+
+DL_DEFINE_WINOGRAD (float, f32, DL_DTYPE_FLOAT32)
+DL_DEFINE_WINOGRAD (double, f64, DL_DTYPE_FLOAT64)
+
 #define DL_DEFINE_CONV_FUSED(T, suffix, DT)                                                        \
   static void conv2d_forward_##suffix (const DlConvArgs *a)                                        \
   {                                                                                                \
@@ -166,6 +354,27 @@ cols_are_image (const DlConvGeometry *g)
     g1.n = 1;                                                                                      \
     g1.col_batch_stride = ck * l;                                                                  \
     g1.col_row_stride = l;                                                                         \
+    if (winograd_fits (&a->g, o))                                                                  \
+      {                                                                                            \
+        Winograd p;                                                                                \
+        T *u = g_new (T, 16 * o * c);                                                              \
+                                                                                                   \
+        winograd_plan (&p, c, a->g.h, a->g.w, a->g.ph, a->g.pw, o, sizeof (T));                    \
+        winograd_weights_##suffix (w, o, c, FALSE, u);                                             \
+        _Pragma ("omp parallel num_threads(nt) if (nt > 1)")                                       \
+        {                                                                                          \
+          T *pad = g_new (T, c * p.pad_h * p.pad_w), *v = g_new (T, 16 * c * p.block);             \
+          T *m = g_new (T, 16 * o * p.block);                                                      \
+                                                                                                   \
+          _Pragma ("omp for schedule(static)") for (gint64 i = 0; i < n; i++)                      \
+              winograd_image_##suffix (&p, x + i * chw, u, bias, y + i * o * l, pad, v, m);        \
+          g_free (pad);                                                                            \
+          g_free (v);                                                                              \
+          g_free (m);                                                                              \
+        }                                                                                          \
+        g_free (u);                                                                                \
+        return;                                                                                    \
+      }                                                                                            \
     _Pragma ("omp parallel num_threads(nt) if (nt > 1)")                                           \
     {                                                                                              \
       T *cols = direct ? NULL : g_new (T, ck * l);                                                 \
@@ -199,14 +408,27 @@ cols_are_image (const DlConvGeometry *g)
     T *dx = a->dx, *dweight = a->dweight, *dbias = a->dbias;                                       \
     T **dws = g_new0 (T *, nt);                                                                    \
     gdouble *dbs = g_new0 (gdouble, nt * o);                                                       \
+    const gboolean wino = dx && winograd_fits (&a->g, o) && a->g.ph <= 2 && a->g.pw <= 2;          \
+    Winograd p = { 0 };                                                                            \
+    T *ud = NULL;                                                                                  \
                                                                                                    \
     g1.n = 1;                                                                                      \
     g1.col_batch_stride = ck * l;                                                                  \
     g1.col_row_stride = l;                                                                         \
+    if (wino)                                                                                      \
+      {                                                                                            \
+        winograd_plan (&p, o, a->g.out_h, a->g.out_w, 2 - a->g.ph, 2 - a->g.pw, c, sizeof (T));    \
+        g_assert (p.out_h == a->g.h && p.out_w == a->g.w);                                         \
+        ud = g_new (T, 16 * o * c);                                                                \
+        winograd_weights_##suffix (w, o, c, TRUE, ud);                                             \
+      }                                                                                            \
     _Pragma ("omp parallel num_threads(nt) if (nt > 1)")                                           \
     {                                                                                              \
       const gint t = omp_get_thread_num ();                                                        \
-      T *cols = direct ? NULL : g_new (T, ck * l);                                                 \
+      T *cols = direct || (wino && !dweight) ? NULL : g_new (T, ck * l);                           \
+      T *pad = wino ? g_new (T, o * p.pad_h * p.pad_w) : NULL;                                     \
+      T *v = wino ? g_new (T, 16 * o * p.block) : NULL;                                            \
+      T *m = wino ? g_new (T, 16 * c * p.block) : NULL;                                            \
       T *dw = dweight ? (t == 0 ? dweight : g_new (T, o * ck)) : NULL;                             \
       gdouble *db = dbs + t * o;                                                                   \
       gboolean first = TRUE;                                                                       \
@@ -223,7 +445,9 @@ cols_are_image (const DlConvGeometry *g)
                                  first ? 0.0 : 1.0, dw, ck);                                       \
             first = FALSE;                                                                         \
           }                                                                                        \
-        if (dx && direct)                                                                          \
+        if (dx && wino)                                                                            \
+          winograd_image_##suffix (&p, dyi, ud, NULL, dx + i * chw, pad, v, m);                    \
+        else if (dx && direct)                                                                     \
           dl_cpu_blas_gemm_ex (DT, TRUE, FALSE, c, l, o, w, ck, dyi, l, 0.0, dx + i * chw, l);     \
         else if (dx)                                                                               \
           {                                                                                        \
@@ -243,7 +467,11 @@ cols_are_image (const DlConvGeometry *g)
         memset (dw, 0, o *ck * sizeof (T));                                                        \
       dws[t] = dw;                                                                                 \
       g_free (cols);                                                                               \
+      g_free (pad);                                                                                \
+      g_free (v);                                                                                  \
+      g_free (m);                                                                                  \
     }                                                                                              \
+    g_free (ud);                                                                                   \
     for (gint t = 1; t < nt; t++)                                                                  \
       if (dws[t])                                                                                  \
         {                                                                                          \
