@@ -32,7 +32,8 @@ valid_range (gint64 off, gint64 sw, gint64 w, gint64 out_w, gint64 *x0, gint64 *
 
 #define DL_DEFINE_CONV(T, suffix)                                                                  \
   DL_CPU_CLONES static void im2col_planes_##suffix (const DlConvGeometry *g, const T *image,       \
-                                                    T *cols, gint64 p0, gint64 p1)                 \
+                                                    T *cols, gint64 p0, gint64 p1, gint64 y0,      \
+                                                    gint64 y1)                                     \
   {                                                                                                \
     const gint64 taps = g->kh * g->kw;                                                             \
                                                                                                    \
@@ -48,10 +49,10 @@ valid_range (gint64 off, gint64 sw, gint64 w, gint64 out_w, gint64 *x0, gint64 *
               gint64 x0, x1;                                                                       \
                                                                                                    \
               valid_range (xoff, g->sw, g->w, g->out_w, &x0, &x1);                                 \
-              for (gint64 y = 0; y < g->out_h; y++)                                                \
+              for (gint64 y = y0; y < y1; y++)                                                     \
                 {                                                                                  \
                   const gint64 iy = y * g->sh - g->ph + i * g->dh;                                 \
-                  T *row = dst + y * g->out_w;                                                     \
+                  T *row = dst + (y - y0) * g->out_w;                                              \
                                                                                                    \
                   if (iy < 0 || iy >= g->h)                                                        \
                     {                                                                              \
@@ -81,12 +82,13 @@ valid_range (gint64 off, gint64 sw, gint64 w, gint64 out_w, gint64 *x0, gint64 *
                                                                                                    \
     DL_CPU_FOR_IF (                                                                                \
         planes *taps *l >= DL_CPU_GRAIN, for (gint64 p = 0; p < planes; p++) {                     \
-          im2col_planes_##suffix (g, image, cols, p, p + 1);                                       \
+          im2col_planes_##suffix (g, image, cols, p, p + 1, 0, g->out_h);                          \
         });                                                                                        \
   }                                                                                                \
                                                                                                    \
   DL_CPU_CLONES static void col2im_planes_##suffix (const DlConvGeometry *g, const T *cols,        \
-                                                    T *image, gint64 p0, gint64 p1)                \
+                                                    T *image, gint64 p0, gint64 p1, gint64 y0,     \
+                                                    gint64 y1)                                     \
   {                                                                                                \
     const gint64 taps = g->kh * g->kw;                                                             \
                                                                                                    \
@@ -96,7 +98,8 @@ valid_range (gint64 off, gint64 sw, gint64 w, gint64 out_w, gint64 *x0, gint64 *
         const T *src                                                                               \
             = cols + (p / g->c) * g->col_batch_stride + (p % g->c) * taps * g->col_row_stride;     \
                                                                                                    \
-        memset (dst, 0, g->h * g->w * sizeof (T));                                                 \
+        if (y0 == 0)                                                                               \
+          memset (dst, 0, g->h * g->w * sizeof (T));                                               \
         for (gint64 i = 0; i < g->kh; i++)                                                         \
           for (gint64 j = 0; j < g->kw; j++, src += g->col_row_stride)                             \
             {                                                                                      \
@@ -104,10 +107,10 @@ valid_range (gint64 off, gint64 sw, gint64 w, gint64 out_w, gint64 *x0, gint64 *
               gint64 x0, x1;                                                                       \
                                                                                                    \
               valid_range (xoff, g->sw, g->w, g->out_w, &x0, &x1);                                 \
-              for (gint64 y = 0; y < g->out_h; y++)                                                \
+              for (gint64 y = y0; y < y1; y++)                                                     \
                 {                                                                                  \
                   const gint64 iy = y * g->sh - g->ph + i * g->dh;                                 \
-                  const T *row = src + y * g->out_w;                                               \
+                  const T *row = src + (y - y0) * g->out_w;                                        \
                   T *out;                                                                          \
                                                                                                    \
                   if (iy < 0 || iy >= g->h)                                                        \
@@ -132,7 +135,7 @@ valid_range (gint64 off, gint64 sw, gint64 w, gint64 out_w, gint64 *x0, gint64 *
                                                                                                    \
     DL_CPU_FOR_IF (                                                                                \
         planes *taps *l >= DL_CPU_GRAIN, for (gint64 p = 0; p < planes; p++) {                     \
-          col2im_planes_##suffix (g, cols, image, p, p + 1);                                       \
+          col2im_planes_##suffix (g, cols, image, p, p + 1, 0, g->out_h);                          \
         });                                                                                        \
   }
 
@@ -141,12 +144,12 @@ DL_DEFINE_CONV (double, f64)
 
 /* Fused convolutions (groups 1), see DlConvArgs: the images are shared
  * out among the threads, each working on one image at a time with its own
- * columns [c * kh * kw, l] (which stay in its cache) and single-threaded
- * GEMMs that write the image's output [o, l] in place, the bias filled in
- * first (beta 1). The backward recomputes each image's columns for the
- * weight's gradient (summed per thread with beta 1, then across the
- * threads), then overwrites them with weight^T @ dy and sums them back
- * into the input's gradient (col2im). A 1 x 1 convolution with stride 1
+ * columns [c * kh * kw, positions] (for blocks of output rows, see
+ * chunk_rows) and single-threaded GEMMs that write the image's output [o,
+ * l] in place, the bias filled in first (beta 1). The backward recomputes
+ * each image's columns for the weight's gradient (summed per thread with
+ * beta 1, then across the threads), then overwrites them with weight^T @
+ * dy and sums them back into the input's gradient (col2im). A 1 x 1 convolution with stride 1
  * and no padding needs no columns: the image is its own. With a batch
  * smaller than the threads, one image at a time goes to the threaded GEMM
  * instead. */
@@ -340,6 +343,22 @@ winograd_plan (Winograd *p, gint64 c, gint64 h, gint64 w, gint64 ph, gint64 pw, 
 DL_DEFINE_WINOGRAD (float, f32, DL_DTYPE_FLOAT32)
 DL_DEFINE_WINOGRAD (double, f64, DL_DTYPE_FLOAT64)
 
+/* output rows per block of columns: up to 4 MiB of them (smaller blocks
+ * that stay in L2 measured slower: smaller GEMMs, dW read more often) */
+static gint64
+chunk_rows (gint64 ck, gint64 out_h, gint64 out_w, gsize es)
+{
+  return CLAMP ((4 << 20) / MAX (1, ck * out_w * (gint64)es), 1, out_h);
+}
+
+/* gc: g1 for the columns of output rows [y0, y1) (lc positions) */
+#define CHUNK_GEOMETRY                                                                             \
+  const gint64 y1 = MIN (a->g.out_h, y0 + yc), lc = (y1 - y0) * a->g.out_w;                        \
+  DlConvGeometry gc = g1;                                                                          \
+                                                                                                   \
+  gc.col_row_stride = lc;                                                                          \
+  gc.col_batch_stride = ck * lc
+
 #define DL_DEFINE_CONV_FUSED(T, suffix, DT)                                                        \
   static void conv2d_forward_##suffix (const DlConvArgs *a)                                        \
   {                                                                                                \
@@ -351,9 +370,9 @@ DL_DEFINE_WINOGRAD (double, f64, DL_DTYPE_FLOAT64)
     const T *x = a->x, *w = a->weight, *bias = a->bias;                                            \
     T *y = a->y;                                                                                   \
                                                                                                    \
+    const gint64 yc = chunk_rows (ck, a->g.out_h, a->g.out_w, sizeof (T));                         \
+                                                                                                   \
     g1.n = 1;                                                                                      \
-    g1.col_batch_stride = ck * l;                                                                  \
-    g1.col_row_stride = l;                                                                         \
     if (winograd_fits (&a->g, o))                                                                  \
       {                                                                                            \
         Winograd p;                                                                                \
@@ -377,21 +396,27 @@ DL_DEFINE_WINOGRAD (double, f64, DL_DTYPE_FLOAT64)
       }                                                                                            \
     _Pragma ("omp parallel num_threads(nt) if (nt > 1)")                                           \
     {                                                                                              \
-      T *cols = direct ? NULL : g_new (T, ck * l);                                                 \
+      T *cols = direct ? NULL : g_new (T, ck * yc * a->g.out_w);                                   \
                                                                                                    \
       _Pragma ("omp for schedule(static)") for (gint64 i = 0; i < n; i++)                          \
       {                                                                                            \
         const T *xi = x + i * chw;                                                                 \
         T *yi = y + i * o * l;                                                                     \
                                                                                                    \
-        if (!direct)                                                                               \
-          im2col_planes_##suffix (&g1, xi, cols, 0, c);                                            \
         if (bias)                                                                                  \
           for (gint64 r = 0; r < o; r++)                                                           \
             for (gint64 j = 0; j < l; j++)                                                         \
               yi[r * l + j] = bias[r];                                                             \
-        dl_cpu_blas_gemm_ex (DT, FALSE, FALSE, o, l, ck, w, ck, direct ? xi : cols, l,             \
-                             bias ? 1.0 : 0.0, yi, l);                                             \
+        if (direct)                                                                                \
+          dl_cpu_blas_gemm_ex (DT, FALSE, FALSE, o, l, ck, w, ck, xi, l, bias ? 1.0 : 0.0, yi, l); \
+        else                                                                                       \
+          for (gint64 y0 = 0; y0 < a->g.out_h; y0 += yc)                                           \
+            {                                                                                      \
+              CHUNK_GEOMETRY;                                                                      \
+              im2col_planes_##suffix (&gc, xi, cols, 0, c, y0, y1);                                \
+              dl_cpu_blas_gemm_ex (DT, FALSE, FALSE, o, lc, ck, w, ck, cols, lc, bias ? 1.0 : 0.0, \
+                                   yi + y0 * a->g.out_w, l);                                       \
+            }                                                                                      \
       }                                                                                            \
       g_free (cols);                                                                               \
     }                                                                                              \
@@ -412,9 +437,9 @@ DL_DEFINE_WINOGRAD (double, f64, DL_DTYPE_FLOAT64)
     Winograd p = { 0 };                                                                            \
     T *ud = NULL;                                                                                  \
                                                                                                    \
+    const gint64 yc = chunk_rows (ck, a->g.out_h, a->g.out_w, sizeof (T));                         \
+                                                                                                   \
     g1.n = 1;                                                                                      \
-    g1.col_batch_stride = ck * l;                                                                  \
-    g1.col_row_stride = l;                                                                         \
     if (wino)                                                                                      \
       {                                                                                            \
         winograd_plan (&p, o, a->g.out_h, a->g.out_w, 2 - a->g.ph, 2 - a->g.pw, c, sizeof (T));    \
@@ -425,7 +450,7 @@ DL_DEFINE_WINOGRAD (double, f64, DL_DTYPE_FLOAT64)
     _Pragma ("omp parallel num_threads(nt) if (nt > 1)")                                           \
     {                                                                                              \
       const gint t = omp_get_thread_num ();                                                        \
-      T *cols = direct || (wino && !dweight) ? NULL : g_new (T, ck * l);                           \
+      T *cols = direct || (wino && !dweight) ? NULL : g_new (T, ck * yc * a->g.out_w);             \
       T *pad = wino ? g_new (T, o * p.pad_h * p.pad_w) : NULL;                                     \
       T *v = wino ? g_new (T, 16 * o * p.block) : NULL;                                            \
       T *m = wino ? g_new (T, 16 * c * p.block) : NULL;                                            \
@@ -437,23 +462,30 @@ DL_DEFINE_WINOGRAD (double, f64, DL_DTYPE_FLOAT64)
       {                                                                                            \
         const T *xi = x + i * chw, *dyi = dy + i * o * l;                                          \
                                                                                                    \
-        if (dw)                                                                                    \
-          {                                                                                        \
-            if (!direct)                                                                           \
-              im2col_planes_##suffix (&g1, xi, cols, 0, c);                                        \
-            dl_cpu_blas_gemm_ex (DT, FALSE, TRUE, o, ck, l, dyi, l, direct ? xi : cols, l,         \
-                                 first ? 0.0 : 1.0, dw, ck);                                       \
-            first = FALSE;                                                                         \
-          }                                                                                        \
+        if (dw && direct)                                                                          \
+          dl_cpu_blas_gemm_ex (DT, FALSE, TRUE, o, ck, l, dyi, l, xi, l, first ? 0.0 : 1.0, dw,    \
+                               ck);                                                                \
+        else if (dw)                                                                               \
+          for (gint64 y0 = 0; y0 < a->g.out_h; y0 += yc)                                           \
+            {                                                                                      \
+              CHUNK_GEOMETRY;                                                                      \
+              im2col_planes_##suffix (&gc, xi, cols, 0, c, y0, y1);                                \
+              dl_cpu_blas_gemm_ex (DT, FALSE, TRUE, o, ck, lc, dyi + y0 * a->g.out_w, l, cols, lc, \
+                                   first && y0 == 0 ? 0.0 : 1.0, dw, ck);                          \
+            }                                                                                      \
+        first = FALSE;                                                                             \
         if (dx && wino)                                                                            \
           winograd_image_##suffix (&p, dyi, ud, NULL, dx + i * chw, pad, v, m);                    \
         else if (dx && direct)                                                                     \
           dl_cpu_blas_gemm_ex (DT, TRUE, FALSE, c, l, o, w, ck, dyi, l, 0.0, dx + i * chw, l);     \
         else if (dx)                                                                               \
-          {                                                                                        \
-            dl_cpu_blas_gemm_ex (DT, TRUE, FALSE, ck, l, o, w, ck, dyi, l, 0.0, cols, l);          \
-            col2im_planes_##suffix (&g1, cols, dx + i * chw, 0, c);                                \
-          }                                                                                        \
+          for (gint64 y0 = 0; y0 < a->g.out_h; y0 += yc)                                           \
+            {                                                                                      \
+              CHUNK_GEOMETRY;                                                                      \
+              dl_cpu_blas_gemm_ex (DT, TRUE, FALSE, ck, lc, o, w, ck, dyi + y0 * a->g.out_w, l,    \
+                                   0.0, cols, lc);                                                 \
+              col2im_planes_##suffix (&gc, cols, dx + i * chw, 0, c, y0, y1);                      \
+            }                                                                                      \
         if (dbias)                                                                                 \
           for (gint64 r = 0; r < o; r++)                                                           \
             {                                                                                      \
