@@ -40,6 +40,8 @@ CASES = [
     ((2, 8, 4, 4), 8, 3, 1, 3, 1, True),
     ((3, 8, 30, 33), 20, 3, 1, 1, 1, True),
     ((2, 7, 6, 6), 8, 3, 1, 1, 1, True),
+    # columns of more than 4 MiB: blocks of output rows
+    ((2, 64, 130, 130), 8, 3, 2, 1, 1, True),
 ]
 
 
