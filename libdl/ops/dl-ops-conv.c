@@ -8,7 +8,11 @@
  * the product is batched per group. Its gradients are those of the
  * product and of unfold, whose backward is fold (sum the columns back into
  * the image) and whose double backward is unfold again: every order of
- * derivative comes from the two kernels and the GEMM. A transposed
+ * derivative comes from the two kernels and the GEMM. With groups 1 (and
+ * a backend that has them) conv2d is instead one node on the backend's
+ * fused conv2d kernels (see conv2d_fused); that chain of ops stays for the
+ * other cases, for create_graph, and as the tests' oracle (DL_CONV=composite
+ * in the environment makes every conv2d take it). A transposed
  * convolution is the same pieces the other way round (product with the
  * weight transposed, then fold). Float16 and bfloat16 are computed in
  * float32.
@@ -655,8 +659,10 @@ conv2d_fused (DlTensor *x,
  * @error: return location for a #GError
  *
  * A 2-d convolution (cross-correlation) as torch.nn.functional.conv2d()
- * computes it: im2col and a matrix product per group, with gradients of
- * every order.
+ * computes it, with gradients of every order: with groups 1, the backend's
+ * fused convolution kernels (on the CPU, im2col and GEMMs one image at a
+ * time, or Winograd F(2 x 2, 3 x 3) for 3 x 3 filters with stride 1);
+ * otherwise im2col and a matrix product per group.
  *
  * Returns: (transfer full): the output [N, O, H', W'], or %NULL with
  *   @error set
