@@ -197,3 +197,21 @@ def test_bad_inputs_raise(rng):
     with pytest.raises(RuntimeError, match=msg + ' and bias type'):
         Dl.nn.functional.conv2d(Dl.ones(2, 3, 5, 5), Dl.ones(4, 3, 3, 3),
                                 Dl.ones(4, dtype=Dl.float64))
+
+
+@pytest.mark.parametrize('name', ['float32', 'float64'])
+def test_non_contiguous_weight_bias_and_output_gradient(rng, name):
+    arrays = [rand_np(rng, s, name, low=-1, high=1)
+              for s in ((3, 8, 7, 9), (10, 8, 3, 3), (2, 10), (3, 10, 9, 7))]
+    res = []
+    for lib in (Dl, torch):
+        x, w, b, g = [pair(a, name, requires_grad=i < 3)[0 if lib is Dl else 1]
+                      for i, a in enumerate(arrays)]
+        wt, bt, gt = w.transpose(2, 3), b[1], g.transpose(2, 3)
+        assert not (wt.is_contiguous() or gt.is_contiguous())
+        y = lib.nn.functional.conv2d(x, wt, bt, 1, 1)
+        y.backward(gt)
+        res.append((y, x.grad, w.grad, b.grad))
+    tol = F32 if name == 'float32' else {}
+    for a, b in zip(*res):
+        assert_same(a, b, **tol)
