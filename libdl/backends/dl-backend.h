@@ -298,6 +298,28 @@ typedef struct
   void *dweight; /* nullable */
   void *dbias;   /* nullable */
 } DlNormArgs;
+
+/* What the fused convolution kernels see (groups 1): contiguous
+ * float32/float64 x [n, c, h, w] (g's sizes), weight [o, c * kh * kw],
+ * y and dy [n, o, out_h * out_w]. The forward writes y = the convolution
+ * of x, plus bias[o] (nullable); the backward writes each of dx [n, c, h,
+ * w], dweight [o, c * kh * kw] and dbias [o] that is non-NULL (every
+ * element), from dy, x and weight. g's column strides are the kernel's
+ * own business. */
+typedef struct
+{
+  DlConvGeometry g;
+  gint64 o;
+  const void *x;
+  const void *weight;
+  const void *bias; /* nullable */
+  void *y;
+  /* backward */
+  const void *dy;
+  void *dx;      /* nullable */
+  void *dweight; /* nullable */
+  void *dbias;   /* nullable */
+} DlConvArgs;
 /* A linear map along one axis, for the separable resampling kernels
  * (pad, average and adaptive pooling, interpolation): output position o
  * of the axis reads the input positions index[start[o] .. start[o + 1])
@@ -662,6 +684,9 @@ struct _DlBackend
                    DlDType dtype,
                    guint64 seed,
                    guint64 offset);
+  /* a 2-d convolution (groups 1) and its gradients, see DlConvArgs */
+  void (*conv2d_forward) (DlBackendContext *ctx, const DlConvArgs *args, DlDType dtype);
+  void (*conv2d_backward) (DlBackendContext *ctx, const DlConvArgs *args, DlDType dtype);
 };
 
 /* A device type as a backend registers it with the device registry

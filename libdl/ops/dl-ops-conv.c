@@ -8,7 +8,11 @@
  * the product is batched per group. Its gradients are those of the
  * product and of unfold, whose backward is fold (sum the columns back into
  * the image) and whose double backward is unfold again: every order of
- * derivative comes from the two kernels and the GEMM. A transposed
+ * derivative comes from the two kernels and the GEMM. With groups 1 (and
+ * a backend that has them) conv2d is instead one node on the backend's
+ * fused conv2d kernels (see conv2d_fused); that chain of ops stays for the
+ * other cases, for create_graph, and as the tests' oracle (DL_CONV=composite
+ * in the environment makes every conv2d take it). A transposed
  * convolution is the same pieces the other way round (product with the
  * weight transposed, then fold). Float16 and bfloat16 are computed in
  * float32.
@@ -432,6 +436,14 @@ check_weights (const gchar *op,
                    op, groups, x->sizes[1]);
       return FALSE;
     }
+  if (weight->dtype != x->dtype || (bias && bias->dtype != x->dtype))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                   "%s: Input type (%s) and %s type (%s) should be the same", op,
+                   dl_dtype_get_name (x->dtype), weight->dtype != x->dtype ? "weight" : "bias",
+                   dl_dtype_get_name (weight->dtype != x->dtype ? weight->dtype : bias->dtype));
+      return FALSE;
+    }
   out_channels = transposed ? weight->sizes[1] * groups : weight->sizes[0];
   if (bias && (bias->ndim != 1 || bias->sizes[0] != out_channels))
     {
@@ -459,6 +471,181 @@ add_channel_bias (DlTensor *out, DlTensor *bias, GError **error)
   return dl_tensor_add (out, b4, error);
 }
 
+/* The fused convolution (groups 1): one node, ConvolutionBackward0 as
+ * PyTorch names it, over input, weight and bias, whose forward and
+ * backward are the backend's conv2d kernels. A backward that create_graph
+ * records (grad mode on) computes the same gradients with differentiable
+ * ops instead: conv_transpose2d for the input's, unfold and a product for
+ * the weight's, a sum for the bias'. */
+typedef struct
+{
+  DlConvGeometry g;
+  DlSavedTensor x, weight;
+} ConvState;
+
+static gboolean
+conv2d_backward_composite (const DlConvGeometry *g,
+                           DlTensor *x,
+                           DlTensor *w,
+                           DlTensor *go,
+                           const gboolean *need,
+                           DlTensor **gi,
+                           GError **error)
+{
+  const gint64 o = w->sizes[0], l = g->out_h * g->out_w;
+
+  if (need[0])
+    {
+      const gint64 stride[2] = { g->sh, g->sw }, padding[2] = { g->ph, g->pw };
+      const gint64 dilation[2] = { g->dh, g->dw };
+      gint64 output_padding[2];
+
+      output_padding[0] = g->h - ((g->out_h - 1) * g->sh - 2 * g->ph + g->dh * (g->kh - 1) + 1);
+      output_padding[1] = g->w - ((g->out_w - 1) * g->sw - 2 * g->pw + g->dw * (g->kw - 1) + 1);
+      TRY (gi[0] = dl_conv_transpose2d (go, w, NULL, stride, padding, output_padding, 1, dilation,
+                                        error));
+    }
+  if (need[1])
+    {
+      g_autoptr (DlTensor) cols = NULL;
+      g_autoptr (DlTensor) ct = NULL;
+      g_autoptr (DlTensor) g3 = NULL;
+      g_autoptr (DlTensor) p = NULL;
+      g_autoptr (DlTensor) sum = NULL;
+
+      TRY (cols = unfold_impl (x, g, FALSE, error));
+      TRY (ct = dl_tensor_transpose (cols, 1, 2, error));
+      TRY (g3 = dl_tensor_reshape (go, (gint64[]){ g->n, o, l }, 3, error));
+      TRY (p = dl_tensor_matmul (g3, ct, error));
+      TRY (sum = dl_tensor_sum_dims (p, (gint[]){ 0 }, 1, FALSE, error));
+      TRY (gi[1] = dl_tensor_reshape (sum, w->sizes, w->ndim, error));
+    }
+  if (need[2])
+    TRY (gi[2] = dl_tensor_sum_dims (go, (gint[]){ 0, 2, 3 }, 3, FALSE, error));
+  return TRUE;
+}
+
+static gboolean
+conv2d_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+{
+  const ConvState *s = dl_node_state (node);
+  const gboolean need[3] = { dl_node_needs_input_grad (node, 0), dl_node_needs_input_grad (node, 1),
+                             dl_node_needs_input_grad (node, 2) };
+  g_autoptr (DlTensor) xc = NULL;
+  g_autoptr (DlTensor) wc = NULL;
+  g_autoptr (DlTensor) gc = NULL;
+  DlBackendContext *ctx;
+  DlConvArgs a = { 0 };
+  DlTensor *x, *w;
+
+  TRY (x = dl_node_saved (node, &s->x, error));
+  TRY (w = dl_node_saved (node, &s->weight, error));
+  if (dl_is_grad_enabled ())
+    return conv2d_backward_composite (&s->g, x, w, go[0], need, gi, error);
+  ctx = dl_tensor_context (x);
+  TRY (xc = dl_tensor_contiguous (x, error));
+  TRY (wc = dl_tensor_contiguous (w, error));
+  TRY (gc = dl_tensor_contiguous (go[0], error));
+  if (need[0])
+    TRY (gi[0]
+         = dl_tensor_new_empty_internal (dl_tensor_device (x), x->dtype, x->sizes, x->ndim, error));
+  if (need[1])
+    TRY (gi[1]
+         = dl_tensor_new_empty_internal (dl_tensor_device (w), w->dtype, w->sizes, w->ndim, error));
+  if (need[2])
+    TRY (gi[2] = dl_tensor_new_empty_internal (dl_tensor_device (w), w->dtype, w->sizes, 1, error));
+  a.g = s->g;
+  a.o = w->sizes[0];
+  a.x = dl_tensor_data (xc);
+  a.weight = dl_tensor_data (wc);
+  a.dy = dl_tensor_data (gc);
+  a.dx = gi[0] ? dl_tensor_data (gi[0]) : NULL;
+  a.dweight = gi[1] ? dl_tensor_data (gi[1]) : NULL;
+  a.dbias = gi[2] ? dl_tensor_data (gi[2]) : NULL;
+  ctx->backend->conv2d_backward (ctx, &a, x->dtype);
+  return TRUE;
+}
+
+/* whether conv2d of @x by @weight and @bias (checked) can take the fused
+ * kernels: groups 1, one device, a floating dtype (check_weights made
+ * them all one), no empty dims */
+static gboolean
+conv2d_fusable (DlTensor *x,
+                DlTensor *weight,
+                DlTensor *bias,
+                const DlConvGeometry *g,
+                gint64 groups)
+{
+  static gint composite = -1; /* DL_CONV=composite: always the chain of ops */
+  const DlBackend *b = dl_tensor_context (x)->backend;
+
+  if (composite < 0)
+    composite = g_strcmp0 (g_getenv ("DL_CONV"), "composite") == 0;
+  if (composite || groups != 1 || !b->conv2d_forward || !b->conv2d_backward
+      || dl_tensor_device (x) != dl_tensor_device (weight)
+      || (bias && dl_tensor_device (bias) != dl_tensor_device (x)))
+    return FALSE;
+  if (x->dtype != DL_DTYPE_FLOAT32 && x->dtype != DL_DTYPE_FLOAT64 && x->dtype != DL_DTYPE_FLOAT16
+      && x->dtype != DL_DTYPE_BFLOAT16)
+    return FALSE;
+  return x->numel > 0 && weight->numel > 0 && g->out_h > 0 && g->out_w > 0;
+}
+
+/* conv2d of [N, C, H, W] @x over @g with the fused kernels (see
+ * conv2d_fusable); float16 and bfloat16 go through float32 */
+static DlTensor *
+conv2d_fused (DlTensor *x,
+              DlTensor *weight,
+              DlTensor *bias,
+              const DlConvGeometry *g,
+              GError **error)
+{
+  g_autoptr (DlTensor) xc = NULL;
+  g_autoptr (DlTensor) wc = NULL;
+  g_autoptr (DlTensor) bc = NULL;
+  g_autoptr (DlNode) node = NULL;
+  DlBackendContext *ctx = dl_tensor_context (x);
+  DlTensor *inputs[3] = { x, weight, bias };
+  DlConvArgs a = { 0 };
+  DlTensor *out;
+  ConvState *s;
+
+  if (x->dtype == DL_DTYPE_FLOAT16 || x->dtype == DL_DTYPE_BFLOAT16)
+    {
+      g_autoptr (DlTensor) r = NULL;
+
+      if (!(xc = dl_tensor_to_dtype (x, DL_DTYPE_FLOAT32, error))
+          || !(wc = dl_tensor_to_dtype (weight, DL_DTYPE_FLOAT32, error))
+          || (bias && !(bc = dl_tensor_to_dtype (bias, DL_DTYPE_FLOAT32, error)))
+          || !(r = conv2d_fused (xc, wc, bc, g, error)))
+        return NULL;
+      return dl_tensor_to_dtype (r, x->dtype, error);
+    }
+  if (!(xc = dl_tensor_contiguous (x, error)) || !(wc = dl_tensor_contiguous (weight, error))
+      || (bias && !(bc = dl_tensor_contiguous (bias, error))))
+    return NULL;
+  if (!(out = dl_tensor_new_empty_internal (
+            dl_tensor_device (x), x->dtype,
+            (gint64[]){ g->n, weight->sizes[0], g->out_h, g->out_w }, 4, error)))
+    return NULL;
+  a.g = *g;
+  a.o = weight->sizes[0];
+  a.x = dl_tensor_data (xc);
+  a.weight = dl_tensor_data (wc);
+  a.bias = bc ? dl_tensor_data (bc) : NULL;
+  a.y = dl_tensor_data (out);
+  ctx->backend->conv2d_forward (ctx, &a, x->dtype);
+  if (!dl_autograd_any_requires (3, inputs))
+    return out;
+  node = dl_node_new_for_op ("ConvolutionBackward0", conv2d_backward, 3, inputs);
+  s = DL_NODE_NEW_STATE (node, ConvState);
+  s->g = *g;
+  dl_node_save (node, &s->x, x, FALSE);
+  dl_node_save (node, &s->weight, weight, FALSE);
+  dl_node_set_output (node, out, 0);
+  return out;
+}
+
 /**
  * dl_conv2d:
  * @input: an image batch [N, C, H, W] (or one image [C, H, W])
@@ -472,8 +659,10 @@ add_channel_bias (DlTensor *out, DlTensor *bias, GError **error)
  * @error: return location for a #GError
  *
  * A 2-d convolution (cross-correlation) as torch.nn.functional.conv2d()
- * computes it: im2col and a matrix product per group, with gradients of
- * every order.
+ * computes it, with gradients of every order: with groups 1, the backend's
+ * fused convolution kernels (on the CPU, im2col and GEMMs one image at a
+ * time, or Winograd F(2 x 2, 3 x 3) for 3 x 3 filters with stride 1);
+ * otherwise im2col and a matrix product per group.
  *
  * Returns: (transfer full): the output [N, O, H', W'], or %NULL with
  *   @error set
@@ -510,8 +699,11 @@ dl_conv2d (DlTensor *input,
   g.h = x->sizes[2];
   g.w = x->sizes[3];
   if (!window_geometry ("conv2d", &g, (gint64[]){ weight->sizes[2], weight->sizes[3] }, dilation,
-                        padding, stride, error)
-      || !(cols = unfold_impl (x, &g, groups == 1, error)))
+                        padding, stride, error))
+    return NULL;
+  if (conv2d_fusable (x, weight, bias, &g, groups))
+    return unbatch (conv2d_fused (x, weight, bias, &g, error), unbatched, error);
+  if (!(cols = unfold_impl (x, &g, groups == 1, error)))
     return NULL;
   o = weight->sizes[0];
   ck = weight->sizes[1] * g.kh * g.kw;

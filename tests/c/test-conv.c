@@ -42,6 +42,100 @@ test_conv2d_values (void)
                          0);
 }
 
+/* The fused conv2d (groups 1, one ConvolutionBackward0 node) against
+ * direct loops over every output and tap: the output, and the gradients of
+ * sum (y * g) for the input, the weight and the bias, in float32 and
+ * float64, for a batch larger than the threads, 3 x 3 padded, strided and
+ * dilated windows, a 1 x 1 one whose columns are the image and the 3 x 3
+ * ones Winograd's transforms compute. */
+static void
+check_conv2d_fused (DlDType dtype,
+                    gint64 n,
+                    gint64 c,
+                    gint64 h,
+                    gint64 wd,
+                    gint64 o,
+                    gint64 k,
+                    gint64 st,
+                    gint64 pad,
+                    gint64 dil)
+{
+  g_autoptr (GError) error = NULL;
+  const gint64 oh = (h + 2 * pad - dil * (k - 1) - 1) / st + 1;
+  const gint64 ow = (wd + 2 * pad - dil * (k - 1) - 1) / st + 1;
+  const gint64 nx = n * c * h * wd, nw = o * c * k * k, ny = n * o * oh * ow;
+  const gint64 stride[2] = { st, st }, padding[2] = { pad, pad }, dilation[2] = { dil, dil };
+  g_autofree gdouble *xv = dl_test_random_values (nx);
+  g_autofree gdouble *wv = dl_test_random_values (nw);
+  g_autofree gdouble *bv = dl_test_random_values (o);
+  g_autofree gdouble *gv = dl_test_random_values (ny);
+  g_autofree gdouble *y = g_new0 (gdouble, ny);
+  g_autofree gdouble *dx = g_new0 (gdouble, nx);
+  g_autofree gdouble *dw = g_new0 (gdouble, nw);
+  g_autofree gdouble *db = g_new0 (gdouble, o);
+  g_autoptr (DlTensor) x = dl_test_tensor (xv, DL_TEST_SHAPE (n, c, h, wd), dtype);
+  g_autoptr (DlTensor) w = dl_test_tensor (wv, DL_TEST_SHAPE (o, c, k, k), dtype);
+  g_autoptr (DlTensor) b = dl_test_tensor (bv, DL_TEST_SHAPE (o), dtype);
+  g_autoptr (DlTensor) g = dl_test_tensor (gv, DL_TEST_SHAPE (n, o, oh, ow), dtype);
+  g_autoptr (DlTensor) out = NULL;
+  const gdouble tol = dtype == DL_DTYPE_FLOAT32 ? 1e-4 : 1e-10;
+
+  for (gint64 i = 0; i < n; i++)
+    for (gint64 f = 0; f < o; f++)
+      for (gint64 yy = 0; yy < oh; yy++)
+        for (gint64 xx = 0; xx < ow; xx++)
+          {
+            const gint64 at = ((i * o + f) * oh + yy) * ow + xx;
+
+            y[at] = bv[f];
+            db[f] += gv[at];
+            for (gint64 ch = 0; ch < c; ch++)
+              for (gint64 ki = 0; ki < k; ki++)
+                for (gint64 kj = 0; kj < k; kj++)
+                  {
+                    const gint64 iy = yy * st - pad + ki * dil, ix = xx * st - pad + kj * dil;
+                    const gint64 wi = ((f * c + ch) * k + ki) * k + kj;
+                    const gint64 xi = ((i * c + ch) * h + iy) * wd + ix;
+
+                    if (iy < 0 || iy >= h || ix < 0 || ix >= wd)
+                      continue;
+                    y[at] += wv[wi] * xv[xi];
+                    dx[xi] += wv[wi] * gv[at];
+                    dw[wi] += xv[xi] * gv[at];
+                  }
+          }
+  g_assert_true (dl_tensor_set_requires_grad (x, TRUE, &error));
+  g_assert_true (dl_tensor_set_requires_grad (w, TRUE, &error));
+  g_assert_true (dl_tensor_set_requires_grad (b, TRUE, &error));
+  out = dl_conv2d (x, w, b, stride, padding, dilation, 1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (dl_node_get_name (dl_tensor_get_grad_fn (out)), ==, "ConvolutionBackward0");
+  dl_test_assert_values (out, y, ny, tol);
+  g_assert_true (dl_tensor_backward (out, g, FALSE, FALSE, &error));
+  g_assert_no_error (error);
+  dl_test_assert_values (dl_tensor_get_grad (x), dx, nx, tol);
+  dl_test_assert_values (dl_tensor_get_grad (w), dw, nw, tol);
+  dl_test_assert_values (dl_tensor_get_grad (b), db, o, tol);
+}
+
+static void
+test_conv2d_fused (void)
+{
+  for (gint d = 0; d < 2; d++)
+    {
+      DlDType dtype = d ? DL_DTYPE_FLOAT64 : DL_DTYPE_FLOAT32;
+
+      check_conv2d_fused (dtype, 5, 3, 7, 6, 4, 3, 1, 1, 1);
+      check_conv2d_fused (dtype, 1, 2, 9, 8, 3, 3, 2, 1, 2);
+      check_conv2d_fused (dtype, 3, 4, 5, 5, 6, 1, 1, 0, 1);
+      /* 8 channels or more: Winograd, padding 1, 0 and 3 (whose input
+       * gradient goes through the columns) */
+      check_conv2d_fused (dtype, 3, 8, 7, 6, 9, 3, 1, 1, 1);
+      check_conv2d_fused (dtype, 2, 10, 5, 5, 8, 3, 1, 0, 1);
+      check_conv2d_fused (dtype, 1, 8, 4, 5, 8, 3, 1, 3, 1);
+    }
+}
+
 /* fold (unfold (x)) counts how many windows cover each element */
 static void
 test_unfold_fold (void)
@@ -158,6 +252,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/conv/conv2d-values", test_conv2d_values);
   g_test_add_func ("/conv/unfold-fold", test_unfold_fold);
+  g_test_add_func ("/conv/conv2d-fused", test_conv2d_fused);
   g_test_add_func ("/conv/layer", test_conv2d_layer);
   g_test_add_func ("/conv/max-pool2d", test_max_pool2d);
   return g_test_run ();

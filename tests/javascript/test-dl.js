@@ -245,6 +245,7 @@ test('convolutions: Dl.conv2d and the Dl.Conv2d layer', () => {
     const w = fromArray([1, 0, 0, -1], [1, 1, 2, 2], F64);
     const y = Dl.conv2d(x, w, null, [1, 1], [0, 0], [1, 1], 1);
     assertArrayEqual(values(y), [-4, -4, -4, -4], 'x[i][j] - x[i+1][j+1]');
+    assert(y.get_grad_fn().get_name() === 'ConvolutionBackward0', 'the fused conv2d node');
     y.sum().backward(null, false, false);
     assertArrayEqual(values(x.get_grad()), [1, 1, 0, 1, 0, -1, 0, -1, -1], 'input gradient');
 

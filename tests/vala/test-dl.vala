@@ -390,6 +390,7 @@ void test_conv () {
         var w = from_array ({1, 0, 0, -1}, {1, 1, 2, 2}, Dl.DType.FLOAT64);
         var y = Dl.conv2d (x, w, null, {1, 1}, {0, 0}, {1, 1}, 1);
         assert_values (y, {-4, -4, -4, -4});
+        assert (y.get_grad_fn ().get_name () == "ConvolutionBackward0");
         y.sum ().backward ();
         assert_values (x.get_grad (), {1, 1, 0, 1, 0, -1, 0, -1, -1});
 

@@ -193,6 +193,8 @@ static const DlBackend cpu_backend = {
   .multinomial = dl_cpu_multinomial,
   .index = dl_cpu_index,
   .nonzero = dl_cpu_nonzero,
+  .conv2d_forward = dl_cpu_conv2d_forward,
+  .conv2d_backward = dl_cpu_conv2d_backward,
 };
 
 /* The CPU device's context: no state of its own; opening it picks the

@@ -274,3 +274,31 @@ dl_cpu_gemm_batched (DlBackendContext *ctx, DlDType dtype, const DlGemmArgs *g)
         }
     }
 }
+
+void
+dl_cpu_blas_gemm_ex (DlDType dtype,
+                     gboolean trans_a,
+                     gboolean trans_b,
+                     gint64 m,
+                     gint64 n,
+                     gint64 k,
+                     const void *a,
+                     gint64 lda,
+                     const void *b,
+                     gint64 ldb,
+                     gdouble beta,
+                     void *c,
+                     gint64 ldc)
+{
+  CBLAS_TRANSPOSE ta = trans_a ? CblasTrans : CblasNoTrans;
+  CBLAS_TRANSPOSE tb = trans_b ? CblasTrans : CblasNoTrans;
+
+  if (m == 0 || n == 0)
+    return;
+  if (dtype == DL_DTYPE_FLOAT32)
+    blas.sgemm (CblasRowMajor, ta, tb, m, n, k, 1.0f, a, MAX (lda, 1), b, MAX (ldb, 1), (float)beta,
+                c, MAX (ldc, 1));
+  else
+    blas.dgemm (CblasRowMajor, ta, tb, m, n, k, 1.0, a, MAX (lda, 1), b, MAX (ldb, 1), beta, c,
+                MAX (ldc, 1));
+}

@@ -438,6 +438,23 @@ void dl_cpu_max_pool2d_backward (DlBackendContext *ctx,
                                  DlDType dtype);
 void dl_cpu_norm_forward (DlBackendContext *ctx, const DlNormArgs *args, DlDType dtype);
 void dl_cpu_norm_backward (DlBackendContext *ctx, const DlNormArgs *args, DlDType dtype);
+void dl_cpu_conv2d_forward (DlBackendContext *ctx, const DlConvArgs *args, DlDType dtype);
+void dl_cpu_conv2d_backward (DlBackendContext *ctx, const DlConvArgs *args, DlDType dtype);
+/* C = alpha op(A) op(B) + beta C, row-major, on the BLAS libdl picked
+ * (single-threaded inside an OpenMP region), float32/float64 */
+void dl_cpu_blas_gemm_ex (DlDType dtype,
+                          gboolean trans_a,
+                          gboolean trans_b,
+                          gint64 m,
+                          gint64 n,
+                          gint64 k,
+                          const void *a,
+                          gint64 lda,
+                          const void *b,
+                          gint64 ldb,
+                          gdouble beta,
+                          void *c,
+                          gint64 ldc);
 void dl_cpu_resample (DlBackendContext *ctx,
                       const DlResampleArgs *a,
                       const void *in,
