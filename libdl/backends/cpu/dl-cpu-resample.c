@@ -43,6 +43,23 @@ gather_index (const DlResampleAxis *a)
   return g;
 }
 
+/* k when the gather index @g of @out outputs repeats each of @in inputs k
+ * times in order (nearest upsampling by an integer factor: g[x] = x / k),
+ * else 0 */
+static gint64
+gather_repeat (const gint64 *g, gint64 in, gint64 out)
+{
+  gint64 k;
+
+  if (g == NULL || in <= 0 || out % in != 0)
+    return 0;
+  k = out / in;
+  for (gint64 x = 0; x < out; x++)
+    if (g[x] != x / k)
+      return 0;
+  return k;
+}
+
 /* The transpose of an axis: for each input position, the outputs that read
  * it and with which weights (in @t's arrays, g_free them), so that the
  * adjoint gathers instead of scattering into overlapping windows. */
@@ -128,6 +145,7 @@ axis_is_box (const DlResampleAxis *a)
     const gboolean gather = axis_is_gather (az) && axis_is_gather (ay) && axis_is_gather (ax);     \
     const gboolean box = axis_is_box (ax);                                                         \
     g_autofree gint64 *gx = gather ? gather_index (ax) : NULL;                                     \
+    const gint64 rep = gather_repeat (gx, ax->in_size, ax->out_size);                              \
     /* which pass first: the cheaper, counting a tap of the x pass (a                              \
      * reduction through indices) as 4 of the row pass (a vector axpy);                            \
      * downsampling along z and y (pooling) combines input rows first */                           \
@@ -194,6 +212,13 @@ axis_is_box (const DlResampleAxis *a)
                                 * ax->in_size;                                                     \
                     if (row == last) /* nearest upsampling repeats rows */                         \
                       memcpy (dst, dst - ax->out_size, ax->out_size * sizeof (T));                 \
+                    else if (rep == 2)                                                             \
+                      for (gint64 i = 0; i < ax->in_size; i++)                                     \
+                        dst[2 * i] = dst[2 * i + 1] = row[i];                                      \
+                    else if (rep > 0)                                                              \
+                      for (gint64 i = 0; i < ax->in_size; i++)                                     \
+                        for (gint64 j = 0; j < rep; j++)                                           \
+                          dst[i * rep + j] = row[i];                                               \
                     else                                                                           \
                       for (gint64 x = 0; x < ax->out_size; x++)                                    \
                         dst[x] = gx[x] < 0 ? (T)a->fill : row[gx[x]];                              \
@@ -227,6 +252,7 @@ axis_is_box (const DlResampleAxis *a)
     const gint64 out_plane = az->out_size * ay->out_size * ax->out_size;                           \
     const gboolean all_gather = axis_is_gather (ax) && axis_is_gather (az) && axis_is_gather (ay); \
     g_autofree gint64 *gx = all_gather ? gather_index (ax) : NULL;                                 \
+    const gint64 rep = gather_repeat (gx, ax->in_size, ax->out_size);                              \
     AxisTranspose tx = { 0 };                                                                      \
     gboolean runs = FALSE; /* disjoint boxes: each output's run written whole */                   \
                                                                                                    \
@@ -259,9 +285,17 @@ axis_is_box (const DlResampleAxis *a)
                     row = dst                                                                      \
                           + (az->index[az->start[z]] * ay->in_size + ay->index[ay->start[y]])      \
                                 * ax->in_size;                                                     \
-                    for (gint64 x = 0; x < ax->out_size; x++)                                      \
-                      if (gx[x] >= 0)                                                              \
-                        row[gx[x]] += src[x];                                                      \
+                    if (rep == 2)                                                                  \
+                      for (gint64 i = 0; i < ax->in_size; i++)                                     \
+                        row[i] = (row[i] + src[2 * i]) + src[2 * i + 1]; /* the gather's order */  \
+                    else if (rep > 0)                                                              \
+                      for (gint64 i = 0; i < ax->in_size; i++)                                     \
+                        for (gint64 j = 0; j < rep; j++)                                           \
+                          row[i] += src[i * rep + j];                                              \
+                    else                                                                           \
+                      for (gint64 x = 0; x < ax->out_size; x++)                                    \
+                        if (gx[x] >= 0)                                                            \
+                          row[gx[x]] += src[x];                                                    \
                   }                                                                                \
               continue;                                                                            \
             }                                                                                      \
