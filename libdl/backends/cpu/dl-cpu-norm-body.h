@@ -44,7 +44,13 @@ SFX (sum_sq_dev) (const T *restrict x, gint64 n, T m)
          + ((double)lane[4] + lane[5] + lane[6] + lane[7]);
 }
 
-/* sum of dy and of dy * (x - m) over [0..n), added to *sdy and *sdyx */
+/* eight lanes of T as one GCC vector, so that the accumulators stay in
+ * registers (an array of eight is spilled to the stack in loops the
+ * compiler does not fully vectorise) */
+typedef T SFX (lanes) __attribute__ ((vector_size (8 * sizeof (T))));
+
+/* sum of dy and of dy * (x - m) over [0..n), added to *sdy and *sdyx; lane
+ * j sums the elements i + j, as the scalar tail's lane 0 sums the rest */
 static inline G_ALWAYS_INLINE void
 SFX (sum_dy_dyx) (const T *restrict dy,
                   const T *restrict x,
@@ -53,15 +59,21 @@ SFX (sum_dy_dyx) (const T *restrict dy,
                   double *sdy,
                   double *sdyx)
 {
-  T l1[8] = { 0 }, l2[8] = { 0 };
+  SFX (lanes) v1 = { 0 }, v2 = { 0 };
+  T l1[8], l2[8];
   gint64 i = 0;
 
   for (; i + 8 <= n; i += 8)
-    for (gint j = 0; j < 8; j++)
-      {
-        l1[j] += dy[i + j];
-        l2[j] += dy[i + j] * (x[i + j] - m);
-      }
+    {
+      SFX (lanes) d, xv;
+
+      memcpy (&d, dy + i, sizeof d); /* unaligned loads */
+      memcpy (&xv, x + i, sizeof xv);
+      v1 += d;
+      v2 += d * (xv - m);
+    }
+  memcpy (l1, &v1, sizeof l1);
+  memcpy (l2, &v2, sizeof l2);
   for (; i < n; i++)
     {
       l1[0] += dy[i];
