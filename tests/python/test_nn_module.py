@@ -884,3 +884,51 @@ def test_sequential_passes_anything_between_python_children():
         out.append(nn.Sequential()(5))
         return out
     both(scenario)
+
+
+@pytest.mark.skipif(Dl is torch, reason='libdl only: hooks registered through the C API')
+def test_c_api_hooks_run_when_python_calls_a_python_module():
+    # hooks registered through the typelib (what C, GJS and Vala code does)
+    # on a module whose forward is Python's run when Python calls it
+    from dl import _callbacks
+    from dl._lib import Dl as typelib
+
+    class Twice(Dl.nn.Module):
+        def forward(self, x):
+            return x * 2
+
+    class Pair(Dl.nn.Module):
+        def forward(self, a, b):
+            return a + b, a - b
+
+    seen = []
+
+    def pre(module, inputs):
+        seen.append('pre %d' % len(inputs))
+        return [inputs[0] + 1] + list(inputs[1:])
+
+    def post(module, inputs, outputs):
+        seen.append('post')
+        return [o * 10 for o in outputs]
+
+    m = Twice()
+    ids = [typelib.Module.register_forward_pre_hook(m, _callbacks.from_c(pre)),
+           typelib.Module.register_forward_hook(m, _callbacks.from_c(post))]
+    assert m(Dl.tensor([1.0])).tolist() == [40.0]  # ((1 + 1) * 2) * 10
+    assert seen == ['pre 1', 'post']
+    p = Pair()
+    typelib.Module.register_forward_hook(p, _callbacks.from_c(post))
+    s, d = p(Dl.tensor([3.0]), Dl.tensor([1.0]))
+    assert s.tolist() == [40.0] and d.tolist() == [20.0]
+    for i in ids:
+        assert typelib.Module.remove_hook(m, i)
+    assert m(Dl.tensor([1.0])).tolist() == [2.0]
+    # Python's own hooks and the C API's together, in the order registered
+    typelib.Module.register_forward_hook(m, _callbacks.from_c(post))
+    m.register_forward_hook(lambda mod, inp, out: out + 1)
+    assert m(Dl.tensor([1.0])).tolist() == [21.0]  # (1 * 2) * 10 + 1
+    lin = Dl.nn.Linear(1, 1)
+    lin.register_forward_hook(lambda mod, inp, out: out * 0)
+    typelib.Module.register_forward_hook(lin, _callbacks.from_c(post))
+    assert lin(Dl.tensor([[1.0]])).tolist() == [[0.0]]
+    assert seen.count('post') == 4

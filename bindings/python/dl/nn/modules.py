@@ -423,9 +423,32 @@ class Module(Dl.Module):
     # ---- calling ---------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
-        if self.__dict__.get('_dl_hooked'):
+        d = self.__dict__
+        if d.get('_dl_hooked'):
+            if self._has_foreign_hooks(args, kwargs, len(d.get('_dl_c_hooks') or ())):
+                return self._call_c_hooked(args)
             return self._call_with_hooks(args, kwargs)
+        if type(self).forward is not Module.forward and self._has_foreign_hooks(args, kwargs, 0):
+            return self._call_c_hooked(args)
         return self.forward(*args, **kwargs)
+
+    def _has_foreign_hooks(self, args, kwargs, own):
+        """Whether the module has hooks registered through the C API (from
+        C, GJS or Vala) besides the @own ones that run its Python hooks,
+        and the call can go through the C invoker, which runs them all
+        (tensor arguments only). A C layer's forward reaches the invoker
+        anyway."""
+        return (not kwargs and args and Dl.Module.get_n_hooks(self) > own
+                and all(_is_tensor(a) for a in args))
+
+    def _call_c_hooked(self, args):
+        try:
+            if len(args) == 1:
+                return _dl_forward(self, args[0])
+            out = Dl.Module.forward_many(self, list(args))
+        except GLib.Error as e:
+            raise _translate(e) from None
+        return out[0] if len(out) == 1 else tuple(out)
 
     def _call_with_hooks(self, input, kwargs):
         # torch's _call_impl: the pre-hooks, forward (bypassing the C hooks,
