@@ -30,6 +30,8 @@ import subprocess
 import sys
 import time
 
+from sidebyside import least_times
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 EXAMPLE = os.path.join(ROOT, 'examples', 'python')
@@ -59,17 +61,9 @@ def loader_table(rounds):
     y = labels.numpy().astype(np.int64)
     print('%-22s %10s %10s %7s' % ('DataLoader pass', 'torch', 'libdl', 'ratio'))
     for workers in (0, 2):
-        bt = bd = float('inf')
-        t_run, d_run = load_pass(torch, x, y, workers), load_pass(Dl, x, y, workers)
-        t_run()
-        d_run()
-        for _ in range(rounds):
-            t0 = time.perf_counter()
-            t_run()
-            bt = min(bt, time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            d_run()
-            bd = min(bd, time.perf_counter() - t0)
+        # one timed pass per round (a pass is long), after untimed ones
+        bt, bd = least_times(load_pass(torch, x, y, workers), load_pass(Dl, x, y, workers),
+                             rounds, 0.0, warmup=1)
         print('%-22s %8.3f s %8.3f s %7.2f' % ('%d workers' % workers, bt, bd, bd / bt),
               flush=True)
 

@@ -32,7 +32,7 @@ from ..._indexing import stack
 from ..._dtype import float64, int64
 from ..._lib import Dl, GLib, _is_tensor, _translate
 from .dataset import IterableDataset
-from .sampler import BatchSampler, RandomSampler, SequentialSampler, _pass_generator
+from .sampler import BatchSampler, RandomSampler, SequentialSampler, _draw_seed, _pass_generator
 
 __all__ = ['DataLoader', 'default_collate', 'default_convert', 'get_worker_info']
 
@@ -207,9 +207,7 @@ class DataLoader:
         if isinstance(dataset, Dl.Dataset):
             # a GObject data set: the C loader runs it, or, with a custom
             # collate or sampler, Python indexes it
-            self._gobject_dataset = dataset
             dataset = _GObjectDataset(dataset)
-            dataset._dl_dataset = self._gobject_dataset
         self.dataset = dataset
         self.num_workers = num_workers
         self.prefetch_factor = prefetch_factor
@@ -274,7 +272,7 @@ class DataLoader:
 
     def _c_loader(self):
         """The Dl.DataLoader that loads this pass in C, or None."""
-        c = _c_dataset(self.dataset) if not self._iterable else None
+        c = None if self._iterable else getattr(self.dataset, '_dl_dataset', None)
         if c is None or not self._default_collate or not self._default_sampler \
                 or not self._auto_collation or self.worker_init_fn is not None \
                 or type(self.batch_sampler) is not BatchSampler:
@@ -317,20 +315,13 @@ class DataLoader:
                 yield self.collate_fn(self.dataset[indices])
 
 
-def _c_dataset(dataset):
-    """The Dl.Dataset behind @dataset: itself (a data set written as a
-    GObject subclass, in C or in Python), its _dl_dataset, or None."""
-    if isinstance(dataset, Dl.Dataset):
-        return dataset
-    return getattr(dataset, '_dl_dataset', None)
-
-
 class _GObjectDataset:
     """A Dl.Dataset seen as a map-style Python data set: samples are tuples
     of tensors."""
 
     def __init__(self, dataset):
         self.dataset = dataset
+        self._dl_dataset = dataset  # for the C loader
 
     def __len__(self):
         return self.dataset.get_length()
@@ -382,7 +373,7 @@ class _MultiProcessIterator:
         self._batches = loader._index_batches()
         self._length = len(loader)
         self._timeout = loader.timeout or None
-        base_seed = _pass_seed()
+        base_seed = _draw_seed()
         self._result_queue = ctx.Queue()
         self._index_queues = []
         self._workers = []
@@ -467,9 +458,3 @@ class _MultiProcessIterator:
     def __del__(self):
         self._shutdown()
 
-
-def _pass_seed():
-    """The base seed of a pass's workers, drawn from the default generator
-    as PyTorch draws it."""
-    from ..._creation import empty
-    return int(empty((), dtype=int64).random_().item())

@@ -34,13 +34,18 @@ class SequentialSampler(Sampler):
         return len(self.data_source)
 
 
+def _draw_seed():
+    """A seed drawn from the default generator, as PyTorch draws the seeds
+    of a pass's generator and of its workers."""
+    return int(empty((), dtype=int64).random_().item())
+
+
 def _pass_generator(generator):
     """The generator of one pass: @generator, or, as PyTorch does, a new one
     seeded from the default generator."""
     if generator is not None:
         return generator
-    seed = int(empty((), dtype=int64).random_().item())
-    return Dl.Generator().manual_seed(seed)
+    return Dl.Generator().manual_seed(_draw_seed())
 
 
 class RandomSampler(Sampler):
