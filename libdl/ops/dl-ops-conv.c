@@ -124,12 +124,8 @@ compute_ready (const gchar *op, DlTensor *t, gboolean rows_ok, GError **error)
       g_autoptr (DlTensor) f = dl_tensor_to_dtype (t, DL_DTYPE_FLOAT32, error);
       return f ? dl_tensor_contiguous (f, error) : NULL;
     }
-  if (t->dtype != DL_DTYPE_FLOAT32 && t->dtype != DL_DTYPE_FLOAT64)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: \"%s\" not implemented for '%s'", op,
-                   op, dl_dtype_get_name (t->dtype));
-      return NULL;
-    }
+  if (!dl_check_float_dtype (op, t, error))
+    return NULL;
   if (rows_ok && (t->strides[t->ndim - 1] == 1 || t->sizes[t->ndim - 1] == 1))
     return g_object_ref (t);
   return dl_tensor_contiguous (t, error);

@@ -219,16 +219,6 @@ ready (DlTensor *t, DlDType dtype, GError **error)
   return dl_tensor_contiguous (cast, error);
 }
 
-static gboolean
-check_float (const gchar *op, DlTensor *t, GError **error)
-{
-  if (dl_dtype_is_float (t->dtype))
-    return TRUE;
-  g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: \"%s\" not implemented for '%s'", op, op,
-               dl_dtype_get_name (t->dtype));
-  return FALSE;
-}
-
 /* Runs the kernel on @input (of any float dtype and layout) viewed as [n, c,
  * s] and records the node. For batch norm in eval mode @mean_in and
  * @var_in are the running statistics; in training *@batch_mean and
@@ -410,7 +400,7 @@ dl_batch_norm (DlTensor *input,
   g_return_val_if_fail (running_var == NULL || DL_IS_TENSOR (running_var), NULL);
   g_return_val_if_fail (weight == NULL || DL_IS_TENSOR (weight), NULL);
   g_return_val_if_fail (bias == NULL || DL_IS_TENSOR (bias), NULL);
-  if (!check_float ("batch_norm", input, error))
+  if (!dl_check_float_dtype ("batch_norm", input, error))
     return NULL;
   if (input->ndim < 2)
     {
@@ -502,7 +492,7 @@ dl_layer_norm (DlTensor *input,
   g_return_val_if_fail (normalized_shape != NULL || n_normalized == 0, NULL);
   g_return_val_if_fail (weight == NULL || DL_IS_TENSOR (weight), NULL);
   g_return_val_if_fail (bias == NULL || DL_IS_TENSOR (bias), NULL);
-  if (!check_float ("layer_norm", input, error))
+  if (!dl_check_float_dtype ("layer_norm", input, error))
     return NULL;
   norm = dl_shape_to_string (normalized_shape, n_normalized);
   if (n_normalized < 1)
@@ -587,7 +577,7 @@ dl_group_norm (DlTensor *input,
   g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
   g_return_val_if_fail (weight == NULL || DL_IS_TENSOR (weight), NULL);
   g_return_val_if_fail (bias == NULL || DL_IS_TENSOR (bias), NULL);
-  if (!check_float ("group_norm", input, error))
+  if (!dl_check_float_dtype ("group_norm", input, error))
     return NULL;
   shape = dl_shape_to_string (input->sizes, input->ndim);
   if (input->ndim < 2)

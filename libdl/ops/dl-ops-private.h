@@ -169,4 +169,18 @@ void dl_preserve_format_strides (DlTensor *t, gint64 *strides);
  * dl_preserve_format_strides() says. */
 DlTensor *dl_empty_preserve_format (DlTensor *like, DlDType dtype, GError **error);
 
+/* FALSE, with torch's DL_ERROR_DTYPE ("<op>: "<op>" not implemented for
+ * 'int64'"), when @t is not of a floating dtype: the ops computed in
+ * floating point only (convolution, pooling, resampling, normalisation)
+ * refuse integers and bool this way */
+static inline gboolean
+dl_check_float_dtype (const gchar *op, DlTensor *t, GError **error)
+{
+  if (dl_dtype_is_float (t->dtype))
+    return TRUE;
+  g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: \"%s\" not implemented for '%s'", op, op,
+               dl_dtype_get_name (t->dtype));
+  return FALSE;
+}
+
 G_END_DECLS

@@ -187,12 +187,8 @@ resample_apply (const gchar *op,
       g_autoptr (DlTensor) r = f ? resample_apply (op, f, plan, adjoint, fill, error) : NULL;
       return r ? dl_tensor_to_dtype (r, x->dtype, error) : NULL;
     }
-  if (x->dtype != DL_DTYPE_FLOAT32 && x->dtype != DL_DTYPE_FLOAT64)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: \"%s\" not implemented for '%s'", op, op,
-                   dl_dtype_get_name (x->dtype));
-      return NULL;
-    }
+  if (!dl_check_float_dtype (op, x, error))
+    return NULL;
   if (!(ctx = DL_TENSOR_BACKEND (x, resample, op, error))
       || !DL_TENSOR_BACKEND (x, resample_adjoint, op, error)
       || !(xc = dl_tensor_contiguous (x, error)))
@@ -765,13 +761,8 @@ dl_adaptive_max_pool2d (DlTensor *input,
       g_autoptr (DlTensor) r = f ? dl_adaptive_max_pool2d (f, output_size, indices, error) : NULL;
       return r ? dl_tensor_to_dtype (r, x->dtype, error) : NULL;
     }
-  if (x->dtype != DL_DTYPE_FLOAT32 && x->dtype != DL_DTYPE_FLOAT64)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
-                   "adaptive_max_pool2d: \"adaptive_max_pool2d\" not implemented for '%s'",
-                   dl_dtype_get_name (x->dtype));
-      return NULL;
-    }
+  if (!dl_check_float_dtype ("adaptive_max_pool2d", x, error))
+    return NULL;
   if (!(ctx = DL_TENSOR_BACKEND (x, resample_max, "adaptive_max_pool2d", error))
       || !(x4 = unbatched ? dl_tensor_unsqueeze (x, 0, error) : g_object_ref (x))
       || !(xc = dl_tensor_contiguous (x4, error)))
