@@ -4,6 +4,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
 from . import functional, init, utils
+from .utils import rnn as _rnn  # noqa: F401  (nn.utils.rnn)
 from .modules import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, Flatten, GELU, HuberLoss,
                       Identity, KLDivLoss, L1Loss, LeakyReLU, Linear, LogSoftmax, Module,
                       MSELoss, NLLLoss, ReLU, Sequential, Sigmoid, SiLU, SmoothL1Loss, Softmax,

@@ -9,7 +9,7 @@ import warnings
 
 from gi.repository import GLib
 
-from .._lib import Dl, _is_tensor, _translate
+from ..._lib import Dl, _is_tensor, _translate
 
 __all__ = ['clip_grad_norm_', 'clip_grad_norm', 'clip_grad_value_', 'parameters_to_vector',
            'vector_to_parameters']
