@@ -95,6 +95,7 @@ SHAPES = [
     ((2, 1, 3, 5, 4), (3, 7, 4), (1, 3, 7, 3)),
     ((1, 2, 70, 16), (1, 2, 300, 16), (1, 2, 300, 8)),
     ((2, 130, 8), (2, 257, 8), (2, 257, 8)),
+    ((1, 40, 8), (1, 600, 8), (1, 600, 4)),
 ]
 
 
@@ -112,8 +113,10 @@ def test_causal(rng, shapes, name):
 
 
 @pytest.mark.parametrize('L,S', [(7, 3), (3, 7), (100, 300), (300, 100), (257, 257)])
-def test_causal_lengths(rng, L, S):
-    check_against_explicit(rng, (2, L, 8), (2, S, 8), (2, S, 4), 'float32', is_causal=True)
+@pytest.mark.parametrize('batch', [(), (2,)])
+def test_causal_lengths(rng, L, S, batch):
+    check_against_explicit(rng, batch + (L, 8), batch + (S, 8), batch + (S, 4), 'float32',
+                           is_causal=True)
 
 
 def mask_shapes(qs, ks):
@@ -143,6 +146,14 @@ def test_bool_mask(rng, shapes, mshape, name):
 def test_float_mask_with_grad(rng, shapes, mshape, name):
     m = rng.standard_normal(mshape)
     check_against_explicit(rng, *shapes, name, 'contiguous', mask=pair(m, name, True))
+
+
+@pytest.mark.parametrize('name', ['float32', 'float64'])
+def test_float_mask_one_problem_many_key_blocks(rng, name):
+    """one problem (the backward's threads then share its key blocks)"""
+    m = rng.standard_normal((50, 700))
+    check_against_explicit(rng, (50, 8), (700, 8), (700, 6), name, 'transposed',
+                           mask=pair(m, name, True))
 
 
 def test_float_mask_with_inf_and_strides(rng):
@@ -279,6 +290,19 @@ def test_dropout_statistics(rng, p):
     Dl.manual_seed(8)
     mean = to_np(sdpa(q, k, ones, dropout_p=p)).mean()
     assert abs(mean - 1) < 0.02
+
+
+@pytest.mark.parametrize('p', [0.1, 0.5])
+def test_dropout_draws_philox_uniforms(rng, p):
+    """element (b, i, j) is kept when the float32 uniform of Philox block
+    (b L + i) S / 4 + j / 4, word j % 4, is at least p: for S a multiple of
+    4 that is uniform b L S + i S + j of the generator's stream, which
+    Dl.rand draws from the same seed"""
+    q, k = [Dl.tensor(rng.standard_normal(s), dtype=Dl.float64) for s in ((3, 20, 4), (3, 520, 4))]
+    z = dropout_scales(q, k, p, seed=13)
+    Dl.manual_seed(13)
+    u = to_np(Dl.rand(3 * 20 * 520)).reshape(3, 20, 520)
+    np.testing.assert_allclose(z, np.where(u >= p, 1 / (1 - p), 0.0), rtol=1e-12)
 
 
 def test_dropout_one_gives_zeros(rng):
