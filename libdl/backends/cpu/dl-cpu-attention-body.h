@@ -29,8 +29,18 @@ SFX (dropout_scales) (const DlAttentionArgs *a,
     z[c] = (bits[skip + c] >> 8) * (1.0f / 16777216.0f) >= p ? keep : 0;
 }
 
+/* the factor the exponentials apply to the scores (exp (f x - m)): the
+ * scale, when no mask is added after it and it keeps the scores' order;
+ * else 1, and att_scores applies the scale */
+static inline T
+SFX (exp_factor) (const DlAttentionArgs *a)
+{
+  return !a->mask && a->scale > 0 ? (T)a->scale : 1;
+}
+
 /* scores row @row of problem @b over keys j0 .. j0 + cols: x = scale x +
- * the mask (-inf where a bool mask forbids or past the causal diagonal) */
+ * the mask (-inf where a bool mask forbids or past the causal diagonal),
+ * the scale left to the exponentials when exp_factor says so */
 DL_CPU_CLONES static void
 SFX (att_scores) (const DlAttentionArgs *a,
                   T *restrict x,
@@ -42,8 +52,9 @@ SFX (att_scores) (const DlAttentionArgs *a,
 {
   const T scale = (T)a->scale;
 
-  for (gint64 c = 0; c < cols; c++)
-    x[c] *= scale;
+  if (SFX (exp_factor) (a) == 1 && scale != 1)
+    for (gint64 c = 0; c < cols; c++)
+      x[c] *= scale;
   if (a->mask)
     {
       const gint64 cs = a->mask_cs, base = mask_off + row * a->mask_rs + j0 * cs;
@@ -72,23 +83,31 @@ SFX (att_scores) (const DlAttentionArgs *a,
       x[c] = -(T)INFINITY;
 }
 
-static inline T
+/* the largest of x[0..n), NaN ignored (the exponentials' sum shows it),
+ * -inf when there is none; in eight lanes so that it vectorises */
+DL_CPU_CLONES static T
 SFX (row_max) (const T *restrict x, gint64 n)
 {
-  T m = -(T)INFINITY;
-  gboolean nan = FALSE;
+  T lane[8], m;
+  gint64 c = 0;
 
-  for (gint64 c = 0; c < n; c++)
-    {
-      nan |= x[c] != x[c];
-      m = x[c] > m ? x[c] : m;
-    }
-  return nan ? (T)NAN : m;
+  for (gint j = 0; j < 8; j++)
+    lane[j] = -(T)INFINITY;
+  for (; c + 8 <= n; c += 8)
+    for (gint j = 0; j < 8; j++)
+      lane[j] = x[c + j] > lane[j] ? x[c + j] : lane[j];
+  for (; c < n; c++)
+    lane[0] = x[c] > lane[0] ? x[c] : lane[0];
+  m = lane[0];
+  for (gint j = 1; j < 8; j++)
+    m = lane[j] > m ? lane[j] : m;
+  return m;
 }
 
-/* x = exp (x - m); returns the sum, in eight lanes so that it vectorises */
+/* x = exp (f x - m); returns the sum, in eight lanes so that it
+ * vectorises */
 DL_CPU_CLONES static T
-SFX (exp_sum) (T *restrict x, gint64 n, T m)
+SFX (exp_sum) (T *restrict x, gint64 n, T f, T m)
 {
   T lane[8] = { 0 };
   gint64 c = 0;
@@ -96,13 +115,13 @@ SFX (exp_sum) (T *restrict x, gint64 n, T m)
   for (; c + 8 <= n; c += 8)
     for (gint j = 0; j < 8; j++)
       {
-        T e = EXP (x[c + j] - m);
+        T e = EXP (x[c + j] * f - m);
         x[c + j] = e;
         lane[j] += e;
       }
   for (; c < n; c++)
     {
-      x[c] = EXP (x[c] - m);
+      x[c] = EXP (x[c] * f - m);
       lane[0] += x[c];
     }
   return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
@@ -134,6 +153,7 @@ SFX (attention_forward_task) (const DlAttentionArgs *a,
   const gint64 mask_off = a->mask ? batch_offset (a, a->mask_bs, b) : 0;
   T *o = (T *)a->out + (b * a->l + i0) * ev;
   T *lse = (T *)a->lse + b * a->l + i0;
+  const T f = SFX (exp_factor) (a);
 
   memset (o, 0, rows * ev * sizeof (T));
   for (gint64 r = 0; r < rows; r++)
@@ -152,15 +172,18 @@ SFX (attention_forward_task) (const DlAttentionArgs *a,
           T *x = sbuf + r * cols, mnew, alpha;
 
           SFX (att_scores) (a, x, cols, b, i0 + r, j0, mask_off);
-          mnew = SFX (row_max) (x, cols);
-          mnew = mnew != mnew ? mnew : MAX (m[r], mnew);
+          mnew = MAX (m[r], SFX (row_max) (x, cols) * f);
           if (mnew == -(T)INFINITY)
             {
-              memset (x, 0, cols * sizeof (T)); /* nothing to attend yet */
+              /* nothing to attend yet, or NaN: the row's sum tells */
+              for (gint64 c = 0; c < cols; c++)
+                if (x[c] != x[c])
+                  lsum[r] = (T)NAN;
+              memset (x, 0, cols * sizeof (T));
               continue;
             }
           alpha = m[r] == -(T)INFINITY ? 0 : EXP (m[r] - mnew);
-          lsum[r] = lsum[r] * alpha + SFX (exp_sum) (x, cols, mnew);
+          lsum[r] = lsum[r] * alpha + SFX (exp_sum) (x, cols, f, mnew);
           if (alpha != 1)
             SFX (scale_row) (o + r * ev, ev, alpha);
           m[r] = mnew;
@@ -257,7 +280,7 @@ SFX (attention_backward_block) (const DlAttentionArgs *a,
   T *dmask = a->dmask ? (T *)a->dmask + b * l * s : NULL;
   const gboolean need_ds = dq || dk || dmask;
   T *pbuf = scratch, *dpbuf = pbuf + ATT_BQ * ATT_BK, *zbuf = dpbuf + ATT_BQ * ATT_BK;
-  const T scale = (T)a->scale;
+  const T scale = (T)a->scale, f = SFX (exp_factor) (a);
 
   for (gint64 i0 = a->causal ? j0 / ATT_BQ * ATT_BQ : 0; i0 < l; i0 += ATT_BQ)
     {
@@ -271,7 +294,7 @@ SFX (attention_backward_block) (const DlAttentionArgs *a,
       for (gint64 r = 0; r < rows; r++)
         {
           SFX (att_scores) (a, pbuf + r * cols, cols, b, i0 + r, j0, mask_off);
-          SFX (exp_sum) (pbuf + r * cols, cols, lse[i0 + r]);
+          SFX (exp_sum) (pbuf + r * cols, cols, f, lse[i0 + r]);
           if (a->dropout_p > 0)
             SFX (dropout_scales) (a, b, i0 + r, j0, cols, zbuf + r * cols);
         }
