@@ -192,6 +192,18 @@ def test_fully_masked_rows_are_nan(rng, kind):
     assert_same(out, ref)
 
 
+@pytest.mark.parametrize('where', ['query', 'key', 'value'])
+def test_nan_inputs(rng, where):
+    """NaN spreads as in the explicit formula: a query's row, every row for
+    a key, a column for a value"""
+    arrays = [rng.standard_normal(s) for s in ((2, 5, 4), (2, 300, 4), (2, 300, 3))]
+    arrays[['query', 'key', 'value'].index(where)][1, 3, 1] = np.nan
+    (q, tq), (k, tk), (v, tv) = [pair(a, 'float32') for a in arrays]
+    assert_same(sdpa(q, k, v), explicit(tq, tk, tv), **TOLS['float32'])
+    assert_same(sdpa(q, k, v, is_causal=True), explicit(tq, tk, tv, is_causal=True),
+                **TOLS['float32'])
+
+
 def test_no_keys(rng):
     """S = 0: the softmax of nothing times nothing is a zero output"""
     (q, tq), (k, tk), (v, tv) = [pair(rng.standard_normal(s), 'float32')
