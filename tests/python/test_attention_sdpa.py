@@ -206,9 +206,14 @@ def test_nan_inputs(rng, where):
 
 def test_no_keys(rng):
     """S = 0: the softmax of nothing times nothing is a zero output"""
-    (q, tq), (k, tk), (v, tv) = [pair(rng.standard_normal(s), 'float32')
-                                 for s in ((2, 5, 4), (2, 0, 4), (2, 0, 3))]
-    assert_same(sdpa(q, k, v), explicit(tq, tk, tv))
+    check_against_explicit(rng, (2, 5, 4), (2, 0, 4), (2, 0, 3), 'float32')
+
+
+@pytest.mark.parametrize('shapes', [((0, 5, 4), (0, 6, 4), (0, 6, 3)),
+                                    ((2, 0, 4), (2, 6, 4), (2, 6, 3)),
+                                    ((2, 5, 4), (2, 6, 4), (2, 6, 0))], ids=['batch', 'L', 'Ev'])
+def test_empty(rng, shapes):
+    check_against_explicit(rng, *shapes, 'float32')
 
 
 @pytest.mark.parametrize('name', ['float16', 'bfloat16'])
