@@ -200,3 +200,8 @@ from .resample import dropout2d, interpolate, normalize, pad, upsample  # noqa: 
 from .conv import adaptive_max_pool2d  # noqa: E402
 
 __all__ += ['pad', 'interpolate', 'upsample', 'normalize', 'dropout2d', 'adaptive_max_pool2d']
+
+# scaled dot product attention lives in sdpa.py
+from .sdpa import scaled_dot_product_attention  # noqa: E402
+
+__all__ += ['scaled_dot_product_attention']
