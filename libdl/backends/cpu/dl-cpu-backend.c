@@ -195,6 +195,8 @@ static const DlBackend cpu_backend = {
   .nonzero = dl_cpu_nonzero,
   .conv2d_forward = dl_cpu_conv2d_forward,
   .conv2d_backward = dl_cpu_conv2d_backward,
+  .rnn_forward = dl_cpu_rnn_forward,
+  .rnn_backward = dl_cpu_rnn_backward,
 };
 
 /* The CPU device's context: no state of its own; opening it picks the
