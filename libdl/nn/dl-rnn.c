@@ -233,11 +233,11 @@ dl_rnn_base_constructed (GObject *object)
 {
   DlRnnBasePrivate *p = base_priv (object);
   DlModule *m = DL_MODULE (object);
-  const gint64 gh = gates_of (p->mode) * p->hidden_size;
   const gint64 ho = p->proj_size ? p->proj_size : p->hidden_size;
   const gint dirs = p->bidirectional ? 2 : 1;
   const gdouble bound = 1.0 / sqrt ((gdouble)MAX (p->hidden_size, 1));
   GError *error = NULL;
+  gint64 gh;
 
   G_OBJECT_CLASS (dl_rnn_base_parent_class)->constructed (object);
   if (DL_IS_LSTM (object))
@@ -252,6 +252,7 @@ dl_rnn_base_constructed (GObject *object)
       dl_module_take_construct_error (m, error);
       return;
     }
+  gh = gates_of (p->mode) * p->hidden_size;
   for (gint64 l = 0; l < p->num_layers; l++)
     for (gint d = 0; d < dirs; d++)
       {
