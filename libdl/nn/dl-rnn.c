@@ -802,8 +802,6 @@ dl_rnn_base_extra_repr (DlModule *module)
     g_string_append_printf (s, ", proj_size=%" G_GINT64_FORMAT, p->proj_size);
   if (p->num_layers != 1)
     g_string_append_printf (s, ", num_layers=%" G_GINT64_FORMAT, p->num_layers);
-  if (DL_IS_RNN (module) && p->nonlinearity == DL_RNN_NONLINEARITY_RELU)
-    g_string_append (s, ", nonlinearity=relu");
   if (!p->bias)
     g_string_append (s, ", bias=False");
   if (p->batch_first)
@@ -1207,8 +1205,8 @@ check_cell_state (const gchar *name,
                   gint k,
                   GError **error)
 {
-  const gint64 *xs = dl_tensor_get_shape (x, NULL);
-  gsize nd;
+  gsize nd, xd;
+  const gint64 *xs = dl_tensor_get_shape (x, &xd);
   const gint64 *hs = dl_tensor_get_shape (h, &nd);
 
   if (nd != 2)
@@ -1284,7 +1282,7 @@ cell_step (DlModule *self, DlTensor *input, DlTensor *hx, DlTensor *cx, DlTensor
       || (hx && !(h = maybe_unsqueeze (hx, unbatched, 0, error)))
       || (cx && !(c = maybe_unsqueeze (cx, unbatched, 0, error))))
     return NULL;
-  s = dl_tensor_get_shape (x, NULL);
+  s = dl_tensor_get_shape (x, &nd);
   if ((h && !check_cell_state (name, x, h, f->hidden_size, 0, error))
       || (c && !check_cell_state (name, x, c, f->hidden_size, 1, error)))
     return NULL;
