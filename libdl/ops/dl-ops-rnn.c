@@ -259,7 +259,7 @@ rnn_backward_recorded (DlNode *node, DlTensor **in, DlTensor **go, DlTensor **gi
       }
   if (n_outs == 0 || n_ins == 0)
     return TRUE;
-  TRY (grads = dl_autograd_grad (outs, n_outs, ins, n_ins, gos, n_outs, FALSE, TRUE, TRUE, error));
+  TRY (grads = dl_autograd_grad (outs, n_outs, ins, n_ins, gos, n_outs, TRUE, TRUE, TRUE, error));
   for (guint k = 0; k < n_ins; k++)
     if (grads->pdata[k])
       gi[idx[k]] = g_object_ref (grads->pdata[k]);
