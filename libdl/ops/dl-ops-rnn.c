@@ -238,13 +238,14 @@ rnn_backward_recorded (DlNode *node, DlTensor **in, DlTensor **go, DlTensor **gi
   g_autoptr (DlTensor) c_n = NULL;
   g_autoptr (GPtrArray) grads = NULL;
   DlTensor *outs[3], *gos[3], *ins[N_IN];
+  const guint n_out = dl_node_data (node)->n_outputs;
   guint n_outs = 0, n_ins = 0, idx[N_IN];
 
   TRY (y = layer_composite (s->mode, s->reverse, in[IN_X], s->batch_sizes, s->steps, &w, in[IN_H0],
                             in[IN_C0], &h_n, in[IN_C0] ? &c_n : NULL, error));
   {
     DlTensor *all[3] = { y, h_n, c_n };
-    for (guint k = 0; k < 3; k++)
+    for (guint k = 0; k < n_out; k++)
       if (go[k] && all[k])
         {
           outs[n_outs] = all[k];
@@ -294,6 +295,7 @@ rnn_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   const DlSavedTensor *slots[5] = { &s->gates, &s->cells, &s->hprev, &s->cprev, &s->m };
   DlBackendContext *ctx;
   DlRnnArgs a = { 0 };
+  const guint n_out = dl_node_data (node)->n_outputs;
   gint64 n, hs, ps, gh;
 
   for (guint i = 0; i < N_IN; i++)
@@ -313,7 +315,7 @@ rnn_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   ps = in[IN_W_HR] ? in[IN_W_HR]->sizes[0] : 0;
   if ((go[0] && !(dy = dl_tensor_contiguous (go[0], error)))
       || (go[1] && !(dh_n = dl_tensor_contiguous (go[1], error)))
-      || (go[2] && !(dc_n = dl_tensor_contiguous (go[2], error))))
+      || (n_out > 2 && go[2] && !(dc_n = dl_tensor_contiguous (go[2], error))))
     return FALSE;
   TRY (dgx = new_buffer (x, n, gh, error));
   if (s->mode == DL_RNN_MODE_GRU)
