@@ -369,3 +369,31 @@ def test_bad_input():
         Dl.nn.LSTM(3, 4, dropout=1.5)
     with pytest.raises(ValueError, match="Unknown nonlinearity 'sigmoid'"):
         Dl.nn.RNN(3, 4, nonlinearity='sigmoid')
+
+
+@pytest.mark.parametrize('mode', ['LSTM', 'GRU'])
+@pytest.mark.parametrize('enforce_sorted,batch_first', [(True, False), (False, True)])
+def test_pack_pad_round_trip(rng, mode, enforce_sorted, batch_first):
+    """pack_padded_sequence -> layer -> pad_packed_sequence, as a user
+    writes it, against torch: padded output, lengths, final states and the
+    padded input's gradient"""
+    lengths = [4, 4, 3, 2, 1] if enforce_sorted else [1, 4, 3, 2, 2]
+    d, t = make_pair(mode, 'float64', 3, 5, 2, bidirectional=True, batch_first=batch_first)
+    shape = (5, 4, 3) if batch_first else (4, 5, 3)
+    dx, tx = tensors(rng, shape, 'float64')
+    res = []
+    for m, lib, x in ((d, Dl, dx), (t, torch, tx)):
+        rnn = lib.nn.utils.rnn
+        packed = rnn.pack_padded_sequence(x, lib.tensor(lengths), batch_first=batch_first,
+                                          enforce_sorted=enforce_sorted)
+        out, h = m(packed)
+        padded, lens = rnn.pad_packed_sequence(out, batch_first=batch_first)
+        hs = list(h) if isinstance(h, tuple) else [h]
+        (padded.sum() + sum((k + 2) * s.sum() for k, s in enumerate(hs))).backward()
+        res.append((padded, lens, hs))
+    (dp, dl_, dh), (tp, tl, th) = res
+    assert_same(dp, tp, **TOL['float64'])
+    assert list(to_np(dl_)) == list(tl.numpy())
+    for a, b in zip(dh, th):
+        assert_same(a, b, **TOL['float64'])
+    assert_same(dx.grad, tx.grad, **TOL['float64'])
