@@ -147,12 +147,12 @@ layer_name (DlRnnBasePrivate *p)
 {
   switch (p->mode)
     {
-    case DL_RNN_MODE_LSTM:
-      return "LSTM";
-    case DL_RNN_MODE_GRU:
-      return "GRU";
-    default:
-      return "RNN";
+      case DL_RNN_MODE_LSTM:
+        return "LSTM";
+      case DL_RNN_MODE_GRU:
+        return "GRU";
+      default:
+        return "RNN";
     }
 }
 
@@ -221,8 +221,8 @@ check_base (DlRnnBasePrivate *p, GError **error)
     }
   if (p->proj_size >= p->hidden_size)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "%s: proj_size has to be smaller than hidden_size",
-                   name);
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "%s: proj_size has to be smaller than hidden_size", name);
       return FALSE;
     }
   return TRUE;
@@ -245,8 +245,8 @@ dl_rnn_base_constructed (GObject *object)
   else if (DL_IS_GRU (object))
     p->mode = DL_RNN_MODE_GRU;
   else if (DL_IS_RNN (object))
-    p->mode = p->nonlinearity == DL_RNN_NONLINEARITY_RELU ? DL_RNN_MODE_RNN_RELU
-                                                         : DL_RNN_MODE_RNN_TANH;
+    p->mode
+        = p->nonlinearity == DL_RNN_NONLINEARITY_RELU ? DL_RNN_MODE_RNN_RELU : DL_RNN_MODE_RNN_TANH;
   if (!check_base (p, &error))
     {
       dl_module_take_construct_error (m, error);
@@ -360,16 +360,16 @@ run_layers (DlRnnBase *self,
 
       for (gint d = 0; d < dirs && ok; d++)
         {
-          DlRnnLayerWeights w = { get_param (m, "weight_ih", l, d), get_param (m, "weight_hh", l, d),
-                                  get_param (m, "bias_ih", l, d), get_param (m, "bias_hh", l, d),
-                                  get_param (m, "weight_hr", l, d) };
-          g_autoptr (DlTensor) h0 = hx ? dl_tensor_select (hx, 0, l * dirs + d, error)
-                                       : g_object_ref (hz);
+          DlRnnLayerWeights w
+              = { get_param (m, "weight_ih", l, d), get_param (m, "weight_hh", l, d),
+                  get_param (m, "bias_ih", l, d), get_param (m, "bias_hh", l, d),
+                  get_param (m, "weight_hr", l, d) };
+          g_autoptr (DlTensor) h0
+              = hx ? dl_tensor_select (hx, 0, l * dirs + d, error) : g_object_ref (hz);
           g_autoptr (DlTensor) c0 = NULL;
           DlTensor *hn = NULL, *cn = NULL;
 
-          if (!w.w_ih || !w.w_hh || (p->bias && (!w.b_ih || !w.b_hh))
-              || (p->proj_size && !w.w_hr))
+          if (!w.w_ih || !w.w_hh || (p->bias && (!w.b_ih || !w.b_hh)) || (p->proj_size && !w.w_hr))
             {
               g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                            "%s: the parameters of layer %" G_GINT64_FORMAT " are missing",
@@ -386,8 +386,8 @@ run_layers (DlRnnBase *self,
               ok = FALSE;
               break;
             }
-          outs[d] = dl_rnn_op_layer (p->mode, d == 1, layer_in, bs, steps, &w, h0, c0, &hn,
-                                     lstm ? &cn : NULL, error);
+          outs[d] = dl_rnn_op_layer (&(DlRnnLayerSpec){ p->mode, d == 1, steps, bs }, layer_in, &w,
+                                     h0, c0, &hn, lstm ? &cn : NULL, error);
           if (!outs[d])
             {
               ok = FALSE;
@@ -443,8 +443,8 @@ check_states (DlRnnBasePrivate *p, gint64 batch, DlTensor *hx, DlTensor *cx, GEr
                    "%s: give both hx and cx (the hidden and cell states) or neither", name);
       return FALSE;
     }
-  if (hx && !check_state (name, lstm ? "hidden[0]" : "hidden", hx, (gint64[]){ ld, batch, ho },
-                          error))
+  if (hx
+      && !check_state (name, lstm ? "hidden[0]" : "hidden", hx, (gint64[]){ ld, batch, ho }, error))
     return FALSE;
   if (cx && !check_state (name, "hidden[1]", cx, (gint64[]){ ld, batch, p->hidden_size }, error))
     return FALSE;
@@ -596,7 +596,9 @@ dl_rnn_base_forward_state (DlRnnBase *self,
     return NULL;
   if (batch == 0)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE, "%s: the batch is empty: input of size [%" G_GINT64_FORMAT ", 0, %" G_GINT64_FORMAT "]",
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "%s: the batch is empty: input of size [%" G_GINT64_FORMAT
+                   ", 0, %" G_GINT64_FORMAT "]",
                    name, steps, p->input_size);
       return NULL;
     }
@@ -776,10 +778,9 @@ dl_rnn_base_forward_many (DlModule *module, GPtrArray *inputs, GPtrArray **outpu
                    layer_name (p), lstm ? ", cx" : "", inputs->len);
       return;
     }
-  y = dl_rnn_base_forward_state (DL_RNN_BASE (module), inputs->pdata[0],
-                                 inputs->len > 1 ? inputs->pdata[1] : NULL,
-                                 inputs->len > 2 ? inputs->pdata[2] : NULL, &h_n,
-                                 lstm ? &c_n : NULL, error);
+  y = dl_rnn_base_forward_state (
+      DL_RNN_BASE (module), inputs->pdata[0], inputs->len > 1 ? inputs->pdata[1] : NULL,
+      inputs->len > 2 ? inputs->pdata[2] : NULL, &h_n, lstm ? &c_n : NULL, error);
   if (!y)
     return;
   *outputs = g_ptr_array_new_with_free_func (g_object_unref);
@@ -1098,8 +1099,29 @@ static DlLayerProp cell_props[] = {
 };
 
 /* the same three for DlLstmCell and DlGruCell (their instance structs
- * have the same layout) */
-static DlLayerProp lstm_cell_props[] = {
+ * have the same layout), one table for both classes */
+/**
+ * DlGruCell:input-size:
+ *
+ * The number of features of the input (required, >= 1).
+ *
+ * Since: 0.1
+ */
+/**
+ * DlGruCell:hidden-size:
+ *
+ * The number of features of the hidden state (required, >= 1).
+ *
+ * Since: 0.1
+ */
+/**
+ * DlGruCell:bias:
+ *
+ * Whether the cell has the biases bias_ih and bias_hh (default %TRUE).
+ *
+ * Since: 0.1
+ */
+static DlLayerProp gated_cell_props[] = {
   /**
    * DlLstmCell:input-size:
    *
@@ -1126,33 +1148,6 @@ static DlLayerProp lstm_cell_props[] = {
   { "bias", G_TYPE_BOOLEAN, CF (f.bias), TRUE },
 };
 
-static DlLayerProp gru_cell_props[] = {
-  /**
-   * DlGruCell:input-size:
-   *
-   * The number of features of the input (required, >= 1).
-   *
-   * Since: 0.1
-   */
-  { "input-size", G_TYPE_INT64, CF (f.input_size), -1 },
-  /**
-   * DlGruCell:hidden-size:
-   *
-   * The number of features of the hidden state (required, >= 1).
-   *
-   * Since: 0.1
-   */
-  { "hidden-size", G_TYPE_INT64, CF (f.hidden_size), -1 },
-  /**
-   * DlGruCell:bias:
-   *
-   * Whether the cell has the biases bias_ih and bias_hh (default %TRUE).
-   *
-   * Since: 0.1
-   */
-  { "bias", G_TYPE_BOOLEAN, CF (f.bias), TRUE },
-};
-
 static CellFields *
 cell_fields (gpointer self)
 {
@@ -1167,7 +1162,7 @@ cell_mode (gpointer self)
   if (DL_IS_GRU_CELL (self))
     return DL_RNN_MODE_GRU;
   return cell_fields (self)->nonlinearity == DL_RNN_NONLINEARITY_RELU ? DL_RNN_MODE_RNN_RELU
-                                                                     : DL_RNN_MODE_RNN_TANH;
+                                                                      : DL_RNN_MODE_RNN_TANH;
 }
 
 static const gchar *
@@ -1219,7 +1214,8 @@ check_cell_state (const gchar *name,
   if (hs[0] != xs[0])
     {
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "%s: Input batch size %" G_GINT64_FORMAT " doesn't match hidden%d batch size %" G_GINT64_FORMAT,
+                   "%s: Input batch size %" G_GINT64_FORMAT
+                   " doesn't match hidden%d batch size %" G_GINT64_FORMAT,
                    name, xs[0], k, hs[0]);
       return FALSE;
     }
@@ -1235,16 +1231,21 @@ check_cell_state (const gchar *name,
 }
 
 static DlTensor *
-cell_step (DlModule *self, DlTensor *input, DlTensor *hx, DlTensor *cx, DlTensor **c_out, GError **error)
+cell_step (DlModule *self,
+           DlTensor *input,
+           DlTensor *hx,
+           DlTensor *cx,
+           DlTensor **c_out,
+           GError **error)
 {
   CellFields *f = cell_fields (self);
   const gchar *name = cell_name (self);
   const DlRnnMode mode = cell_mode (self);
   const gboolean lstm = mode == DL_RNN_MODE_LSTM;
-  DlRnnLayerWeights w = { dl_module_get_parameter (self, "weight_ih"),
-                          dl_module_get_parameter (self, "weight_hh"),
-                          dl_module_get_parameter (self, "bias_ih"),
-                          dl_module_get_parameter (self, "bias_hh"), NULL };
+  DlRnnLayerWeights w
+      = { dl_module_get_parameter (self, "weight_ih"), dl_module_get_parameter (self, "weight_hh"),
+          dl_module_get_parameter (self, "bias_ih"), dl_module_get_parameter (self, "bias_hh"),
+          NULL };
   g_autoptr (DlTensor) x = NULL;
   g_autoptr (DlTensor) h = NULL;
   g_autoptr (DlTensor) c = NULL;
@@ -1286,8 +1287,9 @@ cell_step (DlModule *self, DlTensor *input, DlTensor *hx, DlTensor *cx, DlTensor
   if ((h && !check_cell_state (name, x, h, f->hidden_size, 0, error))
       || (c && !check_cell_state (name, x, c, f->hidden_size, 1, error)))
     return NULL;
-  if ((!h && !(h = dl_zeros ((gint64[]){ s[0], f->hidden_size }, 2, dl_tensor_get_dtype (x),
-                             dl_tensor_get_device (x), error)))
+  if ((!h
+       && !(h = dl_zeros ((gint64[]){ s[0], f->hidden_size }, 2, dl_tensor_get_dtype (x),
+                          dl_tensor_get_device (x), error)))
       || (lstm && !c
           && !(c = dl_zeros ((gint64[]){ s[0], f->hidden_size }, 2, dl_tensor_get_dtype (x),
                              dl_tensor_get_device (x), error))))
@@ -1448,13 +1450,13 @@ G_DEFINE_FINAL_TYPE (DlLstmCell, dl_lstm_cell, DL_TYPE_MODULE)
 static void
 dl_lstm_cell_class_init (DlLstmCellClass *klass)
 {
-  cell_class_setup (G_OBJECT_CLASS (klass), lstm_cell_props, G_N_ELEMENTS (lstm_cell_props));
+  cell_class_setup (G_OBJECT_CLASS (klass), gated_cell_props, G_N_ELEMENTS (gated_cell_props));
 }
 
 static void
 dl_lstm_cell_init (DlLstmCell *self)
 {
-  dl_layer_props_init (self, lstm_cell_props, G_N_ELEMENTS (lstm_cell_props));
+  dl_layer_props_init (self, gated_cell_props, G_N_ELEMENTS (gated_cell_props));
 }
 
 /**
@@ -1519,13 +1521,13 @@ G_DEFINE_FINAL_TYPE (DlGruCell, dl_gru_cell, DL_TYPE_MODULE)
 static void
 dl_gru_cell_class_init (DlGruCellClass *klass)
 {
-  cell_class_setup (G_OBJECT_CLASS (klass), gru_cell_props, G_N_ELEMENTS (gru_cell_props));
+  cell_class_setup (G_OBJECT_CLASS (klass), gated_cell_props, G_N_ELEMENTS (gated_cell_props));
 }
 
 static void
 dl_gru_cell_init (DlGruCell *self)
 {
-  dl_layer_props_init (self, gru_cell_props, G_N_ELEMENTS (gru_cell_props));
+  dl_layer_props_init (self, gated_cell_props, G_N_ELEMENTS (gated_cell_props));
 }
 
 /**

@@ -20,33 +20,40 @@ typedef struct
   DlTensor *w_ih, *w_hh, *b_ih, *b_hh, *w_hr;
 } DlRnnLayerWeights;
 
-/* The layer over the packed sequence @x [n, in] whose step t has
- * @batch_sizes[t] rows (non-increasing, @steps entries, n their sum), from
- * the states @h0 [batch, ho] and @c0 [batch, h] (LSTM only; NULL
- * otherwise); @reverse runs the steps backwards. Returns y [n, ho], the
- * final states into @h_n and (LSTM) @c_n. Differentiable (RnnLayerBackward0,
- * on the backend's fused kernels; a backward recorded with create_graph
- * differentiates the chain of ops that DL_RNN=composite runs instead). */
-DlTensor *dl_rnn_op_layer (DlRnnMode mode,
-                        gboolean reverse,
-                        DlTensor *x,
-                        const gint64 *batch_sizes,
-                        gint64 steps,
-                        const DlRnnLayerWeights *w,
-                        DlTensor *h0,
-                        DlTensor *c0,
-                        DlTensor **h_n,
-                        DlTensor **c_n,
-                        GError **error);
+/* How one layer runs: its cell, its direction (reverse runs the steps
+ * backwards) and the packed sequence's steps, step t having
+ * batch_sizes[t] rows (non-increasing, host memory). */
+typedef struct
+{
+  DlRnnMode mode;
+  gboolean reverse;
+  gint64 steps;
+  const gint64 *batch_sizes;
+} DlRnnLayerSpec;
+
+/* The layer over the packed sequence @x [n, in] (n the sum of the batch
+ * sizes), from the states @h0 [batch, ho] and @c0 [batch, h] (LSTM only;
+ * NULL otherwise). Returns y [n, ho], the final states into @h_n and
+ * (LSTM) @c_n. Differentiable (RnnLayerBackward0, on the backend's fused
+ * kernels; a backward recorded with create_graph differentiates the chain
+ * of ops that DL_RNN=composite runs instead). */
+DlTensor *dl_rnn_op_layer (const DlRnnLayerSpec *spec,
+                           DlTensor *x,
+                           const DlRnnLayerWeights *w,
+                           DlTensor *h0,
+                           DlTensor *c0,
+                           DlTensor **h_n,
+                           DlTensor **c_n,
+                           GError **error);
 
 /* One step of a cell: @x [b, in], @h [b, h], @c [b, h] (LSTM); the new h,
  * and the new c into @c_out (LSTM). */
 DlTensor *dl_rnn_op_cell (DlRnnMode mode,
-                       DlTensor *x,
-                       const DlRnnLayerWeights *w,
-                       DlTensor *h,
-                       DlTensor *c,
-                       DlTensor **c_out,
-                       GError **error);
+                          DlTensor *x,
+                          const DlRnnLayerWeights *w,
+                          DlTensor *h,
+                          DlTensor *c,
+                          DlTensor **c_out,
+                          GError **error);
 
 G_END_DECLS

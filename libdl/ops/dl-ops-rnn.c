@@ -37,10 +37,7 @@ enum
 
 typedef struct
 {
-  DlRnnMode mode;
-  gboolean reverse;
-  gint64 steps;
-  gint64 *batch_sizes; /* owned */
+  DlRnnLayerSpec spec; /* its batch_sizes owned */
   gboolean has[N_IN];  /* which inputs were given */
   DlSavedTensor in[N_IN];
   DlSavedTensor gates, cells, hprev, cprev, m;
@@ -57,7 +54,7 @@ rnn_state_clear (gpointer p)
 {
   RnnState *s = p;
 
-  g_free (s->batch_sizes);
+  g_free ((gpointer)s->spec.batch_sizes);
 }
 
 /* @a @ @b^T (+ @bias) */
@@ -162,11 +159,8 @@ replace_head (DlTensor *t, DlTensor *head, GError **error)
 
 /* The layer as a chain of differentiable ops (see dl_rnn_op_layer). */
 static DlTensor *
-layer_composite (DlRnnMode mode,
-                 gboolean reverse,
+layer_composite (const DlRnnLayerSpec *spec,
                  DlTensor *x,
-                 const gint64 *batch_sizes,
-                 gint64 steps,
                  const DlRnnLayerWeights *w,
                  DlTensor *h0,
                  DlTensor *c0,
@@ -177,6 +171,7 @@ layer_composite (DlRnnMode mode,
   g_autoptr (DlTensor) gx = linear (x, w->w_ih, w->b_ih, error);
   g_autoptr (DlTensor) h = g_object_ref (h0);
   g_autoptr (DlTensor) c = c0 ? g_object_ref (c0) : NULL;
+  const gint64 steps = spec->steps, *batch_sizes = spec->batch_sizes;
   g_autoptr (GPtrArray) ys = g_ptr_array_new_full (steps, g_object_unref);
   g_autofree gint64 *off = g_new (gint64, steps + 1);
   DlTensor *y;
@@ -189,7 +184,7 @@ layer_composite (DlRnnMode mode,
   g_ptr_array_set_size (ys, steps);
   for (gint64 s = 0; s < steps; s++)
     {
-      const gint64 t = reverse ? steps - 1 - s : s, bs = batch_sizes[t];
+      const gint64 t = spec->reverse ? steps - 1 - s : s, bs = batch_sizes[t];
       g_autoptr (DlTensor) xt = dl_tensor_narrow (gx, 0, off[t], bs, error);
       g_autoptr (DlTensor) hp = xt ? dl_tensor_narrow (h, 0, 0, bs, error) : NULL;
       g_autoptr (DlTensor) cp = hp && c ? dl_tensor_narrow (c, 0, 0, bs, error) : NULL;
@@ -197,7 +192,7 @@ layer_composite (DlRnnMode mode,
       g_autoptr (DlTensor) hv = NULL;
       g_autoptr (DlTensor) hnew = NULL;
 
-      if (!hp || (c && !cp) || !(hv = cell_composite (mode, xt, w, hp, cp, &cn, error)))
+      if (!hp || (c && !cp) || !(hv = cell_composite (spec->mode, xt, w, hp, cp, &cn, error)))
         return NULL;
       if (w->w_hr)
         {
@@ -241,8 +236,8 @@ rnn_backward_recorded (DlNode *node, DlTensor **in, DlTensor **go, DlTensor **gi
   const guint n_out = dl_node_data (node)->n_outputs;
   guint n_outs = 0, n_ins = 0, idx[N_IN];
 
-  TRY (y = layer_composite (s->mode, s->reverse, in[IN_X], s->batch_sizes, s->steps, &w, in[IN_H0],
-                            in[IN_C0], &h_n, in[IN_C0] ? &c_n : NULL, error));
+  TRY (y = layer_composite (&s->spec, in[IN_X], &w, in[IN_H0], in[IN_C0], &h_n,
+                            in[IN_C0] ? &c_n : NULL, error));
   {
     DlTensor *all[3] = { y, h_n, c_n };
     for (guint k = 0; k < n_out; k++)
@@ -311,14 +306,14 @@ rnn_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   ctx = dl_tensor_context (x);
   n = x->sizes[0];
   gh = in[IN_W_IH]->sizes[0];
-  hs = gh / gate_count (s->mode);
+  hs = gh / gate_count (s->spec.mode);
   ps = in[IN_W_HR] ? in[IN_W_HR]->sizes[0] : 0;
   if ((go[0] && !(dy = dl_tensor_contiguous (go[0], error)))
       || (go[1] && !(dh_n = dl_tensor_contiguous (go[1], error)))
       || (n_out > 2 && go[2] && !(dc_n = dl_tensor_contiguous (go[2], error))))
     return FALSE;
   TRY (dgx = new_buffer (x, n, gh, error));
-  if (s->mode == DL_RNN_MODE_GRU)
+  if (s->spec.mode == DL_RNN_MODE_GRU)
     TRY (dgh = new_buffer (x, n, gh, error));
   if (ps)
     TRY (dhs = new_buffer (x, n, ps, error));
@@ -326,14 +321,14 @@ rnn_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
     if (in[i] && dl_node_needs_input_grad (node, i))
       TRY (gi[i] = dl_tensor_new_empty_internal (dl_tensor_device (in[i]), in[i]->dtype,
                                                  in[i]->sizes, in[i]->ndim, error));
-  a.mode = s->mode;
-  a.reverse = s->reverse;
-  a.steps = s->steps;
+  a.mode = s->spec.mode;
+  a.reverse = s->spec.reverse;
+  a.steps = s->spec.steps;
   a.batch = in[IN_H0]->sizes[0];
   a.input_size = x->sizes[1];
   a.hidden_size = hs;
   a.proj_size = ps;
-  a.batch_sizes = s->batch_sizes;
+  a.batch_sizes = s->spec.batch_sizes;
   a.x = dl_tensor_data (x);
   a.w_ih = dl_tensor_data (in[IN_W_IH]);
   a.w_hh = dl_tensor_data (in[IN_W_HH]);
@@ -384,17 +379,14 @@ contiguous_or_null (DlTensor *t, DlTensor **out, GError **error)
 }
 
 DlTensor *
-dl_rnn_op_layer (DlRnnMode mode,
-              gboolean reverse,
-              DlTensor *x,
-              const gint64 *batch_sizes,
-              gint64 steps,
-              const DlRnnLayerWeights *w,
-              DlTensor *h0,
-              DlTensor *c0,
-              DlTensor **h_n,
-              DlTensor **c_n,
-              GError **error)
+dl_rnn_op_layer (const DlRnnLayerSpec *spec,
+                 DlTensor *x,
+                 const DlRnnLayerWeights *w,
+                 DlTensor *h0,
+                 DlTensor *c0,
+                 DlTensor **h_n,
+                 DlTensor **c_n,
+                 GError **error)
 {
   DlTensor *inputs[N_IN] = { x, w->w_ih, w->w_hh, w->b_ih, w->b_hh, w->w_hr, h0, c0 };
   DlTensor *cont[N_IN] = { NULL };
@@ -405,6 +397,8 @@ dl_rnn_op_layer (DlRnnMode mode,
   DlTensor *bufs[5] = { NULL };
   DlBackendContext *ctx;
   DlRnnArgs a = { 0 };
+  const DlRnnMode mode = spec->mode;
+  const gint64 steps = spec->steps, *batch_sizes = spec->batch_sizes;
   const gboolean lstm = mode == DL_RNN_MODE_LSTM;
   const gint64 gh = w->w_ih->sizes[0], hs = gh / gate_count (mode);
   const gint64 ps = w->w_hr ? w->w_hr->sizes[0] : 0, ho = ps ? ps : hs;
@@ -419,23 +413,24 @@ dl_rnn_op_layer (DlRnnMode mode,
     n += batch_sizes[t];
   g_return_val_if_fail (n == x->sizes[0], NULL);
   if (!rnn_fusable (x, n))
-    return layer_composite (mode, reverse, x, batch_sizes, steps, w, h0, c0, h_n,
-                            lstm ? c_n : NULL, error);
+    return layer_composite (spec, x, w, h0, c0, h_n, lstm ? c_n : NULL, error);
   ctx = dl_tensor_context (x);
   for (guint i = 0; i < N_IN && ok; i++)
     ok = contiguous_or_null (inputs[i], &cont[i], error);
-  if (ok && ((y = new_buffer (x, n, ho, error)) == NULL || (hn = new_buffer (x, batch, ho, error)) == NULL
-             || (lstm && (cn = new_buffer (x, batch, hs, error)) == NULL)
-             || (bufs[0] = new_buffer (x, n, gh, error)) == NULL
-             || (bufs[2] = new_buffer (x, n, ho, error)) == NULL
-             || ((lstm || mode == DL_RNN_MODE_GRU) && (bufs[1] = new_buffer (x, n, hs, error)) == NULL)
-             || (lstm && (bufs[3] = new_buffer (x, n, hs, error)) == NULL)
-             || (ps && (bufs[4] = new_buffer (x, n, hs, error)) == NULL)))
+  if (ok
+      && ((y = new_buffer (x, n, ho, error)) == NULL
+          || (hn = new_buffer (x, batch, ho, error)) == NULL
+          || (lstm && (cn = new_buffer (x, batch, hs, error)) == NULL)
+          || (bufs[0] = new_buffer (x, n, gh, error)) == NULL
+          || (bufs[2] = new_buffer (x, n, ho, error)) == NULL
+          || ((lstm || mode == DL_RNN_MODE_GRU) && (bufs[1] = new_buffer (x, n, hs, error)) == NULL)
+          || (lstm && (bufs[3] = new_buffer (x, n, hs, error)) == NULL)
+          || (ps && (bufs[4] = new_buffer (x, n, hs, error)) == NULL)))
     ok = FALSE;
   if (ok)
     {
       a.mode = mode;
-      a.reverse = reverse;
+      a.reverse = spec->reverse;
       a.steps = steps;
       a.batch = batch;
       a.input_size = x->sizes[1];
@@ -463,10 +458,8 @@ dl_rnn_op_layer (DlRnnMode mode,
         {
           node = dl_node_new_for_op ("RnnLayerBackward0", rnn_backward, N_IN, inputs);
           s = dl_node_alloc_state (node, sizeof (RnnState), rnn_state_clear);
-          s->mode = mode;
-          s->reverse = reverse;
-          s->steps = steps;
-          s->batch_sizes = g_memdup2 (batch_sizes, MAX (steps, 1) * sizeof (gint64));
+          s->spec = *spec;
+          s->spec.batch_sizes = g_memdup2 (batch_sizes, MAX (steps, 1) * sizeof (gint64));
           for (guint i = 0; i < N_IN; i++)
             if ((s->has[i] = inputs[i] != NULL))
               dl_node_save (node, &s->in[i], inputs[i], FALSE);
@@ -496,19 +489,20 @@ dl_rnn_op_layer (DlRnnMode mode,
 
 DlTensor *
 dl_rnn_op_cell (DlRnnMode mode,
-             DlTensor *x,
-             const DlRnnLayerWeights *w,
-             DlTensor *h,
-             DlTensor *c,
-             DlTensor **c_out,
-             GError **error)
+                DlTensor *x,
+                const DlRnnLayerWeights *w,
+                DlTensor *h,
+                DlTensor *c,
+                DlTensor **c_out,
+                GError **error)
 {
   g_autoptr (DlTensor) hn = NULL;
   g_autoptr (DlTensor) cn = NULL;
   g_autoptr (DlTensor) y = NULL;
   const gint64 bs = x->sizes[0];
 
-  if (!(y = dl_rnn_op_layer (mode, FALSE, x, &bs, 1, w, h, c, &hn, &cn, error)))
+  if (!(y
+        = dl_rnn_op_layer (&(DlRnnLayerSpec){ mode, FALSE, 1, &bs }, x, w, h, c, &hn, &cn, error)))
     return NULL;
   if (c_out)
     *c_out = g_steal_pointer (&cn);

@@ -32,10 +32,10 @@ static void
 test_rnn_values (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (DlRnn) rnn = dl_rnn_new (1, 1, 1, DL_RNN_NONLINEARITY_TANH, FALSE, FALSE, 0, FALSE,
-                                      &error);
-  g_autoptr (DlTensor) x = dl_test_tensor ((gdouble[]){ 1, 2 }, (gint64[]){ 2, 1, 1 }, 3,
-                                           DL_DTYPE_FLOAT32);
+  g_autoptr (DlRnn) rnn
+      = dl_rnn_new (1, 1, 1, DL_RNN_NONLINEARITY_TANH, FALSE, FALSE, 0, FALSE, &error);
+  g_autoptr (DlTensor) x
+      = dl_test_tensor ((gdouble[]){ 1, 2 }, (gint64[]){ 2, 1, 1 }, 3, DL_DTYPE_FLOAT32);
   g_autoptr (DlTensor) y = NULL;
   g_autoptr (DlTensor) h_n = NULL;
   g_autoptr (DlTensor) c_n = NULL;
@@ -57,8 +57,8 @@ test_rnn_values (void)
   g_assert_true (dl_tensor_backward (s, NULL, FALSE, FALSE, &error));
   g_assert_no_error (error);
   dl_test_assert_values (dl_tensor_get_grad (x),
-                         (gdouble[]){ (1 - y1 * y1) * (1 + 0.5 * (1 - y2 * y2)), 1 - y2 * y2 },
-                         2, 1e-5);
+                         (gdouble[]){ (1 - y1 * y1) * (1 + 0.5 * (1 - y2 * y2)), 1 - y2 * y2 }, 2,
+                         1e-5);
 }
 
 /* a 2-layer bidirectional LSTM with a projection: shapes of every output,
@@ -125,10 +125,10 @@ test_gru_packed (void)
   g_autoptr (DlTensor) h2 = NULL;
   g_autofree gdouble *yv = NULL;
   g_autofree gdouble *hv = NULL;
-  g_autoptr (DlTensor) sizes = dl_test_tensor ((gdouble[]){ 3, 2, 1 }, (gint64[]){ 3 }, 1,
-                                               DL_DTYPE_FLOAT64);
-  g_autoptr (DlTensor) bad_sizes = dl_test_tensor ((gdouble[]){ 2, 3, 1 }, (gint64[]){ 3 }, 1,
-                                                   DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) sizes
+      = dl_test_tensor ((gdouble[]){ 3, 2, 1 }, (gint64[]){ 3 }, 1, DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) bad_sizes
+      = dl_test_tensor ((gdouble[]){ 2, 3, 1 }, (gint64[]){ 3 }, 1, DL_DTYPE_FLOAT64);
 
   g_assert_no_error (error);
   data = dl_randn ((gint64[]){ 6, 2 }, 2, DL_DTYPE_FLOAT64, NULL, &error);
@@ -166,8 +166,8 @@ test_gru_packed (void)
   /* increasing batch sizes are refused */
   bad = dl_tensor_to_dtype (bad_sizes, DL_DTYPE_INT64, &error);
   g_clear_object (&h_n);
-  g_assert_null (dl_rnn_base_forward_packed (DL_RNN_BASE (gru), data, bad, NULL, NULL, &h_n, NULL,
-                                             &error));
+  g_assert_null (
+      dl_rnn_base_forward_packed (DL_RNN_BASE (gru), data, bad, NULL, NULL, &h_n, NULL, &error));
   g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
   g_assert_nonnull (strstr (error->message, "GRU"));
 }
@@ -240,7 +240,8 @@ test_errors (void)
   g_clear_error (&error);
   g_assert_null (dl_gru_cell_step (cell, cx, NULL, &error));
   g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
-  g_assert_cmpstr (error->message, ==, "GRUCell: input has inconsistent input_size: got 7 expected 10");
+  g_assert_cmpstr (error->message, ==,
+                   "GRUCell: input has inconsistent input_size: got 7 expected 10");
   g_clear_error (&error);
   bad = dl_lstm_new (10, 20, 1, TRUE, FALSE, 0, FALSE, 20, &error);
   g_assert_null (bad);

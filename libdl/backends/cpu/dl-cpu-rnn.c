@@ -75,18 +75,18 @@ step_offsets (const DlRnnArgs *a)
 }
 
 #define DEFINE_RNN(S, T, DT)                                                                       \
-  /* one step's rows [0, bs): gx the step's input projection (overwritten    \
-   * with the activated gates), gh the hidden one, h and c the running      \
-   * states ([batch, ho], [batch, h]) */                                     \
+  /* one step's rows [0, bs): gx the step's input projection (overwritten                          \
+   * with the activated gates), gh the hidden one, h and c the running                             \
+   * states ([batch, ho], [batch, h]) */                                                           \
   DL_CPU_CLONES static void rnn_cells_##S (const DlRnnArgs *a, gint64 bs, T *gx, const T *gh,      \
-                                          const T *bias, const T *bhn, T *h, T *c, T *cells,       \
-                                          T *y, T *m)                                              \
+                                           const T *bias, const T *bhn, T *h, T *c, T *cells,      \
+                                           T *y, T *m)                                             \
   {                                                                                                \
     const gint64 H = a->hidden_size, HO = a->proj_size ? a->proj_size : H;                         \
     const gint64 GH = (gint64)rnn_gate_count (a->mode) * H;                                        \
     const gint mode = a->mode;                                                                     \
     DL_CPU_FOR_IF (                                                                                \
-        bs * GH >= RNN_PASS_GRAIN, for (gint64 r = 0; r < bs; r++) {                               \
+        bs *GH >= RNN_PASS_GRAIN, for (gint64 r = 0; r < bs; r++) {                                \
           T *g = gx + r * GH;                                                                      \
           const T *q = gh + r * GH;                                                                \
           T *hr = h + r * HO, *yr = y + r * HO;                                                    \
@@ -158,17 +158,17 @@ step_offsets (const DlRnnArgs *a)
     const T *b_ih = a->b_ih, *b_hh = a->b_hh;                                                      \
     T *gates = a->gates, *h = a->h_n, *c = a->c_n;                                                 \
                                                                                                    \
-    /* both biases summed once (GRU: b_hn stays apart, inside r (...)) */   \
+    /* both biases summed once (GRU: b_hn stays apart, inside r (...)) */                          \
     for (gint64 k = 0; k < GH; k++)                                                                \
       {                                                                                            \
         const gboolean hn = a->mode == DL_RNN_MODE_GRU && k >= 2 * H;                              \
-        bias[k] = (b_ih ? b_ih[k] : 0) + (b_hh && !hn ? b_hh[k] : 0);                             \
+        bias[k] = (b_ih ? b_ih[k] : 0) + (b_hh && !hn ? b_hh[k] : 0);                              \
         if (hn && b_hh)                                                                            \
           bhn[k - 2 * H] = b_hh[k];                                                                \
       }                                                                                            \
-    memcpy (h, a->h0, B * HO * sizeof (T));                                                        \
+    memcpy (h, a->h0, B *HO * sizeof (T));                                                         \
     if (lstm)                                                                                      \
-      memcpy (c, a->c0, B * H * sizeof (T));                                                       \
+      memcpy (c, a->c0, B *H * sizeof (T));                                                        \
     dl_cpu_blas_gemm_ex (DT, FALSE, TRUE, off[a->steps], GH, I, a->x, I, a->w_ih, I, 0.0, gates,   \
                          GH);                                                                      \
     for (gint64 s = 0; s < a->steps; s++)                                                          \
@@ -178,28 +178,27 @@ step_offsets (const DlRnnArgs *a)
         T *hp = (T *)a->hprev + o * HO;                                                            \
         T *y = (T *)a->y + o * HO;                                                                 \
                                                                                                    \
-        memcpy (hp, h, bs * HO * sizeof (T));                                                      \
+        memcpy (hp, h, bs *HO * sizeof (T));                                                       \
         if (lstm)                                                                                  \
           memcpy ((T *)a->cprev + o * H, c, bs * H * sizeof (T));                                  \
         dl_cpu_blas_gemm_ex (DT, FALSE, TRUE, bs, GH, HO, hp, HO, a->w_hh, HO, 0.0, gh, GH);       \
         rnn_cells_##S (a, bs, gates + o * GH, gh, bias, bhn, h, c,                                 \
-                       a->cells ? (T *)a->cells + o * H : NULL, y,                                 \
-                       P ? (T *)a->m + o * H : NULL);                                              \
+                       a->cells ? (T *)a->cells + o * H : NULL, y, P ? (T *)a->m + o * H : NULL);  \
         if (P)                                                                                     \
           {                                                                                        \
             dl_cpu_blas_gemm_ex (DT, FALSE, TRUE, bs, P, H, (T *)a->m + o * H, H, a->w_hr, H, 0.0, \
                                  y, P);                                                            \
-            memcpy (h, y, bs * P * sizeof (T));                                                    \
+            memcpy (h, y, bs *P * sizeof (T));                                                     \
           }                                                                                        \
       }                                                                                            \
   }                                                                                                \
                                                                                                    \
-  /* one step's gate gradients for rows [0, bs): dh the running gradient   \
-   * of the states ([batch, ho]; for a GRU its rows become the direct part  \
-   * of the previous state's), dm that of o tanh (c) (dh without a           \
-   * projection), dc that of the cells */                                  \
+  /* one step's gate gradients for rows [0, bs): dh the running gradient                           \
+   * of the states ([batch, ho]; for a GRU its rows become the direct part                         \
+   * of the previous state's), dm that of o tanh (c) (dh without a                                 \
+   * projection), dc that of the cells */                                                          \
   DL_CPU_CLONES static void rnn_cells_backward_##S (const DlRnnArgs *a, gint64 bs, gint64 o,       \
-                                                   T *dh, const T *dm, T *dc)                      \
+                                                    T *dh, const T *dm, T *dc)                     \
   {                                                                                                \
     const gint64 H = a->hidden_size, HO = a->proj_size ? a->proj_size : H;                         \
     const gint64 GH = (gint64)rnn_gate_count (a->mode) * H;                                        \
@@ -207,7 +206,7 @@ step_offsets (const DlRnnArgs *a)
     const T *gates = (const T *)a->gates + o * GH;                                                 \
     T *dgx = (T *)a->dgx + o * GH;                                                                 \
     DL_CPU_FOR_IF (                                                                                \
-        bs * GH >= RNN_PASS_GRAIN, for (gint64 r = 0; r < bs; r++) {                               \
+        bs *GH >= RNN_PASS_GRAIN, for (gint64 r = 0; r < bs; r++) {                                \
           const T *g = gates + r * GH;                                                             \
           T *d = dgx + r * GH;                                                                     \
           if (mode == DL_RNN_MODE_LSTM)                                                            \
@@ -276,13 +275,13 @@ step_offsets (const DlRnnArgs *a)
     const T *dgh = gru ? a->dgh : a->dgx;                                                          \
                                                                                                    \
     if (a->dh_n)                                                                                   \
-      memcpy (dh, a->dh_n, B * HO * sizeof (T));                                                   \
+      memcpy (dh, a->dh_n, B *HO * sizeof (T));                                                    \
     else                                                                                           \
-      memset (dh, 0, B * HO * sizeof (T));                                                         \
+      memset (dh, 0, B *HO * sizeof (T));                                                          \
     if (lstm && a->dc_n)                                                                           \
-      memcpy (dc, a->dc_n, B * H * sizeof (T));                                                    \
+      memcpy (dc, a->dc_n, B *H * sizeof (T));                                                     \
     else if (lstm)                                                                                 \
-      memset (dc, 0, B * H * sizeof (T));                                                          \
+      memset (dc, 0, B *H * sizeof (T));                                                           \
     for (gint64 s = a->steps - 1; s >= 0; s--)                                                     \
       {                                                                                            \
         const gint64 t = a->reverse ? a->steps - 1 - s : s;                                        \
