@@ -32,6 +32,7 @@
 #include "ops/dl-ops-conv.h"
 #include "ops/dl-ops-norm.h"
 #include "ops/dl-ops-resample.h"
+#include "ops/dl-ops-rnn.h"
 #include "autograd/dl-gradcheck.h"
 #include "nn/dl-module.h"
 #include "nn/dl-linear.h"

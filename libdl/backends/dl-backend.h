@@ -322,7 +322,7 @@ typedef struct
 } DlConvArgs;
 
 /* What the fused recurrent kernels see: one layer in one direction of an
- * RNN (mode: a DlRnnMode), over a packed sequence of `steps` steps whose
+ * RNN (cell: its kind), over a packed sequence of `steps` steps whose
  * step t has batch_sizes[t] rows (host memory, non-increasing, the first
  * is `batch`), all its rows n = sum of batch_sizes stacked in step order
  * (step t's rows start at the sum of the sizes before it). The gates G are
@@ -341,9 +341,17 @@ typedef struct
  * (nullable: zero), writes each non-NULL gradient of dx .. dc0 (every
  * element) and uses dgx, dgh [n, G h] (dgh: GRU only) and dhs [n,
  * proj_size] as scratch. */
+typedef enum
+{
+  DL_RNN_CELL_TANH, /* the values of DlRnnMode */
+  DL_RNN_CELL_RELU,
+  DL_RNN_CELL_LSTM,
+  DL_RNN_CELL_GRU,
+} DlRnnCellKind;
+
 typedef struct
 {
-  gint mode;
+  DlRnnCellKind cell;
   gboolean reverse;
   gint64 steps, batch, input_size, hidden_size, proj_size;
   const gint64 *batch_sizes;

@@ -721,15 +721,8 @@ dl_rnn_base_forward_packed (DlRnnBase *self,
                    name, total, s[0]);
       return NULL;
     }
-  if ((hx && dl_tensor_get_ndim (hx) != 3) || !check_states (p, bs[0], hx, cx, error))
-    {
-      if (error && !*error)
-        check_state (name, p->mode == DL_RNN_MODE_LSTM ? "hidden[0]" : "hidden", hx,
-                     (gint64[]){ p->num_layers * (p->bidirectional ? 2 : 1), bs[0],
-                                 p->proj_size ? p->proj_size : p->hidden_size },
-                     error);
-      return NULL;
-    }
+  if (!check_states (p, bs[0], hx, cx, error))
+    return NULL;
   if (!(y = run_layers (self, data, bs, steps, hx, cx, h_n, &cn, error)))
     return NULL;
   if (c_n)

@@ -8,7 +8,7 @@
 #pragma once
 
 #include "dl-tensor.h"
-#include "nn/dl-rnn.h"
+#include "dl-ops-rnn.h"
 
 G_BEGIN_DECLS
 

@@ -20,7 +20,6 @@
 
 #include "dl-ops-rnn-private.h"
 #include "dl-ops-private.h"
-#include "autograd/dl-autograd.h"
 
 enum
 {
@@ -42,6 +41,12 @@ typedef struct
   DlSavedTensor in[N_IN];
   DlSavedTensor gates, cells, hprev, cprev, m;
 } RnnState;
+
+/* the backend's cells are DlRnnMode's values */
+G_STATIC_ASSERT ((gint)DL_RNN_CELL_TANH == (gint)DL_RNN_MODE_RNN_TANH);
+G_STATIC_ASSERT ((gint)DL_RNN_CELL_RELU == (gint)DL_RNN_MODE_RNN_RELU);
+G_STATIC_ASSERT ((gint)DL_RNN_CELL_LSTM == (gint)DL_RNN_MODE_LSTM);
+G_STATIC_ASSERT ((gint)DL_RNN_CELL_GRU == (gint)DL_RNN_MODE_GRU);
 
 static gint
 gate_count (DlRnnMode mode)
@@ -75,9 +80,36 @@ gate (DlTensor *t, gint k, gint64 h, GError **error)
   return dl_tensor_narrow (t, 1, k * h, h, error);
 }
 
+/* What the recorded backward needs of one step (owned references):
+ * the previous states, the activated gates (LSTM i, f, g, o; GRU r, z,
+ * n and in a[3] W_hn h + b_hn; RNN the new h), tanh (c') and the new h
+ * before a projection. */
+typedef struct
+{
+  DlTensor *hp, *cp, *a[4], *tc, *m;
+} StepRec;
+
+static void
+step_rec_clear (StepRec *r)
+{
+  g_clear_object (&r->hp);
+  g_clear_object (&r->cp);
+  for (guint k = 0; k < 4; k++)
+    g_clear_object (&r->a[k]);
+  g_clear_object (&r->tc);
+  g_clear_object (&r->m);
+}
+
+static void
+keep (DlTensor **slot, DlTensor *t)
+{
+  *slot = g_object_ref (t);
+}
+
 /* One step from the input projection @gx [b, G h] (b_ih added) and the
- * states @h, @c: the new h (before a projection), the new c into @c_new.
- * Differentiable ops only. */
+ * states @h, @c: the new h (before a projection), the new c into @c_new;
+ * what the recorded backward needs into @rec (nullable). Differentiable
+ * ops only. */
 static DlTensor *
 cell_composite (DlRnnMode mode,
                 DlTensor *gx,
@@ -85,6 +117,7 @@ cell_composite (DlRnnMode mode,
                 DlTensor *h,
                 DlTensor *c,
                 DlTensor **c_new,
+                StepRec *rec,
                 GError **error)
 {
   const gint64 hs = w->w_hh->sizes[0] / gate_count (mode);
@@ -110,6 +143,14 @@ cell_composite (DlRnnMode mode,
 
       if (!tc)
         return NULL;
+      if (rec)
+        {
+          keep (&rec->a[0], i);
+          keep (&rec->a[1], f);
+          keep (&rec->a[2], g);
+          keep (&rec->a[3], o);
+          keep (&rec->tc, tc);
+        }
       *c_new = g_steal_pointer (&cn);
       return dl_tensor_mul (o, tc, error);
     }
@@ -131,14 +172,27 @@ cell_composite (DlRnnMode mode,
       g_autoptr (DlTensor) d = n ? dl_tensor_sub (h, n, error) : NULL;
       g_autoptr (DlTensor) zd = d ? dl_tensor_mul (z, d, error) : NULL;
 
+      if (zd && rec)
+        {
+          keep (&rec->a[0], r);
+          keep (&rec->a[1], z);
+          keep (&rec->a[2], n);
+          keep (&rec->a[3], hn);
+        }
       return zd ? dl_tensor_add (n, zd, error) : NULL;
     }
   {
     g_autoptr (DlTensor) pre = dl_tensor_add (gx, gh, error);
 
-    if (!pre)
+    g_autoptr (DlTensor) hv = NULL;
+
+    if (!pre
+        || !(hv = mode == DL_RNN_MODE_RNN_RELU ? dl_tensor_relu (pre, error)
+                                               : dl_tensor_tanh (pre, error)))
       return NULL;
-    return mode == DL_RNN_MODE_RNN_RELU ? dl_tensor_relu (pre, error) : dl_tensor_tanh (pre, error);
+    if (rec)
+      keep (&rec->a[0], hv);
+    return g_steal_pointer (&hv);
   }
 }
 
@@ -166,6 +220,7 @@ layer_composite (const DlRnnLayerSpec *spec,
                  DlTensor *c0,
                  DlTensor **h_n,
                  DlTensor **c_n,
+                 StepRec *rec,
                  GError **error)
 {
   g_autoptr (DlTensor) gx = linear (x, w->w_ih, w->b_ih, error);
@@ -192,8 +247,16 @@ layer_composite (const DlRnnLayerSpec *spec,
       g_autoptr (DlTensor) hv = NULL;
       g_autoptr (DlTensor) hnew = NULL;
 
-      if (!hp || (c && !cp) || !(hv = cell_composite (spec->mode, xt, w, hp, cp, &cn, error)))
+      if (!hp || (c && !cp)
+          || !(hv = cell_composite (spec->mode, xt, w, hp, cp, &cn, rec ? &rec[t] : NULL, error)))
         return NULL;
+      if (rec)
+        {
+          keep (&rec[t].hp, hp);
+          if (cp)
+            keep (&rec[t].cp, cp);
+          keep (&rec[t].m, hv);
+        }
       if (w->w_hr)
         {
           g_autoptr (DlTensor) m = g_steal_pointer (&hv);
@@ -220,46 +283,252 @@ layer_composite (const DlRnnLayerSpec *spec,
   return y;
 }
 
-/* the gradients of the node's inputs as differentiable functions of them:
- * the composite layer run again from the saved inputs and differentiated
- * with create_graph */
+/* Keeps @t (transfer full, nullable) in @pool until the pool goes, and
+ * returns it. */
+static DlTensor *
+pooled (GPtrArray *pool, DlTensor *t)
+{
+  if (t)
+    g_ptr_array_add (pool, t);
+  return t;
+}
+
+#define P(expr) pooled (pool, (expr))
+
+static DlTensor *
+zeros_like (DlTensor *t, GError **error)
+{
+  return dl_zeros (t->sizes, t->ndim, t->dtype, dl_tensor_get_device (t), error);
+}
+
+/* 1 - a^2 and a (1 - a): the derivatives of tanh and sigmoid from their
+ * values */
+static DlTensor *
+one_minus_sq (GPtrArray *pool, DlTensor *a, GError **error)
+{
+  DlTensor *sq = P (dl_tensor_mul (a, a, error));
+
+  return sq ? P (dl_tensor_rsub_scalar (sq, 1.0, error)) : NULL;
+}
+
+static DlTensor *
+dsigmoid (GPtrArray *pool, DlTensor *a, GError **error)
+{
+  DlTensor *sq = P (dl_tensor_mul (a, a, error));
+
+  return sq ? P (dl_tensor_sub (a, sq, error)) : NULL;
+}
+
+static DlTensor *
+mul3 (GPtrArray *pool, DlTensor *a, DlTensor *b, DlTensor *c, GError **error)
+{
+  DlTensor *ab = P (dl_tensor_mul (a, b, error));
+
+  return ab ? P (dl_tensor_mul (ab, c, error)) : NULL;
+}
+
+/* @a^T @b */
+static DlTensor *
+tmm (GPtrArray *pool, DlTensor *a, DlTensor *b, GError **error)
+{
+  DlTensor *at = P (dl_tensor_t (a, error));
+
+  return at ? P (dl_tensor_matmul (at, b, error)) : NULL;
+}
+
+static DlTensor *
+cat_rows (GPtrArray *pool, DlTensor **parts, gint64 n, GError **error)
+{
+  return P (dl_cat (parts, n, 0, error));
+}
+
+/* One step's gradients through the cell, from @dha (that of the new h)
+ * and, for an LSTM, @dc (of the new c, [batch, h]: its first rows): the
+ * input projection's gate gradients into @dgx, the hidden one's into @dgh,
+ * the previous h's part that skips w_hh (GRU) into @direct (NULL else),
+ * and the previous c's into @dcp (LSTM). */
+static gboolean
+cell_backward_recorded (GPtrArray *pool,
+                        DlRnnMode mode,
+                        const StepRec *r,
+                        DlTensor *dha,
+                        DlTensor *dm,
+                        DlTensor *dc,
+                        DlTensor **dgx,
+                        DlTensor **dgh,
+                        DlTensor **direct,
+                        DlTensor **dcp,
+                        GError **error)
+{
+  *direct = NULL;
+  if (mode == DL_RNN_MODE_LSTM)
+    {
+      DlTensor *i = r->a[0], *f = r->a[1], *g = r->a[2], *o = r->a[3];
+      DlTensor *dct, *dch, *di, *df, *dg, *dout, *d1, *d2;
+
+      TRY (d1 = one_minus_sq (pool, r->tc, error));
+      TRY (d2 = mul3 (pool, dm, o, d1, error));
+      TRY (dch = P (dl_tensor_narrow (dc, 0, 0, dha->sizes[0], error)));
+      TRY (dct = P (dl_tensor_add (dch, d2, error)));
+      TRY (d1 = dsigmoid (pool, i, error));
+      TRY (di = mul3 (pool, dct, g, d1, error));
+      TRY (d1 = dsigmoid (pool, f, error));
+      TRY (df = mul3 (pool, dct, r->cp, d1, error));
+      TRY (d1 = one_minus_sq (pool, g, error));
+      TRY (dg = mul3 (pool, dct, i, d1, error));
+      TRY (d1 = dsigmoid (pool, o, error));
+      TRY (dout = mul3 (pool, dm, r->tc, d1, error));
+      TRY (*dgx = *dgh = P (dl_cat ((DlTensor *[]){ di, df, dg, dout }, 4, 1, error)));
+      TRY (*dcp = P (dl_tensor_mul (dct, f, error)));
+      return TRUE;
+    }
+  if (mode == DL_RNN_MODE_GRU)
+    {
+      DlTensor *rr = r->a[0], *z = r->a[1], *n = r->a[2], *hn = r->a[3];
+      DlTensor *omz, *dnp, *dr, *dz, *diff, *d1, *dnr;
+
+      TRY (omz = P (dl_tensor_rsub_scalar (z, 1.0, error)));
+      TRY (d1 = one_minus_sq (pool, n, error));
+      TRY (dnp = mul3 (pool, dha, omz, d1, error));
+      TRY (d1 = dsigmoid (pool, rr, error));
+      TRY (dr = mul3 (pool, dnp, hn, d1, error));
+      TRY (diff = P (dl_tensor_sub (r->hp, n, error)));
+      TRY (d1 = dsigmoid (pool, z, error));
+      TRY (dz = mul3 (pool, dha, diff, d1, error));
+      TRY (dnr = P (dl_tensor_mul (dnp, rr, error)));
+      TRY (*dgx = P (dl_cat ((DlTensor *[]){ dr, dz, dnp }, 3, 1, error)));
+      TRY (*dgh = P (dl_cat ((DlTensor *[]){ dr, dz, dnr }, 3, 1, error)));
+      TRY (*direct = P (dl_tensor_mul (dha, z, error)));
+      return TRUE;
+    }
+  if (mode == DL_RNN_MODE_RNN_RELU)
+    {
+      DlTensor *pos, *mask;
+
+      TRY (pos = P (dl_tensor_gt_scalar (r->a[0], 0, error)));
+      TRY (mask = P (dl_tensor_to_dtype (pos, dha->dtype, error)));
+      TRY (*dgx = *dgh = P (dl_tensor_mul (dha, mask, error)));
+      return TRUE;
+    }
+  {
+    DlTensor *d1;
+
+    TRY (d1 = one_minus_sq (pool, r->a[0], error));
+    TRY (*dgx = *dgh = P (dl_tensor_mul (dha, d1, error)));
+    return TRUE;
+  }
+}
+
+/* The gradients of the node's inputs as differentiable functions of them
+ * (a backward that create_graph records): the composite layer run again
+ * from the saved inputs, keeping each step's gates, then backward through
+ * time with differentiable ops, the same formulas as the fused kernel's,
+ * and the weights' gradients as products over all rows. */
 static gboolean
 rnn_backward_recorded (DlNode *node, DlTensor **in, DlTensor **go, DlTensor **gi, GError **error)
 {
   const RnnState *s = dl_node_state (node);
+  const DlRnnLayerSpec *spec = &s->spec;
+  const DlRnnMode mode = spec->mode;
+  const gint64 steps = spec->steps;
+  const gboolean lstm = mode == DL_RNN_MODE_LSTM;
   DlRnnLayerWeights w = { in[IN_W_IH], in[IN_W_HH], in[IN_B_IH], in[IN_B_HH], in[IN_W_HR] };
-  g_autoptr (DlTensor) y = NULL;
-  g_autoptr (DlTensor) h_n = NULL;
-  g_autoptr (DlTensor) c_n = NULL;
-  g_autoptr (GPtrArray) grads = NULL;
-  DlTensor *outs[3], *gos[3], *ins[N_IN];
   const guint n_out = dl_node_data (node)->n_outputs;
-  guint n_outs = 0, n_ins = 0, idx[N_IN];
+  g_autoptr (GPtrArray) pool = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autofree StepRec *rec = g_new0 (StepRec, steps);
+  g_autofree gint64 *off = g_new (gint64, steps + 1);
+  g_autofree DlTensor **dgx = g_new0 (DlTensor *, steps);
+  g_autofree DlTensor **dgh = g_new0 (DlTensor *, steps);
+  g_autofree DlTensor **dhs = g_new0 (DlTensor *, steps);
+  g_autofree DlTensor **hps = g_new0 (DlTensor *, steps);
+  g_autofree DlTensor **ms = g_new0 (DlTensor *, steps);
+  DlTensor *y = NULL, *h_n = NULL, *c_n = NULL, *dh, *dc = NULL;
+  DlTensor *gx_all, *gh_all;
+  gboolean ok = FALSE;
 
-  TRY (y = layer_composite (&s->spec, in[IN_X], &w, in[IN_H0], in[IN_C0], &h_n,
-                            in[IN_C0] ? &c_n : NULL, error));
-  {
-    DlTensor *all[3] = { y, h_n, c_n };
-    for (guint k = 0; k < n_out; k++)
-      if (go[k] && all[k])
+  off[0] = 0;
+  for (gint64 t = 0; t < steps; t++)
+    off[t + 1] = off[t] + spec->batch_sizes[t];
+  y = P (layer_composite (spec, in[IN_X], &w, in[IN_H0], in[IN_C0], &h_n, lstm ? &c_n : NULL, rec,
+                          error));
+  P (h_n);
+  P (c_n);
+  if (!y)
+    goto out;
+  if (!(dh = go[1] ? go[1] : P (zeros_like (h_n, error)))
+      || (lstm && !(dc = n_out > 2 && go[2] ? go[2] : P (zeros_like (c_n, error)))))
+    goto out;
+  for (gint64 k = steps - 1; k >= 0; k--)
+    {
+      const gint64 t = spec->reverse ? steps - 1 - k : k, bs = spec->batch_sizes[t];
+      DlTensor *dha, *dm, *direct, *dcp = NULL, *dhp;
+
+      if (!(dha = P (dl_tensor_narrow (dh, 0, 0, bs, error))))
+        goto out;
+      if (go[0])
         {
-          outs[n_outs] = all[k];
-          gos[n_outs++] = go[k];
+          DlTensor *dy = P (dl_tensor_narrow (go[0], 0, off[t], bs, error));
+          if (!dy || !(dha = P (dl_tensor_add (dha, dy, error))))
+            goto out;
         }
-  }
+      dm = dha;
+      if (w.w_hr && (!(dhs[t] = dha) || !(dm = P (dl_tensor_matmul (dha, w.w_hr, error)))))
+        goto out;
+      if (!cell_backward_recorded (pool, mode, &rec[t], dha, dm, dc, &dgx[t], &dgh[t], &direct,
+                                   &dcp, error)
+          || !(dhp = P (dl_tensor_matmul (dgh[t], w.w_hh, error)))
+          || (direct && !(dhp = P (dl_tensor_add (dhp, direct, error))))
+          || !(dh = P (replace_head (dh, dhp, error)))
+          || (lstm && !(dc = P (replace_head (dc, dcp, error)))))
+        goto out;
+      hps[t] = rec[t].hp;
+      ms[t] = rec[t].m;
+    }
+  if (!(gx_all = cat_rows (pool, dgx, steps, error))
+      || !(gh_all = mode == DL_RNN_MODE_GRU ? cat_rows (pool, dgh, steps, error) : gx_all))
+    goto out;
   for (guint i = 0; i < N_IN; i++)
-    if (in[i] && dl_node_needs_input_grad (node, i))
-      {
-        idx[n_ins] = i;
-        ins[n_ins++] = in[i];
-      }
-  if (n_outs == 0 || n_ins == 0)
-    return TRUE;
-  TRY (grads = dl_autograd_grad (outs, n_outs, ins, n_ins, gos, n_outs, TRUE, TRUE, TRUE, error));
-  for (guint k = 0; k < n_ins; k++)
-    if (grads->pdata[k])
-      gi[idx[k]] = g_object_ref (grads->pdata[k]);
-  return TRUE;
+    {
+      DlTensor *g = NULL, *all;
+
+      if (!in[i] || !dl_node_needs_input_grad (node, i))
+        continue;
+      switch (i)
+        {
+          case IN_X:
+            g = P (dl_tensor_matmul (gx_all, w.w_ih, error));
+            break;
+          case IN_W_IH:
+            g = tmm (pool, gx_all, in[IN_X], error);
+            break;
+          case IN_W_HH:
+            g = (all = cat_rows (pool, hps, steps, error)) ? tmm (pool, gh_all, all, error) : NULL;
+            break;
+          case IN_B_IH:
+          case IN_B_HH:
+            g = P (dl_tensor_sum_dims (i == IN_B_IH ? gx_all : gh_all, (gint[]){ 0 }, 1, FALSE,
+                                       error));
+            break;
+          case IN_W_HR:
+            g = (all = cat_rows (pool, dhs, steps, error))
+                    ? tmm (pool, all, cat_rows (pool, ms, steps, error), error)
+                    : NULL;
+            break;
+          case IN_H0:
+            g = dh;
+            break;
+          default:
+            g = dc;
+        }
+      if (!g)
+        goto out;
+      gi[i] = g_object_ref (g);
+    }
+  ok = TRUE;
+out:
+  for (gint64 t = 0; t < steps; t++)
+    step_rec_clear (&rec[t]);
+  return ok;
 }
 
 static DlTensor *
@@ -321,7 +590,7 @@ rnn_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
     if (in[i] && dl_node_needs_input_grad (node, i))
       TRY (gi[i] = dl_tensor_new_empty_internal (dl_tensor_device (in[i]), in[i]->dtype,
                                                  in[i]->sizes, in[i]->ndim, error));
-  a.mode = s->spec.mode;
+  a.cell = (DlRnnCellKind)s->spec.mode;
   a.reverse = s->spec.reverse;
   a.steps = s->spec.steps;
   a.batch = in[IN_H0]->sizes[0];
@@ -413,7 +682,7 @@ dl_rnn_op_layer (const DlRnnLayerSpec *spec,
     n += batch_sizes[t];
   g_return_val_if_fail (n == x->sizes[0], NULL);
   if (!rnn_fusable (x, n))
-    return layer_composite (spec, x, w, h0, c0, h_n, lstm ? c_n : NULL, error);
+    return layer_composite (spec, x, w, h0, c0, h_n, lstm ? c_n : NULL, NULL, error);
   ctx = dl_tensor_context (x);
   for (guint i = 0; i < N_IN && ok; i++)
     ok = contiguous_or_null (inputs[i], &cont[i], error);
@@ -429,7 +698,7 @@ dl_rnn_op_layer (const DlRnnLayerSpec *spec,
     ok = FALSE;
   if (ok)
     {
-      a.mode = mode;
+      a.cell = (DlRnnCellKind)mode;
       a.reverse = spec->reverse;
       a.steps = steps;
       a.batch = batch;

@@ -25,7 +25,6 @@
 #include "config.h"
 
 #include "dl-cpu-private.h"
-#include "nn/dl-rnn.h"
 
 /* a step's row pass runs on the threads from this many gate values */
 #define RNN_PASS_GRAIN 8192
@@ -57,9 +56,9 @@ tanh_d (double v)
 }
 
 static gint
-rnn_gate_count (gint mode)
+rnn_gate_count (DlRnnCellKind cell)
 {
-  return mode == DL_RNN_MODE_LSTM ? 4 : mode == DL_RNN_MODE_GRU ? 3 : 1;
+  return cell == DL_RNN_CELL_LSTM ? 4 : cell == DL_RNN_CELL_GRU ? 3 : 1;
 }
 
 /* the first row of each step, and the total (steps + 1 entries) */
@@ -83,14 +82,14 @@ step_offsets (const DlRnnArgs *a)
                                            T *y, T *m)                                             \
   {                                                                                                \
     const gint64 H = a->hidden_size, HO = a->proj_size ? a->proj_size : H;                         \
-    const gint64 GH = (gint64)rnn_gate_count (a->mode) * H;                                        \
-    const gint mode = a->mode;                                                                     \
+    const gint64 GH = (gint64)rnn_gate_count (a->cell) * H;                                        \
+    const gint mode = a->cell;                                                                     \
     DL_CPU_FOR_IF (                                                                                \
         bs *GH >= RNN_PASS_GRAIN, for (gint64 r = 0; r < bs; r++) {                                \
           T *g = gx + r * GH;                                                                      \
           const T *q = gh + r * GH;                                                                \
           T *hr = h + r * HO, *yr = y + r * HO;                                                    \
-          if (mode == DL_RNN_MODE_LSTM)                                                            \
+          if (mode == DL_RNN_CELL_LSTM)                                                            \
             {                                                                                      \
               T *cr = c + r * H, *sr = cells + r * H, *mr = m ? m + r * H : yr;                    \
               _Pragma ("omp simd") for (gint64 j = 0; j < H; j++)                                  \
@@ -111,7 +110,7 @@ step_offsets (const DlRnnArgs *a)
               if (!m)                                                                              \
                 memcpy (hr, yr, H * sizeof (T));                                                   \
             }                                                                                      \
-          else if (mode == DL_RNN_MODE_GRU)                                                        \
+          else if (mode == DL_RNN_CELL_GRU)                                                        \
             {                                                                                      \
               T *sr = cells + r * H;                                                               \
               _Pragma ("omp simd") for (gint64 j = 0; j < H; j++)                                  \
@@ -131,7 +130,7 @@ step_offsets (const DlRnnArgs *a)
             }                                                                                      \
           else                                                                                     \
             {                                                                                      \
-              const gboolean relu = mode == DL_RNN_MODE_RNN_RELU;                                  \
+              const gboolean relu = mode == DL_RNN_CELL_RELU;                                      \
               _Pragma ("omp simd") for (gint64 j = 0; j < H; j++)                                  \
               {                                                                                    \
                 T v = g[j] + q[j] + bias[j];                                                       \
@@ -148,9 +147,9 @@ step_offsets (const DlRnnArgs *a)
   {                                                                                                \
     const gint64 B = a->batch, I = a->input_size, H = a->hidden_size;                              \
     const gint64 P = a->proj_size, HO = P ? P : H;                                                 \
-    const gint G = rnn_gate_count (a->mode);                                                       \
+    const gint G = rnn_gate_count (a->cell);                                                       \
     const gint64 GH = G * H;                                                                       \
-    const gboolean lstm = a->mode == DL_RNN_MODE_LSTM;                                             \
+    const gboolean lstm = a->cell == DL_RNN_CELL_LSTM;                                             \
     g_autofree gint64 *off = step_offsets (a);                                                     \
     g_autofree T *gh = g_new (T, MAX (B * GH, 1));                                                 \
     g_autofree T *bias = g_new0 (T, GH);                                                           \
@@ -161,7 +160,7 @@ step_offsets (const DlRnnArgs *a)
     /* both biases summed once (GRU: b_hn stays apart, inside r (...)) */                          \
     for (gint64 k = 0; k < GH; k++)                                                                \
       {                                                                                            \
-        const gboolean hn = a->mode == DL_RNN_MODE_GRU && k >= 2 * H;                              \
+        const gboolean hn = a->cell == DL_RNN_CELL_GRU && k >= 2 * H;                              \
         bias[k] = (b_ih ? b_ih[k] : 0) + (b_hh && !hn ? b_hh[k] : 0);                              \
         if (hn && b_hh)                                                                            \
           bhn[k - 2 * H] = b_hh[k];                                                                \
@@ -201,15 +200,15 @@ step_offsets (const DlRnnArgs *a)
                                                     T *dh, const T *dm, T *dc)                     \
   {                                                                                                \
     const gint64 H = a->hidden_size, HO = a->proj_size ? a->proj_size : H;                         \
-    const gint64 GH = (gint64)rnn_gate_count (a->mode) * H;                                        \
-    const gint mode = a->mode;                                                                     \
+    const gint64 GH = (gint64)rnn_gate_count (a->cell) * H;                                        \
+    const gint mode = a->cell;                                                                     \
     const T *gates = (const T *)a->gates + o * GH;                                                 \
     T *dgx = (T *)a->dgx + o * GH;                                                                 \
     DL_CPU_FOR_IF (                                                                                \
         bs *GH >= RNN_PASS_GRAIN, for (gint64 r = 0; r < bs; r++) {                                \
           const T *g = gates + r * GH;                                                             \
           T *d = dgx + r * GH;                                                                     \
-          if (mode == DL_RNN_MODE_LSTM)                                                            \
+          if (mode == DL_RNN_CELL_LSTM)                                                            \
             {                                                                                      \
               const T *cr = (const T *)a->cells + (o + r) * H;                                     \
               const T *cp = (const T *)a->cprev + (o + r) * H;                                     \
@@ -227,7 +226,7 @@ step_offsets (const DlRnnArgs *a)
                 dcr[j] = dct * f;                                                                  \
               }                                                                                    \
             }                                                                                      \
-          else if (mode == DL_RNN_MODE_GRU)                                                        \
+          else if (mode == DL_RNN_CELL_GRU)                                                        \
             {                                                                                      \
               const T *hn = (const T *)a->cells + (o + r) * H;                                     \
               const T *hp = (const T *)a->hprev + (o + r) * HO;                                    \
@@ -249,7 +248,7 @@ step_offsets (const DlRnnArgs *a)
             }                                                                                      \
           else                                                                                     \
             {                                                                                      \
-              const gboolean relu = mode == DL_RNN_MODE_RNN_RELU;                                  \
+              const gboolean relu = mode == DL_RNN_CELL_RELU;                                      \
               const T *dhr = dh + r * HO;                                                          \
               _Pragma ("omp simd") for (gint64 j = 0; j < H; j++)                                  \
               {                                                                                    \
@@ -264,8 +263,8 @@ step_offsets (const DlRnnArgs *a)
   {                                                                                                \
     const gint64 B = a->batch, I = a->input_size, H = a->hidden_size;                              \
     const gint64 P = a->proj_size, HO = P ? P : H;                                                 \
-    const gint64 GH = (gint64)rnn_gate_count (a->mode) * H;                                        \
-    const gboolean lstm = a->mode == DL_RNN_MODE_LSTM, gru = a->mode == DL_RNN_MODE_GRU;           \
+    const gint64 GH = (gint64)rnn_gate_count (a->cell) * H;                                        \
+    const gboolean lstm = a->cell == DL_RNN_CELL_LSTM, gru = a->cell == DL_RNN_CELL_GRU;           \
     g_autofree gint64 *off = step_offsets (a);                                                     \
     const gint64 N = off[a->steps];                                                                \
     g_autofree T *dh_own = a->dh0 ? NULL : g_new (T, MAX (B * HO, 1));                             \
