@@ -544,6 +544,48 @@ data_or_null (DlTensor *t)
   return t ? dl_tensor_data (t) : NULL;
 }
 
+/* the fields of @a that the forward and backward kernels share: the
+ * sizes, the inputs @cont (contiguous, NULL for absent ones) and the
+ * reserve @bufs (gates, cells, hprev, cprev, m) */
+static void
+fill_args (DlRnnArgs *a, const DlRnnLayerSpec *spec, DlTensor **cont, DlTensor **bufs)
+{
+  a->cell = (DlRnnCellKind)spec->mode;
+  a->reverse = spec->reverse;
+  a->steps = spec->steps;
+  a->batch_sizes = spec->batch_sizes;
+  a->batch = cont[IN_H0]->sizes[0];
+  a->input_size = cont[IN_X]->sizes[1];
+  a->hidden_size = cont[IN_W_IH]->sizes[0] / gate_count (spec->mode);
+  a->proj_size = cont[IN_W_HR] ? cont[IN_W_HR]->sizes[0] : 0;
+  a->x = dl_tensor_data (cont[IN_X]);
+  a->w_ih = dl_tensor_data (cont[IN_W_IH]);
+  a->w_hh = dl_tensor_data (cont[IN_W_HH]);
+  a->b_ih = data_or_null (cont[IN_B_IH]);
+  a->b_hh = data_or_null (cont[IN_B_HH]);
+  a->w_hr = data_or_null (cont[IN_W_HR]);
+  a->h0 = dl_tensor_data (cont[IN_H0]);
+  a->c0 = data_or_null (cont[IN_C0]);
+  a->gates = dl_tensor_data (bufs[0]);
+  a->cells = data_or_null (bufs[1]);
+  a->hprev = dl_tensor_data (bufs[2]);
+  a->cprev = data_or_null (bufs[3]);
+  a->m = data_or_null (bufs[4]);
+}
+
+/* @in's tensors made contiguous into @cont (new references, kept in
+ * @pool; NULL stays NULL) */
+static gboolean
+contiguous_inputs (GPtrArray *pool, DlTensor **in, DlTensor **cont, GError **error)
+{
+  for (guint i = 0; i < N_IN; i++)
+    if (in[i] && !(cont[i] = P (dl_tensor_contiguous (in[i], error))))
+      return FALSE;
+    else if (!in[i])
+      cont[i] = NULL;
+  return TRUE;
+}
+
 static gboolean
 rnn_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
@@ -555,12 +597,13 @@ rnn_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   g_autoptr (DlTensor) dgx = NULL;
   g_autoptr (DlTensor) dgh = NULL;
   g_autoptr (DlTensor) dhs = NULL;
-  DlTensor *x, *gates, *buf[5] = { NULL };
+  g_autoptr (GPtrArray) pool = g_ptr_array_new_with_free_func (g_object_unref);
+  DlTensor *x, *cont[N_IN], *buf[5] = { NULL };
   const DlSavedTensor *slots[5] = { &s->gates, &s->cells, &s->hprev, &s->cprev, &s->m };
   DlBackendContext *ctx;
   DlRnnArgs a = { 0 };
   const guint n_out = dl_node_data (node)->n_outputs;
-  gint64 n, hs, ps, gh;
+  gint64 n, gh;
 
   for (guint i = 0; i < N_IN; i++)
     if (s->has[i])
@@ -570,13 +613,11 @@ rnn_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   for (guint k = 0; k < 5; k++)
     if (slots[k]->tensor)
       TRY (buf[k] = dl_node_saved (node, slots[k], error));
+  TRY (contiguous_inputs (pool, in, cont, error));
   x = in[IN_X];
-  gates = buf[0];
   ctx = dl_tensor_context (x);
   n = x->sizes[0];
   gh = in[IN_W_IH]->sizes[0];
-  hs = gh / gate_count (s->spec.mode);
-  ps = in[IN_W_HR] ? in[IN_W_HR]->sizes[0] : 0;
   if ((go[0] && !(dy = dl_tensor_contiguous (go[0], error)))
       || (go[1] && !(dh_n = dl_tensor_contiguous (go[1], error)))
       || (n_out > 2 && go[2] && !(dc_n = dl_tensor_contiguous (go[2], error))))
@@ -584,29 +625,13 @@ rnn_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   TRY (dgx = new_buffer (x, n, gh, error));
   if (s->spec.mode == DL_RNN_MODE_GRU)
     TRY (dgh = new_buffer (x, n, gh, error));
-  if (ps)
-    TRY (dhs = new_buffer (x, n, ps, error));
+  if (in[IN_W_HR])
+    TRY (dhs = new_buffer (x, n, in[IN_W_HR]->sizes[0], error));
   for (guint i = 0; i < N_IN; i++)
     if (in[i] && dl_node_needs_input_grad (node, i))
       TRY (gi[i] = dl_tensor_new_empty_internal (dl_tensor_device (in[i]), in[i]->dtype,
                                                  in[i]->sizes, in[i]->ndim, error));
-  a.cell = (DlRnnCellKind)s->spec.mode;
-  a.reverse = s->spec.reverse;
-  a.steps = s->spec.steps;
-  a.batch = in[IN_H0]->sizes[0];
-  a.input_size = x->sizes[1];
-  a.hidden_size = hs;
-  a.proj_size = ps;
-  a.batch_sizes = s->spec.batch_sizes;
-  a.x = dl_tensor_data (x);
-  a.w_ih = dl_tensor_data (in[IN_W_IH]);
-  a.w_hh = dl_tensor_data (in[IN_W_HH]);
-  a.w_hr = data_or_null (in[IN_W_HR]);
-  a.gates = dl_tensor_data (gates);
-  a.cells = data_or_null (buf[1]);
-  a.hprev = data_or_null (buf[2]);
-  a.cprev = data_or_null (buf[3]);
-  a.m = data_or_null (buf[4]);
+  fill_args (&a, &s->spec, cont, buf);
   a.dy = data_or_null (dy);
   a.dh_n = data_or_null (dh_n);
   a.dc_n = data_or_null (dc_n);
@@ -639,14 +664,6 @@ rnn_fusable (DlTensor *x, gint64 n)
          && (x->dtype == DL_DTYPE_FLOAT32 || x->dtype == DL_DTYPE_FLOAT64);
 }
 
-/* @t contiguous (a new reference), or NULL for NULL */
-static gboolean
-contiguous_or_null (DlTensor *t, DlTensor **out, GError **error)
-{
-  *out = NULL;
-  return t == NULL || (*out = dl_tensor_contiguous (t, error)) != NULL;
-}
-
 DlTensor *
 dl_rnn_op_layer (const DlRnnLayerSpec *spec,
                  DlTensor *x,
@@ -658,102 +675,69 @@ dl_rnn_op_layer (const DlRnnLayerSpec *spec,
                  GError **error)
 {
   DlTensor *inputs[N_IN] = { x, w->w_ih, w->w_hh, w->b_ih, w->b_hh, w->w_hr, h0, c0 };
-  DlTensor *cont[N_IN] = { NULL };
-  g_autoptr (DlTensor) y = NULL;
-  g_autoptr (DlTensor) hn = NULL;
-  g_autoptr (DlTensor) cn = NULL;
+  g_autoptr (GPtrArray) pool = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr (DlNode) node = NULL;
-  DlTensor *bufs[5] = { NULL };
+  DlTensor *cont[N_IN], *bufs[5] = { NULL }, *y, *hn, *cn = NULL;
   DlBackendContext *ctx;
   DlRnnArgs a = { 0 };
   const DlRnnMode mode = spec->mode;
-  const gint64 steps = spec->steps, *batch_sizes = spec->batch_sizes;
   const gboolean lstm = mode == DL_RNN_MODE_LSTM;
   const gint64 gh = w->w_ih->sizes[0], hs = gh / gate_count (mode);
-  const gint64 ps = w->w_hr ? w->w_hr->sizes[0] : 0, ho = ps ? ps : hs;
-  const gint64 batch = h0->sizes[0];
-  gboolean ok = TRUE;
+  const gint64 ho = w->w_hr ? w->w_hr->sizes[0] : hs, batch = h0->sizes[0];
   gint64 n = 0;
   RnnState *s;
 
   g_return_val_if_fail (x->ndim == 2 && h0->ndim == 2, NULL);
   g_return_val_if_fail (lstm == (c0 != NULL), NULL);
-  for (gint64 t = 0; t < steps; t++)
-    n += batch_sizes[t];
+  for (gint64 t = 0; t < spec->steps; t++)
+    n += spec->batch_sizes[t];
   g_return_val_if_fail (n == x->sizes[0], NULL);
   if (!rnn_fusable (x, n))
     return layer_composite (spec, x, w, h0, c0, h_n, lstm ? c_n : NULL, NULL, error);
   ctx = dl_tensor_context (x);
-  for (guint i = 0; i < N_IN && ok; i++)
-    ok = contiguous_or_null (inputs[i], &cont[i], error);
-  if (ok
-      && ((y = new_buffer (x, n, ho, error)) == NULL
-          || (hn = new_buffer (x, batch, ho, error)) == NULL
-          || (lstm && (cn = new_buffer (x, batch, hs, error)) == NULL)
-          || (bufs[0] = new_buffer (x, n, gh, error)) == NULL
-          || (bufs[2] = new_buffer (x, n, ho, error)) == NULL
-          || ((lstm || mode == DL_RNN_MODE_GRU) && (bufs[1] = new_buffer (x, n, hs, error)) == NULL)
-          || (lstm && (bufs[3] = new_buffer (x, n, hs, error)) == NULL)
-          || (ps && (bufs[4] = new_buffer (x, n, hs, error)) == NULL)))
-    ok = FALSE;
-  if (ok)
-    {
-      a.cell = (DlRnnCellKind)mode;
-      a.reverse = spec->reverse;
-      a.steps = steps;
-      a.batch = batch;
-      a.input_size = x->sizes[1];
-      a.hidden_size = hs;
-      a.proj_size = ps;
-      a.batch_sizes = batch_sizes;
-      a.x = dl_tensor_data (cont[IN_X]);
-      a.w_ih = dl_tensor_data (cont[IN_W_IH]);
-      a.w_hh = dl_tensor_data (cont[IN_W_HH]);
-      a.b_ih = data_or_null (cont[IN_B_IH]);
-      a.b_hh = data_or_null (cont[IN_B_HH]);
-      a.w_hr = data_or_null (cont[IN_W_HR]);
-      a.h0 = dl_tensor_data (cont[IN_H0]);
-      a.c0 = data_or_null (cont[IN_C0]);
-      a.y = dl_tensor_data (y);
-      a.h_n = dl_tensor_data (hn);
-      a.c_n = data_or_null (cn);
-      a.gates = dl_tensor_data (bufs[0]);
-      a.cells = data_or_null (bufs[1]);
-      a.hprev = dl_tensor_data (bufs[2]);
-      a.cprev = data_or_null (bufs[3]);
-      a.m = data_or_null (bufs[4]);
-      ctx->backend->rnn_forward (ctx, &a, x->dtype);
-      if (dl_autograd_any_requires (N_IN, inputs))
-        {
-          node = dl_node_new_for_op ("RnnLayerBackward0", rnn_backward, N_IN, inputs);
-          s = dl_node_alloc_state (node, sizeof (RnnState), rnn_state_clear);
-          s->spec = *spec;
-          s->spec.batch_sizes = g_memdup2 (batch_sizes, MAX (steps, 1) * sizeof (gint64));
-          for (guint i = 0; i < N_IN; i++)
-            if ((s->has[i] = inputs[i] != NULL))
-              dl_node_save (node, &s->in[i], inputs[i], FALSE);
-          {
-            DlSavedTensor *slots[5] = { &s->gates, &s->cells, &s->hprev, &s->cprev, &s->m };
-            for (guint k = 0; k < 5; k++)
-              if (bufs[k])
-                dl_node_save (node, slots[k], bufs[k], FALSE);
-          }
-          dl_node_set_output (node, y, 0);
-          dl_node_set_output (node, hn, 1);
-          if (cn)
-            dl_node_set_output (node, cn, 2);
-        }
-    }
-  for (guint i = 0; i < N_IN; i++)
-    g_clear_object (&cont[i]);
-  for (guint k = 0; k < 5; k++)
-    g_clear_object (&bufs[k]);
-  if (!ok)
+  /* the outputs and the reserve: gates, cells, hprev, cprev, m */
+  if (!contiguous_inputs (pool, inputs, cont, error) || !(y = P (new_buffer (x, n, ho, error)))
+      || !(hn = P (new_buffer (x, batch, ho, error)))
+      || (lstm && !(cn = P (new_buffer (x, batch, hs, error))))
+      || !(bufs[0] = P (new_buffer (x, n, gh, error)))
+      || !(bufs[2] = P (new_buffer (x, n, ho, error)))
+      || ((lstm || mode == DL_RNN_MODE_GRU) && !(bufs[1] = P (new_buffer (x, n, hs, error))))
+      || (lstm && !(bufs[3] = P (new_buffer (x, n, hs, error))))
+      || (w->w_hr && !(bufs[4] = P (new_buffer (x, n, hs, error)))))
     return NULL;
-  *h_n = g_steal_pointer (&hn);
+  fill_args (&a, spec, cont, bufs);
+  a.y = dl_tensor_data (y);
+  a.h_n = dl_tensor_data (hn);
+  a.c_n = data_or_null (cn);
+  ctx->backend->rnn_forward (ctx, &a, x->dtype);
+  if (dl_autograd_any_requires (N_IN, inputs))
+    {
+      DlSavedTensor *slots[5];
+
+      node = dl_node_new_for_op ("RnnLayerBackward0", rnn_backward, N_IN, inputs);
+      s = dl_node_alloc_state (node, sizeof (RnnState), rnn_state_clear);
+      s->spec = *spec;
+      s->spec.batch_sizes = g_memdup2 (spec->batch_sizes, MAX (spec->steps, 1) * sizeof (gint64));
+      for (guint i = 0; i < N_IN; i++)
+        if ((s->has[i] = inputs[i] != NULL))
+          dl_node_save (node, &s->in[i], inputs[i], FALSE);
+      slots[0] = &s->gates;
+      slots[1] = &s->cells;
+      slots[2] = &s->hprev;
+      slots[3] = &s->cprev;
+      slots[4] = &s->m;
+      for (guint k = 0; k < 5; k++)
+        if (bufs[k])
+          dl_node_save (node, slots[k], bufs[k], FALSE);
+      dl_node_set_output (node, y, 0);
+      dl_node_set_output (node, hn, 1);
+      if (cn)
+        dl_node_set_output (node, cn, 2);
+    }
+  *h_n = g_object_ref (hn);
   if (c_n)
-    *c_n = g_steal_pointer (&cn);
-  return g_steal_pointer (&y);
+    *c_n = cn ? g_object_ref (cn) : NULL;
+  return g_object_ref (y);
 }
 
 DlTensor *

@@ -114,13 +114,19 @@ def test_lstm_proj_size(rng, bidirectional, layers):
 
 
 def test_non_contiguous_input(rng):
-    d, t = make_pair('LSTM', 'float32', 5, 4, 1)
+    """a transposed input and initial state, forward and backward"""
+    d, t = make_pair('GRU', 'float32', 5, 4, 1)
     a = rng.standard_normal((5, 6, 3)).astype(np.float32)
-    dx = Dl.from_numpy(a.copy()).transpose(0, 2)
-    tx = torch.from_numpy(a.copy()).transpose(0, 2)
-    assert not dx.is_contiguous()
-    for x, y in zip(flat(d(dx)), flat(t(tx))):
-        assert_same(x, y, **TOL['float32'])
+    h = rng.standard_normal((4, 6, 1)).astype(np.float32)
+    dx = Dl.from_numpy(a.copy()).requires_grad_(True)
+    tx = torch.from_numpy(a.copy()).requires_grad_(True)
+    dh = Dl.from_numpy(h.copy()).requires_grad_(True)
+    th = torch.from_numpy(h.copy()).requires_grad_(True)
+    dxt, dht = dx.transpose(0, 2), dh.transpose(0, 2)
+    assert not dxt.is_contiguous() and not dht.is_contiguous()
+    compare_run(rng, d, t, dxt, tx.transpose(0, 2), dht, th.transpose(0, 2), 'float32')
+    assert_same(dx.grad, tx.grad, **TOL['float32'])
+    assert_same(dh.grad, th.grad, **TOL['float32'])
 
 
 def packed_pair(rng, lengths, enforce_sorted, dtype, size=3):
@@ -397,3 +403,31 @@ def test_pack_pad_round_trip(rng, mode, enforce_sorted, batch_first):
     for a, b in zip(dh, th):
         assert_same(a, b, **TOL['float64'])
     assert_same(dx.grad, tx.grad, **TOL['float64'])
+
+
+def test_rnn_base_and_subclasses(rng):
+    for mode, cls in (('LSTM', 'LSTM'), ('GRU', 'GRU'), ('RNN_TANH', 'RNN'), ('RNN_RELU', 'RNN')):
+        d = Dl.nn.RNNBase(mode, 3, 4, 2, bidirectional=True)
+        t = torch.nn.RNNBase(mode, 3, 4, 2, bidirectional=True)
+        assert isinstance(d, Dl.nn.RNNBase) and isinstance(d, Dl.nn.Module)
+        assert d.mode == t.mode == mode
+        assert list(d.state_dict()) == list(t.state_dict())
+        assert repr(d).split('(', 1)[1] == repr(t).split('(', 1)[1]
+    assert isinstance(Dl.nn.GRU(3, 4), Dl.nn.RNNBase)
+    with pytest.raises(ValueError, match='Unrecognized RNN mode'):
+        Dl.nn.RNNBase('CONV', 3, 4)
+
+    class Tagger(Dl.nn.LSTM):
+        def __init__(self):
+            super().__init__(3, 4, batch_first=True)
+            self.out = Dl.nn.Linear(4, 2)
+
+        def forward(self, x):
+            y, _ = super().forward(x)
+            return self.out(y)
+
+    m = Tagger()
+    x = Dl.randn(2, 5, 3, requires_grad=True)
+    m(x).sum().backward()
+    assert tuple(m.weight_ih_l0.grad.shape) == (16, 3) and x.grad is not None
+    assert 'out' in dict(m.named_children())

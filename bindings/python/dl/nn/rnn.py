@@ -50,9 +50,31 @@ def _check_base_args(mode, hidden_size, num_layers, dropout, proj_size):
         raise ValueError("Unrecognized RNN mode: " + mode)
 
 
-class _RnnAttributes(_Layer):
+class RNNBase(_Layer):
+    """torch.nn.RNNBase(mode, input_size, hidden_size, num_layers=1, bias=True,
+    batch_first=False, dropout=0., bidirectional=False, proj_size=0): the
+    base of RNN, LSTM and GRU (libdl's DlRnnBase); made directly, it is the
+    layer of @mode."""
+    __module__ = 'dl.nn'
     _properties = ('input_size', 'hidden_size', 'num_layers', 'bias', 'batch_first', 'dropout',
                    'bidirectional', 'proj_size')
+
+    def __new__(cls, *args, **kwargs):
+        if cls is not RNNBase:
+            return super().__new__(cls)
+        args = list(args)
+        mode = args.pop(0) if args else kwargs.pop('mode', None)
+        if mode not in _MODES:
+            raise ValueError("Unrecognized RNN mode: " + str(mode))
+        target = {'LSTM': LSTM, 'GRU': GRU}.get(mode, RNN)
+        obj = target.__new__(target)
+        _layer_init(obj, target._typelib, mode, *args, **kwargs)
+        # Python calls __init__ next with RNNBase's arguments: it is done
+        obj.__dict__['_dl_made_by_base'] = True
+        return obj
+
+    def _made_by_base(self):
+        return self.__dict__.pop('_dl_made_by_base', False)
 
     def _after_construct(self, dtype):
         if dtype is not None:
@@ -141,21 +163,14 @@ class _RnnAttributes(_Layer):
         return out, ((h_n, c_n) if lstm else h_n)
 
 
-@typelib_override(__name__)
-class RNNBase(_RnnAttributes, Dl.RnnBase, Module):
-    """torch.nn.RNNBase(mode, input_size, hidden_size, num_layers=1, bias=True,
-    batch_first=False, dropout=0., bidirectional=False, proj_size=0): the
-    base of RNN, LSTM and GRU (abstract here)."""
-    __module__ = OVERRIDE_MODULE
-
-    def __init__(self, *args, **kwargs):
-        raise TypeError('RNNBase is abstract in libdl (DlRnnBase): use RNN, LSTM or GRU')
-
-
 def _layer_init(self, typelib_class, mode, input_size, hidden_size, num_layers=1, bias=True,
                 batch_first=False, dropout=0., bidirectional=False, proj_size=0, device=None,
                 dtype=None, **extra):
     _check_base_args(mode, hidden_size, num_layers, dropout, proj_size)
+    if mode.startswith('RNN_'):
+        extra['nonlinearity'] = _NONLINEARITY['relu' if mode == 'RNN_RELU' else 'tanh']
+    elif proj_size and mode != 'LSTM':
+        raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
     _construct(self, typelib_class, input_size=int(input_size), hidden_size=int(hidden_size),
                num_layers=int(num_layers), bias=bool(bias), batch_first=bool(batch_first),
                dropout=float(dropout), bidirectional=bool(bidirectional),
@@ -164,21 +179,24 @@ def _layer_init(self, typelib_class, mode, input_size, hidden_size, num_layers=1
 
 
 @typelib_override(__name__)
-class RNN(_RnnAttributes, Dl.Rnn, Module):
+class RNN(RNNBase, Dl.Rnn, Module):
     """torch.nn.RNN(input_size, hidden_size, num_layers=1, nonlinearity='tanh',
     bias=True, batch_first=False, dropout=0., bidirectional=False)."""
     __module__ = OVERRIDE_MODULE
-    _properties = _RnnAttributes._properties + ('nonlinearity',)
+    _properties = RNNBase._properties + ('nonlinearity',)
+
+    _typelib = Dl.Rnn
 
     def __init__(self, *args, **kwargs):
+        if self._made_by_base():
+            return
         if 'proj_size' in kwargs:
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         nonlinearity = kwargs.pop('nonlinearity', 'tanh')
         if nonlinearity not in _NONLINEARITY:
             raise ValueError("Unknown nonlinearity '{}'".format(nonlinearity))
         mode = 'RNN_TANH' if nonlinearity == 'tanh' else 'RNN_RELU'
-        _layer_init(self, Dl.Rnn, mode, *args, nonlinearity=_NONLINEARITY[nonlinearity],
-                    **kwargs)
+        _layer_init(self, Dl.Rnn, mode, *args, **kwargs)
 
     @property
     def nonlinearity(self):
@@ -186,22 +204,29 @@ class RNN(_RnnAttributes, Dl.Rnn, Module):
 
 
 @typelib_override(__name__)
-class LSTM(_RnnAttributes, Dl.Lstm, Module):
+class LSTM(RNNBase, Dl.Lstm, Module):
     """torch.nn.LSTM(input_size, hidden_size, num_layers=1, bias=True,
     batch_first=False, dropout=0., bidirectional=False, proj_size=0)."""
     __module__ = OVERRIDE_MODULE
 
+    _typelib = Dl.Lstm
+
     def __init__(self, *args, **kwargs):
-        _layer_init(self, Dl.Lstm, 'LSTM', *args, **kwargs)
+        if not self._made_by_base():
+            _layer_init(self, Dl.Lstm, 'LSTM', *args, **kwargs)
 
 
 @typelib_override(__name__)
-class GRU(_RnnAttributes, Dl.Gru, Module):
+class GRU(RNNBase, Dl.Gru, Module):
     """torch.nn.GRU(input_size, hidden_size, num_layers=1, bias=True,
     batch_first=False, dropout=0., bidirectional=False)."""
     __module__ = OVERRIDE_MODULE
 
+    _typelib = Dl.Gru
+
     def __init__(self, *args, **kwargs):
+        if self._made_by_base():
+            return
         if 'proj_size' in kwargs:
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         _layer_init(self, Dl.Gru, 'GRU', *args, **kwargs)
@@ -225,7 +250,7 @@ class _CellAttributes(_Layer):
                                  .format(type(self).__name__, input.dim()))
 
     def reset_parameters(self):
-        _RnnAttributes.reset_parameters(self)
+        RNNBase.reset_parameters(self)
 
     def extra_repr(self):
         s = '{}, {}'.format(self.input_size, self.hidden_size)
