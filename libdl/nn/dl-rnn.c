@@ -323,6 +323,25 @@ check_dtype (const gchar *layer, DlTensor *t, DlTensor *w, const gchar *what, GE
   return FALSE;
 }
 
+/* @x's dtype for every weight of @w (a layer's or a cell's), @hx and @cx
+ * (nullable) */
+static gboolean
+check_dtypes (const gchar *layer,
+              DlTensor *x,
+              const DlRnnLayerWeights *w,
+              DlTensor *hx,
+              DlTensor *cx,
+              GError **error)
+{
+  DlTensor *ws[5] = { w->w_ih, w->w_hh, w->b_ih, w->b_hh, w->w_hr };
+
+  for (guint i = 0; i < 5; i++)
+    if (ws[i] && !check_dtype (layer, x, ws[i], "input", error))
+      return FALSE;
+  return (!hx || check_dtype (layer, hx, w->w_ih, "hx", error))
+         && (!cx || check_dtype (layer, cx, w->w_ih, "cx", error));
+}
+
 /* the stack of layers over the packed @x [n, in] (checked), from @hx and
  * @cx ([L D, batch, ho], [L D, batch, h], nullable) */
 static DlTensor *
@@ -377,7 +396,7 @@ run_layers (DlRnnBase *self,
               ok = FALSE;
               break;
             }
-          if (l == 0 && !(ok = check_dtype (layer_name (p), x, w.w_ih, "input", error)))
+          if (!(ok = check_dtypes (layer_name (p), x, &w, hx, cx, error)))
             break;
           if (lstm)
             c0 = cx ? dl_tensor_select (cx, 0, l * dirs + d, error) : g_object_ref (cz);
@@ -1271,7 +1290,7 @@ cell_step (DlModule *self,
                    name);
       return NULL;
     }
-  if (!check_dtype (name, input, w.w_ih, "input", error)
+  if (!check_dtypes (name, input, &w, hx, cx, error)
       || !(x = maybe_unsqueeze (input, unbatched, 0, error))
       || (hx && !(h = maybe_unsqueeze (hx, unbatched, 0, error)))
       || (cx && !(c = maybe_unsqueeze (cx, unbatched, 0, error))))

@@ -431,3 +431,18 @@ def test_rnn_base_and_subclasses(rng):
     m(x).sum().backward()
     assert tuple(m.weight_ih_l0.grad.shape) == (16, 3) and x.grad is not None
     assert 'out' in dict(m.named_children())
+
+
+def test_mixed_dtypes_are_errors():
+    m = Dl.nn.LSTM(3, 4)
+    x = Dl.randn(2, 1, 3)
+    with pytest.raises(RuntimeError):
+        m(x, (Dl.randn(1, 1, 4, dtype=Dl.float64), Dl.randn(1, 1, 4)))
+    with pytest.raises(RuntimeError):
+        m(x, (Dl.randn(1, 1, 4), Dl.randn(1, 1, 4, dtype=Dl.float64)))
+    m.bias_hh_l0 = Dl.nn.Parameter(m.bias_hh_l0.detach().double())
+    with pytest.raises(RuntimeError):
+        m(x)
+    c = Dl.nn.GRUCell(3, 4)
+    with pytest.raises(RuntimeError):
+        c(Dl.randn(2, 3), Dl.randn(2, 4, dtype=Dl.float64))
