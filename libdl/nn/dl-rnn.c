@@ -342,6 +342,56 @@ check_dtypes (const gchar *layer,
          && (!cx || check_dtype (layer, cx, w->w_ih, "cx", error));
 }
 
+/* the shapes of @w against a layer of @gh gate rows over @in inputs,
+ * states of @ho and cells of @hs (a projection @hs -> @ho when w_hr);
+ * @suffix names the layer's parameters ("_l0", "_l1_reverse", "") */
+static gboolean
+check_shapes (const gchar *layer,
+              const DlRnnLayerWeights *w,
+              const gchar *suffix,
+              gint64 gh,
+              gint64 in,
+              gint64 ho,
+              gint64 hs,
+              GError **error)
+{
+  const struct
+  {
+    const gchar *stem;
+    DlTensor *t;
+    gint64 rows, cols; /* cols 0: 1-d */
+  } want[5] = { { "weight_ih", w->w_ih, gh, in },
+                { "weight_hh", w->w_hh, gh, ho },
+                { "bias_ih", w->b_ih, gh, 0 },
+                { "bias_hh", w->b_hh, gh, 0 },
+                { "weight_hr", w->w_hr, ho, hs } };
+
+  for (guint i = 0; i < 5; i++)
+    {
+      gsize nd;
+      const gint64 *s;
+      g_autofree gchar *got = NULL;
+
+      if (!want[i].t)
+        continue;
+      s = dl_tensor_get_shape (want[i].t, &nd);
+      if (want[i].cols ? nd == 2 && s[0] == want[i].rows && s[1] == want[i].cols
+                       : nd == 1 && s[0] == want[i].rows)
+        continue;
+      got = shape_string (want[i].t);
+      if (want[i].cols)
+        g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                     "%s: %s%s has shape %s, expected [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "]",
+                     layer, want[i].stem, suffix, got, want[i].rows, want[i].cols);
+      else
+        g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                     "%s: %s%s has shape %s, expected [%" G_GINT64_FORMAT "]", layer, want[i].stem,
+                     suffix, got, want[i].rows);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* the stack of layers over the packed @x [n, in] (checked), from @hx and
  * @cx ([L D, batch, ho], [L D, batch, h], nullable) */
 static DlTensor *
@@ -396,7 +446,13 @@ run_layers (DlRnnBase *self,
               ok = FALSE;
               break;
             }
-          if (!(ok = check_dtypes (layer_name (p), x, &w, hx, cx, error)))
+          g_autofree gchar *suffix
+              = g_strdup_printf ("_l%" G_GINT64_FORMAT "%s", l, d ? "_reverse" : "");
+
+          if (!(ok
+                = check_dtypes (layer_name (p), x, &w, hx, cx, error)
+                  && check_shapes (layer_name (p), &w, suffix, gates_of (p->mode) * p->hidden_size,
+                                   l == 0 ? p->input_size : ho * dirs, ho, p->hidden_size, error)))
             break;
           if (lstm)
             c0 = cx ? dl_tensor_select (cx, 0, l * dirs + d, error) : g_object_ref (cz);
@@ -1291,6 +1347,8 @@ cell_step (DlModule *self,
       return NULL;
     }
   if (!check_dtypes (name, input, &w, hx, cx, error)
+      || !check_shapes (name, &w, "", gates_of (mode) * f->hidden_size, f->input_size,
+                        f->hidden_size, f->hidden_size, error)
       || !(x = maybe_unsqueeze (input, unbatched, 0, error))
       || (hx && !(h = maybe_unsqueeze (hx, unbatched, 0, error)))
       || (cx && !(c = maybe_unsqueeze (cx, unbatched, 0, error))))

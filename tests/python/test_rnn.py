@@ -446,3 +446,17 @@ def test_mixed_dtypes_are_errors():
     c = Dl.nn.GRUCell(3, 4)
     with pytest.raises(RuntimeError):
         c(Dl.randn(2, 3), Dl.randn(2, 4, dtype=Dl.float64))
+
+
+def test_replaced_parameter_of_wrong_shape_is_an_error():
+    m = Dl.nn.GRU(3, 4, 2)
+    m.weight_hh_l1 = Dl.nn.Parameter(Dl.randn(12, 3))
+    # libdl names the parameter; torch fails in its matrix product
+    with pytest.raises(RuntimeError, match=r'weight_hh_l1 has shape \[12, 3\], expected \[12, 4\]'
+                                           r'|cannot be multiplied'):
+        m(Dl.randn(2, 1, 3))
+    c = Dl.nn.LSTMCell(3, 4)
+    c.bias_ih = Dl.nn.Parameter(Dl.randn(5))
+    with pytest.raises(RuntimeError, match=r'bias_ih has shape \[5\], expected \[16\]'
+                                           r'|expanded size of the tensor \(16\)'):
+        c(Dl.randn(2, 3))
