@@ -253,6 +253,53 @@ test_errors (void)
   g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
 }
 
+/* gradients of gradients: autograd.grad with create_graph through a
+ * bidirectional LSTM with a projection and a GRU (the recorded backward
+ * through time), then backward of the gradient's sum */
+static void
+check_double_backward (DlModule *layer, gboolean lstm)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) x = dl_randn ((gint64[]){ 3, 2, 2 }, 3, DL_DTYPE_FLOAT64, NULL, &error);
+  g_autoptr (DlTensor) y = NULL;
+  g_autoptr (DlTensor) h_n = NULL;
+  g_autoptr (DlTensor) c_n = NULL;
+  g_autoptr (DlTensor) s = NULL;
+  g_autoptr (DlTensor) gs = NULL;
+  g_autoptr (GPtrArray) grads = NULL;
+  DlTensor *w;
+
+  g_assert_no_error (error);
+  g_assert_true (dl_module_to_dtype (layer, DL_DTYPE_FLOAT64, &error));
+  g_assert_true (dl_tensor_set_requires_grad (x, TRUE, &error));
+  y = dl_rnn_base_forward_state (DL_RNN_BASE (layer), x, NULL, NULL, &h_n, lstm ? &c_n : NULL,
+                                 &error);
+  g_assert_no_error (error);
+  s = dl_tensor_sum (y, &error);
+  grads = dl_autograd_grad (&s, 1, &x, 1, NULL, 0, TRUE, TRUE, FALSE, &error);
+  g_assert_no_error (error);
+  g_ptr_array_set_free_func (grads, g_object_unref); /* handed over without one */
+  g_assert_true (dl_tensor_get_requires_grad (grads->pdata[0]));
+  gs = dl_tensor_sum (grads->pdata[0], &error);
+  g_assert_true (dl_tensor_backward (gs, NULL, FALSE, FALSE, &error));
+  g_assert_no_error (error);
+  w = dl_module_get_parameter (layer, "weight_hh_l0");
+  g_assert_nonnull (dl_tensor_get_grad (w));
+  dl_test_assert_shape (dl_tensor_get_grad (x), DL_TEST_SHAPE (3, 2, 2));
+}
+
+static void
+test_double_backward (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlLstm) lstm = dl_lstm_new (2, 3, 1, TRUE, FALSE, 0, TRUE, 2, &error);
+  g_autoptr (DlGru) gru = dl_gru_new (2, 3, 2, TRUE, FALSE, 0, FALSE, &error);
+
+  g_assert_no_error (error);
+  check_double_backward (DL_MODULE (lstm), TRUE);
+  check_double_backward (DL_MODULE (gru), FALSE);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -262,5 +309,6 @@ main (int argc, char **argv)
   g_test_add_func ("/rnn/gru-packed", test_gru_packed);
   g_test_add_func ("/rnn/cells", test_cells);
   g_test_add_func ("/rnn/errors", test_errors);
+  g_test_add_func ("/rnn/double-backward", test_double_backward);
   return g_test_run ();
 }
