@@ -366,6 +366,49 @@ typedef struct
   void *dmask; /* nullable */
 } DlAttentionArgs;
 
+
+/* What the fused recurrent kernels see: one layer in one direction of an
+ * RNN (cell: its kind), over a packed sequence of `steps` steps whose
+ * step t has batch_sizes[t] rows (host memory, non-increasing, the first
+ * is `batch`), all its rows n = sum of batch_sizes stacked in step order
+ * (step t's rows start at the sum of the sizes before it). The gates G are
+ * 4 (LSTM: i, f, g, o), 3 (GRU: r, z, n) or 1 (tanh/relu RNN), in
+ * PyTorch's order; h is hidden_size, ho the size of the state h (proj_size
+ * when not 0, else h). Contiguous float32/float64 arrays: x [n, input_size],
+ * w_ih [G h, input_size], w_hh [G h, ho], b_ih and b_hh [G h] (nullable),
+ * w_hr [proj_size, h] (LSTM with projection), h0 [batch, ho], c0 [batch,
+ * h] (LSTM). A reverse layer runs the steps from the last to the first,
+ * its batch growing; a sequence's final state is its state after its own
+ * last step. The forward writes y [n, ho], h_n [batch, ho], c_n [batch, h]
+ * and the reserve the backward reads (no recomputation): gates [n, G h]
+ * (activated), cells [n, h] (LSTM: c_t; GRU: W_hn h + b_hn), hprev [n, ho]
+ * (each row's state before its step), cprev [n, h] and, with a projection,
+ * m [n, h] (o * tanh (c_t)). The backward reads dy [n, ho], dh_n and dc_n
+ * (nullable: zero), writes each non-NULL gradient of dx .. dc0 (every
+ * element) and uses dgx, dgh [n, G h] (dgh: GRU only) and dhs [n,
+ * proj_size] as scratch. */
+typedef enum
+{
+  DL_RNN_CELL_TANH, /* the values of DlRnnMode */
+  DL_RNN_CELL_RELU,
+  DL_RNN_CELL_LSTM,
+  DL_RNN_CELL_GRU,
+} DlRnnCellKind;
+
+typedef struct
+{
+  DlRnnCellKind cell;
+  gboolean reverse;
+  gint64 steps, batch, input_size, hidden_size, proj_size;
+  const gint64 *batch_sizes;
+  const void *x, *w_ih, *w_hh, *b_ih, *b_hh, *w_hr, *h0, *c0;
+  void *y, *h_n, *c_n;
+  void *gates, *cells, *hprev, *cprev, *m;
+  /* backward */
+  const void *dy, *dh_n, *dc_n;
+  void *dx, *dw_ih, *dw_hh, *db_ih, *db_hh, *dw_hr, *dh0, *dc0;
+  void *dgx, *dgh, *dhs;
+} DlRnnArgs;
 /* A linear map along one axis, for the separable resampling kernels
  * (pad, average and adaptive pooling, interpolation): output position o
  * of the axis reads the input positions index[start[o] .. start[o + 1])
@@ -740,6 +783,9 @@ struct _DlBackend
                                   const DlAttentionArgs *args,
                                   void *mask,
                                   DlDType dtype);
+  /* one recurrent layer in one direction and its gradients, see DlRnnArgs */
+  void (*rnn_forward) (DlBackendContext *ctx, const DlRnnArgs *args, DlDType dtype);
+  void (*rnn_backward) (DlBackendContext *ctx, const DlRnnArgs *args, DlDType dtype);
 };
 
 /* A device type as a backend registers it with the device registry

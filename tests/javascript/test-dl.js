@@ -1478,6 +1478,28 @@ test('scaled dot product attention', () => {
         Dl.Error.SHAPE, 'embedding dims differ');
 });
 
+test('recurrent layers: an LSTM built, run and backpropagated, a GRU cell', () => {
+    const lstm = new Dl.Lstm({input_size: 3, hidden_size: 4, num_layers: 2, bidirectional: true});
+    const x = Dl.randn([5, 2, 3], Dl.DType.FLOAT32, null);
+    x.set_requires_grad(true);
+    const [y, hN, cN] = lstm.forward_state(x, null, null);
+    assertArrayEqual(Array.from(y.get_shape()), [5, 2, 8], 'output shape');
+    assertArrayEqual(Array.from(hN.get_shape()), [4, 2, 4], 'h_n shape');
+    assertArrayEqual(Array.from(cN.get_shape()), [4, 2, 4], 'c_n shape');
+    y.sum().add(cN.sum()).backward(null, false, false);
+    assert(x.get_grad() !== null, 'input gradient');
+    assert(lstm.get_parameter('weight_hh_l1_reverse').get_grad() !== null, 'weight gradient');
+    assert(lstm.get_mode() === Dl.RnnMode.LSTM, 'mode');
+    const outs = lstm.forward_many([x, hN, cN]);
+    assert(outs.length === 3, 'forward_many gives output, h_n, c_n');
+    assertDlError(() => lstm.forward(Dl.randn([5, 2, 7], Dl.DType.FLOAT32, null)),
+        Dl.Error.SHAPE, 'wrong input size');
+
+    const cell = Dl.GruCell.new(3, 4, true);
+    const h = cell.step(Dl.randn([2, 3], Dl.DType.FLOAT32, null), null);
+    assertArrayEqual(Array.from(h.get_shape()), [2, 4], 'cell state shape');
+});
+
 // Run
 
 let failed = 0;

@@ -124,6 +124,18 @@ def as_strided(m, a):
     return v
 
 
+def rnn_layer(m, kind, x, *states, **kw):
+    """a recurrent layer of module m with fixed weights (the same for dl and
+    torch) over x [T, B, 3] from the states: its output and final states"""
+    layer = getattr(m.nn, kind)(3, 4, **kw).double()
+    wrng = np.random.default_rng(7)
+    with m.no_grad():
+        for p in layer.parameters():
+            p.copy_(m.tensor(wrng.uniform(-0.6, 0.6, tuple(p.shape))))
+    out, h = layer(x, tuple(states) if kind == 'LSTM' else states[0])
+    return (out,) + (tuple(h) if kind == 'LSTM' else (h,))
+
+
 WALK = {
     'AbsBackward0': unary(lambda m, a: a.abs(), 'nonzero'),
     'AddBackward0': binary(lambda m, a, b: a + b) + [Case(lambda m, a, b: m.add(a, b, alpha=2.5),
@@ -301,6 +313,13 @@ WALK = {
                       Case(lambda m, a: a.reshape(-1), (3, 4))],
     'WhereBackward0': [Case(lambda m, a, b: m.where(a > 0, a, b), (3, 4), (3, 4)),
                        Case(lambda m, a, b: m.where(b > 0, a, b), (3, 4), (4,))],
+    # the fused recurrent layer (create_graph: the composite chain of ops)
+    'RnnLayerBackward0': [Case(lambda m, x, h, c: rnn_layer(m, 'LSTM', x, h, c, proj_size=2),
+                               (3, 2, 3), (1, 2, 2), (1, 2, 4)),
+                          Case(lambda m, x, h: rnn_layer(m, 'GRU', x, h, bidirectional=True),
+                               (3, 2, 3), (2, 2, 4)),
+                          Case(lambda m, x, h: rnn_layer(m, 'RNN', x, h, num_layers=2),
+                               (2, 3, 3), (2, 3, 4))],
 }
 
 

@@ -382,6 +382,36 @@ void test_autograd_grad_hooks () {
     }
 }
 
+/* an LSTM built, run and backpropagated; a GRU cell */
+void test_rnn () {
+    try {
+        var lstm = new Dl.Lstm (3, 4, 2, true, false, 0.0, false, 0);
+        var x = Dl.randn ({5, 2, 3});
+        x.set_requires_grad (true);
+        Dl.Tensor h_n;
+        Dl.Tensor? c_n;
+        var y = lstm.forward_state (x, null, null, out h_n, out c_n);
+        assert (y.get_shape ()[0] == 5 && y.get_shape ()[2] == 4);
+        assert (h_n.get_shape ()[0] == 2 && c_n != null);
+        y.sum ().backward ();
+        assert (x.get_grad () != null);
+        assert (lstm.get_parameter ("weight_ih_l1").get_grad () != null);
+        assert (lstm.get_mode () == Dl.RnnMode.LSTM);
+
+        var cell = new Dl.GruCell (3, 4, true);
+        var h = cell.step (Dl.randn ({2, 3}), null);
+        assert (h.get_shape ()[1] == 4);
+        try {
+            lstm.forward (Dl.randn ({5, 2, 7}));
+            assert_not_reached ();
+        } catch (Dl.Error e) {
+            assert (e is Dl.Error.SHAPE);
+        }
+    } catch (GLib.Error e) {
+        error ("%s", e.message);
+    }
+}
+
 /* Dl.conv2d on known values, and the Dl.Conv2d layer */
 void test_conv () {
     try {
@@ -1557,5 +1587,6 @@ int main (string[] args) {
     Test.add_func ("/vala/function/errors", test_function_errors);
     Test.add_func ("/vala/norm", test_norm);
     Test.add_func ("/vala/attention", test_attention);
+    Test.add_func ("/vala/nn/rnn", test_rnn);
     return Test.run ();
 }

@@ -198,6 +198,8 @@ static const DlBackend cpu_backend = {
   .attention_forward = dl_cpu_attention_forward,
   .attention_backward = dl_cpu_attention_backward,
   .attention_dropout_mask = dl_cpu_attention_dropout_mask,
+  .rnn_forward = dl_cpu_rnn_forward,
+  .rnn_backward = dl_cpu_rnn_backward,
 };
 
 /* The CPU device's context: no state of its own; opening it picks the

@@ -472,6 +472,8 @@ void dl_cpu_norm_forward (DlBackendContext *ctx, const DlNormArgs *args, DlDType
 void dl_cpu_norm_backward (DlBackendContext *ctx, const DlNormArgs *args, DlDType dtype);
 void dl_cpu_conv2d_forward (DlBackendContext *ctx, const DlConvArgs *args, DlDType dtype);
 void dl_cpu_conv2d_backward (DlBackendContext *ctx, const DlConvArgs *args, DlDType dtype);
+void dl_cpu_rnn_forward (DlBackendContext *ctx, const DlRnnArgs *args, DlDType dtype);
+void dl_cpu_rnn_backward (DlBackendContext *ctx, const DlRnnArgs *args, DlDType dtype);
 /* C = alpha op(A) op(B) + beta C, row-major, on the BLAS libdl picked
  * (single-threaded inside an OpenMP region), float32/float64 */
 void dl_cpu_blas_gemm_ex (DlDType dtype,

@@ -28,3 +28,5 @@ from .conv import AdaptiveMaxPool2d  # noqa
 __all__ += ['Upsample', 'UpsamplingNearest2d', 'UpsamplingBilinear2d', 'Dropout2d',
             'AdaptiveMaxPool2d']
 __all__ += ['ModuleList', 'ModuleDict', 'Unflatten']
+from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell  # noqa
+__all__ += ['RNNBase', 'RNN', 'LSTM', 'GRU', 'RNNCell', 'LSTMCell', 'GRUCell']
