@@ -28,3 +28,7 @@ from .conv import AdaptiveMaxPool2d  # noqa
 __all__ += ['Upsample', 'UpsamplingNearest2d', 'UpsamplingBilinear2d', 'Dropout2d',
             'AdaptiveMaxPool2d']
 __all__ += ['ModuleList', 'ModuleDict', 'Unflatten']
+from .transformer import (MultiheadAttention, Transformer, TransformerDecoder,  # noqa: E402
+                          TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)
+__all__ += ['MultiheadAttention', 'Transformer', 'TransformerEncoder', 'TransformerDecoder',
+            'TransformerEncoderLayer', 'TransformerDecoderLayer']
