@@ -63,5 +63,6 @@
 #include "data/dl-datasets.h"
 #include "data/dl-tensor-dict.h"
 #include "data/dl-safetensors.h"
+#include "ops/dl-ops-attention.h"
 
 #undef DL_INSIDE

@@ -320,6 +320,52 @@ typedef struct
   void *dweight; /* nullable */
   void *dbias;   /* nullable */
 } DlConvArgs;
+/* What the fused attention kernels see (scaled_dot_product_attention),
+ * float32/float64: n_batch problems (the batch dims, batch_shape, in
+ * row-major order), each softmax (scale q k^T + mask) v with q [l, e],
+ * k [s, e], v [s, ev]. q, k and v are given by element strides: one per
+ * batch dim (0 where broadcast), then a row stride at least the row's
+ * length; their columns are contiguous. The mask (nullable) is bool (True:
+ * may attend) or of the dtype (added to the scores), with strides for the
+ * batch dims, rows and columns (0 where broadcast). causal: row i attends
+ * columns j <= i only. Dropout with probability dropout_p (0: none) keeps
+ * element (b, i, j) of the probabilities, scaled by 1 / (1 - p), when the
+ * float32 uniform (x >> 8) 2^-24 of word j % 4 of Philox block offset + (b l
+ * + i) ceil (s / 4) + j / 4 (key seed) is at least p.
+ * The forward writes out [n_batch, l, ev] and lse [n_batch, l] (the
+ * logsumexp of each row's scores, NaN for a row with nothing to attend,
+ * whose output is NaN), both contiguous. The backward reads them with dout
+ * [n_batch, l, ev] (contiguous) and writes each non-NULL gradient, every
+ * element, contiguous over the full batch: dq [n_batch, l, e], dk
+ * [n_batch, s, e], dv [n_batch, s, ev], dmask [n_batch, l, s] (the
+ * gradient of the scores, for a float mask). dropout_mask writes the kept
+ * elements' scales (0 or 1 / (1 - p)) as mask [n_batch, l, s] of the
+ * dtype, for a backward that autograd records. */
+typedef struct
+{
+  gint64 n_batch, l, s, e, ev;
+  gint batch_ndim;
+  gint64 batch_shape[DL_MAX_DIMS];
+  const void *q, *k, *v;
+  gint64 q_bs[DL_MAX_DIMS], k_bs[DL_MAX_DIMS], v_bs[DL_MAX_DIMS];
+  gint64 q_rs, k_rs, v_rs;
+  const void *mask; /* nullable */
+  gboolean mask_is_bool;
+  gint64 mask_bs[DL_MAX_DIMS], mask_rs, mask_cs;
+  gboolean causal;
+  gdouble scale;
+  gdouble dropout_p;
+  guint64 seed, offset;
+  void *out;
+  void *lse;
+  /* backward */
+  const void *dout;
+  void *dq;    /* nullable */
+  void *dk;    /* nullable */
+  void *dv;    /* nullable */
+  void *dmask; /* nullable */
+} DlAttentionArgs;
+
 /* A linear map along one axis, for the separable resampling kernels
  * (pad, average and adaptive pooling, interpolation): output position o
  * of the axis reads the input positions index[start[o] .. start[o + 1])
@@ -687,6 +733,13 @@ struct _DlBackend
   /* a 2-d convolution (groups 1) and its gradients, see DlConvArgs */
   void (*conv2d_forward) (DlBackendContext *ctx, const DlConvArgs *args, DlDType dtype);
   void (*conv2d_backward) (DlBackendContext *ctx, const DlConvArgs *args, DlDType dtype);
+  /* fused scaled dot product attention, see DlAttentionArgs */
+  void (*attention_forward) (DlBackendContext *ctx, const DlAttentionArgs *args, DlDType dtype);
+  void (*attention_backward) (DlBackendContext *ctx, const DlAttentionArgs *args, DlDType dtype);
+  void (*attention_dropout_mask) (DlBackendContext *ctx,
+                                  const DlAttentionArgs *args,
+                                  void *mask,
+                                  DlDType dtype);
 };
 
 /* A device type as a backend registers it with the device registry

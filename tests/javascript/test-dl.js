@@ -1464,6 +1464,20 @@ test('diagonal, diag, trace and bincount', () => {
     assertDlError(() => m.diagonal(0, 1, 1), Dl.Error.ARGUMENT, 'identical dims');
 });
 
+test('scaled dot product attention', () => {
+    // keys all zero: uniform weights over the keys each query may attend
+    const q = fromArray([0.3, -1, 2, 0.5], [1, 2, 2]);
+    const k = Dl.zeros([1, 3, 2], F32, null);
+    const v = fromArray([1, 2, 3, 4, 5, 6], [1, 3, 2]);
+    v.set_requires_grad(true);
+    const out = Dl.scaled_dot_product_attention(q, k, v, null, 0, true, 0, null);
+    assertClose(values(out), [1, 2, 2, 3], 1e-6, 'causal attention');
+    out.sum().backward(null, false, false);
+    assertClose(values(v.get_grad()), [1.5, 1.5, 0.5, 0.5, 0, 0], 1e-6, 'value gradient');
+    assertDlError(() => Dl.scaled_dot_product_attention(q, v.t(), v, null, 0, false, 0, null),
+        Dl.Error.SHAPE, 'embedding dims differ');
+});
+
 // Run
 
 let failed = 0;

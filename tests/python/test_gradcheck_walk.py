@@ -381,6 +381,23 @@ WALK['NativeDropoutBackward0'] = [Case(lambda m, a: m.nn.functional.dropout(a, 1
                                        random=True)]
 
 
+def _sdpa(m, q, k, v, mask=None, **kw):
+    """scaled_dot_product_attention, or for torch 1.13 (which lacks it) the
+    explicit softmax(q k^T / sqrt(E) + mask) v"""
+    if m is not torch:
+        return m.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask, **kw)
+    s = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
+    if kw.get('is_causal'):
+        s = s.masked_fill(torch.ones(s.shape[-2:], dtype=torch.bool).triu(1), float('-inf'))
+    return torch.softmax(s if mask is None else s + mask, -1) @ v
+
+
+WALK['ScaledDotProductFlashAttentionBackward0'] = [
+    Case(_sdpa, (2, 3, 4), (2, 5, 4), (2, 5, 3)),
+    Case(_sdpa, (2, 3, 4), (1, 5, 4), (5, 2), (3, 5)),
+    Case(lambda m, q, k, v: _sdpa(m, q, k, v, is_causal=True), (4, 3), (5, 3), (5, 2))]
+
+
 def _node_names():
     return list(Dl.autograd_get_node_names())
 

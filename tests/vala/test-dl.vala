@@ -1497,6 +1497,29 @@ void test_diagonal () {
     }
 }
 
+void test_attention () {
+    try {
+        // keys all zero: uniform weights over the keys each query may attend
+        var q = from_array ({0.3, -1, 2, 0.5}, {1, 2, 2}, Dl.DType.FLOAT32);
+        var k = Dl.zeros ({1, 3, 2}, Dl.DType.FLOAT32, null);
+        var v = from_array ({1, 2, 3, 4, 5, 6}, {1, 3, 2}, Dl.DType.FLOAT32);
+        v.set_requires_grad (true);
+        var att = Dl.scaled_dot_product_attention (q, k, v, null, 0, true, 0, null);
+        assert_values (att, {1, 2, 2, 3}, 1e-6);
+        att.sum ().backward ();
+        assert_values (v.get_grad (), {1.5, 1.5, 0.5, 0.5, 0, 0}, 1e-6);
+        try {
+            Dl.scaled_dot_product_attention (q, k, v, null, 2.0, false, 0, null);
+            assert_not_reached ();
+        } catch (Dl.Error e) {
+            assert (e is Dl.Error.ARGUMENT);
+            assert ("scaled_dot_product_attention" in e.message);
+        }
+    } catch (Error e) {
+        error ("%s", e.message);
+    }
+}
+
 int main (string[] args) {
     Test.init (ref args);
     Test.add_func ("/vala/tensor/ops", test_tensor_ops);
@@ -1533,5 +1556,6 @@ int main (string[] args) {
     Test.add_func ("/vala/function/double-backward", test_function_double_backward);
     Test.add_func ("/vala/function/errors", test_function_errors);
     Test.add_func ("/vala/norm", test_norm);
+    Test.add_func ("/vala/attention", test_attention);
     return Test.run ();
 }

@@ -195,6 +195,9 @@ static const DlBackend cpu_backend = {
   .nonzero = dl_cpu_nonzero,
   .conv2d_forward = dl_cpu_conv2d_forward,
   .conv2d_backward = dl_cpu_conv2d_backward,
+  .attention_forward = dl_cpu_attention_forward,
+  .attention_backward = dl_cpu_attention_backward,
+  .attention_dropout_mask = dl_cpu_attention_dropout_mask,
 };
 
 /* The CPU device's context: no state of its own; opening it picks the

@@ -160,6 +160,38 @@ dl_expf (float x)
   return x != x ? x : y;
 }
 
+#define PHILOX_M0 0xD2511F53u
+#define PHILOX_M1 0xCD9E8D57u
+#define PHILOX_W0 0x9E3779B9u
+#define PHILOX_W1 0xBB67AE85u
+
+/* Philox4x32-10: the four words of block @counter of the stream @seed
+ * (dl-cpu-random.c draws every random number from it) */
+static inline void
+dl_cpu_philox (guint64 seed, guint64 counter, guint32 out[4])
+{
+  guint32 c0 = (guint32)counter, c1 = (guint32)(counter >> 32), c2 = 0, c3 = 0;
+  guint32 k0 = (guint32)seed, k1 = (guint32)(seed >> 32);
+
+  for (gint r = 0; r < 10; r++)
+    {
+      guint64 p0 = (guint64)PHILOX_M0 * c0;
+      guint64 p1 = (guint64)PHILOX_M1 * c2;
+      guint32 n0 = (guint32)(p1 >> 32) ^ c1 ^ k0;
+      guint32 n2 = (guint32)(p0 >> 32) ^ c3 ^ k1;
+      c1 = (guint32)p1;
+      c3 = (guint32)p0;
+      c0 = n0;
+      c2 = n2;
+      k0 += PHILOX_W0;
+      k1 += PHILOX_W1;
+    }
+  out[0] = c0;
+  out[1] = c1;
+  out[2] = c2;
+  out[3] = c3;
+}
+
 /* One element of any dtype as a double, or as an int64 for the integer
  * types (exact beyond 2^53); for kernels whose inner loop is not the hot
  * path. */
@@ -521,5 +553,12 @@ void dl_cpu_nonzero (DlBackendContext *ctx,
                      const gint64 *strides,
                      gint64 *count,
                      gint64 *out);
+
+void dl_cpu_attention_forward (DlBackendContext *ctx, const DlAttentionArgs *args, DlDType dtype);
+void dl_cpu_attention_backward (DlBackendContext *ctx, const DlAttentionArgs *args, DlDType dtype);
+void dl_cpu_attention_dropout_mask (DlBackendContext *ctx,
+                                    const DlAttentionArgs *args,
+                                    void *mask,
+                                    DlDType dtype);
 
 G_END_DECLS

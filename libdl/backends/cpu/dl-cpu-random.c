@@ -20,36 +20,6 @@
 
 #include "dl-cpu-private.h"
 
-#define PHILOX_M0 0xD2511F53u
-#define PHILOX_M1 0xCD9E8D57u
-#define PHILOX_W0 0x9E3779B9u
-#define PHILOX_W1 0xBB67AE85u
-
-static inline void
-philox (guint64 seed, guint64 counter, guint32 out[4])
-{
-  guint32 c0 = (guint32)counter, c1 = (guint32)(counter >> 32), c2 = 0, c3 = 0;
-  guint32 k0 = (guint32)seed, k1 = (guint32)(seed >> 32);
-
-  for (gint r = 0; r < 10; r++)
-    {
-      guint64 p0 = (guint64)PHILOX_M0 * c0;
-      guint64 p1 = (guint64)PHILOX_M1 * c2;
-      guint32 n0 = (guint32)(p1 >> 32) ^ c1 ^ k0;
-      guint32 n2 = (guint32)(p0 >> 32) ^ c3 ^ k1;
-      c1 = (guint32)p1;
-      c3 = (guint32)p0;
-      c0 = n0;
-      c2 = n2;
-      k0 += PHILOX_W0;
-      k1 += PHILOX_W1;
-    }
-  out[0] = c0;
-  out[1] = c1;
-  out[2] = c2;
-  out[3] = c3;
-}
-
 static inline double
 u24 (guint32 x)
 {
@@ -96,7 +66,7 @@ permutation (gint64 *data, gint64 n, guint64 seed, guint64 offset)
       gint64 j;
       double u;
 
-      philox (seed, offset + k / 2, x);
+      dl_cpu_philox (seed, offset + k / 2, x);
       u = k % 2 == 0 ? u53 (x[0], x[1]) : u53 (x[2], x[3]);
       j = (gint64)(u * (double)(i + 1));
       if (j > i)
@@ -137,7 +107,7 @@ dl_cpu_random (DlBackendContext *ctx,
         double u[4];
         gint64 base = blk * per_block;
 
-        philox (seed, offset + blk, x);
+        dl_cpu_philox (seed, offset + blk, x);
         if (wide)
           {
             u[0] = u53 (x[0], x[1]);
@@ -173,7 +143,7 @@ uniform_at (guint64 seed, guint64 offset, gint64 i)
 {
   guint32 x[4];
 
-  philox (seed, offset + i / 2, x);
+  dl_cpu_philox (seed, offset + i / 2, x);
   return i % 2 == 0 ? u53 (x[0], x[1]) : u53 (x[2], x[3]);
 }
 
@@ -309,7 +279,7 @@ dl_cpu_multinomial (DlBackendContext *ctx,
           double u[4];                                                                             \
           const gint64 base = blk * per_block;                                                     \
                                                                                                    \
-          philox (seed, offset + blk, x);                                                          \
+          dl_cpu_philox (seed, offset + blk, x);                                                   \
           if (per_block == 2)                                                                      \
             {                                                                                      \
               u[0] = u53 (x[0], x[1]);                                                             \

@@ -234,3 +234,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
 
 
 __all__ += ['multi_head_attention_forward']
+
+# scaled dot product attention lives in sdpa.py
+from .sdpa import scaled_dot_product_attention  # noqa: E402
+
+__all__ += ['scaled_dot_product_attention']
