@@ -38,9 +38,7 @@
 #include "ops/dl-ops-math.h"
 #include "ops/dl-ops-reduce.h"
 #include "ops/dl-ops-resample.h"
-#ifdef DL_HAVE_SDPA
 #include "ops/dl-ops-attention.h"
-#endif
 
 /* What F.multi_head_attention_forward takes besides the inputs and masks */
 typedef struct
@@ -93,7 +91,8 @@ project (const MhaArgs *a, const gchar *what, DlTensor *x, DlTensor *w, DlTensor
       g_autofree gchar *ws = shape_str (w);
       g_autofree gchar *xs = shape_str (x);
 
-      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+      /* torch asserts the separate weights' shapes; the packed one fails in matmul */
+      g_set_error (error, DL_ERROR, a->separate ? DL_ERROR_ARGUMENT : DL_ERROR_SHAPE,
                    "%s: %s of shape %s does not fit the projection weight of shape %s (its last "
                    "dim must be %" G_GINT64_FORMAT ")",
                    a->op, what, xs, ws, dl_tensor_get_ndim (w) == 2 ? dim_size (w, 1) : -1);
@@ -699,14 +698,13 @@ mha_forward (const MhaArgs *args,
     }
 
   p = a.training ? a.dropout_p : 0.0;
-#ifdef DL_HAVE_SDPA
   if (!need_weights)
     {
+      /* fused: no [L, S] matrix */
       if (!(out4 = dl_scaled_dot_product_attention (q4, k4, v4, mask, p, FALSE, 0.0, NULL, error)))
         return NULL;
     }
   else
-#endif
     {
       g_autoptr (DlTensor) qs = NULL;
       g_autoptr (DlTensor) kt = NULL;
