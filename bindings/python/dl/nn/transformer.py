@@ -8,6 +8,7 @@
 import copy
 import warnings
 
+from .. import _dtype
 from .._lib import OVERRIDE_MODULE, Dl, GLib, _is_tensor, typelib_override
 from . import functional as F
 from . import init
@@ -27,7 +28,7 @@ def _child(name):
 
 
 def _warn_byte_mask(mask, what):
-    if mask is not None and _is_tensor(mask) and mask.dtype == Dl.DType.UINT8:
+    if mask is not None and _is_tensor(mask) and mask.dtype == _dtype.uint8:
         warnings.warn('Byte tensor for %s in nn.MultiheadAttention is deprecated. Use bool '
                       'tensor instead.' % what)
 
@@ -149,11 +150,6 @@ def _set_activation(layer, activation):
     return act
 
 
-def _check_kpm(kpm):
-    if kpm is not None and kpm.dtype != Dl.DType.BOOL and not kpm.is_floating_point():
-        raise AssertionError('only bool and floating types of key_padding_mask are supported')
-
-
 class _TransformerLayer(_Layer):
     _properties = ('d_model', 'nhead', 'dim_feedforward', 'dropout', 'activation',
                    'layer_norm_eps', 'batch_first', 'norm_first')
@@ -229,7 +225,6 @@ class TransformerEncoderLayer(_TransformerLayer, Dl.TransformerEncoderLayer, Mod
                          activation, layer_norm_eps, batch_first, norm_first)
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
-        _check_kpm(src_key_padding_mask)
         try:
             if not self._python_forward():
                 return Dl.TransformerEncoderLayer.encode(self, src, src_mask,
@@ -318,7 +313,6 @@ class TransformerEncoder(_Stack, Dl.TransformerEncoder, Module):
         self.mask_check = mask_check
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
-        _check_kpm(src_key_padding_mask)
         output = src
         extra = {'is_causal': True} if is_causal else {}
         for mod in self.layers:
