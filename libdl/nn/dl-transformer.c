@@ -405,8 +405,8 @@ check_mask_dtype (const gchar *op, DlTensor *kpm, GError **error)
 }
 
 /* A copy of @layer: a new object of its type from the same construct
- * properties, with the values of its state dict (torch's deepcopy in
- * _get_clones) */
+ * properties, in its dtype, with the values of its state dict (torch's
+ * deepcopy in _get_clones) */
 static DlModule *
 clone_module (DlModule *layer, GError **error)
 {
@@ -416,6 +416,7 @@ clone_module (DlModule *layer, GError **error)
   GValue *values = g_new0 (GValue, n + 1);
   g_autoptr (DlModule) copy = NULL;
   g_autoptr (DlTensorDict) state = NULL;
+  g_autoptr (GPtrArray) params = NULL;
   gboolean ok;
 
   for (guint i = 0; i < n; i++)
@@ -431,6 +432,9 @@ clone_module (DlModule *layer, GError **error)
     g_value_unset (&values[i]);
   g_free (values);
   if (!g_initable_init (G_INITABLE (copy), NULL, error))
+    return NULL;
+  params = dl_module_named_parameters (layer, TRUE, NULL);
+  if (params->len > 0 && !dl_module_to_dtype (copy, dl_tensor_get_dtype (params->pdata[0]), error))
     return NULL;
   state = dl_module_state_dict (layer);
   ok = dl_module_load_state_dict (copy, state, TRUE, NULL, NULL, error);
