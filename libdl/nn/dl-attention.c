@@ -438,8 +438,7 @@ mha_forward (const MhaArgs *args,
       if (kt != DL_DTYPE_BOOL && kt != DL_DTYPE_UINT8 && !is_float (kpm))
         {
           g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                       "%s: only bool and floating types of key_padding_mask are supported",
-                       a.op);
+                       "%s: only bool and floating types of key_padding_mask are supported", a.op);
           return NULL;
         }
       kpm_bool = !is_float (kpm);
@@ -455,14 +454,16 @@ mha_forward (const MhaArgs *args,
   if (n_heads <= 0 || embed_dim % n_heads != 0)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "%s: embed_dim %" G_GINT64_FORMAT " not divisible by num_heads %" G_GINT64_FORMAT,
+                   "%s: embed_dim %" G_GINT64_FORMAT
+                   " not divisible by num_heads %" G_GINT64_FORMAT,
                    a.op, embed_dim, n_heads);
       return NULL;
     }
   head_dim = embed_dim / n_heads;
-  if (a.separate ? (dim_size (kin, 0) != dim_size (vin, 0) || dim_size (kin, 1) != dim_size (vin, 1))
-                 : (dim_size (kin, 0) != dim_size (vin, 0) || dim_size (kin, 1) != dim_size (vin, 1)
-                    || dim_size (kin, 2) != dim_size (vin, 2)))
+  if (a.separate
+          ? (dim_size (kin, 0) != dim_size (vin, 0) || dim_size (kin, 1) != dim_size (vin, 1))
+          : (dim_size (kin, 0) != dim_size (vin, 0) || dim_size (kin, 1) != dim_size (vin, 1)
+             || dim_size (kin, 2) != dim_size (vin, 2)))
     {
       g_autofree gchar *ks = shape_str (kin);
       g_autofree gchar *vs = shape_str (vin);
@@ -1014,8 +1015,8 @@ add_param (DlModule *module, const gchar *name, const gint64 *shape, gsize n, GE
 static gboolean
 reset_parameters (DlModule *module, GError **error)
 {
-  static const gchar *const uniform[] = { "in_proj_weight", "q_proj_weight", "k_proj_weight",
-                                          "v_proj_weight" };
+  static const gchar *const uniform[]
+      = { "in_proj_weight", "q_proj_weight", "k_proj_weight", "v_proj_weight" };
   static const gchar *const normal[] = { "bias_k", "bias_v" };
   DlTensor *t;
 
@@ -1189,9 +1190,8 @@ dl_multihead_attention_set_property (GObject *object,
     }
 }
 
-#define CONSTRUCT_FLAGS                                                                    \
-  (G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS                     \
-   | G_PARAM_EXPLICIT_NOTIFY)
+#define CONSTRUCT_FLAGS                                                                            \
+  (G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY)
 
 static void
 dl_multihead_attention_class_init (DlMultiheadAttentionClass *klass)

@@ -16,8 +16,11 @@ G_BEGIN_DECLS
 
 #define DL_TYPE_MULTIHEAD_ATTENTION (dl_multihead_attention_get_type ())
 DL_EXPORT
-G_DECLARE_DERIVABLE_TYPE (
-    DlMultiheadAttention, dl_multihead_attention, DL, MULTIHEAD_ATTENTION, DlModule)
+G_DECLARE_DERIVABLE_TYPE (DlMultiheadAttention,
+                          dl_multihead_attention,
+                          DL,
+                          MULTIHEAD_ATTENTION,
+                          DlModule)
 
 /**
  * DlMultiheadAttentionClass:

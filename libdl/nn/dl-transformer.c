@@ -58,9 +58,8 @@ enum
   N_MODEL_PROPS
 };
 
-#define CONSTRUCT_FLAGS                                                                    \
-  (G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS                     \
-   | G_PARAM_EXPLICIT_NOTIFY)
+#define CONSTRUCT_FLAGS                                                                            \
+  (G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY)
 
 static void
 config_init (TfConfig *c)
@@ -295,8 +294,9 @@ attention_block (DlModule *self,
     return NULL;
   if (!DL_IS_MULTIHEAD_ATTENTION (attn))
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "%s: %s must be a MultiheadAttention, not %s",
-                   op, attn_name, G_OBJECT_TYPE_NAME (attn));
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "%s: %s must be a MultiheadAttention, not %s", op, attn_name,
+                   G_OBJECT_TYPE_NAME (attn));
       return NULL;
     }
   if (!(a = dl_multihead_attention_attend (DL_MULTIHEAD_ATTENTION (attn), x, mem, mem, kpm, FALSE,
@@ -499,9 +499,7 @@ typedef struct
   TfConfig config;
 } DlTransformerEncoderLayerPrivate;
 
-G_DEFINE_TYPE_WITH_PRIVATE (DlTransformerEncoderLayer,
-                            dl_transformer_encoder_layer,
-                            DL_TYPE_MODULE)
+G_DEFINE_TYPE_WITH_PRIVATE (DlTransformerEncoderLayer, dl_transformer_encoder_layer, DL_TYPE_MODULE)
 
 static TfConfig *
 enc_config (gpointer self)
@@ -726,9 +724,7 @@ typedef struct
   TfConfig config;
 } DlTransformerDecoderLayerPrivate;
 
-G_DEFINE_TYPE_WITH_PRIVATE (DlTransformerDecoderLayer,
-                            dl_transformer_decoder_layer,
-                            DL_TYPE_MODULE)
+G_DEFINE_TYPE_WITH_PRIVATE (DlTransformerDecoderLayer, dl_transformer_decoder_layer, DL_TYPE_MODULE)
 
 static TfConfig *
 dec_config (gpointer self)
@@ -743,8 +739,8 @@ two_inputs (const gchar *op, GPtrArray *inputs, GError **error)
 {
   if (inputs->len != 2)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "%s: forward takes [tgt, memory], got %u inputs",
-                   op, inputs->len);
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "%s: forward takes [tgt, memory], got %u inputs", op, inputs->len);
       return FALSE;
     }
   return TRUE;
@@ -766,10 +762,9 @@ dl_transformer_decoder_layer_forward_many (DlModule *module,
                                            GError **error)
 {
   if (two_inputs ("TransformerDecoderLayer", inputs, error))
-    one_output (outputs,
-                dl_transformer_decoder_layer_decode (DL_TRANSFORMER_DECODER_LAYER (module),
-                                                     inputs->pdata[0], inputs->pdata[1], NULL, NULL,
-                                                     NULL, NULL, FALSE, FALSE, error));
+    one_output (outputs, dl_transformer_decoder_layer_decode (
+                             DL_TRANSFORMER_DECODER_LAYER (module), inputs->pdata[0],
+                             inputs->pdata[1], NULL, NULL, NULL, NULL, FALSE, FALSE, error));
 }
 
 static void
@@ -948,7 +943,7 @@ dl_transformer_decoder_layer_decode (DlTransformerDecoderLayer *self,
   TfConfig *c;
   BlockArgs sa
       = { op, "self_attn", "dropout1", NULL, tgt_mask, tgt_key_padding_mask, tgt_is_causal };
-  BlockArgs ca = { op,          "multihead_attn",        "dropout2", memory,
+  BlockArgs ca = { op,          "multihead_attn",        "dropout2",      memory,
                    memory_mask, memory_key_padding_mask, memory_is_causal };
   BlockArgs ff = { op, NULL, "dropout3" };
   g_autoptr (DlTensor) x = NULL;
@@ -1413,10 +1408,7 @@ dl_transformer_get_property (GObject *object, guint prop_id, GValue *value, GPar
 }
 
 static void
-dl_transformer_set_property (GObject *object,
-                             guint prop_id,
-                             const GValue *value,
-                             GParamSpec *pspec)
+dl_transformer_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   config_set (tf_config (object), prop_id, value);
 }
@@ -1618,10 +1610,10 @@ dl_transformer_transform (DlTransformer *self,
   if (sd == 0 || td == 0 || dl_tensor_get_shape (src, &n)[sd - 1] != c->d_model
       || dl_tensor_get_shape (tgt, &n)[td - 1] != c->d_model)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "%s: the feature number of src and tgt must be equal to d_model (%" G_GINT64_FORMAT
-                   ")",
-                   op, c->d_model);
+      g_set_error (
+          error, DL_ERROR, DL_ERROR_SHAPE,
+          "%s: the feature number of src and tgt must be equal to d_model (%" G_GINT64_FORMAT ")",
+          op, c->d_model);
       return NULL;
     }
   if (!(encoder = child (DL_MODULE (self), op, "encoder", error))
@@ -1638,9 +1630,8 @@ dl_transformer_transform (DlTransformer *self,
                                                 src_key_padding_mask, src_is_causal, error)))
     return NULL;
   return dl_transformer_decoder_decode (DL_TRANSFORMER_DECODER (decoder), tgt, memory, tgt_mask,
-                                        memory_mask, tgt_key_padding_mask,
-                                        memory_key_padding_mask, tgt_is_causal, memory_is_causal,
-                                        error);
+                                        memory_mask, tgt_key_padding_mask, memory_key_padding_mask,
+                                        tgt_is_causal, memory_is_causal, error);
 }
 
 /**

@@ -31,8 +31,11 @@ typedef enum
 
 #define DL_TYPE_TRANSFORMER_ENCODER_LAYER (dl_transformer_encoder_layer_get_type ())
 DL_EXPORT
-G_DECLARE_DERIVABLE_TYPE (
-    DlTransformerEncoderLayer, dl_transformer_encoder_layer, DL, TRANSFORMER_ENCODER_LAYER, DlModule)
+G_DECLARE_DERIVABLE_TYPE (DlTransformerEncoderLayer,
+                          dl_transformer_encoder_layer,
+                          DL,
+                          TRANSFORMER_ENCODER_LAYER,
+                          DlModule)
 
 /**
  * DlTransformerEncoderLayerClass:
@@ -52,8 +55,11 @@ struct _DlTransformerEncoderLayerClass
 
 #define DL_TYPE_TRANSFORMER_DECODER_LAYER (dl_transformer_decoder_layer_get_type ())
 DL_EXPORT
-G_DECLARE_DERIVABLE_TYPE (
-    DlTransformerDecoderLayer, dl_transformer_decoder_layer, DL, TRANSFORMER_DECODER_LAYER, DlModule)
+G_DECLARE_DERIVABLE_TYPE (DlTransformerDecoderLayer,
+                          dl_transformer_decoder_layer,
+                          DL,
+                          TRANSFORMER_DECODER_LAYER,
+                          DlModule)
 
 /**
  * DlTransformerDecoderLayerClass:
@@ -73,8 +79,11 @@ struct _DlTransformerDecoderLayerClass
 
 #define DL_TYPE_TRANSFORMER_ENCODER (dl_transformer_encoder_get_type ())
 DL_EXPORT
-G_DECLARE_DERIVABLE_TYPE (
-    DlTransformerEncoder, dl_transformer_encoder, DL, TRANSFORMER_ENCODER, DlModule)
+G_DECLARE_DERIVABLE_TYPE (DlTransformerEncoder,
+                          dl_transformer_encoder,
+                          DL,
+                          TRANSFORMER_ENCODER,
+                          DlModule)
 
 /**
  * DlTransformerEncoderClass:
@@ -94,8 +103,11 @@ struct _DlTransformerEncoderClass
 
 #define DL_TYPE_TRANSFORMER_DECODER (dl_transformer_decoder_get_type ())
 DL_EXPORT
-G_DECLARE_DERIVABLE_TYPE (
-    DlTransformerDecoder, dl_transformer_decoder, DL, TRANSFORMER_DECODER, DlModule)
+G_DECLARE_DERIVABLE_TYPE (DlTransformerDecoder,
+                          dl_transformer_decoder,
+                          DL,
+                          TRANSFORMER_DECODER,
+                          DlModule)
 
 /**
  * DlTransformerDecoderClass:

@@ -50,11 +50,14 @@ test_mha_parameters (void)
   g_autoptr (GPtrArray) params = dl_module_named_parameters (DL_MODULE (m), TRUE, &names);
   g_auto (GStrv) snames = NULL;
   g_autoptr (GPtrArray) sparams = dl_module_named_parameters (DL_MODULE (s), TRUE, &snames);
-  const gchar *const expected[]
-      = { "in_proj_weight", "in_proj_bias", "bias_k", "bias_v", "out_proj.weight", "out_proj.bias",
-          NULL };
-  const gchar *const sexpected[] = { "q_proj_weight", "k_proj_weight", "v_proj_weight",
-                                     "in_proj_bias",  "out_proj.weight", "out_proj.bias",
+  const gchar *const expected[] = { "in_proj_weight",  "in_proj_bias",  "bias_k", "bias_v",
+                                    "out_proj.weight", "out_proj.bias", NULL };
+  const gchar *const sexpected[] = { "q_proj_weight",
+                                     "k_proj_weight",
+                                     "v_proj_weight",
+                                     "in_proj_bias",
+                                     "out_proj.weight",
+                                     "out_proj.bias",
                                      NULL };
   g_autofree gdouble *bias = NULL;
 
@@ -237,7 +240,7 @@ test_encoder_layer (void)
   g_autoptr (DlTransformerEncoderLayer) layer = dl_transformer_encoder_layer_new (
       8, 2, 16, 0.0, DL_TRANSFORMER_ACTIVATION_GELU, 1e-5, TRUE, TRUE, &error);
   g_auto (GStrv) children = NULL;
-  const gchar *const expected[] = { "self_attn", "linear1", "dropout", "linear2", "norm1",
+  const gchar *const expected[] = { "self_attn", "linear1",  "dropout",  "linear2", "norm1",
                                     "norm2",     "dropout1", "dropout2", NULL };
   g_autoptr (DlTensor) x = NULL;
   g_autoptr (DlTensor) out = NULL;
