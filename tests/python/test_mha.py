@@ -241,6 +241,30 @@ def test_dropout_in_training(rng):
     np.testing.assert_allclose(w2.detach().numpy().sum(-1), 1.0, rtol=1e-5)
 
 
+def test_byte_masks_warn_and_act_as_bool(rng):
+    m, tm = make(embed_dim=8, num_heads=2)
+    am = bool_mask(rng, (4, 4))
+    kpm = bool_mask(rng, (2, 4))
+    x, tx = pair(rand_np(rng, (4, 2, 8), 'float32'), 'float32')
+    with pytest.warns(UserWarning, match='Byte tensor for attn_mask'):
+        out, w = m(x, x, x, attn_mask=Dl.from_numpy(am.astype(np.uint8)),
+                   key_padding_mask=Dl.from_numpy(kpm.copy()))
+    tout, tw = tm(tx, tx, tx, attn_mask=torch.from_numpy(am.copy()),
+                  key_padding_mask=torch.from_numpy(kpm.copy()))
+    assert_same(out, tout, **TOL)
+    assert_same(w, tw, **TOL)
+
+
+def test_fused_dropout_in_training(rng):
+    m = Dl.nn.MultiheadAttention(8, 2, dropout=0.5)
+    x = Dl.from_numpy(rand_np(rng, (6, 2, 8), 'float32'))
+    m.eval()
+    ref = m(x, x, x, need_weights=False)[0].detach().numpy()
+    m.train()
+    out = m(x, x, x, need_weights=False)[0].detach().numpy()
+    assert np.isfinite(out).all() and not np.allclose(out, ref)
+
+
 def test_is_causal_needs_mask():
     if Dl is torch:
         pytest.skip('is_causal is torch 2\'s keyword')

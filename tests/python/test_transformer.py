@@ -249,6 +249,17 @@ def test_pickle_and_deepcopy(rng):
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(layer))(src).detach().numpy(), out)
 
 
+def test_gradcheck():
+    rng = np.random.default_rng(3)
+    layer = Dl.nn.TransformerEncoderLayer(4, 2, 6, dropout=0.0, norm_first=True).double()
+    x = Dl.from_numpy(rng.standard_normal((3, 2, 4))).requires_grad_()
+    kpm = Dl.from_numpy(np.array([[False, False, True], [False, False, False]]))
+    assert Dl.autograd.gradcheck(lambda a: layer(a, src_key_padding_mask=kpm), (x,))
+    dec = Dl.nn.TransformerDecoderLayer(4, 2, 6, dropout=0.0, activation='gelu').double()
+    mem = Dl.from_numpy(rng.standard_normal((5, 2, 4))).requires_grad_()
+    assert Dl.autograd.gradcheck(lambda a, b: dec(a, b), (x, mem))
+
+
 def test_errors():
     with pytest.raises(AssertionError, match='embed_dim must be divisible by num_heads'):
         Dl.nn.TransformerEncoderLayer(10, 3)
