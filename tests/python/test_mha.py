@@ -265,6 +265,18 @@ def test_fused_dropout_in_training(rng):
     assert np.isfinite(out).all() and not np.allclose(out, ref)
 
 
+def test_float_masks_do_not_merge():
+    # torch 1.13 merges a float key_padding_mask into a float attn_mask with
+    # masked_fill, which reads the float mask's bytes as bools (garbage);
+    # libdl refuses the pair
+    if Dl is torch:
+        pytest.skip('torch 1.13 reads the float mask as bytes')
+    m = Dl.nn.MultiheadAttention(4, 2)
+    x = Dl.zeros(3, 2, 4)
+    with pytest.raises(RuntimeError, match='masked_fill_ only supports boolean masks'):
+        m(x, x, x, attn_mask=Dl.zeros(3, 3), key_padding_mask=Dl.zeros(2, 3))
+
+
 def test_is_causal_needs_mask():
     if Dl is torch:
         pytest.skip('is_causal is torch 2\'s keyword')
