@@ -196,6 +196,12 @@ def test_transformer_defaults_and_init():
     bound = np.sqrt(6.0 / (512 + 2048))
     assert np.abs(w).max() <= bound * (1 + 1e-6) and np.abs(w).max() > 0.9 * bound
     assert repr(m) == repr(tm)
+    # the layers libdl made have torch's attributes too
+    for layer, tlayer in zip(m.encoder.layers, tm.encoder.layers):
+        assert layer.activation is Dl.nn.functional.relu
+        assert layer.activation_relu_or_gelu == tlayer.activation_relu_or_gelu == 1
+        assert layer.norm_first == tlayer.norm_first
+    assert m.encoder.num_layers == tm.encoder.num_layers == 6
 
 
 def test_transformer_custom_and_callable(rng):

@@ -191,6 +191,17 @@ class _TransformerLayer(_Layer):
                 Dl.Module.remove(self, 'activation')
             self.__dict__['activation'] = value
 
+    @property
+    def activation_relu_or_gelu(self):
+        d = self.__dict__
+        if 'activation_relu_or_gelu' in d:
+            return d['activation_relu_or_gelu']
+        return _relu_or_gelu(self.activation)
+
+    @activation_relu_or_gelu.setter
+    def activation_relu_or_gelu(self, value):
+        self.__dict__['activation_relu_or_gelu'] = value
+
     def _activate(self, x):
         fn = self.__dict__.get('_py_activation')
         return fn(x) if fn is not None else self.activation(x)
