@@ -390,7 +390,8 @@ def test_errors():
         m(x, x, x, key_padding_mask=Dl.zeros(3, 5, dtype=Dl.int64))
     with pytest.raises(AssertionError, match='expecting key_padding_mask shape of'):
         m(x, x, x, key_padding_mask=Dl.zeros(3, 4, dtype=Dl.bool))
-    with pytest.raises(AssertionError, match='For batched \\(3-D\\) `query`, expected `key_padding'):
+    with pytest.raises(AssertionError,
+                       match='For batched \\(3-D\\) `query`, expected `key_padding'):
         m(x, x, x, key_padding_mask=Dl.zeros(3, dtype=Dl.bool))
     with pytest.raises(AssertionError, match='was expecting embedding dimension of 8, but got 6'):
         y = Dl.zeros(5, 3, 6)
