@@ -142,6 +142,60 @@ test_dropout_generator (void)
   g_assert_false (g_bytes_equal (ab, pb));
 }
 
+/* The fused backward (one problem over several key blocks, which the
+ * threads share) against the differentiable ops a create_graph backward
+ * records, with a float mask and dropout */
+static void
+test_backward_fused_vs_recorded (void)
+{
+  const gint64 l = 60, s = 600, e = 5, ev = 3; /* work enough for the threads */
+  g_autoptr (GError) error = NULL;
+  g_autofree gdouble *qv = dl_test_random_values (l * e);
+  g_autofree gdouble *kv = dl_test_random_values (s * e);
+  g_autofree gdouble *vv = dl_test_random_values (s * ev);
+  g_autofree gdouble *mv = dl_test_random_values (l * s);
+  g_autofree gdouble *gv = dl_test_random_values (l * ev);
+  DlTensor *x[4];
+  g_autoptr (DlTensor) go = dl_test_tensor (gv, DL_TEST_SHAPE (l, ev), DL_DTYPE_FLOAT64);
+  g_autoptr (GPtrArray) fused = NULL;
+  g_autoptr (GPtrArray) recorded = NULL;
+
+  x[0] = dl_test_tensor (qv, DL_TEST_SHAPE (l, e), DL_DTYPE_FLOAT64);
+  x[1] = dl_test_tensor (kv, DL_TEST_SHAPE (s, e), DL_DTYPE_FLOAT64);
+  x[2] = dl_test_tensor (vv, DL_TEST_SHAPE (s, ev), DL_DTYPE_FLOAT64);
+  x[3] = dl_test_tensor (mv, DL_TEST_SHAPE (l, s), DL_DTYPE_FLOAT64);
+  for (gint i = 0; i < 4; i++)
+    g_assert_true (dl_tensor_set_requires_grad (x[i], TRUE, &error));
+  for (gint pass = 0; pass < 2; pass++)
+    {
+      g_autoptr (DlDevice) cpu = dl_device_get ("cpu", &error);
+      g_autoptr (DlGenerator) gen = dl_generator_new (cpu, &error);
+      g_autoptr (DlTensor) out = NULL;
+
+      dl_generator_manual_seed (gen, 9);
+      out = dl_scaled_dot_product_attention (x[0], x[1], x[2], x[3], 0.2, FALSE, 0, gen, &error);
+      g_assert_no_error (error);
+      if (pass == 0)
+        fused = dl_autograd_grad (&out, 1, x, 4, &go, 1, FALSE, FALSE, FALSE, &error);
+      else
+        recorded = dl_autograd_grad (&out, 1, x, 4, &go, 1, FALSE, TRUE, FALSE, &error);
+      g_assert_no_error (error);
+    }
+  /* the arrays come without an element free function (see dl_autograd_grad) */
+  g_ptr_array_set_free_func (fused, g_object_unref);
+  g_ptr_array_set_free_func (recorded, g_object_unref);
+  for (guint i = 0; i < 4; i++)
+    {
+      DlTensor *r = g_ptr_array_index (recorded, i);
+      g_autofree gdouble *want = dl_test_values (r);
+
+      g_assert_true (dl_tensor_get_requires_grad (r)); /* recorded with create_graph */
+      dl_test_assert_values (g_ptr_array_index (fused, i), want, dl_tensor_numel (r), 1e-12);
+    }
+  for (gint i = 0; i < 4; i++)
+    g_object_unref (x[i]);
+}
+
 static void
 expect_error (DlTensor *q,
               DlTensor *k,
@@ -213,6 +267,7 @@ main (int argc, char **argv)
       g_test_add_data_func (path, &grad_cases[i], dl_test_gradcheck);
     }
   g_test_add_func ("/attention/dropout-generator", test_dropout_generator);
+  g_test_add_func ("/attention/backward-fused-vs-recorded", test_backward_fused_vs_recorded);
   g_test_add_func ("/attention/errors", test_errors);
   return g_test_run ();
 }

@@ -95,6 +95,7 @@ SHAPES = [
     ((2, 1, 3, 5, 4), (3, 7, 4), (1, 3, 7, 3)),
     ((1, 2, 70, 16), (1, 2, 300, 16), (1, 2, 300, 8)),
     ((2, 130, 8), (2, 257, 8), (2, 257, 8)),
+    ((1, 40, 8), (1, 600, 8), (1, 600, 4)),
 ]
 
 
@@ -112,8 +113,10 @@ def test_causal(rng, shapes, name):
 
 
 @pytest.mark.parametrize('L,S', [(7, 3), (3, 7), (100, 300), (300, 100), (257, 257)])
-def test_causal_lengths(rng, L, S):
-    check_against_explicit(rng, (2, L, 8), (2, S, 8), (2, S, 4), 'float32', is_causal=True)
+@pytest.mark.parametrize('batch', [(), (2,)])
+def test_causal_lengths(rng, L, S, batch):
+    check_against_explicit(rng, batch + (L, 8), batch + (S, 8), batch + (S, 4), 'float32',
+                           is_causal=True)
 
 
 def mask_shapes(qs, ks):
@@ -143,6 +146,14 @@ def test_bool_mask(rng, shapes, mshape, name):
 def test_float_mask_with_grad(rng, shapes, mshape, name):
     m = rng.standard_normal(mshape)
     check_against_explicit(rng, *shapes, name, 'contiguous', mask=pair(m, name, True))
+
+
+@pytest.mark.parametrize('name', ['float32', 'float64'])
+def test_float_mask_one_problem_many_key_blocks(rng, name):
+    """one problem (the backward's threads then share its key blocks)"""
+    m = rng.standard_normal((50, 700))
+    check_against_explicit(rng, (50, 8), (700, 8), (700, 6), name, 'transposed',
+                           mask=pair(m, name, True))
 
 
 def test_float_mask_with_inf_and_strides(rng):
@@ -181,11 +192,28 @@ def test_fully_masked_rows_are_nan(rng, kind):
     assert_same(out, ref)
 
 
+@pytest.mark.parametrize('where', ['query', 'key', 'value'])
+def test_nan_inputs(rng, where):
+    """NaN spreads as in the explicit formula: a query's row, every row for
+    a key, a column for a value"""
+    arrays = [rng.standard_normal(s) for s in ((2, 5, 4), (2, 300, 4), (2, 300, 3))]
+    arrays[['query', 'key', 'value'].index(where)][1, 3, 1] = np.nan
+    (q, tq), (k, tk), (v, tv) = [pair(a, 'float32') for a in arrays]
+    assert_same(sdpa(q, k, v), explicit(tq, tk, tv), **TOLS['float32'])
+    assert_same(sdpa(q, k, v, is_causal=True), explicit(tq, tk, tv, is_causal=True),
+                **TOLS['float32'])
+
+
 def test_no_keys(rng):
     """S = 0: the softmax of nothing times nothing is a zero output"""
-    (q, tq), (k, tk), (v, tv) = [pair(rng.standard_normal(s), 'float32')
-                                 for s in ((2, 5, 4), (2, 0, 4), (2, 0, 3))]
-    assert_same(sdpa(q, k, v), explicit(tq, tk, tv))
+    check_against_explicit(rng, (2, 5, 4), (2, 0, 4), (2, 0, 3), 'float32')
+
+
+@pytest.mark.parametrize('shapes', [((0, 5, 4), (0, 6, 4), (0, 6, 3)),
+                                    ((2, 0, 4), (2, 6, 4), (2, 6, 3)),
+                                    ((2, 5, 4), (2, 6, 4), (2, 6, 0))], ids=['batch', 'L', 'Ev'])
+def test_empty(rng, shapes):
+    check_against_explicit(rng, *shapes, 'float32')
 
 
 @pytest.mark.parametrize('name', ['float16', 'bfloat16'])

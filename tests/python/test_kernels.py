@@ -646,3 +646,20 @@ def test_cast_pairs(rng, threads, src, dst, n):
         got = xs.to(dl_dtype(dst))
         want = ts.to(th_dtype(dst))
         assert_same(got, want, msg="%s -> %s n=%d" % (src, dst, n))
+
+
+@pytest.mark.skipif(SELF_CHECK, reason="torch 1.13 lacks scaled_dot_product_attention")
+@pytest.mark.parametrize("s", [4, 36, 260, 516])
+def test_attention_dropout_philox(rng, s):
+    """the attention kernel's Philox blocks (eight at a time with AVX2, one
+    at a time otherwise) are those of Dl.rand's stream: with value = the
+    identity the output is the probabilities times the dropout scales, and
+    for S a multiple of 4 element (i, j) draws uniform i S + j"""
+    q, k = [Dl.tensor(rng.standard_normal(sh), dtype=Dl.float64) for sh in ((9, 4), (s, 4))]
+    eye = Dl.eye(s, dtype=Dl.float64)
+    f = Dl.nn.functional.scaled_dot_product_attention
+    Dl.manual_seed(21)
+    z = to_np(f(q, k, eye, dropout_p=0.3)) / to_np(f(q, k, eye))
+    Dl.manual_seed(21)
+    u = to_np(Dl.rand(9 * s)).reshape(9, s)
+    np.testing.assert_allclose(z, np.where(u >= 0.3, 1 / 0.7, 0.0), rtol=1e-12)
