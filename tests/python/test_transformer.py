@@ -202,6 +202,7 @@ def test_transformer_defaults_and_init():
         assert layer.activation_relu_or_gelu == tlayer.activation_relu_or_gelu == 1
         assert layer.norm_first == tlayer.norm_first
     assert m.encoder.num_layers == tm.encoder.num_layers == 6
+    assert m.encoder.enable_nested_tensor == tm.encoder.enable_nested_tensor
 
 
 def test_transformer_custom_and_callable(rng):

@@ -316,6 +316,9 @@ class TransformerEncoder(_Stack, Dl.TransformerEncoder, Module):
     encoder_layer ("layers.0", ...) and the final norm."""
     __module__ = OVERRIDE_MODULE
     __constants__ = ['norm']
+    # torch's defaults, for the stacks libdl makes (inside a Transformer)
+    enable_nested_tensor = True
+    mask_check = True
 
     def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True,
                  mask_check=True):
