@@ -701,8 +701,14 @@ mha_forward (const MhaArgs *args,
   p = a.training ? a.dropout_p : 0.0;
   if (!need_weights)
     {
-      /* fused: no [L, S] matrix */
-      if (!(out4 = dl_scaled_dot_product_attention (q4, k4, v4, mask, p, FALSE, 0.0, NULL, error)))
+      /* fused: no [L, S] matrix; with the is_causal hint and no other mask
+       * merged in, the kernel's own causal mask replaces attn_mask, as
+       * torch 2 trusts the hint */
+      gboolean causal
+          = is_causal && kpm == NULL && !a.bias_k && !a.add_zero_attn && tgt_len == src_len;
+
+      if (!(out4 = dl_scaled_dot_product_attention (q4, k4, v4, causal ? NULL : mask, p, causal,
+                                                    0.0, NULL, error)))
         return NULL;
     }
   else
@@ -1350,7 +1356,8 @@ dl_multihead_attention_new (gint64 embed_dim,
  *   convention) or float (added to the scores)
  * @average_attn_weights: whether @attn_weights is averaged over the heads
  * @is_causal: a hint that @attn_mask is the causal mask (torch 2's
- *   keyword; an error without @attn_mask)
+ *   keyword; an error without @attn_mask): without weights and without a
+ *   key padding mask, the fused kernel's causal mask is used in its place
  * @attn_weights: (out) (optional) (nullable) (transfer full): the attention
  *   weights (N, L, S) averaged or (N, num_heads, L, S) per head (without
  *   N for unbatched inputs), after dropout; %NULL unless @need_weights

@@ -219,6 +219,18 @@ def test_transformer_custom_and_callable(rng):
     check_grads(rng, out, tout, m, tm, [(src, tsrc), (tgt, ttgt)])
 
 
+def test_is_causal_hint(rng):
+    # torch 2's keywords (python3-torch 1.13 has none): the hint with the
+    # causal mask gives what the mask alone gives
+    hint = {} if Dl is torch else {'is_causal': True}
+    m, tm = both('TransformerEncoderLayer', 8, 2, 16, dropout=0.0)
+    x, tx = inputs(rng, (5, 2, 8))
+    out = m(x, src_mask=Dl.nn.Transformer.generate_square_subsequent_mask(5), **hint)
+    tout = tm(tx, src_mask=torch.nn.Transformer.generate_square_subsequent_mask(5))
+    assert_same(out, tout, **TOL)
+    check_grads(rng, out, tout, m, tm, [(x, tx)])
+
+
 def test_generate_square_subsequent_mask():
     for sz in (0, 1, 5):
         assert_same(Dl.nn.Transformer.generate_square_subsequent_mask(sz),
