@@ -367,6 +367,185 @@ static_heads (const MhaArgs *a, const gchar *name, DlTensor *s, gint64 n, gint64
   return dl_tensor_reshape (s, (gint64[]){ n, a->num_heads, dim_size (s, 1), d }, 4, error);
 }
 
+/* attn_mask (L, S) or (N·H, L, S), bool, byte or float, as an additive
+ * float mask of @dtype that broadcasts over [N, H, L, S]; *@is_bool says
+ * which kind it was (torch merges a key padding mask by kind) */
+static DlTensor *
+additive_attn_mask (const MhaArgs *a,
+                    DlTensor *attn_mask,
+                    gint64 bsz,
+                    gint64 tgt_len,
+                    gint64 src_len,
+                    DlDType dtype,
+                    gboolean *is_bool,
+                    GError **error)
+{
+  DlDType mt = dl_tensor_get_dtype (attn_mask);
+  gint md = dl_tensor_get_ndim (attn_mask);
+  gint64 n_heads = a->num_heads;
+  g_autoptr (DlTensor) m = NULL;
+  g_autoptr (DlTensor) mb = NULL;
+
+  if (mt != DL_DTYPE_BOOL && mt != DL_DTYPE_UINT8 && !is_float (attn_mask))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "%s: Only float, byte, and bool types are supported for attn_mask, not %s",
+                   a->op, dl_dtype_get_name (mt));
+      return NULL;
+    }
+  *is_bool = !is_float (attn_mask);
+  if ((md == 2 && (dim_size (attn_mask, 0) != tgt_len || dim_size (attn_mask, 1) != src_len))
+      || (md == 3
+          && (dim_size (attn_mask, 0) != bsz * n_heads || dim_size (attn_mask, 1) != tgt_len
+              || dim_size (attn_mask, 2) != src_len)))
+    {
+      g_autofree gchar *ms = shape_str (attn_mask);
+
+      if (md == 2)
+        g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                     "%s: The shape of the 2D attn_mask is %s, but should be (%" G_GINT64_FORMAT
+                     ", %" G_GINT64_FORMAT ").",
+                     a->op, ms, tgt_len, src_len);
+      else
+        g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                     "%s: The shape of the 3D attn_mask is %s, but should be (%" G_GINT64_FORMAT
+                     ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ").",
+                     a->op, ms, bsz * n_heads, tgt_len, src_len);
+      return NULL;
+    }
+  if (md == 3)
+    m = dl_tensor_reshape (attn_mask, (gint64[]){ bsz, n_heads, tgt_len, src_len }, 4, error);
+  else
+    m = g_object_ref (attn_mask);
+  if (m == NULL)
+    return NULL;
+  if (!*is_bool)
+    return mt == dtype ? g_steal_pointer (&m) : dl_tensor_to_dtype (m, dtype, error);
+  if (mt == DL_DTYPE_UINT8 && !(mb = dl_tensor_to_dtype (m, DL_DTYPE_BOOL, error)))
+    return NULL;
+  return bool_to_additive (mb ? mb : m, dtype, error);
+}
+
+/* the masks (either may be NULL) gain the column of an appended key */
+static gboolean
+pad_masks (DlTensor **mask, DlTensor **kpm, GError **error)
+{
+  DlTensor **masks[] = { mask, kpm };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (masks); i++)
+    if (*masks[i])
+      {
+        DlTensor *padded = pad_column (*masks[i], error);
+
+        if (padded == NULL)
+          return FALSE;
+        g_object_unref (*masks[i]);
+        *masks[i] = padded;
+      }
+  return TRUE;
+}
+
+/* @mask (additive, or NULL) with the key padding mask @kpm (N, S) merged
+ * in as torch 1.13 merges it: a bool kpm is -inf where TRUE; a float one is
+ * added when alone, read as bool (non-zero) beside a bool attn_mask, and
+ * refused beside a float attn_mask */
+static DlTensor *
+merge_key_padding_mask (const MhaArgs *a,
+                        DlTensor *mask,
+                        DlTensor *kpm,
+                        gboolean attn_bool,
+                        gint64 bsz,
+                        gint64 src_len,
+                        DlDType dtype,
+                        GError **error)
+{
+  g_autoptr (DlTensor) k4m = NULL;
+  g_autoptr (DlTensor) kadd = NULL;
+
+  if (dim_size (kpm, 0) != bsz || dim_size (kpm, 1) != src_len)
+    {
+      g_autofree gchar *ks = shape_str (kpm);
+
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "%s: expecting key_padding_mask shape of (%" G_GINT64_FORMAT
+                   ", %" G_GINT64_FORMAT "), but got %s",
+                   a->op, bsz, src_len, ks);
+      return NULL;
+    }
+  if (!(k4m = dl_tensor_reshape (kpm, (gint64[]){ bsz, 1, 1, src_len }, 4, error)))
+    return NULL;
+  if (!is_float (kpm))
+    kadd = bool_to_additive (k4m, dtype, error);
+  else if (mask == NULL)
+    kadd = dl_tensor_get_dtype (k4m) == dtype ? g_object_ref (k4m)
+                                              : dl_tensor_to_dtype (k4m, dtype, error);
+  else if (attn_bool)
+    {
+      /* torch: attn_mask.logical_or (key_padding_mask) */
+      g_autoptr (DlTensor) nz = dl_tensor_ne_scalar (k4m, 0.0, error);
+
+      kadd = nz ? bool_to_additive (nz, dtype, error) : NULL;
+    }
+  else
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                   "%s: masked_fill_ only supports boolean masks, but got mask with dtype %s "
+                   "(a float attn_mask merges with a bool key_padding_mask only)",
+                   a->op, dl_dtype_get_name (dl_tensor_get_dtype (k4m)));
+      return NULL;
+    }
+  if (kadd == NULL)
+    return NULL;
+  return mask ? dl_tensor_add (mask, kadd, error) : g_steal_pointer (&kadd);
+}
+
+/* softmax (q k^T / sqrt (D) + mask), dropped out with @p, times v, with
+ * the weights [N, H, L, S] materialised into *@weights */
+static DlTensor *
+explicit_attention (DlTensor *q4,
+                    DlTensor *k4,
+                    DlTensor *v4,
+                    DlTensor *mask,
+                    gdouble p,
+                    gint64 head_dim,
+                    DlTensor **weights,
+                    GError **error)
+{
+  g_autoptr (DlTensor) qs = NULL;
+  g_autoptr (DlTensor) kt = NULL;
+  g_autoptr (DlTensor) scores = NULL;
+  g_autoptr (DlTensor) w = NULL;
+  DlTensor *out;
+
+  /* q / sqrt (D) first, as torch rounds it */
+  if (!(qs = dl_tensor_div_scalar (q4, sqrt ((gdouble)head_dim), error))
+      || !(kt = dl_tensor_transpose (k4, -2, -1, error))
+      || !(scores = dl_tensor_matmul (qs, kt, error)))
+    return NULL;
+  if (mask)
+    {
+      g_autoptr (DlTensor) s2 = dl_tensor_add (scores, mask, error);
+
+      if (s2 == NULL)
+        return NULL;
+      g_set_object (&scores, s2);
+    }
+  if (!(w = dl_tensor_softmax (scores, -1, error)))
+    return NULL;
+  if (p > 0.0)
+    {
+      g_autoptr (DlTensor) wd = dl_dropout (w, p, TRUE, NULL, error);
+
+      if (wd == NULL)
+        return NULL;
+      g_set_object (&w, wd);
+    }
+  if (!(out = dl_tensor_matmul (w, v4, error)))
+    return NULL;
+  *weights = g_steal_pointer (&w);
+  return out;
+}
+
 /* F.multi_head_attention_forward on (L, N, E) or batch-first inputs */
 static DlTensor *
 mha_forward (const MhaArgs *args,
@@ -399,7 +578,7 @@ mha_forward (const MhaArgs *args,
   g_autoptr (DlTensor) merged = NULL;
   g_autoptr (DlTensor) out2 = NULL;
   g_autoptr (DlTensor) out = NULL;
-  gboolean attn_bool = FALSE, kpm_bool = FALSE;
+  gboolean attn_bool = FALSE;
   gint64 tgt_len, bsz, embed_dim, src_len, head_dim, n_heads = a.num_heads;
   gint sdim;
   gdouble p;
@@ -441,7 +620,6 @@ mha_forward (const MhaArgs *args,
                        "%s: only bool and floating types of key_padding_mask are supported", a.op);
           return NULL;
         }
-      kpm_bool = !is_float (kpm);
     }
   if (embed_dim != a.embed_dim)
     {
@@ -492,54 +670,8 @@ mha_forward (const MhaArgs *args,
 
   if (attn_mask)
     {
-      DlDType mt = dl_tensor_get_dtype (attn_mask);
-      gint md = dl_tensor_get_ndim (attn_mask);
-      g_autoptr (DlTensor) m = NULL;
-
-      if (mt != DL_DTYPE_BOOL && mt != DL_DTYPE_UINT8 && !is_float (attn_mask))
-        {
-          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                       "%s: Only float, byte, and bool types are supported for attn_mask, not %s",
-                       a.op, dl_dtype_get_name (mt));
-          return NULL;
-        }
-      attn_bool = !is_float (attn_mask);
-      if ((md == 2 && (dim_size (attn_mask, 0) != tgt_len || dim_size (attn_mask, 1) != src_len))
-          || (md == 3
-              && (dim_size (attn_mask, 0) != bsz * n_heads || dim_size (attn_mask, 1) != tgt_len
-                  || dim_size (attn_mask, 2) != src_len)))
-        {
-          g_autofree gchar *ms = shape_str (attn_mask);
-
-          if (md == 2)
-            g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                         "%s: The shape of the 2D attn_mask is %s, but should be (%" G_GINT64_FORMAT
-                         ", %" G_GINT64_FORMAT ").",
-                         a.op, ms, tgt_len, src_len);
-          else
-            g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                         "%s: The shape of the 3D attn_mask is %s, but should be (%" G_GINT64_FORMAT
-                         ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ").",
-                         a.op, ms, bsz * n_heads, tgt_len, src_len);
-          return NULL;
-        }
-      if (md == 3)
-        m = dl_tensor_reshape (attn_mask, (gint64[]){ bsz, n_heads, tgt_len, src_len }, 4, error);
-      else
-        m = g_object_ref (attn_mask);
-      if (m == NULL)
-        return NULL;
-      if (attn_bool)
-        {
-          g_autoptr (DlTensor) mb = NULL;
-
-          if (mt == DL_DTYPE_UINT8 && !(mb = dl_tensor_to_dtype (m, DL_DTYPE_BOOL, error)))
-            return NULL;
-          mask = bool_to_additive (mb ? mb : m, dtype, error);
-        }
-      else
-        mask = mt == dtype ? g_object_ref (m) : dl_tensor_to_dtype (m, dtype, error);
-      if (mask == NULL)
+      if (!(mask
+            = additive_attn_mask (&a, attn_mask, bsz, tgt_len, src_len, dtype, &attn_bool, error)))
         return NULL;
     }
   else if (is_causal)
@@ -592,22 +724,8 @@ mha_forward (const MhaArgs *args,
         return NULL;
       g_set_object (&k, k2);
       g_set_object (&v, v2);
-      if (mask)
-        {
-          g_autoptr (DlTensor) m2 = pad_column (mask, error);
-
-          if (m2 == NULL)
-            return NULL;
-          g_set_object (&mask, m2);
-        }
-      if (kpm)
-        {
-          g_autoptr (DlTensor) k3 = pad_column (kpm, error);
-
-          if (k3 == NULL)
-            return NULL;
-          g_set_object (&kpm, k3);
-        }
+      if (!pad_masks (&mask, &kpm, error))
+        return NULL;
     }
 
   if (!(q4 = split_heads (q, n_heads, a.batch_first, error)))
@@ -634,66 +752,14 @@ mha_forward (const MhaArgs *args,
         return NULL;
       g_set_object (&k4, k5);
       g_set_object (&v4, v5);
-      if (mask)
-        {
-          g_autoptr (DlTensor) m2 = pad_column (mask, error);
-
-          if (m2 == NULL)
-            return NULL;
-          g_set_object (&mask, m2);
-        }
-      if (kpm)
-        {
-          g_autoptr (DlTensor) k3 = pad_column (kpm, error);
-
-          if (k3 == NULL)
-            return NULL;
-          g_set_object (&kpm, k3);
-        }
+      if (!pad_masks (&mask, &kpm, error))
+        return NULL;
     }
   src_len = dim_size (k4, 2);
 
   if (kpm)
     {
-      g_autoptr (DlTensor) k4m = NULL;
-      g_autoptr (DlTensor) kadd = NULL;
-
-      if (dim_size (kpm, 0) != bsz || dim_size (kpm, 1) != src_len)
-        {
-          g_autofree gchar *ks = shape_str (kpm);
-
-          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                       "%s: expecting key_padding_mask shape of (%" G_GINT64_FORMAT
-                       ", %" G_GINT64_FORMAT "), but got %s",
-                       a.op, bsz, src_len, ks);
-          return NULL;
-        }
-      if (!(k4m = dl_tensor_reshape (kpm, (gint64[]){ bsz, 1, 1, src_len }, 4, error)))
-        return NULL;
-      if (kpm_bool)
-        kadd = bool_to_additive (k4m, dtype, error);
-      else if (mask == NULL)
-        kadd = dl_tensor_get_dtype (k4m) == dtype ? g_object_ref (k4m)
-                                                  : dl_tensor_to_dtype (k4m, dtype, error);
-      else if (attn_bool)
-        {
-          /* torch: attn_mask.logical_or (key_padding_mask) */
-          g_autoptr (DlTensor) nz = dl_tensor_ne_scalar (k4m, 0.0, error);
-
-          kadd = nz ? bool_to_additive (nz, dtype, error) : NULL;
-        }
-      else
-        {
-          g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
-                       "%s: masked_fill_ only supports boolean masks, but got mask with dtype %s "
-                       "(a float attn_mask merges with a bool key_padding_mask only)",
-                       a.op, dl_dtype_get_name (dl_tensor_get_dtype (k4m)));
-          return NULL;
-        }
-      if (kadd == NULL)
-        return NULL;
-      merged = mask ? dl_tensor_add (mask, kadd, error) : g_object_ref (kadd);
-      if (merged == NULL)
+      if (!(merged = merge_key_padding_mask (&a, mask, kpm, attn_bool, bsz, src_len, dtype, error)))
         return NULL;
       g_set_object (&mask, merged);
     }
@@ -711,39 +777,8 @@ mha_forward (const MhaArgs *args,
                                                     0.0, NULL, error)))
         return NULL;
     }
-  else
-    {
-      g_autoptr (DlTensor) qs = NULL;
-      g_autoptr (DlTensor) kt = NULL;
-      g_autoptr (DlTensor) scores = NULL;
-      g_autoptr (DlTensor) w = NULL;
-
-      if (!(qs = dl_tensor_div_scalar (q4, sqrt ((gdouble)head_dim), error))
-          || !(kt = dl_tensor_transpose (k4, -2, -1, error))
-          || !(scores = dl_tensor_matmul (qs, kt, error)))
-        return NULL;
-      if (mask)
-        {
-          g_autoptr (DlTensor) s2 = dl_tensor_add (scores, mask, error);
-
-          if (s2 == NULL)
-            return NULL;
-          g_set_object (&scores, s2);
-        }
-      if (!(w = dl_tensor_softmax (scores, -1, error)))
-        return NULL;
-      if (p > 0.0)
-        {
-          g_autoptr (DlTensor) wd = dl_dropout (w, p, TRUE, NULL, error);
-
-          if (wd == NULL)
-            return NULL;
-          g_set_object (&w, wd);
-        }
-      if (!(out4 = dl_tensor_matmul (w, v4, error)))
-        return NULL;
-      weights = g_steal_pointer (&w);
-    }
+  else if (!(out4 = explicit_attention (q4, k4, v4, mask, p, head_dim, &weights, error)))
+    return NULL;
 
   {
     static const gint to_bf[] = { 0, 2, 1, 3 }, to_sf[] = { 2, 0, 1, 3 };
