@@ -48,6 +48,8 @@
 #include "nn/dl-pool-modules.h"
 #include "nn/dl-embedding.h"
 #include "nn/dl-rnn.h"
+#include "nn/dl-attention.h"
+#include "nn/dl-transformer.h"
 #include "optim/dl-optimizer.h"
 #include "optim/dl-sgd.h"
 #include "optim/dl-adam.h"

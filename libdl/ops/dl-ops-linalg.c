@@ -301,6 +301,24 @@ dl_tensor_matmul (DlTensor *self, DlTensor *other, GError **error)
       return bmm_prim (self, other, error);
     }
 
+  if (self->ndim >= 3 && other->ndim == 2 && self->sizes[self->ndim - 1] == other->sizes[0])
+    {
+      /* [..., n, k] @ [k, m] as torch folds it: one GEMM over all the rows
+       * (the weight's gradient is then one GEMM too, not a sum over a
+       * broadcast batch) */
+      gint64 k = other->sizes[0], rows = 1;
+      g_autoptr (DlTensor) a2 = NULL;
+      g_autoptr (DlTensor) o2 = NULL;
+
+      for (gint i = 0; i < self->ndim - 1; i++)
+        rows *= self->sizes[i];
+      memcpy (shape, self->sizes, self->ndim * sizeof (gint64));
+      shape[self->ndim - 1] = other->sizes[1];
+      if (!(a2 = dl_tensor_reshape (self, (gint64[]){ rows, k }, 2, error))
+          || !(o2 = bmm_prim (a2, other, error)))
+        return NULL;
+      return dl_tensor_reshape (o2, shape, self->ndim, error);
+    }
   if (!(a = self->ndim == 1 ? dl_tensor_unsqueeze (self, 0, error) : g_object_ref (self))
       || !(b = other->ndim == 1 ? dl_tensor_unsqueeze (other, 1, error) : g_object_ref (other)))
     return NULL;

@@ -1500,6 +1500,36 @@ test('recurrent layers: an LSTM built, run and backpropagated, a GRU cell', () =
     assertArrayEqual(Array.from(h.get_shape()), [2, 4], 'cell state shape');
 });
 
+test('multi-head attention and a transformer encoder layer', () => {
+    const x = fromArray(Array.from({length: 24}, (_, i) => Math.sin(i)), [3, 2, 4]);
+    x.set_requires_grad(true);
+    const mha = new Dl.MultiheadAttention({embed_dim: 4, num_heads: 2});
+    const [out, weights] = mha.attend(x, x, x, null, true, null, true, false);
+    assertArrayEqual(Array.from(out.get_shape()), [3, 2, 4], 'attention output shape');
+    assertArrayEqual(Array.from(weights.get_shape()), [2, 3, 3], 'averaged weights shape');
+    assertClose(values(weights.sum_dims([2], false)), [1, 1, 1, 1, 1, 1], 1e-6,
+        'weights sum to one');
+    const [fused, none] = mha.attend(x, x, x, null, false, null, true, false);
+    assert(none === null, 'no weights without need_weights');
+    assertClose(values(fused), values(out), 1e-5, 'fused and materialised attention agree');
+    out.sum().backward(null, false, false);
+    assert(mha.get_parameter('in_proj_weight').get_grad() !== null, 'in_proj_weight gradient');
+    assert(x.get_grad() !== null, 'input gradient');
+    assertDlError(() => Dl.MultiheadAttention.new(5, 2, 0, true, false, false, 0, 0, false),
+        Dl.Error.ARGUMENT, 'embed_dim not divisible by num_heads');
+
+    const layer = new Dl.TransformerEncoderLayer({d_model: 4, nhead: 2, dim_feedforward: 8,
+        dropout: 0, activation: Dl.TransformerActivation.GELU});
+    const mask = Dl.Transformer.generate_square_subsequent_mask(3);
+    const y = layer.encode(x, mask, null, false);
+    assertArrayEqual(Array.from(y.get_shape()), [3, 2, 4], 'encoder layer output shape');
+    y.sum().backward(null, false, false);
+    assert(layer.get_module('linear1').get_parameter('weight').get_grad() !== null,
+        'linear1 gradient');
+    assertDlError(() => layer.encode(x, Dl.zeros([2, 2], F32, null), null, false),
+        Dl.Error.SHAPE, 'mask of the wrong shape');
+});
+
 // Run
 
 let failed = 0;

@@ -1550,6 +1550,43 @@ void test_attention () {
     }
 }
 
+void test_transformer () {
+    try {
+        var data = new double[24];
+        for (int i = 0; i < 24; i++)
+            data[i] = Math.sin (i);
+        var x = from_array (data, {3, 2, 4}, Dl.DType.FLOAT32);
+        x.set_requires_grad (true);
+        var mha = new Dl.MultiheadAttention (4, 2, 0, true, false, false, 0, 0, false);
+        Dl.Tensor? weights;
+        var out_w = mha.attend (x, x, x, null, true, null, true, false, out weights);
+        assert (weights != null);
+        assert_values (weights.sum_dims ({2}, false), {1, 1, 1, 1, 1, 1}, 1e-6);
+        var fused = mha.attend (x, x, x, null, false, null, true, false, null);
+        var expected = new double[24];
+        var bytes = out_w.to_dtype (Dl.DType.FLOAT64).contiguous ().to_bytes ();
+        Memory.copy (expected, bytes.get_data (), 24 * sizeof (double));
+        assert_values (fused, expected, 1e-5);
+        out_w.sum ().backward ();
+        assert (mha.get_parameter ("in_proj_weight").get_grad () != null);
+
+        var layer = new Dl.TransformerEncoderLayer (4, 2, 8, 0, Dl.TransformerActivation.RELU,
+                                                    1e-5, false, true);
+        var y = layer.encode (x, Dl.Transformer.generate_square_subsequent_mask (3), null, false);
+        y.sum ().backward ();
+        assert (layer.get_module ("linear2").get_parameter ("weight").get_grad () != null);
+        try {
+            new Dl.MultiheadAttention (5, 2, 0, true, false, false, 0, 0, false);
+            assert_not_reached ();
+        } catch (Dl.Error e) {
+            assert (e is Dl.Error.ARGUMENT);
+            assert ("divisible" in e.message);
+        }
+    } catch (Error e) {
+        error ("%s", e.message);
+    }
+}
+
 int main (string[] args) {
     Test.init (ref args);
     Test.add_func ("/vala/tensor/ops", test_tensor_ops);
@@ -1588,5 +1625,6 @@ int main (string[] args) {
     Test.add_func ("/vala/norm", test_norm);
     Test.add_func ("/vala/attention", test_attention);
     Test.add_func ("/vala/nn/rnn", test_rnn);
+    Test.add_func ("/vala/transformer", test_transformer);
     return Test.run ();
 }

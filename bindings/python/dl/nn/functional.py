@@ -201,6 +201,40 @@ from .conv import adaptive_max_pool2d  # noqa: E402
 
 __all__ += ['pad', 'interpolate', 'upsample', 'normalize', 'dropout2d', 'adaptive_max_pool2d']
 
+
+# ---- attention ---------------------------------------------------------------
+
+def _mha_error(e):
+    """The exception torch raises for an attention error: AssertionError for
+    the checks torch 1.13 makes with assert (libdl's DL_ERROR_ARGUMENT)."""
+    if isinstance(e, GLib.Error) and e.domain == 'dl-error-quark' and \
+            e.code == int(Dl.Error.ARGUMENT):
+        return AssertionError(e.message)
+    return _translate(e)
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
+                                 in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
+                                 dropout_p, out_proj_weight, out_proj_bias, training=True,
+                                 key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None,
+                                 k_proj_weight=None, v_proj_weight=None, static_k=None,
+                                 static_v=None, average_attn_weights=True, is_causal=False):
+    """torch.nn.functional.multi_head_attention_forward (libdl's
+    dl_multi_head_attention_forward): (output, weights or None)."""
+    try:
+        return Dl.multi_head_attention_forward(
+            query, key, value, int(embed_dim_to_check), int(num_heads), in_proj_weight,
+            in_proj_bias, bias_k, bias_v, bool(add_zero_attn), float(dropout_p), out_proj_weight,
+            out_proj_bias, bool(training), key_padding_mask, bool(need_weights), attn_mask,
+            bool(use_separate_proj_weight), q_proj_weight, k_proj_weight, v_proj_weight,
+            static_k, static_v, bool(average_attn_weights), bool(is_causal))
+    except GLib.Error as e:
+        raise _mha_error(e) from None
+
+
+__all__ += ['multi_head_attention_forward']
+
 # scaled dot product attention lives in sdpa.py
 from .sdpa import scaled_dot_product_attention  # noqa: E402
 
