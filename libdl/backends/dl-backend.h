@@ -366,7 +366,6 @@ typedef struct
   void *dmask; /* nullable */
 } DlAttentionArgs;
 
-
 /* What the fused recurrent kernels see: one layer in one direction of an
  * RNN (cell: its kind), over a packed sequence of `steps` steps whose
  * step t has batch_sizes[t] rows (host memory, non-increasing, the first

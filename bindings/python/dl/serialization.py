@@ -106,10 +106,27 @@ class _Flattener:
             return [self.encode(v, path + [str(i)]) for i, v in enumerate(obj)]
         if isinstance(obj, tuple):
             return {'$tuple': [self.encode(v, path + [str(i)]) for i, v in enumerate(obj)]}
+        method = _scheduler_method(obj)
+        if method is not None:
+            return {'$method': method}
         raise TypeError('Dl.save: cannot save an object of type %s at %r: safetensors files '
                         'hold tensors, and libdl keeps dicts, lists, tuples, numbers, strings '
                         'and None beside them (save a module\'s state_dict(), not the module)'
                         % (type(obj).__name__, '.'.join(path) or '<root>'))
+
+
+def _scheduler_method(obj):
+    """[class, name] for a method of one of libdl's learning-rate schedulers
+    (OneCycleLR's state dict holds its anneal_func, as torch's does), which
+    is kept by name: what loading it back needs; None for anything else."""
+    owner = getattr(obj, '__self__', None)
+    if owner is None or not callable(obj):
+        return None
+    from .optim import lr_scheduler
+    cls = type(owner)
+    if cls.__module__ != lr_scheduler.__name__ or getattr(lr_scheduler, cls.__name__, None) is not cls:
+        return None
+    return [cls.__name__, obj.__name__]
 
 
 def _decode(node, tensors):
@@ -129,6 +146,9 @@ def _decode(node, tensors):
             return tuple(_decode(v, tensors) for v in value)
         if key == '$dict':
             return {_decode(k, tensors): _decode(v, tensors) for k, v in value}
+        if key == '$method':
+            from .optim import lr_scheduler
+            return getattr(getattr(lr_scheduler, value[0]), value[1])
     return {k: _decode(v, tensors) for k, v in node.items()}
 
 
