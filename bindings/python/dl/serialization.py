@@ -1,13 +1,48 @@
-# serialization.py: torch.save and torch.load, over safetensors files.
+# serialization.py: torch.save and torch.load, in PyTorch's zip format or
+# as safetensors files; torch.serialization's safe globals.
 #
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Dl.save(obj, f) writes a safetensors file (libdl's C reader and writer,
-# data/dl-safetensors.c), whatever the file's name: `Dl.save(model.
-# state_dict(), 'model.pt')` writes safetensors under the name .pt.
+# Which format:
+# - Dl.load chooses by the file's content: a zip archive (magic "PK\3\4")
+#   is PyTorch's format, anything else is read as safetensors. PyTorch's
+#   legacy (torch < 1.6, non-zip) pickle format is refused with an error
+#   that names it.
+# - Dl.save writes PyTorch's zip format (what python3-torch 1.13 and 2.x
+#   torch.load read, for any picklable object), except when the path ends
+#   in ".safetensors" or when called with format='safetensors': then a
+#   safetensors file. PyTorch's format is the default because a `.pt`
+#   written by Dl.save must load in PyTorch as it is, whatever it holds;
+#   safetensors is kept for files named so (libdl's C, GJS and Vala programs
+#   and any safetensors reader read them, and they hold no code at all).
 #
-# The layout:
+# PyTorch's zip format (as torch's PyTorchStreamWriter writes it): a zip of
+# stored (uncompressed) entries under one top-level folder: data.pkl, the
+# pickled object (protocol 2), each tensor's storage in data/<key> (raw,
+# little-endian, the data aligned to 64 bytes in the file), byteorder
+# ("little") and version ("3"). In the pickle a tensor is
+# torch._utils._rebuild_tensor_v2(storage, storage_offset, size, stride,
+# requires_grad, OrderedDict()), a parameter
+# torch._utils._rebuild_parameter(tensor, requires_grad, OrderedDict()), a
+# storage the persistent id ('storage', torch.FloatStorage, key, 'cpu',
+# numel). Tensors that share memory (views of one tensor) share one
+# storage, written once, and load as views of one memory again. libdl's
+# objects are written under PyTorch's names (dl.X -> torch.X: dtypes,
+# torch.Size, torch.device, torch.nn.modules.* classes), so PyTorch loads a
+# whole libdl module as its own class, and libdl loads PyTorch's names as
+# its own objects.
+#
+# Loading a path memory-maps the file: the tensors view the file's pages
+# and are read when used (copy-on-write: changing a loaded tensor never
+# changes the file). A file object is read into memory once.
+#
+# weights_only=True unpickles with an allow-list (tensors, storages,
+# OrderedDict, torch.Size, dtypes, devices, set, frozenset, complex,
+# slice, ...) extended by add_safe_globals() / safe_globals(); any other
+# global is a pickle.UnpicklingError naming it, and is never imported.
+#
+# The safetensors layout:
 # - A dict of str -> tensor (a state dict) is written as it is: each tensor
 #   under its key, `__metadata__` {"format": "pt"} as Hugging Face's
 #   safetensors.torch writes it. Any safetensors reader loads it, and
@@ -24,22 +59,29 @@
 #   "float32"}. A tensor reached twice is written once and loads as one
 #   tensor. Other readers see the tensors under their dotted names.
 #
-# Loading memory-maps the file: the tensors view the file's pages and are
-# read when used (copy-on-write: changing a loaded tensor never changes
-# the file).
+# Loading a safetensors file memory-maps it as well.
 
 import collections
+import contextlib
+import ctypes
 import errno
+import io
 import json
 import math
+import mmap
 import os
+import pickle
+import struct
+import threading
+import zipfile
 
 from gi.repository import Gio, GLib
 
 from ._dtype import _BOOL, bfloat16, dtype, float16, float32, float64, int32, int64, uint8
 from ._lib import Dl, _is_tensor
 
-__all__ = ['save', 'load']
+__all__ = ['save', 'load', 'add_safe_globals', 'clear_safe_globals', 'get_safe_globals',
+           'safe_globals']
 
 _TREE_KEY = 'dl.tree'
 
@@ -174,11 +216,372 @@ def _io_error(e, f):
     return e
 
 
-def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True):
-    """torch.save: writes @obj (a dict of tensors, a state dict, an
-    optimizer's state_dict, or any tree of dicts, lists, tuples, tensors
-    and plain values) to @f, a path or a binary file object, as a
-    safetensors file (see this module's comment for the layout)."""
+# ---- PyTorch's zip format: names ------------------------------------------
+
+# torch.<X>Storage <-> libdl's dtype (the storages of the eight dtypes).
+_STORAGE_DTYPES = collections.OrderedDict([
+    ('FloatStorage', float32), ('DoubleStorage', float64), ('HalfStorage', float16),
+    ('BFloat16Storage', bfloat16), ('IntStorage', int32), ('LongStorage', int64),
+    ('ByteStorage', uint8), ('BoolStorage', _BOOL)])
+_STORAGE_NAMES = {d: n for n, d in _STORAGE_DTYPES.items()}
+
+# torch.nn.modules.<file> of the layers, for the classes whose libdl module
+# does not mirror PyTorch's path (dl.nn.modules.linear.Linear) yet.
+_NN_FILES = {
+    'linear': ('Identity', 'Linear', 'Bilinear'),
+    'activation': ('ReLU', 'ReLU6', 'LeakyReLU', 'GELU', 'SiLU', 'Tanh', 'Sigmoid', 'ELU',
+                   'Softmax', 'LogSoftmax', 'Hardtanh', 'Softplus', 'Mish', 'Hardswish',
+                   'Hardsigmoid', 'MultiheadAttention'),
+    'container': ('Sequential', 'ModuleList', 'ModuleDict'),
+    'conv': ('Conv1d', 'Conv2d', 'ConvTranspose2d'),
+    'rnn': ('RNN', 'LSTM', 'GRU', 'RNNCell', 'LSTMCell', 'GRUCell'),
+    'dropout': ('Dropout',),
+    'flatten': ('Flatten', 'Unflatten'),
+    'batchnorm': ('BatchNorm1d', 'BatchNorm2d'),
+    'normalization': ('LayerNorm', 'GroupNorm'),
+    'pooling': ('MaxPool2d', 'AvgPool2d', 'AdaptiveAvgPool2d'),
+    'sparse': ('Embedding',),
+}
+_NN_FILE_OF = {name: f for f, names in _NN_FILES.items() for name in names}
+
+# The PyTorch attributes of a module's __dict__ besides its parameters,
+# buffers and children, for the layers Dl.save writes as PyTorch's classes.
+_MODULE_ATTRIBUTES = {
+    'Linear': ('in_features', 'out_features'),
+    'Identity': (), 'Sequential': (), 'ModuleList': (), 'ModuleDict': (),
+    'ReLU': ('inplace',), 'ReLU6': ('inplace',), 'SiLU': ('inplace',), 'Tanh': (),
+    'Sigmoid': (), 'LeakyReLU': ('negative_slope', 'inplace'), 'GELU': ('approximate',),
+    'Dropout': ('p', 'inplace'), 'Flatten': ('start_dim', 'end_dim'),
+    'Softmax': ('dim',), 'LogSoftmax': ('dim',),
+    'Conv2d': ('in_channels', 'out_channels', 'kernel_size', 'stride', 'padding', 'dilation',
+               'transposed', 'output_padding', 'groups', 'padding_mode',
+               '_reversed_padding_repeated_twice'),
+}
+
+# The hook dicts torch 1.13's Module.__init__ makes (2.x adds its own when
+# it unpickles a module without them).
+_MODULE_HOOK_DICTS = ('_backward_hooks', '_forward_hooks', '_forward_pre_hooks',
+                      '_state_dict_hooks', '_load_state_dict_pre_hooks',
+                      '_load_state_dict_post_hooks')
+
+
+def _nn():
+    from . import nn
+    return nn
+
+
+def _torch_class_path(cls):
+    """(module, name) of PyTorch's class for libdl's layer class @cls."""
+    name = cls.__name__
+    module = getattr(cls, '__module__', '') or ''
+    if module.startswith('dl.nn.modules.'):
+        return 'torch' + module[2:], name
+    if name in _NN_FILE_OF and getattr(_nn(), name, None) is cls:
+        return 'torch.nn.modules.' + _NN_FILE_OF[name], name
+    return None
+
+
+def _dl_class(module, name):
+    """libdl's object for PyTorch's global module.name ('torch.X' ->
+    'dl.X'), None when libdl has none."""
+    import importlib
+    if module.startswith('torch.nn.modules'):
+        try:
+            obj = getattr(importlib.import_module('dl' + module[5:]), name, None)
+            if obj is not None:
+                return obj
+        except ImportError:
+            pass
+        return getattr(_nn(), name, None)
+    try:
+        return getattr(importlib.import_module('dl' + module[5:]), name, None)
+    except ImportError:
+        return None
+
+
+class _Global:
+    """A PyTorch global (module, name) that the pickle names without
+    importing torch."""
+    _cache = {}
+
+    def __new__(cls, module, name):
+        key = (module, name)
+        g = cls._cache.get(key)
+        if g is None:
+            g = object.__new__(cls)
+            g.module, g.name = module, name
+            cls._cache[key] = g
+        return g
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError('%s.%s is PyTorch\'s, named in a pickle' % (self.module, self.name))
+
+
+# ---- saving -----------------------------------------------------------------
+
+class _Storage:
+    """A storage to write: @nbytes bytes at @address, of @dtype."""
+
+    def __init__(self, key, address, nbytes, dtype, owner):
+        self.key, self.address, self.nbytes, self.dtype, self.owner = (key, address, nbytes,
+                                                                       dtype, owner)
+
+    def numel(self):
+        return self.nbytes // Dl.dtype_get_size(self.dtype._value)
+
+
+class _TensorData:
+    """A parameter's data, pickled as a plain tensor inside
+    _rebuild_parameter."""
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+
+def _storage_span(t):
+    size = Dl.dtype_get_size(t.get_dtype())
+    base = t.get_data_ptr() - t.get_storage_offset() * size
+    return base, base + t.get_storage_nbytes(), size
+
+
+class _Storages:
+    """The storages of the tensors a pickle holds: tensors whose memory
+    overlaps (views of one tensor, or of one loaded storage) share one, as
+    in PyTorch."""
+
+    def __init__(self, tensors):
+        self.tensors = tensors  # alive while the pickle names them by id
+        self.of = {}            # id(tensor) -> (storage, element offset, strides)
+        self.list = []
+        spans = []
+        for t in tensors:
+            if t.get_device().get_device_type() != Dl.DeviceType.CPU:
+                raise RuntimeError('Dl.save: only tensors on the CPU can be saved in PyTorch\'s '
+                                   'format; move the tensor with .cpu() first')
+            if t.numel() == 0 or t.get_storage_nbytes() == 0:
+                self.of[id(t)] = (self._new(0, 0, t.dtype, None), 0, tuple(t.get_strides()))
+                continue
+            base, end, size = _storage_span(t)
+            spans.append((base, end, size, t))
+        spans.sort(key=lambda s: (s[0], -s[1]))
+        i = 0
+        while i < len(spans):
+            group = [spans[i]]
+            end = spans[i][1]
+            i += 1
+            while i < len(spans) and spans[i][0] < end:
+                group.append(spans[i])
+                end = max(end, spans[i][1])
+                i += 1
+            base, size, dt = group[0][0], group[0][2], group[0][3].dtype
+            if all(g[3].dtype == dt and (g[0] - base) % size == 0 for g in group) \
+                    and (end - base) % size == 0:
+                st = self._new(base, end - base, dt, group)
+                for _, _, _, t in group:
+                    self.of[id(t)] = (st, (t.get_data_ptr() - base) // size,
+                                      tuple(t.get_strides()))
+            else:  # one memory seen as different dtypes: each tensor a copy of its own
+                for _, _, _, t in group:
+                    c = t.detach().contiguous().clone()
+                    st = self._new(c.get_data_ptr(), c.get_storage_nbytes(), c.dtype, c)
+                    self.of[id(t)] = (st, 0, tuple(c.get_strides()))
+
+    def _new(self, address, nbytes, dt, owner):
+        st = _Storage(str(len(self.list)), address, nbytes, dt, owner)
+        self.list.append(st)
+        return st
+
+
+class _TorchPickler(pickle._Pickler):
+    """Pickles libdl's objects as PyTorch pickles its own (the pure-Python
+    pickler, so that libdl's objects can be written under torch's global
+    names). With @storages None it only collects the tensors."""
+
+    dispatch = pickle._Pickler.dispatch.copy()
+
+    def __init__(self, file, protocol, storages):
+        super().__init__(file, protocol)
+        self.storages = storages
+        self.tensors = []
+
+    def persistent_id(self, obj):
+        if isinstance(obj, _Storage):
+            return ('storage', _Global('torch', _STORAGE_NAMES[obj.dtype]), obj.key, 'cpu',
+                    obj.numel())
+        return None
+
+    def reducer_override(self, obj):
+        if _is_tensor(obj):
+            if obj.get_requires_grad() and obj.get_grad_fn() is not None:
+                raise RuntimeError('Dl.save: cannot pickle a tensor that requires grad and is '
+                                   'not a leaf (it has a grad_fn); save .detach() instead')
+            if Dl.Tensor.is_parameter(obj):
+                return (_Global('torch._utils', '_rebuild_parameter'),
+                        (_TensorData(obj), obj.get_requires_grad(), collections.OrderedDict()))
+            return self._reduce_tensor(obj, obj.get_requires_grad())
+        if isinstance(obj, _TensorData):
+            return self._reduce_tensor(obj.tensor, False)
+        if isinstance(obj, dtype):
+            return str(obj).split('.')[-1]  # save_global below names it torch.<name>
+        from ._dtype import Size, device
+        if type(obj) is Size:
+            return (_Global('torch', 'Size'), (tuple(obj),))
+        if isinstance(obj, device):
+            return (_Global('torch', 'device'), (str(obj),))
+        if isinstance(obj, Dl.Module):
+            return self._reduce_module(obj)
+        return NotImplemented
+
+    def _reduce_tensor(self, t, requires_grad):
+        if self.storages is None:
+            self.tensors.append(t)
+            return (tuple, ((),))
+        st, offset, strides = self.storages.of[id(t)]
+        return (_Global('torch._utils', '_rebuild_tensor_v2'),
+                (st, offset, tuple(t.get_shape()), strides, bool(requires_grad),
+                 collections.OrderedDict()))
+
+    def _reduce_module(self, m):
+        cls = type(m)
+        path = _torch_class_path(cls)
+        if path is None or path[1] not in _MODULE_ATTRIBUTES:
+            raise pickle.PicklingError(
+                'Dl.save: cannot write libdl\'s %s as a PyTorch module (libdl writes %s as '
+                'PyTorch\'s classes); save its state_dict() instead'
+                % (cls.__name__, ', '.join(sorted(_MODULE_ATTRIBUTES))))
+        state = {'training': bool(m.training)}
+        own = Dl.Module.get_own_names(m)
+        state['_parameters'] = collections.OrderedDict(
+            (n, Dl.Module.get_parameter(m, n)) for n in own if Dl.Module.has_parameter(m, n))
+        if 'bias' in _nn_properties(m) and not m.get_property('bias'):
+            state['_parameters']['bias'] = None
+        buffers = [n for n in own if Dl.Module.has_buffer(m, n)]
+        state['_buffers'] = collections.OrderedDict((n, Dl.Module.get_buffer(m, n))
+                                                    for n in buffers)
+        state['_non_persistent_buffers_set'] = set(
+            n for n in buffers if not Dl.Module.get_buffer_persistent(m, n))
+        for name in _MODULE_HOOK_DICTS:
+            state[name] = collections.OrderedDict()
+        state['_is_full_backward_hook'] = None
+        state['_modules'] = collections.OrderedDict(zip(Dl.Module.children_names(m),
+                                                        Dl.Module.children(m)))
+        for name in _MODULE_ATTRIBUTES[path[1]]:
+            state[name] = _torch_attribute(m, name)
+        return (_Global('copyreg', '__newobj__'), (_Global(*path),), state)
+
+    def save_global(self, obj, name=None):
+        if isinstance(obj, _Global):
+            module, name = obj.module, obj.name
+        elif isinstance(obj, dtype):
+            module = 'torch'
+        else:
+            path = _torch_class_path(obj) if isinstance(obj, type) else None
+            if path is None:
+                return super().save_global(obj, name)
+            module, name = path
+        if self.proto >= 4:
+            self.save(module)
+            self.save(name)
+            self.write(pickle.STACK_GLOBAL)
+        else:
+            self.write(pickle.GLOBAL + module.encode('utf-8') + b'\n' + name.encode('utf-8')
+                       + b'\n')
+        self.memoize(obj)
+
+    dispatch[_Global] = save_global
+
+
+def _nn_properties(m):
+    return getattr(type(m), '_properties', ())
+
+
+def _torch_attribute(m, name):
+    if name == 'transposed':
+        return False
+    if name == 'output_padding':
+        return (0, 0)
+    if name == '_reversed_padding_repeated_twice':
+        p = m.padding
+        return [p[1], p[1], p[0], p[0]] if isinstance(p, tuple) else [0, 0, 0, 0]
+    return getattr(m, name)
+
+
+def _pickle(obj, pickle_protocol):
+    collect = _TorchPickler(io.BytesIO(), pickle_protocol, None)
+    collect.dump(obj)
+    storages = _Storages(collect.tensors)
+    out = io.BytesIO()
+    _TorchPickler(out, pickle_protocol, storages).dump(obj)
+    return out.getvalue(), storages.list
+
+
+_ALIGN = 64
+
+
+def _write_entry(zf, name, data, nbytes):
+    """A stored entry whose data starts at a multiple of 64 bytes in the
+    file, padded by an extra field as PyTorch's writer pads it."""
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    info.compress_type = zipfile.ZIP_STORED
+    info.file_size = nbytes
+    zip64 = nbytes * 1.05 > zipfile.ZIP64_LIMIT
+    offset = zf.fp.tell()
+    header = 30 + len(name.encode('utf-8')) + (20 if zip64 else 0)
+    pad = (-(offset + header + 4)) % _ALIGN
+    info.extra = b'FB' + struct.pack('<H', pad) + b'Z' * pad
+    with zf.open(info, 'w', force_zip64=zip64) as w:
+        if nbytes:
+            w.write(data)
+
+
+def _archive_name(f):
+    if _is_path(f):
+        base = os.path.basename(os.fsdecode(f))
+        stem = os.path.splitext(base)[0]
+        if stem and all(c.isalnum() or c in '_-.' for c in stem):
+            return stem
+    return 'archive'
+
+
+def _save_zip(obj, f, pickle_protocol):
+    data, storages = _pickle(obj, pickle_protocol)
+    name = _archive_name(f)
+    with zipfile.ZipFile(f, 'w', zipfile.ZIP_STORED) as zf:
+        _write_entry(zf, name + '/data.pkl', data, len(data))
+        _write_entry(zf, name + '/byteorder', b'little', 6)
+        for st in storages:
+            view = b''
+            if st.nbytes:
+                view = memoryview((ctypes.c_char * st.nbytes).from_address(st.address)).cast('B')
+            _write_entry(zf, '%s/data/%s' % (name, st.key), view, st.nbytes)
+        _write_entry(zf, name + '/version', b'3\n', 2)
+
+
+def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
+         *, format=None):
+    """torch.save: writes @obj, any picklable object (tensors, state
+    dicts, optimizer states, whole modules of libdl's layers, numpy arrays,
+    plain values), to @f, a path or a binary file object, in PyTorch's zip
+    format; as a safetensors file when the path ends in ".safetensors" or
+    @format is 'safetensors' (see this module's comment)."""
+    if format not in (None, 'pytorch', 'safetensors'):
+        raise ValueError("Dl.save: format must be 'pytorch' or 'safetensors', not %r" % (format,))
+    if format is None:
+        format = ('safetensors' if _is_path(f)
+                  and os.fsdecode(f).endswith('.safetensors') else 'pytorch')
+    if format == 'pytorch':
+        if not _use_new_zipfile_serialization:
+            raise RuntimeError('Dl.save: PyTorch\'s legacy format '
+                               '(_use_new_zipfile_serialization=False) is not written by libdl; '
+                               'the zip format is what torch >= 1.6 reads')
+        if pickle_module is not None and pickle_module is not pickle:
+            raise RuntimeError('Dl.save: only the pickle module is supported as pickle_module')
+        if _is_path(f):
+            with open(os.fsdecode(f), 'wb') as out:
+                _save_zip(obj, out, pickle_protocol)
+        else:
+            _save_zip(obj, f, pickle_protocol)
+        return
     td = _flatten(obj)
     try:
         if _is_path(f):
@@ -189,9 +592,523 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
         raise _io_error(e, f) from None
 
 
-def _apply_map_location(t, map_location):
+# ---- safe globals (torch.serialization) --------------------------------------
+
+_safe_lock = threading.Lock()
+_user_safe_globals = []
+_scoped = threading.local()
+
+
+def add_safe_globals(safe_globals):
+    """torch.serialization.add_safe_globals: allows the classes and
+    functions in @safe_globals (or (obj, 'module.name') pairs) in
+    weights_only loading."""
+    if not isinstance(safe_globals, (list, tuple)):
+        raise TypeError('add_safe_globals expects a list of globals, not %s'
+                        % type(safe_globals).__name__)
+    with _safe_lock:
+        _user_safe_globals.extend(safe_globals)
+
+
+def get_safe_globals():
+    """torch.serialization.get_safe_globals: the globals added by
+    add_safe_globals."""
+    with _safe_lock:
+        return list(_user_safe_globals)
+
+
+def clear_safe_globals():
+    """torch.serialization.clear_safe_globals."""
+    with _safe_lock:
+        del _user_safe_globals[:]
+
+
+@contextlib.contextmanager
+def safe_globals(globals_list):
+    """torch.serialization.safe_globals: add_safe_globals for the body of
+    a with statement (this thread)."""
+    previous = getattr(_scoped, 'globals', [])
+    _scoped.globals = previous + list(globals_list)
+    try:
+        yield
+    finally:
+        _scoped.globals = previous
+
+
+def _global_names(g):
+    """The names under which a pickle may ask for @g: its own, and
+    PyTorch's for a libdl class."""
+    if isinstance(g, tuple) and len(g) == 2 and isinstance(g[1], str):
+        return {g[1]}
+    names = set()
+    module = getattr(g, '__module__', None)
+    name = getattr(g, '__qualname__', None) or getattr(g, '__name__', None)
+    if module and name:
+        names.add('%s.%s' % (module, name))
+    if isinstance(g, type):
+        path = _torch_class_path(g)
+        if path:
+            names.add('%s.%s' % path)
+    return names
+
+
+def _allowed_user_global(module, name):
+    full = '%s.%s' % (module, name)
+    for g in get_safe_globals() + getattr(_scoped, 'globals', []):
+        if full in _global_names(g):
+            return g[0] if isinstance(g, tuple) else g
+    return None
+
+
+# ---- loading -----------------------------------------------------------------
+
+class _StorageType:
+    def __init__(self, name, dtype):
+        self.name, self.dtype = name, dtype
+
+
+class _LoadedStorage:
+    """A storage of the archive: @nbytes bytes at @address, kept alive by
+    @owner (the mapped file or the bytes read)."""
+
+    def __init__(self, address, nbytes, dtype, owner, key):
+        self.address, self.nbytes, self.dtype, self.owner, self.key = (address, nbytes, dtype,
+                                                                       owner, key)
+        self.element_size = Dl.dtype_get_size(dtype._value)
+
+    def numel(self):
+        return self.nbytes // self.element_size
+
+    def tensor(self, offset, size, stride):
+        return Dl.Tensor.new_from_address(self.address + offset * self.element_size,
+                                          self.dtype._value, list(size), list(stride),
+                                          _release, self.owner)
+
+
+def _release(owner):
+    """Called when a loaded tensor lets go of the memory it views."""
+
+
+def _check_ints(what, values, n=None):
+    if not isinstance(values, (tuple, list)) or (n is not None and len(values) != n) or \
+            not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        raise RuntimeError('Dl.load: a tensor\'s %s must be a tuple of ints, got %r'
+                           % (what, values))
+
+
+def _rebuild_tensor(storage, storage_offset, size, stride, requires_grad=False,
+                    backward_hooks=None, metadata=None):
+    """torch._utils._rebuild_tensor_v2: a view of @storage, checked against
+    the storage's length (a file cannot make a view past its data)."""
+    if not isinstance(storage, _LoadedStorage):
+        raise RuntimeError('Dl.load: _rebuild_tensor_v2 expects a storage, got %s'
+                           % type(storage).__name__)
+    if not isinstance(storage_offset, int) or storage_offset < 0:
+        raise RuntimeError('Dl.load: invalid storage offset %r' % (storage_offset,))
+    _check_ints('size', size)
+    _check_ints('stride', stride, len(size))
+    if any(s < 0 for s in size) or any(s < 0 for s in stride):
+        raise RuntimeError('Dl.load: invalid tensor of size %s and stride %s (negative values)'
+                           % (tuple(size), tuple(stride)))
+    numel = 1
+    for s in size:
+        numel *= s
+    if numel == 0:
+        t = Dl.Tensor.new_from_bytes(GLib.Bytes.new(b''), storage.dtype._value, list(size))
+    else:
+        last = storage_offset + sum((n - 1) * s for n, s in zip(size, stride))
+        if last >= storage.numel():
+            raise RuntimeError('Dl.load: a tensor of size %s, stride %s and storage offset %d '
+                               'reaches past its storage of %d elements (key %s)'
+                               % (tuple(size), tuple(stride), storage_offset, storage.numel(),
+                                  storage.key))
+        t = storage.tensor(storage_offset, size, stride)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _rebuild_parameter(data, requires_grad, backward_hooks=None, *args):
+    from .nn.parameter import Parameter
+    return Parameter(data, requires_grad)
+
+
+def _load_from_bytes(b):
+    raise RuntimeError('Dl.load: the file holds a storage in PyTorch\'s legacy format '
+                       '(torch.storage._load_from_bytes), which libdl does not read')
+
+
+_WEIGHTS_ONLY_BUILTINS = {
+    ('collections', 'OrderedDict'): collections.OrderedDict,
+    ('builtins', 'set'): set, ('builtins', 'frozenset'): frozenset,
+    ('builtins', 'complex'): complex, ('builtins', 'slice'): slice,
+    ('builtins', 'bytearray'): bytearray, ('builtins', 'range'): range,
+    ('__builtin__', 'set'): set,
+}
+
+
+class _ModuleStub:
+    """A PyTorch module as the pickle gives it (its class, then its
+    __dict__), turned into libdl's module once the whole pickle is read."""
+
+    cls = torch_name = stubs = None
+
+    def __new__(cls, *args, **kwargs):
+        stub = object.__new__(cls)
+        stub.state = None
+        cls.stubs.append(stub)
+        return stub
+
+    def __setstate__(self, state):
+        self.state = state
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, file, storages, map_location, weights_only, **kwargs):
+        super().__init__(file, **kwargs)
+        self.storages = storages
+        self.map_location = map_location
+        self.weights_only = weights_only
+        self.loaded = {}
+        self.stubs = []
+
+    def persistent_load(self, pid):
+        if not isinstance(pid, tuple) or len(pid) != 5 or pid[0] != 'storage':
+            raise pickle.UnpicklingError('Dl.load: unknown persistent id %r (PyTorch\'s files '
+                                         'name storages as (\'storage\', type, key, location, '
+                                         'numel))' % (pid[:1] if isinstance(pid, tuple) else pid,))
+        _, stype, key, location, numel = pid
+        if not isinstance(stype, _StorageType):
+            raise pickle.UnpicklingError('Dl.load: unknown storage type %r' % (stype,))
+        if not isinstance(key, str) or not isinstance(numel, int) or numel < 0:
+            raise pickle.UnpicklingError('Dl.load: invalid storage %r' % (pid,))
+        st = self.loaded.get(key)
+        if st is None:
+            st = self.storages(key, stype, numel, location)
+            self.loaded[key] = st
+        return st
+
+    def find_class(self, module, name):
+        if module == 'torch._utils' and name == '_rebuild_tensor_v2':
+            return _rebuild_tensor
+        if module == 'torch._utils' and name == '_rebuild_parameter':
+            return _rebuild_parameter
+        if module == 'torch' and name.endswith('Storage'):
+            if name == 'UntypedStorage':
+                return _StorageType(name, uint8)
+            if name in _STORAGE_DTYPES:
+                return _StorageType(name, _STORAGE_DTYPES[name])
+            raise pickle.UnpicklingError('Dl.load: the file holds a torch.%s, a storage of a '
+                                         'dtype libdl does not have' % name)
+        if module == 'torch' and name in ('Size', 'device'):
+            from . import _dtype
+            return getattr(_dtype, name)
+        if module == 'torch' and name in _DTYPES:
+            return _DTYPES[name]
+        if module == 'torch.storage' and name == '_load_from_bytes':
+            return _load_from_bytes
+        if (module, name) in _WEIGHTS_ONLY_BUILTINS:
+            return _WEIGHTS_ONLY_BUILTINS[(module, name)]
+        user = _allowed_user_global(module, name)
+        if user is not None:
+            return self._module_class(user, module, name)
+        if self.weights_only:
+            raise pickle.UnpicklingError(
+                'Weights only load failed. Re-running `torch.load` with `weights_only` set to '
+                '`False` will likely succeed, but it can result in arbitrary code execution. '
+                'Do it only if you get the file from a trusted source. '
+                'Unsupported global: GLOBAL %s.%s was not an allowed global by default. '
+                'Please use `torch.serialization.add_safe_globals([%s])` to allowlist this '
+                'global if you trust it.' % (module, name, name))
+        if module == 'copyreg' and name == '__newobj__':
+            return _newobj
+        if module == 'torch' or module.startswith('torch.'):
+            obj = _dl_class(module, name)
+            if obj is None:
+                raise pickle.UnpicklingError('Dl.load: the file needs PyTorch\'s %s.%s, which '
+                                             'libdl does not have' % (module, name))
+            return self._module_class(obj, module, name)
+        return super().find_class(module, name)
+
+    def _module_class(self, obj, module, name):
+        if isinstance(obj, type) and issubclass(obj, Dl.Module) and \
+                (module == 'torch' or module.startswith('torch.')):
+            return type(name, (_ModuleStub,), {'cls': obj, 'torch_name': '%s.%s' % (module, name),
+                                               'stubs': self.stubs})
+        return obj
+
+
+def _newobj(cls, *args):
+    return cls.__new__(cls, *args)
+
+
+def _construct_module(stub, convert):
+    import inspect
+    state = stub.state
+    if not isinstance(state, dict):
+        raise RuntimeError('Dl.load: the state of a %s is not a dict' % stub.torch_name)
+    params = state.get('_parameters') or {}
+    buffers = state.get('_buffers') or {}
+    children = collections.OrderedDict((n, convert(c)) for n, c in
+                                        (state.get('_modules') or {}).items())
+    cls = stub.cls
+    if issubclass(cls, _nn().Sequential):
+        m = cls(children)
+    else:
+        try:
+            sig = inspect.signature(cls.__init__)
+        except (TypeError, ValueError):
+            sig = None
+        kwargs = {}
+        if sig is not None:
+            for pname, p in sig.parameters.items():
+                if pname in ('self', 'device', 'dtype') or p.kind in (p.VAR_POSITIONAL,
+                                                                      p.VAR_KEYWORD):
+                    continue
+                if pname in state:
+                    kwargs[pname] = state[pname]
+                elif pname == 'bias' and 'bias' in params:
+                    kwargs['bias'] = params['bias'] is not None
+        if issubclass(cls, _nn().LSTM) or 'LSTM' in stub.torch_name:
+            for k in ('input_size', 'hidden_size', 'num_layers', 'bias', 'batch_first',
+                      'dropout', 'bidirectional', 'proj_size'):
+                if k in state:
+                    kwargs[k] = state[k]
+            if not kwargs.get('proj_size'):
+                kwargs.pop('proj_size', None)
+        try:
+            m = cls(**kwargs)
+        except (TypeError, ValueError, GLib.Error) as e:
+            raise RuntimeError('Dl.load: cannot make libdl\'s %s for PyTorch\'s %s: %s'
+                               % (cls.__name__, stub.torch_name, e)) from None
+        for n, c in children.items():
+            setattr(m, n, c)
+    with _no_grad():
+        for n, p in params.items():
+            if p is None:
+                continue
+            current = getattr(m, n, None)
+            if _is_tensor(current) and tuple(current.shape) != tuple(p.shape):
+                raise RuntimeError('Dl.load: %s\'s %s has shape %s in the file, libdl\'s '
+                                   'module %s' % (stub.torch_name, n, tuple(p.shape),
+                                                  tuple(current.shape)))
+            from .nn.parameter import Parameter
+            setattr(m, n, p if isinstance(p, Parameter) else Parameter(p))
+        non_persistent = state.get('_non_persistent_buffers_set') or set()
+        for n, b in buffers.items():
+            if b is not None:
+                m.register_buffer(n, b, persistent=n not in non_persistent)
+    m.set_property('training', bool(state.get('training', True)))
+    return m
+
+
+def _no_grad():
+    from .autograd import no_grad
+    return no_grad()
+
+
+def _replace_stubs(obj, stubs):
+    """@obj with each _ModuleStub in it replaced by libdl's module (a
+    module reached twice is one module)."""
+    done = {}
+
+    def convert(stub):
+        m = done.get(id(stub))
+        if m is None:
+            m = _construct_module(stub, convert)
+            done[id(stub)] = m
+        return m
+
+    seen = {}
+
+    def walk(x):
+        if isinstance(x, _ModuleStub):
+            return convert(x)
+        if id(x) in seen:
+            return seen[id(x)]
+        if isinstance(x, dict):
+            seen[id(x)] = x
+            for k, v in list(x.items()):
+                x[k] = walk(v)
+            return x
+        if isinstance(x, list):
+            seen[id(x)] = x
+            x[:] = [walk(v) for v in x]
+            return x
+        if isinstance(x, tuple) and type(x) is tuple:
+            seen[id(x)] = x
+            r = tuple(walk(v) for v in x)
+            seen[id(x)] = r
+            return r
+        return x
+
+    return walk(obj)
+
+
+class _Archive:
+    """A zip archive of PyTorch's format read from @fp (seekable): its
+    records by name under the archive's top folder. @buf is the mapped
+    file when there is one (storages then view it)."""
+
+    def __init__(self, fp, buf, what):
+        self.fp, self.buf, self.what = fp, buf, what
+        try:
+            self.zf = zipfile.ZipFile(fp)
+            infos = self.zf.infolist()
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError,
+                struct.error) as e:
+            raise RuntimeError('Dl.load: %s is not a valid PyTorch zip archive (%s)'
+                               % (what, e)) from None
+        if not infos:
+            raise RuntimeError('Dl.load: %s is an empty zip archive' % what)
+        self.prefix = infos[0].filename.split('/', 1)[0] + '/'
+        self.records = {i.filename[len(self.prefix):]: i for i in infos
+                        if i.filename.startswith(self.prefix)}
+        if 'data.pkl' not in self.records:
+            raise RuntimeError('Dl.load: %s has no data.pkl record: not a PyTorch checkpoint '
+                               '(torch.save) archive' % what)
+        if 'byteorder' in self.records and self.read('byteorder') != b'little':
+            raise RuntimeError('Dl.load: %s holds big-endian data, which libdl does not read'
+                               % what)
+
+    def span(self, name):
+        """(offset, length) of a stored record's data in the file, None for
+        a compressed one."""
+        info = self.records[name]
+        if info.compress_type != zipfile.ZIP_STORED:
+            return None
+        self.fp.seek(info.header_offset)
+        header = self.fp.read(30)
+        if len(header) != 30 or header[:4] != b'PK\x03\x04':
+            raise RuntimeError('Dl.load: %s: the zip entry %s is damaged' % (self.what,
+                                                                              info.filename))
+        n, e = struct.unpack('<HH', header[26:30])
+        start = info.header_offset + 30 + n + e
+        end = self.fp.seek(0, io.SEEK_END)
+        if start + info.file_size > end:
+            raise RuntimeError('Dl.load: %s is truncated (the entry %s ends past the file)'
+                               % (self.what, info.filename))
+        return start, info.file_size
+
+    def read(self, name):
+        try:
+            return self.zf.read(self.prefix + name)
+        except (zipfile.BadZipFile, OSError, ValueError, struct.error, EOFError) as e:
+            raise RuntimeError('Dl.load: %s: cannot read %s (%s)' % (self.what, name, e)) \
+                from None
+
+
+def _aligned(nbytes):
+    """An array of @nbytes bytes at a multiple of 64 bytes, and its address."""
+    import numpy
+    a = numpy.empty(nbytes + 64, numpy.uint8)
+    skip = (-a.ctypes.data) % 64
+    return a[skip:skip + nbytes], a.ctypes.data + skip
+
+
+def _storage_loader(archive, map_location):
+    def load_storage(key, stype, numel, location):
+        name = 'data/' + key
+        if name not in archive.records:
+            raise RuntimeError('Dl.load: %s has no record %s for the storage %s'
+                               % (archive.what, name, key))
+        nbytes = numel * Dl.dtype_get_size(stype.dtype._value)
+        span = archive.span(name)
+        length = span[1] if span is not None else archive.records[name].file_size
+        if length < nbytes:
+            raise RuntimeError('Dl.load: %s: the storage %s holds %d bytes, fewer than its %d '
+                               'elements of %s need (%d)' % (archive.what, key, length, numel,
+                                                             stype.name, nbytes))
+        if nbytes == 0:
+            st = _LoadedStorage(0, 0, stype.dtype, None, key)
+        elif span is not None and archive.buf is not None and \
+                _address(archive.buf, span[0]) % 64 == 0:
+            # a view of the mapped file (zero copy)
+            holder = ctypes.c_char.from_buffer(archive.buf, span[0])
+            st = _LoadedStorage(ctypes.addressof(holder), nbytes, stype.dtype, holder, key)
+        else:
+            holder, address = _aligned(nbytes)
+            if span is not None:
+                archive.fp.seek(span[0])
+                view = memoryview(holder).cast('B')
+                got = 0
+                while got < nbytes:
+                    n = archive.fp.readinto(view[got:])
+                    if not n:
+                        raise RuntimeError('Dl.load: %s is truncated (storage %s)'
+                                           % (archive.what, key))
+                    got += n
+            else:
+                holder[:] = memoryview(archive.read(name)).cast('B')[:nbytes]
+            st = _LoadedStorage(address, nbytes, stype.dtype, holder, key)
+        return _map_storage(st, location, map_location)
+    return load_storage
+
+
+def _address(buf, offset):
+    holder = ctypes.c_char.from_buffer(buf, offset)
+    address = ctypes.addressof(holder)
+    del holder
+    return address
+
+
+def _map_storage(st, location, map_location):
     if map_location is None:
-        return t
+        return st
+    if callable(map_location):
+        out = map_location(st, location)
+        if out is None or out is st:
+            return st
+        raise RuntimeError('Dl.load: a map_location function may only return the storage it '
+                           'was given (libdl keeps every storage on the CPU)')
+    if isinstance(map_location, dict):
+        map_location = map_location.get(location, location)
+    target = str(map_location)
+    if target.split(':')[0] != 'cpu':
+        from ._dtype import device
+        device(target)  # torch's error for a bad device name
+        raise RuntimeError('Dl.load: cannot map the storages to %s: libdl loads them on the CPU'
+                           % target)
+    return st
+
+
+def _open(f):
+    """(fp, buf) for @f: a path opened and mapped copy-on-write,
+    a seekable file object as it is (buf None), or the bytes of another."""
+    if _is_path(f):
+        fd = open(os.fsdecode(f), 'rb')
+        size = os.fstat(fd.fileno()).st_size
+        return fd, (mmap.mmap(fd.fileno(), size, access=mmap.ACCESS_COPY) if size else None)
+    try:
+        if f.seekable():
+            return f, None
+    except AttributeError:
+        pass
+    return io.BytesIO(f.read()), None
+
+
+def _load_zip(fp, buf, what, map_location, weights_only, pickle_load_args):
+    archive = _Archive(fp, buf, what)
+    unpickler = _Unpickler(io.BytesIO(archive.read('data.pkl')),
+                           _storage_loader(archive, map_location), map_location, weights_only,
+                           **pickle_load_args)
+    try:
+        result = unpickler.load()
+    except RecursionError:
+        raise pickle.UnpicklingError('Dl.load: %s: the pickle nests too deeply' % what) \
+            from None
+    except (EOFError, IndexError, KeyError, AttributeError, struct.error) as e:
+        if weights_only and not isinstance(e, (EOFError, struct.error)):
+            raise pickle.UnpicklingError('Weights only load failed: %s: %s' % (what, e)) \
+                from None
+        raise pickle.UnpicklingError('Dl.load: %s: the pickle data.pkl is damaged (%s: %s)'
+                                     % (what, type(e).__name__, e)) from None
+    if unpickler.stubs:
+        result = _replace_stubs(result, unpickler.stubs)
+    return result
+
+
+def _apply_map_location(t, map_location):
     if callable(map_location):
         out = map_location(t, 'cpu')
         return t if out is None else out
@@ -200,29 +1117,44 @@ def _apply_map_location(t, map_location):
     return t.to(map_location)
 
 
+_LEGACY_MAGIC = b'\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19'
+
+
 def load(f, map_location=None, pickle_module=None, *, weights_only=False, mmap=None,
          **pickle_load_args):
-    """torch.load of a file Dl.save (or any safetensors writer) wrote: @f
-    is a path (memory-mapped) or a binary file object (read into memory).
-    Gives back what was saved; a plain safetensors file gives a dict of its
-    tensors by sorted name."""
+    """torch.load: reads what torch.save (PyTorch's or libdl's) or a
+    safetensors writer wrote to @f, a path (memory-mapped) or a binary file
+    object. PyTorch's zip archives give back the pickled object (with
+    @weights_only, only tensors, containers, plain values and the globals
+    of add_safe_globals may be in it); a safetensors file gives what
+    Dl.save wrote, or a dict of its tensors by sorted name."""
+    if pickle_module is not None and pickle_module is not pickle:
+        raise RuntimeError('Dl.load: only the pickle module is supported as pickle_module')
+    pickle_load_args.setdefault('encoding', 'utf-8')
+    what = repr(os.fsdecode(f)) if _is_path(f) else 'the file'
     try:
-        if _is_path(f):
-            path = os.fsdecode(f)
-            with open(path, 'rb') as probe:
-                magic = probe.read(4)
-            td = Dl.safetensors_load(Gio.File.new_for_path(path), None)
-        else:
-            data = f.read()
-            magic = data[:4]
-            td = Dl.safetensors_load_bytes(GLib.Bytes.new(data))
-    except GLib.Error as e:
-        if magic == b'PK\x03\x04':
-            raise RuntimeError('%s is a zip archive (a PyTorch checkpoint of torch.save, '
-                               'pickled): libdl reads safetensors files; in PyTorch, '
-                               'safetensors.torch.save_file(torch.load(f), "x.safetensors") '
-                               'converts it' % (f if _is_path(f) else 'the file')) from None
+        fp, buf = _open(f)
+        start = fp.tell()
+        head = fp.read(len(_LEGACY_MAGIC))
+        fp.seek(start)
+    except OSError as e:
         raise _io_error(e, f) from None
+    try:
+        if head[:4] == b'PK\x03\x04':
+            return _load_zip(fp, buf, what, map_location, weights_only, pickle_load_args)
+        if head == _LEGACY_MAGIC:
+            raise RuntimeError('Dl.load: %s is in PyTorch\'s legacy (pre-1.6, non-zip) format, '
+                               'which libdl does not read; in PyTorch, torch.save(torch.load(f), '
+                               'f) rewrites it in the zip format' % what)
+        if _is_path(f):
+            td = Dl.safetensors_load(Gio.File.new_for_path(os.fsdecode(f)), None)
+        else:
+            td = Dl.safetensors_load_bytes(GLib.Bytes.new(fp.read()))
+    except GLib.Error as e:
+        raise _io_error(e, f) from None
+    finally:
+        if fp is not f:
+            fp.close()
     tensors = _tensors_of(td)
     if map_location is not None:
         tensors = collections.OrderedDict((n, _apply_map_location(t, map_location))
@@ -231,4 +1163,3 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=False, mmap=N
     if tree is None:
         return tensors
     return _decode(json.loads(tree), tensors)
-
