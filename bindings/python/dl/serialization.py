@@ -543,9 +543,8 @@ def _archive_name(f):
     return 'archive'
 
 
-def _save_zip(obj, f, pickle_protocol):
+def _save_zip(obj, f, name, pickle_protocol):
     data, storages = _pickle(obj, pickle_protocol)
-    name = _archive_name(f)
     with zipfile.ZipFile(f, 'w', zipfile.ZIP_STORED) as zf:
         _write_entry(zf, name + '/data.pkl', data, len(data))
         _write_entry(zf, name + '/byteorder', b'little', 6)
@@ -578,9 +577,9 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
             raise RuntimeError('Dl.save: only the pickle module is supported as pickle_module')
         if _is_path(f):
             with open(os.fsdecode(f), 'wb') as out:
-                _save_zip(obj, out, pickle_protocol)
+                _save_zip(obj, out, _archive_name(f), pickle_protocol)
         else:
-            _save_zip(obj, f, pickle_protocol)
+            _save_zip(obj, f, 'archive', pickle_protocol)
         return
     td = _flatten(obj)
     try:
@@ -743,8 +742,9 @@ _WEIGHTS_ONLY_BUILTINS = {
     ('builtins', 'set'): set, ('builtins', 'frozenset'): frozenset,
     ('builtins', 'complex'): complex, ('builtins', 'slice'): slice,
     ('builtins', 'bytearray'): bytearray, ('builtins', 'range'): range,
-    ('__builtin__', 'set'): set,
 }
+_WEIGHTS_ONLY_BUILTINS.update({('__builtin__', n): v for (m, n), v in
+                               list(_WEIGHTS_ONLY_BUILTINS.items()) if m == 'builtins'})
 
 
 class _ModuleStub:
@@ -1097,10 +1097,15 @@ def _load_zip(fp, buf, what, map_location, weights_only, pickle_load_args):
     except RecursionError:
         raise pickle.UnpicklingError('Dl.load: %s: the pickle nests too deeply' % what) \
             from None
-    except (EOFError, IndexError, KeyError, AttributeError, struct.error) as e:
-        if weights_only and not isinstance(e, (EOFError, struct.error)):
-            raise pickle.UnpicklingError('Weights only load failed: %s: %s' % (what, e)) \
-                from None
+    except pickle.UnpicklingError:
+        raise
+    except Exception as e:
+        if weights_only:  # as torch: any failure of a weights-only load is this error
+            raise pickle.UnpicklingError(
+                'Weights only load failed. %s could not be loaded: WeightsUnpickler error: %s'
+                % (what, e)) from None
+        if not isinstance(e, (EOFError, IndexError, KeyError, struct.error)):
+            raise
         raise pickle.UnpicklingError('Dl.load: %s: the pickle data.pkl is damaged (%s: %s)'
                                      % (what, type(e).__name__, e)) from None
     if unpickler.stubs:

@@ -1,0 +1,536 @@
+# test_torch_format.py: Dl.save / Dl.load in PyTorch's zip format, both
+# ways through python3-torch, weights_only loading and hostile archives.
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+import collections
+import io
+import os
+import pickle
+import struct
+import zipfile
+
+import numpy as np
+import pytest
+
+from conftest import DTYPES, SELF_CHECK, Dl, dl_dtype, th_dtype, torch
+
+libdl_only = pytest.mark.skipif(SELF_CHECK, reason="libdl's own choice, not torch's behaviour")
+
+
+def np_of(t):
+    """The values of a libdl or torch tensor as a numpy array (bfloat16 as
+    float32)."""
+    if t.dtype == dl_dtype('bfloat16') or t.dtype == torch.bfloat16:
+        t = t.float()
+    return np.array(t.detach().tolist())
+
+
+def same(a, b):
+    """Deep comparison of what libdl and torch loaded."""
+    if isinstance(a, (dict, collections.OrderedDict)):
+        assert isinstance(b, dict) and list(a.keys()) == list(b.keys())
+        for k in a:
+            same(a[k], b[k])
+    elif isinstance(a, (list, tuple)):
+        assert type(a) is type(b) and len(a) == len(b)
+        for x, y in zip(a, b):
+            same(x, y)
+    elif isinstance(a, np.ndarray):
+        assert isinstance(b, np.ndarray) and a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+    elif hasattr(a, 'shape') and hasattr(a, 'dtype'):
+        assert tuple(a.shape) == tuple(b.shape), (a.shape, b.shape)
+        assert str(a.dtype) == str(b.dtype)
+        assert tuple(a.stride()) == tuple(b.stride())
+        np.testing.assert_array_equal(np_of(a), np_of(b))
+    else:
+        assert a == b
+
+
+def torch_save_bytes(obj):
+    b = io.BytesIO()
+    torch.save(obj, b)
+    return b.getvalue()
+
+
+def dl_save_bytes(obj):
+    b = io.BytesIO()
+    Dl.save(obj, b)
+    return b.getvalue()
+
+
+def dl_load(data, **kw):
+    return Dl.load(io.BytesIO(data), **kw)
+
+
+def torch_load(data, **kw):
+    return torch.load(io.BytesIO(data), **kw)
+
+
+def tensors_of_every_dtype(rng):
+    out = {}
+    for name in DTYPES:
+        a = rng.standard_normal((3, 5)) * 10
+        if name == 'bool':
+            a = a > 0
+        elif name == 'uint8':
+            a = np.abs(a)
+        out[name] = torch.tensor(a).to(th_dtype(name))
+    return out
+
+
+def to_dl(obj):
+    """A torch object's twin in libdl (tensors copied through numpy)."""
+    if isinstance(obj, torch.Tensor):
+        if obj.dtype == torch.bfloat16:
+            return Dl.tensor(obj.float().numpy()).to(Dl.bfloat16)
+        return Dl.tensor(obj.numpy())
+    if isinstance(obj, dict):
+        return type(obj)((k, to_dl(v)) for k, v in obj.items())
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(to_dl(v) for v in obj)
+    return obj
+
+
+def nested(rng):
+    return {'epoch': 7, 'loss': 0.25, 'name': 'run', 'flags': (True, None, -3),
+            'np': rng.standard_normal((2, 3)), 'ints': np.arange(5, dtype=np.int32),
+            'tensors': tensors_of_every_dtype(rng), 'list': [1.5, [torch.zeros(2)], {3: 'x'}],
+            'scalar': torch.tensor(2.5), 'empty': torch.zeros(0, 3)}
+
+
+# ---- torch.save -> Dl.load ---------------------------------------------------
+
+def small_cnn():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Conv2d(1, 4, 3), torch.nn.ReLU(), torch.nn.Flatten(),
+                               torch.nn.Linear(4 * 6 * 6, 5))
+
+
+@pytest.mark.parametrize('where', ['path', 'bytesio'])
+def test_torch_state_dicts_load(tmp_path, where):
+    torch.manual_seed(1)
+    lstm = torch.nn.LSTM(3, 4, num_layers=2, batch_first=True)
+    obj = {'cnn': small_cnn().state_dict(), 'lstm': lstm.state_dict()}
+    if where == 'path':
+        torch.save(obj, tmp_path / 'sd.pt')
+        got = Dl.load(tmp_path / 'sd.pt')
+    else:
+        got = dl_load(torch_save_bytes(obj))
+    same(got, obj)
+    assert isinstance(got['cnn'], collections.OrderedDict)
+    assert hasattr(got['cnn'], '_metadata')
+
+
+def test_torch_state_dict_into_dl_module():
+    model = small_cnn()
+    dl_model = Dl.nn.Sequential(Dl.nn.Conv2d(1, 4, 3), Dl.nn.ReLU(), Dl.nn.Flatten(),
+                                Dl.nn.Linear(4 * 6 * 6, 5))
+    dl_model.load_state_dict(dl_load(torch_save_bytes(model.state_dict())))
+    x = np.random.default_rng(2).standard_normal((3, 1, 8, 8)).astype(np.float32)
+    np.testing.assert_allclose(np_of(dl_model(Dl.tensor(x))), model(torch.tensor(x)).detach(),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_torch_optimizer_state_load():
+    torch.manual_seed(3)
+    model = torch.nn.Linear(4, 2)
+    opt = torch.optim.Adam(model.parameters(), lr=0.01)
+    for _ in range(3):
+        opt.zero_grad()
+        model(torch.randn(5, 4)).pow(2).sum().backward()
+        opt.step()
+    sd = opt.state_dict()
+    same(dl_load(torch_save_bytes(sd)), sd)
+
+
+def test_torch_nested_load():
+    obj = nested(np.random.default_rng(4))
+    same(dl_load(torch_save_bytes(obj)), obj)
+
+
+def test_torch_views_share_after_load(tmp_path):
+    base = torch.arange(20.)
+    obj = {'a': base[2:8], 'b': base.view(4, 5).t(), 'c': base}
+    torch.save(obj, tmp_path / 'v.pt')
+    for got in (Dl.load(tmp_path / 'v.pt'), dl_load(torch_save_bytes(obj))):
+        same(got, obj)
+        got['a'][0] = -1.0
+        assert got['c'][2].item() == -1.0
+        assert got['b'][2, 0].item() == -1.0
+
+
+def test_torch_whole_module_load():
+    torch.manual_seed(5)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+    model.eval()
+    got = dl_load(torch_save_bytes(model))
+    assert type(got).__name__ == 'Sequential' and not got.training
+    assert type(got[0]).__name__ == 'Linear' and got[0].in_features == 3
+    x = np.random.default_rng(6).standard_normal((2, 3)).astype(np.float32)
+    np.testing.assert_allclose(np_of(got(Dl.tensor(x))), model(torch.tensor(x)).detach(),
+                               rtol=1e-6, atol=1e-6)
+
+
+def test_map_location_variants():
+    obj = {'w': torch.arange(6.).view(2, 3)}
+    data = torch_save_bytes(obj)
+    for loc in ('cpu', torch.device('cpu') if SELF_CHECK else Dl.device('cpu'), {'cpu': 'cpu'},
+                lambda storage, location: storage):
+        same(dl_load(data, map_location=loc), obj)
+
+
+def test_file_object_not_at_start(tmp_path):
+    obj = {'x': torch.ones(3)}
+    with open(tmp_path / 'f.pt', 'wb') as f:
+        torch.save(obj, f)
+    with open(tmp_path / 'f.pt', 'rb') as f:
+        same(Dl.load(f), obj)
+
+
+# ---- Dl.save -> torch.load ---------------------------------------------------
+
+def dl_cnn():
+    Dl.manual_seed(0)
+    return Dl.nn.Sequential(Dl.nn.Conv2d(1, 4, 3), Dl.nn.ReLU(), Dl.nn.Flatten(),
+                            Dl.nn.Linear(4 * 6 * 6, 5))
+
+
+@pytest.mark.parametrize('where', ['path', 'bytesio'])
+def test_dl_state_dicts_torch_load(tmp_path, where):
+    Dl.manual_seed(1)
+    obj = {'cnn': dl_cnn().state_dict(),
+           'lstm': Dl.nn.LSTM(3, 4, num_layers=2, batch_first=True).state_dict()}
+    if where == 'path':
+        Dl.save(obj, tmp_path / 'sd.pt')
+        got = torch.load(tmp_path / 'sd.pt')
+        got_safe = torch.load(tmp_path / 'sd.pt', weights_only=True)
+        assert zipfile.is_zipfile(tmp_path / 'sd.pt')
+    else:
+        data = dl_save_bytes(obj)
+        got = torch_load(data)
+        got_safe = torch_load(data, weights_only=True)
+    same(obj, got)
+    same(obj, got_safe)
+
+
+def test_dl_state_dict_into_torch_module():
+    model = dl_cnn()
+    t_model = small_cnn()
+    t_model.load_state_dict(torch_load(dl_save_bytes(model.state_dict())))
+    x = np.random.default_rng(2).standard_normal((3, 1, 8, 8)).astype(np.float32)
+    np.testing.assert_allclose(t_model(torch.tensor(x)).detach(), np_of(model(Dl.tensor(x))),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_dl_optimizer_state_torch_load():
+    Dl.manual_seed(3)
+    model = Dl.nn.Linear(4, 2)
+    opt = Dl.optim.Adam(model.parameters(), lr=0.01)
+    for _ in range(3):
+        opt.zero_grad()
+        model(Dl.randn(5, 4)).pow(2).sum().backward()
+        opt.step()
+    sd = opt.state_dict()
+    got = torch_load(dl_save_bytes(sd))
+    same(sd, got)
+    t_model = torch.nn.Linear(4, 2)
+    t_opt = torch.optim.Adam(t_model.parameters(), lr=0.01)
+    t_opt.load_state_dict(got)
+
+
+def test_dl_nested_torch_load():
+    obj = to_dl(nested(np.random.default_rng(4)))
+    same(obj, torch_load(dl_save_bytes(obj)))
+    same(obj, dl_load(dl_save_bytes(obj)))
+
+
+def test_dl_views_share_after_torch_load(tmp_path):
+    base = Dl.arange(20.)
+    obj = {'a': base[2:8], 'b': base.view(4, 5).t(), 'c': base}
+    Dl.save(obj, tmp_path / 'v.pt')
+    with zipfile.ZipFile(tmp_path / 'v.pt') as z:
+        assert len([n for n in z.namelist() if '/data/' in n]) == 1
+    got = torch.load(tmp_path / 'v.pt')
+    same(obj, got)
+    got['a'][0] = -1.0
+    assert got['c'][2].item() == -1.0 and got['b'][2, 0].item() == -1.0
+    # loaded by libdl and saved again, the views still share one storage
+    again = Dl.load(tmp_path / 'v.pt')
+    got = torch_load(dl_save_bytes(again))
+    got['a'][1] = -2.0
+    assert got['c'][3].item() == -2.0
+
+
+def test_dl_storage_alignment(tmp_path):
+    Dl.save({'x': Dl.ones(3), 'y': Dl.zeros(5, dtype=Dl.float64)}, tmp_path / 'a.pt')
+    with open(tmp_path / 'a.pt', 'rb') as f:
+        raw = f.read()
+    with zipfile.ZipFile(tmp_path / 'a.pt') as z:
+        for info in z.infolist():
+            assert info.compress_type == zipfile.ZIP_STORED
+            if '/data/' in info.filename:
+                n, e = struct.unpack('<HH', raw[info.header_offset + 26:info.header_offset + 30])
+                assert (info.header_offset + 30 + n + e) % 64 == 0
+        assert z.read('a/version') == b'3\n'
+
+
+def test_dl_whole_module_torch_load():
+    Dl.manual_seed(5)
+    model = Dl.nn.Sequential(Dl.nn.Linear(3, 4), Dl.nn.ReLU(), Dl.nn.Linear(4, 2))
+    got = torch_load(dl_save_bytes(model))
+    assert type(got) is torch.nn.Sequential
+    assert type(got[0]) is torch.nn.Linear and got[0].out_features == 4
+    assert type(got[1]) is torch.nn.ReLU
+    x = np.random.default_rng(6).standard_normal((2, 3)).astype(np.float32)
+    np.testing.assert_allclose(got(torch.tensor(x)).detach(), np_of(model(Dl.tensor(x))),
+                               rtol=1e-6, atol=1e-6)
+    back = dl_load(dl_save_bytes(model))
+    np.testing.assert_allclose(np_of(back(Dl.tensor(x))), np_of(model(Dl.tensor(x))))
+
+
+def test_dl_conv_module_torch_load():
+    model = dl_cnn()
+    got = torch_load(dl_save_bytes(model))
+    assert type(got[0]) is torch.nn.Conv2d and got[0].kernel_size == (3, 3)
+    x = np.random.default_rng(7).standard_normal((2, 1, 8, 8)).astype(np.float32)
+    np.testing.assert_allclose(got(torch.tensor(x)).detach(), np_of(model(Dl.tensor(x))),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_parameter_round_trip():
+    p = Dl.nn.Parameter(Dl.ones(2, 2))
+    got = torch_load(dl_save_bytes({'p': p}))['p']
+    assert isinstance(got, torch.nn.Parameter) and got.requires_grad
+    back = dl_load(torch_save_bytes({'p': torch.nn.Parameter(torch.ones(2))}))['p']
+    assert isinstance(back, Dl.nn.Parameter) and back.requires_grad
+
+
+# ---- weights_only ------------------------------------------------------------
+
+class Evil:
+    def __reduce__(self):
+        return (os.system, ('echo pwned > /dev/null',))
+
+
+def evil_archive(obj):
+    """A torch checkpoint whose pickle asks for @obj's globals."""
+    b = io.BytesIO()
+    with zipfile.ZipFile(b, 'w') as z:
+        z.writestr('archive/data.pkl', pickle.dumps(obj, protocol=2))
+        z.writestr('archive/version', '3\n')
+    return b.getvalue()
+
+
+@pytest.mark.parametrize('obj,name', [(Evil(), 'system'), ([os.getcwd], 'getcwd'),
+                                      ({'x': eval}, 'eval'),
+                                      (collections.Counter('ab'), 'Counter')])
+def test_weights_only_refuses(obj, name):
+    data = evil_archive(obj)
+    with pytest.raises(pickle.UnpicklingError, match='Weights only load failed') as e:
+        dl_load(data, weights_only=True)
+    assert 'Unsupported' in str(e.value) and name in str(e.value)
+
+
+def test_weights_only_names_global():
+    with pytest.raises(pickle.UnpicklingError) as e:
+        dl_load(evil_archive(Evil()), weights_only=True)
+    assert 'system' in str(e.value)
+
+
+def test_weights_only_accepts_state_dicts():
+    obj = {'sd': small_cnn().state_dict(), 'step': 3, 'ids': [1, 2], 'name': 'x',
+           'dt': torch.float16, 'size': torch.Size([2, 3])}
+    got = dl_load(torch_save_bytes(obj), weights_only=True)
+    same(got['sd'], obj['sd'])
+    assert got['step'] == 3 and got['ids'] == [1, 2] and got['name'] == 'x'
+    assert str(got['dt']) == 'torch.float16' and tuple(got['size']) == (2, 3)
+
+
+@libdl_only
+def test_weights_only_builtins():
+    # torch 2.x's allow-list (1.13's refuses these, and floats)
+    obj = {'lr': 0.5, 's': {1, 2}, 'f': frozenset([3]), 'c': complex(1, 2), 'sl': slice(1, 2)}
+    assert dl_load(torch_save_bytes(obj), weights_only=True) == obj
+
+
+def test_weights_only_refuses_whole_module():
+    data = torch_save_bytes(torch.nn.Linear(2, 2))
+    with pytest.raises(pickle.UnpicklingError):
+        dl_load(data, weights_only=True)
+
+
+Point = collections.namedtuple('Point', 'x y')
+
+
+@pytest.mark.skipif(not hasattr(torch.serialization, 'add_safe_globals') and SELF_CHECK,
+                    reason='torch 1.13 has no add_safe_globals')
+def test_safe_globals_extend():
+    data = evil_archive({'p': Point(1, 2)})
+    with pytest.raises(pickle.UnpicklingError, match='Point'):
+        dl_load(data, weights_only=True)
+    with Dl.serialization.safe_globals([Point]):
+        assert dl_load(data, weights_only=True)['p'] == Point(1, 2)
+    with pytest.raises(pickle.UnpicklingError):
+        dl_load(data, weights_only=True)
+    Dl.serialization.add_safe_globals([Point])
+    try:
+        assert Point in Dl.serialization.get_safe_globals()
+        assert dl_load(data, weights_only=True)['p'] == Point(1, 2)
+    finally:
+        Dl.serialization.clear_safe_globals()
+    assert Dl.serialization.get_safe_globals() == []
+
+
+# ---- hostile archives --------------------------------------------------------
+
+def rewrite(data, name, content):
+    """The archive @data with record @name's content replaced."""
+    src = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, 'w') as z:
+        for info in src.infolist():
+            body = src.read(info.filename)
+            if info.filename.endswith(name):
+                if content is None:
+                    continue
+                body = content
+            z.writestr(info.filename, body)
+    return out.getvalue()
+
+
+class StorageRef:
+    def __init__(self, storage_type, numel):
+        self.storage_type, self.numel = storage_type, numel
+
+
+class TensorRef:
+    """Pickles as torch pickles a tensor, with any size, stride and offset."""
+
+    def __init__(self, storage, offset, size, stride):
+        self.args = (storage, offset, tuple(size), tuple(stride), False,
+                     collections.OrderedDict())
+
+    def __reduce__(self):
+        return (torch._utils._rebuild_tensor_v2, self.args)
+
+
+class TorchLikePickler(pickle.Pickler):
+    def persistent_id(self, obj):
+        if isinstance(obj, StorageRef):
+            return ('storage', obj.storage_type, '0', 'cpu', obj.numel)
+        return None
+
+
+def bad_tensor_pickle(storage_numel, offset, size, stride, storage_type=None):
+    """A data.pkl naming one tensor as torch does."""
+    out = io.BytesIO()
+    storage = StorageRef(storage_type or torch.FloatStorage, storage_numel)
+    TorchLikePickler(out, protocol=2).dump(TensorRef(storage, offset, size, stride))
+    return out.getvalue()
+
+
+class NopeStorage:
+    pass
+
+
+def archive_with(pkl, storage_bytes):
+    b = io.BytesIO()
+    with zipfile.ZipFile(b, 'w') as z:
+        z.writestr('archive/data.pkl', pkl)
+        z.writestr('archive/data/0', storage_bytes)
+        z.writestr('archive/version', '3\n')
+    return b.getvalue()
+
+
+def test_hand_made_tensor_pickle_is_valid():
+    data = archive_with(bad_tensor_pickle(4, 1, (3,), (1,)), np.arange(4, dtype=np.float32)
+                        .tobytes())
+    np.testing.assert_array_equal(np_of(dl_load(data, weights_only=True)), [1, 2, 3])
+
+
+@pytest.mark.parametrize('numel,offset,size,stride,nbytes', [
+    (4, 0, (5,), (1,), 16),        # view past the storage
+    (4, 3, (2,), (1,), 16),        # offset + size past the storage
+    (4, 0, (2, 2), (1, 3), 16),    # strides reaching past
+    # entry shorter than numel * itemsize (torch 1.13 does not check it)
+    pytest.param(4, 0, (4,), (1,), 8, marks=libdl_only),
+    (4, 0, (-1,), (1,), 16),       # negative size
+])
+def test_hostile_tensor_views(numel, offset, size, stride, nbytes):
+    data = archive_with(bad_tensor_pickle(numel, offset, size, stride), b'\0' * nbytes)
+    with pytest.raises(pickle.UnpicklingError, match='Weights only load failed'):
+        dl_load(data, weights_only=True)
+    with pytest.raises(RuntimeError):
+        dl_load(data)
+        dl_load(data, weights_only=True)
+
+
+def test_hostile_unknown_storage_type():
+    data = archive_with(bad_tensor_pickle(4, 0, (4,), (1,), NopeStorage), b'\0' * 16)
+    with pytest.raises(pickle.UnpicklingError):
+        dl_load(data, weights_only=True)
+
+
+def test_hostile_truncated_and_missing():
+    good = torch_save_bytes({'w': torch.ones(100)})
+    for cut in (10, len(good) // 2, len(good) - 10):
+        with pytest.raises((RuntimeError, zipfile.BadZipFile, EOFError, OSError,
+                            pickle.UnpicklingError)):
+            dl_load(good[:cut])
+    with pytest.raises(RuntimeError):
+        dl_load(rewrite(good, 'data.pkl', None))
+    with pytest.raises(RuntimeError):
+        dl_load(rewrite(good, 'data/0', None))
+    with pytest.raises((RuntimeError, pickle.UnpicklingError, EOFError)):
+        dl_load(rewrite(good, 'data.pkl', b'\x80\x02}q\x00(X'))
+
+
+def test_hostile_recursion_bombs():
+    deep = b'\x80\x02' + b'(' * 100000 + b'l' * 100000 + b'.'
+    try:
+        dl_load(archive_with(deep, b''), weights_only=True)
+    except (RecursionError, pickle.UnpicklingError, RuntimeError, MemoryError):
+        pass
+    # a memo bomb: each list names the previous one twice (2^40 leaves, 40 lists)
+    bomb = b'\x80\x02]q\x00'
+    for i in range(1, 41):
+        bomb += b'h' + bytes([i - 1]) + b'h' + bytes([i - 1]) + b'\x86q' + bytes([i])
+    bomb += b'.'
+    got = dl_load(archive_with(bomb, b''), weights_only=True)
+    assert isinstance(got, tuple) and len(got) == 2
+
+
+# ---- libdl's choices ---------------------------------------------------------
+
+@libdl_only
+def test_safetensors_by_name_and_argument(tmp_path):
+    obj = {'w': Dl.ones(2, 3)}
+    Dl.save(obj, tmp_path / 'm.safetensors')
+    with open(tmp_path / 'm.safetensors', 'rb') as f:
+        assert f.read(4) != b'PK\x03\x04'
+    same(Dl.load(tmp_path / 'm.safetensors'), obj)
+    Dl.save(obj, tmp_path / 'm.pt', format='safetensors')
+    assert not zipfile.is_zipfile(tmp_path / 'm.pt')
+    same(Dl.load(tmp_path / 'm.pt'), obj)
+    Dl.save(obj, tmp_path / 'z.pt')
+    assert zipfile.is_zipfile(tmp_path / 'z.pt')
+    with pytest.raises(ValueError):
+        Dl.save(obj, tmp_path / 'x.pt', format='hdf5')
+
+
+@libdl_only
+def test_legacy_format_is_named(tmp_path):
+    torch.save({'w': torch.ones(2)}, tmp_path / 'old.pt', _use_new_zipfile_serialization=False)
+    with pytest.raises(RuntimeError, match='legacy'):
+        Dl.load(tmp_path / 'old.pt')
+
+
+@libdl_only
+def test_loaded_tensor_does_not_change_file(tmp_path):
+    torch.save({'w': torch.zeros(4)}, tmp_path / 'w.pt')
+    got = Dl.load(tmp_path / 'w.pt')
+    got['w'].add_(1.0)
+    np.testing.assert_array_equal(torch.load(tmp_path / 'w.pt')['w'].numpy(), np.zeros(4))
