@@ -430,6 +430,10 @@ class _TorchPickler(pickle._Pickler):
             return (_Global('torch', 'device'), (str(obj),))
         if isinstance(obj, Dl.Module):
             return self._reduce_module(obj)
+        method = _scheduler_method(obj)
+        if method is not None:
+            # a scheduler's method (OneCycleLR's anneal_func) by its class and name
+            return (getattr, (_Global('torch.optim.lr_scheduler', method[0]), method[1]))
         return NotImplemented
 
     def _reduce_tensor(self, t, requires_grad):
