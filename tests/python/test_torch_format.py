@@ -534,3 +534,34 @@ def test_loaded_tensor_does_not_change_file(tmp_path):
     got = Dl.load(tmp_path / 'w.pt')
     got['w'].add_(1.0)
     np.testing.assert_array_equal(torch.load(tmp_path / 'w.pt')['w'].numpy(), np.zeros(4))
+
+
+@libdl_only
+def test_zip64_records(tmp_path, monkeypatch):
+    # what a checkpoint over 4 GiB gets, forced on a small one
+    from dl import serialization
+    monkeypatch.setattr(serialization, '_force_zip64', True)
+    obj = {'w': Dl.arange(10.), 'n': 3}
+    Dl.save(obj, tmp_path / 'z64.pt')
+    with zipfile.ZipFile(tmp_path / 'z64.pt') as z:
+        assert z.testzip() is None
+    same(obj, torch.load(tmp_path / 'z64.pt'))
+    same(obj, Dl.load(tmp_path / 'z64.pt'))
+
+
+def test_save_to_unseekable_stream():
+    class Stream(io.RawIOBase):
+        def __init__(self):
+            self.chunks = []
+
+        def writable(self):
+            return True
+
+        def write(self, b):
+            self.chunks.append(bytes(b))
+            return len(b)
+
+    s = Stream()
+    obj = {'w': Dl.arange(5.) if not SELF_CHECK else torch.arange(5.)}
+    Dl.save(obj, s)
+    same(obj, torch_load(b''.join(s.chunks)))

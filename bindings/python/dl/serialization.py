@@ -522,20 +522,73 @@ def _pickle(obj, pickle_protocol):
 _ALIGN = 64
 
 
-def _write_entry(zf, name, data, nbytes):
-    """A stored entry whose data starts at a multiple of 64 bytes in the
-    file, padded by an extra field as PyTorch's writer pads it."""
-    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
-    info.compress_type = zipfile.ZIP_STORED
-    info.file_size = nbytes
-    zip64 = nbytes * 1.05 > zipfile.ZIP64_LIMIT
-    offset = zf.fp.tell()
-    header = 30 + len(name.encode('utf-8')) + (20 if zip64 else 0)
-    pad = (-(offset + header + 4)) % _ALIGN
-    info.extra = b'FB' + struct.pack('<H', pad) + b'Z' * pad
-    with zf.open(info, 'w', force_zip64=zip64) as w:
+_ZIP32 = 0xFFFFFFFF
+_force_zip64 = False  # tests write zip64 records without writing 4 GiB
+
+
+class _ZipWriter:
+    """Writes a zip of stored entries to @f, each entry's data at a multiple
+    of 64 bytes from the start (an extra field of padding, as PyTorch's
+    writer pads), with zip64 records where sizes or offsets need them. It
+    never seeks (any writable stream does). The CRC-32 of the next entries
+    is computed on a thread while this one is written."""
+
+    def __init__(self, f):
+        self.f = f
+        self.pos = 0
+        self.central = []
+
+    def _write(self, b):
+        self.f.write(b)
+        self.pos += len(b)
+
+    def add(self, name, data, nbytes, crc):
+        name_b = name.encode('utf-8')
+        offset = self.pos
+        zip64 = _force_zip64 or nbytes >= _ZIP32 or offset >= _ZIP32
+        extra = struct.pack('<HHQQ', 1, 16, nbytes, nbytes) if zip64 else b''
+        pad = (-(offset + 30 + len(name_b) + len(extra) + 4)) % _ALIGN
+        extra += b'FB' + struct.pack('<H', pad) + b'Z' * pad
+        size32 = _ZIP32 if zip64 else nbytes
+        self._write(struct.pack('<IHHHHHIIIHH', 0x04034b50, 45 if zip64 else 20, 0, 0, 0, 0x21,
+                                crc, size32, size32, len(name_b), len(extra)) + name_b + extra)
         if nbytes:
-            w.write(data)
+            self._write(data)
+        self.central.append((name_b, crc, nbytes, offset))
+
+    def close(self):
+        start = self.pos
+        for name_b, crc, nbytes, offset in self.central:
+            fields = []
+            if _force_zip64 or nbytes >= _ZIP32:
+                fields += [nbytes, nbytes]
+            if _force_zip64 or offset >= _ZIP32:
+                fields.append(offset)
+            extra = struct.pack('<HH', 1, 8 * len(fields)) + struct.pack(
+                '<%dQ' % len(fields), *fields) if fields else b''
+            size32 = _ZIP32 if (_force_zip64 or nbytes >= _ZIP32) else nbytes
+            off32 = _ZIP32 if (_force_zip64 or offset >= _ZIP32) else offset
+            version = 45 if fields else 20
+            self._write(struct.pack('<IHHHHHHIIIHHHHHII', 0x02014b50, version, version, 0, 0, 0,
+                                    0x21, crc, size32, size32, len(name_b), len(extra), 0, 0, 0,
+                                    0, off32) + name_b + extra)
+        size = self.pos - start
+        n = len(self.central)
+        if _force_zip64 or n >= 0xFFFF or start >= _ZIP32 or size >= _ZIP32:
+            end64 = self.pos
+            self._write(struct.pack('<IQHHIIQQQQ', 0x06064b50, 44, 45, 45, 0, 0, n, n, size,
+                                    start))
+            self._write(struct.pack('<IIQI', 0x07064b50, 0, end64, 1))
+            self._write(struct.pack('<IHHHHIIH', 0x06054b50, 0, 0, 0xFFFF, 0xFFFF, _ZIP32,
+                                    _ZIP32, 0))
+        else:
+            self._write(struct.pack('<IHHHHIIH', 0x06054b50, 0, 0, n, n, size, start, 0))
+
+
+def _storage_bytes(st):
+    if not st.nbytes:
+        return b''
+    return memoryview((ctypes.c_char * st.nbytes).from_address(st.address)).cast('B')
 
 
 def _archive_name(f):
@@ -548,16 +601,19 @@ def _archive_name(f):
 
 
 def _save_zip(obj, f, name, pickle_protocol):
+    import concurrent.futures
+    import zlib
     data, storages = _pickle(obj, pickle_protocol)
-    with zipfile.ZipFile(f, 'w', zipfile.ZIP_STORED) as zf:
-        _write_entry(zf, name + '/data.pkl', data, len(data))
-        _write_entry(zf, name + '/byteorder', b'little', 6)
-        for st in storages:
-            view = b''
-            if st.nbytes:
-                view = memoryview((ctypes.c_char * st.nbytes).from_address(st.address)).cast('B')
-            _write_entry(zf, '%s/data/%s' % (name, st.key), view, st.nbytes)
-        _write_entry(zf, name + '/version', b'3\n', 2)
+    entries = [(name + '/data.pkl', data), (name + '/byteorder', b'little')]
+    entries += [('%s/data/%s' % (name, st.key), _storage_bytes(st)) for st in storages]
+    entries.append((name + '/version', b'3\n'))
+    writer = _ZipWriter(f)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        # zlib.crc32 lets go of the GIL: the CRCs run ahead of the writes
+        crcs = [pool.submit(zlib.crc32, d) for _, d in entries]
+        for (entry, d), crc in zip(entries, crcs):
+            writer.add(entry, d, len(d), crc.result())
+    writer.close()
 
 
 def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
