@@ -55,6 +55,7 @@ def main():
               for i in range(args.tensors)}
     pick = 'layers.%03d.weight' % (args.tensors // 2)
     expected = float(arrays[pick].astype(np.float64).sum())
+    expected_all = sum(float(a.astype(np.float64).sum()) for a in arrays.values())
     t_sd = {k: torch.from_numpy(a) for k, a in arrays.items()}
     d_sd = {k: Dl.from_numpy(a) for k, a in arrays.items()}
 
@@ -72,6 +73,14 @@ def main():
         def load_path(lib):
             return lambda: check(float(lib.load(pt)[pick].sum()))
 
+        def load_all(lib):
+            # every tensor summed (all its pages read): a checkpoint put to use
+            def run():
+                sd = lib.load(pt)
+                total = sum(float(t.sum()) for t in sd.values())
+                assert abs(total - expected_all) < 1e-3 * (1 + abs(expected_all))
+            return run
+
         def load_bytes(lib):
             return lambda: check(float(lib.load(io.BytesIO(data))[pick].sum()))
 
@@ -83,6 +92,7 @@ def main():
             return lambda: lib.save(sd, io.BytesIO())
 
         rows = [('load path', load_path(torch), load_path(Dl)),
+                ('load+touch', load_all(torch), load_all(Dl)),
                 ('load bytes', load_bytes(torch), load_bytes(Dl)),
                 ('save path', save_path(torch, t_sd), save_path(Dl, d_sd)),
                 ('save bytes', save_bytes(torch, t_sd), save_bytes(Dl, d_sd))]
