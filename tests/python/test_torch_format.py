@@ -562,6 +562,46 @@ def test_save_to_unseekable_stream():
             return len(b)
 
     s = Stream()
-    obj = {'w': Dl.arange(5.) if not SELF_CHECK else torch.arange(5.)}
+    obj = {'w': Dl.arange(5.)}
     Dl.save(obj, s)
     same(obj, torch_load(b''.join(s.chunks)))
+
+
+def torch_layers():
+    torch.manual_seed(8)
+    bn = torch.nn.BatchNorm2d(3)
+    bn.train()
+    bn(torch.randn(4, 3, 5, 5))  # running statistics that are not the initial ones
+    bn.eval()
+    return {
+        'lstm': (torch.nn.LSTM(3, 4, num_layers=2, batch_first=True),
+                 lambda r: r.standard_normal((2, 5, 3))),
+        'conv': (torch.nn.Conv2d(2, 3, (3, 2), stride=2, padding=1, bias=False),
+                 lambda r: r.standard_normal((2, 2, 7, 6))),
+        'bn': (bn, lambda r: r.standard_normal((2, 3, 4, 4))),
+        'embed': (torch.nn.Sequential(torch.nn.Embedding(10, 4), torch.nn.LayerNorm(4),
+                                      torch.nn.GELU()), lambda r: r.integers(0, 10, (2, 5))),
+    }
+
+
+def first(out):
+    return out[0] if isinstance(out, tuple) else out
+
+
+@pytest.mark.parametrize('name', ['lstm', 'conv', 'bn', 'embed'])
+def test_whole_layers_both_ways(name):
+    model, make = torch_layers()[name]
+    x = make(np.random.default_rng(9))
+    if x.dtype == np.float64:
+        x = x.astype(np.float32)
+    expected = first(model(torch.tensor(x))).detach()
+    dl_model = dl_load(torch_save_bytes(model))
+    assert type(dl_model).__name__ == type(model).__name__
+    assert dl_model.training == model.training
+    got = first(dl_model(Dl.tensor(x)))
+    np.testing.assert_allclose(np_of(got), expected, rtol=1e-5, atol=1e-5)
+    back = torch_load(dl_save_bytes(dl_model))
+    assert type(back) is type(model)
+    np.testing.assert_allclose(first(back(torch.tensor(x))).detach(), expected, rtol=1e-5,
+                               atol=1e-5)
+    same(back.state_dict(), model.state_dict())

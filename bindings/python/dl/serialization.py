@@ -256,6 +256,15 @@ _MODULE_ATTRIBUTES = {
     'Conv2d': ('in_channels', 'out_channels', 'kernel_size', 'stride', 'padding', 'dilation',
                'transposed', 'output_padding', 'groups', 'padding_mode',
                '_reversed_padding_repeated_twice'),
+    'Embedding': ('num_embeddings', 'embedding_dim', 'padding_idx', 'max_norm', 'norm_type',
+                  'scale_grad_by_freq', 'sparse'),
+    'LayerNorm': ('normalized_shape', 'eps', 'elementwise_affine'),
+    'GroupNorm': ('num_groups', 'num_channels', 'eps', 'affine'),
+    'BatchNorm1d': ('num_features', 'eps', 'momentum', 'affine', 'track_running_stats'),
+    'BatchNorm2d': ('num_features', 'eps', 'momentum', 'affine', 'track_running_stats'),
+    'LSTM': ('mode', 'input_size', 'hidden_size', 'num_layers', 'bias', 'batch_first',
+             'dropout', 'bidirectional', 'proj_size', '_flat_weights_names', '_all_weights',
+             '_flat_weights'),
 }
 
 # The hook dicts torch 1.13's Module.__init__ makes (2.x adds its own when
@@ -504,6 +513,10 @@ def _torch_attribute(m, name):
         return False
     if name == 'output_padding':
         return (0, 0)
+    if name == '_flat_weights':  # the parameters themselves, as torch's RNNs keep them
+        return [Dl.Module.get_parameter(m, n) for n in m._flat_weights_names]
+    if name in ('scale_grad_by_freq', 'sparse'):
+        return bool(getattr(m, name, False))
     if name == '_reversed_padding_repeated_twice':
         p = m.padding
         return [p[1], p[1], p[0], p[0]] if isinstance(p, tuple) else [0, 0, 0, 0]
