@@ -1,0 +1,31 @@
+# dl.cuda (torch.cuda): what PyTorch scripts ask before choosing a device.
+# libdl has no CUDA backend: no device is available, and the seeding
+# functions do what PyTorch's do without a GPU (nothing; the CPU generator
+# is seeded by dl.manual_seed).
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+__all__ = ['is_available', 'device_count', 'manual_seed', 'manual_seed_all']
+
+
+def is_available():
+    """torch.cuda.is_available(): False, libdl has no CUDA backend."""
+    return False
+
+
+def device_count():
+    """torch.cuda.device_count(): 0."""
+    return 0
+
+
+def manual_seed(seed):
+    """torch.cuda.manual_seed(seed): seeds the current GPU's generator; with
+    no GPU, as in PyTorch without one, there is none and nothing happens."""
+    int(seed)
+
+
+def manual_seed_all(seed):
+    """torch.cuda.manual_seed_all(seed): seeds every GPU's generator; with
+    no GPU, as in PyTorch without one, nothing happens."""
+    int(seed)
