@@ -61,7 +61,9 @@ NAMES = ['nn.DataParallel', 'nn.parallel.DataParallel', 'nn.parallel.Distributed
          'backends.cuda.matmul.allow_tf32', 'backends.cuda.is_built', 'backends.mps.is_available',
          'backends.mps.is_built', 'backends.openmp.is_available', 'backends.mkldnn.is_available',
          'backends.mkldnn.enabled', 'backends.mkl.is_available', 'cuda.is_available',
-         'cuda.device_count', 'cuda.manual_seed', 'cuda.manual_seed_all', 'onnx.export',
+         'cuda.device_count', 'cuda.manual_seed', 'cuda.manual_seed_all', 'cuda.is_initialized',
+         'cuda.empty_cache', 'cuda.synchronize', 'cuda.current_device', 'cuda.get_device_name',
+         'onnx.export',
          'onnx.is_in_onnx_export']
 
 
@@ -255,7 +257,7 @@ def test_availability_as_torch_on_a_cpu_machine():
     for path in ('backends.cudnn.is_available', 'backends.mps.is_available',
                  'backends.mps.is_built', 'backends.cuda.is_built', 'backends.openmp.is_available',
                  'cuda.is_available', 'cuda.device_count', 'backends.cudnn.version',
-                 'onnx.is_in_onnx_export'):
+                 'onnx.is_in_onnx_export', 'cuda.is_initialized', 'cuda.empty_cache'):
         assert resolve(Dl, path)() == resolve(torch, path)(), path
     assert Dl.cuda.is_available() is False and Dl.cuda.device_count() == 0
     assert Dl.backends.cudnn.version() is None
@@ -267,6 +269,12 @@ def test_availability_as_torch_on_a_cpu_machine():
     Dl.cuda.manual_seed(7)
     Dl.cuda.manual_seed_all(8)
     assert Dl.rand(3).tolist() == a.tolist()
+
+
+@pytest.mark.parametrize('name', ['synchronize', 'current_device', 'get_device_name'])
+def test_cuda_calls_that_need_a_gpu_fail(name):
+    with pytest.raises(AssertionError, match='CUDA'):
+        getattr(Dl.cuda, name)()
 
 
 @libdl_only
