@@ -9,6 +9,7 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+import copy
 import importlib
 import os
 import pickle
@@ -378,6 +379,19 @@ def test_data_parallel_state_dict_loads_both_ways():
     # the inner module's dict without the prefix is not the wrapper's
     with pytest.raises(RuntimeError, match='Missing key'):
         ours.load_state_dict({k[len('module.'):]: Dl.tensor(v) for k, v in state.items()})
+
+
+def test_data_parallel_pickles_and_copies():
+    Dl.manual_seed(6)
+    dp = Dl.nn.DataParallel(Dl.nn.Sequential(Dl.nn.Linear(3, 4), Dl.nn.GELU()))
+    data = pickle.dumps(dp)
+    assert package_name(Dl).encode() + b'.nn.parallel.data_parallel' in data
+    x = Dl.ones(2, 3)
+    for other in (pickle.loads(data), copy.deepcopy(dp)):
+        assert type(other) is Dl.nn.DataParallel and other.device_ids == []
+        assert list(other.state_dict()) == list(dp.state_dict())
+        assert other.module[0].weight is not dp.module[0].weight
+        assert other(x).tolist() == dp(x).tolist()
 
 
 # ---- what libdl does not implement ---------------------------------------------
