@@ -192,6 +192,22 @@ def test_lstm_pickle_round_trips(dtype):
     assert_same(c, torch.tensor(np.asarray(rc.detach().numpy())))
 
 
+@libdl_only
+def test_pickles_of_the_old_paths_still_load():
+    # before dl.nn.modules was a package, its classes were its attributes:
+    # they still are, so those pickles load
+    seq = Dl.nn.Sequential(Dl.nn.Linear(2, 3), Dl.nn.ReLU())
+    data = pickle.dumps(seq, protocol=0)
+    for name in (b'container\nSequential', b'linear\nLinear', b'activation\nReLU'):
+        assert b'dl.nn.modules.' + name in data
+        data = data.replace(b'dl.nn.modules.' + name, b'dl.nn.modules\n' + name.split(b'\n')[1])
+    assert b'dl.nn.modules.' not in data
+    back = pickle.loads(data)
+    assert [type(m) for m in back.children()] == [Dl.nn.Linear, Dl.nn.ReLU]
+    x = Dl.ones(1, 2)
+    assert back(x).tolist() == seq(x).tolist()
+
+
 def test_pickle_loads_in_a_fresh_interpreter():
     # the unpickler imports dl.nn.modules.linear (torch.nn.modules.linear) by itself
     seq = Dl.nn.Sequential(Dl.nn.Linear(2, 3), Dl.nn.Tanh())
