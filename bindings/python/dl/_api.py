@@ -142,3 +142,8 @@ def __getattr__(name):
     if make is None:
         raise AttributeError("module 'dl' has no attribute %r" % name)
     return make()
+
+# torch.backends, torch.cuda and torch.onnx: the module paths that PyTorch
+# scripts import (see each module)
+from . import backends, cuda, onnx  # noqa: E402
+__all__ += ['backends', 'cuda', 'onnx']

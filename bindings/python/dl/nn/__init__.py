@@ -34,3 +34,12 @@ from .transformer import (MultiheadAttention, Transformer, TransformerDecoder,  
                           TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)
 __all__ += ['MultiheadAttention', 'Transformer', 'TransformerEncoder', 'TransformerDecoder',
             'TransformerEncoderLayer', 'TransformerDecoderLayer']
+# torch.nn.modules' submodules (each sets the __module__ of its classes, so
+# it comes after every layer's definition) and torch.nn.parallel
+from . import modules  # noqa: E402
+import importlib  # noqa: E402
+for _name in modules._SUBMODULES:
+    importlib.import_module('.' + _name, modules.__name__)
+from . import parallel  # noqa: E402
+from .parallel import DataParallel  # noqa: E402
+__all__ += ['modules', 'parallel', 'DataParallel']

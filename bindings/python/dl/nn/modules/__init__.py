@@ -1,11 +1,19 @@
-# modules.py: Module, Linear, and the layers, activations, containers and
-# losses written in Python.
+# dl.nn.modules (torch.nn.modules): Module, Linear, and the layers,
+# activations, containers and losses written in Python; the rest of the
+# layers are defined in dl/nn/conv.py, normalization.py, resample.py, rnn.py
+# and transformer.py. The package's submodules have the names of
+# torch.nn.modules' (linear, activation, container, conv, loss, ...) and hold
+# the classes torch keeps there, whose __module__ they set to their own name
+# (_home below), so that a class's path is torch's with dl for torch and
+# pickle finds it there. dl/nn/__init__.py imports them once every layer is
+# defined.
 #
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
 import copy
 import operator
+import sys
 import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Iterable, Mapping
@@ -13,12 +21,12 @@ from itertools import chain, islice
 
 from gi.repository import GLib
 
-from .._dtype import _dl_device, device
-from .. import _callbacks
-from ..autograd.function import Function
-from ..autograd.grad_mode import is_grad_enabled as _grad_enabled
-from .._lib import OVERRIDE_MODULE, Dl, _is_tensor, _translate, typelib_override
-from . import functional as F
+from ..._dtype import _dl_device, device
+from ... import _callbacks
+from ...autograd.function import Function
+from ...autograd.grad_mode import is_grad_enabled as _grad_enabled
+from ..._lib import OVERRIDE_MODULE, Dl, _is_tensor, _translate, typelib_override
+from .. import functional as F
 
 __all__ = ['Module', 'Linear', 'ReLU', 'LeakyReLU', 'Sigmoid', 'Tanh', 'GELU', 'SiLU', 'Identity',
            'Flatten', 'Unflatten', 'LogSoftmax', 'Softmax', 'Sequential', 'ModuleList',
@@ -669,7 +677,7 @@ class Module(Dl.Module):
                        'cuda:%d' % device if isinstance(device, int) else device)
 
     def type(self, dst_type):
-        from .._dtype import _dt
+        from ..._dtype import _dt
         _check(Dl.Module.cast, self, _dt(dst_type))
         return self
 
@@ -700,7 +708,7 @@ class Module(Dl.Module):
         """Copies @state_dict's tensors into the parameters and buffers
         (in place: they stay Parameters); with @strict the names must match.
         Returns (missing_keys, unexpected_keys)."""
-        from ..serialization import _tensor_dict
+        from ...serialization import _tensor_dict
         if not isinstance(state_dict, Mapping):
             raise TypeError('Expected state_dict to be dict-like, got %s.' % type(state_dict))
         try:
@@ -805,7 +813,7 @@ def _check(fn, *args):
 
 
 def _parse_to(args, kwargs):
-    from .._dtype import dtype as _dtype_cls
+    from ..._dtype import dtype as _dtype_cls
     dev = kwargs.pop('device', None)
     dt = kwargs.pop('dtype', None)
     kwargs.pop('non_blocking', None)
@@ -854,7 +862,7 @@ class _BackwardHookFunction(Function):
 
 
 def _zeros_like(t):
-    from .._creation import zeros_like
+    from ..._creation import zeros_like
     return zeros_like(t)
 
 
@@ -1692,3 +1700,23 @@ class KLDivLoss(_Loss, Dl.KlDivLoss, Module):
         if self.reduction == 'mean':
             F._kl_div_mean_warning()
         return Module.forward(self, input, target)
+
+
+# the submodules, which dl/nn/__init__.py imports
+_SUBMODULES = ['activation', 'batchnorm', 'container', 'conv', 'dropout', 'flatten', 'fold',
+               'linear', 'loss', 'module', 'normalization', 'pooling', 'rnn', 'sparse',
+               'transformer', 'upsampling']
+
+
+def _home(module_name):
+    """Makes module_name, a submodule of this package that re-exports the
+    classes torch keeps in its namesake (its __all__), their module: their
+    __module__, which pickle and serialization follow, and their path in
+    this package (torch.nn.modules has every layer at its top too)."""
+    module = sys.modules[module_name]
+    for name in module.__all__:
+        cls = getattr(module, name)
+        cls.__module__ = module_name
+        globals()[name] = cls
+        if name not in __all__:
+            __all__.append(name)

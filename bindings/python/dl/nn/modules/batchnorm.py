@@ -1,0 +1,11 @@
+# dl.nn.modules.batchnorm (torch.nn.modules.batchnorm): BatchNorm1d, BatchNorm2d.
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+from ..normalization import BatchNorm1d, BatchNorm2d
+from . import _home
+
+__all__ = ['BatchNorm1d', 'BatchNorm2d']
+
+_home(__name__)

@@ -1,0 +1,11 @@
+# dl.nn.modules.conv (torch.nn.modules.conv): the convolutions.
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+from ..conv import Conv1d, Conv2d, ConvTranspose2d
+from . import _home
+
+__all__ = ['Conv1d', 'Conv2d', 'ConvTranspose2d']
+
+_home(__name__)

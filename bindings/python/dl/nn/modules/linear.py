@@ -1,0 +1,10 @@
+# dl.nn.modules.linear (torch.nn.modules.linear): Linear, Identity.
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+from . import _home, Identity, Linear
+
+__all__ = ['Linear', 'Identity']
+
+_home(__name__)

@@ -1,0 +1,12 @@
+# dl.nn.modules.loss (torch.nn.modules.loss): the losses.
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+from . import (_home, BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss,
+               MSELoss, NLLLoss, SmoothL1Loss)
+
+__all__ = ['L1Loss', 'MSELoss', 'SmoothL1Loss', 'HuberLoss', 'NLLLoss', 'CrossEntropyLoss',
+           'BCELoss', 'BCEWithLogitsLoss', 'KLDivLoss']
+
+_home(__name__)

@@ -1,0 +1,11 @@
+# dl.nn.modules.sparse (torch.nn.modules.sparse): Embedding.
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+from ..conv import Embedding
+from . import _home
+
+__all__ = ['Embedding']
+
+_home(__name__)
