@@ -605,3 +605,42 @@ def test_whole_layers_both_ways(name):
     np.testing.assert_allclose(first(back(torch.tensor(x))).detach(), expected, rtol=1e-5,
                                atol=1e-5)
     same(back.state_dict(), model.state_dict())
+
+
+def net_class(lib):
+    """The same Module subclass, written for @lib."""
+    class Net(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = lib.nn.Linear(3, 2)
+            self.scale = 2.0
+            self.register_buffer('offset', lib.ones(2))
+
+        def forward(self, x):
+            return self.fc(x) * self.scale + self.offset
+    Net.__module__, Net.__qualname__ = __name__, 'Net'
+    return Net
+
+
+def test_user_module_both_ways(monkeypatch):
+    import sys
+    module = sys.modules[__name__]
+    dl_net, torch_net = net_class(Dl), net_class(torch)
+    x = np.random.default_rng(10).standard_normal((4, 3)).astype(np.float32)
+    monkeypatch.setattr(module, 'Net', dl_net, raising=False)
+    Dl.manual_seed(0)
+    model = dl_net()
+    expected = np_of(model(Dl.tensor(x)))
+    data = dl_save_bytes(model)
+    back = dl_load(data)
+    assert type(back) is dl_net and back.scale == 2.0
+    np.testing.assert_allclose(np_of(back(Dl.tensor(x))), expected)
+    monkeypatch.setattr(module, 'Net', torch_net)  # a PyTorch script's own class
+    t = torch_load(data)
+    assert type(t) is torch_net and t.scale == 2.0
+    np.testing.assert_allclose(t(torch.tensor(x)).detach(), expected, rtol=1e-6, atol=1e-6)
+    data = torch_save_bytes(t)
+    monkeypatch.setattr(module, 'Net', dl_net)
+    again = dl_load(data)
+    assert type(again) is dl_net
+    np.testing.assert_allclose(np_of(again(Dl.tensor(x))), expected, rtol=1e-6, atol=1e-6)

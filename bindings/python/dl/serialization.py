@@ -31,7 +31,10 @@
 # objects are written under PyTorch's names (dl.X -> torch.X: dtypes,
 # torch.Size, torch.device, torch.nn.modules.* classes), so PyTorch loads a
 # whole libdl module as its own class, and libdl loads PyTorch's names as
-# its own objects.
+# its own objects. A user's Module subclass is written in PyTorch's layout
+# (training, _parameters, _buffers, _modules, the hook dicts and its own
+# attributes) under its own name, as PyTorch writes it, and loads back as
+# the libdl class of that name.
 #
 # Loading a path memory-maps the file: the tensors view the file's pages
 # and are read when used (copy-on-write: changing a loaded tensor never
@@ -78,7 +81,7 @@ import zipfile
 from gi.repository import Gio, GLib
 
 from ._dtype import _BOOL, bfloat16, dtype, float16, float32, float64, int32, int64, uint8
-from ._lib import Dl, _is_tensor
+from ._lib import OVERRIDE_MODULE, Dl, _is_tensor
 
 __all__ = ['save', 'load', 'add_safe_globals', 'clear_safe_globals', 'get_safe_globals',
            'safe_globals']
@@ -225,25 +228,6 @@ _STORAGE_DTYPES = collections.OrderedDict([
     ('ByteStorage', uint8), ('BoolStorage', _BOOL)])
 _STORAGE_NAMES = {d: n for n, d in _STORAGE_DTYPES.items()}
 
-# torch.nn.modules.<file> of the layers, for the classes whose libdl module
-# does not mirror PyTorch's path (dl.nn.modules.linear.Linear) yet.
-_NN_FILES = {
-    'linear': ('Identity', 'Linear', 'Bilinear'),
-    'activation': ('ReLU', 'ReLU6', 'LeakyReLU', 'GELU', 'SiLU', 'Tanh', 'Sigmoid', 'ELU',
-                   'Softmax', 'LogSoftmax', 'Hardtanh', 'Softplus', 'Mish', 'Hardswish',
-                   'Hardsigmoid', 'MultiheadAttention'),
-    'container': ('Sequential', 'ModuleList', 'ModuleDict'),
-    'conv': ('Conv1d', 'Conv2d', 'ConvTranspose2d'),
-    'rnn': ('RNN', 'LSTM', 'GRU', 'RNNCell', 'LSTMCell', 'GRUCell'),
-    'dropout': ('Dropout',),
-    'flatten': ('Flatten', 'Unflatten'),
-    'batchnorm': ('BatchNorm1d', 'BatchNorm2d'),
-    'normalization': ('LayerNorm', 'GroupNorm'),
-    'pooling': ('MaxPool2d', 'AvgPool2d', 'AdaptiveAvgPool2d'),
-    'sparse': ('Embedding',),
-}
-_NN_FILE_OF = {name: f for f, names in _NN_FILES.items() for name in names}
-
 # The PyTorch attributes of a module's __dict__ besides its parameters,
 # buffers and children, for the layers Dl.save writes as PyTorch's classes.
 _MODULE_ATTRIBUTES = {
@@ -280,28 +264,18 @@ def _nn():
 
 
 def _torch_class_path(cls):
-    """(module, name) of PyTorch's class for libdl's layer class @cls."""
-    name = cls.__name__
+    """(module, name) of PyTorch's class for libdl's layer class @cls: the
+    rule dl.X -> torch.X (dl.nn.modules mirrors torch.nn.modules)."""
     module = getattr(cls, '__module__', '') or ''
     if module.startswith('dl.nn.modules.'):
-        return 'torch' + module[2:], name
-    if name in _NN_FILE_OF and getattr(_nn(), name, None) is cls:
-        return 'torch.nn.modules.' + _NN_FILE_OF[name], name
+        return 'torch' + module[2:], cls.__name__
     return None
 
 
 def _dl_class(module, name):
-    """libdl's object for PyTorch's global module.name ('torch.X' ->
-    'dl.X'), None when libdl has none."""
+    """libdl's object for PyTorch's global module.name (torch.X -> dl.X),
+    None when libdl has none."""
     import importlib
-    if module.startswith('torch.nn.modules'):
-        try:
-            obj = getattr(importlib.import_module('dl' + module[5:]), name, None)
-            if obj is not None:
-                return obj
-        except ImportError:
-            pass
-        return getattr(_nn(), name, None)
     try:
         return getattr(importlib.import_module('dl' + module[5:]), name, None)
     except ImportError:
@@ -457,7 +431,10 @@ class _TorchPickler(pickle._Pickler):
     def _reduce_module(self, m):
         cls = type(m)
         path = _torch_class_path(cls)
-        if path is None or path[1] not in _MODULE_ATTRIBUTES:
+        custom = path is None and cls.__module__ not in (OVERRIDE_MODULE, 'gi.repository.Dl')
+        if custom:  # the user's Module subclass: PyTorch's layout under its own name
+            path = (cls.__module__, cls.__qualname__)
+        elif path is None or path[1] not in _MODULE_ATTRIBUTES:
             raise pickle.PicklingError(
                 'Dl.save: cannot write libdl\'s %s as a PyTorch module (libdl writes %s as '
                 'PyTorch\'s classes); save its state_dict() instead'
@@ -478,6 +455,10 @@ class _TorchPickler(pickle._Pickler):
         state['_is_full_backward_hook'] = None
         state['_modules'] = collections.OrderedDict(zip(Dl.Module.children_names(m),
                                                         Dl.Module.children(m)))
+        if custom:
+            from .nn.modules import _plain_dict
+            state.update(_plain_dict(m))
+            return (_Global('copyreg', '__newobj__'), (cls,), state)
         for name in _MODULE_ATTRIBUTES[path[1]]:
             state[name] = _torch_attribute(m, name)
         return (_Global('copyreg', '__newobj__'), (_Global(*path),), state)
@@ -901,7 +882,13 @@ class _Unpickler(pickle.Unpickler):
                 raise pickle.UnpicklingError('Dl.load: the file needs PyTorch\'s %s.%s, which '
                                              'libdl does not have' % (module, name))
             return self._module_class(obj, module, name)
-        return super().find_class(module, name)
+        obj = super().find_class(module, name)
+        if isinstance(obj, type) and issubclass(obj, Dl.Module) and not \
+                (obj.__module__ or '').startswith('dl.'):
+            # the user's Module subclass, saved in PyTorch's layout
+            return type(name, (_ModuleStub,), {'cls': obj, 'torch_name': '%s.%s' % (module, name),
+                                               'stubs': self.stubs})
+        return obj
 
     def _module_class(self, obj, module, name):
         if isinstance(obj, type) and issubclass(obj, Dl.Module) and \
@@ -925,6 +912,8 @@ def _construct_module(stub, convert):
     children = collections.OrderedDict((n, convert(c)) for n, c in
                                         (state.get('_modules') or {}).items())
     cls = stub.cls
+    if not (cls.__module__ or '').startswith('dl.'):
+        return _construct_custom(stub, state, params, buffers, children)
     if issubclass(cls, _nn().Sequential):
         m = cls(children)
     else:
@@ -973,6 +962,29 @@ def _construct_module(stub, convert):
                 m.register_buffer(n, b, persistent=n not in non_persistent)
     m.set_property('training', bool(state.get('training', True)))
     return m
+
+
+# What torch's Module keeps in its __dict__ besides the module's own
+# attributes.
+_TORCH_MODULE_KEYS = frozenset(('training', '_parameters', '_buffers', '_modules',
+                                '_non_persistent_buffers_set', '_is_full_backward_hook')
+                               + _MODULE_HOOK_DICTS)
+
+
+def _construct_custom(stub, state, params, buffers, children):
+    """The user's Module subclass from PyTorch's layout, made as unpickling
+    makes it (without its __init__)."""
+    from .nn.modules import _rebuild_module
+    from .nn.parameter import Parameter
+    non_persistent = state.get('_non_persistent_buffers_set') or set()
+    return _rebuild_module(
+        stub.cls,
+        [(n, p if isinstance(p, Parameter) else Parameter(p)) for n, p in params.items()
+         if p is not None],
+        [(n, b, n not in non_persistent) for n, b in buffers.items() if b is not None],
+        list(children.items()), bool(state.get('training', True)),
+        {k: v for k, v in state.items() if k not in _TORCH_MODULE_KEYS and not
+         k.startswith('_forward_hooks') and not k.startswith('_backward_pre_hooks')})
 
 
 def _no_grad():
