@@ -644,3 +644,9 @@ def test_user_module_both_ways(monkeypatch):
     again = dl_load(data)
     assert type(again) is dl_net
     np.testing.assert_allclose(np_of(again(Dl.tensor(x))), expected, rtol=1e-6, atol=1e-6)
+
+
+def test_map_location_to_missing_device():
+    data = torch_save_bytes({'w': torch.ones(2)})
+    with pytest.raises(RuntimeError):
+        dl_load(data, map_location='cuda:0')
