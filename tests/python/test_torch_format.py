@@ -650,3 +650,25 @@ def test_map_location_to_missing_device():
     data = torch_save_bytes({'w': torch.ones(2)})
     with pytest.raises(RuntimeError):
         dl_load(data, map_location='cuda:0')
+
+
+def test_pickle_protocols_and_compressed_entries():
+    obj = {'w': Dl.arange(6.).view(2, 3), 'n': [1, 'a']}
+    for protocol in (2, 4, 5):
+        b = io.BytesIO()
+        Dl.save(obj, b, pickle_protocol=protocol)
+        same(obj, torch_load(b.getvalue()))
+        same(obj, dl_load(b.getvalue()))
+    # an archive whose entries are deflated (not what torch writes; readers take it)
+    src = zipfile.ZipFile(io.BytesIO(torch_save_bytes({'w': torch.arange(6.)})))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as z:
+        for info in src.infolist():
+            z.writestr(info.filename, src.read(info.filename))
+    np.testing.assert_array_equal(np_of(dl_load(out.getvalue())['w']), np.arange(6.))
+
+
+def test_hostile_huge_sizes():
+    data = archive_with(bad_tensor_pickle(1, 0, (2 ** 40, 2 ** 40), (0, 0)), b'\0' * 4)
+    with pytest.raises((RuntimeError, pickle.UnpicklingError)):
+        dl_load(data, weights_only=True)

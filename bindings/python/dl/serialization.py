@@ -766,6 +766,9 @@ def _rebuild_tensor(storage, storage_offset, size, stride, requires_grad=False,
     numel = 1
     for s in size:
         numel *= s
+    if numel >= 2 ** 63 or any(s >= 2 ** 63 for s in stride) or storage_offset >= 2 ** 63:
+        raise RuntimeError('Dl.load: a tensor of size %s and stride %s is too large'
+                           % (tuple(size), tuple(stride)))
     if numel == 0:
         t = Dl.Tensor.new_from_bytes(GLib.Bytes.new(b''), storage.dtype._value, list(size))
     else:
@@ -784,6 +787,18 @@ def _rebuild_tensor(storage, storage_offset, size, stride, requires_grad=False,
 def _rebuild_parameter(data, requires_grad, backward_hooks=None, *args):
     from .nn.parameter import Parameter
     return Parameter(data, requires_grad)
+
+
+def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
+    """torch 2's form of a parameter that has Python attributes: the
+    attributes are dropped (a libdl tensor holds none)."""
+    return _rebuild_parameter(data, requires_grad)
+
+
+def _rebuild_from_type_v2(func, new_type, args, state):
+    """torch's form of a tensor that has Python attributes (a libdl tensor
+    holds none: they are dropped)."""
+    return func(*args)
 
 
 def _load_from_bytes(b):
@@ -847,6 +862,12 @@ class _Unpickler(pickle.Unpickler):
             return _rebuild_tensor
         if module == 'torch._utils' and name == '_rebuild_parameter':
             return _rebuild_parameter
+        if module == 'torch._utils' and name == '_rebuild_parameter_with_state':
+            return _rebuild_parameter_with_state
+        if module == 'torch._tensor' and name == '_rebuild_from_type_v2':
+            return _rebuild_from_type_v2
+        if module == 'torch' and name == 'Tensor':
+            return Dl.Tensor
         if module == 'torch' and name.endswith('Storage'):
             if name == 'UntypedStorage':
                 return _StorageType(name, uint8)
@@ -1123,8 +1144,13 @@ def _storage_loader(archive, map_location):
                         raise RuntimeError('Dl.load: %s is truncated (storage %s)'
                                            % (archive.what, key))
                     got += n
-            else:
-                holder[:] = memoryview(archive.read(name)).cast('B')[:nbytes]
+            else:  # a compressed entry: only what the storage needs is read
+                with archive.zf.open(archive.prefix + name) as entry:
+                    got = entry.read(nbytes)
+                if len(got) != nbytes:
+                    raise RuntimeError('Dl.load: %s is truncated (storage %s)'
+                                       % (archive.what, key))
+                holder[:] = memoryview(got).cast('B')
             st = _LoadedStorage(address, nbytes, stype.dtype, holder, key)
         return _map_storage(st, location, map_location)
     return load_storage
