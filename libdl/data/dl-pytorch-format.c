@@ -205,8 +205,8 @@ read_zip (const guint8 *data, gsize size, const gchar *what, GError **error)
   if (n_entries > cd_size / 46)
     {
       set_error (error, DL_ERROR_FORMAT, what,
-                 "zip: %" G_GUINT64_FORMAT " entries cannot fit in a central directory of %"
-                 G_GUINT64_FORMAT " bytes",
+                 "zip: %" G_GUINT64_FORMAT
+                 " entries cannot fit in a central directory of %" G_GUINT64_FORMAT " bytes",
                  n_entries, cd_size);
       return NULL;
     }
@@ -324,9 +324,8 @@ typedef enum
   V_TENSOR,
 } Kind;
 
-static const gchar *const kind_names[]
-    = { "None",   "bool",   "int",    "float",   "str",   "tuple",
-        "list",   "dict",   "global", "storage", "tensor" };
+static const gchar *const kind_names[] = { "None", "bool", "int",    "float",   "str",   "tuple",
+                                           "list", "dict", "global", "storage", "tensor" };
 
 typedef enum
 {
@@ -388,10 +387,10 @@ typedef struct
   const gchar *prefix; /* "<name>/" */
   const guint8 *pkl;
   gsize pkl_size, pos;
-  GPtrArray *values; /* (owned) every Value made: freed together, so cycles cannot leak */
-  GPtrArray *stack;  /* borrowed Values */
-  GArray *marks;     /* guint stack lengths */
-  GHashTable *memo;  /* index -> Value */
+  GPtrArray *values;    /* (owned) every Value made: freed together, so cycles cannot leak */
+  GPtrArray *stack;     /* borrowed Values */
+  GArray *marks;        /* guint stack lengths */
+  GHashTable *memo;     /* index -> Value */
   GHashTable *storages; /* key -> Storage (owned) */
   Value none, yes, no;
 } Machine;
@@ -491,9 +490,9 @@ take (Machine *m, gsize n, const gchar *op, GError **error)
 
   if (m->pkl_size - m->pos < n)
     {
-      pkl_error (m, error, DL_ERROR_FORMAT, "%s needs %" G_GSIZE_FORMAT
-                 " bytes, the pickle ends after %" G_GSIZE_FORMAT,
-                 op, n, m->pkl_size - m->pos);
+      pkl_error (m, error, DL_ERROR_FORMAT,
+                 "%s needs %" G_GSIZE_FORMAT " bytes, the pickle ends after %" G_GSIZE_FORMAT, op,
+                 n, m->pkl_size - m->pos);
       return NULL;
     }
   p = m->pkl + m->pos;
@@ -516,6 +515,19 @@ push_string (Machine *m, const guint8 *p, gsize n, GError **error)
   return push (m, v, error);
 }
 
+/* BINUNICODE, SHORT_BINUNICODE: a length of @width bytes, then UTF-8 */
+static gboolean
+op_string (Machine *m, gsize width, const gchar *op, GError **error)
+{
+  const guint8 *p = take (m, width, op, error);
+  gsize n;
+
+  if (p == NULL)
+    return FALSE;
+  n = width == 4 ? le32 (p) : p[0];
+  return (p = take (m, n, op, error)) != NULL && push_string (m, p, n, error);
+}
+
 static gboolean
 push_int (Machine *m, gint64 i, GError **error)
 {
@@ -530,10 +542,10 @@ static const struct
   const gchar *name;
   DlDType dtype;
 } storage_types[] = {
-  { "FloatStorage", DL_DTYPE_FLOAT32 },   { "DoubleStorage", DL_DTYPE_FLOAT64 },
-  { "HalfStorage", DL_DTYPE_FLOAT16 },    { "BFloat16Storage", DL_DTYPE_BFLOAT16 },
-  { "IntStorage", DL_DTYPE_INT32 },       { "LongStorage", DL_DTYPE_INT64 },
-  { "ByteStorage", DL_DTYPE_UINT8 },      { "BoolStorage", DL_DTYPE_BOOL },
+  { "FloatStorage", DL_DTYPE_FLOAT32 }, { "DoubleStorage", DL_DTYPE_FLOAT64 },
+  { "HalfStorage", DL_DTYPE_FLOAT16 },  { "BFloat16Storage", DL_DTYPE_BFLOAT16 },
+  { "IntStorage", DL_DTYPE_INT32 },     { "LongStorage", DL_DTYPE_INT64 },
+  { "ByteStorage", DL_DTYPE_UINT8 },    { "BoolStorage", DL_DTYPE_BOOL },
 };
 
 /* The value of the global @module.@name, if it is one of the few allowed. */
@@ -795,8 +807,8 @@ persistent_load (Machine *m, Value *pid, GError **error)
     }
   if (numel->i < 0)
     {
-      pkl_error (m, error, DL_ERROR_FORMAT, "storage '%s': negative size %" G_GINT64_FORMAT,
-                 key->s, numel->i);
+      pkl_error (m, error, DL_ERROR_FORMAT, "storage '%s': negative size %" G_GINT64_FORMAT, key->s,
+                 numel->i);
       return NULL;
     }
   s = g_hash_table_lookup (m->storages, key->s);
@@ -829,45 +841,45 @@ reduce (Machine *m, Value *callable, Value *args, GError **error)
 
   if (callable->kind != V_GLOBAL || callable->i == G_STORAGE_TYPE || args->kind != V_TUPLE)
     {
-      pkl_error (m, error, DL_ERROR_FORMAT, "REDUCE of a %s with a %s: only the allowed "
+      pkl_error (m, error, DL_ERROR_FORMAT,
+                 "REDUCE of a %s with a %s: only the allowed "
                  "functions are called, with a tuple",
                  kind_names[callable->kind], kind_names[args->kind]);
       return NULL;
     }
   switch ((Global)callable->i)
     {
-    case G_ORDERED_DICT:
-      if (args->items->len != 0)
-        {
-          pkl_error (m, error, DL_ERROR_FORMAT, "OrderedDict called with %u arguments",
-                     args->items->len);
-          return NULL;
-        }
-      return new_value (m, V_DICT);
-    case G_REBUILD_TENSOR_V2:
-      return rebuild_tensor (m, args->items, error);
-    case G_REBUILD_PARAMETER:
-      {
-        Value *data, *grad;
-
-        if (args->items->len != 3
-            || (data = g_ptr_array_index (args->items, 0))->kind != V_TENSOR
-            || ((grad = g_ptr_array_index (args->items, 1))->kind != V_BOOL
-                && grad->kind != V_INT))
+      case G_ORDERED_DICT:
+        if (args->items->len != 0)
           {
-            pkl_error (m, error, DL_ERROR_FORMAT,
-                       "_rebuild_parameter takes (tensor, bool, hooks)");
+            pkl_error (m, error, DL_ERROR_FORMAT, "OrderedDict called with %u arguments",
+                       args->items->len);
             return NULL;
           }
-        v = new_value (m, V_TENSOR);
-        v->tensor = g_object_ref (data->tensor);
-        if (!dl_tensor_set_requires_grad (v->tensor, grad->i != 0, error))
-          return NULL;
-        return v;
-      }
-    case G_STORAGE_TYPE:
-    default:
-      g_return_val_if_reached (NULL);
+        return new_value (m, V_DICT);
+      case G_REBUILD_TENSOR_V2:
+        return rebuild_tensor (m, args->items, error);
+      case G_REBUILD_PARAMETER:
+        {
+          Value *data, *grad;
+
+          if (args->items->len != 3 || (data = g_ptr_array_index (args->items, 0))->kind != V_TENSOR
+              || ((grad = g_ptr_array_index (args->items, 1))->kind != V_BOOL
+                  && grad->kind != V_INT))
+            {
+              pkl_error (m, error, DL_ERROR_FORMAT,
+                         "_rebuild_parameter takes (tensor, bool, hooks)");
+              return NULL;
+            }
+          v = new_value (m, V_TENSOR);
+          v->tensor = g_object_ref (data->tensor);
+          if (!dl_tensor_set_requires_grad (v->tensor, grad->i != 0, error))
+            return NULL;
+          return v;
+        }
+      case G_STORAGE_TYPE:
+      default:
+        g_return_val_if_reached (NULL);
     }
 }
 
@@ -929,240 +941,227 @@ run (Machine *m, GError **error)
 
       switch (op)
         {
-        case 0x80: /* PROTO */
-          if (!(p = take (m, 1, "PROTO", error)))
-            return NULL;
-          if (p[0] > 5)
-            {
-              pkl_error (m, error, DL_ERROR_NOT_SUPPORTED, "pickle protocol %u", p[0]);
+          case 0x80: /* PROTO */
+            if (!(p = take (m, 1, "PROTO", error)))
               return NULL;
-            }
-          break;
-        case 0x95: /* FRAME */
-          if (!take (m, 8, "FRAME", error))
-            return NULL;
-          break;
-        case '}': /* EMPTY_DICT */
-        case ']': /* EMPTY_LIST */
-        case ')': /* EMPTY_TUPLE */
-          if (!push (m, new_value (m, op == '}' ? V_DICT : op == ']' ? V_LIST : V_TUPLE), error))
-            return NULL;
-          break;
-        case '(': /* MARK */
-          if (m->marks->len >= MAX_STACK)
-            {
-              pkl_error (m, error, DL_ERROR_FORMAT, "more than %d MARKs", MAX_STACK);
-              return NULL;
-            }
-          g_array_append_val (m->marks, m->stack->len);
-          break;
-        case 'X': /* BINUNICODE */
-          if (!(p = take (m, 4, "BINUNICODE", error)))
-            return NULL;
-          {
-            guint32 n = le32 (p);
-
-            if (!(p = take (m, n, "BINUNICODE", error)) || !push_string (m, p, n, error))
-              return NULL;
-          }
-          break;
-        case 0x8c: /* SHORT_BINUNICODE */
-          if (!(p = take (m, 1, "SHORT_BINUNICODE", error)))
-            return NULL;
-          {
-            guint8 n = p[0];
-
-            if (!(p = take (m, n, "SHORT_BINUNICODE", error)) || !push_string (m, p, n, error))
-              return NULL;
-          }
-          break;
-        case 'J': /* BININT */
-          if (!(p = take (m, 4, "BININT", error)) || !push_int (m, (gint32)le32 (p), error))
-            return NULL;
-          break;
-        case 'K': /* BININT1 */
-          if (!(p = take (m, 1, "BININT1", error)) || !push_int (m, p[0], error))
-            return NULL;
-          break;
-        case 'M': /* BININT2 */
-          if (!(p = take (m, 2, "BININT2", error)) || !push_int (m, le16 (p), error))
-            return NULL;
-          break;
-        case 0x8a: /* LONG1 */
-          if (!(p = take (m, 1, "LONG1", error)))
-            return NULL;
-          {
-            guint8 n = p[0];
-            guint64 x = 0;
-
-            if (n > 8)
+            if (p[0] > 5)
               {
-                pkl_error (m, error, DL_ERROR_FORMAT, "LONG1 of %u bytes does not fit in 64 bits",
-                           n);
+                pkl_error (m, error, DL_ERROR_NOT_SUPPORTED, "pickle protocol %u", p[0]);
                 return NULL;
               }
-            if (!(p = take (m, n, "LONG1", error)))
+            break;
+          case 0x95: /* FRAME */
+            if (!take (m, 8, "FRAME", error))
               return NULL;
-            for (guint k = 0; k < n; k++)
-              x |= (guint64)p[k] << (8 * k);
-            if (n > 0 && n < 8 && (p[n - 1] & 0x80))
-              x |= G_MAXUINT64 << (8 * n);
-            if (!push_int (m, (gint64)x, error))
+            break;
+          case '}': /* EMPTY_DICT */
+          case ']': /* EMPTY_LIST */
+          case ')': /* EMPTY_TUPLE */
+            if (!push (m, new_value (m, op == '}' ? V_DICT : op == ']' ? V_LIST : V_TUPLE), error))
               return NULL;
-          }
-          break;
-        case 'G': /* BINFLOAT, big-endian */
-          if (!(p = take (m, 8, "BINFLOAT", error)))
-            return NULL;
-          {
-            guint64 bits;
-
-            memcpy (&bits, p, 8);
-            bits = GUINT64_FROM_BE (bits);
-
-            v = new_value (m, V_FLOAT);
-            memcpy (&v->f, &bits, 8);
-            if (!push (m, v, error))
-              return NULL;
-          }
-          break;
-        case 0x88: /* NEWTRUE */
-        case 0x89: /* NEWFALSE */
-        case 'N':  /* NONE */
-          if (!push (m, op == 'N' ? &m->none : op == 0x88 ? &m->yes : &m->no, error))
-            return NULL;
-          break;
-        case 't': /* TUPLE */
-          {
-            GPtrArray *items = pop_mark (m, error);
-
-            if (items == NULL)
-              return NULL;
-            v = new_value (m, V_TUPLE);
-            g_ptr_array_unref (v->items);
-            v->items = items;
-            if (!push (m, v, error))
-              return NULL;
-          }
-          break;
-        case 0x85: /* TUPLE1 */
-        case 0x86: /* TUPLE2 */
-        case 0x87: /* TUPLE3 */
-          {
-            guint n = op - 0x84;
-            Value *items[3];
-
-            for (guint k = n; k-- > 0;)
-              if (!(items[k] = pop (m, error)))
+            break;
+          case '(': /* MARK */
+            if (m->marks->len >= MAX_STACK)
+              {
+                pkl_error (m, error, DL_ERROR_FORMAT, "more than %d MARKs", MAX_STACK);
                 return NULL;
-            v = new_value (m, V_TUPLE);
-            for (guint k = 0; k < n; k++)
-              g_ptr_array_add (v->items, items[k]);
-            if (!push (m, v, error))
+              }
+            g_array_append_val (m->marks, m->stack->len);
+            break;
+          case 'X':  /* BINUNICODE */
+          case 0x8c: /* SHORT_BINUNICODE */
+            if (!op_string (m, op == 'X' ? 4 : 1, op == 'X' ? "BINUNICODE" : "SHORT_BINUNICODE",
+                            error))
               return NULL;
-          }
-          break;
-        case 's': /* SETITEM */
-          {
-            Value *pair[2];
+            break;
+          case 'J': /* BININT */
+            if (!(p = take (m, 4, "BININT", error)) || !push_int (m, (gint32)le32 (p), error))
+              return NULL;
+            break;
+          case 'K': /* BININT1 */
+            if (!(p = take (m, 1, "BININT1", error)) || !push_int (m, p[0], error))
+              return NULL;
+            break;
+          case 'M': /* BININT2 */
+            if (!(p = take (m, 2, "BININT2", error)) || !push_int (m, le16 (p), error))
+              return NULL;
+            break;
+          case 0x8a: /* LONG1 */
+            if (!(p = take (m, 1, "LONG1", error)))
+              return NULL;
+            {
+              guint8 n = p[0];
+              guint64 x = 0;
 
-            if (!(pair[1] = pop (m, error)) || !(pair[0] = pop (m, error))
-                || !(v = top (m, error)))
+              if (n > 8)
+                {
+                  pkl_error (m, error, DL_ERROR_FORMAT, "LONG1 of %u bytes does not fit in 64 bits",
+                             n);
+                  return NULL;
+                }
+              if (!(p = take (m, n, "LONG1", error)))
+                return NULL;
+              for (guint k = 0; k < n; k++)
+                x |= (guint64)p[k] << (8 * k);
+              if (n > 0 && n < 8 && (p[n - 1] & 0x80))
+                x |= G_MAXUINT64 << (8 * n);
+              if (!push_int (m, (gint64)x, error))
+                return NULL;
+            }
+            break;
+          case 'G': /* BINFLOAT, big-endian */
+            if (!(p = take (m, 8, "BINFLOAT", error)))
+              return NULL;
+            {
+              guint64 bits;
+
+              memcpy (&bits, p, 8);
+              bits = GUINT64_FROM_BE (bits);
+
+              v = new_value (m, V_FLOAT);
+              memcpy (&v->f, &bits, 8);
+              if (!push (m, v, error))
+                return NULL;
+            }
+            break;
+          case 0x88: /* NEWTRUE */
+          case 0x89: /* NEWFALSE */
+          case 'N':  /* NONE */
+            if (!push (m, op == 'N' ? &m->none : op == 0x88 ? &m->yes : &m->no, error))
+              return NULL;
+            break;
+          case 't': /* TUPLE */
+            {
+              GPtrArray *items = pop_mark (m, error);
+
+              if (items == NULL)
+                return NULL;
+              v = new_value (m, V_TUPLE);
+              g_ptr_array_unref (v->items);
+              v->items = items;
+              if (!push (m, v, error))
+                return NULL;
+            }
+            break;
+          case 0x85: /* TUPLE1 */
+          case 0x86: /* TUPLE2 */
+          case 0x87: /* TUPLE3 */
+            {
+              guint n = op - 0x84;
+              Value *items[3];
+
+              for (guint k = n; k-- > 0;)
+                if (!(items[k] = pop (m, error)))
+                  return NULL;
+              v = new_value (m, V_TUPLE);
+              for (guint k = 0; k < n; k++)
+                g_ptr_array_add (v->items, items[k]);
+              if (!push (m, v, error))
+                return NULL;
+            }
+            break;
+          case 's': /* SETITEM */
+            {
+              Value *pair[2];
+
+              if (!(pair[1] = pop (m, error)) || !(pair[0] = pop (m, error))
+                  || !(v = top (m, error)))
+                return NULL;
+              if (v->kind != V_DICT)
+                {
+                  pkl_error (m, error, DL_ERROR_FORMAT, "SETITEM on a %s", kind_names[v->kind]);
+                  return NULL;
+                }
+              g_ptr_array_add (v->items, pair[0]);
+              g_ptr_array_add (v->items, pair[1]);
+            }
+            break;
+          case 'a': /* APPEND */
+            if (!(w = pop (m, error)) || !(v = top (m, error)))
+              return NULL;
+            if (v->kind != V_LIST)
+              {
+                pkl_error (m, error, DL_ERROR_FORMAT, "APPEND on a %s", kind_names[v->kind]);
+                return NULL;
+              }
+            g_ptr_array_add (v->items, w);
+            break;
+          case 'u': /* SETITEMS */
+          case 'e': /* APPENDS */
+            {
+              g_autoptr (GPtrArray) items = pop_mark (m, error);
+
+              if (items == NULL || !(v = top (m, error))
+                  || !add_items (m, v, items, op == 'u' ? "SETITEMS" : "APPENDS", error))
+                return NULL;
+            }
+            break;
+          case 'q': /* BINPUT */
+            if (!(p = take (m, 1, "BINPUT", error)) || !memo_put (m, p[0], error))
+              return NULL;
+            break;
+          case 'r': /* LONG_BINPUT */
+            if (!(p = take (m, 4, "LONG_BINPUT", error)) || !memo_put (m, le32 (p), error))
+              return NULL;
+            break;
+          case 0x94: /* MEMOIZE */
+            if (!memo_put (m, g_hash_table_size (m->memo), error))
+              return NULL;
+            break;
+          case 'h': /* BINGET */
+            if (!(p = take (m, 1, "BINGET", error)) || !memo_get (m, p[0], error))
+              return NULL;
+            break;
+          case 'j': /* LONG_BINGET */
+            if (!(p = take (m, 4, "LONG_BINGET", error)) || !memo_get (m, le32 (p), error))
+              return NULL;
+            break;
+          case 'c': /* GLOBAL */
+            if (!op_global (m, error))
+              return NULL;
+            break;
+          case 0x93: /* STACK_GLOBAL */
+            if (!(w = pop (m, error)) || !(v = pop (m, error)))
+              return NULL;
+            if (v->kind != V_STR || w->kind != V_STR)
+              {
+                pkl_error (m, error, DL_ERROR_FORMAT, "STACK_GLOBAL of a %s and a %s",
+                           kind_names[v->kind], kind_names[w->kind]);
+                return NULL;
+              }
+            if (!(v = find_global (m, v->s, w->s, error)) || !push (m, v, error))
+              return NULL;
+            break;
+          case 'R': /* REDUCE */
+            if (!(w = pop (m, error)) || !(v = pop (m, error)) || !(v = reduce (m, v, w, error))
+                || !push (m, v, error))
+              return NULL;
+            break;
+          case 'Q': /* BINPERSID */
+            if (!(v = pop (m, error)) || !(v = persistent_load (m, v, error))
+                || !push (m, v, error))
+              return NULL;
+            break;
+          case 'b': /* BUILD: an OrderedDict's _metadata, ignored */
+            if (!(w = pop (m, error)) || !(v = top (m, error)))
               return NULL;
             if (v->kind != V_DICT)
               {
-                pkl_error (m, error, DL_ERROR_FORMAT, "SETITEM on a %s", kind_names[v->kind]);
+                pkl_error (m, error, DL_ERROR_NOT_SUPPORTED,
+                           "BUILD on a %s (only a state dict's metadata is accepted)",
+                           kind_names[v->kind]);
                 return NULL;
               }
-            g_ptr_array_add (v->items, pair[0]);
-            g_ptr_array_add (v->items, pair[1]);
-          }
-          break;
-        case 'a': /* APPEND */
-          if (!(w = pop (m, error)) || !(v = top (m, error)))
+            break;
+          case '.': /* STOP */
+            return top (m, error);
+          default:
+            m->pos--;
+            pkl_error (m, error, DL_ERROR_NOT_SUPPORTED,
+                       "opcode 0x%02x%s%c%s is not one of those PyTorch state dicts use", op,
+                       g_ascii_isprint (op) ? " ('" : "", g_ascii_isprint (op) ? op : ' ',
+                       g_ascii_isprint (op) ? "')" : "");
             return NULL;
-          if (v->kind != V_LIST)
-            {
-              pkl_error (m, error, DL_ERROR_FORMAT, "APPEND on a %s", kind_names[v->kind]);
-              return NULL;
-            }
-          g_ptr_array_add (v->items, w);
-          break;
-        case 'u': /* SETITEMS */
-        case 'e': /* APPENDS */
-          {
-            g_autoptr (GPtrArray) items = pop_mark (m, error);
-
-            if (items == NULL || !(v = top (m, error))
-                || !add_items (m, v, items, op == 'u' ? "SETITEMS" : "APPENDS", error))
-              return NULL;
-          }
-          break;
-        case 'q': /* BINPUT */
-          if (!(p = take (m, 1, "BINPUT", error)) || !memo_put (m, p[0], error))
-            return NULL;
-          break;
-        case 'r': /* LONG_BINPUT */
-          if (!(p = take (m, 4, "LONG_BINPUT", error)) || !memo_put (m, le32 (p), error))
-            return NULL;
-          break;
-        case 0x94: /* MEMOIZE */
-          if (!memo_put (m, g_hash_table_size (m->memo), error))
-            return NULL;
-          break;
-        case 'h': /* BINGET */
-          if (!(p = take (m, 1, "BINGET", error)) || !memo_get (m, p[0], error))
-            return NULL;
-          break;
-        case 'j': /* LONG_BINGET */
-          if (!(p = take (m, 4, "LONG_BINGET", error)) || !memo_get (m, le32 (p), error))
-            return NULL;
-          break;
-        case 'c': /* GLOBAL */
-          if (!op_global (m, error))
-            return NULL;
-          break;
-        case 0x93: /* STACK_GLOBAL */
-          if (!(w = pop (m, error)) || !(v = pop (m, error)))
-            return NULL;
-          if (v->kind != V_STR || w->kind != V_STR)
-            {
-              pkl_error (m, error, DL_ERROR_FORMAT, "STACK_GLOBAL of a %s and a %s",
-                         kind_names[v->kind], kind_names[w->kind]);
-              return NULL;
-            }
-          if (!(v = find_global (m, v->s, w->s, error)) || !push (m, v, error))
-            return NULL;
-          break;
-        case 'R': /* REDUCE */
-          if (!(w = pop (m, error)) || !(v = pop (m, error)) || !(v = reduce (m, v, w, error))
-              || !push (m, v, error))
-            return NULL;
-          break;
-        case 'Q': /* BINPERSID */
-          if (!(v = pop (m, error)) || !(v = persistent_load (m, v, error)) || !push (m, v, error))
-            return NULL;
-          break;
-        case 'b': /* BUILD: an OrderedDict's _metadata, ignored */
-          if (!(w = pop (m, error)) || !(v = top (m, error)))
-            return NULL;
-          if (v->kind != V_DICT)
-            {
-              pkl_error (m, error, DL_ERROR_NOT_SUPPORTED,
-                         "BUILD on a %s (only a state dict's metadata is accepted)",
-                         kind_names[v->kind]);
-              return NULL;
-            }
-          break;
-        case '.': /* STOP */
-          return top (m, error);
-        default:
-          m->pos--;
-          pkl_error (m, error, DL_ERROR_NOT_SUPPORTED,
-                     "opcode 0x%02x%s%c%s is not one of those PyTorch state dicts use", op,
-                     g_ascii_isprint (op) ? " ('" : "", g_ascii_isprint (op) ? op : ' ',
-                     g_ascii_isprint (op) ? "')" : "");
-          return NULL;
         }
     }
   pkl_error (m, error, DL_ERROR_FORMAT, "the pickle ends without STOP");
@@ -1172,13 +1171,17 @@ run (Machine *m, GError **error)
 /* Puts the tensors of @dict into @out under @prefix, dicts inside
  * flattened to dotted names; other values are skipped. */
 static gboolean
-flatten (Machine *m, Value *dict, const gchar *prefix, guint depth, DlTensorDict *out,
+flatten (Machine *m,
+         Value *dict,
+         const gchar *prefix,
+         guint depth,
+         DlTensorDict *out,
          GError **error)
 {
   if (depth > DL_PYTORCH_MAX_NESTING)
     {
-      set_error (error, DL_ERROR_FORMAT, m->what,
-                 "dicts nest deeper than %d levels (at '%s')", DL_PYTORCH_MAX_NESTING, prefix);
+      set_error (error, DL_ERROR_FORMAT, m->what, "dicts nest deeper than %d levels (at '%s')",
+                 DL_PYTORCH_MAX_NESTING, prefix);
       return FALSE;
     }
   for (guint i = 0; i + 1 < dict->items->len; i += 2)
@@ -1230,7 +1233,8 @@ parse (const guint8 *contents, gsize size, GMappedFile *map, const gchar *what, 
         {
           if (prefix != NULL)
             {
-              set_error (error, DL_ERROR_FORMAT, what, "the archive has two data.pkl: %sdata.pkl "
+              set_error (error, DL_ERROR_FORMAT, what,
+                         "the archive has two data.pkl: %sdata.pkl "
                          "and %s",
                          prefix, (const gchar *)key);
               return NULL;

@@ -27,8 +27,7 @@ G_BEGIN_DECLS
 #define DL_PYTORCH_MAX_NESTING 32
 
 DL_EXPORT
-DlTensorDict *
-dl_pytorch_load_state_dict (GFile *file, GCancellable *cancellable, GError **error);
+DlTensorDict *dl_pytorch_load_state_dict (GFile *file, GCancellable *cancellable, GError **error);
 DL_EXPORT
 DlTensorDict *dl_pytorch_load_state_dict_bytes (GBytes *bytes, GError **error);
 

@@ -44,9 +44,9 @@ static void
 check_mixed (DlTensorDict *d)
 {
   static const gchar *const names[]
-      = { "model.f32", "model.f32_t", "model.f32_slice", "model.f64",   "model.f16",
-          "model.bf16", "model.i32",  "model.i64",       "model.u8",    "model.bool",
-          "model.scalar", "model.empty", "state.0.step", NULL };
+      = { "model.f32",    "model.f32_t", "model.f32_slice", "model.f64", "model.f16",
+          "model.bf16",   "model.i32",   "model.i64",       "model.u8",  "model.bool",
+          "model.scalar", "model.empty", "state.0.step",    NULL };
   g_auto (GStrv) got = dl_tensor_dict_get_names (d);
   gdouble v[24];
   DlTensor *f32, *t, *s;
@@ -81,22 +81,21 @@ check_mixed (DlTensorDict *d)
                          (gdouble[]){ 0, 0.25, 0.5, 0.75, 1, 1.25 }, 6, 0);
   g_assert_cmpint (dl_tensor_get_dtype (dl_tensor_dict_lookup (d, "model.f16")), ==,
                    DL_DTYPE_FLOAT16);
-  dl_test_assert_values (dl_tensor_dict_lookup (d, "model.f16"), (gdouble[]){ -2, -1, 0, 1, 2 },
-                         5, 0);
+  dl_test_assert_values (dl_tensor_dict_lookup (d, "model.f16"), (gdouble[]){ -2, -1, 0, 1, 2 }, 5,
+                         0);
   g_assert_cmpint (dl_tensor_get_dtype (dl_tensor_dict_lookup (d, "model.bf16")), ==,
                    DL_DTYPE_BFLOAT16);
-  dl_test_assert_values (dl_tensor_dict_lookup (d, "model.bf16"), (gdouble[]){ 0, 2, 4, 6, 8 },
-                         5, 0);
+  dl_test_assert_values (dl_tensor_dict_lookup (d, "model.bf16"), (gdouble[]){ 0, 2, 4, 6, 8 }, 5,
+                         0);
   g_assert_cmpint (dl_tensor_get_dtype (dl_tensor_dict_lookup (d, "model.i32")), ==,
                    DL_DTYPE_INT32);
-  dl_test_assert_values (dl_tensor_dict_lookup (d, "model.i32"),
-                         (gdouble[]){ -3, -2, -1, 0, 1, 2 }, 6, 0);
+  dl_test_assert_values (dl_tensor_dict_lookup (d, "model.i32"), (gdouble[]){ -3, -2, -1, 0, 1, 2 },
+                         6, 0);
   g_assert_cmpint (dl_tensor_get_dtype (dl_tensor_dict_lookup (d, "model.i64")), ==,
                    DL_DTYPE_INT64);
   dl_test_assert_values (dl_tensor_dict_lookup (d, "model.i64"),
                          (gdouble[]){ 0, 1000000007., 2000000014., 3000000021. }, 4, 0);
-  g_assert_cmpint (dl_tensor_get_dtype (dl_tensor_dict_lookup (d, "model.u8")), ==,
-                   DL_DTYPE_UINT8);
+  g_assert_cmpint (dl_tensor_get_dtype (dl_tensor_dict_lookup (d, "model.u8")), ==, DL_DTYPE_UINT8);
   dl_test_assert_values (dl_tensor_dict_lookup (d, "model.u8"),
                          (gdouble[]){ 250, 251, 252, 253, 254, 255 }, 6, 0);
   g_assert_cmpint (dl_tensor_get_dtype (dl_tensor_dict_lookup (d, "model.bool")), ==,
@@ -139,7 +138,8 @@ test_copy_on_write (void)
 
     /* the data lies in the mapping, not in a copy: not within the bytes
      * read above, but equal to them */
-    g_assert_true ((const guint8 *)p < file || (const guint8 *)p >= file + g_bytes_get_size (before));
+    g_assert_true ((const guint8 *)p < file
+                   || (const guint8 *)p >= file + g_bytes_get_size (before));
     p[0] = 42;
     for (int i = 0; i < 24; i++)
       v[i] = i * 0.5;
@@ -391,7 +391,8 @@ archive (GBytes *pkl, gsize nbytes, gboolean zip64)
     data[i] = i + 1;
   storage = g_bytes_new (data, nbytes);
   {
-    Entry e[] = { { "a/data.pkl", pkl, 0 }, { "a/data/0", storage, 0 }, { "a/version", version, 0 } };
+    Entry e[]
+        = { { "a/data.pkl", pkl, 0 }, { "a/data/0", storage, 0 }, { "a/version", version, 0 } };
 
     return build_zip (e, G_N_ELEMENTS (e), zip64);
   }
@@ -492,7 +493,14 @@ test_hostile_views (void)
     { "FloatStorage", 4, -1, { 1 }, { 1 }, 1, 16, DL_ERROR_FORMAT, "negative offset" },
     { "FloatStorage", 4, 0, { 2 }, { -1 }, 1, 16, DL_ERROR_FORMAT, "negative" },
     { "FloatStorage", 4, 0, { -2 }, { 1 }, 1, 16, DL_ERROR_FORMAT, "negative" },
-    { "FloatStorage", 4, 0, { G_GINT64_CONSTANT (1) << 62, 8 }, { 1, 1 }, 2, 16, DL_ERROR_FORMAT,
+    { "FloatStorage",
+      4,
+      0,
+      { G_GINT64_CONSTANT (1) << 62, 8 },
+      { 1, 1 },
+      2,
+      16,
+      DL_ERROR_FORMAT,
       "overflow" },
     { "FloatStorage", 4, 0, { 2, 2 }, { G_MAXINT64, 1 }, 2, 16, DL_ERROR_FORMAT, "reaches past" },
     { "FloatStorage", 4, G_MAXINT64, { 1 }, { 1 }, 1, 16, DL_ERROR_FORMAT, "reaches past" },
@@ -556,7 +564,8 @@ test_hostile_archives (void)
   }
   {
     g_autoptr (GBytes) little = g_bytes_new_static ("little", 6);
-    Entry e[] = { { "a/data.pkl", pkl, 0 }, { "a/data/0", storage, 0 }, { "a/byteorder", little, 0 } };
+    Entry e[]
+        = { { "a/data.pkl", pkl, 0 }, { "a/data/0", storage, 0 }, { "a/byteorder", little, 0 } };
     g_autoptr (GBytes) zip = build_zip (e, 3, FALSE);
 
     g_assert_true (load_or_fail_cleanly (zip));
@@ -610,7 +619,9 @@ test_hostile_pickles (void)
     const gchar *says;
   } cases[] = {
 #define P(s) s, sizeof s - 1
-    { P ("\x80\x02}q\x00" "cos\nsystem\nq\x01."), DL_ERROR_NOT_SUPPORTED, "global os.system" },
+    { P ("\x80\x02}q\x00"
+         "cos\nsystem\nq\x01."),
+      DL_ERROR_NOT_SUPPORTED, "global os.system" },
     { P ("\x80\x02}cbuiltins\neval\n."), DL_ERROR_NOT_SUPPORTED, "builtins.eval" },
     { P ("\x80\x02X\x02\x00\x00\x00osX\x06\x00\x00\x00system\x93."), DL_ERROR_NOT_SUPPORTED,
       "global os.system" },
@@ -627,32 +638,55 @@ test_hostile_pickles (void)
     { P ("\x80\x02]K\x01s."), DL_ERROR_FORMAT, "empty" },
     { P ("\x80\x02]K\x01K\x02s."), DL_ERROR_FORMAT, "SETITEM on a list" },
     { P ("\x80\x02}(K\x01u."), DL_ERROR_FORMAT, "odd number" },
-    { P ("\x80\x02}(K\x01" "e."), DL_ERROR_FORMAT, "APPENDS on a dict" },
+    { P ("\x80\x02}(K\x01"
+         "e."),
+      DL_ERROR_FORMAT, "APPENDS on a dict" },
     { P ("\x80\x02]."), DL_ERROR_FORMAT, "holds a list, not a state dict" },
     { P ("\x80\x02X\xff\xff\xff\xff."), DL_ERROR_FORMAT, "BINUNICODE needs 4294967295 bytes" },
     { P ("\x80\x02X\x02\x00\x00\x00\xc3(."), DL_ERROR_FORMAT, "not UTF-8" },
-    { P ("\x80\x02X\x02\x00\x00\x00" "a\x00."), DL_ERROR_FORMAT, "not UTF-8 without NULs" },
+    { P ("\x80\x02X\x02\x00\x00\x00"
+         "a\x00."),
+      DL_ERROR_FORMAT, "not UTF-8 without NULs" },
     { P ("\x80\x02\x8a\x09\x01\x02\x03\x04\x05\x06\x07\x08\x09."), DL_ERROR_FORMAT, "LONG1 of 9" },
     { P ("\x80\x02J\x01\x00"), DL_ERROR_FORMAT, "BININT needs 4 bytes" },
     { P ("\x80\x02G\x01\x00"), DL_ERROR_FORMAT, "BINFLOAT needs 8" },
-    { P ("\x80\x02" "ctorch\nFloatStorage"), DL_ERROR_FORMAT, "GLOBAL" },
-    { P ("\x80\x02" "ctorch\nFloatStorage\n)R."), DL_ERROR_FORMAT, "REDUCE of a global" },
-    { P ("\x80\x02" "ccollections\nOrderedDict\nK\x01R."), DL_ERROR_FORMAT, "with a int" },
-    { P ("\x80\x02" "ccollections\nOrderedDict\nK\x01\x85R."), DL_ERROR_FORMAT,
-      "OrderedDict called with 1" },
-    { P ("\x80\x02" "ctorch._utils\n_rebuild_tensor_v2\n)R."), DL_ERROR_FORMAT, "6 or 7" },
-    { P ("\x80\x02" "ctorch._utils\n_rebuild_tensor_v2\n(K\x01K\x02K\x03K\x04K\x05K\x06tR."),
+    { P ("\x80\x02"
+         "ctorch\nFloatStorage"),
+      DL_ERROR_FORMAT, "GLOBAL" },
+    { P ("\x80\x02"
+         "ctorch\nFloatStorage\n)R."),
+      DL_ERROR_FORMAT, "REDUCE of a global" },
+    { P ("\x80\x02"
+         "ccollections\nOrderedDict\nK\x01R."),
+      DL_ERROR_FORMAT, "with a int" },
+    { P ("\x80\x02"
+         "ccollections\nOrderedDict\nK\x01\x85R."),
+      DL_ERROR_FORMAT, "OrderedDict called with 1" },
+    { P ("\x80\x02"
+         "ctorch._utils\n_rebuild_tensor_v2\n)R."),
+      DL_ERROR_FORMAT, "6 or 7" },
+    { P ("\x80\x02"
+         "ctorch._utils\n_rebuild_tensor_v2\n(K\x01K\x02K\x03K\x04K\x05K\x06tR."),
       DL_ERROR_FORMAT, "not (int, int, int" },
-    { P ("\x80\x02" "ctorch._utils\n_rebuild_parameter\n(K\x01\x88}tR."), DL_ERROR_FORMAT,
-      "_rebuild_parameter takes" },
+    { P ("\x80\x02"
+         "ctorch._utils\n_rebuild_parameter\n(K\x01\x88}tR."),
+      DL_ERROR_FORMAT, "_rebuild_parameter takes" },
     { P ("\x80\x02K\x01Q."), DL_ERROR_FORMAT, "persistent id" },
-    { P ("\x80\x02(X\x07\x00\x00\x00storagectorch\nFloatStorage\nX\x01\x00\x00\x00" "0X\x03\x00\x00"
-         "\x00" "cpuK\x04tQ(X\x07\x00\x00\x00storagectorch\nLongStorage\nX\x01\x00\x00\x00" "0X\x03"
-         "\x00\x00\x00" "cpuK\x02tQ."),
+    { P ("\x80\x02(X\x07\x00\x00\x00storagectorch\nFloatStorage\nX\x01\x00\x00\x00"
+         "0X\x03\x00\x00"
+         "\x00"
+         "cpuK\x04tQ(X\x07\x00\x00\x00storagectorch\nLongStorage\nX\x01\x00\x00\x00"
+         "0X\x03"
+         "\x00\x00\x00"
+         "cpuK\x02tQ."),
       DL_ERROR_FORMAT, "named again" },
-    { P ("\x80\x02]K\x01" "b."), DL_ERROR_NOT_SUPPORTED, "BUILD on a list" },
+    { P ("\x80\x02]K\x01"
+         "b."),
+      DL_ERROR_NOT_SUPPORTED, "BUILD on a list" },
     /* a dict holding itself: flattening stops at the nesting limit */
-    { P ("\x80\x02}q\x00X\x01\x00\x00\x00" "ah\x00s."), DL_ERROR_FORMAT, "nest deeper than 32" },
+    { P ("\x80\x02}q\x00X\x01\x00\x00\x00"
+         "ah\x00s."),
+      DL_ERROR_FORMAT, "nest deeper than 32" },
 #undef P
   };
 
@@ -664,7 +698,9 @@ test_hostile_pickles (void)
     }
   {
     /* a list holding itself is no state dict, and frees */
-    static const gchar pkl[] = "\x80\x02}X\x01\x00\x00\x00" "a]q\x01h\x01" "as.";
+    static const gchar pkl[] = "\x80\x02}X\x01\x00\x00\x00"
+                               "a]q\x01h\x01"
+                               "as.";
     g_autoptr (GBytes) zip = archive_of (pkl, sizeof pkl - 1);
     g_autoptr (GError) error = NULL;
     g_autoptr (DlTensorDict) d = dl_pytorch_load_state_dict_bytes (zip, &error);
@@ -778,8 +814,8 @@ test_truncated (void)
 static void
 mutate (GByteArray *data, GRand *rand, gsize hot_start, gsize hot_end)
 {
-  static const guint8 interesting[]
-      = { 0x00, 0x01, 0x7f, 0x80, 0xff, '(', ')', 't', 'q', 'h', 'R', 'Q', 'b', 's', 'u', '.', 'K' };
+  static const guint8 interesting[] = { 0x00, 0x01, 0x7f, 0x80, 0xff, '(', ')', 't', 'q',
+                                        'h',  'R',  'Q',  'b',  's',  'u', '.', 'K' };
   guint n = g_rand_int_range (rand, 1, 5);
 
   for (guint k = 0; k < n && data->len > 0; k++)
@@ -790,37 +826,38 @@ mutate (GByteArray *data, GRand *rand, gsize hot_start, gsize hot_end)
         pos = g_rand_int_range (rand, hot_start, hot_end);
       switch (g_rand_int_range (rand, 0, 6))
         {
-        case 0:
-        case 1:
-          data->data[pos] ^= 1 << g_rand_int_range (rand, 0, 8);
-          break;
-        case 2:
-          data->data[pos] = g_rand_int_range (rand, 0, 256);
-          break;
-        case 3:
-          data->data[pos] = interesting[g_rand_int_range (rand, 0, sizeof interesting)];
-          break;
-        case 4:
-          if (pos + 4 <= data->len)
-            {
-              guint32 v = g_rand_boolean (rand) ? 0xFFFFFFFF : (guint32)g_rand_int_range (rand, 0, 1 << 16);
+          case 0:
+          case 1:
+            data->data[pos] ^= 1 << g_rand_int_range (rand, 0, 8);
+            break;
+          case 2:
+            data->data[pos] = g_rand_int_range (rand, 0, 256);
+            break;
+          case 3:
+            data->data[pos] = interesting[g_rand_int_range (rand, 0, sizeof interesting)];
+            break;
+          case 4:
+            if (pos + 4 <= data->len)
+              {
+                guint32 v = g_rand_boolean (rand) ? 0xFFFFFFFF
+                                                  : (guint32)g_rand_int_range (rand, 0, 1 << 16);
 
-              memcpy (data->data + pos, &v, 4);
-            }
-          break;
-        default:
-          if (g_rand_int_range (rand, 0, 8) == 0)
-            g_byte_array_set_size (data, g_rand_int_range (rand, 0, data->len));
-          else
-            {
-              /* copy a run of bytes over another place */
-              guint from = g_rand_int_range (rand, 0, data->len);
-              guint run = g_rand_int_range (rand, 1, 16);
-              guint len = MIN (run, data->len - MAX (from, pos));
+                memcpy (data->data + pos, &v, 4);
+              }
+            break;
+          default:
+            if (g_rand_int_range (rand, 0, 8) == 0)
+              g_byte_array_set_size (data, g_rand_int_range (rand, 0, data->len));
+            else
+              {
+                /* copy a run of bytes over another place */
+                guint from = g_rand_int_range (rand, 0, data->len);
+                guint run = g_rand_int_range (rand, 1, 16);
+                guint len = MIN (run, data->len - MAX (from, pos));
 
-              memmove (data->data + pos, data->data + from, len);
-            }
-          break;
+                memmove (data->data + pos, data->data + from, len);
+              }
+            break;
         }
     }
 }
