@@ -66,5 +66,6 @@
 #include "data/dl-tensor-dict.h"
 #include "data/dl-safetensors.h"
 #include "ops/dl-ops-attention.h"
+#include "data/dl-pytorch-format.h"
 
 #undef DL_INSIDE

@@ -1530,6 +1530,29 @@ test('multi-head attention and a transformer encoder layer', () => {
         Dl.Error.SHAPE, 'mask of the wrong shape');
 });
 
+test('pytorch: a Linear runs on the weights of a torch.save state dict', () => {
+    // tests/data/pytorch-*.pt, written by tests/data/make-pytorch-fixtures.py
+    const data = GLib.build_filenamev([GLib.path_get_dirname(System.programPath), '..', 'data']);
+    const load = name => Dl.pytorch_load_state_dict(
+        Gio.File.new_for_path(GLib.build_filenamev([data, name])), null);
+    const state = load('pytorch-linear.pt');
+    assert([...state.get_names()].join(',') === 'weight,bias', 'names in the file\'s order');
+    const io = load('pytorch-linear-io.pt');
+    const lin = Dl.Linear.new(4, 3, true);
+    lin.load_state_dict(state, true);
+    assertArrayEqual(Array.from(lin.get_parameter('weight').get_shape()), [3, 4], 'weight shape');
+    const y = lin.forward(io.lookup('input'));
+    assertClose(values(y), values(io.lookup('output')), 1e-5, 'outputs of PyTorch');
+
+    // a checkpoint: nested dicts give dotted names; views share storage
+    const mixed = load('pytorch-mixed.pt');
+    assertArrayEqual(values(mixed.lookup('model.f32_slice')), [3, 4, 5, 6, 7, 8], 'slice view');
+    assert(mixed.lookup('model.bf16').dtype === Dl.DType.BFLOAT16, 'bfloat16 storage');
+    assertArrayEqual(values(mixed.lookup('state.0.step')), [12], 'int keys in decimal');
+    assertDlError(() => Dl.pytorch_load_state_dict_bytes(new GLib.Bytes(new Uint8Array([1, 2, 3]))),
+        Dl.Error.FORMAT, 'not a zip archive');
+});
+
 // Run
 
 let failed = 0;

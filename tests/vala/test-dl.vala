@@ -1396,6 +1396,36 @@ void test_linalg () {
     }
 }
 
+void test_pytorch_reader () {
+    try {
+        /* tests/data/pytorch-*.pt, written by tests/data/make-pytorch-fixtures.py */
+        var state = Dl.pytorch_load_state_dict (
+            File.new_for_path (Test.build_filename (Test.FileType.DIST, "data", "pytorch-linear.pt")), null);
+        var io = Dl.pytorch_load_state_dict (
+            File.new_for_path (Test.build_filename (Test.FileType.DIST, "data", "pytorch-linear-io.pt")), null);
+        assert (string.joinv (",", state.get_names ()) == "weight,bias");
+        var lin = new Dl.Linear (4, 3, true);
+        string[] missing, unexpected;
+        lin.load_state_dict (state, true, out missing, out unexpected);
+        var y = lin.forward (io.lookup ("input"));
+        var want = values (io.lookup ("output"));
+        var got = values (y);
+        assert (got.length == want.length);
+        for (int i = 0; i < got.length; i++)
+            assert (Math.fabs (got[i] - want[i]) <= 1e-5 * (1 + Math.fabs (want[i])));
+
+        var mixed = Dl.pytorch_load_state_dict (
+            File.new_for_path (Test.build_filename (Test.FileType.DIST, "data", "pytorch-mixed.pt")), null);
+        assert_values (mixed.lookup ("model.f32_slice"), { 3, 4, 5, 6, 7, 8 });
+        assert (mixed.lookup ("model.i64").dtype == Dl.DType.INT64);
+        assert_values (mixed.lookup ("state.0.step"), { 12 });
+        assert_dl_error (() => { Dl.pytorch_load_state_dict_bytes (new Bytes ({ 1, 2, 3 })); },
+                         Dl.Error.FORMAT, "not a zip archive");
+    } catch (Error e) {
+        error ("%s", e.message);
+    }
+}
+
 void test_safetensors () {
     try {
         var dir = DirUtils.make_tmp ("dl-vala-XXXXXX");
@@ -1626,5 +1656,6 @@ int main (string[] args) {
     Test.add_func ("/vala/attention", test_attention);
     Test.add_func ("/vala/nn/rnn", test_rnn);
     Test.add_func ("/vala/transformer", test_transformer);
+    Test.add_func ("/vala/pytorch-reader", test_pytorch_reader);
     return Test.run ();
 }
