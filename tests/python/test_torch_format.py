@@ -581,6 +581,19 @@ def torch_layers():
         'bn': (bn, lambda r: r.standard_normal((2, 3, 4, 4))),
         'embed': (torch.nn.Sequential(torch.nn.Embedding(10, 4), torch.nn.LayerNorm(4),
                                       torch.nn.GELU()), lambda r: r.integers(0, 10, (2, 5))),
+        'gru': (torch.nn.GRU(3, 4, bidirectional=True), lambda r: r.standard_normal((5, 2, 3))),
+        'rnn': (torch.nn.RNN(3, 4, nonlinearity='relu', num_layers=2),
+                lambda r: r.standard_normal((5, 2, 3))),
+        'conv1d': (torch.nn.Sequential(torch.nn.Conv1d(2, 3, 3, padding=2, dilation=2),
+                                       torch.nn.ELU(0.5), torch.nn.Hardtanh(-0.5, 0.7)),
+                   lambda r: r.standard_normal((2, 2, 9))),
+        'cnn': (torch.nn.Sequential(torch.nn.Conv2d(1, 2, 3, padding=(1, 0)),
+                                    torch.nn.MaxPool2d(2, ceil_mode=True),
+                                    torch.nn.AvgPool2d(2, 1, count_include_pad=False),
+                                    torch.nn.Dropout2d(0.3), torch.nn.Softplus(2.0),
+                                    torch.nn.AdaptiveMaxPool2d(2),
+                                    torch.nn.AdaptiveAvgPool2d((1, 2))).eval(),
+                lambda r: r.standard_normal((2, 1, 9, 8))),
     }
 
 
@@ -588,7 +601,7 @@ def first(out):
     return out[0] if isinstance(out, tuple) else out
 
 
-@pytest.mark.parametrize('name', ['lstm', 'conv', 'bn', 'embed'])
+@pytest.mark.parametrize('name', ['lstm', 'conv', 'bn', 'embed', 'gru', 'rnn', 'conv1d', 'cnn'])
 def test_whole_layers_both_ways(name):
     model, make = torch_layers()[name]
     x = make(np.random.default_rng(9))
@@ -602,6 +615,12 @@ def test_whole_layers_both_ways(name):
     np.testing.assert_allclose(np_of(got), expected, rtol=1e-5, atol=1e-5)
     back = torch_load(dl_save_bytes(dl_model))
     assert type(back) is type(model)
+    for a, b in zip(back.modules(), model.modules()):
+        assert type(a) is type(b)
+        assert {k: v for k, v in vars(a).items() if not k.startswith('_')} == \
+            {k: v for k, v in vars(b).items() if not k.startswith('_')}
+        assert getattr(a, '_reversed_padding_repeated_twice', None) == \
+            getattr(b, '_reversed_padding_repeated_twice', None)
     np.testing.assert_allclose(first(back(torch.tensor(x))).detach(), expected, rtol=1e-5,
                                atol=1e-5)
     same(back.state_dict(), model.state_dict())

@@ -249,7 +249,22 @@ _MODULE_ATTRIBUTES = {
     'LSTM': ('mode', 'input_size', 'hidden_size', 'num_layers', 'bias', 'batch_first',
              'dropout', 'bidirectional', 'proj_size', '_flat_weights_names', '_all_weights',
              '_flat_weights'),
+    'Conv1d': ('in_channels', 'out_channels', 'kernel_size', 'stride', 'padding', 'dilation',
+               'transposed', 'output_padding', 'groups', 'padding_mode',
+               '_reversed_padding_repeated_twice'),
+    'MaxPool2d': ('kernel_size', 'stride', 'padding', 'dilation', 'return_indices',
+                  'ceil_mode'),
+    'AvgPool2d': ('kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad',
+                  'divisor_override'),
+    'AdaptiveAvgPool2d': ('output_size',),
+    'AdaptiveMaxPool2d': ('output_size', 'return_indices'),
+    'Dropout2d': ('p', 'inplace'),
+    'ELU': ('alpha', 'inplace'), 'Hardtanh': ('min_val', 'max_val', 'inplace'),
+    'Softplus': ('beta', 'threshold'),
 }
+# GRU's attributes are LSTM's; RNN adds its nonlinearity first
+_MODULE_ATTRIBUTES['GRU'] = _MODULE_ATTRIBUTES['LSTM']
+_MODULE_ATTRIBUTES['RNN'] = ('nonlinearity',) + _MODULE_ATTRIBUTES['LSTM']
 
 # The hook dicts torch 1.13's Module.__init__ makes (2.x adds its own when
 # it unpickles a module without them).
@@ -493,14 +508,16 @@ def _torch_attribute(m, name):
     if name == 'transposed':
         return False
     if name == 'output_padding':
-        return (0, 0)
+        return (0,) * len(m.kernel_size)
     if name == '_flat_weights':  # the parameters themselves, as torch's RNNs keep them
         return [Dl.Module.get_parameter(m, n) for n in m._flat_weights_names]
     if name in ('scale_grad_by_freq', 'sparse'):
         return bool(getattr(m, name, False))
     if name == '_reversed_padding_repeated_twice':
         p = m.padding
-        return [p[1], p[1], p[0], p[0]] if isinstance(p, tuple) else [0, 0, 0, 0]
+        if not isinstance(p, tuple):  # 'same' or 'valid'
+            return [0, 0] * len(m.kernel_size)
+        return tuple(v for v in reversed(p) for _ in range(2))
     return getattr(m, name)
 
 
@@ -952,9 +969,9 @@ def _construct_module(stub, convert):
                     kwargs[pname] = state[pname]
                 elif pname == 'bias' and 'bias' in params:
                     kwargs['bias'] = params['bias'] is not None
-        if issubclass(cls, _nn().LSTM) or 'LSTM' in stub.torch_name:
-            for k in ('input_size', 'hidden_size', 'num_layers', 'bias', 'batch_first',
-                      'dropout', 'bidirectional', 'proj_size'):
+        if issubclass(cls, _nn().RNNBase):  # RNN, LSTM, GRU take (*args, **kwargs)
+            for k in ('input_size', 'hidden_size', 'num_layers', 'nonlinearity', 'bias',
+                      'batch_first', 'dropout', 'bidirectional', 'proj_size'):
                 if k in state:
                     kwargs[k] = state[k]
             if not kwargs.get('proj_size'):
