@@ -594,6 +594,11 @@ def torch_layers():
                                     torch.nn.AdaptiveMaxPool2d(2),
                                     torch.nn.AdaptiveAvgPool2d((1, 2))).eval(),
                 lambda r: r.standard_normal((2, 1, 9, 8))),
+        'upconv': (torch.nn.Sequential(torch.nn.ConvTranspose2d(2, 3, 3, stride=2,
+                                                                output_padding=1),
+                                       torch.nn.Upsample(scale_factor=2), torch.nn.Flatten(),
+                                       torch.nn.Unflatten(1, (3, 16, 16))),
+                   lambda r: r.standard_normal((2, 2, 3, 3))),
     }
 
 
@@ -601,7 +606,8 @@ def first(out):
     return out[0] if isinstance(out, tuple) else out
 
 
-@pytest.mark.parametrize('name', ['lstm', 'conv', 'bn', 'embed', 'gru', 'rnn', 'conv1d', 'cnn'])
+@pytest.mark.parametrize('name', ['lstm', 'conv', 'bn', 'embed', 'gru', 'rnn', 'conv1d', 'cnn',
+                                  'upconv'])
 def test_whole_layers_both_ways(name):
     model, make = torch_layers()[name]
     x = make(np.random.default_rng(9))
@@ -624,6 +630,40 @@ def test_whole_layers_both_ways(name):
     np.testing.assert_allclose(first(back(torch.tensor(x))).detach(), expected, rtol=1e-5,
                                atol=1e-5)
     same(back.state_dict(), model.state_dict())
+
+
+def torch_losses():
+    w = torch.tensor([0.5, 2.0, 1.0])
+    return [torch.nn.CrossEntropyLoss(), torch.nn.CrossEntropyLoss(w, ignore_index=1,
+                                                                    label_smoothing=0.1),
+            torch.nn.NLLLoss(w, reduction='sum'), torch.nn.MSELoss(), torch.nn.L1Loss(),
+            torch.nn.SmoothL1Loss(beta=0.5), torch.nn.HuberLoss(delta=2.0),
+            torch.nn.KLDivLoss(reduction='batchmean', log_target=True),
+            torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor([1.0, 2.0, 3.0])),
+            torch.nn.BCELoss()]
+
+
+@pytest.mark.parametrize('index', range(len(torch_losses())))
+def test_whole_losses_both_ways(index):
+    loss = torch_losses()[index]
+    r = np.random.default_rng(index)
+    x = r.standard_normal((4, 3)).astype(np.float32)
+    if isinstance(loss, (torch.nn.CrossEntropyLoss, torch.nn.NLLLoss)):
+        y = r.integers(0, 3, 4)
+    elif isinstance(loss, torch.nn.BCELoss):
+        x = 1 / (1 + np.exp(-x))
+        y = r.random((4, 3)).astype(np.float32)
+    else:
+        y = r.standard_normal((4, 3)).astype(np.float32)
+    expected = loss(torch.tensor(x), torch.tensor(y)).item()
+    dl_loss = dl_load(torch_save_bytes(loss))
+    assert type(dl_loss).__name__ == type(loss).__name__
+    assert dl_loss(Dl.tensor(x), Dl.tensor(y)).item() == pytest.approx(expected, rel=1e-5)
+    back = torch_load(dl_save_bytes(dl_loss))
+    assert type(back) is type(loss)
+    assert vars(back).keys() == vars(loss).keys()
+    assert list(back._buffers) == list(loss._buffers)
+    assert back(torch.tensor(x), torch.tensor(y)).item() == pytest.approx(expected, rel=1e-5)
 
 
 def net_class(lib):

@@ -261,7 +261,21 @@ _MODULE_ATTRIBUTES = {
     'Dropout2d': ('p', 'inplace'),
     'ELU': ('alpha', 'inplace'), 'Hardtanh': ('min_val', 'max_val', 'inplace'),
     'Softplus': ('beta', 'threshold'),
+    'ConvTranspose2d': ('in_channels', 'out_channels', 'kernel_size', 'stride', 'padding',
+                        'dilation', 'transposed', 'output_padding', 'groups', 'padding_mode',
+                        '_reversed_padding_repeated_twice'),
+    'Unflatten': ('dim', 'unflattened_size'),
+    'Upsample': ('name', 'size', 'scale_factor', 'mode', 'align_corners',
+                 'recompute_scale_factor'),
+    'CrossEntropyLoss': ('reduction', 'ignore_index', 'label_smoothing'),
+    'NLLLoss': ('reduction', 'ignore_index'), 'MSELoss': ('reduction',),
+    'L1Loss': ('reduction',), 'BCELoss': ('reduction',), 'BCEWithLogitsLoss': ('reduction',),
+    'SmoothL1Loss': ('reduction', 'beta'), 'HuberLoss': ('reduction', 'delta'),
+    'KLDivLoss': ('reduction', 'log_target'),
 }
+# The optional buffers torch's losses register as None when not given
+_NONE_BUFFERS = {'CrossEntropyLoss': ('weight',), 'NLLLoss': ('weight',), 'BCELoss': ('weight',),
+                 'BCEWithLogitsLoss': ('weight', 'pos_weight')}
 # GRU's attributes are LSTM's; RNN adds its nonlinearity first
 _MODULE_ATTRIBUTES['GRU'] = _MODULE_ATTRIBUTES['LSTM']
 _MODULE_ATTRIBUTES['RNN'] = ('nonlinearity',) + _MODULE_ATTRIBUTES['LSTM']
@@ -463,6 +477,8 @@ class _TorchPickler(pickle._Pickler):
         buffers = [n for n in own if Dl.Module.has_buffer(m, n)]
         state['_buffers'] = collections.OrderedDict((n, Dl.Module.get_buffer(m, n))
                                                     for n in buffers)
+        for n in _NONE_BUFFERS.get(path[1], ()):
+            state['_buffers'].setdefault(n, None)
         state['_non_persistent_buffers_set'] = set(
             n for n in buffers if not Dl.Module.get_buffer_persistent(m, n))
         for name in _MODULE_HOOK_DICTS:
@@ -506,9 +522,9 @@ def _nn_properties(m):
 
 def _torch_attribute(m, name):
     if name == 'transposed':
-        return False
+        return type(m).__name__.startswith('ConvTranspose')
     if name == 'output_padding':
-        return (0,) * len(m.kernel_size)
+        return tuple(getattr(m, 'output_padding', None) or (0,) * len(m.kernel_size))
     if name == '_flat_weights':  # the parameters themselves, as torch's RNNs keep them
         return [Dl.Module.get_parameter(m, n) for n in m._flat_weights_names]
     if name in ('scale_grad_by_freq', 'sparse'):
