@@ -849,17 +849,19 @@ _WEIGHTS_ONLY_BUILTINS.update({('__builtin__', n): v for (m, n), v in
                                list(_WEIGHTS_ONLY_BUILTINS.items()) if m == 'builtins'})
 
 
-class _ModuleStub:
+class _PendingModule:
     """A PyTorch module as the pickle gives it (its class, then its
-    __dict__), turned into libdl's module once the whole pickle is read."""
+    __dict__): libdl builds its module from this record once the whole
+    pickle is read (_build_modules), since a module's parameters and
+    children may come later in the pickle than the module itself."""
 
-    cls = torch_name = stubs = None
+    cls = torch_name = pending = None
 
     def __new__(cls, *args, **kwargs):
-        stub = object.__new__(cls)
-        stub.state = None
-        cls.stubs.append(stub)
-        return stub
+        record = object.__new__(cls)
+        record.state = None
+        cls.pending.append(record)
+        return record
 
     def __setstate__(self, state):
         self.state = state
@@ -872,7 +874,7 @@ class _Unpickler(pickle.Unpickler):
         self.map_location = map_location
         self.weights_only = weights_only
         self.loaded = {}
-        self.stubs = []
+        self.pending = []
 
     def persistent_load(self, pid):
         if not isinstance(pid, tuple) or len(pid) != 5 or pid[0] != 'storage':
@@ -940,34 +942,38 @@ class _Unpickler(pickle.Unpickler):
         if isinstance(obj, type) and issubclass(obj, Dl.Module) and not \
                 (obj.__module__ or '').startswith('dl.'):
             # the user's Module subclass, saved in PyTorch's layout
-            return type(name, (_ModuleStub,), {'cls': obj, 'torch_name': '%s.%s' % (module, name),
-                                               'stubs': self.stubs})
+            return self._pending_class(obj, module, name)
         return obj
 
     def _module_class(self, obj, module, name):
         if isinstance(obj, type) and issubclass(obj, Dl.Module) and \
                 (module == 'torch' or module.startswith('torch.')):
-            return type(name, (_ModuleStub,), {'cls': obj, 'torch_name': '%s.%s' % (module, name),
-                                               'stubs': self.stubs})
+            return self._pending_class(obj, module, name)
         return obj
+
+    def _pending_class(self, cls, module, name):
+        """What the pickle instantiates for the module class @cls: a
+        _PendingModule subclass that records each instance here."""
+        return type(name, (_PendingModule,), {'cls': cls, 'torch_name': '%s.%s' % (module, name),
+                                              'pending': self.pending})
 
 
 def _newobj(cls, *args):
     return cls.__new__(cls, *args)
 
 
-def _construct_module(stub, convert):
+def _construct_module(record, convert):
     import inspect
-    state = stub.state
+    state = record.state
     if not isinstance(state, dict):
-        raise RuntimeError('Dl.load: the state of a %s is not a dict' % stub.torch_name)
+        raise RuntimeError('Dl.load: the state of a %s is not a dict' % record.torch_name)
     params = state.get('_parameters') or {}
     buffers = state.get('_buffers') or {}
     children = collections.OrderedDict((n, convert(c)) for n, c in
                                         (state.get('_modules') or {}).items())
-    cls = stub.cls
+    cls = record.cls
     if not (cls.__module__ or '').startswith('dl.'):
-        return _construct_custom(stub, state, params, buffers, children)
+        return _construct_custom(record, state, params, buffers, children)
     if issubclass(cls, _nn().Sequential):
         m = cls(children)
     else:
@@ -996,7 +1002,7 @@ def _construct_module(stub, convert):
             m = cls(**kwargs)
         except (TypeError, ValueError, GLib.Error) as e:
             raise RuntimeError('Dl.load: cannot make libdl\'s %s for PyTorch\'s %s: %s'
-                               % (cls.__name__, stub.torch_name, e)) from None
+                               % (cls.__name__, record.torch_name, e)) from None
         for n, c in children.items():
             setattr(m, n, c)
     with _no_grad():
@@ -1006,7 +1012,7 @@ def _construct_module(stub, convert):
             current = getattr(m, n, None)
             if _is_tensor(current) and tuple(current.shape) != tuple(p.shape):
                 raise RuntimeError('Dl.load: %s\'s %s has shape %s in the file, libdl\'s '
-                                   'module %s' % (stub.torch_name, n, tuple(p.shape),
+                                   'module %s' % (record.torch_name, n, tuple(p.shape),
                                                   tuple(current.shape)))
             from .nn.parameter import Parameter
             setattr(m, n, p if isinstance(p, Parameter) else Parameter(p))
@@ -1025,14 +1031,14 @@ _TORCH_MODULE_KEYS = frozenset(('training', '_parameters', '_buffers', '_modules
                                + _MODULE_HOOK_DICTS)
 
 
-def _construct_custom(stub, state, params, buffers, children):
+def _construct_custom(record, state, params, buffers, children):
     """The user's Module subclass from PyTorch's layout, made as unpickling
     makes it (without its __init__)."""
     from .nn.modules import _rebuild_module
     from .nn.parameter import Parameter
     non_persistent = state.get('_non_persistent_buffers_set') or set()
     return _rebuild_module(
-        stub.cls,
+        record.cls,
         [(n, p if isinstance(p, Parameter) else Parameter(p)) for n, p in params.items()
          if p is not None],
         [(n, b, n not in non_persistent) for n, b in buffers.items() if b is not None],
@@ -1046,22 +1052,22 @@ def _no_grad():
     return no_grad()
 
 
-def _replace_stubs(obj, stubs):
-    """@obj with each _ModuleStub in it replaced by libdl's module (a
+def _build_modules(obj, pending):
+    """@obj with each _PendingModule in it replaced by libdl's module (a
     module reached twice is one module)."""
     done = {}
 
-    def convert(stub):
-        m = done.get(id(stub))
+    def convert(record):
+        m = done.get(id(record))
         if m is None:
-            m = _construct_module(stub, convert)
-            done[id(stub)] = m
+            m = _construct_module(record, convert)
+            done[id(record)] = m
         return m
 
     seen = {}
 
     def walk(x):
-        if isinstance(x, _ModuleStub):
+        if isinstance(x, _PendingModule):
             return convert(x)
         if id(x) in seen:
             return seen[id(x)]
@@ -1252,8 +1258,8 @@ def _load_zip(fp, buf, what, map_location, weights_only, pickle_load_args):
             raise
         raise pickle.UnpicklingError('Dl.load: %s: the pickle data.pkl is damaged (%s: %s)'
                                      % (what, type(e).__name__, e)) from None
-    if unpickler.stubs:
-        result = _replace_stubs(result, unpickler.stubs)
+    if unpickler.pending:
+        result = _build_modules(result, unpickler.pending)
     return result
 
 
