@@ -26,13 +26,10 @@
  */
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <glib/gstdio.h>
 
+#include "data/dl-file-map-private.h"
 #include "data/dl-pytorch-format.h"
 #include "dl-error.h"
 #include "dl-tensor-private.h"
@@ -1365,44 +1362,16 @@ dl_pytorch_load_state_dict_bytes (GBytes *bytes, GError **error)
 DlTensorDict *
 dl_pytorch_load_state_dict (GFile *file, GCancellable *cancellable, GError **error)
 {
-  g_autofree gchar *path = NULL;
   g_autofree gchar *what = NULL;
   g_autoptr (GMappedFile) map = NULL;
-  g_autoptr (GError) local = NULL;
-  int fd;
+  g_autoptr (GBytes) bytes = NULL;
 
   g_return_val_if_fail (G_IS_FILE (file), NULL);
-  what = g_file_get_parse_name (file);
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+  if (!dl_file_map_private (file, cancellable, "pytorch", &map, &bytes, error))
     return NULL;
-  path = g_file_get_path (file);
-  if (path == NULL)
-    {
-      g_autoptr (GBytes) bytes = g_file_load_bytes (file, cancellable, NULL, &local);
-
-      if (bytes == NULL)
-        {
-          set_error (error, DL_ERROR_IO, what, "%s", local->message);
-          return NULL;
-        }
-      return parse (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes), NULL, what, error);
-    }
-  fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
-  if (fd < 0)
-    {
-      int saved = errno;
-
-      set_error (error, DL_ERROR_IO, what, "cannot open: %s", g_strerror (saved));
-      return NULL;
-    }
-  /* opened read-only and mapped writable: MAP_PRIVATE, copy-on-write */
-  map = g_mapped_file_new_from_fd (fd, TRUE, &local);
-  close (fd);
-  if (map == NULL)
-    {
-      set_error (error, DL_ERROR_IO, what, "%s", local->message);
-      return NULL;
-    }
+  what = g_file_get_parse_name (file);
+  if (bytes != NULL)
+    return parse (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes), NULL, what, error);
   return parse ((const guint8 *)g_mapped_file_get_contents (map), g_mapped_file_get_length (map),
                 map, what, error);
 }

@@ -18,14 +18,11 @@
  */
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
+#include "data/dl-file-map-private.h"
 #include "data/dl-safetensors.h"
 #include "dl-error.h"
 #include "dl-node.h"
@@ -686,45 +683,16 @@ dl_safetensors_load_bytes (GBytes *bytes, GError **error)
 DlTensorDict *
 dl_safetensors_load (GFile *file, GCancellable *cancellable, GError **error)
 {
-  g_autofree gchar *path = NULL;
   g_autofree gchar *what = NULL;
   g_autoptr (GMappedFile) map = NULL;
-  g_autoptr (GError) local = NULL;
-  int fd;
+  g_autoptr (GBytes) bytes = NULL;
 
   g_return_val_if_fail (G_IS_FILE (file), NULL);
-  what = g_file_get_parse_name (file);
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+  if (!dl_file_map_private (file, cancellable, "safetensors", &map, &bytes, error))
     return NULL;
-  path = g_file_get_path (file);
-  if (path == NULL)
-    {
-      g_autoptr (GBytes) bytes = g_file_load_bytes (file, cancellable, NULL, &local);
-
-      if (bytes == NULL)
-        {
-          g_set_error (error, DL_ERROR, DL_ERROR_IO, "safetensors: %s: %s", what, local->message);
-          return NULL;
-        }
-      return parse (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes), NULL, what, error);
-    }
-  /* opened read-only and mapped writable: MAP_PRIVATE, copy-on-write */
-  fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
-  if (fd < 0)
-    {
-      int saved = errno;
-
-      g_set_error (error, DL_ERROR, DL_ERROR_IO, "safetensors: %s: cannot open: %s", what,
-                   g_strerror (saved));
-      return NULL;
-    }
-  map = g_mapped_file_new_from_fd (fd, TRUE, &local);
-  close (fd);
-  if (map == NULL)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_IO, "safetensors: %s: %s", what, local->message);
-      return NULL;
-    }
+  what = g_file_get_parse_name (file);
+  if (bytes != NULL)
+    return parse (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes), NULL, what, error);
   return parse ((const guint8 *)g_mapped_file_get_contents (map), g_mapped_file_get_length (map),
                 map, what, error);
 }
