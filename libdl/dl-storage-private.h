@@ -35,6 +35,7 @@ struct _DlStorage
   /* shared memory (dl_storage_share_memory, dl_storage_new_from_fd):
    * data is a MAP_SHARED mapping of shm_fd, map_size bytes; the storage's
    * own memory of its kind was released when it moved there */
+  gboolean read_only; /* lent memory that must not be written */
   gboolean shared;
   gint shm_fd;
   gsize map_size;

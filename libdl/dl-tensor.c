@@ -284,6 +284,25 @@ dl_check_shape (const gchar *op, const gint64 *shape, gsize ndim, gint64 *numel,
   return TRUE;
 }
 
+/* Whether the element count of @shape fits in a gint64, multiplying the
+ * sizes in order as PyTorch does (so [2^40, 2^40, 0] overflows although
+ * it holds no element). Sets @error, naming @op and the shape, when not. */
+gboolean
+dl_check_numel (const gchar *op, const gint64 *shape, gsize ndim, GError **error)
+{
+  gint64 n = 1;
+
+  for (gsize i = 0; i < ndim; i++)
+    if (shape[i] >= 0 && __builtin_mul_overflow (n, shape[i], &n))
+      {
+        g_autofree gchar *s = dl_shape_to_string (shape, ndim);
+        g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                     "%s: numel: integer multiplication overflow (shape %s)", op, s);
+        return FALSE;
+      }
+  return TRUE;
+}
+
 gboolean
 dl_normalize_dim (const gchar *op, gint *dim, gint ndim, GError **error)
 {
@@ -825,6 +844,44 @@ dl_tensor_numel (DlTensor *self)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), 0);
   return self->numel;
+}
+
+/**
+ * dl_tensor_mark_read_only:
+ * @self: a #DlTensor
+ *
+ * Marks the memory under @self, which all its views share, as read-only:
+ * from then on every op that writes into it (in-place ops, `copy_`,
+ * `fill_`, indexed assignment, `out=` variants, optimizer steps) fails
+ * with %DL_ERROR_ARGUMENT instead of writing. For tensors made over memory
+ * that must not change, such as a non-writable NumPy array or a read-only
+ * mapping (dl_tensor_new_from_address()). It cannot be undone; a clone is
+ * writable.
+ *
+ * Since: 0.1
+ */
+void
+dl_tensor_mark_read_only (DlTensor *self)
+{
+  g_return_if_fail (DL_IS_TENSOR (self));
+  self->storage->read_only = TRUE;
+}
+
+/**
+ * dl_tensor_is_read_only:
+ * @self: a #DlTensor
+ *
+ * Whether @self's memory was marked read-only by dl_tensor_mark_read_only().
+ *
+ * Returns: %TRUE when writes into @self are refused
+ *
+ * Since: 0.1
+ */
+gboolean
+dl_tensor_is_read_only (DlTensor *self)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
+  return self->storage->read_only;
 }
 
 /**

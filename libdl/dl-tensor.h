@@ -63,6 +63,10 @@ gint64 dl_tensor_get_size (DlTensor *self, gint dim, GError **error);
 DL_EXPORT
 gint64 dl_tensor_get_storage_offset (DlTensor *self);
 DL_EXPORT
+void dl_tensor_mark_read_only (DlTensor *self);
+DL_EXPORT
+gboolean dl_tensor_is_read_only (DlTensor *self);
+DL_EXPORT
 gint64 dl_tensor_numel (DlTensor *self);
 DL_EXPORT
 gsize dl_tensor_element_size (DlTensor *self);

@@ -59,6 +59,8 @@ typedef struct
   gsize ndim;
   const gsize *strides;
   gboolean summarize;
+  /* values holds only the shown items (dl_format_tensor_summarized) */
+  gboolean compact;
   Formatter formatter;
 } PrintContext;
 
@@ -189,6 +191,8 @@ shown_index (const PrintContext *ctx, gsize dim, gint64 k)
     return k;
   if (k == FORMAT_EDGEITEMS)
     return -1;
+  if (ctx->compact)
+    return k - 1;
   return ctx->shape[dim] - (2 * FORMAT_EDGEITEMS + 1 - k);
 }
 
@@ -320,12 +324,19 @@ append_suffix (GString *out, const gchar *suffix, gsize indent, glong *last_line
     }
 }
 
-gchar *
-dl_format_tensor (const gdouble *values,
-                  const gint64 *shape,
-                  gsize ndim,
-                  DlFormatKind kind,
-                  const gchar *const *suffixes)
+gboolean
+dl_format_is_summarized (gint64 numel)
+{
+  return numel > FORMAT_THRESHOLD;
+}
+
+static gchar *
+format_tensor (const gdouble *values,
+               const gint64 *shape,
+               gsize ndim,
+               DlFormatKind kind,
+               const gchar *const *suffixes,
+               gboolean compact)
 {
   g_autoptr (GString) out = NULL;
   g_autofree gsize *strides = NULL;
@@ -377,16 +388,19 @@ dl_format_tensor (const gdouble *values,
       };
       g_autoptr (GArray) shown = NULL;
 
-      strides = g_new (gsize, ndim);
-      strides[ndim - 1] = 1;
-      for (i = ndim - 1; i > 0; i--)
-        strides[i - 1] = strides[i] * (gsize)shape[i];
-
       ctx.values = values;
       ctx.shape = shape;
       ctx.ndim = ndim;
+      ctx.summarize = dl_format_is_summarized ((gint64)numel);
+      ctx.compact = compact && ctx.summarize;
+
+      strides = g_new (gsize, ndim);
+      strides[ndim - 1] = 1;
+      for (i = ndim - 1; i > 0; i--)
+        strides[i - 1]
+            = strides[i]
+              * (ctx.compact && dim_is_trimmed (&ctx, i) ? 2 * FORMAT_EDGEITEMS : (gsize)shape[i]);
       ctx.strides = strides;
-      ctx.summarize = numel > FORMAT_THRESHOLD;
 
       if (ctx.summarize)
         {
@@ -419,7 +433,53 @@ dl_format_tensor (const gdouble *values,
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
+gchar *
+dl_format_tensor (const gdouble *values,
+                  const gint64 *shape,
+                  gsize ndim,
+                  DlFormatKind kind,
+                  const gchar *const *suffixes)
+{
+  return format_tensor (values, shape, ndim, kind, suffixes, FALSE);
+}
+
+gchar *
+dl_format_tensor_summarized (const gdouble *values,
+                             const gint64 *shape,
+                             gsize ndim,
+                             DlFormatKind kind,
+                             const gchar *const *suffixes)
+{
+  return format_tensor (values, shape, ndim, kind, suffixes, TRUE);
+}
+
 /* ---- DlTensor's printed form ---------------------------------------- */
+
+/* The items of @t that a summarised print shows, from dimension @dim on:
+ * each dimension longer than 6 keeps its first and last 3 items. Only
+ * views are taken until every dimension is cut, so a broadcast view of
+ * 2^40 elements costs no more than its printed part. */
+static DlTensor *
+summary (DlTensor *t, gint dim, GError **error)
+{
+  g_autoptr (DlTensor) head = NULL;
+  g_autoptr (DlTensor) tail = NULL;
+  g_autoptr (DlTensor) head_shown = NULL;
+  g_autoptr (DlTensor) tail_shown = NULL;
+  gint64 size;
+
+  if (dim == t->ndim)
+    return dl_tensor_contiguous (t, error);
+  size = t->sizes[dim];
+  if (size <= 2 * FORMAT_EDGEITEMS)
+    return summary (t, dim + 1, error);
+  if (!(head = dl_tensor_slice (t, dim, 0, FORMAT_EDGEITEMS, 1, error))
+      || !(tail = dl_tensor_slice (t, dim, size - FORMAT_EDGEITEMS, size, 1, error))
+      || !(head_shown = summary (head, dim + 1, error))
+      || !(tail_shown = summary (tail, dim + 1, error)))
+    return NULL;
+  return dl_cat ((DlTensor *[]){ head_shown, tail_shown }, 2, dim, error);
+}
 
 /**
  * dl_tensor_to_string:
@@ -441,17 +501,33 @@ dl_tensor_to_string (DlTensor *self)
   g_autofree gchar *dtype_s = NULL;
   g_autofree gchar *grad_fn_s = NULL;
   g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) shown = NULL;
   DlDevice *device = dl_tensor_device (self);
   DlFormatKind kind;
+  gboolean summarized;
   gint n = 0;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   dl_view_sync (self);
-  values = g_new (gdouble, MAX (self->numel, 1));
+  summarized = dl_format_is_summarized (self->numel);
   /* torch names a device other than the CPU first */
   if (device != dl_device_cpu ())
     suffixes[n++] = device_s = g_strdup_printf ("device='%s'", dl_device_get_name (device));
-  if (!dl_tensor_copy_to_host (self, DL_DTYPE_FLOAT64, values, "print", &error))
+  if (summarized)
+    {
+      gboolean was_enabled = dl_set_grad_enabled (FALSE);
+
+      shown = summary (self, 0, &error);
+      dl_set_grad_enabled (was_enabled);
+    }
+  if (!error)
+    {
+      DlTensor *src = summarized ? shown : self;
+
+      values = g_new (gdouble, MAX (src->numel, 1));
+      dl_tensor_copy_to_host (src, DL_DTYPE_FLOAT64, values, "print", &error);
+    }
+  if (error)
     {
       g_autofree gchar *shape = dl_shape_to_string (self->sizes, self->ndim);
       return g_strdup_printf ("tensor(<%s %s values that cannot be read: %s>%s%s)", shape,
@@ -473,5 +549,7 @@ dl_tensor_to_string (DlTensor *self)
     suffixes[n++] = grad_fn_s = g_strdup_printf ("grad_fn=<%s>", dl_node_get_name (self->grad_fn));
   else if (self->requires_grad)
     suffixes[n++] = "requires_grad=True";
+  if (summarized)
+    return dl_format_tensor_summarized (values, self->sizes, self->ndim, kind, suffixes);
   return dl_format_tensor (values, self->sizes, self->ndim, kind, suffixes);
 }

@@ -58,7 +58,7 @@ dl_broadcast_shapes (const gchar *op,
         }
     }
   *out_ndim = ndim;
-  return TRUE;
+  return dl_check_numel (op, out, ndim, error);
 }
 
 /* The tensor glue of DlIter: each tensor's first element, sizes, strides
@@ -81,9 +81,20 @@ dl_iter_init (DlIter *iter, gint n, DlTensor **tensors, const gint64 *shape, gin
   dl_iter_init_operands (iter, n, operands, shape, ndim);
 }
 
+/* Whether @op may write into @out: its memory is writable (not a
+ * read-only buffer it was made from) and no two of its elements share a
+ * location (an expanded view). */
 gboolean
-dl_check_no_internal_overlap (const gchar *op, DlTensor *out, GError **error)
+dl_check_write_target (const gchar *op, DlTensor *out, GError **error)
 {
+  if (out->storage->read_only)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "%s: the tensor's memory is read-only (it was made from a read-only "
+                   "buffer, such as a non-writable NumPy array); clone() it to write",
+                   op);
+      return FALSE;
+    }
   for (gint i = 0; i < out->ndim; i++)
     if (out->sizes[i] > 1 && out->strides[i] == 0)
       {

@@ -276,7 +276,7 @@ random_fill (const gchar *op,
                    op, dl_dtype_get_name (self->dtype));
       return FALSE;
     }
-  if (!dl_check_no_internal_overlap (op, self, error)
+  if (!dl_check_write_target (op, self, error)
       || !(ctx = DL_TENSOR_BACKEND (self, random, op, error))
       || (!dl_tensor_is_contiguous (self) && !DL_TENSOR_BACKEND (self, copy, op, error)))
     return FALSE;
@@ -448,7 +448,7 @@ dl_tensor_bernoulli_ (DlTensor *self, gdouble p, DlGenerator *generator, GError 
                    "bernoulli_: expected p in [0, 1], but got p=%g", p);
       return NULL;
     }
-  if (!dl_check_no_internal_overlap ("bernoulli_", self, error)
+  if (!dl_check_write_target ("bernoulli_", self, error)
       || !(ctx = DL_TENSOR_BACKEND (self, copy, "bernoulli_", error)))
     return NULL;
   if (dl_inplace_wants_history (self, 0, NULL))

@@ -495,7 +495,7 @@ dl_tensor_masked_fill (DlTensor *self, DlTensor *mask, gdouble value, GError **e
 DlTensor *
 dl_index_commit_inplace (const gchar *op, DlTensor *self, DlTensor *result, GError **error)
 {
-  if (!dl_check_no_internal_overlap (op, self, error))
+  if (!dl_check_write_target (op, self, error))
     return NULL;
   return dl_inplace_commit (op, self, result, error);
 }
@@ -1048,7 +1048,7 @@ dl_tensor_index_put_ (DlTensor *self,
       g_autoptr (DlTensor) index = NULL;
       g_autoptr (DlTensor) src = NULL;
 
-      if (!dl_check_no_internal_overlap ("index_put_", self, error)
+      if (!dl_check_write_target ("index_put_", self, error)
           || !prepare_put (self, indices, n_indices, values, &merged, &index, &src, error))
         return NULL;
       if (merged->storage == self->storage)

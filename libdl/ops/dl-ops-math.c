@@ -747,7 +747,7 @@ dl_tensor_clamp_scalar_ (DlTensor *self, gdouble min, gdouble max, GError **erro
   g_autoptr (DlTensor) hi = NULL;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!dl_check_no_internal_overlap ("clamp_", self, error))
+  if (!dl_check_write_target ("clamp_", self, error))
     return NULL;
   /* straight into self when there is no history to record */
   if (!dl_inplace_wants_history (self, 0, NULL))
@@ -818,7 +818,7 @@ dl_tensor_clamp_ (DlTensor *self, DlTensor *min, DlTensor *max, GError **error)
         return NULL;
       others[n++] = max;
     }
-  if (!dl_check_no_internal_overlap ("clamp_", self, error))
+  if (!dl_check_write_target ("clamp_", self, error))
     return NULL;
   return dl_inplace_run ("clamp_", self, n, others, TRUE, clamp_compute, bounds, error);
 }

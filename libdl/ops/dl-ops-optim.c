@@ -46,6 +46,8 @@ dl_optim_fused_step (const gchar *name,
   DlBackendContext *ctx;
 
   g_return_val_if_fail (n_state <= G_N_ELEMENTS (args->state), FALSE);
+  if (!dl_check_write_target (name, param, error))
+    return FALSE;
   if (param->dtype != DL_DTYPE_FLOAT32 && param->dtype != DL_DTYPE_FLOAT64)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,

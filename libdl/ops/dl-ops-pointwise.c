@@ -517,7 +517,7 @@ dl_pointwise_unary_params_ (const DlPointwiseOp *op,
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!unary_dtypes (op, self->dtype, &cdt, &rdt, &plan, error)
       || !check_castable (op->name, rdt, self->dtype, error)
-      || !dl_check_no_internal_overlap (op->inplace_name, self, error))
+      || !dl_check_write_target (op->inplace_name, self, error))
     return NULL;
   return dl_inplace_run (op->inplace_name, self, 0, NULL,
                          (op->saves & DL_POINTWISE_SAVES_SELF) != 0, unary_compute, &u, error);
@@ -813,7 +813,7 @@ dl_pointwise_binary_op_ (const DlPointwiseOp *op,
                    bs);
       return NULL;
     }
-  if (!dl_check_no_internal_overlap (name, self, error)
+  if (!dl_check_write_target (name, self, error)
       || !dl_check_no_partial_overlap (name, self, other, error)
       || !dl_check_same_device (name, self, other, error)
       || !binary_dtypes (op, self, other, &b.dtypes[0], &b.dtypes[1], error)
@@ -858,7 +858,7 @@ dl_tensor_fill_ (DlTensor *self, gdouble value, GError **error)
   DlIter iter;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!dl_check_no_internal_overlap ("fill_", self, error)
+  if (!dl_check_write_target ("fill_", self, error)
       || !(ctx = DL_TENSOR_BACKEND (self, fill, "fill_", error)))
     return NULL;
   if (dl_inplace_wants_history (self, 0, NULL))
@@ -915,7 +915,7 @@ dl_tensor_copy_ (DlTensor *self, DlTensor *src, GError **error)
   DlIter iter;
 
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (src), NULL);
-  if (!dl_check_no_internal_overlap ("copy_", self, error)
+  if (!dl_check_write_target ("copy_", self, error)
       || !dl_check_no_partial_overlap ("copy_", self, src, error)
       || !dl_check_same_device ("copy_", self, src, error)
       || !dl_broadcast_shapes ("copy_", self->sizes, self->ndim, src->sizes, src->ndim, shape,

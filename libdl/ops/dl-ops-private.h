@@ -99,7 +99,7 @@ DlDType dl_result_type (DlTensor *a, DlTensor *b);
 
 /* In-place writes: @out may not have several elements at one address, and
  * an input may share memory with @out only if it is exactly @out. */
-gboolean dl_check_no_internal_overlap (const gchar *op, DlTensor *out, GError **error);
+gboolean dl_check_write_target (const gchar *op, DlTensor *out, GError **error);
 
 /* PyTorch's pooling output size for one dim (dl-ops-conv.c) */
 gint64 dl_pooled_size (gint64 in, gint64 k, gint64 s, gint64 p, gint64 d, gboolean ceil_mode);

@@ -156,6 +156,8 @@ infer_shape (const gchar *op,
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE, "%s: at most %d dimensions", op, DL_MAX_DIMS);
       return FALSE;
     }
+  if (!dl_check_numel (op, shape, ndim, error))
+    return FALSE;
   for (gsize i = 0; i < ndim; i++)
     {
       out[i] = shape[i];
@@ -616,6 +618,8 @@ dl_tensor_expand (DlTensor *self, const gint64 *shape, gsize n_dims, GError **er
           return NULL;
         }
     }
+  if (!dl_check_numel ("expand", sizes, n_dims, error))
+    return NULL;
   return make_view (self, "ExpandBackward0", VIEW_EXPAND, sizes, strides, n_dims, NULL);
 }
 
@@ -830,6 +834,8 @@ dl_tensor_unflatten (DlTensor *self, gint dim, const gint64 *sizes, gsize n_size
                    DL_MAX_DIMS - self->ndim + 1);
       return NULL;
     }
+  if (!dl_check_numel ("unflatten", sizes, n_sizes, error))
+    return NULL;
   for (gsize i = 0; i < n_sizes; i++)
     {
       if (sizes[i] == -1 && infer < 0)

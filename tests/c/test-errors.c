@@ -293,6 +293,69 @@ test_error_device (void)
   g_assert_error (error, DL_ERROR, DL_ERROR_DEVICE);
 }
 
+static void
+test_error_numel_overflow (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) a = dl_ones (DL_TEST_SHAPE (3), DL_DTYPE_FLOAT32, NULL, NULL);
+  g_autoptr (DlTensor) e = dl_tensor_expand (a, DL_TEST_SHAPE (G_GINT64_CONSTANT (1) << 62, 3),
+                                             &error);
+  g_autoptr (DlTensor) z = dl_zeros (DL_TEST_SHAPE (0), DL_DTYPE_FLOAT32, NULL, NULL);
+  g_autoptr (DlTensor) r = NULL;
+  g_autoptr (DlTensor) column = NULL;
+  g_autoptr (DlTensor) big = NULL;
+  g_autofree gchar *text = NULL;
+
+  g_assert_null (e);
+  assert_dl_error (error, DL_ERROR_SHAPE, "expand", "numel: integer multiplication overflow",
+                   NULL);
+  g_clear_error (&error);
+  r = dl_tensor_reshape (z, DL_TEST_SHAPE (G_GINT64_CONSTANT (1) << 40,
+                                           G_GINT64_CONSTANT (1) << 40, 0),
+                         &error);
+  g_assert_null (r);
+  assert_dl_error (error, DL_ERROR_SHAPE, "reshape", "overflow", NULL);
+  g_clear_error (&error);
+  /* 2^40 elements that share one: printed from the 6 shown, not copied */
+  column = dl_tensor_reshape (a, DL_TEST_SHAPE (3, 1), &error);
+  big = dl_tensor_expand (column, DL_TEST_SHAPE (3, G_GINT64_CONSTANT (1) << 40), &error);
+  g_assert_no_error (error);
+  text = dl_tensor_to_string (big);
+  g_assert_cmpstr (text, ==, "tensor([[1., 1., 1.,  ..., 1., 1., 1.],\n"
+                             "        [1., 1., 1.,  ..., 1., 1., 1.],\n"
+                             "        [1., 1., 1.,  ..., 1., 1., 1.]])");
+}
+
+static void
+test_error_read_only (void)
+{
+  static float values[4] = { 1, 2, 3, 4 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) t = dl_tensor_new_from_address (GPOINTER_TO_SIZE (values),
+                                                       DL_DTYPE_FLOAT32, DL_TEST_SHAPE (4),
+                                                       NULL, 0, NULL, NULL, NULL, &error);
+  g_autoptr (DlTensor) view = NULL;
+  g_autoptr (DlTensor) copy = NULL;
+
+  g_assert_no_error (error);
+  g_assert_false (dl_tensor_is_read_only (t));
+  dl_tensor_mark_read_only (t);
+  g_assert_true (dl_tensor_is_read_only (t));
+  g_assert_null (dl_tensor_fill_ (t, 0.0, &error));
+  assert_dl_error (error, DL_ERROR_ARGUMENT, "fill_", "read-only", NULL);
+  g_clear_error (&error);
+  view = dl_tensor_slice (t, 0, 1, 3, 1, &error);
+  g_assert_true (dl_tensor_is_read_only (view));
+  g_assert_null (dl_tensor_mul_scalar_ (view, 2.0, &error));
+  assert_dl_error (error, DL_ERROR_ARGUMENT, "mul_", "read-only", NULL);
+  g_clear_error (&error);
+  g_assert_cmpfloat (values[1], ==, 2.0f);
+  copy = dl_tensor_clone (t, &error);
+  g_assert_false (dl_tensor_is_read_only (copy));
+  g_assert_nonnull (dl_tensor_fill_ (copy, 0.0, &error));
+  g_assert_no_error (error);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -308,6 +371,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/tensor/error/dtype", test_error_dtype);
   g_test_add_func ("/tensor/error/io-format", test_error_io_format);
   g_test_add_func ("/tensor/error/device", test_error_device);
+  g_test_add_func ("/tensor/error/numel-overflow", test_error_numel_overflow);
+  g_test_add_func ("/tensor/error/read-only", test_error_read_only);
 
   return g_test_run ();
 }

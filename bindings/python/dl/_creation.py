@@ -171,8 +171,13 @@ def from_numpy(ndarray):
     size = ndarray.itemsize
     if any(s % size for s in ndarray.strides):
         raise ValueError('given numpy array strides not a multiple of the element byte size')
-    return Dl.Tensor.new_from_address(ndarray.ctypes.data, d._value, list(ndarray.shape),
-                                      [s // size for s in ndarray.strides], _release, ndarray)
+    t = Dl.Tensor.new_from_address(ndarray.ctypes.data, d._value, list(ndarray.shape),
+                                   [s // size for s in ndarray.strides], _release, ndarray)
+    if not ndarray.flags.writeable:
+        # torch warns here and lets writes through (a crash on read-only
+        # mappings); libdl refuses the writes with an error instead
+        t.mark_read_only()
+    return t
 
 
 # ---- random generators ----------------------------------------------------

@@ -14,7 +14,7 @@ import numpy as _np
 
 from ._creation import tensor
 from ._dtype import _size_args, int64
-from ._lib import Dl, GLib, _checked, _is_tensor, _method_fn, _translate
+from ._lib import Dl, GLib, _bool_arg, _checked, _is_tensor, _method_fn, _translate
 
 
 def _index_error_as_runtime(fn):
@@ -158,7 +158,7 @@ def _t_masked_select(self, mask):
 @_checked
 def _t_nonzero(self, *, as_tuple=False):
     nz = Dl.Tensor.nonzero(self)
-    if not as_tuple:
+    if not _bool_arg(as_tuple, 'nonzero', 'as_tuple'):
         return nz
     if self.get_ndim() == 0:
         return (Dl.Tensor.nonzero(self.reshape(1)).reshape(-1),)

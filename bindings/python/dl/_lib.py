@@ -108,6 +108,17 @@ def _is_tensor(x):
     return isinstance(x, Dl.Tensor)
 
 
+def _bool_arg(value, fname, argname):
+    """value when it is a Python bool, else torch's TypeError: its argument
+    parser takes neither ints nor numpy bools where a bool is declared."""
+    if value is not True and value is not False:
+        cls = type(value)
+        name = cls.__name__ if cls.__module__ == 'builtins' else '%s.%s' % (cls.__module__,
+                                                                             cls.__name__)
+        raise TypeError("%s(): argument '%s' must be bool, not %s" % (fname, argname, name))
+    return value
+
+
 def _method_fn(method, name):
     """The torch.name(input, ...) function of the Tensor method name."""
     def fn(input, *args, **kwargs):

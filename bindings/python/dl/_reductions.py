@@ -8,7 +8,7 @@
 import collections
 import numbers
 
-from ._lib import Dl, _checked, _method_fn
+from ._lib import Dl, _bool_arg, _checked, _method_fn
 
 
 _ReturnValues = collections.namedtuple('return_types', ['values', 'indices'])
@@ -144,6 +144,9 @@ def _unique_outputs(values, inverse, counts, return_inverse, return_counts):
 
 
 def _scan_unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    for name, value in (('sorted', sorted), ('return_inverse', return_inverse),
+                        ('return_counts', return_counts)):
+        _bool_arg(value, 'unique', name)
     # with dim, PyTorch sorts the slices whatever sorted says
     if dim is not None:
         values, inverse, counts = Dl.Tensor.unique_dim(self, int(dim))
@@ -191,6 +194,8 @@ def _scan_cummin(self, dim):
 
 
 def _scan_unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+    _bool_arg(return_inverse, 'unique_consecutive', 'return_inverse')
+    _bool_arg(return_counts, 'unique_consecutive', 'return_counts')
     if dim is not None:
         values, inverse, counts = Dl.Tensor.unique_consecutive_dim(self, int(dim))
     else:

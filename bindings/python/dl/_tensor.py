@@ -508,6 +508,22 @@ class Tensor(Dl.Tensor):
         }
         return _np.asarray(view)
 
+    # numpy defers its binary operators to the tensor's reflected ones
+    __array_priority__ = 1000
+
+    def __array__(self, dtype=None):
+        """np.asarray(t): the tensor's memory as an array, as numpy()
+        gives it (no copy), cast when dtype asks."""
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+    def __array_wrap__(self, array):
+        """The result of a numpy ufunc on a tensor, as a tensor (numpy
+        bools as uint8, as torch 1.13 makes them)."""
+        if array.dtype == bool:
+            array = array.astype('uint8')
+        return _creation.from_numpy(array)
+
     def tolist(self):
         t = self.detach()
         if t.get_dtype() == Dl.DType.BFLOAT16:

@@ -57,6 +57,10 @@ def _as_groups(params):
         g = dict(g)
         p = g['params']
         g['params'] = [p] if isinstance(p, Dl.Tensor) else list(p)
+        for t in g['params']:
+            if not isinstance(t, Dl.Tensor):
+                raise TypeError('optimizer can only optimize Tensors, but one of the params is '
+                                + type(t).__name__)
         out.append(g)
     return out
 
