@@ -1408,7 +1408,87 @@ fast_names (PyObject *module, PyObject *unused)
   return names;
 }
 
+/* ---- tensors over Python-owned memory --------------------------------- */
+
+/* Drops the reference a tensor held on the owner of its memory. C code
+ * only: no Python frame runs, so no asynchronous exception (a signal's
+ * KeyboardInterrupt) can be raised here and lost. */
+static void
+release_owner (gpointer owner)
+{
+  PyGILState_STATE state;
+
+  if (!Py_IsInitialized ())
+    return; /* the interpreter is gone, and the owner with it */
+  state = PyGILState_Ensure ();
+  Py_DECREF ((PyObject *)owner);
+  PyGILState_Release (state);
+}
+
+/* Reads a sequence of ints into @values (at most MAX_DIMS). */
+static gboolean
+get_int64s (PyObject *o, const char *what, gint64 *values, gsize *n)
+{
+  PyObject *seq = PySequence_Fast (o, what);
+
+  if (seq == NULL)
+    return FALSE;
+  *n = PySequence_Fast_GET_SIZE (seq);
+  if (*n > MAX_DIMS)
+    {
+      PyErr_Format (PyExc_ValueError, "%s: at most %d entries", what, MAX_DIMS);
+      Py_DECREF (seq);
+      return FALSE;
+    }
+  for (gsize i = 0; i < *n; i++)
+    {
+      values[i] = PyLong_AsLongLong (PySequence_Fast_GET_ITEM (seq, i));
+      if (values[i] == -1 && PyErr_Occurred ())
+        {
+          Py_DECREF (seq);
+          return FALSE;
+        }
+    }
+  Py_DECREF (seq);
+  return TRUE;
+}
+
+/* borrow(address, dtype, shape, strides, owner): a tensor over the memory
+ * at address (elements of the DlDType value dtype, strides in elements)
+ * that keeps a reference on owner until libdl lets go of the memory. */
+static PyObject *
+fast_borrow (PyObject *module, PyObject *args)
+{
+  unsigned long long address;
+  int dtype;
+  PyObject *shape_obj, *strides_obj, *owner;
+  gint64 shape[MAX_DIMS], strides[MAX_DIMS];
+  gsize n_shape, n_strides;
+  GError *error = NULL;
+  DlTensor *t;
+
+  if (!PyArg_ParseTuple (args, "KiOOO:borrow", &address, &dtype, &shape_obj, &strides_obj,
+                         &owner)
+      || !get_int64s (shape_obj, "borrow: shape", shape, &n_shape)
+      || !get_int64s (strides_obj, "borrow: strides", strides, &n_strides))
+    return NULL;
+  Py_INCREF (owner);
+  t = dl_tensor_new_from_address ((guint64)address, (DlDType)dtype, shape, n_shape, strides,
+                                  n_strides, release_owner, owner, NULL, &error);
+  if (t == NULL)
+    {
+      /* from_address released the memory, and so the reference, itself */
+      PyErr_SetString (PyExc_RuntimeError, error->message);
+      g_error_free (error);
+      return NULL;
+    }
+  return finish (t, NULL);
+}
+
 static PyMethodDef module_methods[] = {
+  { "borrow", fast_borrow, METH_VARARGS,
+    "borrow(address, dtype, shape, strides, owner): a tensor over memory that owner keeps "
+    "alive" },
   { "install", fast_install, METH_VARARGS,
     "install(cls, dtypes, size, cpu, return_types): give the Tensor class the C paths of its hot "
     "methods" },

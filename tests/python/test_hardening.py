@@ -182,3 +182,59 @@ def test_seeds_depend_on_the_test_name_not_its_path():
     assert seed_of("tests/python/test_x.py::test_y[1]") == seed_of(
         "/elsewhere/build/../tests/python/test_x.py::test_y[1]")
     assert seed_of("test_x.py::test_y[1]") != seed_of("test_x.py::test_y[2]")
+
+
+# ---- asynchronous exceptions -------------------------------------------------------
+
+@pytest.mark.skipif(SELF_CHECK, reason="libdl's from_numpy")
+def test_signals_during_from_numpy_surface_as_raised():
+    """A signal handler that raises (KeyboardInterrupt's way) while tensors
+    over numpy memory come and go: the exception comes out where it was
+    raised, never as 'SystemError: error return without exception set'
+    from the memory's release, and the array's references balance."""
+    import contextlib
+    import io
+    import signal
+    import sys
+    import time
+
+    from dl import _creation
+    if _creation._borrow is None:
+        pytest.skip("the C extension _dl_fast is not built")
+
+    class Tick(Exception):
+        pass
+
+    armed = [False]
+
+    def handler(*args):
+        if armed[0]:
+            armed[0] = False
+            raise Tick()
+
+    a = np.zeros(4, dtype=np.float32)
+    refs = sys.getrefcount(a)
+    ticks, errors, stderr = 0, [], io.StringIO()
+    old = signal.signal(signal.SIGALRM, handler)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.0002, 0.0002)
+        end = time.monotonic() + 0.5
+        with contextlib.redirect_stderr(stderr):
+            while time.monotonic() < end:
+                try:
+                    armed[0] = True
+                    for _ in range(50):
+                        t = Dl.from_numpy(a)
+                        del t
+                    armed[0] = False
+                except Tick:
+                    ticks += 1
+                except BaseException as e:  # noqa: B902 (what the test looks for)
+                    armed[0] = False
+                    errors.append(repr(e))
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert ticks > 0
+    assert errors == [] and stderr.getvalue() == ""
+    assert sys.getrefcount(a) == refs

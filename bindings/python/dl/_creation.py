@@ -154,7 +154,17 @@ def as_tensor(data, dtype=None, device=None):
 
 
 def _release(owner):
-    """Called when a tensor made by from_numpy lets go of the array."""
+    """Called when a tensor made by from_numpy lets go of the array (without
+    the C extension _dl_fast)."""
+
+
+# _dl_fast's borrow() drops the array in C: a Python release callback can
+# have a signal's KeyboardInterrupt raised inside it, which then surfaces
+# as "SystemError: error return without exception set"
+try:
+    from gi.overrides._dl_fast import borrow as _borrow
+except ImportError:
+    _borrow = None
 
 
 def from_numpy(ndarray):
@@ -171,8 +181,12 @@ def from_numpy(ndarray):
     size = ndarray.itemsize
     if any(s % size for s in ndarray.strides):
         raise ValueError('given numpy array strides not a multiple of the element byte size')
-    t = Dl.Tensor.new_from_address(ndarray.ctypes.data, d._value, list(ndarray.shape),
-                                   [s // size for s in ndarray.strides], _release, ndarray)
+    strides = [s // size for s in ndarray.strides]
+    if _borrow is not None:
+        t = _borrow(ndarray.ctypes.data, int(d._value), ndarray.shape, strides, ndarray)
+    else:
+        t = Dl.Tensor.new_from_address(ndarray.ctypes.data, d._value, list(ndarray.shape),
+                                       strides, _release, ndarray)
     if not ndarray.flags.writeable:
         # torch warns here and lets writes through (a crash on read-only
         # mappings); libdl refuses the writes with an error instead

@@ -117,7 +117,11 @@ typedef struct
 {
   gsize es;      /* the element size */
   gboolean zero; /* every byte of the value is 0 */
-  guint8 bytes[8];
+  union
+  {
+    guint8 bytes[8];
+    guint64 align; /* the STORE_ macros write the value as its own type */
+  };
 } FillCtx;
 
 /* contiguous runs as 1-, 2-, 4- or 8-byte patterns (any dtype: the bytes

@@ -88,9 +88,15 @@ dl_float_to_bf16 (float f)
 
 /* Compute-bound kernels are compiled twice: for x86-64-v3 (AVX2 and FMA)
  * and for the baseline; the loader picks the clone the CPU can run (GCC's
- * target_clones, resolved once through an ifunc). */
+ * target_clones, resolved once through an ifunc). Ifuncs run before a
+ * sanitizer's runtime is up, so sanitized builds (DL_NO_TARGET_CLONES,
+ * set by meson for -Db_sanitize) have the baseline only. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#ifdef DL_NO_TARGET_CLONES
+#define DL_CPU_CLONES
+#else
 #define DL_CPU_CLONES __attribute__ ((target_clones ("arch=x86-64-v3", "default")))
+#endif
 #define DL_CPU_ISA_LEVELS 1
 #define DL_CPU_TARGET_V3 __attribute__ ((target ("arch=x86-64-v3")))
 #define DL_CPU_TARGET_V4 __attribute__ ((target ("arch=x86-64-v4")))
