@@ -1467,8 +1467,7 @@ fast_borrow (PyObject *module, PyObject *args)
   GError *error = NULL;
   DlTensor *t;
 
-  if (!PyArg_ParseTuple (args, "KiOOO:borrow", &address, &dtype, &shape_obj, &strides_obj,
-                         &owner)
+  if (!PyArg_ParseTuple (args, "KiOOO:borrow", &address, &dtype, &shape_obj, &strides_obj, &owner)
       || !get_int64s (shape_obj, "borrow: shape", shape, &n_shape)
       || !get_int64s (strides_obj, "borrow: strides", strides, &n_strides))
     return NULL;

@@ -298,8 +298,8 @@ test_error_numel_overflow (void)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (DlTensor) a = dl_ones (DL_TEST_SHAPE (3), DL_DTYPE_FLOAT32, NULL, NULL);
-  g_autoptr (DlTensor) e = dl_tensor_expand (a, DL_TEST_SHAPE (G_GINT64_CONSTANT (1) << 62, 3),
-                                             &error);
+  g_autoptr (DlTensor) e
+      = dl_tensor_expand (a, DL_TEST_SHAPE (G_GINT64_CONSTANT (1) << 62, 3), &error);
   g_autoptr (DlTensor) z = dl_zeros (DL_TEST_SHAPE (0), DL_DTYPE_FLOAT32, NULL, NULL);
   g_autoptr (DlTensor) r = NULL;
   g_autoptr (DlTensor) column = NULL;
@@ -307,12 +307,10 @@ test_error_numel_overflow (void)
   g_autofree gchar *text = NULL;
 
   g_assert_null (e);
-  assert_dl_error (error, DL_ERROR_SHAPE, "expand", "numel: integer multiplication overflow",
-                   NULL);
+  assert_dl_error (error, DL_ERROR_SHAPE, "expand", "numel: integer multiplication overflow", NULL);
   g_clear_error (&error);
-  r = dl_tensor_reshape (z, DL_TEST_SHAPE (G_GINT64_CONSTANT (1) << 40,
-                                           G_GINT64_CONSTANT (1) << 40, 0),
-                         &error);
+  r = dl_tensor_reshape (
+      z, DL_TEST_SHAPE (G_GINT64_CONSTANT (1) << 40, G_GINT64_CONSTANT (1) << 40, 0), &error);
   g_assert_null (r);
   assert_dl_error (error, DL_ERROR_SHAPE, "reshape", "overflow", NULL);
   g_clear_error (&error);
@@ -321,9 +319,10 @@ test_error_numel_overflow (void)
   big = dl_tensor_expand (column, DL_TEST_SHAPE (3, G_GINT64_CONSTANT (1) << 40), &error);
   g_assert_no_error (error);
   text = dl_tensor_to_string (big);
-  g_assert_cmpstr (text, ==, "tensor([[1., 1., 1.,  ..., 1., 1., 1.],\n"
-                             "        [1., 1., 1.,  ..., 1., 1., 1.],\n"
-                             "        [1., 1., 1.,  ..., 1., 1., 1.]])");
+  g_assert_cmpstr (text, ==,
+                   "tensor([[1., 1., 1.,  ..., 1., 1., 1.],\n"
+                   "        [1., 1., 1.,  ..., 1., 1., 1.],\n"
+                   "        [1., 1., 1.,  ..., 1., 1., 1.]])");
 }
 
 static void
@@ -331,9 +330,9 @@ test_error_read_only (void)
 {
   static float values[4] = { 1, 2, 3, 4 };
   g_autoptr (GError) error = NULL;
-  g_autoptr (DlTensor) t = dl_tensor_new_from_address (GPOINTER_TO_SIZE (values),
-                                                       DL_DTYPE_FLOAT32, DL_TEST_SHAPE (4),
-                                                       NULL, 0, NULL, NULL, NULL, &error);
+  g_autoptr (DlTensor) t
+      = dl_tensor_new_from_address (GPOINTER_TO_SIZE (values), DL_DTYPE_FLOAT32, DL_TEST_SHAPE (4),
+                                    NULL, 0, NULL, NULL, NULL, &error);
   g_autoptr (DlTensor) view = NULL;
   g_autoptr (DlTensor) copy = NULL;
 
