@@ -76,6 +76,7 @@ import os
 import pickle
 import struct
 import threading
+import types
 import zipfile
 
 from gi.repository import Gio, GLib
@@ -279,6 +280,52 @@ _NONE_BUFFERS = {'CrossEntropyLoss': ('weight',), 'NLLLoss': ('weight',), 'BCELo
 # GRU's attributes are LSTM's; RNN adds its nonlinearity first
 _MODULE_ATTRIBUTES['GRU'] = _MODULE_ATTRIBUTES['LSTM']
 _MODULE_ATTRIBUTES['RNN'] = ('nonlinearity',) + _MODULE_ATTRIBUTES['LSTM']
+# MultiheadAttention's out_proj is this Linear in torch (a name for its
+# quantization passes)
+_MODULE_ATTRIBUTES['NonDynamicallyQuantizableLinear'] = _MODULE_ATTRIBUTES['Linear']
+# Where torch's class keeps one of these as a parameter or a child (bias_k, a
+# stack's norm, a layer's activation module), it is not written as an
+# attribute too.
+_MODULE_ATTRIBUTES.update({
+    'MultiheadAttention': ('embed_dim', 'kdim', 'vdim', '_qkv_same_embed_dim', 'num_heads',
+                           'dropout', 'batch_first', 'head_dim', 'bias_k', 'bias_v',
+                           'add_zero_attn'),
+    'TransformerEncoderLayer': ('norm_first', 'activation_relu_or_gelu', 'activation'),
+    'TransformerDecoderLayer': ('norm_first', 'activation'),
+    'TransformerEncoder': ('num_layers', 'norm', 'enable_nested_tensor', 'mask_check'),
+    'TransformerDecoder': ('num_layers', 'norm'),
+    'Transformer': ('d_model', 'nhead', 'batch_first'),
+})
+
+
+def _attention_parameter_order(m):
+    qkv = ('q_proj_weight', 'k_proj_weight', 'v_proj_weight')
+    order = ('in_proj_weight',) + qkv if m._qkv_same_embed_dim else qkv + ('in_proj_weight',)
+    return order + ('in_proj_bias',)
+
+
+# The parameters torch's class always registers, in its order (None when
+# absent); the module's other parameters follow
+_PARAMETER_ORDER = {'MultiheadAttention': _attention_parameter_order}
+# Children that torch makes of another class than their libdl one
+_CHILD_CLASSES = {('MultiheadAttention', 'out_proj', 'Linear'):
+                  ('torch.nn.modules.linear', 'NonDynamicallyQuantizableLinear')}
+# torch's globals that libdl has under another path
+_TORCH_ALIASES = {('torch.nn.modules.linear', 'NonDynamicallyQuantizableLinear'):
+                  ('torch.nn.modules.linear', 'Linear'),
+                  ('torch._C._nn', 'gelu'): ('torch.nn.functional', 'gelu')}
+
+
+def _torch_function_path(fn):
+    """(module, name) under which torch pickles the function of
+    dl.nn.functional @fn that layers keep (a Transformer layer's
+    activation), None for others."""
+    from .nn import functional as F
+    if fn is F.relu:
+        return 'torch.nn.functional', 'relu'
+    if fn is F.gelu:
+        return 'torch._C._nn', 'gelu'
+    return None
 
 # The hook dicts torch 1.13's Module.__init__ makes (2.x adds its own when
 # it unpickles a module without them).
@@ -415,6 +462,7 @@ class _TorchPickler(pickle._Pickler):
         super().__init__(file, protocol)
         self.storages = storages
         self.tensors = []
+        self.child_classes = {}  # id(module) -> torch's (module, name) of its parent's child
 
     def persistent_id(self, obj):
         if isinstance(obj, _Storage):
@@ -459,7 +507,7 @@ class _TorchPickler(pickle._Pickler):
 
     def _reduce_module(self, m):
         cls = type(m)
-        path = _torch_class_path(cls)
+        path = self.child_classes.get(id(m)) or _torch_class_path(cls)
         custom = path is None and cls.__module__ not in (OVERRIDE_MODULE, 'gi.repository.Dl')
         if custom:  # the user's Module subclass: PyTorch's layout under its own name
             path = (cls.__module__, cls.__qualname__)
@@ -470,10 +518,7 @@ class _TorchPickler(pickle._Pickler):
                 % (cls.__name__, ', '.join(sorted(_MODULE_ATTRIBUTES))))
         state = {'training': bool(m.training)}
         own = Dl.Module.get_own_names(m)
-        state['_parameters'] = collections.OrderedDict(
-            (n, Dl.Module.get_parameter(m, n)) for n in own if Dl.Module.has_parameter(m, n))
-        if 'bias' in _nn_properties(m) and not m.get_property('bias'):
-            state['_parameters']['bias'] = None
+        state['_parameters'] = _torch_parameters(m, path[1], own)
         buffers = [n for n in own if Dl.Module.has_buffer(m, n)]
         state['_buffers'] = collections.OrderedDict((n, Dl.Module.get_buffer(m, n))
                                                     for n in buffers)
@@ -486,12 +531,18 @@ class _TorchPickler(pickle._Pickler):
         state['_is_full_backward_hook'] = None
         state['_modules'] = collections.OrderedDict(zip(Dl.Module.children_names(m),
                                                         Dl.Module.children(m)))
+        for n, c in state['_modules'].items():
+            child_path = _torch_class_path(type(c))
+            child_path = _CHILD_CLASSES.get((path[1], n, child_path and child_path[1]))
+            if child_path is not None:
+                self.child_classes[id(c)] = child_path
         if custom:
             from .nn.modules import _plain_dict
             state.update(_plain_dict(m))
             return (_Global('copyreg', '__newobj__'), (cls,), state)
         for name in _MODULE_ATTRIBUTES[path[1]]:
-            state[name] = _torch_attribute(m, name)
+            if name not in state['_parameters'] and name not in state['_modules']:
+                state[name] = _torch_attribute(m, name)
         return (_Global('copyreg', '__newobj__'), (_Global(*path),), state)
 
     def save_global(self, obj, name=None):
@@ -500,7 +551,8 @@ class _TorchPickler(pickle._Pickler):
         elif isinstance(obj, dtype):
             module = 'torch'
         else:
-            path = _torch_class_path(obj) if isinstance(obj, type) else None
+            path = _torch_class_path(obj) if isinstance(obj, type) else \
+                _torch_function_path(obj)
             if path is None:
                 return super().save_global(obj, name)
             module, name = path
@@ -514,10 +566,26 @@ class _TorchPickler(pickle._Pickler):
         self.memoize(obj)
 
     dispatch[_Global] = save_global
+    dispatch[types.FunctionType] = save_global
 
 
 def _nn_properties(m):
     return getattr(type(m), '_properties', ())
+
+
+def _torch_parameters(m, kind, own):
+    """The _parameters torch's class @kind keeps for libdl's module @m
+    (whose members are @own): its parameters, with None for those torch
+    registers as None."""
+    params = collections.OrderedDict((n, Dl.Module.get_parameter(m, n)) for n in own
+                                     if Dl.Module.has_parameter(m, n))
+    order = _PARAMETER_ORDER.get(kind)
+    if order is not None:
+        first = [(n, params.pop(n, None)) for n in order(m)]
+        return collections.OrderedDict(first + list(params.items()))
+    if 'bias' in _nn_properties(m) and not m.get_property('bias'):
+        params['bias'] = None
+    return params
 
 
 def _torch_attribute(m, name):
@@ -932,6 +1000,7 @@ class _Unpickler(pickle.Unpickler):
                 'global if you trust it.' % (module, name, name))
         if module == 'copyreg' and name == '__newobj__':
             return _newobj
+        module, name = _TORCH_ALIASES.get((module, name), (module, name))
         if module == 'torch' or module.startswith('torch.'):
             obj = _dl_class(module, name)
             if obj is None:
@@ -998,9 +1067,13 @@ def _construct_module(record, convert):
                     kwargs[k] = state[k]
             if not kwargs.get('proj_size'):
                 kwargs.pop('proj_size', None)
+        keywords = _LOAD_KEYWORDS.get(cls.__name__)
         try:
+            if keywords is not None:  # what torch keeps in the children
+                kwargs.update((k, v) for k, v in keywords(state, params, children).items()
+                              if sig is None or k in sig.parameters)
             m = cls(**kwargs)
-        except (TypeError, ValueError, GLib.Error) as e:
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError, GLib.Error) as e:
             raise RuntimeError('Dl.load: cannot make libdl\'s %s for PyTorch\'s %s: %s'
                                % (cls.__name__, record.torch_name, e)) from None
         for n, c in children.items():
@@ -1022,6 +1095,52 @@ def _construct_module(record, convert):
                 m.register_buffer(n, b, persistent=n not in non_persistent)
     m.set_property('training', bool(state.get('training', True)))
     return m
+
+
+def _attention_keywords(state, params, children):
+    return {'bias': params.get('in_proj_bias') is not None,
+            'add_bias_kv': params.get('bias_k') is not None}
+
+
+def _layer_keywords(state, params, children):
+    """A Transformer layer's arguments: torch's layer keeps them in its
+    children (and its activation, when a module)."""
+    attn = children['self_attn']
+    kw = dict(d_model=attn.embed_dim, nhead=attn.num_heads, batch_first=attn.batch_first,
+              dim_feedforward=children['linear1'].out_features, dropout=children['dropout'].p,
+              layer_norm_eps=children['norm1'].eps)
+    if 'activation' in children:
+        kw['activation'] = children['activation']
+    return kw
+
+
+def _stack_keywords(state, params, children):
+    layer = children['layers'][0]
+    kw = {'encoder_layer': layer, 'decoder_layer': layer}
+    if 'norm' in children:
+        kw['norm'] = children['norm']
+    return kw
+
+
+def _transformer_keywords(state, params, children):
+    """Transformer's arguments, from its stacks and their first layers
+    (libdl builds the model, then takes torch's stacks in place of its
+    own)."""
+    encoder, decoder = children['encoder'], children['decoder']
+    layer = encoder.layers[0]
+    kw = _layer_keywords(None, None, {n: getattr(layer, n) for n in
+                                      ('self_attn', 'linear1', 'dropout', 'norm1')})
+    kw.update(num_encoder_layers=encoder.num_layers, num_decoder_layers=decoder.num_layers,
+              activation=layer.activation, norm_first=layer.norm_first)
+    return kw
+
+
+# libdl's arguments for a class whose torch __dict__ lacks some of them
+_LOAD_KEYWORDS = {'MultiheadAttention': _attention_keywords,
+                  'TransformerEncoderLayer': _layer_keywords,
+                  'TransformerDecoderLayer': _layer_keywords,
+                  'TransformerEncoder': _stack_keywords, 'TransformerDecoder': _stack_keywords,
+                  'Transformer': _transformer_keywords}
 
 
 # What torch's Module keeps in its __dict__ besides the module's own
