@@ -832,3 +832,86 @@ def test_dl_transformer_modules_torch_load(name):
     assert layout(got) == torch_layout
     assert_outputs(outputs(got, x, torch), expected)
     assert_outputs(outputs(dl_load(dl_save_bytes(model)), x, Dl), expected)
+
+
+# ---- OneCycleLR's anneal_func: a method bound to the scheduler ---------------
+
+def one_cycle(lib, strategy, optimizer):
+    """(model, optimizer, OneCycleLR) made with @lib."""
+    lib.manual_seed(15)
+    model = lib.nn.Linear(3, 2)
+    opt = getattr(lib.optim, optimizer)(model.parameters(), lr=0.1)
+    return model, opt, lib.optim.lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=12,
+                                                          anneal_strategy=strategy)
+
+
+def train_lrs(lib, run, n):
+    """The learning rates of @n training steps of @run."""
+    model, opt, sched = run
+    out = []
+    for _ in range(n):
+        opt.zero_grad()
+        model(lib.ones(2, 3)).sum().backward()
+        opt.step()
+        sched.step()
+        out.append(sched.get_last_lr())
+    return out
+
+
+def resumed_lrs(lib, strategy, optimizer, state_dict, n):
+    """The learning rates of a fresh run of @lib (made with the other
+    strategy: the state dict brings its own) resumed from @state_dict."""
+    run = one_cycle(lib, 'linear' if strategy == 'cos' else 'cos', optimizer)
+    run[2].load_state_dict(state_dict)
+    return train_lrs(lib, run, n)
+
+
+ONE_CYCLE_CASES = [('cos', 'Adam'), ('linear', 'SGD')]
+
+
+@pytest.mark.parametrize('strategy,optimizer', ONE_CYCLE_CASES)
+def test_one_cycle_state_both_ways(strategy, optimizer):
+    for lib, save, other, load in ((Dl, dl_save_bytes, torch, torch_load),
+                                   (torch, torch_save_bytes, Dl, dl_load)):
+        run = one_cycle(lib, strategy, optimizer)
+        train_lrs(lib, run, 4)
+        got = resumed_lrs(other, strategy, optimizer, load(save(run[2].state_dict())), 6)
+        np.testing.assert_allclose(got, train_lrs(lib, run, 6), rtol=1e-12)
+
+
+@pytest.mark.parametrize('strategy,optimizer', ONE_CYCLE_CASES)
+def test_torch_one_cycle_state_through_dl(strategy, optimizer):
+    # a state dict libdl loaded from torch's file, saved again: torch resumes from it
+    run = one_cycle(torch, strategy, optimizer)
+    train_lrs(torch, run, 3)
+    again = torch_load(dl_save_bytes(dl_load(torch_save_bytes(run[2].state_dict()))))
+    got = resumed_lrs(torch, strategy, optimizer, again, 5)
+    np.testing.assert_allclose(got, train_lrs(torch, run, 5), rtol=1e-12)
+
+
+def test_dl_one_cycle_pickles_torch_objects():
+    # anneal_func is getattr(scheduler, name): the scheduler object, and its
+    # optimizer as Optimizer.__getstate__ gives it, as torch writes them
+    def bound_scheduler(lib, save):
+        run = one_cycle(lib, 'cos', 'Adam')
+        train_lrs(lib, run, 2)
+        return torch_load(save(run[2].state_dict()))['anneal_func'].__self__
+    got, ref = bound_scheduler(Dl, dl_save_bytes), bound_scheduler(torch, torch_save_bytes)
+    assert type(got) is type(ref) and list(vars(got)) == list(vars(ref))
+    opt, ref_opt = got.optimizer, ref.optimizer
+    assert type(opt) is type(ref_opt) and list(vars(opt)) == list(vars(ref_opt))
+    # (libdl's groups list the scheduler's options before torch's foreach
+    # and the like; torch's after them)
+    assert [sorted(g) for g in opt.param_groups] == [sorted(g) for g in ref_opt.param_groups]
+    assert [list(s) for s in opt.state.values()] == [list(s) for s in ref_opt.state.values()]
+    assert all(p in opt.state for p in opt.param_groups[0]['params'])
+
+
+@libdl_only
+def test_unwritable_module_is_named():
+    # a layer libdl does not write as torch's class, also inside a Transformer layer
+    layer = Dl.nn.TransformerEncoderLayer(8, 2, 16)
+    layer.linear1 = Dl.nn.LSTMCell(8, 16)
+    for model in (Dl.nn.LSTMCell(2, 3), layer):
+        with pytest.raises(pickle.PicklingError, match='LSTMCell'):
+            dl_save_bytes(model)

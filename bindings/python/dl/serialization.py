@@ -163,11 +163,15 @@ class _Flattener:
 
 def _scheduler_method(obj):
     """[class, name] for a method of one of libdl's learning-rate schedulers
-    (OneCycleLR's state dict holds its anneal_func, as torch's does), which
-    is kept by name: what loading it back needs; None for anything else."""
+    (OneCycleLR's state dict holds its anneal_func, as torch's does), or of
+    a scheduler loaded from a pickle (a _TorchObject); None for anything
+    else."""
     owner = getattr(obj, '__self__', None)
     if owner is None or not callable(obj):
         return None
+    if isinstance(owner, _TorchObject):
+        module, name = owner.torch_path
+        return [name, obj.__name__] if module == 'torch.optim.lr_scheduler' else None
     from .optim import lr_scheduler
     cls = type(owner)
     if cls.__module__ != lr_scheduler.__name__ or getattr(lr_scheduler, cls.__name__, None) is not cls:
@@ -192,9 +196,8 @@ def _decode(node, tensors):
             return tuple(_decode(v, tensors) for v in value)
         if key == '$dict':
             return {_decode(k, tensors): _decode(v, tensors) for k, v in value}
-        if key == '$method':
-            from .optim import lr_scheduler
-            return getattr(getattr(lr_scheduler, value[0]), value[1])
+        if key == '$method':  # bound to a scheduler of no state, as torch's needs
+            return getattr(_torch_object_class('torch.optim.lr_scheduler', value[0])(), value[1])
     return {k: _decode(v, tensors) for k, v in node.items()}
 
 
@@ -458,9 +461,10 @@ class _TorchPickler(pickle._Pickler):
 
     dispatch = pickle._Pickler.dispatch.copy()
 
-    def __init__(self, file, protocol, storages):
+    def __init__(self, file, protocol, storages, optim_states):
         super().__init__(file, protocol)
         self.storages = storages
+        self.optim_states = optim_states  # id(object) -> its __dict__, one for both passes
         self.tensors = []
         self.child_classes = {}  # id(module) -> torch's (module, name) of its parent's child
 
@@ -490,10 +494,18 @@ class _TorchPickler(pickle._Pickler):
             return (_Global('torch', 'device'), (str(obj),))
         if isinstance(obj, Dl.Module):
             return self._reduce_module(obj)
-        method = _scheduler_method(obj)
-        if method is not None:
-            # a scheduler's method (OneCycleLR's anneal_func) by its class and name
-            return (getattr, (_Global('torch.optim.lr_scheduler', method[0]), method[1]))
+        if isinstance(obj, _TorchObject):
+            return (_Global('copyreg', '__newobj__'), (_Global(*obj.torch_path),), obj.state)
+        path = _optim_path(obj)
+        if path is not None:
+            if id(obj) not in self.optim_states:
+                self.optim_states[id(obj)] = (obj, _optim_state(obj))
+            return (_Global('copyreg', '__newobj__'), (_Global(*path),),
+                    self.optim_states[id(obj)][1])
+        if _scheduler_method(obj) is not None:
+            # a scheduler's method (OneCycleLR's anneal_func): torch's bound
+            # method, getattr of the scheduler object
+            return (getattr, (obj.__self__, obj.__name__))
         return NotImplemented
 
     def _reduce_tensor(self, t, requires_grad):
@@ -605,12 +617,51 @@ def _torch_attribute(m, name):
     return getattr(m, name)
 
 
+def _optim_path(obj):
+    """torch's (module, name) of libdl's scheduler or optimizer @obj (the
+    user's own for a subclass of theirs); None for other objects."""
+    from . import optim
+    from .optim import lr_scheduler
+    if isinstance(obj, lr_scheduler.LRScheduler):
+        home, module = lr_scheduler, 'torch.optim.lr_scheduler'
+    elif isinstance(obj, optim.Optimizer):
+        home, module = optim, 'torch.optim.' + type(obj).__name__.lower()
+    else:
+        return None
+    cls = type(obj)
+    if getattr(home, cls.__name__, None) is cls:
+        return module, cls.__name__
+    return cls.__module__, cls.__qualname__
+
+
+def _optim_state(obj):
+    """The __dict__ torch pickles for its scheduler or optimizer like @obj:
+    a scheduler's optimizer and state dict; an optimizer's
+    Optimizer.__getstate__ (defaults, the state by parameter, param_groups
+    holding the parameters)."""
+    from .optim import Optimizer
+    if not isinstance(obj, Optimizer):
+        state = {'optimizer': obj.optimizer}
+        state.update(obj.state_dict())
+        return state
+    sd = obj.state_dict()
+    params = [p for g in obj.param_groups for p in g['params']]
+    by_param = collections.defaultdict(dict)
+    for i, s in sd['state'].items():
+        by_param[params[i]] = s
+    groups = [dict([('params', list(g['params']))] + [(k, v) for k, v in packed.items()
+                                                      if k != 'params'])
+              for g, packed in zip(obj.param_groups, sd['param_groups'])]
+    return {'defaults': dict(obj.defaults), 'state': by_param, 'param_groups': groups}
+
+
 def _pickle(obj, pickle_protocol):
-    collect = _TorchPickler(io.BytesIO(), pickle_protocol, None)
+    optim_states = {}
+    collect = _TorchPickler(io.BytesIO(), pickle_protocol, None, optim_states)
     collect.dump(obj)
     storages = _Storages(collect.tensors)
     out = io.BytesIO()
-    _TorchPickler(out, pickle_protocol, storages).dump(obj)
+    _TorchPickler(out, pickle_protocol, storages, optim_states).dump(obj)
     return out.getvalue(), storages.list
 
 
@@ -935,6 +986,39 @@ class _PendingModule:
         self.state = state
 
 
+class _TorchObject:
+    """An object of a torch.optim class as a pickle holds it: the scheduler
+    (and its optimizer) that OneCycleLR's anneal_func is bound to. It keeps
+    its class's torch path and its __dict__ as read, and is written back as
+    it was; its methods are those of libdl's namesake class, bound to it
+    (so anneal_func runs and names its function)."""
+
+    torch_path = None
+
+    def __new__(cls, *args):
+        record = object.__new__(cls)
+        record.state = None
+        return record
+
+    def __setstate__(self, state):
+        self.state = state
+
+    def __getattr__(self, name):
+        if not name.startswith('__'):
+            fn = getattr(_dl_class(*self.torch_path), name, None)
+            if isinstance(fn, types.FunctionType):
+                return types.MethodType(fn, self)
+        raise AttributeError('PyTorch\'s %s.%s, as a pickle holds it, has no attribute %r'
+                             % (self.torch_path + (name,)))
+
+    def __repr__(self):
+        return '<PyTorch\'s %s.%s, as pickled>' % self.torch_path
+
+
+def _torch_object_class(module, name):
+    return type(name, (_TorchObject,), {'torch_path': (module, name)})
+
+
 class _Unpickler(pickle.Unpickler):
     def __init__(self, file, storages, map_location, weights_only, **kwargs):
         super().__init__(file, **kwargs)
@@ -1003,6 +1087,8 @@ class _Unpickler(pickle.Unpickler):
         module, name = _TORCH_ALIASES.get((module, name), (module, name))
         if module == 'torch' or module.startswith('torch.'):
             obj = _dl_class(module, name)
+            if module.startswith('torch.optim.') and (obj is None or isinstance(obj, type)):
+                return _torch_object_class(module, name)
             if obj is None:
                 raise pickle.UnpicklingError('Dl.load: the file needs PyTorch\'s %s.%s, which '
                                              'libdl does not have' % (module, name))
