@@ -915,3 +915,17 @@ def test_unwritable_module_is_named():
     for model in (Dl.nn.LSTMCell(2, 3), layer):
         with pytest.raises(pickle.PicklingError, match='LSTMCell'):
             dl_save_bytes(model)
+
+
+@libdl_only
+def test_one_cycle_state_through_safetensors(tmp_path):
+    # the method kept by name in safetensors, then written as torch's
+    run = one_cycle(Dl, 'linear', 'SGD')
+    train_lrs(Dl, run, 3)
+    Dl.save(run[2].state_dict(), tmp_path / 's.safetensors')
+    state = Dl.load(tmp_path / 's.safetensors')
+    assert pickle.loads(pickle.dumps(state))['anneal_func'].__name__ == '_annealing_linear'
+    got = resumed_lrs(torch, 'linear', 'SGD', torch_load(dl_save_bytes(state)), 5)
+    np.testing.assert_allclose(got, train_lrs(Dl, run, 5), rtol=1e-12)
+    with pytest.raises(pickle.PicklingError, match='LambdaLR'):
+        dl_save_bytes(Dl.optim.lr_scheduler.LambdaLR(run[1], lambda epoch: 0.5))

@@ -34,7 +34,16 @@
 # its own objects. A user's Module subclass is written in PyTorch's layout
 # (training, _parameters, _buffers, _modules, the hook dicts and its own
 # attributes) under its own name, as PyTorch writes it, and loads back as
-# the libdl class of that name.
+# the libdl class of that name. Where torch's __dict__ lacks a layer's
+# arguments (the Transformer layers keep d_model, nhead, ... in their
+# children), libdl reads them from the children (_LOAD_KEYWORDS).
+#
+# OneCycleLR's state dict holds a method bound to the scheduler
+# (anneal_func), which pickle writes as getattr(scheduler, name): the
+# scheduler object, its __dict__ (its state dict and its optimizer), and the
+# optimizer as Optimizer.__getstate__ gives it. libdl writes its scheduler
+# and optimizer so (torch's classes, torch's layout); torch.optim objects
+# in a pickle load in libdl as _TorchObject records, kept as read.
 #
 # Loading a path memory-maps the file: the tensors view the file's pages
 # and are read when used (copy-on-write: changing a loaded tensor never
@@ -68,6 +77,7 @@ import collections
 import contextlib
 import ctypes
 import errno
+import functools
 import io
 import json
 import math
@@ -197,7 +207,7 @@ def _decode(node, tensors):
         if key == '$dict':
             return {_decode(k, tensors): _decode(v, tensors) for k, v in value}
         if key == '$method':  # bound to a scheduler of no state, as torch's needs
-            return getattr(_torch_object_class('torch.optim.lr_scheduler', value[0])(), value[1])
+            return getattr(_torch_object('torch.optim.lr_scheduler', value[0]), value[1])
     return {k: _decode(v, tensors) for k, v in node.items()}
 
 
@@ -623,6 +633,10 @@ def _optim_path(obj):
     from . import optim
     from .optim import lr_scheduler
     if isinstance(obj, lr_scheduler.LRScheduler):
+        if isinstance(obj, (lr_scheduler.LambdaLR, lr_scheduler.SequentialLR)):
+            # their state dicts are not torch's __dict__ (functions, schedulers)
+            raise pickle.PicklingError('Dl.save: cannot write libdl\'s %s object as PyTorch\'s; '
+                                       'save its state_dict() instead' % type(obj).__name__)
         home, module = lr_scheduler, 'torch.optim.lr_scheduler'
     elif isinstance(obj, optim.Optimizer):
         home, module = optim, 'torch.optim.' + type(obj).__name__.lower()
@@ -1014,9 +1028,17 @@ class _TorchObject:
     def __repr__(self):
         return '<PyTorch\'s %s.%s, as pickled>' % self.torch_path
 
+    def __reduce__(self):  # for pickle itself (copies, worker processes)
+        return (_torch_object, self.torch_path, self.state)
 
+
+@functools.lru_cache(maxsize=None)
 def _torch_object_class(module, name):
     return type(name, (_TorchObject,), {'torch_path': (module, name)})
+
+
+def _torch_object(module, name):
+    return _torch_object_class(module, name)()
 
 
 class _Unpickler(pickle.Unpickler):
