@@ -755,6 +755,11 @@ def transformer_models():
         'encoder_layer_module': (lambda nn: nn.TransformerEncoderLayer(8, 4, 16,
                                                                        activation=nn.GELU()),
                                  seq((5, 2, 8))),
+        # activations run in Python, written as torch names them
+        'encoder_layer_silu': (lambda nn: nn.TransformerEncoderLayer(
+            8, 2, 16, activation=nn.functional.silu), seq((5, 2, 8))),
+        'decoder_layer_softplus': (lambda nn: nn.TransformerDecoderLayer(
+            8, 2, 16, activation=nn.functional.softplus), seq((4, 2, 8), (5, 2, 8))),
         'encoder': (lambda nn: nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16), 2,
                                                      norm=nn.LayerNorm(8)), seq((5, 2, 8))),
         'encoder_no_norm': (lambda nn: nn.TransformerEncoder(

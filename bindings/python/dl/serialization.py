@@ -325,20 +325,30 @@ _CHILD_CLASSES = {('MultiheadAttention', 'out_proj', 'Linear'):
                   ('torch.nn.modules.linear', 'NonDynamicallyQuantizableLinear')}
 # torch's globals that libdl has under another path
 _TORCH_ALIASES = {('torch.nn.modules.linear', 'NonDynamicallyQuantizableLinear'):
-                  ('torch.nn.modules.linear', 'Linear'),
-                  ('torch._C._nn', 'gelu'): ('torch.nn.functional', 'gelu')}
+                  ('torch.nn.modules.linear', 'Linear')}
+# The functions of torch.nn.functional that are torch._C._nn's (written in
+# C), which pickle names there (python3-torch 1.13 and 2.x); the others it
+# names in torch.nn.functional
+_TORCH_C_FUNCTIONS = frozenset(('gelu', 'softplus', 'linear', 'one_hot', 'avg_pool2d',
+                                'avg_pool3d', 'softshrink', 'elu_', 'hardtanh_', 'leaky_relu_'))
+
+
+def _torch_alias(module, name):
+    if module == 'torch._C._nn':  # F.logsigmoid is torch._C._nn.log_sigmoid
+        return 'torch.nn.functional', 'logsigmoid' if name == 'log_sigmoid' else name
+    return _TORCH_ALIASES.get((module, name), (module, name))
 
 
 def _torch_function_path(fn):
-    """(module, name) under which torch pickles the function of
-    dl.nn.functional @fn that layers keep (a Transformer layer's
-    activation), None for others."""
+    """(module, name) under which torch pickles its namesake of @fn, a
+    function of dl.nn.functional (a Transformer layer's activation); None
+    for other functions. (torch.nn.functional's name resolves in torch
+    whatever the function's home.)"""
     from .nn import functional as F
-    if fn is F.relu:
-        return 'torch.nn.functional', 'relu'
-    if fn is F.gelu:
-        return 'torch._C._nn', 'gelu'
-    return None
+    name = getattr(fn, '__name__', None)
+    if not name or getattr(F, name, None) is not fn:
+        return None
+    return ('torch._C._nn' if name in _TORCH_C_FUNCTIONS else 'torch.nn.functional'), name
 
 # The hook dicts torch 1.13's Module.__init__ makes (2.x adds its own when
 # it unpickles a module without them).
@@ -1106,7 +1116,7 @@ class _Unpickler(pickle.Unpickler):
                 'global if you trust it.' % (module, name, name))
         if module == 'copyreg' and name == '__newobj__':
             return _newobj
-        module, name = _TORCH_ALIASES.get((module, name), (module, name))
+        module, name = _torch_alias(module, name)
         if module == 'torch' or module.startswith('torch.'):
             obj = _dl_class(module, name)
             if module.startswith('torch.optim.') and (obj is None or isinstance(obj, type)):
