@@ -731,3 +731,206 @@ def test_hostile_huge_sizes():
     data = archive_with(bad_tensor_pickle(1, 0, (2 ** 40, 2 ** 40), (0, 0)), b'\0' * 4)
     with pytest.raises((RuntimeError, pickle.UnpicklingError)):
         dl_load(data, weights_only=True)
+
+
+# ---- attention and the Transformer family, whole ---------------------------
+
+def transformer_models():
+    """name -> (the model made with @nn, libdl's or torch's; its inputs
+    made from a numpy Generator): each kind of torch module __dict__."""
+    def seq(*shape):
+        return lambda r: tuple(r.standard_normal(s).astype(np.float32) for s in shape)
+    return {
+        'mha': (lambda nn: nn.MultiheadAttention(8, 2), seq((5, 2, 8), (5, 2, 8), (5, 2, 8))),
+        'mha_kv': (lambda nn: nn.MultiheadAttention(8, 2, kdim=3, vdim=5, add_bias_kv=True,
+                                                    bias=False, batch_first=True),
+                   seq((2, 4, 8), (2, 6, 3), (2, 6, 5))),
+        'mha_zero_attn': (lambda nn: nn.MultiheadAttention(6, 3, dropout=0.2, add_zero_attn=True,
+                                                           kdim=6, vdim=4),
+                          seq((3, 2, 6), (4, 2, 6), (4, 2, 4))),
+        'encoder_layer': (lambda nn: nn.TransformerEncoderLayer(8, 2, 16), seq((5, 2, 8))),
+        'encoder_layer_gelu': (lambda nn: nn.TransformerEncoderLayer(
+            8, 2, 12, dropout=0.2, activation='gelu', layer_norm_eps=1e-6, batch_first=True,
+            norm_first=True), seq((2, 5, 8))),
+        'encoder_layer_module': (lambda nn: nn.TransformerEncoderLayer(8, 4, 16,
+                                                                       activation=nn.GELU()),
+                                 seq((5, 2, 8))),
+        # activations run in Python, written as torch names them
+        'encoder_layer_silu': (lambda nn: nn.TransformerEncoderLayer(
+            8, 2, 16, activation=nn.functional.silu), seq((5, 2, 8))),
+        'decoder_layer_softplus': (lambda nn: nn.TransformerDecoderLayer(
+            8, 2, 16, activation=nn.functional.softplus), seq((4, 2, 8), (5, 2, 8))),
+        'encoder': (lambda nn: nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16), 2,
+                                                     norm=nn.LayerNorm(8)), seq((5, 2, 8))),
+        'encoder_no_norm': (lambda nn: nn.TransformerEncoder(
+            nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 3,
+            enable_nested_tensor=False), seq((2, 5, 8))),
+        'decoder_layer': (lambda nn: nn.TransformerDecoderLayer(8, 2, 16, activation='gelu'),
+                          seq((4, 2, 8), (5, 2, 8))),
+        'decoder_layer_module': (lambda nn: nn.TransformerDecoderLayer(
+            8, 2, 16, activation=nn.ReLU(), norm_first=True), seq((4, 2, 8), (5, 2, 8))),
+        'decoder': (lambda nn: nn.TransformerDecoder(nn.TransformerDecoderLayer(8, 2, 16), 2),
+                    seq((4, 2, 8), (5, 2, 8))),
+        'transformer': (lambda nn: nn.Transformer(8, 2, 2, 1, 16), seq((5, 2, 8), (4, 2, 8))),
+        'transformer_gelu': (lambda nn: nn.Transformer(8, 4, 1, 2, 12, activation='gelu',
+                                                       batch_first=True, norm_first=True),
+                             seq((2, 5, 8), (2, 4, 8))),
+    }
+
+
+TRANSFORMER_MODELS = list(transformer_models())
+
+# torch's Module internals, which layout() leaves out
+MODULE_INTERNALS = ('_parameters', '_buffers', '_modules', '_non_persistent_buffers_set',
+                    '_is_full_backward_hook')
+
+
+def layout(model):
+    """What a torch module holds, module by module: its class, its own
+    __dict__ (keys in order and values), which parameters are None, its
+    buffers and its children by name."""
+    return [(type(m), [(k, v) for k, v in vars(m).items()
+                       if k not in MODULE_INTERNALS and not k.endswith('_hooks')],
+             [(k, v is None) for k, v in m._parameters.items()], list(m._buffers),
+             list(m._modules)) for m in model.modules()]
+
+
+def outputs(model, inputs, lib):
+    out = model(*[lib.tensor(x) for x in inputs])
+    return [np_of(o) for o in (out if isinstance(out, tuple) else (out,))]
+
+
+def assert_outputs(got, expected):
+    assert len(got) == len(expected)
+    for a, b in zip(got, expected):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+
+
+def transformer_case(name, lib, seed):
+    """(model made with @lib, eval mode; its inputs; its outputs; torch's
+    layout of the same model, as torch reloads its own: torch's
+    __setstate__ adds some attributes)."""
+    make, inputs = transformer_models()[name]
+    lib.manual_seed(seed)
+    model = make(lib.nn).eval()
+    x = inputs(np.random.default_rng(seed))
+    return model, x, outputs(model, x, lib), layout(torch_load(torch_save_bytes(
+        make(torch.nn).eval())))
+
+
+@pytest.mark.parametrize('name', TRANSFORMER_MODELS)
+def test_transformer_modules_both_ways(name):
+    model, x, expected, torch_layout = transformer_case(name, torch, 11)
+    dl_model = dl_load(torch_save_bytes(model))
+    assert type(dl_model).__name__ == type(model).__name__ and not dl_model.training
+    assert_outputs(outputs(dl_model, x, Dl), expected)
+    back = torch_load(dl_save_bytes(dl_model))
+    assert layout(back) == torch_layout
+    assert_outputs(outputs(back, x, torch), expected)
+    same(back.state_dict(), model.state_dict())
+
+
+@pytest.mark.parametrize('name', TRANSFORMER_MODELS)
+def test_dl_transformer_modules_torch_load(name):
+    model, x, expected, torch_layout = transformer_case(name, Dl, 13)
+    got = torch_load(dl_save_bytes(model))
+    assert layout(got) == torch_layout
+    assert_outputs(outputs(got, x, torch), expected)
+    assert_outputs(outputs(dl_load(dl_save_bytes(model)), x, Dl), expected)
+
+
+# ---- OneCycleLR's anneal_func: a method bound to the scheduler ---------------
+
+def one_cycle(lib, strategy, optimizer):
+    """(model, optimizer, OneCycleLR) made with @lib."""
+    lib.manual_seed(15)
+    model = lib.nn.Linear(3, 2)
+    opt = getattr(lib.optim, optimizer)(model.parameters(), lr=0.1)
+    return model, opt, lib.optim.lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=12,
+                                                          anneal_strategy=strategy)
+
+
+def train_lrs(lib, run, n):
+    """The learning rates of @n training steps of @run."""
+    model, opt, sched = run
+    out = []
+    for _ in range(n):
+        opt.zero_grad()
+        model(lib.ones(2, 3)).sum().backward()
+        opt.step()
+        sched.step()
+        out.append(sched.get_last_lr())
+    return out
+
+
+def resumed_lrs(lib, strategy, optimizer, state_dict, n):
+    """The learning rates of a fresh run of @lib (made with the other
+    strategy: the state dict brings its own) resumed from @state_dict."""
+    run = one_cycle(lib, 'linear' if strategy == 'cos' else 'cos', optimizer)
+    run[2].load_state_dict(state_dict)
+    return train_lrs(lib, run, n)
+
+
+ONE_CYCLE_CASES = [('cos', 'Adam'), ('linear', 'SGD')]
+
+
+@pytest.mark.parametrize('strategy,optimizer', ONE_CYCLE_CASES)
+def test_one_cycle_state_both_ways(strategy, optimizer):
+    for lib, save, other, load in ((Dl, dl_save_bytes, torch, torch_load),
+                                   (torch, torch_save_bytes, Dl, dl_load)):
+        run = one_cycle(lib, strategy, optimizer)
+        train_lrs(lib, run, 4)
+        got = resumed_lrs(other, strategy, optimizer, load(save(run[2].state_dict())), 6)
+        np.testing.assert_allclose(got, train_lrs(lib, run, 6), rtol=1e-12)
+
+
+@pytest.mark.parametrize('strategy,optimizer', ONE_CYCLE_CASES)
+def test_torch_one_cycle_state_through_dl(strategy, optimizer):
+    # a state dict libdl loaded from torch's file, saved again: torch resumes from it
+    run = one_cycle(torch, strategy, optimizer)
+    train_lrs(torch, run, 3)
+    again = torch_load(dl_save_bytes(dl_load(torch_save_bytes(run[2].state_dict()))))
+    got = resumed_lrs(torch, strategy, optimizer, again, 5)
+    np.testing.assert_allclose(got, train_lrs(torch, run, 5), rtol=1e-12)
+
+
+def test_dl_one_cycle_pickles_torch_objects():
+    # anneal_func is getattr(scheduler, name): the scheduler object, and its
+    # optimizer as Optimizer.__getstate__ gives it, as torch writes them
+    def bound_scheduler(lib, save):
+        run = one_cycle(lib, 'cos', 'Adam')
+        train_lrs(lib, run, 2)
+        return torch_load(save(run[2].state_dict()))['anneal_func'].__self__
+    got, ref = bound_scheduler(Dl, dl_save_bytes), bound_scheduler(torch, torch_save_bytes)
+    assert type(got) is type(ref) and list(vars(got)) == list(vars(ref))
+    opt, ref_opt = got.optimizer, ref.optimizer
+    assert type(opt) is type(ref_opt) and list(vars(opt)) == list(vars(ref_opt))
+    # (libdl's groups list the scheduler's options before torch's foreach
+    # and the like; torch's after them)
+    assert [sorted(g) for g in opt.param_groups] == [sorted(g) for g in ref_opt.param_groups]
+    assert [list(s) for s in opt.state.values()] == [list(s) for s in ref_opt.state.values()]
+    assert all(p in opt.state for p in opt.param_groups[0]['params'])
+
+
+@libdl_only
+def test_unwritable_module_is_named():
+    # a layer libdl does not write as torch's class, also inside a Transformer layer
+    layer = Dl.nn.TransformerEncoderLayer(8, 2, 16)
+    layer.linear1 = Dl.nn.LSTMCell(8, 16)
+    for model in (Dl.nn.LSTMCell(2, 3), layer):
+        with pytest.raises(pickle.PicklingError, match='LSTMCell'):
+            dl_save_bytes(model)
+
+
+@libdl_only
+def test_one_cycle_state_through_safetensors(tmp_path):
+    # the method kept by name in safetensors, then written as torch's
+    run = one_cycle(Dl, 'linear', 'SGD')
+    train_lrs(Dl, run, 3)
+    Dl.save(run[2].state_dict(), tmp_path / 's.safetensors')
+    state = Dl.load(tmp_path / 's.safetensors')
+    assert pickle.loads(pickle.dumps(state))['anneal_func'].__name__ == '_annealing_linear'
+    got = resumed_lrs(torch, 'linear', 'SGD', torch_load(dl_save_bytes(state)), 5)
+    np.testing.assert_allclose(got, train_lrs(Dl, run, 5), rtol=1e-12)
+    with pytest.raises(pickle.PicklingError, match='LambdaLR'):
+        dl_save_bytes(Dl.optim.lr_scheduler.LambdaLR(run[1], lambda epoch: 0.5))

@@ -34,7 +34,16 @@
 # its own objects. A user's Module subclass is written in PyTorch's layout
 # (training, _parameters, _buffers, _modules, the hook dicts and its own
 # attributes) under its own name, as PyTorch writes it, and loads back as
-# the libdl class of that name.
+# the libdl class of that name. Where torch's __dict__ lacks a layer's
+# arguments (the Transformer layers keep d_model, nhead, ... in their
+# children), libdl reads them from the children (_LOAD_KEYWORDS).
+#
+# OneCycleLR's state dict holds a method bound to the scheduler
+# (anneal_func), which pickle writes as getattr(scheduler, name): the
+# scheduler object, its __dict__ (its state dict and its optimizer), and the
+# optimizer as Optimizer.__getstate__ gives it. libdl writes its scheduler
+# and optimizer so (torch's classes, torch's layout); torch.optim objects
+# in a pickle load in libdl as _TorchObject records, kept as read.
 #
 # Loading a path memory-maps the file: the tensors view the file's pages
 # and are read when used (copy-on-write: changing a loaded tensor never
@@ -68,6 +77,7 @@ import collections
 import contextlib
 import ctypes
 import errno
+import functools
 import io
 import json
 import math
@@ -76,6 +86,7 @@ import os
 import pickle
 import struct
 import threading
+import types
 import zipfile
 
 from gi.repository import Gio, GLib
@@ -162,11 +173,15 @@ class _Flattener:
 
 def _scheduler_method(obj):
     """[class, name] for a method of one of libdl's learning-rate schedulers
-    (OneCycleLR's state dict holds its anneal_func, as torch's does), which
-    is kept by name: what loading it back needs; None for anything else."""
+    (OneCycleLR's state dict holds its anneal_func, as torch's does), or of
+    a scheduler loaded from a pickle (a _TorchObject); None for anything
+    else."""
     owner = getattr(obj, '__self__', None)
     if owner is None or not callable(obj):
         return None
+    if isinstance(owner, _TorchObject):
+        module, name = owner.torch_path
+        return [name, obj.__name__] if module == 'torch.optim.lr_scheduler' else None
     from .optim import lr_scheduler
     cls = type(owner)
     if cls.__module__ != lr_scheduler.__name__ or getattr(lr_scheduler, cls.__name__, None) is not cls:
@@ -191,9 +206,8 @@ def _decode(node, tensors):
             return tuple(_decode(v, tensors) for v in value)
         if key == '$dict':
             return {_decode(k, tensors): _decode(v, tensors) for k, v in value}
-        if key == '$method':
-            from .optim import lr_scheduler
-            return getattr(getattr(lr_scheduler, value[0]), value[1])
+        if key == '$method':  # bound to a scheduler of no state, as torch's needs
+            return getattr(_torch_object('torch.optim.lr_scheduler', value[0]), value[1])
     return {k: _decode(v, tensors) for k, v in node.items()}
 
 
@@ -279,6 +293,62 @@ _NONE_BUFFERS = {'CrossEntropyLoss': ('weight',), 'NLLLoss': ('weight',), 'BCELo
 # GRU's attributes are LSTM's; RNN adds its nonlinearity first
 _MODULE_ATTRIBUTES['GRU'] = _MODULE_ATTRIBUTES['LSTM']
 _MODULE_ATTRIBUTES['RNN'] = ('nonlinearity',) + _MODULE_ATTRIBUTES['LSTM']
+# MultiheadAttention's out_proj is this Linear in torch (a name for its
+# quantization passes)
+_MODULE_ATTRIBUTES['NonDynamicallyQuantizableLinear'] = _MODULE_ATTRIBUTES['Linear']
+# Where torch's class keeps one of these as a parameter or a child (bias_k, a
+# stack's norm, a layer's activation module), it is not written as an
+# attribute too.
+_MODULE_ATTRIBUTES.update({
+    'MultiheadAttention': ('embed_dim', 'kdim', 'vdim', '_qkv_same_embed_dim', 'num_heads',
+                           'dropout', 'batch_first', 'head_dim', 'bias_k', 'bias_v',
+                           'add_zero_attn'),
+    'TransformerEncoderLayer': ('norm_first', 'activation_relu_or_gelu', 'activation'),
+    'TransformerDecoderLayer': ('norm_first', 'activation'),
+    'TransformerEncoder': ('num_layers', 'norm', 'enable_nested_tensor', 'mask_check'),
+    'TransformerDecoder': ('num_layers', 'norm'),
+    'Transformer': ('d_model', 'nhead', 'batch_first'),
+})
+
+
+def _attention_parameter_order(m):
+    qkv = ('q_proj_weight', 'k_proj_weight', 'v_proj_weight')
+    order = ('in_proj_weight',) + qkv if m._qkv_same_embed_dim else qkv + ('in_proj_weight',)
+    return order + ('in_proj_bias',)
+
+
+# The parameters torch's class always registers, in its order (None when
+# absent); the module's other parameters follow
+_PARAMETER_ORDER = {'MultiheadAttention': _attention_parameter_order}
+# Children that torch makes of another class than their libdl one
+_CHILD_CLASSES = {('MultiheadAttention', 'out_proj', 'Linear'):
+                  ('torch.nn.modules.linear', 'NonDynamicallyQuantizableLinear')}
+# torch's globals that libdl has under another path
+_TORCH_ALIASES = {('torch.nn.modules.linear', 'NonDynamicallyQuantizableLinear'):
+                  ('torch.nn.modules.linear', 'Linear')}
+# The functions of torch.nn.functional that are torch._C._nn's (written in
+# C), which pickle names there (python3-torch 1.13 and 2.x); the others it
+# names in torch.nn.functional
+_TORCH_C_FUNCTIONS = frozenset(('gelu', 'softplus', 'linear', 'one_hot', 'avg_pool2d',
+                                'avg_pool3d', 'softshrink', 'elu_', 'hardtanh_', 'leaky_relu_'))
+
+
+def _torch_alias(module, name):
+    if module == 'torch._C._nn':  # F.logsigmoid is torch._C._nn.log_sigmoid
+        return 'torch.nn.functional', 'logsigmoid' if name == 'log_sigmoid' else name
+    return _TORCH_ALIASES.get((module, name), (module, name))
+
+
+def _torch_function_path(fn):
+    """(module, name) under which torch pickles its namesake of @fn, a
+    function of dl.nn.functional (a Transformer layer's activation); None
+    for other functions. (torch.nn.functional's name resolves in torch
+    whatever the function's home.)"""
+    from .nn import functional as F
+    name = getattr(fn, '__name__', None)
+    if not name or getattr(F, name, None) is not fn:
+        return None
+    return ('torch._C._nn' if name in _TORCH_C_FUNCTIONS else 'torch.nn.functional'), name
 
 # The hook dicts torch 1.13's Module.__init__ makes (2.x adds its own when
 # it unpickles a module without them).
@@ -411,10 +481,12 @@ class _TorchPickler(pickle._Pickler):
 
     dispatch = pickle._Pickler.dispatch.copy()
 
-    def __init__(self, file, protocol, storages):
+    def __init__(self, file, protocol, storages, optim_states):
         super().__init__(file, protocol)
         self.storages = storages
+        self.optim_states = optim_states  # id(object) -> its __dict__, one for both passes
         self.tensors = []
+        self.child_classes = {}  # id(module) -> torch's (module, name) of its parent's child
 
     def persistent_id(self, obj):
         if isinstance(obj, _Storage):
@@ -442,10 +514,18 @@ class _TorchPickler(pickle._Pickler):
             return (_Global('torch', 'device'), (str(obj),))
         if isinstance(obj, Dl.Module):
             return self._reduce_module(obj)
-        method = _scheduler_method(obj)
-        if method is not None:
-            # a scheduler's method (OneCycleLR's anneal_func) by its class and name
-            return (getattr, (_Global('torch.optim.lr_scheduler', method[0]), method[1]))
+        if isinstance(obj, _TorchObject):
+            return (_Global('copyreg', '__newobj__'), (_Global(*obj.torch_path),), obj.state)
+        path = _optim_path(obj)
+        if path is not None:
+            if id(obj) not in self.optim_states:
+                self.optim_states[id(obj)] = (obj, _optim_state(obj))
+            return (_Global('copyreg', '__newobj__'), (_Global(*path),),
+                    self.optim_states[id(obj)][1])
+        if _scheduler_method(obj) is not None:
+            # a scheduler's method (OneCycleLR's anneal_func): torch's bound
+            # method, getattr of the scheduler object
+            return (getattr, (obj.__self__, obj.__name__))
         return NotImplemented
 
     def _reduce_tensor(self, t, requires_grad):
@@ -459,7 +539,7 @@ class _TorchPickler(pickle._Pickler):
 
     def _reduce_module(self, m):
         cls = type(m)
-        path = _torch_class_path(cls)
+        path = self.child_classes.get(id(m)) or _torch_class_path(cls)
         custom = path is None and cls.__module__ not in (OVERRIDE_MODULE, 'gi.repository.Dl')
         if custom:  # the user's Module subclass: PyTorch's layout under its own name
             path = (cls.__module__, cls.__qualname__)
@@ -470,10 +550,7 @@ class _TorchPickler(pickle._Pickler):
                 % (cls.__name__, ', '.join(sorted(_MODULE_ATTRIBUTES))))
         state = {'training': bool(m.training)}
         own = Dl.Module.get_own_names(m)
-        state['_parameters'] = collections.OrderedDict(
-            (n, Dl.Module.get_parameter(m, n)) for n in own if Dl.Module.has_parameter(m, n))
-        if 'bias' in _nn_properties(m) and not m.get_property('bias'):
-            state['_parameters']['bias'] = None
+        state['_parameters'] = _torch_parameters(m, path[1], own)
         buffers = [n for n in own if Dl.Module.has_buffer(m, n)]
         state['_buffers'] = collections.OrderedDict((n, Dl.Module.get_buffer(m, n))
                                                     for n in buffers)
@@ -486,12 +563,18 @@ class _TorchPickler(pickle._Pickler):
         state['_is_full_backward_hook'] = None
         state['_modules'] = collections.OrderedDict(zip(Dl.Module.children_names(m),
                                                         Dl.Module.children(m)))
+        for n, c in state['_modules'].items():
+            child_path = _torch_class_path(type(c))
+            child_path = _CHILD_CLASSES.get((path[1], n, child_path and child_path[1]))
+            if child_path is not None:
+                self.child_classes[id(c)] = child_path
         if custom:
             from .nn.modules import _plain_dict
             state.update(_plain_dict(m))
             return (_Global('copyreg', '__newobj__'), (cls,), state)
         for name in _MODULE_ATTRIBUTES[path[1]]:
-            state[name] = _torch_attribute(m, name)
+            if name not in state['_parameters'] and name not in state['_modules']:
+                state[name] = _torch_attribute(m, name)
         return (_Global('copyreg', '__newobj__'), (_Global(*path),), state)
 
     def save_global(self, obj, name=None):
@@ -500,7 +583,8 @@ class _TorchPickler(pickle._Pickler):
         elif isinstance(obj, dtype):
             module = 'torch'
         else:
-            path = _torch_class_path(obj) if isinstance(obj, type) else None
+            path = _torch_class_path(obj) if isinstance(obj, type) else \
+                _torch_function_path(obj)
             if path is None:
                 return super().save_global(obj, name)
             module, name = path
@@ -514,10 +598,26 @@ class _TorchPickler(pickle._Pickler):
         self.memoize(obj)
 
     dispatch[_Global] = save_global
+    dispatch[types.FunctionType] = save_global
 
 
 def _nn_properties(m):
     return getattr(type(m), '_properties', ())
+
+
+def _torch_parameters(m, kind, own):
+    """The _parameters torch's class @kind keeps for libdl's module @m
+    (whose members are @own): its parameters, with None for those torch
+    registers as None."""
+    params = collections.OrderedDict((n, Dl.Module.get_parameter(m, n)) for n in own
+                                     if Dl.Module.has_parameter(m, n))
+    order = _PARAMETER_ORDER.get(kind)
+    if order is not None:
+        first = [(n, params.pop(n, None)) for n in order(m)]
+        return collections.OrderedDict(first + list(params.items()))
+    if 'bias' in _nn_properties(m) and not m.get_property('bias'):
+        params['bias'] = None
+    return params
 
 
 def _torch_attribute(m, name):
@@ -537,12 +637,55 @@ def _torch_attribute(m, name):
     return getattr(m, name)
 
 
+def _optim_path(obj):
+    """torch's (module, name) of libdl's scheduler or optimizer @obj (the
+    user's own for a subclass of theirs); None for other objects."""
+    from . import optim
+    from .optim import lr_scheduler
+    if isinstance(obj, lr_scheduler.LRScheduler):
+        if isinstance(obj, (lr_scheduler.LambdaLR, lr_scheduler.SequentialLR)):
+            # their state dicts are not torch's __dict__ (functions, schedulers)
+            raise pickle.PicklingError('Dl.save: cannot write libdl\'s %s object as PyTorch\'s; '
+                                       'save its state_dict() instead' % type(obj).__name__)
+        home, module = lr_scheduler, 'torch.optim.lr_scheduler'
+    elif isinstance(obj, optim.Optimizer):
+        home, module = optim, 'torch.optim.' + type(obj).__name__.lower()
+    else:
+        return None
+    cls = type(obj)
+    if getattr(home, cls.__name__, None) is cls:
+        return module, cls.__name__
+    return cls.__module__, cls.__qualname__
+
+
+def _optim_state(obj):
+    """The __dict__ torch pickles for its scheduler or optimizer like @obj:
+    a scheduler's optimizer and state dict; an optimizer's
+    Optimizer.__getstate__ (defaults, the state by parameter, param_groups
+    holding the parameters)."""
+    from .optim import Optimizer
+    if not isinstance(obj, Optimizer):
+        state = {'optimizer': obj.optimizer}
+        state.update(obj.state_dict())
+        return state
+    sd = obj.state_dict()
+    params = [p for g in obj.param_groups for p in g['params']]
+    by_param = collections.defaultdict(dict)
+    for i, s in sd['state'].items():
+        by_param[params[i]] = s
+    groups = [dict([('params', list(g['params']))] + [(k, v) for k, v in packed.items()
+                                                      if k != 'params'])
+              for g, packed in zip(obj.param_groups, sd['param_groups'])]
+    return {'defaults': dict(obj.defaults), 'state': by_param, 'param_groups': groups}
+
+
 def _pickle(obj, pickle_protocol):
-    collect = _TorchPickler(io.BytesIO(), pickle_protocol, None)
+    optim_states = {}
+    collect = _TorchPickler(io.BytesIO(), pickle_protocol, None, optim_states)
     collect.dump(obj)
     storages = _Storages(collect.tensors)
     out = io.BytesIO()
-    _TorchPickler(out, pickle_protocol, storages).dump(obj)
+    _TorchPickler(out, pickle_protocol, storages, optim_states).dump(obj)
     return out.getvalue(), storages.list
 
 
@@ -867,6 +1010,47 @@ class _PendingModule:
         self.state = state
 
 
+class _TorchObject:
+    """An object of a torch.optim class as a pickle holds it: the scheduler
+    (and its optimizer) that OneCycleLR's anneal_func is bound to. It keeps
+    its class's torch path and its __dict__ as read, and is written back as
+    it was; its methods are those of libdl's namesake class, bound to it
+    (so anneal_func runs and names its function)."""
+
+    torch_path = None
+
+    def __new__(cls, *args):
+        record = object.__new__(cls)
+        record.state = None
+        return record
+
+    def __setstate__(self, state):
+        self.state = state
+
+    def __getattr__(self, name):
+        if not name.startswith('__'):
+            fn = getattr(_dl_class(*self.torch_path), name, None)
+            if isinstance(fn, types.FunctionType):
+                return types.MethodType(fn, self)
+        raise AttributeError('PyTorch\'s %s.%s, as a pickle holds it, has no attribute %r'
+                             % (self.torch_path + (name,)))
+
+    def __repr__(self):
+        return '<PyTorch\'s %s.%s, as pickled>' % self.torch_path
+
+    def __reduce__(self):  # for pickle itself (copies, worker processes)
+        return (_torch_object, self.torch_path, self.state)
+
+
+@functools.lru_cache(maxsize=None)
+def _torch_object_class(module, name):
+    return type(name, (_TorchObject,), {'torch_path': (module, name)})
+
+
+def _torch_object(module, name):
+    return _torch_object_class(module, name)()
+
+
 class _Unpickler(pickle.Unpickler):
     def __init__(self, file, storages, map_location, weights_only, **kwargs):
         super().__init__(file, **kwargs)
@@ -932,8 +1116,11 @@ class _Unpickler(pickle.Unpickler):
                 'global if you trust it.' % (module, name, name))
         if module == 'copyreg' and name == '__newobj__':
             return _newobj
+        module, name = _torch_alias(module, name)
         if module == 'torch' or module.startswith('torch.'):
             obj = _dl_class(module, name)
+            if module.startswith('torch.optim.') and (obj is None or isinstance(obj, type)):
+                return _torch_object_class(module, name)
             if obj is None:
                 raise pickle.UnpicklingError('Dl.load: the file needs PyTorch\'s %s.%s, which '
                                              'libdl does not have' % (module, name))
@@ -998,9 +1185,13 @@ def _construct_module(record, convert):
                     kwargs[k] = state[k]
             if not kwargs.get('proj_size'):
                 kwargs.pop('proj_size', None)
+        keywords = _LOAD_KEYWORDS.get(cls.__name__)
         try:
+            if keywords is not None:  # what torch keeps in the children
+                kwargs.update((k, v) for k, v in keywords(state, params, children).items()
+                              if sig is None or k in sig.parameters)
             m = cls(**kwargs)
-        except (TypeError, ValueError, GLib.Error) as e:
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError, GLib.Error) as e:
             raise RuntimeError('Dl.load: cannot make libdl\'s %s for PyTorch\'s %s: %s'
                                % (cls.__name__, record.torch_name, e)) from None
         for n, c in children.items():
@@ -1022,6 +1213,52 @@ def _construct_module(record, convert):
                 m.register_buffer(n, b, persistent=n not in non_persistent)
     m.set_property('training', bool(state.get('training', True)))
     return m
+
+
+def _attention_keywords(state, params, children):
+    return {'bias': params.get('in_proj_bias') is not None,
+            'add_bias_kv': params.get('bias_k') is not None}
+
+
+def _layer_keywords(state, params, children):
+    """A Transformer layer's arguments: torch's layer keeps them in its
+    children (and its activation, when a module)."""
+    attn = children['self_attn']
+    kw = dict(d_model=attn.embed_dim, nhead=attn.num_heads, batch_first=attn.batch_first,
+              dim_feedforward=children['linear1'].out_features, dropout=children['dropout'].p,
+              layer_norm_eps=children['norm1'].eps)
+    if 'activation' in children:
+        kw['activation'] = children['activation']
+    return kw
+
+
+def _stack_keywords(state, params, children):
+    layer = children['layers'][0]
+    kw = {'encoder_layer': layer, 'decoder_layer': layer}
+    if 'norm' in children:
+        kw['norm'] = children['norm']
+    return kw
+
+
+def _transformer_keywords(state, params, children):
+    """Transformer's arguments, from its stacks and their first layers
+    (libdl builds the model, then takes torch's stacks in place of its
+    own)."""
+    encoder, decoder = children['encoder'], children['decoder']
+    layer = encoder.layers[0]
+    kw = _layer_keywords(None, None, {n: getattr(layer, n) for n in
+                                      ('self_attn', 'linear1', 'dropout', 'norm1')})
+    kw.update(num_encoder_layers=encoder.num_layers, num_decoder_layers=decoder.num_layers,
+              activation=layer.activation, norm_first=layer.norm_first)
+    return kw
+
+
+# libdl's arguments for a class whose torch __dict__ lacks some of them
+_LOAD_KEYWORDS = {'MultiheadAttention': _attention_keywords,
+                  'TransformerEncoderLayer': _layer_keywords,
+                  'TransformerDecoderLayer': _layer_keywords,
+                  'TransformerEncoder': _stack_keywords, 'TransformerDecoder': _stack_keywords,
+                  'Transformer': _transformer_keywords}
 
 
 # What torch's Module keeps in its __dict__ besides the module's own
