@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Prints 'N passed, N failed, N skipped' for a meson test log, counting the
+"""Prints 'N passed, N failed, N skipped' for meson test logs (one or more), counting the
 cases inside each suite: pytest's own counts, TAP's ok/not ok lines, and one
 case for any other test."""
 import json
@@ -31,18 +31,19 @@ def count(entry):
     return (1, 0, 0) if result in ('OK', 'EXPECTEDFAIL') else (0, 1, 0)
 
 
-def main(path):
+def main(paths):
     passed = failed = skipped = 0
-    with open(path) as f:
-        for line in f:
-            if not line.strip():
-                continue
-            p, fl, s = count(json.loads(line))
-            passed += p
-            failed += fl
-            skipped += s
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                if not line.strip():
+                    continue
+                p, fl, s = count(json.loads(line))
+                passed += p
+                failed += fl
+                skipped += s
     print('%d passed, %d failed, %d skipped' % (passed, failed, skipped))
 
 
 if __name__ == '__main__':
-    main(sys.argv[1] if len(sys.argv) > 1 else 'build/meson-logs/testlog.json')
+    main(sys.argv[1:] or ['build/meson-logs/testlog.json'])

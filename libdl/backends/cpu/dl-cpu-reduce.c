@@ -877,15 +877,23 @@ DEFINE_SHORT_EXTREMUM (short_min_f32, float, LT)
 DEFINE_SHORT_EXTREMUM (short_max_f64, double, GT)
 DEFINE_SHORT_EXTREMUM (short_min_f64, double, LT)
 
+/* a + b in int64, wrapping around on overflow (as PyTorch's integer sums
+ * do) without signed overflow's undefined behaviour */
+static inline gint64
+wrap_add (gint64 a, gint64 b)
+{
+  return (gint64)((guint64)a + (guint64)b);
+}
+
 /* Contiguous integer runs: sums in int64, max and min with the index
  * found in a second pass (GCC vectorises both loops). */
 #define DEFINE_INT_RUNS(T, TN)                                                                     \
   DL_CPU_CLONES static gint64 sum_##TN (const T *restrict x, gint64 n)                             \
   {                                                                                                \
-    gint64 s = 0;                                                                                  \
+    guint64 s = 0; /* wraps around as PyTorch's sums do, with defined arithmetic */             \
     for (gint64 i = 0; i < n; i++)                                                                 \
-      s += x[i];                                                                                   \
-    return s;                                                                                      \
+      s += (guint64)x[i];                                                                          \
+    return (gint64)s;                                                                              \
   }                                                                                                \
   DL_CPU_CLONES static Acc extremum_##TN (const T *restrict x, gint64 n, gboolean is_max,          \
                                           gboolean want_index)                                     \
@@ -936,7 +944,7 @@ reduce_run (const RunKernels *k,
         a.i = sum_u8 ((const guint8 *)p, n);
       else if (is_int_dtype (dt))
         for (gint64 j = 0; j < n; j++)
-          a.i += dl_cpu_load_i (p + j * s, dt);
+          a.i = wrap_add (a.i, dl_cpu_load_i (p + j * s, dt));
       else
         for (gint64 j = 0; j < n; j++)
           a.f += dl_cpu_load_f (p + j * s, dt);
@@ -947,7 +955,7 @@ reduce_run (const RunKernels *k,
     {
       if (is_int_dtype (dt))
         for (gint64 j = 0; j < n; j++)
-          a.i += dl_cpu_load_i (p + j * s, dt);
+          a.i = wrap_add (a.i, dl_cpu_load_i (p + j * s, dt));
       else
         for (gint64 j = 0; j < n; j++)
           {
@@ -1074,7 +1082,7 @@ combine (DlReduceOp op, DlDType dt, Acc *into, Acc part, gint64 part_base)
   if (op == DL_REDUCE_SUM || op == DL_REDUCE_MEAN || op == DL_REDUCE_NANSUM)
     {
       into->f += part.f;
-      into->i += part.i;
+      into->i = wrap_add (into->i, part.i);
       return;
     }
   if (op == DL_REDUCE_PROD)
