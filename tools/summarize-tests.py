@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""Prints 'N passed, N failed, N skipped' for meson test logs (one or more), counting the
-cases inside each suite: pytest's own counts, TAP's ok/not ok lines, and one
-case for any other test."""
+"""Prints 'N passed, N failed, N skipped' over one or more meson test logs,
+counting the cases inside each suite: pytest's own counts, TAP's ok/not ok
+lines, and one case for any other test."""
 import json
 import re
 import sys
