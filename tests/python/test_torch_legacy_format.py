@@ -169,6 +169,16 @@ def test_counts_past_the_end():
 
 
 @libdl_only
+def test_huge_storage_is_refused_before_allocation():
+    out = io.BytesIO()
+    pickler = LegacyPickler(out, protocol=2)
+    pickler.dump({'w': TensorRef(StorageRef(torch.FloatStorage, 2 ** 50), 0, (4,), (1,))})
+    data = legacy_stream(out.getvalue(), ['0'], storage_record(2 ** 50, b'\0' * 16))
+    with pytest.raises(RuntimeError, match='truncated'):
+        dl_load(data)
+
+
+@libdl_only
 def test_key_lists_that_do_not_match():
     good = torch_legacy({'w': torch.arange(4.), 'v': torch.ones(4)})
     got = dl_load(good)

@@ -1390,9 +1390,22 @@ def _load_legacy(fp, what, map_location, weights_only, pickle_load_args):
     if isinstance(sys_info, dict) and sys_info.get('little_endian') is False:
         raise RuntimeError('Dl.load: %s holds big-endian data, which libdl does not read' % what)
     storages = collections.OrderedDict()  # key -> the storage whose bytes are to be read
+    # the bytes a seekable file has left: what its storages can hold at most
+    left = None
+    if fp.seekable():
+        here = fp.tell()
+        left = fp.seek(0, io.SEEK_END) - here
+        fp.seek(here)
 
     def new_storage(key, stype, numel, location):
+        nonlocal left
         nbytes = numel * Dl.dtype_get_size(stype.dtype._value)
+        if left is not None:
+            left -= nbytes
+            if left < 0:  # refused before it is allocated
+                raise RuntimeError('Dl.load: %s is truncated: the storage %s of %d elements of '
+                                   '%s does not fit in what is left of the file'
+                                   % (what, key, numel, stype.name))
         if nbytes:
             holder, address = _aligned(nbytes)
         else:
