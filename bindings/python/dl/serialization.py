@@ -1222,14 +1222,9 @@ def _storage_loader(archive, map_location):
             holder, address = _aligned(nbytes)
             if span is not None:
                 archive.fp.seek(span[0])
-                view = memoryview(holder).cast('B')
-                got = 0
-                while got < nbytes:
-                    n = archive.fp.readinto(view[got:])
-                    if not n:
-                        raise RuntimeError('Dl.load: %s is truncated (storage %s)'
-                                           % (archive.what, key))
-                    got += n
+                if _read_into(archive.fp, memoryview(holder).cast('B')) != nbytes:
+                    raise RuntimeError('Dl.load: %s is truncated (storage %s)'
+                                       % (archive.what, key))
             else:  # a compressed entry: only what the storage needs is read
                 with archive.zf.open(archive.prefix + name) as entry:
                     got = entry.read(nbytes)
@@ -1492,7 +1487,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=False, mmap=N
          **pickle_load_args):
     """torch.load: reads what torch.save (PyTorch's or libdl's) or a
     safetensors writer wrote to @f, a path (memory-mapped) or a binary file
-    object. PyTorch's zip archives give back the pickled object (with
+    object (an unseekable one is read into memory first, or read as it
+    comes when it is in PyTorch's legacy format). PyTorch's zip archives
+    and legacy (pre-1.6) streams give back the pickled object (with
     @weights_only, only tensors, containers, plain values and the globals
     of add_safe_globals may be in it); a safetensors file gives what
     Dl.save wrote, or a dict of its tensors by sorted name."""
