@@ -35,7 +35,6 @@
 
 #include <string.h>
 
-
 #include "data/dl-file-map-private.h"
 #include "data/dl-pytorch-format.h"
 #include "dl-error.h"
@@ -429,8 +428,8 @@ pkl_error (Machine *m, GError **error, gint code, const gchar *format, ...)
   va_start (args, format);
   message = g_strdup_vprintf (format, args);
   va_end (args);
-  g_set_error (error, DL_ERROR, code, "pytorch: %s: %s: at byte %" G_GSIZE_FORMAT ": %s",
-               m->what, m->pkl_name, m->pos, message);
+  g_set_error (error, DL_ERROR, code, "pytorch: %s: %s: at byte %" G_GSIZE_FORMAT ": %s", m->what,
+               m->pkl_name, m->pos, message);
 }
 
 static gboolean
@@ -683,8 +682,7 @@ storage_base (Machine *m, Storage *s, GError **error)
        * first pass named against the file */
       if (s->data_offset < 0)
         {
-          pkl_error (m, error, DL_ERROR_FORMAT, "storage '%s' has no bytes in the stream",
-                     s->key);
+          pkl_error (m, error, DL_ERROR_FORMAT, "storage '%s' has no bytes in the stream", s->key);
           return NULL;
         }
       p = m->archive + s->data_offset;
@@ -1405,8 +1403,8 @@ parse_zip (Machine *m, GError **error)
 static gsize
 legacy_magic_length (const guint8 *p, gsize size)
 {
-  static const guint8 number[] = { 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9,
-                                   0x20, 0x6a, 0xa8, 0x50, 0x19, '.' };
+  static const guint8 number[]
+      = { 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19, '.' };
 
   if (size < 2 + sizeof number || p[0] != 0x80 || p[1] < 2 || p[1] > 5)
     return 0;
@@ -1445,9 +1443,9 @@ parse_legacy (Machine *m, GError **error)
     return NULL;
   if (v->kind != V_INT || v->i != LEGACY_PROTOCOL_VERSION)
     {
-      pkl_error (m, error, DL_ERROR_FORMAT, "the protocol version is a %s%s%" G_GINT64_FORMAT
-                 ", not %d", kind_names[v->kind], v->kind == V_INT ? " " : "",
-                 v->kind == V_INT ? v->i : 0, LEGACY_PROTOCOL_VERSION);
+      pkl_error (m, error, DL_ERROR_FORMAT,
+                 "the protocol version is a %s%s%" G_GINT64_FORMAT ", not %d", kind_names[v->kind],
+                 v->kind == V_INT ? " " : "", v->kind == V_INT ? v->i : 0, LEGACY_PROTOCOL_VERSION);
       return NULL;
     }
   if ((v = run_next (m, error)) == NULL)
@@ -1499,8 +1497,8 @@ parse_legacy (Machine *m, GError **error)
 
       if (s == NULL || s->data_offset >= 0)
         {
-          pkl_error (m, error, DL_ERROR_FORMAT,
-                     "storage key %u is %s%s%s: %s", i, key->kind == V_STR ? "'" : "a ",
+          pkl_error (m, error, DL_ERROR_FORMAT, "storage key %u is %s%s%s: %s", i,
+                     key->kind == V_STR ? "'" : "a ",
                      key->kind == V_STR ? key->s : kind_names[key->kind],
                      key->kind == V_STR ? "'" : "",
                      s == NULL ? "not a storage the object names" : "listed twice");

@@ -1037,8 +1037,8 @@ test_legacy_linear (void)
 static void
 legacy_head (GByteArray *a, gint64 version, gboolean little_endian)
 {
-  static const guint8 magic[] = { 0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46,
-                                  0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19, '.' };
+  static const guint8 magic[]
+      = { 0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19, '.' };
 
   g_byte_array_append (a, magic, sizeof magic);
   p_op (a, 0x80);
@@ -1061,7 +1061,10 @@ legacy_head (GByteArray *a, gint64 version, gboolean little_endian)
  * then for each of the @n records the count @counts[i] and @nbytes[i]
  * bytes (1, 2, 3, ...). */
 static GBytes *
-legacy_stream (GBytes *obj, const gchar *const *keys, const gint64 *counts, const gsize *nbytes,
+legacy_stream (GBytes *obj,
+               const gchar *const *keys,
+               const gint64 *counts,
+               const gsize *nbytes,
                gsize n)
 {
   GByteArray *a = g_byte_array_new ();
@@ -1109,10 +1112,10 @@ test_legacy_hostile (void)
     g_assert_no_error (error);
     values = dl_tensor_to_bytes (dl_tensor_dict_lookup (d, "w"), &error);
     {
-    static const guint8 want[] = { 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+      static const guint8 want[] = { 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
 
-    g_assert_no_error (error);
-    g_assert_cmpmem (g_bytes_get_data (values, NULL), g_bytes_get_size (values), want, 12);
+      g_assert_no_error (error);
+      g_assert_cmpmem (g_bytes_get_data (values, NULL), g_bytes_get_size (values), want, 12);
     }
   }
   /* an old file's storage view: elements [2, 6) of 6, the tensor at 1 of them */
@@ -1164,8 +1167,8 @@ test_legacy_hostile (void)
 
     for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
       {
-        g_autoptr (GBytes) b = legacy_stream (obj, cases[i].keys, &cases[i].count,
-                                              &cases[i].nbytes, 1);
+        g_autoptr (GBytes) b
+            = legacy_stream (obj, cases[i].keys, &cases[i].count, &cases[i].nbytes, 1);
 
         expect_error (b, cases[i].code, cases[i].fragment);
       }
@@ -1190,7 +1193,11 @@ test_legacy_hostile (void)
 
       g_byte_array_append (inner, p + 4 + 6, n - 4 - 6 - 2);
       for (guint j = 0; j + 6 <= inner->len; j++)
-        if (memcmp (inner->data + j, "X\1\0\0\0" "0", 6) == 0)
+        if (memcmp (inner->data + j,
+                    "X\1\0\0\0"
+                    "0",
+                    6)
+            == 0)
           inner->data[j + 5] = '1';
       g_byte_array_append (a, inner->data, inner->len);
       g_byte_array_free (inner, TRUE);
@@ -1249,8 +1256,11 @@ test_legacy_hostile (void)
     g_autoptr (GBytes) zipid
         = tensor_pickle ("FloatStorage", 4, 1, (gint64[]){ 3 }, (gint64[]){ 1 }, 1);
     g_autoptr (GBytes) b = legacy_stream (zipid, key0, (gint64[]){ 4 }, (gsize[]){ 16 }, 1);
-    g_autoptr (GBytes) evil = g_bytes_new_static ("\x80\x02" "cos\nsystem\n" "X\x02\0\0\0id"
-                                                  "\x85R.", 22);
+    g_autoptr (GBytes) evil = g_bytes_new_static ("\x80\x02"
+                                                  "cos\nsystem\n"
+                                                  "X\x02\0\0\0id"
+                                                  "\x85R.",
+                                                  22);
     g_autoptr (GBytes) e = legacy_stream (evil, (const gchar *const[]){ NULL }, NULL, NULL, 0);
 
     expect_error (b, DL_ERROR_FORMAT, "not ('storage', storage type, key, location, numel, view)");
@@ -1263,7 +1273,8 @@ test_legacy_hostile (void)
     g_autoptr (GError) error = NULL;
     g_autoptr (DlTensorDict) d = dl_pytorch_load_state_dict_bytes (b, &error);
     g_autoptr (GBytes) magic = g_bytes_new_static ("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a"
-                                                   "\xa8\x50\x19.", 15);
+                                                   "\xa8\x50\x19.",
+                                                   15);
 
     g_assert_no_error (error);
     g_assert_nonnull (d);
