@@ -226,6 +226,23 @@ def legacy_tensor_stream(numel, offset, size, stride, view=None):
                          storage_record(numel, np.arange(numel, dtype=np.float32).tobytes()))
 
 
+def test_saved_from_a_gpu_loads_on_the_cpu():
+    # a storage whose location is 'cuda:0', of the old torch.cuda.FloatStorage type
+    class GpuPickler(LegacyPickler):
+        def persistent_id(self, obj):
+            pid = super().persistent_id(obj)
+            return pid and pid[:3] + ('cuda:0',) + pid[4:]
+
+    out = io.BytesIO()
+    GpuPickler(out, protocol=2).dump({'w': TensorRef(StorageRef(torch.FloatStorage, 4), 0, (4,),
+                                                     (1,))})
+    pkl = out.getvalue().replace(b'ctorch\nFloatStorage', b'ctorch.cuda\nFloatStorage')
+    assert b'torch.cuda' in pkl
+    data = legacy_stream(pkl, ['0'], storage_record(4, np.arange(4, dtype=np.float32).tobytes()))
+    for loc in ('cpu', {'cuda:0': 'cpu'}, lambda storage, location: storage):
+        np.testing.assert_array_equal(np_of(dl_load(data, map_location=loc)['w']), [0, 1, 2, 3])
+
+
 def test_hand_made_legacy_stream_is_valid():
     got = dl_load(legacy_tensor_stream(4, 1, (3,), (1,)), weights_only=True)
     np.testing.assert_array_equal(np_of(got['w']), [1, 2, 3])

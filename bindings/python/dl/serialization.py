@@ -950,7 +950,8 @@ class _Unpickler(pickle.Unpickler):
             return _rebuild_from_type_v2
         if module == 'torch' and name == 'Tensor':
             return Dl.Tensor
-        if module == 'torch' and name.endswith('Storage'):
+        if module in ('torch', 'torch.cuda') and name.endswith('Storage'):
+            # (torch.cuda.<X>Storage in files of old versions saved from a GPU)
             if name == 'UntypedStorage':
                 return _StorageType(name, uint8)
             if name in _STORAGE_DTYPES:
