@@ -570,7 +570,9 @@ find_global (Machine *m, const gchar *module, const gchar *name, GError **error)
     g = G_REBUILD_TENSOR_V2;
   else if (g_str_equal (module, "torch._utils") && g_str_equal (name, "_rebuild_parameter"))
     g = G_REBUILD_PARAMETER;
-  else if (g_str_equal (module, "torch") && g_str_has_suffix (name, "Storage"))
+  /* torch.cuda.<X>Storage: in legacy files of old versions saved from a GPU */
+  else if ((g_str_equal (module, "torch") || g_str_equal (module, "torch.cuda"))
+           && g_str_has_suffix (name, "Storage"))
     {
       for (gsize i = 0; i < G_N_ELEMENTS (storage_types); i++)
         if (g_str_equal (name, storage_types[i].name))
@@ -1593,7 +1595,8 @@ dl_pytorch_load_state_dict_bytes (GBytes *bytes, GError **error)
  * (`data.pkl` in the archive) is run by a pickle machine that knows only
  * the opcodes and globals a state dict uses (`collections.OrderedDict`,
  * `torch._utils._rebuild_tensor_v2`, `torch._utils._rebuild_parameter` and
- * the Float, Double, Half, BFloat16, Int, Long, Byte and Bool storages).
+ * the Float, Double, Half, BFloat16, Int, Long, Byte and Bool storages,
+ * as `torch.` or, in old files saved from a GPU, `torch.cuda.`).
  * Any other opcode or global, a compressed or encrypted record, a
  * big-endian archive or a storage of another dtype is an error naming it
  * (%DL_ERROR_NOT_SUPPORTED); a malformed archive is %DL_ERROR_FORMAT, and

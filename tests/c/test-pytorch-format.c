@@ -1251,6 +1251,39 @@ test_legacy_hostile (void)
     b = g_byte_array_free_to_bytes (a);
     expect_error (b, DL_ERROR_FORMAT, "the storage keys are a dict, not a list");
   }
+  /* an old file saved from a GPU: torch.cuda.FloatStorage at 'cuda:0' */
+  {
+    GByteArray *a = g_byte_array_new ();
+    g_autoptr (GBytes) gpu = NULL;
+    g_autoptr (GBytes) b = NULL;
+    g_autoptr (GError) error = NULL;
+    g_autoptr (DlTensorDict) d = NULL;
+    const guint8 *p = g_bytes_get_data (obj, NULL);
+    gsize n = g_bytes_get_size (obj);
+    guint replaced = 0;
+
+    for (gsize i = 0; i < n; i++)
+      if (i + 19 <= n && memcmp (p + i, "ctorch\nFloatStorage", 19) == 0)
+        {
+          g_byte_array_append (a, (const guint8 *)"ctorch.cuda\nFloatStorage", 24);
+          i += 18;
+          replaced++;
+        }
+      else if (i + 8 <= n && memcmp (p + i, "X\3\0\0\0cpu", 8) == 0)
+        {
+          g_byte_array_append (a, (const guint8 *)"X\6\0\0\0cuda:0", 11);
+          i += 7;
+          replaced++;
+        }
+      else
+        g_byte_array_append (a, p + i, 1);
+    gpu = g_byte_array_free_to_bytes (a);
+    g_assert_cmpuint (replaced, ==, 2);
+    b = legacy_stream (gpu, key0, (gint64[]){ 4 }, (gsize[]){ 16 }, 1);
+    d = dl_pytorch_load_state_dict_bytes (b, &error);
+    g_assert_no_error (error);
+    dl_test_assert_shape (dl_tensor_dict_lookup (d, "w"), DL_TEST_SHAPE (3));
+  }
   /* the object: a zip-format persistent id, a global that is not allowed */
   {
     g_autoptr (GBytes) zipid
