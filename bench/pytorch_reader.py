@@ -10,6 +10,7 @@
 #   GI_TYPELIB_PATH=build/introspection LD_LIBRARY_PATH=build/libdl \
 #   PYTHONPATH=bindings/python:build/bindings/python /usr/bin/python3 \
 #   bench/pytorch_reader.py [--size-mb 400] [--tensors 100] [--rounds 5] [--dir /tmp]
+#   [--legacy]
 #
 # The state dict: --tensors float32 tensors of seeded random values,
 # --size-mb in all (400 MB: 100 tensors of 1M elements), written once by
@@ -20,7 +21,10 @@
 #   load + all:  load, then sum every tensor (reads every page: the mapping
 #                pays its page faults here instead of in the load)
 # torch.load copies every storage out of the archive; the C reader maps the
-# archive copy-on-write and runs the pickle. Always exits 0.
+# archive copy-on-write and runs the pickle. With --legacy, torch.save
+# writes its legacy (pre-1.6, non-zip) stream instead, whose storages'
+# bytes are not aligned for their dtype: the C reader copies each of them
+# once. Always exits 0.
 
 import argparse
 import os
@@ -45,6 +49,8 @@ def main():
     ap.add_argument('--tensors', type=int, default=100)
     ap.add_argument('--rounds', type=int, default=5)
     ap.add_argument('--dir', default=None)
+    ap.add_argument('--legacy', action='store_true',
+                    help="PyTorch's legacy (pre-1.6, non-zip) format instead of the zip")
     args = ap.parse_args()
     torch.set_num_threads(os.cpu_count())
 
@@ -56,7 +62,7 @@ def main():
         pt = os.path.join(d, 'x.pt')
         sd = {k: torch.from_numpy(rng.standard_normal(n, dtype=np.float32)) for k in names}
         expected = {k: float(t.double().sum()) for k, t in sd.items()}
-        torch.save(sd, pt)
+        torch.save(sd, pt, _use_new_zipfile_serialization=not args.legacy)
         del sd
         print('state dict: %d float32 tensors of %d elements, torch.save file %.0f MB'
               % (args.tensors, n, os.path.getsize(pt) / 2 ** 20))

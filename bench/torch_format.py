@@ -10,6 +10,7 @@
 #   GI_TYPELIB_PATH=build/introspection LD_LIBRARY_PATH=build/libdl \
 #   PYTHONPATH=bindings/python:build/bindings/python /usr/bin/python3 \
 #   bench/torch_format.py [--size-mb 400] [--tensors 100] [--rounds 3] [--dir /tmp]
+#   [--legacy]
 #
 # The state dict: --tensors float32 tensors of seeded random values,
 # --size-mb in all. torch.save writes it once (x.pt); both libraries load
@@ -20,7 +21,10 @@
 # to an io.BytesIO. Each load also sums one tensor from the middle (which
 # reads its pages). The least time of the rounds of each (bench/
 # sidebyside.py's method: alternating, after untimed calls), torch with
-# every core; ratio = libdl / torch (target <= 1.0).
+# every core; ratio = libdl / torch (target <= 1.0). With --legacy, the
+# file and both saves are PyTorch's legacy format
+# (_use_new_zipfile_serialization=False), which both libraries read by
+# copying every storage (libdl straight into the tensors' memory).
 
 import io
 import os
@@ -46,7 +50,10 @@ def main():
     ap.add_argument('--tensors', type=int, default=100)
     ap.add_argument('--rounds', type=int, default=3)
     ap.add_argument('--dir', default=None)
+    ap.add_argument('--legacy', action='store_true',
+                    help="PyTorch's legacy (pre-1.6, non-zip) format instead of the zip")
     args = ap.parse_args()
+    fmt = {'_use_new_zipfile_serialization': not args.legacy}
     torch.set_num_threads(os.cpu_count())
 
     n = args.size_mb * 1024 * 1024 // 4 // args.tensors
@@ -64,11 +71,12 @@ def main():
 
     with tempfile.TemporaryDirectory(dir=args.dir) as d:
         pt = os.path.join(d, 'x.pt')
-        torch.save(t_sd, pt)
+        torch.save(t_sd, pt, **fmt)
         with open(pt, 'rb') as f:
             data = f.read()
-        print('state dict: %d float32 tensors, %d MB; torch.save file %.0f MB'
-              % (args.tensors, args.size_mb, len(data) / 2 ** 20))
+        print('state dict: %d float32 tensors, %d MB; torch.save file %.0f MB (%s format)'
+              % (args.tensors, args.size_mb, len(data) / 2 ** 20,
+                 'legacy' if args.legacy else 'zip'))
 
         def load_path(lib):
             return lambda: check(float(lib.load(pt)[pick].sum()))
@@ -86,10 +94,10 @@ def main():
 
         def save_path(lib, sd):
             out = os.path.join(d, 'out-%s.pt' % lib.__name__.split('.')[-1])
-            return lambda: lib.save(sd, out)
+            return lambda: lib.save(sd, out, **fmt)
 
         def save_bytes(lib, sd):
-            return lambda: lib.save(sd, io.BytesIO())
+            return lambda: lib.save(sd, io.BytesIO(), **fmt)
 
         rows = [('load path', load_path(torch), load_path(Dl)),
                 ('load+touch', load_all(torch), load_all(Dl)),
@@ -102,7 +110,7 @@ def main():
             print('%-11s %8.1f ms %8.1f ms %7.3f' % (name, bt * 1e3, bd * 1e3, bd / bt),
                   flush=True)
         # what Dl.save wrote loads in torch
-        Dl.save(d_sd, os.path.join(d, 'dl.pt'))
+        Dl.save(d_sd, os.path.join(d, 'dl.pt'), **fmt)
         check(float(torch.load(os.path.join(d, 'dl.pt'))[pick].sum()))
 
 

@@ -18,6 +18,13 @@
  * A tensor is torch._utils._rebuild_tensor_v2 (storage, offset, sizes,
  * strides, requires_grad, hooks[, metadata]): a view of its storage.
  *
+ * Its legacy format (torch < 1.6, or _use_new_zipfile_serialization=False)
+ * is a stream of pickles: the magic number, the protocol version 1001,
+ * sys_info, the object (persistent ids ('storage', type, key, location,
+ * numel, view), view None or (key, offset, numel) of old files' storage
+ * slices), the sorted list of storage keys, then for each key its element
+ * count (int64, little-endian) and its bytes; see parse_legacy ().
+ *
  * The reader is a minimal zip reader (end of central directory, zip64
  * included, central directory, local headers) and a pickle machine that
  * knows only the opcodes and the globals state dicts use; everything else
@@ -27,7 +34,6 @@
 #include "config.h"
 
 #include <string.h>
-
 
 #include "data/dl-file-map-private.h"
 #include "data/dl-pytorch-format.h"
@@ -160,8 +166,8 @@ read_zip (const guint8 *data, gsize size, const gchar *what, GError **error)
   if (!found)
     {
       set_error (error, DL_ERROR_FORMAT, what,
-                 "not a zip archive (%" G_GSIZE_FORMAT " bytes, no end of central directory): "
-                 "is it a file of torch.save's legacy format or not a PyTorch file?",
+                 "not a zip archive (%" G_GSIZE_FORMAT " bytes, no end of central directory) "
+                 "nor a stream of torch.save's legacy format: not a PyTorch file",
                  size);
       return NULL;
     }
@@ -337,7 +343,8 @@ typedef struct
   gchar *key;
   DlDType dtype;
   gint64 numel;
-  DlTensor *base; /* 1-D, numel elements */
+  gint64 data_offset; /* the legacy format: where its bytes start in the file; -1 not known */
+  DlTensor *base;     /* 1-D, numel elements */
 } Storage;
 
 typedef struct
@@ -348,7 +355,9 @@ typedef struct
   gchar *s;         /* V_STR (owned) */
   GPtrArray *items; /* V_TUPLE, V_LIST, V_DICT (owned array, borrowed values) */
   DlDType dtype;    /* V_GLOBAL storage types */
-  Storage *storage; /* V_STORAGE (borrowed from the machine) */
+  Storage *storage; /* V_STORAGE (borrowed from the machine): the elements
+                     * [i, i + n) of it (a legacy view, or all of it) */
+  gint64 n;         /* V_STORAGE */
   DlTensor *tensor; /* V_TENSOR (owned) */
 } Value;
 
@@ -381,7 +390,10 @@ typedef struct
   gsize archive_size;
   GMappedFile *map; /* (nullable): the mapping of archive */
   GHashTable *records;
-  const gchar *prefix; /* "<name>/" */
+  const gchar *prefix;   /* "<name>/" */
+  const gchar *pkl_name; /* "<name>/data.pkl", or the legacy stream */
+  gboolean legacy;       /* storages are in the legacy stream (data_offset) */
+  gboolean dry;          /* a first pass over a legacy pickle: tensors are checked, not made */
   const guint8 *pkl;
   gsize pkl_size, pos;
   GPtrArray *values;    /* (owned) every Value made: freed together, so cycles cannot leak */
@@ -416,8 +428,8 @@ pkl_error (Machine *m, GError **error, gint code, const gchar *format, ...)
   va_start (args, format);
   message = g_strdup_vprintf (format, args);
   va_end (args);
-  g_set_error (error, DL_ERROR, code, "pytorch: %s: %sdata.pkl: at byte %" G_GSIZE_FORMAT ": %s",
-               m->what, m->prefix, m->pos, message);
+  g_set_error (error, DL_ERROR, code, "pytorch: %s: %s: at byte %" G_GSIZE_FORMAT ": %s", m->what,
+               m->pkl_name, m->pos, message);
 }
 
 static gboolean
@@ -558,7 +570,9 @@ find_global (Machine *m, const gchar *module, const gchar *name, GError **error)
     g = G_REBUILD_TENSOR_V2;
   else if (g_str_equal (module, "torch._utils") && g_str_equal (name, "_rebuild_parameter"))
     g = G_REBUILD_PARAMETER;
-  else if (g_str_equal (module, "torch") && g_str_has_suffix (name, "Storage"))
+  /* torch.cuda.<X>Storage: in legacy files of old versions saved from a GPU */
+  else if ((g_str_equal (module, "torch") || g_str_equal (module, "torch.cuda"))
+           && g_str_has_suffix (name, "Storage"))
     {
       for (gsize i = 0; i < G_N_ELEMENTS (storage_types); i++)
         if (g_str_equal (name, storage_types[i].name))
@@ -635,6 +649,22 @@ get_int_tuple (Value *v, gint64 *out, gint *n)
   return TRUE;
 }
 
+/* The 1-D tensor of @s's @nbytes bytes at @p: with a mapping, a view of
+ * the mapped file (private, copy-on-write); without, or if the bytes are
+ * not aligned for the dtype, a copy. */
+static DlTensor *
+storage_tensor (Machine *m, Storage *s, const guint8 *p, gsize nbytes, GError **error)
+{
+  g_autoptr (GBytes) bytes = NULL;
+
+  if (m->map != NULL && s->numel > 0 && GPOINTER_TO_SIZE (p) % dl_dtype_get_size (s->dtype) == 0)
+    return dl_tensor_new_from_address (GPOINTER_TO_SIZE (p), s->dtype, &s->numel, 1, NULL, 0,
+                                       (DlReleaseFunc)g_mapped_file_unref,
+                                       g_mapped_file_ref (m->map), NULL, error);
+  bytes = g_bytes_new_static (s->numel ? p : NULL, nbytes);
+  return dl_tensor_new_from_bytes (bytes, s->dtype, &s->numel, 1, error);
+}
+
 /* The 1-D tensor of all of @s's elements, made on first use: with a
  * mapping, a view of the mapped file (private, copy-on-write); without,
  * or if the bytes are not aligned for the dtype, a copy. */
@@ -648,6 +678,18 @@ storage_base (Machine *m, Storage *s, GError **error)
 
   if (s->base != NULL)
     return s->base;
+  if (m->legacy)
+    {
+      /* parse_legacy () checked the bytes of every storage the object's
+       * first pass named against the file */
+      if (s->data_offset < 0)
+        {
+          pkl_error (m, error, DL_ERROR_FORMAT, "storage '%s' has no bytes in the stream", s->key);
+          return NULL;
+        }
+      p = m->archive + s->data_offset;
+      return s->base = storage_tensor (m, s, p, (gsize)s->numel * elsize, error);
+    }
   record = g_strdup_printf ("%sdata/%s", m->prefix, s->key);
   r = g_hash_table_lookup (m->records, record);
   if (r == NULL)
@@ -666,17 +708,7 @@ storage_base (Machine *m, Storage *s, GError **error)
       return NULL;
     }
   p = m->archive + r->offset;
-  if (m->map != NULL && s->numel > 0 && GPOINTER_TO_SIZE (p) % elsize == 0)
-    s->base = dl_tensor_new_from_address (GPOINTER_TO_SIZE (p), s->dtype, &s->numel, 1, NULL, 0,
-                                          (DlReleaseFunc)g_mapped_file_unref,
-                                          g_mapped_file_ref (m->map), NULL, error);
-  else
-    {
-      g_autoptr (GBytes) bytes = g_bytes_new_static (s->numel ? p : NULL, r->size);
-
-      s->base = dl_tensor_new_from_bytes (bytes, s->dtype, &s->numel, 1, error);
-    }
-  return s->base;
+  return s->base = storage_tensor (m, s, p, r->size, error);
 }
 
 /* _rebuild_tensor_v2 (storage, offset, sizes, strides, requires_grad,
@@ -762,7 +794,7 @@ rebuild_tensor (Machine *m, GPtrArray *args, GError **error)
             break;
           }
       }
-  if (numel > 0 ? last >= (guint64)s->numel : last > (guint64)s->numel)
+  if (numel > 0 ? last >= (guint64)storage->n : last > (guint64)storage->n)
     {
       g_autofree gchar *shape = dl_shape_to_string (sizes, ndim);
       g_autofree gchar *stride = dl_shape_to_string (strides, ndim);
@@ -770,27 +802,33 @@ rebuild_tensor (Machine *m, GPtrArray *args, GError **error)
       pkl_error (m, error, DL_ERROR_FORMAT,
                  "storage '%s': a view of sizes %s, strides %s at offset %" G_GINT64_FORMAT
                  " reaches past its %" G_GINT64_FORMAT " elements",
-                 s->key, shape, stride, offset->i, s->numel);
+                 s->key, shape, stride, offset->i, storage->n);
       return NULL;
     }
+  v = new_value (m, V_TENSOR);
+  if (m->dry)
+    return v;
   base = storage_base (m, s, error);
   if (base == NULL)
     return NULL;
-  v = new_value (m, V_TENSOR);
-  v->tensor = dl_tensor_new_view_internal (base, sizes, strides, ndim, offset->i);
+  /* storage->i + offset->i: both at most the storage's numel */
+  v->tensor = dl_tensor_new_view_internal (base, sizes, strides, ndim, storage->i + offset->i);
   if (grad->i && !dl_tensor_set_requires_grad (v->tensor, TRUE, error))
     return NULL;
   return v;
 }
 
-/* BINPERSID: ('storage', storage type, key, location, numel) */
+/* BINPERSID: ('storage', storage type, key, location, numel); in the
+ * legacy format ('storage', storage type, key, location, numel, view),
+ * view None or (view key, offset, numel), the elements [offset, offset +
+ * numel) of the storage. */
 static Value *
 persistent_load (Machine *m, Value *pid, GError **error)
 {
-  Value *tag, *type, *key, *location, *numel, *v;
+  Value *tag, *type, *key, *location, *numel, *view = NULL, *v;
   Storage *s;
 
-  if (pid->kind != V_TUPLE || pid->items->len != 5
+  if (pid->kind != V_TUPLE || pid->items->len != (m->legacy ? 6 : 5)
       || (tag = g_ptr_array_index (pid->items, 0))->kind != V_STR
       || !g_str_equal (tag->s, "storage")
       || (type = g_ptr_array_index (pid->items, 1))->kind != V_GLOBAL || type->i != G_STORAGE_TYPE
@@ -799,8 +837,25 @@ persistent_load (Machine *m, Value *pid, GError **error)
       || (numel = g_ptr_array_index (pid->items, 4))->kind != V_INT)
     {
       pkl_error (m, error, DL_ERROR_FORMAT,
-                 "a persistent id is not ('storage', storage type, key, location, numel)");
+                 "a persistent id is not ('storage', storage type, key, location, numel%s)",
+                 m->legacy ? ", view" : "");
       return NULL;
+    }
+  if (m->legacy)
+    {
+      view = g_ptr_array_index (pid->items, 5);
+      if (view->kind == V_NONE)
+        view = NULL;
+      else if (view->kind != V_TUPLE || view->items->len != 3
+               || ((Value *)g_ptr_array_index (view->items, 0))->kind != V_STR
+               || ((Value *)g_ptr_array_index (view->items, 1))->kind != V_INT
+               || ((Value *)g_ptr_array_index (view->items, 2))->kind != V_INT)
+        {
+          pkl_error (m, error, DL_ERROR_FORMAT,
+                     "storage '%s': its view is a %s, not None or (key, offset, numel)", key->s,
+                     kind_names[view->kind]);
+          return NULL;
+        }
     }
   if (numel->i < 0)
     {
@@ -815,6 +870,7 @@ persistent_load (Machine *m, Value *pid, GError **error)
       s->key = g_strdup (key->s);
       s->dtype = type->dtype;
       s->numel = numel->i;
+      s->data_offset = -1;
       g_hash_table_insert (m->storages, s->key, s);
     }
   else if (s->dtype != type->dtype || s->numel != numel->i)
@@ -828,6 +884,23 @@ persistent_load (Machine *m, Value *pid, GError **error)
     }
   v = new_value (m, V_STORAGE);
   v->storage = s;
+  v->n = s->numel;
+  if (view != NULL)
+    {
+      gint64 at = ((Value *)g_ptr_array_index (view->items, 1))->i;
+      gint64 n = ((Value *)g_ptr_array_index (view->items, 2))->i;
+
+      if (at < 0 || n < 0 || at > s->numel || n > s->numel - at)
+        {
+          pkl_error (m, error, DL_ERROR_FORMAT,
+                     "storage '%s': a view of %" G_GINT64_FORMAT " elements at %" G_GINT64_FORMAT
+                     " is past its %" G_GINT64_FORMAT " elements",
+                     key->s, n, at, s->numel);
+          return NULL;
+        }
+      v->i = at;
+      v->n = n;
+    }
   return v;
 }
 
@@ -869,6 +942,8 @@ reduce (Machine *m, Value *callable, Value *args, GError **error)
               return NULL;
             }
           v = new_value (m, V_TENSOR);
+          if (m->dry)
+            return v;
           v->tensor = g_object_ref (data->tensor);
           if (!dl_tensor_set_requires_grad (v->tensor, grad->i != 0, error))
             return NULL;
@@ -1206,18 +1281,74 @@ flatten (Machine *m,
   return TRUE;
 }
 
-static DlTensorDict *
-parse (const guint8 *contents, gsize size, GMappedFile *map, const gchar *what, GError **error)
+static void
+machine_init (Machine *m, const gchar *what, const guint8 *contents, gsize size, GMappedFile *map)
 {
-  g_autoptr (GHashTable) records = read_zip (contents, size, what, error);
+  m->what = what;
+  m->archive = contents;
+  m->archive_size = size;
+  m->map = map;
+  m->values = g_ptr_array_new_with_free_func (value_free);
+  m->stack = g_ptr_array_new ();
+  m->marks = g_array_new (FALSE, FALSE, sizeof (guint));
+  m->memo = g_hash_table_new (NULL, NULL);
+  m->storages = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, storage_free);
+  m->none.kind = V_NONE;
+  m->yes.kind = m->no.kind = V_BOOL;
+  m->yes.i = 1;
+}
+
+static void
+machine_clear (Machine *m)
+{
+  g_ptr_array_unref (m->values);
+  g_ptr_array_unref (m->stack);
+  g_array_unref (m->marks);
+  g_hash_table_unref (m->memo);
+  g_hash_table_unref (m->storages);
+}
+
+/* Runs the next pickle of the machine's stream with a fresh stack and
+ * memo (each pickle.dump has its own). */
+static Value *
+run_next (Machine *m, GError **error)
+{
+  g_ptr_array_set_size (m->stack, 0);
+  g_array_set_size (m->marks, 0);
+  g_hash_table_remove_all (m->memo);
+  return run (m, error);
+}
+
+/* The state dict of the object @root of the pickle. */
+static DlTensorDict *
+finish (Machine *m, Value *root, GError **error)
+{
   g_autoptr (DlTensorDict) dict = NULL;
+
+  if (root == NULL)
+    return NULL;
+  if (root->kind != V_DICT)
+    {
+      set_error (error, DL_ERROR_FORMAT, m->what,
+                 "the file holds a %s, not a state dict (a dict of tensors)",
+                 kind_names[root->kind]);
+      return NULL;
+    }
+  dict = dl_tensor_dict_new ();
+  if (!flatten (m, root, "", 0, dict, error))
+    return NULL;
+  return g_steal_pointer (&dict);
+}
+
+static DlTensorDict *
+parse_zip (Machine *m, GError **error)
+{
+  g_autoptr (GHashTable) records = read_zip (m->archive, m->archive_size, m->what, error);
   g_autofree gchar *prefix = NULL;
   g_autofree gchar *name = NULL;
   GHashTableIter iter;
   gpointer key, value;
   Record *pkl, *byteorder;
-  Machine m = { 0 };
-  Value *root;
 
   if (records == NULL)
     return NULL;
@@ -1230,7 +1361,7 @@ parse (const guint8 *contents, gsize size, GMappedFile *map, const gchar *what, 
         {
           if (prefix != NULL)
             {
-              set_error (error, DL_ERROR_FORMAT, what,
+              set_error (error, DL_ERROR_FORMAT, m->what,
                          "the archive has two data.pkl: %sdata.pkl "
                          "and %s",
                          prefix, (const gchar *)key);
@@ -1241,61 +1372,187 @@ parse (const guint8 *contents, gsize size, GMappedFile *map, const gchar *what, 
     }
   if (prefix == NULL)
     {
-      set_error (error, DL_ERROR_FORMAT, what,
+      set_error (error, DL_ERROR_FORMAT, m->what,
                  "the zip archive has no <name>/data.pkl: not a file of torch.save");
       return NULL;
     }
   name = g_strconcat (prefix, "byteorder", NULL);
   byteorder = g_hash_table_lookup (records, name);
   if (byteorder != NULL
-      && !(byteorder->size == 6 && memcmp (contents + byteorder->offset, "little", 6) == 0))
+      && !(byteorder->size == 6 && memcmp (m->archive + byteorder->offset, "little", 6) == 0))
     {
-      set_error (error, DL_ERROR_NOT_SUPPORTED, what,
+      set_error (error, DL_ERROR_NOT_SUPPORTED, m->what,
                  "%sbyteorder is '%.*s': only little-endian archives are read", prefix,
-                 (int)MIN (byteorder->size, 16), contents + byteorder->offset);
+                 (int)MIN (byteorder->size, 16), m->archive + byteorder->offset);
       return NULL;
     }
   g_free (name);
   name = g_strconcat (prefix, "data.pkl", NULL);
   pkl = g_hash_table_lookup (records, name);
 
-  m.what = what;
-  m.archive = contents;
-  m.archive_size = size;
-  m.map = map;
-  m.records = records;
-  m.prefix = prefix;
-  m.pkl = contents + pkl->offset;
-  m.pkl_size = pkl->size;
-  m.values = g_ptr_array_new_with_free_func (value_free);
-  m.stack = g_ptr_array_new ();
-  m.marks = g_array_new (FALSE, FALSE, sizeof (guint));
-  m.memo = g_hash_table_new (NULL, NULL);
-  m.storages = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, storage_free);
-  m.none.kind = V_NONE;
-  m.yes.kind = m.no.kind = V_BOOL;
-  m.yes.i = 1;
+  m->records = records;
+  m->prefix = prefix;
+  m->pkl_name = name;
+  m->pkl = m->archive + pkl->offset;
+  m->pkl_size = pkl->size;
+  return finish (m, run (m, error), error);
+}
 
-  root = run (&m, error);
-  if (root != NULL && root->kind != V_DICT)
+/* The legacy format's first pickle: PROTO (2 unless torch.save was given
+ * another), in protocols 4 and 5 a FRAME, then the magic number
+ * 0x1950a86a20f9469cfc6c (LONG1 of 10 bytes) and STOP. Returns its length,
+ * 0 if @p does not start with it. */
+static gsize
+legacy_magic_length (const guint8 *p, gsize size)
+{
+  static const guint8 number[]
+      = { 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19, '.' };
+
+  if (size < 2 + sizeof number || p[0] != 0x80 || p[1] < 2 || p[1] > 5)
+    return 0;
+  if (memcmp (p + 2, number, sizeof number) == 0)
+    return 2 + sizeof number;
+  if (p[1] >= 4 && size >= 11 + sizeof number && p[2] == 0x95 && le64 (p + 3) == sizeof number
+      && memcmp (p + 11, number, sizeof number) == 0)
+    return 11 + sizeof number;
+  return 0;
+}
+
+#define LEGACY_PROTOCOL_VERSION 1001
+
+/* PyTorch's legacy format (torch < 1.6, and torch.save (...,
+ * _use_new_zipfile_serialization=False)): a stream of pickles, the magic
+ * number, the protocol version 1001, sys_info (a dict), the object, the
+ * sorted list of storage keys; then for each key its element count (int64
+ * little-endian) and its bytes. Where a storage's bytes lie is known only
+ * once the object's pickle has named every storage's dtype, so the
+ * object's pickle is run twice: a dry pass that checks every tensor and
+ * finds the pickle's end, then (once the keys and counts are checked
+ * against the storages) the pass that makes the tensors. */
+static DlTensorDict *
+parse_legacy (Machine *m, GError **error)
+{
+  Value *v, *keys;
+  gsize object, at;
+
+  m->legacy = TRUE;
+  m->dry = TRUE; /* until the object's second pass: no pickle makes a tensor */
+  m->pkl_name = "the legacy stream";
+  m->pkl = m->archive;
+  m->pkl_size = m->archive_size;
+  m->pos = legacy_magic_length (m->archive, m->archive_size);
+  if ((v = run_next (m, error)) == NULL)
+    return NULL;
+  if (v->kind != V_INT || v->i != LEGACY_PROTOCOL_VERSION)
     {
-      set_error (error, DL_ERROR_FORMAT, what,
-                 "the archive holds a %s, not a state dict (a dict of tensors)",
-                 kind_names[root->kind]);
-      root = NULL;
+      pkl_error (m, error, DL_ERROR_FORMAT,
+                 "the protocol version is a %s%s%" G_GINT64_FORMAT ", not %d", kind_names[v->kind],
+                 v->kind == V_INT ? " " : "", v->kind == V_INT ? v->i : 0, LEGACY_PROTOCOL_VERSION);
+      return NULL;
     }
-  if (root != NULL)
+  if ((v = run_next (m, error)) == NULL)
+    return NULL;
+  if (v->kind != V_DICT)
     {
-      dict = dl_tensor_dict_new ();
-      if (!flatten (&m, root, "", 0, dict, error))
-        g_clear_object (&dict);
+      pkl_error (m, error, DL_ERROR_FORMAT, "sys_info is a %s, not a dict", kind_names[v->kind]);
+      return NULL;
     }
-  g_ptr_array_unref (m.values);
-  g_ptr_array_unref (m.stack);
-  g_array_unref (m.marks);
-  g_hash_table_unref (m.memo);
-  g_hash_table_unref (m.storages);
-  return g_steal_pointer (&dict);
+  for (guint i = 0; i + 1 < v->items->len; i += 2)
+    {
+      Value *key = g_ptr_array_index (v->items, i);
+      Value *value = g_ptr_array_index (v->items, i + 1);
+
+      if (key->kind == V_STR && g_str_equal (key->s, "little_endian")
+          && !(value->kind == V_BOOL && value->i))
+        {
+          pkl_error (m, error, DL_ERROR_NOT_SUPPORTED,
+                     "sys_info says the data is not little-endian: only little-endian files "
+                     "are read");
+          return NULL;
+        }
+    }
+  object = m->pos;
+  if (run_next (m, error) == NULL)
+    return NULL;
+  if ((keys = run_next (m, error)) == NULL)
+    return NULL;
+  if (keys->kind != V_LIST)
+    {
+      pkl_error (m, error, DL_ERROR_FORMAT, "the storage keys are a %s, not a list",
+                 kind_names[keys->kind]);
+      return NULL;
+    }
+  if (keys->items->len != g_hash_table_size (m->storages))
+    {
+      pkl_error (m, error, DL_ERROR_FORMAT,
+                 "the storage keys are a list of %u, the object names %u storages",
+                 keys->items->len, g_hash_table_size (m->storages));
+      return NULL;
+    }
+  at = m->pos;
+  for (guint i = 0; i < keys->items->len; i++)
+    {
+      Value *key = g_ptr_array_index (keys->items, i);
+      Storage *s = key->kind == V_STR ? g_hash_table_lookup (m->storages, key->s) : NULL;
+      gsize elsize;
+      gint64 numel;
+
+      if (s == NULL || s->data_offset >= 0)
+        {
+          pkl_error (m, error, DL_ERROR_FORMAT, "storage key %u is %s%s%s: %s", i,
+                     key->kind == V_STR ? "'" : "a ",
+                     key->kind == V_STR ? key->s : kind_names[key->kind],
+                     key->kind == V_STR ? "'" : "",
+                     s == NULL ? "not a storage the object names" : "listed twice");
+          return NULL;
+        }
+      if (m->archive_size - at < 8)
+        {
+          set_error (error, DL_ERROR_FORMAT, m->what,
+                     "the file ends at byte %" G_GSIZE_FORMAT ", before the size of storage '%s'",
+                     m->archive_size, s->key);
+          return NULL;
+        }
+      numel = (gint64)le64 (m->archive + at);
+      if (numel != s->numel)
+        {
+          set_error (error, DL_ERROR_FORMAT, m->what,
+                     "at byte %" G_GSIZE_FORMAT ": storage '%s' has %" G_GINT64_FORMAT
+                     " elements, the object says %" G_GINT64_FORMAT,
+                     at, s->key, numel, s->numel);
+          return NULL;
+        }
+      at += 8;
+      elsize = dl_dtype_get_size (s->dtype);
+      if ((guint64)s->numel > (m->archive_size - at) / elsize)
+        {
+          set_error (error, DL_ERROR_FORMAT, m->what,
+                     "storage '%s' needs %" G_GINT64_FORMAT " %s elements at byte %" G_GSIZE_FORMAT
+                     ", past the end of the file (%" G_GSIZE_FORMAT " bytes)",
+                     s->key, s->numel, dl_dtype_get_name (s->dtype), at, m->archive_size);
+          return NULL;
+        }
+      s->data_offset = at;
+      at += (gsize)s->numel * elsize;
+    }
+  m->pos = object;
+  m->dry = FALSE;
+  return finish (m, run_next (m, error), error);
+}
+
+static DlTensorDict *
+parse (const guint8 *contents, gsize size, GMappedFile *map, const gchar *what, GError **error)
+{
+  DlTensorDict *dict;
+  Machine m = { 0 };
+
+  machine_init (&m, what, contents, size, map);
+  if (legacy_magic_length (contents, size) > 0)
+    dict = parse_legacy (&m, error);
+  else
+    dict = parse_zip (&m, error);
+  machine_clear (&m);
+  return dict;
 }
 
 /**
@@ -1303,9 +1560,9 @@ parse (const guint8 *contents, gsize size, GMappedFile *map, const gchar *what, 
  * @bytes: the contents of a file written by `torch.save`
  * @error: return location for a #GError
  *
- * Reads the tensors of a PyTorch archive from memory, as
- * dl_pytorch_load_state_dict() reads a file; the tensors hold copies of
- * their storages (tensors that share a storage share the copy).
+ * Reads the tensors of a PyTorch archive (zip or legacy stream) from
+ * memory, as dl_pytorch_load_state_dict() reads a file; the tensors hold
+ * copies of their storages (tensors that share a storage share the copy).
  *
  * Returns: (transfer full): the tensors by name, or %NULL with @error set
  *
@@ -1330,15 +1587,22 @@ dl_pytorch_load_state_dict_bytes (GBytes *bytes, GError **error)
  *
  * Reads the tensors of a state dict that PyTorch saved
  * (`torch.save (model.state_dict (), "model.pt")`), without Python: the
- * zip archive of PyTorch 1.6 and later (zip64 included), whose `data.pkl`
- * is run by a pickle machine that knows only the opcodes and globals a
- * state dict uses (`collections.OrderedDict`,
+ * zip archive of PyTorch 1.6 and later (zip64 included), or the legacy
+ * stream of earlier versions (and of `torch.save (...,
+ * _use_new_zipfile_serialization=False)`: pickles of the magic number,
+ * the protocol version and sys_info, the object, the list of storage
+ * keys, then each storage's element count and bytes). The object's pickle
+ * (`data.pkl` in the archive) is run by a pickle machine that knows only
+ * the opcodes and globals a state dict uses (`collections.OrderedDict`,
  * `torch._utils._rebuild_tensor_v2`, `torch._utils._rebuild_parameter` and
- * the Float, Double, Half, BFloat16, Int, Long, Byte and Bool storages).
+ * the Float, Double, Half, BFloat16, Int, Long, Byte and Bool storages,
+ * as `torch.` or, in old files saved from a GPU, `torch.cuda.`).
  * Any other opcode or global, a compressed or encrypted record, a
  * big-endian archive or a storage of another dtype is an error naming it
- * (%DL_ERROR_NOT_SUPPORTED); a malformed archive is %DL_ERROR_FORMAT. No
- * code from the file is ever run.
+ * (%DL_ERROR_NOT_SUPPORTED); a malformed archive is %DL_ERROR_FORMAT, and
+ * so is a legacy stream whose storage keys are not the storages the
+ * object names, whose element counts differ from the object's or whose
+ * bytes end early. No code from the file is ever run.
  *
  * Each tensor is a view (sizes, strides, offset) of its storage, checked
  * to lie inside it; tensors that share a storage in PyTorch share it
@@ -1346,7 +1610,10 @@ dl_pytorch_load_state_dict_bytes (GBytes *bytes, GError **error)
  * dl_safetensors_load() does: loading reads the pickle only, and writing
  * into a tensor never changes the file. Tensors load on the CPU whatever
  * device they were saved from. CRCs are not checked (the data is not read
- * at load time).
+ * at load time). In a legacy stream a storage's bytes follow its 8-byte
+ * count wherever the pickles before it end, so only those whose bytes
+ * happen to be aligned for their dtype are mapped; the others are
+ * copied.
  *
  * The object saved must be a dict. Tensors in dicts inside it are named
  * by their dotted path, so a checkpoint `{"model": state_dict, "epoch":

@@ -5,7 +5,8 @@
  * Linear run on the loaded weights; then hostile archives built here (a
  * small stored-zip writer and hand-written pickles), truncation at every
  * length and seeded mutation loops, each loading or failing with a
- * DL_ERROR.
+ * DL_ERROR. The same for PyTorch's legacy (non-zip) stream
+ * (tests/data/pytorch-legacy-*.pt and streams built here).
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -107,11 +108,13 @@ check_mixed (DlTensorDict *d)
   dl_test_assert_values (dl_tensor_dict_lookup (d, "state.0.step"), (gdouble[]){ 12 }, 1, 0);
 }
 
+/* the mixed checkpoint, in the fixture @name (zip or legacy), from its
+ * file and from its bytes */
 static void
-test_mixed (void)
+test_mixed (gconstpointer name)
 {
-  g_autoptr (DlTensorDict) d = load_fixture ("pytorch-mixed.pt");
-  g_autoptr (GBytes) bytes = fixture ("pytorch-mixed.pt");
+  g_autoptr (DlTensorDict) d = load_fixture (name);
+  g_autoptr (GBytes) bytes = fixture (name);
   g_autoptr (DlTensorDict) copy = NULL;
   g_autoptr (GError) error = NULL;
 
@@ -339,14 +342,19 @@ p_ints (GByteArray *a, const gint64 *v, gint n)
 }
 
 /* {"w": _rebuild_tensor_v2 (storage "0" of @numel @type, @offset, @sizes,
- * @strides, False, OrderedDict ())} */
+ * @strides, False, OrderedDict ())}; with @legacy the storage's persistent
+ * id has the legacy format's sixth field, None, or with @view_numel >= 0
+ * the view ("v", @view_offset, @view_numel). */
 static GBytes *
-tensor_pickle (const gchar *type,
-               gint64 numel,
-               gint64 offset,
-               const gint64 *sizes,
-               const gint64 *strides,
-               gint ndim)
+tensor_pickle_full (const gchar *type,
+                    gint64 numel,
+                    gint64 offset,
+                    const gint64 *sizes,
+                    const gint64 *strides,
+                    gint ndim,
+                    gboolean legacy,
+                    gint64 view_offset,
+                    gint64 view_numel)
 {
   GByteArray *a = g_byte_array_new ();
 
@@ -363,6 +371,16 @@ tensor_pickle (const gchar *type,
   p_str (a, "0");
   p_str (a, "cpu");
   p_int (a, numel);
+  if (legacy && view_numel < 0)
+    p_op (a, 'N');
+  else if (legacy)
+    {
+      p_op (a, '(');
+      p_str (a, "v");
+      p_int (a, view_offset);
+      p_int (a, view_numel);
+      p_op (a, 't');
+    }
   p_op (a, 't');
   p_op (a, 'Q');
   p_int (a, offset);
@@ -377,6 +395,17 @@ tensor_pickle (const gchar *type,
   p_op (a, 'u');
   p_op (a, '.');
   return g_byte_array_free_to_bytes (a);
+}
+
+static GBytes *
+tensor_pickle (const gchar *type,
+               gint64 numel,
+               gint64 offset,
+               const gint64 *sizes,
+               const gint64 *strides,
+               gint ndim)
+{
+  return tensor_pickle_full (type, numel, offset, sizes, strides, ndim, FALSE, 0, -1);
 }
 
 /* An archive of @pkl and a storage "0" of @nbytes bytes (1, 2, 3, ...). */
@@ -792,11 +821,12 @@ test_bombs (void)
 }
 
 /* Every prefix of a real archive is refused (the end of central
- * directory is at the end). */
+ * directory is at the end; a legacy stream ends with the last storage's
+ * bytes). */
 static void
-test_truncated (void)
+test_truncated (gconstpointer name)
 {
-  g_autoptr (GBytes) seed = fixture ("pytorch-mixed.pt");
+  g_autoptr (GBytes) seed = fixture (name);
   gsize size = g_bytes_get_size (seed);
 
   for (gsize n = 0; n < size; n++)
@@ -981,12 +1011,344 @@ test_fuzz (void)
   g_assert_cmpuint (loaded_pkl, <, runs);
 }
 
+/* ---- the legacy format --------------------------------------------------- */
+
+/* pickle protocol 4 (FRAMEs, MEMOIZE, SHORT_BINUNICODE): the same tensors
+ * as the zip archive of the same state dict */
+static void
+test_legacy_linear (void)
+{
+  g_autoptr (DlTensorDict) legacy = load_fixture ("pytorch-legacy-linear-p4.pt");
+  g_autoptr (DlTensorDict) zip = load_fixture ("pytorch-linear.pt");
+  g_auto (GStrv) names = dl_tensor_dict_get_names (zip);
+  g_auto (GStrv) legacy_names = dl_tensor_dict_get_names (legacy);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpstrv (legacy_names, names);
+  for (gchar **n = names; *n; n++)
+    {
+      g_assert_true (dl_tensor_allclose (dl_tensor_dict_lookup (legacy, *n),
+                                         dl_tensor_dict_lookup (zip, *n), 0, 0, FALSE, &error));
+      g_assert_no_error (error);
+    }
+}
+
+/* The legacy stream's head: magic, protocol version, sys_info. */
+static void
+legacy_head (GByteArray *a, gint64 version, gboolean little_endian)
+{
+  static const guint8 magic[]
+      = { 0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19, '.' };
+
+  g_byte_array_append (a, magic, sizeof magic);
+  p_op (a, 0x80);
+  p_op (a, 2);
+  p_int (a, version);
+  p_op (a, '.');
+  p_op (a, 0x80);
+  p_op (a, 2);
+  p_op (a, '}');
+  p_op (a, '(');
+  p_str (a, "protocol_version");
+  p_int (a, 1001);
+  p_str (a, "little_endian");
+  p_op (a, little_endian ? 0x88 : 0x89);
+  p_op (a, 'u');
+  p_op (a, '.');
+}
+
+/* A legacy stream: the head, @obj, the list of @keys (NULL-terminated),
+ * then for each of the @n records the count @counts[i] and @nbytes[i]
+ * bytes (1, 2, 3, ...). */
+static GBytes *
+legacy_stream (GBytes *obj,
+               const gchar *const *keys,
+               const gint64 *counts,
+               const gsize *nbytes,
+               gsize n)
+{
+  GByteArray *a = g_byte_array_new ();
+
+  legacy_head (a, 1001, TRUE);
+  g_byte_array_append (a, g_bytes_get_data (obj, NULL), g_bytes_get_size (obj));
+  p_op (a, 0x80);
+  p_op (a, 2);
+  p_op (a, ']');
+  p_op (a, '(');
+  for (const gchar *const *k = keys; *k; k++)
+    p_str (a, *k);
+  p_op (a, 'e');
+  p_op (a, '.');
+  for (gsize i = 0; i < n; i++)
+    {
+      put64 (a, counts[i]);
+      for (gsize j = 0; j < nbytes[i]; j++)
+        p_op (a, j + 1);
+    }
+  return g_byte_array_free_to_bytes (a);
+}
+
+/* {"w": a view of 3 of storage "0"'s @numel floats at offset 1} */
+static GBytes *
+legacy_tensor (gint64 numel, gint64 view_offset, gint64 view_numel)
+{
+  return tensor_pickle_full ("FloatStorage", numel, 1, (gint64[]){ 3 }, (gint64[]){ 1 }, 1, TRUE,
+                             view_offset, view_numel);
+}
+
+static void
+test_legacy_hostile (void)
+{
+  static const gchar *const key0[] = { "0", NULL };
+  g_autoptr (GBytes) obj = legacy_tensor (4, 0, -1);
+
+  /* the builder's stream loads: w = elements 1..3 of the storage */
+  {
+    g_autoptr (GBytes) b = legacy_stream (obj, key0, (gint64[]){ 4 }, (gsize[]){ 16 }, 1);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (DlTensorDict) d = dl_pytorch_load_state_dict_bytes (b, &error);
+    g_autoptr (GBytes) values = NULL;
+
+    g_assert_no_error (error);
+    values = dl_tensor_to_bytes (dl_tensor_dict_lookup (d, "w"), &error);
+    {
+      static const guint8 want[] = { 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+
+      g_assert_no_error (error);
+      g_assert_cmpmem (g_bytes_get_data (values, NULL), g_bytes_get_size (values), want, 12);
+    }
+  }
+  /* an old file's storage view: elements [2, 6) of 6, the tensor at 1 of them */
+  {
+    g_autoptr (GBytes) v = legacy_tensor (6, 2, 4);
+    g_autoptr (GBytes) b = legacy_stream (v, key0, (gint64[]){ 6 }, (gsize[]){ 24 }, 1);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (DlTensorDict) d = dl_pytorch_load_state_dict_bytes (b, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpint (dl_tensor_get_storage_offset (dl_tensor_dict_lookup (d, "w")), ==, 3);
+    g_clear_object (&d);
+    g_clear_pointer (&b, g_bytes_unref);
+    g_clear_pointer (&v, g_bytes_unref);
+    v = legacy_tensor (6, 4, 3);
+    b = legacy_stream (v, key0, (gint64[]){ 6 }, (gsize[]){ 24 }, 1);
+    expect_error (b, DL_ERROR_FORMAT, "a view of 3 elements at 4 is past its 6 elements");
+    g_clear_pointer (&b, g_bytes_unref);
+    g_clear_pointer (&v, g_bytes_unref);
+    v = legacy_tensor (6, 2, 3);
+    b = legacy_stream (v, key0, (gint64[]){ 6 }, (gsize[]){ 24 }, 1);
+    expect_error (b, DL_ERROR_FORMAT, "reaches past its 3 elements");
+  }
+  {
+    struct
+    {
+      const gchar *const *keys;
+      gint64 count;
+      gsize nbytes;
+      gint code;
+      const gchar *fragment;
+    } cases[] = {
+      /* counts */
+      { key0, 5, 20, DL_ERROR_FORMAT, "storage '0' has 5 elements, the object says 4" },
+      { key0, 3, 12, DL_ERROR_FORMAT, "storage '0' has 3 elements, the object says 4" },
+      { key0, -1, 16, DL_ERROR_FORMAT, "has -1 elements" },
+      { key0, G_MAXINT64, 16, DL_ERROR_FORMAT, "has 9223372036854775807 elements" },
+      /* bytes short of the count */
+      { key0, 4, 15, DL_ERROR_FORMAT, "needs 4 float32 elements at byte" },
+      { key0, 4, 0, DL_ERROR_FORMAT, "past the end of the file" },
+      /* keys that are not the storages the object names */
+      { (const gchar *const[]){ NULL }, 4, 16, DL_ERROR_FORMAT,
+        "the storage keys are a list of 0, the object names 1 storages" },
+      { (const gchar *const[]){ "1", NULL }, 4, 16, DL_ERROR_FORMAT,
+        "storage key 0 is '1': not a storage the object names" },
+      { (const gchar *const[]){ "0", "0", NULL }, 4, 16, DL_ERROR_FORMAT,
+        "the storage keys are a list of 2" },
+    };
+
+    for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+      {
+        g_autoptr (GBytes) b
+            = legacy_stream (obj, cases[i].keys, &cases[i].count, &cases[i].nbytes, 1);
+
+        expect_error (b, cases[i].code, cases[i].fragment);
+      }
+  }
+  /* the same key twice where the object names two storages; a record missing */
+  {
+    GByteArray *a = g_byte_array_new ();
+    g_autoptr (GBytes) two = NULL;
+    g_autoptr (GBytes) b = NULL;
+
+    /* {"w": tensor of storage "0", "x": tensor of storage "1"} */
+    g_byte_array_append (a, g_bytes_get_data (obj, NULL), g_bytes_get_size (obj) - 2);
+    p_str (a, "x");
+    {
+      g_autoptr (GBytes) t = tensor_pickle_full ("FloatStorage", 4, 0, (gint64[]){ 4 },
+                                                 (gint64[]){ 1 }, 1, TRUE, 0, -1);
+      const guint8 *p = g_bytes_get_data (t, NULL);
+      gsize n = g_bytes_get_size (t);
+      /* the tensor's ops: after PROTO, '}', '(' and "w" (X + 4 + 1 bytes) up to
+       * the final 'u' '.', with the storage key "0" renamed "1" */
+      GByteArray *inner = g_byte_array_new ();
+
+      g_byte_array_append (inner, p + 4 + 6, n - 4 - 6 - 2);
+      for (guint j = 0; j + 6 <= inner->len; j++)
+        if (memcmp (inner->data + j,
+                    "X\1\0\0\0"
+                    "0",
+                    6)
+            == 0)
+          inner->data[j + 5] = '1';
+      g_byte_array_append (a, inner->data, inner->len);
+      g_byte_array_free (inner, TRUE);
+    }
+    p_op (a, 'u');
+    p_op (a, '.');
+    two = g_byte_array_free_to_bytes (a);
+    b = legacy_stream (two, (const gchar *const[]){ "0", "1", NULL }, (gint64[]){ 4, 4 },
+                       (gsize[]){ 16, 16 }, 2);
+    g_assert_true (load_or_fail_cleanly (b));
+    g_clear_pointer (&b, g_bytes_unref);
+    b = legacy_stream (two, (const gchar *const[]){ "0", "0", NULL }, (gint64[]){ 4, 4 },
+                       (gsize[]){ 16, 16 }, 2);
+    expect_error (b, DL_ERROR_FORMAT, "storage key 1 is '0': listed twice");
+    g_clear_pointer (&b, g_bytes_unref);
+    b = legacy_stream (two, (const gchar *const[]){ "0", "1", NULL }, (gint64[]){ 4 },
+                       (gsize[]){ 16 }, 1);
+    expect_error (b, DL_ERROR_FORMAT, "before the size of storage '1'");
+  }
+  /* the head */
+  {
+    struct
+    {
+      gint64 version;
+      gboolean little_endian;
+      gint code;
+      const gchar *fragment;
+    } cases[] = {
+      { 1000, TRUE, DL_ERROR_FORMAT, "the protocol version is a int 1000, not 1001" },
+      { 1001, FALSE, DL_ERROR_NOT_SUPPORTED, "only little-endian files" },
+    };
+
+    for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+      {
+        GByteArray *a = g_byte_array_new ();
+        g_autoptr (GBytes) b = NULL;
+
+        legacy_head (a, cases[i].version, cases[i].little_endian);
+        g_byte_array_append (a, (const guint8 *)"\x80\x02}.\x80\x02].", 8);
+        b = g_byte_array_free_to_bytes (a);
+        expect_error (b, cases[i].code, cases[i].fragment);
+      }
+  }
+  /* keys that are not a list */
+  {
+    GByteArray *a = g_byte_array_new ();
+    g_autoptr (GBytes) b = NULL;
+
+    legacy_head (a, 1001, TRUE);
+    g_byte_array_append (a, (const guint8 *)"\x80\x02}.\x80\x02}.", 8);
+    b = g_byte_array_free_to_bytes (a);
+    expect_error (b, DL_ERROR_FORMAT, "the storage keys are a dict, not a list");
+  }
+  /* an old file saved from a GPU: torch.cuda.FloatStorage at 'cuda:0' */
+  {
+    GByteArray *a = g_byte_array_new ();
+    g_autoptr (GBytes) gpu = NULL;
+    g_autoptr (GBytes) b = NULL;
+    g_autoptr (GError) error = NULL;
+    g_autoptr (DlTensorDict) d = NULL;
+    const guint8 *p = g_bytes_get_data (obj, NULL);
+    gsize n = g_bytes_get_size (obj);
+    guint replaced = 0;
+
+    for (gsize i = 0; i < n; i++)
+      if (i + 19 <= n && memcmp (p + i, "ctorch\nFloatStorage", 19) == 0)
+        {
+          g_byte_array_append (a, (const guint8 *)"ctorch.cuda\nFloatStorage", 24);
+          i += 18;
+          replaced++;
+        }
+      else if (i + 8 <= n && memcmp (p + i, "X\3\0\0\0cpu", 8) == 0)
+        {
+          g_byte_array_append (a, (const guint8 *)"X\6\0\0\0cuda:0", 11);
+          i += 7;
+          replaced++;
+        }
+      else
+        g_byte_array_append (a, p + i, 1);
+    gpu = g_byte_array_free_to_bytes (a);
+    g_assert_cmpuint (replaced, ==, 2);
+    b = legacy_stream (gpu, key0, (gint64[]){ 4 }, (gsize[]){ 16 }, 1);
+    d = dl_pytorch_load_state_dict_bytes (b, &error);
+    g_assert_no_error (error);
+    dl_test_assert_shape (dl_tensor_dict_lookup (d, "w"), DL_TEST_SHAPE (3));
+  }
+  /* the object: a zip-format persistent id, a global that is not allowed */
+  {
+    g_autoptr (GBytes) zipid
+        = tensor_pickle ("FloatStorage", 4, 1, (gint64[]){ 3 }, (gint64[]){ 1 }, 1);
+    g_autoptr (GBytes) b = legacy_stream (zipid, key0, (gint64[]){ 4 }, (gsize[]){ 16 }, 1);
+    g_autoptr (GBytes) evil = g_bytes_new_static ("\x80\x02"
+                                                  "cos\nsystem\n"
+                                                  "X\x02\0\0\0id"
+                                                  "\x85R.",
+                                                  22);
+    g_autoptr (GBytes) e = legacy_stream (evil, (const gchar *const[]){ NULL }, NULL, NULL, 0);
+
+    expect_error (b, DL_ERROR_FORMAT, "not ('storage', storage type, key, location, numel, view)");
+    expect_error (e, DL_ERROR_NOT_SUPPORTED, "os.system");
+  }
+  /* the empty dict with no storages, and a stream of the magic alone */
+  {
+    g_autoptr (GBytes) empty = g_bytes_new_static ("\x80\x02}.", 4);
+    g_autoptr (GBytes) b = legacy_stream (empty, (const gchar *const[]){ NULL }, NULL, NULL, 0);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (DlTensorDict) d = dl_pytorch_load_state_dict_bytes (b, &error);
+    g_autoptr (GBytes) magic = g_bytes_new_static ("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a"
+                                                   "\xa8\x50\x19.",
+                                                   15);
+
+    g_assert_no_error (error);
+    g_assert_nonnull (d);
+    expect_error (magic, DL_ERROR_FORMAT, "the pickle ends without STOP");
+  }
+}
+
+/* Seeded mutations of a legacy stream load readable tensors or fail with
+ * a DL_ERROR. */
+static void
+test_legacy_fuzz (void)
+{
+  g_autoptr (GBytes) seed = fixture ("pytorch-legacy-mixed.pt");
+  g_autoptr (GRand) rand = g_rand_new_with_seed (g_test_rand_int ());
+  const gchar *env = g_getenv ("DL_PYTORCH_FUZZ_RUNS");
+  guint runs = env ? atoi (env) : 20000, loaded = 0;
+  gsize size = g_bytes_get_size (seed);
+
+  g_assert_true (load_or_fail_cleanly (seed));
+  for (guint r = 0; r < runs; r++)
+    {
+      GByteArray *data = g_byte_array_new ();
+      g_autoptr (GBytes) bytes = NULL;
+
+      g_byte_array_append (data, g_bytes_get_data (seed, NULL), size);
+      mutate (data, rand, 0, 0);
+      bytes = g_bytes_new (data->data, data->len);
+      g_byte_array_free (data, TRUE);
+      loaded += load_or_fail_cleanly (bytes);
+    }
+  g_test_message ("legacy fuzz: %u mutated streams, %u loaded", runs, loaded);
+  g_assert_cmpuint (loaded, >, 0);
+  g_assert_cmpuint (loaded, <, runs);
+}
+
 int
 main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
 
-  g_test_add_func ("/pytorch/mixed", test_mixed);
+  g_test_add_data_func ("/pytorch/mixed", "pytorch-mixed.pt", test_mixed);
   g_test_add_func ("/pytorch/copy-on-write", test_copy_on_write);
   g_test_add_func ("/pytorch/linear", test_linear);
   g_test_add_func ("/pytorch/builder", test_builder);
@@ -994,8 +1356,13 @@ main (int argc, char *argv[])
   g_test_add_func ("/pytorch/hostile/archives", test_hostile_archives);
   g_test_add_func ("/pytorch/hostile/pickles", test_hostile_pickles);
   g_test_add_func ("/pytorch/hostile/bombs", test_bombs);
-  g_test_add_func ("/pytorch/truncated", test_truncated);
+  g_test_add_data_func ("/pytorch/truncated", "pytorch-mixed.pt", test_truncated);
   g_test_add_func ("/pytorch/fuzz", test_fuzz);
+  g_test_add_data_func ("/pytorch/legacy/mixed", "pytorch-legacy-mixed.pt", test_mixed);
+  g_test_add_func ("/pytorch/legacy/linear", test_legacy_linear);
+  g_test_add_func ("/pytorch/legacy/hostile", test_legacy_hostile);
+  g_test_add_data_func ("/pytorch/legacy/truncated", "pytorch-legacy-mixed.pt", test_truncated);
+  g_test_add_func ("/pytorch/legacy/fuzz", test_legacy_fuzz);
 
   return g_test_run ();
 }

@@ -15,6 +15,13 @@
 #                       computes: every dtype, views sharing one storage,
 #                       non-contiguous strides, an offset, a 0-d and an
 #                       empty tensor; see tests/c/test-pytorch-format.c
+# pytorch-legacy-mixed.pt  the same checkpoint in PyTorch's legacy (pre-1.6,
+#                       non-zip) format (_use_new_zipfile_serialization=False)
+# pytorch-legacy-linear-p4.pt  pytorch-linear.pt's state dict in the legacy
+#                       format with pickle protocol 4 (FRAMEs)
+#
+# The legacy files name their storages by memory address, so they differ
+# from run to run in their keys (and the keys' order) only.
 
 import collections
 import os
@@ -52,6 +59,10 @@ def main():
     torch.save(lin.state_dict(), os.path.join(out, "pytorch-linear.pt"))
     torch.save({"input": x, "output": y}, os.path.join(out, "pytorch-linear-io.pt"))
     torch.save(mixed(), os.path.join(out, "pytorch-mixed.pt"))
+    torch.save(mixed(), os.path.join(out, "pytorch-legacy-mixed.pt"),
+               _use_new_zipfile_serialization=False)
+    torch.save(lin.state_dict(), os.path.join(out, "pytorch-legacy-linear-p4.pt"),
+               _use_new_zipfile_serialization=False, pickle_protocol=4)
 
 
 if __name__ == "__main__":

@@ -1549,6 +1549,11 @@ test('pytorch: a Linear runs on the weights of a torch.save state dict', () => {
     assertArrayEqual(values(mixed.lookup('model.f32_slice')), [3, 4, 5, 6, 7, 8], 'slice view');
     assert(mixed.lookup('model.bf16').dtype === Dl.DType.BFLOAT16, 'bfloat16 storage');
     assertArrayEqual(values(mixed.lookup('state.0.step')), [12], 'int keys in decimal');
+    // the same checkpoint in PyTorch's legacy (pre-1.6, non-zip) format
+    const legacy = load('pytorch-legacy-mixed.pt');
+    assertArrayEqual(values(legacy.lookup('model.f32_slice')), [3, 4, 5, 6, 7, 8],
+        'legacy slice view');
+    assertArrayEqual(values(legacy.lookup('state.0.step')), [12], 'legacy int keys');
     assertDlError(() => Dl.pytorch_load_state_dict_bytes(new GLib.Bytes(new Uint8Array([1, 2, 3]))),
         Dl.Error.FORMAT, 'not a zip archive');
 });

@@ -74,18 +74,26 @@ def check_equal(got, want):
         assert got[n].storage_offset() == t.storage_offset(), n
 
 
-def save_load(obj, tmp_path, name="sd.pt", trusted=False):
+def save_load(obj, tmp_path, name="sd.pt", trusted=False, zipfmt=True):
+    """@obj saved by torch (in its legacy, pre-1.6 format unless @zipfmt)
+    and loaded."""
     path = tmp_path / name
-    torch.save(obj, path)
+    torch.save(obj, path, _use_new_zipfile_serialization=zipfmt)
     return load(path, trusted)
+
+
+# the zip format, and the legacy one (torch.save's _use_new_zipfile_serialization)
+FORMATS = pytest.mark.parametrize("zipfmt", [pytest.param(True, id="zip"),
+                                             pytest.param(False, id="legacy")])
 
 
 def elsize(t):
     return torch.empty((), dtype=t.dtype).element_size()
 
 
+@FORMATS
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_dtypes_shapes_and_views(rng, tmp_path, dtype):
+def test_dtypes_shapes_and_views(rng, tmp_path, dtype, zipfmt):
     sd = collections.OrderedDict()
     for i, shape in enumerate([(), (0,), (1,), (3,), (2, 3), (1, 5, 3), (3, 0, 2)]):
         sd["t%d" % i] = th_from_np(rand_np(rng, shape, dtype), dtype)
@@ -96,7 +104,7 @@ def test_dtypes_shapes_and_views(rng, tmp_path, dtype):
     sd["slice"] = big[1:4, 2::2]             # offset 9, strides (7, 2)
     sd["row"] = big[3]                       # offset 21
     sd["big"] = big
-    got = save_load(sd, tmp_path)
+    got = save_load(sd, tmp_path, zipfmt=zipfmt)
     check_equal(got, sd)
     # views of one storage share it as they do in torch
     base = got["big"].data_ptr()
@@ -104,7 +112,8 @@ def test_dtypes_shapes_and_views(rng, tmp_path, dtype):
         assert got[n].data_ptr() - base == sd[n].storage_offset() * elsize(sd[n])
 
 
-def test_lstm_and_cnn_state_dicts(tmp_path):
+@FORMATS
+def test_lstm_and_cnn_state_dicts(tmp_path, zipfmt):
     torch.manual_seed(1)
     lstm = torch.nn.LSTM(5, 7, num_layers=2, bidirectional=True, batch_first=True)
     cnn = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3, padding=1), torch.nn.BatchNorm2d(4),
@@ -112,7 +121,7 @@ def test_lstm_and_cnn_state_dicts(tmp_path):
     cnn(torch.randn(2, 3, 6, 6))            # running stats and num_batches_tracked move
     for name, model in (("lstm", lstm), ("cnn", cnn)):
         sd = model.state_dict()
-        got = save_load(sd, tmp_path, name + ".pt")
+        got = save_load(sd, tmp_path, name + ".pt", zipfmt=zipfmt)
         check_equal(got, sd)
     assert got["1.num_batches_tracked"].dtype == Dl.int64
 

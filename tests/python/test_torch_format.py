@@ -49,15 +49,23 @@ def same(a, b):
         assert a == b
 
 
-def torch_save_bytes(obj):
+# PyTorch's zip format, and its legacy (pre-1.6) one: the tests of loading
+# and saving whole objects run in both (zipfmt is torch.save's
+# _use_new_zipfile_serialization); test_torch_legacy_format.py has what is
+# particular to the legacy format.
+FORMATS = pytest.mark.parametrize('zipfmt', [pytest.param(True, id='zip'),
+                                             pytest.param(False, id='legacy')])
+
+
+def torch_save_bytes(obj, zipfmt=True):
     b = io.BytesIO()
-    torch.save(obj, b)
+    torch.save(obj, b, _use_new_zipfile_serialization=zipfmt)
     return b.getvalue()
 
 
-def dl_save_bytes(obj):
+def dl_save_bytes(obj, zipfmt=True):
     b = io.BytesIO()
-    Dl.save(obj, b)
+    Dl.save(obj, b, _use_new_zipfile_serialization=zipfmt)
     return b.getvalue()
 
 
@@ -110,31 +118,34 @@ def small_cnn():
 
 
 @pytest.mark.parametrize('where', ['path', 'bytesio'])
-def test_torch_state_dicts_load(tmp_path, where):
+@FORMATS
+def test_torch_state_dicts_load(tmp_path, where, zipfmt):
     torch.manual_seed(1)
     lstm = torch.nn.LSTM(3, 4, num_layers=2, batch_first=True)
     obj = {'cnn': small_cnn().state_dict(), 'lstm': lstm.state_dict()}
     if where == 'path':
-        torch.save(obj, tmp_path / 'sd.pt')
+        torch.save(obj, tmp_path / 'sd.pt', _use_new_zipfile_serialization=zipfmt)
         got = Dl.load(tmp_path / 'sd.pt')
     else:
-        got = dl_load(torch_save_bytes(obj))
+        got = dl_load(torch_save_bytes(obj, zipfmt))
     same(got, obj)
     assert isinstance(got['cnn'], collections.OrderedDict)
     assert hasattr(got['cnn'], '_metadata')
 
 
-def test_torch_state_dict_into_dl_module():
+@FORMATS
+def test_torch_state_dict_into_dl_module(zipfmt):
     model = small_cnn()
     dl_model = Dl.nn.Sequential(Dl.nn.Conv2d(1, 4, 3), Dl.nn.ReLU(), Dl.nn.Flatten(),
                                 Dl.nn.Linear(4 * 6 * 6, 5))
-    dl_model.load_state_dict(dl_load(torch_save_bytes(model.state_dict())))
+    dl_model.load_state_dict(dl_load(torch_save_bytes(model.state_dict(), zipfmt)))
     x = np.random.default_rng(2).standard_normal((3, 1, 8, 8)).astype(np.float32)
     np.testing.assert_allclose(np_of(dl_model(Dl.tensor(x))), model(torch.tensor(x)).detach(),
                                rtol=1e-5, atol=1e-6)
 
 
-def test_torch_optimizer_state_load():
+@FORMATS
+def test_torch_optimizer_state_load(zipfmt):
     torch.manual_seed(3)
     model = torch.nn.Linear(4, 2)
     opt = torch.optim.Adam(model.parameters(), lr=0.01)
@@ -143,30 +154,33 @@ def test_torch_optimizer_state_load():
         model(torch.randn(5, 4)).pow(2).sum().backward()
         opt.step()
     sd = opt.state_dict()
-    same(dl_load(torch_save_bytes(sd)), sd)
+    same(dl_load(torch_save_bytes(sd, zipfmt)), sd)
 
 
-def test_torch_nested_load():
+@FORMATS
+def test_torch_nested_load(zipfmt):
     obj = nested(np.random.default_rng(4))
-    same(dl_load(torch_save_bytes(obj)), obj)
+    same(dl_load(torch_save_bytes(obj, zipfmt)), obj)
 
 
-def test_torch_views_share_after_load(tmp_path):
+@FORMATS
+def test_torch_views_share_after_load(tmp_path, zipfmt):
     base = torch.arange(20.)
     obj = {'a': base[2:8], 'b': base.view(4, 5).t(), 'c': base}
-    torch.save(obj, tmp_path / 'v.pt')
-    for got in (Dl.load(tmp_path / 'v.pt'), dl_load(torch_save_bytes(obj))):
+    torch.save(obj, tmp_path / 'v.pt', _use_new_zipfile_serialization=zipfmt)
+    for got in (Dl.load(tmp_path / 'v.pt'), dl_load(torch_save_bytes(obj, zipfmt))):
         same(got, obj)
         got['a'][0] = -1.0
         assert got['c'][2].item() == -1.0
         assert got['b'][2, 0].item() == -1.0
 
 
-def test_torch_whole_module_load():
+@FORMATS
+def test_torch_whole_module_load(zipfmt):
     torch.manual_seed(5)
     model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
     model.eval()
-    got = dl_load(torch_save_bytes(model))
+    got = dl_load(torch_save_bytes(model, zipfmt))
     assert type(got).__name__ == 'Sequential' and not got.training
     assert type(got[0]).__name__ == 'Linear' and got[0].in_features == 3
     x = np.random.default_rng(6).standard_normal((2, 3)).astype(np.float32)
@@ -174,18 +188,20 @@ def test_torch_whole_module_load():
                                rtol=1e-6, atol=1e-6)
 
 
-def test_map_location_variants():
+@FORMATS
+def test_map_location_variants(zipfmt):
     obj = {'w': torch.arange(6.).view(2, 3)}
-    data = torch_save_bytes(obj)
+    data = torch_save_bytes(obj, zipfmt)
     for loc in ('cpu', torch.device('cpu') if SELF_CHECK else Dl.device('cpu'), {'cpu': 'cpu'},
                 lambda storage, location: storage):
         same(dl_load(data, map_location=loc), obj)
 
 
-def test_file_object_not_at_start(tmp_path):
+@FORMATS
+def test_file_object_not_at_start(tmp_path, zipfmt):
     obj = {'x': torch.ones(3)}
     with open(tmp_path / 'f.pt', 'wb') as f:
-        torch.save(obj, f)
+        torch.save(obj, f, _use_new_zipfile_serialization=zipfmt)
     with open(tmp_path / 'f.pt', 'rb') as f:
         same(Dl.load(f), obj)
 
@@ -199,17 +215,18 @@ def dl_cnn():
 
 
 @pytest.mark.parametrize('where', ['path', 'bytesio'])
-def test_dl_state_dicts_torch_load(tmp_path, where):
+@FORMATS
+def test_dl_state_dicts_torch_load(tmp_path, where, zipfmt):
     Dl.manual_seed(1)
     obj = {'cnn': dl_cnn().state_dict(),
            'lstm': Dl.nn.LSTM(3, 4, num_layers=2, batch_first=True).state_dict()}
     if where == 'path':
-        Dl.save(obj, tmp_path / 'sd.pt')
+        Dl.save(obj, tmp_path / 'sd.pt', _use_new_zipfile_serialization=zipfmt)
         got = torch.load(tmp_path / 'sd.pt')
         got_safe = torch.load(tmp_path / 'sd.pt', weights_only=True)
-        assert zipfile.is_zipfile(tmp_path / 'sd.pt')
+        assert zipfile.is_zipfile(tmp_path / 'sd.pt') == zipfmt
     else:
-        data = dl_save_bytes(obj)
+        data = dl_save_bytes(obj, zipfmt)
         got = torch_load(data)
         got_safe = torch_load(data, weights_only=True)
     same(obj, got)
@@ -225,7 +242,8 @@ def test_dl_state_dict_into_torch_module():
                                rtol=1e-5, atol=1e-6)
 
 
-def test_dl_optimizer_state_torch_load():
+@FORMATS
+def test_dl_optimizer_state_torch_load(zipfmt):
     Dl.manual_seed(3)
     model = Dl.nn.Linear(4, 2)
     opt = Dl.optim.Adam(model.parameters(), lr=0.01)
@@ -234,32 +252,35 @@ def test_dl_optimizer_state_torch_load():
         model(Dl.randn(5, 4)).pow(2).sum().backward()
         opt.step()
     sd = opt.state_dict()
-    got = torch_load(dl_save_bytes(sd))
+    got = torch_load(dl_save_bytes(sd, zipfmt))
     same(sd, got)
     t_model = torch.nn.Linear(4, 2)
     t_opt = torch.optim.Adam(t_model.parameters(), lr=0.01)
     t_opt.load_state_dict(got)
 
 
-def test_dl_nested_torch_load():
+@FORMATS
+def test_dl_nested_torch_load(zipfmt):
     obj = to_dl(nested(np.random.default_rng(4)))
-    same(obj, torch_load(dl_save_bytes(obj)))
-    same(obj, dl_load(dl_save_bytes(obj)))
+    same(obj, torch_load(dl_save_bytes(obj, zipfmt)))
+    same(obj, dl_load(dl_save_bytes(obj, zipfmt)))
 
 
-def test_dl_views_share_after_torch_load(tmp_path):
+@FORMATS
+def test_dl_views_share_after_torch_load(tmp_path, zipfmt):
     base = Dl.arange(20.)
     obj = {'a': base[2:8], 'b': base.view(4, 5).t(), 'c': base}
-    Dl.save(obj, tmp_path / 'v.pt')
-    with zipfile.ZipFile(tmp_path / 'v.pt') as z:
-        assert len([n for n in z.namelist() if '/data/' in n]) == 1
+    Dl.save(obj, tmp_path / 'v.pt', _use_new_zipfile_serialization=zipfmt)
+    if zipfmt:
+        with zipfile.ZipFile(tmp_path / 'v.pt') as z:
+            assert len([n for n in z.namelist() if '/data/' in n]) == 1
     got = torch.load(tmp_path / 'v.pt')
     same(obj, got)
     got['a'][0] = -1.0
     assert got['c'][2].item() == -1.0 and got['b'][2, 0].item() == -1.0
     # loaded by libdl and saved again, the views still share one storage
     again = Dl.load(tmp_path / 'v.pt')
-    got = torch_load(dl_save_bytes(again))
+    got = torch_load(dl_save_bytes(again, zipfmt))
     got['a'][1] = -2.0
     assert got['c'][3].item() == -2.0
 
@@ -277,34 +298,37 @@ def test_dl_storage_alignment(tmp_path):
         assert z.read('a/version') == b'3\n'
 
 
-def test_dl_whole_module_torch_load():
+@FORMATS
+def test_dl_whole_module_torch_load(zipfmt):
     Dl.manual_seed(5)
     model = Dl.nn.Sequential(Dl.nn.Linear(3, 4), Dl.nn.ReLU(), Dl.nn.Linear(4, 2))
-    got = torch_load(dl_save_bytes(model))
+    got = torch_load(dl_save_bytes(model, zipfmt))
     assert type(got) is torch.nn.Sequential
     assert type(got[0]) is torch.nn.Linear and got[0].out_features == 4
     assert type(got[1]) is torch.nn.ReLU
     x = np.random.default_rng(6).standard_normal((2, 3)).astype(np.float32)
     np.testing.assert_allclose(got(torch.tensor(x)).detach(), np_of(model(Dl.tensor(x))),
                                rtol=1e-6, atol=1e-6)
-    back = dl_load(dl_save_bytes(model))
+    back = dl_load(dl_save_bytes(model, zipfmt))
     np.testing.assert_allclose(np_of(back(Dl.tensor(x))), np_of(model(Dl.tensor(x))))
 
 
-def test_dl_conv_module_torch_load():
+@FORMATS
+def test_dl_conv_module_torch_load(zipfmt):
     model = dl_cnn()
-    got = torch_load(dl_save_bytes(model))
+    got = torch_load(dl_save_bytes(model, zipfmt))
     assert type(got[0]) is torch.nn.Conv2d and got[0].kernel_size == (3, 3)
     x = np.random.default_rng(7).standard_normal((2, 1, 8, 8)).astype(np.float32)
     np.testing.assert_allclose(got(torch.tensor(x)).detach(), np_of(model(Dl.tensor(x))),
                                rtol=1e-5, atol=1e-6)
 
 
-def test_parameter_round_trip():
+@FORMATS
+def test_parameter_round_trip(zipfmt):
     p = Dl.nn.Parameter(Dl.ones(2, 2))
-    got = torch_load(dl_save_bytes({'p': p}))['p']
+    got = torch_load(dl_save_bytes({'p': p}, zipfmt))['p']
     assert isinstance(got, torch.nn.Parameter) and got.requires_grad
-    back = dl_load(torch_save_bytes({'p': torch.nn.Parameter(torch.ones(2))}))['p']
+    back = dl_load(torch_save_bytes({'p': torch.nn.Parameter(torch.ones(2))}, zipfmt))['p']
     assert isinstance(back, Dl.nn.Parameter) and back.requires_grad
 
 
@@ -340,10 +364,11 @@ def test_weights_only_names_global():
     assert 'system' in str(e.value)
 
 
-def test_weights_only_accepts_state_dicts():
+@FORMATS
+def test_weights_only_accepts_state_dicts(zipfmt):
     obj = {'sd': small_cnn().state_dict(), 'step': 3, 'ids': [1, 2], 'name': 'x',
            'dt': torch.float16, 'size': torch.Size([2, 3])}
-    got = dl_load(torch_save_bytes(obj), weights_only=True)
+    got = dl_load(torch_save_bytes(obj, zipfmt), weights_only=True)
     same(got['sd'], obj['sd'])
     assert got['step'] == 3 and got['ids'] == [1, 2] and got['name'] == 'x'
     assert str(got['dt']) == 'torch.float16' and tuple(got['size']) == (2, 3)
@@ -356,8 +381,9 @@ def test_weights_only_builtins():
     assert dl_load(torch_save_bytes(obj), weights_only=True) == obj
 
 
-def test_weights_only_refuses_whole_module():
-    data = torch_save_bytes(torch.nn.Linear(2, 2))
+@FORMATS
+def test_weights_only_refuses_whole_module(zipfmt):
+    data = torch_save_bytes(torch.nn.Linear(2, 2), zipfmt)
     with pytest.raises(pickle.UnpicklingError):
         dl_load(data, weights_only=True)
 
@@ -519,13 +545,6 @@ def test_safetensors_by_name_and_argument(tmp_path):
     assert zipfile.is_zipfile(tmp_path / 'z.pt')
     with pytest.raises(ValueError):
         Dl.save(obj, tmp_path / 'x.pt', format='hdf5')
-
-
-@libdl_only
-def test_legacy_format_is_named(tmp_path):
-    torch.save({'w': torch.ones(2)}, tmp_path / 'old.pt', _use_new_zipfile_serialization=False)
-    with pytest.raises(RuntimeError, match='legacy'):
-        Dl.load(tmp_path / 'old.pt')
 
 
 @libdl_only

@@ -1419,6 +1419,11 @@ void test_pytorch_reader () {
         assert_values (mixed.lookup ("model.f32_slice"), { 3, 4, 5, 6, 7, 8 });
         assert (mixed.lookup ("model.i64").dtype == Dl.DType.INT64);
         assert_values (mixed.lookup ("state.0.step"), { 12 });
+        /* the same checkpoint in PyTorch's legacy (pre-1.6, non-zip) format */
+        var legacy = Dl.pytorch_load_state_dict (
+            File.new_for_path (Test.build_filename (Test.FileType.DIST, "data", "pytorch-legacy-mixed.pt")), null);
+        assert_values (legacy.lookup ("model.f32_slice"), { 3, 4, 5, 6, 7, 8 });
+        assert_values (legacy.lookup ("state.0.step"), { 12 });
         assert_dl_error (() => { Dl.pytorch_load_state_dict_bytes (new Bytes ({ 1, 2, 3 })); },
                          Dl.Error.FORMAT, "not a zip archive");
     } catch (Error e) {

@@ -6,11 +6,12 @@
 #
 # Which format:
 # - Dl.load chooses by the file's content: a zip archive (magic "PK\3\4")
-#   is PyTorch's format, anything else is read as safetensors. PyTorch's
-#   legacy (torch < 1.6, non-zip) pickle format is refused with an error
-#   that names it.
+#   is PyTorch's format, a stream that starts with the pickled magic number
+#   0x1950a86a20f9469cfc6c is PyTorch's legacy (torch < 1.6, non-zip)
+#   format, anything else is read as safetensors.
 # - Dl.save writes PyTorch's zip format (what python3-torch 1.13 and 2.x
-#   torch.load read, for any picklable object), except when the path ends
+#   torch.load read, for any picklable object), or its legacy format with
+#   _use_new_zipfile_serialization=False, except when the path ends
 #   in ".safetensors" or when called with format='safetensors': then a
 #   safetensors file. PyTorch's format is the default because a `.pt`
 #   written by Dl.save must load in PyTorch as it is, whatever it holds;
@@ -45,9 +46,11 @@
 # and optimizer so (torch's classes, torch's layout); torch.optim objects
 # in a pickle load in libdl as _TorchObject records, kept as read.
 #
-# Loading a path memory-maps the file: the tensors view the file's pages
-# and are read when used (copy-on-write: changing a loaded tensor never
-# changes the file). A file object is read into memory once.
+# Loading a path in the zip format memory-maps the file: the tensors view
+# the file's pages and are read when used (copy-on-write: changing a loaded
+# tensor never changes the file). A file object is read into memory once.
+# The legacy format is read once, each storage straight into its tensors'
+# memory (see "PyTorch's legacy format" below).
 #
 # weights_only=True unpickles with an allow-list (tensors, storages,
 # OrderedDict, torch.Size, dtypes, devices, set, frozenset, complex,
@@ -481,17 +484,19 @@ class _TorchPickler(pickle._Pickler):
 
     dispatch = pickle._Pickler.dispatch.copy()
 
-    def __init__(self, file, protocol, storages, optim_states):
+    def __init__(self, file, protocol, storages, optim_states, legacy=False):
         super().__init__(file, protocol)
         self.storages = storages
         self.optim_states = optim_states  # id(object) -> its __dict__, one for both passes
+        self.legacy = legacy
         self.tensors = []
         self.child_classes = {}  # id(module) -> torch's (module, name) of its parent's child
 
     def persistent_id(self, obj):
         if isinstance(obj, _Storage):
-            return ('storage', _Global('torch', _STORAGE_NAMES[obj.dtype]), obj.key, 'cpu',
-                    obj.numel())
+            pid = ('storage', _Global('torch', _STORAGE_NAMES[obj.dtype]), obj.key, 'cpu',
+                   obj.numel())
+            return pid + (None,) if self.legacy else pid  # the legacy format's view: none
         return None
 
     def reducer_override(self, obj):
@@ -679,13 +684,13 @@ def _optim_state(obj):
     return {'defaults': dict(obj.defaults), 'state': by_param, 'param_groups': groups}
 
 
-def _pickle(obj, pickle_protocol):
+def _pickle(obj, pickle_protocol, legacy=False):
     optim_states = {}
     collect = _TorchPickler(io.BytesIO(), pickle_protocol, None, optim_states)
     collect.dump(obj)
     storages = _Storages(collect.tensors)
     out = io.BytesIO()
-    _TorchPickler(out, pickle_protocol, storages, optim_states).dump(obj)
+    _TorchPickler(out, pickle_protocol, storages, optim_states, legacy).dump(obj)
     return out.getvalue(), storages.list
 
 
@@ -786,30 +791,51 @@ def _save_zip(obj, f, name, pickle_protocol):
     writer.close()
 
 
+def _save_legacy(obj, f, pickle_protocol):
+    """Writes @obj in PyTorch's legacy format (see "PyTorch's legacy
+    format" below): the storages' keys in sorted order, as torch sorts
+    them, each storage's bytes written from the tensor's memory."""
+    data, storages = _pickle(obj, pickle_protocol, legacy=True)
+    sys_info = {'protocol_version': _LEGACY_PROTOCOL_VERSION, 'little_endian': True,
+                'type_sizes': {'short': 2, 'int': 4, 'long': struct.calcsize('l')}}
+    for head in (_LEGACY_MAGIC_NUMBER, _LEGACY_PROTOCOL_VERSION, sys_info):
+        f.write(pickle.dumps(head, protocol=pickle_protocol))
+    f.write(data)
+    by_key = sorted(storages, key=lambda st: st.key)
+    f.write(pickle.dumps([st.key for st in by_key], protocol=pickle_protocol))
+    for st in by_key:
+        f.write(struct.pack('<q', st.numel()))
+        if st.nbytes:
+            f.write(_storage_bytes(st))
+
+
 def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
          *, format=None):
     """torch.save: writes @obj, any picklable object (tensors, state
     dicts, optimizer states, whole modules of libdl's layers, numpy arrays,
     plain values), to @f, a path or a binary file object, in PyTorch's zip
-    format; as a safetensors file when the path ends in ".safetensors" or
-    @format is 'safetensors' (see this module's comment)."""
+    format (in its legacy, pre-1.6 format with
+    _use_new_zipfile_serialization=False); as a safetensors file when the
+    path ends in ".safetensors" or @format is 'safetensors' (see this
+    module's comment)."""
     if format not in (None, 'pytorch', 'safetensors'):
         raise ValueError("Dl.save: format must be 'pytorch' or 'safetensors', not %r" % (format,))
     if format is None:
         format = ('safetensors' if _is_path(f)
                   and os.fsdecode(f).endswith('.safetensors') else 'pytorch')
     if format == 'pytorch':
-        if not _use_new_zipfile_serialization:
-            raise RuntimeError('Dl.save: PyTorch\'s legacy format '
-                               '(_use_new_zipfile_serialization=False) is not written by libdl; '
-                               'the zip format is what torch >= 1.6 reads')
         if pickle_module is not None and pickle_module is not pickle:
             raise RuntimeError('Dl.save: only the pickle module is supported as pickle_module')
         if _is_path(f):
             with open(os.fsdecode(f), 'wb') as out:
-                _save_zip(obj, out, _archive_name(f), pickle_protocol)
-        else:
+                if _use_new_zipfile_serialization:
+                    _save_zip(obj, out, _archive_name(f), pickle_protocol)
+                else:
+                    _save_legacy(obj, out, pickle_protocol)
+        elif _use_new_zipfile_serialization:
             _save_zip(obj, f, 'archive', pickle_protocol)
+        else:
+            _save_legacy(obj, f, pickle_protocol)
         return
     td = _flatten(obj)
     try:
@@ -1052,28 +1078,49 @@ def _torch_object(module, name):
 
 
 class _Unpickler(pickle.Unpickler):
-    def __init__(self, file, storages, map_location, weights_only, **kwargs):
+    """The unpickler of PyTorch's pickles: @storages(key, type, numel,
+    location) gives the storage a persistent id names; @legacy for the
+    pre-1.6 format's persistent ids."""
+
+    def __init__(self, file, storages, map_location, weights_only, legacy=False, **kwargs):
         super().__init__(file, **kwargs)
         self.storages = storages
+        self.legacy = legacy
         self.map_location = map_location
         self.weights_only = weights_only
         self.loaded = {}
         self.pending = []
 
     def persistent_load(self, pid):
-        if not isinstance(pid, tuple) or len(pid) != 5 or pid[0] != 'storage':
+        """A storage ('storage', type, key, location, numel), or in the
+        legacy format also ('storage', ..., numel, view_metadata) and a
+        module class ('module', class, source_file, source)."""
+        if isinstance(pid, tuple) and len(pid) == 4 and pid[0] == 'module' and self.legacy:
+            if not isinstance(pid[1], type):
+                raise pickle.UnpicklingError('Dl.load: invalid module id %r' % (pid[:2],))
+            return pid[1]  # the class (PyTorch checks its source; libdl has its own)
+        if not isinstance(pid, tuple) or len(pid) != (6 if self.legacy else 5) or \
+                pid[0] != 'storage':
             raise pickle.UnpicklingError('Dl.load: unknown persistent id %r (PyTorch\'s files '
                                          'name storages as (\'storage\', type, key, location, '
-                                         'numel))' % (pid[:1] if isinstance(pid, tuple) else pid,))
-        _, stype, key, location, numel = pid
+                                         'numel%s))' % (pid[:1] if isinstance(pid, tuple) else pid,
+                                                        ', view' if self.legacy else ''))
+        _, stype, key, location, numel = pid[:5]
         if not isinstance(stype, _StorageType):
             raise pickle.UnpicklingError('Dl.load: unknown storage type %r' % (stype,))
-        if not isinstance(key, str) or not isinstance(numel, int) or numel < 0:
+        if not isinstance(key, str) or not isinstance(numel, int) or numel < 0 or \
+                isinstance(numel, bool) or numel >= 2 ** 62:
             raise pickle.UnpicklingError('Dl.load: invalid storage %r' % (pid,))
         st = self.loaded.get(key)
         if st is None:
             st = self.storages(key, stype, numel, location)
             self.loaded[key] = st
+        elif st.dtype != stype.dtype or st.numel() != numel:
+            raise pickle.UnpicklingError('Dl.load: the storage %s is named as %s of %d elements '
+                                         'and as %s of %d' % (key, _STORAGE_NAMES.get(st.dtype),
+                                                              st.numel(), stype.name, numel))
+        if self.legacy and pid[5] is not None:
+            return _storage_view(st, pid[5])
         return st
 
     def find_class(self, module, name):
@@ -1087,7 +1134,8 @@ class _Unpickler(pickle.Unpickler):
             return _rebuild_from_type_v2
         if module == 'torch' and name == 'Tensor':
             return Dl.Tensor
-        if module == 'torch' and name.endswith('Storage'):
+        if module in ('torch', 'torch.cuda') and name.endswith('Storage'):
+            # (torch.cuda.<X>Storage in files of old versions saved from a GPU)
             if name == 'UntypedStorage':
                 return _StorageType(name, uint8)
             if name in _STORAGE_DTYPES:
@@ -1412,14 +1460,9 @@ def _storage_loader(archive, map_location):
             holder, address = _aligned(nbytes)
             if span is not None:
                 archive.fp.seek(span[0])
-                view = memoryview(holder).cast('B')
-                got = 0
-                while got < nbytes:
-                    n = archive.fp.readinto(view[got:])
-                    if not n:
-                        raise RuntimeError('Dl.load: %s is truncated (storage %s)'
-                                           % (archive.what, key))
-                    got += n
+                if _read_into(archive.fp, memoryview(holder).cast('B')) != nbytes:
+                    raise RuntimeError('Dl.load: %s is truncated (storage %s)'
+                                       % (archive.what, key))
             else:  # a compressed entry: only what the storage needs is read
                 with archive.zf.open(archive.prefix + name) as entry:
                     got = entry.read(nbytes)
@@ -1461,7 +1504,8 @@ def _map_storage(st, location, map_location):
 
 def _open(f):
     """(fp, buf) for @f: a path opened and mapped copy-on-write,
-    a seekable file object as it is (buf None), or the bytes of another."""
+    a seekable file object as it is (buf None), the bytes of another, or
+    (a file in the legacy format) the unseekable stream itself."""
     if _is_path(f):
         fd = open(os.fsdecode(f), 'rb')
         size = os.fstat(fd.fileno()).st_size
@@ -1471,14 +1515,16 @@ def _open(f):
             return f, None
     except AttributeError:
         pass
-    return io.BytesIO(f.read()), None
+    head = f.read(_HEAD)
+    if _is_legacy(head):  # read as it comes (the legacy format never seeks)
+        return io.BufferedReader(_Prefixed(head, f)), None
+    return io.BytesIO(head + f.read()), None
 
 
-def _load_zip(fp, buf, what, map_location, weights_only, pickle_load_args):
-    archive = _Archive(fp, buf, what)
-    unpickler = _Unpickler(io.BytesIO(archive.read('data.pkl')),
-                           _storage_loader(archive, map_location), map_location, weights_only,
-                           **pickle_load_args)
+def _unpickle(unpickler, what, name, weights_only):
+    """Runs @unpickler (reading the pickle @name of @what), with torch's
+    errors for a damaged pickle or a refused weights-only load, and builds
+    the modules it holds."""
     try:
         result = unpickler.load()
     except RecursionError:
@@ -1491,13 +1537,179 @@ def _load_zip(fp, buf, what, map_location, weights_only, pickle_load_args):
             raise pickle.UnpicklingError(
                 'Weights only load failed. %s could not be loaded: WeightsUnpickler error: %s'
                 % (what, e)) from None
-        if not isinstance(e, (EOFError, IndexError, KeyError, struct.error)):
+        if not isinstance(e, (EOFError, IndexError, KeyError, struct.error, ValueError)):
             raise
-        raise pickle.UnpicklingError('Dl.load: %s: the pickle data.pkl is damaged (%s: %s)'
-                                     % (what, type(e).__name__, e)) from None
+        raise pickle.UnpicklingError('Dl.load: %s: the pickle %s is damaged (%s: %s)'
+                                     % (what, name, type(e).__name__, e)) from None
     if unpickler.pending:
         result = _build_modules(result, unpickler.pending)
     return result
+
+
+def _load_zip(fp, buf, what, map_location, weights_only, pickle_load_args):
+    archive = _Archive(fp, buf, what)
+    unpickler = _Unpickler(io.BytesIO(archive.read('data.pkl')),
+                           _storage_loader(archive, map_location), map_location, weights_only,
+                           **pickle_load_args)
+    return _unpickle(unpickler, what, 'data.pkl', weights_only)
+
+
+# ---- PyTorch's legacy format --------------------------------------------------
+#
+# What torch < 1.6 wrote (and torch.save(..., _use_new_zipfile_serialization=
+# False) still writes): a stream of pickles, the magic number, the protocol
+# version (1001), sys_info (a dict: little_endian, type sizes), the object
+# (a storage's persistent id is ('storage', torch.<X>Storage, key, location,
+# numel, view_metadata), view_metadata None or (view_key, offset, numel) for
+# a storage that is a slice of another; a module class's ('module', class,
+# source_file, source)), then the sorted list of the storages' keys and,
+# for each key in that order, its element count (int64, little-endian) and
+# its raw bytes. The data comes after the pickle and nothing in the file
+# says where a storage's bytes lie before the pickle is read (the counts
+# are in elements of dtypes the pickle names), so the storages' memory is
+# allocated as the pickle names them, the tensors view it, and the data is
+# then read once, straight into it. A seekable stream is never seeked in
+# this format, so an unseekable one is read as it comes.
+
+_LEGACY_MAGIC_NUMBER = 0x1950a86a20f9469cfc6c
+_LEGACY_PROTOCOL_VERSION = 1001
+# how a legacy file starts: the magic number pickled (protocol 2 unless
+# torch.save was given another)
+_LEGACY_MAGICS = tuple(pickle.dumps(_LEGACY_MAGIC_NUMBER, protocol=p) for p in (2, 3, 4, 5))
+_HEAD = max(len(m) for m in _LEGACY_MAGICS)
+
+
+def _is_legacy(head):
+    return head.startswith(_LEGACY_MAGICS)
+
+
+def _storage_view(root, view):
+    """The slice (view_key, offset, numel) of the storage @root, as the
+    legacy format's view_metadata names it: the same memory."""
+    if not isinstance(view, tuple) or len(view) != 3 or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in view[1:]):
+        raise pickle.UnpicklingError('Dl.load: invalid storage view %r' % (view,))
+    _, offset, numel = view
+    if offset < 0 or numel < 0 or offset + numel > root.numel():
+        raise pickle.UnpicklingError('Dl.load: a view of %d elements at %d is past the end of '
+                                     'its storage of %d (key %s)' % (numel, offset, root.numel(),
+                                                                     root.key))
+    return _LoadedStorage(root.address + offset * root.element_size if numel else 0,
+                          numel * root.element_size, root.dtype, root.owner, root.key)
+
+
+def _small_pickle(fp, what, name, pickle_load_args):
+    """One of the legacy format's plain pickles (magic, version, sys_info,
+    the storage keys): no global may be in it."""
+    unpickler = _Unpickler(fp, None, None, True, **pickle_load_args)
+    try:
+        return unpickler.load()
+    except pickle.UnpicklingError:
+        raise
+    except Exception as e:
+        raise pickle.UnpicklingError('Dl.load: %s: the %s pickle of PyTorch\'s legacy format '
+                                     'is damaged (%s: %s)' % (what, name, type(e).__name__, e)) \
+            from None
+
+
+def _load_legacy(fp, what, map_location, weights_only, pickle_load_args):
+    magic = _small_pickle(fp, what, 'magic number', pickle_load_args)
+    if magic != _LEGACY_MAGIC_NUMBER:
+        raise RuntimeError('Invalid magic number; corrupt file?')
+    version = _small_pickle(fp, what, 'protocol version', pickle_load_args)
+    if version != _LEGACY_PROTOCOL_VERSION:
+        raise RuntimeError('Invalid protocol version: %s' % (version,))
+    sys_info = _small_pickle(fp, what, 'sys_info', pickle_load_args)
+    if isinstance(sys_info, dict) and sys_info.get('little_endian') is False:
+        raise RuntimeError('Dl.load: %s holds big-endian data, which libdl does not read' % what)
+    storages = collections.OrderedDict()  # key -> the storage whose bytes are to be read
+    # the bytes a seekable file has left: what its storages can hold at most
+    left = None
+    if fp.seekable():
+        here = fp.tell()
+        left = fp.seek(0, io.SEEK_END) - here
+        fp.seek(here)
+
+    def new_storage(key, stype, numel, location):
+        nonlocal left
+        nbytes = numel * Dl.dtype_get_size(stype.dtype._value)
+        if left is not None:
+            left -= nbytes
+            if left < 0:  # refused before it is allocated
+                raise RuntimeError('Dl.load: %s is truncated: the storage %s of %d elements of '
+                                   '%s does not fit in what is left of the file'
+                                   % (what, key, numel, stype.name))
+        if nbytes:
+            holder, address = _aligned(nbytes)
+        else:
+            holder, address = None, 0
+        st = _LoadedStorage(address, nbytes, stype.dtype, holder, key)
+        storages[key] = st
+        return _map_storage(st, location, map_location)
+
+    unpickler = _Unpickler(fp, new_storage, map_location, weights_only, legacy=True,
+                           **pickle_load_args)
+    result = _unpickle(unpickler, what, 'of the object', weights_only)
+    keys = _small_pickle(fp, what, 'storage keys', pickle_load_args)
+    if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys) or \
+            len(keys) != len(storages) or set(keys) != set(storages):
+        raise RuntimeError('Dl.load: %s: the storage keys listed after the pickle (%s) are '
+                           'not the storages the pickle names (%s)'
+                           % (what, _summary(keys), _summary(list(storages))))
+    count = bytearray(8)
+    for key in keys:
+        st = storages[key]
+        if _read_into(fp, memoryview(count)) != 8:
+            raise RuntimeError('Dl.load: %s is truncated (the size of storage %s is missing)'
+                               % (what, key))
+        numel, = struct.unpack('<q', count)
+        if numel != st.numel():
+            raise RuntimeError('Dl.load: %s: storage %s has wrong size: expected %d got %d'
+                               % (what, key, st.numel(), numel))
+        if st.nbytes and _read_into(fp, memoryview(st.owner).cast('B')) != st.nbytes:
+            raise RuntimeError('Dl.load: %s is truncated (storage %s needs %d bytes)'
+                               % (what, key, st.nbytes))
+    return result
+
+
+def _summary(keys):
+    if not isinstance(keys, list):
+        return 'a %s' % type(keys).__name__
+    return '%d keys: %s' % (len(keys), ', '.join(map(repr, keys[:4]))
+                           + (', ...' if len(keys) > 4 else ''))
+
+
+def _read_into(fp, view):
+    """Fills @view from @fp; the number of bytes read (fewer at the end)."""
+    got = 0
+    while got < len(view):
+        n = fp.readinto(view[got:])
+        if not n:
+            break
+        got += n
+    return got
+
+
+class _Prefixed(io.RawIOBase):
+    """An unseekable stream @f whose first bytes @head were already read."""
+
+    def __init__(self, head, f):
+        self.head, self.f = head, f
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        if self.head:
+            n = min(len(b), len(self.head))
+            b[:n] = self.head[:n]
+            self.head = self.head[n:]
+            return n
+        if hasattr(self.f, 'readinto'):
+            return self.f.readinto(b)
+        data = self.f.read(len(b))
+        b[:len(data)] = data
+        return len(data)
 
 
 def _apply_map_location(t, map_location):
@@ -1509,14 +1721,13 @@ def _apply_map_location(t, map_location):
     return t.to(map_location)
 
 
-_LEGACY_MAGIC = b'\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19'
-
-
 def load(f, map_location=None, pickle_module=None, *, weights_only=False, mmap=None,
          **pickle_load_args):
     """torch.load: reads what torch.save (PyTorch's or libdl's) or a
     safetensors writer wrote to @f, a path (memory-mapped) or a binary file
-    object. PyTorch's zip archives give back the pickled object (with
+    object (an unseekable one is read into memory first, or read as it
+    comes when it is in PyTorch's legacy format). PyTorch's zip archives
+    and legacy (pre-1.6) streams give back the pickled object (with
     @weights_only, only tensors, containers, plain values and the globals
     of add_safe_globals may be in it); a safetensors file gives what
     Dl.save wrote, or a dict of its tensors by sorted name."""
@@ -1526,18 +1737,19 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=False, mmap=N
     what = repr(os.fsdecode(f)) if _is_path(f) else 'the file'
     try:
         fp, buf = _open(f)
-        start = fp.tell()
-        head = fp.read(len(_LEGACY_MAGIC))
-        fp.seek(start)
+        if isinstance(fp, io.BufferedReader) and not fp.seekable():
+            head = fp.peek(_HEAD)
+        else:
+            start = fp.tell()
+            head = fp.read(_HEAD)
+            fp.seek(start)
     except OSError as e:
         raise _io_error(e, f) from None
     try:
         if head[:4] == b'PK\x03\x04':
             return _load_zip(fp, buf, what, map_location, weights_only, pickle_load_args)
-        if head == _LEGACY_MAGIC:
-            raise RuntimeError('Dl.load: %s is in PyTorch\'s legacy (pre-1.6, non-zip) format, '
-                               'which libdl does not read; in PyTorch, torch.save(torch.load(f), '
-                               'f) rewrites it in the zip format' % what)
+        if _is_legacy(head):
+            return _load_legacy(fp, what, map_location, weights_only, pickle_load_args)
         if _is_path(f):
             td = Dl.safetensors_load(Gio.File.new_for_path(os.fsdecode(f)), None)
         else:
