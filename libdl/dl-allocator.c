@@ -13,6 +13,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
+#include "dl-mutex-private.h"
 
 #include "dl-allocator-private.h"
 
@@ -102,7 +103,7 @@ dl_allocator_alloc (DlAllocator *self, gsize nbytes, gsize *block_size)
   gsize size = dl_allocator_round_size (self, MAX (nbytes, 1));
   gpointer ptr = NULL;
 
-  g_mutex_lock (&self->lock);
+  dl_mutex_lock (&self->lock);
   if (size >= self->min_cached_size)
     {
       gint64 key = size;
@@ -131,14 +132,14 @@ dl_allocator_alloc (DlAllocator *self, gsize nbytes, gsize *block_size)
       if (ptr == NULL && self->stats.cached > 0)
         {
           /* out of memory with blocks cached: give them back and retry */
-          g_mutex_unlock (&self->lock);
+          dl_mutex_unlock (&self->lock);
           dl_allocator_empty_cache (self);
-          g_mutex_lock (&self->lock);
+          dl_mutex_lock (&self->lock);
           ptr = self->raw_alloc (self->ctx, size);
         }
       if (ptr == NULL)
         {
-          g_mutex_unlock (&self->lock);
+          dl_mutex_unlock (&self->lock);
           return NULL;
         }
       self->stats.reserved += size;
@@ -146,7 +147,7 @@ dl_allocator_alloc (DlAllocator *self, gsize nbytes, gsize *block_size)
     }
   self->stats.allocated += size;
   self->stats.peak_allocated = MAX (self->stats.peak_allocated, self->stats.allocated);
-  g_mutex_unlock (&self->lock);
+  dl_mutex_unlock (&self->lock);
   *block_size = size;
   return ptr;
 }
@@ -154,7 +155,7 @@ dl_allocator_alloc (DlAllocator *self, gsize nbytes, gsize *block_size)
 void
 dl_allocator_release (DlAllocator *self, gpointer ptr, gsize block_size)
 {
-  g_mutex_lock (&self->lock);
+  dl_mutex_lock (&self->lock);
   self->stats.allocated -= block_size;
   if (block_size >= self->min_cached_size && self->stats.cached + block_size <= self->cache_limit)
     {
@@ -171,7 +172,7 @@ dl_allocator_release (DlAllocator *self, gpointer ptr, gsize block_size)
       self->raw_free (self->ctx, ptr, block_size);
       self->stats.reserved -= block_size;
     }
-  g_mutex_unlock (&self->lock);
+  dl_mutex_unlock (&self->lock);
 }
 
 /* Counts memory allocated outside the allocator (small inline storages) in
@@ -179,12 +180,12 @@ dl_allocator_release (DlAllocator *self, gpointer ptr, gsize block_size)
 void
 dl_allocator_track (DlAllocator *self, gssize delta)
 {
-  g_mutex_lock (&self->lock);
+  dl_mutex_lock (&self->lock);
   self->stats.allocated += delta;
   self->stats.reserved += delta;
   if (self->stats.allocated > self->stats.peak_allocated)
     self->stats.peak_allocated = self->stats.allocated;
-  g_mutex_unlock (&self->lock);
+  dl_mutex_unlock (&self->lock);
 }
 
 void
@@ -193,20 +194,20 @@ dl_allocator_empty_cache (DlAllocator *self)
   GHashTableIter iter;
   gpointer key, value;
 
-  g_mutex_lock (&self->lock);
+  dl_mutex_lock (&self->lock);
   g_hash_table_iter_init (&iter, self->free_lists);
   while (g_hash_table_iter_next (&iter, &key, &value))
     release_list_locked (self, *(gint64 *)key, value);
   g_hash_table_remove_all (self->free_lists);
-  g_mutex_unlock (&self->lock);
+  dl_mutex_unlock (&self->lock);
 }
 
 void
 dl_allocator_get_stats (DlAllocator *self, DlAllocatorStats *stats)
 {
-  g_mutex_lock (&self->lock);
+  dl_mutex_lock (&self->lock);
   *stats = self->stats;
-  g_mutex_unlock (&self->lock);
+  dl_mutex_unlock (&self->lock);
 }
 
 void

@@ -7,6 +7,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
+#include "dl-mutex-private.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -182,7 +183,7 @@ register_type_locked (const DlDeviceTypeInfo *info, GError **error)
 static void
 registry_lock_and_init (void)
 {
-  g_mutex_lock (&registry_lock);
+  dl_mutex_lock (&registry_lock);
   if (G_UNLIKELY (registry == NULL))
     {
       DlDeviceTypeInfo cpu;
@@ -207,7 +208,7 @@ dl_device_register_type (const DlDeviceTypeInfo *info, GError **error)
                         FALSE);
   registry_lock_and_init ();
   ok = register_type_locked (info, error);
-  g_mutex_unlock (&registry_lock);
+  dl_mutex_unlock (&registry_lock);
   return ok;
 }
 
@@ -342,7 +343,7 @@ dl_device_cpu (void)
 
       registry_lock_and_init ();
       device = lookup_locked ("cpu", NULL);
-      g_mutex_unlock (&registry_lock);
+      dl_mutex_unlock (&registry_lock);
       g_assert (device != NULL);
       g_once_init_leave (&cpu, (gsize)device);
     }
@@ -377,7 +378,7 @@ dl_device_get (const gchar *name, GError **error)
   device = lookup_locked (name, error);
   if (device)
     g_object_ref (device);
-  g_mutex_unlock (&registry_lock);
+  dl_mutex_unlock (&registry_lock);
   return device;
 }
 

@@ -11,6 +11,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
+#include "dl-mutex-private.h"
 
 #include <string.h>
 
@@ -104,10 +105,10 @@ void
 dl_generator_manual_seed (DlGenerator *self, guint64 seed)
 {
   g_return_if_fail (DL_IS_GENERATOR (self));
-  g_mutex_lock (&self->lock);
+  dl_mutex_lock (&self->lock);
   self->seed = seed;
   self->offset = 0;
-  g_mutex_unlock (&self->lock);
+  dl_mutex_unlock (&self->lock);
 }
 
 /**
@@ -146,9 +147,9 @@ dl_generator_initial_seed (DlGenerator *self)
   guint64 seed;
 
   g_return_val_if_fail (DL_IS_GENERATOR (self), 0);
-  g_mutex_lock (&self->lock);
+  dl_mutex_lock (&self->lock);
   seed = self->seed;
-  g_mutex_unlock (&self->lock);
+  dl_mutex_unlock (&self->lock);
   return seed;
 }
 
@@ -166,9 +167,9 @@ dl_generator_get_offset (DlGenerator *self)
   guint64 offset;
 
   g_return_val_if_fail (DL_IS_GENERATOR (self), 0);
-  g_mutex_lock (&self->lock);
+  dl_mutex_lock (&self->lock);
   offset = self->offset;
-  g_mutex_unlock (&self->lock);
+  dl_mutex_unlock (&self->lock);
   return offset;
 }
 
@@ -204,11 +205,11 @@ dl_generator_get_state (DlGenerator *self)
   guint64 words[3];
 
   g_return_val_if_fail (DL_IS_GENERATOR (self), NULL);
-  g_mutex_lock (&self->lock);
+  dl_mutex_lock (&self->lock);
   words[0] = GUINT64_TO_LE (DL_STATE_MAGIC);
   words[1] = GUINT64_TO_LE (self->seed);
   words[2] = GUINT64_TO_LE (self->offset);
-  g_mutex_unlock (&self->lock);
+  dl_mutex_unlock (&self->lock);
   return g_bytes_new (words, sizeof words);
 }
 
@@ -245,10 +246,10 @@ dl_generator_set_state (DlGenerator *self, GBytes *state, GError **error)
           (guint)DL_STATE_SIZE, size, size == DL_STATE_SIZE ? " with a wrong tag" : "");
       return FALSE;
     }
-  g_mutex_lock (&self->lock);
+  dl_mutex_lock (&self->lock);
   self->seed = GUINT64_FROM_LE (words[1]);
   self->offset = GUINT64_FROM_LE (words[2]);
-  g_mutex_unlock (&self->lock);
+  dl_mutex_unlock (&self->lock);
   return TRUE;
 }
 
@@ -273,7 +274,7 @@ dl_device_get_default_generator (DlDevice *device)
   g_return_val_if_fail (device == NULL || DL_IS_DEVICE (device), NULL);
   if (device == NULL)
     device = dl_device_cpu ();
-  g_mutex_lock (&defaults_lock);
+  dl_mutex_lock (&defaults_lock);
   if (defaults == NULL)
     defaults = g_hash_table_new (NULL, NULL);
   gen = g_hash_table_lookup (defaults, device);
@@ -282,7 +283,7 @@ dl_device_get_default_generator (DlDevice *device)
       gen = dl_generator_new (device, NULL);
       g_hash_table_insert (defaults, g_object_ref (device), gen);
     }
-  g_mutex_unlock (&defaults_lock);
+  dl_mutex_unlock (&defaults_lock);
   return gen;
 }
 
@@ -310,9 +311,9 @@ dl_generator_reserve (DlGenerator *self,
 {
   if (self == NULL)
     self = dl_device_get_default_generator (device);
-  g_mutex_lock (&self->lock);
+  dl_mutex_lock (&self->lock);
   *seed = self->seed;
   *offset = self->offset;
   self->offset += n_blocks;
-  g_mutex_unlock (&self->lock);
+  dl_mutex_unlock (&self->lock);
 }

@@ -12,6 +12,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
+#include "dl-mutex-private.h"
 
 #include "dl-node-private.h"
 #include "dl-tensor-private.h"
@@ -237,13 +238,13 @@ dl_autograd_set_anomaly_trace_func (DlAnomalyTraceFunc func,
   GDestroyNotify old_notify;
   gpointer old_data;
 
-  g_mutex_lock (&anomaly_lock);
+  dl_mutex_lock (&anomaly_lock);
   old_notify = anomaly_trace_notify;
   old_data = anomaly_trace_data;
   anomaly_trace_func = func;
   anomaly_trace_data = user_data;
   anomaly_trace_notify = notify;
-  g_mutex_unlock (&anomaly_lock);
+  dl_mutex_unlock (&anomaly_lock);
   if (old_notify)
     old_notify (old_data);
 }
@@ -253,10 +254,10 @@ anomaly_trace (void)
 {
   gchar *trace = NULL;
 
-  g_mutex_lock (&anomaly_lock);
+  dl_mutex_lock (&anomaly_lock);
   if (anomaly_trace_func)
     trace = anomaly_trace_func (anomaly_trace_data);
-  g_mutex_unlock (&anomaly_lock);
+  dl_mutex_unlock (&anomaly_lock);
   return trace;
 }
 

@@ -13,6 +13,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
+#include "dl-mutex-private.h"
 
 #include "dl-autograd-private.h"
 #include "dl-tensor-private.h"
@@ -41,10 +42,10 @@ hook_free (gpointer p)
 {
   Hook *h = p;
 
-  g_mutex_lock (&hooks_lock);
+  dl_mutex_lock (&hooks_lock);
   if (hook_owners)
     g_hash_table_remove (hook_owners, GUINT_TO_POINTER (h->id));
-  g_mutex_unlock (&hooks_lock);
+  dl_mutex_unlock (&hooks_lock);
   if (h->notify)
     h->notify (h->user_data);
   g_weak_ref_clear (&h->retain);
@@ -78,7 +79,7 @@ hook_attach (DlTensor *self, Hook *h)
       owner = G_OBJECT (self);
     }
   g_weak_ref_init (ref, owner);
-  g_mutex_lock (&hooks_lock);
+  dl_mutex_lock (&hooks_lock);
   if (hook_owners == NULL)
     hook_owners = g_hash_table_new_full (NULL, NULL, NULL, weak_ref_free);
   h->id = ++last_hook_id;
@@ -86,7 +87,7 @@ hook_attach (DlTensor *self, Hook *h)
   if (*hooks == NULL)
     *hooks = g_ptr_array_new_with_free_func (hook_free);
   g_ptr_array_add (*hooks, h);
-  g_mutex_unlock (&hooks_lock);
+  dl_mutex_unlock (&hooks_lock);
   return h->id;
 }
 
@@ -158,7 +159,7 @@ dl_autograd_remove_hook (guint id)
   GPtrArray *hooks;
   Hook *found = NULL;
 
-  g_mutex_lock (&hooks_lock);
+  dl_mutex_lock (&hooks_lock);
   if (hook_owners)
     {
       GWeakRef *ref = g_hash_table_lookup (hook_owners, GUINT_TO_POINTER (id));
@@ -175,7 +176,7 @@ dl_autograd_remove_hook (guint id)
             break;
           }
     }
-  g_mutex_unlock (&hooks_lock);
+  dl_mutex_unlock (&hooks_lock);
   if (found)
     hook_free (found);
   return found != NULL;
@@ -215,7 +216,7 @@ dl_hooks_run (GPtrArray *hooks,
   g_autoptr (GPtrArray) run = NULL;
 
   /* a hook may remove hooks: run over a copy of the list */
-  g_mutex_lock (&hooks_lock);
+  dl_mutex_lock (&hooks_lock);
   run = g_ptr_array_new ();
   for (guint i = 0; i < hooks->len; i++)
     {
@@ -223,7 +224,7 @@ dl_hooks_run (GPtrArray *hooks,
       if (h->output_nr == output_nr)
         g_ptr_array_add (run, h);
     }
-  g_mutex_unlock (&hooks_lock);
+  dl_mutex_unlock (&hooks_lock);
 
   for (guint i = 0; i < run->len; i++)
     {

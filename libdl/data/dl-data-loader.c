@@ -12,6 +12,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
+#include "dl-mutex-private.h"
 
 #include <gio/gio.h>
 
@@ -459,7 +460,7 @@ worker (gpointer data)
 {
   DlDataLoaderIter *self = data;
 
-  g_mutex_lock (&self->lock);
+  dl_mutex_lock (&self->lock);
   for (;;)
     {
       gint64 b;
@@ -468,19 +469,19 @@ worker (gpointer data)
 
       while (!self->stopping && self->next_claim < self->n_batches
              && self->next_claim >= self->position + self->ahead)
-        g_cond_wait (&self->changed, &self->lock);
+        dl_cond_wait (&self->changed, &self->lock);
       if (self->stopping || self->next_claim >= self->n_batches)
         break;
       b = self->next_claim++;
-      g_mutex_unlock (&self->lock);
+      dl_mutex_unlock (&self->lock);
       batch = load_batch (self, b, &error);
-      g_mutex_lock (&self->lock);
+      dl_mutex_lock (&self->lock);
       self->slots[b].batch = batch;
       self->slots[b].error = error;
       self->slots[b].done = TRUE;
       g_cond_broadcast (&self->changed);
     }
-  g_mutex_unlock (&self->lock);
+  dl_mutex_unlock (&self->lock);
   return NULL;
 }
 
@@ -489,10 +490,10 @@ stop_workers (DlDataLoaderIter *self)
 {
   if (!self->threads)
     return;
-  g_mutex_lock (&self->lock);
+  dl_mutex_lock (&self->lock);
   self->stopping = TRUE;
   g_cond_broadcast (&self->changed);
-  g_mutex_unlock (&self->lock);
+  dl_mutex_unlock (&self->lock);
   for (guint i = 0; i < self->n_threads; i++)
     g_thread_join (self->threads[i]);
   g_clear_pointer (&self->threads, g_free);
@@ -626,10 +627,10 @@ dl_data_loader_iter_next (DlDataLoaderIter *self, GPtrArray **batch, GError **er
     }
   else
     {
-      g_mutex_lock (&self->lock);
+      dl_mutex_lock (&self->lock);
       slot = &self->slots[self->position];
       while (!slot->done)
-        g_cond_wait (&self->changed, &self->lock);
+        dl_cond_wait (&self->changed, &self->lock);
       out = g_steal_pointer (&slot->batch);
       if (slot->error)
         {
@@ -638,7 +639,7 @@ dl_data_loader_iter_next (DlDataLoaderIter *self, GPtrArray **batch, GError **er
         }
       self->position++;
       g_cond_broadcast (&self->changed);
-      g_mutex_unlock (&self->lock);
+      dl_mutex_unlock (&self->lock);
       if (self->failed)
         stop_workers (self);
     }

@@ -55,11 +55,12 @@ static struct
   gboolean openmp; /* the OpenMP build: single-threaded inside our regions */
 } blas = { cblas_sgemm, cblas_dgemm, FALSE };
 
-/* Whether AddressSanitizer is in the process: it refuses RTLD_DEEPBIND. */
+/* Whether a sanitizer's runtime is in the process: Address- and
+ * ThreadSanitizer refuse RTLD_DEEPBIND. */
 static gboolean
-under_asan (void)
+under_sanitizer (void)
 {
-  return dlsym (RTLD_DEFAULT, "__asan_init") != NULL;
+  return dlsym (RTLD_DEFAULT, "__asan_init") != NULL || dlsym (RTLD_DEFAULT, "__tsan_init") != NULL;
 }
 
 void
@@ -70,7 +71,7 @@ dl_cpu_blas_init (void)
    * threading driver among them) bind inside it, not to the pthread build
    * that may already be global in the process (GModule, which
    * introspection loads libdl with, makes libraries global) */
-  if (g_strcmp0 (g_getenv ("DL_BLAS"), "process") != 0 && !under_asan ())
+  if (g_strcmp0 (g_getenv ("DL_BLAS"), "process") != 0 && !under_sanitizer ())
     {
       void *h = dlopen (DL_OPENBLAS_OPENMP_PATH, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
       void *s = h ? dlsym (h, "cblas_sgemm") : NULL;
