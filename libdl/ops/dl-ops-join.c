@@ -478,6 +478,7 @@ dl_tensor_repeat (DlTensor *self, const gint64 *repeats, gsize n_repeats, GError
   gint lead;
   g_autoptr (DlTensor) v = NULL;
   g_autoptr (DlTensor) e = NULL;
+  g_autoptr (DlTensor) c = NULL;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (n_repeats < (gsize)self->ndim)
@@ -510,10 +511,14 @@ dl_tensor_repeat (DlTensor *self, const gint64 *repeats, gsize n_repeats, GError
       big[2 * i + 1] = s;
       out[i] = repeats[i] * s;
     }
+  /* the expanded tensor cloned: a reshape of it alone would be a view of
+   * @self wherever it can (repeat (2, 1) of a vector), and torch's repeat
+   * always copies */
   if (!(v = dl_tensor_reshape (self, inter, 2 * n_repeats, error))
-      || !(e = dl_tensor_expand (v, big, 2 * n_repeats, error)))
+      || !(e = dl_tensor_expand (v, big, 2 * n_repeats, error))
+      || !(c = dl_tensor_clone (e, error)))
     return NULL;
-  return dl_tensor_reshape (e, out, n_repeats, error);
+  return dl_tensor_reshape (c, out, n_repeats, error);
 }
 
 /* self indexed along @dim by a host-made index (flip, roll) */

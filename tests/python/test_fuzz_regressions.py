@@ -1,0 +1,113 @@
+# test_fuzz_regressions.py: the bugs the differential fuzzer
+# (tests/fuzz/difffuzz.py) found, each against torch: the same call raises
+# the same exception class under both, or returns the same values.
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+import warnings
+
+import pytest
+import torch
+
+from conftest import Dl
+
+# index_select and embedding checked no index when another dim was empty
+# (the gather read nothing). torch raises a RuntimeError there and an
+# IndexError when the tensor has elements; libdl an IndexError both times.
+EMPTY_INDEX = [
+    "lib.ones(2, 0, 3).index_select(0, lib.tensor([7]))",
+    "lib.zeros(0, 3).index_select(1, lib.tensor([7]))",
+    "lib.zeros(0, 3).index_select(0, lib.tensor([0]))",
+    "lib.nn.functional.embedding(lib.tensor([[5, -1]]), lib.zeros(4, 0))",
+]
+
+# (call text run with lib = Dl or torch, that both must refuse with an
+# exception of the same family)
+RAISES = [
+    # index_put with a mask of the wrong shape
+    "lib.arange(24.).reshape(4, 2, 3).index_put_((lib.tensor([True, False]),), lib.ones(3))",
+    "lib.arange(24.).reshape(4, 2, 3).index_put((lib.tensor([0]), lib.tensor([True] * 3)),"
+    " lib.ones(3))",
+    # index_copy and index_add broadcast their source
+    "lib.zeros(3, 4).index_copy_(0, lib.tensor([0, 0]), lib.ones(1, 4))",
+    "lib.zeros(3, 4).index_copy_(0, lib.tensor([0]), lib.ones(4))",
+    "lib.zeros(3, 4).index_add_(0, lib.tensor([0, 0]), lib.ones(1, 4))",
+    "lib.zeros(3, 4).index_add(0, lib.tensor([0]), lib.ones(1, 3))",
+    "lib.zeros(3, 4).index_copy(1, lib.tensor([0]), lib.ones(2, 1))",
+    "lib.zeros(3, 4).index_add_(0, lib.tensor([0]), 1.)",
+    # a NaN learning rate was dropped by GObject (with a warning) for the
+    # default
+    "lib.optim.Adagrad([lib.nn.Parameter(lib.ones(2))], lr=float('nan'))",
+    "lib.optim.Adam([lib.nn.Parameter(lib.ones(2))], lr=0.1, eps=float('nan'))",
+    "lib.optim.RMSprop([lib.nn.Parameter(lib.ones(2))], lr=float('nan'))",
+]
+
+
+@pytest.mark.parametrize("expr", RAISES)
+def test_raises_as_torch(expr):
+    with pytest.raises(Exception) as expected:
+        eval(expr, {"lib": torch})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(Exception) as got:
+            eval(expr, {"lib": Dl})
+    # the families of difffuzz.py: TypeError, IndexError, the rest
+    def family(e):
+        return TypeError if isinstance(e, TypeError) else \
+            IndexError if isinstance(e, IndexError) else RuntimeError
+    assert family(got.value) is family(expected.value), (got.value, expected.value)
+
+
+@pytest.mark.parametrize("expr", EMPTY_INDEX)
+def test_empty_index_checked(expr):
+    with pytest.raises(Exception):
+        eval(expr, {"lib": torch})
+    with pytest.raises(IndexError):
+        eval(expr, {"lib": Dl})
+    # and the indices in range still select nothing
+    assert Dl.ones(2, 0, 3).index_select(0, Dl.tensor([1, 0, 1])).shape == (3, 0, 3)
+
+
+def test_index_copy_add_right_shapes():
+    for lib in (torch, Dl):
+        x = lib.zeros(3, 4)
+        x.index_copy_(1, lib.tensor([0, 2]), lib.ones(3, 2))
+        x.index_add_(0, lib.tensor([1, 1]), lib.ones(2, 4))
+        y = lib.zeros(3).index_copy_(0, lib.tensor([1]), lib.tensor(5.))
+        assert x.tolist() == [[1, 0, 1, 0], [3, 2, 3, 2], [1, 0, 1, 0]]
+        assert y.tolist() == [0, 5, 0]
+
+
+def test_repeat_copies():
+    # repeat (2, 1) of a vector was a view of it: writing to the result
+    # wrote to the input, and to every repeated row
+    x = Dl.arange(3.)
+    r = x.repeat(2, 1)
+    r[0, 0] = 9
+    assert x.tolist() == [0, 1, 2]
+    assert r.tolist() == [[9, 1, 2], [0, 1, 2]]
+    y = Dl.arange(4.)
+    y.repeat(1).add_(1)
+    assert y.tolist() == [0, 1, 2, 3]
+    z = Dl.arange(3., requires_grad=True)
+    z.repeat(2, 2).sum().backward()
+    assert z.grad.tolist() == [4, 4, 4]
+
+
+def test_optimizer_nan_lr():
+    # torch 1.13's SGD takes a NaN lr (its check is lr < 0) and fails no
+    # step; libdl refuses it at once, as torch's other optimizers do
+    with pytest.raises(ValueError, match='learning rate'):
+        Dl.optim.SGD([Dl.nn.Parameter(Dl.ones(2))], lr=float('nan'))
+
+
+def test_optimizer_infinite_options():
+    # torch takes an infinite weight decay (0 <= inf); GObject's property
+    # would not, so it goes in as a group option
+    p = Dl.nn.Parameter(Dl.ones(2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        opt = Dl.optim.SGD([p], lr=0.1, weight_decay=float('inf'))
+    assert opt.param_groups[0]['weight_decay'] == float('inf')
+    assert opt.param_groups[0]['lr'] == 0.1
