@@ -111,3 +111,22 @@ def test_optimizer_infinite_options():
         opt = Dl.optim.SGD([p], lr=0.1, weight_decay=float('inf'))
     assert opt.param_groups[0]['weight_decay'] == float('inf')
     assert opt.param_groups[0]['lr'] == 0.1
+
+
+@pytest.mark.parametrize("expr", [
+    "Dl.nn.LeakyReLU(float('nan'))",
+    "Dl.nn.ELU(alpha=float('inf'))",
+    "Dl.nn.BatchNorm1d(3, eps=float('nan'))",
+    "Dl.nn.HuberLoss(delta=float('nan'))",
+    "Dl.nn.MultiheadAttention(4, 2, dropout=float('nan'))",
+    "Dl.optim.lr_scheduler.ExponentialLR("
+    "Dl.optim.SGD([Dl.nn.Parameter(Dl.ones(1))], lr=0.1), gamma=float('nan'))",
+])
+def test_nonfinite_hyperparameters(expr):
+    # a double property cannot hold a NaN or an infinity: GObject printed
+    # a warning and kept the default; now a ValueError (torch takes most of
+    # them and computes NaNs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match='finite'):
+            eval(expr)
