@@ -749,8 +749,10 @@ dl_one_hot (DlTensor *tensor, gint64 num_classes, GError **error)
           return NULL;
         }
     }
-  else if (num_classes == -1)
+  else if (num_classes <= 0)
     {
+      /* as torch: an empty tensor needs a positive num_classes, 0 too
+       * being taken for "infer" */
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                    "one_hot: Can not infer total number of classes from empty tensor.");
       return NULL;

@@ -41,6 +41,21 @@ RAISES = [
     "lib.optim.Adagrad([lib.nn.Parameter(lib.ones(2))], lr=float('nan'))",
     "lib.optim.Adam([lib.nn.Parameter(lib.ones(2))], lr=0.1, eps=float('nan'))",
     "lib.optim.RMSprop([lib.nn.Parameter(lib.ones(2))], lr=float('nan'))",
+    # a 0-d tensor's flatten checked no dim
+    "lib.tensor(-3).flatten(2)",
+    "lib.tensor(-3).flatten(0, -2)",
+    # one_hot of an empty tensor with num_classes 0
+    "lib.nn.functional.one_hot(lib.zeros(0, dtype=lib.int64), 0)",
+    # losses took integer or other-dtype targets
+    "lib.nn.functional.binary_cross_entropy(lib.ones(3, 4) / 2, lib.arange(12).reshape(3, 4))",
+    "lib.nn.functional.binary_cross_entropy(lib.ones(3) / 2, lib.ones(3, dtype=lib.float64))",
+    "lib.nn.functional.kl_div(lib.ones(3), lib.arange(3), reduction='sum')",
+    # ints beyond int64 were written as floats, strings were parsed
+    "lib.ones(3).fill_(2**70)",
+    "lib.ones(3).fill_('1')",
+    "lib.ones(3).fill_(lib.ones(2))",
+    "lib.ones(2, 3).__setitem__(0, 2**70)",
+    "lib.ones(2, 3).__setitem__(lib.tensor([0]), -2**70)",
 ]
 
 

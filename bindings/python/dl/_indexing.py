@@ -561,6 +561,9 @@ def _setitem(self, idx, value):
             else:
                 t.fill_(value)
             return
+        if isinstance(value, numbers.Integral) and \
+                not -0x8000000000000000 <= value <= 0x7fffffffffffffff:
+            raise RuntimeError('Overflow when unpacking long')
         tp, indices, bshape, back = _advanced_layout(t, adv)
         if not _is_tensor(value):
             if isinstance(value, (list, tuple, _np.ndarray)):
