@@ -56,6 +56,11 @@ RAISES = [
     "lib.ones(3).fill_(lib.ones(2))",
     "lib.ones(2, 3).__setitem__(0, 2**70)",
     "lib.ones(2, 3).__setitem__(lib.tensor([0]), -2**70)",
+    # a pooling stride of 0 was taken for "missing" (the kernel size)
+    "lib.nn.AvgPool2d(3, stride=0)(lib.ones(1, 3, 5))",
+    "lib.nn.MaxPool2d(2, stride=(1, 0))(lib.ones(1, 3, 5))",
+    # binary_cross_entropy_with_logits took an integer target
+    "lib.nn.functional.binary_cross_entropy_with_logits(lib.ones(3), lib.arange(3))",
 ]
 
 

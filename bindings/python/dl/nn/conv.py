@@ -450,7 +450,15 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 
 def _stride_or_kernel(stride, kernel):
-    return [0, 0] if stride is None or stride == [] else _pair(stride, 'stride')
+    """The layer's stride properties: 0 (the C layer's "missing", which is
+    the kernel size) for None; a stride of 0 given is an error, as torch's
+    forward raises."""
+    if stride is None or stride == []:
+        return [0, 0]
+    s = _pair(stride, 'stride')
+    if 0 in s:
+        raise RuntimeError('stride should not be zero')
+    return s
 
 
 @typelib_override(__name__)

@@ -154,6 +154,9 @@ def _bce_check(input, target):
 
 
 def _bce_logits_check(input, target):
+    if not target.is_floating_point():
+        raise RuntimeError("result type %s can't be cast to the desired output type %s"
+                           % (_dtype_name(input), _dtype_name(target)))
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError('Target size ({}) must be the same as input size ({})'.format(
             target.shape, input.shape))
