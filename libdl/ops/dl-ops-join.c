@@ -401,7 +401,7 @@ dl_tensor_split (DlTensor *self, gint64 split_size, gint dim, gsize *n_out, GErr
                    split_size);
       return NULL;
     }
-  count = n == 0 ? 1 : (n + split_size - 1) / split_size;
+  count = n == 0 ? 1 : n / split_size + (n % split_size != 0);
   sizes = g_new (gint64, count);
   for (gint64 i = 0; i < count; i++)
     sizes[i] = n == 0 ? 0 : MIN (split_size, n - i * split_size);
@@ -448,8 +448,15 @@ dl_tensor_chunk (DlTensor *self, gint64 chunks, gint dim, gsize *n_out, GError *
   n = self->sizes[dim];
   if (n == 0)
     {
-      /* PyTorch gives @chunks empty pieces */
-      g_autofree gint64 *sizes = g_new0 (gint64, chunks);
+      /* PyTorch gives @chunks empty pieces (and fails to allocate as
+       * many as 2**40) */
+      g_autofree gint64 *sizes = g_try_new0 (gint64, chunks);
+      if (sizes == NULL)
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_OUT_OF_MEMORY,
+                       "chunk: cannot make %" G_GINT64_FORMAT " empty pieces", chunks);
+          return NULL;
+        }
       return dl_tensor_split_with_sizes (self, sizes, chunks, dim, n_out, error);
     }
   return dl_tensor_split (self, (n + chunks - 1) / chunks, dim, n_out, error);

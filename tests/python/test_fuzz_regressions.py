@@ -150,3 +150,13 @@ def test_nonfinite_hyperparameters(expr):
         warnings.simplefilter("error")
         with pytest.raises(ValueError, match='finite'):
             eval(expr)
+
+
+def test_chunk_split_extremes():
+    # chunk of an empty dim into 2**40 pieces aborted in g_new0 (torch
+    # raises bad_alloc); split by a size near 2**63 overflowed the count
+    with pytest.raises(RuntimeError):
+        Dl.zeros(0, 3).chunk(2**40, 0)
+    assert len(Dl.zeros(0, 3).chunk(5, 0)) == len(torch.zeros(0, 3).chunk(5, 0))
+    assert [t.shape[0] for t in Dl.ones(5).split(2**63 - 1)] == \
+        [t.shape[0] for t in torch.ones(5).split(2**63 - 1)]
