@@ -118,11 +118,30 @@ PERMISSIVE = [
     ('bug', r'arange\(', r'step must be nonzero',
      "arange with an integer dtype does not check that the step, cast to "
      "that dtype, is not zero (arange(0, 0.5, 0.5, dtype=uint8))"),
-    ('bug', r"float\('(nan|inf)'\)|1e\+?308", r"cannot be converted to type int64_t without overflow|"
-     r"cannot be converted to type (int|long|uint8_t|int8_t|int16_t|bool)",
+    ('bug', r"float\('(nan|inf)'\)|1e\+?308|1e39", r"cannot be converted to type int64_t without overflow|"
+     r"cannot be converted to type (int|long|uint8_t|int8_t|int16_t|int32|int64|uint8|bool)",
      "a NaN, inf or out-of-range float written into an integer tensor "
-     "(masked_fill_, fill_) is cast in C, which is undefined behaviour "
-     "(-2**63 on x86-64) instead of an error"),
+     "(masked_fill_, fill_, T.tensor([1e39], dtype=T.int64)) is cast in C, "
+     "which is undefined behaviour (-2**63 on x86-64) instead of an error"),
+    ('deliberate', r'\(T\.ones\(2, 0, 3\)', r'(Non-empty|Expected|expected) [234]D|'
+     r'(with|and) non-zero dimensions|tensor expected for input',
+     "pooling, padding and resampling of an input with an empty non-batch "
+     "dim give an empty output; torch 1.13 refuses such an input"),
+    ('deliberate', r'stride=2\*\*(3[1-9]|[4-9]\d)', r'stride should be greater than zero',
+     "libdl's strides are int64; torch 1.13's pooling overflows a stride "
+     "past int32 to 0"),
+    ('bug', r'T\.nn\.functional\.pad\(', r'Invalid padding size|negative padding|'
+     r'exceeds dimension size|Dimension out of range',
+     "pad: negative padding that removes more than a dim holds, and circular "
+     "padding of a 2-D input, are not refused"),
+    ('bug', r'x\.(var|prod)\(\)[^\n]*\n[^\n]*create_graph', r'does not require grad',
+     "the gradient of var() or prod() of a 0-d tensor is differentiable in "
+     "libdl and a constant (not requiring grad) in torch"),
+    ('bug', r'dtype=T\.int', r'isDifferentiableType',
+     "sum and prod to an integer dtype of a tensor that requires grad are "
+     "not refused"),
+    ('bug', r'GroupNorm', r'Expected more than 1 value per channel',
+     "GroupNorm does not refuse a group of one value per channel"),
 ]
 
 # Known libdl bugs that are being fixed in C elsewhere: calls matching one
@@ -1286,6 +1305,8 @@ def main():
                 case, code = FAMILIES[fam](Gen(rng))
                 if args.include_known or not any(re.search(rx, code) for _, rx in KNOWN_BUGS):
                     break
+            if i and i % 10000 == 0:
+                print('... %d calls, %.0f s' % (i, time.monotonic() - start), file=sys.stderr, flush=True)
             od = workers['dl'].call(code)
             ot = workers['torch'].call(code)
             outcome = classify(od, ot)

@@ -59,6 +59,11 @@ RAISES = [
     # a pooling stride of 0 was taken for "missing" (the kernel size)
     "lib.nn.AvgPool2d(3, stride=0)(lib.ones(1, 3, 5))",
     "lib.nn.MaxPool2d(2, stride=(1, 0))(lib.ones(1, 3, 5))",
+    # -1 is AdaptiveAvgPool2d's C value for None, so -1 given passed for it
+    "lib.nn.AdaptiveAvgPool2d(-1)(lib.ones(3, 2, 3))",
+    # index_copy took a negative index (index_put wraps it)
+    "lib.zeros(3, 4).index_copy_(0, lib.tensor([-1]), lib.ones(1, 4))",
+    "lib.zeros(3, 4).index_add_(0, lib.tensor([3]), lib.ones(1, 4))",
     # binary_cross_entropy_with_logits took an integer target
     "lib.nn.functional.binary_cross_entropy_with_logits(lib.ones(3), lib.arange(3))",
 ]

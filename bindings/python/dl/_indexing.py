@@ -361,6 +361,13 @@ def _check_index_source(self, dim, index, source, name):
     if not isinstance(dim, int) or not -nd <= dim < nd:
         return
     dim %= nd
+    if index.numel() > 0:
+        # torch takes no negative index here (index_put, below, would)
+        lo, hi = int(index.min()), int(index.max())
+        bad = lo if lo < 0 else hi if hi >= self.shape[dim] else None
+        if bad is not None:
+            raise IndexError('%s(): index %d is out of bounds for dimension %d with size %d'
+                             % (name, bad, dim, self.shape[dim]))
     if index.numel() != source.shape[dim]:
         raise error('%s(): Number of indices (%d) should be equal to source.size(dim) (%d)'
                     % (name, index.numel(), source.shape[dim]))
