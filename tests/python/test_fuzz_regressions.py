@@ -165,3 +165,14 @@ def test_chunk_split_extremes():
     assert len(Dl.zeros(0, 3).chunk(5, 0)) == len(torch.zeros(0, 3).chunk(5, 0))
     assert [t.shape[0] for t in Dl.ones(5).split(2**63 - 1)] == \
         [t.shape[0] for t in torch.ones(5).split(2**63 - 1)]
+
+
+@pytest.mark.parametrize("expr", [
+    "lib.hstack([lib.zeros(0), lib.ones(2, 2), lib.ones(2, 2)])",
+    "lib.hstack([lib.tensor(1.), lib.ones(2)])",
+    "lib.hstack([lib.ones(2, 1), lib.ones(2, 3)])",
+])
+def test_hstack_dim(expr):
+    # hstack chose dim 1 when any tensor had 2 dims; torch looks at the
+    # first only (an empty vector then goes along dim 0, skipped by cat)
+    assert tuple(eval(expr, {"lib": Dl}).shape) == tuple(eval(expr, {"lib": torch}).shape)

@@ -698,8 +698,10 @@ def stack(tensors, dim=0, *, out=None):
 
 
 def hstack(tensors):
-    tensors = _tensor_seq(tensors, 'hstack')
-    return cat(tensors, 0 if all(t.get_ndim() <= 1 for t in tensors) else 1)
+    # as torch: 0-d tensors as vectors, then along dim 0 if the first is a
+    # vector (the others may be empty vectors, which cat skips), else dim 1
+    tensors = [t.reshape(1) if t.get_ndim() == 0 else t for t in _tensor_seq(tensors, 'hstack')]
+    return cat(tensors, 0 if not tensors or tensors[0].get_ndim() == 1 else 1)
 
 
 def vstack(tensors):
