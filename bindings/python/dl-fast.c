@@ -306,12 +306,17 @@ get_double (PyObject *o, gdouble *v)
     *v = PyFloat_AS_DOUBLE (o);
   else if (PyLong_CheckExact (o))
     {
-      *v = PyLong_AsDouble (o);
-      if (*v == -1.0 && PyErr_Occurred ())
+      /* an int beyond int64 falls back to Python, which raises torch's
+       * "Overflow when unpacking long" */
+      int overflow;
+      long long l = PyLong_AsLongLongAndOverflow (o, &overflow);
+
+      if (overflow || (l == -1 && PyErr_Occurred ()))
         {
           PyErr_Clear ();
           return FALSE;
         }
+      *v = (gdouble)l;
     }
   else
     return FALSE;

@@ -284,7 +284,23 @@ dl_tensor_index_select (DlTensor *self, gint dim, DlTensor *index, GError **erro
   if (!(v = dl_tensor_reshape (idx, vshape, nd, error))
       || !(e = dl_tensor_expand (v, shape, nd, error)))
     return NULL;
-  out = dl_tensor_gather (src, dim, e, &local);
+  if (e->numel == 0 && idx->numel > 0)
+    {
+      /* another dim is empty, so the gather reads nothing and checks no
+       * index; torch checks them all the same: gather them from a line
+       * as long as @dim */
+      g_autoptr (DlTensor) line = dl_zeros ((gint64[]){ src->sizes[dim] }, 1, DL_DTYPE_UINT8,
+                                            dl_tensor_get_device (src), error);
+      g_autoptr (DlTensor) seen = NULL;
+
+      if (!line)
+        return NULL;
+      seen = dl_tensor_gather (line, 0, idx, &local);
+    }
+  if (!local)
+    out = dl_tensor_gather (src, dim, e, &local);
+  else
+    out = NULL;
   if (local)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
@@ -733,8 +749,10 @@ dl_one_hot (DlTensor *tensor, gint64 num_classes, GError **error)
           return NULL;
         }
     }
-  else if (num_classes == -1)
+  else if (num_classes <= 0)
     {
+      /* as torch: an empty tensor needs a positive num_classes, 0 too
+       * being taken for "infer" */
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                    "one_hot: Can not infer total number of classes from empty tensor.");
       return NULL;

@@ -401,7 +401,7 @@ dl_tensor_split (DlTensor *self, gint64 split_size, gint dim, gsize *n_out, GErr
                    split_size);
       return NULL;
     }
-  count = n == 0 ? 1 : (n + split_size - 1) / split_size;
+  count = n == 0 ? 1 : n / split_size + (n % split_size != 0);
   sizes = g_new (gint64, count);
   for (gint64 i = 0; i < count; i++)
     sizes[i] = n == 0 ? 0 : MIN (split_size, n - i * split_size);
@@ -448,8 +448,15 @@ dl_tensor_chunk (DlTensor *self, gint64 chunks, gint dim, gsize *n_out, GError *
   n = self->sizes[dim];
   if (n == 0)
     {
-      /* PyTorch gives @chunks empty pieces */
-      g_autofree gint64 *sizes = g_new0 (gint64, chunks);
+      /* PyTorch gives @chunks empty pieces (and fails to allocate as
+       * many as 2**40) */
+      g_autofree gint64 *sizes = g_try_new0 (gint64, chunks);
+      if (sizes == NULL)
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_OUT_OF_MEMORY,
+                       "chunk: cannot make %" G_GINT64_FORMAT " empty pieces", chunks);
+          return NULL;
+        }
       return dl_tensor_split_with_sizes (self, sizes, chunks, dim, n_out, error);
     }
   return dl_tensor_split (self, (n + chunks - 1) / chunks, dim, n_out, error);
@@ -478,6 +485,7 @@ dl_tensor_repeat (DlTensor *self, const gint64 *repeats, gsize n_repeats, GError
   gint lead;
   g_autoptr (DlTensor) v = NULL;
   g_autoptr (DlTensor) e = NULL;
+  g_autoptr (DlTensor) c = NULL;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (n_repeats < (gsize)self->ndim)
@@ -510,10 +518,14 @@ dl_tensor_repeat (DlTensor *self, const gint64 *repeats, gsize n_repeats, GError
       big[2 * i + 1] = s;
       out[i] = repeats[i] * s;
     }
+  /* the expanded tensor cloned: a reshape of it alone would be a view of
+   * @self wherever it can (repeat (2, 1) of a vector), and torch's repeat
+   * always copies */
   if (!(v = dl_tensor_reshape (self, inter, 2 * n_repeats, error))
-      || !(e = dl_tensor_expand (v, big, 2 * n_repeats, error)))
+      || !(e = dl_tensor_expand (v, big, 2 * n_repeats, error))
+      || !(c = dl_tensor_clone (e, error)))
     return NULL;
-  return dl_tensor_reshape (e, out, n_repeats, error);
+  return dl_tensor_reshape (c, out, n_repeats, error);
 }
 
 /* self indexed along @dim by a host-made index (flip, roll) */

@@ -332,7 +332,11 @@ dl_tensor_flatten (DlTensor *self, gint start_dim, gint end_dim, GError **error)
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (self->ndim == 0)
     {
+      /* a 0-d tensor's dims are -1 and 0, as a vector's */
       gint64 one = 1;
+      if (!dl_normalize_dim ("flatten", &start_dim, 1, error)
+          || !dl_normalize_dim ("flatten", &end_dim, 1, error))
+        return NULL;
       return dl_tensor_reshape (self, &one, 1, error);
     }
   if (!dl_normalize_dim ("flatten", &start_dim, self->ndim, error)

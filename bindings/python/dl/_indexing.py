@@ -177,32 +177,43 @@ def _t_where(self, condition, y):
     return where(condition, self, y)
 
 
-def _index_list(indices):
+def _index_list(indices, shape):
+    """index_put's indices, masks turned into the index tensors of their
+    true entries once their shape is checked against @shape's dims (the
+    ones they index)."""
     out = []
+    d = 0
     for i in indices:
         if i is None:
             raise NotImplementedError('index_put_: None entries are not supported; index the '
                                       'leading dims')
         i = _to_tensor_arg(i)
         if i.get_dtype() in (Dl.DType.BOOL, Dl.DType.UINT8):
+            for j, s in enumerate(i.get_shape()):
+                if d + j >= len(shape) or s != shape[d + j]:
+                    raise IndexError('The shape of the mask %s at index %d does not match the '
+                                     'shape of the indexed tensor %s at index %d'
+                                     % (list(i.get_shape()), j, list(shape), d + j))
             out.extend(_t_nonzero(i.bool() if i.get_dtype() == Dl.DType.UINT8 else i,
                                   as_tuple=True))
+            d += max(i.get_ndim(), 1)
         else:
             out.append(i)
+            d += 1
     return out
 
 
 @_checked
 def _t_index_put_(self, indices, values, accumulate=False):
-    Dl.Tensor.index_put_(self, _index_list(indices), _number_tensor(values, self),
-                         bool(accumulate))
+    Dl.Tensor.index_put_(self, _index_list(indices, self.get_shape()),
+                         _number_tensor(values, self), bool(accumulate))
     return self
 
 
 @_checked
 def _t_index_put(self, indices, values, accumulate=False):
-    return Dl.Tensor.index_put(self, _index_list(indices), _number_tensor(values, self),
-                               bool(accumulate))
+    return Dl.Tensor.index_put(self, _index_list(indices, self.get_shape()),
+                               _number_tensor(values, self), bool(accumulate))
 
 
 _c_unbind = Dl.Tensor.unbind
@@ -330,8 +341,47 @@ def _index_along(self, dim, index, source, accumulate, name, inplace=True):
     return res.reshape(self.shape) if self.get_ndim() == 0 else res
 
 
+def _check_index_source(self, dim, index, source, name):
+    """torch's checks of index_add's and index_copy's source, which the
+    index_put they are made of would broadcast: a tensor, of self's
+    dimensionality unless one of them is a scalar, with index's length on
+    dim and self's sizes on the other dims."""
+    if not _is_tensor(source):
+        raise TypeError("%s(): argument 'source' (position 3) must be Tensor, not %s"
+                        % (name, type(source).__name__))
+    # the copy's errors are IndexErrors in torch, the add's RuntimeErrors
+    error = IndexError if name.startswith('index_copy') else RuntimeError
+    nd, ns = self.get_ndim(), source.get_ndim()
+    if nd == 0 or ns == 0:
+        return
+    if nd != ns:
+        raise error('%s(): When source and destination are not scalars, their dimensionality '
+                    'must match. Source dimensionality (%d), destination dimensionality (%d)'
+                    % (name, ns, nd))
+    if not isinstance(dim, int) or not -nd <= dim < nd:
+        return
+    dim %= nd
+    if index.numel() > 0:
+        # torch takes no negative index here (index_put, below, would)
+        lo, hi = int(index.min()), int(index.max())
+        bad = lo if lo < 0 else hi if hi >= self.shape[dim] else None
+        if bad is not None:
+            raise IndexError('%s(): index %d is out of bounds for dimension %d with size %d'
+                             % (name, bad, dim, self.shape[dim]))
+    if index.numel() != source.shape[dim]:
+        raise error('%s(): Number of indices (%d) should be equal to source.size(dim) (%d)'
+                    % (name, index.numel(), source.shape[dim]))
+    for d in range(nd):
+        if d != dim and source.shape[d] != self.shape[d]:
+            raise RuntimeError('%s(): Source/destination tensor must have same slice shapes. '
+                               'Destination slice shape: %d at dimension %d and source slice '
+                               'shape: %d at dimension %d.'
+                               % (name, self.shape[d], d, source.shape[d], d))
+
+
 @_checked
 def _t_index_add_(self, dim, index, source, *, alpha=1):
+    _check_index_source(self, dim, index, source, 'index_add_')
     if alpha != 1:
         source = source * alpha
     return _index_along(self, dim, index, source, True, 'index_add_')
@@ -339,6 +389,7 @@ def _t_index_add_(self, dim, index, source, *, alpha=1):
 
 @_checked
 def _t_index_copy_(self, dim, index, source):
+    _check_index_source(self, dim, index, source, 'index_copy_')
     return _index_along(self, dim, index, source, False, 'index_copy_')
 
 
@@ -354,6 +405,7 @@ def _t_index_fill_(self, dim, index, value):
 
 @_checked
 def _t_index_add(self, dim, index, source, *, alpha=1):
+    _check_index_source(self, dim, index, source, 'index_add')
     if alpha != 1:
         source = source * alpha
     return _index_along(self, dim, index, source, True, 'index_add', inplace=False)
@@ -361,6 +413,7 @@ def _t_index_add(self, dim, index, source, *, alpha=1):
 
 @_checked
 def _t_index_copy(self, dim, index, source):
+    _check_index_source(self, dim, index, source, 'index_copy')
     return _index_along(self, dim, index, source, False, 'index_copy', inplace=False)
 
 
@@ -515,6 +568,9 @@ def _setitem(self, idx, value):
             else:
                 t.fill_(value)
             return
+        if isinstance(value, numbers.Integral) and \
+                not -0x8000000000000000 <= value <= 0x7fffffffffffffff:
+            raise RuntimeError('Overflow when unpacking long')
         tp, indices, bshape, back = _advanced_layout(t, adv)
         if not _is_tensor(value):
             if isinstance(value, (list, tuple, _np.ndarray)):
@@ -642,8 +698,10 @@ def stack(tensors, dim=0, *, out=None):
 
 
 def hstack(tensors):
-    tensors = _tensor_seq(tensors, 'hstack')
-    return cat(tensors, 0 if all(t.get_ndim() <= 1 for t in tensors) else 1)
+    # as torch: 0-d tensors as vectors, then along dim 0 if the first is a
+    # vector (the others may be empty vectors, which cat skips), else dim 1
+    tensors = [t.reshape(1) if t.get_ndim() == 0 else t for t in _tensor_seq(tensors, 'hstack')]
+    return cat(tensors, 0 if not tensors or tensors[0].get_ndim() == 1 else 1)
 
 
 def vstack(tensors):

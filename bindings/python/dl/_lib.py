@@ -104,6 +104,29 @@ def _checked(fn):
     return wrapper
 
 
+def check_property_ranges(typelib_class, properties, name=None):
+    """Raises ValueError for a number in @properties (construct properties
+    of @typelib_class; @name is the class users know) out of its
+    GParamSpec's range, a NaN included: GObject would print a warning and
+    keep the default value."""
+    for key, value in properties.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        spec = typelib_class.find_property(key.replace('_', '-'))
+        lo, hi = getattr(spec, 'minimum', None), getattr(spec, 'maximum', None)
+        if lo is None or hi is None or lo <= value <= hi:
+            continue
+        if isinstance(value, float) and lo <= -_DOUBLE_MAX and hi >= _DOUBLE_MAX:
+            what = 'a finite number'
+        else:
+            what = 'in [%s, %s]' % (lo, hi)
+        raise ValueError('%s: %s must be %s, got %r'
+                         % (name or typelib_class.__name__, key, what, value))
+
+
+_DOUBLE_MAX = 1.7976931348623157e308
+
+
 def _is_tensor(x):
     return isinstance(x, Dl.Tensor)
 

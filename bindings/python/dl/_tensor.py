@@ -37,6 +37,23 @@ _t_div = Dl.Tensor.div
 _t_matmul = Dl.Tensor.matmul
 
 
+def _fill_value(value, name):
+    """The double a fill of @value writes, checked as torch checks it: a
+    number (a bool too) or a 0-d tensor, an int within int64."""
+    if _is_tensor(value):
+        if value.get_ndim() != 0:
+            raise RuntimeError('%s only supports 0-dimension value tensor but got tensor with '
+                               '%d dimensions.' % (name, value.get_ndim()))
+        value = value.item()
+    if not isinstance(value, numbers.Real):
+        raise TypeError("%s(): argument 'value' must be Number, not %s"
+                        % (name, type(value).__name__))
+    if isinstance(value, numbers.Integral) and \
+            not -0x8000000000000000 <= value <= 0x7fffffffffffffff:
+        raise RuntimeError('Overflow when unpacking long')
+    return float(value)
+
+
 def _scalar_operand(self, other):
     """(tensor, value) for an op with a Python int or float: the C scalar
     ops take the number's kind from its value, so a float with an integral
@@ -223,7 +240,7 @@ class Tensor(Dl.Tensor):
     divide_ = div_
 
     def fill_(self, value):
-        Dl.Tensor.fill_(self, float(value))
+        Dl.Tensor.fill_(self, _fill_value(value, 'fill_'))
         return self
 
     def zero_(self):

@@ -450,7 +450,15 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 
 def _stride_or_kernel(stride, kernel):
-    return [0, 0] if stride is None or stride == [] else _pair(stride, 'stride')
+    """The layer's stride properties: 0 (the C layer's "missing", which is
+    the kernel size) for None; a stride of 0 given is an error, as torch's
+    forward raises."""
+    if stride is None or stride == []:
+        return [0, 0]
+    s = _pair(stride, 'stride')
+    if 0 in s:
+        raise RuntimeError('stride should not be zero')
+    return s
 
 
 @typelib_override(__name__)
@@ -523,6 +531,11 @@ class AdaptiveAvgPool2d(_Layer, Dl.AdaptiveAvgPool2d, Module):
     def __init__(self, output_size):
         oh, ow = (output_size, output_size) if not isinstance(output_size, (tuple, list)) \
             else output_size
+        # -1 is the C layer's None (the input's size), so a -1 given would
+        # pass for it: refused as torch's forward does
+        if any(s is not None and int(s) < 0 for s in (oh, ow)):
+            raise RuntimeError('adaptive_avg_pool2d: elements of output_size must be greater '
+                               'than or equal to 0 but received {%s, %s}' % (oh, ow))
         _construct(self, Dl.AdaptiveAvgPool2d, output_height=-1 if oh is None else int(oh),
                    output_width=-1 if ow is None else int(ow))
         self.output_size = output_size

@@ -144,6 +144,9 @@ def huber_loss(input, target, reduction='mean', delta=1.0):
 
 
 def _bce_check(input, target):
+    if target.get_dtype() != input.get_dtype():
+        raise RuntimeError('Found dtype %s but expected %s'
+                           % (_dtype_name(target), _dtype_name(input)))
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError('Using a target size ({}) that is different to the input size ({}) is '
                          'deprecated. Please ensure they have the same size.'.format(
@@ -151,6 +154,9 @@ def _bce_check(input, target):
 
 
 def _bce_logits_check(input, target):
+    if not target.is_floating_point():
+        raise RuntimeError("result type %s can't be cast to the desired output type %s"
+                           % (_dtype_name(input), _dtype_name(target)))
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError('Target size ({}) must be the same as input size ({})'.format(
             target.shape, input.shape))
@@ -170,8 +176,14 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     return _call(Dl.binary_cross_entropy_with_logits, input, target, weight, pos_weight, r)
 
 
+def _dtype_name(t):
+    return str(t.dtype).split('.')[-1]
+
+
 def kl_div(input, target, size_average=None, reduce=None, reduction='mean', log_target=False):
     r = _reduction_enum(size_average, reduce, reduction, batchmean=True)
+    if not (input.is_floating_point() and target.is_floating_point()):
+        raise RuntimeError('kl_div: Integral inputs not supported.')
     if r == Dl.Reduction.MEAN and size_average is None and reduce is None:
         _kl_div_mean_warning()
     return _call(Dl.kl_div, input, target, r, bool(log_target))

@@ -13,7 +13,7 @@ from collections import Counter
 from gi.repository import Gio, GObject
 
 from .._callbacks import from_c
-from .._lib import OVERRIDE_MODULE, Dl, GLib, typelib_override
+from .._lib import OVERRIDE_MODULE, Dl, GLib, check_property_ranges, typelib_override
 from .._lib import _translate as _python_error
 
 __all__ = ['LRScheduler', 'StepLR', 'MultiStepLR', 'ExponentialLR', 'CosineAnnealingLR',
@@ -95,6 +95,7 @@ class LRScheduler(Dl.LrScheduler):
     __module__ = OVERRIDE_MODULE
 
     def __init__(self, optimizer, last_epoch=-1, verbose=False, **properties):
+        check_property_ranges(type(self), properties, type(self).__name__)
         try:
             GObject.Object.__init__(self, optimizer=optimizer, last_epoch=int(last_epoch),
                                     **properties)

@@ -4,6 +4,8 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+import math
+
 from .._dtype import float64
 from .._lib import OVERRIDE_MODULE, Dl, GLib, typelib_override
 from .. import _creation
@@ -14,6 +16,11 @@ from .optimizer import Optimizer, _as_groups, _params_store, _value_error, requi
 __all__ = ['SGD', 'Adam', 'AdamW', 'RMSprop', 'Adagrad', 'LBFGS']
 
 
+# what torch.optim's constructors call an option in "Invalid ...: nan"
+_NAN_NAMES = {'lr': 'learning rate', 'eps': 'epsilon value', 'beta1': 'beta parameter at index 0',
+              'beta2': 'beta parameter at index 1', 'lr_decay': 'lr_decay value'}
+
+
 def _construct(opt, typelib_class, params, defaults, properties):
     """Makes the C optimizer from its construct properties (the first
     group), checks them as torch.optim's constructors do, then adds the
@@ -22,8 +29,19 @@ def _construct(opt, typelib_class, params, defaults, properties):
     if defaults.get('lr') is required:
         raise ValueError("parameter group didn't specify a value of required optimization "
                          "parameter lr")
+    # A NaN or an infinity is out of a double property's range: GObject
+    # would warn and keep the default. torch's checks (0 <= value) refuse a
+    # NaN and take an infinity, which goes in as a group option.
+    nonfinite = {k: v for k, v in properties.items()
+                 if type(v) is float and not math.isfinite(v)}
+    for k, v in nonfinite.items():
+        if math.isnan(v):
+            raise ValueError('Invalid %s: nan' % _NAN_NAMES.get(k, k + ' value'))
     try:
-        typelib_class.__init__(opt, params=_params_store(groups[0]['params']), **properties)
+        typelib_class.__init__(opt, params=_params_store(groups[0]['params']),
+                               **{k: v for k, v in properties.items() if k not in nonfinite})
+        for k, v in nonfinite.items():
+            opt.set_group_option(0, k, v)
         opt.init(None)
     except GLib.Error as e:
         raise _value_error(e) from None

@@ -25,7 +25,8 @@ from ..._dtype import _dl_device, device
 from ... import _callbacks
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled as _grad_enabled
-from ..._lib import OVERRIDE_MODULE, Dl, _is_tensor, _translate, typelib_override
+from ..._lib import (OVERRIDE_MODULE, Dl, _is_tensor, _translate, check_property_ranges,
+                     typelib_override)
 from .. import functional as F
 
 __all__ = ['Module', 'Linear', 'ReLU', 'LeakyReLU', 'Sigmoid', 'Tanh', 'GELU', 'SiLU', 'Identity',
@@ -52,6 +53,7 @@ def _construct(obj, typelib_class, **properties):
     """Makes the GObject of @obj (of its own GType, so a Python subclass's)
     from construct properties, then runs GInitable's check, which turns a
     bad value into the error PyTorch raises."""
+    check_property_ranges(typelib_class, properties, type(obj).__name__)
     typelib_class.__init__(obj, **properties)
     try:
         obj.init(None)
