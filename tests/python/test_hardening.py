@@ -238,3 +238,32 @@ def test_signals_during_from_numpy_surface_as_raised():
     assert ticks > 0
     assert errors == [] and stderr.getvalue() == ""
     assert sys.getrefcount(a) == refs
+
+
+# ---- found by the differential fuzzer after the merge ----------------------------
+
+@pytest.mark.parametrize("name", ["ones", "zeros", "empty", "rand", "randn"])
+def test_factories_need_a_size(name):
+    for T in (torch, Dl):
+        with pytest.raises(TypeError):
+            getattr(T, name)()
+        assert tuple(getattr(T, name)(()).shape) == ()
+
+
+def test_tensor_of_tensors_takes_one_element_ones_only():
+    for T in (torch, Dl):
+        assert T.tensor([T.tensor(1.5), T.tensor(2)]).tolist() == [1.5, 2.0]
+        with pytest.raises(TypeError, match="single element"):
+            T.tensor([T.tensor([1, 2]), T.tensor([3, 4])])
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.where(T.arange(3) > 0, 2**63, 0),
+    lambda T: T.arange(3.0).clamp(-1, 2**64),
+    lambda T: T.nn.functional.leaky_relu(T.ones(2), 2**63),
+    lambda T: T.arange(3.0) + 2**63,
+], ids=["where", "clamp", "leaky_relu", "add"])
+def test_python_ints_beyond_int64_are_refused(call):
+    for T in (torch, Dl):
+        with pytest.raises(RuntimeError, match="Overflow when unpacking long"):
+            call(T)

@@ -33,10 +33,20 @@ def _with_size_kwarg(fn):
     return wrapper
 
 
+def _factory_size(size, name):
+    """The shape a factory was given; torch's TypeError when it was given
+    none (torch.ones() is refused, torch.ones(()) is a 0-d tensor)."""
+    if not size:
+        raise TypeError('%s() received an invalid combination of arguments - got (), but '
+                        'expected one of:\n * (tuple of ints size, ...)' % name)
+    return _size_args(size, name)
+
+
 def _creation(c_fn, name):
     def fn(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None,
            pin_memory=False):
-        return _finish(c_fn(_size_args(size, name), _dt(dtype), _dl_device(device)), requires_grad)
+        return _finish(c_fn(_factory_size(size, name), _dt(dtype), _dl_device(device)),
+                       requires_grad)
     fn.__name__ = name
     return fn
 
@@ -94,6 +104,8 @@ def _tensor_from_data(data, dtype=None, device=None, requires_grad=False, pin_me
         if dtype is not None:
             t = t.to(dtype)
         return _finish(t, requires_grad)
+    if isinstance(data, (list, tuple)) and _first_leaf_is_tensor(data):
+        data = _tensor_scalars(data)
     try:
         arr = _np.asarray(data)
     except ValueError as e:
@@ -113,6 +125,21 @@ def _tensor_from_data(data, dtype=None, device=None, requires_grad=False, pin_me
                                          list(src.shape))
     _dl_device(device)
     return _finish(t, requires_grad)
+
+
+def _first_leaf_is_tensor(data):
+    while isinstance(data, (list, tuple)) and data:
+        data = data[0]
+    return _is_tensor(data)
+
+
+def _tensor_scalars(data):
+    """Nested lists with their tensors replaced by their values: torch takes
+    one-element tensors as scalars and refuses others (numpy, through
+    __array__, would make them dimensions)."""
+    if isinstance(data, (list, tuple)):
+        return [_tensor_scalars(d) for d in data]
+    return _unwrap_data(data) if _is_tensor(data) else data
 
 
 def _unwrap_data(data):
@@ -269,7 +296,7 @@ def set_rng_state(new_state):
 def _random_creation(c_fn, name):
     def fn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None,
            layout=None, pin_memory=False):
-        return _finish(c_fn(_size_args(size, name), _dt(dtype), _dl_device(device),
+        return _finish(c_fn(_factory_size(size, name), _dt(dtype), _dl_device(device),
                             _check_generator(generator)), requires_grad)
     fn.__name__ = name
     return fn
@@ -318,7 +345,7 @@ def _normal_(self, mean=0.0, std=1.0, *, generator=None):
 
 def _bernoulli_(self, p=0.5, *, generator=None):
     if _is_tensor(p):
-        u = rand(*self.shape, dtype=p.dtype if p.is_floating_point() else float64,
+        u = rand(tuple(self.shape), dtype=p.dtype if p.is_floating_point() else float64,
                  generator=generator)
         self.copy_(u < p)
         return self
@@ -330,7 +357,7 @@ def bernoulli(input, p=None, *, generator=None):
     if not input.is_floating_point():
         raise RuntimeError('bernoulli: expected a floating-point tensor of probabilities, '
                            'got %s' % input.dtype)
-    out = empty(*input.shape, dtype=input.dtype)
+    out = empty(tuple(input.shape), dtype=input.dtype)
     if p is not None:
         return _bernoulli_(out, p, generator=generator)
     return _bernoulli_(out, input.detach(), generator=generator)
@@ -344,11 +371,11 @@ def normal(mean, std, size=None, *, generator=None, dtype=None, device=None,
            requires_grad=False):
     if _is_tensor(mean) or _is_tensor(std):
         ref = mean if _is_tensor(mean) else std
-        z = randn(*ref.shape, dtype=ref.dtype, generator=generator)
+        z = randn(tuple(ref.shape), dtype=ref.dtype, generator=generator)
         return z * std + mean
     if size is None:
         raise TypeError("normal() missing required argument 'size'")
-    t = empty(*_size_args((size,), 'normal'), dtype=dtype, device=device)
+    t = empty(_size_args((size,), "normal"), dtype=dtype, device=device)
     return _finish(_normal_(t, mean, std, generator=generator), requires_grad)
 
 
@@ -397,8 +424,8 @@ def _like(input, make, dtype, device, requires_grad, memory_format, name):
 def _like_fn(fn, name):
     def like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
              memory_format=None):
-        return _like(input, lambda dt, dev: fn(*input.shape, dtype=dt, device=dev), dtype, device,
-                     requires_grad, memory_format, name)
+        return _like(input, lambda dt, dev: fn(tuple(input.shape), dtype=dt, device=dev), dtype,
+                     device, requires_grad, memory_format, name)
     like.__name__ = name
     return like
 

@@ -14,7 +14,8 @@ import numpy as _np
 
 from ._creation import tensor
 from ._dtype import _size_args, int64
-from ._lib import Dl, GLib, _bool_arg, _checked, _is_tensor, _method_fn, _translate
+from ._lib import (Dl, GLib, _bool_arg, _checked, _int64_value, _is_tensor, _method_fn,
+                   _translate)
 
 
 def _index_error_as_runtime(fn):
@@ -46,7 +47,7 @@ def _number_tensor(value, like=None):
     if isinstance(value, bool):
         return Dl.Tensor.new_wrapped_scalar(1.0 if value else 0.0, Dl.DType.BOOL)
     if isinstance(value, numbers.Integral):
-        return Dl.Tensor.new_wrapped_scalar(float(value), Dl.DType.INT64)
+        return Dl.Tensor.new_wrapped_scalar(_int64_value(value), Dl.DType.INT64)
     if isinstance(value, numbers.Real):
         return Dl.Tensor.new_wrapped_scalar(float(value), Dl.DType.FLOAT64)
     raise TypeError('expected a Tensor or a number, not %s' % type(value).__name__)

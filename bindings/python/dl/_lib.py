@@ -131,6 +131,14 @@ def _is_tensor(x):
     return isinstance(x, Dl.Tensor)
 
 
+def _int64_value(value):
+    """float(value) for a Python int that fits int64, as torch unpacks a
+    scalar argument; torch's RuntimeError for a larger one."""
+    if not -0x8000000000000000 <= value <= 0x7fffffffffffffff:
+        raise RuntimeError('Overflow when unpacking long')
+    return float(value)
+
+
 def _bool_arg(value, fname, argname):
     """value when it is a Python bool, else torch's TypeError: its argument
     parser takes neither ints nor numpy bools where a bool is declared."""

@@ -13,7 +13,7 @@ import numbers
 import numpy as _np
 
 from ._creation import tensor
-from ._lib import Dl, _is_tensor
+from ._lib import Dl, _int64_value, _is_tensor
 
 
 def _math_operand(x):
@@ -26,7 +26,7 @@ def _math_operand(x):
     if isinstance(x, bool):
         return Dl.Tensor.new_wrapped_scalar(1.0 if x else 0.0, Dl.DType.BOOL)
     if isinstance(x, numbers.Integral):
-        return Dl.Tensor.new_wrapped_scalar(float(x), Dl.DType.INT64)
+        return Dl.Tensor.new_wrapped_scalar(_int64_value(x), Dl.DType.INT64)
     if isinstance(x, numbers.Real):
         return Dl.Tensor.new_wrapped_scalar(float(x), Dl.DType.FLOAT64)
     if isinstance(x, (_np.ndarray, list, tuple)):

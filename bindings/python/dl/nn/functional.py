@@ -5,7 +5,7 @@
 
 import warnings
 
-from .._lib import Dl, GLib, _translate
+from .._lib import Dl, GLib, _int64_value, _translate
 
 __all__ = ['relu', 'sigmoid', 'tanh', 'log_softmax', 'softmax', 'linear', 'cross_entropy',
            'nll_loss', 'gelu', 'silu', 'one_hot', 'leaky_relu', 'leaky_relu_', 'mse_loss',
@@ -17,14 +17,20 @@ def relu(input, inplace=False):
     return input.relu_() if inplace else input.relu()
 
 
+def _slope(negative_slope):
+    if isinstance(negative_slope, int) and not isinstance(negative_slope, bool):
+        return _int64_value(negative_slope)
+    return float(negative_slope)
+
+
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     if inplace:
         return leaky_relu_(input, negative_slope)
-    return Dl.Tensor.leaky_relu(input, float(negative_slope))
+    return Dl.Tensor.leaky_relu(input, _slope(negative_slope))
 
 
 def leaky_relu_(input, negative_slope=0.01):
-    Dl.Tensor.leaky_relu_(input, float(negative_slope))
+    Dl.Tensor.leaky_relu_(input, _slope(negative_slope))
     return input
 
 
