@@ -637,6 +637,25 @@ dl_avg_pool2d (DlTensor *input,
   return resample_apply ("avg_pool2d", x, plan, FALSE, 0, error);
 }
 
+/* Whether an output of @x's leading dims and @spatial trailing sizes @out
+ * can be allocated: checked before the plan, whose tables are of the
+ * output's length (an output of 2^62 elements is refused at once, not
+ * after billions of plan entries). */
+static gboolean
+check_output_shape (const gchar *op,
+                    DlTensor *x,
+                    gint spatial,
+                    const gint64 *out,
+                    GError **error)
+{
+  gint64 shape[DL_MAX_DIMS];
+  const gint lead = x->ndim - spatial;
+
+  memcpy (shape, x->sizes, lead * sizeof (gint64));
+  memcpy (shape + lead, out, spatial * sizeof (gint64));
+  return dl_check_shape (op, shape, x->ndim, NULL, error);
+}
+
 /* the bins of adaptive pooling of @x's last two dims into @output_size:
  * output o of a dim of n into m reads floor(o n / m) to ceil((o + 1) n /
  * m) - 1, each with weight 1 / its size */
@@ -680,7 +699,7 @@ check_adaptive (const gchar *op,
                    op, output_size[0], output_size[1]);
       return FALSE;
     }
-  return TRUE;
+  return check_output_shape (op, x, 2, output_size, error);
 }
 
 /**
@@ -942,6 +961,8 @@ dl_interpolate (DlTensor *input,
                      op, shape, out);
         return NULL;
       }
+  if (!check_output_shape (op, input, spatial, size, error))
+    return NULL;
   plan = plan_new (spatial, names[mode][spatial - 1][0], names[mode][spatial - 1][1]);
   for (gint d = 0; d < spatial; d++)
     {

@@ -144,14 +144,10 @@ PERMISSIVE = [
      "GroupNorm does not refuse a group of one value per channel"),
 ]
 
-# Known libdl bugs that are being fixed in C elsewhere: calls matching one
-# of these regexes are not generated unless --include-known (what each does
-# at the time of writing in brackets). (bug, regex)
+# Known libdl bugs not fixed yet: calls matching one of these regexes are
+# not generated unless --include-known (what each does at the time of
+# writing in brackets). (bug, regex)
 KNOWN_BUGS = [
-    # found by this fuzzer, the same overflow as expand(2**62, 3): an
-    # output of 2**62 elements, whose byte count wraps
-    ('numel overflow in adaptive pooling: AdaptiveAvgPool2d(2**31) of a (1, 3, 5) input (hangs)',
-     r'Adaptive\w*Pool\w*\(2\*\*(3[1-9]|[4-9]\d)'),
     # found by this fuzzer: the CPU resampling kernel's tables, of the
     # output's length, are g_new'd, which aborts where it cannot allocate
     ('interpolate(T.ones(1, 2, 5), size=2**31, mode=\'linear\') (GLib-ERROR: failed to '

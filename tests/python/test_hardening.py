@@ -267,3 +267,9 @@ def test_python_ints_beyond_int64_are_refused(call):
     for T in (torch, Dl):
         with pytest.raises(RuntimeError, match="Overflow when unpacking long"):
             call(T)
+
+
+def test_adaptive_pooling_to_an_unallocatable_size_is_refused_at_once():
+    for T in (torch, Dl):
+        with pytest.raises(RuntimeError):
+            T.nn.AdaptiveAvgPool2d(2**31)(T.ones(1, 3, 5))
