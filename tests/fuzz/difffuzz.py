@@ -105,12 +105,13 @@ PERMISSIVE = [
      "such a call finds crashes and hangs, and its outcomes are not "
      "compared (the files PyTorch writes are, in the same family)"),
     ('bug', None, r'^TypeError|Invalid name: a valid identifier',
-     "wrong Python types taken as numbers: most methods hand their int and "
-     "double arguments straight to the GI call, whose marshalling converts "
-     "any float, bool or numeric string (PyNumber_Long, PyNumber_Float), "
-     "so tril(1.5), fill_('1') and sum(x, '0') run; a string dim is a "
-     "dimension name to torch. Checking the types in every wrapper is a "
-     "larger change than the fuzzer's"),
+     "wrong Python types taken as numbers where a wrapper still hands an "
+     "argument to the GI call, whose marshalling converts any float, bool "
+     "or numeric string (PyNumber_Long, PyNumber_Float): the int arguments "
+     "the wrappers convert go through _int_arg (tril(1.5), chunk(True) and "
+     "topk('1') are torch's TypeError), but dim lists, double arguments "
+     "and the optimizers' options are not all checked yet, and a string "
+     "dim is a dimension name to torch"),
     ('bug', r'\.detach\(\)', r'modified by an inplace operation',
      "no version counter: an in-place change, through a detached alias, of a "
      "tensor that autograd saved is not detected, and backward uses the "

@@ -273,3 +273,35 @@ def test_adaptive_pooling_to_an_unallocatable_size_is_refused_at_once():
     for T in (torch, Dl):
         with pytest.raises(RuntimeError):
             T.nn.AdaptiveAvgPool2d(2**31)(T.ones(1, 3, 5))
+
+
+INT_ARGS = {
+    "tril": lambda T, v: T.arange(6.0).reshape(2, 3).tril(v),
+    "chunk": lambda T, v: T.arange(6.0).chunk(v),
+    "select": lambda T, v: T.arange(6.0).reshape(2, 3).select(0, v),
+    "narrow": lambda T, v: T.arange(6.0).narrow(0, v, 1),
+    "topk": lambda T, v: T.arange(6.0).topk(v),
+    "kthvalue": lambda T, v: T.arange(6.0).kthvalue(v),
+    "cumsum": lambda T, v: T.arange(6.0).reshape(2, 3).cumsum(v),
+    "sort": lambda T, v: T.arange(6.0).reshape(2, 3).sort(v),
+    "diagonal": lambda T, v: T.arange(6.0).reshape(2, 3).diagonal(v),
+    "linspace": lambda T, v: T.linspace(0, 1, v),
+    "randperm": lambda T, v: T.randperm(v),
+    "randint": lambda T, v: T.randint(0, v, (2,)),
+}
+
+
+@pytest.mark.parametrize("value", [1.0, 1.5, True, "1"], ids=["float", "frac", "bool", "str"])
+@pytest.mark.parametrize("name", list(INT_ARGS))
+def test_int_arguments_refuse_other_types(name, value):
+    for T in (torch, Dl):
+        with pytest.raises((TypeError, RuntimeError)):
+            INT_ARGS[name](T, value)
+
+
+@pytest.mark.parametrize("name", list(INT_ARGS))
+def test_int_arguments_take_ints_and_0d_integer_tensors(name):
+    for T in (torch, Dl):
+        INT_ARGS[name](T, 1)
+        INT_ARGS[name](T, np.int64(1))
+        INT_ARGS[name](T, T.tensor(1))

@@ -12,7 +12,8 @@ import numpy as _np
 
 from ._dtype import (_BOOL, _FROM_NP, _NP_OF, _dl_device, _dt, _memory_format, _size_args,
                      float64, get_default_dtype, int64, uint8, device)
-from ._lib import (OVERRIDE_MODULE, Dl, GLib, _checked, _is_tensor, typelib_override)
+from ._lib import (OVERRIDE_MODULE, Dl, GLib, _checked, _int_arg, _is_tensor,
+                   typelib_override)
 
 
 def _finish(t, requires_grad):
@@ -314,7 +315,9 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
         low, high, size = 0, low, high
     if size is None:
         raise TypeError("randint() missing required argument 'size'")
-    return _finish(Dl.randint_gen(int(low), int(high), _size_args((size,), 'randint'),
+    return _finish(Dl.randint_gen(_int_arg(low, 'randint', 'low'),
+                                  _int_arg(high, 'randint', 'high'),
+                                  _size_args((size,), 'randint'),
                                   _dt(dtype or int64), _dl_device(device),
                                   _check_generator(generator)), requires_grad)
 
@@ -325,7 +328,8 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
         n = n.item()
     if not isinstance(n, numbers.Integral) or isinstance(n, bool):
         raise TypeError("randperm(): argument 'n' must be int, not %s" % type(n).__name__)
-    return _finish(Dl.randperm(int(n), _dt(dtype or int64), _dl_device(device),
+    return _finish(Dl.randperm(_int_arg(n, 'randperm', 'n'), _dt(dtype or int64),
+                               _dl_device(device),
                                _check_generator(generator)), requires_grad)
 
 
@@ -391,7 +395,8 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
     if not isinstance(steps, numbers.Integral) or isinstance(steps, bool):
         raise TypeError("linspace(): argument 'steps' must be int, not %s"
                         % type(steps).__name__)
-    return _finish(Dl.linspace(vals[0], vals[1], int(steps), _dt(dtype), _dl_device(device)),
+    return _finish(Dl.linspace(vals[0], vals[1], _int_arg(steps, 'linspace', 'steps'), _dt(dtype),
+                               _dl_device(device)),
                    requires_grad)
 
 
@@ -402,7 +407,8 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None, la
     for name, v in (('n', n), ('m', m)):
         if not isinstance(v, numbers.Integral) or isinstance(v, bool):
             raise TypeError("eye(): argument '%s' must be int, not %s" % (name, type(v).__name__))
-    return _finish(Dl.eye(int(n), int(m), _dt(dtype), _dl_device(device)), requires_grad)
+    return _finish(Dl.eye(_int_arg(n, 'eye', 'n'), _int_arg(m, 'eye', 'm'), _dt(dtype),
+                          _dl_device(device)), requires_grad)
 
 
 def _like(input, make, dtype, device, requires_grad, memory_format, name):
@@ -456,7 +462,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     if not isinstance(num_samples, numbers.Integral) or isinstance(num_samples, bool):
         raise TypeError("multinomial(): argument 'num_samples' must be int, not %s"
                         % type(num_samples).__name__)
-    return Dl.multinomial(input, int(num_samples), bool(replacement),
+    return Dl.multinomial(input, _int_arg(num_samples, 'multinomial', 'num_samples'),
+                          bool(replacement),
                           _check_generator(generator))
 
 

@@ -14,7 +14,7 @@ import numpy as _np
 
 from ._creation import tensor
 from ._dtype import _size_args, int64
-from ._lib import (Dl, GLib, _bool_arg, _checked, _int64_value, _is_tensor, _method_fn,
+from ._lib import (Dl, GLib, _bool_arg, _checked, _int64_value, _int_arg, _is_tensor, _method_fn,
                    _translate)
 
 
@@ -231,13 +231,14 @@ def _t_unbind(self, dim=0):
 @_checked
 def _t_split(self, split_size_or_sections, dim=0):
     if isinstance(split_size_or_sections, numbers.Integral):
-        return tuple(_c_split(self, int(split_size_or_sections), dim))
+        return tuple(_c_split(self, _int_arg(split_size_or_sections, 'split',
+                                             'split_size_or_sections'), dim))
     return tuple(_c_split_with_sizes(self, [int(s) for s in split_size_or_sections], dim))
 
 
 @_checked
 def _t_chunk(self, chunks, dim=0):
-    return tuple(_c_chunk(self, int(chunks), dim))
+    return tuple(_c_chunk(self, _int_arg(chunks, 'chunk', 'chunks'), dim))
 
 
 @_checked
@@ -261,22 +262,24 @@ def _t_roll(self, shifts, dims=None):
 
 @_checked
 def _t_tril(self, diagonal=0):
-    return Dl.Tensor.tril(self, int(diagonal))
+    return Dl.Tensor.tril(self, _int_arg(diagonal, 'tril', 'diagonal'))
 
 
 @_checked
 def _t_triu(self, diagonal=0):
-    return Dl.Tensor.triu(self, int(diagonal))
+    return Dl.Tensor.triu(self, _int_arg(diagonal, 'triu', 'diagonal'))
 
 
 @_checked
 def _t_diagonal(self, offset=0, dim1=0, dim2=1):
-    return Dl.Tensor.diagonal(self, int(offset), int(dim1), int(dim2))
+    return Dl.Tensor.diagonal(self, _int_arg(offset, 'diagonal', 'offset'),
+                              _int_arg(dim1, 'diagonal', 'dim1'),
+                              _int_arg(dim2, 'diagonal', 'dim2'))
 
 
 @_checked
 def _t_diag(self, diagonal=0):
-    return Dl.Tensor.diag(self, int(diagonal))
+    return Dl.Tensor.diag(self, _int_arg(diagonal, 'diag', 'diagonal'))
 
 
 @_checked
@@ -286,7 +289,7 @@ def _t_trace(self):
 
 @_checked
 def _t_bincount(self, weights=None, minlength=0):
-    return Dl.Tensor.bincount(self, weights, int(minlength))
+    return Dl.Tensor.bincount(self, weights, _int_arg(minlength, 'bincount', 'minlength'))
 
 
 def _triangle_mask(self, diagonal, lower):
@@ -300,11 +303,13 @@ def _triangle_mask(self, diagonal, lower):
 
 
 def _t_tril_(self, diagonal=0):
-    return _t_masked_fill_(self, _triangle_mask(self, int(diagonal), True), 0)
+    return _t_masked_fill_(self, _triangle_mask(self, _int_arg(diagonal, 'tril_', 'diagonal'),
+                                                True), 0)
 
 
 def _t_triu_(self, diagonal=0):
-    return _t_masked_fill_(self, _triangle_mask(self, int(diagonal), False), 0)
+    return _t_masked_fill_(self, _triangle_mask(self, _int_arg(diagonal, 'triu_', 'diagonal'),
+                                                False), 0)
 
 
 def _movedim_front(t, dim):

@@ -6,6 +6,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
 import functools
+import numbers
 import threading
 
 import gi
@@ -129,6 +130,24 @@ _DOUBLE_MAX = 1.7976931348623157e308
 
 def _is_tensor(x):
     return isinstance(x, Dl.Tensor)
+
+
+_INT_DTYPES = (Dl.DType.INT32, Dl.DType.INT64, Dl.DType.UINT8)
+
+
+def _int_arg(value, fname, argname):
+    """int(value) for an argument torch declares int: Python and numpy
+    ints and 0-d integer tensors; torch's TypeError for a bool, a float, a
+    string or anything else (int() would truncate 1.5 and parse '1')."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, Dl.Tensor) and value.get_ndim() == 0 and \
+            value.get_dtype() in _INT_DTYPES:
+        return int(value.item())
+    cls = type(value)
+    name = cls.__name__ if cls.__module__ == 'builtins' else '%s.%s' % (cls.__module__,
+                                                                         cls.__name__)
+    raise TypeError("%s(): argument '%s' must be int, not %s" % (fname, argname, name))
 
 
 def _int64_value(value):

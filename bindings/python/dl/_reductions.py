@@ -8,7 +8,7 @@
 import collections
 import numbers
 
-from ._lib import Dl, _bool_arg, _checked, _method_fn
+from ._lib import Dl, _bool_arg, _checked, _int_arg, _method_fn
 
 
 _ReturnValues = collections.namedtuple('return_types', ['values', 'indices'])
@@ -41,7 +41,7 @@ def _reduce_prod(self, dim=None, keepdim=False, dtype=None):
         return _as_dtype(Dl.Tensor.prod(t), dtype)
     if not isinstance(dim, numbers.Integral):
         raise TypeError('prod(): argument \'dim\' must be int, not %s' % type(dim).__name__)
-    return _as_dtype(t.prod_dims([int(dim)], keepdim), dtype)
+    return _as_dtype(t.prod_dims([_int_arg(dim, 'prod', 'dim')], keepdim), dtype)
 
 
 def _reduce_amax(self, dim=(), keepdim=False):
@@ -96,14 +96,14 @@ def _reduce_any(self, dim=None, keepdim=False):
 def _reduce_median(self, dim=None, keepdim=False):
     if dim is None:
         return Dl.Tensor.median(self)
-    values, indices = self.median_dim(int(dim), keepdim)
+    values, indices = self.median_dim(_int_arg(dim, 'median', 'dim'), keepdim)
     return _ReturnValues(values, indices)
 
 
 def _reduce_nanmedian(self, dim=None, keepdim=False):
     if dim is None:
         return Dl.Tensor.nanmedian(self)
-    values, indices = self.nanmedian_dim(int(dim), keepdim)
+    values, indices = self.nanmedian_dim(_int_arg(dim, 'nanmedian', 'dim'), keepdim)
     return _ReturnValues(values, indices)
 
 
@@ -112,16 +112,18 @@ def _scan_args(self, dtype):
 
 
 def _scan_cumsum(self, dim, *, dtype=None):
-    return _as_dtype(Dl.Tensor.cumsum(_scan_args(self, dtype), int(dim)), dtype)
+    return _as_dtype(Dl.Tensor.cumsum(_scan_args(self, dtype), _int_arg(dim, 'cumsum', 'dim')),
+                     dtype)
 
 
 def _scan_cumprod(self, dim, *, dtype=None):
-    return _as_dtype(Dl.Tensor.cumprod(_scan_args(self, dtype), int(dim)), dtype)
+    return _as_dtype(Dl.Tensor.cumprod(_scan_args(self, dtype), _int_arg(dim, 'cumprod', 'dim')),
+                     dtype)
 
 
 def _scan_sort(self, dim=-1, descending=False, stable=False):
     # the sort is always stable
-    values, indices = Dl.Tensor.sort(self, int(dim), bool(descending))
+    values, indices = Dl.Tensor.sort(self, _int_arg(dim, 'sort', 'dim'), bool(descending))
     return _ReturnValues(values, indices)
 
 
@@ -130,7 +132,8 @@ def _scan_argsort(self, dim=-1, descending=False, stable=False):
 
 
 def _scan_topk(self, k, dim=-1, largest=True, sorted=True):
-    values, indices = Dl.Tensor.topk(self, int(k), int(dim), bool(largest))
+    values, indices = Dl.Tensor.topk(self, _int_arg(k, 'topk', 'k'), _int_arg(dim, 'topk', 'dim'),
+                                     bool(largest))
     return _ReturnValues(values, indices)
 
 
@@ -149,14 +152,15 @@ def _scan_unique(self, sorted=True, return_inverse=False, return_counts=False, d
         _bool_arg(value, 'unique', name)
     # with dim, PyTorch sorts the slices whatever sorted says
     if dim is not None:
-        values, inverse, counts = Dl.Tensor.unique_dim(self, int(dim))
+        values, inverse, counts = Dl.Tensor.unique_dim(self, _int_arg(dim, 'unique', 'dim'))
     else:
         values, inverse, counts = Dl.Tensor.unique(self)
     return _unique_outputs(values, inverse, counts, return_inverse, return_counts)
 
 
 def _reduce_kthvalue(self, k, dim=-1, keepdim=False):
-    values, indices = Dl.Tensor.kthvalue(self, int(k), int(dim), bool(keepdim))
+    values, indices = Dl.Tensor.kthvalue(self, _int_arg(k, 'kthvalue', 'k'),
+                                         _int_arg(dim, 'kthvalue', 'dim'), bool(keepdim))
     return _ReturnValues(values, indices)
 
 
@@ -184,12 +188,12 @@ def _reduce_aminmax(self, *, dim=None, keepdim=False):
 
 
 def _scan_cummax(self, dim):
-    values, indices = Dl.Tensor.cummax(self, int(dim))
+    values, indices = Dl.Tensor.cummax(self, _int_arg(dim, 'cummax', 'dim'))
     return _ReturnValues(values, indices)
 
 
 def _scan_cummin(self, dim):
-    values, indices = Dl.Tensor.cummin(self, int(dim))
+    values, indices = Dl.Tensor.cummin(self, _int_arg(dim, 'cummin', 'dim'))
     return _ReturnValues(values, indices)
 
 
@@ -197,7 +201,8 @@ def _scan_unique_consecutive(self, return_inverse=False, return_counts=False, di
     _bool_arg(return_inverse, 'unique_consecutive', 'return_inverse')
     _bool_arg(return_counts, 'unique_consecutive', 'return_counts')
     if dim is not None:
-        values, inverse, counts = Dl.Tensor.unique_consecutive_dim(self, int(dim))
+        values, inverse, counts = Dl.Tensor.unique_consecutive_dim(
+            self, _int_arg(dim, 'unique_consecutive', 'dim'))
     else:
         values, inverse, counts = Dl.Tensor.unique_consecutive(self)
     return _unique_outputs(values, inverse, counts, return_inverse, return_counts)

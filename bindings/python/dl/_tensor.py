@@ -16,7 +16,7 @@ import numpy as _np
 from . import _callbacks, _creation, _dtype, _indexing, _math, _reductions
 from ._creation import tensor
 from ._dtype import _CPU, _DTYPES, Size, _dl_device, _size_args, device, dtype
-from ._lib import (OVERRIDE_MODULE, Dl, GLib, _checked, _is_tensor, _translate,
+from ._lib import (OVERRIDE_MODULE, Dl, GLib, _checked, _int_arg, _is_tensor, _translate,
                    typelib_override)
 from ._reductions import _dims, _ReturnValues
 
@@ -703,11 +703,12 @@ class Tensor(Dl.Tensor):
 
     @_checked
     def narrow(self, dim, start, length):
-        return Dl.Tensor.narrow(self, dim, int(start), int(length))
+        return Dl.Tensor.narrow(self, dim, _int_arg(start, 'narrow', 'start'),
+                                _int_arg(length, 'narrow', 'length'))
 
     @_checked
     def select(self, dim, index):
-        return Dl.Tensor.select(self, dim, int(index))
+        return Dl.Tensor.select(self, dim, _int_arg(index, 'select', 'index'))
 
     def contiguous(self, memory_format=None):
         if memory_format not in (None, _dtype.contiguous_format):
