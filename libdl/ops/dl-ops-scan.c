@@ -1016,7 +1016,8 @@ dl_tensor_unique_consecutive (DlTensor *self, DlTensor **inverse, DlTensor **cou
 /* ---- unique slices along a dim -------------------------------------------------- */
 
 /* The slices of @self along *@dim as the rows of a contiguous [n, m]
- * matrix, read in the order of @self's other dims (no autograd). A 0-d
+ * matrix, each read as torch's transpose (0, dim) lays it out (no
+ * autograd). A 0-d
  * @self or an empty dim other than *@dim is an error, as in PyTorch. */
 static DlTensor *
 slice_rows (const gchar *op, DlTensor *self, gint *dim, GError **error)
@@ -1037,8 +1038,11 @@ slice_rows (const gchar *op, DlTensor *self, gint *dim, GError **error)
     return NULL;
   shape[0] = self->sizes[*dim];
   shape[1] = 1;
-  for (gint d = 0, k = 1; d < self->ndim; d++)
+  /* the layout of torch's transpose (0, dim): the order in which slices
+   * compare, so equal-leading slices sort as torch sorts them */
+  for (gint d = 0; d < self->ndim; d++)
     {
+      perm[d] = d == 0 ? *dim : d == *dim ? 0 : d;
       if (d == *dim)
         continue;
       if (self->sizes[d] == 0)
@@ -1050,10 +1054,8 @@ slice_rows (const gchar *op, DlTensor *self, gint *dim, GError **error)
                        op, s, *dim);
           return NULL;
         }
-      perm[k++] = d;
       shape[1] *= self->sizes[d];
     }
-  perm[0] = *dim;
   det = dl_tensor_detach (self);
   if (!(moved = dl_tensor_permute (det, perm, self->ndim, error))
       || !(flat = dl_tensor_reshape (moved, shape, 2, error)))
@@ -1180,14 +1182,14 @@ unique_slices (DlTensor *self,
   else if (!(picked = g_object_ref (rows)) || !(inv = dl_zeros (&n, 1, DL_DTYPE_INT64, dev, error))
            || !(cnt = dl_zeros (&n, 1, DL_DTYPE_INT64, dev, error)))
     return NULL;
-  /* [groups, m] back to the shape of self with dim moved first, then dim
-   * moved back */
-  moved[0] = n_groups;
-  for (gint d = 0, k = 1; d < self->ndim; d++)
-    if (d != dim)
-      moved[k++] = self->sizes[d];
+  /* [groups, m] back to the shape of self with dims 0 and dim swapped
+   * (slice_rows), then swapped back */
   for (gint d = 0; d < self->ndim; d++)
-    back[d] = d == dim ? 0 : (d < dim ? d + 1 : d);
+    {
+      back[d] = d == 0 ? dim : d == dim ? 0 : d;
+      moved[d] = self->sizes[back[d]];
+    }
+  moved[0] = n_groups;
   if (!(shaped = dl_tensor_reshape (picked, moved, self->ndim, error))
       || !(values = dl_tensor_permute (shaped, back, self->ndim, error)))
     return NULL;
@@ -1210,8 +1212,9 @@ unique_slices (DlTensor *self,
  * @error: return location for a #GError
  *
  * The distinct slices of @self along @dim (the sub-tensors self[i] for
- * @dim 0), sorted in lexicographic order of their elements, as
- * torch.unique with dim=: the result has @self's shape but for @dim, which
+ * @dim 0), sorted in lexicographic order of their elements (read in the
+ * order of the tensor with dims 0 and @dim swapped, as torch reads them),
+ * as torch.unique with dim=: the result has @self's shape but for @dim, which
  * counts the distinct slices. Slices holding NaN are all distinct.
  *
  * Returns: (transfer full): the unique slices, or %NULL with @error set
