@@ -302,6 +302,23 @@ static const DlPointwiseOp rounded_div_ops[] = {
   [DL_ROUNDING_MODE_FLOOR] = ROUNDED_DIV_OP (DL_BINARY_FLOOR_DIVIDE),
 };
 
+/* trunc division of float16 or bfloat16: PyTorch rounds the quotient to
+ * the dtype before it truncates (17.96 becomes bfloat16's 18, not 17), so
+ * the quotient is a division in the dtype, then truncated (whose
+ * gradient, as DivBackward2's, is zero) */
+static DlTensor *
+half_trunc_div (DlTensor *self, DlTensor *other, gboolean inplace, GError **error)
+{
+  g_autoptr (DlTensor) q = dl_tensor_div (self, other, error);
+  g_autoptr (DlTensor) t = q ? dl_tensor_trunc (q, error) : NULL;
+
+  if (!t)
+    return NULL;
+  if (inplace)
+    return dl_tensor_copy_ (self, t, error) ? self : NULL;
+  return g_steal_pointer (&t);
+}
+
 /* div (self, other, rounding_mode=mode), in place or not */
 static DlTensor *
 div_mode (DlTensor *self, DlTensor *other, DlRoundingMode mode, gboolean inplace, GError **error)
@@ -312,6 +329,9 @@ div_mode (DlTensor *self, DlTensor *other, DlRoundingMode mode, gboolean inplace
       case DL_ROUNDING_MODE_NONE:
         return inplace ? dl_tensor_div_ (self, other, error) : dl_tensor_div (self, other, error);
       case DL_ROUNDING_MODE_TRUNC:
+        if (dl_dtype_is_half (dl_result_type (self, other)))
+          return half_trunc_div (self, other, inplace, error);
+        /* fall through */
       case DL_ROUNDING_MODE_FLOOR:
         return inplace ? dl_pointwise_binary_op_ (&rounded_div_ops[mode], self, other, 1.0, error)
                        : dl_pointwise_binary_op (&rounded_div_ops[mode], self, other, error);

@@ -305,3 +305,17 @@ def test_int_arguments_take_ints_and_0d_integer_tensors(name):
         INT_ARGS[name](T, 1)
         INT_ARGS[name](T, np.int64(1))
         INT_ARGS[name](T, T.tensor(1))
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_half_trunc_division_rounds_the_quotient_first(dtype):
+    g = np.random.default_rng(5)
+    a, b = (g.standard_normal(4000) * 30).astype(np.float32), \
+        (g.standard_normal(4000) * 3).astype(np.float32)
+    x, y = (Dl.from_numpy(v).to(getattr(Dl, dtype)) for v in (a, b))
+    t, u = (torch.from_numpy(v).to(getattr(torch, dtype)) for v in (a, b))
+    got = Dl.div(x, y, rounding_mode="trunc").float().numpy()
+    want = torch.div(t, u, rounding_mode="trunc").float().numpy()
+    np.testing.assert_array_equal(got, want)
+    x.div_(y, rounding_mode="trunc")
+    np.testing.assert_array_equal(x.float().numpy(), want)
