@@ -19,6 +19,8 @@
 gboolean
 dl_check_same_device (const gchar *op, DlTensor *a, DlTensor *b, GError **error)
 {
+  if (!dl_check_live (op, a, error) || !dl_check_live (op, b, error))
+    return FALSE;
   if (dl_tensor_device (a) == dl_tensor_device (b))
     return TRUE;
   g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
@@ -973,6 +975,8 @@ dl_tensor_to_dtype (DlTensor *self, DlDType dtype, GError **error)
   DlTensor *out;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("to", self, error))
+    return NULL;
   if ((guint)dtype >= DL_N_DTYPES)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "to: invalid dtype %d", dtype);
@@ -1020,6 +1024,8 @@ dl_tensor_clone_format (DlTensor *self, DlMemoryFormat format, GError **error)
   DlTensor *out;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("clone", self, error))
+    return NULL;
   if (format != DL_MEMORY_FORMAT_PRESERVE && format != DL_MEMORY_FORMAT_CONTIGUOUS)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "clone: invalid memory format %d",
