@@ -32,15 +32,17 @@ let Dl;
 
 // ---- memory -------------------------------------------------------------
 
-// Collect when the library's allocated bytes, or the process's resident
-// memory, exceed what they were after the last collection by this much, or
-// by `factor` times that, whichever is larger (the collector's own heap
-// grows the same way). Both: the allocated bytes are one cheap C call but
-// miss the objects around the storages and the C heap's fragmentation
-// (measured: a loop whose tensors grow the allocated bytes by 36 KiB a
-// step grew the RSS by 1 MiB a step); the RSS costs a read of
-// /proc/self/statm (about 25 us), so it is read every 16th check only.
-const memoryPolicy = {minBytes: 64 * 1024 * 1024, factor: 1.0};
+// The budget: collect when the library's allocated bytes, or the
+// process's resident memory, have grown by more than `minBytes` since the
+// last collection, or by `factor` times the bytes then still allocated
+// (the live tensors: parameters, optimizer state) when that is more, as
+// the collector's own heap grows. Both measures: the allocated bytes are
+// one cheap C call but miss what else a dropped tensor holds on to (its
+// GObject and JS wrapper, its autograd nodes, and the C heap they keep
+// from shrinking: a loop whose storages grew by 32-36 KiB a step grew the
+// RSS by 63-75 KiB a step, in some runs by 1 MiB); the RSS costs a read of
+// /proc/self/statm (about 25 us), so every 16th check reads it.
+const memoryPolicy = {minBytes: 32 * 1024 * 1024, factor: 1.0, watchRss: true};
 const memoryStats = {collections: 0, checks: 0};
 const RSS_EVERY = 16;
 let baseline = 0;
@@ -65,17 +67,15 @@ function residentBytes() {
     }
 }
 
-function overBudget(now, then) {
-    return now - then > Math.max(memoryPolicy.minBytes, then * memoryPolicy.factor);
-}
-
 // Runs the collector when memory has grown past the budget. Called at
 // every step-sized call (forward, backward, an optimizer step, a batch)
 // and every 64th wrapped tensor op: one C call, a few hundred ns.
 function checkMemory() {
     memoryStats.checks++;
-    if (overBudget(allocatedBytes(), baseline) ||
-        (memoryStats.checks % RSS_EVERY === 0 && overBudget(residentBytes(), rssBaseline)))
+    const budget = Math.max(memoryPolicy.minBytes, memoryPolicy.factor * baseline);
+    if (allocatedBytes() - baseline > budget ||
+        (memoryPolicy.watchRss && memoryStats.checks % RSS_EVERY === 0 &&
+         residentBytes() - rssBaseline > budget))
         collect();
 }
 
@@ -98,7 +98,7 @@ function countOp() {
 const T = GIRepository.TypeTag;
 // trailing booleans whose PyTorch default is false
 const FALSE_BY_DEFAULT = new Set(['keepdim', 'retain_graph', 'create_graph', 'set_to_none',
-    'replacement', 'largest_false', 'stable', 'descending', 'unbiased_false']);
+    'replacement', 'stable', 'descending']);
 // creation functions whose dtype defaults to int64 rather than the default dtype
 const INTEGRAL_DTYPE = new Set(['randint', 'randint_gen', 'randperm']);
 
@@ -402,6 +402,12 @@ function _init() {
         },
         set factor(v) {
             memoryPolicy.factor = v;
+        },
+        get watchRss() {
+            return memoryPolicy.watchRss;
+        },
+        set watchRss(v) {
+            memoryPolicy.watchRss = v;
         },
         stats: memoryStats,
         check: checkMemory,
