@@ -48,4 +48,7 @@ for (let i = 1; i <= steps; i++) {
         t0 = t1;
     }
 }
+const {collections, checks, gcMicroseconds} = Dl.memory.stats;
+print(`# ${collections} collections, ${(gcMicroseconds / 1000 / Math.max(collections, 1)).toFixed(1)} ms each; ` +
+      `${checks} checks`);
 System.exit(0);

@@ -43,7 +43,7 @@ let Dl;
 // RSS by 63-75 KiB a step, in some runs by 1 MiB); the RSS costs a read of
 // /proc/self/statm (about 25 us), so every 16th check reads it.
 const memoryPolicy = {minBytes: 32 * 1024 * 1024, factor: 1.0, watchRss: true};
-const memoryStats = {collections: 0, checks: 0};
+const memoryStats = {collections: 0, checks: 0, gcMicroseconds: 0};
 const RSS_EVERY = 16;
 let baseline = 0;
 let rssBaseline = 0;
@@ -80,7 +80,9 @@ function checkMemory() {
 }
 
 function collect() {
+    const start = GLib.get_monotonic_time();
     System.gc();
+    memoryStats.gcMicroseconds += GLib.get_monotonic_time() - start;
     memoryStats.collections++;
     baseline = allocatedBytes();
     rssBaseline = residentBytes();
@@ -386,7 +388,7 @@ function _init() {
 
     devices = [Dl.Device.get('cpu')];
     const defaultDevice = Dl.Device.get_default();
-    if (defaultDevice !== devices[0])
+    if (defaultDevice.name !== 'cpu')
         devices.push(defaultDevice);
 
     // the memory budget: Dl.memory.minBytes, .factor; Dl.memory.stats
