@@ -165,12 +165,27 @@ function withDefaults(fn, nArgs, defaults) {
     };
 }
 
+// Whether the last C argument of @info could have a default: a cheap test
+// that spares most callables the full reading (importing Dl reads them all).
+function mayHaveDefaults(info) {
+    const n = GIRepository.callable_info_get_n_args(info);
+    if (n === 0)
+        return false;
+    const arg = GIRepository.callable_info_get_arg(info, n - 1);
+    if (GIRepository.arg_info_get_direction(arg) !== GIRepository.Direction.IN)
+        return true; // an out argument hides what comes before it
+    if (GIRepository.arg_info_may_be_null(arg))
+        return true;
+    const tag = GIRepository.type_info_get_tag(GIRepository.arg_info_get_type(arg));
+    return tag === T.BOOLEAN || tag === T.INTERFACE;
+}
+
 function addDefaults(target, info, jsName) {
-    const orig = target[jsName];
-    if (typeof orig !== 'function')
+    if (!mayHaveDefaults(info))
         return;
     const [nArgs, defaults] = trailingDefaults(info, info.get_name());
-    if (defaults.length > 0)
+    const orig = defaults.length > 0 ? target[jsName] : null;
+    if (typeof orig === 'function')
         target[jsName] = withDefaults(orig, nArgs, defaults);
 }
 
