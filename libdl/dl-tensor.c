@@ -555,6 +555,8 @@ gboolean
 dl_tensor_share_memory (DlTensor *self, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
+  if (!dl_check_live ("share_memory", self, error))
+    return FALSE;
   return dl_storage_share_memory (self->storage, error);
 }
 
@@ -1062,6 +1064,8 @@ dl_tensor_set_grad (DlTensor *self, DlTensor *grad, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
   g_return_val_if_fail (grad == NULL || DL_IS_TENSOR (grad), FALSE);
+  if (!dl_check_live ("grad", self, error) || (grad && !dl_check_live ("grad", grad, error)))
+    return FALSE;
   if (grad
       && (grad->ndim != self->ndim
           || memcmp (grad->sizes, self->sizes, self->ndim * sizeof (gint64)) != 0))

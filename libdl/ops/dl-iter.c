@@ -89,6 +89,8 @@ dl_iter_init (DlIter *iter, gint n, DlTensor **tensors, const gint64 *shape, gin
 gboolean
 dl_check_write_target (const gchar *op, DlTensor *out, GError **error)
 {
+  if (!dl_check_live (op, out, error))
+    return FALSE;
   if (out->storage->read_only)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,

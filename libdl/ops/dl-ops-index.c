@@ -603,6 +603,9 @@ dl_tensor_masked_select (DlTensor *self, DlTensor *mask, GError **error)
   g_autoptr (DlTensor) idx = NULL;
 
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (mask), NULL);
+  if (!dl_check_live ("masked_select", self, error)
+      || !dl_check_live ("masked_select", mask, error))
+    return NULL;
   if (mask->dtype != DL_DTYPE_BOOL)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,

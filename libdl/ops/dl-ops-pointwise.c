@@ -459,7 +459,8 @@ dl_pointwise_unary_params (const DlPointwiseOp *op,
   DlTensor *out;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!unary_dtypes (op, self->dtype, &cdt, &rdt, &plan, error))
+  if (!dl_check_live (op->name, self, error)
+      || !unary_dtypes (op, self->dtype, &cdt, &rdt, &plan, error))
     return NULL;
   if (plan == UNARY_COPY)
     return dl_tensor_clone (self, error);
@@ -517,7 +518,8 @@ dl_pointwise_unary_params_ (const DlPointwiseOp *op,
   UnaryPlan plan;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!unary_dtypes (op, self->dtype, &cdt, &rdt, &plan, error)
+  if (!dl_check_live (op->inplace_name, self, error)
+      || !unary_dtypes (op, self->dtype, &cdt, &rdt, &plan, error)
       || !check_castable (op->name, rdt, self->dtype, error)
       || !dl_check_write_target (op->inplace_name, self, error))
     return NULL;
@@ -803,8 +805,9 @@ dl_pointwise_binary_op_ (const DlPointwiseOp *op,
   guint saves;
 
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
-  if (!dl_broadcast_shapes (op->name, self->sizes, self->ndim, other->sizes, other->ndim, shape,
-                            &ndim, error))
+  if (!dl_check_live (name, self, error) || !dl_check_live (name, other, error)
+      || !dl_broadcast_shapes (op->name, self->sizes, self->ndim, other->sizes, other->ndim, shape,
+                               &ndim, error))
     return NULL;
   if (ndim != self->ndim || memcmp (shape, self->sizes, ndim * sizeof (gint64)) != 0)
     {

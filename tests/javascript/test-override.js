@@ -13,7 +13,7 @@
 import GLib from 'gi://GLib';
 import Gio from 'gi://Gio';
 import Dl from 'gi://Dl?version=1.0';
-import System from 'system';
+import GIRepository from 'gi://GIRepository';
 import {test, run, assert, assertArrayEqual, assertDlError} from './harness.js';
 
 test('the override is loaded for gi://Dl', () => {
@@ -170,6 +170,63 @@ test('a released tensor is an error in every op', () => {
     assertDlError(() => x.view([3]), Dl.Error.ARGUMENT, 'view');
     assertDlError(() => x.toArray(), Dl.Error.ARGUMENT, 'toArray');
     assertDlError(() => x.item(), Dl.Error.ARGUMENT, 'item');
+});
+
+// Every Tensor method that takes no argument, or one tensor, read from the
+// typelib, refuses a released tensor (as self and as the argument), but for
+// the accessors, which read metadata only.
+const ACCESSORS = new Set(['detach', 'detach_', 'get_data_ptr', 'get_retains_grad',
+    'get_shared_fd', 'get_storage', 'get_storage_nbytes', 'is_parameter', 'mark_read_only',
+    'release', 'is_released', 'to_string', 'get_shape', 'get_strides', 'get_dtype', 'get_ndim',
+    'numel', 'get_grad', 'get_grad_fn', 'is_leaf', 'get_requires_grad', 'dim', 'get_device',
+    'is_contiguous', 'element_size', 'get_output_nr', 'is_read_only', 'get_storage_offset',
+    'is_shared', 'get_base', 'is_wrapped_number', 'get_version', 'is_floating_point',
+    'nbytes', 'retain_grad']);
+
+test('every tensor method refuses a released tensor', () => {
+    const repo = GIRepository.Repository.get_default();
+    const info = repo.find_by_name('Dl', 'Tensor');
+    const x = Dl.tensor([[1, 2], [3, 4]], {dtype: Dl.DType.FLOAT32});
+    const wrong = [];
+    let n = 0;
+    const expectReleased = (what, fn) => {
+        n++;
+        try {
+            fn();
+            wrong.push(`${what}: no error`);
+        } catch (e) {
+            if (!(e instanceof GLib.Error && e.matches(Dl.Error, Dl.Error.ARGUMENT) &&
+                  e.message.endsWith(': tensor was released')))
+                wrong.push(`${what}: ${e.message}`);
+        }
+    };
+    for (let j = 0; j < GIRepository.object_info_get_n_methods(info); j++) {
+        const m = GIRepository.object_info_get_method(info, j);
+        const name = m.get_name();
+        if (!(GIRepository.function_info_get_flags(m) & GIRepository.FunctionInfoFlags.IS_METHOD) ||
+            ACCESSORS.has(name))
+            continue;
+        const nArgs = GIRepository.callable_info_get_n_args(m);
+        const released = () => {
+            const r = x.clone();
+            r.release();
+            return r;
+        };
+        if (nArgs === 0) {
+            expectReleased(name, () => released()[name]());
+        } else if (nArgs === 1) {
+            const arg = GIRepository.callable_info_get_arg(m, 0);
+            const type = GIRepository.arg_info_get_type(arg);
+            if (GIRepository.type_info_get_tag(type) !== GIRepository.TypeTag.INTERFACE ||
+                GIRepository.type_info_get_interface(type).get_name() !== 'Tensor' ||
+                GIRepository.arg_info_get_direction(arg) !== GIRepository.Direction.IN)
+                continue;
+            expectReleased(`${name}(self)`, () => released()[name](x.clone()));
+            expectReleased(`${name}(other)`, () => x.clone()[name](released()));
+        }
+    }
+    assert(n > 100, `${n} calls`);
+    assert(wrong.length === 0, `${wrong.length} of ${n} calls:\n${wrong.join('\n')}`);
 });
 
 test('memory stays bounded without System.gc()', () => {
