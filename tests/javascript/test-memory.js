@@ -4,13 +4,16 @@
 // has grown past its budget. The loop: a 512x512 Linear, MSE loss,
 // backward and an SGD step, batch 16.
 //
-// DL_TEST_GJS_STEPS steps (2000 by default; the issue's figure is 10000)
+// DL_TEST_GJS_STEPS steps (2500 by default; the issue's figure is 10000)
 // under a budget of DL_TEST_GJS_BUDGET_MIB (16 by default, so that a short
 // run sees several collections; the module's default is 32): the process's
 // RSS, sampled every 50 steps, may not grow more than 10% past its peak
-// during the warm-up (the first fifth of the steps and at least two
-// collections). A control runs the loop with the budget off and checks
-// that the same measure sees it grow.
+// during the warm-up (the first fifth of the steps and at least three
+// collections: the resident size settles as the cycles between
+// collections even out; 10000 steps under the default budget measured
+// 94.7 MiB after two collections and at most 103.3 MiB from there on).
+// A control runs the loop with the budget off and checks that the same
+// measure sees it grow.
 //
 // Run: GJS_PATH=bindings/gjs GI_TYPELIB_PATH=build/introspection \
 //      LD_LIBRARY_PATH=build/libdl gjs -m tests/javascript/test-memory.js
@@ -23,7 +26,7 @@ import Gio from 'gi://Gio';
 import Dl from 'gi://Dl?version=1.0';
 import {test, run, assert} from './harness.js';
 
-const steps = Number(GLib.getenv('DL_TEST_GJS_STEPS') ?? 2000);
+const steps = Number(GLib.getenv('DL_TEST_GJS_STEPS') ?? 2500);
 const budgetMiB = Number(GLib.getenv('DL_TEST_GJS_BUDGET_MIB') ?? 16);
 const batch = 16;
 
@@ -62,7 +65,7 @@ test(`${steps} steps of a 512x512 Linear in flat memory`, () => {
             const rss = rssMiB();
             if (warmEnd < 0) {
                 peakWarm = Math.max(peakWarm, rss);
-                if (i >= warmup && Dl.memory.stats.collections - start >= 2)
+                if (i >= warmup && Dl.memory.stats.collections - start >= 3)
                     warmEnd = i;
             } else {
                 peakAfter = Math.max(peakAfter, rss);
