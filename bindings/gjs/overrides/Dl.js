@@ -40,8 +40,10 @@ let Dl;
 // one cheap C call but miss what else a dropped tensor holds on to (its
 // GObject and JS wrapper, its autograd nodes, and the C heap they keep
 // from shrinking: a loop whose storages grew by 32-36 KiB a step grew the
-// RSS by 63-75 KiB a step, in some runs by 1 MiB); the RSS costs a read of
-// /proc/self/statm (about 25 us), so every 16th check reads it.
+// RSS by 63-75 KiB a step, and in some runs by 1 MiB, where the budget on
+// the allocated bytes alone let it reach 986 MiB before collecting); the
+// RSS costs a read of /proc/self/statm (about 25 us), so every 16th check
+// reads it.
 const memoryPolicy = {minBytes: 32 * 1024 * 1024, factor: 1.0, watchRss: true};
 const memoryStats = {collections: 0, checks: 0, gcMicroseconds: 0};
 const RSS_EVERY = 16;
