@@ -36,6 +36,7 @@ struct _DlStorage
    * data is a MAP_SHARED mapping of shm_fd, map_size bytes; the storage's
    * own memory of its kind was released when it moved there */
   gboolean read_only; /* lent memory that must not be written */
+  gboolean released;  /* the empty stand-in of a released tensor's memory */
   gboolean shared;
   gint shm_fd;
   gsize map_size;

@@ -79,6 +79,14 @@ dl_tensor_data (DlTensor *t)
   return t->storage->data + t->offset * (gint64)dl_dtype_size (t->dtype);
 }
 
+/* FALSE, with "<op>: tensor was released" (DL_ERROR_ARGUMENT), when @t's
+ * memory went with dl_tensor_release(); DL_TENSOR_BACKEND() and
+ * dl_check_same_device() check every kernel's first operand and every
+ * other operand this way, the ops that run no kernel (views) themselves. */
+gboolean dl_tensor_released_error (const gchar *op, DlTensor *t, GError **error);
+#define dl_check_live(op, t, error)                                                                \
+  (G_LIKELY (!(t)->storage->released) || dl_tensor_released_error ((op), (t), (error)))
+
 static inline DlDevice *
 dl_tensor_device (DlTensor *t)
 {

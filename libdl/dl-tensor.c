@@ -555,6 +555,8 @@ gboolean
 dl_tensor_share_memory (DlTensor *self, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
+  if (!dl_check_live ("share_memory", self, error))
+    return FALSE;
   return dl_storage_share_memory (self->storage, error);
 }
 
@@ -1062,6 +1064,8 @@ dl_tensor_set_grad (DlTensor *self, DlTensor *grad, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
   g_return_val_if_fail (grad == NULL || DL_IS_TENSOR (grad), FALSE);
+  if (!dl_check_live ("grad", self, error) || (grad && !dl_check_live ("grad", grad, error)))
+    return FALSE;
   if (grad
       && (grad->ndim != self->ndim
           || memcmp (grad->sizes, self->sizes, self->ndim * sizeof (gint64)) != 0))
@@ -1095,10 +1099,13 @@ dl_tensor_set_grad (DlTensor *self, DlTensor *grad, GError **error)
  * @self: a #DlTensor
  *
  * Lets go of the tensor's memory now rather than when the object is
- * finalized, and of its gradient and autograd history: @self becomes an
- * empty tensor of shape [0]. Views that share the memory keep it alive.
- * This is for garbage-collected bindings (GJS), where an object may be
- * finalized long after its last use.
+ * finalized, and of its gradient and autograd history. Views that share
+ * the memory keep it alive. This is for garbage-collected bindings (GJS),
+ * where an object may be finalized long after its last use.
+ *
+ * A released tensor has shape [0], and every op given it (or a view of
+ * it made afterwards) fails with %DL_ERROR_ARGUMENT, "<op>: tensor was
+ * released"; dl_tensor_is_released() tells. Releasing twice is harmless.
  *
  * Since: 0.1
  */
@@ -1110,6 +1117,7 @@ dl_tensor_release (DlTensor *self)
   g_return_if_fail (DL_IS_TENSOR (self));
   empty = dl_storage_new (dl_tensor_device (self), 0, NULL);
   g_assert (empty != NULL);
+  empty->released = TRUE;
   g_clear_pointer (&self->storage, dl_storage_unref);
   self->storage = empty;
   self->ndim = 1;
@@ -1121,6 +1129,30 @@ dl_tensor_release (DlTensor *self)
   g_clear_object (&self->grad_fn);
   g_clear_object (&self->base);
   self->requires_grad = FALSE;
+}
+
+/**
+ * dl_tensor_is_released:
+ * @self: a #DlTensor
+ *
+ * Returns: whether dl_tensor_release() let go of the tensor's memory (or
+ *   of the memory of the tensor this one is a view of, before the view
+ *   was made)
+ *
+ * Since: 0.1
+ */
+gboolean
+dl_tensor_is_released (DlTensor *self)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
+  return self->storage->released;
+}
+
+gboolean
+dl_tensor_released_error (const gchar *op, DlTensor *t, GError **error)
+{
+  g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "%s: tensor was released", op);
+  return FALSE;
 }
 
 /**

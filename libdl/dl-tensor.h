@@ -90,6 +90,8 @@ gboolean dl_tensor_set_grad (DlTensor *self, DlTensor *grad, GError **error);
 DL_EXPORT
 void dl_tensor_release (DlTensor *self);
 DL_EXPORT
+gboolean dl_tensor_is_released (DlTensor *self);
+DL_EXPORT
 DlNode *dl_tensor_get_grad_fn (DlTensor *self);
 DL_EXPORT
 gboolean dl_tensor_is_leaf (DlTensor *self);

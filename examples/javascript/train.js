@@ -9,19 +9,19 @@
 // (The constructors do not call init(); a missing or bad value shows up
 // as an error from init(null) or from the first forward or step.)
 //
+// It uses the companion module Dl.js (bindings/gjs/overrides/, installed
+// with the typelib; GJS loads it with the namespace): optional arguments
+// left out, Dl.tensor and toArray, and a memory budget.
+//
 // Run from a build tree:
-//   GI_TYPELIB_PATH=build/introspection LD_LIBRARY_PATH=build/libdl \
-//       gjs examples/javascript/train.js
+//   GJS_PATH=bindings/gjs GI_TYPELIB_PATH=build/introspection \
+//       LD_LIBRARY_PATH=build/libdl gjs examples/javascript/train.js
 //
 // A note on memory. GJS frees a tensor when its garbage collector gets to
-// the wrapper, not when the last variable lets go of it, and the collector
-// does not know how big the C buffer behind a wrapper is: a loop that makes
-// new tensors every step piles them up (a step of a 1024x1024 layer on a
-// batch of 256 held 600 MiB after 300 steps here, against 25 MiB when it
-// collected every 10 steps). Two tools: tensor.release() lets go of a
-// tensor's memory (and its autograd graph) at once, for the big ones you
-// hold; System.gc() every few steps frees the rest, the tensors made
-// inside vfunc_forward included.
+// the wrapper, and the collector does not know how big the C buffer behind
+// a wrapper is; the companion module watches the bytes the library has
+// allocated and runs the collector when they grow past a budget, so the
+// loop needs no System.gc(). tensor.release() frees a big tensor at once.
 //
 // Exits with status 0 when the loss fell, 1 otherwise.
 //
@@ -51,23 +51,21 @@ class Net extends Dl.Module {
 });
 
 // n points in [-1, 1)^2 and their labels; the labels are computed from the
-// points' bytes and turned back into a tensor through GLib.Bytes.
+// points' values (a Float32Array) and made into an int64 tensor.
 function makeData(n) {
-    const points = Dl.rand([n, 2], Dl.DType.FLOAT32, null).mul_scalar(2).sub_scalar(1);
-    const xs = new Float32Array(Uint8Array.from(points.to_bytes().get_data()).buffer);
+    const points = Dl.rand([n, 2]).mul(2).sub(1);
+    const xs = points.toArray();
     const ys = new BigInt64Array(n);
     for (let i = 0; i < n; i++)
         ys[i] = (xs[2 * i] > 0) === (xs[2 * i + 1] > 0) ? 1n : 0n;
-    const labels = Dl.Tensor.new_from_bytes(new GLib.Bytes(new Uint8Array(ys.buffer)),
-        Dl.DType.INT64, [n]);
-    return [points, labels];
+    return [points, Dl.tensor(ys)];
 }
 
 // The fraction of points classified right, without recording a graph.
 function accuracy(net, points, labels) {
     const wasEnabled = Dl.set_grad_enabled(false);
     try {
-        const predicted = net.forward(points).argmax(1, false);
+        const predicted = net.forward(points).argmax(1);
         return predicted.eq(labels).to_dtype(Dl.DType.FLOAT32).mean().item();
     } finally {
         Dl.set_grad_enabled(wasEnabled);
@@ -92,19 +90,14 @@ function main() {
     for (let step = 0; step <= 400; step++) {
         const [loss] = lossFn.forward_many([net.forward(points), labels]);
         sgd.zero_grad(true); // backward accumulates: clear first
-        loss.backward(null, false, false);
+        loss.backward();
         sgd.step();
 
         lastLoss = loss.item();
-        loss.release(); // done with this step's graph: free it now
         if (step === 0)
             firstLoss = lastLoss;
         if (step % 50 === 0)
             print(`step ${String(step).padStart(3)}  loss ${lastLoss.toFixed(4)}`);
-
-        // free the tensors of the last few steps (see the note on memory)
-        if (step % 10 === 9)
-            System.gc();
     }
 
     const acc = accuracy(net, points, labels);

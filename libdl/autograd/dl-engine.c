@@ -572,6 +572,9 @@ dl_tensor_backward (DlTensor *self,
 
   g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
   g_return_val_if_fail (gradient == NULL || DL_IS_TENSOR (gradient), FALSE);
+  if (!dl_check_live ("backward", self, error)
+      || (gradient && !dl_check_live ("backward", gradient, error)))
+    return FALSE;
   dl_view_sync (self);
   if (!self->requires_grad)
     {

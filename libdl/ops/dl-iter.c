@@ -19,6 +19,8 @@ dl_backend_not_supported (DlTensor *t, const gchar *op, const gchar *slot, GErro
 {
   DlDevice *device = dl_tensor_device (t);
 
+  if (!dl_check_live (op, t, error))
+    return NULL;
   g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
                "%s: not supported on device '%s' (its backend, '%s', has no '%s' kernel)", op,
                dl_device_get_name (device), dl_device_get_backend (device)->name, slot);
@@ -87,6 +89,8 @@ dl_iter_init (DlIter *iter, gint n, DlTensor **tensors, const gint64 *shape, gin
 gboolean
 dl_check_write_target (const gchar *op, DlTensor *out, GError **error)
 {
+  if (!dl_check_live (op, out, error))
+    return FALSE;
   if (out->storage->read_only)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,

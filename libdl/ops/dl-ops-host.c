@@ -189,6 +189,8 @@ dl_tensor_to_bytes (DlTensor *self, GError **error)
   gpointer buf;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("to_bytes", self, error))
+    return NULL;
   n = self->numel * dl_dtype_size (self->dtype);
   buf = g_try_malloc (MAX (n, 1));
   if (buf == NULL)
@@ -221,6 +223,8 @@ dl_tensor_item (DlTensor *self, GError **error)
   gdouble v = 0;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), 0);
+  if (!dl_check_live ("item", self, error))
+    return 0;
   if (self->numel != 1)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
@@ -233,4 +237,3 @@ dl_tensor_item (DlTensor *self, GError **error)
     return 0;
   return v;
 }
-

@@ -93,9 +93,9 @@ dl_index_check_gather_shapes (const gchar *op,
   gint sd = MAX (self->ndim, 1), id = MAX (index->ndim, 1);
 
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (index), FALSE);
-  if (!dl_normalize_dim (op, dim, sd, error) || !check_index_dtype (op, index, error)
-      || !dl_check_same_device (op, self, index, error)
-      || (src && !dl_check_same_device (op, self, src, error)))
+  if (!dl_check_same_device (op, self, index, error)
+      || (src && !dl_check_same_device (op, self, src, error))
+      || !dl_normalize_dim (op, dim, sd, error) || !check_index_dtype (op, index, error))
     return FALSE;
   if (sd != id)
     {
@@ -254,6 +254,8 @@ dl_tensor_index_select (DlTensor *self, gint dim, DlTensor *index, GError **erro
   DlTensor *out;
 
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (index), NULL);
+  if (!dl_check_live ("index_select", self, error) || !dl_check_live ("index_select", index, error))
+    return NULL;
   nd = MAX (self->ndim, 1);
   if (!dl_normalize_dim ("index_select", &dim, nd, error))
     return NULL;
@@ -617,6 +619,9 @@ dl_tensor_masked_select (DlTensor *self, DlTensor *mask, GError **error)
   g_autoptr (DlTensor) idx = NULL;
 
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (mask), NULL);
+  if (!dl_check_live ("masked_select", self, error)
+      || !dl_check_live ("masked_select", mask, error))
+    return NULL;
   if (mask->dtype != DL_DTYPE_BOOL)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,

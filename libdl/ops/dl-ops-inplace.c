@@ -128,6 +128,11 @@ dl_inplace_run (const gchar *name,
   g_autoptr (DlTensor) result = NULL;
   DlTensor *r;
 
+  if (!dl_check_live (name, self, error))
+    return NULL;
+  for (guint i = 0; i < n_others; i++)
+    if (others[i] && !dl_check_live (name, others[i], error))
+      return NULL;
   if (!dl_inplace_wants_history (self, n_others, others))
     {
       /* nothing to record: straight into self where the op can */

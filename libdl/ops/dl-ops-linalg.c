@@ -395,6 +395,8 @@ DlTensor *
 dl_tensor_mm (DlTensor *self, DlTensor *other, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
+  if (!dl_check_live ("mm", self, error) || !dl_check_live ("mm", other, error))
+    return NULL;
   if (!check_ndim ("mm", "self", self, 2, error) || !check_ndim ("mm", "mat2", other, 2, error)
       || !check_same_dtype ("mm", self, other, error))
     return NULL;
@@ -426,6 +428,8 @@ DlTensor *
 dl_tensor_bmm (DlTensor *self, DlTensor *other, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
+  if (!dl_check_live ("bmm", self, error) || !dl_check_live ("bmm", other, error))
+    return NULL;
   if (!check_ndim ("bmm", "batch1", self, 3, error)
       || !check_ndim ("bmm", "batch2", other, 3, error)
       || !check_same_dtype ("bmm", self, other, error))
@@ -459,6 +463,8 @@ DlTensor *
 dl_tensor_dot (DlTensor *self, DlTensor *other, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
+  if (!dl_check_live ("dot", self, error) || !dl_check_live ("dot", other, error))
+    return NULL;
   if (self->ndim != 1 || other->ndim != 1)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
@@ -500,6 +506,8 @@ dl_tensor_outer (DlTensor *self, DlTensor *other, GError **error)
   g_autoptr (DlTensor) col = NULL;
 
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
+  if (!dl_check_live ("outer", self, error) || !dl_check_live ("outer", other, error))
+    return NULL;
   if (self->ndim != 1 || other->ndim != 1)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
@@ -529,6 +537,8 @@ DlTensor *
 dl_tensor_mv (DlTensor *self, DlTensor *vec, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (vec), NULL);
+  if (!dl_check_live ("mv", self, error) || !dl_check_live ("mv", vec, error))
+    return NULL;
   if (!check_ndim ("mv", "self", self, 2, error) || !check_ndim ("mv", "vec", vec, 1, error)
       || !check_same_dtype ("mv", self, vec, error))
     return NULL;
@@ -793,6 +803,8 @@ dl_tensor_trace (DlTensor *self, GError **error)
   g_autoptr (DlTensor) d = NULL;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("trace", self, error))
+    return NULL;
   if (self->ndim != 2)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,

@@ -19,6 +19,8 @@
 gboolean
 dl_check_same_device (const gchar *op, DlTensor *a, DlTensor *b, GError **error)
 {
+  if (!dl_check_live (op, a, error) || !dl_check_live (op, b, error))
+    return FALSE;
   if (dl_tensor_device (a) == dl_tensor_device (b))
     return TRUE;
   g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
@@ -457,7 +459,8 @@ dl_pointwise_unary_params (const DlPointwiseOp *op,
   DlTensor *out;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!unary_dtypes (op, self->dtype, &cdt, &rdt, &plan, error))
+  if (!dl_check_live (op->name, self, error)
+      || !unary_dtypes (op, self->dtype, &cdt, &rdt, &plan, error))
     return NULL;
   if (plan == UNARY_COPY)
     return dl_tensor_clone (self, error);
@@ -515,7 +518,8 @@ dl_pointwise_unary_params_ (const DlPointwiseOp *op,
   UnaryPlan plan;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!unary_dtypes (op, self->dtype, &cdt, &rdt, &plan, error)
+  if (!dl_check_live (op->inplace_name, self, error)
+      || !unary_dtypes (op, self->dtype, &cdt, &rdt, &plan, error)
       || !check_castable (op->name, rdt, self->dtype, error)
       || !dl_check_write_target (op->inplace_name, self, error))
     return NULL;
@@ -801,8 +805,9 @@ dl_pointwise_binary_op_ (const DlPointwiseOp *op,
   guint saves;
 
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
-  if (!dl_broadcast_shapes (op->name, self->sizes, self->ndim, other->sizes, other->ndim, shape,
-                            &ndim, error))
+  if (!dl_check_live (name, self, error) || !dl_check_live (name, other, error)
+      || !dl_broadcast_shapes (op->name, self->sizes, self->ndim, other->sizes, other->ndim, shape,
+                               &ndim, error))
     return NULL;
   if (ndim != self->ndim || memcmp (shape, self->sizes, ndim * sizeof (gint64)) != 0)
     {
@@ -973,6 +978,8 @@ dl_tensor_to_dtype (DlTensor *self, DlDType dtype, GError **error)
   DlTensor *out;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("to", self, error))
+    return NULL;
   if ((guint)dtype >= DL_N_DTYPES)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "to: invalid dtype %d", dtype);
@@ -1020,6 +1027,8 @@ dl_tensor_clone_format (DlTensor *self, DlMemoryFormat format, GError **error)
   DlTensor *out;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("clone", self, error))
+    return NULL;
   if (format != DL_MEMORY_FORMAT_PRESERVE && format != DL_MEMORY_FORMAT_CONTIGUOUS)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "clone: invalid memory format %d",

@@ -43,9 +43,10 @@ G_BEGIN_DECLS
  *     return NULL;
  *   ctx->backend->unary (ctx, DL_UNARY_EXP, &iter, dtype);
  *
- * The check is one load and a compare; the error path is out of line. */
+ * A released tensor (dl_tensor_release) is refused here too.
+ * The check is two loads and compares; the error path is out of line. */
 #define DL_TENSOR_BACKEND(t, slot, op, error)                                                      \
-  (G_LIKELY (dl_tensor_context (t)->backend->slot != NULL)                                         \
+  (G_LIKELY (dl_tensor_context (t)->backend->slot != NULL && !(t)->storage->released)              \
        ? dl_tensor_context (t)                                                                     \
        : dl_backend_not_supported ((t), (op), #slot, (error)))
 DlBackendContext *

@@ -63,6 +63,8 @@ dims_mask (const gchar *op,
 {
   gboolean seen_0d = FALSE;
 
+  if (!dl_check_live (op, self, error))
+    return FALSE;
   for (gint i = 0; i < DL_MAX_DIMS; i++)
     mask[i] = n == 0;
   for (gsize i = 0; i < n; i++)
@@ -88,6 +90,8 @@ dims_mask (const gchar *op,
 gboolean
 dl_reduce_check_nonempty (const gchar *op, DlTensor *self, gint dim, GError **error)
 {
+  if (!dl_check_live (op, self, error))
+    return FALSE;
   if (self->ndim == 0 || self->sizes[dim] != 0)
     return TRUE;
   g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
@@ -412,6 +416,8 @@ extremum_all (DlReduceOp op, DlTensor *self, GError **error)
   DlTensor *out;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live (name, self, error))
+    return NULL;
   if (self->numel == 0)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,

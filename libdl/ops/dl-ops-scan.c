@@ -803,6 +803,8 @@ median_all (gboolean skip_nan, DlTensor *self, GError **error)
   DlTensor *out;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live (skip_nan ? "nanmedian" : "median", self, error))
+    return NULL;
   n = self->numel;
   if (n == 0)
     {

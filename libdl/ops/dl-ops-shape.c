@@ -267,6 +267,8 @@ dl_tensor_view (DlTensor *self, const gint64 *shape, gsize n_dims, GError **erro
   gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS];
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("view", self, error))
+    return NULL;
   if (!infer_shape ("view", self, shape, n_dims, sizes, error))
     return NULL;
   if (!view_strides (self, sizes, n_dims, strides))
@@ -301,6 +303,8 @@ dl_tensor_reshape (DlTensor *self, const gint64 *shape, gsize n_dims, GError **e
   g_autoptr (DlTensor) c = NULL;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("reshape", self, error))
+    return NULL;
   if (!infer_shape ("reshape", self, shape, n_dims, sizes, error))
     return NULL;
   if (view_strides (self, sizes, n_dims, strides))
@@ -330,6 +334,8 @@ dl_tensor_flatten (DlTensor *self, gint start_dim, gint end_dim, GError **error)
   gint n = 0;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("flatten", self, error))
+    return NULL;
   if (self->ndim == 0)
     {
       /* a 0-d tensor's dims are -1 and 0, as a vector's */
@@ -381,6 +387,8 @@ dl_tensor_permute (DlTensor *self, const gint *dims, gsize n_dims, GError **erro
   gboolean seen[DL_MAX_DIMS] = { FALSE };
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("permute", self, error))
+    return NULL;
   if ((gint)n_dims != self->ndim)
     {
       g_autofree gchar *s = dl_shape_to_string (self->sizes, self->ndim);
@@ -428,6 +436,8 @@ dl_tensor_transpose (DlTensor *self, gint dim0, gint dim1, GError **error)
   gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS];
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("transpose", self, error))
+    return NULL;
   if (!dl_normalize_dim ("transpose", &dim0, self->ndim, error)
       || !dl_normalize_dim ("transpose", &dim1, self->ndim, error))
     return NULL;
@@ -455,6 +465,8 @@ DlTensor *
 dl_tensor_t (DlTensor *self, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("t", self, error))
+    return NULL;
   if (self->ndim > 2)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
@@ -490,6 +502,8 @@ dl_tensor_unsqueeze (DlTensor *self, gint dim, GError **error)
   gint n = self->ndim + 1;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("unsqueeze", self, error))
+    return NULL;
   if (dim < -n || dim >= n)
     {
       g_set_error (
@@ -541,6 +555,8 @@ dl_tensor_squeeze_dim (DlTensor *self, gint dim, GError **error)
   gint n = 0;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("squeeze_dim", self, error))
+    return NULL;
   if (!dl_normalize_dim ("squeeze", &dim, self->ndim, error))
     return NULL;
   for (gint i = 0; i < self->ndim; i++)
@@ -573,6 +589,8 @@ dl_tensor_expand (DlTensor *self, const gint64 *shape, gsize n_dims, GError **er
   gint lead;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("expand", self, error))
+    return NULL;
   if ((gint)n_dims < self->ndim || n_dims > DL_MAX_DIMS)
     {
       g_autofree gchar *s = dl_shape_to_string (shape, n_dims);
@@ -641,6 +659,8 @@ DlTensor *
 dl_tensor_contiguous (DlTensor *self, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("contiguous", self, error))
+    return NULL;
   if (dl_tensor_is_contiguous (self))
     return g_object_ref (self);
   return dl_tensor_clone (self, error);
@@ -684,6 +704,8 @@ dl_tensor_slice (DlTensor *self, gint dim, gint64 start, gint64 end, gint64 step
   gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS], n;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("slice", self, error))
+    return NULL;
   if (self->ndim == 0)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_INDEX, "slice: cannot slice a 0-d tensor");
@@ -732,6 +754,8 @@ dl_tensor_narrow (DlTensor *self, gint dim, gint64 start, gint64 length, GError 
   gint64 n;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("narrow", self, error))
+    return NULL;
   if (self->ndim == 0 || !dl_normalize_dim ("narrow", &dim, self->ndim, error))
     {
       if (self->ndim == 0)
@@ -773,6 +797,8 @@ dl_tensor_select (DlTensor *self, gint dim, gint64 index, GError **error)
   gint n = 0;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("select", self, error))
+    return NULL;
   if (self->ndim == 0)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_INDEX, "select: invalid index of a 0-dim tensor.");
@@ -825,6 +851,8 @@ dl_tensor_unflatten (DlTensor *self, gint dim, const gint64 *sizes, gsize n_size
   gint n = 0, infer = -1;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("unflatten", self, error))
+    return NULL;
   if (self->ndim == 0 || !dl_normalize_dim ("unflatten", &dim, self->ndim, error))
     {
       if (self->ndim == 0)
@@ -898,6 +926,8 @@ dl_tensor_diagonal (DlTensor *self, gint64 offset, gint dim1, gint dim2, GError 
   gint n = 0;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("diagonal", self, error))
+    return NULL;
   if (!dl_normalize_dim ("diagonal", &dim1, self->ndim, error)
       || !dl_normalize_dim ("diagonal", &dim2, self->ndim, error))
     return NULL;

@@ -53,6 +53,9 @@ if [ -n "$valac" ]; then
 fi
 
 if [ -n "$gjs" ]; then
-  echo "# GJS: GI_TYPELIB_PATH=$GI_TYPELIB_PATH gjs installed.js"
-  "$gjs" "$here/installed.js"
+  # GJS finds the companion module in <data dir>/gjs-1.0/overrides of
+  # every XDG data dir, as it does under /usr and /usr/local
+  echo "# GJS: GI_TYPELIB_PATH=$GI_TYPELIB_PATH XDG_DATA_DIRS=$dest$datadir:... gjs installed.js"
+  test -f "$dest$datadir/gjs-1.0/overrides/Dl.js"
+  XDG_DATA_DIRS="$dest$datadir:${XDG_DATA_DIRS:-/usr/local/share:/usr/share}" "$gjs" "$here/installed.js"
 fi

@@ -2,30 +2,21 @@
 // Dl.Module subclass with vfunc_forward, and a few SGD steps.
 //
 // Run: GI_TYPELIB_PATH=build/introspection LD_LIBRARY_PATH=build/libdl \
-//      gjs tests/javascript/test-dl.js
+//      gjs -m tests/javascript/test-dl.js
 // Prints TAP; exits non-zero if any test fails.
 //
 // Copyright 2026 The libdl authors
 // SPDX-License-Identifier: LGPL-2.1-or-later
 
-imports.gi.versions.Dl = '1.0';
-const {Dl, Gio, GLib, GObject} = imports.gi;
-const System = imports.system;
+import Dl from 'gi://Dl?version=1.0';
+import Gio from 'gi://Gio';
+import GLib from 'gi://GLib';
+import GObject from 'gi://GObject';
+import System from 'system';
+import {test, run, assert, assertDlError} from './harness.js';
 
 const F32 = Dl.DType.FLOAT32;
 const F64 = Dl.DType.FLOAT64;
-
-// A minimal TAP harness
-
-const tests = [];
-function test(name, fn) {
-    tests.push([name, fn]);
-}
-
-function assert(cond, what) {
-    if (!cond)
-        throw new Error(`assertion failed: ${what}`);
-}
 
 function assertClose(got, expected, tol, what) {
     assert(got.length === expected.length,
@@ -38,19 +29,6 @@ function assertClose(got, expected, tol, what) {
 
 function assertArrayEqual(got, expected, what) {
     assertClose(Array.from(got), expected, 0, what);
-}
-
-// Expects fn to throw a GLib.Error of Dl.Error `code`; returns it.
-function assertDlError(fn, code, what) {
-    try {
-        fn();
-    } catch (e) {
-        assert(e instanceof GLib.Error, `${what}: threw ${e}, not a GLib.Error`);
-        assert(e.matches(Dl.Error, code),
-            `${what}: error ${e.domain}:${e.code} (${e.message}), expected code ${code}`);
-        return e;
-    }
-    throw new Error(`${what}: no error thrown`);
 }
 
 // Tensor contents, in row-major order, as a JS array of numbers.
@@ -1532,7 +1510,7 @@ test('multi-head attention and a transformer encoder layer', () => {
 
 test('pytorch: a Linear runs on the weights of a torch.save state dict', () => {
     // tests/data/pytorch-*.pt, written by tests/data/make-pytorch-fixtures.py
-    const data = GLib.build_filenamev([GLib.path_get_dirname(System.programPath), '..', 'data']);
+    const data = GLib.build_filenamev([GLib.path_get_dirname(GLib.filename_from_uri(import.meta.url)[0]), '..', 'data']);
     const load = name => Dl.pytorch_load_state_dict(
         Gio.File.new_for_path(GLib.build_filenamev([data, name])), null);
     const state = load('pytorch-linear.pt');
@@ -1558,21 +1536,4 @@ test('pytorch: a Linear runs on the weights of a torch.save state dict', () => {
         Dl.Error.FORMAT, 'not a zip archive');
 });
 
-// Run
-
-let failed = 0;
-print(`1..${tests.length}`);
-tests.forEach(([name, fn], i) => {
-    try {
-        fn();
-        print(`ok ${i + 1} - ${name}`);
-    } catch (e) {
-        failed++;
-        print(`not ok ${i + 1} - ${name}`);
-        for (const line of `${e}\n${e.stack || ''}`.split('\n'))
-            print(`# ${line}`);
-    }
-    System.gc();
-});
-if (failed > 0)
-    System.exit(1);
+run();
