@@ -1031,7 +1031,7 @@ dl_max_pool2d (DlTensor *input,
       || !set_window ("max_pool2d", &g, kernel_size, dilation, padding, stride, error))
     return NULL;
   for (gint i = 0; i < 2; i++)
-    if (padding[i] * 2 > kernel_size[i])
+    if (padding[i] > kernel_size[i] / 2) /* padding * 2 could overflow */
       {
         g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                      "max_pool2d: pad should be at most half of effective kernel size, but got "

@@ -583,7 +583,7 @@ dl_avg_pool2d (DlTensor *input,
                        padding[1]);
           return NULL;
         }
-      if (padding[i] * 2 > kernel_size[i])
+      if (padding[i] > kernel_size[i] / 2) /* padding * 2 could overflow */
         {
           g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                        "avg_pool2d: pad should be smaller than or equal to half of kernel size, "
