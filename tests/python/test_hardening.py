@@ -324,5 +324,5 @@ def test_half_trunc_division_rounds_the_quotient_first(dtype):
 @pytest.mark.parametrize("fn", ["avg_pool2d", "max_pool2d"])
 def test_pooling_padding_whose_double_overflows_is_refused(fn):
     for T in (torch, Dl):
-        with pytest.raises(RuntimeError, match="pad should be"):
+        with pytest.raises(RuntimeError, match="pad should be|out of range"):
             getattr(T.nn.functional, fn)(T.ones(2, 3, 4, 4), 2**40, stride=1, padding=2**62)
