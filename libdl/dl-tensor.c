@@ -395,6 +395,50 @@ dl_tensor_new_view_internal (DlTensor *base,
 }
 
 /**
+ * dl_tensor_new_from_data: (skip)
+ * @data: (nullable): @shape's product of elements of @dtype in row-major
+ *   order, in host byte order; %NULL only when that product is 0
+ * @dtype: the element type
+ * @shape: (array length=n_dims): the shape
+ * @n_dims: the number of dimensions
+ * @error: return location for a #GError
+ *
+ * Makes a CPU tensor holding a copy of the C array @data, as in
+ *
+ * |[<!-- language="C" -->
+ * static const float values[] = { 1, 2, 3, 4, 5, 6 };
+ * g_autoptr (DlTensor) t = dl_tensor_new_from_data (values, DL_DTYPE_FLOAT32,
+ *                                                   DL_SHAPE (2, 3), &error);
+ * ]|
+ *
+ * The caller keeps @data. C only: bindings pass their data as bytes
+ * (dl_tensor_new_from_bytes()).
+ *
+ * Returns: (transfer full): a new tensor, or %NULL with @error set when
+ *   @shape is invalid or memory runs out
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_new_from_data (gconstpointer data,
+                         DlDType dtype,
+                         const gint64 *shape,
+                         gsize n_dims,
+                         GError **error)
+{
+  gint64 numel;
+  DlTensor *t;
+
+  if (!dl_check_shape ("from_data", shape, n_dims, &numel, error))
+    return NULL;
+  g_return_val_if_fail (data != NULL || numel == 0, NULL);
+  t = dl_tensor_new_empty_internal (NULL, dtype, shape, n_dims, error);
+  if (t && numel > 0)
+    memcpy (dl_tensor_data (t), data, (gsize)numel * dl_dtype_size (dtype));
+  return t;
+}
+
+/**
  * dl_tensor_new_from_bytes:
  * @bytes: the elements in row-major order, in host byte order
  * @dtype: the element type
@@ -420,7 +464,6 @@ dl_tensor_new_from_bytes (GBytes *bytes,
   gint64 numel;
   gsize size;
   gconstpointer data;
-  DlTensor *t;
 
   g_return_val_if_fail (bytes != NULL, NULL);
   if (!dl_check_shape ("from_bytes", shape, n_dims, &numel, error))
@@ -435,10 +478,7 @@ dl_tensor_new_from_bytes (GBytes *bytes,
                    s, dl_dtype_get_name (dtype), (guint64)numel * dl_dtype_size (dtype), size);
       return NULL;
     }
-  t = dl_tensor_new_empty_internal (NULL, dtype, shape, n_dims, error);
-  if (t && size)
-    memcpy (dl_tensor_data (t), data, size);
-  return t;
+  return dl_tensor_new_from_data (data, dtype, shape, n_dims, error);
 }
 
 /**
