@@ -108,12 +108,13 @@ struct Entry
 
 /* The Tensor class and the Python objects handlers return. */
 static PyTypeObject *tensor_type;
-static PyTypeObject *size_type;          /* torch.Size */
+static PyTypeObject *size_type; /* torch.Size */
+static PyObject *cpu_device;
+static PyObject *dtype_objects[16]; /* by DlDType */
+
 /* The torch.return_types class of an entry's (values, indices) results
  * (return_types.max for x.max(0)), set by install() */
 static PyTypeObject *result_type_of (const Entry *e);
-static PyObject *cpu_device;
-static PyObject *dtype_objects[16];      /* by DlDType */
 
 /* ---- argument helpers ------------------------------------------------- */
 
