@@ -438,3 +438,43 @@ def test_tensors_made_in_inference_mode_are_ordinary():
     y = (x * w).sum()
     y.backward()
     assert_same(x.grad, torch.full((3,), 2.0))
+
+
+def generator_report(lib):
+    """A generator function decorated with each mode: its steps run in the
+    mode, the caller's code between them in the caller's; send, throw,
+    close and the return value go through."""
+    log = []
+    for mode in (lib.no_grad(), lib.inference_mode(), lib.enable_grad(),
+                 lib.inference_mode(False)):
+        @mode
+        def gen(n):
+            got = None
+            for i in range(n):
+                try:
+                    got = yield (i, got, lib.is_grad_enabled(), lib.is_inference_mode_enabled())
+                except ValueError as e:
+                    log.append(('caught', str(e), lib.is_grad_enabled()))
+                    got = 'thrown'
+            return 'done'
+        with lib.set_grad_enabled(type(mode).__name__ == 'no_grad'):
+            g = gen(3)
+            log.append(next(g))
+            log.append((lib.is_grad_enabled(), lib.is_inference_mode_enabled()))
+            log.append(g.send('a'))
+            log.append(g.throw(ValueError('v')))
+            try:
+                g.send('b')
+            except StopIteration as e:
+                log.append(('stop', e.value))
+            g2 = gen(3)
+            next(g2)
+            g2.close()
+            log.append(('closed', lib.is_grad_enabled(), lib.is_inference_mode_enabled()))
+        log.append(list(gen(2)))
+        log.append(gen.__name__)
+    return log
+
+
+def test_decorated_generators_as_torch():
+    assert generator_report(Dl) == generator_report(torch)

@@ -5,6 +5,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
 import functools
+import inspect
 import threading
 
 from .._lib import Dl
@@ -25,10 +26,37 @@ class _GradMode:
         return False
 
     def __call__(self, fn):
+        if inspect.isgeneratorfunction(fn):
+            return self._wrap_generator(fn)
+
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with self.clone():
                 return fn(*args, **kwargs)
+        return wrapper
+
+    def _wrap_generator(self, fn):
+        """A decorated generator function runs each step of its generators
+        in the mode (and its caller's code between them in the caller's),
+        as torch's decorators do."""
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            gen = fn(*args, **kwargs)
+            step, value = gen.send, None
+            while True:
+                try:
+                    with self.clone():
+                        item = step(value)
+                except StopIteration as stop:
+                    return stop.value
+                try:
+                    value, step = (yield item), gen.send
+                except GeneratorExit:
+                    with self.clone():
+                        gen.close()
+                    raise
+                except BaseException as e:  # noqa: B036: thrown into the generator
+                    value, step = e, gen.throw
         return wrapper
 
     def clone(self):
