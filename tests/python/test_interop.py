@@ -270,6 +270,14 @@ def axis_cases(x, lib):
         ('narrow', lambda: x.narrow(axis=0, start=1, length=1)),
         ('select', lambda: x.select(axis=1, index=0)), ('unbind', lambda: lib.unbind(x, axis=1)),
         ('size', lambda: x.size(axis=1)),
+        ('stride', lambda: x.stride(axis=0)), ('chunk', lambda: lib.chunk(x, 2, axis=1)),
+        ('index_select_fn', lambda: lib.index_select(x, axis=0, index=idx)),
+        ('take_along_dim', lambda: lib.take_along_dim(x, idx.view(1, 2), axis=0)),
+        ('scatter_add', lambda: lib.scatter_add(x, axis=0, index=idx.view(1, 2),
+                                                src=x[:1, :2])),
+        ('index_fill', lambda: x.index_fill(axis=1, index=idx, value=9.0)),
+        ('squeeze_fn', lambda: lib.squeeze(x[None], axis=0)),
+        ('unflatten_fn', lambda: lib.unflatten(x, axis=1, sizes=(3, 1))),
         # both names at once
         ('both', lambda: x.sum(dim=0, axis=0)), ('both_keep', lambda: x.sum(0, keepdim=True,
                                                                              keepdims=True)),
@@ -281,6 +289,10 @@ def axis_cases(x, lib):
         ('norm_keep', lambda: lib.norm(x, dim=0, keepdims=True)),
         ('split', lambda: x.split(1, axis=0)), ('split_fn', lambda: lib.split(x, 1, axis=1)),
         ('unique', lambda: x.unique(axis=0)),
+        ('unique_consecutive', lambda: lib.unique_consecutive(x, axis=0)),
+        ('unflatten', lambda: x.unflatten(axis=1, sizes=(3, 1))),
+        ('F.softmax', lambda: lib.nn.functional.softmax(x, axis=1)),
+        ('msort', lambda: lib.msort(x, axis=0)),
     ]
 
 

@@ -157,6 +157,8 @@ def _bool_arg(value, fname, argname):
 # x.max(axis=1) work. The ops torch writes in Python do not:
 NUMPY_NAMES = {'axis': 'dim', 'keepdims': 'keepdim'}
 WITHOUT_NUMPY_NAMES = frozenset({'norm', 'split', 'unique', 'unique_consecutive', 'tensordot'})
+# and Tensor.unflatten is Python in torch (torch.unflatten is not)
+WITHOUT_NUMPY_NAMES_METHODS = WITHOUT_NUMPY_NAMES | {'unflatten'}
 
 
 def _numpy_kwargs(kwargs, name):

@@ -17,8 +17,8 @@ import numpy as _np
 from . import _callbacks, _creation, _dtype, _indexing, _math, _reductions
 from ._creation import tensor
 from ._dtype import _CPU, _DTYPES, Size, _dl_device, _size_args, device, dtype
-from ._lib import (OVERRIDE_MODULE, WITHOUT_NUMPY_NAMES, Dl, GLib, _checked, _is_tensor,
-                   _translate, numpy_names, typelib_override)
+from ._lib import (OVERRIDE_MODULE, WITHOUT_NUMPY_NAMES_METHODS, Dl, GLib, _checked,
+                   _is_tensor, _translate, numpy_names, typelib_override)
 from . import return_types
 from ._reductions import _dims
 
@@ -953,7 +953,7 @@ def _take_numpy_names():
     Python; done before _dl_fast keeps the methods as its fallbacks (its C
     paths hand those keywords to them)."""
     for name, fn in list(vars(Tensor).items()):
-        if not inspect.isfunction(fn) or name in WITHOUT_NUMPY_NAMES:
+        if not inspect.isfunction(fn) or name in WITHOUT_NUMPY_NAMES_METHODS:
             continue
         params = inspect.signature(fn).parameters
         if 'dim' in params or 'keepdim' in params:
