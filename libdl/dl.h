@@ -8,6 +8,7 @@
 #define DL_INSIDE
 
 #include "dl-types.h"
+#include "dl-version.h"
 #include "dl-error.h"
 #include "dl-dtype.h"
 #include "dl-device.h"

@@ -9,7 +9,7 @@
 # Every file of libdl/ belongs to one layer, lowest first:
 #
 #   0 vocabulary  the public types every layer names: dl-types.h, dl-error,
-#                 dl-dtype, dl-device.h and the generated enums; and
+#                 dl-dtype, dl-device.h, dl-version and the generated enums; and
 #                 dl-mutex-private.h, the locks every layer takes
 #   1 backends    backends/ (the vtable, the iterator's geometry, the CPU
 #                 kernels) and the caching allocator: raw pointers and strides
@@ -32,9 +32,10 @@ import re
 import sys
 
 VOCABULARY = {'dl-types.h', 'dl-error.h', 'dl-error.c', 'dl-dtype.h', 'dl-dtype.c',
-              'dl-dtype-private.h', 'dl-device.h', 'dl-enums.h', 'dl-mutex-private.h'}
+              'dl-dtype-private.h', 'dl-device.h', 'dl-enums.h', 'dl-mutex-private.h',
+              'dl-version.h', 'dl-version.c'}
 GENERATED = {'dl-enums.h': 'dl-enums.h', 'dl-ops-pointwise-table.h': 'ops/dl-ops-pointwise-table.h',
-             'config.h': 'config.h'}
+             'dl-version.h': 'dl-version.h', 'config.h': 'config.h'}
 LAYERS = ['vocabulary', 'backends', 'devices', 'tensor', 'record', 'ops', 'autograd', 'models',
           'umbrella']
 

@@ -108,10 +108,13 @@ struct Entry
 
 /* The Tensor class and the Python objects handlers return. */
 static PyTypeObject *tensor_type;
-static PyTypeObject *size_type;          /* torch.Size */
-static PyTypeObject *return_types_type;  /* (values, indices) */
+static PyTypeObject *size_type; /* torch.Size */
 static PyObject *cpu_device;
-static PyObject *dtype_objects[16];      /* by DlDType */
+static PyObject *dtype_objects[16]; /* by DlDType */
+
+/* The torch.return_types class of an entry's (values, indices) results
+ * (return_types.max for x.max(0)), set by install() */
+static PyTypeObject *result_type_of (const Entry *e);
 
 /* ---- argument helpers ------------------------------------------------- */
 
@@ -628,7 +631,7 @@ extremum (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
       Py_DECREF (values);
       return NULL;
     }
-  if ((result = new_tuple (return_types_type, 2)) == NULL)
+  if ((result = new_tuple (result_type_of (e), 2)) == NULL)
     {
       Py_DECREF (values);
       Py_DECREF (indices);
@@ -1165,11 +1168,18 @@ static const Entry entries[] = {
  * method; and the getset definitions of the properties. */
 static PyObject *fallbacks[N_ENTRIES];
 static PyGetSetDef getsets[N_ENTRIES];
+static PyTypeObject *result_types[N_ENTRIES];
 
 static PyObject *
 fallback_of (const Entry *e)
 {
   return fallbacks[e - entries];
+}
+
+static PyTypeObject *
+result_type_of (const Entry *e)
+{
+  return result_types[e - entries];
 }
 
 static DlTensor *
@@ -1327,7 +1337,9 @@ is_tuple_type (PyObject *o)
  * and properties named in the table by the C ones, keeping what they
  * replace as their fallbacks. cls is the Tensor class; dtypes maps each
  * DlDType value to its dtype object; size is torch.Size; cpu the device
- * object of the CPU; return_types the (values, indices) named tuple. */
+ * object of the CPU; return_types the module torch.return_types, whose
+ * tuple subclass of an entry's name (max, min) is the class of what the
+ * entry returns as (values, indices). */
 static PyObject *
 fast_install (PyObject *module, PyObject *args)
 {
@@ -1338,10 +1350,10 @@ fast_install (PyObject *module, PyObject *args)
                          &size, &cpu, &return_types))
     return NULL;
   if (!PyType_IsSubtype ((PyTypeObject *)cls, pygobject_lookup_class (DL_TYPE_TENSOR))
-      || !is_tuple_type (size) || !is_tuple_type (return_types))
+      || !is_tuple_type (size))
     {
       PyErr_SetString (PyExc_TypeError, "install() expects the Dl.Tensor class, a dict of dtypes, "
-                                        "torch.Size, a device and a named tuple type");
+                                        "torch.Size, a device and torch.return_types");
       return NULL;
     }
   if (tensor_type != NULL)
@@ -1368,6 +1380,21 @@ fast_install (PyObject *module, PyObject *args)
 
       if (!(fallbacks[i] = PyObject_GetAttrString (cls, e->name)))
         return NULL;
+      if (e->handler == extremum)
+        {
+          PyObject *type = PyObject_GetAttrString (return_types, e->name);
+
+          if (type == NULL)
+            return NULL;
+          if (!is_tuple_type (type))
+            {
+              PyErr_Format (PyExc_TypeError, "install(): return_types.%s is not a tuple subclass",
+                            e->name);
+              Py_DECREF (type);
+              return NULL;
+            }
+          result_types[i] = (PyTypeObject *)type;
+        }
       if (e->handler)
         descr = method_new (e);
       else if (Py_TYPE (fallbacks[i])->tp_descr_get == NULL
@@ -1389,7 +1416,6 @@ fast_install (PyObject *module, PyObject *args)
       Py_DECREF (descr);
     }
   size_type = (PyTypeObject *)Py_NewRef (size);
-  return_types_type = (PyTypeObject *)Py_NewRef (return_types);
   cpu_device = Py_NewRef (cpu);
   tensor_type = (PyTypeObject *)Py_NewRef (cls);
   Py_RETURN_NONE;

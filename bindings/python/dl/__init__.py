@@ -43,3 +43,4 @@ from . import _api  # noqa: E402
 __all__ = _api.__all__
 globals().update({name: getattr(_api, name) for name in __all__ if name in vars(_api)})
 __getattr__ = _api.__getattr__
+__version__ = _api.__version__

@@ -34,7 +34,8 @@ from ._functions import (add, argmax, argmin, clone, detach, div, divide, fix, f
                          log_softmax, logical_not, matmul, maximum, mean, minimum, mul, narrow,
                          numel, permute, reshape, select, softmax, squeeze, sub, t, transpose,
                          true_divide, unflatten, unsqueeze)
-from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd.grad_mode import is_inference_mode_enabled
 from .autograd.anomaly_mode import is_anomaly_enabled, set_anomaly_enabled
 from . import _dtype, _functions, _math, _reductions
 from . import autograd, datasets, multiprocessing, nn, optim, safetensors, serialization, utils
@@ -129,7 +130,8 @@ _TABLE = {n: f for n, f in _functions.UNARY_FUNCTIONS.items()
 globals().update(_TABLE)
 
 _LAZY = {'default_generator': _default_generator}
-__all__ += ['is_anomaly_enabled', 'set_anomaly_enabled']
+__all__ += ['is_anomaly_enabled', 'set_anomaly_enabled', 'inference_mode',
+            'is_inference_mode_enabled']
 __all__ += sorted(set(_TABLE) - set(__all__)) + sorted(_SHADOWED) + sorted(_LAZY)
 
 
@@ -147,3 +149,9 @@ def __getattr__(name):
 # scripts import (see each module)
 from . import backends, cuda, onnx  # noqa: E402
 __all__ += ['backends', 'cuda', 'onnx']
+
+# torch.return_types (the named tuples of max, sort, topk, ...), torch.version
+# and torch.__version__ (libdl's version, as a TorchVersion)
+from . import return_types, torch_version, version  # noqa: E402
+from .torch_version import __version__  # noqa: E402
+__all__ += ['return_types', 'torch_version', 'version']

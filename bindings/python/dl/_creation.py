@@ -7,6 +7,7 @@
 
 import functools
 import numbers
+import warnings
 
 import numpy as _np
 
@@ -69,6 +70,49 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
             dtype = int64
     return _finish(Dl.full(_size_args((size,), 'full'), float(fill_value), _dt(dtype),
                            _dl_device(device)), requires_grad)
+
+
+# ---- Tensor.new_zeros and its kin (Tensor methods, named as torch names
+# them for its errors): the factories with self's dtype and
+# device unless told otherwise
+def _new_factory(c_fn, name):
+    factory = _with_size_kwarg(_creation(c_fn, name))
+
+    def new(self, *size, dtype=None, device=None, **kwargs):
+        return factory(*size, dtype=self.dtype if dtype is None else dtype,
+                       device=self.device if device is None else device, **kwargs)
+    new.__name__ = name
+    return new
+
+
+_new_zeros = _new_factory(Dl.zeros, 'new_zeros')
+_new_ones = _new_factory(Dl.ones, 'new_ones')
+_new_empty = _new_factory(Dl.empty, 'new_empty')
+
+
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
+              layout=None, pin_memory=False):
+    # a size, unlike new_zeros's: new_full(2, 7) is refused
+    if not isinstance(size, (tuple, list)):
+        raise TypeError("new_full(): argument 'size' (position 1) must be tuple of ints, not %s"
+                        % type(size).__name__)
+    return full(size, fill_value, dtype=self.dtype if dtype is None else dtype,
+                device=self.device if device is None else device, requires_grad=requires_grad)
+
+
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None,
+                pin_memory=False):
+    """A tensor of a copy of @data (self's dtype and device unless told);
+    from a tensor, torch's warning that clone().detach() says it better."""
+    dtype = self.dtype if dtype is None else dtype
+    device = self.device if device is None else device
+    if _is_tensor(data):
+        warnings.warn('To copy construct from a tensor, it is recommended to use '
+                      'sourceTensor.clone().detach() or '
+                      'sourceTensor.clone().detach().requires_grad_(True), rather than '
+                      'tensor.new_tensor(sourceTensor).', UserWarning, stacklevel=2)
+        return _finish(data.detach().to(device=device, dtype=dtype, copy=True), requires_grad)
+    return tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):

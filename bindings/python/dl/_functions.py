@@ -9,7 +9,7 @@ import builtins
 
 from ._creation import tensor
 from ._lib import Dl as _typelib
-from ._lib import _is_tensor, _method_fn
+from ._lib import _is_tensor, _method_fn, numpy_names
 from ._math import _div, _into_out
 from ._tensor import Tensor
 
@@ -91,6 +91,10 @@ def _max(input, dim=None, keepdim=False):
 def _min(input, dim=None, keepdim=False):
     """torch.min (exported as min; named apart from the builtin)."""
     return input.min(dim, keepdim)
+
+
+_max = numpy_names(_max, 'max')
+_min = numpy_names(_min, 'min')
 
 
 def is_tensor(obj):

@@ -14,8 +14,8 @@ import numpy as _np
 
 from ._creation import tensor
 from ._dtype import _size_args, int64
-from ._lib import (Dl, GLib, _bool_arg, _checked, _int64_value, _int_arg, _is_tensor, _method_fn,
-                   _translate)
+from ._lib import (Dl, GLib, _bool_arg, _checked, _int64_value, _int_arg, _is_tensor,
+                   _method_fn, _translate, numpy_names)
 
 
 def _index_error_as_runtime(fn):
@@ -650,6 +650,7 @@ take = _method_fn(_t_take, 'take')
 argwhere = _method_fn(_t_argwhere, 'argwhere')
 
 
+@numpy_names
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     _no_out(out, 'scatter_reduce')
     return _t_scatter_reduce(input, dim, index, src, reduce, include_self=include_self)
@@ -683,6 +684,7 @@ def _tensor_seq(tensors, name):
     return list(tensors)
 
 
+@numpy_names
 def cat(tensors, dim=0, *, out=None):
     _no_out(out, 'cat')
     try:
@@ -695,6 +697,7 @@ concat = cat
 concatenate = cat
 
 
+@numpy_names
 def stack(tensors, dim=0, *, out=None):
     _no_out(out, 'stack')
     try:

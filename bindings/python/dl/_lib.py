@@ -169,9 +169,53 @@ def _bool_arg(value, fname, argname):
     return value
 
 
+# ---- numpy's argument names ---------------------------------------------
+# torch's argument parser takes numpy's names for two parameters of every
+# op it parses (the functions and methods written in C): axis for dim and
+# keepdims for keepdim, so torch.sum(x, axis=0, keepdims=True) and
+# x.max(axis=1) work. The ops torch writes in Python do not:
+NUMPY_NAMES = {'axis': 'dim', 'keepdims': 'keepdim'}
+WITHOUT_NUMPY_NAMES = frozenset({'norm', 'split', 'unique', 'unique_consecutive', 'tensordot'})
+# and Tensor.unflatten is Python in torch (torch.unflatten is not)
+WITHOUT_NUMPY_NAMES_METHODS = WITHOUT_NUMPY_NAMES | {'unflatten'}
+
+
+def _numpy_kwargs(kwargs, name):
+    """@kwargs with numpy's names renamed to torch's; torch's TypeError
+    when both are given."""
+    for alias, target in NUMPY_NAMES.items():
+        if alias in kwargs:
+            if target in kwargs:
+                raise TypeError("%s() got multiple values for argument '%s' (as '%s' and '%s')"
+                                % (name, target, target, alias))
+            kwargs[target] = kwargs.pop(alias)
+    return kwargs
+
+
+def numpy_names(fn, name=None):
+    """@fn, taking axis= for dim= and keepdims= for keepdim= as torch's
+    parsed ops do (the one place that does it: Tensor's methods get it in
+    _tensor.py, the torch.* functions of methods in _method_fn)."""
+    name = name or fn.__name__
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if 'axis' in kwargs or 'keepdims' in kwargs:
+            kwargs = _numpy_kwargs(kwargs, name)
+        return fn(*args, **kwargs)
+    return wrapper
+
+
 def _method_fn(method, name):
-    """The torch.name(input, ...) function of the Tensor method name."""
-    def fn(input, *args, **kwargs):
-        return method(input, *args, **kwargs)
+    """The torch.name(input, ...) function of the Tensor method name, with
+    numpy's argument names where torch takes them."""
+    if name in WITHOUT_NUMPY_NAMES:
+        def fn(input, *args, **kwargs):
+            return method(input, *args, **kwargs)
+    else:
+        def fn(input, *args, **kwargs):
+            if 'axis' in kwargs or 'keepdims' in kwargs:
+                kwargs = _numpy_kwargs(kwargs, name)
+            return method(input, *args, **kwargs)
     fn.__name__ = name
     return fn

@@ -5,13 +5,10 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
-import collections
 import numbers
 
+from . import return_types
 from ._lib import Dl, _bool_arg, _checked, _int_arg, _method_fn
-
-
-_ReturnValues = collections.namedtuple('return_types', ['values', 'indices'])
 
 
 def _dims(dim):
@@ -96,15 +93,14 @@ def _reduce_any(self, dim=None, keepdim=False):
 def _reduce_median(self, dim=None, keepdim=False):
     if dim is None:
         return Dl.Tensor.median(self)
-    values, indices = self.median_dim(_int_arg(dim, 'median', 'dim'), keepdim)
-    return _ReturnValues(values, indices)
+    return return_types.median(self.median_dim(_int_arg(dim, 'median', 'dim'), keepdim))
 
 
 def _reduce_nanmedian(self, dim=None, keepdim=False):
     if dim is None:
         return Dl.Tensor.nanmedian(self)
-    values, indices = self.nanmedian_dim(_int_arg(dim, 'nanmedian', 'dim'), keepdim)
-    return _ReturnValues(values, indices)
+    return return_types.nanmedian(self.nanmedian_dim(_int_arg(dim, 'nanmedian', 'dim'),
+                                                     keepdim))
 
 
 def _scan_args(self, dtype):
@@ -123,8 +119,7 @@ def _scan_cumprod(self, dim, *, dtype=None):
 
 def _scan_sort(self, dim=-1, descending=False, stable=False):
     # the sort is always stable
-    values, indices = Dl.Tensor.sort(self, _int_arg(dim, 'sort', 'dim'), bool(descending))
-    return _ReturnValues(values, indices)
+    return return_types.sort(Dl.Tensor.sort(self, _int_arg(dim, 'sort', 'dim'), bool(descending)))
 
 
 def _scan_argsort(self, dim=-1, descending=False, stable=False):
@@ -132,9 +127,8 @@ def _scan_argsort(self, dim=-1, descending=False, stable=False):
 
 
 def _scan_topk(self, k, dim=-1, largest=True, sorted=True):
-    values, indices = Dl.Tensor.topk(self, _int_arg(k, 'topk', 'k'), _int_arg(dim, 'topk', 'dim'),
-                                     bool(largest))
-    return _ReturnValues(values, indices)
+    return return_types.topk(Dl.Tensor.topk(self, _int_arg(k, 'topk', 'k'),
+                                            _int_arg(dim, 'topk', 'dim'), bool(largest)))
 
 
 def _unique_outputs(values, inverse, counts, return_inverse, return_counts):
@@ -159,9 +153,9 @@ def _scan_unique(self, sorted=True, return_inverse=False, return_counts=False, d
 
 
 def _reduce_kthvalue(self, k, dim=-1, keepdim=False):
-    values, indices = Dl.Tensor.kthvalue(self, _int_arg(k, 'kthvalue', 'k'),
-                                         _int_arg(dim, 'kthvalue', 'dim'), bool(keepdim))
-    return _ReturnValues(values, indices)
+    return return_types.kthvalue(Dl.Tensor.kthvalue(self, _int_arg(k, 'kthvalue', 'k'),
+                                                    _int_arg(dim, 'kthvalue', 'dim'),
+                                                    bool(keepdim)))
 
 
 def _reduce_var_mean(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -179,22 +173,18 @@ def _reduce_count_nonzero(self, dim=None):
     return nz.sum() if dim is None else nz.sum(dim)
 
 
-_MinMax = collections.namedtuple('aminmax', ['min', 'max'])
-
-
 def _reduce_aminmax(self, *, dim=None, keepdim=False):
     dims = _dims_or_all(dim)
-    return _MinMax(Dl.Tensor.amin(self, dims, keepdim), Dl.Tensor.amax(self, dims, keepdim))
+    return return_types.aminmax((Dl.Tensor.amin(self, dims, keepdim),
+                                 Dl.Tensor.amax(self, dims, keepdim)))
 
 
 def _scan_cummax(self, dim):
-    values, indices = Dl.Tensor.cummax(self, _int_arg(dim, 'cummax', 'dim'))
-    return _ReturnValues(values, indices)
+    return return_types.cummax(Dl.Tensor.cummax(self, _int_arg(dim, 'cummax', 'dim')))
 
 
 def _scan_cummin(self, dim):
-    values, indices = Dl.Tensor.cummin(self, _int_arg(dim, 'cummin', 'dim'))
-    return _ReturnValues(values, indices)
+    return return_types.cummin(Dl.Tensor.cummin(self, _int_arg(dim, 'cummin', 'dim')))
 
 
 def _scan_unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):

@@ -8,6 +8,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
 import copy
+import inspect
 import numbers
 import os
 
@@ -16,9 +17,10 @@ import numpy as _np
 from . import _callbacks, _creation, _dtype, _indexing, _math, _reductions
 from ._creation import tensor
 from ._dtype import _CPU, _DTYPES, Size, _dl_device, _size_args, device, dtype
-from ._lib import (OVERRIDE_MODULE, Dl, GLib, _checked, _int_arg, _is_tensor, _translate,
-                   typelib_override)
-from ._reductions import _dims, _ReturnValues
+from ._lib import (OVERRIDE_MODULE, WITHOUT_NUMPY_NAMES_METHODS, Dl, GLib, _checked,
+                   _int_arg, _is_tensor, _translate, numpy_names, typelib_override)
+from . import return_types
+from ._reductions import _dims
 
 
 class _ArrayView:
@@ -551,7 +553,7 @@ class Tensor(Dl.Tensor):
         target_dtype = kwargs.pop('dtype', None)
         target_device = kwargs.pop('device', None)
         kwargs.pop('non_blocking', None)
-        kwargs.pop('copy', None)
+        copy = kwargs.pop('copy', False)
         if kwargs:
             raise TypeError('to() got an unexpected keyword argument %r' % next(iter(kwargs)))
         for a in args:
@@ -566,8 +568,11 @@ class Tensor(Dl.Tensor):
         t = self
         if target_device is not None:
             _dl_device(target_device)
-        if target_dtype is not None:
+        if target_dtype is not None and target_dtype != self.dtype:
             t = t.to_dtype(target_dtype._value)
+        elif copy:
+            # copy=True: new memory even when nothing changes, as torch's
+            t = t.clone()
         return t
 
     def type_as(self, other):
@@ -618,8 +623,7 @@ class Tensor(Dl.Tensor):
             return self.maximum(dim)
         if dim is None:
             return Dl.Tensor.max(self)
-        values, indices = self.max_dim(dim, keepdim)
-        return _ReturnValues(values, indices)
+        return return_types.max(self.max_dim(dim, keepdim))
 
     @_checked
     def min(self, dim=None, keepdim=False):
@@ -627,8 +631,7 @@ class Tensor(Dl.Tensor):
             return self.minimum(dim)
         if dim is None:
             return Dl.Tensor.min(self)
-        values, indices = self.min_dim(dim, keepdim)
-        return _ReturnValues(values, indices)
+        return return_types.min(self.min_dim(dim, keepdim))
 
     @_checked
     def argmax(self, dim=None, keepdim=False):
@@ -731,6 +734,11 @@ class Tensor(Dl.Tensor):
         return Dl.Tensor.softmax(t, dim)
 
     # -- creation and random sampling (_creation.py) --
+    new_zeros = _creation._new_zeros
+    new_ones = _creation._new_ones
+    new_empty = _creation._new_empty
+    new_full = _creation.new_full
+    new_tensor = _creation.new_tensor
     uniform_ = _creation._uniform_
     normal_ = _creation._normal_
     bernoulli_ = _creation._bernoulli_
@@ -940,6 +948,22 @@ class Node(Dl.Node):
 _PYTHON_METHODS = {}
 
 
+def _take_numpy_names():
+    """Tensor's methods with a dim or keepdim parameter take numpy's axis
+    and keepdims (see _lib.numpy_names), but for the ones torch writes in
+    Python; done before _dl_fast keeps the methods as its fallbacks (its C
+    paths hand those keywords to them)."""
+    for name, fn in list(vars(Tensor).items()):
+        if not inspect.isfunction(fn) or name in WITHOUT_NUMPY_NAMES_METHODS:
+            continue
+        params = inspect.signature(fn).parameters
+        if 'dim' in params or 'keepdim' in params:
+            setattr(Tensor, name, numpy_names(fn, name))
+
+
+_take_numpy_names()
+
+
 def _install_fast_operators():
     if os.environ.get('DL_PYTHON_OPERATORS'):
         return False
@@ -949,7 +973,7 @@ def _install_fast_operators():
         return False
     # what the C ones replace (their fallbacks), for the tests to compare with
     _PYTHON_METHODS.update((name, getattr(Tensor, name)) for name in _dl_fast.names())
-    _dl_fast.install(Tensor, _DTYPES, Size, _CPU, _ReturnValues)
+    _dl_fast.install(Tensor, _DTYPES, Size, _CPU, return_types)
     return True
 
 

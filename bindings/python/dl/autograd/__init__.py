@@ -9,9 +9,10 @@ from . import function, functional
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .engine import backward, grad
 from .function import Function
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
-__all__ = ['no_grad', 'enable_grad', 'set_grad_enabled', 'is_grad_enabled', 'grad', 'backward',
+__all__ = ['no_grad', 'enable_grad', 'set_grad_enabled', 'is_grad_enabled', 'inference_mode',
+           'grad', 'backward',
            'Function', 'detect_anomaly', 'set_detect_anomaly', 'functional', 'gradcheck',
            'gradgradcheck', 'GradcheckError']

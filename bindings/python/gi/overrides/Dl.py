@@ -34,7 +34,11 @@ for _cls in _lib.OVERRIDES:
 # The one wrapper the package holds, made now that Generator is in place.
 _api._default_generator()
 
-__all__ = _api.__all__
+# PyGObject puts the names of __all__ on the proxy module gi.repository.Dl
+# (the rest reach it through the typelib); __version__ is not exported by
+# `from dl import *`, as torch's is not, but Dl.__version__ is there.
+__version__ = _api.__version__
+__all__ = _api.__all__ + ['__version__']
 
 # Whether the Tensor operators are _dl_fast's C ones (see dl/_tensor.py).
 _fast_operators = _tensor._fast_operators
