@@ -99,8 +99,9 @@ my_net_new (gint64 n_in, gint64 n_hidden, gint64 n_out, GError **error)
 /* The data ---------------------------------------------------------------- */
 
 /* Fills @points ([n, 2], float32, uniform in [-1, 1)) and @labels ([n],
- * int64). The labels are computed on the host from the points' bytes and
- * come back as a tensor through GBytes. */
+ * int64). The labels are computed on the host from the points' values and
+ * come back as a tensor through dl_tensor_new_from_data (a copy of a C
+ * array). */
 static gboolean
 make_data (gint64 n, DlTensor **points, DlTensor **labels, GError **error)
 {
@@ -108,24 +109,19 @@ make_data (gint64 n, DlTensor **points, DlTensor **labels, GError **error)
   g_autoptr (DlTensor) scaled = NULL;
   g_autoptr (DlTensor) x = NULL;
   g_autoptr (GBytes) x_bytes = NULL;
-  g_autoptr (GBytes) y_bytes = NULL;
+  g_autofree gint64 *yv = g_new (gint64, n);
   const gfloat *xv;
-  gint64 *yv;
 
-  if (!(u = dl_rand ((gint64[]){ n, 2 }, 2, DL_DTYPE_FLOAT32, NULL, error))
+  if (!(u = dl_rand (DL_SHAPE (n, 2), DL_DTYPE_FLOAT32, NULL, error))
       || !(scaled = dl_tensor_mul_scalar (u, 2.0, error))
       || !(x = dl_tensor_sub_scalar (scaled, 1.0, error))
       || !(x_bytes = dl_tensor_to_bytes (x, error)))
     return FALSE;
 
   xv = g_bytes_get_data (x_bytes, NULL);
-  yv = g_new (gint64, n);
   for (gint64 i = 0; i < n; i++)
     yv[i] = (xv[2 * i] > 0) == (xv[2 * i + 1] > 0);
-  y_bytes = g_bytes_new_take (yv, n * sizeof (gint64));
-
-  *labels = dl_tensor_new_from_bytes (y_bytes, DL_DTYPE_INT64, &n, 1, error);
-  if (*labels == NULL)
+  if (!(*labels = dl_tensor_new_from_data (yv, DL_DTYPE_INT64, DL_SHAPE (n), error)))
     return FALSE;
   *points = g_steal_pointer (&x);
   return TRUE;

@@ -355,6 +355,32 @@ test_error_read_only (void)
   g_assert_no_error (error);
 }
 
+static void
+test_from_data (void)
+{
+  static const gint64 values[] = { 1, -2, 3, 4, 5, -6 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) t
+      = dl_tensor_new_from_data (values, DL_DTYPE_INT64, DL_SHAPE (2, 3), &error);
+  g_autoptr (DlTensor) bad = NULL;
+  g_autoptr (DlTensor) empty = NULL;
+  g_autofree gdouble *got = NULL;
+
+  g_assert_no_error (error);
+  dl_test_assert_shape (t, DL_SHAPE (2, 3));
+  got = dl_test_values (t);
+  for (gint i = 0; i < 6; i++)
+    g_assert_cmpfloat (got[i], ==, (gdouble)values[i]);
+  bad = dl_tensor_new_from_data (values, DL_DTYPE_INT64, DL_SHAPE (2, -3), &error);
+  g_assert_null (bad);
+  assert_dl_error (error, DL_ERROR_ARGUMENT, "from_data", "negative dimension", NULL);
+  g_clear_error (&error);
+  /* no element: no data needed */
+  empty = dl_tensor_new_from_data (NULL, DL_DTYPE_FLOAT32, DL_SHAPE (0, 4), &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (dl_tensor_numel (empty), ==, 0);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -372,6 +398,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/tensor/error/device", test_error_device);
   g_test_add_func ("/tensor/error/numel-overflow", test_error_numel_overflow);
   g_test_add_func ("/tensor/error/read-only", test_error_read_only);
+  g_test_add_func ("/tensor/from-data", test_from_data);
 
   return g_test_run ();
 }
