@@ -394,48 +394,73 @@ dl_tensor_new_view_internal (DlTensor *base,
   return t;
 }
 
+/* A CPU tensor of @shape and @dtype holding a copy of the @size bytes at
+ * @data, which must be exactly its elements; errors name @op. */
+static DlTensor *
+copy_from_host (const gchar *op,
+                gconstpointer data,
+                gsize size,
+                DlDType dtype,
+                const gint64 *shape,
+                gsize n_dims,
+                GError **error)
+{
+  gint64 numel;
+  DlTensor *t;
+
+  if (!dl_check_shape (op, shape, n_dims, &numel, error))
+    return NULL;
+  if ((guint64)numel * dl_dtype_size (dtype) != size)
+    {
+      g_autofree gchar *s = dl_shape_to_string (shape, n_dims);
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "%s: shape %s of %s needs %" G_GUINT64_FORMAT " bytes, got %" G_GSIZE_FORMAT, op,
+                   s, dl_dtype_get_name (dtype), (guint64)numel * dl_dtype_size (dtype), size);
+      return NULL;
+    }
+  t = dl_tensor_new_empty_internal (NULL, dtype, shape, n_dims, error);
+  if (t && size > 0)
+    memcpy (dl_tensor_data (t), data, size);
+  return t;
+}
+
 /**
- * dl_tensor_new_from_data: (skip)
- * @data: (nullable): @shape's product of elements of @dtype in row-major
- *   order, in host byte order; %NULL only when that product is 0
+ * dl_tensor_new_from_data:
+ * @data: (array length=size) (element-type guint8) (nullable): the
+ *   elements in row-major order, in host byte order
+ * @size: the length of @data in bytes: the product of @shape times the
+ *   size of @dtype
  * @dtype: the element type
  * @shape: (array length=n_dims): the shape
  * @n_dims: the number of dimensions
  * @error: return location for a #GError
  *
- * Makes a CPU tensor holding a copy of the C array @data, as in
+ * Makes a CPU tensor holding a copy of @data, as in
  *
  * |[<!-- language="C" -->
  * static const float values[] = { 1, 2, 3, 4, 5, 6 };
- * g_autoptr (DlTensor) t = dl_tensor_new_from_data (values, DL_DTYPE_FLOAT32,
+ * g_autoptr (DlTensor) t = dl_tensor_new_from_data (values, sizeof values, DL_DTYPE_FLOAT32,
  *                                                   DL_SHAPE (2, 3), &error);
  * ]|
  *
- * The caller keeps @data. C only: bindings pass their data as bytes
- * (dl_tensor_new_from_bytes()).
+ * The caller keeps @data. From a binding, @data is a byte array (Python
+ * `bytes`, a GJS `Uint8Array`, a Vala `uint8[]`).
  *
  * Returns: (transfer full): a new tensor, or %NULL with @error set when
- *   @shape is invalid or memory runs out
+ *   @shape is invalid, @size does not match it, or memory runs out
  *
  * Since: 0.1
  */
 DlTensor *
 dl_tensor_new_from_data (gconstpointer data,
+                         gsize size,
                          DlDType dtype,
                          const gint64 *shape,
                          gsize n_dims,
                          GError **error)
 {
-  gint64 numel;
-  DlTensor *t;
-
-  if (!dl_check_shape ("from_data", shape, n_dims, &numel, error))
-    return NULL;
-  g_return_val_if_fail (data != NULL || numel == 0, NULL);
-  t = dl_tensor_new_empty_internal (NULL, dtype, shape, n_dims, error);
-  if (t && numel > 0)
-    memcpy (dl_tensor_data (t), data, (gsize)numel * dl_dtype_size (dtype));
-  return t;
+  g_return_val_if_fail (data != NULL || size == 0, NULL);
+  return copy_from_host ("from_data", data, size, dtype, shape, n_dims, error);
 }
 
 /**
@@ -446,8 +471,8 @@ dl_tensor_new_from_data (gconstpointer data,
  * @n_dims: the number of dimensions
  * @error: return location for a #GError
  *
- * Makes a CPU tensor holding a copy of @bytes. The fast way to bring bulk
- * data in from a binding.
+ * Makes a CPU tensor holding a copy of @bytes, as
+ * dl_tensor_new_from_data() does.
  *
  * Returns: (transfer full): a new tensor, or %NULL if the size of @bytes
  *   does not match @shape and @dtype
@@ -461,24 +486,12 @@ dl_tensor_new_from_bytes (GBytes *bytes,
                           gsize n_dims,
                           GError **error)
 {
-  gint64 numel;
   gsize size;
   gconstpointer data;
 
   g_return_val_if_fail (bytes != NULL, NULL);
-  if (!dl_check_shape ("from_bytes", shape, n_dims, &numel, error))
-    return NULL;
   data = g_bytes_get_data (bytes, &size);
-  if ((guint64)numel * dl_dtype_size (dtype) != size)
-    {
-      g_autofree gchar *s = dl_shape_to_string (shape, n_dims);
-      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "from_bytes: shape %s of %s needs %" G_GUINT64_FORMAT
-                   " bytes, got %" G_GSIZE_FORMAT,
-                   s, dl_dtype_get_name (dtype), (guint64)numel * dl_dtype_size (dtype), size);
-      return NULL;
-    }
-  return dl_tensor_new_from_data (data, dtype, shape, n_dims, error);
+  return copy_from_host ("from_bytes", data, size, dtype, shape, n_dims, error);
 }
 
 /**

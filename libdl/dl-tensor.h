@@ -22,21 +22,18 @@ G_BEGIN_DECLS
 DL_EXPORT
 G_DECLARE_FINAL_TYPE (DlTensor, dl_tensor, DL, TENSOR, GObject)
 
-/**
- * DL_SHAPE:
- * @...: the sizes, as integers
- *
- * Expands to a shape and its length, the two arguments that creation
+/* DL_SHAPE (...): a shape and its length, the two arguments creation
  * functions take: `dl_zeros (DL_SHAPE (2, 3), DL_DTYPE_FLOAT32, NULL,
- * &error)` makes a 2 x 3 tensor. C only.
- *
- * Since: 0.1
- */
+ * &error)` makes a 2 x 3 tensor. C only: a macro, kept from g-ir-scanner
+ * (bindings pass shapes as arrays). */
+#ifndef __GI_SCANNER__
 #define DL_SHAPE(...)                                                                              \
   ((const gint64[]){ __VA_ARGS__ }), G_N_ELEMENTS (((const gint64[]){ __VA_ARGS__ }))
+#endif
 
 DL_EXPORT
 DlTensor *dl_tensor_new_from_data (gconstpointer data,
+                                   gsize size,
                                    DlDType dtype,
                                    const gint64 *shape,
                                    gsize n_dims,

@@ -68,3 +68,30 @@ dl_get_version (void)
 {
   return DL_VERSION_S;
 }
+
+/**
+ * dl_check_version:
+ * @major: a major version
+ * @minor: a minor version
+ * @micro: a micro version
+ *
+ * Whether the libdl that runs is version @major.@minor.@micro or newer:
+ * the run-time counterpart of the headers' `DL_CHECK_VERSION()`.
+ *
+ * Returns: %TRUE if it is
+ *
+ * Since: 0.1
+ */
+/* major.minor.micro as one number that orders as the versions do */
+static guint64
+packed_version (guint major, guint minor, guint micro)
+{
+  return (guint64)major << 42 | (guint64)MIN (minor, 0x1fffff) << 21 | MIN (micro, 0x1fffff);
+}
+
+gboolean
+dl_check_version (guint major, guint minor, guint micro)
+{
+  return packed_version (DL_MAJOR_VERSION, DL_MINOR_VERSION, DL_MICRO_VERSION)
+         >= packed_version (major, minor, micro);
+}

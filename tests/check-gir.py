@@ -2,8 +2,8 @@
 # check-gir.py: fails on the GObject Introspection mistakes that fail
 # silently (see shared/GI-NOTES.md, "Annotations fail silently").
 #
-#   1. a callable marked introspectable="0": gone from every binding
-#      (but the C-only ones of C_ONLY);
+#   1. a callable or function macro marked introspectable="0": gone from
+#      every binding (C-only macros are kept from the scanner instead);
 #   2. a parameter or return value whose C type is a pointer but whose GIR
 #      type is a scalar (`const gint64 *shape` read as one gint64), unless
 #      it is an (out) or (inout) parameter;
@@ -19,12 +19,6 @@
 import sys
 import xml.etree.ElementTree as ET
 
-# Callables deliberately out of the bindings (their doc comments say
-# "(skip)"), each with the reason; any other introspectable="0" fails.
-C_ONLY = {
-    'dl_tensor_new_from_data': 'copies a raw C array; bindings pass bytes to new_from_bytes',
-}
-
 NS = {
     'core': 'http://www.gtk.org/introspection/core/1.0',
     'c': 'http://www.gtk.org/introspection/c/1.0',
@@ -34,7 +28,7 @@ CORE = '{%s}' % NS['core']
 C_TYPE = '{%s}type' % NS['c']
 C_IDENT = '{%s}identifier' % NS['c']
 
-CALLABLE_TAGS = ('function', 'method', 'constructor', 'virtual-method',
+CALLABLE_TAGS = ('function', 'function-macro', 'method', 'constructor', 'virtual-method',
                  'callback', '{%s}signal' % NS['glib'])
 
 SCALARS = {
@@ -93,8 +87,6 @@ def main(path):
         checked['callables'] += 1
         per_kind[kind] = per_kind.get(kind, 0) + 1
         if fn.get('introspectable') == '0':
-            if fn.get('{http://www.gtk.org/introspection/c/1.0}identifier') in C_ONLY:
-                return
             problems.append('%s: introspectable="0" (check its annotations: '
                             'transfer, array, closure)' % name)
             return

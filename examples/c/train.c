@@ -121,7 +121,8 @@ make_data (gint64 n, DlTensor **points, DlTensor **labels, GError **error)
   xv = g_bytes_get_data (x_bytes, NULL);
   for (gint64 i = 0; i < n; i++)
     yv[i] = (xv[2 * i] > 0) == (xv[2 * i + 1] > 0);
-  if (!(*labels = dl_tensor_new_from_data (yv, DL_DTYPE_INT64, DL_SHAPE (n), error)))
+  if (!(*labels
+        = dl_tensor_new_from_data (yv, n * sizeof (gint64), DL_DTYPE_INT64, DL_SHAPE (n), error)))
     return FALSE;
   *points = g_steal_pointer (&x);
   return TRUE;

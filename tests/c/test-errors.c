@@ -361,7 +361,7 @@ test_from_data (void)
   static const gint64 values[] = { 1, -2, 3, 4, 5, -6 };
   g_autoptr (GError) error = NULL;
   g_autoptr (DlTensor) t
-      = dl_tensor_new_from_data (values, DL_DTYPE_INT64, DL_SHAPE (2, 3), &error);
+      = dl_tensor_new_from_data (values, sizeof values, DL_DTYPE_INT64, DL_SHAPE (2, 3), &error);
   g_autoptr (DlTensor) bad = NULL;
   g_autoptr (DlTensor) empty = NULL;
   g_autofree gdouble *got = NULL;
@@ -371,12 +371,17 @@ test_from_data (void)
   got = dl_test_values (t);
   for (gint i = 0; i < 6; i++)
     g_assert_cmpfloat (got[i], ==, (gdouble)values[i]);
-  bad = dl_tensor_new_from_data (values, DL_DTYPE_INT64, DL_SHAPE (2, -3), &error);
+  bad = dl_tensor_new_from_data (values, sizeof values, DL_DTYPE_INT64, DL_SHAPE (2, -3), &error);
   g_assert_null (bad);
   assert_dl_error (error, DL_ERROR_ARGUMENT, "from_data", "negative dimension", NULL);
   g_clear_error (&error);
+  bad = dl_tensor_new_from_data (values, sizeof values - 1, DL_DTYPE_INT64, DL_SHAPE (2, 3),
+                                 &error);
+  g_assert_null (bad);
+  assert_dl_error (error, DL_ERROR_SHAPE, "from_data", "needs 48 bytes, got 47", NULL);
+  g_clear_error (&error);
   /* no element: no data needed */
-  empty = dl_tensor_new_from_data (NULL, DL_DTYPE_FLOAT32, DL_SHAPE (0, 4), &error);
+  empty = dl_tensor_new_from_data (NULL, 0, DL_DTYPE_FLOAT32, DL_SHAPE (0, 4), &error);
   g_assert_no_error (error);
   g_assert_cmpint (dl_tensor_numel (empty), ==, 0);
 }

@@ -27,6 +27,12 @@ test_version_check (void)
   g_assert_false (DL_CHECK_VERSION (DL_MAJOR_VERSION, DL_MINOR_VERSION, DL_MICRO_VERSION + 1));
   g_assert_false (DL_CHECK_VERSION (DL_MAJOR_VERSION, DL_MINOR_VERSION + 1, 0));
   g_assert_false (DL_CHECK_VERSION (DL_MAJOR_VERSION + 1, 0, 0));
+  /* the run-time check of the library that runs, the same answers */
+  g_assert_true (dl_check_version (DL_MAJOR_VERSION, DL_MINOR_VERSION, DL_MICRO_VERSION));
+  g_assert_true (dl_check_version (0, 0, 0));
+  g_assert_false (dl_check_version (DL_MAJOR_VERSION, DL_MINOR_VERSION, DL_MICRO_VERSION + 1));
+  g_assert_false (dl_check_version (DL_MAJOR_VERSION, DL_MINOR_VERSION + 1, 0));
+  g_assert_false (dl_check_version (DL_MAJOR_VERSION + 1, 0, 0));
 }
 
 int
