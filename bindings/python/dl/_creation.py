@@ -150,7 +150,9 @@ def _tensor_from_data(data, dtype=None, device=None, requires_grad=False, pin_me
             t = t.to(dtype)
         return _finish(t, requires_grad)
     if isinstance(data, (list, tuple)) and _first_leaf_is_tensor(data):
-        data = _tensor_scalars(data)
+        # one-element tensors are scalars to torch, others refused (numpy,
+        # through __array__, would make them dimensions)
+        data = _unwrap_data(data)
     try:
         arr = _np.asarray(data)
     except ValueError as e:
@@ -176,15 +178,6 @@ def _first_leaf_is_tensor(data):
     while isinstance(data, (list, tuple)) and data:
         data = data[0]
     return _is_tensor(data)
-
-
-def _tensor_scalars(data):
-    """Nested lists with their tensors replaced by their values: torch takes
-    one-element tensors as scalars and refuses others (numpy, through
-    __array__, would make them dimensions)."""
-    if isinstance(data, (list, tuple)):
-        return [_tensor_scalars(d) for d in data]
-    return _unwrap_data(data) if _is_tensor(data) else data
 
 
 def _unwrap_data(data):
@@ -423,7 +416,7 @@ def normal(mean, std, size=None, *, generator=None, dtype=None, device=None,
         return z * std + mean
     if size is None:
         raise TypeError("normal() missing required argument 'size'")
-    t = empty(_size_args((size,), "normal"), dtype=dtype, device=device)
+    t = empty(_size_args((size,), 'normal'), dtype=dtype, device=device)
     return _finish(_normal_(t, mean, std, generator=generator), requires_grad)
 
 

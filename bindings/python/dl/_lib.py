@@ -105,6 +105,9 @@ def _checked(fn):
     return wrapper
 
 
+_DOUBLE_MAX = 1.7976931348623157e308
+
+
 def check_property_ranges(typelib_class, properties, name=None):
     """Raises ValueError for a number in @properties (construct properties
     of @typelib_class; @name is the class users know) out of its
@@ -125,14 +128,19 @@ def check_property_ranges(typelib_class, properties, name=None):
                          % (name or typelib_class.__name__, key, what, value))
 
 
-_DOUBLE_MAX = 1.7976931348623157e308
-
-
 def _is_tensor(x):
     return isinstance(x, Dl.Tensor)
 
 
 _INT_DTYPES = (Dl.DType.INT32, Dl.DType.INT64, Dl.DType.UINT8)
+
+
+def _type_name(value):
+    """The name torch's argument errors give @value's type: 'float',
+    'numpy.bool_'."""
+    cls = type(value)
+    return cls.__name__ if cls.__module__ == 'builtins' else '%s.%s' % (cls.__module__,
+                                                                         cls.__name__)
 
 
 def _int_arg(value, fname, argname):
@@ -144,10 +152,8 @@ def _int_arg(value, fname, argname):
     if isinstance(value, Dl.Tensor) and value.get_ndim() == 0 and \
             value.get_dtype() in _INT_DTYPES:
         return int(value.item())
-    cls = type(value)
-    name = cls.__name__ if cls.__module__ == 'builtins' else '%s.%s' % (cls.__module__,
-                                                                         cls.__name__)
-    raise TypeError("%s(): argument '%s' must be int, not %s" % (fname, argname, name))
+    raise TypeError("%s(): argument '%s' must be int, not %s"
+                    % (fname, argname, _type_name(value)))
 
 
 def _int64_value(value):
@@ -162,10 +168,8 @@ def _bool_arg(value, fname, argname):
     """value when it is a Python bool, else torch's TypeError: its argument
     parser takes neither ints nor numpy bools where a bool is declared."""
     if value is not True and value is not False:
-        cls = type(value)
-        name = cls.__name__ if cls.__module__ == 'builtins' else '%s.%s' % (cls.__module__,
-                                                                             cls.__name__)
-        raise TypeError("%s(): argument '%s' must be bool, not %s" % (fname, argname, name))
+        raise TypeError("%s(): argument '%s' must be bool, not %s"
+                        % (fname, argname, _type_name(value)))
     return value
 
 
