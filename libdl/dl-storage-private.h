@@ -32,11 +32,11 @@ struct _DlStorage
   DlReleaseFunc release;
   gpointer release_data;
   GDestroyNotify release_notify;
+  gboolean read_only; /* lent memory that must not be written */
+  gboolean released;  /* the empty stand-in of a released tensor's memory */
   /* shared memory (dl_storage_share_memory, dl_storage_new_from_fd):
    * data is a MAP_SHARED mapping of shm_fd, map_size bytes; the storage's
    * own memory of its kind was released when it moved there */
-  gboolean read_only; /* lent memory that must not be written */
-  gboolean released;  /* the empty stand-in of a released tensor's memory */
   gboolean shared;
   gint shm_fd;
   gsize map_size;

@@ -83,9 +83,9 @@ dl_tensor_data (DlTensor *t)
  * memory went with dl_tensor_release(); DL_TENSOR_BACKEND() and
  * dl_check_same_device() check every kernel's first operand and every
  * other operand this way, the ops that run no kernel (views) themselves. */
-gboolean dl_tensor_released_error (const gchar *op, DlTensor *t, GError **error);
+gboolean dl_tensor_released_error (const gchar *op, GError **error);
 #define dl_check_live(op, t, error)                                                                \
-  (G_LIKELY (!(t)->storage->released) || dl_tensor_released_error ((op), (t), (error)))
+  (G_LIKELY (!(t)->storage->released) || dl_tensor_released_error ((op), (error)))
 
 static inline DlDevice *
 dl_tensor_device (DlTensor *t)

@@ -1202,7 +1202,7 @@ dl_tensor_is_released (DlTensor *self)
 }
 
 gboolean
-dl_tensor_released_error (const gchar *op, DlTensor *t, GError **error)
+dl_tensor_released_error (const gchar *op, GError **error)
 {
   g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "%s: tensor was released", op);
   return FALSE;

@@ -98,8 +98,10 @@ DlTensor *dl_wrapped_scalar (gdouble value);
  * when it is of a higher category (bool < integer < floating). */
 DlDType dl_result_type (DlTensor *a, DlTensor *b);
 
-/* In-place writes: @out may not have several elements at one address, and
- * an input may share memory with @out only if it is exactly @out. */
+/* In-place writes: @out must be live and writable (not read-only memory,
+ * dl_tensor_mark_read_only) and may not have several elements at one
+ * address; an input may share memory with @out only if it is exactly @out
+ * (dl_check_no_partial_overlap). */
 gboolean dl_check_write_target (const gchar *op, DlTensor *out, GError **error);
 
 /* PyTorch's pooling output size for one dim (dl-ops-conv.c) */

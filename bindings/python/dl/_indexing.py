@@ -178,6 +178,16 @@ def _t_where(self, condition, y):
     return where(condition, self, y)
 
 
+def _check_mask_shape(mask, shape, d):
+    """torch's IndexError unless boolean index @mask matches the dims of
+    @shape from @d on."""
+    for j, s in enumerate(mask.get_shape()):
+        if d + j >= len(shape) or s != shape[d + j]:
+            raise IndexError('The shape of the mask %s at index %d does not match the '
+                             'shape of the indexed tensor %s at index %d'
+                             % (list(mask.get_shape()), j, list(shape), d + j))
+
+
 def _index_list(indices, shape):
     """index_put's indices, masks turned into the index tensors of their
     true entries once their shape is checked against @shape's dims (the
@@ -190,11 +200,7 @@ def _index_list(indices, shape):
                                       'leading dims')
         i = _to_tensor_arg(i)
         if i.get_dtype() in (Dl.DType.BOOL, Dl.DType.UINT8):
-            for j, s in enumerate(i.get_shape()):
-                if d + j >= len(shape) or s != shape[d + j]:
-                    raise IndexError('The shape of the mask %s at index %d does not match the '
-                                     'shape of the indexed tensor %s at index %d'
-                                     % (list(i.get_shape()), j, list(shape), d + j))
+            _check_mask_shape(i, shape, d)
             out.extend(_t_nonzero(i.bool() if i.get_dtype() == Dl.DType.UINT8 else i,
                                   as_tuple=True))
             d += max(i.get_ndim(), 1)
@@ -520,11 +526,7 @@ def _split_index(self, idx):
             out.append((d, i))
             continue
         k = i.get_ndim()
-        for j, s in enumerate(i.get_shape()):
-            if d + j >= len(shape) or s != shape[d + j]:
-                raise IndexError('The shape of the mask %s at index %d does not match the '
-                                 'shape of the indexed tensor %s at index %d'
-                                 % (list(i.get_shape()), j, list(shape), d + j))
+        _check_mask_shape(i, shape, d)
         for j, col in enumerate(_t_nonzero(i, as_tuple=True)):
             out.append((d + j, col))
         shift += k - 1
