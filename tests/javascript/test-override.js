@@ -77,6 +77,14 @@ test('Dl.tensor from nested arrays and typed arrays', () => {
     assert(threw, 'ragged arrays are a TypeError');
 });
 
+test('Tensor.new_from_data copies bytes, and checks their length', () => {
+    const bytes = new Uint8Array(new Float32Array([1, 2, 3, 4, 5, 6]).buffer);
+    const t = Dl.Tensor.new_from_data(bytes, Dl.DType.FLOAT32, [2, 3]);
+    assert(`${t}` === 'tensor([[1., 2., 3.],\n        [4., 5., 6.]])', `${t}`);
+    assertDlError(() => Dl.Tensor.new_from_data(bytes.subarray(1), Dl.DType.FLOAT32, [2, 3]),
+        Dl.Error.SHAPE, 'a byte short');
+});
+
 test('shape, dtype, device and grad are properties', () => {
     const x = Dl.randn([3, 4]);
     assertArrayEqual(x.shape, [3, 4], 'shape');

@@ -261,3 +261,13 @@ def test_random_(name):
         torch.empty(2).random_(5, 2)
     with pytest.raises(RuntimeError):
         Dl.empty(2).random_(5, 2)
+
+
+@pytest.mark.skipif(SELF_CHECK, reason="libdl's C constructor")
+def test_new_from_data_copies_bytes_and_checks_their_length():
+    a = np.arange(6, dtype=np.float32)
+    t = Dl.Tensor.new_from_data(a.tobytes(), Dl.DType.FLOAT32, [2, 3])
+    a[0] = 9  # a copy
+    assert t.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    with pytest.raises(RuntimeError, match="from_data: shape \\[2, 3\\] of float32 needs 24"):
+        Dl.Tensor.new_from_data(a.tobytes()[1:], Dl.DType.FLOAT32, [2, 3])
