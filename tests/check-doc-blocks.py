@@ -21,10 +21,13 @@
 #                        pkg-config file, then run
 #   c                    cc $(pkg-config --cflags --libs dl-1.0) against the
 #                        build (-Wall -Werror), then run; a block without a
-#                        main() is the body of one:
+#                        main() is the body of one (and may leave variables
+#                        unused):
 #                          int main (void) { g_autoptr (GError) error = NULL;
 #                          <block>; fails if error is set; return 0; }
 #
+# Each program runs in a fresh temporary directory, with DL_SOURCE_ROOT set
+# to the source tree (a setup may copy a file of tests/data/ from there).
 # A program passes when it exits with status 0 (G_DEBUG=fatal-criticals: a
 # GLib critical, such as Vala's "uncaught error", aborts it).
 #
@@ -238,6 +241,8 @@ class Runner:
             'PKG_CONFIG_PATH': os.path.join(build, 'meson-uninstalled'),
             'G_DEBUG': 'fatal-criticals',
             'PYTHONDONTWRITEBYTECODE': '1',
+            # for a setup that reads a file of the tree (tests/data/)
+            'DL_SOURCE_ROOT': source,
             # one program at a time may use both cores
             'OMP_NUM_THREADS': os.environ.get('OMP_NUM_THREADS', '2'),
         })
@@ -292,13 +297,16 @@ class Runner:
             ok, run_out = self.run([os.path.join(tmp, 'block')], tmp, timeout)
             return ok, out + run_out
         if kind == 'c':
+            warnings = ['-Wall', '-Werror']
             if not re.search(r'^\w[\w\s*]*\bmain\s*\(', source, re.M):
+                # a fragment shows variables it does not go on to use
+                warnings += ['-Wno-unused-variable', '-Wno-unused-but-set-variable']
                 source = C_WRAPPER % '\n'.join(('  ' + line if line else '')
                                                for line in source.rstrip('\n').split('\n'))
             path = os.path.join(tmp, 'block.c')
             with open(path, 'w') as f:
                 f.write(source)
-            ok, out = self.run(self.args.cc.split() + ['-Wall', '-Werror', '-o', 'block', path]
+            ok, out = self.run(self.args.cc.split() + warnings + ['-o', 'block', path]
                                + self.pkg_config() + ['-lm'], tmp, timeout)
             if not ok:
                 return False, out + '\n' + numbered(source)
