@@ -329,6 +329,8 @@ def main():
     parser.add_argument('--pkg-config', default='pkg-config')
     parser.add_argument('--timeout', type=int, default=90, help='seconds per program and step')
     parser.add_argument('--list', action='store_true', help='print the blocks, run nothing')
+    parser.add_argument('-v', '--verbose', action='store_true',
+                        help='print the output of every program, not only of those that fail')
     parser.add_argument('--expect-failure', action='store_true',
                         help='every program must fail (the check of this script)')
     parser.add_argument('files', nargs='+')
@@ -373,7 +375,7 @@ def main():
         if not ok:
             failed += 1
         print('%s %d %s' % ('ok' if ok else 'not ok', n, program.name()))
-        if not ok or args.expect_failure:
+        if not ok or args.expect_failure or args.verbose:
             sys.stdout.write(''.join('# ' + line + '\n' for line in out.rstrip('\n').split('\n')))
         sys.stdout.flush()
     return 1 if failed else 0
