@@ -4,7 +4,10 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Usage: check-doc-blocks.py --build-root BUILD [options] FILE.md...
+# Usage: check-doc-blocks.py --build-root BUILD [options] FILE.md|DIR...
+#
+# (a directory stands for the *.md files in it, so that a new page is
+# checked without being listed anywhere)
 #
 # Reads the fenced code blocks (``` or ~~~) of each Markdown file and runs
 # those of the four languages against the build tree, each in a fresh
@@ -53,6 +56,7 @@
 # --list prints the blocks and what would run, without running anything.
 
 import argparse
+import concurrent.futures
 import os
 import re
 import shutil
@@ -333,12 +337,21 @@ def main():
                         help='print the output of every program, not only of those that fail')
     parser.add_argument('--expect-failure', action='store_true',
                         help='every program must fail (the check of this script)')
+    parser.add_argument('-j', '--jobs', type=int, default=os.cpu_count() or 1,
+                        help='programs run at once (the output keeps their order)')
     parser.add_argument('files', nargs='+')
     args = parser.parse_args()
 
+    paths = []
+    for path in args.files:
+        if os.path.isdir(path):
+            paths += sorted(os.path.join(path, name) for name in os.listdir(path)
+                            if name.endswith('.md'))
+        else:
+            paths.append(path)
     items = []
     try:
-        for path in args.files:
+        for path in paths:
             with open(path, encoding='utf-8') as f:
                 text = f.read()
             shown = os.path.relpath(path, args.source_root)
@@ -358,27 +371,38 @@ def main():
         return 0
 
     runner = Runner(args)
-    print('1..%d' % len(items))
-    failed = 0
-    for n, (program, block, reason) in enumerate(items, 1):
-        if program is None:
-            print('ok %d %s # SKIP %s' % (n, block.name(), reason))
-            continue
+
+    def run(program):
         with tempfile.TemporaryDirectory(prefix='doc-block-') as tmp:
-            ok, out = runner.program(program, tmp)
-        if ok is None:
-            print('ok %d %s # SKIP %s' % (n, program.name(), out))
-            continue
-        if args.expect_failure:
-            ok = not ok
-            out = out if ok else 'the program succeeded, and should have failed\n' + out
-        if not ok:
-            failed += 1
-        print('%s %d %s' % ('ok' if ok else 'not ok', n, program.name()))
-        if not ok or args.expect_failure or args.verbose:
-            sys.stdout.write(''.join('# ' + line + '\n' for line in out.rstrip('\n').split('\n')))
-        sys.stdout.flush()
+            return runner.program(program, tmp)
+
+    print('1..%d' % len(items))
+    sys.stdout.flush()
+    failed = 0
+    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        results = [pool.submit(run, program) if program else None for program, _, _ in items]
+        for n, ((program, block, reason), result) in enumerate(zip(items, results), 1):
+            if program is None:
+                print('ok %d %s # SKIP %s' % (n, block.name(), reason))
+                continue
+            ok, out = result.result()
+            failed += report(n, program, ok, out, args)
     return 1 if failed else 0
+
+
+def report(n, program, ok, out, args):
+    """Prints the TAP line of program @n; returns 1 if it failed."""
+    if ok is None:
+        print('ok %d %s # SKIP %s' % (n, program.name(), out))
+        return 0
+    if args.expect_failure:
+        ok = not ok
+        out = out if ok else 'the program succeeded, and should have failed\n' + out
+    print('%s %d %s' % ('ok' if ok else 'not ok', n, program.name()))
+    if not ok or args.expect_failure or args.verbose:
+        sys.stdout.write(''.join('# ' + line + '\n' for line in out.rstrip('\n').split('\n')))
+    sys.stdout.flush()
+    return 0 if ok else 1
 
 
 if __name__ == '__main__':
