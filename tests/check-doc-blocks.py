@@ -271,53 +271,45 @@ class Runner:
                               env=self.env, stdout=subprocess.PIPE, check=True)
         return done.stdout.decode().split()
 
+    def build_and_run(self, compile_argv, tmp, source=None):
+        """Compiles with @compile_argv into tmp/block and runs it; @source,
+        if given, is printed numbered when the compiler fails."""
+        ok, out = self.run(compile_argv, tmp, self.args.timeout)
+        if not ok:
+            return False, out + ('\n' + numbered(source) if source else '')
+        ok, run_out = self.run([os.path.join(tmp, 'block')], tmp, self.args.timeout)
+        return ok, out + run_out
+
     def program(self, program, tmp):
         kind, source = program.kind, program.source()
-        timeout = self.args.timeout
-        if kind == 'python':
-            path = os.path.join(tmp, 'block.py')
-            with open(path, 'w') as f:
-                f.write(source)
-            return self.run([sys.executable, path], tmp, timeout)
-        if kind == 'gjs':
-            if not self.args.gjs:
-                return None, 'no gjs'
-            path = os.path.join(tmp, 'block.js')
-            with open(path, 'w') as f:
-                f.write(source)
-            module = re.search(r'^\s*(import\s+[\w{*\'"]|export\s)', source, re.M)
-            return self.run([self.args.gjs] + (['-m'] if module else []) + [path], tmp, timeout)
-        if kind == 'vala':
-            if not self.args.valac:
-                return None, 'no valac'
-            path = os.path.join(tmp, 'block.vala')
-            with open(path, 'w') as f:
-                f.write(source)
-            ok, out = self.run([self.args.valac, '--vapidir', self.vapidir, '--pkg', 'dl-1.0',
-                                '--pkg', 'gio-2.0', '--target-glib=2.74', '-X', '-w', '-X', '-lm',
-                                '-o', 'block', path], tmp, timeout)
-            if not ok:
-                return False, out
-            ok, run_out = self.run([os.path.join(tmp, 'block')], tmp, timeout)
-            return ok, out + run_out
-        if kind == 'c':
-            warnings = ['-Wall', '-Werror']
-            if not re.search(r'^\w[\w\s*]*\bmain\s*\(', source, re.M):
-                # a fragment shows variables it does not go on to use
-                warnings += ['-Wno-unused-variable', '-Wno-unused-but-set-variable']
-                source = C_WRAPPER % '\n'.join(('  ' + line if line else '')
-                                               for line in source.rstrip('\n').split('\n'))
-            path = os.path.join(tmp, 'block.c')
-            with open(path, 'w') as f:
-                f.write(source)
-            ok, out = self.run(self.args.cc.split() + warnings + ['-o', 'block', path]
-                               + self.pkg_config() + ['-lm'], tmp, timeout)
-            if not ok:
-                return False, out + '\n' + numbered(source)
-            ok, run_out = self.run([os.path.join(tmp, 'block')], tmp, timeout)
-            return ok, out + run_out
-        raise AssertionError(kind)
+        if kind == 'gjs' and not self.args.gjs:
+            return None, 'no gjs'
+        if kind == 'vala' and not self.args.valac:
+            return None, 'no valac'
+        warnings = ['-Wall', '-Werror']
+        if kind == 'c' and not re.search(r'^\w[\w\s*]*\bmain\s*\(', source, re.M):
+            # a fragment shows variables it does not go on to use
+            warnings += ['-Wno-unused-variable', '-Wno-unused-but-set-variable']
+            source = C_WRAPPER % '\n'.join(('  ' + line if line else '')
+                                           for line in source.rstrip('\n').split('\n'))
+        path = os.path.join(tmp, 'block.' + {'python': 'py', 'gjs': 'js'}.get(kind, kind))
+        with open(path, 'w') as f:
+            f.write(source)
 
+        if kind == 'python':
+            return self.run([sys.executable, path], tmp, self.args.timeout)
+        if kind == 'gjs':
+            module = re.search(r'^\s*(import\s+[\w{*\'"]|export\s)', source, re.M)
+            return self.run([self.args.gjs] + (['-m'] if module else []) + [path], tmp,
+                            self.args.timeout)
+        if kind == 'vala':
+            return self.build_and_run([self.args.valac, '--vapidir', self.vapidir, '--pkg', 'dl-1.0',
+                                       '--pkg', 'gio-2.0', '--target-glib=2.74', '-X', '-w',
+                                       '-X', '-lm', '-o', 'block', path], tmp)
+        if kind == 'c':
+            return self.build_and_run(self.args.cc.split() + warnings + ['-o', 'block', path]
+                                      + self.pkg_config() + ['-lm'], tmp, source)
+        raise AssertionError(kind)
 
 def numbered(source):
     return ''.join('%4d  %s\n' % (i + 1, line) for i, line in enumerate(source.split('\n')))
