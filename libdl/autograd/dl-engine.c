@@ -576,7 +576,7 @@ root_gradient (const gchar *op, DlTensor *out, DlTensor *given, guint i, GError 
  *   g_printerr ("%s\n", error->message);
  * ]|
  *
- * leaves 2 * @w in dl_tensor_get_grad() of @w. Fails with %DL_ERROR_AUTOGRAD
+ * leaves 2 * `w` in dl_tensor_get_grad() of `w`. Fails with %DL_ERROR_AUTOGRAD
  * when @self does not require grad, when @gradient is %NULL and @self has
  * more than one element, or when a graph freed by an earlier pass is walked
  * again; with %DL_ERROR_SHAPE when @gradient's shape differs from @self's.

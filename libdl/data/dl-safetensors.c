@@ -927,7 +927,7 @@ dl_safetensors_save_to_bytes (DlTensorDict *tensors, GError **error)
  *   g_printerr ("%s\n", error->message);
  * ]|
  *
- * @loaded holds "bias" and "weight". dl_module_save_state() and
+ * `loaded` holds "bias" and "weight". dl_module_save_state() and
  * dl_module_load_state() do both steps for a module. Fails with %DL_ERROR_IO
  * when the file cannot be written.
  *

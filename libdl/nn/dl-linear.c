@@ -276,7 +276,7 @@ dl_linear_init (DlLinear *self)
  *   g_printerr ("%s\n", error->message);
  * ]|
  *
- * gives @y of shape [64, 10]. Fails with %DL_ERROR_ARGUMENT for a negative
+ * gives `y` of shape [64, 10]. Fails with %DL_ERROR_ARGUMENT for a negative
  * size.
  *
  * Returns: (transfer full): a new layer with PyTorch's default

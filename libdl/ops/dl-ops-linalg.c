@@ -246,7 +246,7 @@ bmm_prim (DlTensor *a, DlTensor *b, GError **error)
  *   g_printerr ("%s\n", error->message);
  * ]|
  *
- * gives @c of shape [8, 2, 4]: @b broadcasts over the batch dim of @a.
+ * gives `c` of shape [8, 2, 4]: `b` broadcasts over the batch dim of `a`.
  * Differentiable. Fails with %DL_ERROR_SHAPE when the inner dims differ or
  * the batch dims do not broadcast, and with %DL_ERROR_DTYPE when the dtypes
  * differ.
