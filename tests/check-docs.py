@@ -19,6 +19,7 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+import argparse
 import sys
 import xml.etree.ElementTree as ET
 
@@ -99,20 +100,17 @@ def main(path):
 
     visit(ns, [ns.get('name')])
 
-    print('check-docs: %s: %d symbols (%s)'
-          % (path, sum(counts.values()),
-             ', '.join('%d %s' % (n, k) for k, n in sorted(counts.items()))))
+    summary = ', '.join('%d %s' % (n, k) for k, n in sorted(counts.items()))
+    print('check-docs: %s: %d symbols (%s)' % (path, sum(counts.values()), summary))
+    print('\n'.join('FAIL: %s %s has no description' % m for m in missing)
+          or 'check-docs: OK, every symbol has a description')
     if missing:
-        for kind, name in missing:
-            print('FAIL: %s %s has no description' % (kind, name))
         print('check-docs: %d symbol(s) without a description' % len(missing))
-        return 1
-    print('check-docs: OK, every symbol has a description')
-    return 0
+    return 1 if missing else 0
 
 
 if __name__ == '__main__':
-    if len(sys.argv) != 2:
-        print('usage: check-docs.py FILE.gir', file=sys.stderr)
-        sys.exit(2)
-    sys.exit(main(sys.argv[1]))
+    parser = argparse.ArgumentParser(
+        description='Fail when a symbol of a GIR file has no description.')
+    parser.add_argument('gir', help='the .gir file, such as Dl-1.0.gir')
+    sys.exit(main(parser.parse_args().gir))
