@@ -208,9 +208,9 @@ dl_tensor_dict_get_size (DlTensorDict *self)
  * dl_tensor_dict_get_names:
  * @self: a #DlTensorDict
  *
- * Gives the names of the tensors in the order they were first inserted, the
- * order dl_safetensors_save() and dl_module_state_dict() keep. Free the
- * array with g_strfreev().
+ * Gives the names of the tensors in the order they were first inserted:
+ * the modules' order for dl_module_state_dict(), sorted for
+ * dl_safetensors_load(). Free the array with g_strfreev().
  *
  * Returns: (transfer full): the tensor names, in insertion order
  *

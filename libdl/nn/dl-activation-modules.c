@@ -521,7 +521,7 @@ dl_gelu_init (DlGelu *self)
  * @error: return location for a #GError
  *
  * Makes a GELU module, as `torch.nn.GELU (approximate)`: forward gives x *
- * Φ(x), Φ the standard normal distribution function, or its tanh
+ * Phi (x), Phi the standard normal distribution function, or its tanh
  * approximation.
  *
  * Fails with %DL_ERROR_ARGUMENT when @approximate is neither "none" nor

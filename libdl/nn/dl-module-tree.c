@@ -791,8 +791,9 @@ dl_module_to_device (DlModule *self, DlDevice *device, GError **error)
  * @name: a name
  *
  * Says what the module's own member @name is: a parameter, a buffer or a
- * child module. The bindings use it to resolve attribute access
- * (`model.fc1`, `model.weight`) as `torch.nn.Module.__getattr__` does.
+ * child module. The Python bindings ask it when an attribute is set or
+ * deleted (`model.fc1 = ...`), as `torch.nn.Module.__setattr__` looks in
+ * its dicts of parameters, buffers and modules.
  *
  * Returns: (nullable): "parameter", "buffer" or "module" for the kind of
  *   @self's own member @name, or %NULL when it has none of that name

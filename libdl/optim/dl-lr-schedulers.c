@@ -1013,6 +1013,8 @@ dl_lambda_lr_set_lambda (DlLambdaLr *self,
  * It takes its initial step, calling @lr_lambda for epoch 0, on
  * construction.
  *
+ * Fails with the error @lr_lambda reports for that first call, if any.
+ *
  * Returns: (transfer full): a new scheduler, after its initial step
  *
  * Since: 0.1
