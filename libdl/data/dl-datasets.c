@@ -160,6 +160,16 @@ struct _DlFashionMnistDataset
 
 static void dl_fashion_mnist_dataset_initable_iface_init (GInitableIface *iface);
 
+/**
+ * DlFashionMnistDatasetClass:
+ * @parent_class: the class of #DlDataset
+ *
+ * The class structure of #DlFashionMnistDataset. The type is final: its
+ * class adds no virtual method to that of #DlDataset, and it cannot be
+ * subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE_WITH_CODE (DlFashionMnistDataset,
                                dl_fashion_mnist_dataset,
                                DL_TYPE_DATASET,
@@ -186,6 +196,9 @@ static const gchar *const class_names[] = {
 /**
  * dl_fashion_mnist_class_name:
  * @label: a label, 0..9
+ *
+ * Gives the name of a Fashion-MNIST class: 0 is "T-shirt/top", 1 "Trouser",
+ * up to 9, "Ankle boot". The string is static.
  *
  * Returns: (nullable): the name of the class @label ("T-shirt/top",
  *   "Trouser", ...), or %NULL for a value out of range

@@ -909,6 +909,28 @@ dl_safetensors_save_to_bytes (DlTensorDict *tensors, GError **error)
  * The file is replaced only when it is written completely: on an error
  * the old file, if any, stays as it was.
  *
+ * Saving a model's state and reading it back, as
+ * `safetensors.torch.save_file ()` and `load_file ()`:
+ *
+ * |[<!-- language="C" -->
+ * g_autoptr (GError) error = NULL;
+ * g_autoptr (DlLinear) fc = NULL;
+ * g_autoptr (DlTensorDict) state = NULL;
+ * g_autoptr (DlTensorDict) loaded = NULL;
+ * g_autoptr (GFile) file = g_file_new_for_path ("model.safetensors");
+ *
+ * if (!(fc = dl_linear_new (4, 2, TRUE, &error)))
+ *   return;
+ * state = dl_module_state_dict (DL_MODULE (fc));
+ * if (!dl_safetensors_save (state, file, NULL, &error)
+ *     || !(loaded = dl_safetensors_load (file, NULL, &error)))
+ *   g_printerr ("%s\n", error->message);
+ * ]|
+ *
+ * `loaded` holds "bias" and "weight". dl_module_save_state() and
+ * dl_module_load_state() do both steps for a module. Fails with %DL_ERROR_IO
+ * when the file cannot be written.
+ *
  * Returns: %TRUE on success, %FALSE with @error set
  *
  * Since: 0.1

@@ -1463,6 +1463,10 @@ dl_multihead_attention_attend (DlMultiheadAttention *self,
  * dl_multihead_attention_get_embed_dim:
  * @self: a #DlMultiheadAttention
  *
+ * Gives the size E of the embeddings the module takes and gives, the
+ * #DlMultiheadAttention:embed-dim property (`embed_dim` of
+ * `torch.nn.MultiheadAttention`).
+ *
  * Returns: the embedding size E
  *
  * Since: 0.1
@@ -1477,6 +1481,9 @@ dl_multihead_attention_get_embed_dim (DlMultiheadAttention *self)
 /**
  * dl_multihead_attention_get_num_heads:
  * @self: a #DlMultiheadAttention
+ *
+ * Gives the number of attention heads, the #DlMultiheadAttention:num-heads
+ * property; each head works on E / num_heads features.
  *
  * Returns: the number of heads
  *

@@ -159,6 +159,15 @@ struct _DlEmbedding
   gdouble max_norm, norm_type;
 };
 
+/**
+ * DlEmbeddingClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlEmbedding. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlEmbedding, dl_embedding_layer, DL_TYPE_MODULE)
 
 #define EM(f) G_STRUCT_OFFSET (DlEmbedding, f)

@@ -609,6 +609,27 @@ dl_nll_loss (DlTensor *log_probs, DlTensor *target, GError **error)
  * torch.nn.functional.cross_entropy with its defaults;
  * dl_cross_entropy_full() takes the options.
  *
+ * It is dl_nll_loss() of dl_tensor_log_softmax() over dim 1, the usual loss
+ * of a classifier:
+ *
+ * |[<!-- language="C" -->
+ * g_autoptr (GError) error = NULL;
+ * g_autoptr (DlTensor) logits = NULL;
+ * g_autoptr (DlTensor) labels = NULL;
+ * g_autoptr (DlTensor) loss = NULL;
+ *
+ * if (!(logits = dl_randn (DL_SHAPE (4, 10), DL_DTYPE_FLOAT32, NULL, &error))
+ *     || !(labels = dl_randint (0, 10, DL_SHAPE (4), DL_DTYPE_INT64, NULL, &error))
+ *     || !(loss = dl_cross_entropy (logits, labels, &error)))
+ *   g_printerr ("%s\n", error->message);
+ * else
+ *   g_print ("loss %g\n", dl_tensor_item (loss, NULL));
+ * ]|
+ *
+ * Differentiable with respect to @input. Fails with %DL_ERROR_SHAPE when the
+ * shapes do not match, %DL_ERROR_DTYPE when @target is not int64, and
+ * %DL_ERROR_INDEX for a class index out of range.
+ *
  * Returns: (transfer full): the 0-d loss, or %NULL with @error set
  *
  * Since: 0.1

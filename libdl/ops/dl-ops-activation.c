@@ -145,6 +145,14 @@ softmax_op (DlTensor *self, gint dim, gboolean log, GError **error)
  * @dim: the dim to normalise over
  * @error: return location for a #GError
  *
+ * Applies log-softmax along @dim, as `torch.log_softmax (self, dim)`: x -
+ * log (sum (exp (x))) over each slice, computed without forming softmax, so
+ * it stays finite where log (softmax (x)) underflows. With dl_nll_loss() it
+ * makes the cross-entropy. Differentiable.
+ *
+ * Fails with %DL_ERROR_INDEX when @dim is out of range and %DL_ERROR_DTYPE
+ * for an integer or bool tensor.
+ *
  * Returns: (transfer full): log (softmax (self)) along @dim, computed
  *   stably, or %NULL with @error set
  *
@@ -161,6 +169,14 @@ dl_tensor_log_softmax (DlTensor *self, gint dim, GError **error)
  * @self: a floating-point #DlTensor
  * @dim: the dim to normalise over
  * @error: return location for a #GError
+ *
+ * Applies softmax along @dim, as `torch.softmax (self, dim)`: each slice
+ * along @dim is exponentiated and divided by its sum, so it is non-negative
+ * and sums to 1. The maximum is subtracted first, so large inputs do not
+ * overflow. Differentiable.
+ *
+ * Fails with %DL_ERROR_INDEX when @dim is out of range and %DL_ERROR_DTYPE
+ * for an integer or bool tensor.
  *
  * Returns: (transfer full): exp (x) / sum (exp (x)) along @dim, computed
  *   stably, or %NULL with @error set

@@ -232,6 +232,25 @@ bmm_prim (DlTensor *a, DlTensor *b, GError **error)
  * matrices (and the added dim removed after), and the batch dims, all but
  * the last two, broadcast.
  *
+ * A batch of matrices times one matrix:
+ *
+ * |[<!-- language="C" -->
+ * g_autoptr (GError) error = NULL;
+ * g_autoptr (DlTensor) a = NULL;
+ * g_autoptr (DlTensor) b = NULL;
+ * g_autoptr (DlTensor) c = NULL;
+ *
+ * if (!(a = dl_randn (DL_SHAPE (8, 2, 3), DL_DTYPE_FLOAT32, NULL, &error))
+ *     || !(b = dl_randn (DL_SHAPE (3, 4), DL_DTYPE_FLOAT32, NULL, &error))
+ *     || !(c = dl_tensor_matmul (a, b, &error)))
+ *   g_printerr ("%s\n", error->message);
+ * ]|
+ *
+ * gives `c` of shape [8, 2, 4]: `b` broadcasts over the batch dim of `a`.
+ * Differentiable. Fails with %DL_ERROR_SHAPE when the inner dims differ or
+ * the batch dims do not broadcast, and with %DL_ERROR_DTYPE when the dtypes
+ * differ.
+ *
  * Returns: (transfer full): the product, or %NULL with @error set
  *
  * Since: 0.1

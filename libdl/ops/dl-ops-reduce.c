@@ -351,6 +351,11 @@ dl_tensor_sum_dims (DlTensor *self,
  * @self: a floating-point #DlTensor
  * @error: return location for a #GError
  *
+ * Averages all the elements into a 0-d tensor, as `torch.mean (self)`.
+ * Differentiable.
+ *
+ * Fails with %DL_ERROR_DTYPE for an integer or bool tensor.
+ *
  * Returns: (transfer full): the mean of all elements as a 0-d tensor, or
  *   %NULL with @error set
  *
@@ -448,6 +453,12 @@ extremum_all (DlReduceOp op, DlTensor *self, GError **error)
  * @self: a non-empty #DlTensor
  * @error: return location for a #GError
  *
+ * Gives the largest element as a 0-d tensor, as `torch.max (self)`. A NaN
+ * anywhere makes the result NaN. Differentiable: the gradient is shared
+ * evenly among tied maxima. dl_tensor_argmax() gives the position instead.
+ *
+ * Fails with %DL_ERROR_ARGUMENT for an empty tensor.
+ *
  * Returns: (transfer full): the largest element as a 0-d tensor (NaN if
  *   any), or %NULL with @error set
  *
@@ -463,6 +474,12 @@ dl_tensor_max (DlTensor *self, GError **error)
  * dl_tensor_min:
  * @self: a non-empty #DlTensor
  * @error: return location for a #GError
+ *
+ * Gives the smallest element as a 0-d tensor, as `torch.min (self)`. A NaN
+ * anywhere makes the result NaN. Differentiable: the gradient is shared
+ * evenly among tied minima. dl_tensor_argmin() gives the position instead.
+ *
+ * Fails with %DL_ERROR_ARGUMENT for an empty tensor.
  *
  * Returns: (transfer full): the smallest element as a 0-d tensor (NaN if
  *   any), or %NULL with @error set
@@ -603,6 +620,13 @@ dl_tensor_min_dim (DlTensor *self, gint dim, gboolean keepdim, DlTensor **indice
  * @keepdim: whether to keep @dim with size 1
  * @error: return location for a #GError
  *
+ * Gives the index of the largest element along @dim, as `torch.argmax (self,
+ * dim, keepdim)`; with ties, the first. The result is int64, has @dim
+ * removed (kept with size 1 when @keepdim is %TRUE) and does not require
+ * grad.
+ *
+ * Fails with %DL_ERROR_INDEX when @dim is out of range or has size 0.
+ *
  * Returns: (transfer full): the int64 positions of the maxima along @dim,
  *   or %NULL with @error set
  *
@@ -625,6 +649,13 @@ dl_tensor_argmax (DlTensor *self, gint dim, gboolean keepdim, GError **error)
  * @dim: the dim to reduce
  * @keepdim: whether to keep @dim with size 1
  * @error: return location for a #GError
+ *
+ * Gives the index of the smallest element along @dim, as `torch.argmin
+ * (self, dim, keepdim)`; with ties, the first. The result is int64, has @dim
+ * removed (kept with size 1 when @keepdim is %TRUE) and does not require
+ * grad.
+ *
+ * Fails with %DL_ERROR_INDEX when @dim is out of range or has size 0.
  *
  * Returns: (transfer full): the int64 positions of the minima along @dim,
  *   or %NULL with @error set
@@ -844,6 +875,10 @@ dl_tensor_prod_dims (DlTensor *self,
  * dl_tensor_prod:
  * @self: a #DlTensor
  * @error: return location for a #GError
+ *
+ * Multiplies all the elements into a 0-d tensor, as `torch.prod (self)`; 1
+ * for an empty tensor. Integer and bool tensors give an int64 result, as in
+ * PyTorch. Differentiable for floating-point tensors.
  *
  * Returns: (transfer full): the product of all elements as a 0-d tensor
  *   (int64 for integer and bool tensors), or %NULL with @error set

@@ -490,6 +490,13 @@ dl_tensor_t (DlTensor *self, GError **error)
  * @dim: where to insert a dim of size 1 (in [-ndim-1, ndim])
  * @error: return location for a #GError
  *
+ * Gives a view of the tensor with a new dimension of size 1 at position
+ * @dim, as `torch.unsqueeze (self, dim)`: a [3, 4] tensor unsqueezed at 0 is
+ * [1, 3, 4], at -1 [3, 4, 1]. The view shares the tensor's memory.
+ * Differentiable.
+ *
+ * Fails with %DL_ERROR_INDEX when @dim is outside [-ndim-1, ndim].
+ *
  * Returns: (transfer full): a view with one more dim, or %NULL with @error
  *   set
  *
@@ -542,6 +549,12 @@ dl_tensor_unsqueeze (DlTensor *self, gint dim, GError **error)
  * @self: a #DlTensor
  * @dim: the dim to remove if its size is 1
  * @error: return location for a #GError
+ *
+ * Gives a view of the tensor without dimension @dim if that dimension has
+ * size 1, as `torch.squeeze (self, dim)`; a dimension of another size is
+ * kept. The view shares the tensor's memory. Differentiable.
+ *
+ * Fails with %DL_ERROR_INDEX when @dim is outside [-ndim, ndim).
  *
  * Returns: (transfer full): a view without dim @dim when its size is 1,
  *   else a view of the same shape; %NULL with @error set on a bad dim
@@ -650,6 +663,13 @@ dl_tensor_expand (DlTensor *self, const gint64 *shape, gsize n_dims, GError **er
  * @self: a #DlTensor
  * @error: return location for a #GError
  *
+ * Gives the tensor in contiguous row-major layout, as
+ * `torch.Tensor.contiguous ()`: a new reference to the tensor itself when it
+ * already is contiguous, else a copy (recorded by autograd). Kernels and
+ * dl_tensor_get_data_ptr() readers that need dense memory call this first.
+ *
+ * Fails with %DL_ERROR_OUT_OF_MEMORY when the copy does not fit.
+ *
  * Returns: (transfer full): @self when it is contiguous, else a
  *   contiguous copy; %NULL with @error set if memory runs out
  *
@@ -669,6 +689,11 @@ dl_tensor_contiguous (DlTensor *self, GError **error)
 /**
  * dl_tensor_detach:
  * @self: a #DlTensor
+ *
+ * Gives a tensor that shares the memory of this one but is cut off from the
+ * autograd graph, as `torch.Tensor.detach ()`: it is a leaf that does not
+ * require grad, and no gradient flows through it. Writing to one changes the
+ * other.
  *
  * Returns: (transfer full): a view of the same storage that is cut off
  *   from the autograd graph and does not require grad

@@ -69,6 +69,15 @@ struct _DlLbfgs
   gint64 func_evals;
 };
 
+/**
+ * DlLbfgsClass:
+ * @parent_class: the class of #DlOptimizer
+ *
+ * The class structure of #DlLbfgs. The type is final: its class adds no
+ * virtual method to that of #DlOptimizer, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlLbfgs, dl_lbfgs, DL_TYPE_OPTIMIZER)
 
 enum
