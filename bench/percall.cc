@@ -51,8 +51,8 @@ to_dl (const at::Tensor &t)
   GBytes *bytes = g_bytes_new (c.data_ptr (), c.numel () * c.element_size ());
   std::vector<gint64> shape (c.sizes ().begin (), c.sizes ().end ());
   GError *error = NULL;
-  DlTensor *d = dl_tensor_new_from_bytes (bytes, DL_DTYPE_FLOAT32, shape.data (), shape.size (),
-                                          &error);
+  DlTensor *d
+      = dl_tensor_new_from_bytes (bytes, shape.data (), shape.size (), DL_DTYPE_FLOAT32, &error);
 
   g_bytes_unref (bytes);
   if (d == NULL)

@@ -400,9 +400,9 @@ static DlTensor *
 copy_from_host (const gchar *op,
                 gconstpointer data,
                 gsize size,
-                DlDType dtype,
                 const gint64 *shape,
                 gsize n_dims,
+                DlDType dtype,
                 GError **error)
 {
   gint64 numel;
@@ -430,17 +430,17 @@ copy_from_host (const gchar *op,
  *   elements in row-major order, in host byte order
  * @size: the length of @data in bytes: the product of @shape times the
  *   size of @dtype
- * @dtype: the element type
  * @shape: (array length=n_dims): the shape
  * @n_dims: the number of dimensions
+ * @dtype: the element type
  * @error: return location for a #GError
  *
  * Makes a CPU tensor holding a copy of @data, as in
  *
  * |[<!-- language="C" -->
  * static const float values[] = { 1, 2, 3, 4, 5, 6 };
- * g_autoptr (DlTensor) t = dl_tensor_new_from_data (values, sizeof values, DL_DTYPE_FLOAT32,
- *                                                   DL_SHAPE (2, 3), &error);
+ * g_autoptr (DlTensor) t = dl_tensor_new_from_data (values, sizeof values, DL_SHAPE (2, 3),
+ *                                                   DL_DTYPE_FLOAT32, &error);
  * ]|
  *
  * The caller keeps @data. From a binding, @data is a byte array (Python
@@ -454,21 +454,21 @@ copy_from_host (const gchar *op,
 DlTensor *
 dl_tensor_new_from_data (gconstpointer data,
                          gsize size,
-                         DlDType dtype,
                          const gint64 *shape,
                          gsize n_dims,
+                         DlDType dtype,
                          GError **error)
 {
   g_return_val_if_fail (data != NULL || size == 0, NULL);
-  return copy_from_host ("from_data", data, size, dtype, shape, n_dims, error);
+  return copy_from_host ("from_data", data, size, shape, n_dims, dtype, error);
 }
 
 /**
  * dl_tensor_new_from_bytes:
  * @bytes: the elements in row-major order, in host byte order
- * @dtype: the element type
  * @shape: (array length=n_dims): the shape
  * @n_dims: the number of dimensions
+ * @dtype: the element type
  * @error: return location for a #GError
  *
  * Makes a CPU tensor holding a copy of @bytes, as
@@ -481,9 +481,9 @@ dl_tensor_new_from_data (gconstpointer data,
  */
 DlTensor *
 dl_tensor_new_from_bytes (GBytes *bytes,
-                          DlDType dtype,
                           const gint64 *shape,
                           gsize n_dims,
+                          DlDType dtype,
                           GError **error)
 {
   gsize size;
@@ -491,18 +491,18 @@ dl_tensor_new_from_bytes (GBytes *bytes,
 
   g_return_val_if_fail (bytes != NULL, NULL);
   data = g_bytes_get_data (bytes, &size);
-  return copy_from_host ("from_bytes", data, size, dtype, shape, n_dims, error);
+  return copy_from_host ("from_bytes", data, size, shape, n_dims, dtype, error);
 }
 
 /**
  * dl_tensor_new_from_address:
  * @address: the address of the first element of external host memory
- * @dtype: the element type
  * @shape: (array length=n_dims): the shape
  * @n_dims: the number of dimensions
  * @strides: (array length=n_strides) (nullable): strides in elements, or
  *   %NULL for row-major contiguous
  * @n_strides: the number of strides: 0 or @n_dims
+ * @dtype: the element type
  * @release: (scope notified) (closure user_data) (destroy notify) (nullable):
  *   called when the tensor's storage lets the memory go
  * @user_data: data for @release; the owner of the memory
@@ -520,11 +520,11 @@ dl_tensor_new_from_bytes (GBytes *bytes,
  */
 DlTensor *
 dl_tensor_new_from_address (guintptr address,
-                            DlDType dtype,
                             const gint64 *shape,
                             gsize n_dims,
                             const gint64 *strides,
                             gsize n_strides,
+                            DlDType dtype,
                             DlReleaseFunc release,
                             gpointer user_data,
                             GDestroyNotify notify,
@@ -672,13 +672,13 @@ dl_tensor_get_storage_nbytes (DlTensor *self)
  *   or another process; it is duplicated, the caller keeps its own
  * @nbytes: the size of the shared storage in bytes
  *   (dl_tensor_get_storage_nbytes() of the shared tensor)
- * @dtype: the element type
  * @shape: (array length=n_dims): the shape
  * @n_dims: the number of dimensions
  * @strides: (array length=n_strides) (nullable): strides in elements, or
  *   %NULL for row-major contiguous
  * @n_strides: the number of strides: 0 or @n_dims
  * @offset: the storage offset of the first element, in elements
+ * @dtype: the element type
  * @error: return location for a #GError
  *
  * Maps shared memory that another tensor holds (dl_tensor_share_memory())
@@ -693,12 +693,12 @@ dl_tensor_get_storage_nbytes (DlTensor *self)
 DlTensor *
 dl_tensor_new_from_shared_fd (gint fd,
                               gsize nbytes,
-                              DlDType dtype,
                               const gint64 *shape,
                               gsize n_dims,
                               const gint64 *strides,
                               gsize n_strides,
                               gint64 offset,
+                              DlDType dtype,
                               GError **error)
 {
   g_autoptr (DlTensor) t = NULL;

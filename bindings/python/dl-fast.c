@@ -1503,8 +1503,8 @@ fast_borrow (PyObject *module, PyObject *args)
       || !get_int64s (strides_obj, "borrow: strides", strides, &n_strides))
     return NULL;
   Py_INCREF (owner);
-  t = dl_tensor_new_from_address ((guint64)address, (DlDType)dtype, shape, n_shape, strides,
-                                  n_strides, release_owner, owner, NULL, &error);
+  t = dl_tensor_new_from_address ((guint64)address, shape, n_shape, strides, n_strides,
+                                  (DlDType)dtype, release_owner, owner, NULL, &error);
   if (t == NULL)
     {
       /* from_address released the memory, and so the reference, itself */

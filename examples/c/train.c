@@ -122,7 +122,7 @@ make_data (gint64 n, DlTensor **points, DlTensor **labels, GError **error)
   for (gint64 i = 0; i < n; i++)
     yv[i] = (xv[2 * i] > 0) == (xv[2 * i + 1] > 0);
   if (!(*labels
-        = dl_tensor_new_from_data (yv, n * sizeof (gint64), DL_DTYPE_INT64, DL_SHAPE (n), error)))
+        = dl_tensor_new_from_data (yv, n * sizeof (gint64), DL_SHAPE (n), DL_DTYPE_INT64, error)))
     return FALSE;
   *points = g_steal_pointer (&x);
   return TRUE;

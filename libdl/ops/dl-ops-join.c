@@ -15,7 +15,7 @@ int64_tensor (const gint64 *values, gint64 n, GError **error)
 {
   g_autoptr (GBytes) bytes = g_bytes_new (values, n * sizeof (gint64));
 
-  return dl_tensor_new_from_bytes (bytes, DL_DTYPE_INT64, &n, 1, error);
+  return dl_tensor_new_from_bytes (bytes, &n, 1, DL_DTYPE_INT64, error);
 }
 
 /* ---- cat ------------------------------------------------------------------ */

@@ -161,7 +161,7 @@ test_error_bytes_length (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (GBytes) bytes = g_bytes_new ("1234567", 7);
   g_autoptr (DlTensor) t
-      = dl_tensor_new_from_bytes (bytes, DL_DTYPE_FLOAT32, DL_TEST_SHAPE (2), &error);
+      = dl_tensor_new_from_bytes (bytes, DL_TEST_SHAPE (2), DL_DTYPE_FLOAT32, &error);
 
   g_assert_null (t);
   assert_dl_error (error, DL_ERROR_SHAPE, "8", "7", NULL);
@@ -331,8 +331,8 @@ test_error_read_only (void)
   static float values[4] = { 1, 2, 3, 4 };
   g_autoptr (GError) error = NULL;
   g_autoptr (DlTensor) t
-      = dl_tensor_new_from_address (GPOINTER_TO_SIZE (values), DL_DTYPE_FLOAT32, DL_TEST_SHAPE (4),
-                                    NULL, 0, NULL, NULL, NULL, &error);
+      = dl_tensor_new_from_address (GPOINTER_TO_SIZE (values), DL_TEST_SHAPE (4), NULL, 0,
+                                    DL_DTYPE_FLOAT32, NULL, NULL, NULL, &error);
   g_autoptr (DlTensor) view = NULL;
   g_autoptr (DlTensor) copy = NULL;
 
@@ -361,7 +361,7 @@ test_from_data (void)
   static const gint64 values[] = { 1, -2, 3, 4, 5, -6 };
   g_autoptr (GError) error = NULL;
   g_autoptr (DlTensor) t
-      = dl_tensor_new_from_data (values, sizeof values, DL_DTYPE_INT64, DL_SHAPE (2, 3), &error);
+      = dl_tensor_new_from_data (values, sizeof values, DL_SHAPE (2, 3), DL_DTYPE_INT64, &error);
   g_autoptr (DlTensor) bad = NULL;
   g_autoptr (DlTensor) empty = NULL;
   g_autofree gdouble *got = NULL;
@@ -371,17 +371,17 @@ test_from_data (void)
   got = dl_test_values (t);
   for (gint i = 0; i < 6; i++)
     g_assert_cmpfloat (got[i], ==, (gdouble)values[i]);
-  bad = dl_tensor_new_from_data (values, sizeof values, DL_DTYPE_INT64, DL_SHAPE (2, -3), &error);
+  bad = dl_tensor_new_from_data (values, sizeof values, DL_SHAPE (2, -3), DL_DTYPE_INT64, &error);
   g_assert_null (bad);
   assert_dl_error (error, DL_ERROR_ARGUMENT, "from_data", "negative dimension", NULL);
   g_clear_error (&error);
-  bad = dl_tensor_new_from_data (values, sizeof values - 1, DL_DTYPE_INT64, DL_SHAPE (2, 3),
+  bad = dl_tensor_new_from_data (values, sizeof values - 1, DL_SHAPE (2, 3), DL_DTYPE_INT64,
                                  &error);
   g_assert_null (bad);
   assert_dl_error (error, DL_ERROR_SHAPE, "from_data", "needs 48 bytes, got 47", NULL);
   g_clear_error (&error);
   /* no element: no data needed */
-  empty = dl_tensor_new_from_data (NULL, 0, DL_DTYPE_FLOAT32, DL_SHAPE (0, 4), &error);
+  empty = dl_tensor_new_from_data (NULL, 0, DL_SHAPE (0, 4), DL_DTYPE_FLOAT32, &error);
   g_assert_no_error (error);
   g_assert_cmpint (dl_tensor_numel (empty), ==, 0);
 }

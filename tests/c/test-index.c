@@ -356,9 +356,9 @@ test_scatter_reduce_extremes (void)
   g_autoptr (GBytes) bx = g_bytes_new_static (big, sizeof big);
   g_autoptr (GBytes) bs = g_bytes_new_static (big, 2 * sizeof (gint64));
 
-  x = dl_tensor_new_from_bytes (bx, DL_DTYPE_INT64, DL_TEST_SHAPE (3), &error);
+  x = dl_tensor_new_from_bytes (bx, DL_TEST_SHAPE (3), DL_DTYPE_INT64, &error);
   g_assert_no_error (error);
-  src = dl_tensor_new_from_bytes (bs, DL_DTYPE_INT64, DL_TEST_SHAPE (2), &error);
+  src = dl_tensor_new_from_bytes (bs, DL_TEST_SHAPE (2), DL_DTYPE_INT64, &error);
   g_assert_no_error (error);
   mx = dl_tensor_scatter_reduce (x, 0, it, src, "amax", FALSE, &error);
   g_assert_no_error (error);

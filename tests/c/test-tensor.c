@@ -742,7 +742,7 @@ test_bytes_round_trip (void)
   const gfloat data[6] = { 1.5f, -2.0f, 3.25f, 4.0f, 1e-3f, -7.5f };
   g_autoptr (GBytes) in = g_bytes_new (data, sizeof data);
   g_autoptr (DlTensor) t
-      = dl_tensor_new_from_bytes (in, DL_DTYPE_FLOAT32, DL_TEST_SHAPE (2, 3), &error);
+      = dl_tensor_new_from_bytes (in, DL_TEST_SHAPE (2, 3), DL_DTYPE_FLOAT32, &error);
   g_autoptr (GBytes) out = NULL;
   g_autoptr (DlTensor) tt = NULL;
   g_autoptr (GBytes) out_t = NULL;

@@ -18,7 +18,7 @@ double[] values (Dl.Tensor t) throws GLib.Error {
 Dl.Tensor from_array (double[] array, int64[] shape, Dl.DType dtype = Dl.DType.FLOAT32) throws GLib.Error {
     var buf = new uint8[array.length * sizeof (double)];
     Memory.copy (buf, array, buf.length);
-    var t = new Dl.Tensor.from_data (buf, Dl.DType.FLOAT64, shape);
+    var t = new Dl.Tensor.from_data (buf, shape, Dl.DType.FLOAT64);
     return t.to_dtype (dtype);
 }
 
