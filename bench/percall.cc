@@ -115,7 +115,7 @@ main (int argc, char *argv[])
       at::Tensor xp = x.abs () + 0.5; /* positive, for log */
       at::Tensor xm = x.view ({ n / 100, 100 });
       DlTensor *dx = to_dl (x), *dy = to_dl (y), *dxp = to_dl (xp), *dxm = to_dl (xm);
-      const gint dim1[] = { 1 };
+      const gint64 dim1[] = { 1 };
       GError *e = NULL;
       std::vector<Case> cases = {
         { "sum", [&] { check (dl_tensor_sum (dx, &e), e); }, [&] { x.sum (); } },

@@ -304,14 +304,15 @@ dl_check_numel (const gchar *op, const gint64 *shape, gsize ndim, GError **error
 }
 
 gboolean
-dl_normalize_dim (const gchar *op, gint *dim, gint ndim, GError **error)
+dl_normalize_dim (const gchar *op, gint64 *dim, gint ndim, GError **error)
 {
-  gint n = MAX (ndim, 1);
+  gint64 n = MAX (ndim, 1);
 
   if (*dim < -n || *dim >= n)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
-                   "%s: dimension out of range (expected to be in range of [%d, %d], but got %d)",
+                   "%s: dimension out of range (expected to be in range of [%" G_GINT64_FORMAT
+                   ", %" G_GINT64_FORMAT "], but got %" G_GINT64_FORMAT ")",
                    op, -n, n - 1, *dim);
       return FALSE;
     }
@@ -857,13 +858,14 @@ dl_tensor_get_strides (DlTensor *self, gsize *n_dims)
  * Since: 0.1
  */
 gint64
-dl_tensor_get_size (DlTensor *self, gint dim, GError **error)
+dl_tensor_get_size (DlTensor *self, gint64 dim, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), -1);
   if (self->ndim == 0)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
-                   "size: dimension specified as %d but tensor has no dimensions", dim);
+                   "size: dimension specified as %" G_GINT64_FORMAT " but tensor has no dimensions",
+                   dim);
       return -1;
     }
   if (!dl_normalize_dim ("size", &dim, self->ndim, error))

@@ -75,7 +75,7 @@ const gint64 *dl_tensor_get_shape (DlTensor *self, gsize *n_dims);
 DL_EXPORT
 const gint64 *dl_tensor_get_strides (DlTensor *self, gsize *n_dims);
 DL_EXPORT
-gint64 dl_tensor_get_size (DlTensor *self, gint dim, GError **error);
+gint64 dl_tensor_get_size (DlTensor *self, gint64 dim, GError **error);
 DL_EXPORT
 gint64 dl_tensor_get_storage_offset (DlTensor *self);
 DL_EXPORT

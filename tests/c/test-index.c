@@ -713,10 +713,10 @@ test_cat_flip_roll_tril (void)
   g_assert_no_error (error);
   g_assert_cmpint (dl_tensor_get_dtype (c1), ==, DL_DTYPE_FLOAT32);
   dl_test_assert_values (c1, cat1_expected, 8, 0);
-  f = dl_tensor_flip (x, (gint[]){ 0, 1 }, 2, &error);
+  f = dl_tensor_flip (x, (gint64[]){ 0, 1 }, 2, &error);
   g_assert_no_error (error);
   dl_test_assert_values (f, flip_expected, 6, 0);
-  r = dl_tensor_roll (x, (gint64[]){ 1 }, 1, (gint[]){ 1 }, 1, &error);
+  r = dl_tensor_roll (x, (gint64[]){ 1 }, 1, (gint64[]){ 1 }, 1, &error);
   g_assert_no_error (error);
   dl_test_assert_values (r, roll_expected, 6, 0);
   tl = dl_tensor_tril (x, 0, &error);

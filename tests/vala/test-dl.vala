@@ -1220,7 +1220,7 @@ void test_reduce_scan () {
         assert (all.get_dtype () == Dl.DType.BOOL);
         assert_values (all, { 0, 1 });
         assert_values (m.sub_scalar (1).any ({ 1 }, false), { 1, 0 });
-        assert_values (m.all (new int[0], false), { 0 });
+        assert_values (m.all (new int64[0], false), { 0 });
         assert_dl_error (() => { t.topk (6, 0, true, null); }, Dl.Error.ARGUMENT, "topk k too large");
         assert_dl_error (() => { a.amax ({ 2 }, false); }, Dl.Error.INDEX, "amax dim out of range");
     } catch (GLib.Error e) {
