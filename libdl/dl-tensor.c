@@ -313,14 +313,15 @@ dl_check_numel (const gchar *op, const gint64 *shape, gsize ndim, GError **error
 }
 
 gboolean
-dl_normalize_dim (const gchar *op, gint *dim, gint ndim, GError **error)
+dl_normalize_dim (const gchar *op, gint64 *dim, gint ndim, GError **error)
 {
-  gint n = MAX (ndim, 1);
+  gint64 n = MAX (ndim, 1);
 
   if (*dim < -n || *dim >= n)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
-                   "%s: dimension out of range (expected to be in range of [%d, %d], but got %d)",
+                   "%s: dimension out of range (expected to be in range of [%" G_GINT64_FORMAT
+                   ", %" G_GINT64_FORMAT "], but got %" G_GINT64_FORMAT ")",
                    op, -n, n - 1, *dim);
       return FALSE;
     }
@@ -409,9 +410,9 @@ static DlTensor *
 copy_from_host (const gchar *op,
                 gconstpointer data,
                 gsize size,
-                DlDType dtype,
                 const gint64 *shape,
                 gsize n_dims,
+                DlDType dtype,
                 GError **error)
 {
   gint64 numel;
@@ -439,17 +440,17 @@ copy_from_host (const gchar *op,
  *   elements in row-major order, in host byte order
  * @size: the length of @data in bytes: the product of @shape times the
  *   size of @dtype
- * @dtype: the element type
  * @shape: (array length=n_dims): the shape
  * @n_dims: the number of dimensions
+ * @dtype: the element type
  * @error: return location for a #GError
  *
  * Makes a CPU tensor holding a copy of @data, as in
  *
  * |[<!-- language="C" -->
  * static const float values[] = { 1, 2, 3, 4, 5, 6 };
- * g_autoptr (DlTensor) t = dl_tensor_new_from_data (values, sizeof values, DL_DTYPE_FLOAT32,
- *                                                   DL_SHAPE (2, 3), &error);
+ * g_autoptr (DlTensor) t = dl_tensor_new_from_data (values, sizeof values, DL_SHAPE (2, 3),
+ *                                                   DL_DTYPE_FLOAT32, &error);
  * ]|
  *
  * The caller keeps @data. From a binding, @data is a byte array (Python
@@ -463,21 +464,21 @@ copy_from_host (const gchar *op,
 DlTensor *
 dl_tensor_new_from_data (gconstpointer data,
                          gsize size,
-                         DlDType dtype,
                          const gint64 *shape,
                          gsize n_dims,
+                         DlDType dtype,
                          GError **error)
 {
   g_return_val_if_fail (data != NULL || size == 0, NULL);
-  return copy_from_host ("from_data", data, size, dtype, shape, n_dims, error);
+  return copy_from_host ("from_data", data, size, shape, n_dims, dtype, error);
 }
 
 /**
  * dl_tensor_new_from_bytes:
  * @bytes: the elements in row-major order, in host byte order
- * @dtype: the element type
  * @shape: (array length=n_dims): the shape
  * @n_dims: the number of dimensions
+ * @dtype: the element type
  * @error: return location for a #GError
  *
  * Makes a CPU tensor holding a copy of @bytes, as
@@ -490,9 +491,9 @@ dl_tensor_new_from_data (gconstpointer data,
  */
 DlTensor *
 dl_tensor_new_from_bytes (GBytes *bytes,
-                          DlDType dtype,
                           const gint64 *shape,
                           gsize n_dims,
+                          DlDType dtype,
                           GError **error)
 {
   gsize size;
@@ -500,18 +501,18 @@ dl_tensor_new_from_bytes (GBytes *bytes,
 
   g_return_val_if_fail (bytes != NULL, NULL);
   data = g_bytes_get_data (bytes, &size);
-  return copy_from_host ("from_bytes", data, size, dtype, shape, n_dims, error);
+  return copy_from_host ("from_bytes", data, size, shape, n_dims, dtype, error);
 }
 
 /**
  * dl_tensor_new_from_address:
  * @address: the address of the first element of external host memory
- * @dtype: the element type
  * @shape: (array length=n_dims): the shape
  * @n_dims: the number of dimensions
  * @strides: (array length=n_strides) (nullable): strides in elements, or
  *   %NULL for row-major contiguous
  * @n_strides: the number of strides: 0 or @n_dims
+ * @dtype: the element type
  * @release: (scope notified) (closure user_data) (destroy notify) (nullable):
  *   called when the tensor's storage lets the memory go
  * @user_data: data for @release; the owner of the memory
@@ -529,11 +530,11 @@ dl_tensor_new_from_bytes (GBytes *bytes,
  */
 DlTensor *
 dl_tensor_new_from_address (guintptr address,
-                            DlDType dtype,
                             const gint64 *shape,
                             gsize n_dims,
                             const gint64 *strides,
                             gsize n_strides,
+                            DlDType dtype,
                             DlReleaseFunc release,
                             gpointer user_data,
                             GDestroyNotify notify,
@@ -689,13 +690,13 @@ dl_tensor_get_storage_nbytes (DlTensor *self)
  *   or another process; it is duplicated, the caller keeps its own
  * @nbytes: the size of the shared storage in bytes
  *   (dl_tensor_get_storage_nbytes() of the shared tensor)
- * @dtype: the element type
  * @shape: (array length=n_dims): the shape
  * @n_dims: the number of dimensions
  * @strides: (array length=n_strides) (nullable): strides in elements, or
  *   %NULL for row-major contiguous
  * @n_strides: the number of strides: 0 or @n_dims
  * @offset: the storage offset of the first element, in elements
+ * @dtype: the element type
  * @error: return location for a #GError
  *
  * Maps shared memory that another tensor holds (dl_tensor_share_memory())
@@ -710,12 +711,12 @@ dl_tensor_get_storage_nbytes (DlTensor *self)
 DlTensor *
 dl_tensor_new_from_shared_fd (gint fd,
                               gsize nbytes,
-                              DlDType dtype,
                               const gint64 *shape,
                               gsize n_dims,
                               const gint64 *strides,
                               gsize n_strides,
                               gint64 offset,
+                              DlDType dtype,
                               GError **error)
 {
   g_autoptr (DlTensor) t = NULL;
@@ -907,13 +908,14 @@ dl_tensor_get_strides (DlTensor *self, gsize *n_dims)
  * Since: 0.1
  */
 gint64
-dl_tensor_get_size (DlTensor *self, gint dim, GError **error)
+dl_tensor_get_size (DlTensor *self, gint64 dim, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), -1);
   if (self->ndim == 0)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
-                   "size: dimension specified as %d but tensor has no dimensions", dim);
+                   "size: dimension specified as %" G_GINT64_FORMAT " but tensor has no dimensions",
+                   dim);
       return -1;
     }
   if (!dl_normalize_dim ("size", &dim, self->ndim, error))

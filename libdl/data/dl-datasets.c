@@ -46,13 +46,13 @@ dl_read_idx (const gchar *path, GCancellable *cancellable, GError **error)
   switch (type)
     {
       case DL_IDX_UINT8:
-        return dl_tensor_new_from_bytes (bytes, DL_DTYPE_UINT8, dims, n_dims, error);
+        return dl_tensor_new_from_bytes (bytes, dims, n_dims, DL_DTYPE_UINT8, error);
       case DL_IDX_INT32:
-        return dl_tensor_new_from_bytes (bytes, DL_DTYPE_INT32, dims, n_dims, error);
+        return dl_tensor_new_from_bytes (bytes, dims, n_dims, DL_DTYPE_INT32, error);
       case DL_IDX_FLOAT32:
-        return dl_tensor_new_from_bytes (bytes, DL_DTYPE_FLOAT32, dims, n_dims, error);
+        return dl_tensor_new_from_bytes (bytes, dims, n_dims, DL_DTYPE_FLOAT32, error);
       case DL_IDX_FLOAT64:
-        return dl_tensor_new_from_bytes (bytes, DL_DTYPE_FLOAT64, dims, n_dims, error);
+        return dl_tensor_new_from_bytes (bytes, dims, n_dims, DL_DTYPE_FLOAT64, error);
       case DL_IDX_INT8:
       case DL_IDX_INT16:
         {
@@ -66,7 +66,7 @@ dl_read_idx (const gchar *path, GCancellable *cancellable, GError **error)
             wide[i]
                 = type == DL_IDX_INT8 ? (gint32)(gint8)src[i] : (gint32)((const gint16 *)src)[i];
           wb = g_bytes_new_take (wide, count * sizeof (gint32));
-          return dl_tensor_new_from_bytes (wb, DL_DTYPE_INT32, dims, n_dims, error);
+          return dl_tensor_new_from_bytes (wb, dims, n_dims, DL_DTYPE_INT32, error);
         }
       default:
         g_set_error (error, DL_ERROR, DL_ERROR_FORMAT, "read_idx: %s: unsupported type", path);

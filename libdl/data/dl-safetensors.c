@@ -490,13 +490,13 @@ make_tensor (const Entry *e, const guint8 *data, GMappedFile *map, GError **erro
   gsize n = e->end - e->begin;
 
   if (map != NULL && n > 0 && GPOINTER_TO_SIZE (p) % dl_dtype_get_size (e->dtype) == 0)
-    return dl_tensor_new_from_address (GPOINTER_TO_SIZE (p), e->dtype, e->shape, e->ndim, NULL, 0,
+    return dl_tensor_new_from_address (GPOINTER_TO_SIZE (p), e->shape, e->ndim, NULL, 0, e->dtype,
                                        (DlReleaseFunc)g_mapped_file_unref, g_mapped_file_ref (map),
                                        NULL, error);
   {
     g_autoptr (GBytes) bytes = g_bytes_new_static (n ? p : NULL, n);
 
-    return dl_tensor_new_from_bytes (bytes, e->dtype, e->shape, e->ndim, error);
+    return dl_tensor_new_from_bytes (bytes, e->shape, e->ndim, e->dtype, error);
   }
 }
 

@@ -22,21 +22,6 @@
 #define PARAM_FLAGS                                                                                \
   (G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY)
 
-/* A dim property as the ops take it (gint), or an error naming the module.
- * The properties are gint64 as every dim in the API. */
-static gboolean
-dim_arg (const gchar *module, const gchar *name, gint64 dim, gint *out, GError **error)
-{
-  if (dim < G_MININT || dim > G_MAXINT)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_INDEX, "%s: %s %" G_GINT64_FORMAT " is out of range",
-                   module, name, dim);
-      return FALSE;
-    }
-  *out = (gint)dim;
-  return TRUE;
-}
-
 /* ---- ReLU ---------------------------------------------------------------- */
 
 /**
@@ -912,12 +897,8 @@ static DlTensor *
 dl_flatten_forward (DlModule *module, DlTensor *input, GError **error)
 {
   DlFlatten *self = DL_FLATTEN (module);
-  gint start, end;
 
-  if (!dim_arg ("Flatten", "start_dim", self->start_dim, &start, error)
-      || !dim_arg ("Flatten", "end_dim", self->end_dim, &end, error))
-    return NULL;
-  return dl_tensor_flatten (input, start, end, error);
+  return dl_tensor_flatten (input, self->start_dim, self->end_dim, error);
 }
 
 static void
@@ -1113,11 +1094,7 @@ static GParamSpec *softmax_properties[SOFTMAX_N_PROPS];
 static DlTensor *
 dl_softmax_forward (DlModule *module, DlTensor *input, GError **error)
 {
-  gint dim;
-
-  if (!dim_arg ("Softmax", "dim", DL_SOFTMAX (module)->dim, &dim, error))
-    return NULL;
-  return dl_tensor_softmax (input, dim, error);
+  return dl_tensor_softmax (input, DL_SOFTMAX (module)->dim, error);
 }
 
 static void
@@ -1260,11 +1237,7 @@ static GParamSpec *log_softmax_properties[LOG_SOFTMAX_N_PROPS];
 static DlTensor *
 dl_log_softmax_forward (DlModule *module, DlTensor *input, GError **error)
 {
-  gint dim;
-
-  if (!dim_arg ("LogSoftmax", "dim", DL_LOG_SOFTMAX (module)->dim, &dim, error))
-    return NULL;
-  return dl_tensor_log_softmax (input, dim, error);
+  return dl_tensor_log_softmax (input, DL_LOG_SOFTMAX (module)->dim, error);
 }
 
 static void

@@ -488,18 +488,8 @@ static DlTensor *
 dl_unflatten_forward (DlModule *module, DlTensor *input, GError **error)
 {
   DlUnflatten *self = DL_UNFLATTEN (module);
-  gint ndim = dl_tensor_get_ndim (input);
-  gint dim = (gint)self->dim;
 
-  if (self->dim < -ndim || self->dim >= ndim)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
-                   "Unflatten: Dimension out of range (expected to be in range of [%d, %d], but "
-                   "got %" G_GINT64_FORMAT ")",
-                   -ndim, ndim - 1, self->dim);
-      return NULL;
-    }
-  return dl_tensor_unflatten (input, dim, (const gint64 *)self->sizes->data, self->sizes->len,
+  return dl_tensor_unflatten (input, self->dim, (const gint64 *)self->sizes->data, self->sizes->len,
                               error);
 }
 

@@ -442,7 +442,7 @@ cross_entropy_probs (DlTensor *lp,
     }
   if (reduction == DL_REDUCTION_NONE)
     {
-      if (!(per = dl_tensor_sum_dims (prod, (gint[]){ 1 }, 1, FALSE, error)))
+      if (!(per = dl_tensor_sum_dims (prod, (gint64[]){ 1 }, 1, FALSE, error)))
         return NULL;
       return dl_tensor_neg (per, error);
     }
@@ -482,7 +482,7 @@ smooth_term (DlTensor *lp,
     }
   else
     prod = g_object_ref (lp);
-  if (!(per = dl_tensor_sum_dims (prod, (gint[]){ 1 }, 1, FALSE, error))
+  if (!(per = dl_tensor_sum_dims (prod, (gint64[]){ 1 }, 1, FALSE, error))
       || !(neg = dl_tensor_neg (per, error))
       || !(ignored = dl_tensor_eq_scalar (target, (gdouble)ignore_index, error))
       || !(loss = dl_tensor_masked_fill (neg, ignored, 0, error)))

@@ -26,7 +26,7 @@ static gboolean
 log_softmax_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   const SoftmaxState *state = dl_node_state (node);
-  gint dim = state->dim;
+  gint64 dim = state->dim;
   DlTensor *y = dl_node_saved (node, &state->out, error);
   g_autoptr (DlTensor) p = NULL;
   g_autoptr (DlTensor) s = NULL;
@@ -44,7 +44,7 @@ static gboolean
 softmax_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   const SoftmaxState *state = dl_node_state (node);
-  gint dim = state->dim;
+  gint64 dim = state->dim;
   DlTensor *y = dl_node_saved (node, &state->out, error);
   g_autoptr (DlTensor) gy = NULL;
   g_autoptr (DlTensor) s = NULL;
@@ -60,7 +60,7 @@ softmax_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 
 /* log_softmax of @x along @dim, computed without autograd. */
 static DlTensor *
-log_softmax_values (DlTensor *x, gint dim, GError **error)
+log_softmax_values (DlTensor *x, gint64 dim, GError **error)
 {
   g_autoptr (DlTensor) m = NULL;
   g_autoptr (DlTensor) shifted = NULL;
@@ -78,7 +78,7 @@ log_softmax_values (DlTensor *x, gint dim, GError **error)
 }
 
 static DlTensor *
-softmax_op (DlTensor *self, gint dim, gboolean log, GError **error)
+softmax_op (DlTensor *self, gint64 dim, gboolean log, GError **error)
 {
   const gchar *name = log ? "log_softmax" : "softmax";
   g_autoptr (DlTensor) x = NULL;
@@ -159,7 +159,7 @@ softmax_op (DlTensor *self, gint dim, gboolean log, GError **error)
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_log_softmax (DlTensor *self, gint dim, GError **error)
+dl_tensor_log_softmax (DlTensor *self, gint64 dim, GError **error)
 {
   return softmax_op (self, dim, TRUE, error);
 }
@@ -184,7 +184,7 @@ dl_tensor_log_softmax (DlTensor *self, gint dim, GError **error)
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_softmax (DlTensor *self, gint dim, GError **error)
+dl_tensor_softmax (DlTensor *self, gint64 dim, GError **error)
 {
   return softmax_op (self, dim, FALSE, error);
 }

@@ -685,9 +685,9 @@ dl_tensor_baddbmm (DlTensor *self,
 DlTensor *
 dl_tensor_tensordot (DlTensor *self,
                      DlTensor *other,
-                     const gint *dims_self,
+                     const gint64 *dims_self,
                      gsize n_dims_self,
-                     const gint *dims_other,
+                     const gint64 *dims_other,
                      gsize n_dims_other,
                      GError **error)
 {
@@ -724,7 +724,7 @@ dl_tensor_tensordot (DlTensor *self,
     }
   for (gsize i = 0; i < n_dims_self; i++)
     {
-      gint da = dims_self[i], db = dims_other[i];
+      gint64 da = dims_self[i], db = dims_other[i];
 
       if (!dl_normalize_dim ("tensordot", &da, self->ndim, error)
           || !dl_normalize_dim ("tensordot", &db, other->ndim, error))
@@ -732,7 +732,8 @@ dl_tensor_tensordot (DlTensor *self,
       if (used_a[da] || used_b[db])
         {
           g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                       "tensordot: dim %d appears multiple times in the list of dims",
+                       "tensordot: dim %" G_GINT64_FORMAT
+                       " appears multiple times in the list of dims",
                        used_a[da] ? da : db);
           return NULL;
         }
@@ -741,7 +742,8 @@ dl_tensor_tensordot (DlTensor *self,
           g_set_error (
               error, DL_ERROR, DL_ERROR_SHAPE,
               "tensordot: contracted dimensions need to match, but first has size %" G_GINT64_FORMAT
-              " in dim %d and second has size %" G_GINT64_FORMAT " in dim %d",
+              " in dim %" G_GINT64_FORMAT " and second has size %" G_GINT64_FORMAT
+              " in dim %" G_GINT64_FORMAT,
               self->sizes[da], da, other->sizes[db], db);
           return NULL;
         }

@@ -56,7 +56,7 @@ coalesce (gint ndim, gint64 *shape, gint n_arrays, gint64 **strides)
 static gboolean
 dims_mask (const gchar *op,
            DlTensor *self,
-           const gint *dims,
+           const gint64 *dims,
            gsize n,
            gboolean *mask,
            GError **error)
@@ -69,14 +69,15 @@ dims_mask (const gchar *op,
     mask[i] = n == 0;
   for (gsize i = 0; i < n; i++)
     {
-      gint d = dims[i];
+      gint64 d = dims[i];
       if (!dl_normalize_dim (op, &d, self->ndim, error))
         return FALSE;
       /* a 0-d tensor has no dim to mark, but takes 0 and -1 once */
       if (self->ndim == 0 ? seen_0d : mask[d])
         {
           g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                       "%s: dim %d appears multiple times in the list of dims", op, d);
+                       "%s: dim %" G_GINT64_FORMAT " appears multiple times in the list of dims",
+                       op, d);
           return FALSE;
         }
       if (self->ndim == 0)
@@ -102,7 +103,7 @@ dl_reduce_check_nonempty (const gchar *op, DlTensor *self, gint dim, GError **er
 gboolean
 dl_reduce_dims_mask (const gchar *op,
                      DlTensor *self,
-                     const gint *dims,
+                     const gint64 *dims,
                      gsize n,
                      gboolean *mask,
                      GError **error)
@@ -219,7 +220,7 @@ reduce_raw (DlReduceOp op,
 DlTensor *
 dl_sum_to (DlTensor *grad, const gint64 *shape, gint ndim, GError **error)
 {
-  gint dims[DL_MAX_DIMS];
+  gint64 dims[DL_MAX_DIMS];
   gint n = 0, lead = grad->ndim - ndim;
   g_autoptr (DlTensor) s = NULL;
 
@@ -258,7 +259,7 @@ sum_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 static DlTensor *
 sum_mean (gboolean mean,
           DlTensor *self,
-          const gint *dims,
+          const gint64 *dims,
           gsize n,
           gboolean keepdim,
           GError **error)
@@ -338,7 +339,7 @@ dl_tensor_sum (DlTensor *self, GError **error)
  */
 DlTensor *
 dl_tensor_sum_dims (DlTensor *self,
-                    const gint *dims,
+                    const gint64 *dims,
                     gsize n_dims,
                     gboolean keepdim,
                     GError **error)
@@ -383,7 +384,7 @@ dl_tensor_mean (DlTensor *self, GError **error)
  */
 DlTensor *
 dl_tensor_mean_dims (DlTensor *self,
-                     const gint *dims,
+                     const gint64 *dims,
                      gsize n_dims,
                      gboolean keepdim,
                      GError **error)
@@ -537,7 +538,7 @@ extremum_dim_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **erro
 static DlTensor *
 extremum_dim (DlReduceOp op,
               DlTensor *self,
-              gint dim,
+              gint64 dim,
               gboolean keepdim,
               DlTensor **indices,
               GError **error)
@@ -587,7 +588,7 @@ extremum_dim (DlReduceOp op,
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_max_dim (DlTensor *self, gint dim, gboolean keepdim, DlTensor **indices, GError **error)
+dl_tensor_max_dim (DlTensor *self, gint64 dim, gboolean keepdim, DlTensor **indices, GError **error)
 {
   return extremum_dim (DL_REDUCE_MAX, self, dim, keepdim, indices, error);
 }
@@ -608,7 +609,7 @@ dl_tensor_max_dim (DlTensor *self, gint dim, gboolean keepdim, DlTensor **indice
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_min_dim (DlTensor *self, gint dim, gboolean keepdim, DlTensor **indices, GError **error)
+dl_tensor_min_dim (DlTensor *self, gint64 dim, gboolean keepdim, DlTensor **indices, GError **error)
 {
   return extremum_dim (DL_REDUCE_MIN, self, dim, keepdim, indices, error);
 }
@@ -633,7 +634,7 @@ dl_tensor_min_dim (DlTensor *self, gint dim, gboolean keepdim, DlTensor **indice
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_argmax (DlTensor *self, gint dim, gboolean keepdim, GError **error)
+dl_tensor_argmax (DlTensor *self, gint64 dim, gboolean keepdim, GError **error)
 {
   DlTensor *idx = NULL;
   gboolean was = dl_set_grad_enabled (FALSE);
@@ -663,7 +664,7 @@ dl_tensor_argmax (DlTensor *self, gint dim, gboolean keepdim, GError **error)
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_argmin (DlTensor *self, gint dim, gboolean keepdim, GError **error)
+dl_tensor_argmin (DlTensor *self, gint64 dim, gboolean keepdim, GError **error)
 {
   DlTensor *idx = NULL;
   gboolean was = dl_set_grad_enabled (FALSE);
@@ -688,7 +689,7 @@ dl_reduce_state_new (DlNode *node, gint ndim, gboolean keepdim, const gboolean *
 }
 
 gint
-dl_reduce_node_dims (DlNode *node, gint *dims)
+dl_reduce_node_dims (DlNode *node, gint64 *dims)
 {
   const DlReduceState *s = dl_node_state (node);
   gint n = 0;
@@ -728,9 +729,10 @@ mask_as (DlTensor *bool_t, DlDType dtype, GError **error)
  * prod_safe_zeros_backward: no division, so its own gradient is right
  * where x has zeros too. For create_graph; @x has elements and dims. */
 static DlTensor *
-prod_of_others (DlTensor *x, const gint *dims, gint n, GError **error)
+prod_of_others (DlTensor *x, const gint64 *dims, gint n, GError **error)
 {
-  gint perm[DL_MAX_DIMS], inv[DL_MAX_DIMS], m = 0, last;
+  gint64 perm[DL_MAX_DIMS], inv[DL_MAX_DIMS], last;
+  gint m = 0;
   gint64 flat[DL_MAX_DIMS], one_shape[DL_MAX_DIMS], k = 1;
   gboolean reduced[DL_MAX_DIMS] = { FALSE };
   g_autoptr (DlTensor) xp = NULL;
@@ -787,7 +789,7 @@ static gboolean
 prod_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   const DlReduceState *s = dl_node_state (node);
-  gint dims[DL_MAX_DIMS];
+  gint64 dims[DL_MAX_DIMS];
   gint n = dl_reduce_node_dims (node, dims);
   DlTensor *x;
   g_autoptr (DlTensor) g = NULL;
@@ -844,7 +846,7 @@ prod_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
  */
 DlTensor *
 dl_tensor_prod_dims (DlTensor *self,
-                     const gint *dims,
+                     const gint64 *dims,
                      gsize n_dims,
                      gboolean keepdim,
                      GError **error)
@@ -896,7 +898,7 @@ static gboolean
 amax_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   const DlReduceState *s = dl_node_state (node);
-  gint dims[DL_MAX_DIMS];
+  gint64 dims[DL_MAX_DIMS];
   gint n = dl_reduce_node_dims (node, dims);
   DlTensor *x, *out;
   g_autoptr (DlTensor) g = NULL;
@@ -922,7 +924,7 @@ amax_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 static DlTensor *
 amax_amin (DlReduceOp op,
            DlTensor *self,
-           const gint *dims,
+           const gint64 *dims,
            gsize n,
            gboolean keepdim,
            GError **error)
@@ -935,7 +937,7 @@ amax_amin (DlReduceOp op,
   /* as PyTorch: a dim of size 0 is reported before a repeated one */
   for (gsize i = 0; i < n; i++)
     {
-      gint d = dims[i] < 0 ? dims[i] + self->ndim : dims[i];
+      gint64 d = dims[i] < 0 ? dims[i] + self->ndim : dims[i];
 
       if (d >= 0 && d < self->ndim && !dl_reduce_check_nonempty (name, self, d, error))
         return NULL;
@@ -982,7 +984,7 @@ amax_amin (DlReduceOp op,
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_amax (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim, GError **error)
+dl_tensor_amax (DlTensor *self, const gint64 *dims, gsize n_dims, gboolean keepdim, GError **error)
 {
   return amax_amin (DL_REDUCE_MAX, self, dims, n_dims, keepdim, error);
 }
@@ -1003,13 +1005,18 @@ dl_tensor_amax (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_amin (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim, GError **error)
+dl_tensor_amin (DlTensor *self, const gint64 *dims, gsize n_dims, gboolean keepdim, GError **error)
 {
   return amax_amin (DL_REDUCE_MIN, self, dims, n_dims, keepdim, error);
 }
 
 static DlTensor *
-all_any (DlReduceOp op, DlTensor *self, const gint *dims, gsize n, gboolean keepdim, GError **error)
+all_any (DlReduceOp op,
+         DlTensor *self,
+         const gint64 *dims,
+         gsize n,
+         gboolean keepdim,
+         GError **error)
 {
   gboolean mask[DL_MAX_DIMS];
 
@@ -1036,7 +1043,7 @@ all_any (DlReduceOp op, DlTensor *self, const gint *dims, gsize n, gboolean keep
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_all (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim, GError **error)
+dl_tensor_all (DlTensor *self, const gint64 *dims, gsize n_dims, gboolean keepdim, GError **error)
 {
   return all_any (DL_REDUCE_ALL, self, dims, n_dims, keepdim, error);
 }
@@ -1057,7 +1064,7 @@ dl_tensor_all (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim,
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_any (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim, GError **error)
+dl_tensor_any (DlTensor *self, const gint64 *dims, gsize n_dims, gboolean keepdim, GError **error)
 {
   return all_any (DL_REDUCE_ANY, self, dims, n_dims, keepdim, error);
 }
@@ -1098,7 +1105,11 @@ nansum_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_nansum (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim, GError **error)
+dl_tensor_nansum (DlTensor *self,
+                  const gint64 *dims,
+                  gsize n_dims,
+                  gboolean keepdim,
+                  GError **error)
 {
   gboolean mask[DL_MAX_DIMS];
   DlTensor *out;

@@ -549,7 +549,7 @@ numbers_tensor (GArray *numbers, DlDType dtype, GError **error)
 {
   gint64 n = numbers->len;
   g_autoptr (GBytes) bytes = g_bytes_new (numbers->data, numbers->len * sizeof (gdouble));
-  g_autoptr (DlTensor) t = dl_tensor_new_from_bytes (bytes, DL_DTYPE_FLOAT64, &n, 1, error);
+  g_autoptr (DlTensor) t = dl_tensor_new_from_bytes (bytes, &n, 1, DL_DTYPE_FLOAT64, error);
 
   return t ? dl_tensor_to_dtype (t, dtype, error) : NULL;
 }
