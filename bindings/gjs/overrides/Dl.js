@@ -200,33 +200,6 @@ function addTracking(target, info, jsName) {
     };
 }
 
-// Wraps each function, constructor and method of the namespace that
-// returns new objects, so that a scope sees the tensors they make.
-function addAllTracking() {
-    const repo = GIRepository.Repository.get_default();
-    const n = repo.get_n_infos('Dl');
-    for (let i = 0; i < n; i++) {
-        const info = repo.get_info('Dl', i);
-        const type = info.get_type();
-        if (type === GIRepository.InfoType.FUNCTION) {
-            addTracking(Dl, info, info.get_name());
-        } else if (type === GIRepository.InfoType.OBJECT) {
-            const klass = Dl[info.get_name()];
-            if (!klass)
-                continue;
-            const nMethods = GIRepository.object_info_get_n_methods(info);
-            for (let j = 0; j < nMethods; j++) {
-                const m = GIRepository.object_info_get_method(info, j);
-                const flags = GIRepository.function_info_get_flags(m);
-                if (flags & GIRepository.FunctionInfoFlags.IS_METHOD)
-                    addTracking(klass.prototype, m, m.get_name());
-                else
-                    addTracking(klass, m, m.get_name());
-            }
-        }
-    }
-}
-
 // ---- optional arguments, read from the typelib ----------------------------
 
 const T = GIRepository.TypeTag;
@@ -321,14 +294,17 @@ function addDefaults(target, info, jsName) {
         target[jsName] = withDefaults(orig, nArgs, defaults);
 }
 
-function addAllDefaults() {
+// Calls visit(target, info, jsName) for each function of the namespace
+// (target Dl) and each constructor, method and static function of its
+// classes (target the class, or its prototype for a method).
+function eachCallable(visit) {
     const repo = GIRepository.Repository.get_default();
     const n = repo.get_n_infos('Dl');
     for (let i = 0; i < n; i++) {
         const info = repo.get_info('Dl', i);
         const type = info.get_type();
         if (type === GIRepository.InfoType.FUNCTION) {
-            addDefaults(Dl, info, info.get_name());
+            visit(Dl, info, info.get_name());
         } else if (type === GIRepository.InfoType.OBJECT) {
             const klass = Dl[info.get_name()];
             if (!klass)
@@ -337,12 +313,9 @@ function addAllDefaults() {
             for (let j = 0; j < nMethods; j++) {
                 const m = GIRepository.object_info_get_method(info, j);
                 const flags = GIRepository.function_info_get_flags(m);
-                if (flags & GIRepository.FunctionInfoFlags.IS_CONSTRUCTOR)
-                    addDefaults(klass, m, m.get_name());
-                else if (flags & GIRepository.FunctionInfoFlags.IS_METHOD)
-                    addDefaults(klass.prototype, m, m.get_name());
-                else
-                    addDefaults(klass, m, m.get_name());
+                const isMethod = (flags & GIRepository.FunctionInfoFlags.IS_METHOD) &&
+                    !(flags & GIRepository.FunctionInfoFlags.IS_CONSTRUCTOR);
+                visit(isMethod ? klass.prototype : klass, m, m.get_name());
             }
         }
     }
@@ -483,7 +456,7 @@ function wrapCheck(proto, name) {
 
 function _init() {
     Dl = this;
-    addAllDefaults();
+    eachCallable(addDefaults);
 
     const Tensor = Dl.Tensor.prototype;
     // GJS resolves introspected methods lazily: touch the _scalar ones so
@@ -515,7 +488,7 @@ function _init() {
     });
     Dl.tensor = tensor;
     // last, over the wrappers above: what the scopes of Dl.tidy see
-    addAllTracking();
+    eachCallable(addTracking);
     Dl.tidy = tidy;
     Dl.keep = keep;
 
