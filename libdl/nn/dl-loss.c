@@ -1,6 +1,8 @@
 /* dl-loss.c: the losses, composed from differentiable tensor ops, so that
- * their gradients and second derivatives are those of the ops (PyTorch's
- * formulas, aten/src/ATen/native/Loss*.cpp, restated):
+ * their gradients and second derivatives are those of the ops, but for
+ * nll_loss, one node as PyTorch's (NllLossBackward0, NllLoss2DBackward0)
+ * whose backward is written with ops (PyTorch's formulas,
+ * aten/src/ATen/native/Loss*.cpp, restated):
  *   nll_loss (lp, y)      = -w_y lp[n, y, d..], 0 where y = ignore_index;
  *                           mean divides by the sum of the w_y
  *   cross_entropy (x, y)  = (1 - e) nll_loss (log_softmax (x, 1), y)
