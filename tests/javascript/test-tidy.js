@@ -180,7 +180,7 @@ test('a training step inside tidy keeps the parameters and bounded memory', () =
     assertArrayEqual(fc.forward(x).shape, [16, 64], 'the layer still runs');
 });
 
-test('leaves that require grad made inside survive, as variables do', () => {
+test('parameters and leaves that require grad made inside survive, as variables do', () => {
     const w = Dl.tidy(() => {
         const v = Dl.randn([3]);
         v.set_requires_grad(true);
@@ -196,6 +196,13 @@ test('leaves that require grad made inside survive, as variables do', () => {
     });
     assert(!made[0].is_released(), 'the leaf that requires grad lives');
     assertReleased(made[1], 'its product');
+
+    const frozen = Dl.tidy(() => {
+        made.length = 0;
+        made.push(Dl.parameter_new(Dl.ones([2]), false));
+        return null;
+    });
+    assert(frozen === null && !made[0].is_released(), 'a parameter that requires no grad lives');
 });
 
 run();

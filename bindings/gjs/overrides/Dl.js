@@ -132,17 +132,20 @@ function track(result, self, args) {
 }
 
 // The tensors a scope lets go of: not a returned one, not one kept, not a
-// leaf that requires grad (a parameter, like TensorFlow.js's variables).
+// parameter or another leaf that requires grad (like TensorFlow.js's
+// variables).
 function releaseScope(scope, survivors) {
     for (const t of scope) {
-        if (!survivors.has(t) && !kept.has(t) && !(t.requires_grad && t.is_leaf()))
+        if (!survivors.has(t) && !kept.has(t) && !t.is_parameter() &&
+            !(t.requires_grad && t.is_leaf()))
             t.release();
     }
 }
 
 // Runs fn(); then releases every tensor a library call made while it ran
 // (Tensor.release()), but those fn returns (alone or inside arrays and
-// objects), those given to Dl.keep() and leaves that require grad. The
+// objects), those given to Dl.keep(), parameters and leaves that require
+// grad. The
 // returned ones pass to the enclosing scope, if any. If fn throws, the
 // scope's tensors are released and the exception goes on.
 function tidy(fn) {
