@@ -165,6 +165,31 @@ dl_node_get_next_node (DlNode *self, guint input)
 }
 
 /**
+ * dl_node_get_next_leaf:
+ * @self: a #DlNode
+ * @input: an input index
+ *
+ * The leaf tensor that accumulates the gradient of @input (PyTorch's
+ * AccumulateGrad node in `next_functions`), when the edge ends at one.
+ *
+ * Returns: (transfer none) (nullable): the leaf, or %NULL when the
+ *   gradient flows to a node (dl_node_get_next_node()) or nowhere
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_node_get_next_leaf (DlNode *self, guint input)
+{
+  DlNodeData *d;
+
+  g_return_val_if_fail (DL_IS_NODE (self), NULL);
+  d = dl_node_data (self);
+  if (input >= d->n_inputs)
+    return NULL;
+  return d->edges[input].leaf;
+}
+
+/**
  * dl_is_grad_enabled:
  *
  * Says whether grad mode is on for the calling thread, as

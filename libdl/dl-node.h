@@ -40,6 +40,8 @@ DL_EXPORT
 guint dl_node_get_n_inputs (DlNode *self);
 DL_EXPORT
 DlNode *dl_node_get_next_node (DlNode *self, guint input);
+DL_EXPORT
+DlTensor *dl_node_get_next_leaf (DlNode *self, guint input);
 
 DL_EXPORT
 gboolean dl_is_grad_enabled (void);

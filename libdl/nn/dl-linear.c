@@ -62,8 +62,6 @@ dl_linear_forward (DlModule *module, DlTensor *input, GError **error)
   DlLinearPrivate *priv = dl_linear_get_instance_private (self);
   DlTensor *w = dl_module_get_parameter (module, "weight");
   DlTensor *b = dl_module_get_parameter (module, "bias");
-  g_autoptr (DlTensor) wt = NULL;
-  g_autoptr (DlTensor) y = NULL;
   gsize nd;
   const gint64 *shape = dl_tensor_get_shape (input, &nd);
 
@@ -80,11 +78,7 @@ dl_linear_forward (DlModule *module, DlTensor *input, GError **error)
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "linear: the layer has no weight");
       return NULL;
     }
-  if (!(wt = dl_tensor_t (w, error)) || !(y = dl_tensor_matmul (input, wt, error)))
-    return NULL;
-  if (b)
-    return dl_tensor_add (y, b, error);
-  return g_steal_pointer (&y);
+  return dl_tensor_linear (input, w, b, error);
 }
 
 static gboolean

@@ -1,6 +1,8 @@
 /* dl-loss.c: the losses, composed from differentiable tensor ops, so that
- * their gradients and second derivatives are those of the ops (PyTorch's
- * formulas, aten/src/ATen/native/Loss*.cpp, restated):
+ * their gradients and second derivatives are those of the ops, but for
+ * nll_loss, one node as PyTorch's (NllLossBackward0, NllLoss2DBackward0)
+ * whose backward is written with ops (PyTorch's formulas,
+ * aten/src/ATen/native/Loss*.cpp, restated):
  *   nll_loss (lp, y)      = -w_y lp[n, y, d..], 0 where y = ignore_index;
  *                           mean divides by the sum of the w_y
  *   cross_entropy (x, y)  = (1 - e) nll_loss (log_softmax (x, 1), y)
@@ -23,7 +25,7 @@
 
 #include "dl-loss.h"
 #include "dl-error.h"
-#include "dl-node.h"
+#include "dl-node-private.h"
 #include "ops/dl-ops-creation.h"
 #include "ops/dl-ops-pointwise.h"
 #include "ops/dl-ops-reduce.h"
@@ -317,6 +319,168 @@ nll_checked (DlTensor *lp,
   return dl_tensor_div (total, denom, error);
 }
 
+/* ---- nll_loss's node ---------------------------------------------------- */
+
+/* What nll_backward reads: the target as the node's input sees it,
+ * batched ([N, d..]), the class weight, and the options */
+typedef struct
+{
+  DlSavedTensor target, weight;
+  gboolean has_weight, none_ignored, unbatched;
+  gint64 ignore_index;
+  DlReduction reduction;
+} NllState;
+
+/* d loss / d lp: -w_y go at each sample's target class (divided by the
+ * total weight of the samples for 'mean'), 0 at the other classes and
+ * where the target is ignore_index, as PyTorch's nll_loss_backward; written
+ * with tensor ops, so that it is differentiable in go (double backward) */
+static gboolean
+nll_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+{
+  const NllState *s = dl_node_state (node);
+  const DlInputMeta *in = &dl_node_data (node)->inputs[0];
+  DlTensor *target, *weight = NULL;
+  gsize td;
+  const gint64 *tshape;
+  gint64 bshape[DL_MAX_DIMS];
+  g_autoptr (DlTensor) g = NULL;
+  g_autoptr (DlTensor) ignored = NULL;
+  g_autoptr (DlTensor) safe = NULL;
+  g_autoptr (DlTensor) src = NULL;
+  g_autoptr (DlTensor) col = NULL;
+  g_autoptr (DlTensor) srccol = NULL;
+  g_autoptr (DlTensor) zeros = NULL;
+  g_autoptr (DlTensor) grad = NULL;
+
+  if (!(target = dl_node_saved (node, &s->target, error))
+      || (s->has_weight && !(weight = dl_node_saved (node, &s->weight, error))))
+    return FALSE;
+  tshape = dl_tensor_get_shape (target, &td);
+  /* 'none' hands one gradient per sample, the others one for all */
+  if (!(g = s->reduction == DL_REDUCTION_NONE ? dl_tensor_reshape (go[0], tshape, td, error)
+                                              : dl_tensor_expand (go[0], tshape, td, error)))
+    return FALSE;
+  if (s->none_ignored && !weight)
+    {
+      gdouble n = (gdouble)dl_tensor_numel (target);
+
+      if (!(src = dl_tensor_mul_scalar (g, s->reduction == DL_REDUCTION_MEAN ? -1 / n : -1, error))
+          || !(safe = g_object_ref (target)))
+        return FALSE;
+    }
+  else
+    {
+      g_autoptr (DlTensor) wt = NULL;
+      g_autoptr (DlTensor) denom = NULL;
+      g_autoptr (DlTensor) coef = NULL;
+      g_autoptr (DlTensor) prod = NULL;
+      g_autoptr (DlTensor) neg = NULL;
+
+      if (!(ignored = dl_tensor_eq_scalar (target, (gdouble)s->ignore_index, error))
+          || !(safe = dl_tensor_masked_fill (target, ignored, 0, error))
+          || !(wt = sample_weights (go[0], target, weight, ignored, error)))
+        return FALSE;
+      if (s->reduction == DL_REDUCTION_MEAN)
+        {
+          if (!(denom = dl_tensor_sum (wt, error)) || !(coef = dl_tensor_div (wt, denom, error)))
+            return FALSE;
+        }
+      else
+        coef = g_object_ref (wt);
+      /* an ignored sample's 0 weight over a 0 total is nan: its gradient
+       * is 0 all the same */
+      if (!(prod = dl_tensor_mul (g, coef, error)) || !(neg = dl_tensor_neg (prod, error))
+          || !(src = dl_tensor_masked_fill (neg, ignored, 0, error)))
+        return FALSE;
+    }
+  bshape[0] = 1;
+  memcpy (bshape + s->unbatched, in->sizes, in->ndim * sizeof (gint64));
+  if (!(zeros = dl_zeros (bshape, in->ndim + s->unbatched, in->dtype, dl_tensor_get_device (target),
+                          error))
+      || !(col = dl_tensor_unsqueeze (safe, 1, error))
+      || !(srccol = dl_tensor_unsqueeze (src, 1, error))
+      || !(grad = dl_tensor_scatter (zeros, 1, col, srccol, error)))
+    return FALSE;
+  gi[0] = s->unbatched ? dl_tensor_reshape (grad, in->sizes, in->ndim, error)
+                       : g_steal_pointer (&grad);
+  return gi[0] != NULL;
+}
+
+/* nll_loss of checked arguments, recorded as PyTorch records it: one
+ * NllLossBackward0 node over log_probs [C] or [N, C], NllLoss2DBackward0
+ * over [N, C, H, W], and other shapes viewed as [N, C, d1, rest] (and a
+ * 'none' result viewed back), as torch's nll_loss_nd. The values are
+ * those of nll_checked(), computed without recording its ops. */
+static DlTensor *
+nll_recorded (DlTensor *lp,
+              DlTensor *target,
+              DlTensor *weight,
+              gint64 ignore_index,
+              gboolean none_ignored,
+              DlReduction reduction,
+              GError **error)
+{
+  gsize nd, td;
+  const gint64 *shape = dl_tensor_get_shape (lp, &nd);
+  const gint64 *tshape = dl_tensor_get_shape (target, &td);
+  gboolean unbatched = nd == 1, folded = nd == 3 || nd > 4;
+  g_autoptr (DlTensor) x = NULL;
+  g_autoptr (DlTensor) t = NULL;
+  g_autoptr (DlTensor) bx = NULL;
+  g_autoptr (DlTensor) out = NULL;
+  gboolean was;
+
+  if (folded)
+    {
+      gint64 rest = 1;
+
+      for (gsize i = 3; i < nd; i++)
+        rest *= shape[i];
+      if (!(x = dl_tensor_reshape (lp, (gint64[]){ shape[0], shape[1], shape[2], rest }, 4, error))
+          || !(t = dl_tensor_reshape (target, (gint64[]){ shape[0], shape[2], rest }, 3, error)))
+        return NULL;
+    }
+  else
+    {
+      x = g_object_ref (lp);
+      if (!(t = unbatched ? dl_tensor_unsqueeze (target, 0, error) : g_object_ref (target)))
+        return NULL;
+    }
+  was = dl_set_grad_enabled (FALSE);
+  if ((bx = unbatched ? dl_tensor_unsqueeze (x, 0, error) : g_object_ref (x)))
+    out = nll_checked (bx, t, weight, ignore_index, none_ignored, reduction, error);
+  if (out && unbatched && reduction == DL_REDUCTION_NONE)
+    {
+      DlTensor *squeezed = dl_tensor_squeeze_dim (out, 0, error);
+      g_object_unref (out);
+      out = squeezed;
+    }
+  dl_set_grad_enabled (was);
+  if (!out)
+    return NULL;
+  if (dl_autograd_any_requires (1, &x))
+    {
+      g_autoptr (DlNode) node
+          = dl_node_new_for_op (nd <= 2 ? "NllLossBackward0" : "NllLoss2DBackward0", nll_backward,
+                                1, (DlTensor *[]){ x });
+      NllState *st = DL_NODE_NEW_STATE (node, NllState);
+
+      st->has_weight = weight != NULL;
+      st->none_ignored = none_ignored;
+      st->unbatched = unbatched;
+      st->ignore_index = ignore_index;
+      st->reduction = reduction;
+      dl_node_save (node, &st->target, t, FALSE);
+      if (weight)
+        dl_node_save (node, &st->weight, weight, FALSE);
+      dl_node_set_output (node, out, 0);
+    }
+  if (folded && reduction == DL_REDUCTION_NONE)
+    return dl_tensor_view (out, tshape, td, error);
+  return g_steal_pointer (&out);
+}
+
 /* The unbatched form: input [C], target 0-d (or [C] probabilities) as a
  * batch of one. Sets *@unbatched. */
 static gboolean
@@ -398,9 +562,7 @@ dl_nll_loss_full (DlTensor *input,
       || !batch_inputs ("nll_loss", input, target, &bin, &btg, &unbatched, error)
       || !check_class_target ("nll_loss", bin, btg, weight, ignore_index, &none_ignored, error))
     return NULL;
-  return unbatch_result (
-      nll_checked (bin, btg, weight, ignore_index, none_ignored, reduction, error), unbatched,
-      reduction, error);
+  return nll_recorded (input, target, weight, ignore_index, none_ignored, reduction, error);
 }
 
 /* -sum_c w_c p_c lp_c over the class dim, for probability targets */
@@ -561,22 +723,27 @@ dl_cross_entropy_full (DlTensor *input,
           cross_entropy_probs (lp, btg, weight, reduction, label_smoothing, error), unbatched,
           reduction, error);
     }
+  /* log_softmax over the classes of the input as given, [C] included,
+   * then nll_loss's node: torch's graph */
   if (!check_class_target ("cross_entropy", bin, btg, weight, ignore_index, &none_ignored, error)
-      || !(lp = dl_tensor_log_softmax (bin, 1, error))
-      || !(nll = nll_checked (lp, btg, weight, ignore_index, none_ignored, reduction, error)))
+      || !(lp = dl_tensor_log_softmax (input, unbatched ? 0 : 1, error))
+      || !(nll = nll_recorded (lp, target, weight, ignore_index, none_ignored, reduction, error)))
     return NULL;
   if (label_smoothing > 0)
     {
+      g_autoptr (DlTensor) blp = NULL;
+
       n_classes = dl_tensor_get_size (bin, 1, NULL);
-      if (!(smooth = smooth_term (lp, btg, weight, ignore_index, reduction, error))
+      if (!(blp = unbatched ? dl_tensor_unsqueeze (lp, 0, error) : g_object_ref (lp))
+          || !(smooth
+               = unbatch_result (smooth_term (blp, btg, weight, ignore_index, reduction, error),
+                                 unbatched, reduction, error))
           || !(a = dl_tensor_mul_scalar (nll, 1 - label_smoothing, error))
           || !(b = dl_tensor_mul_scalar (smooth, label_smoothing / n_classes, error)))
         return NULL;
-      g_clear_object (&nll);
-      if (!(nll = dl_tensor_add (a, b, error)))
-        return NULL;
+      return dl_tensor_add (a, b, error);
     }
-  return unbatch_result (g_steal_pointer (&nll), unbatched, reduction, error);
+  return g_steal_pointer (&nll);
 }
 
 /**

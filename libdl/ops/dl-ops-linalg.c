@@ -183,21 +183,45 @@ grad_in_layout (DlTensor *x,
   return dl_tensor_transpose (p, p->ndim - 2, p->ndim - 1, error);
 }
 
+/* The gradients of the product a @ b, inputs @first (a) and @first + 1
+ * (b) of @node, into gi[0] and gi[1], from its output gradient @go. */
+static gboolean
+product_grads (DlNode *node,
+               const BmmState *s,
+               guint first,
+               DlTensor *go,
+               DlTensor **gi,
+               GError **error)
+{
+  DlTensor *a, *b;
+
+  if (dl_node_needs_input_grad (node, first)
+      && (!(b = dl_node_saved (node, &s->b, error))
+          || !(gi[0] = grad_in_layout (go, b, s->a_column_major, FALSE, error))))
+    return FALSE;
+  if (dl_node_needs_input_grad (node, first + 1)
+      && (!(a = dl_node_saved (node, &s->a, error))
+          || !(gi[1] = grad_in_layout (a, go, s->b_column_major, TRUE, error))))
+    return FALSE;
+  return TRUE;
+}
+
+/* Saves what product_grads() reads of a @ b, inputs @first and @first + 1 */
+static void
+product_save (DlNode *node, BmmState *s, guint first, DlTensor *a, DlTensor *b)
+{
+  s->a_column_major = column_major (a);
+  s->b_column_major = column_major (b);
+  if (dl_node_needs_input_grad (node, first + 1))
+    dl_node_save (node, &s->a, a, FALSE);
+  if (dl_node_needs_input_grad (node, first))
+    dl_node_save (node, &s->b, b, FALSE);
+}
+
 static gboolean
 bmm_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
-  const BmmState *s = dl_node_state (node);
-  DlTensor *a, *b;
-
-  if (dl_node_needs_input_grad (node, 0)
-      && (!(b = dl_node_saved (node, &s->b, error))
-          || !(gi[0] = grad_in_layout (go[0], b, s->a_column_major, FALSE, error))))
-    return FALSE;
-  if (dl_node_needs_input_grad (node, 1)
-      && (!(a = dl_node_saved (node, &s->a, error))
-          || !(gi[1] = grad_in_layout (a, go[0], s->b_column_major, TRUE, error))))
-    return FALSE;
-  return TRUE;
+  return product_grads (node, dl_node_state (node), 0, go[0], gi, error);
 }
 
 static DlTensor *
@@ -209,14 +233,8 @@ bmm_prim (DlTensor *a, DlTensor *b, GError **error)
     {
       g_autoptr (DlNode) node = dl_node_new_for_op (a->ndim == 2 ? "MmBackward0" : "BmmBackward0",
                                                     bmm_backward, 2, (DlTensor *[]){ a, b });
-      BmmState *s = DL_NODE_NEW_STATE (node, BmmState);
 
-      s->a_column_major = column_major (a);
-      s->b_column_major = column_major (b);
-      if (dl_node_needs_input_grad (node, 1))
-        dl_node_save (node, &s->a, a, FALSE);
-      if (dl_node_needs_input_grad (node, 0))
-        dl_node_save (node, &s->b, b, FALSE);
+      product_save (node, DL_NODE_NEW_STATE (node, BmmState), 0, a, b);
       dl_node_set_output (node, out, 0);
     }
   return out;
@@ -336,7 +354,7 @@ dl_tensor_matmul (DlTensor *self, DlTensor *other, GError **error)
       if (!(a2 = dl_tensor_reshape (self, (gint64[]){ rows, k }, 2, error))
           || !(o2 = bmm_prim (a2, other, error)))
         return NULL;
-      return dl_tensor_reshape (o2, shape, self->ndim, error);
+      return dl_unsafe_view (o2, shape, self->ndim, error);
     }
   if (!(a = self->ndim == 1 ? dl_tensor_unsqueeze (self, 0, error) : g_object_ref (self))
       || !(b = other->ndim == 1 ? dl_tensor_unsqueeze (other, 1, error) : g_object_ref (other)))
@@ -661,6 +679,135 @@ dl_tensor_baddbmm (DlTensor *self,
   if (!(p = dl_tensor_bmm (batch1, batch2, error)))
     return NULL;
   return add_scaled_product ("baddbmm", self, p, beta, alpha, error);
+}
+
+/* addmm's backward, inputs (bias, mat1, mat2) in torch's order: the bias
+ * gets the output gradient summed over the rows */
+static gboolean
+addmm_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+{
+  if (dl_node_needs_input_grad (node, 0)
+      && !(gi[0] = dl_tensor_sum_dims (go[0], (gint64[]){ 0 }, 1, FALSE, error)))
+    return FALSE;
+  return product_grads (node, dl_node_state (node), 1, go[0], gi + 1, error);
+}
+
+/* bias + a @ b for matrices a [n, k], b [k, m] and a bias [m] of one
+ * floating dtype and device: one GEMM, the bias added into its fresh
+ * result in place, recorded as one AddmmBackward0 node (torch's graph of
+ * a linear layer) */
+static DlTensor *
+addmm_prim (DlTensor *bias, DlTensor *a, DlTensor *b, GError **error)
+{
+  g_autoptr (DlTensor) out = bmm_raw (a, b, error);
+  gboolean was, added;
+
+  if (!out)
+    return NULL;
+  was = dl_set_grad_enabled (FALSE);
+  added = dl_tensor_add_ (out, bias, error) != NULL;
+  dl_set_grad_enabled (was);
+  if (!added)
+    return NULL;
+  if (dl_autograd_any_requires (3, (DlTensor *[]){ bias, a, b }))
+    {
+      g_autoptr (DlNode) node
+          = dl_node_new_for_op ("AddmmBackward0", addmm_backward, 3, (DlTensor *[]){ bias, a, b });
+
+      product_save (node, DL_NODE_NEW_STATE (node, BmmState), 1, a, b);
+      dl_node_set_output (node, out, 0);
+    }
+  return g_steal_pointer (&out);
+}
+
+/* Whether linear can run as one addmm: a batched input, all three of one
+ * floating dtype and device, the bias one entry per output feature */
+static gboolean
+linear_fuses (DlTensor *input, DlTensor *weight, DlTensor *bias)
+{
+  return input->ndim >= 2 && bias->ndim == 1 && bias->sizes[0] == weight->sizes[0]
+         && (input->dtype == DL_DTYPE_FLOAT32 || input->dtype == DL_DTYPE_FLOAT64)
+         && weight->dtype == input->dtype && bias->dtype == input->dtype
+         && dl_tensor_device (input) == dl_tensor_device (weight)
+         && dl_tensor_device (bias) == dl_tensor_device (input);
+}
+
+/**
+ * dl_tensor_linear:
+ * @self: the input, shape [..., in_features] (at least 1 dim)
+ * @weight: the weight, shape [out_features, in_features]
+ * @bias: (nullable): the bias, shape [out_features]
+ * @error: return location for a #GError
+ *
+ * The affine map self @ weight^T + bias, as torch.nn.functional.linear,
+ * recorded as PyTorch records it: a batch of rows with a bias is one
+ * addmm (AddmmBackward0; inputs of more dims are viewed as rows and the
+ * result viewed back, ViewBackward0), without a bias one matrix product
+ * (MmBackward0; UnsafeViewBackward0 over it for more dims), a 1-D input
+ * a row of one (UnsqueezeBackward0, then SqueezeBackward1 and
+ * AddBackward0), and the weight enters through its transpose (TBackward0).
+ *
+ * Returns: (transfer full): the result, shape [..., out_features], or
+ *   %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_linear (DlTensor *self, DlTensor *weight, DlTensor *bias, GError **error)
+{
+  g_autoptr (DlTensor) wt = NULL;
+  g_autoptr (DlTensor) x2 = NULL;
+  g_autoptr (DlTensor) y = NULL;
+  gint64 shape[DL_MAX_DIMS], rows = 1;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (weight), NULL);
+  g_return_val_if_fail (bias == NULL || DL_IS_TENSOR (bias), NULL);
+  if (!dl_check_live ("linear", self, error) || !dl_check_live ("linear", weight, error)
+      || (bias && !dl_check_live ("linear", bias, error)))
+    return NULL;
+  if (!check_ndim ("linear", "weight", weight, 2, error))
+    return NULL;
+  if (self->ndim == 0 || self->sizes[self->ndim - 1] != weight->sizes[1])
+    {
+      g_autofree gchar *xs = dl_shape_to_string (self->sizes, self->ndim);
+      g_autofree gchar *ws = dl_shape_to_string (weight->sizes, 2);
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "linear: input %s and weight %s: the input's last dim must be the weight's "
+                   "in_features, %" G_GINT64_FORMAT,
+                   xs, ws, weight->sizes[1]);
+      return NULL;
+    }
+  if (!(wt = dl_tensor_t (weight, error)))
+    return NULL;
+  if (self->ndim == 1)
+    {
+      /* a row, as torch: [1, in] @ weight^T, the row dim dropped again */
+      g_autoptr (DlTensor) row = NULL;
+      g_autoptr (DlTensor) p = NULL;
+
+      if (!(row = dl_tensor_unsqueeze (self, 0, error)) || !(p = dl_tensor_matmul (row, wt, error))
+          || !(y = dl_tensor_squeeze_dim (p, 0, error)))
+        return NULL;
+      return bias ? dl_tensor_add (y, bias, error) : g_steal_pointer (&y);
+    }
+  if (!bias || !linear_fuses (self, weight, bias))
+    {
+      if (!(y = dl_tensor_matmul (self, wt, error)))
+        return NULL;
+      return bias ? dl_tensor_add (y, bias, error) : g_steal_pointer (&y);
+    }
+  for (gint i = 0; i < self->ndim - 1; i++)
+    rows *= self->sizes[i];
+  if (!(x2 = self->ndim == 2
+                 ? g_object_ref (self)
+                 : dl_tensor_reshape (self, (gint64[]){ rows, weight->sizes[1] }, 2, error))
+      || !(y = addmm_prim (bias, x2, wt, error)))
+    return NULL;
+  if (self->ndim == 2)
+    return g_steal_pointer (&y);
+  memcpy (shape, self->sizes, self->ndim * sizeof (gint64));
+  shape[self->ndim - 1] = weight->sizes[0];
+  return dl_tensor_view (y, shape, self->ndim, error);
 }
 
 /**

@@ -31,6 +31,8 @@ DL_EXPORT DlTensor *dl_tensor_baddbmm (DlTensor *self,
                                        gdouble beta,
                                        gdouble alpha,
                                        GError **error);
+DL_EXPORT DlTensor *
+dl_tensor_linear (DlTensor *self, DlTensor *weight, DlTensor *bias, GError **error);
 DL_EXPORT DlTensor *dl_tensor_tensordot (DlTensor *self,
                                          DlTensor *other,
                                          const gint64 *dims_self,

@@ -87,6 +87,9 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (DlHostValue, dl_host_value_clear)
 DlTensor *dl_cast_nograd (DlTensor *t, DlDType dtype, GError **error);
 /* A contiguous copy of @t (or @t itself, referenced), no autograd. */
 DlTensor *dl_contiguous_nograd (DlTensor *t, GError **error);
+/* A view of @self, made by the op itself, with another shape, recorded
+ * as torch's _unsafe_view (UnsafeViewBackward0, dl-ops-shape.c). */
+DlTensor *dl_unsafe_view (DlTensor *self, const gint64 *shape, gsize n_dims, GError **error);
 /* Sums @grad down to @shape, undoing broadcasting (differentiable). */
 DlTensor *dl_sum_to (DlTensor *grad, const gint64 *shape, gint ndim, GError **error);
 gboolean dl_check_same_device (const gchar *op, DlTensor *a, DlTensor *b, GError **error);

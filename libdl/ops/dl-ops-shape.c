@@ -282,6 +282,21 @@ dl_tensor_view (DlTensor *self, const gint64 *shape, gsize n_dims, GError **erro
   return make_view (self, "ViewBackward0", VIEW_RESHAPE, sizes, strides, n_dims, NULL);
 }
 
+/* A view of @self, contiguous, with another shape, recorded as torch's
+ * _unsafe_view (UnsafeViewBackward0): for an op that reshapes a result it
+ * has just made, as matmul folds its rows back. */
+DlTensor *
+dl_unsafe_view (DlTensor *self, const gint64 *shape, gsize n_dims, GError **error)
+{
+  gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS];
+
+  if (!infer_shape ("view", self, shape, n_dims, sizes, error))
+    return NULL;
+  if (!view_strides (self, sizes, n_dims, strides))
+    return dl_tensor_view (self, shape, n_dims, error);
+  return make_view (self, "UnsafeViewBackward0", VIEW_RESHAPE, sizes, strides, n_dims, NULL);
+}
+
 /**
  * dl_tensor_reshape:
  * @self: a #DlTensor

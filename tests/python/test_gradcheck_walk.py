@@ -390,6 +390,27 @@ for _name, _op, _shape, _out in [
          (1, 1, 2, 3, 4), (1, 1, 3, 2, 5))]:
     linear_map(_name, _op, _shape, _out)
 
+# a linear layer with a bias is one addmm, as torch records it
+WALK['AddmmBackward0'] = [
+    Case(lambda m, a, w, b: m.nn.functional.linear(a, w, b), (3, 4), (2, 4), (2,)),
+    Case(lambda m, a, w, b: m.nn.functional.linear(a, w, b), (2, 3, 4), (2, 4), (2,))]
+# the rows of a batch times a matrix, viewed back as the batch
+WALK['UnsafeViewBackward0'] = [Case(lambda m, a, b: a.matmul(b), (2, 3, 4), (4, 2))]
+
+
+def _nll(m, a, target, **kw):
+    return m.nn.functional.nll_loss(a.log_softmax(1), m.tensor(target), **kw)
+
+
+WALK['NllLossBackward0'] = [
+    Case(lambda m, a: _nll(m, a, [1, 0, 3]), (3, 4)),
+    Case(lambda m, a: _nll(m, a, [1, 0, 3], weight=m.tensor([0.5, 2.0, 1.0, 1.5], dtype=m.float64),
+                           ignore_index=0), (3, 4)),
+    Case(lambda m, a: m.nn.functional.cross_entropy(a, m.tensor(2), reduction='none'), (5,))]
+WALK['NllLoss2DBackward0'] = [
+    Case(lambda m, a: _nll(m, a, [[[1, 0], [2, 2]], [[0, 1], [1, 2]]]), (2, 3, 2, 2)),
+    Case(lambda m, a: _nll(m, a, [[1, 0, 2], [2, 2, 0]], reduction='none'), (2, 3, 3))]
+
 WALK['AdaptiveMaxPool2DBackward0'] = [
     Case(lambda m, a: m.nn.functional.adaptive_max_pool2d(a, (3, 2)), (2, 2, 5, 7),
          domain='nonzero')]

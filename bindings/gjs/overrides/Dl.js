@@ -16,6 +16,9 @@
 //  - Dl.tensor() from nested arrays and typed arrays, Tensor.toArray() to a
 //    typed array of the tensor's type;
 //  - for...of over a DataLoader;
+//  - Dl.tidy(fn), a scope that releases the tensors made inside it but
+//    those fn returns, and Dl.keep(t), as TensorFlow.js's tf.tidy and
+//    tf.keep;
 //  - bounded memory without System.gc() in user code: the JS collector
 //    does not see the bytes tensors hold, so the module watches the bytes
 //    the library has allocated and runs the collector itself when they
@@ -95,6 +98,109 @@ function countOp() {
         opCalls = 0;
         checkMemory();
     }
+}
+
+// ---- scopes: Dl.tidy ------------------------------------------------------
+
+// The open scopes, innermost last: each a Set of the tensors that library
+// calls returned (transfer full) while it was innermost.
+const scopes = [];
+// tensors exempt from every scope (Dl.keep)
+const kept = new WeakSet();
+
+// Calls @visit on each tensor in @value: a tensor, or one inside arrays
+// and plain objects, however deep.
+function eachTensor(value, visit, seen = new Set()) {
+    if (value instanceof Dl.Tensor) {
+        visit(value);
+    } else if (value !== null && typeof value === 'object' && !seen.has(value) &&
+               (Array.isArray(value) || Object.getPrototypeOf(value) === Object.prototype)) {
+        seen.add(value);
+        for (const v of Object.values(value))
+            eachTensor(v, visit, seen);
+    }
+}
+
+// Records in the innermost scope the tensors a library call returned, but
+// not those it was given (an op may hand back its own input, as
+// contiguous() does) and not those it found elsewhere (transfer none).
+function track(result, self, args) {
+    eachTensor(result, t => {
+        if (t !== self && !args.includes(t))
+            scopes[scopes.length - 1].add(t);
+    });
+}
+
+// The tensors a scope lets go of: not a returned one, not one kept, not a
+// parameter or another leaf that requires grad (like TensorFlow.js's
+// variables).
+function releaseScope(scope, survivors) {
+    for (const t of scope) {
+        if (!survivors.has(t) && !kept.has(t) && !t.is_parameter() &&
+            !(t.requires_grad && t.is_leaf()))
+            t.release();
+    }
+}
+
+// Runs fn(); then releases every tensor a library call made while it ran
+// (Tensor.release()), but those fn returns (alone or inside arrays and
+// objects), those given to Dl.keep(), parameters and leaves that require
+// grad. The
+// returned ones pass to the enclosing scope, if any. If fn throws, the
+// scope's tensors are released and the exception goes on.
+function tidy(fn) {
+    if (typeof fn !== 'function')
+        throw new TypeError('Dl.tidy: expected a function');
+    const scope = new Set();
+    scopes.push(scope);
+    let result;
+    try {
+        result = fn();
+    } catch (e) {
+        scopes.pop();
+        releaseScope(scope, new Set());
+        throw e;
+    }
+    scopes.pop();
+    const survivors = new Set();
+    eachTensor(result, t => survivors.add(t));
+    releaseScope(scope, survivors);
+    if (scopes.length > 0) {
+        for (const t of survivors) {
+            if (scope.has(t))
+                scopes[scopes.length - 1].add(t);
+        }
+    }
+    return result;
+}
+
+// Exempts @t from the scopes' release; returns it.
+function keep(t) {
+    if (!(t instanceof Dl.Tensor))
+        throw new TypeError('Dl.keep: expected a Dl.Tensor');
+    kept.add(t);
+    return t;
+}
+
+// Whether a callable hands back new objects: transfer full of an object or
+// of an array or list of them.
+function returnsOwned(info) {
+    if (GIRepository.callable_info_get_caller_owns(info) !== GIRepository.Transfer.EVERYTHING)
+        return false;
+    const tag = GIRepository.type_info_get_tag(GIRepository.callable_info_get_return_type(info));
+    return tag === T.INTERFACE || tag === T.ARRAY || tag === T.GLIST || tag === T.GSLIST;
+}
+
+function addTracking(target, info, jsName) {
+    const orig = target[jsName];
+    if (typeof orig !== 'function' || !returnsOwned(info))
+        return;
+    target[jsName] = function (...args) {
+        const result = orig.apply(this, args);
+        if (scopes.length > 0)
+            track(result, this, args);
+        return result;
+    };
 }
 
 // ---- optional arguments, read from the typelib ----------------------------
@@ -191,14 +297,17 @@ function addDefaults(target, info, jsName) {
         target[jsName] = withDefaults(orig, nArgs, defaults);
 }
 
-function addAllDefaults() {
+// Calls visit(target, info, jsName) for each function of the namespace
+// (target Dl) and each constructor, method and static function of its
+// classes (target the class, or its prototype for a method).
+function eachCallable(visit) {
     const repo = GIRepository.Repository.get_default();
     const n = repo.get_n_infos('Dl');
     for (let i = 0; i < n; i++) {
         const info = repo.get_info('Dl', i);
         const type = info.get_type();
         if (type === GIRepository.InfoType.FUNCTION) {
-            addDefaults(Dl, info, info.get_name());
+            visit(Dl, info, info.get_name());
         } else if (type === GIRepository.InfoType.OBJECT) {
             const klass = Dl[info.get_name()];
             if (!klass)
@@ -207,12 +316,9 @@ function addAllDefaults() {
             for (let j = 0; j < nMethods; j++) {
                 const m = GIRepository.object_info_get_method(info, j);
                 const flags = GIRepository.function_info_get_flags(m);
-                if (flags & GIRepository.FunctionInfoFlags.IS_CONSTRUCTOR)
-                    addDefaults(klass, m, m.get_name());
-                else if (flags & GIRepository.FunctionInfoFlags.IS_METHOD)
-                    addDefaults(klass.prototype, m, m.get_name());
-                else
-                    addDefaults(klass, m, m.get_name());
+                const isMethod = (flags & GIRepository.FunctionInfoFlags.IS_METHOD) &&
+                    !(flags & GIRepository.FunctionInfoFlags.IS_CONSTRUCTOR);
+                visit(isMethod ? klass.prototype : klass, m, m.get_name());
             }
         }
     }
@@ -353,7 +459,7 @@ function wrapCheck(proto, name) {
 
 function _init() {
     Dl = this;
-    addAllDefaults();
+    eachCallable(addDefaults);
 
     const Tensor = Dl.Tensor.prototype;
     // GJS resolves introspected methods lazily: touch the _scalar ones so
@@ -384,6 +490,10 @@ function _init() {
         configurable: true,
     });
     Dl.tensor = tensor;
+    // last, over the wrappers above: what the scopes of Dl.tidy see
+    eachCallable(addTracking);
+    Dl.tidy = tidy;
+    Dl.keep = keep;
 
     // step-sized calls check the library's memory
     wrapCheck(Tensor, 'backward');

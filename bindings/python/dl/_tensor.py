@@ -933,8 +933,38 @@ class Node(Dl.Node):
     def name(self):
         return self.get_name()
 
+    @property
+    def next_functions(self):
+        """torch's next_functions: a (node, 0) pair per input, the node
+        None where the input needs no gradient and an AccumulateGrad where
+        it is a leaf."""
+        pairs = []
+        for i in range(self.get_n_inputs()):
+            node = self.get_next_node(i)
+            if node is None:
+                leaf = self.get_next_leaf(i)
+                node = AccumulateGrad(leaf) if leaf is not None else None
+            pairs.append((node, 0))
+        return tuple(pairs)
+
     def __repr__(self):
         return '<%s object at %#x>' % (self.get_name(), id(self))
+
+
+class AccumulateGrad:
+    """The end of an edge at a leaf (torch's AccumulateGrad node): its
+    variable is the leaf."""
+
+    def __init__(self, variable):
+        self.variable = variable
+
+    def name(self):
+        return 'torch::autograd::AccumulateGrad'
+
+    next_functions = ()
+
+    def __repr__(self):
+        return '<AccumulateGrad object at %#x>' % id(self)
 
 
 # ---- hot methods in C -------------------------------------------------------

@@ -51,7 +51,7 @@ def softmax(input, dim=None, dtype=None):
 
 
 def linear(input, weight, bias=None):
-    return (input @ weight.t() + bias) if bias is not None else input @ weight.t()
+    return _call(Dl.Tensor.linear, input, weight, bias)
 
 
 def gelu(input, approximate='none'):
