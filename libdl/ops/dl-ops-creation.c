@@ -30,10 +30,11 @@ dl_manual_seed (guint64 seed)
   return gen;
 }
 
+/* the device a factory was given, else the thread's default */
 static DlDevice *
 device_or_cpu (DlDevice *device)
 {
-  return device ? device : dl_device_cpu ();
+  return device ? device : dl_device_default ();
 }
 
 /**

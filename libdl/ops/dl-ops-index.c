@@ -726,7 +726,16 @@ dl_one_hot (DlTensor *tensor, gint64 num_classes, GError **error)
                    DL_MAX_DIMS - 1);
       return NULL;
     }
-  if (tensor->numel > 0)
+  if (tensor->numel > 0 && dl_tensor_on_meta (tensor))
+    {
+      /* the classes are values: only a given count sizes the output */
+      if (num_classes == -1)
+        {
+          dl_meta_no_data ("one_hot (without num_classes)", error);
+          return NULL;
+        }
+    }
+  else if (tensor->numel > 0)
     {
       g_autoptr (DlTensor) mn = dl_tensor_min (tensor, error);
       g_autoptr (DlTensor) mx = mn ? dl_tensor_max (tensor, error) : NULL;

@@ -74,6 +74,16 @@ typedef struct
   DlTensor *device; /* (owned) (nullable) */
 } DlHostValue;
 
+/* FALSE with a DL_ERROR_NOT_SUPPORTED error naming @op: what @op needs is
+ * the values of a meta tensor, which has none (a read to the host, an
+ * output sized by values) */
+gboolean dl_meta_no_data (const gchar *op, GError **error);
+/* whether @t is on the meta device (no data) */
+static inline gboolean
+dl_tensor_on_meta (DlTensor *t)
+{
+  return dl_tensor_context (t)->backend->meta;
+}
 /* where the kernel writes it; NULL with @error set on failure */
 gint64 *dl_host_value_init (DlHostValue *v, DlTensor *like, GError **error);
 /* reads it into v->value; FALSE with @error set when a kernel of the

@@ -222,7 +222,7 @@ test_registry_builtin (void)
   assert_device_error ("cuda:x", "invalid device string 'cuda:x'");
   /* unknown types list the known ones, registered first */
   assert_device_error ("tpu",
-                       "expected one of cpu, fake, bare, cuda device type at start of device "
+                       "expected one of cpu, meta, fake, bare, cuda device type at start of device "
                        "string: tpu");
   /* the CPU is one unnumbered device */
   assert_device_error ("cpu:0", "device string: cpu:0");
