@@ -31,13 +31,12 @@ dl_check_same_device (const gchar *op, DlTensor *a, DlTensor *b, GError **error)
   return FALSE;
 }
 
-/* The operands of an elementwise op on one device. As in PyTorch, a 0-d
- * tensor on the CPU (a Python number among them) may join tensors on
- * another device: *@a or *@b is then replaced by its copy there, which
- * *@moved holds (a wrapped number stays one). FALSE with @error set for
- * other tensors on different devices. */
-static gboolean
-same_device_operands (const gchar *op, DlTensor **a, DlTensor **b, DlTensor **moved, GError **error)
+gboolean
+dl_same_device_operands (const gchar *op,
+                         DlTensor **a,
+                         DlTensor **b,
+                         DlTensor **moved,
+                         GError **error)
 {
   DlTensor **scalar;
 
@@ -716,7 +715,7 @@ binary_run (const DlPointwiseOp *op,
   DlIter iter;
 
   g_return_val_if_fail (DL_IS_TENSOR (a) && DL_IS_TENSOR (b), NULL);
-  if (!same_device_operands (op->name, &a, &b, &moved, error)
+  if (!dl_same_device_operands (op->name, &a, &b, &moved, error)
       || !dl_broadcast_shapes (op->name, a->sizes, a->ndim, b->sizes, b->ndim, shape, &ndim, error))
     return NULL;
   if (known)
@@ -851,7 +850,7 @@ dl_pointwise_binary_op_ (const DlPointwiseOp *op,
     }
   if (!dl_check_write_target (name, self, error)
       || !dl_check_no_partial_overlap (name, self, other, error)
-      || !same_device_operands (name, &target, &other, &moved, error)
+      || !dl_same_device_operands (name, &target, &other, &moved, error)
       || (target != self && !dl_check_same_device (name, self, given, error))
       || !binary_dtypes (op, self, other, &b.dtypes[0], &b.dtypes[1], error)
       || !check_castable (op->name, b.dtypes[1], self->dtype, error))

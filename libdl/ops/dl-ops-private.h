@@ -100,6 +100,16 @@ DlTensor *dl_contiguous_nograd (DlTensor *t, GError **error);
 /* Sums @grad down to @shape, undoing broadcasting (differentiable). */
 DlTensor *dl_sum_to (DlTensor *grad, const gint64 *shape, gint ndim, GError **error);
 gboolean dl_check_same_device (const gchar *op, DlTensor *a, DlTensor *b, GError **error);
+/* The operands of an elementwise op on one device. As in PyTorch, a 0-d
+ * tensor on the CPU (a Python number among them) may join tensors on
+ * another device: *@a or *@b is then replaced by its copy there, which
+ * *@moved holds (a wrapped number stays one). FALSE with @error set for
+ * other tensors on different devices. */
+gboolean dl_same_device_operands (const gchar *op,
+                                  DlTensor **a,
+                                  DlTensor **b,
+                                  DlTensor **moved,
+                                  GError **error);
 /* A 0-d tensor for a number: int64 if integral, else float64, marked as a
  * wrapped number for type promotion. */
 DlTensor *dl_wrapped_scalar (gdouble value);
