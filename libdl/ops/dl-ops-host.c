@@ -283,8 +283,8 @@ copy_between_devices (DlTensor *self, DlDevice *device, GError **error)
     return dl_tensor_copy_to_host (self, self->dtype, dl_tensor_data (out), "to", error)
                ? g_steal_pointer (&out)
                : NULL;
-  if (!(host = dl_tensor_new_empty_internal (dl_device_cpu (), self->dtype, self->sizes,
-                                             self->ndim, error))
+  if (!(host = dl_tensor_new_empty_internal (dl_device_cpu (), self->dtype, self->sizes, self->ndim,
+                                             error))
       || !dl_tensor_copy_to_host (self, self->dtype, dl_tensor_data (host), "to", error))
     return NULL;
   to->backend->copy_from_host (to, dl_tensor_data (out), dl_tensor_data (host),
@@ -333,15 +333,16 @@ dl_tensor_to_device (DlTensor *self, DlDevice *device, GError **error)
     }
   if (dl_device_get_backend (device)->meta)
     {
-      if ((out = dl_tensor_new_empty_internal (device, self->dtype, self->sizes, self->ndim,
-                                               error)))
+      if ((out
+           = dl_tensor_new_empty_internal (device, self->dtype, self->sizes, self->ndim, error)))
         dl_preserve_format_strides (self, out->strides);
     }
   else
     out = copy_between_devices (self, device, error);
   if (out && dl_autograd_any_requires (1, &self))
     {
-      g_autoptr (DlNode) node = dl_node_new_for_op ("ToCopyBackward0", to_device_backward, 1, &self);
+      g_autoptr (DlNode) node
+          = dl_node_new_for_op ("ToCopyBackward0", to_device_backward, 1, &self);
 
       DL_NODE_NEW_STATE (node, ToDeviceState)->device = from;
       dl_node_set_output (node, out, 0);

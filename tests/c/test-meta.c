@@ -157,7 +157,7 @@ test_meta_to_device (void)
   g_autoptr (DlDevice) meta = meta_device ();
   g_autoptr (GError) error = NULL;
   g_autoptr (DlTensor) c = dl_test_tensor ((const gdouble[]){ 1, 2, 3, 4, 5, 6 },
-                                          DL_TEST_SHAPE (2, 3), DL_DTYPE_FLOAT32);
+                                           DL_TEST_SHAPE (2, 3), DL_DTYPE_FLOAT32);
   g_autoptr (DlTensor) ct = dl_tensor_transpose (c, 0, 1, &error);
   g_autoptr (DlTensor) m = dl_tensor_to_device (ct, meta, &error);
   g_autoptr (DlTensor) same = NULL;
