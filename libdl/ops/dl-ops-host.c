@@ -133,7 +133,8 @@ dl_tensor_copy_from_host_doubles (DlTensor *t,
   gsize nbytes = t->numel * dl_dtype_size (t->dtype);
 
   g_return_val_if_fail (dl_tensor_is_contiguous (t), FALSE);
-  if (t->numel == 0)
+  /* a meta tensor keeps no values: nothing to convert or stage */
+  if (t->numel == 0 || ctx->backend->meta)
     return TRUE;
   if (ctx->backend->host_memory)
     {

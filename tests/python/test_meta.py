@@ -254,3 +254,24 @@ def test_module_built_on_meta_allocates_nothing():
     model = dl.nn.Sequential(dl.nn.Linear(1024, 1024), dl.nn.ReLU(), dl.nn.Linear(1024, 10))
     model.to('meta')
     assert sum(p.numel() for p in model.parameters()) == 1024 * 1024 + 1024 + 1024 * 10 + 10
+
+
+def test_factories_of_values_write_nothing():
+    # 80 GB of int64 and 4 GB of float32 that a CPU could not hold
+    a = dl.arange(10 ** 10, device='meta')
+    assert a.is_meta and a.shape == (10 ** 10,) and a.dtype == dl.int64
+    s = dl.linspace(0, 1, 10 ** 9, device='meta')
+    assert s.is_meta and s.shape == (10 ** 9,)
+    assert dl.randn(3).to(dl.empty(2, device='meta')).is_meta
+
+
+def test_training_step_on_meta():
+    model = dl.nn.Sequential(dl.nn.Embedding(10, 3), dl.nn.Flatten(), dl.nn.Linear(15, 2),
+                             dl.nn.BatchNorm1d(2)).to('meta')
+    opt = dl.optim.Adam(model.parameters(), lr=0.1)
+    x = dl.zeros(4, 5, dtype=dl.int64, device='meta')
+    loss = dl.nn.functional.cross_entropy(model(x), dl.zeros(4, dtype=dl.int64, device='meta'))
+    assert loss.is_meta and loss.shape == ()
+    loss.backward()
+    opt.step()
+    assert all(p.is_meta and p.grad.shape == p.shape for p in model.parameters())

@@ -570,7 +570,7 @@ class Tensor(Dl.Tensor):
             elif isinstance(a, (str, device)):
                 target_device = a
             elif _is_tensor(a):
-                target_dtype = a.dtype
+                target_dtype, target_device = a.dtype, a.device
             else:
                 raise TypeError('to() received an invalid combination of arguments')
         t = self
