@@ -275,3 +275,24 @@ def test_training_step_on_meta():
     loss.backward()
     opt.step()
     assert all(p.is_meta and p.grad.shape == p.shape for p in model.parameters())
+
+
+def test_indexing_on_meta():
+    a = dl.empty(4, 5, device='meta')
+    c = dl.empty(4, 5)
+    for idx in ([0, 1], ([0, 1], [2, 3]), (slice(None), [4, 0, 1]),
+                dl.zeros(3, dtype=dl.int64), (1, slice(1, 3))):
+        meta_idx = idx.to('meta') if isinstance(idx, dl.Tensor) else idx
+        assert _geometry(a[meta_idx]) == _geometry(c[idx])
+        assert a[meta_idx].is_meta
+    # assignments of numbers, lists and tensors: their values go nowhere
+    a[[0, 1]] = 3.0
+    a[1] = 2.0
+    a[:, 1:3] = 0
+    a[0] = [1, 2, 3, 4, 5]
+    a[[0, 1]] = [1, 2, 3, 4, 5]
+    a[dl.zeros(3, dtype=dl.int64, device='meta')] = dl.empty(5, device='meta')
+    assert a.is_meta and a.shape == (4, 5)
+    # a boolean mask selects as many elements as are true: values
+    with pytest.raises(RuntimeError, match="meta"):
+        a[a > 0] = 1.0
