@@ -22,7 +22,8 @@
  * A device that tensors live on: the CPU, the meta device (tensors with
  * a shape, a dtype and strides but no data, to work out what a model's
  * ops make without computing or allocating anything), or a GPU once its
- * backend is available. Get one with dl_device_get(); there is one object per device.
+ * backend is available. Get one with dl_device_get(); there is one
+ * object per device.
  *
  * Since: 0.1
  */

@@ -1,8 +1,8 @@
 /* dl-ops-host.c: values between tensors and host memory: item, to_bytes
- * and the move between devices, and the copies the other ops use (the reads printing and
- * size-dependent ops make, the writes of arange and linspace). Every read
- * goes through the backend's own device-to-host copy; host memory is read
- * in place.
+ * and the move between devices, and the copies the other ops use (the
+ * reads printing and size-dependent ops make, the writes of arange and
+ * linspace). Every read goes through the backend's own device-to-host
+ * copy; host memory is read in place.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
