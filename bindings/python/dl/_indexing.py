@@ -13,7 +13,7 @@ import warnings
 import numpy as _np
 
 from ._creation import tensor
-from ._dtype import _size_args, int64
+from ._dtype import _CPU, _size_args, int64
 from ._lib import (Dl, GLib, _bool_arg, _checked, _int64_value, _int_arg, _is_tensor,
                    _method_fn, _translate, numpy_names)
 
@@ -40,10 +40,9 @@ def _to_tensor_arg(x):
 
 def _on_device_of(t, like):
     """t (made on the CPU from Python values) on like's device."""
-    device = like.get_device()
-    if device.get_device_type() == Dl.DeviceType.CPU:
+    if like.device is _CPU:
         return t
-    return Dl.Tensor.to_device(t, device)
+    return Dl.Tensor.to_device(t, like.get_device())
 
 
 def _number_tensor(value, like=None):
