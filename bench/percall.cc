@@ -51,8 +51,8 @@ to_dl (const at::Tensor &t)
   GBytes *bytes = g_bytes_new (c.data_ptr (), c.numel () * c.element_size ());
   std::vector<gint64> shape (c.sizes ().begin (), c.sizes ().end ());
   GError *error = NULL;
-  DlTensor *d = dl_tensor_new_from_bytes (bytes, DL_DTYPE_FLOAT32, shape.data (), shape.size (),
-                                          &error);
+  DlTensor *d
+      = dl_tensor_new_from_bytes (bytes, shape.data (), shape.size (), DL_DTYPE_FLOAT32, &error);
 
   g_bytes_unref (bytes);
   if (d == NULL)
@@ -115,7 +115,7 @@ main (int argc, char *argv[])
       at::Tensor xp = x.abs () + 0.5; /* positive, for log */
       at::Tensor xm = x.view ({ n / 100, 100 });
       DlTensor *dx = to_dl (x), *dy = to_dl (y), *dxp = to_dl (xp), *dxm = to_dl (xm);
-      const gint dim1[] = { 1 };
+      const gint64 dim1[] = { 1 };
       GError *e = NULL;
       std::vector<Case> cases = {
         { "sum", [&] { check (dl_tensor_sum (dx, &e), e); }, [&] { x.sum (); } },

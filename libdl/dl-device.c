@@ -28,6 +28,15 @@
  * Since: 0.1
  */
 
+/**
+ * DlDeviceClass:
+ * @parent_class: the class of GObject
+ *
+ * The class structure of #DlDevice. The type is final: its class adds no
+ * virtual method to that of GObject, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlDevice, dl_device, G_TYPE_OBJECT)
 
 enum
@@ -441,6 +450,10 @@ dl_device_default (void)
 /**
  * dl_device_get_default:
  *
+ * Gives the device that tensors are made on when none is given, as
+ * `torch.get_default_device ()`: the CPU. Creation functions take %NULL for
+ * it.
+ *
  * Returns: (transfer full): the device tensors are created on when none is
  *   given: the CPU, unless dl_set_default_device() chose another for the
  *   calling thread
@@ -475,6 +488,9 @@ dl_set_default_device (DlDevice *device)
  * dl_device_get_device_type:
  * @self: a #DlDevice
  *
+ * Gives the kind of the device, as `torch.device.type`: %DL_DEVICE_TYPE_CPU
+ * or %DL_DEVICE_TYPE_CUDA.
+ *
  * Returns: the kind of device
  *
  * Since: 0.1
@@ -489,6 +505,10 @@ dl_device_get_device_type (DlDevice *self)
 /**
  * dl_device_get_index:
  * @self: a #DlDevice
+ *
+ * Gives the number of the device among the devices of its type, as
+ * `torch.device.index`: 0 for "cuda:0". The CPU has no index and gives -1
+ * (where PyTorch has None).
  *
  * Returns: the index among devices of the same type, -1 for the CPU
  *
@@ -505,6 +525,9 @@ dl_device_get_index (DlDevice *self)
  * dl_device_get_name:
  * @self: a #DlDevice
  *
+ * Gives the device's name as PyTorch writes it: "cpu", "cuda:0". The string
+ * belongs to the device.
+ *
  * Returns: (transfer none): the name, as in "cpu" or "cuda:0"
  *
  * Since: 0.1
@@ -520,6 +543,10 @@ dl_device_get_name (DlDevice *self)
  * dl_device_equal:
  * @self: a #DlDevice
  * @other: another #DlDevice
+ *
+ * Says whether @self and @other name the same device: the same type and
+ * index, as `==` on two `torch.device`. Devices are shared objects, but
+ * comparing them with this function does not depend on that.
  *
  * Returns: whether both name the same device
  *
@@ -545,6 +572,10 @@ device_stats (DlDevice *self)
  * dl_device_get_memory_allocated:
  * @self: a #DlDevice
  *
+ * Gives the number of bytes of tensor storage allocated on the device now,
+ * as `torch.cuda.memory_allocated ()`. A device whose allocator keeps no
+ * count gives 0.
+ *
  * Returns: the bytes of tensor storage now allocated on the device
  *
  * Since: 0.1
@@ -560,6 +591,9 @@ dl_device_get_memory_allocated (DlDevice *self)
  * dl_device_get_max_memory_allocated:
  * @self: a #DlDevice
  *
+ * Gives the peak of dl_device_get_memory_allocated() since the program
+ * started, as `torch.cuda.max_memory_allocated ()`.
+ *
  * Returns: the most bytes of tensor storage allocated at once so far
  *
  * Since: 0.1
@@ -574,6 +608,10 @@ dl_device_get_max_memory_allocated (DlDevice *self)
 /**
  * dl_device_get_memory_reserved:
  * @self: a #DlDevice
+ *
+ * Gives the number of bytes the device's caching allocator holds: the memory
+ * allocated to tensors plus freed blocks it keeps for reuse, as
+ * `torch.cuda.memory_reserved ()`.
  *
  * Returns: the bytes held by the caching allocator: allocated plus cached
  *

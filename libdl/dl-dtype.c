@@ -25,6 +25,10 @@ static gint default_dtype = DL_DTYPE_FLOAT32;
  * dl_dtype_get_size:
  * @dtype: a #DlDType
  *
+ * Gives the number of bytes one element of @dtype takes, as
+ * `torch.dtype.itemsize`: 4 for %DL_DTYPE_FLOAT32, 8 for %DL_DTYPE_INT64, 1
+ * for %DL_DTYPE_BOOL.
+ *
  * Returns: the size of one element of @dtype in bytes
  *
  * Since: 0.1
@@ -40,6 +44,10 @@ dl_dtype_get_size (DlDType dtype)
  * dl_dtype_get_name:
  * @dtype: a #DlDType
  *
+ * Gives the name PyTorch prints for @dtype, without the `torch.` prefix:
+ * "float32", "int64", "bool". The string is static. Messages and
+ * dl_tensor_to_string() use these names.
+ *
  * Returns: (transfer none): PyTorch's name of @dtype, such as "float32"
  *
  * Since: 0.1
@@ -54,6 +62,11 @@ dl_dtype_get_name (DlDType dtype)
 /**
  * dl_dtype_is_floating_point:
  * @dtype: a #DlDType
+ *
+ * Says whether @dtype holds floating-point numbers, as
+ * `torch.dtype.is_floating_point`. Only floating-point tensors can require
+ * grad, and random and reduction ops such as dl_randn() and dl_tensor_mean()
+ * need one.
  *
  * Returns: whether @dtype is one of the floating-point types
  *
@@ -176,6 +189,10 @@ dl_dtype_promote (DlDType a, DlDType b)
 
 /**
  * dl_get_default_dtype:
+ *
+ * Gives the dtype that the creation functions of the bindings use for
+ * floating-point data when none is given, as `torch.get_default_dtype ()`:
+ * %DL_DTYPE_FLOAT32 until dl_set_default_dtype() changes it.
  *
  * Returns: the dtype that creation functions use for floating-point values
  *   when none is given (float32 unless changed)

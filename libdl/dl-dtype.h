@@ -40,6 +40,14 @@ typedef enum
   DL_DTYPE_BOOL,
 } DlDType;
 
+/**
+ * DL_N_DTYPES:
+ *
+ * The number of #DlDType values: every dtype is below it, so it sizes
+ * tables indexed by dtype.
+ *
+ * Since: 0.1
+ */
 #define DL_N_DTYPES 8
 
 DL_EXPORT

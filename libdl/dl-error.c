@@ -10,6 +10,10 @@
 /**
  * dl_error_quark:
  *
+ * Gives the quark of the error domain of libdl, %DL_ERROR. Every #GError
+ * that libdl reports is in this domain, with a #DlError code; from Python it
+ * is raised as a `GLib.Error` whose `domain` is "dl-error-quark".
+ *
  * Returns: the quark of the %DL_ERROR domain
  *
  * Since: 0.1

@@ -43,6 +43,15 @@ struct _DlGenerator
   guint64 offset;
 };
 
+/**
+ * DlGeneratorClass:
+ * @parent_class: the class of GObject
+ *
+ * The class structure of #DlGenerator. The type is final: its class adds no
+ * virtual method to that of GObject, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlGenerator, dl_generator, G_TYPE_OBJECT)
 
 static void
@@ -137,6 +146,9 @@ dl_generator_seed (DlGenerator *self)
  * dl_generator_initial_seed:
  * @self: a #DlGenerator
  *
+ * Gives the seed the generator was last seeded with, as
+ * `torch.Generator.initial_seed ()`.
+ *
  * Returns: the seed the stream of @self started from
  *
  * Since: 0.1
@@ -157,6 +169,10 @@ dl_generator_initial_seed (DlGenerator *self)
  * dl_generator_get_offset:
  * @self: a #DlGenerator
  *
+ * Gives how far the generator has advanced since it was last seeded, counted
+ * in blocks of its counter-based (Philox) stream. Seeding again resets it to
+ * 0; two generators with the same seed and offset give the same numbers.
+ *
  * Returns: the number of Philox blocks used since the last seeding
  *
  * Since: 0.1
@@ -176,6 +192,9 @@ dl_generator_get_offset (DlGenerator *self)
 /**
  * dl_generator_get_device:
  * @self: a #DlGenerator
+ *
+ * Gives the device the generator makes random numbers for; the random
+ * functions refuse a generator of another device than their result's.
  *
  * Returns: (transfer none): the device of @self
  *

@@ -104,6 +104,9 @@ dl_node_init (DlNode *self)
  * dl_node_get_name:
  * @self: a #DlNode
  *
+ * Gives the node's name, the one PyTorch gives the `grad_fn` of the same op
+ * ("AddBackward0", "MmBackward0"), or the name of a #DlFunction.
+ *
  * Returns: (transfer none): the node's name as PyTorch names it, such as
  *   "AddBackward0"
  *
@@ -120,6 +123,10 @@ dl_node_get_name (DlNode *self)
  * dl_node_get_n_inputs:
  * @self: a #DlNode
  *
+ * Gives the number of inputs of the op the node recorded: the number of
+ * gradients its backward gives, and of the edges of `grad_fn.next_functions`
+ * in PyTorch.
+ *
  * Returns: the number of inputs of the recorded op
  *
  * Since: 0.1
@@ -135,6 +142,10 @@ dl_node_get_n_inputs (DlNode *self)
  * dl_node_get_next_node:
  * @self: a #DlNode
  * @input: an input index
+ *
+ * Follows edge @input of the graph, as `grad_fn.next_functions[input][0]` in
+ * PyTorch: the node that made that input. An input that is a leaf (or needs
+ * no gradient) gives %NULL.
  *
  * Returns: (transfer none) (nullable): the node the gradient of @input
  *   flows to, or %NULL when it goes to a leaf or nowhere
@@ -155,6 +166,11 @@ dl_node_get_next_node (DlNode *self, guint input)
 
 /**
  * dl_is_grad_enabled:
+ *
+ * Says whether grad mode is on for the calling thread, as
+ * `torch.is_grad_enabled ()`: when it is, ops whose inputs require grad
+ * record the graph that dl_tensor_backward() goes through. It is on by
+ * default; dl_set_grad_enabled() turns it off for inference.
  *
  * Returns: whether ops on tensors that require grad are recorded on this
  *   thread
@@ -207,6 +223,11 @@ dl_autograd_set_detect_anomaly (gboolean enabled)
 
 /**
  * dl_autograd_is_anomaly_enabled:
+ *
+ * Says whether anomaly detection is on, as `torch.is_anomaly_enabled ()`:
+ * dl_autograd_set_detect_anomaly() turns it on, and then nodes record where
+ * their op ran (dl_node_get_trace()) and a backward pass that makes a NaN
+ * fails naming the node.
  *
  * Returns: whether anomaly detection is on
  *
@@ -264,6 +285,11 @@ anomaly_trace (void)
 /**
  * dl_node_get_trace:
  * @self: a #DlNode
+ *
+ * Gives where the op that made the node was called, as the anomaly trace
+ * function set with dl_autograd_set_anomaly_trace_func() described it (the
+ * Python bindings give the Python stack). Only nodes recorded with anomaly
+ * detection on have one.
  *
  * Returns: (transfer full) (nullable): where the op that made the node ran,
  *   as the anomaly trace function described it, when the node was recorded

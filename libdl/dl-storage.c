@@ -123,6 +123,9 @@ dl_storage_new_external (DlDevice *device,
  * dl_storage_ref:
  * @self: a #DlStorage
  *
+ * Takes a reference to the storage; dl_storage_unref() drops it. A storage
+ * lives while a tensor views it or a reference is held.
+ *
  * Returns: (transfer full): @self, with one more reference
  *
  * Since: 0.1
@@ -297,6 +300,9 @@ dl_storage_new_from_fd (DlDevice *device, gint fd, gsize nbytes, GError **error)
  * dl_storage_get_nbytes:
  * @self: a #DlStorage
  *
+ * Gives the size of the storage's memory in bytes, as
+ * `torch.UntypedStorage.nbytes ()`.
+ *
  * Returns: the size of the storage in bytes
  *
  * Since: 0.1
@@ -312,6 +318,8 @@ dl_storage_get_nbytes (DlStorage *self)
  * dl_storage_get_device:
  * @self: a #DlStorage
  *
+ * Gives the device that holds the storage's memory.
+ *
  * Returns: (transfer none): the device that owns the memory
  *
  * Since: 0.1
@@ -326,6 +334,10 @@ dl_storage_get_device (DlStorage *self)
 /**
  * dl_storage_is_external:
  * @self: a #DlStorage
+ *
+ * Says whether the storage borrows its memory from another owner (an array
+ * from dl_tensor_new_from_address(), a mapped checkpoint file) instead of
+ * allocating it, and gives it back to that owner when done.
  *
  * Returns: whether the storage wraps memory that another owner (a numpy
  *   array, a mapped file) lent it

@@ -33,6 +33,15 @@ dl_autograd_install_hooks (const DlAutogradHooks *hooks)
   dl_autograd_hooks = hooks;
 }
 
+/**
+ * DlTensorClass:
+ * @parent_class: the class of GObject
+ *
+ * The class structure of #DlTensor. The type is final: its class adds no
+ * virtual method to that of GObject, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlTensor, dl_tensor, G_TYPE_OBJECT)
 
 enum
@@ -304,14 +313,15 @@ dl_check_numel (const gchar *op, const gint64 *shape, gsize ndim, GError **error
 }
 
 gboolean
-dl_normalize_dim (const gchar *op, gint *dim, gint ndim, GError **error)
+dl_normalize_dim (const gchar *op, gint64 *dim, gint ndim, GError **error)
 {
-  gint n = MAX (ndim, 1);
+  gint64 n = MAX (ndim, 1);
 
   if (*dim < -n || *dim >= n)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
-                   "%s: dimension out of range (expected to be in range of [%d, %d], but got %d)",
+                   "%s: dimension out of range (expected to be in range of [%" G_GINT64_FORMAT
+                   ", %" G_GINT64_FORMAT "], but got %" G_GINT64_FORMAT ")",
                    op, -n, n - 1, *dim);
       return FALSE;
     }
@@ -400,9 +410,9 @@ static DlTensor *
 copy_from_host (const gchar *op,
                 gconstpointer data,
                 gsize size,
-                DlDType dtype,
                 const gint64 *shape,
                 gsize n_dims,
+                DlDType dtype,
                 GError **error)
 {
   gint64 numel;
@@ -430,17 +440,17 @@ copy_from_host (const gchar *op,
  *   elements in row-major order, in host byte order
  * @size: the length of @data in bytes: the product of @shape times the
  *   size of @dtype
- * @dtype: the element type
  * @shape: (array length=n_dims): the shape
  * @n_dims: the number of dimensions
+ * @dtype: the element type
  * @error: return location for a #GError
  *
  * Makes a CPU tensor holding a copy of @data, as in
  *
  * |[<!-- language="C" -->
  * static const float values[] = { 1, 2, 3, 4, 5, 6 };
- * g_autoptr (DlTensor) t = dl_tensor_new_from_data (values, sizeof values, DL_DTYPE_FLOAT32,
- *                                                   DL_SHAPE (2, 3), &error);
+ * g_autoptr (DlTensor) t = dl_tensor_new_from_data (values, sizeof values, DL_SHAPE (2, 3),
+ *                                                   DL_DTYPE_FLOAT32, &error);
  * ]|
  *
  * The caller keeps @data. From a binding, @data is a byte array (Python
@@ -454,21 +464,21 @@ copy_from_host (const gchar *op,
 DlTensor *
 dl_tensor_new_from_data (gconstpointer data,
                          gsize size,
-                         DlDType dtype,
                          const gint64 *shape,
                          gsize n_dims,
+                         DlDType dtype,
                          GError **error)
 {
   g_return_val_if_fail (data != NULL || size == 0, NULL);
-  return copy_from_host ("from_data", data, size, dtype, shape, n_dims, error);
+  return copy_from_host ("from_data", data, size, shape, n_dims, dtype, error);
 }
 
 /**
  * dl_tensor_new_from_bytes:
  * @bytes: the elements in row-major order, in host byte order
- * @dtype: the element type
  * @shape: (array length=n_dims): the shape
  * @n_dims: the number of dimensions
+ * @dtype: the element type
  * @error: return location for a #GError
  *
  * Makes a CPU tensor holding a copy of @bytes, as
@@ -481,9 +491,9 @@ dl_tensor_new_from_data (gconstpointer data,
  */
 DlTensor *
 dl_tensor_new_from_bytes (GBytes *bytes,
-                          DlDType dtype,
                           const gint64 *shape,
                           gsize n_dims,
+                          DlDType dtype,
                           GError **error)
 {
   gsize size;
@@ -491,18 +501,18 @@ dl_tensor_new_from_bytes (GBytes *bytes,
 
   g_return_val_if_fail (bytes != NULL, NULL);
   data = g_bytes_get_data (bytes, &size);
-  return copy_from_host ("from_bytes", data, size, dtype, shape, n_dims, error);
+  return copy_from_host ("from_bytes", data, size, shape, n_dims, dtype, error);
 }
 
 /**
  * dl_tensor_new_from_address:
  * @address: the address of the first element of external host memory
- * @dtype: the element type
  * @shape: (array length=n_dims): the shape
  * @n_dims: the number of dimensions
  * @strides: (array length=n_strides) (nullable): strides in elements, or
  *   %NULL for row-major contiguous
  * @n_strides: the number of strides: 0 or @n_dims
+ * @dtype: the element type
  * @release: (scope notified) (closure user_data) (destroy notify) (nullable):
  *   called when the tensor's storage lets the memory go
  * @user_data: data for @release; the owner of the memory
@@ -520,11 +530,11 @@ dl_tensor_new_from_bytes (GBytes *bytes,
  */
 DlTensor *
 dl_tensor_new_from_address (guintptr address,
-                            DlDType dtype,
                             const gint64 *shape,
                             gsize n_dims,
                             const gint64 *strides,
                             gsize n_strides,
+                            DlDType dtype,
                             DlReleaseFunc release,
                             gpointer user_data,
                             GDestroyNotify notify,
@@ -617,6 +627,10 @@ dl_tensor_share_memory (DlTensor *self, GError **error)
  * dl_tensor_is_shared:
  * @self: a #DlTensor
  *
+ * Says whether the tensor's storage lives in shared memory that another
+ * process can map, after dl_tensor_share_memory() or when it was made with
+ * dl_tensor_new_from_shared_fd().
+ *
  * Returns: whether the tensor's storage is in shared memory
  *   (dl_tensor_share_memory()), as torch.Tensor.is_shared()
  *
@@ -655,6 +669,10 @@ dl_tensor_get_shared_fd (DlTensor *self)
  * dl_tensor_get_storage_nbytes:
  * @self: a #DlTensor
  *
+ * Gives the size of the tensor's whole storage in bytes, as
+ * `torch.Tensor.untyped_storage ().nbytes ()`: at least what the tensor's
+ * own elements take, more for a view of a larger tensor.
+ *
  * Returns: the size in bytes of the storage the tensor views
  *
  * Since: 0.1
@@ -672,13 +690,13 @@ dl_tensor_get_storage_nbytes (DlTensor *self)
  *   or another process; it is duplicated, the caller keeps its own
  * @nbytes: the size of the shared storage in bytes
  *   (dl_tensor_get_storage_nbytes() of the shared tensor)
- * @dtype: the element type
  * @shape: (array length=n_dims): the shape
  * @n_dims: the number of dimensions
  * @strides: (array length=n_strides) (nullable): strides in elements, or
  *   %NULL for row-major contiguous
  * @n_strides: the number of strides: 0 or @n_dims
  * @offset: the storage offset of the first element, in elements
+ * @dtype: the element type
  * @error: return location for a #GError
  *
  * Maps shared memory that another tensor holds (dl_tensor_share_memory())
@@ -693,12 +711,12 @@ dl_tensor_get_storage_nbytes (DlTensor *self)
 DlTensor *
 dl_tensor_new_from_shared_fd (gint fd,
                               gsize nbytes,
-                              DlDType dtype,
                               const gint64 *shape,
                               gsize n_dims,
                               const gint64 *strides,
                               gsize n_strides,
                               gint64 offset,
+                              DlDType dtype,
                               GError **error)
 {
   g_autoptr (DlTensor) t = NULL;
@@ -766,6 +784,11 @@ write_scalar (char *p, DlDType dtype, gdouble value)
  * @value: the value
  * @dtype: the element type
  *
+ * Makes a 0-d CPU tensor (no dimensions, one element) holding @value
+ * converted to @dtype, as `torch.tensor (value, dtype=dtype)`. It does not
+ * require grad. Unlike dl_tensor_new_wrapped_scalar(), the result takes part
+ * in type promotion as a tensor of @dtype.
+ *
  * Returns: (transfer full): a new 0-d CPU tensor holding @value
  *
  * Since: 0.1
@@ -784,6 +807,9 @@ dl_tensor_new_scalar (gdouble value, DlDType dtype)
  * dl_tensor_get_dtype:
  * @self: a #DlTensor
  *
+ * Gives the type of the tensor's elements, as `torch.Tensor.dtype` (the
+ * #DlTensor:dtype property).
+ *
  * Returns: the element type
  *
  * Since: 0.1
@@ -798,6 +824,9 @@ dl_tensor_get_dtype (DlTensor *self)
 /**
  * dl_tensor_get_ndim:
  * @self: a #DlTensor
+ *
+ * Gives the number of dimensions of the tensor, as `torch.Tensor.dim ()`
+ * (the #DlTensor:ndim property).
  *
  * Returns: the number of dimensions (0 for a scalar)
  *
@@ -815,6 +844,19 @@ dl_tensor_get_ndim (DlTensor *self)
  * @self: a #DlTensor
  * @n_dims: (out): the number of dimensions
  *
+ * Gives the size of every dimension, as `torch.Tensor.shape`. The array
+ * belongs to the tensor and lives as long as it does; a 0-d tensor gives an
+ * empty array.
+ *
+ * |[<!-- language="C" -->
+ * g_autoptr (DlTensor) t = dl_zeros (DL_SHAPE (2, 3), DL_DTYPE_FLOAT32, NULL, NULL);
+ * gsize n_dims;
+ * const gint64 *shape = dl_tensor_get_shape (t, &n_dims);
+ *
+ * for (gsize i = 0; i < n_dims; i++)
+ *   g_print ("%" G_GINT64_FORMAT " ", shape[i]);
+ * ]|
+ *
  * Returns: (array length=n_dims) (transfer none): the size of each dimension
  *
  * Since: 0.1
@@ -831,6 +873,11 @@ dl_tensor_get_shape (DlTensor *self, gsize *n_dims)
  * dl_tensor_get_strides:
  * @self: a #DlTensor
  * @n_dims: (out): the number of dimensions
+ *
+ * Gives the step, in elements, between neighbours along every dimension, as
+ * `torch.Tensor.stride ()`. A contiguous tensor of shape [2, 3] has strides
+ * [3, 1]; views (transposes, slices, expands) have others, 0 for an expanded
+ * dimension. The array belongs to the tensor.
  *
  * Returns: (array length=n_dims) (transfer none): the stride of each
  *   dimension, in elements
@@ -851,19 +898,24 @@ dl_tensor_get_strides (DlTensor *self, gsize *n_dims)
  * @dim: a dimension, negative counting from the end
  * @error: return location for a #GError
  *
+ * Gives the size of one dimension, as `torch.Tensor.size (dim)`.
+ *
+ * Fails with %DL_ERROR_INDEX when @dim is outside [-ndim, ndim).
+ *
  * Returns: the size of dimension @dim, or -1 with @error set if @dim is
  *   out of range
  *
  * Since: 0.1
  */
 gint64
-dl_tensor_get_size (DlTensor *self, gint dim, GError **error)
+dl_tensor_get_size (DlTensor *self, gint64 dim, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), -1);
   if (self->ndim == 0)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
-                   "size: dimension specified as %d but tensor has no dimensions", dim);
+                   "size: dimension specified as %" G_GINT64_FORMAT " but tensor has no dimensions",
+                   dim);
       return -1;
     }
   if (!dl_normalize_dim ("size", &dim, self->ndim, error))
@@ -874,6 +926,10 @@ dl_tensor_get_size (DlTensor *self, gint dim, GError **error)
 /**
  * dl_tensor_get_storage_offset:
  * @self: a #DlTensor
+ *
+ * Gives the position of the tensor's first element in its storage, counted
+ * in elements, as `torch.Tensor.storage_offset ()`; nonzero for views such
+ * as slices.
  *
  * Returns: the offset of the first element in the storage, in elements
  *
@@ -889,6 +945,9 @@ dl_tensor_get_storage_offset (DlTensor *self)
 /**
  * dl_tensor_numel:
  * @self: a #DlTensor
+ *
+ * Gives the number of elements: the product of the sizes, 1 for a 0-d
+ * tensor, as `torch.Tensor.numel ()`.
  *
  * Returns: the number of elements
  *
@@ -943,6 +1002,9 @@ dl_tensor_is_read_only (DlTensor *self)
  * dl_tensor_element_size:
  * @self: a #DlTensor
  *
+ * Gives the size of one element in bytes, as `torch.Tensor.element_size ()`;
+ * the same as dl_dtype_get_size() of the tensor's dtype.
+ *
  * Returns: the size of one element in bytes
  *
  * Since: 0.1
@@ -957,6 +1019,11 @@ dl_tensor_element_size (DlTensor *self)
 /**
  * dl_tensor_is_contiguous:
  * @self: a #DlTensor
+ *
+ * Says whether the tensor is contiguous in row-major order, as
+ * `torch.Tensor.is_contiguous ()`: its strides are those of a fresh tensor
+ * of its shape (dimensions of size 1 may have any stride).
+ * dl_tensor_contiguous() gives a contiguous tensor.
  *
  * Returns: whether the elements lie in row-major order without gaps
  *
@@ -983,6 +1050,9 @@ dl_tensor_is_contiguous (DlTensor *self)
  * dl_tensor_get_device:
  * @self: a #DlTensor
  *
+ * Gives the device that holds the tensor's memory, as `torch.Tensor.device`
+ * (the #DlTensor:device property).
+ *
  * Returns: (transfer none): the device the tensor lives on
  *
  * Since: 0.1
@@ -997,6 +1067,9 @@ dl_tensor_get_device (DlTensor *self)
 /**
  * dl_tensor_get_storage:
  * @self: a #DlTensor
+ *
+ * Gives the storage the tensor is a view of: the block of memory it shares
+ * with its views, as `torch.Tensor.untyped_storage ()`.
  *
  * Returns: (transfer none): the storage the tensor views
  *
@@ -1013,6 +1086,11 @@ dl_tensor_get_storage (DlTensor *self)
  * dl_tensor_get_data_ptr:
  * @self: a #DlTensor
  *
+ * Gives the address of the tensor's first element (the storage's address
+ * plus the storage offset), as `torch.Tensor.data_ptr ()`. On a device other
+ * than the CPU it is a device address. The address stays valid while the
+ * storage lives and is not released.
+ *
  * Returns: the address of the first element, as torch's data_ptr()
  *
  * Since: 0.1
@@ -1027,6 +1105,11 @@ dl_tensor_get_data_ptr (DlTensor *self)
 /**
  * dl_tensor_get_requires_grad:
  * @self: a #DlTensor
+ *
+ * Says whether autograd records the ops that use the tensor, as
+ * `torch.Tensor.requires_grad` (the #DlTensor:requires-grad property). A
+ * leaf gets it from dl_tensor_set_requires_grad(); an op's result requires
+ * grad when an input does and grad mode is on.
  *
  * Returns: whether autograd records ops on the tensor
  *
@@ -1086,6 +1169,11 @@ dl_tensor_set_requires_grad (DlTensor *self, gboolean requires_grad, GError **er
 /**
  * dl_tensor_get_grad:
  * @self: a #DlTensor
+ *
+ * Gives the gradient that dl_tensor_backward() accumulated into this tensor,
+ * as `torch.Tensor.grad`: kept for leaves that require grad, and for
+ * non-leaves after dl_tensor_retain_grad(). %NULL before the first backward
+ * pass and after dl_optimizer_zero_grad() with set_to_none.
  *
  * Returns: (transfer none) (nullable): the gradient accumulated by
  *   backward, or %NULL
@@ -1188,6 +1276,10 @@ dl_tensor_release (DlTensor *self)
  * dl_tensor_is_released:
  * @self: a #DlTensor
  *
+ * Says whether the tensor's memory is gone: dl_tensor_release() let go of it
+ * early, as garbage-collected bindings (GJS) do to bound memory. Using a
+ * released tensor in an op is an error.
+ *
  * Returns: whether dl_tensor_release() let go of the tensor's memory (or
  *   of the memory of the tensor this one is a view of, before the view
  *   was made)
@@ -1212,6 +1304,10 @@ dl_tensor_released_error (const gchar *op, GError **error)
  * dl_tensor_get_grad_fn:
  * @self: a #DlTensor
  *
+ * Gives the autograd node of the op that made the tensor, as
+ * `torch.Tensor.grad_fn`; its dl_node_get_name() is PyTorch's, such as
+ * "MulBackward0". %NULL for leaves and for results made with grad mode off.
+ *
  * Returns: (transfer none) (nullable): the autograd node that made the
  *   tensor, or %NULL for a leaf
  *
@@ -1228,6 +1324,12 @@ dl_tensor_get_grad_fn (DlTensor *self)
 /**
  * dl_tensor_is_leaf:
  * @self: a #DlTensor
+ *
+ * Says whether the tensor is a leaf of the autograd graph, as
+ * `torch.Tensor.is_leaf`: every tensor that does not require grad, and those
+ * that require it but were made by the user (parameters, inputs) rather than
+ * by a recorded op. Only leaves keep their gradient after
+ * dl_tensor_backward() by default.
  *
  * Returns: whether the tensor was made by the user rather than by an op
  *   recorded by autograd

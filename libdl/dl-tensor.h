@@ -34,23 +34,23 @@ G_DECLARE_FINAL_TYPE (DlTensor, dl_tensor, DL, TENSOR, GObject)
 DL_EXPORT
 DlTensor *dl_tensor_new_from_data (gconstpointer data,
                                    gsize size,
-                                   DlDType dtype,
                                    const gint64 *shape,
                                    gsize n_dims,
+                                   DlDType dtype,
                                    GError **error);
 DL_EXPORT
 DlTensor *dl_tensor_new_from_bytes (GBytes *bytes,
-                                    DlDType dtype,
                                     const gint64 *shape,
                                     gsize n_dims,
+                                    DlDType dtype,
                                     GError **error);
 DL_EXPORT
 DlTensor *dl_tensor_new_from_address (guintptr address,
-                                      DlDType dtype,
                                       const gint64 *shape,
                                       gsize n_dims,
                                       const gint64 *strides,
                                       gsize n_strides,
+                                      DlDType dtype,
                                       DlReleaseFunc release,
                                       gpointer user_data,
                                       GDestroyNotify notify,
@@ -77,7 +77,7 @@ const gint64 *dl_tensor_get_shape (DlTensor *self, gsize *n_dims);
 DL_EXPORT
 const gint64 *dl_tensor_get_strides (DlTensor *self, gsize *n_dims);
 DL_EXPORT
-gint64 dl_tensor_get_size (DlTensor *self, gint dim, GError **error);
+gint64 dl_tensor_get_size (DlTensor *self, gint64 dim, GError **error);
 DL_EXPORT
 gint64 dl_tensor_get_storage_offset (DlTensor *self);
 DL_EXPORT
@@ -131,12 +131,12 @@ gsize dl_tensor_get_storage_nbytes (DlTensor *self);
 DL_EXPORT
 DlTensor *dl_tensor_new_from_shared_fd (gint fd,
                                         gsize nbytes,
-                                        DlDType dtype,
                                         const gint64 *shape,
                                         gsize n_dims,
                                         const gint64 *strides,
                                         gsize n_strides,
                                         gint64 offset,
+                                        DlDType dtype,
                                         GError **error);
 
 G_END_DECLS

@@ -45,18 +45,15 @@
 typedef DlTensor *(*UnaryFn) (DlTensor *self, GError **error);
 typedef DlTensor *(*BinaryFn) (DlTensor *self, DlTensor *other, GError **error);
 typedef DlTensor *(*ScalarFn) (DlTensor *self, gdouble other, GError **error);
-typedef DlTensor *(*DimFn) (DlTensor *self, gint dim, GError **error);
-typedef DlTensor *(*Dim2Fn) (DlTensor *self, gint dim0, gint dim1, GError **error);
-typedef DlTensor *(*DimsFn) (DlTensor *self, const gint *dims, gsize n, GError **error);
+typedef DlTensor *(*DimFn) (DlTensor *self, gint64 dim, GError **error);
+typedef DlTensor *(*Dim2Fn) (DlTensor *self, gint64 dim0, gint64 dim1, GError **error);
+typedef DlTensor *(*DimsFn) (DlTensor *self, const gint64 *dims, gsize n, GError **error);
 typedef DlTensor *(*ShapeFn) (DlTensor *self, const gint64 *shape, gsize n, GError **error);
-typedef DlTensor *(*DimKeepFn) (DlTensor *self, gint dim, gboolean keepdim, GError **error);
-typedef DlTensor *(*DimsKeepFn) (DlTensor *self,
-                                 const gint *dims,
-                                 gsize n,
-                                 gboolean keepdim,
-                                 GError **error);
+typedef DlTensor *(*DimKeepFn) (DlTensor *self, gint64 dim, gboolean keepdim, GError **error);
+typedef DlTensor *(
+    *DimsKeepFn) (DlTensor *self, const gint64 *dims, gsize n, gboolean keepdim, GError **error);
 typedef DlTensor *(*DimKeepIndicesFn) (DlTensor *self,
-                                       gint dim,
+                                       gint64 dim,
                                        gboolean keepdim,
                                        DlTensor **indices,
                                        GError **error);
@@ -208,17 +205,6 @@ get_int64 (PyObject *o, gint64 *v)
   return !overflow;
 }
 
-static gboolean
-get_int (PyObject *o, gint *v)
-{
-  gint64 i;
-
-  if (!get_int64 (o, &i) || i < G_MININT || i > G_MAXINT)
-    return FALSE;
-  *v = (gint)i;
-  return TRUE;
-}
-
 /* keepdim: absent (FALSE), True or False. */
 static gboolean
 get_bool (PyObject *o, gboolean *v)
@@ -231,12 +217,12 @@ get_bool (PyObject *o, gboolean *v)
 
 /* dim: an int, or a tuple or list of ints. */
 static gboolean
-get_dims (PyObject *o, gint *dims, gsize *n)
+get_dims (PyObject *o, gint64 *dims, gsize *n)
 {
   if (PyLong_CheckExact (o))
     {
       *n = 1;
-      return get_int (o, dims);
+      return get_int64 (o, dims);
     }
   if (!PyTuple_CheckExact (o) && !PyList_CheckExact (o))
     return FALSE;
@@ -244,7 +230,7 @@ get_dims (PyObject *o, gint *dims, gsize *n)
   if (*n > MAX_DIMS)
     return FALSE;
   for (gsize i = 0; i < *n; i++)
-    if (!get_int (PySequence_Fast_GET_ITEM (o, i), &dims[i]))
+    if (!get_int64 (PySequence_Fast_GET_ITEM (o, i), &dims[i]))
       return FALSE;
   return TRUE;
 }
@@ -582,7 +568,7 @@ reduce (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
 {
   PyObject *arg[MAX_PARAMS];
   GError *error = NULL;
-  gint dims[MAX_DIMS];
+  gint64 dims[MAX_DIMS];
   gboolean keepdim;
   DlTensor *r;
   gsize n;
@@ -609,7 +595,7 @@ extremum (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
   GError *error = NULL;
   DlTensor *r, *idx = NULL;
   gboolean keepdim;
-  gint dim;
+  gint64 dim;
 
   if (!parse (e, c, arg) || !get_bool (arg[1], &keepdim))
     return FALLBACK;
@@ -618,7 +604,7 @@ extremum (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
       RUN (is_big (t), r, e->fn2.unary (t, &error));
       return finish (r, error);
     }
-  if (!get_int (arg[0], &dim))
+  if (!get_int64 (arg[0], &dim))
     return FALLBACK;
   RUN (is_big (t), r, e->fn.dim_keep_indices (t, dim, keepdim, &idx, &error));
   if ((values = finish (r, error)) == NULL)
@@ -652,7 +638,7 @@ arg_extremum (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
   GError *error = NULL;
   gboolean keepdim;
   DlTensor *r, *v;
-  gint dim;
+  gint64 dim;
 
   if (!parse (e, c, arg) || !get_bool (arg[1], &keepdim))
     return FALLBACK;
@@ -663,7 +649,7 @@ arg_extremum (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
       RUN (is_big (v), r, e->fn.dim_keep (v, 0, FALSE, &error));
       g_object_unref (v);
     }
-  else if (get_int (arg[0], &dim))
+  else if (get_int64 (arg[0], &dim))
     RUN (is_big (t), r, e->fn.dim_keep (t, dim, keepdim, &error));
   else
     return FALLBACK;
@@ -695,14 +681,14 @@ dims (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
 {
   PyObject *const *items;
   GError *error = NULL;
-  gint dims[MAX_DIMS];
+  gint64 dims[MAX_DIMS];
   Py_ssize_t n;
   DlTensor *r;
 
   if (!varargs (c, &items, &n))
     return FALLBACK;
   for (Py_ssize_t i = 0; i < n; i++)
-    if (!get_int (items[i], &dims[i]))
+    if (!get_int64 (items[i], &dims[i]))
       return FALLBACK;
   r = e->fn.dims (t, dims, n, &error);
   return finish (r, error);
@@ -715,9 +701,9 @@ dim (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
   PyObject *arg[MAX_PARAMS];
   GError *error = NULL;
   DlTensor *r;
-  gint d;
+  gint64 d;
 
-  if (!parse (e, c, arg) || arg[0] == NULL || !get_int (arg[0], &d) || !is_none (arg[1]))
+  if (!parse (e, c, arg) || arg[0] == NULL || !get_int64 (arg[0], &d) || !is_none (arg[1]))
     return FALLBACK;
   RUN (is_big (t), r, e->fn.dim (t, d, &error));
   return finish (r, error);
@@ -730,7 +716,7 @@ dim2 (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
   PyObject *arg[MAX_PARAMS];
   GError *error = NULL;
   DlTensor *r;
-  gint d[2];
+  gint64 d[2];
 
   if (!parse (e, c, arg))
     return FALLBACK;
@@ -738,7 +724,7 @@ dim2 (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
     {
       if (arg[i] == NULL && i >= e->n_required)
         d[i] = e->defaults[i];
-      else if (arg[i] == NULL || !get_int (arg[i], &d[i]))
+      else if (arg[i] == NULL || !get_int64 (arg[i], &d[i]))
         return FALLBACK;
     }
   RUN (is_big (t), r, e->fn.dim2 (t, d[0], d[1], &error));
@@ -755,13 +741,13 @@ squeeze (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
   const gint64 *shape;
   gsize n, k = 0;
   DlTensor *r;
-  gint d;
+  gint64 d;
 
   if (!parse (e, c, arg))
     return FALLBACK;
   if (!is_none (arg[0]))
     {
-      if (!get_int (arg[0], &d))
+      if (!get_int64 (arg[0], &d))
         return FALLBACK;
       r = e->fn.dim (t, d, &error);
     }
@@ -814,13 +800,13 @@ size (const Entry *e, PyObject *self, DlTensor *t, const Call *c)
   PyObject *arg[MAX_PARAMS];
   GError *error = NULL;
   gint64 s;
-  gint d;
+  gint64 d;
 
   if (!parse (e, c, arg))
     return FALLBACK;
   if (is_none (arg[0]))
     return size_of (t);
-  if (!get_int (arg[0], &d))
+  if (!get_int64 (arg[0], &d))
     return FALLBACK;
   s = dl_tensor_get_size (t, d, &error);
   if (error)
@@ -1503,8 +1489,8 @@ fast_borrow (PyObject *module, PyObject *args)
       || !get_int64s (strides_obj, "borrow: strides", strides, &n_strides))
     return NULL;
   Py_INCREF (owner);
-  t = dl_tensor_new_from_address ((guint64)address, (DlDType)dtype, shape, n_shape, strides,
-                                  n_strides, release_owner, owner, NULL, &error);
+  t = dl_tensor_new_from_address ((guint64)address, shape, n_shape, strides, n_strides,
+                                  (DlDType)dtype, release_owner, owner, NULL, &error);
   if (t == NULL)
     {
       /* from_address released the memory, and so the reference, itself */

@@ -43,16 +43,10 @@ static DlTensor *
 my_net_forward (DlModule *module, DlTensor *input, GError **error)
 {
   MyNet *self = MY_NET (module);
-  g_autoptr (DlTensor) hidden = NULL;
-  g_autoptr (DlTensor) activated = NULL;
+  g_autoptr (DlTensor) hidden = dl_module_forward (DL_MODULE (self->fc1), input, error);
+  g_autoptr (DlTensor) activated = hidden ? dl_tensor_relu (hidden, error) : NULL;
 
-  hidden = dl_module_forward (DL_MODULE (self->fc1), input, error);
-  if (hidden == NULL)
-    return NULL;
-  activated = dl_tensor_relu (hidden, error);
-  if (activated == NULL)
-    return NULL;
-  return dl_module_forward (DL_MODULE (self->fc2), activated, error);
+  return activated ? dl_module_forward (DL_MODULE (self->fc2), activated, error) : NULL;
 }
 
 static void
@@ -82,11 +76,8 @@ my_net_new (gint64 n_in, gint64 n_hidden, gint64 n_out, GError **error)
 {
   g_autoptr (MyNet) self = g_object_new (MY_TYPE_NET, NULL);
 
-  self->fc1 = dl_linear_new (n_in, n_hidden, TRUE, error);
-  if (self->fc1 == NULL)
-    return NULL;
-  self->fc2 = dl_linear_new (n_hidden, n_out, TRUE, error);
-  if (self->fc2 == NULL)
+  if (!(self->fc1 = dl_linear_new (n_in, n_hidden, TRUE, error))
+      || !(self->fc2 = dl_linear_new (n_hidden, n_out, TRUE, error)))
     return NULL;
 
   /* Registered children contribute their parameters, named "fc1.weight",
@@ -105,24 +96,18 @@ my_net_new (gint64 n_in, gint64 n_hidden, gint64 n_out, GError **error)
 static gboolean
 make_data (gint64 n, DlTensor **points, DlTensor **labels, GError **error)
 {
-  g_autoptr (DlTensor) u = NULL;
-  g_autoptr (DlTensor) scaled = NULL;
-  g_autoptr (DlTensor) x = NULL;
+  g_autoptr (DlTensor) x = dl_empty (DL_SHAPE (n, 2), DL_DTYPE_FLOAT32, NULL, error);
   g_autoptr (GBytes) x_bytes = NULL;
   g_autofree gint64 *yv = g_new (gint64, n);
   const gfloat *xv;
 
-  if (!(u = dl_rand (DL_SHAPE (n, 2), DL_DTYPE_FLOAT32, NULL, error))
-      || !(scaled = dl_tensor_mul_scalar (u, 2.0, error))
-      || !(x = dl_tensor_sub_scalar (scaled, 1.0, error))
-      || !(x_bytes = dl_tensor_to_bytes (x, error)))
+  if (!x || !dl_tensor_uniform_ (x, -1, 1, error) || !(x_bytes = dl_tensor_to_bytes (x, error)))
     return FALSE;
-
   xv = g_bytes_get_data (x_bytes, NULL);
   for (gint64 i = 0; i < n; i++)
     yv[i] = (xv[2 * i] > 0) == (xv[2 * i + 1] > 0);
   if (!(*labels
-        = dl_tensor_new_from_data (yv, n * sizeof (gint64), DL_DTYPE_INT64, DL_SHAPE (n), error)))
+        = dl_tensor_new_from_data (yv, n * sizeof (gint64), DL_SHAPE (n), DL_DTYPE_INT64, error)))
     return FALSE;
   *points = g_steal_pointer (&x);
   return TRUE;
@@ -176,10 +161,7 @@ main (int argc, char *argv[])
   gdouble first_loss = 0, last_loss = 0, acc;
 
   dl_manual_seed (2026);
-
-  if (!make_data (n_points, &points, &labels, &error))
-    return fail (error);
-  if (!(net = my_net_new (2, 16, 2, &error)))
+  if (!make_data (n_points, &points, &labels, &error) || !(net = my_net_new (2, 16, 2, &error)))
     return fail (error);
 
   names = dl_module_parameter_names (DL_MODULE (net));
@@ -189,21 +171,16 @@ main (int argc, char *argv[])
   /* The optimizer keeps its own references to the parameter tensors and
    * updates them in place. */
   params = dl_module_parameters (DL_MODULE (net));
-  sgd = dl_sgd_new (params, 0.2, 0.9, 0.0, 0.0, FALSE, &error);
-  if (sgd == NULL)
+  if (!(sgd = dl_sgd_new (params, 0.2, 0.9, 0.0, 0.0, FALSE, &error)))
     return fail (error);
 
   for (gint step = 0; step <= n_steps; step++)
     {
-      g_autoptr (DlTensor) logits = NULL;
-      g_autoptr (DlTensor) loss = NULL;
-
       /* forward: records the graph backward will walk */
-      logits = dl_module_forward (DL_MODULE (net), points, &error);
-      if (logits == NULL)
-        return fail (error);
-      loss = dl_cross_entropy (logits, labels, &error);
-      if (loss == NULL)
+      g_autoptr (DlTensor) logits = dl_module_forward (DL_MODULE (net), points, &error);
+      g_autoptr (DlTensor) loss = logits ? dl_cross_entropy (logits, labels, &error) : NULL;
+
+      if (!loss)
         return fail (error);
 
       /* backward and update: clear the old gradients first, since

@@ -56,7 +56,7 @@ class CharLstm : Dl.Module {
 Dl.Tensor int64_tensor (int64[] values, int64[] shape) throws GLib.Error {
     var buf = new uint8[values.length * sizeof (int64)];
     Memory.copy (buf, values, buf.length);
-    return new Dl.Tensor.from_bytes (new Bytes (buf), Dl.DType.INT64, shape);
+    return new Dl.Tensor.from_bytes (new Bytes (buf), shape, Dl.DType.INT64);
 }
 
 /* @n characters sampled after a newline, one at a time */

@@ -46,7 +46,7 @@ void make_data (int n, out Dl.Tensor points, out Dl.Tensor labels) throws GLib.E
         ys[i] = (xs[2 * i] > 0) == (xs[2 * i + 1] > 0) ? 1 : 0;
     var bytes = new uint8[n * sizeof (int64)];
     Memory.copy (bytes, ys, bytes.length);
-    labels = new Dl.Tensor.from_bytes (new Bytes (bytes), Dl.DType.INT64, { n });
+    labels = new Dl.Tensor.from_bytes (new Bytes (bytes), { n }, Dl.DType.INT64);
 }
 
 /* The fraction of points classified right, without recording a graph. */

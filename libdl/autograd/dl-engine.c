@@ -557,6 +557,30 @@ root_gradient (const gchar *op, DlTensor *out, DlTensor *given, guint i, GError 
  * Computes the gradient of @self with respect to every leaf it was made
  * from that requires grad, and adds it to the leaf's grad.
  *
+ * As `loss.backward ()` in PyTorch: gradients accumulate (add up) over calls
+ * until dl_optimizer_zero_grad() or dl_tensor_set_grad() clears them, and
+ * the graph's saved tensors are freed after the pass unless @retain_graph is
+ * %TRUE.
+ *
+ * |[<!-- language="C" -->
+ * g_autoptr (GError) error = NULL;
+ * g_autoptr (DlTensor) w = NULL;
+ * g_autoptr (DlTensor) y = NULL;
+ * g_autoptr (DlTensor) loss = NULL;
+ *
+ * if (!(w = dl_randn (DL_SHAPE (3), DL_DTYPE_FLOAT32, NULL, &error))
+ *     || !dl_tensor_set_requires_grad (w, TRUE, &error)
+ *     || !(y = dl_tensor_mul (w, w, &error))
+ *     || !(loss = dl_tensor_sum (y, &error))
+ *     || !dl_tensor_backward (loss, NULL, FALSE, FALSE, &error))
+ *   g_printerr ("%s\n", error->message);
+ * ]|
+ *
+ * leaves 2 * `w` in dl_tensor_get_grad() of `w`. Fails with %DL_ERROR_AUTOGRAD
+ * when @self does not require grad, when @gradient is %NULL and @self has
+ * more than one element, or when a graph freed by an earlier pass is walked
+ * again; with %DL_ERROR_SHAPE when @gradient's shape differs from @self's.
+ *
  * Returns: %TRUE on success
  *
  * Since: 0.1

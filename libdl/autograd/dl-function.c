@@ -79,6 +79,41 @@
  * }
  * ]|
  *
+ * registered as a type and applied to a tensor:
+ *
+ * |[<!-- language="C" -->
+ * #define MY_TYPE_CLAMP (my_clamp_get_type ())
+ * G_DECLARE_FINAL_TYPE (MyClamp, my_clamp, MY, CLAMP, DlFunction)
+ *
+ * struct _MyClamp
+ * {
+ *   DlFunction parent_instance;
+ * };
+ *
+ * G_DEFINE_FINAL_TYPE (MyClamp, my_clamp, DL_TYPE_FUNCTION)
+ *
+ * static void
+ * my_clamp_class_init (MyClampClass *klass)
+ * {
+ *   DL_FUNCTION_CLASS (klass)->forward = clamp_forward;
+ *   DL_FUNCTION_CLASS (klass)->backward = clamp_backward;
+ * }
+ *
+ * static void
+ * my_clamp_init (MyClamp *self)
+ * {
+ * }
+ *
+ * static DlTensor *
+ * my_clamp (DlTensor *x, GError **error)
+ * {
+ *   g_autoptr (MyClamp) fn = g_object_new (MY_TYPE_CLAMP, NULL);
+ *   g_autoptr (GPtrArray) outputs = dl_function_apply (DL_FUNCTION (fn), &x, 1, error);
+ *
+ *   return outputs ? g_object_ref (g_ptr_array_index (outputs, 0)) : NULL;
+ * }
+ * ]|
+ *
  * Since: 0.1
  */
 
@@ -890,6 +925,10 @@ dl_function_set_materialize_grads (DlFunction *self, gboolean materialize)
 /**
  * dl_function_get_materialize_grads:
  * @self: a #DlFunction
+ *
+ * Says whether the backward of the function gets a tensor of zeros for each
+ * output that received no gradient (%TRUE, the default, as
+ * `ctx.set_materialize_grads (True)` in PyTorch) or %NULL.
  *
  * Returns: whether backward gets zeros for the outputs that got no
  *   gradient; see dl_function_set_materialize_grads()

@@ -330,7 +330,7 @@ jacobian_to_string (const gdouble *jac, gint64 rows, gint64 cols)
 {
   g_autoptr (GBytes) bytes = g_bytes_new (jac, rows * cols * sizeof (gdouble));
   g_autoptr (DlTensor) t
-      = dl_tensor_new_from_bytes (bytes, DL_DTYPE_FLOAT64, (gint64[]){ rows, cols }, 2, NULL);
+      = dl_tensor_new_from_bytes (bytes, (gint64[]){ rows, cols }, 2, DL_DTYPE_FLOAT64, NULL);
 
   return t ? dl_tensor_to_string (t) : g_strdup ("?");
 }

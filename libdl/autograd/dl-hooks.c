@@ -323,6 +323,10 @@ dl_tensor_retain_grad (DlTensor *self, GError **error)
  * dl_tensor_get_retains_grad:
  * @self: a #DlTensor
  *
+ * Says whether a non-leaf tensor keeps its gradient after
+ * dl_tensor_backward(), as `torch.Tensor.retains_grad`. Leaves always keep
+ * theirs and give %FALSE here, as in PyTorch.
+ *
  * Returns: whether dl_tensor_retain_grad() was called on @self, a
  *   non-leaf (torch.Tensor.retains_grad)
  *

@@ -58,6 +58,15 @@ struct _DlDataLoader
 
 static void dl_data_loader_initable_iface_init (GInitableIface *iface);
 
+/**
+ * DlDataLoaderClass:
+ * @parent_class: the class of GObject
+ *
+ * The class structure of #DlDataLoader. The type is final: its class adds no
+ * virtual method to that of GObject, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE_WITH_CODE (DlDataLoader,
                                dl_data_loader,
                                G_TYPE_OBJECT,
@@ -288,6 +297,36 @@ dl_data_loader_init (DlDataLoader *self)
  * Makes a loader without workers whose shuffled orders come from the
  * default generator; set other options through the construct properties.
  *
+ * As `torch.utils.data.DataLoader (dataset, batch_size, shuffle)`: each pass
+ * (dl_data_loader_iterate()) gives batches of @batch_size samples, the j-th
+ * tensor of a batch the samples' j-th tensors stacked along a new first dim.
+ *
+ * |[<!-- language="C" -->
+ * g_autoptr (GError) error = NULL;
+ * g_autoptr (DlTensor) x = NULL;
+ * g_autoptr (DlTensor) y = NULL;
+ * g_autoptr (DlTensorDataset) data = NULL;
+ * g_autoptr (DlDataLoader) loader = NULL;
+ * g_autoptr (DlDataLoaderIter) it = NULL;
+ * g_autoptr (GPtrArray) batch = NULL;
+ * DlTensor *tensors[2];
+ *
+ * if (!(x = dl_randn (DL_SHAPE (1000, 20), DL_DTYPE_FLOAT32, NULL, &error))
+ *     || !(y = dl_randint (0, 2, DL_SHAPE (1000), DL_DTYPE_INT64, NULL, &error)))
+ *   return;
+ * tensors[0] = x;
+ * tensors[1] = y;
+ * if (!(data = dl_tensor_dataset_new (tensors, 2, &error))
+ *     || !(loader = dl_data_loader_new (DL_DATASET (data), 32, TRUE, &error))
+ *     || !(it = dl_data_loader_iterate (loader, &error)))
+ *   return;
+ * while (dl_data_loader_iter_next (it, &batch, &error))
+ *   g_print ("a batch of %" G_GINT64_FORMAT " samples\n",
+ *            dl_tensor_get_size (g_ptr_array_index (batch, 0), 0, NULL));
+ * ]|
+ *
+ * Fails with %DL_ERROR_ARGUMENT when @batch_size is below 1.
+ *
  * Returns: (transfer full): the loader, or %NULL with @error set
  *
  * Since: 0.1
@@ -304,6 +343,9 @@ dl_data_loader_new (DlDataset *dataset, gint64 batch_size, gboolean shuffle, GEr
  * dl_data_loader_get_dataset:
  * @self: a #DlDataLoader
  *
+ * Gives the data set the loader draws its samples from, the
+ * #DlDataLoader:dataset property.
+ *
  * Returns: (transfer none) (nullable): the data set
  *
  * Since: 0.1
@@ -318,6 +360,10 @@ dl_data_loader_get_dataset (DlDataLoader *self)
 /**
  * dl_data_loader_get_batch_size:
  * @self: a #DlDataLoader
+ *
+ * Gives the number of samples per batch, the #DlDataLoader:batch-size
+ * property; the last batch of a pass may be smaller unless
+ * #DlDataLoader:drop-last is set.
  *
  * Returns: the number of samples per batch
  *
@@ -341,6 +387,11 @@ n_batches (DlDataLoader *self, gint64 n)
 /**
  * dl_data_loader_get_length:
  * @self: a #DlDataLoader
+ *
+ * Gives the number of batches in one pass over the data set, as `len ()` of
+ * a `torch.utils.data.DataLoader`: the number of samples divided by the
+ * batch size, rounded up, or down with #DlDataLoader:drop-last. 0 without a
+ * data set.
  *
  * Returns: the number of batches in a pass, as len() of a PyTorch
  *   DataLoader
@@ -434,6 +485,15 @@ struct _DlDataLoaderIter
   Slot *slots; /* one per batch */
 };
 
+/**
+ * DlDataLoaderIterClass:
+ * @parent_class: the class of GObject
+ *
+ * The class structure of #DlDataLoaderIter. The type is final: its class
+ * adds no virtual method to that of GObject, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlDataLoaderIter, dl_data_loader_iter, G_TYPE_OBJECT)
 
 /* loads and collates batch @b */
@@ -596,11 +656,24 @@ dl_data_loader_iterate (DlDataLoader *self, GError **error)
  * end the pass. The loop in C:
  *
  * |[<!-- language="C" -->
- * g_autoptr (GPtrArray) batch = NULL;
- * while (dl_data_loader_iter_next (it, &batch, &error))
- *   train_on (batch);
- * if (error)
- *   ...
+ * static gboolean
+ * one_pass (DlDataLoader *loader, GError **error)
+ * {
+ *   g_autoptr (DlDataLoaderIter) it = dl_data_loader_iterate (loader, error);
+ *   g_autoptr (GPtrArray) batch = NULL;
+ *   GError *local = NULL;
+ *
+ *   if (it == NULL)
+ *     return FALSE;
+ *   while (dl_data_loader_iter_next (it, &batch, &local))
+ *     g_print ("batch %" G_GINT64_FORMAT "\n", dl_data_loader_iter_get_position (it));
+ *   if (local != NULL)
+ *     {
+ *       g_propagate_error (error, local);
+ *       return FALSE;
+ *     }
+ *   return TRUE;
+ * }
  * ]|
  *
  * Returns: %TRUE with @batch set, %FALSE after the last batch or with
@@ -655,6 +728,9 @@ dl_data_loader_iter_next (DlDataLoaderIter *self, GPtrArray **batch, GError **er
 /**
  * dl_data_loader_iter_get_position:
  * @self: a #DlDataLoaderIter
+ *
+ * Gives the number of batches dl_data_loader_iter_next() has given in this
+ * pass; it equals dl_data_loader_get_length() after the last one.
  *
  * Returns: the number of batches given so far
  *

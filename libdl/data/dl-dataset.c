@@ -82,6 +82,11 @@ dl_dataset_init (DlDataset *self)
  * dl_dataset_get_length: (virtual get_length)
  * @self: a #DlDataset
  *
+ * Gives the number of samples in the data set, as `len ()` of a
+ * `torch.utils.data.Dataset`; samples are numbered 0 to length - 1. A
+ * subclass implements the get_length virtual method (`do_get_length` in
+ * Python, `vfunc_get_length` in GJS, `override get_length` in Vala).
+ *
  * Returns: the number of samples
  *
  * Since: 0.1
@@ -213,6 +218,15 @@ struct _DlTensorDataset
   GPtrArray *tensors;
 };
 
+/**
+ * DlTensorDatasetClass:
+ * @parent_class: the class of #DlDataset
+ *
+ * The class structure of #DlTensorDataset. The type is final: its class adds
+ * no virtual method to that of #DlDataset, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlTensorDataset, dl_tensor_dataset, DL_TYPE_DATASET)
 
 static gint64
@@ -308,6 +322,10 @@ dl_tensor_dataset_new (DlTensor **tensors, gsize n_tensors, GError **error)
  * dl_tensor_dataset_get_tensors:
  * @self: a #DlTensorDataset
  *
+ * Gives the tensors the data set was made from, as
+ * `torch.utils.data.TensorDataset.tensors`: sample i is their i-th slices
+ * along the first dimension.
+ *
  * Returns: (transfer container) (element-type DlTensor): the tensors the
  *   samples are slices of
  *
@@ -337,6 +355,15 @@ struct _DlSubset
   GArray *indices; /* gint64 */
 };
 
+/**
+ * DlSubsetClass:
+ * @parent_class: the class of #DlDataset
+ *
+ * The class structure of #DlSubset. The type is final: its class adds no
+ * virtual method to that of #DlDataset, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlSubset, dl_subset, DL_TYPE_DATASET)
 
 static gint64
@@ -420,6 +447,9 @@ dl_subset_new (DlDataset *dataset, const gint64 *indices, gsize n_indices, GErro
  * dl_subset_get_dataset:
  * @self: a #DlSubset
  *
+ * Gives the data set the subset takes its samples from, as
+ * `torch.utils.data.Subset.dataset`.
+ *
  * Returns: (transfer none): the data set the samples come from
  *
  * Since: 0.1
@@ -435,6 +465,10 @@ dl_subset_get_dataset (DlSubset *self)
  * dl_subset_get_indices:
  * @self: a #DlSubset
  * @n_indices: (out): return location for the number of indices
+ *
+ * Gives the positions in the underlying data set of the subset's samples, in
+ * order, as `torch.utils.data.Subset.indices`: sample i of the subset is
+ * sample indices[i] of the data set. The array belongs to the subset.
  *
  * Returns: (array length=n_indices) (transfer none): the indices of the
  *   samples in the data set
@@ -466,6 +500,15 @@ struct _DlConcatDataset
   GArray *ends; /* gint64: the cumulative lengths, as torch's cumulative_sizes */
 };
 
+/**
+ * DlConcatDatasetClass:
+ * @parent_class: the class of #DlDataset
+ *
+ * The class structure of #DlConcatDataset. The type is final: its class adds
+ * no virtual method to that of #DlDataset, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlConcatDataset, dl_concat_dataset, DL_TYPE_DATASET)
 
 static gint64
@@ -562,6 +605,10 @@ dl_concat_dataset_new (DlDataset **datasets, gsize n_datasets, GError **error)
 /**
  * dl_concat_dataset_get_datasets:
  * @self: a #DlConcatDataset
+ *
+ * Gives the data sets the concatenation is made of, as
+ * `torch.utils.data.ConcatDataset.datasets`: their samples follow each other
+ * in this order.
  *
  * Returns: (transfer container) (element-type DlDataset): the data sets,
  *   in order

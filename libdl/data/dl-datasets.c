@@ -46,13 +46,13 @@ dl_read_idx (const gchar *path, GCancellable *cancellable, GError **error)
   switch (type)
     {
       case DL_IDX_UINT8:
-        return dl_tensor_new_from_bytes (bytes, DL_DTYPE_UINT8, dims, n_dims, error);
+        return dl_tensor_new_from_bytes (bytes, dims, n_dims, DL_DTYPE_UINT8, error);
       case DL_IDX_INT32:
-        return dl_tensor_new_from_bytes (bytes, DL_DTYPE_INT32, dims, n_dims, error);
+        return dl_tensor_new_from_bytes (bytes, dims, n_dims, DL_DTYPE_INT32, error);
       case DL_IDX_FLOAT32:
-        return dl_tensor_new_from_bytes (bytes, DL_DTYPE_FLOAT32, dims, n_dims, error);
+        return dl_tensor_new_from_bytes (bytes, dims, n_dims, DL_DTYPE_FLOAT32, error);
       case DL_IDX_FLOAT64:
-        return dl_tensor_new_from_bytes (bytes, DL_DTYPE_FLOAT64, dims, n_dims, error);
+        return dl_tensor_new_from_bytes (bytes, dims, n_dims, DL_DTYPE_FLOAT64, error);
       case DL_IDX_INT8:
       case DL_IDX_INT16:
         {
@@ -66,7 +66,7 @@ dl_read_idx (const gchar *path, GCancellable *cancellable, GError **error)
             wide[i]
                 = type == DL_IDX_INT8 ? (gint32)(gint8)src[i] : (gint32)((const gint16 *)src)[i];
           wb = g_bytes_new_take (wide, count * sizeof (gint32));
-          return dl_tensor_new_from_bytes (wb, DL_DTYPE_INT32, dims, n_dims, error);
+          return dl_tensor_new_from_bytes (wb, dims, n_dims, DL_DTYPE_INT32, error);
         }
       default:
         g_set_error (error, DL_ERROR, DL_ERROR_FORMAT, "read_idx: %s: unsupported type", path);
@@ -160,6 +160,16 @@ struct _DlFashionMnistDataset
 
 static void dl_fashion_mnist_dataset_initable_iface_init (GInitableIface *iface);
 
+/**
+ * DlFashionMnistDatasetClass:
+ * @parent_class: the class of #DlDataset
+ *
+ * The class structure of #DlFashionMnistDataset. The type is final: its
+ * class adds no virtual method to that of #DlDataset, and it cannot be
+ * subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE_WITH_CODE (DlFashionMnistDataset,
                                dl_fashion_mnist_dataset,
                                DL_TYPE_DATASET,
@@ -186,6 +196,9 @@ static const gchar *const class_names[] = {
 /**
  * dl_fashion_mnist_class_name:
  * @label: a label, 0..9
+ *
+ * Gives the name of a Fashion-MNIST class: 0 is "T-shirt/top", 1 "Trouser",
+ * up to 9, "Ankle boot". The string is static.
  *
  * Returns: (nullable): the name of the class @label ("T-shirt/top",
  *   "Trouser", ...), or %NULL for a value out of range

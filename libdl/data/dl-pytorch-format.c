@@ -658,11 +658,11 @@ storage_tensor (Machine *m, Storage *s, const guint8 *p, gsize nbytes, GError **
   g_autoptr (GBytes) bytes = NULL;
 
   if (m->map != NULL && s->numel > 0 && GPOINTER_TO_SIZE (p) % dl_dtype_get_size (s->dtype) == 0)
-    return dl_tensor_new_from_address (GPOINTER_TO_SIZE (p), s->dtype, &s->numel, 1, NULL, 0,
+    return dl_tensor_new_from_address (GPOINTER_TO_SIZE (p), &s->numel, 1, NULL, 0, s->dtype,
                                        (DlReleaseFunc)g_mapped_file_unref,
                                        g_mapped_file_ref (m->map), NULL, error);
   bytes = g_bytes_new_static (s->numel ? p : NULL, nbytes);
-  return dl_tensor_new_from_bytes (bytes, s->dtype, &s->numel, 1, error);
+  return dl_tensor_new_from_bytes (bytes, &s->numel, 1, s->dtype, error);
 }
 
 /* The 1-D tensor of all of @s's elements, made on first use: with a

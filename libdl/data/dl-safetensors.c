@@ -490,13 +490,13 @@ make_tensor (const Entry *e, const guint8 *data, GMappedFile *map, GError **erro
   gsize n = e->end - e->begin;
 
   if (map != NULL && n > 0 && GPOINTER_TO_SIZE (p) % dl_dtype_get_size (e->dtype) == 0)
-    return dl_tensor_new_from_address (GPOINTER_TO_SIZE (p), e->dtype, e->shape, e->ndim, NULL, 0,
+    return dl_tensor_new_from_address (GPOINTER_TO_SIZE (p), e->shape, e->ndim, NULL, 0, e->dtype,
                                        (DlReleaseFunc)g_mapped_file_unref, g_mapped_file_ref (map),
                                        NULL, error);
   {
     g_autoptr (GBytes) bytes = g_bytes_new_static (n ? p : NULL, n);
 
-    return dl_tensor_new_from_bytes (bytes, e->dtype, e->shape, e->ndim, error);
+    return dl_tensor_new_from_bytes (bytes, e->shape, e->ndim, e->dtype, error);
   }
 }
 
@@ -908,6 +908,28 @@ dl_safetensors_save_to_bytes (DlTensorDict *tensors, GError **error)
  *
  * The file is replaced only when it is written completely: on an error
  * the old file, if any, stays as it was.
+ *
+ * Saving a model's state and reading it back, as
+ * `safetensors.torch.save_file ()` and `load_file ()`:
+ *
+ * |[<!-- language="C" -->
+ * g_autoptr (GError) error = NULL;
+ * g_autoptr (DlLinear) fc = NULL;
+ * g_autoptr (DlTensorDict) state = NULL;
+ * g_autoptr (DlTensorDict) loaded = NULL;
+ * g_autoptr (GFile) file = g_file_new_for_path ("model.safetensors");
+ *
+ * if (!(fc = dl_linear_new (4, 2, TRUE, &error)))
+ *   return;
+ * state = dl_module_state_dict (DL_MODULE (fc));
+ * if (!dl_safetensors_save (state, file, NULL, &error)
+ *     || !(loaded = dl_safetensors_load (file, NULL, &error)))
+ *   g_printerr ("%s\n", error->message);
+ * ]|
+ *
+ * `loaded` holds "bias" and "weight". dl_module_save_state() and
+ * dl_module_load_state() do both steps for a module. Fails with %DL_ERROR_IO
+ * when the file cannot be written.
  *
  * Returns: %TRUE on success, %FALSE with @error set
  *

@@ -40,6 +40,15 @@ struct _DlTensorDict
   GHashTable *metadata; /* (owned) gchar* -> gchar* */
 };
 
+/**
+ * DlTensorDictClass:
+ * @parent_class: the class of GObject
+ *
+ * The class structure of #DlTensorDict. The type is final: its class adds no
+ * virtual method to that of GObject, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlTensorDict, dl_tensor_dict, G_TYPE_OBJECT)
 
 static void
@@ -69,6 +78,10 @@ dl_tensor_dict_init (DlTensorDict *self)
 
 /**
  * dl_tensor_dict_new:
+ *
+ * Makes an empty dict of named tensors: the state dicts of modules and the
+ * contents of checkpoint files (dl_safetensors_load()), with string metadata
+ * beside the tensors.
  *
  * Returns: (transfer full): a new, empty dict
  *
@@ -114,6 +127,9 @@ dl_tensor_dict_insert (DlTensorDict *self, const gchar *name, DlTensor *tensor)
  * @self: a #DlTensorDict
  * @name: a tensor name
  *
+ * Gives the tensor stored under @name, as `state_dict[name]`, or %NULL when
+ * there is none.
+ *
  * Returns: (transfer none) (nullable): the tensor of that name, or %NULL
  *
  * Since: 0.1
@@ -130,6 +146,8 @@ dl_tensor_dict_lookup (DlTensorDict *self, const gchar *name)
  * dl_tensor_dict_contains:
  * @self: a #DlTensorDict
  * @name: a tensor name
+ *
+ * Says whether the dict holds a tensor named @name, as `name in state_dict`.
  *
  * Returns: whether the dict holds a tensor of that name
  *
@@ -172,6 +190,9 @@ dl_tensor_dict_remove (DlTensorDict *self, const gchar *name)
  * dl_tensor_dict_get_size:
  * @self: a #DlTensorDict
  *
+ * Gives the number of tensors in the dict, as `len ()` of a state dict;
+ * metadata does not count.
+ *
  * Returns: the number of tensors
  *
  * Since: 0.1
@@ -186,6 +207,10 @@ dl_tensor_dict_get_size (DlTensorDict *self)
 /**
  * dl_tensor_dict_get_names:
  * @self: a #DlTensorDict
+ *
+ * Gives the names of the tensors in the order they were first inserted:
+ * the modules' order for dl_module_state_dict(), sorted for
+ * dl_safetensors_load(). Free the array with g_strfreev().
  *
  * Returns: (transfer full): the tensor names, in insertion order
  *
@@ -231,6 +256,9 @@ dl_tensor_dict_set_metadata (DlTensorDict *self, const gchar *key, const gchar *
  * @self: a #DlTensorDict
  * @key: the key
  *
+ * Gives the metadata string stored under @key (the `__metadata__` of a
+ * safetensors file), or %NULL when there is none.
+ *
  * Returns: (nullable): the metadata string of @key, or %NULL
  *
  * Since: 0.1
@@ -252,6 +280,8 @@ compare_strings (const void *a, const void *b)
 /**
  * dl_tensor_dict_get_metadata_keys:
  * @self: a #DlTensorDict
+ *
+ * Gives the keys of the metadata, sorted. Free the array with g_strfreev().
  *
  * Returns: (transfer full): the metadata keys, sorted
  *

@@ -22,21 +22,6 @@
 #define PARAM_FLAGS                                                                                \
   (G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY)
 
-/* A dim property as the ops take it (gint), or an error naming the module.
- * The properties are gint64 as every dim in the API. */
-static gboolean
-dim_arg (const gchar *module, const gchar *name, gint64 dim, gint *out, GError **error)
-{
-  if (dim < G_MININT || dim > G_MAXINT)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_INDEX, "%s: %s %" G_GINT64_FORMAT " is out of range",
-                   module, name, dim);
-      return FALSE;
-    }
-  *out = (gint)dim;
-  return TRUE;
-}
-
 /* ---- ReLU ---------------------------------------------------------------- */
 
 /**
@@ -53,6 +38,15 @@ struct _DlRelu
   gboolean inplace;
 };
 
+/**
+ * DlReluClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlRelu. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlRelu, dl_relu, DL_TYPE_MODULE)
 
 enum
@@ -139,6 +133,9 @@ dl_relu_init (DlRelu *self)
  * dl_relu_new:
  * @inplace: whether forward overwrites its input
  *
+ * Makes a ReLU module, as `torch.nn.ReLU (inplace)`: forward gives max (x,
+ * 0) element-wise.
+ *
  * Returns: (transfer full): a new #DlRelu
  *
  * Since: 0.1
@@ -152,6 +149,10 @@ dl_relu_new (gboolean inplace)
 /**
  * dl_relu_get_inplace:
  * @self: a #DlRelu
+ *
+ * Says whether forward overwrites its input and returns it instead of making
+ * a new tensor, the #DlRelu:inplace property (the `inplace` argument of
+ * `torch.nn.ReLU`).
  *
  * Returns: whether forward overwrites its input
  *
@@ -182,6 +183,15 @@ struct _DlLeakyRelu
   gboolean inplace;
 };
 
+/**
+ * DlLeakyReluClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlLeakyRelu. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlLeakyRelu, dl_leaky_relu, DL_TYPE_MODULE)
 
 enum
@@ -304,6 +314,10 @@ dl_leaky_relu_init (DlLeakyRelu *self)
  * @negative_slope: the factor for negative elements
  * @inplace: whether forward overwrites its input
  *
+ * Makes a leaky ReLU module, as `torch.nn.LeakyReLU (negative_slope,
+ * inplace)`: forward gives x where x > 0 and @negative_slope * x elsewhere.
+ * PyTorch's default slope is 0.01.
+ *
  * Returns: (transfer full): a new #DlLeakyRelu
  *
  * Since: 0.1
@@ -319,6 +333,9 @@ dl_leaky_relu_new (gdouble negative_slope, gboolean inplace)
  * dl_leaky_relu_get_negative_slope:
  * @self: a #DlLeakyRelu
  *
+ * Gives the factor applied to negative elements, the
+ * #DlLeakyRelu:negative-slope property.
+ *
  * Returns: the factor for negative elements
  *
  * Since: 0.1
@@ -333,6 +350,10 @@ dl_leaky_relu_get_negative_slope (DlLeakyRelu *self)
 /**
  * dl_leaky_relu_get_inplace:
  * @self: a #DlLeakyRelu
+ *
+ * Says whether forward overwrites its input and returns it instead of making
+ * a new tensor, the #DlLeakyRelu:inplace property (the `inplace` argument of
+ * `torch.nn.LeakyReLU`).
  *
  * Returns: whether forward overwrites its input
  *
@@ -363,6 +384,15 @@ struct _DlGelu
   gchar *approximate;
 };
 
+/**
+ * DlGeluClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlGelu. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlGelu, dl_gelu, DL_TYPE_MODULE)
 
 enum
@@ -475,6 +505,13 @@ dl_gelu_init (DlGelu *self)
  *   for its tanh approximation
  * @error: return location for a #GError
  *
+ * Makes a GELU module, as `torch.nn.GELU (approximate)`: forward gives x *
+ * Phi (x), Phi the standard normal distribution function, or its tanh
+ * approximation.
+ *
+ * Fails with %DL_ERROR_ARGUMENT when @approximate is neither "none" nor
+ * "tanh".
+ *
  * Returns: (transfer full): a new #DlGelu, or %NULL with @error set for
  *   another @approximate
  *
@@ -490,6 +527,9 @@ dl_gelu_new (const gchar *approximate, GError **error)
 /**
  * dl_gelu_get_approximate:
  * @self: a #DlGelu
+ *
+ * Gives which form of GELU the module computes, the #DlGelu:approximate
+ * property: "none" for the exact one, "tanh" for the approximation.
  *
  * Returns: (transfer none): "none" or "tanh" (or the invalid value the
  *   module was given)
@@ -517,6 +557,15 @@ struct _DlSilu
   gboolean inplace;
 };
 
+/**
+ * DlSiluClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlSilu. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlSilu, dl_silu, DL_TYPE_MODULE)
 
 enum
@@ -603,6 +652,9 @@ dl_silu_init (DlSilu *self)
  * dl_silu_new:
  * @inplace: whether forward overwrites its input
  *
+ * Makes a SiLU (swish) module, as `torch.nn.SiLU (inplace)`: forward gives x
+ * * sigmoid (x) element-wise.
+ *
  * Returns: (transfer full): a new #DlSilu
  *
  * Since: 0.1
@@ -616,6 +668,10 @@ dl_silu_new (gboolean inplace)
 /**
  * dl_silu_get_inplace:
  * @self: a #DlSilu
+ *
+ * Says whether forward overwrites its input and returns it instead of making
+ * a new tensor, the #DlSilu:inplace property (the `inplace` argument of
+ * `torch.nn.SiLU`).
  *
  * Returns: whether forward overwrites its input
  *
@@ -642,6 +698,15 @@ struct _DlSigmoid
   DlModule parent_instance;
 };
 
+/**
+ * DlSigmoidClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlSigmoid. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlSigmoid, dl_sigmoid, DL_TYPE_MODULE)
 
 static DlTensor *
@@ -663,6 +728,9 @@ dl_sigmoid_init (DlSigmoid *self)
 
 /**
  * dl_sigmoid_new:
+ *
+ * Makes a sigmoid module, as `torch.nn.Sigmoid ()`: forward gives 1 / (1 +
+ * exp (-x)) element-wise.
  *
  * Returns: (transfer full): a new #DlSigmoid
  *
@@ -686,6 +754,15 @@ struct _DlTanh
   DlModule parent_instance;
 };
 
+/**
+ * DlTanhClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlTanh. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlTanh, dl_tanh, DL_TYPE_MODULE)
 
 static DlTensor *
@@ -707,6 +784,9 @@ dl_tanh_init (DlTanh *self)
 
 /**
  * dl_tanh_new:
+ *
+ * Makes a tanh module, as `torch.nn.Tanh ()`: forward gives the hyperbolic
+ * tangent element-wise.
  *
  * Returns: (transfer full): a new #DlTanh
  *
@@ -731,6 +811,15 @@ struct _DlIdentity
   DlModule parent_instance;
 };
 
+/**
+ * DlIdentityClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlIdentity. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlIdentity, dl_identity, DL_TYPE_MODULE)
 
 static DlTensor *
@@ -752,6 +841,9 @@ dl_identity_init (DlIdentity *self)
 
 /**
  * dl_identity_new:
+ *
+ * Makes a module whose forward gives its input back, as `torch.nn.Identity
+ * ()`: a placeholder where a layer is optional.
  *
  * Returns: (transfer full): a new #DlIdentity
  *
@@ -780,6 +872,15 @@ struct _DlFlatten
   gint64 end_dim;
 };
 
+/**
+ * DlFlattenClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlFlatten. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlFlatten, dl_flatten, DL_TYPE_MODULE)
 
 enum
@@ -796,12 +897,8 @@ static DlTensor *
 dl_flatten_forward (DlModule *module, DlTensor *input, GError **error)
 {
   DlFlatten *self = DL_FLATTEN (module);
-  gint start, end;
 
-  if (!dim_arg ("Flatten", "start_dim", self->start_dim, &start, error)
-      || !dim_arg ("Flatten", "end_dim", self->end_dim, &end, error))
-    return NULL;
-  return dl_tensor_flatten (input, start, end, error);
+  return dl_tensor_flatten (input, self->start_dim, self->end_dim, error);
 }
 
 static void
@@ -907,6 +1004,10 @@ dl_flatten_new (gint64 start_dim, gint64 end_dim)
  * dl_flatten_get_start_dim:
  * @self: a #DlFlatten
  *
+ * Gives the first dimension the module flattens, the #DlFlatten:start-dim
+ * property (1 by default, as in `torch.nn.Flatten`, so the batch dimension
+ * stays).
+ *
  * Returns: the first dim to flatten
  *
  * Since: 0.1
@@ -921,6 +1022,9 @@ dl_flatten_get_start_dim (DlFlatten *self)
 /**
  * dl_flatten_get_end_dim:
  * @self: a #DlFlatten
+ *
+ * Gives the last dimension the module flattens, the #DlFlatten:end-dim
+ * property (-1 by default: the last one).
  *
  * Returns: the last dim to flatten
  *
@@ -967,6 +1071,15 @@ struct _DlSoftmax
   gint64 dim;
 };
 
+/**
+ * DlSoftmaxClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlSoftmax. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlSoftmax, dl_softmax, DL_TYPE_MODULE)
 
 enum
@@ -981,11 +1094,7 @@ static GParamSpec *softmax_properties[SOFTMAX_N_PROPS];
 static DlTensor *
 dl_softmax_forward (DlModule *module, DlTensor *input, GError **error)
 {
-  gint dim;
-
-  if (!dim_arg ("Softmax", "dim", DL_SOFTMAX (module)->dim, &dim, error))
-    return NULL;
-  return dl_tensor_softmax (input, dim, error);
+  return dl_tensor_softmax (input, DL_SOFTMAX (module)->dim, error);
 }
 
 static void
@@ -1059,6 +1168,10 @@ dl_softmax_init (DlSoftmax *self)
  * dl_softmax_new:
  * @dim: the dim to normalise over
  *
+ * Makes a softmax module, as `torch.nn.Softmax (dim)`: forward gives
+ * dl_tensor_softmax() of its input along @dim, which may count from the end.
+ * A @dim out of range fails in forward.
+ *
  * Returns: (transfer full): a new #DlSoftmax
  *
  * Since: 0.1
@@ -1072,6 +1185,9 @@ dl_softmax_new (gint64 dim)
 /**
  * dl_softmax_get_dim:
  * @self: a #DlSoftmax
+ *
+ * Gives the dimension the module normalises over, the #DlSoftmax:dim
+ * property.
  *
  * Returns: the dim it normalises over
  *
@@ -1098,6 +1214,15 @@ struct _DlLogSoftmax
   gint64 dim;
 };
 
+/**
+ * DlLogSoftmaxClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlLogSoftmax. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlLogSoftmax, dl_log_softmax, DL_TYPE_MODULE)
 
 enum
@@ -1112,11 +1237,7 @@ static GParamSpec *log_softmax_properties[LOG_SOFTMAX_N_PROPS];
 static DlTensor *
 dl_log_softmax_forward (DlModule *module, DlTensor *input, GError **error)
 {
-  gint dim;
-
-  if (!dim_arg ("LogSoftmax", "dim", DL_LOG_SOFTMAX (module)->dim, &dim, error))
-    return NULL;
-  return dl_tensor_log_softmax (input, dim, error);
+  return dl_tensor_log_softmax (input, DL_LOG_SOFTMAX (module)->dim, error);
 }
 
 static void
@@ -1191,6 +1312,10 @@ dl_log_softmax_init (DlLogSoftmax *self)
  * dl_log_softmax_new:
  * @dim: the dim to normalise over
  *
+ * Makes a log-softmax module, as `torch.nn.LogSoftmax (dim)`: forward gives
+ * dl_tensor_log_softmax() of its input along @dim. A @dim out of range fails
+ * in forward.
+ *
  * Returns: (transfer full): a new #DlLogSoftmax
  *
  * Since: 0.1
@@ -1204,6 +1329,9 @@ dl_log_softmax_new (gint64 dim)
 /**
  * dl_log_softmax_get_dim:
  * @self: a #DlLogSoftmax
+ *
+ * Gives the dimension the module normalises over, the #DlLogSoftmax:dim
+ * property.
  *
  * Returns: the dim it normalises over
  *
@@ -1244,6 +1372,15 @@ struct _DlElu
   gboolean inplace;
 };
 
+/**
+ * DlEluClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlElu. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlElu, dl_elu, DL_TYPE_MODULE)
 
 static const DlLayerProp elu_props[] = {
@@ -1299,6 +1436,10 @@ dl_elu_init (DlElu *self)
  * @alpha: the scale of the negative part
  * @inplace: whether forward overwrites its input
  *
+ * Makes an ELU module, as `torch.nn.ELU (alpha, inplace)`: forward gives x
+ * where x > 0 and @alpha * (exp (x) - 1) elsewhere. PyTorch's default @alpha
+ * is 1.
+ *
  * Returns: (transfer full): a new #DlElu
  *
  * Since: 0.1
@@ -1324,6 +1465,15 @@ struct _DlHardtanh
   gboolean inplace;
 };
 
+/**
+ * DlHardtanhClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlHardtanh. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlHardtanh, dl_hardtanh, DL_TYPE_MODULE)
 
 static const DlLayerProp hardtanh_props[] = {
@@ -1429,6 +1579,15 @@ struct _DlSoftplus
   gdouble beta, threshold;
 };
 
+/**
+ * DlSoftplusClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlSoftplus. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlSoftplus, dl_softplus, DL_TYPE_MODULE)
 
 static const DlLayerProp softplus_props[] = {
@@ -1485,6 +1644,10 @@ dl_softplus_init (DlSoftplus *self)
  * dl_softplus_new:
  * @beta: the sharpness
  * @threshold: above it (beta * x), the identity
+ *
+ * Makes a softplus module, as `torch.nn.Softplus (beta, threshold)`: forward
+ * gives log (1 + exp (@beta * x)) / @beta, and x itself where @beta * x is
+ * above @threshold, for stability. PyTorch's defaults are 1 and 20.
  *
  * Returns: (transfer full): a new #DlSoftplus
  *

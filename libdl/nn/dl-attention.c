@@ -114,7 +114,7 @@ split_heads (DlTensor *x, gint64 num_heads, gboolean batch_first, GError **error
 {
   gint64 e = dim_size (x, 2);
   g_autoptr (DlTensor) x4 = NULL;
-  static const gint bf[] = { 0, 2, 1, 3 }, sf[] = { 1, 2, 0, 3 };
+  static const gint64 bf[] = { 0, 2, 1, 3 }, sf[] = { 1, 2, 0, 3 };
 
   if (!(x4 = dl_tensor_reshape (
             x, (gint64[]){ dim_size (x, 0), dim_size (x, 1), num_heads, e / num_heads }, 4, error)))
@@ -781,7 +781,7 @@ mha_forward (const MhaArgs *args,
     return NULL;
 
   {
-    static const gint to_bf[] = { 0, 2, 1, 3 }, to_sf[] = { 2, 0, 1, 3 };
+    static const gint64 to_bf[] = { 0, 2, 1, 3 }, to_sf[] = { 2, 0, 1, 3 };
     g_autoptr (DlTensor) o = dl_tensor_permute (out4, a.batch_first ? to_bf : to_sf, 4, error);
     gint64 a0 = a.batch_first ? bsz : tgt_len, a1 = a.batch_first ? tgt_len : bsz;
     g_autoptr (DlTensor) o3 = NULL;
@@ -803,7 +803,7 @@ mha_forward (const MhaArgs *args,
 
       if (average_attn_weights)
         {
-          g_autoptr (DlTensor) s = dl_tensor_sum_dims (weights, (gint[]){ 1 }, 1, FALSE, error);
+          g_autoptr (DlTensor) s = dl_tensor_sum_dims (weights, (gint64[]){ 1 }, 1, FALSE, error);
 
           wout = s ? dl_tensor_div_scalar (s, (gdouble)n_heads, error) : NULL;
         }
@@ -1463,6 +1463,10 @@ dl_multihead_attention_attend (DlMultiheadAttention *self,
  * dl_multihead_attention_get_embed_dim:
  * @self: a #DlMultiheadAttention
  *
+ * Gives the size E of the embeddings the module takes and gives, the
+ * #DlMultiheadAttention:embed-dim property (`embed_dim` of
+ * `torch.nn.MultiheadAttention`).
+ *
  * Returns: the embedding size E
  *
  * Since: 0.1
@@ -1477,6 +1481,9 @@ dl_multihead_attention_get_embed_dim (DlMultiheadAttention *self)
 /**
  * dl_multihead_attention_get_num_heads:
  * @self: a #DlMultiheadAttention
+ *
+ * Gives the number of attention heads, the #DlMultiheadAttention:num-heads
+ * property; each head works on E / num_heads features.
  *
  * Returns: the number of heads
  *

@@ -39,6 +39,11 @@ dl_module_list_init (DlModuleList *self)
  * @modules: (nullable) (element-type DlModule): the modules, or %NULL for
  *   an empty list
  *
+ * Makes a list of modules, as `torch.nn.ModuleList (modules)`: the modules
+ * become children named "0", "1", ..., so their parameters are the list's. A
+ * #DlModuleList has no forward of its own; a parent module calls its
+ * entries.
+ *
  * Returns: (transfer full): a new #DlModuleList holding @modules
  *
  * Since: 0.1
@@ -58,6 +63,9 @@ dl_module_list_new (GPtrArray *modules)
  * dl_module_list_get_length:
  * @self: a #DlModuleList
  *
+ * Gives the number of modules in the list, as `len ()` of a
+ * `torch.nn.ModuleList`.
+ *
  * Returns: the number of modules
  *
  * Since: 0.1
@@ -76,6 +84,9 @@ dl_module_list_get_length (DlModuleList *self)
  * dl_module_list_append:
  * @self: a #DlModuleList
  * @module: the module to add at the end
+ *
+ * Adds @module at the end of the list as its next child, as
+ * `torch.nn.ModuleList.append ()`. The list takes a reference.
  *
  * Since: 0.1
  */
@@ -172,6 +183,10 @@ dl_module_remove_child (DlModule *self, const gchar *op, gint64 index, GError **
  * @index: the position; negative counts from the end
  * @error: return location for a #GError
  *
+ * Gives the module at @index, as `module_list[index]`; -1 is the last.
+ *
+ * Fails with %DL_ERROR_INDEX when there is no module at @index.
+ *
  * Returns: (transfer none): the module at @index, or %NULL with @error set
  *   (%DL_ERROR_INDEX) when there is none
  *
@@ -190,6 +205,11 @@ dl_module_list_get (DlModuleList *self, gint64 index, GError **error)
  * @index: the position; negative counts from the end
  * @module: the module to put there
  * @error: return location for a #GError
+ *
+ * Replaces the module at @index with @module, as `module_list[index] =
+ * module`; the child keeps its name.
+ *
+ * Fails with %DL_ERROR_INDEX when there is no module at @index.
  *
  * Returns: %TRUE on success, %FALSE with @error set (%DL_ERROR_INDEX)
  *
@@ -216,6 +236,12 @@ dl_module_list_set (DlModuleList *self, gint64 index, DlModule *module, GError *
  *   one past the end appends, as Python's list.insert
  * @module: the module
  * @error: return location for a #GError
+ *
+ * Inserts @module before position @index, as `torch.nn.ModuleList.insert
+ * ()`; the modules after it move up one and are renamed to their new
+ * positions.
+ *
+ * Fails with %DL_ERROR_INDEX for a position outside the list.
  *
  * Returns: %TRUE on success, %FALSE with @error set (%DL_ERROR_INDEX for
  *   a position outside the list)
@@ -273,6 +299,10 @@ dl_module_dict_init (DlModuleDict *self)
 /**
  * dl_module_dict_new:
  *
+ * Makes an empty dict of modules, as `torch.nn.ModuleDict ()`: each module
+ * added with dl_module_dict_insert() becomes a child under its key. A
+ * #DlModuleDict has no forward of its own.
+ *
  * Returns: (transfer full): a new, empty #DlModuleDict
  *
  * Since: 0.1
@@ -310,6 +340,9 @@ dl_module_dict_insert (DlModuleDict *self, const gchar *key, DlModule *module, G
  * dl_module_dict_lookup:
  * @self: a #DlModuleDict
  * @key: a key
+ *
+ * Gives the module stored under @key, as `module_dict[key]`, or %NULL when
+ * there is none.
  *
  * Returns: (transfer none) (nullable): the module of @key, or %NULL
  *
@@ -359,6 +392,9 @@ dl_module_dict_pop (DlModuleDict *self, const gchar *key, GError **error)
  * dl_module_dict_get_keys:
  * @self: a #DlModuleDict
  *
+ * Gives the keys of the dict in the order they were first inserted, as
+ * `torch.nn.ModuleDict.keys ()`. Free the array with g_strfreev().
+ *
  * Returns: (transfer full): the keys, in insertion order
  *
  * Since: 0.1
@@ -373,6 +409,9 @@ dl_module_dict_get_keys (DlModuleDict *self)
 /**
  * dl_module_dict_get_length:
  * @self: a #DlModuleDict
+ *
+ * Gives the number of modules in the dict, as `len ()` of a
+ * `torch.nn.ModuleDict`.
  *
  * Returns: the number of modules
  *
@@ -424,6 +463,15 @@ struct _DlUnflatten
   GArray *sizes; /* gint64 */
 };
 
+/**
+ * DlUnflattenClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlUnflatten. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlUnflatten, dl_unflatten, DL_TYPE_MODULE)
 
 enum
@@ -440,18 +488,8 @@ static DlTensor *
 dl_unflatten_forward (DlModule *module, DlTensor *input, GError **error)
 {
   DlUnflatten *self = DL_UNFLATTEN (module);
-  gint ndim = dl_tensor_get_ndim (input);
-  gint dim = (gint)self->dim;
 
-  if (self->dim < -ndim || self->dim >= ndim)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
-                   "Unflatten: Dimension out of range (expected to be in range of [%d, %d], but "
-                   "got %" G_GINT64_FORMAT ")",
-                   -ndim, ndim - 1, self->dim);
-      return NULL;
-    }
-  return dl_tensor_unflatten (input, dim, (const gint64 *)self->sizes->data, self->sizes->len,
+  return dl_tensor_unflatten (input, self->dim, (const gint64 *)self->sizes->data, self->sizes->len,
                               error);
 }
 
@@ -594,6 +632,15 @@ dl_unflatten_init (DlUnflatten *self)
  * @n_sizes: the number of sizes
  * @error: return location for a #GError
  *
+ * Makes a module that splits one dimension into several, as
+ * `torch.nn.Unflatten (dim, unflattened_size)`: with @dim 1 and sizes [16,
+ * 4, 4] it turns a [N, 256] input into [N, 16, 4, 4], a view when the input
+ * allows. The product of the sizes must equal the size of the split
+ * dimension, which forward checks.
+ *
+ * Fails with %DL_ERROR_ARGUMENT when @unflattened_size is empty or holds a
+ * size below 1.
+ *
  * Returns: (transfer full): a new #DlUnflatten, or %NULL with @error set
  *
  * Since: 0.1
@@ -611,6 +658,8 @@ dl_unflatten_new (gint64 dim, const gint64 *unflattened_size, gsize n_sizes, GEr
  * dl_unflatten_get_dim:
  * @self: a #DlUnflatten
  *
+ * Gives the dimension the module splits, the #DlUnflatten:dim property.
+ *
  * Returns: the dimension split
  *
  * Since: 0.1
@@ -626,6 +675,9 @@ dl_unflatten_get_dim (DlUnflatten *self)
  * dl_unflatten_get_unflattened_size:
  * @self: a #DlUnflatten
  * @n_sizes: (out): return location for the number of sizes
+ *
+ * Gives the sizes the split dimension becomes, the
+ * #DlUnflatten:unflattened-size property. The array belongs to the module.
  *
  * Returns: (array length=n_sizes) (transfer none): the sizes
  *

@@ -457,6 +457,22 @@ dl_conv2d_layer_new (gint64 in_channels,
 
 /* ---- Conv1d ----------------------------------------------------------------- */
 
+/**
+ * DlConv1d:
+ *
+ * A 1-d convolution over a batch of sequences [N, C, L] (or one sequence
+ * [C, L]), as torch.nn.Conv1d: see dl_conv1d(). Its parameters are
+ * "weight" [out_channels, in_channels / groups, kernel_size] and "bias"
+ * [out_channels], initialised as PyTorch does, in the default dtype.
+ *
+ * Build it from its construct properties (#DlConv1d:in-channels,
+ * #DlConv1d:out-channels and #DlConv1d:kernel-size are required; stride 1,
+ * padding 0, dilation 1, groups 1 and a bias are PyTorch's defaults) in
+ * any language, or with dl_conv1d_layer_new(). A bad value is an error
+ * from g_initable_init() and from forward; see #DlModule.
+ *
+ * Since: 0.1
+ */
 typedef struct
 {
   gint64 in_channels, out_channels, kernel, stride, padding, dilation, groups;
@@ -658,6 +674,25 @@ dl_conv1d_layer_new (gint64 in_channels,
 
 /* ---- ConvTranspose2d -------------------------------------------------------- */
 
+/**
+ * DlConvTranspose2d:
+ *
+ * A transposed 2-d convolution (the gradient of a convolution with
+ * respect to its input, used to upsample) over an image batch [N, C, H,
+ * W] or one image [C, H, W], as torch.nn.ConvTranspose2d: see
+ * dl_conv_transpose2d(). Its parameters are "weight" [in_channels,
+ * out_channels / groups, kh, kw] and "bias" [out_channels], initialised
+ * as PyTorch does. Each output side is (in - 1) * stride - 2 * padding +
+ * dilation * (kernel - 1) + output_padding + 1.
+ *
+ * Build it from its construct properties (#DlConvTranspose2d:in-channels,
+ * #DlConvTranspose2d:out-channels and the kernel's height and width are
+ * required; the rest have PyTorch's defaults) in any language, or with
+ * dl_conv_transpose2d_layer_new(). A bad value is an error from
+ * g_initable_init() and from forward; see #DlModule.
+ *
+ * Since: 0.1
+ */
 typedef struct
 {
   gint64 in_channels, out_channels, kernel[2], stride[2], padding[2], output_padding[2];

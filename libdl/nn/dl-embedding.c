@@ -42,14 +42,14 @@ renorm_rows (DlTensor *weight, DlTensor *flat, gdouble max_norm, gdouble norm_ty
   dl_set_grad_enabled (FALSE);
   ok = (uniq = dl_tensor_unique (flat, NULL, NULL, error))
        && (rows = dl_tensor_index_select (weight, 0, uniq, error))
-       && (norms = dl_tensor_norm (rows, norm_type, (gint[]){ 1 }, 1, TRUE, error))
+       && (norms = dl_tensor_norm (rows, norm_type, (gint64[]){ 1 }, 1, TRUE, error))
        && (big = dl_tensor_gt_scalar (norms, max_norm, error))
        && (denom = dl_tensor_add_scalar (norms, 1e-7, error))
        && (shrink = dl_tensor_reciprocal (denom, error))
        && dl_tensor_mul_scalar_ (shrink, max_norm, error)
-       && (ones = dl_empty_like (shrink, dl_tensor_get_dtype (shrink), DL_MEMORY_FORMAT_CONTIGUOUS, error))
-       && dl_tensor_fill_ (ones, 1, error)
-       && (scale = dl_where (big, shrink, ones, error))
+       && (ones = dl_empty_like (shrink, dl_tensor_get_dtype (shrink), DL_MEMORY_FORMAT_CONTIGUOUS,
+                                 error))
+       && dl_tensor_fill_ (ones, 1, error) && (scale = dl_where (big, shrink, ones, error))
        && (scaled = dl_tensor_mul (rows, scale, error))
        && dl_tensor_index_put_ (weight, &uniq, 1, scaled, FALSE, error);
   dl_set_grad_enabled (grad);
@@ -159,6 +159,15 @@ struct _DlEmbedding
   gdouble max_norm, norm_type;
 };
 
+/**
+ * DlEmbeddingClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlEmbedding. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlEmbedding, dl_embedding_layer, DL_TYPE_MODULE)
 
 #define EM(f) G_STRUCT_OFFSET (DlEmbedding, f)

@@ -234,7 +234,7 @@ copy_host_into (DlTensor *tensor, gdouble *values, gsize n, GError **error)
   gsize nd;
   const gint64 *shape = dl_tensor_get_shape (tensor, &nd);
   g_autoptr (GBytes) bytes = g_bytes_new_take (values, n * sizeof (gdouble));
-  g_autoptr (DlTensor) src = dl_tensor_new_from_bytes (bytes, DL_DTYPE_FLOAT64, shape, nd, error);
+  g_autoptr (DlTensor) src = dl_tensor_new_from_bytes (bytes, shape, nd, DL_DTYPE_FLOAT64, error);
   gboolean was, ok;
 
   if (!src)

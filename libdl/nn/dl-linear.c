@@ -258,6 +258,27 @@ dl_linear_init (DlLinear *self)
  * Creates a layer from its construct properties and checks them
  * (g_initable_new()).
  *
+ * The layer computes y = x W^T + b, as `torch.nn.Linear (in_features,
+ * out_features, bias)`: its parameters "weight" [out_features, in_features]
+ * and "bias" [out_features] are drawn uniformly from (-1/sqrt (in_features),
+ * 1/sqrt (in_features)), in the default dtype. Any leading dims of the input
+ * are batch dims.
+ *
+ * |[<!-- language="C" -->
+ * g_autoptr (GError) error = NULL;
+ * g_autoptr (DlLinear) fc = NULL;
+ * g_autoptr (DlTensor) x = NULL;
+ * g_autoptr (DlTensor) y = NULL;
+ *
+ * if (!(fc = dl_linear_new (784, 10, TRUE, &error))
+ *     || !(x = dl_randn (DL_SHAPE (64, 784), DL_DTYPE_FLOAT32, NULL, &error))
+ *     || !(y = dl_module_forward (DL_MODULE (fc), x, &error)))
+ *   g_printerr ("%s\n", error->message);
+ * ]|
+ *
+ * gives `y` of shape [64, 10]. Fails with %DL_ERROR_ARGUMENT for a negative
+ * size.
+ *
  * Returns: (transfer full): a new layer with PyTorch's default
  *   initialisation, or %NULL with @error set for negative sizes
  *
@@ -274,6 +295,9 @@ dl_linear_new (gint64 in_features, gint64 out_features, gboolean bias, GError **
  * dl_linear_get_in_features:
  * @self: a #DlLinear
  *
+ * Gives the size of the last dimension of the inputs the layer takes, the
+ * #DlLinear:in-features property (`in_features` of `torch.nn.Linear`).
+ *
  * Returns: the size of each input sample
  *
  * Since: 0.1
@@ -288,6 +312,9 @@ dl_linear_get_in_features (DlLinear *self)
 /**
  * dl_linear_get_out_features:
  * @self: a #DlLinear
+ *
+ * Gives the size of the last dimension of the outputs the layer gives, the
+ * #DlLinear:out-features property (`out_features` of `torch.nn.Linear`).
  *
  * Returns: the size of each output sample
  *

@@ -270,6 +270,15 @@ struct _DlCrossEntropyLoss
   LossModule loss;
 };
 
+/**
+ * DlCrossEntropyLossClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlCrossEntropyLoss. The type is final: its class
+ * adds no virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlCrossEntropyLoss, dl_cross_entropy_loss, DL_TYPE_MODULE)
 
 static DlTensor *
@@ -360,6 +369,12 @@ dl_cross_entropy_loss_new (void)
  * dl_cross_entropy_loss_get_reduction:
  * @self: a #DlCrossEntropyLoss
  *
+ * Gives how the module combines the losses of the samples, its
+ * #DlCrossEntropyLoss:reduction property, as the `reduction` attribute of
+ * `torch.nn.CrossEntropyLoss`: %DL_REDUCTION_MEAN (the default) averages
+ * them, %DL_REDUCTION_SUM adds them and %DL_REDUCTION_NONE keeps one loss
+ * per sample.
+ *
  * Returns: how the samples' losses combine
  *
  * Since: 0.1
@@ -387,6 +402,15 @@ struct _DlNllLoss
   LossModule loss;
 };
 
+/**
+ * DlNllLossClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlNllLoss. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlNllLoss, dl_nll_loss, DL_TYPE_MODULE)
 
 static DlTensor *
@@ -464,6 +488,12 @@ dl_nll_loss_new (void)
  * dl_nll_loss_get_reduction:
  * @self: a #DlNllLoss
  *
+ * Gives how the module combines the losses of the samples, its
+ * #DlNllLoss:reduction property, as the `reduction` attribute of
+ * `torch.nn.NLLLoss`: %DL_REDUCTION_MEAN (the default) averages them,
+ * %DL_REDUCTION_SUM adds them and %DL_REDUCTION_NONE keeps one loss per
+ * sample.
+ *
  * Returns: how the samples' losses combine
  *
  * Since: 0.1
@@ -491,6 +521,15 @@ struct _DlMseLoss
   LossModule loss;
 };
 
+/**
+ * DlMseLossClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlMseLoss. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlMseLoss, dl_mse_loss, DL_TYPE_MODULE)
 
 static DlTensor *
@@ -553,6 +592,12 @@ dl_mse_loss_new (void)
  * dl_mse_loss_get_reduction:
  * @self: a #DlMseLoss
  *
+ * Gives how the module combines the losses of the samples, its
+ * #DlMseLoss:reduction property, as the `reduction` attribute of
+ * `torch.nn.MSELoss`: %DL_REDUCTION_MEAN (the default) averages them,
+ * %DL_REDUCTION_SUM adds them and %DL_REDUCTION_NONE keeps one loss per
+ * sample.
+ *
  * Returns: how the samples' losses combine
  *
  * Since: 0.1
@@ -580,6 +625,15 @@ struct _DlL1Loss
   LossModule loss;
 };
 
+/**
+ * DlL1LossClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlL1Loss. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlL1Loss, dl_l1_loss, DL_TYPE_MODULE)
 
 static DlTensor *
@@ -642,6 +696,12 @@ dl_l1_loss_new (void)
  * dl_l1_loss_get_reduction:
  * @self: a #DlL1Loss
  *
+ * Gives how the module combines the losses of the samples, its
+ * #DlL1Loss:reduction property, as the `reduction` attribute of
+ * `torch.nn.L1Loss`: %DL_REDUCTION_MEAN (the default) averages them,
+ * %DL_REDUCTION_SUM adds them and %DL_REDUCTION_NONE keeps one loss per
+ * sample.
+ *
  * Returns: how the samples' losses combine
  *
  * Since: 0.1
@@ -669,6 +729,15 @@ struct _DlSmoothL1Loss
   LossModule loss;
 };
 
+/**
+ * DlSmoothL1LossClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlSmoothL1Loss. The type is final: its class adds
+ * no virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlSmoothL1Loss, dl_smooth_l1_loss, DL_TYPE_MODULE)
 
 static DlTensor *
@@ -742,6 +811,12 @@ dl_smooth_l1_loss_new (void)
  * dl_smooth_l1_loss_get_reduction:
  * @self: a #DlSmoothL1Loss
  *
+ * Gives how the module combines the losses of the samples, its
+ * #DlSmoothL1Loss:reduction property, as the `reduction` attribute of
+ * `torch.nn.SmoothL1Loss`: %DL_REDUCTION_MEAN (the default) averages them,
+ * %DL_REDUCTION_SUM adds them and %DL_REDUCTION_NONE keeps one loss per
+ * sample.
+ *
  * Returns: how the samples' losses combine
  *
  * Since: 0.1
@@ -769,6 +844,15 @@ struct _DlHuberLoss
   LossModule loss;
 };
 
+/**
+ * DlHuberLossClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlHuberLoss. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlHuberLoss, dl_huber_loss, DL_TYPE_MODULE)
 
 static DlTensor *
@@ -842,6 +926,12 @@ dl_huber_loss_new (void)
  * dl_huber_loss_get_reduction:
  * @self: a #DlHuberLoss
  *
+ * Gives how the module combines the losses of the samples, its
+ * #DlHuberLoss:reduction property, as the `reduction` attribute of
+ * `torch.nn.HuberLoss`: %DL_REDUCTION_MEAN (the default) averages them,
+ * %DL_REDUCTION_SUM adds them and %DL_REDUCTION_NONE keeps one loss per
+ * sample.
+ *
  * Returns: how the samples' losses combine
  *
  * Since: 0.1
@@ -869,6 +959,15 @@ struct _DlBceLoss
   LossModule loss;
 };
 
+/**
+ * DlBceLossClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlBceLoss. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlBceLoss, dl_bce_loss, DL_TYPE_MODULE)
 
 static DlTensor *
@@ -938,6 +1037,12 @@ dl_bce_loss_new (void)
  * dl_bce_loss_get_reduction:
  * @self: a #DlBceLoss
  *
+ * Gives how the module combines the losses of the samples, its
+ * #DlBceLoss:reduction property, as the `reduction` attribute of
+ * `torch.nn.BCELoss`: %DL_REDUCTION_MEAN (the default) averages them,
+ * %DL_REDUCTION_SUM adds them and %DL_REDUCTION_NONE keeps one loss per
+ * sample.
+ *
  * Returns: how the samples' losses combine
  *
  * Since: 0.1
@@ -965,6 +1070,15 @@ struct _DlBceWithLogitsLoss
   LossModule loss;
 };
 
+/**
+ * DlBceWithLogitsLossClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlBceWithLogitsLoss. The type is final: its class
+ * adds no virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlBceWithLogitsLoss, dl_bce_with_logits_loss, DL_TYPE_MODULE)
 
 static DlTensor *
@@ -1047,6 +1161,12 @@ dl_bce_with_logits_loss_new (void)
  * dl_bce_with_logits_loss_get_reduction:
  * @self: a #DlBceWithLogitsLoss
  *
+ * Gives how the module combines the losses of the samples, its
+ * #DlBceWithLogitsLoss:reduction property, as the `reduction` attribute of
+ * `torch.nn.BCEWithLogitsLoss`: %DL_REDUCTION_MEAN (the default) averages
+ * them, %DL_REDUCTION_SUM adds them and %DL_REDUCTION_NONE keeps one loss
+ * per sample.
+ *
  * Returns: how the samples' losses combine
  *
  * Since: 0.1
@@ -1074,6 +1194,15 @@ struct _DlKlDivLoss
   LossModule loss;
 };
 
+/**
+ * DlKlDivLossClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlKlDivLoss. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlKlDivLoss, dl_kl_div_loss, DL_TYPE_MODULE)
 
 static DlTensor *
@@ -1146,6 +1275,13 @@ dl_kl_div_loss_new (void)
 /**
  * dl_kl_div_loss_get_reduction:
  * @self: a #DlKlDivLoss
+ *
+ * Gives how the module combines the losses of the samples, its
+ * #DlKlDivLoss:reduction property, as the `reduction` attribute of
+ * `torch.nn.KLDivLoss`: %DL_REDUCTION_MEAN (the default) averages them,
+ * %DL_REDUCTION_SUM adds them and %DL_REDUCTION_NONE keeps one loss per
+ * sample. %DL_REDUCTION_BATCHMEAN, the one that matches the mathematical KL
+ * divergence, divides the sum by the batch size.
  *
  * Returns: how the samples' losses combine
  *

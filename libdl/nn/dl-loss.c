@@ -442,7 +442,7 @@ cross_entropy_probs (DlTensor *lp,
     }
   if (reduction == DL_REDUCTION_NONE)
     {
-      if (!(per = dl_tensor_sum_dims (prod, (gint[]){ 1 }, 1, FALSE, error)))
+      if (!(per = dl_tensor_sum_dims (prod, (gint64[]){ 1 }, 1, FALSE, error)))
         return NULL;
       return dl_tensor_neg (per, error);
     }
@@ -482,7 +482,7 @@ smooth_term (DlTensor *lp,
     }
   else
     prod = g_object_ref (lp);
-  if (!(per = dl_tensor_sum_dims (prod, (gint[]){ 1 }, 1, FALSE, error))
+  if (!(per = dl_tensor_sum_dims (prod, (gint64[]){ 1 }, 1, FALSE, error))
       || !(neg = dl_tensor_neg (per, error))
       || !(ignored = dl_tensor_eq_scalar (target, (gdouble)ignore_index, error))
       || !(loss = dl_tensor_masked_fill (neg, ignored, 0, error)))
@@ -608,6 +608,27 @@ dl_nll_loss (DlTensor *log_probs, DlTensor *target, GError **error)
  * The cross-entropy loss averaged over the batch, as
  * torch.nn.functional.cross_entropy with its defaults;
  * dl_cross_entropy_full() takes the options.
+ *
+ * It is dl_nll_loss() of dl_tensor_log_softmax() over dim 1, the usual loss
+ * of a classifier:
+ *
+ * |[<!-- language="C" -->
+ * g_autoptr (GError) error = NULL;
+ * g_autoptr (DlTensor) logits = NULL;
+ * g_autoptr (DlTensor) labels = NULL;
+ * g_autoptr (DlTensor) loss = NULL;
+ *
+ * if (!(logits = dl_randn (DL_SHAPE (4, 10), DL_DTYPE_FLOAT32, NULL, &error))
+ *     || !(labels = dl_randint (0, 10, DL_SHAPE (4), DL_DTYPE_INT64, NULL, &error))
+ *     || !(loss = dl_cross_entropy (logits, labels, &error)))
+ *   g_printerr ("%s\n", error->message);
+ * else
+ *   g_print ("loss %g\n", dl_tensor_item (loss, NULL));
+ * ]|
+ *
+ * Differentiable with respect to @input. Fails with %DL_ERROR_SHAPE when the
+ * shapes do not match, %DL_ERROR_DTYPE when @target is not int64, and
+ * %DL_ERROR_INDEX for a class index out of range.
  *
  * Returns: (transfer full): the 0-d loss, or %NULL with @error set
  *

@@ -137,6 +137,10 @@ dl_module_remove_hook (DlModule *self, guint id)
  * dl_module_get_n_hooks:
  * @self: a #DlModule
  *
+ * Gives the number of forward hooks and forward pre-hooks registered on the
+ * module and not yet removed (dl_module_register_forward_hook(),
+ * dl_module_register_forward_pre_hook()).
+ *
  * Returns: how many forward hooks and pre-hooks @self has
  *
  * Since: 0.1

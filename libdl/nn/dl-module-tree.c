@@ -286,6 +286,10 @@ dl_module_remove (DlModule *self, const gchar *name)
  * @self: a #DlModule
  * @name: a name
  *
+ * Says whether the module itself (not a descendant) registered a parameter
+ * named @name, as `name in module._parameters`; a parameter registered as
+ * %NULL counts.
+ *
  * Returns: whether @self registered a parameter @name of its own (possibly
  *   an absent one)
  *
@@ -302,6 +306,10 @@ dl_module_has_parameter (DlModule *self, const gchar *name)
  * dl_module_get_buffer_persistent:
  * @self: a #DlModule
  * @name: a buffer's name
+ *
+ * Says whether the module's own buffer @name is persistent: saved in
+ * dl_module_state_dict() and loaded by dl_module_load_state_dict(), as
+ * buffers registered with `persistent=True` in PyTorch.
  *
  * Returns: whether @self's own buffer @name is in the state dict (%FALSE
  *   when there is no such buffer)
@@ -776,6 +784,11 @@ dl_module_to_device (DlModule *self, DlDevice *device, GError **error)
  * @self: a #DlModule
  * @name: a name
  *
+ * Says what the module's own member @name is: a parameter, a buffer or a
+ * child module. The Python bindings ask it when an attribute is set or
+ * deleted (`model.fc1 = ...`), as `torch.nn.Module.__setattr__` looks in
+ * its dicts of parameters, buffers and modules.
+ *
  * Returns: (nullable): "parameter", "buffer" or "module" for the kind of
  *   @self's own member @name, or %NULL when it has none of that name
  *
@@ -839,6 +852,10 @@ dl_module_lookup (DlModule *self, const gchar *name, gboolean *found)
 /**
  * dl_module_get_own_names:
  * @self: a #DlModule
+ *
+ * Gives the names of the members the module itself registered, not its
+ * descendants' (parameters, then buffers, then children), as `dir ()` does
+ * for a PyTorch module's members. Free the array with g_strfreev().
  *
  * Returns: (transfer full): the names of @self's own parameters, buffers
  *   and children, in that order

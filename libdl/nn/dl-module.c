@@ -709,6 +709,10 @@ dl_module_register_module (DlModule *self, const gchar *name, DlModule *child)
  * @self: a #DlModule
  * @name: a parameter name of this module (not dotted)
  *
+ * Gives the module's own parameter @name, as `module._parameters[name]`;
+ * dotted names of descendants are not looked up. %NULL when there is no such
+ * parameter or it was registered as %NULL.
+ *
  * Returns: (transfer none) (nullable): the parameter, or %NULL
  *
  * Since: 0.1
@@ -729,6 +733,9 @@ dl_module_get_parameter (DlModule *self, const gchar *name)
  * dl_module_get_module:
  * @self: a #DlModule
  * @name: a child name of this module (not dotted)
+ *
+ * Gives the module's direct child @name, as `module._modules[name]`, or
+ * %NULL when there is none.
  *
  * Returns: (transfer none) (nullable): the child, or %NULL
  *
@@ -796,6 +803,20 @@ collect_params (DlModule *self,
  * dl_module_parameters:
  * @self: a #DlModule
  *
+ * Gives every parameter of the module and its descendants, each once, as
+ * `list (module.parameters ())`: the list an optimizer takes.
+ *
+ * |[<!-- language="C" -->
+ * g_autoptr (DlLinear) fc = dl_linear_new (784, 10, TRUE, NULL);
+ * g_autoptr (GPtrArray) params = dl_module_parameters (DL_MODULE (fc));
+ *
+ * g_print ("%u parameters\n", params->len);
+ * ]|
+ *
+ * prints "2 parameters", the layer's weight and bias. The array is new,
+ * its tensors are the module's: free it with g_ptr_array_unref() and do
+ * not unref the tensors.
+ *
  * Returns: (transfer container) (element-type DlTensor): the parameters of
  *   the module and its descendants, in registration order
  *
@@ -815,6 +836,10 @@ dl_module_parameters (DlModule *self)
 /**
  * dl_module_parameter_names:
  * @self: a #DlModule
+ *
+ * Gives the dotted names of the parameters, such as "fc1.weight", in the
+ * order of dl_module_parameters(), as the names of
+ * `torch.nn.Module.named_parameters ()`. Free the array with g_strfreev().
  *
  * Returns: (transfer full): the dotted names ("fc1.weight") of the
  *   parameters, in the order of dl_module_parameters()
@@ -837,6 +862,9 @@ dl_module_parameter_names (DlModule *self)
  * dl_module_children:
  * @self: a #DlModule
  *
+ * Gives the module's direct child modules, as `list (module.children ())`;
+ * dl_module_children_names() gives their names.
+ *
  * Returns: (transfer container) (element-type DlModule): the direct
  *   children, in registration order
  *
@@ -858,6 +886,10 @@ dl_module_children (DlModule *self)
 /**
  * dl_module_children_names:
  * @self: a #DlModule
+ *
+ * Gives the names of the direct children, in the order of
+ * dl_module_children(), as the names of `torch.nn.Module.named_children ()`.
+ * Free the array with g_strfreev().
  *
  * Returns: (transfer full): the names of the direct children, in the order
  *   of dl_module_children()
@@ -930,6 +962,11 @@ dl_module_set_training (DlModule *self, gboolean training)
 /**
  * dl_module_get_training:
  * @self: a #DlModule
+ *
+ * Says whether the module is in training mode, as
+ * `torch.nn.Module.training`: %TRUE for a new module. Dropout and batch
+ * normalisation behave differently in evaluation mode, which
+ * dl_module_set_training() sets for a whole tree.
  *
  * Returns: whether the module is in training mode
  *
@@ -1007,6 +1044,10 @@ dl_module_register_buffer (DlModule *self, const gchar *name, DlTensor *buffer, 
  * @self: a #DlModule
  * @name: a buffer's name
  *
+ * Gives the module's own buffer @name (running statistics and other state
+ * that is not trained), as `module._buffers[name]`. %NULL when there is no
+ * such buffer or it was registered as %NULL.
+ *
  * Returns: (transfer none) (nullable): the module's own buffer @name, or
  *   %NULL when it has none of that name (or it is absent)
  *
@@ -1030,6 +1071,9 @@ dl_module_get_buffer (DlModule *self, const gchar *name)
  * @self: a #DlModule
  * @name: a name
  *
+ * Says whether the module itself registered a buffer named @name, as `name
+ * in module._buffers`; a buffer registered as %NULL counts.
+ *
  * Returns: whether the module registered a buffer @name (possibly an
  *   absent one)
  *
@@ -1048,6 +1092,10 @@ dl_module_has_buffer (DlModule *self, const gchar *name)
 /**
  * dl_module_buffers:
  * @self: a #DlModule
+ *
+ * Gives every buffer of the module and its descendants, as `list
+ * (module.buffers ())`: running means and variances and other state that is
+ * saved but not trained. The array is new, the tensors are the modules'.
  *
  * Returns: (transfer container) (element-type DlTensor): the buffers of the
  *   module and its descendants, in registration order
@@ -1068,6 +1116,10 @@ dl_module_buffers (DlModule *self)
 /**
  * dl_module_buffer_names:
  * @self: a #DlModule
+ *
+ * Gives the dotted names of the buffers, such as "bn1.running_mean", in the
+ * order of dl_module_buffers(), as the names of
+ * `torch.nn.Module.named_buffers ()`. Free the array with g_strfreev().
  *
  * Returns: (transfer full): the dotted names ("bn1.running_mean") of the
  *   buffers, in the order of dl_module_buffers()

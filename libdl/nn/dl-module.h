@@ -40,6 +40,47 @@ G_DECLARE_DERIVABLE_TYPE (DlModule, dl_module, DL, MODULE, GObject)
  * subclass implemented; a subclass implementing neither fails with
  * %DL_ERROR_NOT_SUPPORTED.
  *
+ * A module in C, y = x * w with a learned per-feature scale w, as a
+ * `torch.nn.Module` subclass with a `torch.nn.Parameter` and a `forward`:
+ *
+ * |[<!-- language="C" -->
+ * #define MY_TYPE_SCALE (my_scale_get_type ())
+ * G_DECLARE_FINAL_TYPE (MyScale, my_scale, MY, SCALE, DlModule)
+ *
+ * struct _MyScale
+ * {
+ *   DlModule parent_instance;
+ * };
+ *
+ * G_DEFINE_FINAL_TYPE (MyScale, my_scale, DL_TYPE_MODULE)
+ *
+ * static DlTensor *
+ * my_scale_forward (DlModule *module, DlTensor *input, GError **error)
+ * {
+ *   return dl_tensor_mul (input, dl_module_get_parameter (module, "weight"), error);
+ * }
+ *
+ * static void
+ * my_scale_class_init (MyScaleClass *klass)
+ * {
+ *   DL_MODULE_CLASS (klass)->forward = my_scale_forward;
+ * }
+ *
+ * static void
+ * my_scale_init (MyScale *self)
+ * {
+ *   g_autoptr (DlTensor) weight = dl_ones (DL_SHAPE (4), DL_DTYPE_FLOAT32, NULL, NULL);
+ *
+ *   dl_tensor_set_requires_grad (weight, TRUE, NULL);
+ *   dl_module_register_parameter (DL_MODULE (self), "weight", weight);
+ * }
+ * ]|
+ *
+ * g_object_new (MY_TYPE_SCALE, NULL) makes one; dl_module_forward() runs
+ * it, dl_module_parameters() gives its weight to an optimizer, and
+ * dl_module_state_dict() saves it under "weight". A module made of other
+ * modules registers them with dl_module_register_module() in its init.
+ *
  * Since: 0.1
  */
 struct _DlModuleClass

@@ -60,6 +60,15 @@ struct _DlMaxPool2d
   gboolean ceil_mode;
 };
 
+/**
+ * DlMaxPool2dClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlMaxPool2d. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlMaxPool2d, dl_max_pool2d_layer, DL_TYPE_MODULE)
 
 #define MP(f) G_STRUCT_OFFSET (DlMaxPool2d, f)
@@ -245,6 +254,15 @@ struct _DlAvgPool2d
   gint64 divisor_override;
 };
 
+/**
+ * DlAvgPool2dClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlAvgPool2d. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlAvgPool2d, dl_avg_pool2d_layer, DL_TYPE_MODULE)
 
 #define AP(f) G_STRUCT_OFFSET (DlAvgPool2d, f)
@@ -421,6 +439,15 @@ struct _DlAdaptiveAvgPool2d
   gint64 output[2];
 };
 
+/**
+ * DlAdaptiveAvgPool2dClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlAdaptiveAvgPool2d. The type is final: its class
+ * adds no virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlAdaptiveAvgPool2d, dl_adaptive_avg_pool2d_layer, DL_TYPE_MODULE)
 
 static const DlLayerProp adaptive_props[] = {
@@ -518,6 +545,15 @@ struct _DlDropout
   gboolean inplace;
 };
 
+/**
+ * DlDropoutClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlDropout. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlDropout, dl_dropout_layer, DL_TYPE_MODULE)
 
 static const DlLayerProp dropout_props[] = {

@@ -1443,6 +1443,15 @@ cell_class_setup (GObjectClass *klass, DlLayerProp *props, guint n)
  *
  * Since: 0.1
  */
+/**
+ * DlRnnCellClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlRnnCell. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlRnnCell, dl_rnn_cell, DL_TYPE_MODULE)
 
 static void
@@ -1515,6 +1524,15 @@ dl_rnn_cell_step (DlRnnCell *self, DlTensor *input, DlTensor *hx, GError **error
  *
  * Since: 0.1
  */
+/**
+ * DlLstmCellClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlLstmCell. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlLstmCell, dl_lstm_cell, DL_TYPE_MODULE)
 
 static void
@@ -1583,6 +1601,15 @@ dl_lstm_cell_step (DlLstmCell *self,
  * One step of a GRU, as torch.nn.GRUCell (gates r, z, n in weight_ih [3
  * hidden, input], weight_hh [3 hidden, hidden], bias_ih and bias_hh). See
  * dl_gru_cell_step().
+ *
+ * Since: 0.1
+ */
+/**
+ * DlGruCellClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlGruCell. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
  *
  * Since: 0.1
  */

@@ -150,6 +150,24 @@ dl_sequential_init (DlSequential *self)
  * Creates a container of @modules (g_initable_new() on
  * #DlSequential:modules).
  *
+ * As `torch.nn.Sequential (*modules)`, forward passes its input through each
+ * module in turn; the modules become children named "0", "1", ..., so the
+ * parameters of all of them are the container's. A multi-layer perceptron:
+ *
+ * |[<!-- language="C" -->
+ * g_autoptr (GError) error = NULL;
+ * g_autoptr (GPtrArray) layers = g_ptr_array_new_with_free_func (g_object_unref);
+ * g_autoptr (DlSequential) model = NULL;
+ *
+ * g_ptr_array_add (layers, dl_linear_new (784, 128, TRUE, NULL));
+ * g_ptr_array_add (layers, dl_relu_new (FALSE));
+ * g_ptr_array_add (layers, dl_linear_new (128, 10, TRUE, NULL));
+ * model = dl_sequential_new (layers, &error);
+ * ]|
+ *
+ * The container takes its own references to the modules.
+ * dl_sequential_append() adds more later.
+ *
  * Returns: (transfer full): a new #DlSequential, or %NULL with @error set
  *   when an element of @modules is %NULL
  *
@@ -203,6 +221,10 @@ dl_sequential_append (DlSequential *self, DlModule *module)
  * @index: the position of the child; negative counts from the end (-1 is
  *   the last)
  * @error: return location for a #GError
+ *
+ * Gives the child module at @index, as `sequential[index]`; -1 is the last.
+ *
+ * Fails with %DL_ERROR_INDEX when there is no child at @index.
  *
  * Returns: (transfer none): the child at @index, or %NULL with @error set
  *   (%DL_ERROR_INDEX) when there is none
@@ -263,6 +285,8 @@ dl_sequential_remove (DlSequential *self, gint64 index, GError **error)
 /**
  * dl_sequential_get_length:
  * @self: a #DlSequential
+ *
+ * Gives the number of child modules, as `len ()` of a `torch.nn.Sequential`.
  *
  * Returns: the number of child modules
  *

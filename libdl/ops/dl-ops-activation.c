@@ -26,7 +26,7 @@ static gboolean
 log_softmax_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   const SoftmaxState *state = dl_node_state (node);
-  gint dim = state->dim;
+  gint64 dim = state->dim;
   DlTensor *y = dl_node_saved (node, &state->out, error);
   g_autoptr (DlTensor) p = NULL;
   g_autoptr (DlTensor) s = NULL;
@@ -44,7 +44,7 @@ static gboolean
 softmax_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   const SoftmaxState *state = dl_node_state (node);
-  gint dim = state->dim;
+  gint64 dim = state->dim;
   DlTensor *y = dl_node_saved (node, &state->out, error);
   g_autoptr (DlTensor) gy = NULL;
   g_autoptr (DlTensor) s = NULL;
@@ -60,7 +60,7 @@ softmax_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 
 /* log_softmax of @x along @dim, computed without autograd. */
 static DlTensor *
-log_softmax_values (DlTensor *x, gint dim, GError **error)
+log_softmax_values (DlTensor *x, gint64 dim, GError **error)
 {
   g_autoptr (DlTensor) m = NULL;
   g_autoptr (DlTensor) shifted = NULL;
@@ -78,7 +78,7 @@ log_softmax_values (DlTensor *x, gint dim, GError **error)
 }
 
 static DlTensor *
-softmax_op (DlTensor *self, gint dim, gboolean log, GError **error)
+softmax_op (DlTensor *self, gint64 dim, gboolean log, GError **error)
 {
   const gchar *name = log ? "log_softmax" : "softmax";
   g_autoptr (DlTensor) x = NULL;
@@ -145,13 +145,21 @@ softmax_op (DlTensor *self, gint dim, gboolean log, GError **error)
  * @dim: the dim to normalise over
  * @error: return location for a #GError
  *
+ * Applies log-softmax along @dim, as `torch.log_softmax (self, dim)`: x -
+ * log (sum (exp (x))) over each slice, computed without forming softmax, so
+ * it stays finite where log (softmax (x)) underflows. With dl_nll_loss() it
+ * makes the cross-entropy. Differentiable.
+ *
+ * Fails with %DL_ERROR_INDEX when @dim is out of range and %DL_ERROR_DTYPE
+ * for an integer or bool tensor.
+ *
  * Returns: (transfer full): log (softmax (self)) along @dim, computed
  *   stably, or %NULL with @error set
  *
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_log_softmax (DlTensor *self, gint dim, GError **error)
+dl_tensor_log_softmax (DlTensor *self, gint64 dim, GError **error)
 {
   return softmax_op (self, dim, TRUE, error);
 }
@@ -162,13 +170,21 @@ dl_tensor_log_softmax (DlTensor *self, gint dim, GError **error)
  * @dim: the dim to normalise over
  * @error: return location for a #GError
  *
+ * Applies softmax along @dim, as `torch.softmax (self, dim)`: each slice
+ * along @dim is exponentiated and divided by its sum, so it is non-negative
+ * and sums to 1. The maximum is subtracted first, so large inputs do not
+ * overflow. Differentiable.
+ *
+ * Fails with %DL_ERROR_INDEX when @dim is out of range and %DL_ERROR_DTYPE
+ * for an integer or bool tensor.
+ *
  * Returns: (transfer full): exp (x) / sum (exp (x)) along @dim, computed
  *   stably, or %NULL with @error set
  *
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_softmax (DlTensor *self, gint dim, GError **error)
+dl_tensor_softmax (DlTensor *self, gint64 dim, GError **error)
 {
   return softmax_op (self, dim, FALSE, error);
 }

@@ -13,8 +13,8 @@
 
 G_BEGIN_DECLS
 
-DL_EXPORT DlTensor *dl_tensor_log_softmax (DlTensor *self, gint dim, GError **error);
-DL_EXPORT DlTensor *dl_tensor_softmax (DlTensor *self, gint dim, GError **error);
+DL_EXPORT DlTensor *dl_tensor_log_softmax (DlTensor *self, gint64 dim, GError **error);
+DL_EXPORT DlTensor *dl_tensor_softmax (DlTensor *self, gint64 dim, GError **error);
 DL_EXPORT DlTensor *dl_tensor_leaky_relu (DlTensor *self, gdouble negative_slope, GError **error);
 DL_EXPORT DlTensor *dl_tensor_leaky_relu_ (DlTensor *self, gdouble negative_slope, GError **error);
 

@@ -234,7 +234,7 @@ attention_backward_composite (const AttentionState *st,
   TRY (dpd = dl_tensor_matmul (go, vt, error));
   TRY (dp = zmask ? dl_tensor_mul (dpd, zmask, error) : g_object_ref (dpd));
   TRY (pdp = dl_tensor_mul (p, dp, error));
-  TRY (d = dl_tensor_sum_dims (pdp, (gint[]){ -1 }, 1, TRUE, error));
+  TRY (d = dl_tensor_sum_dims (pdp, (gint64[]){ -1 }, 1, TRUE, error));
   TRY (diff = dl_tensor_sub (dp, d, error));
   TRY (ds = dl_tensor_mul (p, diff, error));
   TRY (dss = dl_tensor_mul_scalar (ds, st->scale, error));

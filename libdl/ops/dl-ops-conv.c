@@ -513,11 +513,11 @@ conv2d_backward_composite (const DlConvGeometry *g,
       TRY (ct = dl_tensor_transpose (cols, 1, 2, error));
       TRY (g3 = dl_tensor_reshape (go, (gint64[]){ g->n, o, l }, 3, error));
       TRY (p = dl_tensor_matmul (g3, ct, error));
-      TRY (sum = dl_tensor_sum_dims (p, (gint[]){ 0 }, 1, FALSE, error));
+      TRY (sum = dl_tensor_sum_dims (p, (gint64[]){ 0 }, 1, FALSE, error));
       TRY (gi[1] = dl_tensor_reshape (sum, w->sizes, w->ndim, error));
     }
   if (need[2])
-    TRY (gi[2] = dl_tensor_sum_dims (go, (gint[]){ 0, 2, 3 }, 3, FALSE, error));
+    TRY (gi[2] = dl_tensor_sum_dims (go, (gint64[]){ 0, 2, 3 }, 3, FALSE, error));
   return TRUE;
 }
 
@@ -717,11 +717,11 @@ dl_conv2d (DlTensor *input,
       gint64 l = g.out_h * g.out_w;
 
       if (!(w = dl_tensor_reshape (weight, (gint64[]){ o, ck }, 2, error))
-          || !(ct = dl_tensor_permute (cols, (gint[]){ 1, 0, 2 }, 3, error))
+          || !(ct = dl_tensor_permute (cols, (gint64[]){ 1, 0, 2 }, 3, error))
           || !(c2 = dl_tensor_reshape (ct, (gint64[]){ ck, g.n * l }, 2, error))
           || !(p2 = dl_tensor_matmul (w, c2, error))
           || !(p3 = dl_tensor_view (p2, (gint64[]){ o, g.n, l }, 3, error))
-          || !(pt = dl_tensor_permute (p3, (gint[]){ 1, 0, 2 }, 3, error)))
+          || !(pt = dl_tensor_permute (p3, (gint64[]){ 1, 0, 2 }, 3, error)))
         return NULL;
       if (bias)
         {

@@ -45,6 +45,15 @@ device_or_cpu (DlDevice *device)
  * @device: (nullable): the device, or %NULL for the CPU
  * @error: return location for a #GError
  *
+ * Makes a tensor of the given shape without initialising its elements, as
+ * `torch.empty (shape, dtype=dtype, device=device)`. Its contents are
+ * whatever the memory held: write every element before reading one. The
+ * tensor is a contiguous, row-major leaf that does not require grad.
+ *
+ * Fails with %DL_ERROR_DTYPE for a value that is not a #DlDType,
+ * %DL_ERROR_ARGUMENT for a negative size, %DL_ERROR_SHAPE for more than 32
+ * dimensions and %DL_ERROR_OUT_OF_MEMORY when the tensor does not fit.
+ *
  * Returns: (transfer full): a new tensor whose elements are not
  *   initialised, or %NULL with @error set (negative size, out of memory)
  *
@@ -109,6 +118,16 @@ dl_empty_like (DlTensor *like, DlDType dtype, DlMemoryFormat format, GError **er
  * @device: (nullable): the device, or %NULL for the CPU
  * @error: return location for a #GError
  *
+ * Makes a tensor of the given shape with every element set to @value, as
+ * `torch.full (shape, value, dtype=dtype, device=device)`. @value is
+ * converted to @dtype as a cast would (truncated for integer types, nonzero
+ * is %TRUE for bool). An empty @shape gives a 0-d tensor.
+ *
+ * Fails with %DL_ERROR_ARGUMENT for a negative size, %DL_ERROR_SHAPE for
+ * more than 32 dimensions and %DL_ERROR_OUT_OF_MEMORY when the tensor does
+ * not fit. A device whose backend has no fill kernel fails with
+ * %DL_ERROR_NOT_SUPPORTED.
+ *
  * Returns: (transfer full): a new tensor filled with @value, or %NULL with
  *   @error set
  *
@@ -146,6 +165,22 @@ dl_full (const gint64 *shape,
  * @device: (nullable): the device, or %NULL for the CPU
  * @error: return location for a #GError
  *
+ * Makes a tensor of the given shape filled with zeros, as `torch.zeros
+ * (shape, dtype=dtype, device=device)`; the same as dl_full() with a value
+ * of 0.
+ *
+ * |[<!-- language="C" -->
+ * g_autoptr (GError) error = NULL;
+ * g_autoptr (DlTensor) z = dl_zeros (DL_SHAPE (2, 3), DL_DTYPE_FLOAT32, NULL, &error);
+ *
+ * if (z == NULL)
+ *   g_printerr ("zeros: %s\n", error->message);
+ * ]|
+ *
+ * DL_SHAPE() expands to the array and its length. Fails with
+ * %DL_ERROR_ARGUMENT for a negative size, %DL_ERROR_SHAPE for more than 32
+ * dimensions and %DL_ERROR_OUT_OF_MEMORY when the tensor does not fit.
+ *
  * Returns: (transfer full): a new tensor of zeros, or %NULL with @error set
  *
  * Since: 0.1
@@ -163,6 +198,13 @@ dl_zeros (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GE
  * @dtype: the element type
  * @device: (nullable): the device, or %NULL for the CPU
  * @error: return location for a #GError
+ *
+ * Makes a tensor of the given shape filled with ones, as `torch.ones (shape,
+ * dtype=dtype, device=device)`; the same as dl_full() with a value of 1.
+ *
+ * Fails with %DL_ERROR_ARGUMENT for a negative size, %DL_ERROR_SHAPE for
+ * more than 32 dimensions and %DL_ERROR_OUT_OF_MEMORY when the tensor does
+ * not fit.
  *
  * Returns: (transfer full): a new tensor of ones, or %NULL with @error set
  *
@@ -182,6 +224,16 @@ dl_ones (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GEr
  * @dtype: the element type
  * @device: (nullable): the device, or %NULL for the CPU
  * @error: return location for a #GError
+ *
+ * Makes the 1-d tensor of the values from @start up to (not including) @end,
+ * @step apart, as `torch.arange (start, end, step, dtype=dtype,
+ * device=device)`. It has ceil ((@end - @start) / @step) elements, none when
+ * @end equals @start. Each element is computed as @start + i * @step in
+ * double precision and then converted to @dtype.
+ *
+ * Fails with %DL_ERROR_ARGUMENT when @step is 0, a bound or the step is not
+ * finite, or the sign of @step points away from @end, and with
+ * %DL_ERROR_OUT_OF_MEMORY when the range has too many elements.
  *
  * Returns: (transfer full): the 1-d tensor [start, start + step, ...) up
  *   to @end, or %NULL with @error set
@@ -483,6 +535,15 @@ dl_tensor_bernoulli_ (DlTensor *self, gdouble p, DlGenerator *generator, GError 
  * @generator: (nullable): the generator, or %NULL for the default one
  * @error: return location for a #GError
  *
+ * Makes a tensor of numbers drawn uniformly from [0, 1) by @generator, as
+ * `torch.rand (shape, generator=generator, dtype=dtype, device=device)`.
+ * Drawing from a generator advances it, so the same seed gives the same
+ * tensor.
+ *
+ * Fails with %DL_ERROR_DTYPE when @dtype is not a floating-point type, with
+ * %DL_ERROR_DEVICE when @generator belongs to another device than @device,
+ * and as dl_empty() does for a bad shape.
+ *
  * Returns: (transfer full): a new tensor of numbers uniform in [0, 1), or
  *   %NULL with @error set
  *
@@ -511,6 +572,12 @@ dl_rand_gen (const gint64 *shape,
  * @device: (nullable): the device, or %NULL for the CPU
  * @error: return location for a #GError
  *
+ * Makes a tensor of numbers drawn uniformly from [0, 1) by the default
+ * generator of @device, as `torch.rand (shape, dtype=dtype, device=device)`;
+ * dl_manual_seed() makes the draws repeatable. The same as dl_rand_gen()
+ * with a %NULL generator, and fails as it does (%DL_ERROR_DTYPE for a dtype
+ * that is not floating-point).
+ *
  * Returns: (transfer full): a new tensor of numbers uniform in [0, 1) from
  *   the default generator, or %NULL with @error set
  *
@@ -530,6 +597,15 @@ dl_rand (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GEr
  * @device: (nullable): the device, or %NULL for the CPU
  * @generator: (nullable): the generator, or %NULL for the default one
  * @error: return location for a #GError
+ *
+ * Makes a tensor of numbers drawn from the standard normal distribution
+ * (mean 0, standard deviation 1) by @generator, as `torch.randn (shape,
+ * generator=generator, dtype=dtype, device=device)`. Scale and shift the
+ * result (or use dl_tensor_normal_gen_()) for another mean and deviation.
+ *
+ * Fails with %DL_ERROR_DTYPE when @dtype is not a floating-point type, with
+ * %DL_ERROR_DEVICE when @generator belongs to another device than @device,
+ * and as dl_empty() does for a bad shape.
  *
  * Returns: (transfer full): a new tensor of standard normal numbers, or
  *   %NULL with @error set
@@ -559,6 +635,21 @@ dl_randn_gen (const gint64 *shape,
  * @device: (nullable): the device, or %NULL for the CPU
  * @error: return location for a #GError
  *
+ * Makes a tensor of standard normal numbers (mean 0, standard deviation 1)
+ * from the default generator of @device, as `torch.randn (shape,
+ * dtype=dtype, device=device)`:
+ *
+ * |[<!-- language="C" -->
+ * g_autoptr (GError) error = NULL;
+ * g_autoptr (DlTensor) x = NULL;
+ *
+ * dl_manual_seed (0);
+ * x = dl_randn (DL_SHAPE (64, 784), DL_DTYPE_FLOAT32, NULL, &error);
+ * ]|
+ *
+ * The same as dl_randn_gen() with a %NULL generator; fails as it does
+ * (%DL_ERROR_DTYPE for a dtype that is not floating-point).
+ *
  * Returns: (transfer full): a new tensor of standard normal numbers from
  *   the default generator, or %NULL with @error set
  *
@@ -580,6 +671,15 @@ dl_randn (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GE
  * @device: (nullable): the device, or %NULL for the CPU
  * @generator: (nullable): the generator, or %NULL for the default one
  * @error: return location for a #GError
+ *
+ * Makes a tensor of integers drawn uniformly from [@low, @high) by
+ * @generator, as `torch.randint (low, high, shape, generator=generator,
+ * dtype=dtype, device=device)`. The values are drawn as int64 and then
+ * converted to @dtype, which may be any type, floating-point included.
+ *
+ * Fails with %DL_ERROR_ARGUMENT when @high is not above @low, with
+ * %DL_ERROR_DEVICE when @generator belongs to another device than @device,
+ * and as dl_empty() does for a bad shape.
  *
  * Returns: (transfer full): a new tensor of integers drawn uniformly from
  *   [low, high), or %NULL with @error set
@@ -628,6 +728,11 @@ dl_randint_gen (gint64 low,
  * @dtype: the element type
  * @device: (nullable): the device, or %NULL for the CPU
  * @error: return location for a #GError
+ *
+ * Makes a tensor of integers drawn uniformly from [@low, @high) by the
+ * default generator of @device, as `torch.randint (low, high, shape,
+ * dtype=dtype, device=device)`. The same as dl_randint_gen() with a %NULL
+ * generator; fails with %DL_ERROR_ARGUMENT when @high is not above @low.
  *
  * Returns: (transfer full): a new tensor of integers drawn uniformly from
  *   [low, high) by the default generator, or %NULL with @error set
@@ -879,6 +984,12 @@ dl_linspace (gdouble start,
  * @dtype: the element type
  * @device: (nullable): the device, or %NULL for the CPU
  * @error: return location for a #GError
+ *
+ * Makes the @n x @m matrix with ones on its main diagonal and zeros
+ * elsewhere, as `torch.eye (n, m, dtype=dtype, device=device)`; @n equal to
+ * @m gives the identity matrix.
+ *
+ * Fails with %DL_ERROR_ARGUMENT when @n or @m is negative.
  *
  * Returns: (transfer full): a new @n x @m tensor with ones on the diagonal
  *   and zeros elsewhere, or %NULL with @error set

@@ -123,7 +123,8 @@ operand_remove_dims (Operand *op, gboolean *drop)
 static gboolean
 operand_sum (Operand *op, gboolean *drop, GError **error)
 {
-  gint dims[DL_MAX_DIMS], nd = 0;
+  gint64 dims[DL_MAX_DIMS];
+  gint nd = 0;
   DlTensor *s;
 
   for (gint i = 0; i < op->n; i++)
@@ -164,7 +165,7 @@ operand_diagonal (Operand *op, gint d1, gint d2, GError **error)
                       dl_tensor_device (op->t), error))
       || !(eye_v = dl_tensor_reshape (eye, shape, op->n, error))
       || !(prod = dl_tensor_mul (op->t, eye_v, error))
-      || !(s = dl_tensor_sum_dims (prod, &d2, 1, FALSE, error)))
+      || !(s = dl_tensor_sum_dims (prod, (gint64[]){ d2 }, 1, FALSE, error)))
     return FALSE;
   if (s->dtype != op->t->dtype)
     {
@@ -195,7 +196,7 @@ find_label (const Operand *op, gint label)
 static gboolean
 contract_pair (Operand *a, Operand *b, const gboolean *needed, GError **error)
 {
-  gint perm_a[DL_MAX_DIMS], perm_b[DL_MAX_DIMS];
+  gint64 perm_a[DL_MAX_DIMS], perm_b[DL_MAX_DIMS];
   gint batch[DL_MAX_DIMS], rows[DL_MAX_DIMS], cols[DL_MAX_DIMS], inner[DL_MAX_DIMS];
   gint nb = 0, nr = 0, nc = 0, ni = 0, k;
   gint64 shape[DL_MAX_DIMS], bsz = 1, m = 1, n = 1, kk = 1;
@@ -586,7 +587,7 @@ dl_einsum (const gchar *equation, DlTensor **operands, gsize n_operands, GError 
   /* 5. sum to the output labels, then put them in order */
   {
     gboolean drop[DL_MAX_DIMS] = { FALSE };
-    gint perm[DL_MAX_DIMS];
+    gint64 perm[DL_MAX_DIMS];
     g_autoptr (DlTensor) r = NULL;
 
     for (gint d = 0; d < ops[0].n; d++)

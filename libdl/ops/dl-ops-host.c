@@ -227,6 +227,23 @@ dl_tensor_to_bytes (DlTensor *self, GError **error)
  * @self: a #DlTensor with one element
  * @error: return location for a #GError
  *
+ * Gives the value of a one-element tensor as a double, as `torch.Tensor.item
+ * ()`; the tensor may have any number of dimensions of size 1 and live on
+ * any device (it is copied to the host). Integer values beyond 2^53 lose
+ * precision.
+ *
+ * |[<!-- language="C" -->
+ * g_autoptr (GError) error = NULL;
+ * g_autoptr (DlTensor) x = dl_arange (0, 4, 1, DL_DTYPE_FLOAT32, NULL, &error);
+ * g_autoptr (DlTensor) total = x ? dl_tensor_sum (x, &error) : NULL;
+ *
+ * if (total)
+ *   g_print ("sum = %g\n", dl_tensor_item (total, &error));
+ * ]|
+ *
+ * Fails with %DL_ERROR_SHAPE when the tensor has no element or more than
+ * one.
+ *
  * Returns: the only element as a double, or 0 with @error set when the
  *   tensor does not have exactly one element
  *

@@ -25,7 +25,7 @@ gboolean dl_index_run (const gchar *op,
  * NULL. */
 gboolean dl_index_check_gather_shapes (const gchar *op,
                                        DlTensor *self,
-                                       gint *dim,
+                                       gint64 *dim,
                                        DlTensor *index,
                                        DlTensor *src,
                                        GError **error);

@@ -85,7 +85,7 @@ dl_index_run (const gchar *op,
 gboolean
 dl_index_check_gather_shapes (const gchar *op,
                               DlTensor *self,
-                              gint *dim,
+                              gint64 *dim,
                               DlTensor *index,
                               DlTensor *src,
                               GError **error)
@@ -206,7 +206,7 @@ gather_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_gather (DlTensor *self, gint dim, DlTensor *index, GError **error)
+dl_tensor_gather (DlTensor *self, gint64 dim, DlTensor *index, GError **error)
 {
   g_autoptr (DlTensor) out = NULL;
 
@@ -242,7 +242,7 @@ dl_tensor_gather (DlTensor *self, gint dim, DlTensor *index, GError **error)
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_index_select (DlTensor *self, gint dim, DlTensor *index, GError **error)
+dl_tensor_index_select (DlTensor *self, gint64 dim, DlTensor *index, GError **error)
 {
   gint64 shape[DL_MAX_DIMS], vshape[DL_MAX_DIMS];
   gint nd;
@@ -661,7 +661,7 @@ dl_tensor_masked_select (DlTensor *self, DlTensor *mask, GError **error)
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_take_along_dim (DlTensor *self, DlTensor *indices, gint dim, GError **error)
+dl_tensor_take_along_dim (DlTensor *self, DlTensor *indices, gint64 dim, GError **error)
 {
   gint64 a[DL_MAX_DIMS], b[DL_MAX_DIMS], s[DL_MAX_DIMS];
   gint nd;
@@ -1091,7 +1091,8 @@ dl_tensor_index_put_ (DlTensor *self,
         return NULL;
       if (merged->storage == self->storage)
         {
-          if (!dl_index_check_gather_shapes ("index_put_", merged, &(gint){ 0 }, index, src, error)
+          if (!dl_index_check_gather_shapes ("index_put_", merged, &(gint64){ 0 }, index, src,
+                                             error)
               || !dl_index_run ("index_put_", accumulate ? DL_INDEX_SCATTER_ADD : DL_INDEX_SCATTER,
                                 merged, 0, index, src, FALSE, error))
             return NULL;

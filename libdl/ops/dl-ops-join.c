@@ -15,7 +15,7 @@ int64_tensor (const gint64 *values, gint64 n, GError **error)
 {
   g_autoptr (GBytes) bytes = g_bytes_new (values, n * sizeof (gint64));
 
-  return dl_tensor_new_from_bytes (bytes, DL_DTYPE_INT64, &n, 1, error);
+  return dl_tensor_new_from_bytes (bytes, &n, 1, DL_DTYPE_INT64, error);
 }
 
 /* ---- cat ------------------------------------------------------------------ */
@@ -65,7 +65,7 @@ is_legacy_empty (DlTensor *t)
 }
 
 static DlTensor *
-cat_impl (DlTensor **tensors, gsize n, gint dim, GError **error)
+cat_impl (DlTensor **tensors, gsize n, gint64 dim, GError **error)
 {
   DlTensor *ref = NULL;
   gint64 shape[DL_MAX_DIMS], offset = 0;
@@ -107,7 +107,8 @@ cat_impl (DlTensor **tensors, gsize n, gint dim, GError **error)
             g_autofree gchar *a = dl_shape_to_string (ref->sizes, ref->ndim);
             g_autofree gchar *b = dl_shape_to_string (t->sizes, t->ndim);
             g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                         "cat: Sizes of tensors must match except in dimension %d: %s and %s "
+                         "cat: Sizes of tensors must match except in dimension %" G_GINT64_FORMAT
+                         ": %s and %s "
                          "(tensor %" G_GSIZE_FORMAT ")",
                          dim, a, b, i);
             return NULL;
@@ -166,7 +167,7 @@ cat_impl (DlTensor **tensors, gsize n, gint dim, GError **error)
  * Since: 0.1
  */
 DlTensor *
-dl_cat (DlTensor **tensors, gsize n_tensors, gint dim, GError **error)
+dl_cat (DlTensor **tensors, gsize n_tensors, gint64 dim, GError **error)
 {
   if (n_tensors == 0)
     {
@@ -191,7 +192,7 @@ dl_cat (DlTensor **tensors, gsize n_tensors, gint dim, GError **error)
  * Since: 0.1
  */
 DlTensor *
-dl_stack (DlTensor **tensors, gsize n_tensors, gint dim, GError **error)
+dl_stack (DlTensor **tensors, gsize n_tensors, gint64 dim, GError **error)
 {
   g_autoptr (GPtrArray) parts = NULL;
 
@@ -259,7 +260,7 @@ free_parts (GPtrArray *parts)
  * Since: 0.1
  */
 DlTensor **
-dl_tensor_unbind (DlTensor *self, gint dim, gsize *n_out, GError **error)
+dl_tensor_unbind (DlTensor *self, gint64 dim, gsize *n_out, GError **error)
 {
   GPtrArray *parts;
 
@@ -268,7 +269,7 @@ dl_tensor_unbind (DlTensor *self, gint dim, gsize *n_out, GError **error)
   if (self->ndim == 0)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
-                   "unbind: Dimension specified as %d but "
+                   "unbind: Dimension specified as %" G_GINT64_FORMAT " but "
                    "tensor has no dimensions",
                    dim);
       return NULL;
@@ -311,7 +312,7 @@ DlTensor **
 dl_tensor_split_with_sizes (DlTensor *self,
                             const gint64 *sizes,
                             gsize n_sizes,
-                            gint dim,
+                            gint64 dim,
                             gsize *n_out,
                             GError **error)
 {
@@ -322,8 +323,9 @@ dl_tensor_split_with_sizes (DlTensor *self,
   *n_out = 0;
   if (self->ndim == 0)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "split: dimension specified as %d but tensor has no dimensions", dim);
+      g_set_error (
+          error, DL_ERROR, DL_ERROR_ARGUMENT,
+          "split: dimension specified as %" G_GINT64_FORMAT " but tensor has no dimensions", dim);
       return NULL;
     }
   if (!dl_normalize_dim ("split", &dim, self->ndim, error))
@@ -341,7 +343,8 @@ dl_tensor_split_with_sizes (DlTensor *self,
       g_autofree gchar *s = dl_shape_to_string (sizes, n_sizes);
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                    "split_with_sizes expects split_sizes to sum exactly to %" G_GINT64_FORMAT
-                   " (input tensor's size at dimension %d), but got split_sizes=%s",
+                   " (input tensor's size at dimension %" G_GINT64_FORMAT
+                   "), but got split_sizes=%s",
                    self->sizes[dim], dim, s);
       return NULL;
     }
@@ -378,7 +381,7 @@ dl_tensor_split_with_sizes (DlTensor *self,
  * Since: 0.1
  */
 DlTensor **
-dl_tensor_split (DlTensor *self, gint64 split_size, gint dim, gsize *n_out, GError **error)
+dl_tensor_split (DlTensor *self, gint64 split_size, gint64 dim, gsize *n_out, GError **error)
 {
   g_autofree gint64 *sizes = NULL;
   gint64 n, count;
@@ -387,8 +390,9 @@ dl_tensor_split (DlTensor *self, gint64 split_size, gint dim, gsize *n_out, GErr
   *n_out = 0;
   if (self->ndim == 0)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "split: dimension specified as %d but tensor has no dimensions", dim);
+      g_set_error (
+          error, DL_ERROR, DL_ERROR_ARGUMENT,
+          "split: dimension specified as %" G_GINT64_FORMAT " but tensor has no dimensions", dim);
       return NULL;
     }
   if (!dl_normalize_dim ("split", &dim, self->ndim, error))
@@ -425,7 +429,7 @@ dl_tensor_split (DlTensor *self, gint64 split_size, gint dim, gsize *n_out, GErr
  * Since: 0.1
  */
 DlTensor **
-dl_tensor_chunk (DlTensor *self, gint64 chunks, gint dim, gsize *n_out, GError **error)
+dl_tensor_chunk (DlTensor *self, gint64 chunks, gint64 dim, gsize *n_out, GError **error)
 {
   gint64 n;
 
@@ -552,7 +556,7 @@ permute_along (DlTensor *self, gint dim, const gint64 *index, GError **error)
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_flip (DlTensor *self, const gint *dims, gsize n_dims, GError **error)
+dl_tensor_flip (DlTensor *self, const gint64 *dims, gsize n_dims, GError **error)
 {
   gboolean seen[DL_MAX_DIMS] = { FALSE };
   g_autoptr (DlTensor) t = NULL;
@@ -560,13 +564,13 @@ dl_tensor_flip (DlTensor *self, const gint *dims, gsize n_dims, GError **error)
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   for (gsize i = 0; i < n_dims; i++)
     {
-      gint d = dims[i];
+      gint64 d = dims[i];
       if (!dl_normalize_dim ("flip", &d, MAX (self->ndim, 1), error))
         return NULL;
       if (seen[d])
         {
           g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                       "flip: dim %d appears multiple times "
+                       "flip: dim %" G_GINT64_FORMAT " appears multiple times "
                        "in the list of dims",
                        d);
           return NULL;
@@ -609,7 +613,7 @@ DlTensor *
 dl_tensor_roll (DlTensor *self,
                 const gint64 *shifts,
                 gsize n_shifts,
-                const gint *dims,
+                const gint64 *dims,
                 gsize n_dims,
                 GError **error)
 {
@@ -621,7 +625,7 @@ dl_tensor_roll (DlTensor *self,
       gint64 flat = -1;
       g_autoptr (DlTensor) f = NULL;
       g_autoptr (DlTensor) r = NULL;
-      gint zero = 0;
+      gint64 zero = 0;
       if (n_shifts != 1)
         {
           g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
@@ -646,7 +650,7 @@ dl_tensor_roll (DlTensor *self,
   t = dl_tensor_clone (self, error);
   for (gsize i = 0; t && i < n_dims; i++)
     {
-      gint d = dims[i];
+      gint64 d = dims[i];
       gint64 n;
       g_autofree gint64 *idx = NULL;
       DlTensor *r;
@@ -655,7 +659,9 @@ dl_tensor_roll (DlTensor *self,
         {
           if (self->ndim == 0)
             g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
-                         "roll: Dimension specified as %d but tensor has no dimensions", d);
+                         "roll: Dimension specified as %" G_GINT64_FORMAT
+                         " but tensor has no dimensions",
+                         d);
           return NULL;
         }
       n = self->sizes[d];

@@ -232,6 +232,25 @@ bmm_prim (DlTensor *a, DlTensor *b, GError **error)
  * matrices (and the added dim removed after), and the batch dims, all but
  * the last two, broadcast.
  *
+ * A batch of matrices times one matrix:
+ *
+ * |[<!-- language="C" -->
+ * g_autoptr (GError) error = NULL;
+ * g_autoptr (DlTensor) a = NULL;
+ * g_autoptr (DlTensor) b = NULL;
+ * g_autoptr (DlTensor) c = NULL;
+ *
+ * if (!(a = dl_randn (DL_SHAPE (8, 2, 3), DL_DTYPE_FLOAT32, NULL, &error))
+ *     || !(b = dl_randn (DL_SHAPE (3, 4), DL_DTYPE_FLOAT32, NULL, &error))
+ *     || !(c = dl_tensor_matmul (a, b, &error)))
+ *   g_printerr ("%s\n", error->message);
+ * ]|
+ *
+ * gives `c` of shape [8, 2, 4]: `b` broadcasts over the batch dim of `a`.
+ * Differentiable. Fails with %DL_ERROR_SHAPE when the inner dims differ or
+ * the batch dims do not broadcast, and with %DL_ERROR_DTYPE when the dtypes
+ * differ.
+ *
  * Returns: (transfer full): the product, or %NULL with @error set
  *
  * Since: 0.1
@@ -666,9 +685,9 @@ dl_tensor_baddbmm (DlTensor *self,
 DlTensor *
 dl_tensor_tensordot (DlTensor *self,
                      DlTensor *other,
-                     const gint *dims_self,
+                     const gint64 *dims_self,
                      gsize n_dims_self,
-                     const gint *dims_other,
+                     const gint64 *dims_other,
                      gsize n_dims_other,
                      GError **error)
 {
@@ -705,7 +724,7 @@ dl_tensor_tensordot (DlTensor *self,
     }
   for (gsize i = 0; i < n_dims_self; i++)
     {
-      gint da = dims_self[i], db = dims_other[i];
+      gint64 da = dims_self[i], db = dims_other[i];
 
       if (!dl_normalize_dim ("tensordot", &da, self->ndim, error)
           || !dl_normalize_dim ("tensordot", &db, other->ndim, error))
@@ -713,7 +732,8 @@ dl_tensor_tensordot (DlTensor *self,
       if (used_a[da] || used_b[db])
         {
           g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                       "tensordot: dim %d appears multiple times in the list of dims",
+                       "tensordot: dim %" G_GINT64_FORMAT
+                       " appears multiple times in the list of dims",
                        used_a[da] ? da : db);
           return NULL;
         }
@@ -722,7 +742,8 @@ dl_tensor_tensordot (DlTensor *self,
           g_set_error (
               error, DL_ERROR, DL_ERROR_SHAPE,
               "tensordot: contracted dimensions need to match, but first has size %" G_GINT64_FORMAT
-              " in dim %d and second has size %" G_GINT64_FORMAT " in dim %d",
+              " in dim %" G_GINT64_FORMAT " and second has size %" G_GINT64_FORMAT
+              " in dim %" G_GINT64_FORMAT,
               self->sizes[da], da, other->sizes[db], db);
           return NULL;
         }

@@ -33,9 +33,9 @@ DL_EXPORT DlTensor *dl_tensor_baddbmm (DlTensor *self,
                                        GError **error);
 DL_EXPORT DlTensor *dl_tensor_tensordot (DlTensor *self,
                                          DlTensor *other,
-                                         const gint *dims_self,
+                                         const gint64 *dims_self,
                                          gsize n_dims_self,
-                                         const gint *dims_other,
+                                         const gint64 *dims_other,
                                          gsize n_dims_other,
                                          GError **error);
 

@@ -33,9 +33,9 @@ typedef struct
 } NormState;
 
 /* The statistics' dims of the [n, groups, c / groups, s] view. */
-static const gint batch_stat_dims[] = { 0, 2, 3 };
-static const gint group_stat_dims[] = { 2, 3 };
-static const gint affine_dims[] = { 0, 3 };
+static const gint64 batch_stat_dims[] = { 0, 2, 3 };
+static const gint64 group_stat_dims[] = { 2, 3 };
+static const gint64 affine_dims[] = { 0, 3 };
 
 /* (x - mean) * rstd over the view @xv, with the statistics recomputed from
  * @xv (differentiably) or, for batch norm in eval mode, the saved ones */
@@ -47,7 +47,7 @@ composite_xhat (const NormState *st, DlTensor *xv, DlTensor *mean, DlTensor *rst
   g_autoptr (DlTensor) ve = NULL;
   g_autoptr (DlTensor) r = NULL;
   g_autoptr (DlTensor) d = NULL;
-  const gint *dims = st->kind == DL_NORM_BATCH ? batch_stat_dims : group_stat_dims;
+  const gint64 *dims = st->kind == DL_NORM_BATCH ? batch_stat_dims : group_stat_dims;
   gsize n_dims = st->kind == DL_NORM_BATCH ? 3 : 2;
 
   if (!st->training)
@@ -86,7 +86,7 @@ norm_backward_recorded (DlNode *node,
   gint64 g = st->kind == DL_NORM_BATCH ? st->c : st->groups;
   const gint64 view[4] = { st->n, g, st->c / g, st->s };
   const gint64 wview[4] = { 1, g, st->c / g, 1 };
-  const gint *dims = st->kind == DL_NORM_BATCH ? batch_stat_dims : group_stat_dims;
+  const gint64 *dims = st->kind == DL_NORM_BATCH ? batch_stat_dims : group_stat_dims;
   gsize n_dims = st->kind == DL_NORM_BATCH ? 3 : 2;
   g_autoptr (DlTensor) xv = NULL;
   g_autoptr (DlTensor) dyv = NULL;

@@ -13,7 +13,7 @@ G_BEGIN_DECLS
  * with GErrors naming @op for a dim out of range or repeated. */
 gboolean dl_reduce_dims_mask (const gchar *op,
                               DlTensor *self,
-                              const gint *dims,
+                              const gint64 *dims,
                               gsize n,
                               gboolean *mask,
                               GError **error);
@@ -36,7 +36,7 @@ typedef struct
 DlReduceState *
 dl_reduce_state_new (DlNode *node, gint ndim, gboolean keepdim, const gboolean *mask);
 /* The reduced dims of the node's input, as a list; returns how many. */
-gint dl_reduce_node_dims (DlNode *node, gint *dims);
+gint dl_reduce_node_dims (DlNode *node, gint64 *dims);
 /* @t, shaped like the output of the node's reduction, with the reduced
  * dims back as size 1. */
 DlTensor *dl_reduce_node_keepdim (DlNode *node, DlTensor *t, GError **error);

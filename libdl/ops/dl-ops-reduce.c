@@ -56,7 +56,7 @@ coalesce (gint ndim, gint64 *shape, gint n_arrays, gint64 **strides)
 static gboolean
 dims_mask (const gchar *op,
            DlTensor *self,
-           const gint *dims,
+           const gint64 *dims,
            gsize n,
            gboolean *mask,
            GError **error)
@@ -69,14 +69,15 @@ dims_mask (const gchar *op,
     mask[i] = n == 0;
   for (gsize i = 0; i < n; i++)
     {
-      gint d = dims[i];
+      gint64 d = dims[i];
       if (!dl_normalize_dim (op, &d, self->ndim, error))
         return FALSE;
       /* a 0-d tensor has no dim to mark, but takes 0 and -1 once */
       if (self->ndim == 0 ? seen_0d : mask[d])
         {
           g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                       "%s: dim %d appears multiple times in the list of dims", op, d);
+                       "%s: dim %" G_GINT64_FORMAT " appears multiple times in the list of dims",
+                       op, d);
           return FALSE;
         }
       if (self->ndim == 0)
@@ -102,7 +103,7 @@ dl_reduce_check_nonempty (const gchar *op, DlTensor *self, gint dim, GError **er
 gboolean
 dl_reduce_dims_mask (const gchar *op,
                      DlTensor *self,
-                     const gint *dims,
+                     const gint64 *dims,
                      gsize n,
                      gboolean *mask,
                      GError **error)
@@ -219,7 +220,7 @@ reduce_raw (DlReduceOp op,
 DlTensor *
 dl_sum_to (DlTensor *grad, const gint64 *shape, gint ndim, GError **error)
 {
-  gint dims[DL_MAX_DIMS];
+  gint64 dims[DL_MAX_DIMS];
   gint n = 0, lead = grad->ndim - ndim;
   g_autoptr (DlTensor) s = NULL;
 
@@ -258,7 +259,7 @@ sum_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 static DlTensor *
 sum_mean (gboolean mean,
           DlTensor *self,
-          const gint *dims,
+          const gint64 *dims,
           gsize n,
           gboolean keepdim,
           GError **error)
@@ -338,7 +339,7 @@ dl_tensor_sum (DlTensor *self, GError **error)
  */
 DlTensor *
 dl_tensor_sum_dims (DlTensor *self,
-                    const gint *dims,
+                    const gint64 *dims,
                     gsize n_dims,
                     gboolean keepdim,
                     GError **error)
@@ -350,6 +351,11 @@ dl_tensor_sum_dims (DlTensor *self,
  * dl_tensor_mean:
  * @self: a floating-point #DlTensor
  * @error: return location for a #GError
+ *
+ * Averages all the elements into a 0-d tensor, as `torch.mean (self)`.
+ * Differentiable.
+ *
+ * Fails with %DL_ERROR_DTYPE for an integer or bool tensor.
  *
  * Returns: (transfer full): the mean of all elements as a 0-d tensor, or
  *   %NULL with @error set
@@ -378,7 +384,7 @@ dl_tensor_mean (DlTensor *self, GError **error)
  */
 DlTensor *
 dl_tensor_mean_dims (DlTensor *self,
-                     const gint *dims,
+                     const gint64 *dims,
                      gsize n_dims,
                      gboolean keepdim,
                      GError **error)
@@ -448,6 +454,12 @@ extremum_all (DlReduceOp op, DlTensor *self, GError **error)
  * @self: a non-empty #DlTensor
  * @error: return location for a #GError
  *
+ * Gives the largest element as a 0-d tensor, as `torch.max (self)`. A NaN
+ * anywhere makes the result NaN. Differentiable: the gradient is shared
+ * evenly among tied maxima. dl_tensor_argmax() gives the position instead.
+ *
+ * Fails with %DL_ERROR_ARGUMENT for an empty tensor.
+ *
  * Returns: (transfer full): the largest element as a 0-d tensor (NaN if
  *   any), or %NULL with @error set
  *
@@ -463,6 +475,12 @@ dl_tensor_max (DlTensor *self, GError **error)
  * dl_tensor_min:
  * @self: a non-empty #DlTensor
  * @error: return location for a #GError
+ *
+ * Gives the smallest element as a 0-d tensor, as `torch.min (self)`. A NaN
+ * anywhere makes the result NaN. Differentiable: the gradient is shared
+ * evenly among tied minima. dl_tensor_argmin() gives the position instead.
+ *
+ * Fails with %DL_ERROR_ARGUMENT for an empty tensor.
  *
  * Returns: (transfer full): the smallest element as a 0-d tensor (NaN if
  *   any), or %NULL with @error set
@@ -520,7 +538,7 @@ extremum_dim_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **erro
 static DlTensor *
 extremum_dim (DlReduceOp op,
               DlTensor *self,
-              gint dim,
+              gint64 dim,
               gboolean keepdim,
               DlTensor **indices,
               GError **error)
@@ -570,7 +588,7 @@ extremum_dim (DlReduceOp op,
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_max_dim (DlTensor *self, gint dim, gboolean keepdim, DlTensor **indices, GError **error)
+dl_tensor_max_dim (DlTensor *self, gint64 dim, gboolean keepdim, DlTensor **indices, GError **error)
 {
   return extremum_dim (DL_REDUCE_MAX, self, dim, keepdim, indices, error);
 }
@@ -591,7 +609,7 @@ dl_tensor_max_dim (DlTensor *self, gint dim, gboolean keepdim, DlTensor **indice
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_min_dim (DlTensor *self, gint dim, gboolean keepdim, DlTensor **indices, GError **error)
+dl_tensor_min_dim (DlTensor *self, gint64 dim, gboolean keepdim, DlTensor **indices, GError **error)
 {
   return extremum_dim (DL_REDUCE_MIN, self, dim, keepdim, indices, error);
 }
@@ -603,13 +621,20 @@ dl_tensor_min_dim (DlTensor *self, gint dim, gboolean keepdim, DlTensor **indice
  * @keepdim: whether to keep @dim with size 1
  * @error: return location for a #GError
  *
+ * Gives the index of the largest element along @dim, as `torch.argmax (self,
+ * dim, keepdim)`; with ties, the first. The result is int64, has @dim
+ * removed (kept with size 1 when @keepdim is %TRUE) and does not require
+ * grad.
+ *
+ * Fails with %DL_ERROR_INDEX when @dim is out of range or has size 0.
+ *
  * Returns: (transfer full): the int64 positions of the maxima along @dim,
  *   or %NULL with @error set
  *
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_argmax (DlTensor *self, gint dim, gboolean keepdim, GError **error)
+dl_tensor_argmax (DlTensor *self, gint64 dim, gboolean keepdim, GError **error)
 {
   DlTensor *idx = NULL;
   gboolean was = dl_set_grad_enabled (FALSE);
@@ -626,13 +651,20 @@ dl_tensor_argmax (DlTensor *self, gint dim, gboolean keepdim, GError **error)
  * @keepdim: whether to keep @dim with size 1
  * @error: return location for a #GError
  *
+ * Gives the index of the smallest element along @dim, as `torch.argmin
+ * (self, dim, keepdim)`; with ties, the first. The result is int64, has @dim
+ * removed (kept with size 1 when @keepdim is %TRUE) and does not require
+ * grad.
+ *
+ * Fails with %DL_ERROR_INDEX when @dim is out of range or has size 0.
+ *
  * Returns: (transfer full): the int64 positions of the minima along @dim,
  *   or %NULL with @error set
  *
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_argmin (DlTensor *self, gint dim, gboolean keepdim, GError **error)
+dl_tensor_argmin (DlTensor *self, gint64 dim, gboolean keepdim, GError **error)
 {
   DlTensor *idx = NULL;
   gboolean was = dl_set_grad_enabled (FALSE);
@@ -657,7 +689,7 @@ dl_reduce_state_new (DlNode *node, gint ndim, gboolean keepdim, const gboolean *
 }
 
 gint
-dl_reduce_node_dims (DlNode *node, gint *dims)
+dl_reduce_node_dims (DlNode *node, gint64 *dims)
 {
   const DlReduceState *s = dl_node_state (node);
   gint n = 0;
@@ -697,9 +729,10 @@ mask_as (DlTensor *bool_t, DlDType dtype, GError **error)
  * prod_safe_zeros_backward: no division, so its own gradient is right
  * where x has zeros too. For create_graph; @x has elements and dims. */
 static DlTensor *
-prod_of_others (DlTensor *x, const gint *dims, gint n, GError **error)
+prod_of_others (DlTensor *x, const gint64 *dims, gint n, GError **error)
 {
-  gint perm[DL_MAX_DIMS], inv[DL_MAX_DIMS], m = 0, last;
+  gint64 perm[DL_MAX_DIMS], inv[DL_MAX_DIMS], last;
+  gint m = 0;
   gint64 flat[DL_MAX_DIMS], one_shape[DL_MAX_DIMS], k = 1;
   gboolean reduced[DL_MAX_DIMS] = { FALSE };
   g_autoptr (DlTensor) xp = NULL;
@@ -756,7 +789,7 @@ static gboolean
 prod_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   const DlReduceState *s = dl_node_state (node);
-  gint dims[DL_MAX_DIMS];
+  gint64 dims[DL_MAX_DIMS];
   gint n = dl_reduce_node_dims (node, dims);
   DlTensor *x;
   g_autoptr (DlTensor) g = NULL;
@@ -813,7 +846,7 @@ prod_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
  */
 DlTensor *
 dl_tensor_prod_dims (DlTensor *self,
-                     const gint *dims,
+                     const gint64 *dims,
                      gsize n_dims,
                      gboolean keepdim,
                      GError **error)
@@ -845,6 +878,10 @@ dl_tensor_prod_dims (DlTensor *self,
  * @self: a #DlTensor
  * @error: return location for a #GError
  *
+ * Multiplies all the elements into a 0-d tensor, as `torch.prod (self)`; 1
+ * for an empty tensor. Integer and bool tensors give an int64 result, as in
+ * PyTorch. Differentiable for floating-point tensors.
+ *
  * Returns: (transfer full): the product of all elements as a 0-d tensor
  *   (int64 for integer and bool tensors), or %NULL with @error set
  *
@@ -861,7 +898,7 @@ static gboolean
 amax_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   const DlReduceState *s = dl_node_state (node);
-  gint dims[DL_MAX_DIMS];
+  gint64 dims[DL_MAX_DIMS];
   gint n = dl_reduce_node_dims (node, dims);
   DlTensor *x, *out;
   g_autoptr (DlTensor) g = NULL;
@@ -887,7 +924,7 @@ amax_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 static DlTensor *
 amax_amin (DlReduceOp op,
            DlTensor *self,
-           const gint *dims,
+           const gint64 *dims,
            gsize n,
            gboolean keepdim,
            GError **error)
@@ -900,7 +937,7 @@ amax_amin (DlReduceOp op,
   /* as PyTorch: a dim of size 0 is reported before a repeated one */
   for (gsize i = 0; i < n; i++)
     {
-      gint d = dims[i] < 0 ? dims[i] + self->ndim : dims[i];
+      gint64 d = dims[i] < 0 ? dims[i] + self->ndim : dims[i];
 
       if (d >= 0 && d < self->ndim && !dl_reduce_check_nonempty (name, self, d, error))
         return NULL;
@@ -947,7 +984,7 @@ amax_amin (DlReduceOp op,
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_amax (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim, GError **error)
+dl_tensor_amax (DlTensor *self, const gint64 *dims, gsize n_dims, gboolean keepdim, GError **error)
 {
   return amax_amin (DL_REDUCE_MAX, self, dims, n_dims, keepdim, error);
 }
@@ -968,13 +1005,18 @@ dl_tensor_amax (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_amin (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim, GError **error)
+dl_tensor_amin (DlTensor *self, const gint64 *dims, gsize n_dims, gboolean keepdim, GError **error)
 {
   return amax_amin (DL_REDUCE_MIN, self, dims, n_dims, keepdim, error);
 }
 
 static DlTensor *
-all_any (DlReduceOp op, DlTensor *self, const gint *dims, gsize n, gboolean keepdim, GError **error)
+all_any (DlReduceOp op,
+         DlTensor *self,
+         const gint64 *dims,
+         gsize n,
+         gboolean keepdim,
+         GError **error)
 {
   gboolean mask[DL_MAX_DIMS];
 
@@ -1001,7 +1043,7 @@ all_any (DlReduceOp op, DlTensor *self, const gint *dims, gsize n, gboolean keep
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_all (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim, GError **error)
+dl_tensor_all (DlTensor *self, const gint64 *dims, gsize n_dims, gboolean keepdim, GError **error)
 {
   return all_any (DL_REDUCE_ALL, self, dims, n_dims, keepdim, error);
 }
@@ -1022,7 +1064,7 @@ dl_tensor_all (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim,
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_any (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim, GError **error)
+dl_tensor_any (DlTensor *self, const gint64 *dims, gsize n_dims, gboolean keepdim, GError **error)
 {
   return all_any (DL_REDUCE_ANY, self, dims, n_dims, keepdim, error);
 }
@@ -1063,7 +1105,11 @@ nansum_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_nansum (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim, GError **error)
+dl_tensor_nansum (DlTensor *self,
+                  const gint64 *dims,
+                  gsize n_dims,
+                  gboolean keepdim,
+                  GError **error)
 {
   gboolean mask[DL_MAX_DIMS];
   DlTensor *out;

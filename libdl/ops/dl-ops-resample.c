@@ -456,7 +456,7 @@ dl_pad (DlTensor *input,
       g_autoptr (DlTensor) inner = dl_pad (input, pad, 6, mode, value, error);
       g_autoptr (DlTensor) moved = NULL;
       g_autoptr (DlTensor) padded = NULL;
-      g_autofree gint *perm = g_new (gint, input->ndim);
+      g_autofree gint64 *perm = g_new (gint64, input->ndim);
       const gint nd = input->ndim;
 
       if (!inner)

@@ -506,7 +506,7 @@ rnn_backward_recorded (DlNode *node, DlTensor **in, DlTensor **go, DlTensor **gi
             break;
           case IN_B_IH:
           case IN_B_HH:
-            g = P (dl_tensor_sum_dims (i == IN_B_IH ? gx_all : gh_all, (gint[]){ 0 }, 1, FALSE,
+            g = P (dl_tensor_sum_dims (i == IN_B_IH ? gx_all : gh_all, (gint64[]){ 0 }, 1, FALSE,
                                        error));
             break;
           case IN_W_HR:

@@ -19,7 +19,7 @@
 /* A fresh contiguous copy of @x (as @dtype) with @dim moved last, and its
  * row count and length. No autograd. */
 static DlTensor *
-rows_copy (DlTensor *x, gint dim, DlDType dtype, gint64 *n_rows, gint64 *n, GError **error)
+rows_copy (DlTensor *x, gint64 dim, DlDType dtype, gint64 *n_rows, gint64 *n, GError **error)
 {
   g_autoptr (DlTensor) det = dl_tensor_detach (x);
   g_autoptr (DlTensor) tr = NULL;
@@ -51,7 +51,7 @@ rows_copy (DlTensor *x, gint dim, DlDType dtype, gint64 *n_rows, gint64 *n, GErr
 
 /* Undoes rows_copy's move of @dim (for a tensor of @ndim dims), contiguous. */
 static DlTensor *
-rows_restore (DlTensor *t, gint dim, gint ndim, GError **error)
+rows_restore (DlTensor *t, gint64 dim, gint ndim, GError **error)
 {
   g_autoptr (DlTensor) tr = NULL;
 
@@ -67,7 +67,7 @@ rows_restore (DlTensor *t, gint dim, gint ndim, GError **error)
 static DlTensor *
 scatter_dim (DlTensor *src,
              DlTensor *index,
-             gint dim,
+             gint64 dim,
              const gint64 *sizes,
              gint ndim,
              GError **error)
@@ -92,7 +92,7 @@ scatter_dim (DlTensor *src,
 
 /* ---- cumsum, cumprod ------------------------------------------------------ */
 
-static DlTensor *scan (DlScanOp op, DlTensor *self, gint dim, GError **error);
+static DlTensor *scan (DlScanOp op, DlTensor *self, gint64 dim, GError **error);
 
 /* @t (owned, nullable) converted to @dtype. */
 static DlTensor *
@@ -106,7 +106,7 @@ owned_as (DlTensor *t, DlDType dtype, GError **error)
 /* Along the last dim of a tensor: the sum of the elements at and after
  * each position. */
 static DlTensor *
-reverse_cumsum (DlTensor *g, gint dim, GError **error)
+reverse_cumsum (DlTensor *g, gint64 dim, GError **error)
 {
   g_autoptr (DlTensor) total = NULL;
   g_autoptr (DlTensor) c = NULL;
@@ -196,7 +196,7 @@ cumprod_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
       g_autoptr (DlTensor) cg = NULL;
       g_autoptr (DlTensor) cgt = NULL;
       g_autoptr (DlTensor) s = NULL;
-      gint last = -1;
+      gint64 last = -1;
 
       /* work with dim last: X[..., i, j] = x_j for j != i, 1 for j == i */
       if (!(xt = dl_tensor_transpose (x, dim, -1, error))
@@ -225,7 +225,7 @@ cumprod_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 }
 
 static DlTensor *
-scan (DlScanOp op, DlTensor *self, gint dim, GError **error)
+scan (DlScanOp op, DlTensor *self, gint64 dim, GError **error)
 {
   const gchar *name = op == DL_SCAN_CUMSUM ? "cumsum" : "cumprod";
   DlDType dt = dl_dtype_is_float (self->dtype) ? self->dtype : DL_DTYPE_INT64;
@@ -277,7 +277,7 @@ scan (DlScanOp op, DlTensor *self, gint dim, GError **error)
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_cumsum (DlTensor *self, gint dim, GError **error)
+dl_tensor_cumsum (DlTensor *self, gint64 dim, GError **error)
 {
   return scan (DL_SCAN_CUMSUM, self, dim, error);
 }
@@ -297,7 +297,7 @@ dl_tensor_cumsum (DlTensor *self, gint dim, GError **error)
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_cumprod (DlTensor *self, gint dim, GError **error)
+dl_tensor_cumprod (DlTensor *self, gint64 dim, GError **error)
 {
   return scan (DL_SCAN_CUMPROD, self, dim, error);
 }
@@ -308,11 +308,11 @@ static void record_index_node (const gchar *name,
                                DlTensor *self,
                                DlTensor *values,
                                DlTensor *indices,
-                               gint dim,
+                               gint64 dim,
                                gboolean squeezed);
 
 static DlTensor *
-scan_extremum (gboolean is_max, DlTensor *self, gint dim, DlTensor **indices, GError **error)
+scan_extremum (gboolean is_max, DlTensor *self, gint64 dim, DlTensor **indices, GError **error)
 {
   const gchar *name = is_max ? "cummax" : "cummin";
   gint64 rows, n;
@@ -358,7 +358,7 @@ scan_extremum (gboolean is_max, DlTensor *self, gint dim, DlTensor **indices, GE
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_cummax (DlTensor *self, gint dim, DlTensor **indices, GError **error)
+dl_tensor_cummax (DlTensor *self, gint64 dim, DlTensor **indices, GError **error)
 {
   return scan_extremum (TRUE, self, dim, indices, error);
 }
@@ -379,7 +379,7 @@ dl_tensor_cummax (DlTensor *self, gint dim, DlTensor **indices, GError **error)
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_cummin (DlTensor *self, gint dim, DlTensor **indices, GError **error)
+dl_tensor_cummin (DlTensor *self, gint64 dim, DlTensor **indices, GError **error)
 {
   return scan_extremum (FALSE, self, dim, indices, error);
 }
@@ -433,7 +433,7 @@ record_index_node (const gchar *name,
                    DlTensor *self,
                    DlTensor *values,
                    DlTensor *indices,
-                   gint dim,
+                   gint64 dim,
                    gboolean squeezed)
 {
   if (dl_dtype_is_float (self->dtype) && dl_autograd_any_requires (1, &self))
@@ -451,7 +451,7 @@ record_index_node (const gchar *name,
 /* Sorted values and indices along @dim, dim moved last, no autograd. */
 static gboolean
 sort_rows (DlTensor *self,
-           gint dim,
+           gint64 dim,
            gboolean descending,
            gint64 k,
            gboolean kth_only,
@@ -494,7 +494,7 @@ sort_rows (DlTensor *self,
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_sort (DlTensor *self, gint dim, gboolean descending, DlTensor **indices, GError **error)
+dl_tensor_sort (DlTensor *self, gint64 dim, gboolean descending, DlTensor **indices, GError **error)
 {
   g_autoptr (DlTensor) v = NULL;
   g_autoptr (DlTensor) i = NULL;
@@ -533,7 +533,7 @@ dl_tensor_sort (DlTensor *self, gint dim, gboolean descending, DlTensor **indice
 DlTensor *
 dl_tensor_topk (DlTensor *self,
                 gint64 k,
-                gint dim,
+                gint64 dim,
                 gboolean largest,
                 DlTensor **indices,
                 GError **error)
@@ -547,7 +547,7 @@ dl_tensor_topk (DlTensor *self,
   g_autoptr (DlTensor) ic = NULL;
   g_autoptr (DlTensor) vo = NULL;
   g_autoptr (DlTensor) io = NULL;
-  gint last;
+  gint64 last;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!dl_normalize_dim ("topk", &dim, self->ndim, error))
@@ -557,7 +557,7 @@ dl_tensor_topk (DlTensor *self,
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                    "topk: selected index k out of range (k = %" G_GINT64_FORMAT
-                   ", size of dim %d = %" G_GINT64_FORMAT ")",
+                   ", size of dim %" G_GINT64_FORMAT " = %" G_GINT64_FORMAT ")",
                    k, dim, n);
       return NULL;
     }
@@ -589,13 +589,13 @@ static DlTensor *
 pick_dim (const gchar *name,
           DlTensor *self,
           gint64 k,
-          gint dim,
+          gint64 dim,
           gboolean keepdim,
           DlTensor **indices,
           GError **error)
 {
   gint64 n, rows, half;
-  gint last;
+  gint64 last;
   gboolean any_nan = FALSE;
   gint64 kshape[DL_MAX_DIMS];
   g_autoptr (DlTensor) v = NULL;
@@ -616,8 +616,8 @@ pick_dim (const gchar *name,
   if (k >= 0 && k >= n)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "%s: selected number k out of range for dimension %d (k = %" G_GINT64_FORMAT
-                   ", size %" G_GINT64_FORMAT ")",
+                   "%s: selected number k out of range for dimension %" G_GINT64_FORMAT
+                   " (k = %" G_GINT64_FORMAT ", size %" G_GINT64_FORMAT ")",
                    name, dim, k + 1, n);
       return NULL;
     }
@@ -730,7 +730,7 @@ pick_dim (const gchar *name,
  */
 DlTensor *
 dl_tensor_median_dim (DlTensor *self,
-                      gint dim,
+                      gint64 dim,
                       gboolean keepdim,
                       DlTensor **indices,
                       GError **error)
@@ -756,7 +756,7 @@ dl_tensor_median_dim (DlTensor *self,
  */
 DlTensor *
 dl_tensor_nanmedian_dim (DlTensor *self,
-                         gint dim,
+                         gint64 dim,
                          gboolean keepdim,
                          DlTensor **indices,
                          GError **error)
@@ -783,7 +783,7 @@ dl_tensor_nanmedian_dim (DlTensor *self,
 DlTensor *
 dl_tensor_kthvalue (DlTensor *self,
                     gint64 k,
-                    gint dim,
+                    gint64 dim,
                     gboolean keepdim,
                     DlTensor **indices,
                     GError **error)
@@ -1027,9 +1027,9 @@ dl_tensor_unique_consecutive (DlTensor *self, DlTensor **inverse, DlTensor **cou
  * autograd). A 0-d
  * @self or an empty dim other than *@dim is an error, as in PyTorch. */
 static DlTensor *
-slice_rows (const gchar *op, DlTensor *self, gint *dim, GError **error)
+slice_rows (const gchar *op, DlTensor *self, gint64 *dim, GError **error)
 {
-  gint perm[DL_MAX_DIMS];
+  gint64 perm[DL_MAX_DIMS];
   gint64 shape[2];
   g_autoptr (DlTensor) det = NULL;
   g_autoptr (DlTensor) moved = NULL;
@@ -1038,7 +1038,8 @@ slice_rows (const gchar *op, DlTensor *self, gint *dim, GError **error)
   if (self->ndim == 0)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
-                   "%s(): Dimension specified as %d but tensor has no dimensions", op, *dim);
+                   "%s(): Dimension specified as %" G_GINT64_FORMAT " but tensor has no dimensions",
+                   op, *dim);
       return NULL;
     }
   if (!dl_normalize_dim (op, dim, self->ndim, error))
@@ -1057,7 +1058,7 @@ slice_rows (const gchar *op, DlTensor *self, gint *dim, GError **error)
           g_autofree gchar *s = dl_shape_to_string (self->sizes, self->ndim);
           g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                        "%s(): There are 0 sized dimensions, and they aren't selected, so unique "
-                       "cannot be applied (shape %s, dim %d)",
+                       "cannot be applied (shape %s, dim %" G_GINT64_FORMAT ")",
                        op, s, *dim);
           return NULL;
         }
@@ -1117,7 +1118,7 @@ row_groups (DlTensor *rows, DlTensor **group, DlTensor **starts, GError **error)
   if (n > 1)
     {
       /* a row starts a group where it differs from the one before */
-      gint across = 1;
+      gint64 across = 1;
       g_autoptr (DlTensor) below = dl_tensor_narrow (rows, 0, 1, n - 1, error);
       g_autoptr (DlTensor) above = below ? dl_tensor_narrow (rows, 0, 0, n - 1, error) : NULL;
       g_autoptr (DlTensor) ne = above ? dl_tensor_ne (below, above, error) : NULL;
@@ -1142,7 +1143,7 @@ row_groups (DlTensor *rows, DlTensor **group, DlTensor **starts, GError **error)
  * back, the inverse (each slice's group) and the counts. */
 static DlTensor *
 unique_slices (DlTensor *self,
-               gint dim,
+               gint64 dim,
                DlTensor *rows,
                DlTensor *order,
                DlTensor **inverse,
@@ -1151,7 +1152,7 @@ unique_slices (DlTensor *self,
 {
   gint64 n = rows->sizes[0], n_groups = 0;
   gint64 moved[DL_MAX_DIMS];
-  gint back[DL_MAX_DIMS];
+  gint64 back[DL_MAX_DIMS];
   DlDevice *dev = dl_tensor_get_device (self);
   g_autoptr (DlTensor) sorted = NULL;
   g_autoptr (DlTensor) group = NULL;
@@ -1230,7 +1231,7 @@ unique_slices (DlTensor *self,
  */
 DlTensor *
 dl_tensor_unique_dim (DlTensor *self,
-                      gint dim,
+                      gint64 dim,
                       DlTensor **inverse,
                       DlTensor **counts,
                       GError **error)
@@ -1264,7 +1265,7 @@ dl_tensor_unique_dim (DlTensor *self,
  */
 DlTensor *
 dl_tensor_unique_consecutive_dim (DlTensor *self,
-                                  gint dim,
+                                  gint64 dim,
                                   DlTensor **inverse,
                                   DlTensor **counts,
                                   GError **error)

@@ -13,33 +13,38 @@
 
 G_BEGIN_DECLS
 
-DL_EXPORT DlTensor *dl_tensor_cumsum (DlTensor *self, gint dim, GError **error);
-DL_EXPORT DlTensor *dl_tensor_cumprod (DlTensor *self, gint dim, GError **error);
-DL_EXPORT DlTensor *dl_tensor_cummax (DlTensor *self, gint dim, DlTensor **indices, GError **error);
-DL_EXPORT DlTensor *dl_tensor_cummin (DlTensor *self, gint dim, DlTensor **indices, GError **error);
+DL_EXPORT DlTensor *dl_tensor_cumsum (DlTensor *self, gint64 dim, GError **error);
+DL_EXPORT DlTensor *dl_tensor_cumprod (DlTensor *self, gint64 dim, GError **error);
 DL_EXPORT DlTensor *
-dl_tensor_sort (DlTensor *self, gint dim, gboolean descending, DlTensor **indices, GError **error);
+dl_tensor_cummax (DlTensor *self, gint64 dim, DlTensor **indices, GError **error);
+DL_EXPORT DlTensor *
+dl_tensor_cummin (DlTensor *self, gint64 dim, DlTensor **indices, GError **error);
+DL_EXPORT DlTensor *dl_tensor_sort (DlTensor *self,
+                                    gint64 dim,
+                                    gboolean descending,
+                                    DlTensor **indices,
+                                    GError **error);
 DL_EXPORT DlTensor *dl_tensor_topk (DlTensor *self,
                                     gint64 k,
-                                    gint dim,
+                                    gint64 dim,
                                     gboolean largest,
                                     DlTensor **indices,
                                     GError **error);
 DL_EXPORT DlTensor *dl_tensor_median (DlTensor *self, GError **error);
 DL_EXPORT DlTensor *dl_tensor_median_dim (DlTensor *self,
-                                          gint dim,
+                                          gint64 dim,
                                           gboolean keepdim,
                                           DlTensor **indices,
                                           GError **error);
 DL_EXPORT DlTensor *dl_tensor_nanmedian (DlTensor *self, GError **error);
 DL_EXPORT DlTensor *dl_tensor_nanmedian_dim (DlTensor *self,
-                                             gint dim,
+                                             gint64 dim,
                                              gboolean keepdim,
                                              DlTensor **indices,
                                              GError **error);
 DL_EXPORT DlTensor *dl_tensor_kthvalue (DlTensor *self,
                                         gint64 k,
-                                        gint dim,
+                                        gint64 dim,
                                         gboolean keepdim,
                                         DlTensor **indices,
                                         GError **error);
@@ -50,12 +55,12 @@ DL_EXPORT DlTensor *dl_tensor_unique_consecutive (DlTensor *self,
                                                   DlTensor **counts,
                                                   GError **error);
 DL_EXPORT DlTensor *dl_tensor_unique_dim (DlTensor *self,
-                                          gint dim,
+                                          gint64 dim,
                                           DlTensor **inverse,
                                           DlTensor **counts,
                                           GError **error);
 DL_EXPORT DlTensor *dl_tensor_unique_consecutive_dim (DlTensor *self,
-                                                      gint dim,
+                                                      gint64 dim,
                                                       DlTensor **inverse,
                                                       DlTensor **counts,
                                                       GError **error);

@@ -479,7 +479,7 @@ scatter_impl (const gchar *op,
               gboolean include_self,
               gboolean inplace,
               DlTensor *self,
-              gint dim,
+              gint64 dim,
               DlTensor *index,
               DlTensor *src,
               gdouble value,
@@ -560,7 +560,7 @@ scatter_impl (const gchar *op,
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_scatter (DlTensor *self, gint dim, DlTensor *index, DlTensor *src, GError **error)
+dl_tensor_scatter (DlTensor *self, gint64 dim, DlTensor *index, DlTensor *src, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (src), NULL);
   return scatter_impl ("scatter", SCATTER_SRC, REDUCE_NONE, TRUE, FALSE, self, dim, index, src, 0,
@@ -583,7 +583,7 @@ dl_tensor_scatter (DlTensor *self, gint dim, DlTensor *index, DlTensor *src, GEr
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_scatter_value (DlTensor *self, gint dim, DlTensor *index, gdouble value, GError **error)
+dl_tensor_scatter_value (DlTensor *self, gint64 dim, DlTensor *index, gdouble value, GError **error)
 {
   return scatter_impl ("scatter", SCATTER_VALUE, REDUCE_NONE, TRUE, FALSE, self, dim, index, NULL,
                        value, error);
@@ -605,7 +605,7 @@ dl_tensor_scatter_value (DlTensor *self, gint dim, DlTensor *index, gdouble valu
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_scatter_add (DlTensor *self, gint dim, DlTensor *index, DlTensor *src, GError **error)
+dl_tensor_scatter_add (DlTensor *self, gint64 dim, DlTensor *index, DlTensor *src, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (src), NULL);
   return scatter_impl ("scatter_add", SCATTER_ADD, REDUCE_NONE, TRUE, FALSE, self, dim, index, src,
@@ -618,7 +618,7 @@ scatter_inplace (const gchar *op,
                  Reduction reduce,
                  gboolean include_self,
                  DlTensor *self,
-                 gint dim,
+                 gint64 dim,
                  DlTensor *index,
                  DlTensor *src,
                  gdouble value,
@@ -650,7 +650,7 @@ scatter_inplace (const gchar *op,
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_scatter_ (DlTensor *self, gint dim, DlTensor *index, DlTensor *src, GError **error)
+dl_tensor_scatter_ (DlTensor *self, gint64 dim, DlTensor *index, DlTensor *src, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (src), NULL);
   return scatter_inplace ("scatter_", SCATTER_SRC, REDUCE_NONE, TRUE, self, dim, index, src, 0,
@@ -673,7 +673,11 @@ dl_tensor_scatter_ (DlTensor *self, gint dim, DlTensor *index, DlTensor *src, GE
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_scatter_value_ (DlTensor *self, gint dim, DlTensor *index, gdouble value, GError **error)
+dl_tensor_scatter_value_ (DlTensor *self,
+                          gint64 dim,
+                          DlTensor *index,
+                          gdouble value,
+                          GError **error)
 {
   return scatter_inplace ("scatter_", SCATTER_VALUE, REDUCE_NONE, TRUE, self, dim, index, NULL,
                           value, error);
@@ -694,7 +698,7 @@ dl_tensor_scatter_value_ (DlTensor *self, gint dim, DlTensor *index, gdouble val
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_scatter_add_ (DlTensor *self, gint dim, DlTensor *index, DlTensor *src, GError **error)
+dl_tensor_scatter_add_ (DlTensor *self, gint64 dim, DlTensor *index, DlTensor *src, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (src), NULL);
   return scatter_inplace ("scatter_add_", SCATTER_ADD, REDUCE_NONE, TRUE, self, dim, index, src, 0,
@@ -721,7 +725,7 @@ dl_tensor_scatter_add_ (DlTensor *self, gint dim, DlTensor *index, DlTensor *src
  */
 DlTensor *
 dl_tensor_scatter_with_reduce (DlTensor *self,
-                               gint dim,
+                               gint64 dim,
                                DlTensor *index,
                                DlTensor *src,
                                const gchar *reduce,
@@ -756,7 +760,7 @@ dl_tensor_scatter_with_reduce (DlTensor *self,
  */
 DlTensor *
 dl_tensor_scatter_value_with_reduce (DlTensor *self,
-                                     gint dim,
+                                     gint64 dim,
                                      DlTensor *index,
                                      gdouble value,
                                      const gchar *reduce,
@@ -789,7 +793,7 @@ dl_tensor_scatter_value_with_reduce (DlTensor *self,
  */
 DlTensor *
 dl_tensor_scatter_with_reduce_ (DlTensor *self,
-                                gint dim,
+                                gint64 dim,
                                 DlTensor *index,
                                 DlTensor *src,
                                 const gchar *reduce,
@@ -822,7 +826,7 @@ dl_tensor_scatter_with_reduce_ (DlTensor *self,
  */
 DlTensor *
 dl_tensor_scatter_value_with_reduce_ (DlTensor *self,
-                                      gint dim,
+                                      gint64 dim,
                                       DlTensor *index,
                                       gdouble value,
                                       const gchar *reduce,
@@ -865,7 +869,7 @@ dl_tensor_scatter_value_with_reduce_ (DlTensor *self,
  */
 DlTensor *
 dl_tensor_scatter_reduce (DlTensor *self,
-                          gint dim,
+                          gint64 dim,
                           DlTensor *index,
                           DlTensor *src,
                           const gchar *reduce,
@@ -901,7 +905,7 @@ dl_tensor_scatter_reduce (DlTensor *self,
  */
 DlTensor *
 dl_tensor_scatter_reduce_ (DlTensor *self,
-                           gint dim,
+                           gint64 dim,
                            DlTensor *index,
                            DlTensor *src,
                            const gchar *reduce,

@@ -61,7 +61,7 @@ view_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
         break;
       case VIEW_PERMUTE:
         {
-          gint inv[DL_MAX_DIMS];
+          gint64 inv[DL_MAX_DIMS];
           for (gint i = 0; i < in->ndim; i++)
             inv[i] = s->inv_perm[i];
           gi[0] = dl_tensor_permute (go[0], inv, in->ndim, error);
@@ -328,7 +328,7 @@ dl_tensor_reshape (DlTensor *self, const gint64 *shape, gsize n_dims, GError **e
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_flatten (DlTensor *self, gint start_dim, gint end_dim, GError **error)
+dl_tensor_flatten (DlTensor *self, gint64 start_dim, gint64 end_dim, GError **error)
 {
   gint64 shape[DL_MAX_DIMS];
   gint n = 0;
@@ -380,7 +380,7 @@ dl_tensor_flatten (DlTensor *self, gint start_dim, gint end_dim, GError **error)
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_permute (DlTensor *self, const gint *dims, gsize n_dims, GError **error)
+dl_tensor_permute (DlTensor *self, const gint64 *dims, gsize n_dims, GError **error)
 {
   gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS];
   gint inv[DL_MAX_DIMS];
@@ -400,12 +400,13 @@ dl_tensor_permute (DlTensor *self, const gint *dims, gsize n_dims, GError **erro
     }
   for (gsize i = 0; i < n_dims; i++)
     {
-      gint d = dims[i];
+      gint64 d = dims[i];
       if (!dl_normalize_dim ("permute", &d, self->ndim, error))
         return NULL;
       if (seen[d])
         {
-          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "permute: repeated dim %d", d);
+          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                       "permute: repeated dim %" G_GINT64_FORMAT, d);
           return NULL;
         }
       seen[d] = TRUE;
@@ -430,7 +431,7 @@ dl_tensor_permute (DlTensor *self, const gint *dims, gsize n_dims, GError **erro
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_transpose (DlTensor *self, gint dim0, gint dim1, GError **error)
+dl_tensor_transpose (DlTensor *self, gint64 dim0, gint64 dim1, GError **error)
 {
   gint perm[DL_MAX_DIMS];
   gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS];
@@ -490,13 +491,20 @@ dl_tensor_t (DlTensor *self, GError **error)
  * @dim: where to insert a dim of size 1 (in [-ndim-1, ndim])
  * @error: return location for a #GError
  *
+ * Gives a view of the tensor with a new dimension of size 1 at position
+ * @dim, as `torch.unsqueeze (self, dim)`: a [3, 4] tensor unsqueezed at 0 is
+ * [1, 3, 4], at -1 [3, 4, 1]. The view shares the tensor's memory.
+ * Differentiable.
+ *
+ * Fails with %DL_ERROR_INDEX when @dim is outside [-ndim-1, ndim].
+ *
  * Returns: (transfer full): a view with one more dim, or %NULL with @error
  *   set
  *
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_unsqueeze (DlTensor *self, gint dim, GError **error)
+dl_tensor_unsqueeze (DlTensor *self, gint64 dim, GError **error)
 {
   gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS];
   gint n = self->ndim + 1;
@@ -506,10 +514,10 @@ dl_tensor_unsqueeze (DlTensor *self, gint dim, GError **error)
     return NULL;
   if (dim < -n || dim >= n)
     {
-      g_set_error (
-          error, DL_ERROR, DL_ERROR_INDEX,
-          "unsqueeze: dimension out of range (expected to be in range of [%d, %d], but got %d)", -n,
-          n - 1, dim);
+      g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
+                   "unsqueeze: dimension out of range (expected to be in range of [%d, %d], but "
+                   "got %" G_GINT64_FORMAT ")",
+                   -n, n - 1, dim);
       return NULL;
     }
   if (n > DL_MAX_DIMS)
@@ -543,13 +551,19 @@ dl_tensor_unsqueeze (DlTensor *self, gint dim, GError **error)
  * @dim: the dim to remove if its size is 1
  * @error: return location for a #GError
  *
+ * Gives a view of the tensor without dimension @dim if that dimension has
+ * size 1, as `torch.squeeze (self, dim)`; a dimension of another size is
+ * kept. The view shares the tensor's memory. Differentiable.
+ *
+ * Fails with %DL_ERROR_INDEX when @dim is outside [-ndim, ndim).
+ *
  * Returns: (transfer full): a view without dim @dim when its size is 1,
  *   else a view of the same shape; %NULL with @error set on a bad dim
  *
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_squeeze_dim (DlTensor *self, gint dim, GError **error)
+dl_tensor_squeeze_dim (DlTensor *self, gint64 dim, GError **error)
 {
   gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS];
   gint n = 0;
@@ -650,6 +664,13 @@ dl_tensor_expand (DlTensor *self, const gint64 *shape, gsize n_dims, GError **er
  * @self: a #DlTensor
  * @error: return location for a #GError
  *
+ * Gives the tensor in contiguous row-major layout, as
+ * `torch.Tensor.contiguous ()`: a new reference to the tensor itself when it
+ * already is contiguous, else a copy (recorded by autograd). Kernels and
+ * dl_tensor_get_data_ptr() readers that need dense memory call this first.
+ *
+ * Fails with %DL_ERROR_OUT_OF_MEMORY when the copy does not fit.
+ *
  * Returns: (transfer full): @self when it is contiguous, else a
  *   contiguous copy; %NULL with @error set if memory runs out
  *
@@ -669,6 +690,11 @@ dl_tensor_contiguous (DlTensor *self, GError **error)
 /**
  * dl_tensor_detach:
  * @self: a #DlTensor
+ *
+ * Gives a tensor that shares the memory of this one but is cut off from the
+ * autograd graph, as `torch.Tensor.detach ()`: it is a leaf that does not
+ * require grad, and no gradient flows through it. Writing to one changes the
+ * other.
  *
  * Returns: (transfer full): a view of the same storage that is cut off
  *   from the autograd graph and does not require grad
@@ -699,7 +725,7 @@ dl_tensor_detach (DlTensor *self)
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_slice (DlTensor *self, gint dim, gint64 start, gint64 end, gint64 step, GError **error)
+dl_tensor_slice (DlTensor *self, gint64 dim, gint64 start, gint64 end, gint64 step, GError **error)
 {
   gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS], n;
 
@@ -749,7 +775,7 @@ dl_tensor_slice (DlTensor *self, gint dim, gint64 start, gint64 end, gint64 step
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_narrow (DlTensor *self, gint dim, gint64 start, gint64 length, GError **error)
+dl_tensor_narrow (DlTensor *self, gint64 dim, gint64 start, gint64 length, GError **error)
 {
   gint64 n;
 
@@ -791,7 +817,7 @@ dl_tensor_narrow (DlTensor *self, gint dim, gint64 start, gint64 length, GError 
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_select (DlTensor *self, gint dim, gint64 index, GError **error)
+dl_tensor_select (DlTensor *self, gint64 dim, gint64 index, GError **error)
 {
   gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS];
   gint n = 0;
@@ -810,7 +836,8 @@ dl_tensor_select (DlTensor *self, gint dim, gint64 index, GError **error)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
                    "select: index %" G_GINT64_FORMAT
-                   " is out of bounds for dimension %d with size %" G_GINT64_FORMAT,
+                   " is out of bounds for dimension %" G_GINT64_FORMAT
+                   " with size %" G_GINT64_FORMAT,
                    index, dim, self->sizes[dim]);
       return NULL;
     }
@@ -845,7 +872,7 @@ dl_tensor_select (DlTensor *self, gint dim, gint64 index, GError **error)
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_unflatten (DlTensor *self, gint dim, const gint64 *sizes, gsize n_sizes, GError **error)
+dl_tensor_unflatten (DlTensor *self, gint64 dim, const gint64 *sizes, gsize n_sizes, GError **error)
 {
   gint64 shape[DL_MAX_DIMS], known = 1;
   gint n = 0, infer = -1;
@@ -887,8 +914,8 @@ dl_tensor_unflatten (DlTensor *self, gint dim, const gint64 *sizes, gsize n_size
       g_autofree gchar *s = dl_shape_to_string (sizes, n_sizes);
       g_set_error (
           error, DL_ERROR, DL_ERROR_SHAPE,
-          "unflatten: provided sizes %s don't multiply up to the size of dim %d (%" G_GINT64_FORMAT
-          ") in the input tensor",
+          "unflatten: provided sizes %s don't multiply up to the size of dim %" G_GINT64_FORMAT
+          " (%" G_GINT64_FORMAT ") in the input tensor",
           s, dim, self->sizes[dim]);
       return NULL;
     }
@@ -919,7 +946,7 @@ dl_tensor_unflatten (DlTensor *self, gint dim, const gint64 *sizes, gsize n_size
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_diagonal (DlTensor *self, gint64 offset, gint dim1, gint dim2, GError **error)
+dl_tensor_diagonal (DlTensor *self, gint64 offset, gint64 dim1, gint64 dim2, GError **error)
 {
   gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS], len, start = self->offset;
   ViewState how = { .kind = VIEW_DIAGONAL };
@@ -934,7 +961,9 @@ dl_tensor_diagonal (DlTensor *self, gint64 offset, gint dim1, gint dim2, GError 
   if (dim1 == dim2)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "diagonal: diagonal dimensions cannot be identical %d, %d", dim1, dim2);
+                   "diagonal: diagonal dimensions cannot be identical %" G_GINT64_FORMAT
+                   ", %" G_GINT64_FORMAT,
+                   dim1, dim2);
       return NULL;
     }
   if (offset >= 0)

@@ -17,27 +17,30 @@ DL_EXPORT DlTensor *
 dl_tensor_view (DlTensor *self, const gint64 *shape, gsize n_dims, GError **error);
 DL_EXPORT DlTensor *
 dl_tensor_reshape (DlTensor *self, const gint64 *shape, gsize n_dims, GError **error);
-DL_EXPORT DlTensor *dl_tensor_transpose (DlTensor *self, gint dim0, gint dim1, GError **error);
+DL_EXPORT DlTensor *dl_tensor_transpose (DlTensor *self, gint64 dim0, gint64 dim1, GError **error);
 DL_EXPORT DlTensor *
-dl_tensor_permute (DlTensor *self, const gint *dims, gsize n_dims, GError **error);
+dl_tensor_permute (DlTensor *self, const gint64 *dims, gsize n_dims, GError **error);
 DL_EXPORT DlTensor *dl_tensor_t (DlTensor *self, GError **error);
 DL_EXPORT DlTensor *dl_tensor_contiguous (DlTensor *self, GError **error);
-DL_EXPORT DlTensor *dl_tensor_unsqueeze (DlTensor *self, gint dim, GError **error);
-DL_EXPORT DlTensor *dl_tensor_squeeze_dim (DlTensor *self, gint dim, GError **error);
+DL_EXPORT DlTensor *dl_tensor_unsqueeze (DlTensor *self, gint64 dim, GError **error);
+DL_EXPORT DlTensor *dl_tensor_squeeze_dim (DlTensor *self, gint64 dim, GError **error);
 DL_EXPORT DlTensor *
 dl_tensor_expand (DlTensor *self, const gint64 *shape, gsize n_dims, GError **error);
 DL_EXPORT DlTensor *
-dl_tensor_flatten (DlTensor *self, gint start_dim, gint end_dim, GError **error);
+dl_tensor_flatten (DlTensor *self, gint64 start_dim, gint64 end_dim, GError **error);
 DL_EXPORT DlTensor *dl_tensor_detach (DlTensor *self);
+DL_EXPORT DlTensor *dl_tensor_unflatten (DlTensor *self,
+                                         gint64 dim,
+                                         const gint64 *sizes,
+                                         gsize n_sizes,
+                                         GError **error);
+DL_EXPORT DlTensor *dl_tensor_select (DlTensor *self, gint64 dim, gint64 index, GError **error);
 DL_EXPORT DlTensor *
-dl_tensor_unflatten (DlTensor *self, gint dim, const gint64 *sizes, gsize n_sizes, GError **error);
-DL_EXPORT DlTensor *dl_tensor_select (DlTensor *self, gint dim, gint64 index, GError **error);
+dl_tensor_slice (DlTensor *self, gint64 dim, gint64 start, gint64 end, gint64 step, GError **error);
 DL_EXPORT DlTensor *
-dl_tensor_slice (DlTensor *self, gint dim, gint64 start, gint64 end, gint64 step, GError **error);
-DL_EXPORT DlTensor *
-dl_tensor_narrow (DlTensor *self, gint dim, gint64 start, gint64 length, GError **error);
+dl_tensor_narrow (DlTensor *self, gint64 dim, gint64 start, gint64 length, GError **error);
 
 DL_EXPORT DlTensor *
-dl_tensor_diagonal (DlTensor *self, gint64 offset, gint dim1, gint dim2, GError **error);
+dl_tensor_diagonal (DlTensor *self, gint64 offset, gint64 dim1, gint64 dim2, GError **error);
 
 G_END_DECLS

@@ -49,7 +49,7 @@ to_half (DlTensor *r, DlDType dt, GError **error)
 static DlTensor *
 var_impl (const gchar *op,
           DlTensor *self,
-          const gint *dims,
+          const gint64 *dims,
           gsize n,
           gdouble correction,
           gboolean keepdim,
@@ -102,7 +102,7 @@ var_impl (const gchar *op,
  */
 DlTensor *
 dl_tensor_var (DlTensor *self,
-               const gint *dims,
+               const gint64 *dims,
                gsize n_dims,
                gdouble correction,
                gboolean keepdim,
@@ -130,7 +130,7 @@ dl_tensor_var (DlTensor *self,
  */
 DlTensor *
 dl_tensor_std (DlTensor *self,
-               const gint *dims,
+               const gint64 *dims,
                gsize n_dims,
                gdouble correction,
                gboolean keepdim,
@@ -243,7 +243,7 @@ normp_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 DlTensor *
 dl_tensor_norm (DlTensor *self,
                 gdouble p,
-                const gint *dims,
+                const gint64 *dims,
                 gsize n_dims,
                 gboolean keepdim,
                 GError **error)
@@ -379,7 +379,7 @@ dtype_max (DlDType dt)
  */
 DlTensor *
 dl_tensor_logsumexp (DlTensor *self,
-                     const gint *dims,
+                     const gint64 *dims,
                      gsize n_dims,
                      gboolean keepdim,
                      GError **error)
@@ -457,7 +457,11 @@ dl_tensor_logsumexp (DlTensor *self,
  * Since: 0.1
  */
 DlTensor *
-dl_tensor_nanmean (DlTensor *self, const gint *dims, gsize n_dims, gboolean keepdim, GError **error)
+dl_tensor_nanmean (DlTensor *self,
+                   const gint64 *dims,
+                   gsize n_dims,
+                   gboolean keepdim,
+                   GError **error)
 {
   g_autoptr (DlTensor) s = NULL;
   g_autoptr (DlTensor) ok = NULL;

@@ -34,6 +34,15 @@ struct _DlAdagrad
   DlOptimizer parent_instance;
 };
 
+/**
+ * DlAdagradClass:
+ * @parent_class: the class of #DlOptimizer
+ *
+ * The class structure of #DlAdagrad. The type is final: its class adds no
+ * virtual method to that of #DlOptimizer, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlAdagrad, dl_adagrad, DL_TYPE_OPTIMIZER)
 
 static gboolean

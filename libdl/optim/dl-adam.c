@@ -35,6 +35,15 @@ struct _DlAdam
   DlOptimizer parent_instance;
 };
 
+/**
+ * DlAdamClass:
+ * @parent_class: the class of #DlOptimizer
+ *
+ * The class structure of #DlAdam. The type is final: its class adds no
+ * virtual method to that of #DlOptimizer, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlAdam, dl_adam, DL_TYPE_OPTIMIZER)
 
 static gboolean
@@ -193,6 +202,26 @@ dl_adam_init (DlAdam *self)
  *
  * Creates an Adam optimizer and checks its hyperparameters
  * (g_initable_new()).
+ *
+ * The update is PyTorch's `torch.optim.Adam (params, lr, betas=(beta1,
+ * beta2), eps, weight_decay, amsgrad)`: running averages of the gradient and
+ * its square, bias-corrected, scale each parameter's step. For decoupled
+ * weight decay use #DlAdamW.
+ *
+ * |[<!-- language="C" -->
+ * g_autoptr (GError) error = NULL;
+ * g_autoptr (DlLinear) fc = NULL;
+ * g_autoptr (GPtrArray) params = NULL;
+ * g_autoptr (DlAdam) adam = NULL;
+ *
+ * if (!(fc = dl_linear_new (20, 2, TRUE, &error)))
+ *   return;
+ * params = dl_module_parameters (DL_MODULE (fc));
+ * adam = dl_adam_new (params, 1e-3, 0.9, 0.999, 1e-8, 0, FALSE, &error);
+ * ]|
+ *
+ * Fails with %DL_ERROR_ARGUMENT for an empty @params or a hyperparameter out
+ * of its range (a negative @lr or @eps, a beta outside [0, 1)).
  *
  * Returns: (transfer full): a new optimizer, or %NULL with @error set for
  *   an empty parameter list or an invalid hyperparameter

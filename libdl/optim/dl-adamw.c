@@ -31,6 +31,15 @@ struct _DlAdamW
   DlOptimizer parent_instance;
 };
 
+/**
+ * DlAdamWClass:
+ * @parent_class: the class of #DlOptimizer
+ *
+ * The class structure of #DlAdamW. The type is final: its class adds no
+ * virtual method to that of #DlOptimizer, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlAdamW, dl_adamw, DL_TYPE_OPTIMIZER)
 
 static gboolean

@@ -69,6 +69,15 @@ struct _DlLbfgs
   gint64 func_evals;
 };
 
+/**
+ * DlLbfgsClass:
+ * @parent_class: the class of #DlOptimizer
+ *
+ * The class structure of #DlLbfgs. The type is final: its class adds no
+ * virtual method to that of #DlOptimizer, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlLbfgs, dl_lbfgs, DL_TYPE_OPTIMIZER)
 
 enum
@@ -540,7 +549,7 @@ numbers_tensor (GArray *numbers, DlDType dtype, GError **error)
 {
   gint64 n = numbers->len;
   g_autoptr (GBytes) bytes = g_bytes_new (numbers->data, numbers->len * sizeof (gdouble));
-  g_autoptr (DlTensor) t = dl_tensor_new_from_bytes (bytes, DL_DTYPE_FLOAT64, &n, 1, error);
+  g_autoptr (DlTensor) t = dl_tensor_new_from_bytes (bytes, &n, 1, DL_DTYPE_FLOAT64, error);
 
   return t ? dl_tensor_to_dtype (t, dtype, error) : NULL;
 }

@@ -606,6 +606,9 @@ dl_lr_scheduler_get_closed_form_lr (DlLrScheduler *self, guint group, GError **e
  * dl_lr_scheduler_get_optimizer:
  * @self: a #DlLrScheduler
  *
+ * Gives the optimizer whose learning rates the scheduler sets, the
+ * #DlLrScheduler:optimizer property.
+ *
  * Returns: (transfer none) (nullable): the scheduled optimizer
  *
  * Since: 0.1
@@ -623,6 +626,10 @@ dl_lr_scheduler_get_optimizer (DlLrScheduler *self)
 /**
  * dl_lr_scheduler_get_last_epoch:
  * @self: a #DlLrScheduler
+ *
+ * Gives the epoch the scheduler last stepped to, as `last_epoch` of a
+ * PyTorch scheduler: 0 after construction (which takes the initial step),
+ * one more after each dl_lr_scheduler_step().
  *
  * Returns: the last epoch stepped to (#DlLrScheduler:last-epoch)
  *
@@ -642,6 +649,10 @@ dl_lr_scheduler_get_last_epoch (DlLrScheduler *self)
  * dl_lr_scheduler_get_base_lr:
  * @self: a #DlLrScheduler
  * @group: a parameter group's index
+ *
+ * Gives the learning rate the schedule of parameter group @group starts
+ * from, as `base_lrs[group]` of a PyTorch scheduler: the rate its factors
+ * multiply.
  *
  * Returns: the group's base learning rate (its "initial_lr" at
  *   construction; for a group added later, its current "initial_lr" or

@@ -270,6 +270,15 @@ struct _DlStepLr
   gdouble gamma;
 };
 
+/**
+ * DlStepLrClass:
+ * @parent_class: the class of #DlLrScheduler
+ *
+ * The class structure of #DlStepLr. The type is final: its class adds no
+ * virtual method to that of #DlLrScheduler, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlStepLr, dl_step_lr, DL_TYPE_LR_SCHEDULER)
 
 static gdouble
@@ -347,6 +356,13 @@ dl_step_lr_init (DlStepLr *self)
  * @gamma: the multiplicative factor
  * @error: return location for a #GError
  *
+ * Makes a scheduler that multiplies each group's learning rate by @gamma
+ * every @step_size epochs, as `torch.optim.lr_scheduler.StepLR (optimizer,
+ * step_size, gamma)`: lr = base_lr * gamma ^ floor (epoch / step_size). Like
+ * PyTorch's, it takes its initial step on construction.
+ *
+ * Fails with %DL_ERROR_ARGUMENT when @step_size is not positive.
+ *
  * Returns: (transfer full): a new scheduler, after its initial step, or
  *   %NULL with @error set for an invalid value
  *
@@ -379,6 +395,15 @@ struct _DlMultiStepLr
   gdouble gamma;
 };
 
+/**
+ * DlMultiStepLrClass:
+ * @parent_class: the class of #DlLrScheduler
+ *
+ * The class structure of #DlMultiStepLr. The type is final: its class adds
+ * no virtual method to that of #DlLrScheduler, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlMultiStepLr, dl_multi_step_lr, DL_TYPE_LR_SCHEDULER)
 
 static gdouble
@@ -452,6 +477,11 @@ dl_multi_step_lr_init (DlMultiStepLr *self)
  * @gamma: the multiplicative factor
  * @error: return location for a #GError
  *
+ * Makes a scheduler that multiplies each group's learning rate by @gamma at
+ * each epoch of @milestones, as `torch.optim.lr_scheduler.MultiStepLR
+ * (optimizer, milestones, gamma)`. It takes its initial step on
+ * construction.
+ *
  * Returns: (transfer full): a new scheduler, after its initial step
  *
  * Since: 0.1
@@ -486,6 +516,15 @@ struct _DlExponentialLr
   gdouble gamma;
 };
 
+/**
+ * DlExponentialLrClass:
+ * @parent_class: the class of #DlLrScheduler
+ *
+ * The class structure of #DlExponentialLr. The type is final: its class adds
+ * no virtual method to that of #DlLrScheduler, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlExponentialLr, dl_exponential_lr, DL_TYPE_LR_SCHEDULER)
 
 static gdouble
@@ -534,6 +573,11 @@ dl_exponential_lr_init (DlExponentialLr *self)
  * @gamma: the multiplicative factor per epoch
  * @error: return location for a #GError
  *
+ * Makes a scheduler that multiplies each group's learning rate by @gamma
+ * every epoch, as `torch.optim.lr_scheduler.ExponentialLR (optimizer,
+ * gamma)`: lr = base_lr * gamma ^ epoch. It takes its initial step on
+ * construction.
+ *
  * Returns: (transfer full): a new scheduler, after its initial step
  *
  * Since: 0.1
@@ -565,6 +609,16 @@ struct _DlCosineAnnealingLr
   gdouble eta_min;
 };
 
+/**
+ * DlCosineAnnealingLrClass:
+ * @parent_class: the class of #DlLrScheduler
+ *
+ * The class structure of #DlCosineAnnealingLr. The type is final: its class
+ * adds no virtual method to that of #DlLrScheduler, and it cannot be
+ * subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlCosineAnnealingLr, dl_cosine_annealing_lr, DL_TYPE_LR_SCHEDULER)
 
 static gdouble
@@ -652,6 +706,14 @@ dl_cosine_annealing_lr_init (DlCosineAnnealingLr *self)
  * @eta_min: the smallest learning rate
  * @error: return location for a #GError
  *
+ * Makes a scheduler that lowers each group's learning rate from its base
+ * rate to @eta_min along half a cosine over @t_max epochs, as
+ * `torch.optim.lr_scheduler.CosineAnnealingLR (optimizer, T_max, eta_min)`,
+ * and back up over the next @t_max. It takes its initial step on
+ * construction.
+ *
+ * Fails with %DL_ERROR_ARGUMENT when @t_max is not positive.
+ *
  * Returns: (transfer full): a new scheduler, after its initial step
  *
  * Since: 0.1
@@ -684,6 +746,15 @@ struct _DlLinearLr
   gint64 total_iters;
 };
 
+/**
+ * DlLinearLrClass:
+ * @parent_class: the class of #DlLrScheduler
+ *
+ * The class structure of #DlLinearLr. The type is final: its class adds no
+ * virtual method to that of #DlLrScheduler, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlLinearLr, dl_linear_lr, DL_TYPE_LR_SCHEDULER)
 
 static gdouble
@@ -791,6 +862,15 @@ dl_linear_lr_init (DlLinearLr *self)
  * @total_iters: the length of the ramp in epochs
  * @error: return location for a #GError
  *
+ * Makes a scheduler that multiplies each group's base learning rate by a
+ * factor going linearly from @start_factor to @end_factor over @total_iters
+ * epochs and staying there, as `torch.optim.lr_scheduler.LinearLR
+ * (optimizer, start_factor, end_factor, total_iters)`: a warm-up. It takes
+ * its initial step on construction.
+ *
+ * Fails with %DL_ERROR_ARGUMENT when @start_factor or @end_factor is outside
+ * [0, 1].
+ *
  * Returns: (transfer full): a new scheduler, after its initial step
  *
  * Since: 0.1
@@ -829,6 +909,15 @@ struct _DlLambdaLr
   GDestroyNotify destroy;
 };
 
+/**
+ * DlLambdaLrClass:
+ * @parent_class: the class of #DlLrScheduler
+ *
+ * The class structure of #DlLambdaLr. The type is final: its class adds no
+ * virtual method to that of #DlLrScheduler, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlLambdaLr, dl_lambda_lr, DL_TYPE_LR_SCHEDULER)
 
 static gdouble
@@ -917,6 +1006,15 @@ dl_lambda_lr_set_lambda (DlLambdaLr *self,
  * @destroy: (nullable): frees @user_data
  * @error: return location for a #GError
  *
+ * Makes a scheduler that sets each group's learning rate to its base rate
+ * times the factor @lr_lambda gives for the group and the epoch, as
+ * `torch.optim.lr_scheduler.LambdaLR (optimizer, lr_lambda)`. The scheduler
+ * keeps @lr_lambda until it is finalized, then calls @destroy on @user_data.
+ * It takes its initial step, calling @lr_lambda for epoch 0, on
+ * construction.
+ *
+ * Fails with the error @lr_lambda reports for that first call, if any.
+ *
  * Returns: (transfer full): a new scheduler, after its initial step
  *
  * Since: 0.1
@@ -978,6 +1076,15 @@ struct _DlOneCycleLr
   gboolean use_beta1;
 };
 
+/**
+ * DlOneCycleLrClass:
+ * @parent_class: the class of #DlLrScheduler
+ *
+ * The class structure of #DlOneCycleLr. The type is final: its class adds no
+ * virtual method to that of #DlLrScheduler, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlOneCycleLr, dl_one_cycle_lr, DL_TYPE_LR_SCHEDULER)
 
 static gdouble
@@ -1341,6 +1448,16 @@ struct _DlCosineAnnealingWarmRestarts
   gdouble t_cur;
 };
 
+/**
+ * DlCosineAnnealingWarmRestartsClass:
+ * @parent_class: the class of #DlLrScheduler
+ *
+ * The class structure of #DlCosineAnnealingWarmRestarts. The type is final:
+ * its class adds no virtual method to that of #DlLrScheduler, and it cannot
+ * be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlCosineAnnealingWarmRestarts,
                      dl_cosine_annealing_warm_restarts,
                      DL_TYPE_LR_SCHEDULER)
@@ -1512,6 +1629,15 @@ dl_cosine_annealing_warm_restarts_init (DlCosineAnnealingWarmRestarts *self)
  * @eta_min: the smallest learning rate
  * @error: return location for a #GError
  *
+ * Makes a scheduler that anneals each group's learning rate from its base
+ * rate to @eta_min along half a cosine and then restarts, as
+ * `torch.optim.lr_scheduler.CosineAnnealingWarmRestarts (optimizer, T_0,
+ * T_mult, eta_min)`: the first period lasts @t_0 epochs, each next one
+ * @t_mult times longer. It takes its initial step on construction.
+ *
+ * Fails with %DL_ERROR_ARGUMENT when @t_0 is not positive or @t_mult is
+ * below 1.
+ *
  * Returns: (transfer full): a new scheduler, after its initial step
  *
  * Since: 0.1
@@ -1549,6 +1675,15 @@ struct _DlSequentialLr
   GPtrArray *schedulers; /* DlLrScheduler */
 };
 
+/**
+ * DlSequentialLrClass:
+ * @parent_class: the class of #DlLrScheduler
+ *
+ * The class structure of #DlSequentialLr. The type is final: its class adds
+ * no virtual method to that of #DlLrScheduler, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlSequentialLr, dl_sequential_lr, DL_TYPE_LR_SCHEDULER)
 
 enum
@@ -1797,6 +1932,15 @@ dl_sequential_lr_init (DlSequentialLr *self)
  * @milestones: (array length=n_milestones): the epochs of the switches
  * @n_milestones: one fewer than the schedulers
  * @error: return location for a #GError
+ *
+ * Makes a scheduler that hands over from one scheduler to the next at each
+ * epoch of @milestones, as `torch.optim.lr_scheduler.SequentialLR
+ * (optimizer, schedulers, milestones)`: a warm-up followed by a decay, say.
+ * Each scheduler restarts from epoch 0 when its turn comes.
+ *
+ * Fails with %DL_ERROR_ARGUMENT when @schedulers is empty, holds something
+ * that is not a scheduler or a scheduler of another optimizer, or does not
+ * have one more entry than @milestones.
  *
  * Returns: (transfer full): a new scheduler, after its first scheduler's
  *   initial step

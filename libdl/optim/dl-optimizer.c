@@ -662,6 +662,27 @@ dl_optimizer_init (DlOptimizer *self)
  * anything when the optimizer was constructed with an invalid value or a
  * group's options are invalid.
  *
+ * As `optimizer.step ()`. One training step of a classifier:
+ *
+ * |[<!-- language="C" -->
+ * static gboolean
+ * train_step (DlModule *model, DlOptimizer *optimizer, DlTensor *x, DlTensor *labels,
+ *             GError **error)
+ * {
+ *   g_autoptr (DlTensor) logits = NULL;
+ *   g_autoptr (DlTensor) loss = NULL;
+ *
+ *   dl_optimizer_zero_grad (optimizer, TRUE);
+ *   if (!(logits = dl_module_forward (model, x, error))
+ *       || !(loss = dl_cross_entropy (logits, labels, error))
+ *       || !dl_tensor_backward (loss, NULL, FALSE, FALSE, error))
+ *     return FALSE;
+ *   return dl_optimizer_step (optimizer, error);
+ * }
+ * ]|
+ *
+ * Subclasses implement the step virtual method (`do_step` in Python).
+ *
  * Returns: %TRUE on success
  *
  * Since: 0.1
@@ -765,6 +786,10 @@ dl_optimizer_add_params (DlOptimizer *self, GPtrArray *params)
  * dl_optimizer_get_params:
  * @self: a #DlOptimizer
  *
+ * Gives all the parameters the optimizer updates, group after group. A
+ * parameter's position in this array is its index in the optimizer's state
+ * dict, as in PyTorch.
+ *
  * Returns: (transfer none) (element-type DlTensor): the parameters of
  *   every group, in order: a parameter's position is its index in
  *   dl_optimizer_get_state() and state dicts
@@ -784,6 +809,10 @@ dl_optimizer_get_params (DlOptimizer *self)
 /**
  * dl_optimizer_get_lr:
  * @self: a #DlOptimizer
+ *
+ * Gives the learning rate of the first parameter group, as
+ * `optimizer.param_groups[0]["lr"]`; schedulers change it as training goes.
+ * dl_optimizer_get_group_lr() reads another group's.
  *
  * Returns: the learning rate of the first parameter group
  *
@@ -819,6 +848,10 @@ dl_optimizer_set_lr (DlOptimizer *self, gdouble lr)
  * dl_optimizer_get_n_param_groups:
  * @self: a #DlOptimizer
  *
+ * Gives the number of parameter groups, as `len (optimizer.param_groups)`: 1
+ * for an optimizer made from a plain list of parameters, one more per
+ * dl_optimizer_add_param_group().
+ *
  * Returns: the number of parameter groups
  *
  * Since: 0.1
@@ -849,6 +882,10 @@ lookup_group (DlOptimizer *self, const gchar *op, guint index, GError **error)
  * dl_optimizer_get_group_params:
  * @self: a #DlOptimizer
  * @group: a parameter group's index, < dl_optimizer_get_n_param_groups()
+ *
+ * Gives the parameters of group @group, as
+ * `optimizer.param_groups[group]["params"]`. The array belongs to the
+ * optimizer.
  *
  * Returns: (transfer none) (element-type DlTensor): the group's parameters
  *
@@ -899,6 +936,13 @@ dl_optimizer_list_group_options (DlOptimizer *self, guint group)
  * @group: a parameter group's index
  * @name: the option's name ("lr", "weight_decay"; booleans read as 0 or 1)
  * @error: return location for a #GError
+ *
+ * Gives the value of the hyperparameter @name of group @group, as
+ * `optimizer.param_groups[group][name]`: "lr", "weight_decay", "momentum"
+ * and the others of the optimizer; boolean options give 0 or 1.
+ *
+ * Fails with %DL_ERROR_INDEX when there is no group @group and with
+ * %DL_ERROR_ARGUMENT when the group has no option @name.
  *
  * Returns: the option's value; 0 with @error set for a group out of range
  *   or an option the group does not have
@@ -962,6 +1006,9 @@ dl_optimizer_set_group_option (DlOptimizer *self,
  * dl_optimizer_get_group_lr:
  * @self: a #DlOptimizer
  * @group: a parameter group's index, < dl_optimizer_get_n_param_groups()
+ *
+ * Gives the learning rate of group @group, as
+ * `optimizer.param_groups[group]["lr"]`.
  *
  * Returns: the group's learning rate
  *

@@ -49,6 +49,16 @@ struct _DlReduceLrOnPlateau
   GArray *min_lrs; /* gdouble, per group; empty: min_lr for all */
 };
 
+/**
+ * DlReduceLrOnPlateauClass:
+ * @parent_class: the class of #DlLrScheduler
+ *
+ * The class structure of #DlReduceLrOnPlateau. The type is final: its class
+ * adds no virtual method to that of #DlLrScheduler, and it cannot be
+ * subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlReduceLrOnPlateau, dl_reduce_lr_on_plateau, DL_TYPE_LR_SCHEDULER)
 
 enum

@@ -36,6 +36,15 @@ struct _DlRmsprop
   DlOptimizer parent_instance;
 };
 
+/**
+ * DlRmspropClass:
+ * @parent_class: the class of #DlOptimizer
+ *
+ * The class structure of #DlRmsprop. The type is final: its class adds no
+ * virtual method to that of #DlOptimizer, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlRmsprop, dl_rmsprop, DL_TYPE_OPTIMIZER)
 
 static gboolean

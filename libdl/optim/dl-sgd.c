@@ -38,6 +38,15 @@ struct _DlSgd
   DlOptimizer parent_instance;
 };
 
+/**
+ * DlSgdClass:
+ * @parent_class: the class of #DlOptimizer
+ *
+ * The class structure of #DlSgd. The type is final: its class adds no
+ * virtual method to that of #DlOptimizer, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlSgd, dl_sgd, DL_TYPE_OPTIMIZER)
 
 /* torch.optim.SGD's checks; the learning rate is DlOptimizer's */
@@ -163,6 +172,28 @@ dl_sgd_init (DlSgd *self)
  *
  * Creates an optimizer from its construct properties and checks them
  * (g_initable_new()).
+ *
+ * The update is PyTorch's `torch.optim.SGD (params, lr, momentum, dampening,
+ * weight_decay, nesterov)`: with g the gradient plus @weight_decay times the
+ * parameter, the velocity v = @momentum * v + (1 - @dampening) * g (v = g at
+ * the first step) and the parameter moves by -@lr * v (or by -@lr * (g +
+ * @momentum * v) with @nesterov).
+ *
+ * |[<!-- language="C" -->
+ * g_autoptr (GError) error = NULL;
+ * g_autoptr (DlLinear) fc = NULL;
+ * g_autoptr (GPtrArray) params = NULL;
+ * g_autoptr (DlSgd) sgd = NULL;
+ *
+ * if (!(fc = dl_linear_new (20, 2, TRUE, &error)))
+ *   return;
+ * params = dl_module_parameters (DL_MODULE (fc));
+ * sgd = dl_sgd_new (params, 0.01, 0.9, 0, 5e-4, FALSE, &error);
+ * ]|
+ *
+ * The optimizer keeps its own references to the parameters. Fails with
+ * %DL_ERROR_ARGUMENT for an empty @params, a negative @lr, @momentum or
+ * @weight_decay, or @nesterov without momentum or with dampening.
  *
  * Returns: (transfer full): a new optimizer, or %NULL with @error set for
  *   an empty parameter list or invalid hyper-parameters

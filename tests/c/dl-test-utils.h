@@ -35,7 +35,7 @@ dl_test_tensor (const gdouble *values, const gint64 *shape, gsize n_dims, DlDTyp
   gint64 n = dl_test_numel (shape, n_dims);
 
   bytes = g_bytes_new (values, n * sizeof (gdouble));
-  t = dl_tensor_new_from_bytes (bytes, DL_DTYPE_FLOAT64, shape, n_dims, &error);
+  t = dl_tensor_new_from_bytes (bytes, shape, n_dims, DL_DTYPE_FLOAT64, &error);
   g_assert_no_error (error);
   g_assert_nonnull (t);
   if (dtype == DL_DTYPE_FLOAT64)

@@ -67,13 +67,13 @@ f_cat7 (DlTensor **x, GError **e)
 static DlTensor *
 f_sum_dims (DlTensor **x, GError **e)
 {
-  return dl_tensor_sum_dims (x[0], (gint[]){ 0, 2 }, 2, TRUE, e);
+  return dl_tensor_sum_dims (x[0], (gint64[]){ 0, 2 }, 2, TRUE, e);
 }
 
 static DlTensor *
 f_mean_dims (DlTensor **x, GError **e)
 {
-  return dl_tensor_mean_dims (x[0], (gint[]){ -1 }, 1, FALSE, e);
+  return dl_tensor_mean_dims (x[0], (gint64[]){ -1 }, 1, FALSE, e);
 }
 
 static DlTensor *
@@ -138,7 +138,7 @@ static DlTensor *
 f_shapes (DlTensor **x, GError **e)
 {
   g_autoptr (DlTensor) v = dl_tensor_view (x[0], DL_TEST_SHAPE (2, 3, 2), e);
-  g_autoptr (DlTensor) p = v ? dl_tensor_permute (v, (gint[]){ 2, 0, 1 }, 3, e) : NULL;
+  g_autoptr (DlTensor) p = v ? dl_tensor_permute (v, (gint64[]){ 2, 0, 1 }, 3, e) : NULL;
   g_autoptr (DlTensor) u = p ? dl_tensor_unsqueeze (p, 1, e) : NULL;
   g_autoptr (DlTensor) ex = u ? dl_tensor_expand (u, DL_TEST_SHAPE (2, 3, 2, 3), e) : NULL;
   g_autoptr (DlTensor) f = ex ? dl_tensor_flatten (ex, 1, 2, e) : NULL;

@@ -377,9 +377,9 @@ test_shared_memory_across_fork (void)
   g_assert_no_error (error);
   fd = g_unix_fd_list_get (list, handle, &error); /* a duplicate, as a receiver gets */
   g_assert_no_error (error);
-  mapped = dl_tensor_new_from_shared_fd (fd, dl_tensor_get_storage_nbytes (col), DL_DTYPE_FLOAT32,
-                                         (gint64[]){ 3 }, 1, (gint64[]){ 4 }, 1,
-                                         dl_tensor_get_storage_offset (col), &error);
+  mapped = dl_tensor_new_from_shared_fd (fd, dl_tensor_get_storage_nbytes (col), (gint64[]){ 3 }, 1,
+                                         (gint64[]){ 4 }, 1, dl_tensor_get_storage_offset (col),
+                                         DL_DTYPE_FLOAT32, &error);
   g_assert_no_error (error);
   close (fd);
 
@@ -400,8 +400,8 @@ test_shared_memory_across_fork (void)
   dl_test_assert_values (t, (gdouble[]){ 0, 0, 9, 0, 0, 0, 9, 0, 0, 0, 9, 0 }, 12, 0);
 
   /* a view past the storage's end is refused */
-  g_assert_null (dl_tensor_new_from_shared_fd (dl_tensor_get_shared_fd (t), 48, DL_DTYPE_FLOAT32,
-                                               (gint64[]){ 13 }, 1, NULL, 0, 0, &error));
+  g_assert_null (dl_tensor_new_from_shared_fd (dl_tensor_get_shared_fd (t), 48, (gint64[]){ 13 }, 1,
+                                               NULL, 0, 0, DL_DTYPE_FLOAT32, &error));
   g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
 }
 

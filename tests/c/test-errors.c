@@ -105,7 +105,7 @@ test_error_index (void)
   g_assert_cmpint (dl_tensor_get_size (a, 2, &error), ==, -1);
   g_assert_error (error, DL_ERROR, DL_ERROR_INDEX);
   g_clear_error (&error);
-  r = dl_tensor_sum_dims (a, (gint[]){ -3 }, 1, FALSE, &error);
+  r = dl_tensor_sum_dims (a, (gint64[]){ -3 }, 1, FALSE, &error);
   g_assert_null (r);
   g_assert_error (error, DL_ERROR, DL_ERROR_INDEX);
   g_clear_error (&error);
@@ -118,7 +118,7 @@ test_error_index (void)
   g_assert_null (r);
   g_assert_error (error, DL_ERROR, DL_ERROR_INDEX);
   g_clear_error (&error);
-  r = dl_tensor_permute (a, (gint[]){ 0, 0 }, 2, &error);
+  r = dl_tensor_permute (a, (gint64[]){ 0, 0 }, 2, &error);
   g_assert_null (r);
   g_assert_nonnull (error);
   g_assert_true (error->domain == DL_ERROR);
@@ -161,7 +161,7 @@ test_error_bytes_length (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (GBytes) bytes = g_bytes_new ("1234567", 7);
   g_autoptr (DlTensor) t
-      = dl_tensor_new_from_bytes (bytes, DL_DTYPE_FLOAT32, DL_TEST_SHAPE (2), &error);
+      = dl_tensor_new_from_bytes (bytes, DL_TEST_SHAPE (2), DL_DTYPE_FLOAT32, &error);
 
   g_assert_null (t);
   assert_dl_error (error, DL_ERROR_SHAPE, "8", "7", NULL);
@@ -331,8 +331,8 @@ test_error_read_only (void)
   static float values[4] = { 1, 2, 3, 4 };
   g_autoptr (GError) error = NULL;
   g_autoptr (DlTensor) t
-      = dl_tensor_new_from_address (GPOINTER_TO_SIZE (values), DL_DTYPE_FLOAT32, DL_TEST_SHAPE (4),
-                                    NULL, 0, NULL, NULL, NULL, &error);
+      = dl_tensor_new_from_address (GPOINTER_TO_SIZE (values), DL_TEST_SHAPE (4), NULL, 0,
+                                    DL_DTYPE_FLOAT32, NULL, NULL, NULL, &error);
   g_autoptr (DlTensor) view = NULL;
   g_autoptr (DlTensor) copy = NULL;
 
@@ -361,7 +361,7 @@ test_from_data (void)
   static const gint64 values[] = { 1, -2, 3, 4, 5, -6 };
   g_autoptr (GError) error = NULL;
   g_autoptr (DlTensor) t
-      = dl_tensor_new_from_data (values, sizeof values, DL_DTYPE_INT64, DL_SHAPE (2, 3), &error);
+      = dl_tensor_new_from_data (values, sizeof values, DL_SHAPE (2, 3), DL_DTYPE_INT64, &error);
   g_autoptr (DlTensor) bad = NULL;
   g_autoptr (DlTensor) empty = NULL;
   g_autofree gdouble *got = NULL;
@@ -371,19 +371,80 @@ test_from_data (void)
   got = dl_test_values (t);
   for (gint i = 0; i < 6; i++)
     g_assert_cmpfloat (got[i], ==, (gdouble)values[i]);
-  bad = dl_tensor_new_from_data (values, sizeof values, DL_DTYPE_INT64, DL_SHAPE (2, -3), &error);
+  bad = dl_tensor_new_from_data (values, sizeof values, DL_SHAPE (2, -3), DL_DTYPE_INT64, &error);
   g_assert_null (bad);
   assert_dl_error (error, DL_ERROR_ARGUMENT, "from_data", "negative dimension", NULL);
   g_clear_error (&error);
-  bad = dl_tensor_new_from_data (values, sizeof values - 1, DL_DTYPE_INT64, DL_SHAPE (2, 3),
+  bad = dl_tensor_new_from_data (values, sizeof values - 1, DL_SHAPE (2, 3), DL_DTYPE_INT64,
                                  &error);
   g_assert_null (bad);
   assert_dl_error (error, DL_ERROR_SHAPE, "from_data", "needs 48 bytes, got 47", NULL);
   g_clear_error (&error);
   /* no element: no data needed */
-  empty = dl_tensor_new_from_data (NULL, 0, DL_DTYPE_FLOAT32, DL_SHAPE (0, 4), &error);
+  empty = dl_tensor_new_from_data (NULL, 0, DL_SHAPE (0, 4), DL_DTYPE_FLOAT32, &error);
   g_assert_no_error (error);
   g_assert_cmpint (dl_tensor_numel (empty), ==, 0);
+}
+
+/* A dim is a gint64 everywhere: one far outside the tensor's dims is an
+ * error naming the op and the dim, never a dim cut down to an int (2^32 + 1
+ * would be dim 1). */
+static void
+test_error_huge_dims (void)
+{
+  static const gint64 huge[] = { G_MAXINT64, (gint64)G_MAXINT + 1, G_MININT64, (gint64)G_MININT - 1,
+                                 ((gint64)1 << 32) + 1 };
+  g_autoptr (DlTensor) x = dl_ones (DL_SHAPE (2, 3), DL_DTYPE_FLOAT32, NULL, NULL);
+  g_autoptr (DlTensor) index = dl_zeros (DL_SHAPE (2, 3), DL_DTYPE_INT64, NULL, NULL);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (huge); i++)
+    {
+      const gint64 d = huge[i];
+      g_autofree gchar *got = g_strdup_printf ("got %" G_GINT64_FORMAT, d);
+      g_autoptr (DlFlatten) flatten = dl_flatten_new (d, -1);
+      g_autoptr (DlSoftmax) softmax = dl_softmax_new (d);
+      struct
+      {
+        const gchar *op;
+        DlTensor *result;
+        GError *error;
+      } cases[14] = { { NULL } };
+      gsize n = 0;
+
+#define HUGE_DIM_CASE(name, call)                                                                  \
+  do                                                                                               \
+    {                                                                                              \
+      cases[n].op = name;                                                                          \
+      cases[n].result = call;                                                                      \
+      n++;                                                                                         \
+    }                                                                                              \
+  while (0)
+      HUGE_DIM_CASE ("gather", dl_tensor_gather (x, d, index, &cases[n].error));
+      HUGE_DIM_CASE ("cat", dl_cat ((DlTensor *[]){ x, x }, 2, d, &cases[n].error));
+      HUGE_DIM_CASE ("softmax", dl_tensor_softmax (x, d, &cases[n].error));
+      HUGE_DIM_CASE ("log_softmax", dl_tensor_log_softmax (x, d, &cases[n].error));
+      HUGE_DIM_CASE ("sum", dl_tensor_sum_dims (x, &d, 1, FALSE, &cases[n].error));
+      HUGE_DIM_CASE ("cumsum", dl_tensor_cumsum (x, d, &cases[n].error));
+      HUGE_DIM_CASE ("flatten", dl_tensor_flatten (x, d, -1, &cases[n].error));
+      HUGE_DIM_CASE ("flatten", dl_tensor_flatten (x, 0, d, &cases[n].error));
+      HUGE_DIM_CASE ("squeeze", dl_tensor_squeeze_dim (x, d, &cases[n].error));
+      HUGE_DIM_CASE ("transpose", dl_tensor_transpose (x, 0, d, &cases[n].error));
+      HUGE_DIM_CASE ("unsqueeze", dl_tensor_unsqueeze (x, d, &cases[n].error));
+      HUGE_DIM_CASE ("permute", dl_tensor_permute (x, (gint64[]){ 0, d }, 2, &cases[n].error));
+      HUGE_DIM_CASE ("flatten", dl_module_forward (DL_MODULE (flatten), x, &cases[n].error));
+      /* G_MININT64 is the Softmax module's "no dim given" */
+      if (d != G_MININT64)
+        HUGE_DIM_CASE ("softmax", dl_module_forward (DL_MODULE (softmax), x, &cases[n].error));
+#undef HUGE_DIM_CASE
+      g_assert_cmpuint (n, >=, G_N_ELEMENTS (cases) - 1);
+
+      for (gsize c = 0; c < n; c++)
+        {
+          g_assert_null (cases[c].result);
+          assert_dl_error (cases[c].error, DL_ERROR_INDEX, cases[c].op, "out of range", got, NULL);
+          g_clear_error (&cases[c].error);
+        }
+    }
 }
 
 int
@@ -403,6 +464,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/tensor/error/device", test_error_device);
   g_test_add_func ("/tensor/error/numel-overflow", test_error_numel_overflow);
   g_test_add_func ("/tensor/error/read-only", test_error_read_only);
+  g_test_add_func ("/tensor/error/huge-dims", test_error_huge_dims);
   g_test_add_func ("/tensor/from-data", test_from_data);
 
   return g_test_run ();

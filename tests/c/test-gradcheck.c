@@ -43,7 +43,7 @@ f_two_outputs (DlTensor **x, guint n, gpointer user_data, GError **error)
   g_autoptr (DlTensor) p = dl_tensor_mul (x[0], x[1], error);
   g_autoptr (DlTensor) d = p ? dl_tensor_sub (x[0], x[1], error) : NULL;
   g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func (g_object_unref);
-  gint dim = 1;
+  gint64 dim = 1;
   DlTensor *s, *r;
 
   g_assert_cmpuint (n, ==, 2);
@@ -93,7 +93,7 @@ f_first_order_only (DlTensor **x, guint n, gpointer user_data, GError **error)
 static GPtrArray *
 f_prod_dims (DlTensor **x, guint n, gpointer user_data, GError **error)
 {
-  return one (dl_tensor_prod_dims (x[0], (gint[]){ 0, 2 }, 2, FALSE, error));
+  return one (dl_tensor_prod_dims (x[0], (gint64[]){ 0, 2 }, 2, FALSE, error));
 }
 
 static GPtrArray *

@@ -356,9 +356,9 @@ test_scatter_reduce_extremes (void)
   g_autoptr (GBytes) bx = g_bytes_new_static (big, sizeof big);
   g_autoptr (GBytes) bs = g_bytes_new_static (big, 2 * sizeof (gint64));
 
-  x = dl_tensor_new_from_bytes (bx, DL_DTYPE_INT64, DL_TEST_SHAPE (3), &error);
+  x = dl_tensor_new_from_bytes (bx, DL_TEST_SHAPE (3), DL_DTYPE_INT64, &error);
   g_assert_no_error (error);
-  src = dl_tensor_new_from_bytes (bs, DL_DTYPE_INT64, DL_TEST_SHAPE (2), &error);
+  src = dl_tensor_new_from_bytes (bs, DL_TEST_SHAPE (2), DL_DTYPE_INT64, &error);
   g_assert_no_error (error);
   mx = dl_tensor_scatter_reduce (x, 0, it, src, "amax", FALSE, &error);
   g_assert_no_error (error);
@@ -713,10 +713,10 @@ test_cat_flip_roll_tril (void)
   g_assert_no_error (error);
   g_assert_cmpint (dl_tensor_get_dtype (c1), ==, DL_DTYPE_FLOAT32);
   dl_test_assert_values (c1, cat1_expected, 8, 0);
-  f = dl_tensor_flip (x, (gint[]){ 0, 1 }, 2, &error);
+  f = dl_tensor_flip (x, (gint64[]){ 0, 1 }, 2, &error);
   g_assert_no_error (error);
   dl_test_assert_values (f, flip_expected, 6, 0);
-  r = dl_tensor_roll (x, (gint64[]){ 1 }, 1, (gint[]){ 1 }, 1, &error);
+  r = dl_tensor_roll (x, (gint64[]){ 1 }, 1, (gint64[]){ 1 }, 1, &error);
   g_assert_no_error (error);
   dl_test_assert_values (r, roll_expected, 6, 0);
   tl = dl_tensor_tril (x, 0, &error);

@@ -34,7 +34,7 @@ test_prod_all_any (void)
   g_autoptr (DlTensor) r1 = NULL;
   g_autoptr (DlTensor) a1 = NULL;
   g_autoptr (DlTensor) l0 = NULL;
-  gint d0 = 0, d1 = 1;
+  gint64 d0 = 0, d1 = 1;
 
   for (gint64 i = 0; i < rows * cols; i++)
     {
@@ -119,7 +119,7 @@ test_amax_var_logsumexp (void)
   g_autoptr (DlTensor) m = NULL;
   g_autoptr (DlTensor) v = NULL;
   g_autoptr (DlTensor) l = NULL;
-  gint d1 = 1;
+  gint64 d1 = 1;
 
   for (gint64 i = 0; i < rows; i++)
     {
@@ -160,7 +160,7 @@ test_nansum (void)
   gdouble sums[17];
   g_autoptr (DlTensor) t = NULL;
   g_autoptr (DlTensor) s = NULL;
-  gint d0 = 0;
+  gint64 d0 = 0;
 
   for (gint64 i = 0; i < rows * cols; i += 4)
     x[i] = NAN;
@@ -458,7 +458,7 @@ typedef struct
 static DlTensor *
 f_prod (DlTensor *x, GError **error)
 {
-  gint d = 1;
+  gint64 d = 1;
   return dl_tensor_prod_dims (x, &d, 1, FALSE, error);
 }
 
@@ -471,14 +471,14 @@ f_prod_all (DlTensor *x, GError **error)
 static DlTensor *
 f_amin (DlTensor *x, GError **error)
 {
-  gint d = 0;
+  gint64 d = 0;
   return dl_tensor_amin (x, &d, 1, TRUE, error);
 }
 
 static DlTensor *
 f_var (DlTensor *x, GError **error)
 {
-  gint d = 1;
+  gint64 d = 1;
   return dl_tensor_var (x, &d, 1, 1.0, FALSE, error);
 }
 
@@ -491,7 +491,7 @@ f_std (DlTensor *x, GError **error)
 static DlTensor *
 f_norm2 (DlTensor *x, GError **error)
 {
-  gint d = 1;
+  gint64 d = 1;
   return dl_tensor_norm (x, 2, &d, 1, FALSE, error);
 }
 
@@ -504,7 +504,7 @@ f_norm3 (DlTensor *x, GError **error)
 static DlTensor *
 f_logsumexp (DlTensor *x, GError **error)
 {
-  gint d = 1;
+  gint64 d = 1;
   return dl_tensor_logsumexp (x, &d, 1, TRUE, error);
 }
 
@@ -656,7 +656,7 @@ test_errors (void)
 {
   g_autoptr (DlTensor) t = dl_zeros (DL_TEST_SHAPE (2, 3), DL_DTYPE_FLOAT32, NULL, NULL);
   g_autoptr (DlTensor) ti = dl_zeros (DL_TEST_SHAPE (2, 3), DL_DTYPE_INT64, NULL, NULL);
-  gint bad = 2;
+  gint64 bad = 2;
   GError *error = NULL;
 
   g_assert_null (dl_tensor_cumsum (t, 2, &error));

@@ -233,7 +233,7 @@ test_view_permute_unsqueeze_expand (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (DlTensor) a = dl_arange (0, 24, 1, DL_DTYPE_FLOAT64, NULL, &error);
   g_autoptr (DlTensor) x = dl_tensor_view (a, DL_TEST_SHAPE (2, 3, 4), &error);
-  g_autoptr (DlTensor) p = dl_tensor_permute (x, (gint[]){ 2, 0, 1 }, 3, &error);
+  g_autoptr (DlTensor) p = dl_tensor_permute (x, (gint64[]){ 2, 0, 1 }, 3, &error);
   g_autoptr (DlTensor) row = NULL;
   g_autoptr (DlTensor) u = NULL;
   g_autoptr (DlTensor) e = NULL;
@@ -468,10 +468,10 @@ test_reduce_sum_mean (void)
   g_autoptr (DlTensor) x = dl_test_tensor (xv, DL_TEST_SHAPE (3, 4, 5), DL_DTYPE_FLOAT64);
   g_autoptr (DlTensor) s = dl_tensor_sum (x, &error);
   g_autoptr (DlTensor) m = dl_tensor_mean (x, &error);
-  g_autoptr (DlTensor) s02 = dl_tensor_sum_dims (x, (gint[]){ 0, 2 }, 2, TRUE, &error);
-  g_autoptr (DlTensor) s1 = dl_tensor_sum_dims (x, (gint[]){ -2 }, 1, FALSE, &error);
+  g_autoptr (DlTensor) s02 = dl_tensor_sum_dims (x, (gint64[]){ 0, 2 }, 2, TRUE, &error);
+  g_autoptr (DlTensor) s1 = dl_tensor_sum_dims (x, (gint64[]){ -2 }, 1, FALSE, &error);
   g_autoptr (DlTensor) xt = dl_tensor_transpose (x, 0, 2, &error); /* [5, 4, 3] */
-  g_autoptr (DlTensor) st = dl_tensor_sum_dims (xt, (gint[]){ 2 }, 1, FALSE, &error);
+  g_autoptr (DlTensor) st = dl_tensor_sum_dims (xt, (gint64[]){ 2 }, 1, FALSE, &error);
   gdouble total = 0, r02[4] = { 0 }, r1[15] = { 0 }, rt[20] = { 0 };
 
   g_assert_no_error (error);
@@ -742,7 +742,7 @@ test_bytes_round_trip (void)
   const gfloat data[6] = { 1.5f, -2.0f, 3.25f, 4.0f, 1e-3f, -7.5f };
   g_autoptr (GBytes) in = g_bytes_new (data, sizeof data);
   g_autoptr (DlTensor) t
-      = dl_tensor_new_from_bytes (in, DL_DTYPE_FLOAT32, DL_TEST_SHAPE (2, 3), &error);
+      = dl_tensor_new_from_bytes (in, DL_TEST_SHAPE (2, 3), DL_DTYPE_FLOAT32, &error);
   g_autoptr (GBytes) out = NULL;
   g_autoptr (DlTensor) tt = NULL;
   g_autoptr (GBytes) out_t = NULL;

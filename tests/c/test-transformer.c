@@ -103,7 +103,7 @@ test_mha_paths (void)
   dl_test_assert_shape (wh, DL_TEST_SHAPE (3, 2, 5, 5));
   assert_close (out_f, out_w, 1e-12);
   assert_close (out_h, out_w, 1e-12);
-  rows = dl_tensor_sum_dims (wh, (gint[]){ -1 }, 1, FALSE, &error);
+  rows = dl_tensor_sum_dims (wh, (gint64[]){ -1 }, 1, FALSE, &error);
   g_assert_no_error (error);
   r = dl_test_values (rows);
   for (gint i = 0; i < 30; i++)

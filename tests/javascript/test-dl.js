@@ -40,7 +40,7 @@ function values(t) {
 
 function fromArray(array, shape, dtype = F32) {
     const bytes = new GLib.Bytes(new Uint8Array(new Float64Array(array).buffer));
-    return Dl.Tensor.new_from_bytes(bytes, F64, shape).to_dtype(dtype);
+    return Dl.Tensor.new_from_bytes(bytes, shape, F64).to_dtype(dtype);
 }
 
 // Tests
@@ -65,7 +65,7 @@ test('repr', () => {
 
 test('bytes round trip', () => {
     const data = new Float32Array([1.5, -2, 3.25, 4, 0.5, -7.5]);
-    const t = Dl.Tensor.new_from_bytes(new GLib.Bytes(new Uint8Array(data.buffer)), F32, [2, 3]);
+    const t = Dl.Tensor.new_from_bytes(new GLib.Bytes(new Uint8Array (data.buffer)), [ 2, 3 ], F32);
     const back = new Float32Array(Uint8Array.from(t.to_bytes().get_data()).buffer);
     assertArrayEqual(back, Array.from(data), 'to_bytes');
     // a transposed view comes out in its own order

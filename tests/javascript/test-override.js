@@ -79,10 +79,10 @@ test('Dl.tensor from nested arrays and typed arrays', () => {
 
 test('Tensor.new_from_data copies bytes, and checks their length', () => {
     const bytes = new Uint8Array(new Float32Array([1, 2, 3, 4, 5, 6]).buffer);
-    const t = Dl.Tensor.new_from_data(bytes, Dl.DType.FLOAT32, [2, 3]);
+    const t = Dl.Tensor.new_from_data(bytes, [ 2, 3 ], Dl.DType.FLOAT32);
     assert(`${t}` === 'tensor([[1., 2., 3.],\n        [4., 5., 6.]])', `${t}`);
-    assertDlError(() => Dl.Tensor.new_from_data(bytes.subarray(1), Dl.DType.FLOAT32, [2, 3]),
-        Dl.Error.SHAPE, 'a byte short');
+    assertDlError (() => Dl.Tensor.new_from_data(bytes.subarray(1), [ 2, 3 ], Dl.DType.FLOAT32),
+                   Dl.Error.SHAPE, 'a byte short');
 });
 
 test('shape, dtype, device and grad are properties', () => {

@@ -266,8 +266,8 @@ def test_random_(name):
 @pytest.mark.skipif(SELF_CHECK, reason="libdl's C constructor")
 def test_new_from_data_copies_bytes_and_checks_their_length():
     a = np.arange(6, dtype=np.float32)
-    t = Dl.Tensor.new_from_data(a.tobytes(), Dl.DType.FLOAT32, [2, 3])
+    t = Dl.Tensor.new_from_data(a.tobytes(), [2, 3], Dl.DType.FLOAT32)
     a[0] = 9  # a copy
     assert t.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
     with pytest.raises(RuntimeError, match="from_data: shape \\[2, 3\\] of float32 needs 24"):
-        Dl.Tensor.new_from_data(a.tobytes()[1:], Dl.DType.FLOAT32, [2, 3])
+        Dl.Tensor.new_from_data(a.tobytes()[1:], [2, 3], Dl.DType.FLOAT32)

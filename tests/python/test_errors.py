@@ -28,6 +28,14 @@ CASES = [
     ("lib.ones(2, 2) @ lib.ones(2, 2, dtype=lib.float64)", None),
     ("lib.ones(2, 3).sum(5)", "out of range"),
     ("lib.ones(2, 3).sum((0, 2))", "out of range"),
+    # dims are int64 through to C: one past int range is out of range, never
+    # a dim cut down to an int (2**32 + 1 would be dim 1)
+    ("lib.ones(2, 3).sum(2 ** 32 + 1)", "got 4294967297"),
+    ("lib.ones(2, 3).softmax(2 ** 40)", "softmax: dimension out of range"),
+    ("lib.cat([lib.ones(2, 3), lib.ones(2, 3)], 2 ** 40)", "cat: dimension out of range"),
+    ("lib.ones(2, 3).transpose(0, 2 ** 32 + 1)", "transpose: dimension out of range"),
+    ("lib.ones(2, 3).cumsum(-2 ** 40)", "cumsum: dimension out of range"),
+    ("lib.nn.Flatten(2 ** 40)(lib.ones(2, 3))", "flatten: dimension out of range"),
     ("lib.ones(2, 3).sum((0, 0))", "multiple times"),
     ("lib.ones(2, 3).mean(-3)", "out of range"),
     ("lib.ones(2, 3).max(2)", "out of range"),

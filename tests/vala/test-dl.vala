@@ -18,7 +18,7 @@ double[] values (Dl.Tensor t) throws GLib.Error {
 Dl.Tensor from_array (double[] array, int64[] shape, Dl.DType dtype = Dl.DType.FLOAT32) throws GLib.Error {
     var buf = new uint8[array.length * sizeof (double)];
     Memory.copy (buf, array, buf.length);
-    var t = new Dl.Tensor.from_data (buf, Dl.DType.FLOAT64, shape);
+    var t = new Dl.Tensor.from_data (buf, shape, Dl.DType.FLOAT64);
     return t.to_dtype (dtype);
 }
 
@@ -1220,7 +1220,7 @@ void test_reduce_scan () {
         assert (all.get_dtype () == Dl.DType.BOOL);
         assert_values (all, { 0, 1 });
         assert_values (m.sub_scalar (1).any ({ 1 }, false), { 1, 0 });
-        assert_values (m.all (new int[0], false), { 0 });
+        assert_values (m.all (new int64[0], false), { 0 });
         assert_dl_error (() => { t.topk (6, 0, true, null); }, Dl.Error.ARGUMENT, "topk k too large");
         assert_dl_error (() => { a.amax ({ 2 }, false); }, Dl.Error.INDEX, "amax dim out of range");
     } catch (GLib.Error e) {

@@ -304,7 +304,7 @@ function tensor(data, options = {}) {
         }
     }
     wanted = options.dtype ?? wanted;
-    const t = Dl.Tensor.new_from_bytes(bytesOf(typed), dtype, shape);
+    const t = Dl.Tensor.new_from_bytes(bytesOf (typed), shape, dtype);
     return finish(wanted === dtype ? t : t.to_dtype(wanted), options);
 }
 

@@ -168,12 +168,12 @@ def _tensor_from_data(data, dtype=None, device=None, requires_grad=False, pin_me
     with _np.errstate(over='ignore', invalid='ignore'):
         if dtype.name == 'bfloat16':
             src = _np.array(arr, dtype=_np.float32, order='C')
-            t = Dl.Tensor.new_from_bytes(GLib.Bytes.new(src.tobytes()), Dl.DType.FLOAT32,
-                                         list(src.shape)).to_dtype(Dl.DType.BFLOAT16)
+            t = Dl.Tensor.new_from_bytes(GLib.Bytes.new(src.tobytes()), list(src.shape),
+                                         Dl.DType.FLOAT32).to_dtype(Dl.DType.BFLOAT16)
         else:
             src = _np.array(arr, dtype=_NP_OF[dtype.name], order='C')
-            t = Dl.Tensor.new_from_bytes(GLib.Bytes.new(src.tobytes()), dtype._value,
-                                         list(src.shape))
+            t = Dl.Tensor.new_from_bytes(GLib.Bytes.new(src.tobytes()), list(src.shape),
+                                         dtype._value)
     if target is not None:
         t = Dl.Tensor.to_device(t, target)
     return _finish(t, requires_grad)
@@ -255,8 +255,8 @@ def from_numpy(ndarray):
     if _borrow is not None:
         t = _borrow(ndarray.ctypes.data, int(d._value), ndarray.shape, strides, ndarray)
     else:
-        t = Dl.Tensor.new_from_address(ndarray.ctypes.data, d._value, list(ndarray.shape),
-                                       strides, _release, ndarray)
+        t = Dl.Tensor.new_from_address(ndarray.ctypes.data, list(ndarray.shape), strides,
+                                       d._value, _release, ndarray)
     if not ndarray.flags.writeable:
         # torch warns here and lets writes through (a crash on read-only
         # mappings); libdl refuses the writes with an error instead

@@ -905,7 +905,7 @@ class Tensor(Dl.Tensor):
 
 def _rebuild_tensor(dtype, shape, data, requires_grad):
     """A tensor from what Tensor.__reduce_ex__ saved."""
-    t = Dl.Tensor.new_from_bytes(GLib.Bytes.new(data), dtype._value, list(shape))
+    t = Dl.Tensor.new_from_bytes(GLib.Bytes.new(data), list(shape), dtype._value)
     if requires_grad:
         t.set_requires_grad(True)
     return t

@@ -936,7 +936,7 @@ class _LoadedStorage:
 
     def tensor(self, offset, size, stride):
         return Dl.Tensor.new_from_address(self.address + offset * self.element_size,
-                                          self.dtype._value, list(size), list(stride),
+                                          list(size), list(stride), self.dtype._value,
                                           _release, self.owner)
 
 
@@ -972,7 +972,7 @@ def _rebuild_tensor(storage, storage_offset, size, stride, requires_grad=False,
         raise RuntimeError('Dl.load: a tensor of size %s and stride %s is too large'
                            % (tuple(size), tuple(stride)))
     if numel == 0:
-        t = Dl.Tensor.new_from_bytes(GLib.Bytes.new(b''), storage.dtype._value, list(size))
+        t = Dl.Tensor.new_from_bytes(GLib.Bytes.new(b''), list(size), storage.dtype._value)
     else:
         last = storage_offset + sum((n - 1) * s for n, s in zip(size, stride))
         if last >= storage.numel():

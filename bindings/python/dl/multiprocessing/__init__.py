@@ -41,7 +41,7 @@ def set_sharing_strategy(new_strategy):
 def _rebuild_shared(dup, nbytes, dtype, shape, strides, offset, requires_grad, parameter):
     fd = dup.detach()
     try:
-        t = Dl.Tensor.new_from_shared_fd(fd, nbytes, dtype, shape, strides, offset)
+        t = Dl.Tensor.new_from_shared_fd(fd, nbytes, shape, strides, offset, dtype)
     finally:
         os.close(fd)
     if parameter:
