@@ -23,6 +23,8 @@ struct _DlDevice
 };
 
 DlDevice *dl_device_cpu (void); /* (transfer none) */
+/* the calling thread's default device, dl_set_default_device's (transfer none) */
+DlDevice *dl_device_default (void);
 gboolean dl_device_take_kernel_status (DlDevice *self, const gchar *op, GError **error);
 
 /* the backend context of @self, for every call into its backend */

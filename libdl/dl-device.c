@@ -19,8 +19,11 @@
 /**
  * DlDevice:
  *
- * A device that tensors live on: the CPU, or a GPU once its backend is
- * available. Get one with dl_device_get(); there is one object per device.
+ * A device that tensors live on: the CPU, the meta device (tensors with
+ * a shape, a dtype and strides but no data, to work out what a model's
+ * ops make without computing or allocating anything), or a GPU once its
+ * backend is available. Get one with dl_device_get(); there is one
+ * object per device.
  *
  * Since: 0.1
  */
@@ -195,11 +198,13 @@ registry_lock_and_init (void)
   dl_mutex_lock (&registry_lock);
   if (G_UNLIKELY (registry == NULL))
     {
-      DlDeviceTypeInfo cpu;
+      DlDeviceTypeInfo cpu, meta;
 
       registry = g_ptr_array_new ();
       dl_cpu_get_device_type_info (&cpu);
       register_type_locked (&cpu, NULL);
+      dl_meta_get_device_type_info (&meta);
+      register_type_locked (&meta, NULL);
     }
 }
 
@@ -256,7 +261,7 @@ get_device_locked (DeviceType *t, gint index, GError **error)
       return NULL;
     }
   device->context_clear = t->info.context_clear;
-  if (!t->info.backend->host_memory)
+  if (!t->info.backend->host_memory && !t->info.backend->meta)
     {
       /* where its kernels report failed checks (see DlKernelStatus) */
       static const DlKernelStatus ok = { DL_KERNEL_OK };
@@ -303,7 +308,7 @@ lookup_locked (const gchar *name, GError **error)
           else
             g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
                          "device: '%s' is not available: no %s backend is available in this "
-                         "build (only 'cpu' works)",
+                         "build (only 'cpu' and 'meta' work)",
                          name, reserved_types[r].backend);
           return NULL;
         }
@@ -361,10 +366,10 @@ dl_device_cpu (void)
 
 /**
  * dl_device_get:
- * @name: a device name: "cpu", "cuda" or "cuda:N"
+ * @name: a device name: "cpu", "meta", "cuda" or "cuda:N"
  * @error: return location for a #GError
  *
- * Looks a device up by name: a device type ("cpu", "cuda"), and for a
+ * Looks a device up by name: a device type ("cpu", "meta", "cuda"), and for a
  * type whose devices are numbered an optional ":N" ("cuda" is "cuda:0").
  * Device types come from the backends this libdl has; asking for a CUDA
  * device where the CUDA backend is not available is a %DL_ERROR_DEVICE
@@ -432,6 +437,16 @@ dl_device_take_kernel_status (DlDevice *self, const gchar *op, GError **error)
   return FALSE;
 }
 
+/* the calling thread's default device (dl_set_default_device); NULL for
+ * the CPU. No reference: devices live as long as the process. */
+static __thread DlDevice *thread_default;
+
+DlDevice *
+dl_device_default (void)
+{
+  return thread_default ? thread_default : dl_device_cpu ();
+}
+
 /**
  * dl_device_get_default:
  *
@@ -440,14 +455,33 @@ dl_device_take_kernel_status (DlDevice *self, const gchar *op, GError **error)
  * it.
  *
  * Returns: (transfer full): the device tensors are created on when none is
- *   given: the CPU
+ *   given: the CPU, unless dl_set_default_device() chose another for the
+ *   calling thread
  *
  * Since: 0.1
  */
 DlDevice *
 dl_device_get_default (void)
 {
-  return g_object_ref (dl_device_cpu ());
+  return g_object_ref (dl_device_default ());
+}
+
+/**
+ * dl_set_default_device:
+ * @device: (nullable): the device, or %NULL for the CPU
+ *
+ * Chooses the device that factories (dl_empty(), dl_zeros(), ... and the
+ * parameters and buffers modules make) use when given none, for the
+ * calling thread, as torch.set_default_device(). Building a model with
+ * the meta device as the default sizes it without allocating memory.
+ *
+ * Since: 0.1
+ */
+void
+dl_set_default_device (DlDevice *device)
+{
+  g_return_if_fail (device == NULL || DL_IS_DEVICE (device));
+  thread_default = device == dl_device_cpu () ? NULL : device;
 }
 
 /**

@@ -17,6 +17,8 @@ G_BEGIN_DECLS
  * DlDeviceType:
  * @DL_DEVICE_TYPE_CPU: the host CPU
  * @DL_DEVICE_TYPE_CUDA: an NVIDIA GPU through the CUDA backend
+ * @DL_DEVICE_TYPE_META: the meta device: tensors with a shape, a dtype and
+ *   strides but no data, on which ops compute their outputs' geometry only
  *
  * The kind of a #DlDevice.
  *
@@ -26,6 +28,7 @@ typedef enum
 {
   DL_DEVICE_TYPE_CPU,
   DL_DEVICE_TYPE_CUDA,
+  DL_DEVICE_TYPE_META,
 } DlDeviceType;
 
 #define DL_TYPE_DEVICE (dl_device_get_type ())
@@ -36,6 +39,8 @@ DL_EXPORT
 DlDevice *dl_device_get (const gchar *name, GError **error);
 DL_EXPORT
 DlDevice *dl_device_get_default (void);
+DL_EXPORT
+void dl_set_default_device (DlDevice *device);
 DL_EXPORT
 DlDeviceType dl_device_get_device_type (DlDevice *self);
 DL_EXPORT

@@ -15,6 +15,7 @@ typedef enum
   DL_STORAGE_ALLOCATED, /* a block of the device's caching allocator */
   DL_STORAGE_INLINE,    /* small host memory sharing one malloc with this struct */
   DL_STORAGE_EXTERNAL,  /* lent by another owner; released through release */
+  DL_STORAGE_META,      /* on the meta device: nbytes recorded, data NULL */
 } DlStorageKind;
 
 /* Host storages of at most this many bytes live inline. */

@@ -66,6 +66,16 @@ dl_storage_new (DlDevice *device, gsize nbytes, GError **error)
       return self;
     }
 
+  if (G_UNLIKELY (dl_device_get_backend (device)->meta))
+    {
+      /* the meta device: the size and no memory */
+      self = g_new0 (DlStorage, 1);
+      self->kind = DL_STORAGE_META;
+      self->ref_count = 1;
+      self->device = g_object_ref (device);
+      self->nbytes = nbytes;
+      return self;
+    }
   data = dl_allocator_alloc (dl_device_get_allocator (device), nbytes, &block_size);
   if (data == NULL)
     goto oom;
@@ -161,6 +171,10 @@ dl_storage_unref (DlStorage *self)
         g_object_unref (self->device);
         free (self);
         break;
+      case DL_STORAGE_META:
+        g_object_unref (self->device);
+        g_free (self);
+        break;
       case DL_STORAGE_EXTERNAL:
         if (self->release && !self->shared)
           self->release (self->release_data);
@@ -224,6 +238,7 @@ dl_storage_share_memory (DlStorage *self, GError **error)
         dl_allocator_release (dl_device_get_allocator (self->device), self->data, self->block_size);
         break;
       case DL_STORAGE_INLINE: /* part of the struct's own block */
+      case DL_STORAGE_META:   /* not host memory: refused above */
         break;
       case DL_STORAGE_EXTERNAL:
         if (self->release)

@@ -64,6 +64,8 @@ GBytes *dl_tensor_to_bytes (DlTensor *self, GError **error);
 DL_EXPORT
 gdouble dl_tensor_item (DlTensor *self, GError **error);
 DL_EXPORT
+DlTensor *dl_tensor_to_device (DlTensor *self, DlDevice *device, GError **error);
+DL_EXPORT
 gchar *dl_tensor_to_string (DlTensor *self);
 
 DL_EXPORT

@@ -12,7 +12,8 @@
 #                 dl-dtype, dl-device.h, dl-version and the generated enums; and
 #                 dl-mutex-private.h, the locks every layer takes
 #   1 backends    backends/ (the vtable, the iterator's geometry, the CPU
-#                 kernels) and the caching allocator: raw pointers and strides
+#                 kernels, the meta backend in backends/meta/) and the
+#                 caching allocator: raw pointers and strides
 #   2 devices     dl-device (the registry), dl-storage, dl-generator
 #   3 tensor      dl-tensor: metadata, views, and the autograd hooks the layers
 #                 below the engine call up through

@@ -480,7 +480,8 @@ typedef struct
  *                 default stream, or a backend without streams
  *   data          the backend's own per-device state (handles, workspaces)
  *   status        where its kernels report failed checks, in device memory
- *                 (see DlKernelStatus); NULL for a host-memory backend */
+ *                 (see DlKernelStatus); NULL for a host-memory backend
+ *                 and for a meta one, whose kernels check nothing */
 struct _DlBackendContext
 {
   const DlBackend *backend;
@@ -542,6 +543,10 @@ struct _DlBackend
    * directly (the CPU); otherwise values reach the host only through
    * copy_to_host */
   gboolean host_memory;
+  /* tensors on the device hold no data (the meta device): a storage
+   * records its size and has no memory, the kernels compute nothing, and
+   * the ops layer refuses every read of values to the host */
+  gboolean meta;
 
   /* memory (required): raw allocation (64-byte aligned), below the
    * caching allocator */
@@ -808,7 +813,7 @@ struct _DlBackend
  *                    this size (0: 64 bytes)
  *   cache_limit      the most bytes it keeps cached (0: none)
  *
- * The CPU registers itself on the registry's first use. A backend built
+ * The CPU and meta backends register on the registry's first use. A backend built
  * into the library calls dl_device_register_type(); a loadable backend
  * module (CUDA, later) hands its DlDeviceTypeInfo to the registry from its
  * entry point when the registry loads it. Each DlDevice owns the context
@@ -829,5 +834,6 @@ typedef struct
 gboolean dl_device_register_type (const DlDeviceTypeInfo *info, GError **error);
 
 void dl_cpu_get_device_type_info (DlDeviceTypeInfo *info);
+void dl_meta_get_device_type_info (DlDeviceTypeInfo *info);
 
 G_END_DECLS

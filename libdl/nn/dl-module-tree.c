@@ -748,15 +748,7 @@ dl_module_cast (DlModule *self, DlDType dtype, GError **error)
 static DlTensor *
 convert_device (DlTensor *t, gconstpointer data, GError **error)
 {
-  DlDevice *device = (DlDevice *)data;
-
-  if (dl_device_equal (dl_tensor_get_device (t), device))
-    return g_object_ref (t);
-  g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
-               "to: cannot move a tensor from %s to %s: this build of libdl has no copy between "
-               "these devices",
-               dl_device_get_name (dl_tensor_get_device (t)), dl_device_get_name (device));
-  return NULL;
+  return dl_tensor_to_device (t, (DlDevice *)data, error);
 }
 
 /**
@@ -767,11 +759,13 @@ convert_device (DlTensor *t, gconstpointer data, GError **error)
  *
  * Moves the parameters and buffers of @self and its descendants to
  * @device, as torch's `to(device)` and `cpu()`, parameters keeping their
- * identity. Nothing is checked but moved: a module already on @device is
- * left as it is.
+ * identity, each through dl_tensor_to_device(). A module already on
+ * @device is left as it is; one moved to the meta device takes no memory
+ * there (to size a model), and one on the meta device cannot be moved
+ * off it (its tensors have no values).
  *
  * Returns: %TRUE on success, %FALSE with @error set (%DL_ERROR_NOT_SUPPORTED
- *   for a device this build cannot copy to)
+ *   for a copy out of the meta device)
  *
  * Since: 0.1
  */

@@ -481,6 +481,27 @@ summary (DlTensor *t, gint dim, GError **error)
   return dl_cat ((DlTensor *[]){ head_shown, tail_shown }, 2, dim, error);
 }
 
+/* A meta tensor has no values: torch prints its size instead, and its
+ * dtype whenever that is not the default */
+static gchar *
+meta_to_string (DlTensor *self, const gchar *device_s)
+{
+  GString *out = g_string_new ("tensor(..., ");
+
+  g_string_append_printf (out, "%s, size=(", device_s);
+  for (gint d = 0; d < self->ndim; d++)
+    g_string_append_printf (out, "%s%" G_GINT64_FORMAT, d ? ", " : "", self->sizes[d]);
+  g_string_append (out, self->ndim == 1 ? ",)" : ")");
+  if (self->dtype != dl_get_default_dtype ())
+    g_string_append_printf (out, ", dtype=torch.%s", dl_dtype_get_name (self->dtype));
+  if (self->grad_fn)
+    g_string_append_printf (out, ", grad_fn=<%s>", dl_node_get_name (self->grad_fn));
+  else if (self->requires_grad)
+    g_string_append (out, ", requires_grad=True");
+  g_string_append_c (out, ')');
+  return g_string_free (out, FALSE);
+}
+
 /**
  * dl_tensor_to_string:
  * @self: a #DlTensor
@@ -513,6 +534,8 @@ dl_tensor_to_string (DlTensor *self)
   /* torch names a device other than the CPU first */
   if (device != dl_device_cpu ())
     suffixes[n++] = device_s = g_strdup_printf ("device='%s'", dl_device_get_name (device));
+  if (dl_device_get_backend (device)->meta)
+    return meta_to_string (self, device_s);
   if (summarized)
     {
       gboolean was_enabled = dl_set_grad_enabled (FALSE);

@@ -30,10 +30,11 @@ dl_manual_seed (guint64 seed)
   return gen;
 }
 
+/* the device a factory was given, else the thread's default */
 static DlDevice *
 device_or_cpu (DlDevice *device)
 {
-  return device ? device : dl_device_cpu ();
+  return device ? device : dl_device_default ();
 }
 
 /**
@@ -275,6 +276,8 @@ dl_arange (gdouble start,
   n = (gint64)span;
   if (!(t = dl_empty (&n, 1, dtype, device, error)))
     return NULL;
+  if (dl_tensor_on_meta (t)) /* no values to write */
+    return t;
   host = g_try_new (gdouble, MAX (n, 1));
   if (host == NULL)
     {
@@ -950,7 +953,7 @@ dl_linspace (gdouble start,
     }
   if (!(t = dl_empty (&steps, 1, dtype, device, error)))
     return NULL;
-  if (steps == 0)
+  if (steps == 0 || dl_tensor_on_meta (t)) /* no values to write */
     return t;
   host = g_try_new (gdouble, steps);
   if (host == NULL)

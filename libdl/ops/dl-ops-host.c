@@ -1,8 +1,8 @@
-/* dl-ops-host.c: values between tensors and host memory: item and
- * to_bytes, and the copies the other ops use (the reads printing and
- * size-dependent ops make, the writes of arange and linspace). Every read
- * goes through the backend's own device-to-host copy; host memory is read
- * in place.
+/* dl-ops-host.c: values between tensors and host memory: item, to_bytes
+ * and the move between devices, and the copies the other ops use (the
+ * reads printing and size-dependent ops make, the writes of arange and
+ * linspace). Every read goes through the backend's own device-to-host
+ * copy; host memory is read in place.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -51,6 +51,16 @@ host_convert (const DlIterOperand *dst,
 }
 
 gboolean
+dl_meta_no_data (const gchar *op, GError **error)
+{
+  g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
+               "%s: not supported on meta tensors: a meta tensor has no data to read "
+               "(its values, and what depends on them, are unknown)",
+               op);
+  return FALSE;
+}
+
+gboolean
 dl_tensor_copy_to_host (DlTensor *src, DlDType dtype, gpointer dst, const gchar *op, GError **error)
 {
   DlBackendContext *ctx = dl_tensor_context (src);
@@ -69,6 +79,8 @@ dl_tensor_copy_to_host (DlTensor *src, DlDType dtype, gpointer dst, const gchar 
       host_convert (&to, dtype, &from, src->dtype, src->sizes, src->ndim);
       return TRUE;
     }
+  if (ctx->backend->meta)
+    return dl_meta_no_data (op, error);
   if (!dl_tensor_is_contiguous (src))
     {
       DlBackendContext *c = DL_TENSOR_BACKEND (src, copy, op, error);
@@ -121,7 +133,8 @@ dl_tensor_copy_from_host_doubles (DlTensor *t,
   gsize nbytes = t->numel * dl_dtype_size (t->dtype);
 
   g_return_val_if_fail (dl_tensor_is_contiguous (t), FALSE);
-  if (t->numel == 0)
+  /* a meta tensor keeps no values: nothing to convert or stage */
+  if (t->numel == 0 || ctx->backend->meta)
     return TRUE;
   if (ctx->backend->host_memory)
     {
@@ -161,6 +174,8 @@ dl_host_value_read (DlHostValue *v, const gchar *op, GError **error)
   if (v->device == NULL)
     return TRUE;
   ctx = dl_tensor_context (v->device);
+  if (ctx->backend->meta)
+    return dl_meta_no_data (op, error);
   ctx->backend->copy_to_host (ctx, &v->value, dl_tensor_data (v->device), sizeof (gint64));
   return dl_device_take_kernel_status (dl_tensor_device (v->device), op, error);
 }
@@ -253,4 +268,102 @@ dl_tensor_item (DlTensor *self, GError **error)
   if (!dl_tensor_copy_to_host (self, DL_DTYPE_FLOAT64, &v, "item", error))
     return 0;
   return v;
+}
+
+typedef struct
+{
+  DlDevice *device; /* the input's; devices live as long as the process */
+} ToDeviceState;
+
+static gboolean
+to_device_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+{
+  ToDeviceState *st = dl_node_state (node);
+
+  gi[0] = dl_tensor_to_device (go[0], st->device, error);
+  return gi[0] != NULL;
+}
+
+/* @self's values in a new tensor on @device (neither is meta, they
+ * differ): through a contiguous staging copy in host memory */
+static DlTensor *
+copy_between_devices (DlTensor *self, DlDevice *device, GError **error)
+{
+  g_autoptr (DlTensor) out = NULL;
+  g_autoptr (DlTensor) host = NULL;
+  DlBackendContext *to = dl_device_get_context (device);
+
+  if (!(out = dl_tensor_new_empty_internal (device, self->dtype, self->sizes, self->ndim, error)))
+    return NULL;
+  if (self->numel == 0)
+    return g_steal_pointer (&out);
+  if (to->backend->host_memory)
+    return dl_tensor_copy_to_host (self, self->dtype, dl_tensor_data (out), "to", error)
+               ? g_steal_pointer (&out)
+               : NULL;
+  if (!(host = dl_tensor_new_empty_internal (dl_device_cpu (), self->dtype, self->sizes, self->ndim,
+                                             error))
+      || !dl_tensor_copy_to_host (self, self->dtype, dl_tensor_data (host), "to", error))
+    return NULL;
+  to->backend->copy_from_host (to, dl_tensor_data (out), dl_tensor_data (host),
+                               self->numel * dl_dtype_size (self->dtype));
+  return g_steal_pointer (&out);
+}
+
+/**
+ * dl_tensor_to_device:
+ * @self: a #DlTensor
+ * @device: (nullable): the device wanted, or %NULL for the CPU
+ * @error: return location for a #GError
+ *
+ * Moves @self to @device, as torch's to (device): @self itself when it
+ * is already there, else a copy there. A copy onto the meta device takes
+ * no memory and keeps @self's layout (its strides when it is dense, as
+ * torch's preserve_format); a copy out of the meta device is a
+ * %DL_ERROR_NOT_SUPPORTED error, since a meta tensor has no values; other
+ * copies are contiguous. The gradient goes back to @self's device.
+ *
+ * Returns: (transfer full): the tensor on @device, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_to_device (DlTensor *self, DlDevice *device, GError **error)
+{
+  DlDevice *from;
+  DlTensor *out;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (device == NULL || DL_IS_DEVICE (device), NULL);
+  if (!dl_check_live ("to", self, error))
+    return NULL;
+  if (device == NULL)
+    device = dl_device_cpu ();
+  from = dl_tensor_device (self);
+  if (from == device)
+    return g_object_ref (self);
+  if (dl_device_get_backend (from)->meta)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
+                   "to: cannot copy out of meta tensor; no data! (to '%s')",
+                   dl_device_get_name (device));
+      return NULL;
+    }
+  if (dl_device_get_backend (device)->meta)
+    {
+      if ((out
+           = dl_tensor_new_empty_internal (device, self->dtype, self->sizes, self->ndim, error)))
+        dl_preserve_format_strides (self, out->strides);
+    }
+  else
+    out = copy_between_devices (self, device, error);
+  if (out && dl_autograd_any_requires (1, &self))
+    {
+      g_autoptr (DlNode) node
+          = dl_node_new_for_op ("ToCopyBackward0", to_device_backward, 1, &self);
+
+      DL_NODE_NEW_STATE (node, ToDeviceState)->device = from;
+      dl_node_set_output (node, out, 0);
+    }
+  return out;
 }

@@ -380,7 +380,10 @@ dl_where (DlTensor *condition, DlTensor *input, DlTensor *other, GError **error)
   g_autoptr (DlTensor) out = NULL;
   g_autoptr (DlTensor) xc = NULL;
   g_autoptr (DlTensor) oc = NULL;
-  DlTensor *inputs[2] = { input, other };
+  g_autoptr (DlTensor) moved1 = NULL; /* the copies dl_same_device_operands makes */
+  g_autoptr (DlTensor) moved2 = NULL;
+  g_autoptr (DlTensor) moved3 = NULL;
+  DlTensor *inputs[2];
   g_auto (DlIter) iter = DL_ITER_INIT;
   DlBackendContext *ctx;
 
@@ -394,13 +397,16 @@ dl_where (DlTensor *condition, DlTensor *input, DlTensor *other, GError **error)
                    dl_dtype_get_name (condition->dtype));
       return NULL;
     }
-  if (!dl_check_same_device ("where", condition, input, error)
-      || !dl_check_same_device ("where", input, other, error)
+  if (!dl_same_device_operands ("where", &input, &other, &moved1, error)
+      || !dl_same_device_operands ("where", &input, &condition, &moved2, error)
+      || !dl_same_device_operands ("where", &other, &condition, &moved3, error)
       || !dl_broadcast_shapes ("where", condition->sizes, condition->ndim, input->sizes,
                                input->ndim, s1, &n1, error)
       || !dl_broadcast_shapes ("where", s1, n1, other->sizes, other->ndim, shape, &nd, error)
       || !(ctx = DL_TENSOR_BACKEND (input, ternary, "where", error)))
     return NULL;
+  inputs[0] = input;
+  inputs[1] = other;
   dt = dl_result_type (input, other);
   if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (input), dt, shape, nd, error))
       || !(xc = dl_cast_nograd (input, dt, error)) || !(oc = dl_cast_nograd (other, dt, error)))
@@ -726,7 +732,16 @@ dl_one_hot (DlTensor *tensor, gint64 num_classes, GError **error)
                    DL_MAX_DIMS - 1);
       return NULL;
     }
-  if (tensor->numel > 0)
+  if (tensor->numel > 0 && dl_tensor_on_meta (tensor))
+    {
+      /* the classes are values: only a given count sizes the output */
+      if (num_classes == -1)
+        {
+          dl_meta_no_data ("one_hot (without num_classes)", error);
+          return NULL;
+        }
+    }
+  else if (tensor->numel > 0)
     {
       g_autoptr (DlTensor) mn = dl_tensor_min (tensor, error);
       g_autoptr (DlTensor) mx = mn ? dl_tensor_max (tensor, error) : NULL;

@@ -31,6 +31,32 @@ dl_check_same_device (const gchar *op, DlTensor *a, DlTensor *b, GError **error)
   return FALSE;
 }
 
+gboolean
+dl_same_device_operands (const gchar *op,
+                         DlTensor **a,
+                         DlTensor **b,
+                         DlTensor **moved,
+                         GError **error)
+{
+  DlTensor **scalar;
+
+  if (!dl_check_live (op, *a, error) || !dl_check_live (op, *b, error))
+    return FALSE;
+  if (G_LIKELY (dl_tensor_device (*a) == dl_tensor_device (*b)))
+    return TRUE;
+  if ((*b)->ndim == 0 && dl_tensor_device (*b) == dl_device_cpu ())
+    scalar = b;
+  else if ((*a)->ndim == 0 && dl_tensor_device (*a) == dl_device_cpu ())
+    scalar = a;
+  else
+    return dl_check_same_device (op, *a, *b, error);
+  if (!(*moved = dl_tensor_to_device (*scalar, dl_tensor_device (scalar == a ? *b : *a), error)))
+    return FALSE;
+  (*moved)->is_wrapped_number = (*scalar)->is_wrapped_number;
+  *scalar = *moved;
+  return TRUE;
+}
+
 /* A number's kind from its value: integral values are integers, but for
  * -0.0, which only a float can be (x / -0.0 is -inf, x * -0.0 is -0). */
 DlTensor *
@@ -627,7 +653,8 @@ binary_dtypes (const DlPointwiseOp *op,
 static gboolean
 binary_values (const DlPointwiseOp *op, DlDType cdt, DlTensor *cb, DlTensor *b, GError **error)
 {
-  if (dl_dtype_is_float (cdt))
+  /* a meta tensor has no values to check */
+  if (dl_dtype_is_float (cdt) || dl_tensor_on_meta (cb))
     return TRUE;
   if (op->rule == DL_POINTWISE_RULE_INT_DIVISION)
     {
@@ -682,12 +709,13 @@ binary_run (const DlPointwiseOp *op,
   g_autoptr (DlTensor) ca = NULL;
   g_autoptr (DlTensor) cb = NULL;
   g_autoptr (DlTensor) out = NULL;
+  g_autoptr (DlTensor) moved = NULL;
   DlTensor *ops[3];
   DlBackendContext *ctx;
   DlIter iter;
 
   g_return_val_if_fail (DL_IS_TENSOR (a) && DL_IS_TENSOR (b), NULL);
-  if (!dl_check_same_device (op->name, a, b, error)
+  if (!dl_same_device_operands (op->name, &a, &b, &moved, error)
       || !dl_broadcast_shapes (op->name, a->sizes, a->ndim, b->sizes, b->ndim, shape, &ndim, error))
     return NULL;
   if (known)
@@ -800,6 +828,8 @@ dl_pointwise_binary_op_ (const DlPointwiseOp *op,
 {
   const gchar *name = op->inplace_name;
   BinaryOperand b = { op, other, alpha };
+  g_autoptr (DlTensor) moved = NULL;
+  DlTensor *target = self, *given = other;
   gint64 shape[DL_MAX_DIMS];
   gint ndim;
   guint saves;
@@ -820,11 +850,13 @@ dl_pointwise_binary_op_ (const DlPointwiseOp *op,
     }
   if (!dl_check_write_target (name, self, error)
       || !dl_check_no_partial_overlap (name, self, other, error)
-      || !dl_check_same_device (name, self, other, error)
+      || !dl_same_device_operands (name, &target, &other, &moved, error)
+      || (target != self && !dl_check_same_device (name, self, given, error))
       || !binary_dtypes (op, self, other, &b.dtypes[0], &b.dtypes[1], error)
       || !check_castable (op->name, b.dtypes[1], self->dtype, error))
     return NULL;
   /* the old values of self are needed when a gradient reads them */
+  b.other = other;
   saves = dl_pointwise_saves_for (op->saves, dl_inplace_wants_history (self, 0, NULL),
                                   dl_autograd_any_requires (1, &other));
   return dl_inplace_run (name, self, 1, &other, (saves & DL_POINTWISE_SAVES_SELF) != 0,

@@ -74,6 +74,16 @@ typedef struct
   DlTensor *device; /* (owned) (nullable) */
 } DlHostValue;
 
+/* FALSE with a DL_ERROR_NOT_SUPPORTED error naming @op: what @op needs is
+ * the values of a meta tensor, which has none (a read to the host, an
+ * output sized by values) */
+gboolean dl_meta_no_data (const gchar *op, GError **error);
+/* whether @t is on the meta device (no data) */
+static inline gboolean
+dl_tensor_on_meta (DlTensor *t)
+{
+  return dl_tensor_context (t)->backend->meta;
+}
 /* where the kernel writes it; NULL with @error set on failure */
 gint64 *dl_host_value_init (DlHostValue *v, DlTensor *like, GError **error);
 /* reads it into v->value; FALSE with @error set when a kernel of the
@@ -93,6 +103,16 @@ DlTensor *dl_unsafe_view (DlTensor *self, const gint64 *shape, gsize n_dims, GEr
 /* Sums @grad down to @shape, undoing broadcasting (differentiable). */
 DlTensor *dl_sum_to (DlTensor *grad, const gint64 *shape, gint ndim, GError **error);
 gboolean dl_check_same_device (const gchar *op, DlTensor *a, DlTensor *b, GError **error);
+/* The operands of an elementwise op on one device. As in PyTorch, a 0-d
+ * tensor on the CPU (a Python number among them) may join tensors on
+ * another device: *@a or *@b is then replaced by its copy there, which
+ * *@moved holds (a wrapped number stays one). FALSE with @error set for
+ * other tensors on different devices. */
+gboolean dl_same_device_operands (const gchar *op,
+                                  DlTensor **a,
+                                  DlTensor **b,
+                                  DlTensor **moved,
+                                  GError **error);
 /* A 0-d tensor for a number: int64 if integral, else float64, marked as a
  * wrapped number for type promotion. */
 DlTensor *dl_wrapped_scalar (gdouble value);

@@ -977,6 +977,12 @@ dl_tensor_bincount (DlTensor *self, DlTensor *weights, gint64 minlength, GError 
           self->sizes[0], weights ? weights->ndim : 0);
       return NULL;
     }
+  if (self->sizes[0] > 0 && dl_tensor_on_meta (self))
+    {
+      /* the output's length is the largest value */
+      dl_meta_no_data ("bincount", error);
+      return NULL;
+    }
   if (self->sizes[0] > 0)
     {
       g_autoptr (DlTensor) low = dl_tensor_min (self, error);

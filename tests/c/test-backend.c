@@ -222,7 +222,7 @@ test_registry_builtin (void)
   assert_device_error ("cuda:x", "invalid device string 'cuda:x'");
   /* unknown types list the known ones, registered first */
   assert_device_error ("tpu",
-                       "expected one of cpu, fake, bare, cuda device type at start of device "
+                       "expected one of cpu, meta, fake, bare, cuda device type at start of device "
                        "string: tpu");
   /* the CPU is one unnumbered device */
   assert_device_error ("cpu:0", "device string: cpu:0");
@@ -598,6 +598,44 @@ test_backend_bare (void)
   g_assert_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED);
 }
 
+/* dl_tensor_to_device: onto the device through copy_from_host, back
+ * through copy_to_host, the values kept (a transposed source too) */
+static void
+test_backend_to_device (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlDevice) d0 = fake_device (0);
+  gint64 shape[2] = { 2, 3 };
+  g_autoptr (DlTensor) r = dl_arange (0, 6, 1, DL_DTYPE_FLOAT32, NULL, &error);
+  g_autoptr (DlTensor) m = dl_tensor_reshape (r, shape, 2, &error);
+  g_autoptr (DlTensor) t = dl_tensor_transpose (m, 0, 1, &error);
+  g_autoptr (DlTensor) on_fake = NULL;
+  g_autoptr (DlTensor) back = NULL;
+  g_autoptr (GBytes) bytes = NULL;
+  guint to_host, from_host = fake_devices[0].n_from_host;
+  const gfloat *v;
+  gsize size;
+
+  g_assert_no_error (error);
+  on_fake = dl_tensor_to_device (t, d0, &error);
+  g_assert_no_error (error);
+  g_assert_true (dl_tensor_get_device (on_fake) == d0);
+  g_assert_cmpuint (fake_devices[0].n_from_host, ==, from_host + 1);
+  to_host = fake_devices[0].n_to_host;
+  back = dl_tensor_to_device (on_fake, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (fake_devices[0].n_to_host, >, to_host);
+  g_assert_true (dl_tensor_get_device (back) == dl_device_cpu ());
+  bytes = dl_tensor_to_bytes (back, &error);
+  g_assert_no_error (error);
+  v = g_bytes_get_data (bytes, &size);
+  g_assert_cmpuint (size, ==, 6 * sizeof (gfloat));
+  g_assert_cmpfloat (v[0], ==, 0);
+  g_assert_cmpfloat (v[1], ==, 3);
+  g_assert_cmpfloat (v[2], ==, 1);
+  g_assert_cmpfloat (v[5], ==, 5);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -613,6 +651,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/backend/host-value", test_backend_host_value);
   g_test_add_func ("/backend/deferred-status", test_backend_deferred_status);
   g_test_add_func ("/backend/read-values", test_backend_read_values);
+  g_test_add_func ("/backend/to-device", test_backend_to_device);
   g_test_add_func ("/backend/bare", test_backend_bare);
 
   return g_test_run ();

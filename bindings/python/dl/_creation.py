@@ -11,8 +11,9 @@ import warnings
 
 import numpy as _np
 
-from ._dtype import (_BOOL, _FROM_NP, _NP_OF, _dl_device, _dt, _memory_format, _size_args,
-                     float64, get_default_dtype, int64, uint8, device)
+from ._dtype import (_BOOL, _FROM_NP, _NP_OF, _default_dl_device, _dl_device, _dt,
+                     _memory_format, _size_args, float64, get_default_dtype, int64, uint8,
+                     device)
 from ._lib import (OVERRIDE_MODULE, Dl, GLib, _checked, _int_arg, _is_tensor,
                    typelib_override)
 
@@ -144,10 +145,13 @@ def _infer_dtype(arr, data):
 
 def _tensor_from_data(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """tensor() for data that numpy can take as it is; see tensor below."""
+    target = _dl_device(device) if device is not None else _default_dl_device()
     if _is_tensor(data):
         t = data.detach().clone()
         if dtype is not None:
             t = t.to(dtype)
+        if target is not None:
+            t = Dl.Tensor.to_device(t, target)
         return _finish(t, requires_grad)
     if isinstance(data, (list, tuple)) and _first_leaf_is_tensor(data):
         # one-element tensors are scalars to torch, others refused (numpy,
@@ -170,7 +174,8 @@ def _tensor_from_data(data, dtype=None, device=None, requires_grad=False, pin_me
             src = _np.array(arr, dtype=_NP_OF[dtype.name], order='C')
             t = Dl.Tensor.new_from_bytes(GLib.Bytes.new(src.tobytes()), list(src.shape),
                                          dtype._value)
-    _dl_device(device)
+    if target is not None:
+        t = Dl.Tensor.to_device(t, target)
     return _finish(t, requires_grad)
 
 

@@ -6,6 +6,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
 import numbers
+import threading
 
 import numpy as _np
 
@@ -131,8 +132,8 @@ class device:
             if index is not None or not idx.isdigit():
                 raise RuntimeError('Invalid device string: %r' % (type + ':' + idx))
             index = int(idx)
-        if type not in ('cpu', 'cuda'):
-            raise RuntimeError('Expected one of cpu, cuda device type at start of device '
+        if type not in ('cpu', 'cuda', 'meta'):
+            raise RuntimeError('Expected one of cpu, cuda, meta device type at start of device '
                                'string: ' + type)
         self.type, self.index = type, index
 
@@ -155,17 +156,54 @@ class device:
     def __reduce__(self):
         return (device, (str(self),))
 
+    # `with torch.device('meta'):` makes the factories and the modules built
+    # in the block use this device when given none (torch 2's)
+    def __enter__(self):
+        _device_stack().append(_default_dl_device())
+        _set_default_device(self)
+        return self
+
+    def __exit__(self, *exc):
+        _set_default_device(_device_stack().pop())
+
 
 _CPU = device('cpu')
 
+# the calling thread's default device: None for the CPU, else its Dl.Device
+# (libdl keeps the same, per thread: Dl.Device.set_default)
+_defaults = threading.local()
+
+
+def _device_stack():
+    stack = getattr(_defaults, 'stack', None)
+    if stack is None:
+        stack = _defaults.stack = []
+    return stack
+
+
+def _default_dl_device():
+    """The thread's default Dl.Device, None for the CPU."""
+    return getattr(_defaults, 'device', None)
+
+
+def _set_default_device(d):
+    """Makes @d (a device spec, a Dl.Device or None for the CPU) the default
+    device of the calling thread, here and in libdl."""
+    if d is not None and not isinstance(d, Dl.Device):
+        d = device(d)
+        d = None if d.type == 'cpu' else Dl.Device.get(str(d))
+    _defaults.device = d
+    Dl.set_default_device(d)
+
 
 def _dl_device(d):
-    """The Dl.Device for a device spec, raising PyTorch's error for CUDA."""
+    """The Dl.Device for a device spec, raising PyTorch's error for CUDA;
+    None for the CPU while the CPU is the default device."""
     if d is None:
         return None
     d = device(d)
     if d.type == 'cpu':
-        return None
+        return None if _default_dl_device() is None else Dl.Device.get('cpu')
     return Dl.Device.get(str(d))
 
 

@@ -13,7 +13,7 @@ import warnings
 import numpy as _np
 
 from ._creation import tensor
-from ._dtype import _size_args, int64
+from ._dtype import _CPU, _size_args, int64
 from ._lib import (Dl, GLib, _bool_arg, _checked, _int64_value, _int_arg, _is_tensor,
                    _method_fn, _translate, numpy_names)
 
@@ -38,12 +38,20 @@ def _to_tensor_arg(x):
     return tensor(x)
 
 
+def _on_device_of(t, like):
+    """t (made on the CPU from Python values) on like's device."""
+    if like.device is _CPU:
+        return t
+    return Dl.Tensor.to_device(t, like.get_device())
+
+
 def _number_tensor(value, like=None):
-    """A wrapped 0-d tensor for a Python number (or like's dtype)."""
+    """A wrapped 0-d tensor for a Python number (or a 0-d tensor of like's
+    dtype, on its device)."""
     if _is_tensor(value):
         return value
     if like is not None:
-        return Dl.Tensor.new_scalar(float(value), like.get_dtype())
+        return _on_device_of(Dl.Tensor.new_scalar(float(value), like.get_dtype()), like)
     if isinstance(value, bool):
         return Dl.Tensor.new_wrapped_scalar(1.0 if value else 0.0, Dl.DType.BOOL)
     if isinstance(value, numbers.Integral):
@@ -462,7 +470,7 @@ def _split_index(self, idx):
     items = []
     for i in idx:
         if isinstance(i, (list, _np.ndarray)) or (isinstance(i, tuple)):
-            i = tensor(i)
+            i = _on_device_of(tensor(i), self)
             if i.get_ndim() == 1 and i.get_shape()[0] == 0:
                 i = i.long()
         if _is_tensor(i) and i.get_dtype() == Dl.DType.UINT8:
@@ -572,7 +580,7 @@ def _setitem(self, idx, value):
             if _is_tensor(value):
                 t.copy_(value)
             elif isinstance(value, (list, tuple, _np.ndarray)):
-                t.copy_(tensor(value, dtype=t.dtype))
+                t.copy_(_on_device_of(tensor(value, dtype=t.dtype), t))
             else:
                 t.fill_(value)
             return
@@ -582,9 +590,9 @@ def _setitem(self, idx, value):
         tp, indices, bshape, back = _advanced_layout(t, adv)
         if not _is_tensor(value):
             if isinstance(value, (list, tuple, _np.ndarray)):
-                value = tensor(value, dtype=t.dtype)
+                value = _on_device_of(tensor(value, dtype=t.dtype), t)
             else:
-                value = Dl.Tensor.new_scalar(float(value), t.get_dtype())
+                value = _number_tensor(value, t)
         if back is not None:
             rest = [s for k, s in enumerate(t.get_shape()) if k not in [d for d, _ in adv]]
             first = adv[0][0]

@@ -309,6 +309,10 @@ class Tensor(Dl.Tensor):
     def is_cuda(self):
         return self.get_device().get_device_type() == Dl.DeviceType.CUDA
 
+    @property
+    def is_meta(self):
+        return self.get_device().get_device_type() == Dl.DeviceType.META
+
     def stride(self, dim=None):
         strides = tuple(self.get_strides())
         if dim is None:
@@ -512,6 +516,10 @@ class Tensor(Dl.Tensor):
         if self.get_requires_grad():
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
+        dev = self.get_device()
+        if dev.get_device_type() != Dl.DeviceType.CPU:
+            raise TypeError("can't convert %s device type tensor to numpy. Use Tensor.cpu() to "
+                            "copy the tensor to host memory first." % dev.get_name())
         name = Dl.dtype_get_name(self.get_dtype())
         if name == 'bfloat16':
             raise TypeError('Got unsupported ScalarType BFloat16')
@@ -544,7 +552,7 @@ class Tensor(Dl.Tensor):
         return _creation.from_numpy(array)
 
     def tolist(self):
-        t = self.detach()
+        t = self.detach().cpu()
         if t.get_dtype() == Dl.DType.BFLOAT16:
             t = t.to_dtype(Dl.DType.FLOAT32)
         return t.numpy().tolist()
@@ -562,12 +570,15 @@ class Tensor(Dl.Tensor):
             elif isinstance(a, (str, device)):
                 target_device = a
             elif _is_tensor(a):
-                target_dtype = a.dtype
+                target_dtype, target_device = a.dtype, a.device
             else:
                 raise TypeError('to() received an invalid combination of arguments')
         t = self
         if target_device is not None:
-            _dl_device(target_device)
+            target = _dl_device(target_device)
+            t = Dl.Tensor.to_device(t, target)
+            if t is not self:
+                copy = False
         if target_dtype is not None and target_dtype != self.dtype:
             t = t.to_dtype(target_dtype._value)
         elif copy:
@@ -600,7 +611,7 @@ class Tensor(Dl.Tensor):
         return self.to_dtype(Dl.DType.BOOL)
 
     def cpu(self):
-        return self
+        return Dl.Tensor.to_device(self, None)
 
     # -- reductions --
     @_checked

@@ -12,6 +12,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
 import copy
+import functools
+import inspect
 import operator
 import sys
 import weakref
@@ -197,6 +199,27 @@ def _c_hooks(module):
             Dl.Module.register_forward_hook(module, _callbacks.from_c(post)))
 
 
+def _on_device(init):
+    """Wraps a layer's __init__(..., device=None, ...): a device makes it
+    the default device while the layer builds, so that its parameters and
+    buffers are made there (on the meta device: without memory)."""
+    params = inspect.signature(init).parameters
+    # where a positional device sits in args (after self), if it can
+    at = (list(params).index('device') - 1
+          if params['device'].kind == inspect.Parameter.POSITIONAL_OR_KEYWORD else sys.maxsize)
+
+    @functools.wraps(init)
+    def wrapper(self, *args, **kwargs):
+        dev = kwargs.get('device')
+        if dev is None and len(args) > at:
+            dev = args[at]
+        if dev is None:
+            return init(self, *args, **kwargs)
+        with device(dev):
+            return init(self, *args, **kwargs)
+    return wrapper
+
+
 @typelib_override(__name__)
 class Module(Dl.Module):
     """torch.nn.Module: subclass it, assign layers and Parameters as
@@ -220,6 +243,9 @@ class Module(Dl.Module):
                 and cls.__dict__.get('__module__') != OVERRIDE_MODULE):
             cls.do_forward = _forward_vfunc
             cls.do_forward_many = _forward_many_vfunc
+        init = cls.__dict__.get('__init__')
+        if init is not None and 'device' in inspect.signature(init).parameters:
+            cls.__init__ = _on_device(init)
 
     def __init__(self):
         Dl.Module.__init__(self)
