@@ -13,7 +13,8 @@
 #                 dl-mutex-private.h, the locks every layer takes
 #   1 backends    backends/ (the vtable, the iterator's geometry, the CPU
 #                 kernels, the meta backend in backends/meta/) and the
-#                 caching allocator: raw pointers and strides
+#                 caching allocators (dl-allocator, dl-stream-allocator): raw
+#                 pointers and strides
 #   2 devices     dl-device (the registry), dl-storage, dl-generator
 #   3 tensor      dl-tensor: metadata, views, and the autograd hooks the layers
 #                 below the engine call up through
@@ -48,7 +49,7 @@ def layer(path):
         return 0
     if path in VOCABULARY or name in VOCABULARY and '/' not in path:
         return 0
-    if path.startswith('backends/') or name.startswith('dl-allocator'):
+    if path.startswith('backends/') or name.startswith(('dl-allocator', 'dl-stream-allocator')):
         return 1
     if name.startswith(('dl-device', 'dl-storage', 'dl-generator')) and '/' not in path:
         return 2
