@@ -146,6 +146,19 @@ check (Fixture *f)
   g_assert_no_error (error);
 }
 
+/* frees the blocks, then checks the invariants */
+static void
+free_blocks (Fixture *f, gpointer first, ...)
+{
+  va_list ap;
+
+  va_start (ap, first);
+  for (gpointer p = first; p; p = va_arg (ap, gpointer))
+    dl_stream_allocator_free (f->a, p);
+  va_end (ap);
+  check (f);
+}
+
 static gpointer
 alloc (Fixture *f, gsize size, gpointer stream)
 {
@@ -225,10 +238,7 @@ test_pools (Fixture *f, gconstpointer data)
   g_assert_cmpfloat_with_epsilon (s.fragmentation, 1.0 - (19.0 * MiB - 512) / s.free_bytes, 1e-12);
   check (f);
 
-  dl_stream_allocator_free (f->a, small);
-  dl_stream_allocator_free (f->a, large);
-  dl_stream_allocator_free (f->a, huge);
-  check (f);
+  free_blocks (f, small, large, huge, NULL);
   s = stats (f);
   g_assert_cmpuint (s.allocated_bytes, ==, 0);
   g_assert_cmpuint (s.n_free_blocks, ==, 3);
@@ -307,10 +317,7 @@ test_large_split (Fixture *f, gconstpointer data)
   g_assert_cmpuint (s.n_free_blocks, ==, 0);
   g_assert_cmpuint (s.allocated_bytes, ==, 20 * MiB);
   check (f);
-  dl_stream_allocator_free (f->a, q);
-  dl_stream_allocator_free (f->a, r);
-  dl_stream_allocator_free (f->a, p);
-  check (f);
+  free_blocks (f, q, r, p, NULL);
   s = stats (f);
   g_assert_cmpuint (s.n_free_blocks, ==, 1);
   g_assert_cmpuint (s.largest_free_block, ==, 20 * MiB);
@@ -339,9 +346,7 @@ test_oversize (Fixture *f, gconstpointer data)
   g_assert_cmpuint (s.n_splits, ==, 1);
   g_assert_cmpuint (s.n_segments, ==, 2);
   check (f);
-  dl_stream_allocator_free (f->a, q);
-  dl_stream_allocator_free (f->a, r);
-  check (f);
+  free_blocks (f, q, r, NULL);
 }
 
 static void
@@ -364,9 +369,7 @@ test_same_stream_reuse (Fixture *f, gconstpointer data)
   r = alloc (f, 4 * KiB, STREAM_B);
   s = stats (f);
   g_assert_cmpuint (s.n_segments, ==, 2);
-  dl_stream_allocator_free (f->a, q);
-  dl_stream_allocator_free (f->a, r);
-  check (f);
+  free_blocks (f, q, r, NULL);
 }
 
 static void
@@ -378,9 +381,7 @@ test_cross_stream (Fixture *f, gconstpointer data)
   /* the whole small segment on A */
   p = alloc (f, 1 * MiB, STREAM_A);
   q = alloc (f, 1 * MiB, STREAM_A);
-  dl_stream_allocator_free (f->a, p);
-  dl_stream_allocator_free (f->a, q);
-  check (f);
+  free_blocks (f, p, q, NULL);
   s = stats (f);
   g_assert_cmpuint (s.n_free_blocks, ==, 1);
   /* B may not use it while A's work may still touch it */
@@ -398,9 +399,7 @@ test_cross_stream (Fixture *f, gconstpointer data)
   s = stats (f);
   g_assert_cmpuint (s.n_segments, ==, 2);
   check (f);
-  dl_stream_allocator_free (f->a, q);
-  dl_stream_allocator_free (f->a, r);
-  dl_stream_allocator_free (f->a, r2);
+  free_blocks (f, q, r, r2, NULL);
   complete_events (f, STREAM_B);
   dl_stream_allocator_empty_cache (f->a);
   s = stats (f);
@@ -434,11 +433,7 @@ test_record_stream (Fixture *f, gconstpointer data)
   qa2 = alloc (f, 8 * KiB, STREAM_A);
   g_assert_true (qa2 == p);
   check (f);
-  dl_stream_allocator_free (f->a, qa);
-  dl_stream_allocator_free (f->a, qb);
-  dl_stream_allocator_free (f->a, qb2);
-  dl_stream_allocator_free (f->a, qa2);
-  check (f);
+  free_blocks (f, qa, qb, qb2, qa2, NULL);
 }
 
 static void
@@ -450,8 +445,7 @@ test_empty_cache (Fixture *f, gconstpointer data)
   keep = alloc (f, 4 * KiB, STREAM_A);
   p = alloc (f, 4 * KiB, STREAM_A);
   big = alloc (f, 12 * MiB, STREAM_A);
-  dl_stream_allocator_free (f->a, p);
-  dl_stream_allocator_free (f->a, big);
+  free_blocks (f, p, big, NULL);
   s = stats (f);
   g_assert_cmpuint (s.reserved_bytes, ==, 14 * MiB);
 
@@ -500,8 +494,7 @@ test_max_allocated (Fixture *f, gconstpointer data)
   p = alloc (f, 512, STREAM_A);
   s = stats (f);
   g_assert_cmpuint (s.max_allocated_bytes, ==, 1 * MiB + 512);
-  dl_stream_allocator_free (f->a, p);
-  dl_stream_allocator_free (f->a, q);
+  free_blocks (f, p, q, NULL);
   s = stats (f);
   g_assert_cmpuint (s.max_allocated_bytes, ==, 1 * MiB + 512);
   check (f);
@@ -518,8 +511,7 @@ test_oom (Fixture *f, gconstpointer data)
   /* two small segments cached, free and done */
   p = alloc (f, 1 * MiB, STREAM_A);
   q = alloc (f, 1 * MiB, STREAM_A);
-  dl_stream_allocator_free (f->a, p);
-  dl_stream_allocator_free (f->a, q);
+  free_blocks (f, p, q, NULL);
   p = alloc (f, 1 * MiB, STREAM_B);
   dl_stream_allocator_free (f->a, p);
   complete_events (f, STREAM_A);
