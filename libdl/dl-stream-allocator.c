@@ -52,6 +52,7 @@ struct _Block
   GPtrArray *uses;          /* other streams from record_stream, while allocated */
   GArray *events;           /* Event: pending events, while free */
   GSequenceIter *pool_iter; /* its place in its pool, while free */
+  guint settle_slot;        /* 1 + its index in process_events_locked()'s list, or 0 */
 };
 
 struct _Segment
@@ -269,12 +270,10 @@ blocks_mergeable (Block *a, Block *b)
 static void
 merge_into (DlStreamAllocator *self, Block *lo, Block *hi, GPtrArray *changed)
 {
-  guint j;
-
   if (hi->pool_iter)
     pool_remove (hi);
-  if (changed && g_ptr_array_find (changed, hi, &j))
-    g_ptr_array_index (changed, j) = NULL;
+  if (changed && hi->settle_slot)
+    g_ptr_array_index (changed, hi->settle_slot - 1) = NULL;
   lo->size += hi->size;
   lo->next = hi->next;
   if (hi->next)
@@ -343,7 +342,10 @@ process_events_locked (DlStreamAllocator *self)
           g_hash_table_iter_remove (&it);
         }
       if (b->events == NULL || b->events->len != before)
-        g_ptr_array_add (changed, b);
+        {
+          g_ptr_array_add (changed, b);
+          b->settle_slot = changed->len;
+        }
     }
   /* settle each changed block, skipping those merged away */
   for (guint i = 0; i < changed->len; i++)
@@ -352,6 +354,7 @@ process_events_locked (DlStreamAllocator *self)
 
       if (!b)
         continue;
+      b->settle_slot = 0;
       pool_remove (b);
       free_block_settle (self, b, changed);
     }
