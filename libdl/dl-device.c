@@ -6,9 +6,12 @@
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#define _GNU_SOURCE /* dladdr */
 #include "config.h"
 #include "dl-mutex-private.h"
 
+#include <dlfcn.h>
+#include <gmodule.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,9 +154,8 @@ typedef struct
 static const struct
 {
   const gchar *type;
-  const gchar *backend; /* how the message names the backend */
 } reserved_types[] = {
-  { "cuda", "CUDA" },
+  { "cuda" },
 };
 
 static GMutex registry_lock;
@@ -206,6 +208,113 @@ registry_lock_and_init (void)
       dl_meta_get_device_type_info (&meta);
       register_type_locked (&meta, NULL);
     }
+}
+
+/* ---- the CUDA module ------------------------------------------------------
+ * libdl-cuda-1.0.so, opened once, on the first lookup of a "cuda" device or
+ * call of dl_cuda_is_available() / dl_cuda_device_count(), with the
+ * registry's lock held. It is looked for in $DL_BACKEND_PATH when that is
+ * set (and only there), else beside libdl: in dl-1.0/ (installed) or in
+ * backends/cuda/ (the build tree), then in the configured DL_BACKEND_DIR.
+ * Its entry point registers the "cuda" type, or says why there is none
+ * (no driver, no device); cuda_unavailable keeps that reason. */
+
+#define DL_CUDA_MODULE_NAME "libdl-cuda-1.0.so"
+
+typedef gboolean (*DlCudaModuleInit) (DlDeviceTypeInfo *info, GError **error);
+
+static gboolean cuda_tried;
+static gchar *cuda_unavailable; /* why "cuda" is not registered, once tried */
+
+static gboolean register_type_locked (const DlDeviceTypeInfo *info, GError **error);
+
+/* The directories to look for the module in, in order */
+static GPtrArray *
+cuda_module_dirs (void)
+{
+  GPtrArray *dirs = g_ptr_array_new_with_free_func (g_free);
+  const gchar *env = g_getenv ("DL_BACKEND_PATH");
+  Dl_info self;
+
+  if (env != NULL)
+    {
+      g_auto (GStrv) parts = g_strsplit (env, G_SEARCHPATH_SEPARATOR_S, -1);
+
+      for (gsize i = 0; parts[i]; i++)
+        if (*parts[i])
+          g_ptr_array_add (dirs, g_strdup (parts[i]));
+      return dirs;
+    }
+  if (dladdr ((void *)cuda_module_dirs, &self) && self.dli_fname)
+    {
+      g_autofree gchar *libdir = g_path_get_dirname (self.dli_fname);
+
+      g_ptr_array_add (dirs, g_build_filename (libdir, "dl-1.0", NULL));
+      g_ptr_array_add (dirs, g_build_filename (libdir, "backends", "cuda", NULL));
+    }
+  g_ptr_array_add (dirs, g_strdup (DL_BACKEND_DIR));
+  return dirs;
+}
+
+static void
+cuda_load_locked (void)
+{
+  g_autoptr (GPtrArray) dirs = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *path = NULL;
+  DlCudaModuleInit init = NULL;
+  DlDeviceTypeInfo info;
+  GModule *module;
+
+  if (cuda_tried)
+    return;
+  cuda_tried = TRUE;
+  dirs = cuda_module_dirs ();
+  for (guint i = 0; i < dirs->len && path == NULL; i++)
+    {
+      gchar *candidate = g_build_filename (g_ptr_array_index (dirs, i), DL_CUDA_MODULE_NAME, NULL);
+
+      if (g_file_test (candidate, G_FILE_TEST_IS_REGULAR))
+        path = candidate;
+      else
+        g_free (candidate);
+    }
+  if (path == NULL)
+    {
+      g_autoptr (GString) where = g_string_new (NULL);
+
+      for (guint i = 0; i < dirs->len; i++)
+        g_string_append_printf (where, "%s%s", i ? ", " : "", (gchar *)g_ptr_array_index (dirs, i));
+#ifdef DL_HAVE_CUDA_MODULE
+      cuda_unavailable
+          = g_strdup_printf ("the CUDA backend module %s was not found (looked in %s%s)",
+                             DL_CUDA_MODULE_NAME, where->len ? where->str : "nothing",
+                             g_getenv ("DL_BACKEND_PATH") ? ", from DL_BACKEND_PATH" : "");
+#else
+      cuda_unavailable = g_strdup_printf ("the CUDA backend module %s was not built (this libdl "
+                                          "was configured without it; looked in %s)",
+                                          DL_CUDA_MODULE_NAME, where->len ? where->str : "nothing");
+#endif
+      return;
+    }
+  /* kept open for the process's life: the registry points into it */
+  module = g_module_open (path, G_MODULE_BIND_LOCAL);
+  if (module == NULL)
+    {
+      cuda_unavailable = g_strdup_printf ("the CUDA backend module %s cannot be loaded: %s", path,
+                                          g_module_error ());
+      return;
+    }
+  if (!g_module_symbol (module, "dl_cuda_module_init", (gpointer *)&init) || init == NULL)
+    {
+      cuda_unavailable
+          = g_strdup_printf ("the CUDA backend module %s has no dl_cuda_module_init", path);
+      g_module_close (module);
+      return;
+    }
+  g_module_make_resident (module);
+  if (!init (&info, &error) || !register_type_locked (&info, &error))
+    cuda_unavailable = g_strdup (error->message);
 }
 
 /* Adds a backend's device type (@info is copied) to the registry, so that
@@ -283,6 +392,19 @@ get_device_locked (DeviceType *t, gint index, GError **error)
   return device;
 }
 
+/* How many devices @t has, asked of its backend on first use. */
+static gint
+count_devices_locked (DeviceType *t)
+{
+  if (t->n_devices < 0)
+    {
+      t->n_devices = t->info.indexed && t->info.device_count ? t->info.device_count () : 1;
+      t->n_devices = MAX (t->n_devices, 0);
+      t->devices = g_new0 (DlDevice *, MAX (t->n_devices, 1));
+    }
+  return t->n_devices;
+}
+
 /* Parses "type" or "type:N" and finds (or makes) the device. */
 static DlDevice *
 lookup_locked (const gchar *name, GError **error)
@@ -303,14 +425,23 @@ lookup_locked (const gchar *name, GError **error)
       if (r < G_N_ELEMENTS (reserved_types))
         {
           if (colon && !g_ascii_string_to_unsigned (colon + 1, 10, 0, G_MAXINT, &index, NULL))
-            g_set_error (error, DL_ERROR, DL_ERROR_DEVICE, "device: invalid device string '%s'",
-                         name);
-          else
-            g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
-                         "device: '%s' is not available: no %s backend is available in this "
-                         "build (only 'cpu' and 'meta' work)",
-                         name, reserved_types[r].backend);
-          return NULL;
+            {
+              g_set_error (error, DL_ERROR, DL_ERROR_DEVICE, "device: invalid device string '%s'",
+                           name);
+              return NULL;
+            }
+          if (strcmp (reserved_types[r].type, "cuda") == 0)
+            {
+              cuda_load_locked ();
+              t = find_type_locked (name, len);
+            }
+          if (t == NULL)
+            {
+              g_set_error (error, DL_ERROR, DL_ERROR_DEVICE, "device: '%s' is not available: %s",
+                           name,
+                           cuda_unavailable ? cuda_unavailable : "its backend is not available");
+              return NULL;
+            }
         }
     }
   if (t == NULL || (colon && !t->info.indexed))
@@ -328,12 +459,7 @@ lookup_locked (const gchar *name, GError **error)
       g_set_error (error, DL_ERROR, DL_ERROR_DEVICE, "device: invalid device string '%s'", name);
       return NULL;
     }
-  if (t->n_devices < 0)
-    {
-      t->n_devices = t->info.indexed && t->info.device_count ? t->info.device_count () : 1;
-      t->n_devices = MAX (t->n_devices, 0);
-      t->devices = g_new0 (DlDevice *, MAX (t->n_devices, 1));
-    }
+  count_devices_locked (t);
   if (t->info.indexed && (gint64)index >= t->n_devices)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
@@ -655,4 +781,48 @@ dl_device_synchronize (DlDevice *self)
   g_return_if_fail (DL_IS_DEVICE (self));
   if (self->context.backend->synchronize)
     self->context.backend->synchronize (&self->context);
+}
+
+/**
+ * dl_cuda_device_count:
+ *
+ * Counts the CUDA devices libdl can use, as `torch.cuda.device_count ()`.
+ * The first call loads the CUDA backend module; the count is 0 when the
+ * module was not built or is not found, when there is no CUDA driver, or
+ * when the driver finds no device. dl_device_get() for "cuda" then fails
+ * with a %DL_ERROR_DEVICE error that says which.
+ *
+ * Returns: the number of CUDA devices, 0 without any
+ *
+ * Since: 0.1
+ */
+gint
+dl_cuda_device_count (void)
+{
+  DeviceType *t;
+  gint n = 0;
+
+  registry_lock_and_init ();
+  cuda_load_locked ();
+  t = find_type_locked ("cuda", strlen ("cuda"));
+  if (t != NULL)
+    n = count_devices_locked (t);
+  dl_mutex_unlock (&registry_lock);
+  return n;
+}
+
+/**
+ * dl_cuda_is_available:
+ *
+ * Whether a CUDA device can be used, as `torch.cuda.is_available ()`: the
+ * CUDA backend module loads, the driver is there and it finds a device.
+ *
+ * Returns: %TRUE when dl_device_get() can open "cuda"
+ *
+ * Since: 0.1
+ */
+gboolean
+dl_cuda_is_available (void)
+{
+  return dl_cuda_device_count () > 0;
 }

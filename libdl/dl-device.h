@@ -40,6 +40,10 @@ DlDevice *dl_device_get (const gchar *name, GError **error);
 DL_EXPORT
 DlDevice *dl_device_get_default (void);
 DL_EXPORT
+gint dl_cuda_device_count (void);
+DL_EXPORT
+gboolean dl_cuda_is_available (void);
+DL_EXPORT
 void dl_set_default_device (DlDevice *device);
 DL_EXPORT
 DlDeviceType dl_device_get_device_type (DlDevice *self);

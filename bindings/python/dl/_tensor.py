@@ -613,6 +613,15 @@ class Tensor(Dl.Tensor):
     def cpu(self):
         return Dl.Tensor.to_device(self, None)
 
+    def cuda(self, device=None, non_blocking=False):
+        """torch.Tensor.cuda(): a copy on a CUDA device ('cuda', or an index
+        or a 'cuda:N' device); RuntimeError naming why when libdl has none."""
+        if device is None:
+            device = 'cuda'
+        elif isinstance(device, int):
+            device = 'cuda:%d' % device
+        return self.to(device)
+
     # -- reductions --
     @_checked
     def sum(self, dim=None, keepdim=False, dtype=None):

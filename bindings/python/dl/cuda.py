@@ -1,18 +1,22 @@
 # dl.cuda (torch.cuda): what PyTorch scripts ask before choosing a device.
-# libdl has no CUDA backend: no device is available, and the seeding
-# functions do what PyTorch's do without a GPU (nothing; the CPU generator
-# is seeded by dl.manual_seed).
+# is_available and device_count ask libdl, which loads its CUDA backend
+# module on first use (no module, driver or device: False and 0). The
+# CUDA backend has no kernels yet: the seeding functions do what PyTorch's
+# do without a GPU (nothing; the CPU generator is seeded by dl.manual_seed).
 #
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
+
+from ._lib import Dl
 
 __all__ = ['is_available', 'is_initialized', 'device_count', 'manual_seed', 'manual_seed_all',
            'empty_cache', 'synchronize', 'current_device', 'get_device_name']
 
 
 def is_available():
-    """torch.cuda.is_available(): False, libdl has no CUDA backend."""
-    return False
+    """torch.cuda.is_available(): whether libdl's CUDA backend module loads
+    and finds a driver and a device (Dl.cuda_is_available)."""
+    return Dl.cuda_is_available()
 
 
 def is_initialized():
@@ -21,8 +25,9 @@ def is_initialized():
 
 
 def device_count():
-    """torch.cuda.device_count(): 0."""
-    return 0
+    """torch.cuda.device_count(): the CUDA devices libdl can use, 0 without
+    its CUDA backend module, a driver or a device (Dl.cuda_device_count)."""
+    return Dl.cuda_device_count()
 
 
 def manual_seed(seed):

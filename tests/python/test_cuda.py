@@ -1,0 +1,76 @@
+# test_cuda.py: torch.cuda and the 'cuda' device through the typelib. On a
+# machine without a GPU (CI's) is_available() is False, device_count() 0,
+# and what needs a CUDA device is a RuntimeError naming why: the module
+# was not built or not found, or it found no driver or no device.
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import Dl
+
+# what the error says after "'cuda' is not available: " in each case
+NO_GPU = re.compile(r"'cuda(:\d+)?' is not available: (no CUDA driver|no CUDA device|"
+                    r"the CUDA backend module libdl-cuda-1\.0\.so was not built)")
+MISSING = re.compile(r"'cuda' is not available: the CUDA backend module libdl-cuda-1\.0\.so "
+                     r"was not (found \(looked in .*DL_BACKEND_PATH\)|built)")
+
+needs_no_gpu = pytest.mark.skipif(Dl.cuda.device_count() > 0, reason='a GPU is available')
+needs_gpu = pytest.mark.skipif(Dl.cuda.device_count() == 0, reason='no GPU is available')
+
+
+@needs_no_gpu
+def test_no_gpu_is_available():
+    assert Dl.cuda.is_available() is False
+    assert Dl.cuda.device_count() == 0
+    assert Dl.cuda_is_available() is False and Dl.cuda_device_count() == 0
+
+
+@needs_no_gpu
+@pytest.mark.parametrize('make', [
+    lambda: Dl.zeros(2, device='cuda'),
+    lambda: Dl.zeros(2).to('cuda'),
+    lambda: Dl.zeros(2).to('cuda:0'),
+    lambda: Dl.zeros(2).cuda(),
+    lambda: Dl.zeros(2).cuda(0),
+], ids=['zeros', 'to', 'to-index', 'cuda', 'cuda-index'])
+def test_cuda_tensors_refused_with_the_reason(make):
+    with pytest.raises(RuntimeError, match=NO_GPU):
+        make()
+
+
+MISSING_SCRIPT = '''
+import re, sys
+from gi.repository import Dl
+assert Dl.cuda.is_available() is False and Dl.cuda.device_count() == 0
+try:
+    Dl.zeros(2).cuda()
+except RuntimeError as e:
+    print(e)
+    sys.exit(0)
+sys.exit('no error')
+'''
+
+
+def test_module_missing(tmp_path):
+    # DL_BACKEND_PATH, where libdl looks for its backend modules, names an
+    # empty folder: the module is looked for once per process, so in a child
+    env = dict(os.environ, DL_BACKEND_PATH=str(tmp_path))
+    out = subprocess.run([sys.executable, '-c', MISSING_SCRIPT], env=env, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert MISSING.search(out.stdout), out.stdout
+    assert str(tmp_path) in out.stdout or 'was not built' in out.stdout
+
+
+@needs_gpu
+def test_round_trip_through_the_gpu():
+    a = Dl.tensor([[1.5, -2.0, 3.25], [0.0, 7.0, -0.5]])
+    b = a.cuda()
+    assert b.is_cuda
+    assert b.cpu().tolist() == a.tolist()
