@@ -929,13 +929,29 @@ dl_tensor_zero_ (DlTensor *self, GError **error)
   return dl_tensor_fill_ (self, 0, error);
 }
 
+/* copy_'s devices: a source on any device goes into a meta tensor (there
+ * is nothing to write), as torch; out of a meta tensor there is nothing to
+ * read; otherwise both on one device */
+static gboolean
+copy_check_devices (DlTensor *self, DlTensor *src, GError **error)
+{
+  if (dl_tensor_on_meta (self))
+    return TRUE;
+  if (dl_tensor_on_meta (src))
+    return dl_meta_no_data ("copy_", error);
+  return dl_check_same_device ("copy_", self, src, error);
+}
+
 /**
  * dl_tensor_copy_:
  * @self: a #DlTensor, written in place
  * @src: a tensor that broadcasts to the shape of @self
  * @error: return location for a #GError
  *
- * Copies the elements of @src into @self, converting dtypes.
+ * Copies the elements of @src into @self, converting dtypes. Both are on
+ * one device, except that a meta @self takes a source on any device (it
+ * only checks the shapes, as torch), and a meta @src is a
+ * %DL_ERROR_NOT_SUPPORTED error for any other @self (it has no data).
  *
  * Returns: (transfer none): @self, or %NULL with @error set
  *
@@ -954,7 +970,7 @@ dl_tensor_copy_ (DlTensor *self, DlTensor *src, GError **error)
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (src), NULL);
   if (!dl_check_write_target ("copy_", self, error)
       || !dl_check_no_partial_overlap ("copy_", self, src, error)
-      || !dl_check_same_device ("copy_", self, src, error)
+      || !copy_check_devices (self, src, error)
       || !dl_broadcast_shapes ("copy_", self->sizes, self->ndim, src->sizes, src->ndim, shape,
                                &ndim, error)
       || !(ctx = DL_TENSOR_BACKEND (self, copy, "copy_", error)))

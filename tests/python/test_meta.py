@@ -122,6 +122,23 @@ def test_mixed_devices_are_refused():
     assert (a * 2).is_meta and (2 ** a).is_meta
 
 
+def test_copy_into_meta_takes_any_source():
+    # as torch: copy_ into a meta tensor takes a source on any device and
+    # writes nothing; out of a meta tensor there is nothing to copy
+    for m in (dl, torch):
+        a = m.empty(2, 3, device='meta')
+        assert a.copy_(m.ones(3)) is a and a.is_meta
+        assert a.copy_(m.ones(2, 3, dtype=m.float64)) is a
+        with pytest.raises((RuntimeError, NotImplementedError), match='meta'):
+            m.ones(2, 3).copy_(a)
+    # torch 1.13 checks no shapes on meta here; libdl runs the CPU's check
+    with pytest.raises(RuntimeError, match='cannot be broadcast'):
+        dl.empty(2, 3, device='meta').copy_(dl.ones(4))
+    with pytest.raises(GLib.Error) as e:
+        Dl.Tensor.copy_(dl.ones(2, 3), dl.empty(2, 3, device='meta'))
+    assert e.value.code == int(Dl.Error.NOT_SUPPORTED)
+
+
 # ---- what needs values --------------------------------------------------------
 
 def test_reading_values_is_refused():
