@@ -416,6 +416,25 @@ check_same_dtype (const gchar *op, DlTensor *a, DlTensor *b, GError **error)
   return FALSE;
 }
 
+/* mm's operands: two live matrices of one dtype whose inner dims agree */
+static gboolean
+check_mm (const gchar *op, DlTensor *a, DlTensor *b, GError **error)
+{
+  if (!dl_check_live (op, a, error) || !dl_check_live (op, b, error)
+      || !check_ndim (op, "self", a, 2, error) || !check_ndim (op, "mat2", b, 2, error)
+      || !check_same_dtype (op, a, b, error))
+    return FALSE;
+  if (a->sizes[1] != b->sizes[0])
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "%s: mat1 and mat2 shapes cannot be multiplied (%" G_GINT64_FORMAT
+                   "x%" G_GINT64_FORMAT " and %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT ")",
+                   op, a->sizes[0], a->sizes[1], b->sizes[0], b->sizes[1]);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /**
  * dl_tensor_mm:
  * @self: an n x k matrix
@@ -432,19 +451,8 @@ DlTensor *
 dl_tensor_mm (DlTensor *self, DlTensor *other, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
-  if (!dl_check_live ("mm", self, error) || !dl_check_live ("mm", other, error))
+  if (!check_mm ("mm", self, other, error))
     return NULL;
-  if (!check_ndim ("mm", "self", self, 2, error) || !check_ndim ("mm", "mat2", other, 2, error)
-      || !check_same_dtype ("mm", self, other, error))
-    return NULL;
-  if (self->sizes[1] != other->sizes[0])
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "mm: mat1 and mat2 shapes cannot be multiplied (%" G_GINT64_FORMAT
-                   "x%" G_GINT64_FORMAT " and %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT ")",
-                   self->sizes[0], self->sizes[1], other->sizes[0], other->sizes[1]);
-      return NULL;
-    }
   return dl_tensor_matmul (self, other, error);
 }
 
@@ -619,6 +627,56 @@ add_scaled_product (const gchar *op,
   return dl_tensor_add_scaled (p, in, beta, error);
 }
 
+/* addmm's backward, inputs (bias, mat1, mat2) in torch's order: the bias
+ * gets the output gradient summed over the rows */
+static gboolean
+addmm_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+{
+  if (dl_node_needs_input_grad (node, 0)
+      && !(gi[0] = dl_tensor_sum_dims (go[0], (gint64[]){ 0 }, 1, FALSE, error)))
+    return FALSE;
+  return product_grads (node, dl_node_state (node), 1, go[0], gi + 1, error);
+}
+
+/* bias + a @ b where addmm_fuses(): one GEMM, the bias added into its
+ * fresh result in place, recorded as one AddmmBackward0 node (torch's
+ * graph of addmm and of a linear layer) */
+static DlTensor *
+addmm_prim (DlTensor *bias, DlTensor *a, DlTensor *b, GError **error)
+{
+  g_autoptr (DlTensor) out = bmm_raw (a, b, error);
+  gboolean was, added;
+
+  if (!out)
+    return NULL;
+  was = dl_set_grad_enabled (FALSE);
+  added = dl_tensor_add_ (out, bias, error) != NULL;
+  dl_set_grad_enabled (was);
+  if (!added)
+    return NULL;
+  if (dl_autograd_any_requires (3, (DlTensor *[]){ bias, a, b }))
+    {
+      g_autoptr (DlNode) node
+          = dl_node_new_for_op ("AddmmBackward0", addmm_backward, 3, (DlTensor *[]){ bias, a, b });
+
+      product_save (node, DL_NODE_NEW_STATE (node, BmmState), 1, a, b);
+      dl_node_set_output (node, out, 0);
+    }
+  return g_steal_pointer (&out);
+}
+
+/* Whether bias + a @ b can run as addmm_prim: matrices a [n, k] and
+ * b [k, m] and a bias [m], all of float32 or all of float64, on one
+ * device */
+static gboolean
+addmm_fuses (DlTensor *bias, DlTensor *a, DlTensor *b)
+{
+  return bias->ndim == 1 && bias->sizes[0] == b->sizes[1]
+         && (a->dtype == DL_DTYPE_FLOAT32 || a->dtype == DL_DTYPE_FLOAT64) && b->dtype == a->dtype
+         && bias->dtype == a->dtype && dl_tensor_device (a) == dl_tensor_device (b)
+         && dl_tensor_device (bias) == dl_tensor_device (a);
+}
+
 /**
  * dl_tensor_addmm:
  * @self: the input, broadcastable to n x m
@@ -645,7 +703,11 @@ dl_tensor_addmm (DlTensor *self,
   g_autoptr (DlTensor) p = NULL;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!(p = dl_tensor_mm (mat1, mat2, error)))
+  if (!check_mm ("addmm", mat1, mat2, error) || !dl_check_live ("addmm", self, error))
+    return NULL;
+  if (beta == 1 && alpha == 1 && addmm_fuses (self, mat1, mat2))
+    return addmm_prim (self, mat1, mat2, error);
+  if (!(p = dl_tensor_matmul (mat1, mat2, error)))
     return NULL;
   return add_scaled_product ("addmm", self, p, beta, alpha, error);
 }
@@ -679,57 +741,6 @@ dl_tensor_baddbmm (DlTensor *self,
   if (!(p = dl_tensor_bmm (batch1, batch2, error)))
     return NULL;
   return add_scaled_product ("baddbmm", self, p, beta, alpha, error);
-}
-
-/* addmm's backward, inputs (bias, mat1, mat2) in torch's order: the bias
- * gets the output gradient summed over the rows */
-static gboolean
-addmm_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
-{
-  if (dl_node_needs_input_grad (node, 0)
-      && !(gi[0] = dl_tensor_sum_dims (go[0], (gint64[]){ 0 }, 1, FALSE, error)))
-    return FALSE;
-  return product_grads (node, dl_node_state (node), 1, go[0], gi + 1, error);
-}
-
-/* bias + a @ b for matrices a [n, k], b [k, m] and a bias [m] of one
- * floating dtype and device: one GEMM, the bias added into its fresh
- * result in place, recorded as one AddmmBackward0 node (torch's graph of
- * a linear layer) */
-static DlTensor *
-addmm_prim (DlTensor *bias, DlTensor *a, DlTensor *b, GError **error)
-{
-  g_autoptr (DlTensor) out = bmm_raw (a, b, error);
-  gboolean was, added;
-
-  if (!out)
-    return NULL;
-  was = dl_set_grad_enabled (FALSE);
-  added = dl_tensor_add_ (out, bias, error) != NULL;
-  dl_set_grad_enabled (was);
-  if (!added)
-    return NULL;
-  if (dl_autograd_any_requires (3, (DlTensor *[]){ bias, a, b }))
-    {
-      g_autoptr (DlNode) node
-          = dl_node_new_for_op ("AddmmBackward0", addmm_backward, 3, (DlTensor *[]){ bias, a, b });
-
-      product_save (node, DL_NODE_NEW_STATE (node, BmmState), 1, a, b);
-      dl_node_set_output (node, out, 0);
-    }
-  return g_steal_pointer (&out);
-}
-
-/* Whether linear can run as one addmm: a batched input, all three of one
- * floating dtype and device, the bias one entry per output feature */
-static gboolean
-linear_fuses (DlTensor *input, DlTensor *weight, DlTensor *bias)
-{
-  return input->ndim >= 2 && bias->ndim == 1 && bias->sizes[0] == weight->sizes[0]
-         && (input->dtype == DL_DTYPE_FLOAT32 || input->dtype == DL_DTYPE_FLOAT64)
-         && weight->dtype == input->dtype && bias->dtype == input->dtype
-         && dl_tensor_device (input) == dl_tensor_device (weight)
-         && dl_tensor_device (bias) == dl_tensor_device (input);
 }
 
 /**
@@ -779,6 +790,22 @@ dl_tensor_linear (DlTensor *self, DlTensor *weight, DlTensor *bias, GError **err
     }
   if (!(wt = dl_tensor_t (weight, error)))
     return NULL;
+  if (self->ndim >= 2 && bias && addmm_fuses (bias, self, wt))
+    {
+      /* rows of the input in one addmm, viewed back to its batch dims */
+      for (gint i = 0; i < self->ndim - 1; i++)
+        rows *= self->sizes[i];
+      if (!(x2 = self->ndim == 2
+                     ? g_object_ref (self)
+                     : dl_tensor_reshape (self, (gint64[]){ rows, weight->sizes[1] }, 2, error))
+          || !(y = dl_tensor_addmm (bias, x2, wt, 1, 1, error)))
+        return NULL;
+      if (self->ndim == 2)
+        return g_steal_pointer (&y);
+      memcpy (shape, self->sizes, self->ndim * sizeof (gint64));
+      shape[self->ndim - 1] = weight->sizes[0];
+      return dl_tensor_view (y, shape, self->ndim, error);
+    }
   if (self->ndim == 1)
     {
       /* a row, as torch: [1, in] @ weight^T, the row dim dropped again */
@@ -788,26 +815,10 @@ dl_tensor_linear (DlTensor *self, DlTensor *weight, DlTensor *bias, GError **err
       if (!(row = dl_tensor_unsqueeze (self, 0, error)) || !(p = dl_tensor_matmul (row, wt, error))
           || !(y = dl_tensor_squeeze_dim (p, 0, error)))
         return NULL;
-      return bias ? dl_tensor_add (y, bias, error) : g_steal_pointer (&y);
     }
-  if (!bias || !linear_fuses (self, weight, bias))
-    {
-      if (!(y = dl_tensor_matmul (self, wt, error)))
-        return NULL;
-      return bias ? dl_tensor_add (y, bias, error) : g_steal_pointer (&y);
-    }
-  for (gint i = 0; i < self->ndim - 1; i++)
-    rows *= self->sizes[i];
-  if (!(x2 = self->ndim == 2
-                 ? g_object_ref (self)
-                 : dl_tensor_reshape (self, (gint64[]){ rows, weight->sizes[1] }, 2, error))
-      || !(y = addmm_prim (bias, x2, wt, error)))
+  else if (!(y = dl_tensor_matmul (self, wt, error)))
     return NULL;
-  if (self->ndim == 2)
-    return g_steal_pointer (&y);
-  memcpy (shape, self->sizes, self->ndim * sizeof (gint64));
-  shape[self->ndim - 1] = weight->sizes[0];
-  return dl_tensor_view (y, shape, self->ndim, error);
+  return bias ? dl_tensor_add (y, bias, error) : g_steal_pointer (&y);
 }
 
 /**

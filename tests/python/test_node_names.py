@@ -11,6 +11,7 @@ import torch
 import torch.nn.functional as TF
 from conftest import SELF_CHECK, Dl, pair, rand_np
 
+import dl
 import dl.nn.functional as F
 from dl.autograd import gradcheck, gradgradcheck
 
@@ -60,6 +61,20 @@ def test_linear_graph_as_torch(bias, shape):
     got = chain(F.linear(xd, wd, bd).grad_fn)
     want = chain(TF.linear(xt, wt, bt).grad_fn)
     assert same_names(got, want), (got, want)
+
+
+def test_addmm_graph_as_torch():
+    # addmm with a bias row and unit factors is the same one node as a
+    # linear layer's, and gradchecks
+    rng = np.random.default_rng(2)
+    b, m1, m2 = (rand_np(rng, s, 'float64') for s in ((3,), (2, 4), (4, 3)))
+    (bd, bt), (ad, at), (md, mt) = (pair(v, 'float64', requires_grad=True) for v in (b, m1, m2))
+    lib = torch if SELF_CHECK else dl
+    got = chain(lib.addmm(bd, ad, md).grad_fn)
+    want = chain(torch.addmm(bt, at, mt).grad_fn)
+    assert same_names(got, want), (got, want)
+    assert gradcheck(lib.addmm, (bd, ad, md))
+    assert gradgradcheck(lib.addmm, (bd, ad, md))
 
 
 @pytest.mark.parametrize('bias', [True, False])
