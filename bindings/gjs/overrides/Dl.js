@@ -152,26 +152,22 @@ function tidy(fn) {
     if (typeof fn !== 'function')
         throw new TypeError('Dl.tidy: expected a function');
     const scope = new Set();
-    scopes.push(scope);
-    let result;
-    try {
-        result = fn();
-    } catch (e) {
-        scopes.pop();
-        releaseScope(scope, new Set());
-        throw e;
-    }
-    scopes.pop();
     const survivors = new Set();
-    eachTensor(result, t => survivors.add(t));
-    releaseScope(scope, survivors);
-    if (scopes.length > 0) {
+    scopes.push(scope);
+    try {
+        const result = fn();
+        eachTensor(result, t => survivors.add(t));
+        return result;
+    } finally {
+        // after a throw there are no survivors: the whole scope goes
+        scopes.pop();
+        releaseScope(scope, survivors);
+        const outer = scopes[scopes.length - 1];
         for (const t of survivors) {
-            if (scope.has(t))
-                scopes[scopes.length - 1].add(t);
+            if (outer && scope.has(t))
+                outer.add(t);
         }
     }
-    return result;
 }
 
 // Exempts @t from the scopes' release; returns it.
@@ -410,7 +406,7 @@ function tensor(data, options = {}) {
         }
     }
     wanted = options.dtype ?? wanted;
-    const t = Dl.Tensor.new_from_bytes(bytesOf (typed), shape, dtype);
+    const t = Dl.Tensor.new_from_bytes(bytesOf(typed), shape, dtype);
     return finish(wanted === dtype ? t : t.to_dtype(wanted), options);
 }
 
