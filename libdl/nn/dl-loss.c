@@ -407,6 +407,17 @@ nll_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   return gi[0] != NULL;
 }
 
+/* the batched loss of an unbatched call back to its own shape */
+static DlTensor *
+unbatch_result (DlTensor *loss, gboolean unbatched, DlReduction reduction, GError **error)
+{
+  g_autoptr (DlTensor) owned = loss;
+
+  if (!owned || !unbatched || reduction != DL_REDUCTION_NONE)
+    return g_steal_pointer (&owned);
+  return dl_tensor_squeeze_dim (owned, 0, error);
+}
+
 /* nll_loss of checked arguments, recorded as PyTorch records it: one
  * NllLossBackward0 node over log_probs [C] or [N, C], NllLoss2DBackward0
  * over [N, C, H, W], and other shapes viewed as [N, C, d1, rest] (and a
@@ -449,13 +460,8 @@ nll_recorded (DlTensor *lp,
     }
   was = dl_set_grad_enabled (FALSE);
   if ((bx = unbatched ? dl_tensor_unsqueeze (x, 0, error) : g_object_ref (x)))
-    out = nll_checked (bx, t, weight, ignore_index, none_ignored, reduction, error);
-  if (out && unbatched && reduction == DL_REDUCTION_NONE)
-    {
-      DlTensor *squeezed = dl_tensor_squeeze_dim (out, 0, error);
-      g_object_unref (out);
-      out = squeezed;
-    }
+    out = unbatch_result (nll_checked (bx, t, weight, ignore_index, none_ignored, reduction, error),
+                          unbatched, reduction, error);
   dl_set_grad_enabled (was);
   if (!out)
     return NULL;
@@ -513,17 +519,6 @@ batch_inputs (const gchar *name,
       return FALSE;
     }
   return TRUE;
-}
-
-/* the batched loss of an unbatched call back to its own shape */
-static DlTensor *
-unbatch_result (DlTensor *loss, gboolean unbatched, DlReduction reduction, GError **error)
-{
-  g_autoptr (DlTensor) owned = loss;
-
-  if (!owned || !unbatched || reduction != DL_REDUCTION_NONE)
-    return g_steal_pointer (&owned);
-  return dl_tensor_squeeze_dim (owned, 0, error);
 }
 
 /**
