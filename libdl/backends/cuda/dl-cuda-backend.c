@@ -19,17 +19,7 @@
 #include "backends/dl-backend.h"
 #include "dl-error.h"
 #include "dl-stream-allocator-private.h"
-
-/* A CUDA runtime call whose failure is a bug or a lost device: logged
- * with the call, file and line (a slot has no GError to report it in). */
-#define DL_CUDA_CHECK(call)                                                                        \
-  G_STMT_START                                                                                     \
-  {                                                                                                \
-    cudaError_t dl_cuda_err_ = (call);                                                             \
-    if (dl_cuda_err_ != cudaSuccess)                                                               \
-      g_warning ("%s:%d: %s: %s", __FILE__, __LINE__, #call, cudaGetErrorString (dl_cuda_err_));   \
-  }                                                                                                \
-  G_STMT_END
+#include "dl-cuda-private.h"
 
 /* What one device's context holds in its data */
 typedef struct
@@ -100,6 +90,12 @@ static const DlStreamAllocatorProvider cuda_provider = {
   .event_free = provider_event_free,
 };
 
+cudaStream_t
+dl_cuda_current_stream (DlBackendContext *ctx)
+{
+  return (cudaStream_t)ctx->stream;
+}
+
 /* ---- the backend's memory slots ------------------------------------------ */
 
 static gpointer
@@ -108,7 +104,8 @@ cuda_raw_alloc (DlBackendContext *ctx, gsize nbytes)
   CudaDevice *dev = ctx->data;
 
   /* NULL when the device is full: libdl's allocator reports it */
-  return dl_stream_allocator_malloc (dev->allocator, MAX (nbytes, 1), ctx->stream, NULL);
+  return dl_stream_allocator_malloc (dev->allocator, MAX (nbytes, 1), dl_cuda_current_stream (ctx),
+                                     NULL);
 }
 
 static void
