@@ -627,54 +627,99 @@ add_scaled_product (const gchar *op,
   return dl_tensor_add_scaled (p, in, beta, error);
 }
 
-/* addmm's backward, inputs (bias, mat1, mat2) in torch's order: the bias
- * gets the output gradient summed over the rows */
+/* What addmm's node keeps: the product's operands and the two factors */
+typedef struct
+{
+  BmmState product;
+  gdouble beta, alpha;
+} AddmmState;
+
+/* The gradient of one input of addmm times its factor (the gradient
+ * itself when the factor is 1) */
+static DlTensor *
+scaled_grad (DlTensor *g, gdouble factor, GError **error)
+{
+  if (g == NULL || factor == 1)
+    return g;
+  DlTensor *scaled = dl_tensor_mul_scalar (g, factor, error);
+  g_object_unref (g);
+  return scaled;
+}
+
+/* addmm's backward, inputs (input, mat1, mat2) in torch's order: the
+ * input gets beta times the output gradient summed to its shape, the
+ * matrices alpha times the product's gradients */
 static gboolean
 addmm_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
+  DlNodeData *d = dl_node_data (node);
+  const AddmmState *s = dl_node_state (node);
+
   if (dl_node_needs_input_grad (node, 0)
-      && !(gi[0] = dl_tensor_sum_dims (go[0], (gint64[]){ 0 }, 1, FALSE, error)))
+      && !(gi[0] = scaled_grad (dl_sum_to (go[0], d->inputs[0].sizes, d->inputs[0].ndim, error),
+                                s->beta, error)))
     return FALSE;
-  return product_grads (node, dl_node_state (node), 1, go[0], gi + 1, error);
+  if (!product_grads (node, &s->product, 1, go[0], gi + 1, error))
+    return FALSE;
+  for (gint i = 1; i < 3; i++)
+    if (gi[i] && !(gi[i] = scaled_grad (gi[i], s->alpha, error)))
+      return FALSE;
+  return TRUE;
 }
 
-/* bias + a @ b where addmm_fuses(): one GEMM, the bias added into its
- * fresh result in place, recorded as one AddmmBackward0 node (torch's
- * graph of addmm and of a linear layer) */
+/* beta * input + alpha * (a @ b) where addmm_fuses(): one GEMM, scaled
+ * and added to in place in its fresh result, recorded as one
+ * AddmmBackward0 node (torch's graph of addmm and of a linear layer).
+ * beta = 0 ignores the input, NaN and infinities included, as torch
+ * does. */
 static DlTensor *
-addmm_prim (DlTensor *bias, DlTensor *a, DlTensor *b, GError **error)
+addmm_prim (DlTensor *input, DlTensor *a, DlTensor *b, gdouble beta, gdouble alpha, GError **error)
 {
   g_autoptr (DlTensor) out = bmm_raw (a, b, error);
-  gboolean was, added;
+  gboolean was, done;
 
   if (!out)
     return NULL;
   was = dl_set_grad_enabled (FALSE);
-  added = dl_tensor_add_ (out, bias, error) != NULL;
+  done = (alpha == 1 || dl_tensor_mul_scalar_ (out, alpha, error) != NULL)
+         && (beta == 0 || dl_tensor_add_scaled_ (out, input, beta, error) != NULL);
   dl_set_grad_enabled (was);
-  if (!added)
+  if (!done)
     return NULL;
-  if (dl_autograd_any_requires (3, (DlTensor *[]){ bias, a, b }))
+  if (dl_autograd_any_requires (3, (DlTensor *[]){ input, a, b }))
     {
       g_autoptr (DlNode) node
-          = dl_node_new_for_op ("AddmmBackward0", addmm_backward, 3, (DlTensor *[]){ bias, a, b });
+          = dl_node_new_for_op ("AddmmBackward0", addmm_backward, 3, (DlTensor *[]){ input, a, b });
+      AddmmState *s = DL_NODE_NEW_STATE (node, AddmmState);
 
-      product_save (node, DL_NODE_NEW_STATE (node, BmmState), 1, a, b);
+      s->beta = beta;
+      s->alpha = alpha;
+      product_save (node, &s->product, 1, a, b);
       dl_node_set_output (node, out, 0);
     }
   return g_steal_pointer (&out);
 }
 
-/* Whether bias + a @ b can run as addmm_prim: matrices a [n, k] and
- * b [k, m] and a bias [m], all of float32 or all of float64, on one
- * device */
+/* Whether beta * input + alpha * (a @ b) can run as addmm_prim: matrices
+ * a [n, k] and b [k, m] and an input that broadcasts to [n, m] without
+ * growing it, all of float32 or all of float64, on one device */
 static gboolean
-addmm_fuses (DlTensor *bias, DlTensor *a, DlTensor *b)
+addmm_fuses (DlTensor *input, DlTensor *a, DlTensor *b)
 {
-  return bias->ndim == 1 && bias->sizes[0] == b->sizes[1]
-         && (a->dtype == DL_DTYPE_FLOAT32 || a->dtype == DL_DTYPE_FLOAT64) && b->dtype == a->dtype
-         && bias->dtype == a->dtype && dl_tensor_device (a) == dl_tensor_device (b)
-         && dl_tensor_device (bias) == dl_tensor_device (a);
+  const gint64 out[2] = { a->sizes[0], b->sizes[1] };
+
+  if (input->ndim > 2)
+    return FALSE;
+  for (gint i = 0; i < input->ndim; i++)
+    {
+      gint64 n = input->sizes[input->ndim - 1 - i];
+
+      if (n != 1 && n != out[1 - i])
+        return FALSE;
+    }
+  return (a->dtype == DL_DTYPE_FLOAT32 || a->dtype == DL_DTYPE_FLOAT64) && b->dtype == a->dtype
+         && input->dtype == a->dtype && dl_tensor_device (a) == dl_tensor_device (b)
+         && dl_tensor_device (input) == dl_tensor_device (a);
 }
 
 /**
@@ -686,7 +731,10 @@ addmm_fuses (DlTensor *bias, DlTensor *a, DlTensor *b)
  * @alpha: the factor for the product
  * @error: return location for a #GError
  *
- * Computes beta * self + alpha * (mat1 @ mat2), as torch.addmm.
+ * Computes beta * self + alpha * (mat1 @ mat2), as torch.addmm: one
+ * matrix product scaled and added to in place, recorded as one
+ * AddmmBackward0 node, when all three are float32 or all float64 on one
+ * device (other dtypes go through matmul and add).
  *
  * Returns: (transfer full): the n x m result, or %NULL with @error set
  *
@@ -705,8 +753,8 @@ dl_tensor_addmm (DlTensor *self,
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!check_mm ("addmm", mat1, mat2, error) || !dl_check_live ("addmm", self, error))
     return NULL;
-  if (beta == 1 && alpha == 1 && addmm_fuses (self, mat1, mat2))
-    return addmm_prim (self, mat1, mat2, error);
+  if (addmm_fuses (self, mat1, mat2))
+    return addmm_prim (self, mat1, mat2, beta, alpha, error);
   if (!(p = dl_tensor_matmul (mat1, mat2, error)))
     return NULL;
   return add_scaled_product ("addmm", self, p, beta, alpha, error);
