@@ -435,6 +435,28 @@ check_mm (const gchar *op, DlTensor *a, DlTensor *b, GError **error)
   return TRUE;
 }
 
+/* bmm's operands: two live batches of matrices of one dtype, of one
+ * batch size, whose inner dims agree */
+static gboolean
+check_bmm (const gchar *op, DlTensor *a, DlTensor *b, GError **error)
+{
+  if (!dl_check_live (op, a, error) || !dl_check_live (op, b, error)
+      || !check_ndim (op, "batch1", a, 3, error) || !check_ndim (op, "batch2", b, 3, error)
+      || !check_same_dtype (op, a, b, error))
+    return FALSE;
+  if (a->sizes[0] != b->sizes[0] || a->sizes[2] != b->sizes[1])
+    {
+      g_autofree gchar *as = dl_shape_to_string (a->sizes, 3);
+      g_autofree gchar *bs = dl_shape_to_string (b->sizes, 3);
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "%s: batch1 %s and batch2 %s: expected the same batch size and "
+                   "batch1.size(2) == batch2.size(1)",
+                   op, as, bs);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /**
  * dl_tensor_mm:
  * @self: an n x k matrix
@@ -473,22 +495,8 @@ DlTensor *
 dl_tensor_bmm (DlTensor *self, DlTensor *other, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
-  if (!dl_check_live ("bmm", self, error) || !dl_check_live ("bmm", other, error))
+  if (!check_bmm ("bmm", self, other, error))
     return NULL;
-  if (!check_ndim ("bmm", "batch1", self, 3, error)
-      || !check_ndim ("bmm", "batch2", other, 3, error)
-      || !check_same_dtype ("bmm", self, other, error))
-    return NULL;
-  if (self->sizes[0] != other->sizes[0] || self->sizes[2] != other->sizes[1])
-    {
-      g_autofree gchar *as = dl_shape_to_string (self->sizes, 3);
-      g_autofree gchar *bs = dl_shape_to_string (other->sizes, 3);
-      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "bmm: batch1 %s and batch2 %s: expected the same batch size and "
-                   "batch1.size(2) == batch2.size(1)",
-                   as, bs);
-      return NULL;
-    }
   return dl_tensor_matmul (self, other, error);
 }
 
@@ -667,13 +675,19 @@ addmm_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   return TRUE;
 }
 
-/* beta * input + alpha * (a @ b) where addmm_fuses(): one GEMM, scaled
- * and added to in place in its fresh result, recorded as one
- * AddmmBackward0 node (torch's graph of addmm and of a linear layer).
- * beta = 0 ignores the input, NaN and infinities included, as torch
- * does. */
+/* beta * input + alpha * (a @ b) where addmm_fuses(): one GEMM (batched
+ * for 3-D operands), scaled and added to in place in its fresh result,
+ * recorded as one node named @node_name (torch's AddmmBackward0 of addmm
+ * and of a linear layer, BaddbmmBackward0). beta = 0 ignores the input,
+ * NaN and infinities included, as torch does. */
 static DlTensor *
-addmm_prim (DlTensor *input, DlTensor *a, DlTensor *b, gdouble beta, gdouble alpha, GError **error)
+addmm_prim (const gchar *node_name,
+            DlTensor *input,
+            DlTensor *a,
+            DlTensor *b,
+            gdouble beta,
+            gdouble alpha,
+            GError **error)
 {
   g_autoptr (DlTensor) out = bmm_raw (a, b, error);
   gboolean was, done;
@@ -689,7 +703,7 @@ addmm_prim (DlTensor *input, DlTensor *a, DlTensor *b, gdouble beta, gdouble alp
   if (dl_autograd_any_requires (3, (DlTensor *[]){ input, a, b }))
     {
       g_autoptr (DlNode) node
-          = dl_node_new_for_op ("AddmmBackward0", addmm_backward, 3, (DlTensor *[]){ input, a, b });
+          = dl_node_new_for_op (node_name, addmm_backward, 3, (DlTensor *[]){ input, a, b });
       AddmmState *s = DL_NODE_NEW_STATE (node, AddmmState);
 
       s->beta = beta;
@@ -701,20 +715,22 @@ addmm_prim (DlTensor *input, DlTensor *a, DlTensor *b, gdouble beta, gdouble alp
 }
 
 /* Whether beta * input + alpha * (a @ b) can run as addmm_prim: matrices
- * a [n, k] and b [k, m] and an input that broadcasts to [n, m] without
- * growing it, all of float32 or all of float64, on one device */
+ * (or batches of them) a [.., n, k] and b [.., k, m] and an input that
+ * broadcasts to the product without growing it, all of float32 or all of
+ * float64, on one device */
 static gboolean
 addmm_fuses (DlTensor *input, DlTensor *a, DlTensor *b)
 {
-  const gint64 out[2] = { a->sizes[0], b->sizes[1] };
+  gint nd = a->ndim;
 
-  if (input->ndim > 2)
+  if (input->ndim > nd)
     return FALSE;
-  for (gint i = 0; i < input->ndim; i++)
+  for (gint i = 1; i <= input->ndim; i++)
     {
-      gint64 n = input->sizes[input->ndim - 1 - i];
+      gint64 n = input->sizes[input->ndim - i];
+      gint64 want = i == 1 ? b->sizes[b->ndim - 1] : a->sizes[nd - i];
 
-      if (n != 1 && n != out[1 - i])
+      if (n != 1 && n != want)
         return FALSE;
     }
   return (a->dtype == DL_DTYPE_FLOAT32 || a->dtype == DL_DTYPE_FLOAT64) && b->dtype == a->dtype
@@ -754,7 +770,7 @@ dl_tensor_addmm (DlTensor *self,
   if (!check_mm ("addmm", mat1, mat2, error) || !dl_check_live ("addmm", self, error))
     return NULL;
   if (addmm_fuses (self, mat1, mat2))
-    return addmm_prim (self, mat1, mat2, beta, alpha, error);
+    return addmm_prim ("AddmmBackward0", self, mat1, mat2, beta, alpha, error);
   if (!(p = dl_tensor_matmul (mat1, mat2, error)))
     return NULL;
   return add_scaled_product ("addmm", self, p, beta, alpha, error);
@@ -786,9 +802,121 @@ dl_tensor_baddbmm (DlTensor *self,
   g_autoptr (DlTensor) p = NULL;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!(p = dl_tensor_bmm (batch1, batch2, error)))
+  if (!check_bmm ("baddbmm", batch1, batch2, error) || !dl_check_live ("baddbmm", self, error))
+    return NULL;
+  if (addmm_fuses (self, batch1, batch2))
+    return addmm_prim ("BaddbmmBackward0", self, batch1, batch2, beta, alpha, error);
+  if (!(p = dl_tensor_matmul (batch1, batch2, error)))
     return NULL;
   return add_scaled_product ("baddbmm", self, p, beta, alpha, error);
+}
+
+/**
+ * dl_tensor_addbmm:
+ * @self: the input, broadcastable to n x m
+ * @batch1: a b x n x k batch of matrices
+ * @batch2: a b x k x m batch of matrices
+ * @beta: the factor for @self (0 ignores it)
+ * @alpha: the factor for the sum of the products
+ * @error: return location for a #GError
+ *
+ * Computes beta * self + alpha * sum over i of (batch1[i] @ batch2[i]),
+ * as torch.addbmm.
+ *
+ * Returns: (transfer full): the n x m result, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_addbmm (DlTensor *self,
+                  DlTensor *batch1,
+                  DlTensor *batch2,
+                  gdouble beta,
+                  gdouble alpha,
+                  GError **error)
+{
+  g_autoptr (DlTensor) p = NULL;
+  g_autoptr (DlTensor) s = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!check_bmm ("addbmm", batch1, batch2, error) || !dl_check_live ("addbmm", self, error)
+      || !(p = dl_tensor_matmul (batch1, batch2, error))
+      || !(s = dl_tensor_sum_dims (p, (gint64[]){ 0 }, 1, FALSE, error)))
+    return NULL;
+  return add_scaled_product ("addbmm", self, s, beta, alpha, error);
+}
+
+/**
+ * dl_tensor_addmv:
+ * @self: the input, broadcastable to n elements
+ * @mat: an n x m matrix
+ * @vec: a vector of m elements and the matrix's dtype
+ * @beta: the factor for @self (0 ignores it)
+ * @alpha: the factor for the product
+ * @error: return location for a #GError
+ *
+ * Computes beta * self + alpha * (mat @ vec), as torch.addmv.
+ *
+ * Returns: (transfer full): the n elements of the result, or %NULL with
+ *   @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_addmv (DlTensor *self,
+                 DlTensor *mat,
+                 DlTensor *vec,
+                 gdouble beta,
+                 gdouble alpha,
+                 GError **error)
+{
+  g_autoptr (DlTensor) p = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("addmv", self, error))
+    return NULL;
+  if (!(p = dl_tensor_mv (mat, vec, error)))
+    {
+      g_prefix_error (error, "addmv: ");
+      return NULL;
+    }
+  return add_scaled_product ("addmv", self, p, beta, alpha, error);
+}
+
+/**
+ * dl_tensor_addr:
+ * @self: the input, broadcastable to n x m
+ * @vec1: a vector of n elements
+ * @vec2: a vector of m elements
+ * @beta: the factor for @self (0 ignores it)
+ * @alpha: the factor for the outer product
+ * @error: return location for a #GError
+ *
+ * Computes beta * self + alpha * outer (vec1, vec2), as torch.addr.
+ *
+ * Returns: (transfer full): the n x m result, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_addr (DlTensor *self,
+                DlTensor *vec1,
+                DlTensor *vec2,
+                gdouble beta,
+                gdouble alpha,
+                GError **error)
+{
+  g_autoptr (DlTensor) p = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("addr", self, error))
+    return NULL;
+  if (!(p = dl_tensor_outer (vec1, vec2, error)))
+    {
+      g_prefix_error (error, "addr: ");
+      return NULL;
+    }
+  return add_scaled_product ("addr", self, p, beta, alpha, error);
 }
 
 /**
