@@ -27,6 +27,7 @@
 #include "dl-node.h"
 #include "dl-tensor.h"
 #include "nn/dl-module-private.h"
+#include "autograd/dl-autograd-private.h"
 #include "dl-native-private.h"
 #include "ops/dl-ops-pointwise.h"
 #include "ops/dl-ops-reduce.h"
@@ -317,7 +318,10 @@ dl_training_point_get_elapsed (DlTrainingPoint *self)
  * (one batch at a time) and dl_trainer_predict_async() take the same lock,
  * so a program can classify while it trains: its predictions run between
  * two steps, with the model in eval mode and gradients off, and training
- * resumes in train mode after them.
+ * resumes in train mode after them. The worker switches the modes of the
+ * model's modules without notifying #DlModule:training (a notification
+ * would run the program's handlers on the worker), and each module has
+ * its own mode back when a job ends.
  *
  * While a job runs, the main thread may read the trainer's own properties
  * and #DlModule:training, and keep references to the model's objects; it
@@ -979,14 +983,30 @@ static gboolean
 check_native_module (DlModule *module, const gchar *op, const gchar *what, GError **error)
 {
   g_autofree gchar *found = dl_module_find_binding_code (module, what);
+  g_autoptr (GPtrArray) params = NULL;
+  g_auto (GStrv) names = NULL;
 
-  if (found == NULL)
-    return TRUE;
-  g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
-               "%s: %s is written in a language binding, whose code cannot run on the "
-               "trainer's worker thread; build the model from libdl's modules",
-               op, found);
-  return FALSE;
+  if (found)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
+                   "%s: %s is written in a language binding, whose code cannot run on the "
+                   "trainer's worker thread; build the model from libdl's modules",
+                   op, found);
+      return FALSE;
+    }
+  params = dl_module_parameters (module);
+  for (guint i = 0; i < params->len; i++)
+    if (!dl_tensor_hooks_are_native (g_ptr_array_index (params, i)))
+      {
+        names = dl_module_parameter_names (module);
+        g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
+                     "%s: the %s's parameter '%s' has a hook written in a language binding, "
+                     "whose code cannot run on the trainer's worker thread; remove it while "
+                     "training",
+                     op, what, names[i]);
+        return FALSE;
+      }
+  return TRUE;
 }
 
 static gboolean
@@ -1186,13 +1206,12 @@ train_step (DlTrainer *self, DlTensor *input, DlTensor *target, BatchResult *out
 static DlTensor *
 eval_batch (DlTrainer *self, DlTensor *input, DlTensor *target, BatchResult *out, GError **error)
 {
-  gboolean was_training = dl_module_get_training (self->model);
+  g_autoptr (GArray) modes = dl_module_get_modes (self->model);
   gboolean was_enabled = dl_set_grad_enabled (FALSE);
   g_autoptr (DlTensor) output = NULL;
   gboolean ok = TRUE;
 
-  if (was_training)
-    dl_module_set_training (self->model, FALSE);
+  dl_module_set_training_quietly (self->model, FALSE);
   output = dl_module_forward (self->model, input, error);
   if (output && target)
     {
@@ -1203,8 +1222,7 @@ eval_batch (DlTrainer *self, DlTensor *input, DlTensor *target, BatchResult *out
       out->correct = loss ? count_correct (output, target, error) : G_MININT64;
       ok = loss != NULL && out->correct != G_MININT64 && !(error && *error);
     }
-  if (was_training)
-    dl_module_set_training (self->model, TRUE);
+  dl_module_set_modes_quietly (self->model, modes);
   dl_set_grad_enabled (was_enabled);
   return ok ? g_steal_pointer (&output) : NULL;
 }
@@ -1464,22 +1482,23 @@ train_thread (gpointer data)
 {
   TrainJob *job = data;
   DlTrainer *self = g_task_get_source_object (job->task);
-  gboolean was_enabled, was_training;
+  g_autoptr (GArray) modes = NULL;
+  gboolean was_enabled;
   GError *error = NULL;
   Event *done;
 
   thread_settings_apply (&job->settings);
   was_enabled = dl_set_grad_enabled (TRUE);
   acquire_for_step (self);
-  was_training = dl_module_get_training (self->model);
-  dl_module_set_training (self->model, TRUE);
+  modes = dl_module_get_modes (self->model);
+  dl_module_set_training_quietly (self->model, TRUE);
   release_model (self);
 
   if (!train_loop (job, self, &error))
     job->error = error;
 
   acquire_for_step (self);
-  dl_module_set_training (self->model, was_training);
+  dl_module_set_modes_quietly (self->model, modes);
   release_model (self);
   dl_set_grad_enabled (was_enabled);
   dl_set_default_device (NULL);
@@ -1547,8 +1566,8 @@ start_thread (GTask *task, GThreadFunc func, gpointer data)
  *
  * Trains #DlTrainer:model for #DlTrainer:epochs passes over
  * #DlTrainer:train-loader (at most #DlTrainer:max-steps steps) on a worker
- * thread, with the model in train mode (its previous mode is restored at
- * the end). Each step is `optimizer.zero_grad (); loss = loss_fn (model
+ * thread, with the model in train mode (each module's previous mode is
+ * restored at the end). Each step is `optimizer.zero_grad (); loss = loss_fn (model
  * (input), target); loss.backward (); optimizer.step ()`, the numbers a
  * synchronous loop over the same batches gives.
  *

@@ -523,6 +523,45 @@ test_predict_while_training (void)
   fixture_teardown (&f);
 }
 
+static void
+count_notify (GObject *object, GParamSpec *pspec, guint *count)
+{
+  (*count)++;
+}
+
+/* a model whose dropout is frozen in eval mode keeps it so, and the
+ * worker's mode switches notify no handler (it would run on the worker) */
+static void
+test_modes_restored_quietly (void)
+{
+  Fixture f = { 0 };
+  Result r = { 0 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) input = NULL;
+  DlModule *dropout;
+  guint notified = 0;
+
+  fixture_setup (&f, 2, 0.5);
+  r.loop = f.loop;
+  dropout = dl_module_get_module (f.model, "2");
+  g_assert_true (DL_IS_DROPOUT (dropout));
+  dl_module_set_training (dropout, FALSE);
+  g_signal_connect (f.model, "notify::training", G_CALLBACK (count_notify), &notified);
+  g_signal_connect (dropout, "notify::training", G_CALLBACK (count_notify), &notified);
+  dl_trainer_set_max_steps (f.trainer, 3);
+  train (&f);
+  g_assert_no_error (f.error);
+  input = dl_randn (DL_TEST_SHAPE (3, N_FEATURES), DL_DTYPE_FLOAT32, NULL, &error);
+  dl_trainer_predict_async (f.trainer, input, NULL, on_predicted_quit, &r);
+  g_main_loop_run (f.loop);
+  g_assert_no_error (r.error);
+  g_clear_object (&r.output);
+  g_assert_true (dl_module_get_training (f.model));
+  g_assert_false (dl_module_get_training (dropout));
+  g_assert_cmpuint (notified, ==, 0);
+  fixture_teardown (&f);
+}
+
 static GError *
 train_error (DlTrainer *trainer)
 {
@@ -600,6 +639,7 @@ main (int argc, char **argv)
   g_test_add_func ("/trainer/train/pending", test_train_pending);
   g_test_add_func ("/trainer/evaluate-predict", test_evaluate_predict);
   g_test_add_func ("/trainer/predict-while-training", test_predict_while_training);
+  g_test_add_func ("/trainer/modes-restored-quietly", test_modes_restored_quietly);
   g_test_add_func ("/trainer/errors", test_errors);
   return g_test_run ();
 }
