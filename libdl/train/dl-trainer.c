@@ -335,15 +335,16 @@ dl_training_point_get_elapsed (DlTrainingPoint *self)
  * The worker thread runs no code of a language binding: JavaScript cannot
  * run off the main thread and Python code would contend for the
  * interpreter's lock. A model or loss with a module whose forward (or a
- * forward hook) is written in Python, JavaScript or Vala-through-GJS, an
- * optimizer whose step is, or a loader whose data set loads its items in
- * one (dl_dataset_is_thread_safe() is %FALSE) makes the `_async` call fail
- * with %DL_ERROR_NOT_SUPPORTED, naming the module or class. Build such
+ * forward hook) is written in Python or JavaScript, a parameter with such
+ * a hook, an optimizer whose step is, or a loader whose data set loads its
+ * items in one (dl_dataset_is_thread_safe() is %FALSE) makes the `_async`
+ * call fail with %DL_ERROR_NOT_SUPPORTED, naming the module, parameter or
+ * class. Subclasses written in C or Vala (compiled code) are fine. Build such
  * models from libdl's modules (DlSequential, DlLinear, ...), and wrap the
  * samples of a data set in a #DlTensorDataset (or a #DlSubset of a built-in
- * data set). Tensor hooks on the parameters and an anomaly trace function
- * also run on the worker: the program must not register them from a
- * binding while training.
+ * data set). An anomaly trace function (dl_autograd_set_anomaly_trace_func())
+ * also runs on the worker when anomaly detection is on: do not set one
+ * from a binding while training.
  *
  * ## Thread settings
  *
@@ -792,6 +793,16 @@ dl_trainer_get_train_loader (DlTrainer *self)
   return self->train_loader;
 }
 
+/* sets one of the uint settings read when a run starts, and notifies it */
+static void
+set_setting (DlTrainer *self, guint *field, guint value, guint prop)
+{
+  if (*field == value)
+    return;
+  *field = value;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[prop]);
+}
+
 /**
  * dl_trainer_get_epochs:
  * @self: a #DlTrainer
@@ -822,10 +833,7 @@ void
 dl_trainer_set_epochs (DlTrainer *self, guint epochs)
 {
   g_return_if_fail (DL_IS_TRAINER (self));
-  if (self->epochs == epochs)
-    return;
-  self->epochs = epochs;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_EPOCHS]);
+  set_setting (self, &self->epochs, epochs, PROP_EPOCHS);
 }
 
 /**
@@ -858,10 +866,7 @@ void
 dl_trainer_set_max_steps (DlTrainer *self, guint max_steps)
 {
   g_return_if_fail (DL_IS_TRAINER (self));
-  if (self->max_steps == max_steps)
-    return;
-  self->max_steps = max_steps;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_STEPS]);
+  set_setting (self, &self->max_steps, max_steps, PROP_MAX_STEPS);
 }
 
 /**
@@ -894,10 +899,7 @@ void
 dl_trainer_set_progress_interval (DlTrainer *self, guint interval)
 {
   g_return_if_fail (DL_IS_TRAINER (self));
-  if (self->progress_interval == interval)
-    return;
-  self->progress_interval = interval;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROGRESS_INTERVAL]);
+  set_setting (self, &self->progress_interval, interval, PROP_PROGRESS_INTERVAL);
 }
 
 /**
