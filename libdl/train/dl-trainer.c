@@ -339,10 +339,10 @@ dl_training_point_get_elapsed (DlTrainingPoint *self)
  * a hook, an optimizer whose step is, or a loader whose data set loads its
  * items in one (dl_dataset_is_thread_safe() is %FALSE) makes the `_async`
  * call fail with %DL_ERROR_NOT_SUPPORTED, naming the module, parameter or
- * class. Subclasses written in C or Vala (compiled code) are fine. Build such
- * models from libdl's modules (DlSequential, DlLinear, ...), and wrap the
- * samples of a data set in a #DlTensorDataset (or a #DlSubset of a built-in
- * data set). An anomaly trace function (dl_autograd_set_anomaly_trace_func())
+ * class. Subclasses written in C or Vala (compiled code) are fine. From
+ * Python or JavaScript, build the model from libdl's modules
+ * (#DlSequential, #DlLinear, ...), and wrap the samples of a data set in a
+ * #DlTensorDataset (or use a #DlSubset of a built-in data set). An anomaly trace function (dl_autograd_set_anomaly_trace_func())
  * also runs on the worker when anomaly detection is on: do not set one
  * from a binding while training.
  *
