@@ -1379,103 +1379,117 @@ send_point (TrainJob *job,
 
 /* ---- training ------------------------------------------------------------- */
 
+/* where a training run stands */
+typedef struct
+{
+  gint64 start_us;      /* when it started */
+  gint64 point_us;      /* when the last point was taken */
+  gint64 point_samples; /* samples trained on since */
+  guint step;           /* optimizer steps completed */
+  guint reported;       /* the step of the last point */
+  guint last_epoch;     /* the epoch of the last step */
+  BatchResult last;     /* the last step's result */
+} RunState;
+
+/* one step's bookkeeping: the epoch's sums and, every interval, a point */
+static void
+count_step (TrainJob *job, RunState *run, guint epoch, const BatchResult *result)
+{
+  run->step++;
+  run->last = *result;
+  run->last_epoch = epoch;
+  run->point_samples += result->n_samples;
+  if (job->interval && run->step % job->interval == 0)
+    {
+      gint64 now = g_get_monotonic_time ();
+
+      send_point (job, epoch, run->step, result, run->point_samples, run->point_us, now,
+                  run->start_us);
+      run->point_us = now;
+      run->point_samples = 0;
+      run->reported = run->step;
+    }
+}
+
+/* One pass over the loader, up to #DlTrainer:max-steps; sends
+ * EVENT_EPOCH when the pass reached the loader's end. FALSE with @error
+ * set on failure or cancellation. */
+static gboolean
+train_epoch (TrainJob *job, DlTrainer *self, RunState *run, guint epoch, GError **error)
+{
+  g_autoptr (DlDataLoaderIter) iter = dl_data_loader_iterate (self->train_loader, error);
+  gdouble loss_sum = 0;
+  gint64 n_samples = 0, correct = 0;
+  gboolean classified = TRUE;
+  Event *event;
+
+  if (iter == NULL)
+    return FALSE;
+  while (job->max_steps == 0 || run->step < job->max_steps)
+    {
+      g_autoptr (GPtrArray) batch = NULL;
+      DlTensor *input, *target;
+      BatchResult result = { 0 };
+      gboolean ok;
+
+      /* cancelled: stop before the step starts, never half-way */
+      if (g_cancellable_set_error_if_cancelled (job->cancellable, error))
+        return FALSE;
+      if (!dl_data_loader_iter_next (iter, &batch, error))
+        {
+          if (*error)
+            return FALSE;
+          break;
+        }
+      if (!split_batch (batch, &input, &target, "Trainer", error))
+        return FALSE;
+      acquire_for_step (self);
+      ok = train_step (self, input, target, &result, error);
+      release_model (self);
+      if (!ok)
+        return FALSE;
+      count_step (job, run, epoch, &result);
+      loss_sum += result.loss * result.n_samples;
+      n_samples += result.n_samples;
+      if (result.correct < 0)
+        classified = FALSE;
+      else
+        correct += result.correct;
+    }
+  /* a pass that max-steps cut short is no epoch */
+  if (dl_data_loader_iter_get_position (iter) < dl_data_loader_get_length (self->train_loader))
+    return TRUE;
+  event = g_new0 (Event, 1);
+  event->type = EVENT_EPOCH;
+  event->epoch = epoch;
+  event->mean_loss = n_samples ? loss_sum / n_samples : NAN;
+  event->accuracy = classified && n_samples ? (gdouble)correct / n_samples : NAN;
+  send_event (job, event);
+  return TRUE;
+}
+
 /* the worker's loop over the epochs; FALSE with @error set on failure or
  * cancellation */
 static gboolean
 train_loop (TrainJob *job, DlTrainer *self, GError **error)
 {
-  gint64 start_us = g_get_monotonic_time ();
-  gint64 point_us = start_us;
-  gint64 point_samples = 0;
-  guint step = 0;
-  guint reported = 0;
-  BatchResult last = { NAN, 0, -1 };
-  guint last_epoch = 0;
+  RunState run = { 0 };
   gboolean ok = TRUE;
 
+  run.start_us = run.point_us = g_get_monotonic_time ();
+  run.last.loss = NAN;
+  run.last.correct = -1;
   for (guint epoch = 0; ok && epoch < job->epochs; epoch++)
     {
-      g_autoptr (DlDataLoaderIter) iter = NULL;
-      gdouble loss_sum = 0;
-      gint64 n_samples = 0, correct = 0;
-      gboolean classified = TRUE, whole = FALSE;
-
-      if (job->max_steps && step >= job->max_steps)
+      if (job->max_steps && run.step >= job->max_steps)
         break;
-      if (g_cancellable_set_error_if_cancelled (job->cancellable, error))
-        return FALSE;
-      iter = dl_data_loader_iterate (self->train_loader, error);
-      if (iter == NULL)
-        return FALSE;
-      for (;;)
-        {
-          g_autoptr (GPtrArray) batch = NULL;
-          DlTensor *input, *target;
-          BatchResult result = { 0 };
-
-          if (job->max_steps && step >= job->max_steps)
-            break;
-          if (g_cancellable_set_error_if_cancelled (job->cancellable, error))
-            {
-              ok = FALSE;
-              break;
-            }
-          if (!dl_data_loader_iter_next (iter, &batch, error))
-            {
-              ok = error == NULL || *error == NULL;
-              whole = ok;
-              break;
-            }
-          if (batch == NULL)
-            {
-              whole = TRUE;
-              break;
-            }
-          if (!split_batch (batch, &input, &target, "Trainer", error))
-            {
-              ok = FALSE;
-              break;
-            }
-          acquire_for_step (self);
-          ok = train_step (self, input, target, &result, error);
-          release_model (self);
-          if (!ok)
-            break;
-          step++;
-          last = result;
-          last_epoch = epoch;
-          loss_sum += result.loss * result.n_samples;
-          n_samples += result.n_samples;
-          point_samples += result.n_samples;
-          if (result.correct < 0)
-            classified = FALSE;
-          else
-            correct += result.correct;
-          if (job->interval && step % job->interval == 0)
-            {
-              gint64 now = g_get_monotonic_time ();
-
-              send_point (job, epoch, step, &result, point_samples, point_us, now, start_us);
-              point_us = now;
-              point_samples = 0;
-              reported = step;
-            }
-        }
-      if (ok && whole)
-        {
-          Event *event = g_new0 (Event, 1);
-
-          event->type = EVENT_EPOCH;
-          event->epoch = epoch;
-          event->mean_loss = n_samples ? loss_sum / n_samples : NAN;
-          event->accuracy = classified && n_samples ? (gdouble)correct / n_samples : NAN;
-          send_event (job, event);
-        }
+      ok = train_epoch (job, self, &run, epoch, error);
     }
-  /* the last step always gets a point, even when the run was cancelled */
-  if (job->interval && step > reported)
-    send_point (job, last_epoch, step, &last, point_samples, point_us, g_get_monotonic_time (),
-                start_us);
+  /* the last step always gets a point, even when the run failed or was
+   * cancelled: the history ends with the step the parameters are at */
+  if (job->interval && run.step > run.reported)
+    send_point (job, run.last_epoch, run.step, &run.last, run.point_samples, run.point_us,
+                g_get_monotonic_time (), run.start_us);
   return ok;
 }
 

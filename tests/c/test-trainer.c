@@ -330,6 +330,38 @@ test_train_matches_sync (void)
   fixture_teardown (&f);
 }
 
+static void
+on_point_step (DlTrainer *trainer, DlTrainingPoint *point, GArray *steps)
+{
+  guint step = dl_training_point_get_step (point);
+
+  g_array_append_val (steps, step);
+}
+
+/* points every progress-interval steps and after the last; a pass that
+ * max-steps ends at the loader's end is an epoch */
+static void
+test_train_interval (void)
+{
+  Fixture f = { 0 };
+  g_autoptr (GArray) steps = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  fixture_setup (&f, 1, 0);
+  dl_trainer_set_max_steps (f.trainer, N_SAMPLES / BATCH);
+  dl_trainer_set_epochs (f.trainer, 3);
+  dl_trainer_set_progress_interval (f.trainer, 4);
+  g_signal_connect (f.trainer, "progress", G_CALLBACK (on_point_step), steps);
+  g_signal_connect (f.trainer, "epoch-finished", G_CALLBACK (on_epoch_finished), &f);
+  dl_trainer_train_async (f.trainer, NULL, on_trained, &f);
+  g_main_loop_run (f.loop);
+  g_assert_no_error (f.error);
+  g_assert_cmpuint (steps->len, ==, 2);
+  g_assert_cmpuint (g_array_index (steps, guint, 0), ==, 4);
+  g_assert_cmpuint (g_array_index (steps, guint, 1), ==, N_SAMPLES / BATCH);
+  g_assert_cmpuint (f.epoch_losses->len, ==, 1);
+  fixture_teardown (&f);
+}
+
 /* cancelling stops between steps: the parameters are those after exactly
  * the steps the history reports */
 static void
@@ -634,6 +666,7 @@ main (int argc, char **argv)
   main_thread = g_thread_self ();
   g_test_add_func ("/trainer/train/loss-decreases", test_train_loss_decreases);
   g_test_add_func ("/trainer/train/matches-sync", test_train_matches_sync);
+  g_test_add_func ("/trainer/train/interval", test_train_interval);
   g_test_add_func ("/trainer/train/cancel", test_train_cancel);
   g_test_add_func ("/trainer/train/cancelled-before", test_train_cancelled_before);
   g_test_add_func ("/trainer/train/pending", test_train_pending);
