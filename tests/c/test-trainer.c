@@ -556,6 +556,72 @@ test_predict_while_training (void)
 }
 
 static void
+on_regression_point (DlTrainer *trainer, DlTrainingPoint *point, guint *n_points)
+{
+  g_assert_true (isnan (dl_training_point_get_accuracy (point)));
+  g_assert_true (isfinite (dl_training_point_get_loss (point)));
+  (*n_points)++;
+}
+
+static void
+on_regression_epoch (DlTrainer *trainer, guint epoch, gdouble loss, gdouble accuracy, gdouble *out)
+{
+  g_assert_true (isnan (accuracy));
+  *out = loss;
+}
+
+/* with targets that are not class indices (a regression with MSELoss),
+ * accuracy is NaN; evaluate's loss is the MSE over the data */
+static void
+test_regression_accuracy_nan (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlModule) model = make_model (8, 0, N_FEATURES);
+  g_autoptr (DlModule) mse = DL_MODULE (dl_mse_loss_new ());
+  g_autoptr (DlOptimizer) sgd = make_sgd (model);
+  g_autoptr (DlTensor) x
+      = dl_randn (DL_TEST_SHAPE (32, N_FEATURES), DL_DTYPE_FLOAT32, NULL, &error);
+  g_autoptr (DlTensor) y = dl_randn (DL_TEST_SHAPE (32, N_CLASSES), DL_DTYPE_FLOAT32, NULL, &error);
+  DlTensor *tensors[] = { x, y };
+  g_autoptr (DlTensorDataset) dataset = dl_tensor_dataset_new (tensors, 2, &error);
+  g_autoptr (DlDataLoader) loader = dl_data_loader_new (DL_DATASET (dataset), 8, FALSE, &error);
+  g_autoptr (DlTrainer) trainer = dl_trainer_new (model, mse, sgd, loader);
+  g_autoptr (GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  g_autoptr (DlTensor) expected = NULL;
+  Fixture f = { 0 };
+  Result r = { 0 };
+  guint n_points = 0;
+  gdouble epoch_loss = NAN;
+  gboolean was;
+
+  g_assert_no_error (error);
+  f.loop = r.loop = loop;
+  g_signal_connect (trainer, "progress", G_CALLBACK (on_regression_point), &n_points);
+  g_signal_connect (trainer, "epoch-finished", G_CALLBACK (on_regression_epoch), &epoch_loss);
+  dl_trainer_train_async (trainer, NULL, on_trained, &f);
+  g_main_loop_run (loop);
+  g_assert_no_error (f.error);
+  g_assert_cmpuint (n_points, ==, 4);
+  g_assert_true (isfinite (epoch_loss));
+
+  dl_trainer_evaluate_async (trainer, loader, NULL, on_evaluated, &r);
+  g_main_loop_run (loop);
+  g_assert_no_error (r.error);
+  g_assert_true (isnan (r.accuracy));
+  was = dl_set_grad_enabled (FALSE);
+  {
+    g_autoptr (DlTensor) out = dl_module_forward (model, x, &error);
+    g_autoptr (DlTensor) diff = dl_tensor_sub (out, y, &error);
+    g_autoptr (DlTensor) sq = dl_tensor_mul (diff, diff, &error);
+
+    expected = dl_tensor_mean (sq, &error);
+  }
+  dl_set_grad_enabled (was);
+  g_assert_no_error (error);
+  g_assert_cmpfloat_with_epsilon (r.loss, dl_tensor_item (expected, NULL), 1e-5);
+}
+
+static void
 count_notify (GObject *object, GParamSpec *pspec, guint *count)
 {
   (*count)++;
@@ -674,5 +740,6 @@ main (int argc, char **argv)
   g_test_add_func ("/trainer/predict-while-training", test_predict_while_training);
   g_test_add_func ("/trainer/modes-restored-quietly", test_modes_restored_quietly);
   g_test_add_func ("/trainer/errors", test_errors);
+  g_test_add_func ("/trainer/regression-accuracy-nan", test_regression_accuracy_nan);
   return g_test_run ();
 }
