@@ -1229,6 +1229,42 @@ eval_batch (DlTrainer *self, DlTensor *input, DlTensor *target, BatchResult *out
   return ok ? g_steal_pointer (&output) : NULL;
 }
 
+/* ---- waking the caller's main context ----------------------------------- */
+
+/* A job's source on the caller's context, attached there by the `_async`
+ * call: the worker wakes it with g_source_set_ready_time() (which GLib
+ * allows from any thread, and which allocates nothing), never
+ * g_main_context_invoke(), which runs the function on the calling thread
+ * when it can acquire the context. The job destroys it after joining the
+ * worker, so the worker never holds the last reference. */
+static gboolean
+wake_source_dispatch (GSource *source, GSourceFunc callback, gpointer data)
+{
+  g_source_set_ready_time (source, -1);
+  return callback (data);
+}
+
+static GSourceFuncs wake_source_funcs = { NULL, NULL, wake_source_dispatch, NULL, NULL, NULL };
+
+static GSource *
+wake_source_new (GTask *task, GSourceFunc func, gpointer data, const gchar *name)
+{
+  GSource *source = g_source_new (&wake_source_funcs, sizeof (GSource));
+
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, func, data, NULL);
+  g_source_set_static_name (source, name);
+  g_source_attach (source, g_task_get_context (task));
+  return source;
+}
+
+static void
+wake_source_free (GSource *source)
+{
+  g_source_destroy (source);
+  g_source_unref (source);
+}
+
 /* ---- the events a worker sends to the main context ----------------------- */
 
 typedef enum
@@ -1258,6 +1294,8 @@ typedef struct
 {
   GTask *task; /* holds the trainer and the context */
   GCancellable *cancellable;
+  GThread *thread; /* the worker, joined when the job is freed */
+  GSource *source; /* deliver_events() on the caller's context */
   ThreadSettings settings;
   guint epochs;
   guint max_steps;
@@ -1266,7 +1304,8 @@ typedef struct
   /* the worker's result, read on the main context after EVENT_DONE */
   GError *error;
 
-  /* events not yet delivered, and whether a source will drain them */
+  /* events not yet delivered, and whether the source is woken to drain
+   * them */
   GMutex lock;
   GQueue events;
   gboolean scheduled;
@@ -1275,6 +1314,8 @@ typedef struct
 static void
 train_job_free (TrainJob *job)
 {
+  g_clear_pointer (&job->thread, g_thread_join);
+  g_clear_pointer (&job->source, wake_source_free);
   g_clear_object (&job->task);
   g_clear_object (&job->cancellable);
   g_clear_error (&job->error);
@@ -1300,7 +1341,7 @@ deliver_events (gpointer data)
         job->scheduled = FALSE;
       dl_mutex_unlock (&job->lock);
       if (event == NULL)
-        return G_SOURCE_REMOVE;
+        return G_SOURCE_CONTINUE;
       switch (event->type)
         {
           case EVENT_POINT:
@@ -1329,26 +1370,17 @@ deliver_events (gpointer data)
 static void
 send_event (TrainJob *job, Event *event)
 {
-  gboolean schedule;
+  gboolean wake;
 
   dl_mutex_lock (&job->lock);
   g_queue_push_tail (&job->events, event);
-  schedule = !job->scheduled;
+  wake = !job->scheduled;
   job->scheduled = TRUE;
   dl_mutex_unlock (&job->lock);
-  if (schedule)
-    {
-      /* an idle source on the caller's context, never
-       * g_main_context_invoke(), which runs the function on the calling
-       * thread when it can acquire the context */
-      GSource *source = g_idle_source_new ();
-
-      g_source_set_priority (source, G_PRIORITY_DEFAULT);
-      g_source_set_callback (source, deliver_events, job, NULL);
-      g_source_set_static_name (source, "[dl] DlTrainer progress");
-      g_source_attach (source, g_task_get_context (job->task));
-      g_source_unref (source);
-    }
+  /* the job outlives this: the main context frees it after joining the
+   * worker */
+  if (wake)
+    g_source_set_ready_time (job->source, 0);
 }
 
 static void
@@ -1556,20 +1588,18 @@ check_train (DlTrainer *self, GError **error)
   return TRUE;
 }
 
-/* starts @func on a new thread, or returns @task's error */
-static gboolean
+/* starts @func on a new thread, or returns @task's error; the job's
+ * completion on the main context joins the thread (which has nothing
+ * left to do by then but exit) */
+static GThread *
 start_thread (GTask *task, GThreadFunc func, gpointer data)
 {
   GError *error = NULL;
   GThread *thread = g_thread_try_new ("dl-trainer", func, data, &error);
 
   if (thread == NULL)
-    {
-      g_task_return_error (task, error);
-      return FALSE;
-    }
-  g_thread_unref (thread);
-  return TRUE;
+    g_task_return_error (task, error);
+  return thread;
 }
 
 /**
@@ -1638,10 +1668,12 @@ dl_trainer_train_async (DlTrainer *self,
   job->interval = self->progress_interval;
   g_mutex_init (&job->lock);
   g_queue_init (&job->events);
+  job->source = wake_source_new (task, deliver_events, job, "[dl] DlTrainer progress");
 
   g_list_store_remove_all (self->history);
   set_running (self, TRUE);
-  if (!start_thread (task, train_thread, job))
+  job->thread = start_thread (task, train_thread, job);
+  if (job->thread == NULL)
     {
       set_running (self, FALSE);
       train_job_free (job);
@@ -1676,6 +1708,8 @@ typedef struct
 {
   GTask *task; /* holds the trainer and the context */
   GCancellable *cancellable;
+  GThread *thread; /* the worker, joined before its results are read */
+  GSource *source; /* return_model_job() on the caller's context */
   ThreadSettings settings;
   DlDataLoader *loader; /* evaluation */
   DlTensor *input;      /* prediction */
@@ -1690,6 +1724,8 @@ typedef struct
 static void
 model_job_free (ModelJob *job)
 {
+  g_clear_pointer (&job->thread, g_thread_join);
+  g_clear_pointer (&job->source, wake_source_free);
   g_clear_object (&job->task);
   g_clear_object (&job->cancellable);
   g_clear_object (&job->loader);
@@ -1699,11 +1735,13 @@ model_job_free (ModelJob *job)
   g_free (job);
 }
 
-/* on the main context: the task's outcome */
+/* on the main context: the task's outcome, once the worker has exited */
 static gboolean
 return_model_job (gpointer data)
 {
   ModelJob *job = data;
+
+  g_clear_pointer (&job->thread, g_thread_join);
 
   if (job->error)
     g_task_return_error (job->task, g_steal_pointer (&job->error));
@@ -1721,17 +1759,11 @@ return_model_job (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* on the worker: hands the job back to the caller's main context */
+/* on the worker, its last call: wakes return_model_job() */
 static void
 send_model_job (ModelJob *job)
 {
-  GSource *source = g_idle_source_new ();
-
-  g_source_set_priority (source, G_PRIORITY_DEFAULT);
-  g_source_set_callback (source, return_model_job, job, NULL);
-  g_source_set_static_name (source, "[dl] DlTrainer result");
-  g_source_attach (source, g_task_get_context (job->task));
-  g_source_unref (source);
+  g_source_set_ready_time (job->source, 0);
 }
 
 /* the worker's pass over the evaluation loader, one batch at a time */
@@ -1824,6 +1856,7 @@ model_job_new (GTask *task, GCancellable *cancellable)
   job->task = g_object_ref (task);
   job->cancellable = cancellable ? g_object_ref (cancellable) : NULL;
   thread_settings_capture (&job->settings);
+  job->source = wake_source_new (task, return_model_job, job, "[dl] DlTrainer result");
   return job;
 }
 
@@ -1874,7 +1907,8 @@ dl_trainer_evaluate_async (DlTrainer *self,
     }
   job = model_job_new (task, cancellable);
   job->loader = g_object_ref (loader);
-  if (!start_thread (task, evaluate_thread, job))
+  job->thread = start_thread (task, evaluate_thread, job);
+  if (job->thread == NULL)
     model_job_free (job);
 }
 
@@ -1962,7 +1996,8 @@ dl_trainer_predict_async (DlTrainer *self,
     }
   job = model_job_new (task, cancellable);
   job->input = g_object_ref (input);
-  if (!start_thread (task, predict_thread, job))
+  job->thread = start_thread (task, predict_thread, job);
+  if (job->thread == NULL)
     model_job_free (job);
 }
 
