@@ -6,8 +6,10 @@
  * training holds it for one step at a time (forward, backward, optimizer
  * step), so an evaluation batch or a prediction runs between two steps.
  * What the worker reports (progress points, finished epochs, the end)
- * goes into a queue that one idle source on the caller's main context
- * drains, in order: signals and the task's callback all run there.
+ * goes into a queue that the job's source on the caller's main context
+ * drains, in order, when the worker wakes it: signals and the task's
+ * callback all run there. The main context joins the worker before it
+ * frees the job.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
