@@ -1,0 +1,142 @@
+/* dl-cuda-blas.c: the CUDA module's gemm_batched slot, through cuBLAS
+ * (float32, float64, float16, bfloat16; the 16-bit floats accumulate in
+ * float32, float32 in full float32 precision: no TF32).
+ *
+ * How each product maps onto a column-major cuBLAS call is
+ * dl_cuda_gemm_plan() (dl-cuda-gemm-plan.h), which the host test checks.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <cublas_v2.h>
+
+#include "dl-cuda-gemm-plan.h"
+#include "dl-cuda-kernels.h"
+#include "dl-cuda-private.h"
+
+/* one cuBLAS handle per device, made on the device's first product */
+#define MAX_DEVICES 64
+static cublasHandle_t handles[MAX_DEVICES];
+static GMutex handles_lock;
+
+static cublasHandle_t
+get_handle (gint device)
+{
+  cublasHandle_t h;
+
+  g_return_val_if_fail (device >= 0 && device < MAX_DEVICES, NULL);
+  g_mutex_lock (&handles_lock);
+  if (handles[device] == NULL)
+    {
+      cublasStatus_t st = cublasCreate (&handles[device]);
+
+      if (st != CUBLAS_STATUS_SUCCESS)
+        {
+          g_warning ("cublasCreate on device %d: %s", device, cublasGetStatusString (st));
+          handles[device] = NULL;
+        }
+      else
+        /* the default; pinned here so that float32 never drops to TF32 */
+        cublasSetMathMode (handles[device], CUBLAS_DEFAULT_MATH);
+    }
+  h = handles[device];
+  g_mutex_unlock (&handles_lock);
+  return h;
+}
+
+void
+dl_cuda_blas_clear (gint device)
+{
+  g_mutex_lock (&handles_lock);
+  if (device >= 0 && device < MAX_DEVICES && handles[device])
+    {
+      cublasDestroy (handles[device]);
+      handles[device] = NULL;
+    }
+  g_mutex_unlock (&handles_lock);
+}
+
+void
+dl_cuda_gemm_batched (DlBackendContext *ctx, DlDType dtype, const DlGemmArgs *g)
+{
+  cudaDataType_t type;
+  cublasComputeType_t compute;
+  gsize es = dl_dtype_get_size (dtype);
+  const float one_f = 1, zero_f = 0;
+  const double one_d = 1, zero_d = 0;
+  const void *one = &one_f, *zero = &zero_f;
+  cudaStream_t stream = dl_cuda_current_stream (ctx);
+  DlCudaGemmPlan p;
+  gint64 idx[DL_MAX_DIMS] = { 0 };
+  cublasHandle_t handle;
+
+  switch (dtype)
+    {
+      case DL_DTYPE_FLOAT32:
+        type = CUDA_R_32F;
+        compute = CUBLAS_COMPUTE_32F;
+        break;
+      case DL_DTYPE_FLOAT64:
+        type = CUDA_R_64F;
+        compute = CUBLAS_COMPUTE_64F;
+        one = &one_d;
+        zero = &zero_d;
+        break;
+      case DL_DTYPE_FLOAT16:
+        type = CUDA_R_16F;
+        compute = CUBLAS_COMPUTE_32F;
+        break;
+      case DL_DTYPE_BFLOAT16:
+        type = CUDA_R_16BF;
+        compute = CUBLAS_COMPUTE_32F;
+        break;
+      default:
+        g_return_if_reached (); /* the ops layer refuses other dtypes on cuda */
+    }
+  for (gint d = 0; d < g->batch_ndim; d++)
+    if (g->batch_shape[d] == 0)
+      return;
+  if (g->m == 0 || g->n == 0)
+    return;
+  handle = get_handle (ctx->device_index);
+  if (handle == NULL)
+    return;
+  DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
+  cublasSetStream (handle, stream);
+
+  dl_cuda_gemm_plan (g, &p);
+  for (gint64 i = 0; i < p.n_outer; i++)
+    {
+      gint64 oa = 0, ob = 0, oc = 0;
+      cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+
+      for (gint d = 0; d < p.outer_ndim; d++)
+        {
+          oa += idx[d] * g->a_batch_strides[d];
+          ob += idx[d] * g->b_batch_strides[d];
+          oc += idx[d] * g->c_batch_strides[d];
+        }
+      if (g->k == 0)
+        /* an empty sum: every product of the batch is zeros */
+        for (gint64 j = 0; j < p.count; j++)
+          DL_CUDA_CHECK (cudaMemset2DAsync (g->c + (oc + j * p.sc) * es, p.ldc * es, 0, g->n * es,
+                                            g->m, stream));
+      else
+        st = cublasGemmStridedBatchedEx_64 (
+            handle, p.trans_x ? CUBLAS_OP_T : CUBLAS_OP_N, p.trans_y ? CUBLAS_OP_T : CUBLAS_OP_N,
+            p.m, p.n, p.k, one, g->b + ob * es, type, p.ldx, p.sx, g->a + oa * es, type, p.ldy,
+            p.sy, zero, g->c + oc * es, type, p.ldc, p.sc, p.count, compute, CUBLAS_GEMM_DEFAULT);
+      if (st != CUBLAS_STATUS_SUCCESS)
+        g_warning ("cublasGemmStridedBatchedEx (%" G_GINT64_FORMAT " x %" G_GINT64_FORMAT
+                   " x %" G_GINT64_FORMAT "): %s",
+                   g->m, g->n, g->k, cublasGetStatusString (st));
+      for (gint d = p.outer_ndim - 1; d >= 0; d--)
+        {
+          if (++idx[d] < g->batch_shape[d])
+            break;
+          idx[d] = 0;
+        }
+    }
+}

@@ -1,0 +1,233 @@
+/* dl-cuda-kernels.cu: the CUDA module's elementwise and softmax slots:
+ * thin grid-stride __global__ wrappers around the per-element bodies of
+ * dl-cuda-kernels.cuh (which the host test runs too), and the slots that
+ * launch them on the context's stream (dl_cuda_current_stream).
+ *
+ * Compiled by nvcc with --fmad=false: no a * b + c contracts into an FMA,
+ * so that the formulas round as the CPU backend's do.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "dl-cuda-kernels.cuh"
+#include "dl-cuda-kernels.h"
+#include "dl-cuda-private.h"
+
+#define DL_CUDA_THREADS 256
+
+/* up to params' three numbers, by value in the kernel's arguments */
+struct DlCudaParams
+{
+  double v[3];
+};
+
+static DlCudaParams
+params_from (const double *params, int n)
+{
+  DlCudaParams p = { { 0, 0, 0 } };
+
+  for (int i = 0; params && i < n; i++)
+    p.v[i] = params[i];
+  return p;
+}
+
+/* blocks for a grid-stride loop over @n items */
+static unsigned
+grid_size (int64_t n)
+{
+  int64_t blocks = (n + DL_CUDA_THREADS - 1) / DL_CUDA_THREADS;
+
+  return (unsigned)(blocks < (1 << 20) ? blocks : (1 << 20));
+}
+
+#define GRID_STRIDE(i, n)                                                                          \
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                        \
+       i += (int64_t)blockDim.x * gridDim.x)
+
+/* ---- kernels ------------------------------------------------------------ */
+
+__global__ void
+copy_kernel (DlCudaIter it, DlDType dst, DlDType src)
+{
+  GRID_STRIDE (i, it.numel)
+  {
+    int64_t off[DL_CUDA_MAX_OPERANDS];
+    dl_cuda_iter_offsets (it, i, off);
+    dl_cuda_copy_elem (it.data[0] + off[0], dst, it.data[1] + off[1], src);
+  }
+}
+
+__global__ void
+fill_kernel (DlCudaIter it, DlCudaFillBytes value, int es)
+{
+  GRID_STRIDE (i, it.numel)
+  {
+    int64_t off[DL_CUDA_MAX_OPERANDS];
+    dl_cuda_iter_offsets (it, i, off);
+    dl_cuda_fill_elem (it.data[0] + off[0], value.bytes, es);
+  }
+}
+
+__global__ void
+unary_kernel (DlCudaIter it, DlUnaryOp op, DlDType dt, DlCudaParams p)
+{
+  GRID_STRIDE (i, it.numel)
+  {
+    int64_t off[DL_CUDA_MAX_OPERANDS];
+    dl_cuda_iter_offsets (it, i, off);
+    dl_cuda_unary_elem (op, dt, it.data[0] + off[0], it.data[1] + off[1], p.v);
+  }
+}
+
+__global__ void
+binary_kernel (DlCudaIter it, DlBinaryOp op, DlDType dt, double alpha)
+{
+  GRID_STRIDE (i, it.numel)
+  {
+    int64_t off[DL_CUDA_MAX_OPERANDS];
+    dl_cuda_iter_offsets (it, i, off);
+    dl_cuda_binary_elem (op, dt, it.data[0] + off[0], it.data[1] + off[1], it.data[2] + off[2],
+                         alpha);
+  }
+}
+
+__global__ void
+ternary_kernel (DlCudaIter it, DlTernaryOp op, DlDType dt, DlCudaParams p)
+{
+  GRID_STRIDE (i, it.numel)
+  {
+    int64_t off[DL_CUDA_MAX_OPERANDS];
+    dl_cuda_iter_offsets (it, i, off);
+    /* operands past the iterator's count have a NULL base: unused */
+    dl_cuda_ternary_elem (op, dt, it.data[0] + off[0], it.data[1] + off[1],
+                          it.data[2] ? it.data[2] + off[2] : NULL,
+                          it.data[3] ? it.data[3] + off[3] : NULL, p.v);
+  }
+}
+
+template <typename T>
+__global__ void
+softmax_kernel (const T *in, T *out, int64_t n_rows, int64_t n, bool log)
+{
+  GRID_STRIDE (r, n_rows)
+  dl_cuda_softmax_row (in + r * n, out + r * n, n, log);
+}
+
+/* ---- slots ---------------------------------------------------------------- */
+
+/* the iterator's arguments, FALSE when there is nothing to do */
+static bool
+prepare (DlBackendContext *ctx, const DlIter *iter, DlCudaIter *it)
+{
+  g_return_val_if_fail (iter->n_operands <= DL_CUDA_MAX_OPERANDS, false);
+  dl_cuda_iter_from (it, iter);
+  if (it->numel == 0)
+    return false;
+  DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
+  return true;
+}
+
+void
+dl_cuda_copy (DlBackendContext *ctx, DlIter *iter, DlDType dst_dtype, DlDType src_dtype)
+{
+  DlCudaIter it;
+
+  if (!prepare (ctx, iter, &it))
+    return;
+  copy_kernel<<<grid_size (it.numel), DL_CUDA_THREADS, 0, dl_cuda_current_stream (ctx)>>> (
+      it, dst_dtype, src_dtype);
+  DL_CUDA_CHECK (cudaGetLastError ());
+}
+
+void
+dl_cuda_fill (DlBackendContext *ctx, DlIter *iter, DlDType dtype, gdouble value)
+{
+  DlCudaIter it;
+
+  if (!prepare (ctx, iter, &it))
+    return;
+  fill_kernel<<<grid_size (it.numel), DL_CUDA_THREADS, 0, dl_cuda_current_stream (ctx)>>> (
+      it, dl_cuda_fill_bytes (dtype, value), (int)dl_dtype_get_size (dtype));
+  DL_CUDA_CHECK (cudaGetLastError ());
+}
+
+void
+dl_cuda_unary_params (DlBackendContext *ctx,
+                      DlUnaryOp op,
+                      DlIter *iter,
+                      DlDType dtype,
+                      const gdouble *params)
+{
+  DlCudaIter it;
+
+  g_return_if_fail (dl_cuda_unary_supported (op, dtype)); /* the ops layer promotes first */
+  g_return_if_fail ((op != DL_UNARY_NAN_TO_NUM && op != DL_UNARY_LEAKY_RELU) || params != NULL);
+  if (!prepare (ctx, iter, &it))
+    return;
+  unary_kernel<<<grid_size (it.numel), DL_CUDA_THREADS, 0, dl_cuda_current_stream (ctx)>>> (
+      it, op, dtype, params_from (params, op == DL_UNARY_NAN_TO_NUM ? 3 : 1));
+  DL_CUDA_CHECK (cudaGetLastError ());
+}
+
+void
+dl_cuda_unary (DlBackendContext *ctx, DlUnaryOp op, DlIter *iter, DlDType dtype)
+{
+  dl_cuda_unary_params (ctx, op, iter, dtype, NULL);
+}
+
+void
+dl_cuda_binary (DlBackendContext *ctx, DlBinaryOp op, DlIter *iter, DlDType dtype, gdouble alpha)
+{
+  DlCudaIter it;
+
+  g_return_if_fail (dl_cuda_binary_supported (op, dtype)); /* the ops layer promotes first */
+  if (!prepare (ctx, iter, &it))
+    return;
+  binary_kernel<<<grid_size (it.numel), DL_CUDA_THREADS, 0, dl_cuda_current_stream (ctx)>>> (
+      it, op, dtype, alpha);
+  DL_CUDA_CHECK (cudaGetLastError ());
+}
+
+void
+dl_cuda_ternary (DlBackendContext *ctx,
+                 DlTernaryOp op,
+                 DlIter *iter,
+                 DlDType dtype,
+                 const gdouble *params)
+{
+  DlCudaIter it;
+
+  g_return_if_fail (dl_cuda_ternary_supported (op, dtype)); /* the ops layer checks first */
+  g_return_if_fail (op == DL_TERNARY_WHERE || params != NULL);
+  if (!prepare (ctx, iter, &it))
+    return;
+  ternary_kernel<<<grid_size (it.numel), DL_CUDA_THREADS, 0, dl_cuda_current_stream (ctx)>>> (
+      it, op, dtype, params_from (params, op == DL_TERNARY_CLAMP_SCALAR ? 2 : 1));
+  DL_CUDA_CHECK (cudaGetLastError ());
+}
+
+void
+dl_cuda_softmax (DlBackendContext *ctx,
+                 const void *in,
+                 void *out,
+                 gint64 n_rows,
+                 gint64 n,
+                 DlDType dtype,
+                 gboolean log)
+{
+  cudaStream_t stream = dl_cuda_current_stream (ctx);
+
+  g_return_if_fail (dtype == DL_DTYPE_FLOAT32 || dtype == DL_DTYPE_FLOAT64);
+  if (n == 0 || n_rows == 0)
+    return;
+  DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
+  if (dtype == DL_DTYPE_FLOAT32)
+    softmax_kernel<float><<<grid_size (n_rows), DL_CUDA_THREADS, 0, stream>>> (
+        (const float *)in, (float *)out, n_rows, n, log != FALSE);
+  else
+    softmax_kernel<double><<<grid_size (n_rows), DL_CUDA_THREADS, 0, stream>>> (
+        (const double *)in, (double *)out, n_rows, n, log != FALSE);
+  DL_CUDA_CHECK (cudaGetLastError ());
+}

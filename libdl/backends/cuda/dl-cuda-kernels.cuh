@@ -1,0 +1,1006 @@
+/* dl-cuda-kernels.cuh: the per-element work of the CUDA module's
+ * elementwise kernels, as inline functions that compile both for the
+ * device (nvcc, in dl-cuda-kernels.cu) and for the host (g++, in
+ * tests/c/test-cuda-kernels.cpp, which runs them over host memory and
+ * compares them with the CPU backend).
+ *
+ * Nothing here uses a CUDA intrinsic: element loads and stores are plain
+ * pointer accesses, the 16-bit floats are converted bit by bit, and the
+ * math is the C library's functions, which CUDA's device library also
+ * provides. The semantics are the CPU backend's (dl-cpu-pointwise.c,
+ * dl-cpu-math.c, dl-cpu-ternary.c): what each kernel does to each dtype,
+ * which dtypes each op takes, integer division, NaN handling.
+ *
+ * A launch walks a DlCudaIter: the DlIter's shape and byte strides copied
+ * by value into the kernel's arguments. Thread i computes the offsets of
+ * linear element i in every operand (dl_cuda_iter_offsets) and runs the
+ * body on them.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <type_traits>
+
+#include "backends/dl-backend.h"
+
+#ifdef __CUDACC__
+#define DL_HD __host__ __device__ inline
+#else
+#define DL_HD inline
+#endif
+
+/* the most operands a kernel here takes: where's (out, cond, a, b) */
+#define DL_CUDA_MAX_OPERANDS 4
+
+/* A DlIter by value: kernels receive it as an argument */
+struct DlCudaIter
+{
+  int ndim;
+  int n_operands;
+  int64_t numel;
+  int64_t shape[DL_MAX_DIMS];
+  char *data[DL_CUDA_MAX_OPERANDS];
+  int64_t strides[DL_CUDA_MAX_OPERANDS][DL_MAX_DIMS];
+};
+
+/* Fills @it from @iter, which has at most DL_CUDA_MAX_OPERANDS operands
+ * (the ops layer hands iterators over already coalesced). */
+static inline void
+dl_cuda_iter_from (DlCudaIter *it, const DlIter *iter)
+{
+  it->ndim = iter->ndim;
+  it->n_operands = iter->n_operands;
+  it->numel = 1;
+  for (int d = 0; d < iter->ndim; d++)
+    {
+      it->shape[d] = iter->shape[d];
+      it->numel *= iter->shape[d];
+    }
+  for (int k = 0; k < DL_CUDA_MAX_OPERANDS; k++)
+    {
+      it->data[k] = k < iter->n_operands ? iter->data[k] : NULL;
+      for (int d = 0; d < DL_MAX_DIMS; d++)
+        it->strides[k][d] = k < iter->n_operands && d < iter->ndim ? iter->strides[k][d] : 0;
+    }
+}
+
+/* The byte offsets of linear element @i (row-major over the shape, the
+ * last dim fastest) in each of the iterator's operands */
+DL_HD void
+dl_cuda_iter_offsets (const DlCudaIter &it, int64_t i, int64_t off[DL_CUDA_MAX_OPERANDS])
+{
+  for (int k = 0; k < DL_CUDA_MAX_OPERANDS; k++)
+    off[k] = 0;
+  for (int d = it.ndim - 1; d >= 0 && i > 0; d--)
+    {
+      int64_t size = it.shape[d];
+      int64_t idx = i % size;
+
+      i /= size;
+      for (int k = 0; k < DL_CUDA_MAX_OPERANDS; k++)
+        off[k] += idx * it.strides[k][d];
+    }
+}
+
+/* ---- the 16-bit floats ---------------------------------------------------- */
+
+DL_HD uint64_t
+dl_cuda_double_bits (double x)
+{
+  uint64_t b;
+  memcpy (&b, &x, 8);
+  return b;
+}
+
+DL_HD float
+dl_cuda_float_from_bits (uint32_t b)
+{
+  float f;
+  memcpy (&f, &b, 4);
+  return f;
+}
+
+/* float16 bits -> float (exact) */
+DL_HD float
+dl_cuda_half_to_float (uint16_t h)
+{
+  uint32_t sign = (uint32_t)(h & 0x8000) << 16;
+  uint32_t exp = (h >> 10) & 0x1f;
+  uint32_t mant = h & 0x3ff;
+
+  if (exp == 0x1f) /* inf, nan */
+    return dl_cuda_float_from_bits (sign | 0x7f800000u | (mant << 13));
+  if (exp == 0)
+    {
+      /* zero and the subnormals: mant * 2^-24, exact in a float */
+      float v = (float)mant * (1.0f / 16777216.0f);
+      return sign ? -v : v;
+    }
+  return dl_cuda_float_from_bits (sign | ((exp + 112) << 23) | (mant << 13));
+}
+
+/* double -> float16 bits, rounded once to nearest even (a float converts
+ * exactly to a double first, so this rounds floats right too); NaN stays a
+ * quiet NaN, overflow gives infinity */
+DL_HD uint16_t
+dl_cuda_half_from_double (double x)
+{
+  uint64_t b = dl_cuda_double_bits (x);
+  uint16_t sign = (uint16_t)((b >> 48) & 0x8000);
+  int exp = (int)((b >> 52) & 0x7ff);
+  uint64_t mant = b & ((1ull << 52) - 1);
+  uint64_t m, q, rem, half;
+  int e, shift;
+
+  if (exp == 0x7ff)
+    return sign | 0x7c00 | (mant ? 0x200 : 0);
+  if (exp == 0)
+    return sign; /* a double subnormal is far below float16's range */
+  e = exp - 1023;
+  if (e > 15)
+    return sign | 0x7c00;
+  m = mant | (1ull << 52);
+  /* a normal float16 keeps 10 fraction bits; a subnormal counts units of
+   * 2^-24 */
+  shift = e >= -14 ? 42 : 42 + (-14 - e);
+  if (shift > 63)
+    return sign;
+  q = m >> shift;
+  rem = m & ((1ull << shift) - 1);
+  half = 1ull << (shift - 1);
+  if (rem > half || (rem == half && (q & 1)))
+    q++;
+  if (e >= -14)
+    /* q holds the implicit bit: exponent field (e + 15), and a carry out
+     * of the fraction moves into the exponent (up to infinity) */
+    return (uint16_t)(sign | (((uint64_t)(e + 14) << 10) + q));
+  return (uint16_t)(sign | q);
+}
+
+/* bfloat16 bits -> float (exact) */
+DL_HD float
+dl_cuda_bf16_to_float (uint16_t v)
+{
+  return dl_cuda_float_from_bits ((uint32_t)v << 16);
+}
+
+/* float -> bfloat16 bits, to nearest even; NaN is 0x7fc0 (as the CPU) */
+DL_HD uint16_t
+dl_cuda_bf16_from_float (float f)
+{
+  uint32_t bits;
+
+  if (f != f)
+    return 0x7fc0;
+  memcpy (&bits, &f, 4);
+  bits += 0x7fff + ((bits >> 16) & 1);
+  return (uint16_t)(bits >> 16);
+}
+
+/* ---- loads and stores of every dtype ---------------------------------------
+ * An element loads as its natural value: float for float32 and the 16-bit
+ * floats, double, int32_t, int64_t, uint8_t (uint8 and bool). A store
+ * converts a value of any of those types as the CPU's STORE_ macros do. */
+
+template <typename T>
+DL_HD T
+dl_cuda_ld (const char *p)
+{
+  return *(const T *)p;
+}
+
+template <typename T>
+DL_HD void
+dl_cuda_st (char *p, T v)
+{
+  *(T *)p = v;
+}
+
+/* an integer of type I from a value: floats through int64 (in range the
+ * same as a direct conversion; out of range the C conversion is
+ * undefined and the CPU's result is x86's) */
+template <typename I, typename V>
+DL_HD I
+dl_cuda_to_int (V v)
+{
+  if constexpr (std::is_floating_point<V>::value)
+    return (I)(int64_t)v;
+  else
+    return (I)v;
+}
+
+template <typename V>
+DL_HD void
+dl_cuda_store (char *p, DlDType dt, V v)
+{
+  switch (dt)
+    {
+      case DL_DTYPE_FLOAT32:
+        dl_cuda_st<float> (p, (float)v);
+        break;
+      case DL_DTYPE_FLOAT64:
+        dl_cuda_st<double> (p, (double)v);
+        break;
+      case DL_DTYPE_FLOAT16:
+        dl_cuda_st<uint16_t> (p, dl_cuda_half_from_double ((double)v));
+        break;
+      case DL_DTYPE_BFLOAT16:
+        dl_cuda_st<uint16_t> (p, dl_cuda_bf16_from_float ((float)v));
+        break;
+      case DL_DTYPE_INT32:
+        dl_cuda_st<int32_t> (p, dl_cuda_to_int<int32_t> (v));
+        break;
+      case DL_DTYPE_INT64:
+        dl_cuda_st<int64_t> (p, dl_cuda_to_int<int64_t> (v));
+        break;
+      case DL_DTYPE_UINT8:
+        dl_cuda_st<uint8_t> (p, dl_cuda_to_int<uint8_t> (v));
+        break;
+      case DL_DTYPE_BOOL:
+        dl_cuda_st<uint8_t> (p, (uint8_t)(v != 0));
+        break;
+    }
+}
+
+/* copy with conversion: dst (dtype dd) = src (dtype sd) */
+DL_HD void
+dl_cuda_copy_elem (char *dst, DlDType dd, const char *src, DlDType sd)
+{
+  switch (sd)
+    {
+      case DL_DTYPE_FLOAT32:
+        dl_cuda_store (dst, dd, dl_cuda_ld<float> (src));
+        break;
+      case DL_DTYPE_FLOAT64:
+        dl_cuda_store (dst, dd, dl_cuda_ld<double> (src));
+        break;
+      case DL_DTYPE_FLOAT16:
+        dl_cuda_store (dst, dd, dl_cuda_half_to_float (dl_cuda_ld<uint16_t> (src)));
+        break;
+      case DL_DTYPE_BFLOAT16:
+        dl_cuda_store (dst, dd, dl_cuda_bf16_to_float (dl_cuda_ld<uint16_t> (src)));
+        break;
+      case DL_DTYPE_INT32:
+        dl_cuda_store (dst, dd, dl_cuda_ld<int32_t> (src));
+        break;
+      case DL_DTYPE_INT64:
+        dl_cuda_store (dst, dd, dl_cuda_ld<int64_t> (src));
+        break;
+      case DL_DTYPE_UINT8:
+      case DL_DTYPE_BOOL:
+        dl_cuda_store (dst, dd, dl_cuda_ld<uint8_t> (src));
+        break;
+    }
+}
+
+/* fill: the element's bytes, the value stored once on the host
+ * (dl_cuda_fill_bytes), copied into each element */
+struct DlCudaFillBytes
+{
+  alignas (8) uint8_t bytes[8];
+};
+
+static inline DlCudaFillBytes
+dl_cuda_fill_bytes (DlDType dt, double value)
+{
+  DlCudaFillBytes b = {};
+
+  dl_cuda_store ((char *)b.bytes, dt, value);
+  return b;
+}
+
+DL_HD void
+dl_cuda_fill_elem (char *dst, const uint8_t *bytes, int es)
+{
+  for (int b = 0; b < es; b++)
+    dst[b] = (char)bytes[b];
+}
+
+/* ---- math helpers, one overload per float type ------------------------- */
+
+#define DL_CUDA_MATH1(name)                                                                        \
+  DL_HD float dl_##name (float x)                                                                  \
+  {                                                                                                \
+    return name##f (x);                                                                            \
+  }                                                                                                \
+  DL_HD double dl_##name (double x)                                                                \
+  {                                                                                                \
+    return name (x);                                                                               \
+  }
+#define DL_CUDA_MATH2(name)                                                                        \
+  DL_HD float dl_##name (float x, float y)                                                         \
+  {                                                                                                \
+    return name##f (x, y);                                                                         \
+  }                                                                                                \
+  DL_HD double dl_##name (double x, double y)                                                      \
+  {                                                                                                \
+    return name (x, y);                                                                            \
+  }
+
+DL_CUDA_MATH1 (exp)
+DL_CUDA_MATH1 (expm1)
+DL_CUDA_MATH1 (log)
+DL_CUDA_MATH1 (log1p)
+DL_CUDA_MATH1 (log2)
+DL_CUDA_MATH1 (sqrt)
+DL_CUDA_MATH1 (sin)
+DL_CUDA_MATH1 (cos)
+DL_CUDA_MATH1 (tan)
+DL_CUDA_MATH1 (tanh)
+DL_CUDA_MATH1 (erf)
+DL_CUDA_MATH1 (floor)
+DL_CUDA_MATH1 (ceil)
+DL_CUDA_MATH1 (trunc)
+DL_CUDA_MATH1 (rint) /* half to even in the default rounding mode */
+DL_CUDA_MATH1 (fabs)
+DL_CUDA_MATH2 (pow)
+DL_CUDA_MATH2 (fmod)
+DL_CUDA_MATH2 (atan2)
+DL_CUDA_MATH2 (copysign)
+
+template <typename T>
+DL_HD bool
+dl_cuda_isnan (T x)
+{
+  return x != x;
+}
+
+template <typename T>
+DL_HD bool
+dl_cuda_isinf (T x)
+{
+  return x == (T)INFINITY || x == -(T)INFINITY;
+}
+
+/* Python's floor division and remainder of floats (dl-cpu-math.c's) */
+template <typename T>
+DL_HD T
+dl_cuda_floordiv_f (T a, T b)
+{
+  T mod, div, fl;
+
+  if (b == 0)
+    return a / b;
+  mod = dl_fmod (a, b);
+  div = (a - mod) / b;
+  if (mod != 0 && (b < 0) != (mod < 0))
+    div -= 1;
+  if (div == 0)
+    return dl_copysign ((T)0, a / b);
+  fl = dl_floor (div);
+  if (div - fl > (T)0.5)
+    fl += 1;
+  return fl;
+}
+
+template <typename T>
+DL_HD T
+dl_cuda_remainder_f (T a, T b)
+{
+  T mod = dl_fmod (a, b);
+
+  if (mod != 0 && (b < 0) != (mod < 0))
+    mod += b;
+  return mod;
+}
+
+/* integer helpers on 64 bits, wrapping as two's complement */
+DL_HD int64_t
+dl_cuda_ipow (int64_t a, int64_t b)
+{
+  uint64_t r = 1, base = (uint64_t)a;
+
+  if (b < 0)
+    return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
+  while (b)
+    {
+      if (b & 1)
+        r *= base;
+      base *= base;
+      b >>= 1;
+    }
+  return (int64_t)r;
+}
+
+DL_HD int64_t
+dl_cuda_ifloordiv (int64_t a, int64_t b)
+{
+  int64_t q;
+
+  if (b == 0)
+    return 0;
+  if (b == -1)
+    return (int64_t)(0 - (uint64_t)a);
+  q = a / b;
+  if (a % b != 0 && ((a < 0) != (b < 0)))
+    q--;
+  return q;
+}
+
+DL_HD int64_t
+dl_cuda_itruncdiv (int64_t a, int64_t b)
+{
+  if (b == 0)
+    return 0;
+  if (b == -1)
+    return (int64_t)(0 - (uint64_t)a);
+  return a / b;
+}
+
+DL_HD int64_t
+dl_cuda_iremainder (int64_t a, int64_t b)
+{
+  int64_t m;
+
+  if (b == 0 || b == -1)
+    return 0;
+  m = a % b;
+  if (m != 0 && ((m < 0) != (b < 0)))
+    m += b;
+  return m;
+}
+
+/* ---- unary ------------------------------------------------------------------
+ * Which (op, dtype) pairs exist: the CPU backend's (the ops layer promotes
+ * every other pair first, the 16-bit floats to float32). */
+
+DL_HD bool
+dl_cuda_unary_supported (DlUnaryOp op, DlDType dt)
+{
+  switch (dt)
+    {
+      case DL_DTYPE_FLOAT32:
+      case DL_DTYPE_FLOAT64:
+        return op != DL_UNARY_BITWISE_NOT && op < DL_N_UNARY_OPS;
+      case DL_DTYPE_INT32:
+      case DL_DTYPE_INT64:
+      case DL_DTYPE_UINT8:
+        return op == DL_UNARY_NEG || op == DL_UNARY_RELU || op == DL_UNARY_ABS
+               || op == DL_UNARY_SIGN || op == DL_UNARY_BITWISE_NOT;
+      case DL_DTYPE_BOOL:
+        return op == DL_UNARY_SIGN || op == DL_UNARY_BITWISE_NOT;
+      default:
+        return false;
+    }
+}
+
+#define DL_CUDA_SQRT_2_OVER_PI 0.79788456080286535588
+#define DL_CUDA_SQRT1_2 0.70710678118654752440
+#define DL_CUDA_GELU_COEF 0.044715
+
+/* a float op of x (T float or double); params for NAN_TO_NUM (nan, posinf,
+ * neginf) and LEAKY_RELU (slope); predicates return 0 or 1 */
+template <typename T>
+DL_HD T
+dl_cuda_unary_float (DlUnaryOp op, T x, const double *params)
+{
+  switch (op)
+    {
+      case DL_UNARY_NEG:
+        return -x;
+      case DL_UNARY_EXP:
+        return dl_exp (x);
+      case DL_UNARY_LOG:
+        return dl_log (x);
+      case DL_UNARY_RELU:
+        return x > 0 ? x : (x != x ? x : 0);
+      case DL_UNARY_ABS:
+        return dl_fabs (x);
+      case DL_UNARY_SQRT:
+        return dl_sqrt (x);
+      case DL_UNARY_TANH:
+        return dl_tanh (x);
+      case DL_UNARY_SIGMOID:
+        return 1 / (1 + dl_exp (-x));
+      case DL_UNARY_EXPM1:
+        return dl_expm1 (x);
+      case DL_UNARY_LOG1P:
+        return dl_log1p (x);
+      case DL_UNARY_LOG2:
+        return dl_log2 (x);
+      case DL_UNARY_RSQRT:
+        return 1 / dl_sqrt (x);
+      case DL_UNARY_SIN:
+        return dl_sin (x);
+      case DL_UNARY_COS:
+        return dl_cos (x);
+      case DL_UNARY_TAN:
+        return dl_tan (x);
+      case DL_UNARY_GELU:
+        return x * (T)0.5 * (1 + dl_erf (x * (T)DL_CUDA_SQRT1_2));
+      case DL_UNARY_GELU_TANH:
+        return (T)0.5 * x
+               * (1 + dl_tanh ((T)DL_CUDA_SQRT_2_OVER_PI * (x + (T)DL_CUDA_GELU_COEF * x * x * x)));
+      case DL_UNARY_SILU:
+        return x / (1 + dl_exp (-x));
+      case DL_UNARY_SIGN: /* NaN gives 0, as the CPU's */
+        return (T)((x > 0) - (x < 0));
+      case DL_UNARY_FLOOR:
+        return dl_floor (x);
+      case DL_UNARY_CEIL:
+        return dl_ceil (x);
+      case DL_UNARY_ROUND:
+        return dl_rint (x);
+      case DL_UNARY_TRUNC:
+        return dl_trunc (x);
+      case DL_UNARY_FRAC:
+        return x - dl_trunc (x);
+      case DL_UNARY_RECIPROCAL:
+        return 1 / x;
+      case DL_UNARY_ERF:
+        return dl_erf (x);
+      case DL_UNARY_ISNAN:
+        return (T)dl_cuda_isnan (x);
+      case DL_UNARY_ISINF:
+        return (T)dl_cuda_isinf (x);
+      case DL_UNARY_ISFINITE:
+        return (T)(!dl_cuda_isnan (x) && !dl_cuda_isinf (x));
+      case DL_UNARY_NAN_TO_NUM:
+        return dl_cuda_isnan (x)   ? (T)params[0]
+               : dl_cuda_isinf (x) ? (x > 0 ? (T)params[1] : (T)params[2])
+                                   : x;
+      case DL_UNARY_LEAKY_RELU:
+        return x > 0 ? x : x * (T)params[0];
+      default:
+        return x;
+    }
+}
+
+/* an integer op of x (T int32_t, int64_t or uint8_t) */
+template <typename T>
+DL_HD T
+dl_cuda_unary_int (DlUnaryOp op, T x)
+{
+  const bool is_unsigned = std::is_unsigned<T>::value;
+
+  switch (op)
+    {
+      case DL_UNARY_NEG:
+        return (T)(0 - (typename std::make_unsigned<T>::type)x);
+      case DL_UNARY_RELU:
+        return is_unsigned ? x : (x > 0 ? x : 0);
+      case DL_UNARY_ABS:
+        return is_unsigned || x >= 0 ? x : (T)(0 - (typename std::make_unsigned<T>::type)x);
+      case DL_UNARY_SIGN:
+        if constexpr (std::is_unsigned<T>::value)
+          return (T)(x > 0);
+        else
+          return (T)((x > 0) - (x < 0));
+      case DL_UNARY_BITWISE_NOT:
+        return (T)~x;
+      default:
+        return x;
+    }
+}
+
+DL_HD bool
+dl_cuda_unary_is_predicate (DlUnaryOp op)
+{
+  return op == DL_UNARY_ISNAN || op == DL_UNARY_ISINF || op == DL_UNARY_ISFINITE;
+}
+
+/* out = op (in), both of dtype dt (bool out for the predicates) */
+DL_HD void
+dl_cuda_unary_elem (DlUnaryOp op, DlDType dt, char *out, const char *in, const double *params)
+{
+  switch (dt)
+    {
+      case DL_DTYPE_FLOAT32:
+        {
+          float r = dl_cuda_unary_float (op, dl_cuda_ld<float> (in), params);
+          if (dl_cuda_unary_is_predicate (op))
+            dl_cuda_st<uint8_t> (out, r != 0);
+          else
+            dl_cuda_st<float> (out, r);
+          break;
+        }
+      case DL_DTYPE_FLOAT64:
+        {
+          double r = dl_cuda_unary_float (op, dl_cuda_ld<double> (in), params);
+          if (dl_cuda_unary_is_predicate (op))
+            dl_cuda_st<uint8_t> (out, r != 0);
+          else
+            dl_cuda_st<double> (out, r);
+          break;
+        }
+      case DL_DTYPE_INT32:
+        dl_cuda_st<int32_t> (out, dl_cuda_unary_int (op, dl_cuda_ld<int32_t> (in)));
+        break;
+      case DL_DTYPE_INT64:
+        dl_cuda_st<int64_t> (out, dl_cuda_unary_int (op, dl_cuda_ld<int64_t> (in)));
+        break;
+      case DL_DTYPE_UINT8:
+        dl_cuda_st<uint8_t> (out, dl_cuda_unary_int (op, dl_cuda_ld<uint8_t> (in)));
+        break;
+      case DL_DTYPE_BOOL:
+        {
+          uint8_t x = dl_cuda_ld<uint8_t> (in);
+          dl_cuda_st<uint8_t> (out, op == DL_UNARY_BITWISE_NOT ? (uint8_t)!x : x);
+          break;
+        }
+      default:
+        break;
+    }
+}
+
+/* ---- binary ----------------------------------------------------------------- */
+
+DL_HD bool
+dl_cuda_binary_supported (DlBinaryOp op, DlDType dt)
+{
+  bool bitwise = op >= DL_BINARY_BITWISE_AND && op <= DL_BINARY_BITWISE_XOR;
+
+  switch (dt)
+    {
+      case DL_DTYPE_FLOAT32:
+      case DL_DTYPE_FLOAT64:
+        return !bitwise && op < DL_N_BINARY_OPS;
+      case DL_DTYPE_INT32:
+      case DL_DTYPE_INT64:
+      case DL_DTYPE_UINT8:
+        return op != DL_BINARY_ATAN2 && op < DL_N_BINARY_OPS;
+      case DL_DTYPE_BOOL:
+        return op == DL_BINARY_ADD || op == DL_BINARY_MUL || op == DL_BINARY_MAXIMUM
+               || op == DL_BINARY_MINIMUM || DL_BINARY_IS_COMPARISON (op) || bitwise;
+      default:
+        return false;
+    }
+}
+
+template <typename T>
+DL_HD T
+dl_cuda_binary_float (DlBinaryOp op, T a, T b, T alpha)
+{
+  switch (op)
+    {
+      case DL_BINARY_ADD:
+        return a + alpha * b;
+      case DL_BINARY_SUB:
+        return a - alpha * b;
+      case DL_BINARY_MUL:
+        return a * b;
+      case DL_BINARY_DIV:
+        return a / b;
+      case DL_BINARY_MAXIMUM:
+        return a != a ? a : (b != b ? b : (a > b ? a : b));
+      case DL_BINARY_MINIMUM:
+        return a != a ? a : (b != b ? b : (a < b ? a : b));
+      case DL_BINARY_POW:
+        return dl_pow (a, b);
+      case DL_BINARY_FLOOR_DIVIDE:
+        return dl_cuda_floordiv_f (a, b);
+      case DL_BINARY_TRUNC_DIVIDE:
+        return dl_trunc (a / b);
+      case DL_BINARY_REMAINDER:
+        return dl_cuda_remainder_f (a, b);
+      case DL_BINARY_ATAN2:
+        return dl_atan2 (a, b);
+      default:
+        return 0;
+    }
+}
+
+/* integers wrap (computed unsigned); division by zero, which the ops layer
+ * rules out, gives 0 instead of trapping */
+template <typename T>
+DL_HD T
+dl_cuda_binary_int (DlBinaryOp op, T a, T b, T alpha)
+{
+  typedef typename std::make_unsigned<T>::type U;
+
+  switch (op)
+    {
+      case DL_BINARY_ADD:
+        return (T)(U)((U)a + (U)alpha * (U)b);
+      case DL_BINARY_SUB:
+        return (T)(U)((U)a - (U)alpha * (U)b);
+      case DL_BINARY_MUL:
+        return (T)(U)((U)a * (U)b);
+      case DL_BINARY_DIV:
+        return b == 0 ? 0 : (T)dl_cuda_itruncdiv (a, b);
+      case DL_BINARY_MAXIMUM:
+        return a > b ? a : b;
+      case DL_BINARY_MINIMUM:
+        return a < b ? a : b;
+      case DL_BINARY_POW:
+        return (T)dl_cuda_ipow (a, b);
+      case DL_BINARY_FLOOR_DIVIDE:
+        return (T)dl_cuda_ifloordiv (a, b);
+      case DL_BINARY_TRUNC_DIVIDE:
+        return (T)dl_cuda_itruncdiv (a, b);
+      case DL_BINARY_REMAINDER:
+        return (T)dl_cuda_iremainder (a, b);
+      case DL_BINARY_BITWISE_AND:
+        return a & b;
+      case DL_BINARY_BITWISE_OR:
+        return a | b;
+      case DL_BINARY_BITWISE_XOR:
+        return a ^ b;
+      default:
+        return 0;
+    }
+}
+
+template <typename T>
+DL_HD uint8_t
+dl_cuda_compare (DlBinaryOp op, T a, T b)
+{
+  switch (op)
+    {
+      case DL_BINARY_EQ:
+        return a == b;
+      case DL_BINARY_NE:
+        return a != b;
+      case DL_BINARY_LT:
+        return a < b;
+      case DL_BINARY_LE:
+        return a <= b;
+      case DL_BINARY_GT:
+        return a > b;
+      case DL_BINARY_GE:
+        return a >= b;
+      default:
+        return 0;
+    }
+}
+
+template <typename T>
+DL_HD void
+dl_cuda_binary_typed (DlBinaryOp op, char *out, const char *pa, const char *pb, double alpha)
+{
+  T a = dl_cuda_ld<T> (pa), b = dl_cuda_ld<T> (pb);
+
+  if (DL_BINARY_IS_COMPARISON (op))
+    dl_cuda_st<uint8_t> (out, dl_cuda_compare (op, a, b));
+  else if constexpr (std::is_floating_point<T>::value)
+    dl_cuda_st<T> (out, dl_cuda_binary_float (op, a, b, (T)alpha));
+  else
+    dl_cuda_st<T> (out, dl_cuda_binary_int (op, a, b, dl_cuda_to_int<T> (alpha)));
+}
+
+/* out = a op b; bool: add and maximum are or, mul and minimum and */
+DL_HD void
+dl_cuda_binary_elem (DlBinaryOp op,
+                     DlDType dt,
+                     char *out,
+                     const char *a,
+                     const char *b,
+                     double alpha)
+{
+  switch (dt)
+    {
+      case DL_DTYPE_FLOAT32:
+        dl_cuda_binary_typed<float> (op, out, a, b, alpha);
+        break;
+      case DL_DTYPE_FLOAT64:
+        dl_cuda_binary_typed<double> (op, out, a, b, alpha);
+        break;
+      case DL_DTYPE_INT32:
+        dl_cuda_binary_typed<int32_t> (op, out, a, b, alpha);
+        break;
+      case DL_DTYPE_INT64:
+        dl_cuda_binary_typed<int64_t> (op, out, a, b, alpha);
+        break;
+      case DL_DTYPE_UINT8:
+        dl_cuda_binary_typed<uint8_t> (op, out, a, b, alpha);
+        break;
+      case DL_DTYPE_BOOL:
+        {
+          uint8_t x = dl_cuda_ld<uint8_t> (a), y = dl_cuda_ld<uint8_t> (b), r;
+
+          if (DL_BINARY_IS_COMPARISON (op))
+            r = dl_cuda_compare (op, x, y);
+          else if (op == DL_BINARY_ADD || op == DL_BINARY_MAXIMUM || op == DL_BINARY_BITWISE_OR)
+            r = x | y;
+          else if (op == DL_BINARY_BITWISE_XOR)
+            r = x ^ y;
+          else
+            r = x & y;
+          dl_cuda_st<uint8_t> (out, r);
+          break;
+        }
+      default:
+        break;
+    }
+}
+
+/* ---- ternary ------------------------------------------------------------------ */
+
+DL_HD bool
+dl_cuda_ternary_supported (DlTernaryOp op, DlDType dt)
+{
+  bool is_float = dt == DL_DTYPE_FLOAT32 || dt == DL_DTYPE_FLOAT64 || dt == DL_DTYPE_FLOAT16
+                  || dt == DL_DTYPE_BFLOAT16;
+
+  switch (op)
+    {
+      case DL_TERNARY_WHERE:
+        return true;
+      case DL_TERNARY_ADDCMUL:
+        return dt != DL_DTYPE_BOOL;
+      case DL_TERNARY_CLAMP_SCALAR:
+        return dt == DL_DTYPE_FLOAT32 || dt == DL_DTYPE_FLOAT64;
+      default:
+        return is_float && op < DL_N_TERNARY_OPS;
+    }
+}
+
+/* the binary maximum and minimum's NaN rule: a NaN bound wins */
+template <typename T>
+DL_HD T
+dl_cuda_clamp (T x, T lo, T hi)
+{
+  T y = lo != lo ? lo : (lo > x ? lo : x);
+  return hi != hi ? hi : (hi < y ? hi : y);
+}
+
+/* a float formula of a, b, c in CT (float for the 16-bit floats), one
+ * rounding per operation: the .cu file is compiled with
+ * --fmad=false so that nothing contracts into an FMA, as the CPU's */
+template <typename CT>
+DL_HD CT
+dl_cuda_ternary_float (DlTernaryOp op, CT a, CT b, CT c, const double *params)
+{
+  switch (op)
+    {
+      case DL_TERNARY_LERP:
+        return a + c * (b - a);
+      case DL_TERNARY_LERP_SCALAR:
+        return a + (CT)params[0] * (b - a);
+      case DL_TERNARY_ADDCMUL:
+        return a + (CT)params[0] * b * c;
+      case DL_TERNARY_ADDCDIV:
+        return a + (CT)params[0] * b / c;
+      case DL_TERNARY_CLAMP:
+        return dl_cuda_clamp (a, b, c);
+      case DL_TERNARY_CLAMP_SCALAR:
+        {
+          /* with bounds that are not NaN a NaN x stays NaN (the CPU's
+           * maxps/minps); a NaN bound wins */
+          CT lo = (CT)params[0], hi = (CT)params[1];
+          if (lo != lo || hi != hi)
+            return dl_cuda_clamp (a, lo, hi);
+          CT y = lo > a ? lo : a;
+          return hi < y ? hi : y;
+        }
+      default:
+        return a;
+    }
+}
+
+template <typename T>
+DL_HD void
+dl_cuda_ternary_int (char *out, const char *pa, const char *pb, const char *pc, int64_t v)
+{
+  typedef typename std::make_unsigned<T>::type U;
+  U a = (U)dl_cuda_ld<T> (pa), b = (U)dl_cuda_ld<T> (pb), c = (U)dl_cuda_ld<T> (pc);
+
+  dl_cuda_st<T> (out, (T)(U)(a + (U)v * b * c));
+}
+
+/* operands (out, x1, x2, x3) as DlTernaryOp lists them; x3 is unused by
+ * LERP_SCALAR and x2, x3 by CLAMP_SCALAR */
+DL_HD void
+dl_cuda_ternary_elem (DlTernaryOp op,
+                      DlDType dt,
+                      char *out,
+                      const char *x1,
+                      const char *x2,
+                      const char *x3,
+                      const double *params)
+{
+  if (op == DL_TERNARY_WHERE)
+    {
+      const char *src = dl_cuda_ld<uint8_t> (x1) ? x2 : x3;
+      switch (dt)
+        {
+          case DL_DTYPE_FLOAT64:
+          case DL_DTYPE_INT64:
+            dl_cuda_st<uint64_t> (out, dl_cuda_ld<uint64_t> (src));
+            break;
+          case DL_DTYPE_FLOAT32:
+          case DL_DTYPE_INT32:
+            dl_cuda_st<uint32_t> (out, dl_cuda_ld<uint32_t> (src));
+            break;
+          case DL_DTYPE_FLOAT16:
+          case DL_DTYPE_BFLOAT16:
+            dl_cuda_st<uint16_t> (out, dl_cuda_ld<uint16_t> (src));
+            break;
+          case DL_DTYPE_UINT8:
+          case DL_DTYPE_BOOL:
+            dl_cuda_st<uint8_t> (out, dl_cuda_ld<uint8_t> (src));
+            break;
+        }
+      return;
+    }
+  bool two = op == DL_TERNARY_LERP_SCALAR, one = op == DL_TERNARY_CLAMP_SCALAR;
+  switch (dt)
+    {
+      case DL_DTYPE_FLOAT32:
+        {
+          float a = dl_cuda_ld<float> (x1);
+          float b = one ? 0 : dl_cuda_ld<float> (x2), c = one || two ? 0 : dl_cuda_ld<float> (x3);
+          dl_cuda_st<float> (out, dl_cuda_ternary_float (op, a, b, c, params));
+          break;
+        }
+      case DL_DTYPE_FLOAT64:
+        {
+          double a = dl_cuda_ld<double> (x1);
+          double b = one ? 0 : dl_cuda_ld<double> (x2);
+          double c = one || two ? 0 : dl_cuda_ld<double> (x3);
+          dl_cuda_st<double> (out, dl_cuda_ternary_float (op, a, b, c, params));
+          break;
+        }
+      case DL_DTYPE_FLOAT16:
+        {
+          float a = dl_cuda_half_to_float (dl_cuda_ld<uint16_t> (x1));
+          float b = dl_cuda_half_to_float (dl_cuda_ld<uint16_t> (x2));
+          float c = two ? 0 : dl_cuda_half_to_float (dl_cuda_ld<uint16_t> (x3));
+          dl_cuda_st<uint16_t> (
+              out, dl_cuda_half_from_double (dl_cuda_ternary_float (op, a, b, c, params)));
+          break;
+        }
+      case DL_DTYPE_BFLOAT16:
+        {
+          float a = dl_cuda_bf16_to_float (dl_cuda_ld<uint16_t> (x1));
+          float b = dl_cuda_bf16_to_float (dl_cuda_ld<uint16_t> (x2));
+          float c = two ? 0 : dl_cuda_bf16_to_float (dl_cuda_ld<uint16_t> (x3));
+          dl_cuda_st<uint16_t> (
+              out, dl_cuda_bf16_from_float (dl_cuda_ternary_float (op, a, b, c, params)));
+          break;
+        }
+      /* integers: addcmul only, wrapping, with params[0] cast to the dtype */
+      case DL_DTYPE_INT32:
+        dl_cuda_ternary_int<int32_t> (out, x1, x2, x3, (int64_t)params[0]);
+        break;
+      case DL_DTYPE_INT64:
+        dl_cuda_ternary_int<int64_t> (out, x1, x2, x3, (int64_t)params[0]);
+        break;
+      case DL_DTYPE_UINT8:
+        dl_cuda_ternary_int<uint8_t> (out, x1, x2, x3, (int64_t)params[0]);
+        break;
+      default:
+        break;
+    }
+}
+
+/* ---- softmax of one row ----------------------------------------------------
+ * m = max x, s = sum exp (x - m); softmax exp (x - m) * (1 / s),
+ * log_softmax (x - m) - log s, as the CPU's. A row with a NaN or with
+ * every element -inf takes m = 0 and so comes out NaN, as in PyTorch.
+ * Serial: one thread a row. */
+template <typename T>
+DL_HD void
+dl_cuda_softmax_row (const T *x, T *y, int64_t n, bool log)
+{
+  T m = x[0], s = 0;
+  bool nan = false;
+
+  for (int64_t i = 0; i < n; i++)
+    {
+      nan = nan || x[i] != x[i];
+      m = x[i] > m ? x[i] : m;
+    }
+  if (nan || m == -(T)INFINITY)
+    m = 0;
+  for (int64_t i = 0; i < n; i++)
+    s += dl_exp (x[i] - m);
+  if (log)
+    {
+      T ls = dl_log (s);
+      for (int64_t i = 0; i < n; i++)
+        y[i] = (x[i] - m) - ls;
+    }
+  else
+    {
+      T r = 1 / s;
+      for (int64_t i = 0; i < n; i++)
+        y[i] = dl_exp (x[i] - m) * r;
+    }
+}
