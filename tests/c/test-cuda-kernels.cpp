@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "backends/cuda/dl-cuda-gemm-plan.h"
@@ -187,7 +188,7 @@ make_operand (Operand *op, DlDType dt, const gint64 *shape, int ndim, bool input
   for (int i = 0; i < op->ndim; i++)
     if (op->sizes[i] == 0)
       extent = 1;
-  op->buf.assign (extent * es + 16, 0);
+  op->buf = std::vector<char> (extent * es + 16);
   for (gint64 e = 0; e < extent; e++)
     random_element (op->buf.data () + e * es, dt, values);
 }
@@ -257,7 +258,11 @@ load_double (const char *p, DlDType dt)
  * the 16-bit floats exactly, float32 and float64 within @rtol (0: bit
  * for bit but for the sign of zero and NaN's payload) */
 static void
-compare (const char *what, const Operand &out, const std::vector<char> &mine, double rtol)
+compare (const char *what,
+         const Operand &out,
+         const std::vector<char> &mine,
+         double rtol,
+         double atol_wide = 0)
 {
   gsize es = dl_dtype_get_size (out.dtype);
   gsize n = out.buf.size () / es;
@@ -271,6 +276,7 @@ compare (const char *what, const Operand &out, const std::vector<char> &mine, do
         {
           double x = load_double (a, out.dtype), y = load_double (b, out.dtype);
           double atol = rtol == 0 ? 0 : (out.dtype == DL_DTYPE_FLOAT32 ? 1e-6 : 1e-13);
+          atol = MAX (atol, atol_wide);
           ok = (x != x && y != y) || x == y
                || (!isinf (x) && !isinf (y) && fabs (x - y) <= rtol * fabs (x) + atol);
           if (!ok)
@@ -341,7 +347,7 @@ test_copy_16bit_exhaustive (void)
 
         make_operand (&ops[0], other, shape, 1, false, VALUES_ANY);
         ops[0].strides[0] = 1;
-        ops[0].buf.assign (65536 * dl_dtype_get_size (other), 0);
+        ops[0].buf = std::vector<char> (65536 * dl_dtype_get_size (other));
         ops[1].dtype = dt;
         ops[1].ndim = 1;
         ops[1].sizes[0] = 65536;
@@ -594,7 +600,7 @@ test_softmax (void)
           std::vector<char> in (rows * n * es);
 
           out.dtype = dt;
-          out.buf.assign (rows * n * es, 0);
+          out.buf = std::vector<char> (rows * n * es);
           for (gint64 e = 0; e < rows * n; e++)
             {
               /* mostly ordinary rows; now and then a NaN, an infinity or a
@@ -621,6 +627,165 @@ test_softmax (void)
                                  log ? "log_softmax" : "softmax", dl_dtype_get_name (dt), rows, n);
           compare (what, out, mine, dt == DL_DTYPE_FLOAT32 ? 1e-5 : 1e-12);
         }
+}
+
+/* ---- reduce ----------------------------------------------------------------------- */
+
+/* what the reduce kernels compute, on the host: each output's inner
+ * positions in @chunks ranges (at most n_inner), then combined */
+static void
+run_reduce_host (DlReduceOp op, DlDType dt, const DlReduceArgs &a, int64_t chunks)
+{
+  int64_t n_outer = 1, n_inner = 1;
+
+  for (int d = 0; d < a.outer_ndim; d++)
+    n_outer *= a.outer_shape[d];
+  for (int d = 0; d < a.inner_ndim; d++)
+    n_inner *= a.inner_shape[d];
+  if (n_inner == 0)
+    {
+      for (int64_t o = 0; o < n_outer; o++)
+        dl_cuda_reduce_store (op, dt, a, o, dl_cuda_reduce_identity (op), 0);
+      return;
+    }
+  chunks = MIN (chunks, n_inner);
+  std::vector<DlCudaAcc> partials (n_outer * chunks);
+  for (int64_t t = 0; t < n_outer * chunks; t++)
+    {
+      int64_t begin, end;
+      dl_cuda_chunk_range (t % chunks, chunks, n_inner, &begin, &end);
+      partials[t] = dl_cuda_reduce_range (op, dt, a, t / chunks, begin, end);
+    }
+  for (int64_t o = 0; o < n_outer; o++)
+    {
+      DlCudaAcc acc = partials[o * chunks];
+      for (int64_t c = 1; c < chunks; c++)
+        dl_cuda_reduce_combine (op, dt, &acc, partials[o * chunks + c]);
+      dl_cuda_reduce_store (op, dt, a, o, acc, n_inner);
+    }
+}
+
+static void
+test_reduce (void)
+{
+  static const DlReduceOp ops[]
+      = { DL_REDUCE_SUM,  DL_REDUCE_MEAN, DL_REDUCE_MAX, DL_REDUCE_MIN,
+          DL_REDUCE_PROD, DL_REDUCE_ALL,  DL_REDUCE_ANY, DL_REDUCE_NANSUM };
+
+  g_assert_cmpint (dl_cuda_reduce_chunks (1, 10), ==, 1);
+  g_assert_cmpint (dl_cuda_reduce_chunks (1, 1 << 24), ==, 4096);
+  g_assert_cmpint (dl_cuda_reduce_chunks (1 << 20, 1 << 20), ==, 1);
+  for (DlReduceOp op : ops)
+    for (DlDType dt : all_dtypes)
+      {
+        bool is_extremum = op == DL_REDUCE_MAX || op == DL_REDUCE_MIN;
+        bool int_out = !is_float (dt)
+                       && (op == DL_REDUCE_SUM || op == DL_REDUCE_NANSUM || op == DL_REDUCE_PROD);
+        DlDType out_dt = op == DL_REDUCE_ALL || op == DL_REDUCE_ANY ? DL_DTYPE_BOOL
+                         : int_out                                  ? DL_DTYPE_INT64
+                                                                    : dt;
+        bool sum_like = op == DL_REDUCE_SUM || op == DL_REDUCE_MEAN || op == DL_REDUCE_NANSUM;
+
+        if (op == DL_REDUCE_MEAN && !is_float (dt))
+          continue;
+        for (int c = 0; c < N_CASES; c++)
+          {
+            gint64 shape[DL_MAX_DIMS];
+            int ndim = random_shape (shape), n_inner_dims = 0;
+            bool reduced[DL_MAX_DIMS];
+            Operand in;
+            DlReduceArgs a = {};
+            gint64 n_outer = 1, n_inner = 1;
+            gsize es = dl_dtype_get_size (dt), oes = dl_dtype_get_size (out_dt);
+
+            if (ndim == 0)
+              {
+                ndim = 1;
+                shape[0] = 1;
+              }
+            make_operand (&in, dt, shape, ndim, false,
+                          op == DL_REDUCE_PROD && !is_float (dt) ? VALUES_SMALL : VALUES_ANY);
+            /* the reduced dims: one (indices then asked for max and min) or several */
+            for (int d = 0; d < ndim; d++)
+              reduced[d] = g_rand_int_range (rng, 0, 2) == 0;
+            /* at least one reduced dim, as the ops layer hands over */
+            if (g_rand_boolean (rng) || std::find (reduced, reduced + ndim, true) == reduced + ndim)
+              {
+                int only = g_rand_int_range (rng, 0, ndim);
+                for (int d = 0; d < ndim; d++)
+                  reduced[d] = d == only;
+              }
+            for (int d = 0; d < ndim; d++)
+              if (reduced[d])
+                {
+                  a.inner_shape[a.inner_ndim] = shape[d];
+                  a.in_inner_strides[a.inner_ndim++] = in.strides[d] * es;
+                  n_inner *= shape[d];
+                  n_inner_dims++;
+                }
+              else
+                {
+                  a.outer_shape[a.outer_ndim] = shape[d];
+                  a.in_outer_strides[a.outer_ndim++] = in.strides[d] * es;
+                  n_outer *= shape[d];
+                }
+            if (is_extremum && n_inner == 0)
+              continue;
+            /* the output: row-major over the outer dims, every other
+             * element when asked; indices the same */
+            gint64 ostride = g_rand_boolean (rng) ? 2 : 1;
+            for (int d = a.outer_ndim - 1; d >= 0; d--)
+              {
+                a.out_strides[d] = ostride * oes;
+                a.indices_strides[d] = ostride * 8;
+                ostride *= a.outer_shape[d];
+              }
+            Operand out, idx;
+            out.dtype = out_dt;
+            out.buf = std::vector<char> (MAX (ostride, 1) * oes + 16);
+            for (gsize e = 0; e < out.buf.size () / oes; e++)
+              random_element (out.buf.data () + e * oes, out_dt, VALUES_ANY);
+            idx.dtype = DL_DTYPE_INT64;
+            idx.buf.resize (MAX (ostride, 1) * 8 + 16);
+            for (size_t e = 0; e < idx.buf.size (); e++)
+              idx.buf[e] = 0x55;
+            bool want_indices = is_extremum && n_inner_dims == 1;
+            a.in = in.buf.data ();
+            a.out = out.buf.data ();
+            a.indices = want_indices ? idx.buf.data () : NULL;
+            cpu_ctx.backend->reduce (&cpu_ctx, op, &a, dt);
+            for (int64_t chunks : { (int64_t)1, (int64_t)3, n_inner })
+              {
+                /* elements of out that the reduction does not write keep
+                 * the CPU run's garbage: start from it, the written ones
+                 * overwritten */
+                std::vector<char> mine (out.buf), mine_idx (idx.buf);
+                for (size_t e = 0; e < mine_idx.size (); e++)
+                  mine_idx[e] = 0x55;
+                for (int64_t o = 0; o < n_outer; o++)
+                  dl_cuda_store (
+                      mine.data ()
+                          + dl_cuda_nest_offset (o, a.outer_ndim, a.outer_shape, a.out_strides),
+                      out_dt, 99.0);
+                a.out = mine.data ();
+                a.indices = want_indices ? mine_idx.data () : NULL;
+                run_reduce_host (op, dt, a, MAX (chunks, 1));
+                a.out = out.buf.data ();
+                a.indices = want_indices ? idx.buf.data () : NULL;
+                g_autofree char *what = g_strdup_printf (
+                    "reduce op %d of %s, %" G_GINT64_FORMAT " outputs of %" G_GINT64_FORMAT
+                    " (%d dims), %" G_GINT64_FORMAT " chunks",
+                    op, dl_dtype_get_name (dt), n_outer, n_inner, n_inner_dims, chunks);
+                compare (what, out, mine,
+                         sum_like               ? (dt == DL_DTYPE_FLOAT32 ? 1e-5 : 1e-12)
+                         : op == DL_REDUCE_PROD ? 1e-6
+                                                : 0,
+                         sum_like && dt == DL_DTYPE_FLOAT32 ? 1e-5 : 0);
+                if (want_indices)
+                  compare (what, idx, mine_idx, 0);
+              }
+          }
+      }
 }
 
 /* ---- gemm_batched's plan -------------------------------------------------------- */
@@ -805,6 +970,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cuda-kernels/unary", test_unary);
   g_test_add_func ("/cuda-kernels/binary", test_binary);
   g_test_add_func ("/cuda-kernels/ternary", test_ternary);
+  g_test_add_func ("/cuda-kernels/reduce", test_reduce);
   g_test_add_func ("/cuda-kernels/softmax", test_softmax);
   g_test_add_func ("/cuda-kernels/gemm-plan", test_gemm_plan);
   int ret = g_test_run ();

@@ -5,8 +5,8 @@
  *
  * The memory slots live here: device memory through the stream allocator
  * over cudaMalloc/cudaFree and cudaEvents, and copies between host and
- * device. The kernel slots are in dl-cuda-kernels.cu (elementwise and
- * softmax, nvcc) and dl-cuda-blas.c (gemm_batched, cuBLAS); every slot
+ * device. The kernel slots are in dl-cuda-kernels.cu (elementwise,
+ * reduce and softmax, nvcc) and dl-cuda-blas.c (gemm_batched, cuBLAS); every slot
  * left NULL in the table below libdl reports as not supported on 'cuda'.
  *
  * Copyright 2026 The libdl authors
@@ -149,6 +149,7 @@ static const DlBackend cuda_backend = {
   .binary = dl_cuda_binary,
   .unary_params = dl_cuda_unary_params,
   .ternary = dl_cuda_ternary,
+  .reduce = dl_cuda_reduce,
   .gemm_batched = dl_cuda_gemm_batched,
   .softmax = dl_cuda_softmax,
 };

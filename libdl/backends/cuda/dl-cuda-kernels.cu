@@ -1,4 +1,5 @@
-/* dl-cuda-kernels.cu: the CUDA module's elementwise and softmax slots:
+/* dl-cuda-kernels.cu: the CUDA module's elementwise, reduce and softmax
+ * slots:
  * thin grid-stride __global__ wrappers around the per-element bodies of
  * dl-cuda-kernels.cuh (which the host test runs too), and the slots that
  * launch them on the context's stream (dl_cuda_current_stream).
@@ -113,6 +114,58 @@ softmax_kernel (const T *in, T *out, int64_t n_rows, int64_t n, bool log)
 {
   GRID_STRIDE (r, n_rows)
   dl_cuda_softmax_row (in + r * n, out + r * n, n, log);
+}
+
+/* thread t reduces range t % chunks of output t / chunks: stored at once
+ * when there is one range, else its partial result into partials[t] */
+__global__ void
+reduce_kernel (DlReduceArgs a,
+               DlReduceOp op,
+               DlDType dt,
+               int64_t n_outer,
+               int64_t n_inner,
+               int64_t chunks,
+               DlCudaAcc *partials)
+{
+  GRID_STRIDE (t, n_outer * chunks)
+  {
+    int64_t o = t / chunks, begin, end;
+    DlCudaAcc acc;
+
+    dl_cuda_chunk_range (t % chunks, chunks, n_inner, &begin, &end);
+    acc = dl_cuda_reduce_range (op, dt, a, o, begin, end);
+    if (chunks == 1)
+      dl_cuda_reduce_store (op, dt, a, o, acc, n_inner);
+    else
+      partials[t] = acc;
+  }
+}
+
+/* each output's partials combined in order, and stored */
+__global__ void
+reduce_combine_kernel (DlReduceArgs a,
+                       DlReduceOp op,
+                       DlDType dt,
+                       int64_t n_outer,
+                       int64_t n_inner,
+                       int64_t chunks,
+                       const DlCudaAcc *partials)
+{
+  GRID_STRIDE (o, n_outer)
+  {
+    DlCudaAcc acc = partials[o * chunks];
+
+    for (int64_t c = 1; c < chunks; c++)
+      dl_cuda_reduce_combine (op, dt, &acc, partials[o * chunks + c]);
+    dl_cuda_reduce_store (op, dt, a, o, acc, n_inner);
+  }
+}
+
+__global__ void
+reduce_empty_kernel (DlReduceArgs a, DlReduceOp op, DlDType dt, int64_t n_outer)
+{
+  GRID_STRIDE (o, n_outer)
+  dl_cuda_reduce_store (op, dt, a, o, dl_cuda_reduce_identity (op), 0);
 }
 
 /* ---- slots ---------------------------------------------------------------- */
@@ -230,4 +283,48 @@ dl_cuda_softmax (DlBackendContext *ctx,
     softmax_kernel<double><<<grid_size (n_rows), DL_CUDA_THREADS, 0, stream>>> (
         (const double *)in, (double *)out, n_rows, n, log != FALSE);
   DL_CUDA_CHECK (cudaGetLastError ());
+}
+
+void
+dl_cuda_reduce (DlBackendContext *ctx, DlReduceOp op, const DlReduceArgs *args, DlDType dtype)
+{
+  cudaStream_t stream = dl_cuda_current_stream (ctx);
+  int64_t n_outer = 1, n_inner = 1, chunks;
+  DlCudaAcc *partials = NULL;
+
+  for (int d = 0; d < args->outer_ndim; d++)
+    n_outer *= args->outer_shape[d];
+  for (int d = 0; d < args->inner_ndim; d++)
+    n_inner *= args->inner_shape[d];
+  if (n_outer == 0)
+    return;
+  g_return_if_fail (n_inner > 0 || (op != DL_REDUCE_MAX && op != DL_REDUCE_MIN));
+  DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
+  if (n_inner == 0)
+    {
+      reduce_empty_kernel<<<grid_size (n_outer), DL_CUDA_THREADS, 0, stream>>> (*args, op, dtype,
+                                                                                  n_outer);
+      DL_CUDA_CHECK (cudaGetLastError ());
+      return;
+    }
+  chunks = dl_cuda_reduce_chunks (n_outer, n_inner);
+  if (chunks > 1
+      && cudaMallocAsync ((void **)&partials, n_outer * chunks * sizeof (DlCudaAcc), stream)
+             != cudaSuccess)
+    {
+      /* no room for the partials: one thread an output */
+      cudaGetLastError ();
+      partials = NULL;
+      chunks = 1;
+    }
+  reduce_kernel<<<grid_size (n_outer * chunks), DL_CUDA_THREADS, 0, stream>>> (
+      *args, op, dtype, n_outer, n_inner, chunks, partials);
+  DL_CUDA_CHECK (cudaGetLastError ());
+  if (chunks > 1)
+    {
+      reduce_combine_kernel<<<grid_size (n_outer), DL_CUDA_THREADS, 0, stream>>> (
+          *args, op, dtype, n_outer, n_inner, chunks, partials);
+      DL_CUDA_CHECK (cudaGetLastError ());
+      DL_CUDA_CHECK (cudaFreeAsync (partials, stream));
+    }
 }

@@ -1004,3 +1004,301 @@ dl_cuda_softmax_row (const T *x, T *y, int64_t n, bool log)
         y[i] = dl_exp (x[i] - m) * r;
     }
 }
+
+/* ---- reductions ---------------------------------------------------------------
+ * The CPU's reference semantics (dl-cpu-reduce.c): out[o] = op over the
+ * inner positions of in[o, ...]. Float sums and products accumulate in
+ * double, integer ones in int64 wrapping around (their output is int64);
+ * max and min keep the first position of the extremum (a flat index into
+ * the inner nest), a NaN winning (the first NaN); all and any write bool.
+ *
+ * A launch splits each output's inner positions into `chunks` ranges:
+ * one thread reduces one range into a DlCudaAcc (dl_cuda_reduce_range),
+ * and with more than one chunk a second pass combines an output's
+ * partials in order (dl_cuda_reduce_combine) and stores it. */
+
+struct DlCudaAcc
+{
+  double f;
+  int64_t i;
+  int64_t index;
+};
+
+DL_HD double
+dl_cuda_load_f (const char *p, DlDType dt)
+{
+  switch (dt)
+    {
+      case DL_DTYPE_FLOAT32:
+        return dl_cuda_ld<float> (p);
+      case DL_DTYPE_FLOAT64:
+        return dl_cuda_ld<double> (p);
+      case DL_DTYPE_FLOAT16:
+        return dl_cuda_half_to_float (dl_cuda_ld<uint16_t> (p));
+      case DL_DTYPE_BFLOAT16:
+        return dl_cuda_bf16_to_float (dl_cuda_ld<uint16_t> (p));
+      case DL_DTYPE_INT32:
+        return dl_cuda_ld<int32_t> (p);
+      case DL_DTYPE_INT64:
+        return (double)dl_cuda_ld<int64_t> (p);
+      case DL_DTYPE_UINT8:
+      case DL_DTYPE_BOOL:
+        return dl_cuda_ld<uint8_t> (p);
+    }
+  return 0;
+}
+
+DL_HD int64_t
+dl_cuda_load_i (const char *p, DlDType dt)
+{
+  switch (dt)
+    {
+      case DL_DTYPE_INT32:
+        return dl_cuda_ld<int32_t> (p);
+      case DL_DTYPE_INT64:
+        return dl_cuda_ld<int64_t> (p);
+      case DL_DTYPE_UINT8:
+      case DL_DTYPE_BOOL:
+        return dl_cuda_ld<uint8_t> (p);
+      default:
+        return (int64_t)dl_cuda_load_f (p, dt);
+    }
+}
+
+DL_HD bool
+dl_cuda_is_int_dtype (DlDType dt)
+{
+  return dt == DL_DTYPE_INT32 || dt == DL_DTYPE_INT64 || dt == DL_DTYPE_UINT8
+         || dt == DL_DTYPE_BOOL;
+}
+
+/* the byte offset of flat position @flat of a nest of @nd dims */
+DL_HD int64_t
+dl_cuda_nest_offset (int64_t flat, int nd, const int64_t *shape, const int64_t *strides)
+{
+  int64_t off = 0;
+
+  for (int d = nd - 1; d >= 0; d--)
+    {
+      off += (flat % shape[d]) * strides[d];
+      flat /= shape[d];
+    }
+  return off;
+}
+
+/* Reduces inner positions [begin, end) (begin < end) of outer position
+ * @o; a max/min index is the flat inner position. */
+DL_HD DlCudaAcc
+dl_cuda_reduce_range (DlReduceOp op,
+                      DlDType dt,
+                      const DlReduceArgs &a,
+                      int64_t o,
+                      int64_t begin,
+                      int64_t end)
+{
+  const char *base
+      = a.in + dl_cuda_nest_offset (o, a.outer_ndim, a.outer_shape, a.in_outer_strides);
+  bool is_int = dl_cuda_is_int_dtype (dt);
+  DlCudaAcc acc = { 0, 0, begin };
+  int64_t idx[DL_MAX_DIMS];
+  int64_t off = 0, flat = begin;
+  const int nd = a.inner_ndim;
+
+  /* the multi-index of begin, then stepped along */
+  for (int d = nd - 1; d >= 0; d--)
+    {
+      idx[d] = flat % a.inner_shape[d];
+      flat /= a.inner_shape[d];
+      off += idx[d] * a.in_inner_strides[d];
+    }
+  if (op == DL_REDUCE_PROD)
+    {
+      acc.f = 1;
+      acc.i = 1;
+    }
+  if (op == DL_REDUCE_ALL)
+    acc.i = 1;
+  for (int64_t j = begin; j < end; j++)
+    {
+      const char *p = base + off;
+
+      switch (op)
+        {
+          case DL_REDUCE_SUM:
+          case DL_REDUCE_MEAN:
+          case DL_REDUCE_NANSUM:
+            if (is_int)
+              acc.i = (int64_t)((uint64_t)acc.i + (uint64_t)dl_cuda_load_i (p, dt));
+            else
+              {
+                double v = dl_cuda_load_f (p, dt);
+                if (op != DL_REDUCE_NANSUM || v == v)
+                  acc.f += v;
+              }
+            break;
+          case DL_REDUCE_PROD:
+            if (is_int)
+              acc.i = (int64_t)((uint64_t)acc.i * (uint64_t)dl_cuda_load_i (p, dt));
+            else
+              acc.f *= dl_cuda_load_f (p, dt);
+            break;
+          case DL_REDUCE_ALL:
+          case DL_REDUCE_ANY:
+            {
+              bool nz = is_int ? dl_cuda_load_i (p, dt) != 0 : dl_cuda_load_f (p, dt) != 0;
+              if (op == DL_REDUCE_ALL)
+                acc.i = acc.i && nz;
+              else
+                acc.i = acc.i || nz;
+              break;
+            }
+          case DL_REDUCE_MAX:
+          case DL_REDUCE_MIN:
+            {
+              bool is_max = op == DL_REDUCE_MAX;
+              if (is_int)
+                {
+                  int64_t v = dl_cuda_load_i (p, dt);
+                  if (j == begin || (is_max ? v > acc.i : v < acc.i))
+                    {
+                      acc.i = v;
+                      acc.index = j;
+                    }
+                }
+              else if (j == begin || acc.f == acc.f)
+                {
+                  /* once a NaN is found it stays */
+                  double v = dl_cuda_load_f (p, dt);
+                  if (j == begin || v != v || (is_max ? v > acc.f : v < acc.f))
+                    {
+                      acc.f = v;
+                      acc.index = j;
+                    }
+                }
+              break;
+            }
+        }
+      /* step the multi-index */
+      for (int d = nd - 1; d >= 0; d--)
+        {
+          off += a.in_inner_strides[d];
+          if (++idx[d] < a.inner_shape[d])
+            break;
+          off -= idx[d] * a.in_inner_strides[d];
+          idx[d] = 0;
+        }
+    }
+  return acc;
+}
+
+/* @part, the next range's result, into @into (dl-cpu-reduce.c's combine;
+ * a part's index is already a flat inner position) */
+DL_HD void
+dl_cuda_reduce_combine (DlReduceOp op, DlDType dt, DlCudaAcc *into, DlCudaAcc part)
+{
+  switch (op)
+    {
+      case DL_REDUCE_SUM:
+      case DL_REDUCE_MEAN:
+      case DL_REDUCE_NANSUM:
+        into->f += part.f;
+        into->i = (int64_t)((uint64_t)into->i + (uint64_t)part.i);
+        return;
+      case DL_REDUCE_PROD:
+        into->f *= part.f;
+        into->i = (int64_t)((uint64_t)into->i * (uint64_t)part.i);
+        return;
+      case DL_REDUCE_ALL:
+        into->i = into->i && part.i;
+        return;
+      case DL_REDUCE_ANY:
+        into->i = into->i || part.i;
+        return;
+      default:
+        break;
+    }
+  if (dl_cuda_is_int_dtype (dt))
+    {
+      if (op == DL_REDUCE_MAX ? part.i > into->i : part.i < into->i)
+        *into = part;
+    }
+  else if (into->f != into->f)
+    return;
+  else if (part.f != part.f || (op == DL_REDUCE_MAX ? part.f > into->f : part.f < into->f))
+    *into = part;
+}
+
+/* the result of an empty reduction (n_inner 0; never max or min) */
+DL_HD DlCudaAcc
+dl_cuda_reduce_identity (DlReduceOp op)
+{
+  DlCudaAcc acc = { 0, 0, 0 };
+
+  if (op == DL_REDUCE_PROD || op == DL_REDUCE_ALL)
+    acc.f = acc.i = 1;
+  if (op == DL_REDUCE_MEAN)
+    acc.f = NAN;
+  return acc;
+}
+
+/* output @o (and its index) from its accumulator */
+DL_HD void
+dl_cuda_reduce_store (DlReduceOp op,
+                      DlDType dt,
+                      const DlReduceArgs &a,
+                      int64_t o,
+                      DlCudaAcc acc,
+                      int64_t n_inner)
+{
+  char *out = a.out + dl_cuda_nest_offset (o, a.outer_ndim, a.outer_shape, a.out_strides);
+
+  switch (op)
+    {
+      case DL_REDUCE_SUM:
+      case DL_REDUCE_NANSUM:
+      case DL_REDUCE_PROD:
+        if (dl_cuda_is_int_dtype (dt))
+          dl_cuda_st<int64_t> (out, acc.i);
+        else
+          dl_cuda_store (out, dt, acc.f);
+        break;
+      case DL_REDUCE_MEAN:
+        /* n_inner 0: the identity's NaN (0 / 0 would also be NaN) */
+        dl_cuda_store (out, dt, n_inner ? acc.f / (double)n_inner : acc.f);
+        break;
+      case DL_REDUCE_ALL:
+      case DL_REDUCE_ANY:
+        dl_cuda_st<uint8_t> (out, acc.i != 0);
+        break;
+      default:
+        if (dl_cuda_is_int_dtype (dt))
+          dl_cuda_store (out, dt, acc.i);
+        else
+          dl_cuda_store (out, dt, acc.f);
+        if (a.indices)
+          dl_cuda_st<int64_t> (
+              a.indices + dl_cuda_nest_offset (o, a.outer_ndim, a.outer_shape, a.indices_strides),
+              acc.index);
+        break;
+    }
+}
+
+/* how many ranges each output's inner positions split into: enough
+ * threads in all to fill a GPU when there are few outputs, ranges of at
+ * least a few thousand elements */
+static inline int64_t
+dl_cuda_reduce_chunks (int64_t n_outer, int64_t n_inner)
+{
+  int64_t by_size = (n_inner + 4095) / 4096, by_threads = (16384 + n_outer - 1) / n_outer;
+  int64_t chunks = by_size < by_threads ? by_size : by_threads;
+
+  return chunks > 1 ? chunks : 1;
+}
+
+/* range @c of @chunks of n_inner positions: [begin, end) */
+DL_HD void
+dl_cuda_chunk_range (int64_t c, int64_t chunks, int64_t n_inner, int64_t *begin, int64_t *end)
+{
+  *begin = n_inner * c / chunks;
+  *end = n_inner * (c + 1) / chunks;
+}

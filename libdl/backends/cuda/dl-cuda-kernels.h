@@ -29,6 +29,7 @@ void dl_cuda_ternary (DlBackendContext *ctx,
                       DlIter *iter,
                       DlDType dtype,
                       const gdouble *params);
+void dl_cuda_reduce (DlBackendContext *ctx, DlReduceOp op, const DlReduceArgs *args, DlDType dtype);
 void dl_cuda_softmax (DlBackendContext *ctx,
                       const void *in,
                       void *out,
