@@ -788,7 +788,7 @@ test_reduce (void)
       }
 }
 
-/* ---- gemm_batched's plan -------------------------------------------------------- */
+/* ---- gemm_batched: cuBLAS' plan, the integer kernel ------------------------------ */
 
 /* what cublasGemmStridedBatchedEx computes for @p (column-major, alpha 1,
  * beta 0), in double, over the outer batch dims as dl-cuda-blas.c loops */
@@ -851,9 +851,10 @@ random_matrix_layout (gint64 rows, gint64 cols, bool force_row_major, gint64 *rs
 }
 
 static void
-test_gemm_plan (void)
+test_gemm (void)
 {
-  for (DlDType dt : { DL_DTYPE_FLOAT32, DL_DTYPE_FLOAT64 })
+  for (DlDType dt :
+       { DL_DTYPE_FLOAT32, DL_DTYPE_FLOAT64, DL_DTYPE_INT32, DL_DTYPE_INT64, DL_DTYPE_UINT8 })
     for (int c = 0; c < 200; c++)
       {
         DlGemmArgs g = {};
@@ -888,9 +889,9 @@ test_gemm_plan (void)
         std::vector<char> a ((share_a ? 1 : n_batch) * span_a * es),
             b ((share_b ? 1 : n_batch) * span_b * es), c_cpu (n_batch * span_c * es);
         for (gsize e = 0; e < a.size () / es; e++)
-          dl_cuda_store (a.data () + e * es, dt, g_rand_double_range (rng, -1, 1));
+          random_element (a.data () + e * es, dt, is_float (dt) ? VALUES_SMALL : VALUES_ANY);
         for (gsize e = 0; e < b.size () / es; e++)
-          dl_cuda_store (b.data () + e * es, dt, g_rand_double_range (rng, -1, 1));
+          random_element (b.data () + e * es, dt, is_float (dt) ? VALUES_SMALL : VALUES_ANY);
         for (gsize e = 0; e < c_cpu.size () / es; e++)
           dl_cuda_store (c_cpu.data () + e * es, dt, 1234.5);
         std::vector<char> c_mine (c_cpu);
@@ -906,8 +907,12 @@ test_gemm_plan (void)
         g_assert_cmpint (p.ldc, >=, MAX (1, p.m));
         if (dt == DL_DTYPE_FLOAT32)
           emulate_cublas<float> (&g, &p);
-        else
+        else if (dt == DL_DTYPE_FLOAT64)
           emulate_cublas<double> (&g, &p);
+        else
+          /* integers: the kernel's body over every output of the batch */
+          for (gint64 t = 0; t < n_batch * g.m * g.n; t++)
+            dl_cuda_gemm_int_elem (dt, g, t);
         Operand out;
         out.dtype = dt;
         out.buf = c_cpu;
@@ -916,7 +921,8 @@ test_gemm_plan (void)
             " a (%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ") b (%" G_GINT64_FORMAT
             ", %" G_GINT64_FORMAT ") batch dims %d",
             dl_dtype_get_name (dt), g.m, g.n, g.k, g.a_rs, g.a_cs, g.b_rs, g.b_cs, g.batch_ndim);
-        compare (what, out, c_mine, dt == DL_DTYPE_FLOAT32 ? 1e-5 : 1e-12);
+        compare (what, out, c_mine, dt == DL_DTYPE_FLOAT32 ? 1e-5 : 1e-12,
+                 dt == DL_DTYPE_FLOAT32 ? 1e-5 : 0);
       }
 }
 
@@ -972,7 +978,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cuda-kernels/ternary", test_ternary);
   g_test_add_func ("/cuda-kernels/reduce", test_reduce);
   g_test_add_func ("/cuda-kernels/softmax", test_softmax);
-  g_test_add_func ("/cuda-kernels/gemm-plan", test_gemm_plan);
+  g_test_add_func ("/cuda-kernels/gemm", test_gemm);
   int ret = g_test_run ();
   g_rand_free (rng);
   return ret;

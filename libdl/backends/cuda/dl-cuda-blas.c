@@ -1,6 +1,8 @@
 /* dl-cuda-blas.c: the CUDA module's gemm_batched slot, through cuBLAS
  * (float32, float64, float16, bfloat16; the 16-bit floats accumulate in
- * float32, float32 in full float32 precision: no TF32).
+ * float32, float32 in full float32 precision: no TF32). cuBLAS has no
+ * integer GEMM of these types: int32, int64 and uint8 go to a kernel of
+ * one thread an output (dl_cuda_gemm_int in dl-cuda-kernels.cu).
  *
  * How each product maps onto a column-major cuBLAS call is
  * dl_cuda_gemm_plan() (dl-cuda-gemm-plan.h), which the host test checks.
@@ -92,8 +94,13 @@ dl_cuda_gemm_batched (DlBackendContext *ctx, DlDType dtype, const DlGemmArgs *g)
         type = CUDA_R_16BF;
         compute = CUBLAS_COMPUTE_32F;
         break;
+      case DL_DTYPE_INT32:
+      case DL_DTYPE_INT64:
+      case DL_DTYPE_UINT8:
+        dl_cuda_gemm_int (ctx, dtype, g);
+        return;
       default:
-        g_return_if_reached (); /* the ops layer refuses other dtypes on cuda */
+        g_return_if_reached (); /* matmul refuses bool */
     }
   for (gint d = 0; d < g->batch_ndim; d++)
     if (g->batch_shape[d] == 0)

@@ -168,6 +168,13 @@ reduce_empty_kernel (DlReduceArgs a, DlReduceOp op, DlDType dt, int64_t n_outer)
   dl_cuda_reduce_store (op, dt, a, o, dl_cuda_reduce_identity (op), 0);
 }
 
+__global__ void
+gemm_int_kernel (DlGemmArgs g, DlDType dt, int64_t total)
+{
+  GRID_STRIDE (t, total)
+  dl_cuda_gemm_int_elem (dt, g, t);
+}
+
 /* ---- slots ---------------------------------------------------------------- */
 
 /* the iterator's arguments, FALSE when there is nothing to do */
@@ -327,4 +334,19 @@ dl_cuda_reduce (DlBackendContext *ctx, DlReduceOp op, const DlReduceArgs *args, 
       DL_CUDA_CHECK (cudaGetLastError ());
       DL_CUDA_CHECK (cudaFreeAsync (partials, stream));
     }
+}
+
+void
+dl_cuda_gemm_int (DlBackendContext *ctx, DlDType dtype, const DlGemmArgs *g)
+{
+  int64_t total = g->m * g->n;
+
+  for (int d = 0; d < g->batch_ndim; d++)
+    total *= g->batch_shape[d];
+  if (total == 0)
+    return;
+  DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
+  gemm_int_kernel<<<grid_size (total), DL_CUDA_THREADS, 0, dl_cuda_current_stream (ctx)>>> (
+      *g, dtype, total);
+  DL_CUDA_CHECK (cudaGetLastError ());
 }

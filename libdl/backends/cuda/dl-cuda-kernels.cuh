@@ -1302,3 +1302,50 @@ dl_cuda_chunk_range (int64_t c, int64_t chunks, int64_t n_inner, int64_t *begin,
   *begin = n_inner * c / chunks;
   *end = n_inner * (c + 1) / chunks;
 }
+
+/* ---- integer matrix products ---------------------------------------------------
+ * cuBLAS has no int32, int64 or uint8 GEMM: output element t of the batch
+ * (row-major over batch, rows, columns) is a dot product of its own,
+ * accumulated in int64 wrapping around and stored in the dtype, as the
+ * CPU's naive loops do. */
+template <typename T>
+DL_HD void
+dl_cuda_gemm_int_elem_typed (const DlGemmArgs &g, int64_t t)
+{
+  int64_t j = t % g.n, i = (t / g.n) % g.m, b = t / (g.n * g.m);
+  int64_t oa = 0, ob = 0, oc = 0;
+  uint64_t acc = 0;
+
+  for (int d = g.batch_ndim - 1; d >= 0; d--)
+    {
+      int64_t idx = b % g.batch_shape[d];
+      b /= g.batch_shape[d];
+      oa += idx * g.a_batch_strides[d];
+      ob += idx * g.b_batch_strides[d];
+      oc += idx * g.c_batch_strides[d];
+    }
+  const T *a = (const T *)g.a + oa + i * g.a_rs;
+  const T *bm = (const T *)g.b + ob + j * g.b_cs;
+  for (int64_t p = 0; p < g.k; p++)
+    acc += (uint64_t)(int64_t)a[p * g.a_cs] * (uint64_t)(int64_t)bm[p * g.b_rs];
+  ((T *)g.c)[oc + i * g.c_rs + j * g.c_cs] = (T)(int64_t)acc;
+}
+
+DL_HD void
+dl_cuda_gemm_int_elem (DlDType dt, const DlGemmArgs &g, int64_t t)
+{
+  switch (dt)
+    {
+      case DL_DTYPE_INT32:
+        dl_cuda_gemm_int_elem_typed<int32_t> (g, t);
+        break;
+      case DL_DTYPE_INT64:
+        dl_cuda_gemm_int_elem_typed<int64_t> (g, t);
+        break;
+      case DL_DTYPE_UINT8:
+        dl_cuda_gemm_int_elem_typed<uint8_t> (g, t);
+        break;
+      default:
+        break;
+    }
+}

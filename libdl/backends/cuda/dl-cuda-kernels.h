@@ -37,6 +37,8 @@ void dl_cuda_softmax (DlBackendContext *ctx,
                       gint64 n,
                       DlDType dtype,
                       gboolean log);
+/* gemm_batched of int32, int64 and uint8 (dl-cuda-kernels.cu) */
+void dl_cuda_gemm_int (DlBackendContext *ctx, DlDType dtype, const DlGemmArgs *args);
 void dl_cuda_gemm_batched (DlBackendContext *ctx, DlDType dtype, const DlGemmArgs *args);
 /* destroys the cuBLAS handle of @device, if it has one */
 void dl_cuda_blas_clear (gint device);
