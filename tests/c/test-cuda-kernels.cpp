@@ -235,24 +235,6 @@ run_host (const DlIter *iter, const Operand &out, std::vector<char> &out_buf, F 
     }
 }
 
-static double
-load_double (const char *p, DlDType dt)
-{
-  switch (dt)
-    {
-      case DL_DTYPE_FLOAT32:
-        return dl_cuda_ld<float> (p);
-      case DL_DTYPE_FLOAT64:
-        return dl_cuda_ld<double> (p);
-      case DL_DTYPE_FLOAT16:
-        return dl_cuda_half_to_float (dl_cuda_ld<uint16_t> (p));
-      case DL_DTYPE_BFLOAT16:
-        return dl_cuda_bf16_to_float (dl_cuda_ld<uint16_t> (p));
-      default:
-        return 0;
-    }
-}
-
 /* Compares the output buffers element by element (every byte, so that
  * elements outside the view must be untouched too): integers, bool and
  * the 16-bit floats exactly, float32 and float64 within @rtol (0: bit
@@ -274,7 +256,7 @@ compare (const char *what,
 
       if (out.dtype == DL_DTYPE_FLOAT32 || out.dtype == DL_DTYPE_FLOAT64)
         {
-          double x = load_double (a, out.dtype), y = load_double (b, out.dtype);
+          double x = dl_cuda_load_f (a, out.dtype), y = dl_cuda_load_f (b, out.dtype);
           double atol = rtol == 0 ? 0 : (out.dtype == DL_DTYPE_FLOAT32 ? 1e-6 : 1e-13);
           atol = MAX (atol, atol_wide);
           ok = (x != x && y != y) || x == y
@@ -284,7 +266,7 @@ compare (const char *what,
         }
       else if (out.dtype == DL_DTYPE_FLOAT16 || out.dtype == DL_DTYPE_BFLOAT16)
         {
-          double x = load_double (a, out.dtype), y = load_double (b, out.dtype);
+          double x = dl_cuda_load_f (a, out.dtype), y = dl_cuda_load_f (b, out.dtype);
           ok = (x != x && y != y) || memcmp (a, b, 2) == 0;
           if (!ok)
             g_error ("%s: element %" G_GSIZE_FORMAT ": CPU %.9g (0x%04x), CUDA body %.9g (0x%04x)",
