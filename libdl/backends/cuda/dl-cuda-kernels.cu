@@ -1,8 +1,7 @@
-/* dl-cuda-kernels.cu: the CUDA module's elementwise, reduce and softmax
- * slots:
- * thin grid-stride __global__ wrappers around the per-element bodies of
- * dl-cuda-kernels.cuh (which the host test runs too), and the slots that
- * launch them on the context's stream (dl_cuda_current_stream).
+/* dl-cuda-kernels.cu: the CUDA module's elementwise, reduce, softmax and
+ * integer GEMM slots: thin grid-stride __global__ wrappers around the
+ * bodies of dl-cuda-kernels.cuh (which the host test runs too), and the
+ * slots that launch them on the context's stream (dl_cuda_current_stream).
  *
  * Compiled by nvcc with --fmad=false: no a * b + c contracts into an FMA,
  * so that the formulas round as the CPU backend's do.

@@ -1,6 +1,8 @@
-/* dl-cuda-kernels.cuh: the per-element work of the CUDA module's
- * elementwise kernels, as inline functions that compile both for the
- * device (nvcc, in dl-cuda-kernels.cu) and for the host (g++, in
+/* dl-cuda-kernels.cuh: the work of one thread of each of the CUDA
+ * module's kernels (an element of the elementwise ones, a range of a
+ * reduction, a softmax row, an output of an integer GEMM), as inline
+ * functions that compile both for the device (nvcc, in
+ * dl-cuda-kernels.cu) and for the host (g++, in
  * tests/c/test-cuda-kernels.cpp, which runs them over host memory and
  * compares them with the CPU backend).
  *
