@@ -195,8 +195,8 @@ cuda_context_clear (DlBackendContext *ctx)
 
 /* The module's entry point, found by name with g_module_symbol(): fills
  * @info with the "cuda" device type when the CUDA runtime finds a driver
- * and at least one device; otherwise FALSE with a %DL_ERROR_DEVICE error
- * that says which of the two is missing. */
+ * and at least one device, and cuBLAS loads; otherwise FALSE with a
+ * %DL_ERROR_DEVICE error that says which is missing. */
 G_MODULE_EXPORT gboolean dl_cuda_module_init (DlDeviceTypeInfo *info, GError **error);
 
 G_MODULE_EXPORT gboolean
@@ -219,6 +219,9 @@ dl_cuda_module_init (DlDeviceTypeInfo *info, GError **error)
                    err == cudaSuccess ? "0 devices" : cudaGetErrorString (err));
       return FALSE;
     }
+  /* GEMMs need cuBLAS: opened here, where there is a device to run them */
+  if (!dl_cuda_blas_load (error))
+    return FALSE;
   n_cuda_devices = count;
   *info = (DlDeviceTypeInfo){
     .type = "cuda",

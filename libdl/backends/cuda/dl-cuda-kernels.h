@@ -40,6 +40,8 @@ void dl_cuda_softmax (DlBackendContext *ctx,
 /* gemm_batched of int32, int64 and uint8 (dl-cuda-kernels.cu) */
 void dl_cuda_gemm_int (DlBackendContext *ctx, DlDType dtype, const DlGemmArgs *args);
 void dl_cuda_gemm_batched (DlBackendContext *ctx, DlDType dtype, const DlGemmArgs *args);
+/* opens cuBLAS (once); FALSE with a DL_ERROR_DEVICE error naming why not */
+gboolean dl_cuda_blas_load (GError **error);
 /* destroys the cuBLAS handle of @device, if it has one */
 void dl_cuda_blas_clear (gint device);
 
