@@ -567,6 +567,35 @@ test_ternary (void)
       }
 }
 
+/* ---- scan -------------------------------------------------------------------------- */
+
+static void
+test_scan (void)
+{
+  for (DlScanOp op : { DL_SCAN_CUMSUM, DL_SCAN_CUMPROD })
+    for (DlDType dt : all_dtypes)
+      for (int c = 0; c < N_CASES; c++)
+        {
+          gint64 rows = g_rand_int_range (rng, 0, 5), n = g_rand_int_range (rng, 0, 30);
+          gsize es = dl_dtype_get_size (dt);
+          Operand out;
+
+          out.dtype = dt;
+          out.buf = std::vector<char> (rows * n * es + 16);
+          for (gint64 e = 0; e < rows * n; e++)
+            random_element (out.buf.data () + e * es, dt,
+                            op == DL_SCAN_CUMPROD && is_float (dt) ? VALUES_SMALL : VALUES_ANY);
+          std::vector<char> mine (out.buf);
+          cpu_ctx.backend->scan (&cpu_ctx, op, out.buf.data (), rows, n, dt);
+          for (gint64 r = 0; r < rows; r++)
+            dl_cuda_scan_row (op, dt, mine.data () + r * n * es, n);
+          g_autofree char *what = g_strdup_printf (
+              "%s of %s, %" G_GINT64_FORMAT " x %" G_GINT64_FORMAT,
+              op == DL_SCAN_CUMSUM ? "cumsum" : "cumprod", dl_dtype_get_name (dt), rows, n);
+          compare (what, out, mine, 0);
+        }
+}
+
 /* ---- softmax ------------------------------------------------------------------ */
 
 static void
@@ -959,6 +988,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cuda-kernels/binary", test_binary);
   g_test_add_func ("/cuda-kernels/ternary", test_ternary);
   g_test_add_func ("/cuda-kernels/reduce", test_reduce);
+  g_test_add_func ("/cuda-kernels/scan", test_scan);
   g_test_add_func ("/cuda-kernels/softmax", test_softmax);
   g_test_add_func ("/cuda-kernels/gemm", test_gemm);
   int ret = g_test_run ();

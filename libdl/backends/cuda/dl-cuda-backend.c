@@ -6,7 +6,7 @@
  * The memory slots live here: device memory through the stream allocator
  * over cudaMalloc/cudaFree and cudaEvents, and copies between host and
  * device. The kernel slots are in dl-cuda-kernels.cu (elementwise,
- * reduce and softmax, nvcc) and dl-cuda-blas.c (gemm_batched, cuBLAS); every slot
+ * reduce, scan and softmax, nvcc) and dl-cuda-blas.c (gemm_batched, cuBLAS); every slot
  * left NULL in the table below libdl reports as not supported on 'cuda'.
  *
  * Copyright 2026 The libdl authors
@@ -151,6 +151,7 @@ static const DlBackend cuda_backend = {
   .ternary = dl_cuda_ternary,
   .reduce = dl_cuda_reduce,
   .gemm_batched = dl_cuda_gemm_batched,
+  .scan = dl_cuda_scan,
   .softmax = dl_cuda_softmax,
 };
 

@@ -1,5 +1,5 @@
-/* dl-cuda-kernels.cu: the CUDA module's elementwise, reduce, softmax and
- * integer GEMM slots: thin grid-stride __global__ wrappers around the
+/* dl-cuda-kernels.cu: the CUDA module's elementwise, reduce, scan,
+ * softmax and integer GEMM slots: thin grid-stride __global__ wrappers around the
  * bodies of dl-cuda-kernels.cuh (which the host test runs too), and the
  * slots that launch them on the context's stream (dl_cuda_current_stream).
  *
@@ -183,6 +183,13 @@ gemm_int_kernel (DlGemmArgs g, DlDType dt, int64_t total)
   dl_cuda_gemm_int_elem (dt, g, t);
 }
 
+__global__ void
+scan_kernel (DlScanOp op, DlDType dt, char *data, int64_t n_rows, int64_t n)
+{
+  GRID_STRIDE (r, n_rows)
+  dl_cuda_scan_row (op, dt, data + r * n * dl_cuda_dtype_size (dt), n);
+}
+
 /* ---- slots ---------------------------------------------------------------- */
 
 /* the iterator's arguments, FALSE when there is nothing to do */
@@ -343,4 +350,18 @@ dl_cuda_gemm_int (DlBackendContext *ctx, DlDType dtype, const DlGemmArgs *g)
     return;
   DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
   LAUNCH (gemm_int_kernel, total, dl_cuda_current_stream (ctx), *g, dtype, total);
+}
+
+void
+dl_cuda_scan (DlBackendContext *ctx,
+              DlScanOp op,
+              void *data,
+              gint64 n_rows,
+              gint64 n,
+              DlDType dtype)
+{
+  if (n_rows == 0 || n == 0)
+    return;
+  DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
+  LAUNCH (scan_kernel, n_rows, dl_cuda_current_stream (ctx), op, dtype, (char *)data, n_rows, n);
 }

@@ -1255,3 +1255,54 @@ dl_cuda_gemm_int_elem (DlDType dt, const DlGemmArgs &g, int64_t t)
       dl_cuda_gemm_int_elem_typed<decltype (zero)> (g, t);
   });
 }
+
+/* ---- scans -----------------------------------------------------------------------
+ * An inclusive cumulative sum or product of one contiguous row in place,
+ * floats accumulating in double and integers in int64 wrapping around, as
+ * dl-cpu-scan.c's. Serial: one thread a row. */
+DL_HD int
+dl_cuda_dtype_size (DlDType dt)
+{
+  switch (dt)
+    {
+      case DL_DTYPE_FLOAT64:
+      case DL_DTYPE_INT64:
+        return 8;
+      case DL_DTYPE_FLOAT32:
+      case DL_DTYPE_INT32:
+        return 4;
+      case DL_DTYPE_FLOAT16:
+      case DL_DTYPE_BFLOAT16:
+        return 2;
+      default:
+        return 1;
+    }
+}
+
+DL_HD void
+dl_cuda_scan_row (DlScanOp op, DlDType dt, char *row, int64_t n)
+{
+  int es = dl_cuda_dtype_size (dt);
+  bool sum = op == DL_SCAN_CUMSUM;
+
+  if (dl_cuda_is_int_dtype (dt))
+    {
+      uint64_t acc = sum ? 0 : 1;
+      for (int64_t j = 0; j < n; j++)
+        {
+          uint64_t v = (uint64_t)dl_cuda_load_i (row + j * es, dt);
+          acc = sum ? acc + v : acc * v;
+          dl_cuda_store (row + j * es, dt, (int64_t)acc);
+        }
+    }
+  else
+    {
+      double acc = sum ? 0 : 1;
+      for (int64_t j = 0; j < n; j++)
+        {
+          double v = dl_cuda_load_f (row + j * es, dt);
+          acc = sum ? acc + v : acc * v;
+          dl_cuda_store (row + j * es, dt, acc);
+        }
+    }
+}

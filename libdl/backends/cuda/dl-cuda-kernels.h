@@ -30,6 +30,12 @@ void dl_cuda_ternary (DlBackendContext *ctx,
                       DlDType dtype,
                       const gdouble *params);
 void dl_cuda_reduce (DlBackendContext *ctx, DlReduceOp op, const DlReduceArgs *args, DlDType dtype);
+void dl_cuda_scan (DlBackendContext *ctx,
+                   DlScanOp op,
+                   void *data,
+                   gint64 n_rows,
+                   gint64 n,
+                   DlDType dtype);
 void dl_cuda_softmax (DlBackendContext *ctx,
                       const void *in,
                       void *out,
