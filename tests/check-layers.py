@@ -92,7 +92,7 @@ def main():
     files = 0
     for folder, _dirs, names in os.walk(root):
         for name in sorted(names):
-            if not name.endswith(('.c', '.h', '.def')):
+            if not name.endswith(('.c', '.h', '.def', '.cu', '.cuh')):
                 continue
             path = os.path.relpath(os.path.join(folder, name), root)
             mine = layer(path)
