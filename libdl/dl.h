@@ -68,5 +68,6 @@
 #include "data/dl-safetensors.h"
 #include "ops/dl-ops-attention.h"
 #include "data/dl-pytorch-format.h"
+#include "train/dl-trainer.h"
 
 #undef DL_INSIDE

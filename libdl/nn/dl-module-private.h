@@ -38,4 +38,12 @@ gboolean dl_module_insert_child (DlModule *self,
                                  GError **error);
 gboolean dl_module_remove_child (DlModule *self, const gchar *op, gint64 index, GError **error);
 
+/* %NULL when every module of @self's tree (itself included) runs compiled
+ * code only: its class's forward and forward_many, and its forward hooks
+ * and pre-hooks. Otherwise a description of the first that runs a
+ * language binding's code ("'model.layers.0' (PyScale): forward"), for
+ * the error of an op that would run the tree on another thread. @path
+ * names @self in it ("model"). Free with g_free(). */
+gchar *dl_module_find_binding_code (DlModule *self, const gchar *path);
+
 G_END_DECLS
