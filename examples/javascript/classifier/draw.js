@@ -190,6 +190,11 @@ export const DrawPage = GObject.registerClass({
         return this.brush.get_value() / 2;
     }
 
+    // whether the drawing changed since the classification going on began
+    get stale() {
+        return this._dirty;
+    }
+
     get strokes() {
         return this._strokes;
     }

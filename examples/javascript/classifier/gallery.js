@@ -108,7 +108,7 @@ export const GalleryPage = GObject.registerClass({
         const factory = new Gtk.SignalListItemFactory();
         factory.connect('setup', (f, listItem) => listItem.set_child(new GalleryCell()));
         factory.connect('bind', (f, listItem) => {
-            listItem.get_child().bind(listItem.get_item(), this._session.testSet.pixels);
+            listItem.get_child().bind(listItem.get_item(), this._pixels);
         });
         factory.connect('unbind', (f, listItem) => listItem.get_child().unbind());
         this.grid = new Gtk.GridView({model: this.selection, factory, max_columns: 12,
@@ -140,17 +140,21 @@ export const GalleryPage = GObject.registerClass({
 
     // Loads the test images (once) and predicts them all with the current
     // model; a missing data set turns the page into a status page.
-    refresh() {
+    async refresh() {
+        const generation = ++this._generation;
         let set;
         try {
-            set = this._session.testSet;
+            set = await this._session.testSet();
         } catch (e) {
             this.status.description = `${e.message}\n\nInstall Debian's dataset-fashion-mnist ` +
                 'package or set DL_FASHION_MNIST_ROOT to the folder of its IDX files.';
             this.visible_child_name = 'missing';
             this.emit('error', `Fashion-MNIST is missing: ${e.message}`);
-            return Promise.resolve(false);
+            return false;
         }
+        if (generation !== this._generation)
+            return false; // a newer refresh is on its way
+        this._pixels = set.pixels;
         this.visible_child_name = 'gallery';
         if (this.store.get_n_items() !== set.count) {
             this.store.splice(0, this.store.get_n_items(),
@@ -159,7 +163,6 @@ export const GalleryPage = GObject.registerClass({
         for (let i = 0; i < set.count; i++)
             this.store.get_item(i).setPrediction(-1, 0);
         this.summary.label = `Classifying ${set.count} test images…`;
-        const generation = ++this._generation;
         return this._session.predict(set.input).then(logits => {
             if (generation !== this._generation)
                 return false; // a newer model's predictions are on their way

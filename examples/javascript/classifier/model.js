@@ -124,15 +124,34 @@ export function dataRoot() {
     return GLib.getenv('DL_FASHION_MNIST_ROOT') ?? null;
 }
 
-// The raw test set: {pixels: Uint8Array of n * 784, labels: Array}
-export function loadTestImages(limit) {
-    const result = Dl.fashion_mnist_load(dataRoot(), false);
-    // GJS returns the boolean result before the out arguments
-    const [images, labels] = result.length === 3 ? result.slice(1) : result;
-    const n = Math.min(limit, images.get_size(0));
-    const pixels = images.narrow(0, 0, n).contiguous().toArray();
-    const labelArray = Array.from(labels.narrow(0, 0, n).toArray(), Number);
-    return {pixels, labels: labelArray, count: n};
+// Fashion-MNIST's training or test set, normalised as in training: a
+// Promise of the data set. Reading the files takes about a second, so it
+// happens on a worker thread (GAsyncInitable); a missing file rejects with
+// a GLib.Error naming it.
+export function loadDataset(train) {
+    const dataset = new Dl.FashionMnistDataset({root: dataRoot(), train, mean: MEAN, std: STD});
+    return new Promise((resolve, reject) => {
+        dataset.init_async(GLib.PRIORITY_DEFAULT, null, (obj, res) => {
+            try {
+                obj.init_finish(res);
+                resolve(obj);
+            } catch (e) {
+                reject(e);
+            }
+        });
+    });
+}
+
+// The first `limit` images of a data set as one batch:
+// {input: a tensor [n, 1, 28, 28], pixels: a Float32Array of n * 784
+// grey values in 0..255, labels: an Array of n classes, count: n}
+export function firstImages(dataset, limit) {
+    const count = Math.min(limit, dataset.get_length());
+    const subset = Dl.Subset.new(dataset, [...Array(count).keys()]);
+    const loader = new Dl.DataLoader({dataset: subset, batch_size: count});
+    const [, [input, labels]] = loader.iterate().next();
+    const pixels = input.toArray().map(v => (v * STD + MEAN) * 255);
+    return {input, pixels, labels: Array.from(labels.toArray(), Number), count};
 }
 
 // Normalises 28x28 images of 0..255 (or 0..1 with scale 1) as training does
@@ -143,15 +162,14 @@ export function normalise(values, count, scale = 255) {
     return Dl.tensor(out, {shape: [count, 1, SIZE, SIZE]});
 }
 
-// The training loader over the first `limit` training images (all of them
-// when limit is 0), normalised as the Python example does.
-export function trainLoader(limit, batchSize) {
-    const all = Dl.FashionMnistDataset.new(dataRoot(), true, MEAN, STD);
-    let dataset = all;
-    if (limit > 0 && limit < all.get_length())
-        dataset = Dl.Subset.new(all, [...Array(limit).keys()]);
-    return new Dl.DataLoader({dataset, batch_size: batchSize, shuffle: true, drop_last: true,
-        num_workers: 1});
+// The training loader over the first `limit` images of the training set
+// (all of them when limit is 0)
+export function trainLoader(dataset, limit, batchSize) {
+    let subset = dataset;
+    if (limit > 0 && limit < dataset.get_length())
+        subset = Dl.Subset.new(dataset, [...Array(limit).keys()]);
+    return new Dl.DataLoader({dataset: subset, batch_size: batchSize, shuffle: true,
+        drop_last: true});
 }
 
 export function newOptimizer(model, lr) {

@@ -38,7 +38,7 @@ export const Session = GObject.registerClass({
         this._trainer = null;
         this._training = false;
         this._testSet = null;
-        this._testError = null;
+        this._trainSet = null;
     }
 
     get architecture() {
@@ -83,16 +83,27 @@ export const Session = GObject.registerClass({
         Model.saveCheckpoint(this._model, file);
     }
 
-    // The first gallery images of the test set, {pixels, labels, count,
-    // input}: loaded once; throws (a GLib.Error naming the file) when the
-    // data set is missing.
-    get testSet() {
+    // The first gallery images of the test set, as Model.firstImages
+    // gives them: a Promise, read once (a rejected one is retried).
+    testSet() {
         if (!this._testSet) {
-            const set = Model.loadTestImages(GALLERY_SIZE);
-            set.input = Model.normalise(set.pixels, set.count);
-            this._testSet = set;
+            this._testSet = Model.loadDataset(false).then(ds => Model.firstImages(ds, GALLERY_SIZE));
+            this._testSet.catch(() => {
+                this._testSet = null;
+            });
         }
         return this._testSet;
+    }
+
+    // The training set: a Promise, read once
+    trainSet() {
+        if (!this._trainSet) {
+            this._trainSet = Model.loadDataset(true);
+            this._trainSet.catch(() => {
+                this._trainSet = null;
+            });
+        }
+        return this._trainSet;
     }
 
     // The model's logits for `input` [n, 1, 28, 28]: a Promise of a tensor
@@ -150,14 +161,15 @@ export const Session = GObject.registerClass({
         }
     }
 
-    // Starts training the current model; options: epochs, lr, limit
-    // (training images, 0 for all), batchSize, maxSteps (0: no limit),
-    // progressInterval. Returns the trainer (connect to its progress and
-    // epoch-finished signals) and a Promise that settles when it ends.
-    train(options, cancellable) {
+    // Starts training the current model on the training set (a data set
+    // from trainSet()); options: epochs, lr, limit (training images, 0 for
+    // all), batchSize, maxSteps (0: no limit), progressInterval. Returns the
+    // trainer (connect to its progress and epoch-finished signals) and a
+    // Promise that settles when it ends.
+    train(dataset, options, cancellable) {
         if (this._training)
             throw new Error('The model is already training');
-        const loader = Model.trainLoader(options.limit ?? 0, options.batchSize ?? 64);
+        const loader = Model.trainLoader(dataset, options.limit ?? 0, options.batchSize ?? 64);
         const trainer = new Dl.Trainer({
             model: this._model,
             loss: new Dl.CrossEntropyLoss(),

@@ -118,21 +118,28 @@ export const TrainPage = GObject.registerClass({
 
     // Starts a run with the page's settings; resolves when it ends (true
     // when it finished, false when cancelled or failed).
-    start() {
+    async start() {
         if (this._cancellable)
-            return Promise.resolve(false);
+            return false;
         const epochs = this.epochs.get_value_as_int();
         const cancellable = new Gio.Cancellable();
+        this._cancellable = cancellable;
+        this.button.sensitive = false;
+        this.progress.text = 'Reading the training images…';
         let run;
         try {
-            run = this._session.train({epochs, lr: this.lr.get_value(),
+            const dataset = await this._session.trainSet();
+            run = this._session.train(dataset, {epochs, lr: this.lr.get_value(),
                 limit: this.limit.get_value_as_int(), batchSize: BATCH_SIZE,
                 maxSteps: this.maxSteps}, cancellable);
         } catch (e) {
+            this._cancellable = null;
+            this.progress.text = 'Not started';
             this.emit('error', `Could not start training: ${e.message}`);
-            return Promise.resolve(false);
+            return false;
+        } finally {
+            this.button.sensitive = true;
         }
-        this._cancellable = cancellable;
         const {trainer, done, stepsPerEpoch} = run;
         let total = epochs * stepsPerEpoch;
         if (this.maxSteps > 0)
@@ -144,7 +151,7 @@ export const TrainPage = GObject.registerClass({
         trainer.connect('progress', (t, point) => {
             this.chart.add({step: point.step, loss: point.loss, accuracy: point.accuracy});
             this.progress.fraction = Math.min(point.step / total, 1);
-            this.progress.text = `Epoch ${point.epoch} of ${epochs} · step ${point.step} of ${total}`;
+            this.progress.text = `Epoch ${point.epoch + 1} of ${epochs} · step ${point.step} of ${total}`;
             this.stats.label = `loss ${point.loss.toFixed(3)} · batch accuracy ` +
                 `${(100 * point.accuracy).toFixed(0)} % · ` +
                 `${point.samples_per_second.toFixed(0)} images/s · ${point.elapsed.toFixed(0)} s`;
