@@ -6,8 +6,10 @@
  * training holds it for one step at a time (forward, backward, optimizer
  * step), so an evaluation batch or a prediction runs between two steps.
  * What the worker reports (progress points, finished epochs, the end)
- * goes into a queue that one idle source on the caller's main context
- * drains, in order: signals and the task's callback all run there.
+ * goes into a queue that the job's source on the caller's main context
+ * drains, in order, when the worker wakes it: signals and the task's
+ * callback all run there. The main context joins the worker before it
+ * frees the job.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -27,6 +29,7 @@
 #include "dl-node.h"
 #include "dl-tensor.h"
 #include "nn/dl-module-private.h"
+#include "autograd/dl-autograd-private.h"
 #include "dl-native-private.h"
 #include "ops/dl-ops-pointwise.h"
 #include "ops/dl-ops-reduce.h"
@@ -317,7 +320,10 @@ dl_training_point_get_elapsed (DlTrainingPoint *self)
  * (one batch at a time) and dl_trainer_predict_async() take the same lock,
  * so a program can classify while it trains: its predictions run between
  * two steps, with the model in eval mode and gradients off, and training
- * resumes in train mode after them.
+ * resumes in train mode after them. The worker switches the modes of the
+ * model's modules without notifying #DlModule:training (a notification
+ * would run the program's handlers on the worker), and each module has
+ * its own mode back when a job ends.
  *
  * While a job runs, the main thread may read the trainer's own properties
  * and #DlModule:training, and keep references to the model's objects; it
@@ -331,15 +337,16 @@ dl_training_point_get_elapsed (DlTrainingPoint *self)
  * The worker thread runs no code of a language binding: JavaScript cannot
  * run off the main thread and Python code would contend for the
  * interpreter's lock. A model or loss with a module whose forward (or a
- * forward hook) is written in Python, JavaScript or Vala-through-GJS, an
- * optimizer whose step is, or a loader whose data set loads its items in
- * one (dl_dataset_is_thread_safe() is %FALSE) makes the `_async` call fail
- * with %DL_ERROR_NOT_SUPPORTED, naming the module or class. Build such
- * models from libdl's modules (DlSequential, DlLinear, ...), and wrap the
- * samples of a data set in a #DlTensorDataset (or a #DlSubset of a built-in
- * data set). Tensor hooks on the parameters and an anomaly trace function
- * also run on the worker: the program must not register them from a
- * binding while training.
+ * forward hook) is written in Python or JavaScript, a parameter with such
+ * a hook, an optimizer whose step is, or a loader whose data set loads its
+ * items in one (dl_dataset_is_thread_safe() is %FALSE) makes the `_async`
+ * call fail with %DL_ERROR_NOT_SUPPORTED, naming the module, parameter or
+ * class. Subclasses written in C or Vala (compiled code) are fine. From
+ * Python or JavaScript, build the model from libdl's modules
+ * (#DlSequential, #DlLinear, ...), and wrap the samples of a data set in a
+ * #DlTensorDataset (or use a #DlSubset of a built-in data set). An anomaly trace function (dl_autograd_set_anomaly_trace_func())
+ * also runs on the worker when anomaly detection is on: do not set one
+ * from a binding while training.
  *
  * ## Thread settings
  *
@@ -788,6 +795,16 @@ dl_trainer_get_train_loader (DlTrainer *self)
   return self->train_loader;
 }
 
+/* sets one of the uint settings read when a run starts, and notifies it */
+static void
+set_setting (DlTrainer *self, guint *field, guint value, guint prop)
+{
+  if (*field == value)
+    return;
+  *field = value;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[prop]);
+}
+
 /**
  * dl_trainer_get_epochs:
  * @self: a #DlTrainer
@@ -818,10 +835,7 @@ void
 dl_trainer_set_epochs (DlTrainer *self, guint epochs)
 {
   g_return_if_fail (DL_IS_TRAINER (self));
-  if (self->epochs == epochs)
-    return;
-  self->epochs = epochs;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_EPOCHS]);
+  set_setting (self, &self->epochs, epochs, PROP_EPOCHS);
 }
 
 /**
@@ -854,10 +868,7 @@ void
 dl_trainer_set_max_steps (DlTrainer *self, guint max_steps)
 {
   g_return_if_fail (DL_IS_TRAINER (self));
-  if (self->max_steps == max_steps)
-    return;
-  self->max_steps = max_steps;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_STEPS]);
+  set_setting (self, &self->max_steps, max_steps, PROP_MAX_STEPS);
 }
 
 /**
@@ -890,10 +901,7 @@ void
 dl_trainer_set_progress_interval (DlTrainer *self, guint interval)
 {
   g_return_if_fail (DL_IS_TRAINER (self));
-  if (self->progress_interval == interval)
-    return;
-  self->progress_interval = interval;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROGRESS_INTERVAL]);
+  set_setting (self, &self->progress_interval, interval, PROP_PROGRESS_INTERVAL);
 }
 
 /**
@@ -979,14 +987,30 @@ static gboolean
 check_native_module (DlModule *module, const gchar *op, const gchar *what, GError **error)
 {
   g_autofree gchar *found = dl_module_find_binding_code (module, what);
+  g_autoptr (GPtrArray) params = NULL;
+  g_auto (GStrv) names = NULL;
 
-  if (found == NULL)
-    return TRUE;
-  g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
-               "%s: %s is written in a language binding, whose code cannot run on the "
-               "trainer's worker thread; build the model from libdl's modules",
-               op, found);
-  return FALSE;
+  if (found)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
+                   "%s: %s is written in a language binding, whose code cannot run on the "
+                   "trainer's worker thread; build the model from libdl's modules",
+                   op, found);
+      return FALSE;
+    }
+  params = dl_module_parameters (module);
+  for (guint i = 0; i < params->len; i++)
+    if (!dl_tensor_hooks_are_native (g_ptr_array_index (params, i)))
+      {
+        names = dl_module_parameter_names (module);
+        g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
+                     "%s: the %s's parameter '%s' has a hook written in a language binding, "
+                     "whose code cannot run on the trainer's worker thread; remove it while "
+                     "training",
+                     op, what, names[i]);
+        return FALSE;
+      }
+  return TRUE;
 }
 
 static gboolean
@@ -1186,13 +1210,12 @@ train_step (DlTrainer *self, DlTensor *input, DlTensor *target, BatchResult *out
 static DlTensor *
 eval_batch (DlTrainer *self, DlTensor *input, DlTensor *target, BatchResult *out, GError **error)
 {
-  gboolean was_training = dl_module_get_training (self->model);
+  g_autoptr (GArray) modes = dl_module_get_modes (self->model);
   gboolean was_enabled = dl_set_grad_enabled (FALSE);
   g_autoptr (DlTensor) output = NULL;
   gboolean ok = TRUE;
 
-  if (was_training)
-    dl_module_set_training (self->model, FALSE);
+  dl_module_set_training_quietly (self->model, FALSE);
   output = dl_module_forward (self->model, input, error);
   if (output && target)
     {
@@ -1203,10 +1226,45 @@ eval_batch (DlTrainer *self, DlTensor *input, DlTensor *target, BatchResult *out
       out->correct = loss ? count_correct (output, target, error) : G_MININT64;
       ok = loss != NULL && out->correct != G_MININT64 && !(error && *error);
     }
-  if (was_training)
-    dl_module_set_training (self->model, TRUE);
+  dl_module_set_modes_quietly (self->model, modes);
   dl_set_grad_enabled (was_enabled);
   return ok ? g_steal_pointer (&output) : NULL;
+}
+
+/* ---- waking the caller's main context ----------------------------------- */
+
+/* A job's source on the caller's context, attached there by the `_async`
+ * call: the worker wakes it with g_source_set_ready_time() (which GLib
+ * allows from any thread, and which allocates nothing), never
+ * g_main_context_invoke(), which runs the function on the calling thread
+ * when it can acquire the context. The job destroys it after joining the
+ * worker, so the worker never holds the last reference. */
+static gboolean
+wake_source_dispatch (GSource *source, GSourceFunc callback, gpointer data)
+{
+  g_source_set_ready_time (source, -1);
+  return callback (data);
+}
+
+static GSourceFuncs wake_source_funcs = { NULL, NULL, wake_source_dispatch, NULL, NULL, NULL };
+
+static GSource *
+wake_source_new (GTask *task, GSourceFunc func, gpointer data, const gchar *name)
+{
+  GSource *source = g_source_new (&wake_source_funcs, sizeof (GSource));
+
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, func, data, NULL);
+  g_source_set_static_name (source, name);
+  g_source_attach (source, g_task_get_context (task));
+  return source;
+}
+
+static void
+wake_source_free (GSource *source)
+{
+  g_source_destroy (source);
+  g_source_unref (source);
 }
 
 /* ---- the events a worker sends to the main context ----------------------- */
@@ -1238,6 +1296,8 @@ typedef struct
 {
   GTask *task; /* holds the trainer and the context */
   GCancellable *cancellable;
+  GThread *thread; /* the worker, joined when the job is freed */
+  GSource *source; /* deliver_events() on the caller's context */
   ThreadSettings settings;
   guint epochs;
   guint max_steps;
@@ -1246,7 +1306,8 @@ typedef struct
   /* the worker's result, read on the main context after EVENT_DONE */
   GError *error;
 
-  /* events not yet delivered, and whether a source will drain them */
+  /* events not yet delivered, and whether the source is woken to drain
+   * them */
   GMutex lock;
   GQueue events;
   gboolean scheduled;
@@ -1255,6 +1316,8 @@ typedef struct
 static void
 train_job_free (TrainJob *job)
 {
+  g_clear_pointer (&job->thread, g_thread_join);
+  g_clear_pointer (&job->source, wake_source_free);
   g_clear_object (&job->task);
   g_clear_object (&job->cancellable);
   g_clear_error (&job->error);
@@ -1280,7 +1343,7 @@ deliver_events (gpointer data)
         job->scheduled = FALSE;
       dl_mutex_unlock (&job->lock);
       if (event == NULL)
-        return G_SOURCE_REMOVE;
+        return G_SOURCE_CONTINUE;
       switch (event->type)
         {
           case EVENT_POINT:
@@ -1309,26 +1372,17 @@ deliver_events (gpointer data)
 static void
 send_event (TrainJob *job, Event *event)
 {
-  gboolean schedule;
+  gboolean wake;
 
   dl_mutex_lock (&job->lock);
   g_queue_push_tail (&job->events, event);
-  schedule = !job->scheduled;
+  wake = !job->scheduled;
   job->scheduled = TRUE;
   dl_mutex_unlock (&job->lock);
-  if (schedule)
-    {
-      /* an idle source on the caller's context, never
-       * g_main_context_invoke(), which runs the function on the calling
-       * thread when it can acquire the context */
-      GSource *source = g_idle_source_new ();
-
-      g_source_set_priority (source, G_PRIORITY_DEFAULT);
-      g_source_set_callback (source, deliver_events, job, NULL);
-      g_source_set_static_name (source, "[dl] DlTrainer progress");
-      g_source_attach (source, g_task_get_context (job->task));
-      g_source_unref (source);
-    }
+  /* the job outlives this: the main context frees it after joining the
+   * worker */
+  if (wake)
+    g_source_set_ready_time (job->source, 0);
 }
 
 static void
@@ -1359,103 +1413,117 @@ send_point (TrainJob *job,
 
 /* ---- training ------------------------------------------------------------- */
 
+/* where a training run stands */
+typedef struct
+{
+  gint64 start_us;      /* when it started */
+  gint64 point_us;      /* when the last point was taken */
+  gint64 point_samples; /* samples trained on since */
+  guint step;           /* optimizer steps completed */
+  guint reported;       /* the step of the last point */
+  guint last_epoch;     /* the epoch of the last step */
+  BatchResult last;     /* the last step's result */
+} RunState;
+
+/* one step's bookkeeping: the epoch's sums and, every interval, a point */
+static void
+count_step (TrainJob *job, RunState *run, guint epoch, const BatchResult *result)
+{
+  run->step++;
+  run->last = *result;
+  run->last_epoch = epoch;
+  run->point_samples += result->n_samples;
+  if (job->interval && run->step % job->interval == 0)
+    {
+      gint64 now = g_get_monotonic_time ();
+
+      send_point (job, epoch, run->step, result, run->point_samples, run->point_us, now,
+                  run->start_us);
+      run->point_us = now;
+      run->point_samples = 0;
+      run->reported = run->step;
+    }
+}
+
+/* One pass over the loader, up to #DlTrainer:max-steps; sends
+ * EVENT_EPOCH when the pass reached the loader's end. FALSE with @error
+ * set on failure or cancellation. */
+static gboolean
+train_epoch (TrainJob *job, DlTrainer *self, RunState *run, guint epoch, GError **error)
+{
+  g_autoptr (DlDataLoaderIter) iter = dl_data_loader_iterate (self->train_loader, error);
+  gdouble loss_sum = 0;
+  gint64 n_samples = 0, correct = 0;
+  gboolean classified = TRUE;
+  Event *event;
+
+  if (iter == NULL)
+    return FALSE;
+  while (job->max_steps == 0 || run->step < job->max_steps)
+    {
+      g_autoptr (GPtrArray) batch = NULL;
+      DlTensor *input, *target;
+      BatchResult result = { 0 };
+      gboolean ok;
+
+      /* cancelled: stop before the step starts, never half-way */
+      if (g_cancellable_set_error_if_cancelled (job->cancellable, error))
+        return FALSE;
+      if (!dl_data_loader_iter_next (iter, &batch, error))
+        {
+          if (*error)
+            return FALSE;
+          break;
+        }
+      if (!split_batch (batch, &input, &target, "Trainer", error))
+        return FALSE;
+      acquire_for_step (self);
+      ok = train_step (self, input, target, &result, error);
+      release_model (self);
+      if (!ok)
+        return FALSE;
+      count_step (job, run, epoch, &result);
+      loss_sum += result.loss * result.n_samples;
+      n_samples += result.n_samples;
+      if (result.correct < 0)
+        classified = FALSE;
+      else
+        correct += result.correct;
+    }
+  /* a pass that max-steps cut short is no epoch */
+  if (dl_data_loader_iter_get_position (iter) < dl_data_loader_get_length (self->train_loader))
+    return TRUE;
+  event = g_new0 (Event, 1);
+  event->type = EVENT_EPOCH;
+  event->epoch = epoch;
+  event->mean_loss = n_samples ? loss_sum / n_samples : NAN;
+  event->accuracy = classified && n_samples ? (gdouble)correct / n_samples : NAN;
+  send_event (job, event);
+  return TRUE;
+}
+
 /* the worker's loop over the epochs; FALSE with @error set on failure or
  * cancellation */
 static gboolean
 train_loop (TrainJob *job, DlTrainer *self, GError **error)
 {
-  gint64 start_us = g_get_monotonic_time ();
-  gint64 point_us = start_us;
-  gint64 point_samples = 0;
-  guint step = 0;
-  guint reported = 0;
-  BatchResult last = { NAN, 0, -1 };
-  guint last_epoch = 0;
+  RunState run = { 0 };
   gboolean ok = TRUE;
 
+  run.start_us = run.point_us = g_get_monotonic_time ();
+  run.last.loss = NAN;
+  run.last.correct = -1;
   for (guint epoch = 0; ok && epoch < job->epochs; epoch++)
     {
-      g_autoptr (DlDataLoaderIter) iter = NULL;
-      gdouble loss_sum = 0;
-      gint64 n_samples = 0, correct = 0;
-      gboolean classified = TRUE, whole = FALSE;
-
-      if (job->max_steps && step >= job->max_steps)
+      if (job->max_steps && run.step >= job->max_steps)
         break;
-      if (g_cancellable_set_error_if_cancelled (job->cancellable, error))
-        return FALSE;
-      iter = dl_data_loader_iterate (self->train_loader, error);
-      if (iter == NULL)
-        return FALSE;
-      for (;;)
-        {
-          g_autoptr (GPtrArray) batch = NULL;
-          DlTensor *input, *target;
-          BatchResult result = { 0 };
-
-          if (job->max_steps && step >= job->max_steps)
-            break;
-          if (g_cancellable_set_error_if_cancelled (job->cancellable, error))
-            {
-              ok = FALSE;
-              break;
-            }
-          if (!dl_data_loader_iter_next (iter, &batch, error))
-            {
-              ok = error == NULL || *error == NULL;
-              whole = ok;
-              break;
-            }
-          if (batch == NULL)
-            {
-              whole = TRUE;
-              break;
-            }
-          if (!split_batch (batch, &input, &target, "Trainer", error))
-            {
-              ok = FALSE;
-              break;
-            }
-          acquire_for_step (self);
-          ok = train_step (self, input, target, &result, error);
-          release_model (self);
-          if (!ok)
-            break;
-          step++;
-          last = result;
-          last_epoch = epoch;
-          loss_sum += result.loss * result.n_samples;
-          n_samples += result.n_samples;
-          point_samples += result.n_samples;
-          if (result.correct < 0)
-            classified = FALSE;
-          else
-            correct += result.correct;
-          if (job->interval && step % job->interval == 0)
-            {
-              gint64 now = g_get_monotonic_time ();
-
-              send_point (job, epoch, step, &result, point_samples, point_us, now, start_us);
-              point_us = now;
-              point_samples = 0;
-              reported = step;
-            }
-        }
-      if (ok && whole)
-        {
-          Event *event = g_new0 (Event, 1);
-
-          event->type = EVENT_EPOCH;
-          event->epoch = epoch;
-          event->mean_loss = n_samples ? loss_sum / n_samples : NAN;
-          event->accuracy = classified && n_samples ? (gdouble)correct / n_samples : NAN;
-          send_event (job, event);
-        }
+      ok = train_epoch (job, self, &run, epoch, error);
     }
-  /* the last step always gets a point, even when the run was cancelled */
-  if (job->interval && step > reported)
-    send_point (job, last_epoch, step, &last, point_samples, point_us, g_get_monotonic_time (),
-                start_us);
+  /* the last step always gets a point, even when the run failed or was
+   * cancelled: the history ends with the step the parameters are at */
+  if (job->interval && run.step > run.reported)
+    send_point (job, run.last_epoch, run.step, &run.last, run.point_samples, run.point_us,
+                g_get_monotonic_time (), run.start_us);
   return ok;
 }
 
@@ -1464,22 +1532,23 @@ train_thread (gpointer data)
 {
   TrainJob *job = data;
   DlTrainer *self = g_task_get_source_object (job->task);
-  gboolean was_enabled, was_training;
+  g_autoptr (GArray) modes = NULL;
+  gboolean was_enabled;
   GError *error = NULL;
   Event *done;
 
   thread_settings_apply (&job->settings);
   was_enabled = dl_set_grad_enabled (TRUE);
   acquire_for_step (self);
-  was_training = dl_module_get_training (self->model);
-  dl_module_set_training (self->model, TRUE);
+  modes = dl_module_get_modes (self->model);
+  dl_module_set_training_quietly (self->model, TRUE);
   release_model (self);
 
   if (!train_loop (job, self, &error))
     job->error = error;
 
   acquire_for_step (self);
-  dl_module_set_training (self->model, was_training);
+  dl_module_set_modes_quietly (self->model, modes);
   release_model (self);
   dl_set_grad_enabled (was_enabled);
   dl_set_default_device (NULL);
@@ -1521,20 +1590,18 @@ check_train (DlTrainer *self, GError **error)
   return TRUE;
 }
 
-/* starts @func on a new thread, or returns @task's error */
-static gboolean
+/* starts @func on a new thread, or returns @task's error; the job's
+ * completion on the main context joins the thread (which has nothing
+ * left to do by then but exit) */
+static GThread *
 start_thread (GTask *task, GThreadFunc func, gpointer data)
 {
   GError *error = NULL;
   GThread *thread = g_thread_try_new ("dl-trainer", func, data, &error);
 
   if (thread == NULL)
-    {
-      g_task_return_error (task, error);
-      return FALSE;
-    }
-  g_thread_unref (thread);
-  return TRUE;
+    g_task_return_error (task, error);
+  return thread;
 }
 
 /**
@@ -1547,8 +1614,8 @@ start_thread (GTask *task, GThreadFunc func, gpointer data)
  *
  * Trains #DlTrainer:model for #DlTrainer:epochs passes over
  * #DlTrainer:train-loader (at most #DlTrainer:max-steps steps) on a worker
- * thread, with the model in train mode (its previous mode is restored at
- * the end). Each step is `optimizer.zero_grad (); loss = loss_fn (model
+ * thread, with the model in train mode (each module's previous mode is
+ * restored at the end). Each step is `optimizer.zero_grad (); loss = loss_fn (model
  * (input), target); loss.backward (); optimizer.step ()`, the numbers a
  * synchronous loop over the same batches gives.
  *
@@ -1603,10 +1670,12 @@ dl_trainer_train_async (DlTrainer *self,
   job->interval = self->progress_interval;
   g_mutex_init (&job->lock);
   g_queue_init (&job->events);
+  job->source = wake_source_new (task, deliver_events, job, "[dl] DlTrainer progress");
 
   g_list_store_remove_all (self->history);
   set_running (self, TRUE);
-  if (!start_thread (task, train_thread, job))
+  job->thread = start_thread (task, train_thread, job);
+  if (job->thread == NULL)
     {
       set_running (self, FALSE);
       train_job_free (job);
@@ -1641,6 +1710,8 @@ typedef struct
 {
   GTask *task; /* holds the trainer and the context */
   GCancellable *cancellable;
+  GThread *thread; /* the worker, joined before its results are read */
+  GSource *source; /* return_model_job() on the caller's context */
   ThreadSettings settings;
   DlDataLoader *loader; /* evaluation */
   DlTensor *input;      /* prediction */
@@ -1655,6 +1726,8 @@ typedef struct
 static void
 model_job_free (ModelJob *job)
 {
+  g_clear_pointer (&job->thread, g_thread_join);
+  g_clear_pointer (&job->source, wake_source_free);
   g_clear_object (&job->task);
   g_clear_object (&job->cancellable);
   g_clear_object (&job->loader);
@@ -1664,11 +1737,13 @@ model_job_free (ModelJob *job)
   g_free (job);
 }
 
-/* on the main context: the task's outcome */
+/* on the main context: the task's outcome, once the worker has exited */
 static gboolean
 return_model_job (gpointer data)
 {
   ModelJob *job = data;
+
+  g_clear_pointer (&job->thread, g_thread_join);
 
   if (job->error)
     g_task_return_error (job->task, g_steal_pointer (&job->error));
@@ -1686,17 +1761,11 @@ return_model_job (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* on the worker: hands the job back to the caller's main context */
+/* on the worker, its last call: wakes return_model_job() */
 static void
 send_model_job (ModelJob *job)
 {
-  GSource *source = g_idle_source_new ();
-
-  g_source_set_priority (source, G_PRIORITY_DEFAULT);
-  g_source_set_callback (source, return_model_job, job, NULL);
-  g_source_set_static_name (source, "[dl] DlTrainer result");
-  g_source_attach (source, g_task_get_context (job->task));
-  g_source_unref (source);
+  g_source_set_ready_time (job->source, 0);
 }
 
 /* the worker's pass over the evaluation loader, one batch at a time */
@@ -1789,6 +1858,7 @@ model_job_new (GTask *task, GCancellable *cancellable)
   job->task = g_object_ref (task);
   job->cancellable = cancellable ? g_object_ref (cancellable) : NULL;
   thread_settings_capture (&job->settings);
+  job->source = wake_source_new (task, return_model_job, job, "[dl] DlTrainer result");
   return job;
 }
 
@@ -1839,7 +1909,8 @@ dl_trainer_evaluate_async (DlTrainer *self,
     }
   job = model_job_new (task, cancellable);
   job->loader = g_object_ref (loader);
-  if (!start_thread (task, evaluate_thread, job))
+  job->thread = start_thread (task, evaluate_thread, job);
+  if (job->thread == NULL)
     model_job_free (job);
 }
 
@@ -1927,7 +1998,8 @@ dl_trainer_predict_async (DlTrainer *self,
     }
   job = model_job_new (task, cancellable);
   job->input = g_object_ref (input);
-  if (!start_thread (task, predict_thread, job))
+  job->thread = start_thread (task, predict_thread, job);
+  if (job->thread == NULL)
     model_job_free (job);
 }
 

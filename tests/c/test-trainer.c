@@ -330,6 +330,38 @@ test_train_matches_sync (void)
   fixture_teardown (&f);
 }
 
+static void
+on_point_step (DlTrainer *trainer, DlTrainingPoint *point, GArray *steps)
+{
+  guint step = dl_training_point_get_step (point);
+
+  g_array_append_val (steps, step);
+}
+
+/* points every progress-interval steps and after the last; a pass that
+ * max-steps ends at the loader's end is an epoch */
+static void
+test_train_interval (void)
+{
+  Fixture f = { 0 };
+  g_autoptr (GArray) steps = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  fixture_setup (&f, 1, 0);
+  dl_trainer_set_max_steps (f.trainer, N_SAMPLES / BATCH);
+  dl_trainer_set_epochs (f.trainer, 3);
+  dl_trainer_set_progress_interval (f.trainer, 4);
+  g_signal_connect (f.trainer, "progress", G_CALLBACK (on_point_step), steps);
+  g_signal_connect (f.trainer, "epoch-finished", G_CALLBACK (on_epoch_finished), &f);
+  dl_trainer_train_async (f.trainer, NULL, on_trained, &f);
+  g_main_loop_run (f.loop);
+  g_assert_no_error (f.error);
+  g_assert_cmpuint (steps->len, ==, 2);
+  g_assert_cmpuint (g_array_index (steps, guint, 0), ==, 4);
+  g_assert_cmpuint (g_array_index (steps, guint, 1), ==, N_SAMPLES / BATCH);
+  g_assert_cmpuint (f.epoch_losses->len, ==, 1);
+  fixture_teardown (&f);
+}
+
 /* cancelling stops between steps: the parameters are those after exactly
  * the steps the history reports */
 static void
@@ -523,6 +555,111 @@ test_predict_while_training (void)
   fixture_teardown (&f);
 }
 
+static void
+on_regression_point (DlTrainer *trainer, DlTrainingPoint *point, guint *n_points)
+{
+  g_assert_true (isnan (dl_training_point_get_accuracy (point)));
+  g_assert_true (isfinite (dl_training_point_get_loss (point)));
+  (*n_points)++;
+}
+
+static void
+on_regression_epoch (DlTrainer *trainer, guint epoch, gdouble loss, gdouble accuracy, gdouble *out)
+{
+  g_assert_true (isnan (accuracy));
+  *out = loss;
+}
+
+/* with targets that are not class indices (a regression with MSELoss),
+ * accuracy is NaN; evaluate's loss is the MSE over the data */
+static void
+test_regression_accuracy_nan (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlModule) model = make_model (8, 0, N_FEATURES);
+  g_autoptr (DlModule) mse = DL_MODULE (dl_mse_loss_new ());
+  g_autoptr (DlOptimizer) sgd = make_sgd (model);
+  g_autoptr (DlTensor) x
+      = dl_randn (DL_TEST_SHAPE (32, N_FEATURES), DL_DTYPE_FLOAT32, NULL, &error);
+  g_autoptr (DlTensor) y = dl_randn (DL_TEST_SHAPE (32, N_CLASSES), DL_DTYPE_FLOAT32, NULL, &error);
+  DlTensor *tensors[] = { x, y };
+  g_autoptr (DlTensorDataset) dataset = dl_tensor_dataset_new (tensors, 2, &error);
+  g_autoptr (DlDataLoader) loader = dl_data_loader_new (DL_DATASET (dataset), 8, FALSE, &error);
+  g_autoptr (DlTrainer) trainer = dl_trainer_new (model, mse, sgd, loader);
+  g_autoptr (GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  g_autoptr (DlTensor) expected = NULL;
+  Fixture f = { 0 };
+  Result r = { 0 };
+  guint n_points = 0;
+  gdouble epoch_loss = NAN;
+  gboolean was;
+
+  g_assert_no_error (error);
+  f.loop = r.loop = loop;
+  g_signal_connect (trainer, "progress", G_CALLBACK (on_regression_point), &n_points);
+  g_signal_connect (trainer, "epoch-finished", G_CALLBACK (on_regression_epoch), &epoch_loss);
+  dl_trainer_train_async (trainer, NULL, on_trained, &f);
+  g_main_loop_run (loop);
+  g_assert_no_error (f.error);
+  g_assert_cmpuint (n_points, ==, 4);
+  g_assert_true (isfinite (epoch_loss));
+
+  dl_trainer_evaluate_async (trainer, loader, NULL, on_evaluated, &r);
+  g_main_loop_run (loop);
+  g_assert_no_error (r.error);
+  g_assert_true (isnan (r.accuracy));
+  was = dl_set_grad_enabled (FALSE);
+  {
+    g_autoptr (DlTensor) out = dl_module_forward (model, x, &error);
+    g_autoptr (DlTensor) diff = dl_tensor_sub (out, y, &error);
+    g_autoptr (DlTensor) sq = dl_tensor_mul (diff, diff, &error);
+
+    expected = dl_tensor_mean (sq, &error);
+  }
+  dl_set_grad_enabled (was);
+  g_assert_no_error (error);
+  g_assert_cmpfloat_with_epsilon (r.loss, dl_tensor_item (expected, NULL), 1e-5);
+}
+
+static void
+count_notify (GObject *object, GParamSpec *pspec, guint *count)
+{
+  (*count)++;
+}
+
+/* a model whose dropout is frozen in eval mode keeps it so, and the
+ * worker's mode switches notify no handler (it would run on the worker) */
+static void
+test_modes_restored_quietly (void)
+{
+  Fixture f = { 0 };
+  Result r = { 0 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) input = NULL;
+  DlModule *dropout;
+  guint notified = 0;
+
+  fixture_setup (&f, 2, 0.5);
+  r.loop = f.loop;
+  dropout = dl_module_get_module (f.model, "2");
+  g_assert_true (DL_IS_DROPOUT (dropout));
+  dl_module_set_training (dropout, FALSE);
+  g_signal_connect (f.model, "notify::training", G_CALLBACK (count_notify), &notified);
+  g_signal_connect (dropout, "notify::training", G_CALLBACK (count_notify), &notified);
+  dl_trainer_set_max_steps (f.trainer, 3);
+  train (&f);
+  g_assert_no_error (f.error);
+  input = dl_randn (DL_TEST_SHAPE (3, N_FEATURES), DL_DTYPE_FLOAT32, NULL, &error);
+  dl_trainer_predict_async (f.trainer, input, NULL, on_predicted_quit, &r);
+  g_main_loop_run (f.loop);
+  g_assert_no_error (r.error);
+  g_clear_object (&r.output);
+  g_assert_true (dl_module_get_training (f.model));
+  g_assert_false (dl_module_get_training (dropout));
+  g_assert_cmpuint (notified, ==, 0);
+  fixture_teardown (&f);
+}
+
 static GError *
 train_error (DlTrainer *trainer)
 {
@@ -595,11 +732,14 @@ main (int argc, char **argv)
   main_thread = g_thread_self ();
   g_test_add_func ("/trainer/train/loss-decreases", test_train_loss_decreases);
   g_test_add_func ("/trainer/train/matches-sync", test_train_matches_sync);
+  g_test_add_func ("/trainer/train/interval", test_train_interval);
   g_test_add_func ("/trainer/train/cancel", test_train_cancel);
   g_test_add_func ("/trainer/train/cancelled-before", test_train_cancelled_before);
   g_test_add_func ("/trainer/train/pending", test_train_pending);
   g_test_add_func ("/trainer/evaluate-predict", test_evaluate_predict);
   g_test_add_func ("/trainer/predict-while-training", test_predict_while_training);
+  g_test_add_func ("/trainer/modes-restored-quietly", test_modes_restored_quietly);
   g_test_add_func ("/trainer/errors", test_errors);
+  g_test_add_func ("/trainer/regression-accuracy-nan", test_regression_accuracy_nan);
   return g_test_run ();
 }

@@ -38,6 +38,20 @@ function wait(promise) {
     return value;
 }
 
+// the error a promise rejects with (run on a main loop), or null
+function waitForError (promise)
+{
+  try
+    {
+      wait (promise);
+    }
+  catch (e)
+    {
+      return e;
+    }
+  return null;
+}
+
 // 64 points of 4 features; the class is the largest of the first three
 function makeLoader(batchSize) {
     const x = Dl.randn([64, 4]);
@@ -105,12 +119,7 @@ test('cancelling from a progress handler stops training', () => {
         if (point.step === 2)
             cancellable.cancel();
     });
-    let error = null;
-    try {
-        wait(trainer.train_async(cancellable));
-    } catch (e) {
-        error = e;
-    }
+    const error = waitForError (trainer.train_async(cancellable));
     assert(error && error.matches(Gio.IOErrorEnum, Gio.IOErrorEnum.CANCELLED), `error ${error}`);
     assert(trainer.history.get_n_items() >= 2, 'at least the steps before the cancel');
     assert(!trainer.running, 'not running after');
@@ -125,12 +134,7 @@ test('a module written in JavaScript is refused with a clear error', () => {
     const [, , loader] = makeLoader(8);
     const model = Dl.Sequential.new([Dl.Linear.new(4, 3, true), new Twice()]);
     const trainer = makeTrainer(model, loader);
-    let error = null;
-    try {
-        wait(trainer.train_async(null));
-    } catch (e) {
-        error = e;
-    }
+    const error = waitForError (trainer.train_async(null));
     assert(error && error.matches(Dl.Error, Dl.Error.NOT_SUPPORTED), `error ${error}`);
     assert(error.message.includes("'model.1'") && error.message.includes('language binding'),
         error.message);

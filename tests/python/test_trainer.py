@@ -243,6 +243,16 @@ def test_python_code_is_refused():
         with pytest.raises(GLib.Error) as e:
             run(trainer, lambda cb: trainer.train_async(None, cb), trainer.train_finish)
         assert 'language binding' in e.value.message and needle in e.value.message
+    # a hook written in Python on a parameter would run in backward
+    model = make_model(0)
+    handle = model[3].bias.register_hook(lambda grad: grad * 2)
+    trainer = Dl.Trainer.new(model, crit, Dl.optim.SGD(model.parameters(), lr=0.1), loader)
+    with pytest.raises(GLib.Error) as e:
+        run(trainer, lambda cb: trainer.train_async(None, cb), trainer.train_finish)
+    assert "parameter '3.bias' has a hook" in e.value.message
+    handle.remove()
+    assert run(trainer, lambda cb: trainer.train_async(None, cb), trainer.train_finish)
+
     trainer = Dl.Trainer.new(wrapped, crit, Dl.optim.SGD(wrapped.parameters(), lr=0.1), loader)
     with pytest.raises(GLib.Error):
         run(trainer, lambda cb: trainer.predict_async(Dl.tensor(x), None, cb),

@@ -1627,13 +1627,13 @@ void test_transformer () {
 async void train_with_trainer (Dl.Trainer trainer, Dl.DataLoader loader, Dl.Tensor x,
                                Dl.Module model) throws GLib.Error {
     var losses = new GenericArray<double?> ();
-    trainer.progress.connect ((point) => {
+    var on_progress = trainer.progress.connect ((point) => {
         assert (trainer.running);
         assert (point.step == losses.length + 1);
         losses.add (point.loss);
     });
     double[] epoch_losses = {};
-    trainer.epoch_finished.connect ((epoch, mean_loss, accuracy) => {
+    var on_epoch = trainer.epoch_finished.connect ((epoch, mean_loss, accuracy) => {
         assert (epoch == epoch_losses.length);
         epoch_losses += mean_loss;
     });
@@ -1653,6 +1653,8 @@ async void train_with_trainer (Dl.Trainer trainer, Dl.DataLoader loader, Dl.Tens
     assert (output.equal (want));
 
     /* a second run while one is under way */
+    trainer.disconnect (on_progress);
+    trainer.disconnect (on_epoch);
     var cancellable = new Cancellable ();
     trainer.epochs = 1000000;
     trainer.train_async.begin (cancellable, (obj, res) => {
