@@ -26,7 +26,7 @@ data=${DL_FASHION_MNIST_ROOT:-/usr/share/datasets/fashion-mnist}
 export DL_CLASSIFIER_GALLERY_SIZE=500
 checkpoint="$out/app-python.safetensors"
 log="$out/app-python.log"
-"$python" "$src/examples/python/fashion_mnist.py" --epochs 1 --train-limit 1024 \
+"$python" "$src/examples/python/fashion_mnist.py" --epochs 1 --train-limit 512 \
   --test-limit "$DL_CLASSIFIER_GALLERY_SIZE" --workers 0 --checkpoint "$checkpoint" \
   --plot "$out/app-python-curves.png" > "$log" 2>&1 || { cat "$log"; exit 1; }
 accuracy=$(sed -n 's/^final test accuracy: //p' "$log")

@@ -1,8 +1,8 @@
 // test-app.js: drives the garment classifier (examples/javascript/classifier)
 // as a person would, under Xvfb (run-app-test.sh starts it): the gallery
-// of an untrained model, a stroke drawn through the canvas's drag handlers,
-// a short training run from the Train page while a 10 ms timeout measures
-// how late the main loop runs, the gallery after training, a checkpoint
+// of an untrained model, a short training run from the Train page while a
+// 10 ms timeout measures how late the main loop runs, a stroke drawn
+// through the canvas's drag handlers, the gallery after training, a checkpoint
 // saved and opened again, a bad checkpoint and a missing data set as
 // toasts, and, when run-app-test.sh made one, a checkpoint of the Python
 // example. Saves app-*.png screenshots into the folder given as the first
