@@ -268,6 +268,22 @@ async function testCheckpoints(win, untrained, refreshed) {
     }
 }
 
+// Cancel (Ctrl+Return's action) stops a run within a step
+async function testCancel(win) {
+    await showPage(win, 'train');
+    const page = win.train;
+    page.maxSteps = 0;
+    const run = page.start();
+    while (page.chart.points.length < 2)
+        await wait(20);
+    win.activate_action('train', null);
+    const finished = await run;
+    const steps = page.chart.points.length;
+    check(finished === false && page.progress.text === 'Cancelled' && !win.session.training,
+        `training cancelled after ${steps} steps`);
+    check(steps < 10, 'it stopped within a few steps');
+}
+
 async function testMissingData() {
     GLib.setenv('DL_FASHION_MNIST_ROOT', GLib.build_filenamev([outDir, 'no-such-folder']), true);
     const page = new GalleryPage(new Session());
@@ -289,6 +305,7 @@ async function run(app) {
     await testDraw(win);
     await testCheckpoints(win, untrained, refreshed);
     await testMissingData();
+    await testCancel(win);
     // the dark style, on the Train page's chart
     Adw.StyleManager.get_default().color_scheme = Adw.ColorScheme.FORCE_DARK;
     await showPage(win, 'train');

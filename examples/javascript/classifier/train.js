@@ -124,6 +124,7 @@ export const TrainPage = GObject.registerClass({
         const epochs = this.epochs.get_value_as_int();
         const cancellable = new Gio.Cancellable();
         this._cancellable = cancellable;
+        this.chart.clear(0);
         this.button.sensitive = false;
         this.progress.text = 'Reading the training images…';
         let run;
