@@ -72,6 +72,12 @@ class ClassifierApplication extends Adw.Application {
             this.set_accels_for_action(action, accels);
     }
 
+    vfunc_shutdown() {
+        for (const window of this.get_windows())
+            window.session?.finishJobs();
+        super.vfunc_shutdown();
+    }
+
     vfunc_activate() {
         let window = this.active_window;
         if (!window)

@@ -39,6 +39,9 @@ export const Session = GObject.registerClass({
         this._training = false;
         this._testSet = null;
         this._trainSet = null;
+        // jobs on worker threads (reading data, training, predicting)
+        this._jobs = 0;
+        this._cancellable = null;
     }
 
     get architecture() {
@@ -87,7 +90,7 @@ export const Session = GObject.registerClass({
     // gives them: a Promise, read once (a rejected one is retried).
     testSet() {
         if (!this._testSet) {
-            this._testSet = Model.loadDataset(false).then(ds => Model.firstImages(ds, GALLERY_SIZE));
+            this._testSet = this._job(Model.loadDataset(false)).then(ds => Model.firstImages(ds, GALLERY_SIZE));
             this._testSet.catch(() => {
                 this._testSet = null;
             });
@@ -98,7 +101,7 @@ export const Session = GObject.registerClass({
     // The training set: a Promise, read once
     trainSet() {
         if (!this._trainSet) {
-            this._trainSet = Model.loadDataset(true);
+            this._trainSet = this._job(Model.loadDataset(true));
             this._trainSet.catch(() => {
                 this._trainSet = null;
             });
@@ -111,7 +114,7 @@ export const Session = GObject.registerClass({
     predict(input) {
         const trainer = this._trainer;
         if (trainer) {
-            return new Promise((resolve, reject) => {
+            return this._job(new Promise((resolve, reject) => {
                 trainer.predict_async(input, null, (obj, res) => {
                     try {
                         resolve(obj.predict_finish(res));
@@ -119,7 +122,7 @@ export const Session = GObject.registerClass({
                         reject(e);
                     }
                 });
-            });
+            }));
         }
         return this._forwardInChunks(input);
     }
@@ -161,6 +164,27 @@ export const Session = GObject.registerClass({
         }
     }
 
+    // Counts a job of a worker thread until its promise settles
+    _job(promise) {
+        this._jobs++;
+        const done = () => {
+            this._jobs--;
+        };
+        promise.then(done, done);
+        return promise;
+    }
+
+    // Cancels training and runs the main loop until the worker threads'
+    // jobs have ended (at most `seconds`): the application calls it as it
+    // shuts down, so no worker still uses the model when the process exits.
+    finishJobs(seconds = 10) {
+        this._cancellable?.cancel();
+        const context = GLib.MainContext.default();
+        const deadline = GLib.get_monotonic_time() + seconds * 1e6;
+        while (this._jobs > 0 && GLib.get_monotonic_time() < deadline)
+            context.iteration(true);
+    }
+
     // Starts training the current model on the training set (a data set
     // from trainSet()); options: epochs, lr, limit (training images, 0 for
     // all), batchSize, maxSteps (0: no limit), progressInterval. Returns the
@@ -183,7 +207,8 @@ export const Session = GObject.registerClass({
         this._training = true;
         this.notify('training');
         const stepsPerEpoch = loader.get_length();
-        const done = new Promise((resolve, reject) => {
+        this._cancellable = cancellable;
+        const done = this._job(new Promise((resolve, reject) => {
             trainer.train_async(cancellable, (obj, res) => {
                 this._training = false;
                 this.notify('training');
@@ -198,7 +223,7 @@ export const Session = GObject.registerClass({
                         reject(e);
                 }
             });
-        });
+        }));
         return {trainer, done, stepsPerEpoch};
     }
 });
