@@ -145,6 +145,14 @@ dl_fashion_mnist_load (const gchar *root,
  * dl_fashion_mnist_dataset_new()); samples are converted as they are loaded, so a
  * #DlDataLoader's workers share that work.
  *
+ * Reading and decompressing the files takes a second or so. An application
+ * with a main loop constructs the data set from its properties and reads
+ * them on a worker thread with g_async_initable_init_async() (the
+ * #GAsyncInitable interface's default implementation, which runs
+ * g_initable_init() there): in GJS,
+ * `new Dl.FashionMnistDataset({train: true, mean, std})` and then
+ * `dataset.init_async(GLib.PRIORITY_DEFAULT, null, (ds, res) => ds.init_finish(res))`.
+ *
  * Since: 0.1
  */
 struct _DlFashionMnistDataset
@@ -159,6 +167,7 @@ struct _DlFashionMnistDataset
 };
 
 static void dl_fashion_mnist_dataset_initable_iface_init (GInitableIface *iface);
+static void dl_fashion_mnist_dataset_async_initable_iface_init (GAsyncInitableIface *iface);
 
 /**
  * DlFashionMnistDatasetClass:
@@ -170,11 +179,13 @@ static void dl_fashion_mnist_dataset_initable_iface_init (GInitableIface *iface)
  *
  * Since: 0.1
  */
-G_DEFINE_FINAL_TYPE_WITH_CODE (DlFashionMnistDataset,
-                               dl_fashion_mnist_dataset,
-                               DL_TYPE_DATASET,
-                               G_IMPLEMENT_INTERFACE (G_TYPE_INITABLE,
-                                                      dl_fashion_mnist_dataset_initable_iface_init))
+G_DEFINE_FINAL_TYPE_WITH_CODE (
+    DlFashionMnistDataset,
+    dl_fashion_mnist_dataset,
+    DL_TYPE_DATASET,
+    G_IMPLEMENT_INTERFACE (G_TYPE_INITABLE, dl_fashion_mnist_dataset_initable_iface_init)
+        G_IMPLEMENT_INTERFACE (G_TYPE_ASYNC_INITABLE,
+                               dl_fashion_mnist_dataset_async_initable_iface_init))
 
 enum
 {
@@ -234,6 +245,13 @@ static void
 dl_fashion_mnist_dataset_initable_iface_init (GInitableIface *iface)
 {
   iface->init = dl_fashion_mnist_dataset_initable_init;
+}
+
+/* GAsyncInitable's default init_async runs the GInitable init above in a
+ * thread of GLib's pool: the data set is not shared before it completes. */
+static void
+dl_fashion_mnist_dataset_async_initable_iface_init (GAsyncInitableIface *iface)
+{
 }
 
 static gint64

@@ -305,6 +305,42 @@ def test_fashion_mnist_dataset():
     assert 'Number of datapoints: 10000' in repr(test)
 
 
+@pytest.mark.skipif(not os.path.isdir(FMNIST), reason='dataset-fashion-mnist is not installed')
+@pytest.mark.skipif(Dl is torch, reason='libdl only: a GObject interface')
+def test_fashion_mnist_dataset_async_init(tmp_path):
+    """GAsyncInitable reads the files off the main thread (what an app with
+    a main loop does) and gives the data set that the blocking init gives;
+    a missing folder is the same error, through init_finish."""
+    from gi.repository import Gio, GLib
+    loop = GLib.MainLoop()
+    results = []
+
+    def load(root):
+        ds = Dl.FashionMnistDataset(root=root, train=False, mean=0.5, std=0.25)
+
+        def done(obj, res):
+            try:
+                results.append(obj.init_finish(res))
+            except GLib.Error as e:
+                results.append(e)
+            loop.quit()
+        ds.init_async(GLib.PRIORITY_DEFAULT, None, done)
+        loop.run()
+        return ds, results.pop()
+
+    ds, ok = load(None)
+    assert ok is True and isinstance(ds, Gio.AsyncInitable)
+    blocking = Dl.FashionMnistDataset.new(None, False, 0.5, 0.25)
+    assert ds.get_length() == blocking.get_length() == 10000
+    for i in (0, 17, 9999):
+        a, b = ds.get_item(i), blocking.get_item(i)
+        assert np.array_equal(a[0].numpy(), b[0].numpy()) and a[1].item() == b[1].item()
+    missing = str(tmp_path / 'nowhere')
+    _, error = load(missing)
+    assert isinstance(error, GLib.Error) and error.matches(Dl.error_quark(), Dl.Error.IO)
+    assert missing in error.message
+
+
 @pytest.mark.skipif(Dl is torch, reason='libdl only: a data set written as a Dl.Dataset subclass')
 @pytest.mark.parametrize('num_workers', [0, 2])
 def test_gobject_dataset_subclass_in_python(num_workers):
