@@ -309,28 +309,25 @@ def memory_stats(device=None):
     }.items()))
 
 
-def memory_allocated(device=None):
-    """torch.cuda.memory_allocated(): bytes of tensors on the device."""
-    s = _stats(device, 'memory_allocated')
-    return 0 if s is None else s.allocated_bytes
+def _figure(name, field, doc):
+    """torch.cuda.<name>(device=None): one figure of Dl.MemoryStats, 0
+    without a GPU."""
+    def figure(device=None):
+        s = _stats(device, name)
+        return 0 if s is None else getattr(s, field)
+    figure.__name__ = figure.__qualname__ = name
+    figure.__doc__ = 'torch.cuda.%s(): %s' % (name, doc)
+    return figure
 
 
-def max_memory_allocated(device=None):
-    """torch.cuda.max_memory_allocated(): the peak of memory_allocated()."""
-    s = _stats(device, 'max_memory_allocated')
-    return 0 if s is None else s.max_allocated_bytes
-
-
-def memory_reserved(device=None):
-    """torch.cuda.memory_reserved(): bytes the caching allocator holds."""
-    s = _stats(device, 'memory_reserved')
-    return 0 if s is None else s.reserved_bytes
-
-
-def max_memory_reserved(device=None):
-    """torch.cuda.max_memory_reserved(): the peak of memory_reserved()."""
-    s = _stats(device, 'max_memory_reserved')
-    return 0 if s is None else s.max_reserved_bytes
+memory_allocated = _figure('memory_allocated', 'allocated_bytes',
+                           'bytes of tensors on the device.')
+max_memory_allocated = _figure('max_memory_allocated', 'max_allocated_bytes',
+                               'the peak of memory_allocated().')
+memory_reserved = _figure('memory_reserved', 'reserved_bytes',
+                          'bytes the caching allocator holds.')
+max_memory_reserved = _figure('max_memory_reserved', 'max_reserved_bytes',
+                              'the peak of memory_reserved().')
 
 
 def reset_peak_memory_stats(device=None):
