@@ -22,6 +22,7 @@ typedef struct
   guint64 allocated;      /* bytes handed out and not yet given back */
   guint64 peak_allocated; /* the most allocated has been */
   guint64 reserved;       /* allocated + cached */
+  guint64 peak_reserved;  /* the most reserved has been */
   guint64 cached;         /* held in free lists */
   guint64 n_hits;         /* allocations served from the cache */
   guint64 n_misses;       /* allocations that went to the raw allocator */
@@ -38,6 +39,7 @@ void dl_allocator_release (DlAllocator *self, gpointer ptr, gsize block_size);
 void dl_allocator_empty_cache (DlAllocator *self);
 void dl_allocator_track (DlAllocator *self, gssize delta);
 void dl_allocator_get_stats (DlAllocator *self, DlAllocatorStats *stats);
+void dl_allocator_reset_peaks (DlAllocator *self);
 gsize dl_allocator_round_size (DlAllocator *self, gsize nbytes);
 
 G_END_DECLS

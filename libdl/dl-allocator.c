@@ -143,6 +143,7 @@ dl_allocator_alloc (DlAllocator *self, gsize nbytes, gsize *block_size)
           return NULL;
         }
       self->stats.reserved += size;
+      self->stats.peak_reserved = MAX (self->stats.peak_reserved, self->stats.reserved);
       self->stats.n_misses++;
     }
   self->stats.allocated += size;
@@ -185,6 +186,8 @@ dl_allocator_track (DlAllocator *self, gssize delta)
   self->stats.reserved += delta;
   if (self->stats.allocated > self->stats.peak_allocated)
     self->stats.peak_allocated = self->stats.allocated;
+  if (self->stats.reserved > self->stats.peak_reserved)
+    self->stats.peak_reserved = self->stats.reserved;
   dl_mutex_unlock (&self->lock);
 }
 
@@ -207,6 +210,17 @@ dl_allocator_get_stats (DlAllocator *self, DlAllocatorStats *stats)
 {
   dl_mutex_lock (&self->lock);
   *stats = self->stats;
+  dl_mutex_unlock (&self->lock);
+}
+
+/* Sets the peaks of allocated and reserved bytes to what they are now
+ * (torch.cuda.reset_peak_memory_stats). */
+void
+dl_allocator_reset_peaks (DlAllocator *self)
+{
+  dl_mutex_lock (&self->lock);
+  self->stats.peak_allocated = self->stats.allocated;
+  self->stats.peak_reserved = self->stats.reserved;
   dl_mutex_unlock (&self->lock);
 }
 

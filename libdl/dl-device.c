@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "dl-device-private.h"
+#include "dl-stream-private.h"
 #include "dl-error.h"
 #include "dl-enums.h"
 
@@ -363,6 +364,7 @@ get_device_locked (DeviceType *t, gint index, GError **error)
   device->name = t->info.indexed ? g_strdup_printf ("%s:%d", t->type, index) : g_strdup (t->type);
   device->context.backend = t->info.backend;
   device->context.device_index = device->index;
+  device->context.current_stream = dl_stream_context_current;
   if (t->info.context_init && !t->info.context_init (&device->context, error))
     {
       g_prefix_error (error, "device: cannot open '%s': ", device->name);
@@ -684,13 +686,61 @@ dl_device_equal (DlDevice *self, DlDevice *other)
   return self == other;
 }
 
-static DlAllocatorStats
+/* a boxed type, so the bindings copy and free the figures */
+G_DEFINE_BOXED_TYPE (DlMemoryStats, dl_memory_stats, dl_memory_stats_copy, dl_memory_stats_free)
+
+/**
+ * dl_memory_stats_copy:
+ * @self: a #DlMemoryStats
+ *
+ * Copies the figures.
+ *
+ * Returns: (transfer full): a copy of @self, to free with dl_memory_stats_free()
+ *
+ * Since: 0.1
+ */
+DlMemoryStats *
+dl_memory_stats_copy (const DlMemoryStats *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return g_memdup2 (self, sizeof *self);
+}
+
+/**
+ * dl_memory_stats_free:
+ * @self: (transfer full): a #DlMemoryStats
+ *
+ * Frees figures that dl_device_get_memory_stats() or dl_memory_stats_copy()
+ * returned.
+ *
+ * Since: 0.1
+ */
+void
+dl_memory_stats_free (DlMemoryStats *self)
+{
+  g_free (self);
+}
+
+/* The device's figures: its backend's own allocator's when it has one
+ * (the stream allocator of CUDA), else libdl's allocator's. */
+static DlMemoryStats
 device_stats (DlDevice *self)
 {
-  DlAllocatorStats stats = { 0 };
+  DlMemoryStats stats = { 0 };
+  DlAllocatorStats a = { 0 };
 
+  if (self->context.backend->memory_stats)
+    {
+      self->context.backend->memory_stats (&self->context, &stats);
+      return stats;
+    }
   if (self->allocator)
-    dl_allocator_get_stats (self->allocator, &stats);
+    dl_allocator_get_stats (self->allocator, &a);
+  stats.allocated_bytes = a.allocated;
+  stats.max_allocated_bytes = a.peak_allocated;
+  stats.reserved_bytes = a.reserved;
+  stats.max_reserved_bytes = a.peak_reserved;
+  stats.cached_bytes = a.cached;
   return stats;
 }
 
@@ -710,7 +760,7 @@ guint64
 dl_device_get_memory_allocated (DlDevice *self)
 {
   g_return_val_if_fail (DL_IS_DEVICE (self), 0);
-  return device_stats (self).allocated;
+  return device_stats (self).allocated_bytes;
 }
 
 /**
@@ -718,7 +768,8 @@ dl_device_get_memory_allocated (DlDevice *self)
  * @self: a #DlDevice
  *
  * Gives the peak of dl_device_get_memory_allocated() since the program
- * started, as `torch.cuda.max_memory_allocated ()`.
+ * started or dl_device_reset_peak_memory_stats() was last called, as
+ * `torch.cuda.max_memory_allocated ()`.
  *
  * Returns: the most bytes of tensor storage allocated at once so far
  *
@@ -728,7 +779,7 @@ guint64
 dl_device_get_max_memory_allocated (DlDevice *self)
 {
   g_return_val_if_fail (DL_IS_DEVICE (self), 0);
-  return device_stats (self).peak_allocated;
+  return device_stats (self).max_allocated_bytes;
 }
 
 /**
@@ -747,14 +798,75 @@ guint64
 dl_device_get_memory_reserved (DlDevice *self)
 {
   g_return_val_if_fail (DL_IS_DEVICE (self), 0);
-  return device_stats (self).reserved;
+  return device_stats (self).reserved_bytes;
+}
+
+/**
+ * dl_device_get_max_memory_reserved:
+ * @self: a #DlDevice
+ *
+ * Gives the peak of dl_device_get_memory_reserved() since the program
+ * started or dl_device_reset_peak_memory_stats() was last called, as
+ * `torch.cuda.max_memory_reserved ()`.
+ *
+ * Returns: the most bytes the caching allocator has held at once so far
+ *
+ * Since: 0.1
+ */
+guint64
+dl_device_get_max_memory_reserved (DlDevice *self)
+{
+  g_return_val_if_fail (DL_IS_DEVICE (self), 0);
+  return device_stats (self).max_reserved_bytes;
+}
+
+/**
+ * dl_device_get_memory_stats:
+ * @self: a #DlDevice
+ *
+ * Reads every memory figure of the device at once, as
+ * `torch.cuda.memory_stats ()`: bytes allocated and reserved with their
+ * peaks, and how fragmented the cached memory is (see #DlMemoryStats).
+ *
+ * Returns: (transfer full): the figures, to free with dl_memory_stats_free()
+ *
+ * Since: 0.1
+ */
+DlMemoryStats *
+dl_device_get_memory_stats (DlDevice *self)
+{
+  DlMemoryStats stats;
+
+  g_return_val_if_fail (DL_IS_DEVICE (self), NULL);
+  stats = device_stats (self);
+  return dl_memory_stats_copy (&stats);
+}
+
+/**
+ * dl_device_reset_peak_memory_stats:
+ * @self: a #DlDevice
+ *
+ * Starts the peaks of allocated and reserved memory again from what is
+ * allocated and reserved now, as `torch.cuda.reset_peak_memory_stats ()`.
+ *
+ * Since: 0.1
+ */
+void
+dl_device_reset_peak_memory_stats (DlDevice *self)
+{
+  g_return_if_fail (DL_IS_DEVICE (self));
+  if (self->context.backend->memory_reset_peaks)
+    self->context.backend->memory_reset_peaks (&self->context);
+  if (self->allocator)
+    dl_allocator_reset_peaks (self->allocator);
 }
 
 /**
  * dl_device_empty_cache:
  * @self: a #DlDevice
  *
- * Gives the blocks the caching allocator holds back to the system.
+ * Gives the blocks the caching allocator holds back to the system, as
+ * `torch.cuda.empty_cache ()`. Memory that tensors hold stays.
  *
  * Since: 0.1
  */
@@ -764,23 +876,33 @@ dl_device_empty_cache (DlDevice *self)
   g_return_if_fail (DL_IS_DEVICE (self));
   if (self->allocator)
     dl_allocator_empty_cache (self->allocator);
+  if (self->context.backend->memory_empty_cache)
+    self->context.backend->memory_empty_cache (&self->context);
 }
 
 /**
  * dl_device_synchronize:
  * @self: a #DlDevice
+ * @error: return location for a #GError
  *
- * Waits until all work queued on the device has finished. A no-op on the
- * CPU, whose kernels run synchronously.
+ * Waits until all the work queued on the device, on every stream, has
+ * finished, as `torch.cuda.synchronize ()`; a check that one of its
+ * kernels failed (an index out of bounds: PyTorch's device-side assert)
+ * is reported here. Returns at once on the CPU and the meta device, whose
+ * ops run synchronously.
+ *
+ * Returns: %TRUE, or %FALSE with @error set when a kernel failed a check
  *
  * Since: 0.1
  */
-void
-dl_device_synchronize (DlDevice *self)
+gboolean
+dl_device_synchronize (DlDevice *self, GError **error)
 {
-  g_return_if_fail (DL_IS_DEVICE (self));
+  g_return_val_if_fail (DL_IS_DEVICE (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
   if (self->context.backend->synchronize)
     self->context.backend->synchronize (&self->context);
+  return dl_device_take_kernel_status (self, "synchronize", error);
 }
 
 /**

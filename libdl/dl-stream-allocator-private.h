@@ -8,6 +8,8 @@
 
 #include <glib.h>
 
+#include "dl-device.h"
+
 G_BEGIN_DECLS
 
 /* Block sizes are multiples of this */
@@ -51,9 +53,16 @@ typedef struct
  * DlStreamAllocatorStats:
  * @allocated_bytes: bytes of blocks handed out and not freed (rounded sizes)
  * @max_allocated_bytes: the most @allocated_bytes has been since the
- *   allocator was made or dl_stream_allocator_reset_max_allocated() was called
+ *   allocator was made or dl_stream_allocator_reset_peaks() was called
  * @reserved_bytes: bytes of the segments held from the provider
+ * @max_reserved_bytes: the most @reserved_bytes has been, reset with
+ *   @max_allocated_bytes
  * @n_segments: segments held from the provider
+ * @n_allocated_blocks: blocks handed out and not freed
+ * @inactive_split_bytes: bytes of the free blocks that are a part of a
+ *   segment, not all of it (torch's inactive_split_bytes: memory that
+ *   only requests small enough to fit the pieces can use)
+ * @n_inactive_split_blocks: the free blocks that are a part of a segment
  * @n_free_blocks: free blocks cached in the pools
  * @free_bytes: bytes of the free blocks
  * @largest_free_block: the size of the largest free block
@@ -73,7 +82,11 @@ typedef struct
   guint64 allocated_bytes;
   guint64 max_allocated_bytes;
   guint64 reserved_bytes;
+  guint64 max_reserved_bytes;
   guint64 n_segments;
+  guint64 n_allocated_blocks;
+  guint64 inactive_split_bytes;
+  guint64 n_inactive_split_blocks;
   guint64 n_free_blocks;
   guint64 free_bytes;
   guint64 largest_free_block;
@@ -98,7 +111,8 @@ void dl_stream_allocator_record_stream (DlStreamAllocator *self, gpointer ptr, g
 gsize dl_stream_allocator_block_size (DlStreamAllocator *self, gpointer ptr);
 void dl_stream_allocator_empty_cache (DlStreamAllocator *self);
 void dl_stream_allocator_get_stats (DlStreamAllocator *self, DlStreamAllocatorStats *stats);
-void dl_stream_allocator_reset_max_allocated (DlStreamAllocator *self);
+void dl_stream_allocator_get_memory_stats (DlStreamAllocator *self, DlMemoryStats *stats);
+void dl_stream_allocator_reset_peaks (DlStreamAllocator *self);
 gboolean dl_stream_allocator_check (DlStreamAllocator *self, GError **error);
 
 G_END_DECLS

@@ -457,6 +457,7 @@ segment_new_locked (DlStreamAllocator *self, gsize size)
   seg->first = b;
   g_ptr_array_add (self->segments, seg);
   self->stats.reserved_bytes += seg_size;
+  self->stats.max_reserved_bytes = MAX (self->stats.max_reserved_bytes, self->stats.reserved_bytes);
   self->stats.n_segments++;
   self->stats.n_segment_allocs++;
   return b;
@@ -700,6 +701,11 @@ pool_stats (GSequence *pool, DlStreamAllocatorStats *stats)
       stats->n_free_blocks++;
       stats->free_bytes += b->size;
       stats->largest_free_block = MAX (stats->largest_free_block, b->size);
+      if (b->size < b->segment->size)
+        {
+          stats->n_inactive_split_blocks++;
+          stats->inactive_split_bytes += b->size;
+        }
     }
 }
 
@@ -717,6 +723,8 @@ dl_stream_allocator_get_stats (DlStreamAllocator *self, DlStreamAllocatorStats *
   dl_mutex_lock (&self->lock);
   *stats = self->stats;
   stats->n_free_blocks = stats->free_bytes = stats->largest_free_block = 0;
+  stats->inactive_split_bytes = stats->n_inactive_split_blocks = 0;
+  stats->n_allocated_blocks = g_hash_table_size (self->live);
   pool_stats (self->small_pool, stats);
   pool_stats (self->large_pool, stats);
   stats->fragmentation
@@ -725,17 +733,49 @@ dl_stream_allocator_get_stats (DlStreamAllocator *self, DlStreamAllocatorStats *
 }
 
 /**
- * dl_stream_allocator_reset_max_allocated:
+ * dl_stream_allocator_get_memory_stats:
  * @self: an allocator
+ * @stats: (out caller-allocates): where to write the figures
  *
- * Sets the peak of allocated bytes to the bytes allocated now.
+ * Reads the allocator's figures as a device reports them
+ * (dl_device_get_memory_stats()).
  */
 void
-dl_stream_allocator_reset_max_allocated (DlStreamAllocator *self)
+dl_stream_allocator_get_memory_stats (DlStreamAllocator *self, DlMemoryStats *stats)
+{
+  DlStreamAllocatorStats s;
+
+  dl_stream_allocator_get_stats (self, &s);
+  *stats = (DlMemoryStats){
+    .allocated_bytes = s.allocated_bytes,
+    .max_allocated_bytes = s.max_allocated_bytes,
+    .reserved_bytes = s.reserved_bytes,
+    .max_reserved_bytes = s.max_reserved_bytes,
+    .cached_bytes = s.free_bytes,
+    .n_allocations = s.n_allocated_blocks,
+    .n_segments = s.n_segments,
+    .n_free_blocks = s.n_free_blocks,
+    .largest_free_block = s.largest_free_block,
+    .inactive_split_bytes = s.inactive_split_bytes,
+    .n_inactive_split = s.n_inactive_split_blocks,
+    .n_alloc_retries = s.n_oom_retries,
+  };
+}
+
+/**
+ * dl_stream_allocator_reset_peaks:
+ * @self: an allocator
+ *
+ * Sets the peaks of allocated and reserved bytes to the bytes allocated
+ * and reserved now.
+ */
+void
+dl_stream_allocator_reset_peaks (DlStreamAllocator *self)
 {
   g_return_if_fail (self != NULL);
   dl_mutex_lock (&self->lock);
   self->stats.max_allocated_bytes = self->stats.allocated_bytes;
+  self->stats.max_reserved_bytes = self->stats.reserved_bytes;
   dl_mutex_unlock (&self->lock);
 }
 
@@ -826,10 +866,12 @@ dl_stream_allocator_check (DlStreamAllocator *self, GError **error)
   if (allocated != self->stats.allocated_bytes)
     CHECK_FAIL ("allocated %" G_GUINT64_FORMAT " bytes, counted %" G_GUINT64_FORMAT, allocated,
                 self->stats.allocated_bytes);
-  if (allocated > reserved || self->stats.max_allocated_bytes < allocated)
+  if (allocated > reserved || self->stats.max_allocated_bytes < allocated
+      || self->stats.max_reserved_bytes < reserved)
     CHECK_FAIL ("allocated %" G_GUINT64_FORMAT " exceeds reserved %" G_GUINT64_FORMAT
-                " or the peak %" G_GUINT64_FORMAT,
-                allocated, reserved, self->stats.max_allocated_bytes);
+                " or the peaks %" G_GUINT64_FORMAT " and %" G_GUINT64_FORMAT,
+                allocated, reserved, self->stats.max_allocated_bytes,
+                self->stats.max_reserved_bytes);
   if (n_live != g_hash_table_size (self->live)
       || n_free
              != (guint64)g_sequence_get_length (self->small_pool)

@@ -17,6 +17,8 @@ G_BEGIN_DECLS
 
 typedef struct _DlTensor DlTensor;
 typedef struct _DlDevice DlDevice;
+typedef struct _DlStream DlStream;
+typedef struct _DlEvent DlEvent;
 typedef struct _DlStorage DlStorage;
 typedef struct _DlNode DlNode;
 

@@ -12,6 +12,8 @@
 #include "dl-error.h"
 #include "dl-dtype.h"
 #include "dl-device.h"
+#include "dl-event.h"
+#include "dl-stream.h"
 #include "dl-generator.h"
 #include "dl-storage.h"
 #include "dl-tensor.h"

@@ -17,7 +17,8 @@
 #                 kernels, the meta backend in backends/meta/) and the
 #                 caching allocators (dl-allocator, dl-stream-allocator): raw
 #                 pointers and strides
-#   2 devices     dl-device (the registry), dl-storage, dl-generator
+#   2 devices     dl-device (the registry), dl-stream, dl-event, dl-storage,
+#                 dl-generator
 #   3 tensor      dl-tensor: metadata, views, and the autograd hooks the layers
 #                 below the engine call up through
 #   4 record      dl-node: the autograd graph record, saved tensors, grad mode
@@ -55,7 +56,8 @@ def layer(path):
         return 0
     if path.startswith('backends/') or name.startswith(('dl-allocator', 'dl-stream-allocator')):
         return 1
-    if name.startswith(('dl-device', 'dl-storage', 'dl-generator')) and '/' not in path:
+    if (name.startswith(('dl-device', 'dl-stream', 'dl-event', 'dl-storage', 'dl-generator'))
+            and '/' not in path):
         return 2
     if name.startswith('dl-tensor') and '/' not in path:
         return 3

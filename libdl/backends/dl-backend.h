@@ -476,8 +476,13 @@ typedef struct
  *   backend       the vtable the context belongs to
  *   device_index  the device among its type's (0, 1, ...), -1 for a type
  *                 with one unnumbered device (the CPU)
- *   stream        the queue kernels go on (a cudaStream_t); NULL for the
- *                 default stream, or a backend without streams
+ *   stream        the device's default stream (a cudaStream_t); NULL for
+ *                 the runtime's default stream, or a backend without
+ *                 streams
+ *   current_stream  gives the stream the calling thread's work on the
+ *                 device goes on: the DlStream it made current
+ *                 (dl_stream_set_current), else @stream. The registry sets
+ *                 it; a backend with streams asks it in every slot
  *   data          the backend's own per-device state (handles, workspaces)
  *   status        where its kernels report failed checks, in device memory
  *                 (see DlKernelStatus); NULL for a host-memory backend
@@ -487,6 +492,7 @@ struct _DlBackendContext
   const DlBackend *backend;
   gint device_index;
   gpointer stream;
+  gpointer (*current_stream) (const DlBackendContext *ctx);
   gpointer data;
   DlKernelStatus *status;
 };
@@ -556,8 +562,42 @@ struct _DlBackend
    * returns when the bytes are there (it waits for the queued work) */
   void (*copy_to_host) (DlBackendContext *ctx, gpointer dst, gconstpointer src, gsize nbytes);
   void (*copy_from_host) (DlBackendContext *ctx, gpointer dst, gconstpointer src, gsize nbytes);
-  /* waits for the work queued on the context's stream (optional) */
+  /* waits for the work queued on the device, on all its streams
+   * (optional: NULL for a backend whose kernels run synchronously) */
   void (*synchronize) (DlBackendContext *ctx);
+
+  /* Streams and events (optional, all or none): handles of the backend's
+   * own queues (cudaStream_t) and markers in them (cudaEvent_t). Without
+   * them the device runs its work synchronously and the core gives it one
+   * trivial stream that is always complete (dl-stream.c).
+   *   stream_new          a new stream of @priority (lower runs first, as
+   *                       CUDA's); NULL when the runtime refuses
+   *   stream_query        whether the work queued on @stream has finished
+   *   stream_wait_event   later work on @stream waits for @event, on the
+   *                       device (the host does not wait)
+   *   event_new           a new event; NULL when the runtime refuses
+   *   event_record        marks the point of @stream's queue where it is
+   *   event_elapsed       milliseconds between two completed events made
+   *                       with timing; FALSE when the runtime cannot tell */
+  gpointer (*stream_new) (DlBackendContext *ctx, gint priority);
+  void (*stream_free) (DlBackendContext *ctx, gpointer stream);
+  gboolean (*stream_query) (DlBackendContext *ctx, gpointer stream);
+  void (*stream_synchronize) (DlBackendContext *ctx, gpointer stream);
+  void (*stream_wait_event) (DlBackendContext *ctx, gpointer stream, gpointer event);
+  gpointer (*event_new) (DlBackendContext *ctx, gboolean enable_timing, gboolean blocking);
+  void (*event_free) (DlBackendContext *ctx, gpointer event);
+  void (*event_record) (DlBackendContext *ctx, gpointer event, gpointer stream);
+  gboolean (*event_query) (DlBackendContext *ctx, gpointer event);
+  void (*event_synchronize) (DlBackendContext *ctx, gpointer event);
+  gboolean (*event_elapsed) (DlBackendContext *ctx, gpointer start, gpointer end, gdouble *ms);
+
+  /* The memory statistics of a backend with its own caching allocator
+   * below libdl's (the stream allocator of CUDA), optional: without them
+   * the device's figures are libdl's allocator's. memory_stats fills
+   * every field of @stats. */
+  void (*memory_stats) (DlBackendContext *ctx, DlMemoryStats *stats);
+  void (*memory_reset_peaks) (DlBackendContext *ctx);
+  void (*memory_empty_cache) (DlBackendContext *ctx);
 
   /* kernels (each optional) */
   void (*copy) (DlBackendContext *ctx, DlIter *iter, DlDType dst_dtype, DlDType src_dtype);

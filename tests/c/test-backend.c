@@ -316,7 +316,8 @@ test_backend_context_memory (void)
   g_object_unref (t);
   dl_device_empty_cache (d1);
   g_assert_cmpuint (fake_devices[1].n_frees, ==, frees + 1);
-  dl_device_synchronize (d1);
+  g_assert_true (dl_device_synchronize (d1, &error));
+  g_assert_no_error (error);
   g_assert_cmpuint (fake_devices[1].n_syncs, ==, syncs + 1);
 }
 

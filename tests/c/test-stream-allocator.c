@@ -488,7 +488,7 @@ test_max_allocated (Fixture *f, gconstpointer data)
   s = stats (f);
   g_assert_cmpuint (s.allocated_bytes, ==, 1 * MiB);
   g_assert_cmpuint (s.max_allocated_bytes, ==, 4 * MiB);
-  dl_stream_allocator_reset_max_allocated (f->a);
+  dl_stream_allocator_reset_peaks (f->a);
   s = stats (f);
   g_assert_cmpuint (s.max_allocated_bytes, ==, 1 * MiB);
   p = alloc (f, 512, STREAM_A);
@@ -498,6 +498,82 @@ test_max_allocated (Fixture *f, gconstpointer data)
   s = stats (f);
   g_assert_cmpuint (s.max_allocated_bytes, ==, 1 * MiB + 512);
   check (f);
+}
+
+/* The figures torch.cuda.memory_stats reports: peaks of reserved memory,
+ * live blocks, and the free pieces of split segments (fragmentation). */
+static void
+test_peaks_and_fragmentation (Fixture *f, gconstpointer data)
+{
+  gpointer p, q, r;
+  DlStreamAllocatorStats s;
+  DlMemoryStats m;
+
+  /* 3 MiB splits a 20 MiB large segment, 1 MiB a 2 MiB small one */
+  p = alloc (f, 3 * MiB, STREAM_A);
+  q = alloc (f, 1 * MiB, STREAM_A);
+  s = stats (f);
+  g_assert_cmpuint (s.n_segments, ==, 2);
+  g_assert_cmpuint (s.n_allocated_blocks, ==, 2);
+  g_assert_cmpuint (s.reserved_bytes, ==, 22 * MiB);
+  g_assert_cmpuint (s.max_reserved_bytes, ==, 22 * MiB);
+  /* the rest of each segment is a free piece of it */
+  g_assert_cmpuint (s.n_inactive_split_blocks, ==, 2);
+  g_assert_cmpuint (s.inactive_split_bytes, ==, 17 * MiB + 1 * MiB);
+  g_assert_cmpuint (s.n_free_blocks, ==, 2);
+  g_assert_cmpfloat_with_epsilon (s.fragmentation, 1.0 - 17.0 / 18.0, 1e-12);
+  /* as a device reports them */
+  dl_stream_allocator_get_memory_stats (f->a, &m);
+  g_assert_cmpuint (m.allocated_bytes, ==, 4 * MiB);
+  g_assert_cmpuint (m.max_allocated_bytes, ==, 4 * MiB);
+  g_assert_cmpuint (m.reserved_bytes, ==, 22 * MiB);
+  g_assert_cmpuint (m.max_reserved_bytes, ==, 22 * MiB);
+  g_assert_cmpuint (m.cached_bytes, ==, 18 * MiB);
+  g_assert_cmpuint (m.n_allocations, ==, 2);
+  g_assert_cmpuint (m.n_segments, ==, 2);
+  g_assert_cmpuint (m.n_free_blocks, ==, 2);
+  g_assert_cmpuint (m.largest_free_block, ==, 17 * MiB);
+  g_assert_cmpuint (m.inactive_split_bytes, ==, 18 * MiB);
+  g_assert_cmpuint (m.n_inactive_split, ==, 2);
+  g_assert_cmpuint (m.n_alloc_retries, ==, 0);
+
+  /* freeing p merges the large segment back into one free block: whole,
+   * so no longer a split piece */
+  dl_stream_allocator_free (f->a, p);
+  complete_events (f, STREAM_A);
+  s = stats (f);
+  g_assert_cmpuint (s.n_allocated_blocks, ==, 1);
+  g_assert_cmpuint (s.n_inactive_split_blocks, ==, 1);
+  g_assert_cmpuint (s.inactive_split_bytes, ==, 1 * MiB);
+  g_assert_cmpuint (s.free_bytes, ==, 21 * MiB);
+
+  /* an oversize block is a segment of its own, never split */
+  r = alloc (f, 12 * MiB, STREAM_A);
+  s = stats (f);
+  g_assert_cmpuint (s.reserved_bytes, ==, 34 * MiB);
+  g_assert_cmpuint (s.max_reserved_bytes, ==, 34 * MiB);
+  g_assert_cmpuint (s.n_inactive_split_blocks, ==, 1);
+  dl_stream_allocator_free (f->a, r);
+  complete_events (f, STREAM_A);
+
+  /* empty_cache gives the wholly free segments back; the peak stays until
+   * reset, which brings both peaks down to what is held now */
+  dl_stream_allocator_empty_cache (f->a);
+  s = stats (f);
+  g_assert_cmpuint (s.reserved_bytes, ==, 2 * MiB);
+  g_assert_cmpuint (s.n_segments, ==, 1);
+  g_assert_cmpuint (s.max_reserved_bytes, ==, 34 * MiB);
+  g_assert_cmpuint (s.max_allocated_bytes, ==, 13 * MiB);
+  dl_stream_allocator_reset_peaks (f->a);
+  s = stats (f);
+  g_assert_cmpuint (s.max_reserved_bytes, ==, 2 * MiB);
+  g_assert_cmpuint (s.max_allocated_bytes, ==, 1 * MiB);
+  check (f);
+  free_blocks (f, q, NULL);
+  s = stats (f);
+  g_assert_cmpuint (s.n_allocated_blocks, ==, 0);
+  g_assert_cmpuint (s.n_inactive_split_blocks, ==, 0);
+  g_assert_cmpuint (s.free_bytes, ==, 2 * MiB);
 }
 
 /* the fixture's provider holds 24 MiB */
@@ -650,6 +726,7 @@ main (int argc, char **argv)
   ADD ("record-stream", test_record_stream, 0);
   ADD ("empty-cache", test_empty_cache, 0);
   ADD ("max-allocated", test_max_allocated, 0);
+  ADD ("peaks-and-fragmentation", test_peaks_and_fragmentation, 0);
   ADD ("oom", test_oom, 24 * MiB);
   ADD ("random", test_random, 64 * MiB);
   ADD ("threads", test_threads, 0);

@@ -1536,4 +1536,47 @@ test('pytorch: a Linear runs on the weights of a torch.save state dict', () => {
         Dl.Error.FORMAT, 'not a zip archive');
 });
 
+test('streams, events and memory figures on the CPU and meta', () => {
+    const cpu = Dl.Device.get('cpu');
+    const meta = Dl.Device.get('meta');
+    // the default stream is the current one until another is set
+    const def = Dl.Stream.get_default(cpu);
+    assert(Dl.Stream.get_current(cpu) === def, 'the current stream is the default one');
+    const s = Dl.Stream.new(cpu, -1);
+    assert(s.priority === -1 && s.get_device() === cpu, 'a stream of the CPU');
+    s.set_current();
+    assert(Dl.Stream.get_current(null) === s, 'set_current');
+    def.set_current();
+    // the CPU's streams are always complete; its events read the clock
+    const start = Dl.Event.new(true, false);
+    const end = s.record_event(Dl.Event.new(true, false));
+    start.record(s);
+    assert(start.query() && s.query() && s.synchronize(), 'complete at once');
+    assert(start.get_device() === cpu, 'recorded on the CPU');
+    end.record(s);
+    const ms = start.elapsed_time(end);
+    assert(ms >= 0 && ms < 5000, `elapsed ${ms} ms`);
+    assertDlError(() => start.elapsed_time(Dl.Event.new(false, false)), Dl.Error.ARGUMENT,
+        'elapsed_time of an event never recorded');
+    assertDlError(() => start.record(Dl.Stream.get_default(meta)), Dl.Error.DEVICE,
+        'an event of the CPU recorded on meta');
+    // memory figures: a tensor's bytes, the peak until it is reset
+    cpu.reset_peak_memory_stats();
+    const before = cpu.get_memory_stats();
+    let t = Dl.zeros([256, 256], F32, cpu);
+    const during = cpu.get_memory_stats();
+    assert(during.allocated_bytes - before.allocated_bytes >= 256 * 256 * 4,
+        `allocated ${during.allocated_bytes - before.allocated_bytes} bytes`);
+    assert(during.max_allocated_bytes >= during.allocated_bytes, 'the peak');
+    assert(cpu.get_max_memory_reserved() >= cpu.get_memory_reserved(), 'the reserved peak');
+    t.release();
+    t = null;
+    const after = cpu.get_memory_stats().allocated_bytes;
+    // (small inline storages made meanwhile count too)
+    assert(during.allocated_bytes - after >= 256 * 256 * 4 - 1024,
+        `released: ${during.allocated_bytes} -> ${after} bytes`);
+    assert(meta.get_memory_stats().reserved_bytes === 0, 'meta holds nothing');
+    assert(cpu.synchronize(), 'synchronize');
+});
+
 run();

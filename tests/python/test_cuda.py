@@ -74,3 +74,129 @@ def test_round_trip_through_the_gpu():
     b = a.cuda()
     assert b.is_cuda
     assert b.cpu().tolist() == a.tolist()
+
+
+# ---- torch.cuda without a GPU: what PyTorch's CPU-only build does ----------
+#
+# Each call runs under python3-torch (built without CUDA here) and under
+# dl: both raise the same exception type, or both return the same value.
+
+TORCH_CPU_CALLS = {
+    'Stream()': lambda m: m.cuda.Stream(),
+    'Stream(priority=-1)': lambda m: m.cuda.Stream(priority=-1),
+    'Event()': lambda m: m.cuda.Event(),
+    'Event(enable_timing=True)': lambda m: m.cuda.Event(enable_timing=True),
+    'current_stream()': lambda m: m.cuda.current_stream(),
+    'current_stream(0)': lambda m: m.cuda.current_stream(0),
+    'default_stream()': lambda m: m.cuda.default_stream(),
+    'stream(None)': lambda m: m.cuda.stream(None).__enter__(),
+    'synchronize()': lambda m: m.cuda.synchronize(),
+    'set_device(0)': lambda m: m.cuda.set_device(0),
+    'set_device(-1)': lambda m: m.cuda.set_device(-1),
+    'current_device()': lambda m: m.cuda.current_device(),
+    'get_device_name()': lambda m: m.cuda.get_device_name(),
+    'get_device_name(0)': lambda m: m.cuda.get_device_name(0),
+    'memory_allocated()': lambda m: m.cuda.memory_allocated(),
+    'memory_allocated(0)': lambda m: m.cuda.memory_allocated(0),
+    "memory_allocated('cuda:1')": lambda m: m.cuda.memory_allocated('cuda:1'),
+    'max_memory_allocated()': lambda m: m.cuda.max_memory_allocated(),
+    'memory_reserved()': lambda m: m.cuda.memory_reserved(),
+    'max_memory_reserved()': lambda m: m.cuda.max_memory_reserved(),
+    'reset_peak_memory_stats()': lambda m: m.cuda.reset_peak_memory_stats(),
+    'empty_cache()': lambda m: m.cuda.empty_cache(),
+    'memory_stats()': lambda m: m.cuda.memory_stats(),
+    'memory_stats(0)': lambda m: m.cuda.memory_stats(0),
+    'is_available()': lambda m: m.cuda.is_available(),
+    'is_initialized()': lambda m: m.cuda.is_initialized(),
+    'device_count()': lambda m: m.cuda.device_count(),
+}
+
+
+def _outcome(fn, m):
+    try:
+        return 'returns', fn(m)
+    except Exception as e:  # noqa: BLE001: the type is what is compared
+        return 'raises', type(e)
+
+
+@needs_no_gpu
+@pytest.mark.parametrize('call', sorted(TORCH_CPU_CALLS))
+def test_no_gpu_calls_behave_as_torch_cpu_build(call):
+    torch = pytest.importorskip('torch')
+    if torch.cuda.is_available():
+        pytest.skip("python3-torch has a GPU here: it is not the CPU-only build's behaviour")
+    import dl
+    expected = _outcome(TORCH_CPU_CALLS[call], torch)
+    got = _outcome(TORCH_CPU_CALLS[call], dl)
+    assert got == expected, call
+    if got[0] == 'raises' and got[1] is not TypeError:
+        # the messages say why there is no CUDA device
+        with pytest.raises(got[1], match=NO_GPU):
+            TORCH_CPU_CALLS[call](dl)
+
+
+@needs_no_gpu
+def test_no_gpu_stream_context_is_a_no_op():
+    import dl
+    with dl.cuda.stream(None) as s:
+        assert s is None
+    assert dl.cuda.memory_stats() == {}
+
+
+# ---- with a GPU: streams, events and memory figures -------------------------
+
+@needs_gpu
+def test_streams_and_current_stream():
+    import dl
+    default = dl.cuda.default_stream()
+    assert dl.cuda.current_stream() == default and default.cuda_stream == 0
+    s = dl.cuda.Stream(priority=-1)
+    assert s != default and s.cuda_stream != 0 and s.device == dl.device('cuda:0')
+    with dl.cuda.stream(s):
+        assert dl.cuda.current_stream() == s
+        x = dl.tensor([[1.0, 2.0], [3.0, 4.0]]).cuda()
+        # reading values waits for the current stream
+        assert x.cpu().tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    assert dl.cuda.current_stream() == default
+    s.synchronize()
+    assert s.query()
+    other = dl.cuda.Stream()
+    other.wait_stream(s)
+    other.synchronize()
+
+
+@needs_gpu
+def test_events_time_the_work_between_them():
+    import dl
+    start, end = dl.cuda.Event(enable_timing=True), dl.cuda.Event(enable_timing=True)
+    assert start.query()
+    start.record()
+    x = dl.ones(1 << 20).cuda()
+    end.record()
+    end.synchronize()
+    assert end.query()
+    assert start.elapsed_time(end) >= 0
+    with pytest.raises(RuntimeError, match='enable_timing'):
+        dl.cuda.Event().elapsed_time(end)
+    del x
+
+
+@needs_gpu
+def test_memory_figures_follow_the_tensors():
+    import dl
+    dl.cuda.empty_cache()
+    base = dl.cuda.memory_allocated()
+    x = dl.ones(1 << 20).cuda()
+    assert dl.cuda.memory_allocated() == base + (4 << 20)
+    assert dl.cuda.max_memory_allocated() >= base + (4 << 20)
+    assert dl.cuda.memory_reserved() >= dl.cuda.memory_allocated()
+    stats = dl.cuda.memory_stats()
+    assert stats['allocated_bytes.all.current'] == dl.cuda.memory_allocated()
+    assert stats['segment.all.current'] >= 1
+    del x
+    dl.cuda.synchronize()
+    assert dl.cuda.memory_allocated() == base
+    dl.cuda.reset_peak_memory_stats()
+    assert dl.cuda.max_memory_allocated() == base
+    dl.cuda.empty_cache()
+    assert dl.cuda.memory_reserved() <= dl.cuda.max_memory_reserved()

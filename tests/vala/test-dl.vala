@@ -239,6 +239,50 @@ void test_function_errors () {
     }
 }
 
+/* Streams and events on the CPU (trivial, always complete) and the
+ * device's memory figures. */
+void test_streams_and_memory () {
+    try {
+        var cpu = Dl.Device.get ("cpu");
+        var meta = Dl.Device.get ("meta");
+        var def = Dl.Stream.get_default (cpu);
+        assert (Dl.Stream.get_current (cpu) == def);
+        var s = new Dl.Stream (cpu, -1);
+        assert (s.priority == -1 && s.get_device () == cpu);
+        s.set_current ();
+        assert (Dl.Stream.get_current (null) == s);
+        def.set_current ();
+
+        var start = new Dl.Event (true, false);
+        var end = new Dl.Event (true, true);
+        start.record (s);
+        assert (start.query () && s.query ());
+        assert (start.get_device () == cpu);
+        Thread.usleep (10000);
+        s.record_event (end);
+        double ms = start.elapsed_time (end);
+        assert (ms >= 10.0 && ms < 5000.0);
+        assert_dl_error (() => { start.record (Dl.Stream.get_default (meta)); },
+                         Dl.Error.DEVICE, "an event of the CPU recorded on meta");
+        assert_dl_error (() => { new Dl.Event (false, false).elapsed_time (end); },
+                         Dl.Error.ARGUMENT, "elapsed_time without timing");
+
+        cpu.reset_peak_memory_stats ();
+        Dl.MemoryStats before = cpu.get_memory_stats ();
+        var t = Dl.zeros ({ 128, 128 }, Dl.DType.FLOAT64, cpu);
+        Dl.MemoryStats during = cpu.get_memory_stats ();
+        assert (during.allocated_bytes - before.allocated_bytes >= 128 * 128 * 8);
+        assert (during.max_allocated_bytes >= during.allocated_bytes);
+        assert (cpu.get_max_memory_reserved () >= cpu.get_memory_reserved ());
+        t = null;
+        assert (cpu.get_memory_allocated () <= during.allocated_bytes - 128 * 128 * 8 + 1024);
+        assert (meta.get_memory_stats ().reserved_bytes == 0);
+        assert (cpu.synchronize ());
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
 void test_tensor_ops () {
     try {
         var a = from_array ({ 1, 2, 3, 4, 5, 6 }, { 2, 3 });
@@ -1757,5 +1801,6 @@ int main (string[] args) {
     Test.add_func ("/vala/nn/rnn", test_rnn);
     Test.add_func ("/vala/transformer", test_transformer);
     Test.add_func ("/vala/pytorch-reader", test_pytorch_reader);
+    Test.add_func ("/vala/streams-and-memory", test_streams_and_memory);
     return Test.run ();
 }

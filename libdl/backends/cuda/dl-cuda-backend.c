@@ -3,11 +3,13 @@
  * (dl-device.c) and calls its one entry point, dl_cuda_module_init(),
  * which asks the CUDA runtime for devices and hands back the device type.
  *
- * The memory slots live here: device memory through the stream allocator
+ * Here live the memory slots (device memory through the stream allocator
  * over cudaMalloc/cudaFree and cudaEvents, and copies between host and
- * device. The kernel slots are in dl-cuda-kernels.cu (elementwise,
- * reduce, scan and softmax, nvcc) and dl-cuda-blas.c (gemm_batched, cuBLAS); every slot
- * left NULL in the table below libdl reports as not supported on 'cuda'.
+ * device), streams and events, and the allocator's memory statistics.
+ * The kernel slots are in dl-cuda-kernels.cu (elementwise, reduce, scan
+ * and softmax, nvcc) and dl-cuda-blas.c (gemm_batched, cuBLAS); every
+ * slot left NULL in the table below libdl reports as not supported on
+ * 'cuda'.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -92,10 +94,12 @@ static const DlStreamAllocatorProvider cuda_provider = {
   .event_free = provider_event_free,
 };
 
+/* The calling thread's current stream of the device (dl-stream.c keeps
+ * it), the default stream until it makes another current. */
 cudaStream_t
 dl_cuda_current_stream (DlBackendContext *ctx)
 {
-  return (cudaStream_t)ctx->stream;
+  return (cudaStream_t)(ctx->current_stream ? ctx->current_stream (ctx) : ctx->stream);
 }
 
 /* ---- the backend's memory slots ------------------------------------------ */
@@ -119,20 +123,184 @@ cuda_raw_free (DlBackendContext *ctx, gpointer ptr, gsize nbytes)
     dl_stream_allocator_free (dev->allocator, ptr);
 }
 
-/* Copies are synchronous: the host buffer is the caller's to reuse when
- * the call returns. */
+/* Copies are queued on the calling thread's current stream, after the
+ * work that makes or reads the device buffer, and waited for: the host
+ * buffer is the caller's to read or reuse when the call returns. Reading
+ * values (item, numpy, printing) is such a copy, so it synchronizes the
+ * current stream, as in PyTorch. (The current stream may be one made
+ * with cudaStreamNonBlocking, which a plain cudaMemcpy would not wait
+ * for.) */
 static void
 cuda_copy_to_host (DlBackendContext *ctx, gpointer dst, gconstpointer src, gsize nbytes)
 {
+  cudaStream_t stream = dl_cuda_current_stream (ctx);
+
   DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
-  DL_CUDA_CHECK (cudaMemcpy (dst, src, nbytes, cudaMemcpyDeviceToHost));
+  DL_CUDA_CHECK (cudaMemcpyAsync (dst, src, nbytes, cudaMemcpyDeviceToHost, stream));
+  DL_CUDA_CHECK (cudaStreamSynchronize (stream));
 }
 
 static void
 cuda_copy_from_host (DlBackendContext *ctx, gpointer dst, gconstpointer src, gsize nbytes)
 {
+  cudaStream_t stream = dl_cuda_current_stream (ctx);
+
   DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
-  DL_CUDA_CHECK (cudaMemcpy (dst, src, nbytes, cudaMemcpyHostToDevice));
+  DL_CUDA_CHECK (cudaMemcpyAsync (dst, src, nbytes, cudaMemcpyHostToDevice, stream));
+  DL_CUDA_CHECK (cudaStreamSynchronize (stream));
+}
+
+/* ---- synchronization, streams and events ------------------------------
+ * Streams are made non-blocking (they do not wait for the legacy default
+ * stream), as PyTorch's pool streams are; dl-stream.c keeps their handles
+ * in a pool, so a stream is never destroyed while the caching allocator
+ * may still record an event on it. */
+
+static void
+cuda_synchronize (DlBackendContext *ctx)
+{
+  DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
+  DL_CUDA_CHECK (cudaDeviceSynchronize ());
+}
+
+static gpointer
+cuda_stream_new (DlBackendContext *ctx, gint priority)
+{
+  cudaStream_t stream = NULL;
+  int least = 0, greatest = 0;
+
+  DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
+  /* CUDA's priorities run from least (0) down to greatest (-5 or so) */
+  DL_CUDA_CHECK (cudaDeviceGetStreamPriorityRange (&least, &greatest));
+  if (cudaStreamCreateWithPriority (&stream, cudaStreamNonBlocking,
+                                    CLAMP (priority, greatest, least))
+      != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return NULL;
+    }
+  return stream;
+}
+
+static void
+cuda_stream_free (DlBackendContext *ctx, gpointer stream)
+{
+  DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
+  DL_CUDA_CHECK (cudaStreamDestroy ((cudaStream_t)stream));
+}
+
+/* cudaErrorNotReady: work is still queued; another error is reported
+ * and counts as done, so that no caller waits for ever */
+static gboolean
+cuda_ready (cudaError_t err, const gchar *call)
+{
+  if (err == cudaErrorNotReady)
+    return FALSE;
+  if (err != cudaSuccess)
+    g_warning ("%s: %s", call, cudaGetErrorString (err));
+  return TRUE;
+}
+
+static gboolean
+cuda_stream_query (DlBackendContext *ctx, gpointer stream)
+{
+  DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
+  return cuda_ready (cudaStreamQuery ((cudaStream_t)stream), "cudaStreamQuery");
+}
+
+static void
+cuda_stream_synchronize (DlBackendContext *ctx, gpointer stream)
+{
+  DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
+  DL_CUDA_CHECK (cudaStreamSynchronize ((cudaStream_t)stream));
+}
+
+static void
+cuda_stream_wait_event (DlBackendContext *ctx, gpointer stream, gpointer event)
+{
+  DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
+  DL_CUDA_CHECK (cudaStreamWaitEvent ((cudaStream_t)stream, (cudaEvent_t)event, 0));
+}
+
+static gpointer
+cuda_event_new (DlBackendContext *ctx, gboolean enable_timing, gboolean blocking)
+{
+  cudaEvent_t event = NULL;
+  unsigned int flags = (enable_timing ? cudaEventDefault : cudaEventDisableTiming)
+                       | (blocking ? cudaEventBlockingSync : 0);
+
+  DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
+  if (cudaEventCreateWithFlags (&event, flags) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return NULL;
+    }
+  return event;
+}
+
+static void
+cuda_event_free (DlBackendContext *ctx, gpointer event)
+{
+  DL_CUDA_CHECK (cudaEventDestroy ((cudaEvent_t)event));
+}
+
+static void
+cuda_event_record (DlBackendContext *ctx, gpointer event, gpointer stream)
+{
+  DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
+  DL_CUDA_CHECK (cudaEventRecord ((cudaEvent_t)event, (cudaStream_t)stream));
+}
+
+static gboolean
+cuda_event_query (DlBackendContext *ctx, gpointer event)
+{
+  return cuda_ready (cudaEventQuery ((cudaEvent_t)event), "cudaEventQuery");
+}
+
+static void
+cuda_event_synchronize (DlBackendContext *ctx, gpointer event)
+{
+  DL_CUDA_CHECK (cudaEventSynchronize ((cudaEvent_t)event));
+}
+
+static gboolean
+cuda_event_elapsed (DlBackendContext *ctx, gpointer start, gpointer end, gdouble *ms)
+{
+  float elapsed = 0;
+
+  if (cudaEventElapsedTime (&elapsed, (cudaEvent_t)start, (cudaEvent_t)end) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return FALSE;
+    }
+  *ms = elapsed;
+  return TRUE;
+}
+
+/* ---- memory statistics: the stream allocator's ------------------------ */
+
+static void
+cuda_memory_stats (DlBackendContext *ctx, DlMemoryStats *stats)
+{
+  CudaDevice *dev = ctx->data;
+
+  dl_stream_allocator_get_memory_stats (dev->allocator, stats);
+}
+
+static void
+cuda_memory_reset_peaks (DlBackendContext *ctx)
+{
+  CudaDevice *dev = ctx->data;
+
+  dl_stream_allocator_reset_peaks (dev->allocator);
+}
+
+static void
+cuda_memory_empty_cache (DlBackendContext *ctx)
+{
+  CudaDevice *dev = ctx->data;
+
+  dl_stream_allocator_empty_cache (dev->allocator);
 }
 
 static const DlBackend cuda_backend = {
@@ -153,6 +321,21 @@ static const DlBackend cuda_backend = {
   .gemm_batched = dl_cuda_gemm_batched,
   .scan = dl_cuda_scan,
   .softmax = dl_cuda_softmax,
+  .synchronize = cuda_synchronize,
+  .stream_new = cuda_stream_new,
+  .stream_free = cuda_stream_free,
+  .stream_query = cuda_stream_query,
+  .stream_synchronize = cuda_stream_synchronize,
+  .stream_wait_event = cuda_stream_wait_event,
+  .event_new = cuda_event_new,
+  .event_free = cuda_event_free,
+  .event_record = cuda_event_record,
+  .event_query = cuda_event_query,
+  .event_synchronize = cuda_event_synchronize,
+  .event_elapsed = cuda_event_elapsed,
+  .memory_stats = cuda_memory_stats,
+  .memory_reset_peaks = cuda_memory_reset_peaks,
+  .memory_empty_cache = cuda_memory_empty_cache,
 };
 
 static gint
