@@ -22,6 +22,10 @@
 #include "dl-stream-allocator-private.h"
 #include "dl-cuda-kernels.h"
 #include "dl-cuda-private.h"
+#include "dl-cuda-random.h"
+#ifdef DL_CUDA_HAVE_CUDNN
+#include "dl-cuda-dnn.h"
+#endif
 
 /* What one device's context holds in its data */
 typedef struct
@@ -135,7 +139,8 @@ cuda_copy_from_host (DlBackendContext *ctx, gpointer dst, gconstpointer src, gsi
   DL_CUDA_CHECK (cudaMemcpy (dst, src, nbytes, cudaMemcpyHostToDevice));
 }
 
-static const DlBackend cuda_backend = {
+/* not const: the cuDNN slots are filled in when cuDNN opens */
+static DlBackend cuda_backend = {
   .name = "cuda",
   .host_memory = FALSE,
   .meta = FALSE,
@@ -152,6 +157,10 @@ static const DlBackend cuda_backend = {
   .reduce = dl_cuda_reduce,
   .gemm_batched = dl_cuda_gemm_batched,
   .softmax = dl_cuda_softmax,
+  .random = dl_cuda_random,
+  .multinomial = dl_cuda_multinomial,
+  .dropout = dl_cuda_dropout,
+  .attention_dropout_mask = dl_cuda_attention_dropout_mask,
 };
 
 static gint
@@ -188,6 +197,9 @@ cuda_context_clear (DlBackendContext *ctx)
   if (dev == NULL)
     return;
   dl_cuda_blas_clear (dev->index);
+#ifdef DL_CUDA_HAVE_CUDNN
+  dl_cuda_dnn_clear (dev->index);
+#endif
   dl_stream_allocator_destroy (dev->allocator);
   g_free (dev);
   ctx->data = NULL;
@@ -220,6 +232,9 @@ dl_cuda_module_init (DlDeviceTypeInfo *info, GError **error)
       return FALSE;
     }
   n_cuda_devices = count;
+#ifdef DL_CUDA_HAVE_CUDNN
+  dl_cuda_dnn_install (&cuda_backend);
+#endif
   *info = (DlDeviceTypeInfo){
     .type = "cuda",
     .device_type = DL_DEVICE_TYPE_CUDA,
