@@ -22,6 +22,7 @@
 #include "dl-stream-allocator-private.h"
 #include "dl-cuda-kernels.h"
 #include "dl-cuda-private.h"
+#include "dl-cuda-pool.h"
 #include "dl-cuda-random.h"
 #ifdef DL_CUDA_HAVE_CUDNN
 #include "dl-cuda-dnn.h"
@@ -161,6 +162,8 @@ static DlBackend cuda_backend = {
   .multinomial = dl_cuda_multinomial,
   .dropout = dl_cuda_dropout,
   .attention_dropout_mask = dl_cuda_attention_dropout_mask,
+  .max_pool2d = dl_cuda_max_pool2d,
+  .max_pool2d_backward = dl_cuda_max_pool2d_backward,
 };
 
 static gint
