@@ -22,6 +22,7 @@
 #include "dl-stream-allocator-private.h"
 #include "dl-cuda-kernels.h"
 #include "dl-cuda-private.h"
+#include "dl-cuda-norm.h"
 #include "dl-cuda-pool.h"
 #include "dl-cuda-random.h"
 #ifdef DL_CUDA_HAVE_CUDNN
@@ -164,6 +165,8 @@ static DlBackend cuda_backend = {
   .attention_dropout_mask = dl_cuda_attention_dropout_mask,
   .max_pool2d = dl_cuda_max_pool2d,
   .max_pool2d_backward = dl_cuda_max_pool2d_backward,
+  .norm_forward = dl_cuda_norm_forward,
+  .norm_backward = dl_cuda_norm_backward,
 };
 
 static gint
