@@ -112,3 +112,46 @@ def test_random_numbers_as_on_the_cpu(n):
             assert Dl.allclose(a, b, rtol=tol, atol=tol), name
         else:
             assert Dl.equal(a, b), name
+
+
+# conv2d (cuDNN), max pooling and the norms (the module's kernels) on the
+# GPU against the CPU, forward and backward
+@needs_gpu
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+@pytest.mark.parametrize('op', ['conv2d', 'max_pool2d', 'batch_norm', 'batch_norm_eval',
+                                'group_norm', 'layer_norm'])
+def test_cnn_ops_as_on_the_cpu(op, dtype):
+    import numpy as np
+    F = Dl.nn.functional
+    dt = getattr(Dl, dtype)
+    rng = np.random.default_rng(15)
+    x_np = rng.standard_normal((3, 4, 9, 8))
+    w_np = rng.standard_normal((5, 4, 3, 2))
+    p_np = rng.standard_normal(4) + 1
+
+    def run(dev):
+        x = Dl.tensor(x_np, dtype=dt, device=dev, requires_grad=True)
+        w = Dl.tensor(w_np, dtype=dt, device=dev, requires_grad=True)
+        p = Dl.tensor(p_np, dtype=dt, device=dev, requires_grad=True)
+        b = Dl.tensor(p_np[::-1].copy(), dtype=dt, device=dev, requires_grad=True)
+        if op == 'conv2d':
+            y = F.conv2d(x, w, b[:4].repeat(2)[:5], stride=(2, 1), padding=1, dilation=(1, 2))
+        elif op == 'max_pool2d':
+            y = F.max_pool2d(x, 3, stride=2, padding=1, ceil_mode=True)
+        elif op == 'batch_norm':
+            y = F.batch_norm(x, None, None, p, b, True)
+        elif op == 'batch_norm_eval':
+            y = F.batch_norm(x, p.detach().abs(), p.detach().abs() + 0.5, p, b, False)
+        elif op == 'group_norm':
+            y = F.group_norm(x, 2, p, b)
+        else:
+            y = F.layer_norm(x, (9, 8))
+        (y * y).sum().backward()
+        grads = [t.grad for t in (x, w, p, b) if t.grad is not None]
+        return [y] + grads
+
+    tol = 1e-4 if dtype == 'float32' else 1e-10
+    for a, g in zip(run('cpu'), run('cuda')):
+        assert g.is_cuda
+        np.testing.assert_allclose(g.detach().cpu().numpy(), a.detach().numpy(), rtol=tol,
+                                   atol=tol)
