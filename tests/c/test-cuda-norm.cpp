@@ -23,22 +23,9 @@
 
 #include "backends/cuda/dl-cuda-norm.cuh"
 #include "backends/dl-backend.h"
+#include "test-cuda-host.h"
 
-static DlBackendContext cpu_ctx;
-static GRand *rng;
 static char case_name[128]; /* the case check() runs, for failures */
-
-static std::vector<int64_t>
-shuffled (int64_t n)
-{
-  std::vector<int64_t> order (n);
-
-  for (int64_t i = 0; i < n; i++)
-    order[i] = i;
-  for (int64_t i = n - 1; i > 0; i--)
-    std::swap (order[i], order[g_rand_int_range (rng, 0, (gint32)i + 1)]);
-  return order;
-}
 
 /* What one run writes */
 template <typename T> struct Outputs
@@ -295,20 +282,9 @@ test_batch_norm_by_hand (void)
 int
 main (int argc, char **argv)
 {
-  DlDeviceTypeInfo info;
-
-  g_test_init (&argc, &argv, NULL);
-  rng = g_rand_new_with_seed (20261128);
-  dl_cpu_get_device_type_info (&info);
-  cpu_ctx.backend = info.backend;
-  cpu_ctx.device_index = -1;
-  if (info.context_init && !info.context_init (&cpu_ctx, NULL))
-    g_error ("the CPU backend's context_init failed");
-
+  test_cuda_host_init (&argc, &argv);
   g_test_add_func ("/cuda-norm/batch-norm-by-hand", test_batch_norm_by_hand);
   g_test_add_func ("/cuda-norm/float32", test_norm_f32);
   g_test_add_func ("/cuda-norm/float64", test_norm_f64);
-  int ret = g_test_run ();
-  g_rand_free (rng);
-  return ret;
+  return test_cuda_host_run ();
 }

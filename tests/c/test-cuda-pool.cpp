@@ -19,21 +19,7 @@
 
 #include "backends/cuda/dl-cuda-pool.cuh"
 #include "backends/dl-backend.h"
-
-static DlBackendContext cpu_ctx;
-static GRand *rng;
-
-static std::vector<int64_t>
-shuffled (int64_t n)
-{
-  std::vector<int64_t> order (n);
-
-  for (int64_t i = 0; i < n; i++)
-    order[i] = i;
-  for (int64_t i = n - 1; i > 0; i--)
-    std::swap (order[i], order[g_rand_int_range (rng, 0, (gint32)i + 1)]);
-  return order;
-}
+#include "test-cuda-host.h"
 
 /* torch's output size, ceil mode's last window kept only when it starts
  * inside the image or the left padding */
@@ -156,19 +142,8 @@ test_max_pool_by_hand (void)
 int
 main (int argc, char **argv)
 {
-  DlDeviceTypeInfo info;
-
-  g_test_init (&argc, &argv, NULL);
-  rng = g_rand_new_with_seed (20261128);
-  dl_cpu_get_device_type_info (&info);
-  cpu_ctx.backend = info.backend;
-  cpu_ctx.device_index = -1;
-  if (info.context_init && !info.context_init (&cpu_ctx, NULL))
-    g_error ("the CPU backend's context_init failed");
-
+  test_cuda_host_init (&argc, &argv);
   g_test_add_func ("/cuda-pool/max-pool-by-hand", test_max_pool_by_hand);
   g_test_add_func ("/cuda-pool/max-pool", test_max_pool);
-  int ret = g_test_run ();
-  g_rand_free (rng);
-  return ret;
+  return test_cuda_host_run ();
 }

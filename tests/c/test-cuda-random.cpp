@@ -22,29 +22,13 @@
 
 #include "backends/cuda/dl-cuda-random.cuh"
 #include "backends/dl-backend.h"
-
-static DlBackendContext cpu_ctx;
-static GRand *rng;
+#include "test-cuda-host.h"
 
 static const uint64_t seeds[] = { 0, 1, 0x9e3779b97f4a7c15ull, 0xffffffffffffffffull };
 static const uint64_t offsets[] = { 0, 1, 3, 0xffffffffull, (1ull << 40) + 7 };
 /* sizes around the blocks' 2 and 4 numbers, and one past the CPU's
  * threading grain (its OpenMP path) */
 static const int64_t sizes[] = { 0, 1, 2, 3, 4, 5, 7, 9, 1023, 70001 };
-
-/* the order in which the host runs the kernel's threads: shuffled, as the
- * GPU gives no order (each thread writes its own elements) */
-static std::vector<int64_t>
-thread_order (int64_t n)
-{
-  std::vector<int64_t> order (n);
-
-  for (int64_t i = 0; i < n; i++)
-    order[i] = i;
-  for (int64_t i = n - 1; i > 0; i--)
-    std::swap (order[i], order[g_rand_int_range (rng, 0, (gint32)i + 1)]);
-  return order;
-}
 
 /* Philox4x32-10's known answer for counter 0 and key 0 (Salmon et al.,
  * "Parallel random numbers: as easy as 1, 2, 3", the Random123 test
@@ -90,7 +74,7 @@ test_random (void)
               if (n > 1023 && seed != seeds[2])
                 continue; /* the big size once per op, dtype and offset */
               cpu_ctx.backend->random (&cpu_ctx, o.op, cpu.data (), n, dt, seed, offset, o.a, o.b);
-              for (int64_t blk : thread_order (dl_cuda_random_blocks (n, dt)))
+              for (int64_t blk : shuffled (dl_cuda_random_blocks (n, dt)))
                 dl_cuda_random_block (o.op, dt, gpu.data (), n, seed, offset, blk, o.a, o.b);
               if (memcmp (cpu.data (), gpu.data (), cpu.size ()) != 0)
                 g_error ("random op %d dtype %d seed %" G_GUINT64_FORMAT
@@ -179,7 +163,7 @@ test_dropout (void)
                 }
               cpu_ctx.backend->dropout (&cpu_ctx, in.data (), cpu.data (),
                                         with_mask ? cmask.data () : NULL, n, p, dt, seed, offset);
-              for (int64_t blk : thread_order (n_blocks))
+              for (int64_t blk : shuffled (n_blocks))
                 if (dt == DL_DTYPE_FLOAT64)
                   dl_cuda_dropout_block<double> ((const double *)in.data (), (double *)gpu.data (),
                                                  with_mask ? gmask.data () : NULL, n, p,
@@ -219,7 +203,7 @@ host_multinomial (const double *w,
   std::vector<double> tmp (rows * std::max<int64_t> (k, 1));
   const int64_t per_row = (n_samples + 1) / 2;
 
-  for (int64_t r : thread_order (rows))
+  for (int64_t r : shuffled (rows))
     {
       int st = dl_philox_multinomial_row (w + r * k, k, n_samples, replacement, out + r * n_samples,
                                           seed, offset + r * per_row, tmp.data () + r * k);
@@ -300,7 +284,7 @@ test_attention_mask (void)
             std::vector<char> cpu ((total + 1) * es, 0x11), gpu ((total + 1) * es, 0x11);
 
             cpu_ctx.backend->attention_dropout_mask (&cpu_ctx, &a, cpu.data (), dt);
-            for (int64_t i : thread_order (total))
+            for (int64_t i : shuffled (total))
               if (dt == DL_DTYPE_FLOAT64)
                 dl_cuda_attention_mask_elem<double> ((double *)gpu.data (), s, a.seed, a.offset, p,
                                                      i);
@@ -314,23 +298,12 @@ test_attention_mask (void)
 int
 main (int argc, char **argv)
 {
-  DlDeviceTypeInfo info;
-
-  g_test_init (&argc, &argv, NULL);
-  rng = g_rand_new_with_seed (20261128);
-  dl_cpu_get_device_type_info (&info);
-  cpu_ctx.backend = info.backend;
-  cpu_ctx.device_index = -1;
-  if (info.context_init && !info.context_init (&cpu_ctx, NULL))
-    g_error ("the CPU backend's context_init failed");
-
+  test_cuda_host_init (&argc, &argv);
   g_test_add_func ("/cuda-random/philox-known-answer", test_philox_known_answer);
   g_test_add_func ("/cuda-random/random", test_random);
   g_test_add_func ("/cuda-random/permutation", test_permutation);
   g_test_add_func ("/cuda-random/dropout", test_dropout);
   g_test_add_func ("/cuda-random/multinomial", test_multinomial);
   g_test_add_func ("/cuda-random/attention-mask", test_attention_mask);
-  int ret = g_test_run ();
-  g_rand_free (rng);
-  return ret;
+  return test_cuda_host_run ();
 }

@@ -241,19 +241,26 @@ conv_init (Conv *cv, DlBackendContext *ctx, const DlConvArgs *a, DlDType dtype, 
 /* up to this many ranked algorithms are asked for */
 #define MAX_ALGOS 16
 
-/* A workspace of *bytes from the device's allocator; when there is no
- * room, NULL and *bytes 0 (the caller then runs its fallback algorithm,
- * which needs none) */
-static gpointer
-workspace_alloc (DlBackendContext *ctx, size_t *bytes)
+/* Picks the algorithm from cuDNN's ranked @choices (see
+ * dl_cuda_pick_algo) and takes its workspace from the device's allocator
+ * into *ws (*ws_bytes); when there is no room, the best algorithm that
+ * needs none (or @fallback) with *ws NULL. */
+static int
+choose (DlBackendContext *ctx,
+        const Conv *cv,
+        const DlCudaAlgoChoice *choices,
+        int n,
+        int fallback,
+        gpointer *ws,
+        size_t *ws_bytes)
 {
-  gpointer ws;
+  int algo
+      = dl_cuda_pick_algo (choices, n, cv->plan.math_type, cv->workspace_limit, fallback, ws_bytes);
 
-  if (*bytes == 0)
-    return NULL;
-  if (!(ws = ctx->backend->raw_alloc (ctx, *bytes)))
-    *bytes = 0;
-  return ws;
+  *ws = NULL;
+  if (*ws_bytes == 0 || (*ws = ctx->backend->raw_alloc (ctx, *ws_bytes)))
+    return algo;
+  return dl_cuda_pick_algo (choices, n, cv->plan.math_type, 0, fallback, ws_bytes);
 }
 
 static void
@@ -284,12 +291,8 @@ dl_cuda_conv2d_forward (DlBackendContext *ctx, const DlConvArgs *a, DlDType dtyp
   DNN_CHECK (dnn.cudnnGetConvolutionForwardAlgorithm_v7 (cv.handle, cv.x, cv.w, cv.conv, cv.y,
                                                          MAX_ALGOS, &n_perf, perf));
   ALGO_CHOICES (perf, n_perf, choices);
-  algo = dl_cuda_pick_algo (choices, n_perf, cv.plan.math_type, cv.workspace_limit,
-                            CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, &ws_bytes);
-  ws = workspace_alloc (ctx, &ws_bytes);
-  if (ws_bytes == 0)
-    algo = dl_cuda_pick_algo (choices, n_perf, cv.plan.math_type, 0,
-                              CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, &ws_bytes);
+  algo = choose (ctx, &cv, choices, n_perf, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, &ws,
+                 &ws_bytes);
   DNN_CHECK (dnn.cudnnConvolutionForward (cv.handle, one, cv.x, a->x, cv.w, a->weight, cv.conv,
                                           (cudnnConvolutionFwdAlgo_t)algo, ws, ws_bytes, zero, cv.y,
                                           a->y));
@@ -321,12 +324,7 @@ dl_cuda_conv2d_backward (DlBackendContext *ctx, const DlConvArgs *a, DlDType dty
       DNN_CHECK (dnn.cudnnGetConvolutionBackwardDataAlgorithm_v7 (cv.handle, cv.w, cv.y, cv.conv,
                                                                   cv.x, MAX_ALGOS, &n_perf, perf));
       ALGO_CHOICES (perf, n_perf, choices);
-      algo = dl_cuda_pick_algo (choices, n_perf, cv.plan.math_type, cv.workspace_limit,
-                                CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, &ws_bytes);
-      ws = workspace_alloc (ctx, &ws_bytes);
-      if (ws_bytes == 0)
-        algo = dl_cuda_pick_algo (choices, n_perf, cv.plan.math_type, 0,
-                                  CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, &ws_bytes);
+      algo = choose (ctx, &cv, choices, n_perf, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, &ws, &ws_bytes);
       DNN_CHECK (dnn.cudnnConvolutionBackwardData (cv.handle, one, cv.w, a->weight, cv.y, a->dy,
                                                    cv.conv, (cudnnConvolutionBwdDataAlgo_t)algo, ws,
                                                    ws_bytes, zero, cv.x, a->dx));
@@ -339,12 +337,8 @@ dl_cuda_conv2d_backward (DlBackendContext *ctx, const DlConvArgs *a, DlDType dty
       DNN_CHECK (dnn.cudnnGetConvolutionBackwardFilterAlgorithm_v7 (
           cv.handle, cv.x, cv.y, cv.conv, cv.w, MAX_ALGOS, &n_perf, perf));
       ALGO_CHOICES (perf, n_perf, choices);
-      algo = dl_cuda_pick_algo (choices, n_perf, cv.plan.math_type, cv.workspace_limit,
-                                CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, &ws_bytes);
-      ws = workspace_alloc (ctx, &ws_bytes);
-      if (ws_bytes == 0)
-        algo = dl_cuda_pick_algo (choices, n_perf, cv.plan.math_type, 0,
-                                  CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, &ws_bytes);
+      algo
+          = choose (ctx, &cv, choices, n_perf, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, &ws, &ws_bytes);
       DNN_CHECK (dnn.cudnnConvolutionBackwardFilter (cv.handle, one, cv.x, a->x, cv.y, a->dy,
                                                      cv.conv, (cudnnConvolutionBwdFilterAlgo_t)algo,
                                                      ws, ws_bytes, zero, cv.w, a->dweight));

@@ -8,30 +8,16 @@
  */
 #include "config.h"
 
+#include "dl-cuda-launch.cuh"
 #include "dl-cuda-norm.cuh"
 #include "dl-cuda-norm.h"
 #include "dl-cuda-private.h"
-
-#define NORM_THREADS 256
-
-static unsigned
-norm_blocks (int64_t items)
-{
-  const int64_t most = 65535;
-  int64_t blocks = (items + NORM_THREADS - 1) / NORM_THREADS;
-
-  return (unsigned)(blocks < most ? blocks : most);
-}
-
-#define EACH(i, items)                                                                             \
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (items);                    \
-       i += (int64_t)blockDim.x * gridDim.x)
 
 template <typename T>
 __global__ void
 stats_kernel (DlNormArgs a, int64_t n_sets)
 {
-  EACH (q, n_sets)
+  DL_CUDA_EACH (q, n_sets)
   dl_cuda_norm_stats<T> (a, q);
 }
 
@@ -39,7 +25,7 @@ template <typename T>
 __global__ void
 apply_kernel (DlNormArgs a, int64_t total)
 {
-  EACH (i, total)
+  DL_CUDA_EACH (i, total)
   dl_cuda_norm_apply<T> (a, i);
 }
 
@@ -47,7 +33,7 @@ template <typename T>
 __global__ void
 dx_sums_kernel (DlNormArgs a, int64_t n_sets, double *sums)
 {
-  EACH (q, n_sets)
+  DL_CUDA_EACH (q, n_sets)
   dl_cuda_norm_dx_sums<T> (a, q, sums);
 }
 
@@ -55,7 +41,7 @@ template <typename T>
 __global__ void
 dx_kernel (DlNormArgs a, const double *sums, int64_t total)
 {
-  EACH (i, total)
+  DL_CUDA_EACH (i, total)
   dl_cuda_norm_dx<T> (a, sums, i);
 }
 
@@ -63,7 +49,7 @@ template <typename T>
 __global__ void
 param_grads_kernel (DlNormArgs a)
 {
-  EACH (ch, a.c)
+  DL_CUDA_EACH (ch, a.c)
   dl_cuda_norm_param_grads<T> (a, ch);
 }
 
@@ -75,9 +61,9 @@ forward (const DlNormArgs *a, cudaStream_t stream)
   int64_t n_sets, m;
 
   dl_cuda_norm_sets (*a, &n_sets, &m);
-  stats_kernel<T><<<norm_blocks (n_sets), NORM_THREADS, 0, stream>>> (*a, n_sets);
+  stats_kernel<T><<<DL_CUDA_GRID (n_sets), 0, stream>>> (*a, n_sets);
   DL_CUDA_CHECK (cudaGetLastError ());
-  apply_kernel<T><<<norm_blocks (total), NORM_THREADS, 0, stream>>> (*a, total);
+  apply_kernel<T><<<DL_CUDA_GRID (total), 0, stream>>> (*a, total);
   DL_CUDA_CHECK (cudaGetLastError ());
 }
 
@@ -104,17 +90,17 @@ backward (DlBackendContext *ctx, const DlNormArgs *a, cudaStream_t stream)
                          ctx->device_index, bytes);
               return;
             }
-          dx_sums_kernel<T><<<norm_blocks (n_sets), NORM_THREADS, 0, stream>>> (*a, n_sets, sums);
+          dx_sums_kernel<T><<<DL_CUDA_GRID (n_sets), 0, stream>>> (*a, n_sets, sums);
           DL_CUDA_CHECK (cudaGetLastError ());
         }
-      dx_kernel<T><<<norm_blocks (total), NORM_THREADS, 0, stream>>> (*a, sums, total);
+      dx_kernel<T><<<DL_CUDA_GRID (total), 0, stream>>> (*a, sums, total);
       DL_CUDA_CHECK (cudaGetLastError ());
       if (sums)
         ctx->backend->raw_free (ctx, sums, bytes);
     }
   if (a->dweight || a->dbias)
     {
-      param_grads_kernel<T><<<norm_blocks (a->c), NORM_THREADS, 0, stream>>> (*a);
+      param_grads_kernel<T><<<DL_CUDA_GRID (a->c), 0, stream>>> (*a);
       DL_CUDA_CHECK (cudaGetLastError ());
     }
 }

@@ -7,27 +7,16 @@
  */
 #include "config.h"
 
+#include "dl-cuda-launch.cuh"
 #include "dl-cuda-pool.cuh"
 #include "dl-cuda-pool.h"
 #include "dl-cuda-private.h"
-
-#define POOL_THREADS 256
-
-static unsigned
-pool_blocks (int64_t items)
-{
-  const int64_t most = 65535;
-  int64_t blocks = (items + POOL_THREADS - 1) / POOL_THREADS;
-
-  return (unsigned)(blocks < most ? blocks : most);
-}
 
 template <typename T>
 __global__ void
 max_pool_kernel (DlConvGeometry g, const T *image, T *out, int64_t *idx, int64_t total)
 {
-  for (int64_t o = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; o < total;
-       o += (int64_t)blockDim.x * gridDim.x)
+  DL_CUDA_EACH (o, total)
     dl_cuda_max_pool_elem<T> (g, image, out, idx, o);
 }
 
@@ -39,8 +28,7 @@ max_pool_backward_kernel (DlConvGeometry g,
                           T *grad_in,
                           int64_t total)
 {
-  for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < total;
-       e += (int64_t)blockDim.x * gridDim.x)
+  DL_CUDA_EACH (e, total)
     dl_cuda_max_pool_backward_elem<T> (g, grad_out, idx, grad_in, e);
 }
 
@@ -60,10 +48,10 @@ dl_cuda_max_pool2d (DlBackendContext *ctx,
     return;
   DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
   if (dtype == DL_DTYPE_FLOAT64)
-    max_pool_kernel<double><<<pool_blocks (total), POOL_THREADS, 0, stream>>> (
+    max_pool_kernel<double><<<DL_CUDA_GRID (total), 0, stream>>> (
         *g, (const double *)image, (double *)out, (int64_t *)indices, total);
   else
-    max_pool_kernel<float><<<pool_blocks (total), POOL_THREADS, 0, stream>>> (
+    max_pool_kernel<float><<<DL_CUDA_GRID (total), 0, stream>>> (
         *g, (const float *)image, (float *)out, (int64_t *)indices, total);
   DL_CUDA_CHECK (cudaGetLastError ());
 }
@@ -84,10 +72,10 @@ dl_cuda_max_pool2d_backward (DlBackendContext *ctx,
     return;
   DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
   if (dtype == DL_DTYPE_FLOAT64)
-    max_pool_backward_kernel<double><<<pool_blocks (total), POOL_THREADS, 0, stream>>> (
+    max_pool_backward_kernel<double><<<DL_CUDA_GRID (total), 0, stream>>> (
         *g, (const double *)grad_out, (const int64_t *)indices, (double *)grad_in, total);
   else
-    max_pool_backward_kernel<float><<<pool_blocks (total), POOL_THREADS, 0, stream>>> (
+    max_pool_backward_kernel<float><<<DL_CUDA_GRID (total), 0, stream>>> (
         *g, (const float *)grad_out, (const int64_t *)indices, (float *)grad_in, total);
   DL_CUDA_CHECK (cudaGetLastError ());
 }

@@ -9,25 +9,10 @@
  */
 #include "config.h"
 
+#include "dl-cuda-launch.cuh"
 #include "dl-cuda-private.h"
 #include "dl-cuda-random.cuh"
 #include "dl-cuda-random.h"
-
-#define RANDOM_THREADS 256
-
-/* blocks of RANDOM_THREADS threads for a grid-stride loop over @items */
-static unsigned
-blocks_for (int64_t items)
-{
-  const int64_t most = 65535;
-  int64_t blocks = (items + RANDOM_THREADS - 1) / RANDOM_THREADS;
-
-  return (unsigned)(blocks < most ? blocks : most);
-}
-
-#define FOR_EACH_THREAD_ITEM(i, items)                                                             \
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (items);                    \
-       i += (int64_t)blockDim.x * gridDim.x)
 
 /* ---- kernels ------------------------------------------------------------ */
 
@@ -41,7 +26,7 @@ random_kernel (DlRandomOp op,
                double a,
                double b)
 {
-  FOR_EACH_THREAD_ITEM (blk, dl_cuda_random_blocks (n, dt))
+  DL_CUDA_EACH (blk, dl_cuda_random_blocks (n, dt))
   dl_cuda_random_block (op, dt, data, n, seed, offset, blk, a, b);
 }
 
@@ -69,7 +54,7 @@ multinomial_kernel (const double *weights,
 {
   const int64_t per_row = (n_samples + 1) / 2;
 
-  FOR_EACH_THREAD_ITEM (r, rows)
+  DL_CUDA_EACH (r, rows)
   {
     int st = dl_philox_multinomial_row (weights + r * k, k, n_samples, replacement,
                                         out + r * n_samples, seed, offset + r * per_row, tmp + r * k);
@@ -92,7 +77,7 @@ dropout_kernel (const T *in,
   const int64_t n_blocks = (n + dl_philox_per_block (sizeof (T) == 8) - 1)
                            / dl_philox_per_block (sizeof (T) == 8);
 
-  FOR_EACH_THREAD_ITEM (blk, n_blocks)
+  DL_CUDA_EACH (blk, n_blocks)
   dl_cuda_dropout_block<T> (in, out, mask, n, p, scale, seed, offset, blk);
 }
 
@@ -100,7 +85,7 @@ template <typename T>
 __global__ void
 attention_mask_kernel (T *mask, int64_t total, int64_t s, uint64_t seed, uint64_t offset, double p)
 {
-  FOR_EACH_THREAD_ITEM (i, total)
+  DL_CUDA_EACH (i, total)
   dl_cuda_attention_mask_elem<T> (mask, s, seed, offset, p, i);
 }
 
@@ -137,7 +122,7 @@ dl_cuda_random (DlBackendContext *ctx,
     {
       g_return_if_fail (dtype == DL_DTYPE_FLOAT32 || dtype == DL_DTYPE_FLOAT64
                         || dtype == DL_DTYPE_FLOAT16 || dtype == DL_DTYPE_BFLOAT16);
-      random_kernel<<<blocks_for (dl_cuda_random_blocks (n, dtype)), RANDOM_THREADS, 0, stream>>> (
+      random_kernel<<<DL_CUDA_GRID (dl_cuda_random_blocks (n, dtype)), 0, stream>>> (
           op, dtype, (char *)data, n, seed, offset, a, b);
     }
   DL_CUDA_CHECK (cudaGetLastError ());
@@ -171,7 +156,7 @@ dl_cuda_multinomial (DlBackendContext *ctx,
                  ctx->device_index, scratch_bytes);
       return;
     }
-  multinomial_kernel<<<blocks_for (rows), RANDOM_THREADS, 0, stream>>> (
+  multinomial_kernel<<<DL_CUDA_GRID (rows), 0, stream>>> (
       weights, rows, k, n_samples, replacement != FALSE, (int64_t *)out, seed, offset, tmp, status);
   DL_CUDA_CHECK (cudaGetLastError ());
   ctx->backend->raw_free (ctx, tmp, scratch_bytes);
@@ -196,11 +181,11 @@ dl_cuda_dropout (DlBackendContext *ctx,
     return;
   DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
   if (dtype == DL_DTYPE_FLOAT64)
-    dropout_kernel<double><<<blocks_for (n_blocks), RANDOM_THREADS, 0, stream>>> (
+    dropout_kernel<double><<<DL_CUDA_GRID (n_blocks), 0, stream>>> (
         (const double *)in, (double *)out, mask, n, p, dl_cuda_dropout_scale<double> (p), seed,
         offset);
   else
-    dropout_kernel<float><<<blocks_for (n_blocks), RANDOM_THREADS, 0, stream>>> (
+    dropout_kernel<float><<<DL_CUDA_GRID (n_blocks), 0, stream>>> (
         (const float *)in, (float *)out, mask, n, p, dl_cuda_dropout_scale<float> (p), seed,
         offset);
   DL_CUDA_CHECK (cudaGetLastError ());
@@ -220,10 +205,10 @@ dl_cuda_attention_dropout_mask (DlBackendContext *ctx,
     return;
   DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
   if (dtype == DL_DTYPE_FLOAT64)
-    attention_mask_kernel<double><<<blocks_for (total), RANDOM_THREADS, 0, stream>>> (
+    attention_mask_kernel<double><<<DL_CUDA_GRID (total), 0, stream>>> (
         (double *)mask, total, args->s, args->seed, args->offset, args->dropout_p);
   else
-    attention_mask_kernel<float><<<blocks_for (total), RANDOM_THREADS, 0, stream>>> (
+    attention_mask_kernel<float><<<DL_CUDA_GRID (total), 0, stream>>> (
         (float *)mask, total, args->s, args->seed, args->offset, args->dropout_p);
   DL_CUDA_CHECK (cudaGetLastError ());
 }
