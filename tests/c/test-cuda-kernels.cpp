@@ -235,24 +235,6 @@ run_host (const DlIter *iter, const Operand &out, std::vector<char> &out_buf, F 
     }
 }
 
-static double
-load_double (const char *p, DlDType dt)
-{
-  switch (dt)
-    {
-      case DL_DTYPE_FLOAT32:
-        return dl_cuda_ld<float> (p);
-      case DL_DTYPE_FLOAT64:
-        return dl_cuda_ld<double> (p);
-      case DL_DTYPE_FLOAT16:
-        return dl_cuda_half_to_float (dl_cuda_ld<uint16_t> (p));
-      case DL_DTYPE_BFLOAT16:
-        return dl_cuda_bf16_to_float (dl_cuda_ld<uint16_t> (p));
-      default:
-        return 0;
-    }
-}
-
 /* Compares the output buffers element by element (every byte, so that
  * elements outside the view must be untouched too): integers, bool and
  * the 16-bit floats exactly, float32 and float64 within @rtol (0: bit
@@ -274,7 +256,7 @@ compare (const char *what,
 
       if (out.dtype == DL_DTYPE_FLOAT32 || out.dtype == DL_DTYPE_FLOAT64)
         {
-          double x = load_double (a, out.dtype), y = load_double (b, out.dtype);
+          double x = dl_cuda_load_f (a, out.dtype), y = dl_cuda_load_f (b, out.dtype);
           double atol = rtol == 0 ? 0 : (out.dtype == DL_DTYPE_FLOAT32 ? 1e-6 : 1e-13);
           atol = MAX (atol, atol_wide);
           ok = (x != x && y != y) || x == y
@@ -284,7 +266,7 @@ compare (const char *what,
         }
       else if (out.dtype == DL_DTYPE_FLOAT16 || out.dtype == DL_DTYPE_BFLOAT16)
         {
-          double x = load_double (a, out.dtype), y = load_double (b, out.dtype);
+          double x = dl_cuda_load_f (a, out.dtype), y = dl_cuda_load_f (b, out.dtype);
           ok = (x != x && y != y) || memcmp (a, b, 2) == 0;
           if (!ok)
             g_error ("%s: element %" G_GSIZE_FORMAT ": CPU %.9g (0x%04x), CUDA body %.9g (0x%04x)",
@@ -583,6 +565,35 @@ test_ternary (void)
             compare (what, ops[0], mine, 0);
           }
       }
+}
+
+/* ---- scan -------------------------------------------------------------------------- */
+
+static void
+test_scan (void)
+{
+  for (DlScanOp op : { DL_SCAN_CUMSUM, DL_SCAN_CUMPROD })
+    for (DlDType dt : all_dtypes)
+      for (int c = 0; c < N_CASES; c++)
+        {
+          gint64 rows = g_rand_int_range (rng, 0, 5), n = g_rand_int_range (rng, 0, 30);
+          gsize es = dl_dtype_get_size (dt);
+          Operand out;
+
+          out.dtype = dt;
+          out.buf = std::vector<char> (rows * n * es + 16);
+          for (gint64 e = 0; e < rows * n; e++)
+            random_element (out.buf.data () + e * es, dt,
+                            op == DL_SCAN_CUMPROD && is_float (dt) ? VALUES_SMALL : VALUES_ANY);
+          std::vector<char> mine (out.buf);
+          cpu_ctx.backend->scan (&cpu_ctx, op, out.buf.data (), rows, n, dt);
+          for (gint64 r = 0; r < rows; r++)
+            dl_cuda_scan_row (op, dt, mine.data () + r * n * es, n);
+          g_autofree char *what = g_strdup_printf (
+              "%s of %s, %" G_GINT64_FORMAT " x %" G_GINT64_FORMAT,
+              op == DL_SCAN_CUMSUM ? "cumsum" : "cumprod", dl_dtype_get_name (dt), rows, n);
+          compare (what, out, mine, 0);
+        }
 }
 
 /* ---- softmax ------------------------------------------------------------------ */
@@ -977,6 +988,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cuda-kernels/binary", test_binary);
   g_test_add_func ("/cuda-kernels/ternary", test_ternary);
   g_test_add_func ("/cuda-kernels/reduce", test_reduce);
+  g_test_add_func ("/cuda-kernels/scan", test_scan);
   g_test_add_func ("/cuda-kernels/softmax", test_softmax);
   g_test_add_func ("/cuda-kernels/gemm", test_gemm);
   int ret = g_test_run ();

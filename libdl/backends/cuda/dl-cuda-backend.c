@@ -6,7 +6,7 @@
  * The memory slots live here: device memory through the stream allocator
  * over cudaMalloc/cudaFree and cudaEvents, and copies between host and
  * device. The kernel slots are in dl-cuda-kernels.cu (elementwise,
- * reduce and softmax, nvcc) and dl-cuda-blas.c (gemm_batched, cuBLAS); every slot
+ * reduce, scan and softmax, nvcc) and dl-cuda-blas.c (gemm_batched, cuBLAS); every slot
  * left NULL in the table below libdl reports as not supported on 'cuda'.
  *
  * Copyright 2026 The libdl authors
@@ -158,6 +158,7 @@ static DlBackend cuda_backend = {
   .ternary = dl_cuda_ternary,
   .reduce = dl_cuda_reduce,
   .gemm_batched = dl_cuda_gemm_batched,
+  .scan = dl_cuda_scan,
   .softmax = dl_cuda_softmax,
   .random = dl_cuda_random,
   .multinomial = dl_cuda_multinomial,
@@ -213,8 +214,8 @@ cuda_context_clear (DlBackendContext *ctx)
 
 /* The module's entry point, found by name with g_module_symbol(): fills
  * @info with the "cuda" device type when the CUDA runtime finds a driver
- * and at least one device; otherwise FALSE with a %DL_ERROR_DEVICE error
- * that says which of the two is missing. */
+ * and at least one device, and cuBLAS loads; otherwise FALSE with a
+ * %DL_ERROR_DEVICE error that says which is missing. */
 G_MODULE_EXPORT gboolean dl_cuda_module_init (DlDeviceTypeInfo *info, GError **error);
 
 G_MODULE_EXPORT gboolean
@@ -237,6 +238,9 @@ dl_cuda_module_init (DlDeviceTypeInfo *info, GError **error)
                    err == cudaSuccess ? "0 devices" : cudaGetErrorString (err));
       return FALSE;
     }
+  /* GEMMs need cuBLAS: opened here, where there is a device to run them */
+  if (!dl_cuda_blas_load (error))
+    return FALSE;
   n_cuda_devices = count;
 #ifdef DL_CUDA_HAVE_CUDNN
   dl_cuda_dnn_install (&cuda_backend);

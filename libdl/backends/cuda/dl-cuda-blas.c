@@ -13,10 +13,74 @@
 #include "config.h"
 
 #include <cublas_v2.h>
+#include <gmodule.h>
+#include <string.h>
+
+#include "dl-error.h"
 
 #include "dl-cuda-gemm-plan.h"
 #include "dl-cuda-kernels.h"
 #include "dl-cuda-private.h"
+
+/* cuBLAS is opened when the module finds a device (dl_cuda_blas_load),
+ * not linked: a machine without a GPU never maps its 700 MB, and the
+ * module loads where the driver is missing (libcublas' $ORIGIN runpath
+ * also trips valgrind's checks of ld.so). The functions used: */
+static struct
+{
+  __typeof__ (cublasCreate_v2) *create;
+  __typeof__ (cublasDestroy_v2) *destroy;
+  __typeof__ (cublasSetStream_v2) *set_stream;
+  __typeof__ (cublasSetMathMode) *set_math_mode;
+  __typeof__ (cublasGetStatusString) *status_string;
+  __typeof__ (cublasGemmStridedBatchedEx_64) *gemm;
+} cublas;
+
+#define CUBLAS_SONAME "libcublas.so." G_STRINGIFY (CUBLAS_VER_MAJOR)
+
+gboolean
+dl_cuda_blas_load (GError **error)
+{
+  static const struct
+  {
+    const gchar *name;
+    gsize offset;
+  } symbols[] = {
+    { "cublasCreate_v2", G_STRUCT_OFFSET (__typeof__ (cublas), create) },
+    { "cublasDestroy_v2", G_STRUCT_OFFSET (__typeof__ (cublas), destroy) },
+    { "cublasSetStream_v2", G_STRUCT_OFFSET (__typeof__ (cublas), set_stream) },
+    { "cublasSetMathMode", G_STRUCT_OFFSET (__typeof__ (cublas), set_math_mode) },
+    { "cublasGetStatusString", G_STRUCT_OFFSET (__typeof__ (cublas), status_string) },
+    { "cublasGemmStridedBatchedEx_64", G_STRUCT_OFFSET (__typeof__ (cublas), gemm) },
+  };
+  GModule *module;
+
+  if (cublas.gemm)
+    return TRUE;
+  /* the loader's path first, then the toolkit the module was built with */
+  module = g_module_open (CUBLAS_SONAME, G_MODULE_BIND_LOCAL);
+  if (module == NULL)
+    module = g_module_open (DL_CUDA_LIBDIR G_DIR_SEPARATOR_S CUBLAS_SONAME, G_MODULE_BIND_LOCAL);
+  if (module == NULL)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DEVICE, "cuBLAS (%s) cannot be loaded: %s",
+                   CUBLAS_SONAME, g_module_error ());
+      return FALSE;
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (symbols); i++)
+    if (!g_module_symbol (module, symbols[i].name,
+                          (gpointer *)G_STRUCT_MEMBER_P (&cublas, symbols[i].offset))
+        || G_STRUCT_MEMBER (gpointer, &cublas, symbols[i].offset) == NULL)
+      {
+        g_set_error (error, DL_ERROR, DL_ERROR_DEVICE, "cuBLAS (%s) has no %s", CUBLAS_SONAME,
+                     symbols[i].name);
+        memset (&cublas, 0, sizeof cublas);
+        g_module_close (module);
+        return FALSE;
+      }
+  /* kept open for the process's life, as a linked library is */
+  return TRUE;
+}
 
 /* one cuBLAS handle per device, made on the device's first product */
 #define MAX_DEVICES 64
@@ -32,16 +96,16 @@ get_handle (gint device)
   g_mutex_lock (&handles_lock);
   if (handles[device] == NULL)
     {
-      cublasStatus_t st = cublasCreate (&handles[device]);
+      cublasStatus_t st = cublas.create (&handles[device]);
 
       if (st != CUBLAS_STATUS_SUCCESS)
         {
-          g_warning ("cublasCreate on device %d: %s", device, cublasGetStatusString (st));
+          g_warning ("cublasCreate on device %d: %s", device, cublas.status_string (st));
           handles[device] = NULL;
         }
       else
         /* the default; pinned here so that float32 never drops to TF32 */
-        cublasSetMathMode (handles[device], CUBLAS_DEFAULT_MATH);
+        cublas.set_math_mode (handles[device], CUBLAS_DEFAULT_MATH);
     }
   h = handles[device];
   g_mutex_unlock (&handles_lock);
@@ -54,7 +118,7 @@ dl_cuda_blas_clear (gint device)
   g_mutex_lock (&handles_lock);
   if (device >= 0 && device < MAX_DEVICES && handles[device])
     {
-      cublasDestroy (handles[device]);
+      cublas.destroy (handles[device]);
       handles[device] = NULL;
     }
   g_mutex_unlock (&handles_lock);
@@ -111,7 +175,7 @@ dl_cuda_gemm_batched (DlBackendContext *ctx, DlDType dtype, const DlGemmArgs *g)
   if (handle == NULL)
     return;
   DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
-  cublasSetStream (handle, stream);
+  cublas.set_stream (handle, stream);
 
   dl_cuda_gemm_plan (g, &p);
   for (gint64 i = 0; i < p.n_outer; i++)
@@ -131,14 +195,14 @@ dl_cuda_gemm_batched (DlBackendContext *ctx, DlDType dtype, const DlGemmArgs *g)
           DL_CUDA_CHECK (cudaMemset2DAsync (g->c + (oc + j * p.sc) * es, p.ldc * es, 0, g->n * es,
                                             g->m, stream));
       else
-        st = cublasGemmStridedBatchedEx_64 (
-            handle, p.trans_x ? CUBLAS_OP_T : CUBLAS_OP_N, p.trans_y ? CUBLAS_OP_T : CUBLAS_OP_N,
-            p.m, p.n, p.k, one, g->b + ob * es, type, p.ldx, p.sx, g->a + oa * es, type, p.ldy,
-            p.sy, zero, g->c + oc * es, type, p.ldc, p.sc, p.count, compute, CUBLAS_GEMM_DEFAULT);
+        st = cublas.gemm (handle, p.trans_x ? CUBLAS_OP_T : CUBLAS_OP_N,
+                          p.trans_y ? CUBLAS_OP_T : CUBLAS_OP_N, p.m, p.n, p.k, one, g->b + ob * es,
+                          type, p.ldx, p.sx, g->a + oa * es, type, p.ldy, p.sy, zero,
+                          g->c + oc * es, type, p.ldc, p.sc, p.count, compute, CUBLAS_GEMM_DEFAULT);
       if (st != CUBLAS_STATUS_SUCCESS)
         g_warning ("cublasGemmStridedBatchedEx (%" G_GINT64_FORMAT " x %" G_GINT64_FORMAT
                    " x %" G_GINT64_FORMAT "): %s",
-                   g->m, g->n, g->k, cublasGetStatusString (st));
+                   g->m, g->n, g->k, cublas.status_string (st));
       for (gint d = p.outer_ndim - 1; d >= 0; d--)
         {
           if (++idx[d] < g->batch_shape[d])

@@ -1,7 +1,8 @@
 /* dl-cuda-dnn.c: the CUDA module's convolution slots (conv2d_forward,
  * conv2d_backward) through cuDNN.
  *
- * cuDNN is opened at run time (libcudnn.so.9, through GModule), not
+ * cuDNN is opened at run time (libcudnn.so.9, through GModule: from the
+ * loader's path, then from the toolkit's folder meson found), not
  * linked: the module loads, and every other slot works, on a machine with
  * the CUDA driver and no cuDNN. dl_cuda_dnn_install() fills the slots
  * into the backend when the library and every function used here are
@@ -51,13 +52,18 @@ static struct
 
 static GModule *dnn_library;
 
+#define CUDNN_SONAME "libcudnn.so." G_STRINGIFY (CUDNN_MAJOR)
+
 /* Opens cuDNN and finds every function; FALSE with the reason in @error
  * (DL_ERROR_NOT_SUPPORTED: "cuDNN not found: ...") */
 static gboolean
 load_cudnn (GError **error)
 {
-  dnn_library = g_module_open ("libcudnn.so." G_STRINGIFY (CUDNN_MAJOR),
-                               G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
+  /* the loader's path first, then the toolkit the module was built with */
+  dnn_library = g_module_open (CUDNN_SONAME, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
+  if (dnn_library == NULL)
+    dnn_library = g_module_open (DL_CUDA_LIBDIR G_DIR_SEPARATOR_S CUDNN_SONAME,
+                                 G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
   if (dnn_library == NULL)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED, "cuDNN not found: %s",

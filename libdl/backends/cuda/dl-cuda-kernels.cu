@@ -1,8 +1,7 @@
-/* dl-cuda-kernels.cu: the CUDA module's elementwise, reduce and softmax
- * slots:
- * thin grid-stride __global__ wrappers around the per-element bodies of
- * dl-cuda-kernels.cuh (which the host test runs too), and the slots that
- * launch them on the context's stream (dl_cuda_current_stream).
+/* dl-cuda-kernels.cu: the CUDA module's elementwise, reduce, scan,
+ * softmax and integer GEMM slots: thin grid-stride __global__ wrappers around the
+ * bodies of dl-cuda-kernels.cuh (which the host test runs too), and the
+ * slots that launch them on the context's stream (dl_cuda_current_stream).
  *
  * Compiled by nvcc with --fmad=false: no a * b + c contracts into an FMA,
  * so that the formulas round as the CPU backend's do.
@@ -42,6 +41,15 @@ grid_size (int64_t n)
 
   return (unsigned)(blocks < (1 << 20) ? blocks : (1 << 20));
 }
+
+/* a launch of @kernel over @n items on @stream, and its launch error */
+#define LAUNCH(kernel, n, stream, ...)                                                             \
+  G_STMT_START                                                                                     \
+  {                                                                                                \
+    kernel<<<grid_size (n), DL_CUDA_THREADS, 0, (stream)>>> (__VA_ARGS__);                       \
+    DL_CUDA_CHECK (cudaGetLastError ());                                                           \
+  }                                                                                                \
+  G_STMT_END
 
 #define GRID_STRIDE(i, n)                                                                          \
   for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                        \
@@ -175,6 +183,13 @@ gemm_int_kernel (DlGemmArgs g, DlDType dt, int64_t total)
   dl_cuda_gemm_int_elem (dt, g, t);
 }
 
+__global__ void
+scan_kernel (DlScanOp op, DlDType dt, char *data, int64_t n_rows, int64_t n)
+{
+  GRID_STRIDE (r, n_rows)
+  dl_cuda_scan_row (op, dt, data + r * n * dl_cuda_dtype_size (dt), n);
+}
+
 /* ---- slots ---------------------------------------------------------------- */
 
 /* the iterator's arguments, FALSE when there is nothing to do */
@@ -196,9 +211,7 @@ dl_cuda_copy (DlBackendContext *ctx, DlIter *iter, DlDType dst_dtype, DlDType sr
 
   if (!prepare (ctx, iter, &it))
     return;
-  copy_kernel<<<grid_size (it.numel), DL_CUDA_THREADS, 0, dl_cuda_current_stream (ctx)>>> (
-      it, dst_dtype, src_dtype);
-  DL_CUDA_CHECK (cudaGetLastError ());
+  LAUNCH (copy_kernel, it.numel, dl_cuda_current_stream (ctx), it, dst_dtype, src_dtype);
 }
 
 void
@@ -208,9 +221,8 @@ dl_cuda_fill (DlBackendContext *ctx, DlIter *iter, DlDType dtype, gdouble value)
 
   if (!prepare (ctx, iter, &it))
     return;
-  fill_kernel<<<grid_size (it.numel), DL_CUDA_THREADS, 0, dl_cuda_current_stream (ctx)>>> (
-      it, dl_cuda_fill_bytes (dtype, value), (int)dl_dtype_get_size (dtype));
-  DL_CUDA_CHECK (cudaGetLastError ());
+  LAUNCH (fill_kernel, it.numel, dl_cuda_current_stream (ctx), it,
+          dl_cuda_fill_bytes (dtype, value), (int)dl_dtype_get_size (dtype));
 }
 
 void
@@ -226,9 +238,8 @@ dl_cuda_unary_params (DlBackendContext *ctx,
   g_return_if_fail ((op != DL_UNARY_NAN_TO_NUM && op != DL_UNARY_LEAKY_RELU) || params != NULL);
   if (!prepare (ctx, iter, &it))
     return;
-  unary_kernel<<<grid_size (it.numel), DL_CUDA_THREADS, 0, dl_cuda_current_stream (ctx)>>> (
-      it, op, dtype, params_from (params, op == DL_UNARY_NAN_TO_NUM ? 3 : 1));
-  DL_CUDA_CHECK (cudaGetLastError ());
+  LAUNCH (unary_kernel, it.numel, dl_cuda_current_stream (ctx), it, op, dtype,
+          params_from (params, op == DL_UNARY_NAN_TO_NUM ? 3 : 1));
 }
 
 void
@@ -245,9 +256,7 @@ dl_cuda_binary (DlBackendContext *ctx, DlBinaryOp op, DlIter *iter, DlDType dtyp
   g_return_if_fail (dl_cuda_binary_supported (op, dtype)); /* the ops layer promotes first */
   if (!prepare (ctx, iter, &it))
     return;
-  binary_kernel<<<grid_size (it.numel), DL_CUDA_THREADS, 0, dl_cuda_current_stream (ctx)>>> (
-      it, op, dtype, alpha);
-  DL_CUDA_CHECK (cudaGetLastError ());
+  LAUNCH (binary_kernel, it.numel, dl_cuda_current_stream (ctx), it, op, dtype, alpha);
 }
 
 void
@@ -263,9 +272,8 @@ dl_cuda_ternary (DlBackendContext *ctx,
   g_return_if_fail (op == DL_TERNARY_WHERE || params != NULL);
   if (!prepare (ctx, iter, &it))
     return;
-  ternary_kernel<<<grid_size (it.numel), DL_CUDA_THREADS, 0, dl_cuda_current_stream (ctx)>>> (
-      it, op, dtype, params_from (params, op == DL_TERNARY_CLAMP_SCALAR ? 2 : 1));
-  DL_CUDA_CHECK (cudaGetLastError ());
+  LAUNCH (ternary_kernel, it.numel, dl_cuda_current_stream (ctx), it, op, dtype,
+          params_from (params, op == DL_TERNARY_CLAMP_SCALAR ? 2 : 1));
 }
 
 void
@@ -284,12 +292,11 @@ dl_cuda_softmax (DlBackendContext *ctx,
     return;
   DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
   if (dtype == DL_DTYPE_FLOAT32)
-    softmax_kernel<float><<<grid_size (n_rows), DL_CUDA_THREADS, 0, stream>>> (
-        (const float *)in, (float *)out, n_rows, n, log != FALSE);
+    LAUNCH (softmax_kernel<float>, n_rows, stream, (const float *)in, (float *)out, n_rows, n,
+            log != FALSE);
   else
-    softmax_kernel<double><<<grid_size (n_rows), DL_CUDA_THREADS, 0, stream>>> (
-        (const double *)in, (double *)out, n_rows, n, log != FALSE);
-  DL_CUDA_CHECK (cudaGetLastError ());
+    LAUNCH (softmax_kernel<double>, n_rows, stream, (const double *)in, (double *)out, n_rows, n,
+            log != FALSE);
 }
 
 void
@@ -309,9 +316,7 @@ dl_cuda_reduce (DlBackendContext *ctx, DlReduceOp op, const DlReduceArgs *args, 
   DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
   if (n_inner == 0)
     {
-      reduce_empty_kernel<<<grid_size (n_outer), DL_CUDA_THREADS, 0, stream>>> (*args, op, dtype,
-                                                                                  n_outer);
-      DL_CUDA_CHECK (cudaGetLastError ());
+      LAUNCH (reduce_empty_kernel, n_outer, stream, *args, op, dtype, n_outer);
       return;
     }
   chunks = dl_cuda_reduce_chunks (n_outer, n_inner);
@@ -324,14 +329,12 @@ dl_cuda_reduce (DlBackendContext *ctx, DlReduceOp op, const DlReduceArgs *args, 
       partials = NULL;
       chunks = 1;
     }
-  reduce_kernel<<<grid_size (n_outer * chunks), DL_CUDA_THREADS, 0, stream>>> (
-      *args, op, dtype, n_outer, n_inner, chunks, partials);
-  DL_CUDA_CHECK (cudaGetLastError ());
+  LAUNCH (reduce_kernel, n_outer * chunks, stream, *args, op, dtype, n_outer, n_inner, chunks,
+          partials);
   if (chunks > 1)
     {
-      reduce_combine_kernel<<<grid_size (n_outer), DL_CUDA_THREADS, 0, stream>>> (
-          *args, op, dtype, n_outer, n_inner, chunks, partials);
-      DL_CUDA_CHECK (cudaGetLastError ());
+      LAUNCH (reduce_combine_kernel, n_outer, stream, *args, op, dtype, n_outer, n_inner, chunks,
+              partials);
       DL_CUDA_CHECK (cudaFreeAsync (partials, stream));
     }
 }
@@ -346,7 +349,19 @@ dl_cuda_gemm_int (DlBackendContext *ctx, DlDType dtype, const DlGemmArgs *g)
   if (total == 0)
     return;
   DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
-  gemm_int_kernel<<<grid_size (total), DL_CUDA_THREADS, 0, dl_cuda_current_stream (ctx)>>> (
-      *g, dtype, total);
-  DL_CUDA_CHECK (cudaGetLastError ());
+  LAUNCH (gemm_int_kernel, total, dl_cuda_current_stream (ctx), *g, dtype, total);
+}
+
+void
+dl_cuda_scan (DlBackendContext *ctx,
+              DlScanOp op,
+              void *data,
+              gint64 n_rows,
+              gint64 n,
+              DlDType dtype)
+{
+  if (n_rows == 0 || n == 0)
+    return;
+  DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
+  LAUNCH (scan_kernel, n_rows, dl_cuda_current_stream (ctx), op, dtype, (char *)data, n_rows, n);
 }

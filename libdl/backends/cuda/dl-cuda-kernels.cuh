@@ -1,6 +1,8 @@
-/* dl-cuda-kernels.cuh: the per-element work of the CUDA module's
- * elementwise kernels, as inline functions that compile both for the
- * device (nvcc, in dl-cuda-kernels.cu) and for the host (g++, in
+/* dl-cuda-kernels.cuh: the work of one thread of each of the CUDA
+ * module's kernels (an element of the elementwise ones, a range of a
+ * reduction, a softmax row, an output of an integer GEMM), as inline
+ * functions that compile both for the device (nvcc, in
+ * dl-cuda-kernels.cu) and for the host (g++, in
  * tests/c/test-cuda-kernels.cpp, which runs them over host memory and
  * compares them with the CPU backend).
  *
@@ -28,6 +30,7 @@
 #include <type_traits>
 
 #include "backends/dl-backend.h"
+#include "backends/dl-int-math.h"
 
 #ifdef __CUDACC__
 #define DL_HD __host__ __device__ inline
@@ -248,35 +251,66 @@ dl_cuda_store (char *p, DlDType dt, V v)
     }
 }
 
+/* @f called with the element at @p as its natural value: float for
+ * float32 and the 16-bit floats, double, int32_t, int64_t, uint8_t (uint8
+ * and bool) */
+template <typename F>
+DL_HD auto
+dl_cuda_visit (const char *p, DlDType dt, F f) -> decltype (f (0.0f))
+{
+  switch (dt)
+    {
+      case DL_DTYPE_FLOAT32:
+        return f (dl_cuda_ld<float> (p));
+      case DL_DTYPE_FLOAT64:
+        return f (dl_cuda_ld<double> (p));
+      case DL_DTYPE_FLOAT16:
+        return f (dl_cuda_half_to_float (dl_cuda_ld<uint16_t> (p)));
+      case DL_DTYPE_BFLOAT16:
+        return f (dl_cuda_bf16_to_float (dl_cuda_ld<uint16_t> (p)));
+      case DL_DTYPE_INT32:
+        return f (dl_cuda_ld<int32_t> (p));
+      case DL_DTYPE_INT64:
+        return f (dl_cuda_ld<int64_t> (p));
+      default:
+        return f (dl_cuda_ld<uint8_t> (p));
+    }
+}
+
+/* @f called with a value of the C type of @dt, one of the dtypes with
+ * their own arithmetic (float32, float64, int32, int64, uint8); nothing
+ * for the others */
+template <typename F>
+DL_HD void
+dl_cuda_dispatch (DlDType dt, F f)
+{
+  switch (dt)
+    {
+      case DL_DTYPE_FLOAT32:
+        f (0.0f);
+        break;
+      case DL_DTYPE_FLOAT64:
+        f (0.0);
+        break;
+      case DL_DTYPE_INT32:
+        f ((int32_t)0);
+        break;
+      case DL_DTYPE_INT64:
+        f ((int64_t)0);
+        break;
+      case DL_DTYPE_UINT8:
+        f ((uint8_t)0);
+        break;
+      default:
+        break;
+    }
+}
+
 /* copy with conversion: dst (dtype dd) = src (dtype sd) */
 DL_HD void
 dl_cuda_copy_elem (char *dst, DlDType dd, const char *src, DlDType sd)
 {
-  switch (sd)
-    {
-      case DL_DTYPE_FLOAT32:
-        dl_cuda_store (dst, dd, dl_cuda_ld<float> (src));
-        break;
-      case DL_DTYPE_FLOAT64:
-        dl_cuda_store (dst, dd, dl_cuda_ld<double> (src));
-        break;
-      case DL_DTYPE_FLOAT16:
-        dl_cuda_store (dst, dd, dl_cuda_half_to_float (dl_cuda_ld<uint16_t> (src)));
-        break;
-      case DL_DTYPE_BFLOAT16:
-        dl_cuda_store (dst, dd, dl_cuda_bf16_to_float (dl_cuda_ld<uint16_t> (src)));
-        break;
-      case DL_DTYPE_INT32:
-        dl_cuda_store (dst, dd, dl_cuda_ld<int32_t> (src));
-        break;
-      case DL_DTYPE_INT64:
-        dl_cuda_store (dst, dd, dl_cuda_ld<int64_t> (src));
-        break;
-      case DL_DTYPE_UINT8:
-      case DL_DTYPE_BOOL:
-        dl_cuda_store (dst, dd, dl_cuda_ld<uint8_t> (src));
-        break;
-    }
+  dl_cuda_visit (src, sd, [&] (auto v) { dl_cuda_store (dst, dd, v); });
 }
 
 /* fill: the element's bytes, the value stored once on the host
@@ -300,6 +334,20 @@ dl_cuda_fill_elem (char *dst, const uint8_t *bytes, int es)
 {
   for (int b = 0; b < es; b++)
     dst[b] = (char)bytes[b];
+}
+
+/* one element of any dtype as a double, or as an int64 for the integer
+ * dtypes (exact beyond 2^53), as the CPU's dl_cpu_load_f and _i */
+DL_HD double
+dl_cuda_load_f (const char *p, DlDType dt)
+{
+  return dl_cuda_visit (p, dt, [] (auto v) { return (double)v; });
+}
+
+DL_HD int64_t
+dl_cuda_load_i (const char *p, DlDType dt)
+{
+  return dl_cuda_visit (p, dt, [] (auto v) { return (int64_t)v; });
 }
 
 /* ---- math helpers, one overload per float type ------------------------- */
@@ -388,62 +436,6 @@ dl_cuda_remainder_f (T a, T b)
   if (mod != 0 && (b < 0) != (mod < 0))
     mod += b;
   return mod;
-}
-
-/* integer helpers on 64 bits, wrapping as two's complement */
-DL_HD int64_t
-dl_cuda_ipow (int64_t a, int64_t b)
-{
-  uint64_t r = 1, base = (uint64_t)a;
-
-  if (b < 0)
-    return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
-  while (b)
-    {
-      if (b & 1)
-        r *= base;
-      base *= base;
-      b >>= 1;
-    }
-  return (int64_t)r;
-}
-
-DL_HD int64_t
-dl_cuda_ifloordiv (int64_t a, int64_t b)
-{
-  int64_t q;
-
-  if (b == 0)
-    return 0;
-  if (b == -1)
-    return (int64_t)(0 - (uint64_t)a);
-  q = a / b;
-  if (a % b != 0 && ((a < 0) != (b < 0)))
-    q--;
-  return q;
-}
-
-DL_HD int64_t
-dl_cuda_itruncdiv (int64_t a, int64_t b)
-{
-  if (b == 0)
-    return 0;
-  if (b == -1)
-    return (int64_t)(0 - (uint64_t)a);
-  return a / b;
-}
-
-DL_HD int64_t
-dl_cuda_iremainder (int64_t a, int64_t b)
-{
-  int64_t m;
-
-  if (b == 0 || b == -1)
-    return 0;
-  m = a % b;
-  if (m != 0 && ((m < 0) != (b < 0)))
-    m += b;
-  return m;
 }
 
 /* ---- unary ------------------------------------------------------------------
@@ -585,48 +577,36 @@ dl_cuda_unary_is_predicate (DlUnaryOp op)
   return op == DL_UNARY_ISNAN || op == DL_UNARY_ISINF || op == DL_UNARY_ISFINITE;
 }
 
+template <typename T>
+DL_HD void
+dl_cuda_unary_typed (DlUnaryOp op, char *out, const char *in, const double *params)
+{
+  T x = dl_cuda_ld<T> (in);
+
+  if constexpr (std::is_floating_point<T>::value)
+    {
+      T r = dl_cuda_unary_float (op, x, params);
+      if (dl_cuda_unary_is_predicate (op))
+        dl_cuda_st<uint8_t> (out, r != 0);
+      else
+        dl_cuda_st<T> (out, r);
+    }
+  else
+    dl_cuda_st<T> (out, dl_cuda_unary_int (op, x));
+}
+
 /* out = op (in), both of dtype dt (bool out for the predicates) */
 DL_HD void
 dl_cuda_unary_elem (DlUnaryOp op, DlDType dt, char *out, const char *in, const double *params)
 {
-  switch (dt)
+  if (dt == DL_DTYPE_BOOL)
     {
-      case DL_DTYPE_FLOAT32:
-        {
-          float r = dl_cuda_unary_float (op, dl_cuda_ld<float> (in), params);
-          if (dl_cuda_unary_is_predicate (op))
-            dl_cuda_st<uint8_t> (out, r != 0);
-          else
-            dl_cuda_st<float> (out, r);
-          break;
-        }
-      case DL_DTYPE_FLOAT64:
-        {
-          double r = dl_cuda_unary_float (op, dl_cuda_ld<double> (in), params);
-          if (dl_cuda_unary_is_predicate (op))
-            dl_cuda_st<uint8_t> (out, r != 0);
-          else
-            dl_cuda_st<double> (out, r);
-          break;
-        }
-      case DL_DTYPE_INT32:
-        dl_cuda_st<int32_t> (out, dl_cuda_unary_int (op, dl_cuda_ld<int32_t> (in)));
-        break;
-      case DL_DTYPE_INT64:
-        dl_cuda_st<int64_t> (out, dl_cuda_unary_int (op, dl_cuda_ld<int64_t> (in)));
-        break;
-      case DL_DTYPE_UINT8:
-        dl_cuda_st<uint8_t> (out, dl_cuda_unary_int (op, dl_cuda_ld<uint8_t> (in)));
-        break;
-      case DL_DTYPE_BOOL:
-        {
-          uint8_t x = dl_cuda_ld<uint8_t> (in);
-          dl_cuda_st<uint8_t> (out, op == DL_UNARY_BITWISE_NOT ? (uint8_t)!x : x);
-          break;
-        }
-      default:
-        break;
+      uint8_t x = dl_cuda_ld<uint8_t> (in);
+      dl_cuda_st<uint8_t> (out, op == DL_UNARY_BITWISE_NOT ? (uint8_t)!x : x);
+      return;
     }
+  dl_cuda_dispatch (
+      dt, [&] (auto zero) { dl_cuda_unary_typed<decltype (zero)> (op, out, in, params); });
 }
 
 /* ---- binary ----------------------------------------------------------------- */
@@ -703,19 +683,19 @@ dl_cuda_binary_int (DlBinaryOp op, T a, T b, T alpha)
       case DL_BINARY_MUL:
         return (T)(U)((U)a * (U)b);
       case DL_BINARY_DIV:
-        return b == 0 ? 0 : (T)dl_cuda_itruncdiv (a, b);
+        return b == 0 ? 0 : (T)dl_int_truncdiv (a, b);
       case DL_BINARY_MAXIMUM:
         return a > b ? a : b;
       case DL_BINARY_MINIMUM:
         return a < b ? a : b;
       case DL_BINARY_POW:
-        return (T)dl_cuda_ipow (a, b);
+        return (T)dl_int_pow (a, b);
       case DL_BINARY_FLOOR_DIVIDE:
-        return (T)dl_cuda_ifloordiv (a, b);
+        return (T)dl_int_floordiv (a, b);
       case DL_BINARY_TRUNC_DIVIDE:
-        return (T)dl_cuda_itruncdiv (a, b);
+        return (T)dl_int_truncdiv (a, b);
       case DL_BINARY_REMAINDER:
-        return (T)dl_cuda_iremainder (a, b);
+        return (T)dl_int_remainder (a, b);
       case DL_BINARY_BITWISE_AND:
         return a & b;
       case DL_BINARY_BITWISE_OR:
@@ -773,41 +753,23 @@ dl_cuda_binary_elem (DlBinaryOp op,
                      const char *b,
                      double alpha)
 {
-  switch (dt)
+  if (dt == DL_DTYPE_BOOL)
     {
-      case DL_DTYPE_FLOAT32:
-        dl_cuda_binary_typed<float> (op, out, a, b, alpha);
-        break;
-      case DL_DTYPE_FLOAT64:
-        dl_cuda_binary_typed<double> (op, out, a, b, alpha);
-        break;
-      case DL_DTYPE_INT32:
-        dl_cuda_binary_typed<int32_t> (op, out, a, b, alpha);
-        break;
-      case DL_DTYPE_INT64:
-        dl_cuda_binary_typed<int64_t> (op, out, a, b, alpha);
-        break;
-      case DL_DTYPE_UINT8:
-        dl_cuda_binary_typed<uint8_t> (op, out, a, b, alpha);
-        break;
-      case DL_DTYPE_BOOL:
-        {
-          uint8_t x = dl_cuda_ld<uint8_t> (a), y = dl_cuda_ld<uint8_t> (b), r;
+      uint8_t x = dl_cuda_ld<uint8_t> (a), y = dl_cuda_ld<uint8_t> (b), r;
 
-          if (DL_BINARY_IS_COMPARISON (op))
-            r = dl_cuda_compare (op, x, y);
-          else if (op == DL_BINARY_ADD || op == DL_BINARY_MAXIMUM || op == DL_BINARY_BITWISE_OR)
-            r = x | y;
-          else if (op == DL_BINARY_BITWISE_XOR)
-            r = x ^ y;
-          else
-            r = x & y;
-          dl_cuda_st<uint8_t> (out, r);
-          break;
-        }
-      default:
-        break;
+      if (DL_BINARY_IS_COMPARISON (op))
+        r = dl_cuda_compare (op, x, y);
+      else if (op == DL_BINARY_ADD || op == DL_BINARY_MAXIMUM || op == DL_BINARY_BITWISE_OR)
+        r = x | y;
+      else if (op == DL_BINARY_BITWISE_XOR)
+        r = x ^ y;
+      else
+        r = x & y;
+      dl_cuda_st<uint8_t> (out, r);
+      return;
     }
+  dl_cuda_dispatch (
+      dt, [&] (auto zero) { dl_cuda_binary_typed<decltype (zero)> (op, out, a, b, alpha); });
 }
 
 /* ---- ternary ------------------------------------------------------------------ */
@@ -884,6 +846,24 @@ dl_cuda_ternary_int (char *out, const char *pa, const char *pb, const char *pc, 
   dl_cuda_st<T> (out, (T)(U)(a + (U)v * b * c));
 }
 
+/* a float formula computed in CT from elements of dtype dt (float for
+ * the 16-bit floats); a NULL operand (unused) reads as 0 */
+template <typename CT>
+DL_HD void
+dl_cuda_ternary_typed (DlTernaryOp op,
+                       DlDType dt,
+                       char *out,
+                       const char *x1,
+                       const char *x2,
+                       const char *x3,
+                       const double *params)
+{
+  CT a = (CT)dl_cuda_load_f (x1, dt);
+  CT b = x2 ? (CT)dl_cuda_load_f (x2, dt) : 0, c = x3 ? (CT)dl_cuda_load_f (x3, dt) : 0;
+
+  dl_cuda_store (out, dt, dl_cuda_ternary_float (op, a, b, c, params));
+}
+
 /* operands (out, x1, x2, x3) as DlTernaryOp lists them; x3 is unused by
  * LERP_SCALAR and x2, x3 by CLAMP_SCALAR */
 DL_HD void
@@ -922,39 +902,16 @@ dl_cuda_ternary_elem (DlTernaryOp op,
   bool two = op == DL_TERNARY_LERP_SCALAR, one = op == DL_TERNARY_CLAMP_SCALAR;
   switch (dt)
     {
-      case DL_DTYPE_FLOAT32:
-        {
-          float a = dl_cuda_ld<float> (x1);
-          float b = one ? 0 : dl_cuda_ld<float> (x2), c = one || two ? 0 : dl_cuda_ld<float> (x3);
-          dl_cuda_st<float> (out, dl_cuda_ternary_float (op, a, b, c, params));
-          break;
-        }
       case DL_DTYPE_FLOAT64:
-        {
-          double a = dl_cuda_ld<double> (x1);
-          double b = one ? 0 : dl_cuda_ld<double> (x2);
-          double c = one || two ? 0 : dl_cuda_ld<double> (x3);
-          dl_cuda_st<double> (out, dl_cuda_ternary_float (op, a, b, c, params));
-          break;
-        }
+        dl_cuda_ternary_typed<double> (op, dt, out, x1, one ? NULL : x2, one || two ? NULL : x3,
+                                       params);
+        break;
+      case DL_DTYPE_FLOAT32:
       case DL_DTYPE_FLOAT16:
-        {
-          float a = dl_cuda_half_to_float (dl_cuda_ld<uint16_t> (x1));
-          float b = dl_cuda_half_to_float (dl_cuda_ld<uint16_t> (x2));
-          float c = two ? 0 : dl_cuda_half_to_float (dl_cuda_ld<uint16_t> (x3));
-          dl_cuda_st<uint16_t> (
-              out, dl_cuda_half_from_double (dl_cuda_ternary_float (op, a, b, c, params)));
-          break;
-        }
       case DL_DTYPE_BFLOAT16:
-        {
-          float a = dl_cuda_bf16_to_float (dl_cuda_ld<uint16_t> (x1));
-          float b = dl_cuda_bf16_to_float (dl_cuda_ld<uint16_t> (x2));
-          float c = two ? 0 : dl_cuda_bf16_to_float (dl_cuda_ld<uint16_t> (x3));
-          dl_cuda_st<uint16_t> (
-              out, dl_cuda_bf16_from_float (dl_cuda_ternary_float (op, a, b, c, params)));
-          break;
-        }
+        dl_cuda_ternary_typed<float> (op, dt, out, x1, one ? NULL : x2, one || two ? NULL : x3,
+                                      params);
+        break;
       /* integers: addcmul only, wrapping, with params[0] cast to the dtype */
       case DL_DTYPE_INT32:
         dl_cuda_ternary_int<int32_t> (out, x1, x2, x3, (int64_t)params[0]);
@@ -1023,47 +980,6 @@ struct DlCudaAcc
   int64_t i;
   int64_t index;
 };
-
-DL_HD double
-dl_cuda_load_f (const char *p, DlDType dt)
-{
-  switch (dt)
-    {
-      case DL_DTYPE_FLOAT32:
-        return dl_cuda_ld<float> (p);
-      case DL_DTYPE_FLOAT64:
-        return dl_cuda_ld<double> (p);
-      case DL_DTYPE_FLOAT16:
-        return dl_cuda_half_to_float (dl_cuda_ld<uint16_t> (p));
-      case DL_DTYPE_BFLOAT16:
-        return dl_cuda_bf16_to_float (dl_cuda_ld<uint16_t> (p));
-      case DL_DTYPE_INT32:
-        return dl_cuda_ld<int32_t> (p);
-      case DL_DTYPE_INT64:
-        return (double)dl_cuda_ld<int64_t> (p);
-      case DL_DTYPE_UINT8:
-      case DL_DTYPE_BOOL:
-        return dl_cuda_ld<uint8_t> (p);
-    }
-  return 0;
-}
-
-DL_HD int64_t
-dl_cuda_load_i (const char *p, DlDType dt)
-{
-  switch (dt)
-    {
-      case DL_DTYPE_INT32:
-        return dl_cuda_ld<int32_t> (p);
-      case DL_DTYPE_INT64:
-        return dl_cuda_ld<int64_t> (p);
-      case DL_DTYPE_UINT8:
-      case DL_DTYPE_BOOL:
-        return dl_cuda_ld<uint8_t> (p);
-      default:
-        return (int64_t)dl_cuda_load_f (p, dt);
-    }
-}
 
 DL_HD bool
 dl_cuda_is_int_dtype (DlDType dt)
@@ -1334,18 +1250,59 @@ dl_cuda_gemm_int_elem_typed (const DlGemmArgs &g, int64_t t)
 DL_HD void
 dl_cuda_gemm_int_elem (DlDType dt, const DlGemmArgs &g, int64_t t)
 {
+  dl_cuda_dispatch (dt, [&] (auto zero) {
+    if constexpr (std::is_integral<decltype (zero)>::value)
+      dl_cuda_gemm_int_elem_typed<decltype (zero)> (g, t);
+  });
+}
+
+/* ---- scans -----------------------------------------------------------------------
+ * An inclusive cumulative sum or product of one contiguous row in place,
+ * floats accumulating in double and integers in int64 wrapping around, as
+ * dl-cpu-scan.c's. Serial: one thread a row. */
+DL_HD int
+dl_cuda_dtype_size (DlDType dt)
+{
   switch (dt)
     {
-      case DL_DTYPE_INT32:
-        dl_cuda_gemm_int_elem_typed<int32_t> (g, t);
-        break;
+      case DL_DTYPE_FLOAT64:
       case DL_DTYPE_INT64:
-        dl_cuda_gemm_int_elem_typed<int64_t> (g, t);
-        break;
-      case DL_DTYPE_UINT8:
-        dl_cuda_gemm_int_elem_typed<uint8_t> (g, t);
-        break;
+        return 8;
+      case DL_DTYPE_FLOAT32:
+      case DL_DTYPE_INT32:
+        return 4;
+      case DL_DTYPE_FLOAT16:
+      case DL_DTYPE_BFLOAT16:
+        return 2;
       default:
-        break;
+        return 1;
+    }
+}
+
+DL_HD void
+dl_cuda_scan_row (DlScanOp op, DlDType dt, char *row, int64_t n)
+{
+  int es = dl_cuda_dtype_size (dt);
+  bool sum = op == DL_SCAN_CUMSUM;
+
+  if (dl_cuda_is_int_dtype (dt))
+    {
+      uint64_t acc = sum ? 0 : 1;
+      for (int64_t j = 0; j < n; j++)
+        {
+          uint64_t v = (uint64_t)dl_cuda_load_i (row + j * es, dt);
+          acc = sum ? acc + v : acc * v;
+          dl_cuda_store (row + j * es, dt, (int64_t)acc);
+        }
+    }
+  else
+    {
+      double acc = sum ? 0 : 1;
+      for (int64_t j = 0; j < n; j++)
+        {
+          double v = dl_cuda_load_f (row + j * es, dt);
+          acc = sum ? acc + v : acc * v;
+          dl_cuda_store (row + j * es, dt, acc);
+        }
     }
 }

@@ -30,6 +30,12 @@ void dl_cuda_ternary (DlBackendContext *ctx,
                       DlDType dtype,
                       const gdouble *params);
 void dl_cuda_reduce (DlBackendContext *ctx, DlReduceOp op, const DlReduceArgs *args, DlDType dtype);
+void dl_cuda_scan (DlBackendContext *ctx,
+                   DlScanOp op,
+                   void *data,
+                   gint64 n_rows,
+                   gint64 n,
+                   DlDType dtype);
 void dl_cuda_softmax (DlBackendContext *ctx,
                       const void *in,
                       void *out,
@@ -40,6 +46,8 @@ void dl_cuda_softmax (DlBackendContext *ctx,
 /* gemm_batched of int32, int64 and uint8 (dl-cuda-kernels.cu) */
 void dl_cuda_gemm_int (DlBackendContext *ctx, DlDType dtype, const DlGemmArgs *args);
 void dl_cuda_gemm_batched (DlBackendContext *ctx, DlDType dtype, const DlGemmArgs *args);
+/* opens cuBLAS (once); FALSE with a DL_ERROR_DEVICE error naming why not */
+gboolean dl_cuda_blas_load (GError **error);
 /* destroys the cuBLAS handle of @device, if it has one */
 void dl_cuda_blas_clear (gint device);
 
