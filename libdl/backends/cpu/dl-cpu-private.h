@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "backends/dl-backend.h"
+#include "backends/dl-philox.h"
 
 G_BEGIN_DECLS
 
@@ -166,36 +167,18 @@ dl_expf (float x)
   return x != x ? x : y;
 }
 
-#define PHILOX_M0 0xD2511F53u
-#define PHILOX_M1 0xCD9E8D57u
-#define PHILOX_W0 0x9E3779B9u
-#define PHILOX_W1 0xBB67AE85u
+/* the Philox constants, for the CPU's vectorised blocks (dl-cpu-attention.c) */
+#define PHILOX_M0 DL_PHILOX_M0
+#define PHILOX_M1 DL_PHILOX_M1
+#define PHILOX_W0 DL_PHILOX_W0
+#define PHILOX_W1 DL_PHILOX_W1
 
 /* Philox4x32-10: the four words of block @counter of the stream @seed
- * (dl-cpu-random.c draws every random number from it) */
+ * (dl-philox.h's, which the CUDA module computes too) */
 static inline void
 dl_cpu_philox (guint64 seed, guint64 counter, guint32 out[4])
 {
-  guint32 c0 = (guint32)counter, c1 = (guint32)(counter >> 32), c2 = 0, c3 = 0;
-  guint32 k0 = (guint32)seed, k1 = (guint32)(seed >> 32);
-
-  for (gint r = 0; r < 10; r++)
-    {
-      guint64 p0 = (guint64)PHILOX_M0 * c0;
-      guint64 p1 = (guint64)PHILOX_M1 * c2;
-      guint32 n0 = (guint32)(p1 >> 32) ^ c1 ^ k0;
-      guint32 n2 = (guint32)(p0 >> 32) ^ c3 ^ k1;
-      c1 = (guint32)p1;
-      c3 = (guint32)p0;
-      c0 = n0;
-      c2 = n2;
-      k0 += PHILOX_W0;
-      k1 += PHILOX_W1;
-    }
-  out[0] = c0;
-  out[1] = c1;
-  out[2] = c2;
-  out[3] = c3;
+  dl_philox (seed, counter, out);
 }
 
 /* One element of any dtype as a double, or as an int64 for the integer

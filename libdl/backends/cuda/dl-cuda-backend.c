@@ -24,6 +24,12 @@
 #include "dl-stream-allocator-private.h"
 #include "dl-cuda-kernels.h"
 #include "dl-cuda-private.h"
+#include "dl-cuda-norm.h"
+#include "dl-cuda-pool.h"
+#include "dl-cuda-random.h"
+#ifdef DL_CUDA_HAVE_CUDNN
+#include "dl-cuda-dnn.h"
+#endif
 
 /* What one device's context holds in its data */
 typedef struct
@@ -303,7 +309,8 @@ cuda_memory_empty_cache (DlBackendContext *ctx)
   dl_stream_allocator_empty_cache (dev->allocator);
 }
 
-static const DlBackend cuda_backend = {
+/* not const: the cuDNN slots are filled in when cuDNN opens */
+static DlBackend cuda_backend = {
   .name = "cuda",
   .host_memory = FALSE,
   .meta = FALSE,
@@ -336,6 +343,14 @@ static const DlBackend cuda_backend = {
   .memory_stats = cuda_memory_stats,
   .memory_reset_peaks = cuda_memory_reset_peaks,
   .memory_empty_cache = cuda_memory_empty_cache,
+  .random = dl_cuda_random,
+  .multinomial = dl_cuda_multinomial,
+  .dropout = dl_cuda_dropout,
+  .attention_dropout_mask = dl_cuda_attention_dropout_mask,
+  .max_pool2d = dl_cuda_max_pool2d,
+  .max_pool2d_backward = dl_cuda_max_pool2d_backward,
+  .norm_forward = dl_cuda_norm_forward,
+  .norm_backward = dl_cuda_norm_backward,
 };
 
 static gint
@@ -372,6 +387,9 @@ cuda_context_clear (DlBackendContext *ctx)
   if (dev == NULL)
     return;
   dl_cuda_blas_clear (dev->index);
+#ifdef DL_CUDA_HAVE_CUDNN
+  dl_cuda_dnn_clear (dev->index);
+#endif
   dl_stream_allocator_destroy (dev->allocator);
   g_free (dev);
   ctx->data = NULL;
@@ -407,6 +425,9 @@ dl_cuda_module_init (DlDeviceTypeInfo *info, GError **error)
   if (!dl_cuda_blas_load (error))
     return FALSE;
   n_cuda_devices = count;
+#ifdef DL_CUDA_HAVE_CUDNN
+  dl_cuda_dnn_install (&cuda_backend);
+#endif
   *info = (DlDeviceTypeInfo){
     .type = "cuda",
     .device_type = DL_DEVICE_TYPE_CUDA,
