@@ -18,4 +18,8 @@ void dl_generator_reserve (DlGenerator *self,
                            guint64 *seed,
                            guint64 *offset);
 
+/* Seeds the default generator of every device, those made so far and
+ * those made later (dl_manual_seed ()). */
+void dl_generator_manual_seed_all (guint64 seed);
+
 G_END_DECLS

@@ -274,6 +274,11 @@ dl_generator_set_state (DlGenerator *self, GBytes *state, GError **error)
 
 static GMutex defaults_lock;
 static GHashTable *defaults; /* DlDevice* -> DlGenerator*, never freed */
+/* the seed of the last dl_generator_manual_seed_all(), which a device's
+ * default generator made after it starts from (torch seeds a GPU that is
+ * initialised after manual_seed the same way) */
+static gboolean seeded_all;
+static guint64 seed_all;
 
 /**
  * dl_device_get_default_generator:
@@ -300,6 +305,8 @@ dl_device_get_default_generator (DlDevice *device)
   if (gen == NULL)
     {
       gen = dl_generator_new (device, NULL);
+      if (seeded_all)
+        dl_generator_manual_seed (gen, seed_all);
       g_hash_table_insert (defaults, g_object_ref (device), gen);
     }
   dl_mutex_unlock (&defaults_lock);
@@ -335,4 +342,23 @@ dl_generator_reserve (DlGenerator *self,
   *offset = self->offset;
   self->offset += n_blocks;
   dl_mutex_unlock (&self->lock);
+}
+
+/* Seeds the default generator of every device, those made so far and
+ * those made later, with @seed. */
+void
+dl_generator_manual_seed_all (guint64 seed)
+{
+  GHashTableIter iter;
+  gpointer gen;
+
+  /* the CPU's exists from here on */
+  dl_device_get_default_generator (NULL);
+  dl_mutex_lock (&defaults_lock);
+  seeded_all = TRUE;
+  seed_all = seed;
+  g_hash_table_iter_init (&iter, defaults);
+  while (g_hash_table_iter_next (&iter, NULL, &gen))
+    dl_generator_manual_seed (gen, seed);
+  dl_mutex_unlock (&defaults_lock);
 }

@@ -15,7 +15,8 @@
  * dl_manual_seed:
  * @seed: the seed
  *
- * Seeds the default random generator of every device, as torch.manual_seed.
+ * Seeds the default random generator of every device, as torch.manual_seed:
+ * those in use and those of devices first used later.
  *
  * Returns: (transfer none): the default generator of the CPU
  *
@@ -24,10 +25,8 @@
 DlGenerator *
 dl_manual_seed (guint64 seed)
 {
-  DlGenerator *gen = dl_device_get_default_generator (NULL);
-
-  dl_generator_manual_seed (gen, seed);
-  return gen;
+  dl_generator_manual_seed_all (seed);
+  return dl_device_get_default_generator (NULL);
 }
 
 /* the device a factory was given, else the thread's default */

@@ -239,6 +239,22 @@ def test_random_numbers_as_on_the_cpu(n):
             assert Dl.equal(a, b), name
 
 
+# dropout draws from the device's default generator: torch.manual_seed
+# seeds the CPU's and every GPU's alike, so the masks are the CPU's
+@needs_gpu
+def test_dropout_as_on_the_cpu_after_manual_seed():
+    x = Dl.ones(4099)
+    Dl.manual_seed(77)
+    cpu = Dl.nn.functional.dropout(x, 0.25)
+    Dl.manual_seed(77)
+    gpu = Dl.nn.functional.dropout(x.cuda(), 0.25)
+    assert Dl.equal(cpu, gpu.cpu())
+    Dl.cuda.manual_seed(78)
+    again = Dl.nn.functional.dropout(x.cuda(), 0.25)
+    Dl.cuda.manual_seed_all(78)
+    assert Dl.equal(again.cpu(), Dl.nn.functional.dropout(x.cuda(), 0.25).cpu())
+
+
 # conv2d (cuDNN), max pooling and the norms (the module's kernels) on the
 # GPU against the CPU, forward and backward
 @needs_gpu

@@ -351,3 +351,22 @@ def test_multinomial_int_input():
         torch.multinomial(torch.tensor([1, 2]), 1)
     with pytest.raises(RuntimeError):
         Dl.multinomial(Dl.tensor([1, 2]), 1)
+
+
+def test_manual_seed_seeds_every_devices_default_generator():
+    # torch.manual_seed seeds the CPU and every GPU; libdl every device's
+    # default generator, made before the call or after it
+    if Dl is torch:
+        pytest.skip('a libdl device registry')
+    from gi.repository import Dl as typelib
+    meta = typelib.Device.get('meta').get_default_generator()
+    meta.manual_seed(1)
+    Dl.manual_seed(1234)
+    assert meta.initial_seed() == 1234
+    assert Dl.initial_seed() == 1234
+    Dl.manual_seed(99)
+    assert meta.initial_seed() == 99
+    # torch.cuda's seeding is a no-op without a GPU, as in PyTorch
+    Dl.cuda.manual_seed(5)
+    Dl.cuda.manual_seed_all(5)
+    assert meta.initial_seed() == 99 and Dl.initial_seed() == 99

@@ -52,15 +52,20 @@ def device_count():
 
 
 def manual_seed(seed):
-    """torch.cuda.manual_seed(seed): seeds the current GPU's generator; with
-    no GPU, as in PyTorch without one, there is none and nothing happens."""
-    int(seed)
+    """torch.cuda.manual_seed(seed): seeds the current GPU's default
+    generator; with no GPU, as in PyTorch without one, there is none and
+    nothing happens."""
+    seed = int(seed) & 0xFFFFFFFFFFFFFFFF
+    if is_available():
+        Dl.Device.get('cuda:%d' % current_device()).get_default_generator().manual_seed(seed)
 
 
 def manual_seed_all(seed):
-    """torch.cuda.manual_seed_all(seed): seeds every GPU's generator; with
-    no GPU, as in PyTorch without one, nothing happens."""
-    int(seed)
+    """torch.cuda.manual_seed_all(seed): seeds every GPU's default
+    generator; with no GPU, as in PyTorch without one, nothing happens."""
+    seed = int(seed) & 0xFFFFFFFFFFFFFFFF
+    for i in range(device_count()):
+        Dl.Device.get('cuda:%d' % i).get_default_generator().manual_seed(seed)
 
 
 def _why():
