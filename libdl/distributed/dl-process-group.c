@@ -155,6 +155,185 @@ job_free (Job *job)
   g_free (job);
 }
 
+/* ---- the slots' documentation (see DlProcessGroupClass) ------------------ */
+
+/**
+ * DlProcessGroupClass::all_reduce:
+ * @self: a #DlProcessGroup
+ * @buf: (type gpointer): @count elements of @dtype, reduced in place
+ * @count: the number of elements
+ * @dtype: their dtype (never bool)
+ * @op: the reduction (never %DL_REDUCE_OP_KIND_AVG)
+ * @error: return location for a #GError
+ *
+ * Reduces @buf across the ranks with @op, leaving the result in @buf on
+ * every rank. Runs on the group's worker thread.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DlProcessGroupClass::broadcast:
+ * @self: a #DlProcessGroup
+ * @buf: (type gpointer): @nbytes bytes: the data on @root, overwritten elsewhere
+ * @nbytes: the size of @buf
+ * @root: the rank that sends
+ * @error: return location for a #GError
+ *
+ * Copies @buf of rank @root into @buf of every rank. Runs on the group's worker thread.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DlProcessGroupClass::reduce:
+ * @self: a #DlProcessGroup
+ * @buf: (type gpointer): @count elements of @dtype
+ * @count: the number of elements
+ * @dtype: their dtype (never bool)
+ * @op: the reduction (never %DL_REDUCE_OP_KIND_AVG)
+ * @root: the rank that receives the result
+ * @error: return location for a #GError
+ *
+ * Reduces @buf across the ranks with @op into @buf of rank @root; the
+ * other ranks' @buf may hold partial results after it. Runs on the group's worker thread.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DlProcessGroupClass::all_gather:
+ * @self: a #DlProcessGroup
+ * @send: (type gpointer): this rank's @nbytes bytes
+ * @recv: (type gpointer): size × @nbytes bytes
+ * @nbytes: the size of each rank's part
+ * @error: return location for a #GError
+ *
+ * Gathers every rank's @send into @recv of every rank, in rank order. Runs on the group's worker
+ * thread.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DlProcessGroupClass::gather:
+ * @self: a #DlProcessGroup
+ * @send: (type gpointer): this rank's @nbytes bytes
+ * @recv: (type gpointer) (nullable): size × @nbytes bytes on @root, %NULL elsewhere
+ * @nbytes: the size of each rank's part
+ * @root: the rank that receives
+ * @error: return location for a #GError
+ *
+ * Gathers every rank's @send into @recv of rank @root, in rank order. Runs on the group's worker
+ * thread.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DlProcessGroupClass::scatter:
+ * @self: a #DlProcessGroup
+ * @send: (type gpointer) (nullable): size × @nbytes bytes on @root, %NULL elsewhere
+ * @recv: (type gpointer): this rank's @nbytes bytes
+ * @nbytes: the size of each rank's part
+ * @root: the rank that sends
+ * @error: return location for a #GError
+ *
+ * Sends the r-th @nbytes of @send on rank @root to @recv of rank r. Runs on the group's worker
+ * thread.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DlProcessGroupClass::reduce_scatter:
+ * @self: a #DlProcessGroup
+ * @send: (type gpointer): size × @count elements of @dtype
+ * @recv: (type gpointer): @count elements
+ * @count: the number of elements of each rank's share
+ * @dtype: their dtype (never bool)
+ * @op: the reduction (never %DL_REDUCE_OP_KIND_AVG)
+ * @error: return location for a #GError
+ *
+ * Reduces @send across the ranks with @op and leaves the r-th @count
+ * elements of the result in @recv of rank r. Runs on the group's worker thread.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DlProcessGroupClass::all_to_all:
+ * @self: a #DlProcessGroup
+ * @send: (type gpointer): size × @nbytes bytes: the r-th part goes to rank r
+ * @recv: (type gpointer): size × @nbytes bytes: the s-th part comes from rank s
+ * @nbytes: the size of each part
+ * @error: return location for a #GError
+ *
+ * Exchanges one part between every pair of ranks. Runs on the group's worker thread.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DlProcessGroupClass::send:
+ * @self: a #DlProcessGroup
+ * @buf: (type gpointer): @nbytes bytes
+ * @nbytes: the size of @buf
+ * @dst: the receiving rank
+ * @tag: the message's tag
+ * @error: return location for a #GError
+ *
+ * Sends @buf to rank @dst. Runs on the group's worker thread.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DlProcessGroupClass::recv:
+ * @self: a #DlProcessGroup
+ * @buf: (type gpointer): @nbytes bytes, received into
+ * @nbytes: the size of @buf
+ * @src: the sending rank
+ * @tag: the message's tag
+ * @error: return location for a #GError
+ *
+ * Receives @nbytes from rank @src into @buf. Runs on the group's worker thread.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DlProcessGroupClass::barrier:
+ * @self: a #DlProcessGroup
+ * @error: return location for a #GError
+ *
+ * Returns once every rank of the group has entered it. Runs on the group's worker thread.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+
 /* ---- the worker ---------------------------------------------------------- */
 
 static gchar *

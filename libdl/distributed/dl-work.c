@@ -29,6 +29,16 @@
  *
  * Since: 0.1
  */
+/**
+ * DlWorkClass:
+ * @parent_class: the class of GObject
+ *
+ * The class structure of #DlWork. The type is final: its class adds no
+ * virtual method to that of GObject, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
+
 struct _DlWork
 {
   GObject parent_instance;

@@ -25,7 +25,8 @@
 #include <mpi.h>
 #include <stdlib.h>
 
-#include "dl.h"
+#include "dl-error.h"
+#include "distributed/dl-process-group.h"
 #include "distributed/dl-distributed-private.h"
 
 #define DL_TYPE_MPI_PROCESS_GROUP (dl_mpi_process_group_get_type ())
