@@ -255,7 +255,7 @@ def dead(rank, size):
 
 
 def main():
-    timeout_s = 3 if scenario == 'timeout' else (10 if scenario == 'dead' else 30)
+    timeout_s = 3 if scenario == 'timeout' else (4 if scenario == 'dead' else 30)
     dist.init_process_group(backend, timeout=datetime.timedelta(seconds=timeout_s))
     rank, size = dist.get_rank(), dist.get_world_size()
     if dist.get_backend() != backend:
