@@ -70,6 +70,9 @@
 #include "data/dl-safetensors.h"
 #include "ops/dl-ops-attention.h"
 #include "data/dl-pytorch-format.h"
+#include "distributed/dl-work.h"
+#include "distributed/dl-process-group.h"
+#include "distributed/dl-distributed.h"
 #include "train/dl-trainer.h"
 
 #undef DL_INSIDE
