@@ -386,6 +386,53 @@ test_train_cancel (void)
   fixture_teardown (&f);
 }
 
+typedef struct
+{
+  guint n_forwards;
+  guint cancel_at;
+  GCancellable *cancellable;
+} CancelInForward;
+
+/* a forward hook (C code, allowed on the worker) that cancels while the
+ * cancel_at-th step runs */
+static GPtrArray *
+cancel_in_forward (DlModule *module,
+                   GPtrArray *inputs,
+                   GPtrArray *outputs,
+                   gpointer user_data,
+                   GError **error)
+{
+  CancelInForward *c = user_data;
+
+  if (++c->n_forwards == c->cancel_at)
+    g_cancellable_cancel (c->cancellable);
+  return NULL;
+}
+
+/* cancelling stops within one step: a cancel made while step k runs lets
+ * step k finish (its update is applied) and starts no step after it */
+static void
+test_train_cancel_within_one_step (void)
+{
+  Fixture f = { 0 };
+  g_autoptr (DlModule) ref = make_model (6, 0, N_FEATURES);
+  g_autoptr (DlOptimizer) ref_sgd = make_sgd (ref);
+  CancelInForward c = { 0 };
+
+  fixture_setup (&f, 6, 0);
+  dl_trainer_set_epochs (f.trainer, 100000);
+  c.cancel_at = 5;
+  c.cancellable = f.cancellable;
+  dl_module_register_forward_hook (f.model, cancel_in_forward, &c, NULL);
+  train (&f);
+  g_assert_error (f.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_cmpuint (c.n_forwards, ==, 5);
+  g_assert_cmpuint (g_list_model_get_n_items (dl_trainer_get_history (f.trainer)), ==, 5);
+  train_sync (ref, f.loss, ref_sgd, f.loader, 5);
+  assert_same_parameters (f.model, ref);
+  fixture_teardown (&f);
+}
+
 /* a cancellable cancelled before the call: no step at all */
 static void
 test_train_cancelled_before (void)
@@ -734,6 +781,7 @@ main (int argc, char **argv)
   g_test_add_func ("/trainer/train/matches-sync", test_train_matches_sync);
   g_test_add_func ("/trainer/train/interval", test_train_interval);
   g_test_add_func ("/trainer/train/cancel", test_train_cancel);
+  g_test_add_func ("/trainer/train/cancel-within-one-step", test_train_cancel_within_one_step);
   g_test_add_func ("/trainer/train/cancelled-before", test_train_cancelled_before);
   g_test_add_func ("/trainer/train/pending", test_train_pending);
   g_test_add_func ("/trainer/evaluate-predict", test_evaluate_predict);
