@@ -24,6 +24,8 @@ static gint rank;
 static GPid peer_pid;
 static const gchar *dir;
 
+static const gchar *const op_names[] = { "sum", "product", "min", "max", "avg" };
+
 static const DlDType all_dtypes[] = {
   DL_DTYPE_FLOAT32, DL_DTYPE_FLOAT64, DL_DTYPE_FLOAT16, DL_DTYPE_BFLOAT16,
   DL_DTYPE_INT32,   DL_DTYPE_INT64,   DL_DTYPE_UINT8,   DL_DTYPE_BOOL,
@@ -106,8 +108,7 @@ test_all_reduce (void)
         g_autoptr (DlWork) work = NULL;
         g_autofree gdouble *expected = g_new (gdouble, N);
         g_autofree gchar *what
-            = g_strdup_printf ("all_reduce %s of %s", g_enum_to_string (DL_TYPE_REDUCE_OP_KIND, op),
-                               dl_dtype_get_name (dtype));
+            = g_strdup_printf ("all_reduce %s of %s", op_names[op], dl_dtype_get_name (dtype));
 
         if (dtype == DL_DTYPE_BOOL && op == DL_REDUCE_OP_KIND_AVG)
           continue;
