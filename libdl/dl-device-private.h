@@ -23,6 +23,14 @@ struct _DlDevice
 };
 
 DlDevice *dl_device_cpu (void); /* (transfer none) */
+
+/* The path of the loadable module @file_name (the CUDA backend, the
+ * distributed engines): in $DL_BACKEND_PATH when that is set (and only
+ * there), else beside libdl in dl-1.0/ (installed) or in @build_subdir of
+ * libdl's folder (the build tree), else in the configured DL_BACKEND_DIR.
+ * NULL when it is in none, with the folders searched in @searched (a
+ * string to free; nullable). */
+gchar *dl_backend_module_find (const gchar *file_name, const gchar *build_subdir, gchar **searched);
 /* the calling thread's default device, dl_set_default_device's (transfer none) */
 DlDevice *dl_device_default (void);
 gboolean dl_device_take_kernel_status (DlDevice *self, const gchar *op, GError **error);

@@ -228,9 +228,12 @@ static gchar *cuda_unavailable; /* why "cuda" is not registered, once tried */
 
 static gboolean register_type_locked (const DlDeviceTypeInfo *info, GError **error);
 
-/* The directories to look for the module in, in order */
+/* The directories to look for a module in, in order: $DL_BACKEND_PATH
+ * when set (and only there), else beside libdl in dl-1.0/ (installed) or
+ * in @build_subdir (the build tree, relative to libdl's folder), then
+ * DL_BACKEND_DIR */
 static GPtrArray *
-cuda_module_dirs (void)
+module_dirs (const gchar *build_subdir)
 {
   GPtrArray *dirs = g_ptr_array_new_with_free_func (g_free);
   const gchar *env = g_getenv ("DL_BACKEND_PATH");
@@ -245,23 +248,45 @@ cuda_module_dirs (void)
           g_ptr_array_add (dirs, g_strdup (parts[i]));
       return dirs;
     }
-  if (dladdr ((void *)cuda_module_dirs, &self) && self.dli_fname)
+  if (dladdr ((void *)module_dirs, &self) && self.dli_fname)
     {
       g_autofree gchar *libdir = g_path_get_dirname (self.dli_fname);
 
       g_ptr_array_add (dirs, g_build_filename (libdir, "dl-1.0", NULL));
-      g_ptr_array_add (dirs, g_build_filename (libdir, "backends", "cuda", NULL));
+      g_ptr_array_add (dirs, g_build_filename (libdir, build_subdir, NULL));
     }
   g_ptr_array_add (dirs, g_strdup (DL_BACKEND_DIR));
   return dirs;
 }
 
+/* Where the module @file_name is (see dl-device-private.h) */
+gchar *
+dl_backend_module_find (const gchar *file_name, const gchar *build_subdir, gchar **searched)
+{
+  g_autoptr (GPtrArray) dirs = module_dirs (build_subdir);
+  g_autoptr (GString) where = g_string_new (NULL);
+
+  for (guint i = 0; i < dirs->len; i++)
+    {
+      gchar *candidate = g_build_filename (g_ptr_array_index (dirs, i), file_name, NULL);
+
+      if (g_file_test (candidate, G_FILE_TEST_IS_REGULAR))
+        return candidate;
+      g_free (candidate);
+      g_string_append_printf (where, "%s%s", i ? ", " : "", (gchar *)g_ptr_array_index (dirs, i));
+    }
+  if (searched)
+    *searched = g_strdup_printf ("%s%s", where->len ? where->str : "nothing",
+                                 g_getenv ("DL_BACKEND_PATH") ? ", from DL_BACKEND_PATH" : "");
+  return NULL;
+}
+
 static void
 cuda_load_locked (void)
 {
-  g_autoptr (GPtrArray) dirs = NULL;
   g_autoptr (GError) error = NULL;
   g_autofree gchar *path = NULL;
+  g_autofree gchar *where = NULL;
   DlCudaModuleInit init = NULL;
   DlDeviceTypeInfo info;
   GModule *module;
@@ -269,31 +294,16 @@ cuda_load_locked (void)
   if (cuda_tried)
     return;
   cuda_tried = TRUE;
-  dirs = cuda_module_dirs ();
-  for (guint i = 0; i < dirs->len && path == NULL; i++)
-    {
-      gchar *candidate = g_build_filename (g_ptr_array_index (dirs, i), DL_CUDA_MODULE_NAME, NULL);
-
-      if (g_file_test (candidate, G_FILE_TEST_IS_REGULAR))
-        path = candidate;
-      else
-        g_free (candidate);
-    }
+  path = dl_backend_module_find (DL_CUDA_MODULE_NAME, "backends/cuda", &where);
   if (path == NULL)
     {
-      g_autoptr (GString) where = g_string_new (NULL);
-
-      for (guint i = 0; i < dirs->len; i++)
-        g_string_append_printf (where, "%s%s", i ? ", " : "", (gchar *)g_ptr_array_index (dirs, i));
 #ifdef DL_HAVE_CUDA_MODULE
-      cuda_unavailable
-          = g_strdup_printf ("the CUDA backend module %s was not found (looked in %s%s)",
-                             DL_CUDA_MODULE_NAME, where->len ? where->str : "nothing",
-                             g_getenv ("DL_BACKEND_PATH") ? ", from DL_BACKEND_PATH" : "");
+      cuda_unavailable = g_strdup_printf ("the CUDA backend module %s was not found (looked in %s)",
+                                          DL_CUDA_MODULE_NAME, where);
 #else
       cuda_unavailable = g_strdup_printf ("the CUDA backend module %s was not built (this libdl "
                                           "was configured without it; looked in %s)",
-                                          DL_CUDA_MODULE_NAME, where->len ? where->str : "nothing");
+                                          DL_CUDA_MODULE_NAME, where);
 #endif
       return;
     }

@@ -68,5 +68,8 @@
 #include "data/dl-safetensors.h"
 #include "ops/dl-ops-attention.h"
 #include "data/dl-pytorch-format.h"
+#include "distributed/dl-work.h"
+#include "distributed/dl-process-group.h"
+#include "distributed/dl-distributed.h"
 
 #undef DL_INSIDE

@@ -22,7 +22,8 @@
 #   5 ops         ops/: the op families, their gradients, printing, host reads
 #   6 autograd    autograd/: the engine and the view-history code, which run
 #                 ops (they install the hooks of layer 3 when the library loads)
-#   7 models      nn/, optim/, data/: public ops only
+#   7 models      nn/, optim/, data/: public ops only; distributed/: process
+#                 groups and their engines, which read tensors' memory
 #   8 umbrella    dl.h
 #
 # A file may include files of its own layer or of layers below. The script
@@ -61,7 +62,7 @@ def layer(path):
         return 5
     if path.startswith('autograd/'):
         return 6
-    if path.startswith(('nn/', 'optim/', 'data/')):
+    if path.startswith(('nn/', 'optim/', 'data/', 'distributed/')):
         return 7
     if path == 'dl.h':
         return 8

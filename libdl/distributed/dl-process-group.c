@@ -1,0 +1,1834 @@
+/* dl-process-group.c: DlProcessGroup, the engine-independent half of a
+ * process group: argument checks, the worker thread and its queue, the
+ * cross-rank metadata check and the timeout.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "dl-error.h"
+#include "dl-tensor-private.h"
+#include "distributed/dl-distributed-private.h"
+#include "distributed/dl-process-group.h"
+#include "distributed/dl-work-private.h"
+
+/**
+ * DlProcessGroup:
+ *
+ * A group of processes ("ranks", numbered 0 to #DlProcessGroup:size - 1)
+ * that run collectives together: torch.distributed's `ProcessGroup`.
+ * Each communication engine (MPI, Gloo) is a subclass, loaded from its
+ * module by dl_distributed_init_process_group() or
+ * dl_distributed_new_process_group(); the functions here are the same
+ * for all of them.
+ *
+ * Every operation takes CPU tensors that are contiguous, and works in
+ * place: dl_process_group_all_reduce() leaves the reduction in the tensor
+ * it was given. Operations run one at a time on the group's own worker
+ * thread, in the order they were submitted (every rank must submit the
+ * same collectives in the same order, as with any engine); each returns a
+ * #DlWork, already completed unless @async_op was %TRUE, in which case
+ * the tensors must not be touched until dl_work_wait() returns.
+ *
+ * Before each collective the ranks exchange what they were asked to do
+ * (the collective, dtype, shape, root and reduction): a rank that calls
+ * another collective or passes a tensor of another shape or dtype makes
+ * the collective fail on every rank, naming both ranks' arguments,
+ * instead of hanging. A collective that does not complete within
+ * #DlProcessGroup:timeout (a rank died, or never calls it) fails with
+ * %DL_ERROR_FAILED naming the collective, and the group refuses any
+ * operation after that.
+ *
+ * ```c
+ * g_autoptr (GError) error = NULL;
+ * g_autoptr (DlTensor) t = NULL;
+ * g_autoptr (DlWork) work = NULL;
+ *
+ * if (!dl_distributed_init_process_group ("mpi", NULL, -1, -1, 60, &error))
+ *   g_error ("%s", error->message);
+ * t = dl_ones (DL_SHAPE (4), DL_DTYPE_FLOAT32, NULL, &error);
+ * work = dl_process_group_all_reduce (dl_distributed_get_default_group (), t,
+ *                                     DL_REDUCE_OP_KIND_SUM, FALSE, &error);
+ * // every element of t is now the number of ranks
+ * ```
+ *
+ * Since: 0.1
+ */
+
+typedef enum
+{
+  COLL_ALL_REDUCE,
+  COLL_BROADCAST,
+  COLL_REDUCE,
+  COLL_ALL_GATHER,
+  COLL_GATHER,
+  COLL_SCATTER,
+  COLL_REDUCE_SCATTER,
+  COLL_ALL_TO_ALL,
+  COLL_BARRIER,
+  COLL_NEW_GROUP,
+  COLL_SEND,
+  COLL_RECV,
+  COLL_STOP,
+} Coll;
+
+static const gchar *const coll_names[] = {
+  "all_reduce", "broadcast",  "reduce", "all_gather", "gather", "scatter", "reduce_scatter",
+  "all_to_all", "barrier", "new_group", "send", "recv", "stop",
+};
+
+#define META_DIMS 8
+
+/* What each rank says it is about to do, exchanged before a collective
+ * (and between the two peers before a send) */
+typedef struct
+{
+  gint64 seq;    /* the group's collectives so far, on this rank */
+  gint64 coll;   /* Coll */
+  gint64 failed; /* 1: this rank's own argument checks failed */
+  gint64 dtype;  /* -1: none */
+  gint64 op;     /* -1: none */
+  gint64 root;   /* -1: none */
+  gint64 numel;
+  gint64 ndim;
+  gint64 shape[META_DIMS]; /* the first META_DIMS sizes */
+} Meta;
+
+typedef struct
+{
+  Coll coll;
+  DlProcessGroup *group; /* (owned) */
+  DlWork *work;          /* (owned) */
+  DlTensor *tensor;      /* (owned) (nullable): the tensor, in and/or out */
+  DlTensor *other;       /* (owned) (nullable): the second tensor of the _tensor/_single forms */
+  GPtrArray *list;       /* (owned) (nullable): a list of tensors */
+  GPtrArray *list2;      /* (owned) (nullable): all_to_all's input list */
+  DlReduceOpKind op;
+  gint root; /* or the peer of send and recv */
+  gint tag;
+  gint *ranks;
+  gsize n_ranks;
+  Meta meta;
+} Job;
+
+typedef struct
+{
+  gint rank;
+  gint size;
+  gdouble timeout;
+  gchar *backend_name;
+
+  GMutex lock;
+  GThread *worker;    /* (owned) (nullable): started by the first job */
+  GAsyncQueue *queue; /* (owned): of Job; the worker holds a ref too */
+  GError *broken;     /* (owned) (nullable): why the group refuses operations */
+  gint64 seq;         /* collectives run (worker thread only) */
+} DlProcessGroupPrivate;
+
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (DlProcessGroup, dl_process_group, G_TYPE_OBJECT)
+
+enum
+{
+  PROP_0,
+  PROP_RANK,
+  PROP_SIZE,
+  PROP_TIMEOUT,
+  PROP_BACKEND_NAME,
+  N_PROPS
+};
+
+static GParamSpec *props[N_PROPS];
+
+static void
+job_free (Job *job)
+{
+  g_clear_object (&job->group);
+  g_clear_object (&job->work);
+  g_clear_object (&job->tensor);
+  g_clear_object (&job->other);
+  g_clear_pointer (&job->list, g_ptr_array_unref);
+  g_clear_pointer (&job->list2, g_ptr_array_unref);
+  g_free (job->ranks);
+  g_free (job);
+}
+
+/* ---- the slots' documentation (see DlProcessGroupClass) ------------------ */
+
+/**
+ * DlProcessGroupClass::all_reduce:
+ * @self: a #DlProcessGroup
+ * @buf: (type gpointer): @count elements of @dtype, reduced in place
+ * @count: the number of elements
+ * @dtype: their dtype (never bool)
+ * @op: the reduction (never %DL_REDUCE_OP_KIND_AVG)
+ * @error: return location for a #GError
+ *
+ * Reduces @buf across the ranks with @op, leaving the result in @buf on
+ * every rank. Runs on the group's worker thread.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DlProcessGroupClass::broadcast:
+ * @self: a #DlProcessGroup
+ * @buf: (type gpointer): @nbytes bytes: the data on @root, overwritten elsewhere
+ * @nbytes: the size of @buf
+ * @root: the rank that sends
+ * @error: return location for a #GError
+ *
+ * Copies @buf of rank @root into @buf of every rank. Runs on the group's worker thread.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DlProcessGroupClass::reduce:
+ * @self: a #DlProcessGroup
+ * @buf: (type gpointer): @count elements of @dtype
+ * @count: the number of elements
+ * @dtype: their dtype (never bool)
+ * @op: the reduction (never %DL_REDUCE_OP_KIND_AVG)
+ * @root: the rank that receives the result
+ * @error: return location for a #GError
+ *
+ * Reduces @buf across the ranks with @op into @buf of rank @root; the
+ * other ranks' @buf may hold partial results after it. Runs on the group's worker thread.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DlProcessGroupClass::all_gather:
+ * @self: a #DlProcessGroup
+ * @send: (type gpointer): this rank's @nbytes bytes
+ * @recv: (type gpointer): size × @nbytes bytes
+ * @nbytes: the size of each rank's part
+ * @error: return location for a #GError
+ *
+ * Gathers every rank's @send into @recv of every rank, in rank order. Runs on the group's worker
+ * thread.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DlProcessGroupClass::gather:
+ * @self: a #DlProcessGroup
+ * @send: (type gpointer): this rank's @nbytes bytes
+ * @recv: (type gpointer) (nullable): size × @nbytes bytes on @root, %NULL elsewhere
+ * @nbytes: the size of each rank's part
+ * @root: the rank that receives
+ * @error: return location for a #GError
+ *
+ * Gathers every rank's @send into @recv of rank @root, in rank order. Runs on the group's worker
+ * thread.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DlProcessGroupClass::scatter:
+ * @self: a #DlProcessGroup
+ * @send: (type gpointer) (nullable): size × @nbytes bytes on @root, %NULL elsewhere
+ * @recv: (type gpointer): this rank's @nbytes bytes
+ * @nbytes: the size of each rank's part
+ * @root: the rank that sends
+ * @error: return location for a #GError
+ *
+ * Sends the r-th @nbytes of @send on rank @root to @recv of rank r. Runs on the group's worker
+ * thread.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DlProcessGroupClass::reduce_scatter:
+ * @self: a #DlProcessGroup
+ * @send: (type gpointer): size × @count elements of @dtype
+ * @recv: (type gpointer): @count elements
+ * @count: the number of elements of each rank's share
+ * @dtype: their dtype (never bool)
+ * @op: the reduction (never %DL_REDUCE_OP_KIND_AVG)
+ * @error: return location for a #GError
+ *
+ * Reduces @send across the ranks with @op and leaves the r-th @count
+ * elements of the result in @recv of rank r. Runs on the group's worker thread.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DlProcessGroupClass::all_to_all:
+ * @self: a #DlProcessGroup
+ * @send: (type gpointer): size × @nbytes bytes: the r-th part goes to rank r
+ * @recv: (type gpointer): size × @nbytes bytes: the s-th part comes from rank s
+ * @nbytes: the size of each part
+ * @error: return location for a #GError
+ *
+ * Exchanges one part between every pair of ranks. Runs on the group's worker thread.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DlProcessGroupClass::send:
+ * @self: a #DlProcessGroup
+ * @buf: (type gpointer): @nbytes bytes
+ * @nbytes: the size of @buf
+ * @dst: the receiving rank
+ * @tag: the message's tag
+ * @error: return location for a #GError
+ *
+ * Sends @buf to rank @dst. Runs on the group's worker thread.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DlProcessGroupClass::recv:
+ * @self: a #DlProcessGroup
+ * @buf: (type gpointer): @nbytes bytes, received into
+ * @nbytes: the size of @buf
+ * @src: the sending rank
+ * @tag: the message's tag
+ * @error: return location for a #GError
+ *
+ * Receives @nbytes from rank @src into @buf. Runs on the group's worker thread.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DlProcessGroupClass::barrier:
+ * @self: a #DlProcessGroup
+ * @error: return location for a #GError
+ *
+ * Returns once every rank of the group has entered it. Runs on the group's worker thread.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+
+/* ---- the worker ---------------------------------------------------------- */
+
+static gchar *
+meta_describe (const Meta *m)
+{
+  GString *s = g_string_new (coll_names[CLAMP (m->coll, 0, COLL_STOP)]);
+
+  if (m->failed)
+    {
+      g_string_append (s, " (its own argument checks failed)");
+      return g_string_free (s, FALSE);
+    }
+  if (m->dtype >= 0)
+    {
+      g_string_append_printf (s, " of %s [", dl_dtype_get_name ((DlDType)m->dtype));
+      for (gint64 d = 0; d < m->ndim; d++)
+        {
+          if (d >= META_DIMS)
+            {
+              g_string_append (s, ", ...");
+              break;
+            }
+          g_string_append_printf (s, "%s%" G_GINT64_FORMAT, d ? ", " : "", m->shape[d]);
+        }
+      g_string_append_c (s, ']');
+    }
+  if (m->op >= 0)
+    g_string_append_printf (s, " with %s", dl_reduce_op_kind_name ((DlReduceOpKind)m->op));
+  if (m->root >= 0)
+    g_string_append_printf (s, m->coll == COLL_SEND || m->coll == COLL_RECV ? " (peer %" G_GINT64_FORMAT ")"
+                                                                            : " (root %" G_GINT64_FORMAT ")",
+                            m->root);
+  g_string_append_printf (s, " as collective #%" G_GINT64_FORMAT, m->seq);
+  return g_string_free (s, FALSE);
+}
+
+static gboolean
+meta_equal (const Meta *a, const Meta *b)
+{
+  return a->seq == b->seq && a->coll == b->coll && a->dtype == b->dtype
+         && a->op == b->op && a->root == b->root && a->numel == b->numel && a->ndim == b->ndim
+         && memcmp (a->shape, b->shape, sizeof a->shape) == 0;
+}
+
+/* The metadata exchange before a collective: every rank learns what every
+ * other rank was asked and fails, with the same message, when they differ */
+static gboolean
+check_across_ranks (DlProcessGroup *self, Job *job, GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
+  DlProcessGroupClass *klass = DL_PROCESS_GROUP_GET_CLASS (self);
+  g_autofree Meta *all = NULL;
+  g_autoptr (GError) local = NULL;
+  const gchar *name = coll_names[job->coll];
+
+  job->meta.seq = priv->seq++;
+  if (priv->size == 1 || klass->all_gather == NULL)
+    return !job->meta.failed;
+  all = g_new0 (Meta, priv->size);
+  if (!klass->all_gather (self, &job->meta, all, sizeof (Meta), &local))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_FAILED,
+                   "%s: the exchange of arguments across the ranks failed (rank %d of %d): %s",
+                   name, priv->rank, priv->size, local->message);
+      return FALSE;
+    }
+  for (gint r = 0; r < priv->size; r++)
+    if (all[r].failed)
+      {
+        g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                     "%s: rank %d rejected its arguments (see its own error) (rank %d of %d)", name,
+                     r, priv->rank, priv->size);
+        return FALSE;
+      }
+  for (gint r = 1; r < priv->size; r++)
+    if (!meta_equal (&all[0], &all[r]))
+      {
+        g_autofree gchar *first = meta_describe (&all[0]);
+        g_autofree gchar *other = meta_describe (&all[r]);
+
+        g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                     "%s: the ranks disagree: rank 0 called %s, rank %d called %s (rank %d of %d)",
+                     name, first, r, other, priv->rank, priv->size);
+        return FALSE;
+      }
+  return TRUE;
+}
+
+/* The two peers of a send and a recv exchange their metadata: the sender
+ * sends its own, the receiver answers with its own, and both compare */
+static gboolean
+check_peers (DlProcessGroup *self, Job *job, GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
+  DlProcessGroupClass *klass = DL_PROCESS_GROUP_GET_CLASS (self);
+  const gchar *name = coll_names[job->coll];
+  g_autoptr (GError) local = NULL;
+  Meta theirs;
+  gboolean ok;
+
+  if (job->coll == COLL_SEND)
+    ok = klass->send (self, &job->meta, sizeof (Meta), job->root, job->tag, &local)
+         && klass->recv (self, &theirs, sizeof (Meta), job->root, job->tag, &local);
+  else
+    ok = klass->recv (self, &theirs, sizeof (Meta), job->root, job->tag, &local)
+         && klass->send (self, &job->meta, sizeof (Meta), job->root, job->tag, &local);
+  if (!ok)
+    {
+      g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: rank %d of %d, peer %d: ",
+                                  name, priv->rank, priv->size, job->root);
+      return FALSE;
+    }
+  if (theirs.dtype != job->meta.dtype || theirs.numel != job->meta.numel
+      || theirs.coll != (job->coll == COLL_SEND ? COLL_RECV : COLL_SEND))
+    {
+      g_autofree gchar *mine = meta_describe (&job->meta);
+      g_autofree gchar *other = meta_describe (&theirs);
+
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "%s: the peers disagree: rank %d called %s, rank %d called %s", name,
+                   priv->rank, mine, job->root, other);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gsize
+tensor_nbytes (DlTensor *t)
+{
+  return (gsize)dl_tensor_numel (t) * dl_tensor_element_size (t);
+}
+
+/* Runs a reducing slot on @dtype with @op, bool as uint8 max/min, AVG as a
+ * sum and a division (@divide: this rank holds the result) */
+static gboolean
+run_reduction (DlProcessGroup *self,
+               Job *job,
+               gconstpointer send,
+               gpointer buf,
+               gsize count,
+               DlDType dtype,
+               gboolean divide,
+               GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
+  DlProcessGroupClass *klass = DL_PROCESS_GROUP_GET_CLASS (self);
+  DlReduceOpKind op = job->op;
+  gboolean ok;
+
+  if (dtype == DL_DTYPE_BOOL)
+    {
+      dtype = DL_DTYPE_UINT8;
+      op = (op == DL_REDUCE_OP_KIND_SUM || op == DL_REDUCE_OP_KIND_MAX) ? DL_REDUCE_OP_KIND_MAX
+                                                                        : DL_REDUCE_OP_KIND_MIN;
+    }
+  else if (op == DL_REDUCE_OP_KIND_AVG)
+    op = DL_REDUCE_OP_KIND_SUM;
+  if (job->coll == COLL_ALL_REDUCE)
+    ok = klass->all_reduce (self, buf, count, dtype, op, error);
+  else if (job->coll == COLL_REDUCE)
+    ok = klass->reduce (self, buf, count, dtype, op, job->root, error);
+  else
+    ok = klass->reduce_scatter (self, send, buf, count, dtype, op, error);
+  if (ok && divide && job->op == DL_REDUCE_OP_KIND_AVG)
+    dl_reduce_host_divide (dtype, buf, count, priv->size);
+  return ok;
+}
+
+static void
+pack_list (GPtrArray *list, guint8 *out, gsize nbytes)
+{
+  for (guint i = 0; i < list->len; i++)
+    memcpy (out + i * nbytes, dl_tensor_data (g_ptr_array_index (list, i)), nbytes);
+}
+
+static void
+unpack_list (GPtrArray *list, const guint8 *in, gsize nbytes)
+{
+  for (guint i = 0; i < list->len; i++)
+    memcpy (dl_tensor_data (g_ptr_array_index (list, i)), in + i * nbytes, nbytes);
+}
+
+/* The slot @coll runs; NULL when the engine has none */
+static gpointer
+slot_of (DlProcessGroupClass *klass, Job *job)
+{
+  switch (job->coll)
+    {
+    case COLL_ALL_REDUCE:
+      return klass->all_reduce;
+    case COLL_BROADCAST:
+      return klass->broadcast;
+    case COLL_REDUCE:
+      return klass->reduce;
+    case COLL_ALL_GATHER:
+      return klass->all_gather;
+    case COLL_GATHER:
+      return klass->gather;
+    case COLL_SCATTER:
+      return klass->scatter;
+    case COLL_REDUCE_SCATTER:
+      return klass->reduce_scatter;
+    case COLL_ALL_TO_ALL:
+      return klass->all_to_all;
+    case COLL_BARRIER:
+      return klass->barrier;
+    case COLL_NEW_GROUP:
+      return klass->new_group;
+    case COLL_SEND:
+    case COLL_RECV:
+      return klass->send && klass->recv ? klass->send : NULL;
+    default:
+      return NULL;
+    }
+}
+
+static gboolean
+run_job (DlProcessGroup *self, Job *job, GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
+  DlProcessGroupClass *klass = DL_PROCESS_GROUP_GET_CLASS (self);
+  gboolean is_root = job->root == priv->rank;
+  DlTensor *t = job->tensor;
+  g_autofree guint8 *tmp = NULL, *tmp2 = NULL;
+  gsize nbytes = t ? tensor_nbytes (t) : 0;
+  DlDType dtype = t ? dl_tensor_get_dtype (t) : DL_DTYPE_UINT8;
+
+  if (slot_of (klass, job) == NULL && !job->meta.failed)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED, "%s: the %s engine does not support it",
+                   coll_names[job->coll],
+                   priv->backend_name ? priv->backend_name : G_OBJECT_TYPE_NAME (self));
+      return FALSE;
+    }
+  if (job->coll == COLL_SEND || job->coll == COLL_RECV)
+    {
+      if (!check_peers (self, job, error))
+        return FALSE;
+      if (job->coll == COLL_SEND)
+        return klass->send (self, dl_tensor_data (t), nbytes, job->root, job->tag, error);
+      return klass->recv (self, dl_tensor_data (t), nbytes, job->root, job->tag, error);
+    }
+  if (job->coll != COLL_NEW_GROUP && !check_across_ranks (self, job, error))
+    return FALSE;
+  switch (job->coll)
+    {
+    case COLL_ALL_REDUCE:
+      return run_reduction (self, job, NULL, dl_tensor_data (t), dl_tensor_numel (t), dtype, TRUE,
+                            error);
+    case COLL_REDUCE:
+      return run_reduction (self, job, NULL, dl_tensor_data (t), dl_tensor_numel (t), dtype,
+                            is_root, error);
+    case COLL_BROADCAST:
+      return klass->broadcast (self, dl_tensor_data (t), nbytes, job->root, error);
+    case COLL_ALL_GATHER:
+      if (job->other) /* into one tensor */
+        return klass->all_gather (self, dl_tensor_data (t), dl_tensor_data (job->other), nbytes,
+                                  error);
+      tmp = g_malloc (nbytes * priv->size);
+      if (!klass->all_gather (self, dl_tensor_data (t), tmp, nbytes, error))
+        return FALSE;
+      unpack_list (job->list, tmp, nbytes);
+      return TRUE;
+    case COLL_GATHER:
+      if (is_root)
+        tmp = g_malloc (nbytes * priv->size);
+      if (!klass->gather (self, dl_tensor_data (t), tmp, nbytes, job->root, error))
+        return FALSE;
+      if (is_root)
+        unpack_list (job->list, tmp, nbytes);
+      return TRUE;
+    case COLL_SCATTER:
+      if (is_root)
+        {
+          tmp = g_malloc (nbytes * priv->size);
+          pack_list (job->list, tmp, nbytes);
+        }
+      return klass->scatter (self, tmp, dl_tensor_data (t), nbytes, job->root, error);
+    case COLL_REDUCE_SCATTER:
+      if (job->other) /* from one tensor */
+        return run_reduction (self, job, dl_tensor_data (job->other), dl_tensor_data (t),
+                              dl_tensor_numel (t), dtype, TRUE, error);
+      tmp = g_malloc (nbytes * priv->size);
+      pack_list (job->list, tmp, nbytes);
+      return run_reduction (self, job, tmp, dl_tensor_data (t), dl_tensor_numel (t), dtype, TRUE,
+                            error);
+    case COLL_ALL_TO_ALL:
+      if (job->other) /* t is the output, other the input, both size × chunk */
+        return klass->all_to_all (self, dl_tensor_data (job->other), dl_tensor_data (t),
+                                  nbytes / priv->size, error);
+      /* t is the first output: every chunk has its size */
+      tmp = g_malloc (nbytes * priv->size);
+      tmp2 = g_malloc (nbytes * priv->size);
+      pack_list (job->list2, tmp, nbytes);
+      if (!klass->all_to_all (self, tmp, tmp2, nbytes, error))
+        return FALSE;
+      unpack_list (job->list, tmp2, nbytes);
+      return TRUE;
+    case COLL_BARRIER:
+      return klass->barrier (self, error);
+    case COLL_NEW_GROUP:
+      {
+        DlProcessGroup *child = klass->new_group (self, job->ranks, job->n_ranks, error);
+        gboolean member = FALSE;
+
+        for (gsize i = 0; i < job->n_ranks; i++)
+          member |= job->ranks[i] == priv->rank;
+        if (child == NULL)
+          {
+            if (*error != NULL)
+              return FALSE;
+            if (member)
+              g_set_error (error, DL_ERROR, DL_ERROR_FAILED,
+                           "new_group: the %s engine made no group for rank %d",
+                           priv->backend_name ? priv->backend_name : G_OBJECT_TYPE_NAME (self),
+                           priv->rank);
+            return !member;
+          }
+        g_object_set_data_full (G_OBJECT (job->work), "dl-new-group", child, g_object_unref);
+        return TRUE;
+      }
+    default:
+      g_assert_not_reached ();
+    }
+  return FALSE;
+}
+
+static gpointer
+worker_main (gpointer data)
+{
+  g_autoptr (GAsyncQueue) queue = data;
+
+  for (;;)
+    {
+      Job *job = g_async_queue_pop (queue);
+      DlProcessGroupPrivate *priv;
+      g_autoptr (GError) error = NULL;
+
+      if (job->coll == COLL_STOP)
+        {
+          job_free (job);
+          break;
+        }
+      priv = dl_process_group_get_instance_private (job->group);
+      g_mutex_lock (&priv->lock);
+      if (priv->broken)
+        error = g_error_copy (priv->broken);
+      g_mutex_unlock (&priv->lock);
+      if (error == NULL)
+        run_job (job->group, job, &error);
+      dl_work_complete (job->work, error);
+      job_free (job);
+    }
+  return NULL;
+}
+
+/* ---- the GObject --------------------------------------------------------- */
+
+static void
+dl_process_group_dispose (GObject *object)
+{
+  DlProcessGroup *self = DL_PROCESS_GROUP (object);
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
+
+  if (priv->worker)
+    {
+      Job *stop = g_new0 (Job, 1);
+      gboolean stuck;
+
+      stop->coll = COLL_STOP;
+      g_async_queue_push (priv->queue, stop);
+      g_mutex_lock (&priv->lock);
+      stuck = priv->broken != NULL;
+      g_mutex_unlock (&priv->lock);
+      /* the worker drops the last ref itself when a job held it, and a
+       * worker stuck in its engine after a timeout never returns: neither
+       * is waited for (the worker holds its own ref to the queue) */
+      if (g_thread_self () == priv->worker || stuck)
+        g_thread_unref (priv->worker);
+      else
+        g_thread_join (priv->worker);
+      priv->worker = NULL;
+    }
+  G_OBJECT_CLASS (dl_process_group_parent_class)->dispose (object);
+}
+
+static void
+dl_process_group_finalize (GObject *object)
+{
+  DlProcessGroupPrivate *priv
+      = dl_process_group_get_instance_private (DL_PROCESS_GROUP (object));
+
+  g_clear_pointer (&priv->queue, g_async_queue_unref);
+  g_clear_error (&priv->broken);
+  g_free (priv->backend_name);
+  g_mutex_clear (&priv->lock);
+  G_OBJECT_CLASS (dl_process_group_parent_class)->finalize (object);
+}
+
+static void
+dl_process_group_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  DlProcessGroupPrivate *priv
+      = dl_process_group_get_instance_private (DL_PROCESS_GROUP (object));
+
+  switch (prop_id)
+    {
+    case PROP_RANK:
+      g_value_set_int (value, priv->rank);
+      break;
+    case PROP_SIZE:
+      g_value_set_int (value, priv->size);
+      break;
+    case PROP_TIMEOUT:
+      g_value_set_double (value, priv->timeout);
+      break;
+    case PROP_BACKEND_NAME:
+      g_value_set_string (value, priv->backend_name);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+dl_process_group_set_property (GObject *object,
+                               guint prop_id,
+                               const GValue *value,
+                               GParamSpec *pspec)
+{
+  DlProcessGroupPrivate *priv
+      = dl_process_group_get_instance_private (DL_PROCESS_GROUP (object));
+
+  switch (prop_id)
+    {
+    case PROP_RANK:
+      priv->rank = g_value_get_int (value);
+      break;
+    case PROP_SIZE:
+      priv->size = g_value_get_int (value);
+      break;
+    case PROP_TIMEOUT:
+      priv->timeout = g_value_get_double (value);
+      break;
+    case PROP_BACKEND_NAME:
+      g_free (priv->backend_name);
+      priv->backend_name = g_value_dup_string (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+dl_process_group_class_init (DlProcessGroupClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  const GParamFlags flags
+      = G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY;
+
+  object_class->dispose = dl_process_group_dispose;
+  object_class->finalize = dl_process_group_finalize;
+  object_class->get_property = dl_process_group_get_property;
+  object_class->set_property = dl_process_group_set_property;
+
+  /**
+   * DlProcessGroup:rank:
+   *
+   * This process's rank in the group, from 0 to #DlProcessGroup:size - 1.
+   *
+   * Since: 0.1
+   */
+  props[PROP_RANK] = g_param_spec_int ("rank", NULL, NULL, 0, G_MAXINT, 0, flags);
+  /**
+   * DlProcessGroup:size:
+   *
+   * The number of ranks in the group (torch's world size).
+   *
+   * Since: 0.1
+   */
+  props[PROP_SIZE] = g_param_spec_int ("size", NULL, NULL, 1, G_MAXINT, 1, flags);
+  /**
+   * DlProcessGroup:timeout:
+   *
+   * How long, in seconds, an operation may take before it fails (and the
+   * group with it); 1800 by default, as in torch; 0 or less waits forever.
+   *
+   * Since: 0.1
+   */
+  props[PROP_TIMEOUT] = g_param_spec_double ("timeout", NULL, NULL, -G_MAXDOUBLE, G_MAXDOUBLE,
+                                             1800.0, flags);
+  /**
+   * DlProcessGroup:backend-name:
+   *
+   * The name of the group's engine: "mpi" or "gloo" (torch's
+   * `ProcessGroup.name()`); set by the engine when it makes the group.
+   *
+   * Since: 0.1
+   */
+  props[PROP_BACKEND_NAME] = g_param_spec_string ("backend-name", NULL, NULL, NULL, flags);
+  g_object_class_install_properties (object_class, N_PROPS, props);
+}
+
+static void
+dl_process_group_init (DlProcessGroup *self)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
+
+  g_mutex_init (&priv->lock);
+  priv->size = 1;
+  priv->timeout = 1800.0;
+  priv->queue = g_async_queue_new ();
+}
+
+/* ---- accessors ----------------------------------------------------------- */
+
+/**
+ * dl_process_group_get_rank:
+ * @self: a #DlProcessGroup
+ *
+ * This process's rank in @self (torch's `get_rank(group)`).
+ *
+ * Returns: the rank, from 0 to dl_process_group_get_size() - 1
+ *
+ * Since: 0.1
+ */
+gint
+dl_process_group_get_rank (DlProcessGroup *self)
+{
+  DlProcessGroupPrivate *priv;
+
+  g_return_val_if_fail (DL_IS_PROCESS_GROUP (self), -1);
+  priv = dl_process_group_get_instance_private (self);
+  return priv->rank;
+}
+
+/**
+ * dl_process_group_get_size:
+ * @self: a #DlProcessGroup
+ *
+ * The number of ranks in @self (torch's `get_world_size(group)`).
+ *
+ * Returns: the group's size, at least 1
+ *
+ * Since: 0.1
+ */
+gint
+dl_process_group_get_size (DlProcessGroup *self)
+{
+  DlProcessGroupPrivate *priv;
+
+  g_return_val_if_fail (DL_IS_PROCESS_GROUP (self), -1);
+  priv = dl_process_group_get_instance_private (self);
+  return priv->size;
+}
+
+/**
+ * dl_process_group_get_timeout:
+ * @self: a #DlProcessGroup
+ *
+ * The #DlProcessGroup:timeout of @self, in seconds.
+ *
+ * Returns: the timeout; 0 or less means none
+ *
+ * Since: 0.1
+ */
+gdouble
+dl_process_group_get_timeout (DlProcessGroup *self)
+{
+  DlProcessGroupPrivate *priv;
+
+  g_return_val_if_fail (DL_IS_PROCESS_GROUP (self), 0);
+  priv = dl_process_group_get_instance_private (self);
+  return priv->timeout;
+}
+
+/**
+ * dl_process_group_get_backend_name:
+ * @self: a #DlProcessGroup
+ *
+ * The name of the engine of @self (#DlProcessGroup:backend-name).
+ *
+ * Returns: (transfer none) (nullable): "mpi", "gloo", ...
+ *
+ * Since: 0.1
+ */
+const gchar *
+dl_process_group_get_backend_name (DlProcessGroup *self)
+{
+  DlProcessGroupPrivate *priv;
+
+  g_return_val_if_fail (DL_IS_PROCESS_GROUP (self), NULL);
+  priv = dl_process_group_get_instance_private (self);
+  return priv->backend_name;
+}
+
+/* ---- submission ---------------------------------------------------------- */
+
+static void
+on_work_timeout (gpointer group, const GError *error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (group);
+
+  g_mutex_lock (&priv->lock);
+  if (priv->broken == NULL)
+    priv->broken = g_error_new (DL_ERROR, DL_ERROR_FAILED,
+                                "the process group is unusable after an earlier failure: %s",
+                                error->message);
+  g_mutex_unlock (&priv->lock);
+}
+
+static Job *
+job_new (DlProcessGroup *self, Coll coll, DlTensor *tensor, gint root)
+{
+  Job *job = g_new0 (Job, 1);
+
+  job->coll = coll;
+  job->group = g_object_ref (self);
+  job->tensor = tensor ? g_object_ref (tensor) : NULL;
+  job->root = root;
+  job->meta.coll = coll;
+  job->meta.dtype = tensor ? (gint64)dl_tensor_get_dtype (tensor) : -1;
+  job->meta.op = -1;
+  job->meta.root = coll == COLL_BROADCAST || coll == COLL_REDUCE || coll == COLL_GATHER
+                           || coll == COLL_SCATTER || coll == COLL_SEND || coll == COLL_RECV
+                       ? root
+                       : -1;
+  if (tensor)
+    {
+      gsize ndim;
+      const gint64 *shape = dl_tensor_get_shape (tensor, &ndim);
+
+      job->meta.numel = dl_tensor_numel (tensor);
+      job->meta.ndim = (gint64)ndim;
+      for (gsize d = 0; d < ndim && d < META_DIMS; d++)
+        job->meta.shape[d] = shape[d];
+    }
+  return job;
+}
+
+/* Queues @job (taken) and returns its work, waited for unless @async_op */
+static DlWork *
+submit (DlProcessGroup *self, Job *job, gboolean async_op, GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
+  gint peer = job->coll == COLL_SEND || job->coll == COLL_RECV ? job->root : -1;
+  g_autoptr (DlWork) work = NULL;
+
+  g_mutex_lock (&priv->lock);
+  if (priv->broken)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_FAILED, "%s: %s", coll_names[job->coll],
+                   priv->broken->message);
+      g_mutex_unlock (&priv->lock);
+      job_free (job);
+      return NULL;
+    }
+  if (priv->worker == NULL)
+    priv->worker = g_thread_new ("dl-process-group", worker_main, g_async_queue_ref (priv->queue));
+  g_mutex_unlock (&priv->lock);
+  work = dl_work_new (coll_names[job->coll], peer, priv->rank, priv->size, priv->timeout,
+                      G_OBJECT (self), on_work_timeout);
+  job->work = g_object_ref (work);
+  g_async_queue_push (priv->queue, job);
+  if (!async_op && !dl_work_wait (work, error))
+    return NULL;
+  return g_steal_pointer (&work);
+}
+
+/* A collective whose arguments failed this rank's checks still takes part
+ * in the metadata exchange, so that the other ranks fail too instead of
+ * waiting for it; @error (already set) is what this rank reports */
+static DlWork *
+fail_collective (DlProcessGroup *self, Coll coll, GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
+
+  if (priv->size > 1)
+    {
+      Job *job = job_new (self, coll, NULL, -1);
+      g_autoptr (DlWork) work = NULL;
+
+      job->meta.failed = 1;
+      work = submit (self, job, FALSE, NULL);
+    }
+  return NULL;
+}
+
+static gboolean
+check_group_rank (DlProcessGroup *self, const gchar *op, const gchar *what, gint r, GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
+
+  if (r >= 0 && r < priv->size)
+    return TRUE;
+  g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
+               "%s: %s rank %d is out of range for a group of size %d (rank %d)", op, what, r,
+               priv->size, priv->rank);
+  return FALSE;
+}
+
+/* The checks every tensor of an operation passes: alive, on the CPU,
+ * contiguous, writable when @output; @like (nullable): same dtype and
+ * number of elements (× @times) */
+static gboolean
+check_tensor (DlProcessGroup *self,
+              const gchar *op,
+              const gchar *what,
+              DlTensor *t,
+              gboolean output,
+              DlTensor *like,
+              gint64 times,
+              GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
+  gsize ndim;
+  const gint64 *shape;
+  g_autofree gchar *shape_str = NULL;
+
+  if (t == NULL || !DL_IS_TENSOR (t))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "%s: %s is not a tensor (rank %d)", op,
+                   what, priv->rank);
+      return FALSE;
+    }
+  shape = dl_tensor_get_shape (t, &ndim);
+  shape_str = dl_shape_to_string (shape, (gint)ndim);
+  if (dl_tensor_is_released (t))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "%s: %s was released (rank %d)", op, what,
+                   priv->rank);
+      return FALSE;
+    }
+  if (dl_device_get_device_type (dl_tensor_get_device (t)) != DL_DEVICE_TYPE_CPU)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
+                   "%s: %s %s is on %s; the %s engine takes CPU tensors (rank %d)", op, what,
+                   shape_str, dl_device_get_name (dl_tensor_get_device (t)),
+                   priv->backend_name ? priv->backend_name : "process group's", priv->rank);
+      return FALSE;
+    }
+  if (!dl_tensor_is_contiguous (t))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "%s: %s %s is not contiguous; tensors must be contiguous (rank %d)", op, what,
+                   shape_str, priv->rank);
+      return FALSE;
+    }
+  if (output && dl_tensor_is_read_only (t))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "%s: %s %s is read-only (rank %d)", op,
+                   what, shape_str, priv->rank);
+      return FALSE;
+    }
+  if (like)
+    {
+      gsize like_ndim;
+      const gint64 *like_shape = dl_tensor_get_shape (like, &like_ndim);
+      g_autofree gchar *like_str = dl_shape_to_string (like_shape, (gint)like_ndim);
+
+      if (dl_tensor_get_dtype (t) != dl_tensor_get_dtype (like))
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                       "%s: %s is %s but the input is %s; the dtypes must match (rank %d)", op,
+                       what, dl_dtype_get_name (dl_tensor_get_dtype (t)),
+                       dl_dtype_get_name (dl_tensor_get_dtype (like)), priv->rank);
+          return FALSE;
+        }
+      if (dl_tensor_numel (t) != dl_tensor_numel (like) * times)
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                       "%s: %s %s does not fit the input %s%s (rank %d of %d)", op, what,
+                       shape_str, like_str,
+                       times == 1 ? "" : times == priv->size ? " times the group's size" : "",
+                       priv->rank, priv->size);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* A list of exactly size tensors that each pass check_tensor against
+ * @like */
+static gboolean
+check_list (DlProcessGroup *self,
+            const gchar *op,
+            const gchar *what,
+            GPtrArray *list,
+            gboolean output,
+            DlTensor *like,
+            GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
+
+  if (list == NULL || list->len != (guint)priv->size)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "%s: %s holds %u tensors; it needs one per rank, %d (rank %d)", op, what,
+                   list ? list->len : 0, priv->size, priv->rank);
+      return FALSE;
+    }
+  for (guint i = 0; i < list->len; i++)
+    {
+      g_autofree gchar *name = g_strdup_printf ("%s[%u]", what, i);
+
+      if (!check_tensor (self, op, name, g_ptr_array_index (list, i), output, like, 1, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+check_reduce_op (DlProcessGroup *self, const gchar *name, DlTensor *t, DlReduceOpKind op, GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
+
+  if ((guint)op > DL_REDUCE_OP_KIND_AVG)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "%s: unknown reduction %d (rank %d)", name,
+                   (gint)op, priv->rank);
+      return FALSE;
+    }
+  if (op == DL_REDUCE_OP_KIND_AVG && dl_tensor_get_dtype (t) == DL_DTYPE_BOOL)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                   "%s: avg is not defined on bool tensors (rank %d)", name, priv->rank);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static GPtrArray *
+list_copy (GPtrArray *list)
+{
+  GPtrArray *copy;
+
+  if (list == NULL)
+    return NULL;
+  copy = g_ptr_array_new_full (list->len, g_object_unref);
+  for (guint i = 0; i < list->len; i++)
+    g_ptr_array_add (copy, g_object_ref (g_ptr_array_index (list, i)));
+  return copy;
+}
+
+static void
+bump (DlTensor *t)
+{
+  dl_storage_bump_version (t->storage);
+}
+
+static void
+bump_list (GPtrArray *list)
+{
+  for (guint i = 0; list && i < list->len; i++)
+    bump (g_ptr_array_index (list, i));
+}
+
+#define CHECK_SELF(self) g_return_val_if_fail (DL_IS_PROCESS_GROUP (self), NULL)
+#define CHECK_OR_FAIL(cond, coll)                                                                  \
+  G_STMT_START                                                                                     \
+  {                                                                                                \
+    if (!(cond))                                                                                   \
+      return fail_collective (self, coll, error);                                                  \
+  }                                                                                                \
+  G_STMT_END
+
+/**
+ * dl_process_group_all_reduce:
+ * @self: a #DlProcessGroup
+ * @tensor: the tensor to reduce, in place, on every rank
+ * @op: how to combine the ranks' values
+ * @async_op: %TRUE to return at once, with a #DlWork to wait for
+ * @error: return location for a #GError
+ *
+ * Reduces @tensor across the ranks with @op and leaves the result in
+ * @tensor on every rank (torch's `all_reduce`).
+ *
+ * Returns: (transfer full): the operation's work, completed unless
+ *   @async_op; %NULL with @error set on failure
+ *
+ * Since: 0.1
+ */
+DlWork *
+dl_process_group_all_reduce (DlProcessGroup *self,
+                             DlTensor *tensor,
+                             DlReduceOpKind op,
+                             gboolean async_op,
+                             GError **error)
+{
+  Job *job;
+
+  CHECK_SELF (self);
+  CHECK_OR_FAIL (check_tensor (self, "all_reduce", "tensor", tensor, TRUE, NULL, 1, error)
+                     && check_reduce_op (self, "all_reduce", tensor, op, error),
+                 COLL_ALL_REDUCE);
+  job = job_new (self, COLL_ALL_REDUCE, tensor, -1);
+  job->op = op;
+  job->meta.op = op;
+  bump (tensor);
+  return submit (self, job, async_op, error);
+}
+
+/**
+ * dl_process_group_broadcast:
+ * @self: a #DlProcessGroup
+ * @tensor: the tensor to send (on @src) or to overwrite (elsewhere)
+ * @src: the rank whose tensor every rank receives
+ * @async_op: %TRUE to return at once, with a #DlWork to wait for
+ * @error: return location for a #GError
+ *
+ * Copies @tensor of rank @src into @tensor of every rank (torch's
+ * `broadcast`).
+ *
+ * Returns: (transfer full): the operation's work, completed unless
+ *   @async_op; %NULL with @error set on failure
+ *
+ * Since: 0.1
+ */
+DlWork *
+dl_process_group_broadcast (DlProcessGroup *self,
+                            DlTensor *tensor,
+                            gint src,
+                            gboolean async_op,
+                            GError **error)
+{
+  CHECK_SELF (self);
+  CHECK_OR_FAIL (check_tensor (self, "broadcast", "tensor", tensor, TRUE, NULL, 1, error)
+                     && check_group_rank (self, "broadcast", "source", src, error),
+                 COLL_BROADCAST);
+  bump (tensor);
+  return submit (self, job_new (self, COLL_BROADCAST, tensor, src), async_op, error);
+}
+
+/**
+ * dl_process_group_reduce:
+ * @self: a #DlProcessGroup
+ * @tensor: the tensor to reduce; the result lands in it on @dst
+ * @dst: the rank that receives the result
+ * @op: how to combine the ranks' values
+ * @async_op: %TRUE to return at once, with a #DlWork to wait for
+ * @error: return location for a #GError
+ *
+ * Reduces @tensor across the ranks with @op into @tensor of rank @dst
+ * (torch's `reduce`); the other ranks' tensors may be overwritten with
+ * partial results, as torch allows.
+ *
+ * Returns: (transfer full): the operation's work, completed unless
+ *   @async_op; %NULL with @error set on failure
+ *
+ * Since: 0.1
+ */
+DlWork *
+dl_process_group_reduce (DlProcessGroup *self,
+                         DlTensor *tensor,
+                         gint dst,
+                         DlReduceOpKind op,
+                         gboolean async_op,
+                         GError **error)
+{
+  Job *job;
+
+  CHECK_SELF (self);
+  CHECK_OR_FAIL (check_tensor (self, "reduce", "tensor", tensor, TRUE, NULL, 1, error)
+                     && check_reduce_op (self, "reduce", tensor, op, error)
+                     && check_group_rank (self, "reduce", "destination", dst, error),
+                 COLL_REDUCE);
+  job = job_new (self, COLL_REDUCE, tensor, dst);
+  job->op = op;
+  job->meta.op = op;
+  bump (tensor);
+  return submit (self, job, async_op, error);
+}
+
+/**
+ * dl_process_group_all_gather:
+ * @self: a #DlProcessGroup
+ * @tensor_list: (element-type DlTensor): one output tensor per rank, each
+ *   with the dtype and number of elements of @tensor
+ * @tensor: this rank's contribution
+ * @async_op: %TRUE to return at once, with a #DlWork to wait for
+ * @error: return location for a #GError
+ *
+ * Gathers every rank's @tensor into @tensor_list on every rank: element r
+ * receives rank r's tensor (torch's `all_gather`).
+ *
+ * Returns: (transfer full): the operation's work, completed unless
+ *   @async_op; %NULL with @error set on failure
+ *
+ * Since: 0.1
+ */
+DlWork *
+dl_process_group_all_gather (DlProcessGroup *self,
+                             GPtrArray *tensor_list,
+                             DlTensor *tensor,
+                             gboolean async_op,
+                             GError **error)
+{
+  Job *job;
+
+  CHECK_SELF (self);
+  CHECK_OR_FAIL (check_tensor (self, "all_gather", "tensor", tensor, FALSE, NULL, 1, error)
+                     && check_list (self, "all_gather", "tensor_list", tensor_list, TRUE, tensor,
+                                    error),
+                 COLL_ALL_GATHER);
+  job = job_new (self, COLL_ALL_GATHER, tensor, -1);
+  job->list = list_copy (tensor_list);
+  bump_list (tensor_list);
+  return submit (self, job, async_op, error);
+}
+
+/**
+ * dl_process_group_all_gather_into_tensor:
+ * @self: a #DlProcessGroup
+ * @output: a tensor of size × the number of elements of @input
+ * @input: this rank's contribution
+ * @async_op: %TRUE to return at once, with a #DlWork to wait for
+ * @error: return location for a #GError
+ *
+ * Gathers every rank's @input into @output on every rank, one after the
+ * other in rank order (torch's `all_gather_into_tensor`).
+ *
+ * Returns: (transfer full): the operation's work, completed unless
+ *   @async_op; %NULL with @error set on failure
+ *
+ * Since: 0.1
+ */
+DlWork *
+dl_process_group_all_gather_into_tensor (DlProcessGroup *self,
+                                         DlTensor *output,
+                                         DlTensor *input,
+                                         gboolean async_op,
+                                         GError **error)
+{
+  DlProcessGroupPrivate *priv;
+  Job *job;
+
+  CHECK_SELF (self);
+  priv = dl_process_group_get_instance_private (self);
+  CHECK_OR_FAIL (check_tensor (self, "all_gather_into_tensor", "input", input, FALSE, NULL, 1, error)
+                     && check_tensor (self, "all_gather_into_tensor", "output", output, TRUE, input,
+                                      priv->size, error),
+                 COLL_ALL_GATHER);
+  job = job_new (self, COLL_ALL_GATHER, input, -1);
+  job->other = g_object_ref (output);
+  bump (output);
+  return submit (self, job, async_op, error);
+}
+
+/**
+ * dl_process_group_gather:
+ * @self: a #DlProcessGroup
+ * @tensor: this rank's contribution
+ * @gather_list: (element-type DlTensor) (nullable): on rank @dst, one
+ *   output tensor per rank; ignored (and may be %NULL) elsewhere
+ * @dst: the rank that receives the tensors
+ * @async_op: %TRUE to return at once, with a #DlWork to wait for
+ * @error: return location for a #GError
+ *
+ * Gathers every rank's @tensor into @gather_list on rank @dst (torch's
+ * `gather`).
+ *
+ * Returns: (transfer full): the operation's work, completed unless
+ *   @async_op; %NULL with @error set on failure
+ *
+ * Since: 0.1
+ */
+DlWork *
+dl_process_group_gather (DlProcessGroup *self,
+                         DlTensor *tensor,
+                         GPtrArray *gather_list,
+                         gint dst,
+                         gboolean async_op,
+                         GError **error)
+{
+  DlProcessGroupPrivate *priv;
+  Job *job;
+  gboolean root;
+
+  CHECK_SELF (self);
+  priv = dl_process_group_get_instance_private (self);
+  root = dst == priv->rank;
+  CHECK_OR_FAIL (check_tensor (self, "gather", "tensor", tensor, FALSE, NULL, 1, error)
+                     && check_group_rank (self, "gather", "destination", dst, error)
+                     && (!root
+                         || check_list (self, "gather", "gather_list", gather_list, TRUE, tensor,
+                                        error)),
+                 COLL_GATHER);
+  job = job_new (self, COLL_GATHER, tensor, dst);
+  if (root)
+    {
+      job->list = list_copy (gather_list);
+      bump_list (gather_list);
+    }
+  return submit (self, job, async_op, error);
+}
+
+/**
+ * dl_process_group_scatter:
+ * @self: a #DlProcessGroup
+ * @tensor: the output tensor of this rank
+ * @scatter_list: (element-type DlTensor) (nullable): on rank @src, one
+ *   tensor per rank, each with the dtype and number of elements of
+ *   @tensor; ignored (and may be %NULL) elsewhere
+ * @src: the rank that sends the tensors
+ * @async_op: %TRUE to return at once, with a #DlWork to wait for
+ * @error: return location for a #GError
+ *
+ * Sends element r of @scatter_list on rank @src to @tensor of rank r
+ * (torch's `scatter`).
+ *
+ * Returns: (transfer full): the operation's work, completed unless
+ *   @async_op; %NULL with @error set on failure
+ *
+ * Since: 0.1
+ */
+DlWork *
+dl_process_group_scatter (DlProcessGroup *self,
+                          DlTensor *tensor,
+                          GPtrArray *scatter_list,
+                          gint src,
+                          gboolean async_op,
+                          GError **error)
+{
+  DlProcessGroupPrivate *priv;
+  Job *job;
+  gboolean root;
+
+  CHECK_SELF (self);
+  priv = dl_process_group_get_instance_private (self);
+  root = src == priv->rank;
+  CHECK_OR_FAIL (check_tensor (self, "scatter", "tensor", tensor, TRUE, NULL, 1, error)
+                     && check_group_rank (self, "scatter", "source", src, error)
+                     && (!root
+                         || check_list (self, "scatter", "scatter_list", scatter_list, FALSE,
+                                        tensor, error)),
+                 COLL_SCATTER);
+  job = job_new (self, COLL_SCATTER, tensor, src);
+  if (root)
+    job->list = list_copy (scatter_list);
+  bump (tensor);
+  return submit (self, job, async_op, error);
+}
+
+/**
+ * dl_process_group_reduce_scatter:
+ * @self: a #DlProcessGroup
+ * @output: this rank's share of the result
+ * @input_list: (element-type DlTensor): one tensor per rank, each with
+ *   the dtype and number of elements of @output
+ * @op: how to combine the ranks' values
+ * @async_op: %TRUE to return at once, with a #DlWork to wait for
+ * @error: return location for a #GError
+ *
+ * Reduces the ranks' @input_list element-wise with @op and leaves
+ * element r of the result in @output of rank r (torch's
+ * `reduce_scatter`).
+ *
+ * Returns: (transfer full): the operation's work, completed unless
+ *   @async_op; %NULL with @error set on failure
+ *
+ * Since: 0.1
+ */
+DlWork *
+dl_process_group_reduce_scatter (DlProcessGroup *self,
+                                 DlTensor *output,
+                                 GPtrArray *input_list,
+                                 DlReduceOpKind op,
+                                 gboolean async_op,
+                                 GError **error)
+{
+  Job *job;
+
+  CHECK_SELF (self);
+  CHECK_OR_FAIL (check_tensor (self, "reduce_scatter", "output", output, TRUE, NULL, 1, error)
+                     && check_reduce_op (self, "reduce_scatter", output, op, error)
+                     && check_list (self, "reduce_scatter", "input_list", input_list, FALSE, output,
+                                    error),
+                 COLL_REDUCE_SCATTER);
+  job = job_new (self, COLL_REDUCE_SCATTER, output, -1);
+  job->list = list_copy (input_list);
+  job->op = op;
+  job->meta.op = op;
+  bump (output);
+  return submit (self, job, async_op, error);
+}
+
+/**
+ * dl_process_group_reduce_scatter_tensor:
+ * @self: a #DlProcessGroup
+ * @output: this rank's share of the result
+ * @input: size × the number of elements of @output
+ * @op: how to combine the ranks' values
+ * @async_op: %TRUE to return at once, with a #DlWork to wait for
+ * @error: return location for a #GError
+ *
+ * Reduces the ranks' @input element-wise with @op and leaves the r-th
+ * block of the result in @output of rank r (torch's
+ * `reduce_scatter_tensor`).
+ *
+ * Returns: (transfer full): the operation's work, completed unless
+ *   @async_op; %NULL with @error set on failure
+ *
+ * Since: 0.1
+ */
+DlWork *
+dl_process_group_reduce_scatter_tensor (DlProcessGroup *self,
+                                        DlTensor *output,
+                                        DlTensor *input,
+                                        DlReduceOpKind op,
+                                        gboolean async_op,
+                                        GError **error)
+{
+  DlProcessGroupPrivate *priv;
+  Job *job;
+
+  CHECK_SELF (self);
+  priv = dl_process_group_get_instance_private (self);
+  CHECK_OR_FAIL (check_tensor (self, "reduce_scatter_tensor", "output", output, TRUE, NULL, 1, error)
+                     && check_reduce_op (self, "reduce_scatter_tensor", output, op, error)
+                     && check_tensor (self, "reduce_scatter_tensor", "input", input, FALSE, output,
+                                      priv->size, error),
+                 COLL_REDUCE_SCATTER);
+  job = job_new (self, COLL_REDUCE_SCATTER, output, -1);
+  job->other = g_object_ref (input);
+  job->op = op;
+  job->meta.op = op;
+  bump (output);
+  return submit (self, job, async_op, error);
+}
+
+/**
+ * dl_process_group_all_to_all:
+ * @self: a #DlProcessGroup
+ * @output_list: (element-type DlTensor): one output tensor per rank:
+ *   element r receives what rank r sent this rank
+ * @input_list: (element-type DlTensor): one input tensor per rank:
+ *   element r goes to rank r
+ * @async_op: %TRUE to return at once, with a #DlWork to wait for
+ * @error: return location for a #GError
+ *
+ * Every rank sends element r of its @input_list to rank r, which
+ * receives it as element s of its @output_list, s being the sender
+ * (torch's `all_to_all`). All the tensors have the same dtype and number
+ * of elements.
+ *
+ * Returns: (transfer full): the operation's work, completed unless
+ *   @async_op; %NULL with @error set on failure
+ *
+ * Since: 0.1
+ */
+DlWork *
+dl_process_group_all_to_all (DlProcessGroup *self,
+                             GPtrArray *output_list,
+                             GPtrArray *input_list,
+                             gboolean async_op,
+                             GError **error)
+{
+  DlTensor *first;
+  Job *job;
+
+  CHECK_SELF (self);
+  first = output_list && output_list->len ? g_ptr_array_index (output_list, 0) : NULL;
+  CHECK_OR_FAIL (check_tensor (self, "all_to_all", "output_list[0]", first, TRUE, NULL, 1, error)
+                     && check_list (self, "all_to_all", "output_list", output_list, TRUE, first,
+                                    error)
+                     && check_list (self, "all_to_all", "input_list", input_list, FALSE, first,
+                                    error),
+                 COLL_ALL_TO_ALL);
+  job = job_new (self, COLL_ALL_TO_ALL, first, -1);
+  job->list = list_copy (output_list);
+  job->list2 = list_copy (input_list);
+  bump_list (output_list);
+  return submit (self, job, async_op, error);
+}
+
+/**
+ * dl_process_group_all_to_all_single:
+ * @self: a #DlProcessGroup
+ * @output: size equal blocks: block r receives what rank r sent
+ * @input: size equal blocks: block r goes to rank r
+ * @async_op: %TRUE to return at once, with a #DlWork to wait for
+ * @error: return location for a #GError
+ *
+ * The all-to-all exchange of one tensor split into size equal blocks
+ * along its elements (torch's `all_to_all_single` without split sizes).
+ *
+ * Returns: (transfer full): the operation's work, completed unless
+ *   @async_op; %NULL with @error set on failure
+ *
+ * Since: 0.1
+ */
+DlWork *
+dl_process_group_all_to_all_single (DlProcessGroup *self,
+                                    DlTensor *output,
+                                    DlTensor *input,
+                                    gboolean async_op,
+                                    GError **error)
+{
+  DlProcessGroupPrivate *priv;
+  Job *job;
+
+  CHECK_SELF (self);
+  priv = dl_process_group_get_instance_private (self);
+  CHECK_OR_FAIL (check_tensor (self, "all_to_all_single", "input", input, FALSE, NULL, 1, error)
+                     && check_tensor (self, "all_to_all_single", "output", output, TRUE, input, 1,
+                                      error),
+                 COLL_ALL_TO_ALL);
+  if (dl_tensor_numel (input) % priv->size != 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "all_to_all_single: %" G_GINT64_FORMAT
+                   " elements do not split into %d equal blocks (rank %d)",
+                   dl_tensor_numel (input), priv->size, priv->rank);
+      return fail_collective (self, COLL_ALL_TO_ALL, error);
+    }
+  job = job_new (self, COLL_ALL_TO_ALL, output, -1);
+  job->other = g_object_ref (input);
+  bump (output);
+  return submit (self, job, async_op, error);
+}
+
+static DlWork *
+point_to_point (DlProcessGroup *self,
+                Coll coll,
+                DlTensor *tensor,
+                gint peer,
+                gint tag,
+                gboolean async_op,
+                GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
+  const gchar *name = coll_names[coll];
+  Job *job;
+
+  if (!check_tensor (self, name, "tensor", tensor, coll == COLL_RECV, NULL, 1, error)
+      || !check_group_rank (self, name, coll == COLL_SEND ? "destination" : "source", peer, error))
+    return NULL;
+  if (peer == priv->rank)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "%s: rank %d cannot %s itself", name,
+                   peer, coll == COLL_SEND ? "send to" : "receive from");
+      return NULL;
+    }
+  if (tag < 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "%s: tag %d is negative (rank %d)", name,
+                   tag, priv->rank);
+      return NULL;
+    }
+  job = job_new (self, coll, tensor, peer);
+  job->tag = tag;
+  if (coll == COLL_RECV)
+    bump (tensor);
+  return submit (self, job, async_op, error);
+}
+
+/**
+ * dl_process_group_send:
+ * @self: a #DlProcessGroup
+ * @tensor: the tensor to send
+ * @dst: the receiving rank
+ * @tag: a number (>= 0) that the receiver's dl_process_group_recv() names
+ * @async_op: %TRUE to return at once (torch's `isend`), with a #DlWork to
+ *   wait for
+ * @error: return location for a #GError
+ *
+ * Sends @tensor to rank @dst (torch's `send`); the receiver's tensor must
+ * have the same dtype and number of elements, or both sides fail.
+ *
+ * Returns: (transfer full): the operation's work, completed unless
+ *   @async_op; %NULL with @error set on failure
+ *
+ * Since: 0.1
+ */
+DlWork *
+dl_process_group_send (DlProcessGroup *self,
+                       DlTensor *tensor,
+                       gint dst,
+                       gint tag,
+                       gboolean async_op,
+                       GError **error)
+{
+  CHECK_SELF (self);
+  return point_to_point (self, COLL_SEND, tensor, dst, tag, async_op, error);
+}
+
+/**
+ * dl_process_group_recv:
+ * @self: a #DlProcessGroup
+ * @tensor: the tensor to receive into
+ * @src: the sending rank
+ * @tag: the tag the sender's dl_process_group_send() gave
+ * @async_op: %TRUE to return at once (torch's `irecv`), with a #DlWork to
+ *   wait for
+ * @error: return location for a #GError
+ *
+ * Receives into @tensor what rank @src sends (torch's `recv`).
+ *
+ * Returns: (transfer full): the operation's work, completed unless
+ *   @async_op; %NULL with @error set on failure
+ *
+ * Since: 0.1
+ */
+DlWork *
+dl_process_group_recv (DlProcessGroup *self,
+                       DlTensor *tensor,
+                       gint src,
+                       gint tag,
+                       gboolean async_op,
+                       GError **error)
+{
+  CHECK_SELF (self);
+  return point_to_point (self, COLL_RECV, tensor, src, tag, async_op, error);
+}
+
+/**
+ * dl_process_group_barrier:
+ * @self: a #DlProcessGroup
+ * @async_op: %TRUE to return at once, with a #DlWork to wait for
+ * @error: return location for a #GError
+ *
+ * Waits until every rank of @self has reached the barrier (torch's
+ * `barrier`).
+ *
+ * Returns: (transfer full): the operation's work, completed unless
+ *   @async_op; %NULL with @error set on failure
+ *
+ * Since: 0.1
+ */
+DlWork *
+dl_process_group_barrier (DlProcessGroup *self, gboolean async_op, GError **error)
+{
+  CHECK_SELF (self);
+  return submit (self, job_new (self, COLL_BARRIER, NULL, -1), async_op, error);
+}
+
+/**
+ * dl_process_group_new_group:
+ * @self: a #DlProcessGroup
+ * @ranks: (array length=n_ranks): the ranks of @self that form the new
+ *   group, in the order of their new ranks
+ * @n_ranks: the length of @ranks
+ * @error: return location for a #GError
+ *
+ * Makes a subgroup of @self (torch's `new_group`). Every rank of @self
+ * must call it, with the same @ranks, including the ranks that are not
+ * in it; those get %NULL without an error.
+ *
+ * Returns: (transfer full) (nullable): the new group on the ranks in
+ *   @ranks; %NULL elsewhere, or with @error set on failure
+ *
+ * Since: 0.1
+ */
+DlProcessGroup *
+dl_process_group_new_group (DlProcessGroup *self, const gint *ranks, gsize n_ranks, GError **error)
+{
+  DlProcessGroupPrivate *priv;
+  DlProcessGroupClass *klass;
+  g_autoptr (DlWork) work = NULL;
+  Job *job;
+
+  CHECK_SELF (self);
+  priv = dl_process_group_get_instance_private (self);
+  klass = DL_PROCESS_GROUP_GET_CLASS (self);
+  if (n_ranks == 0 || n_ranks > (gsize)priv->size)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "new_group: %" G_GSIZE_FORMAT " ranks for a group of size %d (rank %d)",
+                   n_ranks, priv->size, priv->rank);
+      return NULL;
+    }
+  for (gsize i = 0; i < n_ranks; i++)
+    {
+      if (!check_group_rank (self, "new_group", "member", ranks[i], error))
+        return NULL;
+      for (gsize j = 0; j < i; j++)
+        if (ranks[j] == ranks[i])
+          {
+            g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                         "new_group: rank %d is listed twice (rank %d)", ranks[i], priv->rank);
+            return NULL;
+          }
+    }
+  if (klass->new_group == NULL)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
+                   "new_group: the %s engine cannot make subgroups",
+                   priv->backend_name ? priv->backend_name : G_OBJECT_TYPE_NAME (self));
+      return NULL;
+    }
+  job = job_new (self, COLL_NEW_GROUP, NULL, -1);
+  job->ranks = g_memdup2 (ranks, n_ranks * sizeof (gint));
+  job->n_ranks = n_ranks;
+  work = submit (self, job, FALSE, error);
+  if (work == NULL)
+    return NULL;
+  return g_object_steal_data (G_OBJECT (work), "dl-new-group");
+}

@@ -1,0 +1,259 @@
+/* dl-process-group.h: DlProcessGroup, a group of processes that run
+ * collectives together, the base class of the communication engines.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(DL_INSIDE) && !defined(DL_COMPILATION)
+#error "Only <dl.h> can be included directly."
+#endif
+
+#include "dl-tensor.h"
+#include "distributed/dl-work.h"
+
+G_BEGIN_DECLS
+
+/**
+ * DlReduceOpKind:
+ * @DL_REDUCE_OP_KIND_SUM: the sum of the ranks' values
+ * @DL_REDUCE_OP_KIND_PRODUCT: their product
+ * @DL_REDUCE_OP_KIND_MIN: their minimum
+ * @DL_REDUCE_OP_KIND_MAX: their maximum
+ * @DL_REDUCE_OP_KIND_AVG: their mean (the sum divided by the group's size;
+ *   integer tensors divide with truncation, as the engines' integer
+ *   division does)
+ *
+ * How a reducing collective (dl_process_group_all_reduce(),
+ * dl_process_group_reduce(), dl_process_group_reduce_scatter()) combines
+ * the values of the ranks, element by element: torch.distributed.ReduceOp.
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  DL_REDUCE_OP_KIND_SUM,
+  DL_REDUCE_OP_KIND_PRODUCT,
+  DL_REDUCE_OP_KIND_MIN,
+  DL_REDUCE_OP_KIND_MAX,
+  DL_REDUCE_OP_KIND_AVG,
+} DlReduceOpKind;
+
+#define DL_TYPE_PROCESS_GROUP (dl_process_group_get_type ())
+DL_EXPORT
+G_DECLARE_DERIVABLE_TYPE (DlProcessGroup, dl_process_group, DL, PROCESS_GROUP, GObject)
+
+/**
+ * DlProcessGroupClass:
+ * @parent_class: the parent class
+ * @all_reduce: reduces @count elements of @dtype in @buf across the ranks
+ *   with @op (never %DL_REDUCE_OP_KIND_AVG: the base sums and divides),
+ *   leaving the result in @buf on every rank
+ * @broadcast: copies @nbytes of @buf from rank @root to every rank
+ * @reduce: as @all_reduce, with the result in @buf on rank @root only
+ *   (the other ranks' @buf is left as the engine leaves it)
+ * @all_gather: every rank's @nbytes of @send, in rank order, into @recv
+ *   (size × @nbytes) on every rank
+ * @gather: as @all_gather, into @recv on rank @root only (@recv is %NULL
+ *   on the other ranks)
+ * @scatter: the r-th @nbytes of @send (size × @nbytes, on rank @root only;
+ *   %NULL elsewhere) into @recv on rank r
+ * @reduce_scatter: reduces @send (size × @count elements) across the
+ *   ranks with @op and leaves the r-th @count elements of the result in
+ *   @recv on rank r
+ * @all_to_all: the r-th @nbytes of @send go to rank r, whose @recv holds
+ *   what rank s sent it at offset s × @nbytes
+ * @send: sends @nbytes of @buf to rank @dst with @tag
+ * @recv: receives @nbytes into @buf from rank @src with @tag
+ * @barrier: returns once every rank of the group has entered it
+ * @new_group: the subgroup of the ranks @ranks (ranks of this group, in
+ *   the new group's rank order); called on every rank of this group;
+ *   returns %NULL without an error on a rank that is not in @ranks
+ *
+ * The class of process groups: each engine (MPI, Gloo) is a subclass that
+ * fills these slots. Every slot is synchronous, works on contiguous host
+ * buffers, runs on the group's worker thread (one job at a time, in the
+ * order the ranks submitted them, the same on every rank) and returns
+ * %FALSE (%NULL) with @error set on failure. The base class checks the
+ * tensors, exchanges their metadata across the ranks before each
+ * collective (so that a mismatch is an error on every rank instead of a
+ * hang), queues the jobs, divides for %DL_REDUCE_OP_KIND_AVG and enforces
+ * #DlProcessGroup:timeout. A %NULL slot is %DL_ERROR_NOT_SUPPORTED naming
+ * the collective and the engine.
+ *
+ * The buffers are C memory: the slots are for engines written in C, not
+ * for bindings.
+ *
+ * Since: 0.1
+ */
+struct _DlProcessGroupClass
+{
+  GObjectClass parent_class;
+
+  gboolean (*all_reduce) (DlProcessGroup *self,
+                          gpointer buf,
+                          gsize count,
+                          DlDType dtype,
+                          DlReduceOpKind op,
+                          GError **error);
+  gboolean (*broadcast) (DlProcessGroup *self, gpointer buf, gsize nbytes, gint root, GError **error);
+  gboolean (*reduce) (DlProcessGroup *self,
+                      gpointer buf,
+                      gsize count,
+                      DlDType dtype,
+                      DlReduceOpKind op,
+                      gint root,
+                      GError **error);
+  gboolean (*all_gather) (DlProcessGroup *self,
+                          gconstpointer send,
+                          gpointer recv,
+                          gsize nbytes,
+                          GError **error);
+  gboolean (*gather) (DlProcessGroup *self,
+                      gconstpointer send,
+                      gpointer recv,
+                      gsize nbytes,
+                      gint root,
+                      GError **error);
+  gboolean (*scatter) (DlProcessGroup *self,
+                       gconstpointer send,
+                       gpointer recv,
+                       gsize nbytes,
+                       gint root,
+                       GError **error);
+  gboolean (*reduce_scatter) (DlProcessGroup *self,
+                              gconstpointer send,
+                              gpointer recv,
+                              gsize count,
+                              DlDType dtype,
+                              DlReduceOpKind op,
+                              GError **error);
+  gboolean (*all_to_all) (DlProcessGroup *self,
+                          gconstpointer send,
+                          gpointer recv,
+                          gsize nbytes,
+                          GError **error);
+  gboolean (*send) (DlProcessGroup *self,
+                    gconstpointer buf,
+                    gsize nbytes,
+                    gint dst,
+                    gint tag,
+                    GError **error);
+  gboolean (*recv) (DlProcessGroup *self,
+                    gpointer buf,
+                    gsize nbytes,
+                    gint src,
+                    gint tag,
+                    GError **error);
+  gboolean (*barrier) (DlProcessGroup *self, GError **error);
+  DlProcessGroup *(*new_group) (DlProcessGroup *self,
+                                const gint *ranks,
+                                gint n_ranks,
+                                GError **error);
+
+  /*< private >*/
+  gpointer padding[8];
+};
+
+DL_EXPORT
+gint dl_process_group_get_rank (DlProcessGroup *self);
+DL_EXPORT
+gint dl_process_group_get_size (DlProcessGroup *self);
+DL_EXPORT
+gdouble dl_process_group_get_timeout (DlProcessGroup *self);
+DL_EXPORT
+const gchar *dl_process_group_get_backend_name (DlProcessGroup *self);
+
+DL_EXPORT
+DlWork *dl_process_group_all_reduce (DlProcessGroup *self,
+                                     DlTensor *tensor,
+                                     DlReduceOpKind op,
+                                     gboolean async_op,
+                                     GError **error);
+DL_EXPORT
+DlWork *dl_process_group_broadcast (DlProcessGroup *self,
+                                    DlTensor *tensor,
+                                    gint src,
+                                    gboolean async_op,
+                                    GError **error);
+DL_EXPORT
+DlWork *dl_process_group_reduce (DlProcessGroup *self,
+                                 DlTensor *tensor,
+                                 gint dst,
+                                 DlReduceOpKind op,
+                                 gboolean async_op,
+                                 GError **error);
+DL_EXPORT
+DlWork *dl_process_group_all_gather (DlProcessGroup *self,
+                                     GPtrArray *tensor_list,
+                                     DlTensor *tensor,
+                                     gboolean async_op,
+                                     GError **error);
+DL_EXPORT
+DlWork *dl_process_group_all_gather_into_tensor (DlProcessGroup *self,
+                                                 DlTensor *output,
+                                                 DlTensor *input,
+                                                 gboolean async_op,
+                                                 GError **error);
+DL_EXPORT
+DlWork *dl_process_group_gather (DlProcessGroup *self,
+                                 DlTensor *tensor,
+                                 GPtrArray *gather_list,
+                                 gint dst,
+                                 gboolean async_op,
+                                 GError **error);
+DL_EXPORT
+DlWork *dl_process_group_scatter (DlProcessGroup *self,
+                                  DlTensor *tensor,
+                                  GPtrArray *scatter_list,
+                                  gint src,
+                                  gboolean async_op,
+                                  GError **error);
+DL_EXPORT
+DlWork *dl_process_group_reduce_scatter (DlProcessGroup *self,
+                                         DlTensor *output,
+                                         GPtrArray *input_list,
+                                         DlReduceOpKind op,
+                                         gboolean async_op,
+                                         GError **error);
+DL_EXPORT
+DlWork *dl_process_group_reduce_scatter_tensor (DlProcessGroup *self,
+                                                DlTensor *output,
+                                                DlTensor *input,
+                                                DlReduceOpKind op,
+                                                gboolean async_op,
+                                                GError **error);
+DL_EXPORT
+DlWork *dl_process_group_all_to_all (DlProcessGroup *self,
+                                     GPtrArray *output_list,
+                                     GPtrArray *input_list,
+                                     gboolean async_op,
+                                     GError **error);
+DL_EXPORT
+DlWork *dl_process_group_all_to_all_single (DlProcessGroup *self,
+                                            DlTensor *output,
+                                            DlTensor *input,
+                                            gboolean async_op,
+                                            GError **error);
+DL_EXPORT
+DlWork *dl_process_group_send (DlProcessGroup *self,
+                               DlTensor *tensor,
+                               gint dst,
+                               gint tag,
+                               gboolean async_op,
+                               GError **error);
+DL_EXPORT
+DlWork *dl_process_group_recv (DlProcessGroup *self,
+                               DlTensor *tensor,
+                               gint src,
+                               gint tag,
+                               gboolean async_op,
+                               GError **error);
+DL_EXPORT
+DlWork *dl_process_group_barrier (DlProcessGroup *self, gboolean async_op, GError **error);
+DL_EXPORT
+DlProcessGroup *
+dl_process_group_new_group (DlProcessGroup *self, const gint *ranks, gsize n_ranks, GError **error);
+
+G_END_DECLS
