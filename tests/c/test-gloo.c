@@ -60,17 +60,17 @@ combine (gdouble a, gdouble b, DlReduceOpKind op, DlDType dtype)
 
   switch (op)
     {
-    case DL_REDUCE_OP_KIND_SUM:
-      return is_bool ? (gdouble)(a || b) : a + b;
-    case DL_REDUCE_OP_KIND_PRODUCT:
-      return is_bool ? (gdouble)(a && b) : a * b;
-    case DL_REDUCE_OP_KIND_MIN:
-      return MIN (a, b);
-    case DL_REDUCE_OP_KIND_MAX:
-      return MAX (a, b);
-    case DL_REDUCE_OP_KIND_AVG:
-      /* integers divide with truncation */
-      return dl_dtype_is_floating_point (dtype) ? (a + b) / 2 : trunc ((a + b) / 2);
+      case DL_REDUCE_OP_KIND_SUM:
+        return is_bool ? (gdouble)(a || b) : a + b;
+      case DL_REDUCE_OP_KIND_PRODUCT:
+        return is_bool ? (gdouble)(a && b) : a * b;
+      case DL_REDUCE_OP_KIND_MIN:
+        return MIN (a, b);
+      case DL_REDUCE_OP_KIND_MAX:
+        return MAX (a, b);
+      case DL_REDUCE_OP_KIND_AVG:
+        /* integers divide with truncation */
+        return dl_dtype_is_floating_point (dtype) ? (a + b) / 2 : trunc ((a + b) / 2);
     }
   g_assert_not_reached ();
 }
@@ -173,8 +173,8 @@ test_reduce (void)
 
       assert_work_done (work, error);
       for (gint64 i = 0; i < N; i++)
-        expected[i] = rank == 1 ? MAX (value (0, i, dtype), value (1, i, dtype))
-                                : value (rank, i, dtype);
+        expected[i]
+            = rank == 1 ? MAX (value (0, i, dtype), value (1, i, dtype)) : value (rank, i, dtype);
       assert_exact (t, expected, N, "reduce max to rank 1");
     }
 }
@@ -385,8 +385,8 @@ test_mismatch (void)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (DlTensor) t = rank_tensor (rank, 3 + rank, 0, DL_DTYPE_FLOAT32);
-  g_autoptr (DlWork) work = dl_process_group_all_reduce (pg, t, DL_REDUCE_OP_KIND_SUM, FALSE,
-                                                         &error);
+  g_autoptr (DlWork) work
+      = dl_process_group_all_reduce (pg, t, DL_REDUCE_OP_KIND_SUM, FALSE, &error);
   g_autoptr (DlWork) barrier = NULL;
 
   g_assert_null (work);

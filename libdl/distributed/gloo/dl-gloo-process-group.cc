@@ -87,21 +87,19 @@ public:
       unlink (path.c_str ());
   }
 
-  std::vector<char>
-  get (const std::string &key) override
+  std::vector<char> get (const std::string &key) override
   {
     gloo::rendezvous::FileStore::wait ({ key }, timeout_);
     return gloo::rendezvous::FileStore::get (key);
   }
 
-  void
-  wait (const std::vector<std::string> &keys) override
+  void wait (const std::vector<std::string> &keys) override
   {
     gloo::rendezvous::FileStore::wait (keys, timeout_);
   }
 
-  void
-  wait (const std::vector<std::string> &keys, const std::chrono::milliseconds &timeout) override
+  void wait (const std::vector<std::string> &keys,
+             const std::chrono::milliseconds &timeout) override
   {
     gloo::rendezvous::FileStore::wait (keys, timeout);
   }
@@ -133,7 +131,10 @@ struct DlGlooState
 G_BEGIN_DECLS
 
 #define DL_TYPE_GLOO_PROCESS_GROUP (dl_gloo_process_group_get_type ())
-G_DECLARE_FINAL_TYPE (DlGlooProcessGroup, dl_gloo_process_group, DL, GLOO_PROCESS_GROUP,
+G_DECLARE_FINAL_TYPE (DlGlooProcessGroup,
+                      dl_gloo_process_group,
+                      DL,
+                      GLOO_PROCESS_GROUP,
                       DlProcessGroup)
 
 struct _DlGlooProcessGroup
@@ -185,8 +186,8 @@ set_error (GError **error, DlProcessGroup *pg, const char *op, const std::except
 
   if (size == 2)
     peer = g_strdup_printf (" (peer: rank %d)", 1 - rank);
-  g_set_error (error, DL_ERROR, DL_ERROR_FAILED, "%s: rank %d of %d (gloo, timeout %g s): %s%s",
-               op, rank, size, dl_process_group_get_timeout (pg), msg.c_str (), peer ? peer : "");
+  g_set_error (error, DL_ERROR, DL_ERROR_FAILED, "%s: rank %d of %d (gloo, timeout %g s): %s%s", op,
+               rank, size, dl_process_group_get_timeout (pg), msg.c_str (), peer ? peer : "");
 }
 
 #define GLOO_TRY(pg, op, ...)                                                                      \
@@ -241,18 +242,18 @@ set_output (Opts &opts, gpointer buf, gsize count, DlDType dtype)
 {
   switch (dl_dtype_get_size (dtype))
     {
-    case 1:
-      opts.setOutput (static_cast<guint8 *> (buf), count);
-      break;
-    case 2:
-      opts.setOutput (static_cast<guint16 *> (buf), count);
-      break;
-    case 4:
-      opts.setOutput (static_cast<guint32 *> (buf), count);
-      break;
-    default:
-      opts.setOutput (static_cast<guint64 *> (buf), count);
-      break;
+      case 1:
+        opts.setOutput (static_cast<guint8 *> (buf), count);
+        break;
+      case 2:
+        opts.setOutput (static_cast<guint16 *> (buf), count);
+        break;
+      case 4:
+        opts.setOutput (static_cast<guint32 *> (buf), count);
+        break;
+      default:
+        opts.setOutput (static_cast<guint64 *> (buf), count);
+        break;
     }
 }
 
@@ -262,23 +263,27 @@ set_input (Opts &opts, gpointer buf, gsize count, DlDType dtype)
 {
   switch (dl_dtype_get_size (dtype))
     {
-    case 1:
-      opts.setInput (static_cast<guint8 *> (buf), count);
-      break;
-    case 2:
-      opts.setInput (static_cast<guint16 *> (buf), count);
-      break;
-    case 4:
-      opts.setInput (static_cast<guint32 *> (buf), count);
-      break;
-    default:
-      opts.setInput (static_cast<guint64 *> (buf), count);
-      break;
+      case 1:
+        opts.setInput (static_cast<guint8 *> (buf), count);
+        break;
+      case 2:
+        opts.setInput (static_cast<guint16 *> (buf), count);
+        break;
+      case 4:
+        opts.setInput (static_cast<guint32 *> (buf), count);
+        break;
+      default:
+        opts.setInput (static_cast<guint64 *> (buf), count);
+        break;
     }
 }
 
 gboolean
-gloo_all_reduce (DlProcessGroup *pg, gpointer buf, gsize count, DlDType dtype, DlReduceOpKind op,
+gloo_all_reduce (DlProcessGroup *pg,
+                 gpointer buf,
+                 gsize count,
+                 DlDType dtype,
+                 DlReduceOpKind op,
                  GError **error)
 {
   if (!check_op (pg, "all_reduce", dtype, op, error))
@@ -314,8 +319,13 @@ gloo_broadcast (DlProcessGroup *pg, gpointer buf, gsize nbytes, gint root, GErro
  * are not root: there it reduces into a scratch buffer, so their @buf
  * keeps its values */
 gboolean
-gloo_reduce (DlProcessGroup *pg, gpointer buf, gsize count, DlDType dtype, DlReduceOpKind op,
-             gint root, GError **error)
+gloo_reduce (DlProcessGroup *pg,
+             gpointer buf,
+             gsize count,
+             DlDType dtype,
+             DlReduceOpKind op,
+             gint root,
+             GError **error)
 {
   DlGlooState *state = DL_GLOO_PROCESS_GROUP (pg)->state;
   gsize nbytes = count * dl_dtype_get_size (dtype);
@@ -343,7 +353,10 @@ gloo_reduce (DlProcessGroup *pg, gpointer buf, gsize count, DlDType dtype, DlRed
 }
 
 gboolean
-gloo_all_gather (DlProcessGroup *pg, gconstpointer send, gpointer recv, gsize nbytes,
+gloo_all_gather (DlProcessGroup *pg,
+                 gconstpointer send,
+                 gpointer recv,
+                 gsize nbytes,
                  GError **error)
 {
   gsize size = (gsize)dl_process_group_get_size (pg);
@@ -361,7 +374,11 @@ gloo_all_gather (DlProcessGroup *pg, gconstpointer send, gpointer recv, gsize nb
 }
 
 gboolean
-gloo_gather (DlProcessGroup *pg, gconstpointer send, gpointer recv, gsize nbytes, gint root,
+gloo_gather (DlProcessGroup *pg,
+             gconstpointer send,
+             gpointer recv,
+             gsize nbytes,
+             gint root,
              GError **error)
 {
   gsize size = (gsize)dl_process_group_get_size (pg);
@@ -381,7 +398,11 @@ gloo_gather (DlProcessGroup *pg, gconstpointer send, gpointer recv, gsize nbytes
 }
 
 gboolean
-gloo_scatter (DlProcessGroup *pg, gconstpointer send, gpointer recv, gsize nbytes, gint root,
+gloo_scatter (DlProcessGroup *pg,
+              gconstpointer send,
+              gpointer recv,
+              gsize nbytes,
+              gint root,
               GError **error)
 {
   gsize size = (gsize)dl_process_group_get_size (pg);
@@ -407,8 +428,13 @@ gloo_scatter (DlProcessGroup *pg, gconstpointer send, gpointer recv, gsize nbyte
 }
 
 gboolean
-gloo_reduce_scatter (DlProcessGroup *pg, gconstpointer send, gpointer recv, gsize count,
-                     DlDType dtype, DlReduceOpKind op, GError **error)
+gloo_reduce_scatter (DlProcessGroup *pg,
+                     gconstpointer send,
+                     gpointer recv,
+                     gsize count,
+                     DlDType dtype,
+                     DlReduceOpKind op,
+                     GError **error)
 {
   DlGlooState *state = DL_GLOO_PROCESS_GROUP (pg)->state;
   gsize size = (gsize)dl_process_group_get_size (pg);
@@ -433,7 +459,10 @@ gloo_reduce_scatter (DlProcessGroup *pg, gconstpointer send, gpointer recv, gsiz
 }
 
 gboolean
-gloo_all_to_all (DlProcessGroup *pg, gconstpointer send, gpointer recv, gsize nbytes,
+gloo_all_to_all (DlProcessGroup *pg,
+                 gconstpointer send,
+                 gpointer recv,
+                 gsize nbytes,
                  GError **error)
 {
   gsize size = (gsize)dl_process_group_get_size (pg);
@@ -558,8 +587,11 @@ device_attr (const std::string &peer_host)
  * @shared's store, then waits for all of them (so no rank leaves, and
  * perhaps takes the store with it, while another still reads it) */
 std::shared_ptr<gloo::rendezvous::Context>
-connect_group (const std::shared_ptr<Shared> &shared, const std::string &prefix, int rank,
-               int size, std::chrono::milliseconds timeout)
+connect_group (const std::shared_ptr<Shared> &shared,
+               const std::string &prefix,
+               int rank,
+               int size,
+               std::chrono::milliseconds timeout)
 {
   gloo::rendezvous::PrefixStore store (prefix, *shared->store);
   auto context = std::make_shared<gloo::rendezvous::Context> (rank, size);
@@ -572,8 +604,10 @@ connect_group (const std::shared_ptr<Shared> &shared, const std::string &prefix,
 }
 
 DlProcessGroup *
-wrap_group (std::shared_ptr<Shared> shared, std::shared_ptr<gloo::rendezvous::Context> context,
-            const std::string &prefix, gdouble timeout)
+wrap_group (std::shared_ptr<Shared> shared,
+            std::shared_ptr<gloo::rendezvous::Context> context,
+            const std::string &prefix,
+            gdouble timeout)
 {
   DlGlooProcessGroup *self = DL_GLOO_PROCESS_GROUP (
       g_object_new (DL_TYPE_GLOO_PROCESS_GROUP, "rank", context->rank, "size", context->size,
@@ -601,8 +635,8 @@ gloo_new_group (DlProcessGroup *pg, const gint *ranks, gint n_ranks, GError **er
     return NULL;
   try
     {
-      auto context = connect_group (state->shared, prefix, new_rank, n_ranks,
-                                    state->context->getTimeout ());
+      auto context
+          = connect_group (state->shared, prefix, new_rank, n_ranks, state->context->getTimeout ());
 
       return wrap_group (state->shared, std::move (context), prefix, timeout);
     }
@@ -615,8 +649,7 @@ gloo_new_group (DlProcessGroup *pg, const gint *ranks, gint n_ranks, GError **er
 
 /* "host:port" or "[v6 address]:port" into its parts */
 gboolean
-parse_host_port (const gchar *text, const gchar *what, std::string *host, int *port,
-                 GError **error)
+parse_host_port (const gchar *text, const gchar *what, std::string *host, int *port, GError **error)
 {
   const gchar *colon = strrchr (text, ':');
   gchar *end = NULL;
@@ -672,8 +705,7 @@ env_int (const gchar *name, gint *value, GError **error)
 }
 
 DlProcessGroup *
-gloo_factory (const gchar *init_method, gint rank, gint world_size, gdouble timeout,
-              GError **error)
+gloo_factory (const gchar *init_method, gint rank, gint world_size, gdouble timeout, GError **error)
 {
   auto shared = std::make_shared<Shared> ();
   std::string host;
@@ -761,8 +793,8 @@ gloo_factory (const gchar *init_method, gint rank, gint world_size, gdouble time
       if (msg.find ("File already exists") != std::string::npos)
         msg += " (the directory holds the keys of an earlier run that did not end: empty it)";
       g_set_error (error, DL_ERROR, DL_ERROR_FAILED,
-                   "init_process_group: gloo: rank %d of %d, %s: %s", rank, world_size,
-                   init_method, msg.c_str ());
+                   "init_process_group: gloo: rank %d of %d, %s: %s", rank, world_size, init_method,
+                   msg.c_str ());
       return NULL;
     }
 }

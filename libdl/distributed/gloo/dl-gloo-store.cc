@@ -117,7 +117,7 @@ private:
   int wake_[2] = { -1, -1 };
   std::thread thread_;
   std::vector<Client> clients_;
-  std::map<std::string, std::vector<char>> data_;
+  std::map<std::string, std::vector<char> > data_;
   std::multimap<std::string, int> waiting_; /* key -> client fds waiting */
 };
 
@@ -313,7 +313,9 @@ TcpStoreServer::run ()
     }
 }
 
-TcpStore::TcpStore (const std::string &host, int port, bool is_server,
+TcpStore::TcpStore (const std::string &host,
+                    int port,
+                    bool is_server,
                     std::chrono::milliseconds timeout)
     : host_ (host), port_ (port), timeout_ (timeout)
 {
@@ -352,8 +354,8 @@ TcpStore::TcpStore (const std::string &host, int port, bool is_server,
       if (fd_ >= 0)
         break;
       if (std::chrono::steady_clock::now () >= deadline)
-        throw std::runtime_error ("cannot connect to " + where + " within "
-                                  + seconds (timeout) + ": " + last_error);
+        throw std::runtime_error ("cannot connect to " + where + " within " + seconds (timeout)
+                                  + ": " + last_error);
       std::this_thread::sleep_for (std::chrono::milliseconds (50));
     }
   int one = 1;
@@ -370,12 +372,14 @@ void
 TcpStore::send_all (const std::string &what, const void *data, size_t n)
 {
   if (!write_all (fd_, data, n))
-    throw std::runtime_error ("lost the rendezvous store at " + host_ + ":"
-                              + std::to_string (port_) + " while " + what);
+    throw std::runtime_error ("lost the rendezvous store at " + host_ + ":" + std::to_string (port_)
+                              + " while " + what);
 }
 
 void
-TcpStore::recv_all (const std::string &what, void *data, size_t n,
+TcpStore::recv_all (const std::string &what,
+                    void *data,
+                    size_t n,
                     std::chrono::steady_clock::time_point deadline)
 {
   char *p = static_cast<char *> (data);
@@ -389,8 +393,8 @@ TcpStore::recv_all (const std::string &what, void *data, size_t n,
       ssize_t r;
 
       if (left.count () <= 0)
-        throw std::runtime_error ("timed out after " + seconds (timeout_) + " "
-                                  + what + " (has every rank started?)");
+        throw std::runtime_error ("timed out after " + seconds (timeout_) + " " + what
+                                  + " (has every rank started?)");
       rc = poll (&pfd, 1, (int)std::min<long long> (left.count (), 1 << 30));
       if (rc < 0 && errno == EINTR)
         continue;

@@ -40,7 +40,9 @@ private:
   std::vector<char> get_before (const std::string &key,
                                 std::chrono::steady_clock::time_point deadline);
   void send_all (const std::string &what, const void *data, size_t n);
-  void recv_all (const std::string &what, void *data, size_t n,
+  void recv_all (const std::string &what,
+                 void *data,
+                 size_t n,
                  std::chrono::steady_clock::time_point deadline);
 
   std::string host_;
