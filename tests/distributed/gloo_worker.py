@@ -10,7 +10,8 @@
 #
 #   collectives  every collective on every dtype, checked here against
 #                numpy on the inputs both ranks make from their seeds
-#   tcp          the same group through tcp://MASTER_ADDR:MASTER_PORT
+#   tcp          all_reduce of every dtype in a group joined through
+#                tcp://MASTER_ADDR:MASTER_PORT
 #   mismatch     all_reduce of shapes that differ: an error on both ranks
 #   dead         rank 1 leaves after a barrier; rank 0's all_reduce fails
 #   compare      all_reduce and all_gather of seeded float32 data, saved to
@@ -181,8 +182,15 @@ def main():
     if SCENARIO == "tcp":
         method = "tcp://%s:%s" % (os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"])
     pg = Dl.distributed_new_process_group("gloo", method, RANK, 2, timeout)
-    if SCENARIO in ("collectives", "tcp"):
+    if SCENARIO == "collectives":
         collectives(pg)
+    elif SCENARIO == "tcp":
+        # the rendezvous is what differs: one collective per dtype
+        for dt in DTYPES:
+            mine, theirs = inputs(RANK, N, dt), inputs(1 - RANK, N, dt)
+            t = tensor(mine, dt)
+            done(pg.all_reduce(t, Dl.ReduceOpKind.MAX, False))
+            check(t, expected("MAX", mine, theirs, dt), "all_reduce MAX %s over tcp://" % dt)
     elif SCENARIO == "mismatch":
         t = tensor(np.ones(4 + RANK), "float32")
         try:

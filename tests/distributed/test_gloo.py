@@ -12,6 +12,11 @@ import sys
 import numpy as np
 import pytest
 
+import gi
+
+gi.require_version("Dl", "1.0")
+from gi.repository import Dl, GLib  # noqa: E402
+
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gloo_worker.py")
 
 
@@ -73,3 +78,53 @@ def test_same_results_as_torch_gloo(tmp_path):
             theirs = np.load(tmp_path / ("torch-%d-%s.npy" % (rank, op)))
             assert ours.dtype == theirs.dtype == np.float32
             np.testing.assert_array_equal(ours, theirs)
+
+
+# In this process: a group of one, and the init errors
+
+def test_group_of_one_through_a_directory(tmp_path):
+    store = tmp_path / "store"
+    pg = Dl.distributed_new_process_group("gloo", "file://%s" % store, 0, 1, 30.0)
+    assert (pg.get_rank(), pg.get_size(), pg.get_backend_name()) == (0, 1, "gloo")
+    t = Dl.tensor([1.5, -2.0, 3.0])
+    assert pg.all_reduce(t, Dl.ReduceOpKind.SUM, False).is_completed()
+    np.testing.assert_array_equal(t.numpy(), [1.5, -2.0, 3.0])
+    del pg
+    # the group's keys went with it
+    assert list(store.iterdir()) == []
+
+
+@pytest.mark.parametrize("method, words", [
+    ("bogus://x", "unknown init method 'bogus://x'"),
+    ("tcp://localhost", "'localhost' is not HOST:PORT"),
+    ("tcp://localhost:99999", "the port '99999' is not in 1..65535"),
+])
+def test_bad_init_method(method, words):
+    with pytest.raises(GLib.Error) as info:
+        Dl.distributed_new_process_group("gloo", method, 0, 2, 5.0)
+    assert words in info.value.message
+    assert "init_process_group" in info.value.message
+
+
+def test_env_needs_master_addr(monkeypatch):
+    monkeypatch.delenv("MASTER_ADDR", raising=False)
+    monkeypatch.setenv("MASTER_PORT", "29500")
+    with pytest.raises(GLib.Error) as info:
+        Dl.distributed_new_process_group("gloo", "env://", 0, 2, 5.0)
+    assert "MASTER_ADDR" in info.value.message
+
+
+def test_rank_from_env(monkeypatch):
+    monkeypatch.delenv("RANK", raising=False)
+    with pytest.raises(GLib.Error) as info:
+        Dl.distributed_new_process_group("gloo", "env://", -1, 2, 5.0)
+    assert "RANK is not set" in info.value.message
+
+
+def test_no_store_is_a_timeout():
+    """rank 1 waits for a store nobody serves, for the timeout only"""
+    method = "tcp://127.0.0.1:%d" % free_port()
+    with pytest.raises(GLib.Error) as info:
+        Dl.distributed_new_process_group("gloo", method, 1, 2, 1.0)
+    assert "cannot connect to the rendezvous store at 127.0.0.1" in info.value.message
+    assert "within 1 s" in info.value.message
