@@ -15,7 +15,7 @@
 #include <math.h>
 #include <sys/wait.h>
 
-#include "dl-test-utils.h"
+#include "../c/dl-test-utils.h"
 
 #define N 1000
 
