@@ -43,6 +43,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -234,48 +235,48 @@ check_op (DlProcessGroup *pg, const char *name, DlDType dtype, DlReduceOpKind op
   return TRUE;
 }
 
-/* Gloo takes the element size from the pointer's type: one unsigned type
- * per dtype size */
-template <typename Opts>
+/* Gloo takes the element size from the pointer's type: @fn gets @buf as
+ * a pointer to the unsigned type of @dtype's size */
+template <typename Fn>
 void
-set_output (Opts &opts, gpointer buf, gsize count, DlDType dtype)
+with_elements (gpointer buf, DlDType dtype, Fn fn)
 {
   switch (dl_dtype_get_size (dtype))
     {
       case 1:
-        opts.setOutput (static_cast<guint8 *> (buf), count);
+        fn (static_cast<guint8 *> (buf));
         break;
       case 2:
-        opts.setOutput (static_cast<guint16 *> (buf), count);
+        fn (static_cast<guint16 *> (buf));
         break;
       case 4:
-        opts.setOutput (static_cast<guint32 *> (buf), count);
+        fn (static_cast<guint32 *> (buf));
         break;
       default:
-        opts.setOutput (static_cast<guint64 *> (buf), count);
+        fn (static_cast<guint64 *> (buf));
         break;
     }
 }
 
 template <typename Opts>
 void
-set_input (Opts &opts, gpointer buf, gsize count, DlDType dtype)
+set_output (Opts &opts, gpointer buf, gsize count, DlDType dtype)
 {
-  switch (dl_dtype_get_size (dtype))
-    {
-      case 1:
-        opts.setInput (static_cast<guint8 *> (buf), count);
-        break;
-      case 2:
-        opts.setInput (static_cast<guint16 *> (buf), count);
-        break;
-      case 4:
-        opts.setInput (static_cast<guint32 *> (buf), count);
-        break;
-      default:
-        opts.setInput (static_cast<guint64 *> (buf), count);
-        break;
-    }
+  with_elements (buf, dtype, [&] (auto *p) { opts.setOutput (p, count); });
+}
+
+template <typename Opts>
+void
+set_input (Opts &opts, gconstpointer buf, gsize count, DlDType dtype)
+{
+  with_elements (const_cast<gpointer> (buf), dtype, [&] (auto *p) { opts.setInput (p, count); });
+}
+
+/* Gloo's options take bytes as guint8 *, input or not */
+guint8 *
+bytes (gconstpointer p)
+{
+  return const_cast<guint8 *> (static_cast<const guint8 *> (p));
 }
 
 gboolean
@@ -308,7 +309,7 @@ gloo_broadcast (DlProcessGroup *pg, gpointer buf, gsize nbytes, gint root, GErro
   GLOO_TRY (pg, "broadcast", {
     gloo::BroadcastOptions opts (ctx_of (pg));
 
-    opts.setOutput (static_cast<guint8 *> (buf), nbytes);
+    opts.setOutput (bytes (buf), nbytes);
     opts.setRoot (root);
     gloo::broadcast (opts);
   });
@@ -352,6 +353,36 @@ gloo_reduce (DlProcessGroup *pg,
   return TRUE;
 }
 
+/* all_gather, gather, all_to_all: @n_send bytes of @send in, @n_recv bytes
+ * of @recv out (none where @recv is NULL: gather's other ranks), @more sets
+ * the rest of the options */
+template <typename Opts>
+gboolean
+move_bytes (DlProcessGroup *pg,
+            const char *name,
+            void (*run) (Opts &),
+            gconstpointer send,
+            gsize n_send,
+            gpointer recv,
+            gsize n_recv,
+            const std::function<void (Opts &)> &more,
+            GError **error)
+{
+  if (n_send == 0)
+    return TRUE;
+  GLOO_TRY (pg, name, {
+    Opts opts (ctx_of (pg));
+
+    opts.setInput (bytes (send), n_send);
+    if (recv != NULL)
+      opts.setOutput (bytes (recv), n_recv);
+    if (more)
+      more (opts);
+    run (opts);
+  });
+  return TRUE;
+}
+
 gboolean
 gloo_all_gather (DlProcessGroup *pg,
                  gconstpointer send,
@@ -361,16 +392,8 @@ gloo_all_gather (DlProcessGroup *pg,
 {
   gsize size = (gsize)dl_process_group_get_size (pg);
 
-  if (nbytes == 0)
-    return TRUE;
-  GLOO_TRY (pg, "all_gather", {
-    gloo::AllgatherOptions opts (ctx_of (pg));
-
-    opts.setInput (const_cast<guint8 *> (static_cast<const guint8 *> (send)), nbytes);
-    opts.setOutput (static_cast<guint8 *> (recv), nbytes * size);
-    gloo::allgather (opts);
-  });
-  return TRUE;
+  return move_bytes<gloo::AllgatherOptions> (pg, "all_gather", gloo::allgather, send, nbytes, recv,
+                                             nbytes * size, nullptr, error);
 }
 
 gboolean
@@ -383,18 +406,10 @@ gloo_gather (DlProcessGroup *pg,
 {
   gsize size = (gsize)dl_process_group_get_size (pg);
 
-  if (nbytes == 0)
-    return TRUE;
-  GLOO_TRY (pg, "gather", {
-    gloo::GatherOptions opts (ctx_of (pg));
-
-    opts.setInput (const_cast<guint8 *> (static_cast<const guint8 *> (send)), nbytes);
-    if (dl_process_group_get_rank (pg) == root)
-      opts.setOutput (static_cast<guint8 *> (recv), nbytes * size);
-    opts.setRoot (root);
-    gloo::gather (opts);
-  });
-  return TRUE;
+  return move_bytes<gloo::GatherOptions> (
+      pg, "gather", gloo::gather, send, nbytes,
+      dl_process_group_get_rank (pg) == root ? recv : NULL, nbytes * size,
+      [root] (gloo::GatherOptions &opts) { opts.setRoot (root); }, error);
 }
 
 gboolean
@@ -417,10 +432,10 @@ gloo_scatter (DlProcessGroup *pg,
         std::vector<guint8 *> parts (size);
 
         for (gsize r = 0; r < size; r++)
-          parts[r] = const_cast<guint8 *> (static_cast<const guint8 *> (send)) + r * nbytes;
+          parts[r] = bytes (send) + r * nbytes;
         opts.setInputs (parts, nbytes);
       }
-    opts.setOutput (static_cast<guint8 *> (recv), nbytes);
+    opts.setOutput (bytes (recv), nbytes);
     opts.setRoot (root);
     gloo::scatter (opts);
   });
@@ -467,16 +482,8 @@ gloo_all_to_all (DlProcessGroup *pg,
 {
   gsize size = (gsize)dl_process_group_get_size (pg);
 
-  if (nbytes == 0)
-    return TRUE;
-  GLOO_TRY (pg, "all_to_all", {
-    gloo::AlltoallOptions opts (ctx_of (pg));
-
-    opts.setInput (const_cast<guint8 *> (static_cast<const guint8 *> (send)), nbytes * size);
-    opts.setOutput (static_cast<guint8 *> (recv), nbytes * size);
-    gloo::alltoall (opts);
-  });
-  return TRUE;
+  return move_bytes<gloo::AlltoallOptions> (pg, "all_to_all", gloo::alltoall, send, nbytes * size,
+                                            recv, nbytes * size, nullptr, error);
 }
 
 /* Point to point: the user's tag is the slot (Gloo's collectives use slots
