@@ -27,9 +27,10 @@
  *
  * Every operation takes CPU tensors that are contiguous, and works in
  * place: dl_process_group_all_reduce() leaves the reduction in the tensor
- * it was given. Operations run one at a time on the group's own worker
+ * it was given. Collectives run one at a time on the group's own worker
  * thread, in the order they were submitted (every rank must submit the
- * same collectives in the same order, as with any engine); each returns a
+ * same collectives in the same order, as with any engine); sends and
+ * receives run beside them, in order for each peer. Each returns a
  * #DlWork, already completed unless @async_op was %TRUE, in which case
  * the tensors must not be touched until dl_work_wait() returns.
  *
@@ -311,7 +312,7 @@ job_free (Job *job)
  * @tag: the message's tag
  * @error: return location for a #GError
  *
- * Sends @buf to rank @dst. Runs on the group's worker thread.
+ * Sends @buf to rank @dst. Runs on the group's thread for sends to @dst.
  *
  * Returns: %TRUE on success, %FALSE with @error set
  *
@@ -327,7 +328,8 @@ job_free (Job *job)
  * @tag: the message's tag
  * @error: return location for a #GError
  *
- * Receives @nbytes from rank @src into @buf. Runs on the group's worker thread.
+ * Receives @nbytes from rank @src into @buf. Runs on the group's thread for receives
+ * from @src.
  *
  * Returns: %TRUE on success, %FALSE with @error set
  *

@@ -181,6 +181,16 @@ def collectives(rank, size):
                 failures.append('recv: the sender is not 0')
             check(got, value(0, 5, dtype, 7), 'send/recv %s' % dtype)
 
+    # picklable objects
+    objs = [None] * size
+    dist.all_gather_object(objs, {'rank': rank, 'name': 'r' * (rank + 1)})
+    if objs != [{'rank': r, 'name': 'r' * (r + 1)} for r in range(size)]:
+        failures.append('all_gather_object: %r' % objs)
+    lst = ['from', size - 1, {'x': 1.5}] if rank == size - 1 else [None, None, None]
+    dist.broadcast_object_list(lst, src=size - 1)
+    if lst != ['from', size - 1, {'x': 1.5}]:
+        failures.append('broadcast_object_list: %r' % lst)
+
     # a subgroup of the odd ranks; src and dst are global ranks
     g = dist.new_group([1, 3][:size // 2])
     if rank % 2:
@@ -255,7 +265,7 @@ def dead(rank, size):
 
 
 def main():
-    timeout_s = 3 if scenario == 'timeout' else (10 if scenario == 'dead' else 30)
+    timeout_s = 3 if scenario == 'timeout' else (4 if scenario == 'dead' else 30)
     dist.init_process_group(backend, timeout=datetime.timedelta(seconds=timeout_s))
     rank, size = dist.get_rank(), dist.get_world_size()
     if dist.get_backend() != backend:

@@ -31,9 +31,10 @@ needs_mpi = pytest.mark.skipif(
                                       'DL_TEST_MPIRUN is not set or the MPI engine is missing'))
 
 
-def mpirun(scenario, n=2, timeout=50):
+def mpirun(scenario, n=2, timeout=50, options=()):
     start = time.monotonic()
-    proc = subprocess.run([MPIRUN, '-np', str(n), PYTHON, WORKER, scenario, 'mpi'],
+    proc = subprocess.run([MPIRUN, '-np', str(n)] + list(options) +
+                          [PYTHON, WORKER, scenario, 'mpi'],
                           capture_output=True, text=True, timeout=timeout)
     return proc, time.monotonic() - start
 
@@ -72,15 +73,27 @@ def test_timeout_names_the_collective():
 
 @needs_mpi
 def test_dead_rank_stops_the_job():
-    # Open MPI's runtime stops the job when a rank exits with a non-zero
-    # status: the survivor, waiting in all_reduce, is killed by mpirun,
-    # which reports the dead rank and exits non-zero, well before the
-    # group's 10 s timeout. (The timeout path itself is
-    # test_timeout_names_the_collective's.)
+    # By default Open MPI's runtime stops the job when a rank exits with a
+    # non-zero status: the survivor, waiting in all_reduce, is killed by
+    # mpirun, which names the dead rank and exits non-zero, before the
+    # group's timeout (4 s) has passed.
     proc, took = mpirun('dead')
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0, out
     assert 'rank 1: exiting abruptly' in out
+    assert 'rank 0: all_reduce failed' not in out
+    assert took < 30, took
+
+
+@needs_mpi
+def test_dead_rank_is_a_timeout_error_for_the_survivor():
+    # Told not to stop the job (orte_abort_on_non_zero_status 0), mpirun
+    # lets the survivor run on: its all_reduce fails with the timeout's
+    # error, naming the collective, once the 4 s have passed.
+    proc, took = mpirun('dead', options=['--mca', 'orte_abort_on_non_zero_status', '0'])
+    out = proc.stdout + proc.stderr
+    assert 'rank 1: exiting abruptly' in out
+    assert 'rank 0: all_reduce failed: all_reduce: timed out after 4 s' in out, out
     assert took < 30, took
 
 

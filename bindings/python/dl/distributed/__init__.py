@@ -16,12 +16,14 @@ import datetime
 from .._lib import Dl
 
 __all__ = ['Backend', 'GroupMember', 'ProcessGroup', 'ReduceOp', 'Work', 'all_gather',
-           'all_gather_into_tensor', 'all_reduce', 'all_to_all', 'all_to_all_single', 'barrier',
-           'broadcast', 'default_pg_timeout', 'destroy_process_group', 'gather', 'get_backend',
-           'get_global_rank', 'get_process_group_ranks', 'get_rank', 'get_world_size', 'irecv',
-           'is_available', 'is_gloo_available', 'is_initialized', 'is_mpi_available',
-           'is_nccl_available', 'is_torchelastic_launched', 'isend', 'new_group', 'recv',
-           'reduce', 'reduce_scatter', 'reduce_scatter_tensor', 'scatter', 'send']
+           'all_gather_into_tensor', 'all_gather_object', 'all_reduce', 'all_to_all',
+           'all_to_all_single', 'barrier', 'broadcast', 'broadcast_object_list',
+           'default_pg_timeout', 'destroy_process_group', 'gather', 'get_backend',
+           'get_global_rank', 'get_group_rank', 'get_process_group_ranks', 'get_rank',
+           'get_world_size', 'group', 'init_process_group', 'irecv', 'is_available',
+           'is_gloo_available', 'is_initialized', 'is_mpi_available', 'is_nccl_available',
+           'is_torchelastic_launched', 'isend', 'new_group', 'recv', 'reduce', 'reduce_scatter',
+           'reduce_scatter_tensor', 'scatter', 'send']
 
 ProcessGroup = Dl.ProcessGroup
 Work = Dl.Work
@@ -67,6 +69,9 @@ class GroupMember:
     WORLD = None
     NON_GROUP_MEMBER = object()
 
+
+# torch.distributed.group: group.WORLD is the default group
+group = GroupMember
 
 # the global ranks of each group's members, in group-rank order
 _RANKS = '_dl_global_ranks'
@@ -197,6 +202,14 @@ def get_global_rank(group, group_rank):
     if not 0 <= group_rank < len(ranks):
         raise ValueError('Group rank {} is not part of group'.format(group_rank))
     return ranks[group_rank]
+
+
+def get_group_rank(group, global_rank):
+    """The rank in @group of the process of global rank @global_rank."""
+    ranks = get_process_group_ranks(group)
+    if global_rank not in ranks:
+        raise ValueError('Global rank {} is not part of group {}'.format(global_rank, group))
+    return ranks.index(global_rank)
 
 
 def _group_rank(group, global_rank, what):
@@ -406,3 +419,48 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None):
         return GroupMember.NON_GROUP_MEMBER
     setattr(group, _RANKS, ranks)
     return group
+
+
+# ---- objects: pickled into uint8 tensors ----------------------------------
+
+def _to_bytes_tensor(obj):
+    import pickle
+    data = pickle.dumps(obj)
+    return Dl.Tensor.new_from_data(data, [len(data)], Dl.DType.UINT8).clone(), len(data)
+
+
+def all_gather_object(object_list, obj, group=None):
+    """Gathers the picklable @obj of every rank into @object_list (one
+    element per rank), as torch.distributed.all_gather_object does."""
+    import pickle
+    if not _is_member(group):
+        return
+    g = _group(group)
+    t, n = _to_bytes_tensor(obj)
+    sizes = [Dl.zeros([1], Dl.DType.INT64, None) for _ in range(g.get_size())]
+    g.all_gather(sizes, Dl.full([1], float(n), Dl.DType.INT64, None), False)
+    longest = max(int(s.item()) for s in sizes)
+    padded = Dl.zeros([longest], Dl.DType.UINT8, None)
+    padded.narrow(0, 0, n).copy_(t)
+    outs = [Dl.zeros([longest], Dl.DType.UINT8, None) for _ in range(g.get_size())]
+    g.all_gather(outs, padded, False)
+    for r, (out, size) in enumerate(zip(outs, sizes)):
+        object_list[r] = pickle.loads(bytes(out.to_bytes().get_data())[:int(size.item())])
+
+
+def broadcast_object_list(object_list, src=0, group=None, device=None):
+    """Replaces the elements of @object_list on every rank with those of
+    global rank @src (picklable objects)."""
+    import pickle
+    if not _is_member(group):
+        return
+    g = _group(group)
+    root = _group_rank(g, src, 'source')
+    if g.get_rank() == root:
+        t, n = _to_bytes_tensor(list(object_list))
+    size = Dl.full([1], float(n) if g.get_rank() == root else 0.0, Dl.DType.INT64, None)
+    g.broadcast(size, root, False)
+    if g.get_rank() != root:
+        t = Dl.zeros([int(size.item())], Dl.DType.UINT8, None)
+    g.broadcast(t, root, False)
+    object_list[:] = pickle.loads(bytes(t.to_bytes().get_data()))
