@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # gloo_worker.py: one rank of the two-process Gloo tests (test_gloo.py
-# starts two of these with RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT
-# set).
+# starts two, or three, of these with RANK, WORLD_SIZE, MASTER_ADDR and
+# MASTER_PORT set).
 #
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
@@ -9,7 +9,8 @@
 # Usage: gloo_worker.py SCENARIO OUTDIR
 #
 #   collectives  every collective on every dtype, checked here against
-#                numpy on the inputs both ranks make from their seeds
+#                numpy on the inputs every rank makes from its seed (any
+#                world size up to 3)
 #   tcp          all_reduce of every dtype in a group joined through
 #                tcp://MASTER_ADDR:MASTER_PORT
 #   mismatch     all_reduce of shapes that differ: an error on both ranks
@@ -29,6 +30,7 @@ import numpy as np
 
 SCENARIO, OUTDIR = sys.argv[1], sys.argv[2]
 RANK = int(os.environ["RANK"])
+SIZE = int(os.environ["WORLD_SIZE"])
 N = 300
 
 if SCENARIO == "torch":
@@ -57,23 +59,30 @@ OPS = ["SUM", "PRODUCT", "MIN", "MAX", "AVG"]
 
 def inputs(rank, n, dtype, seed=0):
     """Rank @rank's values (float64): small integers, so that every sum,
-    product and mean of two is exact in every dtype"""
+    product and mean of up to 3 ranks is exact in every dtype (uint8's
+    products stay below 256)"""
     rng = np.random.default_rng(1000 * seed + 17 + rank)
     if dtype == "bool":
         return rng.integers(0, 2, n).astype(np.float64)
     if dtype == "uint8":
-        return rng.integers(0, 16, n).astype(np.float64)
+        return rng.integers(0, 7, n).astype(np.float64)
     return rng.integers(-4, 5, n).astype(np.float64)
 
 
-def expected(op, a, b, dtype):
+def expected(op, every, dtype):
+    """@op over the ranks' arrays @every, as the dtype holds it"""
+    stack = np.stack(every)
     if dtype == "bool":
-        return {"SUM": np.logical_or, "MAX": np.logical_or, "PRODUCT": np.logical_and,
-                "MIN": np.logical_and}[op](a, b).astype(np.float64)
+        any_, all_ = stack.any(axis=0), stack.all(axis=0)
+        return {"SUM": any_, "MAX": any_, "PRODUCT": all_, "MIN": all_}[op].astype(np.float64)
     if op == "AVG":
-        return (a + b) / 2 if dtype.startswith(("float", "bfloat")) else np.trunc((a + b) / 2)
-    return {"SUM": a + b, "PRODUCT": a * b, "MIN": np.minimum(a, b),
-            "MAX": np.maximum(a, b)}[op]
+        mean = stack.sum(axis=0) / len(every)
+        if not dtype.startswith(("float", "bfloat")):
+            return np.trunc(mean)
+        # the mean of 3 is not exact: rounded to the dtype, as the result is
+        return values(tensor(mean, dtype))
+    return {"SUM": stack.sum(axis=0), "PRODUCT": stack.prod(axis=0),
+            "MIN": stack.min(axis=0), "MAX": stack.max(axis=0)}[op]
 
 
 def tensor(values, dtype):
@@ -97,82 +106,83 @@ def done(work):
 
 
 def collectives(pg):
-    assert pg.get_rank() == RANK and pg.get_size() == 2
+    size = pg.get_size()
+    assert pg.get_rank() == RANK and size == SIZE
     assert pg.get_backend_name() == "gloo"
-    other = 1 - RANK
+    last = size - 1
+
+    def part(a, r):
+        return a[r * N:(r + 1) * N]
+
     for dt in DTYPES:
-        mine, theirs = inputs(RANK, N, dt), inputs(other, N, dt)
-        both = [inputs(0, N, dt), inputs(1, N, dt)]
+        every = [inputs(r, N, dt) for r in range(size)]
+        mine = every[RANK]
         for op in OPS:
             if dt == "bool" and op == "AVG":
                 continue
             t = tensor(mine, dt)
             done(pg.all_reduce(t, getattr(Dl.ReduceOpKind, op), False))
-            check(t, expected(op, mine, theirs, dt), "all_reduce %s %s" % (op, dt))
+            check(t, expected(op, every, dt), "all_reduce %s %s" % (op, dt))
         # async, waited for
         t = tensor(mine, dt)
         work = pg.all_reduce(t, Dl.ReduceOpKind.MAX, True)
         assert work.wait()
-        check(t, expected("MAX", mine, theirs, dt), "async all_reduce MAX %s" % dt)
-        # broadcast from rank 1
+        check(t, expected("MAX", every, dt), "async all_reduce MAX %s" % dt)
+        # broadcast from the last rank
         t = tensor(mine, dt)
-        done(pg.broadcast(t, 1, False))
-        check(t, both[1], "broadcast %s" % dt)
-        # reduce to rank 0: the other rank keeps its values
+        done(pg.broadcast(t, last, False))
+        check(t, every[last], "broadcast %s" % dt)
+        # reduce to rank 0: the other ranks keep their values
         t = tensor(mine, dt)
         done(pg.reduce(t, 0, Dl.ReduceOpKind.SUM, False))
-        check(t, expected("SUM", mine, theirs, dt) if RANK == 0 else mine, "reduce %s" % dt)
+        check(t, expected("SUM", every, dt) if RANK == 0 else mine, "reduce %s" % dt)
         # all_gather, both forms
-        outs = [tensor(np.zeros(N), dt) for _ in range(2)]
+        outs = [tensor(np.zeros(N), dt) for _ in range(size)]
         done(pg.all_gather(outs, tensor(mine, dt), False))
-        for r in range(2):
-            check(outs[r], both[r], "all_gather %s part %d" % (dt, r))
-        flat = tensor(np.zeros(2 * N), dt)
+        for r in range(size):
+            check(outs[r], every[r], "all_gather %s part %d" % (dt, r))
+        flat = tensor(np.zeros(size * N), dt)
         done(pg.all_gather_into_tensor(flat, tensor(mine, dt), False))
-        check(flat, np.concatenate(both), "all_gather_into_tensor %s" % dt)
-        # gather to rank 1
-        gl = [tensor(np.zeros(N), dt) for _ in range(2)] if RANK == 1 else None
-        done(pg.gather(tensor(mine, dt), gl, 1, False))
-        if RANK == 1:
-            for r in range(2):
-                check(gl[r], both[r], "gather %s part %d" % (dt, r))
-        # scatter from rank 0: rank r gets rank 0's second inputs' part r
-        parts = inputs(0, 2 * N, dt, seed=1)
+        check(flat, np.concatenate(every), "all_gather_into_tensor %s" % dt)
+        # gather to the last rank
+        gl = [tensor(np.zeros(N), dt) for _ in range(size)] if RANK == last else None
+        done(pg.gather(tensor(mine, dt), gl, last, False))
+        for r in range(size if RANK == last else 0):
+            check(gl[r], every[r], "gather %s part %d" % (dt, r))
+        # scatter from rank 0: rank r gets part r of rank 0's second inputs
+        parts = inputs(0, size * N, dt, seed=1)
         out = tensor(np.zeros(N), dt)
-        sl = [tensor(parts[r * N:(r + 1) * N], dt) for r in range(2)] if RANK == 0 else None
+        sl = [tensor(part(parts, r), dt) for r in range(size)] if RANK == 0 else None
         done(pg.scatter(out, sl, 0, False))
-        check(out, parts[RANK * N:(RANK + 1) * N], "scatter %s" % dt)
+        check(out, part(parts, RANK), "scatter %s" % dt)
         # reduce_scatter, both forms
-        big = [inputs(r, 2 * N, dt, seed=2) for r in range(2)]
-        red = expected("MIN" if dt != "bool" else "SUM", big[0], big[1], dt)
+        big = [inputs(r, size * N, dt, seed=2) for r in range(size)]
+        opname = "MIN" if dt != "bool" else "SUM"
+        red = expected(opname, big, dt)
+        op = getattr(Dl.ReduceOpKind, opname)
         out = tensor(np.zeros(N), dt)
-        op = Dl.ReduceOpKind.MIN if dt != "bool" else Dl.ReduceOpKind.SUM
         done(pg.reduce_scatter_tensor(out, tensor(big[RANK], dt), op, False))
-        check(out, red[RANK * N:(RANK + 1) * N], "reduce_scatter_tensor %s" % dt)
+        check(out, part(red, RANK), "reduce_scatter_tensor %s" % dt)
         out = tensor(np.zeros(N), dt)
-        done(pg.reduce_scatter(out, [tensor(big[RANK][r * N:(r + 1) * N], dt) for r in range(2)],
-                               op, False))
-        check(out, red[RANK * N:(RANK + 1) * N], "reduce_scatter %s" % dt)
+        done(pg.reduce_scatter(out, [tensor(part(big[RANK], r), dt) for r in range(size)], op,
+                               False))
+        check(out, part(red, RANK), "reduce_scatter %s" % dt)
         # all_to_all, both forms: rank s's part r goes to rank r's slot s
-        out = tensor(np.zeros(2 * N), dt)
+        out = tensor(np.zeros(size * N), dt)
         done(pg.all_to_all_single(out, tensor(big[RANK], dt), False))
-        want = np.concatenate([big[s][RANK * N:(RANK + 1) * N] for s in range(2)])
-        check(out, want, "all_to_all_single %s" % dt)
-        outs = [tensor(np.zeros(N), dt) for _ in range(2)]
-        done(pg.all_to_all(outs, [tensor(big[RANK][r * N:(r + 1) * N], dt) for r in range(2)],
-                           False))
-        for s in range(2):
-            check(outs[s], big[s][RANK * N:(RANK + 1) * N], "all_to_all %s from %d" % (dt, s))
-        # send / recv, asynchronous on both sides
+        check(out, np.concatenate([part(big[s], RANK) for s in range(size)]),
+              "all_to_all_single %s" % dt)
+        outs = [tensor(np.zeros(N), dt) for _ in range(size)]
+        done(pg.all_to_all(outs, [tensor(part(big[RANK], r), dt) for r in range(size)], False))
+        for s in range(size):
+            check(outs[s], part(big[s], RANK), "all_to_all %s from %d" % (dt, s))
+        # send / recv around the ring, asynchronous on both sides
         got = tensor(np.zeros(N), dt)
-        if RANK == 0:
-            w1 = pg.send(tensor(mine, dt), 1, 5, True)
-            w2 = pg.recv(got, 1, 6, True)
-        else:
-            w2 = pg.recv(got, 0, 5, True)
-            w1 = pg.send(tensor(mine, dt), 0, 6, True)
+        right, left = (RANK + 1) % size, (RANK - 1) % size
+        w1 = pg.send(tensor(mine, dt), right, 5, True)
+        w2 = pg.recv(got, left, 5, True)
         assert w1.wait() and w2.wait()
-        check(got, theirs, "send / recv %s" % dt)
+        check(got, every[left], "send / recv %s" % dt)
     done(pg.barrier(False))
 
 
@@ -181,16 +191,16 @@ def main():
     method = "env://"
     if SCENARIO == "tcp":
         method = "tcp://%s:%s" % (os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"])
-    pg = Dl.distributed_new_process_group("gloo", method, RANK, 2, timeout)
+    pg = Dl.distributed_new_process_group("gloo", method, RANK, SIZE, timeout)
     if SCENARIO == "collectives":
         collectives(pg)
     elif SCENARIO == "tcp":
         # the rendezvous is what differs: one collective per dtype
         for dt in DTYPES:
-            mine, theirs = inputs(RANK, N, dt), inputs(1 - RANK, N, dt)
-            t = tensor(mine, dt)
+            every = [inputs(r, N, dt) for r in range(SIZE)]
+            t = tensor(every[RANK], dt)
             done(pg.all_reduce(t, Dl.ReduceOpKind.MAX, False))
-            check(t, expected("MAX", mine, theirs, dt), "all_reduce MAX %s over tcp://" % dt)
+            check(t, expected("MAX", every, dt), "all_reduce MAX %s over tcp://" % dt)
     elif SCENARIO == "mismatch":
         t = tensor(np.ones(4 + RANK), "float32")
         try:

@@ -28,13 +28,13 @@ def free_port():
         return s.getsockname()[1]
 
 
-def run_ranks(scenario, outdir, timeout=120):
-    """Both ranks of @scenario; their (returncode, stdout, stderr)"""
+def run_ranks(scenario, outdir, timeout=120, size=2):
+    """The @size ranks of @scenario; their (returncode, stdout, stderr)"""
     env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()),
-               WORLD_SIZE="2")
+               WORLD_SIZE=str(size))
     procs = [subprocess.Popen([sys.executable, WORKER, scenario, str(outdir)],
                               env=dict(env, RANK=str(r)), stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for r in range(2)]
+                              stderr=subprocess.PIPE, text=True) for r in range(size)]
     try:
         outs = [p.communicate(timeout=timeout) for p in procs]
     finally:
@@ -53,6 +53,11 @@ def assert_ok(results):
 @pytest.mark.parametrize("scenario", ["collectives", "tcp"])
 def test_collectives_every_dtype(scenario, tmp_path):
     assert_ok(run_ranks(scenario, tmp_path))
+
+
+def test_collectives_on_three_ranks(tmp_path):
+    # Gloo's rings with chunks that do not divide evenly, a root in the middle
+    assert_ok(run_ranks("collectives", tmp_path, size=3))
 
 
 def test_mismatched_shapes_fail_on_both_ranks(tmp_path):
