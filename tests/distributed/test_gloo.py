@@ -139,3 +139,15 @@ def test_no_store_is_a_timeout():
         Dl.distributed_new_process_group("gloo", method, 1, 2, 1.0)
     assert "cannot connect to the rendezvous store at 127.0.0.1" in info.value.message
     assert "within 1 s" in info.value.message
+
+
+def test_store_port_in_use():
+    """rank 0 serves the store: a port another socket holds is an error"""
+    with socket.socket() as s:
+        s.bind(("0.0.0.0", 0))
+        s.listen(1)
+        method = "tcp://127.0.0.1:%d" % s.getsockname()[1]
+        with pytest.raises(GLib.Error) as info:
+            Dl.distributed_new_process_group("gloo", method, 0, 2, 5.0)
+    assert "the rendezvous store cannot listen on port" in info.value.message
+    assert "Address already in use" in info.value.message

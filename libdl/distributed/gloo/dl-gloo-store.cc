@@ -123,51 +123,33 @@ private:
 
 TcpStoreServer::TcpStoreServer (int port)
 {
-  int one = 1;
+  struct sockaddr_in6 addr6 = {};
+  struct sockaddr_in addr4 = {};
+  struct sockaddr *addr = reinterpret_cast<struct sockaddr *> (&addr6);
+  socklen_t len = sizeof addr6;
+  int one = 1, zero = 0;
+  /* one socket for IPv4 and IPv6 where the kernel has IPv6; IPv4 only else */
   int fd = socket (AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
-  /* one socket for IPv4 and IPv6 where the kernel has IPv6; IPv4 only else */
+  addr6.sin6_family = AF_INET6;
+  addr6.sin6_addr = in6addr_any;
+  addr6.sin6_port = htons ((uint16_t)port);
   if (fd >= 0)
-    {
-      struct sockaddr_in6 addr = {};
-      int zero = 0;
-
-      setsockopt (fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
-      setsockopt (fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-      addr.sin6_family = AF_INET6;
-      addr.sin6_addr = in6addr_any;
-      addr.sin6_port = htons ((uint16_t)port);
-      if (bind (fd, reinterpret_cast<struct sockaddr *> (&addr), sizeof addr) < 0)
-        {
-          int err = errno;
-
-          close (fd);
-          throw std::runtime_error ("the rendezvous store cannot listen on port "
-                                    + std::to_string (port) + ": " + errno_string (err));
-        }
-    }
+    setsockopt (fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
   else
     {
-      struct sockaddr_in addr = {};
-
+      addr4.sin_family = AF_INET;
+      addr4.sin_addr.s_addr = htonl (INADDR_ANY);
+      addr4.sin_port = htons ((uint16_t)port);
+      addr = reinterpret_cast<struct sockaddr *> (&addr4);
+      len = sizeof addr4;
       fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
       if (fd < 0)
         throw std::runtime_error ("the rendezvous store cannot make a socket: "
                                   + errno_string (errno));
-      setsockopt (fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-      addr.sin_family = AF_INET;
-      addr.sin_addr.s_addr = htonl (INADDR_ANY);
-      addr.sin_port = htons ((uint16_t)port);
-      if (bind (fd, reinterpret_cast<struct sockaddr *> (&addr), sizeof addr) < 0)
-        {
-          int err = errno;
-
-          close (fd);
-          throw std::runtime_error ("the rendezvous store cannot listen on port "
-                                    + std::to_string (port) + ": " + errno_string (err));
-        }
     }
-  if (listen (fd, 128) < 0 || pipe2 (wake_, O_CLOEXEC) < 0)
+  setsockopt (fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (bind (fd, addr, len) < 0 || listen (fd, 128) < 0 || pipe2 (wake_, O_CLOEXEC) < 0)
     {
       int err = errno;
 
