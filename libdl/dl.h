@@ -71,5 +71,6 @@
 #include "distributed/dl-work.h"
 #include "distributed/dl-process-group.h"
 #include "distributed/dl-distributed.h"
+#include "train/dl-trainer.h"
 
 #undef DL_INSIDE

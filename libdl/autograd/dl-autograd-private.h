@@ -21,4 +21,9 @@ gboolean dl_hooks_run (GPtrArray *hooks,
                        gboolean create_graph,
                        GError **error);
 
+/* Whether every hook registered on the leaf @self (dl_tensor_register_hook())
+ * is compiled code, not a language binding's closure: the trainer's worker
+ * thread runs a parameter's hooks in its backward passes. */
+gboolean dl_tensor_hooks_are_native (DlTensor *self);
+
 G_END_DECLS

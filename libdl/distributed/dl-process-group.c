@@ -968,18 +968,21 @@ on_work_timeout (gpointer group, const GError *error)
   g_mutex_unlock (&priv->lock);
 }
 
+/* A job of @coll on @tensor (nullable) with @root (-1: none) and @op (-1:
+ * none), its metadata filled in */
 static Job *
-job_new (DlProcessGroup *self, Coll coll, DlTensor *tensor, gint root)
+job_new (DlProcessGroup *self, Coll coll, DlTensor *tensor, gint root, gint op)
 {
   Job *job = g_new0 (Job, 1);
 
   job->coll = coll;
+  job->op = op < 0 ? DL_REDUCE_OP_KIND_SUM : (DlReduceOpKind)op;
   job->group = g_object_ref (self);
   job->tensor = tensor ? g_object_ref (tensor) : NULL;
   job->root = root;
   job->meta.coll = coll;
   job->meta.dtype = tensor ? (gint64)dl_tensor_get_dtype (tensor) : -1;
-  job->meta.op = -1;
+  job->meta.op = op;
   job->meta.root = coll == COLL_BROADCAST || coll == COLL_REDUCE || coll == COLL_GATHER
                            || coll == COLL_SCATTER || coll == COLL_SEND || coll == COLL_RECV
                        ? root
@@ -1047,7 +1050,7 @@ fail_collective (DlProcessGroup *self, Coll coll, GError **error)
 
   if (priv->size > 1)
     {
-      Job *job = job_new (self, coll, NULL, -1);
+      Job *job = job_new (self, coll, NULL, -1, -1);
       g_autoptr (DlWork) work = NULL;
 
       job->meta.failed = 1;
@@ -1269,9 +1272,7 @@ dl_process_group_all_reduce (DlProcessGroup *self,
   CHECK_OR_FAIL (check_tensor (self, "all_reduce", "tensor", tensor, TRUE, NULL, 1, error)
                      && check_reduce_op (self, "all_reduce", tensor, op, error),
                  COLL_ALL_REDUCE);
-  job = job_new (self, COLL_ALL_REDUCE, tensor, -1);
-  job->op = op;
-  job->meta.op = op;
+  job = job_new (self, COLL_ALL_REDUCE, tensor, -1, op);
   bump (tensor);
   return submit (self, job, async_op, error);
 }
@@ -1304,7 +1305,7 @@ dl_process_group_broadcast (DlProcessGroup *self,
                      && check_group_rank (self, "broadcast", "source", src, error),
                  COLL_BROADCAST);
   bump (tensor);
-  return submit (self, job_new (self, COLL_BROADCAST, tensor, src), async_op, error);
+  return submit (self, job_new (self, COLL_BROADCAST, tensor, src, -1), async_op, error);
 }
 
 /**
@@ -1340,9 +1341,7 @@ dl_process_group_reduce (DlProcessGroup *self,
                      && check_reduce_op (self, "reduce", tensor, op, error)
                      && check_group_rank (self, "reduce", "destination", dst, error),
                  COLL_REDUCE);
-  job = job_new (self, COLL_REDUCE, tensor, dst);
-  job->op = op;
-  job->meta.op = op;
+  job = job_new (self, COLL_REDUCE, tensor, dst, op);
   bump (tensor);
   return submit (self, job, async_op, error);
 }
@@ -1378,7 +1377,7 @@ dl_process_group_all_gather (DlProcessGroup *self,
       check_tensor (self, "all_gather", "tensor", tensor, FALSE, NULL, 1, error)
           && check_list (self, "all_gather", "tensor_list", tensor_list, TRUE, tensor, error),
       COLL_ALL_GATHER);
-  job = job_new (self, COLL_ALL_GATHER, tensor, -1);
+  job = job_new (self, COLL_ALL_GATHER, tensor, -1, -1);
   job->list = list_copy (tensor_list);
   bump_list (tensor_list);
   return submit (self, job, async_op, error);
@@ -1417,7 +1416,7 @@ dl_process_group_all_gather_into_tensor (DlProcessGroup *self,
           && check_tensor (self, "all_gather_into_tensor", "output", output, TRUE, input,
                            priv->size, error),
       COLL_ALL_GATHER);
-  job = job_new (self, COLL_ALL_GATHER, input, -1);
+  job = job_new (self, COLL_ALL_GATHER, input, -1, -1);
   job->other = g_object_ref (output);
   bump (output);
   return submit (self, job, async_op, error);
@@ -1462,7 +1461,7 @@ dl_process_group_gather (DlProcessGroup *self,
           && (!root
               || check_list (self, "gather", "gather_list", gather_list, TRUE, tensor, error)),
       COLL_GATHER);
-  job = job_new (self, COLL_GATHER, tensor, dst);
+  job = job_new (self, COLL_GATHER, tensor, dst, -1);
   if (root)
     {
       job->list = list_copy (gather_list);
@@ -1511,7 +1510,7 @@ dl_process_group_scatter (DlProcessGroup *self,
           && (!root
               || check_list (self, "scatter", "scatter_list", scatter_list, FALSE, tensor, error)),
       COLL_SCATTER);
-  job = job_new (self, COLL_SCATTER, tensor, src);
+  job = job_new (self, COLL_SCATTER, tensor, src, -1);
   if (root)
     job->list = list_copy (scatter_list);
   bump (tensor);
@@ -1553,10 +1552,8 @@ dl_process_group_reduce_scatter (DlProcessGroup *self,
           && check_reduce_op (self, "reduce_scatter", output, op, error)
           && check_list (self, "reduce_scatter", "input_list", input_list, FALSE, output, error),
       COLL_REDUCE_SCATTER);
-  job = job_new (self, COLL_REDUCE_SCATTER, output, -1);
+  job = job_new (self, COLL_REDUCE_SCATTER, output, -1, op);
   job->list = list_copy (input_list);
-  job->op = op;
-  job->meta.op = op;
   bump (output);
   return submit (self, job, async_op, error);
 }
@@ -1598,10 +1595,8 @@ dl_process_group_reduce_scatter_tensor (DlProcessGroup *self,
           && check_tensor (self, "reduce_scatter_tensor", "input", input, FALSE, output, priv->size,
                            error),
       COLL_REDUCE_SCATTER);
-  job = job_new (self, COLL_REDUCE_SCATTER, output, -1);
+  job = job_new (self, COLL_REDUCE_SCATTER, output, -1, op);
   job->other = g_object_ref (input);
-  job->op = op;
-  job->meta.op = op;
   bump (output);
   return submit (self, job, async_op, error);
 }
@@ -1643,7 +1638,7 @@ dl_process_group_all_to_all (DlProcessGroup *self,
           && check_list (self, "all_to_all", "output_list", output_list, TRUE, first, error)
           && check_list (self, "all_to_all", "input_list", input_list, FALSE, first, error),
       COLL_ALL_TO_ALL);
-  job = job_new (self, COLL_ALL_TO_ALL, first, -1);
+  job = job_new (self, COLL_ALL_TO_ALL, first, -1, -1);
   job->list = list_copy (output_list);
   job->list2 = list_copy (input_list);
   bump_list (output_list);
@@ -1690,7 +1685,7 @@ dl_process_group_all_to_all_single (DlProcessGroup *self,
                    dl_tensor_numel (input), priv->size, priv->rank);
       return fail_collective (self, COLL_ALL_TO_ALL, error);
     }
-  job = job_new (self, COLL_ALL_TO_ALL, output, -1);
+  job = job_new (self, COLL_ALL_TO_ALL, output, -1, -1);
   job->other = g_object_ref (input);
   bump (output);
   return submit (self, job, async_op, error);
@@ -1724,7 +1719,7 @@ point_to_point (DlProcessGroup *self,
                    tag, priv->rank);
       return NULL;
     }
-  job = job_new (self, coll, tensor, peer);
+  job = job_new (self, coll, tensor, peer, -1);
   job->tag = tag;
   if (coll == COLL_RECV)
     bump (tensor);
@@ -1808,7 +1803,7 @@ DlWork *
 dl_process_group_barrier (DlProcessGroup *self, gboolean async_op, GError **error)
 {
   CHECK_SELF (self);
-  return submit (self, job_new (self, COLL_BARRIER, NULL, -1), async_op, error);
+  return submit (self, job_new (self, COLL_BARRIER, NULL, -1, -1), async_op, error);
 }
 
 /**
@@ -1865,7 +1860,7 @@ dl_process_group_new_group (DlProcessGroup *self, const gint *ranks, gsize n_ran
                    priv->backend_name ? priv->backend_name : G_OBJECT_TYPE_NAME (self));
       return NULL;
     }
-  job = job_new (self, COLL_NEW_GROUP, NULL, -1);
+  job = job_new (self, COLL_NEW_GROUP, NULL, -1, -1);
   job->ranks = g_memdup2 (ranks, n_ranks * sizeof (gint));
   job->n_ranks = n_ranks;
   work = submit (self, job, FALSE, error);
