@@ -71,5 +71,6 @@
 #include "distributed/dl-work.h"
 #include "distributed/dl-process-group.h"
 #include "distributed/dl-distributed.h"
+#include "distributed/dl-distributed-data-parallel.h"
 
 #undef DL_INSIDE
