@@ -77,6 +77,17 @@
  * Since: 0.1
  */
 
+/**
+ * DlDistributedDataParallelClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlDistributedDataParallel. The type is final:
+ * its class adds no virtual method to that of #DlModule, and it cannot be
+ * subclassed.
+ *
+ * Since: 0.1
+ */
+
 /* torch.distributed's _DEFAULT_FIRST_BUCKET_BYTES */
 #define FIRST_BUCKET_BYTES (1024 * 1024)
 
