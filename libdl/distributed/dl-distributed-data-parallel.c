@@ -576,7 +576,7 @@ check_group_and_module (DlDistributedDataParallel *self, GError **error)
       DlProcessGroup *def = dl_distributed_get_default_group ();
       if (def == NULL)
         {
-          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+          g_set_error (error, DL_ERROR, DL_ERROR_FAILED,
                        "DistributedDataParallel: Default process group has not been "
                        "initialized, please make sure to call init_process_group.");
           return FALSE;
