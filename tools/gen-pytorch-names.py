@@ -52,6 +52,8 @@ NAMESPACES = [
     ('torch.autograd', 'dl.autograd', 'module'),
     ('torch.autograd.functional', 'dl.autograd.functional', 'module'),
     ('torch.utils.data', 'dl.utils.data', 'module'),
+    ('torch.utils.data.distributed', 'dl.utils.data.distributed', 'module'),
+    ('torch.distributed', 'dl.distributed', 'module'),
     ('torch.multiprocessing', 'dl.multiprocessing', 'module'),
     ('torch.serialization', 'dl.serialization', 'module'),
     ('torch.cuda', 'dl.cuda', 'module'),

@@ -27,9 +27,10 @@
  *
  * Every operation takes CPU tensors that are contiguous, and works in
  * place: dl_process_group_all_reduce() leaves the reduction in the tensor
- * it was given. Operations run one at a time on the group's own worker
+ * it was given. Collectives run one at a time on the group's own worker
  * thread, in the order they were submitted (every rank must submit the
- * same collectives in the same order, as with any engine); each returns a
+ * same collectives in the same order, as with any engine); sends and
+ * receives run beside them, in order for each peer. Each returns a
  * #DlWork, already completed unless @async_op was %TRUE, in which case
  * the tensors must not be touched until dl_work_wait() returns.
  *
@@ -122,11 +123,23 @@ typedef struct
   gchar *backend_name;
 
   GMutex lock;
-  GThread *worker;    /* (owned) (nullable): started by the first job */
-  GAsyncQueue *queue; /* (owned): of Job; the worker holds a ref too */
+  /* the lanes: collectives run in one, the sends to each peer in one, the
+   * receives from each peer in another, so that a send and a recv between
+   * two ranks never wait for each other (a ring of isend and irecv) while
+   * each pair's messages stay in order */
+  GHashTable *lanes;  /* (owned): lane key -> Lane */
   GError *broken;     /* (owned) (nullable): why the group refuses operations */
   gint64 seq;         /* collectives run (worker thread only) */
 } DlProcessGroupPrivate;
+
+/* A thread and its FIFO queue of Job */
+typedef struct
+{
+  GThread *thread;    /* (owned) */
+  GAsyncQueue *queue; /* (owned): the thread holds a ref too */
+} Lane;
+
+#define COLLECTIVE_LANE (-1)
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (DlProcessGroup, dl_process_group, G_TYPE_OBJECT)
 
@@ -299,7 +312,7 @@ job_free (Job *job)
  * @tag: the message's tag
  * @error: return location for a #GError
  *
- * Sends @buf to rank @dst. Runs on the group's worker thread.
+ * Sends @buf to rank @dst. Runs on the group's thread for sends to @dst.
  *
  * Returns: %TRUE on success, %FALSE with @error set
  *
@@ -315,7 +328,8 @@ job_free (Job *job)
  * @tag: the message's tag
  * @error: return location for a #GError
  *
- * Receives @nbytes from rank @src into @buf. Runs on the group's worker thread.
+ * Receives @nbytes from rank @src into @buf. Runs on the group's thread for receives
+ * from @src.
  *
  * Returns: %TRUE on success, %FALSE with @error set
  *
@@ -366,7 +380,8 @@ meta_describe (const Meta *m)
     g_string_append_printf (s, m->coll == COLL_SEND || m->coll == COLL_RECV ? " (peer %" G_GINT64_FORMAT ")"
                                                                             : " (root %" G_GINT64_FORMAT ")",
                             m->root);
-  g_string_append_printf (s, " as collective #%" G_GINT64_FORMAT, m->seq);
+  if (m->coll != COLL_SEND && m->coll != COLL_RECV)
+    g_string_append_printf (s, " as collective #%" G_GINT64_FORMAT, m->seq);
   return g_string_free (s, FALSE);
 }
 
@@ -422,42 +437,46 @@ check_across_ranks (DlProcessGroup *self, Job *job, GError **error)
   return TRUE;
 }
 
-/* The two peers of a send and a recv exchange their metadata: the sender
- * sends its own, the receiver answers with its own, and both compare */
+/* A send is its metadata, then its payload; the receiver compares the
+ * metadata with its own and, when they differ, still takes the payload
+ * (into a scratch buffer, so that the sender is not left waiting) and
+ * fails, naming both sides. Neither message waits for an answer, so a
+ * ring of sends and receives runs as it would on the engine alone. */
 static gboolean
-check_peers (DlProcessGroup *self, Job *job, GError **error)
+run_point_to_point (DlProcessGroup *self, Job *job, GError **error)
 {
   DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
   DlProcessGroupClass *klass = DL_PROCESS_GROUP_GET_CLASS (self);
-  const gchar *name = coll_names[job->coll];
+  DlTensor *t = job->tensor;
+  gsize nbytes = (gsize)dl_tensor_numel (t) * dl_tensor_element_size (t);
   g_autoptr (GError) local = NULL;
+  g_autofree gchar *mine = NULL, *other = NULL;
+  g_autofree guint8 *scratch = NULL;
+  gsize their_nbytes;
   Meta theirs;
-  gboolean ok;
 
   if (job->coll == COLL_SEND)
-    ok = klass->send (self, &job->meta, sizeof (Meta), job->root, job->tag, &local)
-         && klass->recv (self, &theirs, sizeof (Meta), job->root, job->tag, &local);
-  else
-    ok = klass->recv (self, &theirs, sizeof (Meta), job->root, job->tag, &local)
-         && klass->send (self, &job->meta, sizeof (Meta), job->root, job->tag, &local);
-  if (!ok)
-    {
-      g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: rank %d of %d, peer %d: ",
-                                  name, priv->rank, priv->size, job->root);
-      return FALSE;
-    }
-  if (theirs.dtype != job->meta.dtype || theirs.numel != job->meta.numel
-      || theirs.coll != (job->coll == COLL_SEND ? COLL_RECV : COLL_SEND))
-    {
-      g_autofree gchar *mine = meta_describe (&job->meta);
-      g_autofree gchar *other = meta_describe (&theirs);
-
-      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "%s: the peers disagree: rank %d called %s, rank %d called %s", name,
-                   priv->rank, mine, job->root, other);
-      return FALSE;
-    }
-  return TRUE;
+    return klass->send (self, &job->meta, sizeof (Meta), job->root, job->tag, error)
+           && klass->send (self, dl_tensor_data (t), nbytes, job->root, job->tag, error);
+  if (!klass->recv (self, &theirs, sizeof (Meta), job->root, job->tag, error))
+    return FALSE;
+  if (theirs.coll == COLL_SEND && theirs.dtype == job->meta.dtype
+      && theirs.numel == job->meta.numel)
+    return klass->recv (self, dl_tensor_data (t), nbytes, job->root, job->tag, error);
+  mine = meta_describe (&job->meta);
+  other = meta_describe (&theirs);
+  g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+               "recv: the peers disagree: rank %d called %s, rank %d called %s", priv->rank, mine,
+               job->root, other);
+  /* the sender's payload, whose size its metadata gives */
+  if (theirs.coll != COLL_SEND || theirs.dtype < 0 || theirs.dtype >= DL_N_DTYPES
+      || theirs.numel < 0)
+    return FALSE;
+  their_nbytes = (gsize)theirs.numel * dl_dtype_get_size ((DlDType)theirs.dtype);
+  scratch = g_try_malloc (MAX (their_nbytes, 1));
+  if (scratch)
+    klass->recv (self, scratch, their_nbytes, job->root, job->tag, &local);
+  return FALSE;
 }
 
 static gsize
@@ -570,11 +589,7 @@ run_job (DlProcessGroup *self, Job *job, GError **error)
     }
   if (job->coll == COLL_SEND || job->coll == COLL_RECV)
     {
-      if (!check_peers (self, job, error))
-        return FALSE;
-      if (job->coll == COLL_SEND)
-        return klass->send (self, dl_tensor_data (t), nbytes, job->root, job->tag, error);
-      return klass->recv (self, dl_tensor_data (t), nbytes, job->root, job->tag, error);
+      return run_point_to_point (self, job, error);
     }
   if (job->coll != COLL_NEW_GROUP && !check_across_ranks (self, job, error))
     return FALSE;
@@ -693,30 +708,39 @@ worker_main (gpointer data)
 /* ---- the GObject --------------------------------------------------------- */
 
 static void
+lane_stop (gpointer data, gboolean stuck)
+{
+  Lane *lane = data;
+  Job *stop = g_new0 (Job, 1);
+
+  stop->coll = COLL_STOP;
+  g_async_queue_push (lane->queue, stop);
+  /* the lane's thread drops the group's last ref itself when a job held
+   * it, and a thread stuck in its engine after a timeout never returns:
+   * neither is waited for (the thread holds its own ref to the queue) */
+  if (g_thread_self () == lane->thread || stuck)
+    g_thread_unref (lane->thread);
+  else
+    g_thread_join (lane->thread);
+  g_async_queue_unref (lane->queue);
+  g_free (lane);
+}
+
+static void
 dl_process_group_dispose (GObject *object)
 {
   DlProcessGroup *self = DL_PROCESS_GROUP (object);
   DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
+  g_autoptr (GList) lanes = NULL;
+  gboolean stuck;
 
-  if (priv->worker)
-    {
-      Job *stop = g_new0 (Job, 1);
-      gboolean stuck;
-
-      stop->coll = COLL_STOP;
-      g_async_queue_push (priv->queue, stop);
-      g_mutex_lock (&priv->lock);
-      stuck = priv->broken != NULL;
-      g_mutex_unlock (&priv->lock);
-      /* the worker drops the last ref itself when a job held it, and a
-       * worker stuck in its engine after a timeout never returns: neither
-       * is waited for (the worker holds its own ref to the queue) */
-      if (g_thread_self () == priv->worker || stuck)
-        g_thread_unref (priv->worker);
-      else
-        g_thread_join (priv->worker);
-      priv->worker = NULL;
-    }
+  g_mutex_lock (&priv->lock);
+  stuck = priv->broken != NULL;
+  lanes = g_hash_table_get_values (priv->lanes);
+  g_hash_table_steal_all (priv->lanes);
+  g_mutex_unlock (&priv->lock);
+  for (GList *l = lanes; l; l = l->next)
+    lane_stop (l->data, stuck);
   G_OBJECT_CLASS (dl_process_group_parent_class)->dispose (object);
 }
 
@@ -726,7 +750,7 @@ dl_process_group_finalize (GObject *object)
   DlProcessGroupPrivate *priv
       = dl_process_group_get_instance_private (DL_PROCESS_GROUP (object));
 
-  g_clear_pointer (&priv->queue, g_async_queue_unref);
+  g_clear_pointer (&priv->lanes, g_hash_table_unref);
   g_clear_error (&priv->broken);
   g_free (priv->backend_name);
   g_mutex_clear (&priv->lock);
@@ -845,7 +869,7 @@ dl_process_group_init (DlProcessGroup *self)
   g_mutex_init (&priv->lock);
   priv->size = 1;
   priv->timeout = 1800.0;
-  priv->queue = g_async_queue_new ();
+  priv->lanes = g_hash_table_new (NULL, NULL);
 }
 
 /* ---- accessors ----------------------------------------------------------- */
@@ -981,23 +1005,34 @@ submit (DlProcessGroup *self, Job *job, gboolean async_op, GError **error)
   DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
   gint peer = job->coll == COLL_SEND || job->coll == COLL_RECV ? job->root : -1;
   g_autoptr (DlWork) work = NULL;
+  Lane *lane;
+  gint key;
 
+  work = dl_work_new (coll_names[job->coll], peer, priv->rank, priv->size, priv->timeout,
+                      G_OBJECT (self), on_work_timeout);
+  job->work = g_object_ref (work);
   g_mutex_lock (&priv->lock);
   if (priv->broken)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_FAILED, "%s: %s", coll_names[job->coll],
                    priv->broken->message);
       g_mutex_unlock (&priv->lock);
+      dl_work_complete (job->work, NULL);
       job_free (job);
       return NULL;
     }
-  if (priv->worker == NULL)
-    priv->worker = g_thread_new ("dl-process-group", worker_main, g_async_queue_ref (priv->queue));
+  key = peer < 0 ? COLLECTIVE_LANE : (job->coll == COLL_SEND ? 0 : G_MAXINT / 2) + peer;
+  lane = g_hash_table_lookup (priv->lanes, GINT_TO_POINTER (key));
+  if (lane == NULL)
+    {
+      lane = g_new0 (Lane, 1);
+      lane->queue = g_async_queue_new ();
+      lane->thread = g_thread_new (peer < 0 ? "dl-pg-collectives" : "dl-pg-peer", worker_main,
+                                   g_async_queue_ref (lane->queue));
+      g_hash_table_insert (priv->lanes, GINT_TO_POINTER (key), lane);
+    }
+  g_async_queue_push (lane->queue, job);
   g_mutex_unlock (&priv->lock);
-  work = dl_work_new (coll_names[job->coll], peer, priv->rank, priv->size, priv->timeout,
-                      G_OBJECT (self), on_work_timeout);
-  job->work = g_object_ref (work);
-  g_async_queue_push (priv->queue, job);
   if (!async_op && !dl_work_wait (work, error))
     return NULL;
   return g_steal_pointer (&work);

@@ -73,9 +73,15 @@ G_DECLARE_DERIVABLE_TYPE (DlProcessGroup, dl_process_group, DL, PROCESS_GROUP, G
  *
  * The class of process groups: each engine (MPI, Gloo) is a subclass that
  * fills these slots. Every slot is synchronous, works on contiguous host
- * buffers, runs on the group's worker thread (one job at a time, in the
- * order the ranks submitted them, the same on every rank) and returns
- * %FALSE (%NULL) with @error set on failure. The base class checks the
+ * buffers and returns %FALSE (%NULL) with @error set on failure. The
+ * collectives run on the group's worker thread, one at a time, in the
+ * order they were submitted (the same on every rank); @send and @recv run
+ * on a thread of their own per peer and direction (in order for each
+ * peer), so they may run while a collective or another peer's message is
+ * under way: an engine's @send and @recv must be safe to call alongside
+ * its other slots. A slot should give up once #DlProcessGroup:timeout has
+ * passed (dl_process_group_get_timeout()), so that its thread is free
+ * again. The base class checks the
  * tensors, exchanges their metadata across the ranks before each
  * collective (so that a mismatch is an error on every rank instead of a
  * hang), queues the jobs, divides for %DL_REDUCE_OP_KIND_AVG and enforces

@@ -38,7 +38,8 @@ from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set
 from .autograd.grad_mode import is_inference_mode_enabled
 from .autograd.anomaly_mode import is_anomaly_enabled, set_anomaly_enabled
 from . import _dtype, _functions, _math, _reductions
-from . import autograd, datasets, multiprocessing, nn, optim, safetensors, serialization, utils
+from . import autograd, datasets, distributed, multiprocessing, nn, optim, safetensors
+from . import serialization, utils
 from .serialization import load, save
 from ._lib import Dl as _typelib
 
@@ -50,7 +51,8 @@ __all__ = ['Generator', 'Node', 'Size', 'Tensor', 'add', 'allclose', 'eq', 'equa
            'autograd', 'baddbmm', 'bernoulli', 'bfloat16', 'bitwise_and', 'bitwise_or',
            'bitwise_xor', 'bmm', 'cat', 'chunk', 'clamp', 'clamp_', 'clip', 'clone', 'concat',
            'concatenate', 'count_nonzero', 'cummax', 'cummin', 'cumprod', 'cumsum', 'datasets',
-           'detach', 'device', 'div', 'dot', 'double', 'dtype', 'einsum', 'empty', 'empty_like',
+           'detach', 'device', 'distributed', 'div', 'dot', 'double', 'dtype', 'einsum', 'empty',
+           'empty_like',
            'enable_grad', 'eye', 'fix', 'flatten', 'flip', 'fliplr', 'flipud', 'float16',
            'float32', 'float64', 'floor_divide', 'from_numpy', 'full', 'full_like', 'gather',
            'ger', 'get_default_dtype', 'get_rng_state', 'half', 'hstack', 'index_add',

@@ -6,6 +6,7 @@
 
 from ...datasets import fashion_mnist, read_idx
 from .dataloader import DataLoader, default_collate, default_convert, get_worker_info
+from . import distributed
 from .dataset import (ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset,
                       random_split)
 from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler,
@@ -14,4 +15,4 @@ from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler,
 __all__ = ['fashion_mnist', 'read_idx', 'DataLoader', 'default_collate', 'default_convert',
            'get_worker_info', 'ConcatDataset', 'Dataset', 'IterableDataset', 'Subset',
            'TensorDataset', 'random_split', 'BatchSampler', 'RandomSampler', 'Sampler',
-           'SequentialSampler', 'SubsetRandomSampler']
+           'SequentialSampler', 'SubsetRandomSampler', 'distributed']

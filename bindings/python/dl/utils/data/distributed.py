@@ -1,0 +1,92 @@
+# dl.utils.data.distributed (torch.utils.data.distributed):
+# DistributedSampler, each rank's share of a data set.
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+import math
+
+import numpy as np
+
+from .sampler import Sampler
+
+__all__ = ['DistributedSampler']
+
+
+def _torch_randperm(n, seed):
+    """The permutation torch.randperm(n, generator=torch.Generator()
+    .manual_seed(seed)) gives on the CPU: its Fisher-Yates shuffle
+    (position i swaps with i + draw % (n - i)) over the 32-bit draws of
+    MT19937 seeded with the seed's low 32 bits, which numpy's legacy
+    RandomState also is; so every rank, and PyTorch, shuffles alike."""
+    draws = np.random.RandomState(seed & 0xffffffff).randint(
+        0, 1 << 32, size=max(n - 1, 0), dtype=np.uint32)
+    order = list(range(n))
+    for i in range(n - 1):
+        z = i + int(draws[i]) % (n - i)
+        order[i], order[z] = order[z], order[i]
+    return order
+
+
+class DistributedSampler(Sampler):
+    """torch.utils.data.distributed.DistributedSampler(dataset,
+    num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False):
+    the indices of @dataset that rank @rank of @num_replicas reads in a
+    pass, the same ones torch's sampler gives for the same arguments. With
+    @shuffle the order is a permutation seeded by seed + epoch (call
+    set_epoch at each epoch); the list is padded by repeating its start
+    (or cut, with @drop_last) to a multiple of @num_replicas, and rank r
+    takes every num_replicas-th index from r."""
+
+    def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0,
+                 drop_last=False):
+        if num_replicas is None or rank is None:
+            from ... import distributed as dist
+            if not dist.is_available():
+                raise RuntimeError('Requires distributed package to be available')
+            if num_replicas is None:
+                num_replicas = dist.get_world_size()
+            if rank is None:
+                rank = dist.get_rank()
+        if rank >= num_replicas or rank < 0:
+            raise ValueError('Invalid rank {}, rank should be in the interval [0, {}]'
+                             .format(rank, num_replicas - 1))
+        self.dataset = dataset
+        self.num_replicas = num_replicas
+        self.rank = rank
+        self.epoch = 0
+        self.drop_last = drop_last
+        if self.drop_last and len(self.dataset) % self.num_replicas != 0:
+            self.num_samples = math.ceil((len(self.dataset) - self.num_replicas) /
+                                         self.num_replicas)
+        else:
+            self.num_samples = math.ceil(len(self.dataset) / self.num_replicas)
+        self.total_size = self.num_samples * self.num_replicas
+        self.shuffle = shuffle
+        self.seed = seed
+
+    def __iter__(self):
+        n = len(self.dataset)
+        if self.shuffle:
+            indices = _torch_randperm(n, self.seed + self.epoch)
+        else:
+            indices = list(range(n))
+        if not self.drop_last:
+            padding = self.total_size - len(indices)
+            if padding <= len(indices):
+                indices += indices[:padding]
+            else:
+                indices += (indices * math.ceil(padding / len(indices)))[:padding]
+        else:
+            indices = indices[:self.total_size]
+        assert len(indices) == self.total_size
+        indices = indices[self.rank:self.total_size:self.num_replicas]
+        assert len(indices) == self.num_samples
+        return iter(indices)
+
+    def __len__(self):
+        return self.num_samples
+
+    def set_epoch(self, epoch):
+        """Sets the epoch, which seeds the next pass's shuffle (seed + epoch)."""
+        self.epoch = epoch
