@@ -12,6 +12,7 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+import datetime
 import os
 import sys
 
@@ -21,11 +22,9 @@ from gi.repository import Dl as torch
 nn = torch.nn
 scenario = sys.argv[1]
 
-Dl = torch  # the typelib's C functions, under their C names
-if not Dl.distributed_init_process_group('mpi', None, -1, -1, 30):
-    sys.exit('init_process_group failed')
-group = Dl.distributed_get_default_group()
-rank, size = group.get_rank(), group.get_size()
+dist = torch.distributed
+dist.init_process_group('mpi', timeout=datetime.timedelta(seconds=30))
+rank, size = dist.get_rank(), dist.get_world_size()
 failures = []
 
 
@@ -117,7 +116,7 @@ if scenario == 'equivalence':
         # the replicas are equal on every rank
         for n, p in model.named_parameters():
             gathered = [torch.zeros_like(p) for _ in range(size)]
-            Dl.ProcessGroup.all_gather(group, gathered, p.detach().contiguous(), False)
+            dist.all_gather(gathered, p.detach().contiguous())
             close(gathered[0], gathered[-1], 'replicas of %s' % n, tol=0)
     # buffers: rank 0's at construction
     bn = nn.BatchNorm1d(3)
@@ -185,7 +184,7 @@ elif scenario == 'torch-gloo':
 else:
     sys.exit('unknown scenario ' + scenario)
 
-Dl.distributed_destroy_process_group()
+dist.destroy_process_group()
 if failures:
     print('rank %d: %s FAILED\n  %s' % (rank, scenario, '\n  '.join(failures)), flush=True)
     sys.exit(1)
