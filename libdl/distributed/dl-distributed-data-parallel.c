@@ -46,9 +46,10 @@
  * dl_distributed_data_parallel_new() and Python's constructor call; else
  * the first forward) the wrapped #DlDistributedDataParallel:module's
  * parameters and buffers are copied from rank 0 to every rank, after a
- * check that every rank has the same parameters (count, dtypes, shapes). Its forward calls the module's, after copying the buffers of
- * rank 0 again when #DlDistributedDataParallel:broadcast-buffers is set.
- * During backward the gradients are summed in buckets of about
+ * check that every rank has the same parameters (count, dtypes, shapes).
+ * Its forward calls the module's, after copying the buffers of rank 0
+ * again when #DlDistributedDataParallel:broadcast-buffers is set. During
+ * backward the gradients are summed in buckets of about
  * #DlDistributedDataParallel:bucket-cap-mb megabytes (the first one
  * smaller, 1 MB, so communication starts early), each launched
  * asynchronously as soon as its parameters' gradients are ready, while
@@ -116,9 +117,9 @@ struct _DlDistributedDataParallel
   GStrv names;       /* and their names in the wrapped module */
   GArray *hook_ids;  /* guint */
   GPtrArray *buckets;
-  guint *bucket_of;     /* [params->len] */
-  DlTensor **slots;     /* [params->len]: each one's view of its bucket */
-  gboolean *ready;      /* [params->len]: its gradient arrived in this pass */
+  guint *bucket_of;      /* [params->len] */
+  DlTensor **slots;      /* [params->len]: each one's view of its bucket */
+  gboolean *ready;       /* [params->len]: its gradient arrived in this pass */
   gboolean expect_hooks; /* the last forward asked for a synchronizing pass */
   gboolean queued;       /* the end-of-pass callback is queued */
   guint next_bucket;     /* the first bucket not yet launched */
@@ -128,12 +129,11 @@ struct _DlDistributedDataParallel
 
 static void dl_distributed_data_parallel_initable_iface_init (GInitableIface *iface);
 
-G_DEFINE_FINAL_TYPE_WITH_CODE (DlDistributedDataParallel,
-                               dl_distributed_data_parallel,
-                               DL_TYPE_MODULE,
-                               G_IMPLEMENT_INTERFACE (
-                                   G_TYPE_INITABLE,
-                                   dl_distributed_data_parallel_initable_iface_init))
+G_DEFINE_FINAL_TYPE_WITH_CODE (
+    DlDistributedDataParallel,
+    dl_distributed_data_parallel,
+    DL_TYPE_MODULE,
+    G_IMPLEMENT_INTERFACE (G_TYPE_INITABLE, dl_distributed_data_parallel_initable_iface_init))
 
 enum
 {
@@ -305,8 +305,8 @@ static gboolean
 assign_buckets (DlDistributedDataParallel *self, GError **error)
 {
   guint n = self->params->len;
-  g_autoptr (GHashTable) open = g_hash_table_new (NULL, NULL);     /* dtype -> Bucket */
-  g_autoptr (GHashTable) limits = g_hash_table_new (NULL, NULL);   /* dtype -> closed one */
+  g_autoptr (GHashTable) open = g_hash_table_new (NULL, NULL);   /* dtype -> Bucket */
+  g_autoptr (GHashTable) limits = g_hash_table_new (NULL, NULL); /* dtype -> closed one */
   gint64 cap = (gint64)(self->bucket_cap_mb * 1024 * 1024);
 
   self->buckets = g_ptr_array_new_with_free_func (bucket_free);
@@ -353,7 +353,8 @@ assign_buckets (DlDistributedDataParallel *self, GError **error)
           DlTensor *p = g_ptr_array_index (self->params, k);
           gsize ndim;
           const gint64 *sizes = dl_tensor_get_shape (p, &ndim);
-          g_autoptr (DlTensor) part = dl_tensor_narrow (b->flat, 0, off, dl_tensor_numel (p), error);
+          g_autoptr (DlTensor) part
+              = dl_tensor_narrow (b->flat, 0, off, dl_tensor_numel (p), error);
 
           if (part == NULL || !(self->slots[k] = dl_tensor_view (part, sizes, ndim, error)))
             return FALSE;
@@ -396,8 +397,8 @@ launch_ready_buckets (DlDistributedDataParallel *self, GError **error)
 
       if (b->pending)
         break;
-      b->work = dl_process_group_all_reduce (self->group, b->flat, DL_REDUCE_OP_KIND_SUM, TRUE,
-                                             error);
+      b->work
+          = dl_process_group_all_reduce (self->group, b->flat, DL_REDUCE_OP_KIND_SUM, TRUE, error);
       if (b->work == NULL)
         return FALSE;
       self->next_bucket++;
@@ -804,23 +805,23 @@ dl_distributed_data_parallel_get_property (GObject *object,
 
   switch (prop_id)
     {
-    case PROP_MODULE:
-      g_value_set_object (value, self->module);
-      break;
-    case PROP_PROCESS_GROUP:
-      g_value_set_object (value, self->group);
-      break;
-    case PROP_BUCKET_CAP_MB:
-      g_value_set_double (value, self->bucket_cap_mb);
-      break;
-    case PROP_BROADCAST_BUFFERS:
-      g_value_set_boolean (value, self->broadcast_buffers);
-      break;
-    case PROP_FIND_UNUSED_PARAMETERS:
-      g_value_set_boolean (value, self->find_unused_parameters);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      case PROP_MODULE:
+        g_value_set_object (value, self->module);
+        break;
+      case PROP_PROCESS_GROUP:
+        g_value_set_object (value, self->group);
+        break;
+      case PROP_BUCKET_CAP_MB:
+        g_value_set_double (value, self->bucket_cap_mb);
+        break;
+      case PROP_BROADCAST_BUFFERS:
+        g_value_set_boolean (value, self->broadcast_buffers);
+        break;
+      case PROP_FIND_UNUSED_PARAMETERS:
+        g_value_set_boolean (value, self->find_unused_parameters);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
@@ -834,23 +835,23 @@ dl_distributed_data_parallel_set_property (GObject *object,
 
   switch (prop_id)
     {
-    case PROP_MODULE:
-      self->module = g_value_dup_object (value);
-      break;
-    case PROP_PROCESS_GROUP:
-      self->group = g_value_dup_object (value);
-      break;
-    case PROP_BUCKET_CAP_MB:
-      self->bucket_cap_mb = g_value_get_double (value);
-      break;
-    case PROP_BROADCAST_BUFFERS:
-      self->broadcast_buffers = g_value_get_boolean (value);
-      break;
-    case PROP_FIND_UNUSED_PARAMETERS:
-      self->find_unused_parameters = g_value_get_boolean (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      case PROP_MODULE:
+        self->module = g_value_dup_object (value);
+        break;
+      case PROP_PROCESS_GROUP:
+        self->group = g_value_dup_object (value);
+        break;
+      case PROP_BUCKET_CAP_MB:
+        self->bucket_cap_mb = g_value_get_double (value);
+        break;
+      case PROP_BROADCAST_BUFFERS:
+        self->broadcast_buffers = g_value_get_boolean (value);
+        break;
+      case PROP_FIND_UNUSED_PARAMETERS:
+        self->find_unused_parameters = g_value_get_boolean (value);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 

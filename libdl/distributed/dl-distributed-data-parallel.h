@@ -18,8 +18,11 @@ G_BEGIN_DECLS
 
 #define DL_TYPE_DISTRIBUTED_DATA_PARALLEL (dl_distributed_data_parallel_get_type ())
 DL_EXPORT
-G_DECLARE_FINAL_TYPE (
-    DlDistributedDataParallel, dl_distributed_data_parallel, DL, DISTRIBUTED_DATA_PARALLEL, DlModule)
+G_DECLARE_FINAL_TYPE (DlDistributedDataParallel,
+                      dl_distributed_data_parallel,
+                      DL,
+                      DISTRIBUTED_DATA_PARALLEL,
+                      DlModule)
 
 DL_EXPORT
 DlDistributedDataParallel *

@@ -43,10 +43,9 @@ step (DlModule *net, DlOptimizer *opt, DlTensor *x, DlTensor *y, GError **error)
   g_autoptr (DlTensor) loss = NULL;
 
   dl_optimizer_zero_grad (opt, TRUE);
-  return (out = dl_module_forward (net, x, error))
-         && (diff = dl_tensor_sub (out, y, error)) && (sq = dl_tensor_mul (diff, diff, error))
-         && (loss = dl_tensor_mean (sq, error)) && dl_tensor_backward (loss, NULL, FALSE, FALSE, error)
-         && dl_optimizer_step (opt, error);
+  return (out = dl_module_forward (net, x, error)) && (diff = dl_tensor_sub (out, y, error))
+         && (sq = dl_tensor_mul (diff, diff, error)) && (loss = dl_tensor_mean (sq, error))
+         && dl_tensor_backward (loss, NULL, FALSE, FALSE, error) && dl_optimizer_step (opt, error);
 }
 
 int
@@ -79,7 +78,8 @@ main (int argc, char *argv[])
   for (gint i = 0; i < 4; i++)
     {
       g_autoptr (DlTensor) x = dl_randn (DL_SHAPE (8, 6), DL_DTYPE_FLOAT32, NULL, &error);
-      g_autoptr (DlTensor) y = x ? dl_randn (DL_SHAPE (8, 3), DL_DTYPE_FLOAT32, NULL, &error) : NULL;
+      g_autoptr (DlTensor) y
+          = x ? dl_randn (DL_SHAPE (8, 3), DL_DTYPE_FLOAT32, NULL, &error) : NULL;
       g_autoptr (DlTensor) xh = NULL;
       g_autoptr (DlTensor) yh = NULL;
 
@@ -92,7 +92,8 @@ main (int argc, char *argv[])
   for (guint i = 0; i < params->len; i++)
     {
       g_autoptr (GBytes) a = dl_tensor_to_bytes (g_ptr_array_index (params, i), &error);
-      g_autoptr (GBytes) b = a ? dl_tensor_to_bytes (g_ptr_array_index (ref_params, i), &error) : NULL;
+      g_autoptr (GBytes) b
+          = a ? dl_tensor_to_bytes (g_ptr_array_index (ref_params, i), &error) : NULL;
       gsize n;
       const gfloat *pa, *pb;
 
