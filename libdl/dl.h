@@ -72,5 +72,6 @@
 #include "distributed/dl-process-group.h"
 #include "distributed/dl-distributed.h"
 #include "distributed/dl-distributed-data-parallel.h"
+#include "train/dl-trainer.h"
 
 #undef DL_INSIDE

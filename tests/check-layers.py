@@ -10,7 +10,9 @@
 #
 #   0 vocabulary  the public types every layer names: dl-types.h, dl-error,
 #                 dl-dtype, dl-device.h, dl-version and the generated enums; and
-#                 dl-mutex-private.h, the locks every layer takes
+#                 dl-mutex-private.h, the locks every layer takes; and
+#                 dl-native (whether a function is compiled code or a
+#                 binding's closure)
 #   1 backends    backends/ (the vtable, the iterator's geometry, the CPU
 #                 kernels, the meta backend in backends/meta/) and the
 #                 caching allocators (dl-allocator, dl-stream-allocator): raw
@@ -24,7 +26,9 @@
 #                 ops (they install the hooks of layer 3 when the library loads)
 #   7 models      nn/, optim/, data/: public ops only; distributed/: process
 #                 groups and their engines, which read tensors' memory
-#   8 umbrella    dl.h
+#   8 training    train/: the trainer, which drives a model, a loss, an
+#                 optimizer and a data loader on a worker thread
+#   9 umbrella    dl.h
 #
 # A file may include files of its own layer or of layers below. The script
 # reads every #include "..." of libdl/ and fails, naming the file and the
@@ -36,11 +40,11 @@ import sys
 
 VOCABULARY = {'dl-types.h', 'dl-error.h', 'dl-error.c', 'dl-dtype.h', 'dl-dtype.c',
               'dl-dtype-private.h', 'dl-device.h', 'dl-enums.h', 'dl-mutex-private.h',
-              'dl-version.h', 'dl-version.c'}
+              'dl-native-private.h', 'dl-native.c', 'dl-version.h', 'dl-version.c'}
 GENERATED = {'dl-enums.h': 'dl-enums.h', 'dl-ops-pointwise-table.h': 'ops/dl-ops-pointwise-table.h',
              'dl-version.h': 'dl-version.h', 'config.h': 'config.h'}
 LAYERS = ['vocabulary', 'backends', 'devices', 'tensor', 'record', 'ops', 'autograd', 'models',
-          'umbrella']
+          'training', 'umbrella']
 
 
 def layer(path):
@@ -64,8 +68,10 @@ def layer(path):
         return 6
     if path.startswith(('nn/', 'optim/', 'data/', 'distributed/')):
         return 7
-    if path == 'dl.h':
+    if path.startswith('train/'):
         return 8
+    if path == 'dl.h':
+        return 9
     return None
 
 
@@ -87,7 +93,7 @@ def main():
     files = 0
     for folder, _dirs, names in os.walk(root):
         for name in sorted(names):
-            if not name.endswith(('.c', '.h', '.def')):
+            if not name.endswith(('.c', '.h', '.def', '.cu', '.cuh')):
                 continue
             path = os.path.relpath(os.path.join(folder, name), root)
             mine = layer(path)

@@ -55,7 +55,7 @@ if [ "$pytest" = 1 ]; then
 fi
 if [ $# -eq 0 ]; then
   if [ "$kind" = thread ]; then
-    set -- test-threads test-autograd-api test-allocator test-backend
+    set -- test-threads test-autograd-api test-allocator test-backend test-trainer
   else
     set -- --suite c
   fi

@@ -108,8 +108,8 @@ main (int argc, char *argv[])
       for (guint i = 0; i < params->len; i++)
         {
           DlTensor *grad = dl_tensor_get_grad (g_ptr_array_index (params, i));
-          DlWork *work = dl_process_group_all_reduce (group, grad, DL_REDUCE_OP_KIND_AVG, TRUE,
-                                                      &error);
+          DlWork *work
+              = dl_process_group_all_reduce (group, grad, DL_REDUCE_OP_KIND_AVG, TRUE, &error);
 
           if (!work)
             return fail (rank, error);
@@ -142,8 +142,8 @@ main (int argc, char *argv[])
       for (gint j = 0; j < 3; j++)
         if (w[3 * r + j] != w[j])
           {
-            g_printerr ("distributed: rank %d's weight %d is %g, rank 0's %g\n", r, j,
-                        w[3 * r + j], w[j]);
+            g_printerr ("distributed: rank %d's weight %d is %g, rank 0's %g\n", r, j, w[3 * r + j],
+                        w[j]);
             return EXIT_FAILURE;
           }
     if (rank == 0)

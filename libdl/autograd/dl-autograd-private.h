@@ -52,4 +52,9 @@ gboolean dl_autograd_queue_callback (DlAutogradCallback callback,
                                      GDestroyNotify notify,
                                      GError **error);
 
+/* Whether every hook registered on the leaf @self (dl_tensor_register_hook())
+ * is compiled code, not a language binding's closure: the trainer's worker
+ * thread runs a parameter's hooks in its backward passes. */
+gboolean dl_tensor_hooks_are_native (DlTensor *self);
+
 G_END_DECLS

@@ -18,6 +18,7 @@
 #include "dl-autograd-private.h"
 #include "dl-tensor-private.h"
 #include "dl-error.h"
+#include "dl-native-private.h"
 #include "ops/dl-ops-private.h"
 
 #include <string.h>
@@ -438,4 +439,16 @@ dl_tensor_detach_ (DlTensor *self, GError **error)
       g_object_notify (G_OBJECT (self), "requires-grad");
     }
   return TRUE;
+}
+
+gboolean
+dl_tensor_hooks_are_native (DlTensor *self)
+{
+  gboolean native = TRUE;
+
+  dl_mutex_lock (&hooks_lock);
+  for (guint i = 0; native && self->hooks && i < self->hooks->len; i++)
+    native = dl_is_native_code (((Hook *)g_ptr_array_index (self->hooks, i))->func);
+  dl_mutex_unlock (&hooks_lock);
+  return native;
 }

@@ -6,11 +6,10 @@
  */
 #include "config.h"
 
-#define _GNU_SOURCE
-#include <dlfcn.h>
 #include <math.h>
 
 #include "dl-dataset.h"
+#include "dl-native-private.h"
 #include "dl-error.h"
 #include "dl-tensor-private.h"
 #include "ops/dl-ops-creation.h"
@@ -184,13 +183,8 @@ dl_dataset_get_item (DlDataset *self, gint64 index, GError **error)
 gboolean
 dl_dataset_is_thread_safe (DlDataset *self)
 {
-  Dl_info info;
-
   g_return_val_if_fail (DL_IS_DATASET (self), FALSE);
-  /* a binding's override is a libffi closure in anonymous memory, which
-   * no loaded object contains */
-  return dladdr ((gpointer)DL_DATASET_GET_CLASS (self)->load_item, &info) != 0
-         && info.dli_fname != NULL;
+  return dl_is_native_code ((gpointer)DL_DATASET_GET_CLASS (self)->load_item);
 }
 
 /* a GCopyFunc: a new reference (g_ptr_array_copy's arrays share their

@@ -37,7 +37,8 @@ typedef DlProcessGroupFactory (*DlDistributedModuleInit) (void);
  * each time; bool as logical or/and; never AVG), and the division of AVG.
  * Both return FALSE for a combination they do not know. */
 G_GNUC_INTERNAL
-gboolean dl_reduce_host (DlDType dtype, DlReduceOpKind op, gpointer inout, gconstpointer in, gsize count);
+gboolean
+dl_reduce_host (DlDType dtype, DlReduceOpKind op, gpointer inout, gconstpointer in, gsize count);
 G_GNUC_INTERNAL
 gboolean dl_reduce_host_divide (DlDType dtype, gpointer buf, gsize count, gint divisor);
 

@@ -18,7 +18,7 @@ static const gchar *const engines[] = { "mpi", "gloo" };
 static GMutex lock;
 static DlProcessGroupFactory factories[G_N_ELEMENTS (engines)];
 static gchar *unavailable[G_N_ELEMENTS (engines)]; /* why an engine cannot load, once tried */
-static DlProcessGroup *default_group;               /* (owned) (nullable) */
+static DlProcessGroup *default_group;              /* (owned) (nullable) */
 
 static gint
 engine_index (const gchar *backend)
@@ -57,16 +57,15 @@ engine_factory (gint i, GError **error)
       else if (!g_module_symbol (module, symbol, (gpointer *)&init) || init == NULL
                || (factories[i] = init ()) == NULL)
         {
-          unavailable[i] = g_strdup_printf ("the %s engine module %s has no %s", engines[i], path,
-                                            symbol);
+          unavailable[i]
+              = g_strdup_printf ("the %s engine module %s has no %s", engines[i], path, symbol);
           g_module_close (module);
         }
       else
         g_module_make_resident (module);
     }
   if (factories[i] == NULL)
-    g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED, "init_process_group: %s",
-                 unavailable[i]);
+    g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED, "init_process_group: %s", unavailable[i]);
   g_mutex_unlock (&lock);
   return factories[i];
 }
@@ -141,8 +140,8 @@ dl_distributed_new_process_group (const gchar *backend,
       || (rank >= 0 && world_size > 0 && rank >= world_size))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "init_process_group: rank %d and world_size %d are not a rank of a group",
-                   rank, world_size);
+                   "init_process_group: rank %d and world_size %d are not a rank of a group", rank,
+                   world_size);
       return NULL;
     }
   factory = engine_factory (i, error);

@@ -77,8 +77,8 @@ typedef enum
 } Coll;
 
 static const gchar *const coll_names[] = {
-  "all_reduce", "broadcast",  "reduce", "all_gather", "gather", "scatter", "reduce_scatter",
-  "all_to_all", "barrier", "new_group", "send", "recv", "stop",
+  "all_reduce", "broadcast", "reduce",    "all_gather", "gather", "scatter", "reduce_scatter",
+  "all_to_all", "barrier",   "new_group", "send",       "recv",   "stop",
 };
 
 #define META_DIMS 8
@@ -127,9 +127,9 @@ typedef struct
    * receives from each peer in another, so that a send and a recv between
    * two ranks never wait for each other (a ring of isend and irecv) while
    * each pair's messages stay in order */
-  GHashTable *lanes;  /* (owned): lane key -> Lane */
-  GError *broken;     /* (owned) (nullable): why the group refuses operations */
-  gint64 seq;         /* collectives run (worker thread only) */
+  GHashTable *lanes; /* (owned): lane key -> Lane */
+  GError *broken;    /* (owned) (nullable): why the group refuses operations */
+  gint64 seq;        /* collectives run (worker thread only) */
 } DlProcessGroupPrivate;
 
 /* A thread and its FIFO queue of Job */
@@ -377,8 +377,10 @@ meta_describe (const Meta *m)
   if (m->op >= 0)
     g_string_append_printf (s, " with %s", dl_reduce_op_kind_name ((DlReduceOpKind)m->op));
   if (m->root >= 0)
-    g_string_append_printf (s, m->coll == COLL_SEND || m->coll == COLL_RECV ? " (peer %" G_GINT64_FORMAT ")"
-                                                                            : " (root %" G_GINT64_FORMAT ")",
+    g_string_append_printf (s,
+                            m->coll == COLL_SEND || m->coll == COLL_RECV
+                                ? " (peer %" G_GINT64_FORMAT ")"
+                                : " (root %" G_GINT64_FORMAT ")",
                             m->root);
   if (m->coll != COLL_SEND && m->coll != COLL_RECV)
     g_string_append_printf (s, " as collective #%" G_GINT64_FORMAT, m->seq);
@@ -388,8 +390,8 @@ meta_describe (const Meta *m)
 static gboolean
 meta_equal (const Meta *a, const Meta *b)
 {
-  return a->seq == b->seq && a->coll == b->coll && a->dtype == b->dtype
-         && a->op == b->op && a->root == b->root && a->numel == b->numel && a->ndim == b->ndim
+  return a->seq == b->seq && a->coll == b->coll && a->dtype == b->dtype && a->op == b->op
+         && a->root == b->root && a->numel == b->numel && a->ndim == b->ndim
          && memcmp (a->shape, b->shape, sizeof a->shape) == 0;
 }
 
@@ -541,31 +543,31 @@ slot_of (DlProcessGroupClass *klass, Job *job)
 {
   switch (job->coll)
     {
-    case COLL_ALL_REDUCE:
-      return klass->all_reduce;
-    case COLL_BROADCAST:
-      return klass->broadcast;
-    case COLL_REDUCE:
-      return klass->reduce;
-    case COLL_ALL_GATHER:
-      return klass->all_gather;
-    case COLL_GATHER:
-      return klass->gather;
-    case COLL_SCATTER:
-      return klass->scatter;
-    case COLL_REDUCE_SCATTER:
-      return klass->reduce_scatter;
-    case COLL_ALL_TO_ALL:
-      return klass->all_to_all;
-    case COLL_BARRIER:
-      return klass->barrier;
-    case COLL_NEW_GROUP:
-      return klass->new_group;
-    case COLL_SEND:
-    case COLL_RECV:
-      return klass->send && klass->recv ? klass->send : NULL;
-    default:
-      return NULL;
+      case COLL_ALL_REDUCE:
+        return klass->all_reduce;
+      case COLL_BROADCAST:
+        return klass->broadcast;
+      case COLL_REDUCE:
+        return klass->reduce;
+      case COLL_ALL_GATHER:
+        return klass->all_gather;
+      case COLL_GATHER:
+        return klass->gather;
+      case COLL_SCATTER:
+        return klass->scatter;
+      case COLL_REDUCE_SCATTER:
+        return klass->reduce_scatter;
+      case COLL_ALL_TO_ALL:
+        return klass->all_to_all;
+      case COLL_BARRIER:
+        return klass->barrier;
+      case COLL_NEW_GROUP:
+        return klass->new_group;
+      case COLL_SEND:
+      case COLL_RECV:
+        return klass->send && klass->recv ? klass->send : NULL;
+      default:
+        return NULL;
     }
 }
 
@@ -595,83 +597,83 @@ run_job (DlProcessGroup *self, Job *job, GError **error)
     return FALSE;
   switch (job->coll)
     {
-    case COLL_ALL_REDUCE:
-      return run_reduction (self, job, NULL, dl_tensor_data (t), dl_tensor_numel (t), dtype, TRUE,
-                            error);
-    case COLL_REDUCE:
-      return run_reduction (self, job, NULL, dl_tensor_data (t), dl_tensor_numel (t), dtype,
-                            is_root, error);
-    case COLL_BROADCAST:
-      return klass->broadcast (self, dl_tensor_data (t), nbytes, job->root, error);
-    case COLL_ALL_GATHER:
-      if (job->other) /* into one tensor */
-        return klass->all_gather (self, dl_tensor_data (t), dl_tensor_data (job->other), nbytes,
-                                  error);
-      tmp = g_malloc (nbytes * priv->size);
-      if (!klass->all_gather (self, dl_tensor_data (t), tmp, nbytes, error))
-        return FALSE;
-      unpack_list (job->list, tmp, nbytes);
-      return TRUE;
-    case COLL_GATHER:
-      if (is_root)
+      case COLL_ALL_REDUCE:
+        return run_reduction (self, job, NULL, dl_tensor_data (t), dl_tensor_numel (t), dtype, TRUE,
+                              error);
+      case COLL_REDUCE:
+        return run_reduction (self, job, NULL, dl_tensor_data (t), dl_tensor_numel (t), dtype,
+                              is_root, error);
+      case COLL_BROADCAST:
+        return klass->broadcast (self, dl_tensor_data (t), nbytes, job->root, error);
+      case COLL_ALL_GATHER:
+        if (job->other) /* into one tensor */
+          return klass->all_gather (self, dl_tensor_data (t), dl_tensor_data (job->other), nbytes,
+                                    error);
         tmp = g_malloc (nbytes * priv->size);
-      if (!klass->gather (self, dl_tensor_data (t), tmp, nbytes, job->root, error))
-        return FALSE;
-      if (is_root)
+        if (!klass->all_gather (self, dl_tensor_data (t), tmp, nbytes, error))
+          return FALSE;
         unpack_list (job->list, tmp, nbytes);
-      return TRUE;
-    case COLL_SCATTER:
-      if (is_root)
-        {
-          tmp = g_malloc (nbytes * priv->size);
-          pack_list (job->list, tmp, nbytes);
-        }
-      return klass->scatter (self, tmp, dl_tensor_data (t), nbytes, job->root, error);
-    case COLL_REDUCE_SCATTER:
-      if (job->other) /* from one tensor */
-        return run_reduction (self, job, dl_tensor_data (job->other), dl_tensor_data (t),
-                              dl_tensor_numel (t), dtype, TRUE, error);
-      tmp = g_malloc (nbytes * priv->size);
-      pack_list (job->list, tmp, nbytes);
-      return run_reduction (self, job, tmp, dl_tensor_data (t), dl_tensor_numel (t), dtype, TRUE,
-                            error);
-    case COLL_ALL_TO_ALL:
-      if (job->other) /* t is the output, other the input, both size × chunk */
-        return klass->all_to_all (self, dl_tensor_data (job->other), dl_tensor_data (t),
-                                  nbytes / priv->size, error);
-      /* t is the first output: every chunk has its size */
-      tmp = g_malloc (nbytes * priv->size);
-      tmp2 = g_malloc (nbytes * priv->size);
-      pack_list (job->list2, tmp, nbytes);
-      if (!klass->all_to_all (self, tmp, tmp2, nbytes, error))
-        return FALSE;
-      unpack_list (job->list, tmp2, nbytes);
-      return TRUE;
-    case COLL_BARRIER:
-      return klass->barrier (self, error);
-    case COLL_NEW_GROUP:
-      {
-        DlProcessGroup *child = klass->new_group (self, job->ranks, job->n_ranks, error);
-        gboolean member = FALSE;
-
-        for (gsize i = 0; i < job->n_ranks; i++)
-          member |= job->ranks[i] == priv->rank;
-        if (child == NULL)
-          {
-            if (*error != NULL)
-              return FALSE;
-            if (member)
-              g_set_error (error, DL_ERROR, DL_ERROR_FAILED,
-                           "new_group: the %s engine made no group for rank %d",
-                           priv->backend_name ? priv->backend_name : G_OBJECT_TYPE_NAME (self),
-                           priv->rank);
-            return !member;
-          }
-        g_object_set_data_full (G_OBJECT (job->work), "dl-new-group", child, g_object_unref);
         return TRUE;
-      }
-    default:
-      g_assert_not_reached ();
+      case COLL_GATHER:
+        if (is_root)
+          tmp = g_malloc (nbytes * priv->size);
+        if (!klass->gather (self, dl_tensor_data (t), tmp, nbytes, job->root, error))
+          return FALSE;
+        if (is_root)
+          unpack_list (job->list, tmp, nbytes);
+        return TRUE;
+      case COLL_SCATTER:
+        if (is_root)
+          {
+            tmp = g_malloc (nbytes * priv->size);
+            pack_list (job->list, tmp, nbytes);
+          }
+        return klass->scatter (self, tmp, dl_tensor_data (t), nbytes, job->root, error);
+      case COLL_REDUCE_SCATTER:
+        if (job->other) /* from one tensor */
+          return run_reduction (self, job, dl_tensor_data (job->other), dl_tensor_data (t),
+                                dl_tensor_numel (t), dtype, TRUE, error);
+        tmp = g_malloc (nbytes * priv->size);
+        pack_list (job->list, tmp, nbytes);
+        return run_reduction (self, job, tmp, dl_tensor_data (t), dl_tensor_numel (t), dtype, TRUE,
+                              error);
+      case COLL_ALL_TO_ALL:
+        if (job->other) /* t is the output, other the input, both size × chunk */
+          return klass->all_to_all (self, dl_tensor_data (job->other), dl_tensor_data (t),
+                                    nbytes / priv->size, error);
+        /* t is the first output: every chunk has its size */
+        tmp = g_malloc (nbytes * priv->size);
+        tmp2 = g_malloc (nbytes * priv->size);
+        pack_list (job->list2, tmp, nbytes);
+        if (!klass->all_to_all (self, tmp, tmp2, nbytes, error))
+          return FALSE;
+        unpack_list (job->list, tmp2, nbytes);
+        return TRUE;
+      case COLL_BARRIER:
+        return klass->barrier (self, error);
+      case COLL_NEW_GROUP:
+        {
+          DlProcessGroup *child = klass->new_group (self, job->ranks, job->n_ranks, error);
+          gboolean member = FALSE;
+
+          for (gsize i = 0; i < job->n_ranks; i++)
+            member |= job->ranks[i] == priv->rank;
+          if (child == NULL)
+            {
+              if (*error != NULL)
+                return FALSE;
+              if (member)
+                g_set_error (error, DL_ERROR, DL_ERROR_FAILED,
+                             "new_group: the %s engine made no group for rank %d",
+                             priv->backend_name ? priv->backend_name : G_OBJECT_TYPE_NAME (self),
+                             priv->rank);
+              return !member;
+            }
+          g_object_set_data_full (G_OBJECT (job->work), "dl-new-group", child, g_object_unref);
+          return TRUE;
+        }
+      default:
+        g_assert_not_reached ();
     }
   return FALSE;
 }
@@ -747,8 +749,7 @@ dl_process_group_dispose (GObject *object)
 static void
 dl_process_group_finalize (GObject *object)
 {
-  DlProcessGroupPrivate *priv
-      = dl_process_group_get_instance_private (DL_PROCESS_GROUP (object));
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (DL_PROCESS_GROUP (object));
 
   g_clear_pointer (&priv->lanes, g_hash_table_unref);
   g_clear_error (&priv->broken);
@@ -760,25 +761,24 @@ dl_process_group_finalize (GObject *object)
 static void
 dl_process_group_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
-  DlProcessGroupPrivate *priv
-      = dl_process_group_get_instance_private (DL_PROCESS_GROUP (object));
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (DL_PROCESS_GROUP (object));
 
   switch (prop_id)
     {
-    case PROP_RANK:
-      g_value_set_int (value, priv->rank);
-      break;
-    case PROP_SIZE:
-      g_value_set_int (value, priv->size);
-      break;
-    case PROP_TIMEOUT:
-      g_value_set_double (value, priv->timeout);
-      break;
-    case PROP_BACKEND_NAME:
-      g_value_set_string (value, priv->backend_name);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      case PROP_RANK:
+        g_value_set_int (value, priv->rank);
+        break;
+      case PROP_SIZE:
+        g_value_set_int (value, priv->size);
+        break;
+      case PROP_TIMEOUT:
+        g_value_set_double (value, priv->timeout);
+        break;
+      case PROP_BACKEND_NAME:
+        g_value_set_string (value, priv->backend_name);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
@@ -788,26 +788,25 @@ dl_process_group_set_property (GObject *object,
                                const GValue *value,
                                GParamSpec *pspec)
 {
-  DlProcessGroupPrivate *priv
-      = dl_process_group_get_instance_private (DL_PROCESS_GROUP (object));
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (DL_PROCESS_GROUP (object));
 
   switch (prop_id)
     {
-    case PROP_RANK:
-      priv->rank = g_value_get_int (value);
-      break;
-    case PROP_SIZE:
-      priv->size = g_value_get_int (value);
-      break;
-    case PROP_TIMEOUT:
-      priv->timeout = g_value_get_double (value);
-      break;
-    case PROP_BACKEND_NAME:
-      g_free (priv->backend_name);
-      priv->backend_name = g_value_dup_string (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      case PROP_RANK:
+        priv->rank = g_value_get_int (value);
+        break;
+      case PROP_SIZE:
+        priv->size = g_value_get_int (value);
+        break;
+      case PROP_TIMEOUT:
+        priv->timeout = g_value_get_double (value);
+        break;
+      case PROP_BACKEND_NAME:
+        g_free (priv->backend_name);
+        priv->backend_name = g_value_dup_string (value);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
@@ -815,8 +814,8 @@ static void
 dl_process_group_class_init (DlProcessGroupClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
-  const GParamFlags flags
-      = G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY;
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS
+                            | G_PARAM_EXPLICIT_NOTIFY;
 
   object_class->dispose = dl_process_group_dispose;
   object_class->finalize = dl_process_group_finalize;
@@ -847,8 +846,8 @@ dl_process_group_class_init (DlProcessGroupClass *klass)
    *
    * Since: 0.1
    */
-  props[PROP_TIMEOUT] = g_param_spec_double ("timeout", NULL, NULL, -G_MAXDOUBLE, G_MAXDOUBLE,
-                                             1800.0, flags);
+  props[PROP_TIMEOUT]
+      = g_param_spec_double ("timeout", NULL, NULL, -G_MAXDOUBLE, G_MAXDOUBLE, 1800.0, flags);
   /**
    * DlProcessGroup:backend-name:
    *
@@ -969,18 +968,21 @@ on_work_timeout (gpointer group, const GError *error)
   g_mutex_unlock (&priv->lock);
 }
 
+/* A job of @coll on @tensor (nullable) with @root (-1: none) and @op (-1:
+ * none), its metadata filled in */
 static Job *
-job_new (DlProcessGroup *self, Coll coll, DlTensor *tensor, gint root)
+job_new (DlProcessGroup *self, Coll coll, DlTensor *tensor, gint root, gint op)
 {
   Job *job = g_new0 (Job, 1);
 
   job->coll = coll;
+  job->op = op < 0 ? DL_REDUCE_OP_KIND_SUM : (DlReduceOpKind)op;
   job->group = g_object_ref (self);
   job->tensor = tensor ? g_object_ref (tensor) : NULL;
   job->root = root;
   job->meta.coll = coll;
   job->meta.dtype = tensor ? (gint64)dl_tensor_get_dtype (tensor) : -1;
-  job->meta.op = -1;
+  job->meta.op = op;
   job->meta.root = coll == COLL_BROADCAST || coll == COLL_REDUCE || coll == COLL_GATHER
                            || coll == COLL_SCATTER || coll == COLL_SEND || coll == COLL_RECV
                        ? root
@@ -1048,7 +1050,7 @@ fail_collective (DlProcessGroup *self, Coll coll, GError **error)
 
   if (priv->size > 1)
     {
-      Job *job = job_new (self, coll, NULL, -1);
+      Job *job = job_new (self, coll, NULL, -1, -1);
       g_autoptr (DlWork) work = NULL;
 
       job->meta.failed = 1;
@@ -1090,8 +1092,8 @@ check_tensor (DlProcessGroup *self,
 
   if (t == NULL || !DL_IS_TENSOR (t))
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "%s: %s is not a tensor (rank %d)", op,
-                   what, priv->rank);
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "%s: %s is not a tensor (rank %d)", op, what,
+                   priv->rank);
       return FALSE;
     }
   shape = dl_tensor_get_shape (t, &ndim);
@@ -1119,8 +1121,8 @@ check_tensor (DlProcessGroup *self,
     }
   if (output && dl_tensor_is_read_only (t))
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "%s: %s %s is read-only (rank %d)", op,
-                   what, shape_str, priv->rank);
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "%s: %s %s is read-only (rank %d)", op, what,
+                   shape_str, priv->rank);
       return FALSE;
     }
   if (like)
@@ -1140,9 +1142,11 @@ check_tensor (DlProcessGroup *self,
       if (dl_tensor_numel (t) != dl_tensor_numel (like) * times)
         {
           g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                       "%s: %s %s does not fit the input %s%s (rank %d of %d)", op, what,
-                       shape_str, like_str,
-                       times == 1 ? "" : times == priv->size ? " times the group's size" : "",
+                       "%s: %s %s does not fit the input %s%s (rank %d of %d)", op, what, shape_str,
+                       like_str,
+                       times == 1            ? ""
+                       : times == priv->size ? " times the group's size"
+                                             : "",
                        priv->rank, priv->size);
           return FALSE;
         }
@@ -1181,7 +1185,11 @@ check_list (DlProcessGroup *self,
 }
 
 static gboolean
-check_reduce_op (DlProcessGroup *self, const gchar *name, DlTensor *t, DlReduceOpKind op, GError **error)
+check_reduce_op (DlProcessGroup *self,
+                 const gchar *name,
+                 DlTensor *t,
+                 DlReduceOpKind op,
+                 GError **error)
 {
   DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
 
@@ -1264,9 +1272,7 @@ dl_process_group_all_reduce (DlProcessGroup *self,
   CHECK_OR_FAIL (check_tensor (self, "all_reduce", "tensor", tensor, TRUE, NULL, 1, error)
                      && check_reduce_op (self, "all_reduce", tensor, op, error),
                  COLL_ALL_REDUCE);
-  job = job_new (self, COLL_ALL_REDUCE, tensor, -1);
-  job->op = op;
-  job->meta.op = op;
+  job = job_new (self, COLL_ALL_REDUCE, tensor, -1, op);
   bump (tensor);
   return submit (self, job, async_op, error);
 }
@@ -1299,7 +1305,7 @@ dl_process_group_broadcast (DlProcessGroup *self,
                      && check_group_rank (self, "broadcast", "source", src, error),
                  COLL_BROADCAST);
   bump (tensor);
-  return submit (self, job_new (self, COLL_BROADCAST, tensor, src), async_op, error);
+  return submit (self, job_new (self, COLL_BROADCAST, tensor, src, -1), async_op, error);
 }
 
 /**
@@ -1335,9 +1341,7 @@ dl_process_group_reduce (DlProcessGroup *self,
                      && check_reduce_op (self, "reduce", tensor, op, error)
                      && check_group_rank (self, "reduce", "destination", dst, error),
                  COLL_REDUCE);
-  job = job_new (self, COLL_REDUCE, tensor, dst);
-  job->op = op;
-  job->meta.op = op;
+  job = job_new (self, COLL_REDUCE, tensor, dst, op);
   bump (tensor);
   return submit (self, job, async_op, error);
 }
@@ -1369,11 +1373,11 @@ dl_process_group_all_gather (DlProcessGroup *self,
   Job *job;
 
   CHECK_SELF (self);
-  CHECK_OR_FAIL (check_tensor (self, "all_gather", "tensor", tensor, FALSE, NULL, 1, error)
-                     && check_list (self, "all_gather", "tensor_list", tensor_list, TRUE, tensor,
-                                    error),
-                 COLL_ALL_GATHER);
-  job = job_new (self, COLL_ALL_GATHER, tensor, -1);
+  CHECK_OR_FAIL (
+      check_tensor (self, "all_gather", "tensor", tensor, FALSE, NULL, 1, error)
+          && check_list (self, "all_gather", "tensor_list", tensor_list, TRUE, tensor, error),
+      COLL_ALL_GATHER);
+  job = job_new (self, COLL_ALL_GATHER, tensor, -1, -1);
   job->list = list_copy (tensor_list);
   bump_list (tensor_list);
   return submit (self, job, async_op, error);
@@ -1407,11 +1411,12 @@ dl_process_group_all_gather_into_tensor (DlProcessGroup *self,
 
   CHECK_SELF (self);
   priv = dl_process_group_get_instance_private (self);
-  CHECK_OR_FAIL (check_tensor (self, "all_gather_into_tensor", "input", input, FALSE, NULL, 1, error)
-                     && check_tensor (self, "all_gather_into_tensor", "output", output, TRUE, input,
-                                      priv->size, error),
-                 COLL_ALL_GATHER);
-  job = job_new (self, COLL_ALL_GATHER, input, -1);
+  CHECK_OR_FAIL (
+      check_tensor (self, "all_gather_into_tensor", "input", input, FALSE, NULL, 1, error)
+          && check_tensor (self, "all_gather_into_tensor", "output", output, TRUE, input,
+                           priv->size, error),
+      COLL_ALL_GATHER);
+  job = job_new (self, COLL_ALL_GATHER, input, -1, -1);
   job->other = g_object_ref (output);
   bump (output);
   return submit (self, job, async_op, error);
@@ -1450,13 +1455,13 @@ dl_process_group_gather (DlProcessGroup *self,
   CHECK_SELF (self);
   priv = dl_process_group_get_instance_private (self);
   root = dst == priv->rank;
-  CHECK_OR_FAIL (check_tensor (self, "gather", "tensor", tensor, FALSE, NULL, 1, error)
-                     && check_group_rank (self, "gather", "destination", dst, error)
-                     && (!root
-                         || check_list (self, "gather", "gather_list", gather_list, TRUE, tensor,
-                                        error)),
-                 COLL_GATHER);
-  job = job_new (self, COLL_GATHER, tensor, dst);
+  CHECK_OR_FAIL (
+      check_tensor (self, "gather", "tensor", tensor, FALSE, NULL, 1, error)
+          && check_group_rank (self, "gather", "destination", dst, error)
+          && (!root
+              || check_list (self, "gather", "gather_list", gather_list, TRUE, tensor, error)),
+      COLL_GATHER);
+  job = job_new (self, COLL_GATHER, tensor, dst, -1);
   if (root)
     {
       job->list = list_copy (gather_list);
@@ -1499,13 +1504,13 @@ dl_process_group_scatter (DlProcessGroup *self,
   CHECK_SELF (self);
   priv = dl_process_group_get_instance_private (self);
   root = src == priv->rank;
-  CHECK_OR_FAIL (check_tensor (self, "scatter", "tensor", tensor, TRUE, NULL, 1, error)
-                     && check_group_rank (self, "scatter", "source", src, error)
-                     && (!root
-                         || check_list (self, "scatter", "scatter_list", scatter_list, FALSE,
-                                        tensor, error)),
-                 COLL_SCATTER);
-  job = job_new (self, COLL_SCATTER, tensor, src);
+  CHECK_OR_FAIL (
+      check_tensor (self, "scatter", "tensor", tensor, TRUE, NULL, 1, error)
+          && check_group_rank (self, "scatter", "source", src, error)
+          && (!root
+              || check_list (self, "scatter", "scatter_list", scatter_list, FALSE, tensor, error)),
+      COLL_SCATTER);
+  job = job_new (self, COLL_SCATTER, tensor, src, -1);
   if (root)
     job->list = list_copy (scatter_list);
   bump (tensor);
@@ -1542,15 +1547,13 @@ dl_process_group_reduce_scatter (DlProcessGroup *self,
   Job *job;
 
   CHECK_SELF (self);
-  CHECK_OR_FAIL (check_tensor (self, "reduce_scatter", "output", output, TRUE, NULL, 1, error)
-                     && check_reduce_op (self, "reduce_scatter", output, op, error)
-                     && check_list (self, "reduce_scatter", "input_list", input_list, FALSE, output,
-                                    error),
-                 COLL_REDUCE_SCATTER);
-  job = job_new (self, COLL_REDUCE_SCATTER, output, -1);
+  CHECK_OR_FAIL (
+      check_tensor (self, "reduce_scatter", "output", output, TRUE, NULL, 1, error)
+          && check_reduce_op (self, "reduce_scatter", output, op, error)
+          && check_list (self, "reduce_scatter", "input_list", input_list, FALSE, output, error),
+      COLL_REDUCE_SCATTER);
+  job = job_new (self, COLL_REDUCE_SCATTER, output, -1, op);
   job->list = list_copy (input_list);
-  job->op = op;
-  job->meta.op = op;
   bump (output);
   return submit (self, job, async_op, error);
 }
@@ -1586,15 +1589,14 @@ dl_process_group_reduce_scatter_tensor (DlProcessGroup *self,
 
   CHECK_SELF (self);
   priv = dl_process_group_get_instance_private (self);
-  CHECK_OR_FAIL (check_tensor (self, "reduce_scatter_tensor", "output", output, TRUE, NULL, 1, error)
-                     && check_reduce_op (self, "reduce_scatter_tensor", output, op, error)
-                     && check_tensor (self, "reduce_scatter_tensor", "input", input, FALSE, output,
-                                      priv->size, error),
-                 COLL_REDUCE_SCATTER);
-  job = job_new (self, COLL_REDUCE_SCATTER, output, -1);
+  CHECK_OR_FAIL (
+      check_tensor (self, "reduce_scatter_tensor", "output", output, TRUE, NULL, 1, error)
+          && check_reduce_op (self, "reduce_scatter_tensor", output, op, error)
+          && check_tensor (self, "reduce_scatter_tensor", "input", input, FALSE, output, priv->size,
+                           error),
+      COLL_REDUCE_SCATTER);
+  job = job_new (self, COLL_REDUCE_SCATTER, output, -1, op);
   job->other = g_object_ref (input);
-  job->op = op;
-  job->meta.op = op;
   bump (output);
   return submit (self, job, async_op, error);
 }
@@ -1631,13 +1633,12 @@ dl_process_group_all_to_all (DlProcessGroup *self,
 
   CHECK_SELF (self);
   first = output_list && output_list->len ? g_ptr_array_index (output_list, 0) : NULL;
-  CHECK_OR_FAIL (check_tensor (self, "all_to_all", "output_list[0]", first, TRUE, NULL, 1, error)
-                     && check_list (self, "all_to_all", "output_list", output_list, TRUE, first,
-                                    error)
-                     && check_list (self, "all_to_all", "input_list", input_list, FALSE, first,
-                                    error),
-                 COLL_ALL_TO_ALL);
-  job = job_new (self, COLL_ALL_TO_ALL, first, -1);
+  CHECK_OR_FAIL (
+      check_tensor (self, "all_to_all", "output_list[0]", first, TRUE, NULL, 1, error)
+          && check_list (self, "all_to_all", "output_list", output_list, TRUE, first, error)
+          && check_list (self, "all_to_all", "input_list", input_list, FALSE, first, error),
+      COLL_ALL_TO_ALL);
+  job = job_new (self, COLL_ALL_TO_ALL, first, -1, -1);
   job->list = list_copy (output_list);
   job->list2 = list_copy (input_list);
   bump_list (output_list);
@@ -1672,10 +1673,10 @@ dl_process_group_all_to_all_single (DlProcessGroup *self,
 
   CHECK_SELF (self);
   priv = dl_process_group_get_instance_private (self);
-  CHECK_OR_FAIL (check_tensor (self, "all_to_all_single", "input", input, FALSE, NULL, 1, error)
-                     && check_tensor (self, "all_to_all_single", "output", output, TRUE, input, 1,
-                                      error),
-                 COLL_ALL_TO_ALL);
+  CHECK_OR_FAIL (
+      check_tensor (self, "all_to_all_single", "input", input, FALSE, NULL, 1, error)
+          && check_tensor (self, "all_to_all_single", "output", output, TRUE, input, 1, error),
+      COLL_ALL_TO_ALL);
   if (dl_tensor_numel (input) % priv->size != 0)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
@@ -1684,7 +1685,7 @@ dl_process_group_all_to_all_single (DlProcessGroup *self,
                    dl_tensor_numel (input), priv->size, priv->rank);
       return fail_collective (self, COLL_ALL_TO_ALL, error);
     }
-  job = job_new (self, COLL_ALL_TO_ALL, output, -1);
+  job = job_new (self, COLL_ALL_TO_ALL, output, -1, -1);
   job->other = g_object_ref (input);
   bump (output);
   return submit (self, job, async_op, error);
@@ -1708,8 +1709,8 @@ point_to_point (DlProcessGroup *self,
     return NULL;
   if (peer == priv->rank)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "%s: rank %d cannot %s itself", name,
-                   peer, coll == COLL_SEND ? "send to" : "receive from");
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "%s: rank %d cannot %s itself", name, peer,
+                   coll == COLL_SEND ? "send to" : "receive from");
       return NULL;
     }
   if (tag < 0)
@@ -1718,7 +1719,7 @@ point_to_point (DlProcessGroup *self,
                    tag, priv->rank);
       return NULL;
     }
-  job = job_new (self, coll, tensor, peer);
+  job = job_new (self, coll, tensor, peer, -1);
   job->tag = tag;
   if (coll == COLL_RECV)
     bump (tensor);
@@ -1802,7 +1803,7 @@ DlWork *
 dl_process_group_barrier (DlProcessGroup *self, gboolean async_op, GError **error)
 {
   CHECK_SELF (self);
-  return submit (self, job_new (self, COLL_BARRIER, NULL, -1), async_op, error);
+  return submit (self, job_new (self, COLL_BARRIER, NULL, -1, -1), async_op, error);
 }
 
 /**
@@ -1836,8 +1837,8 @@ dl_process_group_new_group (DlProcessGroup *self, const gint *ranks, gsize n_ran
   if (n_ranks == 0 || n_ranks > (gsize)priv->size)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "new_group: %" G_GSIZE_FORMAT " ranks for a group of size %d (rank %d)",
-                   n_ranks, priv->size, priv->rank);
+                   "new_group: %" G_GSIZE_FORMAT " ranks for a group of size %d (rank %d)", n_ranks,
+                   priv->size, priv->rank);
       return NULL;
     }
   for (gsize i = 0; i < n_ranks; i++)
@@ -1859,7 +1860,7 @@ dl_process_group_new_group (DlProcessGroup *self, const gint *ranks, gsize n_ran
                    priv->backend_name ? priv->backend_name : G_OBJECT_TYPE_NAME (self));
       return NULL;
     }
-  job = job_new (self, COLL_NEW_GROUP, NULL, -1);
+  job = job_new (self, COLL_NEW_GROUP, NULL, -1, -1);
   job->ranks = g_memdup2 (ranks, n_ranks * sizeof (gint));
   job->n_ranks = n_ranks;
   work = submit (self, job, FALSE, error);

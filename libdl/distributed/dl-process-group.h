@@ -103,7 +103,8 @@ struct _DlProcessGroupClass
                           DlDType dtype,
                           DlReduceOpKind op,
                           GError **error);
-  gboolean (*broadcast) (DlProcessGroup *self, gpointer buf, gsize nbytes, gint root, GError **error);
+  gboolean (
+      *broadcast) (DlProcessGroup *self, gpointer buf, gsize nbytes, gint root, GError **error);
   gboolean (*reduce) (DlProcessGroup *self,
                       gpointer buf,
                       gsize count,
@@ -146,12 +147,8 @@ struct _DlProcessGroupClass
                     gint dst,
                     gint tag,
                     GError **error);
-  gboolean (*recv) (DlProcessGroup *self,
-                    gpointer buf,
-                    gsize nbytes,
-                    gint src,
-                    gint tag,
-                    GError **error);
+  gboolean (
+      *recv) (DlProcessGroup *self, gpointer buf, gsize nbytes, gint src, gint tag, GError **error);
   gboolean (*barrier) (DlProcessGroup *self, GError **error);
   DlProcessGroup *(*new_group) (DlProcessGroup *self,
                                 const gint *ranks,

@@ -20,16 +20,16 @@ dl_reduce_op_kind_name (DlReduceOpKind op)
 {
   switch (op)
     {
-    case DL_REDUCE_OP_KIND_SUM:
-      return "sum";
-    case DL_REDUCE_OP_KIND_PRODUCT:
-      return "product";
-    case DL_REDUCE_OP_KIND_MIN:
-      return "min";
-    case DL_REDUCE_OP_KIND_MAX:
-      return "max";
-    case DL_REDUCE_OP_KIND_AVG:
-      return "avg";
+      case DL_REDUCE_OP_KIND_SUM:
+        return "sum";
+      case DL_REDUCE_OP_KIND_PRODUCT:
+        return "product";
+      case DL_REDUCE_OP_KIND_MIN:
+        return "min";
+      case DL_REDUCE_OP_KIND_MAX:
+        return "max";
+      case DL_REDUCE_OP_KIND_AVG:
+        return "avg";
     }
   return "unknown";
 }
@@ -54,20 +54,20 @@ dl_reduce_op_kind_name (DlReduceOpKind op)
   {                                                                                                \
     switch (op)                                                                                    \
       {                                                                                            \
-      case DL_REDUCE_OP_KIND_SUM:                                                                  \
-        REDUCE_LOOP (T, a + b, io, in, n);                                                         \
-        break;                                                                                     \
-      case DL_REDUCE_OP_KIND_PRODUCT:                                                              \
-        REDUCE_LOOP (T, a * b, io, in, n);                                                         \
-        break;                                                                                     \
-      case DL_REDUCE_OP_KIND_MIN:                                                                  \
-        REDUCE_LOOP (T, (a != a || a < b) ? a : b, io, in, n);                                     \
-        break;                                                                                     \
-      case DL_REDUCE_OP_KIND_MAX:                                                                  \
-        REDUCE_LOOP (T, (a != a || a > b) ? a : b, io, in, n);                                     \
-        break;                                                                                     \
-      default:                                                                                     \
-        ok = FALSE;                                                                                \
+        case DL_REDUCE_OP_KIND_SUM:                                                                \
+          REDUCE_LOOP (T, a + b, io, in, n);                                                       \
+          break;                                                                                   \
+        case DL_REDUCE_OP_KIND_PRODUCT:                                                            \
+          REDUCE_LOOP (T, a *b, io, in, n);                                                        \
+          break;                                                                                   \
+        case DL_REDUCE_OP_KIND_MIN:                                                                \
+          REDUCE_LOOP (T, (a != a || a < b) ? a : b, io, in, n);                                   \
+          break;                                                                                   \
+        case DL_REDUCE_OP_KIND_MAX:                                                                \
+          REDUCE_LOOP (T, (a != a || a > b) ? a : b, io, in, n);                                   \
+          break;                                                                                   \
+        default:                                                                                   \
+          ok = FALSE;                                                                              \
       }                                                                                            \
   }                                                                                                \
   G_STMT_END
@@ -81,20 +81,20 @@ reduce_bf16 (DlReduceOpKind op, dl_bf16 *x, const dl_bf16 *y, gsize n)
 
       switch (op)
         {
-        case DL_REDUCE_OP_KIND_SUM:
-          r = a + b;
-          break;
-        case DL_REDUCE_OP_KIND_PRODUCT:
-          r = a * b;
-          break;
-        case DL_REDUCE_OP_KIND_MIN:
-          r = (isnan (a) || a < b) ? a : b;
-          break;
-        case DL_REDUCE_OP_KIND_MAX:
-          r = (isnan (a) || a > b) ? a : b;
-          break;
-        default:
-          return FALSE;
+          case DL_REDUCE_OP_KIND_SUM:
+            r = a + b;
+            break;
+          case DL_REDUCE_OP_KIND_PRODUCT:
+            r = a * b;
+            break;
+          case DL_REDUCE_OP_KIND_MIN:
+            r = (isnan (a) || a < b) ? a : b;
+            break;
+          case DL_REDUCE_OP_KIND_MAX:
+            r = (isnan (a) || a > b) ? a : b;
+            break;
+          default:
+            return FALSE;
         }
       x[i] = dl_float_to_bf16 (r);
     }
@@ -108,47 +108,47 @@ dl_reduce_host (DlDType dtype, DlReduceOpKind op, gpointer inout, gconstpointer 
 
   switch (dtype)
     {
-    case DL_DTYPE_FLOAT32:
-      REDUCE_TYPED (float, op, inout, in, count, ok);
-      break;
-    case DL_DTYPE_FLOAT64:
-      REDUCE_TYPED (double, op, inout, in, count, ok);
-      break;
-    case DL_DTYPE_FLOAT16:
-      REDUCE_TYPED (dl_half, op, inout, in, count, ok);
-      break;
-    case DL_DTYPE_BFLOAT16:
-      return reduce_bf16 (op, inout, in, count);
-    case DL_DTYPE_INT32:
-      /* wrapping, as the engines' integer sums wrap */
-      if (op == DL_REDUCE_OP_KIND_SUM)
-        REDUCE_LOOP (gint32, (gint32)((guint32)a + (guint32)b), inout, in, count);
-      else if (op == DL_REDUCE_OP_KIND_PRODUCT)
-        REDUCE_LOOP (gint32, (gint32)((guint32)a * (guint32)b), inout, in, count);
-      else
-        REDUCE_TYPED (gint32, op, inout, in, count, ok);
-      break;
-    case DL_DTYPE_INT64:
-      if (op == DL_REDUCE_OP_KIND_SUM)
-        REDUCE_LOOP (gint64, (gint64)((guint64)a + (guint64)b), inout, in, count);
-      else if (op == DL_REDUCE_OP_KIND_PRODUCT)
-        REDUCE_LOOP (gint64, (gint64)((guint64)a * (guint64)b), inout, in, count);
-      else
-        REDUCE_TYPED (gint64, op, inout, in, count, ok);
-      break;
-    case DL_DTYPE_UINT8:
-      REDUCE_TYPED (guint8, op, inout, in, count, ok);
-      break;
-    case DL_DTYPE_BOOL:
-      if (op == DL_REDUCE_OP_KIND_SUM || op == DL_REDUCE_OP_KIND_MAX)
-        REDUCE_LOOP (guint8, (a || b) ? 1 : 0, inout, in, count);
-      else if (op == DL_REDUCE_OP_KIND_PRODUCT || op == DL_REDUCE_OP_KIND_MIN)
-        REDUCE_LOOP (guint8, (a && b) ? 1 : 0, inout, in, count);
-      else
+      case DL_DTYPE_FLOAT32:
+        REDUCE_TYPED (float, op, inout, in, count, ok);
+        break;
+      case DL_DTYPE_FLOAT64:
+        REDUCE_TYPED (double, op, inout, in, count, ok);
+        break;
+      case DL_DTYPE_FLOAT16:
+        REDUCE_TYPED (dl_half, op, inout, in, count, ok);
+        break;
+      case DL_DTYPE_BFLOAT16:
+        return reduce_bf16 (op, inout, in, count);
+      case DL_DTYPE_INT32:
+        /* wrapping, as the engines' integer sums wrap */
+        if (op == DL_REDUCE_OP_KIND_SUM)
+          REDUCE_LOOP (gint32, (gint32)((guint32)a + (guint32)b), inout, in, count);
+        else if (op == DL_REDUCE_OP_KIND_PRODUCT)
+          REDUCE_LOOP (gint32, (gint32)((guint32)a * (guint32)b), inout, in, count);
+        else
+          REDUCE_TYPED (gint32, op, inout, in, count, ok);
+        break;
+      case DL_DTYPE_INT64:
+        if (op == DL_REDUCE_OP_KIND_SUM)
+          REDUCE_LOOP (gint64, (gint64)((guint64)a + (guint64)b), inout, in, count);
+        else if (op == DL_REDUCE_OP_KIND_PRODUCT)
+          REDUCE_LOOP (gint64, (gint64)((guint64)a * (guint64)b), inout, in, count);
+        else
+          REDUCE_TYPED (gint64, op, inout, in, count, ok);
+        break;
+      case DL_DTYPE_UINT8:
+        REDUCE_TYPED (guint8, op, inout, in, count, ok);
+        break;
+      case DL_DTYPE_BOOL:
+        if (op == DL_REDUCE_OP_KIND_SUM || op == DL_REDUCE_OP_KIND_MAX)
+          REDUCE_LOOP (guint8, (a || b) ? 1 : 0, inout, in, count);
+        else if (op == DL_REDUCE_OP_KIND_PRODUCT || op == DL_REDUCE_OP_KIND_MIN)
+          REDUCE_LOOP (guint8, (a && b) ? 1 : 0, inout, in, count);
+        else
+          ok = FALSE;
+        break;
+      default:
         ok = FALSE;
-      break;
-    default:
-      ok = FALSE;
     }
   return ok;
 }
@@ -159,36 +159,36 @@ dl_reduce_host_divide (DlDType dtype, gpointer buf, gsize count, gint divisor)
   g_return_val_if_fail (divisor > 0, FALSE);
   switch (dtype)
     {
-    case DL_DTYPE_FLOAT32:
-      for (gsize i = 0; i < count; i++)
-        ((float *)buf)[i] /= (float)divisor;
-      return TRUE;
-    case DL_DTYPE_FLOAT64:
-      for (gsize i = 0; i < count; i++)
-        ((double *)buf)[i] /= (double)divisor;
-      return TRUE;
-    case DL_DTYPE_FLOAT16:
-      for (gsize i = 0; i < count; i++)
-        ((dl_half *)buf)[i] = (dl_half)((float)((dl_half *)buf)[i] / (float)divisor);
-      return TRUE;
-    case DL_DTYPE_BFLOAT16:
-      for (gsize i = 0; i < count; i++)
-        ((dl_bf16 *)buf)[i]
-            = dl_float_to_bf16 (dl_bf16_to_float (((dl_bf16 *)buf)[i]) / (float)divisor);
-      return TRUE;
-    case DL_DTYPE_INT32:
-      for (gsize i = 0; i < count; i++)
-        ((gint32 *)buf)[i] /= divisor;
-      return TRUE;
-    case DL_DTYPE_INT64:
-      for (gsize i = 0; i < count; i++)
-        ((gint64 *)buf)[i] /= divisor;
-      return TRUE;
-    case DL_DTYPE_UINT8:
-      for (gsize i = 0; i < count; i++)
-        ((guint8 *)buf)[i] = (guint8)(((guint8 *)buf)[i] / divisor);
-      return TRUE;
-    default:
-      return FALSE;
+      case DL_DTYPE_FLOAT32:
+        for (gsize i = 0; i < count; i++)
+          ((float *)buf)[i] /= (float)divisor;
+        return TRUE;
+      case DL_DTYPE_FLOAT64:
+        for (gsize i = 0; i < count; i++)
+          ((double *)buf)[i] /= (double)divisor;
+        return TRUE;
+      case DL_DTYPE_FLOAT16:
+        for (gsize i = 0; i < count; i++)
+          ((dl_half *)buf)[i] = (dl_half)((float)((dl_half *)buf)[i] / (float)divisor);
+        return TRUE;
+      case DL_DTYPE_BFLOAT16:
+        for (gsize i = 0; i < count; i++)
+          ((dl_bf16 *)buf)[i]
+              = dl_float_to_bf16 (dl_bf16_to_float (((dl_bf16 *)buf)[i]) / (float)divisor);
+        return TRUE;
+      case DL_DTYPE_INT32:
+        for (gsize i = 0; i < count; i++)
+          ((gint32 *)buf)[i] /= divisor;
+        return TRUE;
+      case DL_DTYPE_INT64:
+        for (gsize i = 0; i < count; i++)
+          ((gint64 *)buf)[i] /= divisor;
+        return TRUE;
+      case DL_DTYPE_UINT8:
+        for (gsize i = 0; i < count; i++)
+          ((guint8 *)buf)[i] = (guint8)(((guint8 *)buf)[i] / divisor);
+        return TRUE;
+      default:
+        return FALSE;
     }
 }

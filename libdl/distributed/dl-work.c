@@ -160,11 +160,11 @@ dl_work_wait (DlWork *self, GError **error)
   if (timed_out)
     {
       if (self->peer >= 0)
-        self->error = g_error_new (DL_ERROR, DL_ERROR_FAILED,
-                                   "%s: timed out after %g s waiting for rank %d (rank %d of %d): "
-                                   "the peer died or did not take part",
-                                   self->collective, self->timeout, self->peer, self->rank,
-                                   self->size);
+        self->error
+            = g_error_new (DL_ERROR, DL_ERROR_FAILED,
+                           "%s: timed out after %g s waiting for rank %d (rank %d of %d): "
+                           "the peer died or did not take part",
+                           self->collective, self->timeout, self->peer, self->rank, self->size);
       else
         self->error = g_error_new (DL_ERROR, DL_ERROR_FAILED,
                                    "%s: timed out after %g s waiting for the other ranks (rank %d "

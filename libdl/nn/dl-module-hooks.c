@@ -17,6 +17,7 @@
 #include "dl-node.h"
 #include "dl-tensor-private.h"
 #include "dl-device-private.h"
+#include "dl-native-private.h"
 #include "ops/dl-ops-creation.h"
 #include "ops/dl-ops-pointwise.h"
 #include "ops/dl-ops-shape.h"
@@ -153,4 +154,43 @@ dl_module_get_n_hooks (DlModule *self)
   g_return_val_if_fail (DL_IS_MODULE (self), 0);
   priv = dl_module_priv (self);
   return priv->hooks ? priv->hooks->len : 0;
+}
+
+/* ---- code that must stay on the binding's thread ------------------------ */
+
+gchar *
+dl_module_find_binding_code (DlModule *self, const gchar *path)
+{
+  DlModuleClass *klass = DL_MODULE_GET_CLASS (self);
+  DlModulePrivate *priv = dl_module_priv (self);
+  const gchar *what = NULL;
+
+  if (!dl_is_native_code ((gpointer)klass->forward))
+    what = "forward";
+  else if (!dl_is_native_code ((gpointer)klass->forward_many))
+    what = "forward_many";
+  for (guint i = 0; what == NULL && priv->hooks && i < priv->hooks->len; i++)
+    {
+      HookEntry *e = g_ptr_array_index (priv->hooks, i);
+
+      if (!dl_is_native_code (e->func))
+        what = e->post ? "a forward hook" : "a forward pre-hook";
+    }
+  if (what)
+    return g_strdup_printf ("'%s' (%s): %s", path, G_OBJECT_TYPE_NAME (self), what);
+  for (guint i = 0; i < priv->children->len; i++)
+    {
+      DlModule *child = g_ptr_array_index (priv->children, i);
+      const gchar *name = g_ptr_array_index (priv->child_names, i);
+      g_autofree gchar *child_path = NULL;
+      gchar *found;
+
+      if (child == NULL)
+        continue;
+      child_path = g_strconcat (path, ".", name, NULL);
+      found = dl_module_find_binding_code (child, child_path);
+      if (found)
+        return found;
+    }
+  return NULL;
 }

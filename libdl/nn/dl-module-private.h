@@ -38,4 +38,23 @@ gboolean dl_module_insert_child (DlModule *self,
                                  GError **error);
 gboolean dl_module_remove_child (DlModule *self, const gchar *op, gint64 index, GError **error);
 
+/* dl_module_set_training() without notifying #DlModule:training: for a
+ * worker thread that switches a model's mode for one job and back (a
+ * notification would run the program's handlers on the worker) */
+void dl_module_set_training_quietly (DlModule *self, gboolean training);
+
+/* the #DlModule:training of each module of @self's tree (itself, then its
+ * children's trees in order), as gboolean; and setting them back quietly
+ * (a tree that has not changed its shape in between) */
+GArray *dl_module_get_modes (DlModule *self);
+void dl_module_set_modes_quietly (DlModule *self, GArray *modes);
+
+/* %NULL when every module of @self's tree (itself included) runs compiled
+ * code only: its class's forward and forward_many, and its forward hooks
+ * and pre-hooks. Otherwise a description of the first that runs a
+ * language binding's code ("'model.layers.0' (PyScale): forward"), for
+ * the error of an op that would run the tree on another thread. @path
+ * names @self in it ("model"). Free with g_free(). */
+gchar *dl_module_find_binding_code (DlModule *self, const gchar *path);
+
 G_END_DECLS

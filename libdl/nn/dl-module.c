@@ -933,6 +933,23 @@ dl_module_zero_grad (DlModule *self)
     dl_tensor_set_grad (g_ptr_array_index (params, i), NULL, NULL);
 }
 
+/* sets the mode of @self's tree, notifying #DlModule:training of each
+ * module whose mode changes when @notify */
+static void
+set_training (DlModule *self, gboolean training, gboolean notify)
+{
+  DlModulePrivate *priv = dl_module_get_instance_private (self);
+
+  for (guint i = 0; i < priv->children->len; i++)
+    set_training (g_ptr_array_index (priv->children, i), training, notify);
+  if (priv->training != training)
+    {
+      priv->training = training;
+      if (notify)
+        g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRAINING]);
+    }
+}
+
 /**
  * dl_module_set_training:
  * @self: a #DlModule
@@ -945,18 +962,53 @@ dl_module_zero_grad (DlModule *self)
 void
 dl_module_set_training (DlModule *self, gboolean training)
 {
-  DlModulePrivate *priv;
-
   g_return_if_fail (DL_IS_MODULE (self));
-  priv = dl_module_get_instance_private (self);
-  training = !!training;
+  set_training (self, !!training, TRUE);
+}
+
+void
+dl_module_set_training_quietly (DlModule *self, gboolean training)
+{
+  set_training (self, !!training, FALSE);
+}
+
+static void
+collect_modes (DlModule *self, GArray *modes)
+{
+  DlModulePrivate *priv = dl_module_get_instance_private (self);
+
+  g_array_append_val (modes, priv->training);
   for (guint i = 0; i < priv->children->len; i++)
-    dl_module_set_training (g_ptr_array_index (priv->children, i), training);
-  if (priv->training != training)
-    {
-      priv->training = training;
-      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRAINING]);
-    }
+    collect_modes (g_ptr_array_index (priv->children, i), modes);
+}
+
+GArray *
+dl_module_get_modes (DlModule *self)
+{
+  GArray *modes = g_array_new (FALSE, FALSE, sizeof (gboolean));
+
+  collect_modes (self, modes);
+  return modes;
+}
+
+static void
+restore_modes (DlModule *self, GArray *modes, guint *at)
+{
+  DlModulePrivate *priv = dl_module_get_instance_private (self);
+
+  if (*at < modes->len)
+    priv->training = g_array_index (modes, gboolean, *at);
+  (*at)++;
+  for (guint i = 0; i < priv->children->len; i++)
+    restore_modes (g_ptr_array_index (priv->children, i), modes, at);
+}
+
+void
+dl_module_set_modes_quietly (DlModule *self, GArray *modes)
+{
+  guint at = 0;
+
+  restore_modes (self, modes, &at);
 }
 
 /**

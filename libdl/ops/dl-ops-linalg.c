@@ -435,6 +435,28 @@ check_mm (const gchar *op, DlTensor *a, DlTensor *b, GError **error)
   return TRUE;
 }
 
+/* bmm's operands: two live batches of matrices of one dtype, of one
+ * batch size, whose inner dims agree */
+static gboolean
+check_bmm (const gchar *op, DlTensor *a, DlTensor *b, GError **error)
+{
+  if (!dl_check_live (op, a, error) || !dl_check_live (op, b, error)
+      || !check_ndim (op, "batch1", a, 3, error) || !check_ndim (op, "batch2", b, 3, error)
+      || !check_same_dtype (op, a, b, error))
+    return FALSE;
+  if (a->sizes[0] != b->sizes[0] || a->sizes[2] != b->sizes[1])
+    {
+      g_autofree gchar *as = dl_shape_to_string (a->sizes, 3);
+      g_autofree gchar *bs = dl_shape_to_string (b->sizes, 3);
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "%s: batch1 %s and batch2 %s: expected the same batch size and "
+                   "batch1.size(2) == batch2.size(1)",
+                   op, as, bs);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /**
  * dl_tensor_mm:
  * @self: an n x k matrix
@@ -473,22 +495,8 @@ DlTensor *
 dl_tensor_bmm (DlTensor *self, DlTensor *other, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
-  if (!dl_check_live ("bmm", self, error) || !dl_check_live ("bmm", other, error))
+  if (!check_bmm ("bmm", self, other, error))
     return NULL;
-  if (!check_ndim ("bmm", "batch1", self, 3, error)
-      || !check_ndim ("bmm", "batch2", other, 3, error)
-      || !check_same_dtype ("bmm", self, other, error))
-    return NULL;
-  if (self->sizes[0] != other->sizes[0] || self->sizes[2] != other->sizes[1])
-    {
-      g_autofree gchar *as = dl_shape_to_string (self->sizes, 3);
-      g_autofree gchar *bs = dl_shape_to_string (other->sizes, 3);
-      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "bmm: batch1 %s and batch2 %s: expected the same batch size and "
-                   "batch1.size(2) == batch2.size(1)",
-                   as, bs);
-      return NULL;
-    }
   return dl_tensor_matmul (self, other, error);
 }
 
@@ -627,54 +635,107 @@ add_scaled_product (const gchar *op,
   return dl_tensor_add_scaled (p, in, beta, error);
 }
 
-/* addmm's backward, inputs (bias, mat1, mat2) in torch's order: the bias
- * gets the output gradient summed over the rows */
+/* What addmm's node keeps: the product's operands and the two factors */
+typedef struct
+{
+  BmmState product;
+  gdouble beta, alpha;
+} AddmmState;
+
+/* The gradient of one input of addmm times its factor (the gradient
+ * itself when the factor is 1) */
+static DlTensor *
+scaled_grad (DlTensor *g, gdouble factor, GError **error)
+{
+  if (g == NULL || factor == 1)
+    return g;
+  DlTensor *scaled = dl_tensor_mul_scalar (g, factor, error);
+  g_object_unref (g);
+  return scaled;
+}
+
+/* addmm's backward, inputs (input, mat1, mat2) in torch's order: the
+ * input gets beta times the output gradient summed to its shape, the
+ * matrices alpha times the product's gradients */
 static gboolean
 addmm_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
+  DlNodeData *d = dl_node_data (node);
+  const AddmmState *s = dl_node_state (node);
+
   if (dl_node_needs_input_grad (node, 0)
-      && !(gi[0] = dl_tensor_sum_dims (go[0], (gint64[]){ 0 }, 1, FALSE, error)))
+      && !(gi[0] = scaled_grad (dl_sum_to (go[0], d->inputs[0].sizes, d->inputs[0].ndim, error),
+                                s->beta, error)))
     return FALSE;
-  return product_grads (node, dl_node_state (node), 1, go[0], gi + 1, error);
+  if (!product_grads (node, &s->product, 1, go[0], gi + 1, error))
+    return FALSE;
+  for (gint i = 1; i < 3; i++)
+    if (gi[i] && !(gi[i] = scaled_grad (gi[i], s->alpha, error)))
+      return FALSE;
+  return TRUE;
 }
 
-/* bias + a @ b where addmm_fuses(): one GEMM, the bias added into its
- * fresh result in place, recorded as one AddmmBackward0 node (torch's
- * graph of addmm and of a linear layer) */
+/* beta * input + alpha * (a @ b) where addmm_fuses(): one GEMM (batched
+ * for 3-D operands), scaled and added to in place in its fresh result,
+ * recorded as one node named @node_name (torch's AddmmBackward0 of addmm
+ * and of a linear layer, BaddbmmBackward0). beta = 0 ignores the input,
+ * NaN and infinities included, as torch does. */
 static DlTensor *
-addmm_prim (DlTensor *bias, DlTensor *a, DlTensor *b, GError **error)
+addmm_prim (const gchar *node_name,
+            DlTensor *input,
+            DlTensor *a,
+            DlTensor *b,
+            gdouble beta,
+            gdouble alpha,
+            GError **error)
 {
   g_autoptr (DlTensor) out = bmm_raw (a, b, error);
-  gboolean was, added;
+  gboolean was, done;
 
   if (!out)
     return NULL;
   was = dl_set_grad_enabled (FALSE);
-  added = dl_tensor_add_ (out, bias, error) != NULL;
+  done = (alpha == 1 || dl_tensor_mul_scalar_ (out, alpha, error) != NULL)
+         && (beta == 0 || dl_tensor_add_scaled_ (out, input, beta, error) != NULL);
   dl_set_grad_enabled (was);
-  if (!added)
+  if (!done)
     return NULL;
-  if (dl_autograd_any_requires (3, (DlTensor *[]){ bias, a, b }))
+  if (dl_autograd_any_requires (3, (DlTensor *[]){ input, a, b }))
     {
       g_autoptr (DlNode) node
-          = dl_node_new_for_op ("AddmmBackward0", addmm_backward, 3, (DlTensor *[]){ bias, a, b });
+          = dl_node_new_for_op (node_name, addmm_backward, 3, (DlTensor *[]){ input, a, b });
+      AddmmState *s = DL_NODE_NEW_STATE (node, AddmmState);
 
-      product_save (node, DL_NODE_NEW_STATE (node, BmmState), 1, a, b);
+      s->beta = beta;
+      s->alpha = alpha;
+      product_save (node, &s->product, 1, a, b);
       dl_node_set_output (node, out, 0);
     }
   return g_steal_pointer (&out);
 }
 
-/* Whether bias + a @ b can run as addmm_prim: matrices a [n, k] and
- * b [k, m] and a bias [m], all of float32 or all of float64, on one
- * device */
+/* Whether beta * input + alpha * (a @ b) can run as addmm_prim: matrices
+ * (or batches of them) a [.., n, k] and b [.., k, m] and an input that
+ * broadcasts to the product without growing it, all of float32 or all of
+ * float64, on one device */
 static gboolean
-addmm_fuses (DlTensor *bias, DlTensor *a, DlTensor *b)
+addmm_fuses (DlTensor *input, DlTensor *a, DlTensor *b)
 {
-  return bias->ndim == 1 && bias->sizes[0] == b->sizes[1]
-         && (a->dtype == DL_DTYPE_FLOAT32 || a->dtype == DL_DTYPE_FLOAT64) && b->dtype == a->dtype
-         && bias->dtype == a->dtype && dl_tensor_device (a) == dl_tensor_device (b)
-         && dl_tensor_device (bias) == dl_tensor_device (a);
+  gint nd = a->ndim;
+
+  if (input->ndim > nd)
+    return FALSE;
+  for (gint i = 1; i <= input->ndim; i++)
+    {
+      gint64 n = input->sizes[input->ndim - i];
+      gint64 want = i == 1 ? b->sizes[b->ndim - 1] : a->sizes[nd - i];
+
+      if (n != 1 && n != want)
+        return FALSE;
+    }
+  return (a->dtype == DL_DTYPE_FLOAT32 || a->dtype == DL_DTYPE_FLOAT64) && b->dtype == a->dtype
+         && input->dtype == a->dtype && dl_tensor_device (a) == dl_tensor_device (b)
+         && dl_tensor_device (input) == dl_tensor_device (a);
 }
 
 /**
@@ -686,7 +747,10 @@ addmm_fuses (DlTensor *bias, DlTensor *a, DlTensor *b)
  * @alpha: the factor for the product
  * @error: return location for a #GError
  *
- * Computes beta * self + alpha * (mat1 @ mat2), as torch.addmm.
+ * Computes beta * self + alpha * (mat1 @ mat2), as torch.addmm: one
+ * matrix product scaled and added to in place, recorded as one
+ * AddmmBackward0 node, when all three are float32 or all float64 on one
+ * device (other dtypes go through matmul and add).
  *
  * Returns: (transfer full): the n x m result, or %NULL with @error set
  *
@@ -705,8 +769,8 @@ dl_tensor_addmm (DlTensor *self,
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!check_mm ("addmm", mat1, mat2, error) || !dl_check_live ("addmm", self, error))
     return NULL;
-  if (beta == 1 && alpha == 1 && addmm_fuses (self, mat1, mat2))
-    return addmm_prim (self, mat1, mat2, error);
+  if (addmm_fuses (self, mat1, mat2))
+    return addmm_prim ("AddmmBackward0", self, mat1, mat2, beta, alpha, error);
   if (!(p = dl_tensor_matmul (mat1, mat2, error)))
     return NULL;
   return add_scaled_product ("addmm", self, p, beta, alpha, error);
@@ -738,9 +802,121 @@ dl_tensor_baddbmm (DlTensor *self,
   g_autoptr (DlTensor) p = NULL;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!(p = dl_tensor_bmm (batch1, batch2, error)))
+  if (!check_bmm ("baddbmm", batch1, batch2, error) || !dl_check_live ("baddbmm", self, error))
+    return NULL;
+  if (addmm_fuses (self, batch1, batch2))
+    return addmm_prim ("BaddbmmBackward0", self, batch1, batch2, beta, alpha, error);
+  if (!(p = dl_tensor_matmul (batch1, batch2, error)))
     return NULL;
   return add_scaled_product ("baddbmm", self, p, beta, alpha, error);
+}
+
+/**
+ * dl_tensor_addbmm:
+ * @self: the input, broadcastable to n x m
+ * @batch1: a b x n x k batch of matrices
+ * @batch2: a b x k x m batch of matrices
+ * @beta: the factor for @self (0 ignores it)
+ * @alpha: the factor for the sum of the products
+ * @error: return location for a #GError
+ *
+ * Computes beta * self + alpha * sum over i of (batch1[i] @ batch2[i]),
+ * as torch.addbmm.
+ *
+ * Returns: (transfer full): the n x m result, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_addbmm (DlTensor *self,
+                  DlTensor *batch1,
+                  DlTensor *batch2,
+                  gdouble beta,
+                  gdouble alpha,
+                  GError **error)
+{
+  g_autoptr (DlTensor) p = NULL;
+  g_autoptr (DlTensor) s = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!check_bmm ("addbmm", batch1, batch2, error) || !dl_check_live ("addbmm", self, error)
+      || !(p = dl_tensor_matmul (batch1, batch2, error))
+      || !(s = dl_tensor_sum_dims (p, (gint64[]){ 0 }, 1, FALSE, error)))
+    return NULL;
+  return add_scaled_product ("addbmm", self, s, beta, alpha, error);
+}
+
+/**
+ * dl_tensor_addmv:
+ * @self: the input, broadcastable to n elements
+ * @mat: an n x m matrix
+ * @vec: a vector of m elements and the matrix's dtype
+ * @beta: the factor for @self (0 ignores it)
+ * @alpha: the factor for the product
+ * @error: return location for a #GError
+ *
+ * Computes beta * self + alpha * (mat @ vec), as torch.addmv.
+ *
+ * Returns: (transfer full): the n elements of the result, or %NULL with
+ *   @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_addmv (DlTensor *self,
+                 DlTensor *mat,
+                 DlTensor *vec,
+                 gdouble beta,
+                 gdouble alpha,
+                 GError **error)
+{
+  g_autoptr (DlTensor) p = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("addmv", self, error))
+    return NULL;
+  if (!(p = dl_tensor_mv (mat, vec, error)))
+    {
+      g_prefix_error (error, "addmv: ");
+      return NULL;
+    }
+  return add_scaled_product ("addmv", self, p, beta, alpha, error);
+}
+
+/**
+ * dl_tensor_addr:
+ * @self: the input, broadcastable to n x m
+ * @vec1: a vector of n elements
+ * @vec2: a vector of m elements
+ * @beta: the factor for @self (0 ignores it)
+ * @alpha: the factor for the outer product
+ * @error: return location for a #GError
+ *
+ * Computes beta * self + alpha * outer (vec1, vec2), as torch.addr.
+ *
+ * Returns: (transfer full): the n x m result, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_addr (DlTensor *self,
+                DlTensor *vec1,
+                DlTensor *vec2,
+                gdouble beta,
+                gdouble alpha,
+                GError **error)
+{
+  g_autoptr (DlTensor) p = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("addr", self, error))
+    return NULL;
+  if (!(p = dl_tensor_outer (vec1, vec2, error)))
+    {
+      g_prefix_error (error, "addr: ");
+      return NULL;
+    }
+  return add_scaled_product ("addr", self, p, beta, alpha, error);
 }
 
 /**

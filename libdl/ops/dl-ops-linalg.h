@@ -31,6 +31,24 @@ DL_EXPORT DlTensor *dl_tensor_baddbmm (DlTensor *self,
                                        gdouble beta,
                                        gdouble alpha,
                                        GError **error);
+DL_EXPORT DlTensor *dl_tensor_addbmm (DlTensor *self,
+                                      DlTensor *batch1,
+                                      DlTensor *batch2,
+                                      gdouble beta,
+                                      gdouble alpha,
+                                      GError **error);
+DL_EXPORT DlTensor *dl_tensor_addmv (DlTensor *self,
+                                     DlTensor *mat,
+                                     DlTensor *vec,
+                                     gdouble beta,
+                                     gdouble alpha,
+                                     GError **error);
+DL_EXPORT DlTensor *dl_tensor_addr (DlTensor *self,
+                                    DlTensor *vec1,
+                                    DlTensor *vec2,
+                                    gdouble beta,
+                                    gdouble alpha,
+                                    GError **error);
 DL_EXPORT DlTensor *
 dl_tensor_linear (DlTensor *self, DlTensor *weight, DlTensor *bias, GError **error);
 DL_EXPORT DlTensor *dl_tensor_tensordot (DlTensor *self,

@@ -73,19 +73,19 @@ reduce_of (DlReduceOpKind op, gint64 i, DlDType dtype, gint salt)
 
       switch (op)
         {
-        case DL_REDUCE_OP_KIND_SUM:
-        case DL_REDUCE_OP_KIND_AVG:
-          acc = dtype == DL_DTYPE_BOOL ? (acc || v) : acc + v;
-          break;
-        case DL_REDUCE_OP_KIND_PRODUCT:
-          acc = dtype == DL_DTYPE_BOOL ? (acc && v) : acc * v;
-          break;
-        case DL_REDUCE_OP_KIND_MIN:
-          acc = MIN (acc, v);
-          break;
-        case DL_REDUCE_OP_KIND_MAX:
-          acc = MAX (acc, v);
-          break;
+          case DL_REDUCE_OP_KIND_SUM:
+          case DL_REDUCE_OP_KIND_AVG:
+            acc = dtype == DL_DTYPE_BOOL ? (acc || v) : acc + v;
+            break;
+          case DL_REDUCE_OP_KIND_PRODUCT:
+            acc = dtype == DL_DTYPE_BOOL ? (acc && v) : acc * v;
+            break;
+          case DL_REDUCE_OP_KIND_MIN:
+            acc = MIN (acc, v);
+            break;
+          case DL_REDUCE_OP_KIND_MAX:
+            acc = MAX (acc, v);
+            break;
         }
     }
   if (op == DL_REDUCE_OP_KIND_AVG)
@@ -126,7 +126,8 @@ test_all_reduce (void)
         g_autoptr (DlTensor) t = input_of (rank, n, dtype, (gint)o);
         g_autoptr (GError) error = NULL;
         g_autoptr (DlWork) work = NULL;
-        g_autofree gchar *what = g_strdup_printf ("all_reduce %s op %d", dl_dtype_get_name (dtype), op);
+        g_autofree gchar *what
+            = g_strdup_printf ("all_reduce %s op %d", dl_dtype_get_name (dtype), op);
         gdouble expected[37];
 
         /* the odd ones asynchronously */
@@ -375,8 +376,8 @@ test_mismatch (void)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (DlTensor) t = dl_zeros (DL_SHAPE (2 + (rank == 1)), DL_DTYPE_FLOAT32, NULL, NULL);
-  g_autoptr (DlTensor) u = dl_zeros (DL_SHAPE (4), rank == 1 ? DL_DTYPE_INT32 : DL_DTYPE_FLOAT32,
-                                     NULL, NULL);
+  g_autoptr (DlTensor) u
+      = dl_zeros (DL_SHAPE (4), rank == 1 ? DL_DTYPE_INT32 : DL_DTYPE_FLOAT32, NULL, NULL);
   g_autoptr (DlTensor) ok = input_of (rank, 4, DL_DTYPE_FLOAT32, 0);
   g_autoptr (DlWork) work = NULL;
   gdouble expected[4];

@@ -394,6 +394,12 @@ for _name, _op, _shape, _out in [
 WALK['AddmmBackward0'] = [
     Case(lambda m, a, w, b: m.nn.functional.linear(a, w, b), (3, 4), (2, 4), (2,)),
     Case(lambda m, a, w, b: m.nn.functional.linear(a, w, b), (2, 3, 4), (2, 4), (2,))]
+WALK['AddmmBackward0'].append(Case(lambda m, i, a, b: m.addmm(i, a, b, beta=0.5, alpha=-2),
+                                   (3, 1), (3, 4), (4, 2)))
+WALK['BaddbmmBackward0'] = [Case(lambda m, i, a, b: m.baddbmm(i, a, b, beta=2, alpha=0.5),
+                                 (3, 2), (2, 3, 4), (2, 4, 2)),
+                            Case(lambda m, i, a, b: i.baddbmm(a, b), (2, 3, 2), (2, 3, 4),
+                                 (2, 4, 2))]
 # the rows of a batch times a matrix, viewed back as the batch
 WALK['UnsafeViewBackward0'] = [Case(lambda m, a, b: a.matmul(b), (2, 3, 4), (4, 2))]
 

@@ -323,6 +323,68 @@ def test_addmm_grad(rng):
     check_grad(lambda a, b: a.mv(b), [(3, 4), (4,)], rng)
 
 
+# (op, input shape, operand shapes) of the three other scaled products
+ADDS = [('addbmm', (3, 5), ((2, 3, 4), (2, 4, 5))), ('addbmm', (5,), ((1, 3, 4), (1, 4, 5))),
+        ('addbmm', (), ((2, 3, 4), (2, 4, 5))), ('addmv', (3,), ((3, 4), (4,))),
+        ('addmv', (1,), ((3, 4), (4,))), ('addmv', (), ((3, 4), (4,))),
+        ('addr', (3, 5), ((3,), (5,))), ('addr', (5,), ((3,), (5,))),
+        ('addr', (3, 1), ((3,), (5,)))]
+
+
+@pytest.mark.parametrize("op,input_shape,shapes", ADDS, ids=str)
+@pytest.mark.parametrize("ab", [(1, 1), (0.5, 2), (2, 0)], ids=str)
+@pytest.mark.parametrize("name", ["float32", "float64", "int64"])
+def test_scaled_products(rng, op, input_shape, shapes, ab, name):
+    beta, alpha = ab
+    if name == "int64":
+        beta, alpha = int(beta * 2), int(alpha)
+    i, it = rand_pair(rng, input_shape, name)
+    (x, t), (y, u) = (rand_pair(rng, s, name) for s in shapes)
+    check(lambda f, *a: getattr(f, op)(*a, beta=beta, alpha=alpha), (Dl, i, x, y),
+          (torch, it, t, u), name, 4)
+    # the method, on a non-contiguous input
+    xt, tt = rand_pair(rng, shapes[0][::-1], name)
+    check(lambda a, b, c: getattr(a, op)(b.transpose(0, -1) if b.dim() > 1 else b, c),
+          (i, xt if len(shapes[0]) > 1 else x, y), (it, tt if len(shapes[0]) > 1 else t, u),
+          name, 4)
+
+
+def test_scaled_products_beta0_ignores_nan_and_errors(rng):
+    for op, _, shapes in ADDS[::3]:
+        (x, t), (y, u) = (rand_pair(rng, s, "float64") for s in shapes)
+        out = getattr(Dl, op)(Dl.full((1,), float("nan"), dtype=Dl.float64), x, y, beta=0)
+        ref = getattr(torch, op)(torch.full((1,), float("nan"), dtype=torch.float64), t, u,
+                                 beta=0)
+        assert_same(out, ref)
+        # operands that do not fit: torch's RuntimeError, naming the op
+        bad_d, bad_t = rand_pair(rng, tuple(n + 1 for n in shapes[1]), "float64")
+        with pytest.raises(RuntimeError):
+            getattr(torch, op)(ref, t, bad_t)
+        with pytest.raises(RuntimeError, match=None if Dl is torch else op):
+            getattr(Dl, op)(out, x, bad_d)
+        # an input that does not broadcast to the product
+        with pytest.raises(RuntimeError):
+            getattr(torch, op)(torch.zeros(7, 7, dtype=torch.float64), t, u)
+        with pytest.raises(RuntimeError, match=None if Dl is torch else op):
+            getattr(Dl, op)(Dl.zeros(7, 7, dtype=Dl.float64), x, y)
+
+
+@pytest.mark.parametrize("op,input_shape,shapes", ADDS[::2], ids=str)
+def test_scaled_products_grad(rng, op, input_shape, shapes):
+    check_grad(lambda i, a, b: getattr(i, op)(a, b, beta=0.5, alpha=-2),
+               [input_shape] + list(shapes), rng)
+
+
+def test_baddbmm_graph_as_torch(rng):
+    pairs = [rand_pair(rng, s, "float64", requires_grad=True)
+             for s in ((3, 5), (2, 3, 4), (2, 4, 5))]
+    out = Dl.baddbmm(*[p[0] for p in pairs], beta=0.5, alpha=2)
+    assert out.grad_fn.name() == torch.baddbmm(*[p[1] for p in pairs]).grad_fn.name()
+    gradcheck, gradgradcheck = Dl.autograd.gradcheck, Dl.autograd.gradgradcheck
+    assert gradcheck(lambda *a: Dl.baddbmm(*a, beta=0.5, alpha=2), [p[0] for p in pairs])
+    assert gradgradcheck(lambda *a: Dl.baddbmm(*a, beta=0.5, alpha=2), [p[0] for p in pairs])
+
+
 TENSORDOT = [((3, 4, 5), (4, 5, 6), 2), ((3, 4, 5), (4, 5, 6), ([1, 2], [0, 1])),
              ((3, 4, 5), (5, 4, 6), ([1, 2], [1, 0])), ((3, 4), (4, 5), 1), ((3,), (4,), 0),
              ((2, 3), (3, 2), ([0, 1], [1, 0])), ((3, 4), (5, 4), ([-1], [-1])),

@@ -78,6 +78,43 @@ def test_addmm_graph_as_torch():
     assert gradgradcheck(lib.addmm, (bd, ad, md))
 
 
+@pytest.mark.parametrize('shape', [(3,), (2, 3), (2, 1), (1, 3), (1,), ()],
+                         ids=lambda s: 'x'.join(map(str, s)) or 'scalar')
+@pytest.mark.parametrize('beta,alpha', [(1, 1), (0.5, 2.0), (0, 1.5), (-1, 1)])
+def test_scaled_addmm_graph_as_torch(shape, beta, alpha):
+    # any factors and any input that broadcasts to the product: one node,
+    # the values and gradients of torch's
+    rng = np.random.default_rng(3)
+    b, m1, m2 = (rand_np(rng, s, 'float64') for s in (shape, (2, 4), (4, 3)))
+    (bd, bt), (ad, at), (md, mt) = (pair(v, 'float64', requires_grad=True) for v in (b, m1, m2))
+    lib = torch if SELF_CHECK else dl
+    out = lib.addmm(bd, ad, md, beta=beta, alpha=alpha)
+    ref = torch.addmm(bt, at, mt, beta=beta, alpha=alpha)
+    assert same_names(chain(out.grad_fn), chain(ref.grad_fn))
+    np.testing.assert_allclose(out.detach().numpy(), ref.detach().numpy(), rtol=1e-12)
+    g = rand_np(rng, (2, 3), 'float64')
+    out.backward(lib.from_numpy(g))
+    ref.backward(torch.from_numpy(g))
+    for ours, theirs in ((bd, bt), (ad, at), (md, mt)):
+        np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-12)
+
+    def f(i, x, y):
+        return lib.addmm(i, x, y, beta=beta, alpha=alpha)
+    assert gradcheck(f, (bd, ad, md))
+    assert gradgradcheck(f, (bd, ad, md))
+
+
+def test_addmm_beta_zero_ignores_nan_input():
+    lib = torch if SELF_CHECK else dl
+    i = lib.full((2, 3), float('nan'), dtype=lib.float64, requires_grad=True)
+    a = lib.ones(2, 4, dtype=lib.float64, requires_grad=True)
+    out = lib.addmm(i, a, lib.ones(4, 3, dtype=lib.float64), beta=0)
+    assert out.grad_fn.name() == 'AddmmBackward0'
+    assert (out.detach().numpy() == 4).all()
+    out.sum().backward()
+    assert (i.grad.numpy() == 0).all()
+
+
 @pytest.mark.parametrize('bias', [True, False])
 def test_linear_module_graph(bias):
     import dl

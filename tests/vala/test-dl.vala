@@ -1622,6 +1622,100 @@ void test_transformer () {
     }
 }
 
+/* Dl.Trainer: `yield trainer.train_async ()` in an async method on a main
+ * loop, progress in a signal handler, then evaluate and predict */
+async void train_with_trainer (Dl.Trainer trainer, Dl.DataLoader loader, Dl.Tensor x,
+                               Dl.Module model) throws GLib.Error {
+    var losses = new GenericArray<double?> ();
+    var on_progress = trainer.progress.connect ((point) => {
+        assert (trainer.running);
+        assert (point.step == losses.length + 1);
+        losses.add (point.loss);
+    });
+    double[] epoch_losses = {};
+    var on_epoch = trainer.epoch_finished.connect ((epoch, mean_loss, accuracy) => {
+        assert (epoch == epoch_losses.length);
+        epoch_losses += mean_loss;
+    });
+    assert (yield trainer.train_async (null));
+    assert (!trainer.running);
+    assert (losses.length == 6 * 4 && trainer.history.get_n_items () == 24);
+    Test.message ("epoch loss %.4f -> %.4f", epoch_losses[0], epoch_losses[5]);
+    assert (epoch_losses[5] < 0.8 * epoch_losses[0]);
+
+    double loss, accuracy;
+    assert (yield trainer.evaluate_async (loader, null, out loss, out accuracy));
+    assert (accuracy > 0.5 && accuracy <= 1 && loss.is_finite ());
+    var output = yield trainer.predict_async (x, null);
+    var was = Dl.set_grad_enabled (false);
+    var want = model.forward (x);
+    Dl.set_grad_enabled (was);
+    assert (output.equal (want));
+
+    /* a second run while one is under way */
+    trainer.disconnect (on_progress);
+    trainer.disconnect (on_epoch);
+    var cancellable = new Cancellable ();
+    trainer.epochs = 1000000;
+    trainer.train_async.begin (cancellable, (obj, res) => {
+        try {
+            trainer.train_async.end (res);
+            assert_not_reached ();
+        } catch (GLib.Error e) {
+            assert (e is IOError.CANCELLED);
+        }
+        train_with_trainer.callback ();
+    });
+    try {
+        yield trainer.train_async (null);
+        assert_not_reached ();
+    } catch (GLib.Error e) {
+        assert (e is IOError.PENDING);
+    }
+    cancellable.cancel ();
+    yield;
+}
+
+void test_trainer () {
+    try {
+        Dl.manual_seed (6);
+        var model = new Dl.Sequential ();
+        model.append (new Dl.Linear (2, 16, true));
+        model.append (new Dl.Relu (false));
+        model.append (new Dl.Linear (16, 2, true));
+        var params = new ListStore (typeof (Dl.Tensor));
+        var parameters = model.parameters ();
+        for (int i = 0; i < parameters.length; i++)
+            params.append (parameters[i]);
+        var sgd = (Dl.Sgd) Initable.new (typeof (Dl.Sgd), null, "params", params, "lr", 0.3,
+                                         "momentum", 0.9);
+        var x = Dl.rand ({ 64, 2 }).mul_scalar (2).sub_scalar (1);
+        var xv = values (x);
+        var labels = new double[64];
+        for (int i = 0; i < 64; i++)
+            labels[i] = xv[2 * i] > 0 ? 1 : 0;
+        var loader = new Dl.DataLoader (new Dl.TensorDataset ({ x, from_array (labels, { 64 }, Dl.DType.INT64) }),
+                                        16, false);
+        var trainer = new Dl.Trainer (model, new Dl.CrossEntropyLoss (), sgd, loader);
+        trainer.epochs = 6;
+        var loop = new MainLoop ();
+        GLib.Error? failure = null;
+        train_with_trainer.begin (trainer, loader, x, model, (obj, res) => {
+            try {
+                train_with_trainer.end (res);
+            } catch (GLib.Error e) {
+                failure = e;
+            }
+            loop.quit ();
+        });
+        loop.run ();
+        if (failure != null)
+            error ("unexpected error: %s", failure.message);
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
 int main (string[] args) {
     Test.init (ref args);
     Test.add_func ("/vala/tensor/ops", test_tensor_ops);
@@ -1651,6 +1745,7 @@ int main (string[] args) {
     Test.add_func ("/vala/nn/losses-init-clip", test_losses_init_clip);
     Test.add_func ("/vala/nn/sequential-training", test_sequential_training);
     Test.add_func ("/vala/training", test_training);
+    Test.add_func ("/vala/trainer", test_trainer);
     Test.add_func ("/vala/safetensors", test_safetensors);
     Test.add_func ("/vala/data", test_data);
     Test.add_func ("/vala/diagonal", test_diagonal);

@@ -11,12 +11,12 @@ from ._dtype import (Size, bfloat16, contiguous_format, device, double, dtype, f
                      float64, get_default_dtype, half, int32, int64, long, memory_format,
                      preserve_format, set_default_dtype, uint8)
 from ._tensor import Node, Tensor
-from ._creation import (Generator, addmm, arange, as_tensor, baddbmm, bernoulli, bmm, dot, einsum,
-                        empty, empty_like, eye, from_numpy, full, full_like, ger, get_rng_state,
-                        initial_seed, inner, linspace, manual_seed, mm, multinomial, mv, normal,
-                        ones, ones_like, outer, rand, rand_like, randint, randint_like, randn,
-                        randn_like, randperm, seed, set_rng_state, tensor, tensordot, vdot, zeros,
-                        zeros_like)
+from ._creation import (Generator, addbmm, addmm, addmv, addr, arange, as_tensor, baddbmm,
+                        bernoulli, bmm, dot, einsum, empty, empty_like, eye, from_numpy, full,
+                        full_like, ger, get_rng_state, initial_seed, inner, linspace, manual_seed,
+                        mm, multinomial, mv, normal, ones, ones_like, outer, rand, rand_like,
+                        randint, randint_like, randn, randn_like, randperm, seed, set_rng_state,
+                        tensor, tensordot, vdot, zeros, zeros_like)
 from ._math import (allclose, arctan2, atan2, bitwise_and, bitwise_or, bitwise_xor, clamp, clamp_,
                     clip, eq, equal, floor_divide, ge, greater, greater_equal, gt, isclose, le,
                     lerp, less, less_equal, logical_and, logical_or, logical_xor, lt, nan_to_num,
@@ -46,7 +46,7 @@ from ._lib import Dl as _typelib
 __all__ = ['Generator', 'Node', 'Size', 'Tensor', 'add', 'allclose', 'eq', 'equal', 'ge',
            'greater', 'greater_equal', 'gt', 'isclose', 'le', 'less', 'less_equal', 'lt', 'ne',
            'not_equal', 'divide', 'true_divide', 'contiguous_format', 'memory_format',
-           'preserve_format', 'addmm', 'amax', 'amin', 'aminmax',
+           'preserve_format', 'addbmm', 'addmm', 'addmv', 'addr', 'amax', 'amin', 'aminmax',
            'arange', 'arctan2', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_tensor', 'atan2',
            'autograd', 'baddbmm', 'bernoulli', 'bfloat16', 'bitwise_and', 'bitwise_or',
            'bitwise_xor', 'bmm', 'cat', 'chunk', 'clamp', 'clamp_', 'clip', 'clone', 'concat',

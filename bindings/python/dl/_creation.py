@@ -580,6 +580,18 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     return Dl.Tensor.baddbmm(input, batch1, batch2, float(beta), float(alpha))
 
 
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    return Dl.Tensor.addbmm(input, batch1, batch2, float(beta), float(alpha))
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    return Dl.Tensor.addmv(input, mat, vec, float(beta), float(alpha))
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    return Dl.Tensor.addr(input, vec1, vec2, float(beta), float(alpha))
+
+
 def tensordot(a, b, dims=2, out=None):
     if _is_tensor(dims):
         dims = dims.tolist()

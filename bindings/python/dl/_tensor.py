@@ -776,6 +776,9 @@ class Tensor(Dl.Tensor):
     mv = _creation.mv
     addmm = _creation.addmm
     baddbmm = _creation.baddbmm
+    addbmm = _creation.addbmm
+    addmv = _creation.addmv
+    addr = _creation.addr
     inner = _creation.inner
     tensordot = _creation.tensordot
 

@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include "dl-cpu-private.h"
+#include "backends/dl-int-math.h"
 
 #include <tgmath.h>
 
@@ -56,65 +57,6 @@
 
 DEFINE_FLOAT_HELPERS (float, f32)
 DEFINE_FLOAT_HELPERS (double, f64)
-
-/* Integer helpers work on 64 bits; wrapping arithmetic is done unsigned,
- * so that overflow wraps as two's complement instead of being undefined. */
-static inline gint64
-ipow_i64 (gint64 a, gint64 b)
-{
-  guint64 r = 1, base = (guint64)a;
-
-  if (b < 0)
-    return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
-  while (b)
-    {
-      if (b & 1)
-        r *= base;
-      base *= base;
-      b >>= 1;
-    }
-  return (gint64)r;
-}
-
-/* b != 0; INT_MIN / -1 would trap in the hardware divide */
-static inline gint64
-ifloordiv_i64 (gint64 a, gint64 b)
-{
-  gint64 q;
-
-  if (b == 0)
-    return 0;
-  if (b == -1)
-    return (gint64)(0 - (guint64)a);
-  q = a / b;
-  if (a % b != 0 && ((a < 0) != (b < 0)))
-    q--;
-  return q;
-}
-
-/* b != 0; C's division truncates */
-static inline gint64
-itruncdiv_i64 (gint64 a, gint64 b)
-{
-  if (b == 0)
-    return 0;
-  if (b == -1)
-    return (gint64)(0 - (guint64)a);
-  return a / b;
-}
-
-static inline gint64
-iremainder_i64 (gint64 a, gint64 b)
-{
-  gint64 m;
-
-  if (b == 0 || b == -1)
-    return 0;
-  m = a % b;
-  if (m != 0 && ((m < 0) != (b < 0)))
-    m += b;
-  return m;
-}
 
 /* ---- unary ------------------------------------------------------------- */
 
@@ -282,16 +224,16 @@ dl_cpu_math_unary (DlBackendContext *ctx,
   X (FLOOR_DIVIDE, floor_divide, CAT (floordiv_, TN) (a, b))                                       \
   X (TRUNC_DIVIDE, trunc_divide, trunc (a / b))                                                    \
   X (REMAINDER, remainder, CAT (remainder_, TN) (a, b))                                            \
-  X (ATAN2, atan2, atan2 (a, b))                                                                   \
+  X (ATAN2, atan2, atan2 (a, b))
 
 #define BINARY_INT_OPS(X)                                                                          \
-  X (POW, pow, ipow_i64 (a, b))                                                                    \
-  X (FLOOR_DIVIDE, floor_divide, ifloordiv_i64 (a, b))                                             \
-  X (TRUNC_DIVIDE, trunc_divide, itruncdiv_i64 (a, b))                                             \
-  X (REMAINDER, remainder, iremainder_i64 (a, b))                                                  \
+  X (POW, pow, dl_int_pow (a, b))                                                                  \
+  X (FLOOR_DIVIDE, floor_divide, dl_int_floordiv (a, b))                                           \
+  X (TRUNC_DIVIDE, trunc_divide, dl_int_truncdiv (a, b))                                           \
+  X (REMAINDER, remainder, dl_int_remainder (a, b))                                                \
   X (BITWISE_AND, bitwise_and, (a & b))                                                            \
   X (BITWISE_OR, bitwise_or, (a | b))                                                              \
-  X (BITWISE_XOR, bitwise_xor, (a ^ b))                                                            \
+  X (BITWISE_XOR, bitwise_xor, (a ^ b))
 
 #define BINARY_BOOL_OPS(X)                                                                         \
   X (BITWISE_AND, bitwise_and, (a & b))                                                            \

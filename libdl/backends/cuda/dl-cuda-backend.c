@@ -3,10 +3,11 @@
  * (dl-device.c) and calls its one entry point, dl_cuda_module_init(),
  * which asks the CUDA runtime for devices and hands back the device type.
  *
- * This first slice has the memory slots only: device memory through the
- * stream allocator over cudaMalloc/cudaFree and cudaEvents, and copies
- * between host and device. Every other slot is NULL, which libdl reports
- * as not supported on 'cuda'.
+ * The memory slots live here: device memory through the stream allocator
+ * over cudaMalloc/cudaFree and cudaEvents, and copies between host and
+ * device. The kernel slots are in dl-cuda-kernels.cu (elementwise,
+ * reduce, scan and softmax, nvcc) and dl-cuda-blas.c (gemm_batched, cuBLAS); every slot
+ * left NULL in the table below libdl reports as not supported on 'cuda'.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -19,6 +20,7 @@
 #include "backends/dl-backend.h"
 #include "dl-error.h"
 #include "dl-stream-allocator-private.h"
+#include "dl-cuda-kernels.h"
 #include "dl-cuda-private.h"
 
 /* What one device's context holds in its data */
@@ -141,6 +143,16 @@ static const DlBackend cuda_backend = {
   .raw_free = cuda_raw_free,
   .copy_to_host = cuda_copy_to_host,
   .copy_from_host = cuda_copy_from_host,
+  .copy = dl_cuda_copy,
+  .fill = dl_cuda_fill,
+  .unary = dl_cuda_unary,
+  .binary = dl_cuda_binary,
+  .unary_params = dl_cuda_unary_params,
+  .ternary = dl_cuda_ternary,
+  .reduce = dl_cuda_reduce,
+  .gemm_batched = dl_cuda_gemm_batched,
+  .scan = dl_cuda_scan,
+  .softmax = dl_cuda_softmax,
 };
 
 static gint
@@ -176,6 +188,7 @@ cuda_context_clear (DlBackendContext *ctx)
 
   if (dev == NULL)
     return;
+  dl_cuda_blas_clear (dev->index);
   dl_stream_allocator_destroy (dev->allocator);
   g_free (dev);
   ctx->data = NULL;
@@ -183,8 +196,8 @@ cuda_context_clear (DlBackendContext *ctx)
 
 /* The module's entry point, found by name with g_module_symbol(): fills
  * @info with the "cuda" device type when the CUDA runtime finds a driver
- * and at least one device; otherwise FALSE with a %DL_ERROR_DEVICE error
- * that says which of the two is missing. */
+ * and at least one device, and cuBLAS loads; otherwise FALSE with a
+ * %DL_ERROR_DEVICE error that says which is missing. */
 G_MODULE_EXPORT gboolean dl_cuda_module_init (DlDeviceTypeInfo *info, GError **error);
 
 G_MODULE_EXPORT gboolean
@@ -207,6 +220,9 @@ dl_cuda_module_init (DlDeviceTypeInfo *info, GError **error)
                    err == cudaSuccess ? "0 devices" : cudaGetErrorString (err));
       return FALSE;
     }
+  /* GEMMs need cuBLAS: opened here, where there is a device to run them */
+  if (!dl_cuda_blas_load (error))
+    return FALSE;
   n_cuda_devices = count;
   *info = (DlDeviceTypeInfo){
     .type = "cuda",

@@ -30,7 +30,11 @@
 #include "distributed/dl-distributed-private.h"
 
 #define DL_TYPE_MPI_PROCESS_GROUP (dl_mpi_process_group_get_type ())
-G_DECLARE_FINAL_TYPE (DlMpiProcessGroup, dl_mpi_process_group, DL, MPI_PROCESS_GROUP, DlProcessGroup)
+G_DECLARE_FINAL_TYPE (DlMpiProcessGroup,
+                      dl_mpi_process_group,
+                      DL,
+                      MPI_PROCESS_GROUP,
+                      DlProcessGroup)
 
 struct _DlMpiProcessGroup
 {
@@ -170,33 +174,33 @@ mpi_type (DlProcessGroup *self,
     }
   switch (dtype)
     {
-    case DL_DTYPE_FLOAT32:
-      *type = MPI_FLOAT;
-      break;
-    case DL_DTYPE_FLOAT64:
-      *type = MPI_DOUBLE;
-      break;
-    case DL_DTYPE_INT32:
-      *type = MPI_INT32_T;
-      break;
-    case DL_DTYPE_INT64:
-      *type = MPI_INT64_T;
-      break;
-    case DL_DTYPE_UINT8:
-      *type = MPI_UINT8_T;
-      break;
-    case DL_DTYPE_FLOAT16:
-      *type = half_type;
-      *mpi_op = half_ops[k];
-      return TRUE;
-    case DL_DTYPE_BFLOAT16:
-      *type = bf16_type;
-      *mpi_op = bf16_ops[k];
-      return TRUE;
-    default:
-      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: the MPI engine cannot reduce %s tensors",
-                   name, dl_dtype_get_name (dtype));
-      return FALSE;
+      case DL_DTYPE_FLOAT32:
+        *type = MPI_FLOAT;
+        break;
+      case DL_DTYPE_FLOAT64:
+        *type = MPI_DOUBLE;
+        break;
+      case DL_DTYPE_INT32:
+        *type = MPI_INT32_T;
+        break;
+      case DL_DTYPE_INT64:
+        *type = MPI_INT64_T;
+        break;
+      case DL_DTYPE_UINT8:
+        *type = MPI_UINT8_T;
+        break;
+      case DL_DTYPE_FLOAT16:
+        *type = half_type;
+        *mpi_op = half_ops[k];
+        return TRUE;
+      case DL_DTYPE_BFLOAT16:
+        *type = bf16_type;
+        *mpi_op = bf16_ops[k];
+        return TRUE;
+      default:
+        g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: the MPI engine cannot reduce %s tensors",
+                     name, dl_dtype_get_name (dtype));
+        return FALSE;
     }
   *mpi_op = k == 0 ? MPI_SUM : k == 1 ? MPI_PROD : k == 2 ? MPI_MIN : MPI_MAX;
   return TRUE;
@@ -231,8 +235,7 @@ mpi_broadcast (DlProcessGroup *self, gpointer buf, gsize nbytes, gint root, GErr
 {
   if (!fits_int (self, nbytes, "broadcast", error))
     return FALSE;
-  RUN (self, "broadcast", -1,
-       MPI_Ibcast (buf, (int)nbytes, MPI_BYTE, root, comm_of (self), &req_));
+  RUN (self, "broadcast", -1, MPI_Ibcast (buf, (int)nbytes, MPI_BYTE, root, comm_of (self), &req_));
 }
 
 static gboolean
@@ -281,8 +284,8 @@ mpi_gather (DlProcessGroup *self,
   if (!fits_int (self, nbytes, "gather", error))
     return FALSE;
   RUN (self, "gather", -1,
-       MPI_Igather (send, (int)nbytes, MPI_BYTE, recv, (int)nbytes, MPI_BYTE, root,
-                    comm_of (self), &req_));
+       MPI_Igather (send, (int)nbytes, MPI_BYTE, recv, (int)nbytes, MPI_BYTE, root, comm_of (self),
+                    &req_));
 }
 
 static gboolean
@@ -296,8 +299,8 @@ mpi_scatter (DlProcessGroup *self,
   if (!fits_int (self, nbytes, "scatter", error))
     return FALSE;
   RUN (self, "scatter", -1,
-       MPI_Iscatter (send, (int)nbytes, MPI_BYTE, recv, (int)nbytes, MPI_BYTE, root,
-                     comm_of (self), &req_));
+       MPI_Iscatter (send, (int)nbytes, MPI_BYTE, recv, (int)nbytes, MPI_BYTE, root, comm_of (self),
+                     &req_));
 }
 
 static gboolean
@@ -334,12 +337,7 @@ mpi_all_to_all (DlProcessGroup *self,
 }
 
 static gboolean
-mpi_send (DlProcessGroup *self,
-          gconstpointer buf,
-          gsize nbytes,
-          gint dst,
-          gint tag,
-          GError **error)
+mpi_send (DlProcessGroup *self, gconstpointer buf, gsize nbytes, gint dst, gint tag, GError **error)
 {
   if (!fits_int (self, nbytes, "send", error))
     return FALSE;

@@ -11,7 +11,7 @@ import numbers
 import warnings
 
 from .._lib import OVERRIDE_MODULE, Dl, GLib, _translate, typelib_override
-from .modules import Module, _construct, _Layer
+from .modules import Module, _construct, _Layer, _factory_scope
 from .utils.rnn import PackedSequence
 
 _MODES = {'RNN_TANH': Dl.RnnMode.RNN_TANH, 'RNN_RELU': Dl.RnnMode.RNN_RELU,
@@ -75,10 +75,6 @@ class RNNBase(_Layer):
 
     def _made_by_base(self):
         return self.__dict__.pop('_dl_made_by_base', False)
-
-    def _after_construct(self, dtype):
-        if dtype is not None:
-            self.to(dtype=dtype)
 
     @property
     def mode(self):
@@ -171,11 +167,11 @@ def _layer_init(self, typelib_class, mode, input_size, hidden_size, num_layers=1
         extra['nonlinearity'] = _NONLINEARITY['relu' if mode == 'RNN_RELU' else 'tanh']
     elif proj_size and mode != 'LSTM':
         raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
-    _construct(self, typelib_class, input_size=int(input_size), hidden_size=int(hidden_size),
-               num_layers=int(num_layers), bias=bool(bias), batch_first=bool(batch_first),
-               dropout=float(dropout), bidirectional=bool(bidirectional),
-               proj_size=int(proj_size), **extra)
-    self._after_construct(dtype)
+    with _factory_scope(device, dtype):
+        _construct(self, typelib_class, input_size=int(input_size),
+                   hidden_size=int(hidden_size), num_layers=int(num_layers), bias=bool(bias),
+                   batch_first=bool(batch_first), dropout=float(dropout),
+                   bidirectional=bool(bidirectional), proj_size=int(proj_size), **extra)
 
 
 @typelib_override(__name__)
@@ -238,11 +234,9 @@ class _CellAttributes(_Layer):
     hidden_size = property(lambda self: self.get_property('hidden-size'))
     bias = property(lambda self: self.get_property('bias'))
 
-    def _init_cell(self, typelib_class, input_size, hidden_size, bias, dtype, **extra):
+    def _init_cell(self, typelib_class, input_size, hidden_size, bias, **extra):
         _construct(self, typelib_class, input_size=int(input_size),
                    hidden_size=int(hidden_size), bias=bool(bias), **extra)
-        if dtype is not None:
-            self.to(dtype=dtype)
 
     def _check_dim(self, input):
         if input.dim() not in (1, 2):
@@ -271,7 +265,7 @@ class RNNCell(_CellAttributes, Dl.RnnCell, Module):
                  dtype=None):
         if nonlinearity not in _NONLINEARITY:
             raise RuntimeError("Unknown nonlinearity: {}".format(nonlinearity))
-        self._init_cell(Dl.RnnCell, input_size, hidden_size, bias, dtype,
+        self._init_cell(Dl.RnnCell, input_size, hidden_size, bias,
                         nonlinearity=_NONLINEARITY[nonlinearity])
 
     @property
@@ -289,7 +283,7 @@ class LSTMCell(_CellAttributes, Dl.LstmCell, Module):
     __module__ = OVERRIDE_MODULE
 
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
-        self._init_cell(Dl.LstmCell, input_size, hidden_size, bias, dtype)
+        self._init_cell(Dl.LstmCell, input_size, hidden_size, bias)
 
     def forward(self, input, hx=None):
         self._check_dim(input)
@@ -303,7 +297,7 @@ class GRUCell(_CellAttributes, Dl.GruCell, Module):
     __module__ = OVERRIDE_MODULE
 
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
-        self._init_cell(Dl.GruCell, input_size, hidden_size, bias, dtype)
+        self._init_cell(Dl.GruCell, input_size, hidden_size, bias)
 
     def forward(self, input, hx=None):
         self._check_dim(input)

@@ -11,6 +11,7 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+import contextlib
 import copy
 import functools
 import inspect
@@ -23,7 +24,7 @@ from itertools import chain, islice
 
 from gi.repository import GLib
 
-from ..._dtype import _dl_device, device
+from ..._dtype import _dl_device, device, get_default_dtype, set_default_dtype
 from ... import _callbacks
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled as _grad_enabled
@@ -199,25 +200,64 @@ def _c_hooks(module):
             Dl.Module.register_forward_hook(module, _callbacks.from_c(post)))
 
 
-def _on_device(init):
-    """Wraps a layer's __init__(..., device=None, ...): a device makes it
-    the default device while the layer builds, so that its parameters and
-    buffers are made there (on the meta device: without memory)."""
+def _factory_kwargs(init):
+    """Wraps a layer's __init__(..., device=None, dtype=None): as torch's
+    factory_kwargs, its parameters and buffers are made on that device (on
+    the meta device: without memory) and, when floating, in that dtype. A
+    device is the calling thread's default device while the layer builds;
+    a dtype is the default dtype then (libdl's, like torch's, is the
+    process's: layers built at the same time on other threads with no
+    dtype of their own get it too)."""
     params = inspect.signature(init).parameters
-    # where a positional device sits in args (after self), if it can
-    at = (list(params).index('device') - 1
-          if params['device'].kind == inspect.Parameter.POSITIONAL_OR_KEYWORD else sys.maxsize)
+
+    def slot(name):
+        # where a positional argument sits in args (after self), if it can
+        if name in params and params[name].kind == inspect.Parameter.POSITIONAL_OR_KEYWORD:
+            return list(params).index(name) - 1
+        return sys.maxsize
+
+    at = {name: slot(name) for name in ('device', 'dtype')}
+
+    def given(name, args, kwargs):
+        value = kwargs.get(name)
+        if value is None and len(args) > at[name]:
+            value = args[at[name]]
+        return value
 
     @functools.wraps(init)
     def wrapper(self, *args, **kwargs):
-        dev = kwargs.get('device')
-        if dev is None and len(args) > at:
-            dev = args[at]
-        if dev is None:
+        with _factory_scope(given('device', args, kwargs), given('dtype', args, kwargs)):
             return init(self, *args, **kwargs)
-        with device(dev):
-            return init(self, *args, **kwargs)
+    wrapper._dl_factory_kwargs = True
     return wrapper
+
+
+@contextlib.contextmanager
+def _factory_scope(dev=None, dtype=None):
+    """Inside the block, tensors made with no device or dtype of their own
+    are made on @dev (when not None) and, when floating, in @dtype (when
+    not None): what a layer's device= and dtype= mean."""
+    with contextlib.ExitStack() as scope:
+        if dev is not None:
+            scope.enter_context(device(dev))
+        if dtype is not None:
+            scope.enter_context(_default_dtype(dtype))
+        yield
+
+
+@contextlib.contextmanager
+def _default_dtype(dtype):
+    """The default dtype is @dtype inside the block. A non-floating dtype is
+    refused as torch refuses parameters of it."""
+    if not getattr(dtype, 'is_floating_point', False):
+        raise RuntimeError('Only Tensors of floating point and complex dtype can require '
+                           'gradients (a layer was given dtype=%s)' % (dtype,))
+    before = get_default_dtype()
+    set_default_dtype(dtype)
+    try:
+        yield
+    finally:
+        set_default_dtype(before)
 
 
 @typelib_override(__name__)
@@ -243,9 +283,16 @@ class Module(Dl.Module):
                 and cls.__dict__.get('__module__') != OVERRIDE_MODULE):
             cls.do_forward = _forward_vfunc
             cls.do_forward_many = _forward_many_vfunc
-        init = cls.__dict__.get('__init__')
-        if init is not None and 'device' in inspect.signature(init).parameters:
-            cls.__init__ = _on_device(init)
+        # libdl's own layers: the __init__ they have, their own or a
+        # mixin's (the norm layers' _BatchNorm is not a Module), wrapped
+        # once. A user's subclass takes device= and dtype= as torch's do:
+        # what it does with them is its own.
+        init = cls.__init__
+        ours = cls.__module__ == OVERRIDE_MODULE or cls.__module__.split('.')[0] == __name__.split('.')[0]
+        if (ours and not getattr(init, '_dl_factory_kwargs', False)
+                and init is not Module.__dict__.get('__init__')
+                and {'device', 'dtype'} & set(inspect.signature(init).parameters)):
+            cls.__init__ = _factory_kwargs(init)
 
     def __init__(self):
         Dl.Module.__init__(self)
