@@ -1,7 +1,11 @@
 # ddp_worker.py: one rank of the DistributedDataParallel tests, started by
 # `mpirun -np 2` (test_ddp.py). Usage:
 #
-#   ddp_worker.py SCENARIO
+#   ddp_worker.py SCENARIO [BACKEND]
+#
+# BACKEND is mpi (the default) or gloo (the ranks then take RANK and
+# WORLD_SIZE from mpirun's variables, and MASTER_ADDR and MASTER_PORT
+# from the environment).
 #
 # Every rank also trains, by itself, a replica on the whole of every
 # batch from the same initial weights: DistributedDataParallel on half of
@@ -21,9 +25,13 @@ from gi.repository import Dl as torch
 
 nn = torch.nn
 scenario = sys.argv[1]
+backend = sys.argv[2] if len(sys.argv) > 2 else 'mpi'
 
 dist = torch.distributed
-dist.init_process_group('mpi', timeout=datetime.timedelta(seconds=30))
+if backend == 'gloo':
+    os.environ['RANK'] = os.environ['OMPI_COMM_WORLD_RANK']
+    os.environ['WORLD_SIZE'] = os.environ['OMPI_COMM_WORLD_SIZE']
+dist.init_process_group(backend, timeout=datetime.timedelta(seconds=30))
 rank, size = dist.get_rank(), dist.get_world_size()
 failures = []
 
@@ -154,7 +162,10 @@ elif scenario == 'torch-gloo':
     import torch as real  # python3-torch, the reference
     import torch.distributed as rdist
     os.environ.setdefault('MASTER_ADDR', '127.0.0.1')
-    rdist.init_process_group('gloo', rank=rank, world_size=size)
+    # torch's own store on the next port (libdl's Gloo may hold MASTER_PORT)
+    rdist.init_process_group('gloo', init_method='tcp://%s:%d' % (
+        os.environ['MASTER_ADDR'], int(os.environ['MASTER_PORT']) + 1), rank=rank,
+        world_size=size)
     torch.manual_seed(3)
     model = nn.Sequential(nn.Linear(10, 32), nn.Tanh(), nn.Linear(32, 4))
     rmodel = real.nn.Sequential(real.nn.Linear(10, 32), real.nn.Tanh(), real.nn.Linear(32, 4))

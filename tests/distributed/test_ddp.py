@@ -20,19 +20,31 @@ pytestmark = pytest.mark.skipif(
 
 
 def free_port():
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
+    # two free ports in a row: libdl's Gloo store, and torch's
+    while True:
+        with socket.socket() as s, socket.socket() as t:
+            s.bind(('127.0.0.1', 0))
+            port = s.getsockname()[1]
+            try:
+                t.bind(('127.0.0.1', port + 1))
+            except OSError:
+                continue
+            return port
 
 
-def run(scenario, timeout=50):
+def gloo_available():
+    from gi.repository import Dl
+    return Dl.distributed_is_backend_available('gloo')
+
+
+def run(scenario, backend='mpi', timeout=50):
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1',
                MASTER_ADDR='127.0.0.1', MASTER_PORT=str(free_port()))
     env.setdefault('OMPI_MCA_btl_tcp_if_include', 'lo')
     env.setdefault('OMPI_MCA_oob_tcp_if_include', 'lo')
     p = subprocess.run([MPIRUN, '-np', '2', '--oversubscribe',
                         '-x', 'MASTER_ADDR', '-x', 'MASTER_PORT',
-                        sys.executable, os.path.join(HERE, 'ddp_worker.py'), scenario],
+                        sys.executable, os.path.join(HERE, 'ddp_worker.py'), scenario, backend],
                        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        timeout=timeout, text=True)
     assert p.returncode == 0, p.stdout
@@ -44,6 +56,11 @@ def test_equivalence_with_one_process():
     # two ranks on half batches == one process on whole batches, with and
     # without no_sync() accumulation; rank 0's weights and buffers at start
     run('equivalence')
+
+
+@pytest.mark.skipif(not gloo_available(), reason='the Gloo engine was not built')
+def test_equivalence_over_gloo():
+    run('equivalence', 'gloo')
 
 
 def test_unused_parameter():
