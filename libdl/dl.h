@@ -73,6 +73,7 @@
 #include "distributed/dl-work.h"
 #include "distributed/dl-process-group.h"
 #include "distributed/dl-distributed.h"
+#include "distributed/dl-distributed-data-parallel.h"
 #include "train/dl-trainer.h"
 
 #undef DL_INSIDE

@@ -21,6 +21,37 @@ gboolean dl_hooks_run (GPtrArray *hooks,
                        gboolean create_graph,
                        GError **error);
 
+/* A function run on a leaf once a backward pass has added the leaf's whole
+ * gradient to its .grad (torch's register_post_accumulate_grad_hook). */
+typedef gboolean (*DlPostAccumulateGradHook) (DlTensor *leaf, gpointer user_data, GError **error);
+
+/* Registers @hook on the leaf @self (which must require grad); removed with
+ * dl_autograd_remove_hook(). Returns its id, or 0 with @error set. */
+guint dl_tensor_register_post_accumulate_grad_hook (DlTensor *self,
+                                                    DlPostAccumulateGradHook hook,
+                                                    gpointer user_data,
+                                                    GDestroyNotify notify,
+                                                    GError **error);
+
+/* Runs the post-accumulate hooks of @leaf in the order they were
+ * registered. */
+gboolean dl_hooks_run_post_accumulate (DlTensor *leaf, GError **error);
+
+/* A function the engine runs at the end of the backward pass during which
+ * it was queued (torch's Variable._execution_engine.queue_callback); a
+ * failure is the pass's error. */
+typedef gboolean (*DlAutogradCallback) (gpointer user_data, GError **error);
+
+/* Queues @callback to run once the backward pass running on this thread
+ * has finished its nodes and leaves (callbacks run in the order queued,
+ * and may queue more); @notify frees @user_data after it ran or when the
+ * pass failed first. An error, and @notify called at once, when no pass
+ * is running on this thread. */
+gboolean dl_autograd_queue_callback (DlAutogradCallback callback,
+                                     gpointer user_data,
+                                     GDestroyNotify notify,
+                                     GError **error);
+
 /* Whether every hook registered on the leaf @self (dl_tensor_register_hook())
  * is compiled code, not a language binding's closure: the trainer's worker
  * thread runs a parameter's hooks in its backward passes. */

@@ -7,7 +7,11 @@
  * that feeds it a gradient. In that order each node sums the gradients
  * that arrived for its outputs, runs its tensor hooks on them and its
  * backward, and passes the results along its edges. Gradients for leaves
- * are summed and, at the end, go through the leaf's hooks into its .grad;
+ * are summed and, once the last node with an edge to the leaf has run (as
+ * PyTorch's AccumulateGrad node runs when it is ready), go through the
+ * leaf's hooks into its .grad, after which its post-accumulate hooks run
+ * (DistributedDataParallel starts communicating there, while the rest of
+ * the pass runs); callbacks queued during the pass run at its end;
  * dl_autograd_grad() instead captures the gradients of the tensors it was
  * asked about (and only runs the nodes that lead to them), and leaves .grad
  * alone. Unless retain_graph, each node that ran frees its saved tensors.
@@ -43,6 +47,8 @@ typedef struct
   GHashTable *leaf_at;  /* leaf DlTensor -> its index in leaves, plus one */
   GPtrArray *leaves;    /* the leaves that got a gradient, in order */
   GPtrArray *leaf_sums; /* (owned) their summed gradients */
+  GHashTable *leaf_edges; /* leaf DlTensor -> edges into it not yet run */
+  GArray *callbacks;      /* the Callbacks queued during the pass */
   /* dl_autograd_grad(): the tensors asked about, and their gradients */
   guint n_inputs;
   DlTensor **inputs;
@@ -220,6 +226,67 @@ leaf_arrive (GraphTask *task, DlTensor *leaf, DlTensor *g, GError **error)
   return accumulate ((DlTensor **)&task->leaf_sums->pdata[at - 1], g, error);
 }
 
+typedef struct
+{
+  DlAutogradCallback func;
+  gpointer user_data;
+  GDestroyNotify notify;
+} Callback;
+
+static void
+callback_clear (gpointer p)
+{
+  Callback *c = p;
+
+  if (c->notify)
+    c->notify (c->user_data);
+}
+
+/* the pass running on this thread (a hook may start another) */
+static GPrivate current_task = G_PRIVATE_INIT (NULL);
+
+gboolean
+dl_autograd_queue_callback (DlAutogradCallback callback,
+                            gpointer user_data,
+                            GDestroyNotify notify,
+                            GError **error)
+{
+  GraphTask *task = g_private_get (&current_task);
+  Callback c = { callback, user_data, notify };
+
+  g_return_val_if_fail (callback != NULL, FALSE);
+  if (task == NULL)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
+                   "queue_callback: Final callbacks can only be installed during backward pass.");
+      if (notify)
+        notify (user_data);
+      return FALSE;
+    }
+  g_array_append_val (task->callbacks, c);
+  return TRUE;
+}
+
+/* Runs the queued callbacks in order, also those they queue. */
+static gboolean
+task_run_callbacks (GraphTask *task, GError **error)
+{
+  for (guint i = 0; i < task->callbacks->len; i++)
+    {
+      Callback c = g_array_index (task->callbacks, Callback, i);
+      gboolean ok;
+
+      /* the callback may queue more, which moves the array */
+      g_array_index (task->callbacks, Callback, i).notify = NULL;
+      ok = c.func (c.user_data, error);
+      if (c.notify)
+        c.notify (c.user_data);
+      if (!ok)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* Finds every node reachable from @roots and orders them: each node comes
  * after all the nodes with an edge into it. */
 static void
@@ -247,7 +314,15 @@ task_order (GraphTask *task, DlTensor **roots, guint n_roots)
           NodeState *s;
 
           if (!next)
-            continue;
+            {
+              DlTensor *leaf = d->edges[i].leaf;
+              if (leaf)
+                g_hash_table_insert (
+                    task->leaf_edges, leaf,
+                    GUINT_TO_POINTER (
+                        GPOINTER_TO_UINT (g_hash_table_lookup (task->leaf_edges, leaf)) + 1));
+              continue;
+            }
           s = g_hash_table_lookup (task->state, next);
           if (!s)
             {
@@ -425,26 +500,68 @@ task_run_node (GraphTask *task, DlNode *n, GError **error)
   return ok;
 }
 
-/* The leaves' summed gradients: through their hooks into .grad, or, for
- * dl_autograd_grad(), into the captured gradients. */
+/* Leaf @k's summed gradient: through its hooks into its .grad, then its
+ * post-accumulate hooks; its sum is dropped, so it is finished once. */
+static gboolean
+task_finish_leaf (GraphTask *task, guint k, GError **error)
+{
+  DlTensor *leaf = g_ptr_array_index (task->leaves, k);
+  DlTensor **g = (DlTensor **)&task->leaf_sums->pdata[k];
+  gboolean ok;
+
+  if (*g == NULL)
+    return TRUE;
+  ok = (leaf->hooks == NULL || dl_hooks_run (leaf->hooks, 0, "leaf", g, task->create_graph, error))
+       && accumulate_leaf (leaf, *g, task->create_graph, error);
+  g_clear_object (g);
+  return ok && dl_hooks_run_post_accumulate (leaf, error);
+}
+
+/* After node @n ran: the leaves whose last edge was one of its edges are
+ * finished (not for dl_autograd_grad(), which captures at the end). */
+static gboolean
+task_leaves_ready (GraphTask *task, DlNode *n, GError **error)
+{
+  DlNodeData *d = dl_node_data (n);
+
+  if (task->inputs)
+    return TRUE;
+  for (guint i = 0; i < d->n_inputs; i++)
+    {
+      DlTensor *leaf = d->edges[i].leaf;
+      guint left;
+
+      if (d->edges[i].node || leaf == NULL)
+        continue;
+      left = GPOINTER_TO_UINT (g_hash_table_lookup (task->leaf_edges, leaf)) - 1;
+      g_hash_table_insert (task->leaf_edges, leaf, GUINT_TO_POINTER (left));
+      if (left == 0)
+        {
+          guint at = GPOINTER_TO_UINT (g_hash_table_lookup (task->leaf_at, leaf));
+          if (at && !task_finish_leaf (task, at - 1, error))
+            return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* The leaves not finished during the pass (those that were roots), or, for
+ * dl_autograd_grad(), the captured gradients. */
 static gboolean
 task_finish_leaves (GraphTask *task, GError **error)
 {
   for (guint k = 0; k < task->leaves->len; k++)
     {
       DlTensor *leaf = g_ptr_array_index (task->leaves, k);
-      DlTensor **g = (DlTensor **)&task->leaf_sums->pdata[k];
 
       if (task->inputs)
         {
           for (guint j = 0; j < task->n_inputs; j++)
             if (task->inputs[j] == leaf)
-              g_set_object (&task->captured[j], *g);
+              g_set_object (&task->captured[j], g_ptr_array_index (task->leaf_sums, k));
           continue;
         }
-      if (leaf->hooks && !dl_hooks_run (leaf->hooks, 0, "leaf", g, task->create_graph, error))
-        return FALSE;
-      if (!accumulate_leaf (leaf, *g, task->create_graph, error))
+      if (!task_finish_leaf (task, k, error))
         return FALSE;
     }
   return TRUE;
@@ -472,14 +589,19 @@ run_backward (DlTensor **roots,
     .leaf_at = g_hash_table_new (NULL, NULL),
     .leaves = g_ptr_array_new (),
     .leaf_sums = g_ptr_array_new_with_free_func (unref_nullable),
+    .leaf_edges = g_hash_table_new (NULL, NULL),
+    .callbacks = g_array_new (FALSE, FALSE, sizeof (Callback)),
     .n_inputs = n_inputs,
     .inputs = inputs,
     .captured = captured,
   };
   gboolean was = dl_set_grad_enabled (create_graph);
+  gpointer outer = g_private_get (&current_task);
   gboolean ok = TRUE;
   guint ran = 0;
 
+  g_array_set_clear_func (task.callbacks, callback_clear);
+  g_private_set (&current_task, &task);
   task_order (&task, roots, n_roots);
   if (inputs)
     task_mark_needed (&task);
@@ -496,9 +618,15 @@ run_backward (DlTensor **roots,
         ok = leaf_arrive (&task, root, grads[r], error);
     }
   for (; ran < task.order->len && ok; ran++)
-    ok = task_run_node (&task, g_ptr_array_index (task.order, ran), error);
+    {
+      DlNode *n = g_ptr_array_index (task.order, ran);
+      ok = task_run_node (&task, n, error) && task_leaves_ready (&task, n, error);
+    }
   if (ok)
     ok = task_finish_leaves (&task, error);
+  if (ok)
+    ok = task_run_callbacks (&task, error);
+  g_private_set (&current_task, outer);
   dl_set_grad_enabled (was);
 
   if (!retain_graph)
@@ -509,6 +637,8 @@ run_backward (DlTensor **roots,
   g_hash_table_unref (task.leaf_at);
   g_ptr_array_unref (task.leaves);
   g_ptr_array_unref (task.leaf_sums);
+  g_hash_table_unref (task.leaf_edges);
+  g_array_unref (task.callbacks);
   return ok;
 }
 

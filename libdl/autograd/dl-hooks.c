@@ -27,7 +27,8 @@ typedef struct
 {
   guint id;
   guint output_nr;
-  DlTensorHook func; /* (nullable): NULL for retain_grad */
+  DlTensorHook func;             /* (nullable): NULL for retain_grad and post-accumulate hooks */
+  DlPostAccumulateGradHook post; /* (nullable): a post-accumulate-grad hook */
   gpointer user_data;
   GDestroyNotify notify;
   GWeakRef retain; /* retain_grad: the tensor whose .grad gets the gradient */
@@ -92,6 +93,41 @@ hook_attach (DlTensor *self, Hook *h)
   return h->id;
 }
 
+/* post-accumulate hooks sit with a leaf's other hooks under an output
+ * number no gradient has, so dl_hooks_run() passes them by */
+#define POST_ACCUMULATE G_MAXUINT
+
+/* Adds a hook (@func, or the post-accumulate hook @post) to @self, or,
+ * when not @allowed, fails with @message (and frees @user_data) */
+static guint
+hook_register (DlTensor *self,
+               gboolean allowed,
+               const gchar *message,
+               DlTensorHook func,
+               DlPostAccumulateGradHook post,
+               gpointer user_data,
+               GDestroyNotify notify,
+               GError **error)
+{
+  Hook *h;
+
+  if (!allowed)
+    {
+      g_set_error_literal (error, DL_ERROR, DL_ERROR_AUTOGRAD, message);
+      if (notify)
+        notify (user_data);
+      return 0;
+    }
+  h = g_new0 (Hook, 1);
+  h->func = func;
+  h->post = post;
+  h->user_data = user_data;
+  h->notify = notify;
+  if (post)
+    h->output_nr = POST_ACCUMULATE; /* on a leaf: hook_attach() leaves it */
+  return hook_attach (self, h);
+}
+
 /**
  * dl_tensor_register_hook:
  * @self: a #DlTensor that requires grad
@@ -120,25 +156,13 @@ dl_tensor_register_hook (DlTensor *self,
                          GDestroyNotify notify,
                          GError **error)
 {
-  Hook *h;
-
   g_return_val_if_fail (DL_IS_TENSOR (self), 0);
   g_return_val_if_fail (hook != NULL, 0);
   dl_view_sync (self);
-  if (!self->requires_grad)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
-                   "register_hook: cannot register a hook on a tensor that doesn't require "
-                   "gradient");
-      if (notify)
-        notify (user_data);
-      return 0;
-    }
-  h = g_new0 (Hook, 1);
-  h->func = hook;
-  h->user_data = user_data;
-  h->notify = notify;
-  return hook_attach (self, h);
+  return hook_register (self, self->requires_grad,
+                        "register_hook: cannot register a hook on a tensor that doesn't require "
+                        "gradient",
+                        hook, NULL, user_data, notify, error);
 }
 
 /**
@@ -280,6 +304,47 @@ dl_hooks_run (GPtrArray *hooks,
         }
       g_object_unref (*grad);
       *grad = r;
+    }
+  return TRUE;
+}
+
+guint
+dl_tensor_register_post_accumulate_grad_hook (DlTensor *self,
+                                              DlPostAccumulateGradHook hook,
+                                              gpointer user_data,
+                                              GDestroyNotify notify,
+                                              GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), 0);
+  g_return_val_if_fail (hook != NULL, 0);
+  dl_view_sync (self);
+  return hook_register (self, self->requires_grad && self->grad_fn == NULL,
+                        "register_post_accumulate_grad_hook: post accumulate grad hooks can only "
+                        "be registered on leaf tensors that require grad",
+                        NULL, hook, user_data, notify, error);
+}
+
+gboolean
+dl_hooks_run_post_accumulate (DlTensor *leaf, GError **error)
+{
+  g_autoptr (GPtrArray) run = NULL;
+
+  if (leaf->hooks == NULL)
+    return TRUE;
+  dl_mutex_lock (&hooks_lock);
+  run = g_ptr_array_new ();
+  for (guint i = 0; i < leaf->hooks->len; i++)
+    {
+      Hook *h = g_ptr_array_index (leaf->hooks, i);
+      if (h->output_nr == POST_ACCUMULATE)
+        g_ptr_array_add (run, h);
+    }
+  dl_mutex_unlock (&hooks_lock);
+  for (guint i = 0; i < run->len; i++)
+    {
+      Hook *h = g_ptr_array_index (run, i);
+      if (!h->post (leaf, h->user_data, error))
+        return FALSE;
     }
   return TRUE;
 }

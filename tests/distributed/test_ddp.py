@@ -1,0 +1,80 @@
+# test_ddp.py: DistributedDataParallel on two ranks under mpirun (each
+# scenario is ddp_worker.py on every rank; see there for what it checks).
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MPIRUN = os.environ.get('DL_TEST_MPIRUN') or shutil.which('mpirun')
+
+pytestmark = pytest.mark.skipif(
+    not MPIRUN, reason=os.environ.get('DL_TEST_MPI_SKIP') or 'mpirun was not found')
+
+
+def free_port():
+    # two free ports in a row: libdl's Gloo store, and torch's
+    while True:
+        with socket.socket() as s, socket.socket() as t:
+            s.bind(('127.0.0.1', 0))
+            port = s.getsockname()[1]
+            try:
+                t.bind(('127.0.0.1', port + 1))
+            except OSError:
+                continue
+            return port
+
+
+def gloo_available():
+    from gi.repository import Dl
+    return Dl.distributed_is_backend_available('gloo')
+
+
+def run(scenario, backend='mpi', timeout=50):
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1',
+               MASTER_ADDR='127.0.0.1', MASTER_PORT=str(free_port()))
+    env.setdefault('OMPI_MCA_btl_tcp_if_include', 'lo')
+    env.setdefault('OMPI_MCA_oob_tcp_if_include', 'lo')
+    p = subprocess.run([MPIRUN, '-np', '2', '--oversubscribe',
+                        '-x', 'MASTER_ADDR', '-x', 'MASTER_PORT',
+                        sys.executable, os.path.join(HERE, 'ddp_worker.py'), scenario, backend],
+                       env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       timeout=timeout, text=True)
+    assert p.returncode == 0, p.stdout
+    for r in range(2):
+        assert 'rank %d: %s ok' % (r, scenario) in p.stdout, p.stdout
+
+
+def test_equivalence_with_one_process():
+    # two ranks on half batches == one process on whole batches, with and
+    # without no_sync() accumulation; rank 0's weights and buffers at start
+    run('equivalence')
+
+
+@pytest.mark.skipif(not gloo_available(), reason='the Gloo engine was not built')
+def test_equivalence_over_gloo():
+    run('equivalence', 'gloo')
+
+
+def test_unused_parameter():
+    # an error naming the parameters, or zeros with find_unused_parameters
+    run('unused')
+
+
+def test_mismatched_shapes():
+    run('mismatch')
+
+
+def test_against_torch_gloo():
+    torch = pytest.importorskip('torch')
+    import torch.distributed
+    if not torch.distributed.is_available() or not torch.distributed.is_gloo_available():
+        pytest.skip("python3-torch's Gloo is not available")
+    run('torch-gloo')
