@@ -309,9 +309,11 @@ V (exp) (VF x)
 TARGET static inline G_ALWAYS_INLINE VF
 V (log_normal) (VF x, VF ebias)
 {
-  VI ix = (VI)x;
+  /* without the sign bit: negative lanes are set apart at the end, and
+   * the integer arithmetic stays in range (no signed overflow) */
+  VI ix = (VI)x & 0x7fffffff;
   VI e = (ix - 0x3f3504f3) >> 23;
-  VF f = (VF)(ix - (e << 23)) - 1.0f;
+  VF f = (VF)(ix - e * (1 << 23)) - 1.0f;
   VF ef = __builtin_convertvector(e, VF) - ebias;
   VF p = f * 8.738756180e-02f - 1.430770755e-01f;
 
@@ -747,9 +749,11 @@ V (expm1) (VF x)
 TARGET static inline G_ALWAYS_INLINE VF
 V (log_parts) (VF x, VF ebias, VF *ef, VF *tail)
 {
-  VI ix = (VI)x;
+  /* without the sign bit: negative lanes are set apart at the end, and
+   * the integer arithmetic stays in range (no signed overflow) */
+  VI ix = (VI)x & 0x7fffffff;
   VI e = (ix - 0x3f3504f3) >> 23;
-  VF f = (VF)(ix - (e << 23)) - 1.0f;
+  VF f = (VF)(ix - e * (1 << 23)) - 1.0f;
   VF p = f * 8.738756180e-02f - 1.430770755e-01f;
 
   *ef = __builtin_convertvector(e, VF) - ebias;
