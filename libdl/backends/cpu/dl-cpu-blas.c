@@ -103,10 +103,11 @@ dl_cpu_blas_init (void)
     for (gint64 i = 0; i < m; i++)                                                                 \
       for (gint64 j = 0; j < n; j++)                                                               \
         {                                                                                          \
-          ACC acc = 0;                                                                             \
+          /* wrapping as torch's integer products, in unsigned arithmetic */                       \
+          guint64 acc = 0;                                                                         \
           for (gint64 p = 0; p < k; p++)                                                           \
-            acc += (ACC)a[i * a_rs + p * a_cs] * (ACC)b[p * b_rs + j * b_cs];                      \
-          c[i * c_rs + j * c_cs] = (T)acc;                                                         \
+            acc += (guint64)(ACC)a[i * a_rs + p * a_cs] * (guint64)(ACC)b[p * b_rs + j * b_cs];    \
+          c[i * c_rs + j * c_cs] = (T)(ACC)acc;                                                    \
         }                                                                                          \
   }
 DEFINE_NAIVE (i32, gint32, gint64)

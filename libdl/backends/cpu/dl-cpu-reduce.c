@@ -1518,9 +1518,9 @@ col_accumulate (const ColJob *job, Tile *t, gint64 w, Walk *wk, gint64 r0, gint6
         for (gint64 j = 0; j < w; j++)
           i[j] = 0;
         if (job->kind == COL_SUM_I32)
-          COL_ROWS (gint32, i[j] += row[j])
+          COL_ROWS (gint32, i[j] = wrap_add (i[j], row[j]))
         else
-          COL_ROWS (gint64, i[j] += row[j])
+          COL_ROWS (gint64, i[j] = wrap_add (i[j], row[j]))
         break;
       case COL_PROD_F32:
       case COL_PROD_F64:
@@ -1571,7 +1571,7 @@ col_merge (const ColJob *job, Tile *into, gint64 io, const Tile *part, gint64 po
             break;
           case COL_SUM_I32:
           case COL_SUM_I64:
-            into->i[a] += part->i[b];
+            into->i[a] = wrap_add (into->i[a], part->i[b]);
             break;
           case COL_PROD_F32:
           case COL_PROD_F64:

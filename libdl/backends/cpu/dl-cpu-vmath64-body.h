@@ -183,8 +183,10 @@ V (log64) (VD x)
   VL sub = x < 0x1p-1022;
   VD xs = V (sel) (sub, x * 0x1p52, x);
   /* the biased exponent of x / sqrt (1/2), and m */
-  VL eb = (VL)((VU)((VL)xs + G_GINT64_CONSTANT (0x95f619980c433)) >> 52);
-  VD m = (VD)((VL)xs - ((eb - 1023) << 52));
+  /* in unsigned arithmetic: negative, infinite and NaN lanes (set apart
+   * at the end) make no signed overflow */
+  VL eb = (VL)(((VU)xs + G_GUINT64_CONSTANT (0x95f619980c433)) >> 52);
+  VD m = (VD)((VU)xs - ((VU)(eb - 1023) << 52));
   VD ef = (VD)(eb | G_GINT64_CONSTANT (0x4330000000000000)) - (0x1p52 + 1023.0)
           - V (sel) (sub, VDSPLAT (52.0), VDSPLAT (0.0));
   VD f = m - 1.0;
