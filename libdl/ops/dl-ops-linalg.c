@@ -654,6 +654,27 @@ scaled_grad (DlTensor *g, gdouble factor, GError **error)
   return scaled;
 }
 
+/* add_scaled_product () of another op's result, @product (transfer full;
+ * NULL with @error set when that op failed, whose message then starts
+ * with @op's name) */
+static DlTensor *
+add_scaled_result (const gchar *op,
+                   DlTensor *input,
+                   DlTensor *product,
+                   gdouble beta,
+                   gdouble alpha,
+                   GError **error)
+{
+  g_autoptr (DlTensor) p = product;
+
+  if (p == NULL)
+    {
+      g_prefix_error (error, "%s: ", op);
+      return NULL;
+    }
+  return add_scaled_product (op, input, p, beta, alpha, error);
+}
+
 /* addmm's backward, inputs (input, mat1, mat2) in torch's order: the
  * input gets beta times the output gradient summed to its shape, the
  * matrices alpha times the product's gradients */
@@ -870,17 +891,10 @@ dl_tensor_addmv (DlTensor *self,
                  gdouble alpha,
                  GError **error)
 {
-  g_autoptr (DlTensor) p = NULL;
-
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!dl_check_live ("addmv", self, error))
     return NULL;
-  if (!(p = dl_tensor_mv (mat, vec, error)))
-    {
-      g_prefix_error (error, "addmv: ");
-      return NULL;
-    }
-  return add_scaled_product ("addmv", self, p, beta, alpha, error);
+  return add_scaled_result ("addmv", self, dl_tensor_mv (mat, vec, error), beta, alpha, error);
 }
 
 /**
@@ -906,17 +920,10 @@ dl_tensor_addr (DlTensor *self,
                 gdouble alpha,
                 GError **error)
 {
-  g_autoptr (DlTensor) p = NULL;
-
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!dl_check_live ("addr", self, error))
     return NULL;
-  if (!(p = dl_tensor_outer (vec1, vec2, error)))
-    {
-      g_prefix_error (error, "addr: ");
-      return NULL;
-    }
-  return add_scaled_product ("addr", self, p, beta, alpha, error);
+  return add_scaled_result ("addr", self, dl_tensor_outer (vec1, vec2, error), beta, alpha, error);
 }
 
 /**
