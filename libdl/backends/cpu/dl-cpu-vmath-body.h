@@ -299,34 +299,6 @@ V (exp) (VF x)
   return V (exp_any_mul) (x, VSPLAT (1.0f), NULL, FALSE);
 }
 
-/* ---- log ----------------------------------------------------------------
- * x = 2^e m with m in [sqrt (1/2), sqrt (2)), found in the bits;
- * log x = e ln 2 + log1p (f) with f = m - 1 (exact), and
- * log1p (f) = f + f^2 P (f), P of degree 7 (minimax for the relative error
- * of log1p, with float32 coefficients: 2^-25). Subnormals are scaled by 2^23 first; zero, negative,
- * infinite and NaN lanes are set apart at the end. */
-
-TARGET static inline G_ALWAYS_INLINE VF
-V (log_normal) (VF x, VF ebias)
-{
-  /* without the sign bit: negative lanes are set apart at the end, and
-   * the integer arithmetic stays in range (no signed overflow) */
-  VI ix = (VI)x & 0x7fffffff;
-  VI e = (ix - 0x3f3504f3) >> 23;
-  VF f = (VF)(ix - e * (1 << 23)) - 1.0f;
-  VF ef = __builtin_convertvector(e, VF) - ebias;
-  VF p = f * 8.738756180e-02f - 1.430770755e-01f;
-
-  p = p * f + 1.491635889e-01f;
-  p = p * f - 1.657031476e-01f;
-  p = p * f + 1.996223927e-01f;
-  p = p * f - 2.500177622e-01f;
-  p = p * f + 3.333394527e-01f;
-  p = p * f - 4.999999106e-01f;
-  p = (f * f) * p + ef * -2.12194440e-4f;
-  return (p + f) + ef * 0.693359375f;
-}
-
 /* ---- the sigmoid family -------------------------------------------------
  * With e = e^-|v| (never overflows), sigmoid (-|v|) = e / (1 + e) and
  * sigmoid (|v|) = 1 / (1 + e). 1 + e rounds; the residual
@@ -734,9 +706,16 @@ V (expm1) (VF x)
   return V (copysign) (V (sel) (VLT (VSPLAT (0.0f), kf), pos, neg), x);
 }
 
+/* ---- log ----------------------------------------------------------------
+ * x = 2^e m with m in [sqrt (1/2), sqrt (2)), found in the bits;
+ * log x = e ln 2 + log1p (f) with f = m - 1 (exact), and
+ * log1p (f) = f + f^2 P (f), P of degree 7 (minimax for the relative error
+ * of log1p, with float32 coefficients: 2^-25). Subnormals are scaled by 2^23 first; zero, negative,
+ * infinite and NaN lanes are set apart at the end. */
+
 /* ---- log1p and log2 -----------------------------------------------------
  * log1p: u = 1 + x rounded, c = x - (u - 1) its rounding error (exact),
- * and log1p (x) = log u + c / u, with log u as in log_normal and c / u
+ * and log1p (x) = log u + c / u, with log u as in log and c / u
  * added in the small terms; u >= 2^-24 is normal for every x > -1. x <= -1,
  * inf and NaN on a side path; the sign is x's (log1p (-0) = -0).
  *
@@ -765,6 +744,15 @@ V (log_parts) (VF x, VF ebias, VF *ef, VF *tail)
   p = p * f - 4.999999106e-01f;
   *tail = (f * f) * p;
   return f;
+}
+
+/* log x of a normal x > 0 (ebias: the bias of subnormals scaled by 2^23) */
+TARGET static inline G_ALWAYS_INLINE VF
+V (log_normal) (VF x, VF ebias)
+{
+  VF ef, tail, f = V (log_parts) (x, ebias, &ef, &tail);
+
+  return ((tail + ef * -2.12194440e-4f) + f) + ef * 0.693359375f;
 }
 
 TARGET static inline G_ALWAYS_INLINE VF
