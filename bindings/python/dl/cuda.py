@@ -24,6 +24,7 @@ import threading
 
 from gi.repository import GLib
 
+from ._creation import _SEED_MASK
 from ._dtype import device as _device_cls
 from ._lib import Dl
 
@@ -55,7 +56,7 @@ def manual_seed(seed):
     """torch.cuda.manual_seed(seed): seeds the current GPU's default
     generator; with no GPU, as in PyTorch without one, there is none and
     nothing happens."""
-    seed = int(seed) & 0xFFFFFFFFFFFFFFFF
+    seed = int(seed) & _SEED_MASK
     if is_available():
         Dl.Device.get('cuda:%d' % current_device()).get_default_generator().manual_seed(seed)
 
@@ -63,7 +64,7 @@ def manual_seed(seed):
 def manual_seed_all(seed):
     """torch.cuda.manual_seed_all(seed): seeds every GPU's default
     generator; with no GPU, as in PyTorch without one, nothing happens."""
-    seed = int(seed) & 0xFFFFFFFFFFFFFFFF
+    seed = int(seed) & _SEED_MASK
     for i in range(device_count()):
         Dl.Device.get('cuda:%d' % i).get_default_generator().manual_seed(seed)
 
