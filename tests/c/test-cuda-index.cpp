@@ -38,9 +38,7 @@ struct HostBlock
 {
   int nt;
 
-  template <typename F>
-  void
-  operator() (F f) const
+  template <typename F> void operator() (F f) const
   {
     for (int64_t t : shuffled (nt))
       f ((int)t);
@@ -112,7 +110,8 @@ assert_same_i64 (const char *what, const int64_t *a, const int64_t *b, int64_t n
 {
   for (int64_t i = 0; i < n; i++)
     if (a[i] != b[i])
-      g_error ("%s: entry %" G_GINT64_FORMAT " is %" G_GINT64_FORMAT ", the CPU's %" G_GINT64_FORMAT,
+      g_error ("%s: entry %" G_GINT64_FORMAT " is %" G_GINT64_FORMAT
+               ", the CPU's %" G_GINT64_FORMAT,
                what, i, b[i], a[i]);
 }
 
@@ -253,8 +252,8 @@ test_index (void)
 static void
 test_index_bad (void)
 {
-  for (DlIndexOp op : { DL_INDEX_GATHER, DL_INDEX_SCATTER, DL_INDEX_SCATTER_ADD,
-                        DL_INDEX_SCATTER_AMAX })
+  for (DlIndexOp op :
+       { DL_INDEX_GATHER, DL_INDEX_SCATTER, DL_INDEX_SCATTER_ADD, DL_INDEX_SCATTER_AMAX })
     for (DlDType dt : { DL_DTYPE_FLOAT32, DL_DTYPE_INT64, DL_DTYPE_BOOL })
       for (int c = 0; c < 6; c++)
         index_case (op, dt, c % 2 == 1, 1 + c % 3, false);
@@ -362,13 +361,12 @@ test_unique_sorted (void)
         dl_cuda_tile_offsets (sums.data (), n_tiles, &gpu_ng, sa.data (), sb.data (), &carry,
                               block);
         for (int64_t t : shuffled (n_tiles))
-          dl_cuda_tile_pass (u, n, t, (int64_t *)NULL, sums.data (), sa.data (), sb.data (),
-                             block);
+          dl_cuda_tile_pass (u, n, t, (int64_t *)NULL, sums.data (), sa.data (), sb.data (), block);
         for (int64_t i : shuffled (n))
           dl_cuda_unique_count (u, n, i);
 
-        g_autofree char *what
-            = g_strdup_printf ("unique_sorted of %" G_GINT64_FORMAT " %s", n, dl_dtype_get_name (dt));
+        g_autofree char *what = g_strdup_printf ("unique_sorted of %" G_GINT64_FORMAT " %s", n,
+                                                 dl_dtype_get_name (dt));
         g_assert_cmpint (gpu_ng, ==, cpu_ng);
         assert_same (what, cpu_vals.data (), gpu_vals.data (), cpu_ng, dt);
         assert_same_i64 (what, cpu_counts.data (), gpu_counts.data (), cpu_ng);
@@ -511,7 +509,8 @@ test_sort_is_a_permutation (void)
           g_assert_cmpmem (data.data () + j * 4, 4, orig.data () + idx[j] * 4, 4);
           if (j > 0)
             {
-              float x = *(float *)(data.data () + (j - 1) * 4), y = *(float *)(data.data () + j * 4);
+              float x = *(float *)(data.data () + (j - 1) * 4),
+                    y = *(float *)(data.data () + j * 4);
               g_assert_true (isnan (y) || x <= y);
             }
         }
@@ -535,8 +534,8 @@ test_gather_rows (void)
         /* some out of range: those outputs are left alone */
         for (auto &i : index)
           i = rand_int (-1, (gint32)n_src + 1);
-        cpu_ctx.backend->gather_rows (&cpu_ctx, cpu.data (), src.data (), index.data (), rows, n_out,
-                                      n_src, dt);
+        cpu_ctx.backend->gather_rows (&cpu_ctx, cpu.data (), src.data (), index.data (), rows,
+                                      n_out, n_src, dt);
         for (int64_t e : shuffled (rows * n_out))
           dl_cuda_gather_rows_elem (gpu.data (), src.data (), index.data (), e / n_out, e % n_out,
                                     n_out, n_src, es);

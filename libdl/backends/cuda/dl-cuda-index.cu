@@ -121,7 +121,7 @@ dl_cuda_index (DlBackendContext *ctx,
   if (args->exclude_self && op != DL_INDEX_GATHER && op != DL_INDEX_SCATTER)
     {
       index_kernel<<<l.grid, l.block, 0, stream>>> (*args, op, dtype, n_rows, n_cols, true,
-                                                    status);
+                                                      status);
       DL_CUDA_CHECK (cudaGetLastError ());
     }
   index_kernel<<<l.grid, l.block, 0, stream>>> (*args, op, dtype, n_rows, n_cols, false, status);
@@ -228,7 +228,12 @@ tile_offsets_kernel (int64_t *sums, int64_t n_tiles, int64_t *total)
  * take, each called with its place among them */
 template <typename Src>
 static void
-tile_scan (DlBackendContext *ctx, const Src &s, int64_t n, int64_t *total, bool take, const char *op)
+tile_scan (DlBackendContext *ctx,
+           const Src &s,
+           int64_t n,
+           int64_t *total,
+           bool take,
+           const char *op)
 {
   const int64_t n_tiles = (n + DL_CUDA_TILE - 1) / DL_CUDA_TILE;
   const gsize bytes = (gsize)n_tiles * sizeof (int64_t);
@@ -237,15 +242,15 @@ tile_scan (DlBackendContext *ctx, const Src &s, int64_t n, int64_t *total, bool 
 
   if (!sums)
     return;
-  tile_pass_kernel<Src><<<blocks_for (n_tiles), DL_CUDA_TILE, 0, stream>>> (s, n, n_tiles, sums,
-                                                                           NULL);
+  tile_pass_kernel<Src>
+      <<<blocks_for (n_tiles), DL_CUDA_TILE, 0, stream>>> (s, n, n_tiles, sums, NULL);
   DL_CUDA_CHECK (cudaGetLastError ());
   tile_offsets_kernel<<<1, DL_CUDA_TILE, 0, stream>>> (sums, n_tiles, total);
   DL_CUDA_CHECK (cudaGetLastError ());
   if (take)
     {
-      tile_pass_kernel<Src><<<blocks_for (n_tiles), DL_CUDA_TILE, 0, stream>>> (s, n, n_tiles,
-                                                                               NULL, sums);
+      tile_pass_kernel<Src>
+          <<<blocks_for (n_tiles), DL_CUDA_TILE, 0, stream>>> (s, n, n_tiles, NULL, sums);
       DL_CUDA_CHECK (cudaGetLastError ());
     }
   ctx->backend->raw_free (ctx, sums, bytes);
@@ -279,8 +284,7 @@ dl_cuda_nonzero (DlBackendContext *ctx,
   if (numel == 0)
     {
       if (!out)
-        DL_CUDA_CHECK (
-            cudaMemsetAsync (count, 0, sizeof (int64_t), dl_cuda_current_stream (ctx)));
+        DL_CUDA_CHECK (cudaMemsetAsync (count, 0, sizeof (int64_t), dl_cuda_current_stream (ctx)));
       return;
     }
   /* the count again when placing: the ops layer sized out by it */
@@ -308,14 +312,14 @@ dl_cuda_unique_sorted (DlBackendContext *ctx,
                        void *group,
                        gint64 *n_groups)
 {
-  const DlCudaUnique u = { (const char *)sorted, dtype,         dl_cuda_dtype_size (dtype),
-                           (char *)values,       (int64_t *)counts, (int64_t *)group };
+  const DlCudaUnique u
+      = { (const char *)sorted, dtype,           dl_cuda_dtype_size (dtype), (char *)values,
+          (int64_t *)counts,    (int64_t *)group };
 
   DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
   if (n == 0)
     {
-      DL_CUDA_CHECK (
-          cudaMemsetAsync (n_groups, 0, sizeof (int64_t), dl_cuda_current_stream (ctx)));
+      DL_CUDA_CHECK (cudaMemsetAsync (n_groups, 0, sizeof (int64_t), dl_cuda_current_stream (ctx)));
       return;
     }
   tile_scan (ctx, u, n, n_groups, true, "unique");
@@ -327,7 +331,12 @@ dl_cuda_unique_sorted (DlBackendContext *ctx,
 
 template <typename V>
 __global__ void
-scan_extremum_kernel (char *data, int64_t *indices, int64_t n_rows, int64_t n, DlDType dt, bool is_max)
+scan_extremum_kernel (char *data,
+                      int64_t *indices,
+                      int64_t n_rows,
+                      int64_t n,
+                      DlDType dt,
+                      bool is_max)
 {
   __shared__ DlCudaExtremum<V> sa[DL_CUDA_TILE], sb[DL_CUDA_TILE], carry;
   BLOCK_PHASES;
@@ -373,7 +382,12 @@ sort_rows_kernel (char *data, int64_t *indices, int64_t n_rows, int64_t n, DlDTy
 }
 
 __global__ void
-sort_keys_kernel (DlCudaSortItem *all, const char *data, int64_t n_rows, int64_t n, DlDType dt, bool desc)
+sort_keys_kernel (DlCudaSortItem *all,
+                  const char *data,
+                  int64_t n_rows,
+                  int64_t n,
+                  DlDType dt,
+                  bool desc)
 {
   const int es = dl_cuda_dtype_size (dt);
 
@@ -397,7 +411,11 @@ sort_tiles_kernel (DlCudaSortItem *all, int64_t n_rows, int64_t n, int64_t tiles
 }
 
 __global__ void
-sort_merge_kernel (const DlCudaSortItem *src, DlCudaSortItem *dst, int64_t n_rows, int64_t n, int lw)
+sort_merge_kernel (const DlCudaSortItem *src,
+                   DlCudaSortItem *dst,
+                   int64_t n_rows,
+                   int64_t n,
+                   int lw)
 {
   EACH_ROW (r, n_rows)
   EACH_COL (j, n)
@@ -445,7 +463,7 @@ sort_long_rows (DlBackendContext *ctx,
       sort_keys_kernel<<<l.grid, l.block, 0, stream>>> (a, data, n_rows, n, dt, desc);
       DL_CUDA_CHECK (cudaGetLastError ());
       sort_tiles_kernel<<<blocks_for (n_rows * tiles_per_row), 512, 0, stream>>> (a, n_rows, n,
-                                                                                 tiles_per_row);
+                                                                                    tiles_per_row);
       DL_CUDA_CHECK (cudaGetLastError ());
       while (((int64_t)1 << lw) < DL_CUDA_SORT_BLOCK)
         lw++;

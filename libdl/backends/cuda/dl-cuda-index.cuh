@@ -140,15 +140,16 @@ dl_cuda_index_reduce_elem (DlIndexOp op, DlDType dt, char *dst, const char *src)
             break;
           case DL_DTYPE_FLOAT16:
           case DL_DTYPE_BFLOAT16:
-            dl_cuda_store (dst, dt, (float)dl_cuda_load_f (dst, dt) + (float)dl_cuda_load_f (src, dt));
+            dl_cuda_store (dst, dt,
+                           (float)dl_cuda_load_f (dst, dt) + (float)dl_cuda_load_f (src, dt));
             break;
           case DL_DTYPE_BOOL:
             *(uint8_t *)dst = *(uint8_t *)dst || *(const uint8_t *)src;
             break;
           default:
-            dl_cuda_store (dst, dt,
-                           (int64_t)((uint64_t)dl_cuda_load_i (dst, dt)
-                                     + (uint64_t)dl_cuda_load_i (src, dt)));
+            dl_cuda_store (
+                dst, dt,
+                (int64_t)((uint64_t)dl_cuda_load_i (dst, dt) + (uint64_t)dl_cuda_load_i (src, dt)));
             break;
         }
     }
@@ -342,8 +343,9 @@ DL_HD void
 dl_cuda_add_wide (DlDType dt, char *dst, const char *src)
 {
   if (dl_cuda_is_int_dtype (dt))
-    dl_cuda_store (dst, dt,
-                   (int64_t)((uint64_t)dl_cuda_load_i (dst, dt) + (uint64_t)dl_cuda_load_i (src, dt)));
+    dl_cuda_store (
+        dst, dt,
+        (int64_t)((uint64_t)dl_cuda_load_i (dst, dt) + (uint64_t)dl_cuda_load_i (src, dt)));
   else
     dl_cuda_store (dst, dt, dl_cuda_load_f (dst, dt) + dl_cuda_load_f (src, dt));
 }
@@ -401,8 +403,7 @@ dl_cuda_block_scan (T *a, T *b, C combine, Each each)
 
 struct DlCudaPlus
 {
-  DL_HD int64_t
-  operator() (int64_t x, int64_t y) const
+  DL_HD int64_t operator() (int64_t x, int64_t y) const
   {
     return x + y;
   }
@@ -498,8 +499,7 @@ struct DlCudaNonzero
   int64_t strides[DL_MAX_DIMS];
   int64_t *out;
 
-  DL_HD bool
-  flag (int64_t i) const
+  DL_HD bool flag (int64_t i) const
   {
     const char *p = data;
 
@@ -511,8 +511,7 @@ struct DlCudaNonzero
     return dl_cuda_visit (p, dt, [] (auto v) { return v != 0; });
   }
 
-  DL_HD void
-  take (int64_t i, bool taken, int64_t g) const
+  DL_HD void take (int64_t i, bool taken, int64_t g) const
   {
     if (!taken)
       return;
@@ -540,8 +539,7 @@ struct DlCudaUnique
   int64_t *counts;
   int64_t *group;
 
-  DL_HD bool
-  flag (int64_t i) const
+  DL_HD bool flag (int64_t i) const
   {
     const char *p = sorted + i * es;
 
@@ -552,8 +550,7 @@ struct DlCudaUnique
     return !(dl_cuda_load_f (p, dt) == dl_cuda_load_f (p - es, dt));
   }
 
-  DL_HD void
-  take (int64_t i, bool taken, int64_t g) const
+  DL_HD void take (int64_t i, bool taken, int64_t g) const
   {
     if (taken)
       {
@@ -590,8 +587,7 @@ template <typename V> struct DlCudaExtremumCombine
 {
   bool is_max;
 
-  DL_HD DlCudaExtremum<V>
-  operator() (const DlCudaExtremum<V> &a, const DlCudaExtremum<V> &b) const
+  DL_HD DlCudaExtremum<V> operator() (const DlCudaExtremum<V> &a, const DlCudaExtremum<V> &b) const
   {
     if (dl_cuda_isnan (b.v) || (!dl_cuda_isnan (a.v) && (is_max ? b.v >= a.v : b.v <= a.v)))
       return b;
