@@ -222,6 +222,22 @@ def _outcome(fn):
         return None, e
 
 
+def _on_both(device, what, run):
+    """(run(device), run('cpu')), or None where the CPU refuses the input,
+    which the device must then refuse with the same error; skips where
+    the device's backend lacks the op's kernel."""
+    want, cpu_error = _outcome(lambda: run('cpu'))
+    got, dev_error = _outcome(lambda: run(device))
+    if dev_error is not None and cpu_error is None and _not_supported(dev_error):
+        pytest.skip(f'{what}: not supported on {device}: {dev_error}')
+    if cpu_error is not None:
+        assert type(dev_error) is type(cpu_error), what
+        assert str(dev_error) == str(cpu_error), what
+        return None
+    assert dev_error is None, f'{what}: {dev_error}'
+    return got, want
+
+
 @pytest.mark.parametrize('device', DEVICES)
 @pytest.mark.parametrize('op', sorted(POINTWISE))
 @pytest.mark.parametrize('dtype', DTYPES)
@@ -231,19 +247,10 @@ def test_pointwise(device, op, dtype, layout, rng):
     for sa, sb in SHAPES:
         a, b = _array(rng, sa, dtype), _array(rng, sb, dtype)
         what = f'{op} {dtype} {sa} {sb} {layout}'
-        want, cpu_error = _outcome(lambda: POINTWISE[op](dl, _tensor(a, layout, 'cpu'),
-                                                         _tensor(b, layout, 'cpu')))
-        got, dev_error = _outcome(lambda: POINTWISE[op](dl, _tensor(a, layout, device),
-                                                        _tensor(b, layout, device)))
-        if dev_error is not None and cpu_error is None and _not_supported(dev_error):
-            pytest.skip(f'{what}: not supported on {device}: {dev_error}')
-        if cpu_error is not None:
-            # refused on the CPU: refused the same way on the device
-            assert type(dev_error) is type(cpu_error), what
-            assert str(dev_error) == str(cpu_error), what
-            continue
-        assert dev_error is None, f'{what}: {dev_error}'
-        _same(got, want, device, what)
+        both = _on_both(device, what, lambda dev: POINTWISE[op](dl, _tensor(a, layout, dev),
+                                                                _tensor(b, layout, dev)))
+        if both is not None:
+            _same(*both, device, what)
 
 
 # ---- indexing, sorting and grouping over dtypes ------------------------------------
@@ -304,20 +311,11 @@ def test_indexing(device, op, dtype, rng):
         p = np.argsort(rng.random(shape), axis=-1)
         what = f'{op} {dtype} {shape}'
 
-        def run(dev):
-            return INDEXING[op](dl, dl.tensor(a).to(dev), dl.tensor(i).to(dev),
-                                dl.tensor(p).to(dev))
-
-        want, cpu_error = _outcome(lambda: run('cpu'))
-        got, dev_error = _outcome(lambda: run(device))
-        if dev_error is not None and cpu_error is None and _not_supported(dev_error):
-            pytest.skip(f'{what}: not supported on {device}: {dev_error}')
-        if cpu_error is not None:
-            assert type(dev_error) is type(cpu_error), what
-            assert str(dev_error) == str(cpu_error), what
+        both = _on_both(device, what, lambda dev: INDEXING[op](
+            dl, dl.tensor(a).to(dev), dl.tensor(i).to(dev), dl.tensor(p).to(dev)))
+        if both is None:
             continue
-        assert dev_error is None, f'{what}: {dev_error}'
-        got, want = _outputs(got), _outputs(want)
+        got, want = _outputs(both[0]), _outputs(both[1])
         assert len(got) == len(want), what
         for k, (g, w) in enumerate(zip(got, want)):
             _same(g, w, device, f'{what}: output {k}')
