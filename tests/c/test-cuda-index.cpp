@@ -270,7 +270,7 @@ test_index_empty (void)
 /* ---- nonzero -------------------------------------------------------------------- */
 
 static void
-nonzero_case (DlDType dt, int ndim, bool empty)
+nonzero_case (DlDType dt, int ndim, bool empty, bool contiguous)
 {
   const int es = dl_cuda_dtype_size (dt);
   int64_t shape[DL_MAX_DIMS], strides[DL_MAX_DIMS], numel = 1, count_cpu = -1, count_gpu = -1;
@@ -282,18 +282,20 @@ nonzero_case (DlDType dt, int ndim, bool empty)
     shape[rand_int (0, ndim)] = 0;
   for (int d = 0; d < ndim; d++)
     numel *= shape[d];
-  /* a permuted layout, every other element */
-  n_buf = permuted_strides (ndim, shape, 2 * es, strides) * 2;
+  if (contiguous)
+    {
+      n_buf = numel;
+      for (int d = ndim - 1, step = es; d >= 0; step *= (int)shape[d], d--)
+        strides[d] = step;
+    }
+  else /* a permuted layout, every other element */
+    n_buf = permuted_strides (ndim, shape, 2 * es, strides) * 2;
   std::vector<char> buf = random_elements (dt, n_buf, 3, true);
 
   cpu_ctx.backend->nonzero (&cpu_ctx, buf.data (), dt, ndim, shape, strides, &count_cpu, NULL);
 
-  DlCudaNonzero s = {};
-  s.data = buf.data ();
-  s.dt = dt;
-  s.ndim = ndim;
-  memcpy (s.shape, shape, sizeof shape);
-  memcpy (s.strides, strides, sizeof strides);
+  DlCudaNonzero s;
+  dl_cuda_nonzero_init (&s, buf.data (), dt, ndim, shape, strides);
   const int64_t n_tiles = (numel + DL_CUDA_TILE - 1) / DL_CUDA_TILE;
   std::vector<int64_t> sums (n_tiles + 1), sa (DL_CUDA_TILE), sb (DL_CUDA_TILE);
   int64_t carry;
@@ -320,10 +322,10 @@ test_nonzero (void)
 {
   for (DlDType dt : all_dtypes)
     for (int ndim = 0; ndim <= 4; ndim++)
-      for (int c = 0; c < 3; c++)
-        nonzero_case (dt, ndim, false);
+      for (int c = 0; c < 4; c++)
+        nonzero_case (dt, ndim, false, c % 2 == 0);
   for (int c = 0; c < 4; c++)
-    nonzero_case (DL_DTYPE_FLOAT32, 1 + c, true);
+    nonzero_case (DL_DTYPE_FLOAT32, 1 + c, true, c % 2 == 0);
 }
 
 /* ---- unique_sorted ---------------------------------------------------------------- */

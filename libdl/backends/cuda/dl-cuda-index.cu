@@ -266,20 +266,14 @@ dl_cuda_nonzero (DlBackendContext *ctx,
                  gint64 *count,
                  gint64 *out)
 {
-  DlCudaNonzero s = {};
+  DlCudaNonzero s;
   int64_t numel = 1;
   int64_t *total = NULL;
 
-  s.data = data;
-  s.dt = dtype;
-  s.ndim = ndim;
+  dl_cuda_nonzero_init (&s, data, dtype, ndim, shape, strides);
   s.out = out;
   for (gint d = 0; d < ndim; d++)
-    {
-      s.shape[d] = shape[d];
-      s.strides[d] = strides[d];
-      numel *= shape[d];
-    }
+    numel *= shape[d];
   DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
   if (numel == 0)
     {

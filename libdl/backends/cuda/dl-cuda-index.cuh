@@ -489,25 +489,31 @@ dl_cuda_tile_offsets (int64_t *sums,
 /* ---- nonzero ---------------------------------------------------------------- */
 
 /* A strided tensor's elements in row-major order: taken where nonzero,
- * their coordinates written to out[g] */
+ * their coordinates (ndim of them, over shape) written to out[g]. The
+ * elements are read through the same tensor with its dims merged where
+ * their strides allow (read_ndim dims of read_shape, read_strides): one
+ * dim, no division, for a contiguous tensor. */
 struct DlCudaNonzero
 {
   const char *data;
   DlDType dt;
-  int ndim;
+  int ndim, read_ndim;
   int64_t shape[DL_MAX_DIMS];
-  int64_t strides[DL_MAX_DIMS];
+  int64_t read_shape[DL_MAX_DIMS];
+  int64_t read_strides[DL_MAX_DIMS];
   int64_t *out;
 
   DL_HD bool flag (int64_t i) const
   {
     const char *p = data;
 
-    for (int d = ndim - 1; d >= 0; d--)
+    for (int d = read_ndim - 1; d > 0; d--)
       {
-        p += (i % shape[d]) * strides[d];
-        i /= shape[d];
+        p += (i % read_shape[d]) * read_strides[d];
+        i /= read_shape[d];
       }
+    if (read_ndim > 0)
+      p += i * read_strides[0];
     return dl_cuda_visit (p, dt, [] (auto v) { return v != 0; });
   }
 
@@ -515,13 +521,49 @@ struct DlCudaNonzero
   {
     if (!taken)
       return;
-    for (int d = ndim - 1; d >= 0; d--)
+    for (int d = ndim - 1; d > 0; d--)
       {
         out[g * ndim + d] = i % shape[d];
         i /= shape[d];
       }
+    if (ndim > 0)
+      out[g * ndim] = i;
   }
 };
+
+/* @s for the tensor at @data (byte strides), out unset: size-1 dims
+ * dropped from the reading shape, and a dim merged into the one before it
+ * where that one's stride steps over it */
+static inline void
+dl_cuda_nonzero_init (DlCudaNonzero *s,
+                      const char *data,
+                      DlDType dt,
+                      int ndim,
+                      const int64_t *shape,
+                      const int64_t *strides)
+{
+  *s = DlCudaNonzero{};
+  s->data = data;
+  s->dt = dt;
+  s->ndim = ndim;
+  for (int d = 0; d < ndim; d++)
+    {
+      s->shape[d] = shape[d];
+      if (shape[d] == 1)
+        continue;
+      if (s->read_ndim > 0 && s->read_strides[s->read_ndim - 1] == strides[d] * shape[d])
+        {
+          s->read_shape[s->read_ndim - 1] *= shape[d];
+          s->read_strides[s->read_ndim - 1] = strides[d];
+        }
+      else
+        {
+          s->read_shape[s->read_ndim] = shape[d];
+          s->read_strides[s->read_ndim] = strides[d];
+          s->read_ndim++;
+        }
+    }
+}
 
 /* ---- unique_sorted ---------------------------------------------------------- */
 
