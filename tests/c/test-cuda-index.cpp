@@ -141,17 +141,31 @@ index_op_name (DlIndexOp op)
   return names[op];
 }
 
+/* float values of every magnitude a float16 has, with its precision */
+static void
+wide_floats (std::vector<char> &buf, DlDType dt)
+{
+  const int es = dl_cuda_dtype_size (dt);
+
+  for (size_t i = 0; i + es <= buf.size (); i += es)
+    dl_cuda_store (buf.data () + i, dt,
+                   (rand_int (0, 2) ? -1.0 : 1.0)
+                       * ldexp (1.0 + rand_int (0, 1024) / 1024.0, (int)rand_int (-14, 16)));
+}
+
 /* One random case of @op on @dt: self shaped as the index with dim's size
  * dim_size, other as the index, both in permuted layouts. A scatter that
  * does not reduce gets distinct indices along each line of dim (its
  * result is otherwise whichever write lands last); values are small
- * integers, so that sums and products are exact in any order. n_bad
- * indices are made out of range. */
+ * integers, so that sums and products are exact in any order. With wide,
+ * every scatter gets distinct indices and floats of all magnitudes, so
+ * that one rounding of each reduction is compared. n_bad indices are
+ * made out of range. */
 static void
-index_case (DlIndexOp op, DlDType dt, bool exclude_self, int n_bad, bool empty)
+index_case (DlIndexOp op, DlDType dt, bool exclude_self, int n_bad, bool empty, bool wide = false)
 {
   const int es = dl_cuda_dtype_size (dt);
-  const bool plain_scatter = op == DL_INDEX_SCATTER;
+  const bool plain_scatter = op == DL_INDEX_SCATTER || wide;
   DlIndexArgs a = {};
   int64_t self_shape[DL_MAX_DIMS], n_rows, n_cols, n_index = 1, n_self, n_other;
   int64_t index_strides[DL_MAX_DIMS];
@@ -206,6 +220,11 @@ index_case (DlIndexOp op, DlDType dt, bool exclude_self, int n_bad, bool empty)
   const bool extremum = op == DL_INDEX_SCATTER_AMAX || op == DL_INDEX_SCATTER_AMIN;
   std::vector<char> self = random_elements (dt, n_self, 5, extremum, !extremum);
   std::vector<char> other = random_elements (dt, n_other, 5, extremum, !extremum);
+  if (wide)
+    {
+      wide_floats (self, dt);
+      wide_floats (other, dt);
+    }
   std::vector<char> self2 (self), other2 (other);
   DlKernelStatus cpu_st = {}, gpu_st = {};
 
@@ -247,6 +266,15 @@ test_index (void)
     for (DlDType dt : all_dtypes)
       for (int c = 0; c < 12; c++)
         index_case (op, dt, c % 2 == 1, 0, false);
+}
+
+static void
+test_index_rounding (void)
+{
+  for (DlIndexOp op : { DL_INDEX_SCATTER_ADD, DL_INDEX_SCATTER_MUL })
+    for (DlDType dt : { DL_DTYPE_FLOAT16, DL_DTYPE_BFLOAT16, DL_DTYPE_FLOAT32 })
+      for (int c = 0; c < 40; c++)
+        index_case (op, dt, false, 0, false, true);
 }
 
 static void
@@ -583,6 +611,7 @@ main (int argc, char **argv)
 {
   test_cuda_host_init (&argc, &argv);
   g_test_add_func ("/cuda-index/index", test_index);
+  g_test_add_func ("/cuda-index/index/rounding", test_index_rounding);
   g_test_add_func ("/cuda-index/index/bad", test_index_bad);
   g_test_add_func ("/cuda-index/index/empty", test_index_empty);
   g_test_add_func ("/cuda-index/nonzero", test_nonzero);
