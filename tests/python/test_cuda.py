@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 import pytest
+from gi.repository import GLib
 
 from conftest import Dl
 
@@ -296,3 +297,39 @@ def test_cnn_ops_as_on_the_cpu(op, dtype):
         assert g.is_cuda
         np.testing.assert_allclose(g.detach().cpu().numpy(), a.detach().numpy(), rtol=tol,
                                    atol=tol)
+
+
+# gathers and scatters check their indices on the device: a bad one fails
+# the next read, not the op (PyTorch's device-side assert), and only once
+@needs_gpu
+@pytest.mark.parametrize('op', ['gather', 'scatter_add'])
+def test_bad_index_reported_at_the_next_read(op):
+    x = Dl.arange(6, dtype=Dl.float32).cuda()
+    bad = Dl.tensor([0, 7, 1]).cuda()
+    y = x.gather(0, bad) if op == 'gather' else Dl.zeros(6).cuda().scatter_add(0, bad, x[:3])
+    with pytest.raises(GLib.Error, match='failed a check.*index 7 is out of bounds'):
+        y.cpu()
+    assert Dl.equal(x.cpu(), Dl.arange(6, dtype=Dl.float32))
+
+
+# the indexing kernels on sizes the cross-device suite leaves out: rows
+# sorted in a block and merged from tiles, many tiles of nonzero and
+# unique, long running extrema
+@needs_gpu
+@pytest.mark.parametrize('n', [1, 255, 2048, 2049, 70001])
+def test_sorts_and_groups_as_on_the_cpu(n):
+    import numpy as np
+    rng = np.random.default_rng(n)
+    a_np = rng.integers(-50, 50, (3, n)).astype(np.float32)
+    a_np[rng.random((3, n)) < 0.05] = np.nan
+
+    def run(dev):
+        a = Dl.tensor(a_np, device=dev)
+        s = a.sort(-1, descending=n % 2 == 1, stable=True)
+        return [s.values, s.indices, *a.topk(min(n, 5), -1), *a.cummin(-1), a.isnan().nonzero(),
+                *Dl.unique(a.nan_to_num(), return_inverse=True, return_counts=True),
+                a.nan_to_num().argsort(0, stable=True)]
+
+    for k, (c, g) in enumerate(zip(run('cpu'), run('cuda'))):
+        assert g.is_cuda, k
+        assert Dl.equal(c, g.cpu()) or Dl.allclose(c, g.cpu(), equal_nan=True, rtol=0, atol=0), k

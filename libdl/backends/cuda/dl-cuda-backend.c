@@ -7,7 +7,9 @@
  * over cudaMalloc/cudaFree and cudaEvents, and copies between host and
  * device), streams and events, and the allocator's memory statistics.
  * The kernel slots are in dl-cuda-kernels.cu (elementwise, reduce, scan
- * and softmax, nvcc) and dl-cuda-blas.c (gemm_batched, cuBLAS); every
+ * and softmax, nvcc), dl-cuda-index.cu (gathers and scatters, nonzero,
+ * sorts, running extrema, unique) and dl-cuda-blas.c (gemm_batched,
+ * cuBLAS); every
  * slot left NULL in the table below libdl reports as not supported on
  * 'cuda'.
  *
@@ -22,6 +24,7 @@
 #include "backends/dl-backend.h"
 #include "dl-error.h"
 #include "dl-stream-allocator-private.h"
+#include "dl-cuda-index.h"
 #include "dl-cuda-kernels.h"
 #include "dl-cuda-private.h"
 #include "dl-cuda-norm.h"
@@ -327,6 +330,13 @@ static DlBackend cuda_backend = {
   .reduce = dl_cuda_reduce,
   .gemm_batched = dl_cuda_gemm_batched,
   .scan = dl_cuda_scan,
+  .index = dl_cuda_index,
+  .nonzero = dl_cuda_nonzero,
+  .sort = dl_cuda_sort,
+  .scan_extremum = dl_cuda_scan_extremum,
+  .scatter_rows = dl_cuda_scatter_rows,
+  .gather_rows = dl_cuda_gather_rows,
+  .unique_sorted = dl_cuda_unique_sorted,
   .softmax = dl_cuda_softmax,
   .synchronize = cuda_synchronize,
   .stream_new = cuda_stream_new,
