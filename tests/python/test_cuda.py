@@ -296,3 +296,59 @@ def test_cnn_ops_as_on_the_cpu(op, dtype):
         assert g.is_cuda
         np.testing.assert_allclose(g.detach().cpu().numpy(), a.detach().numpy(), rtol=tol,
                                    atol=tol)
+
+
+# the optimizers' fused step (the module's optim_step kernel) on the GPU
+# against the CPU: three steps of each kind and option set
+@needs_gpu
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+@pytest.mark.parametrize('name, kw', [
+    ('SGD', dict(lr=0.1)),
+    ('SGD', dict(lr=0.1, momentum=0.9, dampening=0.1, weight_decay=0.01, maximize=True)),
+    ('SGD', dict(lr=0.1, momentum=0.9, nesterov=True)),
+    ('Adam', dict(lr=0.01)),
+    ('Adam', dict(lr=0.01, weight_decay=0.1, amsgrad=True)),
+    ('AdamW', dict(lr=0.01, weight_decay=0.1)),
+    ('RMSprop', dict(lr=0.01)),
+    ('RMSprop', dict(lr=0.01, momentum=0.5, centered=True, weight_decay=0.01)),
+    ('Adagrad', dict(lr=0.1, lr_decay=0.01, weight_decay=0.01)),
+])
+def test_optimizer_steps_as_on_the_cpu(name, kw, dtype):
+    import numpy as np
+    import dl
+    rng = np.random.default_rng(16)
+    p_np, t_np = rng.standard_normal((2, 3, 5))
+
+    def run(dev):
+        p = dl.tensor(p_np, dtype=getattr(dl, dtype), device=dev, requires_grad=True)
+        t = dl.tensor(t_np, dtype=getattr(dl, dtype), device=dev)
+        opt = getattr(dl.optim, name)([p], **kw)
+        for _ in range(3):
+            opt.zero_grad()
+            ((p - t) ** 2 * t).sum().backward()
+            opt.step()
+        return p.detach().cpu().numpy()
+
+    tol = 1e-5 if dtype == 'float32' else 1e-12
+    np.testing.assert_allclose(run('cuda'), run('cpu'), rtol=tol, atol=tol)
+
+
+# attention with dropout: the GPU's kernels draw the CPU's mask after
+# torch.manual_seed, so the values and gradients are the CPU's
+@needs_gpu
+@pytest.mark.parametrize('causal', [False, True])
+def test_attention_dropout_as_on_the_cpu(causal):
+    import numpy as np
+    import dl
+    rng = np.random.default_rng(17)
+    arrays = [rng.standard_normal((2, 3, 5, 4)) for _ in range(3)]
+
+    def run(dev):
+        q, k, v = (dl.tensor(a, device=dev, requires_grad=True) for a in arrays)
+        dl.manual_seed(5)
+        y = dl.nn.functional.scaled_dot_product_attention(q, k, v, dropout_p=0.4, is_causal=causal)
+        (y * y).sum().backward()
+        return [t.detach().cpu().numpy() for t in (y, q.grad, k.grad, v.grad)]
+
+    for g, c in zip(run('cuda'), run('cpu')):
+        np.testing.assert_allclose(g, c, rtol=1e-10, atol=1e-12)
