@@ -561,32 +561,20 @@ test_attention (void)
  * the pointwise passes the kernel bodies over shuffled threads */
 template <typename T>
 static void
-host_gemm (gpointer user,
-           gboolean ta,
-           gboolean tb,
-           gint64 m,
-           gint64 n,
-           gint64 k,
-           const void *a,
-           gint64 lda,
-           const void *b,
-           gint64 ldb,
-           gdouble beta,
-           void *c,
-           gint64 ldc)
+host_gemm (gpointer user, const DlCudaGemmEx *g)
 {
-  const T *A = (const T *)a, *B = (const T *)b;
-  T *C = (T *)c;
+  const T *A = (const T *)g->a, *B = (const T *)g->b;
+  T *C = (T *)g->c;
 
-  for (int64_t i = 0; i < m; i++)
-    for (int64_t j = 0; j < n; j++)
+  for (int64_t i = 0; i < g->m; i++)
+    for (int64_t j = 0; j < g->n; j++)
       {
-        double acc = beta != 0 ? beta * (double)C[i * ldc + j] : 0;
+        double acc = g->beta != 0 ? g->beta * (double)C[i * g->ldc + j] : 0;
 
-        for (int64_t p = 0; p < k; p++)
-          acc += (double)(ta ? A[p * lda + i] : A[i * lda + p])
-                 * (double)(tb ? B[j * ldb + p] : B[p * ldb + j]);
-        C[i * ldc + j] = (T)acc;
+        for (int64_t p = 0; p < g->k; p++)
+          acc += (double)(g->ta ? A[p * g->lda + i] : A[i * g->lda + p])
+                 * (double)(g->tb ? B[j * g->ldb + p] : B[p * g->ldb + j]);
+        C[i * g->ldc + j] = (T)acc;
       }
 }
 

@@ -28,6 +28,38 @@ col2im_kernel (DlConvGeometry g, const T *cols, T *image, int64_t total)
   dl_cuda_col2im_elem<T> (g, cols, image, e);
 }
 
+/* im2col (@to_cols) from @src into @dst, or col2im */
+static void
+launch (DlBackendContext *ctx,
+        const DlConvGeometry *g,
+        gboolean to_cols,
+        const void *src,
+        void *dst,
+        DlDType dtype)
+{
+  const int64_t image = g->n * g->c * g->h * g->w;
+  const int64_t total = to_cols ? g->n * g->c * g->kh * g->kw * g->out_h * g->out_w : image;
+  cudaStream_t stream = dl_cuda_current_stream (ctx);
+
+  g_return_if_fail (dtype == DL_DTYPE_FLOAT32 || dtype == DL_DTYPE_FLOAT64);
+  if (total == 0)
+    return;
+  DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
+  if (dtype == DL_DTYPE_FLOAT64 && to_cols)
+    im2col_kernel<double>
+        <<<DL_CUDA_GRID (total), 0, stream>>> (*g, (const double *)src, (double *)dst, total);
+  else if (dtype == DL_DTYPE_FLOAT64)
+    col2im_kernel<double>
+        <<<DL_CUDA_GRID (total), 0, stream>>> (*g, (const double *)src, (double *)dst, total);
+  else if (to_cols)
+    im2col_kernel<float>
+        <<<DL_CUDA_GRID (total), 0, stream>>> (*g, (const float *)src, (float *)dst, total);
+  else
+    col2im_kernel<float>
+        <<<DL_CUDA_GRID (total), 0, stream>>> (*g, (const float *)src, (float *)dst, total);
+  DL_CUDA_CHECK (cudaGetLastError ());
+}
+
 void
 dl_cuda_im2col (DlBackendContext *ctx,
                 const DlConvGeometry *g,
@@ -35,20 +67,7 @@ dl_cuda_im2col (DlBackendContext *ctx,
                 void *cols,
                 DlDType dtype)
 {
-  const int64_t total = g->n * g->c * g->kh * g->kw * g->out_h * g->out_w;
-  cudaStream_t stream = dl_cuda_current_stream (ctx);
-
-  g_return_if_fail (dtype == DL_DTYPE_FLOAT32 || dtype == DL_DTYPE_FLOAT64);
-  if (total == 0)
-    return;
-  DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
-  if (dtype == DL_DTYPE_FLOAT64)
-    im2col_kernel<double>
-        <<<DL_CUDA_GRID (total), 0, stream>>> (*g, (const double *)image, (double *)cols, total);
-  else
-    im2col_kernel<float>
-        <<<DL_CUDA_GRID (total), 0, stream>>> (*g, (const float *)image, (float *)cols, total);
-  DL_CUDA_CHECK (cudaGetLastError ());
+  launch (ctx, g, TRUE, image, cols, dtype);
 }
 
 void
@@ -58,18 +77,5 @@ dl_cuda_col2im (DlBackendContext *ctx,
                 void *image,
                 DlDType dtype)
 {
-  const int64_t total = g->n * g->c * g->h * g->w;
-  cudaStream_t stream = dl_cuda_current_stream (ctx);
-
-  g_return_if_fail (dtype == DL_DTYPE_FLOAT32 || dtype == DL_DTYPE_FLOAT64);
-  if (total == 0)
-    return;
-  DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
-  if (dtype == DL_DTYPE_FLOAT64)
-    col2im_kernel<double>
-        <<<DL_CUDA_GRID (total), 0, stream>>> (*g, (const double *)cols, (double *)image, total);
-  else
-    col2im_kernel<float>
-        <<<DL_CUDA_GRID (total), 0, stream>>> (*g, (const float *)cols, (float *)image, total);
-  DL_CUDA_CHECK (cudaGetLastError ());
+  launch (ctx, g, FALSE, cols, image, dtype);
 }

@@ -9,6 +9,7 @@
 #include <glib.h>
 
 #include "backends/dl-backend.h"
+#include "dl-cuda-gemm-plan.h"
 
 G_BEGIN_DECLS
 
@@ -28,23 +29,9 @@ G_BEGIN_DECLS
  * goes there, and the caching allocator hands out blocks for it. */
 cudaStream_t dl_cuda_current_stream (DlBackendContext *ctx);
 
-/* One row-major product c [m, n] = op (a) op (b) + beta c of float32 or
- * float64 (op the transpose when ta / tb) through cuBLAS on the current
- * stream, as the CPU backend's dl_cpu_blas_gemm_ex (dl-cuda-blas.c): what
- * the recurrent slots' plan runs (dl-cuda-rnn.cu). */
-void dl_cuda_gemm_ex (DlBackendContext *ctx,
-                      DlDType dtype,
-                      gboolean ta,
-                      gboolean tb,
-                      gint64 m,
-                      gint64 n,
-                      gint64 k,
-                      const void *a,
-                      gint64 lda,
-                      const void *b,
-                      gint64 ldb,
-                      gdouble beta,
-                      void *c,
-                      gint64 ldc);
+/* One product of float32 or float64 @dtype (see DlCudaGemmEx) through
+ * cuBLAS on the current stream (dl-cuda-blas.c): what the recurrent
+ * slots' plan runs (dl-cuda-rnn.cu). */
+void dl_cuda_gemm_ex (DlBackendContext *ctx, DlDType dtype, const DlCudaGemmEx *g);
 
 G_END_DECLS

@@ -78,17 +78,61 @@ dl_cuda_resample_transpose (const DlResampleAxis *a,
   tstart[0] = 0;
 }
 
+/* position @e of [planes, nz, ny, nx] as (p, z, y, x) */
+DL_HD void
+dl_cuda_resample_coords (int64_t e, int64_t nz, int64_t ny, int64_t nx, int64_t c[4])
+{
+  c[3] = e % nx;
+  c[2] = (e / nx) % ny;
+  c[1] = (e / (nx * ny)) % nz;
+  c[0] = e / (nx * ny * nz);
+}
+
+/* the sum over the taps of position @c (p, z, y, x) of the map (or of
+ * its transpose, @adjoint) of the weights' product times the plane @src,
+ * in double */
+template <typename T>
+DL_HD double
+dl_cuda_resample_sum (const DlCudaResample &r, bool adjoint, const int64_t c[4], const T *src)
+{
+  const int64_t *start[3], *pos[3], *range[3];
+  const double *w[3];
+  int64_t n[3];
+  double acc = 0;
+
+  for (int d = 0; d < 3; d++)
+    {
+      const DlCudaResampleAxis &a = r.axis[d];
+
+      start[d] = adjoint ? a.tstart : a.start;
+      pos[d] = adjoint ? a.tout : a.index;
+      w[d] = adjoint ? a.tweight : a.weight;
+      n[d] = adjoint ? a.out_size : a.in_size; /* the read plane's sizes */
+      range[d] = start[d] + c[d + 1];          /* [range[d][0], range[d][1]) */
+    }
+  for (int64_t i = range[0][0]; i < range[0][1]; i++)
+    for (int64_t j = range[1][0]; j < range[1][1]; j++)
+      {
+        const double wij = w[0][i] * w[1][j];
+        const T *row = src + (pos[0][i] * n[1] + pos[1][j]) * n[2];
+
+        for (int64_t k = range[2][0]; k < range[2][1]; k++)
+          acc += wij * w[2][k] * (double)row[pos[2][k]];
+      }
+  return acc;
+}
+
 /* output @e of [planes, out_d, out_h, out_w] */
 template <typename T>
 DL_HD void
 dl_cuda_resample_elem (const DlCudaResample &r, const T *in, T *out, int64_t e)
 {
   const DlCudaResampleAxis &az = r.axis[0], &ay = r.axis[1], &ax = r.axis[2];
-  const int64_t x = e % ax.out_size, y = (e / ax.out_size) % ay.out_size;
-  const int64_t z = (e / (ax.out_size * ay.out_size)) % az.out_size;
-  const int64_t p = e / (ax.out_size * ay.out_size * az.out_size);
+  int64_t c[4];
+
+  dl_cuda_resample_coords (e, az.out_size, ay.out_size, ax.out_size, c);
+  const int64_t p = c[0], z = c[1], y = c[2], x = c[3];
   const T *src = in + p * az.in_size * ay.in_size * ax.in_size;
-  double acc = 0;
 
   if (az.start[z] == az.start[z + 1] || ay.start[y] == ay.start[y + 1]
       || ax.start[x] == ax.start[x + 1])
@@ -96,16 +140,7 @@ dl_cuda_resample_elem (const DlCudaResample &r, const T *in, T *out, int64_t e)
       out[e] = (T)r.fill;
       return;
     }
-  for (int64_t i = az.start[z]; i < az.start[z + 1]; i++)
-    for (int64_t j = ay.start[y]; j < ay.start[y + 1]; j++)
-      {
-        const double w = az.weight[i] * ay.weight[j];
-        const T *row = src + (az.index[i] * ay.in_size + ay.index[j]) * ax.in_size;
-
-        for (int64_t k = ax.start[x]; k < ax.start[x + 1]; k++)
-          acc += w * ax.weight[k] * (double)row[ax.index[k]];
-      }
-  out[e] = (T)acc;
+  out[e] = (T)dl_cuda_resample_sum (r, false, c, src);
 }
 
 /* input element @e of [planes, d, h, w] of the adjoint */
@@ -114,22 +149,12 @@ DL_HD void
 dl_cuda_resample_adjoint_elem (const DlCudaResample &r, const T *grad, T *grad_in, int64_t e)
 {
   const DlCudaResampleAxis &az = r.axis[0], &ay = r.axis[1], &ax = r.axis[2];
-  const int64_t ix = e % ax.in_size, iy = (e / ax.in_size) % ay.in_size;
-  const int64_t iz = (e / (ax.in_size * ay.in_size)) % az.in_size;
-  const int64_t p = e / (ax.in_size * ay.in_size * az.in_size);
-  const T *src = grad + p * az.out_size * ay.out_size * ax.out_size;
-  double acc = 0;
+  int64_t c[4];
 
-  for (int64_t i = az.tstart[iz]; i < az.tstart[iz + 1]; i++)
-    for (int64_t j = ay.tstart[iy]; j < ay.tstart[iy + 1]; j++)
-      {
-        const double w = az.tweight[i] * ay.tweight[j];
-        const T *row = src + (az.tout[i] * ay.out_size + ay.tout[j]) * ax.out_size;
+  dl_cuda_resample_coords (e, az.in_size, ay.in_size, ax.in_size, c);
+  const T *src = grad + c[0] * az.out_size * ay.out_size * ax.out_size;
 
-        for (int64_t k = ax.tstart[ix]; k < ax.tstart[ix + 1]; k++)
-          acc += w * ax.tweight[k] * (double)row[ax.tout[k]];
-      }
-  grad_in[e] = (T)acc;
+  grad_in[e] = (T)dl_cuda_resample_sum (r, true, c, src);
 }
 
 /* output @e of the maximum over the taps, its flat position in the input
@@ -139,9 +164,10 @@ DL_HD void
 dl_cuda_resample_max_elem (const DlCudaResample &r, const T *in, T *out, int64_t *idx, int64_t e)
 {
   const DlCudaResampleAxis &az = r.axis[0], &ay = r.axis[1], &ax = r.axis[2];
-  const int64_t x = e % ax.out_size, y = (e / ax.out_size) % ay.out_size;
-  const int64_t z = (e / (ax.out_size * ay.out_size)) % az.out_size;
-  const int64_t p = e / (ax.out_size * ay.out_size * az.out_size);
+  int64_t c[4];
+
+  dl_cuda_resample_coords (e, az.out_size, ay.out_size, ax.out_size, c);
+  const int64_t p = c[0], z = c[1], y = c[2], x = c[3];
   const T *src = in + p * az.in_size * ay.in_size * ax.in_size;
   T best = 0;
   int64_t where = -1;

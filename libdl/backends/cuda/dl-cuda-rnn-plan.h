@@ -24,6 +24,7 @@
 #include <glib.h>
 
 #include "backends/dl-backend.h"
+#include "dl-cuda-gemm-plan.h"
 
 G_BEGIN_DECLS
 
@@ -32,21 +33,8 @@ G_BEGIN_DECLS
 typedef struct
 {
   gpointer user;
-  /* row-major c [m, n] = op (a) op (b) + beta c, op the transpose when
-   * ta / tb; beta 0 or 1 */
-  void (*gemm) (gpointer user,
-                gboolean ta,
-                gboolean tb,
-                gint64 m,
-                gint64 n,
-                gint64 k,
-                const void *a,
-                gint64 lda,
-                const void *b,
-                gint64 ldb,
-                gdouble beta,
-                void *c,
-                gint64 ldc);
+  /* one product (see DlCudaGemmEx) */
+  void (*gemm) (gpointer user, const DlCudaGemmEx *g);
   void (*copy) (gpointer user, void *dst, const void *src, gsize bytes);
   void (*zero) (gpointer user, void *dst, gsize bytes);
   /* scratch memory, NULL when there is none */
@@ -100,6 +88,15 @@ dl_cuda_rnn_offsets (const DlRnnArgs *a)
 
 #define DL_CUDA_RNN_AT(p, elems) ((char *)(p) + (gsize)(elems)*es)
 
+/* ops->gemm of a DlCudaGemmEx of the arguments, in its fields' order */
+#define DL_CUDA_RNN_GEMM(...)                                                                      \
+  G_STMT_START                                                                                     \
+  {                                                                                                \
+    const DlCudaGemmEx gemm_ = { __VA_ARGS__ };                                                    \
+    ops->gemm (ops->user, &gemm_);                                                                 \
+  }                                                                                                \
+  G_STMT_END
+
 static inline void
 dl_cuda_rnn_plan_forward (const DlCudaRnnOps *ops, const DlRnnArgs *a, gsize es)
 {
@@ -121,7 +118,7 @@ dl_cuda_rnn_plan_forward (const DlCudaRnnOps *ops, const DlRnnArgs *a, gsize es)
   ops->copy (ops->user, a->h_n, a->h0, (gsize)(B * HO) * es);
   if (lstm)
     ops->copy (ops->user, a->c_n, a->c0, (gsize)(B * H) * es);
-  ops->gemm (ops->user, FALSE, TRUE, off[a->steps], GH, I, a->x, I, a->w_ih, I, 0.0, a->gates, GH);
+  DL_CUDA_RNN_GEMM (FALSE, TRUE, off[a->steps], GH, I, a->x, I, a->w_ih, I, 0.0, a->gates, GH);
   for (gint64 s = 0; s < a->steps; s++)
     {
       const gint64 t = a->reverse ? a->steps - 1 - s : s;
@@ -132,12 +129,12 @@ dl_cuda_rnn_plan_forward (const DlCudaRnnOps *ops, const DlRnnArgs *a, gsize es)
       ops->copy (ops->user, hp, a->h_n, (gsize)(bs * HO) * es);
       if (lstm)
         ops->copy (ops->user, DL_CUDA_RNN_AT (a->cprev, o * H), a->c_n, (gsize)(bs * H) * es);
-      ops->gemm (ops->user, FALSE, TRUE, bs, GH, HO, hp, HO, a->w_hh, HO, 0.0, gh, GH);
+      DL_CUDA_RNN_GEMM (FALSE, TRUE, bs, GH, HO, hp, HO, a->w_hh, HO, 0.0, gh, GH);
       ops->cells (ops->user, a, bs, o, gh, bias, bhn, a->h_n, a->c_n);
       if (P)
         {
-          ops->gemm (ops->user, FALSE, TRUE, bs, P, H, DL_CUDA_RNN_AT (a->m, o * H), H, a->w_hr, H,
-                     0.0, y, P);
+          DL_CUDA_RNN_GEMM (FALSE, TRUE, bs, P, H, DL_CUDA_RNN_AT (a->m, o * H), H, a->w_hr, H, 0.0,
+                            y, P);
           ops->copy (ops->user, a->h_n, y, (gsize)(bs * P) * es);
         }
     }
@@ -188,21 +185,21 @@ dl_cuda_rnn_plan_backward (const DlCudaRnnOps *ops, const DlRnnArgs *a, gsize es
       if (P)
         {
           ops->copy (ops->user, DL_CUDA_RNN_AT (a->dhs, o * P), dh, (gsize)(bs * P) * es);
-          ops->gemm (ops->user, FALSE, FALSE, bs, H, P, dh, P, a->w_hr, H, 0.0, dm_own, H);
+          DL_CUDA_RNN_GEMM (FALSE, FALSE, bs, H, P, dh, P, a->w_hr, H, 0.0, dm_own, H);
           dm = dm_own;
         }
       ops->cells_backward (ops->user, a, bs, o, dh, dm, dc);
-      ops->gemm (ops->user, FALSE, FALSE, bs, HO, GH, DL_CUDA_RNN_AT (dgh, o * GH), GH, a->w_hh, HO,
-                 gru ? 1.0 : 0.0, dh, HO);
+      DL_CUDA_RNN_GEMM (FALSE, FALSE, bs, HO, GH, DL_CUDA_RNN_AT (dgh, o * GH), GH, a->w_hh, HO,
+                        gru ? 1.0 : 0.0, dh, HO);
     }
   if (a->dx)
-    ops->gemm (ops->user, FALSE, FALSE, N, I, GH, a->dgx, GH, a->w_ih, I, 0.0, a->dx, I);
+    DL_CUDA_RNN_GEMM (FALSE, FALSE, N, I, GH, a->dgx, GH, a->w_ih, I, 0.0, a->dx, I);
   if (a->dw_ih)
-    ops->gemm (ops->user, TRUE, FALSE, GH, I, N, a->dgx, GH, a->x, I, 0.0, a->dw_ih, I);
+    DL_CUDA_RNN_GEMM (TRUE, FALSE, GH, I, N, a->dgx, GH, a->x, I, 0.0, a->dw_ih, I);
   if (a->dw_hh)
-    ops->gemm (ops->user, TRUE, FALSE, GH, HO, N, dgh, GH, a->hprev, HO, 0.0, a->dw_hh, HO);
+    DL_CUDA_RNN_GEMM (TRUE, FALSE, GH, HO, N, dgh, GH, a->hprev, HO, 0.0, a->dw_hh, HO);
   if (a->dw_hr)
-    ops->gemm (ops->user, TRUE, FALSE, P, H, N, a->dhs, P, a->m, H, 0.0, a->dw_hr, H);
+    DL_CUDA_RNN_GEMM (TRUE, FALSE, P, H, N, a->dhs, P, a->m, H, 0.0, a->dw_hr, H);
   if (a->db_ih)
     ops->colsum (ops->user, a->db_ih, a->dgx, N, GH);
   if (a->db_hh)
@@ -212,5 +209,6 @@ dl_cuda_rnn_plan_backward (const DlCudaRnnOps *ops, const DlRnnArgs *a, gsize es
 }
 
 #undef DL_CUDA_RNN_AT
+#undef DL_CUDA_RNN_GEMM
 
 G_END_DECLS

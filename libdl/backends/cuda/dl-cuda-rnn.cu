@@ -70,23 +70,11 @@ typedef struct
 } Run;
 
 static void
-op_gemm (gpointer user,
-         gboolean ta,
-         gboolean tb,
-         gint64 m,
-         gint64 n,
-         gint64 k,
-         const void *a,
-         gint64 lda,
-         const void *b,
-         gint64 ldb,
-         gdouble beta,
-         void *c,
-         gint64 ldc)
+op_gemm (gpointer user, const DlCudaGemmEx *g)
 {
   Run *run = (Run *)user;
 
-  dl_cuda_gemm_ex (run->ctx, run->dtype, ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
+  dl_cuda_gemm_ex (run->ctx, run->dtype, g);
 }
 
 static void
