@@ -436,6 +436,9 @@ run_attention (DlAttentionArgs a, bool gpu, const std::vector<T> &dout)
   return r;
 }
 
+/* the cases with more rows and keys than the CPU's blocks */
+static int big_attention_cases;
+
 template <typename T>
 static void
 check_attention (int t)
@@ -453,10 +456,12 @@ check_attention (int t)
       a.batch_shape[d] = g_rand_int_range (rng, 1, 4);
       a.n_batch *= a.batch_shape[d];
     }
-  a.l = g_rand_int_range (rng, 1, 9);
-  a.s = g_rand_int_range (rng, 0, 11);
-  a.e = g_rand_int_range (rng, 1, 7);
-  a.ev = g_rand_int_range (rng, 1, 7);
+  /* now and then more queries and keys than the CPU's blocks (64 x 256):
+   * its running maximum and rescaling across key blocks */
+  a.l = t % 40 == 3 ? g_rand_int_range (rng, 60, 140) : g_rand_int_range (rng, 1, 9);
+  a.s = t % 40 == 3 ? g_rand_int_range (rng, 250, 600) : g_rand_int_range (rng, 0, 11);
+  a.e = g_rand_int_range (rng, 1, t % 40 == 3 ? 17 : 7);
+  a.ev = g_rand_int_range (rng, 1, t % 40 == 3 ? 17 : 7);
   a.causal = mask_kind == 0 && g_rand_boolean (rng);
   a.scale = g_rand_boolean (rng) ? 1 / sqrt ((double)a.e) : g_rand_double_range (rng, -1, 2);
   a.dropout_p = g_rand_int_range (rng, 0, 3) == 0 ? 0.3 : 0;
@@ -522,6 +527,7 @@ check_attention (int t)
       }
   }
   (void)n_full;
+  big_attention_cases += a.l > 64 && a.s > 256;
   dout = random_vec<T> (a.n_batch * a.l * a.ev);
   {
     T dummy;
@@ -548,11 +554,13 @@ check_attention (int t)
 static void
 test_attention (void)
 {
-  for (int t = 0; t < 600; t++)
+  for (int t = 0; t < 640; t++)
     if (t % 2)
       check_attention<float> (t);
     else
       check_attention<double> (t);
+  g_assert_cmpint (big_attention_cases, >=, 8);
+  g_test_message ("attention: %d cases over several of the CPU's blocks", big_attention_cases);
 }
 
 /* ---- rnn -------------------------------------------------------------- */
