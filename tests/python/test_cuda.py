@@ -352,3 +352,68 @@ def test_attention_dropout_as_on_the_cpu(causal):
 
     for g, c in zip(run('cuda'), run('cpu')):
         np.testing.assert_allclose(g, c, rtol=1e-10, atol=1e-12)
+
+
+# the module's im2col/col2im, resampling, attention and recurrent kernels
+# on the GPU against the CPU, forward and backward, in both float dtypes
+# (the cross-device suite's walk runs them in float64)
+@needs_gpu
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+@pytest.mark.parametrize('op', ['unfold', 'fold', 'avg_pool2d', 'adaptive_avg_pool2d',
+                                'adaptive_max_pool2d', 'bilinear', 'bicubic', 'nearest',
+                                'reflect', 'attention_bool_mask', 'attention_float_mask',
+                                'attention_causal', 'lstm', 'gru', 'rnn_relu'])
+def test_nn_ops_as_on_the_cpu(op, dtype):
+    import numpy as np
+    import dl
+    F = dl.nn.functional
+    rng = np.random.default_rng(18)
+    x_np = rng.standard_normal((3, 4, 9, 8))
+    mask_np = rng.standard_normal((9, 9))
+
+    def run(dev):
+        x = dl.tensor(x_np, dtype=getattr(dl, dtype), device=dev, requires_grad=True)
+        mask = dl.tensor(mask_np, dtype=getattr(dl, dtype), device=dev)
+        if op == 'unfold':
+            y = F.unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1))
+        elif op == 'fold':
+            y = F.fold(F.unfold(x, 3, padding=1, stride=2), (9, 8), 3, padding=1, stride=2)
+        elif op == 'avg_pool2d':
+            y = F.avg_pool2d(x, 3, stride=2, padding=1, count_include_pad=False)
+        elif op == 'adaptive_avg_pool2d':
+            y = F.adaptive_avg_pool2d(x, (4, 3))
+        elif op == 'adaptive_max_pool2d':
+            y = F.adaptive_max_pool2d(x, (4, 5))
+        elif op in ('bilinear', 'bicubic'):
+            y = F.interpolate(x, scale_factor=1.5, mode=op, align_corners=False)
+        elif op == 'nearest':
+            y = F.interpolate(x, size=(5, 11), mode='nearest')
+        elif op == 'reflect':
+            y = F.pad(x, (2, 1, 1, 2), 'reflect')
+        elif op.startswith('attention'):
+            q, k, v = x, x.flip(-2) * 0.5, x.flip(-1)
+            if op == 'attention_bool_mask':
+                y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask > -0.5)
+            elif op == 'attention_float_mask':
+                y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+            else:
+                y = F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=0.3)
+        else:
+            kind = {'lstm': 'LSTM', 'gru': 'GRU', 'rnn_relu': 'RNN'}[op]
+            kw = {'lstm': dict(proj_size=3), 'gru': dict(),
+                  'rnn_relu': dict(nonlinearity='relu', num_layers=2)}[op]
+            layer = getattr(dl.nn, kind)(8, 5, batch_first=True, bidirectional=True, **kw)
+            wrng = np.random.default_rng(19)
+            with dl.no_grad():
+                for p in layer.parameters():
+                    p.copy_(dl.tensor(wrng.uniform(-0.5, 0.5, tuple(p.shape))))
+            layer = layer.to(device=dev, dtype=getattr(dl, dtype))
+            y = layer(x.reshape(12, 9, 8))[0]
+        (y * y).sum().backward()
+        return [y, x.grad]
+
+    tol = 1e-4 if dtype == 'float32' else 1e-10
+    for a, g in zip(run('cpu'), run('cuda')):
+        assert g.is_cuda
+        np.testing.assert_allclose(g.detach().cpu().numpy(), a.detach().numpy(), rtol=tol,
+                                   atol=tol)
