@@ -40,6 +40,29 @@ dl_cuda_att_offset (const DlAttentionArgs &a, const int64_t *bs, int64_t b)
   return off;
 }
 
+/* problem b's q, k and v and its mask's offset: what each of its scores
+ * reads */
+template <typename T> struct DlCudaAttProblem
+{
+  int64_t b;
+  const T *q, *k, *v;
+  int64_t mask_off;
+};
+
+template <typename T>
+DL_HD DlCudaAttProblem<T>
+dl_cuda_att_problem (const DlAttentionArgs &a, int64_t b)
+{
+  DlCudaAttProblem<T> pb;
+
+  pb.b = b;
+  pb.q = (const T *)a.q + dl_cuda_att_offset (a, a.q_bs, b);
+  pb.k = (const T *)a.k + dl_cuda_att_offset (a, a.k_bs, b);
+  pb.v = (const T *)a.v + dl_cuda_att_offset (a, a.v_bs, b);
+  pb.mask_off = a.mask ? dl_cuda_att_offset (a, a.mask_bs, b) : 0;
+  return pb;
+}
+
 /* the factor inside the exponentials: the scale when no mask follows it
  * and it keeps the scores' order, else 1 (the CPU's exp_factor) */
 template <typename T>
@@ -49,14 +72,13 @@ dl_cuda_att_exp_factor (const DlAttentionArgs &a)
   return !a.mask && a.scale > 0 ? (T)a.scale : (T)1;
 }
 
-/* score (b, i, j): q_i . k_j, scaled unless the exponentials do it, plus
- * the mask, -inf past the causal diagonal */
+/* score (b, i, j) of problem @pb: q_i . k_j, scaled unless the
+ * exponentials do it, plus the mask, -inf past the causal diagonal */
 template <typename T>
 DL_HD T
-dl_cuda_att_score (const DlAttentionArgs &a, int64_t b, int64_t i, int64_t j)
+dl_cuda_att_score (const DlAttentionArgs &a, const DlCudaAttProblem<T> &pb, int64_t i, int64_t j)
 {
-  const T *q = (const T *)a.q + dl_cuda_att_offset (a, a.q_bs, b) + i * a.q_rs;
-  const T *k = (const T *)a.k + dl_cuda_att_offset (a, a.k_bs, b) + j * a.k_rs;
+  const T *q = pb.q + i * a.q_rs, *k = pb.k + j * a.k_rs;
   T x = 0;
 
   for (int64_t c = 0; c < a.e; c++)
@@ -65,7 +87,7 @@ dl_cuda_att_score (const DlAttentionArgs &a, int64_t b, int64_t i, int64_t j)
     x *= (T)a.scale;
   if (a.mask)
     {
-      const int64_t at = dl_cuda_att_offset (a, a.mask_bs, b) + i * a.mask_rs + j * a.mask_cs;
+      const int64_t at = pb.mask_off + i * a.mask_rs + j * a.mask_cs;
 
       if (a.mask_is_bool)
         x = ((const uint8_t *)a.mask)[at] ? x : -(T)INFINITY;
@@ -93,7 +115,7 @@ DL_HD void
 dl_cuda_att_forward_row (const DlAttentionArgs &a, int64_t row)
 {
   const int64_t b = row / a.l, i = row % a.l;
-  const T *v = (const T *)a.v + dl_cuda_att_offset (a, a.v_bs, b);
+  const DlCudaAttProblem<T> pb = dl_cuda_att_problem<T> (a, b);
   T *o = (T *)a.out + row * a.ev;
   T *lse = (T *)a.lse + row;
   const T f = dl_cuda_att_exp_factor<T> (a);
@@ -108,7 +130,7 @@ dl_cuda_att_forward_row (const DlAttentionArgs &a, int64_t row)
     }
   for (int64_t j = 0; j < a.s; j++)
     {
-      const T x = dl_cuda_att_score<T> (a, b, i, j);
+      const T x = dl_cuda_att_score<T> (a, pb, i, j);
 
       mx = x > mx ? x : mx; /* NaN ignored: the sum shows it */
     }
@@ -116,9 +138,9 @@ dl_cuda_att_forward_row (const DlAttentionArgs &a, int64_t row)
   if (m != -(T)INFINITY)
     for (int64_t j = 0; j < a.s; j++)
       {
-        const T pj = dl_exp (dl_cuda_att_score<T> (a, b, i, j) * f - m);
+        const T pj = dl_exp (dl_cuda_att_score<T> (a, pb, i, j) * f - m);
         const T w = pj * dl_cuda_att_keep<T> (a, b, i, j);
-        const T *vj = v + j * a.v_rs;
+        const T *vj = pb.v + j * a.v_rs;
 
         lsum += pj;
         if (a.causal && j > i)
@@ -146,22 +168,27 @@ dl_cuda_att_forward_row (const DlAttentionArgs &a, int64_t row)
 /* P (b, i, j) of the forward, from its lse */
 template <typename T>
 DL_HD T
-dl_cuda_att_prob (const DlAttentionArgs &a, int64_t b, int64_t i, int64_t j)
+dl_cuda_att_prob (const DlAttentionArgs &a, const DlCudaAttProblem<T> &pb, int64_t i, int64_t j)
 {
-  const T lse = ((const T *)a.lse)[b * a.l + i];
+  const T lse = ((const T *)a.lse)[pb.b * a.l + i];
 
-  return dl_exp (dl_cuda_att_score<T> (a, b, i, j) * dl_cuda_att_exp_factor<T> (a) - lse);
+  return dl_exp (dl_cuda_att_score<T> (a, pb, i, j) * dl_cuda_att_exp_factor<T> (a) - lse);
 }
 
 /* dS (b, i, j) = P (dP Z - D_i), dP = dO_i . v_j: the gradient of the
  * score, before the scale */
 template <typename T>
 DL_HD T
-dl_cuda_att_dscore (const DlAttentionArgs &a, const T *dvec, int64_t b, int64_t i, int64_t j)
+dl_cuda_att_dscore (const DlAttentionArgs &a,
+                    const DlCudaAttProblem<T> &pb,
+                    const T *dvec,
+                    int64_t i,
+                    int64_t j)
 {
-  const T *v = (const T *)a.v + dl_cuda_att_offset (a, a.v_bs, b) + j * a.v_rs;
+  const int64_t b = pb.b;
+  const T *v = pb.v + j * a.v_rs;
   const T *dout = (const T *)a.dout + (b * a.l + i) * a.ev;
-  const T p = dl_cuda_att_prob<T> (a, b, i, j);
+  const T p = dl_cuda_att_prob<T> (a, pb, i, j);
   T dp = 0;
 
   for (int64_t c = 0; c < a.ev; c++)
@@ -190,8 +217,8 @@ template <typename T>
 DL_HD void
 dl_cuda_att_backward_query (const DlAttentionArgs &a, const T *dvec, int64_t row)
 {
-  const int64_t b = row / a.l, i = row % a.l;
-  const T *k = (const T *)a.k + dl_cuda_att_offset (a, a.k_bs, b);
+  const int64_t i = row % a.l;
+  const DlCudaAttProblem<T> pb = dl_cuda_att_problem<T> (a, row / a.l);
   T *dq = a.dq ? (T *)a.dq + row * a.e : NULL;
   T *dmask = a.dmask ? (T *)a.dmask + row * a.s : NULL;
   const T scale = (T)a.scale;
@@ -210,13 +237,13 @@ dl_cuda_att_backward_query (const DlAttentionArgs &a, const T *dvec, int64_t row
             dmask[j] = 0;
           continue;
         }
-      ds = dl_cuda_att_dscore<T> (a, dvec, b, i, j);
+      ds = dl_cuda_att_dscore<T> (a, pb, dvec, i, j);
       if (dmask)
         dmask[j] = ds;
       ds *= scale;
       if (dq)
         {
-          const T *kj = k + j * a.k_rs;
+          const T *kj = pb.k + j * a.k_rs;
 
           for (int64_t c = 0; c < a.e; c++)
             dq[c] += ds * kj[c];
@@ -231,7 +258,7 @@ DL_HD void
 dl_cuda_att_backward_key (const DlAttentionArgs &a, const T *dvec, int64_t krow)
 {
   const int64_t b = krow / a.s, j = krow % a.s;
-  const T *q = (const T *)a.q + dl_cuda_att_offset (a, a.q_bs, b);
+  const DlCudaAttProblem<T> pb = dl_cuda_att_problem<T> (a, b);
   T *dk = a.dk ? (T *)a.dk + krow * a.e : NULL;
   T *dv = a.dv ? (T *)a.dv + krow * a.ev : NULL;
   const T scale = (T)a.scale;
@@ -246,7 +273,7 @@ dl_cuda_att_backward_key (const DlAttentionArgs &a, const T *dvec, int64_t krow)
     {
       if (dv)
         {
-          const T w = dl_cuda_att_prob<T> (a, b, i, j) * dl_cuda_att_keep<T> (a, b, i, j);
+          const T w = dl_cuda_att_prob<T> (a, pb, i, j) * dl_cuda_att_keep<T> (a, b, i, j);
           const T *dout = (const T *)a.dout + (b * a.l + i) * a.ev;
 
           for (int64_t c = 0; c < a.ev; c++)
@@ -254,8 +281,8 @@ dl_cuda_att_backward_key (const DlAttentionArgs &a, const T *dvec, int64_t krow)
         }
       if (dk)
         {
-          const T ds = dl_cuda_att_dscore<T> (a, dvec, b, i, j) * scale;
-          const T *qi = q + i * a.q_rs;
+          const T ds = dl_cuda_att_dscore<T> (a, pb, dvec, i, j) * scale;
+          const T *qi = pb.q + i * a.q_rs;
 
           for (int64_t c = 0; c < a.e; c++)
             dk[c] += ds * qi[c];
