@@ -30,6 +30,11 @@
 #include "dl-cuda-norm.h"
 #include "dl-cuda-pool.h"
 #include "dl-cuda-random.h"
+#include "dl-cuda-attention.h"
+#include "dl-cuda-conv.h"
+#include "dl-cuda-optim.h"
+#include "dl-cuda-resample.h"
+#include "dl-cuda-rnn.h"
 #ifdef DL_CUDA_HAVE_CUDNN
 #include "dl-cuda-dnn.h"
 #endif
@@ -361,6 +366,16 @@ static DlBackend cuda_backend = {
   .max_pool2d_backward = dl_cuda_max_pool2d_backward,
   .norm_forward = dl_cuda_norm_forward,
   .norm_backward = dl_cuda_norm_backward,
+  .im2col = dl_cuda_im2col,
+  .col2im = dl_cuda_col2im,
+  .optim_step = dl_cuda_optim_step,
+  .resample = dl_cuda_resample,
+  .resample_adjoint = dl_cuda_resample_adjoint,
+  .resample_max = dl_cuda_resample_max,
+  .attention_forward = dl_cuda_attention_forward,
+  .attention_backward = dl_cuda_attention_backward,
+  .rnn_forward = dl_cuda_rnn_forward,
+  .rnn_backward = dl_cuda_rnn_backward,
 };
 
 static gint
