@@ -8,8 +8,10 @@
  * device), streams and events, and the allocator's memory statistics.
  * The kernel slots are in dl-cuda-kernels.cu (elementwise, reduce, scan
  * and softmax, nvcc), dl-cuda-index.cu (gathers and scatters, nonzero,
- * sorts, running extrema, unique) and dl-cuda-blas.c (gemm_batched,
- * cuBLAS); every
+ * sorts, running extrema, unique), dl-cuda-conv.cu, -optim.cu,
+ * -resample.cu, -attention.cu and -rnn.cu (im2col/col2im, the optimizers'
+ * step, resampling, attention, recurrent layers), dl-cuda-pool.cu,
+ * -norm.cu, -random.cu, and dl-cuda-blas.c (gemm_batched, cuBLAS); every
  * slot left NULL in the table below libdl reports as not supported on
  * 'cuda'.
  *
