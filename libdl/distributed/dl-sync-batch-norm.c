@@ -202,10 +202,11 @@ sync_forward (DlModule *module, DlProcessGroup *group, DlTensor *input, GError *
 
   g_object_get (module, "num-features", &num_features, "eps", &eps, "momentum", &momentum,
                 "track-running-stats", &track, NULL);
-  if (nd < 2 || nd > 16)
+  if (nd > (gint)G_N_ELEMENTS (dims))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "SyncBatchNorm: expected at least 2D input (got %dD input)", nd);
+                   "SyncBatchNorm: expected at most %d dims (got %dD input)",
+                   (gint)G_N_ELEMENTS (dims), nd);
       return NULL;
     }
   if (dl_tensor_get_size (input, 1, NULL) != num_features)
@@ -286,6 +287,13 @@ dl_sync_batch_norm_forward (DlModule *module, DlTensor *input, GError **error)
       = dl_sync_batch_norm_get_instance_private (DL_SYNC_BATCH_NORM (module));
   DlProcessGroup *group = priv->group;
 
+  if (dl_tensor_get_ndim (input) < 2)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "SyncBatchNorm: expected at least 2D input (got %dD input)",
+                   dl_tensor_get_ndim (input));
+      return NULL;
+    }
   if (!dl_module_get_training (module))
     return DL_MODULE_CLASS (dl_sync_batch_norm_parent_class)->forward (module, input, error);
   if (group == NULL)
