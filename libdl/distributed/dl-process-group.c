@@ -342,6 +342,25 @@ job_free (Job *job)
  */
 
 /**
+ * DlProcessGroupClass::recv_any:
+ * @self: a #DlProcessGroup
+ * @buf: (type gpointer): @nbytes bytes, received into
+ * @nbytes: the size of @buf
+ * @src: (out): the rank whose message was received
+ * @tag: the message's tag
+ * @error: return location for a #GError
+ *
+ * Receives @nbytes into @buf from whichever rank first sends a message
+ * with @tag, and says which in @src. Runs on the group's thread for
+ * receives from any source; %NULL in an engine that cannot (a receive
+ * from any source is then %DL_ERROR_NOT_SUPPORTED).
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+
+/**
  * DlProcessGroupClass::barrier:
  * @self: a #DlProcessGroup
  * @error: return location for a #GError
@@ -1145,7 +1164,7 @@ submit (DlProcessGroup *self, Job *job, gboolean async_op, GError **error)
       job_free (job);
       return NULL;
     }
-  key = !p2p      ? COLLECTIVE_LANE
+  key = !p2p       ? COLLECTIVE_LANE
         : peer < 0 ? ANY_SOURCE_LANE
                    : (job->coll == COLL_SEND ? 0 : G_MAXINT / 2) + peer;
   lane = g_hash_table_lookup (priv->lanes, GINT_TO_POINTER (key));
@@ -1909,11 +1928,10 @@ dl_process_group_all_to_all (DlProcessGroup *self,
 
   CHECK_SELF (self);
   first = output_list && output_list->len ? g_ptr_array_index (output_list, 0) : NULL;
-  CHECK_OR_FAIL (
-      check_tensor (self, "all_to_all", "output_list[0]", first, TRUE, NULL, 1, error)
-          && check_list_any_size (self, "output_list", output_list, TRUE, first, error)
-          && check_list_any_size (self, "input_list", input_list, FALSE, first, error),
-      COLL_ALL_TO_ALL);
+  CHECK_OR_FAIL (check_tensor (self, "all_to_all", "output_list[0]", first, TRUE, NULL, 1, error)
+                     && check_list_any_size (self, "output_list", output_list, TRUE, first, error)
+                     && check_list_any_size (self, "input_list", input_list, FALSE, first, error),
+                 COLL_ALL_TO_ALL);
   job = job_new (self, COLL_ALL_TO_ALL, first, -1, -1);
   job->list = list_copy (output_list);
   job->list2 = list_copy (input_list);
@@ -2021,13 +2039,13 @@ dl_process_group_all_to_all_single_split (DlProcessGroup *self,
           && check_same_dtype (self, "all_to_all_single", "output", output, input, error)
           && check_splits (self, "output_split_sizes", output, output_split_sizes,
                            n_output_split_sizes, error)
-          && check_splits (self, "input_split_sizes", input, input_split_sizes,
-                           n_input_split_sizes, error),
+          && check_splits (self, "input_split_sizes", input, input_split_sizes, n_input_split_sizes,
+                           error),
       COLL_ALL_TO_ALL);
   job = job_new (self, COLL_ALL_TO_ALL, output, -1, -1);
   job->other = g_object_ref (input);
-  job_set_parts (self, job, input_split_sizes,
-                 n_output_split_sizes ? output_split_sizes : NULL, n_input_split_sizes);
+  job_set_parts (self, job, input_split_sizes, n_output_split_sizes ? output_split_sizes : NULL,
+                 n_input_split_sizes);
   if (n_output_split_sizes == 0)
     rows_to_bytes (self, output, NULL, job->recv_bytes);
   bump (output);
@@ -2049,8 +2067,8 @@ point_to_point (DlProcessGroup *self,
 
   if (!check_tensor (self, name, "tensor", tensor, coll == COLL_RECV, NULL, 1, error)
       || ((peer >= 0 || coll == COLL_SEND) /* -1: a receive from any source */
-              && !check_group_rank (self, name, coll == COLL_SEND ? "destination" : "source",
-                                    peer, error)))
+          && !check_group_rank (self, name, coll == COLL_SEND ? "destination" : "source", peer,
+                                error)))
     return NULL;
   if (peer == priv->rank)
     {

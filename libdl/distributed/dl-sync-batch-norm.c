@@ -457,8 +457,8 @@ sync_of (DlModule *bn, DlProcessGroup *group, GError **error)
   if (track)
     for (guint i = 0; i < 3; i++)
       {
-        const gchar *name = (const gchar *[]){ "running_mean", "running_var",
-                                               "num_batches_tracked" }[i];
+        const gchar *name
+            = (const gchar *[]){ "running_mean", "running_var", "num_batches_tracked" }[i];
 
         dl_module_register_buffer (out, name, dl_module_get_buffer (bn, name), TRUE);
       }

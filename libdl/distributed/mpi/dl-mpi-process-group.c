@@ -142,7 +142,7 @@ wait_request (DlProcessGroup *self,
     MPI_UNLOCK ();                                                                                 \
     if (mpi_failed ((self), rc_, (op), error))                                                     \
       return FALSE;                                                                                \
-    return wait_request ((self), &req_, (op), (peer), NULL, error);                                    \
+    return wait_request ((self), &req_, (op), (peer), NULL, error);                                \
   }                                                                                                \
   G_STMT_END
 
