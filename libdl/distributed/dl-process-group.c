@@ -1298,6 +1298,24 @@ check_tensor (DlProcessGroup *self,
   return TRUE;
 }
 
+/* A list of exactly size tensors */
+static gboolean
+check_list_length (DlProcessGroup *self,
+                   const gchar *op,
+                   const gchar *what,
+                   GPtrArray *list,
+                   GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
+
+  if (list != NULL && list->len == (guint)priv->size)
+    return TRUE;
+  g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+               "%s: %s holds %u tensors; it needs one per rank, %d (rank %d)", op, what,
+               list ? list->len : 0, priv->size, priv->rank);
+  return FALSE;
+}
+
 /* A list of exactly size tensors that each pass check_tensor against
  * @like */
 static gboolean
@@ -1309,15 +1327,8 @@ check_list (DlProcessGroup *self,
             DlTensor *like,
             GError **error)
 {
-  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
-
-  if (list == NULL || list->len != (guint)priv->size)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "%s: %s holds %u tensors; it needs one per rank, %d (rank %d)", op, what,
-                   list ? list->len : 0, priv->size, priv->rank);
-      return FALSE;
-    }
+  if (!check_list_length (self, op, what, list, error))
+    return FALSE;
   for (guint i = 0; i < list->len; i++)
     {
       g_autofree gchar *name = g_strdup_printf ("%s[%u]", what, i);
@@ -1407,15 +1418,8 @@ check_list_any_size (DlProcessGroup *self,
                      DlTensor *like,
                      GError **error)
 {
-  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
-
-  if (list == NULL || list->len != (guint)priv->size)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "all_to_all: %s holds %u tensors; it needs one per rank, %d (rank %d)", what,
-                   list ? list->len : 0, priv->size, priv->rank);
-      return FALSE;
-    }
+  if (!check_list_length (self, "all_to_all", what, list, error))
+    return FALSE;
   for (guint i = 0; i < list->len; i++)
     {
       g_autofree gchar *name = g_strdup_printf ("%s[%u]", what, i);

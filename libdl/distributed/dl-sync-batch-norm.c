@@ -12,10 +12,7 @@
 #include "autograd/dl-autograd-private.h"
 #include "distributed/dl-distributed.h"
 #include "distributed/dl-sync-batch-norm.h"
-#include "ops/dl-ops-creation.h"
-#include "ops/dl-ops-pointwise.h"
-#include "ops/dl-ops-reduce.h"
-#include "ops/dl-ops-shape.h"
+#include "ops/dl-ops-private.h"
 
 /**
  * DlSyncBatchNorm:
@@ -58,14 +55,6 @@ enum
 };
 
 static GParamSpec *props[N_PROPS];
-
-#define TRY(expr)                                                                                  \
-  G_STMT_START                                                                                     \
-  {                                                                                                \
-    if (!(expr))                                                                                   \
-      return NULL;                                                                                 \
-  }                                                                                                \
-  G_STMT_END
 
 /* ---- the all-reduce that autograd sees ------------------------------------ */
 

@@ -282,9 +282,9 @@ def refs(rank, size):
         if keep is not None:
             expected = sum(r + i for r in range(size))
             check(arr(keep), np.full(16, float(expected), np.float32), 'all_reduce %d' % i)
-        # a synchronous collective right after: before the fix the worker
-        # could be stuck dropping the previous tensor while this rank
-        # waited for it holding the GIL
+        # a synchronous collective right after, on a tensor with a toggle
+        # reference too (test-worker-refs.c checks on which thread the
+        # references go; this checks that Python sees no hang nor loss)
         u = torch.ones(2)
         u.dl_test_mark = i
         dist.broadcast(u, 0)

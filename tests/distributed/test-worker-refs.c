@@ -53,7 +53,7 @@ test_tensor_dropped_by_waiter (void)
 }
 
 /* an async work dropped without a wait: it goes, with its tensor, on the
- * thread of the next submission */
+ * thread of the next submission (or of this one, if it was that quick) */
 static void
 test_work_dropped_by_next_submission (void)
 {
@@ -71,9 +71,10 @@ test_work_dropped_by_next_submission (void)
   g_object_unref (t);
   g_object_unref (work);
   g_usleep (100000);
-  /* not gone on the worker */
-  g_assert_false (ft.gone);
-  g_assert_false (fw.gone);
+  /* not gone on the worker (gone here already when the job finished
+   * before the submission's own look at the finished jobs) */
+  g_assert_true (!ft.gone || ft.thread == g_thread_self ());
+  g_assert_true (!fw.gone || fw.thread == g_thread_self ());
   barrier = dl_process_group_barrier (group, FALSE, &error);
   g_assert_no_error (error);
   g_assert_true (ft.gone && fw.gone);
