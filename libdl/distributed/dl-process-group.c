@@ -2074,6 +2074,13 @@ point_to_point (DlProcessGroup *self,
           && !check_group_rank (self, name, coll == COLL_SEND ? "destination" : "source", peer,
                                 error)))
     return NULL;
+  if (peer < 0 && priv->size == 1)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "recv: rank %d is alone in its group: there is no other rank to receive from",
+                   priv->rank);
+      return NULL;
+    }
   if (peer == priv->rank)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "%s: rank %d cannot %s itself", name, peer,

@@ -1,13 +1,15 @@
 /* test-worker-refs.c: the threads of a process group never drop the last
  * reference of a tensor or work they ran (a binding's object may need the
  * binding's lock to go, which the waiting thread may hold): the thread
- * that submits or waits does. One rank, on the Gloo engine (file://).
+ * that submits or waits does; and a receive from any source in a group
+ * of one is an error. One rank, on the Gloo engine (file://).
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <dl.h>
 #include <glib/gstdio.h>
+#include <string.h>
 
 static DlProcessGroup *group;
 
@@ -110,6 +112,19 @@ test_other_thread (void)
   g_assert_true (f.thread == thread);
 }
 
+/* a receive from any source in a group of one has no one to wait for */
+static void
+test_recv_any_alone (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) t = dl_zeros (DL_SHAPE (2), DL_DTYPE_FLOAT32, NULL, &error);
+  g_autoptr (DlWork) work = dl_process_group_recv_any_source (group, t, 0, FALSE, &error);
+
+  g_assert_null (work);
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "no other rank"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -130,6 +145,7 @@ main (int argc, char **argv)
   g_test_add_func ("/worker-refs/work-dropped-by-next-submission",
                    test_work_dropped_by_next_submission);
   g_test_add_func ("/worker-refs/other-thread", test_other_thread);
+  g_test_add_func ("/worker-refs/recv-any-alone", test_recv_any_alone);
   status = g_test_run ();
   g_clear_object (&group);
   g_remove (file);
