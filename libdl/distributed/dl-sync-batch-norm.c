@@ -21,7 +21,7 @@
  * batch across the ranks of #DlSyncBatchNorm:process-group:
  * torch.nn.SyncBatchNorm. Each rank passes its share of the batch
  * [N, C, *]; the forward pass sums, per channel, the count, the sum and
- * the sum of squares of every rank's share (an all-reduce) and
+ * the sum of squares of every rank's share (one all-reduce) and
  * normalises with the mean and variance of the whole batch, which also
  * update the running statistics; the backward pass all-reduces the
  * gradients of the two sums, so that every rank gets the gradients one
@@ -180,10 +180,10 @@ sync_forward (DlModule *module, DlProcessGroup *group, DlTensor *input, GError *
   gsize n_dims = 0;
   gdouble local_count = 1, n;
   g_autoptr (DlTensor) x = NULL, sq = NULL, s = NULL, q = NULL, gs = NULL, gq = NULL;
-  g_autoptr (DlTensor) count = NULL, mean = NULL, ex2 = NULL, mean2 = NULL, var = NULL;
+  g_autoptr (DlTensor) count = NULL, stats = NULL, all = NULL;
+  g_autoptr (DlTensor) mean = NULL, ex2 = NULL, mean2 = NULL, var = NULL;
   g_autoptr (DlTensor) veps = NULL, invstd = NULL, mean_t = NULL, invstd_t = NULL;
   g_autoptr (DlTensor) centred = NULL, normed = NULL, scaled = NULL, w = NULL, b = NULL;
-  g_autoptr (DlWork) work = NULL;
   DlTensor *weight = dl_module_get_parameter (module, "weight");
   DlTensor *bias = dl_module_get_parameter (module, "bias");
   DlTensor *rm = dl_module_get_buffer (module, "running_mean");
@@ -215,12 +215,17 @@ sync_forward (DlModule *module, DlProcessGroup *group, DlTensor *input, GError *
           local_count *= (gdouble)dl_tensor_get_size (input, d, NULL);
         }
     }
-  /* the per-channel count, sum and sum of squares of every rank */
-  TRY (count = dl_full (NULL, 0, local_count, DL_DTYPE_FLOAT64, NULL, error));
-  TRY (work = dl_process_group_all_reduce (group, count, DL_REDUCE_OP_KIND_SUM, FALSE, error));
-  n = dl_tensor_item (count, error);
-  if (error && *error)
-    return NULL;
+  /* every rank's per-channel sum, sum of squares and count, summed in
+   * one all-reduce (so that the backward pass has one too, whatever order
+   * the autograd engine runs its nodes in) */
+  TRY (x = dl_tensor_to_dtype (input, DL_DTYPE_FLOAT64, error));
+  TRY (sq = dl_tensor_mul (x, x, error));
+  TRY (s = dl_tensor_sum_dims (x, dims, n_dims, TRUE, error));
+  TRY (q = dl_tensor_sum_dims (sq, dims, n_dims, TRUE, error));
+  TRY (count = dl_full (bshape, nd, local_count, DL_DTYPE_FLOAT64, NULL, error));
+  TRY (stats = dl_cat ((DlTensor *[]){ s, q, count }, 3, 0, error));
+  TRY (all = sum_across_differentiable (group, stats, error));
+  n = ((const gdouble *)GSIZE_TO_POINTER (dl_tensor_get_data_ptr (all)))[2 * num_features];
   if (n <= 1)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
@@ -229,12 +234,8 @@ sync_forward (DlModule *module, DlProcessGroup *group, DlTensor *input, GError *
                    n);
       return NULL;
     }
-  TRY (x = dl_tensor_to_dtype (input, DL_DTYPE_FLOAT64, error));
-  TRY (sq = dl_tensor_mul (x, x, error));
-  TRY (s = dl_tensor_sum_dims (x, dims, n_dims, TRUE, error));
-  TRY (q = dl_tensor_sum_dims (sq, dims, n_dims, TRUE, error));
-  TRY (gs = sum_across_differentiable (group, s, error));
-  TRY (gq = sum_across_differentiable (group, q, error));
+  TRY (gs = dl_tensor_narrow (all, 0, 0, 1, error));
+  TRY (gq = dl_tensor_narrow (all, 0, 1, 1, error));
   /* the whole batch's mean and (biased) variance */
   TRY (mean = dl_tensor_div_scalar (gs, n, error));
   TRY (ex2 = dl_tensor_div_scalar (gq, n, error));
