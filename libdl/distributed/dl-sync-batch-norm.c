@@ -89,15 +89,17 @@ sum_across (DlProcessGroup *group, DlTensor *t, GError **error)
   return work ? g_steal_pointer (&out) : NULL;
 }
 
+static DlTensor *sum_across_differentiable (DlProcessGroup *group, DlTensor *t, GError **error);
+
 /* the gradient of a sum across the ranks is the sum of the ranks'
  * gradients: torch's SyncBatchNorm backward all-reduces the same two
- * per-channel sums */
+ * per-channel sums (recorded in its turn under create_graph) */
 static gboolean
 all_reduce_backward (DlNode *node, DlTensor **grad_outputs, DlTensor **grad_inputs, GError **error)
 {
   const AllReduceState *s = dl_node_state (node);
 
-  grad_inputs[0] = sum_across (s->group, grad_outputs[0], error);
+  grad_inputs[0] = sum_across_differentiable (s->group, grad_outputs[0], error);
   return grad_inputs[0] != NULL;
 }
 

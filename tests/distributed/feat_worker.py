@@ -192,6 +192,20 @@ def syncbn_case(rank, size, shape, layer, momentum, steps=2):
               % (what, step), atol=1e-5, rtol=1e-5)
         check(arr(sync.num_batches_tracked), arr(ref.num_batches_tracked),
               '%s num_batches_tracked' % what)
+    # second derivatives: d/dweight of <d loss/d input, h>, with create_graph
+    x = (rng.normal(size=shape) * 2).astype(np.float32)
+    g = rng.normal(size=shape).astype(np.float32)
+    h = rng.normal(size=shape).astype(np.float32)
+    grads = []
+    for net, xs, gs, hs in ((ref, x, g, h), (model, x[lo:hi], g[lo:hi], h[lo:hi])):
+        xt = torch.tensor(xs, requires_grad=True)
+        loss = (net(xt) * torch.tensor(gs)).sum()
+        gx, = torch.autograd.grad(loss, xt, create_graph=True)
+        layer = net if net is ref else sync
+        ww, = torch.autograd.grad((gx * torch.tensor(hs)).sum(), layer.weight)
+        grads.append(ww)
+    dist.all_reduce(grads[1])
+    check(arr(grads[1]), arr(grads[0]), '%s second derivative' % what, atol=1e-4, rtol=1e-3)
     # eval mode: BatchNorm with the running statistics, no communication
     model.eval()
     ref.eval()
