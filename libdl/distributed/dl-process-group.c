@@ -1216,6 +1216,25 @@ check_group_rank (DlProcessGroup *self, const gchar *op, const gchar *what, gint
   return FALSE;
 }
 
+static gboolean
+check_same_dtype (DlProcessGroup *self,
+                  const gchar *op,
+                  const gchar *what,
+                  DlTensor *t,
+                  DlTensor *like,
+                  GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
+
+  if (dl_tensor_get_dtype (t) == dl_tensor_get_dtype (like))
+    return TRUE;
+  g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+               "%s: %s is %s but the input is %s; the dtypes must match (rank %d)", op, what,
+               dl_dtype_get_name (dl_tensor_get_dtype (t)),
+               dl_dtype_get_name (dl_tensor_get_dtype (like)), priv->rank);
+  return FALSE;
+}
+
 /* The checks every tensor of an operation passes: alive, on the CPU,
  * contiguous, writable when @output; @like (nullable): same dtype and
  * number of elements (× @times) */
@@ -1275,14 +1294,8 @@ check_tensor (DlProcessGroup *self,
       const gint64 *like_shape = dl_tensor_get_shape (like, &like_ndim);
       g_autofree gchar *like_str = dl_shape_to_string (like_shape, (gint)like_ndim);
 
-      if (dl_tensor_get_dtype (t) != dl_tensor_get_dtype (like))
-        {
-          g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
-                       "%s: %s is %s but the input is %s; the dtypes must match (rank %d)", op,
-                       what, dl_dtype_get_name (dl_tensor_get_dtype (t)),
-                       dl_dtype_get_name (dl_tensor_get_dtype (like)), priv->rank);
-          return FALSE;
-        }
+      if (!check_same_dtype (self, op, what, t, like, error))
+        return FALSE;
       if (dl_tensor_numel (t) != dl_tensor_numel (like) * times)
         {
           g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
@@ -1387,25 +1400,6 @@ bump_list (GPtrArray *list)
 {
   for (guint i = 0; list && i < list->len; i++)
     bump (g_ptr_array_index (list, i));
-}
-
-static gboolean
-check_same_dtype (DlProcessGroup *self,
-                  const gchar *op,
-                  const gchar *what,
-                  DlTensor *t,
-                  DlTensor *like,
-                  GError **error)
-{
-  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
-
-  if (dl_tensor_get_dtype (t) == dl_tensor_get_dtype (like))
-    return TRUE;
-  g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
-               "%s: %s is %s but the input is %s; the dtypes must match (rank %d)", op, what,
-               dl_dtype_get_name (dl_tensor_get_dtype (t)),
-               dl_dtype_get_name (dl_tensor_get_dtype (like)), priv->rank);
-  return FALSE;
 }
 
 /* all_to_all's lists: one tensor per rank, each of @like's dtype, of any
