@@ -1539,6 +1539,12 @@ test('pytorch: a Linear runs on the weights of a torch.save state dict', () => {
 test('streams, events and memory figures on the CPU and meta', () => {
     const cpu = Dl.Device.get('cpu');
     const meta = Dl.Device.get('meta');
+    // what each device is
+    assert(cpu.product_name.length > 0 && cpu.product_name === cpu.get_product_name(),
+        'the CPU has a product name');
+    assert(cpu.total_memory > 0 && cpu.multi_processor_count >= 1, 'the CPU has memory and processors');
+    const [major, minor] = meta.get_capability();
+    assert(meta.product_name === 'meta' && major === 0 && minor === 0, 'meta describes itself');
     // the default stream is the current one until another is set
     const def = Dl.Stream.get_default(cpu);
     assert(Dl.Stream.get_current(cpu) === def, 'the current stream is the default one');

@@ -97,6 +97,8 @@ TORCH_CPU_CALLS = {
     'current_device()': lambda m: m.cuda.current_device(),
     'get_device_name()': lambda m: m.cuda.get_device_name(),
     'get_device_name(0)': lambda m: m.cuda.get_device_name(0),
+    'get_device_properties(0)': lambda m: m.cuda.get_device_properties(0),
+    'get_device_capability()': lambda m: m.cuda.get_device_capability(),
     'memory_allocated()': lambda m: m.cuda.memory_allocated(),
     'memory_allocated(0)': lambda m: m.cuda.memory_allocated(0),
     "memory_allocated('cuda:1')": lambda m: m.cuda.memory_allocated('cuda:1'),
@@ -454,3 +456,17 @@ def test_nn_ops_as_on_the_cpu(op, dtype):
         assert g.is_cuda
         np.testing.assert_allclose(g.detach().cpu().numpy(), a.detach().numpy(), rtol=tol,
                                    atol=tol)
+
+
+# the device's description comes from cudaGetDeviceProperties: a product
+# name (not "cuda:0"), its memory, a capability of at least 5.0 (the oldest
+# architecture CUDA 13 builds for) and its multiprocessors
+@needs_gpu
+def test_device_properties():
+    import dl
+    p = dl.cuda.get_device_properties(0)
+    assert dl.cuda.get_device_name(0) == p.name and not p.name.startswith('cuda')
+    assert dl.cuda.get_device_capability(0) == (p.major, p.minor) and p.major >= 5
+    assert p.total_memory > 2 ** 30 and p.multi_processor_count > 0
+    assert p.name in repr(p)
+

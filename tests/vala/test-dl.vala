@@ -245,6 +245,10 @@ void test_streams_and_memory () {
     try {
         var cpu = Dl.Device.get ("cpu");
         var meta = Dl.Device.get ("meta");
+        int major, minor;
+        meta.get_capability (out major, out minor);
+        assert (cpu.product_name.length > 0 && cpu.total_memory > 0 && cpu.multi_processor_count >= 1);
+        assert (meta.product_name == "meta" && major == 0 && minor == 0);
         var def = Dl.Stream.get_default (cpu);
         assert (Dl.Stream.get_current (cpu) == def);
         var s = new Dl.Stream (cpu, -1);

@@ -386,6 +386,22 @@ cuda_device_count (void)
   return n_cuda_devices;
 }
 
+/* the device's cudaDeviceProp: name, global memory, compute capability,
+ * multiprocessors (left as the registry set them when the query fails) */
+static void
+cuda_get_info (const DlBackendContext *ctx, DlDeviceInfo *info)
+{
+  struct cudaDeviceProp prop;
+
+  if (cudaGetDeviceProperties (&prop, ctx->device_index) != cudaSuccess)
+    return;
+  g_strlcpy (info->product_name, prop.name, sizeof info->product_name);
+  info->total_memory = prop.totalGlobalMem;
+  info->major = prop.major;
+  info->minor = prop.minor;
+  info->multi_processor_count = prop.multiProcessorCount;
+}
+
 static gboolean
 cuda_context_init (DlBackendContext *ctx, GError **error)
 {
@@ -463,6 +479,7 @@ dl_cuda_module_init (DlDeviceTypeInfo *info, GError **error)
     .device_count = cuda_device_count,
     .context_init = cuda_context_init,
     .context_clear = cuda_context_clear,
+    .get_info = cuda_get_info,
     /* the stream allocator caches below libdl's allocator */
     .min_cached_size = 0,
     .cache_limit = 0,
