@@ -17,6 +17,7 @@ import functools
 import inspect
 import operator
 import sys
+import threading
 import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Iterable, Mapping
@@ -24,7 +25,7 @@ from itertools import chain, islice
 
 from gi.repository import GLib
 
-from ..._dtype import _dl_device, device, get_default_dtype, set_default_dtype
+from ..._dtype import _dl_device, _dt, device
 from ... import _callbacks
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled as _grad_enabled
@@ -52,11 +53,16 @@ def _forward_many_vfunc(self, inputs):
     return list(out) if isinstance(out, (tuple, list)) else [out]
 
 
-def _construct(obj, typelib_class, **properties):
+def _construct(obj, typelib_class, dtype=None, **properties):
     """Makes the GObject of @obj (of its own GType, so a Python subclass's)
     from construct properties, then runs GInitable's check, which turns a
-    bad value into the error PyTorch raises."""
+    bad value into the error PyTorch raises. @dtype (a layer's dtype=, or
+    the one its wrapped __init__ was given) is the layer's DlModule:dtype:
+    the dtype of its floating parameters and buffers."""
     check_property_ranges(typelib_class, properties, type(obj).__name__)
+    dtype = _dtype_property(obj, dtype)
+    if dtype is not None:
+        properties['dtype'] = dtype
     typelib_class.__init__(obj, **properties)
     try:
         obj.init(None)
@@ -69,6 +75,8 @@ def _translate_construct(e):
         return NotImplementedError(e.message)
     if e.domain == 'dl-error-quark' and e.code == int(Dl.Error.ARGUMENT):
         return ValueError(e.message)
+    if e.domain == 'dl-error-quark' and e.code == int(Dl.Error.DTYPE):
+        return RuntimeError(e.message)  # torch's for a parameter of an integer dtype
     return _translate(e)
 
 
@@ -205,9 +213,9 @@ def _factory_kwargs(init):
     factory_kwargs, its parameters and buffers are made on that device (on
     the meta device: without memory) and, when floating, in that dtype. A
     device is the calling thread's default device while the layer builds;
-    a dtype is the default dtype then (libdl's, like torch's, is the
-    process's: layers built at the same time on other threads with no
-    dtype of their own get it too)."""
+    a dtype goes to the C layer's construct property DlModule:dtype, when
+    _construct makes the layer (this object only, not the layers its
+    __init__ may build besides)."""
     params = inspect.signature(init).parameters
 
     def slot(name):
@@ -226,38 +234,40 @@ def _factory_kwargs(init):
 
     @functools.wraps(init)
     def wrapper(self, *args, **kwargs):
-        with _factory_scope(given('device', args, kwargs), given('dtype', args, kwargs)):
-            return init(self, *args, **kwargs)
+        outer = getattr(_building, 'layer', None)
+        dtype = given('dtype', args, kwargs)
+        if dtype is None and outer is not None and outer[0] is self:
+            dtype = outer[1]  # a subclass's wrapped __init__ calling its base's
+        _building.layer = (self, dtype)
+        try:
+            with _device_scope(given('device', args, kwargs)):
+                return init(self, *args, **kwargs)
+        finally:
+            _building.layer = outer
     wrapper._dl_factory_kwargs = True
     return wrapper
 
 
-@contextlib.contextmanager
-def _factory_scope(dev=None, dtype=None):
-    """Inside the block, tensors made with no device or dtype of their own
-    are made on @dev (when not None) and, when floating, in @dtype (when
-    not None): what a layer's device= and dtype= mean."""
-    with contextlib.ExitStack() as scope:
-        if dev is not None:
-            scope.enter_context(device(dev))
-        if dtype is not None:
-            scope.enter_context(_default_dtype(dtype))
-        yield
+# the layer whose __init__ runs on this thread and the dtype= it was given
+_building = threading.local()
 
 
-@contextlib.contextmanager
-def _default_dtype(dtype):
-    """The default dtype is @dtype inside the block. A non-floating dtype is
-    refused as torch refuses parameters of it."""
-    if not getattr(dtype, 'is_floating_point', False):
-        raise RuntimeError('Only Tensors of floating point and complex dtype can require '
-                           'gradients (a layer was given dtype=%s)' % (dtype,))
-    before = get_default_dtype()
-    set_default_dtype(dtype)
-    try:
-        yield
-    finally:
-        set_default_dtype(before)
+def _device_scope(dev=None):
+    """Inside the block, tensors made with no device of their own are made
+    on @dev (when not None; the calling thread's default device): what a
+    layer's device= means."""
+    return device(dev) if dev is not None else contextlib.nullcontext()
+
+
+def _dtype_property(obj, dtype):
+    """The DlModule:dtype construct property (an int) for a layer's
+    dtype=, or for @obj's when the wrapped __init__ building it was given
+    one; None for the default dtype."""
+    if dtype is None:
+        layer = getattr(_building, 'layer', None)
+        if layer is not None and layer[0] is obj:
+            dtype = layer[1]
+    return None if dtype is None else int(_dt(dtype))
 
 
 @typelib_override(__name__)
