@@ -20,104 +20,38 @@ typedef DlModule *(*BuildFunc) (gint dtype, GError **error);
     return g_initable_new (type, NULL, error, __VA_ARGS__, "dtype", dtype, NULL);                  \
   }
 
+/* clang-format off */
 BUILDER (build_linear, DL_TYPE_LINEAR, "in-features", (gint64)3, "out-features", (gint64)4)
-BUILDER (build_conv1d,
-         DL_TYPE_CONV1D,
-         "in-channels",
-         (gint64)2,
-         "out-channels",
-         (gint64)3,
-         "kernel-size",
-         (gint64)3)
-BUILDER (build_conv2d,
-         DL_TYPE_CONV2D,
-         "in-channels",
-         (gint64)2,
-         "out-channels",
-         (gint64)3,
-         "kernel-height",
-         (gint64)3,
-         "kernel-width",
-         (gint64)2)
-BUILDER (build_conv_t2d,
-         DL_TYPE_CONV_TRANSPOSE2D,
-         "in-channels",
-         (gint64)2,
-         "out-channels",
-         (gint64)3,
-         "kernel-height",
-         (gint64)3,
-         "kernel-width",
-         (gint64)3)
-BUILDER (build_embedding,
-         DL_TYPE_EMBEDDING,
-         "num-embeddings",
-         (gint64)10,
-         "embedding-dim",
-         (gint64)4,
-         "padding-idx",
-         (gint64)2)
+BUILDER (build_conv1d, DL_TYPE_CONV1D, "in-channels", (gint64)2, "out-channels", (gint64)3,
+         "kernel-size", (gint64)3)
+BUILDER (build_conv2d, DL_TYPE_CONV2D, "in-channels", (gint64)2, "out-channels", (gint64)3,
+         "kernel-height", (gint64)3, "kernel-width", (gint64)2)
+BUILDER (build_conv_t2d, DL_TYPE_CONV_TRANSPOSE2D, "in-channels", (gint64)2,
+         "out-channels", (gint64)3, "kernel-height", (gint64)3, "kernel-width", (gint64)3)
+BUILDER (build_embedding, DL_TYPE_EMBEDDING, "num-embeddings", (gint64)10,
+         "embedding-dim", (gint64)4, "padding-idx", (gint64)2)
 BUILDER (build_bn1d, DL_TYPE_BATCH_NORM1D, "num-features", (gint64)3)
 BUILDER (build_bn2d, DL_TYPE_BATCH_NORM2D, "num-features", (gint64)2)
-BUILDER (build_group_norm, DL_TYPE_GROUP_NORM, "num-groups", (gint64)2, "num-channels", (gint64)4)
+BUILDER (build_group_norm, DL_TYPE_GROUP_NORM, "num-groups", (gint64)2,
+         "num-channels", (gint64)4)
 BUILDER (build_rnn_cell, DL_TYPE_RNN_CELL, "input-size", (gint64)3, "hidden-size", (gint64)4)
 BUILDER (build_lstm_cell, DL_TYPE_LSTM_CELL, "input-size", (gint64)3, "hidden-size", (gint64)4)
 BUILDER (build_gru_cell, DL_TYPE_GRU_CELL, "input-size", (gint64)3, "hidden-size", (gint64)4)
 BUILDER (build_rnn, DL_TYPE_RNN, "input-size", (gint64)3, "hidden-size", (gint64)4)
-BUILDER (build_lstm,
-         DL_TYPE_LSTM,
-         "input-size",
-         (gint64)3,
-         "hidden-size",
-         (gint64)4,
-         "num-layers",
-         (gint64)2,
-         "proj-size",
-         (gint64)2)
-BUILDER (build_gru,
-         DL_TYPE_GRU,
-         "input-size",
-         (gint64)3,
-         "hidden-size",
-         (gint64)4,
-         "bidirectional",
-         TRUE)
-BUILDER (build_mha,
-         DL_TYPE_MULTIHEAD_ATTENTION,
-         "embed-dim",
-         (gint64)4,
-         "num-heads",
-         (gint64)2,
-         "add-bias-kv",
-         TRUE)
-BUILDER (build_encoder_layer,
-         DL_TYPE_TRANSFORMER_ENCODER_LAYER,
-         "d-model",
-         (gint64)4,
-         "nhead",
-         (gint64)2,
-         "dim-feedforward",
-         (gint64)8)
-BUILDER (build_decoder_layer,
-         DL_TYPE_TRANSFORMER_DECODER_LAYER,
-         "d-model",
-         (gint64)4,
-         "nhead",
-         (gint64)2,
-         "dim-feedforward",
-         (gint64)8)
-BUILDER (build_transformer,
-         DL_TYPE_TRANSFORMER,
-         "d-model",
-         (gint64)4,
-         "nhead",
-         (gint64)2,
-         "dim-feedforward",
-         (gint64)8,
-         "num-encoder-layers",
-         (gint64)2,
-         "num-decoder-layers",
-         (gint64)1)
+BUILDER (build_lstm, DL_TYPE_LSTM, "input-size", (gint64)3, "hidden-size", (gint64)4,
+         "num-layers", (gint64)2, "proj-size", (gint64)2)
+BUILDER (build_gru, DL_TYPE_GRU, "input-size", (gint64)3, "hidden-size", (gint64)4,
+         "bidirectional", TRUE)
+BUILDER (build_mha, DL_TYPE_MULTIHEAD_ATTENTION, "embed-dim", (gint64)4,
+         "num-heads", (gint64)2, "add-bias-kv", TRUE)
+BUILDER (build_encoder_layer, DL_TYPE_TRANSFORMER_ENCODER_LAYER, "d-model", (gint64)4,
+         "nhead", (gint64)2, "dim-feedforward", (gint64)8)
+BUILDER (build_decoder_layer, DL_TYPE_TRANSFORMER_DECODER_LAYER, "d-model", (gint64)4,
+         "nhead", (gint64)2, "dim-feedforward", (gint64)8)
+BUILDER (build_transformer, DL_TYPE_TRANSFORMER, "d-model", (gint64)4, "nhead", (gint64)2,
+         "dim-feedforward", (gint64)8, "num-encoder-layers", (gint64)2,
+         "num-decoder-layers", (gint64)1)
+/* clang-format on */
 
 static DlModule *
 build_layer_norm (gint dtype, GError **error)
