@@ -101,6 +101,7 @@ enum
   PROP_0,
   PROP_TRAINING,
   PROP_DTYPE,
+  PROP_DEVICE,
   N_PROPS
 };
 
@@ -138,6 +139,7 @@ dl_module_finalize (GObject *object)
   g_array_unref (priv->buffer_persistent);
   g_ptr_array_unref (priv->child_names);
   g_clear_error (&priv->construct_error);
+  g_clear_object (&priv->device);
   G_OBJECT_CLASS (dl_module_parent_class)->finalize (object);
 }
 
@@ -151,6 +153,9 @@ dl_module_get_property (GObject *object, guint prop_id, GValue *value, GParamSpe
         break;
       case PROP_DTYPE:
         g_value_set_int (value, dl_module_priv (DL_MODULE (object))->dtype);
+        break;
+      case PROP_DEVICE:
+        g_value_set_object (value, dl_module_priv (DL_MODULE (object))->device);
         break;
       default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -177,13 +182,17 @@ dl_module_set_property (GObject *object, guint prop_id, const GValue *value, GPa
       case PROP_DTYPE:
         dl_module_priv (DL_MODULE (object))->dtype = g_value_get_int (value);
         break;
+      case PROP_DEVICE:
+        g_set_object (&dl_module_priv (DL_MODULE (object))->device, g_value_get_object (value));
+        break;
       default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
-/* Resolves #DlModule:dtype before the subclass's constructed() makes its
- * parameters: not given, the default dtype now; a value that is not a
+/* Resolves #DlModule:dtype and #DlModule:device before the subclass's
+ * constructed() makes its parameters: not given, the default dtype and
+ * the calling thread's default device now; a value that is not a
  * floating dtype is the construction's error (torch refuses to make such
  * a parameter) and leaves the default dtype in its place. */
 static void
@@ -194,6 +203,8 @@ dl_module_constructed (GObject *object)
   gint given = priv->dtype;
 
   G_OBJECT_CLASS (dl_module_parent_class)->constructed (object);
+  if (priv->device == NULL)
+    priv->device = g_object_ref (dl_device_default ());
   priv->dtype = dl_get_default_dtype ();
   if (given == DTYPE_DEFAULT)
     return;
@@ -211,6 +222,12 @@ dl_module_constructed (GObject *object)
                            G_OBJECT_TYPE_NAME (object), dl_dtype_get_name ((DlDType)given)));
   else
     priv->dtype = given;
+}
+
+DlDevice *
+dl_module_get_factory_device (DlModule *self)
+{
+  return dl_module_priv (self)->device;
 }
 
 DlDType
@@ -460,6 +477,25 @@ dl_module_class_init (DlModuleClass *klass)
       = g_param_spec_int ("dtype", NULL, NULL, G_MININT, G_MAXINT, DTYPE_DEFAULT,
                           G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS
                               | G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * DlModule:device:
+   *
+   * The #DlDevice on which the module makes its parameters and buffers, as
+   * the `device=` factory argument of torch's layers (`nn.Linear (3, 4,
+   * device="meta")`: on the meta device, a layer without memory). Not
+   * given (%NULL), it is the calling thread's default device at
+   * construction (dl_set_default_device()); read back, it is the device
+   * the module resolved then. It composes with #DlModule:dtype. A layer
+   * made of layers gives it to its children. Moving the module later is
+   * dl_module_to_device()'s work; the property keeps the device it was
+   * built on.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_DEVICE]
+      = g_param_spec_object ("device", NULL, NULL, DL_TYPE_DEVICE,
+                             G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS
+                                 | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -1130,7 +1166,8 @@ dl_module_add_uniform_parameter (DlModule *self,
 {
   g_autoptr (DlTensor) p = NULL;
 
-  if (!(p = dl_empty (shape, n_dims, dl_module_get_factory_dtype (self), NULL, error))
+  if (!(p = dl_empty (shape, n_dims, dl_module_get_factory_dtype (self),
+                      dl_module_get_factory_device (self), error))
       || !dl_tensor_uniform_ (p, -bound, bound, error)
       || !dl_tensor_set_requires_grad (p, TRUE, error))
     return FALSE;

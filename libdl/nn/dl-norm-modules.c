@@ -54,9 +54,11 @@ add_affine (DlModule *self, const gint64 *shape, gsize n_dims, GError **error)
   g_autoptr (DlTensor) w = NULL;
   g_autoptr (DlTensor) b = NULL;
 
-  if (!(w = dl_ones (shape, n_dims, dl_module_get_factory_dtype (self), NULL, error))
+  if (!(w = dl_ones (shape, n_dims, dl_module_get_factory_dtype (self),
+                     dl_module_get_factory_device (self), error))
       || !dl_tensor_set_requires_grad (w, TRUE, error)
-      || !(b = dl_zeros (shape, n_dims, dl_module_get_factory_dtype (self), NULL, error))
+      || !(b = dl_zeros (shape, n_dims, dl_module_get_factory_dtype (self),
+                         dl_module_get_factory_device (self), error))
       || !dl_tensor_set_requires_grad (b, TRUE, error))
     return FALSE;
   dl_module_register_parameter (self, "weight", w);
@@ -231,9 +233,11 @@ dl_batch_norm_layer_constructed (GObject *object)
     }
   if (!p->track_running_stats)
     return;
-  if (!(rm = dl_zeros (c, 1, dl_module_get_factory_dtype (m), NULL, &error))
-      || !(rv = dl_ones (c, 1, dl_module_get_factory_dtype (m), NULL, &error))
-      || !(nbt = dl_zeros (NULL, 0, DL_DTYPE_INT64, NULL, &error)))
+  if (!(rm = dl_zeros (c, 1, dl_module_get_factory_dtype (m), dl_module_get_factory_device (m),
+                       &error))
+      || !(rv = dl_ones (c, 1, dl_module_get_factory_dtype (m), dl_module_get_factory_device (m),
+                         &error))
+      || !(nbt = dl_zeros (NULL, 0, DL_DTYPE_INT64, dl_module_get_factory_device (m), &error)))
     {
       dl_module_take_construct_error (m, error);
       return;

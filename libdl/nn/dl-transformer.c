@@ -39,7 +39,8 @@ typedef struct
   gboolean norm_first;
   gint64 num_encoder_layers; /* DlTransformer only */
   gint64 num_decoder_layers;
-  DlDType dtype; /* the building module's DlModule:dtype, given to its children */
+  DlDType dtype;    /* the building module's DlModule:dtype and :device, */
+  DlDevice *device; /* given to its children (no reference: the module's) */
 } TfConfig;
 
 enum
@@ -222,7 +223,7 @@ new_attention (TfConfig *c, GError **error)
 {
   return g_initable_new (DL_TYPE_MULTIHEAD_ATTENTION, NULL, error, "embed-dim", c->d_model,
                          "num-heads", c->nhead, "dropout", c->dropout, "batch-first",
-                         c->batch_first, "dtype", (gint)c->dtype, NULL);
+                         c->batch_first, "dtype", (gint)c->dtype, "device", c->device, NULL);
 }
 
 static gpointer
@@ -232,14 +233,14 @@ new_norm (TfConfig *c, GError **error)
       = g_variant_new_fixed_array (G_VARIANT_TYPE_INT64, &c->d_model, 1, sizeof (gint64));
 
   return g_initable_new (DL_TYPE_LAYER_NORM, NULL, error, "normalized-shape", shape, "eps",
-                         c->layer_norm_eps, "dtype", (gint)c->dtype, NULL);
+                         c->layer_norm_eps, "dtype", (gint)c->dtype, "device", c->device, NULL);
 }
 
 static gpointer
 new_linear (TfConfig *c, gint64 in_features, gint64 out_features, GError **error)
 {
   return g_initable_new (DL_TYPE_LINEAR, NULL, error, "in-features", in_features, "out-features",
-                         out_features, "dtype", (gint)c->dtype, NULL);
+                         out_features, "dtype", (gint)c->dtype, "device", c->device, NULL);
 }
 
 /* an encoder or decoder layer of @type from the model's configuration */
@@ -250,7 +251,7 @@ new_layer (GType type, TfConfig *c, GError **error)
                          "dim-feedforward", c->dim_feedforward, "dropout", c->dropout, "activation",
                          c->activation, "layer-norm-eps", c->layer_norm_eps, "batch-first",
                          c->batch_first, "norm-first", c->norm_first, "dtype", (gint)c->dtype,
-                         NULL);
+                         "device", c->device, NULL);
 }
 
 /* the children of a layer in torch's order: the attentions, then linear1,
@@ -263,6 +264,7 @@ build_layer (DlModule *self, TfConfig *c, gboolean decoder, GError **error)
   gint blocks = decoder ? 3 : 2;
 
   c->dtype = dl_module_get_factory_dtype (self);
+  c->device = dl_module_get_factory_device (self);
   if (!config_check (decoder ? "TransformerDecoderLayer" : "TransformerEncoderLayer", c, error)
       || !add_child (self, "self_attn", new_attention (c, error), error)
       || (decoder && !add_child (self, "multihead_attn", new_attention (c, error), error))
@@ -1374,6 +1376,7 @@ build_model (DlModule *self, TfConfig *c, GError **error)
   g_autoptr (GPtrArray) params = NULL;
 
   c->dtype = dl_module_get_factory_dtype (self);
+  c->device = dl_module_get_factory_device (self);
   if (!config_check ("Transformer", c, error)
       || !(enc_layer = new_layer (DL_TYPE_TRANSFORMER_ENCODER_LAYER, c, error))
       || !(enc_norm = new_norm (c, error))

@@ -4,7 +4,8 @@
  * parameter and buffer in float64 and its integer buffers unchanged, and
  * runs a forward in float64 that agrees with the float32 layer of the same
  * weights; an integer dtype is the construction's error; not given, the
- * dtype is the default dtype at construction.
+ * dtype is the default dtype at construction. DlModule:device, given or
+ * the thread's default, composes with it.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -278,6 +279,56 @@ test_meta_device (void)
                      DL_DEVICE_TYPE_META);
 }
 
+/* every parameter and buffer of @m is on a device of @type */
+static void
+check_device (DlModule *m, DlDeviceType type)
+{
+  g_autoptr (GPtrArray) params = dl_module_named_parameters (m, TRUE, NULL);
+  g_autoptr (GPtrArray) buffers = dl_module_named_buffers (m, TRUE, NULL);
+
+  g_ptr_array_extend_and_steal (params, g_steal_pointer (&buffers));
+  g_assert_cmpuint (params->len, >, 0);
+  for (guint i = 0; i < params->len; i++)
+    g_assert_cmpint (dl_device_get_device_type (dl_tensor_get_device (params->pdata[i])), ==, type);
+}
+
+/* DlModule:device, the other factory argument: a layer built on the meta
+ * device through the property (the transformer layers' children too), in
+ * float64; not given, the thread's default device, read back */
+static void
+test_device_property (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlDevice) meta = dl_device_get ("meta", &error);
+  g_autoptr (DlDevice) read_back = NULL;
+  g_autoptr (DlModule) bn = NULL;
+  g_autoptr (DlModule) tf = NULL;
+  g_autoptr (DlModule) cpu = NULL;
+
+  g_assert_no_error (error);
+  bn = g_initable_new (DL_TYPE_BATCH_NORM1D, NULL, &error, "num-features", (gint64)3, "device",
+                       meta, "dtype", DL_DTYPE_FLOAT64, NULL);
+  g_assert_no_error (error);
+  check_device (bn, DL_DEVICE_TYPE_META);
+  check_members (bn, DL_DTYPE_FLOAT64);
+  g_object_get (bn, "device", &read_back, NULL);
+  g_assert_true (read_back == meta);
+  g_clear_object (&read_back);
+
+  tf = g_initable_new (DL_TYPE_TRANSFORMER, NULL, &error, "d-model", (gint64)4, "nhead", (gint64)2,
+                       "dim-feedforward", (gint64)8, "num-encoder-layers", (gint64)1,
+                       "num-decoder-layers", (gint64)1, "device", meta, NULL);
+  g_assert_no_error (error);
+  check_device (tf, DL_DEVICE_TYPE_META);
+  check_members (tf, DL_DTYPE_FLOAT32);
+
+  cpu = build_linear (-1, &error);
+  g_assert_no_error (error);
+  check_device (cpu, DL_DEVICE_TYPE_CPU);
+  g_object_get (cpu, "device", &read_back, NULL);
+  g_assert_cmpint (dl_device_get_device_type (read_back), ==, DL_DEVICE_TYPE_CPU);
+}
+
 /* a layer with no tensors of its own takes the property and ignores it;
  * an integer dtype is refused there too */
 static void
@@ -346,6 +397,7 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/layer-dtype/default-dtype", test_default_dtype);
   g_test_add_func ("/layer-dtype/meta-device", test_meta_device);
+  g_test_add_func ("/layer-dtype/device-property", test_device_property);
   g_test_add_func ("/layer-dtype/no-parameters", test_layer_without_parameters);
   g_test_add_func ("/layer-dtype/threads", test_threads);
   return g_test_run ();

@@ -11,7 +11,6 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
-import contextlib
 import copy
 import functools
 import inspect
@@ -53,16 +52,15 @@ def _forward_many_vfunc(self, inputs):
     return list(out) if isinstance(out, (tuple, list)) else [out]
 
 
-def _construct(obj, typelib_class, dtype=None, **properties):
+def _construct(obj, typelib_class, dtype=None, device=None, **properties):
     """Makes the GObject of @obj (of its own GType, so a Python subclass's)
     from construct properties, then runs GInitable's check, which turns a
-    bad value into the error PyTorch raises. @dtype (a layer's dtype=, or
-    the one its wrapped __init__ was given) is the layer's DlModule:dtype:
-    the dtype of its floating parameters and buffers."""
+    bad value into the error PyTorch raises. @dtype and @device (a layer's
+    dtype= and device=, or those its wrapped __init__ was given) are the
+    layer's DlModule:dtype and DlModule:device: where and in which dtype it
+    makes its parameters and buffers."""
     check_property_ranges(typelib_class, properties, type(obj).__name__)
-    dtype = _dtype_property(obj, dtype)
-    if dtype is not None:
-        properties['dtype'] = dtype
+    properties.update(_factory_properties(obj, dtype, device))
     typelib_class.__init__(obj, **properties)
     try:
         obj.init(None)
@@ -211,11 +209,10 @@ def _c_hooks(module):
 def _factory_kwargs(init):
     """Wraps a layer's __init__(..., device=None, dtype=None): as torch's
     factory_kwargs, its parameters and buffers are made on that device (on
-    the meta device: without memory) and, when floating, in that dtype. A
-    device is the calling thread's default device while the layer builds;
-    a dtype goes to the C layer's construct property DlModule:dtype, when
-    _construct makes the layer (this object only, not the layers its
-    __init__ may build besides)."""
+    the meta device: without memory) and, when floating, in that dtype.
+    They go to the C layer's construct properties DlModule:device and
+    DlModule:dtype when _construct makes the layer (this object only, not
+    the layers its __init__ may build besides)."""
     params = inspect.signature(init).parameters
 
     def slot(name):
@@ -235,39 +232,41 @@ def _factory_kwargs(init):
     @functools.wraps(init)
     def wrapper(self, *args, **kwargs):
         outer = getattr(_building, 'layer', None)
-        dtype = given('dtype', args, kwargs)
-        if dtype is None and outer is not None and outer[0] is self:
-            dtype = outer[1]  # a subclass's wrapped __init__ calling its base's
-        _building.layer = (self, dtype)
+        given_now = {name: given(name, args, kwargs) for name in ('dtype', 'device')}
+        if outer is not None and outer[0] is self:
+            # a subclass's wrapped __init__ calling its base's
+            given_now = {k: v if v is not None else outer[1][k] for k, v in given_now.items()}
+        _building.layer = (self, given_now)
         try:
-            with _device_scope(given('device', args, kwargs)):
-                return init(self, *args, **kwargs)
+            return init(self, *args, **kwargs)
         finally:
             _building.layer = outer
     wrapper._dl_factory_kwargs = True
     return wrapper
 
 
-# the layer whose __init__ runs on this thread and the dtype= it was given
+# the layer whose __init__ runs on this thread and the factory arguments
+# (dtype=, device=) it was given
 _building = threading.local()
 
 
-def _device_scope(dev=None):
-    """Inside the block, tensors made with no device of their own are made
-    on @dev (when not None; the calling thread's default device): what a
-    layer's device= means."""
-    return device(dev) if dev is not None else contextlib.nullcontext()
-
-
-def _dtype_property(obj, dtype):
-    """The DlModule:dtype construct property (an int) for a layer's
-    dtype=, or for @obj's when the wrapped __init__ building it was given
-    one; None for the default dtype."""
-    if dtype is None:
-        layer = getattr(_building, 'layer', None)
-        if layer is not None and layer[0] is obj:
-            dtype = layer[1]
-    return None if dtype is None else int(_dt(dtype))
+def _factory_properties(obj, dtype, dev):
+    """The construct properties DlModule:dtype (an int) and DlModule:device
+    for a layer's dtype= and device=, or for @obj's when the wrapped
+    __init__ building it was given them; those not given are left out
+    (the default dtype, the thread's default device)."""
+    layer = getattr(_building, 'layer', None)
+    if layer is not None and layer[0] is obj:
+        dtype = layer[1]['dtype'] if dtype is None else dtype
+        dev = layer[1]['device'] if dev is None else dev
+    props = {}
+    if dtype is not None:
+        props['dtype'] = int(_dt(dtype))
+    if dev is not None:
+        props['device'] = _dl_device(dev)
+        if props['device'] is None:
+            del props['device']
+    return props
 
 
 @typelib_override(__name__)
