@@ -49,6 +49,13 @@
  * call `init (null)` after them to get the error at once, or use the `_new`
  * functions (C, and the other languages through them), which do.
  *
+ * Two construct properties are every module's: #DlModule:dtype and
+ * #DlModule:device, torch's factory arguments `dtype=` and `device=`.
+ * The layers make their parameters and buffers in that dtype and on that
+ * device (`"dtype", DL_DTYPE_FLOAT64` among the properties gives a float64
+ * layer); left out, they are the default dtype and the calling thread's
+ * default device at construction.
+ *
  * DlModule implements #GInitable for its subclasses; one written in
  * another language needs nothing for it.
  *
