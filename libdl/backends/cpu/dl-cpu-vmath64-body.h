@@ -338,11 +338,15 @@ V (expm1_64) (VD x)
 TARGET static inline G_ALWAYS_INLINE VD
 V (x_sigmoid64) (VD x, VD v)
 {
-  VD a = V (abs) (v), kf, p, q, y;
+  VD a = V (abs) (v), kf, p, e, q, xc, y;
 
   p = V (exp64_reduce) (-V (sel) (a > 800.0, VDSPLAT (800.0), a), &kf);
-  q = V (sigmoid64_parts) (V (exp64_scale) (p, kf));
-  y = V (sel) (v <= 0.0, x * q, x - x * q);
+  e = V (exp64_scale) (p, kf);
+  /* q = e / (1 + e) rounded, and x times its correction (as in sigmoid)
+   * added after x q: one rounding of x q the fewer */
+  q = e / (1.0 + e);
+  xc = x * (((e - q) - q * V (sel) (e >= 0x1p-60, e, VDSPLAT (0.0))) * (1.0 - q));
+  y = V (sel) (v <= 0.0, x * q + xc, (x - x * q) - xc);
   y = V (sel) (v < -708.0, V (exp64_scale) (x * p, kf), y);
   y = V (sel) (v < -800.0, x * 0.0, y);
   return V (sel) (x == __builtin_inf (), x, y);
