@@ -486,12 +486,12 @@ VMATH64_OPS.update({
              _log_special, 1.25),
     "sin": (lambda L, x: L.sin(x), _mp(mpmath.sin), _trig_special(math.sin), 1.25),
     "cos": (lambda L, x: L.cos(x), _mp(mpmath.cos), _trig_special(math.cos), 1.25),
-    "tan": (lambda L, x: L.tan(x), _mp(mpmath.tan), _trig_special(math.tan), 2.0),
+    "tan": (lambda L, x: L.tan(x), _mp(mpmath.tan), _trig_special(math.tan), 2.25),
     "silu": (lambda L, x: L.nn.functional.silu(x), _mp(lambda x: x / (1 + mpmath.exp(-x))),
              lambda x: math.nan if x == -math.inf else x, 2.0),
     "gelu_tanh": (lambda L, x: L.nn.functional.gelu(x, approximate="tanh"), _mp(_gelu_tanh_mp),
                   lambda x: math.nan if x == -math.inf else x,
-                  lambda x: 2.0 + 2.0 * np.maximum(-_gelu_tanh_v(x), 0)),
+                  lambda x: 2.25 + 2.25 * np.maximum(-_gelu_tanh_v(x), 0)),
 })
 
 

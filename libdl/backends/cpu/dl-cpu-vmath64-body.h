@@ -56,17 +56,12 @@ V (abs) (VD x)
 #define LN2_64_HI 0x1.62e42fefa3000p-1
 #define LN2_64_LO 0x1.3de6af278ece6p-42
 
-/* e^r for x, with *kf = k */
+/* Q (r): e^r = 1 + r + r^2 Q (r) */
 TARGET static inline G_ALWAYS_INLINE VD
-V (exp64_reduce) (VD x, VD *kf)
+V (exp64_q) (VD r)
 {
-  VD t = x * 0x1.71547652b82fep0 + EXP64_SHIFT;
-  VD r, q;
+  VD q = r * 0x1.af39d92ab3282p-26 + 0x1.28927c0646723p-22;
 
-  *kf = t - EXP64_SHIFT;
-  r = x - *kf * LN2_64_HI;
-  r = r - *kf * LN2_64_LO;
-  q = r * 0x1.af39d92ab3282p-26 + 0x1.28927c0646723p-22;
   q = q * r + 0x1.71de0d2e6e42bp-19;
   q = q * r + 0x1.a019b83d2cea4p-16;
   q = q * r + 0x1.a01a01a7e5259p-13;
@@ -74,8 +69,20 @@ V (exp64_reduce) (VD x, VD *kf)
   q = q * r + 0x1.1111111110989p-7;
   q = q * r + 0x1.5555555553cd9p-5;
   q = q * r + 0x1.5555555555556p-3;
-  q = q * r + 0x1.0000000000001p-1;
-  return 1.0 + (r + (r * r) * q);
+  return q * r + 0x1.0000000000001p-1;
+}
+
+/* e^r for x, with *kf = k */
+TARGET static inline G_ALWAYS_INLINE VD
+V (exp64_reduce) (VD x, VD *kf)
+{
+  VD t = x * 0x1.71547652b82fep0 + EXP64_SHIFT;
+  VD r;
+
+  *kf = t - EXP64_SHIFT;
+  r = x - *kf * LN2_64_HI;
+  r = r - *kf * LN2_64_LO;
+  return 1.0 + (r + (r * r) * V (exp64_q) (r));
 }
 
 /* p 2^k for k = kf in [-1077, 1025]: exact, or rounded once into the
@@ -290,7 +297,7 @@ TARGET static inline G_ALWAYS_INLINE VD
 V (expm1_64) (VD x)
 {
   VD xc = V (sel) (x < -40.0, VDSPLAT (-40.0), x);
-  VD t, kf, r1, rlo, rh, rl, q, sm, pk, pinv, c, s, neg, pos, y;
+  VD t, kf, r1, rlo, rh, rl, sm, pk, pinv, c, s, neg, pos, y;
   VL k, big;
 
   xc = V (sel) (xc > 710.0, VDSPLAT (710.0), xc);
@@ -300,16 +307,7 @@ V (expm1_64) (VD x)
   rlo = kf * -LN2_64_LO;
   rh = r1 + rlo;
   rl = (r1 - rh) + rlo;
-  q = rh * 0x1.af39d92ab3282p-26 + 0x1.28927c0646723p-22;
-  q = q * rh + 0x1.71de0d2e6e42bp-19;
-  q = q * rh + 0x1.a019b83d2cea4p-16;
-  q = q * rh + 0x1.a01a01a7e5259p-13;
-  q = q * rh + 0x1.6c16c178c18a5p-10;
-  q = q * rh + 0x1.1111111110989p-7;
-  q = q * rh + 0x1.5555555553cd9p-5;
-  q = q * rh + 0x1.5555555555556p-3;
-  q = q * rh + 0x1.0000000000001p-1;
-  sm = (rh * rh) * q + (rl + rl * rh);
+  sm = (rh * rh) * V (exp64_q) (rh) + (rl + rl * rh);
   /* k, and 2^k for k <= 0 (>= -58 here) */
   k = (VL)((VU)t - (VU)VDSPLAT (EXP64_SHIFT));
   pk = (VD)(((VU)t + 1023) << 52);
@@ -440,6 +438,25 @@ V (cos64_r) (VD rh, VD rl, VD z)
     }                                                                                              \
   while (0)
 
+/* glibc's, for the lanes beyond the vector reduction */
+static double
+V (sin_libm) (double x)
+{
+  return sin (x);
+}
+
+static double
+V (cos_libm) (double x)
+{
+  return cos (x);
+}
+
+static double
+V (tan_libm) (double x)
+{
+  return tan (x);
+}
+
 /* whether any lane of m is set */
 TARGET static inline G_ALWAYS_INLINE gboolean
 V (any) (VL m)
@@ -477,12 +494,9 @@ V (trig64) (VD x, gboolean is_cos, gboolean is_tan)
     y = (VD)((VL)y ^ ((VL)x & (gint64)G_GUINT64_CONSTANT (0x8000000000000000)));
   if (G_UNLIKELY (any))
     {
-      if (is_tan)
-        TRIG64_SLOW (x, y, tan);
-      else if (is_cos)
-        TRIG64_SLOW (x, y, cos);
-      else
-        TRIG64_SLOW (x, y, sin);
+      double (*slow) (double) = is_tan ? V (tan_libm) : is_cos ? V (cos_libm) : V (sin_libm);
+
+      TRIG64_SLOW (x, y, slow);
     }
   return y;
 }
