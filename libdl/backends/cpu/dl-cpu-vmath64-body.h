@@ -336,16 +336,25 @@ V (expm1_64) (VD x)
 TARGET static inline G_ALWAYS_INLINE VD
 V (x_sigmoid64) (VD x, VD v)
 {
-  VD a = V (abs) (v), kf, p, e, q, xc, y;
+  VD a = V (abs) (v), kf, p, e, q, xc, y, tail;
 
   p = V (exp64_reduce) (-V (sel) (a > 800.0, VDSPLAT (800.0), a), &kf);
+#if LEVEL == 4
   e = V (exp64_scale) (p, kf);
+  tail = V (exp64_scale) (x * p, kf);
+#else
+  /* k is in [-1155, 0]: p 2^(k + 200) is exact, and the scaling by
+   * 2^-200 rounds once (into the subnormals) */
+  p = p * (VD)(((VU)(kf + 200.0 + EXP64_SHIFT) + 1023) << 52);
+  e = p * 0x1p-200;
+  tail = (x * p) * 0x1p-200;
+#endif
   /* q = e / (1 + e) rounded, and x times its correction (as in sigmoid)
    * added after x q: one rounding of x q the fewer */
   q = e / (1.0 + e);
   xc = x * (((e - q) - q * V (sel) (e >= 0x1p-60, e, VDSPLAT (0.0))) * (1.0 - q));
   y = V (sel) (v <= 0.0, x * q + xc, (x - x * q) - xc);
-  y = V (sel) (v < -708.0, V (exp64_scale) (x * p, kf), y);
+  y = V (sel) (v < -708.0, tail, y);
   y = V (sel) (v < -800.0, x * 0.0, y);
   return V (sel) (x == __builtin_inf (), x, y);
 }
