@@ -5,7 +5,7 @@
 set -e
 PKGS="meson ninja-build pkg-config gcc libglib2.0-dev gobject-introspection \
 libgirepository1.0-dev libjson-glib-dev libopenblas-dev libopenblas-openmp-dev valac gjs python3 python3-gi \
-python3-dev python-gi-dev python3-numpy python3-pytest python3-torch python3-tqdm python3-matplotlib dataset-fashion-mnist fortunes \
+python3-dev python-gi-dev python3-numpy python3-pytest python3-torch python3-mpmath python3-tqdm python3-matplotlib dataset-fashion-mnist fortunes \
 gi-docgen g++ libtorch-dev \
 libopenmpi-dev openmpi-bin libgloo-dev libgtk-4-dev gir1.2-gtk-4.0 gir1.2-adw-1 xvfb xauth desktop-file-utils"
 missing=""
