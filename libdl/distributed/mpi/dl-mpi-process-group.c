@@ -60,7 +60,6 @@ G_DEFINE_FINAL_TYPE (DlMpiProcessGroup, dl_mpi_process_group, DL_TYPE_PROCESS_GR
 static GMutex mpi_lock;
 static gboolean serialize; /* the library is not MPI_THREAD_MULTIPLE: one call at a time */
 static gboolean we_initialized;
-static gint blocking_calls; /* blocking collectives in progress, on any thread */
 static MPI_Datatype half_type, bf16_type;
 static MPI_Op half_ops[4], bf16_ops[4]; /* sum, product, min, max */
 
@@ -161,10 +160,7 @@ wait_request (DlProcessGroup *self, MPI_Request *req, const gchar *op, gint peer
   {                                                                                                \
     if (!serialize)                                                                                \
       {                                                                                            \
-        int rc_;                                                                                   \
-        g_atomic_int_inc (&blocking_calls);                                                        \
-        rc_ = (call);                                                                              \
-        g_atomic_int_dec_and_test (&blocking_calls);                                               \
+        int rc_ = (call);                                                                          \
         return !mpi_failed ((self), rc_, (op), error);                                             \
       }                                                                                            \
     RUN (self, op, -1, icall);                                                                     \
