@@ -96,12 +96,12 @@ def worker(args):
     if rank == 0:
         loc = statistics.median(local)
         print('MLP 784-256-256-10, %d ranks, %d samples per rank, %d steps; local step %.2f ms'
-              % (size, half, args.steps, loc * 1e3))
+              % (size, half, args.steps, loc * 1e3), flush=True)
         for cap, sizes, comm, exposed, step in rows:
             print('bucket_cap_mb=%g buckets=%s comm=%.0f us exposed=%.1f us hidden=%.0f%% '
                   'step=%.2f ms step/local=%.2f'
                   % (cap, sizes, comm * 1e6, exposed * 1e6,
-                     100 * max(0.0, 1 - exposed / comm), step * 1e3, step / loc))
+                     100 * max(0.0, 1 - exposed / comm), step * 1e3, step / loc), flush=True)
     dist.destroy_process_group()
 
 

@@ -98,9 +98,12 @@ typedef struct
   gint64 shape[META_DIMS]; /* the first META_DIMS sizes */
 } Meta;
 
+typedef struct _Lane Lane;
+
 typedef struct
 {
   Coll coll;
+  Lane *lane;            /* the lane it runs in (kept until the group's finalize) */
   DlProcessGroup *group; /* (owned) */
   DlWork *work;          /* (owned) */
   DlTensor *tensor;      /* (owned) (nullable): the tensor, in and/or out */
@@ -127,17 +130,28 @@ typedef struct
    * receives from each peer in another, so that a send and a recv between
    * two ranks never wait for each other (a ring of isend and irecv) while
    * each pair's messages stay in order */
-  GHashTable *lanes; /* (owned): lane key -> Lane */
-  GError *broken;    /* (owned) (nullable): why the group refuses operations */
-  gint64 seq;        /* collectives run (worker thread only) */
+  GHashTable *lanes;    /* (owned): lane key -> Lane */
+  GPtrArray *all_lanes; /* (owned): every Lane made, freed in finalize */
+  GError *broken;       /* (owned) (nullable): why the group refuses operations */
+  gint64 seq;           /* collectives run (one lane at a time) */
+  gint run_inline;      /* -1: not known yet; else whether the engine's slots time out */
 } DlProcessGroupPrivate;
 
-/* A thread and its FIFO queue of Job */
-typedef struct
+/* A thread and its FIFO queue of Job. A synchronous operation submitted
+ * while its lane is idle runs on the caller's thread instead (when the
+ * engine's slots time out by themselves, see
+ * DL_PROCESS_GROUP_SLOTS_TIME_OUT): @busy counts the lane's jobs queued or
+ * running, @caller_running says the caller runs one, and the lane's
+ * thread waits on @idle before it starts a job while that is set. All
+ * three are under the group's lock. */
+struct _Lane
 {
   GThread *thread;    /* (owned) */
   GAsyncQueue *queue; /* (owned): the thread holds a ref too */
-} Lane;
+  guint busy;
+  gboolean caller_running;
+  GCond idle;
+};
 
 #define COLLECTIVE_LANE (-1)
 
@@ -678,6 +692,36 @@ run_job (DlProcessGroup *self, Job *job, GError **error)
   return FALSE;
 }
 
+/* Runs @job (taken) on this thread, the lane's or the caller's, and
+ * completes its work. The job holds a ref to the group, so the lane is
+ * still there when its count goes down, before the job (and perhaps the
+ * group's last ref) is dropped. */
+static void
+run_and_complete (Job *job, gboolean by_caller)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (job->group);
+  g_autoptr (GError) error = NULL;
+
+  g_mutex_lock (&priv->lock);
+  while (!by_caller && job->lane->caller_running)
+    g_cond_wait (&job->lane->idle, &priv->lock);
+  if (priv->broken)
+    error = g_error_copy (priv->broken);
+  g_mutex_unlock (&priv->lock);
+  if (error == NULL)
+    run_job (job->group, job, &error);
+  dl_work_complete (job->work, error);
+  g_mutex_lock (&priv->lock);
+  job->lane->busy--;
+  if (by_caller)
+    {
+      job->lane->caller_running = FALSE;
+      g_cond_broadcast (&job->lane->idle);
+    }
+  g_mutex_unlock (&priv->lock);
+  job_free (job);
+}
+
 static gpointer
 worker_main (gpointer data)
 {
@@ -686,28 +730,27 @@ worker_main (gpointer data)
   for (;;)
     {
       Job *job = g_async_queue_pop (queue);
-      DlProcessGroupPrivate *priv;
-      g_autoptr (GError) error = NULL;
 
       if (job->coll == COLL_STOP)
         {
           job_free (job);
           break;
         }
-      priv = dl_process_group_get_instance_private (job->group);
-      g_mutex_lock (&priv->lock);
-      if (priv->broken)
-        error = g_error_copy (priv->broken);
-      g_mutex_unlock (&priv->lock);
-      if (error == NULL)
-        run_job (job->group, job, &error);
-      dl_work_complete (job->work, error);
-      job_free (job);
+      run_and_complete (job, FALSE);
     }
   return NULL;
 }
 
 /* ---- the GObject --------------------------------------------------------- */
+
+static void
+lane_free (gpointer data)
+{
+  Lane *lane = data;
+
+  g_cond_clear (&lane->idle);
+  g_free (lane);
+}
 
 static void
 lane_stop (gpointer data, gboolean stuck)
@@ -725,7 +768,8 @@ lane_stop (gpointer data, gboolean stuck)
   else
     g_thread_join (lane->thread);
   g_async_queue_unref (lane->queue);
-  g_free (lane);
+  /* the Lane itself stays until finalize: a job still running (stuck, or
+   * on the caller's thread) counts itself out of it */
 }
 
 static void
@@ -752,6 +796,7 @@ dl_process_group_finalize (GObject *object)
   DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (DL_PROCESS_GROUP (object));
 
   g_clear_pointer (&priv->lanes, g_hash_table_unref);
+  g_clear_pointer (&priv->all_lanes, g_ptr_array_unref);
   g_clear_error (&priv->broken);
   g_free (priv->backend_name);
   g_mutex_clear (&priv->lock);
@@ -869,6 +914,8 @@ dl_process_group_init (DlProcessGroup *self)
   priv->size = 1;
   priv->timeout = 1800.0;
   priv->lanes = g_hash_table_new (NULL, NULL);
+  priv->all_lanes = g_ptr_array_new_with_free_func (lane_free);
+  priv->run_inline = -1;
 }
 
 /* ---- accessors ----------------------------------------------------------- */
@@ -1000,6 +1047,22 @@ job_new (DlProcessGroup *self, Coll coll, DlTensor *tensor, gint root, gint op)
   return job;
 }
 
+/* Whether the engine of @self marked its type with
+ * DL_PROCESS_GROUP_SLOTS_TIME_OUT, so that a synchronous operation may run
+ * on the caller's thread; the group's lock is held */
+static gboolean
+runs_inline (DlProcessGroup *self)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
+
+  if (priv->run_inline < 0)
+    priv->run_inline
+        = g_type_get_qdata (G_OBJECT_TYPE (self),
+                            g_quark_from_static_string (DL_PROCESS_GROUP_SLOTS_TIME_OUT))
+          != NULL;
+  return priv->run_inline;
+}
+
 /* Queues @job (taken) and returns its work, waited for unless @async_op */
 static DlWork *
 submit (DlProcessGroup *self, Job *job, gboolean async_op, GError **error)
@@ -1028,10 +1091,40 @@ submit (DlProcessGroup *self, Job *job, gboolean async_op, GError **error)
   if (lane == NULL)
     {
       lane = g_new0 (Lane, 1);
+      g_cond_init (&lane->idle);
       lane->queue = g_async_queue_new ();
       lane->thread = g_thread_new (peer < 0 ? "dl-pg-collectives" : "dl-pg-peer", worker_main,
                                    g_async_queue_ref (lane->queue));
       g_hash_table_insert (priv->lanes, GINT_TO_POINTER (key), lane);
+      g_ptr_array_add (priv->all_lanes, lane);
+    }
+  job->lane = lane;
+  lane->busy++;
+  if (!async_op && lane->busy == 1 && runs_inline (self))
+    {
+      /* nothing queued before it: the caller runs it, sparing the two
+       * hand-overs between threads (the lane's thread waits meanwhile) */
+      gint64 deadline = priv->timeout > 0
+                            ? g_get_monotonic_time () + (gint64)(priv->timeout * G_USEC_PER_SEC)
+                            : 0;
+      g_autoptr (GError) local = NULL;
+
+      lane->caller_running = TRUE;
+      g_mutex_unlock (&priv->lock);
+      run_and_complete (job, TRUE);
+      if (dl_work_wait (work, &local))
+        return g_steal_pointer (&work);
+      /* a failure once the timeout has passed is the timeout: the same
+       * error, and the group unusable after it, as when the caller waits
+       * for the lane's thread */
+      if (deadline && g_get_monotonic_time () >= deadline)
+        {
+          g_clear_error (&local);
+          local = dl_work_new_timeout_error (work);
+          on_work_timeout (self, local);
+        }
+      g_propagate_error (error, g_steal_pointer (&local));
+      return NULL;
     }
   g_async_queue_push (lane->queue, job);
   g_mutex_unlock (&priv->lock);

@@ -128,6 +128,16 @@ def collectives(pg):
         work = pg.all_reduce(t, Dl.ReduceOpKind.MAX, True)
         assert work.wait()
         check(t, expected("MAX", every, dt), "async all_reduce MAX %s" % dt)
+        # a synchronous call behind queued asynchronous ones waits its turn
+        # (a call on an idle lane runs on the caller's thread instead)
+        queued = [tensor(mine, dt) for _ in range(3)]
+        works = [pg.all_reduce(q, Dl.ReduceOpKind.MAX, True) for q in queued]
+        t = tensor(mine, dt)
+        done(pg.all_reduce(t, Dl.ReduceOpKind.MIN, False))
+        check(t, expected("MIN", every, dt), "all_reduce MIN %s after queued ones" % dt)
+        for q, w in zip(queued, works):
+            assert w.wait()
+            check(q, expected("MAX", every, dt), "queued all_reduce MAX %s" % dt)
         # broadcast from the last rank
         t = tensor(mine, dt)
         done(pg.broadcast(t, last, False))
