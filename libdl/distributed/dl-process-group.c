@@ -30,7 +30,10 @@
  * it was given. Collectives run one at a time on the group's own worker
  * thread, in the order they were submitted (every rank must submit the
  * same collectives in the same order, as with any engine); sends and
- * receives run beside them, in order for each peer. Each returns a
+ * receives run beside them, in order for each peer. (With an engine whose
+ * calls give up by themselves after the timeout, Gloo's, a synchronous
+ * operation with nothing queued before it runs on the calling thread
+ * instead, in the same order.) Each returns a
  * #DlWork, already completed unless @async_op was %TRUE, in which case
  * the tensors must not be touched until dl_work_wait() returns.
  *
