@@ -172,16 +172,21 @@ enum
 
 static GParamSpec *props[N_PROPS];
 
+/* The group goes last: dropping a tensor or work a binding wraps may wait
+ * for the binding's lock (Python's GIL), which a thread disposing the
+ * group may hold while it joins this lane's thread; as long as the job
+ * holds the group, that dispose cannot start, and when the job's is the
+ * last ref the lane's thread disposes the group itself, without a join */
 static void
 job_free (Job *job)
 {
-  g_clear_object (&job->group);
   g_clear_object (&job->work);
   g_clear_object (&job->tensor);
   g_clear_object (&job->other);
   g_clear_pointer (&job->list, g_ptr_array_unref);
   g_clear_pointer (&job->list2, g_ptr_array_unref);
   g_free (job->ranks);
+  g_clear_object (&job->group);
   g_free (job);
 }
 
