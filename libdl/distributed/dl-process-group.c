@@ -41,7 +41,11 @@
  * (the collective, dtype, shape, root and reduction): a rank that calls
  * another collective or passes a tensor of another shape or dtype makes
  * the collective fail on every rank, naming both ranks' arguments,
- * instead of hanging. A collective that does not complete within
+ * instead of hanging. The exchange costs one small all_gather per
+ * collective; a program whose ranks are known to agree can skip it by
+ * setting the environment variable `DL_DISTRIBUTED_CHECK=0` before it
+ * makes its groups (mismatched calls may then hang or mix up data, as
+ * with torch's default `TORCH_DISTRIBUTED_DEBUG=OFF`). A collective that does not complete within
  * #DlProcessGroup:timeout (a rank died, or never calls it) fails with
  * %DL_ERROR_FAILED naming the collective, and the group refuses any
  * operation after that.
@@ -138,6 +142,7 @@ typedef struct
   GError *broken;       /* (owned) (nullable): why the group refuses operations */
   gint64 seq;           /* collectives run (one lane at a time) */
   gint run_inline;      /* -1: not known yet; else whether the engine's slots time out */
+  gboolean check_args;  /* exchange the arguments before each collective (DL_DISTRIBUTED_CHECK) */
 } DlProcessGroupPrivate;
 
 /* A thread and its FIFO queue of Job. A synchronous operation submitted
@@ -429,7 +434,7 @@ check_across_ranks (DlProcessGroup *self, Job *job, GError **error)
   const gchar *name = coll_names[job->coll];
 
   job->meta.seq = priv->seq++;
-  if (priv->size == 1 || klass->all_gather == NULL)
+  if (priv->size == 1 || klass->all_gather == NULL || !priv->check_args)
     return !job->meta.failed;
   all = g_new0 (Meta, priv->size);
   if (!klass->all_gather (self, &job->meta, all, sizeof (Meta), &local))
@@ -924,6 +929,7 @@ dl_process_group_init (DlProcessGroup *self)
   priv->lanes = g_hash_table_new (NULL, NULL);
   priv->all_lanes = g_ptr_array_new_with_free_func (lane_free);
   priv->run_inline = -1;
+  priv->check_args = g_strcmp0 (g_getenv ("DL_DISTRIBUTED_CHECK"), "0") != 0;
 }
 
 /* ---- accessors ----------------------------------------------------------- */
@@ -1142,14 +1148,15 @@ submit (DlProcessGroup *self, Job *job, gboolean async_op, GError **error)
 }
 
 /* A collective whose arguments failed this rank's checks still takes part
- * in the metadata exchange, so that the other ranks fail too instead of
- * waiting for it; @error (already set) is what this rank reports */
+ * in the metadata exchange (unless DL_DISTRIBUTED_CHECK=0 turned it off),
+ * so that the other ranks fail too instead of waiting for it; @error
+ * (already set) is what this rank reports */
 static DlWork *
 fail_collective (DlProcessGroup *self, Coll coll, GError **error)
 {
   DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
 
-  if (priv->size > 1)
+  if (priv->size > 1 && priv->check_args)
     {
       Job *job = job_new (self, coll, NULL, -1, -1);
       g_autoptr (DlWork) work = NULL;

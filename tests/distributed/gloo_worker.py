@@ -221,6 +221,17 @@ def main():
         else:
             raise AssertionError("rank %d: all_reduce of mismatched shapes passed" % RANK)
         done(pg.barrier(False))
+    elif SCENARIO == "nocheck":
+        # DL_DISTRIBUTED_CHECK=0: no exchange of arguments, so ranks that
+        # disagree on the reduction are not stopped (each reduces its own
+        # half of the ring with its own op); matching calls still work
+        t = tensor(np.array([1, 5, 2, 7], np.float32) * (RANK + 1), "float32")
+        op = Dl.ReduceOpKind.SUM if RANK == 0 else Dl.ReduceOpKind.MAX
+        done(pg.all_reduce(t, op, False))
+        t = tensor(np.arange(4, dtype=np.float32) + RANK, "float32")
+        done(pg.all_reduce(t, Dl.ReduceOpKind.SUM, False))
+        check(t, np.arange(4, dtype=np.float32) * 2 + 1, "all_reduce without the check")
+        done(pg.barrier(False))
     elif SCENARIO == "dead":
         done(pg.barrier(False))
         if RANK == 1:
