@@ -20,6 +20,7 @@ struct _DlDevice
   DlBackendContext context;                      /* what the backend's slots receive first */
   void (*context_clear) (DlBackendContext *ctx); /* from the registration */
   DlAllocator *allocator;                        /* over the backend's raw_alloc, with &context */
+  DlDeviceInfo info;                             /* from the type's get_info */
 };
 
 DlDevice *dl_device_cpu (void); /* (transfer none) */

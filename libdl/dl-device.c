@@ -49,6 +49,9 @@ enum
   PROP_DEVICE_TYPE,
   PROP_INDEX,
   PROP_NAME,
+  PROP_PRODUCT_NAME,
+  PROP_TOTAL_MEMORY,
+  PROP_MULTI_PROCESSOR_COUNT,
   N_PROPS
 };
 
@@ -83,6 +86,15 @@ dl_device_get_property (GObject *object, guint prop_id, GValue *value, GParamSpe
         break;
       case PROP_NAME:
         g_value_set_string (value, self->name);
+        break;
+      case PROP_PRODUCT_NAME:
+        g_value_set_string (value, self->info.product_name);
+        break;
+      case PROP_TOTAL_MEMORY:
+        g_value_set_uint64 (value, self->info.total_memory);
+        break;
+      case PROP_MULTI_PROCESSOR_COUNT:
+        g_value_set_int (value, self->info.multi_processor_count);
         break;
       default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -127,6 +139,38 @@ dl_device_class_init (DlDeviceClass *klass)
   properties[PROP_NAME]
       = g_param_spec_string ("name", NULL, NULL, "cpu",
                              G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * DlDevice:product-name:
+   *
+   * What the device is, as its backend names it: a GPU's product name
+   * ("NVIDIA H200"), the CPU's model name, "meta" for the meta device.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_PRODUCT_NAME]
+      = g_param_spec_string ("product-name", NULL, NULL, NULL,
+                             G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * DlDevice:total-memory:
+   *
+   * The device's memory in bytes (the machine's for the CPU, 0 for meta).
+   *
+   * Since: 0.1
+   */
+  properties[PROP_TOTAL_MEMORY]
+      = g_param_spec_uint64 ("total-memory", NULL, NULL, 0, G_MAXUINT64, 0,
+                             G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * DlDevice:multi-processor-count:
+   *
+   * A GPU's streaming multiprocessors, the CPU's logical processors, 0 for
+   * meta.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_MULTI_PROCESSOR_COUNT]
+      = g_param_spec_int ("multi-processor-count", NULL, NULL, 0, G_MAXINT, 0,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -382,6 +426,9 @@ get_device_locked (DeviceType *t, gint index, GError **error)
       return NULL;
     }
   device->context_clear = t->info.context_clear;
+  g_strlcpy (device->info.product_name, t->info.type, sizeof device->info.product_name);
+  if (t->info.get_info)
+    t->info.get_info (&device->context, &device->info);
   if (!t->info.backend->host_memory && !t->info.backend->meta)
     {
       /* where its kernels report failed checks (see DlKernelStatus) */
@@ -675,6 +722,85 @@ dl_device_get_name (DlDevice *self)
 {
   g_return_val_if_fail (DL_IS_DEVICE (self), NULL);
   return self->name;
+}
+
+/**
+ * dl_device_get_product_name:
+ * @self: a #DlDevice
+ *
+ * Gives what the device is, as its backend names it: a GPU's product name
+ * ("NVIDIA H200", as `torch.cuda.get_device_name ()`), the CPU's model
+ * name, or "meta". The string belongs to the device.
+ *
+ * Returns: (transfer none): the product name
+ *
+ * Since: 0.1
+ */
+const gchar *
+dl_device_get_product_name (DlDevice *self)
+{
+  g_return_val_if_fail (DL_IS_DEVICE (self), NULL);
+  return self->info.product_name;
+}
+
+/**
+ * dl_device_get_total_memory:
+ * @self: a #DlDevice
+ *
+ * Gives the device's memory: a GPU's global memory, the machine's physical
+ * memory for the CPU, 0 for meta (`total_memory` of
+ * `torch.cuda.get_device_properties ()`).
+ *
+ * Returns: the memory in bytes
+ *
+ * Since: 0.1
+ */
+guint64
+dl_device_get_total_memory (DlDevice *self)
+{
+  g_return_val_if_fail (DL_IS_DEVICE (self), 0);
+  return self->info.total_memory;
+}
+
+/**
+ * dl_device_get_multi_processor_count:
+ * @self: a #DlDevice
+ *
+ * Gives a GPU's streaming multiprocessors, or the CPU's logical processors
+ * (0 for meta), as `multi_processor_count` of
+ * `torch.cuda.get_device_properties ()`.
+ *
+ * Returns: the count
+ *
+ * Since: 0.1
+ */
+gint
+dl_device_get_multi_processor_count (DlDevice *self)
+{
+  g_return_val_if_fail (DL_IS_DEVICE (self), 0);
+  return self->info.multi_processor_count;
+}
+
+/**
+ * dl_device_get_capability:
+ * @self: a #DlDevice
+ * @major: (out) (optional): where to store the major version
+ * @minor: (out) (optional): where to store the minor version
+ *
+ * Gives a GPU's compute capability, as
+ * `torch.cuda.get_device_capability ()` (9.0 for an H100 or H200); 0.0
+ * for the CPU and meta.
+ *
+ * Since: 0.1
+ */
+void
+dl_device_get_capability (DlDevice *self, gint *major, gint *minor)
+{
+  g_return_if_fail (DL_IS_DEVICE (self));
+  if (major)
+    *major = self->info.major;
+  if (minor)
+    *minor = self->info.minor;
 }
 
 /**

@@ -108,6 +108,14 @@ gint dl_device_get_index (DlDevice *self);
 DL_EXPORT
 const gchar *dl_device_get_name (DlDevice *self);
 DL_EXPORT
+const gchar *dl_device_get_product_name (DlDevice *self);
+DL_EXPORT
+guint64 dl_device_get_total_memory (DlDevice *self);
+DL_EXPORT
+gint dl_device_get_multi_processor_count (DlDevice *self);
+DL_EXPORT
+void dl_device_get_capability (DlDevice *self, gint *major, gint *minor);
+DL_EXPORT
 gboolean dl_device_equal (DlDevice *self, DlDevice *other);
 DL_EXPORT
 guint64 dl_device_get_memory_allocated (DlDevice *self);

@@ -74,6 +74,7 @@
 #include "distributed/dl-process-group.h"
 #include "distributed/dl-distributed.h"
 #include "distributed/dl-distributed-data-parallel.h"
+#include "distributed/dl-sync-batch-norm.h"
 #include "train/dl-trainer.h"
 
 #undef DL_INSIDE

@@ -852,12 +852,26 @@ struct _DlBackend
  *   min_cached_size  blocks the caching allocator keeps for reuse start at
  *                    this size (0: 64 bytes)
  *   cache_limit      the most bytes it keeps cached (0: none)
+ *   get_info         describes a device (DlDeviceInfo); nullable
  *
  * The CPU and meta backends register on the registry's first use. A backend built
  * into the library calls dl_device_register_type(); a loadable backend
  * module (CUDA, later) hands its DlDeviceTypeInfo to the registry from its
  * entry point when the registry loads it. Each DlDevice owns the context
  * made for it and lives as long as the process. */
+/* What a device is, as the backend describes it (torch.cuda's
+ * get_device_properties): the product's name, its memory in bytes, its
+ * compute capability (0.0 where there is none) and its multiprocessors (a
+ * CPU's logical processors). */
+typedef struct
+{
+  gchar product_name[256];
+  guint64 total_memory;
+  gint major;
+  gint minor;
+  gint multi_processor_count;
+} DlDeviceInfo;
+
 typedef struct
 {
   const gchar *type;
@@ -869,6 +883,9 @@ typedef struct
   void (*context_clear) (DlBackendContext *ctx);
   gsize min_cached_size;
   guint64 cache_limit;
+  /* fills @info for the device of @ctx (after context_init); nullable:
+   * the product name is then the type's, the figures 0 */
+  void (*get_info) (const DlBackendContext *ctx, DlDeviceInfo *info);
 } DlDeviceTypeInfo;
 
 gboolean dl_device_register_type (const DlDeviceTypeInfo *info, GError **error);

@@ -111,6 +111,7 @@ struct _DlDistributedDataParallel
   gdouble bucket_cap_mb;
   gboolean broadcast_buffers;
   gboolean find_unused_parameters;
+  gboolean gradient_as_bucket_view;
   gboolean require_sync;
 
   GPtrArray *params; /* the parameters that require grad */
@@ -143,6 +144,7 @@ enum
   PROP_BUCKET_CAP_MB,
   PROP_BROADCAST_BUFFERS,
   PROP_FIND_UNUSED_PARAMETERS,
+  PROP_GRADIENT_AS_BUCKET_VIEW,
   N_PROPS
 };
 
@@ -408,6 +410,20 @@ launch_ready_buckets (DlDistributedDataParallel *self, GError **error)
   return TRUE;
 }
 
+/* gradient_as_bucket_view: parameter @k's .grad is its slot already, or
+ * is copied there once and replaced by the slot */
+static gboolean
+grad_to_bucket_view (DlDistributedDataParallel *self, guint k, GError **error)
+{
+  DlTensor *p = g_ptr_array_index (self->params, k);
+  DlTensor *grad = dl_tensor_get_grad (p);
+  DlTensor *slot = self->slots[k];
+
+  if (dl_tensor_get_data_ptr (grad) == dl_tensor_get_data_ptr (slot))
+    return TRUE;
+  return dl_tensor_copy_ (slot, grad, error) && dl_tensor_set_grad (p, slot, error);
+}
+
 /* Parameter @k's gradient is in (or, @unused, it has none in this pass and
  * contributes zeros): it fills its slot. */
 static gboolean
@@ -432,6 +448,8 @@ mark_ready (DlDistributedDataParallel *self, guint k, gboolean unused, GError **
   was = dl_set_grad_enabled (FALSE);
   if (unused || grad == NULL)
     ok = dl_tensor_zero_ (self->slots[k], error) != NULL;
+  else if (self->gradient_as_bucket_view)
+    ok = grad_to_bucket_view (self, k, error);
   else
     ok = dl_tensor_copy_ (self->slots[k], grad, error) != NULL;
   dl_set_grad_enabled (was);
@@ -453,9 +471,17 @@ unflatten (DlDistributedDataParallel *self, Bucket *b, const gfloat *used, GErro
       DlTensor *p = g_ptr_array_index (self->params, k);
       DlTensor *grad = dl_tensor_get_grad (p);
 
+      if (grad && self->gradient_as_bucket_view
+          && dl_tensor_get_data_ptr (grad) == dl_tensor_get_data_ptr (self->slots[k]))
+        continue; /* averaged where it lies */
       if (grad)
         {
           if (!dl_tensor_copy_ (grad, self->slots[k], error))
+            return FALSE;
+        }
+      else if (self->gradient_as_bucket_view && (used == NULL || used[k] > 0))
+        {
+          if (!dl_tensor_set_grad (p, self->slots[k], error))
             return FALSE;
         }
       else if (used == NULL || used[k] > 0)
@@ -818,6 +844,9 @@ dl_distributed_data_parallel_get_property (GObject *object,
       case PROP_FIND_UNUSED_PARAMETERS:
         g_value_set_boolean (value, self->find_unused_parameters);
         break;
+      case PROP_GRADIENT_AS_BUCKET_VIEW:
+        g_value_set_boolean (value, self->gradient_as_bucket_view);
+        break;
       default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -847,6 +876,9 @@ dl_distributed_data_parallel_set_property (GObject *object,
         break;
       case PROP_FIND_UNUSED_PARAMETERS:
         self->find_unused_parameters = g_value_get_boolean (value);
+        break;
+      case PROP_GRADIENT_AS_BUCKET_VIEW:
+        self->gradient_as_bucket_view = g_value_get_boolean (value);
         break;
       default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -920,6 +952,21 @@ dl_distributed_data_parallel_class_init (DlDistributedDataParallelClass *klass)
    */
   properties[PROP_FIND_UNUSED_PARAMETERS]
       = g_param_spec_boolean ("find-unused-parameters", NULL, NULL, FALSE, flags);
+  /**
+   * DlDistributedDataParallel:gradient-as-bucket-view:
+   *
+   * Whether each parameter's .grad becomes a view of its slot in its
+   * bucket (PyTorch's `gradient_as_bucket_view=True`): the gradients are
+   * summed and averaged where they lie, with no copy into the bucket
+   * before the sum nor back after it. A .grad made elsewhere (the first
+   * backward pass, or after zero_grad(set_to_none=True)) is copied into
+   * its slot once and replaced by the view. The results are the same as
+   * without it.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_GRADIENT_AS_BUCKET_VIEW]
+      = g_param_spec_boolean ("gradient-as-bucket-view", NULL, NULL, FALSE, flags);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 

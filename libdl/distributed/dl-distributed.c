@@ -10,6 +10,7 @@
 #include "dl-device-private.h"
 #include "dl-error.h"
 #include "distributed/dl-distributed-private.h"
+#include "distributed/dl-work-private.h"
 #include "distributed/dl-distributed.h"
 
 /* The engines libdl knows, by the name torch gives them */
@@ -268,6 +269,8 @@ dl_distributed_destroy_process_group (GError **error)
                    "destroy_process_group: the default process group has not been initialized");
       return FALSE;
     }
+  /* the finished jobs' references to the group go first */
+  dl_process_group_reap_finished ();
   g_object_unref (group);
   return TRUE;
 }

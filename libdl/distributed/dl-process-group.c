@@ -122,6 +122,8 @@ typedef struct
   gint tag;
   gint *ranks;
   gsize n_ranks;
+  gint64 *send_bytes; /* (nullable): all_to_all of parts of any size: the bytes to each rank */
+  gint64 *recv_bytes; /* (nullable): and from each rank */
   Meta meta;
 } Job;
 
@@ -162,6 +164,7 @@ struct _Lane
 };
 
 #define COLLECTIVE_LANE (-1)
+#define ANY_SOURCE_LANE (-2)
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (DlProcessGroup, dl_process_group, G_TYPE_OBJECT)
 
@@ -177,21 +180,18 @@ enum
 
 static GParamSpec *props[N_PROPS];
 
-/* The group goes last: dropping a tensor or work a binding wraps may wait
- * for the binding's lock (Python's GIL), which a thread disposing the
- * group may hold while it joins this lane's thread; as long as the job
- * holds the group, that dispose cannot start, and when the job's is the
- * last ref the lane's thread disposes the group itself, without a join */
 static void
 job_free (Job *job)
 {
+  g_clear_object (&job->group);
   g_clear_object (&job->work);
   g_clear_object (&job->tensor);
   g_clear_object (&job->other);
   g_clear_pointer (&job->list, g_ptr_array_unref);
   g_clear_pointer (&job->list2, g_ptr_array_unref);
   g_free (job->ranks);
-  g_clear_object (&job->group);
+  g_free (job->send_bytes);
+  g_free (job->recv_bytes);
   g_free (job);
 }
 
@@ -364,6 +364,25 @@ job_free (Job *job)
  */
 
 /**
+ * DlProcessGroupClass::recv_any:
+ * @self: a #DlProcessGroup
+ * @buf: (type gpointer): @nbytes bytes, received into
+ * @nbytes: the size of @buf
+ * @src: (out): the rank whose message was received
+ * @tag: the message's tag
+ * @error: return location for a #GError
+ *
+ * Receives @nbytes into @buf from whichever rank first sends a message
+ * with @tag, and says which in @src. Runs on the group's thread for
+ * receives from any source; %NULL in an engine that cannot (a receive
+ * from any source is then %DL_ERROR_NOT_SUPPORTED).
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+
+/**
  * DlProcessGroupClass::barrier:
  * @self: a #DlProcessGroup
  * @error: return location for a #GError
@@ -483,20 +502,29 @@ run_point_to_point (DlProcessGroup *self, Job *job, GError **error)
   g_autofree guint8 *scratch = NULL;
   gsize their_nbytes;
   Meta theirs;
+  gint src = job->root;
 
   if (job->coll == COLL_SEND)
     return klass->send (self, &job->meta, sizeof (Meta), job->root, job->tag, error)
            && klass->send (self, dl_tensor_data (t), nbytes, job->root, job->tag, error);
-  if (!klass->recv (self, &theirs, sizeof (Meta), job->root, job->tag, error))
+  /* from any source: the first metadata that arrives names the sender,
+   * whose payload follows */
+  if (src < 0 ? !klass->recv_any (self, &theirs, sizeof (Meta), &src, job->tag, error)
+              : !klass->recv (self, &theirs, sizeof (Meta), src, job->tag, error))
     return FALSE;
   if (theirs.coll == COLL_SEND && theirs.dtype == job->meta.dtype
       && theirs.numel == job->meta.numel)
-    return klass->recv (self, dl_tensor_data (t), nbytes, job->root, job->tag, error);
+    {
+      if (!klass->recv (self, dl_tensor_data (t), nbytes, src, job->tag, error))
+        return FALSE;
+      dl_work_set_source_rank (job->work, src);
+      return TRUE;
+    }
   mine = meta_describe (&job->meta);
   other = meta_describe (&theirs);
   g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                "recv: the peers disagree: rank %d called %s, rank %d called %s", priv->rank, mine,
-               job->root, other);
+               src, other);
   /* the sender's payload, whose size its metadata gives */
   if (theirs.coll != COLL_SEND || theirs.dtype < 0 || theirs.dtype >= DL_N_DTYPES
       || theirs.numel < 0)
@@ -504,7 +532,7 @@ run_point_to_point (DlProcessGroup *self, Job *job, GError **error)
   their_nbytes = (gsize)theirs.numel * dl_dtype_get_size ((DlDType)theirs.dtype);
   scratch = g_try_malloc (MAX (their_nbytes, 1));
   if (scratch)
-    klass->recv (self, scratch, their_nbytes, job->root, job->tag, &local);
+    klass->recv (self, scratch, their_nbytes, src, job->tag, &local);
   return FALSE;
 }
 
@@ -564,6 +592,71 @@ unpack_list (GPtrArray *list, const guint8 *in, gsize nbytes)
     memcpy (dl_tensor_data (g_ptr_array_index (list, i)), in + i * nbytes, nbytes);
 }
 
+/* The address of part @r of an all_to_all of parts of any size: element
+ * r of @list, or the r-th part of @t after the parts @bytes before it */
+static guint8 *
+part_data (DlTensor *t, GPtrArray *list, const gint64 *bytes, gint r)
+{
+  guint8 *p;
+
+  if (list)
+    return (guint8 *)dl_tensor_data (g_ptr_array_index (list, r));
+  p = (guint8 *)dl_tensor_data (t);
+  for (gint i = 0; i < r; i++)
+    p += bytes[i];
+  return p;
+}
+
+/* all_to_all of parts of any size over the engine's equal parts: the
+ * ranks first share what each sends to and expects from every other
+ * (so that a disagreement fails on every rank alike), then exchange the
+ * parts padded to the longest */
+static gboolean
+run_all_to_all_v (DlProcessGroup *self, Job *job, GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
+  DlProcessGroupClass *klass = DL_PROCESS_GROUP_GET_CLASS (self);
+  gint size = priv->size;
+  g_autofree gint64 *mine = g_new (gint64, 2 * size);
+  g_autofree gint64 *all = g_new (gint64, 2 * size * size);
+  g_autofree guint8 *out = NULL, *in = NULL;
+  gint64 chunk = 0;
+
+  memcpy (mine, job->send_bytes, size * sizeof (gint64));
+  memcpy (mine + size, job->recv_bytes, size * sizeof (gint64));
+  if (!klass->all_gather (self, mine, all, 2 * size * sizeof (gint64), error))
+    return FALSE;
+  for (gint s = 0; s < size; s++)
+    for (gint r = 0; r < size; r++)
+      {
+        gint64 sent = all[2 * size * s + r], expected = all[2 * size * r + size + s];
+
+        if (sent != expected)
+          {
+            g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                         "all_to_all: rank %d sends %" G_GINT64_FORMAT
+                         " bytes to rank %d, which expects %" G_GINT64_FORMAT
+                         " bytes from it (rank %d of %d)",
+                         s, sent, r, expected, priv->rank, size);
+            return FALSE;
+          }
+        chunk = MAX (chunk, sent);
+      }
+  if (chunk == 0)
+    return TRUE;
+  out = g_malloc0 (chunk * size);
+  in = g_malloc (chunk * size);
+  for (gint r = 0; r < size; r++)
+    memcpy (out + r * chunk, part_data (job->other, job->list2, job->send_bytes, r),
+            job->send_bytes[r]);
+  if (!klass->all_to_all (self, out, in, chunk, error))
+    return FALSE;
+  for (gint s = 0; s < size; s++)
+    memcpy (part_data (job->tensor, job->list, job->recv_bytes, s), in + s * chunk,
+            job->recv_bytes[s]);
+  return TRUE;
+}
+
 /* The slot @coll runs; NULL when the engine has none */
 static gpointer
 slot_of (DlProcessGroupClass *klass, Job *job)
@@ -592,6 +685,8 @@ slot_of (DlProcessGroupClass *klass, Job *job)
         return klass->new_group;
       case COLL_SEND:
       case COLL_RECV:
+        if (job->coll == COLL_RECV && job->root < 0 && klass->recv_any == NULL)
+          return NULL;
         return klass->send && klass->recv ? klass->send : NULL;
       default:
         return NULL;
@@ -665,6 +760,8 @@ run_job (DlProcessGroup *self, Job *job, GError **error)
         return run_reduction (self, job, tmp, dl_tensor_data (t), dl_tensor_numel (t), dtype, TRUE,
                               error);
       case COLL_ALL_TO_ALL:
+        if (job->send_bytes) /* parts of any size */
+          return run_all_to_all_v (self, job, error);
         if (job->other) /* t is the output, other the input, both size × chunk */
           return klass->all_to_all (self, dl_tensor_data (job->other), dl_tensor_data (t),
                                     nbytes / priv->size, error);
@@ -705,10 +802,50 @@ run_job (DlProcessGroup *self, Job *job, GError **error)
   return FALSE;
 }
 
+/* ---- finished jobs --------------------------------------------------------
+ *
+ * A lane's thread never drops the references of a job it has run: a
+ * tensor (or work) made by a binding may hold a toggle reference whose
+ * last unref needs the binding's lock (Python's GIL), which the thread
+ * that waits for the work may hold. The finished job goes into this
+ * queue instead, and the threads that submit, wait, or destroy a group
+ * free it (dl_process_group_reap_finished()). */
+static GMutex finished_lock;
+static GQueue finished_jobs = G_QUEUE_INIT;
+
+/* Hands @job over to the reapers and completes its work with @error; the
+ * calling thread must not touch @job after it */
+static void
+job_finish (Job *job, const GError *error)
+{
+  g_mutex_lock (&finished_lock);
+  g_queue_push_tail (&finished_jobs, job);
+  /* under the lock, so that no reaper frees the job (and its work) before
+   * the work is completed */
+  dl_work_complete (job->work, error);
+  g_mutex_unlock (&finished_lock);
+}
+
+void
+dl_process_group_reap_finished (void)
+{
+  for (;;)
+    {
+      Job *job;
+
+      g_mutex_lock (&finished_lock);
+      job = g_queue_pop_head (&finished_jobs);
+      g_mutex_unlock (&finished_lock);
+      if (job == NULL)
+        return;
+      job_free (job); /* may finalize tensors, works and groups, which may reap again */
+    }
+}
+
 /* Runs @job (taken) on this thread, the lane's or the caller's, and
  * completes its work. The job holds a ref to the group, so the lane is
- * still there when its count goes down, before the job (and perhaps the
- * group's last ref) is dropped. */
+ * still there when its count goes down, before the job is handed over.
+ * The caller's thread, the one that waits, frees the job itself. */
 static void
 run_and_complete (Job *job, gboolean by_caller)
 {
@@ -723,7 +860,6 @@ run_and_complete (Job *job, gboolean by_caller)
   g_mutex_unlock (&priv->lock);
   if (error == NULL)
     run_job (job->group, job, &error);
-  dl_work_complete (job->work, error);
   g_mutex_lock (&priv->lock);
   job->lane->busy--;
   if (by_caller)
@@ -732,6 +868,12 @@ run_and_complete (Job *job, gboolean by_caller)
       g_cond_broadcast (&job->lane->idle);
     }
   g_mutex_unlock (&priv->lock);
+  if (!by_caller)
+    {
+      job_finish (job, error);
+      return;
+    }
+  dl_work_complete (job->work, error);
   job_free (job);
 }
 
@@ -773,9 +915,8 @@ lane_stop (gpointer data, gboolean stuck)
 
   stop->coll = COLL_STOP;
   g_async_queue_push (lane->queue, stop);
-  /* the lane's thread drops the group's last ref itself when a job held
-   * it, and a thread stuck in its engine after a timeout never returns:
-   * neither is waited for (the thread holds its own ref to the queue) */
+  /* a thread stuck in its engine after a timeout never returns: it is
+   * not waited for (the thread holds its own ref to the queue) */
   if (g_thread_self () == lane->thread || stuck)
     g_thread_unref (lane->thread);
   else
@@ -1082,7 +1223,8 @@ static DlWork *
 submit (DlProcessGroup *self, Job *job, gboolean async_op, GError **error)
 {
   DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
-  gint peer = job->coll == COLL_SEND || job->coll == COLL_RECV ? job->root : -1;
+  gboolean p2p = job->coll == COLL_SEND || job->coll == COLL_RECV;
+  gint peer = p2p ? job->root : -1;
   g_autoptr (DlWork) work = NULL;
   Lane *lane;
   gint key;
@@ -1100,14 +1242,16 @@ submit (DlProcessGroup *self, Job *job, gboolean async_op, GError **error)
       job_free (job);
       return NULL;
     }
-  key = peer < 0 ? COLLECTIVE_LANE : (job->coll == COLL_SEND ? 0 : G_MAXINT / 2) + peer;
+  key = !p2p       ? COLLECTIVE_LANE
+        : peer < 0 ? ANY_SOURCE_LANE
+                   : (job->coll == COLL_SEND ? 0 : G_MAXINT / 2) + peer;
   lane = g_hash_table_lookup (priv->lanes, GINT_TO_POINTER (key));
   if (lane == NULL)
     {
       lane = g_new0 (Lane, 1);
       g_cond_init (&lane->idle);
       lane->queue = g_async_queue_new ();
-      lane->thread = g_thread_new (peer < 0 ? "dl-pg-collectives" : "dl-pg-peer", worker_main,
+      lane->thread = g_thread_new (!p2p ? "dl-pg-collectives" : "dl-pg-peer", worker_main,
                                    g_async_queue_ref (lane->queue));
       g_hash_table_insert (priv->lanes, GINT_TO_POINTER (key), lane);
       g_ptr_array_add (priv->all_lanes, lane);
@@ -1126,6 +1270,7 @@ submit (DlProcessGroup *self, Job *job, gboolean async_op, GError **error)
       lane->caller_running = TRUE;
       g_mutex_unlock (&priv->lock);
       run_and_complete (job, TRUE);
+      dl_process_group_reap_finished ();
       if (dl_work_wait (work, &local))
         return g_steal_pointer (&work);
       /* a failure once the timeout has passed is the timeout: the same
@@ -1142,6 +1287,7 @@ submit (DlProcessGroup *self, Job *job, gboolean async_op, GError **error)
     }
   g_async_queue_push (lane->queue, job);
   g_mutex_unlock (&priv->lock);
+  dl_process_group_reap_finished ();
   if (!async_op && !dl_work_wait (work, error))
     return NULL;
   return g_steal_pointer (&work);
@@ -1177,6 +1323,25 @@ check_group_rank (DlProcessGroup *self, const gchar *op, const gchar *what, gint
   g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
                "%s: %s rank %d is out of range for a group of size %d (rank %d)", op, what, r,
                priv->size, priv->rank);
+  return FALSE;
+}
+
+static gboolean
+check_same_dtype (DlProcessGroup *self,
+                  const gchar *op,
+                  const gchar *what,
+                  DlTensor *t,
+                  DlTensor *like,
+                  GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
+
+  if (dl_tensor_get_dtype (t) == dl_tensor_get_dtype (like))
+    return TRUE;
+  g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+               "%s: %s is %s but the input is %s; the dtypes must match (rank %d)", op, what,
+               dl_dtype_get_name (dl_tensor_get_dtype (t)),
+               dl_dtype_get_name (dl_tensor_get_dtype (like)), priv->rank);
   return FALSE;
 }
 
@@ -1239,14 +1404,8 @@ check_tensor (DlProcessGroup *self,
       const gint64 *like_shape = dl_tensor_get_shape (like, &like_ndim);
       g_autofree gchar *like_str = dl_shape_to_string (like_shape, (gint)like_ndim);
 
-      if (dl_tensor_get_dtype (t) != dl_tensor_get_dtype (like))
-        {
-          g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
-                       "%s: %s is %s but the input is %s; the dtypes must match (rank %d)", op,
-                       what, dl_dtype_get_name (dl_tensor_get_dtype (t)),
-                       dl_dtype_get_name (dl_tensor_get_dtype (like)), priv->rank);
-          return FALSE;
-        }
+      if (!check_same_dtype (self, op, what, t, like, error))
+        return FALSE;
       if (dl_tensor_numel (t) != dl_tensor_numel (like) * times)
         {
           g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
@@ -1262,6 +1421,24 @@ check_tensor (DlProcessGroup *self,
   return TRUE;
 }
 
+/* A list of exactly size tensors */
+static gboolean
+check_list_length (DlProcessGroup *self,
+                   const gchar *op,
+                   const gchar *what,
+                   GPtrArray *list,
+                   GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
+
+  if (list != NULL && list->len == (guint)priv->size)
+    return TRUE;
+  g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+               "%s: %s holds %u tensors; it needs one per rank, %d (rank %d)", op, what,
+               list ? list->len : 0, priv->size, priv->rank);
+  return FALSE;
+}
+
 /* A list of exactly size tensors that each pass check_tensor against
  * @like */
 static gboolean
@@ -1273,15 +1450,8 @@ check_list (DlProcessGroup *self,
             DlTensor *like,
             GError **error)
 {
-  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
-
-  if (list == NULL || list->len != (guint)priv->size)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "%s: %s holds %u tensors; it needs one per rank, %d (rank %d)", op, what,
-                   list ? list->len : 0, priv->size, priv->rank);
-      return FALSE;
-    }
+  if (!check_list_length (self, op, what, list, error))
+    return FALSE;
   for (guint i = 0; i < list->len; i++)
     {
       g_autofree gchar *name = g_strdup_printf ("%s[%u]", what, i);
@@ -1340,6 +1510,129 @@ bump_list (GPtrArray *list)
 {
   for (guint i = 0; list && i < list->len; i++)
     bump (g_ptr_array_index (list, i));
+}
+
+/* all_to_all's lists: one tensor per rank, each of @like's dtype, of any
+ * size */
+static gboolean
+check_list_any_size (DlProcessGroup *self,
+                     const gchar *what,
+                     GPtrArray *list,
+                     gboolean output,
+                     DlTensor *like,
+                     GError **error)
+{
+  if (!check_list_length (self, "all_to_all", what, list, error))
+    return FALSE;
+  for (guint i = 0; i < list->len; i++)
+    {
+      g_autofree gchar *name = g_strdup_printf ("%s[%u]", what, i);
+      DlTensor *t = g_ptr_array_index (list, i);
+
+      if (!check_tensor (self, "all_to_all", name, t, output, NULL, 1, error)
+          || !check_same_dtype (self, "all_to_all", name, t, like, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* @n split sizes (0: size equal blocks) that cut @t's dim 0 into one
+ * block per rank */
+static gboolean
+check_splits (DlProcessGroup *self,
+              const gchar *what,
+              DlTensor *t,
+              const gint64 *splits,
+              gsize n,
+              GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
+  gint64 rows = dl_tensor_get_ndim (t) ? dl_tensor_get_size (t, 0, NULL) : 1;
+  gint64 total = 0;
+
+  if (n == 0)
+    {
+      if (rows % priv->size == 0)
+        return TRUE;
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "all_to_all_single: dim 0 of size %" G_GINT64_FORMAT
+                   " does not split into %d equal blocks; give %s (rank %d)",
+                   rows, priv->size, what, priv->rank);
+      return FALSE;
+    }
+  if (n != (gsize)priv->size)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "all_to_all_single: %s has %" G_GSIZE_FORMAT
+                   " sizes; it needs one per rank, %d (rank %d)",
+                   what, n, priv->size, priv->rank);
+      return FALSE;
+    }
+  for (gsize i = 0; i < n; i++)
+    {
+      if (splits[i] < 0)
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                       "all_to_all_single: %s[%" G_GSIZE_FORMAT "] is negative (%" G_GINT64_FORMAT
+                       ") (rank %d)",
+                       what, i, splits[i], priv->rank);
+          return FALSE;
+        }
+      total += splits[i];
+    }
+  if (total == rows)
+    return TRUE;
+  g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+               "all_to_all_single: %s add up to %" G_GINT64_FORMAT
+               " rows but dim 0 has %" G_GINT64_FORMAT " (rank %d)",
+               what, total, rows, priv->rank);
+  return FALSE;
+}
+
+/* The bytes of each block of @t: @splits rows each, or size equal blocks
+ * when @splits is NULL */
+static void
+rows_to_bytes (DlProcessGroup *self, DlTensor *t, const gint64 *splits, gint64 *bytes)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
+  gint64 rows = dl_tensor_get_ndim (t) ? dl_tensor_get_size (t, 0, NULL) : 1;
+  gint64 row_bytes = rows ? (gint64)tensor_nbytes (t) / rows : 0;
+
+  for (gint r = 0; r < priv->size; r++)
+    bytes[r] = (splits ? splits[r] : rows / priv->size) * row_bytes;
+}
+
+/* Makes @job an all_to_all of parts of any size: the bytes to send to
+ * each rank from @send_splits (rows of job->other; NULL with @n 0: equal
+ * blocks) or, for the list form (job->list2), from the input tensors;
+ * the bytes to receive from @recv_splits or job->list. Its metadata then
+ * names only the dtype, which the ranks compare. */
+static void
+job_set_parts (DlProcessGroup *self,
+               Job *job,
+               const gint64 *send_splits,
+               const gint64 *recv_splits,
+               gsize n)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
+
+  job->send_bytes = g_new (gint64, priv->size);
+  job->recv_bytes = g_new (gint64, priv->size);
+  if (job->list2)
+    for (gint r = 0; r < priv->size; r++)
+      {
+        job->send_bytes[r] = (gint64)tensor_nbytes (g_ptr_array_index (job->list2, r));
+        job->recv_bytes[r] = (gint64)tensor_nbytes (g_ptr_array_index (job->list, r));
+      }
+  else
+    {
+      rows_to_bytes (self, job->other, n ? send_splits : NULL, job->send_bytes);
+      if (recv_splits)
+        rows_to_bytes (self, job->tensor, recv_splits, job->recv_bytes);
+    }
+  job->meta.numel = -1;
+  job->meta.ndim = 0;
+  memset (job->meta.shape, 0, sizeof job->meta.shape);
 }
 
 #define CHECK_SELF(self) g_return_val_if_fail (DL_IS_PROCESS_GROUP (self), NULL)
@@ -1721,8 +2014,10 @@ dl_process_group_reduce_scatter_tensor (DlProcessGroup *self,
  *
  * Every rank sends element r of its @input_list to rank r, which
  * receives it as element s of its @output_list, s being the sender
- * (torch's `all_to_all`). All the tensors have the same dtype and number
- * of elements.
+ * (torch's `all_to_all`). All the tensors have the same dtype; their
+ * sizes may differ, but element s of @output_list on rank r must have
+ * as many elements as element r of @input_list on rank s, or the
+ * collective fails on every rank.
  *
  * Returns: (transfer full): the operation's work, completed unless
  *   @async_op; %NULL with @error set on failure
@@ -1741,14 +2036,14 @@ dl_process_group_all_to_all (DlProcessGroup *self,
 
   CHECK_SELF (self);
   first = output_list && output_list->len ? g_ptr_array_index (output_list, 0) : NULL;
-  CHECK_OR_FAIL (
-      check_tensor (self, "all_to_all", "output_list[0]", first, TRUE, NULL, 1, error)
-          && check_list (self, "all_to_all", "output_list", output_list, TRUE, first, error)
-          && check_list (self, "all_to_all", "input_list", input_list, FALSE, first, error),
-      COLL_ALL_TO_ALL);
+  CHECK_OR_FAIL (check_tensor (self, "all_to_all", "output_list[0]", first, TRUE, NULL, 1, error)
+                     && check_list_any_size (self, "output_list", output_list, TRUE, first, error)
+                     && check_list_any_size (self, "input_list", input_list, FALSE, first, error),
+                 COLL_ALL_TO_ALL);
   job = job_new (self, COLL_ALL_TO_ALL, first, -1, -1);
   job->list = list_copy (output_list);
   job->list2 = list_copy (input_list);
+  job_set_parts (self, job, NULL, NULL, 0);
   bump_list (output_list);
   return submit (self, job, async_op, error);
 }
@@ -1799,6 +2094,72 @@ dl_process_group_all_to_all_single (DlProcessGroup *self,
   return submit (self, job, async_op, error);
 }
 
+/**
+ * dl_process_group_all_to_all_single_split:
+ * @self: a #DlProcessGroup
+ * @output: the received blocks, one after the other: block r (of
+ *   @output_split_sizes[r] rows) holds what rank r sent
+ * @input: the blocks to send, one after the other: block r (of
+ *   @input_split_sizes[r] rows) goes to rank r
+ * @output_split_sizes: (array length=n_output_split_sizes) (nullable):
+ *   the rows (sizes along dim 0) of each received block; empty for size
+ *   equal blocks
+ * @n_output_split_sizes: the length of @output_split_sizes: 0 or the
+ *   group's size
+ * @input_split_sizes: (array length=n_input_split_sizes) (nullable): the
+ *   rows of each block sent; empty for size equal blocks
+ * @n_input_split_sizes: the length of @input_split_sizes: 0 or the
+ *   group's size
+ * @async_op: %TRUE to return at once, with a #DlWork to wait for
+ * @error: return location for a #GError
+ *
+ * torch's `all_to_all_single` with split sizes: @input is cut along dim
+ * 0 into blocks of @input_split_sizes rows, block r goes to rank r, and
+ * the blocks received land in @output one after the other, block s (of
+ * @output_split_sizes[s] rows) from rank s. The sizes may differ from
+ * rank to rank, but what rank s sends rank r must be what rank r
+ * expects from rank s, or the collective fails on every rank. The two
+ * tensors have the same dtype and the same size of a row (the product
+ * of the sizes after dim 0).
+ *
+ * Returns: (transfer full): the operation's work, completed unless
+ *   @async_op; %NULL with @error set on failure
+ *
+ * Since: 0.1
+ */
+DlWork *
+dl_process_group_all_to_all_single_split (DlProcessGroup *self,
+                                          DlTensor *output,
+                                          DlTensor *input,
+                                          const gint64 *output_split_sizes,
+                                          gsize n_output_split_sizes,
+                                          const gint64 *input_split_sizes,
+                                          gsize n_input_split_sizes,
+                                          gboolean async_op,
+                                          GError **error)
+{
+  Job *job;
+
+  CHECK_SELF (self);
+  CHECK_OR_FAIL (
+      check_tensor (self, "all_to_all_single", "input", input, FALSE, NULL, 1, error)
+          && check_tensor (self, "all_to_all_single", "output", output, TRUE, NULL, 1, error)
+          && check_same_dtype (self, "all_to_all_single", "output", output, input, error)
+          && check_splits (self, "output_split_sizes", output, output_split_sizes,
+                           n_output_split_sizes, error)
+          && check_splits (self, "input_split_sizes", input, input_split_sizes, n_input_split_sizes,
+                           error),
+      COLL_ALL_TO_ALL);
+  job = job_new (self, COLL_ALL_TO_ALL, output, -1, -1);
+  job->other = g_object_ref (input);
+  job_set_parts (self, job, input_split_sizes, n_output_split_sizes ? output_split_sizes : NULL,
+                 n_input_split_sizes);
+  if (n_output_split_sizes == 0)
+    rows_to_bytes (self, output, NULL, job->recv_bytes);
+  bump (output);
+  return submit (self, job, async_op, error);
+}
+
 static DlWork *
 point_to_point (DlProcessGroup *self,
                 Coll coll,
@@ -1813,8 +2174,17 @@ point_to_point (DlProcessGroup *self,
   Job *job;
 
   if (!check_tensor (self, name, "tensor", tensor, coll == COLL_RECV, NULL, 1, error)
-      || !check_group_rank (self, name, coll == COLL_SEND ? "destination" : "source", peer, error))
+      || ((peer >= 0 || coll == COLL_SEND) /* -1: a receive from any source */
+          && !check_group_rank (self, name, coll == COLL_SEND ? "destination" : "source", peer,
+                                error)))
     return NULL;
+  if (peer < 0 && priv->size == 1)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "recv: rank %d is alone in its group: there is no other rank to receive from",
+                   priv->rank);
+      return NULL;
+    }
   if (peer == priv->rank)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "%s: rank %d cannot %s itself", name, peer,
@@ -1891,6 +2261,38 @@ dl_process_group_recv (DlProcessGroup *self,
 {
   CHECK_SELF (self);
   return point_to_point (self, COLL_RECV, tensor, src, tag, async_op, error);
+}
+
+/**
+ * dl_process_group_recv_any_source:
+ * @self: a #DlProcessGroup
+ * @tensor: the tensor to receive into
+ * @tag: the tag the sender's dl_process_group_send() gave
+ * @async_op: %TRUE to return at once (torch's `irecv` with `src=None`),
+ *   with a #DlWork to wait for
+ * @error: return location for a #GError
+ *
+ * Receives into @tensor what the first rank to send a message with @tag
+ * sends (torch's `recv` with `src=None`); dl_work_get_source_rank() on
+ * the completed work says which rank it was. Receives from any source
+ * run one at a time, in order, beside the receives from named ranks;
+ * do not receive from a named rank with the same @tag while a receive
+ * from any source may match that rank's message.
+ *
+ * Returns: (transfer full): the operation's work, completed unless
+ *   @async_op; %NULL with @error set on failure
+ *
+ * Since: 0.1
+ */
+DlWork *
+dl_process_group_recv_any_source (DlProcessGroup *self,
+                                  DlTensor *tensor,
+                                  gint tag,
+                                  gboolean async_op,
+                                  GError **error)
+{
+  CHECK_SELF (self);
+  return point_to_point (self, COLL_RECV, tensor, -1, tag, async_op, error);
 }
 
 /**

@@ -70,6 +70,9 @@ G_DECLARE_DERIVABLE_TYPE (DlProcessGroup, dl_process_group, DL, PROCESS_GROUP, G
  * @new_group: the subgroup of the ranks @ranks (ranks of this group, in
  *   the new group's rank order); called on every rank of this group;
  *   returns %NULL without an error on a rank that is not in @ranks
+ * @recv_any: as @recv, from whichever rank sends a message with @tag
+ *   first; sets @src to that rank (runs on the group's thread for
+ *   receives from any source)
  *
  * The class of process groups: each engine (MPI, Gloo) is a subclass that
  * fills these slots. Every slot is synchronous, works on contiguous host
@@ -154,9 +157,15 @@ struct _DlProcessGroupClass
                                 const gint *ranks,
                                 gint n_ranks,
                                 GError **error);
+  gboolean (*recv_any) (DlProcessGroup *self,
+                        gpointer buf,
+                        gsize nbytes,
+                        gint *src,
+                        gint tag,
+                        GError **error);
 
   /*< private >*/
-  gpointer padding[8];
+  gpointer padding[7];
 };
 
 DL_EXPORT
@@ -253,6 +262,22 @@ DlWork *dl_process_group_recv (DlProcessGroup *self,
                                gint tag,
                                gboolean async_op,
                                GError **error);
+DL_EXPORT
+DlWork *dl_process_group_recv_any_source (DlProcessGroup *self,
+                                          DlTensor *tensor,
+                                          gint tag,
+                                          gboolean async_op,
+                                          GError **error);
+DL_EXPORT
+DlWork *dl_process_group_all_to_all_single_split (DlProcessGroup *self,
+                                                  DlTensor *output,
+                                                  DlTensor *input,
+                                                  const gint64 *output_split_sizes,
+                                                  gsize n_output_split_sizes,
+                                                  const gint64 *input_split_sizes,
+                                                  gsize n_input_split_sizes,
+                                                  gboolean async_op,
+                                                  GError **error);
 DL_EXPORT
 DlWork *dl_process_group_barrier (DlProcessGroup *self, gboolean async_op, GError **error);
 DL_EXPORT

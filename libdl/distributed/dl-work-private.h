@@ -30,4 +30,13 @@ void dl_work_complete (DlWork *self, const GError *error);
 /* the error dl_work_wait() gives once the deadline of @self has passed */
 GError *dl_work_new_timeout_error (DlWork *self);
 
+/* records the rank a receive from any source got its message from
+ * (before dl_work_complete()) */
+void dl_work_set_source_rank (DlWork *self, gint src);
+
+/* Frees the jobs the process groups' threads have finished (their
+ * tensors, works and groups), on the calling thread; dl_work_wait() and
+ * each submission call it (dl-process-group.c) */
+void dl_process_group_reap_finished (void);
+
 G_END_DECLS

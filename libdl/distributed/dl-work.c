@@ -49,6 +49,7 @@ struct _DlWork
   GError *error; /* (owned) (nullable): the failure, once completed */
   gchar *collective;
   gint peer, rank, size;
+  gint source_rank; /* a receive's sender; -1: none */
   gdouble timeout;
   gint64 deadline; /* monotonic, in µs; 0: none */
   GObject *group;  /* (owned) (nullable) */
@@ -83,6 +84,7 @@ dl_work_init (DlWork *self)
   g_cond_init (&self->cond);
   self->collective = g_strdup ("work");
   self->peer = -1;
+  self->source_rank = -1;
   self->completed = TRUE; /* a bare DlWork (from a binding) has nothing to wait for */
 }
 
@@ -183,6 +185,7 @@ dl_work_wait (DlWork *self, GError **error)
   g_mutex_unlock (&self->lock);
   if (timed_out && self->on_timeout && self->group)
     self->on_timeout (self->group, local);
+  dl_process_group_reap_finished ();
   if (local)
     {
       g_propagate_error (error, g_steal_pointer (&local));
@@ -211,6 +214,8 @@ dl_work_is_completed (DlWork *self)
   g_mutex_lock (&self->lock);
   completed = self->completed;
   g_mutex_unlock (&self->lock);
+  if (completed)
+    dl_process_group_reap_finished ();
   return completed;
 }
 
@@ -258,4 +263,37 @@ dl_work_get_error (DlWork *self)
   error = self->completed ? self->error : NULL;
   g_mutex_unlock (&self->lock);
   return error;
+}
+
+void
+dl_work_set_source_rank (DlWork *self, gint src)
+{
+  g_mutex_lock (&self->lock);
+  self->source_rank = src;
+  g_mutex_unlock (&self->lock);
+}
+
+/**
+ * dl_work_get_source_rank:
+ * @self: a #DlWork
+ *
+ * The rank whose message a completed receive got (torch's
+ * `Work._source_rank()`): for dl_process_group_recv_any_source() the
+ * sender it matched, for dl_process_group_recv() the named source.
+ *
+ * Returns: the sender's rank in the work's group, or -1 for an operation
+ *   that is not a receive or has not completed successfully
+ *
+ * Since: 0.1
+ */
+gint
+dl_work_get_source_rank (DlWork *self)
+{
+  gint src;
+
+  g_return_val_if_fail (DL_IS_WORK (self), -1);
+  g_mutex_lock (&self->lock);
+  src = self->completed && self->error == NULL ? self->source_rank : -1;
+  g_mutex_unlock (&self->lock);
+  return src;
 }

@@ -25,5 +25,7 @@ DL_EXPORT
 gboolean dl_work_is_success (DlWork *self);
 DL_EXPORT
 const GError *dl_work_get_error (DlWork *self);
+DL_EXPORT
+gint dl_work_get_source_rank (DlWork *self);
 
 G_END_DECLS

@@ -1044,7 +1044,8 @@ dl_multihead_attention_forward_many (DlModule *module,
 static gboolean
 add_param (DlModule *module, const gchar *name, const gint64 *shape, gsize n, GError **error)
 {
-  g_autoptr (DlTensor) data = dl_zeros (shape, n, dl_get_default_dtype (), NULL, error);
+  g_autoptr (DlTensor) data = dl_zeros (shape, n, dl_module_get_factory_dtype (module),
+                                        dl_module_get_factory_device (module), error);
   g_autoptr (DlTensor) param = NULL;
 
   if (data == NULL || !(param = dl_parameter_new (data, TRUE, error)))
@@ -1127,7 +1128,10 @@ construct (DlMultiheadAttention *self, GError **error)
     return FALSE;
   if (p->bias && !add_param (module, "in_proj_bias", (gint64[]){ 3 * e }, 1, error))
     return FALSE;
-  if (!(out_proj = dl_linear_new (e, e, p->bias, error))
+  if (!(out_proj
+        = g_initable_new (DL_TYPE_LINEAR, NULL, error, "in-features", e, "out-features", e, "bias",
+                          p->bias, "dtype", (gint)dl_module_get_factory_dtype (module), "device",
+                          dl_module_get_factory_device (module), NULL))
       || !dl_module_add_module (module, "out_proj", DL_MODULE (out_proj), error))
     return FALSE;
   if (p->add_bias_kv

@@ -26,7 +26,8 @@
  * A 2-d convolution over an image batch [N, C, H, W] (or one image [C, H,
  * W]), as torch.nn.Conv2d: see dl_conv2d(). Its parameters are "weight"
  * [out_channels, in_channels / groups, kh, kw] and "bias" [out_channels],
- * initialised as PyTorch does, in the default dtype.
+ * initialised as PyTorch does, in #DlModule:dtype (the default dtype
+ * unless given).
  *
  * Build it from its construct properties (#DlConv2d:in-channels,
  * #DlConv2d:out-channels and #DlConv2d:kernel-height /
@@ -463,7 +464,8 @@ dl_conv2d_layer_new (gint64 in_channels,
  * A 1-d convolution over a batch of sequences [N, C, L] (or one sequence
  * [C, L]), as torch.nn.Conv1d: see dl_conv1d(). Its parameters are
  * "weight" [out_channels, in_channels / groups, kernel_size] and "bias"
- * [out_channels], initialised as PyTorch does, in the default dtype.
+ * [out_channels], initialised as PyTorch does, in #DlModule:dtype (the
+ * default dtype unless given).
  *
  * Build it from its construct properties (#DlConv1d:in-channels,
  * #DlConv1d:out-channels and #DlConv1d:kernel-size are required; stride 1,

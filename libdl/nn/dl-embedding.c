@@ -248,7 +248,8 @@ embedding_constructed (GObject *object)
                          G_GINT64_FORMAT " for %" G_GINT64_FORMAT " embeddings",
                          self->padding_idx, self->num_embeddings);
   else if ((w = dl_randn ((gint64[]){ self->num_embeddings, self->embedding_dim }, 2,
-                          dl_get_default_dtype (), NULL, &error)))
+                          dl_module_get_factory_dtype (DL_MODULE (self)),
+                          dl_module_get_factory_device (DL_MODULE (self)), &error)))
     {
       if (self->padding_idx >= 0)
         {

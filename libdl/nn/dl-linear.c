@@ -22,7 +22,8 @@
  *
  * Applies y = x W^T + b to the last dim of its input, as torch.nn.Linear.
  * Its parameters are "weight" [out_features, in_features] and "bias"
- * [out_features], initialised as PyTorch does, in the default dtype.
+ * [out_features], initialised as PyTorch does, in #DlModule:dtype (the
+ * default dtype unless given).
  *
  * Build it from its construct properties, #DlLinear:in-features and
  * #DlLinear:out-features (both required) and #DlLinear:bias, in any

@@ -21,6 +21,8 @@ typedef struct
   GPtrArray *child_names;    /* gchar* */
   GPtrArray *children;       /* DlModule* */
   gboolean training;
+  gint dtype;       /* DlModule:dtype: a floating DlDType once constructed */
+  DlDevice *device; /* DlModule:device: set once constructed */
   GError *construct_error;
   GPtrArray *hooks; /* HookEntry* (rc boxes), in registration order */
 } DlModulePrivate;

@@ -14,7 +14,15 @@ G_BEGIN_DECLS
  * property over as @error (taken); g_initable_init(), forward and
  * forward_many then fail with a copy of it. */
 void dl_module_take_construct_error (DlModule *self, GError *error);
-/* Registers a new leaf parameter @name of @shape in the default dtype,
+/* The dtype in which @self makes its floating parameters and buffers: its
+ * #DlModule:dtype, resolved to a floating dtype when it was constructed
+ * (the default dtype before that). */
+DlDType dl_module_get_factory_dtype (DlModule *self);
+/* The device on which @self makes its parameters and buffers: its
+ * #DlModule:device, the thread's default device when not given (transfer
+ * none; %NULL before construction, which factories read as the default) */
+DlDevice *dl_module_get_factory_device (DlModule *self);
+/* Registers a new leaf parameter @name of @shape in @self's dtype,
  * uniform in [-bound, bound] (PyTorch's default initialisation of linear
  * and convolution layers). */
 gboolean dl_module_add_uniform_parameter (DlModule *self,

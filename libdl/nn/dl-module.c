@@ -49,6 +49,13 @@
  * call `init (null)` after them to get the error at once, or use the `_new`
  * functions (C, and the other languages through them), which do.
  *
+ * Two construct properties are every module's: #DlModule:dtype and
+ * #DlModule:device, torch's factory arguments `dtype=` and `device=`.
+ * The layers make their parameters and buffers in that dtype and on that
+ * device (`"dtype", DL_DTYPE_FLOAT64` among the properties gives a float64
+ * layer); left out, they are the default dtype and the calling thread's
+ * default device at construction.
+ *
  * DlModule implements #GInitable for its subclasses; one written in
  * another language needs nothing for it.
  *
@@ -100,8 +107,13 @@ enum
 {
   PROP_0,
   PROP_TRAINING,
+  PROP_DTYPE,
+  PROP_DEVICE,
   N_PROPS
 };
+
+/* #DlModule:dtype when it is not given: the default dtype at construction */
+#define DTYPE_DEFAULT (-1)
 
 static GParamSpec *properties[N_PROPS];
 
@@ -134,6 +146,7 @@ dl_module_finalize (GObject *object)
   g_array_unref (priv->buffer_persistent);
   g_ptr_array_unref (priv->child_names);
   g_clear_error (&priv->construct_error);
+  g_clear_object (&priv->device);
   G_OBJECT_CLASS (dl_module_parent_class)->finalize (object);
 }
 
@@ -144,6 +157,12 @@ dl_module_get_property (GObject *object, guint prop_id, GValue *value, GParamSpe
     {
       case PROP_TRAINING:
         g_value_set_boolean (value, dl_module_get_training (DL_MODULE (object)));
+        break;
+      case PROP_DTYPE:
+        g_value_set_int (value, dl_module_priv (DL_MODULE (object))->dtype);
+        break;
+      case PROP_DEVICE:
+        g_value_set_object (value, dl_module_priv (DL_MODULE (object))->device);
         break;
       default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -167,9 +186,63 @@ dl_module_set_property (GObject *object, guint prop_id, const GValue *value, GPa
             }
           break;
         }
+      case PROP_DTYPE:
+        dl_module_priv (DL_MODULE (object))->dtype = g_value_get_int (value);
+        break;
+      case PROP_DEVICE:
+        g_set_object (&dl_module_priv (DL_MODULE (object))->device, g_value_get_object (value));
+        break;
       default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
+}
+
+/* Resolves #DlModule:dtype and #DlModule:device before the subclass's
+ * constructed() makes its parameters: not given, the default dtype and
+ * the calling thread's default device now; a value that is not a
+ * floating dtype is the construction's error (torch refuses to make such
+ * a parameter) and leaves the default dtype in its place. */
+static void
+dl_module_constructed (GObject *object)
+{
+  DlModule *self = DL_MODULE (object);
+  DlModulePrivate *priv = dl_module_get_instance_private (self);
+  gint given = priv->dtype;
+
+  G_OBJECT_CLASS (dl_module_parent_class)->constructed (object);
+  if (priv->device == NULL)
+    priv->device = g_object_ref (dl_device_default ());
+  priv->dtype = dl_get_default_dtype ();
+  if (given == DTYPE_DEFAULT)
+    return;
+  if (given < DL_DTYPE_FLOAT32 || given > DL_DTYPE_BOOL)
+    dl_module_take_construct_error (
+        self, g_error_new (DL_ERROR, DL_ERROR_DTYPE,
+                           "%s: dtype %d is not a DlDType (give -1 for the default dtype)",
+                           G_OBJECT_TYPE_NAME (object), given));
+  else if (!dl_dtype_is_floating_point ((DlDType)given))
+    dl_module_take_construct_error (
+        self, g_error_new (DL_ERROR, DL_ERROR_DTYPE,
+                           "%s: dtype=%s: Only Tensors of floating point and complex dtype can "
+                           "require gradients (a module's parameters and floating buffers are "
+                           "made in its dtype)",
+                           G_OBJECT_TYPE_NAME (object), dl_dtype_get_name ((DlDType)given)));
+  else
+    priv->dtype = given;
+}
+
+DlDevice *
+dl_module_get_factory_device (DlModule *self)
+{
+  return dl_module_priv (self)->device;
+}
+
+DlDType
+dl_module_get_factory_dtype (DlModule *self)
+{
+  DlModulePrivate *priv = dl_module_get_instance_private (self);
+
+  return priv->dtype == DTYPE_DEFAULT ? dl_get_default_dtype () : (DlDType)priv->dtype;
 }
 
 void
@@ -358,6 +431,7 @@ dl_module_class_init (DlModuleClass *klass)
   object_class->finalize = dl_module_finalize;
   object_class->get_property = dl_module_get_property;
   object_class->set_property = dl_module_set_property;
+  object_class->constructed = dl_module_constructed;
   klass->forward = dl_module_real_forward;
   klass->forward_many = dl_module_real_forward_many;
   klass->extra_repr = dl_module_real_extra_repr;
@@ -375,6 +449,60 @@ dl_module_class_init (DlModuleClass *klass)
   properties[PROP_TRAINING]
       = g_param_spec_boolean ("training", NULL, NULL, TRUE,
                               G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * DlModule:dtype:
+   *
+   * The #DlDType in which the module makes its floating parameters and
+   * buffers, as the `dtype=` factory argument of torch's layers
+   * (`nn.Linear (3, 4, dtype=torch.float64)`); integer buffers, such as
+   * batch norm's "num_batches_tracked", keep their dtype. Not given (-1),
+   * it is the default dtype (dl_get_default_dtype()) at construction, and
+   * read back it is the dtype the module resolved then.
+   *
+   * The property is an integer rather than a #DlDType because GObject sets
+   * every construct property, given or not, and an enum has no value for
+   * "not given". A value that is not a floating #DlDType is the module's
+   * construction error (%DL_ERROR_DTYPE, from g_initable_init(), the
+   * `_new` functions and forward), as torch refuses to make a parameter of
+   * an integer dtype. Layers that make no tensors ignore it; a layer made
+   * of layers (#DlMultiheadAttention, the transformer layers) gives it to
+   * its children.
+   *
+   * |[<!-- language="C" -->
+   * g_autoptr (GError) error = NULL;
+   * g_autoptr (DlLinear) fc = g_initable_new (DL_TYPE_LINEAR, NULL, &error,
+   *                                           "in-features", (gint64) 3,
+   *                                           "out-features", (gint64) 4,
+   *                                           "dtype", DL_DTYPE_FLOAT64, NULL);
+   * ]|
+   *
+   * gives a layer whose weight and bias are float64.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_DTYPE]
+      = g_param_spec_int ("dtype", NULL, NULL, G_MININT, G_MAXINT, DTYPE_DEFAULT,
+                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS
+                              | G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * DlModule:device:
+   *
+   * The #DlDevice on which the module makes its parameters and buffers, as
+   * the `device=` factory argument of torch's layers (`nn.Linear (3, 4,
+   * device="meta")`: on the meta device, a layer without memory). Not
+   * given (%NULL), it is the calling thread's default device at
+   * construction (dl_set_default_device()); read back, it is the device
+   * the module resolved then. It composes with #DlModule:dtype. A layer
+   * made of layers gives it to its children. Moving the module later is
+   * dl_module_to_device()'s work; the property keeps the device it was
+   * built on.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_DEVICE]
+      = g_param_spec_object ("device", NULL, NULL, DL_TYPE_DEVICE,
+                             G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS
+                                 | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -391,6 +519,7 @@ dl_module_init (DlModule *self)
   priv->child_names = g_ptr_array_new_with_free_func (g_free);
   priv->children = g_ptr_array_new_with_free_func (g_object_unref);
   priv->training = TRUE;
+  priv->dtype = DTYPE_DEFAULT;
   priv->hooks = g_ptr_array_new_with_free_func (hook_entry_release);
 }
 
@@ -1044,7 +1173,8 @@ dl_module_add_uniform_parameter (DlModule *self,
 {
   g_autoptr (DlTensor) p = NULL;
 
-  if (!(p = dl_empty (shape, n_dims, dl_get_default_dtype (), NULL, error))
+  if (!(p = dl_empty (shape, n_dims, dl_module_get_factory_dtype (self),
+                      dl_module_get_factory_device (self), error))
       || !dl_tensor_uniform_ (p, -bound, bound, error)
       || !dl_tensor_set_requires_grad (p, TRUE, error))
     return FALSE;

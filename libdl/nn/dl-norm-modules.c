@@ -47,16 +47,18 @@ bool_property (const gchar *name, gboolean default_value)
                                    | G_PARAM_EXPLICIT_NOTIFY);
 }
 
-/* "weight" (ones) and "bias" (zeros) of @shape, in the default dtype */
+/* "weight" (ones) and "bias" (zeros) of @shape, in the layer's dtype */
 static gboolean
 add_affine (DlModule *self, const gint64 *shape, gsize n_dims, GError **error)
 {
   g_autoptr (DlTensor) w = NULL;
   g_autoptr (DlTensor) b = NULL;
 
-  if (!(w = dl_ones (shape, n_dims, dl_get_default_dtype (), NULL, error))
+  if (!(w = dl_ones (shape, n_dims, dl_module_get_factory_dtype (self),
+                     dl_module_get_factory_device (self), error))
       || !dl_tensor_set_requires_grad (w, TRUE, error)
-      || !(b = dl_zeros (shape, n_dims, dl_get_default_dtype (), NULL, error))
+      || !(b = dl_zeros (shape, n_dims, dl_module_get_factory_dtype (self),
+                         dl_module_get_factory_device (self), error))
       || !dl_tensor_set_requires_grad (b, TRUE, error))
     return FALSE;
   dl_module_register_parameter (self, "weight", w);
@@ -231,9 +233,11 @@ dl_batch_norm_layer_constructed (GObject *object)
     }
   if (!p->track_running_stats)
     return;
-  if (!(rm = dl_zeros (c, 1, dl_get_default_dtype (), NULL, &error))
-      || !(rv = dl_ones (c, 1, dl_get_default_dtype (), NULL, &error))
-      || !(nbt = dl_zeros (NULL, 0, DL_DTYPE_INT64, NULL, &error)))
+  if (!(rm = dl_zeros (c, 1, dl_module_get_factory_dtype (m), dl_module_get_factory_device (m),
+                       &error))
+      || !(rv = dl_ones (c, 1, dl_module_get_factory_dtype (m), dl_module_get_factory_device (m),
+                         &error))
+      || !(nbt = dl_zeros (NULL, 0, DL_DTYPE_INT64, dl_module_get_factory_device (m), &error)))
     {
       dl_module_take_construct_error (m, error);
       return;

@@ -1248,6 +1248,8 @@ cell_constructed (GObject *object)
   const gdouble bound = 1.0 / sqrt ((gdouble)MAX (f->hidden_size, 1));
   GError *error = NULL;
 
+  /* the three cells derive from DlModule, which resolves DlModule:dtype */
+  G_OBJECT_CLASS (g_type_class_peek (DL_TYPE_MODULE))->constructed (object);
   if (!check_size (cell_name (object), "input_size", f->input_size, 1, &error)
       || !check_size (cell_name (object), "hidden_size", f->hidden_size, 1, &error)
       || !dl_module_add_uniform_parameter (m, "weight_ih", (gint64[]){ gh, f->input_size }, 2,

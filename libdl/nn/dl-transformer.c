@@ -39,6 +39,8 @@ typedef struct
   gboolean norm_first;
   gint64 num_encoder_layers; /* DlTransformer only */
   gint64 num_decoder_layers;
+  DlDType dtype;    /* the building module's DlModule:dtype and :device, */
+  DlDevice *device; /* given to its children (no reference: the module's) */
 } TfConfig;
 
 enum
@@ -219,14 +221,37 @@ add_child (DlModule *self, const gchar *name, gpointer child, GError **error)
 static gpointer
 new_attention (TfConfig *c, GError **error)
 {
-  return dl_multihead_attention_new (c->d_model, c->nhead, c->dropout, TRUE, FALSE, FALSE, 0, 0,
-                                     c->batch_first, error);
+  return g_initable_new (DL_TYPE_MULTIHEAD_ATTENTION, NULL, error, "embed-dim", c->d_model,
+                         "num-heads", c->nhead, "dropout", c->dropout, "batch-first",
+                         c->batch_first, "dtype", (gint)c->dtype, "device", c->device, NULL);
 }
 
 static gpointer
 new_norm (TfConfig *c, GError **error)
 {
-  return dl_layer_norm_layer_new (&c->d_model, 1, c->layer_norm_eps, TRUE, error);
+  GVariant *shape
+      = g_variant_new_fixed_array (G_VARIANT_TYPE_INT64, &c->d_model, 1, sizeof (gint64));
+
+  return g_initable_new (DL_TYPE_LAYER_NORM, NULL, error, "normalized-shape", shape, "eps",
+                         c->layer_norm_eps, "dtype", (gint)c->dtype, "device", c->device, NULL);
+}
+
+static gpointer
+new_linear (TfConfig *c, gint64 in_features, gint64 out_features, GError **error)
+{
+  return g_initable_new (DL_TYPE_LINEAR, NULL, error, "in-features", in_features, "out-features",
+                         out_features, "dtype", (gint)c->dtype, "device", c->device, NULL);
+}
+
+/* an encoder or decoder layer of @type from the model's configuration */
+static gpointer
+new_layer (GType type, TfConfig *c, GError **error)
+{
+  return g_initable_new (type, NULL, error, "d-model", c->d_model, "nhead", c->nhead,
+                         "dim-feedforward", c->dim_feedforward, "dropout", c->dropout, "activation",
+                         c->activation, "layer-norm-eps", c->layer_norm_eps, "batch-first",
+                         c->batch_first, "norm-first", c->norm_first, "dtype", (gint)c->dtype,
+                         "device", c->device, NULL);
 }
 
 /* the children of a layer in torch's order: the attentions, then linear1,
@@ -238,14 +263,14 @@ build_layer (DlModule *self, TfConfig *c, gboolean decoder, GError **error)
   static const gchar *const dropouts[] = { "dropout1", "dropout2", "dropout3" };
   gint blocks = decoder ? 3 : 2;
 
+  c->dtype = dl_module_get_factory_dtype (self);
+  c->device = dl_module_get_factory_device (self);
   if (!config_check (decoder ? "TransformerDecoderLayer" : "TransformerEncoderLayer", c, error)
       || !add_child (self, "self_attn", new_attention (c, error), error)
       || (decoder && !add_child (self, "multihead_attn", new_attention (c, error), error))
-      || !add_child (self, "linear1", dl_linear_new (c->d_model, c->dim_feedforward, TRUE, error),
-                     error)
+      || !add_child (self, "linear1", new_linear (c, c->d_model, c->dim_feedforward, error), error)
       || !add_child (self, "dropout", dl_dropout_layer_new (c->dropout, FALSE, error), error)
-      || !add_child (self, "linear2", dl_linear_new (c->dim_feedforward, c->d_model, TRUE, error),
-                     error))
+      || !add_child (self, "linear2", new_linear (c, c->dim_feedforward, c->d_model, error), error))
     return FALSE;
   for (gint i = 0; i < blocks; i++)
     if (!add_child (self, norms[i], new_norm (c, error), error))
@@ -1350,17 +1375,15 @@ build_model (DlModule *self, TfConfig *c, GError **error)
   g_autoptr (DlModule) decoder = NULL;
   g_autoptr (GPtrArray) params = NULL;
 
+  c->dtype = dl_module_get_factory_dtype (self);
+  c->device = dl_module_get_factory_device (self);
   if (!config_check ("Transformer", c, error)
-      || !(enc_layer = (DlModule *)dl_transformer_encoder_layer_new (
-               c->d_model, c->nhead, c->dim_feedforward, c->dropout, c->activation,
-               c->layer_norm_eps, c->batch_first, c->norm_first, error))
+      || !(enc_layer = new_layer (DL_TYPE_TRANSFORMER_ENCODER_LAYER, c, error))
       || !(enc_norm = new_norm (c, error))
       || !(encoder = (DlModule *)dl_transformer_encoder_new (enc_layer, c->num_encoder_layers,
                                                              enc_norm, error))
       || !dl_module_add_module (self, "encoder", encoder, error)
-      || !(dec_layer = (DlModule *)dl_transformer_decoder_layer_new (
-               c->d_model, c->nhead, c->dim_feedforward, c->dropout, c->activation,
-               c->layer_norm_eps, c->batch_first, c->norm_first, error))
+      || !(dec_layer = new_layer (DL_TYPE_TRANSFORMER_DECODER_LAYER, c, error))
       || !(dec_norm = new_norm (c, error))
       || !(decoder = (DlModule *)dl_transformer_decoder_new (dec_layer, c->num_decoder_layers,
                                                              dec_norm, error))

@@ -267,18 +267,83 @@ test_trim_on_miss (void)
 }
 
 static void
-test_small_not_cached (void)
+test_small_cached (void)
 {
   DlAllocator *a = new_allocator (G_MAXUINT64);
-  gsize bs;
-  gpointer p = dl_allocator_alloc (a, 100, &bs);
+  gsize bs, bs2;
+  gpointer p = dl_allocator_alloc (a, 100, &bs), q;
 
   g_assert_cmpuint (bs, ==, 128);
   dl_allocator_release (a, p, bs);
-  /* below the cached minimum: straight back to the raw allocator */
-  g_assert_cmpuint (raw.n_frees, ==, 1);
+  /* below the cached minimum: kept in the small table */
+  g_assert_cmpuint (raw.n_frees, ==, 0);
+  g_assert_cmpuint (stats (a).cached, ==, 128);
+  g_assert_cmpuint (stats (a).reserved, ==, 128);
+  q = dl_allocator_alloc (a, 120, &bs2);
+  g_assert_true (q == p);
+  g_assert_cmpuint (bs2, ==, 128);
+  g_assert_cmpuint (raw.n_allocs, ==, 1);
+  g_assert_cmpuint (stats (a).n_hits, ==, 1);
+  g_assert_cmpuint (stats (a).cached, ==, 0);
+  dl_allocator_release (a, q, bs2);
+  free_allocator (a);
+}
+
+/* A slot keeps a few blocks of one size: more go back to the raw
+ * allocator */
+static void
+test_small_capacity (void)
+{
+  DlAllocator *a = new_allocator (G_MAXUINT64);
+  gpointer p[12];
+  gsize bs[12];
+
+  for (gint i = 0; i < 12; i++)
+    p[i] = dl_allocator_alloc (a, 64, &bs[i]);
+  for (gint i = 0; i < 12; i++)
+    dl_allocator_release (a, p[i], bs[i]);
+  g_assert_cmpuint (raw.n_frees, ==, 4);
+  g_assert_cmpuint (stats (a).cached, ==, 8 * 64);
+  g_assert_cmpuint (raw.outstanding, ==, stats (a).reserved);
+  free_allocator (a);
+}
+
+/* Every small size is either kept (and found again without a raw
+ * allocation) or given back, never lost; a small miss leaves the large
+ * free lists alone; empty_cache gives the small blocks back too */
+static void
+test_small_sizes (void)
+{
+  DlAllocator *a = new_allocator (G_MAXUINT64);
+  gpointer big, p[16];
+  gsize big_bs, bs[16], kept = 0;
+  guint n = 0, allocs;
+
+  big = dl_allocator_alloc (a, 4 * KiB, &big_bs);
+  dl_allocator_release (a, big, big_bs);
+  for (gsize size = 64; size < MIN_CACHED; size += 64)
+    p[n] = dl_allocator_alloc (a, size, &bs[n]), n++;
+  /* the misses above did not trim the 4 KiB block */
+  g_assert_cmpuint (stats (a).cached, ==, big_bs);
+  for (guint i = 0; i < n; i++)
+    dl_allocator_release (a, p[i], bs[i]);
+  kept = stats (a).cached - big_bs;
+  g_assert_cmpuint (kept, >, 0);
+  g_assert_cmpuint (raw.outstanding, ==, stats (a).reserved);
+
+  allocs = raw.n_allocs;
+  for (guint i = 0; i < n; i++)
+    p[i] = dl_allocator_alloc (a, bs[i], &bs[i]);
+  /* each kept size came back from the table, the others from raw */
+  g_assert_cmpuint (stats (a).cached, ==, big_bs);
+  g_assert_cmpuint (raw.n_allocs - allocs, ==, n - stats (a).n_hits);
+  for (guint i = 0; i < n; i++)
+    dl_allocator_release (a, p[i], bs[i]);
+
+  dl_allocator_empty_cache (a);
   g_assert_cmpuint (stats (a).cached, ==, 0);
   g_assert_cmpuint (stats (a).reserved, ==, 0);
+  g_assert_cmpuint (raw.outstanding, ==, 0);
   free_allocator (a);
 }
 
@@ -428,7 +493,9 @@ main (int argc, char *argv[])
   g_test_add_func ("/allocator/reuse-many", test_reuse_many);
   g_test_add_func ("/allocator/stats", test_stats);
   g_test_add_func ("/allocator/trim-on-miss", test_trim_on_miss);
-  g_test_add_func ("/allocator/small-not-cached", test_small_not_cached);
+  g_test_add_func ("/allocator/small-cached", test_small_cached);
+  g_test_add_func ("/allocator/small-capacity", test_small_capacity);
+  g_test_add_func ("/allocator/small-sizes", test_small_sizes);
   g_test_add_func ("/allocator/cache-limit", test_cache_limit);
   g_test_add_func ("/allocator/empty-cache", test_empty_cache);
   g_test_add_func ("/allocator/out-of-memory", test_out_of_memory);

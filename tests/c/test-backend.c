@@ -14,6 +14,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <string.h>
+#include <unistd.h>
 
 #include "dl-test-utils.h"
 #include "dl-tensor-private.h"
@@ -227,6 +228,48 @@ test_registry_builtin (void)
                        "string: tpu");
   /* the CPU is one unnumbered device */
   assert_device_error ("cpu:0", "device string: cpu:0");
+}
+
+/* The devices' descriptions: the CPU's model name as /proc/cpuinfo gives
+ * it, the machine's memory and processors; meta names itself */
+static void
+test_device_info (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlDevice) cpu = dl_device_get ("cpu", &error);
+  g_autoptr (DlDevice) meta = dl_device_get ("meta", &error);
+  g_autofree gchar *text = NULL, *product = NULL;
+  const gchar *model;
+  guint64 total = 0;
+  gint major = -1, minor = -1, count = 0;
+
+  g_assert_no_error (error);
+  if (g_file_get_contents ("/proc/cpuinfo", &text, NULL, NULL)
+      && (model = strstr (text, "model name")) != NULL)
+    {
+      g_autofree gchar *line = g_strndup (model, strcspn (model, "\n"));
+
+      g_assert_cmpstr (dl_device_get_product_name (cpu), ==, g_strstrip (strchr (line, ':') + 1));
+    }
+  else
+    g_assert_cmpstr (dl_device_get_product_name (cpu), ==, "cpu");
+  g_assert_cmpuint (dl_device_get_total_memory (cpu), ==,
+                    (guint64)sysconf (_SC_PHYS_PAGES) * (guint64)sysconf (_SC_PAGESIZE));
+  g_assert_cmpint (dl_device_get_multi_processor_count (cpu), ==, (gint)g_get_num_processors ());
+  dl_device_get_capability (cpu, &major, &minor);
+  g_assert_cmpint (major, ==, 0);
+  g_assert_cmpint (minor, ==, 0);
+  /* the properties are the getters' */
+  g_object_get (cpu, "product-name", &product, "total-memory", &total, "multi-processor-count",
+                &count, NULL);
+  g_assert_cmpstr (product, ==, dl_device_get_product_name (cpu));
+  g_assert_cmpuint (total, ==, dl_device_get_total_memory (cpu));
+  g_assert_cmpint (count, ==, dl_device_get_multi_processor_count (cpu));
+
+  g_assert_cmpstr (dl_device_get_product_name (meta), ==, "meta");
+  g_assert_cmpuint (dl_device_get_total_memory (meta), ==, 0);
+  g_assert_cmpint (dl_device_get_multi_processor_count (meta), ==, 0);
+  dl_device_get_capability (meta, NULL, NULL);
 }
 
 static void
@@ -646,6 +689,7 @@ main (int argc, char *argv[])
   register_bare ();
 
   g_test_add_func ("/backend/registry/builtin", test_registry_builtin);
+  g_test_add_func ("/backend/device-info", test_device_info);
   g_test_add_func ("/backend/registry/register", test_registry_register);
   g_test_add_func ("/backend/registry/threads", test_registry_threads);
   g_test_add_func ("/backend/context/memory", test_backend_context_memory);

@@ -25,10 +25,18 @@ pytestmark = pytest.mark.skipif(not dist.is_gloo_available(),
                                 reason='the Gloo engine (libdl-gloo-1.0.so) was not built')
 
 
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+# a free port of its own, not the launcher's default 29500: meson runs
+# other tests (and a user other jobs) beside this one
 def launch(scenario, timeout=50):
     start = time.monotonic()
     proc = subprocess.run([sys.executable, '-m', 'dl.distributed.run', '--nproc-per-node', '2',
-                           WORKER, scenario, 'gloo'], capture_output=True, text=True,
+                           '--master-port', str(free_port()), WORKER, scenario, 'gloo'], capture_output=True, text=True,
                           timeout=timeout)
     return proc, proc.stdout + proc.stderr, time.monotonic() - start
 

@@ -329,6 +329,46 @@ test('pooling, dropout, embedding, activation and Conv1d/ConvTranspose2d layers'
         [1, 1, 6, 6], 'ConvTranspose2d shape');
 });
 
+test('layers in float64 through the dtype construct property', () => {
+    // Linear: weights and output in float64, the output x W^T + b to float64's precision
+    const fc = new Dl.Linear({in_features: 3, out_features: 2, dtype: F64});
+    fc.init(null);
+    assert(fc.dtype === F64, 'the property read back');
+    const w = fc.get_parameter('weight'), b = fc.get_parameter('bias');
+    assert(w.get_dtype() === F64 && b.get_dtype() === F64, 'float64 parameters');
+    const x = fromArray([0.1, -0.2, 0.3, 1.5, 2.5, -3.5], [2, 3], F64);
+    const y = fc.forward(x);
+    assert(y.get_dtype() === F64, 'a float64 output');
+    const wv = values(w), bv = values(b), xv = values(x);
+    const expected = [];
+    for (let i = 0; i < 2; i++) {
+        for (let o = 0; o < 2; o++) {
+            let sum = bv[o];
+            for (let k = 0; k < 3; k++)
+                sum += xv[i * 3 + k] * wv[o * 3 + k];
+            expected.push(sum);
+        }
+    }
+    assertClose(values(y), expected, 1e-14, 'Linear in float64');
+
+    // BatchNorm1d: float64 statistics, an int64 count, a training step in float64
+    const bn = new Dl.BatchNorm1d({num_features: 2, dtype: F64});
+    bn.init(null);
+    assert(bn.get_buffer('running_mean').get_dtype() === F64, 'float64 running_mean');
+    assert(bn.get_buffer('num_batches_tracked').get_dtype() === I64, 'int64 count');
+    const z = bn.forward(fromArray([1, 10, 2, 20, 4, 40], [3, 2], F64));
+    assert(z.get_dtype() === F64, 'a float64 output');
+    const m = 7 / 3, sd = Math.sqrt(((1 - m) ** 2 + (2 - m) ** 2 + (4 - m) ** 2) / 3 + 1e-5);
+    assertClose(values(z).filter((_, i) => i % 2 === 0), [1, 2, 4].map(v => (v - m) / sd), 1e-12,
+        'BatchNorm1d in float64');
+    assertClose(values(bn.get_buffer('running_mean')), [0.1 * m, 0.1 * 70 / 3], 1e-12,
+        'running_mean');
+
+    // an integer dtype is refused, as torch refuses an integer parameter
+    const bad = new Dl.Linear({in_features: 3, out_features: 2, dtype: I64});
+    assertDlError(() => bad.init(null), Dl.Error.DTYPE, 'an int64 Linear');
+});
+
 // Every op family through the typelib, checked against hand-computed values
 
 const I64 = Dl.DType.INT64;
@@ -1539,6 +1579,12 @@ test('pytorch: a Linear runs on the weights of a torch.save state dict', () => {
 test('streams, events and memory figures on the CPU and meta', () => {
     const cpu = Dl.Device.get('cpu');
     const meta = Dl.Device.get('meta');
+    // what each device is
+    assert(cpu.product_name.length > 0 && cpu.product_name === cpu.get_product_name(),
+        'the CPU has a product name');
+    assert(cpu.total_memory > 0 && cpu.multi_processor_count >= 1, 'the CPU has memory and processors');
+    const [major, minor] = meta.get_capability();
+    assert(meta.product_name === 'meta' && major === 0 && minor === 0, 'meta describes itself');
     // the default stream is the current one until another is set
     const def = Dl.Stream.get_default(cpu);
     assert(Dl.Stream.get_current(cpu) === def, 'the current stream is the default one');

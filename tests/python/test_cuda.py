@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 import pytest
+from gi.repository import GLib
 
 from conftest import Dl
 
@@ -96,6 +97,8 @@ TORCH_CPU_CALLS = {
     'current_device()': lambda m: m.cuda.current_device(),
     'get_device_name()': lambda m: m.cuda.get_device_name(),
     'get_device_name(0)': lambda m: m.cuda.get_device_name(0),
+    'get_device_properties(0)': lambda m: m.cuda.get_device_properties(0),
+    'get_device_capability()': lambda m: m.cuda.get_device_capability(),
     'memory_allocated()': lambda m: m.cuda.memory_allocated(),
     'memory_allocated(0)': lambda m: m.cuda.memory_allocated(0),
     "memory_allocated('cuda:1')": lambda m: m.cuda.memory_allocated('cuda:1'),
@@ -296,3 +299,174 @@ def test_cnn_ops_as_on_the_cpu(op, dtype):
         assert g.is_cuda
         np.testing.assert_allclose(g.detach().cpu().numpy(), a.detach().numpy(), rtol=tol,
                                    atol=tol)
+
+
+# gathers and scatters check their indices on the device: a bad one fails
+# the next read, not the op (PyTorch's device-side assert), and only once
+@needs_gpu
+@pytest.mark.parametrize('op', ['gather', 'scatter_add'])
+def test_bad_index_reported_at_the_next_read(op):
+    x = Dl.arange(6, dtype=Dl.float32).cuda()
+    bad = Dl.tensor([0, 7, 1]).cuda()
+    y = x.gather(0, bad) if op == 'gather' else Dl.zeros(6).cuda().scatter_add(0, bad, x[:3])
+    with pytest.raises(GLib.Error, match='failed a check.*index 7 is out of bounds'):
+        y.cpu()
+    assert Dl.equal(x.cpu(), Dl.arange(6, dtype=Dl.float32))
+
+
+# the indexing kernels on sizes the cross-device suite leaves out: rows
+# sorted in a block and merged from tiles, many tiles of nonzero and
+# unique, long running extrema
+@needs_gpu
+@pytest.mark.parametrize('n', [1, 255, 2048, 2049, 70001])
+def test_sorts_and_groups_as_on_the_cpu(n):
+    import numpy as np
+    rng = np.random.default_rng(n)
+    a_np = rng.integers(-50, 50, (3, n)).astype(np.float32)
+    a_np[rng.random((3, n)) < 0.05] = np.nan
+
+    def run(dev):
+        a = Dl.tensor(a_np, device=dev)
+        s = a.sort(-1, descending=n % 2 == 1, stable=True)
+        return [s.values, s.indices, *a.topk(min(n, 5), -1), *a.cummin(-1), a.isnan().nonzero(),
+                *Dl.unique(a.nan_to_num(), return_inverse=True, return_counts=True),
+                a.nan_to_num().argsort(0, stable=True)]
+
+    for k, (c, g) in enumerate(zip(run('cpu'), run('cuda'))):
+        assert g.is_cuda, k
+        assert Dl.equal(c, g.cpu()) or Dl.allclose(c, g.cpu(), equal_nan=True, rtol=0, atol=0), k
+
+
+# the optimizers' fused step (the module's optim_step kernel) on the GPU
+# against the CPU: three steps of each kind and option set
+@needs_gpu
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+@pytest.mark.parametrize('name, kw', [
+    ('SGD', dict(lr=0.1)),
+    ('SGD', dict(lr=0.1, momentum=0.9, dampening=0.1, weight_decay=0.01, maximize=True)),
+    ('SGD', dict(lr=0.1, momentum=0.9, nesterov=True)),
+    ('Adam', dict(lr=0.01)),
+    ('Adam', dict(lr=0.01, weight_decay=0.1, amsgrad=True)),
+    ('AdamW', dict(lr=0.01, weight_decay=0.1)),
+    ('RMSprop', dict(lr=0.01)),
+    ('RMSprop', dict(lr=0.01, momentum=0.5, centered=True, weight_decay=0.01)),
+    ('Adagrad', dict(lr=0.1, lr_decay=0.01, weight_decay=0.01)),
+])
+def test_optimizer_steps_as_on_the_cpu(name, kw, dtype):
+    import numpy as np
+    import dl
+    rng = np.random.default_rng(16)
+    p_np, t_np = rng.standard_normal((2, 3, 5))
+
+    def run(dev):
+        p = dl.tensor(p_np, dtype=getattr(dl, dtype), device=dev, requires_grad=True)
+        t = dl.tensor(t_np, dtype=getattr(dl, dtype), device=dev)
+        opt = getattr(dl.optim, name)([p], **kw)
+        for _ in range(3):
+            opt.zero_grad()
+            ((p - t) ** 2 * t).sum().backward()
+            opt.step()
+        return p.detach().cpu().numpy()
+
+    tol = 1e-5 if dtype == 'float32' else 1e-12
+    np.testing.assert_allclose(run('cuda'), run('cpu'), rtol=tol, atol=tol)
+
+
+# attention with dropout: the GPU's kernels draw the CPU's mask after
+# torch.manual_seed, so the values and gradients are the CPU's
+@needs_gpu
+@pytest.mark.parametrize('causal', [False, True])
+def test_attention_dropout_as_on_the_cpu(causal):
+    import numpy as np
+    import dl
+    rng = np.random.default_rng(17)
+    arrays = [rng.standard_normal((2, 3, 5, 4)) for _ in range(3)]
+
+    def run(dev):
+        q, k, v = (dl.tensor(a, device=dev, requires_grad=True) for a in arrays)
+        dl.manual_seed(5)
+        y = dl.nn.functional.scaled_dot_product_attention(q, k, v, dropout_p=0.4, is_causal=causal)
+        (y * y).sum().backward()
+        return [t.detach().cpu().numpy() for t in (y, q.grad, k.grad, v.grad)]
+
+    for g, c in zip(run('cuda'), run('cpu')):
+        np.testing.assert_allclose(g, c, rtol=1e-10, atol=1e-12)
+
+
+# the module's im2col/col2im, resampling, attention and recurrent kernels
+# on the GPU against the CPU, forward and backward, in both float dtypes
+# (the cross-device suite's walk runs them in float64)
+@needs_gpu
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+@pytest.mark.parametrize('op', ['unfold', 'fold', 'avg_pool2d', 'adaptive_avg_pool2d',
+                                'adaptive_max_pool2d', 'bilinear', 'bicubic', 'nearest',
+                                'reflect', 'attention_bool_mask', 'attention_float_mask',
+                                'attention_causal', 'lstm', 'gru', 'rnn_relu'])
+def test_nn_ops_as_on_the_cpu(op, dtype):
+    import numpy as np
+    import dl
+    F = dl.nn.functional
+    rng = np.random.default_rng(18)
+    x_np = rng.standard_normal((3, 4, 9, 8))
+    mask_np = rng.standard_normal((9, 9))
+
+    def run(dev):
+        x = dl.tensor(x_np, dtype=getattr(dl, dtype), device=dev, requires_grad=True)
+        mask = dl.tensor(mask_np, dtype=getattr(dl, dtype), device=dev)
+        if op == 'unfold':
+            y = F.unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1))
+        elif op == 'fold':
+            y = F.fold(F.unfold(x, 3, padding=1, stride=2), (9, 8), 3, padding=1, stride=2)
+        elif op == 'avg_pool2d':
+            y = F.avg_pool2d(x, 3, stride=2, padding=1, count_include_pad=False)
+        elif op == 'adaptive_avg_pool2d':
+            y = F.adaptive_avg_pool2d(x, (4, 3))
+        elif op == 'adaptive_max_pool2d':
+            y = F.adaptive_max_pool2d(x, (4, 5))
+        elif op in ('bilinear', 'bicubic'):
+            y = F.interpolate(x, scale_factor=1.5, mode=op, align_corners=False)
+        elif op == 'nearest':
+            y = F.interpolate(x, size=(5, 11), mode='nearest')
+        elif op == 'reflect':
+            y = F.pad(x, (2, 1, 1, 2), 'reflect')
+        elif op.startswith('attention'):
+            q, k, v = x, x.flip(-2) * 0.5, x.flip(-1)
+            if op == 'attention_bool_mask':
+                y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask > -0.5)
+            elif op == 'attention_float_mask':
+                y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+            else:
+                y = F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=0.3)
+        else:
+            kind = {'lstm': 'LSTM', 'gru': 'GRU', 'rnn_relu': 'RNN'}[op]
+            kw = {'lstm': dict(proj_size=3), 'gru': dict(),
+                  'rnn_relu': dict(nonlinearity='relu', num_layers=2)}[op]
+            layer = getattr(dl.nn, kind)(8, 5, batch_first=True, bidirectional=True, **kw)
+            wrng = np.random.default_rng(19)
+            with dl.no_grad():
+                for p in layer.parameters():
+                    p.copy_(dl.tensor(wrng.uniform(-0.5, 0.5, tuple(p.shape))))
+            layer = layer.to(device=dev, dtype=getattr(dl, dtype))
+            y = layer(x.reshape(12, 9, 8))[0]
+        (y * y).sum().backward()
+        return [y, x.grad]
+
+    tol = 1e-4 if dtype == 'float32' else 1e-10
+    for a, g in zip(run('cpu'), run('cuda')):
+        assert g.is_cuda
+        np.testing.assert_allclose(g.detach().cpu().numpy(), a.detach().numpy(), rtol=tol,
+                                   atol=tol)
+
+
+# the device's description comes from cudaGetDeviceProperties: a product
+# name (not "cuda:0"), its memory, a capability of at least 5.0 (the oldest
+# architecture CUDA 13 builds for) and its multiprocessors
+@needs_gpu
+def test_device_properties():
+    import dl
+    p = dl.cuda.get_device_properties(0)
+    assert dl.cuda.get_device_name(0) == p.name and not p.name.startswith('cuda')
+    assert dl.cuda.get_device_capability(0) == (p.major, p.minor) and p.major >= 5
+    assert p.total_memory > 2 ** 30 and p.multi_processor_count > 0
+    assert p.name in repr(p)
+

@@ -222,6 +222,22 @@ def _outcome(fn):
         return None, e
 
 
+def _on_both(device, what, run):
+    """(run(device), run('cpu')), or None where the CPU refuses the input,
+    which the device must then refuse with the same error; skips where
+    the device's backend lacks the op's kernel."""
+    want, cpu_error = _outcome(lambda: run('cpu'))
+    got, dev_error = _outcome(lambda: run(device))
+    if dev_error is not None and cpu_error is None and _not_supported(dev_error):
+        pytest.skip(f'{what}: not supported on {device}: {dev_error}')
+    if cpu_error is not None:
+        assert type(dev_error) is type(cpu_error), what
+        assert str(dev_error) == str(cpu_error), what
+        return None
+    assert dev_error is None, f'{what}: {dev_error}'
+    return got, want
+
+
 @pytest.mark.parametrize('device', DEVICES)
 @pytest.mark.parametrize('op', sorted(POINTWISE))
 @pytest.mark.parametrize('dtype', DTYPES)
@@ -231,16 +247,75 @@ def test_pointwise(device, op, dtype, layout, rng):
     for sa, sb in SHAPES:
         a, b = _array(rng, sa, dtype), _array(rng, sb, dtype)
         what = f'{op} {dtype} {sa} {sb} {layout}'
-        want, cpu_error = _outcome(lambda: POINTWISE[op](dl, _tensor(a, layout, 'cpu'),
-                                                         _tensor(b, layout, 'cpu')))
-        got, dev_error = _outcome(lambda: POINTWISE[op](dl, _tensor(a, layout, device),
-                                                        _tensor(b, layout, device)))
-        if dev_error is not None and cpu_error is None and _not_supported(dev_error):
-            pytest.skip(f'{what}: not supported on {device}: {dev_error}')
-        if cpu_error is not None:
-            # refused on the CPU: refused the same way on the device
-            assert type(dev_error) is type(cpu_error), what
-            assert str(dev_error) == str(cpu_error), what
+        both = _on_both(device, what, lambda dev: POINTWISE[op](dl, _tensor(a, layout, dev),
+                                                                _tensor(b, layout, dev)))
+        if both is not None:
+            _same(*both, device, what)
+
+
+# ---- indexing, sorting and grouping over dtypes ------------------------------------
+
+# last dims short (a sort in one block), long (sorted tiles merged) and
+# empty, and a 1-d tensor
+INDEX_SHAPES = [(3, 7), (2, 3000), (2, 0), (300,)]
+
+
+def _ties(rng, shape, dtype):
+    """Few distinct values, so that sorts and extrema meet ties, and NaNs
+    and signed zeros among floats."""
+    if dtype == 'bool':
+        return rng.random(shape) < 0.5
+    a = rng.integers(-3, 4, shape)
+    if dtype.startswith('int'):
+        return a.astype(dtype)
+    a = a.astype(dtype)
+    a[rng.random(shape) < 0.1] = np.nan
+    a[a == 0] *= rng.choice([-1, 1], int((a == 0).sum()))
+    return a
+
+
+# what each op does with a tensor a, i (int64 indices into a's last dim,
+# shaped as a, with repeats) and p (a permutation of each row of a's last
+# dim): the outputs of the index, sort, scan_extremum, nonzero,
+# gather_rows, scatter_rows and unique_sorted kernels
+INDEXING = {
+    'sort': lambda m, a, i, p: a.sort(-1, stable=True),
+    'sort_descending': lambda m, a, i, p: a.sort(-1, descending=True, stable=True),
+    'argsort': lambda m, a, i, p: a.argsort(-1, stable=True),
+    'topk': lambda m, a, i, p: a.topk(min(3, a.shape[-1]), -1),
+    'kthvalue': lambda m, a, i, p: a.kthvalue(max(1, a.shape[-1] // 2), -1),
+    'median': lambda m, a, i, p: a.median(-1),
+    'cummax': lambda m, a, i, p: a.cummax(-1),
+    'cummin': lambda m, a, i, p: a.cummin(-1),
+    'nonzero': lambda m, a, i, p: a.nonzero(),
+    'unique': lambda m, a, i, p: m.unique(a, return_inverse=True, return_counts=True),
+    'unique_consecutive': lambda m, a, i, p: m.unique_consecutive(a, return_inverse=True,
+                                                                  return_counts=True),
+    'gather': lambda m, a, i, p: a.gather(-1, i),
+    'scatter': lambda m, a, i, p: m.zeros_like(a).scatter(-1, p, a),
+    'scatter_add': lambda m, a, i, p: m.zeros_like(a).scatter_add(-1, i, a),
+    'scatter_amax': lambda m, a, i, p: a.scatter_reduce(-1, i, a, 'amax', include_self=False),
+    'scatter_amin': lambda m, a, i, p: a.scatter_reduce(-1, i, a, 'amin'),
+}
+
+
+@pytest.mark.parametrize('device', DEVICES)
+@pytest.mark.parametrize('op', sorted(INDEXING))
+@pytest.mark.parametrize('dtype', DTYPES)
+def test_indexing(device, op, dtype, rng):
+    _available(device)
+    for shape in INDEX_SHAPES:
+        a = _ties(rng, shape, dtype)
+        n = shape[-1]
+        i = rng.integers(0, max(n, 1), shape) if n else np.zeros(shape, np.int64)
+        p = np.argsort(rng.random(shape), axis=-1)
+        what = f'{op} {dtype} {shape}'
+
+        both = _on_both(device, what, lambda dev: INDEXING[op](
+            dl, dl.tensor(a).to(dev), dl.tensor(i).to(dev), dl.tensor(p).to(dev)))
+        if both is None:
             continue
-        assert dev_error is None, f'{what}: {dev_error}'
-        _same(got, want, device, what)
+        got, want = _outputs(both[0]), _outputs(both[1])
+        assert len(got) == len(want), what
+        for k, (g, w) in enumerate(zip(got, want)):
+            _same(g, w, device, f'{what}: output {k}')

@@ -104,3 +104,64 @@ def test_subclass_decides_what_its_dtype_does():
     assert {p.dtype for p in Net(dtype=Dl.float64).parameters()} == {Dl.float64}
     assert {p.dtype for p in Net(dtype=Dl.float64, forward_it=False).parameters()} == {Dl.float32}
     assert {p.device.type for p in Net(device='meta', forward_it=False).parameters()} == {'cpu'}
+
+
+@pytest.mark.parametrize('name,args', [('Linear', (3, 4)), ('BatchNorm1d', (3,)),
+                                       ('LSTM', (3, 4)), ('TransformerEncoderLayer', (4, 2, 8))])
+def test_threads_build_in_their_own_dtypes(name, args):
+    # two threads building layers at once, each with its own dtype= (and a
+    # third with none): the dtype goes to the C layer, not through the
+    # process's default dtype, so no thread sees another's
+    import sys
+    import threading
+    start = threading.Barrier(3)
+    seen = {}
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # the threads take turns often
+
+    def build(key, dtype):
+        start.wait()
+        kw = {} if dtype is None else {'dtype': dtype}
+        got = set()
+        for _ in range(60):
+            m = getattr(Dl.nn, name)(*args, **kw)
+            got |= {str(t.dtype) for t in list(m.parameters()) + list(m.buffers())
+                    if t.dtype.is_floating_point}
+        seen[key] = got
+
+    threads = [threading.Thread(target=build, args=(k, d))
+               for k, d in (('f64', Dl.float64), ('f16', Dl.float16), ('default', None))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    sys.setswitchinterval(interval)
+    assert seen == {'f64': {'torch.float64'}, 'f16': {'torch.float16'},
+                    'default': {'torch.float32'}}
+    assert Dl.get_default_dtype() == Dl.float32
+
+
+def test_dtype_is_the_c_property():
+    # the layer's DlModule:dtype holds what it was built in; the typelib
+    # class takes it as any construct property
+    assert Dl.nn.Linear(2, 3, dtype=Dl.float64).props.dtype == int(Dl.DType.FLOAT64)
+    Dl.set_default_dtype(Dl.float64)
+    try:
+        m = Dl.nn.Linear(2, 3)
+        given = Dl.nn.Linear(2, 3, dtype=Dl.float32)
+    finally:
+        Dl.set_default_dtype(Dl.float32)
+    assert (m.weight.dtype, m.props.dtype) == (Dl.float64, int(Dl.DType.FLOAT64))
+    assert given.weight.dtype == Dl.float32
+    conv = Dl.nn.Conv1d(2, 3, 3, dtype=Dl.bfloat16)
+    assert (conv.weight.dtype, conv.props.dtype) == (Dl.bfloat16, int(Dl.DType.BFLOAT16))
+
+
+def test_dtype_given_to_a_subclass_base():
+    # a subclass of a layer that gives its base dtype= positionally
+    class Wide(Dl.nn.Linear):
+        def __init__(self, dtype=None):
+            super().__init__(2, 8, True, None, dtype)
+
+    assert Wide(Dl.float64).weight.dtype == Dl.float64
+    assert Wide().weight.dtype == Dl.float32

@@ -245,6 +245,10 @@ void test_streams_and_memory () {
     try {
         var cpu = Dl.Device.get ("cpu");
         var meta = Dl.Device.get ("meta");
+        int major, minor;
+        meta.get_capability (out major, out minor);
+        assert (cpu.product_name.length > 0 && cpu.total_memory > 0 && cpu.multi_processor_count >= 1);
+        assert (meta.product_name == "meta" && major == 0 && minor == 0);
         var def = Dl.Stream.get_default (cpu);
         assert (Dl.Stream.get_current (cpu) == def);
         var s = new Dl.Stream (cpu, -1);
@@ -766,6 +770,60 @@ void test_linear_properties () {
                                              "out-features", (int64) 3);
         assert_dl_error (() => { broken.init (); }, Dl.Error.ARGUMENT, "init");
         assert_dl_error (() => { broken.forward (Dl.randn ({ 3, 4 })); }, Dl.Error.ARGUMENT, "forward");
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
+/* The dtype construct property: layers that make their parameters in
+ * float64 and run in float64 */
+void test_layer_dtype () {
+    try {
+        var fc = (Dl.Linear) Initable.new (typeof (Dl.Linear), null, "in-features", (int64) 3,
+                                           "out-features", (int64) 2, "dtype", Dl.DType.FLOAT64);
+        assert (fc.dtype == Dl.DType.FLOAT64);
+        var w = fc.get_parameter ("weight");
+        var b = fc.get_parameter ("bias");
+        assert (w.get_dtype () == Dl.DType.FLOAT64 && b.get_dtype () == Dl.DType.FLOAT64);
+        var x = from_array ({ 0.1, -0.2, 0.3, 1.5, 2.5, -3.5 }, { 2, 3 }, Dl.DType.FLOAT64);
+        var y = fc.forward (x);
+        assert (y.get_dtype () == Dl.DType.FLOAT64);
+        var wv = values (w);
+        var bv = values (b);
+        var xv = values (x);
+        var expected = new double[4];
+        for (int i = 0; i < 2; i++) {
+            for (int o = 0; o < 2; o++) {
+                expected[i * 2 + o] = bv[o];
+                for (int k = 0; k < 3; k++)
+                    expected[i * 2 + o] += xv[i * 3 + k] * wv[o * 3 + k];
+            }
+        }
+        assert_values (y, expected, 1e-14);
+
+        /* a GRU cell in float64 computes what the float32 cell of the same
+         * weights computes */
+        var c32 = (Dl.Module) Initable.new (typeof (Dl.GruCell), null, "input-size", (int64) 2,
+                                            "hidden-size", (int64) 3);
+        var c64 = (Dl.Module) Initable.new (typeof (Dl.GruCell), null, "input-size", (int64) 2,
+                                            "hidden-size", (int64) 3, "dtype", Dl.DType.FLOAT64);
+        foreach (var p in c64.parameters ())
+            assert (p.get_dtype () == Dl.DType.FLOAT64);
+        string[] missing, unexpected;
+        assert (c64.load_state_dict (c32.state_dict (), true, out missing, out unexpected));
+        var input = from_array ({ 0.5, -1, 2, 0.25 }, { 2, 2 }, Dl.DType.FLOAT64);
+        var h64 = c64.forward (input);
+        assert (h64.get_dtype () == Dl.DType.FLOAT64);
+        assert_values (h64, values (c32.forward (input.to_dtype (Dl.DType.FLOAT32))), 1e-5);
+
+        /* an integer dtype is the construction's error */
+        try {
+            Initable.new (typeof (Dl.Linear), null, "in-features", (int64) 3, "out-features",
+                          (int64) 2, "dtype", Dl.DType.INT64);
+            assert_not_reached ();
+        } catch (Dl.Error.DTYPE e) {
+            assert ("floating point" in e.message);
+        }
     } catch (GLib.Error e) {
         error ("unexpected error: %s", e.message);
     }
@@ -1802,5 +1860,6 @@ int main (string[] args) {
     Test.add_func ("/vala/transformer", test_transformer);
     Test.add_func ("/vala/pytorch-reader", test_pytorch_reader);
     Test.add_func ("/vala/streams-and-memory", test_streams_and_memory);
+    Test.add_func ("/vala/layer-dtype", test_layer_dtype);
     return Test.run ();
 }

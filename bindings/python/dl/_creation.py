@@ -459,7 +459,8 @@ def _like(input, make, dtype, device, requires_grad, memory_format, name):
     input's own layout, as torch's)."""
     fmt = _memory_format(memory_format, name)
     dt = dtype or input.dtype
-    t = make(dt, device)
+    # on input's device unless told otherwise, as torch's
+    t = make(dt, input.device if device is None else device)
     if (fmt == Dl.MemoryFormat.PRESERVE and device is None
             and input.get_strides() != t.get_strides()):
         laid = Dl.empty_like(input, _dt(dt), fmt)

@@ -30,6 +30,7 @@ from ._lib import Dl
 
 __all__ = ['is_available', 'is_initialized', 'device_count', 'manual_seed', 'manual_seed_all',
            'empty_cache', 'synchronize', 'current_device', 'set_device', 'get_device_name',
+           'get_device_properties', 'get_device_capability',
            'Stream', 'Event', 'current_stream', 'default_stream', 'set_stream', 'stream',
            'StreamContext', 'memory_allocated', 'max_memory_allocated', 'memory_reserved',
            'max_memory_reserved', 'reset_peak_memory_stats', 'memory_stats']
@@ -130,10 +131,44 @@ def set_device(device):
 
 
 def get_device_name(device=None):
-    """torch.cuda.get_device_name(): the name of a CUDA device."""
+    """torch.cuda.get_device_name(): the product name of a CUDA device
+    ("NVIDIA H200"; Dl.Device.get_product_name)."""
     if not is_available():
         _no_cuda('get_device_name')
-    return _dl_device(device, 'get_device_name').get_name()
+    return _dl_device(device, 'get_device_name').get_product_name()
+
+
+class _CudaDeviceProperties:
+    """What torch.cuda.get_device_properties() gives: name, major, minor,
+    total_memory (bytes) and multi_processor_count, from the Dl.Device."""
+
+    def __init__(self, dev):
+        self.name = dev.get_product_name()
+        cap = dev.get_capability()
+        self.major, self.minor = cap.major, cap.minor
+        self.total_memory = dev.get_total_memory()
+        self.multi_processor_count = dev.get_multi_processor_count()
+
+    def __repr__(self):
+        return ("_CudaDeviceProperties(name='%s', major=%d, minor=%d, total_memory=%dMB, "
+                "multi_processor_count=%d)" % (self.name, self.major, self.minor,
+                                               self.total_memory // (1024 * 1024),
+                                               self.multi_processor_count))
+
+
+def get_device_properties(device=None):
+    """torch.cuda.get_device_properties(): a CUDA device's name, compute
+    capability, memory and multiprocessors."""
+    if not is_available():
+        _no_cuda('get_device_properties')
+    return _CudaDeviceProperties(_dl_device(device, 'get_device_properties'))
+
+
+def get_device_capability(device=None):
+    """torch.cuda.get_device_capability(): a CUDA device's compute
+    capability as (major, minor)."""
+    p = get_device_properties(device)
+    return p.major, p.minor
 
 
 def synchronize(device=None):

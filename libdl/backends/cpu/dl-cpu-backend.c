@@ -6,7 +6,9 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <omp.h>
 
 #include "dl-cpu-private.h"
@@ -212,6 +214,32 @@ cpu_context_init (DlBackendContext *ctx, GError **error)
   return TRUE;
 }
 
+/* The CPU as Linux describes it: its model name (the first "model name"
+ * line of /proc/cpuinfo, "cpu" where there is none), the physical memory
+ * and the logical processors. */
+static void
+cpu_get_info (const DlBackendContext *ctx, DlDeviceInfo *info)
+{
+  g_autofree gchar *text = NULL;
+  g_auto (GStrv) lines = NULL;
+  glong pages = sysconf (_SC_PHYS_PAGES), page_size = sysconf (_SC_PAGESIZE);
+
+  if (g_file_get_contents ("/proc/cpuinfo", &text, NULL, NULL))
+    lines = g_strsplit (text, "\n", -1);
+  for (gchar **l = lines; l && *l; l++)
+    {
+      gchar *colon = strchr (*l, ':');
+
+      if (g_str_has_prefix (*l, "model name") && colon)
+        {
+          g_strlcpy (info->product_name, g_strstrip (colon + 1), sizeof info->product_name);
+          break;
+        }
+    }
+  info->total_memory = pages > 0 && page_size > 0 ? (guint64)pages * (guint64)page_size : 0;
+  info->multi_processor_count = (gint)g_get_num_processors ();
+}
+
 static guint64
 cpu_cache_limit (void)
 {
@@ -234,6 +262,7 @@ dl_cpu_get_device_type_info (DlDeviceTypeInfo *info)
     .backend = &cpu_backend,
     .indexed = FALSE,
     .context_init = cpu_context_init,
+    .get_info = cpu_get_info,
     .min_cached_size = 256 * 1024,
     .cache_limit = cpu_cache_limit (),
   };

@@ -7,7 +7,11 @@
  * over cudaMalloc/cudaFree and cudaEvents, and copies between host and
  * device), streams and events, and the allocator's memory statistics.
  * The kernel slots are in dl-cuda-kernels.cu (elementwise, reduce, scan
- * and softmax, nvcc) and dl-cuda-blas.c (gemm_batched, cuBLAS); every
+ * and softmax, nvcc), dl-cuda-index.cu (gathers and scatters, nonzero,
+ * sorts, running extrema, unique), dl-cuda-conv.cu, -optim.cu,
+ * -resample.cu, -attention.cu and -rnn.cu (im2col/col2im, the optimizers'
+ * step, resampling, attention, recurrent layers), dl-cuda-pool.cu,
+ * -norm.cu, -random.cu, and dl-cuda-blas.c (gemm_batched, cuBLAS); every
  * slot left NULL in the table below libdl reports as not supported on
  * 'cuda'.
  *
@@ -22,11 +26,17 @@
 #include "backends/dl-backend.h"
 #include "dl-error.h"
 #include "dl-stream-allocator-private.h"
+#include "dl-cuda-index.h"
 #include "dl-cuda-kernels.h"
 #include "dl-cuda-private.h"
 #include "dl-cuda-norm.h"
 #include "dl-cuda-pool.h"
 #include "dl-cuda-random.h"
+#include "dl-cuda-attention.h"
+#include "dl-cuda-conv.h"
+#include "dl-cuda-optim.h"
+#include "dl-cuda-resample.h"
+#include "dl-cuda-rnn.h"
 #ifdef DL_CUDA_HAVE_CUDNN
 #include "dl-cuda-dnn.h"
 #endif
@@ -327,6 +337,13 @@ static DlBackend cuda_backend = {
   .reduce = dl_cuda_reduce,
   .gemm_batched = dl_cuda_gemm_batched,
   .scan = dl_cuda_scan,
+  .index = dl_cuda_index,
+  .nonzero = dl_cuda_nonzero,
+  .sort = dl_cuda_sort,
+  .scan_extremum = dl_cuda_scan_extremum,
+  .scatter_rows = dl_cuda_scatter_rows,
+  .gather_rows = dl_cuda_gather_rows,
+  .unique_sorted = dl_cuda_unique_sorted,
   .softmax = dl_cuda_softmax,
   .synchronize = cuda_synchronize,
   .stream_new = cuda_stream_new,
@@ -351,12 +368,38 @@ static DlBackend cuda_backend = {
   .max_pool2d_backward = dl_cuda_max_pool2d_backward,
   .norm_forward = dl_cuda_norm_forward,
   .norm_backward = dl_cuda_norm_backward,
+  .im2col = dl_cuda_im2col,
+  .col2im = dl_cuda_col2im,
+  .optim_step = dl_cuda_optim_step,
+  .resample = dl_cuda_resample,
+  .resample_adjoint = dl_cuda_resample_adjoint,
+  .resample_max = dl_cuda_resample_max,
+  .attention_forward = dl_cuda_attention_forward,
+  .attention_backward = dl_cuda_attention_backward,
+  .rnn_forward = dl_cuda_rnn_forward,
+  .rnn_backward = dl_cuda_rnn_backward,
 };
 
 static gint
 cuda_device_count (void)
 {
   return n_cuda_devices;
+}
+
+/* the device's cudaDeviceProp: name, global memory, compute capability,
+ * multiprocessors (left as the registry set them when the query fails) */
+static void
+cuda_get_info (const DlBackendContext *ctx, DlDeviceInfo *info)
+{
+  struct cudaDeviceProp prop;
+
+  if (cudaGetDeviceProperties (&prop, ctx->device_index) != cudaSuccess)
+    return;
+  g_strlcpy (info->product_name, prop.name, sizeof info->product_name);
+  info->total_memory = prop.totalGlobalMem;
+  info->major = prop.major;
+  info->minor = prop.minor;
+  info->multi_processor_count = prop.multiProcessorCount;
 }
 
 static gboolean
@@ -436,6 +479,7 @@ dl_cuda_module_init (DlDeviceTypeInfo *info, GError **error)
     .device_count = cuda_device_count,
     .context_init = cuda_context_init,
     .context_clear = cuda_context_clear,
+    .get_info = cuda_get_info,
     /* the stream allocator caches below libdl's allocator */
     .min_cached_size = 0,
     .cache_limit = 0,

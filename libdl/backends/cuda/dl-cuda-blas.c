@@ -211,3 +211,43 @@ dl_cuda_gemm_batched (DlBackendContext *ctx, DlDType dtype, const DlGemmArgs *g)
         }
     }
 }
+
+void
+dl_cuda_gemm_ex (DlBackendContext *ctx, DlDType dtype, const DlCudaGemmEx *g)
+{
+  const gboolean wide = dtype == DL_DTYPE_FLOAT64;
+  const cudaDataType_t type = wide ? CUDA_R_64F : CUDA_R_32F;
+  const gsize es = wide ? 8 : 4;
+  const float one_f = 1, beta_f = (float)g->beta;
+  const double one_d = 1;
+  cudaStream_t stream = dl_cuda_current_stream (ctx);
+  cublasHandle_t handle;
+  cublasStatus_t st;
+
+  g_return_if_fail (dtype == DL_DTYPE_FLOAT32 || wide);
+  if (g->m == 0 || g->n == 0)
+    return;
+  DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
+  if (g->k == 0)
+    {
+      /* an empty sum: c = beta c */
+      if (g->beta == 0)
+        DL_CUDA_CHECK (cudaMemset2DAsync (g->c, g->ldc * es, 0, g->n * es, g->m, stream));
+      return;
+    }
+  handle = get_handle (ctx->device_index);
+  if (handle == NULL)
+    return;
+  cublas.set_stream (handle, stream);
+  /* row-major c is column-major c^T = op (b)^T op (a)^T: b first, its
+   * row-major storage read column-major being its transpose */
+  st = cublas.gemm (handle, g->tb ? CUBLAS_OP_T : CUBLAS_OP_N, g->ta ? CUBLAS_OP_T : CUBLAS_OP_N,
+                    g->n, g->m, g->k, wide ? (const void *)&one_d : (const void *)&one_f, g->b,
+                    type, g->ldb, 0, g->a, type, g->lda, 0,
+                    wide ? (const void *)&g->beta : (const void *)&beta_f, g->c, type, g->ldc, 0, 1,
+                    wide ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  if (st != CUBLAS_STATUS_SUCCESS)
+    g_warning ("cublasGemmStridedBatchedEx (%" G_GINT64_FORMAT " x %" G_GINT64_FORMAT
+               " x %" G_GINT64_FORMAT "): %s",
+               g->m, g->n, g->k, cublas.status_string (st));
+}

@@ -73,4 +73,21 @@ dl_cuda_gemm_plan (const DlGemmArgs *g, DlCudaGemmPlan *p)
     p->n_outer *= g->batch_shape[d];
 }
 
+/* One row-major product c [m, n] = op (a) op (b) + beta c of float32 or
+ * float64 matrices with unit column strides (op the transpose where ta /
+ * tb, beta 0 or 1): what the recurrent slots' plan (dl-cuda-rnn-plan.h)
+ * asks for and dl_cuda_gemm_ex (dl-cuda-blas.c) hands to cuBLAS. */
+typedef struct
+{
+  gboolean ta, tb;
+  gint64 m, n, k;
+  const void *a;
+  gint64 lda;
+  const void *b;
+  gint64 ldb;
+  gdouble beta;
+  void *c;
+  gint64 ldc;
+} DlCudaGemmEx;
+
 G_END_DECLS

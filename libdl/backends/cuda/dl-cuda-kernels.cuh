@@ -74,13 +74,15 @@ dl_cuda_iter_from (DlCudaIter *it, const DlIter *iter)
 }
 
 /* The byte offsets of linear element @i (row-major over the shape, the
- * last dim fastest) in each of the iterator's operands */
+ * last dim fastest) in each of the iterator's operands. The outermost dim
+ * takes what is left of @i without a division, so an iterator whose dims
+ * coalesced into one (every contiguous operand) divides nothing. */
 DL_HD void
 dl_cuda_iter_offsets (const DlCudaIter &it, int64_t i, int64_t off[DL_CUDA_MAX_OPERANDS])
 {
   for (int k = 0; k < DL_CUDA_MAX_OPERANDS; k++)
     off[k] = 0;
-  for (int d = it.ndim - 1; d >= 0 && i > 0; d--)
+  for (int d = it.ndim - 1; d > 0 && i > 0; d--)
     {
       int64_t size = it.shape[d];
       int64_t idx = i % size;
@@ -89,6 +91,9 @@ dl_cuda_iter_offsets (const DlCudaIter &it, int64_t i, int64_t off[DL_CUDA_MAX_O
       for (int k = 0; k < DL_CUDA_MAX_OPERANDS; k++)
         off[k] += idx * it.strides[k][d];
     }
+  if (it.ndim > 0)
+    for (int k = 0; k < DL_CUDA_MAX_OPERANDS; k++)
+      off[k] += i * it.strides[k][0];
 }
 
 /* ---- the 16-bit floats ---------------------------------------------------- */

@@ -9,6 +9,7 @@
 #include <glib.h>
 
 #include "backends/dl-backend.h"
+#include "dl-cuda-gemm-plan.h"
 
 G_BEGIN_DECLS
 
@@ -27,5 +28,10 @@ G_BEGIN_DECLS
  * on: every kernel launch, library call and asynchronous copy of a slot
  * goes there, and the caching allocator hands out blocks for it. */
 cudaStream_t dl_cuda_current_stream (DlBackendContext *ctx);
+
+/* One product of float32 or float64 @dtype (see DlCudaGemmEx) through
+ * cuBLAS on the current stream (dl-cuda-blas.c): what the recurrent
+ * slots' plan runs (dl-cuda-rnn.cu). */
+void dl_cuda_gemm_ex (DlBackendContext *ctx, DlDType dtype, const DlCudaGemmEx *g);
 
 G_END_DECLS

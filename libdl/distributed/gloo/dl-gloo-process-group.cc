@@ -517,6 +517,26 @@ gloo_recv (DlProcessGroup *pg, gpointer buf, gsize nbytes, gint src, gint tag, G
 }
 
 gboolean
+gloo_recv_any (DlProcessGroup *pg, gpointer buf, gsize nbytes, gint *src, gint tag, GError **error)
+{
+  auto &context = ctx_of (pg);
+  std::vector<int> ranks;
+
+  for (int r = 0; r < context->size; r++)
+    if (r != context->rank)
+      ranks.push_back (r);
+  GLOO_TRY (pg, "recv", {
+    auto ubuf = context->createUnboundBuffer (buf, nbytes);
+    int from = -1;
+
+    ubuf->recv (ranks, (uint64_t)(guint32)tag);
+    ubuf->waitRecv (&from, context->getTimeout ());
+    *src = from;
+  });
+  return TRUE;
+}
+
+gboolean
 gloo_barrier (DlProcessGroup *pg, GError **error)
 {
   GLOO_TRY (pg, "barrier", {
@@ -838,6 +858,7 @@ dl_gloo_process_group_class_init (DlGlooProcessGroupClass *klass)
   pg_class->all_to_all = gloo_all_to_all;
   pg_class->send = gloo_send;
   pg_class->recv = gloo_recv;
+  pg_class->recv_any = gloo_recv_any;
   pg_class->barrier = gloo_barrier;
   pg_class->new_group = gloo_new_group;
 }

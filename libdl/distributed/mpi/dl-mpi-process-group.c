@@ -93,9 +93,15 @@ mpi_failed (DlProcessGroup *self, int rc, const gchar *op, GError **error)
 }
 
 /* Polls @req until it completes, or until the group's timeout passes
- * (the request is then abandoned: the group is unusable after it) */
+ * (the request is then abandoned: the group is unusable after it);
+ * @status (nullable) receives the request's status */
 static gboolean
-wait_request (DlProcessGroup *self, MPI_Request *req, const gchar *op, gint peer, GError **error)
+wait_request (DlProcessGroup *self,
+              MPI_Request *req,
+              const gchar *op,
+              gint peer,
+              MPI_Status *status,
+              GError **error)
 {
   gdouble timeout = dl_process_group_get_timeout (self);
   gint64 start = g_get_monotonic_time ();
@@ -107,7 +113,7 @@ wait_request (DlProcessGroup *self, MPI_Request *req, const gchar *op, gint peer
       gint64 now;
 
       MPI_LOCK ();
-      rc = MPI_Test (req, &flag, MPI_STATUS_IGNORE);
+      rc = MPI_Test (req, &flag, status ? status : MPI_STATUS_IGNORE);
       MPI_UNLOCK ();
       if (mpi_failed (self, rc, op, error))
         return FALSE;
@@ -149,7 +155,7 @@ wait_request (DlProcessGroup *self, MPI_Request *req, const gchar *op, gint peer
     MPI_UNLOCK ();                                                                                 \
     if (mpi_failed ((self), rc_, (op), error))                                                     \
       return FALSE;                                                                                \
-    return wait_request ((self), &req_, (op), (peer), error);                                      \
+    return wait_request ((self), &req_, (op), (peer), NULL, error);                                \
   }                                                                                                \
   G_STMT_END
 
@@ -395,6 +401,25 @@ mpi_recv (DlProcessGroup *self, gpointer buf, gsize nbytes, gint src, gint tag, 
 }
 
 static gboolean
+mpi_recv_any (DlProcessGroup *self, gpointer buf, gsize nbytes, gint *src, gint tag, GError **error)
+{
+  MPI_Request req;
+  MPI_Status status;
+  int rc;
+
+  if (!fits_int (self, nbytes, "recv", error))
+    return FALSE;
+  MPI_LOCK ();
+  rc = MPI_Irecv (buf, (int)nbytes, MPI_BYTE, MPI_ANY_SOURCE, tag, comm_of (self), &req);
+  MPI_UNLOCK ();
+  if (mpi_failed (self, rc, "recv", error)
+      || !wait_request (self, &req, "recv", -1, &status, error))
+    return FALSE;
+  *src = status.MPI_SOURCE;
+  return TRUE;
+}
+
+static gboolean
 mpi_barrier (DlProcessGroup *self, GError **error)
 {
   RUN_COLLECTIVE (self, "barrier", MPI_Barrier (comm_of (self)),
@@ -469,6 +494,7 @@ dl_mpi_process_group_class_init (DlMpiProcessGroupClass *klass)
   pg_class->all_to_all = mpi_all_to_all;
   pg_class->send = mpi_send;
   pg_class->recv = mpi_recv;
+  pg_class->recv_any = mpi_recv_any;
   pg_class->barrier = mpi_barrier;
   pg_class->new_group = mpi_new_group;
 }

@@ -343,21 +343,22 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
 
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None,
                       group=None, async_op=False):
-    """all_to_all of one tensor split into equal blocks along dim 0 (split
-    sizes, when given, must be equal)."""
+    """all_to_all of one tensor cut along dim 0: block r of @input (of
+    input_split_sizes[r] rows; equal blocks when None) goes to rank r, and
+    block s of @output (of output_split_sizes[s] rows) receives what rank
+    s sent."""
     if not _is_member(group):
         return None
     g = _group(group)
-    for name, sizes, t in (('output_split_sizes', output_split_sizes, output),
-                           ('input_split_sizes', input_split_sizes, input)):
-        if sizes is not None and len(sizes) and (len(sizes) != g.get_size() or
-                                                 len(set(sizes)) != 1 or
-                                                 sum(sizes) != t.shape[0]):
-            raise RuntimeError('all_to_all_single: {} {} are not {} equal splits of dim 0; '
-                               'libdl supports equal splits only'
-                               .format(name, list(sizes), g.get_size()))
-    return _result(g.all_to_all_single(_tensor(output, 'output'), _tensor(input, 'input'),
-                                       async_op), async_op)
+    output = _tensor(output, 'output')
+    input = _tensor(input, 'input')
+    out_splits = [int(n) for n in output_split_sizes] if output_split_sizes else []
+    in_splits = [int(n) for n in input_split_sizes] if input_split_sizes else []
+    if not out_splits and not in_splits:
+        work = g.all_to_all_single(output, input, async_op)
+    else:
+        work = g.all_to_all_single_split(output, input, out_splits, in_splits, async_op)
+    return _result(work, async_op)
 
 
 def barrier(group=None, async_op=False, device_ids=None):
@@ -376,13 +377,14 @@ def isend(tensor, dst, group=None, tag=0):
 
 
 def irecv(tensor, src=None, group=None, tag=0):
-    """Starts receiving into @tensor from global rank @src; returns the Work."""
+    """Starts receiving into @tensor from global rank @src, or from any
+    rank when @src is None; returns the Work (its get_source_rank() names
+    the sender once it completes)."""
     if not _is_member(group):
         return None
-    if src is None:
-        raise RuntimeError('irecv: receiving from any source (src=None) is not supported by '
-                           'libdl; name the sender')
     g = _group(group)
+    if src is None:
+        return g.recv_any_source(_tensor(tensor), tag, True)
     return g.recv(_tensor(tensor), _group_rank(g, src, 'source'), tag, True)
 
 
@@ -394,12 +396,15 @@ def send(tensor, dst, group=None, tag=0):
 
 
 def recv(tensor, src=None, group=None, tag=0):
-    """Receives into @tensor from global rank @src; returns the sender's rank."""
+    """Receives into @tensor from global rank @src (any rank when None);
+    returns the sender's global rank."""
     work = irecv(tensor, src, group, tag)
     if work is None:
         return -1
     work.wait()
-    return src
+    if src is not None:
+        return src
+    return get_global_rank(_group(group), work.get_source_rank())
 
 
 def new_group(ranks=None, timeout=None, backend=None, pg_options=None):

@@ -13,7 +13,7 @@ from .modules import ModuleDict, ModuleList, Unflatten
 from .parameter import Parameter
 from .conv import (ELU, AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, ConvTranspose2d, Dropout,
                    Embedding, Fold, Hardtanh, MaxPool2d, Softplus, Unfold)
-from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
+from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm, SyncBatchNorm
 
 __all__ = ['Module', 'Linear', 'Parameter', 'ReLU', 'LeakyReLU', 'Sigmoid', 'Tanh', 'GELU',
            'SiLU', 'Identity', 'Flatten', 'LogSoftmax', 'Softmax', 'Sequential',
@@ -22,7 +22,7 @@ __all__ = ['Module', 'Linear', 'Parameter', 'ReLU', 'LeakyReLU', 'Sigmoid', 'Tan
 __all__ += ['Conv1d', 'Conv2d', 'ConvTranspose2d', 'Fold', 'Unfold', 'MaxPool2d', 'AvgPool2d',
             'AdaptiveAvgPool2d', 'Dropout', 'BatchNorm1d', 'BatchNorm2d', 'LayerNorm',
             'Embedding', 'ELU', 'Hardtanh', 'Softplus']
-__all__ += ['GroupNorm']
+__all__ += ['GroupNorm', 'SyncBatchNorm']
 from .resample import Dropout2d, Upsample, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa
 from .conv import AdaptiveMaxPool2d  # noqa
 __all__ += ['Upsample', 'UpsamplingNearest2d', 'UpsamplingBilinear2d', 'Dropout2d',

@@ -9,7 +9,7 @@ from .._lib import OVERRIDE_MODULE, Dl, GLib, _translate, typelib_override
 from .modules import Module, _construct, _Layer, _reduce_layer
 
 __all__ = ['batch_norm', 'layer_norm', 'group_norm', 'BatchNorm1d', 'BatchNorm2d', 'LayerNorm',
-           'GroupNorm']
+           'GroupNorm', 'SyncBatchNorm']
 
 
 def _norm_error(e):
@@ -159,6 +159,50 @@ class BatchNorm2d(_BatchNorm, Dl.BatchNorm2d, Module):
     affine=True, track_running_stats=True)."""
     __module__ = OVERRIDE_MODULE
     _typelib_class = Dl.BatchNorm2d
+
+
+@typelib_override(__name__)
+class SyncBatchNorm(_BatchNorm, Dl.SyncBatchNorm, Module):
+    """torch.nn.SyncBatchNorm(num_features, eps=1e-05, momentum=0.1,
+    affine=True, track_running_stats=True, process_group=None): in
+    training mode the batch statistics are those of the whole batch across
+    the ranks of process_group (the default group when None), and so are
+    the gradients; in eval mode, or on one rank, a BatchNorm. Inputs of
+    any rank of at least 2 dims."""
+    __module__ = OVERRIDE_MODULE
+    _typelib_class = Dl.SyncBatchNorm
+
+    def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True,
+                 track_running_stats=True, process_group=None, device=None, dtype=None):
+        props = dict(num_features=int(num_features), eps=float(eps),
+                     momentum=-1.0 if momentum is None else float(momentum),
+                     affine=bool(affine), track_running_stats=bool(track_running_stats))
+        if process_group is not None:
+            props['process_group'] = process_group
+        _construct(self, Dl.SyncBatchNorm, **props)
+
+    @property
+    def process_group(self):
+        return self.get_process_group()
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """Replaces every BatchNorm layer in @module (itself included) by a
+        SyncBatchNorm with its settings, sharing its parameters and running
+        statistics; returns @module, or the new layer when @module is one."""
+        out = module
+        if isinstance(module, Dl.BatchNorm) and not isinstance(module, Dl.SyncBatchNorm):
+            out = cls(module.num_features, module.eps, module.momentum, module.affine,
+                      module.track_running_stats, process_group)
+            for name in ('weight', 'bias'):
+                if Dl.Module.has_parameter(module, name):
+                    Dl.Module.register_parameter(out, name, Dl.Module.get_parameter(module, name))
+            for name in module.buffer_names():
+                Dl.Module.register_buffer(out, name, Dl.Module.get_buffer(module, name), True)
+            out.train(module.training)
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return out
 
 
 @typelib_override(__name__)

@@ -11,7 +11,7 @@ import numbers
 import warnings
 
 from .._lib import OVERRIDE_MODULE, Dl, GLib, _translate, typelib_override
-from .modules import Module, _construct, _Layer, _factory_scope
+from .modules import Module, _construct, _Layer
 from .utils.rnn import PackedSequence
 
 _MODES = {'RNN_TANH': Dl.RnnMode.RNN_TANH, 'RNN_RELU': Dl.RnnMode.RNN_RELU,
@@ -167,11 +167,10 @@ def _layer_init(self, typelib_class, mode, input_size, hidden_size, num_layers=1
         extra['nonlinearity'] = _NONLINEARITY['relu' if mode == 'RNN_RELU' else 'tanh']
     elif proj_size and mode != 'LSTM':
         raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
-    with _factory_scope(device, dtype):
-        _construct(self, typelib_class, input_size=int(input_size),
-                   hidden_size=int(hidden_size), num_layers=int(num_layers), bias=bool(bias),
-                   batch_first=bool(batch_first), dropout=float(dropout),
-                   bidirectional=bool(bidirectional), proj_size=int(proj_size), **extra)
+    _construct(self, typelib_class, dtype=dtype, device=device, input_size=int(input_size),
+               hidden_size=int(hidden_size), num_layers=int(num_layers), bias=bool(bias),
+               batch_first=bool(batch_first), dropout=float(dropout),
+               bidirectional=bool(bidirectional), proj_size=int(proj_size), **extra)
 
 
 @typelib_override(__name__)

@@ -11,12 +11,12 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
-import contextlib
 import copy
 import functools
 import inspect
 import operator
 import sys
+import threading
 import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Iterable, Mapping
@@ -24,7 +24,7 @@ from itertools import chain, islice
 
 from gi.repository import GLib
 
-from ..._dtype import _dl_device, device, get_default_dtype, set_default_dtype
+from ..._dtype import _dl_device, _dt, device
 from ... import _callbacks
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled as _grad_enabled
@@ -52,11 +52,15 @@ def _forward_many_vfunc(self, inputs):
     return list(out) if isinstance(out, (tuple, list)) else [out]
 
 
-def _construct(obj, typelib_class, **properties):
+def _construct(obj, typelib_class, dtype=None, device=None, **properties):
     """Makes the GObject of @obj (of its own GType, so a Python subclass's)
     from construct properties, then runs GInitable's check, which turns a
-    bad value into the error PyTorch raises."""
+    bad value into the error PyTorch raises. @dtype and @device (a layer's
+    dtype= and device=, or those its wrapped __init__ was given) are the
+    layer's DlModule:dtype and DlModule:device: where and in which dtype it
+    makes its parameters and buffers."""
     check_property_ranges(typelib_class, properties, type(obj).__name__)
+    properties.update(_factory_properties(obj, dtype, device))
     typelib_class.__init__(obj, **properties)
     try:
         obj.init(None)
@@ -69,6 +73,8 @@ def _translate_construct(e):
         return NotImplementedError(e.message)
     if e.domain == 'dl-error-quark' and e.code == int(Dl.Error.ARGUMENT):
         return ValueError(e.message)
+    if e.domain == 'dl-error-quark' and e.code == int(Dl.Error.DTYPE):
+        return RuntimeError(e.message)  # torch's for a parameter of an integer dtype
     return _translate(e)
 
 
@@ -203,11 +209,10 @@ def _c_hooks(module):
 def _factory_kwargs(init):
     """Wraps a layer's __init__(..., device=None, dtype=None): as torch's
     factory_kwargs, its parameters and buffers are made on that device (on
-    the meta device: without memory) and, when floating, in that dtype. A
-    device is the calling thread's default device while the layer builds;
-    a dtype is the default dtype then (libdl's, like torch's, is the
-    process's: layers built at the same time on other threads with no
-    dtype of their own get it too)."""
+    the meta device: without memory) and, when floating, in that dtype.
+    They go to the C layer's construct properties DlModule:device and
+    DlModule:dtype when _construct makes the layer (this object only, not
+    the layers its __init__ may build besides)."""
     params = inspect.signature(init).parameters
 
     def slot(name):
@@ -226,38 +231,42 @@ def _factory_kwargs(init):
 
     @functools.wraps(init)
     def wrapper(self, *args, **kwargs):
-        with _factory_scope(given('device', args, kwargs), given('dtype', args, kwargs)):
+        outer = getattr(_building, 'layer', None)
+        given_now = {name: given(name, args, kwargs) for name in ('dtype', 'device')}
+        if outer is not None and outer[0] is self:
+            # a subclass's wrapped __init__ calling its base's
+            given_now = {k: v if v is not None else outer[1][k] for k, v in given_now.items()}
+        _building.layer = (self, given_now)
+        try:
             return init(self, *args, **kwargs)
+        finally:
+            _building.layer = outer
     wrapper._dl_factory_kwargs = True
     return wrapper
 
 
-@contextlib.contextmanager
-def _factory_scope(dev=None, dtype=None):
-    """Inside the block, tensors made with no device or dtype of their own
-    are made on @dev (when not None) and, when floating, in @dtype (when
-    not None): what a layer's device= and dtype= mean."""
-    with contextlib.ExitStack() as scope:
-        if dev is not None:
-            scope.enter_context(device(dev))
-        if dtype is not None:
-            scope.enter_context(_default_dtype(dtype))
-        yield
+# the layer whose __init__ runs on this thread and the factory arguments
+# (dtype=, device=) it was given
+_building = threading.local()
 
 
-@contextlib.contextmanager
-def _default_dtype(dtype):
-    """The default dtype is @dtype inside the block. A non-floating dtype is
-    refused as torch refuses parameters of it."""
-    if not getattr(dtype, 'is_floating_point', False):
-        raise RuntimeError('Only Tensors of floating point and complex dtype can require '
-                           'gradients (a layer was given dtype=%s)' % (dtype,))
-    before = get_default_dtype()
-    set_default_dtype(dtype)
-    try:
-        yield
-    finally:
-        set_default_dtype(before)
+def _factory_properties(obj, dtype, dev):
+    """The construct properties DlModule:dtype (an int) and DlModule:device
+    for a layer's dtype= and device=, or for @obj's when the wrapped
+    __init__ building it was given them; those not given are left out
+    (the default dtype, the thread's default device)."""
+    layer = getattr(_building, 'layer', None)
+    if layer is not None and layer[0] is obj:
+        dtype = layer[1]['dtype'] if dtype is None else dtype
+        dev = layer[1]['device'] if dev is None else dev
+    props = {}
+    if dtype is not None:
+        props['dtype'] = int(_dt(dtype))
+    if dev is not None:
+        props['device'] = _dl_device(dev)
+        if props['device'] is None:
+            del props['device']
+    return props
 
 
 @typelib_override(__name__)

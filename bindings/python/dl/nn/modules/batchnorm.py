@@ -1,11 +1,12 @@
-# dl.nn.modules.batchnorm (torch.nn.modules.batchnorm): BatchNorm1d, BatchNorm2d.
+# dl.nn.modules.batchnorm (torch.nn.modules.batchnorm): BatchNorm1d, BatchNorm2d,
+# SyncBatchNorm.
 #
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
-from ..normalization import BatchNorm1d, BatchNorm2d
+from ..normalization import BatchNorm1d, BatchNorm2d, SyncBatchNorm
 from . import _home
 
-__all__ = ['BatchNorm1d', 'BatchNorm2d']
+__all__ = ['BatchNorm1d', 'BatchNorm2d', 'SyncBatchNorm']
 
 _home(__name__)

@@ -27,7 +27,8 @@ class DistributedDataParallel(Dl.DistributedDataParallel, Module):
     each forward copies rank 0's buffers again (broadcast_buffers); the
     backward pass sums the gradients in buckets of bucket_cap_mb megabytes,
     each sent as soon as its gradients are ready, and leaves the mean in
-    every parameter's .grad. The work is libdl's (C), so the same class
+    every parameter's .grad (with gradient_as_bucket_view=True, each .grad
+    is a view into its bucket and is averaged there). The work is libdl's (C), so the same class
     serves C, GJS and Vala. libdl runs on the CPU: device_ids and
     output_device must be None (or empty), as for a CPU module in
     PyTorch."""
@@ -49,7 +50,8 @@ class DistributedDataParallel(Dl.DistributedDataParallel, Module):
                                'have any parameter that requires a gradient.')
         props = dict(module=module, broadcast_buffers=bool(broadcast_buffers),
                      bucket_cap_mb=float(bucket_cap_mb),
-                     find_unused_parameters=bool(find_unused_parameters))
+                     find_unused_parameters=bool(find_unused_parameters),
+                     gradient_as_bucket_view=bool(gradient_as_bucket_view))
         if process_group is not None:
             props['process_group'] = process_group
         _construct(self, Dl.DistributedDataParallel, **props)
