@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 # allreduce.py: all_reduce bandwidth across 2 processes on this machine:
-# libdl's Gloo engine, python3-torch's Gloo, and MPI_Allreduce in C.
+# libdl's Gloo engine against python3-torch's Gloo, and libdl's MPI engine
+# against MPI_Allreduce in C.
 #
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
@@ -8,11 +9,13 @@
 # Usage (from the source root, after `ninja -C build`):
 #   GI_TYPELIB_PATH=build/introspection LD_LIBRARY_PATH=build/libdl \
 #   PYTHONPATH=bindings/python:build/bindings/python /usr/bin/python3 bench/allreduce.py
-#   [--sizes 1,16,64] [--iters N] [--repeats R] [--mpi build/bench/dl-bench-allreduce-mpi]
+#   [--sizes 1,16,64] [--iters N] [--repeats R] [--rounds K]
+#   [--mpi build/bench/dl-bench-allreduce-mpi]
 #
 # Method.  For each engine the script starts 2 worker processes (this
-# script again, with --worker) on loopback, which join a group (libdl and
-# torch: env:// with MASTER_ADDR=127.0.0.1 and a free MASTER_PORT), fill a
+# script again, with --worker) on loopback, which join a group (libdl's
+# Gloo engine and torch: env:// with MASTER_ADDR=127.0.0.1 and a free
+# MASTER_PORT; libdl's MPI engine: under `mpirun -np 2`), fill a
 # float32 tensor of each size (1, 16 and 64 MB) and run, after 3 warm-up
 # calls and a barrier, R repeats of a timed loop of N in-place SUM
 # all_reduces (time.perf_counter() around the loop, then a barrier so both
@@ -23,7 +26,12 @@
 # times the start on every element).  The MPI line comes from the C
 # program bench/allreduce-mpi.c (MPI_Allreduce in place, MPI_Wtime, the
 # same sizes and loop), started with `mpirun -np 2` when it was built and
-# mpirun is on PATH.  ratio = libdl bandwidth / the other's.  Both ranks
+# mpirun is on PATH; the MPI lines (libdl's MPI engine and the C program)
+# need both.  ratio = libdl bandwidth / the other's: its Gloo engine's over
+# torch's Gloo, its MPI engine's over MPI_Allreduce.  With --rounds K the
+# four runs (libdl Gloo, torch Gloo, libdl MPI, C MPI) take turns K times
+# and each keeps its best, so that a busy moment of the machine does not
+# fall on one side of a ratio only.  Both ranks
 # share this machine's cores, so the figures measure the engines' copies
 # and reductions as much as the loopback network.
 
@@ -45,13 +53,16 @@ def free_port():
         return s.getsockname()[1]
 
 
-def worker_libdl(rank, sizes, iters, repeats):
+def worker_libdl(engine, rank, sizes, iters, repeats):
     import gi
 
     gi.require_version("Dl", "1.0")
     from gi.repository import Dl
 
-    pg = Dl.distributed_new_process_group("gloo", "env://", rank, 2, 300.0)
+    if engine == "mpi":
+        pg = Dl.distributed_new_process_group("mpi", "env://", -1, -1, 300.0)
+    else:
+        pg = Dl.distributed_new_process_group("gloo", "env://", rank, 2, 300.0)
     results = {}
     for mb in sizes:
         n = mb * MB // 4
@@ -115,11 +126,9 @@ def run_pair(engine, args):
     return {int(k): v for k, v in json.loads(outs[0]).items()}
 
 
-def run_mpi(args):
-    if not args.mpi or not os.path.exists(args.mpi) or not shutil.which("mpirun"):
-        return None
-    cmd = ["mpirun", "-np", "2", "--oversubscribe", args.mpi, args.sizes, str(args.iters),
-           str(args.repeats)]
+def run_mpirun(program):
+    """Runs @program (a list) under mpirun -np 2; rank 0's {size: seconds}"""
+    cmd = ["mpirun", "-np", "2", "--oversubscribe"] + program
     env = dict(os.environ)
     if os.geteuid() == 0:
         # Open MPI refuses root unless told twice (containers run as root)
@@ -129,39 +138,69 @@ def run_mpi(args):
     return {int(k): v for k, v in json.loads(out.strip().splitlines()[-1]).items()}
 
 
+def mpi_ready(args):
+    return bool(args.mpi) and os.path.exists(args.mpi) and shutil.which("mpirun") is not None
+
+
+def run_mpi(args):
+    return run_mpirun([args.mpi, args.sizes, str(args.iters), str(args.repeats)])
+
+
+def run_libdl_mpi(args):
+    return run_mpirun([sys.executable, os.path.abspath(__file__), "--worker", "libdl-mpi",
+                       "--sizes", args.sizes, "--iters", str(args.iters),
+                       "--repeats", str(args.repeats)])
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="1,16,64", help="MB, comma-separated")
     parser.add_argument("--iters", type=int, default=10)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="run the engines in turn this many times, keeping each one's best")
     parser.add_argument("--mpi", default="build/bench/dl-bench-allreduce-mpi")
-    parser.add_argument("--worker", choices=["libdl", "torch"])
+    parser.add_argument("--worker", choices=["libdl", "libdl-mpi", "torch"])
     parser.add_argument("--rank", type=int)
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
 
     if args.worker:
-        fn = worker_libdl if args.worker == "libdl" else worker_torch
-        results = fn(args.rank, sizes, args.iters, args.repeats)
+        if args.worker == "torch":
+            results = worker_torch(args.rank, sizes, args.iters, args.repeats)
+        elif args.worker == "libdl":
+            results = worker_libdl("gloo", args.rank, sizes, args.iters, args.repeats)
+        else:
+            args.rank = int(os.environ.get("OMPI_COMM_WORLD_RANK", "0"))
+            results = worker_libdl("mpi", args.rank, sizes, args.iters, args.repeats)
         if args.rank == 0:
             print(json.dumps(results))
         return
 
-    libdl = run_pair("libdl", args)
-    torch = run_pair("torch", args)
-    mpi = run_mpi(args)
-    print("all_reduce SUM of float32, 2 processes on loopback, best of %d x %d calls"
-          % (args.repeats, args.iters))
-    print("%8s %14s %14s %14s %10s %10s" % ("size", "libdl gloo", "torch gloo", "MPI",
-                                           "vs torch", "vs MPI"))
+    runs = {"libdl": lambda: run_pair("libdl", args), "torch": lambda: run_pair("torch", args)}
+    if mpi_ready(args):
+        runs.update({"libdl-mpi": lambda: run_libdl_mpi(args), "mpi": lambda: run_mpi(args)})
+    best = {}
+    for _ in range(args.rounds):
+        for name, run in runs.items():
+            mine = best.setdefault(name, {})
+            for mb, seconds in run().items():
+                mine[mb] = min(seconds, mine.get(mb, seconds))
+    libdl, torch = best["libdl"], best["torch"]
+    libdl_mpi, mpi = best.get("libdl-mpi"), best.get("mpi")
+    print("all_reduce SUM of float32, 2 processes on loopback, best of %d rounds x %d x %d calls"
+          % (args.rounds, args.repeats, args.iters))
+    print("%8s %14s %14s %10s %14s %14s %10s"
+          % ("size", "libdl gloo", "torch gloo", "vs torch", "libdl mpi", "MPI", "vs MPI"))
     for mb in sizes:
         def bw(seconds):
-            return mb * MB / seconds / 1e9
+            return "%9.2f GB/s" % (mb * MB / seconds / 1e9)
 
-        line = "%6d MB %9.2f GB/s %9.2f GB/s " % (mb, bw(libdl[mb]), bw(torch[mb]))
-        line += ("%9.2f GB/s " % bw(mpi[mb])) if mpi else "%14s " % "(not built)"
-        line += "%10.2f " % (torch[mb] / libdl[mb])
-        line += ("%10.2f" % (mpi[mb] / libdl[mb])) if mpi else "%10s" % "-"
+        line = "%6d MB %s %s %10.2f " % (mb, bw(libdl[mb]), bw(torch[mb]), torch[mb] / libdl[mb])
+        if mpi:
+            line += "%s %s %10.2f" % (bw(libdl_mpi[mb]), bw(mpi[mb]), mpi[mb] / libdl_mpi[mb])
+        else:
+            line += "%14s %14s %10s" % ("(no mpirun", "or not built)", "-")
         print(line)
 
 

@@ -7,12 +7,12 @@
  * on each parameter copies its .grad into its slot of its bucket once the
  * engine has added the pass's gradient to it; when every slot of a bucket
  * is filled, and every bucket before it has been launched (so that all
- * ranks issue the collectives in the same order), the bucket's sum starts
- * asynchronously on the process group's worker thread while the engine
- * goes on with the rest of the pass. A callback the first hook queues
- * runs at the end of the pass: it waits for the buckets, divides by the
- * group's size and copies the averages back into the .grad of each
- * parameter.
+ * ranks issue the collectives in the same order), the bucket's mean (an
+ * AVG all_reduce: the sum, divided by the group's size on the group's
+ * worker thread) starts asynchronously while the engine goes on with the
+ * rest of the pass. A callback the first hook queues runs at the end of
+ * the pass: it waits for the buckets and copies the means back into the
+ * .grad of each parameter.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -399,8 +399,10 @@ launch_ready_buckets (DlDistributedDataParallel *self, GError **error)
 
       if (b->pending)
         break;
+      /* the mean, divided on the group's worker thread as soon as the
+       * sum is in, while the backward pass goes on */
       b->work
-          = dl_process_group_all_reduce (self->group, b->flat, DL_REDUCE_OP_KIND_SUM, TRUE, error);
+          = dl_process_group_all_reduce (self->group, b->flat, DL_REDUCE_OP_KIND_AVG, TRUE, error);
       if (b->work == NULL)
         return FALSE;
       self->next_bucket++;
@@ -499,7 +501,6 @@ static gboolean
 finish_pass (gpointer user_data, GError **error)
 {
   DlDistributedDataParallel *self = user_data;
-  gint size = dl_process_group_get_size (self->group);
   g_autoptr (DlTensor) used = NULL;
   g_autoptr (DlWork) used_work = NULL;
   const gfloat *used_map = NULL;
@@ -555,10 +556,7 @@ finish_pass (gpointer user_data, GError **error)
   self->last_wait = (g_get_monotonic_time () - t0) / (gdouble)G_USEC_PER_SEC;
   was = dl_set_grad_enabled (FALSE);
   for (guint i = 0; i < self->buckets->len && ok; i++)
-    {
-      Bucket *b = g_ptr_array_index (self->buckets, i);
-      ok = dl_tensor_div_scalar_ (b->flat, size, error) && unflatten (self, b, used_map, error);
-    }
+    ok = unflatten (self, g_ptr_array_index (self->buckets, i), used_map, error);
   dl_set_grad_enabled (was);
   reset_pass (self);
   return ok;

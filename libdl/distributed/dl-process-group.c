@@ -30,7 +30,10 @@
  * it was given. Collectives run one at a time on the group's own worker
  * thread, in the order they were submitted (every rank must submit the
  * same collectives in the same order, as with any engine); sends and
- * receives run beside them, in order for each peer. Each returns a
+ * receives run beside them, in order for each peer. (With an engine whose
+ * calls give up by themselves after the timeout, Gloo's, a synchronous
+ * operation with nothing queued before it runs on the calling thread
+ * instead, in the same order.) Each returns a
  * #DlWork, already completed unless @async_op was %TRUE, in which case
  * the tensors must not be touched until dl_work_wait() returns.
  *
@@ -38,7 +41,11 @@
  * (the collective, dtype, shape, root and reduction): a rank that calls
  * another collective or passes a tensor of another shape or dtype makes
  * the collective fail on every rank, naming both ranks' arguments,
- * instead of hanging. A collective that does not complete within
+ * instead of hanging. The exchange costs one small all_gather per
+ * collective; a program whose ranks are known to agree can skip it by
+ * setting the environment variable `DL_DISTRIBUTED_CHECK=0` before it
+ * makes its groups (mismatched calls may then hang or mix up data, as
+ * with torch's default `TORCH_DISTRIBUTED_DEBUG=OFF`). A collective that does not complete within
  * #DlProcessGroup:timeout (a rank died, or never calls it) fails with
  * %DL_ERROR_FAILED naming the collective, and the group refuses any
  * operation after that.
@@ -98,9 +105,12 @@ typedef struct
   gint64 shape[META_DIMS]; /* the first META_DIMS sizes */
 } Meta;
 
+typedef struct _Lane Lane;
+
 typedef struct
 {
   Coll coll;
+  Lane *lane;            /* the lane it runs in (kept until the group's finalize) */
   DlProcessGroup *group; /* (owned) */
   DlWork *work;          /* (owned) */
   DlTensor *tensor;      /* (owned) (nullable): the tensor, in and/or out */
@@ -129,17 +139,29 @@ typedef struct
    * receives from each peer in another, so that a send and a recv between
    * two ranks never wait for each other (a ring of isend and irecv) while
    * each pair's messages stay in order */
-  GHashTable *lanes; /* (owned): lane key -> Lane */
-  GError *broken;    /* (owned) (nullable): why the group refuses operations */
-  gint64 seq;        /* collectives run (worker thread only) */
+  GHashTable *lanes;    /* (owned): lane key -> Lane */
+  GPtrArray *all_lanes; /* (owned): every Lane made, freed in finalize */
+  GError *broken;       /* (owned) (nullable): why the group refuses operations */
+  gint64 seq;           /* collectives run (one lane at a time) */
+  gint run_inline;      /* -1: not known yet; else whether the engine's slots time out */
+  gboolean check_args;  /* exchange the arguments before each collective (DL_DISTRIBUTED_CHECK) */
 } DlProcessGroupPrivate;
 
-/* A thread and its FIFO queue of Job */
-typedef struct
+/* A thread and its FIFO queue of Job. A synchronous operation submitted
+ * while its lane is idle runs on the caller's thread instead (when the
+ * engine's slots time out by themselves, see
+ * DL_PROCESS_GROUP_SLOTS_TIME_OUT): @busy counts the lane's jobs queued or
+ * running, @caller_running says the caller runs one, and the lane's
+ * thread waits on @idle before it starts a job while that is set. All
+ * three are under the group's lock. */
+struct _Lane
 {
   GThread *thread;    /* (owned) */
   GAsyncQueue *queue; /* (owned): the thread holds a ref too */
-} Lane;
+  guint busy;
+  gboolean caller_running;
+  GCond idle;
+};
 
 #define COLLECTIVE_LANE (-1)
 #define ANY_SOURCE_LANE (-2)
@@ -431,7 +453,7 @@ check_across_ranks (DlProcessGroup *self, Job *job, GError **error)
   const gchar *name = coll_names[job->coll];
 
   job->meta.seq = priv->seq++;
-  if (priv->size == 1 || klass->all_gather == NULL)
+  if (priv->size == 1 || klass->all_gather == NULL || !priv->check_args)
     return !job->meta.failed;
   all = g_new0 (Meta, priv->size);
   if (!klass->all_gather (self, &job->meta, all, sizeof (Meta), &local))
@@ -820,6 +842,41 @@ dl_process_group_reap_finished (void)
     }
 }
 
+/* Runs @job (taken) on this thread, the lane's or the caller's, and
+ * completes its work. The job holds a ref to the group, so the lane is
+ * still there when its count goes down, before the job is handed over.
+ * The caller's thread, the one that waits, frees the job itself. */
+static void
+run_and_complete (Job *job, gboolean by_caller)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (job->group);
+  g_autoptr (GError) error = NULL;
+
+  g_mutex_lock (&priv->lock);
+  while (!by_caller && job->lane->caller_running)
+    g_cond_wait (&job->lane->idle, &priv->lock);
+  if (priv->broken)
+    error = g_error_copy (priv->broken);
+  g_mutex_unlock (&priv->lock);
+  if (error == NULL)
+    run_job (job->group, job, &error);
+  g_mutex_lock (&priv->lock);
+  job->lane->busy--;
+  if (by_caller)
+    {
+      job->lane->caller_running = FALSE;
+      g_cond_broadcast (&job->lane->idle);
+    }
+  g_mutex_unlock (&priv->lock);
+  if (!by_caller)
+    {
+      job_finish (job, error);
+      return;
+    }
+  dl_work_complete (job->work, error);
+  job_free (job);
+}
+
 static gpointer
 worker_main (gpointer data)
 {
@@ -828,27 +885,27 @@ worker_main (gpointer data)
   for (;;)
     {
       Job *job = g_async_queue_pop (queue);
-      DlProcessGroupPrivate *priv;
-      g_autoptr (GError) error = NULL;
 
       if (job->coll == COLL_STOP)
         {
           job_free (job);
           break;
         }
-      priv = dl_process_group_get_instance_private (job->group);
-      g_mutex_lock (&priv->lock);
-      if (priv->broken)
-        error = g_error_copy (priv->broken);
-      g_mutex_unlock (&priv->lock);
-      if (error == NULL)
-        run_job (job->group, job, &error);
-      job_finish (job, error);
+      run_and_complete (job, FALSE);
     }
   return NULL;
 }
 
 /* ---- the GObject --------------------------------------------------------- */
+
+static void
+lane_free (gpointer data)
+{
+  Lane *lane = data;
+
+  g_cond_clear (&lane->idle);
+  g_free (lane);
+}
 
 static void
 lane_stop (gpointer data, gboolean stuck)
@@ -865,7 +922,8 @@ lane_stop (gpointer data, gboolean stuck)
   else
     g_thread_join (lane->thread);
   g_async_queue_unref (lane->queue);
-  g_free (lane);
+  /* the Lane itself stays until finalize: a job still running (stuck, or
+   * on the caller's thread) counts itself out of it */
 }
 
 static void
@@ -892,6 +950,7 @@ dl_process_group_finalize (GObject *object)
   DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (DL_PROCESS_GROUP (object));
 
   g_clear_pointer (&priv->lanes, g_hash_table_unref);
+  g_clear_pointer (&priv->all_lanes, g_ptr_array_unref);
   g_clear_error (&priv->broken);
   g_free (priv->backend_name);
   g_mutex_clear (&priv->lock);
@@ -1009,6 +1068,9 @@ dl_process_group_init (DlProcessGroup *self)
   priv->size = 1;
   priv->timeout = 1800.0;
   priv->lanes = g_hash_table_new (NULL, NULL);
+  priv->all_lanes = g_ptr_array_new_with_free_func (lane_free);
+  priv->run_inline = -1;
+  priv->check_args = g_strcmp0 (g_getenv ("DL_DISTRIBUTED_CHECK"), "0") != 0;
 }
 
 /* ---- accessors ----------------------------------------------------------- */
@@ -1140,6 +1202,22 @@ job_new (DlProcessGroup *self, Coll coll, DlTensor *tensor, gint root, gint op)
   return job;
 }
 
+/* Whether the engine of @self marked its type with
+ * DL_PROCESS_GROUP_SLOTS_TIME_OUT, so that a synchronous operation may run
+ * on the caller's thread; the group's lock is held */
+static gboolean
+runs_inline (DlProcessGroup *self)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
+
+  if (priv->run_inline < 0)
+    priv->run_inline
+        = g_type_get_qdata (G_OBJECT_TYPE (self),
+                            g_quark_from_static_string (DL_PROCESS_GROUP_SLOTS_TIME_OUT))
+          != NULL;
+  return priv->run_inline;
+}
+
 /* Queues @job (taken) and returns its work, waited for unless @async_op */
 static DlWork *
 submit (DlProcessGroup *self, Job *job, gboolean async_op, GError **error)
@@ -1171,10 +1249,41 @@ submit (DlProcessGroup *self, Job *job, gboolean async_op, GError **error)
   if (lane == NULL)
     {
       lane = g_new0 (Lane, 1);
+      g_cond_init (&lane->idle);
       lane->queue = g_async_queue_new ();
       lane->thread = g_thread_new (!p2p ? "dl-pg-collectives" : "dl-pg-peer", worker_main,
                                    g_async_queue_ref (lane->queue));
       g_hash_table_insert (priv->lanes, GINT_TO_POINTER (key), lane);
+      g_ptr_array_add (priv->all_lanes, lane);
+    }
+  job->lane = lane;
+  lane->busy++;
+  if (!async_op && lane->busy == 1 && runs_inline (self))
+    {
+      /* nothing queued before it: the caller runs it, sparing the two
+       * hand-overs between threads (the lane's thread waits meanwhile) */
+      gint64 deadline = priv->timeout > 0
+                            ? g_get_monotonic_time () + (gint64)(priv->timeout * G_USEC_PER_SEC)
+                            : 0;
+      g_autoptr (GError) local = NULL;
+
+      lane->caller_running = TRUE;
+      g_mutex_unlock (&priv->lock);
+      run_and_complete (job, TRUE);
+      dl_process_group_reap_finished ();
+      if (dl_work_wait (work, &local))
+        return g_steal_pointer (&work);
+      /* a failure once the timeout has passed is the timeout: the same
+       * error, and the group unusable after it, as when the caller waits
+       * for the lane's thread */
+      if (deadline && g_get_monotonic_time () >= deadline)
+        {
+          g_clear_error (&local);
+          local = dl_work_new_timeout_error (work);
+          on_work_timeout (self, local);
+        }
+      g_propagate_error (error, g_steal_pointer (&local));
+      return NULL;
     }
   g_async_queue_push (lane->queue, job);
   g_mutex_unlock (&priv->lock);
@@ -1185,14 +1294,15 @@ submit (DlProcessGroup *self, Job *job, gboolean async_op, GError **error)
 }
 
 /* A collective whose arguments failed this rank's checks still takes part
- * in the metadata exchange, so that the other ranks fail too instead of
- * waiting for it; @error (already set) is what this rank reports */
+ * in the metadata exchange (unless DL_DISTRIBUTED_CHECK=0 turned it off),
+ * so that the other ranks fail too instead of waiting for it; @error
+ * (already set) is what this rank reports */
 static DlWork *
 fail_collective (DlProcessGroup *self, Coll coll, GError **error)
 {
   DlProcessGroupPrivate *priv = dl_process_group_get_instance_private (self);
 
-  if (priv->size > 1)
+  if (priv->size > 1 && priv->check_args)
     {
       Job *job = job_new (self, coll, NULL, -1, -1);
       g_autoptr (DlWork) work = NULL;

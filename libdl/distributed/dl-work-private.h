@@ -27,6 +27,8 @@ DlWork *dl_work_new (const gchar *collective,
 /* completes @self: successfully when @error is NULL, else with a copy of
  * it; wakes its waiters. Once only; later calls are ignored. */
 void dl_work_complete (DlWork *self, const GError *error);
+/* the error dl_work_wait() gives once the deadline of @self has passed */
+GError *dl_work_new_timeout_error (DlWork *self);
 
 /* records the rank a receive from any source got its message from
  * (before dl_work_complete()) */

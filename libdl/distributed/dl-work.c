@@ -126,6 +126,20 @@ dl_work_complete (DlWork *self, const GError *error)
   g_mutex_unlock (&self->lock);
 }
 
+GError *
+dl_work_new_timeout_error (DlWork *self)
+{
+  if (self->peer >= 0)
+    return g_error_new (DL_ERROR, DL_ERROR_FAILED,
+                        "%s: timed out after %g s waiting for rank %d (rank %d of %d): "
+                        "the peer died or did not take part",
+                        self->collective, self->timeout, self->peer, self->rank, self->size);
+  return g_error_new (DL_ERROR, DL_ERROR_FAILED,
+                      "%s: timed out after %g s waiting for the other ranks (rank %d "
+                      "of %d): a rank died or did not call %s",
+                      self->collective, self->timeout, self->rank, self->size, self->collective);
+}
+
 /**
  * dl_work_wait:
  * @self: a #DlWork
@@ -161,18 +175,7 @@ dl_work_wait (DlWork *self, GError **error)
     }
   if (timed_out)
     {
-      if (self->peer >= 0)
-        self->error
-            = g_error_new (DL_ERROR, DL_ERROR_FAILED,
-                           "%s: timed out after %g s waiting for rank %d (rank %d of %d): "
-                           "the peer died or did not take part",
-                           self->collective, self->timeout, self->peer, self->rank, self->size);
-      else
-        self->error = g_error_new (DL_ERROR, DL_ERROR_FAILED,
-                                   "%s: timed out after %g s waiting for the other ranks (rank %d "
-                                   "of %d): a rank died or did not call %s",
-                                   self->collective, self->timeout, self->rank, self->size,
-                                   self->collective);
+      self->error = dl_work_new_timeout_error (self);
       self->completed = TRUE;
       g_cond_broadcast (&self->cond);
       local = g_error_copy (self->error);

@@ -128,6 +128,16 @@ def collectives(pg):
         work = pg.all_reduce(t, Dl.ReduceOpKind.MAX, True)
         assert work.wait()
         check(t, expected("MAX", every, dt), "async all_reduce MAX %s" % dt)
+        # a synchronous call behind queued asynchronous ones waits its turn
+        # (a call on an idle lane runs on the caller's thread instead)
+        queued = [tensor(mine, dt) for _ in range(3)]
+        works = [pg.all_reduce(q, Dl.ReduceOpKind.MAX, True) for q in queued]
+        t = tensor(mine, dt)
+        done(pg.all_reduce(t, Dl.ReduceOpKind.MIN, False))
+        check(t, expected("MIN", every, dt), "all_reduce MIN %s after queued ones" % dt)
+        for q, w in zip(queued, works):
+            assert w.wait()
+            check(q, expected("MAX", every, dt), "queued all_reduce MAX %s" % dt)
         # broadcast from the last rank
         t = tensor(mine, dt)
         done(pg.broadcast(t, last, False))
@@ -210,6 +220,17 @@ def main():
             print("rank %d: %s" % (RANK, e.message))
         else:
             raise AssertionError("rank %d: all_reduce of mismatched shapes passed" % RANK)
+        done(pg.barrier(False))
+    elif SCENARIO == "nocheck":
+        # DL_DISTRIBUTED_CHECK=0: no exchange of arguments, so ranks that
+        # disagree on the reduction are not stopped (each reduces its own
+        # half of the ring with its own op); matching calls still work
+        t = tensor(np.array([1, 5, 2, 7], np.float32) * (RANK + 1), "float32")
+        op = Dl.ReduceOpKind.SUM if RANK == 0 else Dl.ReduceOpKind.MAX
+        done(pg.all_reduce(t, op, False))
+        t = tensor(np.arange(4, dtype=np.float32) + RANK, "float32")
+        done(pg.all_reduce(t, Dl.ReduceOpKind.SUM, False))
+        check(t, np.arange(4, dtype=np.float32) * 2 + 1, "all_reduce without the check")
         done(pg.barrier(False))
     elif SCENARIO == "dead":
         done(pg.barrier(False))

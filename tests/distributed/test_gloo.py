@@ -71,6 +71,16 @@ def test_mismatched_shapes_fail_on_both_ranks(tmp_path):
         assert "all_reduce" in out
 
 
+def test_check_off_lets_disagreeing_ranks_run(tmp_path):
+    # the same disagreement fails on both ranks by default ("mismatch"
+    # above checks shapes; this one the reduction) and runs with the
+    # check off
+    results = run_ranks("nocheck", tmp_path)
+    assert all(rc != 0 for rc, _, _ in results), results
+    assert all("the ranks disagree" in err for _, _, err in results), results
+    assert_ok(run_ranks("nocheck", tmp_path, DL_DISTRIBUTED_CHECK="0"))
+
+
 def test_dead_rank_is_an_error(tmp_path):
     results = run_ranks("dead", tmp_path, timeout=60)
     assert_ok(results)

@@ -10,10 +10,23 @@
  *
  * Threads: MPI is initialized with MPI_THREAD_MULTIPLE when the library
  * provides it, else MPI_THREAD_SERIALIZED, and then every MPI call goes
- * through one lock. Every slot starts a nonblocking operation and polls
- * it with MPI_Test, so that a slot returns, with an error naming the
- * collective, once the group's timeout has passed, even if a peer never
- * joins; the lock is only held for each call.
+ * through one lock.
+ *
+ * Collectives: with MPI_THREAD_MULTIPLE each slot makes MPI's blocking
+ * call (MPI_Allreduce, ...), as a C program would: Open MPI runs its
+ * nonblocking collectives (MPI_Iallreduce, ...) through a generic
+ * schedule that only moves when polled and costs 2 to 3 times the time
+ * of the blocking call on shared memory (bench/allreduce.py). The
+ * group's timeout is then enforced by dl_work_wait() on the caller's
+ * side: the caller gets the timeout's error, the group refuses any later
+ * operation, and the worker thread stays in MPI until the peers arrive
+ * or the process ends. When the library is only MPI_THREAD_SERIALIZED a
+ * blocking call would hold the lock that the sends and receives of the
+ * other lanes need, so there, and for sends and receives always, a slot
+ * starts the nonblocking operation and polls it with MPI_Test, holding
+ * the lock only for each call, and returns with an error naming the
+ * operation once the group's timeout has passed, even if a peer never
+ * joins.
  *
  * dtypes: float32, float64, int32, int64 and uint8 map to MPI's own types;
  * float16 and bfloat16 travel as 2-byte types with user-defined
@@ -146,6 +159,20 @@ wait_request (DlProcessGroup *self,
   }                                                                                                \
   G_STMT_END
 
+/* A collective: MPI's blocking @call where threads may call MPI at once
+ * (see the top of the file), else the nonblocking @icall, polled */
+#define RUN_COLLECTIVE(self, op, call, icall)                                                      \
+  G_STMT_START                                                                                     \
+  {                                                                                                \
+    if (!serialize)                                                                                \
+      {                                                                                            \
+        int rc_ = (call);                                                                          \
+        return !mpi_failed ((self), rc_, (op), error);                                             \
+      }                                                                                            \
+    RUN (self, op, -1, icall);                                                                     \
+  }                                                                                                \
+  G_STMT_END
+
 static gboolean
 fits_int (DlProcessGroup *self, gsize n, const gchar *op, GError **error)
 {
@@ -232,8 +259,10 @@ mpi_all_reduce (DlProcessGroup *self,
   if (!mpi_type (self, dtype, op, &type, &mpi_op, "all_reduce", error)
       || !fits_int (self, count, "all_reduce", error))
     return FALSE;
-  RUN (self, "all_reduce", -1,
-       MPI_Iallreduce (MPI_IN_PLACE, buf, (int)count, type, mpi_op, comm_of (self), &req_));
+  RUN_COLLECTIVE (
+      self, "all_reduce",
+      MPI_Allreduce (MPI_IN_PLACE, buf, (int)count, type, mpi_op, comm_of (self)),
+      MPI_Iallreduce (MPI_IN_PLACE, buf, (int)count, type, mpi_op, comm_of (self), &req_));
 }
 
 static gboolean
@@ -241,7 +270,8 @@ mpi_broadcast (DlProcessGroup *self, gpointer buf, gsize nbytes, gint root, GErr
 {
   if (!fits_int (self, nbytes, "broadcast", error))
     return FALSE;
-  RUN (self, "broadcast", -1, MPI_Ibcast (buf, (int)nbytes, MPI_BYTE, root, comm_of (self), &req_));
+  RUN_COLLECTIVE (self, "broadcast", MPI_Bcast (buf, (int)nbytes, MPI_BYTE, root, comm_of (self)),
+                  MPI_Ibcast (buf, (int)nbytes, MPI_BYTE, root, comm_of (self), &req_));
 }
 
 static gboolean
@@ -260,9 +290,11 @@ mpi_reduce (DlProcessGroup *self,
   if (!mpi_type (self, dtype, op, &type, &mpi_op, "reduce", error)
       || !fits_int (self, count, "reduce", error))
     return FALSE;
-  RUN (self, "reduce", -1,
-       MPI_Ireduce (is_root ? MPI_IN_PLACE : buf, is_root ? buf : NULL, (int)count, type, mpi_op,
-                    root, comm_of (self), &req_));
+  RUN_COLLECTIVE (self, "reduce",
+                  MPI_Reduce (is_root ? MPI_IN_PLACE : buf, is_root ? buf : NULL, (int)count, type,
+                              mpi_op, root, comm_of (self)),
+                  MPI_Ireduce (is_root ? MPI_IN_PLACE : buf, is_root ? buf : NULL, (int)count, type,
+                               mpi_op, root, comm_of (self), &req_));
 }
 
 static gboolean
@@ -274,9 +306,11 @@ mpi_all_gather (DlProcessGroup *self,
 {
   if (!fits_int (self, nbytes, "all_gather", error))
     return FALSE;
-  RUN (self, "all_gather", -1,
-       MPI_Iallgather (send, (int)nbytes, MPI_BYTE, recv, (int)nbytes, MPI_BYTE, comm_of (self),
-                       &req_));
+  RUN_COLLECTIVE (
+      self, "all_gather",
+      MPI_Allgather (send, (int)nbytes, MPI_BYTE, recv, (int)nbytes, MPI_BYTE, comm_of (self)),
+      MPI_Iallgather (send, (int)nbytes, MPI_BYTE, recv, (int)nbytes, MPI_BYTE, comm_of (self),
+                      &req_));
 }
 
 static gboolean
@@ -289,9 +323,11 @@ mpi_gather (DlProcessGroup *self,
 {
   if (!fits_int (self, nbytes, "gather", error))
     return FALSE;
-  RUN (self, "gather", -1,
-       MPI_Igather (send, (int)nbytes, MPI_BYTE, recv, (int)nbytes, MPI_BYTE, root, comm_of (self),
-                    &req_));
+  RUN_COLLECTIVE (
+      self, "gather",
+      MPI_Gather (send, (int)nbytes, MPI_BYTE, recv, (int)nbytes, MPI_BYTE, root, comm_of (self)),
+      MPI_Igather (send, (int)nbytes, MPI_BYTE, recv, (int)nbytes, MPI_BYTE, root, comm_of (self),
+                   &req_));
 }
 
 static gboolean
@@ -304,9 +340,11 @@ mpi_scatter (DlProcessGroup *self,
 {
   if (!fits_int (self, nbytes, "scatter", error))
     return FALSE;
-  RUN (self, "scatter", -1,
-       MPI_Iscatter (send, (int)nbytes, MPI_BYTE, recv, (int)nbytes, MPI_BYTE, root, comm_of (self),
-                     &req_));
+  RUN_COLLECTIVE (
+      self, "scatter",
+      MPI_Scatter (send, (int)nbytes, MPI_BYTE, recv, (int)nbytes, MPI_BYTE, root, comm_of (self)),
+      MPI_Iscatter (send, (int)nbytes, MPI_BYTE, recv, (int)nbytes, MPI_BYTE, root, comm_of (self),
+                    &req_));
 }
 
 static gboolean
@@ -324,8 +362,10 @@ mpi_reduce_scatter (DlProcessGroup *self,
   if (!mpi_type (self, dtype, op, &type, &mpi_op, "reduce_scatter", error)
       || !fits_int (self, count, "reduce_scatter", error))
     return FALSE;
-  RUN (self, "reduce_scatter", -1,
-       MPI_Ireduce_scatter_block (send, recv, (int)count, type, mpi_op, comm_of (self), &req_));
+  RUN_COLLECTIVE (
+      self, "reduce_scatter",
+      MPI_Reduce_scatter_block (send, recv, (int)count, type, mpi_op, comm_of (self)),
+      MPI_Ireduce_scatter_block (send, recv, (int)count, type, mpi_op, comm_of (self), &req_));
 }
 
 static gboolean
@@ -337,9 +377,11 @@ mpi_all_to_all (DlProcessGroup *self,
 {
   if (!fits_int (self, nbytes, "all_to_all", error))
     return FALSE;
-  RUN (self, "all_to_all", -1,
-       MPI_Ialltoall (send, (int)nbytes, MPI_BYTE, recv, (int)nbytes, MPI_BYTE, comm_of (self),
-                      &req_));
+  RUN_COLLECTIVE (
+      self, "all_to_all",
+      MPI_Alltoall (send, (int)nbytes, MPI_BYTE, recv, (int)nbytes, MPI_BYTE, comm_of (self)),
+      MPI_Ialltoall (send, (int)nbytes, MPI_BYTE, recv, (int)nbytes, MPI_BYTE, comm_of (self),
+                     &req_));
 }
 
 static gboolean
@@ -380,7 +422,8 @@ mpi_recv_any (DlProcessGroup *self, gpointer buf, gsize nbytes, gint *src, gint 
 static gboolean
 mpi_barrier (DlProcessGroup *self, GError **error)
 {
-  RUN (self, "barrier", -1, MPI_Ibarrier (comm_of (self), &req_));
+  RUN_COLLECTIVE (self, "barrier", MPI_Barrier (comm_of (self)),
+                  MPI_Ibarrier (comm_of (self), &req_));
 }
 
 static DlProcessGroup *
