@@ -20,7 +20,8 @@
  * group's timeout is then enforced by dl_work_wait() on the caller's
  * side: the caller gets the timeout's error, the group refuses any later
  * operation, and the worker thread stays in MPI until the peers arrive
- * or the process ends. When the library is only MPI_THREAD_SERIALIZED a
+ * or the process ends (whose exit waits up to 5 s for it, then skips
+ * MPI_Finalize, which would wait for it forever). When the library is only MPI_THREAD_SERIALIZED a
  * blocking call would hold the lock that the sends and receives of the
  * other lanes need, so there, and for sends and receives always, a slot
  * starts the nonblocking operation and polls it with MPI_Test, holding
@@ -59,6 +60,12 @@ G_DEFINE_FINAL_TYPE (DlMpiProcessGroup, dl_mpi_process_group, DL_TYPE_PROCESS_GR
 
 static GMutex mpi_lock;
 static gboolean serialize; /* the library is not MPI_THREAD_MULTIPLE: one call at a time */
+/* threads inside a blocking collective now: one left there by a timeout
+ * returns when the late peers arrive, or never (a peer died), and
+ * MPI_Finalize at exit would wait for it forever: the exit gives such a
+ * thread EXIT_GRACE_US to return, then leaves without finalizing */
+static gint in_blocking_call;
+#define EXIT_GRACE_US (5 * G_USEC_PER_SEC)
 static gboolean we_initialized;
 static MPI_Datatype half_type, bf16_type;
 static MPI_Op half_ops[4], bf16_ops[4]; /* sum, product, min, max */
@@ -166,7 +173,10 @@ wait_request (DlProcessGroup *self,
   {                                                                                                \
     if (!serialize)                                                                                \
       {                                                                                            \
-        int rc_ = (call);                                                                          \
+        int rc_;                                                                                   \
+        g_atomic_int_inc (&in_blocking_call);                                                      \
+        rc_ = (call);                                                                              \
+        g_atomic_int_dec_and_test (&in_blocking_call);                                             \
         return !mpi_failed ((self), rc_, (op), error);                                             \
       }                                                                                            \
     RUN (self, op, -1, icall);                                                                     \
@@ -545,8 +555,12 @@ finalize_at_exit (void)
 {
   int finalized = 0;
 
+  gint64 end = g_get_monotonic_time () + EXIT_GRACE_US;
+
+  while (g_atomic_int_get (&in_blocking_call) > 0 && g_get_monotonic_time () < end)
+    g_usleep (10000);
   MPI_Finalized (&finalized);
-  if (!finalized)
+  if (!finalized && g_atomic_int_get (&in_blocking_call) == 0)
     MPI_Finalize ();
 }
 
