@@ -143,7 +143,9 @@ typedef gint32 dl_v16si __attribute__ ((vector_size (64)));
 static inline G_ALWAYS_INLINE float
 dl_expf (float x)
 {
-  float xc = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
+  /* NaN takes the low bound too (written so), which keeps k in range: the
+   * shifts below stay defined, and the NaN is given back at the end */
+  float xc = x > -104.0f ? (x < 89.0f ? x : 89.0f) : -104.0f;
   float kf = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
   float r = (xc - kf * 0.693359375f) - kf * -2.12194440e-4f;
   float p = 1.0f / 5040.0f;

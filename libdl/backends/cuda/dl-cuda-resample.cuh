@@ -226,8 +226,12 @@ dl_cuda_resample_pack (const DlResampleArgs *a, char *buf, char *base, DlCudaRes
       double *weight = (double *)(tout + taps), *tweight = weight + taps;
 
       memcpy (start, ax->start, (size_t)(ax->out_size + 1) * sizeof (int64_t));
-      memcpy (index, ax->index, (size_t)taps * sizeof (int64_t));
-      memcpy (weight, ax->weight, (size_t)taps * sizeof (double));
+      /* an axis without taps may have no arrays (memcpy's source must
+       * not be NULL, even for 0 bytes) */
+      if (taps > 0 && ax->index)
+        memcpy (index, ax->index, (size_t)taps * sizeof (int64_t));
+      if (taps > 0 && ax->weight)
+        memcpy (weight, ax->weight, (size_t)taps * sizeof (double));
       dl_cuda_resample_transpose (ax, tstart, tout, tweight);
       o->in_size = ax->in_size;
       o->out_size = ax->out_size;
