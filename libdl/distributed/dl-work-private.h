@@ -36,7 +36,7 @@ void dl_work_set_source_rank (DlWork *self, gint src);
 
 /* Frees the jobs the process groups' threads have finished (their
  * tensors, works and groups), on the calling thread; dl_work_wait() and
- * each submission call it (dl-process-group.c) */
+ * each submission call it (dl-process-group.c, -run.c) */
 void dl_process_group_reap_finished (void);
 
 G_END_DECLS

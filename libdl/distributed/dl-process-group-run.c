@@ -1,0 +1,514 @@
+/* dl-process-group-run.c: running a DlProcessGroup's job on its lane: the
+ * exchange of arguments across the ranks before a collective, the
+ * engine's slot for it, and the queue of finished jobs that the waiting
+ * thread frees (dl-process-group.c submits the jobs).
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "dl-error.h"
+#include "dl-tensor-private.h"
+#include "distributed/dl-distributed-private.h"
+#include "distributed/dl-process-group-private.h"
+#include "distributed/dl-work-private.h"
+
+/* ---- the worker ---------------------------------------------------------- */
+
+static gchar *
+meta_describe (const Meta *m)
+{
+  GString *s = g_string_new (dl_process_group_coll_names[CLAMP (m->coll, 0, COLL_STOP)]);
+
+  if (m->failed)
+    {
+      g_string_append (s, " (its own argument checks failed)");
+      return g_string_free (s, FALSE);
+    }
+  if (m->dtype >= 0)
+    {
+      g_string_append_printf (s, " of %s [", dl_dtype_get_name ((DlDType)m->dtype));
+      for (gint64 d = 0; d < m->ndim; d++)
+        {
+          if (d >= META_DIMS)
+            {
+              g_string_append (s, ", ...");
+              break;
+            }
+          g_string_append_printf (s, "%s%" G_GINT64_FORMAT, d ? ", " : "", m->shape[d]);
+        }
+      g_string_append_c (s, ']');
+    }
+  if (m->op >= 0)
+    g_string_append_printf (s, " with %s", dl_reduce_op_kind_name ((DlReduceOpKind)m->op));
+  if (m->root >= 0)
+    g_string_append_printf (s,
+                            m->coll == COLL_SEND || m->coll == COLL_RECV
+                                ? " (peer %" G_GINT64_FORMAT ")"
+                                : " (root %" G_GINT64_FORMAT ")",
+                            m->root);
+  if (m->coll != COLL_SEND && m->coll != COLL_RECV)
+    g_string_append_printf (s, " as collective #%" G_GINT64_FORMAT, m->seq);
+  return g_string_free (s, FALSE);
+}
+
+static gboolean
+meta_equal (const Meta *a, const Meta *b)
+{
+  return a->seq == b->seq && a->coll == b->coll && a->dtype == b->dtype && a->op == b->op
+         && a->root == b->root && a->numel == b->numel && a->ndim == b->ndim
+         && memcmp (a->shape, b->shape, sizeof a->shape) == 0;
+}
+
+/* The metadata exchange before a collective: every rank learns what every
+ * other rank was asked and fails, with the same message, when they differ */
+static gboolean
+check_across_ranks (DlProcessGroup *self, Job *job, GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_priv (self);
+  DlProcessGroupClass *klass = DL_PROCESS_GROUP_GET_CLASS (self);
+  g_autofree Meta *all = NULL;
+  g_autoptr (GError) local = NULL;
+  const gchar *name = dl_process_group_coll_names[job->coll];
+
+  job->meta.seq = priv->seq++;
+  if (priv->size == 1 || klass->all_gather == NULL || !priv->check_args)
+    return !job->meta.failed;
+  all = g_new0 (Meta, priv->size);
+  if (!klass->all_gather (self, &job->meta, all, sizeof (Meta), &local))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_FAILED,
+                   "%s: the exchange of arguments across the ranks failed (rank %d of %d): %s",
+                   name, priv->rank, priv->size, local->message);
+      return FALSE;
+    }
+  for (gint r = 0; r < priv->size; r++)
+    if (all[r].failed)
+      {
+        g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                     "%s: rank %d rejected its arguments (see its own error) (rank %d of %d)", name,
+                     r, priv->rank, priv->size);
+        return FALSE;
+      }
+  for (gint r = 1; r < priv->size; r++)
+    if (!meta_equal (&all[0], &all[r]))
+      {
+        g_autofree gchar *first = meta_describe (&all[0]);
+        g_autofree gchar *other = meta_describe (&all[r]);
+
+        g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                     "%s: the ranks disagree: rank 0 called %s, rank %d called %s (rank %d of %d)",
+                     name, first, r, other, priv->rank, priv->size);
+        return FALSE;
+      }
+  return TRUE;
+}
+
+/* A send is its metadata, then its payload; the receiver compares the
+ * metadata with its own and, when they differ, still takes the payload
+ * (into a scratch buffer, so that the sender is not left waiting) and
+ * fails, naming both sides. Neither message waits for an answer, so a
+ * ring of sends and receives runs as it would on the engine alone. */
+static gboolean
+run_point_to_point (DlProcessGroup *self, Job *job, GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_priv (self);
+  DlProcessGroupClass *klass = DL_PROCESS_GROUP_GET_CLASS (self);
+  DlTensor *t = job->tensor;
+  gsize nbytes = (gsize)dl_tensor_numel (t) * dl_tensor_element_size (t);
+  g_autoptr (GError) local = NULL;
+  g_autofree gchar *mine = NULL, *other = NULL;
+  g_autofree guint8 *scratch = NULL;
+  gsize their_nbytes;
+  Meta theirs;
+  gint src = job->root;
+
+  if (job->coll == COLL_SEND)
+    return klass->send (self, &job->meta, sizeof (Meta), job->root, job->tag, error)
+           && klass->send (self, dl_tensor_data (t), nbytes, job->root, job->tag, error);
+  /* from any source: the first metadata that arrives names the sender,
+   * whose payload follows */
+  if (src < 0 ? !klass->recv_any (self, &theirs, sizeof (Meta), &src, job->tag, error)
+              : !klass->recv (self, &theirs, sizeof (Meta), src, job->tag, error))
+    return FALSE;
+  if (theirs.coll == COLL_SEND && theirs.dtype == job->meta.dtype
+      && theirs.numel == job->meta.numel)
+    {
+      if (!klass->recv (self, dl_tensor_data (t), nbytes, src, job->tag, error))
+        return FALSE;
+      dl_work_set_source_rank (job->work, src);
+      return TRUE;
+    }
+  mine = meta_describe (&job->meta);
+  other = meta_describe (&theirs);
+  g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+               "recv: the peers disagree: rank %d called %s, rank %d called %s", priv->rank, mine,
+               src, other);
+  /* the sender's payload, whose size its metadata gives */
+  if (theirs.coll != COLL_SEND || theirs.dtype < 0 || theirs.dtype >= DL_N_DTYPES
+      || theirs.numel < 0)
+    return FALSE;
+  their_nbytes = (gsize)theirs.numel * dl_dtype_get_size ((DlDType)theirs.dtype);
+  scratch = g_try_malloc (MAX (their_nbytes, 1));
+  if (scratch)
+    klass->recv (self, scratch, their_nbytes, src, job->tag, &local);
+  return FALSE;
+}
+
+/* Runs a reducing slot on @dtype with @op, bool as uint8 max/min, AVG as a
+ * sum and a division (@divide: this rank holds the result) */
+static gboolean
+run_reduction (DlProcessGroup *self,
+               Job *job,
+               gconstpointer send,
+               gpointer buf,
+               gsize count,
+               DlDType dtype,
+               gboolean divide,
+               GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_priv (self);
+  DlProcessGroupClass *klass = DL_PROCESS_GROUP_GET_CLASS (self);
+  DlReduceOpKind op = job->op;
+  gboolean ok;
+
+  if (dtype == DL_DTYPE_BOOL)
+    {
+      dtype = DL_DTYPE_UINT8;
+      op = (op == DL_REDUCE_OP_KIND_SUM || op == DL_REDUCE_OP_KIND_MAX) ? DL_REDUCE_OP_KIND_MAX
+                                                                        : DL_REDUCE_OP_KIND_MIN;
+    }
+  else if (op == DL_REDUCE_OP_KIND_AVG)
+    op = DL_REDUCE_OP_KIND_SUM;
+  if (job->coll == COLL_ALL_REDUCE)
+    ok = klass->all_reduce (self, buf, count, dtype, op, error);
+  else if (job->coll == COLL_REDUCE)
+    ok = klass->reduce (self, buf, count, dtype, op, job->root, error);
+  else
+    ok = klass->reduce_scatter (self, send, buf, count, dtype, op, error);
+  if (ok && divide && job->op == DL_REDUCE_OP_KIND_AVG)
+    dl_reduce_host_divide (dtype, buf, count, priv->size);
+  return ok;
+}
+
+static void
+pack_list (GPtrArray *list, guint8 *out, gsize nbytes)
+{
+  for (guint i = 0; i < list->len; i++)
+    memcpy (out + i * nbytes, dl_tensor_data (g_ptr_array_index (list, i)), nbytes);
+}
+
+static void
+unpack_list (GPtrArray *list, const guint8 *in, gsize nbytes)
+{
+  for (guint i = 0; i < list->len; i++)
+    memcpy (dl_tensor_data (g_ptr_array_index (list, i)), in + i * nbytes, nbytes);
+}
+
+/* The address of part @r of an all_to_all of parts of any size: element
+ * r of @list, or the r-th part of @t after the parts @bytes before it */
+static guint8 *
+part_data (DlTensor *t, GPtrArray *list, const gint64 *bytes, gint r)
+{
+  guint8 *p;
+
+  if (list)
+    return (guint8 *)dl_tensor_data (g_ptr_array_index (list, r));
+  p = (guint8 *)dl_tensor_data (t);
+  for (gint i = 0; i < r; i++)
+    p += bytes[i];
+  return p;
+}
+
+/* all_to_all of parts of any size over the engine's equal parts: the
+ * ranks first share what each sends to and expects from every other
+ * (so that a disagreement fails on every rank alike), then exchange the
+ * parts padded to the longest */
+static gboolean
+run_all_to_all_v (DlProcessGroup *self, Job *job, GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_priv (self);
+  DlProcessGroupClass *klass = DL_PROCESS_GROUP_GET_CLASS (self);
+  gint size = priv->size;
+  g_autofree gint64 *mine = g_new (gint64, 2 * size);
+  g_autofree gint64 *all = g_new (gint64, 2 * size * size);
+  g_autofree guint8 *out = NULL, *in = NULL;
+  gint64 chunk = 0;
+
+  memcpy (mine, job->send_bytes, size * sizeof (gint64));
+  memcpy (mine + size, job->recv_bytes, size * sizeof (gint64));
+  if (!klass->all_gather (self, mine, all, 2 * size * sizeof (gint64), error))
+    return FALSE;
+  for (gint s = 0; s < size; s++)
+    for (gint r = 0; r < size; r++)
+      {
+        gint64 sent = all[2 * size * s + r], expected = all[2 * size * r + size + s];
+
+        if (sent != expected)
+          {
+            g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                         "all_to_all: rank %d sends %" G_GINT64_FORMAT
+                         " bytes to rank %d, which expects %" G_GINT64_FORMAT
+                         " bytes from it (rank %d of %d)",
+                         s, sent, r, expected, priv->rank, size);
+            return FALSE;
+          }
+        chunk = MAX (chunk, sent);
+      }
+  if (chunk == 0)
+    return TRUE;
+  out = g_malloc0 (chunk * size);
+  in = g_malloc (chunk * size);
+  for (gint r = 0; r < size; r++)
+    memcpy (out + r * chunk, part_data (job->other, job->list2, job->send_bytes, r),
+            job->send_bytes[r]);
+  if (!klass->all_to_all (self, out, in, chunk, error))
+    return FALSE;
+  for (gint s = 0; s < size; s++)
+    memcpy (part_data (job->tensor, job->list, job->recv_bytes, s), in + s * chunk,
+            job->recv_bytes[s]);
+  return TRUE;
+}
+
+/* The slot @coll runs; NULL when the engine has none */
+static gpointer
+slot_of (DlProcessGroupClass *klass, Job *job)
+{
+  switch (job->coll)
+    {
+      case COLL_ALL_REDUCE:
+        return klass->all_reduce;
+      case COLL_BROADCAST:
+        return klass->broadcast;
+      case COLL_REDUCE:
+        return klass->reduce;
+      case COLL_ALL_GATHER:
+        return klass->all_gather;
+      case COLL_GATHER:
+        return klass->gather;
+      case COLL_SCATTER:
+        return klass->scatter;
+      case COLL_REDUCE_SCATTER:
+        return klass->reduce_scatter;
+      case COLL_ALL_TO_ALL:
+        return klass->all_to_all;
+      case COLL_BARRIER:
+        return klass->barrier;
+      case COLL_NEW_GROUP:
+        return klass->new_group;
+      case COLL_SEND:
+      case COLL_RECV:
+        if (job->coll == COLL_RECV && job->root < 0 && klass->recv_any == NULL)
+          return NULL;
+        return klass->send && klass->recv ? klass->send : NULL;
+      default:
+        return NULL;
+    }
+}
+
+static gboolean
+run_job (DlProcessGroup *self, Job *job, GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_priv (self);
+  DlProcessGroupClass *klass = DL_PROCESS_GROUP_GET_CLASS (self);
+  gboolean is_root = job->root == priv->rank;
+  DlTensor *t = job->tensor;
+  g_autofree guint8 *tmp = NULL, *tmp2 = NULL;
+  gsize nbytes = t ? dl_process_group_tensor_nbytes (t) : 0;
+  DlDType dtype = t ? dl_tensor_get_dtype (t) : DL_DTYPE_UINT8;
+
+  if (slot_of (klass, job) == NULL && !job->meta.failed)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED, "%s: the %s engine does not support it",
+                   dl_process_group_coll_names[job->coll],
+                   priv->backend_name ? priv->backend_name : G_OBJECT_TYPE_NAME (self));
+      return FALSE;
+    }
+  if (job->coll == COLL_SEND || job->coll == COLL_RECV)
+    {
+      return run_point_to_point (self, job, error);
+    }
+  if (job->coll != COLL_NEW_GROUP && !check_across_ranks (self, job, error))
+    return FALSE;
+  switch (job->coll)
+    {
+      case COLL_ALL_REDUCE:
+        return run_reduction (self, job, NULL, dl_tensor_data (t), dl_tensor_numel (t), dtype, TRUE,
+                              error);
+      case COLL_REDUCE:
+        return run_reduction (self, job, NULL, dl_tensor_data (t), dl_tensor_numel (t), dtype,
+                              is_root, error);
+      case COLL_BROADCAST:
+        return klass->broadcast (self, dl_tensor_data (t), nbytes, job->root, error);
+      case COLL_ALL_GATHER:
+        if (job->other) /* into one tensor */
+          return klass->all_gather (self, dl_tensor_data (t), dl_tensor_data (job->other), nbytes,
+                                    error);
+        tmp = g_malloc (nbytes * priv->size);
+        if (!klass->all_gather (self, dl_tensor_data (t), tmp, nbytes, error))
+          return FALSE;
+        unpack_list (job->list, tmp, nbytes);
+        return TRUE;
+      case COLL_GATHER:
+        if (is_root)
+          tmp = g_malloc (nbytes * priv->size);
+        if (!klass->gather (self, dl_tensor_data (t), tmp, nbytes, job->root, error))
+          return FALSE;
+        if (is_root)
+          unpack_list (job->list, tmp, nbytes);
+        return TRUE;
+      case COLL_SCATTER:
+        if (is_root)
+          {
+            tmp = g_malloc (nbytes * priv->size);
+            pack_list (job->list, tmp, nbytes);
+          }
+        return klass->scatter (self, tmp, dl_tensor_data (t), nbytes, job->root, error);
+      case COLL_REDUCE_SCATTER:
+        if (job->other) /* from one tensor */
+          return run_reduction (self, job, dl_tensor_data (job->other), dl_tensor_data (t),
+                                dl_tensor_numel (t), dtype, TRUE, error);
+        tmp = g_malloc (nbytes * priv->size);
+        pack_list (job->list, tmp, nbytes);
+        return run_reduction (self, job, tmp, dl_tensor_data (t), dl_tensor_numel (t), dtype, TRUE,
+                              error);
+      case COLL_ALL_TO_ALL:
+        if (job->send_bytes) /* parts of any size */
+          return run_all_to_all_v (self, job, error);
+        if (job->other) /* t is the output, other the input, both size × chunk */
+          return klass->all_to_all (self, dl_tensor_data (job->other), dl_tensor_data (t),
+                                    nbytes / priv->size, error);
+        /* t is the first output: every chunk has its size */
+        tmp = g_malloc (nbytes * priv->size);
+        tmp2 = g_malloc (nbytes * priv->size);
+        pack_list (job->list2, tmp, nbytes);
+        if (!klass->all_to_all (self, tmp, tmp2, nbytes, error))
+          return FALSE;
+        unpack_list (job->list, tmp2, nbytes);
+        return TRUE;
+      case COLL_BARRIER:
+        return klass->barrier (self, error);
+      case COLL_NEW_GROUP:
+        {
+          DlProcessGroup *child = klass->new_group (self, job->ranks, job->n_ranks, error);
+          gboolean member = FALSE;
+
+          for (gsize i = 0; i < job->n_ranks; i++)
+            member |= job->ranks[i] == priv->rank;
+          if (child == NULL)
+            {
+              if (*error != NULL)
+                return FALSE;
+              if (member)
+                g_set_error (error, DL_ERROR, DL_ERROR_FAILED,
+                             "new_group: the %s engine made no group for rank %d",
+                             priv->backend_name ? priv->backend_name : G_OBJECT_TYPE_NAME (self),
+                             priv->rank);
+              return !member;
+            }
+          g_object_set_data_full (G_OBJECT (job->work), "dl-new-group", child, g_object_unref);
+          return TRUE;
+        }
+      default:
+        g_assert_not_reached ();
+    }
+  return FALSE;
+}
+
+/* ---- finished jobs --------------------------------------------------------
+ *
+ * A lane's thread never drops the references of a job it has run: a
+ * tensor (or work) made by a binding may hold a toggle reference whose
+ * last unref needs the binding's lock (Python's GIL), which the thread
+ * that waits for the work may hold. The finished job goes into this
+ * queue instead, and the threads that dl_process_group_submit, wait, or destroy a group
+ * free it (dl_process_group_reap_finished()). */
+static GMutex finished_lock;
+static GQueue finished_jobs = G_QUEUE_INIT;
+
+/* Hands @job over to the reapers and completes its work with @error; the
+ * calling thread must not touch @job after it */
+static void
+job_finish (Job *job, const GError *error)
+{
+  g_mutex_lock (&finished_lock);
+  g_queue_push_tail (&finished_jobs, job);
+  /* under the lock, so that no reaper frees the job (and its work) before
+   * the work is completed */
+  dl_work_complete (job->work, error);
+  g_mutex_unlock (&finished_lock);
+}
+
+void
+dl_process_group_reap_finished (void)
+{
+  for (;;)
+    {
+      Job *job;
+
+      g_mutex_lock (&finished_lock);
+      job = g_queue_pop_head (&finished_jobs);
+      g_mutex_unlock (&finished_lock);
+      if (job == NULL)
+        return;
+      dl_process_group_job_free (
+          job); /* may finalize tensors, works and groups, which may reap again */
+    }
+}
+
+/* Runs @job (taken) on this thread, the lane's or the caller's, and
+ * completes its work. The job holds a ref to the group, so the lane is
+ * still there when its count goes down, before the job is handed over.
+ * The caller's thread, the one that waits, frees the job itself. */
+void
+dl_process_group_run_and_complete (Job *job, gboolean by_caller)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_priv (job->group);
+  g_autoptr (GError) error = NULL;
+
+  g_mutex_lock (&priv->lock);
+  while (!by_caller && job->lane->caller_running)
+    g_cond_wait (&job->lane->idle, &priv->lock);
+  if (priv->broken)
+    error = g_error_copy (priv->broken);
+  g_mutex_unlock (&priv->lock);
+  if (error == NULL)
+    run_job (job->group, job, &error);
+  g_mutex_lock (&priv->lock);
+  job->lane->busy--;
+  if (by_caller)
+    {
+      job->lane->caller_running = FALSE;
+      g_cond_broadcast (&job->lane->idle);
+    }
+  g_mutex_unlock (&priv->lock);
+  if (!by_caller)
+    {
+      job_finish (job, error);
+      return;
+    }
+  dl_work_complete (job->work, error);
+  dl_process_group_job_free (job);
+}
+
+gpointer
+dl_process_group_worker_main (gpointer data)
+{
+  g_autoptr (GAsyncQueue) queue = data;
+
+  for (;;)
+    {
+      Job *job = g_async_queue_pop (queue);
+
+      if (job->coll == COLL_STOP)
+        {
+          dl_process_group_job_free (job);
+          break;
+        }
+      dl_process_group_run_and_complete (job, FALSE);
+    }
+  return NULL;
+}
