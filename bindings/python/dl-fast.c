@@ -312,6 +312,155 @@ get_double (PyObject *o, gdouble *v)
   return TRUE;
 }
 
+/* ---- wrappers ------------------------------------------------------------ */
+
+/* A tensor's Python wrapper is PyGObject's (PyGObject, pygobject.h): the
+ * GObject holds it in its qdata under PyGObject's key "PyGObject::wrapper",
+ * and the wrapper holds one reference on the GObject. PyGObject makes and
+ * frees wrappers for every type alike, and for a tensor, made and dropped
+ * at the rate of Python operators, that costs more than a small op itself
+ * (callgrind, x.max() of 100 floats: about 8500 instructions a call, 2500
+ * of them in the wrapper's life): looking up the class, then at the end
+ * storing "instance data" (the class again, for a wrapper made later)
+ * only to free it at once, and giving up and taking back the GIL three
+ * times (around the unref, and twice in freeing the instance data).
+ *
+ * A plain tensor wrapper (the Tensor class itself, no instance dict, no
+ * toggle reference, no Python weak reference) is made and freed here
+ * instead, the same way minus that work: the class is always the Tensor
+ * class (libdl's tensor type is final, so no wrapper made later can need
+ * another), and the GObject is unreferenced with the GIL held, as PyTorch
+ * frees its tensors. Nothing a tensor's finalization runs waits for a
+ * thread that wants the GIL: it frees memory and drops references;
+ * destroy notifies that drop Python objects take the GIL themselves
+ * (PyGILState_Ensure, re-entrant); the threads it may join (a process
+ * group's lanes, when an autograd node held the group's last reference)
+ * run no Python.
+ * Every other wrapper goes through PyGObject's own code. install() checks
+ * that PyGObject stores its wrappers as assumed before using these paths.
+ */
+static GQuark wrapper_key;
+static destructor pygobject_tensor_dealloc; /* what tensor_type had */
+static void wrapper_dealloc (PyObject *obj);
+
+typedef enum
+{
+  WRAPPERS_UNDECIDED, /* the Tensor class is not yet PyGObject's class of the type */
+  WRAPPERS_PYGOBJECT,
+  WRAPPERS_OWN,
+} Wrappers;
+static Wrappers wrappers;
+
+/* A wrapper for @t, a tensor without one whose only reference the caller
+ * gives away; NULL with a Python exception set (the reference dropped). */
+static PyObject *
+wrapper_new (DlTensor *t)
+{
+  PyGObject *self = PyObject_GC_New (PyGObject, tensor_type);
+
+  if (self == NULL)
+    {
+      g_object_unref (t);
+      return NULL;
+    }
+  self->obj = G_OBJECT (t);
+  self->inst_dict = NULL;
+  self->weakreflist = NULL;
+  self->private_flags.flags = 0;
+  g_object_set_qdata_full (self->obj, wrapper_key, self, NULL);
+  PyObject_GC_Track ((PyObject *)self);
+  return (PyObject *)self;
+}
+
+/* What Python's dealloc of a class statement's class does for the Tensor
+ * class (and for subclasses, whose own dealloc calls this one as their
+ * base's): the first base class with a dealloc of its own frees the
+ * instance (PyGObject's), then the instance's reference on its class
+ * goes, when that base is not a heap type (it took none). */
+static void
+base_dealloc (PyObject *obj)
+{
+  PyTypeObject *type = Py_TYPE (obj), *base = type;
+  gboolean decref;
+
+  while (base->tp_dealloc == wrapper_dealloc || base->tp_dealloc == pygobject_tensor_dealloc)
+    base = base->tp_base;
+  decref = (type->tp_flags & Py_TPFLAGS_HEAPTYPE) && !(base->tp_flags & Py_TPFLAGS_HEAPTYPE);
+  PyObject_GC_UnTrack (obj);
+  base->tp_dealloc (obj);
+  if (decref)
+    Py_DECREF (type);
+}
+
+static void
+wrapper_dealloc (PyObject *obj)
+{
+  PyGObject *self = (PyGObject *)obj;
+  PyTypeObject *type = Py_TYPE (obj);
+  GObject *gobj = self->obj;
+
+  if (type != tensor_type || self->inst_dict || self->weakreflist || self->private_flags.flags
+      || gobj == NULL)
+    {
+      base_dealloc (obj);
+      return;
+    }
+  PyObject_GC_UnTrack (obj);
+  self->obj = NULL;
+  g_object_set_qdata_full (gobj, wrapper_key, NULL, NULL);
+  g_object_unref (gobj);
+  PyObject_GC_Del (obj);
+  /* a heap type's instances hold a reference on it (PyObject_GC_New took
+   * it; Python's own dealloc of subclasses gives it back the same way) */
+  Py_DECREF (type);
+}
+
+/* Whether PyGObject keeps a wrapper where wrapper_new and wrapper_dealloc
+ * look for it: wraps a new tensor its own way and checks the qdata. */
+static gboolean
+wrappers_as_assumed (void)
+{
+  DlTensor *t = dl_tensor_new_scalar (0.0, DL_DTYPE_FLOAT32);
+  PyObject *wrapper;
+  gboolean ok;
+
+  if (t == NULL || (wrapper_key = g_quark_try_string ("PyGObject::wrapper")) == 0)
+    {
+      g_clear_object (&t);
+      return FALSE;
+    }
+  wrapper = pygobject_new_full (G_OBJECT (t), TRUE, NULL);
+  if (wrapper == NULL)
+    {
+      PyErr_Clear ();
+      return FALSE;
+    }
+  ok = Py_TYPE (wrapper) == tensor_type && g_object_get_qdata (G_OBJECT (t), wrapper_key) == wrapper
+       && pygobject_get (wrapper) == G_OBJECT (t) && G_OBJECT (t)->ref_count == 1;
+  Py_DECREF (wrapper);
+  return ok;
+}
+
+/* Whether results get wrapper_new's wrappers; decided once the overrides
+ * have made the Tensor class PyGObject's class of libdl's tensor type
+ * (after install(), at the end of the package's import). */
+static gboolean
+own_wrappers (void)
+{
+  if (G_LIKELY (wrappers != WRAPPERS_UNDECIDED))
+    return wrappers == WRAPPERS_OWN;
+  if (pygobject_lookup_class (DL_TYPE_TENSOR) != tensor_type)
+    return FALSE;
+  wrappers = WRAPPERS_PYGOBJECT;
+  if (tensor_type->tp_dealloc != wrapper_dealloc && wrappers_as_assumed ())
+    {
+      pygobject_tensor_dealloc = tensor_type->tp_dealloc;
+      tensor_type->tp_dealloc = wrapper_dealloc;
+      wrappers = WRAPPERS_OWN;
+    }
+  return wrappers == WRAPPERS_OWN;
+}
+
 /* ---- results ------------------------------------------------------------ */
 
 /* The wrapper of a new tensor (taking the reference over), or FALLBACK on
@@ -326,6 +475,9 @@ finish (DlTensor *result, GError *error)
       g_clear_error (&error);
       return FALLBACK;
     }
+  /* only our reference: no wrapper can exist (a wrapper holds one) */
+  if (own_wrappers () && g_atomic_int_get (&G_OBJECT (result)->ref_count) == 1)
+    return wrapper_new (result);
   obj = pygobject_new_full (G_OBJECT (result), TRUE, NULL);
   if (obj == NULL)
     g_object_unref (result);
@@ -1501,6 +1653,14 @@ fast_borrow (PyObject *module, PyObject *args)
   return finish (t, NULL);
 }
 
+/* own_wrappers(): whether tensors get this module's wrappers (see
+ * wrapper_new), for the tests. */
+static PyObject *
+fast_own_wrappers (PyObject *module, PyObject *unused)
+{
+  return PyBool_FromLong (tensor_type != NULL && own_wrappers ());
+}
+
 static PyMethodDef module_methods[] = {
   { "borrow", fast_borrow, METH_VARARGS,
     "borrow(address, dtype, shape, strides, owner): a tensor over memory that owner keeps "
@@ -1508,6 +1668,8 @@ static PyMethodDef module_methods[] = {
   { "install", fast_install, METH_VARARGS,
     "install(cls, dtypes, size, cpu, return_types): give the Tensor class the C paths of its hot "
     "methods" },
+  { "own_wrappers", fast_own_wrappers, METH_NOARGS,
+    "own_wrappers(): whether tensor wrappers are made and freed by this module" },
   { "names", fast_names, METH_NOARGS,
     "names(): the methods and properties that install() gives C paths" },
   { NULL, NULL, 0, NULL },
