@@ -545,7 +545,7 @@ def test_batch_norm_running_statistics_on_the_gpu(dtype):
 @pytest.mark.parametrize('kw', [dict(kernel_size=3, stride=2, padding=1),
                                 dict(kernel_size=(2, 3), stride=(1, 2)),
                                 dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
-                                dict(kernel_size=3, stride=2, ceil_mode=True),
+                                dict(kernel_size=(2, 3), stride=(2, 3), ceil_mode=True),
                                 dict(kernel_size=2, dilation=2)],
                          ids=['padded', 'strided', 'ceil-extra', 'ceil-same', 'dilated'])
 def test_max_pool_as_on_the_cpu(kw, dtype):

@@ -409,8 +409,13 @@ batch_norm_init (BatchNorm *bn,
                  const char *op)
 {
   const gsize elem = dtype == DL_DTYPE_FLOAT64 ? sizeof (double) : sizeof (float);
-  void *const caller[DL_CUDA_BN_N_BUFFERS]
-      = { (void *)a->weight, (void *)a->bias, NULL, a->var, a->dweight, a->dbias };
+  /* the slot's own buffers (cuDNN takes const pointers for scale and
+   * bias, which are only filled when they are scratch) */
+  void *const caller[DL_CUDA_BN_N_BUFFERS] = {
+    [DL_CUDA_BN_SCALE] = (void *)a->weight, [DL_CUDA_BN_BIAS] = (void *)a->bias,
+    [DL_CUDA_BN_RUNNING_MEAN] = NULL,       [DL_CUDA_BN_RUNNING_VAR] = a->var,
+    [DL_CUDA_BN_DSCALE] = a->dweight,       [DL_CUDA_BN_DBIAS] = a->dbias,
+  };
   const char *why;
   cudnnStatus_t st;
 
