@@ -472,23 +472,13 @@ test_batch_norm_var (void)
 
 /* ---- max pooling ----------------------------------------------------------------- */
 
-/* a pooling geometry with torch's output size */
+/* @g (geometry ()'s) with torch's pooling output size: none where no
+ * window fits, ceil mode's extra windows with @ceil_mode */
 static DlConvGeometry
-pool_geometry (gint64 n,
-               gint64 c,
-               gint64 h,
-               gint64 w,
-               gint64 kh,
-               gint64 kw,
-               gint64 sh,
-               gint64 sw,
-               gint64 ph,
-               gint64 pw,
-               gint64 dh,
-               gint64 dw,
-               gboolean ceil_mode)
+pool_geometry (DlConvGeometry g, gboolean ceil_mode)
 {
-  DlConvGeometry g = geometry (n, c, h, w, kh, kw, sh, sw, ph, pw, dh, dw);
+  const gint64 h = g.h, w = g.w, kh = g.kh, kw = g.kw, sh = g.sh, sw = g.sw;
+  const gint64 ph = g.ph, pw = g.pw, dh = g.dh, dw = g.dw;
 
   /* no window fits: the ops layer refuses it */
   if (h + 2 * ph - dh * (kh - 1) - 1 < 0 || w + 2 * pw - dw * (kw - 1) - 1 < 0)
@@ -514,7 +504,7 @@ test_max_pool_plan (void)
 {
   /* x [2, 3, 9, 8], windows 3 x 2, stride (2, 1), padding (1, 0): out
    * 5 x 7 */
-  DlConvGeometry g = pool_geometry (2, 3, 9, 8, 3, 2, 2, 1, 1, 0, 1, 1, FALSE);
+  DlConvGeometry g = pool_geometry (geometry (2, 3, 9, 8, 3, 2, 2, 1, 1, 0, 1, 1), FALSE);
   DlCudaPoolPlan p = { 0 };
   const char *why = "unset";
   const int x[] = { 2, 3, 9, 8 }, xs[] = { 216, 72, 8, 1 };
@@ -544,7 +534,7 @@ test_max_pool_plan (void)
   g_assert_cmpint (p.data_type, ==, CUDNN_DATA_DOUBLE);
 
   /* ceil mode where it adds no window: the same plan */
-  g = pool_geometry (2, 3, 9, 8, 3, 2, 2, 2, 1, 0, 1, 1, TRUE);
+  g = pool_geometry (geometry (2, 3, 9, 8, 3, 2, 2, 2, 1, 0, 1, 1), TRUE);
   g_assert_cmpint (g.out_h, ==, 5);
   g_assert_true (dl_cuda_max_pool_plan (&g, FALSE, DL_DTYPE_FLOAT32, &p, &why));
 }
@@ -552,7 +542,7 @@ test_max_pool_plan (void)
 static void
 test_max_pool_plan_refused (void)
 {
-  DlConvGeometry g = pool_geometry (2, 3, 9, 8, 3, 2, 2, 1, 1, 0, 1, 1, FALSE), bad;
+  DlConvGeometry g = pool_geometry (geometry (2, 3, 9, 8, 3, 2, 2, 1, 1, 0, 1, 1), FALSE), bad;
   DlCudaPoolPlan p = { 0 };
   const char *why = NULL;
 
@@ -566,24 +556,24 @@ test_max_pool_plan_refused (void)
         g_assert_cmpstr (why, ==, "only float32 and float64 poolings go to cuDNN");
       }
   /* dilation */
-  bad = pool_geometry (2, 3, 9, 8, 3, 2, 2, 1, 1, 0, 2, 1, FALSE);
+  bad = pool_geometry (geometry (2, 3, 9, 8, 3, 2, 2, 1, 1, 0, 2, 1), FALSE);
   g_assert_false (dl_cuda_max_pool_plan (&bad, FALSE, DL_DTYPE_FLOAT32, &p, &why));
   g_assert_cmpstr (why, ==, "a dilated window: cuDNN's pooling has no dilation");
-  bad = pool_geometry (2, 3, 9, 8, 3, 2, 2, 1, 1, 0, 1, 3, FALSE);
+  bad = pool_geometry (geometry (2, 3, 9, 8, 3, 2, 2, 1, 1, 0, 1, 3), FALSE);
   g_assert_false (dl_cuda_max_pool_plan (&bad, FALSE, DL_DTYPE_FLOAT32, &p, &why));
   /* ceil mode's extra window: h 8, window 3, stride 2 gives 4 windows
    * floored, 5 with ceil mode's last one from position 8 - 1 */
-  bad = pool_geometry (1, 1, 8, 8, 3, 3, 2, 2, 1, 1, 1, 1, TRUE);
+  bad = pool_geometry (geometry (1, 1, 8, 8, 3, 3, 2, 2, 1, 1, 1, 1), TRUE);
   g_assert_cmpint (bad.out_h, ==, 5);
   g_assert_false (dl_cuda_max_pool_plan (&bad, FALSE, DL_DTYPE_FLOAT32, &p, &why));
   g_assert_cmpstr (why, ==, "an output size other than cuDNN's (ceil mode's extra windows)");
-  bad = pool_geometry (1, 1, 8, 8, 3, 3, 2, 2, 1, 1, 1, 1, FALSE);
+  bad = pool_geometry (geometry (1, 1, 8, 8, 3, 3, 2, 2, 1, 1, 1, 1), FALSE);
   g_assert_cmpint (bad.out_h, ==, 4);
   g_assert_true (dl_cuda_max_pool_plan (&bad, FALSE, DL_DTYPE_FLOAT32, &p, &why));
   bad.out_w--;
   g_assert_false (dl_cuda_max_pool_plan (&bad, FALSE, DL_DTYPE_FLOAT32, &p, &why));
   /* padding beyond half the window */
-  bad = pool_geometry (1, 1, 8, 8, 3, 3, 1, 1, 2, 1, 1, 1, FALSE);
+  bad = pool_geometry (geometry (1, 1, 8, 8, 3, 3, 1, 1, 2, 1, 1, 1), FALSE);
   g_assert_false (dl_cuda_max_pool_plan (&bad, FALSE, DL_DTYPE_FLOAT32, &p, &why));
   g_assert_cmpstr (why, ==, "padding beyond half the window");
   /* empty */
@@ -592,10 +582,10 @@ test_max_pool_plan_refused (void)
   g_assert_false (dl_cuda_max_pool_plan (&bad, FALSE, DL_DTYPE_FLOAT32, &p, &why));
   g_assert_cmpstr (why, ==, "an empty batch");
   /* beyond int: a size, and 2^31 elements of int sizes */
-  bad = pool_geometry (1, 1, (gint64)G_MAXINT + 1, 2, 2, 2, 2, 2, 0, 0, 1, 1, FALSE);
+  bad = pool_geometry (geometry (1, 1, (gint64)G_MAXINT + 1, 2, 2, 2, 2, 2, 0, 0, 1, 1), FALSE);
   g_assert_false (dl_cuda_max_pool_plan (&bad, FALSE, DL_DTYPE_FLOAT32, &p, &why));
   g_assert_cmpstr (why, ==, "a size or window parameter beyond cuDNN's int");
-  bad = pool_geometry (1 << 10, 1 << 10, 1 << 6, 1 << 5, 2, 2, 2, 2, 0, 0, 1, 1, FALSE);
+  bad = pool_geometry (geometry (1 << 10, 1 << 10, 1 << 6, 1 << 5, 2, 2, 2, 2, 0, 0, 1, 1), FALSE);
   g_assert_false (dl_cuda_max_pool_plan (&bad, FALSE, DL_DTYPE_FLOAT32, &p, &why));
   g_assert_cmpstr (why, ==, "a tensor of 2^31 elements or more");
   bad = g;
@@ -627,7 +617,7 @@ test_max_pool_plan_many (void)
 
       if (t % 3 == 0)
         dh = dw = 1;
-      g = pool_geometry (2, 3, h, w, kh, kw, sh, sw, ph, pw, dh, dw, ceil_mode);
+      g = pool_geometry (geometry (2, 3, h, w, kh, kw, sh, sw, ph, pw, dh, dw), ceil_mode);
       if (g.out_h < 1 || g.out_w < 1)
         continue;
       extra = g.out_h != (h + 2 * ph - dh * (kh - 1) - 1) / sh + 1

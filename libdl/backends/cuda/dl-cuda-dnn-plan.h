@@ -79,6 +79,16 @@ dl_cuda_nchw_strides (const int dims[4], int strides[4])
     strides[d] = strides[d + 1] * dims[d + 1];
 }
 
+/* cuDNN's data type of @dtype into *type: float32 and float64 only */
+static inline gboolean
+dl_cuda_data_type (DlDType dtype, cudnnDataType_t *type)
+{
+  if (dtype != DL_DTYPE_FLOAT32 && dtype != DL_DTYPE_FLOAT64)
+    return FALSE;
+  *type = dtype == DL_DTYPE_FLOAT64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+  return TRUE;
+}
+
 /* whether @v fits cuDNN's int dimensions */
 static inline gboolean
 dl_cuda_fits_int (gint64 v)
@@ -285,17 +295,10 @@ dl_cuda_batch_norm_plan (const DlNormArgs *a,
       *why = "group and layer norm: cuDNN's batch norm has no groups";
       return FALSE;
     }
-  switch (dtype)
+  if (!dl_cuda_data_type (dtype, &p->data_type))
     {
-      case DL_DTYPE_FLOAT32:
-        p->data_type = CUDNN_DATA_FLOAT;
-        break;
-      case DL_DTYPE_FLOAT64:
-        p->data_type = CUDNN_DATA_DOUBLE;
-        break;
-      default:
-        *why = "only float32 and float64 batch norms go to cuDNN";
-        return FALSE;
+      *why = "only float32 and float64 batch norms go to cuDNN";
+      return FALSE;
     }
   if (!(a->eps >= CUDNN_BN_MIN_EPSILON))
     {
@@ -477,17 +480,10 @@ dl_cuda_max_pool_plan (const DlConvGeometry *g,
       *why = "indices wanted: cuDNN's pooling gives no argmax";
       return FALSE;
     }
-  switch (dtype)
+  if (!dl_cuda_data_type (dtype, &p->data_type))
     {
-      case DL_DTYPE_FLOAT32:
-        p->data_type = CUDNN_DATA_FLOAT;
-        break;
-      case DL_DTYPE_FLOAT64:
-        p->data_type = CUDNN_DATA_DOUBLE;
-        break;
-      default:
-        *why = "only float32 and float64 poolings go to cuDNN";
-        return FALSE;
+      *why = "only float32 and float64 poolings go to cuDNN";
+      return FALSE;
     }
   if (g->dh != 1 || g->dw != 1)
     {

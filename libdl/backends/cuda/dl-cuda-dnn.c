@@ -123,6 +123,45 @@ load_cudnn (GError **error)
   }                                                                                                \
   G_STMT_END
 
+/* cuDNN's scaling factors alpha and beta: host values in double for
+ * double data, in float otherwise */
+static const void *
+scalar_one (DlDType dtype)
+{
+  static const float one_f = 1;
+  static const double one_d = 1;
+
+  return dtype == DL_DTYPE_FLOAT64 ? (const void *)&one_d : (const void *)&one_f;
+}
+
+static const void *
+scalar_zero (DlDType dtype)
+{
+  static const float zero_f = 0;
+  static const double zero_d = 0;
+
+  return dtype == DL_DTYPE_FLOAT64 ? (const void *)&zero_d : (const void *)&zero_f;
+}
+
+/* @v as the host value cuDNN reads for @dtype's data, stored in *s */
+typedef union
+{
+  float f;
+  double d;
+} Scalar;
+
+static const void *
+scalar_of (DlDType dtype, double v, Scalar *s)
+{
+  if (dtype == DL_DTYPE_FLOAT64)
+    {
+      s->d = v;
+      return &s->d;
+    }
+  s->f = (float)v;
+  return &s->f;
+}
+
 /* ---- handles, one per device --------------------------------------------- */
 
 #define MAX_DEVICES 64
@@ -297,10 +336,7 @@ workspace_free (DlBackendContext *ctx, gpointer ws, size_t bytes)
 void
 dl_cuda_conv2d_forward (DlBackendContext *ctx, const DlConvArgs *a, DlDType dtype)
 {
-  const float one_f = 1, zero_f = 0;
-  const double one_d = 1, zero_d = 0;
-  const void *one = dtype == DL_DTYPE_FLOAT64 ? (const void *)&one_d : (const void *)&one_f;
-  const void *zero = dtype == DL_DTYPE_FLOAT64 ? (const void *)&zero_d : (const void *)&zero_f;
+  const void *one = scalar_one (dtype), *zero = scalar_zero (dtype);
   cudnnConvolutionFwdAlgoPerf_t perf[MAX_ALGOS];
   DlCudaAlgoChoice choices[MAX_ALGOS];
   int n_perf = 0, algo;
@@ -327,10 +363,7 @@ dl_cuda_conv2d_forward (DlBackendContext *ctx, const DlConvArgs *a, DlDType dtyp
 void
 dl_cuda_conv2d_backward (DlBackendContext *ctx, const DlConvArgs *a, DlDType dtype)
 {
-  const float one_f = 1, zero_f = 0;
-  const double one_d = 1, zero_d = 0;
-  const void *one = dtype == DL_DTYPE_FLOAT64 ? (const void *)&one_d : (const void *)&one_f;
-  const void *zero = dtype == DL_DTYPE_FLOAT64 ? (const void *)&zero_d : (const void *)&zero_f;
+  const void *one = scalar_one (dtype), *zero = scalar_zero (dtype);
   DlCudaAlgoChoice choices[MAX_ALGOS];
   int n_perf = 0, algo;
   size_t ws_bytes;
@@ -463,12 +496,10 @@ batch_norm_init (BatchNorm *bn,
         bn->buf[b] = (char *)bn->block + (gsize)where * (gsize)bn->scratch.block_elems * elem;
       if (bn->scratch.filled[b])
         {
-          const double fill_d = bn->scratch.fill[b];
-          const float fill_f = (float)fill_d;
+          Scalar fill;
 
           DNN_CHECK (dnn.cudnnSetTensor (bn->handle, bn->param, bn->buf[b],
-                                         dtype == DL_DTYPE_FLOAT64 ? (const void *)&fill_d
-                                                                   : (const void *)&fill_f));
+                                         scalar_of (dtype, bn->scratch.fill[b], &fill)));
         }
     }
   return TRUE;
@@ -479,18 +510,14 @@ batch_norm_init (BatchNorm *bn,
 static gboolean
 batch_norm_forward (DlBackendContext *ctx, const DlNormArgs *a, DlDType dtype)
 {
-  const float one_f = 1, zero_f = 0;
-  const double one_d = 1, zero_d = 0;
-  const void *one = dtype == DL_DTYPE_FLOAT64 ? (const void *)&one_d : (const void *)&one_f;
-  const void *zero = dtype == DL_DTYPE_FLOAT64 ? (const void *)&zero_d : (const void *)&zero_f;
+  const void *one = scalar_one (dtype), *zero = scalar_zero (dtype);
   BatchNorm bn;
 
   if (!batch_norm_init (&bn, ctx, a, dtype, FALSE, "norm_forward"))
     return FALSE;
   if (a->training)
     {
-      const double scale_d = bn.plan.var_scale;
-      const float scale_f = (float)scale_d;
+      Scalar scale;
 
       /* the batch's mean and rstd are cuDNN's saved mean and inverse
        * variance; var its running variance, written with factor 1, made
@@ -501,8 +528,7 @@ batch_norm_forward (DlBackendContext *ctx, const DlNormArgs *a, DlDType dtype)
           bn.buf[DL_CUDA_BN_RUNNING_VAR], a->eps, a->mean, a->rstd));
       if (a->var)
         DNN_CHECK (dnn.cudnnScaleTensor (bn.handle, bn.param, a->var,
-                                         dtype == DL_DTYPE_FLOAT64 ? (const void *)&scale_d
-                                                                   : (const void *)&scale_f));
+                                         scalar_of (dtype, bn.plan.var_scale, &scale)));
     }
   else
     {
@@ -522,10 +548,7 @@ batch_norm_forward (DlBackendContext *ctx, const DlNormArgs *a, DlDType dtype)
 static gboolean
 batch_norm_backward (DlBackendContext *ctx, const DlNormArgs *a, DlDType dtype)
 {
-  const float one_f = 1, zero_f = 0;
-  const double one_d = 1, zero_d = 0;
-  const void *one = dtype == DL_DTYPE_FLOAT64 ? (const void *)&one_d : (const void *)&one_f;
-  const void *zero = dtype == DL_DTYPE_FLOAT64 ? (const void *)&zero_d : (const void *)&zero_f;
+  const void *one = scalar_one (dtype), *zero = scalar_zero (dtype);
   BatchNorm bn;
 
   if (!batch_norm_init (&bn, ctx, a, dtype, TRUE, "norm_backward"))
@@ -564,10 +587,7 @@ max_pool_forward (DlBackendContext *ctx,
                   gboolean with_indices,
                   DlDType dtype)
 {
-  const float one_f = 1, zero_f = 0;
-  const double one_d = 1, zero_d = 0;
-  const void *one = dtype == DL_DTYPE_FLOAT64 ? (const void *)&one_d : (const void *)&one_f;
-  const void *zero = dtype == DL_DTYPE_FLOAT64 ? (const void *)&zero_d : (const void *)&zero_f;
+  const void *one = scalar_one (dtype), *zero = scalar_zero (dtype);
   cudnnTensorDescriptor_t x = NULL, y = NULL;
   cudnnPoolingDescriptor_t pool = NULL;
   cudnnHandle_t handle;
