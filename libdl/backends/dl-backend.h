@@ -758,7 +758,9 @@ struct _DlBackend
   /* max pooling of a contiguous float32/float64 image batch [n, c, h, w]
    * over the windows of g (out_h, out_w may count windows that start in
    * the right padding: ceil_mode) into out [n, c, out_h, out_w], with each
-   * maximum's flat position (y * w + x) in its plane into indices (int64);
+   * maximum's flat position (y * w + x) in its plane into indices (int64,
+   * nullable: NULL when the ops layer records no gradient and the caller
+   * asked for no indices; the maxima alone, as cuDNN's pooling gives them);
    * NaN wins, as in PyTorch */
   void (*max_pool2d) (DlBackendContext *ctx,
                       const DlConvGeometry *g,

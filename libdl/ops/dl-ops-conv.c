@@ -1067,16 +1067,21 @@ dl_max_pool2d (DlTensor *input,
     }
   {
     gint64 shape[4] = { g.n, g.c, g.out_h, g.out_w };
+    /* the positions only for the caller or the gradient: without them the
+     * backend may pool with cuDNN, which gives none */
+    gboolean want_idx = indices != NULL || dl_autograd_any_requires (1, &x);
 
     if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (x), x->dtype, shape, 4, error))
-        || !(idx = dl_tensor_new_empty_internal (dl_tensor_device (x), DL_DTYPE_INT64, shape, 4,
-                                                 error)))
+        || (want_idx
+            && !(idx = dl_tensor_new_empty_internal (dl_tensor_device (x), DL_DTYPE_INT64, shape, 4,
+                                                     error))))
       return NULL;
   }
   if (out->numel > 0)
     ctx->backend->max_pool2d (ctx, &g, dl_tensor_data (xc), dl_tensor_data (out),
-                              (gint64 *)dl_tensor_data (idx), x->dtype);
-  dl_max_pool_record ("MaxPool2DWithIndicesBackward0", x, out, idx);
+                              idx ? (gint64 *)dl_tensor_data (idx) : NULL, x->dtype);
+  if (idx)
+    dl_max_pool_record ("MaxPool2DWithIndicesBackward0", x, out, idx);
   if (indices)
     *indices = unbatch (g_steal_pointer (&idx), unbatched, error);
   return unbatch (g_steal_pointer (&out), unbatched, error);

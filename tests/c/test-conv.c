@@ -246,6 +246,59 @@ test_max_pool2d (void)
   g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
 }
 
+/* without indices asked for, the ops layer lets the backend pool without
+ * them (the CUDA module's cuDNN path) unless a gradient is recorded: the
+ * maxima are the same either way (NaN winning, -inf padding, ceil mode's
+ * last window), and a recorded gradient still finds its positions */
+static void
+test_max_pool2d_no_indices (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) x = dl_test_tensor (
+      (gdouble[]){ -1, -7, 3, -4, NAN, -6, -2, 8, -9, 0, -3, -5, 2, -8, 1, -2, -4, 6, -1, 5 },
+      (gint64[]){ 1, 1, 4, 5 }, 4, DL_DTYPE_FLOAT64);
+  const gint64 k[2] = { 3, 3 }, s2[2] = { 2, 2 }, one[2] = { 1, 1 };
+  /* windows 3x3, stride 2, padding 1, ceil mode: out 3 x 3, the last row
+   * and column of windows from ceil mode */
+  const gdouble expected[9] = { -1, 8, NAN, -2, 8, 5, -2, 6, 5 };
+
+  for (int grad = 0; grad < 2; grad++)
+    {
+      g_autoptr (DlTensor) with = NULL;
+      g_autoptr (DlTensor) idx = NULL;
+      g_autoptr (DlTensor) without = NULL;
+      g_autoptr (DlTensor) sum = NULL;
+
+      g_assert_true (dl_tensor_set_requires_grad (x, grad, &error));
+      with = dl_max_pool2d (x, k, s2, one, one, TRUE, &idx, &error);
+      g_assert_no_error (error);
+      without = dl_max_pool2d (x, k, s2, one, one, TRUE, NULL, &error);
+      g_assert_no_error (error);
+      for (DlTensor **t = (DlTensor *[]){ with, without }, **end = t + 2; t < end; t++)
+        {
+          g_autofree gdouble *v = dl_test_values (*t);
+
+          for (int i = 0; i < 9; i++)
+            if (isnan (expected[i]))
+              g_assert_true (isnan (v[i]));
+            else
+              g_assert_cmpfloat (v[i], ==, expected[i]);
+        }
+      dl_test_assert_values (idx, (gdouble[]){ 0, 7, 4, 6, 7, 19, 15, 17, 19 }, 9, 0);
+      g_assert_cmpint (dl_tensor_get_requires_grad (without), ==, grad);
+      if (!grad)
+        continue;
+      /* the gradient of the pooling without indices: each output's 1 at
+       * its window's maximum */
+      sum = dl_tensor_sum (without, &error);
+      g_assert_true (dl_tensor_backward (sum, NULL, FALSE, FALSE, &error));
+      g_assert_no_error (error);
+      dl_test_assert_values (
+          dl_tensor_get_grad (x),
+          (gdouble[]){ 1, 0, 0, 0, 1, 0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 2 }, 20, 0);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -255,5 +308,6 @@ main (int argc, char **argv)
   g_test_add_func ("/conv/conv2d-fused", test_conv2d_fused);
   g_test_add_func ("/conv/layer", test_conv2d_layer);
   g_test_add_func ("/conv/max-pool2d", test_max_pool2d);
+  g_test_add_func ("/conv/max-pool2d-no-indices", test_max_pool2d_no_indices);
   return g_test_run ();
 }

@@ -3,7 +3,7 @@
  * input element) at a time in a shuffled order, and compared bit for bit
  * with the CPU backend's max_pool2d and max_pool2d_backward over random
  * geometries (strides, padding, dilation, ceil mode's extra windows) and
- * inputs with ties and NaNs.
+ * inputs with ties and NaNs, with indices and without.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -60,6 +60,17 @@ check_geometry (const DlConvGeometry &g, DlDType dt)
     dl_cuda_max_pool_elem<T> (g, image.data (), gpu_out.data (), gpu_idx.data (), o);
   g_assert_true (memcmp (cpu_out.data (), gpu_out.data (), cpu_out.size () * sizeof (T)) == 0);
   g_assert_true (cpu_idx == gpu_idx);
+
+  /* without indices (a pooling that records no gradient): the same maxima */
+  {
+    std::vector<T> cpu_bare (n_out + 1, (T)7), gpu_bare (n_out + 1, (T)7);
+
+    cpu_ctx.backend->max_pool2d (&cpu_ctx, &g, image.data (), cpu_bare.data (), NULL, dt);
+    for (int64_t o : shuffled (n_out))
+      dl_cuda_max_pool_elem<T> (g, image.data (), gpu_bare.data (), (int64_t *)NULL, o);
+    g_assert_true (memcmp (cpu_out.data (), cpu_bare.data (), cpu_out.size () * sizeof (T)) == 0);
+    g_assert_true (memcmp (cpu_out.data (), gpu_bare.data (), cpu_out.size () * sizeof (T)) == 0);
+  }
 
   cpu_ctx.backend->max_pool2d_backward (&cpu_ctx, &g, grad_out.data (), cpu_idx.data (),
                                         cpu_gi.data (), dt);

@@ -470,3 +470,100 @@ def test_device_properties():
     assert p.total_memory > 2 ** 30 and p.multi_processor_count > 0
     assert p.name in repr(p)
 
+
+# batch norm on the GPU (through cuDNN where the module finds it: the
+# forward in training and eval mode, the training backward; the own
+# kernels otherwise) against the CPU: two training steps updating the
+# running statistics, then one in eval mode, with weight and bias, bias
+# alone or neither, a constant channel (biased variance 0), both dtypes
+@needs_gpu
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+@pytest.mark.parametrize('params', ['weight_bias', 'bias', 'none'])
+@pytest.mark.parametrize('shape', [(6, 3, 5, 4), (7, 4), (2, 3, 1)])
+def test_batch_norm_as_on_the_cpu(shape, params, dtype):
+    import numpy as np
+    import dl
+    F = dl.nn.functional
+    rng = np.random.default_rng(20)
+    xs = [rng.standard_normal(shape) * 3 + 1 for _ in range(3)]
+    xs[0][:, 1] = 2.5
+    dys = [rng.standard_normal(shape) for _ in range(3)]
+    w_np, b_np = rng.uniform(0.5, 1.5, shape[1]), rng.standard_normal(shape[1])
+
+    def run(dev):
+        dt = getattr(dl, dtype)
+        rm = dl.zeros(shape[1], dtype=dt, device=dev)
+        rv = dl.ones(shape[1], dtype=dt, device=dev)
+        w = dl.tensor(w_np, dtype=dt, device=dev, requires_grad=True) \
+            if params == 'weight_bias' else None
+        b = dl.tensor(b_np, dtype=dt, device=dev, requires_grad=True) if params != 'none' else None
+        out = []
+        for k, (x_np, dy_np) in enumerate(zip(xs, dys)):
+            x = dl.tensor(x_np, dtype=dt, device=dev, requires_grad=True)
+            y = F.batch_norm(x, rm, rv, w, b, training=k < 2, momentum=0.3, eps=1e-3)
+            (y * dl.tensor(dy_np, dtype=dt, device=dev)).sum().backward()
+            out += [y, x.grad, rm.clone(), rv.clone()]
+        out += [t.grad for t in (w, b) if t is not None]
+        return [t.detach().cpu().numpy() for t in out]
+
+    tol = 1e-4 if dtype == 'float32' else 1e-10
+    for k, (g, c) in enumerate(zip(run('cuda'), run('cpu'))):
+        np.testing.assert_allclose(g, c, rtol=tol, atol=tol, err_msg=str(k))
+
+
+# batch norm's statistics on the GPU: the batch's mean and biased variance
+# (var from cuDNN's running variance, see dl-cuda-dnn-plan.h) reach the
+# running statistics with momentum 1, the running variance unbiased
+@needs_gpu
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+def test_batch_norm_running_statistics_on_the_gpu(dtype):
+    import numpy as np
+    import dl
+    rng = np.random.default_rng(21)
+    x_np = rng.standard_normal((5, 4, 3, 2)) * 2 - 1
+    x_np[:, 2] = -0.75
+    dt = getattr(dl, dtype)
+    rm, rv = dl.zeros(4, dtype=dt, device='cuda'), dl.zeros(4, dtype=dt, device='cuda')
+    y = dl.nn.functional.batch_norm(dl.tensor(x_np, dtype=dt, device='cuda'), rm, rv,
+                                    training=True, momentum=1.0, eps=1e-5)
+    tol = 1e-5 if dtype == 'float32' else 1e-12
+    per_channel = x_np.transpose(1, 0, 2, 3).reshape(4, -1)
+    np.testing.assert_allclose(rm.cpu().numpy(), per_channel.mean(1), rtol=tol, atol=tol)
+    np.testing.assert_allclose(rv.cpu().numpy(), per_channel.var(1, ddof=1), rtol=tol, atol=tol)
+    assert rv.cpu().numpy()[2] == 0
+    mean, var = per_channel.mean(1), per_channel.var(1)
+    ref = (x_np - mean[None, :, None, None]) / np.sqrt(var[None, :, None, None] + 1e-5)
+    np.testing.assert_allclose(y.cpu().numpy(), ref, rtol=tol, atol=tol)
+
+
+# max pooling on the GPU against the CPU: nn.MaxPool2d with nothing
+# recorded asks for no indices (through cuDNN where the geometry allows:
+# no dilation, no ceil mode's extra windows), with a gradient the own
+# kernel and its indices; NaN wins either way, the maxima are exact
+@needs_gpu
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+@pytest.mark.parametrize('kw', [dict(kernel_size=3, stride=2, padding=1),
+                                dict(kernel_size=(2, 3), stride=(1, 2)),
+                                dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+                                dict(kernel_size=(2, 3), stride=(2, 3), ceil_mode=True),
+                                dict(kernel_size=2, dilation=2)],
+                         ids=['padded', 'strided', 'ceil-extra', 'ceil-same', 'dilated'])
+def test_max_pool_as_on_the_cpu(kw, dtype):
+    import numpy as np
+    import dl
+    rng = np.random.default_rng(22)
+    x_np = rng.standard_normal((2, 3, 8, 9))
+    x_np[0, 1, 2, 3] = np.nan
+    x_np[1, 2, :3, :3] = -np.inf
+
+    def run(dev):
+        pool = dl.nn.MaxPool2d(**kw)
+        with dl.no_grad():
+            bare = pool(dl.tensor(x_np, dtype=getattr(dl, dtype), device=dev))
+        x = dl.tensor(x_np, dtype=getattr(dl, dtype), device=dev, requires_grad=True)
+        y = pool(x)
+        (y * y.isfinite()).sum().backward()
+        return [t.detach().cpu().numpy() for t in (bare, y, x.grad)]
+
+    for k, (g, c) in enumerate(zip(run('cuda'), run('cpu'))):
+        np.testing.assert_array_equal(g, c, err_msg=str(k))

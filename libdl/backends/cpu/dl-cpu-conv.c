@@ -591,7 +591,8 @@ taps_inside (gint64 start, gint64 k, gint64 d, gint64 size, gint64 *lo, gint64 *
 
 /* one (image, channel) plane per iteration; each output the maximum of its
  * window's taps that lie inside the image (the first maximum; the first
- * NaN wins), the taps' ranges clipped once per row and column */
+ * NaN wins), the taps' ranges clipped once per row and column; its
+ * position into idx unless idx is NULL */
 #define DL_DEFINE_MAX_POOL(T, suffix)                                                              \
   DL_CPU_CLONES static void max_pool2d_##suffix (const DlConvGeometry *g, const T *image, T *out,  \
                                                  gint64 *idx)                                      \
@@ -602,7 +603,7 @@ taps_inside (gint64 start, gint64 k, gint64 d, gint64 size, gint64 *lo, gint64 *
         planes *l * g->kh * g->kw >= DL_CPU_GRAIN, for (gint64 p = 0; p < planes; p++) {           \
           const T *src = image + p * g->h * g->w;                                                  \
           T *dst = out + p * l;                                                                    \
-          gint64 *at = idx + p * l;                                                                \
+          gint64 *at = idx ? idx + p * l : NULL;                                                   \
                                                                                                    \
           for (gint64 y = 0; y < g->out_h; y++)                                                    \
             {                                                                                      \
@@ -638,7 +639,8 @@ taps_inside (gint64 start, gint64 k, gint64 d, gint64 size, gint64 *lo, gint64 *
                         }                                                                          \
                     }                                                                              \
                   dst[y * g->out_w + x] = best;                                                    \
-                  at[y * g->out_w + x] = where;                                                    \
+                  if (at)                                                                          \
+                    at[y * g->out_w + x] = where;                                                  \
                 }                                                                                  \
             }                                                                                      \
         });                                                                                        \

@@ -1,32 +1,46 @@
-/* dl-cuda-dnn.c: the CUDA module's convolution slots (conv2d_forward,
- * conv2d_backward) through cuDNN.
+/* dl-cuda-dnn.c: the CUDA module's slots through cuDNN: convolution
+ * (conv2d_forward, conv2d_backward), batch norm (norm_forward,
+ * norm_backward) and max pooling without indices (max_pool2d).
  *
  * cuDNN is opened at run time (libcudnn.so.9, through GModule: from the
  * loader's path, then from the toolkit's folder meson found), not
  * linked: the module loads, and every other slot works, on a machine with
  * the CUDA driver and no cuDNN. dl_cuda_dnn_install() fills the slots
  * into the backend when the library and every function used here are
- * found; otherwise they stay NULL, libdl reports conv2d's fused path as
- * not available on 'cuda', and the reason ("cuDNN not found: ...") is
- * logged once as a debug message (G_MESSAGES_DEBUG=Dl).
+ * found; otherwise the convolution slots stay NULL (libdl reports conv2d's
+ * fused path as not available on 'cuda'), the norm and pooling slots stay
+ * the module's own kernels (dl-cuda-norm.cu, dl-cuda-pool.cu), and the
+ * reason ("cuDNN not found: ...") is logged once as a debug message
+ * (G_MESSAGES_DEBUG=Dl).
+ *
+ * Batch norm and max pooling go to cuDNN only where it gives libdl's
+ * contract (dl_cuda_batch_norm_plan, dl_cuda_max_pool_plan in
+ * dl-cuda-dnn-plan.h): batch norm's forward (training and eval) and its
+ * training backward; a max pooling that wants no indices, without
+ * dilation or ceil mode's extra windows. Everything else, and anything
+ * for which cuDNN cannot make a handle or descriptors (before any work is
+ * queued), runs the own kernel. Group and layer norm never reach cuDNN.
  *
  * The API is cuDNN's descriptor ("legacy") API: cudnnConvolutionForward,
- * BackwardData, BackwardFilter and BackwardBias with the _v7 heuristics.
- * cuDNN 9 still ships it (in libcudnn_cnn, reached through the
- * libcudnn.so.9 shim) and marks it deprecated; it was chosen over the
- * graph (backend descriptor) API because each operation is a few calls
- * whose semantics have not changed since cuDNN 7, against about ten
- * backend descriptors per operation to build and finalise, which nothing
- * here could run to check them: this machine has no GPU. The calls live
- * in this one file, behind the function table below, so moving to the
- * graph API later changes nothing else.
+ * BackwardData, BackwardFilter and BackwardBias with the _v7 heuristics,
+ * cudnnBatchNormalization{ForwardTraining,ForwardInference,Backward},
+ * cudnnPoolingForward. cuDNN 9 still ships it (in libcudnn_cnn and
+ * libcudnn_ops, reached through the libcudnn.so.9 shim) and marks it
+ * deprecated; it was chosen over the graph (backend descriptor) API
+ * because each operation is a few calls whose semantics have not changed
+ * since cuDNN 7, against about ten backend descriptors per operation to
+ * build and finalise, which nothing here could run to check them: this
+ * machine has no GPU. The calls live in this one file, behind the
+ * function table below, so moving to the graph API later changes nothing
+ * else.
  *
  * What the descriptors hold and which algorithm runs is decided by
  * dl-cuda-dnn-plan.h (host-tested). Each device has its handle, made on
- * its first convolution; every call is queued on dl_cuda_current_stream
- * (ctx), and the workspace comes from the device's caching allocator
- * for that stream (ctx->backend->raw_alloc), freed once the calls are
- * queued (the allocator reuses a block only for work queued after them).
+ * its first cuDNN call; every call is queued on dl_cuda_current_stream
+ * (ctx), and workspaces and scratch come from the device's caching
+ * allocator for that stream (ctx->backend->raw_alloc), freed once the
+ * calls are queued (the allocator reuses a block only for work queued
+ * after them).
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -38,6 +52,8 @@
 #include "dl-cuda-dnn-plan.h"
 #include "dl-error.h"
 #include "dl-cuda-dnn.h"
+#include "dl-cuda-norm.h"
+#include "dl-cuda-pool.h"
 #include "dl-cuda-private.h"
 
 /* ---- the library, opened at run time ---------------------------------- */
@@ -106,6 +122,45 @@ load_cudnn (GError **error)
                  dnn.cudnnGetErrorString (dl_dnn_st_));                                            \
   }                                                                                                \
   G_STMT_END
+
+/* cuDNN's scaling factors alpha and beta: host values in double for
+ * double data, in float otherwise */
+static const void *
+scalar_one (DlDType dtype)
+{
+  static const float one_f = 1;
+  static const double one_d = 1;
+
+  return dtype == DL_DTYPE_FLOAT64 ? (const void *)&one_d : (const void *)&one_f;
+}
+
+static const void *
+scalar_zero (DlDType dtype)
+{
+  static const float zero_f = 0;
+  static const double zero_d = 0;
+
+  return dtype == DL_DTYPE_FLOAT64 ? (const void *)&zero_d : (const void *)&zero_f;
+}
+
+/* @v as the host value cuDNN reads for @dtype's data, stored in *s */
+typedef union
+{
+  float f;
+  double d;
+} Scalar;
+
+static const void *
+scalar_of (DlDType dtype, double v, Scalar *s)
+{
+  if (dtype == DL_DTYPE_FLOAT64)
+    {
+      s->d = v;
+      return &s->d;
+    }
+  s->f = (float)v;
+  return &s->f;
+}
 
 /* ---- handles, one per device --------------------------------------------- */
 
@@ -281,10 +336,7 @@ workspace_free (DlBackendContext *ctx, gpointer ws, size_t bytes)
 void
 dl_cuda_conv2d_forward (DlBackendContext *ctx, const DlConvArgs *a, DlDType dtype)
 {
-  const float one_f = 1, zero_f = 0;
-  const double one_d = 1, zero_d = 0;
-  const void *one = dtype == DL_DTYPE_FLOAT64 ? (const void *)&one_d : (const void *)&one_f;
-  const void *zero = dtype == DL_DTYPE_FLOAT64 ? (const void *)&zero_d : (const void *)&zero_f;
+  const void *one = scalar_one (dtype), *zero = scalar_zero (dtype);
   cudnnConvolutionFwdAlgoPerf_t perf[MAX_ALGOS];
   DlCudaAlgoChoice choices[MAX_ALGOS];
   int n_perf = 0, algo;
@@ -311,10 +363,7 @@ dl_cuda_conv2d_forward (DlBackendContext *ctx, const DlConvArgs *a, DlDType dtyp
 void
 dl_cuda_conv2d_backward (DlBackendContext *ctx, const DlConvArgs *a, DlDType dtype)
 {
-  const float one_f = 1, zero_f = 0;
-  const double one_d = 1, zero_d = 0;
-  const void *one = dtype == DL_DTYPE_FLOAT64 ? (const void *)&one_d : (const void *)&one_f;
-  const void *zero = dtype == DL_DTYPE_FLOAT64 ? (const void *)&zero_d : (const void *)&zero_f;
+  const void *one = scalar_one (dtype), *zero = scalar_zero (dtype);
   DlCudaAlgoChoice choices[MAX_ALGOS];
   int n_perf = 0, algo;
   size_t ws_bytes;
@@ -356,6 +405,236 @@ dl_cuda_conv2d_backward (DlBackendContext *ctx, const DlConvArgs *a, DlDType dty
   conv_clear (&cv);
 }
 
+/* ---- batch norm -------------------------------------------------------------- */
+
+typedef struct
+{
+  DlCudaBatchNormPlan plan;
+  DlCudaBnScratch scratch;
+  cudnnHandle_t handle;
+  cudnnTensorDescriptor_t x, param;
+  /* each DlCudaBnBuffer's pointer, and the scratch they share */
+  void *buf[DL_CUDA_BN_N_BUFFERS];
+  gpointer block;
+  size_t block_bytes;
+} BatchNorm;
+
+static void
+batch_norm_clear (DlBackendContext *ctx, BatchNorm *bn)
+{
+  if (bn->x)
+    dnn.cudnnDestroyTensorDescriptor (bn->x);
+  if (bn->param)
+    dnn.cudnnDestroyTensorDescriptor (bn->param);
+  workspace_free (ctx, bn->block, bn->block_bytes);
+}
+
+/* The descriptors and buffers of @a's batch norm, the scratch filled as
+ * dl_cuda_batch_norm_scratch says; FALSE where cuDNN does not take it
+ * (the plan's refusals: silently) or cannot make a handle, descriptors or
+ * scratch (logged), with nothing queued: the caller runs the own kernel */
+static gboolean
+batch_norm_init (BatchNorm *bn,
+                 DlBackendContext *ctx,
+                 const DlNormArgs *a,
+                 DlDType dtype,
+                 gboolean backward,
+                 const char *op)
+{
+  const gsize elem = dtype == DL_DTYPE_FLOAT64 ? sizeof (double) : sizeof (float);
+  /* the slot's own buffers (cuDNN takes const pointers for scale and
+   * bias, which are only filled when they are scratch) */
+  void *const caller[DL_CUDA_BN_N_BUFFERS] = {
+    [DL_CUDA_BN_SCALE] = (void *)a->weight, [DL_CUDA_BN_BIAS] = (void *)a->bias,
+    [DL_CUDA_BN_RUNNING_MEAN] = NULL,       [DL_CUDA_BN_RUNNING_VAR] = a->var,
+    [DL_CUDA_BN_DSCALE] = a->dweight,       [DL_CUDA_BN_DBIAS] = a->dbias,
+  };
+  const char *why;
+  cudnnStatus_t st;
+
+  memset (bn, 0, sizeof *bn);
+  if (!dl_cuda_batch_norm_plan (a, dtype, backward, &bn->plan, &why))
+    return FALSE;
+  dl_cuda_batch_norm_scratch (a, backward, &bn->scratch);
+  if (!(bn->handle = get_handle (ctx)))
+    return FALSE;
+  if ((st = dnn.cudnnCreateTensorDescriptor (&bn->x)) != CUDNN_STATUS_SUCCESS
+      || (st = dnn.cudnnCreateTensorDescriptor (&bn->param)) != CUDNN_STATUS_SUCCESS
+      || (st = dnn.cudnnSetTensorNdDescriptor (bn->x, bn->plan.data_type, 4, bn->plan.x,
+                                               bn->plan.x_strides))
+             != CUDNN_STATUS_SUCCESS
+      || (st = dnn.cudnnSetTensorNdDescriptor (bn->param, bn->plan.data_type, 4, bn->plan.param,
+                                               bn->plan.param_strides))
+             != CUDNN_STATUS_SUCCESS)
+    {
+      g_warning ("%s on cuda:%d: cuDNN refused the batch norm's descriptors: %s", op,
+                 ctx->device_index, dnn.cudnnGetErrorString (st));
+      batch_norm_clear (ctx, bn);
+      return FALSE;
+    }
+  if (bn->scratch.n_blocks > 0)
+    {
+      bn->block_bytes = (size_t)bn->scratch.n_blocks * (size_t)bn->scratch.block_elems * elem;
+      if (!(bn->block = ctx->backend->raw_alloc (ctx, bn->block_bytes)))
+        {
+          g_warning ("%s on cuda:%d: no room for %zu bytes of cuDNN scratch", op, ctx->device_index,
+                     bn->block_bytes);
+          bn->block_bytes = 0;
+          batch_norm_clear (ctx, bn);
+          return FALSE;
+        }
+    }
+  for (int b = 0; b < DL_CUDA_BN_N_BUFFERS; b++)
+    {
+      const int where = bn->scratch.where[b];
+
+      if (where == DL_CUDA_BN_NONE)
+        bn->buf[b] = NULL;
+      else if (where == DL_CUDA_BN_CALLER)
+        bn->buf[b] = caller[b];
+      else
+        bn->buf[b] = (char *)bn->block + (gsize)where * (gsize)bn->scratch.block_elems * elem;
+      if (bn->scratch.filled[b])
+        {
+          Scalar fill;
+
+          DNN_CHECK (dnn.cudnnSetTensor (bn->handle, bn->param, bn->buf[b],
+                                         scalar_of (dtype, bn->scratch.fill[b], &fill)));
+        }
+    }
+  return TRUE;
+}
+
+/* @a's batch norm forward through cuDNN; FALSE, with nothing queued, where
+ * the own kernel must run it */
+static gboolean
+batch_norm_forward (DlBackendContext *ctx, const DlNormArgs *a, DlDType dtype)
+{
+  const void *one = scalar_one (dtype), *zero = scalar_zero (dtype);
+  BatchNorm bn;
+
+  if (!batch_norm_init (&bn, ctx, a, dtype, FALSE, "norm_forward"))
+    return FALSE;
+  if (a->training)
+    {
+      Scalar scale;
+
+      /* the batch's mean and rstd are cuDNN's saved mean and inverse
+       * variance; var its running variance, written with factor 1, made
+       * biased (DlCudaBatchNormPlan) */
+      DNN_CHECK (dnn.cudnnBatchNormalizationForwardTraining (
+          bn.handle, CUDNN_BATCHNORM_SPATIAL, one, zero, bn.x, a->x, bn.x, a->y, bn.param,
+          bn.buf[DL_CUDA_BN_SCALE], bn.buf[DL_CUDA_BN_BIAS], 1.0, bn.buf[DL_CUDA_BN_RUNNING_MEAN],
+          bn.buf[DL_CUDA_BN_RUNNING_VAR], a->eps, a->mean, a->rstd));
+      if (a->var)
+        DNN_CHECK (dnn.cudnnScaleTensor (bn.handle, bn.param, a->var,
+                                         scalar_of (dtype, bn.plan.var_scale, &scale)));
+    }
+  else
+    {
+      /* rstd from the running variance (the own kernel: cuDNN's inference
+       * call writes y alone), y from the running statistics */
+      dl_cuda_norm_rstd (ctx, a, dtype);
+      DNN_CHECK (dnn.cudnnBatchNormalizationForwardInference (
+          bn.handle, CUDNN_BATCHNORM_SPATIAL, one, zero, bn.x, a->x, bn.x, a->y, bn.param,
+          bn.buf[DL_CUDA_BN_SCALE], bn.buf[DL_CUDA_BN_BIAS], a->mean, a->var, a->eps));
+    }
+  batch_norm_clear (ctx, &bn);
+  return TRUE;
+}
+
+/* @a's training backward through cuDNN, from the forward's mean and rstd;
+ * FALSE, with nothing queued, where the own kernel must run it */
+static gboolean
+batch_norm_backward (DlBackendContext *ctx, const DlNormArgs *a, DlDType dtype)
+{
+  const void *one = scalar_one (dtype), *zero = scalar_zero (dtype);
+  BatchNorm bn;
+
+  if (!batch_norm_init (&bn, ctx, a, dtype, TRUE, "norm_backward"))
+    return FALSE;
+  DNN_CHECK (dnn.cudnnBatchNormalizationBackward (
+      bn.handle, CUDNN_BATCHNORM_SPATIAL, one, zero, one, zero, bn.x, a->x, bn.x, a->dy, bn.x,
+      a->dx, bn.param, bn.buf[DL_CUDA_BN_SCALE], bn.buf[DL_CUDA_BN_DSCALE],
+      bn.buf[DL_CUDA_BN_DBIAS], a->eps, a->mean, a->rstd));
+  batch_norm_clear (ctx, &bn);
+  return TRUE;
+}
+
+void
+dl_cuda_dnn_norm_forward (DlBackendContext *ctx, const DlNormArgs *args, DlDType dtype)
+{
+  if (!batch_norm_forward (ctx, args, dtype))
+    dl_cuda_norm_forward (ctx, args, dtype);
+}
+
+void
+dl_cuda_dnn_norm_backward (DlBackendContext *ctx, const DlNormArgs *args, DlDType dtype)
+{
+  if (!batch_norm_backward (ctx, args, dtype))
+    dl_cuda_norm_backward (ctx, args, dtype);
+}
+
+/* ---- max pooling ---------------------------------------------------------------- */
+
+/* @g's max pooling through cuDNN; FALSE, with nothing queued, where the
+ * own kernel must run it */
+static gboolean
+max_pool_forward (DlBackendContext *ctx,
+                  const DlConvGeometry *g,
+                  const void *image,
+                  void *out,
+                  gboolean with_indices,
+                  DlDType dtype)
+{
+  const void *one = scalar_one (dtype), *zero = scalar_zero (dtype);
+  cudnnTensorDescriptor_t x = NULL, y = NULL;
+  cudnnPoolingDescriptor_t pool = NULL;
+  cudnnHandle_t handle;
+  DlCudaPoolPlan plan;
+  const char *why;
+  cudnnStatus_t st;
+  gboolean ok;
+
+  if (!dl_cuda_max_pool_plan (g, with_indices, dtype, &plan, &why) || !(handle = get_handle (ctx)))
+    return FALSE;
+  ok = (st = dnn.cudnnCreateTensorDescriptor (&x)) == CUDNN_STATUS_SUCCESS
+       && (st = dnn.cudnnCreateTensorDescriptor (&y)) == CUDNN_STATUS_SUCCESS
+       && (st = dnn.cudnnCreatePoolingDescriptor (&pool)) == CUDNN_STATUS_SUCCESS
+       && (st = dnn.cudnnSetTensorNdDescriptor (x, plan.data_type, 4, plan.x, plan.x_strides))
+              == CUDNN_STATUS_SUCCESS
+       && (st = dnn.cudnnSetTensorNdDescriptor (y, plan.data_type, 4, plan.y, plan.y_strides))
+              == CUDNN_STATUS_SUCCESS
+       && (st = dnn.cudnnSetPooling2dDescriptor (pool, plan.mode, plan.nan_opt, plan.window[0],
+                                                 plan.window[1], plan.pad[0], plan.pad[1],
+                                                 plan.stride[0], plan.stride[1]))
+              == CUDNN_STATUS_SUCCESS;
+  if (ok)
+    DNN_CHECK (dnn.cudnnPoolingForward (handle, pool, one, x, image, zero, y, out));
+  else
+    g_warning ("max_pool2d on cuda:%d: cuDNN refused the pooling's descriptors: %s",
+               ctx->device_index, dnn.cudnnGetErrorString (st));
+  if (x)
+    dnn.cudnnDestroyTensorDescriptor (x);
+  if (y)
+    dnn.cudnnDestroyTensorDescriptor (y);
+  if (pool)
+    dnn.cudnnDestroyPoolingDescriptor (pool);
+  return ok;
+}
+
+void
+dl_cuda_dnn_max_pool2d (DlBackendContext *ctx,
+                        const DlConvGeometry *g,
+                        const void *image,
+                        void *out,
+                        gint64 *indices,
+                        DlDType dtype)
+{
+  if (!max_pool_forward (ctx, g, image, out, indices != NULL, dtype))
+    dl_cuda_max_pool2d (ctx, g, image, out, indices, dtype);
+}
+
 /* ---- installation ---------------------------------------------------------- */
 
 void
@@ -365,9 +644,12 @@ dl_cuda_dnn_install (DlBackend *backend)
 
   if (!load_cudnn (&error))
     {
-      g_debug ("the CUDA module's convolutions: %s", error->message);
+      g_debug ("the CUDA module's convolutions, batch norm and max pooling: %s", error->message);
       return;
     }
   backend->conv2d_forward = dl_cuda_conv2d_forward;
   backend->conv2d_backward = dl_cuda_conv2d_backward;
+  backend->norm_forward = dl_cuda_dnn_norm_forward;
+  backend->norm_backward = dl_cuda_dnn_norm_backward;
+  backend->max_pool2d = dl_cuda_dnn_max_pool2d;
 }

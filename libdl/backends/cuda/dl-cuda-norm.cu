@@ -119,6 +119,23 @@ dl_cuda_norm_forward (DlBackendContext *ctx, const DlNormArgs *args, DlDType dty
 }
 
 void
+dl_cuda_norm_rstd (DlBackendContext *ctx, const DlNormArgs *args, DlDType dtype)
+{
+  cudaStream_t stream = dl_cuda_current_stream (ctx);
+
+  g_return_if_fail (args->kind == DL_NORM_BATCH && !args->training);
+  g_return_if_fail (dtype == DL_DTYPE_FLOAT32 || dtype == DL_DTYPE_FLOAT64);
+  if (args->c == 0)
+    return;
+  DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
+  if (dtype == DL_DTYPE_FLOAT64)
+    stats_kernel<double><<<DL_CUDA_GRID (args->c), 0, stream>>> (*args, args->c);
+  else
+    stats_kernel<float><<<DL_CUDA_GRID (args->c), 0, stream>>> (*args, args->c);
+  DL_CUDA_CHECK (cudaGetLastError ());
+}
+
+void
 dl_cuda_norm_backward (DlBackendContext *ctx, const DlNormArgs *args, DlDType dtype)
 {
   g_return_if_fail (dtype == DL_DTYPE_FLOAT32 || dtype == DL_DTYPE_FLOAT64);

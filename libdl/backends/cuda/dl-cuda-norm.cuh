@@ -17,10 +17,13 @@
  * elements' order, as the CPU's do, but not in its eight lanes, so they
  * agree to rounding, not bit for bit.
  *
- * These kernels, not cuDNN's batch norm: the slot serves group and layer
- * norm too, batch norm in eval mode, any eps (cuDNN wants at least
- * CUDNN_BN_MIN_EPSILON), nullable weight and bias and the biased variance
- * out, none of which cuDNN's cudnnBatchNormalization* calls take as such.
+ Where cuDNN is found, batch norm's forward and its training backward go
+ * to cuDNN's cudnnBatchNormalization* calls instead (dl-cuda-dnn.c; which
+ * ones: dl_cuda_batch_norm_plan in dl-cuda-dnn-plan.h). These kernels run
+ * group and layer norm, batch norm's gradient in eval mode, a backward
+ * without dx, what cuDNN's limits refuse (eps below CUDNN_BN_MIN_EPSILON,
+ * sizes beyond int) and everything on a machine without cuDNN; the cuDNN
+ * slot's eval forward still takes rstd from dl_cuda_norm_stats.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later

@@ -15,5 +15,8 @@ G_BEGIN_DECLS
 
 void dl_cuda_norm_forward (DlBackendContext *ctx, const DlNormArgs *args, DlDType dtype);
 void dl_cuda_norm_backward (DlBackendContext *ctx, const DlNormArgs *args, DlDType dtype);
+/* batch norm in eval mode: only rstd = 1 / sqrt (var + eps), for the
+ * cuDNN slot (dl-cuda-dnn.c), whose inference call writes y alone */
+void dl_cuda_norm_rstd (DlBackendContext *ctx, const DlNormArgs *args, DlDType dtype);
 
 G_END_DECLS

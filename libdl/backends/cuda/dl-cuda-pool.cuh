@@ -3,10 +3,13 @@
  * device and g++ for the host (tests/c/test-cuda-pool.cpp compares them
  * with the CPU backend's max_pool2d and max_pool2d_backward).
  *
- * Max pooling is a kernel of its own, not cuDNN's: the slot returns each
- * maximum's position (PyTorch's indices), which cuDNN's pooling does not
- * give, and its backward reads those positions, where cuDNN's would need
- * the input and output again.
+ * Max pooling with indices is a kernel of its own, not cuDNN's: the slot
+ * returns each maximum's position (PyTorch's indices), which cuDNN's
+ * pooling does not give, and its backward reads those positions, where
+ * cuDNN's would need the input and output again. Only a forward without
+ * indices (nothing recorded for a gradient) in a geometry cuDNN's pooling
+ * has goes to cuDNN (dl-cuda-dnn.c, dl_cuda_max_pool_plan); this kernel
+ * runs the rest, with or without indices.
  *
  * The forward is the CPU's loop for one output: the window's taps inside
  * the image, rows then columns, the first maximum kept and the first NaN
@@ -35,7 +38,7 @@ dl_cuda_taps_inside (int64_t start, int64_t k, int64_t d, int64_t size, int64_t 
 
 /* output @o (of n c out_h out_w, row major) of max pooling: the maximum
  * into out[o], its flat position in its plane into idx[o] (-1 for a
- * window with no tap inside) */
+ * window with no tap inside) unless idx is NULL */
 template <typename T>
 DL_HD void
 dl_cuda_max_pool_elem (const DlConvGeometry &g, const T *image, T *out, int64_t *idx, int64_t o)
@@ -69,7 +72,8 @@ dl_cuda_max_pool_elem (const DlConvGeometry &g, const T *image, T *out, int64_t 
         }
     }
   out[o] = best;
-  idx[o] = where;
+  if (idx)
+    idx[o] = where;
 }
 
 /* the outputs [*lo, *hi) along one axis whose window (k taps @d apart,
