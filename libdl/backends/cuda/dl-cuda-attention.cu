@@ -16,38 +16,6 @@
 #include "dl-cuda-private.h"
 
 template <typename T>
-__global__ void
-forward_kernel (DlAttentionArgs a, int64_t rows)
-{
-  DL_CUDA_EACH (r, rows)
-  dl_cuda_att_forward_row<T> (a, r);
-}
-
-template <typename T>
-__global__ void
-d_kernel (DlAttentionArgs a, T *dvec, int64_t rows)
-{
-  DL_CUDA_EACH (r, rows)
-  dl_cuda_att_backward_d<T> (a, dvec, r);
-}
-
-template <typename T>
-__global__ void
-query_kernel (DlAttentionArgs a, const T *dvec, int64_t rows)
-{
-  DL_CUDA_EACH (r, rows)
-  dl_cuda_att_backward_query<T> (a, dvec, r);
-}
-
-template <typename T>
-__global__ void
-key_kernel (DlAttentionArgs a, const T *dvec, int64_t rows)
-{
-  DL_CUDA_EACH (r, rows)
-  dl_cuda_att_backward_key<T> (a, dvec, r);
-}
-
-template <typename T>
 static void
 backward (DlBackendContext *ctx, const DlAttentionArgs *a, cudaStream_t stream)
 {
@@ -63,17 +31,20 @@ backward (DlBackendContext *ctx, const DlAttentionArgs *a, cudaStream_t stream)
     }
   if (qrows > 0)
     {
-      d_kernel<T><<<DL_CUDA_GRID (qrows), 0, stream>>> (*a, dvec, qrows);
+      dl_cuda_each<dl_cuda_att_backward_d<T>>
+          <<<DL_CUDA_GRID (qrows), 0, stream>>> (qrows, *a, dvec);
       DL_CUDA_CHECK (cudaGetLastError ());
       if (a->dq || a->dmask)
         {
-          query_kernel<T><<<DL_CUDA_GRID (qrows), 0, stream>>> (*a, dvec, qrows);
+          dl_cuda_each<dl_cuda_att_backward_query<T>>
+              <<<DL_CUDA_GRID (qrows), 0, stream>>> (qrows, *a, dvec);
           DL_CUDA_CHECK (cudaGetLastError ());
         }
     }
   if ((a->dk || a->dv) && krows > 0)
     {
-      key_kernel<T><<<DL_CUDA_GRID (krows), 0, stream>>> (*a, dvec, krows);
+      dl_cuda_each<dl_cuda_att_backward_key<T>>
+          <<<DL_CUDA_GRID (krows), 0, stream>>> (krows, *a, dvec);
       DL_CUDA_CHECK (cudaGetLastError ());
     }
   ctx->backend->raw_free (ctx, dvec, bytes);
@@ -90,9 +61,9 @@ dl_cuda_attention_forward (DlBackendContext *ctx, const DlAttentionArgs *args, D
     return;
   DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
   if (dtype == DL_DTYPE_FLOAT64)
-    forward_kernel<double><<<DL_CUDA_GRID (rows), 0, stream>>> (*args, rows);
+    dl_cuda_each<dl_cuda_att_forward_row<double>><<<DL_CUDA_GRID (rows), 0, stream>>> (rows, *args);
   else
-    forward_kernel<float><<<DL_CUDA_GRID (rows), 0, stream>>> (*args, rows);
+    dl_cuda_each<dl_cuda_att_forward_row<float>><<<DL_CUDA_GRID (rows), 0, stream>>> (rows, *args);
   DL_CUDA_CHECK (cudaGetLastError ());
 }
 

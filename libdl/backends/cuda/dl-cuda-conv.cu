@@ -12,22 +12,6 @@
 #include "dl-cuda-launch.cuh"
 #include "dl-cuda-private.h"
 
-template <typename T>
-__global__ void
-im2col_kernel (DlConvGeometry g, const T *image, T *cols, int64_t total)
-{
-  DL_CUDA_EACH (e, total)
-  dl_cuda_im2col_elem<T> (g, image, cols, e);
-}
-
-template <typename T>
-__global__ void
-col2im_kernel (DlConvGeometry g, const T *cols, T *image, int64_t total)
-{
-  DL_CUDA_EACH (e, total)
-  dl_cuda_col2im_elem<T> (g, cols, image, e);
-}
-
 /* im2col (@to_cols) from @src into @dst, or col2im */
 static void
 launch (DlBackendContext *ctx,
@@ -46,17 +30,17 @@ launch (DlBackendContext *ctx,
     return;
   DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
   if (dtype == DL_DTYPE_FLOAT64 && to_cols)
-    im2col_kernel<double>
-        <<<DL_CUDA_GRID (total), 0, stream>>> (*g, (const double *)src, (double *)dst, total);
+    dl_cuda_each<dl_cuda_im2col_elem<double>>
+        <<<DL_CUDA_GRID (total), 0, stream>>> (total, *g, (const double *)src, (double *)dst);
   else if (dtype == DL_DTYPE_FLOAT64)
-    col2im_kernel<double>
-        <<<DL_CUDA_GRID (total), 0, stream>>> (*g, (const double *)src, (double *)dst, total);
+    dl_cuda_each<dl_cuda_col2im_elem<double>>
+        <<<DL_CUDA_GRID (total), 0, stream>>> (total, *g, (const double *)src, (double *)dst);
   else if (to_cols)
-    im2col_kernel<float>
-        <<<DL_CUDA_GRID (total), 0, stream>>> (*g, (const float *)src, (float *)dst, total);
+    dl_cuda_each<dl_cuda_im2col_elem<float>>
+        <<<DL_CUDA_GRID (total), 0, stream>>> (total, *g, (const float *)src, (float *)dst);
   else
-    col2im_kernel<float>
-        <<<DL_CUDA_GRID (total), 0, stream>>> (*g, (const float *)src, (float *)dst, total);
+    dl_cuda_each<dl_cuda_col2im_elem<float>>
+        <<<DL_CUDA_GRID (total), 0, stream>>> (total, *g, (const float *)src, (float *)dst);
   DL_CUDA_CHECK (cudaGetLastError ());
 }
 

@@ -1,4 +1,4 @@
-/* dl-cuda-launch.cuh: how the random, pooling and norm kernels of the
+/* dl-cuda-launch.cuh: how the kernels of the
  * CUDA module spread their items over threads: blocks of
  * DL_CUDA_LAUNCH_THREADS threads, at most 65535 of them, each thread
  * taking items i, i + the grid's threads, ... (a grid-stride loop).
@@ -30,3 +30,18 @@ dl_cuda_launch_blocks (int64_t items)
 #define DL_CUDA_EACH(i, items)                                                                     \
   for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (items);                    \
        i += (int64_t)blockDim.x * gridDim.x)
+
+#ifdef __CUDACC__
+/* The kernel of every launch that runs one item per thread: each thread
+ * calls Body (args..., i) for its items i of [0, items). Body is a
+ * per-item function of the kernel bodies' headers (host-tested there):
+ *   dl_cuda_each<dl_cuda_im2col_elem<T>>
+ *       <<<DL_CUDA_GRID (total), 0, stream>>> (total, g, image, cols); */
+template <auto Body, typename... Args>
+__global__ void
+dl_cuda_each (int64_t items, Args... args)
+{
+  DL_CUDA_EACH (i, items)
+  Body (args..., i);
+}
+#endif

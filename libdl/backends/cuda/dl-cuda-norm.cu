@@ -15,34 +15,10 @@
 
 template <typename T>
 __global__ void
-stats_kernel (DlNormArgs a, int64_t n_sets)
-{
-  DL_CUDA_EACH (q, n_sets)
-  dl_cuda_norm_stats<T> (a, q);
-}
-
-template <typename T>
-__global__ void
-apply_kernel (DlNormArgs a, int64_t total)
-{
-  DL_CUDA_EACH (i, total)
-  dl_cuda_norm_apply<T> (a, i);
-}
-
-template <typename T>
-__global__ void
 dx_sums_kernel (DlNormArgs a, int64_t n_sets, double *sums)
 {
   DL_CUDA_EACH (q, n_sets)
   dl_cuda_norm_dx_sums<T> (a, q, sums);
-}
-
-template <typename T>
-__global__ void
-dx_kernel (DlNormArgs a, const double *sums, int64_t total)
-{
-  DL_CUDA_EACH (i, total)
-  dl_cuda_norm_dx<T> (a, sums, i);
 }
 
 template <typename T>
@@ -61,9 +37,9 @@ forward (const DlNormArgs *a, cudaStream_t stream)
   int64_t n_sets, m;
 
   dl_cuda_norm_sets (*a, &n_sets, &m);
-  stats_kernel<T><<<DL_CUDA_GRID (n_sets), 0, stream>>> (*a, n_sets);
+  dl_cuda_each<dl_cuda_norm_stats<T>><<<DL_CUDA_GRID (n_sets), 0, stream>>> (n_sets, *a);
   DL_CUDA_CHECK (cudaGetLastError ());
-  apply_kernel<T><<<DL_CUDA_GRID (total), 0, stream>>> (*a, total);
+  dl_cuda_each<dl_cuda_norm_apply<T>><<<DL_CUDA_GRID (total), 0, stream>>> (total, *a);
   DL_CUDA_CHECK (cudaGetLastError ());
 }
 
@@ -93,7 +69,7 @@ backward (DlBackendContext *ctx, const DlNormArgs *a, cudaStream_t stream)
           dx_sums_kernel<T><<<DL_CUDA_GRID (n_sets), 0, stream>>> (*a, n_sets, sums);
           DL_CUDA_CHECK (cudaGetLastError ());
         }
-      dx_kernel<T><<<DL_CUDA_GRID (total), 0, stream>>> (*a, sums, total);
+      dl_cuda_each<dl_cuda_norm_dx<T>><<<DL_CUDA_GRID (total), 0, stream>>> (total, *a, sums);
       DL_CUDA_CHECK (cudaGetLastError ());
       if (sums)
         ctx->backend->raw_free (ctx, sums, bytes);
@@ -129,9 +105,10 @@ dl_cuda_norm_rstd (DlBackendContext *ctx, const DlNormArgs *args, DlDType dtype)
     return;
   DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
   if (dtype == DL_DTYPE_FLOAT64)
-    stats_kernel<double><<<DL_CUDA_GRID (args->c), 0, stream>>> (*args, args->c);
+    dl_cuda_each<dl_cuda_norm_stats<double>>
+        <<<DL_CUDA_GRID (args->c), 0, stream>>> (args->c, *args);
   else
-    stats_kernel<float><<<DL_CUDA_GRID (args->c), 0, stream>>> (*args, args->c);
+    dl_cuda_each<dl_cuda_norm_stats<float>><<<DL_CUDA_GRID (args->c), 0, stream>>> (args->c, *args);
   DL_CUDA_CHECK (cudaGetLastError ());
 }
 

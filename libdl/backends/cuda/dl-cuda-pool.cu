@@ -12,26 +12,6 @@
 #include "dl-cuda-pool.h"
 #include "dl-cuda-private.h"
 
-template <typename T>
-__global__ void
-max_pool_kernel (DlConvGeometry g, const T *image, T *out, int64_t *idx, int64_t total)
-{
-  DL_CUDA_EACH (o, total)
-    dl_cuda_max_pool_elem<T> (g, image, out, idx, o);
-}
-
-template <typename T>
-__global__ void
-max_pool_backward_kernel (DlConvGeometry g,
-                          const T *grad_out,
-                          const int64_t *idx,
-                          T *grad_in,
-                          int64_t total)
-{
-  DL_CUDA_EACH (e, total)
-    dl_cuda_max_pool_backward_elem<T> (g, grad_out, idx, grad_in, e);
-}
-
 void
 dl_cuda_max_pool2d (DlBackendContext *ctx,
                     const DlConvGeometry *g,
@@ -48,11 +28,13 @@ dl_cuda_max_pool2d (DlBackendContext *ctx,
     return;
   DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
   if (dtype == DL_DTYPE_FLOAT64)
-    max_pool_kernel<double><<<DL_CUDA_GRID (total), 0, stream>>> (
-        *g, (const double *)image, (double *)out, (int64_t *)indices, total);
+    dl_cuda_each<dl_cuda_max_pool_elem<double>>
+        <<<DL_CUDA_GRID (total), 0, stream>>> (
+            total, *g, (const double *)image, (double *)out, (int64_t *)indices);
   else
-    max_pool_kernel<float><<<DL_CUDA_GRID (total), 0, stream>>> (
-        *g, (const float *)image, (float *)out, (int64_t *)indices, total);
+    dl_cuda_each<dl_cuda_max_pool_elem<float>>
+        <<<DL_CUDA_GRID (total), 0, stream>>> (
+            total, *g, (const float *)image, (float *)out, (int64_t *)indices);
   DL_CUDA_CHECK (cudaGetLastError ());
 }
 
@@ -72,10 +54,12 @@ dl_cuda_max_pool2d_backward (DlBackendContext *ctx,
     return;
   DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
   if (dtype == DL_DTYPE_FLOAT64)
-    max_pool_backward_kernel<double><<<DL_CUDA_GRID (total), 0, stream>>> (
-        *g, (const double *)grad_out, (const int64_t *)indices, (double *)grad_in, total);
+    dl_cuda_each<dl_cuda_max_pool_backward_elem<double>>
+        <<<DL_CUDA_GRID (total), 0, stream>>> (
+            total, *g, (const double *)grad_out, (const int64_t *)indices, (double *)grad_in);
   else
-    max_pool_backward_kernel<float><<<DL_CUDA_GRID (total), 0, stream>>> (
-        *g, (const float *)grad_out, (const int64_t *)indices, (float *)grad_in, total);
+    dl_cuda_each<dl_cuda_max_pool_backward_elem<float>>
+        <<<DL_CUDA_GRID (total), 0, stream>>> (
+            total, *g, (const float *)grad_out, (const int64_t *)indices, (float *)grad_in);
   DL_CUDA_CHECK (cudaGetLastError ());
 }

@@ -14,30 +14,6 @@
 #include "dl-cuda-resample.cuh"
 #include "dl-cuda-resample.h"
 
-template <typename T>
-__global__ void
-resample_kernel (DlCudaResample r, const T *in, T *out, int64_t total)
-{
-  DL_CUDA_EACH (e, total)
-  dl_cuda_resample_elem<T> (r, in, out, e);
-}
-
-template <typename T>
-__global__ void
-resample_adjoint_kernel (DlCudaResample r, const T *grad, T *grad_in, int64_t total)
-{
-  DL_CUDA_EACH (e, total)
-  dl_cuda_resample_adjoint_elem<T> (r, grad, grad_in, e);
-}
-
-template <typename T>
-__global__ void
-resample_max_kernel (DlCudaResample r, const T *in, T *out, int64_t *idx, int64_t total)
-{
-  DL_CUDA_EACH (e, total)
-  dl_cuda_resample_max_elem<T> (r, in, out, idx, e);
-}
-
 /* @a's axes on the device, into @r: returns the device block to release
  * with raw_free (*bytes long) once the kernel is queued, or NULL */
 static void *
@@ -108,12 +84,14 @@ launch (DlBackendContext *ctx,
       double *out = (double *)dst;
 
       if (kind == RESAMPLE_MAP)
-        resample_kernel<double><<<DL_CUDA_GRID (total), 0, stream>>> (r, in, out, total);
+        dl_cuda_each<dl_cuda_resample_elem<double>>
+            <<<DL_CUDA_GRID (total), 0, stream>>> (total, r, in, out);
       else if (kind == RESAMPLE_ADJOINT)
-        resample_adjoint_kernel<double><<<DL_CUDA_GRID (total), 0, stream>>> (r, in, out, total);
+        dl_cuda_each<dl_cuda_resample_adjoint_elem<double>>
+            <<<DL_CUDA_GRID (total), 0, stream>>> (total, r, in, out);
       else
-        resample_max_kernel<double>
-            <<<DL_CUDA_GRID (total), 0, stream>>> (r, in, out, (int64_t *)idx, total);
+        dl_cuda_each<dl_cuda_resample_max_elem<double>>
+            <<<DL_CUDA_GRID (total), 0, stream>>> (total, r, in, out, (int64_t *)idx);
     }
   else
     {
@@ -121,12 +99,14 @@ launch (DlBackendContext *ctx,
       float *out = (float *)dst;
 
       if (kind == RESAMPLE_MAP)
-        resample_kernel<float><<<DL_CUDA_GRID (total), 0, stream>>> (r, in, out, total);
+        dl_cuda_each<dl_cuda_resample_elem<float>>
+            <<<DL_CUDA_GRID (total), 0, stream>>> (total, r, in, out);
       else if (kind == RESAMPLE_ADJOINT)
-        resample_adjoint_kernel<float><<<DL_CUDA_GRID (total), 0, stream>>> (r, in, out, total);
+        dl_cuda_each<dl_cuda_resample_adjoint_elem<float>>
+            <<<DL_CUDA_GRID (total), 0, stream>>> (total, r, in, out);
       else
-        resample_max_kernel<float>
-            <<<DL_CUDA_GRID (total), 0, stream>>> (r, in, out, (int64_t *)idx, total);
+        dl_cuda_each<dl_cuda_resample_max_elem<float>>
+            <<<DL_CUDA_GRID (total), 0, stream>>> (total, r, in, out, (int64_t *)idx);
     }
   DL_CUDA_CHECK (cudaGetLastError ());
   /* the caching allocator reuses the block only after this stream's work */

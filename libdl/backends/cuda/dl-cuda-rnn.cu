@@ -17,37 +17,6 @@
 
 template <typename T>
 __global__ void
-bias_kernel (DlRnnArgs a, T *bias, T *bhn, int64_t total)
-{
-  DL_CUDA_EACH (k, total)
-  dl_cuda_rnn_bias_elem<T> (a, bias, bhn, k);
-}
-
-template <typename T>
-__global__ void
-cell_kernel (DlRnnArgs a,
-             int64_t o,
-             const T *gh,
-             const T *bias,
-             const T *bhn,
-             T *h,
-             T *c,
-             int64_t total)
-{
-  DL_CUDA_EACH (e, total)
-  dl_cuda_rnn_cell<T> (a, o, gh, bias, bhn, h, c, e);
-}
-
-template <typename T>
-__global__ void
-cell_backward_kernel (DlRnnArgs a, int64_t o, T *dh, const T *dm, T *dc, int64_t total)
-{
-  DL_CUDA_EACH (e, total)
-  dl_cuda_rnn_cell_backward<T> (a, o, dh, dm, dc, e);
-}
-
-template <typename T>
-__global__ void
 add_kernel (T *dst, const T *src, int64_t n)
 {
   DL_CUDA_EACH (i, n)
@@ -125,7 +94,8 @@ op_biases (gpointer user, const DlRnnArgs *a, void *bias, void *bhn)
 
   if (total == 0)
     return;
-  bias_kernel<T><<<DL_CUDA_GRID (total), 0, run->stream>>> (*a, (T *)bias, (T *)bhn, total);
+  dl_cuda_each<dl_cuda_rnn_bias_elem<T>>
+      <<<DL_CUDA_GRID (total), 0, run->stream>>> (total, *a, (T *)bias, (T *)bhn);
   DL_CUDA_CHECK (cudaGetLastError ());
 }
 
@@ -146,8 +116,9 @@ op_cells (gpointer user,
 
   if (total == 0)
     return;
-  cell_kernel<T><<<DL_CUDA_GRID (total), 0, run->stream>>> (
-      *a, o, (const T *)gh, (const T *)bias, (const T *)bhn, (T *)h, (T *)c, total);
+  dl_cuda_each<dl_cuda_rnn_cell<T>>
+      <<<DL_CUDA_GRID (total), 0, run->stream>>> (
+          total, *a, o, (const T *)gh, (const T *)bias, (const T *)bhn, (T *)h, (T *)c);
   DL_CUDA_CHECK (cudaGetLastError ());
 }
 
@@ -166,8 +137,8 @@ op_cells_backward (gpointer user,
 
   if (total == 0)
     return;
-  cell_backward_kernel<T>
-      <<<DL_CUDA_GRID (total), 0, run->stream>>> (*a, o, (T *)dh, (const T *)dm, (T *)dc, total);
+  dl_cuda_each<dl_cuda_rnn_cell_backward<T>>
+      <<<DL_CUDA_GRID (total), 0, run->stream>>> (total, *a, o, (T *)dh, (const T *)dm, (T *)dc);
   DL_CUDA_CHECK (cudaGetLastError ());
 }
 
