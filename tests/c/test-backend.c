@@ -17,7 +17,9 @@
 #include <unistd.h>
 
 #include "dl-test-utils.h"
+#include "backends/cpu/dl-cpu-private.h"
 #include "dl-tensor-private.h"
+#include "ops/dl-iter-private.h"
 
 /* ---- the fake backend ---------------------------------------------------- */
 
@@ -681,6 +683,47 @@ test_backend_to_device (void)
   g_assert_cmpfloat (v[5], ==, 5);
 }
 
+/* When libdl picks OpenBLAS's kernels again (dl-cpu-blas.c): only over
+ * the Prescott fallback, with the kernels of the CPU's level */
+static void
+test_blas_better_core (void)
+{
+  g_assert_cmpstr (dl_cpu_blas_better_core ("Prescott", DL_CPU_ISA_V4), ==, "SkylakeX");
+  g_assert_cmpstr (dl_cpu_blas_better_core ("prescott", DL_CPU_ISA_V3), ==, "Haswell");
+  g_assert_null (dl_cpu_blas_better_core ("Prescott", DL_CPU_ISA_BASELINE));
+  g_assert_null (dl_cpu_blas_better_core ("Haswell", DL_CPU_ISA_V4));
+  g_assert_null (dl_cpu_blas_better_core ("Zen", DL_CPU_ISA_V3));
+  g_assert_null (dl_cpu_blas_better_core ("SkylakeX", DL_CPU_ISA_V4));
+  g_assert_null (dl_cpu_blas_better_core (NULL, DL_CPU_ISA_V4));
+}
+
+/* After the CPU backend started, the OpenBLAS libdl calls runs kernels
+ * that the rule above keeps, and GEMMs still give exact small products */
+static void
+test_blas_core_in_use (void)
+{
+  g_autoptr (DlTensor) a = dl_arange (0, 6, 1, DL_DTYPE_FLOAT32, NULL, NULL);
+  g_autoptr (DlTensor) m = dl_tensor_reshape (a, (gint64[]){ 2, 3 }, 2, NULL);
+  g_autoptr (DlTensor) mt = dl_tensor_t (m, NULL);
+  g_autoptr (DlTensor) p = dl_tensor_matmul (m, mt, NULL);
+  const gchar *core = dl_cpu_blas_get_core ();
+  float v[4];
+
+  g_assert_nonnull (p);
+  g_assert_true (dl_tensor_copy_to_host (p, DL_DTYPE_FLOAT32, v, "test", NULL));
+  g_assert_cmpfloat (v[0], ==, 5);
+  g_assert_cmpfloat (v[1], ==, 14);
+  g_assert_cmpfloat (v[3], ==, 50);
+  if (core == NULL)
+    {
+      g_test_skip ("this OpenBLAS does not name its kernels");
+      return;
+    }
+  g_test_message ("OpenBLAS kernels: %s", core);
+  if (g_getenv ("OPENBLAS_CORETYPE") == NULL)
+    g_assert_null (dl_cpu_blas_better_core (core, dl_cpu_hardware_isa ()));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -699,6 +742,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/backend/read-values", test_backend_read_values);
   g_test_add_func ("/backend/to-device", test_backend_to_device);
   g_test_add_func ("/backend/bare", test_backend_bare);
+  g_test_add_func ("/backend/blas/better-core", test_blas_better_core);
+  g_test_add_func ("/backend/blas/core-in-use", test_blas_core_in_use);
 
   return g_test_run ();
 }

@@ -16,11 +16,12 @@
 gint64 dl_cpu_grain = 32768;
 DlCpuIsa dl_cpu_isa = DL_CPU_ISA_BASELINE;
 
-static DlCpuIsa
-detect_isa (void)
+/* The best x86-64 level this CPU runs (baseline elsewhere), whatever
+ * DL_CPU_ISA says */
+DlCpuIsa
+dl_cpu_hardware_isa (void)
 {
   DlCpuIsa isa = DL_CPU_ISA_BASELINE;
-  const gchar *cap = g_getenv ("DL_CPU_ISA");
 
 #ifdef DL_CPU_ISA_LEVELS
   __builtin_cpu_init ();
@@ -29,6 +30,15 @@ detect_isa (void)
   else if (__builtin_cpu_supports ("x86-64-v3"))
     isa = DL_CPU_ISA_V3;
 #endif
+  return isa;
+}
+
+static DlCpuIsa
+detect_isa (void)
+{
+  DlCpuIsa isa = dl_cpu_hardware_isa ();
+  const gchar *cap = g_getenv ("DL_CPU_ISA");
+
   if (g_strcmp0 (cap, "x86-64") == 0)
     isa = DL_CPU_ISA_BASELINE;
   else if (g_strcmp0 (cap, "x86-64-v3") == 0)

@@ -52,8 +52,83 @@ static struct
 {
   __typeof__ (cblas_sgemm) *sgemm;
   __typeof__ (cblas_dgemm) *dgemm;
-  gboolean openmp; /* the OpenMP build: single-threaded inside our regions */
-} blas = { cblas_sgemm, cblas_dgemm, FALSE };
+  gboolean openmp;   /* the OpenMP build: single-threaded inside our regions */
+  const gchar *core; /* its kernels' name (OpenBLAS's), NULL where unknown */
+} blas = { cblas_sgemm, cblas_dgemm, FALSE, NULL };
+
+/* Which kernels OpenBLAS runs.
+ *
+ * Debian's OpenBLAS builds carry kernels for every x86-64 CPU and pick
+ * them, when loaded, from the CPU's family and model. A model the build
+ * does not know can fall through to the oldest 64-bit kernels: Debian
+ * 12's 0.3.21 takes Intel's family 6, model 0xCF (Emerald Rapids, with
+ * AVX-512 and AMX) for a Prescott and runs its GEMMs with SSE3, at a
+ * quarter of the speed of its AVX-512 kernels (one core, sgemm of
+ * 256x256x784: 32 GFLOP/s as "Prescott", 80 as "Haswell", 122-150 as
+ * "SkylakeX"; docs/threading.md). OpenBLAS lets its choice be forced
+ * (OPENBLAS_CORETYPE, read when it picks). So when the OpenBLAS libdl
+ * calls says "Prescott" on a CPU of x86-64 level 3 or 4, libdl has it
+ * pick again with the kernels of that level: "Haswell" (AVX2, FMA) or
+ * "SkylakeX" (AVX-512 F, BW, CD, DQ, VL), the ones its own fallback for
+ * unknown models would give. A choice the user forced with
+ * OPENBLAS_CORETYPE stays. */
+
+/* The OPENBLAS_CORETYPE to have OpenBLAS pick again with, when its
+ * kernels are @core (openblas_get_corename) on a CPU of level @isa; NULL
+ * to keep them. */
+const gchar *
+dl_cpu_blas_better_core (const gchar *core, DlCpuIsa isa)
+{
+  if (core == NULL || g_ascii_strcasecmp (core, "Prescott") != 0)
+    return NULL;
+  switch (isa)
+    {
+      case DL_CPU_ISA_V4:
+        return "SkylakeX";
+      case DL_CPU_ISA_V3:
+        return "Haswell";
+      case DL_CPU_ISA_BASELINE:
+      default:
+        return NULL;
+    }
+}
+
+/* The name of the kernels of the OpenBLAS libdl calls (after
+ * dl_cpu_blas_init ()), NULL where it does not say. */
+const gchar *
+dl_cpu_blas_get_core (void)
+{
+  return blas.core;
+}
+
+/* Has the OpenBLAS of @lib (a dlopen handle, or RTLD_DEFAULT for the
+ * process's) pick its kernels again where dl_cpu_blas_better_core ()
+ * says so, and notes their name. Done once, when the CPU backend starts,
+ * before libdl's first GEMM: the library's selection is empty between
+ * the two calls, so nothing may run a GEMM on it meanwhile (libdl's own
+ * copy serves libdl alone; the process's serves others only when libdl
+ * was loaded first, when nothing has called it yet). */
+static void
+choose_core (void *lib)
+{
+  char *(*get_core) (void) = (char *(*)(void))dlsym (lib, "openblas_get_corename");
+  void (*quit) (void) = (void (*) (void))dlsym (lib, "gotoblas_dynamic_quit");
+  void (*pick) (void) = (void (*) (void))dlsym (lib, "gotoblas_dynamic_init");
+  const gchar *better;
+
+  if (get_core == NULL)
+    return;
+  better = dl_cpu_blas_better_core (get_core (), dl_cpu_hardware_isa ());
+  /* quit and pick exist only in builds that carry every CPU's kernels */
+  if (better && quit && pick && g_getenv ("OPENBLAS_CORETYPE") == NULL)
+    {
+      g_setenv ("OPENBLAS_CORETYPE", better, TRUE);
+      quit ();
+      pick ();
+      g_unsetenv ("OPENBLAS_CORETYPE");
+    }
+  blas.core = g_intern_string (get_core ());
+}
 
 /* Whether a sanitizer's runtime is in the process: Address- and
  * ThreadSanitizer refuse RTLD_DEEPBIND. */
@@ -84,6 +159,7 @@ dl_cpu_blas_init (void)
           blas.sgemm = (__typeof__ (cblas_sgemm) *)s;
           blas.dgemm = (__typeof__ (cblas_dgemm) *)d;
           blas.openmp = TRUE;
+          choose_core (h);
           return;
         }
       if (h)
@@ -93,6 +169,7 @@ dl_cpu_blas_init (void)
   blas.sgemm = cblas_sgemm;
   blas.dgemm = cblas_dgemm;
   blas.openmp = openblas_get_parallel () == 2;
+  choose_core (RTLD_DEFAULT);
 }
 
 #define DEFINE_NAIVE(TN, T, ACC)                                                                   \

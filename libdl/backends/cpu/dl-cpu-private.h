@@ -359,6 +359,9 @@ typedef void (*DlCpuLoop) (char **data, const gint64 *strides, gint64 n, gpointe
 
 gint dl_cpu_get_num_threads (void);
 void dl_cpu_blas_init (void);
+const gchar *dl_cpu_blas_better_core (const gchar *core, DlCpuIsa isa);
+const gchar *dl_cpu_blas_get_core (void);
+DlCpuIsa dl_cpu_hardware_isa (void);
 void dl_cpu_iter_for_each (const DlIter *iter, DlCpuLoop loop, gpointer ctx);
 /* as dl_cpu_iter_for_each, for a loop whose element costs @cost times a
  * cheap one's (dl_cpu_unary_cost): split over threads from DL_CPU_GRAIN /
