@@ -70,6 +70,10 @@
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (DlProcessGroup, dl_process_group, G_TYPE_OBJECT)
 
+/* the class keeps its size (ABI) as fields take the place of its padding:
+ * 13 slots, slots_time_out and 6 pointers of padding */
+G_STATIC_ASSERT (sizeof (DlProcessGroupClass) == sizeof (GObjectClass) + 20 * sizeof (gpointer));
+
 const gchar *const dl_process_group_coll_names[] = {
   "all_reduce", "broadcast", "reduce",    "all_gather", "gather", "scatter", "reduce_scatter",
   "all_to_all", "barrier",   "new_group", "send",       "recv",   "stop",
@@ -480,7 +484,6 @@ dl_process_group_init (DlProcessGroup *self)
   priv->timeout = 1800.0;
   priv->lanes = g_hash_table_new (NULL, NULL);
   priv->all_lanes = g_ptr_array_new_with_free_func (lane_free);
-  priv->run_inline = -1;
   priv->check_args = g_strcmp0 (g_getenv ("DL_DISTRIBUTED_CHECK"), "0") != 0;
 }
 
@@ -613,22 +616,6 @@ dl_process_group_job_new (DlProcessGroup *self, Coll coll, DlTensor *tensor, gin
   return job;
 }
 
-/* Whether the engine of @self marked its type with
- * DL_PROCESS_GROUP_SLOTS_TIME_OUT, so that a synchronous operation may run
- * on the caller's thread; the group's lock is held */
-static gboolean
-runs_inline (DlProcessGroup *self)
-{
-  DlProcessGroupPrivate *priv = dl_process_group_get_priv (self);
-
-  if (priv->run_inline < 0)
-    priv->run_inline
-        = g_type_get_qdata (G_OBJECT_TYPE (self),
-                            g_quark_from_static_string (DL_PROCESS_GROUP_SLOTS_TIME_OUT))
-          != NULL;
-  return priv->run_inline;
-}
-
 /* Queues @job (taken) and returns its work, waited for unless @async_op */
 DlWork *
 dl_process_group_submit (DlProcessGroup *self, Job *job, gboolean async_op, GError **error)
@@ -669,7 +656,7 @@ dl_process_group_submit (DlProcessGroup *self, Job *job, gboolean async_op, GErr
     }
   job->lane = lane;
   lane->busy++;
-  if (!async_op && lane->busy == 1 && runs_inline (self))
+  if (!async_op && lane->busy == 1 && DL_PROCESS_GROUP_GET_CLASS (self)->slots_time_out)
     {
       /* nothing queued before it: the caller runs it, sparing the two
        * hand-overs between threads (the lane's thread waits meanwhile) */

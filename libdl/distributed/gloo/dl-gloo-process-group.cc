@@ -845,9 +845,7 @@ dl_gloo_process_group_class_init (DlGlooProcessGroupClass *klass)
 
   object_class->finalize = dl_gloo_process_group_finalize;
   /* Gloo's calls give up with an error after the context's timeout */
-  g_type_set_qdata (G_TYPE_FROM_CLASS (klass),
-                    g_quark_from_static_string (DL_PROCESS_GROUP_SLOTS_TIME_OUT),
-                    GINT_TO_POINTER (1));
+  pg_class->slots_time_out = TRUE;
   pg_class->all_reduce = gloo_all_reduce;
   pg_class->broadcast = gloo_broadcast;
   pg_class->reduce = gloo_reduce;
