@@ -63,30 +63,163 @@ meta_equal (const Meta *a, const Meta *b)
          && memcmp (a->shape, b->shape, sizeof a->shape) == 0;
 }
 
-/* The metadata exchange before a collective: every rank learns what every
- * other rank was asked and fails, with the same message, when they differ */
+/* The exchange of arguments before a collective is an all_gather of one
+ * frame per rank, of a size every rank of the group computes alike (it
+ * depends on the group's size only, never on a rank's arguments): the
+ * rank's Meta and, when the collective's data is small enough to fit in
+ * the rest of the frame, the data itself. Such a collective is complete
+ * once the frames are in and agree (the data of every rank is there), so
+ * it costs one round trip instead of two; a larger one runs the engine's
+ * slot after the exchange. Whether the data travels in the frame depends
+ * on the collective and its size only, which every rank's Meta states:
+ * the ranks that agree on their Meta agree on it too. */
+#define FRAME_BYTES 4096
+#define FRAME_MAX_RANKS 8
+
+static gsize
+frame_bytes (DlProcessGroupPrivate *priv)
+{
+  return priv->size <= FRAME_MAX_RANKS ? FRAME_BYTES : sizeof (Meta);
+}
+
+/* Whether @job's data travels in its frame, and how many bytes of it */
 static gboolean
-check_across_ranks (DlProcessGroup *self, Job *job, GError **error)
+job_fits_frame (DlProcessGroupPrivate *priv, Job *job, gsize *payload)
+{
+  gsize n;
+
+  if (job->meta.failed)
+    return FALSE;
+  switch (job->coll)
+    {
+      case COLL_BARRIER:
+        *payload = 0;
+        return TRUE;
+      case COLL_ALL_REDUCE:
+      case COLL_REDUCE:
+      case COLL_BROADCAST:
+      case COLL_ALL_GATHER:
+      case COLL_GATHER:
+        n = dl_process_group_tensor_nbytes (job->tensor);
+        break;
+      default:
+        return FALSE;
+    }
+  if (sizeof (Meta) + n > frame_bytes (priv))
+    return FALSE;
+  *payload = n;
+  return TRUE;
+}
+
+/* Completes @job, whose data came in every rank's frame (@frames: size ×
+ * @fsize bytes); the frames agree */
+static gboolean
+finish_from_frames (DlProcessGroup *self,
+                    Job *job,
+                    const guint8 *frames,
+                    gsize fsize,
+                    GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_priv (self);
+  DlTensor *t = job->tensor;
+  gsize n = t ? dl_process_group_tensor_nbytes (t) : 0;
+  gboolean is_root = job->root == priv->rank;
+#define PAYLOAD(r) (frames + (gsize)(r)*fsize + sizeof (Meta))
+
+  switch (job->coll)
+    {
+      case COLL_BARRIER: /* every rank's frame is in: every rank has entered */
+        return TRUE;
+      case COLL_BROADCAST:
+        if (!is_root)
+          memcpy (dl_tensor_data (t), PAYLOAD (job->root), n);
+        return TRUE;
+      case COLL_ALL_REDUCE:
+      case COLL_REDUCE:
+        {
+          DlDType dtype = dl_tensor_get_dtype (t);
+          DlReduceOpKind op = job->op;
+          gsize count = dl_tensor_numel (t);
+          guint8 *out = (guint8 *)dl_tensor_data (t);
+
+          if (job->coll == COLL_REDUCE && !is_root)
+            return TRUE;
+          /* as run_reduction() asks the engines: bool as uint8 max/min,
+           * AVG as a sum then a division; in rank order on every rank, so
+           * that every rank holds the same bits */
+          if (dtype == DL_DTYPE_BOOL)
+            {
+              dtype = DL_DTYPE_UINT8;
+              op = (op == DL_REDUCE_OP_KIND_SUM || op == DL_REDUCE_OP_KIND_MAX)
+                       ? DL_REDUCE_OP_KIND_MAX
+                       : DL_REDUCE_OP_KIND_MIN;
+            }
+          else if (op == DL_REDUCE_OP_KIND_AVG)
+            op = DL_REDUCE_OP_KIND_SUM;
+          memcpy (out, PAYLOAD (0), n);
+          for (gint r = 1; r < priv->size; r++)
+            if (!dl_reduce_host (dtype, op, out, PAYLOAD (r), count))
+              {
+                g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED, "%s: no %s reduction of %s",
+                             dl_process_group_coll_names[job->coll], dl_reduce_op_kind_name (op),
+                             dl_dtype_get_name (dtype));
+                return FALSE;
+              }
+          if (job->op == DL_REDUCE_OP_KIND_AVG)
+            dl_reduce_host_divide (dtype, out, count, priv->size);
+          return TRUE;
+        }
+      case COLL_ALL_GATHER:
+      case COLL_GATHER:
+        if (job->coll == COLL_GATHER && !is_root)
+          return TRUE;
+        for (gint r = 0; r < priv->size; r++)
+          memcpy (job->other ? (gpointer)((guint8 *)dl_tensor_data (job->other) + (gsize)r * n)
+                             : dl_tensor_data (g_ptr_array_index (job->list, r)),
+                  PAYLOAD (r), n);
+        return TRUE;
+      default:
+        g_assert_not_reached ();
+    }
+#undef PAYLOAD
+  return FALSE;
+}
+
+/* The metadata exchange before a collective: every rank learns what every
+ * other rank was asked and fails, with the same message, when they differ.
+ * Sets @done when the collective's data came with it (the collective is
+ * then complete). */
+static gboolean
+check_across_ranks (DlProcessGroup *self, Job *job, gboolean *done, GError **error)
 {
   DlProcessGroupPrivate *priv = dl_process_group_get_priv (self);
   DlProcessGroupClass *klass = DL_PROCESS_GROUP_GET_CLASS (self);
-  g_autofree Meta *all = NULL;
+  g_autofree guint8 *mine = NULL, *frames = NULL;
   g_autoptr (GError) local = NULL;
   const gchar *name = dl_process_group_coll_names[job->coll];
+  gsize fsize = frame_bytes (priv), payload = 0;
+  gboolean fits;
 
+  *done = FALSE;
   job->meta.seq = priv->seq++;
   if (priv->size == 1 || klass->all_gather == NULL || !priv->check_args)
     return !job->meta.failed;
-  all = g_new0 (Meta, priv->size);
-  if (!klass->all_gather (self, &job->meta, all, sizeof (Meta), &local))
+  fits = job_fits_frame (priv, job, &payload);
+  mine = g_malloc0 (fsize);
+  frames = g_malloc (fsize * priv->size);
+  memcpy (mine, &job->meta, sizeof (Meta));
+  if (fits && payload)
+    memcpy (mine + sizeof (Meta), dl_tensor_data (job->tensor), payload);
+  if (!klass->all_gather (self, mine, frames, fsize, &local))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_FAILED,
                    "%s: the exchange of arguments across the ranks failed (rank %d of %d): %s",
                    name, priv->rank, priv->size, local->message);
       return FALSE;
     }
+#define META(r) ((const Meta *)(frames + (gsize)(r)*fsize))
   for (gint r = 0; r < priv->size; r++)
-    if (all[r].failed)
+    if (META (r)->failed)
       {
         g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                      "%s: rank %d rejected its arguments (see its own error) (rank %d of %d)", name,
@@ -94,17 +227,21 @@ check_across_ranks (DlProcessGroup *self, Job *job, GError **error)
         return FALSE;
       }
   for (gint r = 1; r < priv->size; r++)
-    if (!meta_equal (&all[0], &all[r]))
+    if (!meta_equal (META (0), META (r)))
       {
-        g_autofree gchar *first = meta_describe (&all[0]);
-        g_autofree gchar *other = meta_describe (&all[r]);
+        g_autofree gchar *first = meta_describe (META (0));
+        g_autofree gchar *other = meta_describe (META (r));
 
         g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                      "%s: the ranks disagree: rank 0 called %s, rank %d called %s (rank %d of %d)",
                      name, first, r, other, priv->rank, priv->size);
         return FALSE;
       }
-  return TRUE;
+#undef META
+  if (!fits)
+    return TRUE;
+  *done = TRUE;
+  return finish_from_frames (self, job, frames, fsize, error);
 }
 
 /* A send is its metadata, then its payload; the receiver compares the
@@ -319,6 +456,7 @@ run_job (DlProcessGroup *self, Job *job, GError **error)
   g_autofree guint8 *tmp = NULL, *tmp2 = NULL;
   gsize nbytes = t ? dl_process_group_tensor_nbytes (t) : 0;
   DlDType dtype = t ? dl_tensor_get_dtype (t) : DL_DTYPE_UINT8;
+  gboolean done = FALSE;
 
   if (slot_of (klass, job) == NULL && !job->meta.failed)
     {
@@ -331,8 +469,10 @@ run_job (DlProcessGroup *self, Job *job, GError **error)
     {
       return run_point_to_point (self, job, error);
     }
-  if (job->coll != COLL_NEW_GROUP && !check_across_ranks (self, job, error))
+  if (job->coll != COLL_NEW_GROUP && !check_across_ranks (self, job, &done, error))
     return FALSE;
+  if (done)
+    return TRUE;
   switch (job->coll)
     {
       case COLL_ALL_REDUCE:

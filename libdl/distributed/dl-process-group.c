@@ -43,8 +43,13 @@
  * (the collective, dtype, shape, root and reduction): a rank that calls
  * another collective or passes a tensor of another shape or dtype makes
  * the collective fail on every rank, naming both ranks' arguments,
- * instead of hanging. The exchange costs one small all_gather per
- * collective; a program whose ranks are known to agree can skip it by
+ * instead of hanging. The exchange is one all_gather of 4 KB per rank
+ * (of its arguments alone in groups of more than 8 ranks), which carries
+ * the data of a collective small enough to fit (barrier, and all_reduce,
+ * reduce, broadcast, all_gather or gather of up to 3968 bytes): such a
+ * collective is complete once the exchange is, in one round trip; a
+ * larger one runs the engine's collective after it. A program whose ranks
+ * are known to agree can skip the exchange by
  * setting the environment variable `DL_DISTRIBUTED_CHECK=0` before it
  * makes its groups (mismatched calls may then hang or mix up data, as
  * with torch's default `TORCH_DISTRIBUTED_DEBUG=OFF`). A collective that does not complete within

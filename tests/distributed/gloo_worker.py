@@ -32,6 +32,10 @@ SCENARIO, OUTDIR = sys.argv[1], sys.argv[2]
 RANK = int(os.environ["RANK"])
 SIZE = int(os.environ["WORLD_SIZE"])
 N = 300
+# and a size whose data no longer fits in the frame of the exchange of
+# arguments (4 KB: a collective of up to 3968 bytes travels in it), so that
+# the engine's own collectives run too
+N_LARGE = 5000
 
 if SCENARIO == "torch":
     import torch
@@ -105,7 +109,7 @@ def done(work):
     assert work.is_completed()
 
 
-def collectives(pg):
+def collectives(pg, N):
     size = pg.get_size()
     assert pg.get_rank() == RANK and size == SIZE
     assert pg.get_backend_name() == "gloo"
@@ -203,7 +207,8 @@ def main():
         method = "tcp://%s:%s" % (os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"])
     pg = Dl.distributed_new_process_group("gloo", method, RANK, SIZE, timeout)
     if SCENARIO == "collectives":
-        collectives(pg)
+        collectives(pg, N)
+        collectives(pg, N_LARGE)
     elif SCENARIO == "tcp":
         # the rendezvous is what differs: one collective per dtype
         for dt in DTYPES:
