@@ -210,7 +210,7 @@ check_across_ranks (DlProcessGroup *self, Job *job, gboolean *done, GError **err
   memcpy (mine, &job->meta, sizeof (Meta));
   if (fits && payload)
     memcpy (mine + sizeof (Meta), dl_tensor_data (job->tensor), payload);
-  if (!klass->all_gather (self, mine, frames, fsize, &local))
+  if (!(klass->exchange ? klass->exchange : klass->all_gather) (self, mine, frames, fsize, &local))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_FAILED,
                    "%s: the exchange of arguments across the ranks failed (rank %d of %d): %s",

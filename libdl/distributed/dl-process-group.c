@@ -76,7 +76,7 @@
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (DlProcessGroup, dl_process_group, G_TYPE_OBJECT)
 
 /* the class keeps its size (ABI) as fields take the place of its padding:
- * 13 slots, slots_time_out and 6 pointers of padding */
+ * 13 slots, slots_time_out, exchange and 5 pointers of padding */
 G_STATIC_ASSERT (sizeof (DlProcessGroupClass) == sizeof (GObjectClass) + 20 * sizeof (gpointer));
 
 const gchar *const dl_process_group_coll_names[] = {
@@ -298,6 +298,28 @@ dl_process_group_job_free (Job *job)
  * with @tag, and says which in @src. Runs on the group's thread for
  * receives from any source; %NULL in an engine that cannot (a receive
  * from any source is then %DL_ERROR_NOT_SUPPORTED).
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DlProcessGroupClass::exchange:
+ * @self: a #DlProcessGroup
+ * @send: (type gpointer): this rank's @nbytes bytes
+ * @recv: (type gpointer): size × @nbytes bytes
+ * @nbytes: the size of each rank's part: the same on every call of @self
+ * @error: return location for a #GError
+ *
+ * Gathers every rank's @send into @recv of every rank, in rank order,
+ * as #DlProcessGroupClass::all_gather does: the exchange of arguments
+ * that comes before each collective. Since @nbytes never changes for a
+ * group, an engine may keep a receive posted for each peer from one call
+ * to the next, so that a rank's part travels as soon as it is sent
+ * instead of when the peer asks for it. Optional: the base calls
+ * #DlProcessGroupClass::all_gather when it is %NULL. Runs on the group's
+ * worker thread, or the caller's when the engine sets slots_time_out.
  *
  * Returns: %TRUE on success, %FALSE with @error set
  *

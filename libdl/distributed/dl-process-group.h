@@ -82,6 +82,11 @@ G_DECLARE_DERIVABLE_TYPE (DlProcessGroup, dl_process_group, DL, PROCESS_GROUP, G
  *   timeout's error, from the slot. %FALSE (the default) for an engine
  *   that cannot promise it: the base's own wait enforces the timeout.
  *   Set in the engine's class_init.
+ * @exchange: as @all_gather, for the exchange of arguments before each
+ *   collective (optional: @all_gather when %NULL). @nbytes is the same
+ *   on every call of a group, so an engine may keep its receives posted
+ *   from one call to the next, and a rank's part may reach the others
+ *   before they ask for it.
  *
  * The class of process groups: each engine (MPI, Gloo) is a subclass that
  * fills these slots. Every slot is synchronous, works on contiguous host
@@ -173,11 +178,17 @@ struct _DlProcessGroupClass
                         gint tag,
                         GError **error);
   gboolean slots_time_out;
+  gboolean (*exchange) (DlProcessGroup *self,
+                        gconstpointer send,
+                        gpointer recv,
+                        gsize nbytes,
+                        GError **error);
 
   /*< private >*/
-  /* slots_time_out took one pointer of the padding (a gboolean and its
-   * alignment fill a pointer's place), so the class keeps its size */
-  gpointer padding[6];
+  /* slots_time_out and exchange took two pointers of the padding (a
+   * gboolean and its alignment fill a pointer's place), so the class
+   * keeps its size */
+  gpointer padding[5];
 };
 
 DL_EXPORT

@@ -119,6 +119,30 @@ struct Shared
 
 } // namespace
 
+namespace
+{
+
+/* The exchange of arguments (DlProcessGroupClass::exchange): one unbound
+ * buffer per peer, whose receive is posted again as soon as a part has
+ * come in, so that the peer's next part goes out at once when it is sent
+ * (Gloo sends an unbound buffer only once the receiver has said it is
+ * ready: without a receive posted in advance, each part would wait for
+ * that notice to come back) */
+struct Exchange
+{
+  size_t nbytes = 0;
+  std::vector<std::vector<char> > parts; /* by peer */
+  std::vector<std::unique_ptr<gloo::transport::UnboundBuffer> > in;
+  std::vector<bool> posted; /* whether in[p] has its receive posted */
+};
+
+/* the slot of the exchange's messages: a prefix none of Gloo's
+ * collectives uses (theirs are 0x01 to 0x08), and above the user's tags
+ * of send and recv */
+const uint8_t kExchangeSlotPrefix = 0x40;
+
+} // namespace
+
 /* The group's own state, behind the GObject instance */
 struct DlGlooState
 {
@@ -127,6 +151,7 @@ struct DlGlooState
   std::string prefix;           /* this group's keys in the store */
   std::atomic<int> n_subgroups; /* new_group calls seen, on every rank alike */
   std::vector<char> scratch;    /* reduce's output on the ranks that are not root */
+  std::unique_ptr<Exchange> exchange; /* (nullable): destroyed before the context it uses */
 };
 
 G_BEGIN_DECLS
@@ -537,6 +562,77 @@ gloo_recv_any (DlProcessGroup *pg, gpointer buf, gsize nbytes, gint *src, gint t
 }
 
 gboolean
+gloo_exchange (DlProcessGroup *pg, gconstpointer send, gpointer recv, gsize nbytes, GError **error)
+{
+  DlGlooState *state = DL_GLOO_PROCESS_GROUP (pg)->state;
+  auto &context = state->context;
+  const auto slot = gloo::Slot::build (kExchangeSlotPrefix, 0);
+  const auto timeout = context->getTimeout ();
+  int size = context->size, rank = context->rank;
+
+  if (state->exchange && state->exchange->nbytes != nbytes)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_FAILED,
+                   "exchange: %" G_GSIZE_FORMAT
+                   " bytes, where the group's exchange has %" G_GSIZE_FORMAT,
+                   nbytes, state->exchange->nbytes);
+      return FALSE;
+    }
+  GLOO_TRY (pg, "exchange", {
+    auto &ex = state->exchange;
+
+    if (!ex)
+      {
+        /* the first call posts a receive from every peer */
+        ex.reset (new Exchange ());
+        ex->nbytes = nbytes;
+        ex->parts.resize (size);
+        ex->in.resize (size);
+        ex->posted.assign (size, false);
+        for (int p = 0; p < size; p++)
+          if (p != rank)
+            {
+              ex->parts[p].resize (MAX (nbytes, 1));
+              ex->in[p] = context->createUnboundBuffer (ex->parts[p].data (), nbytes);
+            }
+      }
+    for (int p = 0; p < size; p++)
+      if (p != rank && !ex->posted[p])
+        {
+          ex->in[p]->recv (p, slot);
+          ex->posted[p] = true;
+        }
+    auto out = context->createUnboundBuffer (const_cast<gpointer> (send), nbytes);
+
+    for (int p = 0; p < size; p++)
+      if (p != rank)
+        out->send (p, slot);
+    memcpy (bytes (recv) + (gsize)rank * nbytes, send, nbytes);
+    for (int p = 0; p < size; p++)
+      if (p != rank)
+        {
+          ex->in[p]->waitRecv (timeout);
+          ex->posted[p] = false;
+          memcpy (bytes (recv) + (gsize)p * nbytes, ex->parts[p].data (), nbytes);
+          /* the next call's, at once; a peer that has left since (its
+           * process ended after this exchange) is the next call's error */
+          try
+            {
+              ex->in[p]->recv (p, slot);
+              ex->posted[p] = true;
+            }
+          catch (const std::exception &)
+            {
+            }
+        }
+    for (int p = 0; p < size; p++)
+      if (p != rank)
+        out->waitSend (timeout);
+  });
+  return TRUE;
+}
+
+gboolean
 gloo_barrier (DlProcessGroup *pg, GError **error)
 {
   GLOO_TRY (pg, "barrier", {
@@ -846,6 +942,7 @@ dl_gloo_process_group_class_init (DlGlooProcessGroupClass *klass)
   object_class->finalize = dl_gloo_process_group_finalize;
   /* Gloo's calls give up with an error after the context's timeout */
   pg_class->slots_time_out = TRUE;
+  pg_class->exchange = gloo_exchange;
   pg_class->all_reduce = gloo_all_reduce;
   pg_class->broadcast = gloo_broadcast;
   pg_class->reduce = gloo_reduce;
