@@ -43,13 +43,13 @@
  * (the collective, dtype, shape, root and reduction): a rank that calls
  * another collective or passes a tensor of another shape or dtype makes
  * the collective fail on every rank, naming both ranks' arguments,
- * instead of hanging. The exchange is one all_gather of 4 KB per rank
- * (of its arguments alone in groups of more than 8 ranks), which carries
- * the data of a collective small enough to fit (barrier, and all_reduce,
- * reduce, broadcast, all_gather or gather of up to 3968 bytes): such a
- * collective is complete once the exchange is, in one round trip; a
- * larger one runs the engine's collective after it. A program whose ranks
- * are known to agree can skip the exchange by
+ * instead of hanging. The exchange carries the data of a collective
+ * small enough (barrier, and all_reduce, reduce, broadcast, all_gather or
+ * gather of up to 2 MB divided by the number of peers with the Gloo
+ * engine, 3968 bytes with MPI's fixed frames of 4 KB): such a collective
+ * is complete once the exchange is, in one round trip; a larger one runs
+ * the engine's collective after it. A program whose ranks are known to
+ * agree can skip the exchange by
  * setting the environment variable `DL_DISTRIBUTED_CHECK=0` before it
  * makes its groups (mismatched calls may then hang or mix up data, as
  * with torch's default `TORCH_DISTRIBUTED_DEBUG=OFF`). A collective that does not complete within
@@ -76,7 +76,8 @@
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (DlProcessGroup, dl_process_group, G_TYPE_OBJECT)
 
 /* the class keeps its size (ABI) as fields take the place of its padding:
- * 13 slots, slots_time_out, exchange and 5 pointers of padding */
+ * 13 slots, slots_time_out, exchange, exchange_data_max and 4 pointers
+ * of padding */
 G_STATIC_ASSERT (sizeof (DlProcessGroupClass) == sizeof (GObjectClass) + 20 * sizeof (gpointer));
 
 const gchar *const dl_process_group_coll_names[] = {
@@ -307,18 +308,26 @@ dl_process_group_job_free (Job *job)
 /**
  * DlProcessGroupClass::exchange:
  * @self: a #DlProcessGroup
- * @send: (type gpointer): this rank's @nbytes bytes
- * @recv: (type gpointer): size × @nbytes bytes
- * @nbytes: the size of each rank's part: the same on every call of @self
+ * @meta: (type gpointer): this rank's @meta_bytes bytes of arguments
+ * @meta_bytes: the size of each rank's arguments: the same on every call of @self
+ * @data: (type gpointer) (nullable): @data_bytes bytes of data sent with them
+ * @data_bytes: the size of @data: at most #DlProcessGroupClass.exchange_data_max
+ *   divided by the number of peers, and not the same on every rank when
+ *   the ranks disagree
+ * @metas: (type gpointer): size × @meta_bytes bytes: every rank's @meta, in rank order
+ * @datas: (type gpointer): an array of size pointers, set to every rank's
+ *   @data (this rank's own @data for itself), valid until the next call
  * @error: return location for a #GError
  *
- * Gathers every rank's @send into @recv of every rank, in rank order,
- * as #DlProcessGroupClass::all_gather does: the exchange of arguments
- * that comes before each collective. Since @nbytes never changes for a
- * group, an engine may keep a receive posted for each peer from one call
- * to the next, so that a rank's part travels as soon as it is sent
- * instead of when the peer asks for it. Optional: the base calls
- * #DlProcessGroupClass::all_gather when it is %NULL. Runs on the group's
+ * The exchange of arguments before each collective: sends @meta and
+ * @data to every other rank and gathers theirs. The base compares the
+ * arguments, and when the collective's data came along (a small
+ * all_reduce, broadcast, ...) completes it from @datas. Since @meta_bytes
+ * never changes and @data_bytes has a limit known in advance, an engine
+ * may keep receives posted for each peer from one call to the next, so
+ * that a rank's part travels as soon as it is sent instead of when the
+ * peer asks for it. Optional: without it the base sends frames of a
+ * fixed size with #DlProcessGroupClass::all_gather. Runs on the group's
  * worker thread, or the caller's when the engine sets slots_time_out.
  *
  * Returns: %TRUE on success, %FALSE with @error set

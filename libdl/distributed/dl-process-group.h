@@ -82,11 +82,13 @@ G_DECLARE_DERIVABLE_TYPE (DlProcessGroup, dl_process_group, DL, PROCESS_GROUP, G
  *   timeout's error, from the slot. %FALSE (the default) for an engine
  *   that cannot promise it: the base's own wait enforces the timeout.
  *   Set in the engine's class_init.
- * @exchange: as @all_gather, for the exchange of arguments before each
- *   collective (optional: @all_gather when %NULL). @nbytes is the same
- *   on every call of a group, so an engine may keep its receives posted
- *   from one call to the next, and a rank's part may reach the others
- *   before they ask for it.
+ * @exchange: the exchange of arguments before each collective: every
+ *   rank's @meta (@meta_bytes, the same on every call) into @metas, and
+ *   the data each rank sends with it (of any size up to
+ *   @exchange_data_max divided by the number of peers) into @datas
+ *   (optional: the base sends fixed frames with @all_gather when %NULL)
+ * @exchange_data_max: the most bytes of data a rank's @exchange sends to
+ *   all its peers together
  *
  * The class of process groups: each engine (MPI, Gloo) is a subclass that
  * fills these slots. Every slot is synchronous, works on contiguous host
@@ -179,16 +181,20 @@ struct _DlProcessGroupClass
                         GError **error);
   gboolean slots_time_out;
   gboolean (*exchange) (DlProcessGroup *self,
-                        gconstpointer send,
-                        gpointer recv,
-                        gsize nbytes,
+                        gconstpointer meta,
+                        gsize meta_bytes,
+                        gconstpointer data,
+                        gsize data_bytes,
+                        gpointer metas,
+                        gconstpointer *datas,
                         GError **error);
+  gsize exchange_data_max;
 
   /*< private >*/
-  /* slots_time_out and exchange took two pointers of the padding (a
-   * gboolean and its alignment fill a pointer's place), so the class
-   * keeps its size */
-  gpointer padding[5];
+  /* slots_time_out, exchange and exchange_data_max took three pointers of
+   * the padding (a gboolean and its alignment fill a pointer's place), so
+   * the class keeps its size */
+  gpointer padding[4];
 };
 
 DL_EXPORT

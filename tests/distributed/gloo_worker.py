@@ -32,10 +32,10 @@ SCENARIO, OUTDIR = sys.argv[1], sys.argv[2]
 RANK = int(os.environ["RANK"])
 SIZE = int(os.environ["WORLD_SIZE"])
 N = 300
-# and a size whose data no longer fits in the frame of the exchange of
-# arguments (4 KB: a collective of up to 3968 bytes travels in it), so that
-# the engine's own collectives run too
-N_LARGE = 5000
+# and a size whose data no longer travels with the exchange of arguments
+# (up to 2 MB with two ranks: the collectives of N elements finish
+# within it), so that Gloo's own collectives run too (large())
+N_LARGE = (1 << 20) + 3
 
 if SCENARIO == "torch":
     import torch
@@ -200,6 +200,32 @@ def collectives(pg, N):
     done(pg.barrier(False))
 
 
+def large(pg):
+    """The collectives whose data travels with the exchange of arguments
+    when small, on N_LARGE elements: Gloo's own then"""
+    size, last = pg.get_size(), pg.get_size() - 1
+    for dt in ["float32", "float64", "bfloat16", "int64"]:
+        every = [inputs(r, N_LARGE, dt) for r in range(size)]
+        mine = every[RANK]
+        for op in ["SUM", "MAX", "AVG"]:
+            t = tensor(mine, dt)
+            done(pg.all_reduce(t, getattr(Dl.ReduceOpKind, op), False))
+            check(t, expected(op, every, dt), "large all_reduce %s %s" % (op, dt))
+        t = tensor(mine, dt)
+        done(pg.broadcast(t, last, False))
+        check(t, every[last], "large broadcast %s" % dt)
+        t = tensor(mine, dt)
+        done(pg.reduce(t, 0, Dl.ReduceOpKind.SUM, False))
+        check(t, expected("SUM", every, dt) if RANK == 0 else mine, "large reduce %s" % dt)
+        flat = tensor(np.zeros(size * N_LARGE), dt)
+        done(pg.all_gather_into_tensor(flat, tensor(mine, dt), False))
+        check(flat, np.concatenate(every), "large all_gather_into_tensor %s" % dt)
+        gl = [tensor(np.zeros(N_LARGE), dt) for _ in range(size)] if RANK == last else None
+        done(pg.gather(tensor(mine, dt), gl, last, False))
+        for r in range(size if RANK == last else 0):
+            check(gl[r], every[r], "large gather %s part %d" % (dt, r))
+
+
 def main():
     timeout = 5.0 if SCENARIO == "dead" else 30.0
     method = "env://"
@@ -208,7 +234,7 @@ def main():
     pg = Dl.distributed_new_process_group("gloo", method, RANK, SIZE, timeout)
     if SCENARIO == "collectives":
         collectives(pg, N)
-        collectives(pg, N_LARGE)
+        large(pg)
     elif SCENARIO == "tcp":
         # the rendezvous is what differs: one collective per dtype
         for dt in DTYPES:

@@ -122,24 +122,57 @@ struct Shared
 namespace
 {
 
-/* The exchange of arguments (DlProcessGroupClass::exchange): one unbound
- * buffer per peer, whose receive is posted again as soon as a part has
- * come in, so that the peer's next part goes out at once when it is sent
- * (Gloo sends an unbound buffer only once the receiver has said it is
- * ready: without a receive posted in advance, each part would wait for
- * that notice to come back) */
+/* The exchange of arguments (DlProcessGroupClass::exchange): per peer,
+ * an unbound buffer for its arguments and two for its data, in turn,
+ * whose receives are posted again as soon as a part has come in (the data
+ * buffer of this call stays the caller's until the next one, so the next
+ * call's receive goes into the other), so that the peer's next part goes
+ * out at once when it is sent (Gloo sends an unbound buffer only once the
+ * receiver has said it is ready: without a receive posted in advance,
+ * each part would wait for that notice to come back) */
 struct Exchange
 {
-  size_t nbytes = 0;
-  std::vector<std::vector<char> > parts; /* by peer */
-  std::vector<std::unique_ptr<gloo::transport::UnboundBuffer> > in;
-  std::vector<bool> posted; /* whether in[p] has its receive posted */
+  size_t meta_bytes = 0;
+  size_t data_bytes = 0;                   /* each data buffer's: the most a peer sends */
+  std::vector<std::vector<char> > metas;   /* by peer */
+  std::vector<std::vector<char> > data[2]; /* by peer, in turn */
+  std::vector<std::unique_ptr<gloo::transport::UnboundBuffer> > meta_in, data_in[2];
+  std::vector<bool> meta_posted, data_posted[2]; /* whether the receive is posted */
+  int turn = 0;                                  /* the data buffer of this call */
 };
 
-/* the slot of the exchange's messages: a prefix none of Gloo's
- * collectives uses (theirs are 0x01 to 0x08), and above the user's tags
- * of send and recv */
-const uint8_t kExchangeSlotPrefix = 0x40;
+/* the slots of the exchange's messages: prefixes none of Gloo's
+ * collectives use (theirs are 0x01 to 0x08), above the user's tags of
+ * send and recv */
+const uint8_t kExchangeMetaSlotPrefix = 0x40;
+const uint8_t kExchangeDataSlotPrefix = 0x41;
+
+/* The most data a rank sends with its arguments, to all its peers
+ * together: with 2 ranks an all_reduce of up to 2 MB is then one
+ * exchange of the whole buffers (the bytes of Gloo's ring, in one step
+ * instead of two, with the arguments in the same round trip) */
+const gsize kExchangeDataMax = 2 << 20;
+
+/* Posts a receive into @buf from @peer on @slot unless it is: a peer
+ * that has left (its process ended after the last exchange) is the next
+ * wait's error, not this post's */
+void
+post (std::unique_ptr<gloo::transport::UnboundBuffer> &buf,
+      std::vector<bool>::reference posted,
+      int peer,
+      uint64_t slot)
+{
+  if (posted)
+    return;
+  try
+    {
+      buf->recv (peer, slot);
+      posted = true;
+    }
+  catch (const std::exception &)
+    {
+    }
+}
 
 } // namespace
 
@@ -562,20 +595,32 @@ gloo_recv_any (DlProcessGroup *pg, gpointer buf, gsize nbytes, gint *src, gint t
 }
 
 gboolean
-gloo_exchange (DlProcessGroup *pg, gconstpointer send, gpointer recv, gsize nbytes, GError **error)
+gloo_exchange (DlProcessGroup *pg,
+               gconstpointer meta,
+               gsize meta_bytes,
+               gconstpointer data,
+               gsize data_bytes,
+               gpointer metas,
+               gconstpointer *datas,
+               GError **error)
 {
   DlGlooState *state = DL_GLOO_PROCESS_GROUP (pg)->state;
   auto &context = state->context;
-  const auto slot = gloo::Slot::build (kExchangeSlotPrefix, 0);
+  const auto meta_slot = gloo::Slot::build (kExchangeMetaSlotPrefix, 0);
+  const auto data_slot = gloo::Slot::build (kExchangeDataSlotPrefix, 0);
   const auto timeout = context->getTimeout ();
   int size = context->size, rank = context->rank;
+  gsize limit = kExchangeDataMax / (gsize)MAX (size - 1, 1);
+  static const char none = 0;
 
-  if (state->exchange && state->exchange->nbytes != nbytes)
+  if ((state->exchange && state->exchange->meta_bytes != meta_bytes) || data_bytes > limit)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_FAILED,
-                   "exchange: %" G_GSIZE_FORMAT
-                   " bytes, where the group's exchange has %" G_GSIZE_FORMAT,
-                   nbytes, state->exchange->nbytes);
+                   "exchange: %" G_GSIZE_FORMAT " bytes of arguments and %" G_GSIZE_FORMAT
+                   " of data, where the group's exchange takes %" G_GSIZE_FORMAT
+                   " and at most %" G_GSIZE_FORMAT,
+                   meta_bytes, data_bytes,
+                   state->exchange ? state->exchange->meta_bytes : meta_bytes, limit);
       return FALSE;
     }
   GLOO_TRY (pg, "exchange", {
@@ -583,51 +628,83 @@ gloo_exchange (DlProcessGroup *pg, gconstpointer send, gpointer recv, gsize nbyt
 
     if (!ex)
       {
-        /* the first call posts a receive from every peer */
         ex.reset (new Exchange ());
-        ex->nbytes = nbytes;
-        ex->parts.resize (size);
-        ex->in.resize (size);
-        ex->posted.assign (size, false);
+        ex->meta_bytes = meta_bytes;
+        /* a message has at least a byte: data_bytes 0 sends one */
+        ex->data_bytes = MAX (limit, 1);
+        ex->metas.resize (size);
+        ex->meta_in.resize (size);
+        ex->meta_posted.assign (size, false);
+        for (int k = 0; k < 2; k++)
+          {
+            ex->data[k].resize (size);
+            ex->data_in[k].resize (size);
+            ex->data_posted[k].assign (size, false);
+          }
         for (int p = 0; p < size; p++)
           if (p != rank)
             {
-              ex->parts[p].resize (MAX (nbytes, 1));
-              ex->in[p] = context->createUnboundBuffer (ex->parts[p].data (), nbytes);
+              ex->metas[p].resize (meta_bytes);
+              ex->meta_in[p] = context->createUnboundBuffer (ex->metas[p].data (), meta_bytes);
+              for (int k = 0; k < 2; k++)
+                {
+                  ex->data[k][p].resize (ex->data_bytes);
+                  ex->data_in[k][p]
+                      = context->createUnboundBuffer (ex->data[k][p].data (), ex->data_bytes);
+                }
             }
       }
+    int turn = ex->turn;
+
+    /* the receives of this call, where the last one could not post them */
     for (int p = 0; p < size; p++)
-      if (p != rank && !ex->posted[p])
+      if (p != rank)
         {
-          ex->in[p]->recv (p, slot);
-          ex->posted[p] = true;
+          if (!ex->meta_posted[p])
+            {
+              ex->meta_in[p]->recv (p, meta_slot);
+              ex->meta_posted[p] = true;
+            }
+          if (!ex->data_posted[turn][p])
+            {
+              ex->data_in[turn][p]->recv (p, data_slot);
+              ex->data_posted[turn][p] = true;
+            }
         }
-    auto out = context->createUnboundBuffer (const_cast<gpointer> (send), nbytes);
+    auto meta_out = context->createUnboundBuffer (const_cast<gpointer> (meta), meta_bytes);
+    auto data_out = data_bytes
+                        ? context->createUnboundBuffer (const_cast<gpointer> (data), data_bytes)
+                        : context->createUnboundBuffer (const_cast<char *> (&none), 1);
 
     for (int p = 0; p < size; p++)
       if (p != rank)
-        out->send (p, slot);
-    memcpy (bytes (recv) + (gsize)rank * nbytes, send, nbytes);
+        {
+          meta_out->send (p, meta_slot);
+          data_out->send (p, data_slot);
+        }
+    memcpy (bytes (metas) + (gsize)rank * meta_bytes, meta, meta_bytes);
+    datas[rank] = data;
     for (int p = 0; p < size; p++)
       if (p != rank)
         {
-          ex->in[p]->waitRecv (timeout);
-          ex->posted[p] = false;
-          memcpy (bytes (recv) + (gsize)p * nbytes, ex->parts[p].data (), nbytes);
-          /* the next call's, at once; a peer that has left since (its
-           * process ended after this exchange) is the next call's error */
-          try
-            {
-              ex->in[p]->recv (p, slot);
-              ex->posted[p] = true;
-            }
-          catch (const std::exception &)
-            {
-            }
+          ex->meta_in[p]->waitRecv (timeout);
+          ex->meta_posted[p] = false;
+          memcpy (bytes (metas) + (gsize)p * meta_bytes, ex->metas[p].data (), meta_bytes);
+          post (ex->meta_in[p], ex->meta_posted[p], p, meta_slot);
+          ex->data_in[turn][p]->waitRecv (timeout);
+          ex->data_posted[turn][p] = false;
+          datas[p] = ex->data[turn][p].data ();
+          /* the next call's data goes into the other buffer: this one is
+           * the caller's until then */
+          post (ex->data_in[1 - turn][p], ex->data_posted[1 - turn][p], p, data_slot);
         }
+    ex->turn = 1 - turn;
     for (int p = 0; p < size; p++)
       if (p != rank)
-        out->waitSend (timeout);
+        {
+          meta_out->waitSend (timeout);
+          data_out->waitSend (timeout);
+        }
   });
   return TRUE;
 }
@@ -943,6 +1020,7 @@ dl_gloo_process_group_class_init (DlGlooProcessGroupClass *klass)
   /* Gloo's calls give up with an error after the context's timeout */
   pg_class->slots_time_out = TRUE;
   pg_class->exchange = gloo_exchange;
+  pg_class->exchange_data_max = kExchangeDataMax;
   pg_class->all_reduce = gloo_all_reduce;
   pg_class->broadcast = gloo_broadcast;
   pg_class->reduce = gloo_reduce;
