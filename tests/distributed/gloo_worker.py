@@ -251,6 +251,15 @@ def main():
             print("rank %d: %s" % (RANK, e.message))
         else:
             raise AssertionError("rank %d: all_reduce of mismatched shapes passed" % RANK)
+        # rank 1's data is past what travels with the exchange, rank 0's not
+        t = tensor(np.ones(4 + RANK * N_LARGE), "float32")
+        try:
+            pg.all_reduce(t, Dl.ReduceOpKind.SUM, False)
+        except GLib.Error as e:
+            assert "[4]" in e.message and "[%d]" % (4 + N_LARGE) in e.message, e.message
+        else:
+            raise AssertionError("rank %d: all_reduce of 4 and %d elements passed"
+                                 % (RANK, 4 + N_LARGE))
         done(pg.barrier(False))
     elif SCENARIO == "nocheck":
         # DL_DISTRIBUTED_CHECK=0: no exchange of arguments, so ranks that
