@@ -109,11 +109,31 @@ def done(work):
     assert work.is_completed()
 
 
-def collectives(pg, N):
+def rooted_and_gathers(pg, every, dt, n, label):
+    """broadcast from the last rank, reduce to rank 0 (the other ranks keep
+    their values), all_gather_into_tensor and gather to the last rank, of
+    the ranks' @every (@n elements each)"""
+    size, last = pg.get_size(), pg.get_size() - 1
+    mine = every[RANK]
+    t = tensor(mine, dt)
+    done(pg.broadcast(t, last, False))
+    check(t, every[last], "%sbroadcast %s" % (label, dt))
+    t = tensor(mine, dt)
+    done(pg.reduce(t, 0, Dl.ReduceOpKind.SUM, False))
+    check(t, expected("SUM", every, dt) if RANK == 0 else mine, "%sreduce %s" % (label, dt))
+    flat = tensor(np.zeros(size * n), dt)
+    done(pg.all_gather_into_tensor(flat, tensor(mine, dt), False))
+    check(flat, np.concatenate(every), "%sall_gather_into_tensor %s" % (label, dt))
+    gl = [tensor(np.zeros(n), dt) for _ in range(size)] if RANK == last else None
+    done(pg.gather(tensor(mine, dt), gl, last, False))
+    for r in range(size if RANK == last else 0):
+        check(gl[r], every[r], "%sgather %s part %d" % (label, dt, r))
+
+
+def collectives(pg):
     size = pg.get_size()
     assert pg.get_rank() == RANK and size == SIZE
     assert pg.get_backend_name() == "gloo"
-    last = size - 1
 
     def part(a, r):
         return a[r * N:(r + 1) * N]
@@ -142,27 +162,12 @@ def collectives(pg, N):
         for q, w in zip(queued, works):
             assert w.wait()
             check(q, expected("MAX", every, dt), "queued all_reduce MAX %s" % dt)
-        # broadcast from the last rank
-        t = tensor(mine, dt)
-        done(pg.broadcast(t, last, False))
-        check(t, every[last], "broadcast %s" % dt)
-        # reduce to rank 0: the other ranks keep their values
-        t = tensor(mine, dt)
-        done(pg.reduce(t, 0, Dl.ReduceOpKind.SUM, False))
-        check(t, expected("SUM", every, dt) if RANK == 0 else mine, "reduce %s" % dt)
-        # all_gather, both forms
+        rooted_and_gathers(pg, every, dt, N, "")
+        # all_gather into a list
         outs = [tensor(np.zeros(N), dt) for _ in range(size)]
         done(pg.all_gather(outs, tensor(mine, dt), False))
         for r in range(size):
             check(outs[r], every[r], "all_gather %s part %d" % (dt, r))
-        flat = tensor(np.zeros(size * N), dt)
-        done(pg.all_gather_into_tensor(flat, tensor(mine, dt), False))
-        check(flat, np.concatenate(every), "all_gather_into_tensor %s" % dt)
-        # gather to the last rank
-        gl = [tensor(np.zeros(N), dt) for _ in range(size)] if RANK == last else None
-        done(pg.gather(tensor(mine, dt), gl, last, False))
-        for r in range(size if RANK == last else 0):
-            check(gl[r], every[r], "gather %s part %d" % (dt, r))
         # scatter from rank 0: rank r gets part r of rank 0's second inputs
         parts = inputs(0, size * N, dt, seed=1)
         out = tensor(np.zeros(N), dt)
@@ -203,7 +208,7 @@ def collectives(pg, N):
 def large(pg):
     """The collectives whose data travels with the exchange of arguments
     when small, on N_LARGE elements: Gloo's own then"""
-    size, last = pg.get_size(), pg.get_size() - 1
+    size = pg.get_size()
     for dt in ["float32", "float64", "bfloat16", "int64"]:
         every = [inputs(r, N_LARGE, dt) for r in range(size)]
         mine = every[RANK]
@@ -211,19 +216,7 @@ def large(pg):
             t = tensor(mine, dt)
             done(pg.all_reduce(t, getattr(Dl.ReduceOpKind, op), False))
             check(t, expected(op, every, dt), "large all_reduce %s %s" % (op, dt))
-        t = tensor(mine, dt)
-        done(pg.broadcast(t, last, False))
-        check(t, every[last], "large broadcast %s" % dt)
-        t = tensor(mine, dt)
-        done(pg.reduce(t, 0, Dl.ReduceOpKind.SUM, False))
-        check(t, expected("SUM", every, dt) if RANK == 0 else mine, "large reduce %s" % dt)
-        flat = tensor(np.zeros(size * N_LARGE), dt)
-        done(pg.all_gather_into_tensor(flat, tensor(mine, dt), False))
-        check(flat, np.concatenate(every), "large all_gather_into_tensor %s" % dt)
-        gl = [tensor(np.zeros(N_LARGE), dt) for _ in range(size)] if RANK == last else None
-        done(pg.gather(tensor(mine, dt), gl, last, False))
-        for r in range(size if RANK == last else 0):
-            check(gl[r], every[r], "large gather %s part %d" % (dt, r))
+        rooted_and_gathers(pg, every, dt, N_LARGE, "large ")
 
 
 def main():
@@ -233,7 +226,7 @@ def main():
         method = "tcp://%s:%s" % (os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"])
     pg = Dl.distributed_new_process_group("gloo", method, RANK, SIZE, timeout)
     if SCENARIO == "collectives":
-        collectives(pg, N)
+        collectives(pg)
         large(pg)
     elif SCENARIO == "tcp":
         # the rendezvous is what differs: one collective per dtype
