@@ -28,6 +28,12 @@
  * whole input followed by a copy of this rank's part (Debian's Gloo has no
  * reduce-scatter on unbound buffers).
  *
+ * The exchange of arguments before each collective (the exchange slot)
+ * is the engine's own, on unbound buffers whose receives stay posted from
+ * one collective to the next; it carries the data of a collective of up
+ * to 2 MB divided by the number of peers, which then finishes in the base
+ * without one of Gloo's collectives (see struct Exchange).
+ *
  * The group's timeout is the context's: a collective whose peer is gone
  * fails at once (Gloo sees the closed connection), one whose peer hangs
  * fails after the timeout, both with a GError naming the collective.
