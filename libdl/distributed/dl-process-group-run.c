@@ -78,7 +78,7 @@ meta_equal (const Meta *a, const Meta *b)
  * peers). Otherwise the exchange is an all_gather of one frame per rank,
  * whose size depends on the group's size only (never on a rank's
  * arguments): the Meta, and the data when it fits in the rest. */
-#define FRAME_BYTES 4096
+#define FRAME_BYTES 2048
 #define FRAME_MAX_RANKS 8
 
 static gsize

@@ -46,7 +46,7 @@
  * instead of hanging. The exchange carries the data of a collective
  * small enough (barrier, and all_reduce, reduce, broadcast, all_gather or
  * gather of up to 2 MB divided by the number of peers with the Gloo
- * engine, 3968 bytes with MPI's fixed frames of 4 KB): such a collective
+ * engine, 1920 bytes with MPI's fixed frames of 2 KB): such a collective
  * is complete once the exchange is, in one round trip; a larger one runs
  * the engine's collective after it. A program whose ranks are known to
  * agree can skip the exchange by

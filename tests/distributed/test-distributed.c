@@ -30,7 +30,7 @@ static const DlReduceOpKind all_ops[] = {
 };
 
 /* Added to each data test's length: 0, then LARGE, whose data no longer
- * fits in the frame of the exchange of arguments (4 KB), so that both the
+ * fits in the frame of the exchange of arguments (2 KB), so that both the
  * collectives completed within that exchange and the engine's own run */
 #define LARGE 5000
 static gint64 extra;
