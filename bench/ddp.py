@@ -9,7 +9,7 @@
 # Usage (from the source root, after `ninja -C build`):
 #   GI_TYPELIB_PATH=build/introspection LD_LIBRARY_PATH=build/libdl \
 #   PYTHONPATH=bindings/python:build/bindings/python /usr/bin/python3 bench/ddp.py
-#   [--steps N] [--batch B] [--bucket-cap-mb MB ...]
+#   [--steps N] [--batch B] [--bucket-cap-mb MB ...] [--bucket-view both|on|off]
 # It starts itself under `mpirun -np 2` (as root: with
 # OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 set).
 #
@@ -33,6 +33,9 @@
 # own overhead (the hand-over to the group's worker thread and the
 # cross-rank metadata check), so it overstates what the buckets cost
 # inside DDP, and `hidden` is an estimate.
+# --bucket-view: DDP with gradient_as_bucket_view False (off, the default),
+# True (on), or both, one after the other for each bucket size (a row
+# each, marked view=0 / view=1).
 # With the default bucket_cap_mb (25) the whole MLP (1.08 MB) is one
 # bucket, launched with the last gradient (fc1.weight's): nothing can be
 # hidden then, as in PyTorch; smaller buckets start earlier. Under mpirun
@@ -82,8 +85,10 @@ def worker(args):
     local = mlp()
     local_opt = sgd(local)
     rows = []
-    for cap in args.bucket_cap_mb:
-        ddp = nn.parallel.DistributedDataParallel(mlp(), bucket_cap_mb=cap)
+    views = {'off': [False], 'on': [True], 'both': [False, True]}[args.bucket_view]
+    for cap, view in [(c, v) for c in args.bucket_cap_mb for v in views]:
+        ddp = nn.parallel.DistributedDataParallel(mlp(), bucket_cap_mb=cap,
+                                                  gradient_as_bucket_view=view)
         ddp_opt = sgd(ddp)
         sizes = list(ddp.get_bucket_sizes())
         # a local step and a DDP step in turn, so that both see the same
@@ -106,16 +111,16 @@ def worker(args):
                 dist.all_reduce(b)
             if i >= 10:
                 comm.append(time.perf_counter() - t0)
-        rows.append((cap, sizes, statistics.median(comm), statistics.median(waits),
+        rows.append((cap, view, sizes, statistics.median(comm), statistics.median(waits),
                      statistics.median(times), statistics.median(locals_),
                      statistics.median(ratios)))
     if rank == 0:
         print('MLP 784-256-256-10, %d ranks, %d samples per rank, %d steps'
               % (size, half, args.steps), flush=True)
-        for cap, sizes, comm, exposed, step_t, loc, ratio in rows:
-            print('bucket_cap_mb=%g buckets=%s comm=%.0f us exposed=%.1f us hidden=%.0f%% '
+        for cap, view, sizes, comm, exposed, step_t, loc, ratio in rows:
+            print('bucket_cap_mb=%g view=%d buckets=%s comm=%.0f us exposed=%.1f us hidden=%.0f%% '
                   'step=%.2f ms local=%.2f ms step/local=%.2f'
-                  % (cap, sizes, comm * 1e6, exposed * 1e6,
+                  % (cap, view, sizes, comm * 1e6, exposed * 1e6,
                      100 * max(0.0, 1 - exposed / comm), step_t * 1e3, loc * 1e3, ratio),
                   flush=True)
     dist.destroy_process_group()
@@ -126,12 +131,15 @@ def main():
     p.add_argument('--steps', type=int, default=50)
     p.add_argument('--batch', type=int, default=128)
     p.add_argument('--bucket-cap-mb', type=float, nargs='+', default=[25, 0.25, 0.05])
+    p.add_argument('--bucket-view', choices=['off', 'on', 'both'], default='off',
+                   help='gradient_as_bucket_view: False, True, or each in turn')
     p.add_argument('--worker', action='store_true')
     args = p.parse_args()
     if args.worker:
         return worker(args)
     cmd = ['mpirun', '-np', '2', '--oversubscribe', sys.executable, os.path.abspath(__file__),
            '--worker', '--steps', str(args.steps), '--batch', str(args.batch),
+           '--bucket-view', args.bucket_view,
            '--bucket-cap-mb'] + [str(c) for c in args.bucket_cap_mb]
     return subprocess.call(cmd)
 

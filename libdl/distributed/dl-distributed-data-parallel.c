@@ -161,22 +161,67 @@ bucket_free (gpointer p)
   g_free (b);
 }
 
-/* Copies @tensors from rank 0 to every rank, one broadcast each (on a
- * contiguous copy when a tensor is not contiguous). */
+/* Copies @tensors from rank 0 to every rank in one broadcast of their
+ * bytes, packed one after the other (contiguous copies of those that are
+ * not contiguous): a forward that refreshes B buffers (three per
+ * BatchNorm) waits for one collective instead of B. */
 static gboolean
 broadcast_tensors (DlDistributedDataParallel *self, GPtrArray *tensors, GError **error)
 {
+  g_autoptr (GPtrArray) parts = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr (DlTensor) flat = NULL;
+  g_autoptr (DlWork) work = NULL;
   gboolean was = dl_set_grad_enabled (FALSE);
   gboolean ok = TRUE;
+  gint64 total = 0;
+  guint8 *p;
 
   for (guint i = 0; i < tensors->len && ok; i++)
     {
       g_autoptr (DlTensor) t = dl_tensor_detach (g_ptr_array_index (tensors, i));
-      g_autoptr (DlTensor) c = dl_tensor_contiguous (t, error);
-      g_autoptr (DlWork) work = NULL;
+      DlTensor *c = dl_tensor_contiguous (t, error);
 
-      ok = c && (work = dl_process_group_broadcast (self->group, c, 0, FALSE, error))
-           && (c == t || dl_tensor_copy_ (t, c, error));
+      ok = c != NULL;
+      if (ok)
+        {
+          g_ptr_array_add (parts, c);
+          total += dl_tensor_numel (c) * dl_tensor_element_size (c);
+        }
+    }
+  ok = ok && (flat = dl_empty (&total, 1, DL_DTYPE_UINT8, NULL, error)) != NULL;
+  if (ok)
+    {
+      p = (guint8 *)dl_tensor_data (flat);
+      for (guint i = 0; i < parts->len; i++)
+        {
+          DlTensor *c = g_ptr_array_index (parts, i);
+          gsize n = dl_tensor_numel (c) * dl_tensor_element_size (c);
+
+          memcpy (p, dl_tensor_data (c), n);
+          p += n;
+        }
+      ok = (work = dl_process_group_broadcast (self->group, flat, 0, FALSE, error)) != NULL;
+    }
+  if (ok && dl_process_group_get_rank (self->group) != 0)
+    {
+      p = (guint8 *)dl_tensor_data (flat);
+      for (guint i = 0; i < parts->len && ok; i++)
+        {
+          DlTensor *c = g_ptr_array_index (parts, i);
+          DlTensor *t = g_ptr_array_index (tensors, i);
+          gsize n = dl_tensor_numel (c) * dl_tensor_element_size (c);
+
+          memcpy (dl_tensor_data (c), p, n);
+          p += n;
+          /* c shares its memory with a contiguous tensor; it is a copy
+           * of any other, which gets the bytes from it */
+          if (!dl_tensor_is_contiguous (t))
+            {
+              g_autoptr (DlTensor) dt = dl_tensor_detach (t);
+
+              ok = dl_tensor_copy_ (dt, c, error) != NULL;
+            }
+        }
     }
   dl_set_grad_enabled (was);
   return ok;

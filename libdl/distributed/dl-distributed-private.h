@@ -24,21 +24,6 @@
 
 G_BEGIN_DECLS
 
-/* An engine whose slots return by themselves, with an error naming the
- * operation, once the group's timeout has passed (Gloo's do; MPI's
- * blocking collectives do not) marks its type with this GType qdata
- * (any non-NULL value) in its class_init:
- *
- *   g_type_set_qdata (G_TYPE_FROM_CLASS (klass),
- *                     g_quark_from_static_string (DL_PROCESS_GROUP_SLOTS_TIME_OUT),
- *                     GINT_TO_POINTER (1));
- *
- * The base then runs a synchronous operation whose lane is idle on the
- * caller's thread, instead of handing it to the lane's thread and waiting
- * for it (two wake-ups between threads per call); the caller still gets
- * the timeout's error, from the slot. */
-#define DL_PROCESS_GROUP_SLOTS_TIME_OUT "dl-process-group-slots-time-out"
-
 typedef DlProcessGroup *(*DlProcessGroupFactory) (const gchar *init_method,
                                                   gint rank,
                                                   gint world_size,

@@ -91,14 +91,13 @@ typedef struct
   GPtrArray *all_lanes; /* (owned): every Lane made, freed in finalize */
   GError *broken;       /* (owned) (nullable): why the group refuses operations */
   gint64 seq;           /* collectives run (one lane at a time) */
-  gint run_inline;      /* -1: not known yet; else whether the engine's slots time out */
   gboolean check_args;  /* exchange the arguments before each collective (DL_DISTRIBUTED_CHECK) */
 } DlProcessGroupPrivate;
 
 /* A thread and its FIFO queue of Job. A synchronous operation submitted
  * while its lane is idle runs on the caller's thread instead (when the
- * engine's slots time out by themselves, see
- * DL_PROCESS_GROUP_SLOTS_TIME_OUT): @busy counts the lane's jobs queued or
+ * engine's slots time out by themselves,
+ * DlProcessGroupClass.slots_time_out): @busy counts the lane's jobs queued or
  * running, @caller_running says the caller runs one, and the lane's
  * thread waits on @idle before it starts a job while that is set. All
  * three are under the group's lock. */

@@ -63,22 +63,204 @@ meta_equal (const Meta *a, const Meta *b)
          && memcmp (a->shape, b->shape, sizeof a->shape) == 0;
 }
 
-/* The metadata exchange before a collective: every rank learns what every
- * other rank was asked and fails, with the same message, when they differ */
-static gboolean
-check_across_ranks (DlProcessGroup *self, Job *job, GError **error)
+/* The exchange of arguments before a collective. Each rank sends its Meta
+ * and, when the collective's data is small enough, the data itself: such
+ * a collective is complete once the exchange is and the Meta agree (every
+ * rank's data is there), in one round trip instead of two; a larger one
+ * runs the engine's slot after the exchange. Whether the data travels
+ * with the Meta depends on the collective and its size, which the Meta
+ * states, and on a limit every rank of the group computes alike: ranks
+ * that agree on their Meta agree on it too, and a rank that disagrees
+ * never sends more than the others are ready to receive.
+ *
+ * An engine with an exchange slot moves the Meta and the data as they
+ * are, up to its exchange_data_max bytes in all (divided among the
+ * peers). Otherwise the exchange is an all_gather of one frame per rank,
+ * whose size depends on the group's size only (never on a rank's
+ * arguments): the Meta, and the data when it fits in the rest. */
+#define FRAME_BYTES 2048
+#define FRAME_MAX_RANKS 8
+
+static gsize
+frame_bytes (DlProcessGroupPrivate *priv)
+{
+  return priv->size <= FRAME_MAX_RANKS ? FRAME_BYTES : sizeof (Meta);
+}
+
+/* The most bytes of data a rank sends with its Meta in @self */
+static gsize
+data_limit (DlProcessGroup *self)
 {
   DlProcessGroupPrivate *priv = dl_process_group_get_priv (self);
   DlProcessGroupClass *klass = DL_PROCESS_GROUP_GET_CLASS (self);
-  g_autofree Meta *all = NULL;
+
+  if (klass->exchange)
+    return klass->exchange_data_max / (gsize)MAX (priv->size - 1, 1);
+  return frame_bytes (priv) - sizeof (Meta);
+}
+
+/* Whether @job's data travels with its Meta, and how many bytes of it */
+static gboolean
+job_fits (Job *job, gsize limit, gsize *payload)
+{
+  gsize n;
+
+  if (job->meta.failed)
+    return FALSE;
+  switch (job->coll)
+    {
+      case COLL_BARRIER:
+        *payload = 0;
+        return TRUE;
+      case COLL_ALL_REDUCE:
+      case COLL_REDUCE:
+      case COLL_BROADCAST:
+      case COLL_ALL_GATHER:
+      case COLL_GATHER:
+        n = dl_process_group_tensor_nbytes (job->tensor);
+        break;
+      default:
+        return FALSE;
+    }
+  if (n > limit)
+    return FALSE;
+  *payload = n;
+  return TRUE;
+}
+
+/* Completes @job from every rank's data (@datas, in rank order: this
+ * rank's may be the tensor itself); the ranks' Meta agree */
+static gboolean
+finish_from_data (DlProcessGroup *self, Job *job, const guint8 *const *datas, GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_priv (self);
+  DlTensor *t = job->tensor;
+  gsize n = t ? dl_process_group_tensor_nbytes (t) : 0;
+  gboolean is_root = job->root == priv->rank;
+
+  switch (job->coll)
+    {
+      case COLL_BARRIER: /* every rank's part is in: every rank has entered */
+        return TRUE;
+      case COLL_BROADCAST:
+        if (!is_root)
+          memcpy (dl_tensor_data (t), datas[job->root], n);
+        return TRUE;
+      case COLL_ALL_REDUCE:
+      case COLL_REDUCE:
+        {
+          DlDType dtype = dl_tensor_get_dtype (t);
+          DlReduceOpKind op = job->op;
+          gsize count = dl_tensor_numel (t);
+          guint8 *out = (guint8 *)dl_tensor_data (t);
+          g_autofree guint8 *acc = NULL;
+          guint8 *into = out;
+          gint first = 1;
+
+          if (job->coll == COLL_REDUCE && !is_root)
+            return TRUE;
+          /* as run_reduction() asks the engines: bool as uint8 max/min,
+           * AVG as a sum then a division */
+          if (dtype == DL_DTYPE_BOOL)
+            {
+              dtype = DL_DTYPE_UINT8;
+              op = (op == DL_REDUCE_OP_KIND_SUM || op == DL_REDUCE_OP_KIND_MAX)
+                       ? DL_REDUCE_OP_KIND_MAX
+                       : DL_REDUCE_OP_KIND_MIN;
+            }
+          else if (op == DL_REDUCE_OP_KIND_AVG)
+            op = DL_REDUCE_OP_KIND_SUM;
+          /* in rank order, so that every rank holds the same bits; with
+           * two ranks a sum or a product (commutative to the bit) adds
+           * the other rank's data to the tensor where it lies */
+          if (datas[priv->rank] != out)
+            memcpy (out, datas[0], n);
+          else if (priv->size == 2 && priv->rank == 1
+                   && (op == DL_REDUCE_OP_KIND_SUM || op == DL_REDUCE_OP_KIND_PRODUCT))
+            first = 0;
+          else if (priv->rank != 0)
+            into = acc = g_memdup2 (datas[0], n);
+          for (gint r = first; r < priv->size; r++)
+            if (datas[r] != into) /* this rank's data, already in place */
+              if (!dl_reduce_host (dtype, op, into, datas[r], count))
+                {
+                  g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED, "%s: no %s reduction of %s",
+                               dl_process_group_coll_names[job->coll], dl_reduce_op_kind_name (op),
+                               dl_dtype_get_name (dtype));
+                  return FALSE;
+                }
+          if (acc)
+            memcpy (out, acc, n);
+          if (job->op == DL_REDUCE_OP_KIND_AVG)
+            dl_reduce_host_divide (dtype, out, count, priv->size);
+          return TRUE;
+        }
+      case COLL_ALL_GATHER:
+      case COLL_GATHER:
+        if (job->coll == COLL_GATHER && !is_root)
+          return TRUE;
+        for (gint r = 0; r < priv->size; r++)
+          memcpy (job->other ? (gpointer)((guint8 *)dl_tensor_data (job->other) + (gsize)r * n)
+                             : dl_tensor_data (g_ptr_array_index (job->list, r)),
+                  datas[r], n);
+        return TRUE;
+      default:
+        g_assert_not_reached ();
+    }
+  return FALSE;
+}
+
+/* The metadata exchange before a collective: every rank learns what every
+ * other rank was asked and fails, with the same message, when they differ.
+ * Sets @done when the collective's data came with it (the collective is
+ * then complete). */
+static gboolean
+check_across_ranks (DlProcessGroup *self, Job *job, gboolean *done, GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_priv (self);
+  DlProcessGroupClass *klass = DL_PROCESS_GROUP_GET_CLASS (self);
+  g_autofree guint8 *mine = NULL, *frames = NULL;
+  g_autofree Meta *metas = NULL;
+  g_autofree const guint8 **datas = NULL;
   g_autoptr (GError) local = NULL;
   const gchar *name = dl_process_group_coll_names[job->coll];
+  gsize payload = 0;
+  gboolean fits, ok;
 
+  *done = FALSE;
   job->meta.seq = priv->seq++;
   if (priv->size == 1 || klass->all_gather == NULL || !priv->check_args)
     return !job->meta.failed;
-  all = g_new0 (Meta, priv->size);
-  if (!klass->all_gather (self, &job->meta, all, sizeof (Meta), &local))
+  fits = job_fits (job, data_limit (self), &payload);
+  datas = g_new0 (const guint8 *, priv->size);
+  if (klass->exchange)
+    {
+      /* a broadcast needs the root's data only */
+      gboolean send = fits && payload && (job->coll != COLL_BROADCAST || job->root == priv->rank);
+
+      metas = g_new (Meta, priv->size);
+      ok = klass->exchange (self, &job->meta, sizeof (Meta),
+                            send ? dl_tensor_data (job->tensor) : NULL, send ? payload : 0, metas,
+                            (gconstpointer *)datas, &local);
+    }
+  else
+    {
+      gsize fsize = frame_bytes (priv);
+
+      mine = g_malloc0 (fsize);
+      frames = g_malloc (fsize * priv->size);
+      memcpy (mine, &job->meta, sizeof (Meta));
+      if (fits && payload)
+        memcpy (mine + sizeof (Meta), dl_tensor_data (job->tensor), payload);
+      ok = klass->all_gather (self, mine, frames, fsize, &local);
+      metas = g_new (Meta, priv->size);
+      for (gint r = 0; ok && r < priv->size; r++)
+        {
+          memcpy (&metas[r], frames + (gsize)r * fsize, sizeof (Meta));
+          datas[r] = frames + (gsize)r * fsize + sizeof (Meta);
+        }
+    }
+  if (!ok)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_FAILED,
                    "%s: the exchange of arguments across the ranks failed (rank %d of %d): %s",
@@ -86,7 +268,7 @@ check_across_ranks (DlProcessGroup *self, Job *job, GError **error)
       return FALSE;
     }
   for (gint r = 0; r < priv->size; r++)
-    if (all[r].failed)
+    if (metas[r].failed)
       {
         g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                      "%s: rank %d rejected its arguments (see its own error) (rank %d of %d)", name,
@@ -94,17 +276,20 @@ check_across_ranks (DlProcessGroup *self, Job *job, GError **error)
         return FALSE;
       }
   for (gint r = 1; r < priv->size; r++)
-    if (!meta_equal (&all[0], &all[r]))
+    if (!meta_equal (&metas[0], &metas[r]))
       {
-        g_autofree gchar *first = meta_describe (&all[0]);
-        g_autofree gchar *other = meta_describe (&all[r]);
+        g_autofree gchar *first = meta_describe (&metas[0]);
+        g_autofree gchar *other = meta_describe (&metas[r]);
 
         g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                      "%s: the ranks disagree: rank 0 called %s, rank %d called %s (rank %d of %d)",
                      name, first, r, other, priv->rank, priv->size);
         return FALSE;
       }
-  return TRUE;
+  if (!fits)
+    return TRUE;
+  *done = TRUE;
+  return finish_from_data (self, job, datas, error);
 }
 
 /* A send is its metadata, then its payload; the receiver compares the
@@ -319,6 +504,7 @@ run_job (DlProcessGroup *self, Job *job, GError **error)
   g_autofree guint8 *tmp = NULL, *tmp2 = NULL;
   gsize nbytes = t ? dl_process_group_tensor_nbytes (t) : 0;
   DlDType dtype = t ? dl_tensor_get_dtype (t) : DL_DTYPE_UINT8;
+  gboolean done = FALSE;
 
   if (slot_of (klass, job) == NULL && !job->meta.failed)
     {
@@ -331,8 +517,10 @@ run_job (DlProcessGroup *self, Job *job, GError **error)
     {
       return run_point_to_point (self, job, error);
     }
-  if (job->coll != COLL_NEW_GROUP && !check_across_ranks (self, job, error))
+  if (job->coll != COLL_NEW_GROUP && !check_across_ranks (self, job, &done, error))
     return FALSE;
+  if (done)
+    return TRUE;
   switch (job->coll)
     {
       case COLL_ALL_REDUCE:

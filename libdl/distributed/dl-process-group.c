@@ -43,8 +43,13 @@
  * (the collective, dtype, shape, root and reduction): a rank that calls
  * another collective or passes a tensor of another shape or dtype makes
  * the collective fail on every rank, naming both ranks' arguments,
- * instead of hanging. The exchange costs one small all_gather per
- * collective; a program whose ranks are known to agree can skip it by
+ * instead of hanging. The exchange carries the data of a collective
+ * small enough (barrier, and all_reduce, reduce, broadcast, all_gather or
+ * gather of up to 2 MB divided by the number of peers with the Gloo
+ * engine, 1920 bytes with MPI's fixed frames of 2 KB): such a collective
+ * is complete once the exchange is, in one round trip; a larger one runs
+ * the engine's collective after it. A program whose ranks are known to
+ * agree can skip the exchange by
  * setting the environment variable `DL_DISTRIBUTED_CHECK=0` before it
  * makes its groups (mismatched calls may then hang or mix up data, as
  * with torch's default `TORCH_DISTRIBUTED_DEBUG=OFF`). A collective that does not complete within
@@ -69,6 +74,11 @@
  */
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (DlProcessGroup, dl_process_group, G_TYPE_OBJECT)
+
+/* the class keeps its size (ABI) as fields take the place of its padding:
+ * 13 slots, slots_time_out, exchange, exchange_data_max and 4 pointers
+ * of padding */
+G_STATIC_ASSERT (sizeof (DlProcessGroupClass) == sizeof (GObjectClass) + 20 * sizeof (gpointer));
 
 const gchar *const dl_process_group_coll_names[] = {
   "all_reduce", "broadcast", "reduce",    "all_gather", "gather", "scatter", "reduce_scatter",
@@ -296,6 +306,36 @@ dl_process_group_job_free (Job *job)
  */
 
 /**
+ * DlProcessGroupClass::exchange:
+ * @self: a #DlProcessGroup
+ * @meta: (type gpointer): this rank's @meta_bytes bytes of arguments
+ * @meta_bytes: the size of each rank's arguments: the same on every call of @self
+ * @data: (type gpointer) (nullable): @data_bytes bytes of data sent with them
+ * @data_bytes: the size of @data: at most #DlProcessGroupClass.exchange_data_max
+ *   divided by the number of peers, and not the same on every rank when
+ *   the ranks disagree
+ * @metas: (type gpointer): size × @meta_bytes bytes: every rank's @meta, in rank order
+ * @datas: (type gpointer): an array of size pointers, set to every rank's
+ *   @data (this rank's own @data for itself), valid until the next call
+ * @error: return location for a #GError
+ *
+ * The exchange of arguments before each collective: sends @meta and
+ * @data to every other rank and gathers theirs. The base compares the
+ * arguments, and when the collective's data came along (a small
+ * all_reduce, broadcast, ...) completes it from @datas. Since @meta_bytes
+ * never changes and @data_bytes has a limit known in advance, an engine
+ * may keep receives posted for each peer from one call to the next, so
+ * that a rank's part travels as soon as it is sent instead of when the
+ * peer asks for it. Optional: without it the base sends frames of a
+ * fixed size with #DlProcessGroupClass::all_gather. Runs on the group's
+ * worker thread, or the caller's when the engine sets slots_time_out.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+
+/**
  * DlProcessGroupClass::barrier:
  * @self: a #DlProcessGroup
  * @error: return location for a #GError
@@ -480,7 +520,6 @@ dl_process_group_init (DlProcessGroup *self)
   priv->timeout = 1800.0;
   priv->lanes = g_hash_table_new (NULL, NULL);
   priv->all_lanes = g_ptr_array_new_with_free_func (lane_free);
-  priv->run_inline = -1;
   priv->check_args = g_strcmp0 (g_getenv ("DL_DISTRIBUTED_CHECK"), "0") != 0;
 }
 
@@ -613,22 +652,6 @@ dl_process_group_job_new (DlProcessGroup *self, Coll coll, DlTensor *tensor, gin
   return job;
 }
 
-/* Whether the engine of @self marked its type with
- * DL_PROCESS_GROUP_SLOTS_TIME_OUT, so that a synchronous operation may run
- * on the caller's thread; the group's lock is held */
-static gboolean
-runs_inline (DlProcessGroup *self)
-{
-  DlProcessGroupPrivate *priv = dl_process_group_get_priv (self);
-
-  if (priv->run_inline < 0)
-    priv->run_inline
-        = g_type_get_qdata (G_OBJECT_TYPE (self),
-                            g_quark_from_static_string (DL_PROCESS_GROUP_SLOTS_TIME_OUT))
-          != NULL;
-  return priv->run_inline;
-}
-
 /* Queues @job (taken) and returns its work, waited for unless @async_op */
 DlWork *
 dl_process_group_submit (DlProcessGroup *self, Job *job, gboolean async_op, GError **error)
@@ -669,7 +692,7 @@ dl_process_group_submit (DlProcessGroup *self, Job *job, gboolean async_op, GErr
     }
   job->lane = lane;
   lane->busy++;
-  if (!async_op && lane->busy == 1 && runs_inline (self))
+  if (!async_op && lane->busy == 1 && DL_PROCESS_GROUP_GET_CLASS (self)->slots_time_out)
     {
       /* nothing queued before it: the caller runs it, sparing the two
        * hand-overs between threads (the lane's thread waits meanwhile) */

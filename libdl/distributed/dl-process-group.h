@@ -73,6 +73,22 @@ G_DECLARE_DERIVABLE_TYPE (DlProcessGroup, dl_process_group, DL, PROCESS_GROUP, G
  * @recv_any: as @recv, from whichever rank sends a message with @tag
  *   first; sets @src to that rank (runs on the group's thread for
  *   receives from any source)
+ * @slots_time_out: %TRUE when every slot of the engine returns by itself,
+ *   with an error naming the operation, once #DlProcessGroup:timeout has
+ *   passed (Gloo's do; MPI's blocking collectives do not). The base then
+ *   runs a synchronous operation whose lane is idle on the caller's
+ *   thread instead of handing it to the lane's thread and waiting for it
+ *   (two wake-ups between threads per call); the caller still gets the
+ *   timeout's error, from the slot. %FALSE (the default) for an engine
+ *   that cannot promise it: the base's own wait enforces the timeout.
+ *   Set in the engine's class_init.
+ * @exchange: the exchange of arguments before each collective: every
+ *   rank's @meta (@meta_bytes, the same on every call) into @metas, and
+ *   the data each rank sends with it (of any size up to
+ *   @exchange_data_max divided by the number of peers) into @datas
+ *   (optional: the base sends fixed frames with @all_gather when %NULL)
+ * @exchange_data_max: the most bytes of data a rank's @exchange sends to
+ *   all its peers together
  *
  * The class of process groups: each engine (MPI, Gloo) is a subclass that
  * fills these slots. Every slot is synchronous, works on contiguous host
@@ -163,9 +179,22 @@ struct _DlProcessGroupClass
                         gint *src,
                         gint tag,
                         GError **error);
+  gboolean slots_time_out;
+  gboolean (*exchange) (DlProcessGroup *self,
+                        gconstpointer meta,
+                        gsize meta_bytes,
+                        gconstpointer data,
+                        gsize data_bytes,
+                        gpointer metas,
+                        gconstpointer *datas,
+                        GError **error);
+  gsize exchange_data_max;
 
   /*< private >*/
-  gpointer padding[7];
+  /* slots_time_out, exchange and exchange_data_max took three pointers of
+   * the padding (a gboolean and its alignment fill a pointer's place), so
+   * the class keeps its size */
+  gpointer padding[4];
 };
 
 DL_EXPORT

@@ -131,6 +131,23 @@ if scenario == 'equivalence':
     bn.running_mean.fill_(float(rank))
     ddp = nn.parallel.DistributedDataParallel(nn.Sequential(nn.Linear(2, 3), bn))
     close(bn.running_mean, [0, 0, 0], 'running_mean broadcast from rank 0', tol=0)
+    # and before each forward, every buffer at once (one broadcast of their
+    # bytes): float and int64 buffers, one of them not contiguous
+    bn2 = nn.BatchNorm1d(4)
+    model = nn.Sequential(nn.Linear(2, 3), bn, nn.Linear(3, 4), bn2)
+    model.register_buffer('grid', torch.zeros(3, 2).t())
+    ddp = nn.parallel.DistributedDataParallel(model)
+    with torch.no_grad():
+        bn.running_var.fill_(float(rank + 2))
+        bn2.running_mean.fill_(float(rank + 5))
+        bn2.num_batches_tracked.fill_(rank + 7)
+        model.grid.copy_(torch.arange(6.0).reshape(2, 3) + 10 * rank)
+    model.eval()
+    ddp(torch.ones(5, 2))
+    close(bn.running_var, [2, 2, 2], 'running_var broadcast before forward', tol=0)
+    close(bn2.running_mean, [5] * 4, 'a second BatchNorm\'s running_mean', tol=0)
+    close(bn2.num_batches_tracked, 7, 'num_batches_tracked (int64)', tol=0)
+    close(model.grid, np.arange(6.0).reshape(2, 3), 'a non-contiguous buffer', tol=0)
 elif scenario == 'unused':
     model, reference = build(unused=True)
     ddp = nn.parallel.DistributedDataParallel(model)

@@ -32,6 +32,10 @@ SCENARIO, OUTDIR = sys.argv[1], sys.argv[2]
 RANK = int(os.environ["RANK"])
 SIZE = int(os.environ["WORLD_SIZE"])
 N = 300
+# and a size whose data no longer travels with the exchange of arguments
+# (up to 2 MB with two ranks: the collectives of N elements finish
+# within it), so that Gloo's own collectives run too (large())
+N_LARGE = (1 << 20) + 3
 
 if SCENARIO == "torch":
     import torch
@@ -105,11 +109,31 @@ def done(work):
     assert work.is_completed()
 
 
+def rooted_and_gathers(pg, every, dt, n, label):
+    """broadcast from the last rank, reduce to rank 0 (the other ranks keep
+    their values), all_gather_into_tensor and gather to the last rank, of
+    the ranks' @every (@n elements each)"""
+    size, last = pg.get_size(), pg.get_size() - 1
+    mine = every[RANK]
+    t = tensor(mine, dt)
+    done(pg.broadcast(t, last, False))
+    check(t, every[last], "%sbroadcast %s" % (label, dt))
+    t = tensor(mine, dt)
+    done(pg.reduce(t, 0, Dl.ReduceOpKind.SUM, False))
+    check(t, expected("SUM", every, dt) if RANK == 0 else mine, "%sreduce %s" % (label, dt))
+    flat = tensor(np.zeros(size * n), dt)
+    done(pg.all_gather_into_tensor(flat, tensor(mine, dt), False))
+    check(flat, np.concatenate(every), "%sall_gather_into_tensor %s" % (label, dt))
+    gl = [tensor(np.zeros(n), dt) for _ in range(size)] if RANK == last else None
+    done(pg.gather(tensor(mine, dt), gl, last, False))
+    for r in range(size if RANK == last else 0):
+        check(gl[r], every[r], "%sgather %s part %d" % (label, dt, r))
+
+
 def collectives(pg):
     size = pg.get_size()
     assert pg.get_rank() == RANK and size == SIZE
     assert pg.get_backend_name() == "gloo"
-    last = size - 1
 
     def part(a, r):
         return a[r * N:(r + 1) * N]
@@ -138,27 +162,12 @@ def collectives(pg):
         for q, w in zip(queued, works):
             assert w.wait()
             check(q, expected("MAX", every, dt), "queued all_reduce MAX %s" % dt)
-        # broadcast from the last rank
-        t = tensor(mine, dt)
-        done(pg.broadcast(t, last, False))
-        check(t, every[last], "broadcast %s" % dt)
-        # reduce to rank 0: the other ranks keep their values
-        t = tensor(mine, dt)
-        done(pg.reduce(t, 0, Dl.ReduceOpKind.SUM, False))
-        check(t, expected("SUM", every, dt) if RANK == 0 else mine, "reduce %s" % dt)
-        # all_gather, both forms
+        rooted_and_gathers(pg, every, dt, N, "")
+        # all_gather into a list
         outs = [tensor(np.zeros(N), dt) for _ in range(size)]
         done(pg.all_gather(outs, tensor(mine, dt), False))
         for r in range(size):
             check(outs[r], every[r], "all_gather %s part %d" % (dt, r))
-        flat = tensor(np.zeros(size * N), dt)
-        done(pg.all_gather_into_tensor(flat, tensor(mine, dt), False))
-        check(flat, np.concatenate(every), "all_gather_into_tensor %s" % dt)
-        # gather to the last rank
-        gl = [tensor(np.zeros(N), dt) for _ in range(size)] if RANK == last else None
-        done(pg.gather(tensor(mine, dt), gl, last, False))
-        for r in range(size if RANK == last else 0):
-            check(gl[r], every[r], "gather %s part %d" % (dt, r))
         # scatter from rank 0: rank r gets part r of rank 0's second inputs
         parts = inputs(0, size * N, dt, seed=1)
         out = tensor(np.zeros(N), dt)
@@ -196,6 +205,20 @@ def collectives(pg):
     done(pg.barrier(False))
 
 
+def large(pg):
+    """The collectives whose data travels with the exchange of arguments
+    when small, on N_LARGE elements: Gloo's own then"""
+    size = pg.get_size()
+    for dt in ["float32", "float64", "bfloat16", "int64"]:
+        every = [inputs(r, N_LARGE, dt) for r in range(size)]
+        mine = every[RANK]
+        for op in ["SUM", "MAX", "AVG"]:
+            t = tensor(mine, dt)
+            done(pg.all_reduce(t, getattr(Dl.ReduceOpKind, op), False))
+            check(t, expected(op, every, dt), "large all_reduce %s %s" % (op, dt))
+        rooted_and_gathers(pg, every, dt, N_LARGE, "large ")
+
+
 def main():
     timeout = 5.0 if SCENARIO == "dead" else 30.0
     method = "env://"
@@ -204,6 +227,7 @@ def main():
     pg = Dl.distributed_new_process_group("gloo", method, RANK, SIZE, timeout)
     if SCENARIO == "collectives":
         collectives(pg)
+        large(pg)
     elif SCENARIO == "tcp":
         # the rendezvous is what differs: one collective per dtype
         for dt in DTYPES:
@@ -220,6 +244,15 @@ def main():
             print("rank %d: %s" % (RANK, e.message))
         else:
             raise AssertionError("rank %d: all_reduce of mismatched shapes passed" % RANK)
+        # rank 1's data is past what travels with the exchange, rank 0's not
+        t = tensor(np.ones(4 + RANK * N_LARGE), "float32")
+        try:
+            pg.all_reduce(t, Dl.ReduceOpKind.SUM, False)
+        except GLib.Error as e:
+            assert "[4]" in e.message and "[%d]" % (4 + N_LARGE) in e.message, e.message
+        else:
+            raise AssertionError("rank %d: all_reduce of 4 and %d elements passed"
+                                 % (RANK, 4 + N_LARGE))
         done(pg.barrier(False))
     elif SCENARIO == "nocheck":
         # DL_DISTRIBUTED_CHECK=0: no exchange of arguments, so ranks that

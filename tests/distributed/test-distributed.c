@@ -29,6 +29,12 @@ static const DlReduceOpKind all_ops[] = {
   DL_REDUCE_OP_KIND_MAX, DL_REDUCE_OP_KIND_AVG,
 };
 
+/* Added to each data test's length: 0, then LARGE, whose data no longer
+ * fits in the frame of the exchange of arguments (2 KB), so that both the
+ * collectives completed within that exchange and the engine's own run */
+#define LARGE 5000
+static gint64 extra;
+
 /* Element @i of rank @r's input: small integers, so that sums and products
  * of up to 4 ranks are exact in every dtype (bool: 0 or 1; unsigned:
  * never negative) */
@@ -122,13 +128,13 @@ test_all_reduce (void)
       {
         DlDType dtype = all_dtypes[d];
         DlReduceOpKind op = all_ops[o];
-        const gint64 n = 37;
+        const gint64 n = 37 + extra;
         g_autoptr (DlTensor) t = input_of (rank, n, dtype, (gint)o);
         g_autoptr (GError) error = NULL;
         g_autoptr (DlWork) work = NULL;
         g_autofree gchar *what
             = g_strdup_printf ("all_reduce %s op %d", dl_dtype_get_name (dtype), op);
-        gdouble expected[37];
+        g_autofree gdouble *expected = g_new (gdouble, n);
 
         /* the odd ones asynchronously */
         work = dl_process_group_all_reduce (pg, t, op, o % 2 == 1, &error);
@@ -157,12 +163,12 @@ test_reduce (void)
       {
         DlDType dtype = all_dtypes[d];
         DlReduceOpKind op = all_ops[o];
-        const gint64 n = 9;
+        const gint64 n = 9 + extra;
         gint root = size - 1;
         g_autoptr (DlTensor) t = input_of (rank, n, dtype, (gint)o);
         g_autoptr (GError) error = NULL;
         g_autoptr (DlWork) work = NULL;
-        gdouble expected[9];
+        g_autofree gdouble *expected = g_new (gdouble, n);
 
         if (dtype == DL_DTYPE_BOOL && op == DL_REDUCE_OP_KIND_AVG)
           continue;
@@ -182,12 +188,12 @@ test_broadcast (void)
   for (guint d = 0; d < G_N_ELEMENTS (all_dtypes); d++)
     {
       DlDType dtype = all_dtypes[d];
-      const gint64 n = 11;
+      const gint64 n = 11 + extra;
       gint root = 1 % size;
       g_autoptr (DlTensor) t = input_of (rank, n, dtype, 0);
       g_autoptr (GError) error = NULL;
       g_autoptr (DlWork) work = dl_process_group_broadcast (pg, t, root, TRUE, &error);
-      gdouble expected[11];
+      g_autofree gdouble *expected = g_new (gdouble, n);
 
       g_assert_no_error (error);
       g_assert_true (dl_work_wait (work, &error));
@@ -203,7 +209,7 @@ test_all_gather (void)
   for (guint d = 0; d < G_N_ELEMENTS (all_dtypes); d++)
     {
       DlDType dtype = all_dtypes[d];
-      const gint64 n = 5, total = n * size;
+      const gint64 n = 5 + extra, total = n * size;
       g_autoptr (DlTensor) t = input_of (rank, n, dtype, 1);
       g_autoptr (DlTensor) flat = dl_zeros (&total, 1, dtype, NULL, NULL);
       g_autoptr (GPtrArray) list = g_ptr_array_new_with_free_func (g_object_unref);
@@ -218,7 +224,7 @@ test_all_gather (void)
       g_assert_no_error (error);
       for (gint r = 0; r < size; r++)
         {
-          gdouble expected[5];
+          g_autofree gdouble *expected = g_new (gdouble, n);
           g_autoptr (DlTensor) part = NULL;
 
           for (gint64 i = 0; i < n; i++)
@@ -237,14 +243,14 @@ test_gather_scatter (void)
   for (guint d = 0; d < G_N_ELEMENTS (all_dtypes); d++)
     {
       DlDType dtype = all_dtypes[d];
-      const gint64 n = 4;
+      const gint64 n = 4 + extra;
       gint root = 0;
       g_autoptr (DlTensor) t = input_of (rank, n, dtype, 2);
       g_autoptr (DlTensor) out = dl_zeros (&n, 1, dtype, NULL, NULL);
       g_autoptr (GPtrArray) list = g_ptr_array_new_with_free_func (g_object_unref);
       g_autoptr (GError) error = NULL;
       g_autoptr (DlWork) w1 = NULL, w2 = NULL;
-      gdouble expected[4];
+      g_autofree gdouble *expected = g_new (gdouble, n);
 
       for (gint r = 0; r < size; r++)
         g_ptr_array_add (list, rank == root ? dl_zeros (&n, 1, dtype, NULL, NULL)
@@ -269,6 +275,19 @@ test_gather_scatter (void)
         expected[i] = value_of (rank, i, dtype, 7);
       assert_values (out, expected, n, "scatter");
     }
+}
+
+/* The same collectives on data too large for the exchange's frame */
+static void
+test_large (void)
+{
+  extra = LARGE;
+  test_all_reduce ();
+  test_reduce ();
+  test_broadcast ();
+  test_all_gather ();
+  test_gather_scatter ();
+  extra = 0;
 }
 
 static void
@@ -393,6 +412,18 @@ test_mismatch (void)
   g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
   g_assert_nonnull (strstr (error->message, "int32"));
   g_clear_error (&error);
+
+  /* one rank's data fits in the exchange's frame, the other's does not */
+  {
+    g_autoptr (DlTensor) v
+        = dl_zeros (DL_SHAPE (rank == 1 ? LARGE : 2), DL_DTYPE_FLOAT32, NULL, NULL);
+
+    work = dl_process_group_all_reduce (pg, v, DL_REDUCE_OP_KIND_SUM, FALSE, &error);
+    g_assert_null (work);
+    g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
+    g_assert_nonnull (strstr (error->message, "float32 [5000]"));
+    g_clear_error (&error);
+  }
 
   /* different collectives */
   if (rank == 1)
@@ -529,6 +560,7 @@ main (int argc, char **argv)
   g_test_add_func ("/distributed/broadcast", test_broadcast);
   g_test_add_func ("/distributed/all-gather", test_all_gather);
   g_test_add_func ("/distributed/gather-scatter", test_gather_scatter);
+  g_test_add_func ("/distributed/large", test_large);
   g_test_add_func ("/distributed/reduce-scatter", test_reduce_scatter);
   g_test_add_func ("/distributed/all-to-all", test_all_to_all);
   g_test_add_func ("/distributed/send-recv", test_send_recv);

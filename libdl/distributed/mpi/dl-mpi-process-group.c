@@ -176,7 +176,7 @@ wait_request (DlProcessGroup *self,
         int rc_;                                                                                   \
         g_atomic_int_inc (&in_blocking_call);                                                      \
         rc_ = (call);                                                                              \
-        g_atomic_int_dec_and_test (&in_blocking_call);                                             \
+        g_atomic_int_add (&in_blocking_call, -1);                                                  \
         return !mpi_failed ((self), rc_, (op), error);                                             \
       }                                                                                            \
     RUN (self, op, -1, icall);                                                                     \
