@@ -216,7 +216,7 @@ blas_gemm (DlDType dtype,
     blas.dgemm (CblasRowMajor, ta, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, MAX (c_rs, 1));
 }
 
-/* Mid-sized products (m n k from about 56^3 to 256^3) run on one thread
+/* Mid-sized products (m n k from about 72^3 to 256^3) run on one thread
  * inside OpenBLAS: below 100^3 it takes its single-threaded small-matrix
  * kernel, and above that its own threading starts late and packs more
  * than it gains. Here the rows (or the columns, for a wide and short C) are
@@ -226,13 +226,16 @@ blas_gemm (DlDType dtype,
  * vs 58 us; at 48^3 the split loses (1.53 vs 1.68 us: an OpenMP region
  * costs about 0.7 us here). On an Intel Xeon with OpenBLAS's SkylakeX
  * kernels: 96^3 11.4 vs 6.6 us, 192^3 69 vs 55 us, 256^3 143 vs 125 us,
- * 384^3 412 vs 399 us, 1024^3 even (least of 300 calls each).
+ * 384^3 412 vs 399 us, 1024^3 even (least of 300 calls each); there a
+ * product from Python (a @ b, mean of 20000) gains from 72^3 on (6.0 vs
+ * 6.3 us; 96^3 8.6 vs 12.0) and loses at 64^3 (4.5 vs 3.9), so the
+ * split starts at 72^3.
  *
  * The OpenMP build of OpenBLAS runs single-threaded inside an OpenMP
  * region. A pthread build (used only where the OpenMP one is missing, see
  * above) would start its own threads inside ours for a block above 64^3,
  * its threading threshold, so with it the blocks stay below that. */
-#define SPLIT_MIN_MNK (56.0 * 56 * 56)
+#define SPLIT_MIN_MNK (72.0 * 72 * 72)
 #define SPLIT_MAX_MNK (256.0 * 256 * 256)
 #define PTHREAD_BLAS_MAX_BLOCK_MNK (64.0 * 64 * 64)
 
