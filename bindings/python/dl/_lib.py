@@ -8,6 +8,7 @@
 import functools
 import numbers
 import threading
+import types
 
 import gi
 
@@ -95,13 +96,19 @@ def _translate(e):
 
 
 def _checked(fn):
-    """Wraps a method so that DL_ERROR_INDEX surfaces as IndexError."""
-    @functools.wraps(fn)
+    """Wraps a method so that DL_ERROR_INDEX surfaces as IndexError. A
+    typelib function's wrapper takes its name but not its __doc__, which
+    PyGObject builds anew on every read (about 50 us): wrap once, not at
+    every call, where the wrapper is used often."""
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
         except GLib.Error as e:
             raise _translate(e) from None
+    if isinstance(fn, types.FunctionType):
+        return functools.wraps(fn)(wrapper)
+    wrapper.__name__ = wrapper.__qualname__ = getattr(fn, '__name__', 'wrapper')
+    wrapper.__wrapped__ = fn
     return wrapper
 
 

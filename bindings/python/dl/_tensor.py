@@ -33,6 +33,7 @@ _NP_TYPESTR = {'float32': '<f4', 'float64': '<f8', 'float16': '<f2', 'int32': '<
 
 
 _t_add = Dl.Tensor.add
+_t_backward = _checked(Dl.Tensor.backward)
 _t_sub = Dl.Tensor.sub
 _t_mul = Dl.Tensor.mul
 _t_div = Dl.Tensor.div
@@ -456,7 +457,7 @@ class Tensor(Dl.Tensor):
                     finally:
                         Dl.set_grad_enabled(was)
             return
-        _checked(Dl.Tensor.backward)(self, gradient, bool(retain_graph), bool(create_graph))
+        _t_backward(self, gradient, bool(retain_graph), bool(create_graph))
 
     def register_hook(self, hook):
         """Runs hook(grad) on this tensor's gradient in every backward pass;

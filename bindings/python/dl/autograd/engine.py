@@ -8,6 +8,8 @@ from .._lib import Dl, _checked, _is_tensor
 
 __all__ = ['grad', 'backward']
 
+_autograd_grad = _checked(Dl.autograd_grad)
+
 
 def _as_list(x, what):
     if _is_tensor(x):
@@ -59,8 +61,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     go = _grad_outputs(outputs, _as_list(grad_outputs, 'grad_outputs'))
     if retain_graph is None:
         retain_graph = create_graph
-    result = _checked(Dl.autograd_grad)(outputs, inputs, go, bool(retain_graph),
-                                        bool(create_graph), bool(allow_unused))
+    result = _autograd_grad(outputs, inputs, go, bool(retain_graph), bool(create_graph),
+                            bool(allow_unused))
     return tuple(result)
 
 
