@@ -28,6 +28,10 @@ typedef struct
   guint64 n_misses;       /* allocations that went to the raw allocator */
 } DlAllocatorStats;
 
+/* A miss gives back cached blocks only of the sizes not asked for in
+ * this many allocations of cached (large) sizes */
+#define DL_ALLOCATOR_TRIM_AGE 1024
+
 DlAllocator *dl_allocator_new (DlBackendContext *ctx,
                                DlRawAllocFunc raw_alloc,
                                DlRawFreeFunc raw_free,

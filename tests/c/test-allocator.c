@@ -216,7 +216,8 @@ test_stats (void)
   g_assert_cmpuint (s.reserved, ==, 4096 + 8192);
   g_assert_cmpuint (s.peak_allocated, ==, 4096 + 8192);
 
-  /* a miss gives the cached 8192-byte block back first */
+  /* a miss gives the cached 8192-byte block back first: the cache holds
+   * more than is in use */
   p3 = dl_allocator_alloc (a, 16384, &b3);
   s = stats (a);
   g_assert_cmpuint (s.allocated, ==, 4096 + 16384);
@@ -263,6 +264,67 @@ test_trim_on_miss (void)
   g_assert_cmpuint (s.reserved, ==, s.allocated + s.cached);
   g_assert_cmpuint (raw.outstanding, ==, s.reserved);
   dl_allocator_release (a, q, bn);
+  free_allocator (a);
+}
+
+/* While more is in use than cached, a miss gives back only the sizes no
+ * longer asked for */
+static void
+test_trim_old_sizes_only (void)
+{
+  DlAllocator *a = new_allocator (G_MAXUINT64);
+  gsize bl, bo, bn, bq;
+  gpointer live = dl_allocator_alloc (a, 1024 * KiB, &bl);
+  gpointer old = dl_allocator_alloc (a, 16 * KiB, &bo);
+  gpointer q, n;
+
+  dl_allocator_release (a, old, bo);
+  /* the program moves on to another size (a miss, then hits) */
+  for (gint i = 0; i < DL_ALLOCATOR_TRIM_AGE; i++)
+    {
+      q = dl_allocator_alloc (a, 32 * KiB, &bq);
+      dl_allocator_release (a, q, bq);
+    }
+  g_assert_cmpuint (stats (a).cached, ==, 48 * KiB);
+  /* a miss: the 16 KiB block goes, the 32 KiB one in use stays */
+  n = dl_allocator_alloc (a, 8 * KiB, &bn);
+  g_assert_cmpuint (stats (a).cached, ==, 32 * KiB);
+  q = dl_allocator_alloc (a, 32 * KiB, &bq);
+  g_assert_cmpuint (stats (a).cached, ==, 0);
+  dl_allocator_release (a, q, bq);
+  dl_allocator_release (a, n, bn);
+  dl_allocator_release (a, live, bl);
+  free_allocator (a);
+}
+
+/* Two sizes each needed once more than the cache holds, in turn, as the
+ * weight gradients of a training step that accumulates into existing
+ * grads: after the first round every block comes from the cache (a miss
+ * used to give back the other size's block, so both missed every round) */
+static void
+test_trim_keeps_sizes_in_use (void)
+{
+  DlAllocator *a = new_allocator (G_MAXUINT64);
+  gsize bg1, bg2, b1, b2;
+  gpointer grad1 = dl_allocator_alloc (a, 200 * KiB, &bg1);
+  gpointer grad2 = dl_allocator_alloc (a, 64 * KiB, &bg2);
+  guint64 misses = 0;
+
+  for (gint round = 0; round < 50; round++)
+    {
+      gpointer g2 = dl_allocator_alloc (a, 64 * KiB, &b2);
+      gpointer g1;
+
+      dl_allocator_release (a, g2, b2);
+      g1 = dl_allocator_alloc (a, 200 * KiB, &b1);
+      dl_allocator_release (a, g1, b1);
+      if (round == 0)
+        misses = stats (a).n_misses;
+    }
+  g_assert_cmpuint (stats (a).n_misses, ==, misses);
+  g_assert_cmpuint (raw.n_allocs, ==, 4);
+  dl_allocator_release (a, grad1, bg1);
+  dl_allocator_release (a, grad2, bg2);
   free_allocator (a);
 }
 
@@ -493,6 +555,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/allocator/reuse-many", test_reuse_many);
   g_test_add_func ("/allocator/stats", test_stats);
   g_test_add_func ("/allocator/trim-on-miss", test_trim_on_miss);
+  g_test_add_func ("/allocator/trim-old-sizes-only", test_trim_old_sizes_only);
+  g_test_add_func ("/allocator/trim-keeps-sizes-in-use", test_trim_keeps_sizes_in_use);
   g_test_add_func ("/allocator/small-cached", test_small_cached);
   g_test_add_func ("/allocator/small-capacity", test_small_capacity);
   g_test_add_func ("/allocator/small-sizes", test_small_sizes);
