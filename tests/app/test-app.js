@@ -218,7 +218,11 @@ async function testTrain(win) {
     print(`# the main thread used ${cpu.toFixed(2)} s of CPU in the ${seconds.toFixed(1)} s of training`);
     await wait(500); // the Train button's colour transition
     check(lateness.length > seconds * 20, `the 10 ms timeout ran ${lateness.length} times`);
-    check(cpu < 0.1 * seconds, 'the main thread stayed idle (under 10 % of a core) while training');
+    // training on the main thread would keep it busy (about a whole core);
+    // what it does run, the 10 ms timeout above and drawing the chart's
+    // points, took 0.26 s in a 2.1 s training here (training got 3 times
+    // faster with OpenBLAS's AVX-512 kernels, the drawing did not)
+    check(cpu < seconds / 3, 'the main thread stayed mostly idle (under a third of a core) while training');
     const {load, cores} = machineLoad();
     if (max >= LATENCY_LIMIT_MS && load > 2 * cores) {
         print(`# the ${LATENCY_LIMIT_MS} ms limit is not judged: load average ${load} on ${cores} ` +
