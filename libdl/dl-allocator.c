@@ -46,7 +46,7 @@ struct _DlAllocator
   gsize min_cached_size;
   guint64 cache_limit;
   GHashTable *free_lists; /* block size -> GSList of pointers */
-  GHashTable *last_asked; /* block size -> the clock when it was last asked for */
+  GHashTable *last_asked; /* block size -> the clock when it was last asked for (a gsize) */
   guint64 clock;          /* large allocations so far */
   SmallSlot small[SMALL_SLOTS];
   DlAllocatorStats stats;
@@ -68,7 +68,7 @@ dl_allocator_new (DlBackendContext *ctx,
   self->min_cached_size = MAX (min_cached_size, 64);
   self->cache_limit = cache_limit;
   self->free_lists = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  self->last_asked = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  self->last_asked = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   return self;
 }
 
@@ -140,15 +140,11 @@ static void
 note_asked_locked (DlAllocator *self, gsize size)
 {
   gint64 key = size;
-  guint64 *stamp = g_hash_table_lookup (self->last_asked, &key);
 
+  /* the clock starts at 1: a size never asked for reads as 0 */
   self->clock++;
-  if (stamp == NULL)
-    {
-      stamp = g_new (guint64, 1);
-      g_hash_table_insert (self->last_asked, g_memdup2 (&key, sizeof key), stamp);
-    }
-  *stamp = self->clock;
+  g_hash_table_replace (self->last_asked, g_memdup2 (&key, sizeof key),
+                        GSIZE_TO_POINTER (self->clock));
 }
 
 /* releases cached blocks, whole free lists at a time, until at least
@@ -177,9 +173,9 @@ trim_locked (DlAllocator *self, gsize nbytes)
       while (released < nbytes && g_hash_table_iter_next (&iter, &key, &value))
         {
           gsize size = *(gint64 *)key;
-          guint64 *stamp = g_hash_table_lookup (self->last_asked, key);
+          guint64 asked = GPOINTER_TO_SIZE (g_hash_table_lookup (self->last_asked, key));
 
-          if (pass == 0 && stamp && self->clock - *stamp < DL_ALLOCATOR_TRIM_AGE)
+          if (pass == 0 && asked && self->clock - asked < DL_ALLOCATOR_TRIM_AGE)
             continue;
           released += size * g_slist_length (value);
           release_list_locked (self, size, value);
