@@ -670,6 +670,55 @@ dl_set_default_device (DlDevice *device)
 }
 
 /**
+ * dl_set_num_threads:
+ * @n: the number of threads, at least 1
+ * @error: return location for a #GError
+ *
+ * Sets how many threads the CPU kernels and the matrix products started
+ * from the calling thread run on, as torch.set_num_threads(). It is
+ * OpenMP's thread count of the calling thread (`omp_set_num_threads()`),
+ * which the OpenBLAS libdl calls follows as well, and which PyTorch sets
+ * too: in one process both libraries share it. Threads that the program
+ * starts afterwards begin with the process's count (`OMP_NUM_THREADS`,
+ * else one per core); a #DlTrainer's threads take the count of the thread
+ * that starts their job.
+ *
+ * Returns: %TRUE, or %FALSE with %DL_ERROR_ARGUMENT when @n is below 1
+ *
+ * Since: 0.1
+ */
+gboolean
+dl_set_num_threads (gint n, GError **error)
+{
+  if (n < 1)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "set_num_threads expects a positive integer, got %d", n);
+      return FALSE;
+    }
+  dl_cpu_set_num_threads (n);
+  return TRUE;
+}
+
+/**
+ * dl_get_num_threads:
+ *
+ * Gives how many threads the CPU kernels started from the calling thread
+ * run on (torch.get_num_threads()): the count dl_set_num_threads() set
+ * in this thread, else the process's (`OMP_NUM_THREADS`, else one per
+ * core).
+ *
+ * Returns: the number of threads, at least 1
+ *
+ * Since: 0.1
+ */
+gint
+dl_get_num_threads (void)
+{
+  return dl_cpu_get_num_threads ();
+}
+
+/**
  * dl_device_get_device_type:
  * @self: a #DlDevice
  *

@@ -102,6 +102,10 @@ gboolean dl_cuda_is_available (void);
 DL_EXPORT
 void dl_set_default_device (DlDevice *device);
 DL_EXPORT
+gboolean dl_set_num_threads (gint n, GError **error);
+DL_EXPORT
+gint dl_get_num_threads (void);
+DL_EXPORT
 DlDeviceType dl_device_get_device_type (DlDevice *self);
 DL_EXPORT
 gint dl_device_get_index (DlDevice *self);

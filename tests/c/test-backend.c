@@ -724,6 +724,35 @@ test_blas_core_in_use (void)
     g_assert_null (dl_cpu_blas_better_core (core, dl_cpu_hardware_isa ()));
 }
 
+/* dl_set_num_threads(): the calling thread's count, which GEMMs and the
+ * split kernels follow without changing their results; bad counts are
+ * errors that leave the count alone */
+static void
+test_num_threads (void)
+{
+  gint before = dl_get_num_threads ();
+  g_autoptr (DlTensor) a = dl_arange (0, 96 * 80, 1, DL_DTYPE_FLOAT32, NULL, NULL);
+  g_autoptr (DlTensor) m = dl_tensor_reshape (a, (gint64[]){ 96, 80 }, 2, NULL);
+  g_autoptr (DlTensor) mt = dl_tensor_t (m, NULL);
+  g_autoptr (DlTensor) many = dl_tensor_matmul (m, mt, NULL);
+  g_autoptr (DlTensor) one = NULL;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (before, >=, 1);
+  g_assert_true (dl_set_num_threads (1, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (dl_get_num_threads (), ==, 1);
+  g_assert_cmpint (dl_cpu_get_num_threads (), ==, 1);
+  one = dl_tensor_matmul (m, mt, NULL);
+  g_assert_true (dl_tensor_allclose (one, many, 1e-6, 0, FALSE, NULL));
+  g_assert_false (dl_set_num_threads (0, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "positive integer"));
+  g_assert_cmpint (dl_get_num_threads (), ==, 1);
+  g_assert_true (dl_set_num_threads (before, NULL));
+  g_assert_cmpint (dl_get_num_threads (), ==, before);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -744,6 +773,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/backend/bare", test_backend_bare);
   g_test_add_func ("/backend/blas/better-core", test_blas_better_core);
   g_test_add_func ("/backend/blas/core-in-use", test_blas_core_in_use);
+  g_test_add_func ("/backend/num-threads", test_num_threads);
 
   return g_test_run ();
 }

@@ -1625,4 +1625,18 @@ test('streams, events and memory figures on the CPU and meta', () => {
     assert(cpu.synchronize(), 'synchronize');
 });
 
+test('the CPU thread count', () => {
+    const before = Dl.get_num_threads();
+    assert(before >= 1, 'at least one thread');
+    const a = Dl.randn([64, 96], F32, null);
+    const b = Dl.randn([96, 48], F32, null);
+    const many = a.matmul(b);
+    assert(Dl.set_num_threads(1) && Dl.get_num_threads() === 1, 'set to one');
+    const one = a.matmul(b);
+    assert(one.allclose(many, 1e-5, 1e-5, false), 'the same product on one thread');
+    const e = assertDlError(() => Dl.set_num_threads(0), Dl.Error.ARGUMENT, 'set_num_threads(0)');
+    assert(e.message.includes('positive integer'), e.message);
+    assert(Dl.set_num_threads(before) && Dl.get_num_threads() === before, 'restored');
+});
+
 run();

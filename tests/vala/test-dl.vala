@@ -241,6 +241,24 @@ void test_function_errors () {
 
 /* Streams and events on the CPU (trivial, always complete) and the
  * device's memory figures. */
+void test_num_threads () {
+    int before = Dl.get_num_threads ();
+    assert (before >= 1);
+    try {
+        assert (Dl.set_num_threads (1) && Dl.get_num_threads () == 1);
+        Dl.set_num_threads (0);
+        assert_not_reached ();
+    } catch (Error e) {
+        assert (e is Dl.Error.ARGUMENT && "positive integer" in e.message);
+    }
+    try {
+        Dl.set_num_threads (before);
+    } catch (Error e) {
+        assert_not_reached ();
+    }
+    assert (Dl.get_num_threads () == before);
+}
+
 void test_streams_and_memory () {
     try {
         var cpu = Dl.Device.get ("cpu");
@@ -1861,5 +1879,6 @@ int main (string[] args) {
     Test.add_func ("/vala/pytorch-reader", test_pytorch_reader);
     Test.add_func ("/vala/streams-and-memory", test_streams_and_memory);
     Test.add_func ("/vala/layer-dtype", test_layer_dtype);
+    Test.add_func ("/vala/num-threads", test_num_threads);
     return Test.run ();
 }

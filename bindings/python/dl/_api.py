@@ -73,6 +73,26 @@ __all__ = ['Generator', 'Node', 'Size', 'Tensor', 'add', 'allclose', 'eq', 'equa
            'unique', 'unique_consecutive', 'unsqueeze', 'utils', 'var', 'var_mean', 'vdot',
            'vstack', 'where', 'zeros', 'zeros_like']
 
+
+
+def set_num_threads(n):
+    """Sets the CPU kernels' and matrix products' thread count for the
+    calling thread, as torch.set_num_threads (see Dl.set_num_threads)."""
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise RuntimeError('set_num_threads expects an int, but got %s' % type(n).__name__)
+    if n < 1 or n > 2 ** 31 - 1:
+        raise RuntimeError('set_num_threads expects a positive integer, got %d' % n)
+    _typelib.set_num_threads(n)
+
+
+def get_num_threads():
+    """The CPU kernels' thread count for the calling thread, as
+    torch.get_num_threads."""
+    return _typelib.get_num_threads()
+
+
+__all__ += ['get_num_threads', 'set_num_threads']
+
 # torch.batch_norm, layer_norm and group_norm (not the typelib's functions,
 # whose arguments are in nn.functional's order)
 from .nn.normalization import (_torch_batch_norm as batch_norm,  # noqa: E402

@@ -75,10 +75,18 @@ cpu_memcpy (DlBackendContext *ctx, gpointer dst, gconstpointer src, gsize nbytes
   memcpy (dst, src, nbytes);
 }
 
+/* The threads of the calling thread's parallel regions: OpenMP's count,
+ * which the OpenMP OpenBLAS libdl calls follows too */
 gint
 dl_cpu_get_num_threads (void)
 {
   return omp_get_max_threads ();
+}
+
+void
+dl_cpu_set_num_threads (gint n)
+{
+  omp_set_num_threads (n);
 }
 
 /* Runs loop over the flat index range [begin, end) of iter. */

@@ -357,7 +357,6 @@ dl_cpu_store_i (char *p, DlDType dt, gint64 v)
  * first element, strides[k] is its byte stride along the run. */
 typedef void (*DlCpuLoop) (char **data, const gint64 *strides, gint64 n, gpointer ctx);
 
-gint dl_cpu_get_num_threads (void);
 void dl_cpu_blas_init (void);
 const gchar *dl_cpu_blas_better_core (const gchar *core, DlCpuIsa isa);
 const gchar *dl_cpu_blas_get_core (void);
