@@ -31,6 +31,10 @@
 #   hidden       1 - exposed / comm: the share of communication overlapped
 #   step, local  the DDP step, and the model's step alone on half the batch
 #   step/local   the median of the ratios of the pairs of steps
+#   /slower      the median of the DDP step over the slower rank's local
+#                step of the same pair: a synchronous step waits for the
+#                slower rank, so this part of step/local is not DDP's own
+#                cost but the ranks' spread (one core each, one busier)
 # comm, timed from Python one collective at a time, includes each call's
 # own overhead (the hand-over to the group's worker thread and the
 # cross-rank metadata check), so it overstates what the buckets cost
@@ -120,6 +124,12 @@ def worker(args):
                     locals_.append(t_local)
                     ratios.append(t_ddp / t_local)
                     waits.append(ddp.get_last_wait())
+            # the other ranks' local steps, for the slower-rank ratio
+            mine = torch.tensor(locals_, dtype=torch.float64)
+            every = [torch.zeros_like(mine) for _ in range(size)]
+            dist.all_gather(every, mine)
+            slowest = torch.stack(every).amax(0).tolist()
+            slower = statistics.median(t / s for t, s in zip(times, slowest))
             bufs = [torch.zeros(n) for n in sizes]
             comm = []
             for i in range(10 + args.steps):
@@ -131,16 +141,16 @@ def worker(args):
                     comm.append(time.perf_counter() - t0)
             rows.append((cap, view, sizes, statistics.median(comm), statistics.median(waits),
                          statistics.median(times), statistics.median(locals_),
-                         statistics.median(ratios)))
+                         statistics.median(ratios), slower))
         if rank == 0:
             print('%s, %d ranks, %d samples per rank, %d steps'
                   % (title, size, half, args.steps), flush=True)
-            for cap, view, sizes, comm, exposed, step_t, loc, ratio in rows:
+            for cap, view, sizes, comm, exposed, step_t, loc, ratio, slower in rows:
                 print('bucket_cap_mb=%g view=%d buckets=%s comm=%.0f us exposed=%.1f us '
-                      'hidden=%.0f%% step=%.2f ms local=%.2f ms step/local=%.2f'
+                      'hidden=%.0f%% step=%.2f ms local=%.2f ms step/local=%.2f /slower=%.2f'
                       % (cap, view, sizes, comm * 1e6, exposed * 1e6,
-                         100 * max(0.0, 1 - exposed / comm), step_t * 1e3, loc * 1e3, ratio),
-                      flush=True)
+                         100 * max(0.0, 1 - exposed / comm), step_t * 1e3, loc * 1e3, ratio,
+                         slower), flush=True)
     dist.destroy_process_group()
 
 
