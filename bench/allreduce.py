@@ -12,26 +12,26 @@
 #   [--sizes 1,16,64] [--iters N] [--repeats R] [--rounds K]
 #   [--mpi build/bench/dl-bench-allreduce-mpi]
 #
-# Method.  For each engine the script starts 2 worker processes (this
-# script again, with --worker) on loopback, which join a group (libdl's
-# Gloo engine and torch: env:// with MASTER_ADDR=127.0.0.1 and a free
-# MASTER_PORT; libdl's MPI engine: under `mpirun -np 2`), fill a
-# float32 tensor of each size (1, 16 and 64 MB) and run, after 3 warm-up
-# calls and a barrier, R repeats of a timed loop of N in-place SUM
-# all_reduces (time.perf_counter() around the loop, then a barrier so both
-# ranks agree the loop is over).  Rank 0 reports, per size, the best
-# repeat's time per call; the bandwidth is the tensor's bytes over that time
-# (the "algorithm bandwidth": with 2 ranks each rank sends and receives
-# about the tensor's size).  The values are checked after the loop (2^k
-# times the start on every element).  The MPI line comes from the C
-# program bench/allreduce-mpi.c (MPI_Allreduce in place, MPI_Wtime, the
-# same sizes and loop), started with `mpirun -np 2` when it was built and
-# mpirun is on PATH; the MPI lines (libdl's MPI engine and the C program)
-# need both.  ratio = libdl bandwidth / the other's: its Gloo engine's over
-# torch's Gloo, its MPI engine's over MPI_Allreduce.  With --rounds K the
-# four runs (libdl Gloo, torch Gloo, libdl MPI, C MPI) take turns K times
-# and each keeps its best, so that a busy moment of the machine does not
-# fall on one side of a ratio only.  Both ranks
+# Method.  For the Gloo engines the script starts 2 worker processes (this
+# script again, with --worker) on loopback, which join a group (env://
+# with MASTER_ADDR=127.0.0.1 and a free MASTER_PORT), fill a float32
+# tensor of each size (1, 16 and 64 MB) and run, after 3 warm-up calls
+# and a barrier, R repeats of a timed loop of N in-place SUM all_reduces
+# (time.perf_counter() around the loop, then a barrier so both ranks
+# agree the loop is over).  Rank 0 reports, per size, the best repeat's
+# time per call; the bandwidth is the tensor's bytes over that time (the
+# "algorithm bandwidth": with 2 ranks each rank sends and receives about
+# the tensor's size).  The values are checked after the loop (2^k times
+# the start on every element).  The MPI columns come from one run of the
+# C program bench/allreduce-mpi.c under `mpirun -np 2` (when it was built
+# and mpirun is on PATH): in the same two processes, each repeat times a
+# loop of MPI_Allreduce in place and then a loop of libdl's MPI engine's
+# all_reduce on a tensor of the same size, from C, so that a busy moment
+# of the machine falls on both.  ratio = libdl bandwidth / the other's:
+# its Gloo engine's over torch's Gloo, its MPI engine's over
+# MPI_Allreduce.  With --rounds K the three runs (libdl Gloo, torch Gloo,
+# the MPI pair) take turns K times and each keeps its best, so that a
+# busy moment does not fall on one side of a ratio only.  Both ranks
 # share this machine's cores, so the figures measure the engines' copies
 # and reductions as much as the loopback network.
 
@@ -53,16 +53,13 @@ def free_port():
         return s.getsockname()[1]
 
 
-def worker_libdl(engine, rank, sizes, iters, repeats):
+def worker_libdl(rank, sizes, iters, repeats):
     import gi
 
     gi.require_version("Dl", "1.0")
     from gi.repository import Dl
 
-    if engine == "mpi":
-        pg = Dl.distributed_new_process_group("mpi", "env://", -1, -1, 300.0)
-    else:
-        pg = Dl.distributed_new_process_group("gloo", "env://", rank, 2, 300.0)
+    pg = Dl.distributed_new_process_group("gloo", "env://", rank, 2, 300.0)
     results = {}
     for mb in sizes:
         n = mb * MB // 4
@@ -142,14 +139,12 @@ def mpi_ready(args):
     return bool(args.mpi) and os.path.exists(args.mpi) and shutil.which("mpirun") is not None
 
 
-def run_mpi(args):
-    return run_mpirun([args.mpi, args.sizes, str(args.iters), str(args.repeats)])
-
-
-def run_libdl_mpi(args):
-    return run_mpirun([sys.executable, os.path.abspath(__file__), "--worker", "libdl-mpi",
-                       "--sizes", args.sizes, "--iters", str(args.iters),
-                       "--repeats", str(args.repeats)])
+def run_mpi_pair(args):
+    """MPI_Allreduce and libdl's MPI engine, timed in turn in the same two
+    processes (the C program's "libdl" mode); ({size: seconds}, {size:
+    seconds})"""
+    both = run_mpirun([args.mpi, args.sizes, str(args.iters), str(args.repeats), "libdl"])
+    return ({mb: v[0] for mb, v in both.items()}, {mb: v[1] for mb, v in both.items()})
 
 
 def main():
@@ -160,7 +155,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=1,
                         help="run the engines in turn this many times, keeping each one's best")
     parser.add_argument("--mpi", default="build/bench/dl-bench-allreduce-mpi")
-    parser.add_argument("--worker", choices=["libdl", "libdl-mpi", "torch"])
+    parser.add_argument("--worker", choices=["libdl", "torch"])
     parser.add_argument("--rank", type=int)
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -168,24 +163,23 @@ def main():
     if args.worker:
         if args.worker == "torch":
             results = worker_torch(args.rank, sizes, args.iters, args.repeats)
-        elif args.worker == "libdl":
-            results = worker_libdl("gloo", args.rank, sizes, args.iters, args.repeats)
         else:
-            args.rank = int(os.environ.get("OMPI_COMM_WORLD_RANK", "0"))
-            results = worker_libdl("mpi", args.rank, sizes, args.iters, args.repeats)
+            results = worker_libdl(args.rank, sizes, args.iters, args.repeats)
         if args.rank == 0:
             print(json.dumps(results))
         return
 
-    runs = {"libdl": lambda: run_pair("libdl", args), "torch": lambda: run_pair("torch", args)}
+    runs = {"libdl": lambda: [run_pair("libdl", args)], "torch": lambda: [run_pair("torch", args)]}
+    names = {"libdl": ["libdl"], "torch": ["torch"], "mpi": ["mpi", "libdl-mpi"]}
     if mpi_ready(args):
-        runs.update({"libdl-mpi": lambda: run_libdl_mpi(args), "mpi": lambda: run_mpi(args)})
+        runs["mpi"] = lambda: run_mpi_pair(args)
     best = {}
     for _ in range(args.rounds):
-        for name, run in runs.items():
-            mine = best.setdefault(name, {})
-            for mb, seconds in run().items():
-                mine[mb] = min(seconds, mine.get(mb, seconds))
+        for key, run in runs.items():
+            for name, result in zip(names[key], run()):
+                mine = best.setdefault(name, {})
+                for mb, seconds in result.items():
+                    mine[mb] = min(seconds, mine.get(mb, seconds))
     libdl, torch = best["libdl"], best["torch"]
     libdl_mpi, mpi = best.get("libdl-mpi"), best.get("mpi")
     print("all_reduce SUM of float32, 2 processes on loopback, best of %d rounds x %d x %d calls"
