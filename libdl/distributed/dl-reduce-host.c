@@ -156,16 +156,33 @@ dl_reduce_host (DlDType dtype, DlReduceOpKind op, gpointer inout, gconstpointer 
 gboolean
 dl_reduce_host_divide (DlDType dtype, gpointer buf, gsize count, gint divisor)
 {
+  /* by a power of two the product with its inverse is exact, the same
+   * value as the quotient: AVG over 2, 4, 8 ... ranks multiplies, which is
+   * several times faster than dividing; over one rank nothing changes */
+  gboolean exact_inverse = (divisor & (divisor - 1)) == 0;
+  const float inv32 = 1.0f / (float)divisor;
+  const double inv64 = 1.0 / (double)divisor;
+
   g_return_val_if_fail (divisor > 0, FALSE);
+  if (divisor == 1)
+    count = 0; /* only the dtype's check below */
   switch (dtype)
     {
       case DL_DTYPE_FLOAT32:
-        for (gsize i = 0; i < count; i++)
-          ((float *)buf)[i] /= (float)divisor;
+        if (exact_inverse)
+          for (gsize i = 0; i < count; i++)
+            ((float *)buf)[i] *= inv32;
+        else
+          for (gsize i = 0; i < count; i++)
+            ((float *)buf)[i] /= (float)divisor;
         return TRUE;
       case DL_DTYPE_FLOAT64:
-        for (gsize i = 0; i < count; i++)
-          ((double *)buf)[i] /= (double)divisor;
+        if (exact_inverse)
+          for (gsize i = 0; i < count; i++)
+            ((double *)buf)[i] *= inv64;
+        else
+          for (gsize i = 0; i < count; i++)
+            ((double *)buf)[i] /= (double)divisor;
         return TRUE;
       case DL_DTYPE_FLOAT16:
         for (gsize i = 0; i < count; i++)

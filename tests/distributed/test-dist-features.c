@@ -1,7 +1,8 @@
 /* test-dist-features.c: from C, under `mpirun -np 3`: all_to_all with
  * parts of any size, receives from any source, DlSyncBatchNorm against
- * dl_batch_norm() on the whole batch, and DistributedDataParallel's
- * gradient-as-bucket-view. Prints "rank R: ok" and exits 0 on success.
+ * dl_batch_norm() on the whole batch, DistributedDataParallel's
+ * gradient-as-bucket-view, and AVG over groups of 3, 2 and 1 ranks. Prints "rank R: ok" and exits 0
+ * on success.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -238,6 +239,96 @@ test_bucket_view (DlProcessGroup *group)
     }
 }
 
+/* AVG is the sum divided by the group's size, value for value the
+ * quotient (over 2 ranks the engine multiplies by the inverse, exact for
+ * a power of two; over 3 it divides; over 1 it leaves the values), for
+ * float32, float64 and int64 (truncated) */
+static void
+test_average (DlProcessGroup *world)
+{
+  const gint ranks[][3] = { { 0, 1, 2 }, { 0, 1, -1 }, { 2, -1, -1 } };
+  const gsize counts[] = { 3, 2, 1 };
+  const gint64 n = 1000;
+
+  for (guint gi = 0; gi < G_N_ELEMENTS (counts); gi++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (DlProcessGroup) group
+          = dl_process_group_new_group (world, ranks[gi], counts[gi], &error);
+      const DlDType dtypes[] = { DL_DTYPE_FLOAT32, DL_DTYPE_FLOAT64, DL_DTYPE_INT64 };
+      gint members = (gint)counts[gi];
+
+      g_assert_no_error (error);
+      if (group == NULL)
+        continue; /* this rank is not in the subgroup */
+      for (guint di = 0; di < G_N_ELEMENTS (dtypes); di++)
+        {
+          g_autoptr (DlTensor) t = dl_empty (DL_SHAPE (n), dtypes[di], NULL, &error);
+          g_autoptr (DlWork) work = NULL;
+          gpointer data;
+
+          g_assert_no_error (error);
+          data = GSIZE_TO_POINTER (dl_tensor_get_data_ptr (t));
+          /* rank r: 0.1 (i + 1) (r + 1) / 7, varied so the sums are not
+           * multiples of the size */
+          for (gint64 i = 0; i < n; i++)
+            {
+              gdouble v = 0.1 * (gdouble)(i + 1) * (rank + 1) / 7.0;
+              if (dtypes[di] == DL_DTYPE_FLOAT32)
+                ((gfloat *)data)[i] = (gfloat)v;
+              else if (dtypes[di] == DL_DTYPE_FLOAT64)
+                ((gdouble *)data)[i] = v;
+              else
+                ((gint64 *)data)[i] = (gint64)(i * (rank + 2) + rank);
+            }
+          work = dl_process_group_all_reduce (group, t, DL_REDUCE_OP_KIND_AVG, FALSE, &error);
+          g_assert_no_error (error);
+          for (gint64 i = 0; i < n; i++)
+            {
+              /* the members' values summed in rank order, as the engine's
+               * reduction may order them differently: compare with the
+               * quotient of the engine's own sum */
+              gdouble sum64 = 0;
+              gfloat sum32 = 0;
+              gint64 sumi = 0;
+
+              for (gint m = 0; m < members; m++)
+                {
+                  gint r = ranks[gi][m];
+                  gdouble v = 0.1 * (gdouble)(i + 1) * (r + 1) / 7.0;
+                  sum64 += v;
+                  sum32 += (gfloat)v;
+                  sumi += (gint64)(i * (r + 2) + r);
+                }
+              if (dtypes[di] == DL_DTYPE_FLOAT32)
+                g_assert_cmpfloat_with_epsilon (((gfloat *)data)[i], sum32 / (gfloat)members,
+                                                1e-6 * (1 + fabsf (sum32)));
+              else if (dtypes[di] == DL_DTYPE_FLOAT64)
+                g_assert_cmpfloat_with_epsilon (((gdouble *)data)[i], sum64 / members,
+                                                1e-14 * (1 + fabs (sum64)));
+              else
+                g_assert_cmpint (((gint64 *)data)[i], ==, sumi / members);
+            }
+        }
+      /* exactly the quotient: over 3 ranks the sum 17 divided by 3, which
+       * 17 times the double nearest 1/3 is not */
+      {
+        g_autoptr (DlTensor) t
+            = dl_full (DL_SHAPE (5), rank * rank + 4, DL_DTYPE_FLOAT64, NULL, &error);
+        g_autoptr (DlWork) work
+            = dl_process_group_all_reduce (group, t, DL_REDUCE_OP_KIND_AVG, FALSE, &error);
+        gdouble sum = 0;
+
+        g_assert_no_error (error);
+        for (gint m = 0; m < members; m++)
+          sum += ranks[gi][m] * ranks[gi][m] + 4;
+        for (gint i = 0; i < 5; i++)
+          g_assert_cmpfloat (((gdouble *)GSIZE_TO_POINTER (dl_tensor_get_data_ptr (t)))[i], ==,
+                             sum / members);
+      }
+    }
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -253,6 +344,7 @@ main (int argc, char *argv[])
   test_any_source (group);
   test_sync_batch_norm (group);
   test_bucket_view (group);
+  test_average (group);
   g_print ("rank %d: ok\n", rank);
   return 0;
 }
