@@ -79,7 +79,25 @@ check_tensor (DlProcessGroup *self,
                    priv->rank);
       return FALSE;
     }
-  if (dl_device_get_device_type (dl_tensor_get_device (t)) != DL_DEVICE_TYPE_CPU)
+  if (dl_process_group_on_device (self))
+    {
+      /* the engine's GPU: torch's ProcessGroupNCCL says "Tensors must be
+       * CUDA and dense" */
+      DlStream *comm = DL_PROCESS_GROUP_GET_CLASS (self)->communication_stream (self);
+      DlDevice *want = dl_stream_get_device (comm);
+
+      if (!dl_device_equal (dl_tensor_get_device (t), want))
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
+                       "%s: %s %s is on %s; Tensors must be CUDA and dense, on the %s group's "
+                       "device %s (rank %d)",
+                       op, what, shape_str, dl_device_get_name (dl_tensor_get_device (t)),
+                       priv->backend_name ? priv->backend_name : "process group's",
+                       dl_device_get_name (want), priv->rank);
+          return FALSE;
+        }
+    }
+  else if (dl_device_get_device_type (dl_tensor_get_device (t)) != DL_DEVICE_TYPE_CPU)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
                    "%s: %s %s is on %s; the %s engine takes CPU tensors (rank %d)", op, what,
