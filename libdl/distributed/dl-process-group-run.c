@@ -688,10 +688,12 @@ slot_of (DlProcessGroupClass *klass, Job *job)
         return klass->reduce;
       case COLL_ALL_GATHER:
         return klass->all_gather;
-      case COLL_GATHER:
-        return klass->gather;
+      case COLL_GATHER: /* a device engine's run on its grouped exchange */
+        return klass->device_type != DL_DEVICE_TYPE_CPU ? (gpointer)klass->exchange_parts
+                                                        : (gpointer)klass->gather;
       case COLL_SCATTER:
-        return klass->scatter;
+        return klass->device_type != DL_DEVICE_TYPE_CPU ? (gpointer)klass->exchange_parts
+                                                        : (gpointer)klass->scatter;
       case COLL_REDUCE_SCATTER:
         return klass->reduce_scatter;
       case COLL_ALL_TO_ALL:

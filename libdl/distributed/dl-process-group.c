@@ -542,7 +542,7 @@ dl_process_group_class_init (DlProcessGroupClass *klass)
   /**
    * DlProcessGroup:backend-name:
    *
-   * The name of the group's engine: "mpi" or "gloo" (torch's
+   * The name of the group's engine: "mpi", "gloo" or "nccl" (torch's
    * `ProcessGroup.name()`); set by the engine when it makes the group.
    *
    * Since: 0.1

@@ -213,9 +213,9 @@ dl_store_set (DlStore *self, const gchar *key, gconstpointer data, gsize n, GErr
   if (!g_file_set_contents (tmp, static_cast<const gchar *> (data), (gssize)n, &local)
       || g_rename (tmp, path.c_str ()) != 0)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_IO, "init_process_group: %s: cannot write key '%s' in %s: %s",
-                   self->engine.c_str (), key, self->dir.c_str (),
-                   local ? local->message : g_strerror (errno));
+      g_set_error (error, DL_ERROR, DL_ERROR_IO,
+                   "init_process_group: %s: cannot write key '%s' in %s: %s", self->engine.c_str (),
+                   key, self->dir.c_str (), local ? local->message : g_strerror (errno));
       g_clear_error (&local);
       g_unlink (tmp);
       return FALSE;

@@ -37,7 +37,8 @@ DlStore *dl_store_new (const gchar *engine,
                        gint rank,
                        gdouble timeout,
                        GError **error);
-gboolean dl_store_set (DlStore *self, const gchar *key, gconstpointer data, gsize n, GError **error);
+gboolean
+dl_store_set (DlStore *self, const gchar *key, gconstpointer data, gsize n, GError **error);
 /* the value of @key, once some rank has set it: exactly @n bytes into
  * @data (a value of another size is an error) */
 gboolean dl_store_get (DlStore *self, const gchar *key, gpointer data, gsize n, GError **error);
