@@ -531,7 +531,18 @@ main (int argc, char **argv)
   g_assert_false (dl_distributed_destroy_process_group (&error));
   g_assert_error (error, DL_ERROR, DL_ERROR_FAILED);
   g_clear_error (&error);
+  /* nccl is known; here, under mpirun, it cannot start: without its
+   * module (DL_ERROR_NOT_SUPPORTED), without a GPU (DL_ERROR_DEVICE), or
+   * with one but no RANK and WORLD_SIZE, which mpirun does not set
+   * (DL_ERROR_ARGUMENT). tests/distributed/test-nccl.c runs it. */
   g_assert_false (dl_distributed_init_process_group ("nccl", NULL, -1, -1, 30, &error));
+  g_assert_nonnull (error);
+  g_assert_true (error->domain == DL_ERROR
+                 && (error->code == DL_ERROR_NOT_SUPPORTED || error->code == DL_ERROR_DEVICE
+                     || error->code == DL_ERROR_ARGUMENT));
+  g_assert_false (dl_distributed_is_initialized ());
+  g_clear_error (&error);
+  g_assert_false (dl_distributed_init_process_group ("carrier-pigeon", NULL, -1, -1, 30, &error));
   g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
   g_clear_error (&error);
   if (!dl_distributed_is_backend_available ("mpi"))
