@@ -661,6 +661,14 @@ on_work_timeout (gpointer group, const GError *error)
   g_mutex_unlock (&priv->lock);
 }
 
+DlDevice *
+dl_process_group_get_tensor_device (DlProcessGroup *group)
+{
+  if (!dl_process_group_on_device (group))
+    return NULL;
+  return dl_stream_get_device (DL_PROCESS_GROUP_GET_CLASS (group)->communication_stream (group));
+}
+
 /* A job of @coll on @tensor (nullable) with @root (-1: none) and @op (-1:
  * none), its metadata filled in */
 Job *
