@@ -357,6 +357,39 @@ run_point_to_point (DlProcessGroup *self, Job *job, GError **error)
  * packing), and the arguments it exchanges on the host go through its
  * exchange slot. */
 
+/* The arguments of DlProcessGroupClass.exchange_parts: size of each */
+typedef struct
+{
+  gconstpointer *sends;
+  gsize *send_bytes;
+  gpointer *recvs;
+  gsize *recv_bytes;
+} Parts;
+
+static Parts *
+parts_new (gint size)
+{
+  Parts *p = g_new (Parts, 1);
+
+  p->sends = g_new0 (gconstpointer, size);
+  p->send_bytes = g_new0 (gsize, size);
+  p->recvs = g_new0 (gpointer, size);
+  p->recv_bytes = g_new0 (gsize, size);
+  return p;
+}
+
+static void
+parts_free (Parts *p)
+{
+  g_free (p->sends);
+  g_free (p->send_bytes);
+  g_free (p->recvs);
+  g_free (p->recv_bytes);
+  g_free (p);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Parts, parts_free)
+
 /* every rank's @n bytes at @mine into @all (size × @n), on the host */
 static gboolean
 host_all_gather (DlProcessGroup *self, gconstpointer mine, gpointer all, gsize n, GError **error)
@@ -371,18 +404,12 @@ host_all_gather (DlProcessGroup *self, gconstpointer mine, gpointer all, gsize n
   return klass->exchange (self, mine, n, NULL, 0, all, datas, error);
 }
 
-/* A device group's exchange_parts: @sends / @recvs (size pointers each)
- * with @send_bytes / @recv_bytes */
+/* A device group's exchange_parts of @p */
 static gboolean
-run_parts (DlProcessGroup *self,
-           gconstpointer *sends,
-           const gsize *send_bytes,
-           gpointer *recvs,
-           const gsize *recv_bytes,
-           GError **error)
+run_parts (DlProcessGroup *self, Parts *p, GError **error)
 {
-  return DL_PROCESS_GROUP_GET_CLASS (self)->exchange_parts (self, sends, send_bytes, recvs,
-                                                            recv_bytes, error);
+  return DL_PROCESS_GROUP_GET_CLASS (self)->exchange_parts (self, p->sends, p->send_bytes, p->recvs,
+                                                            p->recv_bytes, error);
 }
 
 /* The list forms of all_gather, gather and scatter on a device group: one
@@ -394,48 +421,45 @@ run_device_lists (DlProcessGroup *self, Job *job, GError **error)
   gint size = priv->size, me = priv->rank;
   gsize nbytes = dl_process_group_tensor_nbytes (job->tensor);
   gpointer data = dl_tensor_data (job->tensor);
-  g_autofree gconstpointer *sends = g_new0 (gconstpointer, size);
-  g_autofree gpointer *recvs = g_new0 (gpointer, size);
-  g_autofree gsize *send_bytes = g_new0 (gsize, size);
-  g_autofree gsize *recv_bytes = g_new0 (gsize, size);
+  g_autoptr (Parts) p = parts_new (size);
 
   for (gint r = 0; r < size; r++)
     switch (job->coll)
       {
         case COLL_ALL_GATHER: /* mine to every rank, every rank's into list[r] */
-          sends[r] = data;
-          send_bytes[r] = nbytes;
-          recvs[r] = dl_tensor_data (g_ptr_array_index (job->list, r));
-          recv_bytes[r] = nbytes;
+          p->sends[r] = data;
+          p->send_bytes[r] = nbytes;
+          p->recvs[r] = dl_tensor_data (g_ptr_array_index (job->list, r));
+          p->recv_bytes[r] = nbytes;
           break;
         case COLL_GATHER: /* mine to the root; the root's list[r] from rank r */
           if (r == job->root)
             {
-              sends[r] = data;
-              send_bytes[r] = nbytes;
+              p->sends[r] = data;
+              p->send_bytes[r] = nbytes;
             }
           if (me == job->root)
             {
-              recvs[r] = dl_tensor_data (g_ptr_array_index (job->list, r));
-              recv_bytes[r] = nbytes;
+              p->recvs[r] = dl_tensor_data (g_ptr_array_index (job->list, r));
+              p->recv_bytes[r] = nbytes;
             }
           break;
         case COLL_SCATTER: /* the root's list[r] to rank r; mine from the root */
           if (me == job->root)
             {
-              sends[r] = dl_tensor_data (g_ptr_array_index (job->list, r));
-              send_bytes[r] = nbytes;
+              p->sends[r] = dl_tensor_data (g_ptr_array_index (job->list, r));
+              p->send_bytes[r] = nbytes;
             }
           if (r == job->root)
             {
-              recvs[r] = data;
-              recv_bytes[r] = nbytes;
+              p->recvs[r] = data;
+              p->recv_bytes[r] = nbytes;
             }
           break;
         default:
           g_assert_not_reached ();
       }
-  return run_parts (self, sends, send_bytes, recvs, recv_bytes, error);
+  return run_parts (self, p, error);
 }
 
 /* reduce_scatter of a list on a device group: rank r's part is list[r]
@@ -454,15 +478,12 @@ run_device_reduce_scatter_list (DlProcessGroup *self,
   DlProcessGroupClass *klass = DL_PROCESS_GROUP_GET_CLASS (self);
   gint size = priv->size, me = priv->rank;
   gsize nbytes = count * dl_dtype_get_size (dtype);
-  g_autofree gconstpointer *sends = g_new0 (gconstpointer, size);
-  g_autofree gpointer *recvs = g_new0 (gpointer, size);
-  g_autofree gsize *send_bytes = g_new0 (gsize, size);
-  g_autofree gsize *recv_bytes = g_new0 (gsize, size);
+  g_autoptr (Parts) p = parts_new (size);
 
-  sends[me] = dl_tensor_data (g_ptr_array_index (job->list, me));
-  recvs[me] = buf;
-  send_bytes[me] = recv_bytes[me] = nbytes;
-  if (!run_parts (self, sends, send_bytes, recvs, recv_bytes, error))
+  p->sends[me] = dl_tensor_data (g_ptr_array_index (job->list, me));
+  p->recvs[me] = buf;
+  p->send_bytes[me] = p->recv_bytes[me] = nbytes;
+  if (!run_parts (self, p, error))
     return FALSE;
   for (gint r = 0; r < size; r++)
     if (!klass->reduce (self, r == me ? buf : dl_tensor_data (g_ptr_array_index (job->list, r)),
@@ -647,19 +668,16 @@ run_all_to_all_v (DlProcessGroup *self, Job *job, GError **error)
   if (dl_process_group_on_device (self))
     {
       /* the parts where they lie, each of its own size */
-      g_autofree gconstpointer *sends = g_new0 (gconstpointer, size);
-      g_autofree gpointer *recvs = g_new0 (gpointer, size);
-      g_autofree gsize *send_bytes = g_new0 (gsize, size);
-      g_autofree gsize *recv_bytes = g_new0 (gsize, size);
+      g_autoptr (Parts) p = parts_new (size);
 
       for (gint r = 0; r < size; r++)
         {
-          sends[r] = part_data (job->other, job->list2, job->send_bytes, r);
-          recvs[r] = part_data (job->tensor, job->list, job->recv_bytes, r);
-          send_bytes[r] = (gsize)job->send_bytes[r];
-          recv_bytes[r] = (gsize)job->recv_bytes[r];
+          p->sends[r] = part_data (job->other, job->list2, job->send_bytes, r);
+          p->recvs[r] = part_data (job->tensor, job->list, job->recv_bytes, r);
+          p->send_bytes[r] = (gsize)job->send_bytes[r];
+          p->recv_bytes[r] = (gsize)job->recv_bytes[r];
         }
-      return run_parts (self, sends, send_bytes, recvs, recv_bytes, error);
+      return run_parts (self, p, error);
     }
   out = g_malloc0 (chunk * size);
   in = g_malloc (chunk * size);

@@ -16,6 +16,8 @@
 #include <dl.h>
 #include <glib/gstdio.h>
 
+#include "dist-expect.h"
+
 #define N 6 /* elements per rank's tensor */
 
 static const DlDType dtypes[] = {
@@ -40,33 +42,8 @@ reduced (DlDType dtype, DlReduceOpKind op, gint world, gint i)
   gdouble acc = value (dtype, 0, i);
 
   for (gint r = 1; r < world; r++)
-    {
-      gdouble v = value (dtype, r, i);
-
-      switch (op)
-        {
-          case DL_REDUCE_OP_KIND_SUM:
-          case DL_REDUCE_OP_KIND_AVG:
-            acc = dtype == DL_DTYPE_BOOL ? MAX (acc, v) : acc + v; /* bool: or */
-            break;
-          case DL_REDUCE_OP_KIND_PRODUCT:
-            acc = dtype == DL_DTYPE_BOOL ? MIN (acc, v) : acc * v; /* bool: and */
-            break;
-          case DL_REDUCE_OP_KIND_MIN:
-            acc = MIN (acc, v);
-            break;
-          case DL_REDUCE_OP_KIND_MAX:
-            acc = MAX (acc, v);
-            break;
-        }
-    }
-  if (op == DL_REDUCE_OP_KIND_AVG)
-    {
-      acc /= world;
-      if (dtype == DL_DTYPE_INT32 || dtype == DL_DTYPE_INT64 || dtype == DL_DTYPE_UINT8)
-        acc = (gdouble)(gint64)acc; /* integers truncate */
-    }
-  return acc;
+    acc = dist_expect_step (op, dtype, acc, value (dtype, r, i));
+  return dist_expect_finish (op, dtype, acc, world);
 }
 
 /* A tensor of @dtype on @device holding @values (@n of them) */

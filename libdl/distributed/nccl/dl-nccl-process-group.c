@@ -138,52 +138,73 @@ wait_stream (DlNcclProcessGroup *self, const gchar *op, GError **error)
       if (rc != cudaErrorNotReady)
         return !cuda_failed (self, rc, op, error);
       ncclCommGetAsyncError (self->comm, &async);
-      if (async != ncclSuccess && async != ncclInProgress)
-        {
-          nccl_failed (self, async, op, error);
-          ncclCommAbort (self->comm);
-          self->comm = NULL;
-          return FALSE;
-        }
       now = g_get_monotonic_time ();
-      if (deadline && now > deadline)
+      if (async != ncclSuccess && async != ncclInProgress)
+        nccl_failed (self, async, op, error);
+      else if (deadline && now > deadline)
+        g_set_error (error, DL_ERROR, DL_ERROR_FAILED,
+                     "%s: timed out after %g s in NCCL (rank %d of %d): a rank died or did not "
+                     "call %s; the communicator was aborted",
+                     op, timeout, dl_process_group_get_rank (DL_PROCESS_GROUP (self)),
+                     dl_process_group_get_size (DL_PROCESS_GROUP (self)), op);
+      else
         {
-          g_set_error (error, DL_ERROR, DL_ERROR_FAILED,
-                       "%s: timed out after %g s in NCCL (rank %d of %d): a rank died or did not "
-                       "call %s; the communicator was aborted",
-                       op, timeout, dl_process_group_get_rank (DL_PROCESS_GROUP (self)),
-                       dl_process_group_get_size (DL_PROCESS_GROUP (self)), op);
-          ncclCommAbort (self->comm);
-          self->comm = NULL;
-          return FALSE;
+          g_usleep (now - start > 20000 ? 1000 : 20);
+          continue;
         }
-      g_usleep (now - start > 20000 ? 1000 : 20);
+      /* ends the communicator's kernels still waiting on the GPU */
+      ncclCommAbort (self->comm);
+      self->comm = NULL;
+      return FALSE;
     }
 }
 
-static gboolean
-nccl_types (DlNcclProcessGroup *self,
-            DlDType dtype,
-            DlReduceOpKind op,
-            ncclDataType_t *type,
-            ncclRedOp_t *red,
-            const gchar *name,
-            GError **error)
+/* The communicator of a reducing slot, with NCCL's type for @dtype and
+ * reduction for @op; NULL with @error set */
+static ncclComm_t
+reduction_comm (DlNcclProcessGroup *self,
+                DlDType dtype,
+                DlReduceOpKind op,
+                ncclDataType_t *type,
+                ncclRedOp_t *red,
+                const gchar *name,
+                GError **error)
 {
   if (!dl_nccl_plan_dtype (dtype, type))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: NCCL has no type for %s tensors", name,
                    dl_dtype_get_name (dtype));
-      return FALSE;
+      return NULL;
     }
-  if (red && !dl_nccl_plan_op (op, red))
+  if (!dl_nccl_plan_op (op, red))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "%s: this NCCL has no %s reduction", name,
                    dl_reduce_op_kind_name (op));
-      return FALSE;
+      return NULL;
     }
-  return TRUE;
+  return comm_of (self, name, error);
 }
+
+/* A slot that queues one NCCL @call on the group's stream, with @comm
+ * (and, for REDUCING, @type and @red) in scope */
+#define ENQUEUE(pg, name, call)                                                                    \
+  G_STMT_START                                                                                     \
+  {                                                                                                \
+    DlNcclProcessGroup *self = DL_NCCL_PROCESS_GROUP (pg);                                         \
+    ncclComm_t comm = comm_of (self, (name), error);                                               \
+    return comm && !nccl_failed (self, (call), (name), error);                                     \
+  }                                                                                                \
+  G_STMT_END
+#define REDUCING(pg, name, call)                                                                   \
+  G_STMT_START                                                                                     \
+  {                                                                                                \
+    DlNcclProcessGroup *self = DL_NCCL_PROCESS_GROUP (pg);                                         \
+    ncclDataType_t type;                                                                           \
+    ncclRedOp_t red;                                                                               \
+    ncclComm_t comm = reduction_comm (self, dtype, op, &type, &red, (name), error);                \
+    return comm && !nccl_failed (self, (call), (name), error);                                     \
+  }                                                                                                \
+  G_STMT_END
 
 static gboolean
 nccl_all_reduce (DlProcessGroup *pg,
@@ -193,28 +214,14 @@ nccl_all_reduce (DlProcessGroup *pg,
                  DlReduceOpKind op,
                  GError **error)
 {
-  DlNcclProcessGroup *self = DL_NCCL_PROCESS_GROUP (pg);
-  ncclDataType_t type;
-  ncclRedOp_t red;
-  ncclComm_t comm;
-
-  if (!nccl_types (self, dtype, op, &type, &red, "all_reduce", error)
-      || (comm = comm_of (self, "all_reduce", error)) == NULL)
-    return FALSE;
-  return !nccl_failed (self, ncclAllReduce (buf, buf, count, type, red, comm, stream_of (self)),
-                       "all_reduce", error);
+  REDUCING (pg, "all_reduce", ncclAllReduce (buf, buf, count, type, red, comm, stream_of (self)));
 }
 
 static gboolean
 nccl_broadcast (DlProcessGroup *pg, gpointer buf, gsize nbytes, gint root, GError **error)
 {
-  DlNcclProcessGroup *self = DL_NCCL_PROCESS_GROUP (pg);
-  ncclComm_t comm = comm_of (self, "broadcast", error);
-
-  return comm
-         && !nccl_failed (self,
-                          ncclBroadcast (buf, buf, nbytes, ncclUint8, root, comm, stream_of (self)),
-                          "broadcast", error);
+  ENQUEUE (pg, "broadcast",
+           ncclBroadcast (buf, buf, nbytes, ncclUint8, root, comm, stream_of (self)));
 }
 
 static gboolean
@@ -226,17 +233,8 @@ nccl_reduce (DlProcessGroup *pg,
              gint root,
              GError **error)
 {
-  DlNcclProcessGroup *self = DL_NCCL_PROCESS_GROUP (pg);
-  ncclDataType_t type;
-  ncclRedOp_t red;
-  ncclComm_t comm;
-
-  if (!nccl_types (self, dtype, op, &type, &red, "reduce", error)
-      || (comm = comm_of (self, "reduce", error)) == NULL)
-    return FALSE;
   /* in place: the result lands in @buf on the root only */
-  return !nccl_failed (self, ncclReduce (buf, buf, count, type, red, root, comm, stream_of (self)),
-                       "reduce", error);
+  REDUCING (pg, "reduce", ncclReduce (buf, buf, count, type, red, root, comm, stream_of (self)));
 }
 
 static gboolean
@@ -246,13 +244,7 @@ nccl_all_gather (DlProcessGroup *pg,
                  gsize nbytes,
                  GError **error)
 {
-  DlNcclProcessGroup *self = DL_NCCL_PROCESS_GROUP (pg);
-  ncclComm_t comm = comm_of (self, "all_gather", error);
-
-  return comm
-         && !nccl_failed (self,
-                          ncclAllGather (send, recv, nbytes, ncclUint8, comm, stream_of (self)),
-                          "all_gather", error);
+  ENQUEUE (pg, "all_gather", ncclAllGather (send, recv, nbytes, ncclUint8, comm, stream_of (self)));
 }
 
 static gboolean
@@ -264,17 +256,8 @@ nccl_reduce_scatter (DlProcessGroup *pg,
                      DlReduceOpKind op,
                      GError **error)
 {
-  DlNcclProcessGroup *self = DL_NCCL_PROCESS_GROUP (pg);
-  ncclDataType_t type;
-  ncclRedOp_t red;
-  ncclComm_t comm;
-
-  if (!nccl_types (self, dtype, op, &type, &red, "reduce_scatter", error)
-      || (comm = comm_of (self, "reduce_scatter", error)) == NULL)
-    return FALSE;
-  return !nccl_failed (self,
-                       ncclReduceScatter (send, recv, count, type, red, comm, stream_of (self)),
-                       "reduce_scatter", error);
+  REDUCING (pg, "reduce_scatter",
+            ncclReduceScatter (send, recv, count, type, red, comm, stream_of (self)));
 }
 
 /* The grouped exchange of parts (DlProcessGroupClass.exchange_parts):
@@ -357,24 +340,14 @@ nccl_all_to_all (DlProcessGroup *pg,
 static gboolean
 nccl_send (DlProcessGroup *pg, gconstpointer buf, gsize nbytes, gint dst, gint tag, GError **error)
 {
-  DlNcclProcessGroup *self = DL_NCCL_PROCESS_GROUP (pg);
-  ncclComm_t comm = comm_of (self, "send", error);
-
   /* NCCL has no tags: the messages between two ranks match in order */
-  return comm
-         && !nccl_failed (self, ncclSend (buf, nbytes, ncclUint8, dst, comm, stream_of (self)),
-                          "send", error);
+  ENQUEUE (pg, "send", ncclSend (buf, nbytes, ncclUint8, dst, comm, stream_of (self)));
 }
 
 static gboolean
 nccl_recv (DlProcessGroup *pg, gpointer buf, gsize nbytes, gint src, gint tag, GError **error)
 {
-  DlNcclProcessGroup *self = DL_NCCL_PROCESS_GROUP (pg);
-  ncclComm_t comm = comm_of (self, "recv", error);
-
-  return comm
-         && !nccl_failed (self, ncclRecv (buf, nbytes, ncclUint8, src, comm, stream_of (self)),
-                          "recv", error);
+  ENQUEUE (pg, "recv", ncclRecv (buf, nbytes, ncclUint8, src, comm, stream_of (self)));
 }
 
 /* Device scratch for the exchange: @n bytes at least */
