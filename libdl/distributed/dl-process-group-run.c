@@ -692,6 +692,16 @@ run_all_to_all_v (DlProcessGroup *self, Job *job, GError **error)
   return TRUE;
 }
 
+/* A device group's stream waits for the caller's stream as it was when
+ * @job was submitted */
+static gboolean
+device_ready (DlProcessGroup *self, Job *job, GError **error)
+{
+  DlStream *comm = DL_PROCESS_GROUP_GET_CLASS (self)->communication_stream (self);
+
+  return job->ready == NULL || dl_stream_wait_event (comm, job->ready, error);
+}
+
 /* The slot @coll runs; NULL when the engine has none */
 static gpointer
 slot_of (DlProcessGroupClass *klass, Job *job)
@@ -752,13 +762,17 @@ run_job (DlProcessGroup *self, Job *job, GError **error)
   if (job->coll == COLL_SEND || job->coll == COLL_RECV)
     {
       if (dl_process_group_on_device (self))
-        return run_device_point_to_point (self, job, error);
+        return device_ready (self, job, error) && run_device_point_to_point (self, job, error);
       return run_point_to_point (self, job, error);
     }
   if (job->coll != COLL_NEW_GROUP && !check_across_ranks (self, job, &done, error))
     return FALSE;
   if (done)
     return TRUE;
+  /* a device group's data: after the kernels that made it (the exchange
+   * of arguments before needs none of it, and went ahead meanwhile) */
+  if (dl_process_group_on_device (self) && !device_ready (self, job, error))
+    return FALSE;
   if (dl_process_group_on_device (self)
       && ((job->coll == COLL_ALL_GATHER && job->other == NULL) || job->coll == COLL_GATHER
           || job->coll == COLL_SCATTER))
@@ -868,9 +882,9 @@ job_tensors (Job *job)
   return keep;
 }
 
-/* Runs @job of a device group on its stream: after the caller's stream
- * as it was when the job was submitted, and with an event after it that
- * the work's wait makes the waiting stream wait for */
+/* Runs @job of a device group on its stream (after the caller's stream
+ * as it was when the job was submitted: device_ready()), with an event
+ * after it that the work's wait makes the waiting stream wait for */
 static gboolean
 run_device_job (DlProcessGroup *self, Job *job, GError **error)
 {
@@ -882,8 +896,7 @@ run_device_job (DlProcessGroup *self, Job *job, GError **error)
 
   /* the staging tensors of a send or recv queue on the group's stream too */
   dl_stream_set_current (comm);
-  ok = (job->ready == NULL || dl_stream_wait_event (comm, job->ready, error))
-       && run_job (self, job, error) && (done = dl_stream_record_event (comm, NULL, error)) != NULL;
+  ok = run_job (self, job, error) && (done = dl_stream_record_event (comm, NULL, error)) != NULL;
   dl_stream_set_current (previous);
   if (!ok)
     return FALSE;

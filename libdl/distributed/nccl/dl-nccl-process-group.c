@@ -462,6 +462,7 @@ nccl_new_group (DlProcessGroup *pg, const gint *ranks, gint n_ranks, GError **er
   DlNcclProcessGroup *self = DL_NCCL_PROCESS_GROUP (pg);
   gint me = dl_process_group_get_rank (pg), key = -1;
   ncclComm_t comm = comm_of (self, "new_group", error), child = NULL;
+  g_autoptr (DlStream) stream = NULL;
 
   if (comm == NULL)
     return NULL;
@@ -475,7 +476,15 @@ nccl_new_group (DlProcessGroup *pg, const gint *ranks, gint n_ranks, GError **er
           "new_group", error)
       || child == NULL)
     return NULL;
-  return wrap_comm (child, self->cuda_index, self->stream, dl_process_group_get_timeout (pg));
+  /* a stream of its own: the subgroup's operations are queued from its
+   * own thread, and must not wait behind the parent's */
+  stream = dl_stream_new (dl_stream_get_device (self->stream), 0, error);
+  if (stream == NULL)
+    {
+      ncclCommDestroy (child);
+      return NULL;
+    }
+  return wrap_comm (child, self->cuda_index, stream, dl_process_group_get_timeout (pg));
 }
 
 static void
