@@ -494,10 +494,15 @@ dl_nccl_process_group_finalize (GObject *object)
 
   if (self->comm)
     {
-      /* after the work queued on the stream */
+      int previous = 0;
+
+      /* after the work queued on the stream; the calling thread keeps its
+       * current device */
+      cudaGetDevice (&previous);
       cudaSetDevice (self->cuda_index);
       cudaStreamSynchronize (stream_of (self));
       ncclCommDestroy (self->comm);
+      cudaSetDevice (previous);
     }
   if (self->scratch)
     cudaFree (self->scratch);
@@ -561,6 +566,7 @@ nccl_factory (const gchar *init_method, gint rank, gint world_size, gdouble time
   ncclComm_t comm = NULL;
   ncclResult_t rc;
   gint n_devices, index;
+  int previous = 0;
   cudaError_t crc;
 
   if ((rank < 0 && !dl_store_env_int ("nccl", "RANK", &rank, error))
@@ -617,6 +623,7 @@ nccl_factory (const gchar *init_method, gint rank, gint world_size, gdouble time
     }
   else if (!dl_store_get (store, "nccl/unique-id", &id, sizeof id, error))
     return NULL;
+  cudaGetDevice (&previous);
   crc = cudaSetDevice (index);
   if (crc != cudaSuccess)
     {
@@ -627,6 +634,7 @@ nccl_factory (const gchar *init_method, gint rank, gint world_size, gdouble time
   /* waits until every rank has joined; rank 0's store (and the id in it)
    * is needed until then */
   rc = ncclCommInitRank (&comm, world_size, id, rank);
+  cudaSetDevice (previous); /* the caller's current device stays */
   if (rc != ncclSuccess)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_FAILED,
