@@ -813,6 +813,17 @@ dl_process_group_all_to_all_single (DlProcessGroup *self,
     }
   job = dl_process_group_job_new (self, COLL_ALL_TO_ALL, output, -1, -1);
   job->other = g_object_ref (input);
+  if (dl_process_group_on_device (self))
+    {
+      /* an engine on a device runs every all_to_all as parts: here equal
+       * ones, of the elements (its metadata keeps the shape, compared
+       * across the ranks first) */
+      job->send_bytes = g_new (gint64, priv->size);
+      job->recv_bytes = g_new (gint64, priv->size);
+      for (gint r = 0; r < priv->size; r++)
+        job->send_bytes[r] = job->recv_bytes[r]
+            = (gint64)(dl_process_group_tensor_nbytes (input) / priv->size);
+    }
   bump (output);
   return dl_process_group_submit (self, job, async_op, error);
 }

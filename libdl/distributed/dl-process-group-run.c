@@ -725,7 +725,8 @@ slot_of (DlProcessGroupClass *klass, Job *job)
       case COLL_REDUCE_SCATTER:
         return klass->reduce_scatter;
       case COLL_ALL_TO_ALL:
-        return klass->all_to_all;
+        return klass->device_type != DL_DEVICE_TYPE_CPU ? (gpointer)klass->exchange_parts
+                                                        : (gpointer)klass->all_to_all;
       case COLL_BARRIER:
         return klass->barrier;
       case COLL_NEW_GROUP:

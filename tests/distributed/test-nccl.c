@@ -97,13 +97,14 @@ values_of (DlTensor *t, gdouble *out, gsize n)
   memcpy (out, data, len);
 }
 
+/* @work succeeded (@error: where its call put its error, read after it) */
 static void
-wait_ok (DlWork *work, GError *error)
+wait_ok (DlWork *work, GError **error)
 {
-  g_assert_no_error (error);
+  g_assert_no_error (*error);
   g_assert_nonnull (work);
-  g_assert_true (dl_work_wait (work, &error));
-  g_assert_no_error (error);
+  g_assert_true (dl_work_wait (work, error));
+  g_assert_no_error (*error);
   g_object_unref (work);
 }
 
@@ -125,7 +126,7 @@ run_collectives (DlProcessGroup *group, DlDevice *device, gint rank, gint world)
 
           if (dtype == DL_DTYPE_BOOL && op == DL_REDUCE_OP_KIND_AVG)
             continue;
-          wait_ok (dl_process_group_all_reduce (group, t, op, op % 2 == 1, &error), error);
+          wait_ok (dl_process_group_all_reduce (group, t, op, op % 2 == 1, &error), &error);
           values_of (t, got, N);
           for (gint i = 0; i < N; i++)
             g_assert_cmpfloat (got[i], ==, reduced (dtype, op, world, i));
@@ -134,7 +135,7 @@ run_collectives (DlProcessGroup *group, DlDevice *device, gint rank, gint world)
       {
         g_autoptr (DlTensor) t = make_rank (device, dtype, rank);
 
-        wait_ok (dl_process_group_broadcast (group, t, world - 1, FALSE, &error), error);
+        wait_ok (dl_process_group_broadcast (group, t, world - 1, FALSE, &error), &error);
         values_of (t, got, N);
         for (gint i = 0; i < N; i++)
           g_assert_cmpfloat (got[i], ==, value (dtype, world - 1, i));
@@ -144,7 +145,7 @@ run_collectives (DlProcessGroup *group, DlDevice *device, gint rank, gint world)
         g_autoptr (DlTensor) t = make_rank (device, dtype, rank);
 
         wait_ok (dl_process_group_reduce (group, t, 0, DL_REDUCE_OP_KIND_MAX, FALSE, &error),
-                 error);
+                 &error);
         values_of (t, got, N);
         if (rank == 0)
           for (gint i = 0; i < N; i++)
@@ -157,14 +158,14 @@ run_collectives (DlProcessGroup *group, DlDevice *device, gint rank, gint world)
         g_autoptr (DlTensor) out = make (device, dtype, zeros, (gint64)N * world);
         g_autoptr (GPtrArray) list = g_ptr_array_new_with_free_func (g_object_unref);
 
-        wait_ok (dl_process_group_all_gather_into_tensor (group, out, t, FALSE, &error), error);
+        wait_ok (dl_process_group_all_gather_into_tensor (group, out, t, FALSE, &error), &error);
         values_of (out, got, (gsize)N * world);
         for (gint r = 0; r < world; r++)
           for (gint i = 0; i < N; i++)
             g_assert_cmpfloat (got[r * N + i], ==, value (dtype, r, i));
         for (gint r = 0; r < world; r++)
           g_ptr_array_add (list, make (device, dtype, zeros, N));
-        wait_ok (dl_process_group_all_gather (group, list, t, TRUE, &error), error);
+        wait_ok (dl_process_group_all_gather (group, list, t, TRUE, &error), &error);
         for (gint r = 0; r < world; r++)
           {
             values_of (g_ptr_array_index (list, r), got, N);
@@ -174,13 +175,13 @@ run_collectives (DlProcessGroup *group, DlDevice *device, gint rank, gint world)
         /* gather onto the last rank, scatter from rank 0 */
         wait_ok (dl_process_group_gather (group, t, rank == world - 1 ? list : NULL, world - 1,
                                           FALSE, &error),
-                 error);
+                 &error);
         {
           g_autoptr (DlTensor) mine = make (device, dtype, zeros, N);
 
           wait_ok (
               dl_process_group_scatter (group, mine, rank == 0 ? list : NULL, 0, FALSE, &error),
-              error);
+              &error);
           values_of (mine, got, N);
           for (gint i = 0; i < N; i++)
             g_assert_cmpfloat (got[i], ==, value (dtype, rank, i));
@@ -199,7 +200,7 @@ run_collectives (DlProcessGroup *group, DlDevice *device, gint rank, gint world)
           input = make (device, dtype, in, (gint64)N * world);
           wait_ok (dl_process_group_reduce_scatter_tensor (group, out, input, DL_REDUCE_OP_KIND_SUM,
                                                            FALSE, &error),
-                   error);
+                   &error);
           values_of (out, got, N);
           for (gint i = 0; i < N; i++)
             g_assert_cmpfloat (got[i], ==,
@@ -231,7 +232,7 @@ run_collectives (DlProcessGroup *group, DlDevice *device, gint rank, gint world)
         }
         wait_ok (dl_process_group_all_to_all_single_split (group, output, input, out_splits, world,
                                                            in_splits, world, FALSE, &error),
-                 error);
+                 &error);
         values_of (output, got, (gsize)rows_out * 2);
         for (gint s = 0, row = 0; s < world; s++)
           for (gint j = 0; j < s + 1; j++, row++)
@@ -254,19 +255,19 @@ run_collectives (DlProcessGroup *group, DlDevice *device, gint rank, gint world)
 
       if (rank == 0)
         {
-          wait_ok (dl_process_group_send (group, t, 1, 0, FALSE, &error), error);
-          wait_ok (dl_process_group_recv (group, in, 1, 0, FALSE, &error), error);
+          wait_ok (dl_process_group_send (group, t, 1, 0, FALSE, &error), &error);
+          wait_ok (dl_process_group_recv (group, in, 1, 0, FALSE, &error), &error);
         }
       else
         {
-          wait_ok (dl_process_group_recv (group, in, 0, 0, FALSE, &error), error);
-          wait_ok (dl_process_group_send (group, t, 0, 0, FALSE, &error), error);
+          wait_ok (dl_process_group_recv (group, in, 0, 0, FALSE, &error), &error);
+          wait_ok (dl_process_group_send (group, t, 0, 0, FALSE, &error), &error);
         }
       values_of (in, got, N);
       for (gint i = 0; i < N; i++)
         g_assert_cmpfloat (got[i], ==, value (DL_DTYPE_FLOAT32, 1 - rank, i));
     }
-  wait_ok (dl_process_group_barrier (group, FALSE, &error), error);
+  wait_ok (dl_process_group_barrier (group, FALSE, &error), &error);
   /* the ranks disagree: [6] on one, [5] on the other: an error on both,
    * not a hang; the group goes on after it */
   if (world > 1)
@@ -280,7 +281,7 @@ run_collectives (DlProcessGroup *group, DlDevice *device, gint rank, gint world)
       g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
       g_assert_nonnull (strstr (error->message, "the ranks disagree"));
       g_clear_error (&error);
-      wait_ok (dl_process_group_barrier (group, FALSE, &error), error);
+      wait_ok (dl_process_group_barrier (group, FALSE, &error), &error);
     }
   /* a CPU tensor: torch's words */
   {

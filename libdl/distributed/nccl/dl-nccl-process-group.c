@@ -317,27 +317,6 @@ nccl_exchange_parts (DlProcessGroup *pg,
 }
 
 static gboolean
-nccl_all_to_all (DlProcessGroup *pg,
-                 gconstpointer send,
-                 gpointer recv,
-                 gsize nbytes,
-                 GError **error)
-{
-  gint size = dl_process_group_get_size (pg);
-  g_autofree gconstpointer *sends = g_new (gconstpointer, size);
-  g_autofree gpointer *recvs = g_new (gpointer, size);
-  g_autofree gsize *bytes = g_new (gsize, size);
-
-  for (gint r = 0; r < size; r++)
-    {
-      sends[r] = (const guint8 *)send + (gsize)r * nbytes;
-      recvs[r] = (guint8 *)recv + (gsize)r * nbytes;
-      bytes[r] = nbytes;
-    }
-  return nccl_exchange_parts (pg, sends, bytes, recvs, bytes, error);
-}
-
-static gboolean
 nccl_send (DlProcessGroup *pg, gconstpointer buf, gsize nbytes, gint dst, gint tag, GError **error)
 {
   /* NCCL has no tags: the messages between two ranks match in order */
@@ -527,8 +506,7 @@ dl_nccl_process_group_class_init (DlNcclProcessGroupClass *klass)
   pg_class->reduce = nccl_reduce;
   pg_class->all_gather = nccl_all_gather;
   pg_class->reduce_scatter = nccl_reduce_scatter;
-  pg_class->all_to_all = nccl_all_to_all;
-  /* gather, scatter and the list forms run on exchange_parts */
+  /* gather, scatter, all_to_all and the list forms run on exchange_parts */
   pg_class->send = nccl_send;
   pg_class->recv = nccl_recv;
   pg_class->barrier = nccl_barrier;
