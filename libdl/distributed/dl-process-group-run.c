@@ -560,7 +560,8 @@ run_device_point_to_point (DlProcessGroup *self, Job *job, GError **error)
 }
 
 /* Runs a reducing slot on @dtype with @op, bool as uint8 max/min, AVG as a
- * sum and a division (@divide: this rank holds the result) */
+ * sum and a division (@divide: this rank holds the result; an engine on a
+ * device gets AVG itself) */
 static gboolean
 run_reduction (DlProcessGroup *self,
                Job *job,
@@ -574,9 +575,8 @@ run_reduction (DlProcessGroup *self,
   DlProcessGroupPrivate *priv = dl_process_group_get_priv (self);
   DlProcessGroupClass *klass = DL_PROCESS_GROUP_GET_CLASS (self);
   DlReduceOpKind op = job->op;
-  gboolean ok;
-
   gboolean on_device = dl_process_group_on_device (self);
+  gboolean ok;
 
   if (dtype == DL_DTYPE_BOOL)
     {

@@ -262,7 +262,9 @@ nccl_reduce_scatter (DlProcessGroup *pg,
 
 /* The grouped exchange of parts (DlProcessGroupClass.exchange_parts):
  * ncclSend and ncclRecv between ncclGroupStart and ncclGroupEnd, in the
- * plan's order, the part to itself a copy on the stream */
+ * plan's order, the part to itself a copy on the stream. It runs gather,
+ * scatter, all_to_all and the list forms: errors name it as OP. */
+#define OP "grouped send/recv (gather, scatter, all_to_all)"
 static gboolean
 nccl_exchange_parts (DlProcessGroup *pg,
                      const gconstpointer *sends,
@@ -274,7 +276,7 @@ nccl_exchange_parts (DlProcessGroup *pg,
   DlNcclProcessGroup *self = DL_NCCL_PROCESS_GROUP (pg);
   gint rank = dl_process_group_get_rank (pg), size = dl_process_group_get_size (pg);
   g_autofree DlNcclStep *steps = g_new (DlNcclStep, 2 * size);
-  ncclComm_t comm = comm_of (self, "all_to_all", error);
+  ncclComm_t comm = comm_of (self, OP, error);
   ncclResult_t rc = ncclSuccess, end;
   gint n;
 
@@ -284,12 +286,12 @@ nccl_exchange_parts (DlProcessGroup *pg,
   if (n < 0)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "all_to_all: rank %d sends itself %" G_GSIZE_FORMAT
-                   " bytes but expects %" G_GSIZE_FORMAT,
+                   OP ": rank %d sends itself %" G_GSIZE_FORMAT
+                      " bytes but expects %" G_GSIZE_FORMAT,
                    rank, send_bytes[rank], recv_bytes[rank]);
       return FALSE;
     }
-  if (nccl_failed (self, ncclGroupStart (), "all_to_all", error))
+  if (nccl_failed (self, ncclGroupStart (), OP, error))
     return FALSE;
   for (gint i = 0; i < n && rc == ncclSuccess; i++)
     {
@@ -303,7 +305,7 @@ nccl_exchange_parts (DlProcessGroup *pg,
           if (crc != cudaSuccess)
             {
               ncclGroupEnd ();
-              return !cuda_failed (self, crc, "all_to_all", error);
+              return !cuda_failed (self, crc, OP, error);
             }
           continue;
         }
@@ -313,8 +315,10 @@ nccl_exchange_parts (DlProcessGroup *pg,
         rc = ncclRecv (recvs[peer], steps[i].recv_bytes, ncclUint8, peer, comm, stream_of (self));
     }
   end = ncclGroupEnd ();
-  return !nccl_failed (self, rc != ncclSuccess ? rc : end, "all_to_all", error);
+  return !nccl_failed (self, rc != ncclSuccess ? rc : end, OP, error);
 }
+
+#undef OP
 
 static gboolean
 nccl_send (DlProcessGroup *pg, gconstpointer buf, gsize nbytes, gint dst, gint tag, GError **error)
