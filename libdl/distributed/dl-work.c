@@ -230,7 +230,8 @@ dl_work_wait (DlWork *self, GError **error)
  * @self: a #DlWork
  *
  * Whether the operation is done, successfully or not (torch's
- * `Work.is_completed()`); never blocks.
+ * `Work.is_completed()`); never blocks. An operation of a group on a GPU
+ * (the NCCL engine) is done once the GPU has run it.
  *
  * Returns: %TRUE once the operation has finished or failed
  *
