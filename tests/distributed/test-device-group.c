@@ -777,6 +777,31 @@ test_checks (void)
   run_world (scenario_checks);
 }
 
+/* without the exchange of arguments (DL_DISTRIBUTED_CHECK=0): the
+ * engine's barrier slot, and the exchange only for what all_to_all's
+ * parts need (their sizes) */
+static void
+scenario_unchecked (DlProcessGroup *g, gint rank)
+{
+  GError *error = NULL;
+
+  ok (dl_process_group_barrier (g, FALSE, &error), &error);
+  scenario_reductions (g, rank);
+  scenario_all_to_all (g, rank);
+}
+
+static void
+test_unchecked (void)
+{
+  gint exchanges = g_atomic_int_get (&world.exchange_calls);
+
+  g_setenv ("DL_DISTRIBUTED_CHECK", "0", TRUE);
+  run_world (scenario_unchecked);
+  g_unsetenv ("DL_DISTRIBUTED_CHECK");
+  /* the two all_to_all's sizes on every rank, nothing else */
+  g_assert_cmpint (g_atomic_int_get (&world.exchange_calls) - exchanges, ==, 2 * SIZE);
+}
+
 static void
 test_ddp (void)
 {
@@ -797,6 +822,7 @@ main (int argc, char **argv)
   g_test_add_func ("/device-group/lists", test_lists);
   g_test_add_func ("/device-group/all-to-all", test_all_to_all);
   g_test_add_func ("/device-group/checks", test_checks);
+  g_test_add_func ("/device-group/unchecked", test_unchecked);
   g_test_add_func ("/device-group/ddp", test_ddp);
   return g_test_run ();
 }
