@@ -23,6 +23,7 @@
 
 #include "distributed/dl-distributed-data-parallel.h"
 #include "distributed/dl-distributed.h"
+#include "distributed/dl-distributed-private.h"
 #include "autograd/dl-autograd-private.h"
 #include "nn/dl-module-private.h"
 #include "ops/dl-ops-creation.h"
@@ -176,6 +177,25 @@ broadcast_tensors (DlDistributedDataParallel *self, GPtrArray *tensors, GError *
   gint64 total = 0;
   guint8 *p;
 
+  if (dl_process_group_get_tensor_device (self->group))
+    {
+      /* on a GPU (NCCL) the bytes are not packed on the host: one
+       * broadcast per tensor, where it lies (queued one after the other
+       * on the group's stream) */
+      for (guint i = 0; i < tensors->len && ok; i++)
+        {
+          DlTensor *t = g_ptr_array_index (tensors, i);
+          g_autoptr (DlTensor) dt = dl_tensor_detach (t);
+          g_autoptr (DlTensor) c = dl_tensor_contiguous (dt, error);
+          g_autoptr (DlWork) w = NULL;
+
+          ok = c && (w = dl_process_group_broadcast (self->group, c, 0, FALSE, error)) != NULL;
+          if (ok && !dl_tensor_is_contiguous (t))
+            ok = dl_tensor_copy_ (dt, c, error) != NULL;
+        }
+      dl_set_grad_enabled (was);
+      return ok;
+    }
   for (guint i = 0; i < tensors->len && ok; i++)
     {
       g_autoptr (DlTensor) t = dl_tensor_detach (g_ptr_array_index (tensors, i));
@@ -255,17 +275,33 @@ static DlTensor *
 gather_int64 (DlDistributedDataParallel *self, const gint64 *values, gint64 n, GError **error)
 {
   gint size = dl_process_group_get_size (self->group);
-  g_autoptr (DlTensor) mine = dl_empty (DL_SHAPE (n), DL_DTYPE_INT64, NULL, error);
-  g_autoptr (DlTensor) all = NULL;
+  DlDevice *device = dl_process_group_get_tensor_device (self->group);
+  g_autoptr (DlTensor) mine = NULL, all = NULL;
   g_autoptr (DlWork) work = NULL;
+  g_autoptr (DlDevice) cpu = NULL;
 
+  mine = dl_tensor_new_from_data (values, n * sizeof (gint64), DL_SHAPE (n), DL_DTYPE_INT64, error);
   if (mine == NULL)
     return NULL;
-  memcpy (GSIZE_TO_POINTER (dl_tensor_get_data_ptr (mine)), values, n * sizeof (gint64));
-  if (!(all = dl_empty (DL_SHAPE (size, n), DL_DTYPE_INT64, NULL, error))
-      || !(work = dl_process_group_all_gather_into_tensor (self->group, all, mine, FALSE, error)))
-    return NULL;
-  return g_steal_pointer (&all);
+  if (device == NULL)
+    {
+      if (!(all = dl_empty (DL_SHAPE (size, n), DL_DTYPE_INT64, NULL, error))
+          || !(work
+               = dl_process_group_all_gather_into_tensor (self->group, all, mine, FALSE, error)))
+        return NULL;
+      return g_steal_pointer (&all);
+    }
+  /* a group on a GPU gathers there; the values come back to the host */
+  {
+    g_autoptr (DlTensor) on_device = dl_tensor_to_device (mine, device, error);
+
+    if (on_device == NULL || !(all = dl_empty (DL_SHAPE (size, n), DL_DTYPE_INT64, device, error))
+        || !(work
+             = dl_process_group_all_gather_into_tensor (self->group, all, on_device, FALSE, error))
+        || !(cpu = dl_device_get ("cpu", error)))
+      return NULL;
+  }
+  return dl_tensor_to_device (all, cpu, error);
 }
 
 static gchar *
@@ -392,7 +428,9 @@ assign_buckets (DlDistributedDataParallel *self, GError **error)
       Bucket *b = g_ptr_array_index (self->buckets, i);
       gint64 off = 0;
 
-      if (!(b->flat = dl_zeros (DL_SHAPE (b->numel), b->dtype, NULL, error)))
+      /* where the parameters are: the CPU, or the GPU of a group on one */
+      if (!(b->flat = dl_zeros (DL_SHAPE (b->numel), b->dtype,
+                                dl_process_group_get_tensor_device (self->group), error)))
         return FALSE;
       for (guint j = 0; j < b->members->len; j++)
         {
@@ -557,6 +595,7 @@ finish_pass (gpointer user_data, GError **error)
   self->expect_hooks = FALSE;
   if (self->find_unused_parameters)
     {
+      DlDevice *device = dl_process_group_get_tensor_device (self->group);
       gfloat *u;
 
       if (!(used = dl_empty (DL_SHAPE (self->params->len), DL_DTYPE_FLOAT32, NULL, error)))
@@ -564,6 +603,17 @@ finish_pass (gpointer user_data, GError **error)
       u = GSIZE_TO_POINTER (dl_tensor_get_data_ptr (used));
       for (guint k = 0; k < self->params->len; k++)
         u[k] = self->ready[k] ? 1 : 0;
+      /* a group on a GPU sums them there (read back after the wait) */
+      if (device)
+        {
+          DlTensor *on_device = dl_tensor_to_device (used, device, error);
+
+          if (on_device == NULL)
+            return FALSE;
+          g_object_unref (used);
+          used = on_device;
+          u = NULL;
+        }
       for (guint k = 0; k < self->params->len && ok; k++)
         if (!self->ready[k])
           ok = mark_ready (self, k, TRUE, error);
@@ -598,6 +648,19 @@ finish_pass (gpointer user_data, GError **error)
     ok = dl_work_wait (((Bucket *)g_ptr_array_index (self->buckets, i))->work, error);
   if (ok && used_work)
     ok = dl_work_wait (used_work, error);
+  if (ok && used_work && used_map == NULL)
+    {
+      g_autoptr (DlDevice) cpu = dl_device_get ("cpu", error);
+      DlTensor *host = cpu ? dl_tensor_to_device (used, cpu, error) : NULL;
+
+      ok = host != NULL;
+      if (ok)
+        {
+          g_object_unref (used);
+          used = host;
+          used_map = GSIZE_TO_POINTER (dl_tensor_get_data_ptr (used));
+        }
+    }
   self->last_wait = (g_get_monotonic_time () - t0) / (gdouble)G_USEC_PER_SEC;
   was = dl_set_grad_enabled (FALSE);
   for (guint i = 0; i < self->buckets->len && ok; i++)
@@ -702,7 +765,24 @@ setup (DlDistributedDataParallel *self, GError **error)
 {
   g_autoptr (GPtrArray) params = dl_module_parameters (self->module);
   g_autoptr (GPtrArray) buffers = dl_module_buffers (self->module);
+  DlDevice *device = dl_process_group_get_tensor_device (self->group);
 
+  /* a group on a GPU (NCCL) takes the tensors of that GPU only */
+  for (guint k = 0; device && k < self->params->len; k++)
+    {
+      DlDevice *on = dl_tensor_get_device (g_ptr_array_index (self->params, k));
+
+      if (!dl_device_equal (on, device))
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
+                       "DistributedDataParallel: parameter '%s' is on %s but the %s group's "
+                       "tensors are on %s: move the module there first (rank %d)",
+                       self->names[k], dl_device_get_name (on),
+                       dl_process_group_get_backend_name (self->group), dl_device_get_name (device),
+                       dl_process_group_get_rank (self->group));
+          return FALSE;
+        }
+    }
   if (!verify_params (self, error) || !broadcast_tensors (self, params, error)
       || !broadcast_tensors (self, buffers, error) || !assign_buckets (self, error))
     return FALSE;

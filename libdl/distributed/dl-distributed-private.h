@@ -42,6 +42,13 @@ dl_reduce_host (DlDType dtype, DlReduceOpKind op, gpointer inout, gconstpointer 
 G_GNUC_INTERNAL
 gboolean dl_reduce_host_divide (DlDType dtype, gpointer buf, gsize count, gint divisor);
 
+/* The device whose tensors @group's collectives take: NULL (transfer
+ * none) for the CPU engines, the GPU of an engine on a device (NCCL,
+ * DlProcessGroupClass.device_type): what DistributedDataParallel makes
+ * its buckets on (dl-process-group.c) */
+G_GNUC_INTERNAL
+DlDevice *dl_process_group_get_tensor_device (DlProcessGroup *group);
+
 /* "sum", "product", ...: the op's name in errors */
 G_GNUC_INTERNAL
 const gchar *dl_reduce_op_kind_name (DlReduceOpKind op);

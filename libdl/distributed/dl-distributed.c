@@ -14,7 +14,7 @@
 #include "distributed/dl-distributed.h"
 
 /* The engines libdl knows, by the name torch gives them */
-static const gchar *const engines[] = { "mpi", "gloo" };
+static const gchar *const engines[] = { "mpi", "gloo", "nccl" };
 
 static GMutex lock;
 static DlProcessGroupFactory factories[G_N_ELEMENTS (engines)];
@@ -73,11 +73,13 @@ engine_factory (gint i, GError **error)
 
 /**
  * dl_distributed_is_backend_available:
- * @backend: an engine's name: "mpi" or "gloo"
+ * @backend: an engine's name: "mpi", "gloo" or "nccl"
  *
  * Whether the engine @backend can be used: its module was built and
- * loads (torch's `is_mpi_available()`, `is_gloo_available()`). The first
- * call loads the module.
+ * loads (torch's `is_mpi_available()`, `is_gloo_available()`,
+ * `is_nccl_available()`). The first call loads the module. For "nccl"
+ * that says nothing of the GPUs: on a machine without one the module
+ * loads, and dl_distributed_new_process_group() fails naming the reason.
  *
  * Returns: %TRUE when the engine is there
  *
@@ -95,7 +97,7 @@ dl_distributed_is_backend_available (const gchar *backend)
 
 /**
  * dl_distributed_new_process_group:
- * @backend: the engine: "mpi" or "gloo"
+ * @backend: the engine: "mpi", "gloo" or "nccl"
  * @init_method: (nullable): how the ranks find each other: "env://" (the
  *   default, from `MASTER_ADDR`, `MASTER_PORT`, `RANK` and `WORLD_SIZE`),
  *   "tcp://HOST:PORT" or "file://PATH", as the engine supports them
@@ -112,7 +114,10 @@ dl_distributed_is_backend_available (const gchar *backend)
  *
  * With "mpi" the ranks are MPI's own (launch with `mpirun -np N`):
  * @init_method is ignored, and a @rank or @world_size other than -1 must
- * agree with MPI's.
+ * agree with MPI's. With "nccl" each process takes one GPU (`LOCAL_RANK`'s,
+ * else the rank modulo the number of GPUs) and the group's collectives
+ * take tensors on it; without a GPU the call fails with
+ * %DL_ERROR_DEVICE naming the reason.
  *
  * Returns: (transfer full): the new group, or %NULL with @error set
  *
@@ -134,7 +139,7 @@ dl_distributed_new_process_group (const gchar *backend,
   if (i < 0)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "init_process_group: unknown backend '%s' (known: mpi, gloo)", backend);
+                   "init_process_group: unknown backend '%s' (known: mpi, gloo, nccl)", backend);
       return NULL;
     }
   if (rank < -1 || world_size < -1 || world_size == 0
@@ -153,7 +158,7 @@ dl_distributed_new_process_group (const gchar *backend,
 
 /**
  * dl_distributed_init_process_group:
- * @backend: the engine: "mpi" or "gloo"
+ * @backend: the engine: "mpi", "gloo" or "nccl"
  * @init_method: (nullable): how the ranks find each other (see
  *   dl_distributed_new_process_group())
  * @rank: this process's rank, or -1 to take it from the environment

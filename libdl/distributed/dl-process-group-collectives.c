@@ -79,7 +79,25 @@ check_tensor (DlProcessGroup *self,
                    priv->rank);
       return FALSE;
     }
-  if (dl_device_get_device_type (dl_tensor_get_device (t)) != DL_DEVICE_TYPE_CPU)
+  if (dl_process_group_on_device (self))
+    {
+      /* the engine's GPU: torch's ProcessGroupNCCL says "Tensors must be
+       * CUDA and dense" */
+      DlStream *comm = DL_PROCESS_GROUP_GET_CLASS (self)->communication_stream (self);
+      DlDevice *want = dl_stream_get_device (comm);
+
+      if (!dl_device_equal (dl_tensor_get_device (t), want))
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
+                       "%s: %s %s is on %s; Tensors must be CUDA and dense, on the %s group's "
+                       "device %s (rank %d)",
+                       op, what, shape_str, dl_device_get_name (dl_tensor_get_device (t)),
+                       priv->backend_name ? priv->backend_name : "process group's",
+                       dl_device_get_name (want), priv->rank);
+          return FALSE;
+        }
+    }
+  else if (dl_device_get_device_type (dl_tensor_get_device (t)) != DL_DEVICE_TYPE_CPU)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
                    "%s: %s %s is on %s; the %s engine takes CPU tensors (rank %d)", op, what,
@@ -795,6 +813,17 @@ dl_process_group_all_to_all_single (DlProcessGroup *self,
     }
   job = dl_process_group_job_new (self, COLL_ALL_TO_ALL, output, -1, -1);
   job->other = g_object_ref (input);
+  if (dl_process_group_on_device (self))
+    {
+      /* an engine on a device runs every all_to_all as parts: here equal
+       * ones, of the elements (its metadata keeps the shape, compared
+       * across the ranks first) */
+      job->send_bytes = g_new (gint64, priv->size);
+      job->recv_bytes = g_new (gint64, priv->size);
+      for (gint r = 0; r < priv->size; r++)
+        job->send_bytes[r] = job->recv_bytes[r]
+            = (gint64)(dl_process_group_tensor_nbytes (input) / priv->size);
+    }
   bump (output);
   return dl_process_group_submit (self, job, async_op, error);
 }

@@ -72,6 +72,8 @@ typedef struct
   gsize n_ranks;
   gint64 *send_bytes; /* (nullable): all_to_all of parts of any size: the bytes to each rank */
   gint64 *recv_bytes; /* (nullable): and from each rank */
+  DlEvent *ready;     /* (owned) (nullable): a device group's: recorded on the
+                       * caller's current stream when it was submitted */
   Meta meta;
 } Job;
 
@@ -114,6 +116,14 @@ struct _Lane
 #define ANY_SOURCE_LANE (-2)
 
 DlProcessGroupPrivate *dl_process_group_get_priv (DlProcessGroup *self);
+
+/* whether @self's engine works on device memory (NCCL): see
+ * DlProcessGroupClass.device_type */
+static inline gboolean
+dl_process_group_on_device (DlProcessGroup *self)
+{
+  return DL_PROCESS_GROUP_GET_CLASS (self)->device_type != DL_DEVICE_TYPE_CPU;
+}
 
 /* the bytes of a contiguous tensor's elements */
 static inline gsize

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "dl-error.h"
+#include "dl-stream.h"
 #include "dl-tensor-private.h"
 #include "distributed/dl-distributed-private.h"
 #include "distributed/dl-process-group-private.h"
@@ -106,6 +107,10 @@ job_fits (Job *job, gsize limit, gsize *payload)
   gsize n;
 
   if (job->meta.failed)
+    return FALSE;
+  /* a device group's data stays on its GPU: only a barrier ends with the
+   * exchange */
+  if (dl_process_group_on_device (job->group) && job->coll != COLL_BARRIER)
     return FALSE;
   switch (job->coll)
     {
@@ -343,8 +348,220 @@ run_point_to_point (DlProcessGroup *self, Job *job, GError **error)
   return FALSE;
 }
 
+/* ---- device groups -------------------------------------------------------
+ *
+ * An engine whose buffers live on a GPU (DlProcessGroupClass.device_type,
+ * NCCL) gets device pointers in its slots and only queues work on its
+ * stream: the base never touches the data on the host. The list forms
+ * and all_to_all run on its exchange_parts slot (pointers per rank, no
+ * packing), and the arguments it exchanges on the host go through its
+ * exchange slot. */
+
+/* The arguments of DlProcessGroupClass.exchange_parts: size of each */
+typedef struct
+{
+  gconstpointer *sends;
+  gsize *send_bytes;
+  gpointer *recvs;
+  gsize *recv_bytes;
+} Parts;
+
+static Parts *
+parts_new (gint size)
+{
+  Parts *p = g_new (Parts, 1);
+
+  p->sends = g_new0 (gconstpointer, size);
+  p->send_bytes = g_new0 (gsize, size);
+  p->recvs = g_new0 (gpointer, size);
+  p->recv_bytes = g_new0 (gsize, size);
+  return p;
+}
+
+static void
+parts_free (Parts *p)
+{
+  g_free (p->sends);
+  g_free (p->send_bytes);
+  g_free (p->recvs);
+  g_free (p->recv_bytes);
+  g_free (p);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Parts, parts_free)
+
+/* every rank's @n bytes at @mine into @all (size × @n), on the host */
+static gboolean
+host_all_gather (DlProcessGroup *self, gconstpointer mine, gpointer all, gsize n, GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_priv (self);
+  DlProcessGroupClass *klass = DL_PROCESS_GROUP_GET_CLASS (self);
+  g_autofree gconstpointer *datas = NULL;
+
+  if (!dl_process_group_on_device (self))
+    return klass->all_gather (self, mine, all, n, error);
+  datas = g_new0 (gconstpointer, priv->size);
+  return klass->exchange (self, mine, n, NULL, 0, all, datas, error);
+}
+
+/* A device group's exchange_parts of @p */
+static gboolean
+run_parts (DlProcessGroup *self, Parts *p, GError **error)
+{
+  return DL_PROCESS_GROUP_GET_CLASS (self)->exchange_parts (self, p->sends, p->send_bytes, p->recvs,
+                                                            p->recv_bytes, error);
+}
+
+/* The list forms of all_gather, gather and scatter on a device group: one
+ * grouped exchange of the tensors where they lie */
+static gboolean
+run_device_lists (DlProcessGroup *self, Job *job, GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_priv (self);
+  gint size = priv->size, me = priv->rank;
+  gsize nbytes = dl_process_group_tensor_nbytes (job->tensor);
+  gpointer data = dl_tensor_data (job->tensor);
+  g_autoptr (Parts) p = parts_new (size);
+
+  for (gint r = 0; r < size; r++)
+    switch (job->coll)
+      {
+        case COLL_ALL_GATHER: /* mine to every rank, every rank's into list[r] */
+          p->sends[r] = data;
+          p->send_bytes[r] = nbytes;
+          p->recvs[r] = dl_tensor_data (g_ptr_array_index (job->list, r));
+          p->recv_bytes[r] = nbytes;
+          break;
+        case COLL_GATHER: /* mine to the root; the root's list[r] from rank r */
+          if (r == job->root)
+            {
+              p->sends[r] = data;
+              p->send_bytes[r] = nbytes;
+            }
+          if (me == job->root)
+            {
+              p->recvs[r] = dl_tensor_data (g_ptr_array_index (job->list, r));
+              p->recv_bytes[r] = nbytes;
+            }
+          break;
+        case COLL_SCATTER: /* the root's list[r] to rank r; mine from the root */
+          if (me == job->root)
+            {
+              p->sends[r] = dl_tensor_data (g_ptr_array_index (job->list, r));
+              p->send_bytes[r] = nbytes;
+            }
+          if (r == job->root)
+            {
+              p->recvs[r] = data;
+              p->recv_bytes[r] = nbytes;
+            }
+          break;
+        default:
+          g_assert_not_reached ();
+      }
+  return run_parts (self, p, error);
+}
+
+/* reduce_scatter of a list on a device group: rank r's part is list[r]
+ * reduced onto rank r, one reduce per rank (this rank's own part first
+ * copied into @buf, the output, which its reduce then fills) */
+static gboolean
+run_device_reduce_scatter_list (DlProcessGroup *self,
+                                Job *job,
+                                gpointer buf,
+                                gsize count,
+                                DlDType dtype,
+                                DlReduceOpKind op,
+                                GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_priv (self);
+  DlProcessGroupClass *klass = DL_PROCESS_GROUP_GET_CLASS (self);
+  gint size = priv->size, me = priv->rank;
+  gsize nbytes = count * dl_dtype_get_size (dtype);
+  g_autoptr (Parts) p = parts_new (size);
+
+  p->sends[me] = dl_tensor_data (g_ptr_array_index (job->list, me));
+  p->recvs[me] = buf;
+  p->send_bytes[me] = p->recv_bytes[me] = nbytes;
+  if (!run_parts (self, p, error))
+    return FALSE;
+  for (gint r = 0; r < size; r++)
+    if (!klass->reduce (self, r == me ? buf : dl_tensor_data (g_ptr_array_index (job->list, r)),
+                        count, dtype, op, r, error))
+      return FALSE;
+  return TRUE;
+}
+
+/* @n bytes of host memory in a new uint8 tensor on the device of @self's
+ * stream (queued on it: the calling thread's current stream there) */
+static DlTensor *
+device_bytes_new (DlProcessGroup *self, gconstpointer host, gsize n, GError **error)
+{
+  DlStream *comm = DL_PROCESS_GROUP_GET_CLASS (self)->communication_stream (self);
+  gint64 shape = (gint64)n;
+  g_autoptr (DlTensor) cpu = dl_tensor_new_from_data (host, n, &shape, 1, DL_DTYPE_UINT8, error);
+
+  return cpu ? dl_tensor_to_device (cpu, dl_stream_get_device (comm), error) : NULL;
+}
+
+/* A send or recv on a device group: the metadata travels through a small
+ * device buffer before the payload, as run_point_to_point() does on the
+ * host; the receiver waits for it on the host before it posts the
+ * payload's receive */
+static gboolean
+run_device_point_to_point (DlProcessGroup *self, Job *job, GError **error)
+{
+  DlProcessGroupPrivate *priv = dl_process_group_get_priv (self);
+  DlProcessGroupClass *klass = DL_PROCESS_GROUP_GET_CLASS (self);
+  DlTensor *t = job->tensor;
+  gsize nbytes = dl_process_group_tensor_nbytes (t);
+  g_autoptr (DlTensor) meta = NULL, back = NULL, scratch = NULL;
+  g_autoptr (DlDevice) cpu = NULL;
+  g_autoptr (GError) local = NULL;
+  g_autofree gchar *mine = NULL, *other = NULL;
+  g_autofree guint8 *zeros = NULL;
+  Meta theirs = { 0 };
+  gsize their_nbytes;
+
+  meta = device_bytes_new (self, &job->meta, sizeof (Meta), error);
+  if (meta == NULL)
+    return FALSE;
+  if (job->coll == COLL_SEND)
+    return klass->send (self, dl_tensor_data (meta), sizeof (Meta), job->root, job->tag, error)
+           && klass->send (self, dl_tensor_data (t), nbytes, job->root, job->tag, error);
+  cpu = dl_device_get ("cpu", error);
+  if (cpu == NULL
+      || !klass->recv (self, dl_tensor_data (meta), sizeof (Meta), job->root, job->tag, error))
+    return FALSE;
+  back = dl_tensor_to_device (meta, cpu, error); /* waits for the metadata */
+  if (back == NULL)
+    return FALSE;
+  memcpy (&theirs, dl_tensor_data (back), sizeof (Meta));
+  if (theirs.coll == COLL_SEND && theirs.dtype == job->meta.dtype
+      && theirs.numel == job->meta.numel)
+    return klass->recv (self, dl_tensor_data (t), nbytes, job->root, job->tag, error);
+  mine = meta_describe (&job->meta);
+  other = meta_describe (&theirs);
+  g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+               "recv: the peers disagree: rank %d called %s, rank %d called %s", priv->rank, mine,
+               job->root, other);
+  /* the sender's payload still comes: take it, so that the sender is not
+   * left waiting */
+  if (theirs.coll != COLL_SEND || theirs.dtype < 0 || theirs.dtype >= DL_N_DTYPES
+      || theirs.numel < 0)
+    return FALSE;
+  their_nbytes = (gsize)theirs.numel * dl_dtype_get_size ((DlDType)theirs.dtype);
+  zeros = g_try_malloc0 (MAX (their_nbytes, 1));
+  if (zeros)
+    scratch = device_bytes_new (self, zeros, MAX (their_nbytes, 1), &local);
+  if (scratch)
+    klass->recv (self, dl_tensor_data (scratch), their_nbytes, job->root, job->tag, &local);
+  return FALSE;
+}
+
 /* Runs a reducing slot on @dtype with @op, bool as uint8 max/min, AVG as a
- * sum and a division (@divide: this rank holds the result) */
+ * sum and a division (@divide: this rank holds the result; an engine on a
+ * device gets AVG itself) */
 static gboolean
 run_reduction (DlProcessGroup *self,
                Job *job,
@@ -358,6 +575,7 @@ run_reduction (DlProcessGroup *self,
   DlProcessGroupPrivate *priv = dl_process_group_get_priv (self);
   DlProcessGroupClass *klass = DL_PROCESS_GROUP_GET_CLASS (self);
   DlReduceOpKind op = job->op;
+  gboolean on_device = dl_process_group_on_device (self);
   gboolean ok;
 
   if (dtype == DL_DTYPE_BOOL)
@@ -366,15 +584,17 @@ run_reduction (DlProcessGroup *self,
       op = (op == DL_REDUCE_OP_KIND_SUM || op == DL_REDUCE_OP_KIND_MAX) ? DL_REDUCE_OP_KIND_MAX
                                                                         : DL_REDUCE_OP_KIND_MIN;
     }
-  else if (op == DL_REDUCE_OP_KIND_AVG)
-    op = DL_REDUCE_OP_KIND_SUM;
+  else if (op == DL_REDUCE_OP_KIND_AVG && !on_device)
+    op = DL_REDUCE_OP_KIND_SUM; /* a device engine averages itself (ncclAvg) */
+  if (job->coll == COLL_REDUCE_SCATTER && on_device && send == NULL)
+    return run_device_reduce_scatter_list (self, job, buf, count, dtype, op, error);
   if (job->coll == COLL_ALL_REDUCE)
     ok = klass->all_reduce (self, buf, count, dtype, op, error);
   else if (job->coll == COLL_REDUCE)
     ok = klass->reduce (self, buf, count, dtype, op, job->root, error);
   else
     ok = klass->reduce_scatter (self, send, buf, count, dtype, op, error);
-  if (ok && divide && job->op == DL_REDUCE_OP_KIND_AVG)
+  if (ok && divide && job->op == DL_REDUCE_OP_KIND_AVG && !on_device)
     dl_reduce_host_divide (dtype, buf, count, priv->size);
   return ok;
 }
@@ -425,7 +645,7 @@ run_all_to_all_v (DlProcessGroup *self, Job *job, GError **error)
 
   memcpy (mine, job->send_bytes, size * sizeof (gint64));
   memcpy (mine + size, job->recv_bytes, size * sizeof (gint64));
-  if (!klass->all_gather (self, mine, all, 2 * size * sizeof (gint64), error))
+  if (!host_all_gather (self, mine, all, 2 * size * sizeof (gint64), error))
     return FALSE;
   for (gint s = 0; s < size; s++)
     for (gint r = 0; r < size; r++)
@@ -445,6 +665,20 @@ run_all_to_all_v (DlProcessGroup *self, Job *job, GError **error)
       }
   if (chunk == 0)
     return TRUE;
+  if (dl_process_group_on_device (self))
+    {
+      /* the parts where they lie, each of its own size */
+      g_autoptr (Parts) p = parts_new (size);
+
+      for (gint r = 0; r < size; r++)
+        {
+          p->sends[r] = part_data (job->other, job->list2, job->send_bytes, r);
+          p->recvs[r] = part_data (job->tensor, job->list, job->recv_bytes, r);
+          p->send_bytes[r] = (gsize)job->send_bytes[r];
+          p->recv_bytes[r] = (gsize)job->recv_bytes[r];
+        }
+      return run_parts (self, p, error);
+    }
   out = g_malloc0 (chunk * size);
   in = g_malloc (chunk * size);
   for (gint r = 0; r < size; r++)
@@ -456,6 +690,16 @@ run_all_to_all_v (DlProcessGroup *self, Job *job, GError **error)
     memcpy (part_data (job->tensor, job->list, job->recv_bytes, s), in + s * chunk,
             job->recv_bytes[s]);
   return TRUE;
+}
+
+/* A device group's stream waits for the caller's stream as it was when
+ * @job was submitted */
+static gboolean
+device_ready (DlProcessGroup *self, Job *job, GError **error)
+{
+  DlStream *comm = DL_PROCESS_GROUP_GET_CLASS (self)->communication_stream (self);
+
+  return job->ready == NULL || dl_stream_wait_event (comm, job->ready, error);
 }
 
 /* The slot @coll runs; NULL when the engine has none */
@@ -472,14 +716,17 @@ slot_of (DlProcessGroupClass *klass, Job *job)
         return klass->reduce;
       case COLL_ALL_GATHER:
         return klass->all_gather;
-      case COLL_GATHER:
-        return klass->gather;
+      case COLL_GATHER: /* a device engine's run on its grouped exchange */
+        return klass->device_type != DL_DEVICE_TYPE_CPU ? (gpointer)klass->exchange_parts
+                                                        : (gpointer)klass->gather;
       case COLL_SCATTER:
-        return klass->scatter;
+        return klass->device_type != DL_DEVICE_TYPE_CPU ? (gpointer)klass->exchange_parts
+                                                        : (gpointer)klass->scatter;
       case COLL_REDUCE_SCATTER:
         return klass->reduce_scatter;
       case COLL_ALL_TO_ALL:
-        return klass->all_to_all;
+        return klass->device_type != DL_DEVICE_TYPE_CPU ? (gpointer)klass->exchange_parts
+                                                        : (gpointer)klass->all_to_all;
       case COLL_BARRIER:
         return klass->barrier;
       case COLL_NEW_GROUP:
@@ -515,12 +762,22 @@ run_job (DlProcessGroup *self, Job *job, GError **error)
     }
   if (job->coll == COLL_SEND || job->coll == COLL_RECV)
     {
+      if (dl_process_group_on_device (self))
+        return device_ready (self, job, error) && run_device_point_to_point (self, job, error);
       return run_point_to_point (self, job, error);
     }
   if (job->coll != COLL_NEW_GROUP && !check_across_ranks (self, job, &done, error))
     return FALSE;
   if (done)
     return TRUE;
+  /* a device group's data: after the kernels that made it (the exchange
+   * of arguments before needs none of it, and went ahead meanwhile) */
+  if (dl_process_group_on_device (self) && !device_ready (self, job, error))
+    return FALSE;
+  if (dl_process_group_on_device (self)
+      && ((job->coll == COLL_ALL_GATHER && job->other == NULL) || job->coll == COLL_GATHER
+          || job->coll == COLL_SCATTER))
+    return run_device_lists (self, job, error);
   switch (job->coll)
     {
       case COLL_ALL_REDUCE:
@@ -559,6 +816,9 @@ run_job (DlProcessGroup *self, Job *job, GError **error)
         if (job->other) /* from one tensor */
           return run_reduction (self, job, dl_tensor_data (job->other), dl_tensor_data (t),
                                 dl_tensor_numel (t), dtype, TRUE, error);
+        if (dl_process_group_on_device (self)) /* reduced where they lie */
+          return run_reduction (self, job, NULL, dl_tensor_data (t), dl_tensor_numel (t), dtype,
+                                TRUE, error);
         tmp = g_malloc (nbytes * priv->size);
         pack_list (job->list, tmp, nbytes);
         return run_reduction (self, job, tmp, dl_tensor_data (t), dl_tensor_numel (t), dtype, TRUE,
@@ -604,6 +864,46 @@ run_job (DlProcessGroup *self, Job *job, GError **error)
         g_assert_not_reached ();
     }
   return FALSE;
+}
+
+/* The tensors of @job, which its work keeps while the GPU may use them */
+static GPtrArray *
+job_tensors (Job *job)
+{
+  GPtrArray *keep = g_ptr_array_new_with_free_func (g_object_unref);
+  GPtrArray *lists[] = { job->list, job->list2 };
+
+  if (job->tensor)
+    g_ptr_array_add (keep, g_object_ref (job->tensor));
+  if (job->other)
+    g_ptr_array_add (keep, g_object_ref (job->other));
+  for (guint l = 0; l < G_N_ELEMENTS (lists); l++)
+    for (guint i = 0; lists[l] && i < lists[l]->len; i++)
+      g_ptr_array_add (keep, g_object_ref (g_ptr_array_index (lists[l], i)));
+  return keep;
+}
+
+/* Runs @job of a device group on its stream (after the caller's stream
+ * as it was when the job was submitted: device_ready()), with an event
+ * after it that the work's wait makes the waiting stream wait for */
+static gboolean
+run_device_job (DlProcessGroup *self, Job *job, GError **error)
+{
+  DlStream *comm = DL_PROCESS_GROUP_GET_CLASS (self)->communication_stream (self);
+  g_autoptr (DlStream) previous = dl_stream_get_current (dl_stream_get_device (comm));
+  g_autoptr (DlEvent) done = NULL;
+  g_autoptr (GPtrArray) keep = NULL;
+  gboolean ok;
+
+  /* the staging tensors of a send or recv queue on the group's stream too */
+  dl_stream_set_current (comm);
+  ok = run_job (self, job, error) && (done = dl_stream_record_event (comm, NULL, error)) != NULL;
+  dl_stream_set_current (previous);
+  if (!ok)
+    return FALSE;
+  keep = job_tensors (job);
+  dl_work_set_event (job->work, done, keep);
+  return TRUE;
 }
 
 /* ---- finished jobs --------------------------------------------------------
@@ -663,7 +963,9 @@ dl_process_group_run_and_complete (Job *job, gboolean by_caller)
   if (priv->broken)
     error = g_error_copy (priv->broken);
   g_mutex_unlock (&priv->lock);
-  if (error == NULL)
+  if (error == NULL && dl_process_group_on_device (job->group))
+    run_device_job (job->group, job, &error);
+  else if (error == NULL)
     run_job (job->group, job, &error);
   g_mutex_lock (&priv->lock);
   job->lane->busy--;

@@ -115,6 +115,7 @@ dl_process_group_job_free (Job *job)
   g_free (job->ranks);
   g_free (job->send_bytes);
   g_free (job->recv_bytes);
+  g_clear_object (&job->ready);
   g_free (job);
 }
 
@@ -336,6 +337,46 @@ dl_process_group_job_free (Job *job)
  */
 
 /**
+ * DlProcessGroupClass::communication_stream:
+ * @self: a #DlProcessGroup
+ *
+ * The stream on which the slots of an engine whose
+ * #DlProcessGroupClass.device_type is not the CPU queue their work: the
+ * base orders each operation after the caller's current stream with an
+ * event, and records an event on this stream after it, which the work's
+ * dl_work_wait() makes the waiting thread's current stream wait for.
+ *
+ * Returns: (transfer none) (nullable): the group's stream; %NULL for an
+ *   engine on host memory
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DlProcessGroupClass::exchange_parts:
+ * @self: a #DlProcessGroup
+ * @sends: (type gpointer): an array of size pointers: the part for each
+ *   rank (unused where its @send_bytes is 0)
+ * @send_bytes: (type gpointer): an array of size byte counts to send
+ * @recvs: (type gpointer): an array of size pointers: where the part from
+ *   each rank lands (unused where its @recv_bytes is 0)
+ * @recv_bytes: (type gpointer): an array of size byte counts to receive
+ * @error: return location for a #GError
+ *
+ * One grouped exchange of parts of any size between every pair of ranks
+ * (what NCCL runs as ncclSend and ncclRecv between ncclGroupStart and
+ * ncclGroupEnd): rank s's @send_bytes[r] must equal rank r's
+ * @recv_bytes[s], which the base has checked. The part a rank sends
+ * itself is copied. The base runs gather, scatter, all_to_all (all
+ * forms) and the list forms of all_gather on it for an engine on a
+ * device. Runs on the group's worker thread.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+
+/**
  * DlProcessGroupClass::barrier:
  * @self: a #DlProcessGroup
  * @error: return location for a #GError
@@ -501,7 +542,7 @@ dl_process_group_class_init (DlProcessGroupClass *klass)
   /**
    * DlProcessGroup:backend-name:
    *
-   * The name of the group's engine: "mpi" or "gloo" (torch's
+   * The name of the group's engine: "mpi", "gloo" or "nccl" (torch's
    * `ProcessGroup.name()`); set by the engine when it makes the group.
    *
    * Since: 0.1
@@ -620,6 +661,14 @@ on_work_timeout (gpointer group, const GError *error)
   g_mutex_unlock (&priv->lock);
 }
 
+DlDevice *
+dl_process_group_get_tensor_device (DlProcessGroup *group)
+{
+  if (!dl_process_group_on_device (group))
+    return NULL;
+  return dl_stream_get_device (DL_PROCESS_GROUP_GET_CLASS (group)->communication_stream (group));
+}
+
 /* A job of @coll on @tensor (nullable) with @root (-1: none) and @op (-1:
  * none), its metadata filled in */
 Job *
@@ -666,6 +715,21 @@ dl_process_group_submit (DlProcessGroup *self, Job *job, gboolean async_op, GErr
   work = dl_work_new (dl_process_group_coll_names[job->coll], peer, priv->rank, priv->size,
                       priv->timeout, G_OBJECT (self), on_work_timeout);
   job->work = g_object_ref (work);
+  if (dl_process_group_on_device (self))
+    {
+      /* the operation comes after the work queued so far on the caller's
+       * current stream (the kernels that made its tensors) */
+      DlStream *comm = DL_PROCESS_GROUP_GET_CLASS (self)->communication_stream (self);
+      g_autoptr (DlStream) current = dl_stream_get_current (dl_stream_get_device (comm));
+
+      job->ready = dl_stream_record_event (current, NULL, error);
+      if (job->ready == NULL)
+        {
+          dl_work_complete (job->work, NULL);
+          dl_process_group_job_free (job);
+          return NULL;
+        }
+    }
   g_mutex_lock (&priv->lock);
   if (priv->broken)
     {
@@ -676,8 +740,10 @@ dl_process_group_submit (DlProcessGroup *self, Job *job, gboolean async_op, GErr
       dl_process_group_job_free (job);
       return NULL;
     }
-  key = !p2p       ? COLLECTIVE_LANE
-        : peer < 0 ? ANY_SOURCE_LANE
+  /* a device engine's calls all come from one thread: NCCL's
+   * communicators are not to be used by several threads at once */
+  key = !p2p || dl_process_group_on_device (self) ? COLLECTIVE_LANE
+        : peer < 0                                ? ANY_SOURCE_LANE
                    : (job->coll == COLL_SEND ? 0 : G_MAXINT / 2) + peer;
   lane = g_hash_table_lookup (priv->lanes, GINT_TO_POINTER (key));
   if (lane == NULL)

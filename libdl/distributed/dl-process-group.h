@@ -10,6 +10,7 @@
 #error "Only <dl.h> can be included directly."
 #endif
 
+#include "dl-stream.h"
 #include "dl-tensor.h"
 #include "distributed/dl-work.h"
 
@@ -89,6 +90,23 @@ G_DECLARE_DERIVABLE_TYPE (DlProcessGroup, dl_process_group, DL, PROCESS_GROUP, G
  *   (optional: the base sends fixed frames with @all_gather when %NULL)
  * @exchange_data_max: the most bytes of data a rank's @exchange sends to
  *   all its peers together
+ * @device_type: where the slots' buffers live: %DL_DEVICE_TYPE_CPU (the
+ *   default) for host memory, %DL_DEVICE_TYPE_CUDA for an engine whose
+ *   slots take device pointers of the group's GPU and only queue their
+ *   work on @communication_stream (NCCL). The base then takes tensors on
+ *   that device only, runs every operation of the group, sends and
+ *   receives included, on one thread, orders each after the caller's
+ *   current stream and completes each work on the GPU's timeline (see
+ *   dl_work_wait()); @exchange (which such an engine must have) takes and
+ *   fills host memory as always
+ * @communication_stream: (nullable): for a @device_type other than the
+ *   CPU, the group's own stream, on which its slots queue their work
+ * @exchange_parts: one grouped exchange of parts of any size: for every
+ *   rank r, the @send_bytes[r] bytes at @sends[r] go to rank r and the
+ *   @recv_bytes[r] bytes from rank r land at @recvs[r] (0: nothing; the
+ *   part to this rank itself is a copy); what a device engine's
+ *   gather, scatter, all_to_all and list forms run on (optional for the
+ *   CPU engines)
  *
  * The class of process groups: each engine (MPI, Gloo) is a subclass that
  * fills these slots. Every slot is synchronous, works on contiguous host
@@ -189,12 +207,21 @@ struct _DlProcessGroupClass
                         gconstpointer *datas,
                         GError **error);
   gsize exchange_data_max;
+  DlDeviceType device_type;
+  DlStream *(*communication_stream) (DlProcessGroup *self);
+  gboolean (*exchange_parts) (DlProcessGroup *self,
+                              const gconstpointer *sends,
+                              const gsize *send_bytes,
+                              gpointer const *recvs,
+                              const gsize *recv_bytes,
+                              GError **error);
 
   /*< private >*/
   /* slots_time_out, exchange and exchange_data_max took three pointers of
-   * the padding (a gboolean and its alignment fill a pointer's place), so
+   * the padding (a gboolean and its alignment fill a pointer's place),
+   * device_type, communication_stream and exchange_parts three more, so
    * the class keeps its size */
-  gpointer padding[4];
+  gpointer padding[1];
 };
 
 DL_EXPORT

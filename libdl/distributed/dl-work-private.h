@@ -27,6 +27,10 @@ DlWork *dl_work_new (const gchar *collective,
 /* completes @self: successfully when @error is NULL, else with a copy of
  * it; wakes its waiters. Once only; later calls are ignored. */
 void dl_work_complete (DlWork *self, const GError *error);
+/* a device group's work (before dl_work_complete()): it ends on the GPU
+ * once @event (ref taken) has completed; @keep (nullable, ref taken), the
+ * operation's tensors, stays with the work until it is finalized */
+void dl_work_set_event (DlWork *self, DlEvent *event, GPtrArray *keep);
 /* the error dl_work_wait() gives once the deadline of @self has passed */
 GError *dl_work_new_timeout_error (DlWork *self);
 

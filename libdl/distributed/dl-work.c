@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "dl-error.h"
+#include "dl-stream.h"
 #include "distributed/dl-work-private.h"
 
 /**
@@ -54,6 +55,8 @@ struct _DlWork
   gint64 deadline; /* monotonic, in µs; 0: none */
   GObject *group;  /* (owned) (nullable) */
   DlWorkTimeoutFunc on_timeout;
+  DlEvent *event;  /* (owned) (nullable): a device group's operation ends there */
+  GPtrArray *keep; /* (owned) (nullable): its tensors, kept while the GPU may use them */
 };
 
 G_DEFINE_FINAL_TYPE (DlWork, dl_work, G_TYPE_OBJECT)
@@ -66,6 +69,8 @@ dl_work_finalize (GObject *object)
   g_clear_error (&self->error);
   g_free (self->collective);
   g_clear_object (&self->group);
+  g_clear_object (&self->event);
+  g_clear_pointer (&self->keep, g_ptr_array_unref);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->cond);
   G_OBJECT_CLASS (dl_work_parent_class)->finalize (object);
@@ -126,6 +131,19 @@ dl_work_complete (DlWork *self, const GError *error)
   g_mutex_unlock (&self->lock);
 }
 
+void
+dl_work_set_event (DlWork *self, DlEvent *event, GPtrArray *keep)
+{
+  g_mutex_lock (&self->lock);
+  g_set_object (&self->event, event);
+  if (keep)
+    {
+      g_clear_pointer (&self->keep, g_ptr_array_unref);
+      self->keep = g_ptr_array_ref (keep);
+    }
+  g_mutex_unlock (&self->lock);
+}
+
 GError *
 dl_work_new_timeout_error (DlWork *self)
 {
@@ -152,6 +170,12 @@ dl_work_new_timeout_error (DlWork *self)
  * for when that is known, and the timeout, and the process group that
  * ran it refuses any further operation (its engine may still be stuck in
  * the call; create a new group, as torch's users do after a timeout).
+ *
+ * An operation of a group on a GPU (the NCCL engine) ends on the GPU's
+ * timeline, as in torch: once the engine has queued it on the group's
+ * stream, the wait makes the calling thread's current stream of that
+ * device wait for it, and returns without waiting for the GPU; kernels
+ * queued after it on that stream see its results.
  *
  * Returns: %TRUE when the operation succeeded, %FALSE with @error set when
  *   it failed or timed out
@@ -185,6 +209,13 @@ dl_work_wait (DlWork *self, GError **error)
   g_mutex_unlock (&self->lock);
   if (timed_out && self->on_timeout && self->group)
     self->on_timeout (self->group, local);
+  if (local == NULL && self->event)
+    {
+      g_autoptr (DlStream) current = dl_stream_get_current (dl_event_get_device (self->event));
+
+      if (!dl_stream_wait_event (current, self->event, &local))
+        g_prefix_error (&local, "%s: ", self->collective);
+    }
   dl_process_group_reap_finished ();
   if (local)
     {
@@ -199,7 +230,8 @@ dl_work_wait (DlWork *self, GError **error)
  * @self: a #DlWork
  *
  * Whether the operation is done, successfully or not (torch's
- * `Work.is_completed()`); never blocks.
+ * `Work.is_completed()`); never blocks. An operation of a group on a GPU
+ * (the NCCL engine) is done once the GPU has run it.
  *
  * Returns: %TRUE once the operation has finished or failed
  *
@@ -214,6 +246,9 @@ dl_work_is_completed (DlWork *self)
   g_mutex_lock (&self->lock);
   completed = self->completed;
   g_mutex_unlock (&self->lock);
+  /* a device group's operation: done once the GPU has run it */
+  if (completed && self->event && self->error == NULL)
+    completed = dl_event_query (self->event);
   if (completed)
     dl_process_group_reap_finished ();
   return completed;

@@ -15,6 +15,7 @@
 #include <dl.h>
 
 #include "../c/dl-test-utils.h"
+#include "dist-expect.h"
 
 static DlProcessGroup *pg; /* the default group */
 static gint rank, size;
@@ -74,34 +75,8 @@ reduce_of (DlReduceOpKind op, gint64 i, DlDType dtype, gint salt)
   gdouble acc = value_of (0, i, dtype, salt);
 
   for (gint r = 1; r < size; r++)
-    {
-      gdouble v = value_of (r, i, dtype, salt);
-
-      switch (op)
-        {
-          case DL_REDUCE_OP_KIND_SUM:
-          case DL_REDUCE_OP_KIND_AVG:
-            acc = dtype == DL_DTYPE_BOOL ? (acc || v) : acc + v;
-            break;
-          case DL_REDUCE_OP_KIND_PRODUCT:
-            acc = dtype == DL_DTYPE_BOOL ? (acc && v) : acc * v;
-            break;
-          case DL_REDUCE_OP_KIND_MIN:
-            acc = MIN (acc, v);
-            break;
-          case DL_REDUCE_OP_KIND_MAX:
-            acc = MAX (acc, v);
-            break;
-        }
-    }
-  if (op == DL_REDUCE_OP_KIND_AVG)
-    {
-      if (dl_dtype_is_floating_point (dtype))
-        acc /= size;
-      else
-        acc = (gdouble)((gint64)acc / size); /* integer division truncates */
-    }
-  return acc;
+    acc = dist_expect_step (op, dtype, acc, value_of (r, i, dtype, salt));
+  return dist_expect_finish (op, dtype, acc, size);
 }
 
 /* Asserts that @t holds @expected[0 .. n) exactly, naming the case */
@@ -531,7 +506,18 @@ main (int argc, char **argv)
   g_assert_false (dl_distributed_destroy_process_group (&error));
   g_assert_error (error, DL_ERROR, DL_ERROR_FAILED);
   g_clear_error (&error);
+  /* nccl is known; here, under mpirun, it cannot start: without its
+   * module (DL_ERROR_NOT_SUPPORTED), without a GPU (DL_ERROR_DEVICE), or
+   * with one but no RANK and WORLD_SIZE, which mpirun does not set
+   * (DL_ERROR_ARGUMENT). tests/distributed/test-nccl.c runs it. */
   g_assert_false (dl_distributed_init_process_group ("nccl", NULL, -1, -1, 30, &error));
+  g_assert_nonnull (error);
+  g_assert_true (error->domain == DL_ERROR
+                 && (error->code == DL_ERROR_NOT_SUPPORTED || error->code == DL_ERROR_DEVICE
+                     || error->code == DL_ERROR_ARGUMENT));
+  g_assert_false (dl_distributed_is_initialized ());
+  g_clear_error (&error);
+  g_assert_false (dl_distributed_init_process_group ("carrier-pigeon", NULL, -1, -1, 30, &error));
   g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
   g_clear_error (&error);
   if (!dl_distributed_is_backend_available ("mpi"))

@@ -78,3 +78,22 @@ def test_against_torch_gloo():
     if not torch.distributed.is_available() or not torch.distributed.is_gloo_available():
         pytest.skip("python3-torch's Gloo is not available")
     run('torch-gloo')
+
+
+def test_device_ids_name_the_modules_gpu():
+    """device_ids and output_device name a module's one GPU (as torch's
+    single-device modules); a CPU module takes neither, with torch's
+    message. Checked before the process group is used: no ranks needed."""
+    from gi.repository import Dl
+    module = Dl.nn.Linear(2, 2)
+    for kw, shown in ((dict(device_ids=[0]), 'device_ids [0], output_device None'),
+                      (dict(output_device=1), 'device_ids None, output_device 1'),
+                      (dict(device_ids=['cuda:0'], output_device='cuda:0'),
+                       "device_ids ['cuda:0'], output_device cuda:0")):
+        with pytest.raises(ValueError, match='only work with single-device/multiple-device GPU '
+                           'modules or CPU modules, but got ' + shown.replace('[', r'\[')
+                           .replace(']', r'\]') + r", and module parameters \{device\(type='cpu'\)\}"):
+            Dl.nn.parallel.DistributedDataParallel(module, **kw)
+    # an empty list is no device: the module goes on to need a group
+    with pytest.raises(RuntimeError, match='Default process group has not been initialized'):
+        Dl.nn.parallel.DistributedDataParallel(module, device_ids=[])

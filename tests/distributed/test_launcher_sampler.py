@@ -96,8 +96,21 @@ def test_before_init_is_an_error():
             call()
     with pytest.raises(ValueError, match='Invalid backend'):
         dist.init_process_group('carrier-pigeon')
-    assert dist.is_available() and not dist.is_nccl_available()
+    assert dist.is_available()
     assert dist.ReduceOp.SUM == Dl.ReduceOpKind.SUM
+
+
+def test_nccl_without_a_gpu_is_a_clear_error(tmp_path):
+    """NCCL needs a GPU per process: without the module or without a GPU,
+    init_process_group('nccl') is a RuntimeError that says which (the GPU
+    tests are tests/distributed/test-nccl.c)"""
+    if dist.is_nccl_available() and Dl.cuda.is_available():
+        pytest.skip('a GPU is here: tests/distributed/test-nccl.c runs the NCCL engine')
+    match = 'no CUDA device' if dist.is_nccl_available() else 'nccl engine module'
+    with pytest.raises(RuntimeError, match=match):
+        dist.init_process_group('nccl', init_method='file://' + str(tmp_path), rank=0,
+                                world_size=1)
+    assert not dist.is_initialized()
 
 
 @pytest.mark.parametrize('n', [0, 1, 7, 10, 101])

@@ -8,7 +8,7 @@
  * transport; its slots run Gloo's collectives on the group's worker thread.
  * The ranks meet through a key-value store:
  *
- *   env://             TcpStore (dl-gloo-store.cc) at MASTER_ADDR:MASTER_PORT,
+ *   env://             TcpStore (store/dl-tcp-store.cc) at MASTER_ADDR:MASTER_PORT,
  *                      served by rank 0; RANK and WORLD_SIZE when the caller
  *                      passes -1
  *   tcp://HOST:PORT    the same store at HOST:PORT
@@ -71,7 +71,8 @@
 
 #include "dl-error.h"
 #include "distributed/dl-distributed-private.h"
-#include "distributed/gloo/dl-gloo-store.h"
+#include "distributed/store/dl-store.h"
+#include "distributed/store/dl-tcp-store.h"
 
 namespace
 {
@@ -113,6 +114,41 @@ public:
 
 private:
   std::chrono::milliseconds timeout_;
+};
+
+/* The engines' TCP store (store/dl-tcp-store.cc, shared with the NCCL
+ * engine) as Gloo's Store */
+class TcpStore : public gloo::rendezvous::Store
+{
+public:
+  TcpStore (const std::string &host, int port, bool is_server, std::chrono::milliseconds timeout)
+      : store_ (host, port, is_server, timeout)
+  {
+  }
+
+  void set (const std::string &key, const std::vector<char> &data) override
+  {
+    store_.set (key, data);
+  }
+
+  std::vector<char> get (const std::string &key) override
+  {
+    return store_.get (key);
+  }
+
+  void wait (const std::vector<std::string> &keys) override
+  {
+    store_.wait (keys);
+  }
+
+  void wait (const std::vector<std::string> &keys,
+             const std::chrono::milliseconds &timeout) override
+  {
+    store_.wait (keys, timeout);
+  }
+
+private:
+  dl_store::TcpStore store_;
 };
 
 /* What a group and the subgroups made from it share */
@@ -863,75 +899,18 @@ gloo_new_group (DlProcessGroup *pg, const gint *ranks, gint n_ranks, GError **er
     }
 }
 
-/* "host:port" or "[v6 address]:port" into its parts */
-gboolean
-parse_host_port (const gchar *text, const gchar *what, std::string *host, int *port, GError **error)
-{
-  const gchar *colon = strrchr (text, ':');
-  gchar *end = NULL;
-  gint64 p;
-
-  if (colon == NULL || colon == text || colon[1] == 0)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "init_process_group: gloo: %s '%s' is not HOST:PORT", what, text);
-      return FALSE;
-    }
-  p = g_ascii_strtoll (colon + 1, &end, 10);
-  if (*end != 0 || p <= 0 || p > 65535)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "init_process_group: gloo: %s '%s': the port '%s' is not in 1..65535", what,
-                   text, colon + 1);
-      return FALSE;
-    }
-  *host = std::string (text, colon - text);
-  if (host->size () > 2 && (*host)[0] == '[' && host->back () == ']')
-    *host = host->substr (1, host->size () - 2);
-  *port = (int)p;
-  return TRUE;
-}
-
-/* An integer from the environment variable @name, for a rank or size the
- * caller left at -1 */
-gboolean
-env_int (const gchar *name, gint *value, GError **error)
-{
-  const gchar *text = g_getenv (name);
-  gchar *end = NULL;
-  gint64 v;
-
-  if (text == NULL || *text == 0)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "init_process_group: gloo: %s is not set (pass the value or set the "
-                   "environment variable)",
-                   name);
-      return FALSE;
-    }
-  v = g_ascii_strtoll (text, &end, 10);
-  if (*end != 0 || v < 0 || v > G_MAXINT)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "init_process_group: gloo: %s='%s' is not a non-negative integer", name, text);
-      return FALSE;
-    }
-  *value = (gint)v;
-  return TRUE;
-}
-
 DlProcessGroup *
 gloo_factory (const gchar *init_method, gint rank, gint world_size, gdouble timeout, GError **error)
 {
   auto shared = std::make_shared<Shared> ();
-  std::string host;
-  int port = 0;
+  g_autofree gchar *host = NULL, *dir = NULL;
+  gint port = 0;
   auto ms = std::chrono::milliseconds ((gint64)(timeout * 1000.0));
 
   if (init_method == NULL)
     init_method = "env://";
-  if ((rank < 0 && !env_int ("RANK", &rank, error))
-      || (world_size < 0 && !env_int ("WORLD_SIZE", &world_size, error)))
+  if ((rank < 0 && !dl_store_env_int ("gloo", "RANK", &rank, error))
+      || (world_size < 0 && !dl_store_env_int ("gloo", "WORLD_SIZE", &world_size, error)))
     return NULL;
   if (world_size < 1 || rank >= world_size)
     {
@@ -947,44 +926,14 @@ gloo_factory (const gchar *init_method, gint rank, gint world_size, gdouble time
       return NULL;
     }
   shared->where = init_method;
-  if (g_str_has_prefix (init_method, "env://"))
-    {
-      const gchar *addr = g_getenv ("MASTER_ADDR"), *port_text = g_getenv ("MASTER_PORT");
-      g_autofree gchar *joined = NULL;
-
-      if (addr == NULL || port_text == NULL)
-        {
-          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                       "init_process_group: gloo: env:// needs MASTER_ADDR and MASTER_PORT "
-                       "(MASTER_ADDR is %s, MASTER_PORT is %s)",
-                       addr ? addr : "not set", port_text ? port_text : "not set");
-          return NULL;
-        }
-      joined = g_strdup_printf ("%s:%s", addr, port_text);
-      if (!parse_host_port (joined, "MASTER_ADDR:MASTER_PORT", &host, &port, error))
-        return NULL;
-    }
-  else if (g_str_has_prefix (init_method, "tcp://"))
-    {
-      if (!parse_host_port (init_method + 6, "tcp://", &host, &port, error))
-        return NULL;
-    }
-  else if (!g_str_has_prefix (init_method, "file://") || init_method[7] == 0)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "init_process_group: gloo: unknown init method '%s' (env://, tcp://HOST:PORT "
-                   "or file://DIRECTORY)",
-                   init_method);
-      return NULL;
-    }
+  if (!dl_store_parse_init_method ("gloo", init_method, &host, &port, &dir, error))
+    return NULL;
   try
     {
       if (port != 0)
-        shared->store = std::make_shared<dl_gloo::TcpStore> (host, port, rank == 0, ms);
+        shared->store = std::make_shared<TcpStore> (host, port, rank == 0, ms);
       else
         {
-          const gchar *dir = init_method + 7;
-
           if (g_mkdir_with_parents (dir, 0700) != 0)
             {
               int err = errno;
@@ -997,7 +946,7 @@ gloo_factory (const gchar *init_method, gint rank, gint world_size, gdouble time
             }
           shared->store = std::make_shared<FileStore> (dir, ms);
         }
-      shared->device = gloo::transport::tcp::CreateDevice (device_attr (host));
+      shared->device = gloo::transport::tcp::CreateDevice (device_attr (host ? host : ""));
       auto context = connect_group (shared, "world", rank, world_size, ms);
 
       return wrap_group (shared, std::move (context), "world", timeout);

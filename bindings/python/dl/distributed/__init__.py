@@ -79,7 +79,8 @@ _RANKS = '_dl_global_ranks'
 
 def is_available():
     """True: libdl always has torch.distributed's API (whether an engine
-    can run is is_mpi_available() and is_gloo_available())."""
+    can run is is_mpi_available(), is_gloo_available() and
+    is_nccl_available())."""
     return True
 
 
@@ -94,8 +95,10 @@ def is_gloo_available():
 
 
 def is_nccl_available():
-    """False: libdl has no NCCL engine (docs/distributed.md plans one)."""
-    return False
+    """Whether the NCCL engine (libdl-nccl-1.0.so) was built and loads; it
+    says nothing of the GPUs: without one, init_process_group('nccl')
+    raises RuntimeError naming the reason."""
+    return Dl.distributed_is_backend_available('nccl')
 
 
 def is_torchelastic_launched():
@@ -121,9 +124,12 @@ def _seconds(timeout):
 def init_process_group(backend=None, init_method=None, timeout=default_pg_timeout,
                        world_size=-1, rank=-1, store=None, group_name='', pg_options=None):
     """torch.distributed.init_process_group: joins the other ranks through
-    the engine @backend ('mpi' or 'gloo'; None: gloo when it is there, else
-    mpi) and makes the default group. With 'mpi' the ranks are MPI's
-    (launch with mpirun) and init_method is ignored."""
+    the engine @backend ('mpi', 'gloo' or 'nccl'; None: gloo when it is
+    there, else mpi) and makes the default group. With 'mpi' the ranks are
+    MPI's (launch with mpirun) and init_method is ignored; with 'nccl' each
+    process takes one GPU (LOCAL_RANK's) and the collectives take tensors
+    on it; without a GPU (or without the module) it raises RuntimeError
+    naming the reason."""
     if store is not None:
         raise RuntimeError('init_process_group: store= is not supported by libdl; use '
                            'init_method')
@@ -132,8 +138,6 @@ def init_process_group(backend=None, init_method=None, timeout=default_pg_timeou
     if backend is None:
         backend = Backend.GLOO if is_gloo_available() or not is_mpi_available() else Backend.MPI
     backend = Backend(backend)
-    if backend == Backend.NCCL:
-        raise RuntimeError('Distributed package doesn\'t have NCCL built in')
     Dl.distributed_init_process_group(backend, init_method, rank, world_size, _seconds(timeout))
     group = Dl.distributed_get_default_group()
     setattr(group, _RANKS, list(range(group.get_size())))

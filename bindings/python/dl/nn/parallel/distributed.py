@@ -15,6 +15,36 @@ from ..modules import Module, _construct
 __all__ = ['DistributedDataParallel']
 
 
+def _device_index(device):
+    """The index of a CUDA device given as an int, a str or a device; None
+    for anything else."""
+    if isinstance(device, int):
+        return device
+    name = device if isinstance(device, str) else str(device)  # 'cuda', 'cuda:1', 'cpu'
+    kind, _, index = name.partition(':')
+    if kind != 'cuda' or not (index == '' or index.isdigit()):
+        return None
+    return int(index or 0)
+
+
+def _single_gpu(module, device_ids, output_device):
+    """torch's single-device module: every parameter on one GPU, which
+    device_ids names (alone) and output_device, when given, too; its index
+    in a list"""
+    devices = {str(p.device) for p in module.parameters()}
+    ids = [_device_index(d) for d in (device_ids or [])]
+    out = None if output_device is None else _device_index(output_device)
+    here = next(iter(devices)) if len(devices) == 1 else None
+    if (here is None or not here.startswith('cuda') or len(ids) != 1 or ids[0] is None
+            or 'cuda:%d' % ids[0] != here or (output_device is not None and out != ids[0])):
+        raise ValueError('DistributedDataParallel device_ids and output_device arguments only '
+                         'work with single-device/multiple-device GPU modules or CPU modules, '
+                         'but got device_ids {}, output_device {}, and module parameters {}.'
+                         .format(device_ids, output_device,
+                                 {p.device for p in module.parameters()}))
+    return ids
+
+
 @typelib_override(__name__)
 class DistributedDataParallel(Dl.DistributedDataParallel, Module):
     """torch.nn.parallel.DistributedDataParallel(module, device_ids=None,
@@ -29,9 +59,10 @@ class DistributedDataParallel(Dl.DistributedDataParallel, Module):
     each sent as soon as its gradients are ready, and leaves the mean in
     every parameter's .grad (with gradient_as_bucket_view=True, each .grad
     is a view into its bucket and is averaged there). The work is libdl's (C), so the same class
-    serves C, GJS and Vala. libdl runs on the CPU: device_ids and
-    output_device must be None (or empty), as for a CPU module in
-    PyTorch."""
+    serves C, GJS and Vala. A module on the CPU takes device_ids and
+    output_device None (or empty), as in PyTorch; a module on one GPU (with
+    the NCCL engine) may name that GPU: device_ids=[i] (an index or a
+    device) and output_device None or the same."""
     __module__ = OVERRIDE_MODULE
 
     def __init__(self, module, device_ids=None, output_device=None, dim=0,
@@ -42,9 +73,7 @@ class DistributedDataParallel(Dl.DistributedDataParallel, Module):
             raise TypeError('DistributedDataParallel: module must be a torch.nn.Module, not %s'
                             % type(module).__name__)
         if device_ids or output_device is not None:
-            raise ValueError('DistributedDataParallel device_ids and output_device arguments '
-                             'only work with single-device/multiple-device GPU modules; libdl '
-                             'modules are on the CPU, so leave them None')
+            device_ids = _single_gpu(module, device_ids, output_device)
         if not any(p.requires_grad for p in module.parameters()):
             raise RuntimeError('DistributedDataParallel is not needed when a module doesn\'t '
                                'have any parameter that requires a gradient.')
@@ -57,8 +86,8 @@ class DistributedDataParallel(Dl.DistributedDataParallel, Module):
         _construct(self, Dl.DistributedDataParallel, **props)
         self.__dict__['module'] = module
         self.dim = dim
-        self.device_ids = None
-        self.output_device = None
+        self.device_ids = device_ids or None
+        self.output_device = device_ids[0] if device_ids else None
         self.broadcast_buffers = bool(broadcast_buffers)
         self.find_unused_parameters = bool(find_unused_parameters)
         self.gradient_as_bucket_view = bool(gradient_as_bucket_view)

@@ -1,5 +1,5 @@
-/* dl-gloo-store.cc: a small TCP key-value store for the Gloo engine's
- * rendezvous (env:// and tcp://).
+/* dl-tcp-store.cc: a small TCP key-value store for the engines'
+ * rendezvous (env:// and tcp://): compiled into the Gloo and NCCL modules.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -12,7 +12,7 @@
  * client has set the key, so a get of a key nobody has set yet simply waits,
  * and the client's own deadline turns a missing rank into an error.
  */
-#include "dl-gloo-store.h"
+#include "dl-tcp-store.h"
 
 #include <arpa/inet.h>
 #include <cerrno>
@@ -29,7 +29,7 @@
 #include <thread>
 #include <unistd.h>
 
-namespace dl_gloo
+namespace dl_store
 {
 
 namespace
@@ -446,4 +446,4 @@ TcpStore::wait (const std::vector<std::string> &keys, const std::chrono::millise
     get_before (key, deadline);
 }
 
-} // namespace dl_gloo
+} // namespace dl_store

@@ -1,19 +1,19 @@
-/* dl-gloo-store.h: the key-value store the Gloo engine rendezvouses through
- * for env:// and tcp:// (Debian's Gloo has file and Redis stores only).
+/* dl-tcp-store.h: the key-value store the engines that join through
+ * env:// and tcp:// rendezvous in (Gloo, whose Debian build has file and
+ * Redis stores only, through an adapter to its Store; NCCL, to hand out
+ * its unique id, through the C API of dl-store.h).
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once
 
-#include <gloo/rendezvous/store.h>
-
 #include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
 
-namespace dl_gloo
+namespace dl_store
 {
 
 class TcpStoreServer;
@@ -24,17 +24,16 @@ class TcpStoreServer;
  * server may start after its clients), and get() / wait() for a key that no
  * rank has set. Failures are std::runtime_error naming the store's address
  * and the key. */
-class TcpStore : public gloo::rendezvous::Store
+class TcpStore
 {
 public:
   TcpStore (const std::string &host, int port, bool is_server, std::chrono::milliseconds timeout);
-  ~TcpStore () override;
+  ~TcpStore ();
 
-  void set (const std::string &key, const std::vector<char> &data) override;
-  std::vector<char> get (const std::string &key) override;
-  void wait (const std::vector<std::string> &keys) override;
-  void wait (const std::vector<std::string> &keys,
-             const std::chrono::milliseconds &timeout) override;
+  void set (const std::string &key, const std::vector<char> &data);
+  std::vector<char> get (const std::string &key);
+  void wait (const std::vector<std::string> &keys);
+  void wait (const std::vector<std::string> &keys, const std::chrono::milliseconds &timeout);
 
 private:
   std::vector<char> get_before (const std::string &key,
@@ -52,4 +51,4 @@ private:
   int fd_ = -1;
 };
 
-} // namespace dl_gloo
+} // namespace dl_store
