@@ -758,10 +758,16 @@ dl_process_group_submit (DlProcessGroup *self, Job *job, gboolean async_op, GErr
     }
   job->lane = lane;
   lane->busy++;
-  if (!async_op && lane->busy == 1 && DL_PROCESS_GROUP_GET_CLASS (self)->slots_time_out)
+  if (lane->busy == 1
+      && ((!async_op && DL_PROCESS_GROUP_GET_CLASS (self)->slots_time_out)
+          || (priv->size == 1 && !p2p && !dl_process_group_on_device (self))))
     {
       /* nothing queued before it: the caller runs it, sparing the two
-       * hand-overs between threads (the lane's thread waits meanwhile) */
+       * hand-overs between threads (the lane's thread waits meanwhile),
+       * when the engine's call gives up by itself after the timeout, or
+       * when there is no peer to wait for (a group of one, as a
+       * single-process script's DDP: its asynchronous works complete at
+       * once) */
       gint64 deadline = priv->timeout > 0
                             ? g_get_monotonic_time () + (gint64)(priv->timeout * G_USEC_PER_SEC)
                             : 0;

@@ -97,3 +97,41 @@ def test_device_ids_name_the_modules_gpu():
     # an empty list is no device: the module goes on to need a group
     with pytest.raises(RuntimeError, match='Default process group has not been initialized'):
         Dl.nn.parallel.DistributedDataParallel(module, device_ids=[])
+
+
+def test_group_of_one():
+    """A world of one (MPI without mpirun): collectives, asynchronous ones
+    too (the caller runs them: there is no peer to wait for), leave the
+    values as they are, and DDP's step is the local step."""
+    script = r'''
+from gi.repository import Dl as torch
+nn, dist = torch.nn, torch.distributed
+dist.init_process_group('mpi')
+assert dist.get_world_size() == 1
+t = torch.arange(6, dtype=torch.float32)
+works = [dist.all_reduce(t, op=op, async_op=True)
+         for op in (dist.ReduceOp.SUM, dist.ReduceOp.AVG, dist.ReduceOp.MAX)]
+for w in works:
+    w.wait()
+    assert w.is_completed()
+assert t.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0], t.tolist()
+torch.manual_seed(0)
+local = nn.Linear(5, 3)
+torch.manual_seed(0)
+model = nn.Linear(5, 3)
+ddp = nn.parallel.DistributedDataParallel(model, bucket_cap_mb=0.00001)
+x = torch.randn(4, 5)
+for _ in range(3):
+    local(x).pow(2).sum().backward()
+    ddp(x).pow(2).sum().backward()
+    assert local.weight.grad.equal(model.weight.grad)
+    assert local.bias.grad.equal(model.bias.grad)
+dist.destroy_process_group()
+print('ok')
+'''
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1')
+    env.setdefault('OMPI_MCA_btl_tcp_if_include', 'lo')
+    env.setdefault('OMPI_MCA_oob_tcp_if_include', 'lo')
+    p = subprocess.run([sys.executable, '-c', script], env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=50, text=True)
+    assert p.returncode == 0 and p.stdout.strip().endswith('ok'), p.stdout
