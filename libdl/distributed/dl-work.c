@@ -147,11 +147,14 @@ dl_work_set_event (DlWork *self, DlEvent *event, GPtrArray *keep)
 GError *
 dl_work_new_timeout_error (DlWork *self)
 {
-  if (self->peer >= 0)
+  /* a collective of two ranks can only have waited for the other one */
+  gint peer = self->peer >= 0 ? self->peer : self->size == 2 ? 1 - self->rank : -1;
+
+  if (peer >= 0)
     return g_error_new (DL_ERROR, DL_ERROR_FAILED,
                         "%s: timed out after %g s waiting for rank %d (rank %d of %d): "
                         "the peer died or did not take part",
-                        self->collective, self->timeout, self->peer, self->rank, self->size);
+                        self->collective, self->timeout, peer, self->rank, self->size);
   return g_error_new (DL_ERROR, DL_ERROR_FAILED,
                       "%s: timed out after %g s waiting for the other ranks (rank %d "
                       "of %d): a rank died or did not call %s",
