@@ -74,7 +74,6 @@ __all__ = ['Generator', 'Node', 'Size', 'Tensor', 'add', 'allclose', 'eq', 'equa
            'vstack', 'where', 'zeros', 'zeros_like']
 
 
-
 def set_num_threads(n):
     """Sets the CPU kernels' and matrix products' thread count for the
     calling thread, as torch.set_num_threads (see Dl.set_num_threads)."""
