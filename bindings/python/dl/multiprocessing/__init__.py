@@ -19,8 +19,13 @@ from multiprocessing.reduction import DupFd, ForkingPickler
 from .._lib import Dl
 from .._tensor import Tensor
 
+from .spawn import (ProcessContext, ProcessExitedException, ProcessRaisedException,  # noqa: E402
+                    spawn, start_processes)
+
 __all__ = list(multiprocessing.__all__) + ['get_sharing_strategy', 'set_sharing_strategy',
-                                           'get_all_sharing_strategies']
+                                           'get_all_sharing_strategies', 'spawn',
+                                           'start_processes', 'ProcessContext',
+                                           'ProcessRaisedException', 'ProcessExitedException']
 
 
 def get_all_sharing_strategies():
