@@ -8,10 +8,6 @@
  */
 #include "config.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "dl-trainer-private.h"
 
 /* ---- the model's lock --------------------------------------------------- */
@@ -124,20 +120,14 @@ dl_trainer_thread_settings_capture (DlTrainerThreadSettings *settings)
   DlDevice *device = dl_device_default ();
 
   settings->device = device == dl_device_cpu () ? NULL : device;
-#ifdef _OPENMP
-  settings->n_threads = omp_get_max_threads ();
-#else
-  settings->n_threads = 1;
-#endif
+  settings->n_threads = dl_get_num_threads ();
 }
 
 void
 dl_trainer_thread_settings_apply (const DlTrainerThreadSettings *settings)
 {
   dl_set_default_device (settings->device);
-#ifdef _OPENMP
-  omp_set_num_threads (settings->n_threads);
-#endif
+  dl_set_num_threads (settings->n_threads, NULL); /* at least 1: captured above */
 }
 
 /* the loss module's value for (output, target) */
