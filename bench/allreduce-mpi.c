@@ -23,9 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef HAVE_LIBDL
 #include <dl.h>
-#endif
 
 static void
 mpi_loop (float *buf, size_t n, int iters)
@@ -34,7 +32,6 @@ mpi_loop (float *buf, size_t n, int iters)
     MPI_Allreduce (MPI_IN_PLACE, buf, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
 }
 
-#ifdef HAVE_LIBDL
 static int
 libdl_loop (DlProcessGroup *group, DlTensor *t, int iters)
 {
@@ -67,16 +64,13 @@ check_doubled (DlTensor *t, size_t n, int iters)
   fprintf (stderr, "libdl: all_reduce gave %g, expected %g\n", v, expect);
   return 0;
 }
-#endif
 
 int
 main (int argc, char **argv)
 {
   int rank, iters, repeats, first = 1, with_libdl, provided;
   char *sizes, *save = NULL;
-#ifdef HAVE_LIBDL
   DlProcessGroup *group = NULL;
-#endif
 
   with_libdl = argc == 5 && strcmp (argv[4], "libdl") == 0;
   if (with_libdl)
@@ -91,7 +85,6 @@ main (int argc, char **argv)
       MPI_Finalize ();
       return 2;
     }
-#ifdef HAVE_LIBDL
   if (with_libdl)
     {
       g_autoptr (GError) error = NULL;
@@ -103,15 +96,6 @@ main (int argc, char **argv)
         }
       group = dl_distributed_get_default_group ();
     }
-#else
-  if (with_libdl)
-    {
-      if (rank == 0)
-        fprintf (stderr, "%s: built without libdl\n", argv[0]);
-      MPI_Finalize ();
-      return 2;
-    }
-#endif
   sizes = strdup (argv[1]);
   iters = atoi (argv[2]);
   repeats = atoi (argv[3]);
@@ -123,7 +107,6 @@ main (int argc, char **argv)
       size_t n = (size_t)mb * 1048576 / sizeof (float);
       float *buf = malloc (n * sizeof (float));
       double best = 1e300, best_libdl = 1e300;
-#ifdef HAVE_LIBDL
       g_autoptr (DlTensor) t = NULL;
 
       if (with_libdl)
@@ -132,7 +115,6 @@ main (int argc, char **argv)
           if (t == NULL || !libdl_loop (group, t, 3))
             MPI_Abort (MPI_COMM_WORLD, 1);
         }
-#endif
 
       for (size_t i = 0; i < n; i++)
         buf[i] = 1.0f;
@@ -148,7 +130,6 @@ main (int argc, char **argv)
           if (per_call < best)
             best = per_call;
           MPI_Barrier (MPI_COMM_WORLD);
-#ifdef HAVE_LIBDL
           if (with_libdl)
             {
               if (!dl_tensor_fill_ (t, 1, NULL))
@@ -164,7 +145,6 @@ main (int argc, char **argv)
               if (!check_doubled (t, n, iters))
                 MPI_Abort (MPI_COMM_WORLD, 1);
             }
-#endif
         }
       if (rank == 0 && with_libdl)
         printf ("%s\"%ld\": [%.9g, %.9g]", first ? "" : ", ", mb, best, best_libdl);
@@ -176,7 +156,6 @@ main (int argc, char **argv)
   if (rank == 0)
     printf ("}\n");
   free (sizes);
-#ifdef HAVE_LIBDL
   if (with_libdl)
     {
       g_autoptr (GError) error = NULL;
@@ -184,7 +163,6 @@ main (int argc, char **argv)
       if (!dl_distributed_destroy_process_group (&error))
         fprintf (stderr, "destroy_process_group: %s\n", error->message);
     }
-#endif
   MPI_Finalize ();
   return 0;
 }
