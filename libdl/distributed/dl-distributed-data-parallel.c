@@ -278,7 +278,6 @@ gather_int64 (DlDistributedDataParallel *self, const gint64 *values, gint64 n, G
   DlDevice *device = dl_process_group_get_tensor_device (self->group);
   g_autoptr (DlTensor) mine = NULL, all = NULL;
   g_autoptr (DlWork) work = NULL;
-  g_autoptr (DlDevice) cpu = NULL;
 
   mine = dl_tensor_new_from_data (values, n * sizeof (gint64), DL_SHAPE (n), DL_DTYPE_INT64, error);
   if (mine == NULL)
@@ -297,11 +296,10 @@ gather_int64 (DlDistributedDataParallel *self, const gint64 *values, gint64 n, G
 
     if (on_device == NULL || !(all = dl_empty (DL_SHAPE (size, n), DL_DTYPE_INT64, device, error))
         || !(work
-             = dl_process_group_all_gather_into_tensor (self->group, all, on_device, FALSE, error))
-        || !(cpu = dl_device_get ("cpu", error)))
+             = dl_process_group_all_gather_into_tensor (self->group, all, on_device, FALSE, error)))
       return NULL;
   }
-  return dl_tensor_to_device (all, cpu, error);
+  return dl_tensor_to_device (all, dl_device_cpu (), error);
 }
 
 static gchar *
@@ -650,8 +648,7 @@ finish_pass (gpointer user_data, GError **error)
     ok = dl_work_wait (used_work, error);
   if (ok && used_work && used_map == NULL)
     {
-      g_autoptr (DlDevice) cpu = dl_device_get ("cpu", error);
-      DlTensor *host = cpu ? dl_tensor_to_device (used, cpu, error) : NULL;
+      DlTensor *host = dl_tensor_to_device (used, dl_device_cpu (), error);
 
       ok = host != NULL;
       if (ok)

@@ -516,7 +516,6 @@ run_device_point_to_point (DlProcessGroup *self, Job *job, GError **error)
   DlTensor *t = job->tensor;
   gsize nbytes = dl_process_group_tensor_nbytes (t);
   g_autoptr (DlTensor) meta = NULL, back = NULL, scratch = NULL;
-  g_autoptr (DlDevice) cpu = NULL;
   g_autoptr (GError) local = NULL;
   g_autofree gchar *mine = NULL, *other = NULL;
   g_autofree guint8 *zeros = NULL;
@@ -529,11 +528,9 @@ run_device_point_to_point (DlProcessGroup *self, Job *job, GError **error)
   if (job->coll == COLL_SEND)
     return klass->send (self, dl_tensor_data (meta), sizeof (Meta), job->root, job->tag, error)
            && klass->send (self, dl_tensor_data (t), nbytes, job->root, job->tag, error);
-  cpu = dl_device_get ("cpu", error);
-  if (cpu == NULL
-      || !klass->recv (self, dl_tensor_data (meta), sizeof (Meta), job->root, job->tag, error))
+  if (!klass->recv (self, dl_tensor_data (meta), sizeof (Meta), job->root, job->tag, error))
     return FALSE;
-  back = dl_tensor_to_device (meta, cpu, error); /* waits for the metadata */
+  back = dl_tensor_to_device (meta, dl_device_cpu (), error); /* waits for the metadata */
   if (back == NULL)
     return FALSE;
   memcpy (&theirs, dl_tensor_data (back), sizeof (Meta));
