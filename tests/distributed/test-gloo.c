@@ -13,6 +13,7 @@
  */
 #include <glib/gstdio.h>
 #include <math.h>
+#include <signal.h>
 #include <sys/wait.h>
 
 #include "../c/dl-test-utils.h"
@@ -435,6 +436,18 @@ test_timeout (void)
   assert_work_done (work, error);
 }
 
+/* A write to the socket of a rank that died raises SIGPIPE, which would
+ * end this C program (unlike Python, which ignores it) before Gloo could
+ * report the error: the engine ignores it, as GLib's GSocket does */
+static void
+test_sigpipe_ignored (void)
+{
+  struct sigaction action;
+
+  g_assert_cmpint (sigaction (SIGPIPE, NULL, &action), ==, 0);
+  g_assert_true (action.sa_handler == SIG_IGN);
+}
+
 /* Rank 1 leaves; rank 0's next collective fails quickly, naming it */
 static void
 test_dead_rank (void)
@@ -525,6 +538,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gloo/new-group", test_new_group);
   g_test_add_func ("/gloo/mismatch", test_mismatch);
   g_test_add_func ("/gloo/timeout", test_timeout);
+  g_test_add_func ("/gloo/sigpipe-ignored", test_sigpipe_ignored);
   g_test_add_func ("/gloo/dead-rank", test_dead_rank);
   if (rank == 0)
     g_test_add_func ("/gloo/peer-status", test_peer_status);

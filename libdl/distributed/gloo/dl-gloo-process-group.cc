@@ -44,6 +44,7 @@
 #include <cerrno>
 #include <cstring>
 #include <netdb.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -925,6 +926,17 @@ gloo_factory (const gchar *init_method, gint rank, gint world_size, gdouble time
                    "init_process_group: gloo: the timeout %g s is not positive", timeout);
       return NULL;
     }
+  /* Gloo writes to its sockets with writev, which raises SIGPIPE when the
+   * peer's end has closed (a rank died): by default that signal ends the
+   * process before the write can fail with the error the collective
+   * reports. As GLib's GSocket does, ignore it process-wide, unless the
+   * program has a handler of its own (Python ignores it already) */
+  {
+    struct sigaction old_action;
+
+    if (sigaction (SIGPIPE, NULL, &old_action) == 0 && old_action.sa_handler == SIG_DFL)
+      signal (SIGPIPE, SIG_IGN);
+  }
   shared->where = init_method;
   if (!dl_store_parse_init_method ("gloo", init_method, &host, &port, &dir, error))
     return NULL;
