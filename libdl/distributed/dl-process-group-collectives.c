@@ -47,9 +47,20 @@ check_same_dtype (DlProcessGroup *self,
   return FALSE;
 }
 
+/* @t's shape as text, for an error */
+static gchar *
+shape_of (DlTensor *t)
+{
+  gsize ndim;
+  const gint64 *shape = dl_tensor_get_shape (t, &ndim);
+
+  return dl_shape_to_string (shape, (gint)ndim);
+}
+
 /* The checks every tensor of an operation passes: alive, on the CPU,
  * contiguous, writable when @output; @like (nullable): same dtype and
  * number of elements (× @times) */
+
 static gboolean
 check_tensor (DlProcessGroup *self,
               const gchar *op,
@@ -61,9 +72,6 @@ check_tensor (DlProcessGroup *self,
               GError **error)
 {
   DlProcessGroupPrivate *priv = dl_process_group_get_priv (self);
-  gsize ndim;
-  const gint64 *shape;
-  g_autofree gchar *shape_str = NULL;
 
   if (t == NULL || !DL_IS_TENSOR (t))
     {
@@ -71,8 +79,6 @@ check_tensor (DlProcessGroup *self,
                    priv->rank);
       return FALSE;
     }
-  shape = dl_tensor_get_shape (t, &ndim);
-  shape_str = dl_shape_to_string (shape, (gint)ndim);
   if (dl_tensor_is_released (t))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "%s: %s was released (rank %d)", op, what,
@@ -88,6 +94,8 @@ check_tensor (DlProcessGroup *self,
 
       if (!dl_device_equal (dl_tensor_get_device (t), want))
         {
+          g_autofree gchar *shape_str = shape_of (t);
+
           g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
                        "%s: %s %s is on %s; Tensors must be CUDA and dense, on the %s group's "
                        "device %s (rank %d)",
@@ -99,6 +107,8 @@ check_tensor (DlProcessGroup *self,
     }
   else if (dl_device_get_device_type (dl_tensor_get_device (t)) != DL_DEVICE_TYPE_CPU)
     {
+      g_autofree gchar *shape_str = shape_of (t);
+
       g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
                    "%s: %s %s is on %s; the %s engine takes CPU tensors (rank %d)", op, what,
                    shape_str, dl_device_get_name (dl_tensor_get_device (t)),
@@ -107,6 +117,8 @@ check_tensor (DlProcessGroup *self,
     }
   if (!dl_tensor_is_contiguous (t))
     {
+      g_autofree gchar *shape_str = shape_of (t);
+
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                    "%s: %s %s is not contiguous; tensors must be contiguous (rank %d)", op, what,
                    shape_str, priv->rank);
@@ -114,6 +126,8 @@ check_tensor (DlProcessGroup *self,
     }
   if (output && dl_tensor_is_read_only (t))
     {
+      g_autofree gchar *shape_str = shape_of (t);
+
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "%s: %s %s is read-only (rank %d)", op, what,
                    shape_str, priv->rank);
       return FALSE;
@@ -122,12 +136,14 @@ check_tensor (DlProcessGroup *self,
     {
       gsize like_ndim;
       const gint64 *like_shape = dl_tensor_get_shape (like, &like_ndim);
-      g_autofree gchar *like_str = dl_shape_to_string (like_shape, (gint)like_ndim);
 
       if (!check_same_dtype (self, op, what, t, like, error))
         return FALSE;
       if (dl_tensor_numel (t) != dl_tensor_numel (like) * times)
         {
+          g_autofree gchar *shape_str = shape_of (t);
+          g_autofree gchar *like_str = dl_shape_to_string (like_shape, (gint)like_ndim);
+
           g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                        "%s: %s %s does not fit the input %s%s (rank %d of %d)", op, what, shape_str,
                        like_str,

@@ -76,7 +76,9 @@ G_DECLARE_DERIVABLE_TYPE (DlProcessGroup, dl_process_group, DL, PROCESS_GROUP, G
  *   receives from any source)
  * @slots_time_out: %TRUE when every slot of the engine returns by itself,
  *   with an error naming the operation, once #DlProcessGroup:timeout has
- *   passed (Gloo's do; MPI's blocking collectives do not). The base then
+ *   passed (Gloo's do; MPI's enter a blocking call only once every rank
+ *   has committed to it, and end the job should it outlive the timeout
+ *   all the same). The base then
  *   runs a synchronous operation whose lane is idle on the caller's
  *   thread instead of handing it to the lane's thread and waiting for it
  *   (two wake-ups between threads per call); the caller still gets the

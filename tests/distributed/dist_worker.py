@@ -264,8 +264,22 @@ def dead(rank, size):
     failures.append('all_reduce with a dead peer returned')
 
 
+def stuck(rank, size):
+    """With the exchange of arguments off (DL_DISTRIBUTED_CHECK=0), the
+    ranks call different collectives: both pass MPI's arrival round and
+    block in MPI for good. The engine's watchdog ends the job once the
+    timeout (2 s) and its grace have passed, instead of a hang forever."""
+    t = torch.ones(1 << 18)
+    print('rank %d: entering a mismatched collective' % rank, flush=True)
+    if rank == 0:
+        dist.all_reduce(t)
+    else:
+        dist.broadcast(t, 1)
+    failures.append('a mismatched blocking collective returned')
+
+
 def main():
-    timeout_s = 3 if scenario == 'timeout' else (4 if scenario == 'dead' else 30)
+    timeout_s = {'timeout': 3, 'dead': 4, 'stuck': 2}.get(scenario, 30)
     dist.init_process_group(backend, timeout=datetime.timedelta(seconds=timeout_s))
     rank, size = dist.get_rank(), dist.get_world_size()
     if dist.get_backend() != backend:

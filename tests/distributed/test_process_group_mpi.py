@@ -99,6 +99,24 @@ def test_dead_rank_is_a_timeout_error_for_the_survivor():
 
 
 @needs_mpi
+def test_rank_stuck_inside_mpi_ends_the_job():
+    # Past the arrival rounds a blocking MPI call cannot be abandoned; one
+    # that outlives the timeout (2 s) by the watchdog's grace (10 s) ends
+    # the job with a message naming the collective, never a hang
+    os.environ['DL_DISTRIBUTED_CHECK'] = '0'
+    try:
+        proc, took = mpirun('stuck', options=['-x', 'DL_DISTRIBUTED_CHECK'])
+    finally:
+        del os.environ['DL_DISTRIBUTED_CHECK']
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0, out
+    assert 'rank 0: entering a mismatched collective' in out, out
+    assert 'still inside MPI after 2 s and 10 s more' in out, out
+    assert 'the mpi engine ends the job' in out, out
+    assert 11 < took < 40, took
+
+
+@needs_mpi
 def test_mpi_under_the_launcher_says_to_use_mpirun(tmp_path):
     # each child of the launcher is an MPI singleton (a world of one),
     # which the MPI engine refuses when WORLD_SIZE says 2
