@@ -65,13 +65,38 @@ typedef enum
   DL_UNARY_RECIPROCAL,
   DL_UNARY_ERF,
   DL_UNARY_BITWISE_NOT, /* integer and bool only */
+  DL_UNARY_ASIN,
+  DL_UNARY_ACOS,
+  DL_UNARY_ATAN,
+  DL_UNARY_SINH,
+  DL_UNARY_COSH,
+  DL_UNARY_ASINH,
+  DL_UNARY_ACOSH,
+  DL_UNARY_ATANH,
+  DL_UNARY_LOG10,
+  DL_UNARY_EXP2,
+  DL_UNARY_ERFC,
+  DL_UNARY_ERFINV,
+  DL_UNARY_LGAMMA,
+  DL_UNARY_DIGAMMA,
+  DL_UNARY_DEG2RAD,
+  DL_UNARY_RAD2DEG,
+  DL_UNARY_SINC,
+  DL_UNARY_I0, /* the modified Bessel functions of the first kind */
+  DL_UNARY_I1,
+  DL_UNARY_SQUARE, /* also integer */
   /* predicates: the output operand is bool */
   DL_UNARY_ISNAN,
   DL_UNARY_ISINF,
   DL_UNARY_ISFINITE,
+  DL_UNARY_ISNEGINF,
+  DL_UNARY_ISPOSINF,
+  DL_UNARY_SIGNBIT,
   /* with parameters, through unary_params: (nan, posinf, neginf) */
   DL_UNARY_NAN_TO_NUM,
   DL_UNARY_LEAKY_RELU, /* (negative_slope): x > 0 ? x : x * negative_slope; floats */
+  DL_UNARY_LOGIT,      /* (eps): ln (x / (1 - x)), x clamped to [eps, 1 - eps] if eps >= 0 */
+  DL_UNARY_POLYGAMMA,  /* (n), n >= 1: the n-th derivative of digamma */
   DL_N_UNARY_OPS
 } DlUnaryOp;
 

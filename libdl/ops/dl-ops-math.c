@@ -458,6 +458,147 @@ dl_tensor_nan_to_num (DlTensor *self, gdouble nan, gdouble posinf, gdouble negin
   return dl_pointwise_unary_params (&nan_to_num_op, self, params, error);
 }
 
+/* ---- logit, positive, isreal ------------------------------------------------ */
+
+/* logit runs the unary pipeline with eps as the kernel's parameter (and
+ * the node's alpha); PyTorch's LogitBackward0: g / (x (1 - x)), and 0
+ * where the clamp to [eps, 1 - eps] cut x off. */
+static gboolean
+logit_grad (const DlPointwiseGradArgs *a, DlTensor **gs, DlTensor **go, GError **error)
+{
+  gdouble eps = a->alpha;
+  g_autoptr (DlTensor) omx = dl_tensor_rsub_scalar (a->self, 1, error);
+  g_autoptr (DlTensor) den = omx ? dl_tensor_mul (a->self, omx, error) : NULL;
+  g_autoptr (DlTensor) q = den ? dl_tensor_div (a->grad, den, error) : NULL;
+  g_autoptr (DlTensor) lo = NULL;
+  g_autoptr (DlTensor) hi = NULL;
+
+  if (q == NULL)
+    return FALSE;
+  if (eps < 0)
+    {
+      *gs = g_steal_pointer (&q);
+      return TRUE;
+    }
+  if (!(lo = dl_tensor_ge_scalar (a->self, eps, error))
+      || !(hi = dl_tensor_le_scalar (a->self, 1 - eps, error)))
+    return FALSE;
+  return (*gs = dl_pointwise_mul_mask (q, dl_tensor_logical_and (lo, hi, error), error)) != NULL;
+}
+
+static const DlPointwiseOp logit_op = {
+  .name = "logit",
+  .inplace_name = "logit_",
+  .arity = 1,
+  .kernel = DL_UNARY_LOGIT,
+  .rule = DL_POINTWISE_RULE_FLOAT,
+  .node = "LogitBackward0",
+  .grad = logit_grad,
+  .saves = DL_POINTWISE_SAVES_SELF,
+  .flags = DL_OP_FLAGS_UNARY | DL_OP_FLAGS_INPLACE,
+};
+
+/**
+ * dl_tensor_logit:
+ * @self: a #DlTensor
+ * @eps: the clamp's bound: @self is clamped to [@eps, 1 - @eps] first; a
+ *   negative number for no clamp (PyTorch's `eps=None`)
+ * @error: return location for a #GError
+ *
+ * The log-odds ln (x / (1 - x)) of each element, the inverse of the
+ * sigmoid: -inf at 0, inf at 1 and NaN outside [0, 1] without a clamp.
+ * The gradient is 0 where the clamp changed the input, as PyTorch's.
+ * Integer and bool tensors give the default floating-point dtype.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_logit (DlTensor *self, gdouble eps, GError **error)
+{
+  gdouble params[1] = { eps };
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  return dl_pointwise_unary_params (&logit_op, self, params, error);
+}
+
+/**
+ * dl_tensor_logit_:
+ * @self: a #DlTensor, written in place
+ * @eps: the clamp's bound, as for dl_tensor_logit(); negative for none
+ * @error: return location for a #GError
+ *
+ * dl_tensor_logit() in place. The result must be castable to the dtype
+ * of @self, so an integer tensor is refused.
+ *
+ * Returns: (transfer none): @self itself, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_logit_ (DlTensor *self, gdouble eps, GError **error)
+{
+  gdouble params[1] = { eps };
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  return dl_pointwise_unary_params_ (&logit_op, self, params, error);
+}
+
+/**
+ * dl_tensor_positive:
+ * @self: a #DlTensor
+ * @error: return location for a #GError
+ *
+ * Unary plus, +x: @self itself, as PyTorch's `torch.positive` returns
+ * its input. Bool tensors are refused, as PyTorch refuses them.
+ *
+ * Returns: (transfer full): a new reference to @self, or %NULL with
+ *   @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_positive (DlTensor *self, GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("positive", self, error))
+    return NULL;
+  if (self->dtype == DL_DTYPE_BOOL)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                   "positive: the `+` operator, on a bool tensor is not supported");
+      return NULL;
+    }
+  return g_object_ref (self);
+}
+
+/**
+ * dl_tensor_isreal:
+ * @self: a #DlTensor
+ * @error: return location for a #GError
+ *
+ * Whether each element is a real number: libdl's tensors hold no complex
+ * numbers, so a bool tensor of @self's shape, all true.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_isreal (DlTensor *self, GError **error)
+{
+  g_autoptr (DlTensor) out = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("isreal", self, error)
+      || !(out
+           = dl_empty (self->sizes, self->ndim, DL_DTYPE_BOOL, dl_tensor_get_device (self), error))
+      || !dl_tensor_fill_ (out, 1, error))
+    return NULL;
+  return g_steal_pointer (&out);
+}
+
 /* ---- clamp, lerp and in-place forms ---------------------------------- */
 
 /* The node's inputs are self, then min and max where given. */

@@ -34,6 +34,10 @@ typedef enum
 DL_EXPORT DlTensor *dl_tensor_logical_not (DlTensor *self, GError **error);
 DL_EXPORT DlTensor *
 dl_tensor_nan_to_num (DlTensor *self, gdouble nan, gdouble posinf, gdouble neginf, GError **error);
+DL_EXPORT DlTensor *dl_tensor_logit (DlTensor *self, gdouble eps, GError **error);
+DL_EXPORT DlTensor *dl_tensor_logit_ (DlTensor *self, gdouble eps, GError **error);
+DL_EXPORT DlTensor *dl_tensor_positive (DlTensor *self, GError **error);
+DL_EXPORT DlTensor *dl_tensor_isreal (DlTensor *self, GError **error);
 DL_EXPORT DlTensor *dl_tensor_logical_and (DlTensor *self, DlTensor *other, GError **error);
 DL_EXPORT DlTensor *dl_tensor_logical_or (DlTensor *self, DlTensor *other, GError **error);
 DL_EXPORT DlTensor *dl_tensor_logical_xor (DlTensor *self, DlTensor *other, GError **error);

@@ -388,6 +388,222 @@ DL_GRAD (dl_grad_atan2) /* d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2) */
   return TRUE;
 }
 
+/* ---- the inverse trigonometric and hyperbolic functions, logarithms, special
+ * functions ----------------------------------------------------------------------- */
+
+/* g / f, consuming f */
+static DlTensor *
+over (DlTensor *g, DlTensor *f, GError **error)
+{
+  g_autoptr (DlTensor) owned = f;
+
+  return owned ? dl_tensor_div (g, owned, error) : NULL;
+}
+
+/* sqrt (sign (1 - x^2)), that is sqrt (1 - x^2) for sign 1 and
+ * sqrt (x^2 - 1) for sign -1 */
+static DlTensor *
+sqrt_one_minus_square (DlTensor *x, gdouble sign, GError **error)
+{
+  g_autoptr (DlTensor) x2 = dl_tensor_mul (x, x, error);
+  g_autoptr (DlTensor) d = NULL;
+
+  if (!x2
+      || !(d
+           = sign > 0 ? dl_tensor_rsub_scalar (x2, 1, error) : dl_tensor_sub_scalar (x2, 1, error)))
+    return NULL;
+  return dl_tensor_sqrt (d, error);
+}
+
+/* @x with its zeros replaced by ones: a denominator for the derivatives
+ * whose numerator vanishes at 0 (sinc, i1) */
+static DlTensor *
+zeros_to_ones (DlTensor *x, GError **error)
+{
+  g_autoptr (DlTensor) z = dl_tensor_eq_scalar (x, 0, error);
+  g_autoptr (DlTensor) zf = z ? dl_tensor_to_dtype (z, x->dtype, error) : NULL;
+
+  return zf ? dl_tensor_add (x, zf, error) : NULL;
+}
+
+DL_GRAD (dl_grad_asin) /* g / sqrt (1 - x^2) */
+{
+  return (*gs = over (a->grad, sqrt_one_minus_square (a->self, 1, error), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_acos) /* -g / sqrt (1 - x^2) */
+{
+  g_autoptr (DlTensor) t = over (a->grad, sqrt_one_minus_square (a->self, 1, error), error);
+
+  return t && (*gs = dl_tensor_neg (t, error)) != NULL;
+}
+
+DL_GRAD (dl_grad_atan) /* g / (1 + x^2) */
+{
+  g_autoptr (DlTensor) x2 = dl_tensor_mul (a->self, a->self, error);
+
+  return x2 && (*gs = over (a->grad, dl_tensor_add_scalar (x2, 1, error), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_sinh) /* g cosh x */
+{
+  return (*gs = times (a->grad, dl_tensor_cosh (a->self, error), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_cosh) /* g sinh x */
+{
+  return (*gs = times (a->grad, dl_tensor_sinh (a->self, error), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_asinh) /* g / sqrt (x^2 + 1) */
+{
+  g_autoptr (DlTensor) x2 = dl_tensor_mul (a->self, a->self, error);
+  g_autoptr (DlTensor) d = x2 ? dl_tensor_add_scalar (x2, 1, error) : NULL;
+
+  return d && (*gs = over (a->grad, dl_tensor_sqrt (d, error), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_acosh) /* g / sqrt (x^2 - 1) */
+{
+  return (*gs = over (a->grad, sqrt_one_minus_square (a->self, -1, error), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_atanh) /* g / (1 - x^2) */
+{
+  g_autoptr (DlTensor) x2 = dl_tensor_mul (a->self, a->self, error);
+
+  return x2 && (*gs = over (a->grad, dl_tensor_rsub_scalar (x2, 1, error), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_log10) /* g / (x ln 10) */
+{
+  return (*gs = over (a->grad, dl_tensor_mul_scalar (a->self, M_LN10, error), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_exp2) /* g y ln 2 */
+{
+  return (*gs = times (a->grad, dl_tensor_mul_scalar (a->result, M_LN2, error), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_erfc) /* -g 2/sqrt(pi) e^-x^2 */
+{
+  g_autoptr (DlTensor) x2 = dl_tensor_mul (a->self, a->self, error);
+  g_autoptr (DlTensor) nx2 = x2 ? dl_tensor_neg (x2, error) : NULL;
+  g_autoptr (DlTensor) e = nx2 ? dl_tensor_exp (nx2, error) : NULL;
+
+  return e && (*gs = times (a->grad, dl_tensor_mul_scalar (e, -M_2_SQRTPI, error), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_erfinv) /* g sqrt(pi)/2 e^y^2 */
+{
+  g_autoptr (DlTensor) y2 = dl_tensor_mul (a->result, a->result, error);
+  g_autoptr (DlTensor) e = y2 ? dl_tensor_exp (y2, error) : NULL;
+
+  return e
+         && (*gs = times (a->grad, dl_tensor_mul_scalar (e, 1 / M_2_SQRTPI, error), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_lgamma) /* g digamma (x) */
+{
+  return (*gs = times (a->grad, dl_tensor_digamma (a->self, error), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_digamma) /* g polygamma (1, x) */
+{
+  return (*gs = times (a->grad, dl_pointwise_polygamma (1, a->self, error), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_deg2rad) /* g pi / 180 */
+{
+  return (*gs = dl_tensor_mul_scalar (a->grad, M_PI / 180, error)) != NULL;
+}
+
+DL_GRAD (dl_grad_rad2deg) /* g 180 / pi */
+{
+  return (*gs = dl_tensor_mul_scalar (a->grad, 180 / M_PI, error)) != NULL;
+}
+
+DL_GRAD (dl_grad_square) /* 2 g x */
+{
+  g_autoptr (DlTensor) x2 = dl_tensor_mul_scalar (a->self, 2, error);
+
+  return x2 && (*gs = dl_tensor_mul (a->grad, x2, error)) != NULL;
+}
+
+DL_GRAD (dl_grad_sinc) /* g (cos (pi x) - sinc (x)) / x, 0 at 0 */
+{
+  g_autoptr (DlTensor) px = dl_tensor_mul_scalar (a->self, M_PI, error);
+  g_autoptr (DlTensor) c = px ? dl_tensor_cos (px, error) : NULL;
+  g_autoptr (DlTensor) s = c ? dl_tensor_sinc (a->self, error) : NULL;
+  g_autoptr (DlTensor) n = s ? dl_tensor_sub (c, s, error) : NULL;
+  g_autoptr (DlTensor) d = n ? over (n, zeros_to_ones (a->self, error), error) : NULL;
+
+  return d && (*gs = dl_tensor_mul (a->grad, d, error)) != NULL;
+}
+
+DL_GRAD (dl_grad_i0) /* g i1 (x) */
+{
+  return (*gs = times (a->grad, dl_pointwise_i1 (a->self, error), error)) != NULL;
+}
+
+/* polygamma (n, x) and i1, for the derivatives of digamma and i0 */
+
+DL_GRAD (dl_grad_polygamma) /* g polygamma (n + 1, x); alpha is n */
+{
+  return (*gs = times (a->grad, dl_pointwise_polygamma ((gint)a->alpha + 1, a->self, error), error))
+         != NULL;
+}
+
+static const DlPointwiseOp polygamma_op = {
+  .name = "polygamma",
+  .inplace_name = "polygamma_",
+  .arity = 1,
+  .kernel = DL_UNARY_POLYGAMMA,
+  .rule = DL_POINTWISE_RULE_FLOAT,
+  .node = "PolygammaBackward0",
+  .grad = dl_grad_polygamma,
+  .saves = DL_POINTWISE_SAVES_SELF,
+  .flags = DL_OP_FLAGS_UNARY,
+};
+
+DlTensor *
+dl_pointwise_polygamma (gint n, DlTensor *x, GError **error)
+{
+  gdouble params[1] = { n };
+
+  return dl_pointwise_unary_params (&polygamma_op, x, params, error);
+}
+
+DL_GRAD (dl_grad_i1) /* g (i0 (x) - i1 (x) / x), g / 2 at 0 */
+{
+  g_autoptr (DlTensor) i0 = dl_tensor_i0 (a->self, error);
+  g_autoptr (DlTensor) q = i0 ? over (a->result, zeros_to_ones (a->self, error), error) : NULL;
+  g_autoptr (DlTensor) d = q ? dl_tensor_sub (i0, q, error) : NULL;
+  g_autoptr (DlTensor) z = d ? dl_tensor_eq_scalar (a->self, 0, error) : NULL;
+  g_autoptr (DlTensor) zf = z ? dl_tensor_to_dtype (z, d->dtype, error) : NULL;
+  g_autoptr (DlTensor) dz = zf ? dl_tensor_sub_scaled (d, zf, 0.5, error) : NULL;
+
+  return dz && (*gs = dl_tensor_mul (a->grad, dz, error)) != NULL;
+}
+
+static const DlPointwiseOp i1_op = {
+  .name = "special_i1",
+  .inplace_name = "special_i1_",
+  .arity = 1,
+  .kernel = DL_UNARY_I1,
+  .rule = DL_POINTWISE_RULE_FLOAT,
+  .node = "SpecialI1Backward0",
+  .grad = dl_grad_i1,
+  .saves = DL_POINTWISE_SAVES_SELF | DL_POINTWISE_SAVES_RESULT,
+  .flags = DL_OP_FLAGS_UNARY,
+};
+
+DlTensor *
+dl_pointwise_i1 (DlTensor *x, GError **error)
+{
+  return dl_pointwise_unary_params (&i1_op, x, NULL, error);
+}
+
 /* ---- the table ---------------------------------------------------------------------- */
 
 /* the VARIANTS column's words */

@@ -23,6 +23,8 @@ typedef enum
   DL_POINTWISE_RULE_ROUNDING,   /* floats computed; integers a copy; bool refused */
   DL_POINTWISE_RULE_SIGN,       /* every dtype, kept */
   DL_POINTWISE_RULE_PREDICATE,  /* a bool result; integers are finite */
+  DL_POINTWISE_RULE_SIGNBIT,    /* a bool result, integers through float64 */
+  DL_POINTWISE_RULE_SQUARE,     /* any dtype kept; bool gives int64 (pow's promotion) */
   DL_POINTWISE_RULE_BITWISE,    /* integer and bool only (both arities) */
   DL_POINTWISE_RULE_NAN_TO_NUM, /* floats computed; integers and bool a copy */
   /* binary: the result type of the two, and then */
@@ -168,6 +170,13 @@ DlTensor *dl_pointwise_binary_op_ (const DlPointwiseOp *op,
                                    DlTensor *other,
                                    gdouble alpha,
                                    GError **error);
+
+/* The pipeline's ops that are not in the table, for the derivatives of
+ * digamma and i0 (dl-ops-pointwise-grad.c): polygamma (n, x) for n >= 1
+ * (PolygammaBackward0) and the modified Bessel function i1
+ * (SpecialI1Backward0), both differentiable */
+DlTensor *dl_pointwise_polygamma (gint n, DlTensor *x, GError **error);
+DlTensor *dl_pointwise_i1 (DlTensor *x, GError **error);
 
 /* the value of the one-element tensor @t (consumed; NULL: an error is
  * set already) into *value, or FALSE with @error set */

@@ -397,6 +397,15 @@ unary_dtypes (const DlPointwiseOp *op,
         if (!floating)
           *plan = UNARY_CONSTANT;
         break;
+      case DL_POINTWISE_RULE_SQUARE:
+        if (dtype == DL_DTYPE_BOOL)
+          *cdt = *rdt = DL_DTYPE_INT64;
+        break;
+      case DL_POINTWISE_RULE_SIGNBIT: /* float64 holds every integer's sign */
+        *rdt = DL_DTYPE_BOOL;
+        if (!floating)
+          *cdt = DL_DTYPE_FLOAT64;
+        break;
       case DL_POINTWISE_RULE_BITWISE:
         if (floating)
           {
@@ -430,7 +439,9 @@ unary_kernel (const DlPointwiseOp *op,
               DlTensor *into,
               GError **error)
 {
-  DlDType odt = op->rule == DL_POINTWISE_RULE_PREDICATE ? DL_DTYPE_BOOL : cdt;
+  DlDType odt = op->rule == DL_POINTWISE_RULE_PREDICATE || op->rule == DL_POINTWISE_RULE_SIGNBIT
+                    ? DL_DTYPE_BOOL
+                    : cdt;
   g_autoptr (DlTensor) cx = NULL;
   g_autoptr (DlTensor) out = NULL;
   DlTensor *ops[2];

@@ -25,6 +25,8 @@ RULE_NOTES = {
     'ROUNDING': 'An integer tensor gives a copy; bool tensors are refused.',
     'SIGN': 'The result keeps the dtype of @self.',
     'PREDICATE': 'The result is a bool tensor; integers are always finite.',
+    'SIGNBIT': 'The result is a bool tensor, for every dtype.',
+    'SQUARE': 'The result keeps the dtype of @self; bool tensors give int64, as pow does.',
     'BITWISE': 'Only integer and bool tensors are supported.',
     'ARITH': 'The operands are promoted to a common dtype as PyTorch does.',
     'DIV': 'Integer operands give the default floating-point dtype.',

@@ -34,6 +34,7 @@ typedef struct
   gdouble min_abs;   /* keep inputs at least this far from 0 (log, div, relu) */
   gboolean positive; /* and positive (log) */
   gpointer op;       /* a DlTestUnaryFunc or DlTestBinaryFunc, by n_inputs */
+  gdouble lo, hi;    /* when hi > lo: inputs in [lo, hi) instead (asin, acosh) */
 } DlTestGradCase;
 
 static DlTensor *
@@ -107,6 +108,8 @@ dl_test_gradcheck (gconstpointer data)
       vals[i] = dl_test_random_values (n);
       for (gint64 j = 0; j < n; j++)
         {
+          if (c->hi > c->lo)
+            vals[i][j] = c->lo + (c->hi - c->lo) * (vals[i][j] + 1) / 2;
           if (c->positive)
             vals[i][j] = fabs (vals[i][j]);
           if (fabs (vals[i][j]) < c->min_abs)

@@ -20,6 +20,8 @@ typedef enum
   DOMAIN_POSITIVE,
   DOMAIN_NONZERO,
   DOMAIN_FRACTIONAL,
+  DOMAIN_UNIT,      /* (-0.9, 0.9) */
+  DOMAIN_ABOVE_ONE, /* [1.2, 3.2) */
 } Domain;
 
 typedef struct
@@ -138,6 +140,10 @@ domain_tensor (const Row *r, const gint64 *shape, gsize nd)
         v[i] = floor (v[i] * 50);
       else if (r->domain == DOMAIN_POSITIVE)
         v[i] = 0.2 + fabs (v[i]);
+      else if (r->domain == DOMAIN_UNIT)
+        v[i] *= 0.9;
+      else if (r->domain == DOMAIN_ABOVE_ONE)
+        v[i] = 2.2 + v[i];
       else if (r->domain != DOMAIN_ANY && fabs (v[i]) < 0.25)
         v[i] += v[i] < 0 ? -0.25 : 0.25;
     }
@@ -289,8 +295,17 @@ main (int argc, char *argv[])
         .n_inputs = r->arity,
         .shapes = { { 3, 4 }, { 4 } },
         .n_dims = { 2, 1 },
-        .min_abs = r->domain == DOMAIN_ANY ? 0 : 0.25,
+        .min_abs
+        = r->domain == DOMAIN_ANY || r->domain == DOMAIN_UNIT || r->domain == DOMAIN_ABOVE_ONE
+              ? 0
+              : 0.25,
         .positive = r->domain == DOMAIN_POSITIVE,
+        .lo = r->domain == DOMAIN_UNIT        ? -0.9
+              : r->domain == DOMAIN_ABOVE_ONE ? 1.2
+                                              : 0,
+        .hi = r->domain == DOMAIN_UNIT        ? 0.9
+              : r->domain == DOMAIN_ABOVE_ONE ? 3.2
+                                              : 0,
         .op = lookup ("", r->name, ""),
       };
       {

@@ -19,8 +19,8 @@ from ._creation import (Generator, addbmm, addmm, addmv, addr, arange, as_tensor
                         tensor, tensordot, vdot, zeros, zeros_like)
 from ._math import (allclose, arctan2, atan2, bitwise_and, bitwise_or, bitwise_xor, clamp, clamp_,
                     clip, eq, equal, floor_divide, ge, greater, greater_equal, gt, isclose, le,
-                    lerp, less, less_equal, logical_and, logical_or, logical_xor, lt, nan_to_num,
-                    ne, not_equal, relu_, remainder)
+                    lerp, less, less_equal, logical_and, logical_or, logical_xor, logit, lt,
+                    nan_to_num, ne, not_equal, relu_, remainder)
 from ._indexing import (argwhere, cat, chunk, concat, concatenate, flip, fliplr, flipud, gather,
                         hstack, index_add, index_copy, index_fill, index_put, index_select,
                         masked_fill, masked_select, nonzero, roll, scatter, scatter_add,
@@ -31,9 +31,9 @@ from ._reductions import (amax, amin, aminmax, argsort, count_nonzero, cummax, c
                           norm, prod, sort, std, std_mean, topk, unique, unique_consecutive, var,
                           var_mean)
 from ._functions import (add, argmax, argmin, clone, detach, div, divide, fix, flatten, is_tensor,
-                         log_softmax, logical_not, matmul, maximum, mean, minimum, mul, narrow,
-                         numel, permute, reshape, select, softmax, squeeze, sub, t, transpose,
-                         true_divide, unflatten, unsqueeze)
+                         isreal, log_softmax, logical_not, matmul, maximum, mean, minimum, mul,
+                         narrow, numel, permute, positive, reshape, select, softmax, squeeze, sub,
+                         t, transpose, true_divide, unflatten, unsqueeze)
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
 from .autograd.anomaly_mode import is_anomaly_enabled, set_anomaly_enabled
@@ -149,6 +149,9 @@ def _default_generator():
 _TABLE = {n: f for n, f in _functions.UNARY_FUNCTIONS.items()
           if n not in _SHADOWED and not hasattr(builtins, n)}
 globals().update(_TABLE)
+# torch.arcsin (x) and the other aliases of table ops
+globals().update(_functions.ALIAS_FUNCTIONS)
+__all__ += sorted(_functions.ALIAS_FUNCTIONS) + ['isreal', 'logit', 'positive']
 
 _LAZY = {'default_generator': _default_generator}
 __all__ += ['is_anomaly_enabled', 'set_anomaly_enabled', 'inference_mode',

@@ -53,6 +53,14 @@ narrow = _method_fn(Tensor.narrow, 'narrow')
 select = _method_fn(Tensor.select, 'select')
 logical_not = _method_fn(Tensor.logical_not, 'logical_not')
 fix = _method_fn(Tensor.fix, 'fix')
+positive = _method_fn(Tensor.positive, 'positive')
+isreal = _method_fn(Tensor.isreal, 'isreal')
+
+# torch's other names of unary ops (numpy's arc* and negative, absolute)
+ALIASES = {'arcsin': 'asin', 'arccos': 'acos', 'arctan': 'atan', 'arcsinh': 'asinh',
+           'arccosh': 'acosh', 'arctanh': 'atanh', 'negative': 'neg', 'absolute': 'abs'}
+ALIAS_FUNCTIONS = {alias: _method_fn(getattr(Tensor, alias), alias) for alias in ALIASES}
+globals().update(ALIAS_FUNCTIONS)
 
 
 def add(input, other, alpha=1):

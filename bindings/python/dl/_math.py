@@ -260,6 +260,27 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     return _nan_to_num(input, nan, posinf, neginf)
 
 
+def _logit_eps(eps, name):
+    """logit's eps for libdl: a number, or -1 (no clamp) for None"""
+    if eps is None:
+        return -1.0
+    if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
+        raise TypeError("%s(): argument 'eps' must be float, not %s" % (name, type(eps).__name__))
+    return float(eps)
+
+
+def _logit(self, eps=None):
+    return Dl.Tensor.logit(self, _logit_eps(eps, 'logit'))
+
+
+def _logit_(self, eps=None):
+    return Dl.Tensor.logit_(self, _logit_eps(eps, 'logit_'))
+
+
+def logit(input, eps=None):
+    return _logit(input, eps)
+
+
 def _round(self, decimals=0):
     if decimals == 0:
         return Dl.Tensor.round(self)

@@ -14,6 +14,7 @@
 
 #include "dl-cpu-private.h"
 #include "backends/dl-int-math.h"
+#include "backends/dl-special-math.h"
 
 #include <tgmath.h>
 
@@ -58,6 +59,23 @@
 DEFINE_FLOAT_HELPERS (float, f32)
 DEFINE_FLOAT_HELPERS (double, f64)
 
+/* lgamma without the global signgam that C99's writes from every thread */
+static inline float
+lgamma_f32 (float x)
+{
+  int sign;
+
+  return lgammaf_r (x, &sign);
+}
+
+static inline double
+lgamma_f64 (double x)
+{
+  int sign;
+
+  return lgamma_r (x, &sign);
+}
+
 /* ---- unary ------------------------------------------------------------- */
 
 #define DL_SQRT_2_OVER_PI 0.79788456080286535588
@@ -77,7 +95,27 @@ DEFINE_FLOAT_HELPERS (double, f64)
   X (ROUND, round, nearbyint (x))                                                                  \
   X (TRUNC, trunc, trunc (x))                                                                      \
   X (FRAC, frac, (x - trunc (x)))                                                                  \
-  X (RECIPROCAL, reciprocal, (1 / x))
+  X (RECIPROCAL, reciprocal, (1 / x))                                                              \
+  X (ASIN, asin, asin (x))                                                                         \
+  X (ACOS, acos, acos (x))                                                                         \
+  X (ATAN, atan, atan (x))                                                                         \
+  X (SINH, sinh, sinh (x))                                                                         \
+  X (COSH, cosh, cosh (x))                                                                         \
+  X (ASINH, asinh, asinh (x))                                                                      \
+  X (ACOSH, acosh, acosh (x))                                                                      \
+  X (ATANH, atanh, atanh (x))                                                                      \
+  X (LOG10, log10, log10 (x))                                                                      \
+  X (EXP2, exp2, exp2 (x))                                                                         \
+  X (ERFC, erfc, erfc (x))                                                                         \
+  X (LGAMMA, lgamma, CAT (lgamma_, TN) (x))                                                        \
+  X (DEG2RAD, deg2rad, (x * (T)(M_PI / 180)))                                                      \
+  X (RAD2DEG, rad2deg, (x * (T)(180 / M_PI)))                                                      \
+  X (ERFINV, erfinv, (T)dl_special_erfinv (x))                                                     \
+  X (DIGAMMA, digamma, (T)dl_special_digamma (x))                                                  \
+  X (SINC, sinc, (T)dl_special_sinc (x))                                                           \
+  X (I0, i0, (T)dl_special_bessel_i (0, x))                                                        \
+  X (I1, i1, (T)dl_special_bessel_i (1, x))                                                        \
+  X (SQUARE, square, (x * x))
 
 /* float32's are vector kernels of their own (dl-cpu-vmath.c) */
 #define UNARY_F64_OPS(X)                                                                           \
@@ -90,14 +128,19 @@ DEFINE_FLOAT_HELPERS (double, f64)
 #define UNARY_PRED_OPS(X)                                                                          \
   X (ISNAN, isnan, (isnan (x) != 0))                                                               \
   X (ISINF, isinf, (isinf (x) != 0))                                                               \
-  X (ISFINITE, isfinite, (isfinite (x) != 0))
+  X (ISFINITE, isfinite, (isfinite (x) != 0))                                                      \
+  X (ISNEGINF, isneginf, (x == -(T)INFINITY))                                                      \
+  X (ISPOSINF, isposinf, (x == (T)INFINITY))                                                       \
+  X (SIGNBIT, signbit, (signbit (x) != 0))
 
 #define UNARY_INT_OPS(X)                                                                           \
   X (SIGN, sign, (T)((x > 0) - (x < 0)))                                                           \
+  X (SQUARE, square, (T)((guint64)x * (guint64)x))                                                 \
   X (BITWISE_NOT, bitwise_not, (T)~x)
 
 #define UNARY_UINT_OPS(X)                                                                          \
   X (SIGN, sign, (T)(x > 0))                                                                       \
+  X (SQUARE, square, (T)(x * x))                                                                   \
   X (BITWISE_NOT, bitwise_not, (T)~x)
 
 #define UNARY_BOOL_OPS(X)                                                                          \
@@ -137,12 +180,42 @@ DEFINE_FLOAT_HELPERS (double, f64)
       }                                                                                            \
   }
 
+/* logit: params are (eps); eps < 0: no clamp. ln (x / (1 - x)) */
+#define DEFINE_LOGIT                                                                               \
+  static void FN (math_unary_, logit, TN) (char **data, const gint64 *s, gint64 n, gpointer ctx)   \
+  {                                                                                                \
+    const gdouble eps = ((const gdouble *)ctx)[0];                                                 \
+    const T lo = (T)eps, hi = 1 - (T)eps;                                                          \
+    for (gint64 i = 0; i < n; i++)                                                                 \
+      {                                                                                            \
+        T x = *(const T *)(data[1] + i * s[1]);                                                    \
+        if (eps >= 0)                                                                              \
+          x = x < lo ? lo : x > hi ? hi : x;                                                       \
+        *(T *)(data[0] + i * s[0]) = log (x / (1 - x));                                            \
+      }                                                                                            \
+  }
+
+/* polygamma: params are (n), n >= 1 */
+#define DEFINE_POLYGAMMA                                                                           \
+  static void FN (math_unary_, polygamma, TN) (char **data, const gint64 *s, gint64 n,             \
+                                               gpointer ctx)                                       \
+  {                                                                                                \
+    const int order = (int)((const gdouble *)ctx)[0];                                              \
+    for (gint64 i = 0; i < n; i++)                                                                 \
+      {                                                                                            \
+        T x = *(const T *)(data[1] + i * s[1]);                                                    \
+        *(T *)(data[0] + i * s[0]) = (T)dl_special_polygamma (order, x);                           \
+      }                                                                                            \
+  }
+
 #define T float
 #define TN f32
 UNARY_FLOAT_OPS (DEFINE_UNARY_SAME)
 UNARY_PRED_OPS (DEFINE_UNARY_PRED)
 DEFINE_NAN_TO_NUM
 DEFINE_LEAKY_RELU
+DEFINE_LOGIT
+DEFINE_POLYGAMMA
 #undef T
 #undef TN
 #define T double
@@ -152,6 +225,8 @@ UNARY_F64_OPS (DEFINE_UNARY_SAME)
 UNARY_PRED_OPS (DEFINE_UNARY_PRED)
 DEFINE_NAN_TO_NUM
 DEFINE_LEAKY_RELU
+DEFINE_LOGIT
+DEFINE_POLYGAMMA
 #undef T
 #undef TN
 #define T gint32
@@ -181,13 +256,16 @@ static const DlCpuLoop math_unary_loops[DL_N_DTYPES][DL_N_UNARY_OPS] = {
   [DL_DTYPE_FLOAT32]
   = { UNARY_FLOAT_OPS (UNARY_ENTRY) UNARY_PRED_OPS (UNARY_ENTRY)[DL_UNARY_NAN_TO_NUM]
       = math_unary_nan_to_num_f32,
-      [DL_UNARY_LEAKY_RELU] = math_unary_leaky_relu_f32 },
+      [DL_UNARY_LEAKY_RELU] = math_unary_leaky_relu_f32, [DL_UNARY_LOGIT] = math_unary_logit_f32,
+      [DL_UNARY_POLYGAMMA] = math_unary_polygamma_f32 },
 #undef TN
 #define TN f64
-  [DL_DTYPE_FLOAT64] = { UNARY_FLOAT_OPS (UNARY_ENTRY) UNARY_F64_OPS (UNARY_ENTRY)
-                             UNARY_PRED_OPS (UNARY_ENTRY)[DL_UNARY_NAN_TO_NUM]
-                         = math_unary_nan_to_num_f64,
-                         [DL_UNARY_LEAKY_RELU] = math_unary_leaky_relu_f64 },
+  [DL_DTYPE_FLOAT64]
+  = { UNARY_FLOAT_OPS (UNARY_ENTRY) UNARY_F64_OPS (UNARY_ENTRY)
+          UNARY_PRED_OPS (UNARY_ENTRY)[DL_UNARY_NAN_TO_NUM]
+      = math_unary_nan_to_num_f64,
+      [DL_UNARY_LEAKY_RELU] = math_unary_leaky_relu_f64, [DL_UNARY_LOGIT] = math_unary_logit_f64,
+      [DL_UNARY_POLYGAMMA] = math_unary_polygamma_f64 },
 #undef TN
 #define TN i32
   [DL_DTYPE_INT32] = { UNARY_INT_OPS (UNARY_ENTRY) },
@@ -213,7 +291,7 @@ dl_cpu_math_unary (DlBackendContext *ctx,
   DlCpuLoop loop = math_unary_loops[dtype][op];
 
   g_return_if_fail (loop != NULL); /* the ops layer promotes first */
-  g_return_if_fail ((op != DL_UNARY_NAN_TO_NUM && op != DL_UNARY_LEAKY_RELU) || params != NULL);
+  g_return_if_fail (op < DL_UNARY_NAN_TO_NUM || params != NULL);
   dl_cpu_iter_for_each_cost (iter, loop, (gpointer)params, dl_cpu_unary_cost (op, dtype));
 }
 

@@ -284,6 +284,15 @@ static const guint8 unary_costs[DL_N_UNARY_OPS][2] = {
   [DL_UNARY_COS] = { 6, 7 },       [DL_UNARY_TAN] = { 7, 8 },        [DL_UNARY_TANH] = { 6, 7 },
   [DL_UNARY_SIGMOID] = { 4, 6 },   [DL_UNARY_ERF] = { 7, 60 },       [DL_UNARY_GELU] = { 7, 55 },
   [DL_UNARY_GELU_TANH] = { 5, 8 }, [DL_UNARY_SILU] = { 5, 7 },
+  /* libm per element and the special functions (dl-special-math.h):
+   * estimates from their operation counts, not measured */
+  [DL_UNARY_ASIN] = { 8, 8 },      [DL_UNARY_ACOS] = { 8, 8 },       [DL_UNARY_ATAN] = { 8, 8 },
+  [DL_UNARY_SINH] = { 8, 8 },      [DL_UNARY_COSH] = { 8, 8 },       [DL_UNARY_ASINH] = { 10, 10 },
+  [DL_UNARY_ACOSH] = { 10, 10 },   [DL_UNARY_ATANH] = { 10, 10 },    [DL_UNARY_LOG10] = { 6, 8 },
+  [DL_UNARY_EXP2] = { 4, 6 },      [DL_UNARY_ERFC] = { 10, 30 },     [DL_UNARY_ERFINV] = { 60, 60 },
+  [DL_UNARY_LGAMMA] = { 20, 30 },  [DL_UNARY_DIGAMMA] = { 30, 30 },  [DL_UNARY_SINC] = { 8, 8 },
+  [DL_UNARY_I0] = { 60, 60 },      [DL_UNARY_I1] = { 60, 60 },       [DL_UNARY_LOGIT] = { 6, 8 },
+  [DL_UNARY_POLYGAMMA] = { 60, 60 },
 };
 
 /* float16 and bfloat16 ops convert to float32 and back around the float32

@@ -235,7 +235,7 @@ dl_cuda_unary_params (DlBackendContext *ctx,
   DlCudaIter it;
 
   g_return_if_fail (dl_cuda_unary_supported (op, dtype)); /* the ops layer promotes first */
-  g_return_if_fail ((op != DL_UNARY_NAN_TO_NUM && op != DL_UNARY_LEAKY_RELU) || params != NULL);
+  g_return_if_fail (op < DL_UNARY_NAN_TO_NUM || params != NULL);
   if (!prepare (ctx, iter, &it))
     return;
   LAUNCH (unary_kernel, it.numel, dl_cuda_current_stream (ctx), it, op, dtype,

@@ -31,6 +31,7 @@
 
 #include "backends/dl-backend.h"
 #include "backends/dl-int-math.h"
+#include "backends/dl-special-math.h"
 
 #ifdef __CUDACC__
 #define DL_HD __host__ __device__ inline
@@ -392,6 +393,18 @@ DL_CUDA_MATH1 (ceil)
 DL_CUDA_MATH1 (trunc)
 DL_CUDA_MATH1 (rint) /* half to even in the default rounding mode */
 DL_CUDA_MATH1 (fabs)
+DL_CUDA_MATH1 (asin)
+DL_CUDA_MATH1 (acos)
+DL_CUDA_MATH1 (atan)
+DL_CUDA_MATH1 (sinh)
+DL_CUDA_MATH1 (cosh)
+DL_CUDA_MATH1 (asinh)
+DL_CUDA_MATH1 (acosh)
+DL_CUDA_MATH1 (atanh)
+DL_CUDA_MATH1 (log10)
+DL_CUDA_MATH1 (exp2)
+DL_CUDA_MATH1 (erfc)
+DL_CUDA_MATH1 (lgamma)
 DL_CUDA_MATH2 (pow)
 DL_CUDA_MATH2 (fmod)
 DL_CUDA_MATH2 (atan2)
@@ -459,7 +472,7 @@ dl_cuda_unary_supported (DlUnaryOp op, DlDType dt)
       case DL_DTYPE_INT64:
       case DL_DTYPE_UINT8:
         return op == DL_UNARY_NEG || op == DL_UNARY_RELU || op == DL_UNARY_ABS
-               || op == DL_UNARY_SIGN || op == DL_UNARY_BITWISE_NOT;
+               || op == DL_UNARY_SIGN || op == DL_UNARY_BITWISE_NOT || op == DL_UNARY_SQUARE;
       case DL_DTYPE_BOOL:
         return op == DL_UNARY_SIGN || op == DL_UNARY_BITWISE_NOT;
       default:
@@ -538,6 +551,63 @@ dl_cuda_unary_float (DlUnaryOp op, T x, const double *params)
         return (T)dl_cuda_isinf (x);
       case DL_UNARY_ISFINITE:
         return (T)(!dl_cuda_isnan (x) && !dl_cuda_isinf (x));
+      case DL_UNARY_ISNEGINF:
+        return (T)(x == -(T)INFINITY);
+      case DL_UNARY_ISPOSINF:
+        return (T)(x == (T)INFINITY);
+      case DL_UNARY_SIGNBIT:
+        return (T)(signbit (x) != 0);
+      case DL_UNARY_ASIN:
+        return dl_asin (x);
+      case DL_UNARY_ACOS:
+        return dl_acos (x);
+      case DL_UNARY_ATAN:
+        return dl_atan (x);
+      case DL_UNARY_SINH:
+        return dl_sinh (x);
+      case DL_UNARY_COSH:
+        return dl_cosh (x);
+      case DL_UNARY_ASINH:
+        return dl_asinh (x);
+      case DL_UNARY_ACOSH:
+        return dl_acosh (x);
+      case DL_UNARY_ATANH:
+        return dl_atanh (x);
+      case DL_UNARY_LOG10:
+        return dl_log10 (x);
+      case DL_UNARY_EXP2:
+        return dl_exp2 (x);
+      case DL_UNARY_ERFC:
+        return dl_erfc (x);
+      case DL_UNARY_LGAMMA:
+        return dl_lgamma (x);
+      case DL_UNARY_DEG2RAD:
+        return x * (T)(DL_SPECIAL_PI / 180);
+      case DL_UNARY_RAD2DEG:
+        return x * (T)(180 / DL_SPECIAL_PI);
+      case DL_UNARY_ERFINV:
+        return (T)dl_special_erfinv ((double)x);
+      case DL_UNARY_DIGAMMA:
+        return (T)dl_special_digamma ((double)x);
+      case DL_UNARY_SINC:
+        return (T)dl_special_sinc ((double)x);
+      case DL_UNARY_I0:
+        return (T)dl_special_bessel_i (0, (double)x);
+      case DL_UNARY_I1:
+        return (T)dl_special_bessel_i (1, (double)x);
+      case DL_UNARY_LOGIT:
+        {
+          const double eps = params[0];
+          T z = x;
+
+          if (eps >= 0)
+            z = z < (T)eps ? (T)eps : z > 1 - (T)eps ? 1 - (T)eps : z;
+          return dl_log (z / (1 - z));
+        }
+      case DL_UNARY_SQUARE:
+        return x * x;
+      case DL_UNARY_POLYGAMMA:
+        return (T)dl_special_polygamma ((int)params[0], (double)x);
       case DL_UNARY_NAN_TO_NUM:
         return dl_cuda_isnan (x)   ? (T)params[0]
                : dl_cuda_isinf (x) ? (x > 0 ? (T)params[1] : (T)params[2])
@@ -571,6 +641,9 @@ dl_cuda_unary_int (DlUnaryOp op, T x)
           return (T)((x > 0) - (x < 0));
       case DL_UNARY_BITWISE_NOT:
         return (T)~x;
+      case DL_UNARY_SQUARE: /* wrapping, as the CPU's */
+        return (T)((typename std::make_unsigned<T>::type)x
+                   * (typename std::make_unsigned<T>::type)x);
       default:
         return x;
     }
@@ -579,7 +652,7 @@ dl_cuda_unary_int (DlUnaryOp op, T x)
 DL_HD bool
 dl_cuda_unary_is_predicate (DlUnaryOp op)
 {
-  return op == DL_UNARY_ISNAN || op == DL_UNARY_ISINF || op == DL_UNARY_ISFINITE;
+  return op >= DL_UNARY_ISNAN && op <= DL_UNARY_SIGNBIT;
 }
 
 template <typename T>
