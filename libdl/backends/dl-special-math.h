@@ -121,7 +121,7 @@ dl_special_polygamma (int n, double x)
 }
 
 /* The logarithmic derivative of the gamma function: reflected below 0,
- * moved up by the recurrence psi (x) = psi (x + 1) - 1 / x until x >= 10,
+ * moved up by the recurrence psi (x) = psi (x + 1) - 1 / x until x >= 16,
  * then the asymptotic series ln x - 1 / (2x) - sum B2k / (2k x^2k). */
 DL_SPECIAL_FN double
 dl_special_digamma (double x)
@@ -141,7 +141,7 @@ dl_special_digamma (double x)
       r = -DL_SPECIAL_PI / tan (DL_SPECIAL_PI * (x - floor (x)));
       x = 1 - x;
     }
-  while (x < 10)
+  while (x < 16) /* the series' first term left out is below 1e-16 there */
     {
       r -= 1 / x;
       x += 1;

@@ -83,6 +83,19 @@ test('broadcasting ops', () => {
     assertClose(values(a.exp().log()), [1, 2, 3, 4, 5, 6], 1e-6, 'exp log');
 });
 
+test('inverse trigonometric, special and logit ops', () => {
+    const x = fromArray([0.5, -0.25, 0], [3], F64);
+    assertClose(values(x.asin()), [Math.asin(0.5), Math.asin(-0.25), 0], 1e-15, 'asin');
+    assertClose(values(x.atanh()), [Math.atanh(0.5), Math.atanh(-0.25), 0], 1e-15, 'atanh');
+    // erfinv undoes erf
+    assertClose(values(x.erf().erfinv()), [0.5, -0.25, 0], 1e-14, 'erfinv (erf (x))');
+    // logit with no clamp (a negative eps) and with eps = 0.3
+    const p = fromArray([0.25, 0.5, 0.9], [3], F64);
+    assertClose(values(p.logit(-1)), [Math.log(1 / 3), 0, Math.log(9)], 1e-15, 'logit');
+    assertClose(values(p.logit(0.3)), [Math.log(3 / 7), 0, Math.log(7 / 3)], 1e-15, 'logit eps');
+    assert(Number.isNaN(values(fromArray([2], [1], F64).asin())[0]), 'asin (2) is NaN');
+});
+
 test('views share storage', () => {
     const base = Dl.zeros([2, 3], F32, null);
     const t = base.t();

@@ -163,7 +163,7 @@ MP_CASES = [
 def test_against_mpmath(op, values, fn):
     mpmath.mp.dps = 30
     x = Dl.tensor(values, dtype=Dl.float64)
-    np.testing.assert_allclose(getattr(x, op)().numpy(), mp_values(fn, values), rtol=1e-12)
+    np.testing.assert_allclose(getattr(x, op)().numpy(), mp_values(fn, values), rtol=1e-13)
 
 
 def test_derivatives_against_mpmath():

@@ -389,6 +389,27 @@ void test_op_table () {
     }
 }
 
+/* Inverse trigonometric and special functions, square of integers and
+ * digamma's derivative (trigamma at 1 is pi^2 / 6). */
+void test_unary_special () {
+    try {
+        var x = from_array ({1.5, 3, 2}, {3}, Dl.DType.FLOAT64);
+        assert_values (x.acosh (), {Math.acosh (1.5), Math.acosh (3), Math.acosh (2)}, 1e-15);
+        assert_values (x.sinh (), {Math.sinh (1.5), Math.sinh (3), Math.sinh (2)}, 1e-15);
+        assert_values (x.log10 (), {Math.log10 (1.5), Math.log10 (3), Math.log10 (2)}, 1e-15);
+        var n = from_array ({-3, 4}, {2}, Dl.DType.INT64).square ();
+        assert (n.get_dtype () == Dl.DType.INT64);
+        assert_values (n, {9, 16});
+        var one = from_array ({1}, {1}, Dl.DType.FLOAT64);
+        one.set_requires_grad (true);
+        one.digamma ().sum ().backward (null, false, false);
+        assert_values (one.get_grad (), {Math.PI * Math.PI / 6}, 1e-14);
+        assert_values (one.digamma (), {-0.57721566490153286}, 1e-15);
+    } catch (GLib.Error e) {
+        error ("%s", e.message);
+    }
+}
+
 /* An in-place write through a view of a tensor in the graph: the base's
  * history records it (CopySlices) and the gradient follows. */
 void test_autograd_inplace_view () {
@@ -1843,6 +1864,7 @@ int main (string[] args) {
     Test.add_func ("/vala/defaults", test_defaults);
     Test.add_func ("/vala/ops/math", test_math);
     Test.add_func ("/vala/ops/table", test_op_table);
+    Test.add_func ("/vala/ops/unary-special", test_unary_special);
     Test.add_func ("/vala/ops/reduce-scan", test_reduce_scan);
     Test.add_func ("/vala/ops/index-join", test_index_join);
     Test.add_func ("/vala/ops/creation-random", test_creation_random);
