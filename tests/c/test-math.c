@@ -80,6 +80,17 @@ ref_gelu_tanh (gdouble x)
   return 0.5 * x * (1 + tanh (sqrt (2 / M_PI) * (x + 0.044715 * x * x * x)));
 }
 
+static gdouble
+ref_deg2rad (gdouble x)
+{
+  return x * (M_PI / 180);
+}
+static gdouble
+ref_rad2deg (gdouble x)
+{
+  return x * (180 / M_PI);
+}
+
 static const struct
 {
   const gchar *name;
@@ -105,6 +116,16 @@ static const struct
   { "frac", dl_tensor_frac, ref_frac, FALSE },
   { "reciprocal", dl_tensor_reciprocal, ref_reciprocal, TRUE },
   { "erf", dl_tensor_erf, erf, FALSE },
+  { "atan", dl_tensor_atan, atan, FALSE },
+  { "sinh", dl_tensor_sinh, sinh, FALSE },
+  { "cosh", dl_tensor_cosh, cosh, FALSE },
+  { "asinh", dl_tensor_asinh, asinh, FALSE },
+  { "log10", dl_tensor_log10, log10, TRUE },
+  { "exp2", dl_tensor_exp2, exp2, FALSE },
+  { "erfc", dl_tensor_erfc, erfc, FALSE },
+  { "lgamma", dl_tensor_lgamma, lgamma, TRUE },
+  { "deg2rad", dl_tensor_deg2rad, ref_deg2rad, FALSE },
+  { "rad2deg", dl_tensor_rad2deg, ref_rad2deg, FALSE },
 };
 
 /* values for a unary op: in (-3, 3), or (0.1, 3.1) for @positive; the
