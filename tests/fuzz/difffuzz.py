@@ -712,7 +712,9 @@ def g_index_write(g):
 UNARY = ['abs', 'neg', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'sigmoid', 'relu', 'floor',
          'ceil', 'round', 'sign', 'reciprocal', 'rsqrt', 'log1p', 'expm1', 'erf', 'trunc',
          'frac', 'isnan', 'isinf', 'isfinite', 'logical_not', 'bitwise_not', 'square', 'log2',
-         'asin', 'atan', 'sinh', 'exp2', 'signbit', 'nan_to_num', 'sgn']
+         'asin', 'atan', 'sinh', 'exp2', 'signbit', 'nan_to_num', 'sgn', 'acos', 'cosh',
+         'asinh', 'acosh', 'atanh', 'log10', 'erfc', 'erfinv', 'lgamma', 'digamma', 'deg2rad',
+         'rad2deg', 'sinc', 'i0', 'isneginf', 'isposinf', 'isreal', 'positive', 'logit']
 BINARY = ['add', 'sub', 'mul', 'div', 'pow', 'maximum', 'minimum', 'fmod', 'remainder',
           'atan2', 'eq', 'lt', 'ge', 'ne', 'logical_and', 'bitwise_and', 'bitwise_xor',
           'floor_divide', 'hypot', 'copysign', 'fmax', 'xlogy']
