@@ -67,6 +67,11 @@ DlTensor *dl_tensor_new_view_internal (DlTensor *base,
                                        const gint64 *strides,
                                        gint ndim,
                                        gint64 offset);
+void dl_tensor_set_geometry_internal (DlTensor *t,
+                                      const gint64 *sizes,
+                                      const gint64 *strides,
+                                      gint ndim,
+                                      gint64 offset);
 gboolean
 dl_check_shape (const gchar *op, const gint64 *shape, gsize ndim, gint64 *numel, GError **error);
 gboolean dl_check_numel (const gchar *op, const gint64 *shape, gsize ndim, GError **error);

@@ -381,6 +381,31 @@ dl_tensor_new_empty_internal (DlDevice *device,
   return t;
 }
 
+/* Gives @t new sizes, strides and offset over its storage (the in-place
+ * view ops: unsqueeze_, transpose_, ...). */
+void
+dl_tensor_set_geometry_internal (DlTensor *t,
+                                 const gint64 *sizes,
+                                 const gint64 *strides,
+                                 gint ndim,
+                                 gint64 offset)
+{
+  gint64 *copy = g_newa (gint64, 2 * MAX (ndim, 1));
+
+  /* @sizes may point into @t's own arrays, which tensor_set_ndim frees */
+  memcpy (copy, sizes, ndim * sizeof (gint64));
+  memcpy (copy + ndim, strides, ndim * sizeof (gint64));
+  tensor_set_ndim (t, ndim);
+  t->offset = offset;
+  t->numel = 1;
+  for (gint i = 0; i < ndim; i++)
+    {
+      t->sizes[i] = copy[i];
+      t->strides[i] = copy[ndim + i];
+      t->numel *= copy[i];
+    }
+}
+
 DlTensor *
 dl_tensor_new_view_internal (DlTensor *base,
                              const gint64 *sizes,
