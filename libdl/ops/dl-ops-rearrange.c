@@ -246,8 +246,9 @@ dl_tensor_repeat_interleave (DlTensor *self, DlTensor *repeats, gint64 dim, GErr
  *
  * Views of @self cut along @dim before each of @indices, as
  * torch.tensor_split(self, indices, dim): [0, indices[0]), [indices[0],
- * indices[1]), ..., [indices[n-1], size). An index past the end or before
- * the previous one gives an empty piece.
+ * indices[1]), ..., [indices[n-1], size), each a Python slice (negative
+ * indices count from the end; an end before its start gives an empty
+ * piece, and an index past the end is the end).
  *
  * Returns: (array length=n_out) (transfer full): the views, or %NULL with
  *   @error set
@@ -262,8 +263,8 @@ dl_tensor_tensor_split (DlTensor *self,
                         gsize *n_out,
                         GError **error)
 {
-  g_autofree gint64 *sizes = NULL;
-  gint64 len, prev = 0;
+  GPtrArray *parts;
+  gint64 len, start = 0;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   g_return_val_if_fail (n_out != NULL, NULL);
@@ -278,17 +279,30 @@ dl_tensor_tensor_split (DlTensor *self,
   if (!dl_normalize_dim ("tensor_split", &dim, self->ndim, error))
     return NULL;
   len = self->sizes[dim];
-  sizes = g_new (gint64, n_indices + 1);
-  for (gsize i = 0; i < n_indices; i++)
+  parts = g_ptr_array_new_with_free_func (g_object_unref);
+  for (gsize i = 0; i <= n_indices; i++)
     {
-      /* negative indices count from the end, as in a slice */
-      gint64 at = indices[i] < 0 ? MAX (indices[i] + len, 0) : MIN (indices[i], len);
-      at = MAX (at, prev);
-      sizes[i] = at - prev;
-      prev = at;
+      /* piece i is self[indices[i-1]:indices[i]] along @dim, with Python's
+       * slice rules: negative indices count from the end, and an end
+       * before the start gives an empty piece */
+      gint64 end = len;
+      DlTensor *piece;
+
+      if (i < n_indices)
+        end = indices[i] < 0 ? MAX (indices[i] + len, 0) : MIN (indices[i], len);
+      piece = dl_tensor_narrow (self, dim, start, MAX (end - start, 0), error);
+      if (!piece)
+        {
+          g_ptr_array_unref (parts);
+          return NULL;
+        }
+      g_ptr_array_add (parts, piece);
+      start = end;
     }
-  sizes[n_indices] = len - prev;
-  return dl_tensor_split_with_sizes (self, sizes, n_indices + 1, dim, n_out, error);
+  *n_out = parts->len;
+  g_ptr_array_set_free_func (parts, NULL);
+  g_ptr_array_add (parts, NULL);
+  return (DlTensor **)g_ptr_array_free (parts, FALSE);
 }
 
 /**
@@ -423,7 +437,8 @@ diff_once (DlTensor *t, gint64 dim, GError **error)
 /**
  * dl_tensor_diff:
  * @self: a tensor with at least one dim
- * @n: how many times to take differences, at least 0
+ * @n: how many times to take differences; 0 or less gives the input
+ *   (after @prepend and @append), as torch 1.13 does
  * @dim: the dim along which
  * @prepend: (nullable): values put before @self along @dim first
  * @append: (nullable): values put after @self along @dim first
@@ -452,12 +467,6 @@ dl_tensor_diff (DlTensor *self,
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                    "diff expects input to be at least one-dimensional");
-      return NULL;
-    }
-  if (n < 0)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "diff: order must be non-negative but got %" G_GINT64_FORMAT, n);
       return NULL;
     }
   if ((prepend && prepend->ndim != self->ndim) || (append && append->ndim != self->ndim))

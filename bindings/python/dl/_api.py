@@ -166,6 +166,11 @@ def __getattr__(name):
         raise AttributeError("module 'dl' has no attribute %r" % name)
     return make()
 
+# the view and shape functions of _shape.py (torch.movedim, torch.tile, ...)
+from . import _shape  # noqa: E402
+globals().update(_shape.FUNCTIONS)
+__all__ += sorted(_shape.FUNCTIONS)
+
 # torch.backends, torch.cuda and torch.onnx: the module paths that PyTorch
 # scripts import (see each module)
 from . import backends, cuda, onnx  # noqa: E402

@@ -1,0 +1,323 @@
+# test_shape_ops_more.py: the view and shape ops beyond the basic views
+# (broadcast_to, ravel, movedim, swapaxes, the in-place views squeeze_,
+# unsqueeze_, t_, transpose_, tile, repeat_interleave, unfold,
+# tensor_split, hsplit/vsplit/dsplit, rot90, diag_embed, diagflat, diff,
+# kron) against PyTorch: values, dtypes, negative dims, non-contiguous
+# inputs, which results share storage, gradients and bad arguments.
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+import numpy as np
+import pytest
+import torch
+
+from conftest import DTYPES, Dl, NONCONTIG, assert_same, pair, rand_np, rand_pair
+
+
+def same(fn_dl, fn_th, *pairs):
+    """fn on both libraries: equal results, or the same exception class."""
+    try:
+        expected = fn_th(*[p[1] for p in pairs])
+    except (RuntimeError, IndexError, TypeError, ValueError) as e:
+        with pytest.raises(type(e)):
+            fn_dl(*[p[0] for p in pairs])
+        return None
+    got = fn_dl(*[p[0] for p in pairs])
+    if isinstance(expected, (tuple, list)):
+        assert isinstance(got, tuple) and len(got) == len(expected)
+        for g, e in zip(got, expected):
+            assert_same(g, e)
+    else:
+        assert_same(got, expected)
+    return got
+
+
+def shares(x, base):
+    """Whether libdl tensor x views base's memory."""
+    n = base.numel() * base.element_size()
+    return x.numel() > 0 and base.data_ptr() <= x.data_ptr() < base.data_ptr() + max(n, 1)
+
+
+def check_views(fn, x, t):
+    """fn's result shares x's storage exactly when torch's shares t's."""
+    gt, gx = fn(t), fn(x)
+    outs_t = gt if isinstance(gt, tuple) else (gt,)
+    outs_x = gx if isinstance(gx, tuple) else (gx,)
+    for ox, ot in zip(outs_x, outs_t):
+        if ot.numel() == 0:
+            continue
+        th_shares = ot.storage().data_ptr() == t.storage().data_ptr()
+        assert shares(ox, x) == th_shares
+
+
+def check_grad(fn, *arrays):
+    """Gradients of sum(fn(inputs) * w) equal torch's, and gradcheck."""
+    ps = [pair(a, "float64", requires_grad=True) for a in arrays]
+    out_t = fn(*[p[1] for p in ps])
+    w = np.random.default_rng(0).standard_normal(tuple(out_t.shape))
+    wx, wt = pair(w, "float64")
+    (out_t * wt).sum().backward()
+    out_x = fn(*[p[0] for p in ps])
+    assert_same(out_x, out_t)
+    (out_x * wx).sum().backward()
+    for x, t in ps:
+        assert_same(x.grad, t.grad)
+    inputs = tuple(pair(a, "float64", requires_grad=True)[0] for a in arrays)
+    assert Dl.autograd.gradcheck(lambda *xs: fn(*xs), inputs)
+
+
+def inputs(rng, shape, name):
+    """(label, libdl, torch) of contiguous and non-contiguous tensors."""
+    x, t = rand_pair(rng, shape, name)
+    yield "contig", x, t
+    if len(shape) >= 2:
+        a = rand_np(rng, shape[::-1], name)
+        x2, t2 = pair(a, name)
+        perm = list(range(len(shape)))[::-1]
+        yield "permuted", x2.permute(*perm), t2.permute(*perm)
+
+
+SHAPES = [(5,), (3, 4), (2, 3, 4), (2, 1, 3, 2)]
+
+
+@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_views_values_and_storage(rng, name, shape):
+    nd = len(shape)
+    fns = [lambda t: t.broadcast_to((2,) + tuple(t.shape)),
+           lambda t: torch.broadcast_to(t, (3,) + tuple(t.shape)) if t.__class__ is torch.Tensor
+           else Dl.broadcast_to(t, (3,) + tuple(t.shape)),
+           lambda t: t.ravel(),
+           lambda t: t.movedim(0, -1),
+           lambda t: t.moveaxis(-1, 0),
+           lambda t: t.movedim((0, -1), (-1, 0)) if nd >= 2 else t.movedim((0,), (0,)),
+           lambda t: t.swapaxes(0, -1),
+           lambda t: t.swapdims(-1, 0),
+           lambda t: t.unfold(-1, 2, 1),
+           lambda t: t.unfold(0, 1, 2),
+           lambda t: t.tensor_split(3, -1),
+           lambda t: t.tensor_split([1, 3, 2, 9], 0),
+           lambda t: t.tensor_split((-1,), dim=-1)]
+    for label, x, t in inputs(rng, shape, name):
+        for fn in fns:
+            same(fn, fn, (x, t))
+            check_views(fn, x, t)
+
+
+@pytest.mark.parametrize("name", ["float32", "int64", "bool", "bfloat16"])
+@pytest.mark.parametrize("shape", SHAPES + [(0, 3)])
+def test_composites_values(rng, name, shape):
+    nd = len(shape)
+    fns = [lambda t: t.tile((2,)), lambda t: t.tile((2, 1, 3)),
+           lambda t: t.repeat_interleave(2), lambda t: t.repeat_interleave(3, dim=-1),
+           lambda t: t.rot90(), lambda t: t.rot90(2, (-1, 0)), lambda t: t.rot90(-1, [1, 0]),
+           lambda t: t.rot90(3), lambda t: t.rot90(4),
+           lambda t: t.diag_embed(), lambda t: t.diag_embed(1, 0, -1),
+           lambda t: t.diag_embed(-2, dim1=-1, dim2=0),
+           lambda t: t.diagflat(), lambda t: t.diagflat(-1)]
+    if name != "bool":
+        fns += [lambda t: t.diff(), lambda t: t.diff(2, 0), lambda t: t.diff(n=3, dim=-1)]
+    else:
+        fns += [lambda t: t.diff(), lambda t: t.diff(2, 0)]
+    for label, x, t in inputs(rng, shape, name):
+        for fn in fns:
+            same(fn, fn, (x, t))
+    if nd >= 2:
+        x, t = rand_pair(rng, shape, name)
+        for fn in (lambda t: t.hsplit(1), lambda t: t.vsplit([1]),
+                   lambda t: t.hsplit([0, 2, 1])):
+            same(fn, fn, (x, t))
+            check_views(fn, x, t)
+
+
+@pytest.mark.parametrize("name", ["float32", "float64", "int32", "uint8"])
+@pytest.mark.parametrize("shapes", [((3, 4), (2, 5)), ((2, 3, 2), (3,)), ((4,), (2, 2, 1)),
+                                    ((), (3,)), ((0, 2), (2, 3))])
+def test_kron(rng, name, shapes):
+    for label, x, t in inputs(rng, shapes[0], name):
+        y, u = rand_pair(rng, shapes[1], name)
+        # torch 1.13's kron views its first operand, which fails for some
+        # permuted layouts: its reference gets a contiguous copy
+        assert_same(Dl.kron(x, y), torch.kron(t.contiguous(), u))
+        assert_same(x.kron(y.t() if y.dim() == 2 else y),
+                    t.contiguous().kron((u.t() if u.dim() == 2 else u).contiguous()))
+
+
+def test_repeat_interleave_forms(rng):
+    x, t = rand_pair(rng, (3, 4), "float32")
+    rx, rt = pair(np.array([1, 0, 2]), "int64")
+    same(lambda a, r: a.repeat_interleave(r, dim=0), lambda a, r: a.repeat_interleave(r, dim=0),
+         (x, t), (rx, rt))
+    same(lambda a, r: Dl.repeat_interleave(a, r, 0, output_size=3),
+         lambda a, r: torch.repeat_interleave(a, r, 0, output_size=3), (x, t), (rx, rt))
+    same(lambda r: Dl.repeat_interleave(r), lambda r: torch.repeat_interleave(r), (rx, rt))
+    same(lambda a: a.repeat_interleave(Dl.tensor(2), dim=1) if isinstance(a, Dl.Tensor)
+         else a.repeat_interleave(torch.tensor(2), dim=1), lambda a: a.repeat_interleave(
+             torch.tensor(2), dim=1), (x, t))
+    # scalar input
+    s, st = rand_pair(rng, (), "float64")
+    same(lambda a: a.repeat_interleave(3), lambda a: a.repeat_interleave(3), (s, st))
+    for bad in ([1, 2], [-1, 1, 1]):
+        with pytest.raises(RuntimeError):
+            torch.repeat_interleave(t, torch.tensor(bad), 0)
+        with pytest.raises(RuntimeError, match="repeat_interleave"):
+            Dl.repeat_interleave(x, Dl.tensor(bad), 0)
+    with pytest.raises(RuntimeError, match="repeat_interleave"):
+        x.repeat_interleave(Dl.tensor([1.0, 2.0, 3.0]), dim=0)
+
+
+def test_noncontiguous_inputs(rng):
+    for label, shape, make in NONCONTIG:
+        a = rand_np(rng, shape, "float32")
+        x, t = pair(a, "float32")
+        x, t = make(x), make(t)
+        for fn in (lambda t: t.tile(2, 1), lambda t: t.rot90(1, (0, 1)),
+                   lambda t: t.diff(1, 0), lambda t: t.kron(t),
+                   lambda t: t.repeat_interleave(2, 1), lambda t: t.unfold(1, 2, 1),
+                   lambda t: t.movedim(0, 1), lambda t: t.diag_embed()):
+            same(fn, fn, (x, t))
+
+
+def test_diff_prepend_append(rng):
+    x, t = rand_pair(rng, (3, 4), "float64")
+    p, pt = rand_pair(rng, (3, 2), "float64")
+    q, qt = rand_pair(rng, (1, 4), "float64")
+    same(lambda a, b: a.diff(dim=1, prepend=b), lambda a, b: a.diff(dim=1, prepend=b),
+         (x, t), (p, pt))
+    same(lambda a, b: a.diff(2, 0, append=b), lambda a, b: a.diff(2, 0, append=b),
+         (x, t), (q, qt))
+    same(lambda a, b: Dl.diff(a, 1, 1, b, b), lambda a, b: torch.diff(a, 1, 1, b, b),
+         (x, t), (p, pt))
+    same(lambda a: a.diff(0), lambda a: a.diff(0), (x, t))
+    same(lambda a: a.diff(9), lambda a: a.diff(9), (x, t))
+    # torch 1.13 takes a negative order as 0
+    same(lambda a, b: a.diff(-2, 1, prepend=b), lambda a, b: a.diff(-2, 1, prepend=b),
+         (x, t), (p, pt))
+
+
+def test_gradients():
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((3, 5))
+    b = rng.standard_normal((2, 3))
+    check_grad(lambda t: t.unfold(1, 3, 1), a)
+    check_grad(lambda t: t.unfold(1, 2, 2), a)
+    check_grad(lambda t: t.unfold(0, 2, 1).unfold(1, 3, 2), a)
+    check_grad(lambda t: t.movedim((0, 1), (1, 0)), a)
+    check_grad(lambda t: t.tile((2, 1, 2)), a)
+    check_grad(lambda t: t.repeat_interleave(2, dim=1), a)
+    check_grad(lambda t: t.rot90(1), a)
+    check_grad(lambda t: t.rot90(-1, (1, 0)), a)
+    check_grad(lambda t: t.diag_embed(1), a)
+    check_grad(lambda t: t.diagflat(), b)
+    check_grad(lambda t: t.diff(2, -1), a)
+    check_grad(lambda t, u: t.diff(1, 1, prepend=u.t(), append=u.t() * 2), a, b)
+    check_grad(lambda t, u: t.kron(u), a, b)
+    check_grad(lambda t: t.tensor_split(2, 1)[1] * 1, a)
+    check_grad(lambda t: t.swapaxes(0, 1).ravel(), a)
+    check_grad(lambda t: t.broadcast_to((2, 3, 5)), a)
+
+
+def test_inplace_views(rng):
+    for label, x, t in inputs(rng, (3, 1, 4), "float32"):
+        x, t = x.clone(), t.clone()
+        for op in (lambda t: t.unsqueeze_(-1), lambda t: t.squeeze_(1), lambda t: t.squeeze_(),
+                   lambda t: t.transpose_(0, -1), lambda t: t.swapaxes_(0, 1),
+                   lambda t: t.swapdims_(1, 0), lambda t: t.unsqueeze_(0)):
+            ptr = x.data_ptr()
+            rx, rt = op(x), op(t)
+            assert rx is x and rt is t
+            assert x.data_ptr() == ptr
+            assert_same(x, t)
+            assert x.stride() == t.stride()
+    m, mt = rand_pair(rng, (2, 3), "float32")
+    m.t_()
+    mt.t_()
+    assert_same(m, mt)
+    assert m.stride() == mt.stride()
+    v, vt = rand_pair(rng, (3,), "float32")
+    assert v.t_() is v and v.shape == vt.t_().shape
+
+
+def test_inplace_views_autograd(rng):
+    a = rand_np(rng, (3, 4), "float64")
+    x, t = pair(a, "float64", requires_grad=True)
+    # a leaf that requires grad: refused, as torch does
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        t.unsqueeze_(0)
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        x.unsqueeze_(0)
+    w = rng.standard_normal((4, 1, 3))
+    wx, wt = pair(w, "float64")
+    yx, yt = x * 2, t * 2
+    yx.transpose_(0, 1).unsqueeze_(1)
+    yt.transpose_(0, 1).unsqueeze_(1)
+    assert yx.shape == yt.shape and yx.stride() == yt.stride()
+    (yx * wx).sum().backward()
+    (yt * wt).sum().backward()
+    assert_same(x.grad, t.grad)
+    # the in-place view bumps the version: a saved input goes stale
+    x2, t2 = pair(a, "float64", requires_grad=True)
+    zx = x2 * 1
+    px = zx * zx
+    zx.t_()
+    with pytest.raises(RuntimeError):
+        px.sum().backward()
+    # a view of a non-leaf changed in place keeps its history over the base
+    x3, t3 = pair(a, "float64", requires_grad=True)
+    bx, bt = x3 * 3, t3 * 3
+    vx, vt = bx[1:], bt[1:]
+    vx.unsqueeze_(0)
+    vt.unsqueeze_(0)
+    assert_same(vx, vt)
+    (vx * vx).sum().backward()
+    (vt * vt).sum().backward()
+    assert_same(x3.grad, t3.grad)
+
+
+def test_movedim_sequences(rng):
+    x, t = rand_pair(rng, (2, 3, 4, 5), "float32")
+    for src, dst in (((0, 1), (2, 3)), ((3, 0), (0, 3)), ([-1], [1]), ((1, 2, 3), (0, 1, 2))):
+        same(lambda a: Dl.movedim(a, src, dst), lambda a: torch.movedim(a, src, dst), (x, t))
+        same(lambda a: a.moveaxis(src, dst), lambda a: a.moveaxis(src, dst), (x, t))
+
+
+def test_bad_arguments(rng):
+    x, t = rand_pair(rng, (3, 4), "float32")
+    cases = [
+        (lambda a: a.movedim((0, 1), (0,)), "movedim"),
+        (lambda a: a.movedim((0, 0), (0, 1)), "movedim"),
+        (lambda a: a.movedim(2, 0), None),
+        (lambda a: a.unfold(1, 5, 1), "unfold"),
+        (lambda a: a.unfold(1, 2, 0), "unfold"),
+        (lambda a: a.unfold(2, 1, 1), None),
+        (lambda a: a.rot90(1, (0, 0)), "rot90"),
+        (lambda a: a.rot90(1, (0, 1, 1)), "rotation dims"),
+        (lambda a: a.reshape(-1).rot90(), "rot90"),
+        (lambda a: a.tensor_split(0), "sections"),
+        (lambda a: a.reshape(-1)[0].tensor_split(2), "tensor_split"),
+        (lambda a: a.hsplit(3), "hsplit"),
+        (lambda a: a.vsplit(2), "vsplit"),
+        (lambda a: a.dsplit(2), "dsplit"),
+        (lambda a: a.diag_embed(0, 1, 1), "diag_embed"),
+        (lambda a: a.reshape(-1)[0].diff(), "diff expects input to be at least one-dimensional"),
+        (lambda a: a.diff(1, 0, a.reshape(-1)), "diff expects prepend or append"),
+        (lambda a: a.swapaxes(0, 5), None),
+        (lambda a: a.squeeze_(3), None),
+        (lambda a: a.transpose_(0, 2), None),
+        (lambda a: a.unsqueeze(0).t_(), "t"),
+        (lambda a: a.kron(3), None),
+        (lambda a: a.tile(1.5), None),
+        (lambda a: a.broadcast_to((5, 4)), None),
+    ]
+    for fn, words in cases:
+        try:
+            fn(t.clone())
+        except (RuntimeError, IndexError, TypeError, ValueError) as e:
+            kind = type(e)
+        else:
+            raise AssertionError("torch accepted a bad argument")
+        with pytest.raises(kind) as info:
+            fn(x.clone())
+        if words is not None:
+            assert words in str(info.value)
