@@ -769,6 +769,43 @@ dl_tensor_detach (DlTensor *self)
 }
 
 /**
+ * dl_tensor_replace_data:
+ * @self: a #DlTensor
+ * @data: the tensor whose memory @self takes
+ * @error: return location for a #GError
+ *
+ * Makes @self an alias of @data's memory, with its dtype, shape and
+ * strides, while @self keeps its autograd state (requires_grad, grad,
+ * grad_fn), as assigning `self.data = data` does in PyTorch. The change is
+ * not recorded by autograd: it is for updating parameters in place of an
+ * optimizer's step. A view gives up its base.
+ *
+ * Returns: %TRUE, or %FALSE with @error set when @data's memory was
+ *   released
+ *
+ * Since: 0.1
+ */
+gboolean
+dl_tensor_replace_data (DlTensor *self, DlTensor *data, GError **error)
+{
+  DlStorage *old;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
+  g_return_val_if_fail (DL_IS_TENSOR (data), FALSE);
+  if (!dl_check_live ("replace_data", data, error))
+    return FALSE;
+  if (self == data)
+    return TRUE;
+  old = self->storage;
+  self->storage = dl_storage_ref (data->storage);
+  dl_storage_unref (old);
+  self->dtype = data->dtype;
+  dl_tensor_set_geometry_internal (self, data->sizes, data->strides, data->ndim, data->offset);
+  g_clear_object (&self->base);
+  return TRUE;
+}
+
+/**
  * dl_tensor_slice:
  * @self: a #DlTensor
  * @dim: the dim to slice
