@@ -8,6 +8,8 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -321,3 +323,253 @@ def test_bad_arguments(rng):
             fn(x.clone())
         if words is not None:
             assert words in str(info.value)
+
+
+# ---- torch functions composed of other ops -----------------------------------
+
+def test_meshgrid(rng):
+    a, at = rand_pair(rng, (3,), "float32")
+    b, bt = rand_pair(rng, (4,), "float32")
+    c, ct = rand_pair(rng, (), "float32")
+    for indexing in ("ij", "xy"):
+        same(lambda *ts: Dl.meshgrid(*ts, indexing=indexing),
+             lambda *ts: torch.meshgrid(*ts, indexing=indexing), (a, at), (b, bt), (c, ct))
+        same(lambda *ts: Dl.meshgrid(list(ts), indexing=indexing),
+             lambda *ts: torch.meshgrid(list(ts), indexing=indexing), (a, at), (b, bt))
+        got = Dl.meshgrid(a, b, indexing=indexing)
+        assert all(shares(g, a) or shares(g, b) for g in got)
+    with pytest.warns(UserWarning, match="indexing"):
+        got = Dl.meshgrid(a, b)
+    with pytest.warns(UserWarning):
+        ref = torch.meshgrid(at, bt)
+    for g, r in zip(got, ref):
+        assert_same(g, r)
+    with pytest.raises(RuntimeError, match="indexing"):
+        Dl.meshgrid(a, b, indexing="yx")
+    check_grad(lambda x, y: torch.stack(torch.meshgrid(x, y, indexing="xy")).sin()
+               if isinstance(x, torch.Tensor) else
+               Dl.stack(Dl.meshgrid(x, y, indexing="xy")).sin(),
+               rng.standard_normal(3), rng.standard_normal(2))
+
+
+def test_broadcasting_functions(rng):
+    for shapes in (((3, 1), (1, 4)), ((2, 1, 3), (4, 1), ()), ((0, 1), (3,))):
+        pairs = [rand_pair(rng, s, "float32") for s in shapes]
+        same(lambda *ts: Dl.broadcast_tensors(*ts), lambda *ts: torch.broadcast_tensors(*ts),
+             *pairs)
+        assert Dl.broadcast_shapes(*shapes) == torch.broadcast_shapes(*shapes)
+    assert Dl.broadcast_shapes(3, (2, 1)) == torch.broadcast_shapes(3, (2, 1))
+    with pytest.raises(RuntimeError):
+        torch.broadcast_shapes((2,), (3,))
+    with pytest.raises(RuntimeError, match="broadcast"):
+        Dl.broadcast_shapes((2,), (3,))
+    with pytest.raises(RuntimeError, match="broadcast_tensors"):
+        Dl.broadcast_tensors(Dl.zeros(2), Dl.zeros(3))
+
+
+def test_atleast_and_stacks(rng):
+    shapes = [(), (3,), (2, 3), (2, 3, 1), (1, 2, 3, 4)]
+    for s in shapes:
+        x, t = rand_pair(rng, s, "int64")
+        for name in ("atleast_1d", "atleast_2d", "atleast_3d"):
+            same(getattr(Dl, name), getattr(torch, name), (x, t))
+            assert shares(getattr(Dl, name)(x), x)
+    pairs = [rand_pair(rng, s, "float32") for s in ((), (3,), (2, 3))]
+    same(lambda *ts: Dl.atleast_2d(*ts), lambda *ts: torch.atleast_2d(*ts), *pairs)
+    same(lambda *ts: Dl.atleast_3d(list(ts)), lambda *ts: torch.atleast_3d(list(ts)), *pairs)
+    for shapes in (((3,), (3,)), ((2, 3), (2, 3)), ((2, 3, 2), (2, 3, 1))):
+        pairs = [rand_pair(rng, s, "float32") for s in shapes]
+        same(lambda *ts: Dl.dstack(ts), lambda *ts: torch.dstack(ts), *pairs)
+        same(lambda *ts: Dl.row_stack(list(ts)), lambda *ts: torch.row_stack(list(ts)), *pairs)
+    for shapes in (((3,), (3,)), ((3, 2), (3,)), ((), ())):
+        pairs = [rand_pair(rng, s, "float32") for s in shapes]
+        same(lambda *ts: Dl.column_stack(ts), lambda *ts: torch.column_stack(ts), *pairs)
+    check_grad(lambda x, y: torch.column_stack((x, y)) if isinstance(x, torch.Tensor)
+               else Dl.column_stack((x, y)), rng.standard_normal((3, 2)),
+               rng.standard_normal(3))
+
+
+def test_block_diag_cartesian_prod(rng):
+    pairs = [rand_pair(rng, (2, 2), "float32"), rand_pair(rng, (3,), "float32"),
+             rand_pair(rng, (), "float32"), rand_pair(rng, (0, 2), "float32"),
+             rand_pair(rng, (1, 3), "int64")]
+    same(lambda *ts: Dl.block_diag(*ts), lambda *ts: torch.block_diag(*ts), *pairs)
+    same(lambda *ts: Dl.block_diag(*ts), lambda *ts: torch.block_diag(*ts), *pairs[:3])
+    with pytest.raises(RuntimeError, match="block_diag"):
+        Dl.block_diag(Dl.zeros(1, 1, 1))
+    check_grad(lambda a, b: torch.block_diag(a, b) if isinstance(a, torch.Tensor)
+               else Dl.block_diag(a, b), rng.standard_normal((2, 3)), rng.standard_normal(2))
+    vs = [rand_pair(rng, (n,), "int64") for n in (2, 3, 1)]
+    same(lambda *ts: Dl.cartesian_prod(*ts), lambda *ts: torch.cartesian_prod(*ts), *vs)
+    same(lambda *ts: Dl.cartesian_prod(*ts), lambda *ts: torch.cartesian_prod(*ts), *vs[:1])
+    with pytest.raises(RuntimeError, match="1D"):
+        Dl.cartesian_prod(Dl.zeros(2, 2), Dl.zeros(2))
+
+
+def test_logspace():
+    for args, kw in (((0, 2, 3), {}), ((0, 2, 3), {"base": 2}), ((0, 1, 0), {}),
+                     ((0, 3, 4), {"dtype": "int64"}), ((-1, 1, 5), {"dtype": "float64"}),
+                     ((1, -2, 4), {"base": 3.5})):
+        kd = {k: (getattr(Dl, v) if k == "dtype" else v) for k, v in kw.items()}
+        kt = {k: (getattr(torch, v) if k == "dtype" else v) for k, v in kw.items()}
+        assert_same(Dl.logspace(*args, **kd), torch.logspace(*args, **kt))
+
+
+@pytest.mark.parametrize("p", [2.0, 1.0, 0.0, 3.0, 0.5, float("inf")])
+@pytest.mark.parametrize("shapes", [((4, 3), (5, 3)), ((2, 4, 3), (5, 3)), ((30, 2), (27, 2)),
+                                    ((1, 3, 2), (2, 1, 4, 2))])
+def test_cdist(rng, p, shapes):
+    x, t = rand_pair(rng, shapes[0], "float64")
+    y, u = rand_pair(rng, shapes[1], "float64")
+    assert_same(Dl.cdist(x, y, p), torch.cdist(t, u, p), rtol=1e-7, atol=1e-7)
+    if p in (2.0, 1.0, 3.0):
+        check_grad(lambda a, b: torch.cdist(a, b, p) if isinstance(a, torch.Tensor)
+                   else Dl.cdist(a, b, p), rng.standard_normal(shapes[0]),
+                   rng.standard_normal(shapes[1]))
+    for mode in ("use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist"):
+        assert_same(Dl.cdist(x, y, p, compute_mode=mode),
+                    torch.cdist(t, u, p, compute_mode=mode), rtol=1e-7, atol=1e-7)
+
+
+def test_cdist_float32_and_errors(rng):
+    x, t = rand_pair(rng, (40, 8), "float32")
+    y, u = rand_pair(rng, (30, 8), "float32")
+    assert_same(Dl.cdist(x, y), torch.cdist(t, u), rtol=1e-4, atol=1e-4)
+    for a, b in (((3,), (3, 3)), ((3, 2), (3, 3)), ((2, 2), (2, 2))):
+        xa, ta = rand_pair(rng, a, "float32" if a != (2, 2) else "int64")
+        xb, tb = rand_pair(rng, b, "float32" if a != (2, 2) else "int64")
+        with pytest.raises(RuntimeError):
+            torch.cdist(ta, tb)
+        with pytest.raises(RuntimeError):
+            Dl.cdist(xa, xb)
+    with pytest.raises(RuntimeError):
+        Dl.cdist(x, y, -1.0)
+
+
+def test_dist_renorm(rng):
+    x, t = rand_pair(rng, (3, 4), "float64")
+    y, u = rand_pair(rng, (4,), "float64")
+    for p in (2, 1, 0, 3.5, float("inf"), -float("inf")):
+        assert_same(Dl.dist(x, y, p), torch.dist(t, u, p))
+        assert_same(x.dist(y, p), t.dist(u, p))
+    for p, dim, maxnorm in ((2, 0, 1.0), (1, 1, 2.5), (3, -1, 0.5), (2, 1, 100.0)):
+        assert_same(Dl.renorm(x, p, dim, maxnorm), torch.renorm(t, p, dim, maxnorm))
+        assert_same(x.renorm(p, dim, maxnorm), t.renorm(p, dim, maxnorm))
+    check_grad(lambda a: a.renorm(2, 0, 1.0), rng.standard_normal((3, 4)))
+    check_grad(lambda a, b: a.dist(b, 3), rng.standard_normal((3, 4)), rng.standard_normal(4))
+    for args in ((2, 0, -1.0), (0, 0, 1.0)):
+        with pytest.raises(RuntimeError):
+            t.renorm(*args)
+        with pytest.raises(RuntimeError, match="renorm"):
+            x.renorm(*args)
+    with pytest.raises(RuntimeError, match="renorm"):
+        y.renorm(2, 0, 1.0)
+
+
+def test_cov_corrcoef(rng):
+    for shape in ((3, 5), (5,), (1, 4), (2, 1)):
+        x, t = rand_pair(rng, shape, "float64")
+        with warnings.catch_warnings(record=True) as wt:
+            warnings.simplefilter("always")
+            ref = (torch.cov(t), torch.corrcoef(t))
+        with warnings.catch_warnings(record=True) as wx:
+            warnings.simplefilter("always")
+            got = (Dl.cov(x), Dl.corrcoef(x))
+        assert len(wx) == len(wt)
+        for g, r in zip(got, ref):
+            assert_same(g, r)
+        assert_same(x.cov(correction=0), t.cov(correction=0))
+    x, t = rand_pair(rng, (3, 6), "float64")
+    fw, fwt = pair(np.array([1, 2, 0, 3, 1, 1]), "int64")
+    aw, awt = pair(rng.uniform(0.1, 1, 6), "float64")
+    assert_same(Dl.cov(x, fweights=fw), torch.cov(t, fweights=fwt))
+    assert_same(Dl.cov(x, aweights=aw), torch.cov(t, aweights=awt))
+    assert_same(Dl.cov(x, correction=2, fweights=fw, aweights=aw),
+                torch.cov(t, correction=2, fweights=fwt, aweights=awt))
+    xi, ti = rand_pair(rng, (2, 5), "int64")
+    assert_same(Dl.cov(xi), torch.cov(ti))
+    check_grad(lambda a: a.cov(), rng.standard_normal((3, 5)))
+    check_grad(lambda a: a.corrcoef(), rng.standard_normal((3, 5)))
+    with pytest.raises(RuntimeError, match="cov"):
+        Dl.cov(Dl.zeros(2, 2, 2))
+
+
+def test_histc(rng):
+    for name in ("float32", "float64"):
+        x, t = rand_pair(rng, (50,), name)
+        for kw in ({}, {"bins": 7}, {"bins": 5, "min": -1, "max": 1}, {"bins": 3, "min": 1,
+                                                                         "max": 1}):
+            assert_same(Dl.histc(x, **kw), torch.histc(t, **kw))
+            assert_same(x.histc(**kw), t.histc(**kw))
+    assert_same(Dl.histc(Dl.tensor([2.0, 2.0]), bins=4), torch.histc(torch.tensor([2.0, 2.0]),
+                                                                     bins=4))
+    for fn in (lambda m: m.histc(m.tensor([1, 2]), bins=3),
+               lambda m: m.histc(m.tensor([1.0]), bins=0),
+               lambda m: m.histc(m.tensor([1.0]), bins=3, min=3, max=1),
+               lambda m: m.histc(m.tensor([1.0, float("nan")]), bins=3)):
+        with pytest.raises(RuntimeError) as th:
+            fn(torch)
+        with pytest.raises(RuntimeError) as dl:
+            fn(Dl)
+        # torch prints its NaN bounds as -nan
+        assert str(dl.value).replace("-nan", "nan") == str(th.value).replace("-nan", "nan")
+
+
+@pytest.mark.parametrize("name", ["float32", "int64", "float64"])
+def test_searchsorted_bucketize(rng, name):
+    bnd = np.sort(rand_np(rng, (7,), name))
+    b, bt = pair(bnd, name)
+    v, vt = rand_pair(rng, (3, 4), name)
+    vals = np.concatenate([bnd[:3], rand_np(rng, (5,), name)])
+    w, wt = pair(vals, name)
+    for kw in ({}, {"right": True}, {"side": "right"}, {"side": "left"}, {"out_int32": True}):
+        assert_same(Dl.searchsorted(b, v, **kw), torch.searchsorted(bt, vt, **kw))
+        assert_same(Dl.searchsorted(b, w, **kw), torch.searchsorted(bt, wt, **kw))
+    kw = {"right": True}
+    assert_same(Dl.bucketize(w, b, **kw), torch.bucketize(wt, bt, **kw))
+    assert_same(Dl.bucketize(v, b), torch.bucketize(vt, bt))
+    assert_same(Dl.searchsorted(b, 0), torch.searchsorted(bt, 0))
+    # batched boundaries and a sorter
+    bb = np.sort(rand_np(rng, (3, 6), name), axis=-1)
+    b2, bt2 = pair(bb, name)
+    v2, vt2 = rand_pair(rng, (3, 2), name)
+    assert_same(Dl.searchsorted(b2, v2), torch.searchsorted(bt2, vt2))
+    perm = rng.permutation(7)
+    u, ut = pair(bnd[perm], name)
+    srt, srtt = pair(np.argsort(bnd[perm], kind="stable"), "int64")
+    assert_same(Dl.searchsorted(u, w, sorter=srt), torch.searchsorted(ut, wt, sorter=srtt))
+    for fn in (lambda m, a, c: m.searchsorted(a.reshape(1, -1), c.reshape(-1)[:2]),
+               lambda m, a, c: m.searchsorted(a, c, side="x"),
+               lambda m, a, c: m.searchsorted(a, c, side="left", right=True),
+               lambda m, a, c: m.bucketize(c, a.reshape(1, -1))):
+        with pytest.raises(RuntimeError) as th:
+            fn(torch, bt, vt)
+        with pytest.raises(RuntimeError) as dl:
+            fn(Dl, b, v)
+        assert str(dl.value) == str(th.value)
+
+
+def test_isin(rng):
+    x, t = pair(rng.integers(0, 6, (3, 4)), "int64")
+    y, u = pair(np.array([1, 4, 9]), "int64")
+    assert_same(Dl.isin(x, y), torch.isin(t, u))
+    assert_same(Dl.isin(x, y, invert=True), torch.isin(t, u, invert=True))
+    assert_same(Dl.isin(x, 3), torch.isin(t, 3))
+    assert_same(Dl.isin(4, y), torch.isin(4, u))
+    f, ft = pair(np.array([0.5, 1.0, 2.0]), "float32")
+    assert_same(Dl.isin(f, Dl.tensor([1.0, 3.0])), torch.isin(ft, torch.tensor([1.0, 3.0])))
+
+
+def test_logcumsumexp(rng):
+    for shape, dim in (((5,), 0), ((3, 4), 1), ((3, 4), -2), ((2, 3, 4), 1), ((), 0), ((0, 3), 0)):
+        x, t = rand_pair(rng, shape, "float64", low=-5, high=5)
+        assert_same(Dl.logcumsumexp(x, dim), torch.logcumsumexp(t, dim))
+        assert_same(x.logcumsumexp(dim), t.logcumsumexp(dim))
+    # widely spread values: no underflow to -inf
+    a = np.array([[-1000.0, 0.0, 1.0, -2000.0], [3.0, -np.inf, 800.0, 2.0]])
+    x, t = pair(a, "float64")
+    assert_same(Dl.logcumsumexp(x, 1), torch.logcumsumexp(t, 1))
+    x, t = rand_pair(rng, (3, 5), "float32")
+    assert_same(x.logcumsumexp(1), t.logcumsumexp(1))
+    check_grad(lambda v: v.logcumsumexp(1), rng.standard_normal((3, 5)))
+    check_grad(lambda v: v.logcumsumexp(0), np.array([[-1000.0, 1.0], [0.0, 2.0], [900.0, 0]]))

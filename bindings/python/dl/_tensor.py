@@ -14,7 +14,8 @@ import os
 
 import numpy as _np
 
-from . import _callbacks, _creation, _dtype, _indexing, _math, _reductions, _shape, _typeinfo
+from . import (_callbacks, _composites, _creation, _dtype, _indexing, _math, _reductions, _shape,
+               _typeinfo)
 from ._creation import tensor
 from ._dtype import _CPU, _DTYPES, Size, _dl_device, _size_args, device, dtype
 from ._lib import (OVERRIDE_MODULE, WITHOUT_NUMPY_NAMES_METHODS, Dl, GLib, _checked,
@@ -996,7 +997,8 @@ class AccumulateGrad:
 # in-place views, ...)
 # and the type queries and legacy forms of _typeinfo.py (type(), new(),
 # is_signed, data, ...)
-for _name, _fn in {**_shape.METHODS, **_typeinfo.METHODS, **_typeinfo.PROPERTIES}.items():
+for _name, _fn in {**_shape.METHODS, **_typeinfo.METHODS, **_typeinfo.PROPERTIES,
+                   **_composites.METHODS}.items():
     setattr(Tensor, _name, _fn)
 
 
