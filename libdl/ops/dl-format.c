@@ -52,7 +52,10 @@ typedef struct
   gint sci_mode; /* -1: automatic, 0: never, 1: always */
 } PrintOptions;
 
-#define DEFAULT_PRINT_OPTIONS { 4, 1000, 3, 80, -1 }
+#define DEFAULT_PRINT_OPTIONS                                                                      \
+  {                                                                                                \
+    4, 1000, 3, 80, -1                                                                             \
+  }
 
 static PrintOptions print_options = DEFAULT_PRINT_OPTIONS;
 static GMutex print_options_lock;
@@ -518,18 +521,16 @@ format_tensor (const gdouble *values,
       strides = g_new (gsize, ndim);
       strides[ndim - 1] = 1;
       for (i = ndim - 1; i > 0; i--)
-        strides[i - 1]
-            = strides[i]
-              * (ctx.compact && dim_is_trimmed (&ctx, i) ? 2 * (gsize)ctx.edgeitems
-                                                         : (gsize)shape[i]);
+        strides[i - 1] = strides[i]
+                         * (ctx.compact && dim_is_trimmed (&ctx, i) ? 2 * (gsize)ctx.edgeitems
+                                                                    : (gsize)shape[i]);
       ctx.strides = strides;
 
       if (ctx.summarize)
         {
           shown = g_array_new (FALSE, FALSE, sizeof (gdouble));
           collect_shown (&ctx, 0, 0, shown);
-          formatter_init (&ctx.formatter, &options, kind, (const gdouble *)shown->data,
-                          shown->len);
+          formatter_init (&ctx.formatter, &options, kind, (const gdouble *)shown->data, shown->len);
         }
       else
         formatter_init (&ctx.formatter, &options, kind, values, numel);

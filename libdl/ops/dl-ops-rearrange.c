@@ -59,8 +59,7 @@ dl_tensor_movedim (DlTensor *self,
   if (n_source > (gsize)MAX (n, 1))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_INDEX,
-                   "movedim: %" G_GSIZE_FORMAT " dims given for a tensor of %d dims", n_source,
-                   n);
+                   "movedim: %" G_GSIZE_FORMAT " dims given for a tensor of %d dims", n_source, n);
       return NULL;
     }
   for (gsize i = 0; i < n_source; i++)
@@ -72,8 +71,7 @@ dl_tensor_movedim (DlTensor *self,
         return NULL;
       if (used_src[src[i]] || used_dst[dst[i]])
         {
-          g_autofree gchar *s
-              = dims_to_string (used_src[src[i]] ? source : destination, n_source);
+          g_autofree gchar *s = dims_to_string (used_src[src[i]] ? source : destination, n_source);
           g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "movedim: repeated dim in `%s` (%s)",
                        used_src[src[i]] ? "source" : "destination", s);
           return NULL;
@@ -201,8 +199,7 @@ dl_tensor_repeat_interleave (DlTensor *self, DlTensor *repeats, gint64 dim, GErr
       if (r < 0)
         {
           g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                       "repeat_interleave: repeats can not be negative, got %" G_GINT64_FORMAT,
-                       r);
+                       "repeat_interleave: repeats can not be negative, got %" G_GINT64_FORMAT, r);
           return NULL;
         }
       if (total > G_MAXINT64 / 8 - r)
@@ -530,8 +527,7 @@ dl_tensor_kron (DlTensor *self, DlTensor *other, GError **error)
   g_return_val_if_fail (DL_IS_TENSOR (other), NULL);
   if (2 * n > DL_MAX_DIMS)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE, "kron: at most %d dimensions",
-                   DL_MAX_DIMS / 2);
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE, "kron: at most %d dimensions", DL_MAX_DIMS / 2);
       return NULL;
     }
   for (gint i = 0; i < n; i++)

@@ -73,8 +73,8 @@ unfold_backward (const ViewState *s, DlInputMeta *in, DlTensor *go, DlTensor **g
 
       if (!z)
         return FALSE;
-      part = dl_tensor_slice (z, s->unfold.dim, k, k + (n - 1) * s->unfold.step + 1,
-                              s->unfold.step, error);
+      part = dl_tensor_slice (z, s->unfold.dim, k, k + (n - 1) * s->unfold.step + 1, s->unfold.step,
+                              error);
       piece = part ? dl_tensor_select (go, go->ndim - 1, k, error) : NULL;
       if (!piece || !dl_tensor_copy_ (part, piece, error))
         return FALSE;
@@ -1130,8 +1130,7 @@ dl_tensor_unfold (DlTensor *self, gint64 dim, gint64 size, gint64 step, GError *
     }
   if (n + 1 > DL_MAX_DIMS)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE, "unfold: at most %d dimensions",
-                   DL_MAX_DIMS);
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE, "unfold: at most %d dimensions", DL_MAX_DIMS);
       return NULL;
     }
   for (gint i = 0; i < n; i++)

@@ -47,8 +47,7 @@ DL_EXPORT DlTensor *
 dl_tensor_unfold (DlTensor *self, gint64 dim, gint64 size, gint64 step, GError **error);
 DL_EXPORT DlTensor *dl_tensor_unsqueeze_ (DlTensor *self, gint64 dim, GError **error);
 DL_EXPORT DlTensor *dl_tensor_squeeze_dim_ (DlTensor *self, gint64 dim, GError **error);
-DL_EXPORT DlTensor *
-dl_tensor_transpose_ (DlTensor *self, gint64 dim0, gint64 dim1, GError **error);
+DL_EXPORT DlTensor *dl_tensor_transpose_ (DlTensor *self, gint64 dim0, gint64 dim1, GError **error);
 DL_EXPORT DlTensor *dl_tensor_t_ (DlTensor *self, GError **error);
 DL_EXPORT gboolean dl_tensor_replace_data (DlTensor *self, DlTensor *data, GError **error);
 
