@@ -77,6 +77,8 @@ dl_check_shape (const gchar *op, const gint64 *shape, gsize ndim, gint64 *numel,
 gboolean dl_check_numel (const gchar *op, const gint64 *shape, gsize ndim, GError **error);
 gchar *dl_shape_to_string (const gint64 *shape, gint ndim);
 gboolean dl_normalize_dim (const gchar *op, gint64 *dim, gint ndim, GError **error);
+gboolean
+dl_normalize_diagonal_dims (const gchar *op, gint64 *dim1, gint64 *dim2, gint ndim, GError **error);
 
 static inline char *
 dl_tensor_data (DlTensor *t)

@@ -330,6 +330,24 @@ dl_normalize_dim (const gchar *op, gint64 *dim, gint ndim, GError **error)
   return TRUE;
 }
 
+/* dl_normalize_dim() of the two dims of a diagonal (diagonal, diag_embed),
+ * which must differ. */
+gboolean
+dl_normalize_diagonal_dims (const gchar *op, gint64 *dim1, gint64 *dim2, gint ndim, GError **error)
+{
+  if (!dl_normalize_dim (op, dim1, ndim, error) || !dl_normalize_dim (op, dim2, ndim, error))
+    return FALSE;
+  if (*dim1 == *dim2)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "%s: diagonal dimensions cannot be identical %" G_GINT64_FORMAT
+                   ", %" G_GINT64_FORMAT,
+                   op, *dim1, *dim2);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static DlTensor *
 tensor_alloc (void)
 {

@@ -11,12 +11,6 @@
 #include "dl-ops-private.h"
 #include "dl-ops-rearrange.h"
 
-static gchar *
-dims_to_string (const gint64 *dims, gsize n)
-{
-  return dl_shape_to_string (dims, (gint)n);
-}
-
 /**
  * dl_tensor_movedim:
  * @self: a #DlTensor
@@ -48,8 +42,8 @@ dl_tensor_movedim (DlTensor *self,
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (n_source != n_destination)
     {
-      g_autofree gchar *s = dims_to_string (source, n_source);
-      g_autofree gchar *d = dims_to_string (destination, n_destination);
+      g_autofree gchar *s = dl_shape_to_string (source, (gint)n_source);
+      g_autofree gchar *d = dl_shape_to_string (destination, (gint)n_destination);
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                    "movedim: Invalid source or destination dims: source (%s dims) should "
                    "contain the same number of dims as destination (%s dims)",
@@ -71,7 +65,8 @@ dl_tensor_movedim (DlTensor *self,
         return NULL;
       if (used_src[src[i]] || used_dst[dst[i]])
         {
-          g_autofree gchar *s = dims_to_string (used_src[src[i]] ? source : destination, n_source);
+          g_autofree gchar *s
+              = dl_shape_to_string (used_src[src[i]] ? source : destination, (gint)n_source);
           g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "movedim: repeated dim in `%s` (%s)",
                        used_src[src[i]] ? "source" : "destination", s);
           return NULL;
@@ -390,17 +385,8 @@ dl_tensor_diag_embed (DlTensor *self, gint64 offset, gint64 dim1, gint64 dim2, G
                    self->ndim);
       return NULL;
     }
-  if (!dl_normalize_dim ("diag_embed", &dim1, ndim, error)
-      || !dl_normalize_dim ("diag_embed", &dim2, ndim, error))
+  if (!dl_normalize_diagonal_dims ("diag_embed", &dim1, &dim2, ndim, error))
     return NULL;
-  if (dim1 == dim2)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "diag_embed: diagonal dimensions cannot be identical %" G_GINT64_FORMAT
-                   ", %" G_GINT64_FORMAT,
-                   dim1, dim2);
-      return NULL;
-    }
   n = self->sizes[self->ndim - 1];
   side = n + ABS (offset);
   for (gint i = 0, j = 0; i < ndim; i++)

@@ -1052,17 +1052,8 @@ dl_tensor_diagonal (DlTensor *self, gint64 offset, gint64 dim1, gint64 dim2, GEr
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!dl_check_live ("diagonal", self, error))
     return NULL;
-  if (!dl_normalize_dim ("diagonal", &dim1, self->ndim, error)
-      || !dl_normalize_dim ("diagonal", &dim2, self->ndim, error))
+  if (!dl_normalize_diagonal_dims ("diagonal", &dim1, &dim2, self->ndim, error))
     return NULL;
-  if (dim1 == dim2)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "diagonal: diagonal dimensions cannot be identical %" G_GINT64_FORMAT
-                   ", %" G_GINT64_FORMAT,
-                   dim1, dim2);
-      return NULL;
-    }
   if (offset >= 0)
     len = MAX (MIN (self->sizes[dim1], self->sizes[dim2] - offset), 0);
   else
