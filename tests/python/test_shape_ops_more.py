@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import DTYPES, Dl, NONCONTIG, assert_same, pair, rand_np, rand_pair
+from conftest import (DTYPES, Dl, NONCONTIG, assert_same, compare_grads, pair, rand_np,
+                      rand_pair)
 
 
 def same(fn_dl, fn_th, *pairs):
@@ -55,16 +56,7 @@ def check_views(fn, x, t):
 
 def check_grad(fn, *arrays):
     """Gradients of sum(fn(inputs) * w) equal torch's, and gradcheck."""
-    ps = [pair(a, "float64", requires_grad=True) for a in arrays]
-    out_t = fn(*[p[1] for p in ps])
-    w = np.random.default_rng(0).standard_normal(tuple(out_t.shape))
-    wx, wt = pair(w, "float64")
-    (out_t * wt).sum().backward()
-    out_x = fn(*[p[0] for p in ps])
-    assert_same(out_x, out_t)
-    (out_x * wx).sum().backward()
-    for x, t in ps:
-        assert_same(x.grad, t.grad)
+    compare_grads(fn, fn, *arrays)
     inputs = tuple(pair(a, "float64", requires_grad=True)[0] for a in arrays)
     assert Dl.autograd.gradcheck(lambda *xs: fn(*xs), inputs)
 

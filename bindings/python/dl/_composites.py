@@ -13,7 +13,7 @@ import numbers
 import warnings
 
 from ._creation import arange, linspace, tensor, zeros
-from ._dtype import _BOOL, float32, float64, get_default_dtype, int32, int64
+from ._dtype import _BOOL, float64, get_default_dtype, int32, int64
 from ._indexing import cat, stack
 from ._lib import _is_tensor
 
