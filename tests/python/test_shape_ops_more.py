@@ -565,3 +565,43 @@ def test_logcumsumexp(rng):
     assert_same(x.logcumsumexp(1), t.logcumsumexp(1))
     check_grad(lambda v: v.logcumsumexp(1), rng.standard_normal((3, 5)))
     check_grad(lambda v: v.logcumsumexp(0), np.array([[-1000.0, 1.0], [0.0, 2.0], [900.0, 0]]))
+
+
+def test_searchsorted_edges(rng):
+    nan = float("nan")
+    b, bt = pair(np.array([1.0, 2.0, 2.0, nan]), "float32")
+    v, vt = pair(np.array([nan, 2.0, -np.inf, np.inf, 0.5]), "float32")
+    for right in (False, True):
+        assert_same(Dl.searchsorted(b, v, right=right), torch.searchsorted(bt, vt, right=right))
+    # mixed dtypes compare in the wider kind
+    bi, bit = pair(np.array([1, 3, 5]), "int64")
+    f, ft = pair(np.array([3.0, 3.5, 0.0]), "float64")
+    assert_same(Dl.searchsorted(bi, f), torch.searchsorted(bit, ft))
+    assert_same(Dl.searchsorted(f.sort()[0], bi), torch.searchsorted(ft.sort()[0], bit))
+    # empty boundaries and empty values
+    e, et = pair(np.zeros(0), "float32")
+    assert_same(Dl.searchsorted(e, v), torch.searchsorted(et, vt))
+    assert_same(Dl.searchsorted(b, e), torch.searchsorted(bt, et))
+    # a long input: a binary search, not a comparison with every boundary
+    big = np.sort(rng.standard_normal(200000))
+    q = rng.standard_normal(300000)
+    x, t = pair(big, "float64")
+    y, u = pair(q, "float64")
+    assert_same(Dl.searchsorted(x, y), torch.searchsorted(t, u))
+    assert_same(Dl.isin(y[:5000], x), torch.isin(u[:5000], t))
+    for fn in (lambda m: m.searchsorted(m.tensor(1.0), m.tensor([3.0])),
+               lambda m: m.searchsorted(m.tensor([1, 3]), m.tensor([3]),
+                                        sorter=m.tensor([0, 1], dtype=m.int32))):
+        with pytest.raises(RuntimeError) as th:
+            fn(torch)
+        with pytest.raises(RuntimeError) as dl:
+            fn(Dl)
+        assert str(dl.value) == str(th.value)
+    with pytest.raises(RuntimeError):
+        torch.searchsorted(torch.tensor([True, False]), torch.tensor([True]))
+    with pytest.raises(RuntimeError, match="searchsorted"):
+        Dl.searchsorted(Dl.tensor([True, False]), Dl.tensor([True]))
+    with pytest.raises(IndexError, match="sorter"):
+        Dl.searchsorted(Dl.tensor([1, 3]), Dl.tensor([3]), sorter=Dl.tensor([0, 2]))
+    assert_same(Dl.isin(Dl.tensor([1, 2]), Dl.tensor([], dtype=Dl.int64)),
+                torch.isin(torch.tensor([1, 2]), torch.tensor([], dtype=torch.int64)))

@@ -15,7 +15,7 @@ import warnings
 from ._creation import arange, linspace, tensor, zeros
 from ._dtype import _BOOL, float64, get_default_dtype, int32, int64
 from ._indexing import cat, stack
-from ._lib import _is_tensor
+from ._lib import Dl, GLib, _is_tensor, _translate
 
 
 def _tensors(args, name):
@@ -355,21 +355,12 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     return idx.bincount(minlength=bins).to(input.dtype)
 
 
-def _sorted_sequence_check(boundaries, values, name):
-    if boundaries.dim() != 1 and (values.dim() == 0 or
-                                  tuple(boundaries.shape[:-1]) != tuple(values.shape[:-1])):
-        raise RuntimeError('torch.searchsorted(): boundaries tensor should be 1 dimension or '
-                           'the first N-1 dimensions of boundaries tensor and input value '
-                           'tensor must match, but we got boundaries tensor %s and input '
-                           'value tensor %s' % (list(boundaries.shape), list(values.shape)))
-
-
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
                  sorter=None, out=None):
     """torch.searchsorted: for each value, the index where it would be
     inserted into the sorted innermost rows of sorted_sequence (after equal
-    entries with right=True or side='right'). Written as a count of the
-    boundaries below each value, O(len(boundaries)) per value."""
+    entries with right=True or side='right'); a binary search in C
+    (dl_searchsorted)."""
     if side is not None:
         if side not in ('left', 'right'):
             raise RuntimeError("torch.searchsorted(): side can only be 'left' or 'right' but "
@@ -378,25 +369,11 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             raise RuntimeError("torch.searchsorted(): side and right can't be set to "
                                "opposites, got side of left while right was True")
         right = side == 'right'
-    scalar = not _is_tensor(input)
-    values = tensor(input) if scalar else input
-    seq = sorted_sequence
-    _sorted_sequence_check(seq, values, 'searchsorted')
-    if sorter is not None:
-        if tuple(sorter.shape) != tuple(seq.shape):
-            raise RuntimeError('torch.searchsorted(): boundary and sorter must have the same '
-                               'size, but got boundary tensor %s and got sorter tensor %s'
-                               % (list(seq.shape), list(sorter.shape)))
-        seq = seq.gather(-1, sorter)
-    v = values.detach()
-    s = seq.detach()
-    if s.dim() == 1:
-        below = v.unsqueeze(-1) >= s if right else v.unsqueeze(-1) > s
-    else:
-        below = v.unsqueeze(-1) >= s.unsqueeze(-2) if right else \
-            v.unsqueeze(-1) > s.unsqueeze(-2)
-    r = below.sum(-1)
-    return r.to(int32) if out_int32 else r
+    values = input if _is_tensor(input) else tensor(input)
+    try:
+        return Dl.searchsorted(sorted_sequence, values, bool(right), bool(out_int32), sorter)
+    except GLib.Error as e:
+        raise _translate(e) from None
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
@@ -412,7 +389,13 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
         raise TypeError('isin(): at least one of elements and test_elements must be a Tensor')
     e = elements if _is_tensor(elements) else tensor(elements)
     t = test_elements if _is_tensor(test_elements) else tensor(test_elements)
-    r = (e.detach().unsqueeze(-1) == t.detach().reshape(-1)).any(-1)
+    # each element's place among the sorted test elements holds it or not
+    s = t.detach().reshape(-1).sort()[0]
+    if s.numel() == 0:
+        r = zeros(e.shape, dtype=_BOOL, device=e.device)
+    else:
+        at = searchsorted(s, e.detach()).clamp(max=s.numel() - 1)
+        r = s[at] == e
     return r.logical_not() if invert else r
 
 
