@@ -249,6 +249,8 @@ for _dt, _n in _TYPE_NAMES.items():
     LEGACY_TYPES[_n + 'Tensor'] = _LegacyType(_n + 'Tensor', (), {
         'dtype': _dt, '__doc__': 'torch.%sTensor: the legacy constructor of %r tensors.'
                                  % (_n, _dt)})
+# module attributes too, where their __module__ says they are (pickling)
+globals().update(LEGACY_TYPES)
 
 def _t_get_data(self):
     return self.detach()
