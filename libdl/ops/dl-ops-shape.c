@@ -780,8 +780,8 @@ dl_tensor_detach (DlTensor *self)
  * not recorded by autograd: it is for updating parameters in place of an
  * optimizer's step. A view gives up its base.
  *
- * Returns: %TRUE, or %FALSE with @error set when @data's memory was
- *   released
+ * Returns: %TRUE, or %FALSE with @error set when the memory of @self or
+ *   @data was released
  *
  * Since: 0.1
  */
@@ -792,7 +792,7 @@ dl_tensor_replace_data (DlTensor *self, DlTensor *data, GError **error)
 
   g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
   g_return_val_if_fail (DL_IS_TENSOR (data), FALSE);
-  if (!dl_check_live ("replace_data", data, error))
+  if (!dl_check_live ("replace_data", self, error) || !dl_check_live ("replace_data", data, error))
     return FALSE;
   if (self == data)
     return TRUE;
