@@ -423,6 +423,24 @@ def test_cdist(rng, p, shapes):
                     torch.cdist(t, u, p, compute_mode=mode), rtol=1e-7, atol=1e-7)
 
 
+def test_cdist_zero_distances():
+    # cdist(x, x): zero distances on the diagonal, whose gradient is 0
+    rng = np.random.default_rng(11)
+    # the product form: cancellation leaves distances of ~1e-8 on the
+    # diagonal on either side; the values agree to that, the gradients are
+    # finite
+    a = rng.standard_normal((30, 3))
+    x, t = pair(a, "float64", requires_grad=True)
+    assert_same(Dl.cdist(x, x), torch.cdist(t, t), atol=1e-7)
+    Dl.cdist(x, x).sum().backward()
+    assert bool(x.grad.isfinite().all())
+    for rows, p, mode in ((4, 2.0, "donot_use_mm_for_euclid_dist"), (4, 3.0, None),
+                          (4, 0.5, None), (4, 1.0, None), (4, float("inf"), None)):
+        a = rng.standard_normal((rows, 3))
+        kw = {} if mode is None else {"compute_mode": mode}
+        compare_grads(lambda v: Dl.cdist(v, v, p, **kw), lambda v: torch.cdist(v, v, p, **kw), a)
+
+
 def test_cdist_float32_and_errors(rng):
     x, t = rand_pair(rng, (40, 8), "float32")
     y, u = rand_pair(rng, (30, 8), "float32")

@@ -201,6 +201,14 @@ def _exponent(p, like):
     return tensor(float(p), dtype=like.dtype, device=like.device)
 
 
+def _root(s, e, like):
+    """s ** e, 0 with a zero gradient where s is 0 (a zero distance), as
+    torch's cdist backward gives, rather than the infinite slope of the
+    root there times 0."""
+    zero = s <= 0
+    return (s.masked_fill(zero, 1) ** _exponent(e, like)).masked_fill(zero, 0)
+
+
 def cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'):
     """torch.cdist: the p-norm distances between the rows of x1 and of x2,
     batched over leading dims. For p=2 the product form through matmul
@@ -226,10 +234,13 @@ def cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'):
     a = x1.expand(*batch, *x1.shape[-2:])
     b = x2.expand(*batch, *x2.shape[-2:])
     if p == 2 and use_mm:
+        # one product of [-2a, |a|^2, 1] and [b, 1, |b|^2], as torch forms it
         a2 = (a * a).sum(-1, keepdim=True)
         b2 = (b * b).sum(-1, keepdim=True)
-        d2 = (a2 - 2 * a.matmul(b.transpose(-1, -2)) + b2.transpose(-1, -2)).clamp(min=0)
-        return d2.sqrt()
+        left = cat([a * -2, a2, a2.new_ones(a2.shape)], -1)
+        right = cat([b, b2.new_ones(b2.shape), b2], -1)
+        d2 = left.matmul(right.transpose(-1, -2)).clamp(min=0)
+        return _root(d2, 0.5, a)
     diff = (a.unsqueeze(-2) - b.unsqueeze(-3)).abs()
     if p == 0:
         return (diff != 0).to(a.dtype).sum(-1)
@@ -237,7 +248,14 @@ def cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'):
         return diff.amax(-1) if diff.shape[-1] else diff.sum(-1)
     if p == 1:
         return diff.sum(-1)
-    return (diff ** _exponent(p, a)).sum(-1) ** _exponent(1.0 / p, a)
+    if p < 1:
+        # |d|^p has an infinite slope at 0: zero differences contribute
+        # 0 with a zero gradient
+        zero = diff == 0
+        powers = (diff.masked_fill(zero, 1) ** _exponent(p, a)).masked_fill(zero, 0)
+    else:
+        powers = diff ** _exponent(p, a)
+    return _root(powers.sum(-1), 1.0 / p, a)
 
 
 def dist(input, other, p=2):
