@@ -466,6 +466,11 @@ def test_dist_renorm(rng):
         assert_same(Dl.renorm(x, p, dim, maxnorm), torch.renorm(t, p, dim, maxnorm))
         assert_same(x.renorm(p, dim, maxnorm), t.renorm(p, dim, maxnorm))
     check_grad(lambda a: a.renorm(2, 0, 1.0), rng.standard_normal((3, 4)))
+    # a zero slice: norm 0, gradient as torch's (not NaN)
+    z = rng.standard_normal((3, 4))
+    z[1] = 0
+    for p in (2, 0.5, 3):
+        compare_grads(lambda a: a.renorm(p, 0, 1.0), lambda a: a.renorm(p, 0, 1.0), z)
     check_grad(lambda a, b: a.dist(b, 3), rng.standard_normal((3, 4)), rng.standard_normal(4))
     for args in ((2, 0, -1.0), (0, 0, 1.0)):
         with pytest.raises(RuntimeError):

@@ -201,6 +201,15 @@ def _exponent(p, like):
     return tensor(float(p), dtype=like.dtype, device=like.device)
 
 
+def _powers(m, p):
+    """|m| ** p of the magnitudes m; for p < 1, whose slope is infinite at
+    0, zeros give 0 with a zero gradient."""
+    if p >= 1:
+        return m ** _exponent(p, m)
+    zero = m == 0
+    return (m.masked_fill(zero, 1) ** _exponent(p, m)).masked_fill(zero, 0)
+
+
 def _root(s, e, like):
     """s ** e, 0 with a zero gradient where s is 0 (a zero distance), as
     torch's cdist backward gives, rather than the infinite slope of the
@@ -248,14 +257,7 @@ def cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'):
         return diff.amax(-1) if diff.shape[-1] else diff.sum(-1)
     if p == 1:
         return diff.sum(-1)
-    if p < 1:
-        # |d|^p has an infinite slope at 0: zero differences contribute
-        # 0 with a zero gradient
-        zero = diff == 0
-        powers = (diff.masked_fill(zero, 1) ** _exponent(p, a)).masked_fill(zero, 0)
-    else:
-        powers = diff ** _exponent(p, a)
-    return _root(powers.sum(-1), 1.0 / p, a)
+    return _root(_powers(diff, p).sum(-1), 1.0 / p, a)
 
 
 def dist(input, other, p=2):
@@ -285,8 +287,7 @@ def _t_renorm(self, p, dim, maxnorm):
         raise IndexError('Dimension out of range (expected to be in range of [%d, %d], but '
                          'got %d)' % (-nd, nd - 1, dim))
     others = tuple(i for i in range(nd) if i != d)
-    norms = self.abs().pow(_exponent(p, self)).sum(others, keepdim=True).pow(
-        _exponent(1.0 / p, self))
+    norms = _root(_powers(self.abs(), p).sum(others, keepdim=True), 1.0 / p, self)
     # torch's factor: maxnorm / (norm + 1e-7) where the norm exceeds maxnorm
     factor = (norms > maxnorm).to(self.dtype) * (maxnorm / (norms + 1e-7) - 1) + 1
     return self * factor
