@@ -9,27 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import DTYPES, Dl, NONCONTIG, assert_same, compare_grads as check_grad, pair, \
-    rand_np, rand_pair
-
-
-def same(fn_dl, fn_th, *pairs):
-    dls = [p[0] for p in pairs]
-    ths = [p[1] for p in pairs]
-    try:
-        expected = fn_th(*ths)
-    except (RuntimeError, IndexError, TypeError, ValueError) as e:
-        with pytest.raises(type(e)):
-            fn_dl(*dls)
-        return None
-    got = fn_dl(*dls)
-    if isinstance(expected, tuple):
-        assert isinstance(got, tuple) and len(got) == len(expected)
-        for g, e in zip(got, expected):
-            assert_same(g, e)
-    else:
-        assert_same(got, expected)
-    return got
+from conftest import (DTYPES, Dl, NONCONTIG, assert_same, compare_grads as check_grad, pair,
+                      rand_np, rand_pair, same_pairs as same)
 
 
 def both(name, *args, **kwargs):

@@ -15,25 +15,7 @@ import pytest
 import torch
 
 from conftest import (DTYPES, Dl, NONCONTIG, assert_same, compare_grads, pair, rand_np,
-                      rand_pair)
-
-
-def same(fn_dl, fn_th, *pairs):
-    """fn on both libraries: equal results, or the same exception class."""
-    try:
-        expected = fn_th(*[p[1] for p in pairs])
-    except (RuntimeError, IndexError, TypeError, ValueError) as e:
-        with pytest.raises(type(e)):
-            fn_dl(*[p[0] for p in pairs])
-        return None
-    got = fn_dl(*[p[0] for p in pairs])
-    if isinstance(expected, (tuple, list)):
-        assert isinstance(got, tuple) and len(got) == len(expected)
-        for g, e in zip(got, expected):
-            assert_same(g, e)
-    else:
-        assert_same(got, expected)
-    return got
+                      rand_pair, same_pairs as same)
 
 
 def shares(x, base):
