@@ -475,12 +475,18 @@ dl_tensor_diff (DlTensor *self,
       cur = dl_cat (parts, k, dim, error);
     }
   else
-    cur = dl_tensor_view (self, self->sizes, self->ndim, error);
+    cur = g_object_ref (self);
   for (gint64 i = 0; cur && i < n && cur->sizes[dim] > 0; i++)
     {
       DlTensor *next = diff_once (cur, dim, error);
       g_clear_object (&cur);
       cur = next;
+    }
+  /* a new tensor, as torch's, also when nothing was taken away */
+  if (cur == self)
+    {
+      g_clear_object (&cur);
+      return dl_tensor_clone (self, error);
     }
   return g_steal_pointer (&cur);
 }

@@ -202,8 +202,12 @@ def _t_diff(self, n=1, dim=-1, prepend=None, append=None):
         if t is not None and not _is_tensor(t):
             raise TypeError("diff(): argument '%s' must be Tensor, not %s"
                             % (name, type(t).__name__))
-    return Dl.Tensor.diff(self, _int_arg(n, 'diff', 'n'), _int_arg(dim, 'diff', 'dim'),
-                          prepend, append)
+    n, dim = _int_arg(n, 'diff', 'n'), _int_arg(dim, 'diff', 'dim')
+    nd = self.get_ndim()
+    if n < 0 and prepend is None and append is None and -nd <= dim < nd:
+        # torch 1.13 hands a negative order's input back as it is
+        return self
+    return Dl.Tensor.diff(self, n, dim, prepend, append)
 
 
 @_checked
