@@ -67,11 +67,18 @@ DlTensor *dl_tensor_new_view_internal (DlTensor *base,
                                        const gint64 *strides,
                                        gint ndim,
                                        gint64 offset);
+void dl_tensor_set_geometry_internal (DlTensor *t,
+                                      const gint64 *sizes,
+                                      const gint64 *strides,
+                                      gint ndim,
+                                      gint64 offset);
 gboolean
 dl_check_shape (const gchar *op, const gint64 *shape, gsize ndim, gint64 *numel, GError **error);
 gboolean dl_check_numel (const gchar *op, const gint64 *shape, gsize ndim, GError **error);
 gchar *dl_shape_to_string (const gint64 *shape, gint ndim);
 gboolean dl_normalize_dim (const gchar *op, gint64 *dim, gint ndim, GError **error);
+gboolean
+dl_normalize_diagonal_dims (const gchar *op, gint64 *dim1, gint64 *dim2, gint ndim, GError **error);
 
 static inline char *
 dl_tensor_data (DlTensor *t)

@@ -330,6 +330,24 @@ dl_normalize_dim (const gchar *op, gint64 *dim, gint ndim, GError **error)
   return TRUE;
 }
 
+/* dl_normalize_dim() of the two dims of a diagonal (diagonal, diag_embed),
+ * which must differ. */
+gboolean
+dl_normalize_diagonal_dims (const gchar *op, gint64 *dim1, gint64 *dim2, gint ndim, GError **error)
+{
+  if (!dl_normalize_dim (op, dim1, ndim, error) || !dl_normalize_dim (op, dim2, ndim, error))
+    return FALSE;
+  if (*dim1 == *dim2)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "%s: diagonal dimensions cannot be identical %" G_GINT64_FORMAT
+                   ", %" G_GINT64_FORMAT,
+                   op, *dim1, *dim2);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static DlTensor *
 tensor_alloc (void)
 {
@@ -379,6 +397,31 @@ dl_tensor_new_empty_internal (DlDevice *device,
     memcpy (t->sizes, shape, ndim * sizeof (gint64));
   set_contiguous_strides (t);
   return t;
+}
+
+/* Gives @t new sizes, strides and offset over its storage (the in-place
+ * view ops: unsqueeze_, transpose_, ...). */
+void
+dl_tensor_set_geometry_internal (DlTensor *t,
+                                 const gint64 *sizes,
+                                 const gint64 *strides,
+                                 gint ndim,
+                                 gint64 offset)
+{
+  gint64 *copy = g_newa (gint64, 2 * MAX (ndim, 1));
+
+  /* @sizes may point into @t's own arrays, which tensor_set_ndim frees */
+  memcpy (copy, sizes, ndim * sizeof (gint64));
+  memcpy (copy + ndim, strides, ndim * sizeof (gint64));
+  tensor_set_ndim (t, ndim);
+  t->offset = offset;
+  t->numel = 1;
+  for (gint i = 0; i < ndim; i++)
+    {
+      t->sizes[i] = copy[i];
+      t->strides[i] = copy[ndim + i];
+      t->numel *= copy[i];
+    }
 }
 
 DlTensor *

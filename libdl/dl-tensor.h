@@ -67,6 +67,18 @@ DL_EXPORT
 DlTensor *dl_tensor_to_device (DlTensor *self, DlDevice *device, GError **error);
 DL_EXPORT
 gchar *dl_tensor_to_string (DlTensor *self);
+DL_EXPORT
+void dl_set_print_options (gint precision,
+                           gint64 threshold,
+                           gint64 edgeitems,
+                           gint64 linewidth,
+                           gint sci_mode);
+DL_EXPORT
+void dl_get_print_options (gint *precision,
+                           gint64 *threshold,
+                           gint64 *edgeitems,
+                           gint64 *linewidth,
+                           gint *sci_mode);
 
 DL_EXPORT
 DlDType dl_tensor_get_dtype (DlTensor *self);

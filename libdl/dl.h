@@ -32,6 +32,8 @@
 #include "ops/dl-ops-math.h"
 #include "ops/dl-ops-index.h"
 #include "ops/dl-ops-join.h"
+#include "ops/dl-ops-rearrange.h"
+#include "ops/dl-ops-search.h"
 #include "ops/dl-ops-conv.h"
 #include "ops/dl-ops-norm.h"
 #include "ops/dl-ops-resample.h"

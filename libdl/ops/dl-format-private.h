@@ -31,17 +31,4 @@ gchar *dl_format_tensor (const gdouble *values,
                          DlFormatKind kind,
                          const gchar *const *suffixes);
 
-/* As dl_format_tensor(), for a tensor of more elements than are printed:
- * values holds only the summarised data, row-major over the shape in which
- * every dimension longer than 6 keeps its first and last 3 items (what
- * dl_format_summary_sizes() gives). */
-gchar *dl_format_tensor_summarized (const gdouble *values,
-                                    const gint64 *shape,
-                                    gsize ndim,
-                                    DlFormatKind kind,
-                                    const gchar *const *suffixes);
-
-/* Whether a tensor of @numel elements prints summarised. */
-gboolean dl_format_is_summarized (gint64 numel);
-
 G_END_DECLS

@@ -33,20 +33,118 @@
 #include "dl-format-private.h"
 #include "dl-ops-private.h"
 
-#define FORMAT_PRECISION_FIXED "%.4f"
-#define FORMAT_PRECISION_SCI "%.4e"
 #define FORMAT_INTEGRAL "%.0f"
-#define FORMAT_THRESHOLD 1000
-#define FORMAT_EDGEITEMS 3
-#define FORMAT_LINEWIDTH 80
 #define FORMAT_PREFIX "tensor("
 
-/* Large enough for "%.0f" / "%.4f" of any finite double. */
+/* Large enough for "%.0f" / "%.*f" of any finite double at the largest
+ * precision dl_set_print_options() takes. */
 #define FORMAT_BUF_SIZE 512
+#define FORMAT_MAX_PRECISION 100
+
+/* torch.set_printoptions: process-wide, as torch's PRINT_OPTS are; each
+ * print takes a copy under the lock. */
+typedef struct
+{
+  gint precision;
+  gint64 threshold;
+  gint64 edgeitems;
+  gint64 linewidth;
+  gint sci_mode; /* -1: automatic, 0: never, 1: always */
+} PrintOptions;
+
+#define DEFAULT_PRINT_OPTIONS                                                                      \
+  {                                                                                                \
+    4, 1000, 3, 80, -1                                                                             \
+  }
+
+static PrintOptions print_options = DEFAULT_PRINT_OPTIONS;
+static GMutex print_options_lock;
+
+static PrintOptions
+get_print_options (void)
+{
+  PrintOptions copy;
+
+  g_mutex_lock (&print_options_lock);
+  copy = print_options;
+  g_mutex_unlock (&print_options_lock);
+  return copy;
+}
+
+/**
+ * dl_set_print_options:
+ * @precision: digits after the decimal point of floats, 0 to 100 (torch's
+ *   default 4)
+ * @threshold: tensors of more elements than this print summarised (1000);
+ *   %G_MAXINT64 never summarises
+ * @edgeitems: how many items a summarised dim shows at each end (3)
+ * @linewidth: the width rows are wrapped to (80)
+ * @sci_mode: 1 for scientific notation always, 0 never, -1 to choose from
+ *   the values as torch does by default
+ *
+ * Sets how dl_tensor_to_string() prints every tensor from then on, as
+ * torch.set_printoptions; the options are the process's, like torch's.
+ * Values out of range are clamped.
+ *
+ * Since: 0.1
+ */
+void
+dl_set_print_options (gint precision,
+                      gint64 threshold,
+                      gint64 edgeitems,
+                      gint64 linewidth,
+                      gint sci_mode)
+{
+  g_mutex_lock (&print_options_lock);
+  print_options.precision = CLAMP (precision, 0, FORMAT_MAX_PRECISION);
+  print_options.threshold = MAX (threshold, 0);
+  /* edge items beyond a quarter of the int64 range cannot be shown */
+  print_options.edgeitems = CLAMP (edgeitems, 0, G_MAXINT64 / 4);
+  print_options.linewidth = MAX (linewidth, 0);
+  print_options.sci_mode = CLAMP (sci_mode, -1, 1);
+  g_mutex_unlock (&print_options_lock);
+}
+
+/**
+ * dl_get_print_options:
+ * @precision: (out) (optional): return location for the precision
+ * @threshold: (out) (optional): return location for the threshold
+ * @edgeitems: (out) (optional): return location for the edge items
+ * @linewidth: (out) (optional): return location for the line width
+ * @sci_mode: (out) (optional): return location for the scientific mode
+ *   (-1 automatic, 0 never, 1 always)
+ *
+ * The options dl_set_print_options() last set.
+ *
+ * Since: 0.1
+ */
+void
+dl_get_print_options (gint *precision,
+                      gint64 *threshold,
+                      gint64 *edgeitems,
+                      gint64 *linewidth,
+                      gint *sci_mode)
+{
+  PrintOptions o = get_print_options ();
+
+  if (precision)
+    *precision = o.precision;
+  if (threshold)
+    *threshold = o.threshold;
+  if (edgeitems)
+    *edgeitems = o.edgeitems;
+  if (linewidth)
+    *linewidth = o.linewidth;
+  if (sci_mode)
+    *sci_mode = o.sci_mode;
+}
 
 typedef struct
 {
   DlFormatKind kind;
+  gchar fixed_format[16]; /* "%.4f" at precision 4: g_ascii_formatd's, */
+  gchar sci_format[16];   /* which ignore the locale */
+  gint forced_sci;        /* the sci_mode option */
   gboolean int_mode;
   gboolean sci_mode;
   gsize max_width;
@@ -59,8 +157,10 @@ typedef struct
   gsize ndim;
   const gsize *strides;
   gboolean summarize;
-  /* values holds only the shown items (dl_format_tensor_summarized) */
+  /* values holds only the shown items (a summarised tensor's print) */
   gboolean compact;
+  gint64 edgeitems;
+  gint64 linewidth;
   Formatter formatter;
 } PrintContext;
 
@@ -86,7 +186,7 @@ format_raw (const Formatter *formatter, gdouble value, gchar *buf)
         else if (isinf (value))
           g_strlcpy (buf, value > 0 ? "inf" : "-inf", FORMAT_BUF_SIZE);
         else if (formatter->sci_mode)
-          g_ascii_formatd (buf, FORMAT_BUF_SIZE, FORMAT_PRECISION_SCI, value);
+          g_ascii_formatd (buf, FORMAT_BUF_SIZE, formatter->sci_format, value);
         else if (formatter->int_mode)
           {
             gsize len;
@@ -97,7 +197,7 @@ format_raw (const Formatter *formatter, gdouble value, gchar *buf)
             buf[len + 1] = '\0';
           }
         else
-          g_ascii_formatd (buf, FORMAT_BUF_SIZE, FORMAT_PRECISION_FIXED, value);
+          g_ascii_formatd (buf, FORMAT_BUF_SIZE, formatter->fixed_format, value);
         break;
     }
 
@@ -117,8 +217,22 @@ append_value (GString *out, const Formatter *formatter, gdouble value)
   g_string_append (out, buf);
 }
 
+/* torch.set_printoptions (sci_mode=) overrides the automatic choice after
+ * the width is measured, so, as in torch, the width stays the automatic
+ * mode's. */
 static void
-formatter_init (Formatter *formatter, DlFormatKind kind, const gdouble *values, gsize n_values)
+formatter_force_sci (Formatter *formatter)
+{
+  if (formatter->forced_sci >= 0)
+    formatter->sci_mode = formatter->forced_sci == 1;
+}
+
+static void
+formatter_init (Formatter *formatter,
+                const PrintOptions *options,
+                DlFormatKind kind,
+                const gdouble *values,
+                gsize n_values)
 {
   gchar buf[FORMAT_BUF_SIZE];
   gdouble min_abs = INFINITY;
@@ -127,6 +241,10 @@ formatter_init (Formatter *formatter, DlFormatKind kind, const gdouble *values, 
   gsize i;
 
   formatter->kind = kind;
+  g_snprintf (formatter->fixed_format, sizeof formatter->fixed_format, "%%.%df",
+              options->precision);
+  g_snprintf (formatter->sci_format, sizeof formatter->sci_format, "%%.%de", options->precision);
+  formatter->forced_sci = options->sci_mode;
   formatter->int_mode = TRUE;
   formatter->sci_mode = FALSE;
   formatter->max_width = 1;
@@ -152,7 +270,8 @@ formatter_init (Formatter *formatter, DlFormatKind kind, const gdouble *values, 
         formatter->int_mode = FALSE;
     }
 
-  /* Only zeros and non-finite values: integral mode with width 1. */
+  /* Only zeros and non-finite values: integral mode with width 1 (where
+   * torch returns before applying the sci_mode option) */
   if (n_nonzero_finite == 0)
     return;
 
@@ -171,13 +290,14 @@ formatter_init (Formatter *formatter, DlFormatKind kind, const gdouble *values, 
 
       formatter->max_width = MAX (formatter->max_width, format_raw (formatter, v, buf));
     }
+  formatter_force_sci (formatter);
 }
 
 /* Whether dimension @dim is shown as edge items around an ellipsis. */
 static inline gboolean
 dim_is_trimmed (const PrintContext *ctx, gsize dim)
 {
-  return ctx->summarize && ctx->shape[dim] > 2 * FORMAT_EDGEITEMS;
+  return ctx->summarize && ctx->shape[dim] > 2 * ctx->edgeitems;
 }
 
 /* Maps the @k-th shown item of dimension @dim to its index, or -1 for the
@@ -187,19 +307,19 @@ shown_index (const PrintContext *ctx, gsize dim, gint64 k)
 {
   if (!dim_is_trimmed (ctx, dim))
     return k;
-  if (k < FORMAT_EDGEITEMS)
+  if (k < ctx->edgeitems)
     return k;
-  if (k == FORMAT_EDGEITEMS)
+  if (k == ctx->edgeitems)
     return -1;
   if (ctx->compact)
     return k - 1;
-  return ctx->shape[dim] - (2 * FORMAT_EDGEITEMS + 1 - k);
+  return ctx->shape[dim] - (2 * ctx->edgeitems + 1 - k);
 }
 
 static gint64
 n_shown_items (const PrintContext *ctx, gsize dim)
 {
-  return dim_is_trimmed (ctx, dim) ? 2 * FORMAT_EDGEITEMS + 1 : ctx->shape[dim];
+  return dim_is_trimmed (ctx, dim) ? 2 * ctx->edgeitems + 1 : ctx->shape[dim];
 }
 
 /* Collects the values that get printed, i.e. the summarised data. */
@@ -241,7 +361,7 @@ append_row (GString *out, const PrintContext *ctx, gsize offset, gsize indent)
   gint64 per_line;
   gint64 k;
 
-  per_line = ((gint64)FORMAT_LINEWIDTH - (gint64)indent) / element_length;
+  per_line = (ctx->linewidth - (gint64)indent) / element_length;
   per_line = MAX (1, per_line);
 
   g_string_append_c (out, '[');
@@ -305,11 +425,15 @@ append_slice (GString *out, const PrintContext *ctx, gsize dim, gsize offset, gs
 }
 
 static void
-append_suffix (GString *out, const gchar *suffix, gsize indent, glong *last_line_len)
+append_suffix (GString *out,
+               const gchar *suffix,
+               gsize indent,
+               gint64 linewidth,
+               glong *last_line_len)
 {
   glong suffix_len = g_utf8_strlen (suffix, -1);
 
-  if (*last_line_len + suffix_len + 2 > FORMAT_LINEWIDTH)
+  if (*last_line_len + suffix_len + 2 > linewidth)
     {
       g_string_append (out, ",\n");
       append_spaces (out, indent);
@@ -324,25 +448,21 @@ append_suffix (GString *out, const gchar *suffix, gsize indent, glong *last_line
     }
 }
 
-gboolean
-dl_format_is_summarized (gint64 numel)
-{
-  return numel > FORMAT_THRESHOLD;
-}
-
 static gchar *
 format_tensor (const gdouble *values,
                const gint64 *shape,
                gsize ndim,
                DlFormatKind kind,
                const gchar *const *suffixes,
-               gboolean compact)
+               gboolean compact,
+               const PrintOptions *opts)
 {
   g_autoptr (GString) out = NULL;
   g_autofree gsize *strides = NULL;
   g_autofree gchar *size_suffix = NULL;
   const gchar *last_newline;
   const gsize indent = strlen (FORMAT_PREFIX);
+  const PrintOptions options = *opts;
   glong last_line_len;
   gsize numel = 1;
   gsize i;
@@ -378,7 +498,7 @@ format_tensor (const gdouble *values,
     {
       Formatter formatter;
 
-      formatter_init (&formatter, kind, values, 1);
+      formatter_init (&formatter, &options, kind, values, 1);
       append_value (out, &formatter, values[0]);
     }
   else
@@ -391,25 +511,29 @@ format_tensor (const gdouble *values,
       ctx.values = values;
       ctx.shape = shape;
       ctx.ndim = ndim;
-      ctx.summarize = dl_format_is_summarized ((gint64)numel);
+      /* @values of a compact print hold only the shown items, cut with
+       * @opts: those decide, even if the options changed since */
+      ctx.summarize = compact || (gint64)numel > options.threshold;
       ctx.compact = compact && ctx.summarize;
+      ctx.edgeitems = options.edgeitems;
+      ctx.linewidth = options.linewidth;
 
       strides = g_new (gsize, ndim);
       strides[ndim - 1] = 1;
       for (i = ndim - 1; i > 0; i--)
-        strides[i - 1]
-            = strides[i]
-              * (ctx.compact && dim_is_trimmed (&ctx, i) ? 2 * FORMAT_EDGEITEMS : (gsize)shape[i]);
+        strides[i - 1] = strides[i]
+                         * (ctx.compact && dim_is_trimmed (&ctx, i) ? 2 * (gsize)ctx.edgeitems
+                                                                    : (gsize)shape[i]);
       ctx.strides = strides;
 
       if (ctx.summarize)
         {
           shown = g_array_new (FALSE, FALSE, sizeof (gdouble));
           collect_shown (&ctx, 0, 0, shown);
-          formatter_init (&ctx.formatter, kind, (const gdouble *)shown->data, shown->len);
+          formatter_init (&ctx.formatter, &options, kind, (const gdouble *)shown->data, shown->len);
         }
       else
-        formatter_init (&ctx.formatter, kind, values, numel);
+        formatter_init (&ctx.formatter, &options, kind, values, numel);
 
       append_slice (out, &ctx, 0, 0, indent);
     }
@@ -423,10 +547,10 @@ format_tensor (const gdouble *values,
     last_line_len = (glong)out->len + 2;
 
   if (size_suffix != NULL)
-    append_suffix (out, size_suffix, indent, &last_line_len);
+    append_suffix (out, size_suffix, indent, options.linewidth, &last_line_len);
 
   for (i = 0; suffixes != NULL && suffixes[i] != NULL; i++)
-    append_suffix (out, suffixes[i], indent, &last_line_len);
+    append_suffix (out, suffixes[i], indent, options.linewidth, &last_line_len);
 
   g_string_append_c (out, ')');
 
@@ -440,17 +564,9 @@ dl_format_tensor (const gdouble *values,
                   DlFormatKind kind,
                   const gchar *const *suffixes)
 {
-  return format_tensor (values, shape, ndim, kind, suffixes, FALSE);
-}
+  PrintOptions options = get_print_options ();
 
-gchar *
-dl_format_tensor_summarized (const gdouble *values,
-                             const gint64 *shape,
-                             gsize ndim,
-                             DlFormatKind kind,
-                             const gchar *const *suffixes)
-{
-  return format_tensor (values, shape, ndim, kind, suffixes, TRUE);
+  return format_tensor (values, shape, ndim, kind, suffixes, FALSE, &options);
 }
 
 /* ---- DlTensor's printed form ---------------------------------------- */
@@ -460,7 +576,7 @@ dl_format_tensor_summarized (const gdouble *values,
  * views are taken until every dimension is cut, so a broadcast view of
  * 2^40 elements costs no more than its printed part. */
 static DlTensor *
-summary (DlTensor *t, gint dim, GError **error)
+summary (DlTensor *t, gint dim, gint64 edgeitems, GError **error)
 {
   g_autoptr (DlTensor) head = NULL;
   g_autoptr (DlTensor) tail = NULL;
@@ -471,12 +587,12 @@ summary (DlTensor *t, gint dim, GError **error)
   if (dim == t->ndim)
     return dl_tensor_contiguous (t, error);
   size = t->sizes[dim];
-  if (size <= 2 * FORMAT_EDGEITEMS)
-    return summary (t, dim + 1, error);
-  if (!(head = dl_tensor_slice (t, dim, 0, FORMAT_EDGEITEMS, 1, error))
-      || !(tail = dl_tensor_slice (t, dim, size - FORMAT_EDGEITEMS, size, 1, error))
-      || !(head_shown = summary (head, dim + 1, error))
-      || !(tail_shown = summary (tail, dim + 1, error)))
+  if (size <= 2 * edgeitems)
+    return summary (t, dim + 1, edgeitems, error);
+  if (!(head = dl_tensor_slice (t, dim, 0, edgeitems, 1, error))
+      || !(tail = dl_tensor_slice (t, dim, size - edgeitems, size, 1, error))
+      || !(head_shown = summary (head, dim + 1, edgeitems, error))
+      || !(tail_shown = summary (tail, dim + 1, edgeitems, error)))
     return NULL;
   return dl_cat ((DlTensor *[]){ head_shown, tail_shown }, 2, dim, error);
 }
@@ -525,12 +641,13 @@ dl_tensor_to_string (DlTensor *self)
   g_autoptr (DlTensor) shown = NULL;
   DlDevice *device = dl_tensor_device (self);
   DlFormatKind kind;
+  const PrintOptions options = get_print_options ();
   gboolean summarized;
   gint n = 0;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   dl_view_sync (self);
-  summarized = dl_format_is_summarized (self->numel);
+  summarized = self->numel > options.threshold;
   /* torch names a device other than the CPU first */
   if (device != dl_device_cpu ())
     suffixes[n++] = device_s = g_strdup_printf ("device='%s'", dl_device_get_name (device));
@@ -540,7 +657,7 @@ dl_tensor_to_string (DlTensor *self)
     {
       gboolean was_enabled = dl_set_grad_enabled (FALSE);
 
-      shown = summary (self, 0, &error);
+      shown = summary (self, 0, options.edgeitems, &error);
       dl_set_grad_enabled (was_enabled);
     }
   if (!error)
@@ -572,7 +689,5 @@ dl_tensor_to_string (DlTensor *self)
     suffixes[n++] = grad_fn_s = g_strdup_printf ("grad_fn=<%s>", dl_node_get_name (self->grad_fn));
   else if (self->requires_grad)
     suffixes[n++] = "requires_grad=True";
-  if (summarized)
-    return dl_format_tensor_summarized (values, self->sizes, self->ndim, kind, suffixes);
-  return dl_format_tensor (values, self->sizes, self->ndim, kind, suffixes);
+  return format_tensor (values, self->sizes, self->ndim, kind, suffixes, summarized, &options);
 }

@@ -17,6 +17,7 @@ typedef enum
   VIEW_SLICE,    /* gradient: zeros with the slice set */
   VIEW_SELECT,   /* gradient: zeros with the index set */
   VIEW_DIAGONAL, /* gradient: zeros with the diagonal set */
+  VIEW_UNFOLD,   /* gradient: each window's elements added back */
 } ViewKind;
 
 /* How a view was taken, for its backward. */
@@ -41,8 +42,50 @@ typedef struct
       gint64 offset;
       gint dim1, dim2;
     } diagonal; /* VIEW_DIAGONAL */
+    struct
+    {
+      gint dim;
+      gint64 size, step;
+    } unfold; /* VIEW_UNFOLD */
   };
 } ViewState;
+
+/* The gradient of unfold: element k of every window came from
+ * self[k + i * step] along the unfolded dim, so the window's last-dim slice
+ * k is added into the strided slice starting at k; overlapping windows
+ * accumulate. */
+static gboolean
+unfold_backward (const ViewState *s, DlInputMeta *in, DlTensor *go, DlTensor **gi, GError **error)
+{
+  gint64 n = go->sizes[s->unfold.dim];
+  g_autoptr (DlTensor) acc = NULL;
+
+  acc = dl_zeros (in->sizes, in->ndim, go->dtype, dl_tensor_get_device (go), error);
+  if (!acc)
+    return FALSE;
+  for (gint64 k = 0; k < s->unfold.size && n > 0; k++)
+    {
+      g_autoptr (DlTensor) z
+          = dl_zeros (in->sizes, in->ndim, go->dtype, dl_tensor_get_device (go), error);
+      g_autoptr (DlTensor) part = NULL;
+      g_autoptr (DlTensor) piece = NULL;
+      g_autoptr (DlTensor) sum = NULL;
+
+      if (!z)
+        return FALSE;
+      part = dl_tensor_slice (z, s->unfold.dim, k, k + (n - 1) * s->unfold.step + 1, s->unfold.step,
+                              error);
+      piece = part ? dl_tensor_select (go, go->ndim - 1, k, error) : NULL;
+      if (!piece || !dl_tensor_copy_ (part, piece, error))
+        return FALSE;
+      sum = dl_tensor_add (acc, z, error);
+      if (!sum)
+        return FALSE;
+      g_set_object (&acc, sum);
+    }
+  gi[0] = g_steal_pointer (&acc);
+  return TRUE;
+}
 
 static gboolean
 view_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
@@ -96,6 +139,8 @@ view_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
             gi[0] = g_steal_pointer (&z);
         }
         break;
+      case VIEW_UNFOLD:
+        return unfold_backward (s, in, go[0], gi, error);
     }
   return gi[0] != NULL;
 }
@@ -724,6 +769,43 @@ dl_tensor_detach (DlTensor *self)
 }
 
 /**
+ * dl_tensor_replace_data:
+ * @self: a #DlTensor
+ * @data: the tensor whose memory @self takes
+ * @error: return location for a #GError
+ *
+ * Makes @self an alias of @data's memory, with its dtype, shape and
+ * strides, while @self keeps its autograd state (requires_grad, grad,
+ * grad_fn), as assigning `self.data = data` does in PyTorch. The change is
+ * not recorded by autograd: it is for updating parameters in place of an
+ * optimizer's step. A view gives up its base.
+ *
+ * Returns: %TRUE, or %FALSE with @error set when the memory of @self or
+ *   @data was released
+ *
+ * Since: 0.1
+ */
+gboolean
+dl_tensor_replace_data (DlTensor *self, DlTensor *data, GError **error)
+{
+  DlStorage *old;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
+  g_return_val_if_fail (DL_IS_TENSOR (data), FALSE);
+  if (!dl_check_live ("replace_data", self, error) || !dl_check_live ("replace_data", data, error))
+    return FALSE;
+  if (self == data)
+    return TRUE;
+  old = self->storage;
+  self->storage = dl_storage_ref (data->storage);
+  dl_storage_unref (old);
+  self->dtype = data->dtype;
+  dl_tensor_set_geometry_internal (self, data->sizes, data->strides, data->ndim, data->offset);
+  g_clear_object (&self->base);
+  return TRUE;
+}
+
+/**
  * dl_tensor_slice:
  * @self: a #DlTensor
  * @dim: the dim to slice
@@ -970,17 +1052,8 @@ dl_tensor_diagonal (DlTensor *self, gint64 offset, gint64 dim1, gint64 dim2, GEr
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!dl_check_live ("diagonal", self, error))
     return NULL;
-  if (!dl_normalize_dim ("diagonal", &dim1, self->ndim, error)
-      || !dl_normalize_dim ("diagonal", &dim2, self->ndim, error))
+  if (!dl_normalize_diagonal_dims ("diagonal", &dim1, &dim2, self->ndim, error))
     return NULL;
-  if (dim1 == dim2)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "diagonal: diagonal dimensions cannot be identical %" G_GINT64_FORMAT
-                   ", %" G_GINT64_FORMAT,
-                   dim1, dim2);
-      return NULL;
-    }
   if (offset >= 0)
     len = MAX (MIN (self->sizes[dim1], self->sizes[dim2] - offset), 0);
   else
@@ -999,4 +1072,193 @@ dl_tensor_diagonal (DlTensor *self, gint64 offset, gint64 dim1, gint64 dim2, GEr
   how.diagonal.dim1 = dim1;
   how.diagonal.dim2 = dim2;
   return make_view_at (self, "DiagonalBackward0", &how, sizes, strides, n, start);
+}
+
+/**
+ * dl_tensor_unfold:
+ * @self: a #DlTensor
+ * @dim: the dim to take windows along
+ * @size: the length of each window
+ * @step: the distance between the starts of two windows, at least 1
+ * @error: return location for a #GError
+ *
+ * A view of every window of @size elements along @dim, @step apart, as
+ * torch.Tensor.unfold: @dim's size becomes the number of windows,
+ * (n - @size) / @step + 1, and a last dim of @size holds each window's
+ * elements. Windows may overlap; they share @self's memory. Differentiable
+ * (the gradient of overlapping elements adds up).
+ *
+ * Returns: (transfer full): the view, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_unfold (DlTensor *self, gint64 dim, gint64 size, gint64 step, GError **error)
+{
+  gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS], len;
+  ViewState how = { .kind = VIEW_UNFOLD };
+  gint n = self->ndim;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("unfold", self, error))
+    return NULL;
+  if (!dl_normalize_dim ("unfold", &dim, MAX (n, 1), error))
+    return NULL;
+  len = n ? self->sizes[dim] : 1;
+  if (size < 0 || size > len)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "unfold: maximum size for tensor at dimension %" G_GINT64_FORMAT
+                   " is %" G_GINT64_FORMAT " but size is %" G_GINT64_FORMAT,
+                   dim, len, size);
+      return NULL;
+    }
+  if (step <= 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "unfold: step is %" G_GINT64_FORMAT " but must be > 0", step);
+      return NULL;
+    }
+  if (n + 1 > DL_MAX_DIMS)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE, "unfold: at most %d dimensions", DL_MAX_DIMS);
+      return NULL;
+    }
+  for (gint i = 0; i < n; i++)
+    {
+      sizes[i] = self->sizes[i];
+      strides[i] = self->strides[i];
+    }
+  if (n)
+    {
+      sizes[dim] = (len - size) / step + 1;
+      strides[dim] = step * self->strides[dim];
+      sizes[n] = size;
+      strides[n] = self->strides[dim];
+      n++;
+    }
+  else
+    {
+      /* a 0-d tensor unfolds into a 1-element vector */
+      sizes[0] = size;
+      strides[0] = 1;
+      n = 1;
+    }
+  how.unfold.dim = dim;
+  how.unfold.size = size;
+  how.unfold.step = step;
+  if (self->ndim == 0)
+    return make_view (self, "UnfoldBackward0", VIEW_RESHAPE, sizes, strides, n, NULL);
+  return make_view_at (self, "UnfoldBackward0", &how, sizes, strides, n, self->offset);
+}
+
+/* ---- in-place view ops ------------------------------------------------------ */
+
+/* Gives @self the geometry of @view, a view of it just taken, and the
+ * view's history, as PyTorch's in-place view ops do: the storage version is
+ * bumped (saved copies of @self no longer match), a tensor with history
+ * takes the view's node, and a view of another tensor has its history
+ * remade over its base at its next use (dl_view_sync). */
+static DlTensor *
+restride_inplace (DlTensor *self, DlTensor *view)
+{
+  g_autoptr (DlTensor) owned = view;
+
+  if (!owned)
+    return NULL;
+  dl_tensor_set_geometry_internal (self, view->sizes, view->strides, view->ndim, view->offset);
+  dl_storage_bump_version (self->storage);
+  if (self->base == NULL && view->grad_fn != NULL)
+    {
+      g_set_object (&self->grad_fn, view->grad_fn);
+      self->output_nr = view->output_nr;
+    }
+  return self;
+}
+
+/**
+ * dl_tensor_unsqueeze_:
+ * @self: a #DlTensor
+ * @dim: where to insert a dim of size 1 (in [-ndim-1, ndim])
+ * @error: return location for a #GError
+ *
+ * In-place dl_tensor_unsqueeze(): @self itself gets the new dim, as
+ * torch.Tensor.unsqueeze_. Like every in-place op it bumps the storage's
+ * version and is refused on a leaf that requires grad.
+ *
+ * Returns: (transfer none) (nullable): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_unsqueeze_ (DlTensor *self, gint64 dim, GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_inplace_check_history ("unsqueeze_", self, error))
+    return NULL;
+  return restride_inplace (self, dl_tensor_unsqueeze (self, dim, error));
+}
+
+/**
+ * dl_tensor_squeeze_dim_:
+ * @self: a #DlTensor
+ * @dim: the dim to remove if its size is 1
+ * @error: return location for a #GError
+ *
+ * In-place dl_tensor_squeeze_dim(), as torch.Tensor.squeeze_(dim).
+ *
+ * Returns: (transfer none) (nullable): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_squeeze_dim_ (DlTensor *self, gint64 dim, GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_inplace_check_history ("squeeze_", self, error))
+    return NULL;
+  return restride_inplace (self, dl_tensor_squeeze_dim (self, dim, error));
+}
+
+/**
+ * dl_tensor_transpose_:
+ * @self: a #DlTensor
+ * @dim0: a dim
+ * @dim1: another dim
+ * @error: return location for a #GError
+ *
+ * In-place dl_tensor_transpose(): @self's two dims are swapped, as
+ * torch.Tensor.transpose_ (and swapaxes_).
+ *
+ * Returns: (transfer none) (nullable): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_transpose_ (DlTensor *self, gint64 dim0, gint64 dim1, GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_inplace_check_history ("transpose_", self, error))
+    return NULL;
+  return restride_inplace (self, dl_tensor_transpose (self, dim0, dim1, error));
+}
+
+/**
+ * dl_tensor_t_:
+ * @self: a tensor of at most 2 dims
+ * @error: return location for a #GError
+ *
+ * In-place dl_tensor_t(), as torch.Tensor.t_.
+ *
+ * Returns: (transfer none) (nullable): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_t_ (DlTensor *self, GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_inplace_check_history ("t_", self, error))
+    return NULL;
+  return restride_inplace (self, dl_tensor_t (self, error));
 }

@@ -43,4 +43,12 @@ dl_tensor_narrow (DlTensor *self, gint64 dim, gint64 start, gint64 length, GErro
 DL_EXPORT DlTensor *
 dl_tensor_diagonal (DlTensor *self, gint64 offset, gint64 dim1, gint64 dim2, GError **error);
 
+DL_EXPORT DlTensor *
+dl_tensor_unfold (DlTensor *self, gint64 dim, gint64 size, gint64 step, GError **error);
+DL_EXPORT DlTensor *dl_tensor_unsqueeze_ (DlTensor *self, gint64 dim, GError **error);
+DL_EXPORT DlTensor *dl_tensor_squeeze_dim_ (DlTensor *self, gint64 dim, GError **error);
+DL_EXPORT DlTensor *dl_tensor_transpose_ (DlTensor *self, gint64 dim0, gint64 dim1, GError **error);
+DL_EXPORT DlTensor *dl_tensor_t_ (DlTensor *self, GError **error);
+DL_EXPORT gboolean dl_tensor_replace_data (DlTensor *self, DlTensor *data, GError **error);
+
 G_END_DECLS

@@ -866,6 +866,37 @@ test_reduce_errors (void)
     }
 }
 
+/* searchsorted: rows of boundaries, left and right, a sorter, errors */
+static void
+test_searchsorted (void)
+{
+  const gdouble bnd[] = { 1, 3, 3, 7, /* */ 0, 2, 4, 6 };
+  const gdouble vals[] = { 3, 8, /* */ -1, 4 };
+  const gdouble left[] = { 1, 4, 0, 2 }, right[] = { 3, 4, 0, 3 };
+  const gdouble unsorted[] = { 7, 1, 3 }, order[] = { 1, 2, 0 }, found[] = { 1, 3 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) b = dl_test_tensor (bnd, DL_TEST_SHAPE (2, 4), DL_DTYPE_FLOAT32);
+  g_autoptr (DlTensor) v = dl_test_tensor (vals, DL_TEST_SHAPE (2, 2), DL_DTYPE_INT64);
+  g_autoptr (DlTensor) l = dl_searchsorted (b, v, FALSE, FALSE, NULL, &error);
+  g_autoptr (DlTensor) r = dl_searchsorted (b, v, TRUE, TRUE, NULL, &error);
+  g_autoptr (DlTensor) u = dl_test_tensor (unsorted, DL_TEST_SHAPE (3), DL_DTYPE_INT64);
+  g_autoptr (DlTensor) o = dl_test_tensor (order, DL_TEST_SHAPE (3), DL_DTYPE_INT64);
+  g_autoptr (DlTensor) q = dl_test_tensor (vals, DL_TEST_SHAPE (2), DL_DTYPE_INT64);
+  g_autoptr (DlTensor) s = dl_searchsorted (u, q, FALSE, FALSE, o, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (dl_tensor_get_dtype (l), ==, DL_DTYPE_INT64);
+  g_assert_cmpint (dl_tensor_get_dtype (r), ==, DL_DTYPE_INT32);
+  dl_test_assert_values (l, left, 4, 0);
+  dl_test_assert_values (r, right, 4, 0);
+  dl_test_assert_values (s, found, 2, 0);
+  g_assert_null (dl_searchsorted (b, q, FALSE, FALSE, NULL, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
+  g_clear_error (&error);
+  g_assert_null (dl_searchsorted (u, q, FALSE, FALSE, v, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -891,5 +922,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/index/split-views", test_split_views);
   g_test_add_func ("/index/errors", test_errors);
   g_test_add_func ("/index/reduce-errors", test_reduce_errors);
+  g_test_add_func ("/index/searchsorted", test_searchsorted);
   return g_test_run ();
 }

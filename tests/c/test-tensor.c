@@ -194,6 +194,79 @@ test_view_shares_storage (void)
   dl_test_assert_values (base, expected, 12, 0);
 }
 
+/* unfold's overlapping windows view the input; their gradient adds up */
+static void
+test_view_unfold (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) a = dl_arange (0, 5, 1, DL_DTYPE_FLOAT64, NULL, &error);
+  g_autoptr (DlTensor) w = NULL;
+  g_autoptr (DlTensor) s = NULL;
+  const gdouble windows[] = { 0, 1, 2, 2, 3, 4 };
+  const gdouble grad[] = { 1, 1, 2, 1, 1 };
+
+  g_assert_no_error (error);
+  g_assert_true (dl_tensor_set_requires_grad (a, TRUE, &error));
+  w = dl_tensor_unfold (a, 0, 3, 2, &error);
+  g_assert_no_error (error);
+  dl_test_assert_shape (w, DL_TEST_SHAPE (2, 3));
+  dl_test_assert_values (w, windows, 6, 0);
+  g_assert_true (dl_tensor_get_storage (w) == dl_tensor_get_storage (a));
+  s = dl_tensor_sum (w, &error);
+  g_assert_no_error (error);
+  g_assert_true (dl_tensor_backward (s, NULL, FALSE, FALSE, &error));
+  g_assert_no_error (error);
+  dl_test_assert_values (dl_tensor_get_grad (a), grad, 5, 0);
+  g_assert_null (dl_tensor_unfold (a, 0, 6, 1, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
+}
+
+/* in-place views change the tensor's own geometry and take over the
+ * history; a leaf that requires grad is refused */
+static void
+test_view_inplace (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) a = dl_arange (0, 6, 1, DL_DTYPE_FLOAT64, NULL, &error);
+  g_autoptr (DlTensor) m = NULL;
+  g_autoptr (DlTensor) y = NULL;
+  g_autoptr (DlTensor) s = NULL;
+  g_autoptr (DlTensor) other = dl_arange (0, 3, 1, DL_DTYPE_INT64, NULL, &error);
+  const gdouble grad[] = { 0, 1, 2, 3, 4, 5 };
+
+  g_assert_no_error (error);
+  m = dl_tensor_view (a, DL_TEST_SHAPE (2, 3), &error);
+  g_assert_no_error (error);
+  g_assert_true (dl_tensor_set_requires_grad (m, TRUE, &error));
+  g_assert_null (dl_tensor_unsqueeze_ (m, 0, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_AUTOGRAD);
+  g_clear_error (&error);
+  y = dl_tensor_mul (m, m, &error);
+  g_assert_no_error (error);
+  g_assert_true (dl_tensor_transpose_ (y, 0, 1, &error) == y);
+  g_assert_true (dl_tensor_unsqueeze_ (y, 1, &error) == y);
+  g_assert_true (dl_tensor_squeeze_dim_ (y, 1, &error) == y);
+  g_assert_true (dl_tensor_t_ (y, &error) == y);
+  g_assert_true (dl_tensor_t_ (y, &error) == y);
+  g_assert_no_error (error);
+  dl_test_assert_shape (y, DL_TEST_SHAPE (3, 2));
+  s = dl_tensor_sum (y, &error);
+  g_assert_true (dl_tensor_backward (s, NULL, FALSE, FALSE, &error));
+  g_assert_no_error (error);
+  /* d(m*m)/dm / 2 = m */
+  {
+    g_autoptr (DlTensor) half = dl_tensor_mul_scalar (dl_tensor_get_grad (m), 0.5, &error);
+    dl_test_assert_values (half, grad, 6, 0);
+  }
+  /* replace_data: m aliases other's memory, keeping its autograd state */
+  g_assert_true (dl_tensor_replace_data (m, other, &error));
+  g_assert_no_error (error);
+  g_assert_true (dl_tensor_get_storage (m) == dl_tensor_get_storage (other));
+  g_assert_cmpint (dl_tensor_get_dtype (m), ==, DL_DTYPE_INT64);
+  dl_test_assert_shape (m, DL_TEST_SHAPE (3));
+  g_assert_true (dl_tensor_get_requires_grad (m));
+}
+
 static void
 test_view_transpose (void)
 {
@@ -834,6 +907,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/tensor/create/empty-shape", test_create_empty_shape);
   g_test_add_func ("/tensor/view/shares-storage", test_view_shares_storage);
   g_test_add_func ("/tensor/view/transpose", test_view_transpose);
+  g_test_add_func ("/tensor/view/unfold", test_view_unfold);
+  g_test_add_func ("/tensor/view/inplace", test_view_inplace);
   g_test_add_func ("/tensor/view/permute-unsqueeze-expand", test_view_permute_unsqueeze_expand);
   g_test_add_func ("/tensor/binary/broadcast", test_binary_broadcast);
   g_test_add_func ("/tensor/binary/strided", test_binary_strided);

@@ -105,6 +105,20 @@ test('views share storage', () => {
     assertArrayEqual(values(base), [1, 3, 5, 2, 4, 6], 'written through the view');
 });
 
+test('unfold windows and in-place transpose', () => {
+    const a = fromArray([0, 1, 2, 3, 4], [5]);
+    const w = a.unfold(0, 3, 1);
+    assertArrayEqual(w.get_shape(), [3, 3], 'unfold shape');
+    assertArrayEqual(values(w), [0, 1, 2, 1, 2, 3, 2, 3, 4], 'overlapping windows');
+    // the windows view a's memory
+    a.fill_(7);
+    assertArrayEqual(values(w), [7, 7, 7, 7, 7, 7, 7, 7, 7], 'a view of the input');
+    const m = fromArray([1, 2, 3, 4, 5, 6], [2, 3]);
+    assert(m.transpose_(0, 1) === m, 'transpose_ returns self');
+    assertArrayEqual(m.get_shape(), [3, 2], 'in-place transposed shape');
+    assertArrayEqual(values(m), [1, 4, 2, 5, 3, 6], 'in-place transposed values');
+});
+
 test('reductions and matmul', () => {
     const a = fromArray([1, 2, 3, 4, 5, 6], [2, 3]);
     assert(a.sum().item() === 21, 'sum');

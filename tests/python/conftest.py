@@ -217,6 +217,42 @@ def assert_same(x, t, rtol=None, atol=None, check_dtype=True, msg=""):
         np.testing.assert_array_equal(a, b, err_msg=msg)
 
 
+def same_pairs(fn_dl, fn_th, *pairs):
+    """fn_dl on the libdl sides of the (libdl, torch) @pairs gives what
+    fn_th gives on the torch sides (a tensor, or a tuple of them), or
+    raises the same exception class; returns libdl's result."""
+    try:
+        expected = fn_th(*[p[1] for p in pairs])
+    except (RuntimeError, IndexError, TypeError, ValueError) as e:
+        with pytest.raises(type(e)):
+            fn_dl(*[p[0] for p in pairs])
+        return None
+    got = fn_dl(*[p[0] for p in pairs])
+    if isinstance(expected, tuple):
+        assert isinstance(got, tuple) and len(got) == len(expected)
+        for g, e in zip(got, expected):
+            assert_same(g, e)
+    else:
+        assert_same(got, expected)
+    return got
+
+
+def compare_grads(fn_dl, fn_th, *arrays):
+    """The gradients of sum(fn(inputs) * w), for a fixed random w, equal
+    torch's for float64 copies of the numpy @arrays, and so do the
+    outputs."""
+    ps = [pair(a, "float64", requires_grad=True) for a in arrays]
+    out_t = fn_th(*[p[1] for p in ps])
+    w = np.random.default_rng(0).standard_normal(tuple(out_t.shape))
+    wx, wt = pair(w, "float64")
+    (out_t * wt).sum().backward()
+    out_x = fn_dl(*[p[0] for p in ps])
+    assert_same(out_x, out_t)
+    (out_x * wx).sum().backward()
+    for x, t in ps:
+        assert_same(x.grad, t.grad)
+
+
 def torch_ref(fn, *ts, upcast=False):
     """Runs `fn` on torch tensors; where torch 1.13's CPU backend has no
     float16 kernel, computes in float32 and rounds the result to float16

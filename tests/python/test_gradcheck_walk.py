@@ -339,6 +339,8 @@ WALK = {
     'TopkBackward0': [Case(lambda m, a: a.topk(2, 1)[0], (3, 4)),
                       Case(lambda m, a: a.topk(2, 0, largest=False)[0], (5,))],
     'TransposeBackward0': [Case(lambda m, a: a.transpose(0, 2), (2, 3, 4))],
+    'UnfoldBackward0': [Case(lambda m, a: a.unfold(1, 2, 1), (3, 4)),
+                        Case(lambda m, a: a.unfold(-1, 3, 2).unfold(0, 2, 1), (3, 7))],
     'DiagonalBackward0': [Case(lambda m, a: a.diagonal(1, 0, 2), (3, 2, 4)),
                           Case(lambda m, a: m.trace(a), (3, 4))],
     'TruncBackward0': unary(lambda m, a: a.trunc(), 'frac'),

@@ -9,45 +9,14 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import DTYPES, Dl, NONCONTIG, assert_same, pair, rand_np, rand_pair
-
-
-def same(fn_dl, fn_th, *pairs):
-    dls = [p[0] for p in pairs]
-    ths = [p[1] for p in pairs]
-    try:
-        expected = fn_th(*ths)
-    except (RuntimeError, IndexError, TypeError, ValueError) as e:
-        with pytest.raises(type(e)):
-            fn_dl(*dls)
-        return None
-    got = fn_dl(*dls)
-    if isinstance(expected, tuple):
-        assert isinstance(got, tuple) and len(got) == len(expected)
-        for g, e in zip(got, expected):
-            assert_same(g, e)
-    else:
-        assert_same(got, expected)
-    return got
+from conftest import (DTYPES, Dl, NONCONTIG, assert_same, compare_grads as check_grad, pair,
+                      rand_np, rand_pair, same_pairs as same)
 
 
 def both(name, *args, **kwargs):
     """(fn on Dl, fn on torch) for a module-level function."""
     return (lambda *ts: getattr(Dl, name)(*ts, *args, **kwargs),
             lambda *ts: getattr(torch, name)(*ts, *args, **kwargs))
-
-
-def check_grad(fn_dl, fn_th, *arrays):
-    ps = [pair(a, "float64", requires_grad=True) for a in arrays]
-    out_t = fn_th(*[p[1] for p in ps])
-    w = np.random.default_rng(0).standard_normal(tuple(out_t.shape))
-    wx, wt = pair(w, "float64")
-    (out_t * wt).sum().backward()
-    out_x = fn_dl(*[p[0] for p in ps])
-    assert_same(out_x, out_t)
-    (out_x * wx).sum().backward()
-    for x, t in ps:
-        assert_same(x.grad, t.grad)
 
 
 def method(name, *args, **kwargs):

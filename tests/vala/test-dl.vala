@@ -1703,6 +1703,28 @@ void test_diagonal () {
     }
 }
 
+/* kron, diff and unfold (libdl/ops/dl-ops-rearrange.c) */
+void test_rearrange () {
+    try {
+        var a = from_array ({ 1, 2 }, { 2 });
+        var b = from_array ({ 1, 10, 100 }, { 3 });
+        assert_values (a.kron (b), { 1, 10, 100, 2, 20, 200 });
+        var c = from_array ({ 1, 4, 9, 16 }, { 4 });
+        assert_values (c.diff (1, -1, null, null), { 3, 5, 7 });
+        assert_values (c.diff (2, 0, null, null), { 2, 2 });
+        assert_values (c.unfold (0, 2, 2), { 1, 4, 9, 16 });
+        try {
+            c.unfold (0, 5, 1);
+            assert_not_reached ();
+        } catch (Dl.Error e) {
+            assert (e is Dl.Error.SHAPE);
+            assert ("unfold" in e.message);
+        }
+    } catch (GLib.Error e) {
+        error ("%s", e.message);
+    }
+}
+
 void test_attention () {
     try {
         // keys all zero: uniform weights over the keys each query may attend
@@ -1891,6 +1913,7 @@ int main (string[] args) {
     Test.add_func ("/vala/safetensors", test_safetensors);
     Test.add_func ("/vala/data", test_data);
     Test.add_func ("/vala/diagonal", test_diagonal);
+    Test.add_func ("/vala/rearrange", test_rearrange);
     Test.add_func ("/vala/function/gradients", test_function_gradients);
     Test.add_func ("/vala/function/double-backward", test_function_double_backward);
     Test.add_func ("/vala/function/errors", test_function_errors);

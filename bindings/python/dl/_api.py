@@ -169,6 +169,22 @@ def __getattr__(name):
         raise AttributeError("module 'dl' has no attribute %r" % name)
     return make()
 
+# the view and shape functions of _shape.py (torch.movedim, torch.tile, ...)
+from . import _shape  # noqa: E402
+globals().update(_shape.FUNCTIONS)
+__all__ += sorted(_shape.FUNCTIONS)
+
+# finfo, iinfo, the legacy constructors (torch.FloatTensor, ...), the type
+# queries and the constants inf, nan, pi and e (_typeinfo.py); the
+# process-wide settings: print options, deterministic mode, matmul
+# precision (_options.py)
+from . import _composites, _options, _typeinfo  # noqa: E402
+globals().update(_composites.FUNCTIONS)
+__all__ += sorted(_composites.FUNCTIONS)
+globals().update(_typeinfo.FUNCTIONS)
+globals().update(_options.FUNCTIONS)
+__all__ += sorted(_typeinfo.FUNCTIONS) + sorted(_options.FUNCTIONS)
+
 # torch.backends, torch.cuda and torch.onnx: the module paths that PyTorch
 # scripts import (see each module)
 from . import backends, cuda, onnx  # noqa: E402

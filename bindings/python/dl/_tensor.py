@@ -14,7 +14,8 @@ import os
 
 import numpy as _np
 
-from . import _callbacks, _creation, _dtype, _indexing, _math, _reductions
+from . import (_callbacks, _composites, _creation, _dtype, _indexing, _math, _reductions, _shape,
+               _typeinfo)
 from ._creation import tensor
 from ._dtype import _CPU, _DTYPES, Size, _dl_device, _size_args, device, dtype
 from ._lib import (OVERRIDE_MODULE, WITHOUT_NUMPY_NAMES_METHODS, Dl, GLib, _checked,
@@ -1004,6 +1005,15 @@ class AccumulateGrad:
 
 
 # ---- hot methods in C -------------------------------------------------------
+# the view and shape methods of _shape.py (movedim, tile, unfold, the
+# in-place views, ...)
+# and the type queries and legacy forms of _typeinfo.py (type(), new(),
+# is_signed, data, ...)
+for _name, _fn in {**_shape.METHODS, **_typeinfo.METHODS, **_typeinfo.PROPERTIES,
+                   **_composites.METHODS}.items():
+    setattr(Tensor, _name, _fn)
+
+
 # _dl_fast (bindings/python/dl-fast.c), when it was built, replaces the
 # operators and the hot methods and properties of Tensor (the names that
 # _dl_fast.names() lists) by C ones that call libdl without the GI call's
