@@ -200,7 +200,7 @@ dl_pointwise_op_names (DlOpFlags flags)
       const DlPointwiseOp *op = &dl_pointwise_ops[i];
       DlOpFlags has = op->flags;
 
-      if (op->node && !g_str_equal (op->node, "NotImplemented"))
+      if (op->node && op->grad && !g_str_equal (op->node, "NotImplemented"))
         has |= DL_OP_FLAGS_DIFFERENTIABLE;
       if (op->rule == DL_POINTWISE_RULE_COMPARE)
         has |= DL_OP_FLAGS_COMPARISON;
@@ -294,6 +294,12 @@ pointwise_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
     TRY (args.result = dl_node_saved (node, &s->result, error));
   args.need_self = dl_node_needs_input_grad (node, 0);
   args.need_other = op->arity == 2 && dl_node_needs_input_grad (node, 1);
+  if (op->grad == NULL)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
+                   "the derivative for '%s' is not implemented.", op->name);
+      return FALSE;
+    }
   TRY (op->grad (&args, &gs, &gt, error));
   if (op->arity == 1)
     {
@@ -619,6 +625,33 @@ binary_dtypes (const DlPointwiseOp *op,
       case DL_POINTWISE_RULE_FLOAT:
         if (!dl_dtype_is_float (r))
           r = dl_get_default_dtype ();
+        break;
+      case DL_POINTWISE_RULE_STRICT:
+        if (!dl_dtype_is_float (r))
+          {
+            g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                         "%s: not implemented for %s tensors (floating point only)", op->name,
+                         dl_dtype_get_name (r));
+            return FALSE;
+          }
+        break;
+      case DL_POINTWISE_RULE_INTEGER:
+        if (dl_dtype_is_float (r) || r == DL_DTYPE_BOOL)
+          {
+            g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                         "%s: not implemented for %s tensors (integers only)", op->name,
+                         dl_dtype_get_name (r));
+            return FALSE;
+          }
+        break;
+      case DL_POINTWISE_RULE_SAME:
+        if (a->dtype != b->dtype)
+          {
+            g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                         "%s is not yet implemented for tensors with different dtypes (%s and %s).",
+                         op->name, dl_dtype_get_name (a->dtype), dl_dtype_get_name (b->dtype));
+            return FALSE;
+          }
         break;
       case DL_POINTWISE_RULE_COMPARE:
         break;

@@ -147,6 +147,27 @@ WALK = {
     'AsStridedBackward0': [Case(as_strided, (3, 4))],
     'AsStridedScatterBackward0': [Case(stale_view_grad, (2, 4))],
     'Atan2Backward0': binary(lambda m, a, b: a.atan2(b), 'nonzero'),
+    'AddcmulBackward0': [Case(lambda m, a, b, c: m.addcmul(a, b, c, value=0.7), (3, 4), (3, 4),
+                              (3, 4)),
+                         Case(lambda m, a, b, c: a.addcmul(b, c, value=-1.5), (3, 4), (4,),
+                              (3, 1))],
+    'AddcdivBackward0': [Case(lambda m, a, b, c: m.addcdiv(a, b, c, value=0.7), (3, 4), (3, 4),
+                              (3, 4), domain='nonzero'),
+                         Case(lambda m, a, b, c: a.addcdiv(b, c, value=-1.5), (3, 4), (4,),
+                              (3, 1), domain='nonzero')],
+    'CopysignBackward0': binary(lambda m, a, b: a.copysign(b), 'nonzero')
+    + [Case(lambda m, a: a.copysign(-2.0), (3, 4), domain='nonzero')],
+    'FmodBackward1': binary(lambda m, a, b: a.fmod(b), 'nonzero')
+    + [Case(lambda m, a: m.fmod(a, 0.7), (3, 4), domain='frac')],
+    'FmaxBackward0': binary(lambda m, a, b: m.fmax(a, b)),
+    'FminBackward0': binary(lambda m, a, b: a.fmin(b)),
+    'HypotBackward0': binary(lambda m, a, b: m.hypot(a, b), 'nonzero'),
+    'LogaddexpBackward0': binary(lambda m, a, b: m.logaddexp(a, b)),
+    'Logaddexp2Backward0': binary(lambda m, a, b: a.logaddexp2(b)),
+    'NextafterBackward0': None,  # its backward fails, as torch's: test_binary_more.py
+    'XlogyBackward0': binary(lambda m, a, b: m.xlogy(a, b), 'pos')
+    + [Case(lambda m, a: m.xlogy(2.5, a), (3, 4), domain='pos'),
+       Case(lambda m, a: a.xlogy(1.5), (3, 4))],
     'BernoulliBackward1': [Case(lambda m, a: seeded(m, a, 'bernoulli_', 0.5), (3, 4), random=True)],
     'BmmBackward0': [Case(lambda m, a, b: a.bmm(b), (2, 3, 4), (2, 4, 2)),
                      Case(lambda m, a, b: a.matmul(b), (2, 1, 3, 4), (3, 4, 2))],
