@@ -1085,8 +1085,26 @@ addc_dtype (gboolean div, DlTensor *self, DlTensor *t1, DlTensor *t2, DlDType *d
   return TRUE;
 }
 
-/* The kernel: into @into when it has dtype @dt and the broadcast shape
- * (returning @into, transfer none), else into a new tensor. */
+/* the broadcast shape of the three operands */
+static gboolean
+addc_shape (const gchar *name,
+            DlTensor *self,
+            DlTensor *t1,
+            DlTensor *t2,
+            gint64 *shape,
+            gint *nd,
+            GError **error)
+{
+  gint64 s1[DL_MAX_DIMS];
+  gint n1;
+
+  return dl_broadcast_shapes (name, t1->sizes, t1->ndim, t2->sizes, t2->ndim, s1, &n1, error)
+         && dl_broadcast_shapes (name, self->sizes, self->ndim, s1, n1, shape, nd, error);
+}
+
+/* The kernel: into @into when it has dtype @dt (its shape is the
+ * broadcast shape; returning @into, transfer none), else into a new
+ * tensor. */
 static DlTensor *
 addc_kernel (gboolean div,
              DlTensor *self,
@@ -1098,8 +1116,8 @@ addc_kernel (gboolean div,
              GError **error)
 {
   const gchar *name = addc_name (div, into != NULL);
-  gint64 s1[DL_MAX_DIMS], shape[DL_MAX_DIMS];
-  gint n1, nd;
+  gint64 shape[DL_MAX_DIMS];
+  gint nd;
   g_autoptr (DlTensor) a = NULL;
   g_autoptr (DlTensor) b = NULL;
   g_autoptr (DlTensor) c = NULL;
@@ -1108,9 +1126,7 @@ addc_kernel (gboolean div,
   DlBackendContext *ctx;
 
   if (!(ctx = DL_TENSOR_BACKEND (self, ternary, name, error))
-      || !dl_broadcast_shapes (name, t1->sizes, t1->ndim, t2->sizes, t2->ndim, s1, &n1, error)
-      || !dl_broadcast_shapes (name, self->sizes, self->ndim, s1, n1, shape, &nd, error)
-      || !(a = dl_cast_nograd (self, dt, error)) || !(b = dl_cast_nograd (t1, dt, error))
+      || !addc_shape (name, self, t1, t2, shape, &nd, error) || !(a = dl_cast_nograd (self, dt, error)) || !(b = dl_cast_nograd (t1, dt, error))
       || !(c = dl_cast_nograd (t2, dt, error)))
     return NULL;
   if (into && into->dtype == dt)
@@ -1187,9 +1203,21 @@ addc_inplace (gboolean div,
   const gchar *name = addc_name (div, TRUE);
   AddcOperands o = { div, t1, t2, value };
   DlTensor *others[2] = { t1, t2 };
+  gint64 shape[DL_MAX_DIMS];
+  gint nd;
 
   if (!dl_check_live (name, self, error) || !addc_dtype (div, self, t1, t2, &o.dt, error)
-      || !dl_check_write_target (name, self, error)
+      || !addc_shape (name, self, t1, t2, shape, &nd, error))
+    return NULL;
+  if (nd != self->ndim || memcmp (shape, self->sizes, nd * sizeof (gint64)) != 0)
+    {
+      g_autofree gchar *s = dl_shape_to_string (self->sizes, self->ndim);
+      g_autofree gchar *bs = dl_shape_to_string (shape, nd);
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "%s: output with shape %s doesn't match the broadcast shape %s", name, s, bs);
+      return NULL;
+    }
+  if (!dl_check_write_target (name, self, error)
       || !dl_check_no_partial_overlap (name, self, t1, error)
       || !dl_check_no_partial_overlap (name, self, t2, error))
     return NULL;
@@ -1320,6 +1348,16 @@ dl_tensor_addcdiv_ (DlTensor *self,
 
 /* ---- ldexp and float_power -------------------------------------------------- */
 
+/* 2^other, a float for integer exponents (the 2 is a float number, so
+ * that pow gives the default float dtype for them) */
+static DlTensor *
+ldexp_factor (DlTensor *other, GError **error)
+{
+  g_autoptr (DlTensor) two = dl_tensor_new_wrapped_scalar (2.0, DL_DTYPE_FLOAT64);
+
+  return dl_tensor_pow (two, other, error);
+}
+
 /**
  * dl_tensor_ldexp:
  * @self: a #DlTensor, the mantissas
@@ -1340,7 +1378,7 @@ dl_tensor_ldexp (DlTensor *self, DlTensor *other, GError **error)
   g_autoptr (DlTensor) p = NULL;
 
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
-  if (!(p = dl_tensor_rpow_scalar (other, 2.0, error)))
+  if (!(p = ldexp_factor (other, error)))
     return NULL;
   return dl_tensor_mul (self, p, error);
 }
@@ -1363,7 +1401,7 @@ dl_tensor_ldexp_ (DlTensor *self, DlTensor *other, GError **error)
   g_autoptr (DlTensor) p = NULL;
 
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
-  if (!(p = dl_tensor_rpow_scalar (other, 2.0, error)))
+  if (!(p = ldexp_factor (other, error)))
     return NULL;
   return dl_tensor_mul_ (self, p, error);
 }
