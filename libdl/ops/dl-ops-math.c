@@ -1126,7 +1126,8 @@ addc_kernel (gboolean div,
   DlBackendContext *ctx;
 
   if (!(ctx = DL_TENSOR_BACKEND (self, ternary, name, error))
-      || !addc_shape (name, self, t1, t2, shape, &nd, error) || !(a = dl_cast_nograd (self, dt, error)) || !(b = dl_cast_nograd (t1, dt, error))
+      || !addc_shape (name, self, t1, t2, shape, &nd, error)
+      || !(a = dl_cast_nograd (self, dt, error)) || !(b = dl_cast_nograd (t1, dt, error))
       || !(c = dl_cast_nograd (t2, dt, error)))
     return NULL;
   if (into && into->dtype == dt)

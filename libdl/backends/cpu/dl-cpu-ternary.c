@@ -72,7 +72,8 @@ DEFINE_WHERE (where_8, guint64)
 #define STORE_BF16(T, p, x) (*(dl_bf16 *)(p) = dl_float_to_bf16 (x))
 
 /* three inputs: operands (out, a, b, c); ATTR: target clones or nothing */
-#define DEFINE_LOOP3(NAME, T, CT, LOAD, STORE, EXPR) DEFINE_LOOP3_ATTR (, NAME, T, CT, LOAD, STORE, EXPR)
+#define DEFINE_LOOP3(NAME, T, CT, LOAD, STORE, EXPR)                                               \
+  DEFINE_LOOP3_ATTR (, NAME, T, CT, LOAD, STORE, EXPR)
 #define DEFINE_LOOP3_ATTR(ATTR, NAME, T, CT, LOAD, STORE, EXPR)                                    \
   ATTR static void NAME (char **data, const gint64 *s, gint64 n, gpointer ctx)                     \
   {                                                                                                \
@@ -132,13 +133,13 @@ DEFINE_WHERE (where_8, guint64)
 /* a + v * b * c and a + v * b / c, as PyTorch writes them; addcmul's
  * (v * b) * c + a in one rounding, as PyTorch's AVX2 kernel (contracted
  * by its compiler) gives it */
-#define ADDCMUL_EXPR(CT) _Generic ((a), float: fmaf, default: fma) (v * b, c, a)
+#define ADDCMUL_EXPR(CT) _Generic((a), float : fmaf, default : fma) (v * b, c, a)
 #define ADDCDIV_EXPR(CT) (a + v * b / c)
 
 #define DEFINE_FLOAT_OPS(TN, T, CT, LOAD, STORE)                                                   \
   DEFINE_LOOP3 (lerp_##TN, T, CT, LOAD, STORE, LERP_EXPR (CT))                                     \
   DEFINE_LOOP2 (lerp_scalar_##TN, T, CT, LOAD, STORE, LERP_EXPR (CT))                              \
-  DEFINE_LOOP3_ATTR (DL_CPU_CLONES, addcmul_##TN, T, CT, LOAD, STORE, ADDCMUL_EXPR (CT))          \
+  DEFINE_LOOP3_ATTR (DL_CPU_CLONES, addcmul_##TN, T, CT, LOAD, STORE, ADDCMUL_EXPR (CT))           \
   DEFINE_LOOP3 (addcdiv_##TN, T, CT, LOAD, STORE, ADDCDIV_EXPR (CT))                               \
   DEFINE_LOOP3 (clamp_strided_##TN, T, CT, LOAD, STORE, CLAMP_EXPR (CT))
 
