@@ -402,6 +402,17 @@ DL_CUDA_MATH2 (fmin)
 DL_CUDA_MATH2 (nextafter)
 DL_CUDA_MATH1 (exp2)
 
+DL_HD float
+dl_fma (float x, float y, float z)
+{
+  return fmaf (x, y, z);
+}
+DL_HD double
+dl_fma (double x, double y, double z)
+{
+  return fma (x, y, z);
+}
+
 template <typename T>
 DL_HD bool
 dl_cuda_isnan (T x)
@@ -874,7 +885,9 @@ dl_cuda_clamp (T x, T lo, T hi)
 
 /* a float formula of a, b, c in CT (float for the 16-bit floats), one
  * rounding per operation: the .cu file is compiled with
- * --fmad=false so that nothing contracts into an FMA, as the CPU's */
+ * --fmad=false so that nothing contracts into an FMA, as the CPU's; but
+ * addcmul, whose last product and sum are one fma, as the CPU backend
+ * and PyTorch compute it */
 template <typename CT>
 DL_HD CT
 dl_cuda_ternary_float (DlTernaryOp op, CT a, CT b, CT c, const double *params)
@@ -886,7 +899,7 @@ dl_cuda_ternary_float (DlTernaryOp op, CT a, CT b, CT c, const double *params)
       case DL_TERNARY_LERP_SCALAR:
         return a + (CT)params[0] * (b - a);
       case DL_TERNARY_ADDCMUL:
-        return a + (CT)params[0] * b * c;
+        return dl_fma ((CT)params[0] * b, c, a);
       case DL_TERNARY_ADDCDIV:
         return a + (CT)params[0] * b / c;
       case DL_TERNARY_CLAMP:
