@@ -1407,7 +1407,7 @@ dl_tensor_ldexp_ (DlTensor *self, DlTensor *other, GError **error)
   return dl_tensor_mul_ (self, p, error);
 }
 
-/* @t as float64 (a differentiable conversion) */
+/* @t as float64 (a differentiable conversion; @t itself when it is one) */
 static DlTensor *
 as_double (DlTensor *t, GError **error)
 {
@@ -1437,6 +1437,9 @@ dl_tensor_float_power (DlTensor *self, DlTensor *exponent, GError **error)
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (exponent), NULL);
   if (!(a = as_double (self, error)) || !(b = as_double (exponent, error)))
     return NULL;
+  /* a Python number stays one (pow's node names for numbers) */
+  a->is_wrapped_number = self->is_wrapped_number;
+  b->is_wrapped_number = exponent->is_wrapped_number;
   return dl_tensor_pow (a, b, error);
 }
 
@@ -1523,6 +1526,7 @@ dl_tensor_float_power_ (DlTensor *self, DlTensor *exponent, GError **error)
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (exponent), NULL);
   if (!check_float_power_ (self, error) || !(b = as_double (exponent, error)))
     return NULL;
+  b->is_wrapped_number = exponent->is_wrapped_number;
   return dl_tensor_pow_ (self, b, error);
 }
 

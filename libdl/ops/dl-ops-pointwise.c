@@ -314,6 +314,35 @@ pointwise_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   return TRUE;
 }
 
+/* PyTorch's names for the node of a binary op with a Python number as
+ * other or as self (its Tensor-Scalar and Scalar-Tensor overloads), where
+ * they differ from the table's, the tensor form's */
+static const struct
+{
+  DlBinaryOp kernel;
+  const gchar *number_other, *number_self;
+} number_nodes[] = {
+  { DL_BINARY_POW, "PowBackward0", "PowBackward2" },
+  { DL_BINARY_FMOD, "FmodBackward0", NULL },
+  { DL_BINARY_COPYSIGN, "CopysignBackward1", NULL },
+  { DL_BINARY_XLOGY, "XlogyBackward2", "XlogyBackward1" },
+};
+
+static const gchar *
+node_name (const DlPointwiseOp *op, DlTensor *self, DlTensor *other)
+{
+  if (op->arity != 2 || !(self->is_wrapped_number || other->is_wrapped_number))
+    return op->node;
+  for (gsize i = 0; i < G_N_ELEMENTS (number_nodes); i++)
+    if ((gint)number_nodes[i].kernel == op->kernel)
+      {
+        const gchar *name
+            = other->is_wrapped_number ? number_nodes[i].number_other : number_nodes[i].number_self;
+        return name ? name : op->node;
+      }
+  return op->node;
+}
+
 /* Records @out as the result of @op on @self (and @other) when the result
  * is floating point and an input requires grad, saving what the gradients
  * of the inputs that require grad read. */
@@ -327,7 +356,7 @@ record (const DlPointwiseOp *op, DlTensor *self, DlTensor *other, gdouble alpha,
   if (op->node == NULL || !dl_autograd_any_requires (op->arity, inputs)
       || !dl_dtype_is_float (out->dtype))
     return;
-  node = dl_node_new_for_op (op->node, pointwise_backward, op->arity, inputs);
+  node = dl_node_new_for_op (node_name (op, self, other), pointwise_backward, op->arity, inputs);
   s = DL_NODE_NEW_STATE (node, PointwiseState);
   s->op = op;
   s->alpha = alpha;

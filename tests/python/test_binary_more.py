@@ -324,8 +324,32 @@ def test_node_names_of_the_tensor_forms():
     for op in ["fmod", "hypot", "copysign", "xlogy", "fmax", "fmin", "logaddexp", "logaddexp2",
                "nextafter", "ldexp", "float_power"]:
         assert getattr(Dl, op)(a, b).grad_fn.name() == getattr(torch, op)(ta, tb).grad_fn.name()
+    # the forms with a Python number have nodes of their own in torch
+    for fn in [lambda m, x: m.fmod(x, 2.5), lambda m, x: x.copysign(-1),
+               lambda m, x: m.xlogy(x, 2.0), lambda m, x: m.xlogy(3, x),
+               lambda m, x: m.float_power(x, 2), lambda m, x: m.float_power(2.5, x),
+               lambda m, x: x.pow(3), lambda m, x: 2 ** x, lambda m, x: m.pow(2, x),
+               lambda m, x: 2.5 ** x]:
+        assert fn(Dl, a).grad_fn.name() == fn(torch, ta).grad_fn.name()
+    c, tc = a.detach().clone().requires_grad_(), ta.detach().clone().requires_grad_()
+    assert (c * 1).float_power_(2).grad_fn.name() == (tc * 1).float_power_(2).grad_fn.name()
     assert Dl.addcmul(a, a, b).grad_fn.name() == torch.addcmul(ta, ta, tb).grad_fn.name()
     assert Dl.addcdiv(a, a, b).grad_fn.name() == torch.addcdiv(ta, ta, tb).grad_fn.name()
+
+
+@pytest.mark.parametrize("name", ["float32", "float64", "int32", "int64", "uint8", "bool"])
+@pytest.mark.parametrize("number", [2, 0.5, True])
+def test_rpow_dtypes(rng, name, number):
+    """number ** tensor: the number as a 0-d tensor of the result type, as
+    torch's Tensor.__rpow__ does."""
+    x, t = pair(values(rng, name, (3, 4), "shift"), name)
+    try:
+        want = number ** t
+    except RuntimeError:
+        with pytest.raises(RuntimeError):
+            number ** x
+        return
+    assert_same(number ** x, want)
 
 
 def test_backward_not_implemented():

@@ -183,6 +183,26 @@ def _tensor_pow(self, exponent):
     return Dl.Tensor.pow(self, _math_arg(exponent, 'pow', 'exponent'))
 
 
+def _rpow(self, other):
+    """number ** tensor as torch 1.13's Tensor.__rpow__ computes it: the
+    number as a 0-d tensor of the result type, to the power self (so the
+    node is the Tensor-Tensor pow's, PowBackward1)."""
+    if isinstance(other, _np.generic) and other.ndim == 0:
+        other = other.item()
+    if not isinstance(other, numbers.Real):
+        o = _math_operand(other)
+        return NotImplemented if o is None else Dl.Tensor.pow(o, self)
+    dt = self.get_dtype()
+    if not Dl.dtype_is_floating_point(dt) and not isinstance(other, numbers.Integral):
+        dt = Dl.get_default_dtype()
+    elif dt == Dl.DType.BOOL and not isinstance(other, bool):
+        dt = Dl.DType.INT64
+    base = Dl.Tensor.new_scalar(float(other), dt)
+    if self.get_device().get_name() != 'cpu':
+        base = base.to_device(self.get_device())
+    return Dl.Tensor.pow(base, self)
+
+
 def _invert(self):
     if self.dtype.is_floating_point:
         raise TypeError('~ (operator.invert) is only implemented on integer and Boolean-type '

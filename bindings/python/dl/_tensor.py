@@ -828,7 +828,7 @@ class Tensor(Dl.Tensor):
                                        reflected=True)
     pow = _math._tensor_pow
     __pow__ = _math._math_operator(Dl.Tensor.pow, '__pow__')
-    __rpow__ = _math._math_operator(Dl.Tensor.pow, '__rpow__', reflected=True)
+    __rpow__ = _math._rpow
     __floordiv__ = _math._math_operator(Dl.Tensor.floor_divide, '__floordiv__')
     __rfloordiv__ = _math._math_operator(Dl.Tensor.floor_divide, '__rfloordiv__',
                                          reflected=True)
