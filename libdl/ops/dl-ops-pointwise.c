@@ -324,6 +324,7 @@ static const struct
 } number_nodes[] = {
   { DL_BINARY_POW, "PowBackward0", "PowBackward2" },
   { DL_BINARY_FMOD, "FmodBackward0", NULL },
+  { DL_BINARY_REMAINDER, "RemainderBackward0", NULL },
   { DL_BINARY_COPYSIGN, "CopysignBackward1", NULL },
   { DL_BINARY_XLOGY, "XlogyBackward2", "XlogyBackward1" },
 };

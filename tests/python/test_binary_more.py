@@ -325,7 +325,8 @@ def test_node_names_of_the_tensor_forms():
                "nextafter", "ldexp", "float_power"]:
         assert getattr(Dl, op)(a, b).grad_fn.name() == getattr(torch, op)(ta, tb).grad_fn.name()
     # the forms with a Python number have nodes of their own in torch
-    for fn in [lambda m, x: m.fmod(x, 2.5), lambda m, x: x.copysign(-1),
+    for fn in [lambda m, x: m.fmod(x, 2.5), lambda m, x: x.copysign(-1), lambda m, x: x % 0.7,
+               lambda m, x: m.remainder(x, x.detach() + 1), lambda m, x: x.remainder(2),
                lambda m, x: m.xlogy(x, 2.0), lambda m, x: m.xlogy(3, x),
                lambda m, x: m.float_power(x, 2), lambda m, x: m.float_power(2.5, x),
                lambda m, x: x.pow(3), lambda m, x: 2 ** x, lambda m, x: m.pow(2, x),

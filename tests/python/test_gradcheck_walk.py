@@ -290,8 +290,9 @@ WALK = {
                                   (3, 2, 6, 5), (3, 2, 2, 3)),
                              Case(lambda m, a, w: m.nn.functional.conv2d(a, w), (1, 3, 3, 4),
                                   (2, 3, 1, 1))],
-    'RemainderBackward0': [Case(lambda m, a: a.remainder(0.7), (3, 4), domain='frac'),
-                           Case(lambda m, a, b: a.remainder(b), (3, 4), (4,), domain='frac')],
+    'RemainderBackward0': [Case(lambda m, a: a.remainder(0.7), (3, 4), domain='frac')],
+    'RemainderBackward1': [Case(lambda m, a, b: a.remainder(b), (3, 4), (4,), domain='frac')],
+
     'RoundBackward0': unary(lambda m, a: a.round(), 'frac'),
     'RsqrtBackward0': unary(lambda m, a: a.rsqrt(), 'pos'),
     'ScatterAddBackward0': [Case(lambda m, a, b: a.scatter_add(1, idx(m, [[0, 2], [1, 1], [3, 0]]), b),
