@@ -1492,9 +1492,10 @@ dl_tensor_rfloat_power_scalar (DlTensor *self, gdouble base, GError **error)
 }
 
 static gboolean
-check_float_power_ (DlTensor *self, GError **error)
+check_float_power_ (DlTensor *self, DlTensor *exponent, GError **error)
 {
-  if (!dl_check_live ("float_power_", self, error))
+  if (!dl_check_live ("float_power_", self, error)
+      || (exponent && !dl_check_live ("float_power_", exponent, error)))
     return FALSE;
   if (self->dtype == DL_DTYPE_FLOAT64)
     return TRUE;
@@ -1524,7 +1525,7 @@ dl_tensor_float_power_ (DlTensor *self, DlTensor *exponent, GError **error)
   g_autoptr (DlTensor) b = NULL;
 
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (exponent), NULL);
-  if (!check_float_power_ (self, error) || !(b = as_double (exponent, error)))
+  if (!check_float_power_ (self, exponent, error) || !(b = as_double (exponent, error)))
     return NULL;
   b->is_wrapped_number = exponent->is_wrapped_number;
   return dl_tensor_pow_ (self, b, error);
@@ -1547,7 +1548,7 @@ DlTensor *
 dl_tensor_float_power_scalar_ (DlTensor *self, gdouble exponent, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!check_float_power_ (self, error))
+  if (!check_float_power_ (self, NULL, error))
     return NULL;
   return dl_tensor_pow_scalar_ (self, exponent, error);
 }
