@@ -124,6 +124,21 @@ typedef enum
   DL_BINARY_BITWISE_AND,  /* integer and bool only */
   DL_BINARY_BITWISE_OR,
   DL_BINARY_BITWISE_XOR,
+  DL_BINARY_FMOD,       /* C's fmod: the sign of a; integers: the ops layer rules out b == 0 */
+  DL_BINARY_HYPOT,      /* floating point only */
+  DL_BINARY_COPYSIGN,   /* floating point only */
+  DL_BINARY_XLOGY,      /* a ln b, 0 where a == 0 unless b is NaN; floating point only */
+  DL_BINARY_FMAX,       /* the larger, a NaN losing to a number; bool: or */
+  DL_BINARY_FMIN,       /* the smaller, a NaN losing to a number; bool: and */
+  DL_BINARY_HEAVISIDE,  /* a < 0: 0, a == 0: b, a > 0: 1; every dtype */
+  DL_BINARY_GCD,        /* integers only; non-negative */
+  DL_BINARY_LCM,        /* integers only; |a b| / gcd, 0 when either is */
+  DL_BINARY_NEXTAFTER,  /* floating point only */
+  DL_BINARY_LOGADDEXP,  /* ln (e^a + e^b); floating point only */
+  DL_BINARY_LOGADDEXP2, /* log2 (2^a + 2^b); floating point only */
+  DL_BINARY_LSHIFT,     /* integers only; shifted as C's int (int64: int64) with the
+                         * count masked to its width, as x86 and PyTorch's CPU do */
+  DL_BINARY_RSHIFT,     /* integers only; arithmetic for signed types */
   DL_N_BINARY_OPS
 } DlBinaryOp;
 

@@ -78,3 +78,42 @@ dl_int_remainder (int64_t a, int64_t b)
     m += b;
   return m;
 }
+
+/* C's a % b: the sign of a (fmod); b == -1 gives 0 without the trap */
+DL_INT_MATH_FN int64_t
+dl_int_fmod (int64_t a, int64_t b)
+{
+  if (b == 0 || b == -1)
+    return 0;
+  return a % b;
+}
+
+/* the greatest common divisor, non-negative (Euclid's algorithm) */
+DL_INT_MATH_FN int64_t
+dl_int_gcd (int64_t a, int64_t b)
+{
+  uint64_t x = a < 0 ? 0 - (uint64_t)a : (uint64_t)a;
+  uint64_t y = b < 0 ? 0 - (uint64_t)b : (uint64_t)b;
+
+  while (y != 0)
+    {
+      uint64_t t = x % y;
+      x = y;
+      y = t;
+    }
+  return (int64_t)x;
+}
+
+/* the least common multiple, |a / gcd (a, b) * b|, wrapping; 0 when a or
+ * b is */
+DL_INT_MATH_FN int64_t
+dl_int_lcm (int64_t a, int64_t b)
+{
+  int64_t g = dl_int_gcd (a, b);
+  uint64_t m;
+
+  if (g == 0)
+    return 0;
+  m = (uint64_t)(a / g) * (uint64_t)b;
+  return (int64_t)m < 0 ? (int64_t)(0 - m) : (int64_t)m;
+}

@@ -1135,3 +1135,561 @@ dl_tensor_lerp_scalar (DlTensor *self, DlTensor *end, gdouble weight, GError **e
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (end), NULL);
   return lerp_impl (self, end, NULL, weight, error);
 }
+
+/* ---- addcmul and addcdiv ------------------------------------------------------- */
+
+/* self + value * t1 * t2 (addcmul) or self + value * t1 / t2 (addcdiv):
+ * one ternary kernel forward, and its own backward node */
+
+typedef struct
+{
+  gboolean div;
+  gdouble value;
+  DlSavedTensor t1, t2;
+} AddcState;
+
+static gboolean
+addc_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+{
+  const AddcState *s = dl_node_state (node);
+  DlNodeData *d = dl_node_data (node);
+  g_autoptr (DlTensor) gv = NULL;
+  DlTensor *t1 = NULL, *t2 = NULL;
+
+  if (dl_node_needs_input_grad (node, 0))
+    TRY (gi[0] = dl_sum_to (go[0], d->inputs[0].sizes, d->inputs[0].ndim, error));
+  if (!dl_node_needs_input_grad (node, 1) && !dl_node_needs_input_grad (node, 2))
+    return TRUE;
+  TRY (gv = dl_tensor_mul_scalar (go[0], s->value, error));
+  /* the state keeps t2 for t1's gradient and t1 (and t2, for addcdiv) for
+   * t2's */
+  if (dl_node_needs_input_grad (node, 2))
+    TRY (t1 = dl_node_saved (node, &s->t1, error));
+  TRY (t2 = dl_node_saved (node, &s->t2, error));
+  if (dl_node_needs_input_grad (node, 1))
+    {
+      /* g v t2, or g v / t2 */
+      g_autoptr (DlTensor) g1
+          = s->div ? dl_tensor_div (gv, t2, error) : dl_tensor_mul (gv, t2, error);
+
+      TRY (g1 && (gi[1] = dl_sum_to (g1, d->inputs[1].sizes, d->inputs[1].ndim, error)));
+    }
+  if (dl_node_needs_input_grad (node, 2))
+    {
+      /* g v t1, or -g v t1 / t2^2 */
+      g_autoptr (DlTensor) p = dl_tensor_mul (gv, t1, error);
+      g_autoptr (DlTensor) sq = p && s->div ? dl_tensor_mul (t2, t2, error) : NULL;
+      g_autoptr (DlTensor) q = sq ? dl_tensor_div (p, sq, error) : NULL;
+      g_autoptr (DlTensor) g2 = q ? dl_tensor_neg (q, error) : NULL;
+
+      if (!s->div)
+        g2 = g_steal_pointer (&p);
+      TRY (g2 && (gi[2] = dl_sum_to (g2, d->inputs[2].sizes, d->inputs[2].ndim, error)));
+    }
+  return TRUE;
+}
+
+static const gchar *
+addc_name (gboolean div, gboolean inplace)
+{
+  return div ? (inplace ? "addcdiv_" : "addcdiv") : (inplace ? "addcmul_" : "addcmul");
+}
+
+/* The result dtype of the three operands, or FALSE with @error set for the
+ * combinations PyTorch refuses. */
+static gboolean
+addc_dtype (gboolean div, DlTensor *self, DlTensor *t1, DlTensor *t2, DlDType *dt, GError **error)
+{
+  const gchar *name = addc_name (div, FALSE);
+
+  if (!dl_check_same_device (name, self, t1, error)
+      || !dl_check_same_device (name, self, t2, error))
+    return FALSE;
+  if (div && !dl_dtype_is_float (t1->dtype) && !dl_dtype_is_float (t2->dtype))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                   "addcdiv: Integer division with addcdiv is no longer supported, and in a "
+                   "future release addcdiv will perform a true division of tensor1 and tensor2. "
+                   "The historic addcdiv behavior can be implemented as (input + value * "
+                   "torch.trunc(tensor1 / tensor2)).to(input.dtype) if both inputs are floating "
+                   "point, or (input + value * tensor1 // tensor2) if both inputs are integer. "
+                   "(tensor1 %s, tensor2 %s)",
+                   dl_dtype_get_name (t1->dtype), dl_dtype_get_name (t2->dtype));
+      return FALSE;
+    }
+  *dt = dl_dtype_promote (dl_result_type (self, t1), dl_result_type (self, t2));
+  if (*dt == DL_DTYPE_BOOL)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: not supported for bool tensors", name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* the broadcast shape of the three operands */
+static gboolean
+addc_shape (const gchar *name,
+            DlTensor *self,
+            DlTensor *t1,
+            DlTensor *t2,
+            gint64 *shape,
+            gint *nd,
+            GError **error)
+{
+  gint64 s1[DL_MAX_DIMS];
+  gint n1;
+
+  return dl_broadcast_shapes (name, t1->sizes, t1->ndim, t2->sizes, t2->ndim, s1, &n1, error)
+         && dl_broadcast_shapes (name, self->sizes, self->ndim, s1, n1, shape, nd, error);
+}
+
+/* The kernel: into @into when it has dtype @dt (its shape is the
+ * broadcast shape; returning @into, transfer none), else into a new
+ * tensor. */
+static DlTensor *
+addc_kernel (gboolean div,
+             DlTensor *self,
+             DlTensor *t1,
+             DlTensor *t2,
+             gdouble value,
+             DlDType dt,
+             DlTensor *into,
+             GError **error)
+{
+  const gchar *name = addc_name (div, into != NULL);
+  gint64 shape[DL_MAX_DIMS];
+  gint nd;
+  g_autoptr (DlTensor) a = NULL;
+  g_autoptr (DlTensor) b = NULL;
+  g_autoptr (DlTensor) c = NULL;
+  g_autoptr (DlTensor) out = NULL;
+  g_auto (DlIter) iter = DL_ITER_INIT;
+  DlBackendContext *ctx;
+
+  if (!(ctx = DL_TENSOR_BACKEND (self, ternary, name, error))
+      || !addc_shape (name, self, t1, t2, shape, &nd, error)
+      || !(a = dl_cast_nograd (self, dt, error)) || !(b = dl_cast_nograd (t1, dt, error))
+      || !(c = dl_cast_nograd (t2, dt, error)))
+    return NULL;
+  if (into && into->dtype == dt)
+    out = g_object_ref (into);
+  else if (!(out = dl_empty_like_layout (self->ndim == nd ? self
+                                         : t1->ndim == nd ? t1
+                                                          : t2,
+                                         dt, shape, nd, error)))
+    return NULL;
+  dl_iter_init (&iter, 4, (DlTensor *[]){ out, a, b, c }, shape, nd);
+  ctx->backend->ternary (ctx, div ? DL_TERNARY_ADDCDIV : DL_TERNARY_ADDCMUL, &iter, dt, &value);
+  if (out == into)
+    {
+      dl_storage_bump_version (into->storage);
+      return into;
+    }
+  return g_steal_pointer (&out);
+}
+
+static DlTensor *
+addc_impl (gboolean div, DlTensor *self, DlTensor *t1, DlTensor *t2, gdouble value, GError **error)
+{
+  DlTensor *inputs[3] = { self, t1, t2 };
+  g_autoptr (DlNode) node = NULL;
+  DlDType dt;
+  DlTensor *out;
+  AddcState *s;
+
+  if (!addc_dtype (div, self, t1, t2, &dt, error)
+      || !(out = addc_kernel (div, self, t1, t2, value, dt, NULL, error)))
+    return NULL;
+  if (!dl_dtype_is_float (dt) || !dl_autograd_any_requires (3, inputs))
+    return out;
+  node = dl_node_new_for_op (div ? "AddcdivBackward0" : "AddcmulBackward0", addc_backward, 3,
+                             inputs);
+  s = DL_NODE_NEW_STATE (node, AddcState);
+  s->div = div;
+  s->value = value;
+  /* t1's gradient reads t2; t2's reads t1 (and t2, for addcdiv) */
+  if (dl_node_needs_input_grad (node, 1) || dl_node_needs_input_grad (node, 2))
+    dl_node_save (node, &s->t2, t2, FALSE);
+  if (dl_node_needs_input_grad (node, 2))
+    dl_node_save (node, &s->t1, t1, FALSE);
+  dl_node_set_output (node, out, 0);
+  return out;
+}
+
+typedef struct
+{
+  gboolean div;
+  DlTensor *t1, *t2;
+  gdouble value;
+  DlDType dt;
+} AddcOperands;
+
+static DlTensor *
+addc_compute (DlTensor *src, gpointer data, DlTensor *into, GError **error)
+{
+  const AddcOperands *o = data;
+
+  if (into)
+    return addc_kernel (o->div, src, o->t1, o->t2, o->value, o->dt, into, error);
+  return addc_impl (o->div, src, o->t1, o->t2, o->value, error);
+}
+
+static DlTensor *
+addc_inplace (gboolean div,
+              DlTensor *self,
+              DlTensor *t1,
+              DlTensor *t2,
+              gdouble value,
+              GError **error)
+{
+  const gchar *name = addc_name (div, TRUE);
+  AddcOperands o = { div, t1, t2, value };
+  DlTensor *others[2] = { t1, t2 };
+  gint64 shape[DL_MAX_DIMS];
+  gint nd;
+
+  if (!dl_check_live (name, self, error) || !addc_dtype (div, self, t1, t2, &o.dt, error)
+      || !addc_shape (name, self, t1, t2, shape, &nd, error))
+    return NULL;
+  if (nd != self->ndim || memcmp (shape, self->sizes, nd * sizeof (gint64)) != 0)
+    {
+      g_autofree gchar *s = dl_shape_to_string (self->sizes, self->ndim);
+      g_autofree gchar *bs = dl_shape_to_string (shape, nd);
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "%s: output with shape %s doesn't match the broadcast shape %s", name, s, bs);
+      return NULL;
+    }
+  if (!dl_check_write_target (name, self, error)
+      || !dl_check_no_partial_overlap (name, self, t1, error)
+      || !dl_check_no_partial_overlap (name, self, t2, error))
+    return NULL;
+  if ((dl_dtype_is_float (o.dt) && !dl_dtype_is_float (self->dtype)))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                   "%s: result type %s can't be cast to the desired output type %s", name,
+                   dl_dtype_get_name (o.dt), dl_dtype_get_name (self->dtype));
+      return NULL;
+    }
+  return dl_inplace_run (name, self, 2, others, FALSE, addc_compute, &o, error);
+}
+
+/**
+ * dl_tensor_addcmul:
+ * @self: a #DlTensor
+ * @tensor1: a #DlTensor broadcastable with @self
+ * @tensor2: a #DlTensor broadcastable with both
+ * @value: the factor of the product
+ * @error: return location for a #GError
+ *
+ * Computes self + value * tensor1 * tensor2 elementwise in one pass, as
+ * torch.addcmul (self, tensor1, tensor2, value=value). The operands are
+ * promoted to a common dtype; for integers @value is truncated to one and
+ * the result wraps; bool tensors are refused. Its gradients are g, g value
+ * tensor2 and g value tensor1.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_addcmul (DlTensor *self,
+                   DlTensor *tensor1,
+                   DlTensor *tensor2,
+                   gdouble value,
+                   GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (tensor1) && DL_IS_TENSOR (tensor2),
+                        NULL);
+  return addc_impl (FALSE, self, tensor1, tensor2, value, error);
+}
+
+/**
+ * dl_tensor_addcmul_:
+ * @self: a #DlTensor, written in place
+ * @tensor1: a #DlTensor that broadcasts to the shape of @self
+ * @tensor2: a #DlTensor that broadcasts to the shape of @self
+ * @value: the factor of the product
+ * @error: return location for a #GError
+ *
+ * In place, self += value * tensor1 * tensor2, in one pass (the second
+ * moment update of Adam: `exp_avg_sq.addcmul_ (grad, grad, value=1 - beta2)`).
+ * A floating-point result cannot be written into an integer @self.
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_addcmul_ (DlTensor *self,
+                    DlTensor *tensor1,
+                    DlTensor *tensor2,
+                    gdouble value,
+                    GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (tensor1) && DL_IS_TENSOR (tensor2),
+                        NULL);
+  return addc_inplace (FALSE, self, tensor1, tensor2, value, error);
+}
+
+/**
+ * dl_tensor_addcdiv:
+ * @self: a #DlTensor
+ * @tensor1: a #DlTensor broadcastable with @self
+ * @tensor2: a #DlTensor broadcastable with both
+ * @value: the factor of the quotient
+ * @error: return location for a #GError
+ *
+ * Computes self + value * tensor1 / tensor2 elementwise in one pass, as
+ * torch.addcdiv (self, tensor1, tensor2, value=value). The operands are
+ * promoted to a common dtype; as in PyTorch, @tensor1 and @tensor2 may not
+ * both be integer (or bool) tensors. Its gradients are g, g value / tensor2
+ * and -g value tensor1 / tensor2^2.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_addcdiv (DlTensor *self,
+                   DlTensor *tensor1,
+                   DlTensor *tensor2,
+                   gdouble value,
+                   GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (tensor1) && DL_IS_TENSOR (tensor2),
+                        NULL);
+  return addc_impl (TRUE, self, tensor1, tensor2, value, error);
+}
+
+/**
+ * dl_tensor_addcdiv_:
+ * @self: a #DlTensor, written in place
+ * @tensor1: a #DlTensor that broadcasts to the shape of @self
+ * @tensor2: a #DlTensor that broadcasts to the shape of @self
+ * @value: the factor of the quotient
+ * @error: return location for a #GError
+ *
+ * In place, self += value * tensor1 / tensor2, in one pass (Adam's step:
+ * `param.addcdiv_ (exp_avg, denom, value=-step_size)`).
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_addcdiv_ (DlTensor *self,
+                    DlTensor *tensor1,
+                    DlTensor *tensor2,
+                    gdouble value,
+                    GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (tensor1) && DL_IS_TENSOR (tensor2),
+                        NULL);
+  return addc_inplace (TRUE, self, tensor1, tensor2, value, error);
+}
+
+/* ---- ldexp and float_power -------------------------------------------------- */
+
+/* 2^other, a float for integer exponents (the 2 is a float number, so
+ * that pow gives the default float dtype for them) */
+static DlTensor *
+ldexp_factor (DlTensor *other, GError **error)
+{
+  g_autoptr (DlTensor) two = dl_tensor_new_wrapped_scalar (2.0, DL_DTYPE_FLOAT64);
+
+  return dl_tensor_pow (two, other, error);
+}
+
+/**
+ * dl_tensor_ldexp:
+ * @self: a #DlTensor, the mantissas
+ * @other: a #DlTensor broadcastable with @self, the exponents
+ * @error: return location for a #GError
+ *
+ * Computes self * 2^other elementwise, as torch.ldexp: a product with
+ * 2^other (so its gradient is MulBackward0's), which gives the default
+ * float dtype for integer operands.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_ldexp (DlTensor *self, DlTensor *other, GError **error)
+{
+  g_autoptr (DlTensor) p = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
+  if (!(p = ldexp_factor (other, error)))
+    return NULL;
+  return dl_tensor_mul (self, p, error);
+}
+
+/**
+ * dl_tensor_ldexp_:
+ * @self: a floating-point #DlTensor, written in place
+ * @other: a #DlTensor that broadcasts to the shape of @self, the exponents
+ * @error: return location for a #GError
+ *
+ * In place, self *= 2^other.
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_ldexp_ (DlTensor *self, DlTensor *other, GError **error)
+{
+  g_autoptr (DlTensor) p = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
+  if (!(p = ldexp_factor (other, error)))
+    return NULL;
+  return dl_tensor_mul_ (self, p, error);
+}
+
+/* @t as float64 (a differentiable conversion; @t itself when it is one) */
+static DlTensor *
+as_double (DlTensor *t, GError **error)
+{
+  return dl_tensor_to_dtype (t, DL_DTYPE_FLOAT64, error);
+}
+
+/**
+ * dl_tensor_float_power:
+ * @self: a #DlTensor, the base
+ * @exponent: a #DlTensor broadcastable with @self
+ * @error: return location for a #GError
+ *
+ * Computes self to the power exponent elementwise in double precision, as
+ * torch.float_power: both operands are converted to float64 first, so the
+ * result is always float64 (and negative integer powers are allowed).
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_float_power (DlTensor *self, DlTensor *exponent, GError **error)
+{
+  g_autoptr (DlTensor) a = NULL;
+  g_autoptr (DlTensor) b = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (exponent), NULL);
+  if (!(a = as_double (self, error)) || !(b = as_double (exponent, error)))
+    return NULL;
+  /* a Python number stays one (pow's node names for numbers) */
+  a->is_wrapped_number = self->is_wrapped_number;
+  b->is_wrapped_number = exponent->is_wrapped_number;
+  return dl_tensor_pow (a, b, error);
+}
+
+/**
+ * dl_tensor_float_power_scalar:
+ * @self: a #DlTensor, the base
+ * @exponent: the exponent
+ * @error: return location for a #GError
+ *
+ * Computes self to the power @exponent elementwise in double precision, as
+ * torch.float_power (self, exponent): the result is float64.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_float_power_scalar (DlTensor *self, gdouble exponent, GError **error)
+{
+  g_autoptr (DlTensor) a = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!(a = as_double (self, error)))
+    return NULL;
+  return dl_tensor_pow_scalar (a, exponent, error);
+}
+
+/**
+ * dl_tensor_rfloat_power_scalar:
+ * @self: a #DlTensor, the exponents
+ * @base: the base
+ * @error: return location for a #GError
+ *
+ * Computes @base to the power self elementwise in double precision, as
+ * torch.float_power (base, self): the result is float64.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_rfloat_power_scalar (DlTensor *self, gdouble base, GError **error)
+{
+  g_autoptr (DlTensor) a = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!(a = as_double (self, error)))
+    return NULL;
+  return dl_tensor_rpow_scalar (a, base, error);
+}
+
+static gboolean
+check_float_power_ (DlTensor *self, DlTensor *exponent, GError **error)
+{
+  if (!dl_check_live ("float_power_", self, error)
+      || (exponent && !dl_check_live ("float_power_", exponent, error)))
+    return FALSE;
+  if (self->dtype == DL_DTYPE_FLOAT64)
+    return TRUE;
+  g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+               "float_power_: the base given to float_power_ has dtype %s but the operation's "
+               "result requires dtype float64",
+               dl_dtype_get_name (self->dtype));
+  return FALSE;
+}
+
+/**
+ * dl_tensor_float_power_:
+ * @self: a float64 #DlTensor, written in place
+ * @exponent: a #DlTensor that broadcasts to the shape of @self
+ * @error: return location for a #GError
+ *
+ * In place, self = self ^ exponent in double precision. As in PyTorch,
+ * @self must be float64.
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_float_power_ (DlTensor *self, DlTensor *exponent, GError **error)
+{
+  g_autoptr (DlTensor) b = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (exponent), NULL);
+  if (!check_float_power_ (self, exponent, error) || !(b = as_double (exponent, error)))
+    return NULL;
+  b->is_wrapped_number = exponent->is_wrapped_number;
+  return dl_tensor_pow_ (self, b, error);
+}
+
+/**
+ * dl_tensor_float_power_scalar_:
+ * @self: a float64 #DlTensor, written in place
+ * @exponent: the exponent
+ * @error: return location for a #GError
+ *
+ * In place, self = self ^ @exponent in double precision; @self must be
+ * float64.
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_float_power_scalar_ (DlTensor *self, gdouble exponent, GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!check_float_power_ (self, NULL, error))
+    return NULL;
+  return dl_tensor_pow_scalar_ (self, exponent, error);
+}

@@ -31,6 +31,34 @@ typedef enum
   DL_ROUNDING_MODE_FLOOR,
 } DlRoundingMode;
 
+DL_EXPORT DlTensor *dl_tensor_addcmul (DlTensor *self,
+                                       DlTensor *tensor1,
+                                       DlTensor *tensor2,
+                                       gdouble value,
+                                       GError **error);
+DL_EXPORT DlTensor *dl_tensor_addcmul_ (DlTensor *self,
+                                        DlTensor *tensor1,
+                                        DlTensor *tensor2,
+                                        gdouble value,
+                                        GError **error);
+DL_EXPORT DlTensor *dl_tensor_addcdiv (DlTensor *self,
+                                       DlTensor *tensor1,
+                                       DlTensor *tensor2,
+                                       gdouble value,
+                                       GError **error);
+DL_EXPORT DlTensor *dl_tensor_addcdiv_ (DlTensor *self,
+                                        DlTensor *tensor1,
+                                        DlTensor *tensor2,
+                                        gdouble value,
+                                        GError **error);
+DL_EXPORT DlTensor *dl_tensor_ldexp (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_ldexp_ (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_float_power (DlTensor *self, DlTensor *exponent, GError **error);
+DL_EXPORT DlTensor *dl_tensor_float_power_scalar (DlTensor *self, gdouble exponent, GError **error);
+DL_EXPORT DlTensor *dl_tensor_rfloat_power_scalar (DlTensor *self, gdouble base, GError **error);
+DL_EXPORT DlTensor *dl_tensor_float_power_ (DlTensor *self, DlTensor *exponent, GError **error);
+DL_EXPORT DlTensor *
+dl_tensor_float_power_scalar_ (DlTensor *self, gdouble exponent, GError **error);
 DL_EXPORT DlTensor *dl_tensor_logical_not (DlTensor *self, GError **error);
 DL_EXPORT DlTensor *
 dl_tensor_nan_to_num (DlTensor *self, gdouble nan, gdouble posinf, gdouble neginf, GError **error);

@@ -604,6 +604,138 @@ dl_pointwise_i1 (DlTensor *x, GError **error)
   return dl_pointwise_unary_params (&i1_op, x, NULL, error);
 }
 
+DL_GRAD (dl_grad_fmod) /* g, -g trunc (a / b) */
+{
+  if (a->need_self)
+    *gs = g_object_ref (a->grad);
+  if (a->need_other)
+    {
+      /* trunc (a / b) is piecewise constant: no history (create_graph) */
+      gboolean was = dl_set_grad_enabled (FALSE);
+      g_autoptr (DlTensor) q
+          = dl_tensor_div_mode (a->self, a->other, DL_ROUNDING_MODE_TRUNC, error);
+      g_autoptr (DlTensor) t = NULL;
+
+      dl_set_grad_enabled (was);
+      return q && (t = dl_tensor_mul (a->grad, q, error)) && (*go = dl_tensor_neg (t, error));
+    }
+  return TRUE;
+}
+
+DL_GRAD (dl_grad_hypot) /* g a / y, g b / y */
+{
+  g_autoptr (DlTensor) gy = dl_tensor_div (a->grad, a->result, error);
+
+  if (!gy || (a->need_self && !(*gs = dl_tensor_mul (gy, a->self, error))))
+    return FALSE;
+  return !a->need_other || (*go = dl_tensor_mul (gy, a->other, error));
+}
+
+DL_GRAD (dl_grad_copysign) /* g y / x (0 where x == 0); other: 0 */
+{
+  if (a->need_self)
+    {
+      g_autoptr (DlTensor) r = dl_tensor_div (a->result, a->self, error);
+      g_autoptr (DlTensor) rz
+          = r ? zero_where (r, dl_tensor_eq_scalar (a->self, 0, error), error) : NULL;
+
+      if (!rz || !(*gs = dl_tensor_mul (a->grad, rz, error)))
+        return FALSE;
+    }
+  if (a->need_other)
+    return (*go = dl_zeros (a->grad->sizes, a->grad->ndim, a->grad->dtype,
+                            dl_tensor_get_device (a->grad), error))
+           != NULL;
+  return TRUE;
+}
+
+DL_GRAD (dl_grad_xlogy) /* xlogy (g, b), 0 where a == 0 and b <= 0; g a / b */
+{
+  if (a->need_self)
+    {
+      g_autoptr (DlTensor) t = dl_tensor_xlogy (a->grad, a->other, error);
+      g_autoptr (DlTensor) az = t ? dl_tensor_eq_scalar (a->self, 0, error) : NULL;
+      g_autoptr (DlTensor) bn = az ? dl_tensor_le_scalar (a->other, 0, error) : NULL;
+
+      if (!bn || !(*gs = zero_where (t, dl_tensor_logical_and (az, bn, error), error)))
+        return FALSE;
+    }
+  if (a->need_other)
+    {
+      g_autoptr (DlTensor) t = dl_tensor_mul (a->grad, a->self, error);
+
+      return t && (*go = dl_tensor_div (t, a->other, error));
+    }
+  return TRUE;
+}
+
+/* fmax and fmin: g to self where it wins (self >= other, or <= for fmin)
+ * or other is NaN, else to other */
+static gboolean
+fextremum_grad (const DlPointwiseGradArgs *a,
+                gboolean max,
+                DlTensor **gs,
+                DlTensor **go,
+                GError **error)
+{
+  g_autoptr (DlTensor) c
+      = max ? dl_tensor_ge (a->self, a->other, error) : dl_tensor_le (a->self, a->other, error);
+  g_autoptr (DlTensor) n = c ? dl_tensor_isnan (a->other, error) : NULL;
+  g_autoptr (DlTensor) wins = n ? dl_tensor_logical_or (c, n, error) : NULL;
+
+  if (!wins
+      || (a->need_self
+          && !(*gs = zero_where (a->grad, dl_tensor_logical_not (wins, error), error))))
+    return FALSE;
+  return !a->need_other || (*go = zero_where (a->grad, g_object_ref (wins), error));
+}
+
+DL_GRAD (dl_grad_fmax)
+{
+  return fextremum_grad (a, TRUE, gs, go, error);
+}
+
+DL_GRAD (dl_grad_fmin)
+{
+  return fextremum_grad (a, FALSE, gs, go, error);
+}
+
+/* g / (1 + base^(b - a)), g / (1 + base^(a - b)) with base e or 2 */
+static gboolean
+logaddexp_grad (const DlPointwiseGradArgs *a,
+                gboolean two,
+                DlTensor **gs,
+                DlTensor **go,
+                GError **error)
+{
+  for (guint i = 0; i < 2; i++)
+    {
+      DlTensor *x = i == 0 ? a->other : a->self, *y = i == 0 ? a->self : a->other;
+      g_autoptr (DlTensor) d = NULL;
+      g_autoptr (DlTensor) p = NULL;
+      g_autoptr (DlTensor) den = NULL;
+
+      if (!(i == 0 ? a->need_self : a->need_other))
+        continue;
+      if (!(d = dl_tensor_sub (x, y, error))
+          || !(p = two ? dl_tensor_rpow_scalar (d, 2, error) : dl_tensor_exp (d, error))
+          || !(den = dl_tensor_add_scalar (p, 1, error))
+          || !(*(i == 0 ? gs : go) = dl_tensor_div (a->grad, den, error)))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+DL_GRAD (dl_grad_logaddexp)
+{
+  return logaddexp_grad (a, FALSE, gs, go, error);
+}
+
+DL_GRAD (dl_grad_logaddexp2)
+{
+  return logaddexp_grad (a, TRUE, gs, go, error);
+}
+
 /* ---- the table ---------------------------------------------------------------------- */
 
 /* the VARIANTS column's words */

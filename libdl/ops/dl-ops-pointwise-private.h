@@ -18,7 +18,7 @@ typedef enum
 {
   /* unary */
   DL_POINTWISE_RULE_FLOAT,      /* integers and bool give the default float dtype */
-  DL_POINTWISE_RULE_STRICT,     /* floating point only */
+  DL_POINTWISE_RULE_STRICT,     /* floating point only (binary: the result type) */
   DL_POINTWISE_RULE_KEEP,       /* any number dtype, kept; bool refused */
   DL_POINTWISE_RULE_ROUNDING,   /* floats computed; integers a copy; bool refused */
   DL_POINTWISE_RULE_SIGN,       /* every dtype, kept */
@@ -33,6 +33,8 @@ typedef enum
   DL_POINTWISE_RULE_COMPARE,      /* a bool result */
   DL_POINTWISE_RULE_POWER,        /* bool refused; no negative integer powers of integers */
   DL_POINTWISE_RULE_INT_DIVISION, /* bool refused; no integer division by zero */
+  DL_POINTWISE_RULE_INTEGER,      /* integers only: no bool, no floats (gcd, shifts) */
+  DL_POINTWISE_RULE_SAME,         /* both operands of one dtype, any (heaviside) */
 } DlPointwiseRule;
 
 /* What a derivative reads, per input: the low bits are what the gradient
@@ -70,6 +72,12 @@ typedef enum
 /* self's reads nothing, other's reads both (remainder: g, -g floor (a / b)) */
 #define DL_POINTWISE_SAVES_INPUTS_FOR_OTHER                                                        \
   DL_POINTWISE_FOR_OTHER (DL_POINTWISE_SAVES_SELF | DL_POINTWISE_SAVES_OTHER)
+/* self's reads self and the output, other's nothing (copysign) */
+#define DL_POINTWISE_SAVES_SELF_OUTPUT (DL_POINTWISE_SAVES_SELF | DL_POINTWISE_SAVES_RESULT)
+/* each gradient reads its own input and the output (hypot: g a / y, g b / y) */
+#define DL_POINTWISE_SAVES_EACH_OUTPUT                                                             \
+  (DL_POINTWISE_SAVES_SELF | DL_POINTWISE_SAVES_RESULT                                             \
+   | DL_POINTWISE_FOR_OTHER (DL_POINTWISE_SAVES_OTHER | DL_POINTWISE_SAVES_RESULT))
 /* self's reads both inputs, other's the output too (pow) */
 #define DL_POINTWISE_SAVES_INPUTS_OUTPUT                                                           \
   (DL_POINTWISE_SAVES_SELF | DL_POINTWISE_SAVES_OTHER                                              \
@@ -113,7 +121,9 @@ typedef struct
   gint kernel; /* a DlUnaryOp or a DlBinaryOp */
   DlPointwiseRule rule;
   const gchar *node; /* NULL: not differentiable */
-  DlPointwiseGradFunc grad;
+  DlPointwiseGradFunc grad; /* NULL with a node: the node's backward fails, as
+                             * PyTorch's does for a derivative it does not
+                             * implement (nextafter) */
   guint saves;     /* DlPointwiseSaves for self's gradient, | DL_POINTWISE_FOR_OTHER () */
   DlOpFlags flags; /* the variants; DIFFERENTIABLE, BINARY, COMPARISON */
 } DlPointwiseOp;

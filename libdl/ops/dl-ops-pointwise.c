@@ -200,7 +200,7 @@ dl_pointwise_op_names (DlOpFlags flags)
       const DlPointwiseOp *op = &dl_pointwise_ops[i];
       DlOpFlags has = op->flags;
 
-      if (op->node && !g_str_equal (op->node, "NotImplemented"))
+      if (op->node && op->grad && !g_str_equal (op->node, "NotImplemented"))
         has |= DL_OP_FLAGS_DIFFERENTIABLE;
       if (op->rule == DL_POINTWISE_RULE_COMPARE)
         has |= DL_OP_FLAGS_COMPARISON;
@@ -294,6 +294,12 @@ pointwise_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
     TRY (args.result = dl_node_saved (node, &s->result, error));
   args.need_self = dl_node_needs_input_grad (node, 0);
   args.need_other = op->arity == 2 && dl_node_needs_input_grad (node, 1);
+  if (op->grad == NULL)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
+                   "the derivative for '%s' is not implemented.", op->name);
+      return FALSE;
+    }
   TRY (op->grad (&args, &gs, &gt, error));
   if (op->arity == 1)
     {
@@ -306,6 +312,36 @@ pointwise_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   if (gt)
     TRY (gi[1] = dl_sum_to (gt, d->inputs[1].sizes, d->inputs[1].ndim, error));
   return TRUE;
+}
+
+/* PyTorch's names for the node of a binary op with a Python number as
+ * other or as self (its Tensor-Scalar and Scalar-Tensor overloads), where
+ * they differ from the table's, the tensor form's */
+static const struct
+{
+  DlBinaryOp kernel;
+  const gchar *number_other, *number_self;
+} number_nodes[] = {
+  { DL_BINARY_POW, "PowBackward0", "PowBackward2" },
+  { DL_BINARY_FMOD, "FmodBackward0", NULL },
+  { DL_BINARY_REMAINDER, "RemainderBackward0", NULL },
+  { DL_BINARY_COPYSIGN, "CopysignBackward1", NULL },
+  { DL_BINARY_XLOGY, "XlogyBackward2", "XlogyBackward1" },
+};
+
+static const gchar *
+node_name (const DlPointwiseOp *op, DlTensor *self, DlTensor *other)
+{
+  if (op->arity != 2 || !(self->is_wrapped_number || other->is_wrapped_number))
+    return op->node;
+  for (gsize i = 0; i < G_N_ELEMENTS (number_nodes); i++)
+    if ((gint)number_nodes[i].kernel == op->kernel)
+      {
+        const gchar *name
+            = other->is_wrapped_number ? number_nodes[i].number_other : number_nodes[i].number_self;
+        return name ? name : op->node;
+      }
+  return op->node;
 }
 
 /* Records @out as the result of @op on @self (and @other) when the result
@@ -321,7 +357,7 @@ record (const DlPointwiseOp *op, DlTensor *self, DlTensor *other, gdouble alpha,
   if (op->node == NULL || !dl_autograd_any_requires (op->arity, inputs)
       || !dl_dtype_is_float (out->dtype))
     return;
-  node = dl_node_new_for_op (op->node, pointwise_backward, op->arity, inputs);
+  node = dl_node_new_for_op (node_name (op, self, other), pointwise_backward, op->arity, inputs);
   s = DL_NODE_NEW_STATE (node, PointwiseState);
   s->op = op;
   s->alpha = alpha;
@@ -630,6 +666,33 @@ binary_dtypes (const DlPointwiseOp *op,
       case DL_POINTWISE_RULE_FLOAT:
         if (!dl_dtype_is_float (r))
           r = dl_get_default_dtype ();
+        break;
+      case DL_POINTWISE_RULE_STRICT:
+        if (!dl_dtype_is_float (r))
+          {
+            g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                         "%s: not implemented for %s tensors (floating point only)", op->name,
+                         dl_dtype_get_name (r));
+            return FALSE;
+          }
+        break;
+      case DL_POINTWISE_RULE_INTEGER:
+        if (dl_dtype_is_float (r) || r == DL_DTYPE_BOOL)
+          {
+            g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                         "%s: not implemented for %s tensors (integers only)", op->name,
+                         dl_dtype_get_name (r));
+            return FALSE;
+          }
+        break;
+      case DL_POINTWISE_RULE_SAME:
+        if (a->dtype != b->dtype)
+          {
+            g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                         "%s is not yet implemented for tensors with different dtypes (%s and %s).",
+                         op->name, dl_dtype_get_name (a->dtype), dl_dtype_get_name (b->dtype));
+            return FALSE;
+          }
         break;
       case DL_POINTWISE_RULE_COMPARE:
         break;

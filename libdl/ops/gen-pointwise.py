@@ -20,7 +20,8 @@ COLUMNS = ('name', 'kernel', 'rule', 'node', 'grad', 'saves', 'domain', 'variant
 
 RULE_NOTES = {
     'FLOAT': 'Integer and bool tensors give the default floating-point dtype.',
-    'STRICT': 'Only floating-point tensors are supported.',
+    'STRICT': 'Only floating-point tensors (binary ops: a floating-point result type) are '
+              'supported.',
     'KEEP': 'The result keeps the dtype of @self; bool tensors are refused.',
     'ROUNDING': 'An integer tensor gives a copy; bool tensors are refused.',
     'SIGN': 'The result keeps the dtype of @self.',
@@ -33,6 +34,8 @@ RULE_NOTES = {
     'COMPARE': 'The result is a bool tensor.',
     'POWER': 'Bool tensors are refused, and so are negative integer powers of integers.',
     'INT_DIVISION': 'Bool tensors are refused; integer division by zero is an error.',
+    'INTEGER': 'Only integer tensors are supported (not bool).',
+    'SAME': 'Both operands must have the same dtype.',
 }
 
 INPLACE_NOTE = ('The result must be castable to the dtype of @self (a floating-point result '
@@ -134,7 +137,7 @@ def functions(row):
     op = 'DL_OP_' + name
     note = RULE_NOTES[rule]
     grad = '' if row['node'] != 'NULL' else ' Not differentiable.'
-    if row['node'] == '"NotImplemented"':
+    if row['node'] == '"NotImplemented"' or (row['node'] != 'NULL' and row['grad'] == 'NULL'):
         grad = ' Not differentiable: as in PyTorch, a backward pass through the result fails.'
     v = row['variants']
     if not row['binary']:

@@ -431,14 +431,19 @@ unary_rtol (DlUnaryOp op, DlDType dt)
 static void
 test_unary (void)
 {
-  static const double nan_to_num[] = { 0.5, 1e3, -1e3 }, slope[] = { 0.01 };
+  static const double nan_to_num[] = { 0.5, 1e3, -1e3 }, slope[] = { 0.01 }, eps[] = { 1e-3 },
+                      order[] = { 1 };
 
   for (int o = 0; o < DL_N_UNARY_OPS; o++)
     for (DlDType dt : compute_dtypes)
       {
         DlUnaryOp op = (DlUnaryOp)o;
-        bool with_params = op == DL_UNARY_NAN_TO_NUM || op == DL_UNARY_LEAKY_RELU;
-        const double *params = op == DL_UNARY_NAN_TO_NUM ? nan_to_num : slope;
+        /* the ops from DL_UNARY_NAN_TO_NUM on take numbers */
+        bool with_params = op >= DL_UNARY_NAN_TO_NUM;
+        const double *params = op == DL_UNARY_NAN_TO_NUM  ? nan_to_num
+                               : op == DL_UNARY_LOGIT     ? eps
+                               : op == DL_UNARY_POLYGAMMA ? order
+                                                          : slope;
         DlDType out_dt = dl_cuda_unary_is_predicate (op) ? DL_DTYPE_BOOL : dt;
 
         if (!dl_cuda_unary_supported (op, dt))
@@ -479,11 +484,17 @@ test_binary (void)
         DlDType out_dt = DL_BINARY_IS_COMPARISON (op) ? DL_DTYPE_BOOL : dt;
         bool int_div = !is_float (dt)
                        && (op == DL_BINARY_DIV || op == DL_BINARY_FLOOR_DIVIDE
-                           || op == DL_BINARY_TRUNC_DIVIDE || op == DL_BINARY_REMAINDER);
+                           || op == DL_BINARY_TRUNC_DIVIDE || op == DL_BINARY_REMAINDER
+                           || op == DL_BINARY_FMOD);
         bool int_arith = !is_float (dt)
                          && (op == DL_BINARY_ADD || op == DL_BINARY_SUB || op == DL_BINARY_MUL
                              || op == DL_BINARY_POW);
-        double rtol = is_float (dt) && (op == DL_BINARY_POW || op == DL_BINARY_ATAN2)
+        /* the math library's functions (and the CPU clone's FMA) may differ
+         * in the last bit */
+        bool libm = op == DL_BINARY_POW || op == DL_BINARY_ATAN2 || op == DL_BINARY_HYPOT
+                    || op == DL_BINARY_XLOGY || op == DL_BINARY_LOGADDEXP
+                    || op == DL_BINARY_LOGADDEXP2;
+        double rtol = is_float (dt) && libm
                           ? (dt == DL_DTYPE_FLOAT32 ? 2e-5 : 1e-12)
                       : is_float (dt) && (op == DL_BINARY_ADD || op == DL_BINARY_SUB)
                           /* the CPU's AVX2 clone may fuse a + alpha * b */

@@ -523,6 +523,27 @@ g_leaky_relu (DlTensor **x, GError **e)
   return dl_tensor_leaky_relu (x[0], 0.15, e);
 }
 
+static DlTensor *
+g_addcmul (DlTensor **x, GError **e)
+{
+  return dl_tensor_addcmul (x[0], x[1], x[2], -0.7, e);
+}
+static DlTensor *
+g_addcdiv (DlTensor **x, GError **e)
+{
+  return dl_tensor_addcdiv (x[0], x[1], x[2], 1.3, e);
+}
+static DlTensor *
+g_float_power (DlTensor **x, GError **e)
+{
+  return dl_tensor_float_power (x[0], x[1], e);
+}
+static DlTensor *
+g_ldexp (DlTensor **x, GError **e)
+{
+  return dl_tensor_ldexp (x[0], x[1], e);
+}
+
 #define UNARY_CASE(NAME, FN, MIN_ABS, POS)                                                         \
   {                                                                                                \
     NAME, FN, 1, { { 3, 4 } }, { 2 }, MIN_ABS, POS                                                 \
@@ -537,7 +558,74 @@ static const DlTestGradCase grad_cases[] = {
   { "lerp", g_lerp, 3, { { 3, 4 }, { 4 }, { 3, 1 } }, { 2, 1, 2 }, 0, FALSE },
   { "lerp_scalar", g_lerp_scalar, 2, { { 3, 4 }, { 3, 4 } }, { 2, 2 }, 0, FALSE },
   UNARY_CASE ("leaky_relu", g_leaky_relu, 0.01, FALSE),
+  { "addcmul", g_addcmul, 3, { { 3, 4 }, { 4 }, { 3, 1 } }, { 2, 1, 2 }, 0, FALSE },
+  { "addcdiv", g_addcdiv, 3, { { 3, 4 }, { 4 }, { 3, 1 } }, { 2, 1, 2 }, 0.2, FALSE },
+  { "float_power", g_float_power, 2, { { 3, 4 }, { 4 } }, { 2, 1 }, 0.2, TRUE },
+  { "ldexp", g_ldexp, 2, { { 3, 4 }, { 4 } }, { 2, 1 }, 0, FALSE },
 };
+
+/* addcmul and addcdiv against the formula: broadcast, in place (into a
+ * transposed tensor), integers (the value truncated, wrapping), and the
+ * dtypes PyTorch refuses */
+static void
+test_addcmul_addcdiv (void)
+{
+  const gdouble av[] = { 1, -2, 3, 0.5, -1.5, 4 }, bv[] = { 2, -3, 0.25 }, cv[] = { 4, -0.5 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) a = dl_test_tensor (av, DL_TEST_SHAPE (2, 3), DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) b = dl_test_tensor (bv, DL_TEST_SHAPE (3), DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) c = dl_test_tensor (cv, DL_TEST_SHAPE (2, 1), DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) m = dl_tensor_addcmul (a, b, c, 0.5, &error);
+  g_autoptr (DlTensor) d = dl_tensor_addcdiv (a, b, c, -2, &error);
+  g_autoptr (DlTensor) at = NULL;
+  g_autoptr (DlTensor) t = NULL;
+  gdouble em[6], ed[6];
+
+  g_assert_no_error (error);
+  for (gint i = 0; i < 6; i++)
+    {
+      em[i] = av[i] + 0.5 * bv[i % 3] * cv[i / 3];
+      ed[i] = av[i] + -2 * bv[i % 3] / cv[i / 3];
+    }
+  assert_close (m, em, 6, 1e-15, "addcmul");
+  assert_close (d, ed, 6, 1e-15, "addcdiv");
+  /* in place into a transposed copy: values by position */
+  at = dl_tensor_transpose (a, 0, 1, &error);
+  t = dl_tensor_contiguous (at, &error);
+  g_assert_no_error (error);
+  {
+    g_autoptr (DlTensor) tt = dl_tensor_transpose (t, 0, 1, &error);
+    g_assert_true (dl_tensor_addcmul_ (tt, b, c, 0.5, &error) == tt);
+    g_assert_no_error (error);
+    assert_close (tt, em, 6, 1e-15, "addcmul_ transposed");
+    g_assert_true (dl_tensor_addcdiv_ (tt, b, c, -2, &error) == tt);
+    g_assert_no_error (error);
+    for (gint i = 0; i < 6; i++)
+      em[i] += -2 * bv[i % 3] / cv[i / 3];
+    assert_close (tt, em, 6, 1e-15, "addcdiv_ transposed");
+    /* the broadcast shape must be self's */
+    g_assert_null (dl_tensor_addcmul_ (b, a, c, 1, &error));
+    g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
+    g_clear_error (&error);
+  }
+  {
+    const gdouble iv[] = { G_MAXINT32, -5, 7 }, jv[] = { 1, 3, -4 };
+    g_autoptr (DlTensor) i = dl_test_tensor (iv, DL_TEST_SHAPE (3), DL_DTYPE_INT32);
+    g_autoptr (DlTensor) j = dl_test_tensor (jv, DL_TEST_SHAPE (3), DL_DTYPE_INT32);
+    g_autoptr (DlTensor) r = dl_tensor_addcmul (i, j, j, 2.7, &error);
+    const gdouble want[] = { (gdouble)G_MININT32 + 1, 13, 39 };
+
+    g_assert_no_error (error);
+    g_assert_cmpint (dl_tensor_get_dtype (r), ==, DL_DTYPE_INT32);
+    assert_close (r, want, 3, 0, "addcmul int32 (wrapping, value 2)");
+    g_assert_null (dl_tensor_addcdiv (i, j, j, 1, &error));
+    g_assert_error (error, DL_ERROR, DL_ERROR_DTYPE);
+    g_clear_error (&error);
+    g_assert_null (dl_tensor_addcmul_ (i, b, b, 1, &error)); /* float64 into int32 */
+    g_assert_error (error, DL_ERROR, DL_ERROR_DTYPE);
+    g_clear_error (&error);
+  }
+}
 
 /* -0.0 is a float: x / -0.0 is -inf for positive x, x * -0.0 is -0 */
 static void
@@ -649,6 +737,7 @@ main (int argc, char **argv)
   g_test_add_func ("/math/binary-float", test_binary_float);
   g_test_add_func ("/math/binary-int", test_binary_int);
   g_test_add_func ("/math/clamp-lerp", test_clamp_lerp);
+  g_test_add_func ("/math/addcmul-addcdiv", test_addcmul_addcdiv);
   g_test_add_func ("/math/errors", test_errors);
   g_test_add_func ("/math/negative-zero-scalar", test_negative_zero_scalar);
   g_test_add_func ("/math/div-mode", test_div_mode);

@@ -423,6 +423,10 @@ test('math ops', () => {
     const b = fromArray([2, 2, -2, -2], [4], I64);
     assertArrayEqual(values(a.floor_divide(b)), [3, -4, -4, 3], 'floor_divide');
     assertArrayEqual(values(a.remainder(b)), [1, 1, -1, -1], 'remainder');
+    assertArrayEqual(values(a.fmod(b)), [1, -1, 1, -1], 'fmod: the sign of the dividend');
+    assertArrayEqual(values(a.bitwise_left_shift_scalar(2)), [28, -28, 28, -28], 'a << 2');
+    assertArrayEqual(values(fromArray([0, 1], [2], F64).addcdiv(fromArray([3, 4], [2], F64),
+        fromArray([2, 8], [2], F64), 2)), [3, 2], 'addcdiv');
     assert(a.remainder(b).get_dtype() === I64, 'remainder keeps int64');
     assertArrayEqual(values(fromArray([5.5, -5.5], [2], F64).remainder_scalar(2)), [1.5, 0.5],
         'remainder_scalar');

@@ -377,8 +377,10 @@ void test_errors () {
 void test_op_table () {
     try {
         string[] binary = Dl.pointwise_op_names (Dl.OpFlags.BINARY | Dl.OpFlags.REFLECTED);
-        assert (binary.length == 3);
+        assert (binary.length == 6);
         assert (binary[0] == "sub" && binary[1] == "div" && binary[2] == "pow");
+        assert (binary[3] == "xlogy" && binary[4] == "bitwise_left_shift");
+        assert (binary[5] == "bitwise_right_shift");
         var x = from_array ({1, 2, 4}, {3}, Dl.DType.FLOAT64);
         unowned Dl.Tensor same = x.log2_ ();
         assert (same == x);
@@ -1308,6 +1310,13 @@ void test_math () {
         assert_values (a.remainder (b), { 1, 1, -1, -1 });
         assert (a.remainder (b).get_dtype () == Dl.DType.INT64);
         assert_values (from_array ({ 5.5, -5.5 }, { 2 }, Dl.DType.FLOAT64).remainder_scalar (2), { 1.5, 0.5 });
+        /* C's fmod: the sign of the dividend; addcmul in place, as Adam's
+         * second moment: v + (1 - beta2) g g */
+        assert_values (a.fmod (b), { 1, -1, 1, -1 });
+        var v = from_array ({ 1, 2 }, { 2 }, Dl.DType.FLOAT64);
+        var g = from_array ({ 3, -4 }, { 2 }, Dl.DType.FLOAT64);
+        assert (v.addcmul_ (g, g, 0.5) == v);
+        assert_values (v, { 5.5, 10 });
         var n = from_array ({ 0, double.NAN, double.INFINITY, -1 }, { 4 }, Dl.DType.FLOAT64);
         var nan = n.isnan ();
         assert (nan.get_dtype () == Dl.DType.BOOL);

@@ -21,6 +21,9 @@ from ._math import (allclose, arctan2, atan2, bitwise_and, bitwise_or, bitwise_x
                     clip, eq, equal, floor_divide, ge, greater, greater_equal, gt, isclose, le,
                     lerp, less, less_equal, logical_and, logical_or, logical_xor, logit, lt,
                     nan_to_num, ne, not_equal, relu_, remainder)
+from ._math import (addcdiv, addcmul, bitwise_left_shift, bitwise_right_shift, copysign,
+                    float_power, fmax, fmin, fmod, gcd, heaviside, hypot, lcm, ldexp, logaddexp,
+                    logaddexp2, nextafter, xlogy)
 from ._indexing import (argwhere, cat, chunk, concat, concatenate, flip, fliplr, flipud, gather,
                         hstack, index_add, index_copy, index_fill, index_put, index_select,
                         masked_fill, masked_select, nonzero, roll, scatter, scatter_add,
@@ -34,6 +37,7 @@ from ._functions import (add, argmax, argmin, clone, detach, div, divide, fix, f
                          isreal, log_softmax, logical_not, matmul, maximum, mean, minimum, mul,
                          narrow, numel, permute, positive, reshape, select, softmax, squeeze, sub,
                          t, transpose, true_divide, unflatten, unsqueeze)
+from ._functions import multiply, subtract
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
 from .autograd.anomaly_mode import is_anomaly_enabled, set_anomaly_enabled
@@ -72,6 +76,9 @@ __all__ = ['Generator', 'Node', 'Size', 'Tensor', 'add', 'allclose', 'eq', 'equa
            'tensordot', 'topk', 'transpose', 'tril', 'triu', 'diagonal', 'diag', 'trace', 'bincount', 'uint8', 'unbind', 'unflatten',
            'unique', 'unique_consecutive', 'unsqueeze', 'utils', 'var', 'var_mean', 'vdot',
            'vstack', 'where', 'zeros', 'zeros_like']
+__all__ += ['addcdiv', 'addcmul', 'bitwise_left_shift', 'bitwise_right_shift', 'copysign',
+            'float_power', 'fmax', 'fmin', 'fmod', 'gcd', 'heaviside', 'hypot', 'lcm', 'ldexp',
+            'logaddexp', 'logaddexp2', 'multiply', 'nextafter', 'subtract', 'xlogy']
 
 
 def set_num_threads(n):

@@ -79,6 +79,13 @@ def mul(input, other):
     return (input if _is_tensor(input) else tensor(input)) * other
 
 
+multiply = mul
+
+
+def subtract(input, other, *, alpha=1):
+    return sub(input, other, alpha=alpha)
+
+
 def div(input, other, *, rounding_mode=None, out=None):
     input = input if _is_tensor(input) else tensor(input)
     return _into_out(_div(input, other, rounding_mode=rounding_mode), out, 'div')

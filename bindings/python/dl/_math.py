@@ -183,6 +183,26 @@ def _tensor_pow(self, exponent):
     return Dl.Tensor.pow(self, _math_arg(exponent, 'pow', 'exponent'))
 
 
+def _rpow(self, other):
+    """number ** tensor as torch 1.13's Tensor.__rpow__ computes it: the
+    number as a 0-d tensor of the result type, to the power self (so the
+    node is the Tensor-Tensor pow's, PowBackward1)."""
+    if isinstance(other, _np.generic) and other.ndim == 0:
+        other = other.item()
+    if not isinstance(other, numbers.Real):
+        o = _math_operand(other)
+        return NotImplemented if o is None else Dl.Tensor.pow(o, self)
+    dt = self.get_dtype()
+    if not Dl.dtype_is_floating_point(dt) and not isinstance(other, numbers.Integral):
+        dt = Dl.get_default_dtype()
+    elif dt == Dl.DType.BOOL and not isinstance(other, bool):
+        dt = Dl.DType.INT64
+    base = Dl.Tensor.new_scalar(float(other), dt)
+    if self.get_device().get_name() != 'cpu':
+        base = base.to_device(self.get_device())
+    return Dl.Tensor.pow(base, self)
+
+
 def _invert(self):
     if self.dtype.is_floating_point:
         raise TypeError('~ (operator.invert) is only implemented on integer and Boolean-type '
@@ -291,3 +311,113 @@ def _round(self, decimals=0):
 def _round_fn(input, decimals=0):
     """torch.round (exported as round; named apart from the builtin)."""
     return _round(input, decimals)
+
+
+# -- the binary ops of torch 1.13 that take a Tensor only as their second
+# operand (hypot, fmax, gcd, ...): a number there is a TypeError, as torch's
+# argument parser raises --
+
+def _tensor_arg(x, fname, argname, position):
+    if not _is_tensor(x):
+        raise TypeError("%s(): argument '%s' (position %d) must be Tensor, not %s"
+                        % (fname, argname, position, type(x).__name__))
+    return x
+
+
+def _tensor_binary_method(cfn, name, argname='other'):
+    def method(self, other):
+        return cfn(self, _tensor_arg(other, name, argname, 1))
+    method.__name__ = name
+    return method
+
+
+def _tensor_binary_fn(cfn, name, argname='other'):
+    def fn(input, other):
+        return cfn(_tensor_arg(input, name, 'input', 1), _tensor_arg(other, name, argname, 2))
+    fn.__name__ = name
+    return fn
+
+
+def _tensor_inplace(cfn, name, argname='other'):
+    def op(self, other):
+        cfn(self, _tensor_arg(other, name, argname, 1))
+        return self
+    op.__name__ = name
+    return op
+
+
+def _tensor_first_fn(cfn, name):
+    """torch.name(input, other) with input a Tensor and other a Tensor or a
+    number (fmod, copysign)."""
+    def fn(input, other):
+        return cfn(_tensor_arg(input, name, 'input', 1), _math_arg(other, name, 'other'))
+    fn.__name__ = name
+    return fn
+
+
+fmod = _tensor_first_fn(Dl.Tensor.fmod, 'fmod')
+copysign = _tensor_first_fn(Dl.Tensor.copysign, 'copysign')
+xlogy = _math_binary_fn(Dl.Tensor.xlogy, 'xlogy')
+bitwise_left_shift = _math_binary_fn(Dl.Tensor.bitwise_left_shift, 'bitwise_left_shift')
+bitwise_right_shift = _math_binary_fn(Dl.Tensor.bitwise_right_shift, 'bitwise_right_shift')
+float_power = _math_binary_fn(Dl.Tensor.float_power, 'float_power')
+hypot = _tensor_binary_fn(Dl.Tensor.hypot, 'hypot')
+fmax = _tensor_binary_fn(Dl.Tensor.fmax, 'fmax')
+fmin = _tensor_binary_fn(Dl.Tensor.fmin, 'fmin')
+heaviside = _tensor_binary_fn(Dl.Tensor.heaviside, 'heaviside', 'values')
+gcd = _tensor_binary_fn(Dl.Tensor.gcd, 'gcd')
+lcm = _tensor_binary_fn(Dl.Tensor.lcm, 'lcm')
+nextafter = _tensor_binary_fn(Dl.Tensor.nextafter, 'nextafter')
+logaddexp = _tensor_binary_fn(Dl.Tensor.logaddexp, 'logaddexp')
+logaddexp2 = _tensor_binary_fn(Dl.Tensor.logaddexp2, 'logaddexp2')
+ldexp = _tensor_binary_fn(Dl.Tensor.ldexp, 'ldexp')
+
+
+# -- addcmul and addcdiv --
+
+def _addc_value(value, name):
+    if _is_tensor(value):
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, numbers.Number):
+        raise TypeError("%s(): argument 'value' must be Number, not %s"
+                        % (name, type(value).__name__))
+    return float(value)
+
+
+def _addc_args(name, args, value):
+    """(tensor1, tensor2, value) from torch's forms: (tensor1, tensor2,
+    *, value=1) and the deprecated (value, tensor1, tensor2)."""
+    if len(args) == 3 and not _is_tensor(args[0]):
+        value, args = args[0], args[1:]
+    if len(args) != 2:
+        raise TypeError('%s() takes 2 tensors (tensor1, tensor2) but %d arguments were given'
+                        % (name, len(args)))
+    t1 = _tensor_arg(args[0], name, 'tensor1', 1)
+    t2 = _tensor_arg(args[1], name, 'tensor2', 2)
+    return t1, t2, _addc_value(value, name)
+
+
+def _addc_method(cfn, name, inplace=False):
+    def method(self, *args, value=1):
+        t1, t2, v = _addc_args(name, args, value)
+        r = cfn(self, t1, t2, v)
+        return self if inplace else r
+    method.__name__ = name
+    return method
+
+
+def _addc_fn(cfn, name):
+    def fn(input, *args, value=1, out=None):
+        t1, t2, v = _addc_args(name, args, value)
+        return _into_out(cfn(_tensor_arg(input, name, 'input', 0), t1, t2, v), out, name)
+    fn.__name__ = name
+    return fn
+
+
+addcmul = _addc_fn(Dl.Tensor.addcmul, 'addcmul')
+addcdiv = _addc_fn(Dl.Tensor.addcdiv, 'addcdiv')
+
+
+def _float_power_(self, exponent):
+    Dl.Tensor.float_power_(self, _math_arg(exponent, 'float_power_', 'exponent'))
+    return self

@@ -242,6 +242,10 @@ class Tensor(Dl.Tensor):
 
     divide = div
     divide_ = div_
+    multiply = mul
+    multiply_ = mul_
+    subtract = sub
+    subtract_ = sub_
 
     def fill_(self, value):
         Dl.Tensor.fill_(self, _fill_value(value, 'fill_'))
@@ -795,9 +799,37 @@ class Tensor(Dl.Tensor):
     logical_or = _math._math_binary_method(Dl.Tensor.logical_or, 'logical_or')
     logical_xor = _math._math_binary_method(Dl.Tensor.logical_xor, 'logical_xor')
     arctan2 = atan2
+    fmod = _math._math_binary_method(Dl.Tensor.fmod, 'fmod')
+    copysign = _math._math_binary_method(Dl.Tensor.copysign, 'copysign')
+    xlogy = _math._math_binary_method(Dl.Tensor.xlogy, 'xlogy')
+    float_power = _math._math_binary_method(Dl.Tensor.float_power, 'float_power')
+    bitwise_left_shift = _math._math_binary_method(Dl.Tensor.bitwise_left_shift,
+                                                   'bitwise_left_shift')
+    bitwise_right_shift = _math._math_binary_method(Dl.Tensor.bitwise_right_shift,
+                                                    'bitwise_right_shift')
+    hypot = _math._tensor_binary_method(Dl.Tensor.hypot, 'hypot')
+    fmax = _math._tensor_binary_method(Dl.Tensor.fmax, 'fmax')
+    fmin = _math._tensor_binary_method(Dl.Tensor.fmin, 'fmin')
+    heaviside = _math._tensor_binary_method(Dl.Tensor.heaviside, 'heaviside', 'values')
+    gcd = _math._tensor_binary_method(Dl.Tensor.gcd, 'gcd')
+    lcm = _math._tensor_binary_method(Dl.Tensor.lcm, 'lcm')
+    nextafter = _math._tensor_binary_method(Dl.Tensor.nextafter, 'nextafter')
+    logaddexp = _math._tensor_binary_method(Dl.Tensor.logaddexp, 'logaddexp')
+    logaddexp2 = _math._tensor_binary_method(Dl.Tensor.logaddexp2, 'logaddexp2')
+    ldexp = _math._tensor_binary_method(Dl.Tensor.ldexp, 'ldexp')
+    addcmul = _math._addc_method(Dl.Tensor.addcmul, 'addcmul')
+    addcdiv = _math._addc_method(Dl.Tensor.addcdiv, 'addcdiv')
+    addcmul_ = _math._addc_method(Dl.Tensor.addcmul_, 'addcmul_', inplace=True)
+    addcdiv_ = _math._addc_method(Dl.Tensor.addcdiv_, 'addcdiv_', inplace=True)
+    __lshift__ = _math._math_operator(Dl.Tensor.bitwise_left_shift, '__lshift__')
+    __rlshift__ = _math._math_operator(Dl.Tensor.bitwise_left_shift, '__rlshift__',
+                                       reflected=True)
+    __rshift__ = _math._math_operator(Dl.Tensor.bitwise_right_shift, '__rshift__')
+    __rrshift__ = _math._math_operator(Dl.Tensor.bitwise_right_shift, '__rrshift__',
+                                       reflected=True)
     pow = _math._tensor_pow
     __pow__ = _math._math_operator(Dl.Tensor.pow, '__pow__')
-    __rpow__ = _math._math_operator(Dl.Tensor.pow, '__rpow__', reflected=True)
+    __rpow__ = _math._rpow
     __floordiv__ = _math._math_operator(Dl.Tensor.floor_divide, '__floordiv__')
     __rfloordiv__ = _math._math_operator(Dl.Tensor.floor_divide, '__rfloordiv__',
                                          reflected=True)
@@ -838,6 +870,21 @@ class Tensor(Dl.Tensor):
     bitwise_and_ = _math._math_inplace(Dl.Tensor.bitwise_and_, 'bitwise_and_')
     bitwise_or_ = _math._math_inplace(Dl.Tensor.bitwise_or_, 'bitwise_or_')
     bitwise_xor_ = _math._math_inplace(Dl.Tensor.bitwise_xor_, 'bitwise_xor_')
+    arctan2_ = _math._tensor_inplace(Dl.Tensor.atan2_, 'arctan2_')
+    fmod_ = _math._math_inplace(Dl.Tensor.fmod_, 'fmod_')
+    copysign_ = _math._math_inplace(Dl.Tensor.copysign_, 'copysign_')
+    xlogy_ = _math._math_inplace(Dl.Tensor.xlogy_, 'xlogy_')
+    bitwise_left_shift_ = _math._math_inplace(Dl.Tensor.bitwise_left_shift_,
+                                              'bitwise_left_shift_')
+    bitwise_right_shift_ = _math._math_inplace(Dl.Tensor.bitwise_right_shift_,
+                                               'bitwise_right_shift_')
+    float_power_ = _math._float_power_
+    hypot_ = _math._tensor_inplace(Dl.Tensor.hypot_, 'hypot_')
+    heaviside_ = _math._tensor_inplace(Dl.Tensor.heaviside_, 'heaviside_', 'values')
+    gcd_ = _math._tensor_inplace(Dl.Tensor.gcd_, 'gcd_')
+    lcm_ = _math._tensor_inplace(Dl.Tensor.lcm_, 'lcm_')
+    nextafter_ = _math._tensor_inplace(Dl.Tensor.nextafter_, 'nextafter_')
+    ldexp_ = _math._tensor_inplace(Dl.Tensor.ldexp_, 'ldexp_')
     eq_ = _math._math_inplace(Dl.Tensor.eq_, 'eq_')
     ne_ = not_equal_ = _math._math_inplace(Dl.Tensor.ne_, 'ne_')
     lt_ = less_ = _math._math_inplace(Dl.Tensor.lt_, 'lt_')
@@ -853,6 +900,8 @@ class Tensor(Dl.Tensor):
     __iand__ = _math._math_inplace(Dl.Tensor.bitwise_and_, '__iand__', True)
     __ior__ = _math._math_inplace(Dl.Tensor.bitwise_or_, '__ior__', True)
     __ixor__ = _math._math_inplace(Dl.Tensor.bitwise_xor_, '__ixor__', True)
+    __ilshift__ = _math._math_inplace(Dl.Tensor.bitwise_left_shift_, '__ilshift__', True)
+    __irshift__ = _math._math_inplace(Dl.Tensor.bitwise_right_shift_, '__irshift__', True)
 
     # -- indexing, gather and scatter, joining (_indexing.py) --
     __getitem__ = _indexing._getitem

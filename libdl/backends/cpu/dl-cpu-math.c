@@ -54,6 +54,28 @@
   static inline T sign_##TN (T x)                                                                  \
   {                                                                                                \
     return (T)((x > 0) - (x < 0));                                                                 \
+  }                                                                                                \
+  /* a ln b, 0 for a == 0 but where b is NaN */                                                    \
+  static inline T xlogy_##TN (T a, T b)                                                            \
+  {                                                                                                \
+    if (isnan (b))                                                                                 \
+      return b;                                                                                    \
+    return a == 0 ? (T)0 : a * log (b);                                                            \
+  }                                                                                                \
+  /* ln (e^a + e^b), the larger taken out: m + ln (1 + e^-|a - b|) */                              \
+  static inline T logaddexp_##TN (T a, T b)                                                        \
+  {                                                                                                \
+    T m = a > b ? a : b;                                                                           \
+    if (isinf (a) && a == b)                                                                       \
+      return a;                                                                                    \
+    return m + log1p (exp (-fabs (a - b)));                                                        \
+  }                                                                                                \
+  static inline T logaddexp2_##TN (T a, T b)                                                       \
+  {                                                                                                \
+    T m = a > b ? a : b;                                                                           \
+    if (isinf (a) && a == b)                                                                       \
+      return a;                                                                                    \
+    return m + log1p (exp2 (-fabs (a - b))) * (T)(1.0 / M_LN2);                                    \
   }
 
 DEFINE_FLOAT_HELPERS (float, f32)
@@ -302,7 +324,29 @@ dl_cpu_math_unary (DlBackendContext *ctx,
   X (FLOOR_DIVIDE, floor_divide, CAT (floordiv_, TN) (a, b))                                       \
   X (TRUNC_DIVIDE, trunc_divide, trunc (a / b))                                                    \
   X (REMAINDER, remainder, CAT (remainder_, TN) (a, b))                                            \
-  X (ATAN2, atan2, atan2 (a, b))
+  X (ATAN2, atan2, atan2 (a, b))                                                                   \
+  X (FMOD, fmod, fmod (a, b))                                                                      \
+  X (HYPOT, hypot, hypot (a, b))                                                                   \
+  X (COPYSIGN, copysign, copysign (a, b))                                                          \
+  X (XLOGY, xlogy, CAT (xlogy_, TN) (a, b))                                                        \
+  X (FMAX, fmax, fmax (a, b))                                                                      \
+  X (FMIN, fmin, fmin (a, b))                                                                      \
+  X (HEAVISIDE, heaviside, (a == 0 ? b : (T)(a > 0)))                                              \
+  X (NEXTAFTER, nextafter, nextafter (a, b))                                                       \
+  X (LOGADDEXP, logaddexp, CAT (logaddexp_, TN) (a, b))                                            \
+  X (LOGADDEXP2, logaddexp2, CAT (logaddexp2_, TN) (a, b))
+
+/* shifts as C shifts an int (int64 an int64), the count masked to that
+ * width as x86 does: PyTorch's CPU results, out-of-range counts included */
+#define SHIFT_WIDE(T) CAT (SHIFT_WIDE_, T)
+#define SHIFT_WIDE_gint32 gint32
+#define SHIFT_WIDE_guint8 gint32
+#define SHIFT_WIDE_gint64 gint64
+#define LSHIFT(a, b)                                                                               \
+  ((T)(SHIFT_WIDE (T)) ((guint64)(SHIFT_WIDE (T)) (a)                                              \
+                        << ((guint64)(b) & (sizeof (SHIFT_WIDE (T)) * 8 - 1))))
+#define RSHIFT(a, b)                                                                               \
+  ((T)((SHIFT_WIDE (T)) (a) >> ((guint64)(b) & (sizeof (SHIFT_WIDE (T)) * 8 - 1))))
 
 #define BINARY_INT_OPS(X)                                                                          \
   X (POW, pow, dl_int_pow (a, b))                                                                  \
@@ -311,12 +355,23 @@ dl_cpu_math_unary (DlBackendContext *ctx,
   X (REMAINDER, remainder, dl_int_remainder (a, b))                                                \
   X (BITWISE_AND, bitwise_and, (a & b))                                                            \
   X (BITWISE_OR, bitwise_or, (a | b))                                                              \
-  X (BITWISE_XOR, bitwise_xor, (a ^ b))
+  X (BITWISE_XOR, bitwise_xor, (a ^ b))                                                            \
+  X (FMOD, fmod, dl_int_fmod (a, b))                                                               \
+  X (FMAX, fmax, (a > b ? a : b))                                                                  \
+  X (FMIN, fmin, (a < b ? a : b))                                                                  \
+  X (HEAVISIDE, heaviside, (a == 0 ? b : (T)(a > 0)))                                              \
+  X (GCD, gcd, dl_int_gcd (a, b))                                                                  \
+  X (LCM, lcm, dl_int_lcm (a, b))                                                                  \
+  X (LSHIFT, lshift, LSHIFT (a, b))                                                                \
+  X (RSHIFT, rshift, RSHIFT (a, b))
 
 #define BINARY_BOOL_OPS(X)                                                                         \
   X (BITWISE_AND, bitwise_and, (a & b))                                                            \
   X (BITWISE_OR, bitwise_or, (a | b))                                                              \
   X (BITWISE_XOR, bitwise_xor, (a ^ b))                                                            \
+  X (FMAX, fmax, (a | b))                                                                          \
+  X (FMIN, fmin, (a & b))                                                                          \
+  X (HEAVISIDE, heaviside, (a == 0 ? b : 1))
 
 #define DEFINE_BINARY(OPN, opn, EXPR)                                                              \
   DL_CPU_DEFINE_BINARY_LOOP (FN (math_binary_, opn, TN), T, T, EXPR)

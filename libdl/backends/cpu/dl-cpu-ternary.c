@@ -5,7 +5,10 @@
  * one rounding per operation in the compute type (float for the 16-bit
  * floats), so that a fused kernel gives the same bits as the chain of
  * binary kernels: this file must not contract a * b + c into an FMA (the
- * pragma below; it is also built without target clones).
+ * pragma below; it is also built without target clones). addcmul is the
+ * exception: it has no chain to match but PyTorch's own kernel, whose
+ * AVX2 build fuses the last product with the sum, so it calls fma ()
+ * explicitly (and has target clones, where that is one instruction).
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -68,9 +71,11 @@ DEFINE_WHERE (where_8, guint64)
 #define LOAD_BF16(T, p) dl_bf16_to_float (*(const dl_bf16 *)(p))
 #define STORE_BF16(T, p, x) (*(dl_bf16 *)(p) = dl_float_to_bf16 (x))
 
-/* three inputs: operands (out, a, b, c) */
+/* three inputs: operands (out, a, b, c); ATTR: target clones or nothing */
 #define DEFINE_LOOP3(NAME, T, CT, LOAD, STORE, EXPR)                                               \
-  static void NAME (char **data, const gint64 *s, gint64 n, gpointer ctx)                          \
+  DEFINE_LOOP3_ATTR (, NAME, T, CT, LOAD, STORE, EXPR)
+#define DEFINE_LOOP3_ATTR(ATTR, NAME, T, CT, LOAD, STORE, EXPR)                                    \
+  ATTR static void NAME (char **data, const gint64 *s, gint64 n, gpointer ctx)                     \
   {                                                                                                \
     const CT v = ctx ? (CT) * (const gdouble *)ctx : (CT)0;                                        \
     (void)v;                                                                                       \
@@ -125,14 +130,16 @@ DEFINE_WHERE (where_8, guint64)
 #define CLAMP_LOW(x, lo) ((lo) != (lo) ? (lo) : ((lo) > (x) ? (lo) : (x)))
 #define CLAMP_HIGH(x, hi) ((hi) != (hi) ? (hi) : ((hi) < (x) ? (hi) : (x)))
 #define CLAMP_EXPR(CT) CLAMP_HIGH (CLAMP_LOW (a, b), c)
-/* a + v * b * c and a + v * b / c, as PyTorch writes them */
-#define ADDCMUL_EXPR(CT) (a + v * b * c)
+/* a + v * b * c and a + v * b / c, as PyTorch writes them; addcmul's
+ * (v * b) * c + a in one rounding, as PyTorch's AVX2 kernel (contracted
+ * by its compiler) gives it */
+#define ADDCMUL_EXPR(CT) _Generic((a), float : fmaf, default : fma) (v * b, c, a)
 #define ADDCDIV_EXPR(CT) (a + v * b / c)
 
 #define DEFINE_FLOAT_OPS(TN, T, CT, LOAD, STORE)                                                   \
   DEFINE_LOOP3 (lerp_##TN, T, CT, LOAD, STORE, LERP_EXPR (CT))                                     \
   DEFINE_LOOP2 (lerp_scalar_##TN, T, CT, LOAD, STORE, LERP_EXPR (CT))                              \
-  DEFINE_LOOP3 (addcmul_##TN, T, CT, LOAD, STORE, ADDCMUL_EXPR (CT))                               \
+  DEFINE_LOOP3_ATTR (DL_CPU_CLONES, addcmul_##TN, T, CT, LOAD, STORE, ADDCMUL_EXPR (CT))           \
   DEFINE_LOOP3 (addcdiv_##TN, T, CT, LOAD, STORE, ADDCDIV_EXPR (CT))                               \
   DEFINE_LOOP3 (clamp_strided_##TN, T, CT, LOAD, STORE, CLAMP_EXPR (CT))
 

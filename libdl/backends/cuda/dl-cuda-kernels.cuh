@@ -409,6 +409,21 @@ DL_CUDA_MATH2 (pow)
 DL_CUDA_MATH2 (fmod)
 DL_CUDA_MATH2 (atan2)
 DL_CUDA_MATH2 (copysign)
+DL_CUDA_MATH2 (hypot)
+DL_CUDA_MATH2 (fmax)
+DL_CUDA_MATH2 (fmin)
+DL_CUDA_MATH2 (nextafter)
+
+DL_HD float
+dl_fma (float x, float y, float z)
+{
+  return fmaf (x, y, z);
+}
+DL_HD double
+dl_fma (double x, double y, double z)
+{
+  return fma (x, y, z);
+}
 
 template <typename T>
 DL_HD bool
@@ -692,7 +707,12 @@ dl_cuda_unary_elem (DlUnaryOp op, DlDType dt, char *out, const char *in, const d
 DL_HD bool
 dl_cuda_binary_supported (DlBinaryOp op, DlDType dt)
 {
-  bool bitwise = op >= DL_BINARY_BITWISE_AND && op <= DL_BINARY_BITWISE_XOR;
+  bool bitwise = (op >= DL_BINARY_BITWISE_AND && op <= DL_BINARY_BITWISE_XOR)
+                 || op == DL_BINARY_GCD || op == DL_BINARY_LCM || op == DL_BINARY_LSHIFT
+                 || op == DL_BINARY_RSHIFT;
+  bool float_only = op == DL_BINARY_ATAN2 || op == DL_BINARY_HYPOT || op == DL_BINARY_COPYSIGN
+                    || op == DL_BINARY_XLOGY || op == DL_BINARY_NEXTAFTER
+                    || op == DL_BINARY_LOGADDEXP || op == DL_BINARY_LOGADDEXP2;
 
   switch (dt)
     {
@@ -702,10 +722,12 @@ dl_cuda_binary_supported (DlBinaryOp op, DlDType dt)
       case DL_DTYPE_INT32:
       case DL_DTYPE_INT64:
       case DL_DTYPE_UINT8:
-        return op != DL_BINARY_ATAN2 && op < DL_N_BINARY_OPS;
+        return !float_only && op < DL_N_BINARY_OPS;
       case DL_DTYPE_BOOL:
         return op == DL_BINARY_ADD || op == DL_BINARY_MUL || op == DL_BINARY_MAXIMUM
-               || op == DL_BINARY_MINIMUM || DL_BINARY_IS_COMPARISON (op) || bitwise;
+               || op == DL_BINARY_MINIMUM || DL_BINARY_IS_COMPARISON (op)
+               || (op >= DL_BINARY_BITWISE_AND && op <= DL_BINARY_BITWISE_XOR)
+               || op == DL_BINARY_FMAX || op == DL_BINARY_FMIN || op == DL_BINARY_HEAVISIDE;
       default:
         return false;
     }
@@ -739,6 +761,32 @@ dl_cuda_binary_float (DlBinaryOp op, T a, T b, T alpha)
         return dl_cuda_remainder_f (a, b);
       case DL_BINARY_ATAN2:
         return dl_atan2 (a, b);
+      case DL_BINARY_FMOD:
+        return dl_fmod (a, b);
+      case DL_BINARY_HYPOT:
+        return dl_hypot (a, b);
+      case DL_BINARY_COPYSIGN:
+        return dl_copysign (a, b);
+      case DL_BINARY_XLOGY:
+        return b != b ? b : (a == 0 ? (T)0 : a * dl_log (b));
+      case DL_BINARY_FMAX:
+        return dl_fmax (a, b);
+      case DL_BINARY_FMIN:
+        return dl_fmin (a, b);
+      case DL_BINARY_HEAVISIDE:
+        return a == 0 ? b : (T)(a > 0);
+      case DL_BINARY_NEXTAFTER:
+        return dl_nextafter (a, b);
+      case DL_BINARY_LOGADDEXP:
+      case DL_BINARY_LOGADDEXP2:
+        {
+          T m = a > b ? a : b, d = -dl_fabs (a - b);
+
+          if (dl_cuda_isinf (a) && a == b)
+            return a;
+          return op == DL_BINARY_LOGADDEXP ? m + dl_log1p (dl_exp (d))
+                                           : m + dl_log1p (dl_exp2 (d)) * (T)(1.0 / 0.69314718055994530942);
+        }
       default:
         return 0;
     }
@@ -780,6 +828,30 @@ dl_cuda_binary_int (DlBinaryOp op, T a, T b, T alpha)
         return a | b;
       case DL_BINARY_BITWISE_XOR:
         return a ^ b;
+      case DL_BINARY_FMOD:
+        return (T)dl_int_fmod (a, b);
+      case DL_BINARY_FMAX:
+        return a > b ? a : b;
+      case DL_BINARY_FMIN:
+        return a < b ? a : b;
+      case DL_BINARY_HEAVISIDE:
+        return a == 0 ? b : (T)(a > 0);
+      case DL_BINARY_GCD:
+        return (T)dl_int_gcd (a, b);
+      case DL_BINARY_LCM:
+        return (T)dl_int_lcm (a, b);
+      case DL_BINARY_LSHIFT:
+      case DL_BINARY_RSHIFT:
+        {
+          /* as C shifts an int (int64: an int64), the count masked to its
+           * width, as the CPU backend */
+          typedef typename std::conditional<sizeof (T) == 8, int64_t, int32_t>::type W;
+          unsigned k = (unsigned)((uint64_t)b & (sizeof (W) * 8 - 1));
+
+          if (op == DL_BINARY_LSHIFT)
+            return (T)(W)((uint64_t)(W)a << k);
+          return (T)((W)a >> k);
+        }
       default:
         return 0;
     }
@@ -837,10 +909,13 @@ dl_cuda_binary_elem (DlBinaryOp op,
 
       if (DL_BINARY_IS_COMPARISON (op))
         r = dl_cuda_compare (op, x, y);
-      else if (op == DL_BINARY_ADD || op == DL_BINARY_MAXIMUM || op == DL_BINARY_BITWISE_OR)
+      else if (op == DL_BINARY_ADD || op == DL_BINARY_MAXIMUM || op == DL_BINARY_BITWISE_OR
+               || op == DL_BINARY_FMAX)
         r = x | y;
       else if (op == DL_BINARY_BITWISE_XOR)
         r = x ^ y;
+      else if (op == DL_BINARY_HEAVISIDE)
+        r = x == 0 ? y : 1;
       else
         r = x & y;
       dl_cuda_st<uint8_t> (out, r);
@@ -882,7 +957,9 @@ dl_cuda_clamp (T x, T lo, T hi)
 
 /* a float formula of a, b, c in CT (float for the 16-bit floats), one
  * rounding per operation: the .cu file is compiled with
- * --fmad=false so that nothing contracts into an FMA, as the CPU's */
+ * --fmad=false so that nothing contracts into an FMA, as the CPU's; but
+ * addcmul, whose last product and sum are one fma, as the CPU backend
+ * and PyTorch compute it */
 template <typename CT>
 DL_HD CT
 dl_cuda_ternary_float (DlTernaryOp op, CT a, CT b, CT c, const double *params)
@@ -894,7 +971,7 @@ dl_cuda_ternary_float (DlTernaryOp op, CT a, CT b, CT c, const double *params)
       case DL_TERNARY_LERP_SCALAR:
         return a + (CT)params[0] * (b - a);
       case DL_TERNARY_ADDCMUL:
-        return a + (CT)params[0] * b * c;
+        return dl_fma ((CT)params[0] * b, c, a);
       case DL_TERNARY_ADDCDIV:
         return a + (CT)params[0] * b / c;
       case DL_TERNARY_CLAMP:
