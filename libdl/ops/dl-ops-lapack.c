@@ -977,6 +977,7 @@ dl_tensor_linalg_cholesky (DlTensor *self, gboolean upper, GError **error)
 typedef struct
 {
   DlSavedTensor l, v;
+  gboolean vectors_out; /* the vectors are the node's output 1 */
 } EighState;
 
 /* (L_j - L_i) for i != j and 1 on the diagonal, from vectors @l (*, k):
@@ -1025,7 +1026,7 @@ eigh_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   TRY (v = dl_node_saved (node, &s->v, error));
   n = l->sizes[l->ndim - 1];
   TRY (vt = mT (v, error));
-  if (go[1])
+  if (s->vectors_out && go[1])
     {
       g_autoptr (DlTensor) vg = NULL;
       g_autoptr (DlTensor) vgt = NULL;
@@ -1127,6 +1128,7 @@ dl_tensor_linalg_eigh (DlTensor *self,
       g_autoptr (DlNode) node = dl_node_new_for_op ("LinalgEighBackward0", eigh_backward, 1, &self);
       EighState *s = DL_NODE_NEW_STATE (node, EighState);
 
+      s->vectors_out = compute_v;
       dl_node_save (node, &s->l, w, TRUE);
       dl_node_save (node, &s->v, v, compute_v);
       dl_node_set_output (node, w, 0);
@@ -1146,6 +1148,7 @@ typedef struct
 {
   DlSavedTensor u, s, vh;
   gboolean full;
+  gboolean vectors_out; /* outputs U, S, Vh; else S alone (svdvals) */
   gint64 m, n;
 } SvdState;
 
@@ -1170,6 +1173,8 @@ svd_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   g_autoptr (DlTensor) scol = NULL;
   g_autoptr (DlTensor) ga = NULL;
   DlTensor *s, *us, *vhs;
+  DlTensor *g_u = st->vectors_out ? go[0] : NULL, *g_s = st->vectors_out ? go[1] : go[0];
+  DlTensor *g_vh = st->vectors_out ? go[2] : NULL;
   gint64 m = st->m, n = st->n, k = MIN (m, n);
 
   TRY (s = dl_node_saved (node, &st->s, error));
@@ -1177,10 +1182,10 @@ svd_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   TRY (vhs = dl_node_saved (node, &st->vh, error));
   TRY (u = narrow_last (us, -1, k, error));
   TRY (vh = narrow_last (vhs, -2, k, error));
-  if (go[0])
-    TRY (gu = narrow_last (go[0], -1, k, error));
-  if (go[2])
-    TRY (gvh = narrow_last (go[2], -2, k, error));
+  if (g_u)
+    TRY (gu = narrow_last (g_u, -1, k, error));
+  if (g_vh)
+    TRY (gvh = narrow_last (g_vh, -2, k, error));
   TRY (srow = dl_tensor_unsqueeze (s, -2, error));
   TRY (scol = dl_tensor_unsqueeze (s, -1, error));
   if (!gu && !gvh)
@@ -1188,7 +1193,7 @@ svd_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
       g_autoptr (DlTensor) d = NULL;
       g_autoptr (DlTensor) p = NULL;
 
-      TRY (d = add_diag (NULL, go[1], k, error));
+      TRY (d = add_diag (NULL, g_s, k, error));
       TRY (p = dl_tensor_matmul (u, d, error));
       TRY (gi[0] = dl_tensor_matmul (p, vh, error));
       return TRUE;
@@ -1225,9 +1230,9 @@ svd_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
                        : g_object_ref (uhgu ? uhgu : vhgv);
     TRY (num);
     TRY (inner = dl_tensor_div (num, e, error));
-    if (go[1])
+    if (g_s)
       {
-        g_autoptr (DlTensor) t = add_diag (inner, go[1], k, error);
+        g_autoptr (DlTensor) t = add_diag (inner, g_s, k, error);
 
         TRY (t);
         g_clear_object (&inner);
@@ -1384,14 +1389,18 @@ dl_tensor_linalg_svd (DlTensor *self,
       st->m = m;
       st->n = n;
       st->full = full;
+      st->vectors_out = compute_uv;
       dl_node_save (node, &st->u, uo, compute_uv);
       dl_node_save (node, &st->s, sv, TRUE);
       dl_node_save (node, &st->vh, vo, compute_uv);
       if (compute_uv)
-        dl_node_set_output (node, uo, 0);
-      dl_node_set_output (node, sv, 1);
-      if (compute_uv)
-        dl_node_set_output (node, vo, 2);
+        {
+          dl_node_set_output (node, uo, 0);
+          dl_node_set_output (node, sv, 1);
+          dl_node_set_output (node, vo, 2);
+        }
+      else
+        dl_node_set_output (node, sv, 0);
     }
   if (u)
     *u = compute_uv ? g_steal_pointer (&uo) : NULL;

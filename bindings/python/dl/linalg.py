@@ -335,24 +335,35 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
 
 def lstsq(A, B, rcond=None, *, driver=None):
     """torch.linalg.lstsq: the least-squares solution of A X = B (the
-    minimum-norm one when A is rank deficient), with rank and residuals
-    as torch gives them for the CPU's default driver 'gelsy' (rank; the
-    residuals when m > n and A has full rank; no singular values)."""
+    minimum-norm one when A is rank deficient), from the pseudoinverse,
+    with the other fields as torch fills them for each driver: rank but no
+    residuals for the CPU's default 'gelsy'; residuals (when m > n and A
+    has full rank) and singular values for 'gelsd' and 'gelss'; residuals
+    alone for 'gels'."""
     _check_tensor('linalg_lstsq', A)
     from ._creation import zeros
+    from ._dtype import int64
+    if driver not in (None, 'gelsy', 'gelsd', 'gelss', 'gels'):
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of "
+                           "(gels, gelsy, gelsd, gelss)")
     vector = B.dim() == A.dim() - 1
     b = B.unsqueeze(-1) if vector else B
     x = pinv(A, rtol=rcond) if rcond is not None else pinv(A)
     x = x @ b
     m, n = A.shape[-2], A.shape[-1]
-    rank = matrix_rank(A, rtol=rcond) if rcond is not None else matrix_rank(A)
-    residuals = zeros((0,), dtype=A.dtype)
-    if m > n and bool((rank == n).all()):
-        r = A @ x - b
-        residuals = (r * r).sum(-2)
+    empty = zeros((0,), dtype=A.dtype)
+    rank = zeros((0,), dtype=int64) if driver == 'gels' else \
+        matrix_rank(A, rtol=rcond) if rcond is not None else matrix_rank(A)
+    residuals, singular_values = empty, empty
+    if driver in ('gelsd', 'gelss', 'gels'):
+        if m > n and (driver == 'gels' or bool((rank == n).all())):
+            r = A @ x - b
+            residuals = (r * r).sum(-2)
+        if driver != 'gels':
+            singular_values = svdvals(A)
     if vector:
         x = x.squeeze(-1)
-    return return_types.linalg_lstsq((x, residuals, rank, zeros((0,), dtype=A.dtype)))
+    return return_types.linalg_lstsq((x, residuals, rank, singular_values))
 
 
 def matrix_power(A, n):
