@@ -264,8 +264,8 @@ inv_impl (const gchar *op, DlTensor *self, GError **error)
     {
       g_autoptr (DlNode) node = dl_node_new_for_op ("LinalgInvExBackward0", inv_backward, 1, &self);
 
-      dl_node_save (node, &DL_NODE_NEW_STATE (node, InvState)->inv, out, TRUE);
       dl_node_set_output (node, out, 0);
+      dl_node_save (node, &DL_NODE_NEW_STATE (node, InvState)->inv, out, TRUE);
     }
   return out;
 }
@@ -283,7 +283,7 @@ inv_impl (const gchar *op, DlTensor *self, GError **error)
  * g_autoptr (DlTensor) a = NULL;
  * g_autoptr (DlTensor) inv = NULL;
  *
- * if (!(a = dl_tensor_new_from_data ((gdouble[]){ 2, 1, 1, 3 }, 4, DL_SHAPE (2, 2),
+ * if (!(a = dl_tensor_new_from_data ((gdouble[]){ 2, 1, 1, 3 }, 4 * sizeof (gdouble), DL_SHAPE (2, 2),
  *                                    DL_DTYPE_FLOAT64, &error))
  *     || !(inv = dl_tensor_linalg_inv (a, &error)))
  *   g_printerr ("%s\n", error->message);
@@ -453,10 +453,10 @@ dl_tensor_linalg_solve (DlTensor *self, DlTensor *other, GError **error)
       memcpy (s->a_shape, self->sizes, sizeof (gint64) * nd);
       s->b_ndim = other->ndim;
       memcpy (s->b_shape, other->sizes, sizeof (gint64) * other->ndim);
+      dl_node_set_output (node, out, 0);
       dl_node_save (node, &s->a, ae, FALSE);
       if (dl_node_needs_input_grad (node, 0))
         dl_node_save (node, &s->x, out, TRUE);
-      dl_node_set_output (node, out, 0);
     }
   return out;
 }
@@ -858,10 +858,10 @@ dl_tensor_linalg_solve_triangular (DlTensor *self,
       memcpy (s->a_shape, self->sizes, sizeof (gint64) * self->ndim);
       s->b_ndim = other->ndim;
       memcpy (s->b_shape, other->sizes, sizeof (gint64) * other->ndim);
+      dl_node_set_output (node, out, 0);
       dl_node_save (node, &s->a, ae, FALSE);
       if (dl_node_needs_input_grad (node, 0))
         dl_node_save (node, &s->x, out, TRUE);
-      dl_node_set_output (node, out, 0);
     }
   return out;
 }
@@ -966,8 +966,8 @@ dl_tensor_linalg_cholesky (DlTensor *self, gboolean upper, GError **error)
       CholState *s = DL_NODE_NEW_STATE (node, CholState);
 
       s->upper = upper;
-      dl_node_save (node, &s->l, out, TRUE);
       dl_node_set_output (node, out, 0);
+      dl_node_save (node, &s->l, out, TRUE);
     }
   return out;
 }
@@ -1128,12 +1128,13 @@ dl_tensor_linalg_eigh (DlTensor *self,
       g_autoptr (DlNode) node = dl_node_new_for_op ("LinalgEighBackward0", eigh_backward, 1, &self);
       EighState *s = DL_NODE_NEW_STATE (node, EighState);
 
-      s->vectors_out = compute_v;
-      dl_node_save (node, &s->l, w, TRUE);
-      dl_node_save (node, &s->v, v, compute_v);
+      /* the vectors are an output even when not returned (eigvalsh), so
+       * that the saved ones carry the node's history to a double backward */
+      s->vectors_out = TRUE;
       dl_node_set_output (node, w, 0);
-      if (compute_v)
-        dl_node_set_output (node, v, 1);
+      dl_node_set_output (node, v, 1);
+      dl_node_save (node, &s->l, w, TRUE);
+      dl_node_save (node, &s->v, v, TRUE);
     }
   if (eigenvalues)
     *eigenvalues = g_steal_pointer (&w);
@@ -1389,18 +1390,15 @@ dl_tensor_linalg_svd (DlTensor *self,
       st->m = m;
       st->n = n;
       st->full = full;
-      st->vectors_out = compute_uv;
-      dl_node_save (node, &st->u, uo, compute_uv);
+      /* U and Vh are outputs even when not returned (svdvals), so that
+       * the saved ones carry the node's history to a double backward */
+      st->vectors_out = TRUE;
+      dl_node_set_output (node, uo, 0);
+      dl_node_set_output (node, sv, 1);
+      dl_node_set_output (node, vo, 2);
+      dl_node_save (node, &st->u, uo, TRUE);
       dl_node_save (node, &st->s, sv, TRUE);
-      dl_node_save (node, &st->vh, vo, compute_uv);
-      if (compute_uv)
-        {
-          dl_node_set_output (node, uo, 0);
-          dl_node_set_output (node, sv, 1);
-          dl_node_set_output (node, vo, 2);
-        }
-      else
-        dl_node_set_output (node, sv, 0);
+      dl_node_save (node, &st->vh, vo, TRUE);
     }
   if (u)
     *u = compute_uv ? g_steal_pointer (&uo) : NULL;
@@ -1641,11 +1639,11 @@ dl_tensor_linalg_qr (DlTensor *self, const gchar *mode, DlTensor **q, DlTensor *
       else if (full && m > n)
         s->refuse = "The QR decomposition is not differentiable when mode='complete' and "
                     "nrows > ncols.";
-      else
-        dl_node_save (node, &s->q, qo, TRUE);
-      dl_node_save (node, &s->r, ro, TRUE);
       dl_node_set_output (node, qo, 0);
       dl_node_set_output (node, ro, 1);
+      if (!s->refuse)
+        dl_node_save (node, &s->q, qo, TRUE);
+      dl_node_save (node, &s->r, ro, TRUE);
     }
   if (q)
     *q = g_steal_pointer (&qo);
