@@ -49,8 +49,9 @@ check_matrix (const gchar *op, const gchar *what, DlTensor *t, gboolean square, 
   if (t->dtype != DL_DTYPE_FLOAT32 && t->dtype != DL_DTYPE_FLOAT64)
     {
       if (dl_dtype_is_floating_point (t->dtype))
-        g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "%s: Low precision dtypes not supported. Got %s",
-                     op, torch_type_name (t->dtype));
+        g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                     "%s: Low precision dtypes not supported. Got %s", op,
+                     torch_type_name (t->dtype));
       else
         g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
                      "%s: Expected a floating point or complex tensor as input. Got %s", op,
@@ -283,8 +284,8 @@ inv_impl (const gchar *op, DlTensor *self, GError **error)
  * g_autoptr (DlTensor) a = NULL;
  * g_autoptr (DlTensor) inv = NULL;
  *
- * if (!(a = dl_tensor_new_from_data ((gdouble[]){ 2, 1, 1, 3 }, 4 * sizeof (gdouble), DL_SHAPE (2, 2),
- *                                    DL_DTYPE_FLOAT64, &error))
+ * if (!(a = dl_tensor_new_from_data ((gdouble[]){ 2, 1, 1, 3 }, 4 * sizeof (gdouble), DL_SHAPE (2,
+ * 2), DL_DTYPE_FLOAT64, &error))
  *     || !(inv = dl_tensor_linalg_inv (a, &error)))
  *   g_printerr ("%s\n", error->message);
  * ]|
@@ -400,8 +401,9 @@ dl_tensor_linalg_solve (DlTensor *self, DlTensor *other, GError **error)
                    op, torch_type_name (self->dtype), torch_type_name (other->dtype));
       return NULL;
     }
-  vector = other->ndim == 1 || (other->ndim == nd - 1 && other->ndim > 0
-                                && memcmp (other->sizes, self->sizes, sizeof (gint64) * (nd - 1)) == 0);
+  vector = other->ndim == 1
+           || (other->ndim == nd - 1 && other->ndim > 0
+               && memcmp (other->sizes, self->sizes, sizeof (gint64) * (nd - 1)) == 0);
   if (!(b2 = vector ? dl_tensor_unsqueeze (other, -1, error) : g_object_ref (other)))
     return NULL;
   bnd = b2->ndim;
@@ -466,7 +468,12 @@ dl_tensor_linalg_solve (DlTensor *self, DlTensor *other, GError **error)
 /* sign, log|det| and det of each matrix from its LU factors, no
  * autograd; any output may be NULL */
 static gboolean
-lu_det (const gchar *op, DlTensor *a, DlTensor **sign, DlTensor **logabs, DlTensor **det, GError **error)
+lu_det (const gchar *op,
+        DlTensor *a,
+        DlTensor **sign,
+        DlTensor **logabs,
+        DlTensor **det,
+        GError **error)
 {
   gint nd = a->ndim;
   gint64 n = a->sizes[nd - 1];
@@ -641,7 +648,8 @@ dl_tensor_linalg_slogdet (DlTensor *self, DlTensor **sign, DlTensor **logabsdet,
     return FALSE;
   if (dl_autograd_any_requires (1, &self))
     {
-      g_autoptr (DlNode) node = dl_node_new_for_op ("LinalgSlogdetBackward0", slogdet_backward, 1, &self);
+      g_autoptr (DlNode) node
+          = dl_node_new_for_op ("LinalgSlogdetBackward0", slogdet_backward, 1, &self);
 
       dl_node_save (node, &DL_NODE_NEW_STATE (node, DetState)->a, self, FALSE);
       dl_node_set_output (node, sg, 0);
@@ -799,8 +807,7 @@ dl_tensor_linalg_solve_triangular (DlTensor *self,
   if (!check_matrix (op, "A", self, TRUE, error) || !check_matrix (op, "B", other, FALSE, error))
     return NULL;
   n = self->sizes[self->ndim - 1];
-  if (other->dtype != self->dtype
-      || other->sizes[other->ndim - (left ? 2 : 1)] != n)
+  if (other->dtype != self->dtype || other->sizes[other->ndim - (left ? 2 : 1)] != n)
     {
       g_autofree gchar *s1 = dl_shape_to_string (self->sizes, self->ndim);
       g_autofree gchar *s2 = dl_shape_to_string (other->sizes, other->ndim);
@@ -961,8 +968,8 @@ dl_tensor_linalg_cholesky (DlTensor *self, gboolean upper, GError **error)
     return NULL;
   if (dl_autograd_any_requires (1, &self))
     {
-      g_autoptr (DlNode) node = dl_node_new_for_op ("LinalgCholeskyExBackward0", cholesky_backward,
-                                                    1, &self);
+      g_autoptr (DlNode) node
+          = dl_node_new_for_op ("LinalgCholeskyExBackward0", cholesky_backward, 1, &self);
       CholState *s = DL_NODE_NEW_STATE (node, CholState);
 
       s->upper = upper;
@@ -1227,8 +1234,7 @@ svd_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
         TRY (sk);
         TRY (vhgv = dl_tensor_mul (scol, sk, error));
       }
-    num = uhgu && vhgv ? dl_tensor_add (uhgu, vhgv, error)
-                       : g_object_ref (uhgu ? uhgu : vhgv);
+    num = uhgu && vhgv ? dl_tensor_add (uhgu, vhgv, error) : g_object_ref (uhgu ? uhgu : vhgv);
     TRY (num);
     TRY (inner = dl_tensor_div (num, e, error));
     if (g_s)
@@ -1461,10 +1467,9 @@ qr_grad_tall (DlTensor *q, DlTensor *r, DlTensor *gq, DlTensor *gr, GError **err
         return NULL;
     }
   if (!(tu = dl_tensor_triu (m, 0, error)) || !(tut = mT (tu, error))
-      || !(sym = dl_tensor_add (tu, tut, error))
-      || !(d = dl_tensor_diagonal (tu, 0, -2, -1, error))
-      || !(dd = dl_tensor_mul_scalar (d, -1.0, error))
-      || !(sy = add_diag (sym, dd, k, error)) || !(qs = dl_tensor_matmul (q, sy, error)))
+      || !(sym = dl_tensor_add (tu, tut, error)) || !(d = dl_tensor_diagonal (tu, 0, -2, -1, error))
+      || !(dd = dl_tensor_mul_scalar (d, -1.0, error)) || !(sy = add_diag (sym, dd, k, error))
+      || !(qs = dl_tensor_matmul (q, sy, error)))
     return NULL;
   if (!(lhs = gq ? dl_tensor_add (qs, gq, error) : g_object_ref (qs)))
     return NULL;

@@ -15,8 +15,10 @@ G_BEGIN_DECLS
 
 DL_EXPORT DlTensor *dl_tensor_linalg_inv (DlTensor *self, GError **error);
 DL_EXPORT DlTensor *dl_tensor_linalg_det (DlTensor *self, GError **error);
-DL_EXPORT gboolean
-dl_tensor_linalg_slogdet (DlTensor *self, DlTensor **sign, DlTensor **logabsdet, GError **error);
+DL_EXPORT gboolean dl_tensor_linalg_slogdet (DlTensor *self,
+                                             DlTensor **sign,
+                                             DlTensor **logabsdet,
+                                             GError **error);
 DL_EXPORT DlTensor *dl_tensor_linalg_solve (DlTensor *self, DlTensor *other, GError **error);
 DL_EXPORT DlTensor *dl_tensor_linalg_solve_triangular (DlTensor *self,
                                                        DlTensor *other,
@@ -25,11 +27,8 @@ DL_EXPORT DlTensor *dl_tensor_linalg_solve_triangular (DlTensor *self,
                                                        gboolean unitriangular,
                                                        GError **error);
 DL_EXPORT DlTensor *dl_tensor_linalg_cholesky (DlTensor *self, gboolean upper, GError **error);
-DL_EXPORT gboolean dl_tensor_linalg_qr (DlTensor *self,
-                                        const gchar *mode,
-                                        DlTensor **q,
-                                        DlTensor **r,
-                                        GError **error);
+DL_EXPORT gboolean
+dl_tensor_linalg_qr (DlTensor *self, const gchar *mode, DlTensor **q, DlTensor **r, GError **error);
 DL_EXPORT gboolean dl_tensor_linalg_svd (DlTensor *self,
                                          gboolean full_matrices,
                                          gboolean compute_uv,

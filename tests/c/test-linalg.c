@@ -20,8 +20,8 @@ shifted (DlTensor *a, gdouble shift, GError **error)
 {
   gsize nd;
   const gint64 *shape = dl_tensor_get_shape (a, &nd);
-  g_autoptr (DlTensor) eye = dl_eye (shape[nd - 1], shape[nd - 1], dl_tensor_get_dtype (a), NULL,
-                                     error);
+  g_autoptr (DlTensor) eye
+      = dl_eye (shape[nd - 1], shape[nd - 1], dl_tensor_get_dtype (a), NULL, error);
   g_autoptr (DlTensor) s = eye ? dl_tensor_mul_scalar (eye, shift, error) : NULL;
 
   return s ? dl_tensor_add (a, s, error) : NULL;
@@ -185,10 +185,10 @@ static void
 test_errors (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (DlTensor) sing = mat ((const gdouble[]){ 1, 2, 2, 4 }, DL_SHAPE (2, 2),
-                                   DL_DTYPE_FLOAT64);
-  g_autoptr (DlTensor) neg = mat ((const gdouble[]){ -1, 0, 0, -1 }, DL_SHAPE (2, 2),
-                                  DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) sing
+      = mat ((const gdouble[]){ 1, 2, 2, 4 }, DL_SHAPE (2, 2), DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) neg
+      = mat ((const gdouble[]){ -1, 0, 0, -1 }, DL_SHAPE (2, 2), DL_DTYPE_FLOAT64);
   g_autoptr (DlTensor) rect = dl_zeros (DL_SHAPE (2, 3), DL_DTYPE_FLOAT64, NULL, &error);
   g_autoptr (DlTensor) ints = dl_zeros (DL_SHAPE (2, 2), DL_DTYPE_INT64, NULL, &error);
   g_autoptr (DlTensor) vec = dl_zeros (DL_SHAPE (3), DL_DTYPE_FLOAT64, NULL, &error);
@@ -309,8 +309,7 @@ g_qr (DlTensor **x, GError **error)
   g_autoptr (DlTensor) r = NULL;
   g_autoptr (DlTensor) r2 = NULL;
 
-  if (!dl_tensor_linalg_qr (x[0], "reduced", &q, &r, error)
-      || !(r2 = dl_tensor_mul (r, r, error)))
+  if (!dl_tensor_linalg_qr (x[0], "reduced", &q, &r, error) || !(r2 = dl_tensor_mul (r, r, error)))
     return NULL;
   return dl_tensor_matmul (q, r2, error);
 }

@@ -73,7 +73,7 @@ LAPACK_DECLS (d, double)
               P##potrf_ (uplo, &n, a, &lda, &info);                                                \
               for (lp_int j = 0; j < n; j++)                                                       \
                 for (lp_int i = 0; i < n; i++)                                                     \
-                  if (g->upper ? i > j : i < j)                                            \
+                  if (g->upper ? i > j : i < j)                                                    \
                     a[i + (gint64)j * n] = 0;                                                      \
               break;                                                                               \
             case DL_LAPACK_GEQRF:                                                                  \
