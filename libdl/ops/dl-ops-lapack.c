@@ -183,7 +183,8 @@ first_failure (const gint32 *info, gint64 n, gint64 *bi)
 /* ---- solve and inv ------------------------------------------------- */
 
 /* A^-1 B for A (..., n, n) and B (..., n, k) of the same batch shape, no
- * autograd; @what names the operation in the singular matrix error */
+ * autograd; @what names the operation in the singular matrix error (NULL:
+ * torch.linalg.solve's message) */
 static DlTensor *
 solve_raw (const gchar *op, const gchar *what, DlTensor *a, DlTensor *b, GError **error)
 {
@@ -209,10 +210,15 @@ solve_raw (const gchar *op, const gchar *what, DlTensor *a, DlTensor *b, GError 
     {
       g_autofree gchar *pre = batch_prefix (a, bi);
 
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "%s: %sThe diagonal element %d is zero, the %s could not be completed because "
-                   "the input matrix is singular.",
-                   op, pre, bad, what);
+      if (what == NULL) /* torch's solve says less than its inv */
+        g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                     "torch.%s: %sThe solver failed because the input matrix is singular.", op,
+                     pre);
+      else
+        g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                     "%s: %sThe diagonal element %d is zero, the %s could not be completed "
+                     "because the input matrix is singular.",
+                     op, pre, bad, what);
       return NULL;
     }
   return rowmajor (bc, error);
@@ -440,7 +446,7 @@ dl_tensor_linalg_solve (DlTensor *self, DlTensor *other, GError **error)
   bshape[onb + 1] = b2->sizes[bnd - 1];
   if (!(ae = dl_tensor_expand (self, shape, onb + 2, error))
       || !(be = dl_tensor_expand (b2, bshape, onb + 2, error))
-      || !(x = solve_raw (op, "solve", ae, be, error)))
+      || !(x = solve_raw (op, NULL, ae, be, error)))
     return NULL;
   if (!(out = vector ? dl_tensor_squeeze_dim (x, -1, error) : g_object_ref (x)))
     return NULL;
@@ -1654,5 +1660,165 @@ dl_tensor_linalg_qr (DlTensor *self, const gchar *mode, DlTensor **q, DlTensor *
     *q = g_steal_pointer (&qo);
   if (r)
     *r = g_steal_pointer (&ro);
+  return TRUE;
+}
+
+/* ---- lu ------------------------------------------------------------- */
+
+typedef struct
+{
+  DlSavedTensor lu, perm;
+} LuState;
+
+/* A = P L U, square: gA = P L^-T (tril (L^T gL, -1) + triu (gU U^T))
+ * U^-T, gL and gU the strictly lower and upper parts of the gradient
+ * of the packed LU (torch's linalg_lu_backward) */
+static gboolean
+lu_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+{
+  LuState *s = dl_node_state (node);
+  g_autoptr (DlTensor) eye = NULL;
+  g_autoptr (DlTensor) l0 = NULL;
+  g_autoptr (DlTensor) l = NULL;
+  g_autoptr (DlTensor) u = NULL;
+  g_autoptr (DlTensor) gl = NULL;
+  g_autoptr (DlTensor) gu = NULL;
+  g_autoptr (DlTensor) lt = NULL;
+  g_autoptr (DlTensor) ut = NULL;
+  g_autoptr (DlTensor) p1 = NULL;
+  g_autoptr (DlTensor) p2 = NULL;
+  g_autoptr (DlTensor) t1 = NULL;
+  g_autoptr (DlTensor) t2 = NULL;
+  g_autoptr (DlTensor) sum = NULL;
+  g_autoptr (DlTensor) x = NULL;
+  g_autoptr (DlTensor) y = NULL;
+  DlTensor *lu, *perm;
+
+  TRY (lu = dl_node_saved (node, &s->lu, error));
+  TRY (perm = dl_node_saved (node, &s->perm, error));
+  TRY (eye = identity_like (lu, error));
+  TRY (l0 = dl_tensor_tril (lu, -1, error));
+  TRY (l = dl_tensor_add (l0, eye, error));
+  TRY (u = dl_tensor_triu (lu, 0, error));
+  TRY (gl = dl_tensor_tril (go[0], -1, error));
+  TRY (gu = dl_tensor_triu (go[0], 0, error));
+  TRY (lt = mT (l, error));
+  TRY (ut = mT (u, error));
+  TRY (p1 = dl_tensor_matmul (lt, gl, error));
+  TRY (t1 = dl_tensor_tril (p1, -1, error));
+  TRY (p2 = dl_tensor_matmul (gu, ut, error));
+  TRY (t2 = dl_tensor_triu (p2, 0, error));
+  TRY (sum = dl_tensor_add (t1, t2, error));
+  TRY (x = dl_tensor_linalg_solve_triangular (ut, sum, FALSE, FALSE, FALSE, error));
+  TRY (y = dl_tensor_linalg_solve_triangular (lt, x, TRUE, TRUE, TRUE, error));
+  TRY (gi[0] = dl_tensor_matmul (perm, y, error));
+  return TRUE;
+}
+
+/**
+ * dl_tensor_linalg_lu_factor:
+ * @self: float32 or float64 matrices, shape `(*, m, n)`
+ * @lu: (out) (transfer full) (optional): L (below the diagonal, its unit
+ *   diagonal not stored) and U (on and above it) packed in one tensor
+ *   of @self's shape
+ * @pivots: (out) (transfer full) (optional): the row swaps, int32, shape
+ *   `(*, min (m, n))`: row i was swapped with row pivots[i] (1-based, as
+ *   LAPACK and torch give them)
+ * @error: return location for a #GError
+ *
+ * The LU factorization with partial pivoting A = P L U, as
+ * torch.linalg.lu_factor (LAPACK's getrf). A singular matrix is factored
+ * too (U then has a zero on its diagonal), as in torch. Differentiable
+ * for square matrices.
+ *
+ * Returns: %TRUE, or %FALSE with @error set (%DL_ERROR_SHAPE,
+ *   %DL_ERROR_DTYPE)
+ *
+ * Since: 0.1
+ */
+gboolean
+dl_tensor_linalg_lu_factor (DlTensor *self, DlTensor **lu, DlTensor **pivots, GError **error)
+{
+  const gchar *op = "linalg.lu_factor";
+  g_autoptr (DlTensor) ac = NULL;
+  g_autoptr (DlTensor) out = NULL;
+  g_autoptr (DlTensor) piv = NULL;
+  g_autofree gint32 *info = NULL;
+  DlLapackArgs g = { 0 };
+  gint64 m, n, k;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
+  if (!check_matrix (op, "A", self, FALSE, error) || !(ac = colmajor_copy (self, error)))
+    return FALSE;
+  m = self->sizes[self->ndim - 2];
+  n = self->sizes[self->ndim - 1];
+  k = MIN (m, n);
+  {
+    gint64 shape[DL_MAX_DIMS];
+
+    for (gint i = 0; i < self->ndim - 2; i++)
+      shape[i] = self->sizes[i];
+    shape[self->ndim - 2] = k;
+    if (!(piv = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_INT32, shape,
+                                              self->ndim - 1, error)))
+      return FALSE;
+  }
+  g.n_batch = batch_count (self, 2);
+  g.m = m;
+  g.n = n;
+  g.a = dl_tensor_data (ac);
+  g.ipiv = (gint32 *)dl_tensor_data (piv);
+  g.info = info = g_new0 (gint32, MAX (g.n_batch, 1));
+  if (k > 0 && !run_lapack (self, op, DL_LAPACK_GETRF, &g, error))
+    return FALSE;
+  if (!(out = rowmajor (ac, error)))
+    return FALSE;
+  if (dl_autograd_any_requires (1, &self))
+    {
+      g_autoptr (DlNode) node = NULL;
+      g_autoptr (DlTensor) perm = NULL;
+      LuState *s;
+
+      if (m != n)
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
+                       "%s: the gradient of the LU factorization of a %" G_GINT64_FORMAT
+                       " by %" G_GINT64_FORMAT " matrix is not implemented (square only)",
+                       op, m, n);
+          return FALSE;
+        }
+      /* P, from the swaps: applied in order to the rows, they give P^T A */
+      if (!(perm = dl_zeros (self->sizes, self->ndim, self->dtype, dl_tensor_device (self), error)))
+        return FALSE;
+      {
+        g_autofree gint64 *rows = g_new (gint64, MAX (n, 1));
+        const gint32 *p = (const gint32 *)dl_tensor_data (piv);
+
+        for (gint64 b = 0; b < g.n_batch; b++)
+          {
+            for (gint64 i = 0; i < n; i++)
+              rows[i] = i;
+            for (gint64 i = 0; i < k; i++)
+              {
+                gint64 j = p[b * k + i] - 1, t = rows[i];
+
+                rows[i] = rows[j];
+                rows[j] = t;
+              }
+            /* (P^T A)[i] = A[rows[i]]: P[rows[i], i] = 1 */
+            for (gint64 i = 0; i < n; i++)
+              set_el (self->dtype, dl_tensor_data (perm), b * n * n + rows[i] * n + i, 1);
+          }
+      }
+      node = dl_node_new_for_op ("LinalgLuFactorExBackward0", lu_backward, 1, &self);
+      s = DL_NODE_NEW_STATE (node, LuState);
+      dl_node_set_output (node, out, 0);
+      dl_node_save (node, &s->lu, out, TRUE);
+      dl_node_save (node, &s->perm, perm, FALSE);
+    }
+  if (lu)
+    *lu = g_steal_pointer (&out);
+  if (pivots)
+    *pivots = g_steal_pointer (&piv);
   return TRUE;
 }

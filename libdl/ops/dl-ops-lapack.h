@@ -42,5 +42,9 @@ DL_EXPORT gboolean dl_tensor_linalg_eigh (DlTensor *self,
                                           DlTensor **eigenvalues,
                                           DlTensor **eigenvectors,
                                           GError **error);
+DL_EXPORT gboolean dl_tensor_linalg_lu_factor (DlTensor *self,
+                                               DlTensor **lu,
+                                               DlTensor **pivots,
+                                               GError **error);
 
 G_END_DECLS

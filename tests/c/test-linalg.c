@@ -182,6 +182,22 @@ test_qr_svd (void)
 }
 
 static void
+test_lu (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) a = mat ((const gdouble[]){ 1, 2, 3, 4 }, DL_SHAPE (2, 2), DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) lu = NULL;
+  g_autoptr (DlTensor) piv = NULL;
+
+  /* rows swapped: [3 4; 1 2] = [1 0; 1/3 1] [3 4; 0 2/3] */
+  g_assert_true (dl_tensor_linalg_lu_factor (a, &lu, &piv, &error));
+  g_assert_no_error (error);
+  dl_test_assert_values (lu, (const gdouble[]){ 3, 4, 1.0 / 3, 2.0 / 3 }, 4, 1e-15);
+  g_assert_cmpint (dl_tensor_get_dtype (piv), ==, DL_DTYPE_INT32);
+  dl_test_assert_values (piv, (const gdouble[]){ 2, 2 }, 2, 0);
+}
+
+static void
 test_errors (void)
 {
   g_autoptr (GError) error = NULL;
@@ -322,6 +338,17 @@ g_solve_triangular (DlTensor **x, GError **error)
   return a ? dl_tensor_linalg_solve_triangular (a, x[1], TRUE, TRUE, FALSE, error) : NULL;
 }
 
+static DlTensor *
+g_lu (DlTensor **x, GError **error)
+{
+  DlTensor *lu = NULL;
+  g_autoptr (DlTensor) piv = NULL;
+
+  if (!dl_tensor_linalg_lu_factor (x[0], &lu, &piv, error))
+    return NULL;
+  return lu;
+}
+
 static const DlTestGradCase grad_cases[] = {
   { "inv", g_inv, 1, { { 2, 3, 3 } }, { 3 } },
   { "det", g_det, 1, { { 3, 3 } }, { 2 } },
@@ -331,6 +358,7 @@ static const DlTestGradCase grad_cases[] = {
   { "eigvalsh", g_eigvalsh, 1, { { 3, 3 } }, { 2 } },
   { "svdvals", g_svdvals, 1, { { 4, 3 } }, { 2 } },
   { "qr", g_qr, 1, { { 4, 3 } }, { 2 } },
+  { "lu-factor", g_lu, 1, { { 2, 3, 3 } }, { 3 } },
   { "solve-triangular", g_solve_triangular, 2, { { 3, 3 }, { 3, 2 } }, { 2, 2 } },
 };
 
@@ -342,6 +370,7 @@ main (int argc, char **argv)
   g_test_add_func ("/linalg/inv-batched-transposed", test_inv_batched_transposed);
   g_test_add_func ("/linalg/cholesky-eigh", test_cholesky_eigh);
   g_test_add_func ("/linalg/qr-svd", test_qr_svd);
+  g_test_add_func ("/linalg/lu", test_lu);
   g_test_add_func ("/linalg/errors", test_errors);
   for (guint i = 0; i < G_N_ELEMENTS (grad_cases); i++)
     {

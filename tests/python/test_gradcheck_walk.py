@@ -487,6 +487,9 @@ WALK['LinalgQrBackward0'] = [
 WALK['LinalgSolveExBackward0'] = [
     Case(lambda m, a, b: m.linalg.solve(a + 4 * _eye(m, 3), b), (3, 3), (3, 2)),
     Case(lambda m, a, b: m.linalg.solve(a + 4 * _eye(m, 3), b), (2, 3, 3), (3,))]
+WALK['LinalgLuFactorExBackward0'] = [
+    Case(lambda m, a: m.linalg.lu_factor(a)[0], (3, 3)),
+    Case(lambda m, a: m.linalg.lu_factor(a)[0], (2, 3, 3))]
 WALK['LinalgSolveTriangularBackward0'] = [
     Case(lambda m, a, b: m.linalg.solve_triangular(a + 4 * _eye(m, 3), b, upper=True), (3, 3),
          (3, 2)),

@@ -21,7 +21,7 @@ from ._lib import _translate
 from ._tensor import Tensor
 
 __all__ = ['LinAlgError', 'cholesky', 'cholesky_ex', 'cond', 'cross', 'det', 'eigh', 'eigvalsh',
-           'inv', 'inv_ex', 'lstsq', 'matrix_exp', 'matrix_norm', 'matrix_power', 'matrix_rank',
+           'inv', 'inv_ex', 'lstsq', 'lu', 'lu_factor', 'lu_factor_ex', 'lu_solve', 'matrix_exp', 'matrix_norm', 'matrix_power', 'matrix_rank',
            'norm', 'pinv', 'qr', 'slogdet', 'solve', 'solve_ex', 'solve_triangular', 'svd',
            'svdvals', 'vector_norm']
 
@@ -425,6 +425,93 @@ def cross(input, other, *, dim=-1, out=None):
                 a[0] * b[1] - a[1] * b[0]], dim)
 
 
+# ---- LU -------------------------------------------------------------------
+
+def lu_factor(A, *, pivot=True, out=None):
+    """torch.linalg.lu_factor: (LU, pivots), A = P L U packed, the pivots
+    int32 and 1-based."""
+    _check_tensor('linalg_lu_factor', A)
+    if not pivot:
+        raise RuntimeError('linalg.lu_factor: LU without pivoting is not implemented on the CPU')
+    LU, pivots = _ret(_call(_typelib.Tensor.linalg_lu_factor, A))
+    return return_types.linalg_lu_factor((LU, pivots))
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+    """torch.linalg.lu_factor_ex: (LU, pivots, info), info the index of
+    U's first zero on the diagonal (1-based), 0 where there is none."""
+    LU, pivots = lu_factor(A, pivot=pivot)
+    diag = LU.diagonal(0, -2, -1)
+    zero = (diag == 0)
+    from ._creation import arange
+    from ._dtype import int32
+    k = diag.shape[-1]
+    # the first zero: the least position + 1 among the zeros
+    pos = arange(1, k + 1).to(diag.dtype).where(zero, diag.new_full((), float(k + 1)))
+    info = pos.amin(-1) if k else diag.sum(-1)
+    info = info.where(info <= k, info.new_zeros(())).to(int32)
+    return return_types.linalg_lu_factor_ex((LU, pivots, info))
+
+
+def _permutation(pivots, m):
+    """The permutation matrices P (float64 0/1, batched as pivots) with
+    A = P L U for LAPACK's row swaps @pivots."""
+    from ._creation import tensor
+    batch = tuple(pivots.shape[:-1])
+    flat = pivots.reshape(-1, pivots.shape[-1]).tolist() if pivots.numel() else \
+        [[] for _ in range(int(math.prod(batch)))]
+    mats = []
+    for swaps in flat:
+        rows = list(range(m))
+        for i, p in enumerate(swaps):
+            rows[i], rows[p - 1] = rows[p - 1], rows[i]
+        P = [[0.0] * m for _ in range(m)]
+        for i, r in enumerate(rows):
+            P[r][i] = 1.0
+        mats.append(P)
+    return tensor(mats).reshape(batch + (m, m))
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    """torch.lu_unpack: (P, L, U) from a packed LU and its pivots."""
+    from ._creation import eye, zeros
+    m, n = LU_data.shape[-2], LU_data.shape[-1]
+    k = min(m, n)
+    if unpack_data:
+        L = LU_data[..., :, :k].tril(-1) + eye(m, k, dtype=LU_data.dtype)
+        U = LU_data[..., :k, :].triu()
+    else:
+        L = U = zeros((0,), dtype=LU_data.dtype)
+    if unpack_pivots:
+        P = _permutation(LU_pivots, m).to(LU_data.dtype)
+    else:
+        P = zeros((0,), dtype=LU_data.dtype)
+    return return_types.lu_unpack((P, L, U))
+
+
+def lu(A, *, pivot=True, out=None):
+    """torch.linalg.lu: (P, L, U) with A = P L U."""
+    LU, pivots = lu_factor(A, pivot=pivot)
+    P, L, U = lu_unpack(LU, pivots)
+    return return_types.linalg_lu((P, L, U))
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+    """torch.linalg.lu_solve: X with A X = B (A^T X = B with adjoint, and
+    X A = B with left=False) from A's lu_factor."""
+    if not left:
+        # X A = B is A^T X^T = B^T
+        return lu_solve(LU, pivots, B.mT, adjoint=not adjoint).mT
+    P = _permutation(pivots, LU.shape[-1]).to(LU.dtype)
+    if not adjoint:
+        # A = P L U: X = U^-1 L^-1 P^T B
+        y = solve_triangular(LU, P.mT @ B, upper=False, unitriangular=True)
+        return solve_triangular(LU, y, upper=True)
+    # A^T = U^T L^T P^T: X = P L^-T U^-T B
+    y = solve_triangular(LU.mT, B, upper=False)
+    return P @ solve_triangular(LU.mT, y, upper=True, unitriangular=True)
+
+
 # ---- the classic torch.* forms -----------------------------------------
 
 def inverse(input, *, out=None):
@@ -496,6 +583,20 @@ def cholesky_inverse(input, upper=False, *, out=None):
     return cholesky_solve(eye(n, dtype=input.dtype).expand(input.shape), input, upper)
 
 
+def _torch_lu(A, pivot=True, get_infos=False, out=None):
+    """torch.lu: (LU, pivots), and infos when asked."""
+    if get_infos:
+        LU, pivots, info = lu_factor_ex(A, pivot=pivot)
+        return LU, pivots, info
+    LU, pivots = lu_factor(A, pivot=pivot)
+    return LU, pivots
+
+
+def _torch_lu_solve(b, LU_data, LU_pivots, *, out=None):
+    """torch.lu_solve(b, LU, pivots): X with A X = b."""
+    return lu_solve(LU_data, LU_pivots, b)
+
+
 def symeig(input, eigenvectors=False, upper=True, *, out=None):
     """torch.symeig (deprecated): (eigenvalues, eigenvectors), the vectors
     empty unless asked for."""
@@ -528,6 +629,7 @@ TORCH_FUNCTIONS = {
     'matrix_power': matrix_power, 'matrix_exp': matrix_exp,
     'triangular_solve': triangular_solve, 'cholesky_solve': cholesky_solve,
     'cholesky_inverse': cholesky_inverse, 'symeig': symeig, 'cross': _torch_cross,
+    'lu': _torch_lu, 'lu_solve': _torch_lu_solve, 'lu_unpack': lu_unpack,
 }
 for _name, _fn in TORCH_FUNCTIONS.items():
     setattr(Tensor, _name, _fn)
