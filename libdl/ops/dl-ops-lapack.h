@@ -46,5 +46,11 @@ DL_EXPORT gboolean dl_tensor_linalg_lu_factor (DlTensor *self,
                                                DlTensor **lu,
                                                DlTensor **pivots,
                                                GError **error);
+DL_EXPORT DlTensor *dl_tensor_linalg_vector_norm (DlTensor *self,
+                                                  gdouble ord,
+                                                  const gint64 *dims,
+                                                  gsize n_dims,
+                                                  gboolean keepdim,
+                                                  GError **error);
 
 G_END_DECLS

@@ -487,6 +487,12 @@ WALK['LinalgQrBackward0'] = [
 WALK['LinalgSolveExBackward0'] = [
     Case(lambda m, a, b: m.linalg.solve(a + 4 * _eye(m, 3), b), (3, 3), (3, 2)),
     Case(lambda m, a, b: m.linalg.solve(a + 4 * _eye(m, 3), b), (2, 3, 3), (3,))]
+WALK['LinalgVectorNormBackward0'] = [
+    Case(lambda m, a: m.linalg.vector_norm(a), (3, 4)),
+    Case(lambda m, a: m.linalg.vector_norm(a, 3, 1, True), (3, 4)),
+    Case(lambda m, a: m.linalg.vector_norm(a, 1.5, 0), (3, 4), domain='nonzero'),
+    Case(lambda m, a: m.linalg.vector_norm(a, 1, (0, 1)), (3, 4), domain='nonzero'),
+    Case(lambda m, a: m.linalg.vector_norm(a, float('inf'), 1), (3, 4))]
 WALK['LinalgLuFactorExBackward0'] = [
     Case(lambda m, a: m.linalg.lu_factor(a)[0], (3, 3)),
     Case(lambda m, a: m.linalg.lu_factor(a)[0], (2, 3, 3))]

@@ -258,6 +258,31 @@ def test_vector_norm(rng, dtype):
                           or ord is None else torch.linalg.norm(t.flatten(), ord), dtype, 10)
 
 
+@pytest.mark.parametrize("ord", [2, 1, 0, 3, 0.5, -1, math.inf, -math.inf])
+def test_vector_norm_grad(rng, ord):
+    # with exact zeros (and one all-zero row) and ties for the inf norms
+    a = rng.standard_normal((3, 4))
+    a[0, 1] = 0.0
+    a[1] = 0.0
+    a[2, 2], a[2, 0] = 5.0, -5.0
+    d, t = pair(a, "float64", requires_grad=True)
+    for dim, keepdim in ((None, False), (1, False), ((0, 1), True), (0, True)):
+        y = Dl.linalg.vector_norm(d, ord, dim, keepdim)
+        ty = torch.linalg.vector_norm(t, ord, dim, keepdim)
+        assert y.grad_fn.name() == ty.grad_fn.name() == "LinalgVectorNormBackward0"
+        w = rng.standard_normal(tuple(ty.shape))
+        (y * Dl.tensor(w)).sum().backward()
+        (ty * torch.tensor(w)).sum().backward()
+        if ord == 0:  # no gradient flows
+            assert d.grad is None and t.grad is None
+        else:
+            np.testing.assert_allclose(d.grad.numpy(), t.grad.numpy(), atol=1e-12, rtol=1e-10)
+        d.grad = t.grad = None
+    s, ts = pair(np.array(2.5), "float64")
+    close(Dl.linalg.vector_norm(s, ord), torch.linalg.vector_norm(ts, ord))
+    close(Dl.linalg.norm(s), torch.linalg.norm(ts))
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_matrix_norm(rng, dtype):
     d, t = pair(rng.standard_normal((2, 4, 3)), dtype)

@@ -188,28 +188,11 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
                            'input. Got %s' % _torch_type(x))
     if dtype is not None:
         x = x.to(dtype)
-    dims = _dims(dim, x.dim()) if x.dim() else None
     if isinstance(ord, str):
         raise RuntimeError('linalg.vector_norm: ord must be a number, got %s' % ord)
-    if x.dim() == 0:
-        x = x.reshape(1)
-        dims, squeeze = (0,), True
-    else:
-        squeeze = False
-    a = x.abs()
-    if ord == math.inf:
-        r = a.amax(dim=dims, keepdim=keepdim)
-    elif ord == -math.inf:
-        r = a.amin(dim=dims, keepdim=keepdim)
-    elif ord == 0:
-        r = (a != 0).to(x.dtype).sum(dim=dims, keepdim=keepdim)
-    elif ord == 1:
-        r = a.sum(dim=dims, keepdim=keepdim)
-    elif ord == 2:
-        r = (x * x).sum(dim=dims, keepdim=keepdim).sqrt()
-    else:
-        r = (a ** ord).sum(dim=dims, keepdim=keepdim) ** (1.0 / ord)
-    return r.reshape(()) if squeeze and not keepdim else r
+    # a 0-d tensor has no dims to name: its norm is over all of it
+    dims = list(_dims(dim, x.dim())) if x.dim() and dim is not None else []
+    return _call(_typelib.Tensor.linalg_vector_norm, x, float(ord), dims, bool(keepdim))
 
 
 def _torch_type(x):
