@@ -167,17 +167,42 @@ run_lapack (DlTensor *like, const gchar *op, DlLapackOp kind, DlLapackArgs *args
   return TRUE;
 }
 
-/* The first failed matrix's info, with its index in *@bi; 0 if none */
-static gint32
-first_failure (const gint32 *info, gint64 n, gint64 *bi)
+/* @g for the matrices of @a, whose column-major copy the kernel works
+ * on is @ac: their count and size, and an info array, *@info */
+static void
+lapack_args_init (DlLapackArgs *g, DlTensor *a, DlTensor *ac, gint32 **info)
+{
+  g->n_batch = batch_count (a, 2);
+  g->m = a->sizes[a->ndim - 2];
+  g->n = a->sizes[a->ndim - 1];
+  g->a = dl_tensor_data (ac);
+  g->info = *info = g_new0 (gint32, MAX (g->n_batch, 1));
+}
+
+/* FALSE, with torch's LinAlgError message (DL_ERROR_ARGUMENT), when a
+ * matrix of @a's batch failed (its info > 0): "@op: (Batch element i):
+ * @before<info>@after", the info itself left out unless @with_info */
+static gboolean
+check_info (const gchar *op,
+            DlTensor *a,
+            const gint32 *info,
+            gint64 n,
+            const gchar *before,
+            gboolean with_info,
+            const gchar *after,
+            GError **error)
 {
   for (gint64 i = 0; i < n; i++)
-    if (info[i] != 0)
+    if (info[i] > 0)
       {
-        *bi = i;
-        return info[i];
+        g_autofree gchar *pre = batch_prefix (a, i);
+        g_autofree gchar *num = with_info ? g_strdup_printf ("%d", info[i]) : g_strdup ("");
+
+        g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "%s: %s%s%s%s", op, pre, before, num,
+                     after);
+        return FALSE;
       }
-  return 0;
+  return TRUE;
 }
 
 /* ---- solve and inv ------------------------------------------------- */
@@ -189,38 +214,33 @@ static DlTensor *
 solve_raw (const gchar *op, const gchar *what, DlTensor *a, DlTensor *b, GError **error)
 {
   gint nd = a->ndim;
-  gint64 n = a->sizes[nd - 1], bi = 0;
-  gint32 bad;
   g_autoptr (DlTensor) ac = NULL;
   g_autoptr (DlTensor) bc = NULL;
   g_autofree gint32 *info = NULL;
+  g_autofree gchar *what_after = NULL;
   DlLapackArgs g = { 0 };
 
+  if (what)
+    what_after = g_strdup_printf (" is zero, the %s could not be completed because the input "
+                                  "matrix is singular.",
+                                  what);
   if (!(ac = colmajor_copy (a, error)) || !(bc = colmajor_copy (b, error)))
     return NULL;
-  g.n_batch = batch_count (a, 2);
-  g.m = g.n = n;
+  lapack_args_init (&g, a, ac, &info);
   g.nrhs = b->sizes[nd - 1];
-  g.a = dl_tensor_data (ac);
   g.b = dl_tensor_data (bc);
-  g.info = info = g_new0 (gint32, MAX (g.n_batch, 1));
   if (!run_lapack (a, op, DL_LAPACK_GESV, &g, error))
     return NULL;
-  if ((bad = first_failure (info, g.n_batch, &bi)) > 0)
+  if (what == NULL) /* torch's solve says less than its inv */
     {
-      g_autofree gchar *pre = batch_prefix (a, bi);
+      g_autofree gchar *name = g_strconcat ("torch.", op, NULL);
 
-      if (what == NULL) /* torch's solve says less than its inv */
-        g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                     "torch.%s: %sThe solver failed because the input matrix is singular.", op,
-                     pre);
-      else
-        g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                     "%s: %sThe diagonal element %d is zero, the %s could not be completed "
-                     "because the input matrix is singular.",
-                     op, pre, bad, what);
-      return NULL;
+      if (!check_info (name, a, info, g.n_batch,
+                       "The solver failed because the input matrix is singular.", FALSE, "", error))
+        return NULL;
     }
+  else if (!check_info (op, a, info, g.n_batch, "The diagonal element ", TRUE, what_after, error))
+    return NULL;
   return rowmajor (bc, error);
 }
 
@@ -496,10 +516,7 @@ lu_det (const gchar *op,
   if (!(ac = colmajor_copy (a, error)) || !(sg = new_batched (a, 2, NULL, 0, error))
       || !(la = new_batched (a, 2, NULL, 0, error)) || !(dt = new_batched (a, 2, NULL, 0, error)))
     return FALSE;
-  g.n_batch = batch_count (a, 2);
-  g.m = g.n = n;
-  g.a = dl_tensor_data (ac);
-  g.info = info = g_new0 (gint32, MAX (g.n_batch, 1));
+  lapack_args_init (&g, a, ac, &info);
   g.ipiv = ipiv = g_new0 (gint32, MAX (g.n_batch * n, 1));
   if (!run_lapack (a, op, DL_LAPACK_GETRF, &g, error))
     return FALSE;
@@ -845,15 +862,12 @@ dl_tensor_linalg_solve_triangular (DlTensor *self,
     }
   if (!bc)
     return NULL;
-  g.n_batch = batch_count (ae, 2);
-  g.m = g.n = n;
+  lapack_args_init (&g, ae, ac, &info);
   g.nrhs = left ? be->sizes[nb + 1] : be->sizes[nb];
-  g.a = dl_tensor_data (ac);
   g.b = dl_tensor_data (bc);
   g.upper = upper;
   g.trans = !left;
   g.unit_diagonal = unitriangular;
-  g.info = info = g_new0 (gint32, MAX (g.n_batch, 1));
   if (!run_lapack (self, op, DL_LAPACK_TRTRS, &g, error))
     return NULL;
   if (!(out = left ? rowmajor (bc, error) : g_object_ref (bc)))
@@ -945,31 +959,21 @@ dl_tensor_linalg_cholesky (DlTensor *self, gboolean upper, GError **error)
   g_autoptr (DlTensor) ac = NULL;
   g_autofree gint32 *info = NULL;
   DlLapackArgs g = { 0 };
-  gint64 bi = 0;
-  gint32 bad;
   DlTensor *out;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!check_matrix (op, "A", self, TRUE, error) || !(ac = colmajor_copy (self, error)))
     return NULL;
-  g.n_batch = batch_count (self, 2);
-  g.m = g.n = self->sizes[self->ndim - 1];
-  g.a = dl_tensor_data (ac);
+  lapack_args_init (&g, self, ac, &info);
   /* L column-major from A's lower triangle: read row-major, that is L^T */
   g.upper = FALSE;
-  g.info = info = g_new0 (gint32, MAX (g.n_batch, 1));
   if (!run_lapack (self, op, DL_LAPACK_POTRF, &g, error))
     return NULL;
-  if ((bad = first_failure (info, g.n_batch, &bi)) > 0)
-    {
-      g_autofree gchar *pre = batch_prefix (self, bi);
-
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "%s: %sThe factorization could not be completed because the input is not "
-                   "positive-definite (the leading minor of order %d is not positive-definite).",
-                   op, pre, bad);
-      return NULL;
-    }
+  if (!check_info (op, self, info, g.n_batch,
+                   "The factorization could not be completed because the input is not "
+                   "positive-definite (the leading minor of order ",
+                   TRUE, " is not positive-definite).", error))
+    return NULL;
   if (!(out = upper ? g_object_ref (ac) : rowmajor (ac, error)))
     return NULL;
   if (dl_autograd_any_requires (1, &self))
@@ -1104,8 +1108,7 @@ dl_tensor_linalg_eigh (DlTensor *self,
   g_autofree gint32 *info = NULL;
   DlLapackArgs g = { 0 };
   gboolean grad;
-  gint64 n, bi = 0;
-  gint32 bad;
+  gint64 n;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
   if (!check_matrix (op, "A", self, TRUE, error) || !(ac = colmajor_copy (self, error)))
@@ -1114,26 +1117,18 @@ dl_tensor_linalg_eigh (DlTensor *self,
   grad = dl_autograd_any_requires (1, &self);
   if (!(w = new_batched (self, 2, &n, 1, error)))
     return FALSE;
-  g.n_batch = batch_count (self, 2);
-  g.m = g.n = n;
-  g.a = dl_tensor_data (ac);
+  lapack_args_init (&g, self, ac, &info);
   g.w = dl_tensor_data (w);
   /* A's upper triangle is the column-major copy's upper one */
   g.upper = upper;
   g.compute_uv = compute_v || grad;
-  g.info = info = g_new0 (gint32, MAX (g.n_batch, 1));
   if (!run_lapack (self, op, DL_LAPACK_SYEVD, &g, error))
     return FALSE;
-  if ((bad = first_failure (info, g.n_batch, &bi)) > 0)
-    {
-      g_autofree gchar *pre = batch_prefix (self, bi);
-
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "%s: %sThe algorithm failed to converge because the input matrix is "
-                   "ill-conditioned or has too many repeated eigenvalues (error code: %d).",
-                   op, pre, bad);
-      return FALSE;
-    }
+  if (!check_info (op, self, info, g.n_batch,
+                   "The algorithm failed to converge because the input matrix is "
+                   "ill-conditioned or has too many repeated eigenvalues (error code: ",
+                   TRUE, ").", error))
+    return FALSE;
   if (g.compute_uv && !(v = rowmajor (ac, error)))
     return FALSE;
   if (grad)
@@ -1333,8 +1328,7 @@ dl_tensor_linalg_svd (DlTensor *self,
   g_autofree gint32 *info = NULL;
   DlLapackArgs g = { 0 };
   gboolean grad, full;
-  gint64 m, n, k, bi = 0, ushape[2], vshape[2];
-  gint32 bad;
+  gint64 m, n, k, ushape[2], vshape[2];
 
   g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
   if (!check_matrix (op, "A", self, FALSE, error) || !(ac = colmajor_copy (self, error)))
@@ -1354,16 +1348,12 @@ dl_tensor_linalg_svd (DlTensor *self,
           && (!(ub = new_batched (self, 2, ushape, 2, error))
               || !(vb = new_batched (self, 2, vshape, 2, error)))))
     return FALSE;
-  g.n_batch = batch_count (self, 2);
-  g.m = m;
-  g.n = n;
-  g.a = dl_tensor_data (ac);
+  lapack_args_init (&g, self, ac, &info);
   g.s = dl_tensor_data (sv);
   g.u = ub ? dl_tensor_data (ub) : NULL;
   g.vt = vb ? dl_tensor_data (vb) : NULL;
   g.full = full;
   g.compute_uv = compute_uv || grad;
-  g.info = info = g_new0 (gint32, MAX (g.n_batch, 1));
   if (k > 0 && !run_lapack (self, op, DL_LAPACK_GESDD, &g, error))
     return FALSE;
   if (k == 0 && ub)
@@ -1382,16 +1372,11 @@ dl_tensor_linalg_svd (DlTensor *self,
             }
         }
     }
-  if ((bad = first_failure (info, g.n_batch, &bi)) > 0)
-    {
-      g_autofree gchar *pre = batch_prefix (self, bi);
-
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "%s: %sThe algorithm failed to converge because the input matrix is "
-                   "ill-conditioned or has too many repeated singular values (error code: %d).",
-                   op, pre, bad);
-      return FALSE;
-    }
+  if (!check_info (op, self, info, g.n_batch,
+                   "The algorithm failed to converge because the input matrix is "
+                   "ill-conditioned or has too many repeated singular values (error code: ",
+                   TRUE, ").", error))
+    return FALSE;
   if (ub && (!(uo = rowmajor (ub, error)) || !(vo = rowmajor (vb, error))))
     return FALSE;
   if (grad)
@@ -1607,15 +1592,11 @@ dl_tensor_linalg_qr (DlTensor *self, const gchar *mode, DlTensor **q, DlTensor *
   if (!(rb = new_batched (self, 2, rshape, 2, error))
       || (want_q && !(qb = new_batched (self, 2, qshape, 2, error))))
     return FALSE;
-  g.n_batch = batch_count (self, 2);
-  g.m = m;
-  g.n = n;
-  g.a = dl_tensor_data (ac);
+  lapack_args_init (&g, self, ac, &info);
   g.q = qb ? dl_tensor_data (qb) : NULL;
   g.r = dl_tensor_data (rb);
   g.full = full;
   g.compute_q = want_q;
-  g.info = info = g_new0 (gint32, MAX (g.n_batch, 1));
   if (m > 0 && n > 0 && !run_lapack (self, op, DL_LAPACK_GEQRF, &g, error))
     return FALSE;
   if (m == 0 || n == 0)
@@ -1763,12 +1744,8 @@ dl_tensor_linalg_lu_factor (DlTensor *self, DlTensor **lu, DlTensor **pivots, GE
                                               self->ndim - 1, error)))
       return FALSE;
   }
-  g.n_batch = batch_count (self, 2);
-  g.m = m;
-  g.n = n;
-  g.a = dl_tensor_data (ac);
+  lapack_args_init (&g, self, ac, &info);
   g.ipiv = (gint32 *)dl_tensor_data (piv);
-  g.info = info = g_new0 (gint32, MAX (g.n_batch, 1));
   if (k > 0 && !run_lapack (self, op, DL_LAPACK_GETRF, &g, error))
     return FALSE;
   if (!(out = rowmajor (ac, error)))
