@@ -232,8 +232,10 @@ def test_solve_triangular(rng, dtype, upper, left, unit):
           dtype, 10)
     if left:
         for transpose in (False, True):
-            r = Dl.triangular_solve(db, d, upper, transpose, unit)
-            tr = torch.triangular_solve(tb, t, upper, transpose, unit)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                r = Dl.triangular_solve(db, d, upper, transpose, unit)
+                tr = torch.triangular_solve(tb, t, upper, transpose, unit)
             close(r.solution, tr.solution, dtype, 10)
             close(r.cloned_coefficient, tr.cloned_coefficient, dtype)
 
@@ -523,6 +525,16 @@ def raises_like(fn, *args, **kwargs):
     assert isinstance(de.value, Dl.linalg.LinAlgError) == linalg_error
     assert isinstance(de.value, RuntimeError)
     assert str(de.value) == str(te.value), (str(de.value), str(te.value))
+
+
+@pytest.mark.skipif(Dl is torch, reason="torch warns once per process")
+def test_deprecation_warnings(rng):
+    a, _ = pair(spd(rng, (), 3), "float64")
+    b, _ = pair(rng.standard_normal((3, 2)), "float64")
+    for fn in (lambda: Dl.cholesky(a), lambda: Dl.triangular_solve(b, a), lambda: Dl.lu(a),
+               lambda: Dl.lu_solve(b, *Dl.linalg.lu_factor(a)), lambda: Dl.symeig(a)):
+        with pytest.warns(UserWarning, match="is deprecated in favor of torch.linalg"):
+            fn()
 
 
 def test_errors():

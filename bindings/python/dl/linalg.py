@@ -508,8 +508,14 @@ def logdet(input):
     return logabsdet + sign.log()
 
 
+def _deprecated(old, new):
+    warnings.warn('%s is deprecated in favor of %s and will be removed in a future PyTorch '
+                  'release.' % (old, new), UserWarning, stacklevel=3)
+
+
 def _cholesky(input, upper=False, *, out=None):
     """torch.cholesky (deprecated for torch.linalg.cholesky)."""
+    _deprecated('torch.cholesky', 'torch.linalg.cholesky')
     return cholesky(input, upper=upper)
 
 
@@ -547,6 +553,7 @@ def pinverse(input, rcond=1e-15):
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     """torch.triangular_solve (deprecated): (solution, cloned_coefficient)
     of A X = b (A^T X = b when transpose)."""
+    _deprecated('torch.triangular_solve', 'torch.linalg.solve_triangular')
     M = A.mT if transpose else A
     x = solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular)
     return return_types.triangular_solve((x, A.clone()))
@@ -568,6 +575,7 @@ def cholesky_inverse(input, upper=False, *, out=None):
 
 def _torch_lu(A, pivot=True, get_infos=False, out=None):
     """torch.lu: (LU, pivots), and infos when asked."""
+    _deprecated('torch.lu', 'torch.linalg.lu_factor / torch.linalg.lu_factor_ex')
     if get_infos:
         LU, pivots, info = lu_factor_ex(A, pivot=pivot)
         return LU, pivots, info
@@ -577,14 +585,14 @@ def _torch_lu(A, pivot=True, get_infos=False, out=None):
 
 def _torch_lu_solve(b, LU_data, LU_pivots, *, out=None):
     """torch.lu_solve(b, LU, pivots): X with A X = b."""
+    _deprecated('torch.lu_solve', 'torch.linalg.lu_solve')
     return lu_solve(LU_data, LU_pivots, b)
 
 
 def symeig(input, eigenvectors=False, upper=True, *, out=None):
     """torch.symeig (deprecated): (eigenvalues, eigenvectors), the vectors
     empty unless asked for."""
-    warnings.warn('torch.symeig is deprecated in favor of torch.linalg.eigh and will be removed '
-                  'in a future PyTorch release.', UserWarning, stacklevel=2)
+    _deprecated('torch.symeig', 'torch.linalg.eigh')
     w, v = eigh(input, 'U' if upper else 'L')
     if not eigenvectors:
         from ._creation import zeros
