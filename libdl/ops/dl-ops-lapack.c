@@ -1969,3 +1969,135 @@ dl_tensor_linalg_vector_norm (DlTensor *self,
     }
   return out;
 }
+
+/* ---- matrix_exp ----------------------------------------------------- */
+
+typedef struct
+{
+  DlSavedTensor a;
+} MatrixExpState;
+
+/* exp (A) by scaling and squaring: X = A / 2^s with ||X||_1 <= 1/2 (one
+ * s for the whole batch), the Taylor series of exp (X) to degree 18 by
+ * Horner's rule (its remainder is below 2^-19 / 19!), then s squarings */
+static DlTensor *
+matrix_exp_raw (DlTensor *a, GError **error)
+{
+  g_autoptr (DlTensor) abs = NULL;
+  g_autoptr (DlTensor) cols = NULL;
+  g_autoptr (DlTensor) top = NULL;
+  g_autoptr (DlTensor) x = NULL;
+  g_autoptr (DlTensor) eye = NULL;
+  g_autoptr (DlTensor) r = NULL;
+  gdouble norm;
+  gint s = 0;
+
+  if (!(eye = identity_like (a, error)))
+    return NULL;
+  if (dl_tensor_numel (a) == 0)
+    return dl_tensor_clone (a, error);
+  if (!(abs = dl_tensor_abs (a, error))
+      || !(cols = dl_tensor_sum_dims (abs, (gint64[]){ -2 }, 1, FALSE, error))
+      || !(top = dl_tensor_amax (cols, NULL, 0, FALSE, error)))
+    return NULL;
+  norm = dl_tensor_item (top, error);
+  if (isfinite (norm) && norm > 0.5) /* NaN and inf: no scaling, NaN out */
+    s = (gint)ceil (log2 (norm)) + 1;
+  if (!(x = dl_tensor_mul_scalar (a, ldexp (1.0, -s), error))
+      || !(r = dl_tensor_div_scalar (x, 18.0, error)))
+    return NULL;
+  {
+    DlTensor *t = dl_tensor_add (r, eye, error);
+
+    g_clear_object (&r);
+    if (!(r = t))
+      return NULL;
+  }
+  for (gint k = 17; k >= 1; k--)
+    {
+      g_autoptr (DlTensor) p = dl_tensor_matmul (x, r, error);
+      g_autoptr (DlTensor) q = p ? dl_tensor_div_scalar (p, k, error) : NULL;
+      DlTensor *t = q ? dl_tensor_add (q, eye, error) : NULL;
+
+      g_clear_object (&r);
+      if (!(r = t))
+        return NULL;
+    }
+  for (gint i = 0; i < s; i++)
+    {
+      DlTensor *t = dl_tensor_matmul (r, r, error);
+
+      g_clear_object (&r);
+      if (!(r = t))
+        return NULL;
+    }
+  return g_steal_pointer (&r);
+}
+
+/* the adjoint of the differential of exp at A, applied to G: the top
+ * right block of exp ([[A^T, G], [0, A^T]]) (torch's
+ * linalg_matrix_exp_differential) */
+static gboolean
+matrix_exp_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+{
+  MatrixExpState *s = dl_node_state (node);
+  g_autoptr (DlTensor) at = NULL;
+  g_autoptr (DlTensor) zero = NULL;
+  g_autoptr (DlTensor) row0 = NULL;
+  g_autoptr (DlTensor) row1 = NULL;
+  g_autoptr (DlTensor) m = NULL;
+  g_autoptr (DlTensor) e = NULL;
+  g_autoptr (DlTensor) top = NULL;
+  DlTensor *a;
+  gint64 n;
+
+  TRY (a = dl_node_saved (node, &s->a, error));
+  n = a->sizes[a->ndim - 1];
+  TRY (at = mT (a, error));
+  TRY (zero = dl_zeros (a->sizes, a->ndim, a->dtype, dl_tensor_device (a), error));
+  TRY (row0 = dl_cat ((DlTensor *[]){ at, go[0] }, 2, -1, error));
+  TRY (row1 = dl_cat ((DlTensor *[]){ zero, at }, 2, -1, error));
+  TRY (m = dl_cat ((DlTensor *[]){ row0, row1 }, 2, -2, error));
+  TRY (e = dl_tensor_linalg_matrix_exp (m, error));
+  TRY (top = dl_tensor_narrow (e, e->ndim - 2, 0, n, error));
+  TRY (gi[0] = dl_tensor_narrow (top, top->ndim - 1, n, n, error));
+  return TRUE;
+}
+
+/**
+ * dl_tensor_linalg_matrix_exp:
+ * @self: float32 or float64 square matrices, shape `(*, n, n)`
+ * @error: return location for a #GError
+ *
+ * The matrix exponential of each matrix, as torch.linalg.matrix_exp:
+ * scaling and squaring with a degree-18 Taylor polynomial. Differentiable
+ * (the gradient is itself a matrix exponential, so it has second
+ * derivatives).
+ *
+ * Returns: (transfer full): the exponentials, or %NULL with @error set
+ *   (%DL_ERROR_SHAPE, %DL_ERROR_DTYPE)
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_linalg_matrix_exp (DlTensor *self, GError **error)
+{
+  gboolean was;
+  DlTensor *out;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!check_matrix ("linalg.matrix_exp", "A", self, TRUE, error))
+    return NULL;
+  was = dl_set_grad_enabled (FALSE);
+  out = matrix_exp_raw (self, error);
+  dl_set_grad_enabled (was);
+  if (out && dl_autograd_any_requires (1, &self))
+    {
+      g_autoptr (DlNode) node
+          = dl_node_new_for_op ("LinalgMatrixExpBackward0", matrix_exp_backward, 1, &self);
+
+      dl_node_set_output (node, out, 0);
+      dl_node_save (node, &DL_NODE_NEW_STATE (node, MatrixExpState)->a, self, FALSE);
+    }
+  return out;
+}

@@ -52,5 +52,6 @@ DL_EXPORT DlTensor *dl_tensor_linalg_vector_norm (DlTensor *self,
                                                   gsize n_dims,
                                                   gboolean keepdim,
                                                   GError **error);
+DL_EXPORT DlTensor *dl_tensor_linalg_matrix_exp (DlTensor *self, GError **error);
 
 G_END_DECLS

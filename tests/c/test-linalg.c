@@ -197,6 +197,25 @@ test_lu (void)
   dl_test_assert_values (piv, (const gdouble[]){ 2, 2 }, 2, 0);
 }
 
+/* exp of a nilpotent matrix is its finite series; of a diagonal one, the
+ * exponentials of its entries */
+static void
+test_matrix_exp (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) n
+      = mat ((const gdouble[]){ 0, 1, 2, 0, 0, 3, 0, 0, 0 }, DL_SHAPE (3, 3), DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) d
+      = mat ((const gdouble[]){ 5, 0, 0, -2 }, DL_SHAPE (2, 2), DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) en = dl_tensor_linalg_matrix_exp (n, &error);
+  g_autoptr (DlTensor) ed = dl_tensor_linalg_matrix_exp (d, &error);
+
+  g_assert_no_error (error);
+  /* I + N + N^2 / 2, N^2 = [0 0 3; 0 0 0; 0 0 0] */
+  dl_test_assert_values (en, (const gdouble[]){ 1, 1, 3.5, 0, 1, 3, 0, 0, 1 }, 9, 1e-15);
+  dl_test_assert_values (ed, (const gdouble[]){ exp (5), 0, 0, exp (-2) }, 4, 1e-13);
+}
+
 static void
 test_errors (void)
 {
@@ -349,6 +368,12 @@ g_lu (DlTensor **x, GError **error)
   return lu;
 }
 
+static DlTensor *
+g_matrix_exp (DlTensor **x, GError **error)
+{
+  return dl_tensor_linalg_matrix_exp (x[0], error);
+}
+
 static const DlTestGradCase grad_cases[] = {
   { "inv", g_inv, 1, { { 2, 3, 3 } }, { 3 } },
   { "det", g_det, 1, { { 3, 3 } }, { 2 } },
@@ -358,6 +383,7 @@ static const DlTestGradCase grad_cases[] = {
   { "eigvalsh", g_eigvalsh, 1, { { 3, 3 } }, { 2 } },
   { "svdvals", g_svdvals, 1, { { 4, 3 } }, { 2 } },
   { "qr", g_qr, 1, { { 4, 3 } }, { 2 } },
+  { "matrix-exp", g_matrix_exp, 1, { { 2, 3, 3 } }, { 3 } },
   { "lu-factor", g_lu, 1, { { 2, 3, 3 } }, { 3 } },
   { "solve-triangular", g_solve_triangular, 2, { { 3, 3 }, { 3, 2 } }, { 2, 2 } },
 };
@@ -371,6 +397,7 @@ main (int argc, char **argv)
   g_test_add_func ("/linalg/cholesky-eigh", test_cholesky_eigh);
   g_test_add_func ("/linalg/qr-svd", test_qr_svd);
   g_test_add_func ("/linalg/lu", test_lu);
+  g_test_add_func ("/linalg/matrix-exp", test_matrix_exp);
   g_test_add_func ("/linalg/errors", test_errors);
   for (guint i = 0; i < G_N_ELEMENTS (grad_cases); i++)
     {

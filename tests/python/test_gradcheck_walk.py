@@ -493,6 +493,9 @@ WALK['LinalgVectorNormBackward0'] = [
     Case(lambda m, a: m.linalg.vector_norm(a, 1.5, 0), (3, 4), domain='nonzero'),
     Case(lambda m, a: m.linalg.vector_norm(a, 1, (0, 1)), (3, 4), domain='nonzero'),
     Case(lambda m, a: m.linalg.vector_norm(a, float('inf'), 1), (3, 4))]
+WALK['LinalgMatrixExpBackward0'] = [
+    Case(lambda m, a: m.linalg.matrix_exp(a), (3, 3)),
+    Case(lambda m, a: m.linalg.matrix_exp(a * 2), (2, 3, 3))]
 WALK['LinalgLuFactorExBackward0'] = [
     Case(lambda m, a: m.linalg.lu_factor(a)[0], (3, 3)),
     Case(lambda m, a: m.linalg.lu_factor(a)[0], (2, 3, 3))]

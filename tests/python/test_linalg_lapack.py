@@ -426,7 +426,7 @@ GRAD_CASES = {
     "matrix_norm_nuc": (lambda L: (lambda a: L.linalg.matrix_norm(a, "nuc")), "tall", None),
     "matrix_norm_2": (lambda L: (lambda a: L.linalg.matrix_norm(a, 2)), "tall", None),
     "vector_norm_3": (lambda L: (lambda a: L.linalg.vector_norm(a, 3, -1)), "tall", None),
-    "matrix_exp": (lambda L: L.linalg.matrix_exp, "square", None),
+    "matrix_exp": (lambda L: L.linalg.matrix_exp, "square", "LinalgMatrixExpBackward0"),
     "lstsq": (lambda L: (lambda a: L.linalg.lstsq(a, a[..., :2] + 1).solution), "tall", None),
     "lu_factor": (lambda L: (lambda a: L.linalg.lu_factor(a)[0]), "square",
                   "LinalgLuFactorExBackward0"),

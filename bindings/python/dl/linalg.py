@@ -374,26 +374,10 @@ def matrix_power(A, n):
 
 
 def matrix_exp(A):
-    """torch.linalg.matrix_exp: exp(A), by scaling and squaring with an
-    18-term Taylor series (the scaled matrix has 1-norm at most 1/2)."""
+    """torch.linalg.matrix_exp: exp(A) of each square matrix (scaling and
+    squaring with a Taylor polynomial)."""
     _check_tensor('linalg_matrix_exp', A)
-    if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
-        raise RuntimeError('linalg.matrix_exp: A must be batches of square matrices')
-    n = A.shape[-1]
-    from ._creation import eye
-    eye_n = eye(n, dtype=A.dtype)
-    if A.numel() == 0:
-        return A.clone()
-    norm1 = float(A.detach().abs().sum(-2).amax())
-    s = max(0, int(math.ceil(math.log2(norm1))) + 1) if norm1 > 0 else 0
-    X = A / (2.0 ** s)
-    # Horner: I + X (I + X/2 (I + X/3 (...)))
-    result = eye_n + X / 18.0
-    for k in range(17, 0, -1):
-        result = eye_n + (X @ result) / float(k)
-    for _ in range(s):
-        result = result @ result
-    return result
+    return _call(_typelib.Tensor.linalg_matrix_exp, A)
 
 
 def cross(input, other, *, dim=-1, out=None):
