@@ -46,6 +46,8 @@ check_matrix (const gchar *op, const gchar *what, DlTensor *t, gboolean square, 
 {
   gint nd = t->ndim;
 
+  if (!dl_check_live (op, t, error))
+    return FALSE;
   if (t->dtype != DL_DTYPE_FLOAT32 && t->dtype != DL_DTYPE_FLOAT64)
     {
       if (dl_dtype_is_floating_point (t->dtype))
@@ -417,7 +419,7 @@ dl_tensor_linalg_solve (DlTensor *self, DlTensor *other, GError **error)
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   g_return_val_if_fail (DL_IS_TENSOR (other), NULL);
-  if (!check_matrix (op, "A", self, TRUE, error))
+  if (!dl_check_same_device (op, self, other, error) || !check_matrix (op, "A", self, TRUE, error))
     return NULL;
   if (other->dtype != self->dtype)
     {
@@ -827,7 +829,8 @@ dl_tensor_linalg_solve_triangular (DlTensor *self,
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   g_return_val_if_fail (DL_IS_TENSOR (other), NULL);
-  if (!check_matrix (op, "A", self, TRUE, error) || !check_matrix (op, "B", other, FALSE, error))
+  if (!dl_check_same_device (op, self, other, error) || !check_matrix (op, "A", self, TRUE, error)
+      || !check_matrix (op, "B", other, FALSE, error))
     return NULL;
   n = self->sizes[self->ndim - 1];
   if (other->dtype != self->dtype || other->sizes[other->ndim - (left ? 2 : 1)] != n)
