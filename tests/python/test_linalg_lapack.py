@@ -391,6 +391,28 @@ def test_lu_singular():
         close(got, want)
 
 
+def test_small_ones(rng):
+    d, t = pair(rng.standard_normal((2, 3, 4)), "float64")
+    close(Dl.linalg.diagonal(d, offset=1), torch.linalg.diagonal(t, offset=1))
+    e, u = pair(rng.standard_normal((4, 2)), "float64")
+    close(Dl.linalg.matmul(d, e), torch.linalg.matmul(t, u))
+    v, tv = pair(rng.standard_normal(3), "float64")
+    w, tw = pair(rng.standard_normal(2), "float64")
+    close(Dl.linalg.multi_dot([v, d[0], e, w]), torch.linalg.multi_dot([tv, t[0], u, tw]))
+    close(Dl.linalg.multi_dot([d[0], e]), torch.linalg.multi_dot([t[0], u]))
+    close(Dl.linalg.vecdot(d, d, dim=1), torch.linalg.vecdot(t, t, dim=1))
+    for n in (None, 2, 5):
+        close(Dl.linalg.vander(v, N=n), torch.linalg.vander(tv, N=n))
+    raises_like(lambda L: (lambda x: L.linalg.vander(x, N=1)), np.ones(3))
+    a, ta = pair(well_conditioned(rng, (), 6).reshape(2, 3, 6), "float64")
+    close(Dl.linalg.tensorinv(a, 2), torch.linalg.tensorinv(ta, 2))
+    a, ta = pair(well_conditioned(rng, (), 6).reshape(2, 3, 2, 3), "float64")
+    b, tb = pair(rng.standard_normal((2, 3)), "float64")
+    close(Dl.linalg.tensorsolve(a, b), torch.linalg.tensorsolve(ta, tb))
+    close(Dl.linalg.tensorsolve(a, b, dims=(0,)), torch.linalg.tensorsolve(ta, tb, dims=(0,)))
+    assert not hasattr(d, "lu_unpack") and hasattr(d, "lu_solve")
+
+
 # ---- gradients ------------------------------------------------------------
 
 GRAD_CASES = {

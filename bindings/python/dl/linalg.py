@@ -23,7 +23,8 @@ from ._tensor import Tensor
 __all__ = ['LinAlgError', 'cholesky', 'cholesky_ex', 'cond', 'cross', 'det', 'eigh', 'eigvalsh',
            'inv', 'inv_ex', 'lstsq', 'lu', 'lu_factor', 'lu_factor_ex', 'lu_solve', 'matrix_exp', 'matrix_norm', 'matrix_power', 'matrix_rank',
            'norm', 'pinv', 'qr', 'slogdet', 'solve', 'solve_ex', 'solve_triangular', 'svd',
-           'svdvals', 'vector_norm']
+           'svdvals', 'vector_norm', 'diagonal', 'matmul', 'multi_dot', 'vecdot', 'vander',
+           'tensorinv', 'tensorsolve']
 
 
 class LinAlgError(RuntimeError):
@@ -479,6 +480,80 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     return P @ solve_triangular(LU.mT, y, upper=True, unitriangular=True)
 
 
+# ---- the small ones --------------------------------------------------------
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """torch.linalg.diagonal: A.diagonal over the last two dims."""
+    return A.diagonal(offset, dim1, dim2)
+
+
+def matmul(input, other, *, out=None):
+    """torch.linalg.matmul: torch.matmul."""
+    return input.matmul(other)
+
+
+def multi_dot(tensors, *, out=None):
+    """torch.linalg.multi_dot: the product of a chain of matrices, the
+    first may be a vector (a row) and the last a vector (a column)."""
+    tensors = list(tensors)
+    if len(tensors) < 2:
+        raise RuntimeError('multi_dot(): expected at least 2 tensors but got %d' % len(tensors))
+    first_vec, last_vec = tensors[0].dim() == 1, tensors[-1].dim() == 1
+    if first_vec:
+        tensors[0] = tensors[0].unsqueeze(0)
+    if last_vec:
+        tensors[-1] = tensors[-1].unsqueeze(-1)
+    for i, t in enumerate(tensors):
+        if t.dim() != 2:
+            raise RuntimeError('multi_dot(): tensor %d must be 2D but got %dD' % (i, t.dim()))
+    result = tensors[0]
+    for t in tensors[1:]:
+        result = result @ t
+    if first_vec:
+        result = result.squeeze(0)
+    if last_vec:
+        result = result.squeeze(-1)
+    return result
+
+
+def vecdot(x, y, *, dim=-1, out=None):
+    """torch.linalg.vecdot: the dot products of the vectors along dim."""
+    return (x * y).sum(dim)
+
+
+def vander(x, *, N=None):
+    """torch.linalg.vander: the powers x^0 ... x^(N-1) of each element,
+    along a new last dim."""
+    n = x.shape[-1] if N is None else N
+    if n <= 1:
+        raise RuntimeError('N must be greater than 1.')
+    from ._indexing import cat
+    col = x.unsqueeze(-1)
+    powers = [col.new_ones(()).expand(col.shape), col]
+    for _ in range(n - 2):
+        powers.append(powers[-1] * col)
+    return cat(powers, -1)
+
+
+def tensorinv(A, ind=2, *, out=None):
+    """torch.linalg.tensorinv: the inverse of A seen as a matrix of its
+    first ind dims by the rest."""
+    rows = math.prod(A.shape[:ind])
+    inverse_ = inv(A.reshape(rows, -1))
+    return inverse_.reshape(tuple(A.shape[ind:]) + tuple(A.shape[:ind]))
+
+
+def tensorsolve(A, B, dims=None, *, out=None):
+    """torch.linalg.tensorsolve: X with tensordot(A, X, X.ndim) = B."""
+    if dims is not None:
+        dims = [d % A.dim() for d in dims]
+        rest = [d for d in range(A.dim()) if d not in dims]
+        A = A.permute(rest + dims)
+    n = B.numel()
+    x_shape = tuple(A.shape[B.dim():])
+    return solve(A.reshape(n, -1), B.reshape(n)).reshape(x_shape)
+
+
 # ---- the classic torch.* forms -----------------------------------------
 
 def inverse(input, *, out=None):
@@ -607,5 +682,6 @@ TORCH_FUNCTIONS = {
     'lu': _torch_lu, 'lu_solve': _torch_lu_solve, 'lu_unpack': lu_unpack,
 }
 for _name, _fn in TORCH_FUNCTIONS.items():
-    setattr(Tensor, _name, _fn)
+    if _name != 'lu_unpack':  # a function only, in torch
+        setattr(Tensor, _name, _fn)
 del _name, _fn
