@@ -580,6 +580,22 @@ def test_errors():
         Dl.linalg.solve(Dl.tensor(np.eye(3)), Dl.tensor(np.ones((2, 2))))
 
 
+def test_removed_functions():
+    a = np.eye(2)
+    for fn in (lambda L, x: L.solve(x, x), lambda L, x: L.lstsq(x, x), lambda L, x: x.eig(),
+               lambda L, x: x.solve(x), lambda L, x: x.lstsq(x), lambda L, x: L.eig(x),
+               lambda L, x: L.matrix_rank(x)):
+        with pytest.raises(RuntimeError) as te:
+            fn(torch, torch.tensor(a))
+        with pytest.raises(RuntimeError) as de:
+            fn(Dl, Dl.tensor(a))
+        assert de.value.args == te.value.args
+    d, t = pair(np.random.default_rng(3).standard_normal((3, 3)), "float64")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        close(Dl.chain_matmul(d, d, d), torch.chain_matmul(t, t, t))
+
+
 def test_empty():
     for shape in ((0, 0), (2, 0, 0)):
         d, t = pair(np.zeros(shape), "float64")

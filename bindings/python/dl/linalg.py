@@ -672,6 +672,26 @@ def _torch_cross(input, other, dim=None, *, out=None):
     return cross(input, other, dim=dim)
 
 
+def _removed(name, replacement, as_tuple=False):
+    """torch 1.13's stand-in for a function removed in 1.9's deprecation
+    cycle: a RuntimeError naming its replacement (eig, solve, lstsq and
+    matrix_rank give their message as a tuple, as torch does)."""
+    first = 'This function was deprecated since version 1.9 and is now removed.'
+    second = 'Please use the `torch.linalg.%s` function instead.' % replacement
+
+    def fn(*args, **kwargs):
+        if as_tuple:
+            raise RuntimeError(first, second)
+        raise RuntimeError(first + ' ' + second)
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+def chain_matmul(*matrices, out=None):
+    """torch.chain_matmul (deprecated): torch.linalg.multi_dot."""
+    return multi_dot(matrices)
+
+
 # torch.* names (the package's _api exports them) and Tensor methods
 TORCH_FUNCTIONS = {
     'inverse': inverse, 'det': det, 'logdet': logdet, 'slogdet': _slogdet,
@@ -680,8 +700,12 @@ TORCH_FUNCTIONS = {
     'triangular_solve': triangular_solve, 'cholesky_solve': cholesky_solve,
     'cholesky_inverse': cholesky_inverse, 'symeig': symeig, 'cross': _torch_cross,
     'lu': _torch_lu, 'lu_solve': _torch_lu_solve, 'lu_unpack': lu_unpack,
+    'chain_matmul': chain_matmul,
+    'eig': _removed('eig', 'eig'), 'solve': _removed('solve', 'solve'),
+    'lstsq': _removed('lstsq', 'lstsq', True),
+    'matrix_rank': _removed('matrix_rank', 'matrix_rank', True),
 }
 for _name, _fn in TORCH_FUNCTIONS.items():
-    if _name != 'lu_unpack':  # a function only, in torch
+    if _name not in ('lu_unpack', 'chain_matmul', 'matrix_rank'):  # functions only, in torch
         setattr(Tensor, _name, _fn)
 del _name, _fn
