@@ -1357,6 +1357,16 @@ dl_tensor_linalg_svd (DlTensor *self,
   g.vt = vb ? dl_tensor_data (vb) : NULL;
   g.full = full;
   g.compute_uv = compute_uv || grad;
+  /* LAPACK's gesdd may not return on NaN or infinity: refused first, as
+   * torch does */
+  for (gint64 i = 0; i < g.n_batch * m * n; i++)
+    if (!isfinite (get_el (self->dtype, g.a, i)))
+      {
+        g_set_error_literal (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                             "linalg.svd: The algorithm failed to converge because the input "
+                             "matrix contained non-finite values.");
+        return FALSE;
+      }
   if (k > 0 && !run_lapack (self, op, DL_LAPACK_GESDD, &g, error))
     return FALSE;
   if (k == 0 && ub)

@@ -576,6 +576,16 @@ def test_errors():
     raises_like(lambda L: L.linalg.qr, np.zeros((2, 3), dtype=np.int64))
     raises_like(lambda L: L.linalg.solve, sing, np.ones(2))
     raises_like(lambda L: L.linalg.solve, np.stack([np.eye(2), sing]), np.ones((2, 2)))
+    nan = np.array([[np.nan, 1.0], [1.0, 2.0]])
+    raises_like(lambda L: L.linalg.svd, nan)
+    raises_like(lambda L: L.linalg.svdvals, nan)
+    raises_like(lambda L: L.linalg.pinv, nan)
+    raises_like(lambda L: L.linalg.lu_factor, np.ones((3, 3)))
+    raises_like(lambda L: L.linalg.lu_factor, np.stack([np.eye(3), np.ones((3, 3))]))
+    raises_like(lambda L: (lambda x: L.linalg.vector_norm(x, math.inf)), np.zeros((2, 0)))
+    raises_like(lambda L: (lambda x: L.linalg.vector_norm(x, -math.inf, dim=1)), np.zeros((2, 0)))
+    raises_like(lambda L: L.linalg.cross, np.ones((2, 3)), np.ones(3))
+    raises_like(lambda L: L.linalg.lstsq, np.eye(2), np.ones((2, 2, 2)))
     with pytest.raises(RuntimeError, match="Incompatible shapes"):
         Dl.linalg.solve(Dl.tensor(np.eye(3)), Dl.tensor(np.ones((2, 2))))
 

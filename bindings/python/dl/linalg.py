@@ -193,6 +193,17 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
         raise RuntimeError('linalg.vector_norm: ord must be a number, got %s' % ord)
     # a 0-d tensor has no dims to name: its norm is over all of it
     dims = list(_dims(dim, x.dim())) if x.dim() and dim is not None else []
+    if ord in (math.inf, -math.inf) and x.numel() == 0:
+        name = 'inf' if ord > 0 else '-inf'
+        if not dims:
+            raise RuntimeError('linalg.vector_norm cannot compute the %s norm on an empty tensor '
+                               'because the operation does not have an identity' % name)
+        for d in dims:
+            if -x.dim() <= d < x.dim() and x.shape[d] == 0:
+                # torch's message, its missing space included
+                raise RuntimeError('linalg.vector_norm cannot compute the %s norm on the '
+                                   'dimension %dbecause this dimension is empty and the operation '
+                                   'does not have an identity' % (name, d % x.dim()))
     return _call(_typelib.Tensor.linalg_vector_norm, x, float(ord), dims, bool(keepdim))
 
 
@@ -330,6 +341,9 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if driver not in (None, 'gelsy', 'gelsd', 'gelss', 'gels'):
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of "
                            "(gels, gelsy, gelsd, gelss)")
+    if not (A.dim() >= B.dim() and A.dim() - B.dim() <= 1):
+        raise RuntimeError('torch.linalg.lstsq: input.dim() must be greater or equal to '
+                           'other.dim() and (input.dim() - other.dim()) <= 1')
     vector = B.dim() == A.dim() - 1
     b = B.unsqueeze(-1) if vector else B
     x = pinv(A, rtol=rcond) if rcond is not None else pinv(A)
@@ -384,6 +398,8 @@ def matrix_exp(A):
 def cross(input, other, *, dim=-1, out=None):
     """torch.linalg.cross: the cross product of 3-vectors along dim."""
     from ._indexing import cat
+    if input.dim() != other.dim():
+        raise RuntimeError('linalg.cross: inputs must have the same number of dimensions.')
     if input.shape[dim] != 3 or other.shape[dim] != 3:
         raise RuntimeError('linalg.cross: inputs dimension %d must have length 3. Got %d and %d'
                            % (dim, input.shape[dim], other.shape[dim]))
@@ -395,30 +411,50 @@ def cross(input, other, *, dim=-1, out=None):
 
 # ---- LU -------------------------------------------------------------------
 
-def lu_factor(A, *, pivot=True, out=None):
-    """torch.linalg.lu_factor: (LU, pivots), A = P L U packed, the pivots
-    int32 and 1-based."""
+def _lu_factor(A, pivot):
     _check_tensor('linalg_lu_factor', A)
     if not pivot:
         raise RuntimeError('linalg.lu_factor: LU without pivoting is not implemented on the CPU')
-    LU, pivots = _ret(_call(_typelib.Tensor.linalg_lu_factor, A))
+    return _ret(_call(_typelib.Tensor.linalg_lu_factor, A))
+
+
+def _lu_info(LU):
+    """The index (1-based) of U's first zero on the diagonal of each
+    matrix, 0 where there is none, int32 (LAPACK's getrf info)."""
+    from ._creation import arange
+    from ._dtype import int32
+    diag = LU.diagonal(0, -2, -1)
+    k = diag.shape[-1]
+    if k == 0:
+        return diag.sum(-1).to(int32)
+    pos = arange(1, k + 1).to(diag.dtype).where(diag == 0, diag.new_full((), float(k + 1)))
+    info = pos.amin(-1)
+    return info.where(info <= k, info.new_zeros(())).to(int32)
+
+
+def lu_factor(A, *, pivot=True, out=None):
+    """torch.linalg.lu_factor: (LU, pivots), A = P L U packed, the pivots
+    int32 and 1-based; a singular matrix raises, as in torch (lu_factor_ex
+    does not)."""
+    LU, pivots = _lu_factor(A, pivot)
+    info = _lu_info(LU)
+    bad = [i for i, v in enumerate(info.reshape(-1).tolist()) if v]
+    if bad:
+        i = bad[0]
+        v = info.reshape(-1).tolist()[i]
+        prefix = '(Batch element %d): ' % i if A.dim() > 2 else ''
+        raise RuntimeError('torch.linalg.lu_factor: %sU[%d,%d] is zero and using it on lu_solve '
+                           'would result in a division by zero. If you still want to perform the '
+                           'factorization, consider calling linalg.lu(A, pivot) or '
+                           'linalg.lu_factor_ex(A, pivot)' % (prefix, v, v))
     return return_types.linalg_lu_factor((LU, pivots))
 
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     """torch.linalg.lu_factor_ex: (LU, pivots, info), info the index of
     U's first zero on the diagonal (1-based), 0 where there is none."""
-    LU, pivots = lu_factor(A, pivot=pivot)
-    diag = LU.diagonal(0, -2, -1)
-    zero = (diag == 0)
-    from ._creation import arange
-    from ._dtype import int32
-    k = diag.shape[-1]
-    # the first zero: the least position + 1 among the zeros
-    pos = arange(1, k + 1).to(diag.dtype).where(zero, diag.new_full((), float(k + 1)))
-    info = pos.amin(-1) if k else diag.sum(-1)
-    info = info.where(info <= k, info.new_zeros(())).to(int32)
-    return return_types.linalg_lu_factor_ex((LU, pivots, info))
+    LU, pivots = _lu_factor(A, pivot)
+    return return_types.linalg_lu_factor_ex((LU, pivots, _lu_info(LU)))
 
 
 def _permutation(pivots, m):
@@ -459,7 +495,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
 
 def lu(A, *, pivot=True, out=None):
     """torch.linalg.lu: (P, L, U) with A = P L U."""
-    LU, pivots = lu_factor(A, pivot=pivot)
+    LU, pivots = _lu_factor(A, pivot)
     P, L, U = lu_unpack(LU, pivots)
     return return_types.linalg_lu((P, L, U))
 
@@ -638,7 +674,7 @@ def _torch_lu(A, pivot=True, get_infos=False, out=None):
     if get_infos:
         LU, pivots, info = lu_factor_ex(A, pivot=pivot)
         return LU, pivots, info
-    LU, pivots = lu_factor(A, pivot=pivot)
+    LU, pivots = _lu_factor(A, pivot)
     return LU, pivots
 
 
