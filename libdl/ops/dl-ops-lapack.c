@@ -77,6 +77,30 @@ check_matrix (const gchar *op, const gchar *what, DlTensor *t, gboolean square, 
   return TRUE;
 }
 
+/* check_matrix (), and a device whose backend runs the lapack slot on
+ * host memory (the CPU): the ops that read or write values on the host
+ * around the kernel are refused elsewhere (meta, CUDA) before they do */
+static gboolean
+check_lapack_matrix (const gchar *op,
+                     const gchar *what,
+                     DlTensor *t,
+                     gboolean square,
+                     GError **error)
+{
+  DlBackendContext *ctx;
+
+  if (!check_matrix (op, what, t, square, error)
+      || !(ctx = DL_TENSOR_BACKEND (t, lapack, op, error)))
+    return FALSE;
+  if (!ctx->backend->host_memory)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED, "%s: not supported on %s", op,
+                   ctx->backend->name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gint64
 batch_count (DlTensor *t, gint n_matrix_dims)
 {
@@ -157,14 +181,9 @@ run_lapack (DlTensor *like, const gchar *op, DlLapackOp kind, DlLapackArgs *args
 {
   DlBackendContext *ctx;
 
+  /* on a host-memory backend: check_lapack_matrix () said so */
   if (!(ctx = DL_TENSOR_BACKEND (like, lapack, op, error)))
     return FALSE;
-  if (!ctx->backend->host_memory)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED, "%s: not supported on %s", op,
-                   ctx->backend->name);
-      return FALSE;
-    }
   ctx->backend->lapack (ctx, kind, args, like->dtype);
   return TRUE;
 }
@@ -286,7 +305,7 @@ inv_impl (const gchar *op, DlTensor *self, GError **error)
   g_autoptr (DlTensor) eye = NULL;
   DlTensor *out;
 
-  if (!check_matrix (op, "A", self, TRUE, error) || !(eye = identity_like (self, error))
+  if (!check_lapack_matrix (op, "A", self, TRUE, error) || !(eye = identity_like (self, error))
       || !(out = solve_raw (op, "inversion", self, eye, error)))
     return NULL;
   if (dl_autograd_any_requires (1, &self))
@@ -419,7 +438,8 @@ dl_tensor_linalg_solve (DlTensor *self, DlTensor *other, GError **error)
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   g_return_val_if_fail (DL_IS_TENSOR (other), NULL);
-  if (!dl_check_same_device (op, self, other, error) || !check_matrix (op, "A", self, TRUE, error))
+  if (!dl_check_same_device (op, self, other, error)
+      || !check_lapack_matrix (op, "A", self, TRUE, error))
     return NULL;
   if (other->dtype != self->dtype)
     {
@@ -668,7 +688,7 @@ dl_tensor_linalg_slogdet (DlTensor *self, DlTensor **sign, DlTensor **logabsdet,
   g_autoptr (DlTensor) la = NULL;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
-  if (!check_matrix ("linalg.slogdet", "A", self, TRUE, error)
+  if (!check_lapack_matrix ("linalg.slogdet", "A", self, TRUE, error)
       || !lu_det ("linalg.slogdet", self, &sg, &la, NULL, error))
     return FALSE;
   if (dl_autograd_any_requires (1, &self))
@@ -707,7 +727,7 @@ dl_tensor_linalg_det (DlTensor *self, GError **error)
   DlTensor *det = NULL;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!check_matrix ("linalg.det", "A", self, TRUE, error)
+  if (!check_lapack_matrix ("linalg.det", "A", self, TRUE, error)
       || !lu_det ("linalg.det", self, NULL, NULL, &det, error))
     return NULL;
   if (dl_autograd_any_requires (1, &self))
@@ -829,8 +849,9 @@ dl_tensor_linalg_solve_triangular (DlTensor *self,
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   g_return_val_if_fail (DL_IS_TENSOR (other), NULL);
-  if (!dl_check_same_device (op, self, other, error) || !check_matrix (op, "A", self, TRUE, error)
-      || !check_matrix (op, "B", other, FALSE, error))
+  if (!dl_check_same_device (op, self, other, error)
+      || !check_lapack_matrix (op, "A", self, TRUE, error)
+      || !check_lapack_matrix (op, "B", other, FALSE, error))
     return NULL;
   n = self->sizes[self->ndim - 1];
   if (other->dtype != self->dtype || other->sizes[other->ndim - (left ? 2 : 1)] != n)
@@ -965,7 +986,7 @@ dl_tensor_linalg_cholesky (DlTensor *self, gboolean upper, GError **error)
   DlTensor *out;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!check_matrix (op, "A", self, TRUE, error) || !(ac = colmajor_copy (self, error)))
+  if (!check_lapack_matrix (op, "A", self, TRUE, error) || !(ac = colmajor_copy (self, error)))
     return NULL;
   lapack_args_init (&g, self, ac, &info);
   /* L column-major from A's lower triangle: read row-major, that is L^T */
@@ -1114,7 +1135,7 @@ dl_tensor_linalg_eigh (DlTensor *self,
   gint64 n;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
-  if (!check_matrix (op, "A", self, TRUE, error) || !(ac = colmajor_copy (self, error)))
+  if (!check_lapack_matrix (op, "A", self, TRUE, error) || !(ac = colmajor_copy (self, error)))
     return FALSE;
   n = self->sizes[self->ndim - 1];
   grad = dl_autograd_any_requires (1, &self);
@@ -1334,7 +1355,7 @@ dl_tensor_linalg_svd (DlTensor *self,
   gint64 m, n, k, ushape[2], vshape[2];
 
   g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
-  if (!check_matrix (op, "A", self, FALSE, error) || !(ac = colmajor_copy (self, error)))
+  if (!check_lapack_matrix (op, "A", self, FALSE, error) || !(ac = colmajor_copy (self, error)))
     return FALSE;
   m = self->sizes[self->ndim - 2];
   n = self->sizes[self->ndim - 1];
@@ -1591,7 +1612,7 @@ dl_tensor_linalg_qr (DlTensor *self, const gchar *mode, DlTensor **q, DlTensor *
                    mode);
       return FALSE;
     }
-  if (!check_matrix (op, "A", self, FALSE, error) || !(ac = colmajor_copy (self, error)))
+  if (!check_lapack_matrix (op, "A", self, FALSE, error) || !(ac = colmajor_copy (self, error)))
     return FALSE;
   m = self->sizes[self->ndim - 2];
   n = self->sizes[self->ndim - 1];
@@ -1742,7 +1763,7 @@ dl_tensor_linalg_lu_factor (DlTensor *self, DlTensor **lu, DlTensor **pivots, GE
   gint64 m, n, k;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), FALSE);
-  if (!check_matrix (op, "A", self, FALSE, error) || !(ac = colmajor_copy (self, error)))
+  if (!check_lapack_matrix (op, "A", self, FALSE, error) || !(ac = colmajor_copy (self, error)))
     return FALSE;
   m = self->sizes[self->ndim - 2];
   n = self->sizes[self->ndim - 1];

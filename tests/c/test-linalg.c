@@ -259,6 +259,27 @@ test_errors (void)
   g_clear_error (&error);
   g_assert_null (dl_tensor_linalg_solve (sing, vec, &error));
   g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
+  g_clear_error (&error);
+  /* the meta device has no values: every factorization refuses it, the
+   * empty ones (which write values on the host) included */
+  {
+    DlDevice *meta = dl_device_get ("meta", &error);
+    g_autoptr (DlTensor) m = NULL;
+    g_autoptr (DlTensor) e = NULL;
+
+    g_assert_no_error (error);
+    m = dl_zeros (DL_SHAPE (3, 3), DL_DTYPE_FLOAT64, meta, &error);
+    e = dl_zeros (DL_SHAPE (3, 0), DL_DTYPE_FLOAT64, meta, &error);
+    g_assert_no_error (error);
+    g_assert_null (dl_tensor_linalg_inv (m, &error));
+    g_assert_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED);
+    g_clear_error (&error);
+    g_assert_false (dl_tensor_linalg_svd (e, TRUE, TRUE, NULL, NULL, NULL, &error));
+    g_assert_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED);
+    g_clear_error (&error);
+    g_assert_false (dl_tensor_linalg_qr (e, "complete", NULL, NULL, &error));
+    g_assert_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED);
+  }
 }
 
 /* ---- gradients -------------------------------------------------------- */
