@@ -561,11 +561,6 @@ typedef struct
  *          compute_uv a receives the eigenvectors, one per column
  *   TRTRS  solves the triangular a[n, n] (upper, unit_diagonal, trans:
  *          a^T) x = b[n, nrhs] into b
- *   POTRS  solves a x = b[n, nrhs] into b, a's Cholesky factor (upper)
- *          given in a
- *   GELSY  the least squares solution of a[m, n] x = b[max (m, n), nrhs]
- *          into b's first n rows, with rcond; rank (one int64 per
- *          matrix) receives the effective rank
  * info (one int32 per matrix) receives LAPACK's info: 0, or where the
  * factorization broke down (a zero pivot, a minor not positive
  * definite, no convergence). */
@@ -578,8 +573,6 @@ typedef enum
   DL_LAPACK_GESDD,
   DL_LAPACK_SYEVD,
   DL_LAPACK_TRTRS,
-  DL_LAPACK_POTRS,
-  DL_LAPACK_GELSY,
 } DlLapackOp;
 
 typedef struct
@@ -588,8 +581,6 @@ typedef struct
   void *a, *b, *q, *r, *s, *u, *vt, *w;
   gint32 *ipiv;
   gint32 *info;
-  gint64 *rank;
-  gdouble rcond;
   gboolean upper, unit_diagonal, trans, full, compute_q, compute_uv;
 } DlLapackArgs;
 

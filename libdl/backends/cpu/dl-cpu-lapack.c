@@ -31,11 +31,7 @@ typedef int lp_int;
   void P##syevd_ (const char *, const char *, const lp_int *, T *, const lp_int *, T *, T *,       \
                   const lp_int *, lp_int *, const lp_int *, lp_int *);                             \
   void P##trtrs_ (const char *, const char *, const char *, const lp_int *, const lp_int *,        \
-                  const T *, const lp_int *, T *, const lp_int *, lp_int *);                       \
-  void P##potrs_ (const char *, const lp_int *, const lp_int *, const T *, const lp_int *, T *,    \
-                  const lp_int *, lp_int *);                                                       \
-  void P##gelsy_ (const lp_int *, const lp_int *, const lp_int *, T *, const lp_int *, T *,        \
-                  const lp_int *, lp_int *, const T *, lp_int *, T *, const lp_int *, lp_int *);
+                  const T *, const lp_int *, T *, const lp_int *, lp_int *);
 LAPACK_DECLS (s, float)
 LAPACK_DECLS (d, double)
 
@@ -151,31 +147,6 @@ LAPACK_DECLS (d, double)
                          &lda, (T *)g->b + bi * n * nrhs, &ldb, &info);                            \
               /* a zero on the diagonal is LAPACK's error; torch gives inf */                      \
               info = 0;                                                                            \
-              break;                                                                               \
-            case DL_LAPACK_POTRS:                                                                  \
-              ldb = MAX (n, 1);                                                                    \
-              P##potrs_ (uplo, &n, &nrhs, a, &lda, (T *)g->b + bi * n * nrhs, &ldb, &info);        \
-              break;                                                                               \
-            case DL_LAPACK_GELSY:                                                                  \
-              {                                                                                    \
-                T rc = (T)g->rcond;                                                                \
-                lp_int rank = 0;                                                                   \
-                ldb = MAX (MAX (m, n), 1);                                                         \
-                if (!piv)                                                                          \
-                  piv = g_new (lp_int, MAX (n, 1));                                                \
-                if (!work)                                                                         \
-                  {                                                                                \
-                    P##gelsy_ (&m, &n, &nrhs, a, &lda, (T *)g->b, &ldb, piv, &rc, &rank, &wq,      \
-                               &lwork, &info);                                                     \
-                    lwork = MAX ((lp_int)wq, 1);                                                   \
-                    work = g_new (T, lwork);                                                       \
-                  }                                                                                \
-                memset (piv, 0, sizeof (lp_int) * MAX (n, 1));                                     \
-                P##gelsy_ (&m, &n, &nrhs, a, &lda, (T *)g->b + bi * (gint64)ldb * nrhs, &ldb, piv, \
-                           &rc, &rank, work, &lwork, &info);                                       \
-                if (g->rank)                                                                       \
-                  g->rank[bi] = rank;                                                              \
-              }                                                                                    \
               break;                                                                               \
             default:                                                                               \
               g_return_if_reached ();                                                              \
