@@ -59,6 +59,7 @@ struct _DlSavedTensor
   DlTensor *tensor;    /* (owned) (nullable): NULL until saved and after release */
   gint version;        /* its storage's version when saved */
   gboolean is_output;  /* an output of the node, saved without its history */
+  guint output_nr;     /* which output, for an output (set before saving) */
   DlTensor *unpacked;  /* (owned) (nullable): an output handed to a recorded backward */
   DlSavedTensor *next; /* the node's other saved tensors */
 };

@@ -393,6 +393,7 @@ dl_node_save (DlNode *node, DlSavedTensor *slot, DlTensor *tensor, gboolean is_o
     slot->tensor = g_object_ref (tensor);
   slot->version = tensor->storage->version;
   slot->is_output = is_output;
+  slot->output_nr = is_output ? tensor->output_nr : 0;
   slot->next = d->saved;
   d->saved = slot;
 }
@@ -431,7 +432,7 @@ dl_node_saved (DlNode *node, const DlSavedTensor *slot, GError **error)
       if (s->unpacked == NULL)
         {
           s->unpacked = dl_tensor_new_view_internal (t, t->sizes, t->strides, t->ndim, t->offset);
-          dl_node_set_output (node, s->unpacked, 0);
+          dl_node_set_output (node, s->unpacked, s->output_nr);
         }
       return s->unpacked;
     }

@@ -27,6 +27,7 @@
 #include "ops/dl-ops-scan.h"
 #include "ops/dl-ops-shape.h"
 #include "ops/dl-ops-linalg.h"
+#include "ops/dl-ops-lapack.h"
 #include "ops/dl-ops-einsum.h"
 #include "ops/dl-ops-activation.h"
 #include "ops/dl-ops-math.h"

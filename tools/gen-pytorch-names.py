@@ -57,6 +57,7 @@ NAMESPACES = [
     ('torch.multiprocessing', 'dl.multiprocessing', 'module'),
     ('torch.serialization', 'dl.serialization', 'module'),
     ('torch.cuda', 'dl.cuda', 'module'),
+    ('torch.linalg', 'dl.linalg', 'module'),
 ]
 
 UNSUPPORTED_HEADING = '## Not in libdl'

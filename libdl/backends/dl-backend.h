@@ -582,6 +582,48 @@ typedef struct
   gboolean centered;
 } DlOptimStepArgs;
 
+/* The dense factorizations of the lapack slot, one per matrix of a batch
+ * of n_batch, each matrix column-major (LAPACK's layout) and contiguous,
+ * one after the other:
+ *   GESV   solves a[n, n] x = b[n, nrhs]: b receives x, a its LU factors
+ *   GETRF  a[n, n] receives its LU factors, ipiv (n per matrix, 1-based)
+ *          the row swaps
+ *   POTRF  a[n, n] receives its Cholesky factor in the triangle upper
+ *          says (the other triangle is zeroed)
+ *   GEQRF  a[m, n] receives R above the diagonal and, with compute_q, q
+ *          (m x k, k = min (m, n), or m x m with full) receives Q; r
+ *          (k x n, or m x n with full) receives R, zeroed below
+ *   GESDD  s (k per matrix) receives the singular values of a[m, n],
+ *          descending; with compute_uv u (m x k, or m x m with full) and
+ *          vt (k x n, or n x n) the vectors; a is overwritten
+ *   SYEVD  w (n per matrix) receives the eigenvalues of the symmetric
+ *          a[n, n] (read from the triangle upper says), ascending; with
+ *          compute_uv a receives the eigenvectors, one per column
+ *   TRTRS  solves the triangular a[n, n] (upper, unit_diagonal, trans:
+ *          a^T) x = b[n, nrhs] into b
+ * info (one int32 per matrix) receives LAPACK's info: 0, or where the
+ * factorization broke down (a zero pivot, a minor not positive
+ * definite, no convergence). */
+typedef enum
+{
+  DL_LAPACK_GESV,
+  DL_LAPACK_GETRF,
+  DL_LAPACK_POTRF,
+  DL_LAPACK_GEQRF,
+  DL_LAPACK_GESDD,
+  DL_LAPACK_SYEVD,
+  DL_LAPACK_TRTRS,
+} DlLapackOp;
+
+typedef struct
+{
+  gint64 n_batch, m, n, nrhs;
+  void *a, *b, *q, *r, *s, *u, *vt, *w;
+  gint32 *ipiv;
+  gint32 *info;
+  gboolean upper, unit_diagonal, trans, full, compute_q, compute_uv;
+} DlLapackArgs;
+
 struct _DlBackend
 {
   const gchar *name;
@@ -872,6 +914,9 @@ struct _DlBackend
   /* one recurrent layer in one direction and its gradients, see DlRnnArgs */
   void (*rnn_forward) (DlBackendContext *ctx, const DlRnnArgs *args, DlDType dtype);
   void (*rnn_backward) (DlBackendContext *ctx, const DlRnnArgs *args, DlDType dtype);
+  /* a dense factorization or solve of each matrix of a batch, LAPACK's
+   * (see DlLapackArgs); float32/float64 */
+  void (*lapack) (DlBackendContext *ctx, DlLapackOp op, const DlLapackArgs *args, DlDType dtype);
 };
 
 /* A device type as a backend registers it with the device registry

@@ -847,10 +847,28 @@ def g_reductions(g):
 def g_linalg(g):
     a = g.pick(MATRICES)
     b = g.pick(MATRICES)
-    # libdl has no torch.linalg (decompositions, solvers): the products,
-    # contractions and matrix reductions it has
+    # the products, contractions and matrix reductions, and torch.linalg's
+    # decompositions and solvers
     f = g.pick(['matmul', 'matmul', 'mm', 'bmm', 'mv', 'dot', 'outer', 'vdot', 'inner', 'norm', 'einsum',
-                'tensordot', 'addmm', 'trace', 'baddbmm', 'diag', 'triu', 'operator'])
+                'tensordot', 'addmm', 'trace', 'baddbmm', 'diag', 'triu', 'operator', 'decomposition',
+                'decomposition', 'solver'])
+    if f == 'decomposition':
+        d = g.pick(['inv', 'det', 'slogdet', 'cholesky', 'qr', 'svd', 'svdvals', 'eigh', 'eigvalsh', 'pinv',
+                    'matrix_exp', 'lu_factor', 'matrix_rank', 'cond', 'matrix_norm', 'vector_norm'])
+        extra = {'qr': g.pick(["", ", 'r'", ", 'complete'", ", 'x'"]),
+                 'svd': g.pick(['', ', full_matrices=False']),
+                 'eigh': g.pick(['', ", 'U'", ", 'X'"]),
+                 'matrix_norm': g.pick(['', ", 'nuc'", ', 2', ', -1', ', 3', ", 'x'"]),
+                 'vector_norm': g.pick(['', ', 0', ', 3.5', ", float('inf')", ', dim=5']),
+                 'cond': g.pick(['', ', 1', ", 'fro'"])}.get(d, '')
+        return d, 'r = T.linalg.%s(%s%s)' % (d, a, extra)
+    if f == 'solver':
+        d = g.pick(['solve', 'solve_triangular', 'lstsq', 'matrix_power', 'cross'])
+        if d == 'solve_triangular':
+            return d, 'r = T.linalg.solve_triangular(%s, %s, upper=%s)' % (a, b, g.pick(['True', 'False']))
+        if d == 'matrix_power':
+            return d, 'r = T.linalg.matrix_power(%s, %s)' % (a, g.pick(['0', '2', '-1', '3']))
+        return d, 'r = T.linalg.%s(%s, %s)' % (d, a, b)
     if f in ('matmul', 'mm', 'bmm', 'mv', 'dot', 'outer', 'vdot', 'inner'):
         return f, 'r = T.%s(%s, %s)' % (f, a, b)
     if f == 'operator':

@@ -45,6 +45,18 @@ function fromArray(array, shape, dtype = F32) {
 
 // Tests
 
+test('lapack: inv, det, eigh', () => {
+    const a = fromArray([2, 1, 1, 3], [2, 2], F64);
+    assertClose(values(a.linalg_inv()), [0.6, -0.2, -0.2, 0.4], 1e-14, 'inv');
+    assertClose(values(a.linalg_det()), [5], 1e-14, 'det');
+    // out arguments: (ok, eigenvalues, eigenvectors)
+    const [ok, w, v] = a.linalg_eigh(false, true);
+    assert(ok && v.get_shape().length === 2, 'eigh');
+    assertClose(values(w), [(5 - Math.sqrt(5)) / 2, (5 + Math.sqrt(5)) / 2], 1e-14, 'eigenvalues');
+    assertDlError(() => fromArray([1, 2, 2, 4], [2, 2], F64).linalg_inv(), Dl.Error.ARGUMENT,
+        'singular');
+});
+
 test('creation', () => {
     const z = Dl.zeros([2, 3], F32, null);
     assertArrayEqual(z.get_shape(), [2, 3], 'shape');

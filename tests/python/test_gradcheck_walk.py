@@ -507,6 +507,68 @@ WALK['ScaledDotProductFlashAttentionBackward0'] = [
     Case(lambda m, q, k, v: _sdpa(m, q, k, v, is_causal=True), (4, 3), (5, 3), (5, 2))]
 
 
+# torch.linalg (libdl/ops/dl-ops-lapack.c): inputs made well-conditioned,
+# symmetric or positive-definite inside the case, and, for the vectors of
+# eigh and svd, losses that do not depend on their signs
+
+
+def _eye(m, n):
+    return m.eye(n, dtype=m.float64)
+
+
+def _projector(v):
+    return v[..., :2] @ v[..., :2].mT
+
+
+WALK['LinalgInvExBackward0'] = [
+    Case(lambda m, a: m.linalg.inv(a + 4 * _eye(m, 3)), (3, 3)),
+    Case(lambda m, a: m.linalg.inv(a + 4 * _eye(m, 3)), (2, 3, 3))]
+WALK['LinalgDetBackward0'] = [
+    Case(lambda m, a: m.linalg.det(a), (3, 3),
+         gradgrad_fails='the cofactors are computed from an SVD outside the graph'),
+    Case(lambda m, a: m.linalg.det(a), (2, 3, 3),
+         gradgrad_fails='the cofactors are computed from an SVD outside the graph')]
+WALK['LinalgSlogdetBackward0'] = [
+    Case(lambda m, a: m.linalg.slogdet(a + 4 * _eye(m, 3))[1], (3, 3)),
+    Case(lambda m, a: m.linalg.slogdet(a + 4 * _eye(m, 3))[1], (2, 3, 3))]
+WALK['LinalgCholeskyExBackward0'] = [
+    Case(lambda m, a: m.linalg.cholesky(a @ a.mT + _eye(m, 3)), (3, 3)),
+    Case(lambda m, a: m.linalg.cholesky(a @ a.mT + _eye(m, 3), upper=True), (2, 3, 3))]
+WALK['LinalgEighBackward0'] = [
+    Case(lambda m, a: m.linalg.eigvalsh(a + a.mT), (4, 4)),
+    Case(lambda m, a: _projector(m.linalg.eigh(a + a.mT + m.diag(m.arange(4.0, dtype=m.float64)
+                                                                   * 3))[1]), (4, 4))]
+WALK['LinalgSvdBackward0'] = [
+    Case(lambda m, a: m.linalg.svdvals(a), (4, 3)),
+    Case(lambda m, a: (lambda r: (r[0] * r[1].unsqueeze(-2)) @ r[0].mT)(
+        m.linalg.svd(a, full_matrices=False)), (4, 3)),
+    Case(lambda m, a: (lambda r: r[0] @ r[2])(m.linalg.svd(a, full_matrices=False)), (3, 5))]
+WALK['LinalgQrBackward0'] = [
+    Case(lambda m, a: (lambda r: r[0] * 2 + r[1].sum(-2, keepdim=True))(m.linalg.qr(a)), (4, 3)),
+    Case(lambda m, a: (lambda r: r[0].sum(-1, keepdim=True) + r[1])(m.linalg.qr(a)), (3, 5))]
+WALK['LinalgSolveExBackward0'] = [
+    Case(lambda m, a, b: m.linalg.solve(a + 4 * _eye(m, 3), b), (3, 3), (3, 2)),
+    Case(lambda m, a, b: m.linalg.solve(a + 4 * _eye(m, 3), b), (2, 3, 3), (3,))]
+WALK['LinalgVectorNormBackward0'] = [
+    Case(lambda m, a: m.linalg.vector_norm(a), (3, 4)),
+    Case(lambda m, a: m.linalg.vector_norm(a, 3, 1, True), (3, 4)),
+    Case(lambda m, a: m.linalg.vector_norm(a, 1.5, 0), (3, 4), domain='nonzero'),
+    Case(lambda m, a: m.linalg.vector_norm(a, 1, (0, 1)), (3, 4), domain='nonzero'),
+    Case(lambda m, a: m.linalg.vector_norm(a, float('inf'), 1), (3, 4))]
+WALK['LinalgMatrixExpBackward0'] = [
+    Case(lambda m, a: m.linalg.matrix_exp(a), (3, 3)),
+    Case(lambda m, a: m.linalg.matrix_exp(a * 2), (2, 3, 3))]
+WALK['LinalgLuFactorExBackward0'] = [
+    Case(lambda m, a: m.linalg.lu_factor(a)[0], (3, 3)),
+    Case(lambda m, a: m.linalg.lu_factor(a)[0], (2, 3, 3))]
+WALK['LinalgSolveTriangularBackward0'] = [
+    Case(lambda m, a, b: m.linalg.solve_triangular(a + 4 * _eye(m, 3), b, upper=True), (3, 3),
+         (3, 2)),
+    Case(lambda m, a, b: m.linalg.solve_triangular(a + 4 * _eye(m, 3), b, upper=False,
+                                                   left=False, unitriangular=True), (2, 3, 3),
+         (2, 3))]
+
+
 def _node_names():
     return list(Dl.autograd_get_node_names())
 

@@ -305,6 +305,28 @@ void test_streams_and_memory () {
     }
 }
 
+void test_lapack () {
+    try {
+        var a = from_array ({ 4, 2, 2, 3 }, { 2, 2 }, Dl.DType.FLOAT64);
+        assert_values (a.linalg_cholesky (false), { 2, 0, 1, Math.sqrt (2) }, 1e-15);
+        assert_values (a.linalg_det (), { 8 }, 1e-14);
+        Dl.Tensor sign, logabsdet;
+        assert (a.linalg_slogdet (out sign, out logabsdet));
+        assert_values (logabsdet, { Math.log (8) }, 1e-14);
+        Dl.Tensor? u, s, vh;
+        assert (a.linalg_svd (false, true, out u, out s, out vh));
+        assert_values (s, { (7 + Math.sqrt (17)) / 2, (7 - Math.sqrt (17)) / 2 }, 1e-13);
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+    try {
+        from_array ({ -1, 0, 0, -1 }, { 2, 2 }, Dl.DType.FLOAT64).linalg_cholesky (false);
+        assert_not_reached ();
+    } catch (GLib.Error e) {
+        assert (e is Dl.Error.ARGUMENT);
+    }
+}
+
 void test_tensor_ops () {
     try {
         var a = from_array ({ 1, 2, 3, 4, 5, 6 }, { 2, 3 });
@@ -1891,6 +1913,7 @@ void test_trainer () {
 int main (string[] args) {
     Test.init (ref args);
     Test.add_func ("/vala/tensor/ops", test_tensor_ops);
+    Test.add_func ("/vala/lapack", test_lapack);
     Test.add_func ("/vala/errors", test_errors);
     Test.add_func ("/vala/defaults", test_defaults);
     Test.add_func ("/vala/ops/math", test_math);

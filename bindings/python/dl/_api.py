@@ -200,5 +200,10 @@ __all__ += ['backends', 'cuda', 'onnx']
 # torch.return_types (the named tuples of max, sort, topk, ...), torch.version
 # and torch.__version__ (libdl's version, as a TorchVersion)
 from . import return_types, torch_version, version  # noqa: E402
+
+# torch.linalg and the classic linear algebra functions (inverse, det, svd, ...)
+from . import linalg  # noqa: E402
+globals().update(linalg.TORCH_FUNCTIONS)
+__all__ += ['linalg'] + list(linalg.TORCH_FUNCTIONS)
 from .torch_version import __version__  # noqa: E402
 __all__ += ['return_types', 'torch_version', 'version']

@@ -209,6 +209,7 @@ static const DlBackend cpu_backend = {
   .dropout = dl_cpu_dropout,
   .optim_step = dl_cpu_optim_step,
   .gemm_batched = dl_cpu_gemm_batched,
+  .lapack = dl_cpu_lapack,
   .random = dl_cpu_random,
   .multinomial = dl_cpu_multinomial,
   .index = dl_cpu_index,

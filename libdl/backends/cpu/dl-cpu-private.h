@@ -516,6 +516,7 @@ void dl_cpu_unique_sorted (DlBackendContext *ctx,
                            void *group,
                            gint64 *n_groups);
 void dl_cpu_gemm_batched (DlBackendContext *ctx, DlDType dtype, const DlGemmArgs *args);
+void dl_cpu_lapack (DlBackendContext *ctx, DlLapackOp op, const DlLapackArgs *args, DlDType dtype);
 void dl_cpu_multinomial (DlBackendContext *ctx,
                          const gdouble *weights,
                          gint64 rows,
