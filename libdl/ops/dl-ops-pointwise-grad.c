@@ -322,8 +322,12 @@ DL_GRAD (dl_grad_pow)
 
   if (a->need_self)
     {
-      /* g e x^(e-1), zero where e == 0 */
-      g_autoptr (DlTensor) em1 = dl_tensor_sub_scalar (e, 1, error);
+      /* g e x^(e-1), zero where e == 0; a number's e - 1 stays a number
+       * (of double precision: as a tensor op it would take the default
+       * float dtype, and x^(e-1) lose precision in float64) */
+      g_autoptr (DlTensor) em1 = e->is_wrapped_number
+                                     ? dl_wrapped_scalar (dl_tensor_item (e, NULL) - 1)
+                                     : dl_tensor_sub_scalar (e, 1, error);
       g_autoptr (DlTensor) p = em1 ? dl_tensor_pow (x, em1, error) : NULL;
       g_autoptr (DlTensor) ep = p ? dl_tensor_mul (e, p, error) : NULL;
       g_autoptr (DlTensor) t = ep ? dl_tensor_mul (a->grad, ep, error) : NULL;

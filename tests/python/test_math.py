@@ -665,3 +665,15 @@ def test_binary_inplace_view_and_grad(rng):
     y.sum().backward()
     u.sum().backward()
     assert_same(x.grad, t.grad)
+
+
+@pytest.mark.parametrize('exponent', [1 / 3, -0.7, 2.5])
+def test_pow_number_grad_keeps_float64(rng, exponent):
+    # the number's e - 1 in the derivative stays a double: as a tensor op it
+    # took the default dtype (float32), and the gradient was off by ~1e-8
+    a = rng.uniform(0.5, 3.0, size=(7,))
+    x = Dl.tensor(a, requires_grad=True)
+    (x ** exponent).sum().backward()
+    t = torch.tensor(a, requires_grad=True)
+    (t ** exponent).sum().backward()
+    np.testing.assert_allclose(np.array(x.grad.tolist()), t.grad.numpy(), rtol=1e-14, atol=0)
