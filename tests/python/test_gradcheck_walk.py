@@ -507,7 +507,7 @@ WALK['ScaledDotProductFlashAttentionBackward0'] = [
     Case(lambda m, q, k, v: _sdpa(m, q, k, v, is_causal=True), (4, 3), (5, 3), (5, 2))]
 
 
-# torch.linalg (libdl/ops/dl-ops-lapack.c): inputs made well-conditioned,
+# torch.linalg (libdl/ops/dl-ops-lapack*.c): inputs made well-conditioned,
 # symmetric or positive-definite inside the case, and, for the vectors of
 # eigh and svd, losses that do not depend on their signs
 

@@ -1,5 +1,5 @@
 # test_linalg_lapack.py: torch.linalg and the classic decompositions
-# (libdl/ops/dl-ops-lapack.c over LAPACK, bindings/python/dl/linalg.py)
+# (libdl/ops/dl-ops-lapack*.c over LAPACK, bindings/python/dl/linalg.py)
 # against PyTorch: values on random well-conditioned batches, float32 and
 # float64, non-contiguous views; the decompositions that are unique only
 # up to signs by reconstruction and up to sign; gradients against torch's

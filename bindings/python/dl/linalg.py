@@ -4,7 +4,7 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# The factorizations and solves are libdl's (libdl/ops/dl-ops-lapack.c,
+# The factorizations and solves are libdl's (libdl/ops/dl-ops-lapack*.c,
 # over LAPACK, with their gradients); what is written over them here
 # (norms, pinv, matrix_rank, cond, lstsq, matrix_power, matrix_exp, the
 # Cholesky solves) is composed of differentiable tensor ops, so it needs no
@@ -36,7 +36,7 @@ class LinAlgError(RuntimeError):
 LinAlgError.__module__ = 'torch.linalg'
 LinAlgError.__qualname__ = LinAlgError.__name__ = 'LinAlgError'
 
-# the DL_ERROR_ARGUMENT messages of dl-ops-lapack.c that are LinAlgErrors
+# the DL_ERROR_ARGUMENT messages of dl-ops-lapack*.c that are LinAlgErrors
 _LINALG_FAILURES = ('is singular', 'not positive-definite', 'failed to converge')
 
 
