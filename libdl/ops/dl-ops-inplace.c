@@ -114,6 +114,38 @@ dl_inplace_commit (const gchar *op, DlTensor *self, DlTensor *result, GError **e
   return self;
 }
 
+gboolean
+dl_inplace_check_shape (const gchar *name,
+                        DlTensor *self,
+                        const gint64 *shape,
+                        gint ndim,
+                        GError **error)
+{
+  g_autofree gchar *s = NULL, *bs = NULL;
+
+  if (ndim == self->ndim && memcmp (shape, self->sizes, ndim * sizeof (gint64)) == 0)
+    return TRUE;
+  s = dl_shape_to_string (self->sizes, self->ndim);
+  bs = dl_shape_to_string (shape, ndim);
+  g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+               "%s: output with shape %s doesn't match the broadcast shape %s", name, s, bs);
+  return FALSE;
+}
+
+gboolean
+dl_inplace_check_castable (const gchar *name, DlDType from, DlDType to, GError **error)
+{
+  if ((dl_dtype_is_float (from) && !dl_dtype_is_float (to))
+      || (from != DL_DTYPE_BOOL && to == DL_DTYPE_BOOL))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                   "%s: result type %s can't be cast to the desired output type %s", name,
+                   dl_dtype_get_name (from), dl_dtype_get_name (to));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 DlTensor *
 dl_inplace_run (const gchar *name,
                 DlTensor *self,
@@ -150,23 +182,9 @@ dl_inplace_run (const gchar *name,
       if (src == NULL || !(result = compute (src, data, NULL, error)))
         return NULL;
     }
-  if (result->ndim != self->ndim
-      || memcmp (result->sizes, self->sizes, self->ndim * sizeof (gint64)) != 0)
-    {
-      g_autofree gchar *s = dl_shape_to_string (self->sizes, self->ndim);
-      g_autofree gchar *bs = dl_shape_to_string (result->sizes, result->ndim);
-      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "%s: output with shape %s doesn't match the broadcast shape %s", name, s, bs);
-      return NULL;
-    }
-  if ((dl_dtype_is_float (result->dtype) && !dl_dtype_is_float (self->dtype))
-      || (result->dtype != DL_DTYPE_BOOL && self->dtype == DL_DTYPE_BOOL))
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
-                   "%s: result type %s can't be cast to the desired output type %s", name,
-                   dl_dtype_get_name (result->dtype), dl_dtype_get_name (self->dtype));
-      return NULL;
-    }
+  if (!dl_inplace_check_shape (name, self, result->sizes, result->ndim, error)
+      || !dl_inplace_check_castable (name, result->dtype, self->dtype, error))
+    return NULL;
   return dl_inplace_commit (name, self, result, error);
 }
 

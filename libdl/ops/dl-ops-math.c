@@ -1351,25 +1351,12 @@ addc_inplace (gboolean div,
   if (!dl_check_live (name, self, error) || !addc_dtype (div, self, t1, t2, &o.dt, error)
       || !addc_shape (name, self, t1, t2, shape, &nd, error))
     return NULL;
-  if (nd != self->ndim || memcmp (shape, self->sizes, nd * sizeof (gint64)) != 0)
-    {
-      g_autofree gchar *s = dl_shape_to_string (self->sizes, self->ndim);
-      g_autofree gchar *bs = dl_shape_to_string (shape, nd);
-      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "%s: output with shape %s doesn't match the broadcast shape %s", name, s, bs);
-      return NULL;
-    }
-  if (!dl_check_write_target (name, self, error)
+  if (!dl_inplace_check_shape (name, self, shape, nd, error)
+      || !dl_check_write_target (name, self, error)
       || !dl_check_no_partial_overlap (name, self, t1, error)
-      || !dl_check_no_partial_overlap (name, self, t2, error))
+      || !dl_check_no_partial_overlap (name, self, t2, error)
+      || !dl_inplace_check_castable (name, o.dt, self->dtype, error))
     return NULL;
-  if ((dl_dtype_is_float (o.dt) && !dl_dtype_is_float (self->dtype)))
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
-                   "%s: result type %s can't be cast to the desired output type %s", name,
-                   dl_dtype_get_name (o.dt), dl_dtype_get_name (self->dtype));
-      return NULL;
-    }
   return dl_inplace_run (name, self, 2, others, FALSE, addc_compute, &o, error);
 }
 

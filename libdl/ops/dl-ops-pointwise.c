@@ -250,22 +250,6 @@ dl_pointwise_mul_mask (DlTensor *g, DlTensor *mask, GError **error)
   return dl_tensor_mul (g, f, error);
 }
 
-/* Whether PyTorch writes a result of dtype @from into a tensor of dtype
- * @to in place: not floats into integers, nor anything but bool into bool. */
-static gboolean
-check_castable (const gchar *op, DlDType from, DlDType to, GError **error)
-{
-  if ((dl_dtype_is_float (from) && !dl_dtype_is_float (to))
-      || (from != DL_DTYPE_BOOL && to == DL_DTYPE_BOOL))
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
-                   "%s_: result type %s can't be cast to the desired output type %s", op,
-                   dl_dtype_get_name (from), dl_dtype_get_name (to));
-      return FALSE;
-    }
-  return TRUE;
-}
-
 /* ---- autograd ----------------------------------------------------------------- */
 
 typedef struct
@@ -593,7 +577,7 @@ dl_pointwise_unary_params_ (const DlPointwiseOp *op,
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!dl_check_live (op->inplace_name, self, error)
       || !unary_dtypes (op, self->dtype, &cdt, &rdt, &plan, error)
-      || !check_castable (op->name, rdt, self->dtype, error)
+      || !dl_inplace_check_castable (op->inplace_name, rdt, self->dtype, error)
       || !dl_check_write_target (op->inplace_name, self, error))
     return NULL;
   return dl_inplace_run (op->inplace_name, self, 0, NULL,
@@ -913,21 +897,13 @@ dl_pointwise_binary_op_ (const DlPointwiseOp *op,
       || !dl_broadcast_shapes (op->name, self->sizes, self->ndim, other->sizes, other->ndim, shape,
                                &ndim, error))
     return NULL;
-  if (ndim != self->ndim || memcmp (shape, self->sizes, ndim * sizeof (gint64)) != 0)
-    {
-      g_autofree gchar *s = dl_shape_to_string (self->sizes, self->ndim);
-      g_autofree gchar *bs = dl_shape_to_string (shape, ndim);
-      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "%s_: output with shape %s doesn't match the broadcast shape %s", op->name, s,
-                   bs);
-      return NULL;
-    }
-  if (!dl_check_write_target (name, self, error)
+  if (!dl_inplace_check_shape (name, self, shape, ndim, error)
+      || !dl_check_write_target (name, self, error)
       || !dl_check_no_partial_overlap (name, self, other, error)
       || !dl_same_device_operands (name, &target, &other, &moved, error)
       || (target != self && !dl_check_same_device (name, self, given, error))
       || !binary_dtypes (op, self, other, &b.dtypes[0], &b.dtypes[1], error)
-      || !check_castable (op->name, b.dtypes[1], self->dtype, error))
+      || !dl_inplace_check_castable (name, b.dtypes[1], self->dtype, error))
     return NULL;
   /* the old values of self are needed when a gradient reads them */
   b.other = other;

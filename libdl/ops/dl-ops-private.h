@@ -154,6 +154,16 @@ typedef DlTensor *(*DlInplaceCompute) (DlTensor *src,
                                        gpointer data,
                                        DlTensor *into,
                                        GError **error);
+/* The checks of an in-place op @name's result before it is written into
+ * @self: its broadcast @shape is @self's, and its dtype @from is one
+ * PyTorch writes into @self's (not floats into integers, nor anything but
+ * bool into bool). */
+gboolean dl_inplace_check_shape (const gchar *name,
+                                 DlTensor *self,
+                                 const gint64 *shape,
+                                 gint ndim,
+                                 GError **error);
+gboolean dl_inplace_check_castable (const gchar *name, DlDType from, DlDType to, GError **error);
 /* Runs an in-place op @name through the protocol: with nothing to record,
  * @compute writes straight into @self (src and into are @self); otherwise
  * it computes out of place from @self's alias carrying its history, or
