@@ -195,27 +195,21 @@ def _float_check(name, *ts):
                                % (name, t.dtype))
 
 
-def _exponent(p, like):
-    """p as a 0-d tensor of like's dtype: a Python float exponent is a
-    float32 wrapped number, whose rounding shows in pow's gradient."""
-    return tensor(float(p), dtype=like.dtype, device=like.device)
-
-
 def _powers(m, p):
     """|m| ** p of the magnitudes m; for p < 1, whose slope is infinite at
     0, zeros give 0 with a zero gradient."""
     if p >= 1:
-        return m ** _exponent(p, m)
+        return m ** p
     zero = m == 0
-    return (m.masked_fill(zero, 1) ** _exponent(p, m)).masked_fill(zero, 0)
+    return (m.masked_fill(zero, 1) ** p).masked_fill(zero, 0)
 
 
-def _root(s, e, like):
+def _root(s, e):
     """s ** e, 0 with a zero gradient where s is 0 (a zero distance), as
     torch's cdist backward gives, rather than the infinite slope of the
     root there times 0."""
     zero = s <= 0
-    return (s.masked_fill(zero, 1) ** _exponent(e, like)).masked_fill(zero, 0)
+    return (s.masked_fill(zero, 1) ** e).masked_fill(zero, 0)
 
 
 def cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'):
@@ -249,7 +243,7 @@ def cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'):
         left = cat([a * -2, a2, a2.new_ones(a2.shape)], -1)
         right = cat([b, b2.new_ones(b2.shape), b2], -1)
         d2 = left.matmul(right.transpose(-1, -2)).clamp(min=0)
-        return _root(d2, 0.5, a)
+        return _root(d2, 0.5)
     diff = (a.unsqueeze(-2) - b.unsqueeze(-3)).abs()
     if p == 0:
         return (diff != 0).to(a.dtype).sum(-1)
@@ -257,7 +251,7 @@ def cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'):
         return diff.amax(-1) if diff.shape[-1] else diff.sum(-1)
     if p == 1:
         return diff.sum(-1)
-    return _root(_powers(diff, p).sum(-1), 1.0 / p, a)
+    return _root(_powers(diff, p).sum(-1), 1.0 / p)
 
 
 def dist(input, other, p=2):
@@ -287,7 +281,7 @@ def _t_renorm(self, p, dim, maxnorm):
         raise IndexError('Dimension out of range (expected to be in range of [%d, %d], but '
                          'got %d)' % (-nd, nd - 1, dim))
     others = tuple(i for i in range(nd) if i != d)
-    norms = _root(_powers(self.abs(), p).sum(others, keepdim=True), 1.0 / p, self)
+    norms = _root(_powers(self.abs(), p).sum(others, keepdim=True), 1.0 / p)
     # torch's factor: maxnorm / (norm + 1e-7) where the norm exceeds maxnorm
     factor = (norms > maxnorm).to(self.dtype) * (maxnorm / (norms + 1e-7) - 1) + 1
     return self * factor
