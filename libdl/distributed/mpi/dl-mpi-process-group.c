@@ -193,8 +193,7 @@ wait_request (DlProcessGroup *self,
 typedef struct
 {
   const gchar *op;
-  gint rank, size;
-  gdouble timeout;
+  DlProcessGroup *group; /* the call's, alive while it runs */
   gint64 deadline;
 } Guard;
 
@@ -223,8 +222,10 @@ watchdog_main (gpointer data)
                           "peer never completed the call (it died inside it or, with "
                           "DL_DISTRIBUTED_CHECK=0, called another collective), and MPI cannot "
                           "abandon it; the mpi engine ends the job\n",
-                          g->op, g->timeout, (int)(WATCHDOG_GRACE_US / G_USEC_PER_SEC), g->rank,
-                          g->size);
+                          g->op, dl_process_group_get_timeout (g->group),
+                          (int)(WATCHDOG_GRACE_US / G_USEC_PER_SEC),
+                          dl_process_group_get_rank (g->group),
+                          dl_process_group_get_size (g->group));
               MPI_Abort (MPI_COMM_WORLD, 1);
               _exit (1);
             }
@@ -254,9 +255,7 @@ guard_push (DlProcessGroup *self, GList *link, Guard *guard, const gchar *op)
   gdouble timeout = dl_process_group_get_timeout (self);
 
   guard->op = op;
-  guard->rank = dl_process_group_get_rank (self);
-  guard->size = dl_process_group_get_size (self);
-  guard->timeout = timeout;
+  guard->group = self;
   guard->deadline = timeout > 0 ? g_get_monotonic_time () + (gint64)(timeout * G_USEC_PER_SEC)
                                       + WATCHDOG_GRACE_US
                                 : G_MAXINT64;
