@@ -527,6 +527,19 @@ def test_large_rows(rng):
     check(lambda v: v.unique(return_inverse=True, return_counts=True), x, t)
 
 
+def test_sum_from_every_alignment(rng):
+    """float32 sums of runs starting at each offset of a vector: the kernel
+    first takes the elements up to a vector boundary apart, and must count
+    each element once. Small integers, so that every sum is exact."""
+    for n in (70, 1000, 300_000):
+        a = rng.integers(-3, 4, size=n + 16).astype(np.float32)
+        x = Dl.from_numpy(a.copy())
+        for k in range(9):
+            assert x[k:k + n].sum().item() == float(a[k:k + n].sum(dtype=np.int64)), (n, k)
+            rows = x[k:k + n - n % 10].view(10, -1)
+            assert rows.sum(1).tolist() == a[k:k + n - n % 10].reshape(10, -1).sum(1).tolist()
+
+
 def test_sort_bool_and_inf():
     x, t = pair(np.array([True, False, True, False, False]))
     check(lambda v: v.sort(dim=0, stable=True), x, t)

@@ -172,7 +172,12 @@ hi_v8 (dl_v8sf v)
  * lanes (four vectors a step, then what is left of the run: two, one, and
  * the last partial vector through a masked load, so that a row of 100
  * floats is seven loads), each block's total goes into double lanes, and
- * those are added pairwise at the end. One body for 16-, 8- and 4-float
+ * those are added pairwise at the end. A long run that does not start on
+ * a vector boundary first takes the elements up to it through one partial
+ * load, so that every later load is aligned: numpy's large buffers start
+ * 16 bytes into a page, where every other 32-byte load spans two cache
+ * lines, a sum of 10^5 floats (in L2, one thread) took 1.5 times as long
+ * as one from an aligned start. One body for 16-, 8- and 4-float
  * vectors (AVX-512, AVX2, SSE): 16M elements on 2 cores took 1.75 ms with
  * SSE and take 1.30 ms with AVX-512 (bench.py), where one load per cache
  * line keeps more lines in flight. VDH: the double vector of half VF's
@@ -187,7 +192,16 @@ hi_v8 (dl_v8sf v)
     };                                                                                             \
     VDH d0 = { 0 }, d1 = { 0 };                                                                    \
     gint64 i = 0;                                                                                  \
+    guintptr mis = (guintptr)x % sizeof (VF);                                                      \
                                                                                                    \
+    if (n >= 2 * STEP && mis != 0 && mis % sizeof (float) == 0)                                    \
+      {                                                                                            \
+        VF head = PART (x, (gint64)((sizeof (VF) - mis) / sizeof (float)));                        \
+                                                                                                   \
+        d0 += LO (head);                                                                           \
+        d1 += HI (head);                                                                           \
+        i = (sizeof (VF) - mis) / sizeof (float);                                                  \
+      }                                                                                            \
     while (i < n)                                                                                  \
       {                                                                                            \
         gint64 end = i + MIN (n - i, 32 * STEP);                                                   \
