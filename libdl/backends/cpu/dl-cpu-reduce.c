@@ -177,10 +177,8 @@ hi_v8 (dl_v8sf v)
  * load, so that every later load is aligned: numpy's large buffers start
  * 16 bytes into a page, where every other 32-byte load spans two cache
  * lines, a sum of 10^5 floats (in L2, one thread) took 1.5 times as long
- * as one from an aligned start. One body for 16-, 8- and 4-float
- * vectors (AVX-512, AVX2, SSE): 16M elements on 2 cores took 1.75 ms with
- * SSE and take 1.30 ms with AVX-512 (bench.py), where one load per cache
- * line keeps more lines in flight. VDH: the double vector of half VF's
+ * as one from an aligned start. One body for 8- and 4-float vectors (AVX2
+ * from x86-64-v3 up, SSE below). VDH: the double vector of half VF's
  * lanes; LO, HI: a VF's halves as VDH. */
 #define DEFINE_SUM_F32(NAME, TARGET, VF, VDH, LO, HI, PART)                                        \
   TARGET static gdouble NAME (const float *restrict x, gint64 n)                                   \
