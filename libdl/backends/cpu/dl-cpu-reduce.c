@@ -170,8 +170,8 @@ hi_v8 (dl_v8sf v)
 /* Sum of a contiguous float32 run, as accurate as a cascade and as fast as
  * memory allows: blocks of up to 32 vectors per lane are added in float
  * lanes (four vectors a step, then what is left of the run: two, one, and
- * the last partial vector through a masked load, so that a row of 100
- * floats is seven loads), each block's total goes into double lanes, and
+ * the last partial vector through a masked load, so that a row's tail is
+ * one load), each block's total goes into double lanes, and
  * those are added pairwise at the end. A long run that does not start on
  * a vector boundary first takes the elements up to it through one partial
  * load, so that every later load is aligned: numpy's large buffers start
