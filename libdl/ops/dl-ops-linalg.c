@@ -926,6 +926,188 @@ dl_tensor_addr (DlTensor *self,
   return add_scaled_result ("addr", self, dl_tensor_outer (vec1, vec2, error), beta, alpha, error);
 }
 
+/* ---- the in-place forms of addmm, addmv, addbmm, baddbmm and addr ---------- */
+
+typedef DlTensor *(*AddProductFn) (DlTensor *self,
+                                   DlTensor *a,
+                                   DlTensor *b,
+                                   gdouble beta,
+                                   gdouble alpha,
+                                   GError **error);
+
+typedef struct
+{
+  AddProductFn fn;
+  DlTensor *a, *b;
+  gdouble beta, alpha;
+} AddProductArgs;
+
+/* the in-place protocol's compute step: the op out of place on @src */
+static DlTensor *
+add_product_compute (DlTensor *src, gpointer data, DlTensor *into, GError **error)
+{
+  const AddProductArgs *p = data;
+
+  return p->fn (src, p->a, p->b, p->beta, p->alpha, error);
+}
+
+/* self = beta * self + alpha * (the product of @a and @b that @fn makes);
+ * the product must have @self's shape (the in-place form does not
+ * broadcast @self) */
+static DlTensor *
+add_product_ (const gchar *name,
+              AddProductFn fn,
+              DlTensor *self,
+              DlTensor *a,
+              DlTensor *b,
+              gdouble beta,
+              gdouble alpha,
+              GError **error)
+{
+  AddProductArgs p = { fn, a, b, beta, alpha };
+
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (a) && DL_IS_TENSOR (b), NULL);
+  if (!dl_check_write_target (name, self, error))
+    return NULL;
+  return dl_inplace_run (name, self, 2, (DlTensor *[]){ a, b }, FALSE, add_product_compute, &p,
+                         error);
+}
+
+/**
+ * dl_tensor_addmm_:
+ * @self: an n x m #DlTensor, written in place
+ * @mat1: an n x k matrix
+ * @mat2: a k x m matrix
+ * @beta: the factor for @self (0 ignores its old values)
+ * @alpha: the factor for the product
+ * @error: return location for a #GError
+ *
+ * In place, self = beta * self + alpha * (mat1 @ mat2), as
+ * torch.Tensor.addmm_.
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_addmm_ (DlTensor *self,
+                  DlTensor *mat1,
+                  DlTensor *mat2,
+                  gdouble beta,
+                  gdouble alpha,
+                  GError **error)
+{
+  return add_product_ ("addmm_", dl_tensor_addmm, self, mat1, mat2, beta, alpha, error);
+}
+
+/**
+ * dl_tensor_baddbmm_:
+ * @self: a b x n x m #DlTensor, written in place
+ * @batch1: a b x n x k batch of matrices
+ * @batch2: a b x k x m batch of matrices
+ * @beta: the factor for @self (0 ignores its old values)
+ * @alpha: the factor for the products
+ * @error: return location for a #GError
+ *
+ * In place, self = beta * self + alpha * (batch1 @ batch2), as
+ * torch.Tensor.baddbmm_.
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_baddbmm_ (DlTensor *self,
+                    DlTensor *batch1,
+                    DlTensor *batch2,
+                    gdouble beta,
+                    gdouble alpha,
+                    GError **error)
+{
+  return add_product_ ("baddbmm_", dl_tensor_baddbmm, self, batch1, batch2, beta, alpha, error);
+}
+
+/**
+ * dl_tensor_addbmm_:
+ * @self: an n x m #DlTensor, written in place
+ * @batch1: a b x n x k batch of matrices
+ * @batch2: a b x k x m batch of matrices
+ * @beta: the factor for @self (0 ignores its old values)
+ * @alpha: the factor for the sum of the products
+ * @error: return location for a #GError
+ *
+ * In place, self = beta * self + alpha * sum over i of
+ * (batch1[i] @ batch2[i]), as torch.Tensor.addbmm_.
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_addbmm_ (DlTensor *self,
+                   DlTensor *batch1,
+                   DlTensor *batch2,
+                   gdouble beta,
+                   gdouble alpha,
+                   GError **error)
+{
+  return add_product_ ("addbmm_", dl_tensor_addbmm, self, batch1, batch2, beta, alpha, error);
+}
+
+/**
+ * dl_tensor_addmv_:
+ * @self: a #DlTensor of n elements, written in place
+ * @mat: an n x m matrix
+ * @vec: a vector of m elements
+ * @beta: the factor for @self (0 ignores its old values)
+ * @alpha: the factor for the product
+ * @error: return location for a #GError
+ *
+ * In place, self = beta * self + alpha * (mat @ vec), as
+ * torch.Tensor.addmv_.
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_addmv_ (DlTensor *self,
+                  DlTensor *mat,
+                  DlTensor *vec,
+                  gdouble beta,
+                  gdouble alpha,
+                  GError **error)
+{
+  return add_product_ ("addmv_", dl_tensor_addmv, self, mat, vec, beta, alpha, error);
+}
+
+/**
+ * dl_tensor_addr_:
+ * @self: an n x m #DlTensor, written in place
+ * @vec1: a vector of n elements
+ * @vec2: a vector of m elements
+ * @beta: the factor for @self (0 ignores its old values)
+ * @alpha: the factor for the outer product
+ * @error: return location for a #GError
+ *
+ * In place, self = beta * self + alpha * outer (vec1, vec2), as
+ * torch.Tensor.addr_.
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_addr_ (DlTensor *self,
+                 DlTensor *vec1,
+                 DlTensor *vec2,
+                 gdouble beta,
+                 gdouble alpha,
+                 GError **error)
+{
+  return add_product_ ("addr_", dl_tensor_addr, self, vec1, vec2, beta, alpha, error);
+}
+
 /**
  * dl_tensor_linear:
  * @self: the input, shape [..., in_features] (at least 1 dim)

@@ -49,6 +49,36 @@ DL_EXPORT DlTensor *dl_tensor_addr (DlTensor *self,
                                     gdouble beta,
                                     gdouble alpha,
                                     GError **error);
+DL_EXPORT DlTensor *dl_tensor_addmm_ (DlTensor *self,
+                                      DlTensor *mat1,
+                                      DlTensor *mat2,
+                                      gdouble beta,
+                                      gdouble alpha,
+                                      GError **error);
+DL_EXPORT DlTensor *dl_tensor_baddbmm_ (DlTensor *self,
+                                        DlTensor *batch1,
+                                        DlTensor *batch2,
+                                        gdouble beta,
+                                        gdouble alpha,
+                                        GError **error);
+DL_EXPORT DlTensor *dl_tensor_addbmm_ (DlTensor *self,
+                                       DlTensor *batch1,
+                                       DlTensor *batch2,
+                                       gdouble beta,
+                                       gdouble alpha,
+                                       GError **error);
+DL_EXPORT DlTensor *dl_tensor_addmv_ (DlTensor *self,
+                                      DlTensor *mat,
+                                      DlTensor *vec,
+                                      gdouble beta,
+                                      gdouble alpha,
+                                      GError **error);
+DL_EXPORT DlTensor *dl_tensor_addr_ (DlTensor *self,
+                                     DlTensor *vec1,
+                                     DlTensor *vec2,
+                                     gdouble beta,
+                                     gdouble alpha,
+                                     GError **error);
 DL_EXPORT DlTensor *
 dl_tensor_linear (DlTensor *self, DlTensor *weight, DlTensor *bias, GError **error);
 DL_EXPORT DlTensor *dl_tensor_tensordot (DlTensor *self,

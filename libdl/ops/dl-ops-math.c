@@ -107,6 +107,106 @@ dl_tensor_logical_xor (DlTensor *self, DlTensor *other, GError **error)
   return logical_op (DL_OP_bitwise_xor, self, other, error);
 }
 
+typedef DlTensor *(*LogicalFn) (DlTensor *self, DlTensor *other, GError **error);
+
+static DlTensor *
+logical_compute (DlTensor *src, gpointer data, DlTensor *into, GError **error)
+{
+  gpointer *a = data;
+
+  if (a[1] == NULL)
+    return dl_tensor_logical_not (src, error);
+  return ((LogicalFn)a[0]) (src, a[1], error);
+}
+
+/* in place, self = @fn (self, @other), or its negation without @other:
+ * the truth values written into @self's dtype (1 and 0) */
+static DlTensor *
+logical_inplace (const gchar *name, LogicalFn fn, DlTensor *self, DlTensor *other, GError **error)
+{
+  gpointer a[2] = { (gpointer)fn, other };
+
+  g_return_val_if_fail (DL_IS_TENSOR (self) && (other == NULL || DL_IS_TENSOR (other)), NULL);
+  if (!dl_check_write_target (name, self, error))
+    return NULL;
+  return dl_inplace_run (name, self, other ? 1 : 0, &other, FALSE, logical_compute, a, error);
+}
+
+/**
+ * dl_tensor_logical_and_:
+ * @self: a #DlTensor, written in place
+ * @other: a #DlTensor broadcastable to @self's shape
+ * @error: return location for a #GError
+ *
+ * In place, the logical and of the elements' truth, written as 1 and 0
+ * in @self's dtype, as torch.Tensor.logical_and_.
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_logical_and_ (DlTensor *self, DlTensor *other, GError **error)
+{
+  return logical_inplace ("logical_and_", dl_tensor_logical_and, self, other, error);
+}
+
+/**
+ * dl_tensor_logical_or_:
+ * @self: a #DlTensor, written in place
+ * @other: a #DlTensor broadcastable to @self's shape
+ * @error: return location for a #GError
+ *
+ * In place, the logical or of the elements' truth, written as 1 and 0
+ * in @self's dtype, as torch.Tensor.logical_or_.
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_logical_or_ (DlTensor *self, DlTensor *other, GError **error)
+{
+  return logical_inplace ("logical_or_", dl_tensor_logical_or, self, other, error);
+}
+
+/**
+ * dl_tensor_logical_xor_:
+ * @self: a #DlTensor, written in place
+ * @other: a #DlTensor broadcastable to @self's shape
+ * @error: return location for a #GError
+ *
+ * In place, the logical exclusive or of the elements' truth, written as
+ * 1 and 0 in @self's dtype, as torch.Tensor.logical_xor_.
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_logical_xor_ (DlTensor *self, DlTensor *other, GError **error)
+{
+  return logical_inplace ("logical_xor_", dl_tensor_logical_xor, self, other, error);
+}
+
+/**
+ * dl_tensor_logical_not_:
+ * @self: a #DlTensor, written in place
+ * @error: return location for a #GError
+ *
+ * In place, the logical negation of the elements' truth, written as 1 and
+ * 0 in @self's dtype, as torch.Tensor.logical_not_.
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_logical_not_ (DlTensor *self, GError **error)
+{
+  return logical_inplace ("logical_not_", NULL, self, NULL, error);
+}
+
 /* ---- closeness and equality ------------------------------------------------ */
 
 /* isclose without autograd: self == other, or both NaN with @equal_nan,
@@ -456,6 +556,43 @@ dl_tensor_nan_to_num (DlTensor *self, gdouble nan, gdouble posinf, gdouble negin
   params[1] = isnan (posinf) ? dtype_max (self->dtype) : posinf;
   params[2] = isnan (neginf) ? -dtype_max (self->dtype) : neginf;
   return dl_pointwise_unary_params (&nan_to_num_op, self, params, error);
+}
+
+static DlTensor *
+nan_to_num_compute (DlTensor *src, gpointer data, DlTensor *into, GError **error)
+{
+  const gdouble *v = data;
+
+  return dl_tensor_nan_to_num (src, v[0], v[1], v[2], error);
+}
+
+/**
+ * dl_tensor_nan_to_num_:
+ * @self: a #DlTensor, written in place
+ * @nan: the value for NaN
+ * @posinf: the value for positive infinity; NaN stands for the largest
+ *   finite value of @self's dtype
+ * @neginf: the value for negative infinity; NaN stands for the lowest
+ *   finite value of @self's dtype
+ * @error: return location for a #GError
+ *
+ * In place, replaces NaN and infinities with the given numbers, as
+ * torch.Tensor.nan_to_num_.
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_nan_to_num_ (DlTensor *self, gdouble nan, gdouble posinf, gdouble neginf, GError **error)
+{
+  gdouble v[3] = { nan, posinf, neginf };
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_write_target ("nan_to_num_", self, error))
+    return NULL;
+  /* the gradient is 0 where a value was replaced: it reads the old values */
+  return dl_inplace_run ("nan_to_num_", self, 0, NULL, TRUE, nan_to_num_compute, v, error);
 }
 
 /* ---- logit, positive, isreal ------------------------------------------------ */
@@ -1134,6 +1271,77 @@ dl_tensor_lerp_scalar (DlTensor *self, DlTensor *end, gdouble weight, GError **e
 {
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (end), NULL);
   return lerp_impl (self, end, NULL, weight, error);
+}
+
+typedef struct
+{
+  DlTensor *end, *weight;
+  gdouble w;
+} LerpArgs;
+
+static DlTensor *
+lerp_compute (DlTensor *src, gpointer data, DlTensor *into, GError **error)
+{
+  const LerpArgs *l = data;
+
+  return lerp_impl (src, l->end, l->weight, l->w, error);
+}
+
+static DlTensor *
+lerp_inplace (const gchar *name, DlTensor *self, LerpArgs *l, GError **error)
+{
+  DlTensor *others[2] = { l->end, l->weight };
+
+  if (!dl_check_write_target (name, self, error))
+    return NULL;
+  /* the weight's gradient reads end - self: the old values */
+  return dl_inplace_run (name, self, l->weight ? 2 : 1, others, l->weight != NULL, lerp_compute, l,
+                         error);
+}
+
+/**
+ * dl_tensor_lerp_:
+ * @self: a floating-point #DlTensor, the start, written in place
+ * @end: a #DlTensor of @self's dtype, broadcastable to @self's shape
+ * @weight: a #DlTensor of @self's dtype, broadcastable to @self's shape
+ * @error: return location for a #GError
+ *
+ * In place, self = self + weight (end - self), as torch.Tensor.lerp_.
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_lerp_ (DlTensor *self, DlTensor *end, DlTensor *weight, GError **error)
+{
+  LerpArgs l = { end, weight, 0 };
+
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (end) && DL_IS_TENSOR (weight), NULL);
+  return lerp_inplace ("lerp_", self, &l, error);
+}
+
+/**
+ * dl_tensor_lerp_scalar_:
+ * @self: a floating-point #DlTensor, the start, written in place
+ * @end: a #DlTensor of @self's dtype, broadcastable to @self's shape
+ * @weight: the weight of @end
+ * @error: return location for a #GError
+ *
+ * In place, self = self + weight (end - self), as torch.Tensor.lerp_ with
+ * a number: the running average of an exponential moving average.
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_lerp_scalar_ (DlTensor *self, DlTensor *end, gdouble weight, GError **error)
+{
+  LerpArgs l = { end, NULL, weight };
+
+  g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (end), NULL);
+  return lerp_inplace ("lerp_", self, &l, error);
 }
 
 /* ---- addcmul and addcdiv ------------------------------------------------------- */

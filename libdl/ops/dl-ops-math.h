@@ -69,6 +69,16 @@ DL_EXPORT DlTensor *dl_tensor_isreal (DlTensor *self, GError **error);
 DL_EXPORT DlTensor *dl_tensor_logical_and (DlTensor *self, DlTensor *other, GError **error);
 DL_EXPORT DlTensor *dl_tensor_logical_or (DlTensor *self, DlTensor *other, GError **error);
 DL_EXPORT DlTensor *dl_tensor_logical_xor (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_logical_and_ (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_logical_or_ (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_logical_xor_ (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_logical_not_ (DlTensor *self, GError **error);
+DL_EXPORT DlTensor *
+dl_tensor_nan_to_num_ (DlTensor *self, gdouble nan, gdouble posinf, gdouble neginf, GError **error);
+DL_EXPORT DlTensor *
+dl_tensor_lerp_ (DlTensor *self, DlTensor *end, DlTensor *weight, GError **error);
+DL_EXPORT DlTensor *
+dl_tensor_lerp_scalar_ (DlTensor *self, DlTensor *end, gdouble weight, GError **error);
 DL_EXPORT DlTensor *dl_tensor_clamp (DlTensor *self, DlTensor *min, DlTensor *max, GError **error);
 DL_EXPORT DlTensor *
 dl_tensor_clamp_scalar (DlTensor *self, gdouble min, gdouble max, GError **error);

@@ -302,6 +302,63 @@ dl_tensor_cumprod (DlTensor *self, gint64 dim, GError **error)
   return scan (DL_SCAN_CUMPROD, self, dim, error);
 }
 
+static DlTensor *
+scan_compute (DlTensor *src, gpointer data, DlTensor *into, GError **error)
+{
+  const gint64 *a = data;
+
+  return scan ((DlScanOp)a[0], src, a[1], error);
+}
+
+/* in place, self = the scan @op of self along @dim, in @self's dtype */
+static DlTensor *
+scan_inplace (const gchar *name, DlScanOp op, DlTensor *self, gint64 dim, GError **error)
+{
+  gint64 a[2] = { op, dim };
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_write_target (name, self, error))
+    return NULL;
+  /* cumprod's gradient reads its input: the old values */
+  return dl_inplace_run (name, self, 0, NULL, op == DL_SCAN_CUMPROD, scan_compute, a, error);
+}
+
+/**
+ * dl_tensor_cumsum_:
+ * @self: a #DlTensor, written in place
+ * @dim: the dim to accumulate along
+ * @error: return location for a #GError
+ *
+ * In place, the running sums along @dim, as torch.Tensor.cumsum_.
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_cumsum_ (DlTensor *self, gint64 dim, GError **error)
+{
+  return scan_inplace ("cumsum_", DL_SCAN_CUMSUM, self, dim, error);
+}
+
+/**
+ * dl_tensor_cumprod_:
+ * @self: a #DlTensor, written in place
+ * @dim: the dim to accumulate along
+ * @error: return location for a #GError
+ *
+ * In place, the running products along @dim, as torch.Tensor.cumprod_.
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_cumprod_ (DlTensor *self, gint64 dim, GError **error)
+{
+  return scan_inplace ("cumprod_", DL_SCAN_CUMPROD, self, dim, error);
+}
+
 /* ---- cummax, cummin -------------------------------------------------------- */
 
 static void record_index_node (const gchar *name,

@@ -15,6 +15,8 @@ G_BEGIN_DECLS
 
 DL_EXPORT DlTensor *dl_tensor_cumsum (DlTensor *self, gint64 dim, GError **error);
 DL_EXPORT DlTensor *dl_tensor_cumprod (DlTensor *self, gint64 dim, GError **error);
+DL_EXPORT DlTensor *dl_tensor_cumsum_ (DlTensor *self, gint64 dim, GError **error);
+DL_EXPORT DlTensor *dl_tensor_cumprod_ (DlTensor *self, gint64 dim, GError **error);
 DL_EXPORT DlTensor *
 dl_tensor_cummax (DlTensor *self, gint64 dim, DlTensor **indices, GError **error);
 DL_EXPORT DlTensor *

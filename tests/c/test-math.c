@@ -627,6 +627,85 @@ test_addcmul_addcdiv (void)
   }
 }
 
+/* The in-place forms of addmm, addr, lerp, cumprod, nan_to_num and
+ * logical_and against the formulas, a gradient through addmm_ and
+ * cumprod_ written into a non-leaf, and the shape and leaf errors */
+static void
+test_inplace_forms (void)
+{
+  const gdouble cv[] = { 1, 2, 3, 4 }, av[] = { 1, -2 }, bv[] = { 3, 0.5 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) a = dl_test_tensor (av, DL_TEST_SHAPE (2, 1), DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) b = dl_test_tensor (bv, DL_TEST_SHAPE (1, 2), DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) a1 = dl_tensor_reshape (a, (gint64[]){ 2 }, 1, &error);
+  g_autoptr (DlTensor) b1 = dl_tensor_reshape (b, (gint64[]){ 2 }, 1, &error);
+  g_autoptr (DlTensor) leaf = dl_test_tensor (cv, DL_TEST_SHAPE (2, 2), DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) h = NULL;
+  g_autoptr (DlTensor) s = NULL;
+  gdouble want[4];
+
+  g_assert_no_error (error);
+  for (gint i = 0; i < 4; i++)
+    want[i] = 0.5 * cv[i] + 2 * av[i / 2] * bv[i % 2];
+  {
+    g_autoptr (DlTensor) c = dl_test_tensor (cv, DL_TEST_SHAPE (2, 2), DL_DTYPE_FLOAT64);
+    g_autoptr (DlTensor) r = dl_test_tensor (cv, DL_TEST_SHAPE (2, 2), DL_DTYPE_FLOAT64);
+    g_autoptr (DlTensor) e
+        = dl_test_tensor ((gdouble[]){ 5, 6, 7, 8 }, DL_TEST_SHAPE (2, 2), DL_DTYPE_FLOAT64);
+    g_autoptr (DlTensor) n = dl_test_tensor ((gdouble[]){ NAN, INFINITY, -INFINITY, 1 },
+                                             DL_TEST_SHAPE (4), DL_DTYPE_FLOAT64);
+    g_autoptr (DlTensor) f
+        = dl_test_tensor ((gdouble[]){ 0, 2, 3, 0 }, DL_TEST_SHAPE (4), DL_DTYPE_FLOAT32);
+    g_autoptr (DlTensor) g
+        = dl_test_tensor ((gdouble[]){ 1, 0, 1, 0 }, DL_TEST_SHAPE (4), DL_DTYPE_BOOL);
+
+    g_assert_true (dl_tensor_addmm_ (c, a, b, 0.5, 2, &error) == c);
+    g_assert_no_error (error);
+    assert_close (c, want, 4, 1e-15, "addmm_");
+    g_assert_true (dl_tensor_addr_ (r, a1, b1, 0.5, 2, &error) == r);
+    assert_close (r, want, 4, 1e-15, "addr_");
+    g_assert_true (dl_tensor_lerp_scalar_ (r, e, 0.25, &error) == r);
+    for (gint i = 0; i < 4; i++)
+      want[i] += 0.25 * (5 + i - want[i]);
+    assert_close (r, want, 4, 1e-15, "lerp_");
+    g_assert_true (dl_tensor_cumprod_ (e, 1, &error) == e);
+    assert_close (e, (gdouble[]){ 5, 30, 7, 56 }, 4, 0, "cumprod_");
+    g_assert_true (dl_tensor_nan_to_num_ (n, 9, NAN, -1, &error) == n);
+    assert_close (n, (gdouble[]){ 9, G_MAXDOUBLE, -1, 1 }, 4, 0, "nan_to_num_");
+    g_assert_true (dl_tensor_logical_and_ (f, g, &error) == f);
+    g_assert_cmpint (dl_tensor_get_dtype (f), ==, DL_DTYPE_FLOAT32);
+    assert_close (f, (gdouble[]){ 0, 0, 1, 0 }, 4, 0, "logical_and_ into float32");
+    g_assert_no_error (error);
+    /* the product's shape must be self's: a [2] self does not take [2, 2] */
+    g_assert_null (dl_tensor_addmm_ (a1, c, c, 1, 1, &error));
+    g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
+    g_clear_error (&error);
+  }
+  /* autograd: h = leaf * 1; h.addmm_(a, b, 0.5, 2); h.cumprod_(1); sum.
+   * d/dleaf: 0.5 times cumprod's gradient */
+  g_assert_true (dl_tensor_set_requires_grad (leaf, TRUE, &error));
+  g_assert_null (dl_tensor_addmm_ (leaf, a, b, 1, 1, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_AUTOGRAD);
+  g_clear_error (&error);
+  h = dl_tensor_mul_scalar (leaf, 1, &error);
+  g_assert_true (dl_tensor_addmm_ (h, a, b, 0.5, 2, &error) == h);
+  g_assert_true (dl_tensor_cumprod_ (h, 1, &error) == h);
+  s = dl_tensor_sum (h, &error);
+  g_assert_no_error (error);
+  g_assert_true (dl_tensor_backward (s, NULL, FALSE, FALSE, &error));
+  g_assert_no_error (error);
+  {
+    /* the rows after addmm_ are (p, q); cumprod gives (p, p q): the
+     * gradients (1 + q, p), times 0.5 */
+    gdouble p0 = 0.5 * 1 + 2 * 3, q0 = 0.5 * 2 + 2 * 0.5;
+    gdouble p1 = 0.5 * 3 + 2 * -2 * 3, q1 = 0.5 * 4 + 2 * -2 * 0.5;
+
+    assert_close (dl_tensor_get_grad (leaf),
+                  (gdouble[]){ 0.5 * (1 + q0), 0.5 * p0, 0.5 * (1 + q1), 0.5 * p1 }, 4, 1e-15,
+                  "gradient through addmm_ and cumprod_");
+  }
+}
+
 /* -0.0 is a float: x / -0.0 is -inf for positive x, x * -0.0 is -0 */
 static void
 test_negative_zero_scalar (void)
@@ -740,6 +819,7 @@ main (int argc, char **argv)
   g_test_add_func ("/math/addcmul-addcdiv", test_addcmul_addcdiv);
   g_test_add_func ("/math/errors", test_errors);
   g_test_add_func ("/math/negative-zero-scalar", test_negative_zero_scalar);
+  g_test_add_func ("/math/inplace-forms", test_inplace_forms);
   g_test_add_func ("/math/div-mode", test_div_mode);
   g_test_add_func ("/math/isclose-equal", test_isclose_equal);
   for (gsize i = 0; i < G_N_ELEMENTS (grad_cases); i++)

@@ -1525,6 +1525,17 @@ test('diagonal, diag, trace and bincount', () => {
     assertDlError(() => m.diagonal(0, 1, 1), Dl.Error.ARGUMENT, 'identical dims');
 });
 
+test('in-place forms: an exponential moving average (lerp_), addmm_ and cumsum_', () => {
+    const ema = fromArray([0, 10], [2]);
+    assert(ema.lerp_scalar_(fromArray([10, 0], [2]), 0.25) === ema, 'lerp_ returns self');
+    assertArrayEqual(values(ema), [2.5, 7.5], 'ema moved a quarter of the way');
+    const c = fromArray([1, 1, 1, 1], [2, 2]);
+    c.addmm_(fromArray([1, 2], [2, 1]), fromArray([3, 4], [1, 2]), 0.5, 2);
+    assertArrayEqual(values(c), [6.5, 8.5, 12.5, 16.5], 'beta c + alpha a b');
+    assertArrayEqual(values(fromArray([1, 2, 3], [3]).cumsum_(0)), [1, 3, 6], 'cumsum_');
+    assertDlError(() => fromArray([1, 2], [2]).addmm_(c, c, 1, 1), Dl.Error.SHAPE, 'addmm');
+});
+
 test('scaled dot product attention', () => {
     // keys all zero: uniform weights over the keys each query may attend
     const q = fromArray([0.3, -1, 2, 0.5], [1, 2, 2]);

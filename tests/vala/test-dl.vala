@@ -1339,6 +1339,10 @@ void test_math () {
         var g = from_array ({ 3, -4 }, { 2 }, Dl.DType.FLOAT64);
         assert (v.addcmul_ (g, g, 0.5) == v);
         assert_values (v, { 5.5, 10 });
+        /* an exponential moving average in place, and the running products */
+        assert (v.lerp_scalar_ (g, 0.5) == v);
+        assert_values (v, { 4.25, 3 });
+        assert_values (v.cumprod_ (0), { 4.25, 12.75 });
         var n = from_array ({ 0, double.NAN, double.INFINITY, -1 }, { 4 }, Dl.DType.FLOAT64);
         var nan = n.isnan ();
         assert (nan.get_dtype () == Dl.DType.BOOL);

@@ -185,9 +185,13 @@ __all__ += sorted(_shape.FUNCTIONS)
 # queries and the constants inf, nan, pi and e (_typeinfo.py); the
 # process-wide settings: print options, deterministic mode, matmul
 # precision (_options.py)
-from . import _composites, _options, _typeinfo  # noqa: E402
+from . import _composites, _options, _tensor_more, _typeinfo  # noqa: E402
 globals().update(_composites.FUNCTIONS)
 __all__ += sorted(_composites.FUNCTIONS)
+# the torch.<op>_ functions, quantile, tril_indices, the windows, ...
+# (_tensor_more.py)
+globals().update(_tensor_more.FUNCTIONS)
+__all__ += sorted(_tensor_more.FUNCTIONS)
 globals().update(_typeinfo.FUNCTIONS)
 globals().update(_options.FUNCTIONS)
 __all__ += sorted(_typeinfo.FUNCTIONS) + sorted(_options.FUNCTIONS)

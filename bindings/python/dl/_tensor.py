@@ -15,7 +15,7 @@ import os
 import numpy as _np
 
 from . import (_callbacks, _composites, _creation, _dtype, _indexing, _math, _reductions, _shape,
-               _typeinfo)
+               _tensor_more, _typeinfo)
 from ._creation import tensor
 from ._dtype import _CPU, _DTYPES, Size, _dl_device, _size_args, device, dtype
 from ._lib import (OVERRIDE_MODULE, WITHOUT_NUMPY_NAMES_METHODS, Dl, GLib, _checked,
@@ -1057,9 +1057,10 @@ class AccumulateGrad:
 # the view and shape methods of _shape.py (movedim, tile, unfold, the
 # in-place views, ...)
 # and the type queries and legacy forms of _typeinfo.py (type(), new(),
-# is_signed, data, ...)
+# is_signed, data, ...), and the in-place forms and compositions of
+# _tensor_more.py (addmm_, lerp_, cumsum_, quantile, masked_scatter, ...)
 for _name, _fn in {**_shape.METHODS, **_typeinfo.METHODS, **_typeinfo.PROPERTIES,
-                   **_composites.METHODS}.items():
+                   **_composites.METHODS, **_tensor_more.METHODS}.items():
     setattr(Tensor, _name, _fn)
 
 
