@@ -425,3 +425,26 @@ def test_set_default_tensor_type():
             Dl.set_default_tensor_type(Dl.LongTensor)
     finally:
         Dl.set_default_dtype(Dl.float32)
+
+
+def test_autograd_variable(rng):
+    from dl.autograd import Variable
+    a = rand_np(rng, (3,), "float32")
+    x, t = pair(a)
+    vx, vt = Variable(x, requires_grad=True), torch.autograd.Variable(t, requires_grad=True)
+    assert vx.requires_grad and vt.requires_grad
+    assert isinstance(x, Variable) and isinstance(t, torch.autograd.Variable)
+    assert not isinstance(a, Variable)
+    (vx * vx).sum().backward()
+    (vt * vt).sum().backward()
+    assert_same(vx.grad, vt.grad)
+    # the memory is shared, the history is not
+    h = x * 2
+    assert Variable(h).grad_fn is None
+    vx.data[0] = 7
+    assert x[0].item() == 7
+    assert tuple(Variable().shape) == tuple(torch.autograd.Variable().shape)
+    with pytest.warns(UserWarning):
+        Variable(x, volatile=True)
+    with pytest.raises(TypeError):
+        Variable([1.0])
