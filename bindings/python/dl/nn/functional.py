@@ -215,6 +215,27 @@ __all__ += ['group_norm']
 
 # padding, interpolation, normalize and channel dropout live in resample.py
 from .resample import dropout2d, interpolate, normalize, pad, upsample  # noqa: E402
+# the sampling grid of a spatial transformer lives in grid.py
+from .grid import affine_grid, grid_sample  # noqa: E402
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """torch.nn.functional.upsample_nearest: deprecated, interpolate with
+    mode='nearest'."""
+    warnings.warn("nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate "
+                  "instead.", UserWarning, stacklevel=2)
+    return interpolate(input, size, scale_factor, mode='nearest')
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """torch.nn.functional.upsample_bilinear: deprecated, interpolate with
+    mode='bilinear' and align_corners=True."""
+    warnings.warn("nn.functional.upsample_bilinear is deprecated. Use "
+                  "nn.functional.interpolate instead.", UserWarning, stacklevel=2)
+    return interpolate(input, size, scale_factor, mode='bilinear', align_corners=True)
+
+
+__all__ += ['affine_grid', 'grid_sample', 'upsample_nearest', 'upsample_bilinear']
 from .conv import adaptive_max_pool2d  # noqa: E402
 
 __all__ += ['pad', 'interpolate', 'upsample', 'normalize', 'dropout2d', 'adaptive_max_pool2d']
