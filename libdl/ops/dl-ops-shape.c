@@ -1152,6 +1152,230 @@ dl_tensor_unfold (DlTensor *self, gint64 dim, gint64 size, gint64 step, GError *
   return make_view_at (self, "UnfoldBackward0", &how, sizes, strides, n, self->offset);
 }
 
+/* ---- as_strided ------------------------------------------------------------- */
+
+/* What as_strided's node keeps: the geometry of its input and of its
+ * result, in elements of their storage */
+typedef struct
+{
+  gint in_ndim, out_ndim;
+  gint64 in_strides[DL_MAX_DIMS], in_offset;
+  gint64 out_sizes[DL_MAX_DIMS], out_strides[DL_MAX_DIMS], out_offset;
+} AsStridedState;
+
+/* the storage positions (int64, flat) of the elements of the geometry
+ * (@sizes, @strides, @offset), in row-major order */
+static DlTensor *
+storage_positions (const gint64 *sizes,
+                   const gint64 *strides,
+                   gint ndim,
+                   gint64 offset,
+                   DlDevice *device,
+                   GError **error)
+{
+  g_autoptr (DlTensor) acc = dl_full (NULL, 0, offset, DL_DTYPE_INT64, device, error);
+  gint64 numel = 1, flat = -1;
+
+  for (gint d = 0; d < ndim && acc; d++)
+    {
+      gint64 shape[DL_MAX_DIMS];
+      g_autoptr (DlTensor) r = NULL;
+      g_autoptr (DlTensor) rs = NULL;
+      g_autoptr (DlTensor) rv = NULL;
+      DlTensor *sum;
+
+      for (gint k = 0; k < ndim; k++)
+        shape[k] = k == d ? sizes[d] : 1;
+      numel *= sizes[d];
+      if (!(r = dl_arange (0, sizes[d], 1, DL_DTYPE_INT64, device, error))
+          || !(rs = dl_tensor_mul_scalar (r, strides[d], error))
+          || !(rv = dl_tensor_reshape (rs, shape, ndim, error)))
+        return NULL;
+      sum = dl_tensor_add (acc, rv, error);
+      g_set_object (&acc, sum);
+      g_clear_object (&sum);
+    }
+  return acc ? dl_tensor_reshape (acc, &flat, 1, error) : NULL;
+}
+
+/* The gradient of as_strided, as torch's: the result's gradient added
+ * into a zero storage at the positions its elements read (overlapping
+ * ones accumulate), then read back at the input's positions, divided by
+ * how many of the input's elements share each position when they do */
+static gboolean
+as_strided_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+{
+  DlNodeData *d = dl_node_data (node);
+  const AsStridedState *s = dl_node_state (node);
+  DlInputMeta *in = &d->inputs[0];
+  DlDevice *device = dl_tensor_get_device (go[0]);
+  gint64 extent = MAX (s->in_offset, s->out_offset) + 1, flat = -1;
+  gboolean overlap = FALSE;
+  g_autoptr (DlTensor) out_pos = NULL;
+  g_autoptr (DlTensor) in_pos = NULL;
+  g_autoptr (DlTensor) zero = NULL;
+  g_autoptr (DlTensor) g = NULL;
+  g_autoptr (DlTensor) storage = NULL;
+  g_autoptr (DlTensor) picked = NULL;
+
+  {
+    gint64 hi_in = s->in_offset, hi_out = s->out_offset;
+
+    for (gint k = 0; k < s->in_ndim; k++)
+      {
+        if (in->sizes[k] == 0)
+          hi_in = -1;
+        if (hi_in >= 0)
+          hi_in += (in->sizes[k] - 1) * s->in_strides[k];
+        overlap |= in->sizes[k] > 1 && s->in_strides[k] == 0;
+      }
+    for (gint k = 0; k < s->out_ndim; k++)
+      {
+        if (s->out_sizes[k] == 0)
+          hi_out = -1;
+        if (hi_out >= 0)
+          hi_out += (s->out_sizes[k] - 1) * s->out_strides[k];
+      }
+    extent = MAX (extent, MAX (hi_in, hi_out) + 1);
+  }
+  if (!(out_pos = storage_positions (s->out_sizes, s->out_strides, s->out_ndim, s->out_offset,
+                                     device, error))
+      || !(in_pos
+           = storage_positions (in->sizes, s->in_strides, s->in_ndim, s->in_offset, device, error))
+      || !(zero = dl_zeros (&extent, 1, go[0]->dtype, device, error))
+      || !(g = dl_tensor_reshape (go[0], &flat, 1, error))
+      || !(storage = dl_tensor_scatter_add (zero, 0, out_pos, g, error))
+      || !(picked = dl_tensor_index_select (storage, 0, in_pos, error)))
+    return FALSE;
+  if (overlap)
+    {
+      g_autoptr (DlTensor) ones
+          = dl_full ((gint64[]){ dl_tensor_numel (in_pos) }, 1, 1, go[0]->dtype, device, error);
+      g_autoptr (DlTensor) counts = NULL;
+      g_autoptr (DlTensor) per = NULL;
+      DlTensor *scaled;
+
+      if (!ones || !(counts = dl_tensor_scatter_add (zero, 0, in_pos, ones, error))
+          || !(per = dl_tensor_index_select (counts, 0, in_pos, error))
+          || !(scaled = dl_tensor_div (picked, per, error)))
+        return FALSE;
+      g_set_object (&picked, scaled);
+      g_object_unref (scaled);
+    }
+  gi[0] = dl_tensor_reshape (picked, in->sizes, in->ndim, error);
+  return gi[0] != NULL;
+}
+
+/**
+ * dl_tensor_as_strided:
+ * @self: a #DlTensor
+ * @size: (array length=n_size): the sizes of the view
+ * @n_size: the number of dims
+ * @stride: (array length=n_stride): the strides of the view, in elements
+ *   (not negative)
+ * @n_stride: the number of strides, @n_size
+ * @storage_offset: the view's first element in @self's storage, in
+ *   elements; negative keeps @self's
+ * @error: return location for a #GError
+ *
+ * A view of @self's storage with the given geometry, as
+ * torch.as_strided: elements may overlap (a sliding window, a broadcast)
+ * and need not lie inside @self's own view, but must lie inside its
+ * storage. Its gradient (AsStridedBackward0) adds the result's gradient
+ * at the storage positions it read and reads that back at @self's.
+ *
+ * Returns: (transfer full): the view, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_as_strided (DlTensor *self,
+                      const gint64 *size,
+                      gsize n_size,
+                      const gint64 *stride,
+                      gsize n_stride,
+                      gint64 storage_offset,
+                      GError **error)
+{
+  gint64 need, itemsize, have;
+  DlTensor *out;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (size != NULL || n_size == 0, NULL);
+  g_return_val_if_fail (stride != NULL || n_stride == 0, NULL);
+  if (!dl_check_live ("as_strided", self, error))
+    return NULL;
+  if (n_size != n_stride)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "as_strided: mismatch in length of strides and shape (%" G_GSIZE_FORMAT
+                   " sizes, %" G_GSIZE_FORMAT " strides)",
+                   n_size, n_stride);
+      return NULL;
+    }
+  if (n_size > DL_MAX_DIMS)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE, "as_strided: at most %d dimensions",
+                   DL_MAX_DIMS);
+      return NULL;
+    }
+  if (storage_offset < 0)
+    storage_offset = self->offset;
+  need = storage_offset + 1;
+  for (gsize k = 0; k < n_size; k++)
+    {
+      if (size[k] < 0 || stride[k] < 0)
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                       "as_strided: %s %" G_GINT64_FORMAT " at dim %" G_GSIZE_FORMAT
+                       " (sizes and strides must not be negative)",
+                       size[k] < 0 ? "size" : "stride", size[k] < 0 ? size[k] : stride[k], k);
+          return NULL;
+        }
+      if (size[k] == 0)
+        need = 0;
+    }
+  for (gsize k = 0; k < n_size && need > 0; k++)
+    need += (size[k] - 1) * stride[k];
+  itemsize = dl_dtype_size (self->dtype);
+  have = (gint64)(dl_storage_get_nbytes (self->storage) / itemsize);
+  if (need > have)
+    {
+      g_autofree gchar *ss = dl_shape_to_string (size, n_size);
+      g_autofree gchar *st = dl_shape_to_string (stride, n_stride);
+
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "as_strided: sizes %s, strides %s and storage offset %" G_GINT64_FORMAT
+                   " need a storage of %" G_GINT64_FORMAT " elements, out of bounds for a "
+                   "storage of %" G_GINT64_FORMAT,
+                   ss, st, storage_offset, need, have);
+      return NULL;
+    }
+  out = dl_tensor_new_view_internal (self, size, stride, n_size, storage_offset);
+  out->base = g_object_ref (self->base ? self->base : self);
+  out->view_version = self->storage->version;
+  if (dl_autograd_any_requires (1, &self))
+    {
+      g_autoptr (DlNode) node
+          = dl_node_new_for_op ("AsStridedBackward0", as_strided_backward, 1, &self);
+      AsStridedState *st = DL_NODE_NEW_STATE (node, AsStridedState);
+
+      st->in_ndim = self->ndim;
+      st->out_ndim = n_size;
+      st->in_offset = self->offset;
+      st->out_offset = storage_offset;
+      for (gint k = 0; k < self->ndim; k++)
+        st->in_strides[k] = self->strides[k];
+      for (gsize k = 0; k < n_size; k++)
+        {
+          st->out_sizes[k] = size[k];
+          st->out_strides[k] = stride[k];
+        }
+      dl_node_set_output (node, out, 0);
+    }
+  return out;
+}
+
 /* ---- in-place view ops ------------------------------------------------------ */
 
 /* Gives @self the geometry of @view, a view of it just taken, and the

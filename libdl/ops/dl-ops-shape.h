@@ -45,6 +45,13 @@ dl_tensor_diagonal (DlTensor *self, gint64 offset, gint64 dim1, gint64 dim2, GEr
 
 DL_EXPORT DlTensor *
 dl_tensor_unfold (DlTensor *self, gint64 dim, gint64 size, gint64 step, GError **error);
+DL_EXPORT DlTensor *dl_tensor_as_strided (DlTensor *self,
+                                          const gint64 *size,
+                                          gsize n_size,
+                                          const gint64 *stride,
+                                          gsize n_stride,
+                                          gint64 storage_offset,
+                                          GError **error);
 DL_EXPORT DlTensor *dl_tensor_unsqueeze_ (DlTensor *self, gint64 dim, GError **error);
 DL_EXPORT DlTensor *dl_tensor_squeeze_dim_ (DlTensor *self, gint64 dim, GError **error);
 DL_EXPORT DlTensor *dl_tensor_transpose_ (DlTensor *self, gint64 dim0, gint64 dim1, GError **error);

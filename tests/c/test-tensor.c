@@ -221,6 +221,37 @@ test_view_unfold (void)
   g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
 }
 
+/* as_strided: windows over the storage at an offset; the gradient adds up
+ * where windows overlap; a geometry past the storage is refused */
+static void
+test_view_as_strided (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) a = dl_arange (0, 6, 1, DL_DTYPE_FLOAT64, NULL, &error);
+  g_autoptr (DlTensor) w = NULL;
+  g_autoptr (DlTensor) s = NULL;
+  const gdouble windows[] = { 1, 2, 3, 2, 3, 4 };
+  const gdouble grad[] = { 0, 1, 2, 2, 1, 0 };
+
+  g_assert_no_error (error);
+  g_assert_true (dl_tensor_set_requires_grad (a, TRUE, &error));
+  w = dl_tensor_as_strided (a, DL_TEST_SHAPE (2, 3), (gint64[]){ 1, 1 }, 2, 1, &error);
+  g_assert_no_error (error);
+  dl_test_assert_shape (w, DL_TEST_SHAPE (2, 3));
+  dl_test_assert_values (w, windows, 6, 0);
+  g_assert_true (dl_tensor_get_storage (w) == dl_tensor_get_storage (a));
+  s = dl_tensor_sum (w, &error);
+  g_assert_no_error (error);
+  g_assert_true (dl_tensor_backward (s, NULL, FALSE, FALSE, &error));
+  g_assert_no_error (error);
+  dl_test_assert_values (dl_tensor_get_grad (a), grad, 6, 0);
+  g_assert_null (dl_tensor_as_strided (a, DL_TEST_SHAPE (2, 3), (gint64[]){ 3, 1 }, 2, 1, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_null (dl_tensor_as_strided (a, DL_TEST_SHAPE (2, 3), (gint64[]){ 1 }, 1, 0, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
+}
+
 /* in-place views change the tensor's own geometry and take over the
  * history; a leaf that requires grad is refused */
 static void
@@ -908,6 +939,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/tensor/view/shares-storage", test_view_shares_storage);
   g_test_add_func ("/tensor/view/transpose", test_view_transpose);
   g_test_add_func ("/tensor/view/unfold", test_view_unfold);
+  g_test_add_func ("/tensor/view/as-strided", test_view_as_strided);
   g_test_add_func ("/tensor/view/inplace", test_view_inplace);
   g_test_add_func ("/tensor/view/permute-unsqueeze-expand", test_view_permute_unsqueeze_expand);
   g_test_add_func ("/tensor/binary/broadcast", test_binary_broadcast);

@@ -1525,7 +1525,7 @@ test('diagonal, diag, trace and bincount', () => {
     assertDlError(() => m.diagonal(0, 1, 1), Dl.Error.ARGUMENT, 'identical dims');
 });
 
-test('in-place forms: an exponential moving average (lerp_), addmm_ and cumsum_', () => {
+test('in-place forms: an exponential moving average (lerp_), addmm_, cumsum_; as_strided', () => {
     const ema = fromArray([0, 10], [2]);
     assert(ema.lerp_scalar_(fromArray([10, 0], [2]), 0.25) === ema, 'lerp_ returns self');
     assertArrayEqual(values(ema), [2.5, 7.5], 'ema moved a quarter of the way');
@@ -1534,6 +1534,9 @@ test('in-place forms: an exponential moving average (lerp_), addmm_ and cumsum_'
     assertArrayEqual(values(c), [6.5, 8.5, 12.5, 16.5], 'beta c + alpha a b');
     assertArrayEqual(values(fromArray([1, 2, 3], [3]).cumsum_(0)), [1, 3, 6], 'cumsum_');
     assertDlError(() => fromArray([1, 2], [2]).addmm_(c, c, 1, 1), Dl.Error.SHAPE, 'addmm');
+    // as_strided: sliding windows of three over a vector, sharing its memory
+    const windows = fromArray([1, 2, 3, 4, 5], [5]).as_strided([3, 3], [1, 1], 0);
+    assertArrayEqual(values(windows.contiguous()), [1, 2, 3, 2, 3, 4, 3, 4, 5], 'windows');
 });
 
 test('scaled dot product attention', () => {

@@ -448,3 +448,47 @@ def test_autograd_variable(rng):
         Variable(x, volatile=True)
     with pytest.raises(TypeError):
         Variable([1.0])
+
+
+@pytest.mark.parametrize("case", [
+    ((3, 3), (1, 1), 0),        # sliding windows of a vector (overlapping)
+    ((2, 4), (4, 1), 2),        # a plain block at an offset
+    ((4, 2), (1, 4), 0),        # a transpose
+    ((3, 2, 2), (2, 4, 1), 1),
+    ((2, 3), (0, 1), 0),        # a broadcast row
+    ((0, 3), (3, 1), 0),
+])
+def test_as_strided(rng, case):
+    size, stride, offset = case
+    a = rand_np(rng, (12,), "float64")
+    x, t = pair(a, "float64")
+    assert_same(x.as_strided(size, stride, offset), t.as_strided(size, stride, offset))
+    assert_same(Dl.as_strided(x, size, stride, offset),
+                torch.as_strided(t, size, stride, offset))
+    compare_grads(lambda v: v.as_strided(size, stride, offset),
+                  lambda v: v.as_strided(size, stride, offset), a)
+    # of a view, whose own offset is the default
+    v, vt = x[2:], t[2:]
+    assert_same(v.as_strided((2, 2), (1, 2)), vt.as_strided((2, 2), (1, 2)))
+    # a view shares memory
+    x.as_strided((1,), (1,), offset)[0] = 99.0
+    assert x[offset].item() == 99.0
+
+
+def test_as_strided_grad_of_overlapping_input(rng):
+    a = rand_np(rng, (3,), "float64")
+    compare_grads(lambda v: v.expand(4, 3).as_strided((2, 2), (1, 1), 0),
+                  lambda v: v.expand(4, 3).as_strided((2, 2), (1, 1), 0), a)
+    compare_grads(lambda v: v[1:].as_strided((2, 2), (1, 1)),
+                  lambda v: v[1:].as_strided((2, 2), (1, 1)), rand_np(rng, (5,), "float64"))
+
+
+def test_as_strided_errors(rng):
+    x, t = pair(rand_np(rng, (6,), "float32"))
+    for lib_x in (x, t):
+        with pytest.raises(RuntimeError):
+            lib_x.as_strided((4,), (2,), 0)
+        with pytest.raises(RuntimeError):
+            lib_x.as_strided((2, 2), (1,))
+        with pytest.raises(RuntimeError):
+            lib_x.as_strided((2,), (-1,), 3)

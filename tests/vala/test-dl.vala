@@ -1343,6 +1343,8 @@ void test_math () {
         assert (v.lerp_scalar_ (g, 0.5) == v);
         assert_values (v, { 4.25, 3 });
         assert_values (v.cumprod_ (0), { 4.25, 12.75 });
+        /* as_strided: the two elements as a row, then repeated as a column */
+        assert_values (v.as_strided ({ 2, 2 }, { 0, 1 }, -1).contiguous (), { 4.25, 12.75, 4.25, 12.75 });
         var n = from_array ({ 0, double.NAN, double.INFINITY, -1 }, { 4 }, Dl.DType.FLOAT64);
         var nan = n.isnan ();
         assert (nan.get_dtype () == Dl.DType.BOOL);

@@ -95,6 +95,11 @@ def _clamp_max_(self, max):
     return self.clamp_(max=max)
 
 
+def _as_strided(self, size, stride, storage_offset=None):
+    return Dl.Tensor.as_strided(self, [int(v) for v in size], [int(v) for v in stride],
+                                -1 if storage_offset is None else int(storage_offset))
+
+
 # ---- compositions ------------------------------------------------------------
 
 def _sum_to_size(self, *size):
@@ -284,6 +289,7 @@ def _fill_diagonal_(self, fill_value, wrap=False):
 
 
 METHODS = {
+    'as_strided': _checked(_as_strided),
     'addmm_': _add_product_(Dl.Tensor.addmm_, 'addmm_', 'mat1', 'mat2'),
     'addmv_': _add_product_(Dl.Tensor.addmv_, 'addmv_', 'mat', 'vec'),
     'addbmm_': _add_product_(Dl.Tensor.addbmm_, 'addbmm_', 'batch1', 'batch2'),
@@ -632,6 +638,8 @@ FUNCTIONS.update({f.__name__: f for f in (
     unsafe_chunk, unsafe_split, select_scatter, slice_scatter, diagonal_scatter)})
 FUNCTIONS['range'] = _range
 FUNCTIONS.update({
+    'as_strided': lambda input, size, stride, storage_offset=None:
+        METHODS['as_strided'](input, size, stride, storage_offset),
     'quantile': lambda input, q, dim=None, keepdim=False, *, interpolation='linear':
         _t_quantile(input, q, dim, keepdim, interpolation=interpolation),
     'nanquantile': lambda input, q, dim=None, keepdim=False, *, interpolation='linear':
@@ -642,5 +650,5 @@ FUNCTIONS.update({
         _index_reduce(input, dim, index, source, reduce, include_self=include_self),
     'narrow_copy': lambda input, dim, start, length: _narrow_copy(input, dim, start, length),
 })
-for _n in ('quantile', 'nanquantile', 'masked_scatter', 'put', 'index_reduce', 'narrow_copy'):
+for _n in ('as_strided', 'quantile', 'nanquantile', 'masked_scatter', 'put', 'index_reduce', 'narrow_copy'):
     FUNCTIONS[_n].__name__ = FUNCTIONS[_n].__qualname__ = _n
