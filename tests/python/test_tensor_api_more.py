@@ -492,3 +492,42 @@ def test_as_strided_errors(rng):
             lib_x.as_strided((2, 2), (1,))
         with pytest.raises(RuntimeError):
             lib_x.as_strided((2,), (-1,), 3)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_histogram(rng, dtype):
+    a = rand_np(rng, (40,), dtype)
+    w = rand_np(rng, (40,), dtype, positive=True)
+    x, t = pair(a, dtype)
+    (wx, wt), (ex, et) = pair(w, dtype), pair(np.array([-2.0, -0.5, 0.0, 1.5, 3.0]), dtype)
+    cases = [dict(bins=5), dict(bins=7, range=(-1.0, 2.0)), dict(bins=4, density=True),
+             dict(bins=3, weight="w"), dict(bins="edges"), dict(bins="edges", weight="w",
+                                                                density=True)]
+    for kw in cases:
+        kd = {k: {"w": wx, "edges": ex}.get(v, v) if isinstance(v, str) else v
+              for k, v in kw.items()}
+        kt = {k: {"w": wt, "edges": et}.get(v, v) if isinstance(v, str) else v
+              for k, v in kw.items()}
+        hx, htt = x.histogram(**kd), t.histogram(**kt)
+        assert_same(hx.hist, htt.hist, msg=str(kw))
+        assert_same(hx.bin_edges, htt.bin_edges, msg=str(kw))
+        assert_same(Dl.histogram(x, **kd)[0], torch.histogram(t, **kt)[0])
+    one, onet = pair(np.array([1.0, 1.0], dtype=np.float32))
+    assert_same(one.histogram(2).bin_edges, onet.histogram(2).bin_edges)
+    assert_same(one.histogram(2).hist, onet.histogram(2).hist)
+    with pytest.raises(RuntimeError):
+        Dl.tensor([1, 2]).histogram(3)
+
+
+def test_frexp():
+    a = np.array([0.0, -0.0, 1.0, 3.0, np.inf, -np.inf, np.nan, 1e-40, -5.0, 0.75, 2.0 ** 100,
+                  1 - 2.0 ** -24, 2.0 ** -126], dtype=np.float32)
+    for dtype in ("float32", "float64"):
+        x, t = pair(a, dtype)
+        mx, ex = x.frexp()
+        mt, et = t.frexp()
+        assert_same(mx, mt)
+        assert_same(ex, et)
+        assert_same(Dl.frexp(x).exponent, torch.frexp(t).exponent)
+    with pytest.raises(RuntimeError):
+        Dl.tensor([1, 2]).frexp()

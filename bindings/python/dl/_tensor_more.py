@@ -288,8 +288,75 @@ def _fill_diagonal_(self, fill_value, wrap=False):
     return self
 
 
+def _histogram(self, bins=100, *, range=None, weight=None, density=False):
+    from . import return_types
+    from ._composites import searchsorted
+    from ._creation import linspace
+    if not self.is_floating_point():
+        raise RuntimeError("torch.histogram: input tensor and bins tensors should have the "
+                           "same dtype, but got input %s and bins float" % self.dtype)
+    x = self.reshape(-1)
+    if _is_tensor(bins):
+        if bins.dim() != 1 or bins.numel() < 1:
+            raise RuntimeError("torch.histogram(): bins tensor should have one dimension "
+                               "and at least 1 element, but got %s" % (list(bins.shape),))
+        edges = bins.to(self.dtype)
+    else:
+        if isinstance(bins, bool) or not isinstance(bins, numbers.Integral) or bins <= 0:
+            raise RuntimeError("torch.histogram(): bins must be > 0, but got %s for dimension 0"
+                               % (bins,))
+        if range is not None:
+            lo, hi = float(range[0]), float(range[1])
+        elif x.numel():
+            lo, hi = float(x.min().item()), float(x.max().item())
+        else:
+            lo, hi = 0.0, 0.0
+        if lo > hi:
+            raise RuntimeError("torch.histogram(): min should not exceed max, but got min %s "
+                               "max %s" % (lo, hi))
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges = linspace(lo, hi, int(bins) + 1, dtype=self.dtype)
+    n = edges.numel() - 1
+    hist = zeros(max(n, 0), dtype=self.dtype)
+    w = None if weight is None else weight.reshape(-1).to(self.dtype)
+    if n > 0 and x.numel():
+        inside = (x >= edges[0]) & (x <= edges[-1])
+        # bin i holds [edge i, edge i+1); the last holds its right edge too
+        idx = (searchsorted(edges, x, right=True) - 1).clamp(0, n - 1)
+        xs = idx[inside]
+        vals = w[inside] if w is not None else x.new_ones(xs.numel())
+        hist = hist.scatter_add(0, xs, vals)
+    if density:
+        widths = edges[1:] - edges[:-1]
+        hist = hist / (hist.sum() * widths)
+    return return_types.histogram((hist, edges))
+
+
+def _frexp(self):
+    from . import return_types
+    from ._dtype import int32
+    if not self.is_floating_point():
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    x = self.detach().to(float64)
+    finite = x.isfinite() & (x != 0)
+    a = x.abs().masked_fill(~finite, 1.0)
+    e = a.log2().floor() + 1
+    m = x.masked_fill(~finite, 1.0) * (-e).exp2()
+    # log2 may land one off near powers of two: bring |m| into [0.5, 1)
+    big = m.abs() >= 1
+    e, m = e + big.to(float64), m.where(~big, m / 2)
+    small = m.abs() < 0.5
+    e, m = e - small.to(float64), m.where(~small, m * 2)
+    m = m.where(finite, x)
+    e = e.masked_fill(~finite, 0)
+    return return_types.frexp((m.to(self.dtype), e.to(int32)))
+
+
 METHODS = {
     'as_strided': _checked(_as_strided),
+    'histogram': _histogram,
+    'frexp': _frexp,
     'addmm_': _add_product_(Dl.Tensor.addmm_, 'addmm_', 'mat1', 'mat2'),
     'addmv_': _add_product_(Dl.Tensor.addmv_, 'addmv_', 'mat', 'vec'),
     'addbmm_': _add_product_(Dl.Tensor.addbmm_, 'addbmm_', 'batch1', 'batch2'),
@@ -638,6 +705,9 @@ FUNCTIONS.update({f.__name__: f for f in (
     unsafe_chunk, unsafe_split, select_scatter, slice_scatter, diagonal_scatter)})
 FUNCTIONS['range'] = _range
 FUNCTIONS.update({
+    'histogram': lambda input, bins=100, *, range=None, weight=None, density=False:
+        _histogram(input, bins, range=range, weight=weight, density=density),
+    'frexp': lambda input: _frexp(input),
     'as_strided': lambda input, size, stride, storage_offset=None:
         METHODS['as_strided'](input, size, stride, storage_offset),
     'quantile': lambda input, q, dim=None, keepdim=False, *, interpolation='linear':
@@ -650,5 +720,5 @@ FUNCTIONS.update({
         _index_reduce(input, dim, index, source, reduce, include_self=include_self),
     'narrow_copy': lambda input, dim, start, length: _narrow_copy(input, dim, start, length),
 })
-for _n in ('as_strided', 'quantile', 'nanquantile', 'masked_scatter', 'put', 'index_reduce', 'narrow_copy'):
+for _n in ('histogram', 'frexp', 'as_strided', 'quantile', 'nanquantile', 'masked_scatter', 'put', 'index_reduce', 'narrow_copy'):
     FUNCTIONS[_n].__name__ = FUNCTIONS[_n].__qualname__ = _n
