@@ -806,6 +806,96 @@ dl_tensor_replace_data (DlTensor *self, DlTensor *data, GError **error)
 }
 
 /**
+ * dl_tensor_resize_:
+ * @self: a #DlTensor that does not require grad
+ * @size: (array length=n_size): the new sizes, not negative
+ * @n_size: the number of dims
+ * @error: return location for a #GError
+ *
+ * Gives @self the sizes @size with contiguous strides, as
+ * torch.Tensor.resize_: the elements it keeps are the first ones of its
+ * memory from its offset on; when it needs more memory than its storage
+ * has, it moves to a new storage holding the old one's bytes first, and
+ * the new elements are uninitialised. Unlike PyTorch's, the other views
+ * of the old storage keep the old memory then.
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_resize_ (DlTensor *self, const gint64 *size, gsize n_size, GError **error)
+{
+  gint64 strides[DL_MAX_DIMS], numel = 1, itemsize, need;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (size != NULL || n_size == 0, NULL);
+  if (!dl_check_live ("resize_", self, error))
+    return NULL;
+  if (self->requires_grad)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
+                   "resize_: cannot resize variables that require grad");
+      return NULL;
+    }
+  if (n_size > DL_MAX_DIMS)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE, "resize_: at most %d dimensions", DL_MAX_DIMS);
+      return NULL;
+    }
+  for (gsize k = 0; k < n_size; k++)
+    if (size[k] < 0)
+      {
+        g_autofree gchar *ss = dl_shape_to_string (size, n_size);
+
+        g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                     "resize_: trying to create tensor with negative dimension %" G_GINT64_FORMAT
+                     ": %s",
+                     size[k], ss);
+        return NULL;
+      }
+  if (!dl_check_numel ("resize_", size, n_size, error))
+    return NULL;
+  for (gint k = (gint)n_size - 1; k >= 0; k--)
+    {
+      strides[k] = numel;
+      numel *= size[k];
+    }
+  itemsize = dl_dtype_size (self->dtype);
+  need = (self->offset + numel) * itemsize;
+  if (need > (gint64)dl_storage_get_nbytes (self->storage))
+    {
+      gint64 old = (gint64)dl_storage_get_nbytes (self->storage) / itemsize;
+      gint64 total = self->offset + numel;
+      g_autoptr (DlTensor) grown = dl_tensor_new_empty_internal (dl_tensor_get_device (self),
+                                                                 self->dtype, &total, 1, error);
+      g_autoptr (DlTensor) from = NULL;
+      g_autoptr (DlTensor) into = NULL;
+      DlStorage *prev;
+      gboolean was;
+
+      if (!grown)
+        return NULL;
+      from = dl_tensor_new_view_internal (self, &old, (gint64[]){ 1 }, 1, 0);
+      into = dl_tensor_new_view_internal (grown, &old, (gint64[]){ 1 }, 1, 0);
+      was = dl_set_grad_enabled (FALSE);
+      if (old > 0 && !dl_tensor_copy_ (into, from, error))
+        {
+          dl_set_grad_enabled (was);
+          return NULL;
+        }
+      dl_set_grad_enabled (was);
+      prev = self->storage;
+      self->storage = dl_storage_ref (grown->storage);
+      dl_storage_unref (prev);
+      g_clear_object (&self->base);
+    }
+  dl_tensor_set_geometry_internal (self, size, strides, n_size, self->offset);
+  dl_storage_bump_version (self->storage);
+  return self;
+}
+
+/**
  * dl_tensor_slice:
  * @self: a #DlTensor
  * @dim: the dim to slice

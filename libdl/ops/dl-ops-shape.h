@@ -57,5 +57,7 @@ DL_EXPORT DlTensor *dl_tensor_squeeze_dim_ (DlTensor *self, gint64 dim, GError *
 DL_EXPORT DlTensor *dl_tensor_transpose_ (DlTensor *self, gint64 dim0, gint64 dim1, GError **error);
 DL_EXPORT DlTensor *dl_tensor_t_ (DlTensor *self, GError **error);
 DL_EXPORT gboolean dl_tensor_replace_data (DlTensor *self, DlTensor *data, GError **error);
+DL_EXPORT DlTensor *
+dl_tensor_resize_ (DlTensor *self, const gint64 *size, gsize n_size, GError **error);
 
 G_END_DECLS

@@ -252,6 +252,41 @@ test_view_as_strided (void)
   g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
 }
 
+/* resize_ shrinks within the storage and grows into a new one that keeps
+ * the old elements; a tensor that requires grad is refused */
+static void
+test_resize (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) a = dl_arange (0, 6, 1, DL_DTYPE_FLOAT32, NULL, &error);
+  g_autoptr (DlTensor) g = dl_zeros (DL_TEST_SHAPE (2), DL_DTYPE_FLOAT32, NULL, &error);
+  DlStorage *before = dl_tensor_get_storage (a);
+
+  g_assert_no_error (error);
+  g_assert_true (dl_tensor_resize_ (a, DL_TEST_SHAPE (2, 2), &error) == a);
+  dl_test_assert_shape (a, DL_TEST_SHAPE (2, 2));
+  dl_test_assert_values (a, ((const gdouble[]){ 0, 1, 2, 3 }), 4, 0);
+  g_assert_true (dl_tensor_get_storage (a) == before);
+  g_assert_true (dl_tensor_resize_ (a, DL_TEST_SHAPE (3, 4), &error) == a);
+  g_assert_no_error (error);
+  dl_test_assert_shape (a, DL_TEST_SHAPE (3, 4));
+  g_assert_true (dl_tensor_get_storage (a) != before);
+  g_assert_true (dl_tensor_is_contiguous (a));
+  {
+    g_autoptr (DlTensor) flat = dl_tensor_reshape (a, (gint64[]){ 12 }, 1, &error);
+    g_autoptr (DlTensor) head = dl_tensor_slice (flat, 0, 0, 6, 1, &error);
+
+    g_assert_no_error (error);
+    dl_test_assert_values (head, ((const gdouble[]){ 0, 1, 2, 3, 4, 5 }), 6, 0);
+  }
+  g_assert_null (dl_tensor_resize_ (a, DL_TEST_SHAPE (-1, 2), &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_true (dl_tensor_set_requires_grad (g, TRUE, &error));
+  g_assert_null (dl_tensor_resize_ (g, DL_TEST_SHAPE (4), &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_AUTOGRAD);
+}
+
 /* in-place views change the tensor's own geometry and take over the
  * history; a leaf that requires grad is refused */
 static void
@@ -940,6 +975,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/tensor/view/transpose", test_view_transpose);
   g_test_add_func ("/tensor/view/unfold", test_view_unfold);
   g_test_add_func ("/tensor/view/as-strided", test_view_as_strided);
+  g_test_add_func ("/tensor/resize", test_resize);
   g_test_add_func ("/tensor/view/inplace", test_view_inplace);
   g_test_add_func ("/tensor/view/permute-unsqueeze-expand", test_view_permute_unsqueeze_expand);
   g_test_add_func ("/tensor/binary/broadcast", test_binary_broadcast);

@@ -1537,6 +1537,10 @@ test('in-place forms: an exponential moving average (lerp_), addmm_, cumsum_; as
     // as_strided: sliding windows of three over a vector, sharing its memory
     const windows = fromArray([1, 2, 3, 4, 5], [5]).as_strided([3, 3], [1, 1], 0);
     assertArrayEqual(values(windows.contiguous()), [1, 2, 3, 2, 3, 4, 3, 4, 5], 'windows');
+    // resize_: the label buffer of the DCGAN example, grown and then filled
+    const label = fromArray([0], [1]);
+    assert(label.resize_([4]) === label, 'resize_ returns self');
+    assertArrayEqual(values(label.fill_(1)), [1, 1, 1, 1], 'resized and filled');
 });
 
 test('scaled dot product attention', () => {

@@ -531,3 +531,33 @@ def test_frexp():
         assert_same(Dl.frexp(x).exponent, torch.frexp(t).exponent)
     with pytest.raises(RuntimeError):
         Dl.tensor([1, 2]).frexp()
+
+
+def test_resize(rng):
+    a = rand_np(rng, (2, 3), "float32")
+    x, t = pair(a)
+    t = t.clone()  # torch cannot resize numpy's memory; libdl moves to its own
+    # shrinking keeps the first elements, growing keeps them too
+    for size in ((3,), (2, 2), (6,), (1, 6)):
+        assert x.resize_(*size) is x
+        t.resize_(*size)
+        # (not through numpy: torch's storage would stop being resizable)
+        assert x.tolist() == t.tolist()
+    x.resize_(4, 5)
+    t.resize_(4, 5)
+    assert tuple(x.shape) == (4, 5) and x.is_contiguous()
+    assert_same(x.reshape(-1)[:6], t.reshape(-1)[:6])
+    # the DCGAN example's label.resize_(batch).fill_(1)
+    lbl = Dl.tensor([0.0]).resize_(8).fill_(1)
+    assert_same(lbl, torch.tensor([0.0]).resize_(8).fill_(1))
+    y, u = pair(rand_np(rng, (3, 2), "float32"))
+    assert_same(Dl.zeros(1).resize_as_(y).copy_(y), torch.zeros(1).resize_as_(u).copy_(u))
+    v = Dl.arange(10.0)[4:]
+    v.resize_(2, 2)
+    assert v.tolist() == [[4.0, 5.0], [6.0, 7.0]]
+    with pytest.raises(RuntimeError, match="require grad"):
+        Dl.zeros(3, requires_grad=True).resize_(5)
+    with pytest.raises(RuntimeError):
+        torch.zeros(3, requires_grad=True).resize_(5)
+    with pytest.raises(RuntimeError):
+        Dl.zeros(3).resize_(-1, 2)

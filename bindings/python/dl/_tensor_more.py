@@ -100,6 +100,17 @@ def _as_strided(self, size, stride, storage_offset=None):
                                 -1 if storage_offset is None else int(storage_offset))
 
 
+def _resize_(self, *sizes, memory_format=None):
+    if len(sizes) == 1 and isinstance(sizes[0], (list, tuple)):
+        sizes = tuple(sizes[0])
+    Dl.Tensor.resize_(self, [int(v) for v in sizes])
+    return self
+
+
+def _resize_as_(self, the_template, memory_format=None):
+    return _resize_(self, tuple(the_template.shape))
+
+
 # ---- compositions ------------------------------------------------------------
 
 def _sum_to_size(self, *size):
@@ -355,6 +366,8 @@ def _frexp(self):
 
 METHODS = {
     'as_strided': _checked(_as_strided),
+    'resize_': _checked(_resize_),
+    'resize_as_': _checked(_resize_as_),
     'histogram': _histogram,
     'frexp': _frexp,
     'addmm_': _add_product_(Dl.Tensor.addmm_, 'addmm_', 'mat1', 'mat2'),
