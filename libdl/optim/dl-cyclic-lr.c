@@ -195,7 +195,7 @@ cyclic_lr_finalize (GObject *object)
 
   if (self->destroy)
     self->destroy (self->user_data);
-  G_OBJECT_CLASS (dl_cyclic_lr_parent_class)->finalize (object);
+  dl_lr_scheduler_fields_finalize (object);
 }
 
 static void

@@ -40,6 +40,9 @@ void dl_lr_scheduler_field_get_property (GObject *object,
                                          guint prop_id,
                                          GValue *value,
                                          GParamSpec *pspec);
+/* The finalize install_fields gives a class (it frees the fields, then
+ * chains up), for a class that frees more before calling it */
+void dl_lr_scheduler_fields_finalize (GObject *object);
 void dl_lr_scheduler_field_set_property (GObject *object,
                                          guint prop_id,
                                          const GValue *value,

@@ -79,8 +79,8 @@ dl_lr_scheduler_field_set_property (GObject *object,
   g_object_notify_by_pspec (object, pspec);
 }
 
-static void
-fields_finalize (GObject *object)
+void
+dl_lr_scheduler_fields_finalize (GObject *object)
 {
   const FieldTable *table = field_table (G_OBJECT_TYPE (object));
   GObjectClass *parent = g_type_class_peek_parent (G_OBJECT_GET_CLASS (object));
@@ -106,7 +106,7 @@ dl_lr_scheduler_install_fields (GObjectClass *klass, const FieldTable *table)
                     g_quark_from_static_string ("dl-lr-scheduler-fields"), (gpointer)table);
   klass->get_property = dl_lr_scheduler_field_get_property;
   klass->set_property = dl_lr_scheduler_field_set_property;
-  klass->finalize = fields_finalize;
+  klass->finalize = dl_lr_scheduler_fields_finalize;
   for (guint i = 0; i < table->n_fields; i++)
     {
       const Field *f = &table->fields[i];
