@@ -3,7 +3,7 @@
  * CosineAnnealingLR, LinearLR, LambdaLR, OneCycleLR,
  * CosineAnnealingWarmRestarts and SequentialLR (dl-lr-schedulers.c);
  * ConstantLR, PolynomialLR and MultiplicativeLR (dl-lr-schedulers-factor.c);
- * CyclicLR (dl-cyclic-lr.c).
+ * CyclicLR (dl-cyclic-lr.c); ChainedScheduler (dl-chained-scheduler.c).
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -76,6 +76,14 @@ G_DECLARE_FINAL_TYPE (DlMultiplicativeLr,
                       dl_multiplicative_lr,
                       DL,
                       MULTIPLICATIVE_LR,
+                      DlLrScheduler)
+
+#define DL_TYPE_CHAINED_SCHEDULER (dl_chained_scheduler_get_type ())
+DL_EXPORT
+G_DECLARE_FINAL_TYPE (DlChainedScheduler,
+                      dl_chained_scheduler,
+                      DL,
+                      CHAINED_SCHEDULER,
                       DlLrScheduler)
 
 #define DL_TYPE_CYCLIC_LR (dl_cyclic_lr_get_type ())
@@ -184,6 +192,8 @@ DlCyclicLr *dl_cyclic_lr_new (DlOptimizer *optimizer,
                               gdouble base_momentum,
                               gdouble max_momentum,
                               GError **error);
+DL_EXPORT
+DlChainedScheduler *dl_chained_scheduler_new (GPtrArray *schedulers, GError **error);
 DL_EXPORT
 void dl_cyclic_lr_set_scale_fn (DlCyclicLr *self,
                                 DlLrLambda scale_fn,

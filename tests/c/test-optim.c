@@ -566,6 +566,36 @@ test_factor_schedulers (void)
   assert_schedule (s, cyclic, momenta);
   g_assert_finalize_object (s);
 
+  /* ChainedScheduler (ConstantLR (0.1, 2), ExponentialLR (0.9)) over a
+   * fresh group's rate */
+  {
+    static const gdouble chained[]
+        = { 0.010000000000000002, 0.009000000000000003, 0.08100000000000003,
+            0.07290000000000003,  0.06561000000000003,  0.059049000000000025 };
+    g_autoptr (GPtrArray) parts = g_ptr_array_new_with_free_func (g_object_unref);
+    g_autoptr (DlOptimizer) other = new_sgd_01 (p);
+    g_autoptr (DlChainedScheduler) chain = NULL;
+    g_autoptr (GPtrArray) mixed = g_ptr_array_new_with_free_func (g_object_unref);
+
+    g_ptr_array_add (parts, dl_constant_lr_new (other, 0.1, 2, &error));
+    g_ptr_array_add (parts, dl_exponential_lr_new (other, 0.9, &error));
+    chain = dl_chained_scheduler_new (parts, &error);
+    g_assert_no_error (error);
+    for (guint i = 0; i < G_N_ELEMENTS (chained); i++)
+      {
+        if (i > 0)
+          g_assert_true (dl_lr_scheduler_step (DL_LR_SCHEDULER (chain), &error));
+        assert_lr (DL_LR_SCHEDULER (chain), chained[i]);
+      }
+    g_ptr_array_add (mixed, g_object_ref (parts->pdata[0]));
+    g_ptr_array_add (mixed, dl_constant_lr_new (opt, 0.5, 2, &error));
+    g_assert_null (dl_chained_scheduler_new (mixed, &error));
+    g_assert_cmpstr (error->message, ==,
+                     "ChainedScheduler: ChainedScheduler expects all schedulers to belong to the "
+                     "same optimizer, but got schedulers at index 0 and 1 to be different");
+    g_clear_error (&error);
+  }
+
   /* the errors, with torch's messages */
   g_assert_null (dl_cyclic_lr_new (opt, 0.01, 0.1, 2, 0, "sawtooth", 1, TRUE, 0.8, 0.9, &error));
   g_assert_cmpstr (error->message, ==, "CyclicLR: mode is invalid and scale_fn is None");

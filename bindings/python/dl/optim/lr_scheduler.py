@@ -729,34 +729,33 @@ class _PythonScheduler(LRScheduler):
                                            if k not in self._torch_keys})
 
 
-class ChainedScheduler:
-    """torch.optim.lr_scheduler.ChainedScheduler: steps every scheduler of
-    a list at each step."""
+@typelib_override(__name__)
+class ChainedScheduler(Dl.ChainedScheduler, LRScheduler):
+    """torch.optim.lr_scheduler.ChainedScheduler over DlChainedScheduler."""
     __module__ = OVERRIDE_MODULE
 
     def __init__(self, schedulers):
+        schedulers = list(schedulers)
         for i in range(1, len(schedulers)):
             if schedulers[i].optimizer is not schedulers[0].optimizer:
                 raise ValueError(
                     'ChainedScheduler expects all schedulers to belong to the same optimizer, '
                     'but got schedulers at index {} and {} to be different'.format(0, i))
-        self._schedulers = list(schedulers)
-        self.optimizer = schedulers[0].optimizer
-        self._last_lr = [group['lr'] for group in self._schedulers[-1].optimizer.param_groups]
-
-    def step(self):
-        for scheduler in self._schedulers:
-            scheduler.step()
-        self._last_lr = [group['lr'] for group in self._schedulers[-1].optimizer.param_groups]
-
-    def get_last_lr(self):
-        return self._last_lr
+        store = Gio.ListStore.new(Dl.LrScheduler)
+        store.splice(0, 0, schedulers)
+        self._schedulers = schedulers
+        try:
+            GObject.Object.__init__(self, optimizer=schedulers[0].optimizer, schedulers=store)
+            self.init(None)
+        except GLib.Error as e:
+            raise _translate(e) from None
 
     def state_dict(self):
-        return {'_last_lr': list(self._last_lr),
+        # PyTorch's ChainedScheduler keeps only these
+        return {'_last_lr': self.get_last_lr(),
                 '_schedulers': [s.state_dict() for s in self._schedulers]}
 
     def load_state_dict(self, state_dict):
-        self._last_lr = list(state_dict['_last_lr'])
+        self.set_state(GLib.Variant('a{sv}', {'_last_lr': _doubles(state_dict['_last_lr'])}))
         for s, sd in zip(self._schedulers, state_dict['_schedulers']):
             s.load_state_dict(sd)
