@@ -126,40 +126,14 @@ chained_constructed (GObject *object)
 static void
 chained_save (DlLrScheduler *scheduler, GVariantDict *dict)
 {
-  DlChainedScheduler *self = DL_CHAINED_SCHEDULER (scheduler);
-  GVariantBuilder builder;
-
-  g_variant_builder_init (&builder, G_VARIANT_TYPE ("av"));
-  for (guint i = 0; i < self->schedulers->len; i++)
-    g_variant_builder_add (&builder, "v", dl_lr_scheduler_get_state (self->schedulers->pdata[i]));
-  g_variant_dict_insert_value (dict, "_schedulers", g_variant_builder_end (&builder));
+  dl_lr_scheduler_save_children (DL_CHAINED_SCHEDULER (scheduler)->schedulers, dict);
 }
 
 static gboolean
 chained_load (DlLrScheduler *scheduler, GVariantDict *dict, GError **error)
 {
-  DlChainedScheduler *self = DL_CHAINED_SCHEDULER (scheduler);
-  g_autoptr (GVariant) states = g_variant_dict_lookup_value (dict, "_schedulers", NULL);
-
-  if (states == NULL)
-    return TRUE;
-  if (!g_variant_is_of_type (states, G_VARIANT_TYPE ("av"))
-      || g_variant_n_children (states) != self->schedulers->len)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "ChainedScheduler.load_state_dict: '_schedulers' must be a list of %u states",
-                   self->schedulers->len);
-      return FALSE;
-    }
-  for (guint i = 0; i < self->schedulers->len; i++)
-    {
-      g_autoptr (GVariant) boxed = g_variant_get_child_value (states, i);
-      g_autoptr (GVariant) state = g_variant_get_variant (boxed);
-
-      if (!dl_lr_scheduler_set_state (self->schedulers->pdata[i], state, error))
-        return FALSE;
-    }
-  return TRUE;
+  return dl_lr_scheduler_load_children (scheduler, DL_CHAINED_SCHEDULER (scheduler)->schedulers,
+                                        dict, error);
 }
 
 static void

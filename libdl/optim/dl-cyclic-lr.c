@@ -49,9 +49,7 @@ struct _DlCyclicLr
   gboolean cycle_momentum;
   GVariant *base_momentums;
   GVariant *max_momentums;
-  DlLrLambda scale_fn;
-  gpointer user_data;
-  GDestroyNotify destroy;
+  DlLrLambdaSlot scale_fn;
 };
 
 /**
@@ -79,10 +77,10 @@ scale_of (DlCyclicLr *self, guint group, gint64 x, gdouble *scale, GError **erro
 {
   GError *local = NULL;
 
-  if (self->scale_fn)
+  if (self->scale_fn.fn)
     {
-      *scale = NAN;
-      self->scale_fn (group, x, scale, self->user_data, &local);
+      *scale = dl_lr_lambda_slot_call (&self->scale_fn, self, group, x, "scale_fn",
+                                       "dl_cyclic_lr_set_scale_fn", &local);
       if (local)
         {
           g_propagate_error (error, local);
@@ -191,10 +189,7 @@ cyclic_lr_constructed (GObject *object)
 static void
 cyclic_lr_finalize (GObject *object)
 {
-  DlCyclicLr *self = DL_CYCLIC_LR (object);
-
-  if (self->destroy)
-    self->destroy (self->user_data);
+  dl_lr_lambda_slot_set (&DL_CYCLIC_LR (object)->scale_fn, NULL, NULL, NULL);
   dl_lr_scheduler_fields_finalize (object);
 }
 
@@ -317,11 +312,7 @@ dl_cyclic_lr_set_scale_fn (DlCyclicLr *self,
                            GDestroyNotify destroy)
 {
   g_return_if_fail (DL_IS_CYCLIC_LR (self));
-  if (self->destroy)
-    self->destroy (self->user_data);
-  self->scale_fn = scale_fn;
-  self->user_data = user_data;
-  self->destroy = destroy;
+  dl_lr_lambda_slot_set (&self->scale_fn, scale_fn, user_data, destroy);
 }
 
 /**

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "optim/dl-lr-scheduler.h"
+#include "optim/dl-lr-schedulers.h"
 #include "dl-lr-scheduler-private.h"
 
 G_BEGIN_DECLS
@@ -105,5 +106,40 @@ void dl_lr_scheduler_construct_error (gpointer self, const gchar *format, ...);
   {                                                                                                \
     *out = fn (self, group, error);                                                                \
   }
+
+/* A function of a scheduler's (LambdaLR's and MultiplicativeLR's factor,
+ * CyclicLR's scale) with its data */
+typedef struct
+{
+  DlLrLambda fn;
+  gpointer user_data;
+  GDestroyNotify destroy;
+} DlLrLambdaSlot;
+
+/* Sets @slot's function, freeing the data of the one before (fn NULL:
+ * only that) */
+void dl_lr_lambda_slot_set (DlLrLambdaSlot *slot,
+                            DlLrLambda fn,
+                            gpointer user_data,
+                            GDestroyNotify destroy);
+
+/* The function's value for @group and @x; NAN with @error set when it
+ * fails or there is none (the message says "<scheduler>: no <what> (see
+ * <setter>)") */
+gdouble dl_lr_lambda_slot_call (const DlLrLambdaSlot *slot,
+                                gpointer self,
+                                guint group,
+                                gint64 x,
+                                const gchar *what,
+                                const gchar *setter,
+                                GError **error);
+
+/* The states of @children as an "av" under "_schedulers" in @dict, and
+ * back (SequentialLR and ChainedScheduler) */
+void dl_lr_scheduler_save_children (GPtrArray *children, GVariantDict *dict);
+gboolean dl_lr_scheduler_load_children (gpointer self,
+                                        GPtrArray *children,
+                                        GVariantDict *dict,
+                                        GError **error);
 
 G_END_DECLS

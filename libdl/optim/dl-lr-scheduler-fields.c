@@ -1,12 +1,14 @@
 /* dl-lr-scheduler-fields.c: the schedulers' hyperparameters as
  * properties from a table of fields (see
- * dl-lr-scheduler-fields-private.h).
+ * dl-lr-scheduler-fields-private.h), and what the scheduler classes share
+ * besides: a function slot, and the states of child schedulers.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
 
+#include <math.h>
 #include <gio/gio.h>
 
 #include "dl-lr-scheduler-fields-private.h"
@@ -155,4 +157,84 @@ dl_lr_scheduler_construct_error (gpointer self, const gchar *format, ...)
       DL_LR_SCHEDULER (self),
       g_error_new (DL_ERROR, DL_ERROR_ARGUMENT, "%s: %s",
                    dl_lr_scheduler_get_display_name (DL_LR_SCHEDULER (self)), message));
+}
+
+void
+dl_lr_lambda_slot_set (DlLrLambdaSlot *slot,
+                       DlLrLambda fn,
+                       gpointer user_data,
+                       GDestroyNotify destroy)
+{
+  if (slot->destroy)
+    slot->destroy (slot->user_data);
+  slot->fn = fn;
+  slot->user_data = user_data;
+  slot->destroy = destroy;
+}
+
+gdouble
+dl_lr_lambda_slot_call (const DlLrLambdaSlot *slot,
+                        gpointer self,
+                        guint group,
+                        gint64 x,
+                        const gchar *what,
+                        const gchar *setter,
+                        GError **error)
+{
+  GError *local = NULL;
+  gdouble value = NAN;
+
+  if (slot->fn == NULL)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "%s: no %s (see %s)",
+                   dl_lr_scheduler_get_display_name (DL_LR_SCHEDULER (self)), what, setter);
+      return NAN;
+    }
+  slot->fn (group, x, &value, slot->user_data, &local);
+  if (local)
+    {
+      g_propagate_error (error, local);
+      return NAN;
+    }
+  return value;
+}
+
+void
+dl_lr_scheduler_save_children (GPtrArray *children, GVariantDict *dict)
+{
+  GVariantBuilder builder;
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("av"));
+  for (guint i = 0; i < children->len; i++)
+    g_variant_builder_add (&builder, "v", dl_lr_scheduler_get_state (children->pdata[i]));
+  g_variant_dict_insert_value (dict, "_schedulers", g_variant_builder_end (&builder));
+}
+
+gboolean
+dl_lr_scheduler_load_children (gpointer self,
+                               GPtrArray *children,
+                               GVariantDict *dict,
+                               GError **error)
+{
+  g_autoptr (GVariant) states = g_variant_dict_lookup_value (dict, "_schedulers", NULL);
+
+  if (states == NULL)
+    return TRUE;
+  if (!g_variant_is_of_type (states, G_VARIANT_TYPE ("av"))
+      || g_variant_n_children (states) != children->len)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "%s.load_state_dict: '_schedulers' must be a list of %u states",
+                   dl_lr_scheduler_get_display_name (DL_LR_SCHEDULER (self)), children->len);
+      return FALSE;
+    }
+  for (guint i = 0; i < children->len; i++)
+    {
+      g_autoptr (GVariant) boxed = g_variant_get_child_value (states, i);
+      g_autoptr (GVariant) state = g_variant_get_variant (boxed);
+
+      if (!dl_lr_scheduler_set_state (children->pdata[i], state, error))
+        return FALSE;
+    }
+  return TRUE;
 }

@@ -299,9 +299,7 @@ dl_polynomial_lr_new (DlOptimizer *optimizer, gint64 total_iters, gdouble power,
 struct _DlMultiplicativeLr
 {
   DlLrScheduler parent_instance;
-  DlLrLambda lr_lambda;
-  gpointer user_data;
-  GDestroyNotify destroy;
+  DlLrLambdaSlot lr_lambda;
 };
 
 /**
@@ -320,35 +318,20 @@ static gdouble
 multiplicative_lr_get_lr (DlLrScheduler *scheduler, guint group, gdouble lr, GError **error)
 {
   DlMultiplicativeLr *self = DL_MULTIPLICATIVE_LR (scheduler);
-  GError *local = NULL;
-  gdouble factor = NAN;
   gint64 e = epoch_of (self);
 
   if (e <= 0)
     return lr;
-  if (self->lr_lambda == NULL)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "MultiplicativeLR: no lr_lambda (see dl_multiplicative_lr_set_lambda)");
-      return NAN;
-    }
-  self->lr_lambda (group, e, &factor, self->user_data, &local);
-  if (local)
-    {
-      g_propagate_error (error, local);
-      return NAN;
-    }
-  return lr * factor;
+  return lr
+         * dl_lr_lambda_slot_call (&self->lr_lambda, self, group, e, "lr_lambda",
+                                   "dl_multiplicative_lr_set_lambda", error);
 }
 OUT_LR (multiplicative_lr_get_lr)
 
 static void
 multiplicative_lr_finalize (GObject *object)
 {
-  DlMultiplicativeLr *self = DL_MULTIPLICATIVE_LR (object);
-
-  if (self->destroy)
-    self->destroy (self->user_data);
+  dl_lr_lambda_slot_set (&DL_MULTIPLICATIVE_LR (object)->lr_lambda, NULL, NULL, NULL);
   G_OBJECT_CLASS (dl_multiplicative_lr_parent_class)->finalize (object);
 }
 
@@ -386,11 +369,7 @@ dl_multiplicative_lr_set_lambda (DlMultiplicativeLr *self,
                                  GDestroyNotify destroy)
 {
   g_return_if_fail (DL_IS_MULTIPLICATIVE_LR (self));
-  if (self->destroy)
-    self->destroy (self->user_data);
-  self->lr_lambda = lr_lambda;
-  self->user_data = user_data;
-  self->destroy = destroy;
+  dl_lr_lambda_slot_set (&self->lr_lambda, lr_lambda, user_data, destroy);
 }
 
 /**

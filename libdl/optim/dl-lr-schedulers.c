@@ -702,9 +702,7 @@ dl_linear_lr_new (DlOptimizer *optimizer,
 struct _DlLambdaLr
 {
   DlLrScheduler parent_instance;
-  DlLrLambda lr_lambda;
-  gpointer user_data;
-  GDestroyNotify destroy;
+  DlLrLambdaSlot lr_lambda;
 };
 
 /**
@@ -723,34 +721,16 @@ lambda_lr_get_lr (DlLrScheduler *scheduler, guint group, gdouble lr, GError **er
 {
   DlLambdaLr *self = DL_LAMBDA_LR (scheduler);
 
-  if (self->lr_lambda == NULL)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "LambdaLR: no lr_lambda (see dl_lambda_lr_set_lambda)");
-      return 0;
-    }
-  {
-    GError *local = NULL;
-    gdouble factor = NAN;
-
-    self->lr_lambda (group, epoch_of (self), &factor, self->user_data, &local);
-    if (local)
-      {
-        g_propagate_error (error, local);
-        return NAN;
-      }
-    return base_of (self, group) * factor;
-  }
+  return base_of (self, group)
+         * dl_lr_lambda_slot_call (&self->lr_lambda, self, group, epoch_of (self), "lr_lambda",
+                                   "dl_lambda_lr_set_lambda", error);
 }
 OUT_LR (lambda_lr_get_lr)
 
 static void
 lambda_lr_finalize (GObject *object)
 {
-  DlLambdaLr *self = DL_LAMBDA_LR (object);
-
-  if (self->destroy)
-    self->destroy (self->user_data);
+  dl_lr_lambda_slot_set (&DL_LAMBDA_LR (object)->lr_lambda, NULL, NULL, NULL);
   G_OBJECT_CLASS (dl_lambda_lr_parent_class)->finalize (object);
 }
 
@@ -788,11 +768,7 @@ dl_lambda_lr_set_lambda (DlLambdaLr *self,
                          GDestroyNotify destroy)
 {
   g_return_if_fail (DL_IS_LAMBDA_LR (self));
-  if (self->destroy)
-    self->destroy (self->user_data);
-  self->lr_lambda = lr_lambda;
-  self->user_data = user_data;
-  self->destroy = destroy;
+  dl_lr_lambda_slot_set (&self->lr_lambda, lr_lambda, user_data, destroy);
 }
 
 /**
@@ -1612,41 +1588,14 @@ sequential_constructed (GObject *object)
 static void
 sequential_save (DlLrScheduler *scheduler, GVariantDict *dict)
 {
-  DlSequentialLr *self = DL_SEQUENTIAL_LR (scheduler);
-  GVariantBuilder builder;
-
-  g_variant_builder_init (&builder, G_VARIANT_TYPE ("av"));
-  for (guint i = 0; i < self->schedulers->len; i++)
-    g_variant_builder_add (&builder, "v", dl_lr_scheduler_get_state (self->schedulers->pdata[i]));
-  g_variant_dict_insert_value (dict, "_schedulers", g_variant_builder_end (&builder));
+  dl_lr_scheduler_save_children (DL_SEQUENTIAL_LR (scheduler)->schedulers, dict);
 }
 
 static gboolean
 sequential_load (DlLrScheduler *scheduler, GVariantDict *dict, GError **error)
 {
-  DlSequentialLr *self = DL_SEQUENTIAL_LR (scheduler);
-  g_autoptr (GVariant) states = g_variant_dict_lookup_value (dict, "_schedulers", NULL);
-  gsize n;
-
-  if (states == NULL)
-    return TRUE;
-  if (!g_variant_is_of_type (states, G_VARIANT_TYPE ("av"))
-      || (n = g_variant_n_children (states)) != self->schedulers->len)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "SequentialLR.load_state_dict: '_schedulers' must be a list of %u states",
-                   self->schedulers->len);
-      return FALSE;
-    }
-  for (gsize i = 0; i < n; i++)
-    {
-      g_autoptr (GVariant) boxed = g_variant_get_child_value (states, i);
-      g_autoptr (GVariant) state = g_variant_get_variant (boxed);
-
-      if (!dl_lr_scheduler_set_state (self->schedulers->pdata[i], state, error))
-        return FALSE;
-    }
-  return TRUE;
+  return dl_lr_scheduler_load_children (scheduler, DL_SEQUENTIAL_LR (scheduler)->schedulers, dict,
+                                        error);
 }
 
 static void
