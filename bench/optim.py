@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-# optim.py: optimizer steps against PyTorch: one Adam step over 10M
-# parameters in 10 tensors, and one MLP training step.
+# optim.py: optimizer steps against PyTorch: one step of Adam (and of
+# Adadelta, Adamax, NAdam, RAdam, Rprop, ASGD) over 10M parameters in 10
+# tensors, and one MLP training step.
 #
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
@@ -14,6 +15,9 @@
 #   adam       Adam (lr 1e-3, default betas) step over 10 float32 tensors
 #              of 1M elements with fixed gradients: the fused update
 #              against torch's single-tensor loop (target <= 0.8)
+#   adadelta, adamax, nadam, radam, rprop, asgd
+#              the same with those optimizers at torch's defaults (one
+#              fused kernel per tensor here; target <= 0.8)
 #   mlp_step   Linear(784, 256), ReLU, Linear(256, 10), CrossEntropyLoss on
 #              a batch of 128, backward, Adam step, zero_grad
 #              (target <= 1.0)
@@ -37,11 +41,11 @@ from sidebyside import print_table  # noqa: E402
 
 
 
-def adam(lib, params_np, grads_np):
+def optimizer_step(lib, params_np, grads_np, name="Adam", **kw):
     params = [lib.from_numpy(p.copy()).requires_grad_() for p in params_np]
     for p, g in zip(params, grads_np):
         p.grad = lib.from_numpy(g.copy())
-    opt = lib.optim.Adam(params, lr=1e-3)
+    opt = getattr(lib.optim, name)(params, **kw)
 
     def run():
         opt.step()
@@ -77,7 +81,12 @@ def main():
     xb = rng.standard_normal((128, 784), dtype=np.float32)
     yb = rng.integers(0, 10, size=128)
     work = [
-        ("adam", 0.8, lambda lib: adam(lib, params, grads)),
+        ("adam", 0.8, lambda lib: optimizer_step(lib, params, grads, lr=1e-3)),
+    ]
+    for name in ("Adadelta", "Adamax", "NAdam", "RAdam", "Rprop", "ASGD"):
+        work.append((name.lower(), 0.8,
+                     lambda lib, name=name: optimizer_step(lib, params, grads, name)))
+    work += [
         ("mlp_step", 1.0, lambda lib: mlp_step(lib, xb, yb)),
     ]
     print_table(work, torch, Dl, args.rounds, args.seconds, warmup=2)

@@ -549,13 +549,30 @@ struct _DlBackendContext
  *            max_exp_avg_sq (amsgrad); decoupled: AdamW's weight decay
  *   RMSPROP  state[0] = square_avg, state[1] = momentum buffer (momentum >
  *            0), state[2] = grad_avg (centered)
- *   ADAGRAD  state[0] = sum; lr is the decayed clr */
+ *   ADAGRAD  state[0] = sum; lr is the decayed clr
+ *   ADADELTA state[0] = square_avg, state[1] = acc_delta; beta1 is rho
+ *   ADAMAX   state[0] = exp_avg, state[1] = exp_inf; step_size is the clr
+ *   NADAM    state[0] = exp_avg, state[1] = exp_avg_sq; bias_correction is
+ *            bias_correction2, coef1 and coef2 the values of the two
+ *            addcdiv_ (gradient, then average)
+ *   RADAM    state[0] = exp_avg, state[1] = exp_avg_sq; bias_correction is
+ *            bias_correction1; rectified: coef1 is the rectification term
+ *   RPROP    state[0] = prev, state[1] = step_size; beta1 and beta2 are
+ *            etaminus and etaplus, step_min and step_max the bounds
+ *   ASGD     state[0] = ax; lr is eta, coef1 the decay 1 - lambd eta,
+ *            coef2 mu */
 typedef enum
 {
   DL_OPTIM_SGD,
   DL_OPTIM_ADAM,
   DL_OPTIM_RMSPROP,
   DL_OPTIM_ADAGRAD,
+  DL_OPTIM_ADADELTA,
+  DL_OPTIM_ADAMAX,
+  DL_OPTIM_NADAM,
+  DL_OPTIM_RADAM,
+  DL_OPTIM_RPROP,
+  DL_OPTIM_ASGD,
 } DlOptimKind;
 
 typedef struct
@@ -574,12 +591,18 @@ typedef struct
   gdouble eps;
   gdouble step_size;
   gdouble bias_correction2_sqrt;
+  gdouble bias_correction;
+  gdouble coef1;
+  gdouble coef2;
+  gdouble step_min;
+  gdouble step_max;
   gboolean maximize;
   gboolean nesterov;
   gboolean first_step;
   gboolean amsgrad;
   gboolean decoupled;
   gboolean centered;
+  gboolean rectified;
 } DlOptimStepArgs;
 
 /* The dense factorizations of the lapack slot, one per matrix of a batch

@@ -978,7 +978,12 @@ dl_lr_scheduler_set_state (DlLrScheduler *self, GVariant *state, GError **error)
                && is_state_pspec (pspec))
         {
           g_value_init (&gvalue, G_PARAM_SPEC_VALUE_TYPE (pspec));
-          if (!(ok = variant_to_value (v, &gvalue)))
+          /* a variant property takes only its own type (MultiStepLR's
+           * "ax", CyclicLR's "ad") */
+          if (G_IS_PARAM_SPEC_VARIANT (pspec)
+              && !g_variant_is_of_type (v, G_PARAM_SPEC_VARIANT (pspec)->type))
+            ok = FALSE;
+          if (!ok || !(ok = variant_to_value (v, &gvalue)))
             g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                          "%s.load_state_dict: '%s' is a %s, which does not fit the property",
                          dl_lr_scheduler_get_display_name (self), key,

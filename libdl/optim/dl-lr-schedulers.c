@@ -19,8 +19,8 @@
  *   SequentialLR   one scheduler after another at milestones
  *
  * Hyperparameters are properties kept in each class's struct through one
- * table per class (fields below); those read-write after construction are
- * the scheduler's state dict.
+ * table per class (dl-lr-scheduler-fields-private.h); those read-write
+ * after construction are the scheduler's state dict.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -33,212 +33,8 @@
 
 #include "dl-lr-schedulers.h"
 #include "dl-lr-scheduler-private.h"
+#include "dl-lr-scheduler-fields-private.h"
 #include "dl-error.h"
-
-/* ---- properties from a table of fields ---------------------------------- */
-
-typedef struct
-{
-  const gchar *name;
-  gchar type; /* 'd' double, 'x' int64, 'b' boolean, 's' string, 'v' variant "ax" */
-  gdouble default_value;
-  const gchar *default_string;
-  gsize offset;
-  gboolean state; /* read-write state, not a construct property */
-} Field;
-
-typedef struct
-{
-  const Field *fields;
-  guint n_fields;
-} FieldTable;
-
-static const FieldTable *
-field_table (GType type)
-{
-  return g_type_get_qdata (type, g_quark_from_static_string ("dl-lr-scheduler-fields"));
-}
-
-static void
-field_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
-{
-  const FieldTable *table = field_table (pspec->owner_type);
-  const Field *f = &table->fields[prop_id - 1];
-  gpointer p = G_STRUCT_MEMBER_P (object, f->offset);
-
-  switch (f->type)
-    {
-      case 'd':
-        g_value_set_double (value, *(gdouble *)p);
-        break;
-      case 'x':
-        g_value_set_int64 (value, *(gint64 *)p);
-        break;
-      case 'b':
-        g_value_set_boolean (value, *(gboolean *)p);
-        break;
-      case 's':
-        g_value_set_string (value, *(gchar **)p);
-        break;
-      default:
-        g_value_set_variant (value, *(GVariant **)p);
-    }
-}
-
-static void
-field_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
-{
-  const FieldTable *table = field_table (pspec->owner_type);
-  const Field *f = &table->fields[prop_id - 1];
-  gpointer p = G_STRUCT_MEMBER_P (object, f->offset);
-
-  switch (f->type)
-    {
-      case 'd':
-        *(gdouble *)p = g_value_get_double (value);
-        break;
-      case 'x':
-        *(gint64 *)p = g_value_get_int64 (value);
-        break;
-      case 'b':
-        *(gboolean *)p = g_value_get_boolean (value);
-        break;
-      case 's':
-        g_free (*(gchar **)p);
-        *(gchar **)p = g_value_dup_string (value);
-        break;
-      default:
-        g_clear_pointer ((GVariant **)p, g_variant_unref);
-        *(GVariant **)p = g_value_dup_variant (value);
-    }
-  g_object_notify_by_pspec (object, pspec);
-}
-
-static void
-fields_finalize (GObject *object)
-{
-  const FieldTable *table = field_table (G_OBJECT_TYPE (object));
-  GObjectClass *parent = g_type_class_peek_parent (G_OBJECT_GET_CLASS (object));
-
-  for (guint i = 0; i < table->n_fields; i++)
-    {
-      gpointer p = G_STRUCT_MEMBER_P (object, table->fields[i].offset);
-
-      if (table->fields[i].type == 's')
-        g_clear_pointer ((gchar **)p, g_free);
-      else if (table->fields[i].type == 'v')
-        g_clear_pointer ((GVariant **)p, g_variant_unref);
-    }
-  parent->finalize (object);
-}
-
-static void
-install_fields (GObjectClass *klass, const FieldTable *table)
-{
-  GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY;
-
-  g_type_set_qdata (G_TYPE_FROM_CLASS (klass),
-                    g_quark_from_static_string ("dl-lr-scheduler-fields"), (gpointer)table);
-  klass->get_property = field_get_property;
-  klass->set_property = field_set_property;
-  klass->finalize = fields_finalize;
-  for (guint i = 0; i < table->n_fields; i++)
-    {
-      const Field *f = &table->fields[i];
-      GParamFlags flags = f->state ? rw : rw | G_PARAM_CONSTRUCT;
-      GParamSpec *pspec;
-
-      /* wide ranges: a bad value is a GError of the construction, not a
-       * GParamSpec warning */
-      switch (f->type)
-        {
-          case 'd':
-            pspec = g_param_spec_double (f->name, NULL, NULL, -G_MAXDOUBLE, G_MAXDOUBLE,
-                                         f->default_value, flags);
-            break;
-          case 'x':
-            pspec = g_param_spec_int64 (f->name, NULL, NULL, G_MININT64, G_MAXINT64,
-                                        (gint64)f->default_value, flags);
-            break;
-          case 'b':
-            pspec = g_param_spec_boolean (f->name, NULL, NULL, f->default_value != 0, flags);
-            break;
-          case 's':
-            pspec = g_param_spec_string (f->name, NULL, NULL, f->default_string, flags);
-            break;
-          default:
-            pspec = g_param_spec_variant (f->name, NULL, NULL, G_VARIANT_TYPE ("ax"), NULL, flags);
-        }
-      g_object_class_install_property (klass, i + 1, pspec);
-    }
-}
-
-#define FIELD(T, name, type, def, member) { name, type, def, NULL, G_STRUCT_OFFSET (T, member), FALSE }
-#define STATE(T, name, type, member) { name, type, 0, NULL, G_STRUCT_OFFSET (T, member), TRUE }
-#define INSTALL(klass, fields)                                                                     \
-  G_STMT_START                                                                                     \
-  {                                                                                                \
-    static const FieldTable table = { fields, G_N_ELEMENTS (fields) };                             \
-    install_fields (G_OBJECT_CLASS (klass), &table);                                               \
-  }                                                                                                \
-  G_STMT_END
-
-/* ---- shared helpers -------------------------------------------------------- */
-
-static DlOptimizer *
-optimizer_of (gpointer self)
-{
-  return dl_lr_scheduler_get_optimizer (DL_LR_SCHEDULER (self));
-}
-
-static gint64
-epoch_of (gpointer self)
-{
-  return dl_lr_scheduler_get_last_epoch (DL_LR_SCHEDULER (self));
-}
-
-static gdouble
-base_of (gpointer self, guint group)
-{
-  return dl_lr_scheduler_get_base_lr (DL_LR_SCHEDULER (self), group);
-}
-
-static gdouble
-group_option (gpointer self, guint group, const gchar *name)
-{
-  return dl_optimizer_get_group_option (optimizer_of (self), group, name, NULL);
-}
-
-/* a construct error: the message names the scheduler */
-G_GNUC_PRINTF (2, 3)
-static void
-construct_error (gpointer self, const gchar *format, ...)
-{
-  va_list args;
-  g_autofree gchar *message = NULL;
-
-  va_start (args, format);
-  message = g_strdup_vprintf (format, args);
-  va_end (args);
-  dl_lr_scheduler_take_construct_error (
-      DL_LR_SCHEDULER (self),
-      g_error_new (DL_ERROR, DL_ERROR_ARGUMENT, "%s: %s",
-                   dl_lr_scheduler_get_display_name (DL_LR_SCHEDULER (self)), message));
-}
-
-/* the subclasses compute a rate as a return value; the class's vfuncs
- * hand it back through an out parameter (see DlLrSchedulerClass) */
-#define OUT_LR(fn)                                                                                 \
-  static void fn##_out (DlLrScheduler *self, guint group, gdouble lr, gdouble *out,                \
-                        GError **error)                                                            \
-  {                                                                                                \
-    *out = fn (self, group, lr, error);                                                            \
-  }
-#define OUT_CLOSED_FORM(fn)                                                                        \
-  static void fn##_out (DlLrScheduler *self, guint group, gdouble *out, GError **error)            \
-  {                                                                                                \
-    *out = fn (self, group, error);                                                                \
-  }
 
 static const gint64 *
 milestones_of (GVariant *v, gsize *n)
@@ -310,8 +106,8 @@ step_lr_constructed (GObject *object)
   DlStepLr *self = DL_STEP_LR (object);
 
   if (self->step_size <= 0)
-    construct_error (self, "step_size must be a positive integer, got %" G_GINT64_FORMAT,
-                     self->step_size);
+    dl_lr_scheduler_construct_error (
+        self, "step_size must be a positive integer, got %" G_GINT64_FORMAT, self->step_size);
   G_OBJECT_CLASS (dl_step_lr_parent_class)->constructed (object);
 }
 
@@ -660,8 +456,8 @@ cosine_annealing_lr_constructed (GObject *object)
   DlCosineAnnealingLr *self = DL_COSINE_ANNEALING_LR (object);
 
   if (self->t_max <= 0)
-    construct_error (self, "T_max must be a positive integer, got %" G_GINT64_FORMAT,
-                     self->t_max);
+    dl_lr_scheduler_construct_error (
+        self, "T_max must be a positive integer, got %" G_GINT64_FORMAT, self->t_max);
   G_OBJECT_CLASS (dl_cosine_annealing_lr_parent_class)->constructed (object);
 }
 
@@ -805,9 +601,11 @@ linear_lr_constructed (GObject *object)
 
   /* torch 1.13's checks and messages: a start factor of 0 is allowed */
   if (!(self->start_factor >= 0 && self->start_factor <= 1))
-    construct_error (self, "Starting multiplicative factor expected to be between 0 and 1.");
+    dl_lr_scheduler_construct_error (
+        self, "Starting multiplicative factor expected to be between 0 and 1.");
   else if (!(self->end_factor >= 0 && self->end_factor <= 1))
-    construct_error (self, "Ending multiplicative factor expected to be between 0 and 1.");
+    dl_lr_scheduler_construct_error (
+        self, "Ending multiplicative factor expected to be between 0 and 1.");
   G_OBJECT_CLASS (dl_linear_lr_parent_class)->constructed (object);
 }
 
@@ -904,9 +702,7 @@ dl_linear_lr_new (DlOptimizer *optimizer,
 struct _DlLambdaLr
 {
   DlLrScheduler parent_instance;
-  DlLrLambda lr_lambda;
-  gpointer user_data;
-  GDestroyNotify destroy;
+  DlLrLambdaSlot lr_lambda;
 };
 
 /**
@@ -925,34 +721,16 @@ lambda_lr_get_lr (DlLrScheduler *scheduler, guint group, gdouble lr, GError **er
 {
   DlLambdaLr *self = DL_LAMBDA_LR (scheduler);
 
-  if (self->lr_lambda == NULL)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "LambdaLR: no lr_lambda (see dl_lambda_lr_set_lambda)");
-      return 0;
-    }
-  {
-    GError *local = NULL;
-    gdouble factor = NAN;
-
-    self->lr_lambda (group, epoch_of (self), &factor, self->user_data, &local);
-    if (local)
-      {
-        g_propagate_error (error, local);
-        return NAN;
-      }
-    return base_of (self, group) * factor;
-  }
+  return base_of (self, group)
+         * dl_lr_lambda_slot_call (&self->lr_lambda, self, group, epoch_of (self), "lr_lambda",
+                                   "dl_lambda_lr_set_lambda", error);
 }
 OUT_LR (lambda_lr_get_lr)
 
 static void
 lambda_lr_finalize (GObject *object)
 {
-  DlLambdaLr *self = DL_LAMBDA_LR (object);
-
-  if (self->destroy)
-    self->destroy (self->user_data);
+  dl_lr_lambda_slot_set (&DL_LAMBDA_LR (object)->lr_lambda, NULL, NULL, NULL);
   G_OBJECT_CLASS (dl_lambda_lr_parent_class)->finalize (object);
 }
 
@@ -990,11 +768,7 @@ dl_lambda_lr_set_lambda (DlLambdaLr *self,
                          GDestroyNotify destroy)
 {
   g_return_if_fail (DL_IS_LAMBDA_LR (self));
-  if (self->destroy)
-    self->destroy (self->user_data);
-  self->lr_lambda = lr_lambda;
-  self->user_data = user_data;
-  self->destroy = destroy;
+  dl_lr_lambda_slot_set (&self->lr_lambda, lr_lambda, user_data, destroy);
 }
 
 /**
@@ -1174,15 +948,17 @@ one_cycle_lr_constructed (GObject *object)
     goto chain;
   if (self->total_steps == 0 && self->epochs == 0 && self->steps_per_epoch == 0)
     {
-      construct_error (self, "You must define either total_steps OR (epochs AND steps_per_epoch)");
+      dl_lr_scheduler_construct_error (
+          self, "You must define either total_steps OR (epochs AND steps_per_epoch)");
       goto chain;
     }
   if (self->total_steps != 0)
     {
       if (self->total_steps < 0)
         {
-          construct_error (self, "Expected positive integer total_steps, but got %" G_GINT64_FORMAT,
-                           self->total_steps);
+          dl_lr_scheduler_construct_error (
+              self, "Expected positive integer total_steps, but got %" G_GINT64_FORMAT,
+              self->total_steps);
           goto chain;
         }
     }
@@ -1190,30 +966,31 @@ one_cycle_lr_constructed (GObject *object)
     {
       if (self->epochs <= 0)
         {
-          construct_error (self, "Expected positive integer epochs, but got %" G_GINT64_FORMAT,
-                           self->epochs);
+          dl_lr_scheduler_construct_error (
+              self, "Expected positive integer epochs, but got %" G_GINT64_FORMAT, self->epochs);
           goto chain;
         }
       if (self->steps_per_epoch <= 0)
         {
-          construct_error (self,
-                           "Expected positive integer steps_per_epoch, but got %" G_GINT64_FORMAT,
-                           self->steps_per_epoch);
+          dl_lr_scheduler_construct_error (
+              self, "Expected positive integer steps_per_epoch, but got %" G_GINT64_FORMAT,
+              self->steps_per_epoch);
           goto chain;
         }
       self->total_steps = self->epochs * self->steps_per_epoch;
     }
   if (!(self->pct_start >= 0 && self->pct_start <= 1))
     {
-      construct_error (self, "Expected float between 0 and 1 pct_start, but got %g",
-                       self->pct_start);
+      dl_lr_scheduler_construct_error (self, "Expected float between 0 and 1 pct_start, but got %g",
+                                       self->pct_start);
       goto chain;
     }
   if (g_strcmp0 (self->anneal_strategy, "cos") != 0
       && g_strcmp0 (self->anneal_strategy, "linear") != 0)
     {
-      construct_error (self, "anneal_strategy must by one of 'cos' or 'linear', instead got %s",
-                       self->anneal_strategy ? self->anneal_strategy : "NULL");
+      dl_lr_scheduler_construct_error (
+          self, "anneal_strategy must by one of 'cos' or 'linear', instead got %s",
+          self->anneal_strategy ? self->anneal_strategy : "NULL");
       goto chain;
     }
   if (self->cycle_momentum)
@@ -1229,9 +1006,9 @@ one_cycle_lr_constructed (GObject *object)
           if (missing)
             {
               g_clear_error (&missing);
-              construct_error (self,
-                               "optimizer must support momentum with `cycle_momentum` option "
-                               "enabled");
+              dl_lr_scheduler_construct_error (
+                  self, "optimizer must support momentum with `cycle_momentum` option "
+                        "enabled");
               goto chain;
             }
         }
@@ -1246,7 +1023,8 @@ one_cycle_lr_constructed (GObject *object)
           if (missing)
             {
               g_clear_error (&missing);
-              construct_error (self, "max_lr is required (for parameter group %u)", i);
+              dl_lr_scheduler_construct_error (self, "max_lr is required (for parameter group %u)",
+                                               i);
               goto chain;
             }
         }
@@ -1266,10 +1044,11 @@ one_cycle_lr_constructed (GObject *object)
           if (missing)
             {
               g_clear_error (&missing);
-              construct_error (self,
-                               "max_momentum and base_momentum are required (for parameter "
-                               "group %u)",
-                               i);
+              dl_lr_scheduler_construct_error (
+                  self,
+                  "max_momentum and base_momentum are required (for parameter "
+                  "group %u)",
+                  i);
               goto chain;
             }
           dl_optimizer_set_group_option (optimizer, i, self->use_beta1 ? "beta1" : "momentum",
@@ -1550,10 +1329,11 @@ warm_restarts_constructed (GObject *object)
   DlCosineAnnealingWarmRestarts *self = DL_COSINE_ANNEALING_WARM_RESTARTS (object);
 
   if (self->t_0 <= 0)
-    construct_error (self, "Expected positive integer T_0, but got %" G_GINT64_FORMAT, self->t_0);
+    dl_lr_scheduler_construct_error (
+        self, "Expected positive integer T_0, but got %" G_GINT64_FORMAT, self->t_0);
   else if (self->t_mult < 1)
-    construct_error (self, "Expected integer T_mult >= 1, but got %" G_GINT64_FORMAT,
-                     self->t_mult);
+    dl_lr_scheduler_construct_error (
+        self, "Expected integer T_mult >= 1, but got %" G_GINT64_FORMAT, self->t_mult);
   self->t_i = self->t_0;
   self->t_cur = (gdouble)epoch_of (self);
   G_OBJECT_CLASS (dl_cosine_annealing_warm_restarts_parent_class)->constructed (object);
@@ -1749,17 +1529,19 @@ sequential_constructed (GObject *object)
 
       if (!DL_IS_LR_SCHEDULER (item))
         {
-          construct_error (self, "schedulers: item %u is a %s, not a scheduler", i,
-                           item ? G_OBJECT_TYPE_NAME (item) : "NULL");
+          dl_lr_scheduler_construct_error (self, "schedulers: item %u is a %s, not a scheduler", i,
+                                           item ? G_OBJECT_TYPE_NAME (item) : "NULL");
           ok = FALSE;
           break;
         }
       if (dl_lr_scheduler_get_optimizer (DL_LR_SCHEDULER (item)) != optimizer)
         {
-          construct_error (self, "Sequential Schedulers expects all schedulers to belong to the "
-                                 "same optimizer, but got schedulers at index %u to be different "
-                                 "than the optimizer passed in.",
-                           i);
+          dl_lr_scheduler_construct_error (
+              self,
+              "Sequential Schedulers expects all schedulers to belong to the "
+              "same optimizer, but got schedulers at index %u to be different "
+              "than the optimizer passed in.",
+              i);
           ok = FALSE;
           break;
         }
@@ -1768,15 +1550,17 @@ sequential_constructed (GObject *object)
   g_clear_object (&self->schedulers_model);
   if (ok && n == 0)
     {
-      construct_error (self, "SequentialLR expects at least one scheduler");
+      dl_lr_scheduler_construct_error (self, "SequentialLR expects at least one scheduler");
       ok = FALSE;
     }
   if (ok && n_milestones != n - 1)
     {
-      construct_error (self, "Sequential Schedulers expects number of schedulers provided to be "
-                             "one more than the number of milestone points, but got number of "
-                             "schedulers %u and the number of milestones to be equal to %" G_GSIZE_FORMAT,
-                       n, n_milestones);
+      dl_lr_scheduler_construct_error (
+          self,
+          "Sequential Schedulers expects number of schedulers provided to be "
+          "one more than the number of milestone points, but got number of "
+          "schedulers %u and the number of milestones to be equal to %" G_GSIZE_FORMAT,
+          n, n_milestones);
       ok = FALSE;
     }
   G_OBJECT_CLASS (dl_sequential_lr_parent_class)->constructed (object);
@@ -1804,41 +1588,14 @@ sequential_constructed (GObject *object)
 static void
 sequential_save (DlLrScheduler *scheduler, GVariantDict *dict)
 {
-  DlSequentialLr *self = DL_SEQUENTIAL_LR (scheduler);
-  GVariantBuilder builder;
-
-  g_variant_builder_init (&builder, G_VARIANT_TYPE ("av"));
-  for (guint i = 0; i < self->schedulers->len; i++)
-    g_variant_builder_add (&builder, "v", dl_lr_scheduler_get_state (self->schedulers->pdata[i]));
-  g_variant_dict_insert_value (dict, "_schedulers", g_variant_builder_end (&builder));
+  dl_lr_scheduler_save_children (DL_SEQUENTIAL_LR (scheduler)->schedulers, dict);
 }
 
 static gboolean
 sequential_load (DlLrScheduler *scheduler, GVariantDict *dict, GError **error)
 {
-  DlSequentialLr *self = DL_SEQUENTIAL_LR (scheduler);
-  g_autoptr (GVariant) states = g_variant_dict_lookup_value (dict, "_schedulers", NULL);
-  gsize n;
-
-  if (states == NULL)
-    return TRUE;
-  if (!g_variant_is_of_type (states, G_VARIANT_TYPE ("av"))
-      || (n = g_variant_n_children (states)) != self->schedulers->len)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "SequentialLR.load_state_dict: '_schedulers' must be a list of %u states",
-                   self->schedulers->len);
-      return FALSE;
-    }
-  for (gsize i = 0; i < n; i++)
-    {
-      g_autoptr (GVariant) boxed = g_variant_get_child_value (states, i);
-      g_autoptr (GVariant) state = g_variant_get_variant (boxed);
-
-      if (!dl_lr_scheduler_set_state (self->schedulers->pdata[i], state, error))
-        return FALSE;
-    }
-  return TRUE;
+  return dl_lr_scheduler_load_children (scheduler, DL_SEQUENTIAL_LR (scheduler)->schedulers, dict,
+                                        error);
 }
 
 static void
@@ -1854,7 +1611,7 @@ sequential_get_property (GObject *object, guint prop_id, GValue *value, GParamSp
       g_value_take_object (value, store);
     }
   else
-    field_get_property (object, prop_id, value, pspec);
+    dl_lr_scheduler_field_get_property (object, prop_id, value, pspec);
 }
 
 static void
@@ -1865,7 +1622,7 @@ sequential_set_property (GObject *object, guint prop_id, const GValue *value, GP
   if (prop_id == SEQ_PROP_SCHEDULERS)
     g_set_object (&self->schedulers_model, g_value_get_object (value));
   else
-    field_set_property (object, prop_id, value, pspec);
+    dl_lr_scheduler_field_set_property (object, prop_id, value, pspec);
 }
 
 static void

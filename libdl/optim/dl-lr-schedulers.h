@@ -1,7 +1,9 @@
 /* dl-lr-schedulers.h: the epoch-based learning-rate schedulers of
  * torch.optim.lr_scheduler: StepLR, MultiStepLR, ExponentialLR,
  * CosineAnnealingLR, LinearLR, LambdaLR, OneCycleLR,
- * CosineAnnealingWarmRestarts and SequentialLR.
+ * CosineAnnealingWarmRestarts and SequentialLR (dl-lr-schedulers.c);
+ * ConstantLR, PolynomialLR and MultiplicativeLR (dl-lr-schedulers-factor.c);
+ * CyclicLR (dl-cyclic-lr.c); ChainedScheduler (dl-chained-scheduler.c).
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -59,6 +61,34 @@ G_DECLARE_FINAL_TYPE (DlCosineAnnealingWarmRestarts,
 #define DL_TYPE_SEQUENTIAL_LR (dl_sequential_lr_get_type ())
 DL_EXPORT
 G_DECLARE_FINAL_TYPE (DlSequentialLr, dl_sequential_lr, DL, SEQUENTIAL_LR, DlLrScheduler)
+
+#define DL_TYPE_CONSTANT_LR (dl_constant_lr_get_type ())
+DL_EXPORT
+G_DECLARE_FINAL_TYPE (DlConstantLr, dl_constant_lr, DL, CONSTANT_LR, DlLrScheduler)
+
+#define DL_TYPE_POLYNOMIAL_LR (dl_polynomial_lr_get_type ())
+DL_EXPORT
+G_DECLARE_FINAL_TYPE (DlPolynomialLr, dl_polynomial_lr, DL, POLYNOMIAL_LR, DlLrScheduler)
+
+#define DL_TYPE_MULTIPLICATIVE_LR (dl_multiplicative_lr_get_type ())
+DL_EXPORT
+G_DECLARE_FINAL_TYPE (DlMultiplicativeLr,
+                      dl_multiplicative_lr,
+                      DL,
+                      MULTIPLICATIVE_LR,
+                      DlLrScheduler)
+
+#define DL_TYPE_CHAINED_SCHEDULER (dl_chained_scheduler_get_type ())
+DL_EXPORT
+G_DECLARE_FINAL_TYPE (DlChainedScheduler,
+                      dl_chained_scheduler,
+                      DL,
+                      CHAINED_SCHEDULER,
+                      DlLrScheduler)
+
+#define DL_TYPE_CYCLIC_LR (dl_cyclic_lr_get_type ())
+DL_EXPORT
+G_DECLARE_FINAL_TYPE (DlCyclicLr, dl_cyclic_lr, DL, CYCLIC_LR, DlLrScheduler)
 
 /**
  * DlLrLambda:
@@ -133,5 +163,41 @@ DlSequentialLr *dl_sequential_lr_new (DlOptimizer *optimizer,
                                       const gint64 *milestones,
                                       gsize n_milestones,
                                       GError **error);
+DL_EXPORT
+DlConstantLr *
+dl_constant_lr_new (DlOptimizer *optimizer, gdouble factor, gint64 total_iters, GError **error);
+DL_EXPORT
+DlPolynomialLr *
+dl_polynomial_lr_new (DlOptimizer *optimizer, gint64 total_iters, gdouble power, GError **error);
+DL_EXPORT
+DlMultiplicativeLr *dl_multiplicative_lr_new (DlOptimizer *optimizer,
+                                              DlLrLambda lr_lambda,
+                                              gpointer user_data,
+                                              GDestroyNotify destroy,
+                                              GError **error);
+DL_EXPORT
+void dl_multiplicative_lr_set_lambda (DlMultiplicativeLr *self,
+                                      DlLrLambda lr_lambda,
+                                      gpointer user_data,
+                                      GDestroyNotify destroy);
+DL_EXPORT
+DlCyclicLr *dl_cyclic_lr_new (DlOptimizer *optimizer,
+                              gdouble base_lr,
+                              gdouble max_lr,
+                              gdouble step_size_up,
+                              gdouble step_size_down,
+                              const gchar *mode,
+                              gdouble gamma,
+                              gboolean cycle_momentum,
+                              gdouble base_momentum,
+                              gdouble max_momentum,
+                              GError **error);
+DL_EXPORT
+DlChainedScheduler *dl_chained_scheduler_new (GPtrArray *schedulers, GError **error);
+DL_EXPORT
+void dl_cyclic_lr_set_scale_fn (DlCyclicLr *self,
+                                DlLrLambda scale_fn,
+                                gpointer user_data,
+                                GDestroyNotify destroy);
 
 G_END_DECLS

@@ -58,6 +58,16 @@ GHashTable *dl_optimizer_param_state (DlOptimizer *self, DlTensor *p);
 gdouble
 dl_optimizer_state_count (GHashTable *state, const gchar *name, DlDType dtype, GError **error);
 
+/* The 0-d float32 tensor @name of @state (created filled with @init when
+ * missing), for the numbers torch.optim keeps as 0-d tensors (NAdam's
+ * mu_product, ASGD's eta and mu), and its value in *@value: rounded to
+ * float32 as PyTorch's is. */
+DlTensor *dl_optimizer_state_scalar (GHashTable *state,
+                                     const gchar *name,
+                                     gdouble init,
+                                     gdouble *value,
+                                     GError **error);
+
 G_END_DECLS
 
 G_BEGIN_DECLS

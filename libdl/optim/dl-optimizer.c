@@ -1141,6 +1141,35 @@ dl_optimizer_state_count (GHashTable *state, const gchar *name, DlDType dtype, G
   return count;
 }
 
+DlTensor *
+dl_optimizer_state_scalar (GHashTable *state,
+                           const gchar *name,
+                           gdouble init,
+                           gdouble *value,
+                           GError **error)
+{
+  DlTensor *t = g_hash_table_lookup (state, name);
+  GError *item_error = NULL;
+
+  if (t == NULL)
+    {
+      if (!(t = dl_zeros (NULL, 0, DL_DTYPE_FLOAT32, NULL, error))
+          || !dl_tensor_fill_ (t, init, error))
+        {
+          g_clear_object (&t);
+          return NULL;
+        }
+      g_hash_table_insert (state, g_strdup (name), t);
+    }
+  *value = dl_tensor_item (t, &item_error);
+  if (item_error)
+    {
+      g_propagate_error (error, item_error);
+      return NULL;
+    }
+  return t;
+}
+
 static DlTensor *
 lookup_param (DlOptimizer *self, const gchar *op, guint index, GError **error)
 {

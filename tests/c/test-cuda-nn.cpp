@@ -185,8 +185,17 @@ check_optim (DlOptimStepArgs a)
   for (int k = 0; k < 3; k++)
     {
       /* the averages of squares are non-negative: Adam's 1 and 2, the
-       * others' 0; the rest (momenta, RMSprop's centred average) signed */
-      const bool square = a.kind == DL_OPTIM_ADAM ? k > 0 : k == 0;
+       * others' 0; the rest (momenta, RMSprop's centred average) signed;
+       * Adadelta's both, the second of Adamax, NAdam, RAdam (exp_inf,
+       * exp_avg_sq) and Rprop (its step sizes) */
+      bool square = a.kind == DL_OPTIM_ADAM ? k > 0 : k == 0;
+
+      if (a.kind == DL_OPTIM_ADADELTA)
+        square = k < 2;
+      else if (a.kind >= DL_OPTIM_ADAMAX && a.kind <= DL_OPTIM_RPROP)
+        square = k == 1;
+      else if (a.kind == DL_OPTIM_ASGD)
+        square = false;
 
       st[k] = square ? random_vec<T> (n, 0.05, 1) : random_vec<T> (n, -0.2, 0.2);
     }
@@ -218,11 +227,11 @@ test_optim (void)
 {
   int checked = 0;
 
-  for (int t = 0; t < 400; t++)
+  for (int t = 0; t < 600; t++)
     {
       DlOptimStepArgs a = {};
 
-      a.kind = (DlOptimKind)(t % 4);
+      a.kind = (DlOptimKind)(t % 10);
       a.n = g_rand_int_range (rng, 1, 200);
       a.lr = g_rand_double_range (rng, 1e-3, 0.5);
       a.weight_decay = g_rand_boolean (rng) ? g_rand_double_range (rng, 0, 0.1) : 0;
@@ -250,6 +259,31 @@ test_optim (void)
             a.centered = g_rand_boolean (rng);
             break;
           case DL_OPTIM_ADAGRAD:
+            break;
+          case DL_OPTIM_ADADELTA:
+            a.beta1 = g_rand_double_range (rng, 0.5, 0.99);
+            break;
+          case DL_OPTIM_ADAMAX:
+          case DL_OPTIM_NADAM:
+          case DL_OPTIM_RADAM:
+            a.beta1 = g_rand_double_range (rng, 0.5, 0.95);
+            a.beta2 = g_rand_double_range (rng, 0.9, 0.9999);
+            a.step_size = g_rand_double_range (rng, 1e-3, 0.3);
+            a.bias_correction = g_rand_double_range (rng, 0.05, 1);
+            a.bias_correction2_sqrt = g_rand_double_range (rng, 0.05, 1);
+            a.coef1 = g_rand_double_range (rng, -0.3, 0.3);
+            a.coef2 = g_rand_double_range (rng, -0.3, 0.3);
+            a.rectified = g_rand_boolean (rng);
+            break;
+          case DL_OPTIM_RPROP:
+            a.beta1 = g_rand_double_range (rng, 0.1, 0.9);
+            a.beta2 = g_rand_double_range (rng, 1.1, 2);
+            a.step_min = 1e-6;
+            a.step_max = g_rand_double_range (rng, 0.1, 50);
+            break;
+          case DL_OPTIM_ASGD:
+            a.coef1 = g_rand_double_range (rng, 0.9, 1);
+            a.coef2 = g_rand_boolean (rng) ? 1 : g_rand_double_range (rng, 0, 1);
             break;
         }
       g_snprintf (case_name, sizeof case_name, "optim case %d (kind %d)", t, a.kind);

@@ -1,5 +1,6 @@
 /* test-optim.c: the optimizers' updates against values torch.optim 1.13
- * computes for the same start and gradients (float64), parameter groups,
+ * computes for the same start and gradients (float64; Adadelta, Adamax,
+ * NAdam, RAdam, Rprop and ASGD too), parameter groups,
  * state save and restore, the schedulers, and the errors.
  *
  * Copyright 2026 The libdl authors
@@ -114,6 +115,48 @@ static const Case cases[] = {
     { 0.1, 0.1, 0.1 },
     { FALSE, FALSE, FALSE },
     { 0.88075369653358448, -1.8717185014575122, 2.8689155383790359 } },
+  { "adadelta-maximize",
+    dl_adadelta_get_type,
+    { "lr", "rho", "weight-decay", "maximize" },
+    { 0.5, 0.8, 0.1, 1 },
+    { FALSE, FALSE, FALSE, TRUE },
+    { 1.0016806630201516, -2.001680746286219, 3.001727327028854 } },
+  { "adamax",
+    dl_adamax_get_type,
+    { "lr", "weight-decay", "beta1", "beta2" },
+    { 0.1, 0.1, 0.8, 0.9 },
+    { FALSE, FALSE, FALSE, FALSE },
+    { 0.8164399173361372, -1.8158340333756715, 2.8200466831598443 } },
+  { "nadam",
+    dl_nadam_get_type,
+    { "lr", "weight-decay", "momentum-decay", NULL },
+    { 0.1, 0.1, 0.01 },
+    { FALSE, FALSE, FALSE },
+    { 0.8161000377792763, -1.8150971540103265, 2.819836137878114 } },
+  { "radam-rectified",
+    dl_radam_get_type,
+    { "lr", "beta2", "weight-decay", NULL },
+    { 0.1, 0.5, 0.1 },
+    { FALSE, FALSE, FALSE },
+    { 0.8667422800543795, -1.733484560108759, 2.4968096717809285 } },
+  { "radam",
+    dl_radam_get_type,
+    { "lr", NULL },
+    { 0.1 },
+    { FALSE },
+    { 0.895931248786172, -1.791862497572344, 2.583724995144688 } },
+  { "rprop-maximize",
+    dl_rprop_get_type,
+    { "lr", "etaminus", "step-size-max", "maximize" },
+    { 0.1, 0.3, 0.12, 1 },
+    { FALSE, FALSE, FALSE, TRUE },
+    { 1.13, -2.13, 3.13 } },
+  { "asgd",
+    dl_asgd_get_type,
+    { "lr", "lambd", "t0", "weight-decay" },
+    { 0.1, 0.05, 1, 0.1 },
+    { FALSE, FALSE, FALSE, FALSE },
+    { 0.8325940060265749, -1.6651880120531497, 2.3745418510583716 } },
 };
 
 static DlOptimizer *
@@ -158,7 +201,8 @@ test_case (gconstpointer data)
 }
 
 /* three steps, or one, then the state copied into a fresh optimizer
- * through get_state/set_state, then two: the same numbers bit for bit */
+ * through get_state/set_state, then two: the same numbers bit for bit
+ * (NAdam's to 1e-12) */
 static void
 test_state_resume (gconstpointer data)
 {
@@ -196,7 +240,19 @@ test_state_resume (gconstpointer data)
     }
   g_clear_object (&first);
   run_steps (second, q, 1, 3);
-  assert_same_values (q, p);
+  /* NAdam's mu_product is cast to the parameters' float64 then, as
+   * PyTorch's load_state_dict casts it, and the product rounds no more to
+   * float32 */
+  if (c->get_type () == DL_TYPE_NADAM)
+    {
+      g_autofree gdouble *want = dl_test_values (p);
+
+      g_assert_cmpint (dl_tensor_get_dtype (dl_optimizer_get_state (second, 0, "mu_product")), ==,
+                       DL_DTYPE_FLOAT64);
+      dl_test_assert_values (q, want, 3, 1e-12);
+    }
+  else
+    assert_same_values (q, p);
 }
 
 static void
@@ -417,6 +473,150 @@ test_schedulers (void)
   g_assert_null (dl_reduce_lr_on_plateau_new (opt, "sideways", 0.1, 10, &error));
   g_assert_cmpstr (error->message, ==, "ReduceLROnPlateau: mode sideways is unknown!");
   g_clear_error (&error);
+}
+
+/* ConstantLR, PolynomialLR, MultiplicativeLR and CyclicLR against the
+ * rates (and momenta) torch.optim.lr_scheduler 1.13 gives an SGD (lr 0.1,
+ * momentum 0.9) over eight steps */
+static DlOptimizer *
+new_sgd_01 (DlTensor *p)
+{
+  g_autoptr (GPtrArray) params = g_ptr_array_new ();
+
+  g_ptr_array_add (params, p);
+  return DL_OPTIMIZER (dl_sgd_new (params, 0.1, 0.9, 0, 0, FALSE, NULL));
+}
+
+static void
+assert_schedule (DlLrScheduler *s, const gdouble *lrs, const gdouble *momenta)
+{
+  GError *error = NULL;
+  DlOptimizer *opt = dl_lr_scheduler_get_optimizer (s);
+
+  for (guint i = 0; i < 9; i++)
+    {
+      if (i > 0)
+        g_assert_true (dl_lr_scheduler_step (s, &error));
+      g_assert_no_error (error);
+      assert_lr (s, lrs[i]);
+      if (momenta)
+        g_assert_cmpfloat_with_epsilon (dl_optimizer_get_group_option (opt, 0, "momentum", NULL),
+                                        momenta[i], 1e-15);
+    }
+}
+
+static void
+grow (guint group, gint64 epoch, gdouble *factor, gpointer user_data, GError **error)
+{
+  *factor = 0.5 + 0.1 * epoch;
+}
+
+static void
+test_factor_schedulers (void)
+{
+  static const gdouble constant[] = { 0.05, 0.05, 0.05, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1 };
+  static const gdouble poly[]
+      = { 0.1, 0.05625, 0.024999999999999998, 0.0062499999999999995, 0, 0, 0, 0, 0 };
+  static const gdouble mult[] = { 0.1,
+                                  0.06,
+                                  0.041999999999999996,
+                                  0.0336,
+                                  0.03024,
+                                  0.03024,
+                                  0.033264,
+                                  0.03991680000000001,
+                                  0.051891840000000015 };
+  static const gdouble cyclic[] = {
+    0.01, 0.05500000000000001, 0.1, 0.05500000000000001, 0.01, 0.0325, 0.05500000000000001, 0.0325,
+    0.01
+  };
+  static const gdouble momenta[]
+      = { 0.9, 0.8500000000000001, 0.8, 0.8500000000000001, 0.9, 0.875, 0.8500000000000001, 0.875,
+          0.9 };
+  g_autoptr (DlTensor) p = new_param ();
+  g_autoptr (GError) error = NULL;
+  DlOptimizer *opt;
+  gpointer s;
+
+  opt = new_sgd_01 (p);
+  s = dl_constant_lr_new (opt, 0.5, 3, &error);
+  assert_schedule (s, constant, NULL);
+  g_assert_true (dl_lr_scheduler_step_to (s, 1, &error));
+  assert_lr (s, 0.05);
+  g_assert_finalize_object (s);
+  g_assert_finalize_object (opt);
+
+  opt = new_sgd_01 (p);
+  s = dl_polynomial_lr_new (opt, 4, 2.0, &error);
+  assert_schedule (s, poly, NULL);
+  g_assert_true (dl_lr_scheduler_step_to (s, 1, &error));
+  assert_lr (s, 0.05625);
+  g_assert_finalize_object (s);
+  g_assert_finalize_object (opt);
+
+  opt = new_sgd_01 (p);
+  s = dl_multiplicative_lr_new (opt, grow, NULL, NULL, &error);
+  assert_schedule (s, mult, NULL);
+  g_assert_finalize_object (s);
+  g_assert_finalize_object (opt);
+
+  opt = new_sgd_01 (p);
+  s = dl_cyclic_lr_new (opt, 0.01, 0.1, 2, 0, "triangular2", 1, TRUE, 0.8, 0.9, &error);
+  g_assert_no_error (error);
+  assert_schedule (s, cyclic, momenta);
+  g_assert_finalize_object (s);
+
+  /* ChainedScheduler (ConstantLR (0.1, 2), ExponentialLR (0.9)) over a
+   * fresh group's rate */
+  {
+    static const gdouble chained[]
+        = { 0.010000000000000002, 0.009000000000000003, 0.08100000000000003,
+            0.07290000000000003,  0.06561000000000003,  0.059049000000000025 };
+    g_autoptr (GPtrArray) parts = g_ptr_array_new_with_free_func (g_object_unref);
+    g_autoptr (DlOptimizer) other = new_sgd_01 (p);
+    g_autoptr (DlChainedScheduler) chain = NULL;
+    g_autoptr (GPtrArray) mixed = g_ptr_array_new_with_free_func (g_object_unref);
+
+    g_ptr_array_add (parts, dl_constant_lr_new (other, 0.1, 2, &error));
+    g_ptr_array_add (parts, dl_exponential_lr_new (other, 0.9, &error));
+    chain = dl_chained_scheduler_new (parts, &error);
+    g_assert_no_error (error);
+    for (guint i = 0; i < G_N_ELEMENTS (chained); i++)
+      {
+        if (i > 0)
+          g_assert_true (dl_lr_scheduler_step (DL_LR_SCHEDULER (chain), &error));
+        assert_lr (DL_LR_SCHEDULER (chain), chained[i]);
+      }
+    g_ptr_array_add (mixed, g_object_ref (parts->pdata[0]));
+    g_ptr_array_add (mixed, dl_constant_lr_new (opt, 0.5, 2, &error));
+    g_assert_null (dl_chained_scheduler_new (mixed, &error));
+    g_assert_cmpstr (error->message, ==,
+                     "ChainedScheduler: ChainedScheduler expects all schedulers to belong to the "
+                     "same optimizer, but got schedulers at index 0 and 1 to be different");
+    g_clear_error (&error);
+  }
+
+  /* the errors, with torch's messages */
+  g_assert_null (dl_cyclic_lr_new (opt, 0.01, 0.1, 2, 0, "sawtooth", 1, TRUE, 0.8, 0.9, &error));
+  g_assert_cmpstr (error->message, ==, "CyclicLR: mode is invalid and scale_fn is None");
+  g_clear_error (&error);
+  g_assert_null (dl_constant_lr_new (opt, 1.5, 3, &error));
+  g_assert_cmpstr (error->message, ==,
+                   "ConstantLR: Constant multiplicative factor expected to be between 0 and 1.");
+  g_clear_error (&error);
+  g_assert_finalize_object (opt);
+  {
+    g_autoptr (GPtrArray) params = g_ptr_array_new ();
+    g_autoptr (DlAdam) adam = NULL;
+
+    g_ptr_array_add (params, p);
+    adam = dl_adam_new (params, 0.1, 0.9, 0.999, 1e-8, 0, FALSE, NULL);
+    g_assert_null (dl_cyclic_lr_new (DL_OPTIMIZER (adam), 0.01, 0.1, 2, 0, "triangular", 1, TRUE,
+                                     0.8, 0.9, &error));
+    g_assert_cmpstr (error->message, ==,
+                     "CyclicLR: optimizer must support momentum with `cycle_momentum` option "
+                     "enabled");
+  }
 }
 
 static void
@@ -669,6 +869,76 @@ test_state_file (void)
   g_rmdir (dir);
 }
 
+/* the _new constructors of Adadelta, Adamax, NAdam, RAdam, Rprop and ASGD
+ * with torch.optim's defaults */
+static DlOptimizer *
+new_with_defaults (guint i, GPtrArray *params, GError **error)
+{
+  switch (i)
+    {
+      case 0:
+        return DL_OPTIMIZER (dl_adadelta_new (params, 1.0, 0.9, 1e-6, 0, error));
+      case 1:
+        return DL_OPTIMIZER (dl_adamax_new (params, 2e-3, 0.9, 0.999, 1e-8, 0, error));
+      case 2:
+        return DL_OPTIMIZER (dl_nadam_new (params, 2e-3, 0.9, 0.999, 1e-8, 0, 4e-3, error));
+      case 3:
+        return DL_OPTIMIZER (dl_radam_new (params, 1e-3, 0.9, 0.999, 1e-8, 0, error));
+      case 4:
+        return DL_OPTIMIZER (dl_rprop_new (params, 1e-2, 0.5, 1.2, 1e-6, 50, error));
+      default:
+        return DL_OPTIMIZER (dl_asgd_new (params, 1e-2, 1e-4, 0.75, 1e6, 0, error));
+    }
+}
+
+/* each constructor steps as the properties' defaults do (lr aside), bit
+ * for bit; the checks fail with torch's messages */
+static void
+test_more_constructors (void)
+{
+  const GType types[] = { DL_TYPE_ADADELTA, DL_TYPE_ADAMAX, DL_TYPE_NADAM,
+                          DL_TYPE_RADAM,    DL_TYPE_RPROP,  DL_TYPE_ASGD };
+  g_autoptr (GPtrArray) params = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr (GError) error = NULL;
+
+  g_ptr_array_add (params, new_param ());
+  for (guint i = 0; i < G_N_ELEMENTS (types); i++)
+    {
+      g_autoptr (DlTensor) p = new_param ();
+      g_autoptr (DlTensor) q = new_param ();
+      g_autoptr (GPtrArray) ps = g_ptr_array_new ();
+      g_autoptr (GListStore) store = store_of (q);
+      g_autoptr (DlOptimizer) made = NULL;
+      g_autoptr (DlOptimizer) defaults = NULL;
+
+      g_ptr_array_add (ps, p);
+      made = new_with_defaults (i, ps, &error);
+      g_assert_no_error (error);
+      g_assert_true (G_OBJECT_TYPE (made) == types[i]);
+      defaults = g_initable_new (types[i], NULL, &error, "params", store, "lr",
+                                 dl_optimizer_get_lr (made), NULL);
+      g_assert_no_error (error);
+      run_steps (made, p, 0, 3);
+      run_steps (defaults, q, 0, 3);
+      assert_same_values (p, q);
+    }
+  g_assert_null (dl_adadelta_new (params, 1.0, 1.5, 1e-6, 0, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_assert_cmpstr (error->message, ==, "Adadelta: Invalid rho value: 1.5");
+  g_clear_error (&error);
+  g_assert_null (dl_rprop_new (params, 0.1, 1.5, 2, 1e-6, 50, &error));
+  g_assert_cmpstr (error->message, ==, "Rprop: Invalid eta values: 1.5, 2");
+  g_clear_error (&error);
+  g_assert_null (dl_nadam_new (params, 0.1, 0.9, 0.999, 1e-8, 0, -1, &error));
+  g_assert_cmpstr (error->message, ==, "NAdam: Invalid momentum_decay value: -1");
+  g_clear_error (&error);
+  g_assert_null (dl_radam_new (params, 0.1, 1, 0.999, 1e-8, 0, &error));
+  g_assert_cmpstr (error->message, ==, "RAdam: Invalid beta parameter at index 0: 1");
+  g_clear_error (&error);
+  g_assert_null (dl_asgd_new (params, 0.1, 1e-4, 0.75, 1e6, -1, &error));
+  g_assert_cmpstr (error->message, ==, "ASGD: Invalid weight_decay value: -1");
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -684,10 +954,12 @@ main (int argc, char *argv[])
     }
   g_test_add_func ("/optim/param-groups", test_param_groups);
   g_test_add_func ("/optim/construct-errors", test_construct_errors);
+  g_test_add_func ("/optim/more-constructors", test_more_constructors);
   g_test_add_func ("/optim/lbfgs", test_lbfgs);
   g_test_add_func ("/optim/lbfgs-resume", test_lbfgs_resume);
   g_test_add_func ("/optim/state-file", test_state_file);
   g_test_add_func ("/optim/schedulers", test_schedulers);
+  g_test_add_func ("/optim/factor-schedulers", test_factor_schedulers);
   g_test_add_func ("/optim/sequential-and-plateau", test_sequential_and_plateau);
   return g_test_run ();
 }

@@ -1138,29 +1138,63 @@ function leafWithGrad() {
     return p;
 }
 
-test('each optimizer steps once as torch.optim does', () => {
-    // torch.optim 1.13's first step from these values, lr 0.1 (RMSprop 0.01)
-    const cases = [
-        [Dl.Adam, {lr: 0.1}, [0.9, -1.9, 2.9]],
-        [Dl.AdamW, {lr: 0.1}, [0.899, -1.898, 2.897]],
-        [Dl.Rmsprop, {lr: 0.01}, [0.9, -1.9, 2.9]],
-        [Dl.Adagrad, {lr: 0.1}, [0.9, -1.9, 2.9]],
-        [Dl.Sgd, {lr: 0.1, momentum: 0.9, maximize: true}, [1.05, -2.1, 3.2]],
-    ];
-    for (const [cls, props, expected] of cases) {
-        const p = leafWithGrad();
-        const opt = new cls({params: paramStore(p), ...props});
-        opt.init(null);
-        opt.step();
-        assertClose(values(p), expected, 1e-6, `${cls.name} one step`);
-        assert(opt.list_state(0).length > 0, `${cls.name} keeps a state`);
+test ('each optimizer steps once as torch.optim does', () => {
+  // torch.optim 1.13's first step from these values, lr 0.1 (RMSprop 0.01)
+  const cases = [
+    [ Dl.Adam, { lr : 0.1 }, [ 0.9, -1.9, 2.9 ] ],
+    [ Dl.AdamW, { lr : 0.1 }, [ 0.899, -1.898, 2.897 ] ],
+    [ Dl.Rmsprop, { lr : 0.01 }, [ 0.9, -1.9, 2.9 ] ],
+    [ Dl.Adagrad, { lr : 0.1 }, [ 0.9, -1.9, 2.9 ] ],
+    [ Dl.Sgd, { lr : 0.1, momentum : 0.9, maximize : true }, [ 1.05, -2.1, 3.2 ] ],
+    [ Dl.Adadelta, { lr : 0.1 }, [ 0.9996837785583488, -1.99968377381511, 2.9996837726292673 ] ],
+    [ Dl.Adamax, { lr : 0.1 }, [ 0.900000002, -1.900000001, 2.9000000005 ] ],
+    [ Dl.Nadam, { lr : 0.1 }, [ 0.8950468838442651, -1.895046882794734, 2.8950468822699684 ] ],
+    [ Dl.Radam, { lr : 0.1 }, [ 0.95, -1.9, 2.8 ] ],
+    [ Dl.Rprop, { lr : 0.1 }, [ 0.9, -1.9, 2.9 ] ],
+    [ Dl.Asgd, { lr : 0.1 }, [ 0.9499899992547929, -1.8999799985095858, 2.7999699970193204 ] ],
+  ];
+  for (const [cls, props, expected] of cases)
+    {
+      const p = leafWithGrad ();
+      const opt = new cls ({ params : paramStore (p), ...props });
+      opt.init(null);
+      opt.step();
+      assertClose (values (p), expected, 1e-6, `${cls.name} one step`);
+      assert (opt.list_state(0).length > 0, `${cls.name} keeps a state`);
     }
-    const adam = new Dl.Adam({params: paramStore(leafWithGrad()), lr: 0.1, beta1: 0.5});
-    adam.step();
-    assert(adam.list_state(0).join() === 'exp_avg,exp_avg_sq,step', adam.list_state(0).join());
-    assert(adam.get_state(0, 'step').item() === 1, 'step count');
-    assertDlError(() => new Dl.Adam({params: paramStore(leafWithGrad()), beta2: 1}).init(null),
-        Dl.Error.ARGUMENT, 'bad beta');
+  const adam = new Dl.Adam({ params : paramStore (leafWithGrad ()), lr : 0.1, beta1 : 0.5 });
+  adam.step();
+  assert (adam.list_state(0).join() === 'exp_avg,exp_avg_sq,step', adam.list_state(0).join());
+  assert (adam.get_state(0, 'step').item() === 1, 'step count');
+  assertDlError (() => new Dl.Adam({ params : paramStore (leafWithGrad ()), beta2 : 1 }).init(null),
+                 Dl.Error.ARGUMENT, 'bad beta');
+  // NAdam's second step from its constructor, and its state in torch's names
+  const nadam = Dl.Nadam.new([ leafWithGrad () ], 0.1, 0.9, 0.999, 1e-8, 0, 4e-3);
+  nadam.step();
+  nadam.step();
+  assertClose (values (nadam.get_params()[0]),
+               [ 0.8171707556281658, -1.8171707537998734, 2.817170752885727 ], 1e-6,
+               'NAdam two steps');
+  assert (nadam.list_state(0).join() === 'exp_avg,exp_avg_sq,mu_product,step',
+          nadam.list_state(0).join());
+  assertDlError (() => Dl.Rprop.new([ leafWithGrad () ], 0.1, 1.5, 2, 1e-6, 50), Dl.Error.ARGUMENT,
+                 'bad etas');
+});
+
+test ('CyclicLR from JS, its rates and momenta as torch.optim 1.13', () => {
+  const sgd = Dl.Sgd.new([ leafWithGrad () ], 0.1, 0.9, 0, 0, false);
+  const clr = Dl.CyclicLr.new(sgd, 0.01, 0.1, 2, 0, 'triangular2', 1, true, 0.8, 0.9);
+  const lrs = [ sgd.get_group_lr(0) ], momenta = [ sgd.get_group_option(0, 'momentum') ];
+  for (let i = 0; i < 8; i++)
+    {
+      clr.step();
+      lrs.push(sgd.get_group_lr(0));
+      momenta.push(sgd.get_group_option(0, 'momentum'));
+    }
+  assertClose (lrs, [ 0.01, 0.055, 0.1, 0.055, 0.01, 0.0325, 0.055, 0.0325, 0.01 ], 1e-12,
+               'CyclicLR rates');
+  assertClose (momenta, [ 0.9, 0.85, 0.8, 0.85, 0.9, 0.875, 0.85, 0.875, 0.9 ], 1e-12,
+               'CyclicLR momenta');
 });
 
 test('parameter groups and state from JS', () => {

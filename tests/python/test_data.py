@@ -363,3 +363,70 @@ def test_gobject_dataset_subclass_in_python(num_workers):
     assert sizes == [4, 4, 1]
     with pytest.raises(IndexError):
         D.DataLoader(ds, batch_size=4, collate_fn=len).dataset[9]
+
+
+# ---- WeightedRandomSampler, ChainDataset, DistributedSampler --------------------------
+
+def test_weighted_random_sampler():
+    from dl.utils.data import WeightedRandomSampler
+    weights = [0.1, 0.0, 0.6, 0.3]
+    g = Dl.Generator().manual_seed(3)
+    s = WeightedRandomSampler(weights, 4000, generator=g)
+    assert len(s) == 4000
+    drawn = list(s)
+    assert len(drawn) == 4000 and all(isinstance(i, int) for i in drawn)
+    counts = np.bincount(drawn, minlength=4) / 4000
+    assert counts[1] == 0
+    np.testing.assert_allclose(counts, [0.1, 0.0, 0.6, 0.3], atol=0.03)
+    # the same generator state, the same draw
+    again = WeightedRandomSampler(weights, 4000, generator=Dl.Generator().manual_seed(3))
+    assert list(again) == drawn
+    # without replacement: each index at most once, never a zero weight
+    once = list(WeightedRandomSampler([1, 2, 0, 3, 4], 4, replacement=False))
+    assert sorted(once) == [0, 1, 3, 4]
+    assert isinstance(s.weights, Dl.Tensor) and s.weights.dtype == Dl.float64
+
+
+@pytest.mark.parametrize("args,message", [
+    (([1.0, 2.0], 0), "num_samples should be a positive integer value, but got num_samples=0"),
+    (([1.0, 2.0], True), "num_samples should be a positive integer value"),
+    (([1.0, 2.0], 2, 1), "replacement should be a boolean value, but got replacement=1"),
+    (([[1.0, 2.0]], 2), r"weights should be a 1d sequence but given weights have shape \(1, 2\)"),
+])
+def test_weighted_random_sampler_errors_as_torch(args, message):
+    for lib in (Dl, torch):
+        with pytest.raises(ValueError, match=message):
+            lib.utils.data.WeightedRandomSampler(*args)
+
+
+def test_chain_dataset_as_torch():
+    out = []
+    for lib in (Dl, torch):
+        D = lib.utils.data
+
+        class Stream(D.IterableDataset):
+            def __init__(self, start, n):
+                self.start, self.n = start, n
+
+            def __iter__(self):
+                return iter(range(self.start, self.start + self.n))
+
+            def __len__(self):
+                return self.n
+
+        chain = D.ChainDataset([Stream(0, 3), Stream(10, 2)])
+        with pytest.raises(AssertionError, match="ChainDataset only supports IterableDataset"):
+            list(D.ChainDataset([D.TensorDataset(lib.ones(2))]))
+        batches = [b.tolist() for b in D.DataLoader(chain, batch_size=2)]
+        out.append((list(chain), len(chain), batches))
+    assert out[0] == out[1]
+    assert out[0] == ([0, 1, 2, 10, 11], 5, [[0, 1], [2, 10], [11]])
+
+
+def test_distributed_sampler_exported():
+    from dl.utils.data import DistributedSampler
+    from dl.utils.data.distributed import DistributedSampler as D
+    assert DistributedSampler is D
+    s = DistributedSampler(list(range(10)), num_replicas=2, rank=1, shuffle=False)
+    assert list(s) == list(torch.utils.data.DistributedSampler(list(range(10)), num_replicas=2,
+                                                               rank=1, shuffle=False))

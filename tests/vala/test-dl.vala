@@ -974,6 +974,17 @@ void test_optimizers () {
         assert_values (p, { 0.95, -1.9, 2.8 }, 1e-12);
         assert_dl_error (() => { new Dl.Adam (ps, 0.1, 0.9, 1.5, 1e-8, 0, false); },
                          Dl.Error.ARGUMENT, "bad beta");
+        ps[0] = p = leaf_with_grad ();
+        var nadam = new Dl.Nadam (ps, 0.1, 0.9, 0.999, 1e-8, 0, 4e-3);
+        nadam.step ();
+        nadam.step ();
+        assert_values (p, { 0.8171707556281658, -1.8171707537998734, 2.817170752885727 }, 1e-6);
+        assert (nadam.list_state (0)[2] == "mu_product");
+        ps[0] = p = leaf_with_grad ();
+        new Dl.Rprop (ps, 0.1, 0.5, 1.2, 1e-6, 50).step ();
+        assert_values (p, { 0.9, -1.9, 2.9 }, 1e-12);
+        assert_dl_error (() => { new Dl.Rprop (ps, 0.1, 1.5, 2, 1e-6, 50); },
+                         Dl.Error.ARGUMENT, "bad etas");
 
         /* an optimizer written in Vala, with its groups, under StepLR and
          * LambdaLR with a Vala closure */

@@ -13,6 +13,21 @@
  *            avg += eps;  momentum: b = mom b + g / avg, p = p - lr b;
  *            else p = p - lr g / avg
  *   Adagrad  g = ±grad [+ wd p];  s = s + g g;  p = p - clr g / (sqrt (s) + eps)
+ *   Adadelta g = ±grad [+ wd p];  s = rho s + (1 - rho) g g;
+ *            d = sqrt (acc + eps) / sqrt (s + eps) g;
+ *            acc = rho acc + (1 - rho) d d;  p = p - lr d
+ *   Adamax   g = ±grad [+ wd p];  m = b1 m + (1 - b1) g;
+ *            u = max (b2 u, |g| + eps);  p = p - clr m / u
+ *   NAdam    g = grad [+ wd p];  m, v as Adam's;  den = sqrt (v / bc2) + eps;
+ *            p = p + k1 g / den;  p = p + k2 m / den
+ *   RAdam    g = grad [+ wd p];  m, v as Adam's;  rectified:
+ *            p = p - m / bc1 lr (sqrt (bc2) / (sqrt (v) + eps)) rect;
+ *            else p = p - m / bc1 lr
+ *   Rprop    g = ±grad;  f = eta+, eta- or 1 as sign (g prev);
+ *            step = clamp (step f, min, max);  g = 0 where f = eta-;
+ *            p = p - sign (g) step;  prev = g
+ *   ASGD     g = ±grad [+ wd p];  p = p (1 - lambd eta);  p = p - eta g;
+ *            ax = mu != 1 ? ax + (p - ax) mu : p
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -126,6 +141,104 @@
                 s = s0[i] + g * g;                                                                 \
                 s0[i] = s;                                                                         \
                 p[i] = p[i] + neg_lr * (g / (SQRT (s) + eps));                                     \
+              }                                                                                    \
+          }                                                                                        \
+          break;                                                                                   \
+        case DL_OPTIM_ADADELTA:                                                                    \
+          {                                                                                        \
+            const T rho = (T)a->beta1, c = (T)(1 - a->beta1), eps = (T)a->eps;                     \
+            for (gint64 i = lo; i < hi; i++)                                                       \
+              {                                                                                    \
+                T g = sign * grad[i], sq, delta;                                                   \
+                if (has_wd)                                                                        \
+                  g = g + wd * p[i];                                                               \
+                sq = s0[i] * rho + c * (g * g);                                                    \
+                s0[i] = sq;                                                                        \
+                delta = SQRT (s1[i] + eps) / SQRT (sq + eps) * g;                                  \
+                s1[i] = s1[i] * rho + c * (delta * delta);                                         \
+                p[i] = p[i] + neg_lr * delta;                                                      \
+              }                                                                                    \
+          }                                                                                        \
+          break;                                                                                   \
+        case DL_OPTIM_ADAMAX:                                                                      \
+          {                                                                                        \
+            const T b1 = (T)a->beta1, c1 = (T)(1 - a->beta1), b2 = (T)a->beta2;                    \
+            const T eps = (T)a->eps, neg_step = (T)-a->step_size;                                  \
+            for (gint64 i = lo; i < hi; i++)                                                       \
+              {                                                                                    \
+                T g = sign * grad[i], m, u, v;                                                     \
+                if (has_wd)                                                                        \
+                  g = g + wd * p[i];                                                               \
+                m = s0[i] * b1 + c1 * g;                                                           \
+                s0[i] = m;                                                                         \
+                u = s1[i] * b2;                                                                    \
+                v = (g < 0 ? -g : g) + eps;                                                        \
+                u = u > v || isnan (u) ? u : v;                                                    \
+                s1[i] = u;                                                                         \
+                p[i] = p[i] + neg_step * m / u;                                                    \
+              }                                                                                    \
+          }                                                                                        \
+          break;                                                                                   \
+        case DL_OPTIM_NADAM:                                                                       \
+        case DL_OPTIM_RADAM:                                                                       \
+          {                                                                                        \
+            const T b1 = (T)a->beta1, c1 = (T)(1 - a->beta1);                                      \
+            const T b2 = (T)a->beta2, c2 = (T)(1 - a->beta2), eps = (T)a->eps;                     \
+            const T bc = (T)a->bias_correction, k1 = (T)a->coef1, k2 = (T)a->coef2;                \
+            const T lr = (T)a->lr, bc2 = (T)a->bias_correction2_sqrt;                              \
+            const gboolean nadam = a->kind == DL_OPTIM_NADAM;                                      \
+            for (gint64 i = lo; i < hi; i++)                                                       \
+              {                                                                                    \
+                T g = sign * grad[i], m, v;                                                        \
+                if (has_wd)                                                                        \
+                  g = g + wd * p[i];                                                               \
+                m = s0[i] * b1 + c1 * g;                                                           \
+                v = s1[i] * b2 + c2 * (g * g);                                                     \
+                s0[i] = m;                                                                         \
+                s1[i] = v;                                                                         \
+                if (nadam)                                                                         \
+                  {                                                                                \
+                    T denom = SQRT (v / bc) + eps;                                                 \
+                    T pi = p[i] + k1 * g / denom;                                                  \
+                    p[i] = pi + k2 * m / denom;                                                    \
+                  }                                                                                \
+                else if (a->rectified)                                                             \
+                  p[i] = p[i] + (T)-1 * (m / bc * lr * (bc2 / (SQRT (v) + eps)) * k1);             \
+                else                                                                               \
+                  p[i] = p[i] + (T)-1 * (m / bc * lr);                                             \
+              }                                                                                    \
+          }                                                                                        \
+          break;                                                                                   \
+        case DL_OPTIM_RPROP:                                                                       \
+          {                                                                                        \
+            const T minus = (T)a->beta1, plus = (T)a->beta2;                                       \
+            const T lo_step = (T)a->step_min, hi_step = (T)a->step_max;                            \
+            for (gint64 i = lo; i < hi; i++)                                                       \
+              {                                                                                    \
+                T g = sign * grad[i], d = g * s0[i], f, st;                                        \
+                f = d > 0 ? plus : d < 0 ? minus : d == 0 ? (T)1 : d;                              \
+                st = s1[i] * f;                                                                    \
+                st = st < lo_step ? lo_step : st > hi_step ? hi_step : st;                         \
+                s1[i] = st;                                                                        \
+                if (f == minus)                                                                    \
+                  g = 0;                                                                           \
+                p[i] = p[i] + (T)-1 * ((T)((g > 0) - (g < 0)) * st);                               \
+                s0[i] = g;                                                                         \
+              }                                                                                    \
+          }                                                                                        \
+          break;                                                                                   \
+        case DL_OPTIM_ASGD:                                                                        \
+          {                                                                                        \
+            const T decay = (T)a->coef1, mu = (T)a->coef2;                                         \
+            for (gint64 i = lo; i < hi; i++)                                                       \
+              {                                                                                    \
+                T g = sign * grad[i], pi;                                                          \
+                if (has_wd)                                                                        \
+                  g = g + wd * p[i];                                                               \
+                pi = p[i] * decay;                                                                 \
+                pi = pi + neg_lr * g;                                                              \
+                p[i] = pi;                                                                         \
+                s0[i] = mu != 1 ? s0[i] + (pi - s0[i]) * mu : pi;                                  \
               }                                                                                    \
           }                                                                                        \
           break;                                                                                   \

@@ -26,7 +26,7 @@ dl_cuda_optim_step (DlBackendContext *ctx, const DlOptimStepArgs *args, DlDType 
   cudaStream_t stream = dl_cuda_current_stream (ctx);
 
   g_return_if_fail (dtype == DL_DTYPE_FLOAT32 || dtype == DL_DTYPE_FLOAT64);
-  g_return_if_fail (args->kind >= DL_OPTIM_SGD && args->kind <= DL_OPTIM_ADAGRAD);
+  g_return_if_fail (args->kind >= DL_OPTIM_SGD && args->kind <= DL_OPTIM_ASGD);
   if (args->n == 0)
     return;
   DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));

@@ -103,5 +103,90 @@ dl_cuda_optim_elem (const DlOptimStepArgs &a, int64_t i)
           p[i] = p[i] + neg_lr * (g / (dl_sqrt (s) + (T)a.eps));
         }
         break;
+      case DL_OPTIM_ADADELTA:
+        {
+          const T rho = (T)a.beta1, c = (T)(1 - a.beta1), eps = (T)a.eps;
+          T sq, delta;
+
+          if (has_wd)
+            g = g + wd * p[i];
+          sq = s0[i] * rho + c * (g * g);
+          s0[i] = sq;
+          delta = dl_sqrt (s1[i] + eps) / dl_sqrt (sq + eps) * g;
+          s1[i] = s1[i] * rho + c * (delta * delta);
+          p[i] = p[i] + neg_lr * delta;
+        }
+        break;
+      case DL_OPTIM_ADAMAX:
+        {
+          T m, u, v;
+
+          if (has_wd)
+            g = g + wd * p[i];
+          m = s0[i] * (T)a.beta1 + (T)(1 - a.beta1) * g;
+          s0[i] = m;
+          u = s1[i] * (T)a.beta2;
+          v = (g < 0 ? -g : g) + (T)a.eps;
+          u = u > v || dl_cuda_isnan (u) ? u : v;
+          s1[i] = u;
+          p[i] = p[i] + (T)-a.step_size * m / u;
+        }
+        break;
+      case DL_OPTIM_NADAM:
+      case DL_OPTIM_RADAM:
+        {
+          const T bc = (T)a.bias_correction, eps = (T)a.eps;
+          T m, v;
+
+          if (has_wd)
+            g = g + wd * p[i];
+          m = s0[i] * (T)a.beta1 + (T)(1 - a.beta1) * g;
+          v = s1[i] * (T)a.beta2 + (T)(1 - a.beta2) * (g * g);
+          s0[i] = m;
+          s1[i] = v;
+          if (a.kind == DL_OPTIM_NADAM)
+            {
+              T denom = dl_sqrt (v / bc) + eps;
+              T pi = p[i] + (T)a.coef1 * g / denom;
+
+              p[i] = pi + (T)a.coef2 * m / denom;
+            }
+          else if (a.rectified)
+            p[i] = p[i]
+                   + (T)-1
+                         * (m / bc * (T)a.lr * ((T)a.bias_correction2_sqrt / (dl_sqrt (v) + eps))
+                            * (T)a.coef1);
+          else
+            p[i] = p[i] + (T)-1 * (m / bc * (T)a.lr);
+        }
+        break;
+      case DL_OPTIM_RPROP:
+        {
+          const T minus = (T)a.beta1, plus = (T)a.beta2;
+          T d = g * s0[i], f, st;
+
+          f = d > 0 ? plus : d < 0 ? minus : d == 0 ? (T)1 : d;
+          st = s1[i] * f;
+          st = st < (T)a.step_min ? (T)a.step_min : st > (T)a.step_max ? (T)a.step_max : st;
+          s1[i] = st;
+          if (f == minus)
+            g = 0;
+          p[i] = p[i] + (T)-1 * ((T)((g > 0) - (g < 0)) * st);
+          s0[i] = g;
+        }
+        break;
+      case DL_OPTIM_ASGD:
+        {
+          const T mu = (T)a.coef2;
+          T pi;
+
+          if (has_wd)
+            g = g + wd * p[i];
+          pi = p[i] * (T)a.coef1;
+          pi = pi + neg_lr * g;
+          p[i] = pi;
+          s0[i] = mu != 1 ? s0[i] + (pi - s0[i]) * mu : pi;
+        }
+        break;
     }
 }

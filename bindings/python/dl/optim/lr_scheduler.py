@@ -18,7 +18,8 @@ from .._lib import _translate as _python_error
 
 __all__ = ['LRScheduler', 'StepLR', 'MultiStepLR', 'ExponentialLR', 'CosineAnnealingLR',
            'LambdaLR', 'LinearLR', 'OneCycleLR', 'CosineAnnealingWarmRestarts',
-           'SequentialLR', 'ReduceLROnPlateau']
+           'SequentialLR', 'ReduceLROnPlateau', 'ConstantLR', 'MultiplicativeLR',
+           'PolynomialLR', 'CyclicLR', 'ChainedScheduler']
 
 # state dict keys: PyTorch's spelling <-> the C property's
 _TO_TORCH = {'t_max': 'T_max', 't_0': 'T_0', 't_i': 'T_i', 't_mult': 'T_mult', 't_cur': 'T_cur',
@@ -260,6 +261,25 @@ class LinearLR(Dl.LinearLr, LRScheduler):
                                     else 'float division by zero') from None
 
 
+def _init_with_lambdas(self, optimizer, lr_lambda, last_epoch):
+    """LambdaLR's and MultiplicativeLR's construction: one function, or one
+    per group, then the initial step."""
+    n = optimizer.get_n_param_groups()
+    if isinstance(lr_lambda, (list, tuple)):
+        if len(lr_lambda) != n:
+            raise ValueError('Expected {} lr_lambdas, but got {}'.format(n, len(lr_lambda)))
+        lambdas = list(lr_lambda)
+    else:
+        lambdas = [lr_lambda] * n
+    self.lr_lambdas = lambdas
+    try:
+        GObject.Object.__init__(self, optimizer=optimizer, last_epoch=int(last_epoch))
+        self.set_lambda(from_c(lambda group, epoch: float(lambdas[group](epoch))))
+        self.init(None)
+    except GLib.Error as e:
+        raise _translate(e) from None
+
+
 @typelib_override(__name__)
 class LambdaLR(Dl.LambdaLr, LRScheduler):
     """torch.optim.lr_scheduler.LambdaLR over DlLambdaLr: one function, or
@@ -267,20 +287,7 @@ class LambdaLR(Dl.LambdaLr, LRScheduler):
     __module__ = OVERRIDE_MODULE
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose=False):
-        n = optimizer.get_n_param_groups()
-        if isinstance(lr_lambda, (list, tuple)):
-            if len(lr_lambda) != n:
-                raise ValueError('Expected {} lr_lambdas, but got {}'.format(n, len(lr_lambda)))
-            lambdas = list(lr_lambda)
-        else:
-            lambdas = [lr_lambda] * n
-        self.lr_lambdas = lambdas
-        try:
-            GObject.Object.__init__(self, optimizer=optimizer, last_epoch=int(last_epoch))
-            self.set_lambda(from_c(lambda group, epoch: float(lambdas[group](epoch))))
-            self.init(None)
-        except GLib.Error as e:
-            raise _translate(e) from None
+        _init_with_lambdas(self, optimizer, lr_lambda, last_epoch)
 
     def state_dict(self):
         # PyTorch keeps a callable object's attributes, None for a function
@@ -558,3 +565,197 @@ class ReduceLROnPlateau(Dl.ReduceLrOnPlateau, LRScheduler):
     @property
     def in_cooldown(self):
         return self.props.cooldown_counter > 0
+
+
+# ---- ConstantLR, PolynomialLR, MultiplicativeLR, CyclicLR (C) ---------------------
+
+
+@typelib_override(__name__)
+class ConstantLR(Dl.ConstantLr, LRScheduler):
+    """torch.optim.lr_scheduler.ConstantLR over DlConstantLr."""
+    __module__ = OVERRIDE_MODULE
+
+    _torch_keys = ('factor', 'total_iters')
+
+    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1, verbose=False):
+        self._remember(factor=factor, total_iters=total_iters)
+        LRScheduler.__init__(self, optimizer, last_epoch, factor=float(factor),
+                             total_iters=int(total_iters))
+
+
+@typelib_override(__name__)
+class PolynomialLR(Dl.PolynomialLr, LRScheduler):
+    """torch.optim.lr_scheduler.PolynomialLR over DlPolynomialLr."""
+    __module__ = OVERRIDE_MODULE
+
+    _torch_keys = ('total_iters', 'power')
+
+    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1, verbose=False):
+        self._remember(total_iters=total_iters, power=power)
+        LRScheduler.__init__(self, optimizer, last_epoch, total_iters=int(total_iters),
+                             power=float(power))
+
+
+@typelib_override(__name__)
+class MultiplicativeLR(Dl.MultiplicativeLr, LRScheduler):
+    """torch.optim.lr_scheduler.MultiplicativeLR over DlMultiplicativeLr:
+    one function, or one per parameter group."""
+    __module__ = OVERRIDE_MODULE
+
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose=False):
+        _init_with_lambdas(self, optimizer, lr_lambda, last_epoch)
+
+    # PyTorch keeps a callable object's attributes, None for a function
+    state_dict = LambdaLR.state_dict
+    load_state_dict = LambdaLR.load_state_dict
+
+
+def _per_group(name, optimizer, value):
+    n = optimizer.get_n_param_groups()
+    if isinstance(value, (list, tuple)):
+        if len(value) != n:
+            raise ValueError('expected {} values for {}, got {}'.format(n, name, len(value)))
+        return list(value)
+    return [value] * n
+
+
+def _doubles(values):
+    return GLib.Variant('ad', [float(v) for v in values])
+
+
+@typelib_override(__name__)
+class CyclicLR(Dl.CyclicLr, LRScheduler):
+    """torch.optim.lr_scheduler.CyclicLR over DlCyclicLr; a scale_fn is
+    called with the cycle (or the step) as DlCyclicLr's scale function."""
+    __module__ = OVERRIDE_MODULE
+
+    _torch_keys = ('max_lrs', 'total_size', 'step_ratio', 'mode', 'gamma', '_scale_fn_custom',
+                   '_scale_fn_ref', 'scale_mode', 'cycle_momentum', 'base_momentums',
+                   'max_momentums')
+    _LISTS = ('max_lrs', 'base_momentums', 'max_momentums')
+
+    def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None,
+                 mode='triangular', gamma=1., scale_fn=None, scale_mode='cycle',
+                 cycle_momentum=True, base_momentum=0.8, max_momentum=0.9, last_epoch=-1,
+                 verbose=False):
+        if not isinstance(optimizer, Dl.Optimizer):
+            raise TypeError('{} is not an Optimizer'.format(type(optimizer).__name__))
+        groups = optimizer.param_groups
+        base_lrs = _per_group('base_lr', optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, groups):
+                group['lr'] = lr
+        max_lrs = _per_group('max_lr', optimizer, max_lr)
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        if mode not in ['triangular', 'triangular2', 'exp_range'] and scale_fn is None:
+            raise ValueError('mode is invalid and scale_fn is None')
+        if scale_fn is None:
+            scale_mode = 'iterations' if mode == 'exp_range' else 'cycle'
+        props = dict(max_lrs=_doubles(max_lrs), total_size=up + down, step_ratio=up / (up + down),
+                     mode=str(mode), gamma=float(gamma), scale_mode=str(scale_mode),
+                     cycle_momentum=bool(cycle_momentum))
+        self._remember(max_lrs=max_lrs, gamma=gamma)
+        if cycle_momentum:
+            if 'momentum' not in getattr(optimizer, 'defaults', {}):
+                raise ValueError('optimizer must support momentum with `cycle_momentum` option '
+                                 'enabled')
+            base_momentums = _per_group('base_momentum', optimizer, base_momentum)
+            if last_epoch == -1:
+                for momentum, group in zip(base_momentums, groups):
+                    group['momentum'] = momentum
+            max_momentums = _per_group('max_momentum', optimizer, max_momentum)
+            props.update(base_momentums=_doubles(g['momentum'] for g in groups),
+                         max_momentums=_doubles(max_momentums))
+            self._remember(max_momentums=max_momentums)
+        self._scale_fn_custom = scale_fn
+        try:
+            GObject.Object.__init__(self, optimizer=optimizer, last_epoch=int(last_epoch),
+                                    **props)
+            if scale_fn is not None:
+                self.set_scale_fn(from_c(lambda group, x: float(scale_fn(x))))
+            self.init(None)
+        except GLib.Error as e:
+            raise _translate(e) from None
+
+    def scale_fn(self, x):
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        if self.props.mode == 'triangular':
+            return 1.
+        if self.props.mode == 'triangular2':
+            return 1 / (2. ** (x - 1))
+        return self.props.gamma ** x
+
+    def state_dict(self):
+        c = _c_state(self.get_state())
+        # PyTorch keeps its own scale method through a weak reference here
+        c.update(verbose=False, _get_lr_called_within_step=False,
+                 _scale_fn_custom=self._scale_fn_custom, _scale_fn_ref=None)
+        out = {k: self._torch_value(k, c) for k in self._torch_keys if k in c}
+        out.update((k, c[k]) for k in _BASE_KEYS)
+        return out
+
+    def _c_entries(self, state_dict):
+        state = {k: v for k, v in state_dict.items()
+                 if k not in ('_scale_fn_custom', '_scale_fn_ref')}
+        for k in self._LISTS:
+            if state.get(k) is not None:
+                state[k] = _doubles(state[k])
+        return state
+
+
+# ---- Python over DlLrScheduler -------------------------------------------------------
+
+
+class _PythonScheduler(LRScheduler):
+    """A scheduler written in Python over DlLrScheduler (do_compute_lr),
+    its hyperparameters Python attributes saved in the state dict ahead
+    of the base's keys."""
+    _torch_keys = ()
+
+    def state_dict(self):
+        c = _c_state(self.get_state())
+        c.update(verbose=False, _get_lr_called_within_step=False)
+        out = {k: getattr(self, k) for k in self._torch_keys}
+        out.update((k, c[k]) for k in _BASE_KEYS)
+        return out
+
+    def load_state_dict(self, state_dict):
+        for k in self._torch_keys:
+            if k in state_dict:
+                setattr(self, k, state_dict[k])
+        LRScheduler.load_state_dict(self, {k: v for k, v in state_dict.items()
+                                           if k not in self._torch_keys})
+
+
+@typelib_override(__name__)
+class ChainedScheduler(Dl.ChainedScheduler, LRScheduler):
+    """torch.optim.lr_scheduler.ChainedScheduler over DlChainedScheduler."""
+    __module__ = OVERRIDE_MODULE
+
+    def __init__(self, schedulers):
+        schedulers = list(schedulers)
+        for i in range(1, len(schedulers)):
+            if schedulers[i].optimizer is not schedulers[0].optimizer:
+                raise ValueError(
+                    'ChainedScheduler expects all schedulers to belong to the same optimizer, '
+                    'but got schedulers at index {} and {} to be different'.format(0, i))
+        store = Gio.ListStore.new(Dl.LrScheduler)
+        store.splice(0, 0, schedulers)
+        self._schedulers = schedulers
+        try:
+            GObject.Object.__init__(self, optimizer=schedulers[0].optimizer, schedulers=store)
+            self.init(None)
+        except GLib.Error as e:
+            raise _translate(e) from None
+
+    def state_dict(self):
+        # PyTorch's ChainedScheduler keeps only these
+        return {'_last_lr': self.get_last_lr(),
+                '_schedulers': [s.state_dict() for s in self._schedulers]}
+
+    def load_state_dict(self, state_dict):
+        self.set_state(GLib.Variant('a{sv}', {'_last_lr': _doubles(state_dict['_last_lr'])}))
+        for s, sd in zip(self._schedulers, state_dict['_schedulers']):
+            s.load_state_dict(sd)

@@ -26,9 +26,10 @@ class _RequiredParameter:
 
 required = _RequiredParameter()
 
-# options that read back as bools and the 'betas' pair, which C keeps as
-# beta1 and beta2
+# options that read back as bools, and the pairs C keeps as two options
 _BOOLEAN = frozenset(('nesterov', 'maximize', 'amsgrad', 'centered'))
+_PAIRS = {'betas': ('beta1', 'beta2'), 'etas': ('etaminus', 'etaplus'),
+          'step_sizes': ('step_size_min', 'step_size_max')}
 
 
 def _value_error(e):
@@ -78,10 +79,11 @@ class ParamGroup(MutableMapping):
 
     def _names(self):
         names = list(self._opt.list_group_options(self._index))
-        if 'beta1' in names and 'beta2' in names:
-            i = names.index('beta1')
-            names = [n for n in names if n not in ('beta1', 'beta2')]
-            names.insert(i, 'betas')
+        for pair, (first, second) in _PAIRS.items():
+            if first in names and second in names:
+                i = names.index(first)
+                names = [n for n in names if n not in (first, second)]
+                names.insert(i, pair)
         return names
 
     def __getitem__(self, key):
@@ -92,8 +94,16 @@ class ParamGroup(MutableMapping):
         if key in extras:
             return extras[key]
         try:
-            if key == 'betas':
-                return (opt.get_group_option(i, 'beta1'), opt.get_group_option(i, 'beta2'))
+            if key in _PAIRS:
+                # each number an int where the optimizer's default has one,
+                # as Rprop's step_sizes=(1e-6, 50)
+                default = getattr(opt, 'defaults', {}).get(key) or (None, None)
+                pair = []
+                for name, d in zip(_PAIRS[key], default):
+                    value = opt.get_group_option(i, name)
+                    is_int = isinstance(d, int) and not isinstance(d, bool)
+                    pair.append(int(value) if is_int and value.is_integer() else value)
+                return tuple(pair)
             value = opt.get_group_option(i, key)
         except GLib.Error:
             raise KeyError(key) from None
@@ -106,9 +116,9 @@ class ParamGroup(MutableMapping):
         if key == 'params':
             raise TypeError("a parameter group's 'params' cannot be replaced; use "
                             "add_param_group")
-        if key == 'betas':
-            opt.set_group_option(i, 'beta1', float(value[0]))
-            opt.set_group_option(i, 'beta2', float(value[1]))
+        if key in _PAIRS:
+            for name, v in zip(_PAIRS[key], value):
+                opt.set_group_option(i, name, float(v))
             return
         if isinstance(value, (bool, int, float)) and key not in opt._group_extras(i):
             opt.set_group_option(i, key, float(value))
@@ -173,7 +183,7 @@ class Optimizer(Dl.Optimizer):
             raise _value_error(e) from None
         self.defaults = dict(defaults)
         self._extras = [{k: v for k, v in defaults.items()
-                         if k not in ('lr', 'betas') and k not in numeric}]
+                         if k != 'lr' and k not in _PAIRS and k not in numeric}]
         for k, v in numeric.items():
             self.set_group_option(0, k, float(v))
         self._set_group(0, groups[0])
@@ -221,8 +231,8 @@ class Optimizer(Dl.Optimizer):
                                  "optimization parameter " + k)
         names, values = [], []
         for k, v in group.items():
-            if k == 'betas':
-                names += ['beta1', 'beta2']
+            if k in _PAIRS:
+                names += list(_PAIRS[k])
                 values += [float(v[0]), float(v[1])]
             elif k != 'params' and isinstance(v, (bool, int, float)):
                 names.append(k)
@@ -234,9 +244,11 @@ class Optimizer(Dl.Optimizer):
         i = self.get_n_param_groups() - 1
         extras = self._group_extras(i)
         extras.update({k: v for k, v in getattr(self, 'defaults', {}).items()
-                       if not isinstance(v, (bool, int, float)) and k not in ('lr', 'betas')})
+                       if not isinstance(v, (bool, int, float)) and k != 'lr'
+                       and k not in _PAIRS})
         extras.update({k: v for k, v in group.items()
-                       if k not in ('params', 'betas') and not isinstance(v, (bool, int, float))})
+                       if k != 'params' and k not in _PAIRS
+                       and not isinstance(v, (bool, int, float))})
 
     # ---- stepping ------------------------------------------------------------------
 

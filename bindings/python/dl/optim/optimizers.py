@@ -1,5 +1,6 @@
-# optimizers.py: SGD, Adam, AdamW, RMSprop and Adagrad: the C optimizers
-# (DlSgd, DlAdam, ...) with torch.optim's signatures.
+# optimizers.py: SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam,
+# RAdam, Rprop, ASGD and LBFGS: the C optimizers (DlSgd, DlAdam, ...) with
+# torch.optim's signatures.
 #
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
@@ -11,9 +12,10 @@ from .._lib import OVERRIDE_MODULE, Dl, GLib, typelib_override
 from .. import _creation
 from .._indexing import stack
 from ..autograd.grad_mode import enable_grad
-from .optimizer import Optimizer, _as_groups, _params_store, _value_error, required
+from .optimizer import _BOOLEAN, _PAIRS, Optimizer, _as_groups, _params_store, _value_error, required
 
-__all__ = ['SGD', 'Adam', 'AdamW', 'RMSprop', 'Adagrad', 'LBFGS']
+__all__ = ['SGD', 'Adam', 'AdamW', 'RMSprop', 'Adagrad', 'Adadelta', 'Adamax', 'NAdam', 'RAdam',
+           'Rprop', 'ASGD', 'LBFGS']
 
 
 # what torch.optim's constructors call an option in "Invalid ...: nan"
@@ -152,6 +154,101 @@ class Adagrad(Dl.Adagrad, Optimizer):
             lr=float(lr), lr_decay=float(lr_decay), weight_decay=float(weight_decay),
             initial_accumulator_value=float(initial_accumulator_value), eps=float(eps),
             maximize=bool(maximize)))
+
+
+def _construct_defaults(opt, typelib_class, params, defaults):
+    """_construct with the construct properties made from @defaults:
+    numbers as floats, booleans as they are, a pair (betas, etas,
+    step_sizes) as its two options; the options libdl keeps only in Python
+    (foreach, ...) left out."""
+    properties = {}
+    for k, v in defaults.items():
+        if k in _PAIRS:
+            properties.update(zip(_PAIRS[k], (float(x) for x in v)))
+        elif k not in opt._extra_defaults:
+            properties[k] = bool(v) if k in _BOOLEAN else float(v)
+    _construct(opt, typelib_class, params, defaults, properties)
+
+
+class _NativeOptimizer(Optimizer):
+    _native_state = True
+    _extra_defaults = {'foreach': None}
+
+
+@typelib_override(__name__)
+class Adadelta(Dl.Adadelta, _NativeOptimizer):
+    """torch.optim.Adadelta over DlAdadelta."""
+    __module__ = OVERRIDE_MODULE
+    _state_order = ('step', 'square_avg', 'acc_delta')
+
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
+                 maximize=False):
+        _construct_defaults(self, Dl.Adadelta, params, dict(
+            lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
+            foreach=foreach))
+
+
+@typelib_override(__name__)
+class Adamax(Dl.Adamax, _NativeOptimizer):
+    """torch.optim.Adamax over DlAdamax."""
+    __module__ = OVERRIDE_MODULE
+    _state_order = ('step', 'exp_avg', 'exp_inf')
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 foreach=None, *, maximize=False):
+        _construct_defaults(self, Dl.Adamax, params, dict(
+            lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach,
+            maximize=maximize))
+
+
+@typelib_override(__name__)
+class NAdam(Dl.Nadam, _NativeOptimizer):
+    """torch.optim.NAdam over DlNadam."""
+    __module__ = OVERRIDE_MODULE
+    _state_order = ('step', 'mu_product', 'exp_avg', 'exp_avg_sq')
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 momentum_decay=4e-3, foreach=None):
+        _construct_defaults(self, Dl.Nadam, params, dict(
+            lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+            momentum_decay=momentum_decay, foreach=foreach))
+
+
+@typelib_override(__name__)
+class RAdam(Dl.Radam, _NativeOptimizer):
+    """torch.optim.RAdam over DlRadam."""
+    __module__ = OVERRIDE_MODULE
+    _state_order = ('step', 'exp_avg', 'exp_avg_sq')
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 foreach=None):
+        _construct_defaults(self, Dl.Radam, params, dict(
+            lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach))
+
+
+@typelib_override(__name__)
+class Rprop(Dl.Rprop, _NativeOptimizer):
+    """torch.optim.Rprop over DlRprop."""
+    __module__ = OVERRIDE_MODULE
+    _state_order = ('step', 'prev', 'step_size')
+
+    def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), foreach=None,
+                 maximize=False):
+        _construct_defaults(self, Dl.Rprop, params, dict(
+            lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach, maximize=maximize))
+
+
+@typelib_override(__name__)
+class ASGD(Dl.Asgd, _NativeOptimizer):
+    """torch.optim.ASGD over DlAsgd."""
+    __module__ = OVERRIDE_MODULE
+    _state_order = ('step', 'eta', 'mu', 'ax')
+
+    def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
+                 foreach=None, maximize=False):
+        _construct_defaults(self, Dl.Asgd, params, dict(
+            lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay, foreach=foreach,
+            maximize=maximize))
 
 
 @typelib_override(__name__)

@@ -11,7 +11,8 @@ from gi.repository import GLib
 
 from ..._lib import Dl, _is_tensor, _translate
 
-__all__ = ['clip_grad_norm_', 'clip_grad_norm', 'clip_grad_value_', 'parameters_to_vector',
+__all__ = ['clip_grad', 'convert_parameters', 'fusion', 'fuse_conv_bn_eval',
+           'fuse_conv_bn_weights', 'clip_grad_norm_', 'clip_grad_norm', 'clip_grad_value_', 'parameters_to_vector',
            'vector_to_parameters']
 
 
@@ -65,3 +66,8 @@ def vector_to_parameters(vec, parameters):
         Dl.vector_to_parameters(vec, list(parameters))
     except GLib.Error as e:
         raise _translate(e) from None
+
+
+# the submodules PyTorch defines these in
+from . import clip_grad, convert_parameters, fusion  # noqa: E402
+from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights  # noqa: E402

@@ -7,12 +7,14 @@
 from ...datasets import fashion_mnist, read_idx
 from .dataloader import DataLoader, default_collate, default_convert, get_worker_info
 from . import distributed
-from .dataset import (ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset,
-                      random_split)
+from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, Subset,
+                      TensorDataset, random_split)
+from .distributed import DistributedSampler
 from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler,
-                      SubsetRandomSampler)
+                      SubsetRandomSampler, WeightedRandomSampler)
 
 __all__ = ['fashion_mnist', 'read_idx', 'DataLoader', 'default_collate', 'default_convert',
            'get_worker_info', 'ConcatDataset', 'Dataset', 'IterableDataset', 'Subset',
            'TensorDataset', 'random_split', 'BatchSampler', 'RandomSampler', 'Sampler',
-           'SequentialSampler', 'SubsetRandomSampler', 'distributed']
+           'SequentialSampler', 'SubsetRandomSampler', 'distributed', 'ChainDataset',
+           'DistributedSampler', 'WeightedRandomSampler']

@@ -17,7 +17,7 @@ from ..._creation import randperm
 from ..._lib import Dl, _checked, _is_tensor
 
 __all__ = ['Dataset', 'IterableDataset', 'TensorDataset', 'Subset', 'ConcatDataset',
-           'random_split']
+           'ChainDataset', 'random_split']
 
 
 class Dataset:
@@ -39,6 +39,27 @@ class IterableDataset(Dataset):
 
     def __add__(self, other):
         raise TypeError('ConcatDataset does not support IterableDataset')
+
+
+class ChainDataset(IterableDataset):
+    """torch.utils.data.ChainDataset(datasets): iterable data sets one
+    after the other, chained on the fly."""
+
+    def __init__(self, datasets):
+        super().__init__()
+        self.datasets = datasets
+
+    def _checked(self):
+        for d in self.datasets:
+            assert isinstance(d, IterableDataset), 'ChainDataset only supports IterableDataset'
+            yield d
+
+    def __iter__(self):
+        for d in self._checked():
+            yield from d
+
+    def __len__(self):
+        return sum(len(d) for d in self._checked())
 
 
 class TensorDataset(Dataset):

@@ -3,12 +3,12 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
-from ..._creation import empty, randint, randperm
-from ..._dtype import int64
+from ..._creation import as_tensor, empty, multinomial, randint, randperm
+from ..._dtype import float64, int64
 from ..._lib import Dl
 
 __all__ = ['Sampler', 'SequentialSampler', 'RandomSampler', 'SubsetRandomSampler',
-           'BatchSampler']
+           'WeightedRandomSampler', 'BatchSampler']
 
 
 class Sampler:
@@ -100,6 +100,36 @@ class SubsetRandomSampler(Sampler):
 
     def __len__(self):
         return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """torch.utils.data.WeightedRandomSampler(weights, num_samples,
+    replacement=True, generator=None): num_samples indices drawn with the
+    given (unnormalized) weights, one multinomial draw per pass."""
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError('num_samples should be a positive integer value, but got '
+                             'num_samples={}'.format(num_samples))
+        if not isinstance(replacement, bool):
+            raise ValueError('replacement should be a boolean value, but got '
+                             'replacement={}'.format(replacement))
+        weights = as_tensor(weights, dtype=float64)
+        if len(weights.shape) != 1:
+            raise ValueError('weights should be a 1d sequence but given weights have shape '
+                             '{}'.format(tuple(weights.shape)))
+        self.weights = weights
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self):
+        drawn = multinomial(self.weights, self.num_samples, self.replacement,
+                            generator=self.generator)
+        yield from iter(drawn.tolist())
+
+    def __len__(self):
+        return self.num_samples
 
 
 class BatchSampler(Sampler):
