@@ -40,6 +40,15 @@ struct _DlBilinear
   gboolean bias;
 };
 
+/**
+ * DlBilinearClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlBilinear. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
 G_DEFINE_FINAL_TYPE (DlBilinear, dl_bilinear_layer, DL_TYPE_MODULE)
 
 enum
@@ -79,8 +88,8 @@ dl_bilinear_layer_forward_many (DlModule *module,
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "Bilinear: the layer has no weight");
       return;
     }
-  if (!(y = dl_bilinear (g_ptr_array_index (inputs, 0), g_ptr_array_index (inputs, 1), w, b,
-                         error)))
+  if (!(y
+        = dl_bilinear (g_ptr_array_index (inputs, 0), g_ptr_array_index (inputs, 1), w, b, error)))
     return;
   *outputs = g_ptr_array_new (); /* the invoker adds the free function */
   g_ptr_array_add (*outputs, y);

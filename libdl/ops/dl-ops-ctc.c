@@ -23,10 +23,10 @@ typedef struct
   gint64 T, N, C, S; /* max input length, batch, classes, max target length */
   gint64 blank;
   gboolean zero_infinity, batched;
-  gint64 *targets;      /* [N, S], each row's first target_lengths[b] used */
+  gint64 *targets; /* [N, S], each row's first target_lengths[b] used */
   gint64 *input_lengths, *target_lengths;
-  gdouble *alpha;       /* [N, T, 2S + 1] */
-  gdouble *nll;         /* [N] */
+  gdouble *alpha; /* [N, T, 2S + 1] */
+  gdouble *nll;   /* [N] */
   DlSavedTensor log_probs;
 } CtcState;
 
@@ -61,7 +61,7 @@ prime (const gint64 *target, gint64 s, gint64 blank)
 }
 
 /* lp[t, c] of sample b in the [T, N, C] host copy */
-#define LP(t, c) lp[((t) * s->N + b) * s->C + (c)]
+#define LP(t, c) lp[((t)*s->N + b) * s->C + (c)]
 
 static void
 ctc_alpha (const CtcState *s, const gdouble *lp, gint64 b, gdouble *alpha)
@@ -81,7 +81,7 @@ ctc_alpha (const CtcState *s, const gdouble *lp, gint64 b, gdouble *alpha)
         gdouble a1 = alpha[(t - 1) * S2 + sp];
         gdouble a2 = sp > 0 ? alpha[(t - 1) * S2 + sp - 1] : -INFINITY;
         gdouble a3 = sp > 1 && prime (tg, sp - 2, s->blank) != l ? alpha[(t - 1) * S2 + sp - 2]
-                                                                  : -INFINITY;
+                                                                 : -INFINITY;
 
         alpha[t * S2 + sp] = log_sum3 (a1, a2, a3) + LP (t, l);
       }
@@ -210,7 +210,8 @@ ctc_check (DlTensor *log_probs,
   if ((gint64)n_input_lengths != s->N || (gint64)n_target_lengths != s->N)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "ctc_loss: %s must be of size batch_size (%" G_GINT64_FORMAT "), got %" G_GSIZE_FORMAT,
+                   "ctc_loss: %s must be of size batch_size (%" G_GINT64_FORMAT
+                   "), got %" G_GSIZE_FORMAT,
                    (gint64)n_input_lengths != s->N ? "input_lengths" : "target_lengths", s->N,
                    (gint64)n_input_lengths != s->N ? n_input_lengths : n_target_lengths);
       return FALSE;
@@ -377,13 +378,14 @@ dl_ctc_loss (DlTensor *log_probs,
         }
       losses[b] = zero_infinity && nll[b] == INFINITY ? 0 : nll[b];
     }
-  if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (log_probs), log_probs->dtype,
-                                            &tmp.N, tmp.batched ? 1 : 0, error))
+  if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (log_probs), log_probs->dtype, &tmp.N,
+                                            tmp.batched ? 1 : 0, error))
       || !dl_tensor_copy_from_host_doubles (out, losses, "ctc_loss", error))
     return NULL;
   if (dl_autograd_any_requires (1, &log_probs))
     {
-      g_autoptr (DlNode) node = dl_node_new_for_op ("CtcLossBackward0", ctc_backward, 1, &log_probs);
+      g_autoptr (DlNode) node
+          = dl_node_new_for_op ("CtcLossBackward0", ctc_backward, 1, &log_probs);
       CtcState *s = dl_node_alloc_state (node, sizeof (CtcState), ctc_state_clear);
 
       *s = tmp;

@@ -1025,10 +1025,11 @@ check_bilinear (DlTensor *x1, DlTensor *x2, DlTensor *weight, DlTensor *bias, GE
   for (gint i = 0; i < x1->ndim - 1; i++)
     if (x1->sizes[i] != x2->sizes[i])
       {
-        g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                     "bilinear(): input batch dimensions do not match at dim %d: got %" G_GINT64_FORMAT
-                     " and %" G_GINT64_FORMAT,
-                     i, x1->sizes[i], x2->sizes[i]);
+        g_set_error (
+            error, DL_ERROR, DL_ERROR_SHAPE,
+            "bilinear(): input batch dimensions do not match at dim %d: got %" G_GINT64_FORMAT
+            " and %" G_GINT64_FORMAT,
+            i, x1->sizes[i], x2->sizes[i]);
         return FALSE;
       }
   if (x1->sizes[x1->ndim - 1] != weight->sizes[1])

@@ -121,12 +121,16 @@ test_bilinear_errors (void)
 
   g_assert_no_error (error);
   assert_bilinear_error (x1, x2_3d, w, NULL, "input dimensions do not match: got 2 and 3");
-  assert_bilinear_error (x1, x2_batch, w, NULL, "input batch dimensions do not match at dim 0: got 4 and 5");
-  assert_bilinear_error (x1, x2, w_in1, NULL, "input1 size does not match weight size: got 3 but "
-                                              "expected 4");
-  assert_bilinear_error (x1, x2, w_in2, NULL, "input2 size does not match weight size: got 2 but "
-                                              "expected 5");
-  assert_bilinear_error (x1, x2, w, b, "bias size does not match weight size: got 7 but expected 6");
+  assert_bilinear_error (x1, x2_batch, w, NULL,
+                         "input batch dimensions do not match at dim 0: got 4 and 5");
+  assert_bilinear_error (x1, x2, w_in1, NULL,
+                         "input1 size does not match weight size: got 3 but "
+                         "expected 4");
+  assert_bilinear_error (x1, x2, w_in2, NULL,
+                         "input2 size does not match weight size: got 2 but "
+                         "expected 5");
+  assert_bilinear_error (x1, x2, w, b,
+                         "bias size does not match weight size: got 7 but expected 6");
   assert_bilinear_error (x1, x2, w_2d, NULL, "weight must be a 3D tensor");
   y = dl_bilinear (x1, x2_f64, w, NULL, &error);
   g_assert_null (y);
@@ -205,7 +209,8 @@ test_batch_norm3d (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (DlBatchNorm3d) bn = dl_batch_norm3d_layer_new (2, &error);
   g_autoptr (DlTensor) x4 = dl_randn (DL_TEST_SHAPE (2, 2, 3, 3), DL_DTYPE_FLOAT64, NULL, &error);
-  g_autoptr (DlTensor) x5 = dl_randn (DL_TEST_SHAPE (2, 2, 3, 3, 2), DL_DTYPE_FLOAT64, NULL, &error);
+  g_autoptr (DlTensor) x5
+      = dl_randn (DL_TEST_SHAPE (2, 2, 3, 3, 2), DL_DTYPE_FLOAT64, NULL, &error);
   g_autoptr (DlTensor) y = NULL;
   g_autoptr (DlTensor) bad = NULL;
   g_autoptr (DlTensor) mean = NULL;
@@ -247,7 +252,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/bilinear/values", test_bilinear_values);
   for (gsize i = 0; i < G_N_ELEMENTS (bilinear_grad_cases); i++)
     {
-      g_autofree gchar *path = g_strdup_printf ("/bilinear/gradcheck/%s", bilinear_grad_cases[i].name);
+      g_autofree gchar *path
+          = g_strdup_printf ("/bilinear/gradcheck/%s", bilinear_grad_cases[i].name);
       g_test_add_data_func (path, &bilinear_grad_cases[i], dl_test_gradcheck);
     }
   g_test_add_func ("/bilinear/errors", test_bilinear_errors);

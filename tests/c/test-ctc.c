@@ -13,8 +13,8 @@ static DlTensor *
 uniform_log_probs (gint64 T, gint64 N, gint64 C)
 {
   g_autoptr (GError) error = NULL;
-  DlTensor *t = dl_full (DL_TEST_SHAPE (T, N, C), -log ((gdouble)C), DL_DTYPE_FLOAT64, NULL,
-                         &error);
+  DlTensor *t
+      = dl_full (DL_TEST_SHAPE (T, N, C), -log ((gdouble)C), DL_DTYPE_FLOAT64, NULL, &error);
 
   g_assert_no_error (error);
   return t;
@@ -37,10 +37,10 @@ test_ctc_counted (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (DlTensor) lp = uniform_log_probs (2, 3, 2);
   g_autoptr (DlTensor) lp1 = uniform_log_probs (1, 1, 2);
-  g_autoptr (DlTensor) targets = dl_test_tensor ((gdouble[]){ 1, 0, 1, 1, 0, 0 },
-                                                 DL_TEST_SHAPE (3, 2), DL_DTYPE_INT64);
-  g_autoptr (DlTensor) concat = dl_test_tensor ((gdouble[]){ 1, 1, 1 }, DL_TEST_SHAPE (3),
-                                                DL_DTYPE_INT64);
+  g_autoptr (DlTensor) targets
+      = dl_test_tensor ((gdouble[]){ 1, 0, 1, 1, 0, 0 }, DL_TEST_SHAPE (3, 2), DL_DTYPE_INT64);
+  g_autoptr (DlTensor) concat
+      = dl_test_tensor ((gdouble[]){ 1, 1, 1 }, DL_TEST_SHAPE (3), DL_DTYPE_INT64);
   g_autoptr (DlTensor) y = NULL;
   g_autoptr (DlTensor) y2 = NULL;
   g_autoptr (DlTensor) inf = NULL;
@@ -74,8 +74,8 @@ test_ctc_unbatched_and_blank (void)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (DlTensor) lp = NULL;
-  g_autoptr (DlTensor) targets = dl_test_tensor ((gdouble[]){ 0 }, DL_TEST_SHAPE (1),
-                                                 DL_DTYPE_INT64);
+  g_autoptr (DlTensor) targets
+      = dl_test_tensor ((gdouble[]){ 0 }, DL_TEST_SHAPE (1), DL_DTYPE_INT64);
   g_autoptr (DlTensor) y = NULL;
   gsize nd;
 
@@ -94,8 +94,8 @@ static DlTensor *
 ctc_of_logits (DlTensor **x, GError **error)
 {
   g_autoptr (DlTensor) lp = NULL;
-  g_autoptr (DlTensor) targets = dl_test_tensor ((gdouble[]){ 1, 2, 2, 3, 1, 0 },
-                                                 DL_TEST_SHAPE (2, 3), DL_DTYPE_INT64);
+  g_autoptr (DlTensor) targets
+      = dl_test_tensor ((gdouble[]){ 1, 2, 2, 3, 1, 0 }, DL_TEST_SHAPE (2, 3), DL_DTYPE_INT64);
 
   if (!(lp = dl_tensor_log_softmax (x[0], 2, error)))
     return NULL;
@@ -130,12 +130,12 @@ test_ctc_errors (void)
 {
   g_autoptr (DlTensor) lp = uniform_log_probs (3, 2, 3);
   g_autoptr (DlTensor) lp4 = NULL;
-  g_autoptr (DlTensor) tg = dl_test_tensor ((gdouble[]){ 1, 2, 1, 1 }, DL_TEST_SHAPE (2, 2),
-                                            DL_DTYPE_INT64);
-  g_autoptr (DlTensor) tg_bad = dl_test_tensor ((gdouble[]){ 1, 2, 1, 5 }, DL_TEST_SHAPE (2, 2),
-                                                DL_DTYPE_INT64);
-  g_autoptr (DlTensor) tg_float = dl_test_tensor ((gdouble[]){ 1, 2, 1, 1 },
-                                                  DL_TEST_SHAPE (2, 2), DL_DTYPE_FLOAT32);
+  g_autoptr (DlTensor) tg
+      = dl_test_tensor ((gdouble[]){ 1, 2, 1, 1 }, DL_TEST_SHAPE (2, 2), DL_DTYPE_INT64);
+  g_autoptr (DlTensor) tg_bad
+      = dl_test_tensor ((gdouble[]){ 1, 2, 1, 5 }, DL_TEST_SHAPE (2, 2), DL_DTYPE_INT64);
+  g_autoptr (DlTensor) tg_float
+      = dl_test_tensor ((gdouble[]){ 1, 2, 1, 1 }, DL_TEST_SHAPE (2, 2), DL_DTYPE_FLOAT32);
   g_autoptr (GError) error = NULL;
   const gint64 il[] = { 3, 3 }, tl[] = { 2, 2 };
 

@@ -28,7 +28,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
         raise ValueError('embedding_bag: If per_sample_weights ({}) is not None, then it must '
                          'have the same shape as the input ({})'.format(
-                             tuple(per_sample_weights.shape), tuple(input.shape)))
+                             per_sample_weights.size(), input.size()))
     if weight.dim() != 2:
         raise ValueError('weight has to be a 2D Tensor, but got Tensor of dimension {}'
                          .format(weight.dim()))

@@ -59,7 +59,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     if reduction not in ('none', 'mean', 'sum'):
-        raise ValueError(reduction + ' is not a valid value for reduction')
+        raise ValueError(reduction + ' is not valid')
     if log_input:
         loss = input.exp() - target * input
     else:

@@ -379,20 +379,10 @@ class _InstanceNorm(Module):
                              self.eps)
 
     def forward(self, input):
-        import warnings
         nd = input.dim()
         if nd not in self._dims:
             raise ValueError('expected {}D or {}D input (got {}D input)'.format(
                 self._dims[0], self._dims[1], nd))
-        feature_dim = nd - self._dims[0]
-        if input.size(feature_dim) != self.num_features:
-            if self.affine:
-                raise ValueError(
-                    "expected input's size at dim={} to match num_features ({}), but got: {}."
-                    .format(feature_dim, self.num_features, input.size(feature_dim)))
-            warnings.warn("input's size at dim={} does not match num_features. You can silence "
-                          "this warning by not passing in num_features, which is not used "
-                          "because affine=False".format(feature_dim))
         if nd == self._dims[0]:
             return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
         return self._apply_instance_norm(input)
