@@ -95,24 +95,6 @@ dl_bilinear_layer_forward_many (DlModule *module,
   g_ptr_array_add (*outputs, y);
 }
 
-static gboolean
-check_size (const gchar *name, gint64 value, GError **error)
-{
-  if (value == SIZE_UNSET)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "Bilinear: %s is missing (or -1): give a size >= 0", name);
-      return FALSE;
-    }
-  if (value < 0)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "Bilinear: %s must be a size >= 0, got %" G_GINT64_FORMAT, name, value);
-      return FALSE;
-    }
-  return TRUE;
-}
-
 static void
 dl_bilinear_layer_constructed (GObject *object)
 {
@@ -121,9 +103,9 @@ dl_bilinear_layer_constructed (GObject *object)
   gdouble bound;
 
   G_OBJECT_CLASS (dl_bilinear_layer_parent_class)->constructed (object);
-  if (!check_size ("in1_features", self->in1_features, &error)
-      || !check_size ("in2_features", self->in2_features, &error)
-      || !check_size ("out_features", self->out_features, &error))
+  if (!dl_module_check_size ("Bilinear", "in1_features", self->in1_features, &error)
+      || !dl_module_check_size ("Bilinear", "in2_features", self->in2_features, &error)
+      || !dl_module_check_size ("Bilinear", "out_features", self->out_features, &error))
     {
       dl_module_take_construct_error (DL_MODULE (self), error);
       return;

@@ -848,3 +848,31 @@ def test_ctc_loss_errors():
             Dl.nn.functional.ctc_loss(lp, Dl.tensor([[1, 2], [1, 9]]), [5, 5], [2, 2])
     with pytest.raises(RuntimeError):
         Dl.nn.functional.ctc_loss(lp, Dl.tensor([[1, 2], [1, 2]]), [5, 5], [2, 2], blank=4)
+
+
+@libdl_only
+def test_torch_save_round_trip(tmp_path):
+    """The new layers saved as torch's classes load in torch (with the same
+    repr and state, and run there), and torch's load back as libdl's."""
+    mods = [Dl.nn.ZeroPad2d(2), Dl.nn.ReflectionPad2d((1, 2, 0, 1)), Dl.nn.InstanceNorm2d(3),
+            Dl.nn.InstanceNorm1d(3, affine=True, track_running_stats=True),
+            Dl.nn.BatchNorm3d(2), Dl.nn.Bilinear(2, 3, 4), Dl.nn.EmbeddingBag(5, 2, mode='max'),
+            Dl.nn.Dropout3d(0.2), Dl.nn.AlphaDropout(0.1), Dl.nn.LocalResponseNorm(3),
+            Dl.nn.CTCLoss(blank=1), Dl.nn.PoissonNLLLoss(full=True), Dl.nn.GaussianNLLLoss()]
+    for m in mods:
+        path = str(tmp_path / 'm.pt')
+        Dl.save(m, path)
+        t = torch.load(path)
+        assert type(t).__name__ == type(m).__name__
+        assert repr(t) == repr(m)
+        for k, v in m.state_dict().items():
+            assert_same(v, t.state_dict()[k])
+        torch.save(t, path)
+        back = Dl.load(path)
+        assert type(back) is type(m) and repr(back) == repr(m)
+        assert list(back.state_dict()) == list(t.state_dict())
+    # the instance norm torch loaded runs
+    Dl.save(mods[3], str(tmp_path / 'n.pt'))
+    tn = torch.load(str(tmp_path / 'n.pt'))
+    x = torch.randn(2, 3, 5)
+    assert_same(mods[3](Dl.from_numpy(x.numpy())), tn(x))

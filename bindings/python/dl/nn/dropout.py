@@ -62,36 +62,22 @@ def _dropout_impl(input, p, train, inplace, feature, alpha):
     return input.mul_(noise) if inplace else input * noise
 
 
-def feature_dropout(input, p, train):
-    """torch.feature_dropout: whole channels of [N, C, ...] zeroed."""
-    return _dropout_impl(input, p, train, False, True, False)
+def _variant(name, feature, alpha, inplace):
+    """torch.<name>(input, p, train), one of _dropout_impl's forms."""
+    def fn(input, p, train):
+        return _dropout_impl(input, p, train, inplace, feature, alpha)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = 'torch.%s(input, p, train).' % name
+    return fn
 
 
-def feature_dropout_(input, p, train):
-    return _dropout_impl(input, p, train, True, True, False)
-
-
-def _alpha_dropout(input, p, train):
-    """torch.alpha_dropout(input, p, train)."""
-    return _dropout_impl(input, p, train, False, False, True)
-
-
-def _alpha_dropout_(input, p, train):
-    return _dropout_impl(input, p, train, True, False, True)
-
-
-def _feature_alpha_dropout(input, p, train):
-    """torch.feature_alpha_dropout(input, p, train)."""
-    return _dropout_impl(input, p, train, False, True, True)
-
-
-def _feature_alpha_dropout_(input, p, train):
-    return _dropout_impl(input, p, train, True, True, True)
-
-
-def _dropout_(input, p, train):
-    """torch.dropout_(input, p, train)."""
-    return _dropout_impl(input, p, train, True, False, False)
+feature_dropout = _variant('feature_dropout', True, False, False)
+feature_dropout_ = _variant('feature_dropout_', True, False, True)
+_alpha_dropout = _variant('alpha_dropout', False, True, False)
+_alpha_dropout_ = _variant('alpha_dropout_', False, True, True)
+_feature_alpha_dropout = _variant('feature_alpha_dropout', True, True, False)
+_feature_alpha_dropout_ = _variant('feature_alpha_dropout_', True, True, True)
+_dropout_ = _variant('dropout_', False, False, True)
 
 
 def _channel_dropout(input, p, training, inplace, batched):

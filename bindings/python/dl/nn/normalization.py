@@ -361,17 +361,9 @@ class _InstanceNorm(Module):
         else:
             self.running_mean = self.running_var = self.num_batches_tracked = None
 
-    def reset_running_stats(self):
-        if self.track_running_stats:
-            self.running_mean.zero_()
-            self.running_var.fill_(1)
-            self.num_batches_tracked.zero_()
-
-    def reset_parameters(self):
-        self.reset_running_stats()
-        if self.affine:
-            self.weight.detach().fill_(1)
-            self.bias.detach().zero_()
+    # the same attributes as the batch norms': their resets
+    reset_running_stats = _BatchNorm.reset_running_stats
+    reset_parameters = _BatchNorm.reset_parameters
 
     def _apply_instance_norm(self, input):
         return instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,

@@ -79,31 +79,14 @@ class ZeroPad2d(ConstantPad2d):
         return '{}'.format(self.padding)
 
 
-class ReflectionPad1d(_PadNd):
-    """torch.nn.ReflectionPad1d(padding)."""
-    _n, _mode = 2, 'reflect'
+def _pad_class(name, n, mode):
+    cls = type(name, (_PadNd,), {'_n': n, '_mode': mode,
+                                 '__doc__': 'torch.nn.%s(padding).' % name,
+                                 '__module__': __name__})
+    globals()[name] = cls
+    return cls
 
 
-class ReflectionPad2d(_PadNd):
-    """torch.nn.ReflectionPad2d(padding)."""
-    _n, _mode = 4, 'reflect'
-
-
-class ReflectionPad3d(_PadNd):
-    """torch.nn.ReflectionPad3d(padding)."""
-    _n, _mode = 6, 'reflect'
-
-
-class ReplicationPad1d(_PadNd):
-    """torch.nn.ReplicationPad1d(padding)."""
-    _n, _mode = 2, 'replicate'
-
-
-class ReplicationPad2d(_PadNd):
-    """torch.nn.ReplicationPad2d(padding)."""
-    _n, _mode = 4, 'replicate'
-
-
-class ReplicationPad3d(_PadNd):
-    """torch.nn.ReplicationPad3d(padding)."""
-    _n, _mode = 6, 'replicate'
+for _d, _n in (('1d', 2), ('2d', 4), ('3d', 6)):
+    _pad_class('ReflectionPad' + _d, _n, 'reflect')
+    _pad_class('ReplicationPad' + _d, _n, 'replicate')

@@ -11,7 +11,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 
 from .._lib import _is_tensor
-from .modules import Module
+from .modules import Module, _set_pairs
 from .parameter import Parameter
 
 __all__ = ['ParameterList', 'ParameterDict']
@@ -189,14 +189,7 @@ class ParameterDict(Module):
             for key, parameter in sorted(parameters.items()):
                 self[key] = parameter
         else:
-            for j, p in enumerate(parameters):
-                if not isinstance(p, Iterable):
-                    raise TypeError('ParameterDict update sequence element #' + str(j)
-                                    + ' should be Iterable; is' + type(p).__name__)
-                if not len(p) == 2:
-                    raise ValueError('ParameterDict update sequence element #' + str(j)
-                                     + ' has length ' + str(len(p)) + '; 2 is required')
-                self[p[0]] = p[1]
+            _set_pairs(self, parameters, 'ParameterDict')
 
     def extra_repr(self):
         return '\n'.join('  ({}): {}'.format(k, _entry_repr(p, lambda t: t.type()))

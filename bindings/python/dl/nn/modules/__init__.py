@@ -1675,14 +1675,21 @@ class ModuleDict(_Layer, Dl.ModuleDict, Module):
             for key, module in modules.items():
                 self[key] = module
         else:
-            for j, m in enumerate(modules):
-                if not isinstance(m, Iterable):
-                    raise TypeError('ModuleDict update sequence element #' + str(j)
-                                    + ' should be Iterable; is' + type(m).__name__)
-                if not len(m) == 2:
-                    raise ValueError('ModuleDict update sequence element #' + str(j)
-                                     + ' has length ' + str(len(m)) + '; 2 is required')
-                self[m[0]] = m[1]
+            _set_pairs(self, modules, 'ModuleDict')
+
+
+def _set_pairs(target, pairs, what):
+    """target[key] = value for each (key, value) of @pairs, with the
+    errors torch's ModuleDict and ParameterDict raise (@what) for an
+    element that is not a pair."""
+    for j, p in enumerate(pairs):
+        if not isinstance(p, Iterable):
+            raise TypeError(what + ' update sequence element #' + str(j)
+                            + ' should be Iterable; is' + type(p).__name__)
+        if not len(p) == 2:
+            raise ValueError(what + ' update sequence element #' + str(j)
+                             + ' has length ' + str(len(p)) + '; 2 is required')
+        target[p[0]] = p[1]
 
 
 def _require_tuple_int(input):
