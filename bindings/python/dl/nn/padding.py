@@ -80,13 +80,14 @@ class ZeroPad2d(ConstantPad2d):
 
 
 def _pad_class(name, n, mode):
-    cls = type(name, (_PadNd,), {'_n': n, '_mode': mode,
-                                 '__doc__': 'torch.nn.%s(padding).' % name,
-                                 '__module__': __name__})
-    globals()[name] = cls
-    return cls
+    """torch.nn.<name>(padding): pads the last n / 2 dims in @mode."""
+    return type(name, (_PadNd,), {'_n': n, '_mode': mode, '__module__': __name__,
+                                  '__doc__': 'torch.nn.%s(padding).' % name})
 
 
-for _d, _n in (('1d', 2), ('2d', 4), ('3d', 6)):
-    _pad_class('ReflectionPad' + _d, _n, 'reflect')
-    _pad_class('ReplicationPad' + _d, _n, 'replicate')
+ReflectionPad1d = _pad_class('ReflectionPad1d', 2, 'reflect')
+ReflectionPad2d = _pad_class('ReflectionPad2d', 4, 'reflect')
+ReflectionPad3d = _pad_class('ReflectionPad3d', 6, 'reflect')
+ReplicationPad1d = _pad_class('ReplicationPad1d', 2, 'replicate')
+ReplicationPad2d = _pad_class('ReplicationPad2d', 4, 'replicate')
+ReplicationPad3d = _pad_class('ReplicationPad3d', 6, 'replicate')

@@ -6,12 +6,11 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
-import operator
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 
 from .._lib import _is_tensor
-from .modules import Module, _set_pairs
+from .modules import Module, ModuleList, _set_pairs
 from .parameter import Parameter
 
 __all__ = ['ParameterList', 'ParameterDict']
@@ -43,13 +42,8 @@ class ParameterList(Module):
         if values is not None:
             self += values
 
-    def _get_abs_string_index(self, idx):
-        idx = operator.index(idx)
-        if not (-len(self) <= idx < len(self)):
-            raise IndexError('index {} is out of range'.format(idx))
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+    # ModuleList's: the position as a registered name, '0', '1', ...
+    _get_abs_string_index = ModuleList._get_abs_string_index
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
