@@ -82,24 +82,6 @@ dl_linear_forward (DlModule *module, DlTensor *input, GError **error)
   return dl_tensor_linear (input, w, b, error);
 }
 
-static gboolean
-check_size (const gchar *name, gint64 value, GError **error)
-{
-  if (value == SIZE_UNSET)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "Linear: %s is missing (or -1): give a size >= 0", name);
-      return FALSE;
-    }
-  if (value < 0)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "Linear: %s must be a size >= 0, got %" G_GINT64_FORMAT, name, value);
-      return FALSE;
-    }
-  return TRUE;
-}
-
 /* Checks the construct properties and creates the parameters; an invalid
  * value leaves the layer without them and its error in DlModule. */
 static void
@@ -111,8 +93,8 @@ dl_linear_constructed (GObject *object)
   gdouble bound;
 
   G_OBJECT_CLASS (dl_linear_parent_class)->constructed (object);
-  if (!check_size ("in_features", priv->in_features, &error)
-      || !check_size ("out_features", priv->out_features, &error))
+  if (!dl_module_check_size ("Linear", "in_features", priv->in_features, &error)
+      || !dl_module_check_size ("Linear", "out_features", priv->out_features, &error))
     {
       dl_module_take_construct_error (DL_MODULE (self), error);
       return;

@@ -32,6 +32,11 @@ gboolean dl_module_add_uniform_parameter (DlModule *self,
                                           gdouble bound,
                                           GError **error);
 
+/* A layer's size property @name of @layer (e.g. "Linear", "in_features"):
+ * TRUE when given and >= 0, else FALSE with a DL_ERROR_ARGUMENT saying it
+ * is missing (-1, the properties' default) or negative. */
+gboolean dl_module_check_size (const gchar *layer, const gchar *name, gint64 value, GError **error);
+
 /* FALSE with a copy of the construction's error set, when there was one */
 gboolean dl_module_check_constructed (DlModule *self, GError **error);
 

@@ -1164,6 +1164,24 @@ dl_module_get_training (DlModule *self)
 }
 
 gboolean
+dl_module_check_size (const gchar *layer, const gchar *name, gint64 value, GError **error)
+{
+  if (value == -1)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "%s: %s is missing (or -1): give a size >= 0", layer, name);
+      return FALSE;
+    }
+  if (value < 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "%s: %s must be a size >= 0, got %" G_GINT64_FORMAT, layer, name, value);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
 dl_module_add_uniform_parameter (DlModule *self,
                                  const gchar *name,
                                  const gint64 *shape,

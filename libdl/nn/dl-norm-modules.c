@@ -1,4 +1,4 @@
-/* dl-norm-modules.c: DlBatchNorm (and DlBatchNorm1d, DlBatchNorm2d),
+/* dl-norm-modules.c: DlBatchNorm (and DlBatchNorm1d, 2d, 3d),
  * DlLayerNorm and DlGroupNorm over dl_batch_norm(), dl_layer_norm() and
  * dl_group_norm(), with PyTorch's parameters ("weight" ones, "bias"
  * zeros), buffers ("running_mean" zeros, "running_var" ones,
@@ -109,8 +109,9 @@ check_positive (gpointer self, const gchar *what, gint64 value, GError **error)
  * Parameters "weight" (ones) and "bias" (zeros) [C] when
  * #DlBatchNorm:affine; buffers "running_mean" (zeros), "running_var"
  * (ones) and "num_batches_tracked" (an int64 scalar) when tracking. The
- * subclasses #DlBatchNorm1d and #DlBatchNorm2d check the input's rank as
- * PyTorch's do; #DlBatchNorm takes any batch of at least 2 dims.
+ * subclasses #DlBatchNorm1d, #DlBatchNorm2d and #DlBatchNorm3d check the
+ * input's rank as PyTorch's do; #DlBatchNorm takes any batch of at least
+ * 2 dims.
  *
  * Since: 0.1
  */
@@ -150,6 +151,9 @@ check_rank (DlModule *module, DlTensor *input, GError **error)
 
   if (DL_IS_BATCH_NORM2D (module) && nd != 4)
     g_set_error (error, DL_ERROR, DL_ERROR_SHAPE, "%s: expected 4D input (got %dD input)",
+                 layer_name (module), nd);
+  else if (DL_IS_BATCH_NORM3D (module) && nd != 5)
+    g_set_error (error, DL_ERROR, DL_ERROR_SHAPE, "%s: expected 5D input (got %dD input)",
                  layer_name (module), nd);
   else if (DL_IS_BATCH_NORM1D (module) && nd != 2 && nd != 3)
     g_set_error (error, DL_ERROR, DL_ERROR_SHAPE, "%s: expected 2D or 3D input (got %dD input)",
@@ -414,6 +418,26 @@ dl_batch_norm2d_layer_class_init (DlBatchNorm2dClass *klass)
 
 static void
 dl_batch_norm2d_layer_init (DlBatchNorm2d *self)
+{
+}
+
+/**
+ * DlBatchNorm3d:
+ *
+ * A #DlBatchNorm for a volume batch [N, C, D, H, W], as
+ * torch.nn.BatchNorm3d.
+ *
+ * Since: 0.1
+ */
+G_DEFINE_TYPE (DlBatchNorm3d, dl_batch_norm3d_layer, DL_TYPE_BATCH_NORM)
+
+static void
+dl_batch_norm3d_layer_class_init (DlBatchNorm3dClass *klass)
+{
+}
+
+static void
+dl_batch_norm3d_layer_init (DlBatchNorm3d *self)
 {
 }
 
@@ -888,4 +912,22 @@ dl_group_norm_layer_new (gint64 num_groups, gint64 num_channels, GError **error)
 {
   return g_initable_new (DL_TYPE_GROUP_NORM, NULL, error, "num-groups", num_groups, "num-channels",
                          num_channels, NULL);
+}
+
+/**
+ * dl_batch_norm3d_layer_new:
+ * @num_features: the number of channels C
+ * @error: return location for a #GError
+ *
+ * Creates a #DlBatchNorm3d with PyTorch's defaults (eps 1e-5, momentum
+ * 0.1, affine, tracking running statistics).
+ *
+ * Returns: (transfer full): a new layer, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlBatchNorm3d *
+dl_batch_norm3d_layer_new (gint64 num_features, GError **error)
+{
+  return g_initable_new (DL_TYPE_BATCH_NORM3D, NULL, error, "num-features", num_features, NULL);
 }

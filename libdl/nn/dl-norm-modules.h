@@ -74,6 +74,26 @@ struct _DlBatchNorm2dClass
   gpointer padding[8];
 };
 
+#define DL_TYPE_BATCH_NORM3D (dl_batch_norm3d_layer_get_type ())
+DL_EXPORT
+G_DECLARE_DERIVABLE_TYPE (DlBatchNorm3d, dl_batch_norm3d_layer, DL, BATCH_NORM3D, DlBatchNorm)
+
+/**
+ * DlBatchNorm3dClass:
+ * @parent_class: the parent class
+ *
+ * The class of #DlBatchNorm3d.
+ *
+ * Since: 0.1
+ */
+struct _DlBatchNorm3dClass
+{
+  DlBatchNormClass parent_class;
+
+  /*< private >*/
+  gpointer padding[8];
+};
+
 #define DL_TYPE_LAYER_NORM (dl_layer_norm_layer_get_type ())
 DL_EXPORT
 G_DECLARE_DERIVABLE_TYPE (DlLayerNorm, dl_layer_norm_layer, DL, LAYER_NORM, DlModule)
@@ -118,6 +138,8 @@ DL_EXPORT
 DlBatchNorm2d *dl_batch_norm2d_layer_new (gint64 num_features, GError **error);
 DL_EXPORT
 DlBatchNorm1d *dl_batch_norm1d_layer_new (gint64 num_features, GError **error);
+DL_EXPORT
+DlBatchNorm3d *dl_batch_norm3d_layer_new (gint64 num_features, GError **error);
 DL_EXPORT
 DlLayerNorm *dl_layer_norm_layer_new (const gint64 *normalized_shape,
                                       gsize n_dims,

@@ -1186,6 +1186,117 @@ dl_tensor_linear (DlTensor *self, DlTensor *weight, DlTensor *bias, GError **err
   return bias ? dl_tensor_add (y, bias, error) : g_steal_pointer (&y);
 }
 
+/* bilinear's checks, with torch's messages */
+static gboolean
+check_bilinear (DlTensor *x1, DlTensor *x2, DlTensor *weight, DlTensor *bias, GError **error)
+{
+  const gchar *what = NULL;
+  gint64 got = 0, want = 0;
+
+  if (!check_ndim ("bilinear", "weight", weight, 3, error)
+      || (bias && !check_ndim ("bilinear", "bias", bias, 1, error)))
+    return FALSE;
+  if (x1->ndim != x2->ndim || x1->ndim == 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "bilinear(): input dimensions do not match: got %d and %d (inputs need at "
+                   "least 1 dim)",
+                   x1->ndim, x2->ndim);
+      return FALSE;
+    }
+  for (gint i = 0; i < x1->ndim - 1; i++)
+    if (x1->sizes[i] != x2->sizes[i])
+      {
+        g_set_error (
+            error, DL_ERROR, DL_ERROR_SHAPE,
+            "bilinear(): input batch dimensions do not match at dim %d: got %" G_GINT64_FORMAT
+            " and %" G_GINT64_FORMAT,
+            i, x1->sizes[i], x2->sizes[i]);
+        return FALSE;
+      }
+  if (x1->sizes[x1->ndim - 1] != weight->sizes[1])
+    what = "input1", got = x1->sizes[x1->ndim - 1], want = weight->sizes[1];
+  else if (x2->sizes[x2->ndim - 1] != weight->sizes[2])
+    what = "input2", got = x2->sizes[x2->ndim - 1], want = weight->sizes[2];
+  else if (bias && bias->sizes[0] != weight->sizes[0])
+    what = "bias", got = bias->sizes[0], want = weight->sizes[0];
+  if (what)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "bilinear(): %s size does not match weight size: got %" G_GINT64_FORMAT
+                   " but expected %" G_GINT64_FORMAT,
+                   what, got, want);
+      return FALSE;
+    }
+  return check_same_dtype ("bilinear", x1, x2, error)
+         && check_same_dtype ("bilinear", x1, weight, error)
+         && (!bias || check_same_dtype ("bilinear", x1, bias, error));
+}
+
+/**
+ * dl_bilinear:
+ * @input1: the first input, shape [..., in1_features] (at least 1 dim)
+ * @input2: the second input, shape [..., in2_features], the same batch dims
+ * @weight: the weight, shape [out_features, in1_features, in2_features]
+ * @bias: (nullable): the bias, shape [out_features]
+ * @error: return location for a #GError
+ *
+ * The bilinear map y[..., o] = sum_ij input1[..., i] weight[o, i, j]
+ * input2[..., j] + bias[o], as torch.nn.functional.bilinear: one matrix
+ * product of the rows of @input1 with the weight laid out as [in1,
+ * out * in2], then a batched product with the rows of @input2 (so the
+ * gradients of both inputs, the weight and the bias are those of the
+ * matrix products).
+ *
+ * Fails with %DL_ERROR_SHAPE when the inputs' ranks or batch dims differ
+ * or a size does not match the weight's, with PyTorch's messages, and
+ * with %DL_ERROR_DTYPE when the dtypes differ.
+ *
+ * Returns: (transfer full): the result, shape [..., out_features], or
+ *   %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_bilinear (DlTensor *input1, DlTensor *input2, DlTensor *weight, DlTensor *bias, GError **error)
+{
+  g_autoptr (DlTensor) wp = NULL;
+  g_autoptr (DlTensor) w2 = NULL;
+  g_autoptr (DlTensor) r1 = NULL;
+  g_autoptr (DlTensor) r2 = NULL;
+  g_autoptr (DlTensor) t = NULL;
+  g_autoptr (DlTensor) t3 = NULL;
+  g_autoptr (DlTensor) y3 = NULL;
+  g_autoptr (DlTensor) y = NULL;
+  gint64 shape[DL_MAX_DIMS], rows = 1, out, in1, in2;
+
+  g_return_val_if_fail (DL_IS_TENSOR (input1) && DL_IS_TENSOR (input2), NULL);
+  g_return_val_if_fail (DL_IS_TENSOR (weight), NULL);
+  g_return_val_if_fail (bias == NULL || DL_IS_TENSOR (bias), NULL);
+  if (!dl_check_live ("bilinear", input1, error) || !dl_check_live ("bilinear", input2, error)
+      || !dl_check_live ("bilinear", weight, error)
+      || (bias && !dl_check_live ("bilinear", bias, error))
+      || !check_bilinear (input1, input2, weight, bias, error))
+    return NULL;
+  out = weight->sizes[0], in1 = weight->sizes[1], in2 = weight->sizes[2];
+  for (gint i = 0; i < input1->ndim - 1; i++)
+    rows *= input1->sizes[i];
+  /* t[n, o, j] = sum_i x1[n, i] w[o, i, j]; y[n, o] = sum_j t[n, o, j] x2[n, j] */
+  if (!(wp = dl_tensor_permute (weight, (gint64[]){ 1, 0, 2 }, 3, error))
+      || !(w2 = dl_tensor_reshape (wp, (gint64[]){ in1, out * in2 }, 2, error))
+      || !(r1 = dl_tensor_reshape (input1, (gint64[]){ rows, in1 }, 2, error))
+      || !(r2 = dl_tensor_reshape (input2, (gint64[]){ rows, in2, 1 }, 3, error))
+      || !(t = dl_tensor_mm (r1, w2, error))
+      || !(t3 = dl_tensor_reshape (t, (gint64[]){ rows, out, in2 }, 3, error))
+      || !(y3 = dl_tensor_bmm (t3, r2, error)))
+    return NULL;
+  memcpy (shape, input1->sizes, input1->ndim * sizeof (gint64));
+  shape[input1->ndim - 1] = out;
+  if (!(y = dl_tensor_reshape (y3, shape, input1->ndim, error)))
+    return NULL;
+  return bias ? dl_tensor_add (y, bias, error) : g_steal_pointer (&y);
+}
+
 /**
  * dl_tensor_tensordot:
  * @self: a tensor

@@ -81,6 +81,8 @@ DL_EXPORT DlTensor *dl_tensor_addr_ (DlTensor *self,
                                      GError **error);
 DL_EXPORT DlTensor *
 dl_tensor_linear (DlTensor *self, DlTensor *weight, DlTensor *bias, GError **error);
+DL_EXPORT DlTensor *
+dl_bilinear (DlTensor *input1, DlTensor *input2, DlTensor *weight, DlTensor *bias, GError **error);
 DL_EXPORT DlTensor *dl_tensor_tensordot (DlTensor *self,
                                          DlTensor *other,
                                          const gint64 *dims_self,

@@ -755,6 +755,36 @@ test('Dl.Linear from construct properties', () => {
     assertDlError(() => Dl.Linear.new(-1, 2, true), Dl.Error.ARGUMENT, 'the C convenience');
 });
 
+test('Dl.Bilinear: two inputs through forward_many', () => {
+    const l = new Dl.Bilinear({in1_features: 2, in2_features: 3, out_features: 2, dtype: F64});
+    l.init(null);
+    assert(l.in1_features === 2 && l.in2_features === 3 && l.out_features === 2, 'properties');
+    assert(l.parameter_names().join() === 'weight,bias', 'parameters');
+    const x1 = fromArray([1, -2, 0.5, 3], [2, 2], F64);
+    const x2 = fromArray([0.1, 0.2, -0.3, 1.5, -1, 2], [2, 3], F64);
+    const out = l.forward_many([x1, x2]);
+    assert(out.length === 1, 'one output');
+    assertArrayEqual(out[0].get_shape(), [2, 2], 'its shape');
+    const w = values(l.get_parameter('weight')), b = values(l.get_parameter('bias'));
+    const v1 = values(x1), v2 = values(x2), expected = [];
+    for (let n = 0; n < 2; n++) {
+        for (let o = 0; o < 2; o++) {
+            let sum = b[o];
+            for (let i = 0; i < 2; i++) {
+                for (let j = 0; j < 3; j++)
+                    sum += v1[n * 2 + i] * w[(o * 2 + i) * 3 + j] * v2[n * 3 + j];
+            }
+            expected.push(sum);
+        }
+    }
+    assertClose(values(out[0]), expected, 1e-12, 'x1^T A x2 + b');
+    assertClose(values(Dl.bilinear(x1, x2, l.get_parameter('weight'), null)),
+        expected.map((v, k) => v - b[k % 2]), 1e-12, 'Dl.bilinear without a bias');
+    assertDlError(() => l.forward(x1), Dl.Error.ARGUMENT, 'one input');
+    assertDlError(() => l.forward_many([x2, x1]), Dl.Error.SHAPE, 'swapped inputs');
+    assertDlError(() => Dl.Bilinear.new(2, -3, 1, true), Dl.Error.ARGUMENT, 'a negative size');
+});
+
 test('Dl.Sgd from construct properties', () => {
     const w = Dl.zeros([2], F64, null);
     w.set_requires_grad(true);

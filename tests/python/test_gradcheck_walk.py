@@ -475,6 +475,14 @@ WALK['NllLossBackward0'] = [
     Case(lambda m, a: _nll(m, a, [1, 0, 3], weight=m.tensor([0.5, 2.0, 1.0, 1.5], dtype=m.float64),
                            ignore_index=0), (3, 4)),
     Case(lambda m, a: m.nn.functional.cross_entropy(a, m.tensor(2), reduction='none'), (5,))]
+WALK['CtcLossBackward0'] = [
+    Case(lambda m, a: m.nn.functional.ctc_loss(a.log_softmax(2), m.tensor([[1, 2], [3, 3]]),
+                                               [4, 3], [2, 2]), (4, 2, 4),
+         gradgrad_fails='the CTC gradient is computed outside the graph (torch does not '
+                        'differentiate it twice either)'),
+    Case(lambda m, a: m.nn.functional.ctc_loss(a.log_softmax(1), m.tensor([2, 1, 1]), [5], [3],
+                                               blank=3, reduction='sum'), (5, 4),
+         gradgrad_fails='the CTC gradient is computed outside the graph')]
 WALK['NllLoss2DBackward0'] = [
     Case(lambda m, a: _nll(m, a, [[[1, 0], [2, 2]], [[0, 1], [1, 2]]]), (2, 3, 2, 2)),
     Case(lambda m, a: _nll(m, a, [[1, 0, 2], [2, 2, 0]], reduction='none'), (2, 3, 3))]

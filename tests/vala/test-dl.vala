@@ -814,6 +814,44 @@ void test_module_forward_many () {
     }
 }
 
+void test_bilinear_layer () {
+    try {
+        /* the C convenience, then a call with two inputs */
+        var l = new Dl.Bilinear (2, 3, 1, true);
+        assert (l.in1_features == 2 && l.in2_features == 3 && l.out_features == 1 && l.bias);
+        l.to_dtype (Dl.DType.FLOAT64);
+        var w = l.get_parameter ("weight");
+        var b = l.get_parameter ("bias");
+        assert_shape (w, { 1, 2, 3 });
+        var wv = values (w);
+        var bv = values (b);
+        var inputs = new GenericArray<Dl.Tensor?> ();
+        inputs.add (from_array ({ 1, -2 }, { 1, 2 }, Dl.DType.FLOAT64));
+        inputs.add (from_array ({ 0.5, 1, 2 }, { 1, 3 }, Dl.DType.FLOAT64));
+        var outputs = l.forward_many (inputs);
+        assert (outputs.length == 1);
+        assert_shape (outputs[0], { 1, 1 });
+        double[] x1 = { 1, -2 };
+        double[] x2 = { 0.5, 1, 2 };
+        double sum = bv[0];
+        for (int i = 0; i < 2; i++)
+            for (int j = 0; j < 3; j++)
+                sum += x1[i] * wv[i * 3 + j] * x2[j];
+        assert_values (outputs[0], { sum }, 1e-12);
+        /* one input is the layer's error */
+        inputs.length = 1;
+        assert_dl_error (() => { l.forward_many (inputs); }, Dl.Error.ARGUMENT, "one input");
+        try {
+            new Dl.Bilinear (2, -1, 1, true);
+            assert_not_reached ();
+        } catch (Dl.Error.ARGUMENT e) {
+            assert ("in2_features" in e.message);
+        }
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
 void test_linear_properties () {
     try {
         /* g_initable_new: construct properties, checked at once (gint64
@@ -1949,6 +1987,7 @@ int main (string[] args) {
     Test.add_func ("/vala/module/subclass", test_module_subclass);
     Test.add_func ("/vala/module/forward-many", test_module_forward_many);
     Test.add_func ("/vala/linear/properties", test_linear_properties);
+    Test.add_func ("/vala/bilinear", test_bilinear_layer);
     Test.add_func ("/vala/optim/sgd-properties", test_sgd_properties);
     Test.add_func ("/vala/optim/optimizers", test_optimizers);
     Test.add_func ("/vala/nn/activation-modules", test_activation_modules);

@@ -211,3 +211,19 @@ globals().update(linalg.TORCH_FUNCTIONS)
 __all__ += ['linalg'] + list(linalg.TORCH_FUNCTIONS)
 from .torch_version import __version__  # noqa: E402
 __all__ += ['return_types', 'torch_version', 'version']
+
+# torch.constant_pad_nd, instance_norm, bilinear, poisson_nll_loss and the
+# dropout variants torch has at the top level, with torch's signatures
+from .nn.padding import constant_pad_nd  # noqa: E402
+from .nn.normalization import _torch_instance_norm as instance_norm  # noqa: E402
+from .nn.bilinear import bilinear  # noqa: E402
+from .nn.likelihood_losses import _torch_poisson_nll_loss as poisson_nll_loss  # noqa: E402
+from .nn.ctc import _torch_ctc_loss as ctc_loss  # noqa: E402
+from .nn.dropout import (_alpha_dropout as alpha_dropout,  # noqa: E402
+                         _alpha_dropout_ as alpha_dropout_, _dropout_ as dropout_,
+                         _feature_alpha_dropout as feature_alpha_dropout,
+                         _feature_alpha_dropout_ as feature_alpha_dropout_, feature_dropout,
+                         feature_dropout_)
+__all__ += ['constant_pad_nd', 'instance_norm', 'bilinear', 'poisson_nll_loss', 'ctc_loss',
+            'alpha_dropout', 'alpha_dropout_', 'dropout_', 'feature_alpha_dropout',
+            'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_']

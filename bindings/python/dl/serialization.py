@@ -313,6 +313,31 @@ _MODULE_ATTRIBUTES.update({
     'Transformer': ('d_model', 'nhead', 'batch_first'),
 })
 
+# the padding, instance norm, dropout, bilinear, embedding bag and
+# likelihood loss layers (the instance norms register weight and bias as
+# None without affine, and their running statistics as None buffers
+# without tracking)
+_MODULE_ATTRIBUTES.update({n: ('padding', 'value') for n in (
+    'ConstantPad1d', 'ConstantPad2d', 'ConstantPad3d', 'ZeroPad2d')})
+_MODULE_ATTRIBUTES.update({n + d: ('padding',) for n in ('ReflectionPad', 'ReplicationPad')
+                           for d in ('1d', '2d', '3d')})
+_MODULE_ATTRIBUTES.update({n: ('p', 'inplace') for n in (
+    'Dropout1d', 'Dropout3d', 'AlphaDropout', 'FeatureAlphaDropout')})
+_MODULE_ATTRIBUTES.update({'InstanceNorm' + d: _MODULE_ATTRIBUTES['BatchNorm2d']
+                           for d in ('1d', '2d', '3d')})
+_NONE_BUFFERS.update({'InstanceNorm' + d: ('running_mean', 'running_var', 'num_batches_tracked')
+                      for d in ('1d', '2d', '3d')})
+_MODULE_ATTRIBUTES.update({
+    'BatchNorm3d': _MODULE_ATTRIBUTES['BatchNorm2d'],
+    'LocalResponseNorm': ('size', 'alpha', 'beta', 'k'),
+    'Bilinear': ('in1_features', 'in2_features', 'out_features'),
+    'EmbeddingBag': ('num_embeddings', 'embedding_dim', 'max_norm', 'norm_type',
+                     'scale_grad_by_freq', 'mode', 'sparse', 'include_last_offset',
+                     'padding_idx'),
+    'GaussianNLLLoss': ('reduction', 'full', 'eps'),
+    'PoissonNLLLoss': ('reduction', 'log_input', 'full', 'eps'),
+    'CTCLoss': ('reduction', 'blank', 'zero_infinity'),
+})
 
 def _attention_parameter_order(m):
     qkv = ('q_proj_weight', 'k_proj_weight', 'v_proj_weight')
@@ -323,6 +348,8 @@ def _attention_parameter_order(m):
 # The parameters torch's class always registers, in its order (None when
 # absent); the module's other parameters follow
 _PARAMETER_ORDER = {'MultiheadAttention': _attention_parameter_order}
+_PARAMETER_ORDER.update({'InstanceNorm' + d: (lambda m: ('weight', 'bias'))
+                         for d in ('1d', '2d', '3d')})
 # Children that torch makes of another class than their libdl one
 _CHILD_CLASSES = {('MultiheadAttention', 'out_proj', 'Linear'):
                   ('torch.nn.modules.linear', 'NonDynamicallyQuantizableLinear')}

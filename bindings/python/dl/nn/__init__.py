@@ -43,3 +43,23 @@ for _name in modules._SUBMODULES:
 from . import parallel  # noqa: E402
 from .parallel import DataParallel  # noqa: E402
 __all__ += ['modules', 'parallel', 'DataParallel']
+# padding, instance and local response norm, the dropout family, Bilinear,
+# LazyLinear, EmbeddingBag, the parameter containers and the likelihood
+# losses
+from .padding import (ConstantPad1d, ConstantPad2d, ConstantPad3d, ReflectionPad1d,  # noqa
+                      ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
+                      ReplicationPad3d, ZeroPad2d)
+from .normalization import (BatchNorm3d, InstanceNorm1d, InstanceNorm2d,  # noqa: E402
+                            InstanceNorm3d, LocalResponseNorm)
+from .dropout import AlphaDropout, Dropout1d, Dropout3d, FeatureAlphaDropout  # noqa: E402
+from .bilinear import Bilinear, LazyLinear  # noqa: E402
+from .embedding_bag import EmbeddingBag  # noqa: E402
+from .parameter_containers import ParameterDict, ParameterList  # noqa: E402
+from .likelihood_losses import GaussianNLLLoss, PoissonNLLLoss  # noqa: E402
+from .ctc import CTCLoss  # noqa: E402
+__all__ += ['ConstantPad1d', 'ConstantPad2d', 'ConstantPad3d', 'ZeroPad2d', 'ReflectionPad1d',
+            'ReflectionPad2d', 'ReflectionPad3d', 'ReplicationPad1d', 'ReplicationPad2d',
+            'ReplicationPad3d', 'BatchNorm3d', 'InstanceNorm1d', 'InstanceNorm2d',
+            'InstanceNorm3d', 'LocalResponseNorm', 'Dropout1d', 'Dropout3d', 'AlphaDropout',
+            'FeatureAlphaDropout', 'Bilinear', 'LazyLinear', 'EmbeddingBag', 'ParameterList',
+            'ParameterDict', 'GaussianNLLLoss', 'PoissonNLLLoss', 'CTCLoss']

@@ -278,3 +278,17 @@ __all__ += ['multi_head_attention_forward']
 from .sdpa import scaled_dot_product_attention  # noqa: E402
 
 __all__ += ['scaled_dot_product_attention']
+
+# padding's constant form, instance and local response norm, the dropout
+# family, bilinear, embedding_bag and the likelihood losses
+from .normalization import instance_norm, local_response_norm  # noqa: E402
+from .dropout import (alpha_dropout, dropout1d, dropout3d,  # noqa: E402
+                      feature_alpha_dropout)
+from .bilinear import bilinear  # noqa: E402
+from .embedding_bag import embedding_bag  # noqa: E402
+from .likelihood_losses import gaussian_nll_loss, poisson_nll_loss  # noqa: E402
+from .ctc import ctc_loss  # noqa: E402
+
+__all__ += ['instance_norm', 'local_response_norm', 'alpha_dropout', 'dropout1d', 'dropout3d',
+            'feature_alpha_dropout', 'bilinear', 'embedding_bag', 'gaussian_nll_loss',
+            'poisson_nll_loss', 'ctc_loss']

@@ -257,3 +257,170 @@ class GroupNorm(_Norm, Dl.GroupNorm, Module):
     def extra_repr(self):
         return '{}, {}, eps={}, affine={}'.format(self.num_groups, self.num_channels, self.eps,
                                                  self.affine)
+
+
+# ---- instance norm and local response norm -----------------------------------
+# Both are compositions, as ATen's: instance_norm is batch_norm over the
+# input viewed as [1, N * C, *] (its fused kernel and NativeBatchNormBackward0),
+# local_response_norm a windowed sum of squares over the channels.
+
+def _verify_spatial_size(size):
+    n = 1
+    for s in size[2:]:
+        n *= s
+    if n == 1:
+        raise ValueError('Expected more than 1 spatial element when training, got input size {}'
+                         .format(size))
+
+
+def _torch_instance_norm(input, weight, bias, running_mean, running_var, use_input_stats,
+                         momentum, eps, cudnn_enabled=True):
+    """torch.instance_norm: batch_norm of [1, N * C, *], the running
+    statistics (repeated N times there) averaged back over the batch."""
+    from ..autograd.grad_mode import no_grad
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError('Expected running_mean and running_var to be defined when '
+                           'use_input_stats is false')
+    if input.dim() < 2:
+        raise RuntimeError('instance_norm: expected an input [N, C, *] of at least 2 dims, got %s'
+                           % (tuple(input.shape),))
+    shape = list(input.shape)
+    b, c = shape[0], shape[1]
+
+    def rep(t):
+        return None if t is None else t.repeat(b)
+
+    rm, rv = rep(running_mean), rep(running_var)
+    x = input.contiguous().view([1, b * c] + shape[2:])
+    out = batch_norm(x, rm, rv, rep(weight), rep(bias), bool(use_input_stats),
+                     0.0 if momentum is None else momentum, eps)
+    with no_grad():
+        if running_mean is not None:
+            running_mean.copy_(rm.view(b, c).mean(0))
+        if running_var is not None:
+            running_var.copy_(rv.view(b, c).mean(0))
+    return out.view(shape)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-05):
+    """torch.nn.functional.instance_norm: each channel of each sample
+    normalised over its spatial dims."""
+    if use_input_stats:
+        _verify_spatial_size(tuple(input.shape))
+    return _torch_instance_norm(input, weight, bias, running_mean, running_var, use_input_stats,
+                                momentum, eps)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """torch.nn.functional.local_response_norm: input / (k + alpha / size *
+    sum of the squares of `size` neighbouring channels) ** beta, the
+    window padded with zeros as torch's."""
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError('Expected 3D or higher dimensionality                          input '
+                         '(got {} dimensions)'.format(dim))
+    if input.numel() == 0:
+        return input
+    from .resample import pad
+    sizes = list(input.shape)
+    c = sizes[1]
+    # [N, S, C]: the channels last, padded, then summed over each window
+    sq = input.mul(input).reshape(sizes[0], c, -1).transpose(1, 2)
+    padded = pad(sq, (size // 2, (size - 1) // 2))
+    div = padded.narrow(2, 0, c)
+    for i in range(1, size):
+        div = div + padded.narrow(2, i, c)
+    div = (div / size).transpose(1, 2).reshape(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
+
+
+class _InstanceNorm(Module):
+    _dims = (2, 3)
+
+    def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=False,
+                 track_running_stats=False, device=None, dtype=None):
+        from .. import _creation
+        from .parameter import Parameter
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        kw = {} if dtype is None else {'dtype': dtype}
+        if affine:
+            self.weight = Parameter(_creation.ones(num_features, **kw))
+            self.bias = Parameter(_creation.zeros(num_features, **kw))
+        else:
+            self.weight = self.bias = None
+        if track_running_stats:
+            self.register_buffer('running_mean', _creation.zeros(num_features, **kw))
+            self.register_buffer('running_var', _creation.ones(num_features, **kw))
+            from .._api import tensor
+            from .._dtype import long
+            self.register_buffer('num_batches_tracked', tensor(0, dtype=long))
+        else:
+            self.running_mean = self.running_var = self.num_batches_tracked = None
+
+    # the same attributes as the batch norms': their resets
+    reset_running_stats = _BatchNorm.reset_running_stats
+    reset_parameters = _BatchNorm.reset_parameters
+
+    def _apply_instance_norm(self, input):
+        return instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                             self.training or not self.track_running_stats, self.momentum,
+                             self.eps)
+
+    def forward(self, input):
+        nd = input.dim()
+        if nd not in self._dims:
+            raise ValueError('expected {}D or {}D input (got {}D input)'.format(
+                self._dims[0], self._dims[1], nd))
+        if nd == self._dims[0]:
+            return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
+        return self._apply_instance_norm(input)
+
+    def extra_repr(self):
+        return ('{}, eps={}, momentum={}, affine={}, track_running_stats={}'.format(
+            self.num_features, self.eps, self.momentum, self.affine, self.track_running_stats))
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """torch.nn.InstanceNorm1d(num_features, eps=1e-05, momentum=0.1,
+    affine=False, track_running_stats=False): [N, C, L] or [C, L]."""
+    _dims = (2, 3)
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """torch.nn.InstanceNorm2d: [N, C, H, W] or [C, H, W]."""
+    _dims = (3, 4)
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """torch.nn.InstanceNorm3d: [N, C, D, H, W] or [C, D, H, W]."""
+    _dims = (4, 5)
+
+
+class LocalResponseNorm(Module):
+    """torch.nn.LocalResponseNorm(size, alpha=1e-4, beta=0.75, k=1.0)."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        return local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return '{}, alpha={}, beta={}, k={}'.format(self.size, self.alpha, self.beta, self.k)
+
+
+@typelib_override(__name__)
+class BatchNorm3d(_BatchNorm, Dl.BatchNorm3d, Module):
+    """torch.nn.BatchNorm3d(num_features, eps=1e-05, momentum=0.1,
+    affine=True, track_running_stats=True)."""
+    __module__ = OVERRIDE_MODULE
+    _typelib_class = Dl.BatchNorm3d
+
+
+__all__ += ['instance_norm', 'local_response_norm', 'InstanceNorm1d', 'InstanceNorm2d',
+            'InstanceNorm3d', 'LocalResponseNorm', 'BatchNorm3d']

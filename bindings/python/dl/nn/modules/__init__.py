@@ -618,6 +618,11 @@ class Module(Dl.Module):
         grad_input. Returns a RemovableHandle."""
         return self._add_hook(self._backward_hooks, hook)
 
+    def register_backward_hook(self, hook):
+        """The older form of register_full_backward_hook, which torch
+        deprecates: here the same hook, called the same way."""
+        return self.register_full_backward_hook(hook)
+
     def register_forward_pre_hook(self, hook):
         """hook(module, input) runs before forward; input is the tuple of
         positional arguments; a result that is not None replaces it (made
@@ -756,6 +761,18 @@ class Module(Dl.Module):
         _check(Dl.Module.to_device, self, None)
         return self
 
+    def to_empty(self, *, device):
+        """Moves the parameters and buffers to @device without copying
+        their values (uninitialised storage there, as torch's, e.g. after
+        building the module on the meta device); they stay the same
+        Parameter objects."""
+        from ... import _creation
+        from ...autograd.grad_mode import no_grad
+        with no_grad():
+            for t in list(self.parameters()) + list(self.buffers()):
+                t.data = _creation.empty(list(t.shape), dtype=t.dtype, device=device)
+        return self
+
     def cuda(self, device=None):
         return self.to('cuda' if device is None else
                        'cuda:%d' % device if isinstance(device, int) else device)
@@ -766,6 +783,28 @@ class Module(Dl.Module):
         return self
 
     # ---- state -----------------------------------------------------------
+
+    def get_extra_state(self):
+        """The state a module adds to its state dict beyond its parameters
+        and buffers (any picklable object), under the key '_extra_state',
+        when its class overrides this method and set_extra_state."""
+        raise RuntimeError(
+            'Reached a code path in Module.get_extra_state() that should never be called. '
+            'Please file an issue at https://github.com/pytorch/pytorch/issues/new?template='
+            'bug-report.yml to report this bug.')
+
+    def set_extra_state(self, state):
+        """Restores what get_extra_state gave, from load_state_dict."""
+        raise RuntimeError(
+            'Reached a code path in Module.set_extra_state() that should never be called. '
+            'Please file an issue at https://github.com/pytorch/pytorch/issues/new?template='
+            'bug-report.yml to report this bug.')
+
+    def _extra_state_modules(self):
+        """(path, module) of the modules of the tree whose class overrides
+        get_extra_state, in the state dict's order."""
+        return [(path, m) for path, m in self.named_modules()
+                if type(m).get_extra_state is not Module.get_extra_state]
 
     def state_dict(self, *args, destination=None, prefix='', keep_vars=False):
         """The parameters and persistent buffers by dotted name, detached
@@ -786,6 +825,9 @@ class Module(Dl.Module):
             else:
                 t = state.lookup(name)
             destination[prefix + name] = t
+        extra = self._extra_state_modules()
+        if extra:
+            _insert_extra_state(destination, prefix, self, extra)
         return destination
 
     def load_state_dict(self, state_dict, strict=True):
@@ -795,6 +837,16 @@ class Module(Dl.Module):
         from ...serialization import _tensor_dict
         if not isinstance(state_dict, Mapping):
             raise TypeError('Expected state_dict to be dict-like, got %s.' % type(state_dict))
+        extra_missing = []
+        extra = self._extra_state_modules()
+        if extra:
+            state_dict = OrderedDict(state_dict)
+            for path, m in extra:
+                key = path + '.' + '_extra_state' if path else '_extra_state'
+                if key in state_dict:
+                    m.set_extra_state(state_dict.pop(key))
+                elif strict:
+                    extra_missing.append(key)
         try:
             _, missing, unexpected = Dl.Module.load_state_dict(self, _tensor_dict(state_dict),
                                                                bool(strict))
@@ -804,6 +856,10 @@ class Module(Dl.Module):
                 message = ('Error(s) in loading state_dict for %s:%s'
                            % (type(self).__name__, message.split(':', 1)[1]))
             raise RuntimeError(message) from None
+        if extra_missing:
+            raise RuntimeError('Error(s) in loading state_dict for %s:\n\tMissing key(s) in '
+                               'state_dict: %s.' % (type(self).__name__,
+                                                    ', '.join('"%s"' % k for k in extra_missing)))
         return _IncompatibleKeys(list(missing), list(unexpected))
 
     # ---- printing --------------------------------------------------------
@@ -842,6 +898,32 @@ class Module(Dl.Module):
         # it and its Python attributes; unpickling makes the object without
         # calling __init__, as PyTorch's does.
         return (_rebuild_module, (type(self),) + _module_state(self) + (_plain_dict(self),))
+
+
+def _insert_extra_state(destination, prefix, root, extra):
+    """Puts each module's '_extra_state' where torch's state_dict has it:
+    after that module's own parameters and buffers, before its children's
+    entries (the keys of destination after @prefix are in the tree's
+    order, each module's own entries first)."""
+    own = {}
+    for key in list(destination.keys()):
+        if not key.startswith(prefix):
+            continue
+        path = key[len(prefix):].rpartition('.')[0]
+        own.setdefault(path, []).append(key)
+    items = [(k, v) for k, v in destination.items() if not k.startswith(prefix)]
+    extra_of = dict(extra)
+    for path, m in root.named_modules():
+        for key in own.get(path, ()):
+            items.append((key, destination[key]))
+        if path in extra_of:
+            items.append((prefix + (path + '.' if path else '') + '_extra_state',
+                          extra_of[path].get_extra_state()))
+        own.pop(path, None)
+    for keys in own.values():  # entries of no module reached (none expected)
+        items.extend((key, destination[key]) for key in keys)
+    destination.clear()
+    destination.update(items)
 
 
 _dl_forward = Dl.Module.forward
@@ -1593,14 +1675,21 @@ class ModuleDict(_Layer, Dl.ModuleDict, Module):
             for key, module in modules.items():
                 self[key] = module
         else:
-            for j, m in enumerate(modules):
-                if not isinstance(m, Iterable):
-                    raise TypeError('ModuleDict update sequence element #' + str(j)
-                                    + ' should be Iterable; is' + type(m).__name__)
-                if not len(m) == 2:
-                    raise ValueError('ModuleDict update sequence element #' + str(j)
-                                     + ' has length ' + str(len(m)) + '; 2 is required')
-                self[m[0]] = m[1]
+            _set_pairs(self, modules, 'ModuleDict')
+
+
+def _set_pairs(target, pairs, what):
+    """target[key] = value for each (key, value) of @pairs, with the
+    errors torch's ModuleDict and ParameterDict raise (@what) for an
+    element that is not a pair."""
+    for j, p in enumerate(pairs):
+        if not isinstance(p, Iterable):
+            raise TypeError(what + ' update sequence element #' + str(j)
+                            + ' should be Iterable; is' + type(p).__name__)
+        if not len(p) == 2:
+            raise ValueError(what + ' update sequence element #' + str(j)
+                             + ' has length ' + str(len(p)) + '; 2 is required')
+        target[p[0]] = p[1]
 
 
 def _require_tuple_int(input):
@@ -1790,6 +1879,7 @@ class KLDivLoss(_Loss, Dl.KlDivLoss, Module):
 _SUBMODULES = ['activation', 'batchnorm', 'container', 'conv', 'dropout', 'flatten', 'fold',
                'linear', 'loss', 'module', 'normalization', 'pooling', 'rnn', 'sparse',
                'transformer', 'upsampling']
+_SUBMODULES += ['padding', 'instancenorm']
 
 
 def _home(module_name):

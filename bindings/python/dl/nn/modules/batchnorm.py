@@ -9,4 +9,7 @@ from . import _home
 
 __all__ = ['BatchNorm1d', 'BatchNorm2d', 'SyncBatchNorm']
 
+from ..normalization import BatchNorm3d  # noqa: E402
+__all__ += ['BatchNorm3d']
+
 _home(__name__)

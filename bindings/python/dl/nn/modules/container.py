@@ -7,4 +7,7 @@ from . import _home, ModuleDict, ModuleList, Sequential
 
 __all__ = ['Sequential', 'ModuleList', 'ModuleDict']
 
+from ..parameter_containers import ParameterDict, ParameterList  # noqa: E402
+__all__ += ['ParameterList', 'ParameterDict']
+
 _home(__name__)

@@ -9,4 +9,7 @@ from . import _home
 
 __all__ = ['Dropout', 'Dropout2d']
 
+from ..dropout import AlphaDropout, Dropout1d, Dropout3d, FeatureAlphaDropout  # noqa
+__all__ += ['Dropout1d', 'Dropout3d', 'AlphaDropout', 'FeatureAlphaDropout']
+
 _home(__name__)

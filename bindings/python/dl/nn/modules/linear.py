@@ -7,4 +7,7 @@ from . import _home, Identity, Linear
 
 __all__ = ['Linear', 'Identity']
 
+from ..bilinear import Bilinear, LazyLinear  # noqa: E402
+__all__ += ['Bilinear', 'LazyLinear']
+
 _home(__name__)

@@ -9,4 +9,8 @@ from . import (_home, BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, K
 __all__ = ['L1Loss', 'MSELoss', 'SmoothL1Loss', 'HuberLoss', 'NLLLoss', 'CrossEntropyLoss',
            'BCELoss', 'BCEWithLogitsLoss', 'KLDivLoss']
 
+from ..likelihood_losses import GaussianNLLLoss, PoissonNLLLoss  # noqa: E402
+from ..ctc import CTCLoss  # noqa: E402
+__all__ += ['GaussianNLLLoss', 'PoissonNLLLoss', 'CTCLoss']
+
 _home(__name__)

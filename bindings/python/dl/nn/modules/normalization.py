@@ -8,4 +8,7 @@ from . import _home
 
 __all__ = ['LayerNorm', 'GroupNorm']
 
+from ..normalization import LocalResponseNorm  # noqa: E402
+__all__ += ['LocalResponseNorm']
+
 _home(__name__)

@@ -8,4 +8,7 @@ from . import _home
 
 __all__ = ['Embedding']
 
+from ..embedding_bag import EmbeddingBag  # noqa: E402
+__all__ += ['EmbeddingBag']
+
 _home(__name__)
