@@ -6,6 +6,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
 import builtins
+import importlib
 
 from ._dtype import (Size, bfloat16, contiguous_format, device, double, dtype, float16, float32,
                      float64, get_default_dtype, half, int32, int64, long, memory_format,
@@ -207,3 +208,28 @@ globals().update(linalg.TORCH_FUNCTIONS)
 __all__ += ['linalg'] + list(linalg.TORCH_FUNCTIONS)
 from .torch_version import __version__  # noqa: E402
 __all__ += ['return_types', 'torch_version', 'version']
+
+# the samplers beyond uniform and normal and the gamma-function family
+# (torch.poisson, binomial, _standard_gamma, polygamma, mvlgamma, igamma,
+# igammac: _random.py, special.py); torch.distributions and torch.special
+# themselves are imported by dl/__init__.py once the namespace is complete
+from . import _random  # noqa: E402
+globals().update(_random.FUNCTIONS)
+__all__ += sorted(f for f in _random.FUNCTIONS if not f.startswith('_'))
+
+
+def igamma(input, other, *, out=None):
+    """torch.igamma: the regularised lower incomplete gamma function."""
+    from . import special
+    return special.gammainc(input, other)
+
+
+def igammac(input, other, *, out=None):
+    """torch.igammac: the regularised upper incomplete gamma function."""
+    from . import special
+    return special.gammaincc(input, other)
+
+
+__all__ += ['igamma', 'igammac']
+_LAZY['distributions'] = lambda: importlib.import_module('dl.distributions')
+_LAZY['special'] = lambda: importlib.import_module('dl.special')

@@ -12,6 +12,8 @@
 
 #include "dl-cpu-private.h"
 
+#include <float.h>
+
 static void
 store_value (void *data, gint64 i, DlDType dtype, double v)
 {
@@ -37,6 +39,10 @@ store_value (void *data, gint64 i, DlDType dtype, double v)
 G_STATIC_ASSERT ((int)DL_RANDOM_UNIFORM == (int)DL_PHILOX_UNIFORM);
 G_STATIC_ASSERT ((int)DL_RANDOM_NORMAL == (int)DL_PHILOX_NORMAL);
 G_STATIC_ASSERT ((int)DL_RANDOM_BERNOULLI == (int)DL_PHILOX_BERNOULLI);
+G_STATIC_ASSERT ((int)DL_RANDOM_EXPONENTIAL == (int)DL_PHILOX_EXPONENTIAL);
+G_STATIC_ASSERT ((int)DL_RANDOM_CAUCHY == (int)DL_PHILOX_CAUCHY);
+G_STATIC_ASSERT ((int)DL_RANDOM_LOG_NORMAL == (int)DL_PHILOX_LOG_NORMAL);
+G_STATIC_ASSERT ((int)DL_RANDOM_GEOMETRIC == (int)DL_PHILOX_GEOMETRIC);
 G_STATIC_ASSERT (DL_KERNEL_BAD_WEIGHT == DL_PHILOX_ROW_BAD_WEIGHT);
 G_STATIC_ASSERT (DL_KERNEL_ZERO_SUM == DL_PHILOX_ROW_ZERO_SUM);
 
@@ -69,6 +75,45 @@ dl_cpu_random (DlBackendContext *ctx,
         dl_philox_block ((DlPhiloxKind)op, seed, offset, blk, wide, a, b, u);
         for (gint j = 0; j < per_block && base + j < n; j++)
           store_value (data, base + j, dtype, u[j]);
+      });
+}
+
+void
+dl_cpu_random_params (DlBackendContext *ctx,
+                      DlRandomParamsOp op,
+                      const gdouble *a,
+                      const gdouble *b,
+                      void *data,
+                      gint64 n,
+                      DlDType dtype,
+                      guint64 seed,
+                      guint64 offset)
+{
+  /* the smallest normal number of the dtype: float16's is 2^-14 */
+  const double tiny = dtype == DL_DTYPE_FLOAT64   ? DBL_MIN
+                      : dtype == DL_DTYPE_FLOAT16 ? 6.103515625e-05
+                                                  : FLT_MIN;
+
+  DL_CPU_FOR_IF (
+      n >= DL_CPU_GRAIN / 16, for (gint64 i = 0; i < n; i++) {
+        DlPhiloxStream s;
+        double v;
+
+        dl_philox_stream_init (&s, seed, offset + (guint64)i);
+        switch (op)
+          {
+            case DL_RANDOM_PARAMS_GAMMA:
+              v = dl_philox_gamma (&s, a[i], tiny);
+              break;
+            case DL_RANDOM_PARAMS_POISSON:
+              v = dl_philox_poisson (&s, a[i]);
+              break;
+            case DL_RANDOM_PARAMS_BINOMIAL:
+            default:
+              v = dl_philox_binomial (&s, a[i], b[i]);
+              break;
+          }
+        store_value (data, i, dtype, v);
       });
 }
 
