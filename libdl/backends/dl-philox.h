@@ -254,17 +254,17 @@ dl_philox_stream_normal (DlPhiloxStream *s)
 
 /* A Gamma (alpha, 1) number: Marsaglia and Tsang's squeeze for alpha >=
  * 1; below 1, Gamma (alpha + 1) u^(1 / alpha). At least @tiny (the
- * smallest normal number of the result's dtype), as torch's; NaN for a NaN
- * or negative alpha, 0 for alpha 0. */
+ * smallest normal number of the result's dtype), as torch's, and that for
+ * a non-positive alpha; NaN for a NaN alpha. */
 DL_PHILOX_FN double
 dl_philox_gamma (DlPhiloxStream *s, double alpha, double tiny)
 {
   double boost = 1, d, c;
 
-  if (!(alpha >= 0))
+  if (alpha != alpha)
     return NAN;
-  if (alpha == 0)
-    return 0;
+  if (alpha <= 0)
+    return tiny;
   if (alpha < 1)
     {
       /* 1 - u is in (0, 1]: the boost is never 0 before the clamp */

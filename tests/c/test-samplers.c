@@ -81,7 +81,7 @@ static void
 test_exponential (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (DlGenerator) g = dl_generator_new (NULL);
+  g_autoptr (DlGenerator) g = dl_generator_new (NULL, &error);
   g_autoptr (DlTensor) t = empty (N, DL_DTYPE_FLOAT64);
   g_autoptr (DlTensor) t2 = empty (N, DL_DTYPE_FLOAT64);
   g_autoptr (DlTensor) i = empty (4, DL_DTYPE_INT64);
