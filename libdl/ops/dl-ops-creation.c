@@ -512,7 +512,8 @@ random_fill_cast (const gchar *op,
   DlIter iter;
   DlBackendContext *ctx;
 
-  if (!dl_check_write_target (op, self, error) || !(ctx = DL_TENSOR_BACKEND (self, copy, op, error)))
+  if (!dl_check_write_target (op, self, error)
+      || !(ctx = DL_TENSOR_BACKEND (self, copy, op, error)))
     return FALSE;
   if (dl_inplace_wants_history (self, 0, NULL))
     {
@@ -1126,7 +1127,7 @@ dl_tensor_cauchy_ (DlTensor *self,
 {
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   return random_fill ("cauchy_", DL_RANDOM_CAUCHY, self, median, sigma, generator, error) ? self
-                                                                                         : NULL;
+                                                                                          : NULL;
 }
 
 /**
@@ -1384,7 +1385,8 @@ static gboolean
 poisson_backward (DlNode *node, DlTensor **grads, DlTensor **grad_inputs, GError **error)
 {
   return (grad_inputs[0] = dl_zeros (grads[0]->sizes, grads[0]->ndim, grads[0]->dtype,
-                                         dl_tensor_get_device (grads[0]), error)) != NULL;
+                                     dl_tensor_get_device (grads[0]), error))
+         != NULL;
 }
 
 /**
@@ -1442,7 +1444,8 @@ dl_poisson (DlTensor *rates, DlGenerator *generator, GError **error)
     return NULL;
   if (dl_autograd_any_requires (1, &rates))
     {
-      g_autoptr (DlNode) node = dl_node_new_for_op ("PoissonBackward0", poisson_backward, 1, &rates);
+      g_autoptr (DlNode) node
+          = dl_node_new_for_op ("PoissonBackward0", poisson_backward, 1, &rates);
 
       dl_node_set_output (node, out, 0);
     }

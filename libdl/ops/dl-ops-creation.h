@@ -130,8 +130,7 @@ DlTensor *dl_standard_gamma_grad (DlTensor *alpha, DlTensor *sample, GError **er
 DL_EXPORT
 DlTensor *dl_poisson (DlTensor *rates, DlGenerator *generator, GError **error);
 DL_EXPORT
-DlTensor *
-dl_binomial (DlTensor *count, DlTensor *prob, DlGenerator *generator, GError **error);
+DlTensor *dl_binomial (DlTensor *count, DlTensor *prob, DlGenerator *generator, GError **error);
 DL_EXPORT
 DlTensor *dl_linspace (gdouble start,
                        gdouble end,

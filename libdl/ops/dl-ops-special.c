@@ -150,14 +150,13 @@ special_apply (const SpecialOp *op, DlTensor *a, DlTensor *b, GError **error)
                        dl_dtype_get_name (dtype));
           return NULL;
         }
-      if (!dl_broadcast_shapes (op->name, a->sizes, a->ndim, b->sizes, b->ndim, shape, &ndim,
-                                error)
+      if (!dl_broadcast_shapes (op->name, a->sizes, a->ndim, b->sizes, b->ndim, shape, &ndim, error)
           || !(ea = dl_tensor_expand (da, shape, ndim, error))
           || !(eb = dl_tensor_expand (db, shape, ndim, error)))
         return NULL;
     }
-  if (!dl_device_equal (dl_tensor_device (a), op->arity == 2 ? dl_tensor_device (b)
-                                                               : dl_tensor_device (a)))
+  if (!dl_device_equal (dl_tensor_device (a),
+                        op->arity == 2 ? dl_tensor_device (b) : dl_tensor_device (a)))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DEVICE,
                    "%s: expected both operands on one device, got %s and %s", op->name,
