@@ -9,7 +9,7 @@ import dl as torch
 import dl.nn.functional as F
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _BinaryProbsLogits, broadcast_all
 
 __all__ = ['Bernoulli']
 
@@ -19,7 +19,7 @@ def _one_of(probs, logits):
         raise ValueError('Either `probs` or `logits` must be specified, but not both.')
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(_BinaryProbsLogits, ExponentialFamily):
     """1 with probability probs (or sigmoid(logits)), else 0."""
     arg_constraints = {'probs': constraints.unit_interval, 'logits': constraints.real}
     support = constraints.boolean
@@ -39,16 +39,8 @@ class Bernoulli(ExponentialFamily):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Bernoulli, _instance)
-        batch_shape = torch.Size(batch_shape)
-        if 'probs' in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if 'logits' in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        super(Bernoulli, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
+        new = self._expand_params(Bernoulli, batch_shape, ['probs', 'logits'], _instance)
+        new._param = new.probs if 'probs' in self.__dict__ else new.logits
         return new
 
     def _new(self, *args, **kwargs):
@@ -66,14 +58,6 @@ class Bernoulli(ExponentialFamily):
     @property
     def variance(self):
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self):

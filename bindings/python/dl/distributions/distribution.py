@@ -6,10 +6,11 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
 import warnings
+from numbers import Number
 
 import dl as torch
 from . import constraints
-from .utils import lazy_property
+from .utils import broadcast_all, lazy_property
 
 __all__ = ['Distribution']
 
@@ -60,6 +61,31 @@ class Distribution(object):
 
     def expand(self, batch_shape, _instance=None):
         raise NotImplementedError
+
+    def _init_params(self, validate_args=None, **params):
+        """Sets the parameters, broadcast together (numbers become
+        tensors), and the batch shape theirs (empty when all are numbers)."""
+        values = broadcast_all(*params.values())
+        for name, value in zip(params, values):
+            setattr(self, name, value)
+        scalar = all(isinstance(p, Number) for p in params.values())
+        Distribution.__init__(self, torch.Size() if scalar else values[0].size(),
+                              validate_args=validate_args)
+
+    def _expand_params(self, cls, batch_shape, names, _instance=None, event_shape=None):
+        """expand() for a distribution whose parameters @names (those it
+        holds) are each batch_shape + the event shape."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = torch.Size(batch_shape)
+        event_shape = self._event_shape if event_shape is None else event_shape
+        for name in names:
+            if name in self.__dict__:
+                value = getattr(self, name)
+                shape = tuple(batch_shape) + tuple(value.shape[len(self._batch_shape):])
+                setattr(new, name, value.expand(shape))
+        Distribution.__init__(new, batch_shape, event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
 
     @property
     def batch_shape(self):

@@ -10,12 +10,12 @@ import dl as torch
 import dl.nn.functional as F
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _BinaryProbsLogits, broadcast_all
 
 __all__ = ['Geometric']
 
 
-class Geometric(Distribution):
+class Geometric(_BinaryProbsLogits, Distribution):
     """k failures before the first success, with probability (1-p)^k p."""
     arg_constraints = {'probs': constraints.unit_interval, 'logits': constraints.real}
     support = constraints.nonnegative_integer
@@ -45,15 +45,7 @@ class Geometric(Distribution):
                     f"to be positive but found invalid values:\n{invalid_value}")
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Geometric, _instance)
-        batch_shape = torch.Size(batch_shape)
-        if 'probs' in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-        if 'logits' in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-        super(Geometric, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Geometric, batch_shape, ['probs', 'logits'], _instance)
 
     @property
     def mean(self):
@@ -66,14 +58,6 @@ class Geometric(Distribution):
     @property
     def variance(self):
         return (1. / self.probs - 1.) / self.probs
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape=torch.Size()):
         shape = tuple(self._extended_shape(sample_shape))

@@ -3,12 +3,9 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
-from numbers import Number
-
 import dl as torch
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all
 
 __all__ = ['Uniform']
 
@@ -36,23 +33,12 @@ class Uniform(Distribution):
         return (self.high - self.low).pow(2) / 12
 
     def __init__(self, low, high, validate_args=None):
-        self.low, self.high = broadcast_all(low, high)
-        if isinstance(low, Number) and isinstance(high, Number):
-            batch_shape = torch.Size()
-        else:
-            batch_shape = self.low.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        self._init_params(validate_args, low=low, high=high)
         if self._validate_args and not bool(torch.lt(self.low, self.high).all()):
             raise ValueError('Uniform is not defined when low>= high')
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Uniform, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.low = self.low.expand(batch_shape)
-        new.high = self.high.expand(batch_shape)
-        super(Uniform, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Uniform, batch_shape, ['low', 'high'], _instance)
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self):

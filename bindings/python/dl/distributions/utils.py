@@ -78,3 +78,16 @@ class _lazy_property_and_property(lazy_property, property):
     def __init__(self, wrapped):
         property.__init__(self, wrapped)
 
+
+
+class _BinaryProbsLogits(object):
+    """probs and logits of a success probability, each computed from the
+    other on first use (whichever the distribution was given)."""
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
