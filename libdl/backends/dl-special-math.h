@@ -151,6 +151,26 @@ dl_special_digamma (double x)
          - x2 * (1.0 / 12 - x2 * (1.0 / 120 - x2 * (1.0 / 252 - x2 * (1.0 / 240 - x2 / 132))));
 }
 
+/* The sum of the asymptotic series of I_nu (ax) e^-ax sqrt (2 pi ax), ax
+ * large: sum_k (-1)^k prod_j (4 nu^2 - (2j - 1)^2) / (k! (8 ax)^k), stopped
+ * at its smallest term */
+DL_SPECIAL_FN double
+dl_special_bessel_i_asymptotic (int nu, double ax)
+{
+  double sum = 1, t = 1;
+
+  for (int k = 1; k < 30; k++)
+    {
+      double next = t * -(4.0 * nu * nu - (2.0 * k - 1) * (2.0 * k - 1)) / (k * 8 * ax);
+
+      if (fabs (next) >= fabs (t))
+        break;
+      t = next;
+      sum += t;
+    }
+  return sum;
+}
+
 /* The modified Bessel function of the first kind of order nu (0 or 1):
  * the power series (x/2)^nu sum (x^2/4)^k / (k! (k + nu)!), of positive
  * terms, up to |x| = 40; above, the asymptotic series
@@ -180,17 +200,7 @@ dl_special_bessel_i (int nu, double x)
     }
   if (ax == INFINITY) /* PyTorch 1.13's value, where its expansion gives inf * 0 */
     return NAN;
-  sum = 1;
-  t = 1;
-  for (int k = 1; k < 30; k++)
-    {
-      double next = t * -(4.0 * nu * nu - (2.0 * k - 1) * (2.0 * k - 1)) / (k * 8 * ax);
-
-      if (fabs (next) >= fabs (t))
-        break;
-      t = next;
-      sum += t;
-    }
+  sum = dl_special_bessel_i_asymptotic (nu, ax);
   /* e^x split in two so that its square root's product stays finite as
    * long as the result is */
   t = exp (ax / 2);
@@ -242,24 +252,15 @@ dl_special_standard_gamma_grad (double alpha, double x)
 DL_SPECIAL_FN double
 dl_special_bessel_ie (int nu, double x)
 {
-  double ax = fabs (x), sum = 1, t = 1;
+  double ax = fabs (x), odd = nu == 1 && x < 0 ? -1 : 1;
 
   if (x != x)
     return x;
   if (ax <= 40)
     return dl_special_bessel_i (nu, x) * exp (-ax);
   if (ax == INFINITY)
-    return (nu == 1 && x < 0 ? -1 : 1) * 0.0;
-  for (int k = 1; k < 30; k++)
-    {
-      double next = t * -(4.0 * nu * nu - (2.0 * k - 1) * (2.0 * k - 1)) / (k * 8 * ax);
-
-      if (fabs (next) >= fabs (t))
-        break;
-      t = next;
-      sum += t;
-    }
-  return (nu == 1 && x < 0 ? -1 : 1) * sum / sqrt (2 * DL_SPECIAL_PI * ax);
+    return odd * 0.0;
+  return odd * dl_special_bessel_i_asymptotic (nu, ax) / sqrt (2 * DL_SPECIAL_PI * ax);
 }
 
 /* e^(x^2) erfc (x): directly below x = 2, Laplace's continued fraction

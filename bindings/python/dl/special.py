@@ -132,7 +132,9 @@ def sinc(input, *, out=None):
     return _tensor(input, 'sinc').sinc()
 
 
-def round(input, decimals=0, *, out=None):
+def _round(input, decimals=0, *, out=None):
+    """torch.special.round (named _round here, so that no builtin is
+    shadowed; __getattr__ hands it out)"""
     return _tensor(input, 'round').round(decimals=decimals)
 
 
@@ -196,3 +198,9 @@ def zeta(input, other, *, out=None):
     if isinstance(input, numbers.Number) and isinstance(other, numbers.Number):
         raise TypeError('special_zeta(): expected at least one Tensor argument')
     return _binary(Dl.Tensor.special_zeta, 'zeta', input, other)
+
+
+def __getattr__(name):
+    if name == 'round':
+        return _round
+    raise AttributeError("module 'dl.special' has no attribute %r" % name)

@@ -114,6 +114,19 @@ def _bounds_repr(self, *names):
                            ', '.join('{}={}'.format(n, getattr(self, n)) for n in names))
 
 
+class _Bound(Constraint):
+    """A constraint set by one bound (named by the subclass's _names)."""
+    _names = ('lower_bound',)
+
+    def __init__(self, *bounds):
+        for name, b in zip(self._names, bounds):
+            setattr(self, name, b)
+        super().__init__()
+
+    def __repr__(self):
+        return _bounds_repr(self, *self._names)
+
+
 class _Boolean(Constraint):
     is_discrete = True
 
@@ -130,47 +143,27 @@ class _OneHot(Constraint):
         return is_boolean.all(-1) & value.sum(-1).eq(1)
 
 
-class _IntegerInterval(Constraint):
+class _IntegerInterval(_Bound):
     is_discrete = True
-
-    def __init__(self, lower_bound, upper_bound):
-        self.lower_bound = lower_bound
-        self.upper_bound = upper_bound
-        super().__init__()
+    _names = ('lower_bound', 'upper_bound')
 
     def check(self, value):
         return (value % 1 == 0) & (self.lower_bound <= value) & (value <= self.upper_bound)
 
-    def __repr__(self):
-        return _bounds_repr(self, 'lower_bound', 'upper_bound')
 
-
-class _IntegerLessThan(Constraint):
+class _IntegerLessThan(_Bound):
     is_discrete = True
-
-    def __init__(self, upper_bound):
-        self.upper_bound = upper_bound
-        super().__init__()
+    _names = ('upper_bound',)
 
     def check(self, value):
         return (value % 1 == 0) & (value <= self.upper_bound)
 
-    def __repr__(self):
-        return _bounds_repr(self, 'upper_bound')
 
-
-class _IntegerGreaterThan(Constraint):
+class _IntegerGreaterThan(_Bound):
     is_discrete = True
-
-    def __init__(self, lower_bound):
-        self.lower_bound = lower_bound
-        super().__init__()
 
     def check(self, value):
         return (value % 1 == 0) & (value >= self.lower_bound)
-
-    def __repr__(self):
-        return _bounds_repr(self, 'lower_bound')
 
 
 class _Real(Constraint):
@@ -178,66 +171,35 @@ class _Real(Constraint):
         return value == value  # NaN is not real
 
 
-class _GreaterThan(Constraint):
-    def __init__(self, lower_bound):
-        self.lower_bound = lower_bound
-        super().__init__()
-
+class _GreaterThan(_Bound):
     def check(self, value):
         return self.lower_bound < value
 
-    def __repr__(self):
-        return _bounds_repr(self, 'lower_bound')
 
-
-class _GreaterThanEq(Constraint):
-    def __init__(self, lower_bound):
-        self.lower_bound = lower_bound
-        super().__init__()
-
+class _GreaterThanEq(_Bound):
     def check(self, value):
         return self.lower_bound <= value
 
-    def __repr__(self):
-        return _bounds_repr(self, 'lower_bound')
 
-
-class _LessThan(Constraint):
-    def __init__(self, upper_bound):
-        self.upper_bound = upper_bound
-        super().__init__()
+class _LessThan(_Bound):
+    _names = ('upper_bound',)
 
     def check(self, value):
         return value < self.upper_bound
 
-    def __repr__(self):
-        return _bounds_repr(self, 'upper_bound')
 
-
-class _Interval(Constraint):
-    def __init__(self, lower_bound, upper_bound):
-        self.lower_bound = lower_bound
-        self.upper_bound = upper_bound
-        super().__init__()
+class _Interval(_Bound):
+    _names = ('lower_bound', 'upper_bound')
 
     def check(self, value):
         return (self.lower_bound <= value) & (value <= self.upper_bound)
 
-    def __repr__(self):
-        return _bounds_repr(self, 'lower_bound', 'upper_bound')
 
-
-class _HalfOpenInterval(Constraint):
-    def __init__(self, lower_bound, upper_bound):
-        self.lower_bound = lower_bound
-        self.upper_bound = upper_bound
-        super().__init__()
+class _HalfOpenInterval(_Bound):
+    _names = ('lower_bound', 'upper_bound')
 
     def check(self, value):
         return (self.lower_bound <= value) & (value < self.upper_bound)
-
-    def __repr__(self):
-        return _bounds_repr(self, 'lower_bound', 'upper_bound')
 
 
 class _Simplex(Constraint):

@@ -6,23 +6,16 @@
 import dl as torch
 from . import constraints
 from .distribution import Distribution
+from .utils import _LocationModes
 
 __all__ = ['Laplace']
 
 
-class Laplace(Distribution):
+class Laplace(_LocationModes, Distribution):
     """The Laplace distribution: density e^(-|x - loc| / scale) / (2 scale)."""
     arg_constraints = {'loc': constraints.real, 'scale': constraints.positive}
     support = constraints.real
     has_rsample = True
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

@@ -9,7 +9,7 @@ import math
 import dl as torch
 from . import constraints
 from .distribution import Distribution
-from .utils import _standard_normal, lazy_property
+from .utils import _LocationModes, _standard_normal, lazy_property
 
 __all__ = ['MultivariateNormal']
 
@@ -40,7 +40,7 @@ def _precision_to_scale_tril(P):
     return torch.linalg.solve_triangular(L_inv, Id, upper=False)
 
 
-class MultivariateNormal(Distribution):
+class MultivariateNormal(_LocationModes, Distribution):
     """The multivariate normal distribution of mean loc, its covariance
     given by one of covariance_matrix, precision_matrix or scale_tril."""
     arg_constraints = {'loc': constraints.real_vector,
@@ -126,14 +126,6 @@ class MultivariateNormal(Distribution):
         Id = torch.eye(n, dtype=L.dtype, device=L.device).expand(tuple(L.shape))
         L_inv = torch.linalg.solve_triangular(L, Id, upper=False)
         return torch.matmul(L_inv.transpose(-2, -1), L_inv).expand(self._matrix_shape())
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

@@ -9,25 +9,17 @@ from numbers import Real
 import dl as torch
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import _standard_normal
+from .utils import _LocationModes, _standard_normal
 
 __all__ = ['Normal']
 
 
-class Normal(ExponentialFamily):
+class Normal(_LocationModes, ExponentialFamily):
     """The normal distribution of mean loc and standard deviation scale."""
     arg_constraints = {'loc': constraints.real, 'scale': constraints.positive}
     support = constraints.real
     has_rsample = True
     _mean_carrier_measure = 0
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def stddev(self):

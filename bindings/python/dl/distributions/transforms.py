@@ -73,25 +73,25 @@ class Transform(object):
     def __ne__(self, other):
         return not self.__eq__(other)
 
-    def __call__(self, x):
+    def _cached(self, v, forward):
+        """The map (forward: x -> y, else y -> x) of v, from the cache when
+        v is the last pair's input or output"""
         if self._cache_size == 0:
-            return self._call(x)
+            return self._call(v) if forward else self._inverse(v)
         x_old, y_old = self._cached_x_y
-        if x is x_old:
-            return y_old
-        y = self._call(x)
-        self._cached_x_y = x, y
-        return y
+        if v is (x_old if forward else y_old):
+            return y_old if forward else x_old
+        if forward:
+            self._cached_x_y = v, self._call(v)
+            return self._cached_x_y[1]
+        self._cached_x_y = self._inverse(v), v
+        return self._cached_x_y[0]
+
+    def __call__(self, x):
+        return self._cached(x, True)
 
     def _inv_call(self, y):
-        if self._cache_size == 0:
-            return self._inverse(y)
-        x_old, y_old = self._cached_x_y
-        if y is y_old:
-            return x_old
-        x = self._inverse(y)
-        self._cached_x_y = x, y
-        return x
+        return self._cached(y, False)
 
     def _call(self, x):
         raise NotImplementedError

@@ -91,3 +91,15 @@ class _BinaryProbsLogits(object):
     @lazy_property
     def probs(self):
         return logits_to_probs(self.logits, is_binary=True)
+
+
+class _LocationModes(object):
+    """mean and mode: the location parameter loc"""
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
