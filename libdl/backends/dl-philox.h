@@ -392,6 +392,41 @@ dl_philox_binomial (DlPhiloxStream *s, double count, double p)
   return dl_philox_binomial_low (s, count, p);
 }
 
+/* The draws with a parameter per element (DlRandomParamsOp's values) */
+#define DL_PHILOX_PARAMS_GAMMA 0
+#define DL_PHILOX_PARAMS_POISSON 1
+#define DL_PHILOX_PARAMS_BINOMIAL 2
+
+/* the smallest normal number of float64 (@wide), float16 (@half) or
+ * float32 and bfloat16 (neither) */
+DL_PHILOX_FN double
+dl_philox_tiny (int wide, int half)
+{
+  return wide ? 2.2250738585072014e-308 : half ? 6.103515625e-05 : 1.1754943508222875e-38;
+}
+
+/* element i of a request (seed, offset) with parameters a (and b,
+ * binomial's): its own stream, the blocks (offset + i, sub); @tiny is the
+ * smallest normal number of the result's dtype (gamma's floor) */
+DL_PHILOX_FN double
+dl_philox_params_elem (int op,
+                       uint64_t seed,
+                       uint64_t offset,
+                       int64_t i,
+                       double a,
+                       double b,
+                       double tiny)
+{
+  DlPhiloxStream s;
+
+  dl_philox_stream_init (&s, seed, offset + (uint64_t)i);
+  if (op == DL_PHILOX_PARAMS_GAMMA)
+    return dl_philox_gamma (&s, a, tiny);
+  if (op == DL_PHILOX_PARAMS_POISSON)
+    return dl_philox_poisson (&s, a);
+  return dl_philox_binomial (&s, a, b);
+}
+
 /* the float64 uniform number i of the stream starting at block @offset */
 DL_PHILOX_FN double
 dl_philox_uniform_at (uint64_t seed, uint64_t offset, int64_t i)

@@ -12,8 +12,6 @@
 
 #include "dl-cpu-private.h"
 
-#include <float.h>
-
 static void
 store_value (void *data, gint64 i, DlDType dtype, double v)
 {
@@ -43,6 +41,9 @@ G_STATIC_ASSERT ((int)DL_RANDOM_EXPONENTIAL == (int)DL_PHILOX_EXPONENTIAL);
 G_STATIC_ASSERT ((int)DL_RANDOM_CAUCHY == (int)DL_PHILOX_CAUCHY);
 G_STATIC_ASSERT ((int)DL_RANDOM_LOG_NORMAL == (int)DL_PHILOX_LOG_NORMAL);
 G_STATIC_ASSERT ((int)DL_RANDOM_GEOMETRIC == (int)DL_PHILOX_GEOMETRIC);
+G_STATIC_ASSERT ((int)DL_RANDOM_PARAMS_GAMMA == DL_PHILOX_PARAMS_GAMMA);
+G_STATIC_ASSERT ((int)DL_RANDOM_PARAMS_POISSON == DL_PHILOX_PARAMS_POISSON);
+G_STATIC_ASSERT ((int)DL_RANDOM_PARAMS_BINOMIAL == DL_PHILOX_PARAMS_BINOMIAL);
 G_STATIC_ASSERT (DL_KERNEL_BAD_WEIGHT == DL_PHILOX_ROW_BAD_WEIGHT);
 G_STATIC_ASSERT (DL_KERNEL_ZERO_SUM == DL_PHILOX_ROW_ZERO_SUM);
 
@@ -89,31 +90,12 @@ dl_cpu_random_params (DlBackendContext *ctx,
                       guint64 seed,
                       guint64 offset)
 {
-  /* the smallest normal number of the dtype: float16's is 2^-14 */
-  const double tiny = dtype == DL_DTYPE_FLOAT64   ? DBL_MIN
-                      : dtype == DL_DTYPE_FLOAT16 ? 6.103515625e-05
-                                                  : FLT_MIN;
+  const double tiny = dl_philox_tiny (dtype == DL_DTYPE_FLOAT64, dtype == DL_DTYPE_FLOAT16);
 
   DL_CPU_FOR_IF (
       n >= DL_CPU_GRAIN / 16, for (gint64 i = 0; i < n; i++) {
-        DlPhiloxStream s;
-        double v;
-
-        dl_philox_stream_init (&s, seed, offset + (guint64)i);
-        switch (op)
-          {
-            case DL_RANDOM_PARAMS_GAMMA:
-              v = dl_philox_gamma (&s, a[i], tiny);
-              break;
-            case DL_RANDOM_PARAMS_POISSON:
-              v = dl_philox_poisson (&s, a[i]);
-              break;
-            case DL_RANDOM_PARAMS_BINOMIAL:
-            default:
-              v = dl_philox_binomial (&s, a[i], b[i]);
-              break;
-          }
-        store_value (data, i, dtype, v);
+        store_value (data, i, dtype,
+                     dl_philox_params_elem (op, seed, offset, i, a[i], b ? b[i] : 0, tiny));
       });
 }
 
