@@ -490,3 +490,24 @@ def test_policy_gradient_script():
         opt.step()
     assert int(logits.argmax()) == 1
     assert dl.distributions.Categorical(logits=logits).probs[1].item() > 0.8
+
+
+def test_constraints_against_torch():
+    x = np.array([[-1.0, 0.0, 0.5], [1.0, 2.0, 3.0]])
+    res = []
+    for lib in (dl, torch):
+        C = lib.distributions.constraints
+        t = lib.tensor(x)
+        checks = [C.real, C.positive, C.nonnegative, C.unit_interval, C.boolean,
+                  C.nonnegative_integer, C.positive_integer, C.greater_than(0.2),
+                  C.greater_than_eq(0.5), C.less_than(1.0), C.interval(-0.5, 1.0),
+                  C.half_open_interval(0.0, 1.0), C.integer_interval(0, 2), C.simplex,
+                  C.independent(C.positive, 1), C.real_vector, C.one_hot,
+                  C.cat([C.real, C.positive], 1, [1, 2]), C.stack([C.positive, C.real], 0)]
+        res.append([c.check(t).numpy() for c in checks] + [repr(c) for c in checks[7:13]])
+        m = lib.tensor([[2.0, 0.5], [0.5, 1.0]])
+        res[-1] += [bool(C.positive_definite.check(m)), bool(C.lower_cholesky.check(m)),
+                    bool(C.lower_cholesky.check(m.tril())), bool(C.symmetric.check(m)),
+                    bool(C.positive_definite.check(-m))]
+    for a, b in zip(*res):
+        np.testing.assert_array_equal(a, b)

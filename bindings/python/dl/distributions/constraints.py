@@ -283,18 +283,25 @@ class _PositiveDefinite(_Symmetric):
             return torch.linalg.eigvalsh(value).gt(0).all(-1)
 
 
-class _Cat(Constraint):
-    """Each constraint on its piece (of the given lengths) of dimension dim."""
+class _Sequence(Constraint):
+    """One constraint for each piece of dimension dim."""
 
-    def __init__(self, cseq, dim=0, lengths=None):
+    def __init__(self, cseq, dim=0):
         self.cseq = list(cseq)
-        self.lengths = list(lengths) if lengths is not None else [1] * len(self.cseq)
         self.dim = dim
         super().__init__()
 
     @property
     def is_discrete(self):
         return any(c.is_discrete for c in self.cseq)
+
+
+class _Cat(_Sequence):
+    """Each constraint on its piece (of the given lengths) of dimension dim."""
+
+    def __init__(self, cseq, dim=0, lengths=None):
+        super().__init__(cseq, dim)
+        self.lengths = list(lengths) if lengths is not None else [1] * len(self.cseq)
 
     @property
     def event_dim(self):
@@ -308,17 +315,8 @@ class _Cat(Constraint):
         return torch.cat(checks, self.dim)
 
 
-class _Stack(Constraint):
+class _Stack(_Sequence):
     """Each constraint on its slice of dimension dim."""
-
-    def __init__(self, cseq, dim=0):
-        self.cseq = list(cseq)
-        self.dim = dim
-        super().__init__()
-
-    @property
-    def is_discrete(self):
-        return any(c.is_discrete for c in self.cseq)
 
     @property
     def event_dim(self):

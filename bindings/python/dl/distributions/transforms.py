@@ -314,15 +314,20 @@ class IndependentTransform(Transform):
                f'{self.reinterpreted_batch_ndims})'
 
 
-class ExpTransform(Transform):
-    """y = exp(x)."""
+class _ElementwiseBijection(Transform):
+    """An increasing elementwise bijection of the reals; equal to every
+    instance of its class."""
     domain = constraints.real
-    codomain = constraints.positive
     bijective = True
     sign = +1
 
     def __eq__(self, other):
-        return isinstance(other, ExpTransform)
+        return isinstance(other, type(self))
+
+
+class ExpTransform(_ElementwiseBijection):
+    """y = exp(x)."""
+    codomain = constraints.positive
 
     def _call(self, x):
         return x.exp()
@@ -365,15 +370,9 @@ def _clipped_sigmoid(x):
     return torch.clamp(torch.sigmoid(x), min=finfo.tiny, max=1. - finfo.eps)
 
 
-class SigmoidTransform(Transform):
+class SigmoidTransform(_ElementwiseBijection):
     """y = 1 / (1 + exp(-x)), kept inside (0, 1)."""
-    domain = constraints.real
     codomain = constraints.unit_interval
-    bijective = True
-    sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SigmoidTransform)
 
     def _call(self, x):
         return _clipped_sigmoid(x)
@@ -387,15 +386,9 @@ class SigmoidTransform(Transform):
         return -F.softplus(-x) - F.softplus(x)
 
 
-class TanhTransform(Transform):
+class TanhTransform(_ElementwiseBijection):
     """y = tanh(x)."""
-    domain = constraints.real
     codomain = constraints.interval(-1.0, 1.0)
-    bijective = True
-    sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, TanhTransform)
 
     def _call(self, x):
         return x.tanh()
