@@ -48,13 +48,17 @@ class Transform(object):
 
     @property
     def inv(self):
+        """The inverse transform, kept (weakly) once made"""
         inv = None
         if self._inv is not None:
             inv = self._inv()
         if inv is None:
-            inv = _InverseTransform(self)
+            inv = self._new_inverse()
             self._inv = weakref.ref(inv)
         return inv
+
+    def _new_inverse(self):
+        return _InverseTransform(self)
 
     @property
     def sign(self):
@@ -210,15 +214,9 @@ class ComposeTransform(Transform):
             sign = sign * p.sign
         return sign
 
-    @property
-    def inv(self):
-        inv = None
-        if self._inv is not None:
-            inv = self._inv()
-        if inv is None:
-            inv = ComposeTransform([p.inv for p in reversed(self.parts)])
-            self._inv = weakref.ref(inv)
-            inv._inv = weakref.ref(self)
+    def _new_inverse(self):
+        inv = ComposeTransform([p.inv for p in reversed(self.parts)])
+        inv._inv = weakref.ref(self)
         return inv
 
     def with_cache(self, cache_size=1):
