@@ -107,7 +107,7 @@ special_backward (DlNode *node, DlTensor **grads, DlTensor **grad_inputs, GError
         continue;
       if (d == NULL)
         {
-          g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
+          g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
                        "the derivative for '%s' is not implemented.", op->no_d0);
           return FALSE;
         }
