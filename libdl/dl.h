@@ -26,6 +26,7 @@
 #include "ops/dl-ops-reduce.h"
 #include "ops/dl-ops-scan.h"
 #include "ops/dl-ops-ctc.h"
+#include "ops/dl-ops-special.h"
 #include "ops/dl-ops-shape.h"
 #include "ops/dl-ops-linalg.h"
 #include "ops/dl-ops-lapack.h"

@@ -207,7 +207,19 @@ typedef enum
   DL_RANDOM_NORMAL,      /* mean a, std b */
   DL_RANDOM_BERNOULLI,   /* 1 with probability a, else 0 */
   DL_RANDOM_PERMUTATION, /* int64 data: a random permutation of 0 .. n - 1 */
+  DL_RANDOM_EXPONENTIAL, /* rate a */
+  DL_RANDOM_CAUCHY,      /* median a, scale b */
+  DL_RANDOM_LOG_NORMAL,  /* e^x, x normal with mean a, std b */
+  DL_RANDOM_GEOMETRIC,   /* trials to the first success, success probability a */
 } DlRandomOp;
+
+/* the draws with a parameter per element (the random_params slot) */
+typedef enum
+{
+  DL_RANDOM_PARAMS_GAMMA,    /* Gamma (a[i], 1) */
+  DL_RANDOM_PARAMS_POISSON,  /* Poisson (a[i]) */
+  DL_RANDOM_PARAMS_BINOMIAL, /* Binomial (a[i] trials, probability b[i]) */
+} DlRandomParamsOp;
 
 typedef enum
 {
@@ -819,6 +831,18 @@ struct _DlBackend
                   guint64 offset,
                   gdouble a,
                   gdouble b);
+  /* fills n contiguous float elements of dtype from the parameters a[i]
+   * (and b[i], binomial's; NULL otherwise), contiguous float64: element i
+   * from its own stream of blocks (offset + i, sub) (see dl-philox.h) */
+  void (*random_params) (DlBackendContext *ctx,
+                         DlRandomParamsOp op,
+                         const gdouble *a,
+                         const gdouble *b,
+                         void *data,
+                         gint64 n,
+                         DlDType dtype,
+                         guint64 seed,
+                         guint64 offset);
   /* draws n_samples category indices into out[rows, n_samples] from each
    * row of the contiguous weights[rows, k], with or without replacement;
    * row r takes its numbers from blocks offset + r * ((n_samples + 1) / 2)

@@ -12,6 +12,14 @@
  *   uniform float64: 2 values per block, 53 bits from two words
  *   normal: Box-Muller on pairs of uniforms, both outputs used
  *   bernoulli: 1 where the uniform is below p
+ *   exponential: -ln (1 - u) / lambda; cauchy: median + sigma tan (pi (u -
+ *     1/2)); geometric: ceil (ln (1 - u) / ln (1 - p)), at least 1;
+ *     log-normal: e^x of the normal's x
+ *   gamma, poisson, binomial (per-element parameters): element i draws as
+ *     many numbers as its rejection loop needs from its own stream, the
+ *     blocks (offset + i, sub) for sub = 0, 1, ... (sub in the counter's
+ *     third word), two float64 uniforms a block: one block of the request
+ *     per element
  *   multinomial: sample s of row r takes the float64 uniform s of the row's
  *     blocks; with replacement a binary search in the cumulative weights,
  *     without it a scan of the weights not yet drawn
@@ -47,11 +55,13 @@
 /* 2 pi as the CPU's G_PI rounds to a double */
 #define DL_PHILOX_2PI (2.0 * 3.1415926535897932384626433832795028841971693993751)
 
-/* Philox4x32-10: the four words of block @counter of the stream @seed */
+/* Philox4x32-10: the four words of block @counter of the stream @seed,
+ * with @sub in the counter's third word (0 but for the per-element streams
+ * of dl_philox_stream_uniform) */
 DL_PHILOX_FN void
-dl_philox (uint64_t seed, uint64_t counter, uint32_t out[4])
+dl_philox_sub (uint64_t seed, uint64_t counter, uint32_t sub, uint32_t out[4])
 {
-  uint32_t c0 = (uint32_t)counter, c1 = (uint32_t)(counter >> 32), c2 = 0, c3 = 0;
+  uint32_t c0 = (uint32_t)counter, c1 = (uint32_t)(counter >> 32), c2 = sub, c3 = 0;
   uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
 
   for (int r = 0; r < 10; r++)
@@ -71,6 +81,13 @@ dl_philox (uint64_t seed, uint64_t counter, uint32_t out[4])
   out[1] = c1;
   out[2] = c2;
   out[3] = c3;
+}
+
+/* Philox4x32-10: the four words of block @counter of the stream @seed */
+DL_PHILOX_FN void
+dl_philox (uint64_t seed, uint64_t counter, uint32_t out[4])
+{
+  dl_philox_sub (seed, counter, 0, out);
 }
 
 /* a uniform in [0, 1) from the top 24 bits of a word */
@@ -119,6 +136,11 @@ typedef enum
   DL_PHILOX_UNIFORM,   /* in [a, b) */
   DL_PHILOX_NORMAL,    /* mean a, std b */
   DL_PHILOX_BERNOULLI, /* 1 with probability a, else 0 */
+  /* 3 is DlRandomOp's permutation */
+  DL_PHILOX_EXPONENTIAL = 4, /* rate a */
+  DL_PHILOX_CAUCHY,          /* median a, scale b */
+  DL_PHILOX_LOG_NORMAL,      /* e^x, x normal with mean a, std b */
+  DL_PHILOX_GEOMETRIC,       /* trials to the first success, success probability a */
 } DlPhiloxKind;
 
 /* The numbers of block @blk of a request as doubles (u[0 .. per_block)),
@@ -136,13 +158,30 @@ dl_philox_block (DlPhiloxKind kind,
   const int per_block = dl_philox_per_block (wide);
 
   dl_philox_uniforms (seed, offset, blk, wide, u);
-  if (kind == DL_PHILOX_NORMAL)
+  if (kind == DL_PHILOX_NORMAL || kind == DL_PHILOX_LOG_NORMAL)
     for (int j = 0; j < per_block; j += 2)
       {
         double r = sqrt (-2.0 * log (1.0 - u[j]));
         double th = DL_PHILOX_2PI * u[j + 1];
         u[j] = a + b * r * cos (th);
         u[j + 1] = a + b * r * sin (th);
+        if (kind == DL_PHILOX_LOG_NORMAL)
+          {
+            u[j] = exp (u[j]);
+            u[j + 1] = exp (u[j + 1]);
+          }
+      }
+  else if (kind == DL_PHILOX_EXPONENTIAL)
+    for (int j = 0; j < per_block; j++)
+      u[j] = -log (1.0 - u[j]) / a;
+  else if (kind == DL_PHILOX_CAUCHY)
+    for (int j = 0; j < per_block; j++)
+      u[j] = a + b * tan (0.5 * DL_PHILOX_2PI * (u[j] - 0.5));
+  else if (kind == DL_PHILOX_GEOMETRIC)
+    for (int j = 0; j < per_block; j++)
+      {
+        double k = ceil (log (1.0 - u[j]) / log1p (-a));
+        u[j] = k < 1 ? 1 : k;
       }
   else if (kind == DL_PHILOX_BERNOULLI)
     for (int j = 0; j < per_block; j++)
@@ -167,6 +206,225 @@ dl_philox_dropout_block (uint64_t seed,
   dl_philox_uniforms (seed, offset, blk, wide, u);
   for (int j = 0; j < dl_philox_per_block (wide); j++)
     keep[j] = u[j] < 1.0 - p;
+}
+
+/* A per-element stream: the blocks (counter, sub) for sub = 0, 1, ...,
+ * two float64 uniforms each */
+typedef struct
+{
+  uint64_t seed, counter;
+  uint32_t sub;
+  int left;
+  double u[2];
+} DlPhiloxStream;
+
+DL_PHILOX_FN void
+dl_philox_stream_init (DlPhiloxStream *s, uint64_t seed, uint64_t counter)
+{
+  s->seed = seed;
+  s->counter = counter;
+  s->sub = 0;
+  s->left = 0;
+}
+
+/* the stream's next float64 uniform, in [0, 1) */
+DL_PHILOX_FN double
+dl_philox_stream_uniform (DlPhiloxStream *s)
+{
+  if (s->left == 0)
+    {
+      uint32_t x[4];
+
+      dl_philox_sub (s->seed, s->counter, s->sub++, x);
+      s->u[0] = dl_philox_u53 (x[2], x[3]);
+      s->u[1] = dl_philox_u53 (x[0], x[1]);
+      s->left = 2;
+    }
+  return s->u[--s->left];
+}
+
+/* the stream's next standard normal number (Box-Muller, one of the pair) */
+DL_PHILOX_FN double
+dl_philox_stream_normal (DlPhiloxStream *s)
+{
+  double u0 = dl_philox_stream_uniform (s), u1 = dl_philox_stream_uniform (s);
+
+  return sqrt (-2.0 * log (1.0 - u0)) * cos (DL_PHILOX_2PI * u1);
+}
+
+/* A Gamma (alpha, 1) number: Marsaglia and Tsang's squeeze for alpha >=
+ * 1; below 1, Gamma (alpha + 1) u^(1 / alpha). At least @tiny (the
+ * smallest normal number of the result's dtype), as torch's, and that for
+ * a non-positive alpha; NaN for a NaN alpha. */
+DL_PHILOX_FN double
+dl_philox_gamma (DlPhiloxStream *s, double alpha, double tiny)
+{
+  double boost = 1, d, c;
+
+  if (alpha != alpha)
+    return NAN;
+  if (alpha <= 0)
+    return tiny;
+  if (alpha < 1)
+    {
+      /* 1 - u is in (0, 1]: the boost is never 0 before the clamp */
+      boost = pow (1.0 - dl_philox_stream_uniform (s), 1.0 / alpha);
+      alpha += 1;
+    }
+  d = alpha - 1.0 / 3.0;
+  c = 1.0 / sqrt (9.0 * d);
+  for (;;)
+    {
+      double x = dl_philox_stream_normal (s), v = 1 + c * x, u;
+
+      if (v <= 0)
+        continue;
+      v = v * v * v;
+      u = 1.0 - dl_philox_stream_uniform (s);
+      if (u < 1 - 0.0331 * x * x * x * x || log (u) < 0.5 * x * x + d * (1 - v + log (v)))
+        {
+          double g = d * v * boost;
+          return g < tiny ? tiny : g;
+        }
+    }
+}
+
+/* A Poisson (rate) number: counting uniforms' product down to e^-rate
+ * below rate 10, Hoermann's transformed rejection (PTRS) from 10 on; NaN
+ * for a NaN or negative rate */
+DL_PHILOX_FN double
+dl_philox_poisson (DlPhiloxStream *s, double rate)
+{
+  if (!(rate >= 0))
+    return NAN;
+  if (rate < 10)
+    {
+      double limit = exp (-rate), prod = 1;
+      double k = -1;
+
+      do
+        {
+          prod *= dl_philox_stream_uniform (s);
+          k++;
+        }
+      while (prod > limit);
+      return k;
+    }
+  else
+    {
+      const double slam = sqrt (rate), loglam = log (rate);
+      const double b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
+      const double inv_alpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2);
+
+      for (;;)
+        {
+          double u = dl_philox_stream_uniform (s) - 0.5, v = dl_philox_stream_uniform (s);
+          double us = 0.5 - fabs (u), k = floor ((2 * a / us + b) * u + rate + 0.43);
+
+          if (us >= 0.07 && v <= vr)
+            return k;
+          if (k < 0 || (us < 0.013 && v > us))
+            continue;
+          if (log (v) + log (inv_alpha) - log (a / (us * us) + b)
+              <= -rate + k * loglam - lgamma (k + 1))
+            return k;
+        }
+    }
+}
+
+/* A Binomial (count, p) number for 0 <= p <= 1/2: the number of
+ * geometric waiting times that fit in count trials where count p < 10,
+ * Hoermann's BTRS rejection above */
+DL_PHILOX_FN double
+dl_philox_binomial_low (DlPhiloxStream *s, double count, double p)
+{
+  if (p == 0 || count == 0)
+    return 0;
+  if (count * p < 10)
+    {
+      const double lq = log1p (-p);
+      double trials = 0, k = 0;
+
+      for (;;)
+        {
+          double g = ceil (log (1.0 - dl_philox_stream_uniform (s)) / lq);
+
+          trials += g < 1 ? 1 : g;
+          if (trials > count)
+            return k;
+          k++;
+        }
+    }
+  else
+    {
+      const double spq = sqrt (count * p * (1 - p)), b = 1.15 + 2.53 * spq;
+      const double a = -0.0873 + 0.0248 * b + 0.01 * p, c = count * p + 0.5;
+      const double vr = 0.92 - 4.2 / b, alpha = (2.83 + 5.1 / b) * spq;
+      const double lr = log (p / (1 - p)), m = floor ((count + 1) * p);
+      const double lfm = lgamma (m + 1) + lgamma (count - m + 1);
+
+      for (;;)
+        {
+          double u = dl_philox_stream_uniform (s) - 0.5, v = dl_philox_stream_uniform (s);
+          double us = 0.5 - fabs (u), k = floor ((2 * a / us + b) * u + c);
+
+          if (k < 0 || k > count)
+            continue;
+          if (us >= 0.07 && v <= vr)
+            return k;
+          /* f (k) / f (m) of the binomial's probabilities, in logs */
+          if (log (v * alpha / (a / (us * us) + b))
+              <= lfm - lgamma (k + 1) - lgamma (count - k + 1) + (k - m) * lr)
+            return k;
+        }
+    }
+}
+
+/* A Binomial (count, p) number; NaN for a negative or NaN count or a p
+ * outside [0, 1] */
+DL_PHILOX_FN double
+dl_philox_binomial (DlPhiloxStream *s, double count, double p)
+{
+  if (!(count >= 0) || !(p >= 0 && p <= 1))
+    return NAN;
+  if (p > 0.5)
+    return count - dl_philox_binomial_low (s, count, 1 - p);
+  return dl_philox_binomial_low (s, count, p);
+}
+
+/* The draws with a parameter per element (DlRandomParamsOp's values) */
+#define DL_PHILOX_PARAMS_GAMMA 0
+#define DL_PHILOX_PARAMS_POISSON 1
+#define DL_PHILOX_PARAMS_BINOMIAL 2
+
+/* the smallest normal number of float64 (@wide), float16 (@half) or
+ * float32 and bfloat16 (neither) */
+DL_PHILOX_FN double
+dl_philox_tiny (int wide, int half)
+{
+  return wide ? 2.2250738585072014e-308 : half ? 6.103515625e-05 : 1.1754943508222875e-38;
+}
+
+/* element i of a request (seed, offset) with parameters a (and b,
+ * binomial's): its own stream, the blocks (offset + i, sub); @tiny is the
+ * smallest normal number of the result's dtype (gamma's floor) */
+DL_PHILOX_FN double
+dl_philox_params_elem (int op,
+                       uint64_t seed,
+                       uint64_t offset,
+                       int64_t i,
+                       double a,
+                       double b,
+                       double tiny)
+{
+  DlPhiloxStream s;
+
+  dl_philox_stream_init (&s, seed, offset + (uint64_t)i);
+  if (op == DL_PHILOX_PARAMS_GAMMA)
+    return dl_philox_gamma (&s, a, tiny);
+  if (op == DL_PHILOX_PARAMS_POISSON)
+    return dl_philox_poisson (&s, a);
+  return dl_philox_binomial (&s, a, b);
 }
 
 /* the float64 uniform number i of the stream starting at block @offset */

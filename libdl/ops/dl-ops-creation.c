@@ -10,6 +10,7 @@
 
 #include "dl-ops-private.h"
 #include "dl-generator-private.h"
+#include "backends/dl-special-math.h"
 
 /**
  * dl_manual_seed:
@@ -305,6 +306,29 @@ check_generator (const gchar *op, DlGenerator *generator, DlDevice *device, GErr
   return FALSE;
 }
 
+/* PyTorch's name of the node an in-place draw of @kind leaves */
+static const gchar *
+random_node_name (DlRandomOp kind)
+{
+  switch (kind)
+    {
+      case DL_RANDOM_UNIFORM:
+        return "UniformBackward0";
+      case DL_RANDOM_NORMAL:
+        return "NormalBackward0";
+      case DL_RANDOM_EXPONENTIAL:
+        return "ExponentialBackward0";
+      case DL_RANDOM_CAUCHY:
+        return "CauchyBackward0";
+      case DL_RANDOM_LOG_NORMAL:
+        return "LogNormalBackward0";
+      case DL_RANDOM_GEOMETRIC:
+        return "GeometricBackward0";
+      default:
+        return "BernoulliBackward1";
+    }
+}
+
 /* Fills @self with random numbers in place; FALSE with @error set on bad
  * input. */
 static gboolean
@@ -338,10 +362,7 @@ random_fill (const gchar *op,
     {
       if (!dl_inplace_check_history (op, self, error))
         return FALSE;
-      holder = dl_inplace_overwrite_begin (kind == DL_RANDOM_UNIFORM  ? "UniformBackward0"
-                                           : kind == DL_RANDOM_NORMAL ? "NormalBackward0"
-                                                                      : "BernoulliBackward1",
-                                           self, NULL);
+      holder = dl_inplace_overwrite_begin (random_node_name (kind), self, NULL);
     }
   dl_generator_reserve (generator, dl_tensor_device (self),
                         (self->numel + per_block - 1) / per_block, &seed, &offset);
@@ -473,6 +494,47 @@ dl_tensor_normal_ (DlTensor *self, gdouble mean, gdouble std, GError **error)
   return dl_tensor_normal_gen_ (self, mean, std, NULL, error);
 }
 
+/* Fills @self, of any dtype, in place with numbers of @kind drawn in
+ * @draw_dtype (a float dtype) and converted; FALSE with @error set */
+static gboolean
+random_fill_cast (const gchar *op,
+                  DlRandomOp kind,
+                  DlTensor *self,
+                  gdouble a,
+                  gdouble b,
+                  DlDType draw_dtype,
+                  DlGenerator *generator,
+                  GError **error)
+{
+  g_autoptr (DlTensor) u = NULL;
+  g_autoptr (DlTensor) holder = NULL;
+  DlTensor *ops[2];
+  DlIter iter;
+  DlBackendContext *ctx;
+
+  if (!dl_check_write_target (op, self, error)
+      || !(ctx = DL_TENSOR_BACKEND (self, copy, op, error)))
+    return FALSE;
+  if (dl_inplace_wants_history (self, 0, NULL))
+    {
+      if (!dl_inplace_check_history (op, self, error))
+        return FALSE;
+      holder = dl_inplace_overwrite_begin (random_node_name (kind), self, NULL);
+    }
+  if (!(u = dl_tensor_new_empty_internal (dl_tensor_device (self), draw_dtype, self->sizes,
+                                          self->ndim, error))
+      || !random_fill (op, kind, u, a, b, generator, error))
+    return FALSE;
+  ops[0] = self;
+  ops[1] = u;
+  dl_iter_init (&iter, 2, ops, self->sizes, self->ndim);
+  ctx->backend->copy (ctx, &iter, self->dtype, draw_dtype);
+  dl_storage_bump_version (self->storage);
+  if (holder)
+    dl_inplace_take_history (self, holder);
+  return TRUE;
+}
+
 /**
  * dl_tensor_bernoulli_:
  * @self: a #DlTensor, written in place
@@ -489,12 +551,6 @@ dl_tensor_normal_ (DlTensor *self, gdouble mean, gdouble std, GError **error)
 DlTensor *
 dl_tensor_bernoulli_ (DlTensor *self, gdouble p, DlGenerator *generator, GError **error)
 {
-  g_autoptr (DlTensor) u = NULL;
-  g_autoptr (DlTensor) holder = NULL;
-  DlTensor *ops[2];
-  DlIter iter;
-  DlBackendContext *ctx;
-
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!(p >= 0 && p <= 1))
     {
@@ -502,27 +558,10 @@ dl_tensor_bernoulli_ (DlTensor *self, gdouble p, DlGenerator *generator, GError 
                    "bernoulli_: expected p in [0, 1], but got p=%g", p);
       return NULL;
     }
-  if (!dl_check_write_target ("bernoulli_", self, error)
-      || !(ctx = DL_TENSOR_BACKEND (self, copy, "bernoulli_", error)))
-    return NULL;
-  if (dl_inplace_wants_history (self, 0, NULL))
-    {
-      if (!dl_inplace_check_history ("bernoulli_", self, error))
-        return NULL;
-      holder = dl_inplace_overwrite_begin ("BernoulliBackward1", self, NULL);
-    }
-  if (!(u = dl_tensor_new_empty_internal (dl_tensor_device (self), DL_DTYPE_FLOAT32, self->sizes,
-                                          self->ndim, error))
-      || !random_fill ("bernoulli_", DL_RANDOM_BERNOULLI, u, p, 0, generator, error))
-    return NULL;
-  ops[0] = self;
-  ops[1] = u;
-  dl_iter_init (&iter, 2, ops, self->sizes, self->ndim);
-  ctx->backend->copy (ctx, &iter, self->dtype, DL_DTYPE_FLOAT32);
-  dl_storage_bump_version (self->storage);
-  if (holder)
-    dl_inplace_take_history (self, holder);
-  return self;
+  return random_fill_cast ("bernoulli_", DL_RANDOM_BERNOULLI, self, p, 0, DL_DTYPE_FLOAT32,
+                           generator, error)
+             ? self
+             : NULL;
 }
 
 /**
@@ -1026,4 +1065,437 @@ dl_eye (gint64 n, gint64 m, DlDType dtype, DlDevice *device, GError **error)
   dl_iter_init (&iter, 1, &diag, diag->sizes, 1);
   ctx->backend->fill (ctx, &iter, dtype, 1);
   return t;
+}
+
+/**
+ * dl_tensor_exponential_:
+ * @self: a floating-point #DlTensor, written in place
+ * @lambd: the rate, not negative
+ * @generator: (nullable): the generator, or %NULL for the default one
+ * @error: return location for a #GError
+ *
+ * Fills @self with numbers from the exponential distribution of rate
+ * @lambd (density lambd e^(-lambd x)), as `Tensor.exponential_ (lambd)`;
+ * a rate of 0 gives infinities.
+ *
+ * Fails with %DL_ERROR_ARGUMENT for a negative @lambd, %DL_ERROR_DTYPE for
+ * an integer tensor.
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_exponential_ (DlTensor *self, gdouble lambd, DlGenerator *generator, GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!(lambd >= 0))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "exponential_ expects lambda >= 0.0, but found lambda=%g", lambd);
+      return NULL;
+    }
+  return random_fill ("exponential_", DL_RANDOM_EXPONENTIAL, self, lambd, 0, generator, error)
+             ? self
+             : NULL;
+}
+
+/**
+ * dl_tensor_cauchy_:
+ * @self: a floating-point #DlTensor, written in place
+ * @median: the median (location)
+ * @sigma: the scale: half the interquartile range
+ * @generator: (nullable): the generator, or %NULL for the default one
+ * @error: return location for a #GError
+ *
+ * Fills @self with numbers from the Cauchy distribution, density
+ * 1 / (pi sigma (1 + ((x - median) / sigma)^2)), as
+ * `Tensor.cauchy_ (median, sigma)`.
+ *
+ * Fails with %DL_ERROR_DTYPE for an integer tensor.
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_cauchy_ (DlTensor *self,
+                   gdouble median,
+                   gdouble sigma,
+                   DlGenerator *generator,
+                   GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  return random_fill ("cauchy_", DL_RANDOM_CAUCHY, self, median, sigma, generator, error) ? self
+                                                                                          : NULL;
+}
+
+/**
+ * dl_tensor_log_normal_:
+ * @self: a floating-point #DlTensor, written in place
+ * @mean: the mean of the logarithm
+ * @std: the standard deviation of the logarithm, positive
+ * @generator: (nullable): the generator, or %NULL for the default one
+ * @error: return location for a #GError
+ *
+ * Fills @self with numbers e^x, x normal with mean @mean and standard
+ * deviation @std, as `Tensor.log_normal_ (mean, std)`.
+ *
+ * Fails with %DL_ERROR_ARGUMENT when @std is not positive,
+ * %DL_ERROR_DTYPE for an integer tensor.
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_log_normal_ (DlTensor *self,
+                       gdouble mean,
+                       gdouble std,
+                       DlGenerator *generator,
+                       GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!(std > 0))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "log_normal_ expects std > 0.0, but found std=%g", std);
+      return NULL;
+    }
+  return random_fill ("log_normal_", DL_RANDOM_LOG_NORMAL, self, mean, std, generator, error)
+             ? self
+             : NULL;
+}
+
+/**
+ * dl_tensor_geometric_:
+ * @self: a #DlTensor, written in place
+ * @p: the probability of success of each trial, in (0, 1)
+ * @generator: (nullable): the generator, or %NULL for the default one
+ * @error: return location for a #GError
+ *
+ * Fills @self with the numbers of Bernoulli trials up to and including the
+ * first success: k with probability (1 - p)^(k - 1) p, as
+ * `Tensor.geometric_ (p)`. Integer tensors take the counts too.
+ *
+ * Fails with %DL_ERROR_ARGUMENT when @p is not in (0, 1).
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_geometric_ (DlTensor *self, gdouble p, DlGenerator *generator, GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!(p > 0 && p < 1))
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "geometric_ expects p to be in (0, 1), but got p=%g", p);
+      return NULL;
+    }
+  return random_fill_cast ("geometric_", DL_RANDOM_GEOMETRIC, self, p, 0, DL_DTYPE_FLOAT64,
+                           generator, error)
+             ? self
+             : NULL;
+}
+
+/* A new tensor of @like's dtype, shape and device, element i drawn from
+ * the float64 parameters a[i] (and b[i]) by the backend's random_params;
+ * NULL with @error set */
+static DlTensor *
+random_params_draw (const gchar *op,
+                    DlRandomParamsOp kind,
+                    DlTensor *like,
+                    DlTensor *a,
+                    DlTensor *b,
+                    DlGenerator *generator,
+                    GError **error)
+{
+  g_autoptr (DlTensor) ad = NULL;
+  g_autoptr (DlTensor) ac = NULL;
+  g_autoptr (DlTensor) bd = NULL;
+  g_autoptr (DlTensor) bc = NULL;
+  g_autoptr (DlTensor) out = NULL;
+  guint64 seed, offset;
+  DlBackendContext *ctx;
+
+  g_return_val_if_fail (generator == NULL || DL_IS_GENERATOR (generator), NULL);
+  if (!check_generator (op, generator, dl_tensor_device (like), error)
+      || !(ctx = DL_TENSOR_BACKEND (like, random_params, op, error)))
+    return NULL;
+  if (!(ad = dl_cast_nograd (a, DL_DTYPE_FLOAT64, error))
+      || !(ac = dl_contiguous_nograd (ad, error)))
+    return NULL;
+  if (b
+      && (!(bd = dl_cast_nograd (b, DL_DTYPE_FLOAT64, error))
+          || !(bc = dl_contiguous_nograd (bd, error))))
+    return NULL;
+  if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (like), like->dtype, like->sizes,
+                                            like->ndim, error)))
+    return NULL;
+  if (out->numel == 0)
+    return g_steal_pointer (&out);
+  /* one block of the request per element: its stream (offset + i, sub) */
+  dl_generator_reserve (generator, dl_tensor_device (like), out->numel, &seed, &offset);
+  ctx->backend->random_params (ctx, kind, (const gdouble *)dl_tensor_data (ac),
+                               bc ? (const gdouble *)dl_tensor_data (bc) : NULL,
+                               dl_tensor_data (out), out->numel, out->dtype, seed, offset);
+  return g_steal_pointer (&out);
+}
+
+static gboolean
+check_float_param (const gchar *op, DlTensor *t, GError **error)
+{
+  if (dl_dtype_is_float (t->dtype))
+    return TRUE;
+  g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "\"%s\" not implemented for '%s'", op,
+               dl_dtype_get_name (t->dtype));
+  return FALSE;
+}
+
+typedef struct
+{
+  DlSavedTensor alpha;
+  DlSavedTensor sample;
+} StandardGammaState;
+
+/* d alpha = g dx/dalpha (dl_standard_gamma_grad) */
+static gboolean
+standard_gamma_backward (DlNode *node, DlTensor **grads, DlTensor **grad_inputs, GError **error)
+{
+  StandardGammaState *s = dl_node_state (node);
+  DlTensor *alpha = dl_node_saved (node, &s->alpha, error);
+  DlTensor *x = alpha ? dl_node_saved (node, &s->sample, error) : NULL;
+  g_autoptr (DlTensor) d = x ? dl_standard_gamma_grad (alpha, x, error) : NULL;
+
+  return d && (grad_inputs[0] = dl_tensor_mul (grads[0], d, error)) != NULL;
+}
+
+/**
+ * dl_standard_gamma:
+ * @alpha: a floating-point #DlTensor of concentrations
+ * @generator: (nullable): the generator, or %NULL for the default one
+ * @error: return location for a #GError
+ *
+ * Draws one number from Gamma (alpha, 1) for each element of @alpha, as
+ * `torch._standard_gamma (alpha)`: Marsaglia and Tsang's method, with the
+ * boost u^(1/alpha) below 1. Results are at least the smallest normal
+ * number of the dtype (that number for a non-positive alpha). When @alpha
+ * requires grad the result's grad_fn (StandardGammaBackward0) carries the
+ * reparameterised gradient dl_standard_gamma_grad() gives.
+ *
+ * Fails with %DL_ERROR_DTYPE for an integer @alpha.
+ *
+ * Returns: (transfer full): a tensor of @alpha's shape and dtype, or %NULL
+ *   with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_standard_gamma (DlTensor *alpha, DlGenerator *generator, GError **error)
+{
+  DlTensor *out;
+
+  g_return_val_if_fail (DL_IS_TENSOR (alpha), NULL);
+  if (!check_float_param ("gamma_cpu", alpha, error)
+      || !(out = random_params_draw ("_standard_gamma", DL_RANDOM_PARAMS_GAMMA, alpha, alpha, NULL,
+                                     generator, error)))
+    return NULL;
+  if (dl_autograd_any_requires (1, &alpha))
+    {
+      g_autoptr (DlNode) node
+          = dl_node_new_for_op ("StandardGammaBackward0", standard_gamma_backward, 1, &alpha);
+      StandardGammaState *s = DL_NODE_NEW_STATE (node, StandardGammaState);
+
+      dl_node_save (node, &s->alpha, alpha, FALSE);
+      dl_node_save (node, &s->sample, out, TRUE);
+      dl_node_set_output (node, out, 0);
+    }
+  return out;
+}
+
+/**
+ * dl_standard_gamma_grad:
+ * @alpha: a floating-point #DlTensor of concentrations
+ * @sample: Gamma (alpha, 1) samples, of @alpha's shape and dtype
+ * @error: return location for a #GError
+ *
+ * The derivative of each Gamma (alpha, 1) sample with respect to its
+ * alpha, holding the sample's quantile fixed, as
+ * `torch._standard_gamma_grad (alpha, sample)`: -(dP/dalpha) / (dP/dx) of
+ * the regularised incomplete gamma function P (alpha, x), dP/dalpha summed
+ * from its series. Computed on the host in float64; not recorded by
+ * autograd.
+ *
+ * Fails with %DL_ERROR_SHAPE when the shapes differ, %DL_ERROR_DTYPE when
+ * the dtypes differ or are not floating-point.
+ *
+ * Returns: (transfer full): a tensor of @alpha's shape and dtype, or %NULL
+ *   with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_standard_gamma_grad (DlTensor *alpha, DlTensor *sample, GError **error)
+{
+  g_autofree gdouble *a = NULL;
+  g_autofree gdouble *x = NULL;
+  g_autoptr (DlTensor) out = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (alpha), NULL);
+  g_return_val_if_fail (DL_IS_TENSOR (sample), NULL);
+  if (!check_float_param ("_standard_gamma_grad", alpha, error))
+    return NULL;
+  if (alpha->dtype != sample->dtype)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                   "_standard_gamma_grad: expected alpha and sample of one dtype, got %s and %s",
+                   dl_dtype_get_name (alpha->dtype), dl_dtype_get_name (sample->dtype));
+      return NULL;
+    }
+  if (alpha->ndim != sample->ndim
+      || memcmp (alpha->sizes, sample->sizes, sizeof (gint64) * alpha->ndim) != 0)
+    {
+      g_autofree gchar *sa = dl_shape_to_string (alpha->sizes, alpha->ndim);
+      g_autofree gchar *sb = dl_shape_to_string (sample->sizes, sample->ndim);
+
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "_standard_gamma_grad: alpha %s and sample %s differ in shape", sa, sb);
+      return NULL;
+    }
+  if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (alpha), alpha->dtype, alpha->sizes,
+                                            alpha->ndim, error)))
+    return NULL;
+  if (out->numel == 0 || dl_tensor_on_meta (out))
+    return g_steal_pointer (&out);
+  a = g_new (gdouble, alpha->numel);
+  x = g_new (gdouble, alpha->numel);
+  if (!dl_tensor_copy_to_host (alpha, DL_DTYPE_FLOAT64, a, "_standard_gamma_grad", error)
+      || !dl_tensor_copy_to_host (sample, DL_DTYPE_FLOAT64, x, "_standard_gamma_grad", error))
+    return NULL;
+  for (gint64 i = 0; i < alpha->numel; i++)
+    a[i] = dl_special_standard_gamma_grad (a[i], x[i]);
+  if (!dl_tensor_copy_from_host_doubles (out, a, "_standard_gamma_grad", error))
+    return NULL;
+  return g_steal_pointer (&out);
+}
+
+static gboolean
+poisson_backward (DlNode *node, DlTensor **grads, DlTensor **grad_inputs, GError **error)
+{
+  return (grad_inputs[0] = dl_zeros (grads[0]->sizes, grads[0]->ndim, grads[0]->dtype,
+                                     dl_tensor_get_device (grads[0]), error))
+         != NULL;
+}
+
+/**
+ * dl_poisson:
+ * @rates: a floating-point #DlTensor of non-negative rates
+ * @generator: (nullable): the generator, or %NULL for the default one
+ * @error: return location for a #GError
+ *
+ * Draws one number from Poisson (rate) for each element of @rates, as
+ * `torch.poisson (rates)`: by multiplying uniforms below rate 10,
+ * Hörmann's transformed rejection (PTRS) above. The gradient, where
+ * @rates requires grad, is zero (PoissonBackward0), as torch's.
+ *
+ * Fails with %DL_ERROR_ARGUMENT for a negative rate, %DL_ERROR_DTYPE for
+ * integer rates.
+ *
+ * Returns: (transfer full): the counts, in a tensor of @rates' shape and
+ *   dtype, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_poisson (DlTensor *rates, DlGenerator *generator, GError **error)
+{
+  g_autoptr (DlTensor) neg = NULL;
+  g_autoptr (DlTensor) any = NULL;
+  DlTensor *out;
+
+  g_return_val_if_fail (DL_IS_TENSOR (rates), NULL);
+  if (!check_float_param ("poisson_cpu", rates, error))
+    return NULL;
+  if (!dl_tensor_on_meta (rates))
+    {
+      GError *local = NULL;
+      gdouble bad;
+
+      if (!(neg = dl_tensor_lt_scalar (rates, 0, error))
+          || !(any = dl_tensor_any (neg, NULL, 0, FALSE, error)))
+        return NULL;
+      bad = dl_tensor_item (any, &local);
+      if (local)
+        {
+          g_propagate_error (error, local);
+          return NULL;
+        }
+      if (bad != 0)
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                       "invalid Poisson rate, expected rate to be non-negative");
+          return NULL;
+        }
+    }
+  if (!(out = random_params_draw ("poisson", DL_RANDOM_PARAMS_POISSON, rates, rates, NULL,
+                                  generator, error)))
+    return NULL;
+  if (dl_autograd_any_requires (1, &rates))
+    {
+      g_autoptr (DlNode) node
+          = dl_node_new_for_op ("PoissonBackward0", poisson_backward, 1, &rates);
+
+      dl_node_set_output (node, out, 0);
+    }
+  return out;
+}
+
+/**
+ * dl_binomial:
+ * @count: a floating-point #DlTensor of numbers of trials
+ * @prob: the probabilities of success, in [0, 1], of @count's dtype;
+ *   broadcast with @count
+ * @generator: (nullable): the generator, or %NULL for the default one
+ * @error: return location for a #GError
+ *
+ * Draws one number from Binomial (count, prob) for each element of the
+ * broadcast @count and @prob, as `torch.binomial (count, prob)`: by
+ * geometric waiting times where count min (p, 1 - p) < 10, Hörmann's BTRS
+ * rejection above. Not differentiable. A negative count or a
+ * probability outside [0, 1] gives NaN.
+ *
+ * Fails with %DL_ERROR_DTYPE when the dtypes differ or are not
+ * floating-point, %DL_ERROR_SHAPE when the shapes do not broadcast.
+ *
+ * Returns: (transfer full): the numbers of successes, or %NULL with
+ *   @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_binomial (DlTensor *count, DlTensor *prob, DlGenerator *generator, GError **error)
+{
+  gint64 shape[DL_MAX_DIMS];
+  gint ndim;
+  g_autoptr (DlTensor) c = NULL;
+  g_autoptr (DlTensor) p = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (count), NULL);
+  g_return_val_if_fail (DL_IS_TENSOR (prob), NULL);
+  if (!check_float_param ("binomial_cpu", count, error))
+    return NULL;
+  if (count->dtype != prob->dtype)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "binomial: Found dtype %s but expected %s",
+                   dl_dtype_get_name (prob->dtype), dl_dtype_get_name (count->dtype));
+      return NULL;
+    }
+  if (!dl_broadcast_shapes ("binomial", count->sizes, count->ndim, prob->sizes, prob->ndim, shape,
+                            &ndim, error)
+      || !(c = dl_tensor_expand (count, shape, ndim, error))
+      || !(p = dl_tensor_expand (prob, shape, ndim, error)))
+    return NULL;
+  return random_params_draw ("binomial", DL_RANDOM_PARAMS_BINOMIAL, c, c, p, generator, error);
 }

@@ -107,6 +107,31 @@ DlTensor *dl_multinomial (DlTensor *probs,
                           DlGenerator *generator,
                           GError **error);
 DL_EXPORT
+DlTensor *
+dl_tensor_exponential_ (DlTensor *self, gdouble lambd, DlGenerator *generator, GError **error);
+DL_EXPORT
+DlTensor *dl_tensor_cauchy_ (DlTensor *self,
+                             gdouble median,
+                             gdouble sigma,
+                             DlGenerator *generator,
+                             GError **error);
+DL_EXPORT
+DlTensor *dl_tensor_log_normal_ (DlTensor *self,
+                                 gdouble mean,
+                                 gdouble std,
+                                 DlGenerator *generator,
+                                 GError **error);
+DL_EXPORT
+DlTensor *dl_tensor_geometric_ (DlTensor *self, gdouble p, DlGenerator *generator, GError **error);
+DL_EXPORT
+DlTensor *dl_standard_gamma (DlTensor *alpha, DlGenerator *generator, GError **error);
+DL_EXPORT
+DlTensor *dl_standard_gamma_grad (DlTensor *alpha, DlTensor *sample, GError **error);
+DL_EXPORT
+DlTensor *dl_poisson (DlTensor *rates, DlGenerator *generator, GError **error);
+DL_EXPORT
+DlTensor *dl_binomial (DlTensor *count, DlTensor *prob, DlGenerator *generator, GError **error);
+DL_EXPORT
 DlTensor *dl_linspace (gdouble start,
                        gdouble end,
                        gint64 steps,

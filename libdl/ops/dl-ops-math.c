@@ -1888,3 +1888,63 @@ dl_tensor_float_power_scalar_ (DlTensor *self, gdouble exponent, GError **error)
     return NULL;
   return dl_tensor_pow_scalar_ (self, exponent, error);
 }
+
+/**
+ * dl_tensor_polygamma:
+ * @self: a #DlTensor
+ * @n: the order of the derivative, not negative
+ * @error: return location for a #GError
+ *
+ * The @n-th derivative of the digamma function at each element of @self,
+ * as `torch.polygamma (n, self)`: digamma for @n = 0; +inf at the
+ * non-positive integers for @n >= 1. Differentiable
+ * (PolygammaBackward0: polygamma (n + 1, x)).
+ *
+ * Fails with %DL_ERROR_ARGUMENT for a negative @n.
+ *
+ * Returns: (transfer full): a floating-point tensor of @self's shape, or
+ *   %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_polygamma (DlTensor *self, gint64 n, GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (n < 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "polygamma(n, x) does not support negative n.");
+      return NULL;
+    }
+  if (n == 0)
+    return dl_tensor_digamma (self, error);
+  if (n > G_MAXINT)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "polygamma: n=%" G_GINT64_FORMAT " is too large", n);
+      return NULL;
+    }
+  return dl_pointwise_polygamma ((gint)n, self, error);
+}
+
+/**
+ * dl_tensor_special_i1:
+ * @self: a #DlTensor
+ * @error: return location for a #GError
+ *
+ * The modified Bessel function of the first kind of order 1 at each
+ * element of @self, as `torch.special.i1`. Differentiable
+ * (SpecialI1Backward0).
+ *
+ * Returns: (transfer full): a floating-point tensor of @self's shape, or
+ *   %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_special_i1 (DlTensor *self, GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  return dl_pointwise_i1 (self, error);
+}

@@ -107,4 +107,7 @@ DL_EXPORT gboolean dl_tensor_allclose (DlTensor *self,
                                        GError **error);
 DL_EXPORT gboolean dl_tensor_equal (DlTensor *self, DlTensor *other, GError **error);
 
+DL_EXPORT DlTensor *dl_tensor_polygamma (DlTensor *self, gint64 n, GError **error);
+DL_EXPORT DlTensor *dl_tensor_special_i1 (DlTensor *self, GError **error);
+
 G_END_DECLS

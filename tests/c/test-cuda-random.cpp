@@ -55,9 +55,11 @@ test_random (void)
     DlRandomOp op;
     double a, b;
   } ops[] = {
-    { DL_RANDOM_UNIFORM, 0, 1 },     { DL_RANDOM_UNIFORM, -2.5, 3.75 },
-    { DL_RANDOM_NORMAL, 0, 1 },      { DL_RANDOM_NORMAL, 0.5, 2.25 },
-    { DL_RANDOM_BERNOULLI, 0.3, 0 }, { DL_RANDOM_BERNOULLI, 0.999, 0 },
+    { DL_RANDOM_UNIFORM, 0, 1 },        { DL_RANDOM_UNIFORM, -2.5, 3.75 },
+    { DL_RANDOM_NORMAL, 0, 1 },         { DL_RANDOM_NORMAL, 0.5, 2.25 },
+    { DL_RANDOM_BERNOULLI, 0.3, 0 },    { DL_RANDOM_BERNOULLI, 0.999, 0 },
+    { DL_RANDOM_EXPONENTIAL, 1.5, 0 },  { DL_RANDOM_CAUCHY, -1, 0.5 },
+    { DL_RANDOM_LOG_NORMAL, 0.2, 0.7 }, { DL_RANDOM_GEOMETRIC, 0.35, 0 },
   };
   int checked = 0;
 
@@ -110,6 +112,51 @@ test_random (void)
     g_assert_cmpfloat (fabs (mean - 0.5), <, 0.01);
     g_assert_cmpfloat (fabs (ones - 0.3), <, 0.01);
   }
+}
+
+/* gamma, poisson and binomial, element by element in a shuffled order,
+ * against the CPU's random_params slot */
+static void
+test_random_params (void)
+{
+  static const DlDType dtypes[] = { DL_DTYPE_FLOAT32, DL_DTYPE_FLOAT64, DL_DTYPE_FLOAT16 };
+  static const DlRandomParamsOp ops[]
+      = { DL_RANDOM_PARAMS_GAMMA, DL_RANDOM_PARAMS_POISSON, DL_RANDOM_PARAMS_BINOMIAL };
+  const int64_t n = 3001;
+  std::vector<double> a (n), b (n);
+  int checked = 0;
+
+  /* parameters across the samplers' branches: gamma below and above 1,
+   * Poisson below and above 10, binomial by inversion and by BTRS, p on
+   * either side of 1/2 */
+  for (int64_t i = 0; i < n; i++)
+    {
+      a[i] = i % 7 == 0 ? 0.05 + i % 3 : 1 + (double)(i % 97) * (i % 5 == 0 ? 10 : 0.3);
+      b[i] = (double)(i % 19 + 1) / 20;
+    }
+  for (DlRandomParamsOp op : ops)
+    for (DlDType dt : dtypes)
+      for (uint64_t seed : seeds)
+        for (uint64_t offset : offsets)
+          {
+            const gsize es = dl_dtype_get_size (dt);
+            std::vector<char> cpu ((n + 1) * es, 0x5a), gpu ((n + 1) * es, 0x5a);
+            const double *bp = op == DL_RANDOM_PARAMS_BINOMIAL ? b.data () : NULL;
+
+            if (op == DL_RANDOM_PARAMS_BINOMIAL)
+              for (int64_t i = 0; i < n; i++)
+                a[i] = floor (a[i]);
+            cpu_ctx.backend->random_params (&cpu_ctx, op, a.data (), bp, cpu.data (), n, dt, seed,
+                                            offset);
+            for (int64_t i : shuffled (n))
+              dl_cuda_random_params_elem ((int)op, dt, gpu.data (), a.data (), bp, seed, offset, i);
+            if (memcmp (cpu.data (), gpu.data (), cpu.size ()) != 0)
+              g_error ("random_params op %d dtype %d seed %" G_GUINT64_FORMAT
+                       " offset %" G_GUINT64_FORMAT ": the CUDA kernel's numbers differ",
+                       op, dt, seed, offset);
+            checked++;
+          }
+  g_test_message ("%d random_params requests identical", checked);
 }
 
 static void
@@ -301,6 +348,7 @@ main (int argc, char **argv)
   test_cuda_host_init (&argc, &argv);
   g_test_add_func ("/cuda-random/philox-known-answer", test_philox_known_answer);
   g_test_add_func ("/cuda-random/random", test_random);
+  g_test_add_func ("/cuda-random/random-params", test_random_params);
   g_test_add_func ("/cuda-random/permutation", test_permutation);
   g_test_add_func ("/cuda-random/dropout", test_dropout);
   g_test_add_func ("/cuda-random/multinomial", test_multinomial);

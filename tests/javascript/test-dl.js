@@ -57,6 +57,23 @@ test('lapack: inv, det, eigh', () => {
         'singular');
 });
 
+test('samplers: exponential_ and standard_gamma', () => {
+    const g = Dl.Generator.new(null);
+    g.manual_seed(21);
+    const n = 20000;
+    const t = Dl.empty([n], F64, null);
+    t.exponential_(4, g);
+    const v = values(t);
+    const mean = v.reduce((a, b) => a + b, 0) / n;
+    assert(v.every(x => x >= 0), 'exponential_ draws are not negative');
+    assertClose([mean], [0.25], 0.01, 'exponential_ mean');
+    const alpha = Dl.full([n], 3, F64, null);
+    const x = values(Dl.standard_gamma(alpha, g));
+    const gmean = x.reduce((a, b) => a + b, 0) / n;
+    assertClose([gmean], [3], 0.02, 'gamma mean');
+    assertDlError(() => t.exponential_(-1, null), Dl.Error.ARGUMENT, 'exponential_');
+});
+
 test('creation', () => {
     const z = Dl.zeros([2, 3], F32, null);
     assertArrayEqual(z.get_shape(), [2, 3], 'shape');

@@ -434,6 +434,33 @@ void test_unary_special () {
     }
 }
 
+/* The samplers beyond uniform and normal: Poisson counts and geometric
+ * trials with fixed seeds, their means within a few standard errors. */
+void test_samplers () {
+    try {
+        var g = new Dl.Generator (null);
+        g.manual_seed (8);
+        int64 n = 20000;
+        var rates = Dl.full ({n}, 6, Dl.DType.FLOAT64, null);
+        var counts = values (Dl.poisson (rates, g));
+        double sum = 0;
+        foreach (var c in counts) {
+            assert (c >= 0 && c == Math.floor (c));
+            sum += c;
+        }
+        assert (Math.fabs (sum / n - 6) < 0.1);
+        var t = Dl.empty ({n}, Dl.DType.INT64, null);
+        t.geometric_ (0.5, g);
+        sum = 0;
+        foreach (var k in values (t))
+            sum += k;
+        assert (Math.fabs (sum / n - 2) < 0.05);
+        assert_dl_error (() => { t.geometric_ (0, null); }, Dl.Error.ARGUMENT, "geometric_");
+    } catch (GLib.Error e) {
+        error ("%s", e.message);
+    }
+}
+
 /* An in-place write through a view of a tensor in the graph: the base's
  * history records it (CopySlices) and the gradient follows. */
 void test_autograd_inplace_view () {
@@ -1974,6 +2001,7 @@ int main (string[] args) {
     Test.add_func ("/vala/ops/math", test_math);
     Test.add_func ("/vala/ops/table", test_op_table);
     Test.add_func ("/vala/ops/unary-special", test_unary_special);
+    Test.add_func ("/vala/ops/samplers", test_samplers);
     Test.add_func ("/vala/ops/reduce-scan", test_reduce_scan);
     Test.add_func ("/vala/ops/index-join", test_index_join);
     Test.add_func ("/vala/ops/creation-random", test_creation_random);

@@ -44,3 +44,9 @@ __all__ = _api.__all__
 globals().update({name: getattr(_api, name) for name in __all__ if name in vars(_api)})
 __getattr__ = _api.__getattr__
 __version__ = _api.__version__
+
+# torch._standard_gamma and the other private samplers torch.distributions
+# calls; torch.distributions and torch.special, over the complete namespace
+from ._random import _sample_dirichlet, _standard_gamma, _standard_gamma_grad  # noqa: E402,F401
+from . import distributions, special  # noqa: E402
+__all__ += ['distributions', 'special']

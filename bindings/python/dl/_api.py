@@ -6,6 +6,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
 import builtins
+import importlib
 
 from ._dtype import (Size, bfloat16, contiguous_format, device, double, dtype, float16, float32,
                      float64, get_default_dtype, half, int32, int64, long, memory_format,
@@ -227,3 +228,27 @@ from .nn.dropout import (_alpha_dropout as alpha_dropout,  # noqa: E402
 __all__ += ['constant_pad_nd', 'instance_norm', 'bilinear', 'poisson_nll_loss', 'ctc_loss',
             'alpha_dropout', 'alpha_dropout_', 'dropout_', 'feature_alpha_dropout',
             'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_']
+# the samplers beyond uniform and normal and the gamma-function family
+# (torch.poisson, binomial, _standard_gamma, polygamma, mvlgamma, igamma,
+# igammac: _random.py, special.py); torch.distributions and torch.special
+# themselves are imported by dl/__init__.py once the namespace is complete
+from . import _random  # noqa: E402
+globals().update(_random.FUNCTIONS)
+__all__ += sorted(f for f in _random.FUNCTIONS if not f.startswith('_'))
+
+
+def igamma(input, other, *, out=None):
+    """torch.igamma: the regularised lower incomplete gamma function."""
+    from . import special
+    return special.gammainc(input, other)
+
+
+def igammac(input, other, *, out=None):
+    """torch.igammac: the regularised upper incomplete gamma function."""
+    from . import special
+    return special.gammaincc(input, other)
+
+
+__all__ += ['igamma', 'igammac']
+_LAZY['distributions'] = lambda: importlib.import_module('dl.distributions')
+_LAZY['special'] = lambda: importlib.import_module('dl.special')

@@ -14,8 +14,8 @@ import os
 
 import numpy as _np
 
-from . import (_callbacks, _composites, _creation, _dtype, _indexing, _math, _reductions, _shape,
-               _tensor_more, _typeinfo)
+from . import (_callbacks, _composites, _creation, _dtype, _indexing, _math, _random, _reductions,
+               _shape, _tensor_more, _typeinfo)
 from ._creation import tensor
 from ._dtype import _CPU, _DTYPES, Size, _dl_device, _size_args, device, dtype
 from ._lib import (OVERRIDE_MODULE, WITHOUT_NUMPY_NAMES_METHODS, Dl, GLib, _checked,
@@ -771,6 +771,21 @@ class Tensor(Dl.Tensor):
     bernoulli = _creation._t_bernoulli
     random_ = _creation._random_
     multinomial = _creation._t_multinomial
+    exponential_ = _random._exponential_
+    cauchy_ = _random._cauchy_
+    log_normal_ = _random._log_normal_
+    geometric_ = _random._geometric_
+    polygamma = _random._t_polygamma
+    polygamma_ = _random._t_polygamma_
+    mvlgamma = _random._t_mvlgamma
+
+    def igamma(self, other):
+        from .special import gammainc
+        return gammainc(self, other)
+
+    def igammac(self, other):
+        from .special import gammaincc
+        return gammaincc(self, other)
 
     # -- matrix products (_creation.py) --
     mm = _creation.mm

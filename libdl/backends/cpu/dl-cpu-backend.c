@@ -211,6 +211,7 @@ static const DlBackend cpu_backend = {
   .gemm_batched = dl_cpu_gemm_batched,
   .lapack = dl_cpu_lapack,
   .random = dl_cpu_random,
+  .random_params = dl_cpu_random_params,
   .multinomial = dl_cpu_multinomial,
   .index = dl_cpu_index,
   .nonzero = dl_cpu_nonzero,

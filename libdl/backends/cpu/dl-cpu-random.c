@@ -37,6 +37,13 @@ store_value (void *data, gint64 i, DlDType dtype, double v)
 G_STATIC_ASSERT ((int)DL_RANDOM_UNIFORM == (int)DL_PHILOX_UNIFORM);
 G_STATIC_ASSERT ((int)DL_RANDOM_NORMAL == (int)DL_PHILOX_NORMAL);
 G_STATIC_ASSERT ((int)DL_RANDOM_BERNOULLI == (int)DL_PHILOX_BERNOULLI);
+G_STATIC_ASSERT ((int)DL_RANDOM_EXPONENTIAL == (int)DL_PHILOX_EXPONENTIAL);
+G_STATIC_ASSERT ((int)DL_RANDOM_CAUCHY == (int)DL_PHILOX_CAUCHY);
+G_STATIC_ASSERT ((int)DL_RANDOM_LOG_NORMAL == (int)DL_PHILOX_LOG_NORMAL);
+G_STATIC_ASSERT ((int)DL_RANDOM_GEOMETRIC == (int)DL_PHILOX_GEOMETRIC);
+G_STATIC_ASSERT ((int)DL_RANDOM_PARAMS_GAMMA == DL_PHILOX_PARAMS_GAMMA);
+G_STATIC_ASSERT ((int)DL_RANDOM_PARAMS_POISSON == DL_PHILOX_PARAMS_POISSON);
+G_STATIC_ASSERT ((int)DL_RANDOM_PARAMS_BINOMIAL == DL_PHILOX_PARAMS_BINOMIAL);
 G_STATIC_ASSERT (DL_KERNEL_BAD_WEIGHT == DL_PHILOX_ROW_BAD_WEIGHT);
 G_STATIC_ASSERT (DL_KERNEL_ZERO_SUM == DL_PHILOX_ROW_ZERO_SUM);
 
@@ -69,6 +76,26 @@ dl_cpu_random (DlBackendContext *ctx,
         dl_philox_block ((DlPhiloxKind)op, seed, offset, blk, wide, a, b, u);
         for (gint j = 0; j < per_block && base + j < n; j++)
           store_value (data, base + j, dtype, u[j]);
+      });
+}
+
+void
+dl_cpu_random_params (DlBackendContext *ctx,
+                      DlRandomParamsOp op,
+                      const gdouble *a,
+                      const gdouble *b,
+                      void *data,
+                      gint64 n,
+                      DlDType dtype,
+                      guint64 seed,
+                      guint64 offset)
+{
+  const double tiny = dl_philox_tiny (dtype == DL_DTYPE_FLOAT64, dtype == DL_DTYPE_FLOAT16);
+
+  DL_CPU_FOR_IF (
+      n >= DL_CPU_GRAIN / 16, for (gint64 i = 0; i < n; i++) {
+        store_value (data, i, dtype,
+                     dl_philox_params_elem (op, seed, offset, i, a[i], b ? b[i] : 0, tiny));
       });
 }
 

@@ -361,6 +361,7 @@ static DlBackend cuda_backend = {
   .memory_reset_peaks = cuda_memory_reset_peaks,
   .memory_empty_cache = cuda_memory_empty_cache,
   .random = dl_cuda_random,
+  .random_params = dl_cuda_random_params,
   .multinomial = dl_cuda_multinomial,
   .dropout = dl_cuda_dropout,
   .attention_dropout_mask = dl_cuda_attention_dropout_mask,

@@ -30,6 +30,21 @@ random_kernel (DlRandomOp op,
   dl_cuda_random_block (op, dt, data, n, seed, offset, blk, a, b);
 }
 
+/* one thread an element: its rejection loop draws from its own stream */
+__global__ void
+random_params_kernel (int op,
+                      DlDType dt,
+                      char *data,
+                      const double *a,
+                      const double *b,
+                      int64_t n,
+                      uint64_t seed,
+                      uint64_t offset)
+{
+  DL_CUDA_EACH (i, n)
+  dl_cuda_random_params_elem (op, dt, data, a, b, seed, offset, i);
+}
+
 /* Fisher-Yates is sequential: one thread */
 __global__ void
 permutation_kernel (int64_t *data, int64_t n, uint64_t seed, uint64_t offset)
@@ -94,6 +109,13 @@ attention_mask_kernel (T *mask, int64_t total, int64_t s, uint64_t seed, uint64_
 static_assert ((int)DL_RANDOM_UNIFORM == (int)DL_PHILOX_UNIFORM, "DlRandomOp and DlPhiloxKind");
 static_assert ((int)DL_RANDOM_NORMAL == (int)DL_PHILOX_NORMAL, "DlRandomOp and DlPhiloxKind");
 static_assert ((int)DL_RANDOM_BERNOULLI == (int)DL_PHILOX_BERNOULLI, "DlRandomOp and DlPhiloxKind");
+static_assert ((int)DL_RANDOM_EXPONENTIAL == (int)DL_PHILOX_EXPONENTIAL, "DlRandomOp and DlPhiloxKind");
+static_assert ((int)DL_RANDOM_CAUCHY == (int)DL_PHILOX_CAUCHY, "DlRandomOp and DlPhiloxKind");
+static_assert ((int)DL_RANDOM_LOG_NORMAL == (int)DL_PHILOX_LOG_NORMAL, "DlRandomOp and DlPhiloxKind");
+static_assert ((int)DL_RANDOM_GEOMETRIC == (int)DL_PHILOX_GEOMETRIC, "DlRandomOp and DlPhiloxKind");
+static_assert ((int)DL_RANDOM_PARAMS_GAMMA == DL_PHILOX_PARAMS_GAMMA, "DlRandomParamsOp");
+static_assert ((int)DL_RANDOM_PARAMS_POISSON == DL_PHILOX_PARAMS_POISSON, "DlRandomParamsOp");
+static_assert ((int)DL_RANDOM_PARAMS_BINOMIAL == DL_PHILOX_PARAMS_BINOMIAL, "DlRandomParamsOp");
 static_assert (DL_KERNEL_BAD_WEIGHT == DL_PHILOX_ROW_BAD_WEIGHT, "DlKernelError's values");
 static_assert (DL_KERNEL_ZERO_SUM == DL_PHILOX_ROW_ZERO_SUM, "DlKernelError's values");
 
@@ -125,6 +147,27 @@ dl_cuda_random (DlBackendContext *ctx,
       random_kernel<<<DL_CUDA_GRID (dl_cuda_random_blocks (n, dtype)), 0, stream>>> (
           op, dtype, (char *)data, n, seed, offset, a, b);
     }
+  DL_CUDA_CHECK (cudaGetLastError ());
+}
+
+void
+dl_cuda_random_params (DlBackendContext *ctx,
+                       DlRandomParamsOp op,
+                       const gdouble *a,
+                       const gdouble *b,
+                       void *data,
+                       gint64 n,
+                       DlDType dtype,
+                       guint64 seed,
+                       guint64 offset)
+{
+  cudaStream_t stream = dl_cuda_current_stream (ctx);
+
+  if (n == 0)
+    return;
+  DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
+  random_params_kernel<<<DL_CUDA_GRID (n), 0, stream>>> ((int)op, dtype, (char *)data, a, b, n,
+                                                          seed, offset);
   DL_CUDA_CHECK (cudaGetLastError ());
 }
 

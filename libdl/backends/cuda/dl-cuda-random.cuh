@@ -94,3 +94,23 @@ dl_cuda_attention_mask_elem (T *mask, int64_t s, uint64_t seed, uint64_t offset,
 {
   mask[i] = (T)dl_philox_attention_scale (seed, offset, s, i / s, i % s, p);
 }
+
+/* element i of a random_params request (DlRandomParamsOp @op, parameters
+ * a[i] and b[i], b NULL but for binomial) into the contiguous @data of a
+ * float dtype: its own Philox stream, as the CPU draws it */
+DL_HD void
+dl_cuda_random_params_elem (int op,
+                            DlDType dt,
+                            char *data,
+                            const double *a,
+                            const double *b,
+                            uint64_t seed,
+                            uint64_t offset,
+                            int64_t i)
+{
+  const int64_t es = dt == DL_DTYPE_FLOAT64 ? 8 : dt == DL_DTYPE_FLOAT32 ? 4 : 2;
+  const double tiny = dl_philox_tiny (dt == DL_DTYPE_FLOAT64, dt == DL_DTYPE_FLOAT16);
+
+  dl_cuda_store (data + i * es, dt,
+                 dl_philox_params_elem (op, seed, offset, i, a[i], b ? b[i] : 0, tiny));
+}

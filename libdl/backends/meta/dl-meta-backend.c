@@ -167,6 +167,19 @@ meta_random (DlBackendContext *ctx,
 }
 
 static void
+meta_random_params (DlBackendContext *ctx,
+                    DlRandomParamsOp op,
+                    const gdouble *a,
+                    const gdouble *b,
+                    void *data,
+                    gint64 n,
+                    DlDType dtype,
+                    guint64 seed,
+                    guint64 offset)
+{
+}
+
+static void
 meta_softmax (DlBackendContext *ctx,
               const void *in,
               void *out,
@@ -294,6 +307,7 @@ static const DlBackend meta_backend = {
   .scatter_rows = meta_scatter_rows,
   .gather_rows = meta_gather_rows,
   .random = meta_random,
+  .random_params = meta_random_params,
   .softmax = meta_softmax,
   /* col2im has im2col's signature with the roles swapped */
   .im2col = meta_im2col,
