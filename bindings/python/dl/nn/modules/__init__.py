@@ -1790,6 +1790,7 @@ class KLDivLoss(_Loss, Dl.KlDivLoss, Module):
 _SUBMODULES = ['activation', 'batchnorm', 'container', 'conv', 'dropout', 'flatten', 'fold',
                'linear', 'loss', 'module', 'normalization', 'pooling', 'rnn', 'sparse',
                'transformer', 'upsampling']
+_SUBMODULES += ['pixelshuffle', 'channelshuffle']
 
 
 def _home(module_name):
