@@ -1125,8 +1125,8 @@ static void
 conv3d_constructed (GObject *object)
 {
   static const gchar *const names[]
-      = { "kernel_depth",  "kernel_height",  "kernel_width",   "stride_depth",
-          "stride_height", "stride_width",   "padding_depth",  "padding_height",
+      = { "kernel_depth",  "kernel_height",  "kernel_width",    "stride_depth",
+          "stride_height", "stride_width",   "padding_depth",   "padding_height",
           "padding_width", "dilation_depth", "dilation_height", "dilation_width" };
   static const gint64 mins[] = { 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1 };
   DlConv3dPrivate *p = conv3d_priv (object);
@@ -1197,11 +1197,11 @@ dl_conv3d_layer_new (gint64 in_channels,
 {
   g_return_val_if_fail (kernel_size != NULL && stride != NULL, NULL);
   g_return_val_if_fail (padding != NULL && dilation != NULL, NULL);
-  return g_initable_new (
-      DL_TYPE_CONV3D, NULL, error, "in-channels", in_channels, "out-channels", out_channels,
-      "kernel-depth", kernel_size[0], "kernel-height", kernel_size[1], "kernel-width",
-      kernel_size[2], "stride-depth", stride[0], "stride-height", stride[1], "stride-width",
-      stride[2], "padding-depth", padding[0], "padding-height", padding[1], "padding-width",
-      padding[2], "dilation-depth", dilation[0], "dilation-height", dilation[1], "dilation-width",
-      dilation[2], "groups", groups, "bias", bias, NULL);
+  return g_initable_new (DL_TYPE_CONV3D, NULL, error, "in-channels", in_channels, "out-channels",
+                         out_channels, "kernel-depth", kernel_size[0], "kernel-height",
+                         kernel_size[1], "kernel-width", kernel_size[2], "stride-depth", stride[0],
+                         "stride-height", stride[1], "stride-width", stride[2], "padding-depth",
+                         padding[0], "padding-height", padding[1], "padding-width", padding[2],
+                         "dilation-depth", dilation[0], "dilation-height", dilation[1],
+                         "dilation-width", dilation[2], "groups", groups, "bias", bias, NULL);
 }

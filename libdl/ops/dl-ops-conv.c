@@ -40,7 +40,12 @@ static DlTensor *fold_impl (DlTensor *cols, const DlConvGeometry *g, GError **er
 /* Checks that each of the @n values of @what is at least @min, with
  * PyTorch's message when not. */
 static gboolean
-check_tuple (const gchar *op, const gchar *what, const gint64 *v, gint n, gint64 min, GError **error)
+check_tuple (const gchar *op,
+             const gchar *what,
+             const gint64 *v,
+             gint n,
+             gint64 min,
+             GError **error)
 {
   g_autoptr (GString) values = g_string_new (NULL);
   const gchar *rule;
@@ -1117,10 +1122,9 @@ dl_conv_transpose3d (DlTensor *input,
   /* [N D, C, H, W] by [C, O/G kd, kh, kw]: output channel (o, tap) */
   if (!(xp = dl_tensor_permute (x, (gint64[]){ 0, 2, 1, 3, 4 }, 5, error))
       || !(x4 = dl_tensor_reshape (xp, (gint64[]){ n * d, c, x->sizes[3], x->sizes[4] }, 4, error))
-      || !(w4 = dl_tensor_reshape (weight,
-                                   (gint64[]){ c, weight->sizes[1] * kd, weight->sizes[3],
-                                               weight->sizes[4] },
-                                   4, error)))
+      || !(w4 = dl_tensor_reshape (
+               weight, (gint64[]){ c, weight->sizes[1] * kd, weight->sizes[3], weight->sizes[4] },
+               4, error)))
     return NULL;
   if (!(y = dl_conv_transpose2d (x4, w4, NULL, stride + 1, padding + 1, output_padding + 1, groups,
                                  dilation + 1, error)))
@@ -1141,9 +1145,8 @@ dl_conv_transpose3d (DlTensor *input,
                    "conv_transpose3d: the output depth %" G_GINT64_FORMAT " is too small", g.h);
       return NULL;
     }
-  if (!window_geometry ("conv_transpose3d", &g, (gint64[]){ kd, 1 },
-                        (gint64[]){ dilation[0], 1 }, (gint64[]){ padding[0], 0 },
-                        (gint64[]){ stride[0], 1 }, error))
+  if (!window_geometry ("conv_transpose3d", &g, (gint64[]){ kd, 1 }, (gint64[]){ dilation[0], 1 },
+                        (gint64[]){ padding[0], 0 }, (gint64[]){ stride[0], 1 }, error))
     return NULL;
   g_assert (g.out_h == d);
   if (!(y6 = dl_tensor_view (y, (gint64[]){ n, d, o * kd, oh, ow }, 5, error))

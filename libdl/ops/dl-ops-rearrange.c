@@ -746,10 +746,11 @@ dl_tensor_channel_shuffle (DlTensor *self, gint64 groups, GError **error)
     }
   if (self->sizes[1] % groups != 0)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "channel_shuffle: Number of channels must be divisible by groups. Got %" G_GINT64_FORMAT
-                   " channels and %" G_GINT64_FORMAT " groups.",
-                   self->sizes[1], groups);
+      g_set_error (
+          error, DL_ERROR, DL_ERROR_SHAPE,
+          "channel_shuffle: Number of channels must be divisible by groups. Got %" G_GINT64_FORMAT
+          " channels and %" G_GINT64_FORMAT " groups.",
+          self->sizes[1], groups);
       return NULL;
     }
   for (gint d = 2; d < self->ndim; d++)

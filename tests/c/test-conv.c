@@ -312,9 +312,10 @@ test_conv3d (void)
                                            (gint64[]){ 1, 1, 2, 2, 2 }, 5, DL_DTYPE_FLOAT64);
   g_autoptr (DlTensor) w = dl_test_tensor ((gdouble[]){ 1, 1, 1, 1, 1, 1, 1, 1 },
                                            (gint64[]){ 1, 1, 2, 2, 2 }, 5, DL_DTYPE_FLOAT64);
-  g_autoptr (DlTensor) w3 = dl_test_tensor ((gdouble[]){ 1, 1, 1, 1 }, (gint64[]){ 1, 1, 2, 2 }, 4,
-                                            DL_DTYPE_FLOAT64);
-  g_autoptr (DlTensor) b = dl_test_tensor ((gdouble[]){ 0.5 }, (gint64[]){ 1 }, 1, DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) w3
+      = dl_test_tensor ((gdouble[]){ 1, 1, 1, 1 }, (gint64[]){ 1, 1, 2, 2 }, 4, DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) b
+      = dl_test_tensor ((gdouble[]){ 0.5 }, (gint64[]){ 1 }, 1, DL_DTYPE_FLOAT64);
   g_autoptr (DlTensor) y = NULL;
   g_autoptr (DlTensor) yp = NULL;
   g_autoptr (DlTensor) s = NULL;

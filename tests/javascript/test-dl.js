@@ -296,8 +296,9 @@ test('3-d convolution and pooling: the Dl.Conv3d layer, Dl.max_pool3d', () => {
     assertArrayEqual(Array.from(out.get_shape()), [3, 4, 2, 4, 4], 'output shape');
     out.sum().backward(null, false, false);
     assert(conv.get_parameter('bias').get_grad() !== null, 'bias gradient');
-    assertDlError(() => new Dl.Conv3d({in_channels: 2, out_channels: 4, kernel_depth: 0,
-        kernel_height: 1, kernel_width: 1}), Dl.Error.ARGUMENT, 'kernel_depth 0');
+    const bad = new Dl.Conv3d({in_channels: 2, out_channels: 4, kernel_depth: 0,
+        kernel_height: 1, kernel_width: 1});
+    assertDlError(() => bad.init(null), Dl.Error.ARGUMENT, 'kernel_depth 0');
 
     const v = fromArray([3, 1, 4, 1, 5, 9, 2, 6], [1, 1, 2, 2, 2], F64);
     const [m, where] = Dl.max_pool3d(v, [2, 2, 2], [2, 2, 2], [0, 0, 0], [1, 1, 1], false);
