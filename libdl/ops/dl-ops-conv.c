@@ -817,6 +817,28 @@ dl_conv1d (DlTensor *input,
   return unbatch (dl_tensor_squeeze_dim (out, 2, error), unbatched, error);
 }
 
+/* Checks output_padding against stride and dilation (@n of each). */
+static gboolean
+check_output_padding (const gchar *op,
+                      const gint64 *output_padding,
+                      const gint64 *stride,
+                      const gint64 *dilation,
+                      gint n,
+                      GError **error)
+{
+  for (gint i = 0; i < n; i++)
+    if (output_padding[i] >= stride[i] && output_padding[i] >= dilation[i])
+      {
+        g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                     "%s: output padding must be smaller than either stride or dilation, but got "
+                     "output_padding=%" G_GINT64_FORMAT ", stride=%" G_GINT64_FORMAT
+                     ", dilation=%" G_GINT64_FORMAT " in dim %d",
+                     op, output_padding[i], stride[i], dilation[i], i);
+        return FALSE;
+      }
+  return TRUE;
+}
+
 /**
  * dl_conv_transpose2d:
  * @input: an image batch [N, C, H, W] (or one image [C, H, W])
@@ -870,20 +892,9 @@ dl_conv_transpose2d (DlTensor *input,
       || !check_pair ("conv_transpose2d", "stride", stride, 1, error)
       || !check_pair ("conv_transpose2d", "dilation", dilation, 1, error)
       || !check_pair ("conv_transpose2d", "padding", padding, 0, error)
-      || !check_pair ("conv_transpose2d", "output_padding", output_padding, 0, error))
+      || !check_pair ("conv_transpose2d", "output_padding", output_padding, 0, error)
+      || !check_output_padding ("conv_transpose2d", output_padding, stride, dilation, 2, error))
     return NULL;
-  for (gint i = 0; i < 2; i++)
-    if (output_padding[i] >= stride[i] && output_padding[i] >= dilation[i])
-      {
-        g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                     "conv_transpose2d: output padding must be smaller than either stride or "
-                     "dilation, but got output_padding=(%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
-                     "), stride=(%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
-                     "), dilation=(%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ")",
-                     output_padding[0], output_padding[1], stride[0], stride[1], dilation[0],
-                     dilation[1]);
-        return NULL;
-      }
   c = x->sizes[1];
   o = weight->sizes[1] * groups;
   g.kh = weight->sizes[2];
@@ -1032,28 +1043,6 @@ dl_conv3d (DlTensor *input,
       return b5 ? unbatch (dl_tensor_add (out, b5, error), unbatched, error) : NULL;
     }
   return unbatch (dl_tensor_contiguous (out, error), unbatched, error);
-}
-
-/* Checks output_padding against stride and dilation (@n of each). */
-static gboolean
-check_output_padding (const gchar *op,
-                      const gint64 *output_padding,
-                      const gint64 *stride,
-                      const gint64 *dilation,
-                      gint n,
-                      GError **error)
-{
-  for (gint i = 0; i < n; i++)
-    if (output_padding[i] >= stride[i] && output_padding[i] >= dilation[i])
-      {
-        g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                     "%s: output padding must be smaller than either stride or dilation, but got "
-                     "output_padding=%" G_GINT64_FORMAT ", stride=%" G_GINT64_FORMAT
-                     ", dilation=%" G_GINT64_FORMAT " in dim %d",
-                     op, output_padding[i], stride[i], dilation[i], i);
-        return FALSE;
-      }
-  return TRUE;
 }
 
 /**

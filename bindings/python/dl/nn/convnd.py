@@ -11,7 +11,7 @@ import math
 from .. import _creation
 from .._lib import OVERRIDE_MODULE, Dl, typelib_override
 from . import init
-from .conv import _call, _check_padding_mode, _pad_extra, _padding
+from .conv import _call, _check_padding_mode, _conv_extra_repr, _pad_extra, _padding
 from .modules import Module, _construct, _Layer
 from .parameter import Parameter
 
@@ -50,24 +50,6 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return _call(Dl.conv_transpose3d, input, weight, bias, _ntuple(stride, 3, 'stride'),
                  _ntuple(padding, 3, 'padding'), _ntuple(output_padding, 3, 'output_padding'),
                  int(groups), _ntuple(dilation, 3, 'dilation'))
-
-
-def _conv_extra_repr(m, n):
-    s = '%d, %d, kernel_size=%s, stride=%s' % (m.in_channels, m.out_channels, m.kernel_size,
-                                              m.stride)
-    if m.padding != (0,) * n:
-        s += ', padding=%s' % (m.padding,)
-    if m.dilation != (1,) * n:
-        s += ', dilation=%s' % (m.dilation,)
-    if getattr(m, 'output_padding', (0,) * n) != (0,) * n:
-        s += ', output_padding=%s' % (m.output_padding,)
-    if m.groups != 1:
-        s += ', groups=%d' % m.groups
-    if m.bias is None:
-        s += ', bias=False'
-    if m.padding_mode != 'zeros':
-        s += ', padding_mode=%s' % m.padding_mode
-    return s
 
 
 def _triple_property(name):
