@@ -7,6 +7,8 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+import pickle
+
 import numpy as np
 import pytest
 import torch
@@ -384,6 +386,29 @@ def test_conv_modules(rng, cls, args, kw, xs):
     check(rng, m, tm, x, t)
     for p, tp in zip(m.parameters(), tm.parameters()):
         assert_same(p.grad, tp.grad, rtol=1e-4, atol=1e-4)
+
+
+def test_conv_pickle_and_subclass(rng):
+    for m in [Dl.nn.Conv3d(2, 4, (3, 2, 1), stride=2, padding='valid', groups=2),
+              Dl.nn.Conv3d(2, 3, 2, padding='same', padding_mode='circular'),
+              Dl.nn.ConvTranspose3d(2, 3, 2, stride=2, bias=False),
+              Dl.nn.MaxPool3d(2, return_indices=True), Dl.nn.PixelShuffle(2)]:
+        m2 = pickle.loads(pickle.dumps(m))
+        assert repr(m2) == repr(m)
+        x = Dl.randn(1, 8, 4, 5, 6) if isinstance(m, Dl.nn.PixelShuffle) else \
+            Dl.randn(1, 2, 4, 5, 6)
+        y, y2 = m(x), m2(x)
+        if isinstance(y, tuple):
+            y, y2 = y[0], y2[0]
+        assert_same(y2, torch.from_numpy(y.detach().numpy()))
+
+    class Scaled(Dl.nn.Conv3d):
+        def forward(self, input):
+            return super().forward(input) * 2
+
+    m = Scaled(2, 3, 2)
+    x = Dl.randn(1, 2, 3, 3, 3)
+    assert_same(m(x), torch.from_numpy((F.conv3d(x, m.weight, m.bias) * 2).detach().numpy()))
 
 
 def test_conv_transpose_output_size(rng):

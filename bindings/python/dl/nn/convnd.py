@@ -64,7 +64,10 @@ class Conv3d(_Layer, Dl.Conv3d, Module):
     libdl's DlConv3d (other padding modes and padding='same' with an odd
     total pad the input in forward, as torch does)."""
     __module__ = OVERRIDE_MODULE
-    _properties = ('in_channels', 'out_channels', 'groups')
+    _properties = ('in_channels', 'out_channels', 'kernel_depth', 'kernel_height',
+                   'kernel_width', 'stride_depth', 'stride_height', 'stride_width',
+                   'padding_depth', 'padding_height', 'padding_width', 'dilation_depth',
+                   'dilation_height', 'dilation_width', 'groups', 'bias')
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, bias=True, padding_mode='zeros', device=None, dtype=None):
