@@ -430,6 +430,39 @@ test_conv3d_layer (void)
   g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
 }
 
+/* DlMaxPool3d and DlAvgPool3d: the stride defaults to the kernel, and a
+ * bad window is the construct error */
+static void
+test_pool3d_layers (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) x = dl_test_tensor ((gdouble[]){ 3, 1, 4, 1, 5, 9, 2, 6 },
+                                           (gint64[]){ 1, 2, 2, 2 }, 4, DL_DTYPE_FLOAT64);
+  g_autoptr (DlModule) mp
+      = g_initable_new (DL_TYPE_MAX_POOL3D, NULL, &error, "kernel-depth", (gint64)1,
+                        "kernel-height", (gint64)2, "kernel-width", (gint64)2, NULL);
+  g_autoptr (DlModule) ap = g_initable_new (DL_TYPE_AVG_POOL3D, NULL, &error, "kernel-depth",
+                                            (gint64)2, "kernel-height", (gint64)1, "kernel-width",
+                                            (gint64)2, "divisor-override", (gint64)2, NULL);
+  g_autoptr (DlTensor) m = NULL;
+  g_autoptr (DlTensor) a = NULL;
+  g_autoptr (GObject) bad = NULL;
+
+  g_assert_no_error (error);
+  m = dl_module_forward (mp, x, &error);
+  g_assert_no_error (error);
+  dl_test_assert_shape (m, (gint64[]){ 1, 2, 1, 1 }, 4);
+  dl_test_assert_values (m, (gdouble[]){ 4, 9 }, 2, 0);
+  a = dl_module_forward (ap, x, &error);
+  g_assert_no_error (error);
+  dl_test_assert_values (a, (gdouble[]){ 9, 6.5 }, 2, 0);
+  bad = g_initable_new (DL_TYPE_MAX_POOL3D, NULL, &error, "kernel-depth", (gint64)1,
+                        "kernel-height", (gint64)2, "kernel-width", (gint64)2, "dilation-depth",
+                        (gint64)0, NULL);
+  g_assert_null (bad);
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -443,5 +476,6 @@ main (int argc, char **argv)
   g_test_add_func ("/conv/conv3d", test_conv3d);
   g_test_add_func ("/conv/pool3d", test_pool3d);
   g_test_add_func ("/conv/conv3d-layer", test_conv3d_layer);
+  g_test_add_func ("/conv/pool3d-layers", test_pool3d_layers);
   return g_test_run ();
 }

@@ -306,6 +306,8 @@ test('3-d convolution and pooling: the Dl.Conv3d layer, Dl.max_pool3d', () => {
     assertArrayEqual(values(where), [5], 'its position');
     assertArrayEqual(values(Dl.max_unpool(m, where, [2, 2, 2])), [0, 0, 0, 0, 0, 9, 0, 0],
         'max_unpool');
+    const layer = new Dl.MaxPool3d({kernel_depth: 2, kernel_height: 1, kernel_width: 2});
+    assertArrayEqual(values(layer.forward(v)), [9, 6], 'the MaxPool3d layer');
 });
 
 test('padding, pooling, interpolation, dropout and Conv2d padding modes', () => {

@@ -392,7 +392,8 @@ def test_conv_pickle_and_subclass(rng):
     for m in [Dl.nn.Conv3d(2, 4, (3, 2, 1), stride=2, padding='valid', groups=2),
               Dl.nn.Conv3d(2, 3, 2, padding='same', padding_mode='circular'),
               Dl.nn.ConvTranspose3d(2, 3, 2, stride=2, bias=False),
-              Dl.nn.MaxPool3d(2, return_indices=True), Dl.nn.PixelShuffle(2)]:
+              Dl.nn.MaxPool3d(2, return_indices=True), Dl.nn.PixelShuffle(2),
+              Dl.nn.AvgPool3d((1, 2, 2), padding=(0, 1, 1), divisor_override=3)]:
         m2 = pickle.loads(pickle.dumps(m))
         assert repr(m2) == repr(m)
         x = Dl.randn(1, 8, 4, 5, 6) if isinstance(m, Dl.nn.PixelShuffle) else \

@@ -1,16 +1,18 @@
 # pool.py: the 1-d and 3-d pooling layers, LP pooling, max unpooling and
-# the pixel and channel shuffles for dl.nn and dl.nn.functional. The 3-d
-# ops are libdl's (dl_max_pool3d, dl_avg_pool3d, dl_adaptive_*_pool3d,
-# dl_max_unpool, dl_tensor_pixel_shuffle, ...); the 1-d ones run the 2-d
-# op over rows of height 1, as torch 1.13 does, and LP pooling is torch's
-# composition of average pooling and powers.
+# the pixel and channel shuffles for dl.nn and dl.nn.functional
+# (MaxPool3d and AvgPool3d are libdl's DlMaxPool3d and DlAvgPool3d, the
+# other modules Python ones over the functions). The 3-d ops are libdl's
+# (dl_max_pool3d, dl_avg_pool3d, dl_adaptive_*_pool3d, dl_max_unpool,
+# dl_tensor_pixel_shuffle, ...); the 1-d ones run the 2-d op over rows of
+# height 1, as torch 1.13 does, and LP pooling is torch's composition of
+# average pooling and powers.
 #
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
-from .._lib import Dl, GLib, _translate
+from .._lib import OVERRIDE_MODULE, Dl, GLib, _translate, typelib_override
 from .conv import _call, adaptive_avg_pool2d, adaptive_max_pool2d, avg_pool2d, max_pool2d
-from .modules import Module
+from .modules import Module, _construct, _Layer
 
 __all__ = ['max_pool1d', 'max_pool3d', 'max_pool1d_with_indices', 'max_pool2d_with_indices',
            'max_pool3d_with_indices', 'avg_pool1d', 'avg_pool3d', 'adaptive_avg_pool1d',
@@ -264,13 +266,50 @@ class MaxPool1d(_MaxPoolNd):
                           self.ceil_mode, self.return_indices)
 
 
-class MaxPool3d(_MaxPoolNd):
+def _window3d(kernel_size, stride, padding, dilation=None):
+    """The construct properties of DlMaxPool3d and DlAvgPool3d: stride 0
+    (the C layer's "missing", the kernel size) for None; a stride of 0
+    given is an error, as torch's forward raises."""
+    k, p = _tuple(kernel_size, 3, 'kernel_size'), _tuple(padding, 3, 'padding')
+    s = [0, 0, 0] if stride is None else _tuple(stride, 3, 'stride')
+    if stride is not None and 0 in s:
+        raise RuntimeError('stride should not be zero')
+    props = {}
+    for i, axis in enumerate(('depth', 'height', 'width')):
+        props.update({'kernel_' + axis: k[i], 'stride_' + axis: s[i], 'padding_' + axis: p[i]})
+        if dilation is not None:
+            props['dilation_' + axis] = _tuple(dilation, 3, 'dilation')[i]
+    return props
+
+
+_WINDOW3D = tuple('%s_%s' % (w, a) for w in ('kernel', 'stride', 'padding')
+                  for a in ('depth', 'height', 'width'))
+
+
+@typelib_override(__name__)
+class MaxPool3d(_Layer, Dl.MaxPool3d, Module):
     """torch.nn.MaxPool3d(kernel_size, stride=None, padding=0, dilation=1,
-    return_indices=False, ceil_mode=False)."""
+    return_indices=False, ceil_mode=False): libdl's DlMaxPool3d."""
+    __module__ = OVERRIDE_MODULE
+    _properties = _WINDOW3D + ('dilation_depth', 'dilation_height', 'dilation_width',
+                               'ceil_mode')
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
+                 ceil_mode=False):
+        _construct(self, Dl.MaxPool3d, ceil_mode=bool(ceil_mode),
+                   **_window3d(kernel_size, stride, padding, dilation))
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
     def forward(self, input):
+        if not self.return_indices:
+            return Module.forward(self, input)
         return max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                          self.ceil_mode, self.return_indices)
+                          self.ceil_mode, True)
+
+    extra_repr = _MaxPoolNd.extra_repr
 
 
 class AvgPool1d(Module):
@@ -294,21 +333,24 @@ class AvgPool1d(Module):
                                                              self.padding)
 
 
-class AvgPool3d(Module):
+@typelib_override(__name__)
+class AvgPool3d(_Layer, Dl.AvgPool3d, Module):
     """torch.nn.AvgPool3d(kernel_size, stride=None, padding=0,
-    ceil_mode=False, count_include_pad=True, divisor_override=None)."""
+    ceil_mode=False, count_include_pad=True, divisor_override=None):
+    libdl's DlAvgPool3d."""
+    __module__ = OVERRIDE_MODULE
+    _properties = _WINDOW3D + ('ceil_mode', 'count_include_pad', 'divisor_override')
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None):
-        super().__init__()
+        _construct(self, Dl.AvgPool3d, ceil_mode=bool(ceil_mode),
+                   count_include_pad=bool(count_include_pad),
+                   divisor_override=int(divisor_override or 0),
+                   **_window3d(kernel_size, stride, padding))
         self.kernel_size = kernel_size
         self.stride = stride if stride is not None else kernel_size
         self.padding, self.ceil_mode = padding, ceil_mode
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
-
-    def forward(self, input):
-        return avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                          self.count_include_pad, self.divisor_override)
 
     def extra_repr(self):
         return 'kernel_size={}, stride={}, padding={}'.format(self.kernel_size, self.stride,
