@@ -121,6 +121,15 @@ _PAD_MODE = {'zeros': Dl.PadMode.CONSTANT, 'reflect': Dl.PadMode.REFLECT,
 _PAD_MODE_NAMES = {int(v): k for k, v in _PAD_MODE.items()}
 
 
+def _forward_padded(m, input, pad, conv):
+    """A convolution module's forward when it pads the input itself (a
+    padding mode other than zeros, padding='same' with an odd total): F.pad
+    by @pad in the module's mode, then @conv without padding."""
+    from .resample import pad as _pad
+    mode = 'constant' if m.padding_mode == 'zeros' else m.padding_mode
+    return conv(_pad(input, pad, mode), m.weight, m.bias, m.stride, 0, m.dilation, m.groups)
+
+
 def _conv_extra_repr(m, n):
     """torch's extra_repr of an n-d convolution module."""
     s = '%d, %d, kernel_size=%s, stride=%s' % (m.in_channels, m.out_channels, m.kernel_size,
@@ -175,10 +184,7 @@ class Conv2d(_Layer, Dl.Conv2d, Module):
         same = self.__dict__.get('_same_pad')
         if same is None:
             return Module.forward(self, input)
-        from .resample import pad
-        mode = 'constant' if self.padding_mode == 'zeros' else self.padding_mode
-        return conv2d(pad(input, same, mode), self.weight, self.bias, self.stride, 0,
-                      self.dilation, self.groups)
+        return _forward_padded(self, input, same, conv2d)
 
     in_channels = property(lambda self: self.get_property('in-channels'))
     out_channels = property(lambda self: self.get_property('out-channels'))
@@ -265,10 +271,7 @@ class Conv1d(_Layer, Dl.Conv1d, Module):
         same = self.__dict__.get('_same_pad')
         if same is None:
             return Module.forward(self, input)
-        from .resample import pad
-        mode = 'constant' if self.padding_mode == 'zeros' else self.padding_mode
-        return conv1d(pad(input, same, mode), self.weight, self.bias, self.stride, 0,
-                      self.dilation, self.groups)
+        return _forward_padded(self, input, same, conv1d)
 
     def extra_repr(self):
         return _conv_extra_repr(self, 1)

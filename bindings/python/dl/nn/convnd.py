@@ -11,7 +11,8 @@ import math
 from .. import _creation
 from .._lib import OVERRIDE_MODULE, Dl, typelib_override
 from . import init
-from .conv import _call, _check_padding_mode, _conv_extra_repr, _pad_extra, _padding
+from .conv import (_call, _check_padding_mode, _conv_extra_repr, _forward_padded, _pad_extra,
+                   _padding)
 from .modules import Module, _construct, _Layer
 from .parameter import Parameter
 
@@ -115,10 +116,7 @@ class Conv3d(_Layer, Dl.Conv3d, Module):
         pad = self.__dict__.get('_pad_in_forward')
         if pad is None:
             return Module.forward(self, input)
-        from .resample import pad as _pad
-        mode = 'constant' if self.padding_mode == 'zeros' else self.padding_mode
-        return conv3d(_pad(input, pad, mode), self.weight, self.bias, self.stride, 0,
-                      self.dilation, self.groups)
+        return _forward_padded(self, input, pad, conv3d)
 
     def extra_repr(self):
         return _conv_extra_repr(self, 3)
