@@ -14,6 +14,7 @@
 #   3x3       input (64, 32, 28, 28), 64 filters 3x3, padding 1
 #   1x1       ResNet shape: (32, 64, 56, 56), 128 filters 1x1
 #   3x3/2     ResNet shape: (32, 64, 56, 56), 128 filters 3x3, stride 2, padding 1
+#   3d        conv3d: (4, 16, 16, 32, 32), 32 filters 3x3x3, padding 1
 # Method as bench/autograd.py: numpy and torch imported first, torch on
 # os.cpu_count() threads; per workload R rounds, each timing a loop of
 # about 0.3 s of torch then of libdl after 200 ms of quiet and 15 ms of
@@ -43,7 +44,8 @@ def make(lib, x_np, w_np, g_np, stride, padding):
     def run():
         x.grad = None
         w.grad = None
-        lib.nn.functional.conv2d(x, w, None, stride, padding).backward(g)
+        conv = lib.nn.functional.conv3d if w_np.ndim == 5 else lib.nn.functional.conv2d
+        conv(x, w, None, stride, padding).backward(g)
     return run
 
 
@@ -57,14 +59,15 @@ def main():
     rng = np.random.default_rng(0)
     work = [("3x3", (64, 32, 28, 28), (64, 32, 3, 3), 1, 1),
             ("1x1", (32, 64, 56, 56), (128, 64, 1, 1), 1, 0),
-            ("3x3/2", (32, 64, 56, 56), (128, 64, 3, 3), 2, 1)]
+            ("3x3/2", (32, 64, 56, 56), (128, 64, 3, 3), 2, 1),
+            ("3d", (4, 16, 16, 32, 32), (32, 16, 3, 3, 3), 1, 1)]
     print("%-8s %12s %12s %7s" % ("conv", "torch", "libdl", "ratio"))
     ratios = []
     for name, xs, ws, stride, padding in work:
         x_np = rng.standard_normal(xs, dtype=np.float32)
         w_np = rng.standard_normal(ws, dtype=np.float32)
-        out = torch.nn.functional.conv2d(torch.from_numpy(x_np), torch.from_numpy(w_np), None,
-                                         stride, padding)
+        conv = torch.nn.functional.conv3d if len(ws) == 5 else torch.nn.functional.conv2d
+        out = conv(torch.from_numpy(x_np), torch.from_numpy(w_np), None, stride, padding)
         g_np = rng.standard_normal(tuple(out.shape), dtype=np.float32)
         bt, bd = least_times(make(torch, x_np, w_np, g_np, stride, padding),
                              make(Dl, x_np, w_np, g_np, stride, padding), args.rounds,

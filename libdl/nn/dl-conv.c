@@ -935,3 +935,273 @@ dl_conv_transpose2d_layer_new (gint64 in_channels,
                          stride[1], "padding-height", padding[0], "padding-width", padding[1],
                          "groups", groups, "bias", bias, NULL);
 }
+
+/* ---- Conv3d ----------------------------------------------------------------- */
+
+/**
+ * DlConv3d:
+ *
+ * A 3-d convolution over a volume batch [N, C, D, H, W] (or one volume
+ * [C, D, H, W]), as torch.nn.Conv3d with zero padding: see dl_conv3d().
+ * Its parameters are "weight" [out_channels, in_channels / groups, kd, kh,
+ * kw] and "bias" [out_channels], initialised as PyTorch does, in
+ * #DlModule:dtype.
+ *
+ * Build it from its construct properties (#DlConv3d:in-channels,
+ * #DlConv3d:out-channels and the kernel's depth, height and width are
+ * required; the rest have PyTorch's defaults) in any language (`new
+ * Dl.Conv3d({in_channels: 1, out_channels: 4, kernel_depth: 3,
+ * kernel_height: 3, kernel_width: 3})` in GJS), or with
+ * dl_conv3d_layer_new(). A bad value is an error from g_initable_init()
+ * and from forward; see #DlModule.
+ *
+ * Since: 0.1
+ */
+typedef struct
+{
+  gint64 in_channels, out_channels;
+  gint64 kernel[3], stride[3], padding[3], dilation[3];
+  gint64 groups;
+  gboolean bias;
+} DlConv3dPrivate;
+
+G_DEFINE_TYPE_WITH_PRIVATE (DlConv3d, dl_conv3d_layer, DL_TYPE_MODULE)
+
+#define C3(f) G_STRUCT_OFFSET (DlConv3dPrivate, f)
+/* offsets from the private struct: made instance offsets in class_init */
+static DlLayerProp conv3d_props[] = {
+  /**
+   * DlConv3d:in-channels:
+   *
+   * The number of input channels (required, >= 0).
+   *
+   * Since: 0.1
+   */
+  { "in-channels", G_TYPE_INT64, C3 (in_channels), SIZE_UNSET },
+  /**
+   * DlConv3d:out-channels:
+   *
+   * The number of output channels (required, >= 0).
+   *
+   * Since: 0.1
+   */
+  { "out-channels", G_TYPE_INT64, C3 (out_channels), SIZE_UNSET },
+  /**
+   * DlConv3d:kernel-depth:
+   *
+   * The filters' depth (required, >= 1).
+   *
+   * Since: 0.1
+   */
+  { "kernel-depth", G_TYPE_INT64, C3 (kernel[0]), SIZE_UNSET },
+  /**
+   * DlConv3d:kernel-height:
+   *
+   * The filters' height (required, >= 1).
+   *
+   * Since: 0.1
+   */
+  { "kernel-height", G_TYPE_INT64, C3 (kernel[1]), SIZE_UNSET },
+  /**
+   * DlConv3d:kernel-width:
+   *
+   * The filters' width (required, >= 1).
+   *
+   * Since: 0.1
+   */
+  { "kernel-width", G_TYPE_INT64, C3 (kernel[2]), SIZE_UNSET },
+  /**
+   * DlConv3d:stride-depth:
+   *
+   * The filters' step along the depth (default 1).
+   *
+   * Since: 0.1
+   */
+  { "stride-depth", G_TYPE_INT64, C3 (stride[0]), 1 },
+  /**
+   * DlConv3d:stride-height:
+   *
+   * The filters' step along the height (default 1).
+   *
+   * Since: 0.1
+   */
+  { "stride-height", G_TYPE_INT64, C3 (stride[1]), 1 },
+  /**
+   * DlConv3d:stride-width:
+   *
+   * The filters' step along the width (default 1).
+   *
+   * Since: 0.1
+   */
+  { "stride-width", G_TYPE_INT64, C3 (stride[2]), 1 },
+  /**
+   * DlConv3d:padding-depth:
+   *
+   * The zeros added on both sides along the depth (default 0).
+   *
+   * Since: 0.1
+   */
+  { "padding-depth", G_TYPE_INT64, C3 (padding[0]), 0 },
+  /**
+   * DlConv3d:padding-height:
+   *
+   * The zeros added on both sides along the height (default 0).
+   *
+   * Since: 0.1
+   */
+  { "padding-height", G_TYPE_INT64, C3 (padding[1]), 0 },
+  /**
+   * DlConv3d:padding-width:
+   *
+   * The zeros added on both sides along the width (default 0).
+   *
+   * Since: 0.1
+   */
+  { "padding-width", G_TYPE_INT64, C3 (padding[2]), 0 },
+  /**
+   * DlConv3d:dilation-depth:
+   *
+   * The spacing of the filters' taps along the depth (default 1).
+   *
+   * Since: 0.1
+   */
+  { "dilation-depth", G_TYPE_INT64, C3 (dilation[0]), 1 },
+  /**
+   * DlConv3d:dilation-height:
+   *
+   * The spacing of the filters' taps along the height (default 1).
+   *
+   * Since: 0.1
+   */
+  { "dilation-height", G_TYPE_INT64, C3 (dilation[1]), 1 },
+  /**
+   * DlConv3d:dilation-width:
+   *
+   * The spacing of the filters' taps along the width (default 1).
+   *
+   * Since: 0.1
+   */
+  { "dilation-width", G_TYPE_INT64, C3 (dilation[2]), 1 },
+  /**
+   * DlConv3d:groups:
+   *
+   * The number of channel groups (default 1).
+   *
+   * Since: 0.1
+   */
+  { "groups", G_TYPE_INT64, C3 (groups), 1 },
+  /**
+   * DlConv3d:bias:
+   *
+   * Whether the layer learns a bias per output channel (default %TRUE).
+   *
+   * Since: 0.1
+   */
+  { "bias", G_TYPE_BOOLEAN, C3 (bias), TRUE },
+};
+
+static DlConv3dPrivate *
+conv3d_priv (gpointer self)
+{
+  return dl_conv3d_layer_get_instance_private (DL_CONV3D (self));
+}
+
+static DlTensor *
+conv3d_forward (DlModule *module, DlTensor *input, GError **error)
+{
+  DlConv3dPrivate *p = conv3d_priv (module);
+  DlTensor *w = dl_module_get_parameter (module, "weight");
+
+  if (w == NULL)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "Conv3d: the layer has no weight");
+      return NULL;
+    }
+  return dl_conv3d (input, w, dl_module_get_parameter (module, "bias"), p->stride, p->padding,
+                    p->dilation, p->groups, error);
+}
+
+static void
+conv3d_constructed (GObject *object)
+{
+  static const gchar *const names[]
+      = { "kernel_depth",  "kernel_height",  "kernel_width",    "stride_depth",
+          "stride_height", "stride_width",   "padding_depth",   "padding_height",
+          "padding_width", "dilation_depth", "dilation_height", "dilation_width" };
+  static const gint64 mins[] = { 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1 };
+  DlConv3dPrivate *p = conv3d_priv (object);
+  const gint64 *values[] = { p->kernel, p->stride, p->padding, p->dilation };
+  GError *error = NULL;
+
+  G_OBJECT_CLASS (dl_conv3d_layer_parent_class)->constructed (object);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (!check_layer_value ("Conv3d", names[i], values[i / 3][i % 3], mins[i], &error))
+      break;
+  if (error || !check_groups ("Conv3d", p->in_channels, p->out_channels, p->groups, &error))
+    {
+      dl_module_take_construct_error (DL_MODULE (object), error);
+      return;
+    }
+  add_conv_parameters (DL_MODULE (object),
+                       (gint64[]){ p->out_channels, p->in_channels / p->groups, p->kernel[0],
+                                   p->kernel[1], p->kernel[2] },
+                       5, p->in_channels / p->groups * p->kernel[0] * p->kernel[1] * p->kernel[2],
+                       p->out_channels, p->bias);
+}
+
+static void
+dl_conv3d_layer_class_init (DlConv3dClass *klass)
+{
+  G_OBJECT_CLASS (klass)->constructed = conv3d_constructed;
+  DL_MODULE_CLASS (klass)->forward = conv3d_forward;
+  to_instance_offsets (conv3d_props, G_N_ELEMENTS (conv3d_props), DlConv3d_private_offset);
+  dl_layer_props_install (G_OBJECT_CLASS (klass), conv3d_props, G_N_ELEMENTS (conv3d_props));
+}
+
+static void
+dl_conv3d_layer_init (DlConv3d *self)
+{
+  dl_layer_props_init (self, conv3d_props, G_N_ELEMENTS (conv3d_props));
+}
+
+/**
+ * dl_conv3d_layer_new:
+ * @in_channels: the number of input channels
+ * @out_channels: the number of output channels
+ * @kernel_size: (array fixed-size=3): the filters' depth, height and width
+ * @stride: (array fixed-size=3): the filters' step
+ * @padding: (array fixed-size=3): the zero padding on both sides
+ * @dilation: (array fixed-size=3): the taps' spacing
+ * @groups: the number of channel groups
+ * @bias: whether to learn a bias
+ * @error: return location for a #GError
+ *
+ * A #DlConv3d (g_initable_new() with the properties): a 3-d convolution
+ * layer as torch.nn.Conv3d, its weight [out, in / groups, kd, kh, kw] and
+ * bias initialised as PyTorch's.
+ *
+ * Returns: (transfer full): the layer, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlConv3d *
+dl_conv3d_layer_new (gint64 in_channels,
+                     gint64 out_channels,
+                     const gint64 *kernel_size,
+                     const gint64 *stride,
+                     const gint64 *padding,
+                     const gint64 *dilation,
+                     gint64 groups,
+                     gboolean bias,
+                     GError **error)
+{
+  g_return_val_if_fail (kernel_size != NULL && stride != NULL, NULL);
+  g_return_val_if_fail (padding != NULL && dilation != NULL, NULL);
+  return g_initable_new (DL_TYPE_CONV3D, NULL, error, "in-channels", in_channels, "out-channels",
+                         out_channels, "kernel-depth", kernel_size[0], "kernel-height",
+                         kernel_size[1], "kernel-width", kernel_size[2], "stride-depth", stride[0],
+                         "stride-height", stride[1], "stride-width", stride[2], "padding-depth",
+                         padding[0], "padding-height", padding[1], "padding-width", padding[2],
+                         "dilation-depth", dilation[0], "dilation-height", dilation[1],
+                         "dilation-width", dilation[2], "groups", groups, "bias", bias, NULL);
+}

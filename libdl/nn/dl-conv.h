@@ -1,4 +1,5 @@
-/* dl-conv.h: DlConv2d, the 2-d convolution layer.
+/* dl-conv.h: DlConv2d, DlConv1d, DlConvTranspose2d and DlConv3d, the
+ * convolution layers.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -109,5 +110,36 @@ DlConvTranspose2d *dl_conv_transpose2d_layer_new (gint64 in_channels,
                                                   gint64 groups,
                                                   gboolean bias,
                                                   GError **error);
+
+#define DL_TYPE_CONV3D (dl_conv3d_layer_get_type ())
+DL_EXPORT
+G_DECLARE_DERIVABLE_TYPE (DlConv3d, dl_conv3d_layer, DL, CONV3D, DlModule)
+
+/**
+ * DlConv3dClass:
+ * @parent_class: the parent class
+ *
+ * The class of #DlConv3d. Derivable, as PyTorch users subclass nn.Conv3d.
+ *
+ * Since: 0.1
+ */
+struct _DlConv3dClass
+{
+  DlModuleClass parent_class;
+
+  /*< private >*/
+  gpointer padding[8];
+};
+
+DL_EXPORT
+DlConv3d *dl_conv3d_layer_new (gint64 in_channels,
+                               gint64 out_channels,
+                               const gint64 *kernel_size,
+                               const gint64 *stride,
+                               const gint64 *padding,
+                               const gint64 *dilation,
+                               gint64 groups,
+                               gboolean bias,
+                               GError **error);
 
 G_END_DECLS

@@ -1,11 +1,14 @@
 /* dl-pool-modules.c: the pooling layers and dropout, each one op
  * (dl_max_pool2d(), dl_avg_pool2d(), dl_adaptive_avg_pool2d(),
- * dl_dropout()) with its hyperparameters as construct properties.
+ * dl_max_pool3d(), dl_avg_pool3d(), dl_dropout()) with its hyperparameters
+ * as construct properties.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
+
+#include <string.h>
 
 #include "dl-pool-modules.h"
 #include "dl-error.h"
@@ -148,11 +151,12 @@ static const DlLayerProp max_pool_props[] = {
   { "ceil-mode", G_TYPE_BOOLEAN, MP (ceil_mode), FALSE },
 };
 
+/* @stride (@n values, 0: the kernel's) made explicit into @out */
 static const gint64 *
-effective_stride (const gint64 *stride, const gint64 *kernel, gint64 *out)
+effective_stride (const gint64 *stride, const gint64 *kernel, gint n, gint64 *out)
 {
-  out[0] = stride[0] ? stride[0] : kernel[0];
-  out[1] = stride[1] ? stride[1] : kernel[1];
+  for (gint i = 0; i < n; i++)
+    out[i] = stride[i] ? stride[i] : kernel[i];
   return out;
 }
 
@@ -162,8 +166,9 @@ max_pool_forward (DlModule *module, DlTensor *input, GError **error)
   DlMaxPool2d *self = DL_MAX_POOL2D (module);
   gint64 stride[2];
 
-  return dl_max_pool2d (input, self->kernel, effective_stride (self->stride, self->kernel, stride),
-                        self->padding, self->dilation, self->ceil_mode, NULL, error);
+  return dl_max_pool2d (input, self->kernel,
+                        effective_stride (self->stride, self->kernel, 2, stride), self->padding,
+                        self->dilation, self->ceil_mode, NULL, error);
 }
 
 static void
@@ -348,9 +353,9 @@ avg_pool_forward (DlModule *module, DlTensor *input, GError **error)
   DlAvgPool2d *self = DL_AVG_POOL2D (module);
   gint64 stride[2];
 
-  return dl_avg_pool2d (input, self->kernel, effective_stride (self->stride, self->kernel, stride),
-                        self->padding, self->ceil_mode, self->count_include_pad,
-                        self->divisor_override, error);
+  return dl_avg_pool2d (input, self->kernel,
+                        effective_stride (self->stride, self->kernel, 2, stride), self->padding,
+                        self->ceil_mode, self->count_include_pad, self->divisor_override, error);
 }
 
 static void
@@ -632,4 +637,375 @@ DlDropout *
 dl_dropout_layer_new (gdouble p, gboolean inplace, GError **error)
 {
   return g_initable_new (DL_TYPE_DROPOUT, NULL, error, "p", p, "inplace", inplace, NULL);
+}
+
+/* ---- MaxPool3d and AvgPool3d ---------------------------------------------- */
+
+/* the names of the 3-d windows' construct properties, in the tables' order */
+static const gchar *const window3d_names[]
+    = { "kernel_depth",  "kernel_height",  "kernel_width",    "stride_depth",
+        "stride_height", "stride_width",   "padding_depth",   "padding_height",
+        "padding_width", "dilation_depth", "dilation_height", "dilation_width" };
+
+/* Checks the @n values of a 3-d window (kernel, stride, padding and, for
+ * @n 12, dilation, 3 each) of @layer, the error becoming its construct
+ * error. */
+static void
+check_window3d (DlModule *layer, const gchar *name, const gint64 *values, guint n)
+{
+  static const gint64 mins[] = { 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1 };
+  GError *error = NULL;
+
+  if (!check_values (name, window3d_names, values, mins, n, &error))
+    dl_module_take_construct_error (layer, error);
+}
+
+/**
+ * DlMaxPool3d:
+ *
+ * Max pooling over the last three dims, as torch.nn.MaxPool3d:
+ * dl_max_pool3d() with the layer's window. A stride of 0 (the default) is
+ * the kernel size. In GJS, `new Dl.MaxPool3d({kernel_depth: 2,
+ * kernel_height: 2, kernel_width: 2})`.
+ *
+ * Since: 0.1
+ */
+struct _DlMaxPool3d
+{
+  DlModule parent_instance;
+  gint64 kernel[3], stride[3], padding[3], dilation[3];
+  gboolean ceil_mode;
+};
+
+/**
+ * DlMaxPool3dClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlMaxPool3d. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
+G_DEFINE_FINAL_TYPE (DlMaxPool3d, dl_max_pool3d_layer, DL_TYPE_MODULE)
+
+#define M3(f) G_STRUCT_OFFSET (DlMaxPool3d, f)
+static const DlLayerProp max_pool3d_props[] = {
+  /**
+   * DlMaxPool3d:kernel-depth:
+   *
+   * The window's depth (required, >= 1).
+   *
+   * Since: 0.1
+   */
+  { "kernel-depth", G_TYPE_INT64, M3 (kernel[0]), UNSET },
+  /**
+   * DlMaxPool3d:kernel-height:
+   *
+   * The window's height (required, >= 1).
+   *
+   * Since: 0.1
+   */
+  { "kernel-height", G_TYPE_INT64, M3 (kernel[1]), UNSET },
+  /**
+   * DlMaxPool3d:kernel-width:
+   *
+   * The window's width (required, >= 1).
+   *
+   * Since: 0.1
+   */
+  { "kernel-width", G_TYPE_INT64, M3 (kernel[2]), UNSET },
+  /**
+   * DlMaxPool3d:stride-depth:
+   *
+   * The window's step along the depth; 0 (default): the kernel's depth.
+   *
+   * Since: 0.1
+   */
+  { "stride-depth", G_TYPE_INT64, M3 (stride[0]), 0 },
+  /**
+   * DlMaxPool3d:stride-height:
+   *
+   * The window's step along the height; 0 (default): the kernel's height.
+   *
+   * Since: 0.1
+   */
+  { "stride-height", G_TYPE_INT64, M3 (stride[1]), 0 },
+  /**
+   * DlMaxPool3d:stride-width:
+   *
+   * The window's step along the width; 0 (default): the kernel's width.
+   *
+   * Since: 0.1
+   */
+  { "stride-width", G_TYPE_INT64, M3 (stride[2]), 0 },
+  /**
+   * DlMaxPool3d:padding-depth:
+   *
+   * Implicit -inf on both sides along the depth (default 0).
+   *
+   * Since: 0.1
+   */
+  { "padding-depth", G_TYPE_INT64, M3 (padding[0]), 0 },
+  /**
+   * DlMaxPool3d:padding-height:
+   *
+   * Implicit -inf on both sides along the height (default 0).
+   *
+   * Since: 0.1
+   */
+  { "padding-height", G_TYPE_INT64, M3 (padding[1]), 0 },
+  /**
+   * DlMaxPool3d:padding-width:
+   *
+   * Implicit -inf on both sides along the width (default 0).
+   *
+   * Since: 0.1
+   */
+  { "padding-width", G_TYPE_INT64, M3 (padding[2]), 0 },
+  /**
+   * DlMaxPool3d:dilation-depth:
+   *
+   * The spacing of the window's taps along the depth (default 1).
+   *
+   * Since: 0.1
+   */
+  { "dilation-depth", G_TYPE_INT64, M3 (dilation[0]), 1 },
+  /**
+   * DlMaxPool3d:dilation-height:
+   *
+   * The spacing of the window's taps along the height (default 1).
+   *
+   * Since: 0.1
+   */
+  { "dilation-height", G_TYPE_INT64, M3 (dilation[1]), 1 },
+  /**
+   * DlMaxPool3d:dilation-width:
+   *
+   * The spacing of the window's taps along the width (default 1).
+   *
+   * Since: 0.1
+   */
+  { "dilation-width", G_TYPE_INT64, M3 (dilation[2]), 1 },
+  /**
+   * DlMaxPool3d:ceil-mode:
+   *
+   * Whether a last window that only partly covers the input counts
+   * (default %FALSE).
+   *
+   * Since: 0.1
+   */
+  { "ceil-mode", G_TYPE_BOOLEAN, M3 (ceil_mode), FALSE },
+};
+
+static DlTensor *
+max_pool3d_forward (DlModule *module, DlTensor *input, GError **error)
+{
+  DlMaxPool3d *self = DL_MAX_POOL3D (module);
+  gint64 stride[3];
+
+  return dl_max_pool3d (input, self->kernel,
+                        effective_stride (self->stride, self->kernel, 3, stride), self->padding,
+                        self->dilation, self->ceil_mode, NULL, error);
+}
+
+static void
+max_pool3d_constructed (GObject *object)
+{
+  DlMaxPool3d *self = DL_MAX_POOL3D (object);
+  gint64 values[12];
+
+  G_OBJECT_CLASS (dl_max_pool3d_layer_parent_class)->constructed (object);
+  memcpy (values, self->kernel, sizeof self->kernel);
+  memcpy (values + 3, self->stride, sizeof self->stride);
+  memcpy (values + 6, self->padding, sizeof self->padding);
+  memcpy (values + 9, self->dilation, sizeof self->dilation);
+  check_window3d (DL_MODULE (self), "MaxPool3d", values, 12);
+}
+
+static void
+dl_max_pool3d_layer_class_init (DlMaxPool3dClass *klass)
+{
+  G_OBJECT_CLASS (klass)->constructed = max_pool3d_constructed;
+  DL_MODULE_CLASS (klass)->forward = max_pool3d_forward;
+  dl_layer_props_install (G_OBJECT_CLASS (klass), max_pool3d_props,
+                          G_N_ELEMENTS (max_pool3d_props));
+}
+
+static void
+dl_max_pool3d_layer_init (DlMaxPool3d *self)
+{
+  dl_layer_props_init (self, max_pool3d_props, G_N_ELEMENTS (max_pool3d_props));
+}
+
+/**
+ * DlAvgPool3d:
+ *
+ * Average pooling over the last three dims, as torch.nn.AvgPool3d:
+ * dl_avg_pool3d() with the layer's window. A stride of 0 (the default) is
+ * the kernel size.
+ *
+ * Since: 0.1
+ */
+struct _DlAvgPool3d
+{
+  DlModule parent_instance;
+  gint64 kernel[3], stride[3], padding[3];
+  gboolean ceil_mode, count_include_pad;
+  gint64 divisor_override;
+};
+
+/**
+ * DlAvgPool3dClass:
+ * @parent_class: the class of #DlModule
+ *
+ * The class structure of #DlAvgPool3d. The type is final: its class adds no
+ * virtual method to that of #DlModule, and it cannot be subclassed.
+ *
+ * Since: 0.1
+ */
+G_DEFINE_FINAL_TYPE (DlAvgPool3d, dl_avg_pool3d_layer, DL_TYPE_MODULE)
+
+#define A3(f) G_STRUCT_OFFSET (DlAvgPool3d, f)
+static const DlLayerProp avg_pool3d_props[] = {
+  /**
+   * DlAvgPool3d:kernel-depth:
+   *
+   * The window's depth (required, >= 1).
+   *
+   * Since: 0.1
+   */
+  { "kernel-depth", G_TYPE_INT64, A3 (kernel[0]), UNSET },
+  /**
+   * DlAvgPool3d:kernel-height:
+   *
+   * The window's height (required, >= 1).
+   *
+   * Since: 0.1
+   */
+  { "kernel-height", G_TYPE_INT64, A3 (kernel[1]), UNSET },
+  /**
+   * DlAvgPool3d:kernel-width:
+   *
+   * The window's width (required, >= 1).
+   *
+   * Since: 0.1
+   */
+  { "kernel-width", G_TYPE_INT64, A3 (kernel[2]), UNSET },
+  /**
+   * DlAvgPool3d:stride-depth:
+   *
+   * The window's step along the depth; 0 (default): the kernel's depth.
+   *
+   * Since: 0.1
+   */
+  { "stride-depth", G_TYPE_INT64, A3 (stride[0]), 0 },
+  /**
+   * DlAvgPool3d:stride-height:
+   *
+   * The window's step along the height; 0 (default): the kernel's height.
+   *
+   * Since: 0.1
+   */
+  { "stride-height", G_TYPE_INT64, A3 (stride[1]), 0 },
+  /**
+   * DlAvgPool3d:stride-width:
+   *
+   * The window's step along the width; 0 (default): the kernel's width.
+   *
+   * Since: 0.1
+   */
+  { "stride-width", G_TYPE_INT64, A3 (stride[2]), 0 },
+  /**
+   * DlAvgPool3d:padding-depth:
+   *
+   * Implicit zeros on both sides along the depth (default 0).
+   *
+   * Since: 0.1
+   */
+  { "padding-depth", G_TYPE_INT64, A3 (padding[0]), 0 },
+  /**
+   * DlAvgPool3d:padding-height:
+   *
+   * Implicit zeros on both sides along the height (default 0).
+   *
+   * Since: 0.1
+   */
+  { "padding-height", G_TYPE_INT64, A3 (padding[1]), 0 },
+  /**
+   * DlAvgPool3d:padding-width:
+   *
+   * Implicit zeros on both sides along the width (default 0).
+   *
+   * Since: 0.1
+   */
+  { "padding-width", G_TYPE_INT64, A3 (padding[2]), 0 },
+  /**
+   * DlAvgPool3d:ceil-mode:
+   *
+   * Whether a last window that only partly covers the input counts
+   * (default %FALSE).
+   *
+   * Since: 0.1
+   */
+  { "ceil-mode", G_TYPE_BOOLEAN, A3 (ceil_mode), FALSE },
+  /**
+   * DlAvgPool3d:count-include-pad:
+   *
+   * Whether the padding counts in each window's divisor (default %TRUE).
+   *
+   * Since: 0.1
+   */
+  { "count-include-pad", G_TYPE_BOOLEAN, A3 (count_include_pad), TRUE },
+  /**
+   * DlAvgPool3d:divisor-override:
+   *
+   * The divisor of every window; 0 (default): the window's size.
+   *
+   * Since: 0.1
+   */
+  { "divisor-override", G_TYPE_INT64, A3 (divisor_override), 0 },
+};
+
+static DlTensor *
+avg_pool3d_forward (DlModule *module, DlTensor *input, GError **error)
+{
+  DlAvgPool3d *self = DL_AVG_POOL3D (module);
+  gint64 stride[3];
+
+  return dl_avg_pool3d (input, self->kernel,
+                        effective_stride (self->stride, self->kernel, 3, stride), self->padding,
+                        self->ceil_mode, self->count_include_pad, self->divisor_override, error);
+}
+
+static void
+avg_pool3d_constructed (GObject *object)
+{
+  DlAvgPool3d *self = DL_AVG_POOL3D (object);
+  gint64 values[9];
+  GError *error = NULL;
+
+  G_OBJECT_CLASS (dl_avg_pool3d_layer_parent_class)->constructed (object);
+  memcpy (values, self->kernel, sizeof self->kernel);
+  memcpy (values + 3, self->stride, sizeof self->stride);
+  memcpy (values + 6, self->padding, sizeof self->padding);
+  check_window3d (DL_MODULE (self), "AvgPool3d", values, 9);
+  if (self->divisor_override < 0
+      && !check_values ("AvgPool3d", (const gchar *const[]){ "divisor_override" },
+                        &self->divisor_override, (gint64[]){ 0 }, 1, &error))
+    dl_module_take_construct_error (DL_MODULE (self), error);
+}
+
+static void
+dl_avg_pool3d_layer_class_init (DlAvgPool3dClass *klass)
+{
+  G_OBJECT_CLASS (klass)->constructed = avg_pool3d_constructed;
+  DL_MODULE_CLASS (klass)->forward = avg_pool3d_forward;
+  dl_layer_props_install (G_OBJECT_CLASS (klass), avg_pool3d_props,
+                          G_N_ELEMENTS (avg_pool3d_props));
+}
+
+static void
+dl_avg_pool3d_layer_init (DlAvgPool3d *self)
+{
+  dl_layer_props_init (self, avg_pool3d_props, G_N_ELEMENTS (avg_pool3d_props));
 }

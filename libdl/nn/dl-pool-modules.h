@@ -1,5 +1,6 @@
 /* dl-pool-modules.h: the pooling layers DlMaxPool2d, DlAvgPool2d,
- * DlAdaptiveAvgPool2d and the dropout layer DlDropout.
+ * DlAdaptiveAvgPool2d, DlMaxPool3d, DlAvgPool3d and the dropout layer
+ * DlDropout.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -58,5 +59,13 @@ G_DECLARE_FINAL_TYPE (DlDropout, dl_dropout_layer, DL, DROPOUT, DlModule)
 
 DL_EXPORT
 DlDropout *dl_dropout_layer_new (gdouble p, gboolean inplace, GError **error);
+
+#define DL_TYPE_MAX_POOL3D (dl_max_pool3d_layer_get_type ())
+DL_EXPORT
+G_DECLARE_FINAL_TYPE (DlMaxPool3d, dl_max_pool3d_layer, DL, MAX_POOL3D, DlModule)
+
+#define DL_TYPE_AVG_POOL3D (dl_avg_pool3d_layer_get_type ())
+DL_EXPORT
+G_DECLARE_FINAL_TYPE (DlAvgPool3d, dl_avg_pool3d_layer, DL, AVG_POOL3D, DlModule)
 
 G_END_DECLS

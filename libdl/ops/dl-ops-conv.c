@@ -37,15 +37,27 @@ static DlTensor *
 unfold_impl (DlTensor *x, const DlConvGeometry *g, gboolean batch_inner, GError **error);
 static DlTensor *fold_impl (DlTensor *cols, const DlConvGeometry *g, GError **error);
 
-/* Checks that each of the two values of @what is at least @min, with
+/* Checks that each of the @n values of @what is at least @min, with
  * PyTorch's message when not. */
 static gboolean
-check_pair (const gchar *op, const gchar *what, const gint64 *v, gint64 min, GError **error)
+check_tuple (const gchar *op,
+             const gchar *what,
+             const gint64 *v,
+             gint n,
+             gint64 min,
+             GError **error)
 {
+  g_autoptr (GString) values = g_string_new (NULL);
   const gchar *rule;
+  gboolean ok = TRUE;
 
   g_return_val_if_fail (v != NULL, FALSE);
-  if (v[0] >= min && v[1] >= min)
+  for (gint i = 0; i < n; i++)
+    {
+      ok &= v[i] >= min;
+      g_string_append_printf (values, "%s%" G_GINT64_FORMAT, i ? ", " : "", v[i]);
+    }
+  if (ok)
     return TRUE;
   if (g_str_equal (what, "stride"))
     rule = "non-positive stride is not supported";
@@ -53,10 +65,15 @@ check_pair (const gchar *op, const gchar *what, const gint64 *v, gint64 min, GEr
     rule = "negative padding is not supported";
   else
     rule = min > 0 ? "should be greater than zero" : "should be non-negative";
-  g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-               "%s: %s%s%s, got (%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ")", op,
-               rule[0] == 's' ? what : "", rule[0] == 's' ? " " : "", rule, v[0], v[1]);
+  g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT, "%s: %s%s%s, got (%s)", op,
+               rule[0] == 's' ? what : "", rule[0] == 's' ? " " : "", rule, values->str);
   return FALSE;
+}
+
+static gboolean
+check_pair (const gchar *op, const gchar *what, const gint64 *v, gint64 min, GError **error)
+{
+  return check_tuple (op, what, v, 2, min, error);
 }
 
 /* Checks the window's parameters and sets them in @g. */
@@ -800,6 +817,28 @@ dl_conv1d (DlTensor *input,
   return unbatch (dl_tensor_squeeze_dim (out, 2, error), unbatched, error);
 }
 
+/* Checks output_padding against stride and dilation (@n of each). */
+static gboolean
+check_output_padding (const gchar *op,
+                      const gint64 *output_padding,
+                      const gint64 *stride,
+                      const gint64 *dilation,
+                      gint n,
+                      GError **error)
+{
+  for (gint i = 0; i < n; i++)
+    if (output_padding[i] >= stride[i] && output_padding[i] >= dilation[i])
+      {
+        g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                     "%s: output padding must be smaller than either stride or dilation, but got "
+                     "output_padding=%" G_GINT64_FORMAT ", stride=%" G_GINT64_FORMAT
+                     ", dilation=%" G_GINT64_FORMAT " in dim %d",
+                     op, output_padding[i], stride[i], dilation[i], i);
+        return FALSE;
+      }
+  return TRUE;
+}
+
 /**
  * dl_conv_transpose2d:
  * @input: an image batch [N, C, H, W] (or one image [C, H, W])
@@ -853,20 +892,9 @@ dl_conv_transpose2d (DlTensor *input,
       || !check_pair ("conv_transpose2d", "stride", stride, 1, error)
       || !check_pair ("conv_transpose2d", "dilation", dilation, 1, error)
       || !check_pair ("conv_transpose2d", "padding", padding, 0, error)
-      || !check_pair ("conv_transpose2d", "output_padding", output_padding, 0, error))
+      || !check_pair ("conv_transpose2d", "output_padding", output_padding, 0, error)
+      || !check_output_padding ("conv_transpose2d", output_padding, stride, dilation, 2, error))
     return NULL;
-  for (gint i = 0; i < 2; i++)
-    if (output_padding[i] >= stride[i] && output_padding[i] >= dilation[i])
-      {
-        g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                     "conv_transpose2d: output padding must be smaller than either stride or "
-                     "dilation, but got output_padding=(%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
-                     "), stride=(%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
-                     "), dilation=(%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ")",
-                     output_padding[0], output_padding[1], stride[0], stride[1], dilation[0],
-                     dilation[1]);
-        return NULL;
-      }
   c = x->sizes[1];
   o = weight->sizes[1] * groups;
   g.kh = weight->sizes[2];
@@ -902,28 +930,307 @@ dl_conv_transpose2d (DlTensor *input,
   return unbatch (add_channel_bias (g_steal_pointer (&out), bias, error), unbatched, error);
 }
 
+/* An error of @from (a 2-d op that a 1-d or 3-d one is made of) named
+ * for @to, whose name is as long. */
+static void
+rename_error (GError **error, const gchar *from, const gchar *to)
+{
+  if (error && *error && g_str_has_prefix ((*error)->message, from))
+    memcpy ((*error)->message, to, strlen (to));
+}
+
+/* Checks a 3-d op's stride, padding and dilation. */
+static gboolean
+check_triples (const gchar *op,
+               const gint64 *stride,
+               const gint64 *padding,
+               const gint64 *dilation,
+               GError **error)
+{
+  return check_tuple (op, "stride", stride, 3, 1, error)
+         && check_tuple (op, "padding", padding, 3, 0, error)
+         && check_tuple (op, "dilation", dilation, 3, 1, error);
+}
+
+/**
+ * dl_conv3d:
+ * @input: a volume batch [N, C, D, H, W] (or one volume [C, D, H, W])
+ * @weight: the filters [O, C / groups, kd, kh, kw]
+ * @bias: (nullable): [O], added to each output channel
+ * @stride: (array fixed-size=3): the filters' step
+ * @padding: (array fixed-size=3): zeros added on both sides of each
+ *   spatial dim
+ * @dilation: (array fixed-size=3): the spacing of the filters' taps
+ * @groups: the number of groups the channels are split into
+ * @error: return location for a #GError
+ *
+ * A 3-d convolution (cross-correlation) as torch.nn.functional.conv3d()
+ * computes it, with gradients of every order: im2col along the depth
+ * (each output depth's kd input slices side by side as channels), then
+ * one dl_conv2d() over all the output depths of the batch.
+ *
+ * Returns: (transfer full): the output [N, O, D', H', W'], or %NULL with
+ *   @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_conv3d (DlTensor *input,
+           DlTensor *weight,
+           DlTensor *bias,
+           const gint64 *stride,
+           const gint64 *padding,
+           const gint64 *dilation,
+           gint64 groups,
+           GError **error)
+{
+  g_autoptr (DlTensor) x = NULL;
+  g_autoptr (DlTensor) x4 = NULL;
+  g_autoptr (DlTensor) cols = NULL;
+  g_autoptr (DlTensor) c6 = NULL;
+  g_autoptr (DlTensor) cp = NULL;
+  g_autoptr (DlTensor) slices = NULL;
+  g_autoptr (DlTensor) w4 = NULL;
+  g_autoptr (DlTensor) y = NULL;
+  g_autoptr (DlTensor) y5 = NULL;
+  g_autoptr (DlTensor) out = NULL;
+  DlConvGeometry g = { 0 };
+  gboolean unbatched;
+  gint64 n, c, h, w, o, kd;
+
+  g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
+  g_return_val_if_fail (DL_IS_TENSOR (weight), NULL);
+  g_return_val_if_fail (bias == NULL || DL_IS_TENSOR (bias), NULL);
+  if (!(x = batched ("conv3d", input, 5, &unbatched, error))
+      || !check_weights ("conv3d", x, weight, bias, groups, FALSE, error)
+      || !check_triples ("conv3d", stride, padding, dilation, error))
+    return NULL;
+  n = x->sizes[0];
+  c = x->sizes[1];
+  h = x->sizes[3];
+  w = x->sizes[4];
+  o = weight->sizes[0];
+  kd = weight->sizes[2];
+  /* the depth's windows: an image [N, C, D, H W] and a kd x 1 kernel */
+  g.n = n;
+  g.c = c;
+  g.h = x->sizes[2];
+  g.w = h * w;
+  if (!window_geometry ("conv3d", &g, (gint64[]){ kd, 1 }, (gint64[]){ dilation[0], 1 },
+                        (gint64[]){ padding[0], 0 }, (gint64[]){ stride[0], 1 }, error)
+      || !(x4 = dl_tensor_reshape (x, (gint64[]){ n, c, g.h, g.w }, 4, error))
+      /* [N, C kd, D' H W] -> [N D', C kd, H, W]: the slices of each output
+       * depth, channel c's kd taps together as the weight has them */
+      || !(cols = unfold_impl (x4, &g, FALSE, error))
+      || !(c6 = dl_tensor_view (cols, (gint64[]){ n, c * kd, g.out_h, h, w }, 5, error))
+      || !(cp = dl_tensor_permute (c6, (gint64[]){ 0, 2, 1, 3, 4 }, 5, error))
+      || !(slices = dl_tensor_reshape (cp, (gint64[]){ n * g.out_h, c * kd, h, w }, 4, error))
+      || !(w4 = dl_tensor_reshape (
+               weight, (gint64[]){ o, weight->sizes[1] * kd, weight->sizes[3], weight->sizes[4] },
+               4, error)))
+    return NULL;
+  if (!(y = dl_conv2d (slices, w4, NULL, stride + 1, padding + 1, dilation + 1, groups, error)))
+    {
+      rename_error (error, "conv2d", "conv3d");
+      return NULL;
+    }
+  if (!(y5 = dl_tensor_view (y, (gint64[]){ n, g.out_h, o, y->sizes[2], y->sizes[3] }, 5, error))
+      || !(out = dl_tensor_permute (y5, (gint64[]){ 0, 2, 1, 3, 4 }, 5, error)))
+    return NULL;
+  if (bias)
+    {
+      g_autoptr (DlTensor) b5 = dl_tensor_view (bias, (gint64[]){ 1, o, 1, 1, 1 }, 5, error);
+      return b5 ? unbatch (dl_tensor_add (out, b5, error), unbatched, error) : NULL;
+    }
+  return unbatch (dl_tensor_contiguous (out, error), unbatched, error);
+}
+
+/**
+ * dl_conv_transpose3d:
+ * @input: a volume batch [N, C, D, H, W] (or one volume [C, D, H, W])
+ * @weight: the filters [C, O / groups, kd, kh, kw]
+ * @bias: (nullable): [O], added to each output channel
+ * @stride: (array fixed-size=3): the step of the convolution this one
+ *   transposes
+ * @padding: (array fixed-size=3): its padding, taken off the output
+ * @output_padding: (array fixed-size=3): added to one side of each
+ *   spatial dim of the output (less than the stride or the dilation)
+ * @groups: the number of groups the channels are split into
+ * @dilation: (array fixed-size=3): the spacing of the filters' taps
+ * @error: return location for a #GError
+ *
+ * A transposed 3-d convolution (the gradient of dl_conv3d() with respect
+ * to its input) as torch.nn.functional.conv_transpose3d() computes it:
+ * one dl_conv_transpose2d() over every input depth of the batch, whose
+ * kd output slices each col2im sums into the output's depths.
+ *
+ * Returns: (transfer full): the output [N, O, D', H', W'], or %NULL with
+ *   @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_conv_transpose3d (DlTensor *input,
+                     DlTensor *weight,
+                     DlTensor *bias,
+                     const gint64 *stride,
+                     const gint64 *padding,
+                     const gint64 *output_padding,
+                     gint64 groups,
+                     const gint64 *dilation,
+                     GError **error)
+{
+  g_autoptr (DlTensor) x = NULL;
+  g_autoptr (DlTensor) xp = NULL;
+  g_autoptr (DlTensor) x4 = NULL;
+  g_autoptr (DlTensor) w4 = NULL;
+  g_autoptr (DlTensor) y = NULL;
+  g_autoptr (DlTensor) y6 = NULL;
+  g_autoptr (DlTensor) yp = NULL;
+  g_autoptr (DlTensor) cols = NULL;
+  g_autoptr (DlTensor) image = NULL;
+  g_autoptr (DlTensor) out = NULL;
+  DlConvGeometry g = { 0 };
+  gboolean unbatched;
+  gint64 n, c, d, o, kd, oh, ow;
+
+  g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
+  g_return_val_if_fail (DL_IS_TENSOR (weight), NULL);
+  g_return_val_if_fail (bias == NULL || DL_IS_TENSOR (bias), NULL);
+  if (!(x = batched ("conv_transpose3d", input, 5, &unbatched, error))
+      || !check_weights ("conv_transpose3d", x, weight, bias, groups, TRUE, error)
+      || !check_triples ("conv_transpose3d", stride, padding, dilation, error)
+      || !check_tuple ("conv_transpose3d", "output_padding", output_padding, 3, 0, error)
+      || !check_output_padding ("conv_transpose3d", output_padding, stride, dilation, 3, error))
+    return NULL;
+  n = x->sizes[0];
+  c = x->sizes[1];
+  d = x->sizes[2];
+  o = weight->sizes[1] * groups;
+  kd = weight->sizes[2];
+  /* [N D, C, H, W] by [C, O/G kd, kh, kw]: output channel (o, tap) */
+  if (!(xp = dl_tensor_permute (x, (gint64[]){ 0, 2, 1, 3, 4 }, 5, error))
+      || !(x4 = dl_tensor_reshape (xp, (gint64[]){ n * d, c, x->sizes[3], x->sizes[4] }, 4, error))
+      || !(w4 = dl_tensor_reshape (
+               weight, (gint64[]){ c, weight->sizes[1] * kd, weight->sizes[3], weight->sizes[4] },
+               4, error)))
+    return NULL;
+  if (!(y = dl_conv_transpose2d (x4, w4, NULL, stride + 1, padding + 1, output_padding + 1, groups,
+                                 dilation + 1, error)))
+    {
+      rename_error (error, "conv_transpose2d", "conv_transpose3d");
+      return NULL;
+    }
+  oh = y->sizes[2];
+  ow = y->sizes[3];
+  /* col2im along the depth: columns [N, O kd, D H' W'] into [N, O, D', H' W'] */
+  g.n = n;
+  g.c = o;
+  g.h = (d - 1) * stride[0] - 2 * padding[0] + dilation[0] * (kd - 1) + output_padding[0] + 1;
+  g.w = oh * ow;
+  if (g.h < 1)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "conv_transpose3d: the output depth %" G_GINT64_FORMAT " is too small", g.h);
+      return NULL;
+    }
+  if (!window_geometry ("conv_transpose3d", &g, (gint64[]){ kd, 1 }, (gint64[]){ dilation[0], 1 },
+                        (gint64[]){ padding[0], 0 }, (gint64[]){ stride[0], 1 }, error))
+    return NULL;
+  g_assert (g.out_h == d);
+  if (!(y6 = dl_tensor_view (y, (gint64[]){ n, d, o * kd, oh, ow }, 5, error))
+      || !(yp = dl_tensor_permute (y6, (gint64[]){ 0, 2, 1, 3, 4 }, 5, error))
+      || !(cols = dl_tensor_reshape (yp, (gint64[]){ n, o * kd, d * oh * ow }, 3, error))
+      || !(image = fold_impl (cols, &g, error))
+      || !(out = dl_tensor_view (image, (gint64[]){ n, o, g.h, oh, ow }, 5, error)))
+    return NULL;
+  if (bias)
+    {
+      g_autoptr (DlTensor) b5 = dl_tensor_view (bias, (gint64[]){ 1, o, 1, 1, 1 }, 5, error);
+      return b5 ? unbatch (dl_tensor_add (out, b5, error), unbatched, error) : NULL;
+    }
+  return unbatch (g_steal_pointer (&out), unbatched, error);
+}
+
+/**
+ * dl_conv_transpose1d:
+ * @input: a batch of sequences [N, C, L] (or one sequence [C, L])
+ * @weight: the filters [C, O / groups, k]
+ * @bias: (nullable): [O], added to each output channel
+ * @stride: the step of the convolution this one transposes
+ * @padding: its padding, taken off both ends of the output
+ * @output_padding: added to the end of the output (less than the stride
+ *   or the dilation)
+ * @groups: the number of groups the channels are split into
+ * @dilation: the spacing of the filters' taps
+ * @error: return location for a #GError
+ *
+ * A transposed 1-d convolution as torch.nn.functional.conv_transpose1d()
+ * computes it (a 2-d one over images of height 1).
+ *
+ * Returns: (transfer full): the output [N, O, L'], or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_conv_transpose1d (DlTensor *input,
+                     DlTensor *weight,
+                     DlTensor *bias,
+                     gint64 stride,
+                     gint64 padding,
+                     gint64 output_padding,
+                     gint64 groups,
+                     gint64 dilation,
+                     GError **error)
+{
+  g_autoptr (DlTensor) x = NULL;
+  g_autoptr (DlTensor) x4 = NULL;
+  g_autoptr (DlTensor) w4 = NULL;
+  g_autoptr (DlTensor) out = NULL;
+  gboolean unbatched;
+
+  g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
+  g_return_val_if_fail (DL_IS_TENSOR (weight), NULL);
+  if (!(x = batched ("conv_transpose1d", input, 3, &unbatched, error))
+      || !check_weights ("conv_transpose1d", x, weight, bias, groups, TRUE, error)
+      || !(x4 = dl_tensor_unsqueeze (x, 2, error)) || !(w4 = dl_tensor_unsqueeze (weight, 2, error))
+      || !(out = dl_conv_transpose2d (x4, w4, bias, (gint64[]){ 1, stride },
+                                      (gint64[]){ 0, padding }, (gint64[]){ 0, output_padding },
+                                      groups, (gint64[]){ 1, dilation }, error)))
+    {
+      rename_error (error, "conv_transpose2d", "conv_transpose1d");
+      return NULL;
+    }
+  return unbatch (dl_tensor_squeeze_dim (out, 2, error), unbatched, error);
+}
+
 typedef struct
 {
   DlSavedTensor indices;
   DlConvGeometry g;
+  gboolean windowed; /* g holds max_pool2d's windows */
 } MaxPoolState;
 
 /* the output gradient added at each window's maximum: the backend's
- * kernel, or scatter_add, which create_graph records */
+ * kernel (2-d max pooling), or scatter_add, which create_graph records */
 static gboolean
-max_pool2d_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+max_pool_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   const MaxPoolState *s = dl_node_state (node);
   DlInputMeta *in = &dl_node_data (node)->inputs[0];
-  const gint64 n = in->sizes[0], c = in->sizes[1], hw = in->sizes[2] * in->sizes[3];
+  const gint64 n = in->sizes[0], c = in->sizes[1];
   g_autoptr (DlTensor) zeros = NULL;
   g_autoptr (DlTensor) idx3 = NULL;
   g_autoptr (DlTensor) g3 = NULL;
   g_autoptr (DlTensor) sum = NULL;
+  gint64 plane = 1;
   DlTensor *idx;
 
+  for (gint d = 2; d < in->ndim; d++)
+    plane *= in->sizes[d];
   TRY (idx = dl_node_saved (node, &s->indices, error));
-  if (!dl_is_grad_enabled () && dl_tensor_context (go[0])->backend->max_pool2d_backward
+  if (s->windowed && !dl_is_grad_enabled ()
+      && dl_tensor_context (go[0])->backend->max_pool2d_backward
       && (go[0]->dtype == DL_DTYPE_FLOAT32 || go[0]->dtype == DL_DTYPE_FLOAT64))
     {
       DlBackendContext *ctx = dl_tensor_context (go[0]);
@@ -937,34 +1244,34 @@ max_pool2d_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
                                          dl_tensor_data (gi[0]), gc->dtype);
       return TRUE;
     }
-  TRY (zeros
-       = dl_zeros ((gint64[]){ n, c, hw }, 3, go[0]->dtype, dl_tensor_get_device (go[0]), error));
+  TRY (zeros = dl_zeros ((gint64[]){ n, c, plane }, 3, go[0]->dtype, dl_tensor_get_device (go[0]),
+                         error));
   TRY (idx3 = dl_tensor_reshape (idx, (gint64[]){ n, c, -1 }, 3, error));
   TRY (g3 = dl_tensor_reshape (go[0], (gint64[]){ n, c, -1 }, 3, error));
   TRY (sum = dl_tensor_scatter_add (zeros, 2, idx3, g3, error));
   return (gi[0] = dl_tensor_reshape (sum, in->sizes, in->ndim, error)) != NULL;
 }
 
-/* Records @out as the maxima of @x ([N, C, H, W]) at the flat positions
+/* Records @out as the maxima of @x ([N, C, ...]) at the flat positions
  * @idx in their planes, with @name's node (max pooling, adaptive max
- * pooling). */
+ * pooling); @g: see dl-ops-private.h. */
 void
-dl_max_pool_record (const gchar *name, DlTensor *x, DlTensor *out, DlTensor *idx)
+dl_max_pool_record (const gchar *name,
+                    DlTensor *x,
+                    DlTensor *out,
+                    DlTensor *idx,
+                    const DlConvGeometry *g)
 {
   g_autoptr (DlNode) node = NULL;
   MaxPoolState *s;
 
   if (!dl_autograd_any_requires (1, &x))
     return;
-  node = dl_node_new_for_op (name, max_pool2d_backward, 1, &x);
+  node = dl_node_new_for_op (name, max_pool_backward, 1, &x);
   s = DL_NODE_NEW_STATE (node, MaxPoolState);
-  /* what the backward kernel reads of the geometry: the planes' sizes */
-  s->g.n = x->sizes[0];
-  s->g.c = x->sizes[1];
-  s->g.h = x->sizes[2];
-  s->g.w = x->sizes[3];
-  s->g.out_h = out->sizes[2];
-  s->g.out_w = out->sizes[3];
+  if (g)
+    s->g = *g;
+  s->windowed = g != NULL;
   dl_node_save (node, &s->indices, idx, FALSE);
   dl_node_set_output (node, out, 0);
 }
@@ -1081,8 +1388,148 @@ dl_max_pool2d (DlTensor *input,
     ctx->backend->max_pool2d (ctx, &g, dl_tensor_data (xc), dl_tensor_data (out),
                               idx ? (gint64 *)dl_tensor_data (idx) : NULL, x->dtype);
   if (idx)
-    dl_max_pool_record ("MaxPool2DWithIndicesBackward0", x, out, idx);
+    dl_max_pool_record ("MaxPool2DWithIndicesBackward0", x, out, idx, &g);
   if (indices)
     *indices = unbatch (g_steal_pointer (&idx), unbatched, error);
+  return unbatch (g_steal_pointer (&out), unbatched, error);
+}
+
+/* ---- max_unpool ----------------------------------------------------------- */
+
+static gboolean
+max_unpool_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+{
+  const MaxPoolState *s = dl_node_state (node);
+  DlInputMeta *in = &dl_node_data (node)->inputs[0];
+  g_autoptr (DlTensor) g3 = NULL;
+  g_autoptr (DlTensor) idx3 = NULL;
+  g_autoptr (DlTensor) picked = NULL;
+  DlTensor *idx;
+
+  TRY (idx = dl_node_saved (node, &s->indices, error));
+  TRY (g3 = dl_tensor_reshape (go[0], (gint64[]){ in->sizes[0], in->sizes[1], -1 }, 3, error));
+  TRY (idx3 = dl_tensor_reshape (idx, (gint64[]){ in->sizes[0], in->sizes[1], -1 }, 3, error));
+  TRY (picked = dl_tensor_gather (g3, 2, idx3, error));
+  return (gi[0] = dl_tensor_reshape (picked, in->sizes, in->ndim, error)) != NULL;
+}
+
+/**
+ * dl_max_unpool:
+ * @input: maxima [N, C, ...] (or [C, ...]) with 2 or 3 spatial dims
+ * @indices: their flat positions in the output's planes (int64, the shape
+ *   of @input), as dl_max_pool2d() and dl_max_pool3d() give them
+ * @output_size: (array length=n_output_size): the output's spatial sizes
+ * @n_output_size: 2 or 3, the number of spatial dims
+ * @error: return location for a #GError
+ *
+ * The partial inverse of max pooling, as torch.nn.functional.max_unpool2d()
+ * and max_unpool3d() compute it once they know the output's size: zeros,
+ * with each element of @input at the position @indices gives it in its
+ * plane. Differentiable (with respect to @input), with gradients of every
+ * order.
+ *
+ * Returns: (transfer full): the output [N, C, @output_size...], or %NULL
+ *   with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_max_unpool (DlTensor *input,
+               DlTensor *indices,
+               const gint64 *output_size,
+               gsize n_output_size,
+               GError **error)
+{
+  const gchar *op = n_output_size == 3 ? "max_unpool3d" : "max_unpool2d";
+  g_autoptr (DlTensor) x = NULL;
+  g_autoptr (DlTensor) idx = NULL;
+  g_autoptr (DlTensor) x3 = NULL;
+  g_autoptr (DlTensor) idx3 = NULL;
+  g_autoptr (DlTensor) zeros = NULL;
+  g_autoptr (DlTensor) flat = NULL;
+  g_autoptr (DlTensor) out = NULL;
+  g_autoptr (DlNode) node = NULL;
+  gint64 shape[5], plane = 1;
+  gboolean unbatched, was;
+  const gint spatial = (gint)n_output_size;
+
+  g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
+  g_return_val_if_fail (DL_IS_TENSOR (indices), NULL);
+  if (n_output_size != 2 && n_output_size != 3)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "max_unpool: output_size must have 2 or 3 elements, got %" G_GSIZE_FORMAT,
+                   n_output_size);
+      return NULL;
+    }
+  if (indices->dtype != DL_DTYPE_INT64)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
+                   "%s: elements in indices should be type int64 but got: %s", op,
+                   dl_dtype_get_name (indices->dtype));
+      return NULL;
+    }
+  if (input->ndim != indices->ndim
+      || memcmp (input->sizes, indices->sizes, input->ndim * sizeof (gint64)) != 0)
+    {
+      g_autofree gchar *is = dl_shape_to_string (input->sizes, input->ndim);
+      g_autofree gchar *xs = dl_shape_to_string (indices->sizes, indices->ndim);
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "%s: Expected shape of indices to be same as that of the input tensor (%s) "
+                   "but got indices tensor with shape: %s",
+                   op, is, xs);
+      return NULL;
+    }
+  if (!(x = batched (op, input, spatial + 2, &unbatched, error))
+      || !(idx = unbatched ? dl_tensor_unsqueeze (indices, 0, error) : g_object_ref (indices))
+      || !check_tuple (op, "output_size", output_size, spatial, 1, error))
+    return NULL;
+  for (gint d = 0; d < spatial; d++)
+    plane *= output_size[d];
+  if (idx->numel > 0)
+    {
+      g_autoptr (DlTensor) lo = dl_tensor_min (idx, error);
+      g_autoptr (DlTensor) hi = lo ? dl_tensor_max (idx, error) : NULL;
+      gint64 low, high;
+
+      if (!hi)
+        return NULL;
+      low = (gint64)dl_tensor_item (lo, NULL);
+      high = (gint64)dl_tensor_item (hi, NULL);
+      if (low < 0 || high >= plane)
+        {
+          g_autoptr (GString) os = g_string_new (NULL);
+
+          for (gint d = 0; d < spatial; d++)
+            g_string_append_printf (os, "%s%" G_GINT64_FORMAT, d ? "x" : "", output_size[d]);
+          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                       "%s: Found an invalid max index: %" G_GINT64_FORMAT
+                       " (output volumes are of size %s)",
+                       op, low < 0 ? low : high, os->str);
+          return NULL;
+        }
+    }
+  shape[0] = x->sizes[0];
+  shape[1] = x->sizes[1];
+  memcpy (shape + 2, output_size, spatial * sizeof (gint64));
+  was = dl_set_grad_enabled (FALSE);
+  if ((x3 = dl_tensor_reshape (x, (gint64[]){ shape[0], shape[1], -1 }, 3, error))
+      && (idx3 = dl_tensor_reshape (idx, (gint64[]){ shape[0], shape[1], -1 }, 3, error))
+      && (zeros = dl_zeros ((gint64[]){ shape[0], shape[1], plane }, 3, x->dtype,
+                            dl_tensor_get_device (x), error)))
+    flat = dl_tensor_scatter (zeros, 2, idx3, x3, error);
+  dl_set_grad_enabled (was);
+  if (!flat || !(out = dl_tensor_reshape (flat, shape, spatial + 2, error)))
+    return NULL;
+  if (dl_autograd_any_requires (1, &x))
+    {
+      MaxPoolState *s;
+
+      node = dl_node_new_for_op (spatial == 3 ? "MaxUnpool3DBackward0" : "MaxUnpool2DBackward0",
+                                 max_unpool_backward, 1, &x);
+      s = DL_NODE_NEW_STATE (node, MaxPoolState);
+      dl_node_save (node, &s->indices, idx, FALSE);
+      dl_node_set_output (node, out, 0);
+    }
   return unbatch (g_steal_pointer (&out), unbatched, error);
 }

@@ -57,6 +57,35 @@ DlTensor *dl_conv_transpose2d (DlTensor *input,
                                gint64 groups,
                                const gint64 *dilation,
                                GError **error);
+DL_EXPORT
+DlTensor *dl_conv3d (DlTensor *input,
+                     DlTensor *weight,
+                     DlTensor *bias,
+                     const gint64 *stride,
+                     const gint64 *padding,
+                     const gint64 *dilation,
+                     gint64 groups,
+                     GError **error);
+DL_EXPORT
+DlTensor *dl_conv_transpose3d (DlTensor *input,
+                               DlTensor *weight,
+                               DlTensor *bias,
+                               const gint64 *stride,
+                               const gint64 *padding,
+                               const gint64 *output_padding,
+                               gint64 groups,
+                               const gint64 *dilation,
+                               GError **error);
+DL_EXPORT
+DlTensor *dl_conv_transpose1d (DlTensor *input,
+                               DlTensor *weight,
+                               DlTensor *bias,
+                               gint64 stride,
+                               gint64 padding,
+                               gint64 output_padding,
+                               gint64 groups,
+                               gint64 dilation,
+                               GError **error);
 
 DL_EXPORT
 DlTensor *dl_max_pool2d (DlTensor *input,
@@ -66,6 +95,12 @@ DlTensor *dl_max_pool2d (DlTensor *input,
                          const gint64 *dilation,
                          gboolean ceil_mode,
                          DlTensor **indices,
+                         GError **error);
+DL_EXPORT
+DlTensor *dl_max_unpool (DlTensor *input,
+                         DlTensor *indices,
+                         const gint64 *output_size,
+                         gsize n_output_size,
                          GError **error);
 
 G_END_DECLS

@@ -129,9 +129,15 @@ gboolean dl_check_write_target (const gchar *op, DlTensor *out, GError **error);
 
 /* PyTorch's pooling output size for one dim (dl-ops-conv.c) */
 gint64 dl_pooled_size (gint64 in, gint64 k, gint64 s, gint64 p, gint64 d, gboolean ceil_mode);
-/* records max pooling's node (dl-ops-conv.c): @out the maxima of the image
- * batch @x at the flat positions @idx of their planes */
-void dl_max_pool_record (const gchar *name, DlTensor *x, DlTensor *out, DlTensor *idx);
+/* records max pooling's node (dl-ops-conv.c): @out the maxima of the batch
+ * @x ([N, C, ...]) at the flat positions @idx of their planes; @g, the
+ * windows of a 2-d max pooling, lets the backward take the backend's
+ * max_pool2d_backward kernel (NULL: other windows, a scatter_add) */
+void dl_max_pool_record (const gchar *name,
+                         DlTensor *x,
+                         DlTensor *out,
+                         DlTensor *idx,
+                         const DlConvGeometry *g);
 gboolean
 dl_check_no_partial_overlap (const gchar *op, DlTensor *out, DlTensor *input, GError **error);
 

@@ -1,12 +1,15 @@
 /* dl-ops-rearrange.c: shape ops composed of the differentiable views and
  * ops (movedim, tile, repeat_interleave, tensor_split, rot90, diag_embed,
- * diff, kron), as PyTorch writes them over its primitives; their gradients
- * come from the ops they are made of.
+ * diff, kron, channel_shuffle), as PyTorch writes them over its
+ * primitives; their gradients come from the ops they are made of. The
+ * pixel shuffles are one node each (their gradients are each other).
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
+
+#include <string.h>
 
 #include "dl-ops-private.h"
 #include "dl-ops-rearrange.h"
@@ -538,4 +541,223 @@ dl_tensor_kron (DlTensor *self, DlTensor *other, GError **error)
   b = a ? dl_tensor_reshape (other, sb, 2 * n, error) : NULL;
   prod = b ? dl_tensor_mul (a, b, error) : NULL;
   return prod ? dl_tensor_reshape (prod, out, n, error) : NULL;
+}
+
+/* ---- pixel and channel shuffles ------------------------------------------ */
+
+/* The pixel shuffles are each other's gradient: one node each (as
+ * PyTorch's PixelShuffleBackward0 and PixelUnshuffleBackward0), whose
+ * backward is the other shuffle, so every order of derivative is one. */
+typedef struct
+{
+  gint64 factor;
+} ShuffleState;
+
+static DlTensor *pixel_shuffle_impl (DlTensor *self, gint64 r, gboolean up, GError **error);
+
+static gboolean
+pixel_shuffle_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+{
+  const ShuffleState *s = dl_node_state (node);
+
+  return (gi[0] = pixel_shuffle_impl (go[0], s->factor, FALSE, error)) != NULL;
+}
+
+static gboolean
+pixel_unshuffle_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+{
+  const ShuffleState *s = dl_node_state (node);
+
+  return (gi[0] = pixel_shuffle_impl (go[0], s->factor, TRUE, error)) != NULL;
+}
+
+/* pixel_shuffle (@up) or pixel_unshuffle of @self by @r */
+static DlTensor *
+pixel_shuffle_impl (DlTensor *self, gint64 r, gboolean up, GError **error)
+{
+  const gchar *op = up ? "pixel_shuffle" : "pixel_unshuffle";
+  const gint nd = self->ndim;
+  g_autoptr (DlTensor) v = NULL;
+  g_autoptr (DlTensor) p = NULL;
+  g_autoptr (DlTensor) out = NULL;
+  gint64 shape[DL_MAX_DIMS], lead = 1, c, h, w;
+  gboolean was;
+
+  if (nd < 3)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "%s: %s expects input to have at least 3 dimensions, but got input with %d "
+                   "dimension(s)",
+                   op, op, nd);
+      return NULL;
+    }
+  if (r <= 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "%s: %s expects a positive %s, but got %" G_GINT64_FORMAT, op, op,
+                   up ? "upscale_factor" : "downscale_factor", r);
+      return NULL;
+    }
+  c = self->sizes[nd - 3];
+  h = self->sizes[nd - 2];
+  w = self->sizes[nd - 1];
+  if (up && c % (r * r) != 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "pixel_shuffle: pixel_shuffle expects its input's 'channel' dimension to be "
+                   "divisible by the square of upscale_factor, but input.size(-3)=%" G_GINT64_FORMAT
+                   " is not divisible by %" G_GINT64_FORMAT,
+                   c, r * r);
+      return NULL;
+    }
+  for (gint d = 0; !up && d < 2; d++)
+    if (self->sizes[nd - 2 + d] % r != 0)
+      {
+        g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                     "pixel_unshuffle: pixel_unshuffle expects %s to be divisible by "
+                     "downscale_factor, but input.size(%d)=%" G_GINT64_FORMAT
+                     " is not divisible by %" G_GINT64_FORMAT,
+                     d ? "width" : "height", d - 2, self->sizes[nd - 2 + d], r);
+        return NULL;
+      }
+  for (gint d = 0; d < nd - 3; d++)
+    lead *= self->sizes[d];
+  memcpy (shape, self->sizes, nd * sizeof (gint64));
+  was = dl_set_grad_enabled (FALSE);
+  if (up)
+    {
+      /* [B, C, r, r, H, W] -> [B, C, H, r, W, r] */
+      shape[nd - 3] = c / (r * r);
+      shape[nd - 2] = h * r;
+      shape[nd - 1] = w * r;
+      if ((v = dl_tensor_reshape (self, (gint64[]){ lead, c / (r * r), r, r, h, w }, 6, error)))
+        p = dl_tensor_permute (v, (gint64[]){ 0, 1, 4, 2, 5, 3 }, 6, error);
+    }
+  else
+    {
+      /* [B, C, H, r, W, r] -> [B, C, r, r, H, W] */
+      shape[nd - 3] = c * r * r;
+      shape[nd - 2] = h / r;
+      shape[nd - 1] = w / r;
+      if ((v = dl_tensor_reshape (self, (gint64[]){ lead, c, h / r, r, w / r, r }, 6, error)))
+        p = dl_tensor_permute (v, (gint64[]){ 0, 1, 3, 5, 2, 4 }, 6, error);
+    }
+  if (p)
+    {
+      g_autoptr (DlTensor) copy = dl_tensor_clone_format (p, DL_MEMORY_FORMAT_CONTIGUOUS, error);
+      out = copy ? dl_tensor_view (copy, shape, nd, error) : NULL;
+    }
+  dl_set_grad_enabled (was);
+  if (out && dl_autograd_any_requires (1, &self))
+    {
+      g_autoptr (DlNode) node
+          = dl_node_new_for_op (up ? "PixelShuffleBackward0" : "PixelUnshuffleBackward0",
+                                up ? pixel_shuffle_backward : pixel_unshuffle_backward, 1, &self);
+      ShuffleState *s = DL_NODE_NEW_STATE (node, ShuffleState);
+
+      s->factor = r;
+      dl_node_set_output (node, out, 0);
+    }
+  return g_steal_pointer (&out);
+}
+
+/**
+ * dl_tensor_pixel_shuffle:
+ * @self: a batch [*, C r², H, W]
+ * @upscale_factor: r
+ * @error: return location for a #GError
+ *
+ * Rearranges channels into space, as torch.nn.functional.pixel_shuffle()
+ * does: element (c r² + i r + j, y, x) goes to (c, y r + i, x r + j).
+ * Differentiable (its gradient is dl_tensor_pixel_unshuffle()).
+ *
+ * Returns: (transfer full): the batch [*, C, H r, W r], or %NULL with
+ *   @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_pixel_shuffle (DlTensor *self, gint64 upscale_factor, GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  return pixel_shuffle_impl (self, upscale_factor, TRUE, error);
+}
+
+/**
+ * dl_tensor_pixel_unshuffle:
+ * @self: a batch [*, C, H r, W r]
+ * @downscale_factor: r
+ * @error: return location for a #GError
+ *
+ * The inverse of dl_tensor_pixel_shuffle(), as
+ * torch.nn.functional.pixel_unshuffle(): space into channels.
+ * Differentiable.
+ *
+ * Returns: (transfer full): the batch [*, C r², H, W], or %NULL with
+ *   @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_pixel_unshuffle (DlTensor *self, gint64 downscale_factor, GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  return pixel_shuffle_impl (self, downscale_factor, FALSE, error);
+}
+
+/**
+ * dl_tensor_channel_shuffle:
+ * @self: a batch [N, C, *]
+ * @groups: the number of groups, a divisor of C
+ * @error: return location for a #GError
+ *
+ * Interleaves the channels of @groups groups, as
+ * torch.nn.functional.channel_shuffle() does (ShuffleNet's shuffle):
+ * channel g C / groups + k goes to k groups + g. Differentiable (a view,
+ * a transpose and a copy).
+ *
+ * Returns: (transfer full): the shuffled batch, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_channel_shuffle (DlTensor *self, gint64 groups, GError **error)
+{
+  g_autoptr (DlTensor) v = NULL;
+  g_autoptr (DlTensor) t = NULL;
+  gint64 rest = 1;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (self->ndim < 3)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "channel_shuffle: channel_shuffle expects input to have at least 3 "
+                   "dimensions, but got input with %d dimension(s)",
+                   self->ndim);
+      return NULL;
+    }
+  if (groups <= 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "channel_shuffle: Number of groups to divide channels in must be positive. "
+                   "Value of groups:%" G_GINT64_FORMAT,
+                   groups);
+      return NULL;
+    }
+  if (self->sizes[1] % groups != 0)
+    {
+      g_set_error (
+          error, DL_ERROR, DL_ERROR_SHAPE,
+          "channel_shuffle: Number of channels must be divisible by groups. Got %" G_GINT64_FORMAT
+          " channels and %" G_GINT64_FORMAT " groups.",
+          self->sizes[1], groups);
+      return NULL;
+    }
+  for (gint d = 2; d < self->ndim; d++)
+    rest *= self->sizes[d];
+  if (!(v = dl_tensor_reshape (
+            self, (gint64[]){ self->sizes[0], groups, self->sizes[1] / groups, rest }, 4, error))
+      || !(t = dl_tensor_transpose (v, 1, 2, error)))
+    return NULL;
+  return dl_tensor_reshape (t, self->sizes, self->ndim, error);
 }

@@ -40,5 +40,9 @@ DL_EXPORT DlTensor *dl_tensor_diff (DlTensor *self,
                                     DlTensor *append,
                                     GError **error);
 DL_EXPORT DlTensor *dl_tensor_kron (DlTensor *self, DlTensor *other, GError **error);
+DL_EXPORT DlTensor *dl_tensor_pixel_shuffle (DlTensor *self, gint64 upscale_factor, GError **error);
+DL_EXPORT DlTensor *
+dl_tensor_pixel_unshuffle (DlTensor *self, gint64 downscale_factor, GError **error);
+DL_EXPORT DlTensor *dl_tensor_channel_shuffle (DlTensor *self, gint64 groups, GError **error);
 
 G_END_DECLS

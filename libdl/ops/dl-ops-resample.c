@@ -529,6 +529,143 @@ check_nonempty (const gchar *op, DlTensor *x, gboolean unbatched, GError **error
   return TRUE;
 }
 
+/* the values of @v (@n of them) as "a, b, c" */
+static gchar *
+values_string (const gint64 *v, gint n)
+{
+  GString *s = g_string_new (NULL);
+
+  for (gint i = 0; i < n; i++)
+    g_string_append_printf (s, "%s%" G_GINT64_FORMAT, i ? ", " : "", v[i]);
+  return g_string_free (s, FALSE);
+}
+
+/* Checks a pooling window over @spatial dims (kernel, stride and dilation
+ * >= 1, padding >= 0 and at most half the window) and sets @out to the
+ * pooled sizes of @x's trailing dims; FALSE with PyTorch's messages
+ * otherwise. @dilation is NULL for average pooling (all 1). */
+static gboolean
+pool_window (const gchar *op,
+             DlTensor *x,
+             gint spatial,
+             const gint64 *kernel_size,
+             const gint64 *stride,
+             const gint64 *padding,
+             const gint64 *dilation,
+             gboolean ceil_mode,
+             gint64 *out,
+             GError **error)
+{
+  g_autofree gchar *ks = values_string (kernel_size, spatial);
+  g_autofree gchar *ss = values_string (stride, spatial);
+  g_autofree gchar *ps = values_string (padding, spatial);
+  static const gint64 ones[3] = { 1, 1, 1 };
+  const gint64 *dil = dilation ? dilation : ones;
+  gboolean small = FALSE;
+
+  for (gint i = 0; i < spatial; i++)
+    if (kernel_size[i] < 1 || stride[i] < 1 || padding[i] < 0 || dil[i] < 1)
+      {
+        g_autofree gchar *ds = values_string (dil, spatial);
+        g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                     "%s: kernel_size, stride and dilation must be greater than zero and "
+                     "padding non-negative, but got kernel_size=(%s), stride=(%s), "
+                     "padding=(%s), dilation=(%s)",
+                     op, ks, ss, ps, ds);
+        return FALSE;
+      }
+  for (gint i = 0; i < spatial; i++)
+    if (padding[i] > kernel_size[i] / 2) /* padding * 2 could overflow */
+      {
+        g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                     "%s: pad should be %s half of %skernel size, but got pad=(%s), "
+                     "kernel_size=(%s)",
+                     op, dilation ? "at most" : "smaller than or equal to",
+                     dilation ? "effective " : "", ps, ks);
+        return FALSE;
+      }
+  for (gint i = 0; i < spatial; i++)
+    {
+      out[i] = dl_pooled_size (x->sizes[x->ndim - spatial + i], kernel_size[i], stride[i],
+                               padding[i], dil[i], ceil_mode);
+      small |= out[i] < 1;
+    }
+  if (small)
+    {
+      g_autofree gchar *s = dl_shape_to_string (x->sizes, x->ndim);
+      gint64 shown[3];
+      g_autofree gchar *os = NULL;
+
+      for (gint i = 0; i < spatial; i++)
+        shown[i] = MAX (out[i], 0);
+      os = values_string (shown, spatial);
+      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
+                   "%s: Given input size %s, calculated output size (%s): Output size is too "
+                   "small",
+                   op, s, os);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Average pooling over the last @spatial dims of @input ([N, C, ...] or
+ * [C, ...]), its nodes @name and @adjoint (see dl_avg_pool2d()). */
+static DlTensor *
+avg_pool (const gchar *op,
+          gint spatial,
+          const gchar *name,
+          const gchar *adjoint,
+          DlTensor *input,
+          const gint64 *kernel_size,
+          const gint64 *stride,
+          const gint64 *padding,
+          gboolean ceil_mode,
+          gboolean count_include_pad,
+          gint64 divisor_override,
+          GError **error)
+{
+  g_autoptr (DlTensor) x = NULL;
+  g_autoptr (Plan) plan = NULL;
+  gboolean unbatched;
+  gint64 out[3];
+
+  if (!(x = image_batch (op, input, spatial + 2, &unbatched, error))
+      || !check_nonempty (op, x, unbatched, error))
+    return NULL;
+  if (divisor_override < 0)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                   "%s: divisor must be not zero, got %" G_GINT64_FORMAT, op, divisor_override);
+      return NULL;
+    }
+  if (!pool_window (op, x, spatial, kernel_size, stride, padding, NULL, ceil_mode, out, error))
+    return NULL;
+  plan = plan_new (spatial, name, adjoint);
+  for (gint d = 0; d < spatial; d++)
+    {
+      const gint64 in = x->sizes[x->ndim - spatial + d];
+
+      plan_begin (plan, d, in, out[d]);
+      for (gint64 o = 0; o < out[d]; o++)
+        {
+          gint64 start = o * stride[d] - padding[d];
+          gint64 end = MIN (start + kernel_size[d], in + padding[d]);
+          const gint64 padded = end - start;
+          gdouble div;
+
+          start = MAX (start, 0);
+          end = MIN (end, in);
+          div = divisor_override    ? (d == 0 ? divisor_override : 1)
+                : count_include_pad ? padded
+                                    : end - start;
+          for (gint64 i = start; i < end; i++)
+            plan_tap (plan, d, i, 1.0 / div);
+          plan_next (plan, d);
+        }
+    }
+  return resample_apply (op, x, plan, FALSE, 0, error);
+}
+
 /**
  * dl_avg_pool2d:
  * @input: an image batch [N, C, H, W] (or one image [C, H, W])
@@ -561,80 +698,48 @@ dl_avg_pool2d (DlTensor *input,
                gint64 divisor_override,
                GError **error)
 {
-  g_autoptr (DlTensor) x = NULL;
-  g_autoptr (Plan) plan = NULL;
-  gboolean unbatched;
-  gint64 out[2];
-
   g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
-  if (!(x = image_batch ("avg_pool2d", input, 4, &unbatched, error))
-      || !check_nonempty ("avg_pool2d", x, unbatched, error))
-    return NULL;
-  for (gint i = 0; i < 2; i++)
-    {
-      if (kernel_size[i] < 1 || stride[i] < 1 || padding[i] < 0)
-        {
-          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                       "avg_pool2d: kernel_size and stride must be greater than zero and "
-                       "padding non-negative, but got kernel_size=(%" G_GINT64_FORMAT
-                       ", %" G_GINT64_FORMAT "), stride=(%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
-                       "), padding=(%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ")",
-                       kernel_size[0], kernel_size[1], stride[0], stride[1], padding[0],
-                       padding[1]);
-          return NULL;
-        }
-      if (padding[i] > kernel_size[i] / 2) /* padding * 2 could overflow */
-        {
-          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                       "avg_pool2d: pad should be smaller than or equal to half of kernel size, "
-                       "but got padW = %" G_GINT64_FORMAT ", padH = %" G_GINT64_FORMAT
-                       ", kW = %" G_GINT64_FORMAT ", kH = %" G_GINT64_FORMAT,
-                       padding[1], padding[0], kernel_size[1], kernel_size[0]);
-          return NULL;
-        }
-    }
-  if (divisor_override < 0)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "avg_pool2d: divisor must be not zero, got %" G_GINT64_FORMAT, divisor_override);
-      return NULL;
-    }
-  for (gint i = 0; i < 2; i++)
-    out[i] = dl_pooled_size (x->sizes[x->ndim - 2 + i], kernel_size[i], stride[i], padding[i], 1,
-                             ceil_mode);
-  if (out[0] < 1 || out[1] < 1)
-    {
-      g_autofree gchar *s = dl_shape_to_string (x->sizes, x->ndim);
-      g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
-                   "avg_pool2d: Given input size %s, calculated output size (%" G_GINT64_FORMAT
-                   "x%" G_GINT64_FORMAT "): Output size is too small",
-                   s, MAX (out[0], 0), MAX (out[1], 0));
-      return NULL;
-    }
-  plan = plan_new (2, "AvgPool2DBackward0", "AvgPool2DBackwardBackward0");
-  for (gint d = 0; d < 2; d++)
-    {
-      const gint64 in = x->sizes[x->ndim - 2 + d];
+  return avg_pool ("avg_pool2d", 2, "AvgPool2DBackward0", "AvgPool2DBackwardBackward0", input,
+                   kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
+                   error);
+}
 
-      plan_begin (plan, d, in, out[d]);
-      for (gint64 o = 0; o < out[d]; o++)
-        {
-          gint64 start = o * stride[d] - padding[d];
-          gint64 end = MIN (start + kernel_size[d], in + padding[d]);
-          const gint64 padded = end - start;
-          gdouble div;
-
-          start = MAX (start, 0);
-          end = MIN (end, in);
-          div = divisor_override    ? (d == 0 ? divisor_override : 1)
-                : count_include_pad ? padded
-                                    : end - start;
-          for (gint64 i = start; i < end; i++)
-            plan_tap (plan, d, i, 1.0 / div);
-          plan_next (plan, d);
-        }
-    }
-  return resample_apply ("avg_pool2d", x, plan, FALSE, 0, error);
+/**
+ * dl_avg_pool3d:
+ * @input: a volume batch [N, C, D, H, W] (or one volume [C, D, H, W])
+ * @kernel_size: (array fixed-size=3): the window's depth, height and width
+ * @stride: (array fixed-size=3): the window's step
+ * @padding: (array fixed-size=3): implicit zeros on both sides, at most
+ *   half the window
+ * @ceil_mode: whether a last window that only partly covers the input
+ *   counts
+ * @count_include_pad: whether the padding's zeros count in the divisor
+ * @divisor_override: the divisor of every window when nonzero
+ * @error: return location for a #GError
+ *
+ * Average pooling over volumes, as torch.nn.functional.avg_pool3d()
+ * computes it (see dl_avg_pool2d()). Differentiable, with gradients of
+ * every order.
+ *
+ * Returns: (transfer full): the pooled batch [N, C, D', H', W'], or %NULL
+ *   with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_avg_pool3d (DlTensor *input,
+               const gint64 *kernel_size,
+               const gint64 *stride,
+               const gint64 *padding,
+               gboolean ceil_mode,
+               gboolean count_include_pad,
+               gint64 divisor_override,
+               GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
+  return avg_pool ("avg_pool3d", 3, "AvgPool3DBackward0", "AvgPool3DBackwardBackward0", input,
+                   kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
+                   error);
 }
 
 /* Whether an output of @x's leading dims and @spatial trailing sizes @out
@@ -656,17 +761,21 @@ check_output_shape (const gchar *op,
   return dl_check_shape (op, shape, x->ndim, NULL, error);
 }
 
-/* the bins of adaptive pooling of @x's last two dims into @output_size:
- * output o of a dim of n into m reads floor(o n / m) to ceil((o + 1) n /
- * m) - 1, each with weight 1 / its size */
+/* the bins of adaptive pooling of @x's last @spatial dims into
+ * @output_size: output o of a dim of n into m reads floor(o n / m) to
+ * ceil((o + 1) n / m) - 1, each with weight 1 / its size */
 static Plan *
-adaptive_plan (DlTensor *x, const gint64 *output_size, const gchar *name, const gchar *adjoint)
+adaptive_plan (DlTensor *x,
+               gint spatial,
+               const gint64 *output_size,
+               const gchar *name,
+               const gchar *adjoint)
 {
-  Plan *plan = plan_new (2, name, adjoint);
+  Plan *plan = plan_new (spatial, name, adjoint);
 
-  for (gint d = 0; d < 2; d++)
+  for (gint d = 0; d < spatial; d++)
     {
-      const gint64 in = x->sizes[x->ndim - 2 + d], m = output_size[d];
+      const gint64 in = x->sizes[x->ndim - spatial + d], m = output_size[d];
 
       plan_begin (plan, d, in, m);
       for (gint64 o = 0; o < m; o++)
@@ -681,25 +790,114 @@ adaptive_plan (DlTensor *x, const gint64 *output_size, const gchar *name, const 
   return plan;
 }
 
-/* the checks of adaptive pooling (@op) of @x into @output_size */
+/* the checks of adaptive pooling (@op) of @x into @output_size (@spatial
+ * values) */
 static gboolean
 check_adaptive (const gchar *op,
                 DlTensor *x,
                 gboolean unbatched,
+                gint spatial,
                 const gint64 *output_size,
                 GError **error)
 {
   if (!check_nonempty (op, x, unbatched, error))
     return FALSE;
-  if (output_size[0] < 0 || output_size[1] < 0)
+  for (gint d = 0; d < spatial; d++)
+    if (output_size[d] < 0)
+      {
+        g_autofree gchar *os = values_string (output_size, spatial);
+        g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                     "%s: elements of output_size must be greater than or equal to 0 but "
+                     "received {%s}",
+                     op, os);
+        return FALSE;
+      }
+  return check_output_shape (op, x, spatial, output_size, error);
+}
+
+/* The maxima of @x ([N, C, ...] or [C, ...] with @unbatched) over the taps
+ * of @plan (weights ignored), recorded as @name's node, and their flat
+ * positions in their planes into *@indices when non-NULL; NaN wins. */
+static DlTensor *
+max_over_plan (const gchar *op,
+               DlTensor *x,
+               gboolean unbatched,
+               Plan *plan,
+               const gchar *name,
+               DlTensor **indices,
+               GError **error)
+{
+  g_autoptr (DlTensor) xb = NULL;
+  g_autoptr (DlTensor) xc = NULL;
+  g_autoptr (DlTensor) out = NULL;
+  g_autoptr (DlTensor) idx = NULL;
+  DlBackendContext *ctx;
+  DlResampleArgs args;
+  gint64 shape[5];
+  const gint ndim = plan->spatial + 2;
+
+  if (x->dtype == DL_DTYPE_FLOAT16 || x->dtype == DL_DTYPE_BFLOAT16)
     {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "%s: elements of output_size must be greater than or equal to 0 but "
-                   "received {%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "}",
-                   op, output_size[0], output_size[1]);
-      return FALSE;
+      g_autoptr (DlTensor) f = dl_tensor_to_dtype (x, DL_DTYPE_FLOAT32, error);
+      g_autoptr (DlTensor) r
+          = f ? max_over_plan (op, f, unbatched, plan, name, indices, error) : NULL;
+      return r ? dl_tensor_to_dtype (r, x->dtype, error) : NULL;
     }
-  return check_output_shape (op, x, 2, output_size, error);
+  if (!dl_check_float_dtype (op, x, error))
+    return NULL;
+  if (!(ctx = DL_TENSOR_BACKEND (x, resample_max, op, error))
+      || !(xb = unbatched ? dl_tensor_unsqueeze (x, 0, error) : g_object_ref (x))
+      || !(xc = dl_tensor_contiguous (xb, error)))
+    return NULL;
+  plan_args (plan, &args);
+  args.planes = xb->sizes[0] * xb->sizes[1];
+  shape[0] = xb->sizes[0];
+  shape[1] = xb->sizes[1];
+  for (gint d = 0; d < plan->spatial; d++)
+    shape[2 + d] = args.axis[plan_axis (plan, d)].out_size;
+  if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (x), x->dtype, shape, ndim, error))
+      || !(idx = dl_tensor_new_empty_internal (dl_tensor_device (x), DL_DTYPE_INT64, shape, ndim,
+                                               error)))
+    return NULL;
+  if (out->numel > 0)
+    ctx->backend->resample_max (ctx, &args, dl_tensor_data (xc), dl_tensor_data (out),
+                                (gint64 *)dl_tensor_data (idx), x->dtype);
+  dl_max_pool_record (name, xb, out, idx, NULL);
+  if (unbatched)
+    {
+      g_autoptr (DlTensor) o = dl_tensor_squeeze_dim (out, 0, error);
+      if (indices)
+        *indices = dl_tensor_squeeze_dim (idx, 0, error);
+      return g_steal_pointer (&o);
+    }
+  if (indices)
+    *indices = g_steal_pointer (&idx);
+  return g_steal_pointer (&out);
+}
+
+/* adaptive average or max pooling (@max) of @input's last @spatial dims */
+static DlTensor *
+adaptive_pool (const gchar *op,
+               gint spatial,
+               gboolean max,
+               const gchar *name,
+               const gchar *adjoint,
+               DlTensor *input,
+               const gint64 *output_size,
+               DlTensor **indices,
+               GError **error)
+{
+  g_autoptr (DlTensor) x = NULL;
+  g_autoptr (Plan) plan = NULL;
+  gboolean unbatched;
+
+  if (!(x = image_batch (op, input, spatial + 2, &unbatched, error))
+      || !check_adaptive (op, x, unbatched, spatial, output_size, error))
+    return NULL;
+  plan = adaptive_plan (x, spatial, output_size, name, adjoint);
+  if (max)
+    return max_over_plan (op, x, unbatched, plan, name, indices, error);
+  return resample_apply (op, x, plan, FALSE, 0, error);
 }
 
 /**
@@ -722,17 +920,33 @@ check_adaptive (const gchar *op,
 DlTensor *
 dl_adaptive_avg_pool2d (DlTensor *input, const gint64 *output_size, GError **error)
 {
-  g_autoptr (DlTensor) x = NULL;
-  g_autoptr (Plan) plan = NULL;
-  gboolean unbatched;
-
   g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
-  if (!(x = image_batch ("adaptive_avg_pool2d", input, 4, &unbatched, error))
-      || !check_adaptive ("adaptive_avg_pool2d", x, unbatched, output_size, error))
-    return NULL;
-  plan = adaptive_plan (x, output_size, "AdaptiveAvgPool2DBackward0",
-                        "AdaptiveAvgPool2DBackwardBackward0");
-  return resample_apply ("adaptive_avg_pool2d", x, plan, FALSE, 0, error);
+  return adaptive_pool ("adaptive_avg_pool2d", 2, FALSE, "AdaptiveAvgPool2DBackward0",
+                        "AdaptiveAvgPool2DBackwardBackward0", input, output_size, NULL, error);
+}
+
+/**
+ * dl_adaptive_avg_pool3d:
+ * @input: a volume batch [N, C, D, H, W] (or one volume [C, D, H, W])
+ * @output_size: (array fixed-size=3): the output's depth, height and width
+ * @error: return location for a #GError
+ *
+ * Adaptive average pooling over volumes, as
+ * torch.nn.functional.adaptive_avg_pool3d() computes it, with the bins of
+ * dl_adaptive_avg_pool2d() along each dim. Differentiable, with gradients
+ * of every order.
+ *
+ * Returns: (transfer full): the pooled batch [N, C, od, oh, ow], or %NULL
+ *   with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_adaptive_avg_pool3d (DlTensor *input, const gint64 *output_size, GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
+  return adaptive_pool ("adaptive_avg_pool3d", 3, FALSE, "AdaptiveAvgPool3DBackward0",
+                        "AdaptiveAvgPool3DBackwardBackward0", input, output_size, NULL, error);
 }
 
 /**
@@ -759,58 +973,107 @@ dl_adaptive_max_pool2d (DlTensor *input,
                         DlTensor **indices,
                         GError **error)
 {
+  g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
+  return adaptive_pool ("adaptive_max_pool2d", 2, TRUE, "AdaptiveMaxPool2DBackward0", NULL, input,
+                        output_size, indices, error);
+}
+
+/**
+ * dl_adaptive_max_pool3d:
+ * @input: a volume batch [N, C, D, H, W] (or one volume [C, D, H, W])
+ * @output_size: (array fixed-size=3): the output's depth, height and width
+ * @indices: (out) (optional) (transfer full): where to store each
+ *   maximum's flat position in its volume (int64, the output's shape), as
+ *   torch.nn.functional.adaptive_max_pool3d(return_indices=True) gives them
+ * @error: return location for a #GError
+ *
+ * Adaptive max pooling over volumes, as
+ * torch.nn.functional.adaptive_max_pool3d() computes it, over the bins of
+ * dl_adaptive_avg_pool3d(); NaN wins. Differentiable, with gradients of
+ * every order.
+ *
+ * Returns: (transfer full): the pooled batch [N, C, od, oh, ow], or %NULL
+ *   with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_adaptive_max_pool3d (DlTensor *input,
+                        const gint64 *output_size,
+                        DlTensor **indices,
+                        GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
+  return adaptive_pool ("adaptive_max_pool3d", 3, TRUE, "AdaptiveMaxPool3DBackward0", NULL, input,
+                        output_size, indices, error);
+}
+
+/**
+ * dl_max_pool3d:
+ * @input: a volume batch [N, C, D, H, W] (or one volume [C, D, H, W])
+ * @kernel_size: (array fixed-size=3): the window's depth, height and width
+ * @stride: (array fixed-size=3): the window's step
+ * @padding: (array fixed-size=3): implicit -inf padding on both sides, at
+ *   most half the window
+ * @dilation: (array fixed-size=3): the spacing of the window's taps
+ * @ceil_mode: whether a last window that only partly covers the input
+ *   counts (PyTorch's ceil_mode)
+ * @indices: (out) (optional) (transfer full): where to store each
+ *   maximum's flat position in its volume (int64, the output's shape), as
+ *   torch.nn.functional.max_pool3d(return_indices=True) gives them
+ * @error: return location for a #GError
+ *
+ * Max pooling over volumes, as torch.nn.functional.max_pool3d() computes
+ * it; the first maximum of a window (in depth, row, column order) wins,
+ * and NaN wins. Differentiable, with gradients of every order.
+ *
+ * Returns: (transfer full): the pooled batch [N, C, D', H', W'], or %NULL
+ *   with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_max_pool3d (DlTensor *input,
+               const gint64 *kernel_size,
+               const gint64 *stride,
+               const gint64 *padding,
+               const gint64 *dilation,
+               gboolean ceil_mode,
+               DlTensor **indices,
+               GError **error)
+{
   g_autoptr (DlTensor) x = NULL;
-  g_autoptr (DlTensor) x4 = NULL;
-  g_autoptr (DlTensor) xc = NULL;
-  g_autoptr (DlTensor) out = NULL;
-  g_autoptr (DlTensor) idx = NULL;
   g_autoptr (Plan) plan = NULL;
-  DlBackendContext *ctx;
-  DlResampleArgs args;
   gboolean unbatched;
-  gint64 shape[4];
+  gint64 out[3];
 
   g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
-  if (!(x = image_batch ("adaptive_max_pool2d", input, 4, &unbatched, error))
-      || !check_adaptive ("adaptive_max_pool2d", x, unbatched, output_size, error))
+  if (!(x = image_batch ("max_pool3d", input, 5, &unbatched, error))
+      || !check_nonempty ("max_pool3d", x, unbatched, error)
+      || !pool_window ("max_pool3d", x, 3, kernel_size, stride, padding, dilation, ceil_mode, out,
+                       error)
+      || !check_output_shape ("max_pool3d", x, 3, out, error))
     return NULL;
-  if (x->dtype == DL_DTYPE_FLOAT16 || x->dtype == DL_DTYPE_BFLOAT16)
+  plan = plan_new (3, "MaxPool3DWithIndicesBackward0", NULL);
+  for (gint d = 0; d < 3; d++)
     {
-      g_autoptr (DlTensor) f = dl_tensor_to_dtype (x, DL_DTYPE_FLOAT32, error);
-      g_autoptr (DlTensor) r = f ? dl_adaptive_max_pool2d (f, output_size, indices, error) : NULL;
-      return r ? dl_tensor_to_dtype (r, x->dtype, error) : NULL;
+      const gint64 in = x->sizes[x->ndim - 3 + d];
+
+      plan_begin (plan, d, in, out[d]);
+      for (gint64 o = 0; o < out[d]; o++)
+        {
+          for (gint64 t = 0; t < kernel_size[d]; t++)
+            {
+              const gint64 i = o * stride[d] - padding[d] + t * dilation[d];
+
+              if (i >= 0 && i < in)
+                plan_tap (plan, d, i, 1.0);
+            }
+          plan_next (plan, d);
+        }
     }
-  if (!dl_check_float_dtype ("adaptive_max_pool2d", x, error))
-    return NULL;
-  if (!(ctx = DL_TENSOR_BACKEND (x, resample_max, "adaptive_max_pool2d", error))
-      || !(x4 = unbatched ? dl_tensor_unsqueeze (x, 0, error) : g_object_ref (x))
-      || !(xc = dl_tensor_contiguous (x4, error)))
-    return NULL;
-  plan = adaptive_plan (x4, output_size, "AdaptiveMaxPool2DBackward0", NULL);
-  plan_args (plan, &args);
-  args.planes = x4->sizes[0] * x4->sizes[1];
-  shape[0] = x4->sizes[0];
-  shape[1] = x4->sizes[1];
-  shape[2] = output_size[0];
-  shape[3] = output_size[1];
-  if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (x), x->dtype, shape, 4, error))
-      || !(idx
-           = dl_tensor_new_empty_internal (dl_tensor_device (x), DL_DTYPE_INT64, shape, 4, error)))
-    return NULL;
-  if (out->numel > 0)
-    ctx->backend->resample_max (ctx, &args, dl_tensor_data (xc), dl_tensor_data (out),
-                                (gint64 *)dl_tensor_data (idx), x->dtype);
-  dl_max_pool_record ("AdaptiveMaxPool2DBackward0", x4, out, idx);
-  if (unbatched)
-    {
-      g_autoptr (DlTensor) o3 = dl_tensor_squeeze_dim (out, 0, error);
-      if (indices)
-        *indices = dl_tensor_squeeze_dim (idx, 0, error);
-      return g_steal_pointer (&o3);
-    }
-  if (indices)
-    *indices = g_steal_pointer (&idx);
-  return g_steal_pointer (&out);
+  return max_over_plan ("max_pool3d", x, unbatched, plan, "MaxPool3DWithIndicesBackward0", indices,
+                        error);
 }
 
 /* ---- interpolate -------------------------------------------------------- */

@@ -75,7 +75,32 @@ DlTensor *dl_avg_pool2d (DlTensor *input,
                          gint64 divisor_override,
                          GError **error);
 DL_EXPORT
+DlTensor *dl_avg_pool3d (DlTensor *input,
+                         const gint64 *kernel_size,
+                         const gint64 *stride,
+                         const gint64 *padding,
+                         gboolean ceil_mode,
+                         gboolean count_include_pad,
+                         gint64 divisor_override,
+                         GError **error);
+DL_EXPORT
 DlTensor *dl_adaptive_avg_pool2d (DlTensor *input, const gint64 *output_size, GError **error);
+DL_EXPORT
+DlTensor *dl_adaptive_avg_pool3d (DlTensor *input, const gint64 *output_size, GError **error);
+DL_EXPORT
+DlTensor *dl_adaptive_max_pool3d (DlTensor *input,
+                                  const gint64 *output_size,
+                                  DlTensor **indices,
+                                  GError **error);
+DL_EXPORT
+DlTensor *dl_max_pool3d (DlTensor *input,
+                         const gint64 *kernel_size,
+                         const gint64 *stride,
+                         const gint64 *padding,
+                         const gint64 *dilation,
+                         gboolean ceil_mode,
+                         DlTensor **indices,
+                         GError **error);
 DL_EXPORT
 DlTensor *dl_adaptive_max_pool2d (DlTensor *input,
                                   const gint64 *output_size,

@@ -1,4 +1,5 @@
-/* test-conv.c: dl_conv2d, dl_unfold/dl_fold and DlConv2d from C, against
+/* test-conv.c: dl_conv2d, dl_conv3d, dl_unfold/dl_fold, the 3-d pooling,
+ * max_unpool, the pixel shuffles and DlConv2d and DlConv3d from C, against
  * values worked out by hand.
  *
  * Copyright 2026 The libdl authors
@@ -299,6 +300,169 @@ test_max_pool2d_no_indices (void)
     }
 }
 
+/* conv3d of the 2x2x2 volume 1..8: by a kernel of ones, the sum 36 (plus
+ * the bias), and d sum / dx all ones; with padding 1 the corner output
+ * sees the corner element alone. conv_transpose3d is its adjoint:
+ * <conv3d (x, w), y> = <x, conv_transpose3d (y, w)>. */
+static void
+test_conv3d (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) x = dl_test_tensor ((gdouble[]){ 1, 2, 3, 4, 5, 6, 7, 8 },
+                                           (gint64[]){ 1, 1, 2, 2, 2 }, 5, DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) w = dl_test_tensor ((gdouble[]){ 1, 1, 1, 1, 1, 1, 1, 1 },
+                                           (gint64[]){ 1, 1, 2, 2, 2 }, 5, DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) w3
+      = dl_test_tensor ((gdouble[]){ 1, 1, 1, 1 }, (gint64[]){ 1, 1, 2, 2 }, 4, DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) b
+      = dl_test_tensor ((gdouble[]){ 0.5 }, (gint64[]){ 1 }, 1, DL_DTYPE_FLOAT64);
+  g_autoptr (DlTensor) y = NULL;
+  g_autoptr (DlTensor) yp = NULL;
+  g_autoptr (DlTensor) s = NULL;
+  g_autoptr (DlTensor) t = NULL;
+  g_autoptr (DlTensor) two
+      = dl_test_tensor ((gdouble[]){ 2 }, (gint64[]){ 1, 1, 1, 1, 1 }, 5, DL_DTYPE_FLOAT64);
+  const gint64 one[3] = { 1, 1, 1 }, zero[3] = { 0, 0, 0 };
+
+  g_assert_true (dl_tensor_set_requires_grad (x, TRUE, &error));
+  y = dl_conv3d (x, w, b, one, zero, one, 1, &error);
+  g_assert_no_error (error);
+  dl_test_assert_shape (y, (gint64[]){ 1, 1, 1, 1, 1 }, 5);
+  dl_test_assert_values (y, (gdouble[]){ 36.5 }, 1, 0);
+  s = dl_tensor_sum (y, &error);
+  g_assert_true (dl_tensor_backward (s, NULL, FALSE, FALSE, &error));
+  dl_test_assert_values (dl_tensor_get_grad (x), (gdouble[]){ 1, 1, 1, 1, 1, 1, 1, 1 }, 8, 0);
+  yp = dl_conv3d (x, w, NULL, one, one, one, 1, &error);
+  g_assert_no_error (error);
+  dl_test_assert_shape (yp, (gint64[]){ 1, 1, 3, 3, 3 }, 5);
+  {
+    g_autofree gdouble *v = dl_test_values (yp);
+    g_assert_cmpfloat (v[0], ==, 1);
+    g_assert_cmpfloat (v[13], ==, 36);
+    g_assert_cmpfloat (v[26], ==, 8);
+  }
+  /* the transposed convolution of one element 2 by w: 2 w */
+  t = dl_conv_transpose3d (two, x, NULL, one, zero, zero, 1, one, &error);
+  g_assert_no_error (error);
+  dl_test_assert_values (t, (gdouble[]){ 2, 4, 6, 8, 10, 12, 14, 16 }, 8, 0);
+  /* a 4-d weight for a 5-d input, and a kernel deeper than the input */
+  g_assert_null (dl_conv3d (x, w3, NULL, one, zero, one, 1, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
+  g_clear_error (&error);
+  g_assert_null (dl_conv3d (x, w, NULL, (gint64[]){ 1, 0, 1 }, zero, one, 1, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+}
+
+/* max and average pooling of a 2x2x2 volume (its maximum 9 at position
+ * 5), max_unpool putting it back, and the pixel shuffles */
+static void
+test_pool3d (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) x = dl_test_tensor ((gdouble[]){ 3, 1, 4, 1, 5, 9, 2, 6 },
+                                           (gint64[]){ 1, 1, 2, 2, 2 }, 5, DL_DTYPE_FLOAT32);
+  g_autoptr (DlTensor) idx = NULL;
+  g_autoptr (DlTensor) m = NULL;
+  g_autoptr (DlTensor) a = NULL;
+  g_autoptr (DlTensor) u = NULL;
+  g_autoptr (DlTensor) s = NULL;
+  g_autoptr (DlTensor) ps = NULL;
+  g_autoptr (DlTensor) back = NULL;
+  g_autoptr (DlTensor) c4
+      = dl_test_tensor ((gdouble[]){ 1, 2, 3, 4 }, (gint64[]){ 1, 4, 1, 1 }, 4, DL_DTYPE_FLOAT32);
+  const gint64 k[3] = { 2, 2, 2 }, one[3] = { 1, 1, 1 }, zero[3] = { 0, 0, 0 };
+
+  g_assert_true (dl_tensor_set_requires_grad (x, TRUE, &error));
+  m = dl_max_pool3d (x, k, k, zero, one, FALSE, &idx, &error);
+  g_assert_no_error (error);
+  dl_test_assert_values (m, (gdouble[]){ 9 }, 1, 0);
+  dl_test_assert_values (idx, (gdouble[]){ 5 }, 1, 0);
+  g_assert_cmpstr (dl_node_get_name (dl_tensor_get_grad_fn (m)), ==,
+                   "MaxPool3DWithIndicesBackward0");
+  s = dl_tensor_sum (m, &error);
+  g_assert_true (dl_tensor_backward (s, NULL, FALSE, FALSE, &error));
+  dl_test_assert_values (dl_tensor_get_grad (x), (gdouble[]){ 0, 0, 0, 0, 0, 1, 0, 0 }, 8, 0);
+  a = dl_avg_pool3d (x, k, k, zero, FALSE, TRUE, 0, &error);
+  g_assert_no_error (error);
+  dl_test_assert_values (a, (gdouble[]){ 31.0 / 8 }, 1, 1e-6);
+  u = dl_max_unpool (m, idx, (gint64[]){ 2, 2, 2 }, 3, &error);
+  g_assert_no_error (error);
+  dl_test_assert_values (u, (gdouble[]){ 0, 0, 0, 0, 0, 9, 0, 0 }, 8, 0);
+  g_assert_null (dl_max_unpool (m, idx, (gint64[]){ 1, 1, 1 }, 3, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_null (dl_max_pool3d (x, (gint64[]){ 3, 3, 3 }, k, zero, one, FALSE, NULL, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
+  g_clear_error (&error);
+  /* [1, 4, 1, 1] -> [1, 1, 2, 2] and back */
+  ps = dl_tensor_pixel_shuffle (c4, 2, &error);
+  g_assert_no_error (error);
+  dl_test_assert_shape (ps, (gint64[]){ 1, 1, 2, 2 }, 4);
+  dl_test_assert_values (ps, (gdouble[]){ 1, 2, 3, 4 }, 4, 0);
+  back = dl_tensor_pixel_unshuffle (ps, 2, &error);
+  g_assert_no_error (error);
+  dl_test_assert_shape (back, (gint64[]){ 1, 4, 1, 1 }, 4);
+  g_assert_null (dl_tensor_pixel_shuffle (ps, 2, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
+}
+
+/* DlConv3d: its parameters' shapes, forward, and a bad kernel refused */
+static void
+test_conv3d_layer (void)
+{
+  g_autoptr (GError) error = NULL;
+  const gint64 k[3] = { 3, 1, 2 }, one[3] = { 1, 1, 1 }, zero[3] = { 0, 0, 0 };
+  g_autoptr (DlConv3d) conv = dl_conv3d_layer_new (2, 4, k, one, zero, one, 2, TRUE, &error);
+  g_autoptr (DlTensor) x = NULL;
+  g_autoptr (DlTensor) y = NULL;
+  g_autoptr (DlConv3d) bad = NULL;
+
+  g_assert_no_error (error);
+  dl_test_assert_shape (dl_module_get_parameter (DL_MODULE (conv), "weight"),
+                        (gint64[]){ 4, 1, 3, 1, 2 }, 5);
+  dl_test_assert_shape (dl_module_get_parameter (DL_MODULE (conv), "bias"), (gint64[]){ 4 }, 1);
+  x = dl_zeros ((gint64[]){ 2, 2, 5, 4, 3 }, 5, DL_DTYPE_FLOAT32, NULL, &error);
+  y = dl_module_forward (DL_MODULE (conv), x, &error);
+  g_assert_no_error (error);
+  dl_test_assert_shape (y, (gint64[]){ 2, 4, 3, 4, 2 }, 5);
+  bad = dl_conv3d_layer_new (2, 4, (gint64[]){ 3, 0, 2 }, one, zero, one, 1, TRUE, &error);
+  g_assert_null (bad);
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+}
+
+/* DlMaxPool3d and DlAvgPool3d: the stride defaults to the kernel, and a
+ * bad window is the construct error */
+static void
+test_pool3d_layers (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) x = dl_test_tensor ((gdouble[]){ 3, 1, 4, 1, 5, 9, 2, 6 },
+                                           (gint64[]){ 1, 2, 2, 2 }, 4, DL_DTYPE_FLOAT64);
+  g_autoptr (DlModule) mp
+      = g_initable_new (DL_TYPE_MAX_POOL3D, NULL, &error, "kernel-depth", (gint64)1,
+                        "kernel-height", (gint64)2, "kernel-width", (gint64)2, NULL);
+  g_autoptr (DlModule) ap = g_initable_new (DL_TYPE_AVG_POOL3D, NULL, &error, "kernel-depth",
+                                            (gint64)2, "kernel-height", (gint64)1, "kernel-width",
+                                            (gint64)2, "divisor-override", (gint64)2, NULL);
+  g_autoptr (DlTensor) m = NULL;
+  g_autoptr (DlTensor) a = NULL;
+  g_autoptr (GObject) bad = NULL;
+
+  g_assert_no_error (error);
+  m = dl_module_forward (mp, x, &error);
+  g_assert_no_error (error);
+  dl_test_assert_shape (m, (gint64[]){ 1, 2, 1, 1 }, 4);
+  dl_test_assert_values (m, (gdouble[]){ 4, 9 }, 2, 0);
+  a = dl_module_forward (ap, x, &error);
+  g_assert_no_error (error);
+  dl_test_assert_values (a, (gdouble[]){ 9, 6.5 }, 2, 0);
+  bad = g_initable_new (DL_TYPE_MAX_POOL3D, NULL, &error, "kernel-depth", (gint64)1,
+                        "kernel-height", (gint64)2, "kernel-width", (gint64)2, "dilation-depth",
+                        (gint64)0, NULL);
+  g_assert_null (bad);
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -309,5 +473,9 @@ main (int argc, char **argv)
   g_test_add_func ("/conv/layer", test_conv2d_layer);
   g_test_add_func ("/conv/max-pool2d", test_max_pool2d);
   g_test_add_func ("/conv/max-pool2d-no-indices", test_max_pool2d_no_indices);
+  g_test_add_func ("/conv/conv3d", test_conv3d);
+  g_test_add_func ("/conv/pool3d", test_pool3d);
+  g_test_add_func ("/conv/conv3d-layer", test_conv3d_layer);
+  g_test_add_func ("/conv/pool3d-layers", test_pool3d_layers);
   return g_test_run ();
 }

@@ -304,6 +304,29 @@ test('convolutions: Dl.conv2d and the Dl.Conv2d layer', () => {
         conv.state_dict().get_names().join());
 });
 
+test('3-d convolution and pooling: the Dl.Conv3d layer, Dl.max_pool3d', () => {
+    const conv = new Dl.Conv3d({in_channels: 2, out_channels: 4, kernel_depth: 3,
+        kernel_height: 1, kernel_width: 2, stride_depth: 2, padding_width: 1, groups: 2});
+    assertArrayEqual(Array.from(conv.get_parameter('weight').get_shape()), [4, 1, 3, 1, 2],
+        'weight shape');
+    const out = conv.forward(Dl.randn([3, 2, 5, 4, 3], F32, null));
+    assertArrayEqual(Array.from(out.get_shape()), [3, 4, 2, 4, 4], 'output shape');
+    out.sum().backward(null, false, false);
+    assert(conv.get_parameter('bias').get_grad() !== null, 'bias gradient');
+    const bad = new Dl.Conv3d({in_channels: 2, out_channels: 4, kernel_depth: 0,
+        kernel_height: 1, kernel_width: 1});
+    assertDlError(() => bad.init(null), Dl.Error.ARGUMENT, 'kernel_depth 0');
+
+    const v = fromArray([3, 1, 4, 1, 5, 9, 2, 6], [1, 1, 2, 2, 2], F64);
+    const [m, where] = Dl.max_pool3d(v, [2, 2, 2], [2, 2, 2], [0, 0, 0], [1, 1, 1], false);
+    assertArrayEqual(values(m), [9], 'max_pool3d');
+    assertArrayEqual(values(where), [5], 'its position');
+    assertArrayEqual(values(Dl.max_unpool(m, where, [2, 2, 2])), [0, 0, 0, 0, 0, 9, 0, 0],
+        'max_unpool');
+    const layer = new Dl.MaxPool3d({kernel_depth: 2, kernel_height: 1, kernel_width: 2});
+    assertArrayEqual(values(layer.forward(v)), [9, 6], 'the MaxPool3d layer');
+});
+
 test('padding, pooling, interpolation, dropout and Conv2d padding modes', () => {
     const x = fromArray([1, 2, 3], [1, 1, 3], F64);
     x.set_requires_grad(true);

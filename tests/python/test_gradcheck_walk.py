@@ -491,6 +491,34 @@ WALK['AdaptiveMaxPool2DBackward0'] = [
     Case(lambda m, a: m.nn.functional.adaptive_max_pool2d(a, (3, 2)), (2, 2, 5, 7),
          domain='nonzero')]
 
+# the 3-d poolings, max unpooling and the pixel shuffles (their values and
+# more shapes: test_pooling_conv_more.py)
+for _name, _op, _shape in [
+        ('AvgPool3DBackward0',
+         lambda m, a: m.nn.functional.avg_pool3d(a, (2, 3, 2), (1, 2, 2), (1, 1, 0),
+                                                 ceil_mode=True, count_include_pad=False),
+         (1, 2, 3, 5, 4)),
+        ('AdaptiveAvgPool3DBackward0',
+         lambda m, a: m.nn.functional.adaptive_avg_pool3d(a, (2, 3, 2)), (1, 2, 3, 5, 4))]:
+    linear_map(_name, _op, _shape,
+               tuple(_op(torch, torch.zeros(_shape, dtype=torch.float64)).shape))
+WALK['MaxPool3DWithIndicesBackward0'] = [
+    Case(lambda m, a: m.nn.functional.max_pool3d(a, 2, (1, 2, 1), 1), (1, 2, 3, 4, 3),
+         domain='nonzero')]
+WALK['AdaptiveMaxPool3DBackward0'] = [
+    Case(lambda m, a: m.nn.functional.adaptive_max_pool3d(a, (2, 3, 2)), (1, 2, 3, 5, 4),
+         domain='nonzero')]
+WALK['MaxUnpool2DBackward0'] = [
+    Case(lambda m, a: m.nn.functional.max_unpool2d(
+        a, m.tensor([[[[0, 3], [9, 14]], [[5, 2], [12, 15]]]]), 2), (1, 2, 2, 2))]
+WALK['MaxUnpool3DBackward0'] = [
+    Case(lambda m, a: m.nn.functional.max_unpool3d(
+        a, m.tensor([[[[[0, 3], [9, 14]], [[37, 50], [60, 63]]]]]), 2), (1, 1, 2, 2, 2))]
+WALK['PixelShuffleBackward0'] = [
+    Case(lambda m, a: m.nn.functional.pixel_shuffle(a, 2), (1, 8, 2, 3))]
+WALK['PixelUnshuffleBackward0'] = [
+    Case(lambda m, a: m.nn.functional.pixel_unshuffle(a, 2), (1, 2, 4, 2))]
+
 # dropout's values are libdl's random stream, not PyTorch's: p = 1 drops
 # everything in both, so that the gradients (zero) are comparable; its
 # gradients for other p are checked in test_resample.py

@@ -668,7 +668,8 @@ void test_resample () {
     }
 }
 
-/* the pooling, dropout, embedding, activation and Conv1d/ConvTranspose2d layers */
+/* the pooling, dropout, embedding, activation and Conv1d/ConvTranspose2d/Conv3d
+ * layers, 3-d pooling */
 void test_new_layers () {
     try {
         var img = Dl.arange (1, 17, 1, Dl.DType.FLOAT64).reshape ({1, 1, 4, 4});
@@ -701,6 +702,18 @@ void test_new_layers () {
         assert (c1.get_parameter ("weight").get_grad () != null);
         var ct = new Dl.ConvTranspose2d (2, 1, {2, 2}, {2, 2}, {0, 0}, 1, true);
         assert (ct.forward (Dl.randn ({1, 2, 3, 3})).get_shape ()[3] == 6);
+        var c3 = new Dl.Conv3d (2, 4, {3, 1, 2}, {2, 1, 1}, {0, 0, 1}, {1, 1, 1}, 2, true);
+        var y3 = c3.forward (Dl.randn ({3, 2, 5, 4, 3}));
+        assert (y3.get_shape ()[2] == 2 && y3.get_shape ()[4] == 4);
+        y3.sum ().backward ();
+        assert (c3.get_parameter ("weight").get_grad () != null);
+        var vol = from_array ({3, 1, 4, 1, 5, 9, 2, 6}, {1, 1, 2, 2, 2}, Dl.DType.FLOAT64);
+        Dl.Tensor where;
+        assert_values (Dl.max_pool3d (vol, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}, false,
+                                      out where), {9});
+        assert_values (where, {5});
+        assert_values (Dl.avg_pool3d (vol, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, false, true, 0),
+                       {31.0 / 8});
     } catch (GLib.Error e) {
         error ("%s", e.message);
     }

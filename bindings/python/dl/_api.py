@@ -127,6 +127,25 @@ def embedding(weight, input, padding_idx=-1, scale_grad_by_freq=False, sparse=Fa
 
 __all__ += ['conv1d', 'conv2d', 'conv_transpose2d', 'max_pool2d', 'dropout', 'embedding']
 
+# torch's top-level pooling, convolution and shuffle ops (torch.max_pool1d
+# and adaptive_max_pool1d give torch's (values, indices) there)
+from .nn.convnd import conv3d, conv_transpose1d, conv_transpose3d  # noqa: E402
+from .nn.pool import (adaptive_avg_pool1d, avg_pool1d, channel_shuffle,  # noqa: E402
+                      max_pool1d_with_indices, max_pool3d, pixel_shuffle, pixel_unshuffle)
+from .nn.pool import max_pool1d as _max_pool1d  # noqa: E402
+from .nn.pool import adaptive_max_pool1d_with_indices as adaptive_max_pool1d  # noqa: E402
+
+
+def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """torch.max_pool1d(input, kernel_size, stride=[], padding=0,
+    dilation=1, ceil_mode=False)."""
+    return _max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+__all__ += ['conv3d', 'conv_transpose1d', 'conv_transpose3d', 'max_pool1d', 'max_pool3d',
+            'max_pool1d_with_indices', 'avg_pool1d', 'adaptive_avg_pool1d',
+            'adaptive_max_pool1d', 'pixel_shuffle', 'pixel_unshuffle', 'channel_shuffle']
+
 # Exports whose names are Python builtins (float, int, bool, sum, max, ...)
 # live in this dict rather than among this module's globals, so that no
 # module shadows a builtin it uses; __getattr__ hands them out (PyGObject's

@@ -34,6 +34,15 @@ from .transformer import (MultiheadAttention, Transformer, TransformerDecoder,  
                           TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)
 __all__ += ['MultiheadAttention', 'Transformer', 'TransformerEncoder', 'TransformerDecoder',
             'TransformerEncoderLayer', 'TransformerDecoderLayer']
+from .convnd import Conv3d, ConvTranspose1d, ConvTranspose3d  # noqa: E402
+from .pool import (AdaptiveAvgPool1d, AdaptiveAvgPool3d, AdaptiveMaxPool1d,  # noqa: E402
+                   AdaptiveMaxPool3d, AvgPool1d, AvgPool3d, ChannelShuffle, LPPool1d, LPPool2d,
+                   MaxPool1d, MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d, PixelShuffle,
+                   PixelUnshuffle)
+__all__ += ['Conv3d', 'ConvTranspose1d', 'ConvTranspose3d', 'MaxPool1d', 'MaxPool3d',
+            'AvgPool1d', 'AvgPool3d', 'AdaptiveAvgPool1d', 'AdaptiveAvgPool3d',
+            'AdaptiveMaxPool1d', 'AdaptiveMaxPool3d', 'LPPool1d', 'LPPool2d', 'MaxUnpool1d',
+            'MaxUnpool2d', 'MaxUnpool3d', 'PixelShuffle', 'PixelUnshuffle', 'ChannelShuffle']
 # torch.nn.modules' submodules (each sets the __module__ of its classes, so
 # it comes after every layer's definition) and torch.nn.parallel
 from . import modules  # noqa: E402

@@ -121,6 +121,34 @@ _PAD_MODE = {'zeros': Dl.PadMode.CONSTANT, 'reflect': Dl.PadMode.REFLECT,
 _PAD_MODE_NAMES = {int(v): k for k, v in _PAD_MODE.items()}
 
 
+def _forward_padded(m, input, pad, conv):
+    """A convolution module's forward when it pads the input itself (a
+    padding mode other than zeros, padding='same' with an odd total): F.pad
+    by @pad in the module's mode, then @conv without padding."""
+    from .resample import pad as _pad
+    mode = 'constant' if m.padding_mode == 'zeros' else m.padding_mode
+    return conv(_pad(input, pad, mode), m.weight, m.bias, m.stride, 0, m.dilation, m.groups)
+
+
+def _conv_extra_repr(m, n):
+    """torch's extra_repr of an n-d convolution module."""
+    s = '%d, %d, kernel_size=%s, stride=%s' % (m.in_channels, m.out_channels, m.kernel_size,
+                                              m.stride)
+    if m.padding != (0,) * n:
+        s += ', padding=%s' % (m.padding,)
+    if m.dilation != (1,) * n:
+        s += ', dilation=%s' % (m.dilation,)
+    if getattr(m, 'output_padding', (0,) * n) != (0,) * n:
+        s += ', output_padding=%s' % (m.output_padding,)
+    if m.groups != 1:
+        s += ', groups=%d' % m.groups
+    if m.bias is None:
+        s += ', bias=False'
+    if m.padding_mode != 'zeros':
+        s += ', padding_mode=%s' % m.padding_mode
+    return s
+
+
 @typelib_override(__name__)
 class Conv2d(_Layer, Dl.Conv2d, Module):
     """torch.nn.Conv2d(in_channels, out_channels, kernel_size, stride=1,
@@ -156,10 +184,7 @@ class Conv2d(_Layer, Dl.Conv2d, Module):
         same = self.__dict__.get('_same_pad')
         if same is None:
             return Module.forward(self, input)
-        from .resample import pad
-        mode = 'constant' if self.padding_mode == 'zeros' else self.padding_mode
-        return conv2d(pad(input, same, mode), self.weight, self.bias, self.stride, 0,
-                      self.dilation, self.groups)
+        return _forward_padded(self, input, same, conv2d)
 
     in_channels = property(lambda self: self.get_property('in-channels'))
     out_channels = property(lambda self: self.get_property('out-channels'))
@@ -194,19 +219,7 @@ class Conv2d(_Layer, Dl.Conv2d, Module):
         return Dl.Module.get_parameter(self, 'bias')
 
     def extra_repr(self):
-        s = '%d, %d, kernel_size=%s, stride=%s' % (self.in_channels, self.out_channels,
-                                                  self.kernel_size, self.stride)
-        if self.padding != (0, 0):
-            s += ', padding=%s' % (self.padding,)
-        if self.dilation != (1, 1):
-            s += ', dilation=%s' % (self.dilation,)
-        if self.groups != 1:
-            s += ', groups=%d' % self.groups
-        if self.bias is None:
-            s += ', bias=False'
-        if self.padding_mode != 'zeros':
-            s += ', padding_mode=%s' % self.padding_mode
-        return s
+        return _conv_extra_repr(self, 2)
 
 
 def _conv_ints(v):
@@ -258,25 +271,10 @@ class Conv1d(_Layer, Dl.Conv1d, Module):
         same = self.__dict__.get('_same_pad')
         if same is None:
             return Module.forward(self, input)
-        from .resample import pad
-        mode = 'constant' if self.padding_mode == 'zeros' else self.padding_mode
-        return conv1d(pad(input, same, mode), self.weight, self.bias, self.stride, 0,
-                      self.dilation, self.groups)
+        return _forward_padded(self, input, same, conv1d)
 
     def extra_repr(self):
-        s = '%d, %d, kernel_size=%s, stride=%s' % (self.in_channels, self.out_channels,
-                                                  self.kernel_size, self.stride)
-        if self.padding != (0,):
-            s += ', padding=%s' % (self.padding,)
-        if self.dilation != (1,):
-            s += ', dilation=%s' % (self.dilation,)
-        if self.groups != 1:
-            s += ', groups=%d' % self.groups
-        if self.bias is None:
-            s += ', bias=False'
-        if self.padding_mode != 'zeros':
-            s += ', padding_mode=%s' % self.padding_mode
-        return s
+        return _conv_extra_repr(self, 1)
 
 
 def _pair_property(name):
@@ -348,19 +346,7 @@ class ConvTranspose2d(_Layer, Dl.ConvTranspose2d, Module):
                                 self.dilation)
 
     def extra_repr(self):
-        s = '%d, %d, kernel_size=%s, stride=%s' % (self.in_channels, self.out_channels,
-                                                  self.kernel_size, self.stride)
-        if self.padding != (0, 0):
-            s += ', padding=%s' % (self.padding,)
-        if self.dilation != (1, 1):
-            s += ', dilation=%s' % (self.dilation,)
-        if self.output_padding != (0, 0):
-            s += ', output_padding=%s' % (self.output_padding,)
-        if self.groups != 1:
-            s += ', groups=%d' % self.groups
-        if self.bias is None:
-            s += ', bias=False'
-        return s
+        return _conv_extra_repr(self, 2)
 
 
 class Unfold(Module):

@@ -240,6 +240,25 @@ from .conv import adaptive_max_pool2d  # noqa: E402
 
 __all__ += ['pad', 'interpolate', 'upsample', 'normalize', 'dropout2d', 'adaptive_max_pool2d']
 
+# the 3-d convolutions and the 1-d and 3-d transposed ones (convnd.py), the
+# 1-d and 3-d pooling, LP pooling, unpooling and the shuffles (pool.py)
+from .convnd import conv3d, conv_transpose1d, conv_transpose3d  # noqa: E402
+from .pool import (adaptive_avg_pool1d, adaptive_avg_pool3d, adaptive_max_pool1d,  # noqa: E402
+                   adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices,
+                   adaptive_max_pool3d, adaptive_max_pool3d_with_indices, avg_pool1d,
+                   avg_pool3d, channel_shuffle, lp_pool1d, lp_pool2d, max_pool1d,
+                   max_pool1d_with_indices, max_pool2d_with_indices, max_pool3d,
+                   max_pool3d_with_indices, max_unpool1d, max_unpool2d, max_unpool3d,
+                   pixel_shuffle, pixel_unshuffle)
+
+__all__ += ['conv3d', 'conv_transpose1d', 'conv_transpose3d', 'max_pool1d', 'max_pool3d',
+            'max_pool1d_with_indices', 'max_pool2d_with_indices', 'max_pool3d_with_indices',
+            'avg_pool1d', 'avg_pool3d', 'adaptive_avg_pool1d', 'adaptive_avg_pool3d',
+            'adaptive_max_pool1d', 'adaptive_max_pool3d', 'adaptive_max_pool1d_with_indices',
+            'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d_with_indices',
+            'lp_pool1d', 'lp_pool2d', 'max_unpool1d', 'max_unpool2d', 'max_unpool3d',
+            'pixel_shuffle', 'pixel_unshuffle', 'channel_shuffle']
+
 
 # ---- attention ---------------------------------------------------------------
 

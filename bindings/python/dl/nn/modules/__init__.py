@@ -1880,6 +1880,7 @@ _SUBMODULES = ['activation', 'batchnorm', 'container', 'conv', 'dropout', 'flatt
                'linear', 'loss', 'module', 'normalization', 'pooling', 'rnn', 'sparse',
                'transformer', 'upsampling']
 _SUBMODULES += ['padding', 'instancenorm']
+_SUBMODULES += ['pixelshuffle', 'channelshuffle']
 
 
 def _home(module_name):

@@ -4,8 +4,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
 from ..conv import Conv1d, Conv2d, ConvTranspose2d
+from ..convnd import Conv3d, ConvTranspose1d, ConvTranspose3d
 from . import _home
 
-__all__ = ['Conv1d', 'Conv2d', 'ConvTranspose2d']
+__all__ = ['Conv1d', 'Conv2d', 'ConvTranspose2d', 'Conv3d', 'ConvTranspose1d', 'ConvTranspose3d']
 
 _home(__name__)
