@@ -759,6 +759,12 @@ class Tensor(Dl.Tensor):
         t = self if dtype is None else self.to(dtype)
         return Dl.Tensor.softmax(t, dim)
 
+    @_checked
+    def hardshrink(self, lambd=0.5):
+        return Dl.Tensor.hardshrink(self, float(lambd))
+
+    prelu = _checked(Dl.Tensor.prelu)
+
     # -- creation and random sampling (_creation.py) --
     new_zeros = _creation._new_zeros
     new_ones = _creation._new_ones

@@ -5,8 +5,14 @@
 
 from . import (_home, BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss,
                MSELoss, NLLLoss, SmoothL1Loss)
+from ..margin_loss import (CosineEmbeddingLoss, HingeEmbeddingLoss, MarginRankingLoss,
+                           MultiLabelMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss,
+                           SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss)
 
 __all__ = ['L1Loss', 'MSELoss', 'SmoothL1Loss', 'HuberLoss', 'NLLLoss', 'CrossEntropyLoss',
-           'BCELoss', 'BCEWithLogitsLoss', 'KLDivLoss']
+           'BCELoss', 'BCEWithLogitsLoss', 'KLDivLoss', 'CosineEmbeddingLoss', 'MarginRankingLoss',
+           'HingeEmbeddingLoss', 'SoftMarginLoss', 'MultiLabelSoftMarginLoss',
+           'MultiLabelMarginLoss', 'MultiMarginLoss', 'TripletMarginLoss',
+           'TripletMarginWithDistanceLoss']
 
 _home(__name__)
