@@ -103,7 +103,7 @@ typedef enum
   DL_UNARY_LEAKY_RELU, /* (negative_slope): x > 0 ? x : x * negative_slope; floats */
   DL_UNARY_LOGIT,      /* (eps): ln (x / (1 - x)), x clamped to [eps, 1 - eps] if eps >= 0 */
   DL_UNARY_POLYGAMMA,  /* (n), n >= 1: the n-th derivative of digamma */
-  DL_UNARY_HARDTANH,   /* (min, max): x clamped to [min, max]; NaN stays NaN */
+  DL_UNARY_HARDTANH,   /* (min, max): min (max (x, min), max); NaN stays NaN */
   DL_UNARY_ELU,        /* (alpha, scale, input_scale): scale x for x > 0, else
                         * scale alpha (e^(input_scale x) - 1) */
   DL_UNARY_HARDSHRINK, /* (lambd): x where |x| > lambd, else 0 */

@@ -78,7 +78,7 @@ static const DlLayerProp prelu_props[] = {
    * DlPrelu:num-parameters:
    *
    * The number of slopes: 1, or the number of channels of the input
-   * (default 1).
+   * (default 1); not negative.
    *
    * Since: 0.1
    */
@@ -113,10 +113,11 @@ dl_prelu_constructed (GObject *object)
   GError *error = NULL;
 
   G_OBJECT_CLASS (dl_prelu_parent_class)->constructed (object);
-  if (self->num_parameters < 1)
-    error = g_error_new (DL_ERROR, DL_ERROR_ARGUMENT,
-                         "PReLU: num_parameters must be at least 1, got %" G_GINT64_FORMAT,
-                         self->num_parameters);
+  if (self->num_parameters < 0)
+    error = g_error_new (DL_ERROR, DL_ERROR_SHAPE,
+                         "PReLU: Trying to create tensor with negative dimension %" G_GINT64_FORMAT
+                         ": [%" G_GINT64_FORMAT "]",
+                         self->num_parameters, self->num_parameters);
   else if ((w = dl_full (&self->num_parameters, 1, self->init,
                          dl_module_get_factory_dtype (DL_MODULE (self)),
                          dl_module_get_factory_device (DL_MODULE (self)), &error))
@@ -228,7 +229,7 @@ dl_glu_init (DlGlu *self)
 
 /**
  * dl_glu_new:
- * @dim: The dim to halve (default -1).
+ * @dim: the dim to halve
  *
  * Makes a GLU module, as `torch.nn.GLU (dim)`: forward gives
  * dl_tensor_glu(). PyTorch's default @dim is -1.
@@ -322,7 +323,7 @@ dl_softmin_init (DlSoftmin *self)
 
 /**
  * dl_softmin_new:
- * @dim: The dim to normalise over; it must be given.
+ * @dim: the dim to normalise over; it must be given
  * @error: return location for a #GError
  *
  * Makes a Softmin module, as `torch.nn.Softmin (dim)`: forward gives softmax

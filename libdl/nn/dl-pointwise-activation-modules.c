@@ -91,7 +91,7 @@ dl_relu6_init (DlRelu6 *self)
 
 /**
  * dl_relu6_new:
- * @inplace: Whether forward overwrites its input (default %FALSE).
+ * @inplace: whether forward overwrites its input
  *
  * Makes a ReLU6 module, as `torch.nn.ReLU6 (inplace)`: forward gives min
  * (max (x, 0), 6) element-wise.
@@ -167,7 +167,7 @@ dl_hardswish_init (DlHardswish *self)
 
 /**
  * dl_hardswish_new:
- * @inplace: Whether forward overwrites its input (default %FALSE).
+ * @inplace: whether forward overwrites its input
  *
  * Makes a Hardswish module, as `torch.nn.Hardswish (inplace)`: forward gives
  * x relu6 (x + 3) / 6 element-wise.
@@ -243,7 +243,7 @@ dl_hardsigmoid_init (DlHardsigmoid *self)
 
 /**
  * dl_hardsigmoid_new:
- * @inplace: Whether forward overwrites its input (default %FALSE).
+ * @inplace: whether forward overwrites its input
  *
  * Makes a Hardsigmoid module, as `torch.nn.Hardsigmoid (inplace)`: forward
  * gives relu6 (x + 3) / 6 element-wise.
@@ -319,7 +319,7 @@ dl_mish_init (DlMish *self)
 
 /**
  * dl_mish_new:
- * @inplace: Whether forward overwrites its input (default %FALSE).
+ * @inplace: whether forward overwrites its input
  *
  * Makes a Mish module, as `torch.nn.Mish (inplace)`: forward gives x tanh
  * (softplus (x)) element-wise.
@@ -403,7 +403,7 @@ dl_selu_init (DlSelu *self)
 
 /**
  * dl_selu_new:
- * @inplace: Whether forward overwrites its input (default %FALSE).
+ * @inplace: whether forward overwrites its input
  *
  * Makes a SELU module, as `torch.nn.SELU (inplace)`: forward gives
  * dl_tensor_selu().
@@ -498,8 +498,8 @@ dl_celu_init (DlCelu *self)
 
 /**
  * dl_celu_new:
- * @alpha: The scale of the negative part, not 0 (default 1).
- * @inplace: Whether forward overwrites its input (default %FALSE).
+ * @alpha: the scale of the negative part, not 0
+ * @inplace: whether forward overwrites its input
  *
  * Makes a CELU module, as `torch.nn.CELU (alpha, inplace)`: forward gives
  * dl_tensor_celu(). PyTorch's default @alpha is 1.
@@ -544,7 +544,7 @@ static const DlLayerProp hardshrink_props[] = {
   /**
    * DlHardshrink:lambd:
    *
-   * The half-width of the band set to 0, at least 0 (default 0.5).
+   * The half-width of the band set to 0 (default 0.5).
    *
    * Since: 0.1
    */
@@ -579,7 +579,7 @@ dl_hardshrink_init (DlHardshrink *self)
 
 /**
  * dl_hardshrink_new:
- * @lambd: The half-width of the band set to 0, at least 0 [...]
+ * @lambd: the half-width of the band set to 0
  *
  * Makes a Hardshrink module, as `torch.nn.Hardshrink (lambd)`: forward gives
  * x where |x| > lambd and 0 elsewhere. PyTorch's default @lambd is 0.5.
@@ -659,7 +659,7 @@ dl_softshrink_init (DlSoftshrink *self)
 
 /**
  * dl_softshrink_new:
- * @lambd: The half-width of the band set to 0, at least 0 [...]
+ * @lambd: the half-width of the band set to 0, at least 0
  *
  * Makes a Softshrink module, as `torch.nn.Softshrink (lambd)`: forward gives
  * x - lambd above lambd, x + lambd below -lambd and 0 between. PyTorch's
@@ -939,9 +939,9 @@ dl_threshold_init (DlThreshold *self)
 
 /**
  * dl_threshold_new:
- * @threshold: The value x must exceed to be kept.
- * @value: What replaces the elements not above the threshold.
- * @inplace: Whether forward overwrites its input (default %FALSE).
+ * @threshold: the value x must exceed to be kept
+ * @value: what replaces the elements not above the threshold
+ * @inplace: whether forward overwrites its input
  *
  * Makes a Threshold module, as `torch.nn.Threshold (threshold, value,
  * inplace)`: forward gives dl_tensor_threshold().
@@ -1050,9 +1050,9 @@ dl_rrelu_init (DlRrelu *self)
 
 /**
  * dl_rrelu_new:
- * @lower: The lowest slope (default 1/8).
- * @upper: The highest slope, not below the lowest (default 1/3).
- * @inplace: Whether forward overwrites its input (default %FALSE).
+ * @lower: the lowest slope
+ * @upper: the highest slope, not below the lowest
+ * @inplace: whether forward overwrites its input
  *
  * Makes an RReLU module, as `torch.nn.RReLU (lower, upper, inplace)`:
  * forward gives dl_tensor_rrelu() in the module's training mode, with the

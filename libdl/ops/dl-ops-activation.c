@@ -347,19 +347,6 @@ static const DlPointwiseOp threshold_op
 #define SELU_SCALE 1.0507009873554804934193349852946
 
 static gboolean
-check_hardtanh (const gchar *name, gdouble min_val, gdouble max_val, GError **error)
-{
-  if (min_val > max_val)
-    {
-      g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                   "%s: min_val cannot be greater than max_val, got min_val=%g and max_val=%g",
-                   name, min_val, max_val);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-static gboolean
 check_lambd (const gchar *name, gdouble lambd, GError **error)
 {
   if (!(lambd >= 0))
@@ -387,14 +374,14 @@ check_celu (gdouble alpha, GError **error)
  * dl_tensor_hardtanh:
  * @self: a floating-point #DlTensor
  * @min_val: the lower bound (PyTorch's default is -1)
- * @max_val: the upper bound, not below @min_val (PyTorch's default is 1)
+ * @max_val: the upper bound (PyTorch's default is 1)
  * @error: return location for a #GError
  *
  * Clamps each element to [@min_val, @max_val], as
- * torch.nn.functional.hardtanh. Unlike dl_tensor_clamp_scalar(), the
- * gradient is 0 at the bounds themselves, as PyTorch's HardtanhBackward0.
- *
- * Fails with %DL_ERROR_ARGUMENT when @min_val > @max_val.
+ * torch.nn.functional.hardtanh: min (max (x, @min_val), @max_val), so
+ * @max_val everywhere when @min_val > @max_val, as PyTorch's. Unlike
+ * dl_tensor_clamp_scalar(), the gradient is 0 at the bounds themselves,
+ * as PyTorch's HardtanhBackward0.
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
@@ -405,8 +392,6 @@ dl_tensor_hardtanh (DlTensor *self, gdouble min_val, gdouble max_val, GError **e
 {
   gdouble p[2] = { min_val, max_val };
 
-  if (!check_hardtanh ("hardtanh", min_val, max_val, error))
-    return NULL;
   return dl_pointwise_unary_params (&hardtanh_op, self, p, error);
 }
 
@@ -414,7 +399,7 @@ dl_tensor_hardtanh (DlTensor *self, gdouble min_val, gdouble max_val, GError **e
  * dl_tensor_hardtanh_:
  * @self: a floating-point #DlTensor, written in place
  * @min_val: the lower bound
- * @max_val: the upper bound, not below @min_val
+ * @max_val: the upper bound
  * @error: return location for a #GError
  *
  * Computes dl_tensor_hardtanh() and writes it into @self, as
@@ -429,8 +414,6 @@ dl_tensor_hardtanh_ (DlTensor *self, gdouble min_val, gdouble max_val, GError **
 {
   gdouble p[2] = { min_val, max_val };
 
-  if (!check_hardtanh ("hardtanh_", min_val, max_val, error))
-    return NULL;
   return dl_pointwise_unary_params_ (&hardtanh_op, self, p, error);
 }
 
@@ -607,14 +590,12 @@ dl_tensor_celu_ (DlTensor *self, gdouble alpha, GError **error)
 /**
  * dl_tensor_hardshrink:
  * @self: a floating-point #DlTensor
- * @lambd: the half-width of the band set to 0, at least 0 (PyTorch's
- *   default is 0.5)
+ * @lambd: the half-width of the band set to 0 (PyTorch's default is 0.5)
  * @error: return location for a #GError
  *
- * Computes x where |x| > @lambd and 0 elsewhere, element-wise, as
- * torch.nn.functional.hardshrink.
- *
- * Fails with %DL_ERROR_ARGUMENT for a negative @lambd.
+ * Computes x where x < -@lambd or x > @lambd and 0 elsewhere,
+ * element-wise, as torch.nn.functional.hardshrink (a negative @lambd, which
+ * PyTorch accepts here, makes an empty band).
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
@@ -623,8 +604,6 @@ dl_tensor_celu_ (DlTensor *self, gdouble alpha, GError **error)
 DlTensor *
 dl_tensor_hardshrink (DlTensor *self, gdouble lambd, GError **error)
 {
-  if (!check_lambd ("hardshrink", lambd, error))
-    return NULL;
   return dl_pointwise_unary_params (&hardshrink_op, self, &lambd, error);
 }
 

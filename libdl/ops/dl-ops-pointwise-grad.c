@@ -235,10 +235,12 @@ DL_GRAD (dl_grad_hardswish) /* 0 below -3, g (x / 3 + 1/2) up to 3, g above */
   return hi && (*gs = dl_where (hi, a->grad, mid, error)) != NULL;
 }
 
-DL_GRAD (dl_grad_hardsigmoid) /* g / 6 where -3 < x < 3 */
+/* g / 6 where -3 < x < 3; 1/6 rounded to float32 in every dtype, as
+ * PyTorch's CPU kernel (its constant is 1.0f / 6.0f) */
+DL_GRAD (dl_grad_hardsigmoid)
 {
   g_autoptr (DlTensor) ax = dl_tensor_abs (a->self, error);
-  g_autoptr (DlTensor) g6 = ax ? dl_tensor_div_scalar (a->grad, 6, error) : NULL;
+  g_autoptr (DlTensor) g6 = ax ? dl_tensor_mul_scalar (a->grad, (gfloat)(1.0 / 6.0), error) : NULL;
 
   return g6
          && (*gs = dl_pointwise_mul_mask (g6, dl_tensor_lt_scalar (ax, 3, error), error)) != NULL;

@@ -763,7 +763,9 @@ class Tensor(Dl.Tensor):
     def hardshrink(self, lambd=0.5):
         return Dl.Tensor.hardshrink(self, float(lambd))
 
-    prelu = _checked(Dl.Tensor.prelu)
+    @_checked
+    def prelu(self, weight):
+        return Dl.Tensor.prelu(self, weight)
 
     # -- creation and random sampling (_creation.py) --
     new_zeros = _creation._new_zeros

@@ -87,6 +87,18 @@
 
 DEFINE_RELU6 (float, f32)
 DEFINE_RELU6 (double, f64)
+
+/* min (max (x, lo), hi), NaN kept: hi everywhere when lo > hi, as
+ * PyTorch's clamp and hardtanh */
+#define DEFINE_CLAMP(T, TN)                                                                        \
+  static inline T clamp_##TN (T x, T lo, T hi)                                                     \
+  {                                                                                                \
+    T t = x < lo ? lo : x;                                                                         \
+    return t > hi ? hi : t;                                                                        \
+  }
+
+DEFINE_CLAMP (float, f32)
+DEFINE_CLAMP (double, f64)
 DEFINE_FLOAT_HELPERS (float, f32)
 DEFINE_FLOAT_HELPERS (double, f64)
 
@@ -260,11 +272,11 @@ lgamma_f64 (double x)
 /* hardtanh (min, max); elu (alpha, scale, input_scale); hardshrink and
  * softshrink (lambd); threshold (threshold, value) */
 #define DEFINE_PARAM_ACTIVATIONS                                                                   \
-  DEFINE_PARAM_UNARY (hardtanh, x < (T)p[0] ? (T)p[0] : x > (T)p[1] ? (T)p[1] : x)                 \
+  DEFINE_PARAM_UNARY (hardtanh, CAT (clamp_, TN) (x, (T)p[0], (T)p[1]))                          \
   DEFINE_PARAM_UNARY (elu, x > 0 ? (T)p[1] * x                                                     \
                                  : (T)p[1] * (T)p[0] * expm1 ((T)p[2] * x))                        \
   DEFINE_PARAM_UNARY (hardshrink, (x >= -(T)p[0] && x <= (T)p[0]) ? (T)0 : x)                      \
-  DEFINE_PARAM_UNARY (softshrink, x > (T)p[0] ? x - (T)p[0] : x < -(T)p[0] ? x + (T)p[0] : (T)0 * x) \
+  DEFINE_PARAM_UNARY (softshrink, x > (T)p[0] ? x - (T)p[0] : x < -(T)p[0] ? x + (T)p[0] : (T)0)   \
   DEFINE_PARAM_UNARY (threshold, x <= (T)p[0] ? (T)p[1] : x)
 
 #define PARAM_ENTRIES(TN)                                                                          \

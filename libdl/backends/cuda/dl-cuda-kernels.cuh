@@ -649,15 +649,18 @@ dl_cuda_unary_float (DlUnaryOp op, T x, const double *params)
         return x / (1 + dl_fabs (x));
       case DL_UNARY_TANHSHRINK:
         return x - dl_tanh (x);
-      case DL_UNARY_HARDTANH:
-        return x < (T)params[0] ? (T)params[0] : x > (T)params[1] ? (T)params[1] : x;
+      case DL_UNARY_HARDTANH: /* max everywhere when min > max, as PyTorch's */
+        {
+          T t = x < (T)params[0] ? (T)params[0] : x;
+          return t > (T)params[1] ? (T)params[1] : t;
+        }
       case DL_UNARY_ELU:
         return x > 0 ? (T)params[1] * x
                      : (T)params[1] * (T)params[0] * dl_expm1 ((T)params[2] * x);
       case DL_UNARY_HARDSHRINK:
         return (x >= -(T)params[0] && x <= (T)params[0]) ? (T)0 : x;
       case DL_UNARY_SOFTSHRINK:
-        return x > (T)params[0] ? x - (T)params[0] : x < -(T)params[0] ? x + (T)params[0] : (T)0 * x;
+        return x > (T)params[0] ? x - (T)params[0] : x < -(T)params[0] ? x + (T)params[0] : (T)0;
       case DL_UNARY_THRESHOLD:
         return x <= (T)params[0] ? (T)params[1] : x;
       default:
