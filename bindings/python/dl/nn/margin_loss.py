@@ -9,8 +9,10 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+import warnings
+
 from .activation import logsigmoid
-from .distance import pairwise_distance
+from .distance import PairwiseDistance, pairwise_distance
 from .modules import Module
 
 __all__ = ['cosine_embedding_loss', 'margin_ranking_loss', 'hinge_embedding_loss',
@@ -27,7 +29,10 @@ def _reduction(size_average, reduce, reduction):
     if size_average is not None or reduce is not None:
         size_average = True if size_average is None else size_average
         reduce = True if reduce is None else reduce
-        return 'mean' if size_average and reduce else 'sum' if reduce else 'none'
+        legacy = 'mean' if size_average and reduce else 'sum' if reduce else 'none'
+        warnings.warn("size_average and reduce args will be deprecated, please use "
+                      "reduction='{}' instead.".format(legacy), stacklevel=3)
+        return legacy
     if reduction not in ('none', 'mean', 'sum'):
         raise ValueError('{} is not a valid value for reduction'.format(reduction))
     return reduction
@@ -125,7 +130,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     """For each sample, the sum over its target classes j (target's row up to
     the first -1) and the other classes i of max(0, 1 - (x[j] - x[i])),
     divided by the number of classes."""
-    from ..functional import one_hot
+    from .functional import one_hot
     reduction = _reduction(size_average, reduce, reduction)
     x, t, single = _as_batch(input, target, 'multilabel_margin_loss')
     if tuple(t.shape) != tuple(x.shape):
@@ -153,13 +158,13 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     """For each sample, the sum over the classes i other than its target y of
     max(0, margin - x[y] + x[i])^p (times weight[y]), divided by the number
     of classes."""
-    from ..functional import one_hot
+    from .functional import one_hot
     reduction = _reduction(size_average, reduce, reduction)
     if p != 1 and p != 2:
         raise ValueError('only p == 1 and p == 2 supported')
     if weight is not None and weight.dim() != 1:
         raise ValueError('weight must be one-dimensional')
-    x, t, single = _as_batch(input, target, 'multi_margin_loss')
+    x, t, _ = _as_batch(input, target, 'multi_margin_loss')
     t = t.reshape([-1])
     if t.shape[0] != x.shape[0]:
         raise RuntimeError('inconsistent target size, expected {} but got {}'.format(
@@ -175,10 +180,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if weight is not None:
         m = m * weight.index_select(0, t).unsqueeze(1)
     others = 1 - one_hot(t, c).to(x.dtype)
-    loss = (m * others).sum(1) / c
-    if single:
-        loss = loss.squeeze(0)
-    return _reduce(loss, reduction)
+    return _reduce((m * others).sum(1) / c, reduction)
 
 
 def _check_triplet(anchor, positive, negative):
@@ -207,9 +209,6 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     """triplet_margin_loss with any distance function (pairwise_distance by
     default)."""
     reduction = _reduction(None, None, reduction)
-    if margin <= 0:
-        raise ValueError('triplet_margin_with_distance_loss: expected margin to be greater '
-                         'than 0, got {} instead'.format(margin))
     _check_triplet(anchor, positive, negative)
     distance = distance_function if distance_function is not None else pairwise_distance
     dist_pos = distance(anchor, positive)
@@ -334,11 +333,8 @@ class TripletMarginWithDistanceLoss(_MarginLoss):
 
     def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction='mean'):
         super().__init__(None, None, reduction)
-        if margin <= 0:
-            raise ValueError('TripletMarginWithDistanceLoss: expected margin to be greater than '
-                             '0, got {} instead'.format(margin))
         self.distance_function = distance_function if distance_function is not None \
-            else pairwise_distance
+            else PairwiseDistance()
         self.margin, self.swap = margin, swap
 
     def forward(self, anchor, positive, negative):
