@@ -80,6 +80,9 @@ GRADGRAD_FAILS = {}
 # Where PyTorch 1.13 is no oracle: abs's second derivative is 0, and
 # torch's double backward through sgn gives uninitialised memory at times.
 SECOND_DERIVATIVE_IS_ZERO = {'AbsBackward0'}
+# hardsigmoid's derivative is a step (1/6 inside (-3, 3), 0 outside): its
+# second derivative is 0, which torch 1.13 does not implement (it raises)
+TORCH_HAS_NO_SECOND_DERIVATIVE = {'HardsigmoidBackward0'}
 # sgn of real numbers is a step: its derivative is 0 where it is
 # defined; torch 1.13's SgnBackward0 gives values of about 1e-6 instead at
 # times (on 1-d inputs of 5 here), as its double backward above does
@@ -702,8 +705,10 @@ def test_walk(name, contiguous, rng):
         grad_out = rng.uniform(-1, 1, tuple(out.shape))
         v = [rng.uniform(-1, 1, a.shape) for a in arrays]
         y, d1, d2 = _derivatives(dl, case, arrays, contiguous, grad_out, v, not fails)
-        u, t1, t2 = _derivatives(torch, case, arrays, contiguous, grad_out, v, not fails)
-        if name in SECOND_DERIVATIVE_IS_ZERO or name in DERIVATIVE_IS_ZERO:
+        u, t1, t2 = _derivatives(torch, case, arrays, contiguous, grad_out, v,
+                                 not fails and name not in TORCH_HAS_NO_SECOND_DERIVATIVE)
+        if name in SECOND_DERIVATIVE_IS_ZERO or name in DERIVATIVE_IS_ZERO \
+                or name in TORCH_HAS_NO_SECOND_DERIVATIVE:
             t2 = [np.zeros(a.shape) for a in arrays]
         if name in DERIVATIVE_IS_ZERO:
             t1 = [np.zeros(a.shape) for a in arrays]
