@@ -84,7 +84,7 @@ typedef enum
   DL_UNARY_SINC,
   DL_UNARY_I0, /* the modified Bessel functions of the first kind */
   DL_UNARY_I1,
-  DL_UNARY_SQUARE, /* also integer */
+  DL_UNARY_SQUARE,      /* also integer */
   DL_UNARY_HARDSWISH,   /* x relu6 (x + 3) / 6 */
   DL_UNARY_HARDSIGMOID, /* relu6 (x + 3) / 6 */
   DL_UNARY_MISH,        /* x tanh (softplus (x)) */

@@ -397,4 +397,3 @@ dl_softmax2d_new (void)
 {
   return g_object_new (DL_TYPE_SOFTMAX2D, NULL);
 }
-

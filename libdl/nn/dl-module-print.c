@@ -72,11 +72,10 @@ printed_name (DlModule *self)
     { "DlGelu", "GELU" },           { "DlSilu", "SiLU" },
     { "DlMseLoss", "MSELoss" },     { "DlNllLoss", "NLLLoss" },
     { "DlBceLoss", "BCELoss" },     { "DlBceWithLogitsLoss", "BCEWithLogitsLoss" },
-    { "DlKlDivLoss", "KLDivLoss" },
-    { "DlElu", "ELU" },             { "DlRelu6", "ReLU6" },
-    { "DlSelu", "SELU" },           { "DlCelu", "CELU" },
-    { "DlRrelu", "RReLU" },         { "DlPrelu", "PReLU" },
-    { "DlGlu", "GLU" },
+    { "DlKlDivLoss", "KLDivLoss" }, { "DlElu", "ELU" },
+    { "DlRelu6", "ReLU6" },         { "DlSelu", "SELU" },
+    { "DlCelu", "CELU" },           { "DlRrelu", "RReLU" },
+    { "DlPrelu", "PReLU" },         { "DlGlu", "GLU" },
   };
   const gchar *name = G_OBJECT_TYPE_NAME (self);
 

@@ -232,7 +232,8 @@ static void
 dl_hardsigmoid_class_init (DlHardsigmoidClass *klass)
 {
   DL_MODULE_CLASS (klass)->forward = dl_hardsigmoid_forward;
-  dl_layer_props_install (G_OBJECT_CLASS (klass), hardsigmoid_props, G_N_ELEMENTS (hardsigmoid_props));
+  dl_layer_props_install (G_OBJECT_CLASS (klass), hardsigmoid_props,
+                          G_N_ELEMENTS (hardsigmoid_props));
 }
 
 static void
@@ -568,7 +569,8 @@ dl_hardshrink_class_init (DlHardshrinkClass *klass)
 {
   DL_MODULE_CLASS (klass)->forward = dl_hardshrink_forward;
   DL_MODULE_CLASS (klass)->extra_repr = dl_hardshrink_extra_repr;
-  dl_layer_props_install (G_OBJECT_CLASS (klass), hardshrink_props, G_N_ELEMENTS (hardshrink_props));
+  dl_layer_props_install (G_OBJECT_CLASS (klass), hardshrink_props,
+                          G_N_ELEMENTS (hardshrink_props));
 }
 
 static void
@@ -599,7 +601,8 @@ dl_hardshrink_new (gdouble lambd)
 /**
  * DlSoftshrink:
  *
- * Applies x - lambd above lambd, x + lambd below -lambd and 0 between, element-wise, as torch.nn.Softshrink.
+ * Applies x - lambd above lambd, x + lambd below -lambd and 0 between, element-wise, as
+ * torch.nn.Softshrink.
  *
  * Since: 0.1
  */
@@ -648,7 +651,8 @@ dl_softshrink_class_init (DlSoftshrinkClass *klass)
 {
   DL_MODULE_CLASS (klass)->forward = dl_softshrink_forward;
   DL_MODULE_CLASS (klass)->extra_repr = dl_softshrink_extra_repr;
-  dl_layer_props_install (G_OBJECT_CLASS (klass), softshrink_props, G_N_ELEMENTS (softshrink_props));
+  dl_layer_props_install (G_OBJECT_CLASS (klass), softshrink_props,
+                          G_N_ELEMENTS (softshrink_props));
 }
 
 static void
@@ -909,8 +913,10 @@ static DlTensor *
 dl_threshold_forward (DlModule *module, DlTensor *input, GError **error)
 {
   if (DL_THRESHOLD (module)->inplace)
-    return ref_result (dl_tensor_threshold_ (input, DL_THRESHOLD (module)->threshold, DL_THRESHOLD (module)->value, error));
-  return dl_tensor_threshold (input, DL_THRESHOLD (module)->threshold, DL_THRESHOLD (module)->value, error);
+    return ref_result (dl_tensor_threshold_ (input, DL_THRESHOLD (module)->threshold,
+                                             DL_THRESHOLD (module)->value, error));
+  return dl_tensor_threshold (input, DL_THRESHOLD (module)->threshold, DL_THRESHOLD (module)->value,
+                              error);
 }
 
 static gchar *
@@ -920,7 +926,8 @@ dl_threshold_extra_repr (DlModule *module)
   g_autofree gchar *threshold = dl_module_repr_double (self->threshold);
   g_autofree gchar *value = dl_module_repr_double (self->value);
 
-  return g_strdup_printf ("threshold=%s, value=%s%s", threshold, value, self->inplace ? ", inplace=True" : "");
+  return g_strdup_printf ("threshold=%s, value=%s%s", threshold, value,
+                          self->inplace ? ", inplace=True" : "");
 }
 
 static void
@@ -953,7 +960,8 @@ dl_threshold_init (DlThreshold *self)
 DlThreshold *
 dl_threshold_new (gdouble threshold, gdouble value, gboolean inplace)
 {
-  return g_object_new (DL_TYPE_THRESHOLD, "threshold", threshold, "value", value, "inplace", inplace, NULL);
+  return g_object_new (DL_TYPE_THRESHOLD, "threshold", threshold, "value", value, "inplace",
+                       inplace, NULL);
 }
 
 /* ---- RReLU ------------------------------------------------------------------- */
@@ -1031,7 +1039,8 @@ dl_rrelu_extra_repr (DlModule *module)
   g_autofree gchar *lower = dl_module_repr_double (self->lower);
   g_autofree gchar *upper = dl_module_repr_double (self->upper);
 
-  return g_strdup_printf ("lower=%s, upper=%s%s", lower, upper, self->inplace ? ", inplace=True" : "");
+  return g_strdup_printf ("lower=%s, upper=%s%s", lower, upper,
+                          self->inplace ? ", inplace=True" : "");
 }
 
 static void
@@ -1067,4 +1076,3 @@ dl_rrelu_new (gdouble lower, gdouble upper, gboolean inplace)
 {
   return g_object_new (DL_TYPE_RRELU, "lower", lower, "upper", upper, "inplace", inplace, NULL);
 }
-

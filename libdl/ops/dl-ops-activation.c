@@ -311,7 +311,8 @@ elu_grad (const DlPointwiseGradArgs *a, DlTensor **gs, DlTensor **go, GError **e
   g_autoptr (DlTensor) pos = dl_tensor_gt_scalar (a->self, 0, error);
   g_autoptr (DlTensor) xs = pos ? dl_tensor_mul_scalar (a->self, input_scale, error) : NULL;
   g_autoptr (DlTensor) e = xs ? dl_tensor_exp (xs, error) : NULL;
-  g_autoptr (DlTensor) neg = e ? dl_tensor_mul_scalar (e, scale * alpha * input_scale, error) : NULL;
+  g_autoptr (DlTensor) neg
+      = e ? dl_tensor_mul_scalar (e, scale * alpha * input_scale, error) : NULL;
   g_autoptr (DlTensor) gneg = neg ? dl_tensor_mul (a->grad, neg, error) : NULL;
   g_autoptr (DlTensor) gpos
       = gneg ? (scale == 1 ? g_object_ref (a->grad) : dl_tensor_mul_scalar (a->grad, scale, error))
@@ -719,8 +720,8 @@ rrelu_noise (DlTensor *x,
   g_autoptr (DlTensor) noise = NULL;
   g_autoptr (DlTensor) pos = NULL;
 
-  if (!(noise = dl_tensor_new_empty_internal (dl_tensor_device (x), x->dtype, x->sizes, x->ndim,
-                                              error)))
+  if (!(noise
+        = dl_tensor_new_empty_internal (dl_tensor_device (x), x->dtype, x->sizes, x->ndim, error)))
     return NULL;
   if (training ? !dl_tensor_uniform_gen_ (noise, lower, upper, generator, error)
                : !dl_tensor_fill_ (noise, (lower + upper) / 2, error))

@@ -228,8 +228,8 @@ DL_GRAD (dl_grad_hardswish) /* 0 below -3, g (x / 3 + 1/2) up to 3, g above */
   g_autoptr (DlTensor) t = dl_tensor_div_scalar (x, 3, error);
   g_autoptr (DlTensor) t5 = t ? dl_tensor_add_scalar (t, 0.5, error) : NULL;
   g_autoptr (DlTensor) gt = t5 ? dl_tensor_mul (a->grad, t5, error) : NULL;
-  g_autoptr (DlTensor) mid = gt ? dl_pointwise_mul_mask (gt, dl_tensor_ge_scalar (x, -3, error), error)
-                                : NULL;
+  g_autoptr (DlTensor) mid
+      = gt ? dl_pointwise_mul_mask (gt, dl_tensor_ge_scalar (x, -3, error), error) : NULL;
   g_autoptr (DlTensor) hi = mid ? dl_tensor_gt_scalar (x, 3, error) : NULL;
 
   return hi && (*gs = dl_where (hi, a->grad, mid, error)) != NULL;

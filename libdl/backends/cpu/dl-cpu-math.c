@@ -162,7 +162,7 @@ lgamma_f64 (double x)
   X (HARDSWISH, hardswish, (x * CAT (relu6_, TN) (x + 3) / 6))                                     \
   X (HARDSIGMOID, hardsigmoid, (CAT (relu6_, TN) (x + 3) / 6))                                     \
   X (MISH, mish, (x * tanh (log1p (exp (x)))))                                                     \
-  X (LOGSIGMOID, logsigmoid, ((x < 0 ? x : 0) - log1p (exp (-fabs (x)))))                         \
+  X (LOGSIGMOID, logsigmoid, ((x < 0 ? x : 0) - log1p (exp (-fabs (x)))))                          \
   X (SOFTSIGN, softsign, (x / (1 + fabs (x))))                                                     \
   X (TANHSHRINK, tanhshrink, (x - tanh (x)))
 
@@ -272,9 +272,8 @@ lgamma_f64 (double x)
 /* hardtanh (min, max); elu (alpha, scale, input_scale); hardshrink and
  * softshrink (lambd); threshold (threshold, value) */
 #define DEFINE_PARAM_ACTIVATIONS                                                                   \
-  DEFINE_PARAM_UNARY (hardtanh, CAT (clamp_, TN) (x, (T)p[0], (T)p[1]))                          \
-  DEFINE_PARAM_UNARY (elu, x > 0 ? (T)p[1] * x                                                     \
-                                 : (T)p[1] * (T)p[0] * expm1 ((T)p[2] * x))                        \
+  DEFINE_PARAM_UNARY (hardtanh, CAT (clamp_, TN) (x, (T)p[0], (T)p[1]))                            \
+  DEFINE_PARAM_UNARY (elu, x > 0 ? (T)p[1] * x : (T)p[1] * (T)p[0] * expm1 ((T)p[2] * x))          \
   DEFINE_PARAM_UNARY (hardshrink, (x >= -(T)p[0] && x <= (T)p[0]) ? (T)0 : x)                      \
   DEFINE_PARAM_UNARY (softshrink, x > (T)p[0] ? x - (T)p[0] : x < -(T)p[0] ? x + (T)p[0] : (T)0)   \
   DEFINE_PARAM_UNARY (threshold, x <= (T)p[0] ? (T)p[1] : x)
