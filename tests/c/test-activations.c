@@ -317,19 +317,6 @@ static const DlTestGradCase grad_cases[] = {
 
 /* ---- modules ----------------------------------------------------------------------- */
 
-static DlTensor *
-forward (gpointer module, DlTensor *x)
-{
-  g_autoptr (GError) error = NULL;
-  DlTensor *y;
-
-  g_assert_true (g_initable_init (G_INITABLE (module), NULL, &error));
-  g_assert_no_error (error);
-  y = dl_module_forward (DL_MODULE (module), x, &error);
-  g_assert_no_error (error);
-  return y;
-}
-
 static void
 assert_printed (gpointer module, const gchar *expected)
 {
@@ -358,18 +345,18 @@ test_modules (void)
   g_assert_no_error (error);
   for (guint i = 0; i < N_XS; i++)
     expected[i] = ref_relu6 (xs[i]);
-  y = forward (relu6, x);
+  y = dl_test_run_module (relu6, x);
   dl_test_assert_values (y, expected, N_XS, 0);
   g_object_unref (y);
   assert_printed (relu6, "ReLU6()");
   for (guint i = 0; i < N_XS; i++)
     expected[i] = ref_celu (xs[i]);
-  y = forward (celu, x);
+  y = dl_test_run_module (celu, x);
   dl_test_assert_values (y, expected, N_XS, 1e-12);
   g_object_unref (y);
   assert_printed (celu, "CELU(alpha=1.5)");
   assert_printed (hardshrink, "Hardshrink(0.5)");
-  y = forward (threshold, copy);
+  y = dl_test_run_module (threshold, copy);
   g_assert_true (y == copy);
   g_object_unref (y);
   for (guint i = 0; i < N_XS; i++)
@@ -379,7 +366,7 @@ test_modules (void)
   dl_module_set_training (DL_MODULE (rrelu), FALSE);
   for (guint i = 0; i < N_XS; i++)
     expected[i] = ref_rrelu_eval (xs[i]);
-  y = forward (rrelu, x);
+  y = dl_test_run_module (rrelu, x);
   dl_test_assert_values (y, expected, N_XS, 1e-12);
   g_object_unref (y);
   assert_printed (rrelu, "RReLU(lower=0.1, upper=0.3)");
@@ -393,7 +380,7 @@ test_modules (void)
     g_assert_nonnull (w);
     g_assert_true (dl_tensor_get_requires_grad (w));
     g_assert_cmpint (dl_tensor_numel (w), ==, 4);
-    y = forward (prelu, x2);
+    y = dl_test_run_module (prelu, x2);
     for (guint i = 0; i < N_XS; i++)
       expected[i] = xs[i] > 0 ? xs[i] : 0.5 * xs[i];
     dl_test_assert_values (y, expected, N_XS, 1e-6);
@@ -409,7 +396,7 @@ test_modules (void)
   g_clear_error (&error);
 
   /* GLU halves the last dim; Softmin needs its dim */
-  y = forward (glu, x);
+  y = dl_test_run_module (glu, x);
   g_assert_cmpint (dl_tensor_numel (y), ==, N_XS / 2);
   g_object_unref (y);
   assert_printed (glu, "GLU(dim=-1)");
@@ -445,7 +432,7 @@ test_modules_simple (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (simple); i++)
     {
-      g_autoptr (DlTensor) y = forward (simple[i].module, x);
+      g_autoptr (DlTensor) y = dl_test_run_module (simple[i].module, x);
       g_autoptr (DlTensor) ref = simple[i].op (x, NULL);
       g_autofree gdouble *r = dl_test_values (ref);
 
@@ -457,7 +444,7 @@ test_modules_simple (void)
   /* Softmax2d: over dim -3 of a 4-d input, each position's channels sum to 1 */
   {
     g_autoptr (DlSoftmax2d) sm = dl_softmax2d_new ();
-    g_autoptr (DlTensor) y = forward (sm, x4);
+    g_autoptr (DlTensor) y = dl_test_run_module (sm, x4);
     g_autofree gdouble *v = dl_test_values (y);
     g_autoptr (GError) error = NULL;
 
