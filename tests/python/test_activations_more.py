@@ -8,6 +8,8 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+import pickle
+
 import numpy as np
 import pytest
 import torch
@@ -381,6 +383,17 @@ def test_module(rng, cls, args, kwargs):
     assert_same(y, u)
     assert (y is x) == (u is t)
     assert isinstance(m, Dl.nn.Module)
+
+
+@pytest.mark.parametrize("cls,args,kwargs", MODULES,
+                         ids=["%s%r%r" % m for m in MODULES])
+def test_module_pickles(rng, cls, args, kwargs):
+    m = getattr(Dl.nn, cls)(*args, **kwargs)
+    m.eval()
+    m2 = pickle.loads(pickle.dumps(m))
+    assert type(m2) is type(m) and repr(m2) == repr(m)
+    x = Dl.from_numpy(rand_np(rng, (2, 4, 4, 2), "float32"))
+    assert_same(m2(x.clone()), torch.from_numpy(m(x.clone()).detach().numpy()))
 
 
 def test_module_in_sequential_and_print():

@@ -239,7 +239,7 @@ class SELU(_Layer, Dl.Selu, Module):
 class CELU(_Layer, Dl.Celu, Module):
     """torch.nn.CELU(alpha=1.0, inplace=False): libdl's DlCelu."""
     __module__ = OVERRIDE_MODULE
-    _properties = ('inplace',)
+    _properties = ('alpha', 'inplace')
 
     def __init__(self, alpha=1.0, inplace=False):
         _construct(self, Dl.Celu, alpha=float(alpha), inplace=bool(inplace))
@@ -250,6 +250,8 @@ class CELU(_Layer, Dl.Celu, Module):
 
 
 class _Shrink(_Layer):
+    _properties = ('lambd',)
+
     def __init__(self, lambd=0.5):
         _construct(self, type(self)._typelib, lambd=float(lambd))
         self.lambd = lambd
@@ -304,7 +306,7 @@ class Threshold(_Layer, Dl.Threshold, Module):
     """torch.nn.Threshold(threshold, value, inplace=False): libdl's
     DlThreshold."""
     __module__ = OVERRIDE_MODULE
-    _properties = ('inplace',)
+    _properties = ('threshold', 'value', 'inplace')
 
     def __init__(self, threshold, value, inplace=False):
         _construct(self, Dl.Threshold, threshold=float(threshold), value=float(value),
@@ -320,7 +322,7 @@ class RReLU(_Layer, Dl.Rrelu, Module):
     """torch.nn.RReLU(lower=1/8, upper=1/3, inplace=False): libdl's
     DlRrelu."""
     __module__ = OVERRIDE_MODULE
-    _properties = ('inplace',)
+    _properties = ('lower', 'upper', 'inplace')
 
     def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
         _construct(self, Dl.Rrelu, lower=float(lower), upper=float(upper),
@@ -336,6 +338,7 @@ class PReLU(_Layer, Dl.Prelu, Module):
     """torch.nn.PReLU(num_parameters=1, init=0.25): libdl's DlPrelu, its
     parameter weight holding the slopes."""
     __module__ = OVERRIDE_MODULE
+    _properties = ('num_parameters', 'init')
 
     def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
         _construct(self, Dl.Prelu, dtype=dtype, device=device,
