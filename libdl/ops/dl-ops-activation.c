@@ -768,7 +768,7 @@ dl_tensor_rrelu (DlTensor *self,
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   g_return_val_if_fail (generator == NULL || DL_IS_GENERATOR (generator), NULL);
-  if (!check_float ("rrelu", self, error))
+  if (!dl_check_live ("rrelu", self, error) || !check_float ("rrelu", self, error))
     return NULL;
   if (lower > upper)
     {
@@ -912,7 +912,8 @@ dl_tensor_prelu (DlTensor *self, DlTensor *weight, GError **error)
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   g_return_val_if_fail (DL_IS_TENSOR (weight), NULL);
-  if (!check_float ("prelu", self, error) || !check_float ("prelu", weight, error))
+  if (!dl_check_live ("prelu", self, error) || !dl_check_live ("prelu", weight, error)
+      || !check_float ("prelu", self, error) || !check_float ("prelu", weight, error))
     return NULL;
   if (weight->ndim > 1)
     {
@@ -1018,7 +1019,7 @@ dl_tensor_glu (DlTensor *self, gint64 dim, GError **error)
   gboolean was;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!check_float ("glu", self, error))
+  if (!dl_check_live ("glu", self, error) || !check_float ("glu", self, error))
     return NULL;
   if (self->ndim == 0)
     {
