@@ -47,6 +47,8 @@
 #include "nn/dl-bilinear.h"
 #include "nn/dl-conv.h"
 #include "nn/dl-activation-modules.h"
+#include "nn/dl-pointwise-activation-modules.h"
+#include "nn/dl-channel-activation-modules.h"
 #include "nn/dl-norm-modules.h"
 #include "nn/dl-sequential.h"
 #include "nn/dl-containers.h"

@@ -84,7 +84,13 @@ typedef enum
   DL_UNARY_SINC,
   DL_UNARY_I0, /* the modified Bessel functions of the first kind */
   DL_UNARY_I1,
-  DL_UNARY_SQUARE, /* also integer */
+  DL_UNARY_SQUARE,      /* also integer */
+  DL_UNARY_HARDSWISH,   /* x relu6 (x + 3) / 6 */
+  DL_UNARY_HARDSIGMOID, /* relu6 (x + 3) / 6 */
+  DL_UNARY_MISH,        /* x tanh (softplus (x)) */
+  DL_UNARY_LOGSIGMOID,  /* ln sigmoid (x) = min (x, 0) - ln (1 + e^-|x|) */
+  DL_UNARY_SOFTSIGN,    /* x / (1 + |x|) */
+  DL_UNARY_TANHSHRINK,  /* x - tanh (x) */
   /* predicates: the output operand is bool */
   DL_UNARY_ISNAN,
   DL_UNARY_ISINF,
@@ -97,6 +103,12 @@ typedef enum
   DL_UNARY_LEAKY_RELU, /* (negative_slope): x > 0 ? x : x * negative_slope; floats */
   DL_UNARY_LOGIT,      /* (eps): ln (x / (1 - x)), x clamped to [eps, 1 - eps] if eps >= 0 */
   DL_UNARY_POLYGAMMA,  /* (n), n >= 1: the n-th derivative of digamma */
+  DL_UNARY_HARDTANH,   /* (min, max): min (max (x, min), max); NaN stays NaN */
+  DL_UNARY_ELU,        /* (alpha, scale, input_scale): scale x for x > 0, else
+                        * scale alpha (e^(input_scale x) - 1) */
+  DL_UNARY_HARDSHRINK, /* (lambd): x where |x| > lambd, else 0 */
+  DL_UNARY_SOFTSHRINK, /* (lambd): x - lambd above lambd, x + lambd below -lambd, else 0 */
+  DL_UNARY_THRESHOLD,  /* (threshold, value): x where x > threshold, else value */
   DL_N_UNARY_OPS
 } DlUnaryOp;
 

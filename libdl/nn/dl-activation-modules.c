@@ -254,20 +254,9 @@ static gchar *
 dl_leaky_relu_extra_repr (DlModule *module)
 {
   gdouble slope = dl_leaky_relu_get_negative_slope (DL_LEAKY_RELU (module));
-  gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_autofree gchar *text = dl_module_repr_double (slope);
 
-  /* Python's repr of the float, as torch prints it: the shortest that
-   * reads back, with a ".0" on an integral value */
-  for (gint precision = 1; precision <= 17; precision++)
-    {
-      gchar format[8];
-
-      g_snprintf (format, sizeof format, "%%.%dg", precision);
-      g_ascii_formatd (buf, sizeof buf, format, slope);
-      if (g_ascii_strtod (buf, NULL) == slope)
-        break;
-    }
-  return g_strdup_printf ("negative_slope=%s%s%s", buf, strpbrk (buf, ".eni") ? "" : ".0",
+  return g_strdup_printf ("negative_slope=%s%s", text,
                           dl_leaky_relu_get_inplace (DL_LEAKY_RELU (module)) ? ", inplace=True"
                                                                              : "");
 }
@@ -1346,17 +1335,6 @@ dl_log_softmax_get_dim (DlLogSoftmax *self)
 
 /* ---- ELU, Hardtanh, Softplus ------------------------------------------------ */
 
-/* the result of an activation written back into @input for inplace */
-static DlTensor *
-write_back (DlTensor *input, DlTensor *out, GError **error)
-{
-  g_autoptr (DlTensor) owned = out;
-
-  if (owned == NULL)
-    return NULL;
-  return dl_tensor_copy_ (input, owned, error) ? g_object_ref (input) : NULL;
-}
-
 /**
  * DlElu:
  *
@@ -1406,16 +1384,13 @@ static DlTensor *
 dl_elu_forward (DlModule *module, DlTensor *input, GError **error)
 {
   DlElu *self = DL_ELU (module);
-  g_autoptr (DlTensor) pos = NULL;
-  g_autoptr (DlTensor) em1 = NULL;
-  g_autoptr (DlTensor) neg = NULL;
-  DlTensor *out;
 
-  if (!(pos = dl_tensor_gt_scalar (input, 0, error)) || !(em1 = dl_tensor_expm1 (input, error))
-      || !(neg = dl_tensor_mul_scalar (em1, self->alpha, error))
-      || !(out = dl_where (pos, input, neg, error)))
-    return NULL;
-  return self->inplace ? write_back (input, out, error) : out;
+  if (self->inplace)
+    {
+      DlTensor *out = dl_tensor_elu_ (input, self->alpha, error);
+      return out ? g_object_ref (out) : NULL;
+    }
+  return dl_tensor_elu (input, self->alpha, error);
 }
 
 static void
@@ -1510,10 +1485,10 @@ dl_hardtanh_forward (DlModule *module, DlTensor *input, GError **error)
 
   if (self->inplace)
     {
-      DlTensor *out = dl_tensor_clamp_scalar_ (input, self->min_val, self->max_val, error);
+      DlTensor *out = dl_tensor_hardtanh_ (input, self->min_val, self->max_val, error);
       return out ? g_object_ref (out) : NULL;
     }
-  return dl_tensor_clamp_scalar (input, self->min_val, self->max_val, error);
+  return dl_tensor_hardtanh (input, self->min_val, self->max_val, error);
 }
 
 static void

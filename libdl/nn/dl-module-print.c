@@ -45,6 +45,24 @@ dl_module_extra_repr (DlModule *self)
   return s ? s : g_strdup ("");
 }
 
+gchar *
+dl_module_repr_double (gdouble value)
+{
+  gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  /* the shortest that reads back, with a ".0" on an integral value */
+  for (gint precision = 1; precision <= 17; precision++)
+    {
+      gchar format[8];
+
+      g_snprintf (format, sizeof format, "%%.%dg", precision);
+      g_ascii_formatd (buf, sizeof buf, format, value);
+      if (g_ascii_strtod (buf, NULL) == value)
+        break;
+    }
+  return g_strconcat (buf, strpbrk (buf, ".eni") ? "" : ".0", NULL);
+}
+
 /* the class name as torch prints it: DlLinear -> Linear, DlRelu -> ReLU */
 static const gchar *
 printed_name (DlModule *self)
@@ -54,7 +72,10 @@ printed_name (DlModule *self)
     { "DlGelu", "GELU" },           { "DlSilu", "SiLU" },
     { "DlMseLoss", "MSELoss" },     { "DlNllLoss", "NLLLoss" },
     { "DlBceLoss", "BCELoss" },     { "DlBceWithLogitsLoss", "BCEWithLogitsLoss" },
-    { "DlKlDivLoss", "KLDivLoss" },
+    { "DlKlDivLoss", "KLDivLoss" }, { "DlElu", "ELU" },
+    { "DlRelu6", "ReLU6" },         { "DlSelu", "SELU" },
+    { "DlCelu", "CELU" },           { "DlRrelu", "RReLU" },
+    { "DlPrelu", "PReLU" },         { "DlGlu", "GLU" },
   };
   const gchar *name = G_OBJECT_TYPE_NAME (self);
 

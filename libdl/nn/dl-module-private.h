@@ -37,6 +37,11 @@ gboolean dl_module_add_uniform_parameter (DlModule *self,
  * is missing (-1, the properties' default) or negative. */
 gboolean dl_module_check_size (const gchar *layer, const gchar *name, gint64 value, GError **error);
 
+/* @value as Python's repr of a float prints it, as torch's extra_repr
+ * shows a hyperparameter: the shortest text that reads back, with ".0"
+ * on an integral value ("0.01", "1.0"). Free with g_free(). */
+gchar *dl_module_repr_double (gdouble value);
+
 /* FALSE with a copy of the construction's error set, when there was one */
 gboolean dl_module_check_constructed (DlModule *self, GError **error);
 

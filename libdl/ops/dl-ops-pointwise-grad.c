@@ -220,6 +220,70 @@ DL_GRAD (dl_grad_silu) /* with s = sigmoid (x): g s (1 + x (1 - s)) */
   return xo1 && (*gs = times (a->grad, dl_tensor_mul (s, xo1, error), error)) != NULL;
 }
 
+/* the activations: PyTorch's derivatives, with its choices at the kinks */
+
+DL_GRAD (dl_grad_hardswish) /* 0 below -3, g (x / 3 + 1/2) up to 3, g above */
+{
+  DlTensor *x = a->self;
+  g_autoptr (DlTensor) t = dl_tensor_div_scalar (x, 3, error);
+  g_autoptr (DlTensor) t5 = t ? dl_tensor_add_scalar (t, 0.5, error) : NULL;
+  g_autoptr (DlTensor) gt = t5 ? dl_tensor_mul (a->grad, t5, error) : NULL;
+  g_autoptr (DlTensor) mid
+      = gt ? dl_pointwise_mul_mask (gt, dl_tensor_ge_scalar (x, -3, error), error) : NULL;
+  g_autoptr (DlTensor) hi = mid ? dl_tensor_gt_scalar (x, 3, error) : NULL;
+
+  return hi && (*gs = dl_where (hi, a->grad, mid, error)) != NULL;
+}
+
+/* g / 6 where -3 < x < 3; 1/6 rounded to float32 in every dtype, as
+ * PyTorch's CPU kernel (its constant is 1.0f / 6.0f) */
+DL_GRAD (dl_grad_hardsigmoid)
+{
+  g_autoptr (DlTensor) ax = dl_tensor_abs (a->self, error);
+  g_autoptr (DlTensor) g6 = ax ? dl_tensor_mul_scalar (a->grad, (gfloat)(1.0 / 6.0), error) : NULL;
+
+  return g6
+         && (*gs = dl_pointwise_mul_mask (g6, dl_tensor_lt_scalar (ax, 3, error), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_mish) /* with t = tanh (softplus (x)): g (t + x sigmoid (x) (1 - t^2)) */
+{
+  DlTensor *x = a->self;
+  g_autoptr (DlTensor) e = dl_tensor_exp (x, error);
+  g_autoptr (DlTensor) sp = e ? dl_tensor_log1p (e, error) : NULL;
+  g_autoptr (DlTensor) t = sp ? dl_tensor_tanh (sp, error) : NULL;
+  g_autoptr (DlTensor) t2 = t ? dl_tensor_mul (t, t, error) : NULL;
+  g_autoptr (DlTensor) one_m = t2 ? dl_tensor_rsub_scalar (t2, 1, error) : NULL;
+  g_autoptr (DlTensor) s = one_m ? dl_tensor_sigmoid (x, error) : NULL;
+  g_autoptr (DlTensor) xs = s ? dl_tensor_mul (x, s, error) : NULL;
+  g_autoptr (DlTensor) xso = xs ? dl_tensor_mul (xs, one_m, error) : NULL;
+
+  return xso && (*gs = times (a->grad, dl_tensor_add (t, xso, error), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_logsigmoid) /* g sigmoid (-x) */
+{
+  g_autoptr (DlTensor) nx = dl_tensor_neg (a->self, error);
+
+  return nx && (*gs = times (a->grad, dl_tensor_sigmoid (nx, error), error)) != NULL;
+}
+
+DL_GRAD (dl_grad_softsign) /* g / (1 + |x|)^2 */
+{
+  g_autoptr (DlTensor) ax = dl_tensor_abs (a->self, error);
+  g_autoptr (DlTensor) d = ax ? dl_tensor_add_scalar (ax, 1, error) : NULL;
+  g_autoptr (DlTensor) d2 = d ? dl_tensor_mul (d, d, error) : NULL;
+
+  return d2 && (*gs = dl_tensor_div (a->grad, d2, error)) != NULL;
+}
+
+DL_GRAD (dl_grad_tanhshrink) /* g tanh (x)^2 */
+{
+  g_autoptr (DlTensor) t = dl_tensor_tanh (a->self, error);
+
+  return t && (*gs = times (a->grad, dl_tensor_mul (t, t, error), error)) != NULL;
+}
+
 /* ---- binary ---------------------------------------------------------------------- */
 
 DL_GRAD (dl_grad_add) /* g, alpha g */

@@ -92,6 +92,10 @@ dl_pointwise_saves_for (guint saves, gboolean need_self, gboolean need_other)
          | (need_other ? (saves >> 3) & DL_POINTWISE_SAVES_ALL : 0);
 }
 
+/* the most numbers a unary op's kernel takes (elu: alpha, scale,
+ * input_scale) */
+#define DL_POINTWISE_MAX_PARAMS 3
+
 /* What a derivative gets: the incoming gradient, the tensors its row
  * saves, and which inputs need a gradient. */
 typedef struct
@@ -102,6 +106,8 @@ typedef struct
   DlTensor *result; /* (nullable): saved output */
   gdouble alpha;    /* add and sub: other's factor; unary ops with
                      * numbers: the first (leaky_relu's slope) */
+  gdouble params[DL_POINTWISE_MAX_PARAMS]; /* unary ops with numbers: all of
+                                            * them (n_params of the op) */
   gboolean need_self, need_other;
 } DlPointwiseGradArgs;
 
@@ -126,6 +132,9 @@ typedef struct
                              * implement (nextafter) */
   guint saves;     /* DlPointwiseSaves for self's gradient, | DL_POINTWISE_FOR_OTHER () */
   DlOpFlags flags; /* the variants; DIFFERENTIABLE, BINARY, COMPARISON */
+  guint n_params;  /* the numbers the kernel takes, which the node keeps
+                    * (at most DL_POINTWISE_MAX_PARAMS; 0 for the table's
+                    * ops and those that need only alpha) */
 } DlPointwiseOp;
 
 typedef enum

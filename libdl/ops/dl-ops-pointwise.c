@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "dl-ops-pointwise-private.h"
 
@@ -256,6 +257,7 @@ typedef struct
 {
   const DlPointwiseOp *op;
   gdouble alpha;
+  gdouble params[DL_POINTWISE_MAX_PARAMS]; /* a unary op's numbers */
   guint saved; /* DlPointwiseSaves: what record () kept */
   DlSavedTensor self, other, result;
 } PointwiseState;
@@ -269,6 +271,8 @@ pointwise_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   DlPointwiseGradArgs args = { .grad = go[0], .alpha = s->alpha };
   g_autoptr (DlTensor) gs = NULL;
   g_autoptr (DlTensor) gt = NULL;
+
+  memcpy (args.params, s->params, sizeof args.params);
 
   if (s->saved & DL_POINTWISE_SAVES_SELF)
     TRY (args.self = dl_node_saved (node, &s->self, error));
@@ -330,9 +334,15 @@ node_name (const DlPointwiseOp *op, DlTensor *self, DlTensor *other)
 
 /* Records @out as the result of @op on @self (and @other) when the result
  * is floating point and an input requires grad, saving what the gradients
- * of the inputs that require grad read. */
+ * of the inputs that require grad read, and the unary op's @params
+ * (nullable: none). */
 static void
-record (const DlPointwiseOp *op, DlTensor *self, DlTensor *other, gdouble alpha, DlTensor *out)
+record (const DlPointwiseOp *op,
+        DlTensor *self,
+        DlTensor *other,
+        gdouble alpha,
+        const gdouble *params,
+        DlTensor *out)
 {
   DlTensor *inputs[2] = { self, other };
   g_autoptr (DlNode) node = NULL;
@@ -345,6 +355,8 @@ record (const DlPointwiseOp *op, DlTensor *self, DlTensor *other, gdouble alpha,
   s = DL_NODE_NEW_STATE (node, PointwiseState);
   s->op = op;
   s->alpha = alpha;
+  if (params)
+    memcpy (s->params, params, op->n_params * sizeof (gdouble));
   s->saved = dl_pointwise_saves_for (op->saves, dl_node_needs_input_grad (node, 0),
                                      op->arity == 2 && dl_node_needs_input_grad (node, 1));
   if (s->saved & DL_POINTWISE_SAVES_SELF)
@@ -525,7 +537,7 @@ dl_pointwise_unary_params (const DlPointwiseOp *op,
     return constant_bool (self, op->kernel == DL_UNARY_ISFINITE, error);
   if (!(out = unary_kernel (op, self, cdt, rdt, params, NULL, error)))
     return NULL;
-  record (op, self, NULL, params ? params[0] : 1.0, out);
+  record (op, self, NULL, params ? params[0] : 1.0, params, out);
   return out;
 }
 
@@ -813,7 +825,7 @@ binary_run (const DlPointwiseOp *op,
     }
   if (!(out = finish_dtype (g_steal_pointer (&out), rdt, error)))
     return NULL;
-  record (op, a, b, alpha, out);
+  record (op, a, b, alpha, NULL, out);
   return g_steal_pointer (&out);
 }
 

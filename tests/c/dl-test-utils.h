@@ -106,6 +106,21 @@ dl_test_assert_values (DlTensor *t, const gdouble *expected, gint64 n, gdouble t
       }
 }
 
+/* forward of @module (a #DlModule, checked with g_initable_init()) on @x,
+ * with no error */
+static inline DlTensor *
+dl_test_run_module (gpointer module, DlTensor *x)
+{
+  g_autoptr (GError) error = NULL;
+  DlTensor *y;
+
+  g_assert_true (g_initable_init (G_INITABLE (module), NULL, &error));
+  g_assert_no_error (error);
+  y = dl_module_forward (DL_MODULE (module), x, &error);
+  g_assert_no_error (error);
+  return y;
+}
+
 #define DL_TEST_SHAPE(...)                                                                         \
   ((const gint64[]){ __VA_ARGS__ }), G_N_ELEMENTS (((const gint64[]){ __VA_ARGS__ }))
 

@@ -419,6 +419,9 @@ unary_rtol (DlUnaryOp op, DlDType dt)
       case DL_UNARY_FRAC:
       case DL_UNARY_NAN_TO_NUM:
       case DL_UNARY_LEAKY_RELU:
+      case DL_UNARY_HARDTANH:
+      case DL_UNARY_HARDSHRINK:
+      case DL_UNARY_THRESHOLD:
       case DL_UNARY_ISNAN:
       case DL_UNARY_ISINF:
       case DL_UNARY_ISFINITE:
@@ -432,7 +435,8 @@ static void
 test_unary (void)
 {
   static const double nan_to_num[] = { 0.5, 1e3, -1e3 }, slope[] = { 0.01 }, eps[] = { 1e-3 },
-                      order[] = { 1 };
+                      order[] = { 1 }, bounds[] = { -0.5, 1.5 }, elu[] = { 0.7, 1.05, 0.5 },
+                      lambd[] = { 0.5 }, threshold[] = { 0.3, -2 };
 
   for (int o = 0; o < DL_N_UNARY_OPS; o++)
     for (DlDType dt : compute_dtypes)
@@ -440,10 +444,15 @@ test_unary (void)
         DlUnaryOp op = (DlUnaryOp)o;
         /* the ops from DL_UNARY_NAN_TO_NUM on take numbers */
         bool with_params = op >= DL_UNARY_NAN_TO_NUM;
-        const double *params = op == DL_UNARY_NAN_TO_NUM  ? nan_to_num
-                               : op == DL_UNARY_LOGIT     ? eps
-                               : op == DL_UNARY_POLYGAMMA ? order
-                                                          : slope;
+        const double *params = op == DL_UNARY_NAN_TO_NUM   ? nan_to_num
+                               : op == DL_UNARY_LOGIT      ? eps
+                               : op == DL_UNARY_POLYGAMMA  ? order
+                               : op == DL_UNARY_HARDTANH   ? bounds
+                               : op == DL_UNARY_ELU        ? elu
+                               : op == DL_UNARY_HARDSHRINK ? lambd
+                               : op == DL_UNARY_SOFTSHRINK ? lambd
+                               : op == DL_UNARY_THRESHOLD  ? threshold
+                                                           : slope;
         DlDType out_dt = dl_cuda_unary_is_predicate (op) ? DL_DTYPE_BOOL : dt;
 
         if (!dl_cuda_unary_supported (op, dt))

@@ -568,20 +568,6 @@ test_linear_forward (void)
   dl_test_assert_values (y, ref, 8, 1e-5);
 }
 
-/* forward of @module on @x, with no error */
-static DlTensor *
-run_module (gpointer module, DlTensor *x)
-{
-  g_autoptr (GError) error = NULL;
-  DlTensor *y;
-
-  g_assert_true (g_initable_init (G_INITABLE (module), NULL, &error));
-  g_assert_no_error (error);
-  y = dl_module_forward (DL_MODULE (module), x, &error);
-  g_assert_no_error (error);
-  return y;
-}
-
 static void
 assert_same_values (DlTensor *got, DlTensor *expected, gdouble tol)
 {
@@ -617,7 +603,7 @@ test_activation_modules (void)
   gboolean inplace;
   gint64 start, end, dim;
 
-  y = run_module (relu, x);
+  y = dl_test_run_module (relu, x);
   dl_test_assert_values (y, (gdouble[]){ 0, 0, 0, 1.5, 3, 0 }, 6, 0);
   g_assert_true (y != x);
   dl_test_assert_values (x, xv, 6, 0);
@@ -627,7 +613,7 @@ test_activation_modules (void)
   {
     g_autoptr (DlTensor) copy = dl_tensor_clone (x, NULL);
 
-    y = run_module (relu_, copy);
+    y = dl_test_run_module (relu_, copy);
     g_assert_true (y == copy); /* in place: the input itself */
     dl_test_assert_values (copy, (gdouble[]){ 0, 0, 0, 1.5, 3, 0 }, 6, 0);
     g_clear_object (&y);
@@ -640,21 +626,21 @@ test_activation_modules (void)
 
     g_assert_cmpfloat (dl_leaky_relu_get_negative_slope (leaky_), ==, 0.01);
     g_assert_true (dl_leaky_relu_get_inplace (leaky_) && !dl_leaky_relu_get_inplace (leaky));
-    y = run_module (leaky, x);
+    y = dl_test_run_module (leaky, x);
     dl_test_assert_values (y, (gdouble[]){ -0.4, -0.1, 0, 1.5, 3, -0.2 }, 6, 1e-15);
     g_clear_object (&y);
-    y = run_module (leaky_, copy);
+    y = dl_test_run_module (leaky_, copy);
     g_assert_true (y == copy);
     dl_test_assert_values (copy, (gdouble[]){ -0.02, -0.005, 0, 1.5, 3, -0.01 }, 6, 1e-15);
     g_clear_object (&y);
   }
 
-  y = run_module (gelu, x);
+  y = dl_test_run_module (gelu, x);
   ref = dl_tensor_gelu (x, NULL);
   assert_same_values (y, ref, 0);
   g_clear_object (&y);
   g_clear_object (&ref);
-  y = run_module (gelu_tanh, x);
+  y = dl_test_run_module (gelu_tanh, x);
   ref = dl_tensor_gelu_tanh (x, NULL);
   assert_same_values (y, ref, 0);
   g_assert_cmpstr (dl_gelu_get_approximate (gelu_tanh), ==, "tanh");
@@ -666,23 +652,23 @@ test_activation_modules (void)
     g_autoptr (DlTensor) copy = dl_tensor_clone (x, NULL);
 
     ref = dl_tensor_silu (x, NULL);
-    y = run_module (silu_, copy);
+    y = dl_test_run_module (silu_, copy);
     g_assert_true (y == copy && dl_silu_get_inplace (silu_));
     assert_same_values (copy, ref, 0);
     g_clear_object (&y);
     g_clear_object (&ref);
   }
 
-  y = run_module (sigmoid, x);
+  y = dl_test_run_module (sigmoid, x);
   ref = dl_tensor_sigmoid (x, NULL);
   assert_same_values (y, ref, 0);
   g_clear_object (&y);
   g_clear_object (&ref);
-  y = run_module (tanh_m, x);
+  y = dl_test_run_module (tanh_m, x);
   dl_test_assert_values (
       y, (gdouble[]){ tanh (-2), tanh (-0.5), 0, tanh (1.5), tanh (3), tanh (-1) }, 6, 1e-15);
   g_clear_object (&y);
-  y = run_module (identity, x);
+  y = dl_test_run_module (identity, x);
   g_assert_true (y == x);
   g_clear_object (&y);
 
@@ -690,12 +676,12 @@ test_activation_modules (void)
   g_object_get (flatten, "start-dim", &start, "end-dim", &end, NULL);
   g_assert_cmpint (start, ==, 1);
   g_assert_cmpint (end, ==, -1);
-  y = run_module (flatten, x4);
+  y = dl_test_run_module (flatten, x4);
   dl_test_assert_shape (y, DL_TEST_SHAPE (2, 60));
   g_clear_object (&y);
   g_assert_cmpint (dl_flatten_get_start_dim (flatten_inner), ==, -3);
   g_assert_cmpint (dl_flatten_get_end_dim (flatten_inner), ==, 2);
-  y = run_module (flatten_inner, x4);
+  y = dl_test_run_module (flatten_inner, x4);
   dl_test_assert_shape (y, DL_TEST_SHAPE (2, 12, 5));
   g_clear_object (&y);
   y = dl_module_forward (DL_MODULE (flatten_far), x4, &error);
@@ -709,12 +695,12 @@ test_activation_modules (void)
   g_object_get (softmax, "dim", &dim, NULL);
   g_assert_cmpint (dim, ==, 1);
   g_assert_cmpint (dl_log_softmax_get_dim (log_softmax), ==, -1);
-  y = run_module (softmax, x);
+  y = dl_test_run_module (softmax, x);
   ref = dl_tensor_softmax (x, 1, NULL);
   assert_same_values (y, ref, 0);
   g_clear_object (&y);
   g_clear_object (&ref);
-  y = run_module (log_softmax, x);
+  y = dl_test_run_module (log_softmax, x);
   ref = dl_tensor_log_softmax (x, 1, NULL);
   assert_same_values (y, ref, 0);
   g_clear_object (&y);

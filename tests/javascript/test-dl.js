@@ -395,6 +395,14 @@ test('pooling, dropout, embedding, activation and Conv1d/ConvTranspose2d layers'
     assert(Math.abs(values(new Dl.Elu({alpha: 2}).forward(v))[0] - 2 * Math.expm1(-1)) < 1e-12,
         'ELU');
     assert(Math.abs(values(new Dl.Softplus({beta: 2}).forward(v))[2] - 3) < 1e-2, 'Softplus');
+    const prelu = new Dl.Prelu({num_parameters: 2, init: 0.25});
+    const py = prelu.forward(fromArray([-4, 2, 1, -8], [2, 2]));
+    assertArrayEqual(values(py), [-1, 2, 1, -2], 'PReLU');
+    py.sum().backward(null, false, false);
+    assertArrayEqual(values(prelu.get_parameter('weight').get_grad()), [-4, -8],
+        'PReLU weight gradient');
+    assert(prelu.to_string() === 'PReLU(num_parameters=2)', 'PReLU printed');
+    assertArrayEqual(values(new Dl.Hardshrink({lambd: 0.5}).forward(v)), [-1, 0, 3], 'Hardshrink');
 
     const c1 = new Dl.Conv1d({in_channels: 2, out_channels: 3, kernel_size: 3, padding: 1,
         padding_mode: Dl.PadMode.REFLECT});

@@ -694,6 +694,13 @@ void test_new_layers () {
         assert_values (new Dl.Hardtanh (0, 1, false).forward (v), {0, 0.5, 1});
         assert_values (new Dl.Elu (1, false).forward (v), {Math.expm1 (-1), 0.5, 3});
         assert ((new Dl.Softplus (1, 20).forward (v)).get_shape ()[0] == 3);
+        var prelu = new Dl.Prelu (2, 0.25);
+        var py = prelu.forward (from_array ({-4, 2, 1, -8}, {2, 2}));
+        assert_values (py, {-1, 2, 1, -2});
+        py.sum ().backward ();
+        assert_values (prelu.get_parameter ("weight").get_grad (), {-4, -8});
+        assert (prelu.to_string () == "PReLU(num_parameters=2)");
+        assert_values (new Dl.Hardshrink (0.5).forward (v), {-1, 0, 3});
 
         var c1 = new Dl.Conv1d (2, 3, 3, 1, 1, 1, 1, true);
         var y1 = c1.forward (Dl.randn ({2, 2, 6}));

@@ -110,6 +110,24 @@ __all__ += ['batch_norm', 'layer_norm', 'group_norm']
 # top level, with torch's signatures (not the typelib's functions, which
 # take arrays); dropout and embedding keep torch's own argument order.
 from .nn.conv import conv1d, conv2d, conv_transpose2d, max_pool2d  # noqa: E402
+from .nn.activation import (celu, celu_, hardshrink, prelu, selu, selu_,  # noqa: E402
+                            threshold, threshold_)
+from .nn import activation as _activation  # noqa: E402
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    return _activation.rrelu(input, lower, upper, training, False, generator)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    return _activation.rrelu(input, lower, upper, training, True, generator)
+
+
+from .nn.distance import cosine_similarity, pairwise_distance, pdist  # noqa: E402
+
+__all__ += ['cosine_similarity', 'pairwise_distance', 'pdist']
+__all__ += ['celu', 'celu_', 'hardshrink', 'prelu', 'rrelu', 'rrelu_', 'selu', 'selu_',
+            'threshold', 'threshold_']
 
 
 def dropout(input, p, train):

@@ -759,6 +759,14 @@ class Tensor(Dl.Tensor):
         t = self if dtype is None else self.to(dtype)
         return Dl.Tensor.softmax(t, dim)
 
+    @_checked
+    def hardshrink(self, lambd=0.5):
+        return Dl.Tensor.hardshrink(self, float(lambd))
+
+    @_checked
+    def prelu(self, weight):
+        return Dl.Tensor.prelu(self, weight)
+
     # -- creation and random sampling (_creation.py) --
     new_zeros = _creation._new_zeros
     new_ones = _creation._new_ones

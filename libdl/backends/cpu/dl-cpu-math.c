@@ -78,6 +78,27 @@
     return m + log1p (exp2 (-fabs (a - b))) * (T)(1.0 / M_LN2);                                    \
   }
 
+/* min (max (x, 0), 6), NaN kept */
+#define DEFINE_RELU6(T, TN)                                                                        \
+  static inline T relu6_##TN (T x)                                                                 \
+  {                                                                                                \
+    return x < 0 ? (T)0 : x > 6 ? (T)6 : x;                                                        \
+  }
+
+DEFINE_RELU6 (float, f32)
+DEFINE_RELU6 (double, f64)
+
+/* min (max (x, lo), hi), NaN kept: hi everywhere when lo > hi, as
+ * PyTorch's clamp and hardtanh */
+#define DEFINE_CLAMP(T, TN)                                                                        \
+  static inline T clamp_##TN (T x, T lo, T hi)                                                     \
+  {                                                                                                \
+    T t = x < lo ? lo : x;                                                                         \
+    return t > hi ? hi : t;                                                                        \
+  }
+
+DEFINE_CLAMP (float, f32)
+DEFINE_CLAMP (double, f64)
 DEFINE_FLOAT_HELPERS (float, f32)
 DEFINE_FLOAT_HELPERS (double, f64)
 
@@ -137,7 +158,13 @@ lgamma_f64 (double x)
   X (SINC, sinc, (T)dl_special_sinc (x))                                                           \
   X (I0, i0, (T)dl_special_bessel_i (0, x))                                                        \
   X (I1, i1, (T)dl_special_bessel_i (1, x))                                                        \
-  X (SQUARE, square, (x * x))
+  X (SQUARE, square, (x * x))                                                                      \
+  X (HARDSWISH, hardswish, (x * CAT (relu6_, TN) (x + 3) / 6))                                     \
+  X (HARDSIGMOID, hardsigmoid, (CAT (relu6_, TN) (x + 3) / 6))                                     \
+  X (MISH, mish, (x * tanh (log1p (exp (x)))))                                                     \
+  X (LOGSIGMOID, logsigmoid, ((x < 0 ? x : 0) - log1p (exp (-fabs (x)))))                          \
+  X (SOFTSIGN, softsign, (x / (1 + fabs (x))))                                                     \
+  X (TANHSHRINK, tanhshrink, (x - tanh (x)))
 
 /* float32's are vector kernels of their own (dl-cpu-vmath.c) */
 #define UNARY_F64_OPS(X)                                                                           \
@@ -230,8 +257,36 @@ lgamma_f64 (double x)
       }                                                                                            \
   }
 
+/* the activations with numbers: out = EXPR of x (T) and p, the params */
+#define DEFINE_PARAM_UNARY(opn, EXPR)                                                              \
+  static void FN (math_unary_, opn, TN) (char **data, const gint64 *s, gint64 n, gpointer ctx)     \
+  {                                                                                                \
+    const gdouble *p = ctx;                                                                        \
+    for (gint64 i = 0; i < n; i++)                                                                 \
+      {                                                                                            \
+        T x = *(const T *)(data[1] + i * s[1]);                                                    \
+        *(T *)(data[0] + i * s[0]) = (EXPR);                                                       \
+      }                                                                                            \
+  }
+
+/* hardtanh (min, max); elu (alpha, scale, input_scale); hardshrink and
+ * softshrink (lambd); threshold (threshold, value) */
+#define DEFINE_PARAM_ACTIVATIONS                                                                   \
+  DEFINE_PARAM_UNARY (hardtanh, CAT (clamp_, TN) (x, (T)p[0], (T)p[1]))                            \
+  DEFINE_PARAM_UNARY (elu, x > 0 ? (T)p[1] * x : (T)p[1] * (T)p[0] * expm1 ((T)p[2] * x))          \
+  DEFINE_PARAM_UNARY (hardshrink, (x >= -(T)p[0] && x <= (T)p[0]) ? (T)0 : x)                      \
+  DEFINE_PARAM_UNARY (softshrink, x > (T)p[0] ? x - (T)p[0] : x < -(T)p[0] ? x + (T)p[0] : (T)0)   \
+  DEFINE_PARAM_UNARY (threshold, x <= (T)p[0] ? (T)p[1] : x)
+
+#define PARAM_ENTRIES(TN)                                                                          \
+  [DL_UNARY_HARDTANH] = math_unary_hardtanh_##TN, [DL_UNARY_ELU] = math_unary_elu_##TN,            \
+  [DL_UNARY_HARDSHRINK] = math_unary_hardshrink_##TN,                                              \
+  [DL_UNARY_SOFTSHRINK] = math_unary_softshrink_##TN,                                              \
+  [DL_UNARY_THRESHOLD] = math_unary_threshold_##TN
+
 #define T float
 #define TN f32
+DEFINE_PARAM_ACTIVATIONS
 UNARY_FLOAT_OPS (DEFINE_UNARY_SAME)
 UNARY_PRED_OPS (DEFINE_UNARY_PRED)
 DEFINE_NAN_TO_NUM
@@ -242,6 +297,7 @@ DEFINE_POLYGAMMA
 #undef TN
 #define T double
 #define TN f64
+DEFINE_PARAM_ACTIVATIONS
 UNARY_FLOAT_OPS (DEFINE_UNARY_SAME)
 UNARY_F64_OPS (DEFINE_UNARY_SAME)
 UNARY_PRED_OPS (DEFINE_UNARY_PRED)
@@ -279,7 +335,7 @@ static const DlCpuLoop math_unary_loops[DL_N_DTYPES][DL_N_UNARY_OPS] = {
   = { UNARY_FLOAT_OPS (UNARY_ENTRY) UNARY_PRED_OPS (UNARY_ENTRY)[DL_UNARY_NAN_TO_NUM]
       = math_unary_nan_to_num_f32,
       [DL_UNARY_LEAKY_RELU] = math_unary_leaky_relu_f32, [DL_UNARY_LOGIT] = math_unary_logit_f32,
-      [DL_UNARY_POLYGAMMA] = math_unary_polygamma_f32 },
+      [DL_UNARY_POLYGAMMA] = math_unary_polygamma_f32, PARAM_ENTRIES (f32) },
 #undef TN
 #define TN f64
   [DL_DTYPE_FLOAT64]
@@ -287,7 +343,7 @@ static const DlCpuLoop math_unary_loops[DL_N_DTYPES][DL_N_UNARY_OPS] = {
           UNARY_PRED_OPS (UNARY_ENTRY)[DL_UNARY_NAN_TO_NUM]
       = math_unary_nan_to_num_f64,
       [DL_UNARY_LEAKY_RELU] = math_unary_leaky_relu_f64, [DL_UNARY_LOGIT] = math_unary_logit_f64,
-      [DL_UNARY_POLYGAMMA] = math_unary_polygamma_f64 },
+      [DL_UNARY_POLYGAMMA] = math_unary_polygamma_f64, PARAM_ENTRIES (f64) },
 #undef TN
 #define TN i32
   [DL_DTYPE_INT32] = { UNARY_INT_OPS (UNARY_ENTRY) },

@@ -293,6 +293,9 @@ static const guint8 unary_costs[DL_N_UNARY_OPS][2] = {
   [DL_UNARY_LGAMMA] = { 20, 30 },  [DL_UNARY_DIGAMMA] = { 30, 30 },  [DL_UNARY_SINC] = { 8, 8 },
   [DL_UNARY_I0] = { 60, 60 },      [DL_UNARY_I1] = { 60, 60 },       [DL_UNARY_LOGIT] = { 6, 8 },
   [DL_UNARY_POLYGAMMA] = { 60, 60 },
+  /* the activations that call libm (dl-cpu-math.c): estimates, as above */
+  [DL_UNARY_MISH] = { 12, 14 },    [DL_UNARY_LOGSIGMOID] = { 8, 10 }, [DL_UNARY_TANHSHRINK] = { 6, 7 },
+  [DL_UNARY_ELU] = { 5, 6 },
 };
 
 /* float16 and bfloat16 ops convert to float32 and back around the float32

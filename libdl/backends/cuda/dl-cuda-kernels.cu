@@ -239,7 +239,9 @@ dl_cuda_unary_params (DlBackendContext *ctx,
   if (!prepare (ctx, iter, &it))
     return;
   LAUNCH (unary_kernel, it.numel, dl_cuda_current_stream (ctx), it, op, dtype,
-          params_from (params, op == DL_UNARY_NAN_TO_NUM ? 3 : 1));
+          params_from (params, op == DL_UNARY_NAN_TO_NUM || op == DL_UNARY_ELU         ? 3
+                               : op == DL_UNARY_HARDTANH || op == DL_UNARY_THRESHOLD ? 2
+                                                                                     : 1));
 }
 
 void

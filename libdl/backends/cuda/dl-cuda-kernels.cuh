@@ -499,6 +499,14 @@ dl_cuda_unary_supported (DlUnaryOp op, DlDType dt)
 #define DL_CUDA_SQRT1_2 0.70710678118654752440
 #define DL_CUDA_GELU_COEF 0.044715
 
+/* min (max (x, 0), 6), NaN kept */
+template <typename T>
+DL_HD T
+dl_cuda_relu6 (T x)
+{
+  return x < 0 ? (T)0 : x > 6 ? (T)6 : x;
+}
+
 /* a float op of x (T float or double); params for NAN_TO_NUM (nan, posinf,
  * neginf) and LEAKY_RELU (slope); predicates return 0 or 1 */
 template <typename T>
@@ -629,6 +637,32 @@ dl_cuda_unary_float (DlUnaryOp op, T x, const double *params)
                                    : x;
       case DL_UNARY_LEAKY_RELU:
         return x > 0 ? x : x * (T)params[0];
+      case DL_UNARY_HARDSWISH:
+        return x * dl_cuda_relu6 (x + 3) / 6;
+      case DL_UNARY_HARDSIGMOID:
+        return dl_cuda_relu6 (x + 3) / 6;
+      case DL_UNARY_MISH:
+        return x * dl_tanh (dl_log1p (dl_exp (x)));
+      case DL_UNARY_LOGSIGMOID:
+        return (x < 0 ? x : (T)0) - dl_log1p (dl_exp (-dl_fabs (x)));
+      case DL_UNARY_SOFTSIGN:
+        return x / (1 + dl_fabs (x));
+      case DL_UNARY_TANHSHRINK:
+        return x - dl_tanh (x);
+      case DL_UNARY_HARDTANH: /* max everywhere when min > max, as PyTorch's */
+        {
+          T t = x < (T)params[0] ? (T)params[0] : x;
+          return t > (T)params[1] ? (T)params[1] : t;
+        }
+      case DL_UNARY_ELU:
+        return x > 0 ? (T)params[1] * x
+                     : (T)params[1] * (T)params[0] * dl_expm1 ((T)params[2] * x);
+      case DL_UNARY_HARDSHRINK:
+        return (x >= -(T)params[0] && x <= (T)params[0]) ? (T)0 : x;
+      case DL_UNARY_SOFTSHRINK:
+        return x > (T)params[0] ? x - (T)params[0] : x < -(T)params[0] ? x + (T)params[0] : (T)0;
+      case DL_UNARY_THRESHOLD:
+        return x <= (T)params[0] ? (T)params[1] : x;
       default:
         return x;
     }

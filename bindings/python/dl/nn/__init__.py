@@ -43,6 +43,20 @@ __all__ += ['Conv3d', 'ConvTranspose1d', 'ConvTranspose3d', 'MaxPool1d', 'MaxPoo
             'AvgPool1d', 'AvgPool3d', 'AdaptiveAvgPool1d', 'AdaptiveAvgPool3d',
             'AdaptiveMaxPool1d', 'AdaptiveMaxPool3d', 'LPPool1d', 'LPPool2d', 'MaxUnpool1d',
             'MaxUnpool2d', 'MaxUnpool3d', 'PixelShuffle', 'PixelUnshuffle', 'ChannelShuffle']
+from .activation import (CELU, GLU, Hardshrink, Hardsigmoid, Hardswish, LogSigmoid,  # noqa
+                         Mish, PReLU, ReLU6, RReLU, SELU, Softmax2d, Softmin, Softshrink,
+                         Softsign, Tanhshrink, Threshold)
+__all__ += ['ReLU6', 'Hardswish', 'Hardsigmoid', 'Hardshrink', 'Softshrink', 'Tanhshrink',
+            'Softsign', 'SELU', 'CELU', 'Mish', 'LogSigmoid', 'Threshold', 'RReLU', 'PReLU',
+            'GLU', 'Softmin', 'Softmax2d']
+from .distance import CosineSimilarity, PairwiseDistance  # noqa: E402
+from .margin_loss import (CosineEmbeddingLoss, HingeEmbeddingLoss, MarginRankingLoss,  # noqa
+                          MultiLabelMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss,
+                          SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss)
+__all__ += ['CosineSimilarity', 'PairwiseDistance', 'CosineEmbeddingLoss', 'MarginRankingLoss',
+            'HingeEmbeddingLoss', 'SoftMarginLoss', 'MultiLabelSoftMarginLoss',
+            'MultiLabelMarginLoss', 'MultiMarginLoss', 'TripletMarginLoss',
+            'TripletMarginWithDistanceLoss']
 # torch.nn.modules' submodules (each sets the __module__ of its classes, so
 # it comes after every layer's definition) and torch.nn.parallel
 from . import modules  # noqa: E402

@@ -260,6 +260,27 @@ __all__ += ['conv3d', 'conv_transpose1d', 'conv_transpose3d', 'max_pool1d', 'max
             'pixel_shuffle', 'pixel_unshuffle', 'channel_shuffle']
 
 
+# the activations beyond relu, gelu and the like live in activation.py with
+# their modules (elu and hardtanh there replace conv.py's compositions)
+from . import activation as _activation  # noqa: E402
+from .activation import (celu, celu_, elu, elu_, glu, gumbel_softmax, hardshrink,  # noqa
+                         hardsigmoid, hardswish, hardtanh, hardtanh_, logsigmoid, mish, prelu,
+                         relu6, relu_, rrelu, rrelu_, selu, selu_, softmin, softshrink, softsign,
+                         tanhshrink, threshold, threshold_)
+
+__all__ += [n for n in _activation.__all__ if n[0].islower() and n not in __all__]
+
+# the distances and the margin and embedding losses: distance.py, margin_loss.py
+from . import distance as _distance, margin_loss as _margin_loss  # noqa: E402
+from .distance import cosine_similarity, pairwise_distance, pdist  # noqa: E402
+from .margin_loss import (cosine_embedding_loss, hinge_embedding_loss,  # noqa: E402
+                          margin_ranking_loss, multi_margin_loss, multilabel_margin_loss,
+                          multilabel_soft_margin_loss, soft_margin_loss, triplet_margin_loss,
+                          triplet_margin_with_distance_loss)
+
+__all__ += [n for n in _distance.__all__ + _margin_loss.__all__ if n[0].islower()]
+
+
 # ---- attention ---------------------------------------------------------------
 
 def _mha_error(e):

@@ -1876,8 +1876,8 @@ class KLDivLoss(_Loss, Dl.KlDivLoss, Module):
 
 
 # the submodules, which dl/nn/__init__.py imports
-_SUBMODULES = ['activation', 'batchnorm', 'container', 'conv', 'dropout', 'flatten', 'fold',
-               'linear', 'loss', 'module', 'normalization', 'pooling', 'rnn', 'sparse',
+_SUBMODULES = ['activation', 'batchnorm', 'container', 'conv', 'distance', 'dropout', 'flatten',
+               'fold', 'linear', 'loss', 'module', 'normalization', 'pooling', 'rnn', 'sparse',
                'transformer', 'upsampling']
 _SUBMODULES += ['padding', 'instancenorm']
 _SUBMODULES += ['pixelshuffle', 'channelshuffle']
