@@ -16,8 +16,7 @@ from .parameter import Parameter
 __all__ = ['conv1d', 'conv2d', 'conv_transpose2d', 'unfold', 'fold', 'max_pool2d',
            'avg_pool2d', 'adaptive_avg_pool2d', 'dropout', 'Conv1d', 'Conv2d', 'ConvTranspose2d',
            'Unfold', 'Fold', 'MaxPool2d', 'AvgPool2d', 'AdaptiveAvgPool2d', 'Dropout',
-           'embedding',
-           'elu', 'hardtanh', 'softplus', 'Embedding', 'ELU', 'Hardtanh', 'Softplus',
+           'embedding', 'softplus', 'Embedding', 'ELU', 'Hardtanh', 'Softplus',
            'adaptive_max_pool2d', 'AdaptiveMaxPool2d']
 
 
@@ -592,16 +591,6 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     p = _padding_idx(padding_idx, weight.shape[0])
     return _call(Dl.embedding, input, weight, -1 if p is None else p,
                  float(max_norm) if max_norm is not None else 0.0, float(norm_type))
-
-
-def elu(input, alpha=1.0, inplace=False):
-    from .._indexing import where
-    out = where(input > 0, input, (input.exp() - 1) * alpha)
-    return input.copy_(out) if inplace else out
-
-
-def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    return input.clamp_(min_val, max_val) if inplace else input.clamp(min_val, max_val)
 
 
 def softplus(input, beta=1, threshold=20):

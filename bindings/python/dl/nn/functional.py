@@ -204,8 +204,7 @@ def _kl_div_mean_warning():
 
 # the convolutions live in conv.py with their modules
 from .conv import (adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d,  # noqa
-                   conv_transpose2d, dropout, elu, embedding, fold, hardtanh,
-                   max_pool2d, softplus, unfold)
+                   conv_transpose2d, dropout, embedding, fold, max_pool2d, softplus, unfold)
 from .normalization import batch_norm, group_norm, layer_norm  # noqa
 
 __all__ += ['conv1d', 'conv2d', 'conv_transpose2d', 'fold', 'unfold', 'max_pool2d', 'avg_pool2d',
