@@ -131,6 +131,9 @@ special_apply (const SpecialOp *op, DlTensor *a, DlTensor *b, GError **error)
 
   g_return_val_if_fail (DL_IS_TENSOR (a), NULL);
   g_return_val_if_fail (op->arity == 1 || DL_IS_TENSOR (b), NULL);
+  if (!dl_check_live (op->name, a, error)
+      || (op->arity == 2 && !dl_check_live (op->name, b, error)))
+    return NULL;
   if (op->arity == 1)
     {
       dtype = dl_dtype_is_float (a->dtype) ? a->dtype : dl_get_default_dtype ();

@@ -479,6 +479,32 @@ for _name, _op, _shape, _out in [
     linear_map(_name, _op, _shape, _out)
 
 # a linear layer with a bias is one addmm, as torch records it
+# the samplers of the distributions (libdl's random streams: values are
+# not torch's; the old values of an in-place draw get a zero gradient)
+WALK['ExponentialBackward0'] = [Case(lambda m, a: seeded(m, a, 'exponential_'), (3, 4),
+                                     random=True)]
+WALK['CauchyBackward0'] = [Case(lambda m, a: seeded(m, a, 'cauchy_'), (3, 4), random=True)]
+WALK['GeometricBackward0'] = [Case(lambda m, a: seeded(m, a, 'geometric_', 0.3), (3, 4),
+                                   random=True)]
+WALK['LogNormalBackward0'] = [Case(lambda m, a: seeded(m, a, 'log_normal_'), (3, 4),
+                                   random=True)]
+# the special functions evaluated on the host (libdl/ops/dl-ops-special.c):
+# their derivatives are evaluated there too, outside the graph, so they
+# have no second derivative (torch's have)
+_HOST = 'the derivative is evaluated on the host, outside the graph (dl-ops-special.c)'
+WALK['SpecialErfcxBackward0'] = unary(lambda m, a: m.special.erfcx(a), gradgrad_fails=_HOST)
+WALK['SpecialI0EBackward0'] = unary(lambda m, a: m.special.i0e(a), gradgrad_fails=_HOST)
+WALK['SpecialI1EBackward0'] = unary(lambda m, a: m.special.i1e(a), gradgrad_fails=_HOST)
+WALK['SpecialLogNdtrBackward0'] = unary(lambda m, a: m.special.log_ndtr(a), gradgrad_fails=_HOST)
+WALK['SpecialNdtriBackward0'] = unary(lambda m, a: m.special.ndtri(a), 'unit_interval',
+                                      gradgrad_fails=_HOST)
+# torch differentiates these in their second argument only
+WALK['SpecialZetaBackward0'] = [Case(lambda m, q: m.special.zeta(q.detach() * 0 + 2.5, q), (3, 4),
+                                     domain='pos', gradgrad_fails=_HOST)]
+WALK['IgammaBackward0'] = [Case(lambda m, x: m.igamma(x.detach() * 0 + 1.5, x), (3, 4),
+                                domain='pos', gradgrad_fails=_HOST)]
+WALK['IgammacBackward0'] = [Case(lambda m, x: m.igammac(x.detach() * 0 + 1.5, x), (3, 4),
+                                 domain='pos', gradgrad_fails=_HOST)]
 WALK['AddmmBackward0'] = [
     Case(lambda m, a, w, b: m.nn.functional.linear(a, w, b), (3, 4), (2, 4), (2,)),
     Case(lambda m, a, w, b: m.nn.functional.linear(a, w, b), (2, 3, 4), (2, 4), (2,))]
@@ -639,6 +665,14 @@ def _node_names():
 # PyTorch on the same inputs can walk them here, with where their
 # gradients are checked instead.
 NOT_WALKED = {
+    'PoissonBackward0':
+        'a random count: its derivative is zero (as torch defines it), and a finite '
+        'difference of the rate jumps where the count does; test_distributions.py checks the '
+        'zero gradient and the counts\' statistics',
+    'StandardGammaBackward0':
+        'the implicit reparameterisation gradient of a gamma draw, which a finite difference '
+        'of the rejection sampler does not give; test_distributions.py '
+        '(test_standard_gamma_grad_matches_torch) checks it against torch._standard_gamma_grad',
     'SyncBatchNormAllReduceBackward':
         'the sum across the ranks of a SyncBatchNorm (libdl/distributed): tests/distributed '
         '(feat_worker.py syncbn, test-dist-features.c) check its gradients on 2 and 3 ranks '

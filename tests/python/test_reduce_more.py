@@ -529,8 +529,9 @@ def test_large_rows(rng):
 
 def test_sum_from_every_alignment(rng):
     """float32 sums of runs starting at each offset of a vector: the kernel
-    first takes the elements up to a vector boundary apart, and must count
-    each element once. Small integers, so that every sum is exact."""
+    must count each element once (small integers, so that every sum is
+    exact), and the same values must give the same bits wherever they lie
+    (an address-dependent head changed the rounding)."""
     for n in (70, 1000, 300_000):
         a = rng.integers(-3, 4, size=n + 16).astype(np.float32)
         x = Dl.from_numpy(a.copy())
@@ -538,6 +539,11 @@ def test_sum_from_every_alignment(rng):
             assert x[k:k + n].sum().item() == float(a[k:k + n].sum(dtype=np.int64)), (n, k)
             rows = x[k:k + n - n % 10].view(10, -1)
             assert rows.sum(1).tolist() == a[k:k + n - n % 10].reshape(10, -1).sum(1).tolist()
+        # the same (non-integer) values sum to the same bits at any address
+        f = rng.standard_normal(n + 16).astype(np.float32)
+        y = Dl.from_numpy(f.copy())
+        for k in range(9):
+            assert y[k:k + n].sum().item() == Dl.from_numpy(f[k:k + n].copy()).sum().item(), (n, k)
 
 
 def test_sort_bool_and_inf():

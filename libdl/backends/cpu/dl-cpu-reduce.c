@@ -172,13 +172,15 @@ hi_v8 (dl_v8sf v)
  * lanes (four vectors a step, then what is left of the run: two, one, and
  * the last partial vector through a masked load, so that a row's tail is
  * one load), each block's total goes into double lanes, and
- * those are added pairwise at the end. A long run that does not start on
- * a vector boundary first takes the elements up to it through one partial
- * load, so that every later load is aligned: numpy's large buffers start
- * 16 bytes into a page, where every other 32-byte load spans two cache
- * lines, a sum of 10^5 floats (in L2, one thread) took 1.5 times as long
- * as one from an aligned start. One body for 8- and 4-float vectors (AVX2
- * from x86-64-v3 up, SSE below). VDH: the double vector of half VF's
+ * those are added pairwise at the end. Which lane an element goes to
+ * depends on its place in the run only, never on its address, so that the
+ * same values sum to the same bits wherever they lie (a run that starts
+ * off a vector boundary, as numpy's buffers do, 16 bytes into a page, pays
+ * for loads that span two cache lines: 1.5x on a sum of 10^5 floats in L2,
+ * one thread; starting the loads at the boundary instead changed the
+ * rounding with the address, and a resumed L-BFGS run no longer matched
+ * its uninterrupted twin bit for bit). One body for 8- and 4-float vectors
+ * (AVX2 from x86-64-v3 up, SSE below). VDH: the double vector of half VF's
  * lanes; LO, HI: a VF's halves as VDH. */
 #define DEFINE_SUM_F32(NAME, TARGET, VF, VDH, LO, HI, PART)                                        \
   TARGET static gdouble NAME (const float *restrict x, gint64 n)                                   \
@@ -190,16 +192,7 @@ hi_v8 (dl_v8sf v)
     };                                                                                             \
     VDH d0 = { 0 }, d1 = { 0 };                                                                    \
     gint64 i = 0;                                                                                  \
-    guintptr mis = (guintptr)x % sizeof (VF);                                                      \
                                                                                                    \
-    if (n >= 2 * STEP && mis != 0 && mis % sizeof (float) == 0)                                    \
-      {                                                                                            \
-        VF head = PART (x, (gint64)((sizeof (VF) - mis) / sizeof (float)));                        \
-                                                                                                   \
-        d0 += LO (head);                                                                           \
-        d1 += HI (head);                                                                           \
-        i = (sizeof (VF) - mis) / sizeof (float);                                                  \
-      }                                                                                            \
     while (i < n)                                                                                  \
       {                                                                                            \
         gint64 end = i + MIN (n - i, 32 * STEP);                                                   \
