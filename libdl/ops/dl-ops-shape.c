@@ -145,6 +145,18 @@ view_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   return gi[0] != NULL;
 }
 
+/* A view of @self's storage with this geometry, tied to @self's base (so
+ * that writes through it are recorded there) at the storage's version */
+static DlTensor *
+new_view_of (DlTensor *self, const gint64 *sizes, const gint64 *strides, gint ndim, gint64 offset)
+{
+  DlTensor *out = dl_tensor_new_view_internal (self, sizes, strides, ndim, offset);
+
+  out->base = g_object_ref (self->base ? self->base : self);
+  out->view_version = self->storage->version;
+  return out;
+}
+
 static DlTensor *
 make_view_at (DlTensor *self,
               const gchar *node_name,
@@ -154,10 +166,8 @@ make_view_at (DlTensor *self,
               gint ndim,
               gint64 offset)
 {
-  DlTensor *out = dl_tensor_new_view_internal (self, sizes, strides, ndim, offset);
+  DlTensor *out = new_view_of (self, sizes, strides, ndim, offset);
 
-  out->base = g_object_ref (self->base ? self->base : self);
-  out->view_version = self->storage->version;
   if (dl_autograd_any_requires (1, &self))
     {
       g_autoptr (DlNode) node = dl_node_new_for_op (node_name, view_backward, 1, &self);
@@ -1441,9 +1451,7 @@ dl_tensor_as_strided (DlTensor *self,
                    ss, st, storage_offset, need, have);
       return NULL;
     }
-  out = dl_tensor_new_view_internal (self, size, stride, n_size, storage_offset);
-  out->base = g_object_ref (self->base ? self->base : self);
-  out->view_version = self->storage->version;
+  out = new_view_of (self, size, stride, n_size, storage_offset);
   if (dl_autograd_any_requires (1, &self))
     {
       g_autoptr (DlNode) node
