@@ -30,6 +30,7 @@ struct _DlStorage
   char *data;
   gsize nbytes;
   gsize block_size; /* for DL_STORAGE_ALLOCATED and DL_STORAGE_INLINE */
+  gsize head;       /* DL_STORAGE_ALLOCATED: bytes from the block's start to data */
   DlReleaseFunc release;
   gpointer release_data;
   GDestroyNotify release_notify;
@@ -44,6 +45,7 @@ struct _DlStorage
 };
 
 DlStorage *dl_storage_new (DlDevice *device, gsize nbytes, GError **error);
+DlStorage *dl_storage_new_at (DlDevice *device, gsize nbytes, gsize line_offset, GError **error);
 DlStorage *dl_storage_new_external (DlDevice *device,
                                     gpointer data,
                                     gsize nbytes,

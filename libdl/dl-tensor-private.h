@@ -62,6 +62,12 @@ DlTensor *dl_tensor_new_empty_internal (DlDevice *device,
                                         const gint64 *shape,
                                         gint ndim,
                                         GError **error);
+DlTensor *dl_tensor_new_empty_at_internal (DlDevice *device,
+                                           DlDType dtype,
+                                           const gint64 *shape,
+                                           gint ndim,
+                                           gsize line_offset,
+                                           GError **error);
 DlTensor *dl_tensor_new_view_internal (DlTensor *base,
                                        const gint64 *sizes,
                                        const gint64 *strides,

@@ -378,14 +378,27 @@ dl_tensor_new_empty_internal (DlDevice *device,
                               gint ndim,
                               GError **error)
 {
+  return dl_tensor_new_empty_at_internal (device, dtype, shape, ndim, 0, error);
+}
+
+/* As dl_tensor_new_empty_internal, the data @line_offset bytes past a
+ * 64-byte boundary (dl_storage_new_at). */
+DlTensor *
+dl_tensor_new_empty_at_internal (DlDevice *device,
+                                 DlDType dtype,
+                                 const gint64 *shape,
+                                 gint ndim,
+                                 gsize line_offset,
+                                 GError **error)
+{
   DlTensor *t;
   DlStorage *storage;
   gint64 numel;
 
   if (!dl_check_shape ("empty", shape, ndim, &numel, error))
     return NULL;
-  storage = dl_storage_new (device ? device : dl_device_cpu (),
-                            (gsize)numel * dl_dtype_size (dtype), error);
+  storage = dl_storage_new_at (device ? device : dl_device_cpu (),
+                               (gsize)numel * dl_dtype_size (dtype), line_offset, error);
   if (storage == NULL)
     return NULL;
   t = tensor_alloc ();

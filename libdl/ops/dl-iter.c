@@ -153,6 +153,18 @@ dl_empty_like_layout (DlTensor *like, DlDType dtype, const gint64 *shape, gint n
   gint64 expected = 1;
   DlTensor *out;
 
+  if (like != NULL && like->ndim == ndim && dl_tensor_is_contiguous (like)
+      && dl_dtype_size (like->dtype) == dl_dtype_size (dtype)
+      && memcmp (like->sizes, shape, ndim * sizeof (gint64)) == 0)
+    {
+      /* the same place within a cache line as @like's data: an
+       * elementwise kernel can then align all its streams
+       * (dl_storage_new_at) */
+      guintptr at = (guintptr)(like->storage->data + like->offset * dl_dtype_size (dtype));
+
+      return dl_tensor_new_empty_at_internal (dl_tensor_device (like), dtype, shape, ndim, at % 64,
+                                              error);
+    }
   if (like == NULL || like->ndim != ndim || like->numel <= 1 || dl_tensor_is_contiguous (like)
       || memcmp (like->sizes, shape, ndim * sizeof (gint64)) != 0)
     return dl_tensor_new_empty_internal (like ? dl_tensor_device (like) : NULL, dtype, shape, ndim,

@@ -279,6 +279,16 @@ dl_cpu_store_i (char *p, DlDType dt, gint64 v)
 #define DL_CPU_FN_(prefix, opn, tn) prefix##opn##_##tn
 #define DL_CPU_FN(prefix, opn, tn) DL_CPU_FN_ (prefix, opn, tn)
 
+/* The elements of @size bytes before @p's next 64-byte boundary (0 when
+ * @p is on one, or is not aligned to its element size). */
+static inline gint64
+dl_cpu_line_head (const void *p, gsize size)
+{
+  guintptr a = (guintptr)p;
+
+  return a % size ? 0 : (gint64)(((64 - a % 64) % 64) / size);
+}
+
 /* The elementwise kernels' one-run loops (a DlCpuLoop named NAME): a
  * unit-stride branch with restrict pointers that GCC vectorises (also for
  * x86-64-v3, see DL_CPU_CLONES), branches for a broadcast operand, and the
@@ -292,7 +302,14 @@ dl_cpu_store_i (char *p, DlDType dt, gint64 v)
       {                                                                                            \
         OT *restrict o = (OT *)data[0];                                                            \
         const T *restrict in = (const T *)data[1];                                                 \
-        for (gint64 i = 0; i < n; i++)                                                             \
+        gint64 i = 0;                                                                              \
+        /* up to the output's next cache line first (see the binary loop) */                       \
+        for (gint64 h = MIN (dl_cpu_line_head (o, sizeof (OT)), n); i < h; i++)                    \
+          {                                                                                        \
+            T x = in[i];                                                                           \
+            o[i] = (OT)(EXPR);                                                                     \
+          }                                                                                        \
+        for (; i < n; i++)                                                                         \
           {                                                                                        \
             T x = in[i];                                                                           \
             o[i] = (OT)(EXPR);                                                                     \
@@ -316,7 +333,16 @@ dl_cpu_store_i (char *p, DlDType dt, gint64 v)
         OT *restrict o = (OT *)data[0];                                                            \
         const T *restrict pa = (const T *)data[1];                                                 \
         const T *restrict pb = (const T *)data[2];                                                 \
-        for (gint64 i = 0; i < n; i++)                                                             \
+        gint64 i = 0;                                                                              \
+        /* up to the output's next cache line first: when the inputs share                         \
+         * its offset in a line (dl_empty_like_layout), all three streams                          \
+         * are then line-aligned */                                                                \
+        for (gint64 h = MIN (dl_cpu_line_head (o, sizeof (OT)), n); i < h; i++)                    \
+          {                                                                                        \
+            T a = pa[i], b = pb[i];                                                                \
+            o[i] = (OT)(EXPR);                                                                     \
+          }                                                                                        \
+        for (; i < n; i++)                                                                         \
           {                                                                                        \
             T a = pa[i], b = pb[i];                                                                \
             o[i] = (OT)(EXPR);                                                                     \
