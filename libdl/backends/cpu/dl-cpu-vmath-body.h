@@ -823,8 +823,9 @@ V (log2) (VF x)
 #define DEFINE_VMATH_LOOP(fn)                                                                      \
   TARGET static void V (fn##_run) (float *y, const float *x, gint64 n)                             \
   {                                                                                                \
-    gint64 i = MIN (dl_cpu_line_head (y, sizeof (float)), n);                                      \
-    /* a part up to y's next cache line first (see dl_cpu_line_head) */                            \
+    gint64 i = MIN (dl_cpu_line_head (y, sizeof (float)) % W, n);                                  \
+    /* a part up to y's next vector boundary first, which no vector then   \
+     * crosses a cache line from (see dl_cpu_line_head) */                                         \
     if (i > 0)                                                                                     \
       V (store_part) (y, V (fn) (V (load_part) (x, i)), i);                                        \
     for (; i + W <= n; i += W)                                                                     \
