@@ -539,11 +539,25 @@ def test_sum_from_every_alignment(rng):
             assert x[k:k + n].sum().item() == float(a[k:k + n].sum(dtype=np.int64)), (n, k)
             rows = x[k:k + n - n % 10].view(10, -1)
             assert rows.sum(1).tolist() == a[k:k + n - n % 10].reshape(10, -1).sum(1).tolist()
-        # the same (non-integer) values sum to the same bits at any address
+    # the same (non-integer) values sum to the same bits at any address:
+    # runs off a 32-byte boundary go through the aligned grid, whose lanes
+    # are rotated back per block (lengths around its threshold, the blocks'
+    # edges and the vectors' tails)
+    for n in (70, 255, 256, 257, 1000, 1023, 1024, 1025, 2047, 2049, 3001, 300_000):
         f = rng.standard_normal(n + 16).astype(np.float32)
+        f[::7] *= 1e4  # large and small values: a changed order changes the bits
         y = Dl.from_numpy(f.copy())
         for k in range(9):
             assert y[k:k + n].sum().item() == Dl.from_numpy(f[k:k + n].copy()).sum().item(), (n, k)
+    # an infinity or NaN in each lane of the grid's first and last vectors
+    for special in (np.inf, -np.inf, np.nan):
+        for pos in list(range(0, 9)) + list(range(590, 600)):
+            f = np.ones(616, np.float32)
+            for k in range(1, 9):
+                g = f.copy()
+                g[k + pos] = special
+                got = Dl.from_numpy(g)[k:k + 600].sum().item()
+                assert got == special or (np.isnan(special) and np.isnan(got)), (special, pos, k)
 
 
 def test_sort_bool_and_inf():

@@ -174,12 +174,12 @@ hi_v8 (dl_v8sf v)
  * one load), each block's total goes into double lanes, and
  * those are added pairwise at the end. Which lane an element goes to
  * depends on its place in the run only, never on its address, so that the
- * same values sum to the same bits wherever they lie (a run that starts
- * off a vector boundary, as numpy's buffers do, 16 bytes into a page, pays
- * for loads that span two cache lines: 1.5x on a sum of 10^5 floats in L2,
- * one thread; starting the loads at the boundary instead changed the
- * rounding with the address, and a resumed L-BFGS run no longer matched
- * its uninterrupted twin bit for bit). One body for 8- and 4-float vectors
+ * same values sum to the same bits wherever they lie (a resumed L-BFGS run
+ * must match its uninterrupted twin bit for bit). A run that starts off a
+ * vector boundary, as numpy's buffers do (16 bytes into a page), pays here
+ * for loads that span two cache lines (1.5x on a sum of 10^5 floats in L2,
+ * one thread); at x86-64-v3 sum_f32_v8_grid sums such runs from the
+ * boundary with the same bits. One body for 8- and 4-float vectors
  * (AVX2 from x86-64-v3 up, SSE below). VDH: the double vector of half VF's
  * lanes; LO, HI: a VF's halves as VDH. */
 #define DEFINE_SUM_F32(NAME, TARGET, VF, VDH, LO, HI, PART)                                        \
@@ -711,7 +711,7 @@ typedef struct
  * int32 vectors, VDH the double vector of half their lanes, LO and HI a
  * VF's halves as VDH, PF the partial load; VD, VL: its double and int64
  * vectors, PD their partial load, DSFX their lanes. */
-#define DEFINE_LEVEL(SFX, TARGET, VF, VI, VDH, LO, HI, PF, VD, VL, PD, DSFX, TREE)                 \
+#define DEFINE_LEVEL(SFX, TARGET, VF, VI, VDH, LO, HI, PF, VD, VL, PD, DSFX, TREE, SUMF)           \
   DEFINE_SUM_F32 (sum_f32_##SFX, TARGET, VF, VDH, LO, HI, PF)                                      \
   DEFINE_FOLD_F64 (sum_f64_##SFX, TARGET, VD, VL, PD, +, 0)                                        \
   DEFINE_PROD_F32 (prod_f32_##SFX, TARGET, VF, VDH, VI, LO, HI, PF)                                \
@@ -729,10 +729,22 @@ typedef struct
   DEFINE_COL_PICK (col_max_f64_##SFX, TARGET, double, VD, VL, PD, vmax_f64_##DSFX)                 \
   DEFINE_COL_PICK (col_min_f64_##SFX, TARGET, double, VD, VL, PD, vmin_f64_##DSFX)                 \
   static const RunKernels kernels_##SFX = {                                                        \
-    sum_f32_##SFX,     sum_f64_##SFX,      prod_f32_##SFX,    prod_f64_##SFX,                      \
-    max_f32_##SFX,     min_f32_##SFX,      max_f64_##SFX,     min_f64_##SFX,                       \
-    col_sum_f32_##SFX, col_prod_f32_##SFX, col_sum_f64_##SFX, col_prod_f64_##SFX,                  \
-    col_max_f32_##SFX, col_min_f32_##SFX,  col_max_f64_##SFX, col_min_f64_##SFX,                   \
+    SUMF,                                                                                          \
+    sum_f64_##SFX,                                                                                 \
+    prod_f32_##SFX,                                                                                \
+    prod_f64_##SFX,                                                                                \
+    max_f32_##SFX,                                                                                 \
+    min_f32_##SFX,                                                                                 \
+    max_f64_##SFX,                                                                                 \
+    min_f64_##SFX,                                                                                 \
+    col_sum_f32_##SFX,                                                                             \
+    col_prod_f32_##SFX,                                                                            \
+    col_sum_f64_##SFX,                                                                             \
+    col_prod_f64_##SFX,                                                                            \
+    col_max_f32_##SFX,                                                                             \
+    col_min_f32_##SFX,                                                                             \
+    col_max_f64_##SFX,                                                                             \
+    col_min_f64_##SFX,                                                                             \
   };
 
 DEFINE_LEVEL (v4,
@@ -747,8 +759,11 @@ DEFINE_LEVEL (v4,
               v2di,
               part_f64_v2,
               v2,
-              TREE_SCALAR)
+              TREE_SCALAR,
+              sum_f32_v4)
 #ifdef DL_CPU_ISA_LEVELS
+static gdouble sum_f32_v8_any (const float *x, gint64 n);
+
 DEFINE_LEVEL (v8,
               DL_CPU_TARGET_V3,
               dl_v8sf,
@@ -761,7 +776,131 @@ DEFINE_LEVEL (v8,
               v4di,
               part_f64_v4,
               v4,
-              TREE_SHUFFLE)
+              TREE_SHUFFLE,
+              sum_f32_v8_any)
+
+/* the shortest run sum_f32_v8_any takes through the grid */
+#define SUM_GRID_MIN 256
+
+/* lanes [lo, hi) of the aligned 8-float vector at @p, 0 elsewhere, reading
+ * only those lanes */
+DL_CPU_TARGET_V3 static inline dl_v8sf
+lanes_f32_v8 (const float *p, gint lo, gint hi)
+{
+  const v8si iota = { 0, 1, 2, 3, 4, 5, 6, 7 };
+
+  return (dl_v8sf)_mm256_maskload_ps (p, (__m256i)((iota >= lo) & (iota < hi)));
+}
+
+/* sum_f32_v8 of a run that starts off a 32-byte boundary (r floats past
+ * one), with every load on one: vector t of the aligned grid holds the
+ * run's elements 8t - r .. 8t - r + 7, so that accumulating the grid's
+ * vectors as sum_f32_v8 accumulates the run's puts each of its 32 lane
+ * sums of a block in another place, rotated by r, with the same elements
+ * added in the same order. Each block's lanes are rotated back before
+ * they are combined, so the result has sum_f32_v8's bits (which
+ * test_sum_from_every_alignment checks) without its loads that span two
+ * cache lines. The vectors at a block's two ends are loaded with the
+ * lanes of the block only. */
+DL_CPU_TARGET_V3 static gdouble
+sum_f32_v8_grid (const float *x, gint64 n)
+{
+  enum
+  {
+    W = 8,
+    BLOCK = 32 * 4 * W /* sum_f32_v8's blocks */
+  };
+  const gint r = (gint)(((guintptr)x % 32) / sizeof (float));
+  const float *g = x - r; /* the grid: vector t at g + 8t */
+  const v8si iota = { 0, 1, 2, 3, 4, 5, 6, 7 };
+  /* lane j of a rotated vector is lane j + r (mod 8); lanes from 8 - r
+   * on come from the next vector */
+  const __m256i rot = (__m256i)((iota + r) & 7);
+  const __m256 next = (__m256)(iota >= W - r);
+  dl_v4df d0 = { 0 }, d1 = { 0 };
+
+  for (gint64 p0 = 0; p0 < n; p0 += BLOCK)
+    {
+      gint64 end = MIN (n, p0 + BLOCK), i;
+      /* the grid takes the block's whole steps of 4 vectors; the last
+       * block's tail is added as sum_f32_v8 adds it, after the rotation */
+      gint64 p1 = p0 + (end - p0) / (4 * W) * (4 * W);
+      gint64 t0 = (p0 + r) / W, t1 = (p1 - 1 + r) / W, t;
+      dl_v8sf a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 }, v0, v1, v2, v3;
+
+      /* vector t0 is on a block's start (a multiple of 4: a0), and t1,
+       * 4 whole steps later, its end; between them 4 k - 1 full vectors */
+      if (p1 > p0)
+        {
+          /* added to zeros as sum_f32_v8 does (-0 + 0 is 0) */
+          a0 += lanes_f32_v8 (g + W * t0, r, W);
+          memcpy (&v1, g + W * (t0 + 1), sizeof v1);
+          memcpy (&v2, g + W * (t0 + 2), sizeof v2);
+          memcpy (&v3, g + W * (t0 + 3), sizeof v3);
+          a1 += v1;
+          a2 += v2;
+          a3 += v3;
+          for (t = t0 + 4; t < t1; t += 4)
+            {
+              memcpy (&v0, g + W * t, sizeof v0);
+              memcpy (&v1, g + W * t + W, sizeof v1);
+              memcpy (&v2, g + W * t + 2 * W, sizeof v2);
+              memcpy (&v3, g + W * t + 3 * W, sizeof v3);
+              a0 += v0;
+              a1 += v1;
+              a2 += v2;
+              a3 += v3;
+            }
+          a0 += lanes_f32_v8 (g + W * t1, 0, r);
+        }
+      /* the block's lane sums back in sum_f32_v8's places: its lane c of
+       * the four vectors as one row of 32 is this one's c + r */
+      {
+        __m256 r0 = _mm256_permutevar8x32_ps ((__m256)a0, rot);
+        __m256 r1 = _mm256_permutevar8x32_ps ((__m256)a1, rot);
+        __m256 r2 = _mm256_permutevar8x32_ps ((__m256)a2, rot);
+        __m256 r3 = _mm256_permutevar8x32_ps ((__m256)a3, rot);
+
+        a0 = (dl_v8sf)_mm256_blendv_ps (r0, r1, next);
+        a1 = (dl_v8sf)_mm256_blendv_ps (r1, r2, next);
+        a2 = (dl_v8sf)_mm256_blendv_ps (r2, r3, next);
+        a3 = (dl_v8sf)_mm256_blendv_ps (r3, r0, next);
+      }
+      i = p1;
+      if (i + 2 * W <= end)
+        {
+          memcpy (&v0, x + i, sizeof v0);
+          memcpy (&v1, x + i + W, sizeof v1);
+          a0 += v0;
+          a1 += v1;
+          i += 2 * W;
+        }
+      if (i + W <= end)
+        {
+          memcpy (&v2, x + i, sizeof v2);
+          a2 += v2;
+          i += W;
+        }
+      if (i < end)
+        a3 += part_f32_v8 (x + i, end - i);
+      v0 = (a0 + a1) + (a2 + a3);
+      d0 += lo_v8 (v0);
+      d1 += hi_v8 (v0);
+    }
+  d0 += d1;
+  return PAIRWISE_SUM (d0, W / 2);
+}
+
+/* sum_f32_v8, through the aligned grid for runs off a 32-byte boundary
+ * and long enough to pay for its rotation (a block's worth of lane moves
+ * against a split load every other vector) */
+static gdouble
+sum_f32_v8_any (const float *x, gint64 n)
+{
+  if ((guintptr)x % 32 != 0 && (guintptr)x % sizeof (float) == 0 && n >= SUM_GRID_MIN)
+    return sum_f32_v8_grid (x, n);
+  return sum_f32_v8 (x, n);
+}
 #endif
 
 static const RunKernels *
