@@ -560,6 +560,23 @@ def test_sum_from_every_alignment(rng):
                 assert got == special or (np.isnan(special) and np.isnan(got)), (special, pos, k)
 
 
+def test_row_sums_have_each_rows_own_bits(rng, threads):
+    """float32 rows summed two at a time (up to 255 floats) or one at a
+    time: each row's sum has the bits of that row summed alone, for odd and
+    even row counts, every vector tail and rows off any boundary."""
+    for n in (16, 17, 31, 32, 33, 48, 63, 64, 100, 127, 128, 200, 255, 256, 300):
+        for rows in (1, 2, 5, 64):
+            f = rng.standard_normal(rows * n + 8).astype(np.float32)
+            f[::5] *= 1e4
+            for k in (0, 3):
+                x = Dl.from_numpy(f)[k:k + rows * n].view(rows, n)
+                got = x.sum(1).tolist()
+                want = [x[i].contiguous().sum().item() for i in range(rows)]
+                assert got == want, (n, rows, k)
+                assert x.mean(1).tolist() == [x[i].contiguous().mean().item()
+                                              for i in range(rows)], (n, rows, k)
+
+
 def test_sort_bool_and_inf():
     x, t = pair(np.array([True, False, True, False, False]))
     check(lambda v: v.sort(dim=0, stable=True), x, t)

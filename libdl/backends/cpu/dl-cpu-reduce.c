@@ -236,6 +236,81 @@ hi_v8 (dl_v8sf v)
     return PAIRWISE_SUM (d0, W / 2);                                                               \
   }
 
+/* The sums of two rows of n floats (n at most one of DEFINE_SUM_F32's
+ * blocks: 32 steps of four vectors), each with the bits of its single-row
+ * sibling: the same steps for both rows, interleaved, so that the chain
+ * of one row's final folds runs beside the other's (rows of a few hundred
+ * floats are mostly that chain). */
+#define DEFINE_SUM2_F32(NAME, TARGET, VF, VDH, LO, HI, PART)                                       \
+  TARGET static void NAME (const float *restrict x, const float *restrict y, gint64 n,             \
+                           gdouble *sx, gdouble *sy)                                               \
+  {                                                                                                \
+    enum                                                                                           \
+    {                                                                                              \
+      W = sizeof (VF) / sizeof (float),                                                            \
+      STEP = 4 * W                                                                                 \
+    };                                                                                             \
+    VDH dx0 = { 0 }, dx1 = { 0 }, dy0 = { 0 }, dy1 = { 0 };                                        \
+    VF a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 }, v0, v1, v2, v3;                             \
+    VF b0 = { 0 }, b1 = { 0 }, b2 = { 0 }, b3 = { 0 };                                             \
+    gint64 i = 0;                                                                                  \
+                                                                                                   \
+    for (; i + STEP <= n; i += STEP)                                                               \
+      {                                                                                            \
+        memcpy (&v0, x + i, sizeof v0);                                                            \
+        memcpy (&v1, x + i + W, sizeof v1);                                                        \
+        memcpy (&v2, x + i + 2 * W, sizeof v2);                                                    \
+        memcpy (&v3, x + i + 3 * W, sizeof v3);                                                    \
+        a0 += v0;                                                                                  \
+        a1 += v1;                                                                                  \
+        a2 += v2;                                                                                  \
+        a3 += v3;                                                                                  \
+        memcpy (&v0, y + i, sizeof v0);                                                            \
+        memcpy (&v1, y + i + W, sizeof v1);                                                        \
+        memcpy (&v2, y + i + 2 * W, sizeof v2);                                                    \
+        memcpy (&v3, y + i + 3 * W, sizeof v3);                                                    \
+        b0 += v0;                                                                                  \
+        b1 += v1;                                                                                  \
+        b2 += v2;                                                                                  \
+        b3 += v3;                                                                                  \
+      }                                                                                            \
+    if (i + 2 * W <= n)                                                                            \
+      {                                                                                            \
+        memcpy (&v0, x + i, sizeof v0);                                                            \
+        memcpy (&v1, x + i + W, sizeof v1);                                                        \
+        memcpy (&v2, y + i, sizeof v2);                                                            \
+        memcpy (&v3, y + i + W, sizeof v3);                                                        \
+        a0 += v0;                                                                                  \
+        a1 += v1;                                                                                  \
+        b0 += v2;                                                                                  \
+        b1 += v3;                                                                                  \
+        i += 2 * W;                                                                                \
+      }                                                                                            \
+    if (i + W <= n)                                                                                \
+      {                                                                                            \
+        memcpy (&v2, x + i, sizeof v2);                                                            \
+        memcpy (&v3, y + i, sizeof v3);                                                            \
+        a2 += v2;                                                                                  \
+        b2 += v3;                                                                                  \
+        i += W;                                                                                    \
+      }                                                                                            \
+    if (i < n)                                                                                     \
+      {                                                                                            \
+        a3 += PART (x + i, n - i);                                                                 \
+        b3 += PART (y + i, n - i);                                                                 \
+      }                                                                                            \
+    v0 = (a0 + a1) + (a2 + a3);                                                                    \
+    v1 = (b0 + b1) + (b2 + b3);                                                                    \
+    dx0 += LO (v0);                                                                                \
+    dx1 += HI (v0);                                                                                \
+    dy0 += LO (v1);                                                                                \
+    dy1 += HI (v1);                                                                                \
+    dx0 += dx1;                                                                                    \
+    dy0 += dy1;                                                                                    \
+    *sx = PAIRWISE_SUM (dx0, W / 2);                                                               \
+    *sy = PAIRWISE_SUM (dy0, W / 2);                                                               \
+  }
+
 /* The sum (OP +, ONE 0) or the product (OP *, ONE 1) of a contiguous
  * float64 run (VD, VI: its double and int64 vectors), four vectors a step,
  * the tail through a masked load whose empty lanes are set to ONE. */
@@ -690,6 +765,7 @@ DEFINE_PICKS (f64_v4, DL_CPU_TARGET_V3, dl_v4df, __m256d, _mm256_max_pd, _mm256_
 typedef struct
 {
   gdouble (*sum_f32) (const float *x, gint64 n);
+  void (*sum2_f32) (const float *x, const float *y, gint64 n, gdouble *sx, gdouble *sy);
   gdouble (*sum_f64) (const double *x, gint64 n);
   gdouble (*prod_f32) (const float *x, gint64 n);
   gdouble (*prod_f64) (const double *x, gint64 n);
@@ -713,6 +789,7 @@ typedef struct
  * vectors, PD their partial load, DSFX their lanes. */
 #define DEFINE_LEVEL(SFX, TARGET, VF, VI, VDH, LO, HI, PF, VD, VL, PD, DSFX, TREE, SUMF)           \
   DEFINE_SUM_F32 (sum_f32_##SFX, TARGET, VF, VDH, LO, HI, PF)                                      \
+  DEFINE_SUM2_F32 (sum2_f32_##SFX, TARGET, VF, VDH, LO, HI, PF)                                    \
   DEFINE_FOLD_F64 (sum_f64_##SFX, TARGET, VD, VL, PD, +, 0)                                        \
   DEFINE_PROD_F32 (prod_f32_##SFX, TARGET, VF, VDH, VI, LO, HI, PF)                                \
   DEFINE_FOLD_F64 (prod_f64_##SFX, TARGET, VD, VL, PD, *, 1)                                       \
@@ -730,6 +807,7 @@ typedef struct
   DEFINE_COL_PICK (col_min_f64_##SFX, TARGET, double, VD, VL, PD, vmin_f64_##DSFX)                 \
   static const RunKernels kernels_##SFX = {                                                        \
     SUMF,                                                                                          \
+    sum2_f32_##SFX,                                                                                \
     sum_f64_##SFX,                                                                                 \
     prod_f32_##SFX,                                                                                \
     prod_f64_##SFX,                                                                                \
@@ -1344,6 +1422,10 @@ reduce_outer (const RunKernels *k,
              acc, n_inner);
 }
 
+/* the longest rows summed two at a time: below the aligned grid's
+ * threshold, and within one block at every level (512 floats for SSE) */
+#define ROW_PAIR_MAX 255
+
 /* Rows: @count outputs along one line of the outer nest, each reducing n
  * elements at stride s; the inputs si bytes apart, the outputs so, the
  * indices sx. Contiguous float rows call their kernels directly. */
@@ -1389,7 +1471,22 @@ rows_line (const RunKernels *k,
     {
       gdouble div = op == DL_REDUCE_MEAN ? n : 1;
 
-      for (gint64 r = 0; r < count; r++)
+      gint64 r = 0;
+
+      /* rows within one block of the sum, two at a time (sum2_f32: the
+       * same bits); longer ones start off a boundary often enough for
+       * sum_f32's aligned grid to be worth more */
+      if (n <= ROW_PAIR_MAX)
+        for (; r + 1 < count; r += 2)
+          {
+            gdouble s0, s1;
+
+            k->sum2_f32 ((const float *)(in + r * si), (const float *)(in + (r + 1) * si), n, &s0,
+                         &s1);
+            *(float *)(out + r * so) = s0 / div;
+            *(float *)(out + (r + 1) * so) = s1 / div;
+          }
+      for (; r < count; r++)
         *(float *)(out + r * so) = k->sum_f32 ((const float *)(in + r * si), n) / div;
       return;
     }
