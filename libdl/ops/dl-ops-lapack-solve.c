@@ -804,47 +804,143 @@ typedef struct
   DlSavedTensor lu, perm;
 } LuState;
 
-/* A = P L U, square: gA = P L^-T (tril (L^T gL, -1) + triu (gU U^T))
- * U^-T, gL and gU the strictly lower and upper parts of the gradient
- * of the packed LU (torch's linalg_lu_backward) */
+/* L (unit lower, the diagonal added) and U of a square packed LU */
+static gboolean
+lu_unpack_square (DlTensor *lu, DlTensor **l, DlTensor **u, GError **error)
+{
+  g_autoptr (DlTensor) eye = NULL;
+  g_autoptr (DlTensor) l0 = NULL;
+
+  TRY (eye = dl_lapack_identity_like (lu, error));
+  TRY (l0 = dl_tensor_tril (lu, -1, error));
+  TRY (*l = dl_tensor_add (l0, eye, error));
+  TRY (*u = dl_tensor_triu (lu, 0, error));
+  return TRUE;
+}
+
+/* tril (a, -1) + triu (b): the two halves the square formula adds */
+static DlTensor *
+tril_plus_triu (DlTensor *a, DlTensor *b, GError **error)
+{
+  g_autoptr (DlTensor) t1 = NULL;
+  g_autoptr (DlTensor) t2 = NULL;
+
+  if (!(t1 = dl_tensor_tril (a, -1, error)) || !(t2 = dl_tensor_triu (b, 0, error)))
+    return NULL;
+  return dl_tensor_add (t1, t2, error);
+}
+
+/* a - b c (b, c matrices) */
+static DlTensor *
+minus_product (DlTensor *a, DlTensor *b, DlTensor *c, GError **error)
+{
+  g_autoptr (DlTensor) bc = dl_tensor_matmul (b, c, error);
+
+  return bc ? dl_tensor_sub (a, bc, error) : NULL;
+}
+
+/* The gradient of A = P L U through the packed LU, torch's
+ * linalg_lu_backward, with gL and gU the strictly lower and the upper
+ * parts of the packed gradient. Square (k = m = n):
+ *   gA = P L^-T (tril (L^T gL, -1) + triu (gU U^T)) U^-T.
+ * Wide (m < n; U = [U1 U2], U1 square): U2 = L^-1 P^T A2 adds its
+ * gradient gU2 to A2's and takes - L^-T gU2 U2^T off L's:
+ *   gA1 = P L^-T (tril (L^T gL - gU2 U2^T, -1) + triu (gU1 U1^T)) U1^-T,
+ *   gA2 = P L^-T gU2.
+ * Tall (m > n; L = [L1; L2], L1 square): L2 = (P^T A)2 U^-1 likewise:
+ *   g(P^T A)1 = L1^-T (tril (L1^T gL1, -1) + triu (gU U^T - L2^T gL2)) U^-T,
+ *   g(P^T A)2 = gL2 U^-T. */
 static gboolean
 lu_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   LuState *s = dl_node_state (node);
-  g_autoptr (DlTensor) eye = NULL;
-  g_autoptr (DlTensor) l0 = NULL;
+  g_autoptr (DlTensor) lu1 = NULL;
+  g_autoptr (DlTensor) g1 = NULL;
+  g_autoptr (DlTensor) g2 = NULL;
+  g_autoptr (DlTensor) part2 = NULL;
   g_autoptr (DlTensor) l = NULL;
   g_autoptr (DlTensor) u = NULL;
-  g_autoptr (DlTensor) gl = NULL;
-  g_autoptr (DlTensor) gu = NULL;
   g_autoptr (DlTensor) lt = NULL;
   g_autoptr (DlTensor) ut = NULL;
-  g_autoptr (DlTensor) p1 = NULL;
-  g_autoptr (DlTensor) p2 = NULL;
-  g_autoptr (DlTensor) t1 = NULL;
-  g_autoptr (DlTensor) t2 = NULL;
-  g_autoptr (DlTensor) sum = NULL;
+  g_autoptr (DlTensor) gl = NULL;
+  g_autoptr (DlTensor) gu = NULL;
+  g_autoptr (DlTensor) lower = NULL;
+  g_autoptr (DlTensor) upper = NULL;
+  g_autoptr (DlTensor) inner = NULL;
   g_autoptr (DlTensor) x = NULL;
   g_autoptr (DlTensor) y = NULL;
   DlTensor *lu, *perm;
+  gint64 m, n;
 
   TRY (lu = dl_node_saved (node, &s->lu, error));
   TRY (perm = dl_node_saved (node, &s->perm, error));
-  TRY (eye = dl_lapack_identity_like (lu, error));
-  TRY (l0 = dl_tensor_tril (lu, -1, error));
-  TRY (l = dl_tensor_add (l0, eye, error));
-  TRY (u = dl_tensor_triu (lu, 0, error));
-  TRY (gl = dl_tensor_tril (go[0], -1, error));
-  TRY (gu = dl_tensor_triu (go[0], 0, error));
+  m = lu->sizes[lu->ndim - 2];
+  n = lu->sizes[lu->ndim - 1];
+  /* the square block, and the rest: U2 (wide) or L2 (tall) */
+  TRY (lu1 = dl_tensor_narrow (lu, m < n ? -1 : -2, 0, MIN (m, n), error));
+  TRY (g1 = dl_tensor_narrow (go[0], m < n ? -1 : -2, 0, MIN (m, n), error));
+  TRY (lu_unpack_square (lu1, &l, &u, error));
   TRY (lt = dl_lapack_mT (l, error));
   TRY (ut = dl_lapack_mT (u, error));
-  TRY (p1 = dl_tensor_matmul (lt, gl, error));
-  TRY (t1 = dl_tensor_tril (p1, -1, error));
-  TRY (p2 = dl_tensor_matmul (gu, ut, error));
-  TRY (t2 = dl_tensor_triu (p2, 0, error));
-  TRY (sum = dl_tensor_add (t1, t2, error));
-  TRY (x = dl_tensor_linalg_solve_triangular (ut, sum, FALSE, FALSE, FALSE, error));
-  TRY (y = dl_tensor_linalg_solve_triangular (lt, x, TRUE, TRUE, TRUE, error));
+  TRY (gl = dl_tensor_tril (g1, -1, error));
+  TRY (gu = dl_tensor_triu (g1, 0, error));
+  TRY (lower = dl_tensor_matmul (lt, gl, error));
+  TRY (upper = dl_tensor_matmul (gu, ut, error));
+  if (m != n)
+    {
+      g_autoptr (DlTensor) t = NULL;
+      g_autoptr (DlTensor) rest_t = NULL;
+
+      TRY (part2
+           = dl_tensor_narrow (lu, m < n ? -1 : -2, MIN (m, n), MAX (m, n) - MIN (m, n), error));
+      TRY (g2
+           = dl_tensor_narrow (go[0], m < n ? -1 : -2, MIN (m, n), MAX (m, n) - MIN (m, n), error));
+      TRY (rest_t = dl_lapack_mT (part2, error));
+      if (m < n)
+        {
+          /* tril (L^T gL - gU2 U2^T, -1) */
+          TRY (t = minus_product (lower, g2, rest_t, error));
+          g_clear_object (&lower);
+          lower = g_steal_pointer (&t);
+        }
+      else
+        {
+          /* triu (gU U^T - L2^T gL2) */
+          TRY (t = minus_product (upper, rest_t, g2, error));
+          g_clear_object (&upper);
+          upper = g_steal_pointer (&t);
+        }
+    }
+  TRY (inner = tril_plus_triu (lower, upper, error));
+  /* inner U^-T: solve X U^T = inner */
+  TRY (x = dl_tensor_linalg_solve_triangular (ut, inner, FALSE, FALSE, FALSE, error));
+  if (m < n)
+    {
+      /* L^-T [X gU2] */
+      g_autoptr (DlTensor) both = NULL;
+      DlTensor *cols[2] = { x, g2 };
+
+      TRY (both = dl_cat (cols, 2, -1, error));
+      TRY (y = dl_tensor_linalg_solve_triangular (lt, both, TRUE, TRUE, TRUE, error));
+    }
+  else
+    {
+      g_autoptr (DlTensor) top = NULL;
+
+      TRY (top = dl_tensor_linalg_solve_triangular (lt, x, TRUE, TRUE, TRUE, error));
+      if (m == n)
+        y = g_steal_pointer (&top);
+      else
+        {
+          /* [L1^-T X; gL2 U^-T] */
+          g_autoptr (DlTensor) bottom = NULL;
+          DlTensor *rows[2] = { top, NULL };
+
+          TRY (bottom = dl_tensor_linalg_solve_triangular (ut, g2, FALSE, FALSE, FALSE, error));
+          rows[1] = bottom;
+          TRY (y = dl_cat (rows, 2, -2, error));
+        }
+    }
   TRY (gi[0] = dl_tensor_matmul (perm, y, error));
   return TRUE;
 }
@@ -862,8 +958,8 @@ lu_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
  *
  * The LU factorization with partial pivoting A = P L U, as
  * torch.linalg.lu_factor (LAPACK's getrf). A singular matrix is factored
- * too (U then has a zero on its diagonal), as in torch. Differentiable
- * for square matrices.
+ * too (U then has a zero on its diagonal), as in torch. Differentiable,
+ * square or not.
  *
  * Returns: %TRUE, or %FALSE with @error set (%DL_ERROR_SHAPE,
  *   %DL_ERROR_DTYPE)
@@ -910,24 +1006,21 @@ dl_tensor_linalg_lu_factor (DlTensor *self, DlTensor **lu, DlTensor **pivots, GE
       g_autoptr (DlTensor) perm = NULL;
       LuState *s;
 
-      if (m != n)
-        {
-          g_set_error (error, DL_ERROR, DL_ERROR_NOT_SUPPORTED,
-                       "%s: the gradient of the LU factorization of a %" G_GINT64_FORMAT
-                       " by %" G_GINT64_FORMAT " matrix is not implemented (square only)",
-                       op, m, n);
-          return FALSE;
-        }
-      /* P, from the swaps: applied in order to the rows, they give P^T A */
-      if (!(perm = dl_zeros (self->sizes, self->ndim, self->dtype, dl_tensor_device (self), error)))
+      gint64 pshape[DL_MAX_DIMS];
+
+      /* P (m by m), from the swaps: applied in order to the rows, they
+       * give P^T A */
+      memcpy (pshape, self->sizes, self->ndim * sizeof (gint64));
+      pshape[self->ndim - 1] = m;
+      if (!(perm = dl_zeros (pshape, self->ndim, self->dtype, dl_tensor_device (self), error)))
         return FALSE;
       {
-        g_autofree gint64 *rows = g_new (gint64, MAX (n, 1));
+        g_autofree gint64 *rows = g_new (gint64, MAX (m, 1));
         const gint32 *p = (const gint32 *)dl_tensor_data (piv);
 
         for (gint64 b = 0; b < g.n_batch; b++)
           {
-            for (gint64 i = 0; i < n; i++)
+            for (gint64 i = 0; i < m; i++)
               rows[i] = i;
             for (gint64 i = 0; i < k; i++)
               {
@@ -937,8 +1030,8 @@ dl_tensor_linalg_lu_factor (DlTensor *self, DlTensor **lu, DlTensor **pivots, GE
                 rows[j] = t;
               }
             /* (P^T A)[i] = A[rows[i]]: P[rows[i], i] = 1 */
-            for (gint64 i = 0; i < n; i++)
-              dl_lapack_set_el (self->dtype, dl_tensor_data (perm), b * n * n + rows[i] * n + i, 1);
+            for (gint64 i = 0; i < m; i++)
+              dl_lapack_set_el (self->dtype, dl_tensor_data (perm), b * m * m + rows[i] * m + i, 1);
           }
       }
       node = dl_node_new_for_op ("LinalgLuFactorExBackward0", lu_backward, 1, &self);

@@ -648,7 +648,10 @@ WALK['LinalgMatrixExpBackward0'] = [
     Case(lambda m, a: m.linalg.matrix_exp(a * 2), (2, 3, 3))]
 WALK['LinalgLuFactorExBackward0'] = [
     Case(lambda m, a: m.linalg.lu_factor(a)[0], (3, 3)),
-    Case(lambda m, a: m.linalg.lu_factor(a)[0], (2, 3, 3))]
+    Case(lambda m, a: m.linalg.lu_factor(a)[0], (2, 3, 3)),
+    # wide and tall: U's extra columns, L's extra rows
+    Case(lambda m, a: m.linalg.lu_factor(a)[0], (3, 5)),
+    Case(lambda m, a: m.linalg.lu_factor(a)[0], (2, 5, 3))]
 WALK['LinalgSolveTriangularBackward0'] = [
     Case(lambda m, a, b: m.linalg.solve_triangular(a + 4 * _eye(m, 3), b, upper=True), (3, 3),
          (3, 2)),

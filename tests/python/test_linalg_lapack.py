@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import Dl
+from conftest import Dl, to_np
 
 TOLS = {"float32": (1e-4, 1e-5), "float64": (1e-9, 1e-10)}
 DTYPES = ["float32", "float64"]
@@ -383,6 +383,25 @@ def test_lu(rng, dtype, shape):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             close(Dl.lu_solve(db, LU, piv), torch.lu_solve(tb, tLU, tpiv), dtype, 100)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (3, 5), (5, 3), (2, 4, 6), (2, 6, 4), (1, 4), (4, 1)])
+def test_lu_grad_square_wide_tall(rng, shape):
+    """The packed LU's gradient (and through it linalg.lu's) as torch's,
+    for square, wide (U's extra columns) and tall (L's extra rows)
+    matrices."""
+    a = rng.standard_normal(shape)
+    g = rng.standard_normal(shape)
+    da, ta = Dl.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    (Dl.linalg.lu_factor(da)[0] * Dl.tensor(g)).sum().backward()
+    (torch.linalg.lu_factor(ta)[0] * torch.tensor(g)).sum().backward()
+    np.testing.assert_allclose(to_np(da.grad), ta.grad.numpy(), rtol=1e-10, atol=1e-12)
+    da.grad = ta.grad = None
+    _, dl_l, dl_u = Dl.linalg.lu(da)
+    _, t_l, t_u = torch.linalg.lu(ta)
+    (dl_l.sum() + 2 * dl_u.sum()).backward()
+    (t_l.sum() + 2 * t_u.sum()).backward()
+    np.testing.assert_allclose(to_np(da.grad), ta.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
 def test_lu_singular():
