@@ -264,6 +264,7 @@ class LBFGS(Dl.Lbfgs, Optimizer):
                  tolerance_change=1e-9, history_size=100, line_search_fn=None):
         if max_eval is None:
             max_eval = max_iter * 5 // 4
+        params = list(params)  # a generator, as model.parameters(), is read twice
         if len(_as_groups(params)) != 1:
             raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
         defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_eval,
