@@ -410,6 +410,41 @@ def test_safe_globals_extend():
     assert Dl.serialization.get_safe_globals() == []
 
 
+class WordModel(Dl.nn.Module):
+    """A user's Module subclass around libdl's layers (the shape of
+    pytorch/examples' word_language_model), saved whole."""
+
+    def __init__(self):
+        super().__init__()
+        self.encoder = Dl.nn.Embedding(10, 4)
+        self.rnn = Dl.nn.LSTM(4, 5, 2, dropout=0.2)
+        self.decoder = Dl.nn.Linear(5, 10)
+        self.rnn_type = 'LSTM'
+
+
+@pytest.mark.skipif(SELF_CHECK or not hasattr(Dl.serialization, 'safe_globals'),
+                    reason='torch 1.13 has no safe_globals')
+def test_whole_user_module_under_safe_globals(tmp_path):
+    """The user's class named in safe_globals is rebuilt as one saved in
+    PyTorch's layout is (its children and attributes back), as without
+    the context."""
+    m = WordModel()
+    path = str(tmp_path / 'model.pt')
+    Dl.save(m, path)
+    for scoped in (True, False):
+        if scoped:
+            with Dl.serialization.safe_globals([WordModel, Dl.nn.Embedding, Dl.nn.LSTM,
+                                                Dl.nn.Linear, Dl.nn.Dropout]):
+                m2 = Dl.load(path)
+        else:
+            m2 = Dl.load(path)
+        assert type(m2) is WordModel and m2.rnn_type == 'LSTM'
+        assert repr(m2.rnn) == 'LSTM(4, 5, num_layers=2, dropout=0.2)'
+        m2.rnn.flatten_parameters()
+        for (n1, p1), (n2, p2) in zip(m.named_parameters(), m2.named_parameters()):
+            assert n1 == n2 and Dl.equal(p1, p2)
+
+
 # ---- hostile archives --------------------------------------------------------
 
 def rewrite(data, name, content):

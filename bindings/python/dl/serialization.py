@@ -1200,16 +1200,16 @@ class _Unpickler(pickle.Unpickler):
                 raise pickle.UnpicklingError('Dl.load: the file needs PyTorch\'s %s.%s, which '
                                              'libdl does not have' % (module, name))
             return self._module_class(obj, module, name)
-        obj = super().find_class(module, name)
-        if isinstance(obj, type) and issubclass(obj, Dl.Module) and not \
-                (obj.__module__ or '').startswith('dl.'):
-            # the user's Module subclass, saved in PyTorch's layout
-            return self._pending_class(obj, module, name)
-        return obj
+        # the user's Module subclass too is saved in PyTorch's layout
+        return self._module_class(super().find_class(module, name), module, name)
 
     def _module_class(self, obj, module, name):
+        """@obj, or for a module class saved in PyTorch's layout (one of
+        PyTorch's, or the user's own Module subclass) the class that
+        records its instances (_pending_class)."""
         if isinstance(obj, type) and issubclass(obj, Dl.Module) and \
-                (module == 'torch' or module.startswith('torch.')):
+                (module == 'torch' or module.startswith('torch.')
+                 or not (obj.__module__ or '').startswith('dl.')):
             return self._pending_class(obj, module, name)
         return obj
 
