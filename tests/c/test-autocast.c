@@ -202,9 +202,18 @@ test_flush_denormal (void)
   g_autofree gdouble *von = NULL;
   g_autofree gdouble *voff = NULL;
 
+  volatile gfloat probe = 1e-40f;
+
   if (!dl_set_flush_denormal (TRUE))
     {
       g_test_skip ("no flush-to-zero mode on this CPU");
+      return;
+    }
+  if (probe * 2.0f != 0.0f)
+    {
+      /* valgrind's CPU ignores the MXCSR modes */
+      g_assert_true (dl_set_flush_denormal (FALSE));
+      g_test_skip ("this CPU (an emulator?) ignores flush-to-zero");
       return;
     }
   on = dl_tensor_mul_scalar (t, 2.0, NULL);
