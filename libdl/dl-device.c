@@ -719,6 +719,30 @@ dl_get_num_threads (void)
 }
 
 /**
+ * dl_set_flush_denormal:
+ * @enabled: whether to flush denormal floats to zero
+ *
+ * Turns flushing of denormal (subnormal) floating-point numbers to zero on
+ * or off for the CPU kernels, as torch.set_flush_denormal(): on x86 it
+ * sets or clears the flush-to-zero and denormals-are-zero bits of the
+ * MXCSR register of the calling thread and of the threads of its OpenMP
+ * pool, which run the kernels it starts (threads started later inherit
+ * the calling thread's setting). Denormal inputs then read as zero and
+ * results that would be denormal are zero, which spares the slow path
+ * many CPUs take for them. Other threads keep their own setting.
+ *
+ * Returns: %TRUE, or %FALSE where the CPU has no such mode (nothing
+ *   changes then), as PyTorch answers
+ *
+ * Since: 0.1
+ */
+gboolean
+dl_set_flush_denormal (gboolean enabled)
+{
+  return dl_cpu_set_flush_denormal (enabled);
+}
+
+/**
  * dl_device_get_device_type:
  * @self: a #DlDevice
  *

@@ -106,6 +106,8 @@ gboolean dl_set_num_threads (gint n, GError **error);
 DL_EXPORT
 gint dl_get_num_threads (void);
 DL_EXPORT
+gboolean dl_set_flush_denormal (gboolean enabled);
+DL_EXPORT
 DlDeviceType dl_device_get_device_type (DlDevice *self);
 DL_EXPORT
 gint dl_device_get_index (DlDevice *self);

@@ -29,6 +29,7 @@
 #include "ops/dl-ops-special.h"
 #include "ops/dl-ops-shape.h"
 #include "ops/dl-ops-linalg.h"
+#include "ops/dl-ops-autocast.h"
 #include "ops/dl-ops-lapack.h"
 #include "ops/dl-ops-einsum.h"
 #include "ops/dl-ops-activation.h"

@@ -57,6 +57,11 @@ NAMESPACES = [
     ('torch.multiprocessing', 'dl.multiprocessing', 'module'),
     ('torch.serialization', 'dl.serialization', 'module'),
     ('torch.cuda', 'dl.cuda', 'module'),
+    ('torch.cuda.amp', 'dl.cuda.amp', 'module'),
+    ('torch.amp', 'dl.amp', 'module'),
+    ('torch.testing', 'dl.testing', 'module'),
+    ('torch.random', 'dl.random', 'module'),
+    ('torch.utils.dlpack', 'dl.utils.dlpack', 'module'),
     ('torch.linalg', 'dl.linalg', 'module'),
 ]
 

@@ -1039,6 +1039,7 @@ gboolean dl_device_register_type (const DlDeviceTypeInfo *info, GError **error);
 void dl_cpu_get_device_type_info (DlDeviceTypeInfo *info);
 gint dl_cpu_get_num_threads (void);
 void dl_cpu_set_num_threads (gint n);
+gboolean dl_cpu_set_flush_denormal (gboolean on);
 void dl_meta_get_device_type_info (DlDeviceTypeInfo *info);
 
 G_END_DECLS

@@ -26,6 +26,7 @@
 #include "dl-loss.h"
 #include "dl-error.h"
 #include "dl-node-private.h"
+#include "ops/dl-ops-autocast-private.h"
 #include "ops/dl-ops-creation.h"
 #include "ops/dl-ops-pointwise.h"
 #include "ops/dl-ops-reduce.h"
@@ -547,6 +548,9 @@ dl_nll_loss_full (DlTensor *input,
                   DlReduction reduction,
                   GError **error)
 {
+  DL_AUTOCAST (DL_AUTOCAST_FP32,
+               dl_nll_loss_full (a_[0], a_[1], a_[2], ignore_index, reduction, error), error, input,
+               target, weight);
   g_autoptr (DlTensor) bin = NULL;
   g_autoptr (DlTensor) btg = NULL;
   gboolean unbatched, none_ignored;
@@ -686,6 +690,10 @@ dl_cross_entropy_full (DlTensor *input,
                        gdouble label_smoothing,
                        GError **error)
 {
+  DL_AUTOCAST (
+      DL_AUTOCAST_FP32,
+      dl_cross_entropy_full (a_[0], a_[1], a_[2], ignore_index, reduction, label_smoothing, error),
+      error, input, target, weight);
   g_autoptr (DlTensor) bin = NULL;
   g_autoptr (DlTensor) btg = NULL;
   g_autoptr (DlTensor) lp = NULL;
@@ -758,6 +766,7 @@ dl_cross_entropy_full (DlTensor *input,
 DlTensor *
 dl_nll_loss (DlTensor *log_probs, DlTensor *target, GError **error)
 {
+  DL_AUTOCAST (DL_AUTOCAST_FP32, dl_nll_loss (a_[0], a_[1], error), error, log_probs, target);
   return dl_nll_loss_full (log_probs, target, NULL, -100, DL_REDUCTION_MEAN, error);
 }
 
@@ -799,6 +808,7 @@ dl_nll_loss (DlTensor *log_probs, DlTensor *target, GError **error)
 DlTensor *
 dl_cross_entropy (DlTensor *input, DlTensor *target, GError **error)
 {
+  DL_AUTOCAST (DL_AUTOCAST_FP32, dl_cross_entropy (a_[0], a_[1], error), error, input, target);
   return dl_cross_entropy_full (input, target, NULL, -100, DL_REDUCTION_MEAN, 0.0, error);
 }
 
@@ -834,6 +844,8 @@ difference (const gchar *name,
 DlTensor *
 dl_mse_loss (DlTensor *input, DlTensor *target, DlReduction reduction, GError **error)
 {
+  DL_AUTOCAST (DL_AUTOCAST_FP32, dl_mse_loss (a_[0], a_[1], reduction, error), error, input,
+               target);
   g_autoptr (DlTensor) d = difference ("mse_loss", input, target, reduction, error);
 
   if (!d)
@@ -857,6 +869,7 @@ dl_mse_loss (DlTensor *input, DlTensor *target, DlReduction reduction, GError **
 DlTensor *
 dl_l1_loss (DlTensor *input, DlTensor *target, DlReduction reduction, GError **error)
 {
+  DL_AUTOCAST (DL_AUTOCAST_FP32, dl_l1_loss (a_[0], a_[1], reduction, error), error, input, target);
   g_autoptr (DlTensor) d = difference ("l1_loss", input, target, reduction, error);
 
   if (!d)
@@ -912,6 +925,8 @@ dl_smooth_l1_loss (DlTensor *input,
                    gdouble beta,
                    GError **error)
 {
+  DL_AUTOCAST (DL_AUTOCAST_FP32, dl_smooth_l1_loss (a_[0], a_[1], reduction, beta, error), error,
+               input, target);
   g_autoptr (DlTensor) d = NULL;
 
   if (!(beta >= 0))
@@ -950,6 +965,8 @@ dl_huber_loss (DlTensor *input,
                gdouble delta,
                GError **error)
 {
+  DL_AUTOCAST (DL_AUTOCAST_FP32, dl_huber_loss (a_[0], a_[1], reduction, delta, error), error,
+               input, target);
   g_autoptr (DlTensor) d = NULL;
 
   if (!(delta > 0))
@@ -1023,6 +1040,8 @@ dl_binary_cross_entropy (DlTensor *input,
                          DlReduction reduction,
                          GError **error)
 {
+  DL_AUTOCAST (DL_AUTOCAST_FP32, dl_binary_cross_entropy (a_[0], a_[1], a_[2], reduction, error),
+               error, input, target, weight);
   g_autoptr (DlTensor) lo = NULL;
   g_autoptr (DlTensor) hi = NULL;
   g_autoptr (DlTensor) logx = NULL;
@@ -1095,6 +1114,9 @@ dl_binary_cross_entropy_with_logits (DlTensor *input,
                                      DlReduction reduction,
                                      GError **error)
 {
+  DL_AUTOCAST (DL_AUTOCAST_FP32,
+               dl_binary_cross_entropy_with_logits (a_[0], a_[1], a_[2], a_[3], reduction, error),
+               error, input, target, weight, pos_weight);
   g_autoptr (DlTensor) negx = NULL;
   g_autoptr (DlTensor) m = NULL;
   g_autoptr (DlTensor) negm = NULL;
@@ -1166,6 +1188,8 @@ dl_kl_div (DlTensor *input,
            gboolean log_target,
            GError **error)
 {
+  DL_AUTOCAST (DL_AUTOCAST_FP32, dl_kl_div (a_[0], a_[1], reduction, log_target, error), error,
+               input, target);
   g_autoptr (DlTensor) out = NULL;
   g_autoptr (DlTensor) yx = NULL;
 

@@ -22,6 +22,8 @@
  */
 #include "config.h"
 
+#include "dl-ops-autocast-private.h"
+
 #include <string.h>
 
 #include "dl-ops-conv.h"
@@ -703,6 +705,9 @@ dl_conv2d (DlTensor *input,
 
   g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
   g_return_val_if_fail (DL_IS_TENSOR (weight), NULL);
+  DL_AUTOCAST (DL_AUTOCAST_LOWER,
+               dl_conv2d (a_[0], a_[1], a_[2], stride, padding, dilation, groups, error), error,
+               input, weight, bias);
   g_return_val_if_fail (bias == NULL || DL_IS_TENSOR (bias), NULL);
   if (!(x = batched ("conv2d", input, 4, &unbatched, error))
       || !check_weights ("conv2d", x, weight, bias, groups, FALSE, error))
@@ -804,6 +809,9 @@ dl_conv1d (DlTensor *input,
 
   g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
   g_return_val_if_fail (DL_IS_TENSOR (weight), NULL);
+  DL_AUTOCAST (DL_AUTOCAST_LOWER,
+               dl_conv1d (a_[0], a_[1], a_[2], stride, padding, dilation, groups, error), error,
+               input, weight, bias);
   if (!(x = batched ("conv1d", input, 3, &unbatched, error))
       || !check_weights ("conv1d", x, weight, bias, groups, FALSE, error)
       || !(x4 = dl_tensor_unsqueeze (x, 2, error)) || !(w4 = dl_tensor_unsqueeze (weight, 2, error))
@@ -886,6 +894,10 @@ dl_conv_transpose2d (DlTensor *input,
 
   g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
   g_return_val_if_fail (DL_IS_TENSOR (weight), NULL);
+  DL_AUTOCAST (DL_AUTOCAST_NONE,
+               dl_conv_transpose2d (a_[0], a_[1], a_[2], stride, padding, output_padding, groups,
+                                    dilation, error),
+               error, input, weight, bias);
   g_return_val_if_fail (bias == NULL || DL_IS_TENSOR (bias), NULL);
   if (!(x = batched ("conv_transpose2d", input, 4, &unbatched, error))
       || !check_weights ("conv_transpose2d", x, weight, bias, groups, TRUE, error)
@@ -1000,6 +1012,9 @@ dl_conv3d (DlTensor *input,
 
   g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
   g_return_val_if_fail (DL_IS_TENSOR (weight), NULL);
+  DL_AUTOCAST (DL_AUTOCAST_LOWER,
+               dl_conv3d (a_[0], a_[1], a_[2], stride, padding, dilation, groups, error), error,
+               input, weight, bias);
   g_return_val_if_fail (bias == NULL || DL_IS_TENSOR (bias), NULL);
   if (!(x = batched ("conv3d", input, 5, &unbatched, error))
       || !check_weights ("conv3d", x, weight, bias, groups, FALSE, error)
@@ -1096,6 +1111,10 @@ dl_conv_transpose3d (DlTensor *input,
 
   g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
   g_return_val_if_fail (DL_IS_TENSOR (weight), NULL);
+  DL_AUTOCAST (DL_AUTOCAST_NONE,
+               dl_conv_transpose3d (a_[0], a_[1], a_[2], stride, padding, output_padding, groups,
+                                    dilation, error),
+               error, input, weight, bias);
   g_return_val_if_fail (bias == NULL || DL_IS_TENSOR (bias), NULL);
   if (!(x = batched ("conv_transpose3d", input, 5, &unbatched, error))
       || !check_weights ("conv_transpose3d", x, weight, bias, groups, TRUE, error)
@@ -1191,6 +1210,10 @@ dl_conv_transpose1d (DlTensor *input,
 
   g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
   g_return_val_if_fail (DL_IS_TENSOR (weight), NULL);
+  DL_AUTOCAST (DL_AUTOCAST_NONE,
+               dl_conv_transpose1d (a_[0], a_[1], a_[2], stride, padding, output_padding, groups,
+                                    dilation, error),
+               error, input, weight, bias);
   if (!(x = batched ("conv_transpose1d", input, 3, &unbatched, error))
       || !check_weights ("conv_transpose1d", x, weight, bias, groups, TRUE, error)
       || !(x4 = dl_tensor_unsqueeze (x, 2, error)) || !(w4 = dl_tensor_unsqueeze (weight, 2, error))

@@ -8,6 +8,7 @@
 
 #include "dl-ops-private.h"
 #include "dl-ops-einsum.h"
+#include "dl-ops-autocast-private.h"
 
 static DlTensor *bmm_prim (DlTensor *a, DlTensor *b, GError **error);
 
@@ -288,6 +289,7 @@ dl_tensor_matmul (DlTensor *self, DlTensor *other, GError **error)
   DlDType dt;
 
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
+  DL_AUTOCAST (DL_AUTOCAST_LOWER, dl_tensor_matmul (a_[0], a_[1], error), error, self, other);
   if (self->ndim == 0 || other->ndim == 0)
     {
       g_set_error (
@@ -473,6 +475,7 @@ DlTensor *
 dl_tensor_mm (DlTensor *self, DlTensor *other, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
+  DL_AUTOCAST (DL_AUTOCAST_LOWER, dl_tensor_mm (a_[0], a_[1], error), error, self, other);
   if (!check_mm ("mm", self, other, error))
     return NULL;
   return dl_tensor_matmul (self, other, error);
@@ -495,6 +498,7 @@ DlTensor *
 dl_tensor_bmm (DlTensor *self, DlTensor *other, GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (other), NULL);
+  DL_AUTOCAST (DL_AUTOCAST_LOWER, dl_tensor_bmm (a_[0], a_[1], error), error, self, other);
   if (!check_bmm ("bmm", self, other, error))
     return NULL;
   return dl_tensor_matmul (self, other, error);
@@ -788,6 +792,8 @@ dl_tensor_addmm (DlTensor *self,
   g_autoptr (DlTensor) p = NULL;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  DL_AUTOCAST (DL_AUTOCAST_LOWER, dl_tensor_addmm (a_[0], a_[1], a_[2], beta, alpha, error), error,
+               self, mat1, mat2);
   if (!check_mm ("addmm", mat1, mat2, error) || !dl_check_live ("addmm", self, error))
     return NULL;
   if (addmm_fuses (self, mat1, mat2))
@@ -823,6 +829,8 @@ dl_tensor_baddbmm (DlTensor *self,
   g_autoptr (DlTensor) p = NULL;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  DL_AUTOCAST (DL_AUTOCAST_LOWER, dl_tensor_baddbmm (a_[0], a_[1], a_[2], beta, alpha, error),
+               error, self, batch1, batch2);
   if (!check_bmm ("baddbmm", batch1, batch2, error) || !dl_check_live ("baddbmm", self, error))
     return NULL;
   if (addmm_fuses (self, batch1, batch2))
@@ -860,6 +868,8 @@ dl_tensor_addbmm (DlTensor *self,
   g_autoptr (DlTensor) s = NULL;
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  DL_AUTOCAST (DL_AUTOCAST_LOWER, dl_tensor_addbmm (a_[0], a_[1], a_[2], beta, alpha, error), error,
+               self, batch1, batch2);
   if (!check_bmm ("addbmm", batch1, batch2, error) || !dl_check_live ("addbmm", self, error)
       || !(p = dl_tensor_matmul (batch1, batch2, error))
       || !(s = dl_tensor_sum_dims (p, (gint64[]){ 0 }, 1, FALSE, error)))
@@ -1138,6 +1148,8 @@ dl_tensor_linear (DlTensor *self, DlTensor *weight, DlTensor *bias, GError **err
 
   g_return_val_if_fail (DL_IS_TENSOR (self) && DL_IS_TENSOR (weight), NULL);
   g_return_val_if_fail (bias == NULL || DL_IS_TENSOR (bias), NULL);
+  DL_AUTOCAST (DL_AUTOCAST_LOWER, dl_tensor_linear (a_[0], a_[1], a_[2], error), error, self,
+               weight, bias);
   if (!dl_check_live ("linear", self, error) || !dl_check_live ("linear", weight, error)
       || (bias && !dl_check_live ("linear", bias, error)))
     return NULL;

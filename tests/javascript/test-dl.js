@@ -1812,4 +1812,30 @@ test('the CPU thread count', () => {
     assert(Dl.set_num_threads(before) && Dl.get_num_threads() === before, 'restored');
 });
 
+test('autocast and flush-denormal', () => {
+    // matmul under CPU autocast gives bfloat16 (here exact: small integers)
+    const a = Dl.ones([2, 3], F32, null);
+    const b = Dl.ones([3, 4], F32, null);
+    assert(!Dl.autocast_is_enabled(Dl.DeviceType.CPU), 'off by default');
+    assert(Dl.autocast_get_dtype(Dl.DeviceType.CPU) === Dl.DType.BFLOAT16, 'bfloat16 on the CPU');
+    Dl.autocast_set_enabled(Dl.DeviceType.CPU, true);
+    const c = a.matmul(b);
+    const d = Dl.ones([3], F64, null).matmul(Dl.ones([3], F64, null));
+    Dl.autocast_set_enabled(Dl.DeviceType.CPU, false);
+    assert(c.get_dtype() === Dl.DType.BFLOAT16, `dtype ${c.get_dtype()}`);
+    assert(c.sum().item() === 24, 'the products');
+    assert(d.get_dtype() === F64, 'float64 is left alone');
+    assert(a.matmul(b).get_dtype() === F32, 'off again');
+    assertDlError(() => Dl.autocast_set_dtype(Dl.DeviceType.CPU, Dl.DType.INT32), Dl.Error.DTYPE,
+        'an integer autocast dtype');
+    // denormal float32 values read as zero while flushing is on
+    const tiny = Dl.full([2], 1e-40, F32, null);
+    if (Dl.set_flush_denormal(true)) {
+        const flushed = tiny.mul_scalar(2);
+        Dl.set_flush_denormal(false);
+        assert(flushed.sum().item() === 0, 'flushed to zero');
+        assert(tiny.mul_scalar(2).sum().item() > 0, 'kept when off');
+    }
+});
+
 run();

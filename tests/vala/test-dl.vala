@@ -259,6 +259,35 @@ void test_num_threads () {
     assert (Dl.get_num_threads () == before);
 }
 
+void test_autocast () {
+    // a Linear layer's forward under CPU autocast computes in bfloat16,
+    // and the gradient reaches its float32 weight as float32
+    try {
+        var fc = new Dl.Linear (3, 2, true);
+        var x = Dl.ones ({ 4, 3 }, Dl.DType.FLOAT32, null);
+        assert (!Dl.autocast_is_enabled (Dl.DeviceType.CPU));
+        assert (Dl.autocast_get_dtype (Dl.DeviceType.CPU) == Dl.DType.BFLOAT16);
+        Dl.autocast_set_enabled (Dl.DeviceType.CPU, true);
+        Dl.autocast_increment_nesting ();
+        var y = fc.forward (x);
+        if (Dl.autocast_decrement_nesting () == 0)
+            Dl.autocast_clear_cache ();
+        Dl.autocast_set_enabled (Dl.DeviceType.CPU, false);
+        assert (y.get_dtype () == Dl.DType.BFLOAT16);
+        assert (fc.forward (x).get_dtype () == Dl.DType.FLOAT32);
+        y.sum ().backward (null, false, false);
+        var g = fc.get_parameter ("weight").get_grad ();
+        assert (g != null && g.get_dtype () == Dl.DType.FLOAT32);
+        // each weight's gradient is the sum of the input column: 4 ones
+        assert (g.sum ().item () == 24.0);
+        Dl.autocast_set_dtype (Dl.DeviceType.CPU, Dl.DType.INT64);
+        assert_not_reached ();
+    } catch (Error e) {
+        assert (e is Dl.Error.DTYPE);
+    }
+    assert (Dl.autocast_get_dtype (Dl.DeviceType.CPU) == Dl.DType.BFLOAT16);
+}
+
 void test_streams_and_memory () {
     try {
         var cpu = Dl.Device.get ("cpu");
@@ -2061,5 +2090,6 @@ int main (string[] args) {
     Test.add_func ("/vala/streams-and-memory", test_streams_and_memory);
     Test.add_func ("/vala/layer-dtype", test_layer_dtype);
     Test.add_func ("/vala/num-threads", test_num_threads);
+    Test.add_func ("/vala/autocast", test_autocast);
     return Test.run ();
 }

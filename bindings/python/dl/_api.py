@@ -289,3 +289,25 @@ def igammac(input, other, *, out=None):
 __all__ += ['igamma', 'igammac']
 _LAZY['distributions'] = lambda: importlib.import_module('dl.distributions')
 _LAZY['special'] = lambda: importlib.import_module('dl.special')
+
+# torch.testing, torch.amp with autocast and the functions of its state
+# (torch.is_autocast_cpu_enabled, ...), torch.cpu, torch.random; the
+# creation functions over shared memory (empty_strided, asarray,
+# frombuffer, from_dlpack), the *_copy functions, get_device, the has_*
+# build facts, set_flush_denormal and set_warn_always (_misc.py)
+from . import amp, cpu, random, testing  # noqa: E402
+from . import _misc  # noqa: E402
+from .utils import dlpack as _dlpack  # noqa: E402
+globals().update(amp.FUNCTIONS)
+globals().update(_misc.FUNCTIONS)
+globals().update(_misc.CONSTANTS)
+from_dlpack = _dlpack.from_dlpack
+to_dlpack = _dlpack.to_dlpack
+Tensor.__dlpack__ = _dlpack._tensor_dlpack
+Tensor.__dlpack_device__ = _dlpack._tensor_dlpack_device
+# torch.has_cuda: whether libdl's CUDA backend has a device, asked on first
+# read (dl.has_cuda) rather than at import, which would start CUDA in every
+# process, forked workers' parents included; so it is not in __all__
+_LAZY['has_cuda'] = lambda: bool(_typelib.cuda_is_available())
+__all__ += ['amp', 'cpu', 'random', 'testing', 'from_dlpack', 'to_dlpack']
+__all__ += sorted(amp.FUNCTIONS) + sorted(_misc.FUNCTIONS) + sorted(_misc.CONSTANTS)

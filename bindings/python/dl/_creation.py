@@ -237,6 +237,15 @@ except ImportError:
     _borrow = None
 
 
+def _wrap_address(address, d, shape, strides, owner):
+    """A tensor of dtype @d over the memory at @address (strides in
+    elements), holding @owner until libdl lets go of the storage."""
+    if _borrow is not None:
+        return _borrow(address, int(d._value), tuple(shape), list(strides), owner)
+    return Dl.Tensor.new_from_address(address, list(shape), list(strides), d._value, _release,
+                                      owner)
+
+
 def from_numpy(ndarray):
     if not isinstance(ndarray, _np.ndarray):
         raise TypeError('expected np.ndarray (got %s)' % type(ndarray).__name__)
@@ -252,11 +261,7 @@ def from_numpy(ndarray):
     if any(s % size for s in ndarray.strides):
         raise ValueError('given numpy array strides not a multiple of the element byte size')
     strides = [s // size for s in ndarray.strides]
-    if _borrow is not None:
-        t = _borrow(ndarray.ctypes.data, int(d._value), ndarray.shape, strides, ndarray)
-    else:
-        t = Dl.Tensor.new_from_address(ndarray.ctypes.data, list(ndarray.shape), strides,
-                                       d._value, _release, ndarray)
+    t = _wrap_address(ndarray.ctypes.data, d, ndarray.shape, strides, ndarray)
     if not ndarray.flags.writeable:
         # torch warns here and lets writes through (a crash on read-only
         # mappings); libdl refuses the writes with an error instead

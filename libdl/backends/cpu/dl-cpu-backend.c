@@ -10,6 +10,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <omp.h>
+#if defined(__SSE__) || defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 
 #include "dl-cpu-private.h"
 
@@ -87,6 +90,32 @@ void
 dl_cpu_set_num_threads (gint n)
 {
   omp_set_num_threads (n);
+}
+
+/* MXCSR's flush-to-zero (bit 15) and denormals-are-zero (bit 6) bits */
+#define DL_MXCSR_FTZ_DAZ 0x8040u
+
+/* Sets or clears FTZ and DAZ in the calling thread and in the threads of
+ * its OpenMP pool: every thread of the region, the calling one included,
+ * sets its own register (threads the pool starts later begin from the
+ * calling thread's floating-point environment, as POSIX threads inherit
+ * it). FALSE where the CPU has no MXCSR. */
+gboolean
+dl_cpu_set_flush_denormal (gboolean on)
+{
+#if defined(__SSE__) || defined(__x86_64__)
+  gint nt = omp_get_max_threads ();
+
+#pragma omp parallel num_threads(nt)
+  {
+    guint csr = _mm_getcsr ();
+    _mm_setcsr (on ? csr | DL_MXCSR_FTZ_DAZ : csr & ~DL_MXCSR_FTZ_DAZ);
+  }
+  return TRUE;
+#else
+  (void)on;
+  return FALSE;
+#endif
 }
 
 /* Runs loop over the flat index range [begin, end) of iter. */

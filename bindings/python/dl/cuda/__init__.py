@@ -24,9 +24,9 @@ import threading
 
 from gi.repository import GLib
 
-from ._creation import _SEED_MASK
-from ._dtype import device as _device_cls
-from ._lib import Dl
+from .._creation import _SEED_MASK
+from .._dtype import device as _device_cls
+from .._lib import Dl
 
 __all__ = ['is_available', 'is_initialized', 'device_count', 'manual_seed', 'manual_seed_all',
            'empty_cache', 'synchronize', 'current_device', 'set_device', 'get_device_name',
@@ -387,3 +387,8 @@ def empty_cache():
         _dl_device(None, 'empty_cache').empty_cache()
 
 
+
+
+# torch.cuda.amp: autocast for CUDA tensors and GradScaler (cuda/amp.py)
+from . import amp  # noqa: E402
+__all__ += ['amp']
