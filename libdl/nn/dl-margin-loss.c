@@ -91,23 +91,51 @@ per_sample (DlTensor *go, DlReduction reduction, const gint64 *shape, gsize nd, 
   return dl_tensor_expand (scaled, shape, nd, error);
 }
 
-/* Records @out, computed without history, as the output of one node
- * @name over @input; returns @state's slot for the caller to fill (NULL
- * when @input needs no gradient) */
-static gpointer
-record_one (const gchar *name,
-            DlBackwardFunc backward,
-            DlTensor *input,
-            DlTensor *out,
-            gsize state_size,
-            DlNode **node)
+/* What the backward of a loss's node reads: the input, the target and
+ * the reduction (the first member of a larger state) */
+typedef struct
 {
-  *node = NULL;
+  DlSavedTensor input, target;
+  DlReduction reduction;
+} TargetState;
+
+/* Records @out, computed without history, as the output of one node
+ * @name over @input, whose state (of @state_size bytes, a TargetState
+ * first) saves @input and @target; returns the state for the caller to
+ * fill the rest of (NULL when @input needs no gradient) */
+static gpointer
+record_with_target (const gchar *name,
+                    DlBackwardFunc backward,
+                    DlTensor *input,
+                    DlTensor *target,
+                    DlReduction reduction,
+                    DlTensor *out,
+                    gsize state_size)
+{
+  g_autoptr (DlNode) node = NULL;
+  TargetState *st;
+
   if (!dl_autograd_any_requires (1, &input))
     return NULL;
-  *node = dl_node_new_for_op (name, backward, 1, &input);
-  dl_node_set_output (*node, out, 0);
-  return dl_node_alloc_state (*node, state_size, NULL);
+  node = dl_node_new_for_op (name, backward, 1, &input);
+  st = dl_node_alloc_state (node, state_size, NULL);
+  st->reduction = reduction;
+  dl_node_save (node, &st->input, input, FALSE);
+  dl_node_save (node, &st->target, target, FALSE);
+  dl_node_set_output (node, out, 0);
+  return st;
+}
+
+/* the per-sample losses @per (a batch of one for @unbatched) reduced;
+ * 'none' of an unbatched call takes the batch off again */
+static DlTensor *
+reduce_samples (DlTensor *per, gboolean unbatched, DlReduction reduction, GError **error)
+{
+  if (!per)
+    return NULL;
+  if (reduction == DL_REDUCTION_NONE && unbatched)
+    return dl_tensor_squeeze_dim (per, 0, error);
+  return dl_loss_reduce (g_object_ref (per), reduction, error);
 }
 
 /* ---- margin_ranking_loss, hinge_embedding_loss ------------------------------ */
@@ -221,17 +249,11 @@ dl_hinge_embedding_loss (DlTensor *input,
 
 /* ---- soft_margin_loss: SoftMarginLossBackward0 ------------------------------- */
 
-typedef struct
-{
-  DlSavedTensor input, target;
-  DlReduction reduction;
-} SoftMarginState;
-
 /* d loss / dx = -y sigmoid (-y x) go (over the numel for 'mean') */
 static gboolean
 soft_margin_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
-  const SoftMarginState *s = dl_node_state (node);
+  const TargetState *s = dl_node_state (node);
   DlTensor *x, *y;
   gsize nd;
   const gint64 *shape;
@@ -278,8 +300,6 @@ dl_soft_margin_loss (DlTensor *input, DlTensor *target, DlReduction reduction, G
   g_autoptr (DlTensor) z = NULL;
   g_autoptr (DlTensor) e = NULL;
   g_autoptr (DlTensor) out = NULL;
-  g_autoptr (DlNode) node = NULL;
-  SoftMarginState *st;
   gboolean was;
 
   g_return_val_if_fail (DL_IS_TENSOR (input) && DL_IS_TENSOR (target), NULL);
@@ -304,13 +324,8 @@ dl_soft_margin_loss (DlTensor *input, DlTensor *target, DlReduction reduction, G
   dl_set_grad_enabled (was);
   if (!out)
     return NULL;
-  if ((st = record_one ("SoftMarginLossBackward0", soft_margin_backward, input, out,
-                        sizeof (SoftMarginState), &node)))
-    {
-      st->reduction = reduction;
-      dl_node_save (node, &st->input, input, FALSE);
-      dl_node_save (node, &st->target, y, FALSE);
-    }
+  record_with_target ("SoftMarginLossBackward0", soft_margin_backward, input, y, reduction, out,
+                      sizeof (TargetState));
   return g_steal_pointer (&out);
 }
 
@@ -439,11 +454,11 @@ in_range (DlTensor *t, gint64 lo, gint64 hi, gboolean *ok, GError **error)
 
 typedef struct
 {
-  DlSavedTensor input, target, weight;
+  TargetState base;
+  DlSavedTensor weight;
   gboolean has_weight;
   gint64 p;
   gdouble margin;
-  DlReduction reduction;
 } MultiMarginState;
 
 /* For batched x [N, C], t [N]: m = margin - x_t + x (the margins, [N, C]),
@@ -550,8 +565,8 @@ multi_margin_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **erro
   g_autoptr (DlTensor) scaled = NULL;
   g_autoptr (DlTensor) grad = NULL;
 
-  if (!(input = dl_node_saved (node, &s->input, error))
-      || !(target = dl_node_saved (node, &s->target, error))
+  if (!(input = dl_node_saved (node, &s->base.input, error))
+      || !(target = dl_node_saved (node, &s->base.target, error))
       || (s->has_weight && !(weight = dl_node_saved (node, &s->weight, error))))
     return FALSE;
   if (!(x = batch_input ("multi_margin_loss", input, error))
@@ -585,7 +600,7 @@ multi_margin_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **erro
       || !(hot = dl_tensor_rsub_scalar (others, 1, error))
       || !(at_t = dl_tensor_mul (hot, total, error)) || !(gx = dl_tensor_sub (d, at_t, error)))
     return FALSE;
-  if (!(g = per_sample (go[0], s->reduction, (gint64[]){ n, 1 }, 2, error))
+  if (!(g = per_sample (go[0], s->base.reduction, (gint64[]){ n, 1 }, 2, error))
       || !(scaled = dl_tensor_div_scalar (g, (gdouble)c, error))
       || !(grad = dl_tensor_mul (gx, scaled, error)))
     return FALSE;
@@ -633,7 +648,6 @@ dl_multi_margin_loss (DlTensor *input,
   g_autoptr (DlTensor) t = NULL;
   g_autoptr (DlTensor) per = NULL;
   g_autoptr (DlTensor) out = NULL;
-  g_autoptr (DlNode) node = NULL;
   MultiMarginState *st;
   gint64 n, c;
   gboolean ok, was;
@@ -682,38 +696,25 @@ dl_multi_margin_loss (DlTensor *input,
       return NULL;
     }
   was = dl_set_grad_enabled (FALSE);
-  if ((per = multi_margin_forward (x, t, p, margin, weight, error)))
-    {
-      if (reduction == DL_REDUCTION_NONE && dl_tensor_get_ndim (target) == 0)
-        out = dl_tensor_squeeze_dim (per, 0, error);
-      else
-        out = dl_loss_reduce (g_object_ref (per), reduction, error);
-    }
+  per = multi_margin_forward (x, t, p, margin, weight, error);
+  out = reduce_samples (per, dl_tensor_get_ndim (target) == 0, reduction, error);
   dl_set_grad_enabled (was);
   if (!out)
     return NULL;
-  if ((st = record_one ("MultiMarginLossBackward0", multi_margin_backward, input, out,
-                        sizeof (MultiMarginState), &node)))
+  if ((st = record_with_target ("MultiMarginLossBackward0", multi_margin_backward, input, t,
+                                reduction, out, sizeof (MultiMarginState))))
     {
       st->p = p;
       st->margin = margin;
-      st->reduction = reduction;
       st->has_weight = weight != NULL;
-      dl_node_save (node, &st->input, input, FALSE);
-      dl_node_save (node, &st->target, t, FALSE);
       if (weight)
-        dl_node_save (node, &st->weight, weight, FALSE);
+        /* the node just recorded, out's grad_fn, keeps the weight too */
+        dl_node_save (dl_tensor_get_grad_fn (out), &st->weight, weight, FALSE);
     }
   return g_steal_pointer (&out);
 }
 
 /* ---- multilabel_margin_loss: MultilabelMarginLossBackward0 ------------------- */
-
-typedef struct
-{
-  DlSavedTensor input, target;
-  DlReduction reduction;
-} MultilabelMarginState;
 
 /* For batched x [N, C] and t [N, C]: valid [N, C, 1] (1 before the
  * first -1 of each row of t), the target classes y [N, C] (0 past
@@ -797,7 +798,7 @@ multilabel_forward (DlTensor *x, DlTensor *t, GError **error)
 static gboolean
 multilabel_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
-  const MultilabelMarginState *s = dl_node_state (node);
+  const TargetState *s = dl_node_state (node);
   DlTensor *input, *target;
   gsize nd;
   const gint64 *shape;
@@ -876,8 +877,6 @@ dl_multilabel_margin_loss (DlTensor *input, DlTensor *target, DlReduction reduct
   g_autoptr (DlTensor) read = NULL;
   g_autoptr (DlTensor) per = NULL;
   g_autoptr (DlTensor) out = NULL;
-  g_autoptr (DlNode) node = NULL;
-  MultilabelMarginState *st;
   gboolean batched = dl_tensor_get_ndim (input) == 2, ok, was;
   gint64 n, c;
 
@@ -916,23 +915,13 @@ dl_multilabel_margin_loss (DlTensor *input, DlTensor *target, DlReduction reduct
       return NULL;
     }
   was = dl_set_grad_enabled (FALSE);
-  if ((per = multilabel_forward (x, t, error)))
-    {
-      if (reduction == DL_REDUCTION_NONE && !batched)
-        out = dl_tensor_squeeze_dim (per, 0, error);
-      else
-        out = dl_loss_reduce (g_object_ref (per), reduction, error);
-    }
+  per = multilabel_forward (x, t, error);
+  out = reduce_samples (per, !batched, reduction, error);
   dl_set_grad_enabled (was);
   if (!out)
     return NULL;
-  if ((st = record_one ("MultilabelMarginLossBackward0", multilabel_backward, input, out,
-                        sizeof (MultilabelMarginState), &node)))
-    {
-      st->reduction = reduction;
-      dl_node_save (node, &st->input, input, FALSE);
-      dl_node_save (node, &st->target, t, FALSE);
-    }
+  record_with_target ("MultilabelMarginLossBackward0", multilabel_backward, input, t, reduction,
+                      out, sizeof (TargetState));
   return g_steal_pointer (&out);
 }
 

@@ -517,3 +517,12 @@ def test_module_options_from_properties():
     assert (mm.p, mm.margin) == (2, 0.5)
     with pytest.raises(Exception, match="MarginRankingLoss"):
         Dl.nn.MarginRankingLoss()(Dl.zeros(3), Dl.zeros(3))
+    # pickled as the C class and its properties
+    import pickle
+    w = Dl.tensor([1.0, 2.0, 0.5])
+    back = pickle.loads(pickle.dumps(Dl.nn.MultiMarginLoss(p=2, margin=0.5, weight=w,
+                                                           reduction="sum")))
+    assert (back.p, back.margin, back.reduction) == (2, 0.5, "sum")
+    assert back.weight.tolist() == [1.0, 2.0, 0.5]
+    back = pickle.loads(pickle.dumps(d))
+    assert (back.norm, back.keepdim) == (3.0, True)
