@@ -16,7 +16,6 @@
 
 #include "dl-distance.h"
 #include "dl-error.h"
-#include "dl-dtype-private.h"
 #include "dl-loss-private.h"
 #include "dl-node-private.h"
 #include "ops/dl-ops-creation.h"
@@ -103,7 +102,7 @@ dl_cosine_similarity (DlTensor *x1, DlTensor *x2, gint64 dim, gdouble eps, GErro
       return NULL;
     }
   dt = dl_tensor_get_dtype (probe);
-  if (!dl_dtype_is_float (dt))
+  if (!dl_dtype_is_floating_point (dt))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
                    "cosine_similarity: expected common dtype to be floating point, yet common "
@@ -327,7 +326,7 @@ dl_pdist (DlTensor *input, gdouble p, GError **error)
                    dl_tensor_get_ndim (input));
       return NULL;
     }
-  if (!dl_dtype_is_float (dl_tensor_get_dtype (input)))
+  if (!dl_dtype_is_floating_point (dl_tensor_get_dtype (input)))
     {
       g_set_error (error, DL_ERROR, DL_ERROR_DTYPE,
                    "pdist only supports floating-point dtypes, got %s",

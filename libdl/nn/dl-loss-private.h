@@ -17,5 +17,7 @@ gboolean dl_loss_check_reduction (const gchar *name, DlReduction reduction, GErr
 DlTensor *dl_loss_reduce (DlTensor *loss, DlReduction reduction, GError **error);
 /* Zeros of @like's shape, dtype and device (dl-margin-loss.c). */
 DlTensor *dl_loss_zeros_like (DlTensor *like, GError **error);
+/* @t's shape as "[2, 3]" (dl-loss.c); free with g_free(). */
+gchar *dl_loss_shape_string (DlTensor *t);
 
 G_END_DECLS

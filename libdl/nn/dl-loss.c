@@ -63,8 +63,8 @@ dl_loss_reduce (DlTensor *loss, DlReduction reduction, GError **error)
   return g_steal_pointer (&owned);
 }
 
-static gchar *
-shape_string (DlTensor *t)
+gchar *
+dl_loss_shape_string (DlTensor *t)
 {
   gsize nd;
   const gint64 *shape = dl_tensor_get_shape (t, &nd);
@@ -115,7 +115,7 @@ check_weight (const gchar *name, DlTensor *weight, gint64 n_classes, GError **er
 
   if (!weight || (dl_tensor_get_ndim (weight) == 1 && dl_tensor_numel (weight) == n_classes))
     return TRUE;
-  ws = shape_string (weight);
+  ws = dl_loss_shape_string (weight);
   g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                "%s: weight tensor should be defined either for all %" G_GINT64_FORMAT
                " classes or no classes but got weight tensor of shape: %s",
@@ -180,7 +180,7 @@ check_class_target (const gchar *name,
   if (!shape_ok)
     {
       g_autofree gchar *want = NULL;
-      g_autofree gchar *got = shape_string (target);
+      g_autofree gchar *got = dl_loss_shape_string (target);
       g_autoptr (DlTensor) sel = NULL;
 
       if (td == nd - 1 && tshape[0] != shape[0])
@@ -192,7 +192,7 @@ check_class_target (const gchar *name,
           return FALSE;
         }
       sel = dl_tensor_select (input, 1, 0, NULL);
-      want = sel ? shape_string (sel) : g_strdup ("?");
+      want = sel ? dl_loss_shape_string (sel) : g_strdup ("?");
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE, "%s: Expected target size %s, got %s", name,
                    want, got);
       return FALSE;
@@ -974,8 +974,8 @@ check_same_size (const gchar *name, DlTensor *input, DlTensor *target, GError **
 
   if (same_shape (input, target))
     return TRUE;
-  is = shape_string (input);
-  ts = shape_string (target);
+  is = dl_loss_shape_string (input);
+  ts = dl_loss_shape_string (target);
   g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                "%s: Target size %s must be the same as input size %s", name, ts, is);
   return FALSE;
@@ -1040,8 +1040,8 @@ dl_binary_cross_entropy (DlTensor *input,
     return NULL;
   if (!same_shape (input, target))
     {
-      g_autofree gchar *is = shape_string (input);
-      g_autofree gchar *ts = shape_string (target);
+      g_autofree gchar *is = dl_loss_shape_string (input);
+      g_autofree gchar *ts = dl_loss_shape_string (target);
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                    "binary_cross_entropy: Using a target size (%s) that is different to the "
                    "input size (%s) is deprecated. Please ensure they have the same size.",

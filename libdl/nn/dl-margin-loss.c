@@ -31,7 +31,6 @@
 #include "dl-loss-private.h"
 #include "dl-error.h"
 #include "dl-node-private.h"
-#include "dl-tensor-private.h"
 #include "ops/dl-ops-activation.h"
 #include "ops/dl-ops-creation.h"
 #include "ops/dl-ops-index.h"
@@ -42,15 +41,6 @@
 #include "ops/dl-ops-shape.h"
 
 /* ---- shared --------------------------------------------------------------- */
-
-static gchar *
-shape_of (DlTensor *t)
-{
-  gsize nd;
-  const gint64 *shape = dl_tensor_get_shape (t, &nd);
-
-  return dl_shape_to_string (shape, (gint)nd);
-}
 
 /* max (@x, 0); takes @x (NULL passes through) */
 static DlTensor *
@@ -180,9 +170,9 @@ dl_margin_ranking_loss (DlTensor *input1,
   if (dl_tensor_get_ndim (input1) != dl_tensor_get_ndim (input2)
       || dl_tensor_get_ndim (input1) != dl_tensor_get_ndim (target))
     {
-      g_autofree gchar *s1 = shape_of (input1);
-      g_autofree gchar *s2 = shape_of (input2);
-      g_autofree gchar *st = shape_of (target);
+      g_autofree gchar *s1 = dl_loss_shape_string (input1);
+      g_autofree gchar *s2 = dl_loss_shape_string (input2);
+      g_autofree gchar *st = dl_loss_shape_string (target);
 
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                    "margin_ranking_loss : All input tensors should have same dimension but got "
@@ -308,8 +298,8 @@ dl_soft_margin_loss (DlTensor *input, DlTensor *target, DlReduction reduction, G
   shape = dl_tensor_get_shape (input, &nd);
   if (!(y = dl_tensor_expand (target, shape, nd, NULL)))
     {
-      g_autofree gchar *is = shape_of (input);
-      g_autofree gchar *ts = shape_of (target);
+      g_autofree gchar *is = dl_loss_shape_string (input);
+      g_autofree gchar *ts = dl_loss_shape_string (target);
 
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                    "soft_margin_loss: the target's size %s does not broadcast to the input's "
@@ -410,7 +400,7 @@ batch_input (const gchar *name, DlTensor *input, GError **error)
 
   if (!((nd == 2 && shape[1] != 0) || (nd == 1 && shape[0] != 0) || nd == 0))
     {
-      g_autofree gchar *is = shape_of (input);
+      g_autofree gchar *is = dl_loss_shape_string (input);
 
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                    "%s: Expected non-empty vector or matrix with optional 0-dim batch size, but "
@@ -668,7 +658,7 @@ dl_multi_margin_loss (DlTensor *input,
   c = dl_tensor_get_size (x, 1, NULL);
   if (weight && !(dl_tensor_get_ndim (weight) <= 1 && dl_tensor_numel (weight) == c))
     {
-      g_autofree gchar *ws = shape_of (weight);
+      g_autofree gchar *ws = dl_loss_shape_string (weight);
 
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                    "%s: inconsistent weight size, expected %" G_GINT64_FORMAT " but got %s", name,
@@ -677,7 +667,7 @@ dl_multi_margin_loss (DlTensor *input,
     }
   if (!(dl_tensor_get_ndim (target) <= 1 && dl_tensor_numel (target) == n))
     {
-      g_autofree gchar *ts = shape_of (target);
+      g_autofree gchar *ts = dl_loss_shape_string (target);
 
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                    "%s: inconsistent target size, expected %" G_GINT64_FORMAT " but got %s", name,
@@ -889,7 +879,7 @@ dl_multilabel_margin_loss (DlTensor *input, DlTensor *target, DlReduction reduct
                   && dl_tensor_get_size (target, 1, NULL) == c)
               : !(dl_tensor_get_ndim (target) <= 1 && dl_tensor_numel (target) == c))
     {
-      g_autofree gchar *ts = shape_of (target);
+      g_autofree gchar *ts = dl_loss_shape_string (target);
 
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE, "%s: inconsistent size %s for target", name,
                    ts);
@@ -987,8 +977,8 @@ dl_cosine_embedding_loss (DlTensor *input1,
     }
   if (dl_tensor_get_ndim (input1) != dim + 1 || dl_tensor_get_ndim (input2) != dim + 1)
     {
-      g_autofree gchar *s1 = shape_of (input1);
-      g_autofree gchar *s2 = shape_of (input2);
+      g_autofree gchar *s1 = dl_loss_shape_string (input1);
+      g_autofree gchar *s2 = dl_loss_shape_string (input2);
 
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                    "cosine_embedding_loss: %" G_GINT64_FORMAT

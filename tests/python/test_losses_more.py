@@ -526,3 +526,38 @@ def test_module_options_from_properties():
     assert back.weight.tolist() == [1.0, 2.0, 0.5]
     back = pickle.loads(pickle.dumps(d))
     assert (back.norm, back.keepdim) == (3.0, True)
+
+
+def test_torch_save_round_trip(tmp_path):
+    """The losses and distances saved as torch's classes load in torch with
+    the same repr, options and buffers, and torch's load back as libdl's
+    with the same values."""
+    w = Dl.tensor([0.5, 2.0, 1.0, 1.5])
+    mods = [Dl.nn.MarginRankingLoss(0.3, reduction="sum"), Dl.nn.HingeEmbeddingLoss(2.0),
+            Dl.nn.CosineEmbeddingLoss(0.1), Dl.nn.SoftMarginLoss(reduction="none"),
+            Dl.nn.MultiLabelMarginLoss(), Dl.nn.MultiLabelSoftMarginLoss(weight=w),
+            Dl.nn.MultiMarginLoss(p=2, margin=0.5, weight=w), Dl.nn.MultiMarginLoss(),
+            Dl.nn.TripletMarginLoss(0.5, 1.0, swap=True), Dl.nn.CosineSimilarity(0, 1e-6),
+            Dl.nn.PairwiseDistance(3.0, keepdim=True), Dl.nn.CrossMapLRN2d(3, k=2),
+            Dl.nn.FractionalMaxPool2d(2, output_ratio=0.5)]
+    names = ("reduction", "margin", "p", "eps", "swap", "dim", "norm", "keepdim", "size", "k",
+             "output_ratio", "kernel_size")
+    for m in mods:
+        path = str(tmp_path / "m.pt")
+        Dl.save(m, path)
+        t = torch.load(path)
+        assert type(t).__name__ == type(m).__name__
+        assert repr(t) == repr(m)
+        assert list(t.state_dict()) == list(m.state_dict())
+        for k, v in m.state_dict().items():
+            assert_same(v, t.state_dict()[k])
+        for n in names:
+            if hasattr(t, n):
+                assert getattr(m, n) == getattr(t, n), n
+        torch.save(t, path)
+        back = Dl.load(path)
+        assert type(back) is type(m) and repr(back) == repr(m)
+        for n in names:
+            if hasattr(t, n):
+                assert getattr(back, n) == getattr(t, n), n
+        assert list(back.state_dict()) == list(t.state_dict())
