@@ -2,8 +2,9 @@
  * through forward_many and gives the loss of its function in dl-loss.c;
  * its options are construct properties, checked in constructed (a bad
  * value is the construct error GInitable reports). All share one instance
- * layout, LossModule, and the property code; each class installs the
- * properties it has.
+ * layout, LossModule, and the property code (dl-loss-modules-private.h,
+ * which the margin losses of dl-margin-loss-modules.c share too); each
+ * class installs the properties it has.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
