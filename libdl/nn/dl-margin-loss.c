@@ -440,6 +440,26 @@ in_range (DlTensor *t, gint64 lo, gint64 hi, gboolean *ok, GError **error)
   return TRUE;
 }
 
+/* the gradient of a class-index margin loss from @gx [N, C], each sample's
+ * derivative times C: scaled by the incoming gradient @go of its sample
+ * over C, in the shape of @input */
+static DlTensor *
+class_gradient (DlTensor *gx, DlTensor *go, DlReduction reduction, DlTensor *input, GError **error)
+{
+  const gint64 n = dl_tensor_get_size (gx, 0, NULL), c = dl_tensor_get_size (gx, 1, NULL);
+  gsize nd;
+  const gint64 *shape = dl_tensor_get_shape (input, &nd);
+  g_autoptr (DlTensor) g = NULL;
+  g_autoptr (DlTensor) scaled = NULL;
+  g_autoptr (DlTensor) grad = NULL;
+
+  if (!(g = per_sample (go, reduction, (gint64[]){ n, 1 }, 2, error))
+      || !(scaled = dl_tensor_div_scalar (g, (gdouble)c, error))
+      || !(grad = dl_tensor_mul (gx, scaled, error)))
+    return NULL;
+  return dl_tensor_reshape (grad, shape, nd, error);
+}
+
 /* ---- multi_margin_loss: MultiMarginLossBackward0 ------------------------------ */
 
 typedef struct
@@ -535,9 +555,6 @@ multi_margin_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **erro
 {
   const MultiMarginState *s = dl_node_state (node);
   DlTensor *input, *target, *weight = NULL;
-  gsize nd;
-  const gint64 *shape;
-  gint64 n, c;
   g_autoptr (DlTensor) x = NULL;
   g_autoptr (DlTensor) t = NULL;
   g_autoptr (DlTensor) m = NULL;
@@ -551,9 +568,6 @@ multi_margin_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **erro
   g_autoptr (DlTensor) hot = NULL;
   g_autoptr (DlTensor) at_t = NULL;
   g_autoptr (DlTensor) gx = NULL;
-  g_autoptr (DlTensor) g = NULL;
-  g_autoptr (DlTensor) scaled = NULL;
-  g_autoptr (DlTensor) grad = NULL;
 
   if (!(input = dl_node_saved (node, &s->base.input, error))
       || !(target = dl_node_saved (node, &s->base.target, error))
@@ -562,8 +576,6 @@ multi_margin_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **erro
   if (!(x = batch_input ("multi_margin_loss", input, error))
       || !(t = dl_tensor_reshape (target, (gint64[]){ -1 }, 1, error)))
     return FALSE;
-  n = dl_tensor_get_size (x, 0, NULL);
-  c = dl_tensor_get_size (x, 1, NULL);
   if (!multi_margin_parts (x, t, weight, s->margin, &m, &others, &wt, error)
       || !(pos = dl_tensor_gt_scalar (m, 0, error))
       || !(posf = dl_tensor_to_dtype (pos, dl_tensor_get_dtype (x), error))
@@ -590,13 +602,7 @@ multi_margin_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **erro
       || !(hot = dl_tensor_rsub_scalar (others, 1, error))
       || !(at_t = dl_tensor_mul (hot, total, error)) || !(gx = dl_tensor_sub (d, at_t, error)))
     return FALSE;
-  if (!(g = per_sample (go[0], s->base.reduction, (gint64[]){ n, 1 }, 2, error))
-      || !(scaled = dl_tensor_div_scalar (g, (gdouble)c, error))
-      || !(grad = dl_tensor_mul (gx, scaled, error)))
-    return FALSE;
-  shape = dl_tensor_get_shape (input, &nd);
-  gi[0] = dl_tensor_reshape (grad, shape, nd, error);
-  return gi[0] != NULL;
+  return (gi[0] = class_gradient (gx, go[0], s->base.reduction, input, error)) != NULL;
 }
 
 /**
@@ -790,9 +796,6 @@ multilabel_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 {
   const TargetState *s = dl_node_state (node);
   DlTensor *input, *target;
-  gsize nd;
-  const gint64 *shape;
-  gint64 n, c;
   g_autoptr (DlTensor) x = NULL;
   g_autoptr (DlTensor) t = NULL;
   g_autoptr (DlTensor) y = NULL;
@@ -805,17 +808,12 @@ multilabel_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   g_autoptr (DlTensor) as_target = NULL;
   g_autoptr (DlTensor) neg_target = NULL;
   g_autoptr (DlTensor) gx = NULL;
-  g_autoptr (DlTensor) g = NULL;
-  g_autoptr (DlTensor) scaled = NULL;
-  g_autoptr (DlTensor) grad = NULL;
 
   if (!(input = dl_node_saved (node, &s->input, error))
       || !(target = dl_node_saved (node, &s->target, error)))
     return FALSE;
   if (!(x = batch_input ("multilabel_margin_loss", input, error)) || !(t = g_object_ref (target)))
     return FALSE;
-  n = dl_tensor_get_size (x, 0, NULL);
-  c = dl_tensor_get_size (x, 1, NULL);
   if (!multilabel_parts (x, t, &y, &margins, &mask, error)
       || !(pos = dl_tensor_gt_scalar (margins, 0, error))
       || !(posf = dl_tensor_to_dtype (pos, dl_tensor_get_dtype (x), error))
@@ -825,13 +823,7 @@ multilabel_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
       || !(neg_target = dl_tensor_neg (as_target, error))
       || !(gx = dl_tensor_scatter_add (as_other, 1, y, neg_target, error)))
     return FALSE;
-  if (!(g = per_sample (go[0], s->reduction, (gint64[]){ n, 1 }, 2, error))
-      || !(scaled = dl_tensor_div_scalar (g, (gdouble)c, error))
-      || !(grad = dl_tensor_mul (gx, scaled, error)))
-    return FALSE;
-  shape = dl_tensor_get_shape (input, &nd);
-  gi[0] = dl_tensor_reshape (grad, shape, nd, error);
-  return gi[0] != NULL;
+  return (gi[0] = class_gradient (gx, go[0], s->reduction, input, error)) != NULL;
 }
 
 /**

@@ -180,6 +180,8 @@ fractional_pool (const gchar *op,
   g_autoptr (DlTensor) positions = NULL;
   gboolean ok = FALSE, was;
 
+  g_return_val_if_fail (random_samples == NULL || DL_IS_TENSOR (random_samples), NULL);
+  g_return_val_if_fail (kernel_size != NULL && output_size != NULL, NULL);
   if (nd != spatial + 1 && nd != spatial + 2)
     {
       g_autofree gchar *s = dl_shape_to_string (input->sizes, input->ndim);
@@ -294,8 +296,6 @@ dl_fractional_max_pool2d (DlTensor *input,
                           GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
-  g_return_val_if_fail (random_samples == NULL || DL_IS_TENSOR (random_samples), NULL);
-  g_return_val_if_fail (kernel_size != NULL && output_size != NULL, NULL);
   return fractional_pool ("fractional_max_pool2d", "FractionalMaxPool2DBackward0", 2, input,
                           kernel_size, output_size, random_samples, indices, error);
 }
@@ -333,8 +333,6 @@ dl_fractional_max_pool3d (DlTensor *input,
                           GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
-  g_return_val_if_fail (random_samples == NULL || DL_IS_TENSOR (random_samples), NULL);
-  g_return_val_if_fail (kernel_size != NULL && output_size != NULL, NULL);
   return fractional_pool ("fractional_max_pool3d", "FractionalMaxPool3DBackward0", 3, input,
                           kernel_size, output_size, random_samples, indices, error);
 }
