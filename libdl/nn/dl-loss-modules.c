@@ -2,8 +2,9 @@
  * through forward_many and gives the loss of its function in dl-loss.c;
  * its options are construct properties, checked in constructed (a bad
  * value is the construct error GInitable reports). All share one instance
- * layout, LossModule, and the property code; each class installs the
- * properties it has.
+ * layout, LossModule, and the property code (dl-loss-modules-private.h,
+ * which the margin losses of dl-margin-loss-modules.c share too); each
+ * class installs the properties it has.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -14,52 +15,14 @@
 #include "dl-module-private.h"
 #include "dl-enums.h"
 #include "dl-error.h"
+#include "dl-loss-modules-private.h"
 
 /* ---- what all losses share ------------------------------------------------- */
-
-typedef struct
-{
-  DlModule parent_instance;
-  DlReduction reduction;
-  DlTensor *weight;     /* only while constructing: then the buffer of that name */
-  DlTensor *pos_weight; /* only while constructing: then the buffer "pos_weight" */
-  gint64 ignore_index;
-  gdouble label_smoothing;
-  gdouble beta;
-  gdouble delta;
-  gboolean log_target;
-} LossModule;
-
-#define LOSS_BUFFER(l, name) dl_module_get_buffer (DL_MODULE (l), name)
 
 typedef DlTensor *(*LossCompute) (LossModule *loss,
                                   DlTensor *input,
                                   DlTensor *target,
                                   GError **error);
-
-/* the properties, and the bit of each in a class's mask */
-enum
-{
-  PROP_0,
-  PROP_REDUCTION,
-  PROP_WEIGHT,
-  PROP_POS_WEIGHT,
-  PROP_IGNORE_INDEX,
-  PROP_LABEL_SMOOTHING,
-  PROP_BETA,
-  PROP_DELTA,
-  PROP_LOG_TARGET,
-  N_PROPS
-};
-
-#define LOSS_REDUCTION (1u << PROP_REDUCTION)
-#define LOSS_WEIGHT (1u << PROP_WEIGHT)
-#define LOSS_POS_WEIGHT (1u << PROP_POS_WEIGHT)
-#define LOSS_IGNORE_INDEX (1u << PROP_IGNORE_INDEX)
-#define LOSS_LABEL_SMOOTHING (1u << PROP_LABEL_SMOOTHING)
-#define LOSS_BETA (1u << PROP_BETA)
-#define LOSS_DELTA (1u << PROP_DELTA)
-#define LOSS_LOG_TARGET (1u << PROP_LOG_TARGET)
 
 static void
 loss_forward_many (LossModule *self,
@@ -88,8 +51,8 @@ loss_forward_many (LossModule *self,
  * "pos_weight", absent ones included), so they are in the state dict and
  * follow the module's conversions; then the options' values are checked,
  * as PyTorch checks them when the loss runs */
-static void
-loss_check_options (LossModule *self, const gchar *name, guint mask)
+void
+dl_loss_check_options (LossModule *self, const gchar *name, guint mask)
 {
   GError *error = NULL;
 
@@ -115,6 +78,8 @@ loss_check_options (LossModule *self, const gchar *name, guint mask)
     error = g_error_new (DL_ERROR, DL_ERROR_ARGUMENT,
                          "%s: does not support non-positive values for delta, got %g", name,
                          self->delta);
+  else if ((mask & LOSS_P_1_OR_2) && self->p != 1 && self->p != 2)
+    error = g_error_new (DL_ERROR, DL_ERROR_ARGUMENT, "%s: only p == 1 and p == 2 supported", name);
   if (error)
     dl_module_take_construct_error (DL_MODULE (self), error);
 }
@@ -149,6 +114,24 @@ loss_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *ps
         break;
       case PROP_LOG_TARGET:
         g_value_set_boolean (value, self->log_target);
+        break;
+      case PROP_MARGIN:
+        g_value_set_double (value, self->margin);
+        break;
+      case PROP_P:
+        g_value_set_double (value, self->p);
+        break;
+      case PROP_EPS:
+        g_value_set_double (value, self->eps);
+        break;
+      case PROP_SWAP:
+        g_value_set_boolean (value, self->swap);
+        break;
+      case PROP_DIM:
+        g_value_set_int64 (value, self->dim);
+        break;
+      case PROP_KEEPDIM:
+        g_value_set_boolean (value, self->keepdim);
         break;
       default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -186,6 +169,24 @@ loss_set_property (GObject *object, guint prop_id, const GValue *value, GParamSp
       case PROP_LOG_TARGET:
         self->log_target = g_value_get_boolean (value);
         break;
+      case PROP_MARGIN:
+        self->margin = g_value_get_double (value);
+        break;
+      case PROP_P:
+        self->p = g_value_get_double (value);
+        break;
+      case PROP_EPS:
+        self->eps = g_value_get_double (value);
+        break;
+      case PROP_SWAP:
+        self->swap = g_value_get_boolean (value);
+        break;
+      case PROP_DIM:
+        self->dim = g_value_get_int64 (value);
+        break;
+      case PROP_KEEPDIM:
+        self->keepdim = g_value_get_boolean (value);
+        break;
       default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -202,9 +203,9 @@ loss_dispose (GObject *object)
 }
 
 /* installs the properties in @mask on @object_class (a pspec belongs to
- * one class, so each class gets its own) */
-static void
-loss_class_init (GObjectClass *object_class, guint mask)
+ * one class, so each class gets its own), with the defaults @d */
+void
+dl_loss_class_init_with (GObjectClass *object_class, guint mask, const LossDefaults *d)
 {
   const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS
                             | G_PARAM_EXPLICIT_NOTIFY;
@@ -243,15 +244,57 @@ loss_class_init (GObjectClass *object_class, guint mask)
   if (mask & LOSS_LOG_TARGET)
     g_object_class_install_property (object_class, PROP_LOG_TARGET,
                                      g_param_spec_boolean ("log-target", NULL, NULL, FALSE, flags));
+  if (mask & LOSS_MARGIN)
+    g_object_class_install_property (
+        object_class, PROP_MARGIN,
+        g_param_spec_double ("margin", NULL, NULL, -G_MAXDOUBLE, G_MAXDOUBLE, d->margin, flags));
+  if (mask & LOSS_P)
+    g_object_class_install_property (
+        object_class, PROP_P,
+        g_param_spec_double ("p", NULL, NULL, -G_MAXDOUBLE, G_MAXDOUBLE, d->p, flags));
+  if (mask & LOSS_EPS)
+    g_object_class_install_property (
+        object_class, PROP_EPS,
+        g_param_spec_double ("eps", NULL, NULL, -G_MAXDOUBLE, G_MAXDOUBLE, d->eps, flags));
+  if (mask & LOSS_SWAP)
+    g_object_class_install_property (object_class, PROP_SWAP,
+                                     g_param_spec_boolean ("swap", NULL, NULL, FALSE, flags));
+  if (mask & LOSS_DIM)
+    g_object_class_install_property (
+        object_class, PROP_DIM,
+        g_param_spec_int64 ("dim", NULL, NULL, G_MININT64, G_MAXINT64, d->dim, flags));
+  if (mask & LOSS_KEEPDIM)
+    g_object_class_install_property (object_class, PROP_KEEPDIM,
+                                     g_param_spec_boolean ("keepdim", NULL, NULL, FALSE, flags));
 }
 
 static void
-loss_init (LossModule *self)
+loss_class_init (GObjectClass *object_class, guint mask)
+{
+  static const LossDefaults none = { 0 };
+
+  dl_loss_class_init_with (object_class, mask, &none);
+}
+
+void
+dl_loss_init_with (LossModule *self, const LossDefaults *d)
 {
   self->reduction = DL_REDUCTION_MEAN;
   self->ignore_index = -100;
   self->beta = 1;
   self->delta = 1;
+  self->margin = d->margin;
+  self->p = d->p;
+  self->eps = d->eps;
+  self->dim = d->dim;
+}
+
+static void
+loss_init (LossModule *self)
+{
+  static const LossDefaults none = { 0 };
+
+  dl_loss_init_with (self, &none);
 }
 
 /* ---- CrossEntropyLoss ------------------------------------------------------ */
@@ -302,8 +345,8 @@ static void
 dl_cross_entropy_loss_constructed (GObject *object)
 {
   G_OBJECT_CLASS (dl_cross_entropy_loss_parent_class)->constructed (object);
-  loss_check_options ((LossModule *)object, "CrossEntropyLoss",
-                      LOSS_REDUCTION | LOSS_WEIGHT | LOSS_IGNORE_INDEX | LOSS_LABEL_SMOOTHING);
+  dl_loss_check_options ((LossModule *)object, "CrossEntropyLoss",
+                         LOSS_REDUCTION | LOSS_WEIGHT | LOSS_IGNORE_INDEX | LOSS_LABEL_SMOOTHING);
 }
 
 static void
@@ -429,8 +472,8 @@ static void
 dl_nll_loss_constructed (GObject *object)
 {
   G_OBJECT_CLASS (dl_nll_loss_parent_class)->constructed (object);
-  loss_check_options ((LossModule *)object, "NLLLoss",
-                      LOSS_REDUCTION | LOSS_WEIGHT | LOSS_IGNORE_INDEX);
+  dl_loss_check_options ((LossModule *)object, "NLLLoss",
+                         LOSS_REDUCTION | LOSS_WEIGHT | LOSS_IGNORE_INDEX);
 }
 
 static void
@@ -548,7 +591,7 @@ static void
 dl_mse_loss_constructed (GObject *object)
 {
   G_OBJECT_CLASS (dl_mse_loss_parent_class)->constructed (object);
-  loss_check_options ((LossModule *)object, "MSELoss", LOSS_REDUCTION);
+  dl_loss_check_options ((LossModule *)object, "MSELoss", LOSS_REDUCTION);
 }
 
 static void
@@ -652,7 +695,7 @@ static void
 dl_l1_loss_constructed (GObject *object)
 {
   G_OBJECT_CLASS (dl_l1_loss_parent_class)->constructed (object);
-  loss_check_options ((LossModule *)object, "L1Loss", LOSS_REDUCTION);
+  dl_loss_check_options ((LossModule *)object, "L1Loss", LOSS_REDUCTION);
 }
 
 static void
@@ -760,7 +803,7 @@ static void
 dl_smooth_l1_loss_constructed (GObject *object)
 {
   G_OBJECT_CLASS (dl_smooth_l1_loss_parent_class)->constructed (object);
-  loss_check_options ((LossModule *)object, "SmoothL1Loss", LOSS_REDUCTION | LOSS_BETA);
+  dl_loss_check_options ((LossModule *)object, "SmoothL1Loss", LOSS_REDUCTION | LOSS_BETA);
 }
 
 static void
@@ -875,7 +918,7 @@ static void
 dl_huber_loss_constructed (GObject *object)
 {
   G_OBJECT_CLASS (dl_huber_loss_parent_class)->constructed (object);
-  loss_check_options ((LossModule *)object, "HuberLoss", LOSS_REDUCTION | LOSS_DELTA);
+  dl_loss_check_options ((LossModule *)object, "HuberLoss", LOSS_REDUCTION | LOSS_DELTA);
 }
 
 static void
@@ -986,7 +1029,7 @@ static void
 dl_bce_loss_constructed (GObject *object)
 {
   G_OBJECT_CLASS (dl_bce_loss_parent_class)->constructed (object);
-  loss_check_options ((LossModule *)object, "BCELoss", LOSS_REDUCTION | LOSS_WEIGHT);
+  dl_loss_check_options ((LossModule *)object, "BCELoss", LOSS_REDUCTION | LOSS_WEIGHT);
 }
 
 static void
@@ -1102,8 +1145,8 @@ static void
 dl_bce_with_logits_loss_constructed (GObject *object)
 {
   G_OBJECT_CLASS (dl_bce_with_logits_loss_parent_class)->constructed (object);
-  loss_check_options ((LossModule *)object, "BCEWithLogitsLoss",
-                      LOSS_REDUCTION | LOSS_WEIGHT | LOSS_POS_WEIGHT);
+  dl_loss_check_options ((LossModule *)object, "BCEWithLogitsLoss",
+                         LOSS_REDUCTION | LOSS_WEIGHT | LOSS_POS_WEIGHT);
 }
 
 static void
@@ -1225,7 +1268,7 @@ static void
 dl_kl_div_loss_constructed (GObject *object)
 {
   G_OBJECT_CLASS (dl_kl_div_loss_parent_class)->constructed (object);
-  loss_check_options ((LossModule *)object, "KLDivLoss", LOSS_REDUCTION | LOSS_LOG_TARGET);
+  dl_loss_check_options ((LossModule *)object, "KLDivLoss", LOSS_REDUCTION | LOSS_LOG_TARGET);
 }
 
 static void

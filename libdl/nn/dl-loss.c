@@ -26,6 +26,7 @@
 #include "dl-loss.h"
 #include "dl-error.h"
 #include "dl-node-private.h"
+#include "dl-loss-private.h"
 #include "ops/dl-ops-autocast-private.h"
 #include "ops/dl-ops-creation.h"
 #include "ops/dl-ops-pointwise.h"
@@ -37,8 +38,8 @@
 
 /* ---- shared --------------------------------------------------------------- */
 
-static gboolean
-check_reduction (const gchar *name, DlReduction reduction, GError **error)
+gboolean
+dl_loss_check_reduction (const gchar *name, DlReduction reduction, GError **error)
 {
   if (reduction == DL_REDUCTION_NONE || reduction == DL_REDUCTION_MEAN
       || reduction == DL_REDUCTION_SUM)
@@ -49,8 +50,8 @@ check_reduction (const gchar *name, DlReduction reduction, GError **error)
 }
 
 /* @loss reduced as @reduction says; takes @loss (NULL passes through) */
-static DlTensor *
-reduce_loss (DlTensor *loss, DlReduction reduction, GError **error)
+DlTensor *
+dl_loss_reduce (DlTensor *loss, DlReduction reduction, GError **error)
 {
   g_autoptr (DlTensor) owned = loss;
 
@@ -63,8 +64,8 @@ reduce_loss (DlTensor *loss, DlReduction reduction, GError **error)
   return g_steal_pointer (&owned);
 }
 
-static gchar *
-shape_string (DlTensor *t)
+gchar *
+dl_loss_shape_string (DlTensor *t)
 {
   gsize nd;
   const gint64 *shape = dl_tensor_get_shape (t, &nd);
@@ -115,7 +116,7 @@ check_weight (const gchar *name, DlTensor *weight, gint64 n_classes, GError **er
 
   if (!weight || (dl_tensor_get_ndim (weight) == 1 && dl_tensor_numel (weight) == n_classes))
     return TRUE;
-  ws = shape_string (weight);
+  ws = dl_loss_shape_string (weight);
   g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                "%s: weight tensor should be defined either for all %" G_GINT64_FORMAT
                " classes or no classes but got weight tensor of shape: %s",
@@ -180,7 +181,7 @@ check_class_target (const gchar *name,
   if (!shape_ok)
     {
       g_autofree gchar *want = NULL;
-      g_autofree gchar *got = shape_string (target);
+      g_autofree gchar *got = dl_loss_shape_string (target);
       g_autoptr (DlTensor) sel = NULL;
 
       if (td == nd - 1 && tshape[0] != shape[0])
@@ -192,7 +193,7 @@ check_class_target (const gchar *name,
           return FALSE;
         }
       sel = dl_tensor_select (input, 1, 0, NULL);
-      want = sel ? shape_string (sel) : g_strdup ("?");
+      want = sel ? dl_loss_shape_string (sel) : g_strdup ("?");
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE, "%s: Expected target size %s, got %s", name,
                    want, got);
       return FALSE;
@@ -295,7 +296,7 @@ nll_checked (DlTensor *lp,
           || !(gathered = dl_tensor_gather (lp, 1, tcol, error))
           || !(picked = dl_tensor_squeeze_dim (gathered, 1, error)))
         return NULL;
-      return reduce_loss (dl_tensor_neg (picked, error), reduction, error);
+      return dl_loss_reduce (dl_tensor_neg (picked, error), reduction, error);
     }
   if (!(ignored = dl_tensor_eq_scalar (target, (gdouble)ignore_index, error))
       || !(safe = dl_tensor_masked_fill (target, ignored, 0, error))
@@ -557,7 +558,7 @@ dl_nll_loss_full (DlTensor *input,
 
   g_return_val_if_fail (DL_IS_TENSOR (input) && DL_IS_TENSOR (target), NULL);
   g_return_val_if_fail (weight == NULL || DL_IS_TENSOR (weight), NULL);
-  if (!check_reduction ("nll_loss", reduction, error)
+  if (!dl_loss_check_reduction ("nll_loss", reduction, error)
       || !batch_inputs ("nll_loss", input, target, &bin, &btg, &unbatched, error)
       || !check_class_target ("nll_loss", bin, btg, weight, ignore_index, &none_ignored, error))
     return NULL;
@@ -706,7 +707,7 @@ dl_cross_entropy_full (DlTensor *input,
 
   g_return_val_if_fail (DL_IS_TENSOR (input) && DL_IS_TENSOR (target), NULL);
   g_return_val_if_fail (weight == NULL || DL_IS_TENSOR (weight), NULL);
-  if (!check_reduction ("cross_entropy", reduction, error))
+  if (!dl_loss_check_reduction ("cross_entropy", reduction, error))
     return NULL;
   if (!(label_smoothing >= 0 && label_smoothing <= 1))
     {
@@ -823,7 +824,7 @@ difference (const gchar *name,
             GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (input) && DL_IS_TENSOR (target), NULL);
-  if (!check_reduction (name, reduction, error))
+  if (!dl_loss_check_reduction (name, reduction, error))
     return NULL;
   return dl_tensor_sub (input, target, error);
 }
@@ -850,7 +851,7 @@ dl_mse_loss (DlTensor *input, DlTensor *target, DlReduction reduction, GError **
 
   if (!d)
     return NULL;
-  return reduce_loss (dl_tensor_mul (d, d, error), reduction, error);
+  return dl_loss_reduce (dl_tensor_mul (d, d, error), reduction, error);
 }
 
 /**
@@ -874,7 +875,7 @@ dl_l1_loss (DlTensor *input, DlTensor *target, DlReduction reduction, GError **e
 
   if (!d)
     return NULL;
-  return reduce_loss (dl_tensor_abs (d, error), reduction, error);
+  return dl_loss_reduce (dl_tensor_abs (d, error), reduction, error);
 }
 
 /* where (|d| < bound, quad_scale d^2, lin_scale (|d| - bound / 2)) */
@@ -938,8 +939,8 @@ dl_smooth_l1_loss (DlTensor *input,
   if (!(d = difference ("smooth_l1_loss", input, target, reduction, error)))
     return NULL;
   if (beta == 0)
-    return reduce_loss (dl_tensor_abs (d, error), reduction, error);
-  return reduce_loss (piecewise_quadratic (d, beta, 0.5 / beta, 1.0, error), reduction, error);
+    return dl_loss_reduce (dl_tensor_abs (d, error), reduction, error);
+  return dl_loss_reduce (piecewise_quadratic (d, beta, 0.5 / beta, 1.0, error), reduction, error);
 }
 
 /**
@@ -977,7 +978,7 @@ dl_huber_loss (DlTensor *input,
     }
   if (!(d = difference ("huber_loss", input, target, reduction, error)))
     return NULL;
-  return reduce_loss (piecewise_quadratic (d, delta, 0.5, delta, error), reduction, error);
+  return dl_loss_reduce (piecewise_quadratic (d, delta, 0.5, delta, error), reduction, error);
 }
 
 /* ---- binary classification and divergence --------------------------------- */
@@ -990,8 +991,8 @@ check_same_size (const gchar *name, DlTensor *input, DlTensor *target, GError **
 
   if (same_shape (input, target))
     return TRUE;
-  is = shape_string (input);
-  ts = shape_string (target);
+  is = dl_loss_shape_string (input);
+  ts = dl_loss_shape_string (target);
   g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                "%s: Target size %s must be the same as input size %s", name, ts, is);
   return FALSE;
@@ -1054,12 +1055,12 @@ dl_binary_cross_entropy (DlTensor *input,
 
   g_return_val_if_fail (DL_IS_TENSOR (input) && DL_IS_TENSOR (target), NULL);
   g_return_val_if_fail (weight == NULL || DL_IS_TENSOR (weight), NULL);
-  if (!check_reduction ("binary_cross_entropy", reduction, error))
+  if (!dl_loss_check_reduction ("binary_cross_entropy", reduction, error))
     return NULL;
   if (!same_shape (input, target))
     {
-      g_autofree gchar *is = shape_string (input);
-      g_autofree gchar *ts = shape_string (target);
+      g_autofree gchar *is = dl_loss_shape_string (input);
+      g_autofree gchar *ts = dl_loss_shape_string (target);
       g_set_error (error, DL_ERROR, DL_ERROR_SHAPE,
                    "binary_cross_entropy: Using a target size (%s) that is different to the "
                    "input size (%s) is deprecated. Please ensure they have the same size.",
@@ -1084,7 +1085,7 @@ dl_binary_cross_entropy (DlTensor *input,
       || !(a = dl_tensor_mul (target, logx, error))
       || !(b = dl_tensor_mul (one_minus_y, log1mx, error)) || !(s = dl_tensor_add (a, b, error)))
     return NULL;
-  return reduce_loss (weighted (dl_tensor_neg (s, error), weight, error), reduction, error);
+  return dl_loss_reduce (weighted (dl_tensor_neg (s, error), weight, error), reduction, error);
 }
 
 /**
@@ -1133,7 +1134,7 @@ dl_binary_cross_entropy_with_logits (DlTensor *input,
   g_return_val_if_fail (DL_IS_TENSOR (input) && DL_IS_TENSOR (target), NULL);
   g_return_val_if_fail (weight == NULL || DL_IS_TENSOR (weight), NULL);
   g_return_val_if_fail (pos_weight == NULL || DL_IS_TENSOR (pos_weight), NULL);
-  if (!check_reduction ("binary_cross_entropy_with_logits", reduction, error)
+  if (!dl_loss_check_reduction ("binary_cross_entropy_with_logits", reduction, error)
       || !check_same_size ("binary_cross_entropy_with_logits", input, target, error))
     return NULL;
   /* softplus (-x) = m + log (e^-m + e^(-x-m)), m = max (-x, 0): no term
@@ -1160,8 +1161,8 @@ dl_binary_cross_entropy_with_logits (DlTensor *input,
     }
   else
     scaled = g_object_ref (softplus);
-  return reduce_loss (weighted (dl_tensor_add (lin, scaled, error), weight, error), reduction,
-                      error);
+  return dl_loss_reduce (weighted (dl_tensor_add (lin, scaled, error), weight, error), reduction,
+                         error);
 }
 
 /**
@@ -1194,7 +1195,7 @@ dl_kl_div (DlTensor *input,
   g_autoptr (DlTensor) yx = NULL;
 
   g_return_val_if_fail (DL_IS_TENSOR (input) && DL_IS_TENSOR (target), NULL);
-  if (reduction != DL_REDUCTION_BATCHMEAN && !check_reduction ("kl_div", reduction, error))
+  if (reduction != DL_REDUCTION_BATCHMEAN && !dl_loss_check_reduction ("kl_div", reduction, error))
     return NULL;
   if (log_target)
     {
@@ -1230,5 +1231,5 @@ dl_kl_div (DlTensor *input,
         return g_steal_pointer (&total);
       return dl_tensor_div_scalar (total, (gdouble)dl_tensor_get_size (input, 0, NULL), error);
     }
-  return reduce_loss (g_steal_pointer (&out), reduction, error);
+  return dl_loss_reduce (g_steal_pointer (&out), reduction, error);
 }

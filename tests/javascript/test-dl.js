@@ -969,6 +969,35 @@ test('loss modules', () => {
         Dl.Error.ARGUMENT, 'batchmean');
 });
 
+// the margin and embedding losses and the distances: modules with their
+// options as construct properties, and the functions
+test('margin losses and distances', () => {
+    const a = fromArray([0, 0], [2], F64);
+    const p = fromArray([3, 4], [2], F64);
+    const n = fromArray([0, 1], [2], F64);
+    const triplet = new Dl.TripletMarginLoss({margin: 2, eps: 0, reduction: Dl.Reduction.SUM});
+    assert(triplet.margin === 2 && triplet.p === 2 && !triplet.swap, 'TripletMarginLoss options');
+    // max (0, 2 + |a - p| - |a - n|)
+    const [loss] = triplet.forward_many([a, p, n]);
+    assertClose([loss.item()], [6], 1e-12, 'TripletMarginLoss');
+    assertClose([Dl.triplet_margin_loss(a, p, n, 2, 2, 0, true, Dl.Reduction.MEAN).item()], [6],
+        1e-12, 'triplet_margin_loss with swap');
+    // torch's documented examples: 0.85 and 0.325
+    const scores = fromArray([0.1, 0.2, 0.4, 0.8], [1, 4], F64);
+    const labels = fromArray([3, 0, -1, 1], [1, 4], Dl.DType.INT64);
+    const [ml] = new Dl.MultiLabelMarginLoss().forward_many([scores, labels]);
+    assertClose([ml.item()], [0.85], 1e-12, 'MultiLabelMarginLoss');
+    const cls = fromArray([3], [1], Dl.DType.INT64);
+    assertClose([Dl.multi_margin_loss(scores, cls, 1, 1, null, Dl.Reduction.MEAN).item()],
+        [0.325], 1e-12, 'multi_margin_loss');
+    const [d] = new Dl.PairwiseDistance({eps: 0}).forward_many([a, p]);
+    assertClose([d.item()], [5], 1e-12, 'PairwiseDistance');
+    assertClose(values(Dl.pdist(fromArray([0, 0, 3, 4, 6, 8], [3, 2], F64), 2)), [5, 10, 5],
+        1e-12, 'pdist');
+    assertDlError(() => new Dl.MultiMarginLoss({p: 3}).init(null), Dl.Error.ARGUMENT, 'p = 3');
+    assertDlError(() => triplet.forward_many([a, p]), Dl.Error.ARGUMENT, 'two inputs of three');
+});
+
 // the other losses as modules (options as construct properties) and as
 // functions, nn.init and clip_grad_norm_
 test('losses, init and clip_grad_norm_', () => {

@@ -83,6 +83,10 @@ SECOND_DERIVATIVE_IS_ZERO = {'AbsBackward0'}
 # hardsigmoid's derivative is a step (1/6 inside (-3, 3), 0 outside): its
 # second derivative is 0, which torch 1.13 does not implement (it raises)
 TORCH_HAS_NO_SECOND_DERIVATIVE = {'HardsigmoidBackward0'}
+# nor those of the margin losses, whose derivatives are steps (p = 1), and
+# of pdist taken at p = 1 (a sign)
+TORCH_HAS_NO_SECOND_DERIVATIVE |= {'MultiMarginLossBackward0', 'MultilabelMarginLossBackward0',
+                                   'PdistBackward0'}
 # sgn of real numbers is a step: its derivative is 0 where it is
 # defined; torch 1.13's SgnBackward0 gives values of about 1e-6 instead at
 # times (on 1-d inputs of 5 here), as its double backward above does
@@ -538,10 +542,38 @@ WALK['CtcLossBackward0'] = [
 WALK['NllLoss2DBackward0'] = [
     Case(lambda m, a: _nll(m, a, [[[1, 0], [2, 2]], [[0, 1], [1, 2]]]), (2, 3, 2, 2)),
     Case(lambda m, a: _nll(m, a, [[1, 0, 2], [2, 2, 0]], reduction='none'), (2, 3, 3))]
+WALK['SoftMarginLossBackward0'] = [
+    Case(lambda m, a: m.nn.functional.soft_margin_loss(
+        a, m.tensor([[1.0, -1.0, 1.0, -1.0], [-1.0, -1.0, 1.0, 1.0], [1.0, 1.0, -1.0, 1.0]],
+                    dtype=m.float64)), (3, 4)),
+    Case(lambda m, a: m.nn.functional.soft_margin_loss(
+        a, m.tensor([1.0, -1.0, -1.0, 1.0, 1.0], dtype=m.float64), reduction='none'), (5,))]
+WALK['MultiMarginLossBackward0'] = [
+    Case(lambda m, a: m.nn.functional.multi_margin_loss(a, m.tensor([0, 3, 1])), (3, 4)),
+    Case(lambda m, a: m.nn.functional.multi_margin_loss(
+        a, m.tensor([2, 0, 1]), margin=0.5,
+        weight=m.tensor([0.5, 2.0, 1.0, 1.5], dtype=m.float64), reduction='sum'), (3, 4))]
+WALK['MultilabelMarginLossBackward0'] = [
+    Case(lambda m, a: m.nn.functional.multilabel_margin_loss(
+        a, m.tensor([[1, 0, -1, 2], [3, -1, 0, 0], [0, 2, 1, -1]])), (3, 4)),
+    Case(lambda m, a: m.nn.functional.multilabel_margin_loss(a, m.tensor([2, 0, -1, 1, 3]),
+                                                             reduction='none'), (5,))]
 
 WALK['AdaptiveMaxPool2DBackward0'] = [
     Case(lambda m, a: m.nn.functional.adaptive_max_pool2d(a, (3, 2)), (2, 2, 5, 7),
          domain='nonzero')]
+# torch 1.13 defines no second derivative of pdist (its PdistBackwardBackward0
+# raises): the walk takes p = 1, whose second derivative is 0; gradgradcheck
+# of the other orders is in test_losses_more.py
+WALK['PdistBackward0'] = [Case(lambda m, a: m.pdist(a, 1.0), (4, 3))]
+WALK['FractionalMaxPool2DBackward0'] = [
+    Case(lambda m, a: m.nn.functional.fractional_max_pool2d(
+        a, 2, (3, 4), _random_samples=m.tensor([[[0.25, 0.6], [0.9, 0.1]]], dtype=m.float64)),
+        (1, 2, 7, 6), domain='nonzero')]
+WALK['FractionalMaxPool3DBackward0'] = [
+    Case(lambda m, a: m.nn.functional.fractional_max_pool3d(
+        a, (2, 1, 2), (2, 3, 2), _random_samples=m.tensor([[[0.3, 0.5, 0.8]]], dtype=m.float64)),
+        (1, 1, 4, 5, 4), domain='nonzero')]
 
 # the 3-d poolings, max unpooling and the pixel shuffles (their values and
 # more shapes: test_pooling_conv_more.py)

@@ -334,3 +334,230 @@ def test_errors_as_torch(rng):
         torch.nn.MultiMarginLoss(p=3)
     with pytest.raises(ValueError):
         Dl.nn.MultiMarginLoss(p=3)
+
+
+# ---- libdl's C functions: nodes, gradcheck, broadcasting, errors ----------
+
+def _fused(m, reduction):
+    """The losses that are one node in torch (and here), on fixed inputs:
+    (name, fn(m, x), input shape)."""
+    sign = m.tensor([[1.0, -1.0, 1.0, 1.0], [-1.0, -1.0, 1.0, -1.0], [1.0, 1.0, -1.0, 1.0]],
+                    dtype=m.float64)
+    labels = m.tensor([[1, 0, -1, 2], [3, 2, 1, 0], [0, -1, 3, 3]])
+    weight = m.tensor([0.5, 2.0, 1.0, 1.5], dtype=m.float64)
+    fm = m.nn.functional
+    return [
+        ('SoftMarginLossBackward0',
+         lambda x: fm.soft_margin_loss(x, sign, reduction=reduction), (3, 4)),
+        ('SoftMarginLossBackward0',
+         lambda x: fm.soft_margin_loss(x, sign[0], reduction=reduction), (3, 4)),
+        ('MultilabelMarginLossBackward0',
+         lambda x: fm.multilabel_margin_loss(x, labels, reduction=reduction), (3, 4)),
+        ('MultilabelMarginLossBackward0',
+         lambda x: fm.multilabel_margin_loss(x, labels[0], reduction=reduction), (4,)),
+        ('MultiMarginLossBackward0',
+         lambda x: fm.multi_margin_loss(x, m.tensor([0, 3, 1]), reduction=reduction), (3, 4)),
+        ('MultiMarginLossBackward0',
+         lambda x: fm.multi_margin_loss(x, m.tensor([2, 0, 1]), p=2, margin=0.7, weight=weight,
+                                        reduction=reduction), (3, 4)),
+        ('MultiMarginLossBackward0',
+         lambda x: fm.multi_margin_loss(x, m.tensor(2), reduction=reduction), (4,)),
+        ('MultiMarginLossBackward0',
+         lambda x: fm.multi_margin_loss(x, m.tensor([1]), p=2, reduction=reduction), (4,)),
+    ]
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_fused_losses_as_torch(rng, reduction):
+    """The one-node losses: torch's node name, values and gradients, and
+    gradcheck and gradgradcheck in float64."""
+    for (name, f, shape), (_, tf, _) in zip(_fused(Dl, reduction), _fused(torch, reduction)):
+        a = rng.uniform(-2, 2, shape)
+        (x, t) = pair(a, "float64", requires_grad=True)
+        y, u = f(x), tf(t)
+        assert y.grad_fn.name() == u.grad_fn.name() == name
+        assert_same(y, u)
+        w = rng.standard_normal(tuple(u.shape))
+        (wx, wt) = pair(w, "float64")
+        (y * wx).sum().backward()
+        (u * wt).sum().backward()
+        assert_same(x.grad, t.grad)
+        xg = Dl.from_numpy(a).requires_grad_(True)
+        assert Dl.autograd.gradcheck(f, (xg,))
+        assert Dl.autograd.gradgradcheck(f, (xg,))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_composed_losses_top_node(rng, reduction):
+    """The losses torch composes end in its reduction's node here too."""
+    a, b, c = (rand_np(rng, (4, 5), "float64") for _ in range(3))
+    y = _pm1(rng, (4,))
+    cases = [
+        (lambda m, p, q, r: m.nn.functional.margin_ranking_loss(p[:, 0], q[:, 0], r, 0.3,
+                                                               reduction=reduction)),
+        (lambda m, p, q, r: m.nn.functional.hinge_embedding_loss(p, r[:, None], 0.5,
+                                                                reduction=reduction)),
+        (lambda m, p, q, r: m.nn.functional.cosine_embedding_loss(p, q, r, 0.1,
+                                                                 reduction=reduction)),
+        (lambda m, p, q, r: m.nn.functional.multilabel_soft_margin_loss(
+            p, (q > 0).double(), reduction=reduction)),
+        (lambda m, p, q, r: m.nn.functional.triplet_margin_loss(p, q, q.flip(0), swap=True,
+                                                               reduction=reduction)),
+    ]
+    (x1, t1), (x2, t2), (xy, ty) = pair(a, requires_grad=True), pair(b), pair(y)
+    for f in cases:
+        assert f(Dl, x1, x2, xy).grad_fn.name() == f(torch, t1, t2, ty).grad_fn.name()
+
+
+def test_broadcast_shapes(rng):
+    """Inputs that broadcast, as torch broadcasts them: values and
+    gradients of each input."""
+    d = "float64"
+    a34, a14, a31, a4 = (rand_np(rng, s, d) for s in [(3, 4), (1, 4), (3, 1), (4,)])
+    s31, s4 = _pm1(rng, (3, 1)), _pm1(rng, (4,))
+    _check(rng, lambda p, q, r: F.margin_ranking_loss(p, q, r, 0.2, reduction="none"),
+           lambda p, q, r: TF.margin_ranking_loss(p, q, r, 0.2, reduction="none"),
+           [a34, a14, s31], d)
+    _check(rng, lambda p, r: F.hinge_embedding_loss(p, r, reduction="sum"),
+           lambda p, r: TF.hinge_embedding_loss(p, r, reduction="sum"), [a34, s4], d, [0])
+    _check(rng, lambda p, r: F.soft_margin_loss(p, r, reduction="none"),
+           lambda p, r: TF.soft_margin_loss(p, r, reduction="none"), [a34, s4], d, [0])
+    _check(rng, lambda p, r, w: F.multilabel_soft_margin_loss(p, r, w),
+           lambda p, r, w: TF.multilabel_soft_margin_loss(p, r, w),
+           [a34, (a14 > 0).astype(d), np.abs(a4)], d, [0])
+    _check(rng, lambda p, q, r: F.triplet_margin_loss(p, q, r, reduction="none"),
+           lambda p, q, r: TF.triplet_margin_loss(p, q, r, reduction="none"),
+           [a34, a14, a31], d)
+    a534 = rand_np(rng, (5, 3, 4), d)
+    _check(rng, lambda p, q: F.cosine_similarity(p, q, -1),
+           lambda p, q: TF.cosine_similarity(p, q, -1), [a534, a4], d)
+    _check(rng, lambda p, q: F.cosine_similarity(p, q, 0),
+           lambda p, q: TF.cosine_similarity(p, q, 0), [a31, a34], d)
+    (x, t), (y, u) = pair(a534, d, requires_grad=True), pair(a4, d)
+    assert F.cosine_similarity(x, y, -1).grad_fn.name() == \
+        TF.cosine_similarity(t, u, -1).grad_fn.name() == "SumBackward1"
+    _check(rng, lambda p, q: F.pairwise_distance(p, q, 3.0),
+           lambda p, q: TF.pairwise_distance(p, q, 3.0), [a534, a4], d)
+    _check(rng, lambda p, q: F.pairwise_distance(p, q, keepdim=True),
+           lambda p, q: TF.pairwise_distance(p, q, keepdim=True), [a4, a4], d)
+    _check(rng, lambda p, q: F.pairwise_distance(p, q, 1.0),
+           lambda p, q: TF.pairwise_distance(p, q, 1.0),
+           [np.array(0.5), np.array(-0.25)], d)
+
+
+@pytest.mark.parametrize("p", [0.0, 1.0, 1.5, 2.0, float("inf")])
+def test_pdist_orders(rng, p):
+    a = rand_np(rng, (5, 3), "float64")
+    _check(rng, lambda x: F.pdist(x, p), lambda x: TF.pdist(x, p), [a], "float64")
+    one = rand_np(rng, (1, 3), "float64")
+    assert_same(F.pdist(pair(one)[0], p), TF.pdist(pair(one)[1], p))
+    x, t = pair(a, "float64", requires_grad=True)
+    assert F.pdist(x, p).grad_fn.name() == TF.pdist(t, p).grad_fn.name() == "PdistBackward0"
+    assert Dl.autograd.gradcheck(lambda v: F.pdist(v, p), (x,))
+    if p > 1:
+        assert Dl.autograd.gradgradcheck(lambda v: F.pdist(v, p), (x,))
+
+
+def test_c_errors_as_torch(rng):
+    """Bad shapes, dtypes and values: torch's exception type, and a message
+    that names the op."""
+    def both(op, f, tf, *arrays):
+        ps = [pair(a) for a in arrays]
+        with pytest.raises(Exception) as te:
+            tf(*[p[1] for p in ps])
+        with pytest.raises(te.type) as de:
+            f(*[p[0] for p in ps])
+        assert op in str(de.value), str(de.value)
+
+    a, b = rand_np(rng, (3, 4), "float64"), rand_np(rng, (3, 5), "float64")
+    labels = np.array([[1, 0, -1, 2], [3, 2, 1, 0], [0, -1, 0, 0]])
+    both("margin_ranking_loss", F.margin_ranking_loss, TF.margin_ranking_loss, a, b, a)
+    both("cosine_embedding_loss", F.cosine_embedding_loss, TF.cosine_embedding_loss,
+         a[0], a[0], a[:, 0])
+    both("cosine_embedding_loss", F.cosine_embedding_loss, TF.cosine_embedding_loss,
+         a, b, a[:, 0])
+    both("soft_margin_loss", F.soft_margin_loss, TF.soft_margin_loss, a, b)
+    both("multilabel_margin_loss", F.multilabel_margin_loss, TF.multilabel_margin_loss,
+         a, labels[:2])
+    both("multilabel_margin_loss", F.multilabel_margin_loss, TF.multilabel_margin_loss,
+         rand_np(rng, (2, 3, 4), "float64"), labels[None])
+    both("multilabel_margin_loss", F.multilabel_margin_loss, TF.multilabel_margin_loss,
+         a, labels + 5)
+    both("multi_margin_loss", F.multi_margin_loss, TF.multi_margin_loss, a, np.array([0, 1]))
+    both("multi_margin_loss", F.multi_margin_loss, TF.multi_margin_loss, a,
+         np.array([0, 1, 4]))
+    # torch 1.13 reads a weight of too few classes past its end; libdl refuses it
+    with pytest.raises(RuntimeError, match="inconsistent weight size"):
+        F.multi_margin_loss(pair(a)[0], Dl.tensor([0, 1, 2]), weight=Dl.ones(3, dtype=Dl.float64))
+    both("multi_margin_loss", F.multi_margin_loss, TF.multi_margin_loss,
+         np.zeros((3, 0)), np.array([0, 1, 2]))
+    both("triplet_margin_loss", F.triplet_margin_loss, TF.triplet_margin_loss, a, a, a[0])
+    both("cosine_similarity", F.cosine_similarity, TF.cosine_similarity, a, b)
+    both("pdist", F.pdist, TF.pdist, a[0])
+    both("pdist", lambda x: F.pdist(x, -1), lambda x: TF.pdist(x, -1), a)
+    x, t = pair(np.array([[1, 2], [3, 4]]))
+    with pytest.raises(RuntimeError):
+        TF.cosine_similarity(t, t)
+    with pytest.raises(RuntimeError, match="cosine_similarity"):
+        F.cosine_similarity(x, x)
+
+
+def test_module_options_from_properties():
+    """The modules are libdl's classes: their options are the C
+    properties, which a module made in C (g_object_new) has too."""
+    m = Dl.nn.TripletMarginLoss(margin=0.5, p=1.0, eps=1e-3, swap=True, reduction="sum")
+    assert isinstance(m, Dl.TripletMarginLoss)
+    assert (m.margin, m.p, m.eps, m.swap, m.reduction) == (0.5, 1.0, 1e-3, True, "sum")
+    assert m.get_property("margin") == 0.5
+    d = Dl.nn.PairwiseDistance(p=3.0, keepdim=True)
+    assert (d.norm, d.eps, d.keepdim) == (3.0, 1e-6, True)
+    c = Dl.nn.CosineSimilarity(dim=0)
+    assert (c.dim, c.eps) == (0, 1e-8)
+    mm = Dl.nn.MultiMarginLoss(p=2, margin=0.5)
+    assert (mm.p, mm.margin) == (2, 0.5)
+    with pytest.raises(Exception, match="MarginRankingLoss"):
+        Dl.nn.MarginRankingLoss()(Dl.zeros(3), Dl.zeros(3))
+    # pickled as the C class and its properties
+    import pickle
+    w = Dl.tensor([1.0, 2.0, 0.5])
+    back = pickle.loads(pickle.dumps(Dl.nn.MultiMarginLoss(p=2, margin=0.5, weight=w,
+                                                           reduction="sum")))
+    assert (back.p, back.margin, back.reduction) == (2, 0.5, "sum")
+    assert back.weight.tolist() == [1.0, 2.0, 0.5]
+    back = pickle.loads(pickle.dumps(d))
+    assert (back.norm, back.keepdim) == (3.0, True)
+
+
+def test_torch_save_round_trip(tmp_path):
+    """The losses and distances saved as torch's classes load in torch with
+    the same repr, options and buffers, and torch's load back as libdl's
+    with the same values."""
+    w = Dl.tensor([0.5, 2.0, 1.0, 1.5])
+    mods = [Dl.nn.MarginRankingLoss(0.3, reduction="sum"), Dl.nn.HingeEmbeddingLoss(2.0),
+            Dl.nn.CosineEmbeddingLoss(0.1), Dl.nn.SoftMarginLoss(reduction="none"),
+            Dl.nn.MultiLabelMarginLoss(), Dl.nn.MultiLabelSoftMarginLoss(weight=w),
+            Dl.nn.MultiMarginLoss(p=2, margin=0.5, weight=w), Dl.nn.MultiMarginLoss(),
+            Dl.nn.TripletMarginLoss(0.5, 1.0, swap=True), Dl.nn.CosineSimilarity(0, 1e-6),
+            Dl.nn.PairwiseDistance(3.0, keepdim=True), Dl.nn.CrossMapLRN2d(3, k=2),
+            Dl.nn.FractionalMaxPool2d(2, output_ratio=0.5)]
+    names = ("reduction", "margin", "p", "eps", "swap", "dim", "norm", "keepdim", "size", "k",
+             "output_ratio", "kernel_size")
+    for m in mods:
+        path = str(tmp_path / "m.pt")
+        Dl.save(m, path)
+        t = torch.load(path)
+        assert type(t).__name__ == type(m).__name__
+        assert repr(t) == repr(m)
+        assert list(t.state_dict()) == list(m.state_dict())
+        for k, v in m.state_dict().items():
+            assert_same(v, t.state_dict()[k])
+        for n in names:
+            if hasattr(t, n):
+                assert getattr(m, n) == getattr(t, n), n
+        torch.save(t, path)
+        back = Dl.load(path)
+        assert type(back) is type(m) and repr(back) == repr(m)
+        for n in names:
+            if hasattr(t, n):
+                assert getattr(back, n) == getattr(t, n), n
+        assert list(back.state_dict()) == list(t.state_dict())

@@ -1304,6 +1304,44 @@ void test_loss_modules () {
     }
 }
 
+/* the margin and embedding losses as modules (construct properties) and
+ * as functions */
+void test_margin_losses () {
+    try {
+        var a = from_array ({ 0, 0 }, { 2 }, Dl.DType.FLOAT64);
+        var p = from_array ({ 3, 4 }, { 2 }, Dl.DType.FLOAT64);
+        var n = from_array ({ 0, 1 }, { 2 }, Dl.DType.FLOAT64);
+        var triplet = (Dl.TripletMarginLoss) Object.new (typeof (Dl.TripletMarginLoss), "margin", 2.0,
+                                                         "eps", 0.0, "reduction", Dl.Reduction.SUM);
+        triplet.init ();
+        assert (triplet.margin == 2.0 && triplet.p == 2.0 && !triplet.swap);
+        var inputs = new GenericArray<Dl.Tensor?> ();
+        inputs.add (a);
+        inputs.add (p);
+        inputs.add (n);
+        /* max (0, 2 + |a - p| - |a - n|) */
+        assert_values (triplet.forward_many (inputs)[0], { 6 }, 1e-12);
+        var ranking = new Dl.MarginRankingLoss ();
+        ranking.init ();
+        var x1 = from_array ({ 1, 2, 3 }, { 3 }, Dl.DType.FLOAT64);
+        var x2 = from_array ({ 2, 0, 3 }, { 3 }, Dl.DType.FLOAT64);
+        var y = from_array ({ 1, -1, 1 }, { 3 }, Dl.DType.FLOAT64);
+        inputs[0] = x1;
+        inputs[1] = x2;
+        inputs[2] = y;
+        /* max (0, -y (x1 - x2)): 1, 2, 0 */
+        assert_values (ranking.forward_many (inputs)[0], { 1 }, 1e-12);
+        assert_values (Dl.margin_ranking_loss (x1, x2, y, 0.5, Dl.Reduction.NONE), { 1.5, 2.5, 0.5 },
+                       1e-12);
+        assert_values (Dl.cosine_similarity (n, p, 0, 1e-8), { 0.8 }, 1e-12);
+        var bad = (Dl.MultiMarginLoss) Object.new (typeof (Dl.MultiMarginLoss), "p", 3.0);
+        assert_dl_error (() => { bad.init (); }, Dl.Error.ARGUMENT, "p = 3");
+        assert_dl_error (() => { ranking.forward (x1); }, Dl.Error.ARGUMENT, "one input of three");
+    } catch (GLib.Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
 /* the other losses as modules and functions, nn.init and clip_grad_norm_ */
 void test_losses_init_clip () {
     try {
@@ -2070,6 +2108,7 @@ int main (string[] args) {
     Test.add_func ("/vala/nn/activation-modules", test_activation_modules);
     Test.add_func ("/vala/nn/sequential", test_sequential);
     Test.add_func ("/vala/nn/loss-modules", test_loss_modules);
+    Test.add_func ("/vala/nn/margin-losses", test_margin_losses);
     Test.add_func ("/vala/nn/module-toolkit", test_module_toolkit);
     Test.add_func ("/vala/nn/losses-init-clip", test_losses_init_clip);
     Test.add_func ("/vala/nn/sequential-training", test_sequential_training);

@@ -338,6 +338,23 @@ _MODULE_ATTRIBUTES.update({
     'PoissonNLLLoss': ('reduction', 'log_input', 'full', 'eps'),
     'CTCLoss': ('reduction', 'blank', 'zero_infinity'),
 })
+# the margin and embedding losses, the distances, fractional max pooling and
+# CrossMapLRN2d (the weights and _random_samples None buffers when not given)
+_MODULE_ATTRIBUTES.update({
+    'MarginRankingLoss': ('reduction', 'margin'), 'HingeEmbeddingLoss': ('reduction', 'margin'),
+    'CosineEmbeddingLoss': ('reduction', 'margin'), 'SoftMarginLoss': ('reduction',),
+    'MultiLabelMarginLoss': ('reduction',), 'MultiLabelSoftMarginLoss': ('reduction',),
+    'MultiMarginLoss': ('reduction', 'p', 'margin'),
+    'TripletMarginLoss': ('reduction', 'margin', 'p', 'eps', 'swap'),
+    'CosineSimilarity': ('dim', 'eps'), 'PairwiseDistance': ('norm', 'eps', 'keepdim'),
+    'CrossMapLRN2d': ('size', 'alpha', 'beta', 'k'),
+})
+_MODULE_ATTRIBUTES.update({'FractionalMaxPool' + d: ('kernel_size', 'return_indices',
+                                                     'output_size', 'output_ratio')
+                           for d in ('2d', '3d')})
+_NONE_BUFFERS.update({'MultiLabelSoftMarginLoss': ('weight',), 'MultiMarginLoss': ('weight',),
+                      'FractionalMaxPool2d': ('_random_samples',),
+                      'FractionalMaxPool3d': ('_random_samples',)})
 
 def _attention_parameter_order(m):
     qkv = ('q_proj_weight', 'k_proj_weight', 'v_proj_weight')
@@ -1334,6 +1351,9 @@ _LOAD_KEYWORDS = {'MultiheadAttention': _attention_keywords,
                   'TransformerDecoderLayer': _layer_keywords,
                   'TransformerEncoder': _stack_keywords, 'TransformerDecoder': _stack_keywords,
                   'Transformer': _transformer_keywords}
+# PairwiseDistance keeps its p as norm
+_LOAD_KEYWORDS['PairwiseDistance'] = lambda state, params, children: (
+    {'p': state['norm']} if 'norm' in state else {})
 
 
 # What torch's Module keeps in its __dict__ besides the module's own

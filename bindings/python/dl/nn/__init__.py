@@ -35,6 +35,7 @@ from .transformer import (MultiheadAttention, Transformer, TransformerDecoder,  
 __all__ += ['MultiheadAttention', 'Transformer', 'TransformerEncoder', 'TransformerDecoder',
             'TransformerEncoderLayer', 'TransformerDecoderLayer']
 from .convnd import Conv3d, ConvTranspose1d, ConvTranspose3d  # noqa: E402
+from .fractional_pool import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E402
 from .pool import (AdaptiveAvgPool1d, AdaptiveAvgPool3d, AdaptiveMaxPool1d,  # noqa: E402
                    AdaptiveMaxPool3d, AvgPool1d, AvgPool3d, ChannelShuffle, LPPool1d, LPPool2d,
                    MaxPool1d, MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d, PixelShuffle,
@@ -42,7 +43,8 @@ from .pool import (AdaptiveAvgPool1d, AdaptiveAvgPool3d, AdaptiveMaxPool1d,  # n
 __all__ += ['Conv3d', 'ConvTranspose1d', 'ConvTranspose3d', 'MaxPool1d', 'MaxPool3d',
             'AvgPool1d', 'AvgPool3d', 'AdaptiveAvgPool1d', 'AdaptiveAvgPool3d',
             'AdaptiveMaxPool1d', 'AdaptiveMaxPool3d', 'LPPool1d', 'LPPool2d', 'MaxUnpool1d',
-            'MaxUnpool2d', 'MaxUnpool3d', 'PixelShuffle', 'PixelUnshuffle', 'ChannelShuffle']
+            'MaxUnpool2d', 'MaxUnpool3d', 'PixelShuffle', 'PixelUnshuffle', 'ChannelShuffle',
+            'FractionalMaxPool2d', 'FractionalMaxPool3d']
 from .activation import (CELU, GLU, Hardshrink, Hardsigmoid, Hardswish, LogSigmoid,  # noqa
                          Mish, PReLU, ReLU6, RReLU, SELU, Softmax2d, Softmin, Softshrink,
                          Softsign, Tanhshrink, Threshold)
@@ -73,7 +75,7 @@ from .padding import (ConstantPad1d, ConstantPad2d, ConstantPad3d, ReflectionPad
                       ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
                       ReplicationPad3d, ZeroPad2d)
 from .normalization import (BatchNorm3d, InstanceNorm1d, InstanceNorm2d,  # noqa: E402
-                            InstanceNorm3d, LocalResponseNorm)
+                            InstanceNorm3d, LocalResponseNorm, CrossMapLRN2d)
 from .dropout import AlphaDropout, Dropout1d, Dropout3d, FeatureAlphaDropout  # noqa: E402
 from .bilinear import Bilinear, LazyLinear  # noqa: E402
 from .embedding_bag import EmbeddingBag  # noqa: E402
@@ -83,6 +85,7 @@ from .ctc import CTCLoss  # noqa: E402
 __all__ += ['ConstantPad1d', 'ConstantPad2d', 'ConstantPad3d', 'ZeroPad2d', 'ReflectionPad1d',
             'ReflectionPad2d', 'ReflectionPad3d', 'ReplicationPad1d', 'ReplicationPad2d',
             'ReplicationPad3d', 'BatchNorm3d', 'InstanceNorm1d', 'InstanceNorm2d',
-            'InstanceNorm3d', 'LocalResponseNorm', 'Dropout1d', 'Dropout3d', 'AlphaDropout',
+            'InstanceNorm3d', 'LocalResponseNorm', 'CrossMapLRN2d', 'Dropout1d', 'Dropout3d',
+            'AlphaDropout',
             'FeatureAlphaDropout', 'Bilinear', 'LazyLinear', 'EmbeddingBag', 'ParameterList',
             'ParameterDict', 'GaussianNLLLoss', 'PoissonNLLLoss', 'CTCLoss']

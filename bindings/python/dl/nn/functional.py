@@ -258,6 +258,13 @@ __all__ += ['conv3d', 'conv_transpose1d', 'conv_transpose3d', 'max_pool1d', 'max
             'lp_pool1d', 'lp_pool2d', 'max_unpool1d', 'max_unpool2d', 'max_unpool3d',
             'pixel_shuffle', 'pixel_unshuffle', 'channel_shuffle']
 
+# fractional max pooling (fractional_pool.py)
+from .fractional_pool import (fractional_max_pool2d, fractional_max_pool2d_with_indices,  # noqa
+                              fractional_max_pool3d, fractional_max_pool3d_with_indices)
+
+__all__ += ['fractional_max_pool2d', 'fractional_max_pool2d_with_indices',
+            'fractional_max_pool3d', 'fractional_max_pool3d_with_indices']
+
 
 # the activations beyond relu, gelu and the like live in activation.py with
 # their modules (elu and hardtanh there replace conv.py's compositions)

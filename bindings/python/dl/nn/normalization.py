@@ -6,6 +6,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
 from .._lib import OVERRIDE_MODULE, Dl, GLib, _translate, typelib_override
+from ..autograd.function import Function
 from .modules import Module, _construct, _Layer, _reduce_layer
 
 __all__ = ['batch_norm', 'layer_norm', 'group_norm', 'BatchNorm1d', 'BatchNorm2d', 'LayerNorm',
@@ -424,3 +425,81 @@ class BatchNorm3d(_BatchNorm, Dl.BatchNorm3d, Module):
 
 __all__ += ['instance_norm', 'local_response_norm', 'InstanceNorm1d', 'InstanceNorm2d',
             'InstanceNorm3d', 'LocalResponseNorm', 'BatchNorm3d']
+
+
+# ---- CrossMapLRN2d -------------------------------------------------------------
+
+def _channel_index(values, like):
+    from .._creation import tensor
+    return tensor(values, device=like.device)
+
+
+def _cross_map_lrn2d_forward(ctx, input, size, alpha, beta, k):
+    """torch's legacy cross-channel normalisation (from Lua Torch):
+    input * scale ** -beta, scale = k + alpha / size * the squares summed
+    over channels, as torch 1.13 sums them: channel c over 0 .. c + p - 1
+    (p = (size - 1) // 2 + 1), less 1 .. c - p for c > p (channel 0 is
+    never dropped from the running sum)."""
+    if input.dim() != 4:
+        raise AssertionError('CrossMapLRN2d: expected a 4-d input, got {}-d'.format(input.dim()))
+    c = input.size(1)
+    pre = int((size - 1) / 2 + 1)
+    sq = input * input
+    total = sq.cumsum(1)
+    upper = total.index_select(1, _channel_index([min(i + pre - 1, c - 1) for i in range(c)],
+                                                 input))
+    dropped = total.index_select(1, _channel_index([max(i - pre, 0) for i in range(c)], input))
+    dropped = dropped - sq.narrow(1, 0, 1)
+    keep = _channel_index([1.0 if i > pre else 0.0 for i in range(c)], input).to(input.dtype)
+    scale = (upper - dropped * keep.reshape(1, c, 1, 1)) * (alpha / size) + k
+    output = input * scale.pow(-beta)
+    ctx.save_for_backward(input, output, scale)
+    ctx.lrn = (size, alpha, beta)
+    return output
+
+
+def _cross_map_lrn2d_backward(ctx, grad_output):
+    """torch 1.13's gradient of CrossMapLRN2d: scale ** -beta * g - 2 alpha
+    beta / size * input * (the sum over a window of size channels of g *
+    output / scale, the window placed as torch places it)."""
+    input, output, scale = ctx.saved_tensors
+    size, alpha, beta = ctx.lrn
+    n, c, h, w = input.shape
+    ratio = grad_output * output / scale
+    before = int(size - (size - 1) / 2)
+    after = size - 1 - before
+    parts = [input.new_zeros([n, before, h, w]), ratio]
+    if after > 0:
+        parts.append(input.new_zeros([n, after, h, w]))
+    from .._indexing import cat
+    padded = cat(parts, 1).narrow(1, 0, c + size - 1).cumsum(1)
+    ends = padded.index_select(1, _channel_index([i + size - 1 for i in range(c)], input))
+    starts = padded.index_select(1, _channel_index([max(i - 1, 0) for i in range(c)], input))
+    first = _channel_index([0.0] + [1.0] * (c - 1), input).to(input.dtype).reshape(1, c, 1, 1)
+    window = ends - starts * first
+    grad_input = scale.pow(-beta) * grad_output - (2 * alpha * beta / size) * input * window
+    return grad_input, None, None, None, None
+
+
+class _CrossMapLRN2dFunction(Function):
+    forward = staticmethod(_cross_map_lrn2d_forward)
+    backward = staticmethod(_cross_map_lrn2d_backward)
+
+
+class CrossMapLRN2d(Module):
+    """torch.nn.CrossMapLRN2d(size, alpha=1e-4, beta=0.75, k=1): the legacy
+    cross-channel normalisation of 4-d inputs, with torch 1.13's values and
+    gradients."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        return _CrossMapLRN2dFunction.apply(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return '{}, alpha={}, beta={}, k={}'.format(self.size, self.alpha, self.beta, self.k)
+
+
+__all__ += ['CrossMapLRN2d']

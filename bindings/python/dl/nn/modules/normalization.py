@@ -8,7 +8,7 @@ from . import _home
 
 __all__ = ['LayerNorm', 'GroupNorm']
 
-from ..normalization import LocalResponseNorm  # noqa: E402
-__all__ += ['LocalResponseNorm']
+from ..normalization import CrossMapLRN2d, LocalResponseNorm  # noqa: E402
+__all__ += ['LocalResponseNorm', 'CrossMapLRN2d']
 
 _home(__name__)
