@@ -75,7 +75,12 @@ from .padding import (ConstantPad1d, ConstantPad2d, ConstantPad3d, ReflectionPad
 from .normalization import (BatchNorm3d, InstanceNorm1d, InstanceNorm2d,  # noqa: E402
                             InstanceNorm3d, LocalResponseNorm)
 from .dropout import AlphaDropout, Dropout1d, Dropout3d, FeatureAlphaDropout  # noqa: E402
-from .bilinear import Bilinear, LazyLinear  # noqa: E402
+from .bilinear import Bilinear  # noqa: E402
+from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d,  # noqa: E402
+                   LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d,
+                   LazyConvTranspose3d, LazyInstanceNorm1d, LazyInstanceNorm2d,
+                   LazyInstanceNorm3d, LazyLinear)
+from .parameter import UninitializedBuffer, UninitializedParameter  # noqa: E402
 from .embedding_bag import EmbeddingBag  # noqa: E402
 from .parameter_containers import ParameterDict, ParameterList  # noqa: E402
 from .likelihood_losses import GaussianNLLLoss, PoissonNLLLoss  # noqa: E402
@@ -85,4 +90,8 @@ __all__ += ['ConstantPad1d', 'ConstantPad2d', 'ConstantPad3d', 'ZeroPad2d', 'Ref
             'ReplicationPad3d', 'BatchNorm3d', 'InstanceNorm1d', 'InstanceNorm2d',
             'InstanceNorm3d', 'LocalResponseNorm', 'Dropout1d', 'Dropout3d', 'AlphaDropout',
             'FeatureAlphaDropout', 'Bilinear', 'LazyLinear', 'EmbeddingBag', 'ParameterList',
-            'ParameterDict', 'GaussianNLLLoss', 'PoissonNLLLoss', 'CTCLoss']
+            'ParameterDict', 'GaussianNLLLoss', 'PoissonNLLLoss', 'CTCLoss', 'LazyConv1d',
+            'LazyConv2d', 'LazyConv3d', 'LazyConvTranspose1d', 'LazyConvTranspose2d',
+            'LazyConvTranspose3d', 'LazyBatchNorm1d', 'LazyBatchNorm2d', 'LazyBatchNorm3d',
+            'LazyInstanceNorm1d', 'LazyInstanceNorm2d', 'LazyInstanceNorm3d',
+            'UninitializedParameter', 'UninitializedBuffer']
