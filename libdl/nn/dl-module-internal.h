@@ -25,7 +25,7 @@ typedef struct
   DlDevice *device; /* DlModule:device: set once constructed */
   GError *construct_error;
   GPtrArray *hooks; /* HookEntry* (rc boxes), in registration order */
-  GPtrArray *parametrized; /* ParametrizedEntry*, or NULL while there is none */
+  GPtrArray *parametrized;  /* ParametrizedEntry*, or NULL while there is none */
   guint parametrized_depth; /* the forwards of @self running (nested) */
 } DlModulePrivate;
 

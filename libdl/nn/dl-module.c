@@ -869,7 +869,8 @@ dl_module_get_parameter (DlModule *self, const gchar *name)
 
   g_return_val_if_fail (DL_IS_MODULE (self), NULL);
   priv = dl_module_get_instance_private (self);
-  if (G_UNLIKELY (priv->parametrized_depth > 0) && (value = dl_module_parametrized_value (self, name)))
+  if (G_UNLIKELY (priv->parametrized_depth > 0)
+      && (value = dl_module_parametrized_value (self, name)))
     return value;
   i = dl_module_find_name (priv->param_names, name);
   return i >= 0 ? g_ptr_array_index (priv->params, i) : NULL;
@@ -1282,7 +1283,8 @@ dl_module_get_buffer (DlModule *self, const gchar *name)
   g_return_val_if_fail (DL_IS_MODULE (self), NULL);
   g_return_val_if_fail (name != NULL, NULL);
   priv = dl_module_get_instance_private (self);
-  if (G_UNLIKELY (priv->parametrized_depth > 0) && (value = dl_module_parametrized_value (self, name)))
+  if (G_UNLIKELY (priv->parametrized_depth > 0)
+      && (value = dl_module_parametrized_value (self, name)))
     return value;
   i = dl_module_find_name (priv->buffer_names, name);
   return i >= 0 ? g_ptr_array_index (priv->buffers, i) : NULL;

@@ -518,8 +518,7 @@ struct _TestTwice
 G_DEFINE_FINAL_TYPE (TestTwice, test_twice, DL_TYPE_MODULE)
 
 static void
-test_twice_forward_many (DlModule *module, GPtrArray *inputs, GPtrArray **outputs,
-                         GError **error)
+test_twice_forward_many (DlModule *module, GPtrArray *inputs, GPtrArray **outputs, GError **error)
 {
   TestTwice *self = TEST_TWICE (module);
   DlTensor *w = dl_module_get_parameter (module, "original");

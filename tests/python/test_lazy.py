@@ -120,8 +120,11 @@ def test_placeholders():
     for lib in (torch, dl):
         p = lib.nn.UninitializedParameter()
         assert repr(p) == '<UninitializedParameter>'
-        with pytest.raises(ValueError) as e:
+        with pytest.raises(RuntimeError) as e:
             p.shape
+        assert "Can't access the shape of an uninitialized parameter" in str(e.value)
+        with pytest.raises(ValueError) as e:
+            p + 1
         assert 'Attempted to use an uninitialized parameter' in str(e.value)
     # torch's turns into the Parameter; libdl's gives it
     q = dl.nn.UninitializedParameter().materialize((2, 3))

@@ -55,7 +55,7 @@ class _Uninitialized:
         device = self.device if device is None else device
         dtype = self.dtype if dtype is None else dtype
         kw = {} if device is None else {'device': device}
-        return _creation.empty(*shape, dtype=dtype, **kw)
+        return empty(*shape, dtype=dtype, **kw)
 
     def _unusable(self, *args, **kwargs):
         raise ValueError(
@@ -64,7 +64,14 @@ class _Uninitialized:
             'When using LazyModules Call `forward` with a dummy batch to initialize the '
             'parameters before calling torch functions'.format('method', type(self).__name__))
 
-    shape = property(_unusable)
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error usually "
+            'happens in `load_state_dict` when trying to load an uninitialized parameter into an '
+            'initialized one. Call `forward` to initialize the parameters before accessing their '
+            'attributes.')
+
     size = dim = numel = data_ptr = _unusable
     __add__ = __mul__ = __sub__ = __truediv__ = __matmul__ = __neg__ = _unusable
 
