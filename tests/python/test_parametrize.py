@@ -239,6 +239,22 @@ def test_unsafe_shape_change_and_errors():
         P.register_parametrization(m, 'weight', Flat(), unsafe=True)
         got.append(tuple(m.weight.shape))
         got.append(type(m).__name__)
+        # a second parametrization checked against the first's result
+        m2 = lib.nn.Linear(3, 3, dtype=lib.float64)
+        P.register_parametrization(m2, 'weight', _scale(lib)(2.0))
+        with pytest.raises(ValueError) as e:
+            P.register_parametrization(m2, 'weight', Flat())
+        got.append(str(e.value))
+
+        class BadInverse(lib.nn.Module):
+            def forward(self, X):
+                return X
+
+            def right_inverse(self, X):
+                return X.float()
+        with pytest.raises(ValueError) as e:
+            P.register_parametrization(m2, 'weight', BadInverse())
+        got.append(str(e.value))
         return got
     gt, gd = errors(torch), errors(dl)
     assert gd == gt
@@ -359,7 +375,8 @@ def test_orthogonal_without_trivialization():
     for lib in LIBS:
         with pytest.raises(ValueError) as e:
             lib.nn.utils.parametrizations.orthogonal(lib.nn.Linear(2, 2), 'bias')
-        assert str(e.value) == 'Expected a matrix or batch of matrices. Got a tensor of 1 dimensions.'
+        assert str(e.value) == ('Expected a matrix or batch of matrices. Got a tensor of 1 '
+                                'dimensions.')
         with pytest.raises(NotImplementedError):
             m = lib.nn.Linear(2, 2)
             lib.nn.utils.parametrizations.orthogonal(m, orthogonal_map='cayley',
@@ -493,8 +510,11 @@ def test_functional_call():
     # nested modules and a single argument that is not a tuple
     st = torch.nn.Sequential(mt, torch.nn.ReLU())
     sd = dl.nn.Sequential(md, dl.nn.ReLU())
-    _same(torch.nn.utils.stateless.functional_call(st, {'0.bias': torch.zeros(3, dtype=torch.float64)}, torch.tensor(x)),
-          dl.nn.utils.stateless.functional_call(sd, {'0.bias': dl.zeros(3, dtype=dl.float64)}, dl.tensor(x, dtype=dl.float64)))
+    outs = [lib.nn.utils.stateless.functional_call(
+        s, {'0.bias': lib.zeros(3, dtype=lib.float64)}, lib.tensor(x, dtype=lib.float64))
+        for lib, s in ((torch, st), (dl, sd))]
+    _same(*outs)
+    np.testing.assert_allclose(_np(outs[1]), np.maximum(x @ _np(md.weight).T, 0), rtol=1e-12)
 
 
 def test_skip_init():
@@ -556,6 +576,7 @@ def test_init_sparse_and_deprecated():
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter('always')
             getattr(dl.nn.init, name)(*args)
-        assert str(w[0].message) == 'nn.init.{0} is now deprecated in favor of nn.init.{0}_.'.format(name)
+        assert str(w[0].message) == ('nn.init.{0} is now deprecated in favor of '
+                                     'nn.init.{0}_.'.format(name))
     _same(dl.nn.init.eye(dl.empty(2, 3)), torch.eye(2, 3))
     assert dl.nn.init.Tensor is dl.Tensor

@@ -259,14 +259,12 @@ def _inject_property(module, tensor_name):
 
 
 def _check_same(what, name, Y, X, unsafe_text):
-    if X.dtype != Y.dtype:
-        raise ValueError('{} dtype of the tensor, unless the `unsafe` flag is enabled.\n'
-                         'module.{}.dtype: {}\n{}.dtype: {}'.format(what, name, Y.dtype,
-                                                                     unsafe_text, X.dtype))
-    if X.shape != Y.shape:
-        raise ValueError('{} shape of the tensor, unless the `unsafe` flag is enabled.\n'
-                         'module.{}.shape: {}\n{}.shape: {}'.format(what, name, Y.shape,
-                                                                     unsafe_text, X.shape))
+    for attr in ('dtype', 'shape'):
+        if getattr(X, attr) != getattr(Y, attr):
+            raise ValueError('{0} {1} of the tensor, unless the `unsafe` flag is enabled.\n'
+                             'module.{2}.{1}: {3}\n{4}.{1}: {5}'.format(
+                                 what, attr, name, getattr(Y, attr), unsafe_text,
+                                 getattr(X, attr)))
 
 
 def register_parametrization(module, tensor_name, parametrization, *, unsafe=False):
@@ -295,18 +293,13 @@ def register_parametrization(module, tensor_name, parametrization, *, unsafe=Fal
                     if not _is_tensor(Z):
                         raise ValueError('parametrization.right_inverse must return a tensor. '
                                          'Got: {}'.format(type(Z).__name__))
-                    if Z.dtype != Y.dtype:
-                        raise ValueError(
-                            'The tensor returned by parametrization.right_inverse must have the '
-                            'same dtype as module.{}, unless the `unsafe` flag is enabled.\n'
-                            'module.{}.dtype: {}\nreturned dtype: {}'.format(
-                                tensor_name, tensor_name, Y.dtype, Z.dtype))
-                    if Z.shape != Y.shape:
-                        raise ValueError(
-                            'The tensor returned by parametrization.right_inverse must have the '
-                            'same shape as module.{}, unless the `unsafe` flag is enabled.\n'
-                            'module.{}.shape: {}\nreturned shape: {}'.format(
-                                tensor_name, tensor_name, Y.shape, Z.shape))
+                    for what in ('dtype', 'shape'):
+                        if getattr(Z, what) != getattr(Y, what):
+                            raise ValueError(
+                                'The tensor returned by parametrization.right_inverse must have '
+                                'the same {0} as module.{1}, unless the `unsafe` flag is '
+                                'enabled.\nmodule.{1}.{0}: {2}\nreturned {0}: {3}'.format(
+                                    what, tensor_name, getattr(Y, what), getattr(Z, what)))
         plist = module.parametrizations[tensor_name]
         plist.append(parametrization)
         plist.unsafe |= unsafe
@@ -427,6 +420,23 @@ def _register_c(module, name, parametrization):
         raise _translate(e) from None
 
 
+class _AttributeHook:
+    """What weight_norm's and spectral_norm's hooks share: the module they
+    keep the tensor name of in a plain attribute, copied (deepcopy,
+    pickle) without that attribute or what C reads it through, gets both
+    again (_dl_restore, which Module's _restore calls), from _value."""
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop('_dl_attribute', None)
+        return state
+
+    def _dl_restore(self, module):
+        with no_grad():
+            module.__dict__[self.name] = self._value(module)
+        _attach_attribute(module, self.name, self)
+
+
 def _attach_attribute(module, name, hook):
     """The C forward of module reads the plain attribute name (set by
     hook, a weight_norm or spectral_norm, which keeps the parametrization)."""
@@ -441,3 +451,16 @@ def _detach_attribute(module, name, hook):
     Dl.Module.remove_parametrization(module, name)
     module.__dict__.pop(name, None)
     hook.__dict__.pop('_dl_attribute', None)
+
+
+def _remove_hook(module, cls, name, what):
+    """Removes the forward pre-hook of class cls (WeightNorm, SpectralNorm)
+    for name, as remove_weight_norm and remove_spectral_norm do."""
+    hooks = module._forward_pre_hooks
+    for k, hook in list(hooks.items()):
+        if isinstance(hook, cls) and hook.name == name:
+            hook.remove(module)
+            del hooks[k]
+            module._update_hooked()
+            return module
+    raise ValueError("{} of '{}' not found in {}".format(what, name, module))

@@ -13,7 +13,7 @@ from ... import _creation
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
 from ..resample import normalize
-from .parametrize import _attach_attribute, _detach_attribute
+from .parametrize import _AttributeHook, _attach_attribute, _detach_attribute, _remove_hook
 from .weight_norm import _check_initialized
 
 __all__ = ['SpectralNorm', 'spectral_norm', 'remove_spectral_norm']
@@ -38,7 +38,7 @@ def _power_iteration(weight_mat, u, v, n, eps, u_first):
             normalize(_creation.mv(weight_mat, v), dim=0, eps=eps, out=u)
 
 
-class SpectralNorm:
+class SpectralNorm(_AttributeHook):
     """The forward pre-hook spectral_norm registers: it sets module.<name>
     to <name>_orig divided by its largest singular value, estimated with
     <name>_u and <name>_v (refined by n_power_iterations steps in training
@@ -79,17 +79,8 @@ class SpectralNorm:
         delattr(module, self.name + '_orig')
         module.register_parameter(self.name, Parameter(weight.detach()))
 
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state.pop('_dl_attribute', None)
-        return state
-
-    def _dl_restore(self, module):
-        # a copy of the module (deepcopy, pickle): the attribute (which is
-        # not copied) computed again, and its C forward reads it
-        with no_grad():
-            module.__dict__[self.name] = self.compute_weight(module, do_power_iteration=False)
-        _attach_attribute(module, self.name, self)
+    def _value(self, module):
+        return self.compute_weight(module, do_power_iteration=False)
 
     def __call__(self, module, inputs):
         module.__dict__[self.name] = self.compute_weight(
@@ -139,11 +130,4 @@ def spectral_norm(module, name='weight', n_power_iterations=1, eps=1e-12, dim=No
 
 def remove_spectral_norm(module, name='weight'):
     """Makes name a plain parameter again (its current normalised value)."""
-    hooks = module._forward_pre_hooks
-    for k, hook in list(hooks.items()):
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del hooks[k]
-            module._update_hooked()
-            return module
-    raise ValueError("spectral_norm of '{}' not found in {}".format(name, module))
+    return _remove_hook(module, SpectralNorm, name, 'spectral_norm')

@@ -12,9 +12,8 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
-from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
-from .parametrize import _attach_attribute, _detach_attribute
+from .parametrize import _AttributeHook, _attach_attribute, _detach_attribute, _remove_hook
 
 __all__ = ['WeightNorm', 'weight_norm', 'remove_weight_norm']
 
@@ -45,7 +44,7 @@ def _check_initialized(weight, what):
                 what, 'weight' if what == 'WeightNorm' else 'spectral'))
 
 
-class WeightNorm(object):
+class WeightNorm(_AttributeHook):
     """The forward pre-hook weight_norm registers: it sets module.<name>
     from <name>_g and <name>_v before each forward."""
 
@@ -86,17 +85,8 @@ class WeightNorm(object):
         delattr(module, self.name + '_v')
         setattr(module, self.name, Parameter(weight.data))
 
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state.pop('_dl_attribute', None)
-        return state
-
-    def _dl_restore(self, module):
-        # a copy of the module (deepcopy, pickle): the attribute (which is
-        # not copied) computed again, and its C forward reads it
-        with no_grad():
-            module.__dict__[self.name] = self.compute_weight(module)
-        _attach_attribute(module, self.name, self)
+    def _value(self, module):
+        return self.compute_weight(module)
 
     def __call__(self, module, inputs):
         module.__dict__[self.name] = self.compute_weight(module)
@@ -112,12 +102,4 @@ def weight_norm(module, name='weight', dim=0):
 
 def remove_weight_norm(module, name='weight'):
     """Makes name a plain parameter again (its current value)."""
-    hooks = module._forward_pre_hooks
-    for k, hook in list(hooks.items()):
-        if isinstance(hook, WeightNorm) and hook.name == name:
-            hook.remove(module)
-            del hooks[k]
-            module._update_hooked()
-            return module
-    raise ValueError("weight_norm of '{}' not found in {}".format(name, module))
-
+    return _remove_hook(module, WeightNorm, name, 'weight_norm')
