@@ -580,3 +580,55 @@ def test_init_sparse_and_deprecated():
                                      'nn.init.{0}_.'.format(name))
     _same(dl.nn.init.eye(dl.empty(2, 3)), torch.eye(2, 3))
     assert dl.nn.init.Tensor is dl.Tensor
+
+
+def test_error_in_a_parametrization_reaches_the_caller():
+    # raised while the C forward computes the weight: the same exception,
+    # with and without hooks, and the module works afterwards
+    got = []
+    for lib in (torch, dl):
+        class Boom(lib.nn.Module):
+            fail = False
+
+            def forward(self, X):
+                if self.fail:
+                    raise KeyError('boom')
+                return X
+        m, b = lib.nn.Linear(2, 2), Boom()
+        lib.nn.utils.parametrize.register_parametrization(m, 'weight', b)
+        b.fail = True
+        for hooked in (False, True):
+            if hooked:
+                m.register_forward_hook(lambda *args: None)
+            with pytest.raises(KeyError) as e:
+                m(lib.zeros(1, 2))
+            got.append(str(e.value))
+        b.fail = False
+        got.append(tuple(m(lib.ones(1, 2)).shape))
+    assert got[:3] == got[3:] == ["'boom'", "'boom'", (1, 2)]
+
+
+def test_training_steps_as_torch():
+    # a Sequential with a spectral-normed (parametrization) and a
+    # weight-normed (hook) layer, three SGD steps from the same state
+    def build(lib):
+        seq = lib.nn.Sequential(lib.nn.Linear(4, 5, dtype=lib.float64), lib.nn.Tanh(),
+                                lib.nn.Linear(5, 2, dtype=lib.float64))
+        lib.nn.utils.parametrizations.spectral_norm(seq[0])
+        lib.nn.utils.weight_norm(seq[2])
+        return seq
+    torch.manual_seed(17)
+    st, sd = build(torch), build(dl)
+    assert list(sd.state_dict()) == list(st.state_dict())
+    _copy_state(st, sd)
+    ot = torch.optim.SGD(st.parameters(), lr=0.1, momentum=0.9)
+    od = dl.optim.SGD(sd.parameters(), lr=0.1, momentum=0.9)
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        x = rng.standard_normal((3, 4))
+        for lib, s, opt in ((torch, st, ot), (dl, sd, od)):
+            opt.zero_grad()
+            s(lib.tensor(x, dtype=lib.float64)).square().sum().backward()
+            opt.step()
+        for k, v in st.state_dict().items():
+            _same(v, sd.state_dict()[k], rtol=1e-9)
