@@ -632,3 +632,17 @@ def test_training_steps_as_torch():
             opt.step()
         for k, v in st.state_dict().items():
             _same(v, sd.state_dict()[k], rtol=1e-9)
+
+
+def test_hook_forms_pickle():
+    # the copy's C forward reads the weight its own hook computes
+    import pickle
+    dl.manual_seed(3)
+    for m, x in ((dl.nn.utils.weight_norm(dl.nn.Linear(3, 2)), dl.randn(4, 3)),
+                 (dl.nn.utils.spectral_norm(dl.nn.Conv2d(2, 3, 3)).eval(), dl.randn(1, 2, 5, 5))):
+        m2 = pickle.loads(pickle.dumps(m))
+        assert type(m2) is type(m) and list(m2.state_dict()) == list(m.state_dict())
+        _same(m(x), m2(x))
+        with dl.no_grad():
+            next(iter(m2.parameters())).mul_(2)  # the copy's own tensors
+        assert not np.allclose(_np(m(x)), _np(m2(x)))
