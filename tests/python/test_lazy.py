@@ -15,22 +15,7 @@ import pytest
 import torch
 
 import dl
-
-
-def _np(t):
-    return np.array(t.detach().tolist())
-
-
-def _same(a, b, rtol=1e-10, atol=1e-12):
-    a, b = _np(a), _np(b)
-    assert not np.isnan(a).any()
-    np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
-
-
-def _load_from_torch(src, dst):
-    state = {k: dl.tensor(_np(v), dtype=dl.float64) if v.is_floating_point()
-             else dl.tensor(_np(v)) for k, v in src.state_dict().items()}
-    return dst.load_state_dict(state)
+from test_parametrize import _copy_state, _same
 
 
 CASES = [
@@ -79,7 +64,7 @@ def test_lazy_as_torch(name, args, kwargs, shape):
         for k in ('running_mean', 'running_var', 'num_batches_tracked'):
             if k in mt.state_dict():
                 _same(mt.state_dict()[k], md.state_dict()[k])
-    _load_from_torch(mt, md)
+    _copy_state(mt, md)
     x = rng.standard_normal(shape)
     xt = torch.tensor(x, requires_grad=True)
     xd = dl.tensor(x, dtype=dl.float64, requires_grad=True)
@@ -110,7 +95,7 @@ def test_lazy_conv_init_bounds_and_checkpoint():
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
         md = dl.nn.LazyConv2d(8, 3, groups=2)
-    _load_from_torch(mt, md)
+    _copy_state(mt, md)
     assert md.in_channels == 6 and not md.has_uninitialized_params()
     _same(mt.weight, md.weight)
     assert repr(md) == repr(mt)

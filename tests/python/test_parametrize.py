@@ -406,6 +406,19 @@ def test_spectral_norm_parametrization(training):
 
 # ---- the hook forms ------------------------------------------------------------
 
+def _removed_as_torch(mt, md, kind):
+    """remove_<kind> on both Linears: a plain weight again, as torch's; a
+    second removal fails as torch's."""
+    for lib, m in ((torch, mt), (dl, md)):
+        remove = getattr(lib.nn.utils, 'remove_' + kind)
+        remove(m)
+        with pytest.raises(ValueError) as e:
+            remove(m)
+        assert str(e.value).startswith("{} of 'weight' not found in Linear(".format(kind))
+    assert list(md.state_dict()) == list(mt.state_dict()) == ['bias', 'weight']
+    _same(mt.weight, md.weight)
+
+
 @pytest.mark.parametrize('dim', [0, 1, None])
 def test_weight_norm_hook(dim):
     torch.manual_seed(13)
@@ -428,12 +441,7 @@ def test_weight_norm_hook(dim):
         with pytest.raises(RuntimeError) as e:
             lib.nn.utils.weight_norm(m, dim=dim)
         assert str(e.value) == 'Cannot register two weight_norm hooks on the same parameter weight'
-        lib.nn.utils.remove_weight_norm(m)
-        with pytest.raises(ValueError) as e:
-            lib.nn.utils.remove_weight_norm(m)
-        assert str(e.value).startswith("weight_norm of 'weight' not found in Linear(")
-    assert list(md.state_dict()) == list(mt.state_dict()) == ['bias', 'weight']
-    _same(mt.weight, md.weight)
+    _removed_as_torch(mt, md, 'weight_norm')
     _compare_models(mt, md, (2, 3), seed=1)
 
 
@@ -471,13 +479,7 @@ def test_spectral_norm_hook(training):
     for k in ('weight_u', 'weight_v'):
         _same(mt.state_dict()[k], md.state_dict()[k])
     _same(mt.weight, md.weight)
-    for lib, m in ((torch, mt), (dl, md)):
-        lib.nn.utils.remove_spectral_norm(m)
-        with pytest.raises(ValueError) as e:
-            lib.nn.utils.remove_spectral_norm(m)
-        assert str(e.value).startswith("spectral_norm of 'weight' not found in Linear(")
-    assert list(md.state_dict()) == list(mt.state_dict()) == ['bias', 'weight']
-    _same(mt.weight, md.weight)
+    _removed_as_torch(mt, md, 'spectral_norm')
     for lib in LIBS:
         with pytest.raises(ValueError) as e:
             lib.nn.utils.spectral_norm(lib.nn.Linear(2, 2), n_power_iterations=0)
