@@ -133,6 +133,7 @@ dl_module_dispose (GObject *object)
   g_clear_pointer (&priv->buffers, g_ptr_array_unref);
   g_clear_pointer (&priv->children, g_ptr_array_unref);
   g_clear_pointer (&priv->hooks, g_ptr_array_unref);
+  g_clear_pointer (&priv->parametrized, g_ptr_array_unref);
   G_OBJECT_CLASS (dl_module_parent_class)->dispose (object);
 }
 
@@ -301,7 +302,12 @@ static DlTensor *
 call_forward (DlModule *self, DlTensor *input, GError **error)
 {
   GError *local = NULL;
-  DlTensor *out = DL_MODULE_GET_CLASS (self)->forward (self, input, &local);
+  DlTensor *out;
+
+  if (!dl_module_enter_parametrized (self, error))
+    return NULL;
+  out = DL_MODULE_GET_CLASS (self)->forward (self, input, &local);
+  dl_module_leave_parametrized (self);
 
   if (local)
     {
@@ -336,7 +342,10 @@ call_forward_many (DlModule *self, GPtrArray *inputs, GError **error)
   GError *local = NULL;
   g_autoptr (GPtrArray) out = NULL;
 
+  if (!dl_module_enter_parametrized (self, error))
+    return NULL;
   DL_MODULE_GET_CLASS (self)->forward_many (self, inputs, &out, &local);
+  dl_module_leave_parametrized (self);
   if (out)
     g_ptr_array_set_free_func (out, unref_if_set);
   if (local)
@@ -842,6 +851,11 @@ dl_module_register_module (DlModule *self, const gchar *name, DlModule *child)
  * dotted names of descendants are not looked up. %NULL when there is no such
  * parameter or it was registered as %NULL.
  *
+ * While a forward of the module runs, a tensor @name that
+ * dl_module_register_parametrization() made computed is given instead:
+ * the value its parametrization gave for this forward (so a layer's
+ * forward reads a parametrized weight as it reads a plain one).
+ *
  * Returns: (transfer none) (nullable): the parameter, or %NULL
  *
  * Since: 0.1
@@ -850,10 +864,14 @@ DlTensor *
 dl_module_get_parameter (DlModule *self, const gchar *name)
 {
   DlModulePrivate *priv;
+  DlTensor *value;
   gint i;
 
   g_return_val_if_fail (DL_IS_MODULE (self), NULL);
   priv = dl_module_get_instance_private (self);
+  if (G_UNLIKELY (priv->parametrized_depth > 0)
+      && (value = dl_module_parametrized_value (self, name)))
+    return value;
   i = dl_module_find_name (priv->param_names, name);
   return i >= 0 ? g_ptr_array_index (priv->params, i) : NULL;
 }
@@ -1246,7 +1264,9 @@ dl_module_register_buffer (DlModule *self, const gchar *name, DlTensor *buffer, 
  *
  * Gives the module's own buffer @name (running statistics and other state
  * that is not trained), as `module._buffers[name]`. %NULL when there is no
- * such buffer or it was registered as %NULL.
+ * such buffer or it was registered as %NULL. As dl_module_get_parameter(),
+ * it gives a parametrized tensor @name instead while a forward of the
+ * module runs.
  *
  * Returns: (transfer none) (nullable): the module's own buffer @name, or
  *   %NULL when it has none of that name (or it is absent)
@@ -1257,11 +1277,15 @@ DlTensor *
 dl_module_get_buffer (DlModule *self, const gchar *name)
 {
   DlModulePrivate *priv;
+  DlTensor *value;
   gint i;
 
   g_return_val_if_fail (DL_IS_MODULE (self), NULL);
   g_return_val_if_fail (name != NULL, NULL);
   priv = dl_module_get_instance_private (self);
+  if (G_UNLIKELY (priv->parametrized_depth > 0)
+      && (value = dl_module_parametrized_value (self, name)))
+    return value;
   i = dl_module_find_name (priv->buffer_names, name);
   return i >= 0 ? g_ptr_array_index (priv->buffers, i) : NULL;
 }

@@ -253,6 +253,19 @@ GObject *dl_module_lookup (DlModule *self, const gchar *name, gboolean *found);
 DL_EXPORT
 GStrv dl_module_get_own_names (DlModule *self);
 DL_EXPORT
+gboolean dl_module_register_parametrization (DlModule *self,
+                                             const gchar *name,
+                                             DlModule *parametrization,
+                                             GError **error);
+DL_EXPORT
+gboolean dl_module_remove_parametrization (DlModule *self, const gchar *name);
+DL_EXPORT
+DlModule *dl_module_get_parametrization (DlModule *self, const gchar *name);
+DL_EXPORT
+gboolean dl_module_enter_parametrized (DlModule *self, GError **error);
+DL_EXPORT
+void dl_module_leave_parametrized (DlModule *self);
+DL_EXPORT
 gchar *dl_module_extra_repr (DlModule *self);
 DL_EXPORT
 gchar *dl_module_to_string (DlModule *self);

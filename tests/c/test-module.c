@@ -1,7 +1,8 @@
 /* test-module.c: the DlModule toolkit from C: dotted names of a tree,
  * apply, requires_grad_, zero_grad, to(dtype) keeping parameters, forward
  * hooks and pre-hooks, the printed tree, checked registration and the
- * containers ModuleList, ModuleDict and Unflatten.
+ * containers ModuleList, ModuleDict and Unflatten, and parametrized
+ * tensors.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -503,6 +504,125 @@ test_parameter_new (void)
   g_assert_nonnull (error);
 }
 
+/* a parametrization: twice its parameter "original" (or, with n_out 2,
+ * two outputs, which the forward refuses) */
+G_DECLARE_FINAL_TYPE (TestTwice, test_twice, TEST, TWICE, DlModule)
+
+struct _TestTwice
+{
+  DlModule parent_instance;
+  guint n_out;
+  guint runs;
+};
+
+G_DEFINE_FINAL_TYPE (TestTwice, test_twice, DL_TYPE_MODULE)
+
+static void
+test_twice_forward_many (DlModule *module, GPtrArray *inputs, GPtrArray **outputs, GError **error)
+{
+  TestTwice *self = TEST_TWICE (module);
+  DlTensor *w = dl_module_get_parameter (module, "original");
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_object_unref);
+
+  g_assert_cmpuint (inputs->len, ==, 0);
+  self->runs++;
+  for (guint i = 0; i < self->n_out; i++)
+    g_ptr_array_add (out, dl_tensor_mul_scalar (w, 2.0, error));
+  *outputs = out;
+}
+
+static void
+test_twice_class_init (TestTwiceClass *klass)
+{
+  DL_MODULE_CLASS (klass)->forward_many = test_twice_forward_many;
+}
+
+static void
+test_twice_init (TestTwice *self)
+{
+  self->n_out = 1;
+}
+
+/* A Linear whose weight is twice "original" of a parametrization: the
+ * forward reads the computed weight, the gradient reaches original, the
+ * value is there during the forward only, and the errors. */
+static void
+test_parametrization (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlModule) lin = linear (2, 1, FALSE);
+  g_autoptr (TestTwice) twice = g_object_new (test_twice_get_type (), NULL);
+  const gdouble wv[] = { 0.5, -1.0 }, xv[] = { 1.0, 2.0, 3.0, 4.0 };
+  const gint64 wshape[] = { 1, 2 }, xshape[] = { 2, 2 };
+  g_autoptr (DlTensor) w = dl_test_tensor (wv, wshape, 2, DL_DTYPE_FLOAT32);
+  g_autoptr (DlTensor) x = dl_test_tensor (xv, xshape, 2, DL_DTYPE_FLOAT32);
+  g_autoptr (DlTensor) y = NULL, loss = NULL;
+  DlTensor *lin_weight;
+  const gdouble y_want[] = { 2 * (0.5 - 2.0), 2 * (1.5 - 4.0) };
+  const gdouble grad_want[] = { 2 * (1.0 + 3.0), 2 * (2.0 + 4.0) };
+
+  g_assert_true (dl_tensor_set_requires_grad (w, TRUE, NULL));
+  g_assert_true (dl_module_add_parameter (DL_MODULE (twice), "original", w, &error));
+  g_assert_false (dl_module_register_parametrization (lin, "w", lin, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_clear_error (&error);
+  /* over a parameter that stays: the computed tensor stands in for the
+   * forward only */
+  lin_weight = dl_module_get_parameter (lin, "weight");
+  g_assert_true (dl_module_register_parametrization (lin, "weight", DL_MODULE (twice), &error));
+  y = dl_module_forward (lin, x, &error);
+  g_assert_no_error (error);
+  dl_test_assert_values (y, y_want, 2, 1e-6);
+  g_assert_true (dl_module_get_parameter (lin, "weight") == lin_weight);
+  g_assert_true (dl_module_remove_parametrization (lin, "weight"));
+  g_clear_object (&y);
+  g_assert_cmpuint (twice->runs, ==, 1);
+
+  /* torch's layout: the original moved to the parametrization */
+  g_assert_true (dl_module_remove (lin, "weight"));
+  g_assert_true (dl_module_register_parametrization (lin, "weight", DL_MODULE (twice), &error));
+  g_assert_no_error (error);
+  g_assert_true (dl_module_get_parametrization (lin, "weight") == DL_MODULE (twice));
+  g_assert_null (dl_module_get_parametrization (lin, "bias"));
+  g_assert_null (dl_module_get_parameter (lin, "weight")); /* outside a forward */
+
+  y = dl_module_forward (lin, x, &error);
+  g_assert_no_error (error);
+  dl_test_assert_values (y, y_want, 2, 1e-6);
+  g_assert_cmpuint (twice->runs, ==, 2);
+  g_assert_null (dl_module_get_parameter (lin, "weight"));
+  loss = dl_tensor_sum (y, &error);
+  g_assert_true (dl_tensor_backward (loss, NULL, FALSE, FALSE, &error));
+  g_assert_no_error (error);
+  dl_test_assert_values (dl_tensor_get_grad (w), grad_want, 2, 1e-6);
+
+  /* nested scopes compute once; the value is there inside */
+  g_assert_true (dl_module_enter_parametrized (lin, &error));
+  g_assert_true (dl_module_enter_parametrized (lin, &error));
+  g_assert_cmpuint (twice->runs, ==, 3);
+  g_assert_nonnull (dl_module_get_parameter (lin, "weight"));
+  dl_module_leave_parametrized (lin);
+  g_assert_nonnull (dl_module_get_parameter (lin, "weight"));
+  dl_module_leave_parametrized (lin);
+  g_assert_null (dl_module_get_parameter (lin, "weight"));
+
+  /* a parametrization that does not give one tensor */
+  twice->n_out = 2;
+  g_clear_object (&y);
+  y = dl_module_forward (lin, x, &error);
+  g_assert_null (y);
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "gave 2 outputs"));
+  g_clear_error (&error);
+
+  /* removed: the layer has no weight again */
+  g_assert_true (dl_module_remove_parametrization (lin, "weight"));
+  g_assert_false (dl_module_remove_parametrization (lin, "weight"));
+  g_assert_null (dl_module_forward (lin, x, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
+  g_clear_error (&error);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -518,5 +638,6 @@ main (int argc, char **argv)
   g_test_add_func ("/module/sequential-insert-remove", test_sequential_insert_remove);
   g_test_add_func ("/module/unflatten", test_unflatten);
   g_test_add_func ("/module/parameter-new", test_parameter_new);
+  g_test_add_func ("/module/parametrization", test_parametrization);
   return g_test_run ();
 }

@@ -1867,4 +1867,32 @@ test('autocast and flush-denormal', () => {
     }
 });
 
+// A parametrization written in JS: the layer's C forward reads its weight
+// as twice the JS module's "original", and the gradient reaches original.
+const Twice = GObject.registerClass(
+class Twice extends Dl.Module {
+    vfunc_forward_many(inputs) {
+        return [this.get_parameter('original').mul_scalar(2)];
+    }
+});
+
+test('a parametrized weight computed in JS', () => {
+    const l = new Dl.Linear({in_features: 2, out_features: 1, bias: false, dtype: F64});
+    l.init(null);
+    const twice = new Twice();
+    const w = fromArray([0.5, -1], [1, 2], F64);
+    w.set_requires_grad(true);
+    twice.register_parameter('original', w);
+    assert(l.remove('weight'), 'the original leaves the layer');
+    l.register_parametrization('weight', twice);
+    assert(l.get_parametrization('weight') === twice, 'get_parametrization');
+    const y = l.forward(fromArray([1, 2, 3, 4], [2, 2], F64));
+    assertArrayEqual(values(y), [-3, -5], 'x (2 w)^T');
+    y.sum().backward(null, false, false);
+    assertArrayEqual(values(w.get_grad()), [8, 12], 'gradient of original');
+    assert(l.get_parameter('weight') === null, 'no weight outside a forward');
+    assert(l.remove_parametrization('weight'), 'removed');
+    assertDlError(() => l.forward(fromArray([1, 2], [1, 2], F64)), Dl.Error.ARGUMENT, 'no weight');
+});
+
 run();

@@ -654,9 +654,9 @@ def test_to_empty():
 
 
 def test_lazy_linear(rng):
-    m = Dl.nn.LazyLinear(3)
     with warnings.catch_warnings():
-        warnings.simplefilter('ignore')
+        warnings.simplefilter('ignore')  # "Lazy modules are a new feature ..."
+        m = Dl.nn.LazyLinear(3)
         tm = torch.nn.LazyLinear(3)
     assert repr(m) == repr(tm)
     assert m.has_uninitialized_params()

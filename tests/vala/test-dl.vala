@@ -88,6 +88,16 @@ class Pair : Dl.Module {
     }
 }
 
+/* A parametrization: twice its parameter "original", which a layer's C
+ * forward reads as its weight. */
+class Twice : Dl.Module {
+    public override void forward_many_vfunc (GenericArray<Dl.Tensor?> inputs,
+                                             out GenericArray<Dl.Tensor> outputs) throws GLib.Error {
+        outputs = new GenericArray<Dl.Tensor> ();
+        outputs.add (get_parameter ("original").mul_scalar (2));
+    }
+}
+
 /* Autograd functions written in Vala. */
 
 /* clamp (x, -0.5, 0.5) with a straight-through gradient */
@@ -241,6 +251,29 @@ void test_function_errors () {
 
 /* Streams and events on the CPU (trivial, always complete) and the
  * device's memory figures. */
+void test_parametrization () {
+    try {
+        var l = new Dl.Linear (2, 1, false);
+        var twice = new Twice ();
+        var w = from_array ({0.5, -1}, {1, 2});
+        w.set_requires_grad (true);
+        twice.register_parameter ("original", w);
+        assert (l.remove ("weight"));
+        l.register_parametrization ("weight", twice);
+        assert (l.get_parametrization ("weight") == twice);
+        var y = l.forward (from_array ({1, 2, 3, 4}, {2, 2}));
+        assert_values (y, {-3, -5}, 1e-6);
+        y.sum ().backward ();
+        assert_values (w.get_grad (), {8, 12}, 1e-6);
+        assert (l.get_parameter ("weight") == null);
+        assert (l.remove_parametrization ("weight"));
+        assert_dl_error (() => { l.forward (from_array ({1, 2}, {1, 2})); },
+                         Dl.Error.ARGUMENT, "no weight");
+    } catch (GLib.Error e) {
+        error ("%s", e.message);
+    }
+}
+
 void test_num_threads () {
     int before = Dl.get_num_threads ();
     assert (before >= 1);
@@ -2130,5 +2163,6 @@ int main (string[] args) {
     Test.add_func ("/vala/layer-dtype", test_layer_dtype);
     Test.add_func ("/vala/num-threads", test_num_threads);
     Test.add_func ("/vala/autocast", test_autocast);
+    Test.add_func ("/vala/parametrization", test_parametrization);
     return Test.run ();
 }

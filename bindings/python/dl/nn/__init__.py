@@ -77,7 +77,12 @@ from .padding import (ConstantPad1d, ConstantPad2d, ConstantPad3d, ReflectionPad
 from .normalization import (BatchNorm3d, InstanceNorm1d, InstanceNorm2d,  # noqa: E402
                             InstanceNorm3d, LocalResponseNorm, CrossMapLRN2d)
 from .dropout import AlphaDropout, Dropout1d, Dropout3d, FeatureAlphaDropout  # noqa: E402
-from .bilinear import Bilinear, LazyLinear  # noqa: E402
+from .bilinear import Bilinear  # noqa: E402
+from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d,  # noqa: E402
+                   LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d,
+                   LazyConvTranspose3d, LazyInstanceNorm1d, LazyInstanceNorm2d,
+                   LazyInstanceNorm3d, LazyLinear)
+from .parameter import UninitializedBuffer, UninitializedParameter  # noqa: E402
 from .embedding_bag import EmbeddingBag  # noqa: E402
 from .parameter_containers import ParameterDict, ParameterList  # noqa: E402
 from .likelihood_losses import GaussianNLLLoss, PoissonNLLLoss  # noqa: E402
@@ -88,4 +93,8 @@ __all__ += ['ConstantPad1d', 'ConstantPad2d', 'ConstantPad3d', 'ZeroPad2d', 'Ref
             'InstanceNorm3d', 'LocalResponseNorm', 'CrossMapLRN2d', 'Dropout1d', 'Dropout3d',
             'AlphaDropout',
             'FeatureAlphaDropout', 'Bilinear', 'LazyLinear', 'EmbeddingBag', 'ParameterList',
-            'ParameterDict', 'GaussianNLLLoss', 'PoissonNLLLoss', 'CTCLoss']
+            'ParameterDict', 'GaussianNLLLoss', 'PoissonNLLLoss', 'CTCLoss', 'LazyConv1d',
+            'LazyConv2d', 'LazyConv3d', 'LazyConvTranspose1d', 'LazyConvTranspose2d',
+            'LazyConvTranspose3d', 'LazyBatchNorm1d', 'LazyBatchNorm2d', 'LazyBatchNorm3d',
+            'LazyInstanceNorm1d', 'LazyInstanceNorm2d', 'LazyInstanceNorm3d',
+            'UninitializedParameter', 'UninitializedBuffer']

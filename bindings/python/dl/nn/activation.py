@@ -11,7 +11,7 @@
 import warnings
 
 from .._lib import OVERRIDE_MODULE, Dl, GLib, _translate, typelib_override
-from .modules import Module, _construct, _Layer, _softmax_dim
+from .modules import Module, _construct, _Layer, _LayerTensor, _softmax_dim
 
 __all__ = ['relu_', 'relu6', 'hardswish', 'hardsigmoid', 'hardshrink', 'softshrink',
            'tanhshrink', 'softsign', 'elu', 'elu_', 'selu', 'selu_', 'celu', 'celu_', 'mish',
@@ -345,9 +345,7 @@ class PReLU(_Layer, Dl.Prelu, Module):
                    num_parameters=int(num_parameters), init=float(init))
         self.num_parameters, self.init = num_parameters, init
 
-    @property
-    def weight(self):
-        return Dl.Module.get_parameter(self, 'weight')
+    weight = _LayerTensor('weight')
 
     def reset_parameters(self):
         from . import init as _init

@@ -10,7 +10,7 @@ import math
 
 from .. import _creation
 from .._lib import OVERRIDE_MODULE, Dl, GLib, _translate, typelib_override
-from .modules import Module, _construct, _Layer
+from .modules import Module, _construct, _Layer, _LayerTensor
 from .parameter import Parameter
 
 __all__ = ['conv1d', 'conv2d', 'conv_transpose2d', 'unfold', 'fold', 'max_pool2d',
@@ -209,13 +209,9 @@ class Conv2d(_Layer, Dl.Conv2d, Module):
     def dilation(self):
         return (self.get_property('dilation-height'), self.get_property('dilation-width'))
 
-    @property
-    def weight(self):
-        return Dl.Module.get_parameter(self, 'weight')
+    weight = _LayerTensor('weight')
 
-    @property
-    def bias(self):
-        return Dl.Module.get_parameter(self, 'bias')
+    bias = _LayerTensor('bias')
 
     def extra_repr(self):
         return _conv_extra_repr(self, 2)
@@ -258,8 +254,8 @@ class Conv1d(_Layer, Dl.Conv1d, Module):
     stride = property(lambda self: (self.get_property('stride'),))
     dilation = property(lambda self: (self.get_property('dilation'),))
     padding_mode = property(lambda self: _PAD_MODE_NAMES[int(self.get_property('padding-mode'))])
-    weight = property(lambda self: Dl.Module.get_parameter(self, 'weight'))
-    bias = property(lambda self: Dl.Module.get_parameter(self, 'bias'))
+    weight = _LayerTensor('weight')
+    bias = _LayerTensor('bias')
 
     @property
     def padding(self):
@@ -316,8 +312,8 @@ class ConvTranspose2d(_Layer, Dl.ConvTranspose2d, Module):
     padding = _pair_property('padding')
     output_padding = _pair_property('output-padding')
     dilation = _pair_property('dilation')
-    weight = property(lambda self: Dl.Module.get_parameter(self, 'weight'))
-    bias = property(lambda self: Dl.Module.get_parameter(self, 'bias'))
+    weight = _LayerTensor('weight')
+    bias = _LayerTensor('bias')
 
     def _output_padding(self, input, output_size):
         """PyTorch's output_padding for an output of output_size."""
@@ -629,9 +625,7 @@ class Embedding(_Layer, Dl.Embedding, Module):
     embedding_dim = property(lambda self: self.get_property('embedding-dim'))
     norm_type = property(lambda self: self.get_property('norm-type'))
 
-    @property
-    def weight(self):
-        return Dl.Module.get_parameter(self, 'weight')
+    weight = _LayerTensor('weight')
 
     @classmethod
     def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None,

@@ -13,7 +13,7 @@ from .._lib import OVERRIDE_MODULE, Dl, typelib_override
 from . import init
 from .conv import (_call, _check_padding_mode, _conv_extra_repr, _forward_padded, _pad_extra,
                    _padding)
-from .modules import Module, _construct, _Layer
+from .modules import Module, _construct, _Layer, _LayerTensor
 from .parameter import Parameter
 
 __all__ = ['conv3d', 'conv_transpose1d', 'conv_transpose3d', 'Conv3d', 'ConvTranspose1d',
@@ -100,8 +100,8 @@ class Conv3d(_Layer, Dl.Conv3d, Module):
     stride = _triple_property('stride')
     dilation = _triple_property('dilation')
     padding_mode = property(lambda self: self.__dict__.get('_mode', 'zeros'))
-    weight = property(lambda self: Dl.Module.get_parameter(self, 'weight'))
-    bias = property(lambda self: Dl.Module.get_parameter(self, 'bias'))
+    weight = _LayerTensor('weight')
+    bias = _LayerTensor('bias')
 
     @property
     def padding(self):

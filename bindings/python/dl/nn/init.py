@@ -17,7 +17,8 @@ from ..autograd.grad_mode import no_grad
 __all__ = ['calculate_gain', 'uniform_', 'normal_', 'constant_', 'ones_', 'zeros_', 'eye_',
            'dirac_', 'xavier_uniform_', 'xavier_normal_', 'kaiming_uniform_', 'kaiming_normal_',
            'orthogonal_', 'trunc_normal_', 'uniform', 'normal', 'constant', 'xavier_uniform',
-           'xavier_normal', 'kaiming_uniform', 'kaiming_normal', 'orthogonal']
+           'xavier_normal', 'kaiming_uniform', 'kaiming_normal', 'orthogonal', 'sparse_',
+           'sparse', 'eye', 'dirac', 'Tensor']
 
 _LINEAR = ('linear', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d',
            'conv_transpose3d', 'sigmoid')
@@ -126,6 +127,22 @@ def dirac_(tensor, groups=1):
     return tensor
 
 
+def sparse_(tensor, sparsity, std=0.01):
+    """Fills a 2-d tensor with N(0, std^2) values and zeroes
+    ceil(sparsity * rows) of each column, at rows drawn at random."""
+    if tensor.ndimension() != 2:
+        raise ValueError('Only tensors with 2 dimensions are supported')
+    from .. import _creation
+    rows, cols = tensor.shape
+    num_zeros = int(math.ceil(sparsity * rows))
+    with no_grad():
+        tensor.normal_(0, std)
+        for col_idx in range(cols):
+            zero_indices = _creation.randperm(rows)[:num_zeros]
+            tensor[zero_indices, col_idx] = 0
+    return tensor
+
+
 def xavier_uniform_(tensor, gain=1.0):
     """Glorot initialisation: uniform in [-a, a], a = gain sqrt(6 / (fan_in + fan_out))."""
     _call(Dl.init_xavier_uniform_, tensor, float(gain), None)
@@ -185,3 +202,8 @@ xavier_normal = _deprecated(xavier_normal_)
 kaiming_uniform = _deprecated(kaiming_uniform_)
 kaiming_normal = _deprecated(kaiming_normal_)
 orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+
+from .._tensor import Tensor  # noqa: E402  (torch.nn.init.Tensor)

@@ -7,7 +7,7 @@
 
 from .._lib import OVERRIDE_MODULE, Dl, GLib, _translate, typelib_override
 from ..autograd.function import Function
-from .modules import Module, _construct, _Layer, _reduce_layer
+from .modules import Module, _construct, _Layer, _LayerTensor, _reduce_layer
 
 __all__ = ['batch_norm', 'layer_norm', 'group_norm', 'BatchNorm1d', 'BatchNorm2d', 'LayerNorm',
            'GroupNorm', 'SyncBatchNorm']
@@ -69,13 +69,9 @@ class _Norm(_Layer):
     """What the norm layers share: weight and bias (None without them),
     eps, and forward with PyTorch's exceptions."""
 
-    @property
-    def weight(self):
-        return Dl.Module.get_parameter(self, 'weight')
+    weight = _LayerTensor('weight')
 
-    @property
-    def bias(self):
-        return Dl.Module.get_parameter(self, 'bias')
+    bias = _LayerTensor('bias')
 
     eps = property(lambda self: self.get_property('eps'),
                    lambda self, v: self.set_property('eps', float(v)))

@@ -8,7 +8,7 @@ from gi.repository import GLib
 from .._creation import empty
 from .._lib import Dl, _is_tensor, _translate
 
-__all__ = ['Parameter']
+__all__ = ['Parameter', 'UninitializedParameter', 'UninitializedBuffer']
 
 
 class _ParameterMeta(type):
@@ -41,3 +41,62 @@ class Parameter(metaclass=_ParameterMeta):
             return Dl.parameter_new(data, bool(requires_grad))
         except GLib.Error as e:
             raise _translate(e) from None
+
+
+class _Uninitialized:
+    """A tensor whose shape is not known yet: materialize(shape) makes it."""
+
+    def __init__(self, requires_grad=False, device=None, dtype=None):
+        self.requires_grad = requires_grad
+        self.device = device
+        self.dtype = dtype
+
+    def _make(self, shape, device, dtype):
+        device = self.device if device is None else device
+        dtype = self.dtype if dtype is None else dtype
+        kw = {} if device is None else {'device': device}
+        return empty(*shape, dtype=dtype, **kw)
+
+    def _unusable(self, *args, **kwargs):
+        raise ValueError(
+            'Attempted to use an uninitialized parameter in {}. This error happens when you are '
+            'using a `LazyModule` or explicitly manipulating `torch.nn.parameter.{}` objects. '
+            'When using LazyModules Call `forward` with a dummy batch to initialize the '
+            'parameters before calling torch functions'.format('method', type(self).__name__))
+
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error usually "
+            'happens in `load_state_dict` when trying to load an uninitialized parameter into an '
+            'initialized one. Call `forward` to initialize the parameters before accessing their '
+            'attributes.')
+
+    size = dim = numel = data_ptr = _unusable
+    __add__ = __mul__ = __sub__ = __truediv__ = __matmul__ = __neg__ = _unusable
+
+    def __repr__(self):
+        return '<{}>'.format(type(self).__name__)
+
+
+class UninitializedParameter(_Uninitialized):
+    """torch.nn.UninitializedParameter(requires_grad=True, device=None,
+    dtype=None): a parameter of a lazy module before its first call."""
+    cls_to_become = Parameter
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        super().__init__(requires_grad, device, dtype)
+
+    def materialize(self, shape, device=None, dtype=None):
+        """The Parameter of that shape (its values uninitialised)."""
+        return Parameter(self._make(shape, device, dtype), self.requires_grad)
+
+
+class UninitializedBuffer(_Uninitialized):
+    """torch.nn.UninitializedBuffer(requires_grad=False, device=None,
+    dtype=None): a buffer of a lazy module before its first call."""
+
+    def materialize(self, shape, device=None, dtype=None):
+        """The tensor of that shape (its values uninitialised)."""
+        t = self._make(shape, device, dtype)
+        return t.requires_grad_() if self.requires_grad else t

@@ -124,6 +124,20 @@ def _is_parameter(value):
     return _is_tensor(value) and Dl.Tensor.is_parameter(value)
 
 
+class _LayerTensor(property):
+    """A libdl layer's tensor attribute (weight, bias) as torch's: its
+    parameter, or, when weight_norm or spectral_norm replaced the
+    parameter, the tensor their hook computed last (a plain attribute, as
+    in torch). Not an attribute that keeps a parameter of that name from
+    being registered (after del layer.weight)."""
+
+    def __init__(self, name):
+        def get(module):
+            p = Dl.Module.get_parameter(module, name)
+            return module.__dict__.get(name) if p is None else p
+        super().__init__(get)
+
+
 class RemovableHandle:
     """What register_forward_hook and register_forward_pre_hook return, as
     torch.utils.hooks.RemovableHandle: remove() unregisters the hook (again
@@ -291,7 +305,8 @@ class Module(Dl.Module):
         if ('forward' in cls.__dict__ and 'do_forward' not in cls.__dict__
                 and cls.__dict__.get('__module__') != OVERRIDE_MODULE):
             cls.do_forward = _forward_vfunc
-            cls.do_forward_many = _forward_many_vfunc
+            if 'do_forward_many' not in cls.__dict__:
+                cls.do_forward_many = _forward_many_vfunc
         # libdl's own layers: the __init__ they have, their own or a
         # mixin's (the norm layers' _BatchNorm is not a Module), wrapped
         # once. A user's subclass takes device= and dtype= as torch's do:
@@ -364,7 +379,8 @@ class Module(Dl.Module):
     def __getattr__(self, name):
         if name.startswith('__'):
             raise AttributeError(name)
-        if name in ('_forward_hooks', '_forward_pre_hooks', '_backward_hooks'):
+        if name in ('_forward_hooks', '_forward_pre_hooks', '_backward_hooks',
+                    '_load_state_dict_post_hooks'):
             return self.__dict__.setdefault(name, OrderedDict())
         try:
             member, found = Dl.Module.lookup(self, name)
@@ -425,7 +441,8 @@ class Module(Dl.Module):
             raise KeyError('%s name can\'t contain "."' % what)
         if name == '':
             raise KeyError('%s name can\'t be empty string ""' % what)
-        if hasattr(self, name) and _member_kind(self, name) != what[0]:
+        if (hasattr(self, name) and _member_kind(self, name) != what[0]
+                and not isinstance(getattr(type(self), name, None), _LayerTensor)):
             raise KeyError("attribute '%s' already exists" % name)
 
     def register_parameter(self, name, param):
@@ -847,20 +864,41 @@ class Module(Dl.Module):
                     m.set_extra_state(state_dict.pop(key))
                 elif strict:
                     extra_missing.append(key)
+        # with post hooks, which may change the keys strict refuses, the
+        # check comes after them, as torch's
+        post = any(m.__dict__.get('_load_state_dict_post_hooks') for m in self.modules())
         try:
             _, missing, unexpected = Dl.Module.load_state_dict(self, _tensor_dict(state_dict),
-                                                               bool(strict))
+                                                               bool(strict) and not post)
         except GLib.Error as e:
             message = e.message
             if message.startswith('Error(s) in loading state_dict for '):
                 message = ('Error(s) in loading state_dict for %s:%s'
                            % (type(self).__name__, message.split(':', 1)[1]))
             raise RuntimeError(message) from None
-        if extra_missing:
-            raise RuntimeError('Error(s) in loading state_dict for %s:\n\tMissing key(s) in '
-                               'state_dict: %s.' % (type(self).__name__,
-                                                    ', '.join('"%s"' % k for k in extra_missing)))
-        return _IncompatibleKeys(list(missing), list(unexpected))
+        missing = list(missing) + extra_missing
+        unexpected = list(unexpected)
+        if post:
+            _run_load_post_hooks(self, _IncompatibleKeys(missing, unexpected))
+        if strict and (extra_missing or (post and (missing or unexpected))):
+            messages = []
+            if unexpected:
+                messages.append('Unexpected key(s) in state_dict: %s. '
+                                % ', '.join('"%s"' % k for k in unexpected))
+            if missing:
+                messages.insert(0, 'Missing key(s) in state_dict: %s. '
+                                % ', '.join('"%s"' % k for k in missing))
+            raise RuntimeError('Error(s) in loading state_dict for %s:\n\t%s'
+                               % (type(self).__name__, '\n\t'.join(messages)))
+        return _IncompatibleKeys(missing, unexpected)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """hook(module, incompatible_keys) runs after load_state_dict has
+        loaded this module (its children's hooks first): the missing_keys
+        and unexpected_keys of incompatible_keys are the whole load's
+        lists, which the hook may change in place (strict's check comes
+        after the hooks); it must return None. Returns a RemovableHandle."""
+        return self._add_hook(self._load_state_dict_post_hooks, hook)
 
     # ---- printing --------------------------------------------------------
 
@@ -898,6 +936,19 @@ class Module(Dl.Module):
         # it and its Python attributes; unpickling makes the object without
         # calling __init__, as PyTorch's does.
         return (_rebuild_module, (type(self),) + _module_state(self) + (_plain_dict(self),))
+
+
+def _run_load_post_hooks(module, incompatible_keys):
+    """The load_state_dict post hooks of module's tree, each module's after
+    its children's, as torch's load recursion calls them."""
+    for child in Dl.Module.children(module):
+        _run_load_post_hooks(child, incompatible_keys)
+    for hook in tuple(module.__dict__.get('_load_state_dict_post_hooks', {}).values()):
+        out = hook(module, incompatible_keys)
+        assert out is None, (
+            'Hooks registered with ``register_load_state_dict_post_hook`` are notexpected to '
+            'return new values, if incompatible_keys need to be modified,it should be done '
+            'inplace.')
 
 
 def _insert_extra_state(destination, prefix, root, extra):
@@ -943,10 +994,16 @@ def _run_c_forward(module, impl, args, kwargs):
     if kwargs:
         raise TypeError('%s.forward() takes no keyword arguments' % type(module).__name__)
     try:
-        if len(args) == 1:
-            return impl.do_forward(module, args[0])
-        else:
-            out = impl.do_forward_many(module, list(args))
+        # the parametrized tensors the C forward reads (the invoker, which
+        # this bypasses, computes them itself)
+        Dl.Module.enter_parametrized(module)
+        try:
+            if len(args) == 1:
+                return impl.do_forward(module, args[0])
+            else:
+                out = impl.do_forward_many(module, list(args))
+        finally:
+            Dl.Module.leave_parametrized(module)
     except GLib.Error as e:
         raise _forward_error(module, e) from None
     return out[0] if len(out) == 1 else tuple(out)
@@ -1112,6 +1169,10 @@ def _plain_dict(m):
     """The Python attributes of @m, without what libdl holds (parameters and
     children are cached in __dict__) or the hooks."""
     names = set(Dl.Module.get_own_names(m))
+    # the tensors weight_norm's and spectral_norm's hooks computed (not
+    # leaves: the copy computes its own)
+    names.update(h.name for h in m.__dict__.get('_forward_pre_hooks', {}).values()
+                 if hasattr(h, '_dl_restore'))
     return {k: v for k, v in m.__dict__.items()
             if k not in names and k not in ('_dl_hooked', '_dl_c_hooks', '_dl_bw_running',
                                             '_dl_native')}
@@ -1132,13 +1193,9 @@ class Linear(Dl.Linear, Module):
         _construct(self, Dl.Linear, in_features=int(in_features),
                    out_features=int(out_features), bias=bool(bias))
 
-    @property
-    def weight(self):
-        return Dl.Module.get_parameter(self, 'weight')
+    weight = _LayerTensor('weight')
 
-    @property
-    def bias(self):
-        return Dl.Module.get_parameter(self, 'bias')
+    bias = _LayerTensor('bias')
 
     @property
     def in_features(self):
@@ -1152,8 +1209,7 @@ class Linear(Dl.Linear, Module):
 
     def extra_repr(self):
         return 'in_features=%d, out_features=%d, bias=%s' % (
-            self.get_in_features(), self.get_out_features(),
-            Dl.Module.get_parameter(self, 'bias') is not None)
+            self.get_in_features(), self.get_out_features(), self.bias is not None)
 
     def __reduce_ex__(self, protocol):
         return _reduce_layer(self)
@@ -1187,6 +1243,9 @@ def _restore(m, params, buffers, children, training, attributes):
     m.set_property('training', training)  # this module's only, as each child's
     m.__dict__.update(attributes)
     m._update_hooked()  # the hooks that came with the attributes
+    for hook in tuple(m.__dict__.get('_forward_pre_hooks', {}).values()):
+        if hasattr(hook, '_dl_restore'):  # weight_norm's, spectral_norm's
+            hook._dl_restore(m)
     return m
 
 

@@ -12,4 +12,7 @@ __all__ = ['BatchNorm1d', 'BatchNorm2d', 'SyncBatchNorm']
 from ..normalization import BatchNorm3d  # noqa: E402
 __all__ += ['BatchNorm3d']
 
+from ..lazy import LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d  # noqa: E402
+__all__ += ['LazyBatchNorm1d', 'LazyBatchNorm2d', 'LazyBatchNorm3d']
+
 _home(__name__)

@@ -9,4 +9,9 @@ from . import _home
 
 __all__ = ['Conv1d', 'Conv2d', 'ConvTranspose2d', 'Conv3d', 'ConvTranspose1d', 'ConvTranspose3d']
 
+from ..lazy import (LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d,  # noqa: E402
+                    LazyConvTranspose2d, LazyConvTranspose3d)
+__all__ += ['LazyConv1d', 'LazyConv2d', 'LazyConv3d', 'LazyConvTranspose1d',
+            'LazyConvTranspose2d', 'LazyConvTranspose3d']
+
 _home(__name__)

@@ -8,4 +8,7 @@ from . import _home
 
 __all__ = ['InstanceNorm1d', 'InstanceNorm2d', 'InstanceNorm3d']
 
+from ..lazy import LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d  # noqa: E402
+__all__ += ['LazyInstanceNorm1d', 'LazyInstanceNorm2d', 'LazyInstanceNorm3d']
+
 _home(__name__)

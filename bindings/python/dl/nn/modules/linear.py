@@ -7,7 +7,8 @@ from . import _home, Identity, Linear
 
 __all__ = ['Linear', 'Identity']
 
-from ..bilinear import Bilinear, LazyLinear  # noqa: E402
+from ..bilinear import Bilinear  # noqa: E402
+from ..lazy import LazyLinear  # noqa: E402
 __all__ += ['Bilinear', 'LazyLinear']
 
 _home(__name__)

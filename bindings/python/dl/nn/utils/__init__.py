@@ -13,7 +13,9 @@ from ..._lib import Dl, _is_tensor, _translate
 
 __all__ = ['clip_grad', 'convert_parameters', 'fusion', 'fuse_conv_bn_eval',
            'fuse_conv_bn_weights', 'clip_grad_norm_', 'clip_grad_norm', 'clip_grad_value_', 'parameters_to_vector',
-           'vector_to_parameters']
+           'vector_to_parameters', 'parametrize', 'parametrizations', 'stateless',
+           'weight_norm', 'remove_weight_norm', 'spectral_norm', 'remove_spectral_norm',
+           'skip_init', 'init']
 
 
 def _params(parameters):
@@ -71,3 +73,8 @@ def vector_to_parameters(vec, parameters):
 # the submodules PyTorch defines these in
 from . import clip_grad, convert_parameters, fusion  # noqa: E402
 from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights  # noqa: E402
+# the parametrizations, their hook forms, functional_call, skip_init
+from . import init, parametrize, parametrizations, stateless  # noqa: E402
+from .init import skip_init  # noqa: E402
+from .weight_norm import remove_weight_norm, weight_norm  # noqa: E402
+from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: E402
