@@ -415,7 +415,7 @@ def test_empty_strided():
     for size, stride in (((2, 3), (1,)), ((2, -1), (1, 1))):
         got, want = (outcome(lambda: Dl.empty_strided(size, stride)),
                      outcome(lambda: torch.empty_strided(size, stride)))
-        assert got[0] is want[0]
+        assert got[0] is want[0], (got, want)
 
 
 def test_asarray():
@@ -629,7 +629,7 @@ def test_copy_function_errors():
     for fn in (lambda m, v: m.slice_copy(v, 0, 0, 2, 0), lambda m, v: m.view_copy(v, [4]),
                lambda m, v: m.select_copy(v, 2, 0), lambda m, v: m.slice_copy(v, 3)):
         got, want = outcome(lambda: fn(Dl, x)), outcome(lambda: fn(torch, t))
-        assert got[0] is want[0]
+        assert got[0] is want[0], (got, want)
 
 
 # ---- process settings and build facts -----------------------------------------------
