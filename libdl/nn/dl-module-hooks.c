@@ -401,11 +401,14 @@ dl_module_enter_parametrized (DlModule *self, GError **error)
 
       out = dl_module_forward_many (source, none, error);
       if (out != NULL && (out->len != 1 || g_ptr_array_index (out, 0) == NULL))
-        g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
-                     "forward: the parametrization %s of '%s' of %s gave %u outputs, not one "
-                     "tensor",
-                     G_OBJECT_TYPE_NAME (source), e->name, G_OBJECT_TYPE_NAME (self), out->len);
-      if (out == NULL || out->len != 1 || g_ptr_array_index (out, 0) == NULL)
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
+                       "forward: the parametrization %s of '%s' of %s gave %u outputs, not one "
+                       "tensor",
+                       G_OBJECT_TYPE_NAME (source), e->name, G_OBJECT_TYPE_NAME (self), out->len);
+          g_clear_pointer (&out, g_ptr_array_unref);
+        }
+      if (out == NULL)
         {
           dl_module_leave_parametrized (self);
           return FALSE;

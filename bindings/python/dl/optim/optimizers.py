@@ -264,13 +264,13 @@ class LBFGS(Dl.Lbfgs, Optimizer):
                  tolerance_change=1e-9, history_size=100, line_search_fn=None):
         if max_eval is None:
             max_eval = max_iter * 5 // 4
-        params = list(params)  # a generator, as model.parameters(), is read twice
-        if len(_as_groups(params)) != 1:
+        groups = _as_groups(params)  # params may be a generator: read once
+        if len(groups) != 1:
             raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
         defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_eval,
                         tolerance_grad=tolerance_grad, tolerance_change=tolerance_change,
                         history_size=history_size, line_search_fn=line_search_fn)
-        _construct(self, Dl.Lbfgs, params, defaults, dict(
+        _construct(self, Dl.Lbfgs, groups, defaults, dict(
             lr=float(lr), max_iter=float(max_iter), max_eval=float(max_eval),
             tolerance_grad=float(tolerance_grad), tolerance_change=float(tolerance_change),
             history_size=float(history_size), line_search_fn=line_search_fn))
