@@ -67,16 +67,28 @@ function sampleLateness() {
     }};
 }
 
-// the 1-minute load average and the number of processors: with other
-// processes keeping every core busy (CI runs this test alone), the
-// scheduler alone can keep a timeout waiting for longer than the limit
-function machineLoad() {
+// CPU time, in seconds, that the whole machine and this process have used,
+// and that the hypervisor took from this machine (steal), from /proc: over
+// a window, busy - self is what other processes (and the host) took from
+// the cores the app was running on.
+function machineCpu() {
     try {
-        const text = new TextDecoder().decode(GLib.file_get_contents('/proc/loadavg')[1]);
-        return {load: Number(text.split(' ')[0]), cores: GLib.get_num_processors()};
+        const read = path => new TextDecoder().decode(GLib.file_get_contents(path)[1]);
+        // cpu  user nice system idle iowait irq softirq steal ...
+        const cpu = read('/proc/stat').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+        const busy = cpu[0] + cpu[1] + cpu[2] + cpu[5] + cpu[6] + cpu[7];
+        // utime and stime of every thread of this process, fields 14 and 15
+        const own = read('/proc/self/stat').split(') ')[1].split(' ');
+        return {busy: busy / 100, self: (Number(own[11]) + Number(own[12])) / 100,
+            steal: cpu[7] / 100};
     } catch (e) {
-        return {load: 0, cores: GLib.get_num_processors()};
+        return {busy: NaN, self: NaN, steal: NaN};
     }
+}
+
+// what other processes and the host took, in cores, between two readings
+function othersLoad(before, after, seconds) {
+    return ((after.busy - before.busy) - (after.self - before.self)) / seconds;
 }
 
 const mean = xs => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -197,6 +209,7 @@ async function testTrain(win) {
     await wait(2000);
     const idle = sampler.stop();
     const cpuBefore = mainThreadCpu();
+    const machineBefore = machineCpu();
     const started = GLib.get_monotonic_time();
     sampler = sampleLateness();
     // training changes the model: the gallery predicts again
@@ -223,14 +236,22 @@ async function testTrain(win) {
     // points, took 0.26 s in a 2.1 s training here (training got 3 times
     // faster with OpenBLAS's AVX-512 kernels, the drawing did not)
     check(cpu < seconds / 3, 'the main thread stayed mostly idle (under a third of a core) while training');
-    const {load, cores} = machineLoad();
-    if (max >= LATENCY_LIMIT_MS && load > 2 * cores) {
-        print(`# the ${LATENCY_LIMIT_MS} ms limit is not judged: load average ${load} on ${cores} ` +
-              'processors (other processes hold the CPUs; the idle main thread above shows the app ' +
-              'does not block it)');
+    // Two training threads on two cores leave the main thread a share of
+    // them; when other processes or the host take CPU in the same window
+    // (a shared CI machine), the scheduler alone can keep the 10 ms timeout
+    // waiting longer than the limit, and the limit is then not judged.
+    const machine = machineCpu();
+    const others = othersLoad(machineBefore, machine, seconds);
+    const steal = (machine.steal - machineBefore.steal) / seconds;
+    const cores = GLib.get_num_processors();
+    print(`# other processes and the host took ${others.toFixed(2)} of ${cores} processors ` +
+          `during training (steal ${steal.toFixed(2)})`);
+    if (max >= LATENCY_LIMIT_MS && others > 0.25) {
+        print(`# the ${LATENCY_LIMIT_MS} ms limit is not judged: other processes held the CPUs ` +
+              '(the idle main thread above shows the app does not block it)');
     } else {
         check(max < LATENCY_LIMIT_MS, `main loop never more than ${LATENCY_LIMIT_MS} ms late ` +
-              `(load average ${load} on ${cores} processors)`);
+              `(others ${others.toFixed(2)} of ${cores} processors)`);
     }
     await screenshot(win, 'train');
     return refreshed;
