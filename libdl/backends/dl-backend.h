@@ -281,7 +281,9 @@ typedef struct
  * maps onto a strided batched GEMM (cuBLAS'); a backend may loop over the
  * outer dims of a batch that stays two or more. Pointers are to the first
  * element of the first matrix; only the first batch_ndim entries of the
- * arrays are read. */
+ * arrays are read. With accumulate set, C holds values already and the
+ * products are added to them, C[i] += A[i] @ B[i] (BLAS's beta = 1: an
+ * addmm's input copied into C first, then one GEMM, as torch's addmm). */
 typedef struct
 {
   gint64 m, n, k;
@@ -291,6 +293,7 @@ typedef struct
   gint64 b_rs, b_cs;
   char *c;
   gint64 c_rs, c_cs;
+  gboolean accumulate;
   gint batch_ndim;
   gint64 batch_shape[DL_MAX_DIMS];
   gint64 a_batch_strides[DL_MAX_DIMS];

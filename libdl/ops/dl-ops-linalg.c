@@ -57,9 +57,12 @@ merge_batch_dims (DlGemmArgs *g)
 
 /* Batched matrix product of a[..., n, k] and b[..., k, m] with equal batch
  * shapes (strides may be 0), in one backend call; the result is
- * contiguous. */
+ * contiguous. With @init, the result starts as @init broadcast to it times
+ * @beta and the products are added to that in the same call (the
+ * accumulate of DlGemmArgs: no pass of its own over the result, as torch's
+ * addmm); @init is then of the operands' dtype and device. */
 static DlTensor *
-bmm_raw (DlTensor *a0, DlTensor *b0, GError **error)
+bmm_raw_into (DlTensor *a0, DlTensor *b0, DlTensor *init, gdouble beta, GError **error)
 {
   gint nd = a0->ndim;
   gint64 n = a0->sizes[nd - 2], k = a0->sizes[nd - 1], m = b0->sizes[nd - 1];
@@ -79,6 +82,20 @@ bmm_raw (DlTensor *a0, DlTensor *b0, GError **error)
   shape[nd - 1] = m;
   if (!(out = dl_tensor_new_empty_internal (dl_tensor_device (a), a->dtype, shape, nd, error)))
     return NULL;
+  g.accumulate = init != NULL;
+  if (init)
+    {
+      gboolean was = dl_set_grad_enabled (FALSE);
+      gboolean done = dl_tensor_copy_ (out, init, error)
+                      && (beta == 1 || dl_tensor_mul_scalar_ (out, beta, error));
+
+      dl_set_grad_enabled (was);
+      if (!done)
+        {
+          g_object_unref (out);
+          return NULL;
+        }
+    }
 
   g.m = n;
   g.n = m;
@@ -125,6 +142,12 @@ bmm_raw (DlTensor *a0, DlTensor *b0, GError **error)
   merge_batch_dims (&g);
   ctx->backend->gemm_batched (ctx, a->dtype, &g);
   return out;
+}
+
+static DlTensor *
+bmm_raw (DlTensor *a0, DlTensor *b0, GError **error)
+{
+  return bmm_raw_into (a0, b0, NULL, 1, error);
 }
 
 /* Each operand's gradient reads the other operand: a is saved only when
@@ -701,10 +724,12 @@ addmm_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 }
 
 /* beta * input + alpha * (a @ b) where addmm_fuses(): one GEMM (batched
- * for 3-D operands), scaled and added to in place in its fresh result,
- * recorded as one node named @node_name (torch's AddmmBackward0 of addmm
- * and of a linear layer, BaddbmmBackward0). beta = 0 ignores the input,
- * NaN and infinities included, as torch does. */
+ * for 3-D operands), recorded as one node named @node_name (torch's
+ * AddmmBackward0 of addmm and of a linear layer, BaddbmmBackward0). With
+ * alpha = 1 (a linear layer's bias) the result starts as beta * input and
+ * the GEMM adds to it; otherwise the product is scaled and the input
+ * added to it in place. beta = 0 ignores the input, NaN and infinities
+ * included, as torch does. */
 static DlTensor *
 addmm_prim (const gchar *node_name,
             DlTensor *input,
@@ -714,17 +739,21 @@ addmm_prim (const gchar *node_name,
             gdouble alpha,
             GError **error)
 {
-  g_autoptr (DlTensor) out = bmm_raw (a, b, error);
+  gboolean fold = alpha == 1 && beta != 0;
+  g_autoptr (DlTensor) out = bmm_raw_into (a, b, fold ? input : NULL, beta, error);
   gboolean was, done;
 
   if (!out)
     return NULL;
-  was = dl_set_grad_enabled (FALSE);
-  done = (alpha == 1 || dl_tensor_mul_scalar_ (out, alpha, error) != NULL)
-         && (beta == 0 || dl_tensor_add_scaled_ (out, input, beta, error) != NULL);
-  dl_set_grad_enabled (was);
-  if (!done)
-    return NULL;
+  if (!fold)
+    {
+      was = dl_set_grad_enabled (FALSE);
+      done = (alpha == 1 || dl_tensor_mul_scalar_ (out, alpha, error) != NULL)
+             && (beta == 0 || dl_tensor_add_scaled_ (out, input, beta, error) != NULL);
+      dl_set_grad_enabled (was);
+      if (!done)
+        return NULL;
+    }
   if (dl_autograd_any_requires (3, (DlTensor *[]){ input, a, b }))
     {
       g_autoptr (DlNode) node

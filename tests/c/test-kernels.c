@@ -425,25 +425,30 @@ run_gemm_batched (DlDType dtype)
       ((gint64 *)ib)[i] = g_test_rand_int_range (-9, 10);
       ((gdouble *)b)[i] = ((gint64 *)ib)[i] - 0.5;
     }
-  cpu ()->backend->gemm_batched (cpu (), dtype, &g);
-  for (gint i = 0; i < 2; i++)
-    for (gint j = 0; j < 3; j++)
-      for (gint r = 0; r < M; r++)
-        for (gint q = 0; q < N; q++)
-          {
-            gdouble want = 0;
-            gint64 iwant = 0;
-
-            for (gint p = 0; p < K; p++)
+  /* once into C, then once more with accumulate: C holds the product twice */
+  for (gint times = 1; times <= 2; times++)
+    {
+      g.accumulate = times == 2;
+      cpu ()->backend->gemm_batched (cpu (), dtype, &g);
+      for (gint i = 0; i < 2; i++)
+        for (gint j = 0; j < 3; j++)
+          for (gint r = 0; r < M; r++)
+            for (gint q = 0; q < N; q++)
               {
-                want += a[i][p][r] * b[j][p][q];
-                iwant += ia[i][p][r] * ib[j][p][q];
+                gdouble want = 0;
+                gint64 iwant = 0;
+
+                for (gint p = 0; p < K; p++)
+                  {
+                    want += a[i][p][r] * b[j][p][q];
+                    iwant += ia[i][p][r] * ib[j][p][q];
+                  }
+                if (f)
+                  g_assert_cmpfloat_with_epsilon (c[i][j][r][q], times * want, 1e-12);
+                else
+                  g_assert_cmpint (ic[i][j][r][q], ==, times * iwant);
               }
-            if (f)
-              g_assert_cmpfloat_with_epsilon (c[i][j][r][q], want, 1e-12);
-            else
-              g_assert_cmpint (ic[i][j][r][q], ==, iwant);
-          }
+    }
 }
 
 static void
@@ -483,6 +488,17 @@ test_gemm_batched_edges (void)
   g.batch_shape[0] = 0;
   cpu ()->backend->gemm_batched (cpu (), DL_DTYPE_INT32, &g);
   g_assert_cmpint (c[0][0], ==, -1);
+  /* an empty sum (k = 0) added to C leaves it; written to C, zeros it */
+  g.batch_ndim = 0;
+  g.k = 0;
+  g.accumulate = TRUE;
+  cpu ()->backend->gemm_batched (cpu (), DL_DTYPE_INT32, &g);
+  g_assert_cmpint (c[0][0], ==, -1);
+  g_assert_cmpint (c[1][1], ==, 50);
+  g.accumulate = FALSE;
+  cpu ()->backend->gemm_batched (cpu (), DL_DTYPE_INT32, &g);
+  g_assert_cmpint (c[0][0], ==, 0);
+  g_assert_cmpint (c[1][1], ==, 0);
 }
 
 int

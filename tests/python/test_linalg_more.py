@@ -305,6 +305,35 @@ def test_addmm(rng, input_shape, ab):
     assert_same(Dl.baddbmm(i, b1, b2, beta=beta, alpha=alpha), expected)
 
 
+# alpha = 1 starts the result as beta * input and lets the GEMM add to it
+# (DlGemmArgs' accumulate); sizes from one product through the split of
+# rows (m >= n) and of columns over threads, broadcast inputs, k = 0
+@pytest.mark.parametrize("mnk", [(3, 5, 4), (96, 80, 100), (40, 200, 90), (7, 9, 0),
+                                 (300, 64, 130)], ids=str)
+@pytest.mark.parametrize("name", ["float32", "float64"])
+def test_addmm_adds_into_its_input(rng, mnk, name):
+    m, n, k = mnk
+    x, t = rand_pair(rng, (m, k), name)
+    y, u = rand_pair(rng, (k, n), name)
+    for shape in ((m, n), (n,), (m, 1), (1,), ()):
+        i, it = rand_pair(rng, shape, name)
+        for beta in (1, 0.5, -2):
+            assert_same(Dl.addmm(i, x, y, beta=beta), torch.addmm(it, t, u, beta=beta),
+                        msg="%s beta %s: " % (shape, beta))
+    # the input is read, not written; non-contiguous operands
+    i, it = rand_pair(rng, (n,), name)
+    before = to_np(i).copy()
+    assert_same(Dl.addmm(i, x.t().contiguous().t(), y[:, :]),
+                torch.addmm(it, t.t().contiguous().t(), u))
+    np.testing.assert_array_equal(to_np(i), before)
+    # a linear layer's batch of rows, 2-D and 3-D
+    w, wt = rand_pair(rng, (n, k), name)
+    b, bt = rand_pair(rng, (n,), name)
+    assert_same(Dl.nn.functional.linear(x, w, b), torch.nn.functional.linear(t, wt, bt))
+    assert_same(Dl.nn.functional.linear(x.reshape(1, m, k), w, b),
+                torch.nn.functional.linear(t.reshape(1, m, k), wt, bt))
+
+
 def test_addmm_beta0_ignores_nan(rng):
     x, t = rand_pair(rng, (3, 4), "float32")
     y, u = rand_pair(rng, (4, 5), "float32")

@@ -175,13 +175,13 @@ dl_cpu_blas_init (void)
 #define DEFINE_NAIVE(TN, T, ACC)                                                                   \
   static void gemm_naive_##TN (gint64 m, gint64 n, gint64 k, const T *a, gint64 a_rs, gint64 a_cs, \
                                const T *b, gint64 b_rs, gint64 b_cs, T *c, gint64 c_rs,            \
-                               gint64 c_cs)                                                        \
+                               gint64 c_cs, gboolean accumulate)                                   \
   {                                                                                                \
     for (gint64 i = 0; i < m; i++)                                                                 \
       for (gint64 j = 0; j < n; j++)                                                               \
         {                                                                                          \
           /* wrapping as torch's integer products, in unsigned arithmetic */                       \
-          guint64 acc = 0;                                                                         \
+          guint64 acc = accumulate ? (guint64)(ACC)c[i * c_rs + j * c_cs] : 0;                     \
           for (gint64 p = 0; p < k; p++)                                                           \
             acc += (guint64)(ACC)a[i * a_rs + p * a_cs] * (guint64)(ACC)b[p * b_rs + j * b_cs];    \
           c[i * c_rs + j * c_cs] = (T)(ACC)acc;                                                    \
@@ -203,7 +203,8 @@ blas_gemm (DlDType dtype,
            gint64 b_rs,
            gint64 b_cs,
            void *c,
-           gint64 c_rs)
+           gint64 c_rs,
+           gboolean accumulate)
 {
   CBLAS_TRANSPOSE ta, tb;
   blasint lda, ldb;
@@ -211,9 +212,11 @@ blas_gemm (DlDType dtype,
   blas_layout (a_rs, a_cs, k, &ta, &lda);
   blas_layout (b_rs, b_cs, n, &tb, &ldb);
   if (dtype == DL_DTYPE_FLOAT32)
-    blas.sgemm (CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, MAX (c_rs, 1));
+    blas.sgemm (CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, accumulate ? 1.0f : 0.0f, c,
+                MAX (c_rs, 1));
   else
-    blas.dgemm (CblasRowMajor, ta, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, MAX (c_rs, 1));
+    blas.dgemm (CblasRowMajor, ta, tb, m, n, k, 1.0, a, lda, b, ldb, accumulate ? 1.0 : 0.0, c,
+                MAX (c_rs, 1));
 }
 
 /* Mid-sized products (m n k from about 72^3 to 256^3) run on one thread
@@ -251,7 +254,8 @@ gemm_split (DlDType dtype,
             gint64 b_rs,
             gint64 b_cs,
             char *c,
-            gint64 c_rs)
+            gint64 c_rs,
+            gboolean accumulate)
 {
   gdouble mnk = (gdouble)m * n * k;
   gsize es = dl_dtype_get_size (dtype);
@@ -275,10 +279,10 @@ gemm_split (DlDType dtype,
 
     if (hi > lo && by_rows)
       blas_gemm (dtype, hi - lo, n, k, a + lo * a_rs * es, a_rs, a_cs, b, b_rs, b_cs,
-                 c + lo * c_rs * es, c_rs);
+                 c + lo * c_rs * es, c_rs, accumulate);
     else if (hi > lo)
       blas_gemm (dtype, m, hi - lo, k, a, a_rs, a_cs, b + lo * b_cs * es, b_rs, b_cs, c + lo * es,
-                 c_rs);
+                 c_rs, accumulate);
   }
   return TRUE;
 }
@@ -296,9 +300,10 @@ gemm (DlDType dtype,
       gint64 b_cs,
       void *c,
       gint64 c_rs,
-      gint64 c_cs)
+      gint64 c_cs,
+      gboolean accumulate)
 {
-  if (m == 0 || n == 0)
+  if (m == 0 || n == 0 || (k == 0 && accumulate))
     return;
   switch (dtype)
     {
@@ -311,17 +316,17 @@ gemm (DlDType dtype,
               memset ((char *)c + i * c_rs * es, 0, n * es);
             return;
           }
-        if (!gemm_split (dtype, m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, c_rs))
-          blas_gemm (dtype, m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, c_rs);
+        if (!gemm_split (dtype, m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, c_rs, accumulate))
+          blas_gemm (dtype, m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, c_rs, accumulate);
         break;
       case DL_DTYPE_INT32:
-        gemm_naive_i32 (m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, c_rs, c_cs);
+        gemm_naive_i32 (m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, c_rs, c_cs, accumulate);
         break;
       case DL_DTYPE_INT64:
-        gemm_naive_i64 (m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, c_rs, c_cs);
+        gemm_naive_i64 (m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, c_rs, c_cs, accumulate);
         break;
       case DL_DTYPE_UINT8:
-        gemm_naive_u8 (m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, c_rs, c_cs);
+        gemm_naive_u8 (m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, c_rs, c_cs, accumulate);
         break;
       default:
         g_return_if_reached (); /* the ops layer promotes or refuses first */
@@ -350,7 +355,7 @@ dl_cpu_gemm_batched (DlBackendContext *ctx, DlDType dtype, const DlGemmArgs *g)
           oc += idx[d] * g->c_batch_strides[d];
         }
       gemm (dtype, g->m, g->n, g->k, g->a + oa * es, g->a_rs, g->a_cs, g->b + ob * es, g->b_rs,
-            g->b_cs, g->c + oc * es, g->c_rs, g->c_cs);
+            g->b_cs, g->c + oc * es, g->c_rs, g->c_cs, g->accumulate);
       for (gint d = nd - 1; d >= 0; d--)
         {
           if (++idx[d] < g->batch_shape[d])

@@ -189,7 +189,9 @@ dl_cuda_gemm_batched (DlBackendContext *ctx, DlDType dtype, const DlGemmArgs *g)
           ob += idx[d] * g->b_batch_strides[d];
           oc += idx[d] * g->c_batch_strides[d];
         }
-      if (g->k == 0)
+      if (g->k == 0 && g->accumulate)
+        ; /* an empty sum added to C */
+      else if (g->k == 0)
         /* an empty sum: every product of the batch is zeros */
         for (gint64 j = 0; j < p.count; j++)
           DL_CUDA_CHECK (cudaMemset2DAsync (g->c + (oc + j * p.sc) * es, p.ldc * es, 0, g->n * es,
@@ -197,8 +199,9 @@ dl_cuda_gemm_batched (DlBackendContext *ctx, DlDType dtype, const DlGemmArgs *g)
       else
         st = cublas.gemm (handle, p.trans_x ? CUBLAS_OP_T : CUBLAS_OP_N,
                           p.trans_y ? CUBLAS_OP_T : CUBLAS_OP_N, p.m, p.n, p.k, one, g->b + ob * es,
-                          type, p.ldx, p.sx, g->a + oa * es, type, p.ldy, p.sy, zero,
-                          g->c + oc * es, type, p.ldc, p.sc, p.count, compute, CUBLAS_GEMM_DEFAULT);
+                          type, p.ldx, p.sx, g->a + oa * es, type, p.ldy, p.sy,
+                          g->accumulate ? one : zero, g->c + oc * es, type, p.ldc, p.sc, p.count,
+                          compute, CUBLAS_GEMM_DEFAULT);
       if (st != CUBLAS_STATUS_SUCCESS)
         g_warning ("cublasGemmStridedBatchedEx (%" G_GINT64_FORMAT " x %" G_GINT64_FORMAT
                    " x %" G_GINT64_FORMAT "): %s",

@@ -1419,7 +1419,7 @@ dl_cuda_gemm_int_elem_typed (const DlGemmArgs &g, int64_t t)
 {
   int64_t j = t % g.n, i = (t / g.n) % g.m, b = t / (g.n * g.m);
   int64_t oa = 0, ob = 0, oc = 0;
-  uint64_t acc = 0;
+  uint64_t acc;
 
   for (int d = g.batch_ndim - 1; d >= 0; d--)
     {
@@ -1431,6 +1431,7 @@ dl_cuda_gemm_int_elem_typed (const DlGemmArgs &g, int64_t t)
     }
   const T *a = (const T *)g.a + oa + i * g.a_rs;
   const T *bm = (const T *)g.b + ob + j * g.b_cs;
+  acc = g.accumulate ? (uint64_t)(int64_t)((T *)g.c)[oc + i * g.c_rs + j * g.c_cs] : 0;
   for (int64_t p = 0; p < g.k; p++)
     acc += (uint64_t)(int64_t)a[p * g.a_cs] * (uint64_t)(int64_t)bm[p * g.b_rs];
   ((T *)g.c)[oc + i * g.c_rs + j * g.c_cs] = (T)(int64_t)acc;
