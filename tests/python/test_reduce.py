@@ -10,7 +10,7 @@ import torch
 
 from conftest import (RSHAPES, DTYPES, FLOAT_DTYPES, NONCONTIG, NUM_DTYPES,
                       Dl, assert_same, dl_call, pair, rand_np, rand_pair,
-                      torch_ref)
+                      to_np, torch_ref)
 from conftest import check_reduction as check
 
 
@@ -78,6 +78,28 @@ def test_sum_accuracy_large(rng):
     for dim in (0, 1):
         check(lambda v: v.sum(dim), xb, tb, rtol=2e-5)
         check(lambda v: v.mean(dim), xb, tb, rtol=2e-5)
+
+
+# A full reduction over the grain or more runs in parts fixed by its size,
+# so that its bits are the same on any number of threads (and so on a busy
+# machine, where regions run alone: docs/threading.md)
+@pytest.mark.parametrize("name", ["float32", "float64"])
+def test_full_reduction_bits_do_not_depend_on_threads(rng, name):
+    before = Dl.get_num_threads()
+    try:
+        for n in (40000, 100003, 1 << 20):
+            a = (rng.standard_normal(n) * 1e3).astype(name)
+            x = Dl.from_numpy(a)
+            cases = (lambda: x.sum(), lambda: x.mean(), lambda: (x * x).sum(),
+                     lambda: x[1:].sum(), lambda: x[: n // 4 * 4].reshape(-1, 4)[:, 1:3].sum(),
+                     lambda: x.max(), lambda: x.argmin(), lambda: (x / 1e3).exp().prod())
+            got = []
+            for nt in (1, 2, 3):
+                Dl.set_num_threads(nt)
+                got.append([to_np(f()).tobytes() for f in cases])
+            assert got[0] == got[1] == got[2], n
+    finally:
+        Dl.set_num_threads(before)
 
 
 def test_sum_int_overflow_exact():

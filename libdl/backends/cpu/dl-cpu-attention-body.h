@@ -347,6 +347,8 @@ SFX (attention_backward) (const DlAttentionArgs *a)
 {
   const gint64 nb = a->n_batch, l = a->l, e = a->e, nkb = (a->s + ATT_BK - 1) / ATT_BK;
   const gdouble work = (gdouble)nb * l * a->s * (a->e + a->ev);
+  /* dq is summed over per-thread copies: its bits depend on the thread
+   * count, so the count the user set, not the team (dl-cpu-team.c) */
   const gint nt = omp_in_parallel () ? 1 : omp_get_max_threads ();
   const gboolean parallel = work >= ATT_PARALLEL_MIN && nt > 1;
   T *dvec, *dq_copies = NULL;

@@ -176,6 +176,7 @@ void
 dl_cpu_iter_for_each_cost (const DlIter *it, DlCpuLoop loop, gpointer ctx, guint cost)
 {
   gint64 total = dl_iter_numel (it), work;
+  DlCpuTeamClock clock;
   gint nt;
 
   if (total == 0)
@@ -183,7 +184,7 @@ dl_cpu_iter_for_each_cost (const DlIter *it, DlCpuLoop loop, gpointer ctx, guint
   /* the grain counts elements of a cheap op; an element of @cost weighs
    * that many (bench/grain.py) */
   work = total * (gint64)MAX (cost, 1);
-  nt = work >= DL_CPU_GRAIN ? omp_get_max_threads () : 1;
+  nt = work >= DL_CPU_GRAIN ? dl_cpu_team_threads () : 1;
   nt = (gint)MIN ((gint64)nt, work / (DL_CPU_GRAIN / 2) + 1);
   nt = (gint)MIN ((gint64)nt, total / 64 + 1);
   if (nt <= 1)
@@ -191,17 +192,20 @@ dl_cpu_iter_for_each_cost (const DlIter *it, DlCpuLoop loop, gpointer ctx, guint
       run_range (it, 0, total, loop, ctx);
       return;
     }
+  dl_cpu_team_fork (&clock, nt);
 #pragma omp parallel for num_threads(nt) schedule(static, 1)
   for (gint t = 0; t < nt; t++)
     {
       /* split on 64-element boundaries so threads never share a cache line
        * of a contiguous output */
       gint64 b = total * t / nt, e = total * (t + 1) / nt;
+      dl_cpu_team_arrive (&clock, t);
       b = t == 0 ? 0 : b & ~(gint64)63;
       e = t == nt - 1 ? total : e & ~(gint64)63;
       if (b < e)
         run_range (it, b, e, loop, ctx);
     }
+  dl_cpu_team_join (&clock);
 }
 
 static const DlBackend cpu_backend = {

@@ -260,30 +260,56 @@ gemm_split (DlDType dtype,
   gdouble mnk = (gdouble)m * n * k;
   gsize es = dl_dtype_get_size (dtype);
   gboolean by_rows = m >= n;
-  gint64 len = by_rows ? m : n;
-  gint nt;
+  gint64 len = by_rows ? m : n, panels = (len + 15) / 16;
+  DlCpuTeamClock clock;
+  gint nb, nt;
 
   if (mnk < SPLIT_MIN_MNK || mnk > SPLIT_MAX_MNK || omp_in_parallel ())
     return FALSE;
-  /* blocks of whole 16-row (or 16-column) panels, at least one per thread */
-  nt = MIN (omp_get_max_threads (), len / 16);
-  if (nt < 2 || (!blas.openmp && mnk / nt > PTHREAD_BLAS_MAX_BLOCK_MNK))
+  /* blocks of whole 16-row (or 16-column) panels, one per thread of the
+   * count the user set: a block's bits depend on its size (OpenBLAS picks
+   * its kernels and blocking by shape), so the blocks stay these whatever
+   * team runs them */
+  nb = MIN (omp_get_max_threads (), len / 16);
+  if (nb < 2 || (!blas.openmp && mnk / nb > PTHREAD_BLAS_MAX_BLOCK_MNK))
     return FALSE;
 
-#pragma omp parallel num_threads(nt)
-  {
-    gint t = omp_get_thread_num (), n_threads = omp_get_num_threads ();
-    gint64 panels = (len + 15) / 16;
-    gint64 lo = MIN (len, panels * t / n_threads * 16);
-    gint64 hi = MIN (len, panels * (t + 1) / n_threads * 16);
+#define GEMM_BLOCK(i)                                                                              \
+  G_STMT_START                                                                                     \
+  {                                                                                                \
+    gint64 lo = MIN (len, panels * (i) / nb * 16), hi = MIN (len, panels * ((i) + 1) / nb * 16);   \
+    if (hi > lo && by_rows)                                                                        \
+      blas_gemm (dtype, hi - lo, n, k, a + lo * a_rs * es, a_rs, a_cs, b, b_rs, b_cs,              \
+                 c + lo * c_rs * es, c_rs, accumulate);                                            \
+    else if (hi > lo)                                                                              \
+      blas_gemm (dtype, m, hi - lo, k, a, a_rs, a_cs, b + lo * b_cs * es, b_rs, b_cs, c + lo * es, \
+                 c_rs, accumulate);                                                                \
+  }                                                                                                \
+  G_STMT_END
 
-    if (hi > lo && by_rows)
-      blas_gemm (dtype, hi - lo, n, k, a + lo * a_rs * es, a_rs, a_cs, b, b_rs, b_cs,
-                 c + lo * c_rs * es, c_rs, accumulate);
-    else if (hi > lo)
-      blas_gemm (dtype, m, hi - lo, k, a, a_rs, a_cs, b + lo * b_cs * es, b_rs, b_cs, c + lo * es,
-                 c_rs, accumulate);
-  }
+  nt = MIN (dl_cpu_team_threads (), nb);
+  if (nt < 2)
+    {
+      /* the machine is busy (dl-cpu-team.c): the same blocks one after
+       * another, each on one thread as in a region (OpenMP's OpenBLAS takes
+       * the calling thread's count) */
+      gint saved = omp_get_max_threads ();
+
+      omp_set_num_threads (1);
+      for (gint i = 0; i < nb; i++)
+        GEMM_BLOCK (i);
+      omp_set_num_threads (saved);
+      return TRUE;
+    }
+  dl_cpu_team_fork (&clock, nt);
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+  for (gint i = 0; i < nb; i++)
+    {
+      dl_cpu_team_arrive (&clock, omp_get_thread_num ());
+      GEMM_BLOCK (i);
+    }
+  dl_cpu_team_join (&clock);
+#undef GEMM_BLOCK
   return TRUE;
 }
 

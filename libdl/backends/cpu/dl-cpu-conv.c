@@ -400,6 +400,9 @@ chunk_rows (gint64 ck, gint64 out_h, gint64 out_w, gsize es)
     const gint64 n = a->g.n, c = a->g.c, o = a->o, l = a->g.out_h * a->g.out_w;                    \
     const gint64 ck = c * a->g.kh * a->g.kw, chw = c * a->g.h * a->g.w;                            \
     const gboolean direct = cols_are_image (&a->g);                                                \
+    /* one image's GEMM on one thread in a region, or threaded by OpenBLAS */                      \
+    /* outside one, give other bits: the count the user set, not the team */                       \
+    /* of dl-cpu-team.c */                                                                         \
     const gint nt = (gint)MIN (omp_get_max_threads (), n);                                         \
     const T *x = a->x, *w = a->weight, *bias = a->bias;                                            \
     T *y = a->y;                                                                                   \
@@ -462,6 +465,9 @@ chunk_rows (gint64 ck, gint64 out_h, gint64 out_w, gsize es)
     const gint64 n = a->g.n, c = a->g.c, o = a->o, l = a->g.out_h * a->g.out_w;                    \
     const gint64 ck = c * a->g.kh * a->g.kw, chw = c * a->g.h * a->g.w;                            \
     const gboolean direct = cols_are_image (&a->g);                                                \
+    /* the weight gradient is summed over per-thread copies: its bits */                           \
+    /* depend on the thread count, so the count the user set, not the */                           \
+    /* team of dl-cpu-team.c */                                                                    \
     const gint nt = (gint)MIN (omp_get_max_threads (), n);                                         \
     const T *x = a->x, *w = a->weight, *dy = a->dy;                                                \
     T *dx = a->dx, *dweight = a->dweight, *dbias = a->dbias;                                       \

@@ -339,7 +339,7 @@ dl_cpu_index (DlBackendContext *ctx,
       case DL_INDEX_GATHER:
         {
           gint64 total = n_rows * r.n_inner;
-          gint nt = total >= DL_CPU_GRAIN ? dl_cpu_get_num_threads () : 1;
+          gint nt = total >= DL_CPU_GRAIN ? dl_cpu_team_threads () : 1;
 
           if (nt <= 1)
             move_rows (&r, 0, n_rows, es, FALSE);

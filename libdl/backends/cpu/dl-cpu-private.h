@@ -22,6 +22,69 @@ G_BEGIN_DECLS
 extern gint64 dl_cpu_grain;
 #define DL_CPU_GRAIN dl_cpu_grain
 
+/* The team of a parallel region and a busy machine (dl-cpu-team.c).
+ * Regions take dl_cpu_team_threads () threads: OpenMP's count, or 1 while
+ * other processes keep the workers waiting. The regions that run most note
+ * when their workers start:
+ *   DlCpuTeamClock clock;
+ *   nt = MIN (dl_cpu_team_threads (), parts);
+ *   dl_cpu_team_fork (&clock, nt);
+ *   #pragma omp parallel num_threads(nt)
+ *   { dl_cpu_team_arrive (&clock, omp_get_thread_num ()); ... }
+ *   dl_cpu_team_join (&clock);
+ * A worker is late DL_CPU_TEAM_LATE_US after the fork. Of the last
+ * DL_CPU_TEAM_WINDOW regions that forked within DL_CPU_TEAM_WARM_US of the
+ * end of the one before (whose workers had no time to fall asleep),
+ * DL_CPU_TEAM_LATE_MIN late ones make regions run alone for a span that
+ * starts at DL_CPU_TEAM_SOLO_MIN_US and doubles with each late try after
+ * it, up to DL_CPU_TEAM_SOLO_MAX_US; it starts short again after
+ * DL_CPU_TEAM_CALM_US of regions on time. */
+#define DL_CPU_TEAM_LATE_US 1000
+#define DL_CPU_TEAM_WARM_US 2000
+#define DL_CPU_TEAM_WINDOW 8
+#define DL_CPU_TEAM_LATE_MIN 2
+#define DL_CPU_TEAM_SOLO_MIN_US 50000
+#define DL_CPU_TEAM_SOLO_MAX_US 1600000
+#define DL_CPU_TEAM_CALM_US 500000
+
+typedef struct
+{
+  gint64 fork;  /* g_get_monotonic_time () before the region */
+  gint threads; /* the region's team */
+  gint late;    /* set by a worker that started late */
+} DlCpuTeamClock;
+
+/* what a test reads: when the current span ends (0: none yet, or ended
+ * and reset), the length of the next, how many began */
+typedef struct
+{
+  gint64 solo_until;
+  gint64 next_span;
+  guint64 solo_count;
+} DlCpuTeamState;
+
+gint dl_cpu_team_threads (void);
+void dl_cpu_team_join (const DlCpuTeamClock *clock);
+void dl_cpu_team_join_at (const DlCpuTeamClock *clock, gint64 end);
+void dl_cpu_team_get_state (DlCpuTeamState *state);
+void dl_cpu_team_reset (void);
+
+static inline void
+dl_cpu_team_fork (DlCpuTeamClock *clock, gint threads)
+{
+  clock->fork = g_get_monotonic_time ();
+  clock->threads = threads;
+  clock->late = 0;
+}
+
+/* in the region, by each of its threads; @thread is omp_get_thread_num () */
+static inline void
+dl_cpu_team_arrive (DlCpuTeamClock *clock, gint thread)
+{
+  if (thread != 0 && g_get_monotonic_time () - clock->fork > DL_CPU_TEAM_LATE_US)
+    __atomic_store_n (&clock->late, 1, __ATOMIC_RELAXED);
+}
+
 /* A loop (a for statement) that OpenMP's threads share when @cond holds,
  * and that runs on this thread alone otherwise, without entering a parallel
  * region: a region whose if () is false still costs about 0.3 us in
@@ -33,7 +96,8 @@ extern gint64 dl_cpu_grain;
   {                                                                                                \
     if (cond)                                                                                      \
       {                                                                                            \
-        _Pragma ("omp parallel for schedule(static)") __VA_ARGS__                                  \
+        _Pragma ("omp parallel for schedule(static) num_threads(dl_cpu_team_threads ())")          \
+            __VA_ARGS__                                                                            \
       }                                                                                            \
     else                                                                                           \
       {                                                                                            \
@@ -51,7 +115,7 @@ extern gint64 dl_cpu_grain;
   {                                                                                                \
     if (cond)                                                                                      \
       {                                                                                            \
-        _Pragma ("omp parallel")                                                                   \
+        _Pragma ("omp parallel num_threads(dl_cpu_team_threads ())")                               \
         {                                                                                          \
           __VA_ARGS__                                                                              \
         }                                                                                          \

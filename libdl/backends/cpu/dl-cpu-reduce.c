@@ -1012,6 +1012,12 @@ col_finish (const ColJob *job, Tile *t, const char *in, char *out, char *ix, gin
       *(gint64 *)(ix + j * sx) = t->x[j];
 }
 
+/* A full reduction over at least the grain runs in parts of at least
+ * FULL_PART_MIN elements, FULL_PARTS at most: their number depends on the
+ * size alone (not on the threads that share them) */
+#define FULL_PART_MIN 8192
+#define FULL_PARTS 16
+
 /* The columns path, when the layout and the op fit it. Threads share the
  * units when there are enough of them, else the rows of each unit (then
  * the threads' partial tiles are merged in order). */
@@ -1050,6 +1056,8 @@ try_columns (const RunKernels *k,
     }
   job.n_tiles = (job.lanes + TILE - 1) / TILE;
   job.n_units = n_outer / job.width * job.n_tiles;
+  /* the merge of partial tiles gives bits that depend on the thread
+   * count: the count the user set, not the team (dl-cpu-team.c) */
   nt = n_outer * n_inner >= DL_CPU_GRAIN ? omp_get_max_threads () : 1;
 
   if (nt > 1 && job.n_units < 4 * nt && job.n_rows >= 64 * nt)
@@ -1162,37 +1170,43 @@ dl_cpu_reduce (DlBackendContext *ctx, DlReduceOp op, const DlReduceArgs *args, D
 
   if (n_outer == 1)
     {
-      /* one output (its outer dims all 0): long runs split over threads,
-       * the parts combined */
+      /* one output (its outer dims all 0): a long one in parts whose count
+       * and bounds follow from its size alone, shared by the threads and
+       * combined in order, so that it has the same bits on one thread as
+       * on many, and on a busy machine (dl-cpu-team.c) as on a quiet one */
       gint64 n_runs = n_inner / args->inner_shape[ind - 1];
-      gint nt = MIN (omp_get_max_threads (), 64);
-      Acc parts[64], acc;
+      gint np = parallel ? (gint)CLAMP (n_inner / FULL_PART_MIN, 2, FULL_PARTS) : 1;
+      Acc parts[FULL_PARTS], acc;
+      DlCpuTeamClock clock;
+      gint nt;
 
-      if (!parallel || nt < 2)
+      if (ind > 1)
+        np = (gint)MIN (np, n_runs);
+      if (np < 2)
         acc = full_runs (k, op, dt, args, 0, n_runs);
-      else if (ind == 1)
+      else
         {
           gint64 s = args->in_inner_strides[0];
 
-#pragma omp parallel for num_threads(nt)
-          for (gint t = 0; t < nt; t++)
+          nt = MIN (dl_cpu_team_threads (), np);
+          dl_cpu_team_fork (&clock, nt);
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+          for (gint p = 0; p < np; p++)
             {
-              gint64 b = n_inner * t / nt, e = n_inner * (t + 1) / nt;
-              parts[t] = reduce_run (k, op, dt, args->in + b * s, s, e - b, args->indices != NULL);
+              dl_cpu_team_arrive (&clock, omp_get_thread_num ());
+              if (ind == 1)
+                {
+                  gint64 b = n_inner * p / np, e = n_inner * (p + 1) / np;
+                  parts[p]
+                      = reduce_run (k, op, dt, args->in + b * s, s, e - b, args->indices != NULL);
+                }
+              else
+                parts[p] = full_runs (k, op, dt, args, n_runs * p / np, n_runs * (p + 1) / np);
             }
+          dl_cpu_team_join (&clock);
           acc = parts[0];
-          for (gint t = 1; t < nt; t++)
-            combine (op, dt, &acc, parts[t], n_inner * t / nt);
-        }
-      else
-        {
-          nt = (gint)MIN (nt, n_runs);
-#pragma omp parallel for num_threads(nt)
-          for (gint t = 0; t < nt; t++)
-            parts[t] = full_runs (k, op, dt, args, n_runs * t / nt, n_runs * (t + 1) / nt);
-          acc = parts[0];
-          for (gint t = 1; t < nt; t++)
-            combine (op, dt, &acc, parts[t], 0);
+          for (gint p = 1; p < np; p++)
+            combine (op, dt, &acc, parts[p], ind == 1 ? n_inner * p / np : 0);
         }
       store_acc (op, dt, args->out, args->indices, acc, n_inner);
       return;
@@ -1203,7 +1217,7 @@ dl_cpu_reduce (DlBackendContext *ctx, DlReduceOp op, const DlReduceArgs *args, D
   if (ind == 1)
     {
       /* rows; threads share the outputs */
-      gint nt = parallel ? (gint)MIN (omp_get_max_threads (), n_outer) : 1;
+      gint nt = parallel ? (gint)MIN (dl_cpu_team_threads (), n_outer) : 1;
 
       DL_CPU_FOR_IF (
           nt > 1, for (gint t = 0; t < nt; t++) {

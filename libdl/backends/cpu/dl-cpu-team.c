@@ -1,0 +1,119 @@
+/* dl-cpu-team.c: how many threads a parallel region of the CPU backend
+ * takes, and the watch on the machine that can make it one.
+ *
+ * A parallel region ends at a barrier: it lasts as long as its slowest
+ * thread. When other processes hold the cores (a build beside a training
+ * run, data-loading processes, a shared CI machine), a worker that the
+ * region wakes waits in the scheduler's queue behind them for up to a
+ * time slice, milliseconds, while the thread that forked it has done its
+ * own share in microseconds; libgomp's workers also spin after a region
+ * (their share of the CPU spent spinning), so the next region finds them
+ * descheduled. A step of a small model runs hundreds of regions, and each
+ * then costs a time slice: measured on 2 cores with five busy processes
+ * beside it, a 97x51x204 float64 linear layer with four elementwise ops
+ * took 3.8 ms a step on two threads and 0.39 ms on one.
+ *
+ * So the regions that run most (the elementwise iterator, the full
+ * reductions, the split GEMMs) note when their workers start. A worker that
+ * starts more than DL_CPU_TEAM_LATE_US after the fork was kept waiting:
+ * then every region runs on the calling thread alone (OpenBLAS's own
+ * threading included, see dl-cpu-blas.c) for a span, and after it tries
+ * its threads again. The span starts at DL_CPU_TEAM_SOLO_MIN_US and
+ * doubles with each late region up to DL_CPU_TEAM_SOLO_MAX_US, so that a
+ * machine that stays busy costs one late region every second or two; it
+ * starts short again once the regions have been on time for
+ * DL_CPU_TEAM_CALM_US after a span. On a quiet machine a worker starts
+ * within a few microseconds when it spins and within about a hundred when
+ * it sleeps; a virtual machine's host now and then delays one past the
+ * limit, which costs one short span. docs/threading.md has the
+ * measurements.
+ *
+ * Copyright 2026 The libdl authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <omp.h>
+
+#include "dl-cpu-private.h"
+
+/* the state, shared by every thread of the process (the machine is);
+ * updated without locks: a lost update among threads only delays a span */
+static gint64 solo_until;
+static gint64 solo_span = DL_CPU_TEAM_SOLO_MIN_US;
+static gint64 last_end;
+static guint late_bits;
+static guint64 solo_count;
+
+gint
+dl_cpu_team_threads (void)
+{
+  gint64 until = __atomic_load_n (&solo_until, __ATOMIC_RELAXED);
+
+  if (until != 0 && g_get_monotonic_time () < until)
+    return 1;
+  return omp_get_max_threads ();
+}
+
+void
+dl_cpu_team_join (const DlCpuTeamClock *clock)
+{
+  if (clock->threads >= 2)
+    dl_cpu_team_join_at (clock, g_get_monotonic_time ());
+}
+
+void
+dl_cpu_team_join_at (const DlCpuTeamClock *clock, gint64 now)
+{
+  gint64 prev, until, span;
+  guint bits;
+
+  if (clock->threads < 2)
+    return;
+  prev = __atomic_exchange_n (&last_end, now, __ATOMIC_RELAXED);
+  /* workers that slept (no region for a while) wake slowly on a quiet
+   * virtual machine too: such a region says nothing about the others */
+  if (prev == 0 || clock->fork - prev > DL_CPU_TEAM_WARM_US)
+    return;
+  bits = (__atomic_load_n (&late_bits, __ATOMIC_RELAXED) << 1 | (clock->late != 0))
+         & ((1u << DL_CPU_TEAM_WINDOW) - 1);
+  if (!clock->late)
+    {
+      __atomic_store_n (&late_bits, bits, __ATOMIC_RELAXED);
+      /* on time, and long enough after the last span: the next starts short */
+      until = __atomic_load_n (&solo_until, __ATOMIC_RELAXED);
+      if (until != 0 && clock->fork > until + DL_CPU_TEAM_CALM_US)
+        {
+          __atomic_store_n (&solo_span, DL_CPU_TEAM_SOLO_MIN_US, __ATOMIC_RELAXED);
+          __atomic_store_n (&solo_until, 0, __ATOMIC_RELAXED);
+        }
+      return;
+    }
+  if (__builtin_popcount (bits) < DL_CPU_TEAM_LATE_MIN)
+    {
+      __atomic_store_n (&late_bits, bits, __ATOMIC_RELAXED);
+      return;
+    }
+  __atomic_store_n (&late_bits, 0, __ATOMIC_RELAXED);
+  span = __atomic_load_n (&solo_span, __ATOMIC_RELAXED);
+  __atomic_store_n (&solo_until, now + span, __ATOMIC_RELAXED);
+  __atomic_store_n (&solo_span, MIN (2 * span, DL_CPU_TEAM_SOLO_MAX_US), __ATOMIC_RELAXED);
+  __atomic_add_fetch (&solo_count, 1, __ATOMIC_RELAXED);
+}
+
+void
+dl_cpu_team_get_state (DlCpuTeamState *state)
+{
+  state->solo_until = __atomic_load_n (&solo_until, __ATOMIC_RELAXED);
+  state->next_span = __atomic_load_n (&solo_span, __ATOMIC_RELAXED);
+  state->solo_count = __atomic_load_n (&solo_count, __ATOMIC_RELAXED);
+}
+
+void
+dl_cpu_team_reset (void)
+{
+  __atomic_store_n (&solo_until, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&solo_span, DL_CPU_TEAM_SOLO_MIN_US, __ATOMIC_RELAXED);
+  __atomic_store_n (&last_end, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&late_bits, 0, __ATOMIC_RELAXED);
+}
