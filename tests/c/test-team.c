@@ -43,9 +43,11 @@ test_team_span (void)
   g_assert_cmpint (dl_cpu_team_threads (), ==, full);
   count = state ().solo_count;
 
-  /* the first region after a pause is not judged, late or not; then one
-   * late region among the last eight is not enough */
+  /* the first two regions after a pause are not judged, late or not
+   * (sleeping workers wake slowly); then one late region among the last
+   * eight is not enough */
   t = region_at (t, TRUE);
+  t = region_at (t + 100, TRUE);
   t = region_at (t + 100, TRUE);
   g_assert_cmpint (state ().solo_until, ==, 0);
   for (gint i = 0; i < 7; i++)
@@ -54,7 +56,8 @@ test_team_span (void)
   g_assert_cmpint (state ().solo_until, ==, 0);
   g_assert_cmpint (dl_cpu_team_threads (), ==, full);
 
-  /* two within eight: one thread for the first span, from the join on */
+  /* three within eight: one thread for the first span, from the join on */
+  t = region_at (t + 100, TRUE);
   t = region_at (t + 100, FALSE);
   t = region_at (t + 100, TRUE);
   g_assert_cmpint (state ().solo_count, ==, count + 1);
@@ -70,14 +73,15 @@ test_team_span (void)
   g_assert_cmpint (state ().next_span, ==, 2 * DL_CPU_TEAM_SOLO_MIN_US);
 
   /* late again soon after: the span doubles each time, up to the most */
+  t = region_at (t + 100, FALSE);
   t = region_at (t + 100, TRUE);
+  t = region_at (t + 100, TRUE);
+  g_assert_cmpint (state ().solo_until, <, t);
   t = region_at (t + 100, TRUE);
   g_assert_cmpint (state ().solo_until, ==, t + 2 * DL_CPU_TEAM_SOLO_MIN_US);
   for (gint i = 0; i < 20; i++)
-    {
+    for (gint j = 0; j < DL_CPU_TEAM_LATE_MIN; j++)
       t = region_at (t + 100, TRUE);
-      t = region_at (t + 100, TRUE);
-    }
   g_assert_cmpint (state ().solo_until, ==, t + DL_CPU_TEAM_SOLO_MAX_US);
   g_assert_cmpint (state ().next_span, ==, DL_CPU_TEAM_SOLO_MAX_US);
 

@@ -15,18 +15,24 @@
  *
  * So the regions that run most (the elementwise iterator, the full
  * reductions, the split GEMMs) note when their workers start. A worker that
- * starts more than DL_CPU_TEAM_LATE_US after the fork was kept waiting:
- * then every region runs on the calling thread alone (OpenBLAS's own
- * threading included, see dl-cpu-blas.c) for a span, and after it tries
- * its threads again. The span starts at DL_CPU_TEAM_SOLO_MIN_US and
- * doubles with each late region up to DL_CPU_TEAM_SOLO_MAX_US, so that a
- * machine that stays busy costs one late region every second or two; it
- * starts short again once the regions have been on time for
- * DL_CPU_TEAM_CALM_US after a span. On a quiet machine a worker starts
- * within a few microseconds when it spins and within about a hundred when
- * it sleeps; a virtual machine's host now and then delays one past the
- * limit, which costs one short span. docs/threading.md has the
- * measurements.
+ * starts more than DL_CPU_TEAM_LATE_US after the fork was kept waiting;
+ * DL_CPU_TEAM_LATE_MIN such regions among the last DL_CPU_TEAM_WINDOW make
+ * every region run on the calling thread alone for a span, and after it
+ * the regions try their threads again. The span starts at
+ * DL_CPU_TEAM_SOLO_MIN_US and doubles each time the regions after it are
+ * late again, up to DL_CPU_TEAM_SOLO_MAX_US, so that a machine that stays
+ * busy costs a few late regions every second or two; it starts short again
+ * once the regions have been on time for DL_CPU_TEAM_CALM_US after a span.
+ *
+ * What is not judged: the first two regions after a pause of more than
+ * DL_CPU_TEAM_WARM_US (the workers went to sleep, and on a virtual machine
+ * an idle CPU can take a scheduler tick to wake, quiet or not), and
+ * regions of one thread. On a quiet machine a worker then starts within a
+ * few microseconds when it spins and within about a hundred when it
+ * sleeps; the host now and then delays one past the limit, which costs a
+ * short span when it happens three times in eight regions. Which kernels
+ * take the team (those whose bits do not depend on it) and the
+ * measurements: docs/threading.md.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -42,6 +48,7 @@
 static gint64 solo_until;
 static gint64 solo_span = DL_CPU_TEAM_SOLO_MIN_US;
 static gint64 last_end;
+static gint warm_run; /* regions since the last pause */
 static guint late_bits;
 static guint64 solo_count;
 
@@ -72,8 +79,14 @@ dl_cpu_team_join_at (const DlCpuTeamClock *clock, gint64 now)
     return;
   prev = __atomic_exchange_n (&last_end, now, __ATOMIC_RELAXED);
   /* workers that slept (no region for a while) wake slowly on a quiet
-   * virtual machine too: such a region says nothing about the others */
+   * virtual machine too, in the first region after the pause and often
+   * in the second: those say nothing about the other processes */
   if (prev == 0 || clock->fork - prev > DL_CPU_TEAM_WARM_US)
+    {
+      __atomic_store_n (&warm_run, 0, __ATOMIC_RELAXED);
+      return;
+    }
+  if (__atomic_add_fetch (&warm_run, 1, __ATOMIC_RELAXED) < 2)
     return;
   bits = (__atomic_load_n (&late_bits, __ATOMIC_RELAXED) << 1 | (clock->late != 0))
          & ((1u << DL_CPU_TEAM_WINDOW) - 1);
@@ -116,4 +129,5 @@ dl_cpu_team_reset (void)
   __atomic_store_n (&solo_span, DL_CPU_TEAM_SOLO_MIN_US, __ATOMIC_RELAXED);
   __atomic_store_n (&last_end, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&late_bits, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&warm_run, 0, __ATOMIC_RELAXED);
 }
