@@ -367,12 +367,6 @@ def _attention_parameter_order(m):
 _PARAMETER_ORDER = {'MultiheadAttention': _attention_parameter_order}
 _PARAMETER_ORDER.update({'InstanceNorm' + d: (lambda m: ('weight', 'bias'))
                          for d in ('1d', '2d', '3d')})
-# Children that torch makes of another class than their libdl one
-_CHILD_CLASSES = {('MultiheadAttention', 'out_proj', 'Linear'):
-                  ('torch.nn.modules.linear', 'NonDynamicallyQuantizableLinear')}
-# torch's globals that libdl has under another path
-_TORCH_ALIASES = {('torch.nn.modules.linear', 'NonDynamicallyQuantizableLinear'):
-                  ('torch.nn.modules.linear', 'Linear')}
 # The functions of torch.nn.functional that are torch._C._nn's (written in
 # C), which pickle names there (python3-torch 1.13 and 2.x); the others it
 # names in torch.nn.functional
@@ -383,7 +377,7 @@ _TORCH_C_FUNCTIONS = frozenset(('gelu', 'softplus', 'linear', 'one_hot', 'avg_po
 def _torch_alias(module, name):
     if module == 'torch._C._nn':  # F.logsigmoid is torch._C._nn.log_sigmoid
         return 'torch.nn.functional', 'logsigmoid' if name == 'log_sigmoid' else name
-    return _TORCH_ALIASES.get((module, name), (module, name))
+    return module, name
 
 
 def _torch_function_path(fn):
@@ -534,7 +528,6 @@ class _TorchPickler(pickle._Pickler):
         self.optim_states = optim_states  # id(object) -> its __dict__, one for both passes
         self.legacy = legacy
         self.tensors = []
-        self.child_classes = {}  # id(module) -> torch's (module, name) of its parent's child
 
     def persistent_id(self, obj):
         if isinstance(obj, _Storage):
@@ -588,7 +581,7 @@ class _TorchPickler(pickle._Pickler):
 
     def _reduce_module(self, m):
         cls = type(m)
-        path = self.child_classes.get(id(m)) or _torch_class_path(cls)
+        path = _torch_class_path(cls)
         custom = path is None and cls.__module__ not in (OVERRIDE_MODULE, 'gi.repository.Dl')
         if custom:  # the user's Module subclass: PyTorch's layout under its own name
             path = (cls.__module__, cls.__qualname__)
@@ -612,11 +605,6 @@ class _TorchPickler(pickle._Pickler):
         state['_is_full_backward_hook'] = None
         state['_modules'] = collections.OrderedDict(zip(Dl.Module.children_names(m),
                                                         Dl.Module.children(m)))
-        for n, c in state['_modules'].items():
-            child_path = _torch_class_path(type(c))
-            child_path = _CHILD_CLASSES.get((path[1], n, child_path and child_path[1]))
-            if child_path is not None:
-                self.child_classes[id(c)] = child_path
         if custom:
             from .nn.modules import _plain_dict
             state.update(_plain_dict(m))

@@ -53,6 +53,7 @@ class MultiheadAttention(_Layer, Dl.MultiheadAttention, Module):
                    add_bias_kv=bool(add_bias_kv), add_zero_attn=bool(add_zero_attn),
                    kdim=int(kdim) if kdim is not None else 0,
                    vdim=int(vdim) if vdim is not None else 0, batch_first=bool(batch_first))
+        _name_out_projs(self)
 
     in_proj_weight = _param_or_none('in_proj_weight')
     in_proj_bias = _param_or_none('in_proj_bias')
@@ -102,11 +103,23 @@ class MultiheadAttention(_Layer, Dl.MultiheadAttention, Module):
     def extra_repr(self):
         return ''
 
-    def __repr__(self):
-        # torch's out_proj is a NonDynamicallyQuantizableLinear, a Linear
-        # that prints under that name
-        return Module.__repr__(self).replace('(out_proj): Linear(',
-                                             '(out_proj): NonDynamicallyQuantizableLinear(', 1)
+
+
+def _name_out_projs(module):
+    """Gives the out_proj of each MultiheadAttention in @module (made by
+    libdl's C layer as a DlLinear, which Python sees as a Linear) torch's
+    class, NonDynamicallyQuantizableLinear: the same C class under that
+    name. Accessing the wrapper's __dict__ makes PyGObject keep the wrapper
+    as long as the object lives (a toggle reference), and with it the
+    class."""
+    from .modules import Linear
+    from .modules.linear import NonDynamicallyQuantizableLinear
+    for m in module.modules():
+        if isinstance(m, MultiheadAttention):
+            out_proj = Dl.Module.get_module(m, 'out_proj')
+            if type(out_proj) is Linear:
+                out_proj.__dict__
+                out_proj.__class__ = NonDynamicallyQuantizableLinear
 
 
 _ACTIVATIONS = {'relu': Dl.TransformerActivation.RELU, 'gelu': Dl.TransformerActivation.GELU}
@@ -165,6 +178,7 @@ class _TransformerLayer(_Layer):
             raise AssertionError('embed_dim must be divisible by num_heads')
         _construct(self, cls, activation=act, **props)
         _set_activation(self, activation)
+        _name_out_projs(self)
 
     dropout = _child('dropout')
     norm_first = property(lambda self: self.get_property('norm-first'))
@@ -404,6 +418,7 @@ class Transformer(_Layer, Dl.Transformer, Module):
                                               LayerNorm(d_model, eps=layer_norm_eps))
         if not (native_enc and native_dec):
             self._reset_parameters()
+        _name_out_projs(self)
 
     d_model = property(lambda self: self.get_property('d-model'))
     nhead = property(lambda self: self.get_property('nhead'))

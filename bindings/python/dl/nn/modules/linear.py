@@ -1,4 +1,5 @@
-# dl.nn.modules.linear (torch.nn.modules.linear): Linear, Identity.
+# dl.nn.modules.linear (torch.nn.modules.linear): Linear, Identity,
+# Bilinear, LazyLinear and NonDynamicallyQuantizableLinear.
 #
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
@@ -12,3 +13,14 @@ from ..lazy import LazyLinear  # noqa: E402
 __all__ += ['Bilinear', 'LazyLinear']
 
 _home(__name__)
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """torch.nn.modules.linear.NonDynamicallyQuantizableLinear: a Linear
+    under another name, MultiheadAttention's out_proj (torch keeps it out of
+    __all__). The same C class as Linear (DlLinear): PyGObject registers no
+    GType for it."""
+    __gtype__ = Linear.__gtype__
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__(in_features, out_features, bias=bias, device=device, dtype=dtype)
