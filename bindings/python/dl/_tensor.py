@@ -130,6 +130,17 @@ class Tensor(Dl.Tensor):
     """A libdl tensor with PyTorch's Python API."""
     __module__ = OVERRIDE_MODULE
 
+    def __new__(cls, *args, **kwargs):
+        # torch.Tensor(...), the legacy constructor: torch.FloatTensor's
+        # forms in the default dtype, and (Tensor) an alias of any dtype
+        from ._typeinfo import _legacy_new
+        if len(args) == 1 and not kwargs and _is_tensor(args[0]):
+            return args[0].view_as(args[0])
+        return _legacy_new('new', _dtype.get_default_dtype(), None, args, kwargs)
+
+    def __init__(self, *args, **kwargs):
+        pass  # __new__ made it
+
     # -- operators (hot paths: one frame deep for tensor operands) --
     def __add__(self, other):
         if type(other) is Tensor:

@@ -219,7 +219,9 @@ def _legacy_new(name, dt, dev, args, kwargs):
             if a.dtype != dt:
                 raise TypeError('expected %s (got %s)' % (dt, a.dtype))
             return a
-        if isinstance(a, (list, tuple, _np.ndarray, numbers.Number)):
+        if isinstance(a, numbers.Number):
+            raise TypeError('%s(): data must be a sequence (got %s)' % (name, _type_name(a)))
+        if isinstance(a, (list, tuple, _np.ndarray)):
             return tensor(a, dtype=dt, device=dev)
         raise TypeError("%s(): invalid data type '%s'" % (name, _type_name(a)))
     raise TypeError('%s() received an invalid combination of arguments' % name)
