@@ -250,7 +250,13 @@ dl_conv2d_layer_set_property (GObject *object,
   gint64 *field = property_field (p, prop_id);
 
   if (field)
-    *field = g_value_get_int64 (value);
+    {
+      if (*field != g_value_get_int64 (value))
+        {
+          *field = g_value_get_int64 (value);
+          g_object_notify_by_pspec (object, pspec);
+        }
+    }
   else if (prop_id == PROP_BIAS)
     p->bias = g_value_get_boolean (value);
   else if (prop_id == PROP_PADDING_MODE)
@@ -282,11 +288,15 @@ dl_conv2d_layer_class_init (DlConv2dClass *klass)
   /**
    * DlConv2d:in-channels:
    *
-   * The number of channels of the input (required, >= 0).
+   * The number of channels of the input (required, >= 0). Writable after
+   * construction, as torch's attribute: the weight keeps its size (a lazy
+   * layer sets it with the weight it makes).
    *
    * Since: 0.1
    */
-  properties[PROP_IN_CHANNELS] = size_property ("in-channels", SIZE_UNSET);
+  properties[PROP_IN_CHANNELS] = g_param_spec_int64 (
+      "in-channels", NULL, NULL, G_MININT64, G_MAXINT64, SIZE_UNSET,
+      G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   /**
    * DlConv2d:out-channels:
    *
@@ -490,11 +500,13 @@ static DlLayerProp conv1d_props[] = {
   /**
    * DlConv1d:in-channels:
    *
-   * The number of input channels (required, >= 0).
+   * The number of input channels (required, >= 0). Writable after
+   * construction, as torch's attribute: the weight keeps its size (a
+   * lazy layer sets it with the weight it makes).
    *
    * Since: 0.1
    */
-  { "in-channels", G_TYPE_INT64, C1 (in_channels), SIZE_UNSET },
+  { "in-channels", G_TYPE_INT64, C1 (in_channels), SIZE_UNSET, TRUE },
   /**
    * DlConv1d:out-channels:
    *
@@ -709,11 +721,13 @@ static DlLayerProp conv_transpose_props[] = {
   /**
    * DlConvTranspose2d:in-channels:
    *
-   * The number of input channels (required, >= 0).
+   * The number of input channels (required, >= 0). Writable after
+   * construction, as torch's attribute: the weight keeps its size (a
+   * lazy layer sets it with the weight it makes).
    *
    * Since: 0.1
    */
-  { "in-channels", G_TYPE_INT64, CT (in_channels), SIZE_UNSET },
+  { "in-channels", G_TYPE_INT64, CT (in_channels), SIZE_UNSET, TRUE },
   /**
    * DlConvTranspose2d:out-channels:
    *
@@ -973,11 +987,13 @@ static DlLayerProp conv3d_props[] = {
   /**
    * DlConv3d:in-channels:
    *
-   * The number of input channels (required, >= 0).
+   * The number of input channels (required, >= 0). Writable after
+   * construction, as torch's attribute: the weight keeps its size (a
+   * lazy layer sets it with the weight it makes).
    *
    * Since: 0.1
    */
-  { "in-channels", G_TYPE_INT64, C3 (in_channels), SIZE_UNSET },
+  { "in-channels", G_TYPE_INT64, C3 (in_channels), SIZE_UNSET, TRUE },
   /**
    * DlConv3d:out-channels:
    *

@@ -139,7 +139,11 @@ dl_linear_set_property (GObject *object, guint prop_id, const GValue *value, GPa
   switch (prop_id)
     {
       case PROP_IN_FEATURES:
-        priv->in_features = g_value_get_int64 (value);
+        if (priv->in_features != g_value_get_int64 (value))
+          {
+            priv->in_features = g_value_get_int64 (value);
+            g_object_notify_by_pspec (object, pspec);
+          }
         break;
       case PROP_OUT_FEATURES:
         priv->out_features = g_value_get_int64 (value);
@@ -181,14 +185,15 @@ dl_linear_class_init (DlLinearClass *klass)
   /**
    * DlLinear:in-features:
    *
-   * The size of each input sample (required, >= 0).
+   * The size of each input sample (required, >= 0). Writable after
+   * construction, as torch's attribute: forward expects it, the weight
+   * keeps its size (a lazy layer sets it with the weight it makes).
    *
    * Since: 0.1
    */
-  properties[PROP_IN_FEATURES]
-      = g_param_spec_int64 ("in-features", NULL, NULL, G_MININT64, G_MAXINT64, SIZE_UNSET,
-                            G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS
-                                | G_PARAM_EXPLICIT_NOTIFY);
+  properties[PROP_IN_FEATURES] = g_param_spec_int64 (
+      "in-features", NULL, NULL, G_MININT64, G_MAXINT64, SIZE_UNSET,
+      G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   /**
    * DlLinear:out-features:
    *

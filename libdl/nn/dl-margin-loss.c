@@ -42,13 +42,50 @@
 
 /* ---- shared --------------------------------------------------------------- */
 
-/* max (@x, 0); takes @x (NULL passes through) */
+typedef struct
+{
+  DlSavedTensor x;
+} ClampMinState;
+
+/* d max (x, 0) / dx = go where x >= 0 */
+static gboolean
+clamp_min0_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+{
+  const ClampMinState *s = dl_node_state (node);
+  DlTensor *x;
+  g_autoptr (DlTensor) mask = NULL;
+
+  if (!(x = dl_node_saved (node, &s->x, error)) || !(mask = dl_tensor_ge_scalar (x, 0, error)))
+    return FALSE;
+  gi[0] = dl_tensor_mul (go[0], mask, error);
+  return gi[0] != NULL;
+}
+
+/* max (@x, 0), recorded as torch's x.clamp_min (0) (ClampMinBackward0);
+ * takes @x (NULL passes through) */
 static DlTensor *
 clamp_min0 (DlTensor *x, GError **error)
 {
   g_autoptr (DlTensor) owned = x;
+  g_autoptr (DlTensor) out = NULL;
+  gboolean was;
 
-  return owned ? dl_tensor_clamp_scalar (owned, 0, INFINITY, error) : NULL;
+  if (!owned)
+    return NULL;
+  was = dl_set_grad_enabled (FALSE);
+  out = dl_tensor_clamp_scalar (owned, 0, INFINITY, error);
+  dl_set_grad_enabled (was);
+  if (out && dl_dtype_is_floating_point (dl_tensor_get_dtype (out))
+      && dl_autograd_any_requires (1, &owned))
+    {
+      g_autoptr (DlNode) node
+          = dl_node_new_for_op ("ClampMinBackward0", clamp_min0_backward, 1, &owned);
+      ClampMinState *s = DL_NODE_NEW_STATE (node, ClampMinState);
+
+      dl_node_save (node, &s->x, owned, FALSE);
+      dl_node_set_output (node, out, 0);
+    }
+  return g_steal_pointer (&out);
 }
 
 /* zeros of @like's shape, dtype and device (dl-loss-private.h) */

@@ -3,6 +3,8 @@
  * dtype) so the norms and the scaled gradients are its numbers:
  *   total = norm (stack (norm (g_i, p)), p)   (max |g| for p = inf)
  *   g_i *= min (max_norm / (total + 1e-6), 1)
+ * and weight normalisation's weight, torch._weight_norm:
+ *   w = v * (g / ||v||)   (the norm over every dim of v but dim)
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -10,10 +12,13 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "dl-nn-utils.h"
 #include "dl-error.h"
 #include "dl-node.h"
+#include "dl-node-private.h"
+#include "ops/dl-ops-index.h"
 #include "ops/dl-ops-join.h"
 #include "ops/dl-ops-math.h"
 #include "ops/dl-ops-pointwise.h"
@@ -236,4 +241,206 @@ dl_vector_to_parameters (DlTensor *vec, DlTensor **parameters, gsize n_parameter
     }
   dl_set_grad_enabled (was);
   return ok;
+}
+
+/* ---- weight_norm ------------------------------------------------------------ */
+
+/* The saved tensors of WeightNormInterfaceBackward0 (v and g; the norms
+ * are computed again from v, so that a recorded backward reaches v
+ * through them, as torch's _weight_norm_differentiable_backward) and of
+ * NormBackward0 (v and its norm). */
+typedef struct
+{
+  DlSavedTensor v, g, norms;
+  gint64 dims[DL_MAX_DIMS];
+  gsize n_dims;
+} WeightNormState;
+
+/* sum (@t) over @dims, keeping them; @t itself for no dims */
+static DlTensor *
+sum_except (DlTensor *t, const gint64 *dims, gsize n_dims, GError **error)
+{
+  return n_dims ? dl_tensor_sum_dims (t, dims, n_dims, TRUE, error) : g_object_ref (t);
+}
+
+/* the 2-norms of @v over @dims, keeping them; each element's for no dims
+ * (a vector's norm along its one dim) */
+static DlTensor *
+norm_except (DlTensor *v, const gint64 *dims, gsize n_dims, GError **error)
+{
+  return n_dims ? dl_tensor_norm (v, 2, dims, n_dims, TRUE, error) : dl_tensor_abs (v, error);
+}
+
+/* torch's _weight_norm_interface_backward, with s = sum (go * v) over
+ * every dim but dim:
+ *   grad_v = (g / norms) * (go - v * s / norms^2)
+ *   grad_g = s / norms */
+static gboolean
+weight_norm_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+{
+  const WeightNormState *st = dl_node_state (node);
+  DlTensor *v, *g;
+  g_autoptr (DlTensor) norms = NULL;
+  g_autoptr (DlTensor) prod = NULL;
+  g_autoptr (DlTensor) s = NULL;
+  g_autoptr (DlTensor) s_over = NULL;
+
+  if (!(v = dl_node_saved (node, &st->v, error)) || !(g = dl_node_saved (node, &st->g, error))
+      || !(norms = norm_except (v, st->dims, st->n_dims, error))
+      || !(prod = dl_tensor_mul (go[0], v, error))
+      || !(s = sum_except (prod, st->dims, st->n_dims, error))
+      || !(s_over = dl_tensor_div (s, norms, error)))
+    return FALSE;
+  if (dl_node_needs_input_grad (node, 0))
+    {
+      g_autoptr (DlTensor) scale = NULL;
+      g_autoptr (DlTensor) per = NULL;
+      g_autoptr (DlTensor) proj = NULL;
+      g_autoptr (DlTensor) rest = NULL;
+
+      if (!(scale = dl_tensor_div (g, norms, error))
+          || !(per = dl_tensor_div (s_over, norms, error))
+          || !(proj = dl_tensor_mul (v, per, error)) || !(rest = dl_tensor_sub (go[0], proj, error))
+          || !(gi[0] = dl_tensor_mul (scale, rest, error)))
+        return FALSE;
+    }
+  if (dl_node_needs_input_grad (node, 1))
+    {
+      gsize nd;
+      const gint64 *shape = dl_tensor_get_shape (g, &nd);
+
+      if (!(gi[1] = dl_tensor_reshape (s_over, shape, nd, error)))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* d ||v|| / dv = v * (go / ||v||), 0 where the norm is 0 (torch's
+ * norm_backward for p = 2) */
+static gboolean
+norm_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+{
+  const WeightNormState *st = dl_node_state (node);
+  DlTensor *v, *norm;
+  g_autoptr (DlTensor) scale = NULL;
+  g_autoptr (DlTensor) zero = NULL;
+  g_autoptr (DlTensor) masked = NULL;
+
+  if (!(v = dl_node_saved (node, &st->v, error))
+      || !(norm = dl_node_saved (node, &st->norms, error))
+      || !(scale = dl_tensor_div (go[0], norm, error))
+      || !(zero = dl_tensor_eq_scalar (norm, 0, error))
+      || !(masked = dl_tensor_masked_fill (scale, zero, 0, error)))
+    return FALSE;
+  gi[0] = dl_tensor_mul (v, masked, error);
+  return gi[0] != NULL;
+}
+
+/* ||@v||, 2-norm of all of it, recorded as torch's v.norm (2) from C++
+ * (NormBackward0) */
+static DlTensor *
+whole_norm (DlTensor *v, GError **error)
+{
+  g_autoptr (DlTensor) out = NULL;
+  gboolean was = dl_set_grad_enabled (FALSE);
+
+  out = dl_tensor_norm (v, 2, NULL, 0, FALSE, error);
+  dl_set_grad_enabled (was);
+  if (out && dl_autograd_any_requires (1, &v))
+    {
+      g_autoptr (DlNode) node = dl_node_new_for_op ("NormBackward0", norm_backward, 1, &v);
+      WeightNormState *st = DL_NODE_NEW_STATE (node, WeightNormState);
+
+      dl_node_save (node, &st->v, v, FALSE);
+      dl_node_save (node, &st->norms, out, TRUE);
+      dl_node_set_output (node, out, 0);
+    }
+  return g_steal_pointer (&out);
+}
+
+/**
+ * dl_weight_norm:
+ * @v: the direction, a floating-point #DlTensor
+ * @g: the magnitude, the shape of the norms of @v over every dim but @dim
+ *   (a size-1 dim for each), or a number (0-d) for @dim -1
+ * @dim: the dim of @v whose slices are normalised each, or -1 for all of
+ *   @v at once
+ * @error: return location for a #GError
+ *
+ * Weight normalisation's weight, v * (g / ||v||), the 2-norm taken over
+ * every dim of @v but @dim (over all of it for -1), as torch._weight_norm
+ * (what torch.nn.utils.weight_norm computes before each forward). As in
+ * PyTorch 1.13, for @dim 0 or the last dim it is one node,
+ * WeightNormInterfaceBackward0, differentiable with respect to @v and @g;
+ * for other dims it is composed of a norm, a division and a product.
+ *
+ * Returns: (transfer full): the weight, the shape of @v, or %NULL with
+ *   @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_weight_norm (DlTensor *v, DlTensor *g, gint64 dim, GError **error)
+{
+  gint64 dims[DL_MAX_DIMS];
+  gsize n_dims = 0;
+  gint nd;
+  gboolean was;
+  DlTensor *inputs[2] = { v, g };
+  g_autoptr (DlTensor) norms = NULL;
+  g_autoptr (DlTensor) ratio = NULL;
+  g_autoptr (DlTensor) out = NULL;
+
+  g_return_val_if_fail (DL_IS_TENSOR (v) && DL_IS_TENSOR (g), NULL);
+  nd = (gint)dl_tensor_get_ndim (v);
+  if (dim == -1)
+    {
+      /* torch's composite: v * (g / v.norm (2)) */
+      if (!(norms = whole_norm (v, error)) || !(ratio = dl_tensor_div (g, norms, error)))
+        return NULL;
+      return dl_tensor_mul (v, ratio, error);
+    }
+  if (dim < -nd || dim >= MAX (nd, 1))
+    {
+      g_set_error (
+          error, DL_ERROR, DL_ERROR_INDEX,
+          "Dimension out of range (expected to be in range of [%d, %d], but got %" G_GINT64_FORMAT
+          ")",
+          -MAX (nd, 1), MAX (nd, 1) - 1, dim);
+      return NULL;
+    }
+  if (dim < 0)
+    dim += nd;
+  for (gint i = 0; i < nd; i++)
+    if (i != dim)
+      dims[n_dims++] = i;
+  if (dim != 0 && dim != nd - 1)
+    {
+      /* torch's composite for a middle dim: v * (g / norm_except_dim (v)) */
+      if (!(norms = dl_tensor_norm (v, 2, dims, n_dims, TRUE, error))
+          || !(ratio = dl_tensor_div (g, norms, error)))
+        return NULL;
+      return dl_tensor_mul (v, ratio, error);
+    }
+  /* the fused form: computed without history, recorded as one node */
+  was = dl_set_grad_enabled (FALSE);
+  if ((norms = norm_except (v, dims, n_dims, error)) && (ratio = dl_tensor_div (g, norms, error)))
+    out = dl_tensor_mul (v, ratio, error);
+  dl_set_grad_enabled (was);
+  if (!out)
+    return NULL;
+  if (dl_dtype_is_floating_point (dl_tensor_get_dtype (out))
+      && dl_autograd_any_requires (2, inputs))
+    {
+      g_autoptr (DlNode) node
+          = dl_node_new_for_op ("WeightNormInterfaceBackward0", weight_norm_backward, 2, inputs);
+      WeightNormState *st = DL_NODE_NEW_STATE (node, WeightNormState);
+
+      memcpy (st->dims, dims, n_dims * sizeof (gint64));
+      st->n_dims = n_dims;
+      dl_node_save (node, &st->v, v, FALSE);
+      dl_node_save (node, &st->g, g, FALSE);
+      dl_node_set_output (node, out, 0);
+    }
+  return g_steal_pointer (&out);
 }

@@ -28,5 +28,7 @@ DlTensor *dl_parameters_to_vector (DlTensor **parameters, gsize n_parameters, GE
 DL_EXPORT
 gboolean
 dl_vector_to_parameters (DlTensor *vec, DlTensor **parameters, gsize n_parameters, GError **error);
+DL_EXPORT
+DlTensor *dl_weight_norm (DlTensor *v, DlTensor *g, gint64 dim, GError **error);
 
 G_END_DECLS

@@ -289,7 +289,11 @@ dl_batch_norm_layer_set_property (GObject *object,
   switch (prop_id)
     {
       case BN_PROP_NUM_FEATURES:
-        p->num_features = g_value_get_int64 (value);
+        if (p->num_features != g_value_get_int64 (value))
+          {
+            p->num_features = g_value_get_int64 (value);
+            g_object_notify_by_pspec (object, pspec);
+          }
         break;
       case BN_PROP_EPS:
         if (p->eps != g_value_get_double (value))
@@ -329,11 +333,15 @@ dl_batch_norm_layer_class_init (DlBatchNormClass *klass)
   /**
    * DlBatchNorm:num-features:
    *
-   * The number of channels C (required, >= 0).
+   * The number of channels C (required, >= 0). Writable after
+   * construction, as torch's attribute: the parameters and buffers keep
+   * their size (a lazy layer sets it with the ones it makes).
    *
    * Since: 0.1
    */
-  bn_properties[BN_PROP_NUM_FEATURES] = int64_property ("num-features", SIZE_UNSET);
+  bn_properties[BN_PROP_NUM_FEATURES] = g_param_spec_int64 (
+      "num-features", NULL, NULL, G_MININT64, G_MAXINT64, SIZE_UNSET,
+      G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   /**
    * DlBatchNorm:eps:
    *

@@ -1039,6 +1039,22 @@ test('losses, init and clip_grad_norm_', () => {
     const total = Dl.clip_grad_norm_([p], 1.0, 2.0, false);
     assertClose([total.item()], [10], 1e-6, 'total norm');
     assertClose(values(p.get_grad()), [-0.6, 0.8, 0], 1e-6, 'clipped gradient');
+
+    // weight_norm's weight: rows [3, 4] and [0, 2] scaled to norms 10 and 1
+    const v = fromArray([3, 4, 0, 2], [2, 2], F64);
+    v.set_requires_grad(true);
+    const wn = Dl.weight_norm(v, fromArray([10, 1], [2, 1], F64), 0);
+    assertClose(values(wn), [6, 8, 0, 1], 1e-12, 'weight_norm');
+    assert(wn.get_grad_fn().get_name() === 'WeightNormInterfaceBackward0', 'weight_norm node');
+
+    // a layer's input size is writable after construction (the lazy layers')
+    const lazy = new Dl.Linear({in_features: 0, out_features: 2});
+    lazy.in_features = 3;
+    assert(lazy.get_in_features() === 3, 'in_features set after construction');
+    const bn = new Dl.BatchNorm2d({num_features: 0});
+    bn.num_features = 4;
+    assert(bn.num_features === 4, 'num_features set after construction');
+    assertDlError(() => Dl.weight_norm(v, v, 2), Dl.Error.INDEX, 'weight_norm dim');
 });
 
 // Sequential (Linear, ReLU, Linear), CrossEntropyLoss and SGD, all built

@@ -19,6 +19,7 @@
 #     gradients.
 
 import functools
+import importlib
 
 import numpy as np
 import pytest
@@ -91,6 +92,10 @@ TORCH_HAS_NO_SECOND_DERIVATIVE |= {'MultiMarginLossBackward0', 'MultilabelMargin
 # defined; torch 1.13's SgnBackward0 gives values of about 1e-6 instead at
 # times (on 1-d inputs of 5 here), as its double backward above does
 DERIVATIVE_IS_ZERO = {'SgnBackward0'}
+# torch 1.13's double backward of _weight_norm_interface leaves out the
+# path through the norms it saved (its own gradgradcheck fails): libdl's
+# second derivatives are checked by gradgradcheck alone
+TORCH_SECOND_DERIVATIVE_IS_WRONG = {'WeightNormInterfaceBackward0'}
 
 
 def idx(m, rows):
@@ -548,6 +553,27 @@ WALK['SoftMarginLossBackward0'] = [
                     dtype=m.float64)), (3, 4)),
     Case(lambda m, a: m.nn.functional.soft_margin_loss(
         a, m.tensor([1.0, -1.0, -1.0, 1.0, 1.0], dtype=m.float64), reduction='none'), (5,))]
+WALK['ClampMinBackward0'] = [
+    Case(lambda m, a, b: m.nn.functional.margin_ranking_loss(
+        a, b, m.tensor([1.0, -1.0, -1.0, 1.0, 1.0], dtype=m.float64), 0.1, reduction='none'),
+         (5,), (5,)),
+    Case(lambda m, a, b, c: m.nn.functional.triplet_margin_loss(a, b, c, reduction='none'),
+         (3, 4), (3, 4), (3, 4))]
+
+
+def _weight_norm(m, v, g, dim):
+    """torch._weight_norm, libdl's from its weight_norm module."""
+    if m is torch:
+        return torch._weight_norm(v, g, dim)
+    return importlib.import_module(m.__name__ + '.nn.utils.weight_norm')._weight_norm(v, g, dim)
+
+
+WALK['WeightNormInterfaceBackward0'] = [
+    Case(lambda m, v, g: _weight_norm(m, v, g, 0), (3, 4), (3, 1), domain='nonzero'),
+    Case(lambda m, v, g: _weight_norm(m, v, g, 1), (3, 4), (1, 4), domain='nonzero'),
+    Case(lambda m, v, g: _weight_norm(m, v, g, 0), (5,), (5,), domain='nonzero')]
+WALK['NormBackward0'] = [
+    Case(lambda m, v, g: _weight_norm(m, v, g, -1), (3, 4), (), domain='nonzero')]
 WALK['MultiMarginLossBackward0'] = [
     Case(lambda m, a: m.nn.functional.multi_margin_loss(a, m.tensor([0, 3, 1])), (3, 4)),
     Case(lambda m, a: m.nn.functional.multi_margin_loss(
@@ -823,6 +849,8 @@ def test_walk(name, contiguous, rng):
         for i, (a, b) in enumerate(zip(d1, t1)):
             np.testing.assert_allclose(a, b, **tol, err_msg=f'{name}: d out / d input {i}')
         for i, (a, b) in enumerate(zip(d2, t2)):
+            if name in TORCH_SECOND_DERIVATIVE_IS_WRONG:
+                break
             np.testing.assert_allclose(a, b, **tol, err_msg=f'{name}: second derivative, input {i}')
     if known:
         pytest.xfail(known[0])

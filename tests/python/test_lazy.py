@@ -44,6 +44,9 @@ def test_lazy_as_torch(name, args, kwargs, shape):
         md = getattr(dl.nn, name)(*args, dtype=dl.float64, **kwargs)
     assert repr(md) == repr(mt)
     assert md.has_uninitialized_params()
+    final = getattr(dl.nn, name[4:])
+    assert md.cls_to_become is final and mt.cls_to_become is getattr(torch.nn, name[4:])
+    assert isinstance(md, final) and type(md) is not final
     assert list(md.state_dict()) == list(mt.state_dict())
     for k, v in md.state_dict().items():
         assert type(v).__name__ == type(mt.state_dict()[k]).__name__
@@ -53,7 +56,11 @@ def test_lazy_as_torch(name, args, kwargs, shape):
     x = rng.standard_normal(shape)
     md(dl.tensor(x, dtype=dl.float64))
     mt(torch.tensor(x))
-    assert not md.has_uninitialized_params()
+    # the module became the layer it stood for, as torch's
+    assert type(md) is final and type(mt) is getattr(torch.nn, name[4:])
+    for m in (md, mt):
+        assert not hasattr(m, 'has_uninitialized_params') and not hasattr(m, 'cls_to_become')
+        assert not m._forward_pre_hooks
     assert repr(md) == repr(mt)
     assert list(md.state_dict()) == list(mt.state_dict())
     for k, v in mt.state_dict().items():
@@ -90,15 +97,41 @@ def test_lazy_conv_init_bounds_and_checkpoint():
     assert m.in_channels == 4 and tuple(m.weight.shape) == (8, 4, 3, 3)
     bound = 1 / np.sqrt(4 * 9)
     assert float(m.weight.abs().max()) <= bound and float(m.bias.abs().max()) <= bound
-    # an uninitialised lazy layer takes its size from a checkpoint
+    # an uninitialised lazy layer takes its size from a checkpoint, and
+    # becomes the layer at its first call, as torch's
     mt(torch.randn(1, 6, 5, 5))
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
         md = dl.nn.LazyConv2d(8, 3, groups=2)
+        mt2 = torch.nn.LazyConv2d(8, 3, groups=2)
     _copy_state(mt, md)
+    mt2.load_state_dict(mt.state_dict())
     assert md.in_channels == 6 and not md.has_uninitialized_params()
+    assert not mt2.has_uninitialized_params()
+    assert type(md) is dl.nn.LazyConv2d and type(mt2) is torch.nn.LazyConv2d
     _same(mt.weight, md.weight)
+    x = np.random.default_rng(1).standard_normal((1, 6, 5, 5))
+    _same(mt(torch.tensor(x, dtype=torch.float32)), md(dl.tensor(x, dtype=dl.float32)),
+          rtol=1e-5, atol=1e-6)
+    assert type(md) is dl.nn.Conv2d
     assert repr(md) == repr(mt)
+    # inside a container too (torch's load_state_dict pre-hook)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        st = torch.nn.Sequential(torch.nn.LazyLinear(3), torch.nn.ReLU(),
+                                 torch.nn.LazyBatchNorm1d())
+        sd = dl.nn.Sequential(dl.nn.LazyLinear(3), dl.nn.ReLU(), dl.nn.LazyBatchNorm1d())
+    st(torch.randn(4, 5))
+    assert [type(m).__name__ for m in st] == ['Linear', 'ReLU', 'BatchNorm1d']
+    _copy_state(st, sd)
+    assert not sd[0].has_uninitialized_params() and not sd[2].has_uninitialized_params()
+    x = np.random.default_rng(2).standard_normal((4, 5))
+    st.eval()
+    sd.eval()
+    _same(st(torch.tensor(x, dtype=torch.float32)), sd(dl.tensor(x, dtype=dl.float32)),
+          rtol=1e-5, atol=1e-6)
+    assert [type(m).__name__ for m in sd] == ['Linear', 'ReLU', 'BatchNorm1d']
+    assert repr(sd) == repr(st)
 
 
 def test_placeholders():

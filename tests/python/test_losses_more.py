@@ -387,9 +387,20 @@ def test_fused_losses_as_torch(rng, reduction):
         assert Dl.autograd.gradgradcheck(f, (xg,))
 
 
-@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def _clamp_nodes(fn):
+    """The names of the clamp nodes in the graph under @fn, in the order
+    a depth-first walk meets them."""
+    if fn is None:
+        return []
+    own = [fn.name()] if "Clamp" in fn.name() else []
+    return own + [n for f, _ in fn.next_functions for n in _clamp_nodes(f)]
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
 def test_composed_losses_top_node(rng, reduction):
-    """The losses torch composes end in its reduction's node here too."""
+    """The losses torch composes end in its reduction's node here too
+    (with 'none', the node of their last step), and clamp at 0 as torch's
+    (ClampMinBackward0, not ClampBackward1)."""
     a, b, c = (rand_np(rng, (4, 5), "float64") for _ in range(3))
     y = _pm1(rng, (4,))
     cases = [
@@ -406,7 +417,9 @@ def test_composed_losses_top_node(rng, reduction):
     ]
     (x1, t1), (x2, t2), (xy, ty) = pair(a, requires_grad=True), pair(b), pair(y)
     for f in cases:
-        assert f(Dl, x1, x2, xy).grad_fn.name() == f(torch, t1, t2, ty).grad_fn.name()
+        out, ref = f(Dl, x1, x2, xy), f(torch, t1, t2, ty)
+        assert out.grad_fn.name() == ref.grad_fn.name()
+        assert _clamp_nodes(out.grad_fn) == _clamp_nodes(ref.grad_fn)
 
 
 def test_broadcast_shapes(rng):

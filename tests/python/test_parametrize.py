@@ -445,6 +445,52 @@ def test_weight_norm_hook(dim):
     _compare_models(mt, md, (2, 3), seed=1)
 
 
+def _graph(fn):
+    """The node names of the graph under @fn, depth first (None for an
+    edge to nothing, AccumulateGrad by its short name)."""
+    if fn is None:
+        return None
+    return (fn.name().split('::')[-1], [_graph(f) for f, _ in fn.next_functions])
+
+
+@pytest.mark.parametrize('shape,dim', [((4, 3), 0), ((4, 3), None), ((4, 3), 1), ((3, 2, 2), 2),
+                                       ((3, 2, 2), 1), ((5,), 0)])
+def test_weight_norm_graph(shape, dim):
+    """The weight's graph as torch's: one WeightNormInterfaceBackward0 node
+    on (v, g) for dim 0 and the last dim, v * (g / v.norm()) for None;
+    the same weight and gradients, and gradcheck and gradgradcheck of
+    _weight_norm on v and g in float64."""
+    from dl.nn.utils.weight_norm import _weight_norm
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal(shape)
+    mt, md = torch.nn.Module(), dl.nn.Module()
+    mt.weight = torch.nn.Parameter(torch.tensor(a))
+    md.weight = dl.nn.Parameter(dl.tensor(a, dtype=dl.float64))
+    torch.nn.utils.weight_norm(mt, dim=dim)
+    dl.nn.utils.weight_norm(md, dim=dim)
+    with torch.no_grad():
+        mt.weight_g.mul_(1.5)
+    md.weight_g.data = dl.tensor(mt.weight_g.detach().numpy())
+    for m in (mt, md):  # what a forward runs first (the modules have none)
+        for hook in m._forward_pre_hooks.values():
+            hook(m, ())
+    wt, wd = mt.weight, md.weight
+    if dim is None or dim in (0, len(shape) - 1):
+        assert _graph(wd.grad_fn) == _graph(wt.grad_fn)
+    assert wd.grad_fn.name() == wt.grad_fn.name()
+    _same(wt, wd)
+    w = rng.standard_normal(shape)
+    (wt * torch.tensor(w)).sum().backward()
+    (wd * dl.tensor(w, dtype=dl.float64)).sum().backward()
+    _same(mt.weight_v.grad, md.weight_v.grad)
+    _same(mt.weight_g.grad, md.weight_g.grad)
+    v = md.weight_v.detach().clone().requires_grad_(True)
+    g = md.weight_g.detach().clone().requires_grad_(True)
+    d = -1 if dim is None else dim
+    assert dl.autograd.gradcheck(lambda v, g: _weight_norm(v, g, d), (v, g))
+    assert dl.autograd.gradgradcheck(lambda v, g: _weight_norm(v, g, d), (v, g))
+
+
 def test_weight_norm_conv_and_deepcopy():
     torch.manual_seed(14)
     ct = torch.nn.Conv2d(2, 3, 2, dtype=torch.float64)

@@ -1416,6 +1416,13 @@ void test_losses_init_clip () {
         var total = Dl.clip_grad_norm_ ({ p }, 1.0, 2.0, false);
         assert_values (total, { 10 }, 1e-6);
         assert_values (p.get_grad (), { -0.6, 0.8, 0 }, 1e-6);
+
+        /* weight_norm's weight: rows [3, 4] and [0, 2] scaled to norms 10 and 1 */
+        var v = from_array ({ 3, 4, 0, 2 }, { 2, 2 }, Dl.DType.FLOAT64);
+        v.set_requires_grad (true);
+        var wn = Dl.weight_norm (v, from_array ({ 10, 1 }, { 2, 1 }, Dl.DType.FLOAT64), 0);
+        assert_values (wn, { 6, 8, 0, 1 }, 1e-12);
+        assert (wn.get_grad_fn ().get_name () == "WeightNormInterfaceBackward0");
     } catch (GLib.Error e) {
         error ("unexpected error: %s", e.message);
     }

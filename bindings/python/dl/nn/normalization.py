@@ -15,9 +15,12 @@ __all__ = ['batch_norm', 'layer_norm', 'group_norm', 'BatchNorm1d', 'BatchNorm2d
 
 def _norm_error(e):
     """PyTorch raises ValueError for a batch of one value per channel and
-    for a wrong rank given to a BatchNorm module."""
+    for a wrong rank given to a BatchNorm module (its message without
+    libdl's layer name)."""
     if isinstance(e, GLib.Error) and e.domain == 'dl-error-quark' and (
             'more than 1 value per channel' in e.message or 'D input (got' in e.message):
+        if 'D input (got' in e.message:
+            return ValueError(e.message[e.message.index('expected '):])
         return ValueError(e.message)
     return _translate(e)
 

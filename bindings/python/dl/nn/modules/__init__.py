@@ -854,6 +854,9 @@ class Module(Dl.Module):
         from ...serialization import _tensor_dict
         if not isinstance(state_dict, Mapping):
             raise TypeError('Expected state_dict to be dict-like, got %s.' % type(state_dict))
+        for path, m in self.named_modules():
+            if m.__dict__.get('_lazy'):  # a lazy module's sizes come from the checkpoint
+                m._lazy_load(state_dict, path + '.' if path else '')
         extra_missing = []
         extra = self._extra_state_modules()
         if extra:

@@ -5,13 +5,16 @@
 # pre-hook into a plain attribute, as in torch; a libdl layer's C forward
 # reads it through a parametrization of the layer (parametrize._Attribute).
 #
-# The weight is a composition of differentiable ops (the norm over every
-# dim but one, a division and a product), exact, and rare enough not to
-# need a fused kernel.
+# The weight is libdl's dl_weight_norm (torch._weight_norm): one node,
+# WeightNormInterfaceBackward0, for dim 0 or the last dim, the norm, a
+# division and a product for the others, as torch 1.13 records them.
 #
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+from gi.repository import GLib
+
+from ..._lib import Dl, _translate
 from ..parameter import Parameter
 from .parametrize import _AttributeHook, _attach_attribute, _detach_attribute, _remove_hook
 
@@ -32,7 +35,10 @@ def norm_except_dim(v, pow=2, dim=0):
 
 def _weight_norm(v, g, dim=0):
     """torch._weight_norm: v * (g / norm_except_dim(v, 2, dim))."""
-    return v * (g / norm_except_dim(v, 2, dim))
+    try:
+        return Dl.weight_norm(v, g, dim)
+    except GLib.Error as e:
+        raise _translate(e) from None
 
 
 def _check_initialized(weight, what):
