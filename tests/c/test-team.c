@@ -7,6 +7,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <omp.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
 
 #include "dl-test-utils.h"
 
@@ -32,13 +34,43 @@ state (void)
   return st;
 }
 
+/* a /proc/loadavg of @runnable runnable threads, read in its place */
+static gchar *
+fake_loadavg (gint64 runnable)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *text
+      = g_strdup_printf ("0.50 0.40 0.30 %" G_GINT64_FORMAT "/120 4321\n", runnable);
+  gchar *path = NULL;
+  gint fd = g_file_open_tmp ("dl-loadavg-XXXXXX", &path, &error);
+
+  g_assert_no_error (error);
+  close (fd);
+  g_file_set_contents (path, text, -1, &error);
+  g_assert_no_error (error);
+  dl_cpu_team_set_loadavg_path (path);
+  return path;
+}
+
 static void
 test_team_span (void)
 {
   gint full = omp_get_max_threads ();
   gint64 t = g_get_monotonic_time ();
+  g_autofree gchar *calm = NULL, *crowd = NULL;
   guint64 count;
 
+  dl_cpu_team_reset ();
+  /* late workers with processors to spare (a wake from sleep, the host)
+   * start no span */
+  calm = fake_loadavg (g_get_num_processors ());
+  for (gint i = 0; i < 12; i++)
+    t = region_at (t + 100, TRUE);
+  g_assert_cmpint (state ().solo_until, ==, 0);
+  g_unlink (calm);
+  /* more runnable threads than processors: late workers count */
+  crowd = fake_loadavg (g_get_num_processors () + 1);
+  t = g_get_monotonic_time ();
   dl_cpu_team_reset ();
   g_assert_cmpint (dl_cpu_team_threads (), ==, full);
   count = state ().solo_count;
@@ -106,6 +138,8 @@ test_team_span (void)
 
   dl_cpu_team_reset ();
   g_assert_cmpint (dl_cpu_team_threads (), ==, full);
+  dl_cpu_team_set_loadavg_path (NULL);
+  g_unlink (crowd);
 }
 
 static gint spinning;

@@ -35,7 +35,8 @@ extern gint64 dl_cpu_grain;
  * A worker is late DL_CPU_TEAM_LATE_US after the fork. Of the last
  * DL_CPU_TEAM_WINDOW regions that forked within DL_CPU_TEAM_WARM_US of the
  * end of the one before (whose workers had no time to fall asleep),
- * DL_CPU_TEAM_LATE_MIN late ones make regions run alone for a span that
+ * DL_CPU_TEAM_LATE_MIN late ones, with more threads runnable than there are
+ * processors (/proc/loadavg), make regions run alone for a span that
  * starts at DL_CPU_TEAM_SOLO_MIN_US and doubles with each late try after
  * it, up to DL_CPU_TEAM_SOLO_MAX_US; it starts short again after
  * DL_CPU_TEAM_CALM_US of regions on time. */
@@ -68,6 +69,8 @@ void dl_cpu_team_join (const DlCpuTeamClock *clock);
 void dl_cpu_team_join_at (const DlCpuTeamClock *clock, gint64 end);
 void dl_cpu_team_get_state (DlCpuTeamState *state);
 void dl_cpu_team_reset (void);
+/* for a test: the file read in place of /proc/loadavg (NULL: that one) */
+void dl_cpu_team_set_loadavg_path (const gchar *path);
 
 static inline void
 dl_cpu_team_fork (DlCpuTeamClock *clock, gint threads)

@@ -16,7 +16,8 @@
  * So the regions that run most (the elementwise iterator, the full
  * reductions, the split GEMMs) note when their workers start. A worker that
  * starts more than DL_CPU_TEAM_LATE_US after the fork was kept waiting;
- * DL_CPU_TEAM_LATE_MIN such regions among the last DL_CPU_TEAM_WINDOW make
+ * DL_CPU_TEAM_LATE_MIN such regions among the last DL_CPU_TEAM_WINDOW, at a
+ * moment when more threads are runnable than there are processors, make
  * every region run on the calling thread alone for a span, and after it
  * the regions try their threads again. The span starts at
  * DL_CPU_TEAM_SOLO_MIN_US and doubles each time the regions after it are
@@ -49,8 +50,33 @@ static gint64 solo_until;
 static gint64 solo_span = DL_CPU_TEAM_SOLO_MIN_US;
 static gint64 last_end;
 static gint warm_run; /* regions since the last pause */
+static const gchar *loadavg_path; /* a test's, or NULL: /proc/loadavg */
 static guint late_bits;
 static guint64 solo_count;
+
+/* Whether more threads are runnable on the machine right now than it has
+ * processors (the fourth field of /proc/loadavg counts them, this one and
+ * this process's workers included): late workers with the processors to
+ * spare were kept by the host or by a wake from sleep, which passes. TRUE
+ * where the file cannot be read. Read only when a span would begin. */
+static gboolean
+crowded (void)
+{
+  static gsize cpus;
+  g_autofree gchar *text = NULL;
+  const gchar *field;
+  gint i;
+
+  if (g_once_init_enter (&cpus))
+    g_once_init_leave (&cpus, g_get_num_processors ());
+  if (!g_file_get_contents (loadavg_path ? loadavg_path : "/proc/loadavg", &text, NULL, NULL))
+    return TRUE;
+  /* "0.52 0.58 0.59 3/96 4747": runnable/total is the fourth field */
+  for (field = text, i = 0; i < 3 && field; i++)
+    if ((field = strchr (field, ' ')))
+      field++;
+  return field == NULL || g_ascii_strtoll (field, NULL, 10) > (gint64)cpus;
+}
 
 gint
 dl_cpu_team_threads (void)
@@ -108,6 +134,8 @@ dl_cpu_team_join_at (const DlCpuTeamClock *clock, gint64 now)
       return;
     }
   __atomic_store_n (&late_bits, 0, __ATOMIC_RELAXED);
+  if (!crowded ())
+    return;
   span = __atomic_load_n (&solo_span, __ATOMIC_RELAXED);
   __atomic_store_n (&solo_until, now + span, __ATOMIC_RELAXED);
   __atomic_store_n (&solo_span, MIN (2 * span, DL_CPU_TEAM_SOLO_MAX_US), __ATOMIC_RELAXED);
@@ -130,4 +158,10 @@ dl_cpu_team_reset (void)
   __atomic_store_n (&last_end, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&late_bits, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&warm_run, 0, __ATOMIC_RELAXED);
+}
+
+void
+dl_cpu_team_set_loadavg_path (const gchar *path)
+{
+  loadavg_path = path;
 }
