@@ -949,7 +949,10 @@ record:
     inputs[n++] = max;
   if (dl_dtype_is_float (out->dtype) && dl_autograd_any_requires (n, inputs))
     {
-      g_autoptr (DlNode) node = dl_node_new_for_op ("ClampBackward1", clamp_backward, n, inputs);
+      /* torch's clamp.Tensor (a bound that is a tensor) and clamp (numbers) */
+      gboolean tensor_bound = (min && !min->is_wrapped_number) || (max && !max->is_wrapped_number);
+      g_autoptr (DlNode) node = dl_node_new_for_op (
+          tensor_bound ? "ClampBackward0" : "ClampBackward1", clamp_backward, n, inputs);
 
       ClampState *s = DL_NODE_NEW_STATE (node, ClampState);
 

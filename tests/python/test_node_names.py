@@ -288,3 +288,15 @@ def test_nll_loss_all_ignored_grad_is_zero():
     ld.backward()
     lt.backward()
     np.testing.assert_array_equal(xd.grad.numpy(), xt.grad.numpy())
+
+
+def test_clamp_node_by_bound_kind():
+    # torch's clamp (numbers) records ClampBackward1, clamp.Tensor (a bound
+    # that is a tensor) ClampBackward0
+    for lib in (torch, Dl):
+        x = lib.ones(3, requires_grad=True)
+        t = lib.zeros(3)
+        names = [f().grad_fn.name() for f in (
+            lambda: x.clamp(min=0.5), lambda: x.clamp(0, 1), lambda: x.clip(0, 1),
+            lambda: x.clamp(min=t), lambda: x.clamp(max=t), lambda: x.clamp(t, t + 1))]
+        assert names == ['ClampBackward1'] * 3 + ['ClampBackward0'] * 3, (lib, names)
