@@ -886,19 +886,104 @@ clamp_fused (DlTensor *self, DlTensor *min, DlTensor *max, DlTensor *into, GErro
  *
  * Since: 0.1
  */
+/* The kinds of clamp torch records apart: clamp, clamp_min, clamp_max */
+typedef enum
+{
+  CLAMP_BOTH,
+  CLAMP_MIN,
+  CLAMP_MAX
+} ClampKind;
+
+static DlTensor *
+clamp_impl (DlTensor *self, DlTensor *min, DlTensor *max, ClampKind kind, GError **error);
+
 DlTensor *
 dl_tensor_clamp (DlTensor *self, DlTensor *min, DlTensor *max, GError **error)
 {
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (min == NULL || DL_IS_TENSOR (min), NULL);
+  g_return_val_if_fail (max == NULL || DL_IS_TENSOR (max), NULL);
+  return clamp_impl (self, min, max, CLAMP_BOTH, error);
+}
+
+/**
+ * dl_tensor_clamp_min:
+ * @self: a #DlTensor
+ * @min: the lower bound, broadcastable with @self (a number as a 0-d
+ *   tensor)
+ * @error: return location for a #GError
+ *
+ * Computes max (self, min) elementwise as torch.clamp_min: the values of
+ * dl_tensor_clamp() with only @min, recorded as torch records clamp_min
+ * (ClampMinBackward0 for a wrapped number, ClampMinBackward1 for a
+ * tensor).
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_clamp_min (DlTensor *self, DlTensor *min, GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (DL_IS_TENSOR (min), NULL);
+  return clamp_impl (self, min, NULL, CLAMP_MIN, error);
+}
+
+/**
+ * dl_tensor_clamp_max:
+ * @self: a #DlTensor
+ * @max: the upper bound, broadcastable with @self (a number as a 0-d
+ *   tensor)
+ * @error: return location for a #GError
+ *
+ * Computes min (self, max) elementwise as torch.clamp_max: the values of
+ * dl_tensor_clamp() with only @max, recorded as torch records clamp_max
+ * (ClampMaxBackward0 for a wrapped number, ClampMaxBackward1 for a
+ * tensor).
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_clamp_max (DlTensor *self, DlTensor *max, GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (DL_IS_TENSOR (max), NULL);
+  return clamp_impl (self, NULL, max, CLAMP_MAX, error);
+}
+
+/* clamp's node name in torch: a number bound gives clamp's overload 1 and
+ * clamp_min's and clamp_max's 0, a tensor bound the other one */
+static const gchar *
+clamp_node_name (ClampKind kind, DlTensor *min, DlTensor *max)
+{
+  gboolean tensor_bound = (min && !min->is_wrapped_number) || (max && !max->is_wrapped_number);
+
+  switch (kind)
+    {
+      case CLAMP_MIN:
+        return tensor_bound ? "ClampMinBackward1" : "ClampMinBackward0";
+      case CLAMP_MAX:
+        return tensor_bound ? "ClampMaxBackward1" : "ClampMaxBackward0";
+      case CLAMP_BOTH:
+      default:
+        return tensor_bound ? "ClampBackward0" : "ClampBackward1";
+    }
+}
+
+static DlTensor *
+clamp_impl (DlTensor *self, DlTensor *min, DlTensor *max, ClampKind kind, GError **error)
+{
   g_autoptr (DlTensor) x = NULL;
+
   g_autoptr (DlTensor) lo = NULL;
   g_autoptr (DlTensor) out = NULL;
   GError *local = NULL;
   DlTensor *inputs[3];
   guint n = 0;
 
-  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  g_return_val_if_fail (min == NULL || DL_IS_TENSOR (min), NULL);
-  g_return_val_if_fail (max == NULL || DL_IS_TENSOR (max), NULL);
   if (min == NULL && max == NULL)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
@@ -949,10 +1034,8 @@ record:
     inputs[n++] = max;
   if (dl_dtype_is_float (out->dtype) && dl_autograd_any_requires (n, inputs))
     {
-      /* torch's clamp.Tensor (a bound that is a tensor) and clamp (numbers) */
-      gboolean tensor_bound = (min && !min->is_wrapped_number) || (max && !max->is_wrapped_number);
-      g_autoptr (DlNode) node = dl_node_new_for_op (
-          tensor_bound ? "ClampBackward0" : "ClampBackward1", clamp_backward, n, inputs);
+      g_autoptr (DlNode) node
+          = dl_node_new_for_op (clamp_node_name (kind, min, max), clamp_backward, n, inputs);
 
       ClampState *s = DL_NODE_NEW_STATE (node, ClampState);
 

@@ -80,6 +80,8 @@ dl_tensor_lerp_ (DlTensor *self, DlTensor *end, DlTensor *weight, GError **error
 DL_EXPORT DlTensor *
 dl_tensor_lerp_scalar_ (DlTensor *self, DlTensor *end, gdouble weight, GError **error);
 DL_EXPORT DlTensor *dl_tensor_clamp (DlTensor *self, DlTensor *min, DlTensor *max, GError **error);
+DL_EXPORT DlTensor *dl_tensor_clamp_min (DlTensor *self, DlTensor *min, GError **error);
+DL_EXPORT DlTensor *dl_tensor_clamp_max (DlTensor *self, DlTensor *max, GError **error);
 DL_EXPORT DlTensor *
 dl_tensor_clamp_scalar (DlTensor *self, gdouble min, gdouble max, GError **error);
 DL_EXPORT DlTensor *dl_tensor_clamp_ (DlTensor *self, DlTensor *min, DlTensor *max, GError **error);

@@ -473,6 +473,8 @@ test('math ops', () => {
     assertArrayEqual(values(x.clamp(lo, null)), [-1, -0.5, 0.5, 2.5], 'clamp min only');
     assertArrayEqual(values(x.clamp(null, hi)), [-1.5, -0.5, 0.5, 1], 'clamp max only');
     assertArrayEqual(values(x.clamp(lo, hi)), [-1, -0.5, 0.5, 1], 'clamp both');
+    assertArrayEqual(values(x.clamp_min(lo)), [-1, -0.5, 0.5, 2.5], 'clamp_min');
+    assertArrayEqual(values(x.clamp_max(hi)), [-1.5, -0.5, 0.5, 1], 'clamp_max');
     assertArrayEqual(values(x.clamp_scalar(-1, 1)), [-1, -0.5, 0.5, 1], 'clamp_scalar');
     // in place: the same object back, its values clamped (-Infinity: no bound)
     const xc = x.clone();

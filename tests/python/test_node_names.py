@@ -298,5 +298,10 @@ def test_clamp_node_by_bound_kind():
         t = lib.zeros(3)
         names = [f().grad_fn.name() for f in (
             lambda: x.clamp(min=0.5), lambda: x.clamp(0, 1), lambda: x.clip(0, 1),
-            lambda: x.clamp(min=t), lambda: x.clamp(max=t), lambda: x.clamp(t, t + 1))]
-        assert names == ['ClampBackward1'] * 3 + ['ClampBackward0'] * 3, (lib, names)
+            lambda: x.clamp(min=t), lambda: x.clamp(max=t), lambda: x.clamp(t, t + 1),
+            lambda: x.clamp_min(0.5), lambda: x.clamp_max(0.5), lambda: lib.clamp_min(x, 0.5),
+            lambda: x.clamp_min(t), lambda: x.clamp_max(t), lambda: lib.clamp_max(x, t))]
+        assert names == (['ClampBackward1'] * 3 + ['ClampBackward0'] * 3
+                         + ['ClampMinBackward0', 'ClampMaxBackward0', 'ClampMinBackward0',
+                            'ClampMinBackward1', 'ClampMaxBackward1', 'ClampMaxBackward1']), \
+            (lib, names)

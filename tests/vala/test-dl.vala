@@ -1523,6 +1523,8 @@ void test_math () {
         assert_values (x.clamp (lo, null), { -1, -0.5, 0.5, 2.5 });
         assert_values (x.clamp (null, hi), { -1.5, -0.5, 0.5, 1 });
         assert_values (x.clamp (lo, hi), { -1, -0.5, 0.5, 1 });
+        assert_values (x.clamp_min (lo), { -1, -0.5, 0.5, 2.5 });
+        assert_values (x.clamp_max (hi), { -1.5, -0.5, 0.5, 1 });
         assert_values (x.clamp_scalar (-1, 1), { -1, -0.5, 0.5, 1 });
         /* in place: self back, its values clamped (-infinity: no bound) */
         var xc = x.clone ();

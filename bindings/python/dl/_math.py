@@ -233,11 +233,11 @@ def _clamp_(self, min=None, max=None):
 
 
 def _clamp_min(self, min):
-    return _clamp(self, min=min)
+    return Dl.Tensor.clamp_min(self, _clamp_bound(min, 'min'))
 
 
 def _clamp_max(self, max):
-    return _clamp(self, max=max)
+    return Dl.Tensor.clamp_max(self, _clamp_bound(max, 'max'))
 
 
 def _relu_(self):
