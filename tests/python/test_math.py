@@ -1,4 +1,4 @@
-# test_math.py: the pointwise math library (libdl/ops/dl-ops-math.c)
+# test_math.py: the pointwise math library (libdl/ops/dl-ops-math*.c)
 # compared against PyTorch: unary functions, predicates, nan_to_num, pow,
 # floor division, remainder, atan2, bitwise and logical ops, clamp, lerp,
 # in-place forms, their gradients and their errors.

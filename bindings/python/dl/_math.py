@@ -1,4 +1,4 @@
-# _math.py: the pointwise math library (libdl/ops/dl-ops-math.c): binary
+# _math.py: the pointwise math library (libdl/ops/dl-ops-math*.c): binary
 # math with Python numbers, pow, clamp, lerp, rounding, and the factories
 # for the Tensor methods and operators over them (see _tensor.py).
 #
