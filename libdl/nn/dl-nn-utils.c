@@ -22,6 +22,7 @@
 #include "ops/dl-ops-join.h"
 #include "ops/dl-ops-math.h"
 #include "ops/dl-ops-pointwise.h"
+#include "ops/dl-ops-private.h"
 #include "ops/dl-ops-reduce.h"
 #include "ops/dl-ops-shape.h"
 
@@ -247,11 +248,10 @@ dl_vector_to_parameters (DlTensor *vec, DlTensor **parameters, gsize n_parameter
 
 /* The saved tensors of WeightNormInterfaceBackward0 (v and g; the norms
  * are computed again from v, so that a recorded backward reaches v
- * through them, as torch's _weight_norm_differentiable_backward) and of
- * NormBackward0 (v and its norm). */
+ * through them, as torch's _weight_norm_differentiable_backward). */
 typedef struct
 {
-  DlSavedTensor v, g, norms;
+  DlSavedTensor v, g;
   gint64 dims[DL_MAX_DIMS];
   gsize n_dims;
 } WeightNormState;
@@ -315,49 +315,6 @@ weight_norm_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error
   return TRUE;
 }
 
-/* d ||v|| / dv = v * (go / ||v||), 0 where the norm is 0 (torch's
- * norm_backward for p = 2) */
-static gboolean
-norm_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
-{
-  const WeightNormState *st = dl_node_state (node);
-  DlTensor *v, *norm;
-  g_autoptr (DlTensor) scale = NULL;
-  g_autoptr (DlTensor) zero = NULL;
-  g_autoptr (DlTensor) masked = NULL;
-
-  if (!(v = dl_node_saved (node, &st->v, error))
-      || !(norm = dl_node_saved (node, &st->norms, error))
-      || !(scale = dl_tensor_div (go[0], norm, error))
-      || !(zero = dl_tensor_eq_scalar (norm, 0, error))
-      || !(masked = dl_tensor_masked_fill (scale, zero, 0, error)))
-    return FALSE;
-  gi[0] = dl_tensor_mul (v, masked, error);
-  return gi[0] != NULL;
-}
-
-/* ||@v||, 2-norm of all of it, recorded as torch's v.norm (2) from C++
- * (NormBackward0) */
-static DlTensor *
-whole_norm (DlTensor *v, GError **error)
-{
-  g_autoptr (DlTensor) out = NULL;
-  gboolean was = dl_set_grad_enabled (FALSE);
-
-  out = dl_tensor_norm (v, 2, NULL, 0, FALSE, error);
-  dl_set_grad_enabled (was);
-  if (out && dl_autograd_any_requires (1, &v))
-    {
-      g_autoptr (DlNode) node = dl_node_new_for_op ("NormBackward0", norm_backward, 1, &v);
-      WeightNormState *st = DL_NODE_NEW_STATE (node, WeightNormState);
-
-      dl_node_save (node, &st->v, v, FALSE);
-      dl_node_save (node, &st->norms, out, TRUE);
-      dl_node_set_output (node, out, 0);
-    }
-  return g_steal_pointer (&out);
-}
-
 /**
  * dl_weight_norm:
  * @v: the direction, a floating-point #DlTensor
@@ -396,7 +353,7 @@ dl_weight_norm (DlTensor *v, DlTensor *g, gint64 dim, GError **error)
   if (dim == -1)
     {
       /* torch's composite: v * (g / v.norm (2)) */
-      if (!(norms = whole_norm (v, error)) || !(ratio = dl_tensor_div (g, norms, error)))
+      if (!(norms = dl_norm_scalar (v, 2, error)) || !(ratio = dl_tensor_div (g, norms, error)))
         return NULL;
       return dl_tensor_mul (v, ratio, error);
     }

@@ -102,6 +102,8 @@ DlTensor *dl_contiguous_nograd (DlTensor *t, GError **error);
 DlTensor *dl_unsafe_view (DlTensor *self, const gint64 *shape, gsize n_dims, GError **error);
 /* Sums @grad down to @shape, undoing broadcasting (differentiable). */
 DlTensor *dl_sum_to (DlTensor *grad, const gint64 *shape, gint ndim, GError **error);
+/* torch's norm.Scalar (v.norm (p) from C++): NormBackward0, dl-ops-stats.c */
+DlTensor *dl_norm_scalar (DlTensor *self, gdouble p, GError **error);
 gboolean dl_check_same_device (const gchar *op, DlTensor *a, DlTensor *b, GError **error);
 /* The operands of an elementwise op on one device. As in PyTorch, a 0-d
  * tensor on the CPU (a Python number among them) may join tensors on

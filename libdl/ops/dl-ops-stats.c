@@ -223,34 +223,19 @@ normp_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   return gi[0] != NULL;
 }
 
-/**
- * dl_tensor_norm:
- * @self: a floating-point #DlTensor
- * @p: the order: 2 (Euclidean, also the Frobenius norm), 1, 0 (the number
- *   of nonzeros), infinity or minus infinity (the largest or smallest
- *   absolute value), or any other number: (sum |x|^p)^(1/p)
- * @dims: (array length=n_dims): the dims to reduce; empty for all
- * @n_dims: the number of dims in @dims
- * @keepdim: whether to keep the reduced dims with size 1
- * @error: return location for a #GError
- *
- * The vector @p-norm over the given dims.
- *
- * Returns: (transfer full): the norms, or %NULL with @error set
- *
- * Since: 0.1
- */
-DlTensor *
-dl_tensor_norm (DlTensor *self,
-                gdouble p,
-                const gint64 *dims,
-                gsize n_dims,
-                gboolean keepdim,
-                GError **error)
+/* dl_tensor_norm () with its node named @node_name where it records one
+ * (p = 2 and the general p) */
+static DlTensor *
+norm_impl (DlTensor *self,
+           gdouble p,
+           const gint64 *dims,
+           gsize n_dims,
+           gboolean keepdim,
+           const gchar *node_name,
+           GError **error)
 {
   gboolean mask[DL_MAX_DIMS];
 
-  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!check_floating ("norm", self, error)
       || !dl_reduce_dims_mask ("norm", self, dims, n_dims, mask, error))
     return NULL;
@@ -269,7 +254,8 @@ dl_tensor_norm (DlTensor *self,
   if (is_half (self->dtype) && !isinf (p))
     {
       g_autoptr (DlTensor) f = dl_tensor_to_dtype (self, DL_DTYPE_FLOAT32, error);
-      return f ? to_half (dl_tensor_norm (f, p, dims, n_dims, keepdim, error), self->dtype, error)
+      return f ? to_half (norm_impl (f, p, dims, n_dims, keepdim, node_name, error), self->dtype,
+                          error)
                : NULL;
     }
   if (p == 1)
@@ -308,7 +294,7 @@ dl_tensor_norm (DlTensor *self,
         return NULL;
       if (dl_autograd_any_requires (1, &self))
         {
-          g_autoptr (DlNode) node = dl_node_new_for_op ("NormBackward1", norm2_backward, 1, &self);
+          g_autoptr (DlNode) node = dl_node_new_for_op (node_name, norm2_backward, 1, &self);
 
           DlReduceState *s = dl_reduce_state_new (node, self->ndim, keepdim, mask);
 
@@ -333,7 +319,7 @@ dl_tensor_norm (DlTensor *self,
       return NULL;
     if (dl_autograd_any_requires (1, &self))
       {
-        g_autoptr (DlNode) node = dl_node_new_for_op ("NormBackward1", normp_backward, 1, &self);
+        g_autoptr (DlNode) node = dl_node_new_for_op (node_name, normp_backward, 1, &self);
 
         DlReduceState *st = dl_reduce_state_new (node, self->ndim, keepdim, mask);
 
@@ -344,6 +330,44 @@ dl_tensor_norm (DlTensor *self,
       }
     return out;
   }
+}
+
+/**
+ * dl_tensor_norm:
+ * @self: a floating-point #DlTensor
+ * @p: the order: 2 (Euclidean, also the Frobenius norm), 1, 0 (the number
+ *   of nonzeros), infinity or minus infinity (the largest or smallest
+ *   absolute value), or any other number: (sum |x|^p)^(1/p)
+ * @dims: (array length=n_dims): the dims to reduce; empty for all
+ * @n_dims: the number of dims in @dims
+ * @keepdim: whether to keep the reduced dims with size 1
+ * @error: return location for a #GError
+ *
+ * The vector @p-norm over the given dims.
+ *
+ * Returns: (transfer full): the norms, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_norm (DlTensor *self,
+                gdouble p,
+                const gint64 *dims,
+                gsize n_dims,
+                gboolean keepdim,
+                GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  return norm_impl (self, p, dims, n_dims, keepdim, "NormBackward1", error);
+}
+
+/* torch's norm.Scalar overload, v.norm (p) as torch's C++ composites call
+ * it (torch._weight_norm's): the p-norm of all of @self, recorded as
+ * NormBackward0 (Python's norm calls record NormBackward1) */
+DlTensor *
+dl_norm_scalar (DlTensor *self, gdouble p, GError **error)
+{
+  return norm_impl (self, p, NULL, 0, FALSE, "NormBackward0", error);
 }
 
 static gdouble
