@@ -38,13 +38,19 @@ function check(ok, what) {
 }
 
 // CPU seconds the main thread (this one) has used, from /proc
+const readProc = path => new TextDecoder().decode(GLib.file_get_contents(path)[1]);
+
+// utime + stime of a /proc stat file (fields 14 and 15, in clock ticks of
+// 1/100 s), in seconds
+function statCpu(path) {
+    const fields = readProc(path).split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 function mainThreadCpu() {
     try {
-        const read = path => new TextDecoder().decode(GLib.file_get_contents(path)[1]);
-        const pid = read('/proc/self/stat').split(' ')[0];
-        const fields = read(`/proc/self/task/${pid}/stat`).split(') ')[1].split(' ');
-        // utime and stime, fields 14 and 15 of stat, in clock ticks of 1/100 s
-        return (Number(fields[11]) + Number(fields[12])) / 100;
+        const pid = readProc('/proc/self/stat').split(' ')[0];
+        return statCpu(`/proc/self/task/${pid}/stat`);
     } catch (e) {
         return NaN;
     }
@@ -73,14 +79,11 @@ function sampleLateness() {
 // the cores the app was running on.
 function machineCpu() {
     try {
-        const read = path => new TextDecoder().decode(GLib.file_get_contents(path)[1]);
         // cpu  user nice system idle iowait irq softirq steal ...
-        const cpu = read('/proc/stat').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+        const cpu = readProc('/proc/stat').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
         const busy = cpu[0] + cpu[1] + cpu[2] + cpu[5] + cpu[6] + cpu[7];
-        // utime and stime of every thread of this process, fields 14 and 15
-        const own = read('/proc/self/stat').split(') ')[1].split(' ');
-        return {busy: busy / 100, self: (Number(own[11]) + Number(own[12])) / 100,
-            steal: cpu[7] / 100};
+        // every thread of this process
+        return {busy: busy / 100, self: statCpu('/proc/self/stat'), steal: cpu[7] / 100};
     } catch (e) {
         return {busy: NaN, self: NaN, steal: NaN};
     }

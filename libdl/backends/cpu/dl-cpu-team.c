@@ -91,8 +91,7 @@ dl_cpu_team_threads (void)
 void
 dl_cpu_team_join (const DlCpuTeamClock *clock)
 {
-  if (clock->threads >= 2)
-    dl_cpu_team_join_at (clock, g_get_monotonic_time ());
+  dl_cpu_team_join_at (clock, g_get_monotonic_time ());
 }
 
 void

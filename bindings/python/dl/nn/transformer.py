@@ -104,7 +104,6 @@ class MultiheadAttention(_Layer, Dl.MultiheadAttention, Module):
         return ''
 
 
-
 def _name_out_projs(module):
     """Gives the out_proj of each MultiheadAttention in @module (made by
     libdl's C layer as a DlLinear, which Python sees as a Linear) torch's

@@ -21,6 +21,3 @@ class NonDynamicallyQuantizableLinear(Linear):
     __all__). The same C class as Linear (DlLinear): PyGObject registers no
     GType for it."""
     __gtype__ = Linear.__gtype__
-
-    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
-        super().__init__(in_features, out_features, bias=bias, device=device, dtype=dtype)
