@@ -782,6 +782,10 @@ walk_rows (Walk *wk, const char **rows, gint64 nr)
     else                                                                                           \
       {                                                                                            \
         memcpy (ACC, wk->p, w * sizeof (T));                                                       \
+        /* no index is asked for, but col_finish and col_merge read the */                         \
+        /* lanes' rows: the first row's, defined */                                                \
+        for (gint64 j = 0; j < w; j++)                                                             \
+          x[j] = r0;                                                                               \
         walk_next (wk);                                                                            \
         r0++;                                                                                      \
         COL_BLOCKS ((job->is_max ? k->MAX : k->MIN) (rows, nr, w, ACC));                           \
