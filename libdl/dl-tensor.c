@@ -1378,6 +1378,26 @@ dl_tensor_get_grad_fn (DlTensor *self)
 }
 
 /**
+ * dl_tensor_get_base:
+ * @self: a #DlTensor
+ *
+ * Gives the tensor a view was taken of, as `torch.Tensor._base`: for a
+ * view of a view, the first tensor of the chain (the one that is not a
+ * view itself). %NULL for a tensor that is not a view; dl_tensor_detach()
+ * and dl_tensor_clone() give tensors that are not views.
+ *
+ * Returns: (transfer none) (nullable): the base of a view, or %NULL
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_get_base (DlTensor *self)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  return self->base;
+}
+
+/**
  * dl_tensor_is_leaf:
  * @self: a #DlTensor
  *

@@ -124,6 +124,8 @@ gboolean dl_tensor_is_released (DlTensor *self);
 DL_EXPORT
 DlNode *dl_tensor_get_grad_fn (DlTensor *self);
 DL_EXPORT
+DlTensor *dl_tensor_get_base (DlTensor *self);
+DL_EXPORT
 gboolean dl_tensor_is_leaf (DlTensor *self);
 DL_EXPORT
 gboolean dl_tensor_backward (DlTensor *self,

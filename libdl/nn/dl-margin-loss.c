@@ -311,7 +311,9 @@ soft_margin_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error
  *
  * The two-class logistic loss log (1 + e^(-y x)), as
  * torch.nn.functional.soft_margin_loss, recorded as one node
- * (SoftMarginLossBackward0), differentiable with respect to @input.
+ * (SoftMarginLossBackward0), differentiable with respect to @input. As in
+ * PyTorch, a @target that requires grad (with grad mode on) is an error
+ * (%DL_ERROR_AUTOGRAD): the loss has no derivative for it.
  *
  * Returns: (transfer full): the loss, or %NULL with @error set
  *
@@ -332,6 +334,14 @@ dl_soft_margin_loss (DlTensor *input, DlTensor *target, DlReduction reduction, G
   g_return_val_if_fail (DL_IS_TENSOR (input) && DL_IS_TENSOR (target), NULL);
   if (!dl_loss_check_reduction ("soft_margin_loss", reduction, error))
     return NULL;
+  if (dl_autograd_any_requires (1, &target))
+    {
+      /* torch defines no derivative for the target of this loss */
+      g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
+                   "The function 'soft_margin_loss' is not differentiable with respect to "
+                   "argument 'target'. This input cannot have requires_grad True.");
+      return NULL;
+    }
   shape = dl_tensor_get_shape (input, &nd);
   if (!(y = dl_tensor_expand (target, shape, nd, NULL)))
     {

@@ -337,19 +337,46 @@ dl_tensor_view (DlTensor *self, const gint64 *shape, gsize n_dims, GError **erro
   return make_view (self, "ViewBackward0", VIEW_RESHAPE, sizes, strides, n_dims, NULL);
 }
 
-/* A view of @self, contiguous, with another shape, recorded as torch's
+/**
+ * dl_tensor_alias:
+ * @self: a #DlTensor
+ * @error: return location for a #GError
+ *
+ * A new tensor object over the same elements, with @self's shape and
+ * strides, as torch's alias (what `t[...]` gives): a view whose in-place
+ * changes @self sees, recorded as AliasBackward0 when @self requires grad.
+ *
+ * Returns: (transfer full): the view, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_alias (DlTensor *self, GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  if (!dl_check_live ("alias", self, error))
+    return NULL;
+  return make_view (self, "AliasBackward0", VIEW_RESHAPE, self->sizes, self->strides, self->ndim,
+                    NULL);
+}
+
+/* @self's elements, contiguous, with another shape, recorded as torch's
  * _unsafe_view (UnsafeViewBackward0): for an op that reshapes a result it
- * has just made, as matmul folds its rows back. */
+ * has just made, as matmul folds its rows back and reshape its copy. As in
+ * torch, the result is not a view (no base): nothing else holds @self. */
 DlTensor *
 dl_unsafe_view (DlTensor *self, const gint64 *shape, gsize n_dims, GError **error)
 {
   gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS];
+  DlTensor *out;
 
   if (!infer_shape ("view", self, shape, n_dims, sizes, error))
     return NULL;
   if (!view_strides (self, sizes, n_dims, strides))
     return dl_tensor_view (self, shape, n_dims, error);
-  return make_view (self, "UnsafeViewBackward0", VIEW_RESHAPE, sizes, strides, n_dims, NULL);
+  out = make_view (self, "UnsafeViewBackward0", VIEW_RESHAPE, sizes, strides, n_dims, NULL);
+  g_clear_object (&out->base);
+  return out;
 }
 
 /**
@@ -359,8 +386,9 @@ dl_unsafe_view (DlTensor *self, const gint64 *shape, gsize n_dims, GError **erro
  * @n_dims: the number of dimensions
  * @error: return location for a #GError
  *
- * The same elements with another shape: a view when the layout allows,
- * otherwise a contiguous copy.
+ * The same elements with another shape: a view when the layout allows
+ * (ViewBackward0), otherwise a contiguous copy that is not a view
+ * (UnsafeViewBackward0 after CloneBackward0, as torch's _unsafe_view).
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
@@ -381,7 +409,7 @@ dl_tensor_reshape (DlTensor *self, const gint64 *shape, gsize n_dims, GError **e
     return make_view (self, "ViewBackward0", VIEW_RESHAPE, sizes, strides, n_dims, NULL);
   if (!(c = dl_tensor_clone (self, error)))
     return NULL;
-  return dl_tensor_view (c, sizes, n_dims, error);
+  return dl_unsafe_view (c, sizes, n_dims, error);
 }
 
 /**

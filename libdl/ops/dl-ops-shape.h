@@ -15,6 +15,7 @@ G_BEGIN_DECLS
 
 DL_EXPORT DlTensor *
 dl_tensor_view (DlTensor *self, const gint64 *shape, gsize n_dims, GError **error);
+DL_EXPORT DlTensor *dl_tensor_alias (DlTensor *self, GError **error);
 DL_EXPORT DlTensor *
 dl_tensor_reshape (DlTensor *self, const gint64 *shape, gsize n_dims, GError **error);
 DL_EXPORT DlTensor *dl_tensor_transpose (DlTensor *self, gint64 dim0, gint64 dim1, GError **error);

@@ -339,6 +339,23 @@ test_errors (void)
                 "pairwise_distance");
   assert_fails (dl_pdist (v, 2, &error), &error, DL_ERROR_SHAPE, "pdist");
   assert_fails (dl_pdist (m, -1, &error), &error, DL_ERROR_ARGUMENT, "pdist");
+
+  /* soft_margin_loss has no derivative for its target (as in PyTorch); with
+   * grad mode off the target may require grad */
+  {
+    g_autoptr (DlTensor) y = T64 (DL_TEST_SHAPE (3), 1, -1, 1);
+    g_autoptr (DlTensor) ok = NULL;
+    gboolean was;
+
+    g_assert_true (dl_tensor_set_requires_grad (y, TRUE, &error));
+    assert_fails (dl_soft_margin_loss (v, y, DL_REDUCTION_MEAN, &error), &error, DL_ERROR_AUTOGRAD,
+                  "soft_margin_loss");
+    was = dl_set_grad_enabled (FALSE);
+    ok = dl_soft_margin_loss (v, y, DL_REDUCTION_MEAN, &error);
+    dl_set_grad_enabled (was);
+    g_assert_no_error (error);
+    g_assert_nonnull (ok);
+  }
 }
 
 int

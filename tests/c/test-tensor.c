@@ -221,6 +221,56 @@ test_view_unfold (void)
   g_assert_error (error, DL_ERROR, DL_ERROR_SHAPE);
 }
 
+/* alias (t[...]): a second tensor over the same elements and strides,
+ * recorded as AliasBackward0; its gradient passes through unchanged */
+static void
+test_view_alias (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) a = dl_arange (0, 6, 1, DL_DTYPE_FLOAT64, NULL, &error);
+  g_autoptr (DlTensor) m = NULL;
+  g_autoptr (DlTensor) tr = NULL;
+  g_autoptr (DlTensor) al = NULL;
+  g_autoptr (DlTensor) w = NULL;
+  g_autoptr (DlTensor) prod = NULL;
+  g_autoptr (DlTensor) s = NULL;
+  g_autoptr (DlTensor) plain = NULL;
+  const gdouble weights[] = { 1, 2, 3, 4, 5, 6 };
+  const gdouble grad[] = { 1, 3, 5, 2, 4, 6 };
+
+  g_assert_no_error (error);
+  g_assert_true (dl_tensor_set_requires_grad (a, TRUE, &error));
+  m = dl_tensor_view (a, DL_TEST_SHAPE (2, 3), &error);
+  g_assert_no_error (error);
+  tr = dl_tensor_t (m, &error);
+  g_assert_no_error (error);
+  al = dl_tensor_alias (tr, &error);
+  g_assert_no_error (error);
+  g_assert_true (al != tr);
+  /* a view of a view has the first tensor as its base */
+  g_assert_null (dl_tensor_get_base (a));
+  g_assert_true (dl_tensor_get_base (tr) == a);
+  g_assert_true (dl_tensor_get_base (al) == a);
+  g_assert_true (dl_tensor_get_storage (al) == dl_tensor_get_storage (a));
+  dl_test_assert_shape (al, DL_TEST_SHAPE (3, 2));
+  g_assert_false (dl_tensor_is_contiguous (al));
+  g_assert_cmpstr (dl_node_get_name (dl_tensor_get_grad_fn (al)), ==, "AliasBackward0");
+  w = dl_test_tensor (weights, DL_TEST_SHAPE (3, 2), DL_DTYPE_FLOAT64);
+  prod = dl_tensor_mul (al, w, &error);
+  g_assert_no_error (error);
+  s = dl_tensor_sum (prod, &error);
+  g_assert_no_error (error);
+  g_assert_true (dl_tensor_backward (s, NULL, FALSE, FALSE, &error));
+  g_assert_no_error (error);
+  dl_test_assert_values (dl_tensor_get_grad (a), grad, 6, 0);
+
+  /* a tensor without grad gets no node */
+  plain = dl_tensor_alias (w, &error);
+  g_assert_no_error (error);
+  g_assert_null (dl_tensor_get_grad_fn (plain));
+  g_assert_true (dl_tensor_get_data_ptr (plain) == dl_tensor_get_data_ptr (w));
+}
+
 /* as_strided: windows over the storage at an offset; the gradient adds up
  * where windows overlap; a geometry past the storage is refused */
 static void
@@ -974,6 +1024,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/tensor/view/shares-storage", test_view_shares_storage);
   g_test_add_func ("/tensor/view/transpose", test_view_transpose);
   g_test_add_func ("/tensor/view/unfold", test_view_unfold);
+  g_test_add_func ("/tensor/view/alias", test_view_alias);
   g_test_add_func ("/tensor/view/as-strided", test_view_as_strided);
   g_test_add_func ("/tensor/resize", test_resize);
   g_test_add_func ("/tensor/view/inplace", test_view_inplace);

@@ -480,6 +480,12 @@ test('math ops', () => {
     const xc = x.clone();
     assert(xc.clamp_scalar_(-Infinity, 0) === xc, 'clamp_scalar_ returns self');
     assertArrayEqual(values(xc), [-1.5, -0.5, 0, 0], 'clamp_scalar_');
+    // alias (t[...]): another tensor object over the same elements
+    const al = xc.alias();
+    assert(al !== xc, 'alias is a new object');
+    assert(al.get_base() === xc && xc.get_base() === null, 'get_base: the viewed tensor');
+    al.fill_(3);
+    assertArrayEqual(values(xc), [3, 3, 3, 3], 'alias writes through');
     // Python-style floor division and remainder (sign of the divisor)
     const a = fromArray([7, -7, 7, -7], [4], I64);
     const b = fromArray([2, 2, -2, -2], [4], I64);

@@ -412,7 +412,7 @@ WALK = {
     'UniformBackward0': [Case(lambda m, a: seeded(m, a, 'uniform_'), (3, 4), random=True)],
     'UnsqueezeBackward0': [Case(lambda m, a: a.unsqueeze(1), (3, 4))],
     'ViewBackward0': [Case(lambda m, a: a.view(3, 2, 2), (3, 4)),
-                      Case(lambda m, a: a.reshape(-1), (3, 4))],
+                      Case(lambda m, a: a.reshape(3, 2, -1), (3, 4))],
     'WhereBackward0': [Case(lambda m, a, b: m.where(a > 0, a, b), (3, 4), (3, 4)),
                        Case(lambda m, a, b: m.where(b > 0, a, b), (3, 4), (4,))],
     # the fused recurrent layer (create_graph: the composite chain of ops)
@@ -529,6 +529,8 @@ WALK['BaddbmmBackward0'] = [Case(lambda m, i, a, b: m.baddbmm(i, a, b, beta=2, a
                                  (2, 4, 2))]
 # the rows of a batch times a matrix, viewed back as the batch
 WALK['UnsafeViewBackward0'] = [Case(lambda m, a, b: a.matmul(b), (2, 3, 4), (4, 2))]
+# t[...]: the same elements as a new tensor
+WALK['AliasBackward0'] = [Case(lambda m, a: a[...] * a.t()[...].t(), (3, 4))]
 
 
 def _nll(m, a, target, **kw):

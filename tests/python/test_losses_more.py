@@ -87,6 +87,26 @@ def test_soft_margin_loss(rng, name, reduction):
            grad_of=[0])
 
 
+def test_soft_margin_loss_target_requiring_grad(rng):
+    """torch defines no derivative for soft_margin_loss's target: a target
+    that requires grad is refused with grad mode on, taken under no_grad."""
+    a, y = rand_np(rng, (2, 3), "float64"), _pm1(rng, (2, 3))
+    x, t = pair(a, "float64", requires_grad=True)
+    yd, yt = pair(y, "float64", requires_grad=True)
+    with pytest.raises(RuntimeError) as et:
+        TF.soft_margin_loss(t, yt)
+    with pytest.raises(RuntimeError) as ed:
+        F.soft_margin_loss(x, yd)
+    assert str(ed.value) == str(et.value)
+    with pytest.raises(RuntimeError, match="not differentiable"):
+        Dl.nn.SoftMarginLoss()(x, yd)
+    with torch.no_grad():
+        lt = TF.soft_margin_loss(t, yt)
+    with Dl.no_grad():
+        ld = F.soft_margin_loss(x, yd)
+    assert_same(ld, lt)
+
+
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 @pytest.mark.parametrize("weighted", [False, True])

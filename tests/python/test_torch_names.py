@@ -108,7 +108,7 @@ def test_new_and_legacy_constructors():
         if args and not isinstance(args[0], int):
             assert_same(a, b)
     assert x.new(Dl.Size([3, 1])).shape == (3, 1)
-    assert x.new(x) is x
+    assert x.new(x) is not x and t.new(t) is not t  # an alias, as torch's
     raises_like(lambda: x.new("a"), lambda: t.new("a"))
     for name in ("FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
                  "ByteTensor", "HalfTensor", "BFloat16Tensor"):

@@ -1530,6 +1530,12 @@ void test_math () {
         var xc = x.clone ();
         assert (xc.clamp_scalar_ (-double.INFINITY, 0) == xc);
         assert_values (xc, { -1.5, -0.5, 0, 0 });
+        /* alias (t[...]): another tensor object over the same elements */
+        var al = xc.alias ();
+        assert (al != xc);
+        assert (al.get_base () == xc && xc.get_base () == null);
+        al.fill_ (3);
+        assert_values (xc, { 3, 3, 3, 3 });
         /* Python-style floor division and remainder (sign of the divisor) */
         var a = from_array ({ 7, -7, 7, -7 }, { 4 }, Dl.DType.INT64);
         var b = from_array ({ 2, 2, -2, -2 }, { 4 }, Dl.DType.INT64);

@@ -565,7 +565,9 @@ def _getitem(self, idx):
     try:
         t, adv = _split_index(self, idx)
         if not adv:
-            return t
+            # t[...] and t[()] are a new tensor over the same elements, as
+            # in PyTorch (its AliasBackward0), not t itself
+            return Dl.Tensor.alias(t) if t is self else t
         tp, indices, _, back = _advanced_layout(t, adv)
         res = Dl.Tensor.index(tp, indices)
         return res if back is None else res.permute(*back)

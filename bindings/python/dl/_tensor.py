@@ -135,7 +135,7 @@ class Tensor(Dl.Tensor):
         # forms in the default dtype, and (Tensor) an alias of any dtype
         from ._typeinfo import _legacy_new
         if len(args) == 1 and not kwargs and _is_tensor(args[0]):
-            return args[0].view_as(args[0])
+            return Dl.Tensor.alias(args[0])
         return _legacy_new('new', _dtype.get_default_dtype(), None, args, kwargs)
 
     def __init__(self, *args, **kwargs):
@@ -445,6 +445,13 @@ class Tensor(Dl.Tensor):
     @property
     def is_leaf(self):
         return Dl.Tensor.is_leaf(self)
+
+    @property
+    def _base(self):
+        return self.get_base()
+
+    def _is_view(self):
+        return self.get_base() is not None
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         if retain_graph is None:

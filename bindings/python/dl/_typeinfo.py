@@ -110,6 +110,16 @@ def is_complex(input):
     return False
 
 
+def real(input):
+    # every libdl dtype is real: the tensor itself, as torch.real of one
+    return _tensor_arg('real', input)
+
+
+def imag(input):
+    _tensor_arg('imag', input)
+    raise RuntimeError('imag is not implemented for tensors with non-complex dtypes.')
+
+
 def is_nonzero(input):
     n = _tensor_arg('is_nonzero', input).numel()
     if n == 0:
@@ -218,7 +228,7 @@ def _legacy_new(name, dt, dev, args, kwargs):
         if _is_tensor(a):
             if a.dtype != dt:
                 raise TypeError('expected %s (got %s)' % (dt, a.dtype))
-            return a
+            return Dl.Tensor.alias(a)
         if isinstance(a, numbers.Number):
             raise TypeError('%s(): data must be a sequence (got %s)' % (name, _type_name(a)))
         if isinstance(a, (list, tuple, _np.ndarray)):
@@ -274,7 +284,8 @@ METHODS = {
 PROPERTIES = {'is_cpu': property(_t_is_cpu),
               # Tensor.data: a detached alias of the same memory; assigning
               # it makes the tensor alias another's memory, as torch's does
-              'data': property(_t_get_data, _t_set_data)}
+              'data': property(_t_get_data, _t_set_data),
+              'real': property(real), 'imag': property(imag)}
 
 FUNCTIONS = dict(LEGACY_TYPES, finfo=finfo, iinfo=iinfo, is_floating_point=is_floating_point,
-                 is_complex=is_complex, is_nonzero=is_nonzero, inf=inf, nan=nan, pi=pi, e=e)
+                 is_complex=is_complex, is_nonzero=is_nonzero, real=real, imag=imag, inf=inf, nan=nan, pi=pi, e=e)
