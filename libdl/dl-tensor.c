@@ -1378,6 +1378,27 @@ dl_tensor_get_grad_fn (DlTensor *self)
 }
 
 /**
+ * dl_tensor_get_output_nr:
+ * @self: a #DlTensor
+ *
+ * Says which output of its grad_fn (dl_tensor_get_grad_fn()) the tensor
+ * is, as `torch.Tensor.output_nr`: the piece's index for the results of
+ * dl_tensor_split() and dl_tensor_unbind(), which share one node. 0 for a
+ * leaf and for the result of an op with one output.
+ *
+ * Returns: the index of the tensor among its node's outputs
+ *
+ * Since: 0.1
+ */
+guint
+dl_tensor_get_output_nr (DlTensor *self)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), 0);
+  dl_view_sync (self);
+  return self->grad_fn ? self->output_nr : 0;
+}
+
+/**
  * dl_tensor_get_base:
  * @self: a #DlTensor
  *

@@ -126,6 +126,8 @@ DlNode *dl_tensor_get_grad_fn (DlTensor *self);
 DL_EXPORT
 DlTensor *dl_tensor_get_base (DlTensor *self);
 DL_EXPORT
+guint dl_tensor_get_output_nr (DlTensor *self);
+DL_EXPORT
 gboolean dl_tensor_is_leaf (DlTensor *self);
 DL_EXPORT
 gboolean dl_tensor_backward (DlTensor *self,

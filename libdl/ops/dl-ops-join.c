@@ -227,7 +227,12 @@ dl_stack (DlTensor **tensors, gsize n_tensors, gint64 dim, GError **error)
   return dl_cat ((DlTensor **)parts->pdata, parts->len, dim, error);
 }
 
-/* ---- unbind, split, chunk ------------------------------------------------------ */
+/* ---- unbind, split, chunk ------------------------------------------------------
+ * The pieces are views of @self made with grad mode off, and one node
+ * records them all as its outputs, as torch's SplitBackward0,
+ * SplitWithSizesBackward0 and UnbindBackward0: the backward joins the
+ * pieces' gradients (zeros for a piece that got none) in one cat or stack,
+ * instead of a zero-filled input-sized gradient per piece. */
 
 static DlTensor **
 steal_array (GPtrArray *parts, gsize *n_out)
@@ -243,6 +248,106 @@ free_parts (GPtrArray *parts)
   g_ptr_array_set_free_func (parts, g_object_unref);
   g_ptr_array_unref (parts);
 }
+
+typedef struct
+{
+  gint dim;
+  gboolean stacked; /* unbind: the pieces lost dim */
+  gint64 sizes[];   /* each piece's length along dim (split) */
+} PiecesState;
+
+static gboolean
+pieces_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+{
+  DlNodeData *d = dl_node_data (node);
+  const PiecesState *s = dl_node_state (node);
+  const DlInputMeta *in = &d->inputs[0];
+  g_autoptr (GPtrArray) parts = g_ptr_array_new_with_free_func (g_object_unref);
+  DlTensor *some = NULL;
+
+  for (guint i = 0; i < d->n_outputs && some == NULL; i++)
+    some = go[i];
+  g_return_val_if_fail (some != NULL, FALSE);
+  for (guint i = 0; i < d->n_outputs; i++)
+    {
+      gint64 shape[DL_MAX_DIMS];
+      gint n = 0;
+      DlTensor *zeros;
+
+      if (go[i] != NULL)
+        {
+          g_ptr_array_add (parts, g_object_ref (go[i]));
+          continue;
+        }
+      for (gint k = 0; k < in->ndim; k++)
+        if (k != s->dim)
+          shape[n++] = in->sizes[k];
+        else if (!s->stacked)
+          shape[n++] = s->sizes[i];
+      if (!(zeros = dl_zeros (shape, n, some->dtype, dl_tensor_get_device (some), error)))
+        return FALSE;
+      g_ptr_array_add (parts, zeros);
+    }
+  gi[0] = s->stacked ? dl_stack ((DlTensor **)parts->pdata, parts->len, s->dim, error)
+                     : dl_cat ((DlTensor **)parts->pdata, parts->len, s->dim, error);
+  return gi[0] != NULL;
+}
+
+/* Makes @n views of @self along @dim: of the given lengths, or (@sizes
+ * NULL) each index, @dim removed; one node named @name records them. */
+static DlTensor **
+pieces (DlTensor *self,
+        const gchar *name,
+        const gint64 *sizes,
+        gsize n,
+        gint dim,
+        gsize *n_out,
+        GError **error)
+{
+  GPtrArray *parts = g_ptr_array_new ();
+  gboolean record = dl_autograd_any_requires (1, &self);
+  gboolean was = dl_set_grad_enabled (FALSE);
+  gint64 start = 0;
+  DlTensor *v = NULL;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      v = sizes ? dl_tensor_narrow (self, dim, start, sizes[i], error)
+                : dl_tensor_select (self, dim, (gint64)i, error);
+      if (v == NULL)
+        break;
+      g_ptr_array_add (parts, v);
+      start += sizes ? sizes[i] : 0;
+    }
+  dl_set_grad_enabled (was);
+  if (parts->len < n)
+    {
+      free_parts (parts);
+      return NULL;
+    }
+  if (record && n > 0)
+    {
+      g_autoptr (DlNode) node = dl_node_new_for_op (name, pieces_backward, 1, &self);
+      PiecesState *st
+          = dl_node_alloc_state (node, sizeof (PiecesState) + n * sizeof (gint64), NULL);
+
+      st->dim = dim;
+      st->stacked = sizes == NULL;
+      for (gsize i = 0; sizes && i < n; i++)
+        st->sizes[i] = sizes[i];
+      for (gsize i = 0; i < n; i++)
+        dl_node_set_output (node, parts->pdata[i], (guint)i);
+    }
+  return steal_array (parts, n_out);
+}
+
+static DlTensor **split_sizes (DlTensor *self,
+                               const gchar *name,
+                               const gint64 *sizes,
+                               gsize n_sizes,
+                               gint64 dim,
+                               gsize *n_out,
+                               GError **error);
 
 /**
  * dl_tensor_unbind:
@@ -262,8 +367,6 @@ free_parts (GPtrArray *parts)
 DlTensor **
 dl_tensor_unbind (DlTensor *self, gint64 dim, gsize *n_out, GError **error)
 {
-  GPtrArray *parts;
-
   g_return_val_if_fail (DL_IS_TENSOR (self) && n_out != NULL, NULL);
   *n_out = 0;
   if (self->ndim == 0)
@@ -276,18 +379,7 @@ dl_tensor_unbind (DlTensor *self, gint64 dim, gsize *n_out, GError **error)
     }
   if (!dl_normalize_dim ("unbind", &dim, self->ndim, error))
     return NULL;
-  parts = g_ptr_array_new ();
-  for (gint64 i = 0; i < self->sizes[dim]; i++)
-    {
-      DlTensor *v = dl_tensor_select (self, dim, i, error);
-      if (!v)
-        {
-          free_parts (parts);
-          return NULL;
-        }
-      g_ptr_array_add (parts, v);
-    }
-  return steal_array (parts, n_out);
+  return pieces (self, "UnbindBackward0", NULL, self->sizes[dim], (gint)dim, n_out, error);
 }
 
 /**
@@ -316,10 +408,21 @@ dl_tensor_split_with_sizes (DlTensor *self,
                             gsize *n_out,
                             GError **error)
 {
-  GPtrArray *parts;
-  gint64 total = 0, start = 0;
-
   g_return_val_if_fail (DL_IS_TENSOR (self) && n_out != NULL, NULL);
+  return split_sizes (self, "SplitWithSizesBackward0", sizes, n_sizes, dim, n_out, error);
+}
+
+static DlTensor **
+split_sizes (DlTensor *self,
+             const gchar *name,
+             const gint64 *sizes,
+             gsize n_sizes,
+             gint64 dim,
+             gsize *n_out,
+             GError **error)
+{
+  gint64 total = 0;
+
   *n_out = 0;
   if (self->ndim == 0)
     {
@@ -348,19 +451,7 @@ dl_tensor_split_with_sizes (DlTensor *self,
                    self->sizes[dim], dim, s);
       return NULL;
     }
-  parts = g_ptr_array_new ();
-  for (gsize i = 0; i < n_sizes; i++)
-    {
-      DlTensor *v = dl_tensor_narrow (self, dim, start, sizes[i], error);
-      if (!v)
-        {
-          free_parts (parts);
-          return NULL;
-        }
-      g_ptr_array_add (parts, v);
-      start += sizes[i];
-    }
-  return steal_array (parts, n_out);
+  return pieces (self, name, sizes, n_sizes, (gint)dim, n_out, error);
 }
 
 /**
@@ -409,7 +500,7 @@ dl_tensor_split (DlTensor *self, gint64 split_size, gint64 dim, gsize *n_out, GE
   sizes = g_new (gint64, count);
   for (gint64 i = 0; i < count; i++)
     sizes[i] = n == 0 ? 0 : MIN (split_size, n - i * split_size);
-  return dl_tensor_split_with_sizes (self, sizes, count, dim, n_out, error);
+  return split_sizes (self, "SplitBackward0", sizes, count, dim, n_out, error);
 }
 
 /**

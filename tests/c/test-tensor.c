@@ -271,6 +271,68 @@ test_view_alias (void)
   g_assert_true (dl_tensor_get_data_ptr (plain) == dl_tensor_get_data_ptr (w));
 }
 
+/* split and unbind: one node (SplitBackward0 / UnbindBackward0) has every
+ * piece as an output; a piece without a gradient contributes zeros */
+static void
+test_view_split_node (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlTensor) a = dl_arange (0, 6, 1, DL_DTYPE_FLOAT64, NULL, &error);
+  g_autoptr (DlTensor) m = NULL;
+  g_autoptr (DlTensor) s = NULL;
+  DlTensor **parts = NULL;
+  DlTensor **rows = NULL;
+  gsize n = 0, n_rows = 0;
+  const gdouble want[] = { 0, 0, 3, 1, 1, 4 };
+
+  g_assert_no_error (error);
+  g_assert_true (dl_tensor_set_requires_grad (a, TRUE, &error));
+  m = dl_tensor_view (a, DL_TEST_SHAPE (2, 3), &error);
+  g_assert_no_error (error);
+  parts = dl_tensor_split (m, 2, 1, &n, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (n, ==, 2);
+  dl_test_assert_shape (parts[1], DL_TEST_SHAPE (2, 1));
+  g_assert_true (dl_tensor_get_grad_fn (parts[0]) == dl_tensor_get_grad_fn (parts[1]));
+  g_assert_cmpstr (dl_node_get_name (dl_tensor_get_grad_fn (parts[1])), ==, "SplitBackward0");
+  g_assert_cmpuint (dl_tensor_get_output_nr (parts[0]), ==, 0);
+  g_assert_cmpuint (dl_tensor_get_output_nr (parts[1]), ==, 1);
+  g_assert_true (dl_tensor_get_base (parts[1]) == a);
+  s = dl_tensor_sum (parts[1], &error);
+  g_assert_no_error (error);
+  g_assert_true (dl_tensor_backward (s, NULL, FALSE, FALSE, &error));
+  g_assert_no_error (error);
+  g_clear_object (&s);
+  rows = dl_tensor_unbind (m, 0, &n_rows, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (n_rows, ==, 2);
+  g_assert_cmpstr (dl_node_get_name (dl_tensor_get_grad_fn (rows[0])), ==, "UnbindBackward0");
+  g_assert_cmpuint (dl_tensor_get_output_nr (rows[1]), ==, 1);
+  s = dl_tensor_sum (rows[1], &error);
+  g_assert_no_error (error);
+  g_assert_true (dl_tensor_backward (s, NULL, FALSE, FALSE, &error));
+  g_assert_no_error (error);
+  g_clear_object (&s);
+  s = dl_tensor_sum (parts[1], &error);
+  g_assert_no_error (error);
+  {
+    g_autoptr (DlTensor) twice = dl_tensor_mul_scalar (s, 2, &error);
+
+    g_assert_no_error (error);
+    g_assert_true (dl_tensor_backward (twice, NULL, FALSE, FALSE, &error));
+    g_assert_no_error (error);
+  }
+  /* column 2 once, row 1 once, column 2 twice more (the node keeps no
+   * tensors: a second pass through it needs no retain_graph, as in torch) */
+  dl_test_assert_values (dl_tensor_get_grad (a), want, 6, 0);
+  for (gsize i = 0; i < n; i++)
+    g_object_unref (parts[i]);
+  g_free (parts);
+  for (gsize i = 0; i < n_rows; i++)
+    g_object_unref (rows[i]);
+  g_free (rows);
+}
+
 /* as_strided: windows over the storage at an offset; the gradient adds up
  * where windows overlap; a geometry past the storage is refused */
 static void
@@ -1025,6 +1087,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/tensor/view/transpose", test_view_transpose);
   g_test_add_func ("/tensor/view/unfold", test_view_unfold);
   g_test_add_func ("/tensor/view/alias", test_view_alias);
+  g_test_add_func ("/tensor/view/split-node", test_view_split_node);
   g_test_add_func ("/tensor/view/as-strided", test_view_as_strided);
   g_test_add_func ("/tensor/resize", test_resize);
   g_test_add_func ("/tensor/view/inplace", test_view_inplace);

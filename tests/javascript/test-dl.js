@@ -618,6 +618,13 @@ test('indexing and joining', () => {
     assertArrayEqual(values(cols[1]), [3, 0], 'chunk 1');
     cols[1].copy_(Dl.full([2, 1], 9, F64, null));
     assertArrayEqual(values(base), [1, 2, 9, 0, 0, 9], 'chunk gives views');
+    // with grad, one node has every piece as an output (torch's SplitBackward0)
+    const leaf = fromArray([1, 2, 3, 4], [4], F64);
+    leaf.set_requires_grad(true);
+    const halves = leaf.chunk(2, 0);
+    assert(halves[0].get_grad_fn() === halves[1].get_grad_fn(), 'chunk: one node');
+    assert(halves[1].get_output_nr() === 1, 'output_nr of the second piece');
+    assert(halves[1].get_base() === leaf, 'pieces are views of the leaf');
     // reducing scatters, with a repeated index along dim 0
     const si = fromArray([0, 0, 0, 0, 1, 0], [2, 3], I64);
     const src = fromArray([1, 2, 3, 4, 5, 6], [2, 3], F64);

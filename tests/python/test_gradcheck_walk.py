@@ -529,6 +529,14 @@ WALK['BaddbmmBackward0'] = [Case(lambda m, i, a, b: m.baddbmm(i, a, b, beta=2, a
                                  (2, 4, 2))]
 # the rows of a batch times a matrix, viewed back as the batch
 WALK['UnsafeViewBackward0'] = [Case(lambda m, a, b: a.matmul(b), (2, 3, 4), (4, 2))]
+# one node for all the pieces: pieces without a gradient get zeros
+WALK['SplitBackward0'] = [Case(lambda m, a: a.split(3, 1)[1] * 2, (3, 4)),
+                          Case(lambda m, a: m.cat([p * (i + 1) for i, p in
+                                                   enumerate(a.chunk(2, 0))]), (3, 4))]
+WALK['SplitWithSizesBackward0'] = [Case(lambda m, a: a.split([1, 3], 1)[0].exp(), (3, 4)),
+                                   Case(lambda m, a: m.split(a, [2, 0, 2], 1)[2] ** 2, (3, 4))]
+WALK['UnbindBackward0'] = [Case(lambda m, a: a.unbind(1)[2] * a.unbind(1)[0], (3, 4)),
+                           Case(lambda m, a: m.stack(a.unbind(0)[::-1]), (3, 4))]
 # t[...]: the same elements as a new tensor
 WALK['AliasBackward0'] = [Case(lambda m, a: a[...] * a.t()[...].t(), (3, 4))]
 

@@ -115,3 +115,43 @@ def test_real_and_imag_of_real_tensors():
             m.imag(x)
         with pytest.raises(TypeError, match=r"real\(\): argument 'input'"):
             m.real(3)
+
+
+PIECES = {
+    'split': lambda m, x: x.split(2, 1), 'split-sizes': lambda m, x: x.split([1, 5], 1),
+    'chunk': lambda m, x: x.chunk(3, 1), 'chunk-uneven': lambda m, x: x.chunk(4, 1),
+    'unbind': lambda m, x: x.unbind(1), 'torch.split': lambda m, x: m.split(x, [2, 4], 1),
+    'torch.chunk': lambda m, x: m.chunk(x, 2), 'torch.unbind': lambda m, x: m.unbind(x),
+    'one-piece': lambda m, x: x.split(6, 1), 'tensor_split': lambda m, x: x.tensor_split(3, 1),
+    'hsplit': lambda m, x: x.hsplit(2),
+}
+
+
+@pytest.mark.parametrize('name', sorted(PIECES))
+def test_pieces_share_one_node_as_torch(name):
+    """split, chunk and unbind: one node (SplitBackward0,
+    SplitWithSizesBackward0, UnbindBackward0) with each piece as an output;
+    tensor_split and hsplit slices; the gradient of some of the pieces."""
+    f = PIECES[name]
+    got = []
+    for m in (dl, torch):
+        x = m.arange(24.).reshape(4, 6).requires_grad_()
+        ps = f(m, x)
+        fns = [p.grad_fn for p in ps]
+        got.append(([f.name() for f in fns], [p.output_nr for p in ps],
+                    [p._base is x._base for p in ps], [f is fns[0] for f in fns]))
+        # the first and last pieces only; the others get zeros
+        (ps[0].sum() * 2 + (ps[-1] ** 2).sum()).backward()
+        got.append(x.grad.numpy().tolist())
+    assert got[:2] == got[2:]
+
+
+def test_pieces_without_grad_and_of_empty_dims():
+    x = dl.arange(6.).reshape(2, 3)
+    assert all(p.grad_fn is None for p in x.split(1, 1))
+    for m in (dl, torch):
+        e = m.zeros(0, 3, requires_grad=True)
+        assert [p.grad_fn.name() for p in e.chunk(3)] == ['SplitWithSizesBackward0'] * 3
+        assert e.unbind(0) == ()
+    with dl.no_grad():
+        assert all(p.grad_fn is None for p in dl.ones(4, requires_grad=True).split(2))

@@ -1671,6 +1671,12 @@ void test_index_join () {
         assert_values (cols[1], { 3, 0 });
         cols[1].copy_ (Dl.full ({ 2, 1 }, 9, Dl.DType.FLOAT64, null));
         assert_values (base_t, { 1, 2, 9, 0, 0, 9 });
+        /* with grad, one node has every piece as an output (SplitBackward0) */
+        var leaf = from_array ({ 1, 2, 3, 4 }, { 4 }, Dl.DType.FLOAT64);
+        leaf.set_requires_grad (true);
+        var halves = leaf.chunk (2, 0);
+        assert (halves[0].get_grad_fn () == halves[1].get_grad_fn ());
+        assert (halves[1].get_output_nr () == 1 && halves[1].get_base () == leaf);
 
         /* reducing scatters, with a repeated index along dim 0 */
         var si = from_array ({ 0, 0, 0, 0, 1, 0 }, { 2, 3 }, Dl.DType.INT64);

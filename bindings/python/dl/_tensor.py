@@ -453,6 +453,10 @@ class Tensor(Dl.Tensor):
     def _is_view(self):
         return self.get_base() is not None
 
+    @property
+    def output_nr(self):
+        return self.get_output_nr()
+
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         if retain_graph is None:
             retain_graph = create_graph
