@@ -417,6 +417,21 @@ class Tensor(Dl.Tensor):
     def is_shared(self):
         return Dl.Tensor.is_shared(self)
 
+    def is_pinned(self, device=None):
+        """Whether the tensor is in pinned (page-locked) host memory: never
+        in libdl, which allocates none (PyTorch's answer for every CPU
+        tensor without a CUDA device, and for every device tensor).
+        @device as torch checks it: None, an index, a string or a device."""
+        if isinstance(device, bool) or not (device is None or isinstance(device, (int, str))
+                                            or type(device) is _dtype.device):
+            raise TypeError("is_pinned(): argument 'device' (position 1) must be torch.device, "
+                            "not %s" % type(device).__name__)
+        if isinstance(device, int) and device < 0:
+            raise RuntimeError('Device index must not be negative')
+        if isinstance(device, str):
+            _dtype.device(device)  # torch's RuntimeError for a bad device string
+        return False
+
     # -- autograd --
     @property
     def requires_grad(self):
