@@ -426,10 +426,8 @@ class Tensor(Dl.Tensor):
                                             or type(device) is _dtype.device):
             raise TypeError("is_pinned(): argument 'device' (position 1) must be torch.device, "
                             "not %s" % type(device).__name__)
-        if isinstance(device, int) and device < 0:
-            raise RuntimeError('Device index must not be negative')
-        if isinstance(device, str):
-            _dtype.device(device)  # torch's RuntimeError for a bad device string
+        if device is not None:
+            _dtype.device(device)  # torch's RuntimeError for a bad string or a negative index
         return False
 
     # -- autograd --
@@ -599,8 +597,8 @@ class Tensor(Dl.Tensor):
         for a in args:
             if type(a) is dtype:
                 target_dtype = a
-            elif isinstance(a, (str, device)):
-                target_device = a
+            elif isinstance(a, (str, device)) or (isinstance(a, int) and not isinstance(a, bool)):
+                target_device = a  # an int is a CUDA device's index, as torch's
             elif _is_tensor(a):
                 target_dtype, target_device = a.dtype, a.device
             else:
