@@ -99,6 +99,7 @@ TORCH_CPU_CALLS = {
     'get_device_name(0)': lambda m: m.cuda.get_device_name(0),
     'get_device_properties(0)': lambda m: m.cuda.get_device_properties(0),
     'get_device_capability()': lambda m: m.cuda.get_device_capability(),
+    'is_bf16_supported()': lambda m: m.cuda.is_bf16_supported(),
     'memory_allocated()': lambda m: m.cuda.memory_allocated(),
     'memory_allocated(0)': lambda m: m.cuda.memory_allocated(0),
     "memory_allocated('cuda:1')": lambda m: m.cuda.memory_allocated('cuda:1'),
@@ -469,6 +470,18 @@ def test_device_properties():
     assert dl.cuda.get_device_capability(0) == (p.major, p.minor) and p.major >= 5
     assert p.total_memory > 2 ** 30 and p.multi_processor_count > 0
     assert p.name in repr(p)
+
+
+# torch 1.13's answer: bfloat16 from compute capability 8.0 on; there, a
+# bfloat16 product on the device is the CPU's
+@needs_gpu
+def test_is_bf16_supported_by_capability():
+    import dl
+    major = dl.cuda.get_device_capability()[0]
+    assert dl.cuda.is_bf16_supported() is (major >= 8)
+    if major >= 8:
+        a = dl.tensor([[1.5, -2.0], [0.25, 3.0]], dtype=dl.bfloat16)
+        assert (a.cuda() @ a.cuda()).cpu().tolist() == (a @ a).tolist()
 
 
 # batch norm on the GPU (through cuDNN where the module finds it: the

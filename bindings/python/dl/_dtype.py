@@ -5,6 +5,7 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+import builtins
 import numbers
 import threading
 
@@ -125,13 +126,24 @@ class device:
         if isinstance(type, device):
             self.type, self.index = type.type, type.index
             return
-        if not isinstance(type, str):
+        if index is not None and (isinstance(index, bool) or not isinstance(index, int)):
+            raise TypeError("Device(): argument 'index' (position 2) must be int, not %s"
+                            % builtins.type(index).__name__)
+        if isinstance(type, int) and not isinstance(type, bool) and index is None:
+            # device(n): CUDA device n, as torch's
+            type, index = 'cuda', type
+        elif not isinstance(type, str):
             raise TypeError('device() expects a string such as "cpu" or "cuda:0"')
         if ':' in type:
-            type, idx = type.split(':', 1)
-            if index is not None or not idx.isdigit():
-                raise RuntimeError('Invalid device string: %r' % (type + ':' + idx))
-            index = int(idx)
+            if index is not None:
+                raise RuntimeError('type (string) must not include an index because index was '
+                                   'passed explicitly: ' + type)
+            name, idx = type.split(':', 1)
+            if not idx.isdigit() or (len(idx) > 1 and idx[0] == '0'):
+                raise RuntimeError('Invalid device string: %r' % type)
+            type, index = name, int(idx)
+        if index is not None and index < 0:
+            raise RuntimeError('Device index must not be negative')
         if type not in ('cpu', 'cuda', 'meta'):
             raise RuntimeError('Expected one of cpu, cuda, meta device type at start of device '
                                'string: ' + type)

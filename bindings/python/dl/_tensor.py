@@ -417,6 +417,19 @@ class Tensor(Dl.Tensor):
     def is_shared(self):
         return Dl.Tensor.is_shared(self)
 
+    def is_pinned(self, device=None):
+        """Whether the tensor is in pinned (page-locked) host memory: never
+        in libdl, which allocates none (PyTorch's answer for every CPU
+        tensor without a CUDA device, and for every device tensor).
+        @device as torch checks it: None, an index, a string or a device."""
+        if isinstance(device, bool) or not (device is None or isinstance(device, (int, str))
+                                            or type(device) is _dtype.device):
+            raise TypeError("is_pinned(): argument 'device' (position 1) must be torch.device, "
+                            "not %s" % type(device).__name__)
+        if device is not None:
+            _dtype.device(device)  # torch's RuntimeError for a bad string or a negative index
+        return False
+
     # -- autograd --
     @property
     def requires_grad(self):
@@ -595,8 +608,8 @@ class Tensor(Dl.Tensor):
         for a in args:
             if type(a) is dtype:
                 target_dtype = a
-            elif isinstance(a, (str, device)):
-                target_device = a
+            elif isinstance(a, (str, device)) or (isinstance(a, int) and not isinstance(a, bool)):
+                target_device = a  # an int is a CUDA device's index, as torch's
             elif _is_tensor(a):
                 target_dtype, target_device = a.dtype, a.device
             else:

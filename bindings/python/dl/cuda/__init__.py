@@ -30,7 +30,7 @@ from .._lib import Dl
 
 __all__ = ['is_available', 'is_initialized', 'device_count', 'manual_seed', 'manual_seed_all',
            'empty_cache', 'synchronize', 'current_device', 'set_device', 'get_device_name',
-           'get_device_properties', 'get_device_capability',
+           'get_device_properties', 'get_device_capability', 'is_bf16_supported',
            'Stream', 'Event', 'current_stream', 'default_stream', 'set_stream', 'stream',
            'StreamContext', 'memory_allocated', 'max_memory_allocated', 'memory_reserved',
            'max_memory_reserved', 'reset_peak_memory_stats', 'memory_stats']
@@ -169,6 +169,16 @@ def get_device_capability(device=None):
     capability as (major, minor)."""
     p = get_device_properties(device)
     return p.major, p.minor
+
+
+def is_bf16_supported():
+    """torch.cuda.is_bf16_supported(): whether the current CUDA device
+    computes in bfloat16, as torch 1.13 answers it: compute capability 8.0
+    (Ampere) or later. Without a CUDA device, AssertionError, as in
+    PyTorch's CPU-only build (check torch.cuda.is_available() first)."""
+    if not is_available():
+        _no_cuda('is_bf16_supported')
+    return get_device_properties(current_device()).major >= 8
 
 
 def synchronize(device=None):
