@@ -44,6 +44,10 @@ struct _DlTensor
    * over the base's (dl_view_sync). */
   DlTensor *base; /* (owned) (nullable) */
   gint view_version;
+  /* one of the views one node records together (split, chunk, unbind), or
+   * a view of one: as torch, no in-place write into it while it requires
+   * grad (the node could not take the write's history) */
+  gboolean multi_output_view;
 
   /* sizes and strides of tensors of up to DL_TENSOR_INLINE_DIMS dims: a
    * small tensor object keeps the memory of a deep autograd graph small */

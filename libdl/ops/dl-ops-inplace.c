@@ -38,6 +38,16 @@ dl_inplace_check_history (const gchar *op, DlTensor *self, GError **error)
     }
   if (base == NULL)
     return TRUE;
+  if (self->multi_output_view && self->requires_grad)
+    {
+      g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,
+                   "%s: Output %u of %s is a view and is being modified inplace. This view is "
+                   "the output of a function that returns multiple views. Such functions do not "
+                   "allow the output views to be modified inplace. You should replace the "
+                   "inplace operation by an out-of-place one.",
+                   op, self->output_nr, dl_node_get_name (self->grad_fn));
+      return FALSE;
+    }
   if (base->requires_grad && base->grad_fn == NULL)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_AUTOGRAD,

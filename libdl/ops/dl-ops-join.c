@@ -336,7 +336,12 @@ pieces (DlTensor *self,
       for (gsize i = 0; sizes && i < n; i++)
         st->sizes[i] = sizes[i];
       for (gsize i = 0; i < n; i++)
-        dl_node_set_output (node, parts->pdata[i], (guint)i);
+        {
+          DlTensor *piece = parts->pdata[i];
+
+          dl_node_set_output (node, piece, (guint)i);
+          piece->multi_output_view = TRUE;
+        }
     }
   return steal_array (parts, n_out);
 }

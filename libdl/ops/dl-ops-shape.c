@@ -154,6 +154,7 @@ new_view_of (DlTensor *self, const gint64 *sizes, const gint64 *strides, gint nd
 
   out->base = g_object_ref (self->base ? self->base : self);
   out->view_version = self->storage->version;
+  out->multi_output_view = self->base != NULL && self->multi_output_view;
   return out;
 }
 

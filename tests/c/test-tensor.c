@@ -298,6 +298,11 @@ test_view_split_node (void)
   g_assert_cmpuint (dl_tensor_get_output_nr (parts[0]), ==, 0);
   g_assert_cmpuint (dl_tensor_get_output_nr (parts[1]), ==, 1);
   g_assert_true (dl_tensor_get_base (parts[1]) == a);
+  /* as in torch, no in-place write into a piece that requires grad */
+  g_assert_null (dl_tensor_mul_scalar_ (parts[0], 2, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_AUTOGRAD);
+  g_assert_nonnull (strstr (error->message, "Output 0 of SplitBackward0"));
+  g_clear_error (&error);
   s = dl_tensor_sum (parts[1], &error);
   g_assert_no_error (error);
   g_assert_true (dl_tensor_backward (s, NULL, FALSE, FALSE, &error));

@@ -155,3 +155,27 @@ def test_pieces_without_grad_and_of_empty_dims():
         assert e.unbind(0) == ()
     with dl.no_grad():
         assert all(p.grad_fn is None for p in dl.ones(4, requires_grad=True).split(2))
+
+
+def test_inplace_into_pieces_refused_as_torch():
+    """torch refuses in-place writes into split/chunk/unbind pieces (and
+    views of them) that require grad; without grad they are plain views."""
+    forms = [lambda y: y.split(2)[1].mul_(2), lambda y: y.split(2)[1][0:1].mul_(2),
+             lambda y: y.unbind()[2].add_(1), lambda y: y.chunk(2)[1].t().add_(1),
+             lambda y: y.split([3, 1])[0].copy_(y[:3].detach())]
+    for f in forms:
+        msgs = []
+        for m in (dl, torch):
+            y = m.ones(4, requires_grad=True) * 1
+            with pytest.raises(RuntimeError) as e:
+                f(y)
+            msgs.append(str(e.value))
+        assert msgs[0].split(': ', 1)[1] == msgs[1]
+        assert 'returns multiple views' in msgs[1]
+    for m in (dl, torch):
+        z = m.ones(4)
+        z.split(2)[0].mul_(2)
+        with m.no_grad():
+            y = m.ones(4, requires_grad=True) * 1
+            y.split(2)[0].mul_(3)
+        assert z.tolist() == [2, 2, 1, 1] and y.tolist() == [3, 3, 1, 1]
