@@ -540,6 +540,10 @@ WALK['UnbindBackward0'] = [Case(lambda m, a: a.unbind(1)[2] * a.unbind(1)[0], (3
 WALK['StackBackward0'] = [Case(lambda m, a, b: m.stack([a, b], 1), (3, 4), (3, 4)),
                           Case(lambda m, a: m.stack([a, a * 2, a]), (5,)),
                           Case(lambda m, a: m.stack([a]), ())]
+WALK['MseLossBackward0'] = [
+    Case(lambda m, a, b: m.nn.functional.mse_loss(a, b), (3, 4), (3, 4)),
+    Case(lambda m, a, b: m.nn.functional.mse_loss(a, b, reduction='none'), (3, 4), (3, 4)),
+    Case(lambda m, a, b: m.nn.functional.mse_loss(a, b, reduction='sum'), (3, 4), (3, 4))]
 # (padding_idx's zero gradient is no derivative: test_embedding_activations.py
 # checks it against torch)
 WALK['EmbeddingBackward0'] = [
