@@ -12,11 +12,13 @@
 #include "dl-error.h"
 #include "dl-layer-props-private.h"
 #include "dl-module-private.h"
+#include "dl-node-private.h"
 #include "dl-node.h"
 #include "ops/dl-ops-creation.h"
 #include "ops/dl-ops-index.h"
 #include "ops/dl-ops-math.h"
 #include "ops/dl-ops-pointwise.h"
+#include "ops/dl-ops-private.h"
 #include "ops/dl-ops-reduce.h"
 #include "ops/dl-ops-scan.h"
 #include "ops/dl-ops-shape.h"
@@ -56,6 +58,46 @@ renorm_rows (DlTensor *weight, DlTensor *flat, gdouble max_norm, gdouble norm_ty
   return ok;
 }
 
+typedef struct
+{
+  DlSavedTensor flat; /* the indices, int64, flattened */
+  gint64 num_weights, padding_idx;
+} EmbeddingState;
+
+/* torch's embedding_backward: row i of the weight's gradient is the sum of
+ * the output gradient's rows whose index is i, padding_idx's row zero.
+ * Written with differentiable ops, so that a create_graph backward records
+ * it. */
+static gboolean
+embedding_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+{
+  EmbeddingState *s = dl_node_state (node);
+  const gint64 dim = go[0]->ndim > 0 ? go[0]->sizes[go[0]->ndim - 1] : 1;
+  g_autoptr (DlTensor) rows = NULL;
+  g_autoptr (DlTensor) keep = NULL;
+  g_autoptr (DlTensor) keep1 = NULL;
+  g_autoptr (DlTensor) kept = NULL;
+  g_autoptr (DlTensor) zeros = NULL;
+  DlTensor *flat, *src;
+
+  if (!dl_node_needs_input_grad (node, 0))
+    return TRUE;
+  TRY (flat = dl_node_saved (node, &s->flat, error));
+  TRY (rows = dl_tensor_reshape (go[0], (gint64[]){ -1, dim }, 2, error));
+  src = rows;
+  if (s->padding_idx >= 0)
+    {
+      TRY (keep = dl_tensor_ne_scalar (flat, (gdouble)s->padding_idx, error));
+      TRY (keep1 = dl_tensor_unsqueeze (keep, -1, error));
+      TRY (kept = dl_tensor_mul (rows, keep1, error));
+      src = kept;
+    }
+  TRY (zeros = dl_zeros ((gint64[]){ s->num_weights, dim }, 2, go[0]->dtype,
+                         dl_tensor_get_device (go[0]), error));
+  TRY (gi[0] = dl_tensor_index_put (zeros, &flat, 1, src, TRUE, error));
+  return TRUE;
+}
+
 /**
  * dl_embedding:
  * @input: indices (int64 or int32) of any shape
@@ -84,10 +126,13 @@ dl_embedding (DlTensor *input,
               gdouble norm_type,
               GError **error)
 {
+  const gboolean grad = dl_is_grad_enabled ();
   g_autoptr (DlTensor) flat = NULL;
+  g_autoptr (DlTensor) flat64 = NULL;
   g_autoptr (DlTensor) rows = NULL;
   g_autoptr (DlTensor) out = NULL;
   g_autofree gint64 *shape = NULL;
+  gboolean ok;
   gsize nd, wd;
   const gint64 *in_shape, *w_shape;
   DlDType dt;
@@ -119,25 +164,33 @@ dl_embedding (DlTensor *input,
                    padding_idx, w_shape[0]);
       return NULL;
     }
-  if (!(flat = dl_tensor_reshape (input, (gint64[]){ -1 }, 1, error)))
+  if (!(flat = dl_tensor_reshape (input, (gint64[]){ -1 }, 1, error))
+      || !(flat64 = dl_cast_nograd (flat, DL_DTYPE_INT64, error)))
     return NULL;
-  if (max_norm > 0 && !renorm_rows (weight, flat, max_norm, norm_type, error))
+  if (max_norm > 0 && !renorm_rows (weight, flat64, max_norm, norm_type, error))
     return NULL;
   shape = g_new (gint64, nd + 1);
   for (gsize d = 0; d < nd; d++)
     shape[d] = in_shape[d];
   shape[nd] = w_shape[1];
-  if (!(rows = dl_tensor_index_select (weight, 0, flat, error))
-      || !(out = dl_tensor_reshape (rows, shape, nd + 1, error)))
+  /* the lookup itself outside autograd: one EmbeddingBackward0 node, as in
+   * torch, rather than the history of the ops it is made of */
+  dl_set_grad_enabled (FALSE);
+  ok = (rows = dl_tensor_index_select (weight, 0, flat64, error))
+       && (out = dl_unsafe_view (rows, shape, nd + 1, error));
+  dl_set_grad_enabled (grad);
+  if (!ok)
     return NULL;
-  if (padding_idx >= 0 && dl_tensor_get_requires_grad (out))
+  if (dl_autograd_any_requires (1, &weight))
     {
-      /* the same values, with no gradient where the index is padding_idx */
-      g_autoptr (DlTensor) keep = dl_tensor_ne_scalar (input, (gdouble)padding_idx, error);
-      g_autoptr (DlTensor) keep1 = keep ? dl_tensor_unsqueeze (keep, -1, error) : NULL;
-      g_autoptr (DlTensor) frozen = dl_tensor_detach (out);
+      g_autoptr (DlNode) node
+          = dl_node_new_for_op ("EmbeddingBackward0", embedding_backward, 1, &weight);
+      EmbeddingState *s = DL_NODE_NEW_STATE (node, EmbeddingState);
 
-      return keep1 ? dl_where (keep1, out, frozen, error) : NULL;
+      s->num_weights = w_shape[0];
+      s->padding_idx = padding_idx;
+      dl_node_save (node, &s->flat, flat64, FALSE);
+      dl_node_set_output (node, out, 0);
     }
   return g_steal_pointer (&out);
 }

@@ -35,6 +35,8 @@
 #include "ops/dl-ops-activation.h"
 #include "ops/dl-ops-index.h"
 #include "ops/dl-ops-math.h"
+#include "ops/dl-iter-private.h"
+#include "ops/dl-ops-private.h"
 
 /* ---- shared --------------------------------------------------------------- */
 
@@ -829,6 +831,44 @@ difference (const gchar *name,
   return dl_tensor_sub (input, target, error);
 }
 
+typedef struct
+{
+  DlSavedTensor input, target;
+  DlReduction reduction;
+} MseState;
+
+/* torch's mse_loss_backward: 2 (x - y) g, divided by the count for a
+ * mean; the target's gradient its negation. Written with differentiable
+ * ops, so that a create_graph backward records it. */
+static gboolean
+mse_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+{
+  const MseState *s = dl_node_state (node);
+  DlNodeData *nd = dl_node_data (node);
+  g_autoptr (DlTensor) d = NULL;
+  g_autoptr (DlTensor) g = NULL;
+  g_autoptr (DlTensor) scaled = NULL;
+  g_autoptr (DlTensor) neg = NULL;
+  DlTensor *x, *y;
+  gdouble norm = 2.0;
+
+  TRY (x = dl_node_saved (node, &s->input, error));
+  TRY (y = dl_node_saved (node, &s->target, error));
+  if (s->reduction == DL_REDUCTION_MEAN && dl_tensor_numel (x) > 0)
+    norm /= (gdouble)dl_tensor_numel (x);
+  TRY (d = dl_tensor_sub (x, y, error));
+  TRY (g = dl_tensor_mul (d, go[0], error));
+  TRY (scaled = dl_tensor_mul_scalar (g, norm, error));
+  if (dl_node_needs_input_grad (node, 0))
+    TRY (gi[0] = dl_tensor_to_dtype (scaled, nd->inputs[0].dtype, error));
+  if (dl_node_needs_input_grad (node, 1))
+    {
+      TRY (neg = dl_tensor_neg (scaled, error));
+      TRY (gi[1] = dl_tensor_to_dtype (neg, nd->inputs[1].dtype, error));
+    }
+  return TRUE;
+}
+
 /**
  * dl_mse_loss:
  * @input: the predictions
@@ -847,11 +887,44 @@ dl_mse_loss (DlTensor *input, DlTensor *target, DlReduction reduction, GError **
 {
   DL_AUTOCAST (DL_AUTOCAST_FP32, dl_mse_loss (a_[0], a_[1], reduction, error), error, input,
                target);
-  g_autoptr (DlTensor) d = difference ("mse_loss", input, target, reduction, error);
+  const gboolean grad = dl_is_grad_enabled ();
+  g_autoptr (DlTensor) x = NULL;
+  g_autoptr (DlTensor) y = NULL;
+  g_autoptr (DlTensor) d = NULL;
+  DlTensor *out = NULL;
+  gint64 shape[DL_MAX_DIMS];
+  gint nd;
 
-  if (!d)
+  g_return_val_if_fail (DL_IS_TENSOR (input) && DL_IS_TENSOR (target), NULL);
+  if (!dl_loss_check_reduction ("mse_loss", reduction, error)
+      || !dl_broadcast_shapes ("mse_loss", input->sizes, input->ndim, target->sizes, target->ndim,
+                               shape, &nd, error))
     return NULL;
-  return dl_loss_reduce (dl_tensor_mul (d, d, error), reduction, error);
+  /* as torch's F.mse_loss: both broadcast first (ExpandBackward0 where a
+   * shape grows), then one MseLossBackward0 node over the pair */
+  if (!(x = nd == input->ndim && !memcmp (shape, input->sizes, nd * sizeof (gint64))
+                ? g_object_ref (input)
+                : dl_tensor_expand (input, shape, nd, error))
+      || !(y = nd == target->ndim && !memcmp (shape, target->sizes, nd * sizeof (gint64))
+                   ? g_object_ref (target)
+                   : dl_tensor_expand (target, shape, nd, error)))
+    return NULL;
+  dl_set_grad_enabled (FALSE);
+  if ((d = dl_tensor_sub (x, y, error)))
+    out = dl_loss_reduce (dl_tensor_mul (d, d, error), reduction, error);
+  dl_set_grad_enabled (grad);
+  if (out && dl_autograd_any_requires (2, (DlTensor *[]){ x, y }))
+    {
+      g_autoptr (DlNode) node
+          = dl_node_new_for_op ("MseLossBackward0", mse_backward, 2, (DlTensor *[]){ x, y });
+      MseState *s = DL_NODE_NEW_STATE (node, MseState);
+
+      s->reduction = reduction;
+      dl_node_save (node, &s->input, x, FALSE);
+      dl_node_save (node, &s->target, y, FALSE);
+      dl_node_set_output (node, out, 0);
+    }
+  return out;
 }
 
 /**

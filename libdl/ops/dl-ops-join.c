@@ -178,6 +178,26 @@ dl_cat (DlTensor **tensors, gsize n_tensors, gint64 dim, GError **error)
   return cat_impl (tensors, n_tensors, dim, error);
 }
 
+/* torch's StackBackward0: input i's gradient is slice i of the output's
+ * along the new dim, in the input's dtype */
+static gboolean
+stack_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
+{
+  DlNodeData *d = dl_node_data (node);
+  const gint dim = *(const gint *)dl_node_state (node);
+
+  for (guint i = 0; i < d->n_inputs; i++)
+    {
+      g_autoptr (DlTensor) part = NULL;
+
+      if (dl_node_needs_input_grad (node, i)
+          && (!(part = dl_tensor_select (go[0], dim, i, error))
+              || !(gi[i] = dl_tensor_to_dtype (part, d->inputs[i].dtype, error))))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /**
  * dl_stack:
  * @tensors: (array length=n_tensors): tensors of one shape
@@ -195,6 +215,8 @@ DlTensor *
 dl_stack (DlTensor **tensors, gsize n_tensors, gint64 dim, GError **error)
 {
   g_autoptr (GPtrArray) parts = NULL;
+  g_autoptr (DlTensor) out = NULL;
+  gboolean grad;
 
   if (n_tensors == 0)
     {
@@ -207,7 +229,6 @@ dl_stack (DlTensor **tensors, gsize n_tensors, gint64 dim, GError **error)
   parts = g_ptr_array_new_with_free_func (g_object_unref);
   for (gsize i = 0; i < n_tensors; i++)
     {
-      DlTensor *u;
       g_return_val_if_fail (DL_IS_TENSOR (tensors[i]), NULL);
       if (tensors[i]->ndim != tensors[0]->ndim
           || memcmp (tensors[i]->sizes, tensors[0]->sizes, tensors[0]->ndim * sizeof (gint64)))
@@ -220,11 +241,33 @@ dl_stack (DlTensor **tensors, gsize n_tensors, gint64 dim, GError **error)
                        a, b, i);
           return NULL;
         }
-      if (!(u = dl_tensor_unsqueeze (tensors[i], dim, error)))
-        return NULL;
+    }
+  /* the join itself outside autograd: one StackBackward0 node, as torch
+   * records, rather than an UnsqueezeBackward0 per input under a cat */
+  grad = dl_is_grad_enabled ();
+  dl_set_grad_enabled (FALSE);
+  for (gsize i = 0; i < n_tensors; i++)
+    {
+      DlTensor *u = dl_tensor_unsqueeze (tensors[i], dim, error);
+
+      if (!u)
+        break;
       g_ptr_array_add (parts, u);
     }
-  return dl_cat ((DlTensor **)parts->pdata, parts->len, dim, error);
+  if (parts->len == n_tensors)
+    out = dl_cat ((DlTensor **)parts->pdata, parts->len, dim, error);
+  dl_set_grad_enabled (grad);
+  if (!out)
+    return NULL;
+  if (dl_autograd_any_requires (n_tensors, tensors))
+    {
+      g_autoptr (DlNode) node
+          = dl_node_new_for_op ("StackBackward0", stack_backward, n_tensors, tensors);
+
+      *DL_NODE_NEW_STATE (node, gint) = dim;
+      dl_node_set_output (node, out, 0);
+    }
+  return g_steal_pointer (&out);
 }
 
 /* ---- unbind, split, chunk ------------------------------------------------------

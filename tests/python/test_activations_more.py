@@ -435,3 +435,30 @@ def test_module_errors():
         Dl.nn.Softshrink(-1.0)(Dl.ones(2))
     with pytest.raises(RuntimeError):
         Dl.nn.GLU()(Dl.ones(3, 5))
+
+
+@pytest.mark.parametrize("shape", [(), (5,), (2, 3), (2, 3, 4), (2, 3, 4, 2)])
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "softmin"])
+def test_softmax_implicit_dim(rng, shape, name):
+    """F.log_softmax(x) without dim (pre-0.3 scripts such as the NLP
+    tutorial's LSTM tagger): torch's _get_softmax_dim picks 0 for 0-, 1-
+    and 3-dim input, else 1, and warns, naming the function and pointing
+    at the caller's line; a dtype still goes by keyword."""
+    x, t = rand_pair(rng, shape, "float64", requires_grad=True)
+    with pytest.warns(UserWarning, match="Implicit dimension choice for %s has been deprecated"
+                      % name) as rec:
+        y = getattr(F, name)(x)
+    with pytest.warns(UserWarning) as trec:
+        u = getattr(TF, name)(t)
+    assert str(rec[0].message) == str(trec[0].message)
+    assert rec[0].filename == trec[0].filename == __file__
+    assert_same(y, u)
+    y.backward(Dl.ones_like(y))
+    u.backward(torch.ones_like(u))
+    assert_same(x.grad, t.grad)
+    with pytest.warns(UserWarning):
+        assert_same(getattr(F, name)(x.detach(), dtype=Dl.float32),
+                    getattr(TF, name)(t.detach(), dtype=torch.float32))
+    # the third positional argument is _stacklevel, as in torch, not dtype
+    with pytest.warns(UserWarning):
+        assert_same(getattr(F, name)(x.detach(), None, 3), getattr(TF, name)(t.detach(), None, 3))

@@ -519,3 +519,34 @@ def test_errors():
         except type(te.value):
             continue
         pytest.fail("%s: libdl does not raise %s" % (what, type(te.value).__name__))
+
+
+@pytest.mark.parametrize('name', ['add', 'sub', 'mul', 'div', 'subtract', 'multiply'])
+def test_arith_out(name):
+    """torch.add(x, y, out=result) (the blitz tensor tutorial) and its kin:
+    the result written into out and out returned; alpha and out keyword
+    only; out= with an input that requires grad fails as torch's."""
+    fn, tfn = getattr(Dl, name), getattr(torch, name)
+    x, tx = Dl.tensor([[1.0, -2.0, 3.0]]), torch.tensor([[1.0, -2.0, 3.0]])
+    y, ty = Dl.tensor([[0.5], [4.0]]), torch.tensor([[0.5], [4.0]])
+    out, tout = Dl.empty(2, 3), torch.empty(2, 3)
+    assert fn(x, y, out=out) is out
+    assert tfn(tx, ty, out=tout) is tout
+    assert_same(out, tout)
+    assert_same(fn(2, y, out=Dl.empty(2, 1)), tfn(2, ty, out=torch.empty(2, 1)))
+    if name in ('add', 'sub', 'subtract'):
+        assert_same(fn(x, y, alpha=3, out=out), tfn(tx, ty, alpha=3, out=tout))
+        with pytest.raises(TypeError) as te:
+            tfn(tx, ty, 2)
+        with pytest.raises(TypeError) as de:
+            fn(x, y, 2)
+        if name != 'subtract':  # torch's own message for subtract lists its overloads
+            assert str(de.value) == str(te.value)
+    xg, txg = x.clone().requires_grad_(), tx.clone().requires_grad_()
+    with pytest.raises(RuntimeError) as te:
+        tfn(txg, ty, out=tout)
+    with pytest.raises(RuntimeError) as de:
+        fn(xg, y, out=out)
+    assert str(de.value) == str(te.value).replace('subtract', 'sub').replace('multiply', 'mul')
+    with Dl.no_grad():
+        assert_same(fn(xg, y, out=out), tfn(txg.detach(), ty, out=tout))

@@ -104,3 +104,33 @@ def test_activation_inplace_and_errors():
         assert m.nn.functional.hardtanh(m.tensor([-2.0, 0.0, 2.0]), 1.0, -1.0).tolist() == \
             [-1.0, -1.0, -1.0]
     assert np.isclose(Dl.nn.ELU(inplace=True)(Dl.tensor([-1.0])).item(), np.expm1(-1.0))
+
+
+@pytest.mark.parametrize('kw', [{}, {'padding_idx': 1}, {'max_norm': 1.0}])
+@pytest.mark.parametrize('idx', [[1, 2, 1], [[0, 1], [1, 3]], 2, [[[1]]]])
+@pytest.mark.parametrize('idtype', ['int64', 'int32'])
+def test_embedding_node_and_double_backward(rng, kw, idx, idtype):
+    """One EmbeddingBackward0 node, as torch records (the NLP tutorials
+    print it), for any index shape; its weight gradient sums repeated rows
+    and skips padding_idx, and is itself differentiable in the output
+    gradient (create_graph)."""
+    w = rand_np(rng, (5, 3), 'float64')
+    x, t = pair(w, 'float64', requires_grad=True)
+    i = Dl.tensor(idx, dtype=getattr(Dl, idtype))
+    ti = torch.tensor(idx, dtype=getattr(torch, idtype))
+    y, u = Dl.nn.functional.embedding(i, x, **kw), torch.nn.functional.embedding(ti, t, **kw)
+    assert y.grad_fn.name() == u.grad_fn.name() == 'EmbeddingBackward0'
+    assert repr(y.grad_fn).split(' at ')[0] == repr(u.grad_fn).split(' at ')[0]
+    assert_same(y, u)
+    g = rand_np(rng, tuple(u.shape), 'float64')
+    gd, gt = pair(g, 'float64', requires_grad=True)
+    (dw,) = Dl.autograd.grad(y, x, gd, create_graph=True)
+    (tw,) = torch.autograd.grad(u, t, gt, create_graph=True)
+    assert_same(dw, tw)
+    c = rand_np(rng, (5, 3), 'float64')
+    (dw * pair(c, 'float64')[0]).sum().backward()
+    (tw * pair(c, 'float64')[1]).sum().backward()
+    assert_same(gd.grad, gt.grad)
+    with Dl.no_grad():
+        assert Dl.nn.functional.embedding(i, x).grad_fn is None
+    assert Dl.nn.functional.embedding(i, x.detach()).grad_fn is None

@@ -537,6 +537,18 @@ WALK['SplitWithSizesBackward0'] = [Case(lambda m, a: a.split([1, 3], 1)[0].exp()
                                    Case(lambda m, a: m.split(a, [2, 0, 2], 1)[2] ** 2, (3, 4))]
 WALK['UnbindBackward0'] = [Case(lambda m, a: a.unbind(1)[2] * a.unbind(1)[0], (3, 4)),
                            Case(lambda m, a: m.stack(a.unbind(0)[::-1]), (3, 4))]
+WALK['StackBackward0'] = [Case(lambda m, a, b: m.stack([a, b], 1), (3, 4), (3, 4)),
+                          Case(lambda m, a: m.stack([a, a * 2, a]), (5,)),
+                          Case(lambda m, a: m.stack([a]), ())]
+WALK['MseLossBackward0'] = [
+    Case(lambda m, a, b: m.nn.functional.mse_loss(a, b), (3, 4), (3, 4)),
+    Case(lambda m, a, b: m.nn.functional.mse_loss(a, b, reduction='none'), (3, 4), (3, 4)),
+    Case(lambda m, a, b: m.nn.functional.mse_loss(a, b, reduction='sum'), (3, 4), (3, 4))]
+# (padding_idx's zero gradient is no derivative: test_embedding_activations.py
+# checks it against torch)
+WALK['EmbeddingBackward0'] = [
+    Case(lambda m, a: m.nn.functional.embedding(idx(m, [[0, 2, 2], [3, 0, 1]]), a), (4, 3)),
+    Case(lambda m, a: m.nn.functional.embedding(idx(m, [1, 3, 1]), a), (4, 3))]
 # t[...]: the same elements as a new tensor
 WALK['AliasBackward0'] = [Case(lambda m, a: a[...] * a.t()[...].t(), (3, 4))]
 

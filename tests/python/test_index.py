@@ -709,3 +709,52 @@ def test_uint8_masks_are_taken_as_bool_masks(rng):
     y.masked_fill_(md, -1)
     u.masked_fill_(mt, -1)
     assert_same(y, u)
+
+
+@pytest.mark.parametrize('idx', [0, -1, 5, slice(0, 1), slice(None), (0,), [0], (None, 0),
+                                 (Ellipsis, 0)])
+def test_zero_dim_int_and_slice_index(idx):
+    """A lone int or slice on a 0-dim tensor fails as in torch's fast paths
+    (applySelect, applySlice), with their messages: t[0] points to .item(),
+    what pre-0.4 scripts' loss.data[0] now hits; in a tuple, the index
+    count fails first."""
+    x, t = Dl.tensor(3.0), torch.tensor(3.0)
+    for op in (lambda a: a[idx], lambda a: a.__setitem__(idx, 1.0)):
+        with pytest.raises(IndexError) as te:
+            op(t)
+        with pytest.raises(IndexError) as de:
+            op(x)
+        assert str(de.value) == str(te.value)
+
+
+@pytest.mark.parametrize('shape', [(), (3,), (2, 3)])
+@pytest.mark.parametrize('idx', [True, False, (True,), (True, None), (None, True),
+                                 (Ellipsis, False), (True, Ellipsis, True), 'tensor_true',
+                                 'tensor_false'])
+def test_python_bool_index(rng, shape, idx):
+    """A Python bool (or a 0-dim bool tensor) indexes a new dim of size 1
+    with [0] (True) or [] (False), as torch's boolToIndexingTensor: read,
+    written and differentiated."""
+    if isinstance(idx, str):
+        idx = (Dl.tensor(idx == 'tensor_true'), torch.tensor(idx == 'tensor_true'))
+    else:
+        idx = (idx, idx)
+    x, t = rand_pair(rng, shape, 'float64', requires_grad=True)
+    y, u = x[idx[0]], t[idx[1]]
+    assert_same(y, u)
+    y.sum().backward()
+    u.sum().backward()
+    assert_same(x.grad, t.grad)
+    xd, td = x.detach().clone(), t.detach().clone()
+    xd[idx[0]] = 7.0
+    td[idx[1]] = 7.0
+    assert_same(xd, td)
+
+
+def test_python_bool_index_with_other_indices():
+    x, t = Dl.arange(6.0).view(2, 3), torch.arange(6.0).view(2, 3)
+    for di, ti in [((Dl.tensor([0, 1]), True), (torch.tensor([0, 1]), True)),
+                   ((True, 1, False), (True, 1, False)),
+                   ((Dl.tensor([[0], [1]]), True, Dl.tensor([0, 2])),
+                    (torch.tensor([[0], [1]]), True, torch.tensor([0, 2])))]:
+        assert_same(x[di], t[ti])

@@ -253,3 +253,26 @@ def test_tril_triu_more(rng):
     x.triu_(1)
     t.triu_(1)
     assert_same(x, t)
+
+
+def test_stack_node(rng):
+    """torch.stack records one StackBackward0 node (an LSTM's h_n and c_n
+    are stacks, and the NLP tutorials print them); each input's gradient is
+    its slice, in its own dtype when the inputs' dtypes differ."""
+    (x, t), (y, u) = rand_pair(rng, (2, 3), "float32", requires_grad=True), \
+        rand_pair(rng, (2, 3), "float64", requires_grad=True)
+    s, v = Dl.stack([x, y], 2), torch.stack([t, u], 2)
+    assert s.grad_fn.name() == v.grad_fn.name() == "StackBackward0"
+    assert_same(s, v)
+    g = rand_np(rng, (2, 3, 2), "float64")
+    s.backward(Dl.tensor(g))
+    v.backward(torch.tensor(g))
+    assert_same(x.grad, t.grad)
+    assert_same(y.grad, u.grad)
+    with Dl.no_grad():
+        assert Dl.stack([x, y]).grad_fn is None
+    assert Dl.stack([x.detach(), y.detach()]).grad_fn is None
+    m, tm = Dl.nn.LSTM(3, 4, num_layers=2), torch.nn.LSTM(3, 4, num_layers=2)
+    _, (h, c) = m(Dl.randn(5, 2, 3))
+    _, (th, tc) = tm(torch.randn(5, 2, 3))
+    assert [h.grad_fn.name(), c.grad_fn.name()] == [th.grad_fn.name(), tc.grad_fn.name()]

@@ -388,3 +388,39 @@ def test_loss_weights_are_buffers(make):
         # a new weight through the state dict is the one the loss uses
         d.load_state_dict({k: v * 3 for k, v in d.state_dict().items()})
         np.testing.assert_array_equal(d.weight.numpy(), w * 3)
+
+
+@pytest.mark.parametrize('reduction', ['mean', 'sum', 'none'])
+@pytest.mark.parametrize('tshape,tgrad', [((3, 4), False), ((3, 4), True), ((4,), True),
+                                          ((2, 1, 4), True)])
+def test_mse_loss_node(reduction, tshape, tgrad):
+    """mse_loss records one MseLossBackward0 node, as torch's (the blitz
+    tutorial prints loss.grad_fn and walks next_functions), over the
+    broadcast pair (ExpandBackward0 where a shape grows); its gradients,
+    and theirs (create_graph), are torch's."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 4))
+    y = rng.standard_normal(tshape)
+    (a, ta), (b, tb) = pair(x, 'float64', requires_grad=True), \
+        pair(y, 'float64', requires_grad=tgrad)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        loss = Dl.nn.functional.mse_loss(a, b, reduction=reduction)
+        tloss = torch.nn.functional.mse_loss(ta, tb, reduction=reduction)
+    assert loss.grad_fn.name() == tloss.grad_fn.name() == 'MseLossBackward0'
+    assert [n and n.name() for n, _ in loss.grad_fn.next_functions] == \
+        [n and n.name() for n, _ in tloss.grad_fn.next_functions]
+    assert_same(loss, tloss)
+    g = rng.standard_normal(tuple(tloss.shape))
+    (gd, gt) = pair(g, 'float64', requires_grad=True)
+    ins, tins = [a] + [b] * tgrad, [ta] + [tb] * tgrad
+    dg = Dl.autograd.grad(loss, ins, gd, create_graph=True)
+    tg = torch.autograd.grad(tloss, tins, gt, create_graph=True)
+    for p, q in zip(dg, tg):
+        assert_same(p, q)
+    sum(p.pow(2).sum() for p in dg).backward()
+    sum(q.pow(2).sum() for q in tg).backward()
+    assert_same(gd.grad, gt.grad)
+    assert_same(a.grad, ta.grad)
+    with Dl.no_grad():
+        assert Dl.nn.functional.mse_loss(a, b).grad_fn is None

@@ -63,30 +63,43 @@ ALIAS_FUNCTIONS = {alias: _method_fn(getattr(Tensor, alias), alias) for alias in
 globals().update(ALIAS_FUNCTIONS)
 
 
-def add(input, other, alpha=1):
+def _check_out_grad(out, name, *args):
+    """torch's rule for a differentiable op given out=: no input may
+    require grad while grad mode is on."""
+    if out is not None and _typelib.is_grad_enabled() and \
+            builtins.any(_is_tensor(a) and a.requires_grad for a in args):
+        raise RuntimeError("%s(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad." % name)
+
+
+def add(input, other, *, alpha=1, out=None):
+    _check_out_grad(out, 'add', input, other)
     if not _is_tensor(input):
         input = tensor(input)
-    return input.add(other, alpha=alpha)
+    return _into_out(input.add(other, alpha=alpha), out, 'add')
 
 
-def sub(input, other, alpha=1):
+def sub(input, other, *, alpha=1, out=None):
+    _check_out_grad(out, 'sub', input, other)
     if not _is_tensor(input):
         input = tensor(input)
-    return input.sub(other, alpha=alpha)
+    return _into_out(input.sub(other, alpha=alpha), out, 'sub')
 
 
-def mul(input, other):
-    return (input if _is_tensor(input) else tensor(input)) * other
+def mul(input, other, *, out=None):
+    _check_out_grad(out, 'mul', input, other)
+    return _into_out((input if _is_tensor(input) else tensor(input)) * other, out, 'mul')
 
 
 multiply = mul
 
 
-def subtract(input, other, *, alpha=1):
-    return sub(input, other, alpha=alpha)
+def subtract(input, other, *, alpha=1, out=None):
+    return sub(input, other, alpha=alpha, out=out)
 
 
 def div(input, other, *, rounding_mode=None, out=None):
+    _check_out_grad(out, 'div', input, other)
     input = input if _is_tensor(input) else tensor(input)
     return _into_out(_div(input, other, rounding_mode=rounding_mode), out, 'div')
 

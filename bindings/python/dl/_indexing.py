@@ -465,6 +465,18 @@ def _split_index(self, idx):
     """Applies the basic part of an index (ints, slices, None, Ellipsis) as
     views, as PyTorch does, and returns (view, [(dim, int64 index)]) for
     the advanced part, each index a dim of the view."""
+    if self.get_ndim() == 0 and type(idx) is not tuple:
+        # PyTorch's fast paths for a lone int or slice (applySelect,
+        # applySlice) check these before counting indices: t[0] on a 0-dim
+        # t points to .item(), as loss.data[0] in pre-0.4 scripts needs
+        if isinstance(idx, numbers.Integral) and not isinstance(idx, bool):
+            if idx == 0:
+                raise IndexError('invalid index of a 0-dim tensor. Use `tensor.item()` in '
+                                 'Python or `tensor.item<T>()` in C++ to convert a 0-dim '
+                                 'tensor to a number')
+            raise IndexError('index %d is out of bounds for dimension 0 with size 0' % idx)
+        if isinstance(idx, slice):
+            raise IndexError('slice() cannot be applied to a 0-dim tensor.')
     if type(idx) is not tuple:
         idx = (idx,)
     items = []
@@ -477,8 +489,13 @@ def _split_index(self, idx):
             i = i.bool()
         items.append(i)
 
+    def is_bool(i):
+        # a Python bool, or a 0-dim bool tensor, which PyTorch treats alike
+        return isinstance(i, bool) or \
+            (_is_tensor(i) and i.get_ndim() == 0 and i.get_dtype() == Dl.DType.BOOL)
+
     def width(i):
-        if i is None or i is Ellipsis:
+        if i is None or i is Ellipsis or is_bool(i):
             return 0
         if _is_tensor(i) and i.get_dtype() == Dl.DType.BOOL:
             return max(i.get_ndim(), 1)
@@ -493,6 +510,12 @@ def _split_index(self, idx):
     for i in items:
         if i is None:
             t = t.unsqueeze(d)
+            d += 1
+        elif is_bool(i):
+            # a new dim of size 1, indexed by [0] (True) or [] (False):
+            # PyTorch's boolToIndexingTensor
+            t = t.unsqueeze(d)
+            adv.append((d, _on_device_of(tensor([0] if bool(i) else [], dtype=int64), self)))
             d += 1
         elif i is Ellipsis:
             d += ndim - n_real

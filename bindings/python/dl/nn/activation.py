@@ -139,15 +139,18 @@ def glu(input, dim=-1):
     return _call(Dl.Tensor.glu, input, int(dim))
 
 
-def _legacy_softmax_dim(name, ndim):
+def _get_softmax_dim(name, ndim, stacklevel):
+    """The dim PyTorch picks when a script leaves it out (pre-0.3 code such
+    as F.log_softmax(x)), with its deprecation warning: 0 for 0-, 1- and
+    3-dim input, else 1."""
     warnings.warn('Implicit dimension choice for {} has been deprecated. Change the call to '
-                  'include dim=X as an argument.'.format(name), stacklevel=3)
+                  'include dim=X as an argument.'.format(name), stacklevel=stacklevel)
     return 0 if ndim in (0, 1, 3) else 1
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
-        dim = _legacy_softmax_dim('softmin', input.dim())
+        dim = _get_softmax_dim('softmin', input.dim(), _stacklevel)
     t = input if dtype is None else input.to(dtype)
     return (-t).softmax(dim)
 

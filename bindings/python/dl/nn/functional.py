@@ -42,11 +42,15 @@ def tanh(input):
     return input.tanh()
 
 
-def log_softmax(input, dim=None, dtype=None):
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim('log_softmax', input.dim(), _stacklevel)
     return input.log_softmax(dim, dtype)
 
 
-def softmax(input, dim=None, dtype=None):
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim('softmax', input.dim(), _stacklevel)
     return input.softmax(dim, dtype)
 
 
@@ -269,9 +273,10 @@ __all__ += ['fractional_max_pool2d', 'fractional_max_pool2d_with_indices',
 # the activations beyond relu, gelu and the like live in activation.py with
 # their modules (elu and hardtanh there replace conv.py's compositions)
 from . import activation as _activation  # noqa: E402
-from .activation import (celu, celu_, elu, elu_, glu, gumbel_softmax, hardshrink,  # noqa
-                         hardsigmoid, hardswish, hardtanh, hardtanh_, logsigmoid, mish, prelu,
-                         relu6, relu_, rrelu, rrelu_, selu, selu_, softmin, softshrink, softsign,
+from .activation import (_get_softmax_dim, celu, celu_, elu, elu_, glu,  # noqa
+                         gumbel_softmax, hardshrink, hardsigmoid, hardswish, hardtanh,
+                         hardtanh_, logsigmoid, mish, prelu, relu6, relu_, rrelu, rrelu_, selu,
+                         selu_, softmin, softshrink, softsign,
                          tanhshrink, threshold, threshold_)
 
 __all__ += [n for n in _activation.__all__ if n[0].islower() and n not in __all__]
