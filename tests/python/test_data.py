@@ -5,6 +5,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
 import collections
+import itertools
 import os
 
 import numpy as np
@@ -430,3 +431,101 @@ def test_distributed_sampler_exported():
     s = DistributedSampler(list(range(10)), num_replicas=2, rank=1, shuffle=False)
     assert list(s) == list(torch.utils.data.DistributedSampler(list(range(10)), num_replicas=2,
                                                                rank=1, shuffle=False))
+
+
+
+# ---- the seeds a pass draws -------------------------------------------------------------
+# libdl's random streams are not PyTorch's, so these tests check in each
+# library that a pass draws what PyTorch's draws, in its order: the default
+# generator after a pass is where that many seed draws leave it.
+
+class Numbered:
+    """A map-style Python data set of (tensor, index) samples, for either library."""
+
+    def __init__(self, lib, n=23):
+        self.lib, self.n = lib, n
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        return self.lib.tensor([i, 2 * i]), i
+
+
+def _seed_draw(lib, generator=None):
+    return int(lib.empty((), dtype=lib.int64).random_(generator=generator).item())
+
+
+def _rand_after_draws(lib, seed, n_draws):
+    lib.manual_seed(seed)
+    for _ in range(n_draws):
+        _seed_draw(lib)
+    return lib.rand(4).tolist()
+
+
+@pytest.mark.parametrize('num_workers', [0, 2])
+@pytest.mark.parametrize('source', ['tensor', 'python'])
+@pytest.mark.parametrize('kwargs', [dict(batch_size=4), dict(batch_size=5, shuffle=True),
+                                    dict(batch_size=5, shuffle=True, drop_last=True),
+                                    dict(batch_size=3, shuffle=True, seeded=True)],
+                         ids=['sequential', 'shuffle', 'shuffle-drop', 'shuffle-generator'])
+def test_a_pass_draws_its_base_seed_as_torch(num_workers, source, kwargs):
+    # PyTorch's iterator draws a base seed from the loader's generator (the
+    # default one when None) before the sampler draws, with or without
+    # workers; a shuffled pass with a generator is then the permutation
+    # that generator gives after that draw
+    for lib, workers in ((Dl, num_workers), (torch, 0)):
+        kw = dict(kwargs)
+        seeded = kw.pop('seeded', False)
+        if seeded:
+            kw['generator'] = lib.Generator().manual_seed(7)
+        ds = (lib.utils.data.TensorDataset(lib.arange(23), lib.arange(23) * 3)
+              if source == 'tensor' else Numbered(lib))
+        lib.manual_seed(11)
+        loader = lib.utils.data.DataLoader(ds, num_workers=workers, **kw)
+        order = [v for b in loader for v in b[1].tolist()]
+        after = lib.rand(4).tolist()
+        # a seeded loader draws both from its own generator
+        draws = 0 if seeded else 1 + kw.get('shuffle', False)
+        assert after == _rand_after_draws(lib, 11, draws), lib
+        n, scale = 20 if kw.get('drop_last') else 23, 3 if source == 'tensor' else 1
+        if seeded:
+            g = lib.Generator().manual_seed(7)
+            _seed_draw(lib, g)
+            want = lib.randperm(23, generator=g).tolist()[:n]
+        elif kw.get('shuffle'):
+            assert len(set(order)) == n and order != sorted(order), lib
+            want = [i // scale for i in order]
+        else:
+            want = list(range(n))
+        assert order == [i * scale for i in want], lib
+
+
+@pytest.mark.parametrize('num_workers', [0, 4])
+def test_sampling_with_replacement_without_end_as_torch(num_workers):
+    # minGPT's Trainer: RandomSampler(replacement=True, num_samples=int(1e10))
+    # with pin_memory, iterated a few batches at a time: each iterator draws
+    # the base seed, then the sampler's seed, and the sampler draws 32
+    # indices at a time from a generator of that seed
+    for lib, workers in ((Dl, num_workers), (torch, 0)):
+        data = lib.utils.data
+        ds = Numbered(lib, 50)
+        lib.manual_seed(3407)
+        loader = data.DataLoader(ds, sampler=data.RandomSampler(ds, replacement=True,
+                                                                 num_samples=int(1e10)),
+                                 shuffle=False, pin_memory=True, batch_size=8,
+                                 num_workers=workers)
+        assert len(loader) == 1250000000
+        first = [b[1].tolist() for b in itertools.islice(iter(loader), 5)]
+        again = [b[1].tolist() for b in itertools.islice(iter(loader), 2)]
+        after = lib.rand(4).tolist()
+
+        lib.manual_seed(3407)
+        want = []
+        for batches in (5, 2):
+            _seed_draw(lib)
+            g = lib.Generator().manual_seed(_seed_draw(lib))
+            idx = [i for _ in range(2) for i in lib.randint(0, 50, (32,), generator=g).tolist()]
+            want.append([idx[8 * b:8 * b + 8] for b in range(batches)])
+        assert [first, again] == want, lib
+        assert after == _rand_after_draws(lib, 3407, 4), lib

@@ -284,12 +284,18 @@ class DataLoader:
         return loader
 
     def __iter__(self):
+        # each pass first draws its base seed from the loader's generator
+        # (the default one when None), with or without workers, as
+        # PyTorch's _BaseDataLoaderIter does: the default generator is then
+        # where PyTorch leaves it, and a shuffled pass's seed (or its
+        # permutation from the loader's generator) comes after it
+        base_seed = _draw_seed(self.generator)
         loader = self._c_loader()
         if loader is not None:
             return _CIterator(loader)
         if self.num_workers == 0:
             return self._single_process()
-        return _MultiProcessIterator(self)
+        return _MultiProcessIterator(self, base_seed)
 
     def _index_batches(self):
         if self._iterable:
@@ -361,7 +367,7 @@ class _MultiProcessIterator:
     """Worker processes with index queues; batches come back in any order
     and are given in order."""
 
-    def __init__(self, loader):
+    def __init__(self, loader, base_seed):
         if loader._iterable:
             raise NotImplementedError('DataLoader: num_workers > 0 with an IterableDataset is '
                                       'not supported yet')
@@ -373,7 +379,6 @@ class _MultiProcessIterator:
         self._batches = loader._index_batches()
         self._length = len(loader)
         self._timeout = loader.timeout or None
-        base_seed = _draw_seed()
         self._result_queue = ctx.Queue()
         self._index_queues = []
         self._workers = []
