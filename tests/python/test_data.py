@@ -529,3 +529,24 @@ def test_sampling_with_replacement_without_end_as_torch(num_workers):
             want.append([idx[8 * b:8 * b + 8] for b in range(batches)])
         assert [first, again] == want, lib
         assert after == _rand_after_draws(lib, 3407, 4), lib
+
+
+@pytest.mark.parametrize('extra', [0, 1, 3])
+def test_more_workers_than_cpus_warn_as_torch(extra):
+    import warnings
+    cpus = len(os.sched_getaffinity(0))
+    messages = []
+    for lib in (Dl, torch):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            loader = lib.utils.data.DataLoader(Numbered(lib, 4), batch_size=2,
+                                               num_workers=cpus + extra)
+            got = [b[1].tolist() for b in loader]
+        assert got == [[0, 1], [2, 3]]
+        messages.append([(w.category, str(w.message)) for w in caught])
+    assert messages[0] == messages[1]
+    assert len(messages[0]) == (2 if extra else 0)
+    if extra:
+        assert messages[0][0][1].startswith('This DataLoader will create %d worker processes '
+                                            'in total. Our suggested max number of worker in '
+                                            'current system is %d,' % (cpus + extra, cpus))

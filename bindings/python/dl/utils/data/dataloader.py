@@ -18,10 +18,12 @@ import collections
 import itertools
 import multiprocessing
 import numbers
+import os
 import pickle
 import queue
 import sys
 import traceback
+import warnings
 
 from multiprocessing.reduction import ForkingPickler
 
@@ -257,6 +259,36 @@ class DataLoader:
             collate_fn = default_collate if batch_size is not None or batch_sampler is not None \
                 else default_convert
         self.collate_fn = collate_fn
+        self.check_worker_number_rationality()
+
+    def check_worker_number_rationality(self):
+        """Warns, as torch 1.13 does, when num_workers is more than the
+        CPUs this process may run on (its affinity mask, else the CPU
+        count)."""
+        if not self.num_workers:
+            return
+        suggest, cpuset_checked = None, False
+        if hasattr(os, 'sched_getaffinity'):
+            try:
+                suggest, cpuset_checked = len(os.sched_getaffinity(0)), True
+            except Exception:
+                pass
+        if suggest is None:
+            suggest = os.cpu_count()
+        if suggest is not None and self.num_workers <= suggest:
+            return
+        if suggest is None:
+            suggested = ('DataLoader is not able to compute a suggested max number of worker '
+                         'in current system.')
+        else:
+            suggested = ('Our suggested max number of worker in current system is {}{}, which '
+                         'is smaller than what this DataLoader is going to create.').format(
+                             suggest, '' if cpuset_checked else
+                             ' (`cpuset` is not taken into account)')
+        warnings.warn('This DataLoader will create {} worker processes in total. {} Please be '
+                      'aware that excessive worker creation might get DataLoader running slow '
+                      'or even freeze, lower the worker number to avoid potential '
+                      'slowness/freeze if necessary.'.format(self.num_workers, suggested))
 
     @property
     def _auto_collation(self):
@@ -289,6 +321,8 @@ class DataLoader:
         # PyTorch's _BaseDataLoaderIter does: the default generator is then
         # where PyTorch leaves it, and a shuffled pass's seed (or its
         # permutation from the loader's generator) comes after it
+        if self.num_workers:
+            self.check_worker_number_rationality()
         base_seed = _draw_seed(self.generator)
         loader = self._c_loader()
         if loader is not None:
