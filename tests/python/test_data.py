@@ -550,3 +550,41 @@ def test_more_workers_than_cpus_warn_as_torch(extra):
         assert messages[0][0][1].startswith('This DataLoader will create %d worker processes '
                                             'in total. Our suggested max number of worker in '
                                             'current system is %d,' % (cpus + extra, cpus))
+
+
+class Seeds:
+    """What a worker's generators give: the seed, Python's, numpy's and the
+    library's next numbers, and the thread count."""
+
+    def __init__(self, lib):
+        self.lib = lib
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        import random
+        info = self.lib.utils.data.get_worker_info()
+        return (info.id, info.seed, random.random(), float(np.random.random_sample()),
+                self.lib.rand(1).item(), self.lib.get_num_threads())
+
+
+def test_workers_seed_python_numpy_and_threads_as_torch():
+    # torch 1.13 seeds each worker's Python generator with base_seed + id,
+    # numpy's with a hash of the two (its _generate_state) and its own
+    # generator with base_seed + id, on one thread
+    import random
+    from torch.utils.data._utils.worker import _generate_state
+    for lib in (Dl, torch):
+        lib.manual_seed(5)
+        loader = lib.utils.data.DataLoader(Seeds(lib), batch_size=None, num_workers=2)
+        rows = [tuple(r) for r in loader]
+        assert [r[0] for r in rows] == [0, 1, 0, 1]
+        base = rows[0][1]
+        for wid, seed, py, npy, own, threads in rows[:2]:
+            assert seed == base + wid
+            assert py == random.Random(seed).random()
+            assert npy == np.random.RandomState(_generate_state(base, wid)).random_sample()
+            lib.manual_seed(seed)
+            assert own == lib.rand(1).item()
+            assert threads == 1

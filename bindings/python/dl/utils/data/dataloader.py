@@ -21,6 +21,7 @@ import numbers
 import os
 import pickle
 import queue
+import random
 import sys
 import traceback
 import warnings
@@ -156,11 +157,48 @@ class _Pickled:
         return pickle.loads(self.payload)
 
 
-def _worker_loop(dataset, index_queue, result_queue, collate_fn, auto_collation, seed,
+def _numpy_worker_seed(base_seed, worker_id):
+    """The four 32-bit words torch 1.13 seeds numpy's global generator with
+    in worker @worker_id (its _generate_state: numpy's SeedSequence hash of
+    the worker id and the base seed's two halves)."""
+    mask = 0xFFFFFFFF
+    const = [0x43b0d7e5]
+
+    def hash32(value):
+        value = (value ^ const[0]) & mask
+        const[0] = (const[0] * 0x931e8875) & mask
+        value = (value * const[0]) & mask
+        return value ^ (value >> 16)
+
+    def mix(x, y):
+        r = ((0xca01f9dd * x) - (0x4973f715 * y)) & mask
+        return r ^ (r >> 16)
+
+    pool = [hash32(v) for v in (worker_id, base_seed & mask, base_seed >> 32, 0)]
+    for src in range(4):
+        for dst in range(4):
+            if src != dst:
+                pool[dst] = mix(pool[dst], hash32(pool[src]))
+    state, const_b = [], 0x8b51f9dd
+    for value in pool:
+        value ^= const_b
+        const_b = (const_b * 0x58f38ded) & mask
+        value = (value * const_b) & mask
+        state.append(value ^ (value >> 16))
+    return state
+
+
+def _worker_loop(dataset, index_queue, result_queue, collate_fn, auto_collation, base_seed,
                  worker_id, num_workers, init_fn):
+    # seeded as torch 1.13 seeds its workers: one thread, and Python's,
+    # libdl's and numpy's generators from the pass's base seed
     global _worker_info
-    from ... import _creation
+    from ... import _api, _creation
+    _api.set_num_threads(1)
+    seed = base_seed + worker_id
+    random.seed(seed)
     _creation.manual_seed(seed)
+    np.random.seed(_numpy_worker_seed(base_seed, worker_id))
     _worker_info = _WorkerInfo(worker_id, num_workers, seed, dataset)
     try:
         if init_fn is not None:
@@ -420,7 +458,7 @@ class _MultiProcessIterator:
             iq = ctx.Queue()
             w = ctx.Process(target=_worker_loop,
                             args=(loader.dataset, iq, self._result_queue, loader.collate_fn,
-                                  loader._auto_collation, base_seed + i, i, loader.num_workers,
+                                  loader._auto_collation, base_seed, i, loader.num_workers,
                                   loader.worker_init_fn),
                             daemon=True)
             w.start()
