@@ -588,3 +588,58 @@ def test_workers_seed_python_numpy_and_threads_as_torch():
             lib.manual_seed(seed)
             assert own == lib.rand(1).item()
             assert threads == 1
+
+
+@pytest.mark.parametrize('num_workers', [0, 2])
+@pytest.mark.parametrize('source', ['tensor', 'python'])
+def test_a_shuffled_pass_draws_its_seed_when_torch_does(num_workers, source):
+    # the base seed at iter(); the sampler's seed at the first batch without
+    # workers, at iter() with them (torch's workers get indices at once)
+    def expect(lib, draws_before, draws_between):
+        lib.manual_seed(11)
+        for _ in range(draws_before):
+            _seed_draw(lib)
+        a = lib.rand(2).tolist()
+        for _ in range(draws_between):
+            _seed_draw(lib)
+        return a, lib.rand(2).tolist()
+
+    for lib in (Dl, torch):
+        ds = (lib.utils.data.TensorDataset(lib.arange(10)) if source == 'tensor'
+              else Numbered(lib, 10))
+        loader = lib.utils.data.DataLoader(ds, batch_size=4, shuffle=True,
+                                           num_workers=num_workers)
+        lib.manual_seed(11)
+        it = iter(loader)
+        assert len(it) == 3
+        a = lib.rand(2).tolist()
+        got = [v for b in it for v in b[0 if source == 'tensor' else 1].tolist()]
+        assert sorted(got) == list(range(10))
+        b = lib.rand(2).tolist()
+        assert (a, b) == (expect(lib, 2, 0) if num_workers else expect(lib, 1, 1)), lib
+
+
+def test_len_of_a_pass_as_torch():
+    class Stream(D.IterableDataset):
+        def __iter__(self):
+            return iter(range(5))
+
+        def __len__(self):
+            return 5
+
+    class TStream(T.IterableDataset):
+        def __iter__(self):
+            return iter(range(5))
+
+        def __len__(self):
+            return 5
+
+    for lib in (Dl, torch):
+        data = lib.utils.data
+        for ds in (data.TensorDataset(lib.arange(10)), Numbered(lib, 10)):
+            assert len(iter(data.DataLoader(ds, batch_size=4))) == 3
+            assert len(iter(data.DataLoader(ds, batch_size=4, drop_last=True))) == 2
+        stream = (Stream if lib is Dl else TStream)()
+        assert len(data.DataLoader(stream, batch_size=2)) == 3
+        with pytest.raises(TypeError, match="'_InfiniteConstantSampler' has no len"):
+            len(iter(data.DataLoader(stream, batch_size=2)))

@@ -340,33 +340,39 @@ class DataLoader:
             return n
         return len(self.batch_sampler if self._auto_collation else self.sampler)
 
-    def _c_loader(self):
-        """The Dl.DataLoader that loads this pass in C, or None."""
+    def _c_dataset(self):
+        """The Dl.Dataset that the C loader loads this pass from, or None."""
         c = None if self._iterable else getattr(self.dataset, '_dl_dataset', None)
         if c is None or not self._default_collate or not self._default_sampler \
                 or not self._auto_collation or self.worker_init_fn is not None \
                 or type(self.batch_sampler) is not BatchSampler:
             return None
+        return c
+
+    def _c_loader(self, c):
+        """The Dl.DataLoader that loads this pass in C."""
         generator = _pass_generator(self.generator) if self._shuffle else None
-        loader = Dl.DataLoader(dataset=c, batch_size=self.batch_size, shuffle=self._shuffle,
-                               drop_last=self.drop_last, num_workers=self.num_workers,
-                               prefetch_factor=self.prefetch_factor or 2, generator=generator)
-        return loader
+        return Dl.DataLoader(dataset=c, batch_size=self.batch_size, shuffle=self._shuffle,
+                             drop_last=self.drop_last, num_workers=self.num_workers,
+                             prefetch_factor=self.prefetch_factor or 2, generator=generator)
 
     def __iter__(self):
         # each pass first draws its base seed from the loader's generator
         # (the default one when None), with or without workers, as
         # PyTorch's _BaseDataLoaderIter does: the default generator is then
         # where PyTorch leaves it, and a shuffled pass's seed (or its
-        # permutation from the loader's generator) comes after it
+        # permutation from the loader's generator) comes after it: at the
+        # first batch without workers, at once with them (PyTorch's workers
+        # are given their first indices when they start)
         if self.num_workers:
             self.check_worker_number_rationality()
         base_seed = _draw_seed(self.generator)
-        loader = self._c_loader()
-        if loader is not None:
-            return _CIterator(loader)
+        c = self._c_dataset()
+        if c is not None:
+            return _CIterator(lambda: self._c_loader(c), len(self), self.num_workers > 0)
         if self.num_workers == 0:
-            return self._single_process()
+            return _SingleProcessIterator(self._single_process(),
+                                          None if self._iterable else len(self))
         return _MultiProcessIterator(self, base_seed)
 
     def _index_batches(self):
@@ -411,13 +417,39 @@ class _GObjectDataset:
             raise _translate(e) from None
 
 
+class _SingleProcessIterator:
+    """A pass loaded in this process; its length is the loader's, as
+    PyTorch's iterators have (an iterable data set's pass has none: its
+    sampler, in PyTorch, is endless)."""
+
+    def __init__(self, batches, length):
+        self._batches, self._length = batches, length
+
+    def __iter__(self):
+        return self
+
+    def __len__(self):
+        if self._length is None:
+            raise TypeError("object of type '_InfiniteConstantSampler' has no len()")
+        return self._length
+
+    def __next__(self):
+        return next(self._batches)
+
+
 class _CIterator:
-    def __init__(self, loader):
+    """A pass of the C loader, started at once or at its first batch."""
+
+    def __init__(self, make_loader, length, start_now):
+        self._make_loader, self._it, self._length = make_loader, None, length
+        if start_now:
+            self._start()
+
+    def _start(self):
         try:
-            self._it = loader.iterate()
+            self._it = self._make_loader().iterate()
         except GLib.Error as e:
             raise _translate(e) from None
-        self._length = loader.get_length()
 
     def __iter__(self):
         return self
@@ -426,6 +458,8 @@ class _CIterator:
         return self._length
 
     def __next__(self):
+        if self._it is None:
+            self._start()
         try:
             ok, batch = self._it.next()
         except GLib.Error as e:
