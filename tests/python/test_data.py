@@ -5,6 +5,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
 import collections
+import itertools
 import os
 
 import numpy as np
@@ -430,3 +431,215 @@ def test_distributed_sampler_exported():
     s = DistributedSampler(list(range(10)), num_replicas=2, rank=1, shuffle=False)
     assert list(s) == list(torch.utils.data.DistributedSampler(list(range(10)), num_replicas=2,
                                                                rank=1, shuffle=False))
+
+
+
+# ---- the seeds a pass draws -------------------------------------------------------------
+# libdl's random streams are not PyTorch's, so these tests check in each
+# library that a pass draws what PyTorch's draws, in its order: the default
+# generator after a pass is where that many seed draws leave it.
+
+class Numbered:
+    """A map-style Python data set of (tensor, index) samples, for either library."""
+
+    def __init__(self, lib, n=23):
+        self.lib, self.n = lib, n
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        return self.lib.tensor([i, 2 * i]), i
+
+
+def _seed_draw(lib, generator=None):
+    return int(lib.empty((), dtype=lib.int64).random_(generator=generator).item())
+
+
+def _rand_after_draws(lib, seed, n_draws):
+    lib.manual_seed(seed)
+    for _ in range(n_draws):
+        _seed_draw(lib)
+    return lib.rand(4).tolist()
+
+
+@pytest.mark.parametrize('num_workers', [0, 2])
+@pytest.mark.parametrize('source', ['tensor', 'python'])
+@pytest.mark.parametrize('kwargs', [dict(batch_size=4), dict(batch_size=5, shuffle=True),
+                                    dict(batch_size=5, shuffle=True, drop_last=True),
+                                    dict(batch_size=3, shuffle=True, seeded=True)],
+                         ids=['sequential', 'shuffle', 'shuffle-drop', 'shuffle-generator'])
+def test_a_pass_draws_its_base_seed_as_torch(num_workers, source, kwargs):
+    # PyTorch's iterator draws a base seed from the loader's generator (the
+    # default one when None) before the sampler draws, with or without
+    # workers; a shuffled pass with a generator is then the permutation
+    # that generator gives after that draw
+    for lib, workers in ((Dl, num_workers), (torch, 0)):
+        kw = dict(kwargs)
+        seeded = kw.pop('seeded', False)
+        if seeded:
+            kw['generator'] = lib.Generator().manual_seed(7)
+        ds = (lib.utils.data.TensorDataset(lib.arange(23), lib.arange(23) * 3)
+              if source == 'tensor' else Numbered(lib))
+        lib.manual_seed(11)
+        loader = lib.utils.data.DataLoader(ds, num_workers=workers, **kw)
+        order = [v for b in loader for v in b[1].tolist()]
+        after = lib.rand(4).tolist()
+        # a seeded loader draws both from its own generator
+        draws = 0 if seeded else 1 + kw.get('shuffle', False)
+        assert after == _rand_after_draws(lib, 11, draws), lib
+        n, scale = 20 if kw.get('drop_last') else 23, 3 if source == 'tensor' else 1
+        if seeded:
+            g = lib.Generator().manual_seed(7)
+            _seed_draw(lib, g)
+            want = lib.randperm(23, generator=g).tolist()[:n]
+        elif kw.get('shuffle'):
+            assert len(set(order)) == n and order != sorted(order), lib
+            want = [i // scale for i in order]
+        else:
+            want = list(range(n))
+        assert order == [i * scale for i in want], lib
+
+
+@pytest.mark.parametrize('num_workers', [0, 4])
+def test_sampling_with_replacement_without_end_as_torch(num_workers):
+    # minGPT's Trainer: RandomSampler(replacement=True, num_samples=int(1e10))
+    # with pin_memory, iterated a few batches at a time: each iterator draws
+    # the base seed, then the sampler's seed, and the sampler draws 32
+    # indices at a time from a generator of that seed
+    for lib, workers in ((Dl, num_workers), (torch, 0)):
+        data = lib.utils.data
+        ds = Numbered(lib, 50)
+        lib.manual_seed(3407)
+        loader = data.DataLoader(ds, sampler=data.RandomSampler(ds, replacement=True,
+                                                                 num_samples=int(1e10)),
+                                 shuffle=False, pin_memory=True, batch_size=8,
+                                 num_workers=workers)
+        assert len(loader) == 1250000000
+        first = [b[1].tolist() for b in itertools.islice(iter(loader), 5)]
+        again = [b[1].tolist() for b in itertools.islice(iter(loader), 2)]
+        after = lib.rand(4).tolist()
+
+        lib.manual_seed(3407)
+        want = []
+        for batches in (5, 2):
+            _seed_draw(lib)
+            g = lib.Generator().manual_seed(_seed_draw(lib))
+            idx = [i for _ in range(2) for i in lib.randint(0, 50, (32,), generator=g).tolist()]
+            want.append([idx[8 * b:8 * b + 8] for b in range(batches)])
+        assert [first, again] == want, lib
+        assert after == _rand_after_draws(lib, 3407, 4), lib
+
+
+@pytest.mark.parametrize('extra', [0, 1, 3])
+def test_more_workers_than_cpus_warn_as_torch(extra):
+    import warnings
+    cpus = len(os.sched_getaffinity(0))
+    messages = []
+    for lib in (Dl, torch):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            loader = lib.utils.data.DataLoader(Numbered(lib, 4), batch_size=2,
+                                               num_workers=cpus + extra)
+            got = [b[1].tolist() for b in loader]
+        assert got == [[0, 1], [2, 3]]
+        messages.append([(w.category, str(w.message)) for w in caught])
+    assert messages[0] == messages[1]
+    assert len(messages[0]) == (2 if extra else 0)
+    if extra:
+        assert messages[0][0][1].startswith('This DataLoader will create %d worker processes '
+                                            'in total. Our suggested max number of worker in '
+                                            'current system is %d,' % (cpus + extra, cpus))
+
+
+class Seeds:
+    """What a worker's generators give: the seed, Python's, numpy's and the
+    library's next numbers, and the thread count."""
+
+    def __init__(self, lib):
+        self.lib = lib
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        import random
+        info = self.lib.utils.data.get_worker_info()
+        return (info.id, info.seed, random.random(), float(np.random.random_sample()),
+                self.lib.rand(1).item(), self.lib.get_num_threads())
+
+
+def test_workers_seed_python_numpy_and_threads_as_torch():
+    # torch 1.13 seeds each worker's Python generator with base_seed + id,
+    # numpy's with a hash of the two (its _generate_state) and its own
+    # generator with base_seed + id, on one thread
+    import random
+    from torch.utils.data._utils.worker import _generate_state
+    for lib in (Dl, torch):
+        lib.manual_seed(5)
+        loader = lib.utils.data.DataLoader(Seeds(lib), batch_size=None, num_workers=2)
+        rows = [tuple(r) for r in loader]
+        assert [r[0] for r in rows] == [0, 1, 0, 1]
+        base = rows[0][1]
+        for wid, seed, py, npy, own, threads in rows[:2]:
+            assert seed == base + wid
+            assert py == random.Random(seed).random()
+            assert npy == np.random.RandomState(_generate_state(base, wid)).random_sample()
+            lib.manual_seed(seed)
+            assert own == lib.rand(1).item()
+            assert threads == 1
+
+
+@pytest.mark.parametrize('num_workers', [0, 2])
+@pytest.mark.parametrize('source', ['tensor', 'python'])
+def test_a_shuffled_pass_draws_its_seed_when_torch_does(num_workers, source):
+    # the base seed at iter(); the sampler's seed at the first batch without
+    # workers, at iter() with them (torch's workers get indices at once)
+    def expect(lib, draws_before, draws_between):
+        lib.manual_seed(11)
+        for _ in range(draws_before):
+            _seed_draw(lib)
+        a = lib.rand(2).tolist()
+        for _ in range(draws_between):
+            _seed_draw(lib)
+        return a, lib.rand(2).tolist()
+
+    for lib in (Dl, torch):
+        ds = (lib.utils.data.TensorDataset(lib.arange(10)) if source == 'tensor'
+              else Numbered(lib, 10))
+        loader = lib.utils.data.DataLoader(ds, batch_size=4, shuffle=True,
+                                           num_workers=num_workers)
+        lib.manual_seed(11)
+        it = iter(loader)
+        assert len(it) == 3
+        a = lib.rand(2).tolist()
+        got = [v for b in it for v in b[0 if source == 'tensor' else 1].tolist()]
+        assert sorted(got) == list(range(10))
+        b = lib.rand(2).tolist()
+        assert (a, b) == (expect(lib, 2, 0) if num_workers else expect(lib, 1, 1)), lib
+
+
+def test_len_of_a_pass_as_torch():
+    class Stream(D.IterableDataset):
+        def __iter__(self):
+            return iter(range(5))
+
+        def __len__(self):
+            return 5
+
+    class TStream(T.IterableDataset):
+        def __iter__(self):
+            return iter(range(5))
+
+        def __len__(self):
+            return 5
+
+    for lib in (Dl, torch):
+        data = lib.utils.data
+        for ds in (data.TensorDataset(lib.arange(10)), Numbered(lib, 10)):
+            assert len(iter(data.DataLoader(ds, batch_size=4))) == 3
+            assert len(iter(data.DataLoader(ds, batch_size=4, drop_last=True))) == 2
+        stream = (Stream if lib is Dl else TStream)()
+        assert len(data.DataLoader(stream, batch_size=2)) == 3
+        with pytest.raises(TypeError, match="'_InfiniteConstantSampler' has no len"):
+            len(iter(data.DataLoader(stream, batch_size=2)))

@@ -137,6 +137,42 @@ def test_large_rows_threaded(rng):
         [(512, 100), (100,), (100,)])
 
 
+@pytest.mark.skipif(SELF_CHECK, reason='libdl only: its thread counts')
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+@pytest.mark.parametrize('shape, groups', [((2048, 64), None), ((32, 64, 64), None),
+                                           ((300, 24), None), ((64, 96), 4),
+                                           ((4, 10, 7), None)])
+def test_row_norm_weight_gradients_do_not_depend_on_threads(rng, dtype, shape, groups):
+    # layer norm's (and group norm's of one value per channel) weight and
+    # bias gradients sum over the rows in parts fixed by the size: the same
+    # bits on 1, 2 or 3 threads (a busy machine runs them on one: minGPT's
+    # LayerNorm gradients changed from run to run), and torch's values
+    c = shape[-1] if groups is None else shape[1]
+    x, tx = pair(rand_np(rng, shape, dtype), dtype)
+    g, tg = pair(rand_np(rng, shape, dtype), dtype)
+    w, tw = pair(rand_np(rng, (c,), dtype) + 1, dtype)
+    b, tb = pair(rand_np(rng, (c,), dtype), dtype)
+
+    def grads(m, x, g, w, b):
+        x, w, b = (t.detach().requires_grad_() for t in (x, w, b))
+        f = m.nn.functional
+        y = f.layer_norm(x, (c,), w, b) if groups is None else f.group_norm(x, groups, w, b)
+        y.backward(g)
+        return x.grad, w.grad, b.grad
+
+    before = Dl.get_num_threads()
+    try:
+        got = []
+        for nt in (1, 2, 3, 2):
+            Dl.set_num_threads(nt)
+            got.append([t.numpy().tobytes() for t in grads(Dl, x, g, w, b)])
+    finally:
+        Dl.set_num_threads(before)
+    assert got[0] == got[1] == got[2] == got[3]
+    for d, t in zip(grads(Dl, x, g, w, b), grads(torch, tx, tg, tw, tb)):
+        assert_same(d, t, **TOL[dtype])
+
+
 @pytest.mark.parametrize('fn, shape', [
     (lambda m, x, w: m.nn.functional.batch_norm(x, m.zeros(4), m.ones(4), w, None, True),
      (0, 4, 3)),

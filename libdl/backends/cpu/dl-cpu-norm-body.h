@@ -330,8 +330,8 @@ SFX (batch_channel_backward) (const DlNormArgs *a, gint64 ch)
 
 /* group/layer norm's backward for rows of one value per channel (s = 1,
  * layer norm): each row in one pass for its two sums and one for dx; the
- * weight and bias gradients (sums over the rows) in per-thread partial
- * sums */
+ * weight and bias gradients (sums over the rows) into @pdw and @pdb, the
+ * partial sums of the rows' part */
 DL_CPU_CLONES static void
 SFX (group_row_backward) (const DlNormArgs *a, gint64 r, T *restrict pdw, T *restrict pdb)
 {
@@ -390,27 +390,31 @@ SFX (group_backward_rows) (const DlNormArgs *a)
 {
   const gint64 rows = a->n * a->groups, c = a->c;
   gboolean par = rows * c >= DL_CPU_GRAIN && rows > 1;
+  /* the rows in parts whose count and bounds follow from the size alone,
+   * each part's weight and bias sums apart, added up in order: the same
+   * bits on any number of threads, and on a busy machine (a region then
+   * runs on one thread, dl-cpu-team.c) as on a quiet one */
+  const gint np = par ? (gint)MIN (CLAMP (rows * c / NORM_PART_MIN, 2, NORM_PARTS), rows) : 1;
+  g_autofree T *pdw = a->dweight ? g_new0 (T, np * c) : NULL;
+  g_autofree T *pdb = a->dbias ? g_new0 (T, np * c) : NULL;
 
-  if (a->dweight)
-    memset (a->dweight, 0, c * sizeof (T));
-  if (a->dbias)
-    memset (a->dbias, 0, c * sizeof (T));
-  DL_CPU_PARALLEL_IF (par, {
-    T *pdw = a->dweight ? g_new0 (T, c) : NULL;
-    T *pdb = a->dbias ? g_new0 (T, c) : NULL;
-
-    _Pragma ("omp for schedule(static)") for (gint64 r = 0; r < rows; r++)
-        SFX (group_row_backward) (a, r, pdw, pdb);
-    _Pragma ("omp critical")
-    {
-      for (gint64 j = 0; pdw && j < c; j++)
-        ((T *)a->dweight)[j] += pdw[j];
-      for (gint64 j = 0; pdb && j < c; j++)
-        ((T *)a->dbias)[j] += pdb[j];
-    }
-    g_free (pdw);
-    g_free (pdb);
-  });
+  DL_CPU_FOR_IF (
+      np > 1, for (gint p = 0; p < np; p++) {
+        for (gint64 r = rows * p / np; r < rows * (p + 1) / np; r++)
+          SFX (group_row_backward) (a, r, pdw ? pdw + p * c : NULL, pdb ? pdb + p * c : NULL);
+      });
+  for (gint p = 1; p < np; p++)
+    for (gint64 j = 0; j < c; j++)
+      {
+        if (pdw)
+          pdw[j] += pdw[p * c + j];
+        if (pdb)
+          pdb[j] += pdb[p * c + j];
+      }
+  if (pdw)
+    memcpy (a->dweight, pdw, c * sizeof (T));
+  if (pdb)
+    memcpy (a->dbias, pdb, c * sizeof (T));
 }
 
 /* group norm's backward for one (sample, group) row with s > 1: the sums

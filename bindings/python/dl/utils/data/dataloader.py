@@ -18,10 +18,13 @@ import collections
 import itertools
 import multiprocessing
 import numbers
+import os
 import pickle
 import queue
+import random
 import sys
 import traceback
+import warnings
 
 from multiprocessing.reduction import ForkingPickler
 
@@ -154,11 +157,48 @@ class _Pickled:
         return pickle.loads(self.payload)
 
 
-def _worker_loop(dataset, index_queue, result_queue, collate_fn, auto_collation, seed,
+def _numpy_worker_seed(base_seed, worker_id):
+    """The four 32-bit words torch 1.13 seeds numpy's global generator with
+    in worker @worker_id (its _generate_state: numpy's SeedSequence hash of
+    the worker id and the base seed's two halves)."""
+    mask = 0xFFFFFFFF
+    const = [0x43b0d7e5]
+
+    def hash32(value):
+        value = (value ^ const[0]) & mask
+        const[0] = (const[0] * 0x931e8875) & mask
+        value = (value * const[0]) & mask
+        return value ^ (value >> 16)
+
+    def mix(x, y):
+        r = ((0xca01f9dd * x) - (0x4973f715 * y)) & mask
+        return r ^ (r >> 16)
+
+    pool = [hash32(v) for v in (worker_id, base_seed & mask, base_seed >> 32, 0)]
+    for src in range(4):
+        for dst in range(4):
+            if src != dst:
+                pool[dst] = mix(pool[dst], hash32(pool[src]))
+    state, const_b = [], 0x8b51f9dd
+    for value in pool:
+        value ^= const_b
+        const_b = (const_b * 0x58f38ded) & mask
+        value = (value * const_b) & mask
+        state.append(value ^ (value >> 16))
+    return state
+
+
+def _worker_loop(dataset, index_queue, result_queue, collate_fn, auto_collation, base_seed,
                  worker_id, num_workers, init_fn):
+    # seeded as torch 1.13 seeds its workers: one thread, and Python's,
+    # libdl's and numpy's generators from the pass's base seed
     global _worker_info
-    from ... import _creation
+    from ... import _api, _creation
+    _api.set_num_threads(1)
+    seed = base_seed + worker_id
+    random.seed(seed)
     _creation.manual_seed(seed)
+    np.random.seed(_numpy_worker_seed(base_seed, worker_id))
     _worker_info = _WorkerInfo(worker_id, num_workers, seed, dataset)
     try:
         if init_fn is not None:
@@ -257,6 +297,36 @@ class DataLoader:
             collate_fn = default_collate if batch_size is not None or batch_sampler is not None \
                 else default_convert
         self.collate_fn = collate_fn
+        self.check_worker_number_rationality()
+
+    def check_worker_number_rationality(self):
+        """Warns, as torch 1.13 does, when num_workers is more than the
+        CPUs this process may run on (its affinity mask, else the CPU
+        count)."""
+        if not self.num_workers:
+            return
+        suggest, cpuset_checked = None, False
+        if hasattr(os, 'sched_getaffinity'):
+            try:
+                suggest, cpuset_checked = len(os.sched_getaffinity(0)), True
+            except Exception:
+                pass
+        if suggest is None:
+            suggest = os.cpu_count()
+        if suggest is not None and self.num_workers <= suggest:
+            return
+        if suggest is None:
+            suggested = ('DataLoader is not able to compute a suggested max number of worker '
+                         'in current system.')
+        else:
+            suggested = ('Our suggested max number of worker in current system is {}{}, which '
+                         'is smaller than what this DataLoader is going to create.').format(
+                             suggest, '' if cpuset_checked else
+                             ' (`cpuset` is not taken into account)')
+        warnings.warn('This DataLoader will create {} worker processes in total. {} Please be '
+                      'aware that excessive worker creation might get DataLoader running slow '
+                      'or even freeze, lower the worker number to avoid potential '
+                      'slowness/freeze if necessary.'.format(self.num_workers, suggested))
 
     @property
     def _auto_collation(self):
@@ -270,26 +340,40 @@ class DataLoader:
             return n
         return len(self.batch_sampler if self._auto_collation else self.sampler)
 
-    def _c_loader(self):
-        """The Dl.DataLoader that loads this pass in C, or None."""
+    def _c_dataset(self):
+        """The Dl.Dataset that the C loader loads this pass from, or None."""
         c = None if self._iterable else getattr(self.dataset, '_dl_dataset', None)
         if c is None or not self._default_collate or not self._default_sampler \
                 or not self._auto_collation or self.worker_init_fn is not None \
                 or type(self.batch_sampler) is not BatchSampler:
             return None
+        return c
+
+    def _c_loader(self, c):
+        """The Dl.DataLoader that loads this pass in C."""
         generator = _pass_generator(self.generator) if self._shuffle else None
-        loader = Dl.DataLoader(dataset=c, batch_size=self.batch_size, shuffle=self._shuffle,
-                               drop_last=self.drop_last, num_workers=self.num_workers,
-                               prefetch_factor=self.prefetch_factor or 2, generator=generator)
-        return loader
+        return Dl.DataLoader(dataset=c, batch_size=self.batch_size, shuffle=self._shuffle,
+                             drop_last=self.drop_last, num_workers=self.num_workers,
+                             prefetch_factor=self.prefetch_factor or 2, generator=generator)
 
     def __iter__(self):
-        loader = self._c_loader()
-        if loader is not None:
-            return _CIterator(loader)
+        # each pass first draws its base seed from the loader's generator
+        # (the default one when None), with or without workers, as
+        # PyTorch's _BaseDataLoaderIter does: the default generator is then
+        # where PyTorch leaves it, and a shuffled pass's seed (or its
+        # permutation from the loader's generator) comes after it: at the
+        # first batch without workers, at once with them (PyTorch's workers
+        # are given their first indices when they start)
+        if self.num_workers:
+            self.check_worker_number_rationality()
+        base_seed = _draw_seed(self.generator)
+        c = self._c_dataset()
+        if c is not None:
+            return _CIterator(lambda: self._c_loader(c), len(self), self.num_workers > 0)
         if self.num_workers == 0:
-            return self._single_process()
-        return _MultiProcessIterator(self)
+            return _SingleProcessIterator(self._single_process(),
+                                          None if self._iterable else len(self))
+        return _MultiProcessIterator(self, base_seed)
 
     def _index_batches(self):
         if self._iterable:
@@ -333,13 +417,39 @@ class _GObjectDataset:
             raise _translate(e) from None
 
 
+class _SingleProcessIterator:
+    """A pass loaded in this process; its length is the loader's, as
+    PyTorch's iterators have (an iterable data set's pass has none: its
+    sampler, in PyTorch, is endless)."""
+
+    def __init__(self, batches, length):
+        self._batches, self._length = batches, length
+
+    def __iter__(self):
+        return self
+
+    def __len__(self):
+        if self._length is None:
+            raise TypeError("object of type '_InfiniteConstantSampler' has no len()")
+        return self._length
+
+    def __next__(self):
+        return next(self._batches)
+
+
 class _CIterator:
-    def __init__(self, loader):
+    """A pass of the C loader, started at once or at its first batch."""
+
+    def __init__(self, make_loader, length, start_now):
+        self._make_loader, self._it, self._length = make_loader, None, length
+        if start_now:
+            self._start()
+
+    def _start(self):
         try:
-            self._it = loader.iterate()
+            self._it = self._make_loader().iterate()
         except GLib.Error as e:
             raise _translate(e) from None
-        self._length = loader.get_length()
 
     def __iter__(self):
         return self
@@ -348,6 +458,8 @@ class _CIterator:
         return self._length
 
     def __next__(self):
+        if self._it is None:
+            self._start()
         try:
             ok, batch = self._it.next()
         except GLib.Error as e:
@@ -361,7 +473,7 @@ class _MultiProcessIterator:
     """Worker processes with index queues; batches come back in any order
     and are given in order."""
 
-    def __init__(self, loader):
+    def __init__(self, loader, base_seed):
         if loader._iterable:
             raise NotImplementedError('DataLoader: num_workers > 0 with an IterableDataset is '
                                       'not supported yet')
@@ -373,7 +485,6 @@ class _MultiProcessIterator:
         self._batches = loader._index_batches()
         self._length = len(loader)
         self._timeout = loader.timeout or None
-        base_seed = _draw_seed()
         self._result_queue = ctx.Queue()
         self._index_queues = []
         self._workers = []
@@ -381,7 +492,7 @@ class _MultiProcessIterator:
             iq = ctx.Queue()
             w = ctx.Process(target=_worker_loop,
                             args=(loader.dataset, iq, self._result_queue, loader.collate_fn,
-                                  loader._auto_collation, base_seed + i, i, loader.num_workers,
+                                  loader._auto_collation, base_seed, i, loader.num_workers,
                                   loader.worker_init_fn),
                             daemon=True)
             w.start()

@@ -3,9 +3,8 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
-from ..._creation import as_tensor, empty, multinomial, randint, randperm
+from ..._creation import Generator, as_tensor, empty, multinomial, randint, randperm
 from ..._dtype import float64, int64
-from ..._lib import Dl
 
 __all__ = ['Sampler', 'SequentialSampler', 'RandomSampler', 'SubsetRandomSampler',
            'WeightedRandomSampler', 'BatchSampler']
@@ -34,18 +33,20 @@ class SequentialSampler(Sampler):
         return len(self.data_source)
 
 
-def _draw_seed():
-    """A seed drawn from the default generator, as PyTorch draws the seeds
-    of a pass's generator and of its workers."""
-    return int(empty((), dtype=int64).random_().item())
+def _draw_seed(generator=None):
+    """A seed drawn from @generator (the default generator when None), as
+    PyTorch draws the seed of a pass's generator and the base seed of a
+    DataLoader's pass."""
+    return int(empty((), dtype=int64).random_(generator=generator).item())
 
 
 def _pass_generator(generator):
     """The generator of one pass: @generator, or, as PyTorch does, a new one
-    seeded from the default generator."""
+    seeded from the default generator (the pass then draws from it, not from
+    the default generator)."""
     if generator is not None:
         return generator
-    return Dl.Generator().manual_seed(_draw_seed())
+    return Generator().manual_seed(_draw_seed())
 
 
 class RandomSampler(Sampler):
