@@ -45,7 +45,7 @@ struct _DlStorage
 };
 
 DlStorage *dl_storage_new (DlDevice *device, gsize nbytes, GError **error);
-DlStorage *dl_storage_new_at (DlDevice *device, gsize nbytes, gsize line_offset, GError **error);
+DlStorage *dl_storage_new_at (DlDevice *device, gsize nbytes, gssize place, GError **error);
 DlStorage *dl_storage_new_external (DlDevice *device,
                                     gpointer data,
                                     gsize nbytes,

@@ -42,20 +42,31 @@ format_bytes (gsize nbytes)
 DlStorage *
 dl_storage_new (DlDevice *device, gsize nbytes, GError **error)
 {
-  return dl_storage_new_at (device, nbytes, 0, error);
+  return dl_storage_new_at (device, nbytes, -1, error);
 }
 
-/* As dl_storage_new, with the data @line_offset bytes (below 64) past a
- * 64-byte boundary in host memory from the allocator: an elementwise
- * result placed like its inputs within a cache line lets its kernel run
- * all its streams on line boundaries (numpy's buffers start 16 bytes into
- * one). Inline and device storages ignore @line_offset. */
+/* Storages of at least this many bytes placed by dl_storage_new_at() take
+ * a page more and sit where their model sits in a page */
+#define PLACE_IN_PAGE_MIN ((gsize)64 << 10)
+#define PAGE 4096
+
+/* As dl_storage_new, with the data placed like data at @place (an address
+ * modulo 4096, or -1 for no preference) in host memory from the allocator.
+ * An elementwise result placed like its input: at the same offset within a
+ * cache line, its kernel runs all its streams on line boundaries (numpy's
+ * buffers start 16 bytes into one); and, for big ones, at the same offset
+ * within a page, so that no store of the result shares its address's low
+ * 12 bits with a load of the input a few elements ahead (a store just
+ * ahead of a load that does makes the CPU wait for the store: "4K
+ * aliasing", which made a + b of numpy-backed vectors 20 % slower on the
+ * AMD Zen 4 measured). Inline and device storages ignore @place. */
 DlStorage *
-dl_storage_new_at (DlDevice *device, gsize nbytes, gsize line_offset, GError **error)
+dl_storage_new_at (DlDevice *device, gsize nbytes, gssize place, GError **error)
 {
   DlStorage *self;
   gsize block_size = 0;
-  gsize head = 0;
+  gsize head = 0, extra = 0;
+  gboolean in_page = FALSE;
   char *data;
 
   if (nbytes <= DL_STORAGE_INLINE_MAX && dl_device_get_backend (device)->host_memory)
@@ -88,11 +99,18 @@ dl_storage_new_at (DlDevice *device, gsize nbytes, gsize line_offset, GError **e
       self->nbytes = nbytes;
       return self;
     }
-  if (dl_device_get_backend (device)->host_memory)
-    head = line_offset % 64;
-  data = dl_allocator_alloc (dl_device_get_allocator (device), nbytes + head, &block_size);
+  if (place >= 0 && dl_device_get_backend (device)->host_memory)
+    {
+      /* a page more whatever the place, so that the block's size, and its
+       * size class in the allocator's cache, stay the same */
+      in_page = nbytes >= PLACE_IN_PAGE_MIN;
+      extra = head = in_page ? PAGE : (gsize)place % 64;
+    }
+  data = dl_allocator_alloc (dl_device_get_allocator (device), nbytes + extra, &block_size);
   if (data == NULL)
     goto oom;
+  if (in_page)
+    head = ((gsize)place - (guintptr)data) % PAGE;
   self = g_new0 (DlStorage, 1);
   self->kind = DL_STORAGE_ALLOCATED;
   self->ref_count = 1;

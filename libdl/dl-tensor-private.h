@@ -70,7 +70,7 @@ DlTensor *dl_tensor_new_empty_at_internal (DlDevice *device,
                                            DlDType dtype,
                                            const gint64 *shape,
                                            gint ndim,
-                                           gsize line_offset,
+                                           gssize place,
                                            GError **error);
 DlTensor *dl_tensor_new_view_internal (DlTensor *base,
                                        const gint64 *sizes,

@@ -378,17 +378,17 @@ dl_tensor_new_empty_internal (DlDevice *device,
                               gint ndim,
                               GError **error)
 {
-  return dl_tensor_new_empty_at_internal (device, dtype, shape, ndim, 0, error);
+  return dl_tensor_new_empty_at_internal (device, dtype, shape, ndim, -1, error);
 }
 
-/* As dl_tensor_new_empty_internal, the data @line_offset bytes past a
- * 64-byte boundary (dl_storage_new_at). */
+/* As dl_tensor_new_empty_internal, the data placed like data at @place, an
+ * address modulo 4096 (dl_storage_new_at); -1 for no preference. */
 DlTensor *
 dl_tensor_new_empty_at_internal (DlDevice *device,
                                  DlDType dtype,
                                  const gint64 *shape,
                                  gint ndim,
-                                 gsize line_offset,
+                                 gssize place,
                                  GError **error)
 {
   DlTensor *t;
@@ -398,7 +398,7 @@ dl_tensor_new_empty_at_internal (DlDevice *device,
   if (!dl_check_shape ("empty", shape, ndim, &numel, error))
     return NULL;
   storage = dl_storage_new_at (device ? device : dl_device_cpu (),
-                               (gsize)numel * dl_dtype_size (dtype), line_offset, error);
+                               (gsize)numel * dl_dtype_size (dtype), place, error);
   if (storage == NULL)
     return NULL;
   t = tensor_alloc ();

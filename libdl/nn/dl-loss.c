@@ -896,7 +896,8 @@ dl_mse_loss (DlTensor *input, DlTensor *target, DlReduction reduction, GError **
   gint nd;
 
   g_return_val_if_fail (DL_IS_TENSOR (input) && DL_IS_TENSOR (target), NULL);
-  if (!dl_loss_check_reduction ("mse_loss", reduction, error)
+  if (!dl_check_live ("mse_loss", input, error) || !dl_check_live ("mse_loss", target, error)
+      || !dl_loss_check_reduction ("mse_loss", reduction, error)
       || !dl_broadcast_shapes ("mse_loss", input->sizes, input->ndim, target->sizes, target->ndim,
                                shape, &nd, error))
     return NULL;

@@ -157,13 +157,14 @@ dl_empty_like_layout (DlTensor *like, DlDType dtype, const gint64 *shape, gint n
       && dl_dtype_size (like->dtype) == dl_dtype_size (dtype)
       && memcmp (like->sizes, shape, ndim * sizeof (gint64)) == 0)
     {
-      /* the same place within a cache line as @like's data: an
-       * elementwise kernel can then align all its streams
+      /* the same place within a cache line (and, for a big result, within
+       * a page) as @like's data: an elementwise kernel can then align all
+       * its streams, and its stores never wait on its loads
        * (dl_storage_new_at) */
       guintptr at = (guintptr)(like->storage->data + like->offset * dl_dtype_size (dtype));
 
-      return dl_tensor_new_empty_at_internal (dl_tensor_device (like), dtype, shape, ndim, at % 64,
-                                              error);
+      return dl_tensor_new_empty_at_internal (dl_tensor_device (like), dtype, shape, ndim,
+                                              (gssize)(at % 4096), error);
     }
   if (like == NULL || like->ndim != ndim || like->numel <= 1 || dl_tensor_is_contiguous (like)
       || memcmp (like->sizes, shape, ndim * sizeof (gint64)) != 0)

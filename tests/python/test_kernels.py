@@ -796,3 +796,23 @@ def test_results_share_their_inputs_line_offset(rng, threads, op):
                 assert r.data_ptr() % 64 == x.data_ptr() % 64, (op, n, k)
             else:
                 assert r.data_ptr() % 64 == 0
+
+
+@pytest.mark.parametrize("start", [0, 1, 3, 16, 1000])
+@pytest.mark.parametrize("n", [1000, 20_000, 300_000])
+def test_elementwise_result_placed_like_its_input(start, n):
+    """An elementwise result sits where its input sits within a cache line
+    (all streams line-aligned after the same head) and, from 64 KB, within
+    a page (no store shares its low 12 address bits with a load a few
+    elements ahead); values as numpy's, whatever the place."""
+    if SELF_CHECK:
+        pytest.skip("libdl's placement")
+    a = np.random.default_rng(n + start).standard_normal(n + start, dtype=np.float32)
+    b = np.random.default_rng(n).standard_normal(n + start, dtype=np.float32)
+    x, y = Dl.from_numpy(a)[start:], Dl.from_numpy(b)[start:]
+    for r, want in ((x + y, a[start:] + b[start:]), (x.exp(), np.exp(a[start:]))):
+        at, got = x.data_ptr(), r.data_ptr()
+        assert got % 64 == at % 64
+        if n * 4 >= 64 << 10:
+            assert got % 4096 == at % 4096
+        np.testing.assert_allclose(r.numpy(), want, rtol=2e-6)
