@@ -139,6 +139,11 @@ dl_cpu_team_join_at (const DlCpuTeamClock *clock, gint64 now)
   __atomic_store_n (&solo_until, now + span, __ATOMIC_RELAXED);
   __atomic_store_n (&solo_span, MIN (2 * span, DL_CPU_TEAM_SOLO_MAX_US), __ATOMIC_RELAXED);
   __atomic_add_fetch (&solo_count, 1, __ATOMIC_RELAXED);
+  /* G_MESSAGES_DEBUG=Dl shows when and why the spans begin */
+  g_debug ("regions run on one thread for %" G_GINT64_FORMAT " ms: %d of the last %d "
+           "regions had a worker more than %d us late, with more threads runnable than "
+           "processors",
+           span / 1000, __builtin_popcount (bits), DL_CPU_TEAM_WINDOW, DL_CPU_TEAM_LATE_US);
 }
 
 void
