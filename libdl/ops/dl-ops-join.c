@@ -389,14 +389,6 @@ pieces (DlTensor *self,
   return steal_array (parts, n_out);
 }
 
-static DlTensor **split_sizes (DlTensor *self,
-                               const gchar *name,
-                               const gint64 *sizes,
-                               gsize n_sizes,
-                               gint64 dim,
-                               gsize *n_out,
-                               GError **error);
-
 /**
  * dl_tensor_unbind:
  * @self: a #DlTensor with at least one dim
@@ -430,36 +422,8 @@ dl_tensor_unbind (DlTensor *self, gint64 dim, gsize *n_out, GError **error)
   return pieces (self, "UnbindBackward0", NULL, self->sizes[dim], (gint)dim, n_out, error);
 }
 
-/**
- * dl_tensor_split_with_sizes:
- * @self: a #DlTensor with at least one dim
- * @sizes: (array length=n_sizes): the length of each piece along @dim;
- *   they add up to that dim's size
- * @n_sizes: how many pieces
- * @dim: the dim to split
- * @n_out: (out): return location for the number of tensors
- * @error: return location for a #GError
- *
- * @self cut along @dim into views of the given lengths, as torch.split
- * with a list of sizes.
- *
- * Returns: (array length=n_out) (transfer full) (nullable): the views, or
- *   %NULL with @error set
- *
- * Since: 0.1
- */
-DlTensor **
-dl_tensor_split_with_sizes (DlTensor *self,
-                            const gint64 *sizes,
-                            gsize n_sizes,
-                            gint64 dim,
-                            gsize *n_out,
-                            GError **error)
-{
-  g_return_val_if_fail (DL_IS_TENSOR (self) && n_out != NULL, NULL);
-  return split_sizes (self, "SplitWithSizesBackward0", sizes, n_sizes, dim, n_out, error);
-}
-
+/* split and split_with_sizes: @sizes checked, then the pieces recorded
+ * under @name */
 static DlTensor **
 split_sizes (DlTensor *self,
              const gchar *name,
@@ -500,6 +464,36 @@ split_sizes (DlTensor *self,
       return NULL;
     }
   return pieces (self, name, sizes, n_sizes, (gint)dim, n_out, error);
+}
+
+/**
+ * dl_tensor_split_with_sizes:
+ * @self: a #DlTensor with at least one dim
+ * @sizes: (array length=n_sizes): the length of each piece along @dim;
+ *   they add up to that dim's size
+ * @n_sizes: how many pieces
+ * @dim: the dim to split
+ * @n_out: (out): return location for the number of tensors
+ * @error: return location for a #GError
+ *
+ * @self cut along @dim into views of the given lengths, as torch.split
+ * with a list of sizes.
+ *
+ * Returns: (array length=n_out) (transfer full) (nullable): the views, or
+ *   %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor **
+dl_tensor_split_with_sizes (DlTensor *self,
+                            const gint64 *sizes,
+                            gsize n_sizes,
+                            gint64 dim,
+                            gsize *n_out,
+                            GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self) && n_out != NULL, NULL);
+  return split_sizes (self, "SplitWithSizesBackward0", sizes, n_sizes, dim, n_out, error);
 }
 
 /**

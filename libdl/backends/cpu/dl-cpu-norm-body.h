@@ -394,7 +394,7 @@ SFX (group_backward_rows) (const DlNormArgs *a)
    * each part's weight and bias sums apart, added up in order: the same
    * bits on any number of threads, and on a busy machine (a region then
    * runs on one thread, dl-cpu-team.c) as on a quiet one */
-  const gint np = par ? (gint)MIN (CLAMP (rows * c / NORM_PART_MIN, 2, NORM_PARTS), rows) : 1;
+  const gint np = par ? (gint)MIN (dl_cpu_parts (rows * c), rows) : 1;
   g_autofree T *pdw = a->dweight ? g_new0 (T, np * c) : NULL;
   g_autofree T *pdb = a->dbias ? g_new0 (T, np * c) : NULL;
 

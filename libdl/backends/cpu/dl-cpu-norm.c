@@ -26,12 +26,6 @@
  * sample) */
 #define NORM_BLOCK 64
 
-/* group/layer norm's backward over rows of one value per channel: parts of
- * at least NORM_PART_MIN elements, NORM_PARTS at most, for the weight and
- * bias gradients (their number depends on the size alone) */
-#define NORM_PART_MIN 8192
-#define NORM_PARTS 16
-
 #define T float
 #define SFX(name) name##_f32
 #include "dl-cpu-norm-body.h"

@@ -72,6 +72,19 @@ void dl_cpu_team_reset (void);
 /* for a test: the file read in place of /proc/loadavg (NULL: that one) */
 void dl_cpu_team_set_loadavg_path (const gchar *path);
 
+/* Sums whose bits must not depend on the threads that share them (a full
+ * reduction, norm layers' weight gradients) run in parts of at least
+ * DL_CPU_PART_MIN elements, DL_CPU_PARTS at most, added up in order: how
+ * many parts @n elements make (2 at least), from the size alone. */
+#define DL_CPU_PART_MIN 8192
+#define DL_CPU_PARTS 16
+
+static inline gint
+dl_cpu_parts (gint64 n)
+{
+  return (gint)CLAMP (n / DL_CPU_PART_MIN, 2, DL_CPU_PARTS);
+}
+
 static inline void
 dl_cpu_team_fork (DlCpuTeamClock *clock, gint threads)
 {

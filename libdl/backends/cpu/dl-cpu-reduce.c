@@ -1016,12 +1016,6 @@ col_finish (const ColJob *job, Tile *t, const char *in, char *out, char *ix, gin
       *(gint64 *)(ix + j * sx) = t->x[j];
 }
 
-/* A full reduction over at least the grain runs in parts of at least
- * FULL_PART_MIN elements, FULL_PARTS at most: their number depends on the
- * size alone (not on the threads that share them) */
-#define FULL_PART_MIN 8192
-#define FULL_PARTS 16
-
 /* The columns path, when the layout and the op fit it. Threads share the
  * units when there are enough of them, else the rows of each unit (then
  * the threads' partial tiles are merged in order). */
@@ -1179,8 +1173,9 @@ dl_cpu_reduce (DlBackendContext *ctx, DlReduceOp op, const DlReduceArgs *args, D
        * combined in order, so that it has the same bits on one thread as
        * on many, and on a busy machine (dl-cpu-team.c) as on a quiet one */
       gint64 n_runs = n_inner / args->inner_shape[ind - 1];
-      gint np = parallel ? (gint)CLAMP (n_inner / FULL_PART_MIN, 2, FULL_PARTS) : 1;
-      Acc parts[FULL_PARTS], acc;
+      /* over at least the grain: parts fixed by the size (dl_cpu_parts) */
+      gint np = parallel ? dl_cpu_parts (n_inner) : 1;
+      Acc parts[DL_CPU_PARTS], acc;
       DlCpuTeamClock clock;
       gint nt;
 
