@@ -159,33 +159,10 @@ class _Pickled:
 
 def _numpy_worker_seed(base_seed, worker_id):
     """The four 32-bit words torch 1.13 seeds numpy's global generator with
-    in worker @worker_id (its _generate_state: numpy's SeedSequence hash of
-    the worker id and the base seed's two halves)."""
-    mask = 0xFFFFFFFF
-    const = [0x43b0d7e5]
-
-    def hash32(value):
-        value = (value ^ const[0]) & mask
-        const[0] = (const[0] * 0x931e8875) & mask
-        value = (value * const[0]) & mask
-        return value ^ (value >> 16)
-
-    def mix(x, y):
-        r = ((0xca01f9dd * x) - (0x4973f715 * y)) & mask
-        return r ^ (r >> 16)
-
-    pool = [hash32(v) for v in (worker_id, base_seed & mask, base_seed >> 32, 0)]
-    for src in range(4):
-        for dst in range(4):
-            if src != dst:
-                pool[dst] = mix(pool[dst], hash32(pool[src]))
-    state, const_b = [], 0x8b51f9dd
-    for value in pool:
-        value ^= const_b
-        const_b = (const_b * 0x58f38ded) & mask
-        value = (value * const_b) & mask
-        state.append(value ^ (value >> 16))
-    return state
+    in worker @worker_id: its _generate_state is numpy's SeedSequence over
+    the words (worker id, base seed's low half, its high half)."""
+    return [int(v) for v in
+            np.random.SeedSequence(worker_id + (base_seed << 32)).generate_state(4)]
 
 
 def _worker_loop(dataset, index_queue, result_queue, collate_fn, auto_collation, base_seed,
