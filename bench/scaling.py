@@ -142,8 +142,7 @@ def child(args):
             r, t = check
             np.testing.assert_allclose(r.detach().numpy(), t.detach().numpy(), rtol=1e-3,
                                        atol=1e-4)
-        rounds = args.rounds if size < 10 ** 7 else max(2, args.rounds // 2)
-        d, t = measure(fd, ft, rounds)
+        d, t = measure(fd, ft, args.rounds)
         rows.append((op, size, d, t))
         print("%-16s %10s %10.2f us %10.2f us %7.2f" % (op, size, d * 1e6, t * 1e6, d / t),
               flush=True)
