@@ -223,7 +223,36 @@ typedef enum
   DL_RANDOM_CAUCHY,      /* median a, scale b */
   DL_RANDOM_LOG_NORMAL,  /* e^x, x normal with mean a, std b */
   DL_RANDOM_GEOMETRIC,   /* trials to the first success, success probability a */
+  DL_RANDOM_INTEGER,     /* int64 data: low + (a draw mod range), see DlRandomDraw; the
+                          * CPU's generator only */
 } DlRandomOp;
+
+typedef struct _DlMtState DlMtState;
+
+/* Where a draw takes its numbers from, and what random () and
+ * multinomial () need besides their parameters. A CPU generator hands its
+ * Mersenne Twister (dl-mt19937.h), locked for the call, and the CPU's
+ * kernels draw from it one element after the other as PyTorch's CPU
+ * kernels do; every other device's generator hands a counter-based
+ * (Philox) stream, a key and the first block (dl-philox.h). */
+typedef struct
+{
+  DlMtState *mt; /* the CPU generator's engine, or NULL */
+  guint64 seed;  /* the Philox key and first block (mt NULL) */
+  guint64 offset;
+  /* random (): the n elements are a whole contiguous tensor, which is
+   * when PyTorch draws normal numbers 16 at a time */
+  gboolean dense;
+  /* DL_RANDOM_INTEGER: the values low + (x mod range), x one word of the
+   * stream, or two when wide (PyTorch's choice: a range of 2^32 or more
+   * into int64, float64, float32 or bfloat16) */
+  gint64 low;
+  guint64 range;
+  gboolean wide;
+  /* multinomial (): the dtype the weights came in, whose precision the
+   * CPU's cumulative sums and ratios keep */
+  DlDType weights_dtype;
+} DlRandomDraw;
 
 /* the draws with a parameter per element (the random_params slot) */
 typedef enum
@@ -836,14 +865,13 @@ struct _DlBackend
                          void *counts,
                          void *group,
                          gint64 *n_groups);
-  /* fills n contiguous elements from the counter-based stream (seed, offset) */
+  /* fills n contiguous elements from @draw's stream */
   void (*random) (DlBackendContext *ctx,
                   DlRandomOp op,
                   void *data,
                   gint64 n,
                   DlDType dtype,
-                  guint64 seed,
-                  guint64 offset,
+                  const DlRandomDraw *draw,
                   gdouble a,
                   gdouble b);
   /* fills n contiguous float elements of dtype from the parameters a[i]
@@ -860,8 +888,9 @@ struct _DlBackend
                          guint64 offset);
   /* draws n_samples category indices into out[rows, n_samples] from each
    * row of the contiguous weights[rows, k], with or without replacement;
-   * row r takes its numbers from blocks offset + r * ((n_samples + 1) / 2)
-   * on. A bad row (DL_KERNEL_BAD_WEIGHT, DL_KERNEL_ZERO_SUM) is reported
+   * from a Philox stream, row r takes its numbers from blocks offset + r *
+   * ((n_samples + 1) / 2) on; from the CPU's, the rows draw in turn as
+   * PyTorch's do. A bad row (DL_KERNEL_BAD_WEIGHT, DL_KERNEL_ZERO_SUM) is reported
    * into status (see DlKernelStatus). */
   void (*multinomial) (DlBackendContext *ctx,
                        const gdouble *weights,
@@ -870,8 +899,7 @@ struct _DlBackend
                        gint64 n_samples,
                        gboolean replacement,
                        gint64 *out,
-                       guint64 seed,
-                       guint64 offset,
+                       const DlRandomDraw *draw,
                        DlKernelStatus *status);
   /* softmax (or log_softmax) of each of n_rows contiguous rows of n
    * float32/float64 elements, in one pass per row over cached data */
@@ -952,8 +980,8 @@ struct _DlBackend
                         gint64 *indices,
                         DlDType dtype);
   /* dropout of n contiguous float32/float64 elements: out = in * mask / (1
-   * - p), mask[i] = 1 with probability 1 - p from the stream (seed,
-   * offset) as DL_RANDOM_BERNOULLI draws it; mask (uint8) nullable */
+   * - p), mask[i] = 1 with probability 1 - p from @draw's stream as
+   * DL_RANDOM_BERNOULLI draws it; mask (uint8) nullable */
   void (*dropout) (DlBackendContext *ctx,
                    const void *in,
                    void *out,
@@ -961,8 +989,7 @@ struct _DlBackend
                    gint64 n,
                    gdouble p,
                    DlDType dtype,
-                   guint64 seed,
-                   guint64 offset);
+                   const DlRandomDraw *draw);
   /* a 2-d convolution (groups 1) and its gradients, see DlConvArgs */
   void (*conv2d_forward) (DlBackendContext *ctx, const DlConvArgs *args, DlDType dtype);
   void (*conv2d_backward) (DlBackendContext *ctx, const DlConvArgs *args, DlDType dtype);

@@ -1,9 +1,11 @@
 /* dl-philox.h: libdl's counter-based random numbers, shared by the
  * backends: the Philox4x32-10 block function and how a request (seed,
- * offset) turns blocks into the numbers of each distribution. The CPU
- * backend (gcc, dl-cpu-random.c) and the CUDA module (nvcc,
- * dl-cuda-random.cu) both compute element i from these functions, so a
- * seed gives the same numbers on either device.
+ * offset) turns blocks into the numbers of each distribution. The CUDA
+ * module (nvcc, dl-cuda-random.cu) computes element i from these
+ * functions; so does the CPU backend (gcc, dl-cpu-random.c) for a draw
+ * that hands it no Mersenne Twister (the per-element samplers and
+ * attention's dropout, keyed from the CPU generator, and the host checks
+ * of the CUDA kernels).
  *
  * Element i of a request (seed, offset) takes its bits from Philox block
  * offset + i / per_block:

@@ -17,6 +17,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "dl-dtype-private.h"
+
 #include "dl-init.h"
 #include "dl-error.h"
 #include "dl-node.h"
@@ -211,17 +213,27 @@ static gdouble *
 host_random (const gint64 *shape,
              gsize nd,
              gboolean normal,
+             DlDType dtype,
+             gdouble a,
+             gdouble b,
              DlGenerator *generator,
              gsize *n,
              GError **error)
 {
-  g_autoptr (DlTensor) r = normal
-                               ? dl_randn_gen (shape, nd, DL_DTYPE_FLOAT64, NULL, generator, error)
-                               : dl_rand_gen (shape, nd, DL_DTYPE_FLOAT64, NULL, generator, error);
+  g_autoptr (DlTensor) r = NULL;
+  g_autoptr (DlTensor) r64 = NULL;
   g_autoptr (GBytes) bytes = NULL;
   gsize size;
 
-  if (!r || !(bytes = dl_tensor_to_bytes (r, error)))
+  /* drawn in @dtype, as PyTorch draws into the tensor itself: the same
+   * words of the stream, the same numbers */
+  if (!dl_dtype_is_float (dtype))
+    dtype = DL_DTYPE_FLOAT32;
+  if (!(r = dl_empty (shape, nd, dtype, NULL, error))
+      || !(normal ? dl_tensor_normal_gen_ (r, a, b, generator, error)
+                  : dl_tensor_uniform_gen_ (r, a, b, generator, error))
+      || !(r64 = dl_tensor_to_dtype (r, DL_DTYPE_FLOAT64, error))
+      || !(bytes = dl_tensor_to_bytes (r64, error)))
     return NULL;
   *n = (gsize)dl_tensor_numel (r);
   return g_memdup2 (g_bytes_get_data (bytes, &size), *n * sizeof (gdouble));
@@ -278,13 +290,16 @@ dl_init_trunc_normal_ (DlTensor *tensor,
 
   g_return_val_if_fail (DL_IS_TENSOR (tensor), NULL);
   shape = dl_tensor_get_shape (tensor, &nd);
-  /* the normal CDF of the bounds, as 2 cdf - 1 = erf (z / sqrt 2) */
-  lo = erf ((a - mean) / std / M_SQRT2);
-  hi = erf ((b - mean) / std / M_SQRT2);
-  if (!(v = host_random (shape, nd, FALSE, generator, &n, error)))
+  /* PyTorch's steps: the normal CDF of the bounds, l and u; uniforms in
+   * [2 l - 1, 2 u - 1) drawn in the tensor's dtype; then erfinv, times
+   * std sqrt 2, plus mean, clamped to [a, b] */
+  lo = 2 * ((1 + erf ((a - mean) / std / M_SQRT2)) / 2) - 1;
+  hi = 2 * ((1 + erf ((b - mean) / std / M_SQRT2)) / 2) - 1;
+  if (!(v = host_random (shape, nd, FALSE, dl_tensor_get_dtype (tensor), lo, hi, generator, &n,
+                         error)))
     return NULL;
   for (gsize i = 0; i < n; i++)
-    v[i] = CLAMP (mean + std * M_SQRT2 * erfinv (lo + (hi - lo) * v[i]), a, b);
+    v[i] = CLAMP (erfinv (v[i]) * (std * M_SQRT2) + mean, a, b);
   return copy_host_into (tensor, v, n, error) ? tensor : NULL;
 }
 
@@ -549,9 +564,21 @@ dl_init_orthogonal_ (DlTensor *tensor, gdouble gain, DlGenerator *generator, GEr
   cols = (gsize)dl_tensor_numel (tensor) / rows;
   tall = MAX (rows, cols);
   wide = MIN (rows, cols);
-  /* the QR of the tall one of the normal matrix and its transpose */
-  if (!(m = host_random ((gint64[]){ (gint64)tall, (gint64)wide }, 2, TRUE, generator, &n, error)))
+  /* the QR of the tall one of the normal matrix and its transpose; the
+   * normal numbers drawn (rows, cols) in the tensor's dtype, as PyTorch
+   * draws them */
+  if (!(m = host_random ((gint64[]){ (gint64)rows, (gint64)cols }, 2, TRUE,
+                         dl_tensor_get_dtype (tensor), 0, 1, generator, &n, error)))
     return NULL;
+  if (rows < cols)
+    {
+      g_autofree gdouble *t = g_new (gdouble, n);
+
+      for (gsize i = 0; i < rows; i++)
+        for (gsize j = 0; j < cols; j++)
+          t[j * rows + i] = m[i * cols + j];
+      memcpy (m, t, n * sizeof (gdouble));
+    }
   q = g_new (gdouble, tall * wide);
   householder_q (m, tall, wide, q);
   out = g_new (gdouble, n);

@@ -442,7 +442,8 @@ clone_module (DlModule *layer, GError **error)
   g_autoptr (DlModule) copy = NULL;
   g_autoptr (DlTensorDict) state = NULL;
   g_autoptr (GPtrArray) params = NULL;
-  gboolean ok;
+  g_autoptr (GBytes) saved = NULL;
+  gboolean ok, init_ok;
 
   for (guint i = 0; i < n; i++)
     if ((specs[i]->flags & G_PARAM_CONSTRUCT_ONLY) && (specs[i]->flags & G_PARAM_READABLE))
@@ -452,11 +453,16 @@ clone_module (DlModule *layer, GError **error)
         g_object_get_property (G_OBJECT (layer), specs[i]->name, &values[k]);
         k++;
       }
+  /* the copy's own initial values are overwritten below: the numbers it
+   * draws at construction go back to the default generator, which a
+   * deepcopy leaves as it was */
+  saved = dl_generator_get_state (dl_default_generator ());
   copy = DL_MODULE (g_object_new_with_properties (G_OBJECT_TYPE (layer), k, names, values));
   for (guint i = 0; i < k; i++)
     g_value_unset (&values[i]);
   g_free (values);
-  if (!g_initable_init (G_INITABLE (copy), NULL, error))
+  init_ok = g_initable_init (G_INITABLE (copy), NULL, error);
+  if (!dl_generator_set_state (dl_default_generator (), saved, init_ok ? error : NULL) || !init_ok)
     return NULL;
   params = dl_module_named_parameters (layer, TRUE, NULL);
   if (params->len > 0 && !dl_module_to_dtype (copy, dl_tensor_get_dtype (params->pdata[0]), error))

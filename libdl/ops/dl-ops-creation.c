@@ -306,6 +306,16 @@ check_generator (const gchar *op, DlGenerator *generator, DlDevice *device, GErr
   return FALSE;
 }
 
+/* whether a draw on @device from @generator (NULL: the device's default)
+ * takes the CPU's Mersenne Twister */
+static gboolean
+generator_is_the_cpus (DlGenerator *generator, DlDevice *device)
+{
+  DlDevice *dev = generator ? dl_generator_get_device (generator) : device_or_cpu (device);
+
+  return dl_device_get_device_type (dev) == DL_DEVICE_TYPE_CPU;
+}
+
 /* PyTorch's name of the node an in-place draw of @kind leaves */
 static const gchar *
 random_node_name (DlRandomOp kind)
@@ -340,10 +350,12 @@ random_fill (const gchar *op,
              DlGenerator *generator,
              GError **error)
 {
-  guint64 seed, offset;
   gint per_block = self->dtype == DL_DTYPE_FLOAT64 ? 2 : 4;
   g_autoptr (DlTensor) holder = NULL;
   DlBackendContext *ctx;
+  DlRandomDraw draw;
+  DlGenerator *held;
+  guint64 n_blocks;
 
   g_return_val_if_fail (generator == NULL || DL_IS_GENERATOR (generator), FALSE);
   if (!check_generator (op, generator, dl_tensor_device (self), error))
@@ -364,25 +376,52 @@ random_fill (const gchar *op,
         return FALSE;
       holder = dl_inplace_overwrite_begin (random_node_name (kind), self, NULL);
     }
-  dl_generator_reserve (generator, dl_tensor_device (self),
-                        (self->numel + per_block - 1) / per_block, &seed, &offset);
+  n_blocks = (self->numel + per_block - 1) / per_block;
   if (dl_tensor_is_contiguous (self))
-    ctx->backend->random (ctx, kind, dl_tensor_data (self), self->numel, self->dtype, seed, offset,
-                          a, b);
+    {
+      held = dl_generator_begin (generator, dl_tensor_device (self), n_blocks, &draw);
+      draw.dense = TRUE;
+      ctx->backend->random (ctx, kind, dl_tensor_data (self), self->numel, self->dtype, &draw, a,
+                            b);
+      dl_generator_end (held);
+    }
   else
     {
+      /* drawn in the order of the elements in memory, as PyTorch's kernels
+       * visit a strided tensor: into a contiguous tensor shaped as self
+       * with its dims by decreasing stride, then copied to that view */
       g_autoptr (DlTensor) tmp = NULL;
+      g_autoptr (DlTensor) view = NULL;
+      gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS];
+      gint order[DL_MAX_DIMS];
       DlTensor *ops[2];
       DlIter iter;
 
-      if (!(tmp = dl_tensor_new_empty_internal (dl_tensor_device (self), self->dtype, self->sizes,
+      for (gint d = 0; d < self->ndim; d++)
+        order[d] = d;
+      for (gint i = 1; i < self->ndim; i++)
+        for (gint j = i; j > 0 && self->strides[order[j]] > self->strides[order[j - 1]]; j--)
+          {
+            gint t = order[j];
+
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+          }
+      for (gint d = 0; d < self->ndim; d++)
+        {
+          sizes[d] = self->sizes[order[d]];
+          strides[d] = self->strides[order[d]];
+        }
+      view = dl_tensor_new_view_internal (self, sizes, strides, self->ndim, self->offset);
+      if (!(tmp = dl_tensor_new_empty_internal (dl_tensor_device (self), self->dtype, sizes,
                                                 self->ndim, error)))
         return FALSE;
-      ctx->backend->random (ctx, kind, dl_tensor_data (tmp), tmp->numel, tmp->dtype, seed, offset,
-                            a, b);
-      ops[0] = self;
+      held = dl_generator_begin (generator, dl_tensor_device (self), n_blocks, &draw);
+      ctx->backend->random (ctx, kind, dl_tensor_data (tmp), tmp->numel, tmp->dtype, &draw, a, b);
+      dl_generator_end (held);
+      ops[0] = view;
       ops[1] = tmp;
-      dl_iter_init (&iter, 2, ops, self->sizes, self->ndim);
+      dl_iter_init (&iter, 2, ops, sizes, self->ndim);
       ctx->backend->copy (ctx, &iter, self->dtype, self->dtype);
     }
   dl_storage_bump_version (self->storage);
@@ -699,6 +738,149 @@ dl_randn (const gint64 *shape, gsize n_dims, DlDType dtype, DlDevice *device, GE
   return dl_randn_gen (shape, n_dims, dtype, device, NULL, error);
 }
 
+/* Writes into @self low + (a draw mod @range) per element, as PyTorch's
+ * random_ (from, to): from one 32-bit word of the CPU's stream, or two
+ * when the range needs them and @self's dtype holds them; another device
+ * draws uniform doubles in [0, range) and truncates them. */
+static gboolean
+draw_integers (const gchar *op,
+               DlTensor *self,
+               gint64 low,
+               guint64 range,
+               DlGenerator *generator,
+               GError **error)
+{
+  g_autoptr (DlTensor) k = NULL;
+  DlDevice *device = dl_tensor_device (self);
+
+  if (!check_generator (op, generator, device, error))
+    return FALSE;
+  if (generator_is_the_cpus (generator, device))
+    {
+      DlRandomDraw draw;
+      DlGenerator *held;
+      DlBackendContext *ctx;
+
+      if (!(k
+            = dl_tensor_new_empty_internal (device, DL_DTYPE_INT64, self->sizes, self->ndim, error))
+          || !(ctx = DL_TENSOR_BACKEND (k, random, op, error)))
+        return FALSE;
+      held = dl_generator_begin (generator, device, 0, &draw);
+      draw.low = low;
+      draw.range = range;
+      draw.wide = range >= G_GUINT64_CONSTANT (1) << 32
+                  && (self->dtype == DL_DTYPE_INT64 || self->dtype == DL_DTYPE_FLOAT64
+                      || self->dtype == DL_DTYPE_FLOAT32 || self->dtype == DL_DTYPE_BFLOAT16);
+      ctx->backend->random (ctx, DL_RANDOM_INTEGER, dl_tensor_data (k), k->numel, DL_DTYPE_INT64,
+                            &draw, 0, 0);
+      dl_generator_end (held);
+    }
+  else
+    {
+      g_autoptr (DlTensor) u = NULL;
+
+      if (!(u = dl_tensor_new_empty_internal (device, DL_DTYPE_FLOAT64, self->sizes, self->ndim,
+                                              error))
+          || !random_fill (op, DL_RANDOM_UNIFORM, u, 0, (gdouble)range, generator, error)
+          || !(k = dl_cast_nograd (u, DL_DTYPE_INT64, error))
+          || (low != 0 && !dl_tensor_add_scalar_ (k, (gdouble)low, error)))
+        return FALSE;
+    }
+  return dl_tensor_copy_ (self, k, error) != NULL;
+}
+
+/**
+ * dl_tensor_random_:
+ * @self: a #DlTensor, written in place
+ * @generator: (nullable): the generator, or %NULL for the default one
+ * @error: return location for a #GError
+ *
+ * Fills @self with integers drawn uniformly from the whole range its dtype
+ * holds exactly, as `Tensor.random_ ()`: [0, 2^mantissa] for a
+ * floating-point dtype (2^24 for float32, 2^53 for float64), [0, max] for
+ * an integer dtype, 0 or 1 for bool.
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_random_ (DlTensor *self, DlGenerator *generator, GError **error)
+{
+  guint64 range;
+
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (generator == NULL || DL_IS_GENERATOR (generator), NULL);
+  switch (self->dtype)
+    {
+      case DL_DTYPE_FLOAT32:
+        range = (G_GUINT64_CONSTANT (1) << 24) + 1;
+        break;
+      case DL_DTYPE_FLOAT64:
+        range = (G_GUINT64_CONSTANT (1) << 53) + 1;
+        break;
+      case DL_DTYPE_FLOAT16:
+        range = (1 << 11) + 1;
+        break;
+      case DL_DTYPE_BFLOAT16:
+        range = (1 << 8) + 1;
+        break;
+      case DL_DTYPE_BOOL:
+        range = 2;
+        break;
+      case DL_DTYPE_INT32:
+        range = (guint64)G_MAXINT32 + 1;
+        break;
+      case DL_DTYPE_UINT8:
+        range = 256;
+        break;
+      default:
+        range = (guint64)G_MAXINT64 + 1;
+        break;
+    }
+  return draw_integers ("random_", self, 0, range, generator, error) ? self : NULL;
+}
+
+/**
+ * dl_tensor_random_range_:
+ * @self: a #DlTensor, written in place
+ * @from: the lowest value
+ * @to: one above the highest value
+ * @generator: (nullable): the generator, or %NULL for the default one
+ * @error: return location for a #GError
+ *
+ * Fills @self with integers drawn uniformly from [@from, @to), as
+ * `Tensor.random_ (from, to)`. A CPU generator draws PyTorch's numbers.
+ *
+ * Fails with %DL_ERROR_ARGUMENT when @to is not above @from.
+ *
+ * Returns: (transfer none): @self, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor *
+dl_tensor_random_range_ (DlTensor *self,
+                         gint64 from,
+                         gint64 to,
+                         DlGenerator *generator,
+                         GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
+  g_return_val_if_fail (generator == NULL || DL_IS_GENERATOR (generator), NULL);
+  if (to <= from)
+    {
+      g_set_error (
+          error, DL_ERROR, DL_ERROR_ARGUMENT,
+          "random_: random_ expects 'from' to be less than 'to', but got from=%" G_GINT64_FORMAT
+          " >= to=%" G_GINT64_FORMAT,
+          from, to);
+      return NULL;
+    }
+  return draw_integers ("random_", self, from, (guint64)to - (guint64)from, generator, error)
+             ? self
+             : NULL;
+}
+
 /**
  * dl_randint_gen:
  * @low: the lowest value
@@ -734,8 +916,7 @@ dl_randint_gen (gint64 low,
                 DlGenerator *generator,
                 GError **error)
 {
-  g_autoptr (DlTensor) u = NULL;
-  g_autoptr (DlTensor) k = NULL;
+  g_autoptr (DlTensor) t = NULL;
 
   if (high <= low)
     {
@@ -746,15 +927,11 @@ dl_randint_gen (gint64 low,
           low, high);
       return NULL;
     }
-  /* uniform doubles in [0, high - low), truncated (= floored), shifted */
-  if (!(u = dl_empty (shape, n_dims, DL_DTYPE_FLOAT64, device, error))
-      || !random_fill ("randint", DL_RANDOM_UNIFORM, u, 0, (gdouble)(high - low), generator, error))
+  if (!check_generator ("randint", generator, device_or_cpu (device), error)
+      || !(t = dl_empty (shape, n_dims, dtype, device, error))
+      || !draw_integers ("randint", t, low, (guint64)high - (guint64)low, generator, error))
     return NULL;
-  if (!(k = dl_cast_nograd (u, DL_DTYPE_INT64, error)))
-    return NULL;
-  if (low != 0 && !dl_tensor_add_scalar_ (k, (gdouble)low, error))
-    return NULL;
-  return dl_cast_nograd (k, dtype, error);
+  return g_steal_pointer (&t);
 }
 
 /**
@@ -809,7 +986,8 @@ DlTensor *
 dl_randperm (gint64 n, DlDType dtype, DlDevice *device, DlGenerator *generator, GError **error)
 {
   g_autoptr (DlTensor) t = NULL;
-  guint64 seed, offset;
+  DlRandomDraw draw;
+  DlGenerator *held;
   DlBackendContext *ctx;
 
   g_return_val_if_fail (generator == NULL || DL_IS_GENERATOR (generator), NULL);
@@ -833,9 +1011,10 @@ dl_randperm (gint64 n, DlDType dtype, DlDevice *device, DlGenerator *generator, 
   if (!(t = dl_empty (&n, 1, DL_DTYPE_INT64, device, error))
       || !(ctx = DL_TENSOR_BACKEND (t, random, "randperm", error)))
     return NULL;
-  dl_generator_reserve (generator, device, (n + 1) / 2, &seed, &offset);
-  ctx->backend->random (ctx, DL_RANDOM_PERMUTATION, dl_tensor_data (t), n, DL_DTYPE_INT64, seed,
-                        offset, 0, 0);
+  held = dl_generator_begin (generator, device, (n + 1) / 2, &draw);
+  ctx->backend->random (ctx, DL_RANDOM_PERMUTATION, dl_tensor_data (t), n, DL_DTYPE_INT64, &draw, 0,
+                        0);
+  dl_generator_end (held);
   return dtype == DL_DTYPE_INT64 ? g_steal_pointer (&t) : dl_cast_nograd (t, dtype, error);
 }
 
@@ -867,7 +1046,8 @@ dl_multinomial (DlTensor *probs,
   g_autoptr (DlTensor) wc = NULL;
   g_autoptr (DlTensor) out = NULL;
   gint64 rows, k, shape[2];
-  guint64 seed, offset;
+  DlRandomDraw draw;
+  DlGenerator *held;
   DlKernelStatus status = { 0 };
   DlBackendContext *ctx;
 
@@ -920,11 +1100,13 @@ dl_multinomial (DlTensor *probs,
   if (!(out
         = dl_tensor_new_empty_internal (dl_tensor_device (probs), DL_DTYPE_INT64, shape, 2, error)))
     return NULL;
-  dl_generator_reserve (generator, dl_tensor_device (probs), rows * ((num_samples + 1) / 2), &seed,
-                        &offset);
+  held = dl_generator_begin (generator, dl_tensor_device (probs), rows * ((num_samples + 1) / 2),
+                             &draw);
+  draw.weights_dtype = probs->dtype;
   ctx->backend->multinomial (ctx, (const gdouble *)dl_tensor_data (wc), rows, k, num_samples,
-                             replacement, (gint64 *)dl_tensor_data (out), seed, offset,
+                             replacement, (gint64 *)dl_tensor_data (out), &draw,
                              dl_kernel_status (ctx, &status));
+  dl_generator_end (held);
   switch (status.error)
     {
       case DL_KERNEL_OK:

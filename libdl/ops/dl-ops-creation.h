@@ -75,6 +75,14 @@ DlTensor *dl_randn_gen (const gint64 *shape,
                         DlGenerator *generator,
                         GError **error);
 DL_EXPORT
+DlTensor *dl_tensor_random_ (DlTensor *self, DlGenerator *generator, GError **error);
+DL_EXPORT
+DlTensor *dl_tensor_random_range_ (DlTensor *self,
+                                   gint64 from,
+                                   gint64 to,
+                                   DlGenerator *generator,
+                                   GError **error);
+DL_EXPORT
 DlTensor *dl_randint_gen (gint64 low,
                           gint64 high,
                           const gint64 *shape,

@@ -1309,7 +1309,8 @@ dl_dropout (DlTensor *input, gdouble p, gboolean train, DlGenerator *generator, 
   g_autoptr (DlTensor) out = NULL;
   g_autoptr (DlTensor) mask = NULL;
   DlBackendContext *ctx;
-  guint64 seed, offset;
+  DlRandomDraw draw;
+  DlGenerator *held;
   gint per_block;
 
   g_return_val_if_fail (DL_IS_TENSOR (input), NULL);
@@ -1351,12 +1352,12 @@ dl_dropout (DlTensor *input, gdouble p, gboolean train, DlGenerator *generator, 
                                                 input->sizes, input->ndim, error)))
     return NULL;
   per_block = input->dtype == DL_DTYPE_FLOAT64 ? 2 : 4;
-  dl_generator_reserve (generator, dl_tensor_device (input),
-                        (input->numel + per_block - 1) / per_block, &seed, &offset);
+  held = dl_generator_begin (generator, dl_tensor_device (input),
+                             (input->numel + per_block - 1) / per_block, &draw);
   if (input->numel > 0)
     ctx->backend->dropout (ctx, dl_tensor_data (xc), dl_tensor_data (out),
-                           (guint8 *)dl_tensor_data (mask), input->numel, p, input->dtype, seed,
-                           offset);
+                           (guint8 *)dl_tensor_data (mask), input->numel, p, input->dtype, &draw);
+  dl_generator_end (held);
   if (dl_autograd_any_requires (1, &input))
     {
       g_autoptr (DlNode) node

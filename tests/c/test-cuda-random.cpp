@@ -30,6 +30,19 @@ static const uint64_t offsets[] = { 0, 1, 3, 0xffffffffull, (1ull << 40) + 7 };
  * threading grain (its OpenMP path) */
 static const int64_t sizes[] = { 0, 1, 2, 3, 4, 5, 7, 9, 1023, 70001 };
 
+/* a draw from the counter-based stream (seed, offset), which the CPU
+ * kernels run as the CUDA module does (a CPU generator's own draws take
+ * its Mersenne Twister instead) */
+static DlRandomDraw
+philox (uint64_t seed, uint64_t offset)
+{
+  DlRandomDraw draw = {};
+
+  draw.seed = seed;
+  draw.offset = offset;
+  return draw;
+}
+
 /* Philox4x32-10's known answer for counter 0 and key 0 (Salmon et al.,
  * "Parallel random numbers: as easy as 1, 2, 3", the Random123 test
  * vectors): the block function both devices share is Philox itself */
@@ -75,7 +88,9 @@ test_random (void)
 
               if (n > 1023 && seed != seeds[2])
                 continue; /* the big size once per op, dtype and offset */
-              cpu_ctx.backend->random (&cpu_ctx, o.op, cpu.data (), n, dt, seed, offset, o.a, o.b);
+              const DlRandomDraw draw = philox (seed, offset);
+
+              cpu_ctx.backend->random (&cpu_ctx, o.op, cpu.data (), n, dt, &draw, o.a, o.b);
               for (int64_t blk : shuffled (dl_cuda_random_blocks (n, dt)))
                 dl_cuda_random_block (o.op, dt, gpu.data (), n, seed, offset, blk, o.a, o.b);
               if (memcmp (cpu.data (), gpu.data (), cpu.size ()) != 0)
@@ -168,8 +183,10 @@ test_permutation (void)
         {
           std::vector<int64_t> cpu (n + 1, -7), gpu (n + 1, -7), sorted;
 
+          const DlRandomDraw draw = philox (seed, offset);
+
           cpu_ctx.backend->random (&cpu_ctx, DL_RANDOM_PERMUTATION, cpu.data (), n, DL_DTYPE_INT64,
-                                   seed, offset, 0, 0);
+                                   &draw, 0, 0);
           /* the kernel is one thread running dl_philox_permutation */
           dl_philox_permutation (gpu.data (), n, seed, offset);
           g_assert_true (cpu == gpu);
@@ -208,8 +225,10 @@ test_dropout (void)
                   else
                     ((float *)in.data ())[i] = (float)v;
                 }
+              const DlRandomDraw draw = philox (seed, offset);
+
               cpu_ctx.backend->dropout (&cpu_ctx, in.data (), cpu.data (),
-                                        with_mask ? cmask.data () : NULL, n, p, dt, seed, offset);
+                                        with_mask ? cmask.data () : NULL, n, p, dt, &draw);
               for (int64_t blk : shuffled (n_blocks))
                 if (dt == DL_DTYPE_FLOAT64)
                   dl_cuda_dropout_block<double> ((const double *)in.data (), (double *)gpu.data (),
@@ -281,8 +300,10 @@ test_multinomial (void)
                 x = g_rand_int_range (rng, 0, 3) == 0 ? 0 : g_rand_double_range (rng, 0.01, 5);
               for (int64_t r = 0; r < rows; r++)
                 w[r * k] = 0.5; /* no row sums to zero */
+              const DlRandomDraw draw = philox (seed, offset);
+
               cpu_ctx.backend->multinomial (&cpu_ctx, w.data (), rows, k, n_samples, replacement,
-                                            cpu.data (), seed, offset, &cs);
+                                            cpu.data (), &draw, &cs);
               host_multinomial (w.data (), rows, k, n_samples, replacement, gpu.data (), seed,
                                 offset, &gs);
               g_assert_cmpint (cs.error, ==, DL_KERNEL_OK);
@@ -302,7 +323,9 @@ test_multinomial (void)
       std::vector<int64_t> cpu (4), gpu (4);
       DlKernelStatus cs = {}, gs = {};
 
-      cpu_ctx.backend->multinomial (&cpu_ctx, w.data (), 2, 3, 2, TRUE, cpu.data (), 1, 0, &cs);
+      const DlRandomDraw draw = philox (1, 0);
+
+      cpu_ctx.backend->multinomial (&cpu_ctx, w.data (), 2, 3, 2, TRUE, cpu.data (), &draw, &cs);
       host_multinomial (w.data (), 2, 3, 2, true, gpu.data (), 1, 0, &gs);
       g_assert_cmpint (cs.error, ==, bad == 0 ? DL_KERNEL_ZERO_SUM : DL_KERNEL_BAD_WEIGHT);
       g_assert_cmpint (gs.error, ==, cs.error);

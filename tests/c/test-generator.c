@@ -38,10 +38,13 @@ test_generator_seed_and_state (void)
   av = dl_test_values (a);
   bv = dl_test_values (b);
   g_assert_cmpmem (av, n * sizeof (gdouble), bv, n * sizeof (gdouble));
-  /* four float32 values per Philox block */
-  g_assert_cmpuint (dl_generator_get_offset (g), ==, (n + 3) / 4);
+  /* a CPU generator counts the 32-bit words of its Mersenne Twister: one
+   * per float32 value */
+  g_assert_cmpuint (dl_generator_get_offset (g), ==, n);
 
+  /* in the layout of torch.get_rng_state () */
   state = dl_generator_get_state (g);
+  g_assert_cmpuint (g_bytes_get_size (state), ==, 5056);
   g_clear_object (&a);
   a = dl_randn_gen (&n, 1, DL_DTYPE_FLOAT64, NULL, g, &error);
   dl_generator_manual_seed (g, 3);
@@ -62,6 +65,53 @@ test_generator_seed_and_state (void)
   g_assert_true (dl_default_generator () == dl_device_get_default_generator (NULL));
   g_assert_cmpuint (dl_generator_initial_seed (dl_default_generator ()), ==, 5);
   g_assert_cmpuint (dl_generator_seed (g), ==, dl_generator_initial_seed (g));
+}
+
+/* A seed gives PyTorch's numbers: torch.manual_seed (0) then torch.rand
+ * (3), torch.randn (3), torch.randperm (6), torch.randint (0, 10, (4,)),
+ * as python3-torch 1.13 prints them; and a state PyTorch would refuse is
+ * refused */
+static void
+test_generator_torch_numbers (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DlGenerator) g = dl_generator_new (NULL, &error);
+  g_autoptr (DlTensor) u = NULL;
+  g_autoptr (DlTensor) z = NULL;
+  g_autoptr (DlTensor) p = NULL;
+  g_autoptr (DlTensor) k = NULL;
+  g_autoptr (GBytes) state = NULL;
+  g_autoptr (GBytes) bad = NULL;
+  g_autofree guint8 *raw = NULL;
+  const gint64 three = 3, six = 6, four = 4;
+  gsize size;
+
+  g_assert_no_error (error);
+  dl_generator_manual_seed (g, 0);
+  u = dl_rand_gen (&three, 1, DL_DTYPE_FLOAT32, NULL, g, &error);
+  g_assert_no_error (error);
+  dl_generator_manual_seed (g, 0);
+  z = dl_randn_gen (&three, 1, DL_DTYPE_FLOAT32, NULL, g, &error);
+  dl_generator_manual_seed (g, 0);
+  p = dl_randperm (6, DL_DTYPE_INT64, NULL, g, &error);
+  k = dl_randint_gen (0, 10, &four, 1, DL_DTYPE_INT64, NULL, g, &error);
+  g_assert_no_error (error);
+  dl_test_assert_values (
+      u, (gdouble[]){ 0.49625658988952637, 0.7682217955589294, 0.08847743272781372 }, 3, 0);
+  dl_test_assert_values (
+      z, (gdouble[]){ 1.5409960746765137, -0.293428897857666, -2.1787893772125244 }, 3, 0);
+  dl_test_assert_values (p, (gdouble[]){ 2, 5, 3, 0, 1, 4 }, 6, 0);
+  dl_test_assert_values (k, (gdouble[]){ 9, 7, 3, 7 }, 4, 0);
+  dl_test_assert_shape (p, &six, 1);
+
+  /* left (bytes 8-11) out of 1 .. 624 */
+  state = dl_generator_get_state (g);
+  raw = g_bytes_unref_to_data (g_steal_pointer (&state), &size);
+  g_assert_cmpuint (size, ==, 5056);
+  memset (raw + 8, 0, 4);
+  bad = g_bytes_new (raw, size);
+  g_assert_false (dl_generator_set_state (g, bad, &error));
+  g_assert_error (error, DL_ERROR, DL_ERROR_ARGUMENT);
 }
 
 static void
@@ -217,6 +267,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/generator/seed-and-state", test_generator_seed_and_state);
+  g_test_add_func ("/generator/torch-numbers", test_generator_torch_numbers);
   g_test_add_func ("/generator/randperm", test_randperm);
   g_test_add_func ("/generator/bernoulli", test_bernoulli);
   g_test_add_func ("/generator/multinomial", test_multinomial);

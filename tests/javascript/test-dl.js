@@ -681,6 +681,14 @@ test('creation and random', () => {
     assertArrayEqual(values(Dl.rand_gen([6], F64, null, h)), r1, 'second generator, same seed');
     h.manual_seed(4321);
     assert(values(Dl.rand_gen([6], F64, null, h)).join() !== r1.join(), 'another seed differs');
+    // a CPU generator gives PyTorch's numbers: torch.manual_seed(0), then
+    // torch.rand(3), torch.randperm(6), and its state is torch's 5056 bytes
+    h.manual_seed(0);
+    assertArrayEqual(values(Dl.rand_gen([3], Dl.DType.FLOAT32, null, h)),
+        [0.49625658988952637, 0.7682217955589294, 0.08847743272781372], 'torch.rand');
+    h.manual_seed(0);
+    assertArrayEqual(values(Dl.randperm(6, I64, null, h)), [2, 5, 3, 0, 1, 4], 'torch.randperm');
+    assert(h.get_state().get_size() === 5056, 'torch.get_rng_state size');
     const p = Dl.randperm(10, I64, null, g);
     assert(p.get_dtype() === I64, 'randperm dtype');
     assertArrayEqual(values(p).sort((u, v) => u - v), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],

@@ -12,6 +12,9 @@
 
 import decimal
 import math
+import os
+import subprocess
+import sys
 from functools import partial
 
 import mpmath
@@ -746,17 +749,34 @@ def test_cast_pairs(rng, threads, src, dst, n):
 @pytest.mark.parametrize("s", [4, 36, 260, 516])
 def test_attention_dropout_philox(rng, s):
     """the attention kernel's Philox blocks (eight at a time with AVX2, one
-    at a time otherwise) are those of Dl.rand's stream: with value = the
-    identity the output is the probabilities times the dropout scales, and
-    for S a multiple of 4 element (i, j) draws uniform i S + j"""
-    q, k = [Dl.tensor(rng.standard_normal(sh), dtype=Dl.float64) for sh in ((9, 4), (s, 4))]
-    eye = Dl.eye(s, dtype=Dl.float64)
-    f = Dl.nn.functional.scaled_dot_product_attention
-    Dl.manual_seed(21)
-    z = to_np(f(q, k, eye, dropout_p=0.3)) / to_np(f(q, k, eye))
-    Dl.manual_seed(21)
-    u = to_np(Dl.rand(9 * s)).reshape(9, s)
-    np.testing.assert_allclose(z, np.where(u >= 0.3, 1 / 0.7, 0.0), rtol=1e-12)
+    at a time otherwise) give the same mask: with value = the identity the
+    output is the probabilities times the dropout scales (0 or 1 / 0.7),
+    the same for a seed every time and on the portable kernels
+    (DL_CPU_ISA=x86-64, in a subprocess); the key comes from the CPU
+    generator's stream"""
+    q, k = [rng.standard_normal(sh) for sh in ((9, 4), (s, 4))]
+    script = ('import sys, numpy as np, dl as Dl\n'
+              'q = Dl.tensor(np.array(%r), dtype=Dl.float64)\n'
+              'k = Dl.tensor(np.array(%r), dtype=Dl.float64)\n'
+              'eye = Dl.eye(%d, dtype=Dl.float64)\n'
+              'f = Dl.nn.functional.scaled_dot_product_attention\n'
+              'Dl.manual_seed(21)\n'
+              'z = f(q, k, eye, dropout_p=0.3).numpy() / f(q, k, eye).numpy()\n'
+              'sys.stdout.write(repr(z.tolist()))\n') % (q.tolist(), k.tolist(), s)
+    zs = []
+    for isa in (None, 'x86-64'):
+        env = dict(os.environ)
+        if isa:
+            env['DL_CPU_ISA'] = isa
+        out = subprocess.run([sys.executable, '-c', script], env=env, capture_output=True,
+                             text=True)
+        assert out.returncode == 0, out.stderr
+        zs.append(np.array(eval(out.stdout)))
+    np.testing.assert_array_equal(zs[0], zs[1])
+    z = zs[0]
+    kept = np.isclose(z, 1 / 0.7, rtol=1e-12)
+    assert np.all(kept | (z == 0))
+    assert abs(kept.mean() - 0.7) < 5 * np.sqrt(0.21 / z.size)
 
 
 @pytest.mark.parametrize("op", ["add", "mul", "neg", "relu", "exp", "tanh", "add_f64", "lt"])

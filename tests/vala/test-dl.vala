@@ -853,6 +853,11 @@ void test_defaults () {
         var a = Dl.rand_gen ({ 4 }, Dl.DType.FLOAT64, null, g);
         g.manual_seed (5);
         assert_values (Dl.rand_gen ({ 4 }, Dl.DType.FLOAT64, null, g), values (a));
+        /* PyTorch's numbers: torch.manual_seed (0); torch.randn (3) */
+        g.manual_seed (0);
+        assert_values (Dl.randn_gen ({ 3 }, Dl.DType.FLOAT32, null, g),
+                       { 1.5409960746765137, -0.293428897857666, -2.1787893772125244 });
+        assert (g.get_state ().get_size () == 5056);
         /* keepdim = false */
         assert_shape (Dl.ones ({ 2, 3 }).mean_dims ({ 1 }), { 2 });
         /* backward (): no gradient, graph freed */

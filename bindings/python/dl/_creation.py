@@ -520,24 +520,32 @@ def _t_multinomial(self, num_samples, replacement=False, *, generator=None):
 
 
 _RANDOM_TOP = {'float32': 2 ** 24, 'float64': 2 ** 53, 'float16': 2 ** 11, 'bfloat16': 2 ** 8,
-               'int32': 2 ** 31, 'int64': 2 ** 63 - 1, 'uint8': 2 ** 8, 'bool': 2}
+               'int32': 2 ** 31 - 1, 'int64': 2 ** 63 - 1, 'uint8': 2 ** 8 - 1, 'bool': 1}
 
 
 def _random_(self, from_=None, to=None, *, generator=None, **kwargs):
     """Tensor.random_([from,] to): integers uniform in [from, to); with no
-    bounds, [0, 2^mantissa] for floats and the whole range for integers."""
-    if 'from' in kwargs:
+    bounds, [0, 2^mantissa] for floats and [0, max] for integers; with
+    `from` and to=None, [from, that top]. A CPU generator draws torch's
+    numbers."""
+    from_keyword = 'from' in kwargs
+    if from_keyword:
         from_ = kwargs.pop('from')
     if kwargs:
         raise TypeError('random_() got an unexpected keyword argument %r' % next(iter(kwargs)))
+    gen = _check_generator(generator)
     if from_ is None and to is None:
-        low, high = 0, _RANDOM_TOP[self.dtype.name] + (1 if self.is_floating_point() else 0)
-    elif to is None:
-        low, high = 0, from_
+        Dl.Tensor.random_(self, gen)
+        return self
+    if to is None and not from_keyword:
+        low, high = 0, from_  # random_(to): [0, to)
     else:
         low, high = from_, to
-    r = randint(int(low), int(high), tuple(self.shape), generator=generator)
-    self.copy_(r)
+    if high is None:
+        high = _RANDOM_TOP[self.dtype.name] + 1
+        if high > 2 ** 63 - 1:
+            raise RuntimeError('random_: from=%d to the top of int64 is not supported' % low)
+    Dl.Tensor.random_range_(self, int(low), int(high), gen)
     return self
 
 

@@ -1,9 +1,17 @@
-/* dl-cpu-random.c: counter-based random numbers (Philox4x32-10).
+/* dl-cpu-random.c: the CPU's random numbers.
  *
- * How element i of a request (seed, offset) takes its bits, and the
- * transforms of each distribution, are dl-philox.h's, which the CUDA
- * module runs too: a seed gives the same numbers on either device. This
- * file runs them over the elements with OpenMP and stores them.
+ * A draw from a CPU generator (DlRandomDraw.mt) takes its numbers from the
+ * generator's Mersenne Twister (dl-mt19937.h) one element after the
+ * other, with PyTorch's CPU transforms, so that a seed gives PyTorch's
+ * tensors: uniform, normal (16 at a time over a whole contiguous tensor,
+ * as PyTorch's normal_fill), bernoulli, exponential, cauchy, log-normal,
+ * geometric, integers, permutations, multinomial and dropout.
+ *
+ * A draw from a counter-based stream (seed, offset) takes element i's bits
+ * and transforms from dl-philox.h, which the CUDA module runs too; this
+ * file runs them over the elements with OpenMP. The per-element samplers
+ * (gamma, Poisson, binomial) always do, from a key the CPU generator
+ * draws.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -11,6 +19,7 @@
 #include "config.h"
 
 #include "dl-cpu-private.h"
+#include "../dl-mt19937.h"
 
 static void
 store_value (void *data, gint64 i, DlDType dtype, double v)
@@ -47,21 +56,214 @@ G_STATIC_ASSERT ((int)DL_RANDOM_PARAMS_BINOMIAL == DL_PHILOX_PARAMS_BINOMIAL);
 G_STATIC_ASSERT (DL_KERNEL_BAD_WEIGHT == DL_PHILOX_ROW_BAD_WEIGHT);
 G_STATIC_ASSERT (DL_KERNEL_ZERO_SUM == DL_PHILOX_ROW_ZERO_SUM);
 
+/* PyTorch's normal_fill_16: data[0 .. 16) hold uniforms; pairs (j, j + 8)
+ * become two normals by Box-Muller, in the element type's precision */
+#define DL_DEFINE_NORMAL16(T, suffix, LOG, SQRT, COS, SIN)                                         \
+  static void normal16_##suffix (T *data, T mean, T std)                                           \
+  {                                                                                                \
+    for (gint j = 0; j < 8; j++)                                                                   \
+      {                                                                                            \
+        const T u1 = (T)1 - data[j];                                                               \
+        const T u2 = data[j + 8];                                                                  \
+        const T radius = SQRT ((T)-2 * LOG (u1));                                                  \
+        const T theta = (T)(DL_MT_2PI * (double)u2);                                               \
+        data[j] = radius * COS (theta) * std + mean;                                               \
+        data[j + 8] = radius * SIN (theta) * std + mean;                                           \
+      }                                                                                            \
+  }
+
+DL_DEFINE_NORMAL16 (float, f32, logf, sqrtf, cosf, sinf)
+DL_DEFINE_NORMAL16 (double, f64, log, sqrt, cos, sin)
+
+/* PyTorch's normal_fill over a whole contiguous tensor of n >= 16: every
+ * element's uniform first, then blocks of 16; a last partial block redraws
+ * the last 16 elements' uniforms and transforms them again */
+#define DL_DEFINE_NORMAL_FILL(T, suffix, UNIFORM)                                                  \
+  static void normal_fill_##suffix (DlMtState *mt, T *data, gint64 n, T mean, T std)               \
+  {                                                                                                \
+    for (gint64 i = 0; i < n; i++)                                                                 \
+      data[i] = (T)UNIFORM (mt);                                                                   \
+    for (gint64 i = 0; i + 16 <= n; i += 16)                                                       \
+      normal16_##suffix (data + i, mean, std);                                                     \
+    if (n % 16 != 0)                                                                               \
+      {                                                                                            \
+        T *last = data + n - 16;                                                                   \
+        for (gint j = 0; j < 16; j++)                                                              \
+          last[j] = (T)UNIFORM (mt);                                                               \
+        normal16_##suffix (last, mean, std);                                                       \
+      }                                                                                            \
+  }
+
+DL_DEFINE_NORMAL_FILL (float, f32, dl_mt_float)
+DL_DEFINE_NORMAL_FILL (double, f64, dl_mt_double)
+
+/* a uniform in [from, to) of dtype's draw: the mantissa's bits of one word
+ * (float32 24, float16 11, bfloat16 8) scaled in float, or 53 bits of two
+ * words in double. PyTorch's kernels for AVX2 and AVX-512 CPUs are
+ * compiled with FMA, which fuses x * (to - from) + from; so is this on the
+ * CPUs where libdl runs its x86-64-v3 and v4 kernels (DL_CPU_ISA=x86-64
+ * gives the unfused sum of PyTorch's ATEN_CPU_CAPABILITY=default) */
+static double
+mt_uniform (DlMtState *mt, DlDType dtype, double from, double to)
+{
+  guint32 bits;
+  float x, lo, hi, span;
+
+  switch (dtype)
+    {
+      case DL_DTYPE_FLOAT64:
+        if (dl_cpu_isa >= DL_CPU_ISA_V3)
+          return fma (dl_mt_double (mt), to - from, from);
+        return dl_mt_double (mt) * (to - from) + from;
+      case DL_DTYPE_FLOAT16:
+        bits = 11;
+        lo = (float)(dl_half)from;
+        hi = (float)(dl_half)to;
+        break;
+      case DL_DTYPE_BFLOAT16:
+        bits = 8;
+        lo = dl_bf16_to_float (dl_float_to_bf16 ((float)from));
+        hi = dl_bf16_to_float (dl_float_to_bf16 ((float)to));
+        break;
+      default:
+        bits = 24;
+        lo = (float)from;
+        hi = (float)to;
+        break;
+    }
+  x = (float)(dl_mt_word (mt) & ((1u << bits) - 1)) * (1.0f / (float)(1u << bits));
+  if (bits == 24 && dl_cpu_isa >= DL_CPU_ISA_V3)
+    return (double)fmaf (x, hi - lo, lo);
+  if (bits == 24)
+    return (double)(x * (hi - lo) + lo);
+  /* PyTorch's 16-bit arithmetic rounds the span to the type */
+  span = dtype == DL_DTYPE_FLOAT16 ? (float)(dl_half)(hi - lo)
+                                   : dl_bf16_to_float (dl_float_to_bf16 (hi - lo));
+  return (double)(x * span + lo);
+}
+
+/* one element of @op (not uniform, integer or permutation), in double as
+ * PyTorch's serial CPU kernels compute them */
+static double
+mt_element (DlMtState *mt, DlRandomOp op, double a, double b)
+{
+  switch (op)
+    {
+      case DL_RANDOM_NORMAL:
+        return dl_mt_normal (mt) * b + a;
+      case DL_RANDOM_BERNOULLI:
+        return dl_mt_double (mt) < a ? 1.0 : 0.0;
+      case DL_RANDOM_EXPONENTIAL:
+        return (-1.0 / a) * log (1.0 - dl_mt_double (mt));
+      case DL_RANDOM_CAUCHY:
+        return a + b * tan (G_PI * (dl_mt_double (mt) - 0.5));
+      case DL_RANDOM_LOG_NORMAL:
+        return exp (dl_mt_normal (mt) * b + a);
+      case DL_RANDOM_GEOMETRIC:
+        return ceil (log (dl_mt_double (mt)) / log1p (-a));
+      default:
+        g_return_val_if_reached (0);
+    }
+}
+
+static void
+mt_random (DlMtState *mt,
+           DlRandomOp op,
+           void *data,
+           gint64 n,
+           DlDType dtype,
+           const DlRandomDraw *draw,
+           gdouble a,
+           gdouble b)
+{
+  switch (op)
+    {
+      case DL_RANDOM_PERMUTATION:
+        {
+          gint64 *p = data;
+
+          g_return_if_fail (dtype == DL_DTYPE_INT64);
+          for (gint64 i = 0; i < n; i++)
+            p[i] = i;
+          /* position i swaps with one of i .. n - 1, from one word */
+          for (gint64 i = 0; i + 1 < n; i++)
+            {
+              gint64 z = (gint64)(dl_mt_word (mt) % (guint64)(n - i));
+              gint64 t = p[i];
+
+              p[i] = p[z + i];
+              p[z + i] = t;
+            }
+          return;
+        }
+      case DL_RANDOM_INTEGER:
+        {
+          gint64 *p = data;
+
+          g_return_if_fail (dtype == DL_DTYPE_INT64 && draw->range > 0);
+          for (gint64 i = 0; i < n; i++)
+            {
+              guint64 x = draw->wide ? dl_mt_wide (mt) : dl_mt_word (mt);
+
+              p[i] = (gint64)(x % draw->range + (guint64)draw->low);
+            }
+          return;
+        }
+      case DL_RANDOM_UNIFORM:
+        for (gint64 i = 0; i < n; i++)
+          store_value (data, i, dtype, mt_uniform (mt, dtype, a, b));
+        return;
+      case DL_RANDOM_NORMAL:
+        if (draw->dense && n >= 16 && dtype == DL_DTYPE_FLOAT32)
+          {
+            normal_fill_f32 (mt, data, n, (float)a, (float)b);
+            return;
+          }
+        if (draw->dense && n >= 16 && dtype == DL_DTYPE_FLOAT64)
+          {
+            normal_fill_f64 (mt, data, n, a, b);
+            return;
+          }
+        if (draw->dense && n >= 16)
+          {
+            /* the 16-bit floats: the float32 blocks, rounded */
+            float *tmp = g_new (float, n);
+
+            normal_fill_f32 (mt, tmp, n, (float)a, (float)b);
+            for (gint64 i = 0; i < n; i++)
+              store_value (data, i, dtype, tmp[i]);
+            g_free (tmp);
+            return;
+          }
+        G_GNUC_FALLTHROUGH;
+      default:
+        for (gint64 i = 0; i < n; i++)
+          store_value (data, i, dtype, mt_element (mt, op, a, b));
+        return;
+    }
+}
+
 void
 dl_cpu_random (DlBackendContext *ctx,
                DlRandomOp op,
                void *data,
                gint64 n,
                DlDType dtype,
-               guint64 seed,
-               guint64 offset,
+               const DlRandomDraw *draw,
                gdouble a,
                gdouble b)
 {
   gboolean wide = dtype == DL_DTYPE_FLOAT64;
   gint per_block = wide ? 2 : 4;
   gint64 n_blocks = (n + per_block - 1) / per_block;
+  guint64 seed = draw->seed, offset = draw->offset;
 
+  if (draw->mt)
+    {
+      mt_random (draw->mt, op, data, n, dtype, draw, a, b);
+      return;
+    }
+  g_return_if_fail (op != DL_RANDOM_INTEGER);
   if (op == DL_RANDOM_PERMUTATION)
     {
       g_return_if_fail (dtype == DL_DTYPE_INT64);
@@ -99,6 +301,93 @@ dl_cpu_random_params (DlBackendContext *ctx,
       });
 }
 
+/* row r of the weights, checked as dl_philox_multinomial_row checks it */
+static gint
+check_row (const gdouble *w, gint64 k)
+{
+  double total = 0;
+
+  for (gint64 j = 0; j < k; j++)
+    {
+      if (!(w[j] >= 0) || w[j] - w[j] != 0)
+        return DL_KERNEL_BAD_WEIGHT;
+      total += w[j];
+    }
+  return total > 0 ? DL_KERNEL_OK : DL_KERNEL_ZERO_SUM;
+}
+
+/* PyTorch's CPU multinomial. With replacement and more than one sample:
+ * per row the cumulative weights in the weights' precision (float for
+ * float32 and the 16-bit floats), normalised, the last set to 1, and per
+ * sample the first category whose cumulative weight is not below a
+ * float64 uniform. Otherwise the exponential trick over the whole tensor:
+ * q ~ Exp (1) in the weights' precision, then the largest w / q of each
+ * row (the n_samples largest, in order). */
+#define DL_DEFINE_MT_MULTINOMIAL(T, suffix)                                                        \
+  static void mt_multinomial_##suffix (DlMtState *mt, const gdouble *weights, gint64 rows,         \
+                                       gint64 k, gint64 n_samples, gboolean replacement,           \
+                                       gint64 *out)                                                \
+  {                                                                                                \
+    if (replacement && n_samples > 1)                                                              \
+      {                                                                                            \
+        T *cum = g_new (T, k);                                                                     \
+        for (gint64 r = 0; r < rows; r++)                                                          \
+          {                                                                                        \
+            const gdouble *w = weights + r * k;                                                    \
+            T sum = 0;                                                                             \
+            for (gint64 j = 0; j < k; j++)                                                         \
+              {                                                                                    \
+                sum += (T)w[j];                                                                    \
+                cum[j] = sum;                                                                      \
+              }                                                                                    \
+            for (gint64 j = 0; j < k; j++)                                                         \
+              cum[j] /= sum;                                                                       \
+            cum[k - 1] = 1;                                                                        \
+            for (gint64 s = 0; s < n_samples; s++)                                                 \
+              {                                                                                    \
+                double u = dl_mt_double (mt);                                                      \
+                gint64 lo = 0, hi = k;                                                             \
+                while (hi > lo)                                                                    \
+                  {                                                                                \
+                    gint64 mid = lo + (hi - lo) / 2;                                               \
+                    if ((double)cum[mid] < u)                                                      \
+                      lo = mid + 1;                                                                \
+                    else                                                                           \
+                      hi = mid;                                                                    \
+                  }                                                                                \
+                out[r * n_samples + s] = lo;                                                       \
+              }                                                                                    \
+          }                                                                                        \
+        g_free (cum);                                                                              \
+        return;                                                                                    \
+      }                                                                                            \
+    T *ratio = g_new (T, rows * k);                                                                \
+    for (gint64 i = 0; i < rows * k; i++)                                                          \
+      ratio[i] = (T)((-1.0) * log (1.0 - dl_mt_double (mt)));                                      \
+    for (gint64 i = 0; i < rows * k; i++)                                                          \
+      ratio[i] = (T)weights[i] / ratio[i];                                                         \
+    for (gint64 r = 0; r < rows; r++)                                                              \
+      {                                                                                            \
+        T *row = ratio + r * k;                                                                    \
+        /* the n_samples largest, first index first among equals */                                \
+        for (gint64 s = 0; s < n_samples; s++)                                                     \
+          {                                                                                        \
+            gint64 best = -1;                                                                      \
+            for (gint64 j = 0; j < k; j++)                                                         \
+              if (!isnan (row[j]) && (best < 0 || row[j] > row[best]))                             \
+                best = j;                                                                          \
+            if (best < 0)                                                                          \
+              best = 0;                                                                            \
+            out[r * n_samples + s] = best;                                                         \
+            row[best] = -INFINITY;                                                                 \
+          }                                                                                        \
+      }                                                                                            \
+    g_free (ratio);                                                                                \
+  }
+
+DL_DEFINE_MT_MULTINOMIAL (float, f32)
+DL_DEFINE_MT_MULTINOMIAL (double, f64)
+
 void
 dl_cpu_multinomial (DlBackendContext *ctx,
                     const gdouble *weights,
@@ -107,12 +396,30 @@ dl_cpu_multinomial (DlBackendContext *ctx,
                     gint64 n_samples,
                     gboolean replacement,
                     gint64 *out,
-                    guint64 seed,
-                    guint64 offset,
+                    const DlRandomDraw *draw,
                     DlKernelStatus *kernel_status)
 {
   gint64 per_row = (n_samples + 1) / 2;
   gint status = DL_KERNEL_OK;
+  guint64 seed = draw->seed, offset = draw->offset;
+
+  if (draw->mt)
+    {
+      /* PyTorch checks every row before it draws */
+      for (gint64 r = 0; r < rows && status == DL_KERNEL_OK; r++)
+        status = check_row (weights + r * k, k);
+      if (status != DL_KERNEL_OK)
+        {
+          if (kernel_status->error == DL_KERNEL_OK)
+            kernel_status->error = status;
+          return;
+        }
+      if (draw->weights_dtype == DL_DTYPE_FLOAT64)
+        mt_multinomial_f64 (draw->mt, weights, rows, k, n_samples, replacement, out);
+      else
+        mt_multinomial_f32 (draw->mt, weights, rows, k, n_samples, replacement, out);
+      return;
+    }
 
   DL_CPU_PARALLEL_IF (rows * MAX (k, n_samples) >= DL_CPU_GRAIN, {
     double *tmp = g_new (double, MAX (k, 1));
@@ -158,6 +465,28 @@ dl_cpu_multinomial (DlBackendContext *ctx,
 DL_DEFINE_DROPOUT (float, f32, 4)
 DL_DEFINE_DROPOUT (double, f64, 2)
 
+/* PyTorch's CPU dropout: a float64 uniform per element below 1 - p keeps
+ * it; the kept noise is 1 / (1 - p) in the element type, and out = in *
+ * noise (so a dropped -x is -0, a dropped inf NaN) */
+#define DL_DEFINE_MT_DROPOUT(T, suffix)                                                            \
+  static void mt_dropout_##suffix (DlMtState *mt, const T *in, T *out, guint8 *mask, gint64 n,     \
+                                   gdouble p)                                                      \
+  {                                                                                                \
+    const double q = 1.0 - p;                                                                      \
+    const T scale = (T)1 / (T)q;                                                                   \
+                                                                                                   \
+    for (gint64 i = 0; i < n; i++)                                                                 \
+      {                                                                                            \
+        gboolean keep = q > 0 && dl_mt_double (mt) < q; /* p = 1 draws nothing */                  \
+        out[i] = in[i] * (keep ? scale : (T)0);                                                    \
+        if (mask)                                                                                  \
+          mask[i] = keep;                                                                          \
+      }                                                                                            \
+  }
+
+DL_DEFINE_MT_DROPOUT (float, f32)
+DL_DEFINE_MT_DROPOUT (double, f64)
+
 void
 dl_cpu_dropout (DlBackendContext *ctx,
                 const void *in,
@@ -166,11 +495,14 @@ dl_cpu_dropout (DlBackendContext *ctx,
                 gint64 n,
                 gdouble p,
                 DlDType dtype,
-                guint64 seed,
-                guint64 offset)
+                const DlRandomDraw *draw)
 {
-  if (dtype == DL_DTYPE_FLOAT64)
-    dropout_f64 (in, out, mask, n, p, seed, offset);
+  if (draw->mt && dtype == DL_DTYPE_FLOAT64)
+    mt_dropout_f64 (draw->mt, in, out, mask, n, p);
+  else if (draw->mt)
+    mt_dropout_f32 (draw->mt, in, out, mask, n, p);
+  else if (dtype == DL_DTYPE_FLOAT64)
+    dropout_f64 (in, out, mask, n, p, draw->seed, draw->offset);
   else
-    dropout_f32 (in, out, mask, n, p, seed, offset);
+    dropout_f32 (in, out, mask, n, p, draw->seed, draw->offset);
 }

@@ -125,15 +125,16 @@ dl_cuda_random (DlBackendContext *ctx,
                 void *data,
                 gint64 n,
                 DlDType dtype,
-                guint64 seed,
-                guint64 offset,
+                const DlRandomDraw *draw,
                 gdouble a,
                 gdouble b)
 {
   cudaStream_t stream = dl_cuda_current_stream (ctx);
+  const guint64 seed = draw->seed, offset = draw->offset;
 
   if (n == 0)
     return;
+  g_return_if_fail (op != DL_RANDOM_INTEGER);
   DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
   if (op == DL_RANDOM_PERMUTATION)
     {
@@ -179,12 +180,12 @@ dl_cuda_multinomial (DlBackendContext *ctx,
                      gint64 n_samples,
                      gboolean replacement,
                      gint64 *out,
-                     guint64 seed,
-                     guint64 offset,
+                     const DlRandomDraw *draw,
                      DlKernelStatus *status)
 {
   cudaStream_t stream = dl_cuda_current_stream (ctx);
   gsize scratch_bytes = (gsize)(rows * (k > 0 ? k : 1)) * sizeof (double);
+  const guint64 seed = draw->seed, offset = draw->offset;
   double *tmp;
 
   if (rows == 0)
@@ -213,11 +214,11 @@ dl_cuda_dropout (DlBackendContext *ctx,
                  gint64 n,
                  gdouble p,
                  DlDType dtype,
-                 guint64 seed,
-                 guint64 offset)
+                 const DlRandomDraw *draw)
 {
   cudaStream_t stream = dl_cuda_current_stream (ctx);
   const int64_t n_blocks = dl_cuda_random_blocks (n, dtype);
+  const guint64 seed = draw->seed, offset = draw->offset;
 
   g_return_if_fail (dtype == DL_DTYPE_FLOAT32 || dtype == DL_DTYPE_FLOAT64);
   if (n == 0)

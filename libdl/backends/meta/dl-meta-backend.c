@@ -159,8 +159,7 @@ meta_random (DlBackendContext *ctx,
              void *data,
              gint64 n,
              DlDType dtype,
-             guint64 seed,
-             guint64 offset,
+             const DlRandomDraw *draw,
              gdouble a,
              gdouble b)
 {
@@ -256,8 +255,7 @@ meta_dropout (DlBackendContext *ctx,
               gint64 n,
               gdouble p,
               DlDType dtype,
-              guint64 seed,
-              guint64 offset)
+              const DlRandomDraw *draw)
 {
 }
 

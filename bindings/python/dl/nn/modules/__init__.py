@@ -1273,7 +1273,15 @@ def _reduce_layer(m):
 def _rebuild_layer(cls, typelib_name, properties, params, buffers, children, training,
                    attributes):
     m = cls.__new__(cls)
-    _construct(m, getattr(Dl, typelib_name), **properties)
+    # constructing draws initial values, which _restore replaces: the
+    # default generator is put back, as a deepcopy or an unpickling in
+    # torch draws nothing
+    gen = Dl.default_generator()
+    state = Dl.Generator.get_state(gen)
+    try:
+        _construct(m, getattr(Dl, typelib_name), **properties)
+    finally:
+        Dl.Generator.set_state(gen, state)
     return _restore(m, params, buffers, children, training, attributes)
 
 

@@ -6,26 +6,10 @@
 
 import math
 
-import numpy as np
-
+from ..._creation import Generator, randperm
 from .sampler import Sampler
 
 __all__ = ['DistributedSampler']
-
-
-def _torch_randperm(n, seed):
-    """The permutation torch.randperm(n, generator=torch.Generator()
-    .manual_seed(seed)) gives on the CPU: its Fisher-Yates shuffle
-    (position i swaps with i + draw % (n - i)) over the 32-bit draws of
-    MT19937 seeded with the seed's low 32 bits, which numpy's legacy
-    RandomState also is; so every rank, and PyTorch, shuffles alike."""
-    draws = np.random.RandomState(seed & 0xffffffff).randint(
-        0, 1 << 32, size=max(n - 1, 0), dtype=np.uint32)
-    order = list(range(n))
-    for i in range(n - 1):
-        z = i + int(draws[i]) % (n - i)
-        order[i], order[z] = order[z], order[i]
-    return order
 
 
 class DistributedSampler(Sampler):
@@ -68,7 +52,10 @@ class DistributedSampler(Sampler):
     def __iter__(self):
         n = len(self.dataset)
         if self.shuffle:
-            indices = _torch_randperm(n, self.seed + self.epoch)
+            # the CPU generator's randperm is torch's: every rank, and
+            # PyTorch, shuffle alike
+            gen = Generator().manual_seed(self.seed + self.epoch)
+            indices = randperm(n, generator=gen).tolist()
         else:
             indices = list(range(n))
         if not self.drop_last:

@@ -1,0 +1,204 @@
+# test_torch_random_streams.py: a seed gives PyTorch's numbers on the CPU.
+#
+# libdl's CPU generator is PyTorch's Mersenne Twister with PyTorch's CPU
+# transforms, so each draw below, after the same manual_seed, equals
+# python3-torch's bit for bit. The exception is float32 normal numbers in
+# blocks of 16 (randn of 16 or more elements, normal_, Embedding's
+# weights): PyTorch's AVX2/AVX-512 kernels compute their log, sin and cos
+# with their own vector code, to an ulp or two of the C library's that
+# libdl uses; PyTorch's portable kernels (ATEN_CPU_CAPABILITY=default)
+# give libdl's numbers exactly, which the subprocess test checks.
+#
+# Copyright 2026 The libdl authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip('torch')
+import dl  # noqa: E402
+
+
+def _np(t):
+    return t.detach().numpy() if hasattr(t, 'detach') else np.asarray(t)
+
+
+def _both(fn, seed=7):
+    torch.manual_seed(seed)
+    t = fn(torch)
+    dl.manual_seed(seed)
+    d = fn(dl)
+    return _np(t), _np(d)
+
+
+EXACT = {
+    'rand': lambda m: m.rand(37),
+    'rand f64': lambda m: m.rand(5, 3, dtype=m.float64),
+    'randn small': lambda m: m.randn(15),
+    'randn f64': lambda m: m.randn(1001, dtype=m.float64),
+    'randn f64 small': lambda m: m.randn(7, dtype=m.float64),
+    'randint': lambda m: m.randint(-5, 100, (50,)),
+    'randint wide': lambda m: m.randint(0, 2 ** 40, (50,)),
+    'randint float': lambda m: m.randint(0, 10, (50,), dtype=m.float32),
+    'randperm': lambda m: m.randperm(300),
+    'uniform_': lambda m: m.empty(300).uniform_(-0.3, 0.7),
+    'uniform_ strided': lambda m: m.empty(7, 9).t().uniform_(),
+    'normal_ strided': lambda m: m.empty(7, 9).t().normal_(0.5, 2.0),
+    'bernoulli_': lambda m: m.empty(300).bernoulli_(0.3),
+    'bernoulli': lambda m: m.bernoulli(m.full((300,), 0.4)),
+    'exponential_': lambda m: m.empty(300).exponential_(2.0),
+    'cauchy_': lambda m: m.empty(300, dtype=m.float64).cauchy_(0.1, 2.0),
+    'log_normal_': lambda m: m.empty(300, dtype=m.float64).log_normal_(0.1, 0.5),
+    'geometric_': lambda m: m.empty(300).geometric_(0.2),
+    'random_ int64': lambda m: m.zeros(10, dtype=m.int64).random_(),
+    'random_ float': lambda m: m.zeros(10).random_(),
+    'random_ to': lambda m: m.zeros(10).random_(7),
+    'random_ from to': lambda m: m.zeros(10, dtype=m.int32).random_(-3, 9),
+    'rand_like': lambda m: m.rand_like(m.zeros(3, 4)),
+    'randint_like': lambda m: m.randint_like(m.zeros(3, 4), 5),
+    'Generator': lambda m: m.rand(4, generator=m.Generator().manual_seed(5)),
+}
+
+W = np.random.default_rng(0).random((4, 9)).astype(np.float32)
+X = np.random.default_rng(1).standard_normal(1000).astype(np.float32)
+
+EXACT.update({
+    'multinomial 1': lambda m: m.multinomial(m.tensor(W), 1),
+    'multinomial 5': lambda m: m.multinomial(m.tensor(W), 5),
+    'multinomial replacement': lambda m: m.multinomial(m.tensor(W), 5, True),
+    'multinomial f64': lambda m: m.multinomial(m.tensor(W.astype(np.float64)), 3, True),
+    'dropout .1': lambda m: m.nn.functional.dropout(m.tensor(X), 0.1),
+    'dropout .37': lambda m: m.nn.functional.dropout(m.tensor(X), 0.37),
+    'dropout 1 draws nothing': lambda m: (m.nn.functional.dropout(m.tensor(X), 1.0), m.rand(3))[1],
+    'nn.Dropout': lambda m: m.nn.Dropout(0.2)(m.ones(4, 5)),
+    'nn.Dropout2d': lambda m: m.nn.Dropout2d(0.5)(m.ones(2, 4, 3, 3)),
+    'nn.AlphaDropout': lambda m: m.nn.AlphaDropout(0.5)(m.ones(2, 4)),
+})
+
+
+@pytest.mark.parametrize('name', sorted(EXACT))
+def test_a_seed_gives_torchs_numbers(name):
+    t, d = _both(EXACT[name])
+    assert t.shape == d.shape and t.dtype == d.dtype
+    np.testing.assert_array_equal(d, t)
+
+
+def _params(mod):
+    def f(m):
+        net = mod(m)
+        return m.cat([p.detach().reshape(-1) for p in net.parameters()])
+    return f
+
+
+MODULES = {
+    'Linear': lambda m: m.nn.Linear(7, 5),
+    'Conv1d': lambda m: m.nn.Conv1d(3, 4, 3),
+    'Conv2d groups': lambda m: m.nn.Conv2d(4, 6, 3, groups=2),
+    'ConvTranspose2d': lambda m: m.nn.ConvTranspose2d(3, 4, 3),
+    'Conv3d': lambda m: m.nn.Conv3d(2, 3, 2),
+    'Bilinear': lambda m: m.nn.Bilinear(3, 4, 5),
+    'RNN': lambda m: m.nn.RNN(3, 4, 2),
+    'GRU bidirectional': lambda m: m.nn.GRU(3, 4, 2, bidirectional=True),
+    'LSTM proj': lambda m: m.nn.LSTM(3, 6, 1, proj_size=2),
+    'LSTMCell': lambda m: m.nn.LSTMCell(3, 4),
+    'MultiheadAttention kdim': lambda m: m.nn.MultiheadAttention(8, 2, kdim=4, vdim=6),
+    'TransformerEncoder': lambda m: m.nn.TransformerEncoder(
+        m.nn.TransformerEncoderLayer(8, 2, 16), 2),
+    'TransformerDecoderLayer': lambda m: m.nn.TransformerDecoderLayer(8, 2, 16),
+    'Transformer': lambda m: m.nn.Transformer(8, 2, 2, 1, 16),
+    'PReLU': lambda m: m.nn.PReLU(),
+    'Sequential': lambda m: m.nn.Sequential(m.nn.Linear(4, 3), m.nn.ReLU(), m.nn.Linear(3, 2)),
+}
+
+
+@pytest.mark.parametrize('name', sorted(MODULES))
+def test_a_seeded_module_starts_from_torchs_weights(name):
+    t, d = _both(_params(MODULES[name]))
+    np.testing.assert_array_equal(d, t)
+
+
+CLOSE = {
+    'randn': lambda m: m.randn(1001),
+    'normal_': lambda m: m.empty(300).normal_(0.5, 2.0),
+    'normal tensors': lambda m: m.normal(m.zeros(20), m.ones(20) * 2),
+    'Embedding': lambda m: m.nn.Embedding(10, 8).weight,
+    'trunc_normal_': lambda m: m.nn.init.trunc_normal_(m.empty(5, 7)),
+    'orthogonal_': lambda m: m.nn.init.orthogonal_(m.empty(5, 7)),
+    'xavier_normal_': lambda m: m.nn.init.xavier_normal_(m.empty(5, 7)),
+}
+
+
+@pytest.mark.parametrize('name', sorted(CLOSE))
+def test_float32_normal_numbers_to_an_ulp_or_two(name):
+    t, d = _both(CLOSE[name])
+    np.testing.assert_allclose(d, t, rtol=2e-6, atol=2e-6)
+
+
+def test_portable_kernels_give_the_same_normal_numbers_exactly():
+    """PyTorch's portable kernels compute normal's log, sin and cos with
+    the C library, as libdl does (DL_CPU_ISA=x86-64 gives libdl's own
+    portable path)."""
+    script = ('import numpy as np, torch, dl\n'
+              'for n in (16, 17, 100, 1001):\n'
+              '    torch.manual_seed(3); t = torch.randn(n).numpy()\n'
+              '    dl.manual_seed(3); d = dl.randn(n).numpy()\n'
+              '    np.testing.assert_array_equal(d, t)\n'
+              'torch.manual_seed(3); t = torch.nn.Linear(30, 20).weight.detach().numpy()\n'
+              'dl.manual_seed(3); d = dl.nn.Linear(30, 20).weight.detach().numpy()\n'
+              'np.testing.assert_array_equal(d, t)\n'
+              'print("same")\n')
+    env = dict(os.environ, ATEN_CPU_CAPABILITY='default', DL_CPU_ISA='x86-64')
+    out = subprocess.run([sys.executable, '-c', script], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == 'same'
+
+
+def test_data_order_is_torchs():
+    def order(m):
+        ds = m.utils.data.TensorDataset(m.arange(40))
+        first = m.cat([b[0] for b in m.utils.data.DataLoader(ds, batch_size=6, shuffle=True)])
+        a, b = m.utils.data.random_split(range(10), [7, 3])
+        return m.cat([first, m.tensor(list(a.indices) + list(b.indices))])
+    t, d = _both(order)
+    np.testing.assert_array_equal(d, t)
+
+
+def test_states_cross_between_the_libraries():
+    torch.manual_seed(3)
+    torch.rand(5)
+    torch.randn(3, dtype=torch.float64)  # leaves a cached normal in the state
+    state = torch.get_rng_state()
+    expected = torch.randn(3, dtype=torch.float64).numpy()
+    dl.set_rng_state(dl.tensor(state.numpy()))
+    np.testing.assert_array_equal(dl.randn(3, dtype=dl.float64).numpy(), expected)
+    # and back
+    dl.manual_seed(11)
+    dl.rand(7)
+    mine = dl.get_rng_state()
+    assert tuple(mine.shape) == (5056,) and mine.dtype == dl.uint8
+    torch.set_rng_state(torch.tensor(mine.numpy()))
+    theirs = torch.rand(4).numpy()
+    np.testing.assert_array_equal(dl.rand(4).numpy(), theirs)
+
+
+def test_a_deepcopy_draws_nothing():
+    import copy
+    dl.manual_seed(5)
+    layer = dl.nn.Linear(6, 4)
+    before = dl.get_rng_state()
+    copy.deepcopy(layer)
+    assert np.array_equal(dl.get_rng_state().numpy(), before.numpy())
+
+
+def test_bad_states_are_refused_as_torch_refuses_them():
+    g = dl.Generator()
+    with pytest.raises(RuntimeError, match='CPUGeneratorImplState of size 5056'):
+        g.set_state(dl.zeros(24, dtype=dl.uint8))
+    state = g.get_state().clone()
+    state[8:12] = 0  # left = 0
+    with pytest.raises(RuntimeError, match='Invalid mt19937 state'):
+        g.set_state(state)
