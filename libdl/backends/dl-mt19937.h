@@ -109,6 +109,40 @@ dl_mt_word (DlMtState *s)
   return y;
 }
 
+/* @n words into @out, the same as n calls of dl_mt_word(): the runs
+ * between regenerations tempered in one loop */
+static inline void
+dl_mt_words (DlMtState *s, guint32 *out, gint64 n)
+{
+  while (n > 0)
+    {
+      gint64 k = MIN (n, (gint64)s->left - 1);
+      const guint32 *x = s->state + s->next;
+
+      for (gint64 i = 0; i < k; i++)
+        {
+          guint32 y = x[i];
+
+          y ^= y >> 11;
+          y ^= (y << 7) & 0x9d2c5680u;
+          y ^= (y << 15) & 0xefc60000u;
+          y ^= y >> 18;
+          out[i] = y;
+        }
+      s->left -= (gint)k;
+      s->next += (guint32)k;
+      s->drawn += (guint64)k;
+      out += k;
+      n -= k;
+      if (n > 0)
+        {
+          /* this one regenerates the state */
+          *out++ = dl_mt_word (s);
+          n--;
+        }
+    }
+}
+
 static inline guint64
 dl_mt_wide (DlMtState *s)
 {

@@ -72,8 +72,184 @@ G_STATIC_ASSERT (DL_KERNEL_ZERO_SUM == DL_PHILOX_ROW_ZERO_SUM);
       }                                                                                            \
   }
 
-DL_DEFINE_NORMAL16 (float, f32, logf, sqrtf, cosf, sinf)
+DL_DEFINE_NORMAL16 (float, f32_libc, logf, sqrtf, cosf, sinf)
 DL_DEFINE_NORMAL16 (double, f64, log, sqrt, cos, sin)
+
+#ifdef DL_CPU_ISA_LEVELS
+#include <immintrin.h>
+
+/* PyTorch's AVX2 and AVX-512 kernels transform float32 blocks of 16 with
+ * Cephes' single-precision log and sincos polynomials (Pommier's
+ * avx_mathfun) rather than the C library's, compiled with FMA: the
+ * products that GCC fuses there are the _mm256_fmadd_ps below, every
+ * other operation is rounded on its own (fp-contract off), so these give
+ * PyTorch's numbers on the CPUs where it runs those kernels. */
+#define DL_V3_EXACT DL_CPU_TARGET_V3 __attribute__ ((optimize ("fp-contract=off")))
+
+DL_V3_EXACT static inline __m256
+cephes_log8 (__m256 x)
+{
+  static const float p[9] = { 7.0376836292E-2f,  -1.1514610310E-1f, 1.1676998740E-1f,
+                              -1.2420140846E-1f, 1.4249322787E-1f,  -1.6668057665E-1f,
+                              2.0000714765E-1f,  -2.4999993993E-1f, 3.3333331174E-1f };
+  const __m256 one = _mm256_set1_ps (1.0f);
+  const __m256 invalid = _mm256_cmp_ps (x, _mm256_setzero_ps (), _CMP_LE_OS);
+  __m256i k;
+  __m256 e, mask, tmp, z, y;
+
+  /* x = m 2^k with m in [0.5, 1): e = k + 1 - 1 */
+  x = _mm256_max_ps (x, _mm256_castsi256_ps (_mm256_set1_epi32 (0x00800000)));
+  k = _mm256_srli_epi32 (_mm256_castps_si256 (x), 23);
+  x = _mm256_and_ps (x, _mm256_castsi256_ps (_mm256_set1_epi32 (~0x7f800000)));
+  x = _mm256_or_ps (x, _mm256_set1_ps (0.5f));
+  k = _mm256_sub_epi32 (k, _mm256_set1_epi32 (0x7f));
+  e = _mm256_add_ps (_mm256_cvtepi32_ps (k), one);
+  /* below sqrt (1/2): x = 2 m - 1, e - 1; else x = m - 1 */
+  mask = _mm256_cmp_ps (x, _mm256_set1_ps (0.707106781186547524f), _CMP_LT_OS);
+  tmp = _mm256_and_ps (x, mask);
+  x = _mm256_sub_ps (x, one);
+  e = _mm256_sub_ps (e, _mm256_and_ps (one, mask));
+  x = _mm256_add_ps (x, tmp);
+  z = _mm256_mul_ps (x, x);
+  y = _mm256_set1_ps (p[0]);
+  for (gint i = 1; i < 9; i++)
+    y = _mm256_fmadd_ps (y, x, _mm256_set1_ps (p[i]));
+  y = _mm256_mul_ps (y, x);
+  y = _mm256_fmadd_ps (y, z, _mm256_mul_ps (e, _mm256_set1_ps (-2.12194440e-4f)));
+  y = _mm256_sub_ps (y, _mm256_mul_ps (z, _mm256_set1_ps (0.5f)));
+  x = _mm256_add_ps (x, y);
+  x = _mm256_fmadd_ps (e, _mm256_set1_ps (0.693359375f), x);
+  return _mm256_or_ps (x, invalid); /* NaN for x <= 0 */
+}
+
+DL_V3_EXACT static inline void
+cephes_sincos8 (__m256 x, __m256 *sin_out, __m256 *cos_out)
+{
+  const __m256 sign = _mm256_castsi256_ps (_mm256_set1_epi32 ((gint)0x80000000u));
+  __m256 sign_sin = _mm256_and_ps (x, sign), sign_cos, y, z, yc, ys, poly, s, c;
+  __m256i j, jc;
+
+  /* the octant j (even) of |x| and x reduced by j pi / 4 in three parts */
+  x = _mm256_andnot_ps (sign, x);
+  y = _mm256_mul_ps (x, _mm256_set1_ps (1.27323954473516f));
+  j = _mm256_cvttps_epi32 (y);
+  j = _mm256_and_si256 (_mm256_add_epi32 (j, _mm256_set1_epi32 (1)), _mm256_set1_epi32 (~1));
+  y = _mm256_cvtepi32_ps (j);
+  sign_sin = _mm256_xor_ps (sign_sin, _mm256_castsi256_ps (_mm256_slli_epi32 (
+                                          _mm256_and_si256 (j, _mm256_set1_epi32 (4)), 29)));
+  poly = _mm256_castsi256_ps (
+      _mm256_cmpeq_epi32 (_mm256_and_si256 (j, _mm256_set1_epi32 (2)), _mm256_setzero_si256 ()));
+  x = _mm256_add_ps (x, _mm256_mul_ps (y, _mm256_set1_ps (-0.78515625f)));
+  x = _mm256_add_ps (x, _mm256_mul_ps (y, _mm256_set1_ps (-2.4187564849853515625e-4f)));
+  x = _mm256_add_ps (x, _mm256_mul_ps (y, _mm256_set1_ps (-3.77489497744594108e-8f)));
+  jc = _mm256_sub_epi32 (j, _mm256_set1_epi32 (2));
+  sign_cos = _mm256_castsi256_ps (
+      _mm256_slli_epi32 (_mm256_andnot_si256 (jc, _mm256_set1_epi32 (4)), 29));
+  z = _mm256_mul_ps (x, x);
+  /* cos on [0, pi/4] */
+  yc = _mm256_fmadd_ps (_mm256_set1_ps (2.443315711809948E-005f), z,
+                        _mm256_set1_ps (-1.388731625493765E-003f));
+  yc = _mm256_fmadd_ps (yc, z, _mm256_set1_ps (4.166664568298827E-002f));
+  yc = _mm256_mul_ps (yc, z);
+  yc = _mm256_fmsub_ps (yc, z, _mm256_mul_ps (z, _mm256_set1_ps (0.5f)));
+  yc = _mm256_add_ps (yc, _mm256_set1_ps (1.0f));
+  /* sin on [0, pi/4] */
+  ys = _mm256_fmadd_ps (_mm256_set1_ps (-1.9515295891E-4f), z, _mm256_set1_ps (8.3321608736E-3f));
+  ys = _mm256_fmadd_ps (ys, z, _mm256_set1_ps (-1.6666654611E-1f));
+  ys = _mm256_mul_ps (ys, z);
+  ys = _mm256_fmadd_ps (ys, x, x);
+  /* each of sin and cos from the polynomial of its octant */
+  s = _mm256_add_ps (_mm256_andnot_ps (poly, yc), _mm256_and_ps (poly, ys));
+  c = _mm256_add_ps (_mm256_sub_ps (yc, _mm256_andnot_ps (poly, yc)),
+                     _mm256_sub_ps (ys, _mm256_and_ps (poly, ys)));
+  *sin_out = _mm256_xor_ps (s, sign_sin);
+  *cos_out = _mm256_xor_ps (c, sign_cos);
+}
+
+DL_V3_EXACT static void
+normal16_f32_v3 (float *data, float mean, float std)
+{
+  const __m256 u1 = _mm256_sub_ps (_mm256_set1_ps (1.0f), _mm256_loadu_ps (data));
+  const __m256 u2 = _mm256_loadu_ps (data + 8);
+  const __m256 radius = _mm256_sqrt_ps (_mm256_mul_ps (_mm256_set1_ps (-2.0f), cephes_log8 (u1)));
+  const __m256 theta = _mm256_mul_ps (_mm256_set1_ps ((float)DL_MT_2PI), u2);
+  __m256 s, c;
+
+  cephes_sincos8 (theta, &s, &c);
+  _mm256_storeu_ps (data, _mm256_fmadd_ps (_mm256_mul_ps (radius, c), _mm256_set1_ps (std),
+                                           _mm256_set1_ps (mean)));
+  _mm256_storeu_ps (data + 8, _mm256_fmadd_ps (_mm256_mul_ps (radius, s), _mm256_set1_ps (std),
+                                               _mm256_set1_ps (mean)));
+}
+#endif
+
+/* a float32 block of 16 as PyTorch transforms it on this CPU: its AVX2
+ * kernel's where libdl runs its x86-64-v3 or v4 kernels, the C library's
+ * (PyTorch's portable kernel) elsewhere or under DL_CPU_ISA=x86-64 */
+static void
+normal16_f32 (float *data, float mean, float std)
+{
+#ifdef DL_CPU_ISA_LEVELS
+  if (dl_cpu_isa >= DL_CPU_ISA_V3)
+    {
+      normal16_f32_v3 (data, mean, std);
+      return;
+    }
+#endif
+  normal16_f32_libc (data, mean, std);
+}
+
+/* float32 or float64 uniforms in [from, to), as mt_uniform draws them,
+ * from the words of the stream taken a chunk at a time */
+static void
+mt_uniform_fill (DlMtState *mt, void *data, gint64 n, gboolean wide, double from, double to)
+{
+  enum
+  {
+    CHUNK = 1024
+  };
+  guint32 w[CHUNK];
+  const gboolean fused = dl_cpu_isa >= DL_CPU_ISA_V3;
+
+  if (wide)
+    {
+      double *out = data;
+      const double span = to - from;
+
+      for (gint64 i0 = 0; i0 < n; i0 += CHUNK / 2)
+        {
+          gint64 m = MIN (CHUNK / 2, n - i0);
+
+          dl_mt_words (mt, w, 2 * m);
+          for (gint64 i = 0; i < m; i++)
+            {
+              guint64 x = ((guint64)w[2 * i] << 32) | w[2 * i + 1];
+              double u = (double)(x & G_GUINT64_CONSTANT (0x1fffffffffffff))
+                         * (1.0 / 9007199254740992.0);
+
+              out[i0 + i] = fused ? fma (u, span, from) : u * span + from;
+            }
+        }
+      return;
+    }
+  {
+    float *out = data;
+    const float lo = (float)from, span = (float)to - (float)from;
+
+    for (gint64 i0 = 0; i0 < n; i0 += CHUNK)
+      {
+        gint64 m = MIN (CHUNK, n - i0);
+
+        dl_mt_words (mt, w, m);
+        if (fused)
+          for (gint64 i = 0; i < m; i++)
+            out[i0 + i] = fmaf ((float)(w[i] & 0xffffffu) * (1.0f / 16777216.0f), span, lo);
+        else
+          for (gint64 i = 0; i < m; i++)
+            out[i0 + i] = (float)(w[i] & 0xffffffu) * (1.0f / 16777216.0f) * span + lo;
+      }
+  }
+}
 
 /* PyTorch's normal_fill over a whole contiguous tensor of n >= 16: every
  * element's uniform first, then blocks of 16; a last partial block redraws
@@ -81,8 +257,7 @@ DL_DEFINE_NORMAL16 (double, f64, log, sqrt, cos, sin)
 #define DL_DEFINE_NORMAL_FILL(T, suffix, UNIFORM)                                                  \
   static void normal_fill_##suffix (DlMtState *mt, T *data, gint64 n, T mean, T std)               \
   {                                                                                                \
-    for (gint64 i = 0; i < n; i++)                                                                 \
-      data[i] = (T)UNIFORM (mt);                                                                   \
+    mt_uniform_fill (mt, data, n, sizeof (T) == 8, 0, 1);                                          \
     for (gint64 i = 0; i + 16 <= n; i += 16)                                                       \
       normal16_##suffix (data + i, mean, std);                                                     \
     if (n % 16 != 0)                                                                               \
@@ -210,8 +385,11 @@ mt_random (DlMtState *mt,
           return;
         }
       case DL_RANDOM_UNIFORM:
-        for (gint64 i = 0; i < n; i++)
-          store_value (data, i, dtype, mt_uniform (mt, dtype, a, b));
+        if (dtype == DL_DTYPE_FLOAT32 || dtype == DL_DTYPE_FLOAT64)
+          mt_uniform_fill (mt, data, n, dtype == DL_DTYPE_FLOAT64, a, b);
+        else
+          for (gint64 i = 0; i < n; i++)
+            store_value (data, i, dtype, mt_uniform (mt, dtype, a, b));
         return;
       case DL_RANDOM_NORMAL:
         if (draw->dense && n >= 16 && dtype == DL_DTYPE_FLOAT32)
