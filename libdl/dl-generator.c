@@ -442,7 +442,10 @@ static guint64 seed_all;
  * dl_device_get_default_generator:
  * @device: (nullable): a #DlDevice, or %NULL for the CPU
  *
- * The generator random ops on @device use when they are given none.
+ * The generator random ops on @device use when they are given none. The
+ * CPU's starts from a nondeterministic seed (dl_generator_seed()), as
+ * PyTorch's default generator does, until dl_manual_seed() seeds it; those
+ * of other devices start from the default seed, as a new #DlGenerator.
  *
  * Returns: (transfer none): the default generator of @device
  *
@@ -465,6 +468,10 @@ dl_device_get_default_generator (DlDevice *device)
       gen = dl_generator_new (device, NULL);
       if (seeded_all)
         dl_generator_manual_seed (gen, seed_all);
+      else if (dl_device_get_device_type (device) == DL_DEVICE_TYPE_CPU)
+        /* as PyTorch's: a process that never seeds draws other numbers
+         * each run */
+        dl_generator_seed (gen);
       g_hash_table_insert (defaults, g_object_ref (device), gen);
     }
   dl_mutex_unlock (&defaults_lock);

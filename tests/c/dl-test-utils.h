@@ -13,6 +13,14 @@
 
 G_BEGIN_DECLS
 
+/* The default CPU generator starts from a nondeterministic seed, as
+ * PyTorch's: every test program draws from a fixed one. */
+__attribute__ ((constructor)) static void
+dl_test_seed_default_generator (void)
+{
+  dl_manual_seed (0);
+}
+
 static inline gint64
 dl_test_numel (const gint64 *shape, gsize n_dims)
 {

@@ -46,6 +46,9 @@ export function run() {
     print(`1..${tests.length}`);
     tests.forEach(([name, fn], i) => {
         try {
+            // the default generator starts from a nondeterministic seed, as
+            // PyTorch's: each test starts from its own fixed one
+            Dl.manual_seed(i + 1);
             fn();
             print(`ok ${i + 1} - ${name}`);
         } catch (e) {

@@ -105,6 +105,16 @@ def seed_of(nodeid):
     return zlib.crc32(key.encode()) ^ int(os.environ.get("DL_TEST_SEED", "0"))
 
 
+@pytest.fixture(autouse=True)
+def _seeded_default_generators(request):
+    """Both libraries' default generators seeded from the test's name: they
+    start from a nondeterministic seed, as PyTorch's does, and a test that
+    draws without seeding must still be the same every run."""
+    seed = seed_of(request.node.nodeid)
+    torch.manual_seed(seed)
+    Dl.manual_seed(seed)
+
+
 @pytest.fixture
 def rng(request):
     """A numpy generator seeded from the test's name (seed_of), so every

@@ -2140,6 +2140,9 @@ void test_trainer () {
 
 int main (string[] args) {
     Test.init (ref args);
+    /* the default generator starts from a nondeterministic seed, as
+     * PyTorch's: the tests draw from a fixed one */
+    Dl.manual_seed (0);
     Test.add_func ("/vala/tensor/ops", test_tensor_ops);
     Test.add_func ("/vala/lapack", test_lapack);
     Test.add_func ("/vala/errors", test_errors);
