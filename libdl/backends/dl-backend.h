@@ -875,8 +875,10 @@ struct _DlBackend
                   gdouble a,
                   gdouble b);
   /* fills n contiguous float elements of dtype from the parameters a[i]
-   * (and b[i], binomial's; NULL otherwise), contiguous float64: element i
-   * from its own stream of blocks (offset + i, sub) (see dl-philox.h) */
+   * (and b[i], binomial's; NULL otherwise), contiguous float64: from the
+   * CPU's stream (draw->mt), the elements in turn as PyTorch's CPU kernels
+   * draw them; from a Philox stream, element i from its own stream of
+   * blocks (draw->offset + i, sub) (see dl-philox.h) */
   void (*random_params) (DlBackendContext *ctx,
                          DlRandomParamsOp op,
                          const gdouble *a,
@@ -884,8 +886,7 @@ struct _DlBackend
                          void *data,
                          gint64 n,
                          DlDType dtype,
-                         guint64 seed,
-                         guint64 offset);
+                         const DlRandomDraw *draw);
   /* draws n_samples category indices into out[rows, n_samples] from each
    * row of the contiguous weights[rows, k], with or without replacement;
    * from a Philox stream, row r takes its numbers from blocks offset + r *

@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "dl-ops-private.h"
+#include "dl-ops-lapack-private.h"
 #include "dl-generator-private.h"
 #include "backends/dl-special-math.h"
 
@@ -1399,8 +1400,9 @@ random_params_draw (const gchar *op,
   g_autoptr (DlTensor) bd = NULL;
   g_autoptr (DlTensor) bc = NULL;
   g_autoptr (DlTensor) out = NULL;
-  guint64 seed, offset;
   DlBackendContext *ctx;
+  DlRandomDraw draw;
+  DlGenerator *held;
 
   g_return_val_if_fail (generator == NULL || DL_IS_GENERATOR (generator), NULL);
   if (!check_generator (op, generator, dl_tensor_device (like), error)
@@ -1418,21 +1420,28 @@ random_params_draw (const gchar *op,
     return NULL;
   if (out->numel == 0)
     return g_steal_pointer (&out);
-  /* one block of the request per element: its stream (offset + i, sub) */
-  dl_generator_reserve (generator, dl_tensor_device (like), out->numel, &seed, &offset);
+  /* the CPU's stream, held for the call, or one Philox block of the
+   * request per element: its stream (offset + i, sub) */
+  held = dl_generator_begin (generator, dl_tensor_device (like), out->numel, &draw);
   ctx->backend->random_params (ctx, kind, (const gdouble *)dl_tensor_data (ac),
                                bc ? (const gdouble *)dl_tensor_data (bc) : NULL,
-                               dl_tensor_data (out), out->numel, out->dtype, seed, offset);
+                               dl_tensor_data (out), out->numel, out->dtype, &draw);
+  dl_generator_end (held);
   return g_steal_pointer (&out);
 }
 
+/* the parameters' dtype: PyTorch's CPU kernels of these samplers take
+ * float32 and float64, other devices' every floating-point dtype */
 static gboolean
 check_float_param (const gchar *op, DlTensor *t, GError **error)
 {
-  if (dl_dtype_is_float (t->dtype))
+  gboolean cpu = dl_device_get_device_type (dl_tensor_device (t)) == DL_DEVICE_TYPE_CPU;
+
+  if (t->dtype == DL_DTYPE_FLOAT32 || t->dtype == DL_DTYPE_FLOAT64
+      || (!cpu && dl_dtype_is_float (t->dtype)))
     return TRUE;
   g_set_error (error, DL_ERROR, DL_ERROR_DTYPE, "\"%s\" not implemented for '%s'", op,
-               dl_dtype_get_name (t->dtype));
+               dl_lapack_torch_type_name (t->dtype));
   return FALSE;
 }
 
@@ -1463,11 +1472,14 @@ standard_gamma_backward (DlNode *node, DlTensor **grads, DlTensor **grad_inputs,
  * Draws one number from Gamma (alpha, 1) for each element of @alpha, as
  * `torch._standard_gamma (alpha)`: Marsaglia and Tsang's method, with the
  * boost u^(1/alpha) below 1. Results are at least the smallest normal
- * number of the dtype (that number for a non-positive alpha). When @alpha
+ * number of the dtype (that number for alpha 0 or NaN). On the CPU the
+ * elements draw in turn from the generator's Mersenne Twister with
+ * PyTorch's arithmetic, so a seed gives PyTorch's samples. When @alpha
  * requires grad the result's grad_fn (StandardGammaBackward0) carries the
  * reparameterised gradient dl_standard_gamma_grad() gives.
  *
- * Fails with %DL_ERROR_DTYPE for an integer @alpha.
+ * Fails with %DL_ERROR_DTYPE for an integer @alpha, or a 16-bit one on the
+ * CPU (as PyTorch's CPU kernel).
  *
  * Returns: (transfer full): a tensor of @alpha's shape and dtype, or %NULL
  *   with @error set
@@ -1579,11 +1591,13 @@ poisson_backward (DlNode *node, DlTensor **grads, DlTensor **grad_inputs, GError
  *
  * Draws one number from Poisson (rate) for each element of @rates, as
  * `torch.poisson (rates)`: by multiplying uniforms below rate 10,
- * Hörmann's transformed rejection (PTRS) above. The gradient, where
- * @rates requires grad, is zero (PoissonBackward0), as torch's.
+ * Hörmann's transformed rejection (PTRS) above; on the CPU PyTorch's
+ * sampler on the generator's Mersenne Twister, so a seed gives PyTorch's
+ * counts. The gradient, where @rates requires grad, is zero
+ * (PoissonBackward0), as torch's.
  *
- * Fails with %DL_ERROR_ARGUMENT for a negative rate, %DL_ERROR_DTYPE for
- * integer rates.
+ * Fails with %DL_ERROR_ARGUMENT for a negative or NaN rate,
+ * %DL_ERROR_DTYPE for integer rates, or 16-bit ones on the CPU.
  *
  * Returns: (transfer full): the counts, in a tensor of @rates' shape and
  *   dtype, or %NULL with @error set
@@ -1593,8 +1607,8 @@ poisson_backward (DlNode *node, DlTensor **grads, DlTensor **grad_inputs, GError
 DlTensor *
 dl_poisson (DlTensor *rates, DlGenerator *generator, GError **error)
 {
-  g_autoptr (DlTensor) neg = NULL;
-  g_autoptr (DlTensor) any = NULL;
+  g_autoptr (DlTensor) ok = NULL;
+  g_autoptr (DlTensor) all = NULL;
   DlTensor *out;
 
   g_return_val_if_fail (DL_IS_TENSOR (rates), NULL);
@@ -1603,18 +1617,19 @@ dl_poisson (DlTensor *rates, DlGenerator *generator, GError **error)
   if (!dl_tensor_on_meta (rates))
     {
       GError *local = NULL;
-      gdouble bad;
+      gdouble good;
 
-      if (!(neg = dl_tensor_lt_scalar (rates, 0, error))
-          || !(any = dl_tensor_any (neg, NULL, 0, FALSE, error)))
+      /* NaN is not a rate either */
+      if (!(ok = dl_tensor_ge_scalar (rates, 0, error))
+          || !(all = dl_tensor_all (ok, NULL, 0, FALSE, error)))
         return NULL;
-      bad = dl_tensor_item (any, &local);
+      good = dl_tensor_item (all, &local);
       if (local)
         {
           g_propagate_error (error, local);
           return NULL;
         }
-      if (bad != 0)
+      if (good == 0)
         {
           g_set_error (error, DL_ERROR, DL_ERROR_ARGUMENT,
                        "invalid Poisson rate, expected rate to be non-negative");
@@ -1645,11 +1660,16 @@ dl_poisson (DlTensor *rates, DlGenerator *generator, GError **error)
  * Draws one number from Binomial (count, prob) for each element of the
  * broadcast @count and @prob, as `torch.binomial (count, prob)`: by
  * geometric waiting times where count min (p, 1 - p) < 10, Hörmann's BTRS
- * rejection above. Not differentiable. A negative count or a
- * probability outside [0, 1] gives NaN.
+ * rejection above. Not differentiable. On the CPU these are PyTorch's
+ * sampler and numbers, drawn in turn from the generator's Mersenne
+ * Twister: a count or probability at most 0 gives 0, a probability from 1
+ * the count, a NaN probability NaN (and a NaN count NaN, where PyTorch's
+ * loop never ends). On other devices a negative count or a probability
+ * outside [0, 1] gives NaN.
  *
  * Fails with %DL_ERROR_DTYPE when the dtypes differ or are not
- * floating-point, %DL_ERROR_SHAPE when the shapes do not broadcast.
+ * floating-point (or are 16-bit, on the CPU), %DL_ERROR_SHAPE when the
+ * shapes do not broadcast.
  *
  * Returns: (transfer full): the numbers of successes, or %NULL with
  *   @error set

@@ -130,7 +130,7 @@ test_random (void)
 }
 
 /* gamma, poisson and binomial, element by element in a shuffled order,
- * against the CPU's random_params slot */
+ * against the CPU's random_params slot given the same Philox draw */
 static void
 test_random_params (void)
 {
@@ -157,12 +157,12 @@ test_random_params (void)
             const gsize es = dl_dtype_get_size (dt);
             std::vector<char> cpu ((n + 1) * es, 0x5a), gpu ((n + 1) * es, 0x5a);
             const double *bp = op == DL_RANDOM_PARAMS_BINOMIAL ? b.data () : NULL;
+            const DlRandomDraw draw = philox (seed, offset);
 
             if (op == DL_RANDOM_PARAMS_BINOMIAL)
               for (int64_t i = 0; i < n; i++)
                 a[i] = floor (a[i]);
-            cpu_ctx.backend->random_params (&cpu_ctx, op, a.data (), bp, cpu.data (), n, dt, seed,
-                                            offset);
+            cpu_ctx.backend->random_params (&cpu_ctx, op, a.data (), bp, cpu.data (), n, dt, &draw);
             for (int64_t i : shuffled (n))
               dl_cuda_random_params_elem ((int)op, dt, gpu.data (), a.data (), bp, seed, offset, i);
             if (memcmp (cpu.data (), gpu.data (), cpu.size ()) != 0)

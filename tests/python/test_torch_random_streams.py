@@ -7,7 +7,8 @@
 # kernels) and on the portable ones (ATEN_CPU_CAPABILITY=default against
 # DL_CPU_ISA=x86-64, in a subprocess). trunc_normal_ and orthogonal_ do
 # their arithmetic after the draws in double, so they agree to float32's
-# rounding.
+# rounding. Gamma, Poisson and binomial samples (and the distributions
+# built on them) are PyTorch's too, on either kernel level.
 #
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
@@ -101,6 +102,90 @@ def test_a_seed_gives_torchs_numbers(name):
     t, d = _both(EXACT[name])
     assert t.shape == d.shape and t.dtype == d.dtype
     np.testing.assert_array_equal(d, t)
+
+
+# PyTorch's per-element samplers (sample_gamma, sample_poisson,
+# sample_binomial) run on its float64 uniforms and normals, the same on
+# every kernel level; the parameters cross each sampler's branches
+RATES = np.concatenate([[0.0, 1e-3], np.linspace(0.1, 9.9, 60), [10.0],
+                        np.linspace(10.5, 3000, 60)]).astype(np.float32)
+COUNTS = np.array([0, 1, 2, 5, 10, 19, 20, 50, 100, 1000, 12345, 1e6, 2.0 ** 40, -3, 10.5] * 4,
+                  np.float32)
+PROBS = np.repeat(np.array([0.0, 0.02, 0.3, 0.5, 0.7, 0.97, 1.0, 0.45], np.float32), 8)[:60]
+ALPHAS = np.concatenate([[0.0, 1e-30, 1e-3, 0.05, 0.3, 0.999, 1.0, 1.0, 1.0, 1.001],
+                         np.linspace(0.01, 3, 40), [7.5, 10.0, 100.0, 1e4, 1e6]]).astype(np.float32)
+CONC = np.linspace(0.05, 4.0, 48).reshape(8, 6).astype(np.float32)
+
+
+def _binomial(m, dtype):
+    return m.binomial(m.tensor(COUNTS[:60], dtype=dtype), m.tensor(PROBS, dtype=dtype))
+
+
+SAMPLERS = {
+    'poisson': lambda m: m.poisson(m.tensor(RATES)),
+    'poisson f64': lambda m: m.poisson(m.tensor(RATES, dtype=m.float64)),
+    'poisson strided': lambda m: m.poisson(m.tensor(RATES[:120]).reshape(10, 12).t()),
+    'poisson huge and inf': lambda m: m.poisson(m.tensor([1e12, 3e17, float('inf')])),
+    'binomial': lambda m: _binomial(m, m.float32),
+    'binomial f64': lambda m: _binomial(m, m.float64),
+    'binomial p out of [0, 1]': lambda m: m.binomial(m.tensor([5.0, 5.0, 7.0, -1.0]),
+                                                     m.tensor([1.5, -0.5, float('nan'), 0.5])),
+    'binomial broadcast': lambda m: m.binomial(m.full((4, 3), 40.0), m.tensor([0.1, 0.6, 0.9])),
+    '_standard_gamma': lambda m: m._standard_gamma(m.tensor(ALPHAS)),
+    '_standard_gamma f64': lambda m: m._standard_gamma(m.tensor(ALPHAS, dtype=m.float64)),
+    '_standard_gamma below 0 and nan': lambda m: m._standard_gamma(
+        m.tensor([-0.5, -1.0, float('nan'), float('inf')])),
+    '_standard_gamma then randn': lambda m: m.cat([
+        m._standard_gamma(m.ones(5, dtype=m.float64)), m.randn(3, dtype=m.float64)]),
+    '_sample_dirichlet': lambda m: m._sample_dirichlet(m.tensor(CONC)),
+    '_sample_dirichlet f64': lambda m: m._sample_dirichlet(m.tensor(CONC, dtype=m.float64)),
+    '_sample_dirichlet wide': lambda m: m._sample_dirichlet(
+        m.tensor(np.linspace(0.1, 3, 300)).reshape(1, 300)),
+    'Gamma': lambda m: m.distributions.Gamma(m.tensor([0.5, 1.0, 4.0]),
+                                             m.tensor([2.0, 1.0, 0.5])).sample((40,)),
+    'Gamma rsample': lambda m: m.distributions.Gamma(
+        m.tensor([0.5, 4.0], requires_grad=True), m.tensor(2.0)).rsample((20,)),
+    'Chi2': lambda m: m.distributions.Chi2(m.tensor([1.0, 3.0])).sample((40,)),
+    'Beta': lambda m: m.distributions.Beta(m.tensor([0.5, 2.0]), m.tensor([3.0, 0.7])).sample((40,)),
+    'Beta f64': lambda m: m.distributions.Beta(m.tensor([0.2, 20.0], dtype=m.float64),
+                                               m.tensor([1.0, 5.0], dtype=m.float64)).sample((40,)),
+    'Dirichlet': lambda m: m.distributions.Dirichlet(m.tensor([0.3, 1.0, 2.5])).sample((50,)),
+    'Dirichlet rsample': lambda m: m.distributions.Dirichlet(
+        m.tensor(CONC[0], requires_grad=True)).rsample((20,)),
+    'Dirichlet wide f64': lambda m: m.distributions.Dirichlet(
+        m.tensor(np.linspace(0.1, 3, 70))).sample((6,)),
+    'Poisson': lambda m: m.distributions.Poisson(m.tensor([0.5, 30.0])).sample((40,)),
+    'Binomial': lambda m: m.distributions.Binomial(50, m.tensor([0.1, 0.5, 0.9])).sample((40,)),
+}
+
+
+@pytest.mark.parametrize('name', sorted(SAMPLERS))
+def test_gamma_poisson_and_binomial_are_torchs(name):
+    t, d = _both(SAMPLERS[name])
+    assert t.shape == d.shape and t.dtype == d.dtype
+    np.testing.assert_array_equal(d, t)
+
+
+def test_sampler_errors_are_torchs():
+    for fn, arg in (('poisson', 'poisson_cpu'), ('_standard_gamma', 'gamma_cpu')):
+        for dtype, name in ((dl.float16, 'Half'), (dl.bfloat16, 'BFloat16')):
+            with pytest.raises(RuntimeError, match='"%s" not implemented for \'%s\'' % (arg, name)):
+                getattr(dl, fn)(dl.ones(3, dtype=dtype))
+    with pytest.raises(RuntimeError, match='"binomial_cpu" not implemented for \'Half\''):
+        dl.binomial(dl.ones(3, dtype=dl.float16), dl.ones(3, dtype=dl.float16))
+    for rate in (-1.0, float('nan')):
+        with pytest.raises(RuntimeError, match='invalid Poisson rate'):
+            torch.poisson(torch.tensor([1.0, rate]))
+        with pytest.raises(RuntimeError, match='invalid Poisson rate'):
+            dl.poisson(dl.tensor([1.0, rate]))
+
+
+def test_dirichlet_rsample_keeps_a_gradient():
+    c = dl.tensor(CONC[1], requires_grad=True)
+    dl.manual_seed(3)
+    x = dl.distributions.Dirichlet(c).rsample((30,))
+    (x[:, 0] * 2 + x[:, 1]).sum().backward()
+    assert c.grad is not None and bool(dl.isfinite(c.grad).all()) and float(c.grad.abs().sum()) > 0
 
 
 def _params(mod):

@@ -10,9 +10,10 @@
 import math
 import numbers
 
-from ._dtype import get_default_dtype
+from ._dtype import float64, get_default_dtype
 from ._creation import _check_generator
 from ._lib import Dl, _is_tensor
+from ._typeinfo import finfo
 
 
 def _exponential_(self, lambd=1.0, *, generator=None):
@@ -65,9 +66,75 @@ def _standard_gamma_grad(input, output):
 
 def _sample_dirichlet(input, generator=None):
     """torch._sample_dirichlet(concentration): Gamma samples normalised over
-    the last dimension."""
-    g = _standard_gamma(input.detach(), generator)
-    return g / g.sum(-1, keepdim=True)
+    the last dimension, as PyTorch draws them (_dirichlet_from_gammas)."""
+    _check_tensor(input, '_sample_dirichlet', 'input')
+    return _dirichlet_from_gammas(input.detach(), generator)
+
+
+def _cascade_sum_last(x):
+    """x.sum(-1, keepdim=True) for a contiguous float64 x, adding in the
+    order of PyTorch's vectorized inner sum on the CPU (cascade_sum with
+    vectors of 4 doubles and 4 accumulators), so that the result is
+    PyTorch's to the last bit; differentiable like the adds it is made of."""
+    k = x.shape[-1]
+    w = 4
+    nvec = k // w
+    n = nvec // 4  # rows of 4 vectors
+    acc = None
+    if n:
+        rows = x[..., :n * 4 * w].reshape(tuple(x.shape[:-1]) + (n, 4, w))
+        power = max(4, (1 if n <= 2 else (n - 1).bit_length()) // 4)
+        step, mask = 1 << power, (1 << power) - 1
+        level = [None] * 4
+
+        def add(a, b):
+            return b if a is None else a + b
+        i = 0
+        while i + step <= n:
+            for _ in range(step):
+                level[0] = add(level[0], rows[..., i, :, :])
+                i += 1
+            for j in range(1, 4):
+                level[j] = add(level[j], level[j - 1])
+                level[j - 1] = None
+                if i & (mask << (j * power)):
+                    break
+        while i < n:
+            level[0] = add(level[0], rows[..., i, :, :])
+            i += 1
+        for j in range(1, 4):
+            if level[j] is not None:
+                level[0] = add(level[0], level[j])
+        acc = [level[0][..., j, :] for j in range(4)]
+    vec = None if acc is None else acc[0]
+    for i in range(n * 4, nvec):
+        v = x[..., i * w:(i + 1) * w]
+        vec = v if vec is None else vec + v
+    if acc is not None:
+        for j in range(1, 4):
+            vec = vec + acc[j]
+    total = None
+    for i in range(nvec * w, k):
+        v = x[..., i:i + 1]
+        total = v if total is None else total + v
+    if vec is not None:
+        for j in range(w):
+            v = vec[..., j:j + 1]
+            total = v if total is None else total + v
+    return total
+
+
+def _dirichlet_from_gammas(concentration, generator=None):
+    """PyTorch's _s_dirichlet_cpu: the gammas drawn in float64 (so float32
+    ones do not underflow), normalised in float64 by PyTorch's sum, brought
+    to the concentration's dtype and into [tiny, the float below 1].
+    Differentiable through the gammas (StandardGammaBackward0)."""
+    dtype = concentration.dtype
+    g = _standard_gamma(concentration.to(float64), generator)
+    x = (g / _cascade_sum_last(g)).to(dtype)
+    info = finfo(dtype)
+    x.detach().clamp_(min=info.tiny, max=1.0 - info.eps / 2)
+    return x
 
 
 def polygamma(n, input, *, out=None):

@@ -646,8 +646,7 @@ void dl_cpu_random_params (DlBackendContext *ctx,
                            void *data,
                            gint64 n,
                            DlDType dtype,
-                           guint64 seed,
-                           guint64 offset);
+                           const DlRandomDraw *draw);
 void dl_cpu_index (DlBackendContext *ctx,
                    DlIndexOp op,
                    const DlIndexArgs *args,

@@ -5,13 +5,14 @@
  * other, with PyTorch's CPU transforms, so that a seed gives PyTorch's
  * tensors: uniform, normal (16 at a time over a whole contiguous tensor,
  * as PyTorch's normal_fill), bernoulli, exponential, cauchy, log-normal,
- * geometric, integers, permutations, multinomial and dropout.
+ * geometric, integers, permutations, multinomial, dropout, and the
+ * per-element samplers of _standard_gamma, poisson and binomial (PyTorch's
+ * sample_gamma, sample_poisson and sample_binomial, on its float64
+ * uniforms and cached normals).
  *
  * A draw from a counter-based stream (seed, offset) takes element i's bits
  * and transforms from dl-philox.h, which the CUDA module runs too; this
- * file runs them over the elements with OpenMP. The per-element samplers
- * (gamma, Poisson, binomial) always do, from a key the CPU generator
- * draws.
+ * file runs them over the elements with OpenMP.
  *
  * Copyright 2026 The libdl authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -459,6 +460,265 @@ dl_cpu_random (DlBackendContext *ctx,
       });
 }
 
+/* PyTorch's per-element samplers (ATen's Distributions.h and .cpp, from
+ * NumPy's and TensorFlow's) compute in double with some steps in the
+ * element type: @single marks a float32 element, whose steps are rounded
+ * to float here. A float operation on float operands gives the double
+ * operation's result rounded to float (double's 53 bits are more than
+ * twice float's 24 plus 2), so rounding the double result is exact. */
+static inline double
+narrow (double x, gboolean single)
+{
+  return single ? (double)(float)x : x;
+}
+
+/* the largest integer below x as an int64, as x86-64 converts it: the
+ * lowest int64 where there is none (NaN, out of range) */
+static inline gint64
+floor_int64 (double x)
+{
+  x = floor (x);
+  return x >= -9223372036854775808.0 && x < 9223372036854775808.0 ? (gint64)x : G_MININT64;
+}
+
+/* Gamma (alpha, 1), as PyTorch's sample_gamma: Marsaglia and Tsang's
+ * method on normals and uniforms of the stream, an alpha below 1 boosted
+ * to alpha + 1 and the result scaled by (1 - u)^(1 / alpha). alpha, 1 /
+ * alpha and d are in the element type, and the constants that PyTorch
+ * writes as floats (1/3, 0.0331) are floats. */
+static double
+mt_gamma (DlMtState *mt, double alpha, gboolean single)
+{
+  double scale = 1.0, d, c;
+
+  if (alpha < 1)
+    {
+      if (alpha == 0)
+        return 0;
+      scale *= pow (1 - dl_mt_double (mt), narrow (1.0 / alpha, single));
+      alpha = narrow (alpha + 1, single);
+    }
+  d = narrow (alpha - (double)(1.0f / 3.0f), single);
+  c = 1.0 / sqrt (9.0 * d);
+  for (;;)
+    {
+      double x, y, v, u, xx;
+
+      do
+        {
+          x = dl_mt_normal (mt);
+          y = 1.0 + c * x;
+        }
+      while (y <= 0);
+      v = y * y * y;
+      u = 1 - dl_mt_double (mt);
+      xx = x * x;
+      if (u < 1.0 - (double)0.0331f * xx * xx)
+        return narrow (scale * d * v, single);
+      if (log (u) < 0.5 * xx + d * (1.0 - v + log (v)))
+        return narrow (scale * d * v, single);
+    }
+}
+
+/* Poisson (rate), as PyTorch's sample_poisson, in double: from rate 10
+ * Hörmann's transformed rejection (PTRS), below it the number of uniforms
+ * whose running product stays above e^-rate */
+static gint64
+mt_poisson (DlMtState *mt, double rate)
+{
+  if (rate >= 10)
+    {
+      const double slam = sqrt (rate), loglam = log (rate);
+      const double b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
+      const double invalpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2);
+
+      for (;;)
+        {
+          const double u = dl_mt_double (mt) - 0.5, v = dl_mt_double (mt);
+          const double us = 0.5 - fabs (u);
+          const gint64 k = floor_int64 ((2 * a / us + b) * u + rate + 0.43);
+
+          if (us >= 0.07 && v <= vr)
+            return k;
+          if (k < 0 || (us < 0.013 && v > us))
+            continue;
+          if (log (v) + log (invalpha) - log (a / (us * us) + b)
+              <= -rate + (double)k * loglam - lgamma ((double)k + 1))
+            return k;
+        }
+    }
+  if (rate == 0)
+    return 0;
+  {
+    const double enlam = exp (-rate);
+    double prod = 1.0;
+    gint64 x = 0;
+
+    for (;;)
+      {
+        prod *= dl_mt_double (mt);
+        if (!(prod > enlam))
+          return x;
+        x++;
+      }
+  }
+}
+
+/* log (k!) - (k + 1/2) log (k + 1) + (k + 1) - log (2 pi) / 2, the
+ * remainder of Stirling's approximation at k + 1: tabulated to 9, by its
+ * series above (TensorFlow's stirling_approx_tail, as PyTorch has it) */
+static double
+stirling_tail (double k)
+{
+  static const double tail[10]
+      = { 0.0810614667953272,  0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+          0.0166446911898211,  0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+          0.00925546218271273, 0.00833056343336287 };
+  double kp1sq;
+
+  if (k <= 9)
+    return tail[(gsize)k];
+  kp1sq = (k + 1) * (k + 1);
+  return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1);
+}
+
+/* Binomial (count, p) for count p < 10: the number of geometric waiting
+ * times (log u / log (1 - p), rounded up) that fit in count; log (1 - p)
+ * in the element type. A NaN count, for which PyTorch's loop never ends,
+ * gives NaN. */
+static double
+mt_binomial_inversion (DlMtState *mt, double count, double p, gboolean single)
+{
+  const double logprob = single ? (double)log1pf ((float)-p) : log1p (-p);
+  double geom_sum = 0, n_geom = 0;
+
+  if (isnan (count))
+    return NAN;
+  for (;;)
+    {
+      geom_sum += ceil (log (dl_mt_double (mt)) / logprob);
+      if (geom_sum > count)
+        return n_geom;
+      n_geom = narrow (n_geom + 1, single);
+    }
+}
+
+/* Binomial (count, p) for count p >= 10, p <= 1/2: Hörmann's BTRS as
+ * TensorFlow and PyTorch write it, the products of count and p in the
+ * element type */
+static double
+mt_btrs (DlMtState *mt, double count, double p, gboolean single)
+{
+  const double q = narrow (1 - p, single), np = narrow (count * p, single);
+  const double stddev = narrow (sqrt (narrow (np * q, single)), single);
+  const double b = 1.15 + 2.53 * stddev;
+  const double a = -0.0873 + 0.0248 * b + 0.01 * p;
+  const double c = np + 0.5;
+  const double v_r = 0.92 - 4.2 / b;
+  const double r = narrow (p / q, single);
+  const double alpha = (2.83 + 5.1 / b) * stddev;
+  const double m = floor (narrow (narrow (count + 1, single) * p, single));
+
+  for (;;)
+    {
+      const double u = dl_mt_double (mt) - 0.5;
+      double v = dl_mt_double (mt), us, k, nk1, bound;
+
+      us = 0.5 - fabs (u);
+      k = narrow (floor ((2 * a / us + b) * u + c), single);
+      if (k < 0 || k > count)
+        continue;
+      if (us >= 0.07 && v <= v_r)
+        return k;
+      v = log (v * alpha / (a / (us * us) + b));
+      nk1 = narrow (narrow (count - k, single) + 1, single);
+      bound = (m + 0.5) * log ((m + 1) / (r * (count - m + 1)))
+              + narrow (count + 1, single) * log ((count - m + 1) / nk1)
+              + (k + 0.5) * log (r * nk1 / narrow (k + 1, single)) + stirling_tail (m)
+              + stirling_tail (count - m) - stirling_tail (k)
+              - stirling_tail (narrow (count - k, single));
+      if (v <= bound)
+        return k;
+    }
+}
+
+/* Binomial (count, p), as PyTorch's sample_binomial: 0 for count or p
+ * at most 0, count for p from 1, NaN for a NaN p; above p = 1/2 count
+ * less the failures' count */
+static double
+mt_binomial (DlMtState *mt, double count, double p, gboolean single)
+{
+  double q;
+
+  if (count <= 0 || p <= 0)
+    return 0;
+  if (p >= 1)
+    return count;
+  if (p <= 0.5)
+    return narrow (count * p, single) >= 10 ? mt_btrs (mt, count, p, single)
+                                            : mt_binomial_inversion (mt, count, p, single);
+  if (p > 0.5)
+    {
+      q = narrow (1 - p, single);
+      return narrow (count
+                         - (narrow (count * q, single) >= 10
+                                ? mt_btrs (mt, count, q, single)
+                                : mt_binomial_inversion (mt, count, q, single)),
+                     single);
+    }
+  return NAN;
+}
+
+/* PyTorch's CPU kernels of _standard_gamma, poisson and binomial: the
+ * elements in turn, float32 and float64 (the 16-bit floats, which PyTorch
+ * refuses on the CPU, as float32 rounded); gamma at least the dtype's
+ * smallest normal number (PyTorch's std::max, which also takes it for
+ * NaN) */
+static void
+mt_random_params (DlMtState *mt,
+                  DlRandomParamsOp op,
+                  const gdouble *a,
+                  const gdouble *b,
+                  void *data,
+                  gint64 n,
+                  DlDType dtype)
+{
+  const gboolean single = dtype != DL_DTYPE_FLOAT64;
+  const double tiny = dl_philox_tiny (dtype == DL_DTYPE_FLOAT64, dtype == DL_DTYPE_FLOAT16);
+
+  for (gint64 i = 0; i < n; i++)
+    {
+      const double ai = narrow (a[i], single);
+
+      switch (op)
+        {
+          case DL_RANDOM_PARAMS_GAMMA:
+            {
+              double g = mt_gamma (mt, ai, single);
+
+              store_value (data, i, dtype, tiny < g ? g : tiny);
+            }
+            break;
+          case DL_RANDOM_PARAMS_POISSON:
+            {
+              gint64 k = mt_poisson (mt, ai);
+
+              /* the count converted as PyTorch converts it: once */
+              if (dtype == DL_DTYPE_FLOAT64)
+                ((double *)data)[i] = (double)k;
+              else
+                store_value (data, i, dtype, (float)k);
+            }
+            break;
+          case DL_RANDOM_PARAMS_BINOMIAL:
+            store_value (data, i, dtype, mt_binomial (mt, ai, narrow (b[i], single), single));
+            break;
+          default:
+            g_return_if_reached ();
+        }
+    }
+}
+
 void
 dl_cpu_random_params (DlBackendContext *ctx,
                       DlRandomParamsOp op,
@@ -467,11 +727,16 @@ dl_cpu_random_params (DlBackendContext *ctx,
                       void *data,
                       gint64 n,
                       DlDType dtype,
-                      guint64 seed,
-                      guint64 offset)
+                      const DlRandomDraw *draw)
 {
   const double tiny = dl_philox_tiny (dtype == DL_DTYPE_FLOAT64, dtype == DL_DTYPE_FLOAT16);
+  const guint64 seed = draw->seed, offset = draw->offset;
 
+  if (draw->mt)
+    {
+      mt_random_params (draw->mt, op, a, b, data, n, dtype);
+      return;
+    }
   DL_CPU_FOR_IF (
       n >= DL_CPU_GRAIN / 16, for (gint64 i = 0; i < n; i++) {
         store_value (data, i, dtype,

@@ -159,8 +159,7 @@ dl_cuda_random_params (DlBackendContext *ctx,
                        void *data,
                        gint64 n,
                        DlDType dtype,
-                       guint64 seed,
-                       guint64 offset)
+                       const DlRandomDraw *draw)
 {
   cudaStream_t stream = dl_cuda_current_stream (ctx);
 
@@ -168,7 +167,7 @@ dl_cuda_random_params (DlBackendContext *ctx,
     return;
   DL_CUDA_CHECK (cudaSetDevice (ctx->device_index));
   random_params_kernel<<<DL_CUDA_GRID (n), 0, stream>>> ((int)op, dtype, (char *)data, a, b, n,
-                                                          seed, offset);
+                                                          draw->seed, draw->offset);
   DL_CUDA_CHECK (cudaGetLastError ());
 }
 

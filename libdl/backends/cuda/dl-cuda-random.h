@@ -30,8 +30,7 @@ void dl_cuda_random_params (DlBackendContext *ctx,
                             void *data,
                             gint64 n,
                             DlDType dtype,
-                            guint64 seed,
-                            guint64 offset);
+                            const DlRandomDraw *draw);
 void dl_cuda_multinomial (DlBackendContext *ctx,
                           const gdouble *weights,
                           gint64 rows,

@@ -173,8 +173,7 @@ meta_random_params (DlBackendContext *ctx,
                     void *data,
                     gint64 n,
                     DlDType dtype,
-                    guint64 seed,
-                    guint64 offset)
+                    const DlRandomDraw *draw)
 {
 }
 

@@ -4,6 +4,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
 import dl as torch
+from dl._random import _dirichlet_from_gammas
 from . import constraints
 from .exp_family import ExponentialFamily
 
@@ -36,10 +37,8 @@ class Dirichlet(ExponentialFamily):
 
     def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
-        g = torch._standard_gamma(self.concentration.expand(shape))
-        x = g / g.sum(-1, keepdim=True)
-        x.detach().clamp_(min=torch.finfo(x.dtype).tiny)
-        return x
+        # torch._sample_dirichlet's numbers, with the gammas' gradient
+        return _dirichlet_from_gammas(self.concentration.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:
