@@ -337,13 +337,17 @@ pieces_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
 }
 
 /* Makes @n views of @self along @dim: of the given lengths, or (@sizes
- * NULL) each index, @dim removed; one node named @name records them. */
+ * NULL) each index, @dim removed; one node named @name records them.
+ * @unsafe (torch's unsafe_split): the pieces share @self's elements but
+ * autograd does not take them for views (no base; in-place writes into
+ * them are allowed and not seen by @self's history). */
 static DlTensor **
 pieces (DlTensor *self,
         const gchar *name,
         const gint64 *sizes,
         gsize n,
         gint dim,
+        gboolean unsafe,
         gsize *n_out,
         GError **error)
 {
@@ -368,6 +372,8 @@ pieces (DlTensor *self,
       free_parts (parts);
       return NULL;
     }
+  for (gsize i = 0; unsafe && i < n; i++)
+    g_clear_object (&((DlTensor *)parts->pdata[i])->base);
   if (record && n > 0)
     {
       g_autoptr (DlNode) node = dl_node_new_for_op (name, pieces_backward, 1, &self);
@@ -383,7 +389,7 @@ pieces (DlTensor *self,
           DlTensor *piece = parts->pdata[i];
 
           dl_node_set_output (node, piece, (guint)i);
-          piece->multi_output_view = TRUE;
+          piece->multi_output_view = !unsafe;
         }
     }
   return steal_array (parts, n_out);
@@ -419,7 +425,7 @@ dl_tensor_unbind (DlTensor *self, gint64 dim, gsize *n_out, GError **error)
     }
   if (!dl_normalize_dim ("unbind", &dim, self->ndim, error))
     return NULL;
-  return pieces (self, "UnbindBackward0", NULL, self->sizes[dim], (gint)dim, n_out, error);
+  return pieces (self, "UnbindBackward0", NULL, self->sizes[dim], (gint)dim, FALSE, n_out, error);
 }
 
 /* split and split_with_sizes: @sizes checked, then the pieces recorded
@@ -430,6 +436,7 @@ split_sizes (DlTensor *self,
              const gint64 *sizes,
              gsize n_sizes,
              gint64 dim,
+             gboolean unsafe,
              gsize *n_out,
              GError **error)
 {
@@ -463,7 +470,7 @@ split_sizes (DlTensor *self,
                    self->sizes[dim], dim, s);
       return NULL;
     }
-  return pieces (self, name, sizes, n_sizes, (gint)dim, n_out, error);
+  return pieces (self, name, sizes, n_sizes, (gint)dim, unsafe, n_out, error);
 }
 
 /**
@@ -493,33 +500,22 @@ dl_tensor_split_with_sizes (DlTensor *self,
                             GError **error)
 {
   g_return_val_if_fail (DL_IS_TENSOR (self) && n_out != NULL, NULL);
-  return split_sizes (self, "SplitWithSizesBackward0", sizes, n_sizes, dim, n_out, error);
+  return split_sizes (self, "SplitWithSizesBackward0", sizes, n_sizes, dim, FALSE, n_out, error);
 }
 
-/**
- * dl_tensor_split:
- * @self: a #DlTensor with at least one dim
- * @split_size: the length of each piece along @dim (the last may be
- *   shorter)
- * @dim: the dim to split
- * @n_out: (out): return location for the number of tensors
- * @error: return location for a #GError
- *
- * @self cut along @dim into views of @split_size, as torch.split with an
- * int.
- *
- * Returns: (array length=n_out) (transfer full) (nullable): the views, or
- *   %NULL with @error set
- *
- * Since: 0.1
- */
-DlTensor **
-dl_tensor_split (DlTensor *self, gint64 split_size, gint64 dim, gsize *n_out, GError **error)
+/* @self cut along @dim into pieces of @split_size (the last shorter) */
+static DlTensor **
+split_even (DlTensor *self,
+            const gchar *name,
+            gint64 split_size,
+            gint64 dim,
+            gboolean unsafe,
+            gsize *n_out,
+            GError **error)
 {
   g_autofree gint64 *sizes = NULL;
   gint64 n, count;
 
-  g_return_val_if_fail (DL_IS_TENSOR (self) && n_out != NULL, NULL);
   *n_out = 0;
   if (self->ndim == 0)
     {
@@ -542,7 +538,88 @@ dl_tensor_split (DlTensor *self, gint64 split_size, gint64 dim, gsize *n_out, GE
   sizes = g_new (gint64, count);
   for (gint64 i = 0; i < count; i++)
     sizes[i] = n == 0 ? 0 : MIN (split_size, n - i * split_size);
-  return split_sizes (self, "SplitBackward0", sizes, count, dim, n_out, error);
+  return split_sizes (self, name, sizes, count, dim, unsafe, n_out, error);
+}
+
+/**
+ * dl_tensor_split:
+ * @self: a #DlTensor with at least one dim
+ * @split_size: the length of each piece along @dim (the last may be
+ *   shorter)
+ * @dim: the dim to split
+ * @n_out: (out): return location for the number of tensors
+ * @error: return location for a #GError
+ *
+ * @self cut along @dim into views of @split_size, as torch.split with an
+ * int.
+ *
+ * Returns: (array length=n_out) (transfer full) (nullable): the views, or
+ *   %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor **
+dl_tensor_split (DlTensor *self, gint64 split_size, gint64 dim, gsize *n_out, GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self) && n_out != NULL, NULL);
+  return split_even (self, "SplitBackward0", split_size, dim, FALSE, n_out, error);
+}
+
+/**
+ * dl_tensor_unsafe_split:
+ * @self: a #DlTensor with at least one dim
+ * @split_size: the length of each piece along @dim (the last may be
+ *   shorter)
+ * @dim: the dim to split
+ * @n_out: (out): return location for the number of tensors
+ * @error: return location for a #GError
+ *
+ * dl_tensor_split() whose pieces autograd does not take for views, as
+ * torch.unsafe_split: they share @self's elements, record one
+ * UnsafeSplitBackward0 node, and may be written in place (the writes are
+ * not seen by @self's history).
+ *
+ * Returns: (array length=n_out) (transfer full) (nullable): the pieces, or
+ *   %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor **
+dl_tensor_unsafe_split (DlTensor *self, gint64 split_size, gint64 dim, gsize *n_out, GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self) && n_out != NULL, NULL);
+  return split_even (self, "UnsafeSplitBackward0", split_size, dim, TRUE, n_out, error);
+}
+
+/**
+ * dl_tensor_unsafe_split_with_sizes:
+ * @self: a #DlTensor with at least one dim
+ * @sizes: (array length=n_sizes): the length of each piece along @dim;
+ *   they add up to that dim's size
+ * @n_sizes: how many pieces
+ * @dim: the dim to split
+ * @n_out: (out): return location for the number of tensors
+ * @error: return location for a #GError
+ *
+ * dl_tensor_split_with_sizes() whose pieces autograd does not take for
+ * views, as torch.unsafe_split_with_sizes (see dl_tensor_unsafe_split()).
+ *
+ * Returns: (array length=n_out) (transfer full) (nullable): the pieces, or
+ *   %NULL with @error set
+ *
+ * Since: 0.1
+ */
+DlTensor **
+dl_tensor_unsafe_split_with_sizes (DlTensor *self,
+                                   const gint64 *sizes,
+                                   gsize n_sizes,
+                                   gint64 dim,
+                                   gsize *n_out,
+                                   GError **error)
+{
+  g_return_val_if_fail (DL_IS_TENSOR (self) && n_out != NULL, NULL);
+  return split_sizes (self, "UnsafeSplitWithSizesBackward0", sizes, n_sizes, dim, TRUE, n_out,
+                      error);
 }
 
 /**

@@ -26,6 +26,17 @@ DL_EXPORT DlTensor **dl_tensor_split_with_sizes (DlTensor *self,
                                                  GError **error);
 DL_EXPORT DlTensor **
 dl_tensor_chunk (DlTensor *self, gint64 chunks, gint64 dim, gsize *n_out, GError **error);
+DL_EXPORT DlTensor **dl_tensor_unsafe_split (DlTensor *self,
+                                             gint64 split_size,
+                                             gint64 dim,
+                                             gsize *n_out,
+                                             GError **error);
+DL_EXPORT DlTensor **dl_tensor_unsafe_split_with_sizes (DlTensor *self,
+                                                        const gint64 *sizes,
+                                                        gsize n_sizes,
+                                                        gint64 dim,
+                                                        gsize *n_out,
+                                                        GError **error);
 DL_EXPORT DlTensor *
 dl_tensor_repeat (DlTensor *self, const gint64 *repeats, gsize n_repeats, GError **error);
 DL_EXPORT DlTensor *

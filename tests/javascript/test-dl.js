@@ -625,6 +625,10 @@ test('indexing and joining', () => {
     assert(halves[0].get_grad_fn() === halves[1].get_grad_fn(), 'chunk: one node');
     assert(halves[1].get_output_nr() === 1, 'output_nr of the second piece');
     assert(halves[1].get_base() === leaf, 'pieces are views of the leaf');
+    // unsafe_split: torch's UnsafeSplitBackward0, pieces that are no views
+    const loose = leaf.unsafe_split(3, 0);
+    assert(loose[0].get_grad_fn().get_name() === 'UnsafeSplitBackward0', 'unsafe_split node');
+    assert(loose[1].get_base() === null && loose[1].get_output_nr() === 1, 'unsafe pieces');
     // reducing scatters, with a repeated index along dim 0
     const si = fromArray([0, 0, 0, 0, 1, 0], [2, 3], I64);
     const src = fromArray([1, 2, 3, 4, 5, 6], [2, 3], F64);

@@ -6,9 +6,11 @@
 # Copyright 2026 The libdl authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+import copy
 import pickle
 from collections import OrderedDict
 
+import numpy as np
 import pytest
 import torch
 
@@ -82,11 +84,24 @@ def test_construction_errors():
         nn.CrossEntropyLoss(reduction='average')(Dl.zeros(2, 3), Dl.tensor([0, 1]))
 
 
-@needs_libdl
-def test_softmax_needs_dim():
-    # PyTorch's implicit choice of dim is deprecated; libdl asks for it
-    with pytest.raises(TypeError):
-        nn.Softmax()
+@pytest.mark.parametrize("name", ["Softmax", "LogSoftmax", "Softmin"])
+@pytest.mark.parametrize("shape", [(5,), (2, 3), (2, 3, 4)])
+def test_softmax_layers_without_dim(rng, name, shape):
+    """nn.Softmax() as torch's: dim None, printed so, picked at each call
+    with the deprecation warning pointing at the caller's line; a copy
+    keeps it; a layer with dim is the C layer"""
+    m, tm = getattr(nn, name)(), getattr(tnn, name)()
+    assert m.dim is None and repr(m) == repr(tm) == name + '(dim=None)'
+    x = rng.standard_normal(shape)
+    with pytest.warns(UserWarning) as rec:
+        y = m(Dl.tensor(x))
+    with pytest.warns(UserWarning) as trec:
+        u = tm(torch.tensor(x))
+    assert str(rec[0].message) == str(trec[0].message)
+    assert rec[0].filename == trec[0].filename == __file__
+    np.testing.assert_allclose(y.numpy(), u.numpy(), rtol=1e-12, atol=1e-12)
+    assert copy.deepcopy(m).dim is None
+    assert repr(getattr(nn, name)(-1)) == name + '(dim=-1)'
 
 
 def test_sequential(rng):

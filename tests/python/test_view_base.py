@@ -179,3 +179,52 @@ def test_inplace_into_pieces_refused_as_torch():
             y = m.ones(4, requires_grad=True) * 1
             y.split(2)[0].mul_(3)
         assert z.tolist() == [2, 2, 1, 1] and y.tolist() == [3, 3, 1, 1]
+
+
+UNSAFE = {
+    'unsafe_split': lambda m, y: m.unsafe_split(y, 4),
+    'unsafe_split method': lambda m, y: y.unsafe_split(2, 0),
+    'unsafe_split_with_sizes': lambda m, y: m.unsafe_split_with_sizes(y, [1, 5]),
+    'unsafe_chunk': lambda m, y: y.unsafe_chunk(4),
+    'unsafe_chunk function': lambda m, y: m.unsafe_chunk(y, 2, 0),
+    'unsafe_chunk of an empty dim': lambda m, y: y[:0].unsafe_chunk(3),
+}
+
+
+@pytest.mark.parametrize('name', sorted(UNSAFE))
+def test_unsafe_pieces_are_not_views_as_torch(name):
+    """torch's unsafe_split/unsafe_chunk: one UnsafeSplit(WithSizes)Backward0
+    node whose outputs share the input's elements but are no views (no
+    _base, _is_view() False); writing one in place is allowed and reaches
+    the input's elements; gradients flow as split's"""
+    got = []
+    for m in (torch, dl):
+        x = m.arange(6.).requires_grad_()
+        y = x * 1
+        ps = UNSAFE[name](m, y)
+        got.append(([p.grad_fn.name() for p in ps], [p.output_nr for p in ps],
+                    [p._is_view() for p in ps], [p._base is None for p in ps],
+                    [tuple(p.shape) for p in ps]))
+        if ps[0].numel():
+            assert ps[0].data_ptr() == y.data_ptr()
+            sum(p.sum() * (i + 1) for i, p in enumerate(ps)).backward()
+            got.append(x.grad.tolist())
+            with m.no_grad():
+                pass
+            q = UNSAFE[name](m, x.detach() * 1)
+            q[0].mul_(3)
+            got.append((q[0].grad_fn, q[0].tolist()))
+    n = len(got) // 2
+    assert got[:n] == got[n:]
+
+
+def test_unsafe_pieces_write_in_place_with_grad():
+    for m in (torch, dl):
+        x = m.arange(6.).requires_grad_()
+        y = x * 1
+        a, b = m.unsafe_split(y, 3)
+        a.mul_(2)  # split's pieces refuse this; unsafe ones take it
+        assert a.grad_fn.name() == 'MulBackward0'
+        assert y.tolist() == [0.0, 2.0, 4.0, 3.0, 4.0, 5.0]
+    with pytest.raises(TypeError):
+        dl.unsafe_split(dl.ones(4), [1, 3])

@@ -1682,6 +1682,10 @@ void test_index_join () {
         var halves = leaf.chunk (2, 0);
         assert (halves[0].get_grad_fn () == halves[1].get_grad_fn ());
         assert (halves[1].get_output_nr () == 1 && halves[1].get_base () == leaf);
+        /* unsafe_split: one UnsafeSplitBackward0 node, pieces that are no views */
+        var loose = leaf.unsafe_split_with_sizes ({ 1, 3 }, 0);
+        assert (loose[1].get_grad_fn ().get_name () == "UnsafeSplitWithSizesBackward0");
+        assert (loose[1].get_base () == null && loose[1].get_output_nr () == 1);
 
         /* reducing scatters, with a repeated index along dim 0 */
         var si = from_array ({ 0, 0, 0, 0, 1, 0 }, { 2, 3 }, Dl.DType.INT64);

@@ -29,7 +29,8 @@ from ._indexing import (argwhere, cat, chunk, concat, concatenate, flip, fliplr,
                         hstack, index_add, index_copy, index_fill, index_put, index_select,
                         masked_fill, masked_select, nonzero, roll, scatter, scatter_add,
                         scatter_reduce, split, stack, take, take_along_dim, tril, triu, diagonal,
-                        diag, trace, bincount, unbind, vstack, where)
+                        diag, trace, bincount, unbind, unsafe_chunk, unsafe_split,
+                        unsafe_split_with_sizes, vstack, where)
 from ._reductions import (amax, amin, aminmax, argsort, count_nonzero, cummax, cummin, cumprod,
                           cumsum, kthvalue, logsumexp, median, msort, nanmean, nanmedian, nansum,
                           norm, prod, sort, std, std_mean, topk, unique, unique_consecutive, var,
@@ -74,7 +75,7 @@ __all__ = ['Generator', 'Node', 'Size', 'Tensor', 'add', 'allclose', 'eq', 'equa
            'seed', 'select', 'serialization',
            'set_default_dtype', 'set_grad_enabled', 'set_rng_state', 'softmax', 'sort', 'split',
            'squeeze', 'stack', 'std', 'std_mean', 'sub', 't', 'take', 'take_along_dim', 'tensor',
-           'tensordot', 'topk', 'transpose', 'tril', 'triu', 'diagonal', 'diag', 'trace', 'bincount', 'uint8', 'unbind', 'unflatten',
+           'tensordot', 'topk', 'transpose', 'tril', 'triu', 'diagonal', 'diag', 'trace', 'bincount', 'uint8', 'unbind', 'unflatten', 'unsafe_chunk', 'unsafe_split', 'unsafe_split_with_sizes',
            'unique', 'unique_consecutive', 'unsqueeze', 'utils', 'var', 'var_mean', 'vdot',
            'vstack', 'where', 'zeros', 'zeros_like']
 __all__ += ['addcdiv', 'addcmul', 'bitwise_left_shift', 'bitwise_right_shift', 'copysign',

@@ -256,6 +256,35 @@ def _t_chunk(self, chunks, dim=0):
 
 
 @_checked
+def _t_unsafe_split(self, split_size, dim=0):
+    """Tensor.unsafe_split: split's pieces, which autograd does not take
+    for views (UnsafeSplitBackward0; no _base; writable in place)."""
+    return tuple(Dl.Tensor.unsafe_split(self, _int_arg(split_size, 'unsafe_split',
+                                                       'split_size'), dim))
+
+
+@_checked
+def _t_unsafe_split_with_sizes(self, split_sizes, dim=0):
+    return tuple(Dl.Tensor.unsafe_split_with_sizes(self, [int(s) for s in split_sizes], dim))
+
+
+@_checked
+def _t_unsafe_chunk(self, chunks, dim=0):
+    """Tensor.unsafe_chunk: chunk through unsafe_split, as torch's (an
+    empty dim through unsafe_split_with_sizes)."""
+    chunks = _int_arg(chunks, 'unsafe_chunk', 'chunks')
+    if self.dim() == 0:
+        raise RuntimeError('chunk expects at least a 1-dimensional tensor')
+    if chunks <= 0:
+        raise RuntimeError('chunk expects `chunks` to be greater than 0, got: %d' % chunks)
+    n = self.shape[dim]
+    split_size = (n + chunks - 1) // chunks
+    if split_size == 0 and n == 0:
+        return _t_unsafe_split_with_sizes(self, [0] * chunks, dim)
+    return _t_unsafe_split(self, split_size, dim)
+
+
+@_checked
 def _t_repeat(self, *sizes):
     return Dl.Tensor.repeat(self, _size_args(sizes, 'repeat'))
 
@@ -667,6 +696,9 @@ take_along_dim = _method_fn(_t_take_along_dim, 'take_along_dim')
 unbind = _method_fn(_t_unbind, 'unbind')
 split = _method_fn(_t_split, 'split')
 chunk = _method_fn(_t_chunk, 'chunk')
+unsafe_split = _method_fn(_t_unsafe_split, 'unsafe_split')
+unsafe_split_with_sizes = _method_fn(_t_unsafe_split_with_sizes, 'unsafe_split_with_sizes')
+unsafe_chunk = _method_fn(_t_unsafe_chunk, 'unsafe_chunk')
 flip = _method_fn(_t_flip, 'flip')
 fliplr = _method_fn(_t_fliplr, 'fliplr')
 flipud = _method_fn(_t_flipud, 'flipud')

@@ -985,6 +985,9 @@ class Tensor(Dl.Tensor):
     unbind = _indexing._t_unbind
     split = _indexing._t_split
     chunk = _indexing._t_chunk
+    unsafe_split = _indexing._t_unsafe_split
+    unsafe_split_with_sizes = _indexing._t_unsafe_split_with_sizes
+    unsafe_chunk = _indexing._t_unsafe_chunk
     repeat = _indexing._t_repeat
     flip = _indexing._t_flip
     fliplr = _indexing._t_fliplr

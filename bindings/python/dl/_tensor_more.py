@@ -669,14 +669,6 @@ def split_with_sizes(input, split_sizes, dim=0):
     return input.split(list(split_sizes), dim)
 
 
-def unsafe_chunk(input, chunks, dim=0):
-    return input.chunk(chunks, dim)
-
-
-def unsafe_split(input, split_size_or_sections, dim=0):
-    return input.split(split_size_or_sections, dim)
-
-
 def select_scatter(input, src, dim, index):
     out = input.clone()
     out.select(dim, index).copy_(src)
@@ -715,7 +707,7 @@ FUNCTIONS.update({f.__name__: f for f in (
     cumulative_trapezoid, vander, hann_window, hamming_window, blackman_window,
     bartlett_window, kaiser_window, result_type, can_cast, promote_types, scalar_tensor,
     rsub, is_same_size, is_signed, typename, set_default_tensor_type, split_with_sizes,
-    unsafe_chunk, unsafe_split, select_scatter, slice_scatter, diagonal_scatter)})
+    select_scatter, slice_scatter, diagonal_scatter)})
 FUNCTIONS['range'] = _range
 FUNCTIONS.update({
     'histogram': lambda input, bins=100, *, range=None, weight=None, density=False:

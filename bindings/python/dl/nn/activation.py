@@ -11,7 +11,7 @@
 import warnings
 
 from .._lib import OVERRIDE_MODULE, Dl, GLib, _translate, typelib_override
-from .modules import Module, _construct, _Layer, _LayerTensor, _softmax_dim
+from .modules import Module, _construct, _implicit_softmax, _Layer, _LayerTensor, _softmax_dim
 
 __all__ = ['relu_', 'relu6', 'hardswish', 'hardsigmoid', 'hardshrink', 'softshrink',
            'tanhshrink', 'softsign', 'elu', 'elu_', 'selu', 'selu_', 'celu', 'celu_', 'mish',
@@ -158,13 +158,14 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     """Samples from the Gumbel-softmax distribution (composed of differentiable
     ops, as torch's): softmax((logits + g) / tau) with g = -ln(E), E ~ Exp(1)
-    drawn as -ln(U); with hard, the one-hot of its argmax with the soft
+    drawn as torch draws it; with hard, the one-hot of its argmax with the soft
     sample's gradient (straight through)."""
-    from .._creation import rand_like, zeros_like
+    from .._creation import empty_like, zeros_like
     if eps != 1e-10:
         warnings.warn('`eps` parameter is deprecated and has no effect.')
-    exponential = -rand_like(logits).log()
-    gumbels = (logits - exponential.log()) / tau
+    # torch's draw: -ln of Exp(1) numbers, so a seed gives torch's sample
+    gumbels = -empty_like(logits).exponential_().log()
+    gumbels = (logits + gumbels) / tau
     y_soft = gumbels.softmax(dim)
     if not hard:
         return y_soft
@@ -379,6 +380,11 @@ class Softmin(_Layer, Dl.Softmin, Module):
 
     def __init__(self, dim=None):
         _construct(self, Dl.Softmin, dim=_softmax_dim('Softmin', dim))
+        if dim is None:
+            self.__dict__['dim'] = None
+
+    def forward(self, input):
+        return _implicit_softmax(self, input, 'softmin')
 
     def extra_repr(self):
         return 'dim={dim}'.format(dim=self.dim)

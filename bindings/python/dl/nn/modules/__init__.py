@@ -1405,10 +1405,19 @@ class Flatten(_Layer, Dl.Flatten, Module):
 
 
 def _softmax_dim(cls, dim):
-    if dim is None:
-        raise TypeError('%s: give dim explicitly (PyTorch\'s implicit choice of dim is '
-                        'deprecated, and libdl does not make it)' % cls)
-    return int(dim)
+    """The C layer's dim: @dim, or -1 standing for None, which the Python
+    class keeps (torch's nn.Softmax() picks a dim at each call, with its
+    deprecation warning; see _implicit_softmax)."""
+    return -1 if dim is None else int(dim)
+
+
+def _implicit_softmax(module, input, fn):
+    """The forward of a softmax layer made without dim: torch's functional
+    call with dim None (which picks the dim and warns), else the C layer's."""
+    if module.__dict__.get('dim', 0) is None:
+        from .. import functional as F
+        return getattr(F, fn)(input, None, _stacklevel=6)  # the caller of the module
+    return Module.forward(module, input)
 
 
 @typelib_override(__name__)
@@ -1419,10 +1428,14 @@ class Softmax(_Layer, Dl.Softmax, Module):
 
     def __init__(self, dim=None):
         _construct(self, Dl.Softmax, dim=_softmax_dim('Softmax', dim))
+        if dim is None:
+            self.__dict__['dim'] = None
 
+    def forward(self, input):
+        return _implicit_softmax(self, input, 'softmax')
 
     def extra_repr(self):
-        return 'dim=%d' % self.dim
+        return 'dim={dim}'.format(dim=self.dim)
 
 
 @typelib_override(__name__)
@@ -1433,10 +1446,14 @@ class LogSoftmax(_Layer, Dl.LogSoftmax, Module):
 
     def __init__(self, dim=None):
         _construct(self, Dl.LogSoftmax, dim=_softmax_dim('LogSoftmax', dim))
+        if dim is None:
+            self.__dict__['dim'] = None
 
+    def forward(self, input):
+        return _implicit_softmax(self, input, 'log_softmax')
 
     def extra_repr(self):
-        return 'dim=%d' % self.dim
+        return 'dim={dim}'.format(dim=self.dim)
 
 
 def _set_modules(m, modules):
