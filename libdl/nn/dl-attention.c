@@ -98,8 +98,7 @@ project (const MhaArgs *a, const gchar *what, DlTensor *x, DlTensor *w, DlTensor
                    a->op, what, xs, ws, dl_tensor_get_ndim (w) == 2 ? dim_size (w, 1) : -1);
       return NULL;
     }
-  if (!(x2 = dl_tensor_reshape (x, (gint64[]){ rows, in }, 2, error))
-      || !(wt = dl_tensor_t (w, error)))
+  if (!(x2 = dl_nn_reshape (x, (gint64[]){ rows, in }, 2, error)) || !(wt = dl_tensor_t (w, error)))
     return NULL;
   y = b ? dl_tensor_addmm (b, x2, wt, 1.0, 1.0, error) : dl_tensor_mm (x2, wt, error);
   if (y == NULL)
@@ -116,7 +115,7 @@ split_heads (DlTensor *x, gint64 num_heads, gboolean batch_first, GError **error
   g_autoptr (DlTensor) x4 = NULL;
   static const gint64 bf[] = { 0, 2, 1, 3 }, sf[] = { 1, 2, 0, 3 };
 
-  if (!(x4 = dl_tensor_reshape (
+  if (!(x4 = dl_nn_reshape (
             x, (gint64[]){ dim_size (x, 0), dim_size (x, 1), num_heads, e / num_heads }, 4, error)))
     return NULL;
   return dl_tensor_permute (x4, batch_first ? bf : sf, 4, error);
@@ -330,7 +329,7 @@ append_bias (DlTensor *x, DlTensor *bias, gboolean batch_first, GError **error)
   g_autoptr (DlTensor) b = NULL;
   g_autoptr (DlTensor) bx = NULL;
 
-  if (!(b = dl_tensor_reshape (bias, (gint64[]){ 1, 1, e }, 3, error))
+  if (!(b = dl_nn_reshape (bias, (gint64[]){ 1, 1, e }, 3, error))
       || !(bx = dl_tensor_expand (b, shape, 3, error)))
     return NULL;
   return dl_cat ((DlTensor *[]){ x, bx }, 2, batch_first ? 1 : 0, error);
@@ -364,7 +363,7 @@ static_heads (const MhaArgs *a, const gchar *name, DlTensor *s, gint64 n, gint64
                    a->op, name, n * a->num_heads, d, ss);
       return NULL;
     }
-  return dl_tensor_reshape (s, (gint64[]){ n, a->num_heads, dim_size (s, 1), d }, 4, error);
+  return dl_nn_reshape (s, (gint64[]){ n, a->num_heads, dim_size (s, 1), d }, 4, error);
 }
 
 /* attn_mask (L, S) or (N·H, L, S), bool, byte or float, as an additive
@@ -414,7 +413,7 @@ additive_attn_mask (const MhaArgs *a,
       return NULL;
     }
   if (md == 3)
-    m = dl_tensor_reshape (attn_mask, (gint64[]){ bsz, n_heads, tgt_len, src_len }, 4, error);
+    m = dl_nn_reshape (attn_mask, (gint64[]){ bsz, n_heads, tgt_len, src_len }, 4, error);
   else
     m = g_object_ref (attn_mask);
   if (m == NULL)
@@ -472,7 +471,7 @@ merge_key_padding_mask (const MhaArgs *a,
                    a->op, bsz, src_len, ks);
       return NULL;
     }
-  if (!(k4m = dl_tensor_reshape (kpm, (gint64[]){ bsz, 1, 1, src_len }, 4, error)))
+  if (!(k4m = dl_nn_reshape (kpm, (gint64[]){ bsz, 1, 1, src_len }, 4, error)))
     return NULL;
   if (!is_float (kpm))
     kadd = bool_to_additive (k4m, dtype, error);
@@ -786,7 +785,7 @@ mha_forward (const MhaArgs *args,
     gint64 a0 = a.batch_first ? bsz : tgt_len, a1 = a.batch_first ? tgt_len : bsz;
     g_autoptr (DlTensor) o3 = NULL;
 
-    if (o == NULL || !(o3 = dl_tensor_reshape (o, (gint64[]){ a0, a1, embed_dim }, 3, error)))
+    if (o == NULL || !(o3 = dl_nn_reshape (o, (gint64[]){ a0, a1, embed_dim }, 3, error)))
       return NULL;
     if (a.out_proj_weight == NULL)
       {

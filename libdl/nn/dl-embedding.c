@@ -83,7 +83,7 @@ embedding_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   if (!dl_node_needs_input_grad (node, 0))
     return TRUE;
   TRY (flat = dl_node_saved (node, &s->flat, error));
-  TRY (rows = dl_tensor_reshape (go[0], (gint64[]){ -1, dim }, 2, error));
+  TRY (rows = dl_nn_reshape (go[0], (gint64[]){ -1, dim }, 2, error));
   src = rows;
   if (s->padding_idx >= 0)
     {
@@ -164,7 +164,7 @@ dl_embedding (DlTensor *input,
                    padding_idx, w_shape[0]);
       return NULL;
     }
-  if (!(flat = dl_tensor_reshape (input, (gint64[]){ -1 }, 1, error))
+  if (!(flat = dl_nn_reshape (input, (gint64[]){ -1 }, 1, error))
       || !(flat64 = dl_cast_nograd (flat, DL_DTYPE_INT64, error)))
     return NULL;
   if (max_norm > 0 && !renorm_rows (weight, flat64, max_norm, norm_type, error))

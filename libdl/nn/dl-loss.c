@@ -37,6 +37,7 @@
 #include "ops/dl-ops-math.h"
 #include "ops/dl-iter-private.h"
 #include "ops/dl-ops-private.h"
+#include "dl-module-private.h"
 
 /* ---- shared --------------------------------------------------------------- */
 
@@ -106,7 +107,7 @@ class_weight_view (DlTensor *weight, gsize nd, GError **error)
   for (gsize i = 0; i < nd; i++)
     shape[i] = 1;
   shape[1] = -1;
-  return dl_tensor_reshape (weight, shape, nd, error);
+  return dl_nn_reshape (weight, shape, nd, error);
 }
 
 /* ---- classification: nll_loss and cross_entropy ---------------------------- */
@@ -260,10 +261,10 @@ sample_weights (DlTensor *lp, DlTensor *target, DlTensor *weight, DlTensor *igno
   if (!weight)
     return g_steal_pointer (&keptf);
   if (!(safe = dl_tensor_masked_fill (target, ignored, 0, error))
-      || !(flat = dl_tensor_reshape (safe, (gint64[]){ -1 }, 1, error))
+      || !(flat = dl_nn_reshape (safe, (gint64[]){ -1 }, 1, error))
       || !(wcast = dl_tensor_to_dtype (weight, dl_tensor_get_dtype (lp), error))
       || !(wsel = dl_tensor_index_select (wcast, 0, flat, error))
-      || !(wshaped = dl_tensor_reshape (wsel, tshape, td, error)))
+      || !(wshaped = dl_nn_reshape (wsel, tshape, td, error)))
     return NULL;
   return dl_tensor_mul (wshaped, keptf, error);
 }
@@ -362,7 +363,7 @@ nll_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
     return FALSE;
   tshape = dl_tensor_get_shape (target, &td);
   /* 'none' hands one gradient per sample, the others one for all */
-  if (!(g = s->reduction == DL_REDUCTION_NONE ? dl_tensor_reshape (go[0], tshape, td, error)
+  if (!(g = s->reduction == DL_REDUCTION_NONE ? dl_nn_reshape (go[0], tshape, td, error)
                                               : dl_tensor_expand (go[0], tshape, td, error)))
     return FALSE;
   if (s->none_ignored && !weight)
@@ -406,8 +407,7 @@ nll_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
       || !(srccol = dl_tensor_unsqueeze (src, 1, error))
       || !(grad = dl_tensor_scatter (zeros, 1, col, srccol, error)))
     return FALSE;
-  gi[0] = s->unbatched ? dl_tensor_reshape (grad, in->sizes, in->ndim, error)
-                       : g_steal_pointer (&grad);
+  gi[0] = s->unbatched ? dl_nn_reshape (grad, in->sizes, in->ndim, error) : g_steal_pointer (&grad);
   return gi[0] != NULL;
 }
 
@@ -452,8 +452,8 @@ nll_recorded (DlTensor *lp,
 
       for (gsize i = 3; i < nd; i++)
         rest *= shape[i];
-      if (!(x = dl_tensor_reshape (lp, (gint64[]){ shape[0], shape[1], shape[2], rest }, 4, error))
-          || !(t = dl_tensor_reshape (target, (gint64[]){ shape[0], shape[2], rest }, 3, error)))
+      if (!(x = dl_nn_reshape (lp, (gint64[]){ shape[0], shape[1], shape[2], rest }, 4, error))
+          || !(t = dl_nn_reshape (target, (gint64[]){ shape[0], shape[2], rest }, 3, error)))
         return NULL;
     }
   else

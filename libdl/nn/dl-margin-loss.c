@@ -39,6 +39,7 @@
 #include "ops/dl-ops-reduce.h"
 #include "ops/dl-ops-scan.h"
 #include "ops/dl-ops-shape.h"
+#include "dl-module-private.h"
 
 /* ---- shared --------------------------------------------------------------- */
 
@@ -109,7 +110,7 @@ per_sample (DlTensor *go, DlReduction reduction, const gint64 *shape, gsize nd, 
   gint64 n = 1;
 
   if (reduction == DL_REDUCTION_NONE)
-    return dl_tensor_reshape (go, shape, nd, error);
+    return dl_nn_reshape (go, shape, nd, error);
   for (gsize i = 0; i < nd; i++)
     n *= shape[i];
   if (!(scaled = reduction == DL_REDUCTION_MEAN ? dl_tensor_div_scalar (go, (gdouble)n, error)
@@ -457,7 +458,7 @@ batch_input (const gchar *name, DlTensor *input, GError **error)
     }
   if (nd == 2)
     return g_object_ref (input);
-  return dl_tensor_reshape (input, (gint64[]){ 1, -1 }, 2, error);
+  return dl_nn_reshape (input, (gint64[]){ 1, -1 }, 2, error);
 }
 
 static gboolean
@@ -504,7 +505,7 @@ class_gradient (DlTensor *gx, DlTensor *go, DlReduction reduction, DlTensor *inp
       || !(scaled = dl_tensor_div_scalar (g, (gdouble)c, error))
       || !(grad = dl_tensor_mul (gx, scaled, error)))
     return NULL;
-  return dl_tensor_reshape (grad, shape, nd, error);
+  return dl_nn_reshape (grad, shape, nd, error);
 }
 
 /* ---- multi_margin_loss: MultiMarginLossBackward0 ------------------------------ */
@@ -621,7 +622,7 @@ multi_margin_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **erro
       || (s->has_weight && !(weight = dl_node_saved (node, &s->weight, error))))
     return FALSE;
   if (!(x = batch_input ("multi_margin_loss", input, error))
-      || !(t = dl_tensor_reshape (target, (gint64[]){ -1 }, 1, error)))
+      || !(t = dl_nn_reshape (target, (gint64[]){ -1 }, 1, error)))
     return FALSE;
   if (!multi_margin_parts (x, t, weight, s->margin, &m, &others, &wt, error)
       || !(pos = dl_tensor_gt_scalar (m, 0, error))
@@ -728,7 +729,7 @@ dl_multi_margin_loss (DlTensor *input,
       return NULL;
     }
   if (!check_int64_target (name, target, error)
-      || !(t = dl_tensor_reshape (target, (gint64[]){ -1 }, 1, error))
+      || !(t = dl_nn_reshape (target, (gint64[]){ -1 }, 1, error))
       || !in_range (t, 0, c, &ok, error))
     return NULL;
   if (!ok)
@@ -925,7 +926,7 @@ dl_multilabel_margin_loss (DlTensor *input, DlTensor *target, DlReduction reduct
       return NULL;
     }
   if (!check_int64_target (name, target, error)
-      || !(t = dl_tensor_reshape (target, (gint64[]){ n, c }, 2, error)))
+      || !(t = dl_nn_reshape (target, (gint64[]){ n, c }, 2, error)))
     return NULL;
   /* the classes read, those before each row's first -1, in [0, C) */
   if (!(kept = dl_tensor_ne_scalar (t, -1, error))

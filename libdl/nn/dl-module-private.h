@@ -7,6 +7,7 @@
 #pragma once
 
 #include "nn/dl-module.h"
+#include "ops/dl-ops-shape.h"
 
 G_BEGIN_DECLS
 
@@ -74,5 +75,17 @@ void dl_module_set_modes_quietly (DlModule *self, GArray *modes);
  * the error of an op that would run the tree on another thread. @path
  * names @self in it ("model"). Free with g_free(). */
 gchar *dl_module_find_binding_code (DlModule *self, const gchar *path);
+
+/* A reshape as PyTorch's C++ composites write it, with view: a view
+ * (ViewBackward0) when @t's layout allows, else dl_tensor_reshape()'s
+ * copy (Tensor.reshape's own view is ReshapeAliasBackward0). */
+static inline DlTensor *
+dl_nn_reshape (DlTensor *t, const gint64 *shape, gsize n_dims, GError **error)
+{
+  g_autoptr (GError) not_a_view = NULL;
+  DlTensor *v = dl_tensor_view (t, shape, n_dims, &not_a_view);
+
+  return v ? v : dl_tensor_reshape (t, shape, n_dims, error);
+}
 
 G_END_DECLS

@@ -25,6 +25,7 @@
 #include "ops/dl-ops-private.h"
 #include "ops/dl-ops-reduce.h"
 #include "ops/dl-ops-shape.h"
+#include "dl-module-private.h"
 
 /* the gradients of @parameters that have one (transfer full each) */
 static GPtrArray *
@@ -189,7 +190,7 @@ dl_parameters_to_vector (DlTensor **parameters, gsize n_parameters, GError **err
     }
   for (gsize i = 0; i < n_parameters; i++)
     {
-      DlTensor *f = dl_tensor_reshape (parameters[i], (gint64[]){ -1 }, 1, error);
+      DlTensor *f = dl_nn_reshape (parameters[i], (gint64[]){ -1 }, 1, error);
       if (!f)
         return NULL;
       g_ptr_array_add (flat, f);
@@ -235,7 +236,7 @@ dl_vector_to_parameters (DlTensor *vec, DlTensor **parameters, gsize n_parameter
       const gint64 *shape = dl_tensor_get_shape (parameters[i], &nd);
       gint64 n = dl_tensor_numel (parameters[i]);
       g_autoptr (DlTensor) part = dl_tensor_narrow (vec, 0, offset, n, error);
-      g_autoptr (DlTensor) shaped = part ? dl_tensor_reshape (part, shape, nd, error) : NULL;
+      g_autoptr (DlTensor) shaped = part ? dl_nn_reshape (part, shape, nd, error) : NULL;
 
       ok = shaped && dl_tensor_copy_ (parameters[i], shaped, error);
       offset += n;
@@ -309,7 +310,7 @@ weight_norm_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error
       gsize nd;
       const gint64 *shape = dl_tensor_get_shape (g, &nd);
 
-      if (!(gi[1] = dl_tensor_reshape (s_over, shape, nd, error)))
+      if (!(gi[1] = dl_nn_reshape (s_over, shape, nd, error)))
         return FALSE;
     }
   return TRUE;

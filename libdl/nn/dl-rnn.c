@@ -667,7 +667,7 @@ dl_rnn_base_forward_state (DlRnnBase *self,
       return NULL;
     }
   if (!check_states (p, batch, h3, c3, error)
-      || !(x2 = dl_tensor_reshape (xt, (gint64[]){ steps * batch, p->input_size }, 2, error)))
+      || !(x2 = dl_nn_reshape (xt, (gint64[]){ steps * batch, p->input_size }, 2, error)))
     return NULL;
   if (batch == 0)
     {
@@ -685,7 +685,7 @@ dl_rnn_base_forward_state (DlRnnBase *self,
   {
     gsize yd;
     const gint64 *ys = dl_tensor_get_shape (y2, &yd);
-    y3 = dl_tensor_reshape (y2, (gint64[]){ steps, batch, ys[1] }, 3, error);
+    y3 = dl_nn_reshape (y2, (gint64[]){ steps, batch, ys[1] }, 3, error);
   }
   if (y3 && p->batch_first && !unbatched)
     yt = dl_tensor_transpose (y3, 0, 1, error);

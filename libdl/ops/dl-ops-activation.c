@@ -842,10 +842,10 @@ prelu_weight_view (DlTensor *x, DlTensor *weight, GError **error)
   g_autofree gint64 *shape = g_new (gint64, MAX (x->ndim, 1));
 
   if (weight->numel == 1 || x->ndim < 2)
-    return dl_tensor_reshape (weight, shape, 0, error);
+    return dl_reshape_view (weight, shape, 0, error);
   for (gint i = 0; i < x->ndim; i++)
     shape[i] = i == 1 ? weight->numel : 1;
-  return dl_tensor_reshape (weight, shape, x->ndim, error);
+  return dl_reshape_view (weight, shape, x->ndim, error);
 }
 
 static gboolean
@@ -874,7 +874,7 @@ prelu_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
       g_autoptr (DlTensor) gneg = gx ? dl_pointwise_mul_mask (gx, g_object_ref (neg), error) : NULL;
       g_autoptr (DlTensor) summed = gneg ? dl_sum_to (gneg, wb->sizes, wb->ndim, error) : NULL;
 
-      if (!summed || !(gi[1] = dl_tensor_reshape (summed, w->sizes, w->ndim, error)))
+      if (!summed || !(gi[1] = dl_reshape_view (summed, w->sizes, w->ndim, error)))
         return FALSE;
     }
   return TRUE;

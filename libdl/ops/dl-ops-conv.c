@@ -530,10 +530,10 @@ conv2d_backward_composite (const DlConvGeometry *g,
 
       TRY (cols = unfold_impl (x, g, FALSE, error));
       TRY (ct = dl_tensor_transpose (cols, 1, 2, error));
-      TRY (g3 = dl_tensor_reshape (go, (gint64[]){ g->n, o, l }, 3, error));
+      TRY (g3 = dl_reshape_view (go, (gint64[]){ g->n, o, l }, 3, error));
       TRY (p = dl_tensor_matmul (g3, ct, error));
       TRY (sum = dl_tensor_sum_dims (p, (gint64[]){ 0 }, 1, FALSE, error));
-      TRY (gi[1] = dl_tensor_reshape (sum, w->sizes, w->ndim, error));
+      TRY (gi[1] = dl_reshape_view (sum, w->sizes, w->ndim, error));
     }
   if (need[2])
     TRY (gi[2] = dl_tensor_sum_dims (go, (gint64[]){ 0, 2, 3 }, 3, FALSE, error));
@@ -738,9 +738,9 @@ dl_conv2d (DlTensor *input,
       g_autoptr (DlTensor) pt = NULL;
       gint64 l = g.out_h * g.out_w;
 
-      if (!(w = dl_tensor_reshape (weight, (gint64[]){ o, ck }, 2, error))
+      if (!(w = dl_reshape_view (weight, (gint64[]){ o, ck }, 2, error))
           || !(ct = dl_tensor_permute (cols, (gint64[]){ 1, 0, 2 }, 3, error))
-          || !(c2 = dl_tensor_reshape (ct, (gint64[]){ ck, g.n * l }, 2, error))
+          || !(c2 = dl_reshape_view (ct, (gint64[]){ ck, g.n * l }, 2, error))
           || !(p2 = dl_tensor_matmul (w, c2, error))
           || !(p3 = dl_tensor_view (p2, (gint64[]){ o, g.n, l }, 3, error))
           || !(pt = dl_tensor_permute (p3, (gint64[]){ 1, 0, 2 }, 3, error)))
@@ -762,10 +762,10 @@ dl_conv2d (DlTensor *input,
       g_autoptr (DlTensor) p4 = NULL;
       gint64 l = g.out_h * g.out_w;
 
-      if (!(w = dl_tensor_reshape (weight, (gint64[]){ groups, o / groups, ck }, 3, error))
+      if (!(w = dl_reshape_view (weight, (gint64[]){ groups, o / groups, ck }, 3, error))
           || !(c4 = dl_tensor_view (cols, (gint64[]){ g.n, groups, ck, l }, 4, error))
           || !(p4 = dl_tensor_matmul (w, c4, error))
-          || !(prod = dl_tensor_reshape (p4, (gint64[]){ g.n, o, l }, 3, error)))
+          || !(prod = dl_reshape_view (p4, (gint64[]){ g.n, o, l }, 3, error)))
         return NULL;
     }
   if (!(out = dl_tensor_view (prod, (gint64[]){ g.n, o, g.out_h, g.out_w }, 4, error)))
@@ -932,11 +932,11 @@ dl_conv_transpose2d (DlTensor *input,
   ck = weight->sizes[1] * g.kh * g.kw;
   hw = x->sizes[2] * x->sizes[3];
   /* columns [N, G, O/G k, HW] = W_g^T [G, O/G k, C/G] @ x [N, G, C/G, HW] */
-  if (!(w = dl_tensor_reshape (weight, (gint64[]){ groups, c / groups, ck }, 3, error))
+  if (!(w = dl_reshape_view (weight, (gint64[]){ groups, c / groups, ck }, 3, error))
       || !(wt = dl_tensor_transpose (w, 1, 2, error))
-      || !(xg = dl_tensor_reshape (x, (gint64[]){ g.n, groups, c / groups, hw }, 4, error))
+      || !(xg = dl_reshape_view (x, (gint64[]){ g.n, groups, c / groups, hw }, 4, error))
       || !(p = dl_tensor_matmul (wt, xg, error))
-      || !(cols = dl_tensor_reshape (p, (gint64[]){ g.n, o * g.kh * g.kw, hw }, 3, error))
+      || !(cols = dl_reshape_view (p, (gint64[]){ g.n, o * g.kh * g.kw, hw }, 3, error))
       || !(out = fold_impl (cols, &g, error)))
     return NULL;
   return unbatch (add_channel_bias (g_steal_pointer (&out), bias, error), unbatched, error);
@@ -1033,14 +1033,14 @@ dl_conv3d (DlTensor *input,
   g.w = h * w;
   if (!window_geometry ("conv3d", &g, (gint64[]){ kd, 1 }, (gint64[]){ dilation[0], 1 },
                         (gint64[]){ padding[0], 0 }, (gint64[]){ stride[0], 1 }, error)
-      || !(x4 = dl_tensor_reshape (x, (gint64[]){ n, c, g.h, g.w }, 4, error))
+      || !(x4 = dl_reshape_view (x, (gint64[]){ n, c, g.h, g.w }, 4, error))
       /* [N, C kd, D' H W] -> [N D', C kd, H, W]: the slices of each output
        * depth, channel c's kd taps together as the weight has them */
       || !(cols = unfold_impl (x4, &g, FALSE, error))
       || !(c6 = dl_tensor_view (cols, (gint64[]){ n, c * kd, g.out_h, h, w }, 5, error))
       || !(cp = dl_tensor_permute (c6, (gint64[]){ 0, 2, 1, 3, 4 }, 5, error))
-      || !(slices = dl_tensor_reshape (cp, (gint64[]){ n * g.out_h, c * kd, h, w }, 4, error))
-      || !(w4 = dl_tensor_reshape (
+      || !(slices = dl_reshape_view (cp, (gint64[]){ n * g.out_h, c * kd, h, w }, 4, error))
+      || !(w4 = dl_reshape_view (
                weight, (gint64[]){ o, weight->sizes[1] * kd, weight->sizes[3], weight->sizes[4] },
                4, error)))
     return NULL;
@@ -1129,8 +1129,8 @@ dl_conv_transpose3d (DlTensor *input,
   kd = weight->sizes[2];
   /* [N D, C, H, W] by [C, O/G kd, kh, kw]: output channel (o, tap) */
   if (!(xp = dl_tensor_permute (x, (gint64[]){ 0, 2, 1, 3, 4 }, 5, error))
-      || !(x4 = dl_tensor_reshape (xp, (gint64[]){ n * d, c, x->sizes[3], x->sizes[4] }, 4, error))
-      || !(w4 = dl_tensor_reshape (
+      || !(x4 = dl_reshape_view (xp, (gint64[]){ n * d, c, x->sizes[3], x->sizes[4] }, 4, error))
+      || !(w4 = dl_reshape_view (
                weight, (gint64[]){ c, weight->sizes[1] * kd, weight->sizes[3], weight->sizes[4] },
                4, error)))
     return NULL;
@@ -1159,7 +1159,7 @@ dl_conv_transpose3d (DlTensor *input,
   g_assert (g.out_h == d);
   if (!(y6 = dl_tensor_view (y, (gint64[]){ n, d, o * kd, oh, ow }, 5, error))
       || !(yp = dl_tensor_permute (y6, (gint64[]){ 0, 2, 1, 3, 4 }, 5, error))
-      || !(cols = dl_tensor_reshape (yp, (gint64[]){ n, o * kd, d * oh * ow }, 3, error))
+      || !(cols = dl_reshape_view (yp, (gint64[]){ n, o * kd, d * oh * ow }, 3, error))
       || !(image = fold_impl (cols, &g, error))
       || !(out = dl_tensor_view (image, (gint64[]){ n, o, g.h, oh, ow }, 5, error)))
     return NULL;
@@ -1269,10 +1269,10 @@ max_pool_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
     }
   TRY (zeros = dl_zeros ((gint64[]){ n, c, plane }, 3, go[0]->dtype, dl_tensor_get_device (go[0]),
                          error));
-  TRY (idx3 = dl_tensor_reshape (idx, (gint64[]){ n, c, -1 }, 3, error));
-  TRY (g3 = dl_tensor_reshape (go[0], (gint64[]){ n, c, -1 }, 3, error));
+  TRY (idx3 = dl_reshape_view (idx, (gint64[]){ n, c, -1 }, 3, error));
+  TRY (g3 = dl_reshape_view (go[0], (gint64[]){ n, c, -1 }, 3, error));
   TRY (sum = dl_tensor_scatter_add (zeros, 2, idx3, g3, error));
-  return (gi[0] = dl_tensor_reshape (sum, in->sizes, in->ndim, error)) != NULL;
+  return (gi[0] = dl_reshape_view (sum, in->sizes, in->ndim, error)) != NULL;
 }
 
 /* Records @out as the maxima of @x ([N, C, ...]) at the flat positions
@@ -1430,10 +1430,10 @@ max_unpool_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
   DlTensor *idx;
 
   TRY (idx = dl_node_saved (node, &s->indices, error));
-  TRY (g3 = dl_tensor_reshape (go[0], (gint64[]){ in->sizes[0], in->sizes[1], -1 }, 3, error));
-  TRY (idx3 = dl_tensor_reshape (idx, (gint64[]){ in->sizes[0], in->sizes[1], -1 }, 3, error));
+  TRY (g3 = dl_reshape_view (go[0], (gint64[]){ in->sizes[0], in->sizes[1], -1 }, 3, error));
+  TRY (idx3 = dl_reshape_view (idx, (gint64[]){ in->sizes[0], in->sizes[1], -1 }, 3, error));
   TRY (picked = dl_tensor_gather (g3, 2, idx3, error));
-  return (gi[0] = dl_tensor_reshape (picked, in->sizes, in->ndim, error)) != NULL;
+  return (gi[0] = dl_reshape_view (picked, in->sizes, in->ndim, error)) != NULL;
 }
 
 /**
@@ -1536,13 +1536,13 @@ dl_max_unpool (DlTensor *input,
   shape[1] = x->sizes[1];
   memcpy (shape + 2, output_size, spatial * sizeof (gint64));
   was = dl_set_grad_enabled (FALSE);
-  if ((x3 = dl_tensor_reshape (x, (gint64[]){ shape[0], shape[1], -1 }, 3, error))
-      && (idx3 = dl_tensor_reshape (idx, (gint64[]){ shape[0], shape[1], -1 }, 3, error))
+  if ((x3 = dl_reshape_view (x, (gint64[]){ shape[0], shape[1], -1 }, 3, error))
+      && (idx3 = dl_reshape_view (idx, (gint64[]){ shape[0], shape[1], -1 }, 3, error))
       && (zeros = dl_zeros ((gint64[]){ shape[0], shape[1], plane }, 3, x->dtype,
                             dl_tensor_get_device (x), error)))
     flat = dl_tensor_scatter (zeros, 2, idx3, x3, error);
   dl_set_grad_enabled (was);
-  if (!flat || !(out = dl_tensor_reshape (flat, shape, spatial + 2, error)))
+  if (!flat || !(out = dl_reshape_view (flat, shape, spatial + 2, error)))
     return NULL;
   if (dl_autograd_any_requires (1, &x))
     {

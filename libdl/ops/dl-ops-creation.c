@@ -1122,7 +1122,7 @@ dl_multinomial (DlTensor *probs,
         return NULL;
     }
   if (probs->ndim == 1)
-    return dl_tensor_reshape (out, &num_samples, 1, error);
+    return dl_reshape_view (out, &num_samples, 1, error);
   return g_steal_pointer (&out);
 }
 

@@ -163,7 +163,7 @@ operand_diagonal (Operand *op, gint d1, gint d2, GError **error)
     shape[i] = i == d1 || i == d2 ? n : 1;
   if (!(eye = dl_eye (n, n, op->t->dtype == DL_DTYPE_BOOL ? DL_DTYPE_UINT8 : op->t->dtype,
                       dl_tensor_device (op->t), error))
-      || !(eye_v = dl_tensor_reshape (eye, shape, op->n, error))
+      || !(eye_v = dl_reshape_view (eye, shape, op->n, error))
       || !(prod = dl_tensor_mul (op->t, eye_v, error))
       || !(s = dl_tensor_sum_dims (prod, (gint64[]){ d2 }, 1, FALSE, error)))
     return FALSE;
@@ -318,8 +318,8 @@ contract_pair (Operand *a, Operand *b, const gboolean *needed, GError **error)
 
   if (!(pa = dl_tensor_permute (a->t, perm_a, a->n, error))
       || !(pb = dl_tensor_permute (b->t, perm_b, b->n, error))
-      || !(ra = dl_tensor_reshape (pa, (gint64[]){ bsz, m, kk }, 3, error))
-      || !(rb = dl_tensor_reshape (pb, (gint64[]){ bsz, kk, n }, 3, error))
+      || !(ra = dl_reshape_view (pa, (gint64[]){ bsz, m, kk }, 3, error))
+      || !(rb = dl_reshape_view (pb, (gint64[]){ bsz, kk, n }, 3, error))
       || !(prod = dl_tensor_matmul (ra, rb, error)))
     return FALSE;
 
@@ -341,7 +341,7 @@ contract_pair (Operand *a, Operand *b, const gboolean *needed, GError **error)
         shape[nl] = sb[cols[i]];
         labels[nl++] = b->labels[cols[i]];
       }
-    if (!(out = dl_tensor_reshape (prod, shape, nl, error)))
+    if (!(out = dl_reshape_view (prod, shape, nl, error)))
       return FALSE;
     operand_replace (a, out);
     memcpy (a->labels, labels, nl * sizeof (gint));

@@ -237,14 +237,14 @@ fractional_pool (const gchar *op,
     oshape[2 + d] = output_size[d];
   /* the values, without recording: max pooling's node records them */
   was = dl_set_grad_enabled (FALSE);
-  ok = (x3 = dl_tensor_reshape (xb, (gint64[]){ n, c, plane }, 3, error))
+  ok = (x3 = dl_reshape_view (xb, (gint64[]){ n, c, plane }, 3, error))
        && (vals = dl_tensor_gather (x3, 2, idx, error))
-       && (v4 = dl_tensor_reshape (vals, (gint64[]){ n, c, n_out, n_k }, 4, error))
+       && (v4 = dl_reshape_view (vals, (gint64[]){ n, c, n_out, n_k }, 4, error))
        && (maxima = dl_tensor_max_dim (v4, 3, TRUE, &arg, error))
-       && (i4 = dl_tensor_reshape (idx, (gint64[]){ n, c, n_out, n_k }, 4, error))
+       && (i4 = dl_reshape_view (idx, (gint64[]){ n, c, n_out, n_k }, 4, error))
        && (at = dl_tensor_gather (i4, 3, arg, error))
-       && (result = dl_tensor_reshape (maxima, oshape, spatial + 2, error))
-       && (positions = dl_tensor_reshape (at, oshape, spatial + 2, error));
+       && (result = dl_reshape_view (maxima, oshape, spatial + 2, error))
+       && (positions = dl_reshape_view (at, oshape, spatial + 2, error));
   dl_set_grad_enabled (was);
   if (!ok)
     return NULL;

@@ -275,7 +275,7 @@ dl_tensor_index_select (DlTensor *self, gint64 dim, DlTensor *index, GError **er
   if (!(idx = dl_cast_nograd (index, DL_DTYPE_INT64, error)))
     return NULL;
   /* a gather with the index broadcast over the other dims */
-  src = self->ndim == 0 ? dl_tensor_reshape (self, (gint64[]){ 1 }, 1, error) : g_object_ref (self);
+  src = self->ndim == 0 ? dl_reshape_view (self, (gint64[]){ 1 }, 1, error) : g_object_ref (self);
   if (!src)
     return NULL;
   for (gint d = 0; d < nd; d++)
@@ -283,7 +283,7 @@ dl_tensor_index_select (DlTensor *self, gint64 dim, DlTensor *index, GError **er
       shape[d] = d == dim ? idx->numel : src->sizes[d];
       vshape[d] = d == dim ? idx->numel : 1;
     }
-  if (!(v = dl_tensor_reshape (idx, vshape, nd, error))
+  if (!(v = dl_reshape_view (idx, vshape, nd, error))
       || !(e = dl_tensor_expand (v, shape, nd, error)))
     return NULL;
   if (e->numel == 0 && idx->numel > 0)
@@ -322,7 +322,7 @@ dl_tensor_index_select (DlTensor *self, gint64 dim, DlTensor *index, GError **er
                        "index_select(): index of a 0-d tensor must have one element");
           return NULL;
         }
-      out = dl_tensor_reshape (o, NULL, 0, error);
+      out = dl_reshape_view (o, NULL, 0, error);
     }
   return out;
 }
@@ -638,10 +638,10 @@ dl_tensor_masked_select (DlTensor *self, DlTensor *mask, GError **error)
   if (!dl_broadcast_shapes ("masked_select", self->sizes, self->ndim, mask->sizes, mask->ndim,
                             shape, &nd, error)
       || !(se = dl_tensor_expand (self, shape, nd, error))
-      || !(sf = dl_tensor_reshape (se, &flat, 1, error))
+      || !(sf = dl_reshape_view (se, &flat, 1, error))
       || !(me = dl_tensor_expand (mask, shape, nd, error))
-      || !(mf = dl_tensor_reshape (me, &flat, 1, error)) || !(nz = dl_tensor_nonzero (mf, error))
-      || !(idx = dl_tensor_reshape (nz, &flat, 1, error)))
+      || !(mf = dl_reshape_view (me, &flat, 1, error)) || !(nz = dl_tensor_nonzero (mf, error))
+      || !(idx = dl_reshape_view (nz, &flat, 1, error)))
     return NULL;
   return dl_tensor_index_select (sf, 0, idx, error);
 }
@@ -897,7 +897,7 @@ merge_leading (DlTensor *self, gsize n, gint64 p, GError **error)
   shape[nd++] = p;
   for (gint d = n; d < self->ndim; d++)
     shape[nd++] = self->sizes[d];
-  return dl_tensor_reshape (self, shape, nd, error);
+  return dl_reshape_view (self, shape, nd, error);
 }
 
 /**
@@ -929,14 +929,14 @@ dl_tensor_index (DlTensor *self, DlTensor **indices, gsize n_indices, GError **e
 
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
   if (!(lin = linear_index ("index", self, indices, n_indices, bshape, &bnd, &p, error))
-      || !(lflat = dl_tensor_reshape (lin, &flat, 1, error))
+      || !(lflat = dl_reshape_view (lin, &flat, 1, error))
       || !(merged = merge_leading (self, n_indices, p, error))
       || !(sel = dl_tensor_index_select (merged, 0, lflat, error)))
     return NULL;
   nd = bnd;
   for (gint d = n_indices; d < self->ndim; d++)
     bshape[nd++] = self->sizes[d];
-  return dl_tensor_reshape (sel, bshape, nd, error);
+  return dl_reshape_view (sel, bshape, nd, error);
 }
 
 /* index_put as a scatter along dim 0 of @self with its indexed dims
@@ -993,8 +993,8 @@ prepare_put (DlTensor *self,
   }
   if (!(vc = dl_tensor_to_dtype (values, self->dtype, error))
       || !(ve = dl_tensor_expand (vc, rshape, nd, error))
-      || !(*src = dl_tensor_reshape (ve, mshape, vnd, error))
-      || !(lv = dl_tensor_reshape (lin, vshape, vnd, error))
+      || !(*src = dl_reshape_view (ve, mshape, vnd, error))
+      || !(lv = dl_reshape_view (lin, vshape, vnd, error))
       || !(*index = dl_tensor_expand (lv, mshape, vnd, error))
       || !(*merged = merge_leading (self, n_indices, p, error)))
     return FALSE;
@@ -1038,7 +1038,7 @@ dl_tensor_index_put (DlTensor *self,
                    : dl_tensor_scatter (merged, 0, index, src, error);
   if (!res)
     return NULL;
-  return dl_tensor_reshape (res, self->sizes, self->ndim, error);
+  return dl_reshape_view (res, self->sizes, self->ndim, error);
 }
 
 /**

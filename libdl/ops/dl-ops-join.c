@@ -735,11 +735,11 @@ dl_tensor_repeat (DlTensor *self, const gint64 *repeats, gsize n_repeats, GError
   /* the expanded tensor cloned: a reshape of it alone would be a view of
    * @self wherever it can (repeat (2, 1) of a vector), and torch's repeat
    * always copies */
-  if (!(v = dl_tensor_reshape (self, inter, 2 * n_repeats, error))
+  if (!(v = dl_reshape_view (self, inter, 2 * n_repeats, error))
       || !(e = dl_tensor_expand (v, big, 2 * n_repeats, error))
       || !(c = dl_tensor_clone (e, error)))
     return NULL;
-  return dl_tensor_reshape (c, out, n_repeats, error);
+  return dl_reshape_view (c, out, n_repeats, error);
 }
 
 /* self indexed along @dim by a host-made index (flip, roll) */
@@ -844,10 +844,10 @@ dl_tensor_roll (DlTensor *self,
                        n_shifts);
           return NULL;
         }
-      if (!(f = dl_tensor_reshape (self, &flat, 1, error))
+      if (!(f = dl_reshape_view (self, &flat, 1, error))
           || !(r = dl_tensor_roll (f, shifts, 1, &zero, 1, error)))
         return NULL;
-      return dl_tensor_reshape (r, self->sizes, self->ndim, error);
+      return dl_reshape_view (r, self->sizes, self->ndim, error);
     }
   if (n_shifts != n_dims)
     {
@@ -917,8 +917,8 @@ triangle (const gchar *op, DlTensor *self, gint64 diagonal, gboolean lower, GErr
   /* keep where (col - row) <= diagonal (tril) or >= diagonal (triu) */
   if (!(rows = dl_arange (0, r, 1, DL_DTYPE_INT64, dl_tensor_get_device (self), error))
       || !(cols = dl_arange (0, c, 1, DL_DTYPE_INT64, dl_tensor_get_device (self), error))
-      || !(rv = dl_tensor_reshape (rows, rs, 2, error))
-      || !(cv = dl_tensor_reshape (cols, cs, 2, error)) || !(diff = dl_tensor_sub (cv, rv, error))
+      || !(rv = dl_reshape_view (rows, rs, 2, error))
+      || !(cv = dl_reshape_view (cols, cs, 2, error)) || !(diff = dl_tensor_sub (cv, rv, error))
       || !(mask = lower ? dl_tensor_le_scalar (diff, diagonal, error)
                         : dl_tensor_ge_scalar (diff, diagonal, error)))
     return NULL;

@@ -50,8 +50,8 @@ vector_norm_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error
 
   TRY (x = dl_node_saved (node, &s->x, error));
   TRY (ns = dl_node_saved (node, &s->norm, error));
-  TRY (g = dl_tensor_reshape (go[0], s->kept, s->ndim, error));
-  TRY (n = dl_tensor_reshape (ns, s->kept, s->ndim, error));
+  TRY (g = dl_reshape_view (go[0], s->kept, s->ndim, error));
+  TRY (n = dl_reshape_view (ns, s->kept, s->ndim, error));
   if (p == 0) /* no gradient, as torch's (the leaf's grad stays None) */
     return TRUE;
   TRY (sg = dl_tensor_sign (x, error));

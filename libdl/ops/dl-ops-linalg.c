@@ -412,7 +412,7 @@ dl_tensor_matmul (DlTensor *self, DlTensor *other, GError **error)
 
   /* drop the dims that vectors gained */
   if (self->ndim == 1 && other->ndim == 1)
-    return dl_tensor_reshape (out, NULL, 0, error);
+    return dl_reshape_view (out, NULL, 0, error);
   if (self->ndim == 1)
     return dl_tensor_squeeze_dim (out, -2, error);
   if (other->ndim == 1)
@@ -1203,7 +1203,7 @@ dl_tensor_linear (DlTensor *self, DlTensor *weight, DlTensor *bias, GError **err
         rows *= self->sizes[i];
       if (!(x2 = self->ndim == 2
                      ? g_object_ref (self)
-                     : dl_tensor_reshape (self, (gint64[]){ rows, weight->sizes[1] }, 2, error))
+                     : dl_reshape_view (self, (gint64[]){ rows, weight->sizes[1] }, 2, error))
           || !(y = dl_tensor_addmm (bias, x2, wt, 1, 1, error)))
         return NULL;
       if (self->ndim == 2)
@@ -1324,16 +1324,16 @@ dl_bilinear (DlTensor *input1, DlTensor *input2, DlTensor *weight, DlTensor *bia
     rows *= input1->sizes[i];
   /* t[n, o, j] = sum_i x1[n, i] w[o, i, j]; y[n, o] = sum_j t[n, o, j] x2[n, j] */
   if (!(wp = dl_tensor_permute (weight, (gint64[]){ 1, 0, 2 }, 3, error))
-      || !(w2 = dl_tensor_reshape (wp, (gint64[]){ in1, out * in2 }, 2, error))
-      || !(r1 = dl_tensor_reshape (input1, (gint64[]){ rows, in1 }, 2, error))
-      || !(r2 = dl_tensor_reshape (input2, (gint64[]){ rows, in2, 1 }, 3, error))
+      || !(w2 = dl_reshape_view (wp, (gint64[]){ in1, out * in2 }, 2, error))
+      || !(r1 = dl_reshape_view (input1, (gint64[]){ rows, in1 }, 2, error))
+      || !(r2 = dl_reshape_view (input2, (gint64[]){ rows, in2, 1 }, 3, error))
       || !(t = dl_tensor_mm (r1, w2, error))
-      || !(t3 = dl_tensor_reshape (t, (gint64[]){ rows, out, in2 }, 3, error))
+      || !(t3 = dl_reshape_view (t, (gint64[]){ rows, out, in2 }, 3, error))
       || !(y3 = dl_tensor_bmm (t3, r2, error)))
     return NULL;
   memcpy (shape, input1->sizes, input1->ndim * sizeof (gint64));
   shape[input1->ndim - 1] = out;
-  if (!(y = dl_tensor_reshape (y3, shape, input1->ndim, error)))
+  if (!(y = dl_reshape_view (y3, shape, input1->ndim, error)))
     return NULL;
   return bias ? dl_tensor_add (y, bias, error) : g_steal_pointer (&y);
 }

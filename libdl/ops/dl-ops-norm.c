@@ -54,8 +54,8 @@ composite_xhat (const NormState *st, DlTensor *xv, DlTensor *mean, DlTensor *rst
     {
       const gint64 shape[4] = { 1, st->c, 1, 1 };
 
-      if (!(m = dl_tensor_reshape (mean, shape, 4, error))
-          || !(r = dl_tensor_reshape (rstd, shape, 4, error)))
+      if (!(m = dl_reshape_view (mean, shape, 4, error))
+          || !(r = dl_reshape_view (rstd, shape, 4, error)))
         return NULL;
     }
   else if (!(m = dl_tensor_mean_dims (xv, dims, n_dims, TRUE, error))
@@ -93,14 +93,14 @@ norm_backward_recorded (DlNode *node,
   g_autoptr (DlTensor) xhat = NULL;
   g_autoptr (DlTensor) dxhat = NULL;
 
-  TRY (xv = dl_tensor_reshape (x, view, 4, error));
-  TRY (dyv = dl_tensor_reshape (dy, view, 4, error));
+  TRY (xv = dl_reshape_view (x, view, 4, error));
+  TRY (dyv = dl_reshape_view (dy, view, 4, error));
   TRY (xhat = composite_xhat (st, xv, mean, rstd, error));
   if (w)
     {
       g_autoptr (DlTensor) wv = NULL;
 
-      TRY (wv = dl_tensor_reshape (w, wview, 4, error));
+      TRY (wv = dl_reshape_view (w, wview, 4, error));
       TRY (dxhat = dl_tensor_mul (dyv, wv, error));
     }
   else
@@ -137,10 +137,10 @@ norm_backward_recorded (DlNode *node,
         {
           g_autoptr (DlTensor) r = NULL;
 
-          TRY (r = dl_tensor_reshape (rstd, (gint64[]){ 1, st->c, 1, 1 }, 4, error));
+          TRY (r = dl_reshape_view (rstd, (gint64[]){ 1, st->c, 1, 1 }, 4, error));
           TRY (dx = dl_tensor_mul (dxhat, r, error));
         }
-      TRY (gi[0] = dl_tensor_reshape (dx, in[0].sizes, in[0].ndim, error));
+      TRY (gi[0] = dl_reshape_view (dx, in[0].sizes, in[0].ndim, error));
     }
   if (dl_node_needs_input_grad (node, 1))
     {
@@ -149,14 +149,14 @@ norm_backward_recorded (DlNode *node,
 
       TRY (p = dl_tensor_mul (dyv, xhat, error));
       TRY (sum = dl_tensor_sum_dims (p, affine_dims, 2, FALSE, error));
-      TRY (gi[1] = dl_tensor_reshape (sum, in[1].sizes, in[1].ndim, error));
+      TRY (gi[1] = dl_reshape_view (sum, in[1].sizes, in[1].ndim, error));
     }
   if (dl_node_needs_input_grad (node, 2))
     {
       g_autoptr (DlTensor) sum = NULL;
 
       TRY (sum = dl_tensor_sum_dims (dyv, affine_dims, 2, FALSE, error));
-      TRY (gi[2] = dl_tensor_reshape (sum, in[2].sizes, in[2].ndim, error));
+      TRY (gi[2] = dl_reshape_view (sum, in[2].sizes, in[2].ndim, error));
     }
   return TRUE;
 }

@@ -100,6 +100,10 @@ DlTensor *dl_contiguous_nograd (DlTensor *t, GError **error);
 /* A view of @self, made by the op itself, with another shape, recorded
  * as torch's _unsafe_view (UnsafeViewBackward0, dl-ops-shape.c). */
 DlTensor *dl_unsafe_view (DlTensor *self, const gint64 *shape, gsize n_dims, GError **error);
+/* reshape as the library's composites use it: a view recorded as
+ * ViewBackward0 (PyTorch's C++ code calls view there; Tensor.reshape's
+ * view, dl_tensor_reshape(), is ReshapeAliasBackward0), else a copy */
+DlTensor *dl_reshape_view (DlTensor *self, const gint64 *shape, gsize n_dims, GError **error);
 /* Sums @grad down to @shape, undoing broadcasting (differentiable). */
 DlTensor *dl_sum_to (DlTensor *grad, const gint64 *shape, gint ndim, GError **error);
 /* torch's norm.Scalar (v.norm (p) from C++): NormBackward0, dl-ops-stats.c */

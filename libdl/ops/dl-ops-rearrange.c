@@ -159,7 +159,7 @@ dl_tensor_repeat_interleave (DlTensor *self, DlTensor *repeats, gint64 dim, GErr
     return NULL;
   if (self->ndim == 0)
     {
-      g_autoptr (DlTensor) flat = dl_tensor_reshape (self, (gint64[]){ 1 }, 1, error);
+      g_autoptr (DlTensor) flat = dl_reshape_view (self, (gint64[]){ 1 }, 1, error);
       return flat ? dl_tensor_repeat_interleave (flat, repeats, 0, error) : NULL;
     }
   if (dl_dtype_is_float (repeats->dtype) || repeats->dtype == DL_DTYPE_BOOL)
@@ -537,10 +537,10 @@ dl_tensor_kron (DlTensor *self, DlTensor *other, GError **error)
       sb[2 * i + 1] = db;
       out[i] = da * db;
     }
-  a = dl_tensor_reshape (self, sa, 2 * n, error);
-  b = a ? dl_tensor_reshape (other, sb, 2 * n, error) : NULL;
+  a = dl_reshape_view (self, sa, 2 * n, error);
+  b = a ? dl_reshape_view (other, sb, 2 * n, error) : NULL;
   prod = b ? dl_tensor_mul (a, b, error) : NULL;
-  return prod ? dl_tensor_reshape (prod, out, n, error) : NULL;
+  return prod ? dl_reshape_view (prod, out, n, error) : NULL;
 }
 
 /* ---- pixel and channel shuffles ------------------------------------------ */
@@ -630,7 +630,7 @@ pixel_shuffle_impl (DlTensor *self, gint64 r, gboolean up, GError **error)
       shape[nd - 3] = c / (r * r);
       shape[nd - 2] = h * r;
       shape[nd - 1] = w * r;
-      if ((v = dl_tensor_reshape (self, (gint64[]){ lead, c / (r * r), r, r, h, w }, 6, error)))
+      if ((v = dl_reshape_view (self, (gint64[]){ lead, c / (r * r), r, r, h, w }, 6, error)))
         p = dl_tensor_permute (v, (gint64[]){ 0, 1, 4, 2, 5, 3 }, 6, error);
     }
   else
@@ -639,7 +639,7 @@ pixel_shuffle_impl (DlTensor *self, gint64 r, gboolean up, GError **error)
       shape[nd - 3] = c * r * r;
       shape[nd - 2] = h / r;
       shape[nd - 1] = w / r;
-      if ((v = dl_tensor_reshape (self, (gint64[]){ lead, c, h / r, r, w / r, r }, 6, error)))
+      if ((v = dl_reshape_view (self, (gint64[]){ lead, c, h / r, r, w / r, r }, 6, error)))
         p = dl_tensor_permute (v, (gint64[]){ 0, 1, 3, 5, 2, 4 }, 6, error);
     }
   if (p)
@@ -755,9 +755,9 @@ dl_tensor_channel_shuffle (DlTensor *self, gint64 groups, GError **error)
     }
   for (gint d = 2; d < self->ndim; d++)
     rest *= self->sizes[d];
-  if (!(v = dl_tensor_reshape (
+  if (!(v = dl_reshape_view (
             self, (gint64[]){ self->sizes[0], groups, self->sizes[1] / groups, rest }, 4, error))
       || !(t = dl_tensor_transpose (v, 1, 2, error)))
     return NULL;
-  return dl_tensor_reshape (t, self->sizes, self->ndim, error);
+  return dl_reshape_view (t, self->sizes, self->ndim, error);
 }

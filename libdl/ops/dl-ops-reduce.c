@@ -230,10 +230,10 @@ dl_sum_to (DlTensor *grad, const gint64 *shape, gint ndim, GError **error)
     if (i < lead || (shape[i - lead] == 1 && grad->sizes[i] != 1))
       dims[n++] = i;
   if (n == 0)
-    return dl_tensor_reshape (grad, shape, ndim, error);
+    return dl_reshape_view (grad, shape, ndim, error);
   if (!(s = dl_tensor_sum_dims (grad, dims, n, TRUE, error)))
     return NULL;
-  return dl_tensor_reshape (s, shape, ndim, error);
+  return dl_reshape_view (s, shape, ndim, error);
 }
 
 /* Gradient of a sum/mean: the output gradient broadcast back. */
@@ -523,7 +523,7 @@ extremum_dim_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **erro
   for (gint i = 0; i < in->ndim; i++)
     ashape[i] = i == dim ? in->sizes[i] : 1;
   if (!(ar = dl_arange (0, in->sizes[dim], 1, DL_DTYPE_INT64, NULL, error))
-      || !(arv = dl_tensor_reshape (ar, ashape, in->ndim, error)))
+      || !(arv = dl_reshape_view (ar, ashape, in->ndim, error)))
     return FALSE;
   if (!(idxk = keepdim ? g_object_ref (idx) : dl_tensor_unsqueeze (idx, dim, error))
       || !(gk = keepdim ? g_object_ref (go[0]) : dl_tensor_unsqueeze (go[0], dim, error)))
@@ -711,7 +711,7 @@ dl_reduce_node_keepdim (DlNode *node, DlTensor *t, GError **error)
     return g_object_ref (t);
   for (gint i = 0; i < in->ndim; i++)
     kshape[i] = s->mask[i] ? 1 : in->sizes[i];
-  return dl_tensor_reshape (t, kshape, in->ndim, error);
+  return dl_reshape_view (t, kshape, in->ndim, error);
 }
 
 static DlTensor *
@@ -770,7 +770,7 @@ prod_of_others (DlTensor *x, const gint64 *dims, gint n, GError **error)
   flat[last] = k;
   one_shape[last] = 1;
   if (!(xp = dl_tensor_permute (x, perm, x->ndim, error))
-      || !(xf = dl_tensor_reshape (xp, flat, last + 1, error))
+      || !(xf = dl_reshape_view (xp, flat, last + 1, error))
       || !(ones = dl_ones (one_shape, last + 1, x->dtype, dl_tensor_get_device (x), error))
       || !(head = dl_tensor_narrow (xf, last, 0, k - 1, error))
       || !(tail = dl_tensor_narrow (xf, last, 1, k - 1, error))
@@ -780,7 +780,7 @@ prod_of_others (DlTensor *x, const gint64 *dims, gint n, GError **error)
       || !(fwd = dl_tensor_cumprod (fwd_in, last, error))
       || !(bwd_r = dl_tensor_cumprod (bwd_in, last, error))
       || !(bwd = dl_tensor_flip (bwd_r, &last, 1, error)) || !(r = dl_tensor_mul (fwd, bwd, error))
-      || !(rp = dl_tensor_reshape (r, xp->sizes, x->ndim, error)))
+      || !(rp = dl_reshape_view (r, xp->sizes, x->ndim, error)))
     return NULL;
   return dl_tensor_permute (rp, inv, x->ndim, error);
 }

@@ -204,7 +204,7 @@ cumprod_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
           || !(xu = dl_tensor_unsqueeze (xt, -2, error))
           || !(gu = dl_tensor_unsqueeze (gt, -2, error))
           || !(ar = dl_arange (0, n, 1, DL_DTYPE_INT64, NULL, error))
-          || !(arc = dl_tensor_reshape (ar, col, 2, error))
+          || !(arc = dl_reshape_view (ar, col, 2, error))
           || !(eye = owned_as (dl_tensor_eq (arc, ar, error), x->dtype, error))
           || !(tri = owned_as (dl_tensor_le (arc, ar, error), x->dtype, error))
           || !(keep = dl_tensor_rsub_scalar (eye, 1, error))
@@ -881,7 +881,7 @@ median_all (gboolean skip_nan, DlTensor *self, GError **error)
   {
     gboolean was = dl_set_grad_enabled (FALSE);
 
-    if ((flat = dl_tensor_reshape (self, &n, 1, error)))
+    if ((flat = dl_reshape_view (self, &n, 1, error)))
       out = pick_dim (skip_nan ? "nanmedian" : "median", flat, skip_nan ? -2 : -1, 0, FALSE, NULL,
                       error);
     else
@@ -980,7 +980,7 @@ dl_tensor_unique (DlTensor *self, DlTensor **inverse, DlTensor **counts, GError 
       || !DL_TENSOR_BACKEND (self, scatter_rows, "unique", error)
       || !(n_groups_at = dl_host_value_init (&n_groups, self, error)))
     return NULL;
-  if (!(flat = dl_tensor_reshape (self, &n, 1, error))
+  if (!(flat = dl_reshape_view (self, &n, 1, error))
       || !sort_rows (flat, 0, FALSE, G_MAXINT64, FALSE, &v, &perm, error))
     return NULL;
   if (!(vals = dl_tensor_new_empty_internal (dl_tensor_device (self), self->dtype, &n, 1, error))
@@ -1004,7 +1004,7 @@ dl_tensor_unique (DlTensor *self, DlTensor **inverse, DlTensor **counts, GError 
     }
   if (!(vals_n = dl_tensor_narrow (vals, 0, 0, n_unique, error))
       || !(cnt_n = dl_tensor_narrow (cnt, 0, 0, n_unique, error))
-      || !(inv_s = dl_tensor_reshape (inv, self->sizes, self->ndim, error)))
+      || !(inv_s = dl_reshape_view (inv, self->sizes, self->ndim, error)))
     return NULL;
   if (inverse)
     *inverse = g_steal_pointer (&inv_s);
@@ -1049,7 +1049,7 @@ dl_tensor_unique_consecutive (DlTensor *self, DlTensor **inverse, DlTensor **cou
   n = self->numel;
   if (!(ctx = DL_TENSOR_BACKEND (self, unique_sorted, "unique_consecutive", error))
       || !(n_groups_at = dl_host_value_init (&n_groups, self, error))
-      || !(flat = dl_tensor_reshape (self, &n, 1, error))
+      || !(flat = dl_reshape_view (self, &n, 1, error))
       || !(c = rows_copy (flat, 0, self->dtype, &rows, &len, error)))
     return NULL;
   if (!(vals = dl_tensor_new_empty_internal (dl_tensor_device (self), self->dtype, &n, 1, error))
@@ -1068,7 +1068,7 @@ dl_tensor_unique_consecutive (DlTensor *self, DlTensor **inverse, DlTensor **cou
     }
   if (!(vals_n = dl_tensor_narrow (vals, 0, 0, n_unique, error))
       || !(cnt_n = dl_tensor_narrow (cnt, 0, 0, n_unique, error))
-      || !(inv_s = dl_tensor_reshape (grp, self->sizes, self->ndim, error)))
+      || !(inv_s = dl_reshape_view (grp, self->sizes, self->ndim, error)))
     return NULL;
   if (inverse)
     *inverse = g_steal_pointer (&inv_s);
@@ -1123,7 +1123,7 @@ slice_rows (const gchar *op, DlTensor *self, gint64 *dim, GError **error)
     }
   det = dl_tensor_detach (self);
   if (!(moved = dl_tensor_permute (det, perm, self->ndim, error))
-      || !(flat = dl_tensor_reshape (moved, shape, 2, error)))
+      || !(flat = dl_reshape_view (moved, shape, 2, error)))
     return NULL;
   return dl_contiguous_nograd (flat, error);
 }
@@ -1255,7 +1255,7 @@ unique_slices (DlTensor *self,
       moved[d] = self->sizes[back[d]];
     }
   moved[0] = n_groups;
-  if (!(shaped = dl_tensor_reshape (picked, moved, self->ndim, error))
+  if (!(shaped = dl_reshape_view (picked, moved, self->ndim, error))
       || !(values = dl_tensor_permute (shaped, back, self->ndim, error)))
     return NULL;
   if (inverse)

@@ -121,7 +121,7 @@ src_corner (DlTensor *src, DlTensor *index, GError **error)
     {
       /* one element: src's first, as a 0-d tensor */
       view = src->ndim > 0 ? dl_tensor_narrow (src, 0, 0, 1, error) : g_object_ref (src);
-      return view ? dl_tensor_reshape (view, NULL, 0, error) : NULL;
+      return view ? dl_reshape_view (view, NULL, 0, error) : NULL;
     }
   view = g_object_ref (src);
   for (gint d = 0; d < index->ndim && d < src->ndim; d++)
@@ -355,7 +355,7 @@ scatter_reduce_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **er
         {
           /* a 0-d index reads src's first element */
           g_autoptr (DlTensor) one = NULL;
-          TRY (one = dl_tensor_reshape (gsrc, (gint64[]){ 1 }, 1, error));
+          TRY (one = dl_reshape_view (gsrc, (gint64[]){ 1 }, 1, error));
           g_set_object (&gsrc, one);
         }
       TRY (gi[1] = dl_index_pad_to (gsrc, in->sizes, in->ndim, error));

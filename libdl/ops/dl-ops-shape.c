@@ -99,7 +99,7 @@ view_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
       case VIEW_RESHAPE:
         {
           g_autoptr (DlTensor) c = dl_tensor_contiguous (go[0], error);
-          gi[0] = c ? dl_tensor_reshape (c, in->sizes, in->ndim, error) : NULL;
+          gi[0] = c ? dl_reshape_view (c, in->sizes, in->ndim, error) : NULL;
         }
         break;
       case VIEW_PERMUTE:
@@ -380,6 +380,29 @@ dl_unsafe_view (DlTensor *self, const gint64 *shape, gsize n_dims, GError **erro
   return out;
 }
 
+/* reshape: a view recorded as @view_name when the layout allows, else a
+ * contiguous copy (CloneBackward0, then UnsafeViewBackward0) */
+static DlTensor *
+reshape_named (DlTensor *self,
+               const gchar *view_name,
+               const gint64 *shape,
+               gsize n_dims,
+               GError **error)
+{
+  gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS];
+  g_autoptr (DlTensor) c = NULL;
+
+  if (!dl_check_live ("reshape", self, error))
+    return NULL;
+  if (!infer_shape ("reshape", self, shape, n_dims, sizes, error))
+    return NULL;
+  if (view_strides (self, sizes, n_dims, strides))
+    return make_view (self, view_name, VIEW_RESHAPE, sizes, strides, n_dims, NULL);
+  if (!(c = dl_tensor_clone (self, error)))
+    return NULL;
+  return dl_unsafe_view (c, sizes, n_dims, error);
+}
+
 /**
  * dl_tensor_reshape:
  * @self: a #DlTensor
@@ -388,8 +411,9 @@ dl_unsafe_view (DlTensor *self, const gint64 *shape, gsize n_dims, GError **erro
  * @error: return location for a #GError
  *
  * The same elements with another shape: a view when the layout allows
- * (ViewBackward0), otherwise a contiguous copy that is not a view
- * (UnsafeViewBackward0 after CloneBackward0, as torch's _unsafe_view).
+ * (ReshapeAliasBackward0, as torch 1.13's _reshape_alias), otherwise a
+ * contiguous copy that is not a view (UnsafeViewBackward0 after
+ * CloneBackward0, as torch's _unsafe_view).
  *
  * Returns: (transfer full): the result, or %NULL with @error set
  *
@@ -398,19 +422,17 @@ dl_unsafe_view (DlTensor *self, const gint64 *shape, gsize n_dims, GError **erro
 DlTensor *
 dl_tensor_reshape (DlTensor *self, const gint64 *shape, gsize n_dims, GError **error)
 {
-  gint64 sizes[DL_MAX_DIMS], strides[DL_MAX_DIMS];
-  g_autoptr (DlTensor) c = NULL;
-
   g_return_val_if_fail (DL_IS_TENSOR (self), NULL);
-  if (!dl_check_live ("reshape", self, error))
-    return NULL;
-  if (!infer_shape ("reshape", self, shape, n_dims, sizes, error))
-    return NULL;
-  if (view_strides (self, sizes, n_dims, strides))
-    return make_view (self, "ViewBackward0", VIEW_RESHAPE, sizes, strides, n_dims, NULL);
-  if (!(c = dl_tensor_clone (self, error)))
-    return NULL;
-  return dl_unsafe_view (c, sizes, n_dims, error);
+  return reshape_named (self, "ReshapeAliasBackward0", shape, n_dims, error);
+}
+
+/* reshape whose view records ViewBackward0: the library's own reshapes,
+ * where PyTorch's C++ composites call view (Tensor.reshape's view is
+ * ReshapeAliasBackward0) */
+DlTensor *
+dl_reshape_view (DlTensor *self, const gint64 *shape, gsize n_dims, GError **error)
+{
+  return reshape_named (self, "ViewBackward0", shape, n_dims, error);
 }
 
 /**
@@ -1151,7 +1173,8 @@ dl_tensor_unflatten (DlTensor *self, gint64 dim, const gint64 *sizes, gsize n_si
     shape[n++] = (gint)i == infer ? self->sizes[dim] / known : sizes[i];
   for (gint i = dim + 1; i < self->ndim; i++)
     shape[n++] = self->sizes[i];
-  return dl_tensor_reshape (self, shape, n, error);
+  /* a view, as torch's (ViewBackward0) */
+  return dl_tensor_view (self, shape, n, error);
 }
 
 /**
@@ -1318,13 +1341,13 @@ storage_positions (const gint64 *sizes,
       numel *= sizes[d];
       if (!(r = dl_arange (0, sizes[d], 1, DL_DTYPE_INT64, device, error))
           || !(rs = dl_tensor_mul_scalar (r, strides[d], error))
-          || !(rv = dl_tensor_reshape (rs, shape, ndim, error)))
+          || !(rv = dl_reshape_view (rs, shape, ndim, error)))
         return NULL;
       sum = dl_tensor_add (acc, rv, error);
       g_set_object (&acc, sum);
       g_clear_object (&sum);
     }
-  return acc ? dl_tensor_reshape (acc, &flat, 1, error) : NULL;
+  return acc ? dl_reshape_view (acc, &flat, 1, error) : NULL;
 }
 
 /* The gradient of as_strided, as torch's: the result's gradient added
@@ -1372,7 +1395,7 @@ as_strided_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
       || !(in_pos
            = storage_positions (in->sizes, s->in_strides, s->in_ndim, s->in_offset, device, error))
       || !(zero = dl_zeros (&extent, 1, go[0]->dtype, device, error))
-      || !(g = dl_tensor_reshape (go[0], &flat, 1, error))
+      || !(g = dl_reshape_view (go[0], &flat, 1, error))
       || !(storage = dl_tensor_scatter_add (zero, 0, out_pos, g, error))
       || !(picked = dl_tensor_index_select (storage, 0, in_pos, error)))
     return FALSE;
@@ -1391,7 +1414,7 @@ as_strided_backward (DlNode *node, DlTensor **go, DlTensor **gi, GError **error)
       g_set_object (&picked, scaled);
       g_object_unref (scaled);
     }
-  gi[0] = dl_tensor_reshape (picked, in->sizes, in->ndim, error);
+  gi[0] = dl_reshape_view (picked, in->sizes, in->ndim, error);
   return gi[0] != NULL;
 }
 

@@ -457,7 +457,7 @@ dl_tensor_logsumexp (DlTensor *self,
     return NULL;
   if (count > 0 && !keepdim)
     {
-      if (!(shift_out = dl_tensor_reshape (shift, l->sizes, l->ndim, error)))
+      if (!(shift_out = dl_reshape_view (shift, l->sizes, l->ndim, error)))
         return NULL;
     }
   else

@@ -412,7 +412,7 @@ WALK = {
     'UniformBackward0': [Case(lambda m, a: seeded(m, a, 'uniform_'), (3, 4), random=True)],
     'UnsqueezeBackward0': [Case(lambda m, a: a.unsqueeze(1), (3, 4))],
     'ViewBackward0': [Case(lambda m, a: a.view(3, 2, 2), (3, 4)),
-                      Case(lambda m, a: a.reshape(3, 2, -1), (3, 4))],
+                      Case(lambda m, a: a.unflatten(1, (2, -1)), (3, 4))],
     'WhereBackward0': [Case(lambda m, a, b: m.where(a > 0, a, b), (3, 4), (3, 4)),
                        Case(lambda m, a, b: m.where(b > 0, a, b), (3, 4), (4,))],
     # the fused recurrent layer (create_graph: the composite chain of ops)
@@ -527,6 +527,9 @@ WALK['BaddbmmBackward0'] = [Case(lambda m, i, a, b: m.baddbmm(i, a, b, beta=2, a
                                  (3, 2), (2, 3, 4), (2, 4, 2)),
                             Case(lambda m, i, a, b: i.baddbmm(a, b), (2, 3, 2), (2, 3, 4),
                                  (2, 4, 2))]
+# reshape's view (torch 1.13's _reshape_alias)
+WALK['ReshapeAliasBackward0'] = [Case(lambda m, a: a.reshape(3, 2, -1) * 2, (3, 4)),
+                                 Case(lambda m, a: a.reshape(1, 3, 4).exp(), (3, 4))]
 # the rows of a batch times a matrix, viewed back as the batch
 WALK['UnsafeViewBackward0'] = [Case(lambda m, a, b: a.matmul(b), (2, 3, 4), (4, 2))]
 # one node for all the pieces: pieces without a gradient get zeros
@@ -535,6 +538,13 @@ WALK['SplitBackward0'] = [Case(lambda m, a: a.split(3, 1)[1] * 2, (3, 4)),
                                                    enumerate(a.chunk(2, 0))]), (3, 4))]
 WALK['SplitWithSizesBackward0'] = [Case(lambda m, a: a.split([1, 3], 1)[0].exp(), (3, 4)),
                                    Case(lambda m, a: m.split(a, [2, 0, 2], 1)[2] ** 2, (3, 4))]
+# unsafe_split's pieces are no views, the backward is split's
+WALK['UnsafeSplitBackward0'] = [Case(lambda m, a: m.cat([p * (i + 1) for i, p in
+                                                         enumerate(a.unsafe_chunk(2, 1))], 1),
+                                     (3, 4)),
+                                Case(lambda m, a: m.unsafe_split(a, 2)[1].exp(), (3, 4))]
+WALK['UnsafeSplitWithSizesBackward0'] = [
+    Case(lambda m, a: m.unsafe_split_with_sizes(a, [1, 3], 1)[1].sin(), (3, 4))]
 WALK['UnbindBackward0'] = [Case(lambda m, a: a.unbind(1)[2] * a.unbind(1)[0], (3, 4)),
                            Case(lambda m, a: m.stack(a.unbind(0)[::-1]), (3, 4))]
 WALK['StackBackward0'] = [Case(lambda m, a, b: m.stack([a, b], 1), (3, 4), (3, 4)),

@@ -29,9 +29,9 @@ def chain(fn, depth=3):
     return (fn.name(), [chain(f, depth - 1) for f, _ in fn.next_functions])
 
 
-# torch 1.13 records squeeze(0) of a 1-D linear's row as SqueezeBackward3
-# and reshape as ReshapeAliasBackward0; libdl's names for those views
-SAME_VIEW = {'SqueezeBackward3': 'SqueezeBackward1', 'ReshapeAliasBackward0': 'ViewBackward0'}
+# torch 1.13 records squeeze(0) of a 1-D linear's row as SqueezeBackward3;
+# libdl's name for that view
+SAME_VIEW = {'SqueezeBackward3': 'SqueezeBackward1'}
 
 
 def same_names(dl_chain, th_chain):
