@@ -21,6 +21,7 @@ from ._lib import Dl, GLib, _is_tensor
 class dtype:
     """A tensor element type, printed as PyTorch prints it (torch.float32)."""
     __slots__ = ('_value', 'name', 'is_floating_point', 'itemsize')
+    __module__ = 'dl'  # the package's name for it, as torch.dtype
 
     def __init__(self, value):
         self._value = value
@@ -222,6 +223,7 @@ def _dl_device(d):
 class Size(tuple):
     """The shape of a tensor, as torch.Size."""
     __slots__ = ()
+    __module__ = 'dl'  # the package's name for it, as torch.Size
 
     def __repr__(self):
         return 'torch.Size([%s])' % ', '.join(str(s) for s in self)

@@ -125,7 +125,8 @@ def _inplace(tensor_fn, scalar_fn, name):
     return op
 
 
-@typelib_override(__name__)
+# type(x) is <class 'dl.Tensor'>, as torch's is <class 'torch.Tensor'>
+@typelib_override('dl')
 class Tensor(Dl.Tensor):
     """A libdl tensor with PyTorch's Python API."""
     __module__ = OVERRIDE_MODULE
