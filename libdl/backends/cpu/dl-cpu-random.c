@@ -22,6 +22,9 @@
 #include "dl-cpu-private.h"
 #include "../dl-mt19937.h"
 
+/* the words the bulk draws take from the stream at a time */
+#define DL_MT_CHUNK 1024
+
 static void
 store_value (void *data, gint64 i, DlDType dtype, double v)
 {
@@ -200,56 +203,73 @@ normal16_f32 (float *data, float mean, float std)
   normal16_f32_libc (data, mean, std);
 }
 
+/* uniforms from words: 24 bits of each in [0, 1), or 53 bits of each pair,
+ * then x * span + lo, fused (FMA) or not; compiled for x86-64-v3 too, where
+ * the fused product is one instruction (and the unfused one must stay
+ * so: no contraction) */
+DL_CPU_CLONES __attribute__ ((optimize ("fp-contract=off"))) static void
+uniform_f32_from_words (float *out,
+                        const guint32 *w,
+                        gint64 m,
+                        float span,
+                        float lo,
+                        gboolean fused)
+{
+  if (span == 1.0f && lo == 0.0f)
+    for (gint64 i = 0; i < m; i++) /* x * 1 + 0 is x, fused or not */
+      out[i] = (float)(w[i] & 0xffffffu) * (1.0f / 16777216.0f);
+  else if (fused)
+    for (gint64 i = 0; i < m; i++)
+      out[i] = fmaf ((float)(w[i] & 0xffffffu) * (1.0f / 16777216.0f), span, lo);
+  else
+    for (gint64 i = 0; i < m; i++)
+      out[i] = (float)(w[i] & 0xffffffu) * (1.0f / 16777216.0f) * span + lo;
+}
+
+DL_CPU_CLONES __attribute__ ((optimize ("fp-contract=off"))) static void
+uniform_f64_from_words (double *out,
+                        const guint32 *w,
+                        gint64 m,
+                        double span,
+                        double lo,
+                        gboolean fused)
+{
+  for (gint64 i = 0; i < m; i++)
+    {
+      guint64 x = ((guint64)w[2 * i] << 32) | w[2 * i + 1];
+      double u = (double)(x & G_GUINT64_CONSTANT (0x1fffffffffffff)) * (1.0 / 9007199254740992.0);
+
+      out[i] = span == 1.0 && lo == 0.0 ? u : fused ? fma (u, span, lo) : u * span + lo;
+    }
+}
+
 /* float32 or float64 uniforms in [from, to), as mt_uniform draws them,
  * from the words of the stream taken a chunk at a time */
 static void
 mt_uniform_fill (DlMtState *mt, void *data, gint64 n, gboolean wide, double from, double to)
 {
-  enum
-  {
-    CHUNK = 1024
-  };
-  guint32 w[CHUNK];
+  guint32 w[DL_MT_CHUNK];
   const gboolean fused = dl_cpu_isa >= DL_CPU_ISA_V3;
 
   if (wide)
     {
-      double *out = data;
-      const double span = to - from;
-
-      for (gint64 i0 = 0; i0 < n; i0 += CHUNK / 2)
+      for (gint64 i0 = 0; i0 < n; i0 += DL_MT_CHUNK / 2)
         {
-          gint64 m = MIN (CHUNK / 2, n - i0);
+          gint64 m = MIN (DL_MT_CHUNK / 2, n - i0);
 
           dl_mt_words (mt, w, 2 * m);
-          for (gint64 i = 0; i < m; i++)
-            {
-              guint64 x = ((guint64)w[2 * i] << 32) | w[2 * i + 1];
-              double u = (double)(x & G_GUINT64_CONSTANT (0x1fffffffffffff))
-                         * (1.0 / 9007199254740992.0);
-
-              out[i0 + i] = fused ? fma (u, span, from) : u * span + from;
-            }
+          uniform_f64_from_words ((double *)data + i0, w, m, to - from, from, fused);
         }
       return;
     }
-  {
-    float *out = data;
-    const float lo = (float)from, span = (float)to - (float)from;
+  for (gint64 i0 = 0; i0 < n; i0 += DL_MT_CHUNK)
+    {
+      gint64 m = MIN (DL_MT_CHUNK, n - i0);
 
-    for (gint64 i0 = 0; i0 < n; i0 += CHUNK)
-      {
-        gint64 m = MIN (CHUNK, n - i0);
-
-        dl_mt_words (mt, w, m);
-        if (fused)
-          for (gint64 i = 0; i < m; i++)
-            out[i0 + i] = fmaf ((float)(w[i] & 0xffffffu) * (1.0f / 16777216.0f), span, lo);
-        else
-          for (gint64 i = 0; i < m; i++)
-            out[i0 + i] = (float)(w[i] & 0xffffffu) * (1.0f / 16777216.0f) * span + lo;
-      }
-  }
+      dl_mt_words (mt, w, m);
+      uniform_f32_from_words ((float *)data + i0, w, m, (float)to - (float)from, (float)from,
+                              fused);
+    }
 }
 
 /* PyTorch's normal_fill over a whole contiguous tensor of n >= 16: every
@@ -342,6 +362,86 @@ mt_element (DlMtState *mt, DlRandomOp op, double a, double b)
     }
 }
 
+/* int64 values low + (x mod range), x one word or two (draw->wide), a
+ * chunk of words at a time */
+static void
+mt_integers (DlMtState *mt, gint64 *out, gint64 n, const DlRandomDraw *draw)
+{
+  guint32 w[DL_MT_CHUNK];
+  const gint per = draw->wide ? 2 : 1;
+  const guint64 range = draw->range, low = (guint64)draw->low;
+
+  for (gint64 i0 = 0; i0 < n; i0 += DL_MT_CHUNK / per)
+    {
+      gint64 m = MIN (DL_MT_CHUNK / per, n - i0);
+
+      dl_mt_words (mt, w, per * m);
+      if (draw->wide)
+        for (gint64 i = 0; i < m; i++)
+          out[i0 + i] = (gint64)((((guint64)w[2 * i] << 32) | w[2 * i + 1]) % range + low);
+      else
+        for (gint64 i = 0; i < m; i++)
+          out[i0 + i] = (gint64)((guint64)w[i] % range + low);
+    }
+}
+
+/* the draws made of one float64 uniform each (bernoulli, exponential,
+ * cauchy, geometric), as mt_element computes them, the uniforms taken a
+ * chunk of words at a time */
+static void
+mt_from_doubles (DlMtState *mt,
+                 DlRandomOp op,
+                 void *data,
+                 gint64 n,
+                 DlDType dtype,
+                 gdouble a,
+                 gdouble b)
+{
+  guint32 w[DL_MT_CHUNK];
+  double v[DL_MT_CHUNK / 2];
+  const double inv_lambda = -1.0 / a, log_q = op == DL_RANDOM_GEOMETRIC ? log1p (-a) : 0;
+
+  for (gint64 i0 = 0; i0 < n; i0 += DL_MT_CHUNK / 2)
+    {
+      gint64 m = MIN (DL_MT_CHUNK / 2, n - i0);
+
+      dl_mt_words (mt, w, 2 * m);
+      for (gint64 i = 0; i < m; i++)
+        v[i] = (double)((((guint64)w[2 * i] << 32) | w[2 * i + 1])
+                        & G_GUINT64_CONSTANT (0x1fffffffffffff))
+               * (1.0 / 9007199254740992.0);
+      switch (op)
+        {
+          case DL_RANDOM_BERNOULLI:
+            if (dtype == DL_DTYPE_FLOAT32)
+              {
+                float *out = (float *)data + i0;
+
+                for (gint64 i = 0; i < m; i++)
+                  out[i] = v[i] < a ? 1.0f : 0.0f;
+                continue;
+              }
+            for (gint64 i = 0; i < m; i++)
+              v[i] = v[i] < a ? 1.0 : 0.0;
+            break;
+          case DL_RANDOM_EXPONENTIAL:
+            for (gint64 i = 0; i < m; i++)
+              v[i] = inv_lambda * log (1.0 - v[i]);
+            break;
+          case DL_RANDOM_CAUCHY:
+            for (gint64 i = 0; i < m; i++)
+              v[i] = a + b * tan (G_PI * (v[i] - 0.5));
+            break;
+          default: /* geometric */
+            for (gint64 i = 0; i < m; i++)
+              v[i] = ceil (log (v[i]) / log_q);
+            break;
+        }
+      for (gint64 i = 0; i < m; i++)
+        store_value (data, i0 + i, dtype, v[i]);
+    }
+}
+
 static void
 mt_random (DlMtState *mt,
            DlRandomOp op,
@@ -373,18 +473,15 @@ mt_random (DlMtState *mt,
           return;
         }
       case DL_RANDOM_INTEGER:
-        {
-          gint64 *p = data;
-
-          g_return_if_fail (dtype == DL_DTYPE_INT64 && draw->range > 0);
-          for (gint64 i = 0; i < n; i++)
-            {
-              guint64 x = draw->wide ? dl_mt_wide (mt) : dl_mt_word (mt);
-
-              p[i] = (gint64)(x % draw->range + (guint64)draw->low);
-            }
-          return;
-        }
+        g_return_if_fail (dtype == DL_DTYPE_INT64 && draw->range > 0);
+        mt_integers (mt, data, n, draw);
+        return;
+      case DL_RANDOM_BERNOULLI:
+      case DL_RANDOM_EXPONENTIAL:
+      case DL_RANDOM_CAUCHY:
+      case DL_RANDOM_GEOMETRIC:
+        mt_from_doubles (mt, op, data, n, dtype, a, b);
+        return;
       case DL_RANDOM_UNIFORM:
         if (dtype == DL_DTYPE_FLOAT32 || dtype == DL_DTYPE_FLOAT64)
           mt_uniform_fill (mt, data, n, dtype == DL_DTYPE_FLOAT64, a, b);
