@@ -693,6 +693,10 @@ test('creation and random', () => {
     h.manual_seed(0);
     assertArrayEqual(values(Dl.randperm(6, I64, null, h)), [2, 5, 3, 0, 1, 4], 'torch.randperm');
     assert(h.get_state().get_size() === 5056, 'torch.get_rng_state size');
+    // Tensor.random_(0, 10) draws as torch's after torch.manual_seed(0)
+    h.manual_seed(0);
+    const ints = Dl.zeros([4], I64, null).random_range_(0, 10, h);
+    assertArrayEqual(values(ints), [4, 9, 3, 0], 'random_(from, to)');
     const p = Dl.randperm(10, I64, null, g);
     assert(p.get_dtype() === I64, 'randperm dtype');
     assertArrayEqual(values(p).sort((u, v) => u - v), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],

@@ -858,6 +858,10 @@ void test_defaults () {
         assert_values (Dl.randn_gen ({ 3 }, Dl.DType.FLOAT32, null, g),
                        { 1.5409960746765137, -0.293428897857666, -2.1787893772125244 });
         assert (g.get_state ().get_size () == 5056);
+        /* Tensor.random_ (): int64 over [0, 2^63) */
+        var bits = Dl.zeros ({ 64 }, Dl.DType.INT64).random_ (g);
+        foreach (var v in values (bits))
+            assert (v >= 0);
         /* keepdim = false */
         assert_shape (Dl.ones ({ 2, 3 }).mean_dims ({ 1 }), { 2 });
         /* backward (): no gradient, graph freed */
