@@ -185,6 +185,111 @@ normal16_f32_v3 (float *data, float mean, float std)
   _mm256_storeu_ps (data + 8, _mm256_fmadd_ps (_mm256_mul_ps (radius, s), _mm256_set1_ps (std),
                                                _mm256_set1_ps (mean)));
 }
+
+/* The same operations on 16 lanes (two blocks at once) for the CPUs that
+ * run libdl's x86-64-v4 kernels: each lane computes exactly what the AVX2
+ * version does (comparisons as masks select the same values), so the
+ * numbers are those of PyTorch's AVX2 kernel. */
+#define DL_V4_EXACT DL_CPU_TARGET_V4 __attribute__ ((optimize ("fp-contract=off")))
+
+DL_V4_EXACT static inline __m512
+cephes_log16 (__m512 x)
+{
+  static const float p[9] = { 7.0376836292E-2f,  -1.1514610310E-1f, 1.1676998740E-1f,
+                              -1.2420140846E-1f, 1.4249322787E-1f,  -1.6668057665E-1f,
+                              2.0000714765E-1f,  -2.4999993993E-1f, 3.3333331174E-1f };
+  const __m512 one = _mm512_set1_ps (1.0f);
+  const __mmask16 invalid = _mm512_cmp_ps_mask (x, _mm512_setzero_ps (), _CMP_LE_OS);
+  __m512i k;
+  __m512 e, tmp, z, y;
+  __mmask16 mask;
+
+  x = _mm512_max_ps (x, _mm512_castsi512_ps (_mm512_set1_epi32 (0x00800000)));
+  k = _mm512_srli_epi32 (_mm512_castps_si512 (x), 23);
+  x = _mm512_and_ps (x, _mm512_castsi512_ps (_mm512_set1_epi32 (~0x7f800000)));
+  x = _mm512_or_ps (x, _mm512_set1_ps (0.5f));
+  k = _mm512_sub_epi32 (k, _mm512_set1_epi32 (0x7f));
+  e = _mm512_add_ps (_mm512_cvtepi32_ps (k), one);
+  mask = _mm512_cmp_ps_mask (x, _mm512_set1_ps (0.707106781186547524f), _CMP_LT_OS);
+  tmp = _mm512_maskz_mov_ps (mask, x);
+  x = _mm512_sub_ps (x, one);
+  e = _mm512_sub_ps (e, _mm512_maskz_mov_ps (mask, one));
+  x = _mm512_add_ps (x, tmp);
+  z = _mm512_mul_ps (x, x);
+  y = _mm512_set1_ps (p[0]);
+  for (gint i = 1; i < 9; i++)
+    y = _mm512_fmadd_ps (y, x, _mm512_set1_ps (p[i]));
+  y = _mm512_mul_ps (y, x);
+  y = _mm512_fmadd_ps (y, z, _mm512_mul_ps (e, _mm512_set1_ps (-2.12194440e-4f)));
+  y = _mm512_sub_ps (y, _mm512_mul_ps (z, _mm512_set1_ps (0.5f)));
+  x = _mm512_add_ps (x, y);
+  x = _mm512_fmadd_ps (e, _mm512_set1_ps (0.693359375f), x);
+  /* the AVX2 version's x | all-ones for x <= 0 */
+  return _mm512_mask_mov_ps (x, invalid, _mm512_castsi512_ps (_mm512_set1_epi32 (-1)));
+}
+
+DL_V4_EXACT static inline void
+cephes_sincos16 (__m512 x, __m512 *sin_out, __m512 *cos_out)
+{
+  const __m512 sign = _mm512_castsi512_ps (_mm512_set1_epi32 ((gint)0x80000000u));
+  __m512 sign_sin = _mm512_and_ps (x, sign), sign_cos, y, z, yc, ys, s, c;
+  __m512i j, jc;
+  __mmask16 poly;
+
+  x = _mm512_andnot_ps (sign, x);
+  y = _mm512_mul_ps (x, _mm512_set1_ps (1.27323954473516f));
+  j = _mm512_cvttps_epi32 (y);
+  j = _mm512_and_si512 (_mm512_add_epi32 (j, _mm512_set1_epi32 (1)), _mm512_set1_epi32 (~1));
+  y = _mm512_cvtepi32_ps (j);
+  sign_sin = _mm512_xor_ps (sign_sin, _mm512_castsi512_ps (_mm512_slli_epi32 (
+                                          _mm512_and_si512 (j, _mm512_set1_epi32 (4)), 29)));
+  poly = _mm512_cmpeq_epi32_mask (_mm512_and_si512 (j, _mm512_set1_epi32 (2)),
+                                  _mm512_setzero_si512 ());
+  x = _mm512_add_ps (x, _mm512_mul_ps (y, _mm512_set1_ps (-0.78515625f)));
+  x = _mm512_add_ps (x, _mm512_mul_ps (y, _mm512_set1_ps (-2.4187564849853515625e-4f)));
+  x = _mm512_add_ps (x, _mm512_mul_ps (y, _mm512_set1_ps (-3.77489497744594108e-8f)));
+  jc = _mm512_sub_epi32 (j, _mm512_set1_epi32 (2));
+  sign_cos = _mm512_castsi512_ps (
+      _mm512_slli_epi32 (_mm512_andnot_si512 (jc, _mm512_set1_epi32 (4)), 29));
+  z = _mm512_mul_ps (x, x);
+  yc = _mm512_fmadd_ps (_mm512_set1_ps (2.443315711809948E-005f), z,
+                        _mm512_set1_ps (-1.388731625493765E-003f));
+  yc = _mm512_fmadd_ps (yc, z, _mm512_set1_ps (4.166664568298827E-002f));
+  yc = _mm512_mul_ps (yc, z);
+  yc = _mm512_fmsub_ps (yc, z, _mm512_mul_ps (z, _mm512_set1_ps (0.5f)));
+  yc = _mm512_add_ps (yc, _mm512_set1_ps (1.0f));
+  ys = _mm512_fmadd_ps (_mm512_set1_ps (-1.9515295891E-4f), z, _mm512_set1_ps (8.3321608736E-3f));
+  ys = _mm512_fmadd_ps (ys, z, _mm512_set1_ps (-1.6666654611E-1f));
+  ys = _mm512_mul_ps (ys, z);
+  ys = _mm512_fmadd_ps (ys, x, x);
+  s = _mm512_add_ps (_mm512_maskz_mov_ps ((__mmask16)~poly, yc), _mm512_maskz_mov_ps (poly, ys));
+  c = _mm512_add_ps (_mm512_sub_ps (yc, _mm512_maskz_mov_ps ((__mmask16)~poly, yc)),
+                     _mm512_sub_ps (ys, _mm512_maskz_mov_ps (poly, ys)));
+  *sin_out = _mm512_xor_ps (s, sign_sin);
+  *cos_out = _mm512_xor_ps (c, sign_cos);
+}
+
+/* blocks @a and @b of 16 (each its pairs (j, j + 8)) in one pass */
+DL_V4_EXACT static void
+normal32_f32_v4 (float *a, float *b, float mean, float std)
+{
+  const __m512 u1 = _mm512_sub_ps (
+      _mm512_set1_ps (1.0f),
+      _mm512_insertf32x8 (_mm512_castps256_ps512 (_mm256_loadu_ps (a)), _mm256_loadu_ps (b), 1));
+  const __m512 u2 = _mm512_insertf32x8 (_mm512_castps256_ps512 (_mm256_loadu_ps (a + 8)),
+                                        _mm256_loadu_ps (b + 8), 1);
+  const __m512 radius = _mm512_sqrt_ps (_mm512_mul_ps (_mm512_set1_ps (-2.0f), cephes_log16 (u1)));
+  const __m512 theta = _mm512_mul_ps (_mm512_set1_ps ((float)DL_MT_2PI), u2);
+  __m512 s, c, n1, n2;
+
+  cephes_sincos16 (theta, &s, &c);
+  n1 = _mm512_fmadd_ps (_mm512_mul_ps (radius, c), _mm512_set1_ps (std), _mm512_set1_ps (mean));
+  n2 = _mm512_fmadd_ps (_mm512_mul_ps (radius, s), _mm512_set1_ps (std), _mm512_set1_ps (mean));
+  _mm256_storeu_ps (a, _mm512_castps512_ps256 (n1));
+  _mm256_storeu_ps (b, _mm512_extractf32x8_ps (n1, 1));
+  _mm256_storeu_ps (a + 8, _mm512_castps512_ps256 (n2));
+  _mm256_storeu_ps (b + 8, _mm512_extractf32x8_ps (n2, 1));
+}
 #endif
 
 /* a float32 block of 16 as PyTorch transforms it on this CPU: its AVX2
@@ -272,6 +377,28 @@ mt_uniform_fill (DlMtState *mt, void *data, gint64 n, gboolean wide, double from
     }
 }
 
+/* @n_blocks whole blocks of 16 from @data on */
+static void
+normal_blocks_f32 (float *data, gint64 n_blocks, float mean, float std)
+{
+  gint64 i = 0;
+
+#ifdef DL_CPU_ISA_LEVELS
+  if (dl_cpu_isa >= DL_CPU_ISA_V4)
+    for (; i + 2 <= n_blocks; i += 2)
+      normal32_f32_v4 (data + 16 * i, data + 16 * i + 16, mean, std);
+#endif
+  for (; i < n_blocks; i++)
+    normal16_f32 (data + 16 * i, mean, std);
+}
+
+static void
+normal_blocks_f64 (double *data, gint64 n_blocks, double mean, double std)
+{
+  for (gint64 i = 0; i < n_blocks; i++)
+    normal16_f64 (data + 16 * i, mean, std);
+}
+
 /* PyTorch's normal_fill over a whole contiguous tensor of n >= 16: every
  * element's uniform first, then blocks of 16; a last partial block redraws
  * the last 16 elements' uniforms and transforms them again */
@@ -279,8 +406,7 @@ mt_uniform_fill (DlMtState *mt, void *data, gint64 n, gboolean wide, double from
   static void normal_fill_##suffix (DlMtState *mt, T *data, gint64 n, T mean, T std)               \
   {                                                                                                \
     mt_uniform_fill (mt, data, n, sizeof (T) == 8, 0, 1);                                          \
-    for (gint64 i = 0; i + 16 <= n; i += 16)                                                       \
-      normal16_##suffix (data + i, mean, std);                                                     \
+    normal_blocks_##suffix (data, n / 16, mean, std);                                              \
     if (n % 16 != 0)                                                                               \
       {                                                                                            \
         T *last = data + n - 16;                                                                   \
