@@ -1028,8 +1028,9 @@ check_row (const gdouble *w, gint64 k)
         return;                                                                                    \
       }                                                                                            \
     T *ratio = g_new (T, rows * k);                                                                \
-    for (gint64 i = 0; i < rows * k; i++)                                                          \
-      ratio[i] = (T)((-1.0) * log (1.0 - dl_mt_double (mt)));                                      \
+    /* q ~ Exp (1), drawn as exponential_ draws it */                                              \
+    mt_from_doubles (mt, DL_RANDOM_EXPONENTIAL, ratio, rows *k,                                    \
+                     sizeof (T) == 8 ? DL_DTYPE_FLOAT64 : DL_DTYPE_FLOAT32, 1.0, 0);               \
     for (gint64 i = 0; i < rows * k; i++)                                                          \
       ratio[i] = (T)weights[i] / ratio[i];                                                         \
     for (gint64 r = 0; r < rows; r++)                                                              \
