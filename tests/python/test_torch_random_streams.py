@@ -299,3 +299,29 @@ def test_bad_states_are_refused_as_torch_refuses_them():
     state[8:12] = 0  # left = 0
     with pytest.raises(RuntimeError, match='Invalid mt19937 state'):
         g.set_state(state)
+
+
+def test_a_seeded_training_run_follows_torchs():
+    """An ordinary seeded script: random data, a model with dropout, a
+    shuffled DataLoader, SGD with momentum. Every draw is torch's, so the
+    losses follow torch's step for step (to float32 rounding: the sums
+    inside the ops add in their own order)."""
+    def run(m):
+        m.manual_seed(1234)
+        x = m.randn(256, 20)
+        y = (x[:, :3].sum(1) > 0).long()
+        model = m.nn.Sequential(m.nn.Linear(20, 64), m.nn.ReLU(), m.nn.Dropout(0.2),
+                                m.nn.Linear(64, 2))
+        opt = m.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        loader = m.utils.data.DataLoader(m.utils.data.TensorDataset(x, y), batch_size=32,
+                                         shuffle=True)
+        losses = []
+        for _ in range(2):
+            for xb, yb in loader:
+                loss = m.nn.functional.cross_entropy(model(xb), yb)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                losses.append(loss.item())
+        return losses
+    np.testing.assert_allclose(run(dl), run(torch), rtol=1e-5)
