@@ -13,8 +13,9 @@
  * The draws on top of it are PyTorch's (its CPU kernels, measured against
  * python3-torch 1.13):
  *   word: one 32-bit output; wide: two, the first in the high half
- *   uniform float32: (word & (2^24 - 1)) * 2^-24; float64: (wide &
- *     (2^53 - 1)) * 2^-53
+ *   uniform float32: (word & (2^24 - 1)) * 2^-24 (dl-cpu-random.c's
+ *     fills, a chunk of words at a time); float64: (wide & (2^53 - 1)) *
+ *     2^-53
  *   normal (one float64 at a time): Box-Muller on two float64 uniforms u1,
  *     u2: r = sqrt (-2 ln (1 - u2)), theta = 2 pi u1; r cos theta is
  *     returned and r sin theta kept for the next call (the cache that
@@ -149,13 +150,6 @@ dl_mt_wide (DlMtState *s)
   guint64 hi = dl_mt_word (s);
 
   return (hi << 32) | dl_mt_word (s);
-}
-
-/* uniform in [0, 1) with 24 bits (float32's draw) */
-static inline float
-dl_mt_float (DlMtState *s)
-{
-  return (float)(dl_mt_word (s) & 0xffffffu) * (1.0f / 16777216.0f);
 }
 
 /* uniform in [0, 1) with 53 bits (float64's draw) */

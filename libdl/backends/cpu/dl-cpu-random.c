@@ -402,65 +402,36 @@ normal_blocks_f64 (double *data, gint64 n_blocks, double mean, double std)
 /* PyTorch's normal_fill over a whole contiguous tensor of n >= 16: every
  * element's uniform first, then blocks of 16; a last partial block redraws
  * the last 16 elements' uniforms and transforms them again */
-#define DL_DEFINE_NORMAL_FILL(T, suffix, UNIFORM)                                                  \
+#define DL_DEFINE_NORMAL_FILL(T, suffix)                                                           \
   static void normal_fill_##suffix (DlMtState *mt, T *data, gint64 n, T mean, T std)               \
   {                                                                                                \
     mt_uniform_fill (mt, data, n, sizeof (T) == 8, 0, 1);                                          \
     normal_blocks_##suffix (data, n / 16, mean, std);                                              \
     if (n % 16 != 0)                                                                               \
       {                                                                                            \
-        T *last = data + n - 16;                                                                   \
-        for (gint j = 0; j < 16; j++)                                                              \
-          last[j] = (T)UNIFORM (mt);                                                               \
-        normal16_##suffix (last, mean, std);                                                       \
+        mt_uniform_fill (mt, data + n - 16, 16, sizeof (T) == 8, 0, 1);                            \
+        normal16_##suffix (data + n - 16, mean, std);                                              \
       }                                                                                            \
   }
 
-DL_DEFINE_NORMAL_FILL (float, f32, dl_mt_float)
-DL_DEFINE_NORMAL_FILL (double, f64, dl_mt_double)
+DL_DEFINE_NORMAL_FILL (float, f32)
+DL_DEFINE_NORMAL_FILL (double, f64)
 
-/* a uniform in [from, to) of dtype's draw: the mantissa's bits of one word
- * (float32 24, float16 11, bfloat16 8) scaled in float, or 53 bits of two
- * words in double. PyTorch's kernels for AVX2 and AVX-512 CPUs are
- * compiled with FMA, which fuses x * (to - from) + from; so is this on the
- * CPUs where libdl runs its x86-64-v3 and v4 kernels (DL_CPU_ISA=x86-64
- * gives the unfused sum of PyTorch's ATEN_CPU_CAPABILITY=default) */
+/* a uniform in [from, to) of a 16-bit float dtype (float32 and float64
+ * are mt_uniform_fill's): the mantissa's bits of one word (float16 11,
+ * bfloat16 8) scaled in float, the span rounded to the type as PyTorch's
+ * 16-bit arithmetic rounds it */
 static double
-mt_uniform (DlMtState *mt, DlDType dtype, double from, double to)
+mt_uniform16 (DlMtState *mt, DlDType dtype, double from, double to)
 {
-  guint32 bits;
-  float x, lo, hi, span;
+  const gboolean half = dtype == DL_DTYPE_FLOAT16;
+  const guint32 bits = half ? 11 : 8;
+  const float lo = half ? (float)(dl_half)from : dl_bf16_to_float (dl_float_to_bf16 ((float)from));
+  const float hi = half ? (float)(dl_half)to : dl_bf16_to_float (dl_float_to_bf16 ((float)to));
+  const float span
+      = half ? (float)(dl_half)(hi - lo) : dl_bf16_to_float (dl_float_to_bf16 (hi - lo));
+  float x = (float)(dl_mt_word (mt) & ((1u << bits) - 1)) * (1.0f / (float)(1u << bits));
 
-  switch (dtype)
-    {
-      case DL_DTYPE_FLOAT64:
-        if (dl_cpu_isa >= DL_CPU_ISA_V3)
-          return fma (dl_mt_double (mt), to - from, from);
-        return dl_mt_double (mt) * (to - from) + from;
-      case DL_DTYPE_FLOAT16:
-        bits = 11;
-        lo = (float)(dl_half)from;
-        hi = (float)(dl_half)to;
-        break;
-      case DL_DTYPE_BFLOAT16:
-        bits = 8;
-        lo = dl_bf16_to_float (dl_float_to_bf16 ((float)from));
-        hi = dl_bf16_to_float (dl_float_to_bf16 ((float)to));
-        break;
-      default:
-        bits = 24;
-        lo = (float)from;
-        hi = (float)to;
-        break;
-    }
-  x = (float)(dl_mt_word (mt) & ((1u << bits) - 1)) * (1.0f / (float)(1u << bits));
-  if (bits == 24 && dl_cpu_isa >= DL_CPU_ISA_V3)
-    return (double)fmaf (x, hi - lo, lo);
-  if (bits == 24)
-    return (double)(x * (hi - lo) + lo);
-  /* PyTorch's 16-bit arithmetic rounds the span to the type */
-  span = dtype == DL_DTYPE_FLOAT16 ? (float)(dl_half)(hi - lo)
-                                   : dl_bf16_to_float (dl_float_to_bf16 (hi - lo));
   return (double)(x * span + lo);
 }
 
@@ -613,7 +584,7 @@ mt_random (DlMtState *mt,
           mt_uniform_fill (mt, data, n, dtype == DL_DTYPE_FLOAT64, a, b);
         else
           for (gint64 i = 0; i < n; i++)
-            store_value (data, i, dtype, mt_uniform (mt, dtype, a, b));
+            store_value (data, i, dtype, mt_uniform16 (mt, dtype, a, b));
         return;
       case DL_RANDOM_NORMAL:
         if (draw->dense && n >= 16 && dtype == DL_DTYPE_FLOAT32)
